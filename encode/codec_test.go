@@ -1,0 +1,300 @@
+package encode
+
+import (
+	"math/rand/v2"
+	"reflect"
+	"testing"
+)
+
+// allTechniqueSets lists every combination of the four switchable techniques.
+func allTechniqueSets() []Techniques {
+	var s []Techniques
+	for t := Techniques(0); t <= All; t++ {
+		s = append(s, t)
+	}
+	return s
+}
+
+// randomRecords makes a plausible stream: non-decreasing times with many
+// repeats, sequence numbers that follow or break the default, and every kind.
+func randomRecords(rng *rand.Rand, n int) []Record {
+	var out []Record
+	t := rng.Uint64N(1 << 40)
+	var seq uint32
+	for i := 0; i < n; i++ {
+		switch rng.IntN(4) {
+		case 0: // same time
+			seq++
+		case 1: // small step
+			t += 1 + rng.Uint64N(60)
+			seq = 0
+		case 2:
+			t += rng.Uint64N(1 << 20)
+			seq = 0
+		default: // same or later time with a gap in seq: other streams' records in between
+			if rng.IntN(2) == 0 {
+				t += 1 + rng.Uint64N(100)
+				seq = 0
+			}
+			seq += 1 + uint32(rng.IntN(40))
+		}
+		if rng.IntN(50) == 0 {
+			seq = uint32(rng.Uint64N(1 << 31))
+		}
+		r := Record{Time: t, Seq: seq}
+		switch k := rng.IntN(10); {
+		case k < 4:
+			r.Kind = KindEnter
+			r.Region = uint32(1 + rng.IntN(80))
+			if rng.IntN(20) == 0 {
+				r.Region = uint32(rng.Uint32())
+			}
+		case k < 8:
+			r.Kind = KindLeave
+		case k == 8:
+			r.Kind = KindSend + Kind(rng.IntN(2))
+			r.Peer = rng.Uint64N(1 << uint(rng.IntN(64)))
+			r.PeerRank = rng.IntN(2) == 0
+			r.Tag = rng.Uint32()
+			r.Bytes = rng.Uint64()
+		default:
+			r.Kind = KindMetric
+			n := rng.IntN(MaxMetrics + 1)
+			r.Values = make([]uint64, n)
+			for j := range r.Values {
+				r.Values[j] = rng.Uint64()
+			}
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// put encodes r with e into b and returns the bytes written.
+func put(e *Encoder, b []byte, r Record) int {
+	switch r.Kind {
+	case KindEnter:
+		return e.Enter(b, r.Time, r.Seq, r.Region)
+	case KindLeave:
+		return e.Leave(b, r.Time, r.Seq)
+	case KindSend, KindRecv:
+		return e.Message(b, r.Kind, r.Time, r.Seq, r.Peer, r.PeerRank, r.Tag, r.Bytes)
+	case KindMetric:
+		return e.Metric(b, r.Time, r.Seq, r.Values)
+	}
+	panic("bad kind")
+}
+
+func maxSize(k Kind) int {
+	switch k {
+	case KindEnter, KindLeave:
+		return MaxEnterLeaveSize
+	case KindSend, KindRecv:
+		return MaxMessageSize
+	}
+	return MaxMetricSize
+}
+
+// encodeBin writes records into one bin and checks each stays in its bound.
+func encodeBin(t *testing.T, tech Techniques, open uint32, recs []Record) []byte {
+	t.Helper()
+	e := NewEncoder(tech)
+	var b []byte
+	scratch := make([]byte, 1024)
+	first := uint64(0)
+	if len(recs) > 0 {
+		first = recs[0].Time
+	}
+	n := e.StartBin(scratch, first, open)
+	if n > MaxBinHeaderSize {
+		t.Fatalf("bin header %d bytes > MaxBinHeaderSize", n)
+	}
+	b = append(b, scratch[:n]...)
+	for _, r := range recs {
+		n := put(&e, scratch, r)
+		if n > maxSize(r.Kind) {
+			t.Fatalf("%v record took %d bytes > bound %d (techniques %s)", r.Kind, n, maxSize(r.Kind), tech)
+		}
+		b = append(b, scratch[:n]...)
+	}
+	return b
+}
+
+func decodeBin(t *testing.T, tech Techniques, b []byte) (uint32, []Record) {
+	t.Helper()
+	d := NewDecoder(tech)
+	if err := d.Reset(b); err != nil {
+		t.Fatalf("Reset: %v", err)
+	}
+	var out []Record
+	var r Record
+	for d.Next(&r) {
+		if r.Values != nil {
+			r.Values = append([]uint64(nil), r.Values...)
+		}
+		out = append(out, r)
+	}
+	if err := d.Err(); err != nil {
+		t.Fatalf("decode (techniques %s): %v", tech, err)
+	}
+	return d.OpenRegion(), out
+}
+
+func normalize(recs []Record) []Record {
+	out := make([]Record, len(recs))
+	for i, r := range recs {
+		if r.Kind == KindMetric && r.Values == nil {
+			r.Values = []uint64{}
+		}
+		if r.Kind != KindMetric {
+			r.Values = nil
+		}
+		out[i] = r
+	}
+	return out
+}
+
+func TestRoundTripEveryTechniqueSet(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, tech := range allTechniqueSets() {
+		for trial := 0; trial < 20; trial++ {
+			recs := randomRecords(rng, 1+rng.IntN(300))
+			open := uint32(rng.IntN(200))
+			b := encodeBin(t, tech, open, recs)
+			gotOpen, got := decodeBin(t, tech, b)
+			if gotOpen != open {
+				t.Fatalf("open region %d, want %d", gotOpen, open)
+			}
+			want := normalize(recs)
+			got = normalize(got)
+			if !reflect.DeepEqual(got, want) {
+				for i := range want {
+					if i >= len(got) || !reflect.DeepEqual(got[i], want[i]) {
+						t.Fatalf("techniques %s: record %d = %+v, want %+v", tech, i, got[min(i, len(got)-1)], want[i])
+					}
+				}
+				t.Fatalf("techniques %s: %d records, want %d", tech, len(got), len(want))
+			}
+		}
+	}
+}
+
+// Each technique must pay for itself on a typical enter/leave stream.
+func TestEachTechniqueSaves(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	var recs []Record
+	tm := uint64(1 << 30)
+	var seq uint32
+	depth := 0
+	for i := 0; i < 5000; i++ {
+		if rng.IntN(3) == 0 {
+			tm += uint64(rng.IntN(200))
+			seq = 0
+		} else {
+			seq++
+		}
+		if depth == 0 || (depth < 4 && rng.IntN(2) == 0) {
+			recs = append(recs, Record{Kind: KindEnter, Time: tm, Seq: seq, Region: uint32(1 + rng.IntN(10))})
+			depth++
+		} else {
+			recs = append(recs, Record{Kind: KindLeave, Time: tm, Seq: seq})
+			depth--
+		}
+	}
+	// Within one stream consecutive records follow the default sequence
+	// rule most of the time; the test stream above does too.
+	size := func(tech Techniques) int { return len(encodeBin(t, tech, 0, recs)) }
+	all := size(All)
+	for _, tech := range []Techniques{SplitTiming, LEB128, Delta, Tokens} {
+		without := size(All &^ tech)
+		t.Logf("without %-12s %6d bytes (all: %d)", tech, without, all)
+		if without <= all {
+			t.Errorf("switching off %s does not grow the stream: %d <= %d bytes", tech, without, all)
+		}
+	}
+}
+
+func TestSeqInference(t *testing.T) {
+	// A leaf call at one timestamp, then a record that skips sequence numbers.
+	recs := []Record{
+		{Kind: KindEnter, Time: 100, Seq: 0, Region: 3},
+		{Kind: KindLeave, Time: 100, Seq: 1},
+		{Kind: KindEnter, Time: 100, Seq: 5, Region: 3},
+		{Kind: KindLeave, Time: 120, Seq: 0},
+		{Kind: KindEnter, Time: 130, Seq: 2, Region: 3},
+	}
+	b := encodeBin(t, All, 0, recs)
+	// BIN(3) + enter-now(1) + leave(1) + seq(1)+enter-now(1) + leave(1) + seq(1)+enter(2)
+	if want := 3 + 1 + 1 + 2 + 1 + 3; len(b) != want {
+		t.Errorf("encoded %d bytes, want %d: % x", len(b), want, b)
+	}
+	_, got := decodeBin(t, All, b)
+	if !reflect.DeepEqual(normalize(got), normalize(recs)) {
+		t.Errorf("got %+v", got)
+	}
+}
+
+func TestEncodeAllocatesNothing(t *testing.T) {
+	e := NewEncoder(All)
+	b := make([]byte, 1<<16)
+	vals := []uint64{1, 2, 3}
+	var tm uint64
+	allocs := testing.AllocsPerRun(1000, func() {
+		n := e.StartBin(b, tm, 0)
+		tm += 7
+		n += e.Enter(b[n:], tm, 0, 5)
+		n += e.Metric(b[n:], tm, 1, vals)
+		n += e.Message(b[n:], KindSend, tm, 2, 7, false, 1, 100)
+		tm += 100
+		e.Leave(b[n:], tm, 0)
+	})
+	if allocs != 0 {
+		t.Errorf("encoding allocates %v times per run", allocs)
+	}
+	d := NewDecoder(All)
+	var r Record
+	allocs = testing.AllocsPerRun(100, func() {
+		_ = d.Reset(b)
+		for d.Next(&r) {
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("decoding allocates %v times per run", allocs)
+	}
+}
+
+func TestDecoderErrors(t *testing.T) {
+	cases := []struct {
+		name string
+		tech Techniques
+		b    []byte
+		want string
+	}{
+		{"empty", All, nil, "offset 0: bin does not start with a BIN record"},
+		{"no bin", All, []byte{0x41, 0}, "offset 0: bin does not start with a BIN record"},
+		{"truncated bin time", All, []byte{TokBin, 0x80}, "offset 1: truncated varint"},
+		{"truncated enter", All, []byte{TokBin, 5, 0, 0x41}, "offset 4: truncated varint"},
+		{"reserved token", All, []byte{TokBin, 5, 0, 0xFF}, "offset 3: token 0xFF is not valid with techniques split-timing,leb128,delta,tokens"},
+		{"inline leave without tokens", All &^ Tokens, []byte{TokBin, 5, 0, 0x01}, "offset 3: token 0x01 is not valid with techniques split-timing,leb128,delta"},
+		{"seq at end", All, []byte{TokBin, 5, 0, 0xC3}, "offset 4: SEQ prefix at the end of the bin"},
+		{"double seq", All, []byte{TokBin, 5, 0, 0xC3, 0xC4, 0x00}, "offset 4: two SEQ prefixes in a row"},
+		{"too many metrics", All, []byte{TokBin, 5, 0, TokMetric, 0, 17}, "offset 6: metric record with 17 values (at most 16)"},
+		{"varint overflow", All, []byte{TokBin, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01}, "offset 1: varint overflows 64 bits"},
+		{"time overflow", All, []byte{TokBin, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01, 0, TokLeave, 2}, "offset 13: time overflows"},
+		{"absolute time backwards", All &^ Delta, []byte{TokBin, 5, 0, TokLeave, 4}, "offset 4: time goes backwards"},
+		{"fixed width truncated", All &^ LEB128, []byte{TokBin, 1, 2, 3}, "offset 1: truncated 8-byte field"},
+	}
+	for _, c := range cases {
+		d := NewDecoder(c.tech)
+		err := d.Reset(c.b)
+		var r Record
+		for err == nil && d.Next(&r) {
+		}
+		if err == nil {
+			err = d.Err()
+		}
+		if err == nil || err.Error() != c.want {
+			t.Errorf("%s: error %v, want %q", c.name, err, c.want)
+		}
+	}
+}

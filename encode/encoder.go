@@ -1,0 +1,242 @@
+package encode
+
+// Encoder writes the records of one level stream. It keeps the stream's
+// delta state (previous time, default sequence number, previous counter
+// values), which StartBin resets so that every bin decodes on its own.
+//
+// The put methods write into b, which must have at least the Max*Size of the
+// record free, and return the number of bytes written. They never allocate.
+type Encoder struct {
+	tech Techniques
+	time uint64             // time of the previous record in the bin
+	next uint32             // Seq that a record at time gets without a prefix
+	prev [MaxMetrics]uint64 // previous counter values in the bin
+}
+
+// NewEncoder returns an Encoder using the given techniques.
+func NewEncoder(t Techniques) Encoder { return Encoder{tech: t} }
+
+// Techniques returns the set the Encoder was made with.
+func (e *Encoder) Techniques() Techniques { return e.tech }
+
+// Time returns the time of the last record put.
+func (e *Encoder) Time() uint64 { return e.time }
+
+// StartBin writes the BIN record that opens a bin: t is the absolute time
+// the following records are relative to (the first record's time), and
+// openRegion the region open at the stream's depth, 0 if none.
+func (e *Encoder) StartBin(b []byte, t uint64, openRegion uint32) int {
+	leb := e.tech&LEB128 != 0
+	b[0] = TokBin
+	n := 1
+	n += putUint(b[n:], t, 8, leb)
+	n += putUint(b[n:], uint64(openRegion), 4, leb)
+	e.time = t
+	e.next = 0
+	e.prev = [MaxMetrics]uint64{}
+	return n
+}
+
+// Enter puts an enter record of region at time t with sequence number seq.
+func (e *Encoder) Enter(b []byte, t uint64, seq uint32, region uint32) int {
+	if t < e.time {
+		t = e.time
+	}
+	if e.tech == All {
+		// The common case, kept short: every technique on.
+		n := 0
+		d := t - e.time
+		if (d == 0 && seq != e.next) || (d != 0 && seq != 0) {
+			n = e.putSeq(b, seq)
+		}
+		e.time = t
+		e.next = seq + 1
+		if region < 64 && region != 0 {
+			if d == 0 {
+				b[n] = tokEnterNowInline | byte(region)
+				return n + 1
+			}
+			b[n] = tokEnterInline | byte(region)
+			return n + 1 + putUvarint(b[n+1:], d)
+		}
+		if d == 0 {
+			b[n] = tokEnterNowInline
+			return n + 1 + putUvarint(b[n+1:], uint64(region))
+		}
+		b[n] = tokEnterInline
+		n++
+		n += putUvarint(b[n:], uint64(region))
+		return n + putUvarint(b[n:], d)
+	}
+	return e.enterGeneral(b, t, seq, region)
+}
+
+func (e *Encoder) enterGeneral(b []byte, t uint64, seq uint32, region uint32) int {
+	n := e.seqPrefix(b, t, seq)
+	leb := e.tech&LEB128 != 0
+	now := t == e.time && e.tech&SplitTiming != 0
+	tf := e.timeField(t)
+	e.time = t
+	if e.tech&Tokens != 0 {
+		inline := region < 64 && region != 0
+		var tok byte = tokEnterInline
+		if now {
+			tok = tokEnterNowInline
+		}
+		if inline {
+			b[n] = tok | byte(region)
+			n++
+		} else {
+			b[n] = tok
+			n++
+			n += putUint(b[n:], uint64(region), 4, leb)
+		}
+		if !now {
+			n += putUint(b[n:], tf, 8, leb)
+		}
+		return n
+	}
+	if now {
+		b[n] = TokEnterNow
+		n++
+		return n + putUint(b[n:], uint64(region), 4, leb)
+	}
+	b[n] = TokEnter
+	n++
+	n += putUint(b[n:], tf, 8, leb)
+	return n + putUint(b[n:], uint64(region), 4, leb)
+}
+
+// Leave puts a leave record at time t with sequence number seq. The region
+// left is the one open at the stream's depth; it is never stored.
+func (e *Encoder) Leave(b []byte, t uint64, seq uint32) int {
+	if t < e.time {
+		t = e.time
+	}
+	if e.tech == All {
+		n := 0
+		d := t - e.time
+		if (d == 0 && seq != e.next) || (d != 0 && seq != 0) {
+			n = e.putSeq(b, seq)
+		}
+		e.time = t
+		e.next = seq + 1
+		if d < 64 {
+			b[n] = tokLeaveInline | byte(d)
+			return n + 1
+		}
+		b[n] = TokLeave
+		return n + 1 + putUvarint(b[n+1:], d)
+	}
+	return e.leaveGeneral(b, t, seq)
+}
+
+func (e *Encoder) leaveGeneral(b []byte, t uint64, seq uint32) int {
+	n := e.seqPrefix(b, t, seq)
+	leb := e.tech&LEB128 != 0
+	now := t == e.time && e.tech&SplitTiming != 0
+	tf := e.timeField(t)
+	e.time = t
+	if e.tech&(Tokens|Delta) == Tokens|Delta && tf < 64 {
+		// A delta small enough for the token: the token is the whole record.
+		b[n] = tokLeaveInline | byte(tf)
+		return n + 1
+	}
+	if now {
+		b[n] = TokLeaveNow
+		return n + 1
+	}
+	b[n] = TokLeave
+	n++
+	return n + putUint(b[n:], tf, 8, leb)
+}
+
+// Message puts a send (KindSend) or receive (KindRecv) record. peer is a
+// location id of the same process, or an MPI world rank when rank is set.
+func (e *Encoder) Message(b []byte, k Kind, t uint64, seq uint32, peer uint64, rank bool, tag uint32, bytes uint64) int {
+	if t < e.time {
+		t = e.time
+	}
+	n := e.seqPrefix(b, t, seq)
+	leb := e.tech&LEB128 != 0
+	tf := e.timeField(t)
+	e.time = t
+	var tok byte = TokSend
+	if k == KindRecv {
+		tok = TokRecv
+	}
+	if rank {
+		tok += TokSendRank - TokSend
+	}
+	b[n] = tok
+	n++
+	n += putUint(b[n:], tf, 8, leb)
+	n += putUint(b[n:], peer, 8, leb)
+	n += putUint(b[n:], uint64(tag), 4, leb)
+	return n + putUint(b[n:], bytes, 8, leb)
+}
+
+// Metric puts the counter values read at time t (at most MaxMetrics; extra
+// values are not written). With delta encoding, each value is stored as the
+// zigzag difference to the previous value of the same counter in the bin.
+func (e *Encoder) Metric(b []byte, t uint64, seq uint32, values []uint64) int {
+	if t < e.time {
+		t = e.time
+	}
+	if len(values) > MaxMetrics {
+		values = values[:MaxMetrics]
+	}
+	n := e.seqPrefix(b, t, seq)
+	leb := e.tech&LEB128 != 0
+	tf := e.timeField(t)
+	e.time = t
+	b[n] = TokMetric
+	n++
+	n += putUint(b[n:], tf, 8, leb)
+	n += putUint(b[n:], uint64(len(values)), 1, leb)
+	delta := e.tech&Delta != 0
+	for i, v := range values {
+		u := v
+		if delta {
+			u = zigzag(int64(v - e.prev[i]))
+			e.prev[i] = v
+		}
+		n += putUint(b[n:], u, 8, leb)
+	}
+	return n
+}
+
+// seqPrefix writes a SEQ prefix when seq differs from the default the
+// decoder infers, and advances the stream's default.
+func (e *Encoder) seqPrefix(b []byte, t uint64, seq uint32) int {
+	want := uint32(0)
+	if t == e.time {
+		want = e.next
+	}
+	e.next = seq + 1
+	if seq == want {
+		return 0
+	}
+	return e.putSeq(b, seq)
+}
+
+func (e *Encoder) putSeq(b []byte, seq uint32) int {
+	leb := e.tech&LEB128 != 0
+	if e.tech&Tokens != 0 {
+		if seq != 0 && seq < 32 {
+			b[0] = tokSeqInline | byte(seq)
+			return 1
+		}
+		b[0] = tokSeqInline
+		return 1 + putUint(b[1:], uint64(seq), 4, leb)
+	}
+	b[0] = TokSeq
+	return 1 + putUint(b[1:], uint64(seq), 4, leb)
+}
+
+func (e *Encoder) timeField(t uint64) uint64 {
+	if e.tech&Delta != 0 {
+		return t - e.time
+	}
+	return t
+}

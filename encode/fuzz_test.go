@@ -1,0 +1,114 @@
+package encode
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+)
+
+// FuzzDecode feeds arbitrary bytes to the decoder under every technique set:
+// it must never panic, times must never decrease, and whatever decodes must
+// survive a re-encode and decode unchanged.
+func FuzzDecode(f *testing.F) {
+	for _, s := range fuzzSeeds() {
+		f.Add(s.bin, byte(s.tech))
+	}
+	f.Fuzz(func(t *testing.T, b []byte, techByte byte) {
+		tech := Techniques(techByte) & All
+		d := NewDecoder(tech)
+		if d.Reset(b) != nil {
+			return
+		}
+		open := d.OpenRegion()
+		var recs []Record
+		var r Record
+		last := d.BinTime()
+		for d.Next(&r) {
+			if r.Time < last {
+				t.Fatalf("time went backwards: %d after %d", r.Time, last)
+			}
+			last = r.Time
+			if r.Values != nil {
+				r.Values = append([]uint64(nil), r.Values...)
+			}
+			recs = append(recs, r)
+			if len(recs) > 1<<16 {
+				t.Fatal("more records than bytes")
+			}
+		}
+		if d.Err() != nil {
+			return
+		}
+		// Re-encode from the bin's own start time: records keep their times.
+		e := NewEncoder(tech)
+		buf := make([]byte, 0, len(b)*2+64)
+		scratch := make([]byte, MaxMetricSize+MaxBinHeaderSize)
+		n := e.StartBin(scratch, d.BinTime(), open)
+		buf = append(buf, scratch[:n]...)
+		for _, r := range recs {
+			n := put(&e, scratch, r)
+			buf = append(buf, scratch[:n]...)
+		}
+		d2 := NewDecoder(tech)
+		if err := d2.Reset(buf); err != nil {
+			t.Fatalf("re-encoded bin does not decode: %v", err)
+		}
+		var again []Record
+		for d2.Next(&r) {
+			if r.Values != nil {
+				r.Values = append([]uint64(nil), r.Values...)
+			}
+			again = append(again, r)
+		}
+		if err := d2.Err(); err != nil {
+			t.Fatalf("re-encoded bin: %v", err)
+		}
+		if !reflect.DeepEqual(normalize(again), normalize(recs)) {
+			t.Fatalf("re-encode changed records:\n got %+v\nwant %+v", again, recs)
+		}
+	})
+}
+
+type fuzzSeed struct {
+	bin  []byte
+	tech Techniques
+}
+
+func fuzzSeeds() []fuzzSeed {
+	rng := rand.New(rand.NewPCG(7, 8))
+	var seeds []fuzzSeed
+	for _, tech := range []Techniques{All, 0, All &^ Tokens, All &^ LEB128, All &^ Delta, All &^ SplitTiming} {
+		recs := randomRecords(rng, 12)
+		e := NewEncoder(tech)
+		scratch := make([]byte, 1024)
+		n := e.StartBin(scratch, recs[0].Time, 3)
+		b := append([]byte(nil), scratch[:n]...)
+		for _, r := range recs {
+			n := put(&e, scratch, r)
+			b = append(b, scratch[:n]...)
+		}
+		seeds = append(seeds, fuzzSeed{b, tech})
+	}
+	return seeds
+}
+
+// TestWriteFuzzCorpus regenerates testdata/fuzz/FuzzDecode when
+// HMB_WRITE_FUZZ_CORPUS=1; the committed files are what CI replays.
+func TestWriteFuzzCorpus(t *testing.T) {
+	if os.Getenv("HMB_WRITE_FUZZ_CORPUS") != "1" {
+		t.Skip("set HMB_WRITE_FUZZ_CORPUS=1 to regenerate the committed seed corpus")
+	}
+	dir := filepath.Join("testdata", "fuzz", "FuzzDecode")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for i, s := range fuzzSeeds() {
+		body := fmt.Sprintf("go test fuzz v1\n[]byte(%q)\nbyte(%d)\n", s.bin, byte(s.tech))
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("seed-%02d", i)), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
