@@ -1,0 +1,201 @@
+package buffer
+
+import "github.com/hmbtrace/hmbtrace/encode"
+
+// Hierarchy is one location's grid of levels, indexed by calling depth and
+// event class. Its methods are for its single writer unless they say
+// otherwise.
+type Hierarchy struct {
+	pool   *Pool
+	ID     int                  // index in creation order
+	levels [][NumClasses]*Level // grown by the writer under the pool's mutex
+	epoch  uint64
+
+	// The writer's view of the closed set, refreshed by Sync. A record at
+	// depth d of class c may be put only if Open(d, c).
+	Limit       int   // depths >= Limit are closed (0 when recording stopped)
+	ClassClosed uint8 // bit c: class c is closed
+	Stopped     bool  // PolicyFirst filled the buffer
+	Final       bool  // the pool was finalized
+
+	// PolicyLast, under the pool's mutex: the key of the newest record of a
+	// revoked bin. Records up to it may have lost their neighbours.
+	windowed   bool
+	windowTime uint64
+	windowSeq  uint32
+}
+
+// Open reports whether records at depth of class c are kept, in the view of
+// the last Sync.
+func (h *Hierarchy) Open(depth int, c Class) bool {
+	return depth < h.Limit && h.ClassClosed&(1<<c) == 0
+}
+
+// Stale reports whether the closed set changed since the last Sync. The
+// probes call it for every event: one atomic load.
+func (h *Hierarchy) Stale() bool { return h.pool.epoch.Load() != h.epoch }
+
+// Sync refreshes the writer's view of the closed set and hands back the
+// current bins of levels that were closed.
+func (h *Hierarchy) Sync() {
+	h.pool.mu.Lock()
+	h.syncLocked()
+	h.pool.mu.Unlock()
+}
+
+func (h *Hierarchy) syncLocked() {
+	p := h.pool
+	e := p.epoch.Load()
+	if e == h.epoch {
+		return
+	}
+	h.epoch = e
+	h.syncViewLocked()
+	for _, row := range h.levels {
+		for _, lv := range row {
+			if lv != nil && lv.closed && lv.cur >= 0 {
+				p.handBackLocked(lv)
+				p.pending--
+			}
+		}
+	}
+}
+
+func (h *Hierarchy) syncViewLocked() {
+	p := h.pool
+	h.Limit, h.ClassClosed, h.Stopped, h.Final = p.limit, p.classClosed, p.stopped, p.final
+	if p.stopped || p.final {
+		h.Limit = 0
+	}
+}
+
+// Level returns the level at depth and class c, making it if needed.
+func (h *Hierarchy) Level(depth int, c Class) *Level {
+	if depth < len(h.levels) {
+		if lv := h.levels[depth][c]; lv != nil {
+			return lv
+		}
+	}
+	return h.newLevel(depth, c)
+}
+
+func (h *Hierarchy) newLevel(depth int, c Class) *Level {
+	p := h.pool
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for depth >= len(h.levels) {
+		h.levels = append(h.levels, [NumClasses]*Level{})
+	}
+	lv := &Level{h: h, depth: depth, class: c, enc: encode.NewEncoder(p.tech), cur: -1, head: -1, tail: -1}
+	switch {
+	case depth >= p.limit:
+		lv.closed, lv.closedBy = true, ByDepth
+	case p.classClosed&(1<<c) != 0:
+		lv.closed, lv.closedBy = true, ByClass
+	}
+	h.levels[depth][c] = lv
+	return lv
+}
+
+// DropReason says why a record at depth of class c is not kept, in the view
+// of the last Sync.
+func (h *Hierarchy) DropReason(depth int, c Class) Reason {
+	switch {
+	case h.Stopped:
+		return ByFirst
+	case depth >= h.Limit && !h.Final:
+		return ByDepth
+	case h.ClassClosed&(1<<c) != 0:
+		return ByClass
+	}
+	return NoBin
+}
+
+// refill seals lv's full bin and gives it a new one that starts at time t
+// with region open at the level's depth. It returns false, counting the
+// record as dropped, if the level is closed or no bin could be had.
+func (h *Hierarchy) refill(lv *Level, t uint64, open uint32) bool {
+	p := h.pool
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	h.syncLocked()
+	if lv.cur >= 0 {
+		p.sealLocked(lv)
+	}
+	if lv.closed || p.stopped || p.final || !p.takeLocked(lv, t) {
+		switch {
+		case lv.closed:
+			lv.Dropped[lv.closedBy]++
+		case p.stopped:
+			lv.Dropped[ByFirst]++
+		default:
+			lv.Dropped[NoBin]++
+		}
+		return false
+	}
+	lv.pos = lv.enc.StartBin(lv.bin, t, open)
+	return true
+}
+
+func (h *Hierarchy) advanceWindowLocked(t uint64, seq uint32) {
+	if !h.windowed || t > h.windowTime || (t == h.windowTime && seq > h.windowSeq) {
+		h.windowed, h.windowTime, h.windowSeq = true, t, seq
+	}
+}
+
+// Window returns the key (time, seq) of the newest record lost to
+// PolicyLast in this hierarchy; ok is false if none was.
+func (h *Hierarchy) Window() (t uint64, seq uint32, ok bool) {
+	h.pool.mu.Lock()
+	defer h.pool.mu.Unlock()
+	return h.windowTime, h.windowSeq, h.windowed
+}
+
+// Levels calls f for every level made, by depth then class. Call it after
+// Finalize, or from the writer.
+func (h *Hierarchy) Levels(f func(lv *Level)) {
+	h.pool.mu.Lock()
+	levels := h.levels
+	h.pool.mu.Unlock()
+	for _, row := range levels {
+		for _, lv := range row {
+			if lv != nil {
+				f(lv)
+			}
+		}
+	}
+}
+
+// Written returns the records put into bins of the level so far (the
+// current bin's only after Finalize).
+func (lv *Level) Written() uint64 {
+	lv.h.pool.mu.Lock()
+	defer lv.h.pool.mu.Unlock()
+	return lv.written
+}
+
+// Revoked returns the records removed from the level's bins, by reason.
+func (lv *Level) Revoked() [NumReasons]uint64 {
+	lv.h.pool.mu.Lock()
+	defer lv.h.pool.mu.Unlock()
+	return lv.revoked
+}
+
+// Closed reports whether the level was closed and why.
+func (lv *Level) Closed() (Reason, bool) {
+	lv.h.pool.mu.Lock()
+	defer lv.h.pool.mu.Unlock()
+	return lv.closedBy, lv.closed
+}
+
+// Bins calls f with the bytes and record count of each sealed bin of the
+// level, oldest first. After Finalize these are all the level's records.
+func (lv *Level) Bins(f func(data []byte, records uint32)) {
+	p := lv.h.pool
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for b := lv.head; b >= 0; b = p.meta[b].next {
+		m := &p.meta[b]
+		f(p.binBytes(b)[:m.used], m.records)
+	}
+}

@@ -1,0 +1,144 @@
+package buffer
+
+import (
+	"fmt"
+
+	"github.com/hmbtrace/hmbtrace/encode"
+)
+
+// Class is an event class: the second dimension of the hierarchy.
+type Class uint8
+
+// The event classes, in the order they are stored.
+const (
+	ClassRegion     Class = iota // enter and leave records
+	ClassMessage                 // point-to-point send and receive records
+	ClassMetric                  // counter values read at enter and leave
+	ClassCollective              // collective operations (MPI)
+	NumClasses
+)
+
+var classNames = [NumClasses]string{"enter/leave", "message", "metric", "collective"}
+
+// String returns the class's name as the summary prints it.
+func (c Class) String() string {
+	if c < NumClasses {
+		return classNames[c]
+	}
+	return fmt.Sprintf("Class(%d)", uint8(c))
+}
+
+// ParseClass reads a class name: enter/leave (or region), message, metric,
+// collective.
+func ParseClass(s string) (Class, error) {
+	for c, n := range classNames {
+		if s == n {
+			return Class(c), nil
+		}
+	}
+	if s == "region" || s == "enterleave" {
+		return ClassRegion, nil
+	}
+	return 0, fmt.Errorf("unknown event class %q (want enter/leave, message, metric or collective)", s)
+}
+
+// Reason says why events were removed from a level.
+type Reason uint8
+
+// The reasons events are removed. Each is counted separately per level.
+const (
+	ByDepth Reason = iota // the level's calling depth was closed
+	ByClass               // the level's event class was closed
+	ByFirst               // the buffer was full and the policy keeps the first events
+	ByLast                // the policy keeps the last events and revoked older bins
+	NoBin                 // no bin was free and nothing could be revoked
+	NumReasons
+)
+
+var reasonNames = [NumReasons]string{"depth", "class", "first", "last", "no-bin"}
+
+func (r Reason) String() string {
+	if r < NumReasons {
+		return reasonNames[r]
+	}
+	return fmt.Sprintf("Reason(%d)", uint8(r))
+}
+
+// Level is one cell of a location's hierarchy: the records of one calling
+// depth and one event class, in a chain of bins in time order.
+type Level struct {
+	h     *Hierarchy
+	depth int
+	class Class
+
+	// Owned by the writer; others read them only under the pool's mutex
+	// after Finalize.
+	bin []byte         // current bin, nil if none
+	pos int            // bytes used in bin
+	enc encode.Encoder // delta state of the stream
+	n   uint32         // records in bin
+	cur int32          // index of bin, -1 if none
+
+	// Dropped counts records dropped before they reached a bin, by reason.
+	// Written by the writer only.
+	Dropped [NumReasons]uint64
+
+	// Under the pool's mutex.
+	head, tail int32 // chain of sealed bins, oldest first; -1 if empty
+	sealed     int   // bins in the chain
+	written    uint64
+	revoked    [NumReasons]uint64 // records in bins revoked, by reason
+	closedBy   Reason
+	closed     bool
+}
+
+// Depth returns the calling depth of the level.
+func (lv *Level) Depth() int { return lv.depth }
+
+// Class returns the event class of the level.
+func (lv *Level) Class() Class { return lv.class }
+
+// Enter puts an enter record; false means it was dropped (and counted).
+// It keeps room in the bin for the matching leave: a level holds at most one
+// open call, so that leave always fits, whatever happens to the pool. A
+// caller must not put a leave for an enter that was dropped.
+func (lv *Level) Enter(t uint64, seq, region uint32) bool {
+	if len(lv.bin)-lv.pos < 2*encode.MaxEnterLeaveSize && !lv.h.refill(lv, t, 0) {
+		return false
+	}
+	lv.pos += lv.enc.Enter(lv.bin[lv.pos:], t, seq, region)
+	lv.n++
+	return true
+}
+
+// Leave puts a leave record of the region open at the level's depth, which
+// is stored only in the header of a new bin; false means it was dropped
+// because the level was closed. After a kept Enter it always finds room.
+func (lv *Level) Leave(t uint64, seq, open uint32) bool {
+	if len(lv.bin)-lv.pos < encode.MaxEnterLeaveSize && !lv.h.refill(lv, t, open) {
+		return false
+	}
+	lv.pos += lv.enc.Leave(lv.bin[lv.pos:], t, seq)
+	lv.n++
+	return true
+}
+
+// Message puts a send or receive record; open is the region that owns it.
+func (lv *Level) Message(k encode.Kind, t uint64, seq, open uint32, peer uint64, rank bool, tag uint32, bytes uint64) bool {
+	if len(lv.bin)-lv.pos < encode.MaxMessageSize && !lv.h.refill(lv, t, open) {
+		return false
+	}
+	lv.pos += lv.enc.Message(lv.bin[lv.pos:], k, t, seq, peer, rank, tag, bytes)
+	lv.n++
+	return true
+}
+
+// Metric puts counter values; open is the region they were read at.
+func (lv *Level) Metric(t uint64, seq, open uint32, values []uint64) bool {
+	if len(lv.bin)-lv.pos < encode.MaxMetricSize && !lv.h.refill(lv, t, open) {
+		return false
+	}
+	lv.pos += lv.enc.Metric(lv.bin[lv.pos:], t, seq, values)
+	lv.n++
+	return true
+}

@@ -1,0 +1,423 @@
+package buffer
+
+import (
+	"fmt"
+	"math"
+	"sync"
+	"sync/atomic"
+
+	"github.com/hmbtrace/hmbtrace/encode"
+)
+
+// Limits of the configuration.
+const (
+	MinBinSize = 256     // a bin holds at least a header and the largest record
+	MaxBinSize = 1 << 24 // larger bins make reductions too coarse to be useful
+	MinBins    = 2
+)
+
+// Config sizes a Pool.
+type Config struct {
+	Size       int               // bytes in all, allocated once
+	BinSize    int               // bytes per bin
+	Policy     Policy            // what a full buffer sheds
+	ClassOrder []Class           // PolicyClass: least important first; nil = DefaultClassOrder
+	Techniques encode.Techniques // how records are encoded
+}
+
+// Pool is the fixed allocation, cut into bins, shared by all hierarchies of
+// one measurement.
+type Pool struct {
+	epoch atomic.Uint64 // bumped on every change of the closed set
+
+	mem     []byte
+	binSize int
+	policy  Policy
+	order   []Class
+	tech    encode.Techniques
+
+	mu          sync.Mutex
+	free        []int32
+	meta        []binMeta
+	binsAtDepth []int
+	hier        []*Hierarchy
+	limit       int   // depths >= limit are closed
+	classClosed uint8 // bit c: class c is closed
+	stopped     bool  // PolicyFirst: full, recording stopped
+	final       bool
+	fifo        []int32 // PolicyLast: sealed bins in the order they were sealed
+	fifoHead    int
+	fifoLen     int
+	reductions  []Reduction
+	peakUsed    int
+	pending     int // current bins of closed levels their owners still hold
+	starved     int // takes that failed in a row
+}
+
+// starveLimit is how many takes in a row may fail while closed levels' bins
+// are still held by their owners before the next level is closed anyway.
+// Owners that probe hand their bins back within microseconds; this only
+// matters when they sleep.
+const starveLimit = 64
+
+type binMeta struct {
+	next     int32
+	used     int32
+	records  uint32
+	level    *Level
+	lastTime uint64 // PolicyLast: key of the bin's last record
+	lastSeq  uint32
+}
+
+// NewPool allocates the buffer. The memory is touched only as bins are used.
+func NewPool(c Config) (*Pool, error) {
+	if c.BinSize < MinBinSize || c.BinSize > MaxBinSize {
+		return nil, fmt.Errorf("bin size %d out of range [%d, %d]", c.BinSize, MinBinSize, MaxBinSize)
+	}
+	if c.Size/c.BinSize < MinBins {
+		return nil, fmt.Errorf("buffer size %d holds fewer than %d bins of %d bytes", c.Size, MinBins, c.BinSize)
+	}
+	if !c.Techniques.Valid() {
+		return nil, fmt.Errorf("invalid encoding techniques %v", c.Techniques)
+	}
+	if c.Policy > PolicyLast {
+		return nil, fmt.Errorf("invalid reduction policy %v", c.Policy)
+	}
+	order := c.ClassOrder
+	if order == nil {
+		order = DefaultClassOrder
+	}
+	for i, cl := range order {
+		if cl >= NumClasses || cl == ClassRegion {
+			return nil, fmt.Errorf("class order: %v cannot be closed by class (enter/leave falls back to depth)", cl)
+		}
+		for _, prev := range order[:i] {
+			if prev == cl {
+				return nil, fmt.Errorf("class order: %v listed twice", cl)
+			}
+		}
+	}
+	n := c.Size / c.BinSize
+	p := &Pool{
+		mem:     make([]byte, n*c.BinSize),
+		binSize: c.BinSize,
+		policy:  c.Policy,
+		order:   append([]Class(nil), order...),
+		tech:    c.Techniques,
+		free:    make([]int32, n),
+		meta:    make([]binMeta, n),
+		limit:   math.MaxInt32,
+	}
+	// Hand out low indices first: the memory they cover is touched first.
+	for i := range p.free {
+		p.free[i] = int32(n - 1 - i)
+	}
+	if c.Policy == PolicyLast {
+		p.fifo = make([]int32, n)
+	}
+	return p, nil
+}
+
+// Bins returns the number of bins; BinSize the size of one.
+func (p *Pool) Bins() int    { return len(p.meta) }
+func (p *Pool) BinSize() int { return p.binSize }
+
+// Policy returns the reduction policy.
+func (p *Pool) Policy() Policy { return p.policy }
+
+// Techniques returns the encoding the pool's levels use.
+func (p *Pool) Techniques() encode.Techniques { return p.tech }
+
+// Epoch returns the current epoch; it changes whenever the closed set does.
+func (p *Pool) Epoch() uint64 { return p.epoch.Load() }
+
+// NewHierarchy makes the hierarchy of a new location.
+func (p *Pool) NewHierarchy() *Hierarchy {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	h := &Hierarchy{pool: p, ID: len(p.hier)}
+	h.syncViewLocked()
+	p.hier = append(p.hier, h)
+	return h
+}
+
+// binBytes returns bin b's memory, capped so appends cannot spill over.
+func (p *Pool) binBytes(b int32) []byte {
+	lo := int(b) * p.binSize
+	return p.mem[lo : lo+p.binSize : lo+p.binSize]
+}
+
+// takeLocked gives lv a free bin, reducing if the pool is empty. It returns
+// false if no bin could be had.
+func (p *Pool) takeLocked(lv *Level, t uint64) bool {
+	if len(p.free) == 0 && !p.final {
+		p.reduceLocked(lv.h, t)
+		lv.h.syncLocked() // the reduction may have closed lv itself
+	}
+	if lv.closed || len(p.free) == 0 {
+		p.starved++
+		return false
+	}
+	p.starved = 0
+	b := p.free[len(p.free)-1]
+	p.free = p.free[:len(p.free)-1]
+	p.meta[b] = binMeta{next: -1, level: lv}
+	p.countDepthLocked(lv.depth, +1)
+	if used := len(p.meta) - len(p.free); used > p.peakUsed {
+		p.peakUsed = used
+	}
+	lv.cur = b
+	lv.bin = p.binBytes(b)
+	lv.n = 0
+	return true
+}
+
+func (p *Pool) countDepthLocked(depth, delta int) {
+	for depth >= len(p.binsAtDepth) {
+		p.binsAtDepth = append(p.binsAtDepth, 0)
+	}
+	p.binsAtDepth[depth] += delta
+}
+
+// sealLocked closes lv's current bin and links it at the end of its chain.
+func (p *Pool) sealLocked(lv *Level) {
+	b := lv.cur
+	m := &p.meta[b]
+	m.used = int32(lv.pos)
+	m.records = lv.n
+	m.lastTime = lv.enc.Time()
+	m.lastSeq = lv.enc.LastSeq()
+	lv.written += uint64(lv.n)
+	if lv.tail < 0 {
+		lv.head = b
+	} else {
+		p.meta[lv.tail].next = b
+	}
+	lv.tail = b
+	lv.sealed++
+	if p.fifo != nil {
+		p.fifo[(p.fifoHead+p.fifoLen)%len(p.fifo)] = b
+		p.fifoLen++
+	}
+	lv.cur, lv.bin, lv.pos, lv.n = -1, nil, 0, 0
+}
+
+// freeLocked returns bin b to the pool.
+func (p *Pool) freeLocked(b int32, depth int) {
+	p.meta[b].level = nil
+	p.free = append(p.free, b)
+	p.countDepthLocked(depth, -1)
+}
+
+// revokeChainLocked frees every sealed bin of lv and counts its records.
+func (p *Pool) revokeChainLocked(lv *Level, why Reason) (bins int, records uint64) {
+	for b := lv.head; b >= 0; {
+		next := p.meta[b].next
+		records += uint64(p.meta[b].records)
+		p.freeLocked(b, lv.depth)
+		bins++
+		b = next
+	}
+	lv.head, lv.tail, lv.sealed = -1, -1, 0
+	lv.revoked[why] += records
+	return bins, records
+}
+
+// closeLocked marks lv closed and revokes its sealed bins. Its current bin
+// is its owner's: handed back at once if the owner is the one reducing
+// (trigger), else when the owner next syncs.
+func (p *Pool) closeLocked(lv *Level, why Reason, trigger *Hierarchy) (int, uint64) {
+	if !lv.closed {
+		lv.closed, lv.closedBy = true, why
+		if lv.cur >= 0 {
+			if lv.h == trigger {
+				p.handBackLocked(lv)
+			} else {
+				p.pending++
+			}
+		}
+	}
+	return p.revokeChainLocked(lv, why)
+}
+
+// handBackLocked returns the current bin of a closed level to the pool.
+func (p *Pool) handBackLocked(lv *Level) {
+	lv.written += uint64(lv.n)
+	lv.revoked[lv.closedBy] += uint64(lv.n)
+	p.freeLocked(lv.cur, lv.depth)
+	lv.cur, lv.bin, lv.pos, lv.n = -1, nil, 0, 0
+}
+
+// publishLocked makes a change of the closed set visible to the probes.
+func (p *Pool) publishLocked() { p.epoch.Add(1) }
+
+// reduceLocked frees bins according to the policy, for trigger, the
+// hierarchy that found the pool empty. It returns false if nothing could be
+// freed now.
+func (p *Pool) reduceLocked(trigger *Hierarchy, t uint64) bool {
+	switch p.policy {
+	case PolicyFirst:
+		if !p.stopped {
+			p.stopped = true
+			p.reductions = append(p.reductions, Reduction{Reason: ByFirst, Time: t, Steps: 1})
+			p.publishLocked()
+		}
+		return false
+	case PolicyLast:
+		return p.revokeOldestLocked(t)
+	}
+	if p.waitForPendingLocked() {
+		return false
+	}
+	if p.policy == PolicyClass {
+		for _, c := range p.order {
+			if p.classClosed&(1<<c) != 0 {
+				continue
+			}
+			p.closeClassLocked(c, t, trigger)
+			if len(p.free) > 0 {
+				return true
+			}
+			if p.waitForPendingLocked() {
+				return false
+			}
+		}
+	}
+	return p.closeDeepestLocked(t, trigger)
+}
+
+// waitForPendingLocked reports whether a reduction should not close more
+// levels yet: closed levels' current bins are still held by owners that
+// will hand them back on their next probe. After starveLimit failed takes in
+// a row it gives up waiting, so that sleeping owners cannot starve the rest.
+func (p *Pool) waitForPendingLocked() bool {
+	return p.pending > 0 && p.starved < starveLimit
+}
+
+// closeDeepestLocked closes the deepest open calling depth that holds bins.
+// If that frees nothing because its bins are all current bins still held by
+// their owners, the record that needed a bin is dropped instead of closing
+// more; after starveLimit such drops in a row, the next depth up is closed.
+func (p *Pool) closeDeepestLocked(t uint64, trigger *Hierarchy) bool {
+	for {
+		d := -1
+		for i := min(p.limit, len(p.binsAtDepth)) - 1; i >= 0; i-- {
+			if p.binsAtDepth[i] > 0 {
+				d = i
+				break
+			}
+		}
+		if d < 0 {
+			return false
+		}
+		p.limit = d
+		r := Reduction{Reason: ByDepth, Depth: d, Time: t, Steps: 1}
+		for _, h := range p.hier {
+			for depth := d; depth < len(h.levels); depth++ {
+				for _, lv := range h.levels[depth] {
+					if lv != nil {
+						bins, recs := p.closeLocked(lv, ByDepth, trigger)
+						r.Bins += bins
+						r.Records += recs
+					}
+				}
+			}
+		}
+		p.reductions = append(p.reductions, r)
+		p.publishLocked()
+		if len(p.free) > 0 {
+			return true
+		}
+		if p.waitForPendingLocked() {
+			return false
+		}
+	}
+}
+
+// closeClassLocked closes event class c at every depth of every hierarchy.
+func (p *Pool) closeClassLocked(c Class, t uint64, trigger *Hierarchy) {
+	p.classClosed |= 1 << c
+	r := Reduction{Reason: ByClass, Class: c, Time: t, Steps: 1}
+	for _, h := range p.hier {
+		for _, row := range h.levels {
+			if lv := row[c]; lv != nil {
+				bins, recs := p.closeLocked(lv, ByClass, trigger)
+				r.Bins += bins
+				r.Records += recs
+			}
+		}
+	}
+	p.reductions = append(p.reductions, r)
+	p.publishLocked()
+}
+
+// revokeOldestLocked frees the bin sealed first, whatever level holds it. It
+// is the head of its level's chain: bins of a level are sealed in order.
+func (p *Pool) revokeOldestLocked(t uint64) bool {
+	if p.fifoLen == 0 {
+		return false
+	}
+	b := p.fifo[p.fifoHead]
+	p.fifoHead = (p.fifoHead + 1) % len(p.fifo)
+	p.fifoLen--
+	m := p.meta[b]
+	lv := m.level
+	if lv.head != b {
+		panic("buffer: oldest sealed bin is not the head of its chain")
+	}
+	lv.head = m.next
+	if lv.head < 0 {
+		lv.tail = -1
+	}
+	lv.sealed--
+	lv.revoked[ByLast] += uint64(m.records)
+	lv.h.advanceWindowLocked(m.lastTime, m.lastSeq)
+	p.freeLocked(b, lv.depth)
+	if n := len(p.reductions); n > 0 && p.reductions[n-1].Reason == ByLast {
+		r := &p.reductions[n-1]
+		r.Steps++
+		r.Bins++
+		r.Records += uint64(m.records)
+		r.Time = t
+	} else {
+		p.reductions = append(p.reductions, Reduction{Reason: ByLast, Time: t, Steps: 1, Bins: 1, Records: uint64(m.records)})
+	}
+	return true
+}
+
+// Reductions returns the reduction steps so far.
+func (p *Pool) Reductions() []Reduction {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]Reduction(nil), p.reductions...)
+}
+
+// Usage reports the bins in use now and at the most.
+func (p *Pool) Usage() (used, peak int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.meta) - len(p.free), p.peakUsed
+}
+
+// Finalize seals every current bin (or hands back those of closed levels)
+// and stops the pool: later probes drop their events. The writers must have
+// stopped putting records; Finalize reads their current bins.
+func (p *Pool) Finalize() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.final {
+		return
+	}
+	for _, h := range p.hier {
+		h.syncLocked()
+		for _, row := range h.levels {
+			for _, lv := range row {
+				if lv != nil && lv.cur >= 0 {
+					p.sealLocked(lv)
+				}
+			}
+		}
+	}
+	p.final = true
+	p.publishLocked()
+}

@@ -1,0 +1,328 @@
+package measure
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hmbtrace/hmbtrace/buffer"
+	"github.com/hmbtrace/hmbtrace/encode"
+	"github.com/hmbtrace/hmbtrace/internal/clock"
+)
+
+// Defaults of the configuration.
+const (
+	DefaultBufferSize = 64 << 20
+	DefaultBinSize    = 8 << 10
+	DefaultOutput     = "hmb-out"
+	// DefaultTimerResolution is the resolution timestamps are reduced to
+	// when no TimerShift is given: the shift is the largest whose tick is
+	// no longer than this. Finer than a probe costs, so that two events of
+	// one location rarely share a timestamp.
+	DefaultTimerResolution = 8 * time.Nanosecond
+	// NoTimerShift keeps every tick of the clock.
+	NoTimerShift = -1
+	maxTimerShift = 32
+)
+
+// Reduction is the policy that decides what a full buffer sheds.
+type Reduction = buffer.Policy
+
+// The reduction policies (HMB_REDUCTION).
+const (
+	ReduceDepth = buffer.PolicyDepth // deepest calling depth first (default)
+	ReduceClass = buffer.PolicyClass // least important event class first, then depth
+	ReduceFirst = buffer.PolicyFirst // keep the first events, stop when full
+	ReduceLast  = buffer.PolicyLast  // keep the last events: a flight recorder
+)
+
+// Config is the measurement's configuration. The zero value is valid and
+// means the defaults; ConfigFromEnv fills it from HMB_* variables.
+type Config struct {
+	// Disabled turns measurement off: Start returns a Measurement whose
+	// locations are nil and whose probes cost a nil check (HMB_ENABLE=0).
+	Disabled bool
+	// Name is the trace's name; the file is <Output>/<Name>.<Rank>.hmb.
+	// Default: the program's base name (HMB_NAME).
+	Name string
+	// Output is the directory of the trace file; default ./hmb-out (HMB_OUTPUT).
+	Output string
+	// Rank numbers the process within a parallel run; default 0 (HMB_RANK).
+	Rank int
+	// BufferSize is the one memory budget for all events, in bytes;
+	// default 64 MiB (HMB_BUFFER_SIZE).
+	BufferSize int
+	// BinSize is the size of one bin; default 8 KiB (HMB_BIN_SIZE).
+	BinSize int
+	// Reduction is what a full buffer sheds; default depth (HMB_REDUCTION).
+	Reduction Reduction
+	// TimerShift drops that many low bits of every timestamp (timer
+	// resolution reduction). 0 means the default, the largest shift whose
+	// tick is at most DefaultTimerResolution; NoTimerShift keeps every
+	// tick (HMB_TIMER_SHIFT).
+	TimerShift int
+	// Clock forces a time source, "tsc" or "monotonic"; "" picks the TSC
+	// where it is invariant (HMB_CLOCK).
+	Clock string
+	// EncodingOff switches encoding techniques off, to measure what each
+	// contributes; zero keeps them all (HMB_ENCODING_OFF, e.g. "delta,tokens").
+	EncodingOff encode.Techniques
+}
+
+// envVars lists every variable ConfigFromEnv knows, with what it takes.
+var envVars = map[string]string{
+	"HMB_ENABLE":       "1/0, true/false, yes/no, on/off",
+	"HMB_NAME":         "the trace name",
+	"HMB_OUTPUT":       "a directory",
+	"HMB_RANK":         "a rank, 0 or more",
+	"HMB_BUFFER_SIZE":  "a size such as 64M (K, M, G: powers of 1024)",
+	"HMB_BIN_SIZE":     "a size such as 8K",
+	"HMB_REDUCTION":    "depth, class, first or last",
+	"HMB_TIMER_SHIFT":  "0 to 32 bits, or -1 for full resolution",
+	"HMB_CLOCK":        "tsc or monotonic",
+	"HMB_ENCODING_OFF": "a list of split-timing, leb128, delta, tokens",
+}
+
+// ConfigFromEnv reads the HMB_* environment variables. A malformed value is
+// an error that names the variable and the value; an HMB_ variable it does
+// not know is a warning on stderr, since it is most likely a typo.
+func ConfigFromEnv() (Config, error) {
+	return configFromLookup(os.LookupEnv, os.Environ(), os.Stderr)
+}
+
+type envError struct {
+	name, value, want string
+	err              error
+}
+
+func (e *envError) Error() string {
+	s := fmt.Sprintf("hmbtrace: %s=%q: want %s", e.name, e.value, e.want)
+	if e.err != nil {
+		s += ": " + e.err.Error()
+	}
+	return s
+}
+
+func configFromLookup(lookup func(string) (string, bool), environ []string, warn interface{ Write([]byte) (int, error) }) (Config, error) {
+	var c Config
+	for _, kv := range environ {
+		name, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(name, "HMB_") {
+			if _, ok := envVars[name]; !ok {
+				msg := fmt.Sprintf("hmbtrace: warning: unknown variable %s ignored", name)
+				if s := closestVar(name); s != "" {
+					msg += fmt.Sprintf(" (did you mean %s?)", s)
+				}
+				fmt.Fprintln(warn, msg)
+			}
+		}
+	}
+	get := func(name string) (string, bool) {
+		v, ok := lookup(name)
+		return strings.TrimSpace(v), ok
+	}
+	bad := func(name, v string, err error) error {
+		return &envError{name: name, value: v, want: envVars[name], err: err}
+	}
+	if v, ok := get("HMB_ENABLE"); ok {
+		on, err := parseBool(v)
+		if err != nil {
+			return c, bad("HMB_ENABLE", v, nil)
+		}
+		c.Disabled = !on
+	}
+	if v, ok := get("HMB_NAME"); ok {
+		if v == "" || strings.ContainsAny(v, `/\`) {
+			return c, bad("HMB_NAME", v, fmt.Errorf("a file name without slashes"))
+		}
+		c.Name = v
+	}
+	if v, ok := get("HMB_OUTPUT"); ok {
+		if v == "" {
+			return c, bad("HMB_OUTPUT", v, nil)
+		}
+		c.Output = v
+	}
+	if v, ok := get("HMB_RANK"); ok {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return c, bad("HMB_RANK", v, nil)
+		}
+		c.Rank = n
+	}
+	for _, s := range []struct {
+		name string
+		dst  *int
+	}{{"HMB_BUFFER_SIZE", &c.BufferSize}, {"HMB_BIN_SIZE", &c.BinSize}} {
+		if v, ok := get(s.name); ok {
+			n, err := ParseSize(v)
+			if err != nil {
+				return c, bad(s.name, v, err)
+			}
+			*s.dst = n
+		}
+	}
+	if v, ok := get("HMB_REDUCTION"); ok {
+		p, err := buffer.ParsePolicy(v)
+		if err != nil {
+			return c, bad("HMB_REDUCTION", v, nil)
+		}
+		c.Reduction = p
+	}
+	if v, ok := get("HMB_TIMER_SHIFT"); ok {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < NoTimerShift || n > maxTimerShift {
+			return c, bad("HMB_TIMER_SHIFT", v, nil)
+		}
+		if n == 0 {
+			n = NoTimerShift // an explicit 0 means no reduction
+		}
+		c.TimerShift = n
+	}
+	if v, ok := get("HMB_CLOCK"); ok {
+		if _, err := clock.ParseSource(v); err != nil {
+			return c, bad("HMB_CLOCK", v, nil)
+		}
+		c.Clock = v
+	}
+	if v, ok := get("HMB_ENCODING_OFF"); ok && v != "" {
+		t, err := encode.ParseTechniques(v)
+		if err != nil {
+			return c, bad("HMB_ENCODING_OFF", v, err)
+		}
+		c.EncodingOff = t
+	}
+	return c, c.validate()
+}
+
+func parseBool(v string) (bool, error) {
+	switch strings.ToLower(v) {
+	case "1", "true", "yes", "on":
+		return true, nil
+	case "0", "false", "no", "off":
+		return false, nil
+	}
+	return false, fmt.Errorf("not a boolean")
+}
+
+// ParseSize reads a size in bytes: a number with an optional suffix K, M or
+// G (powers of 1024), optionally followed by B or iB: "64M", "8KiB", "4096".
+func ParseSize(s string) (int, error) {
+	t := strings.TrimSpace(s)
+	upper := strings.ToUpper(t)
+	mult := 1
+	for _, suffix := range []string{"IB", "B"} {
+		if strings.HasSuffix(upper, suffix) && len(upper) > len(suffix) {
+			trimmed := upper[:len(upper)-len(suffix)]
+			last := trimmed[len(trimmed)-1]
+			if suffix == "IB" && last != 'K' && last != 'M' && last != 'G' {
+				continue
+			}
+			upper = trimmed
+			break
+		}
+	}
+	switch {
+	case strings.HasSuffix(upper, "K"):
+		mult = 1 << 10
+	case strings.HasSuffix(upper, "M"):
+		mult = 1 << 20
+	case strings.HasSuffix(upper, "G"):
+		mult = 1 << 30
+	}
+	if mult != 1 {
+		upper = upper[:len(upper)-1]
+	}
+	n, err := strconv.ParseUint(strings.TrimSpace(upper), 10, 63)
+	if err != nil || upper == "" {
+		return 0, fmt.Errorf("size %q: want a number with an optional K, M or G suffix", s)
+	}
+	if n > uint64(maxInt)/uint64(mult) {
+		return 0, fmt.Errorf("size %q is too large", s)
+	}
+	return int(n) * mult, nil
+}
+
+const maxInt = int(^uint(0) >> 1)
+
+// closestVar suggests a known variable for a misspelt one.
+func closestVar(name string) string {
+	best, bestDist := "", 4
+	names := make([]string, 0, len(envVars))
+	for n := range envVars {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		if d := editDistance(name, n); d < bestDist {
+			best, bestDist = n, d
+		}
+	}
+	return best
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// validate checks the values a struct literal may have got wrong.
+func (c *Config) validate() error {
+	if c.BufferSize < 0 || c.BinSize < 0 {
+		return fmt.Errorf("hmbtrace: negative buffer or bin size")
+	}
+	if c.TimerShift < NoTimerShift || c.TimerShift > maxTimerShift {
+		return fmt.Errorf("hmbtrace: timer shift %d out of range [-1, %d]", c.TimerShift, maxTimerShift)
+	}
+	if c.Reduction > ReduceLast {
+		return fmt.Errorf("hmbtrace: unknown reduction policy %v", c.Reduction)
+	}
+	if c.Clock != "" {
+		if _, err := clock.ParseSource(c.Clock); err != nil {
+			return fmt.Errorf("hmbtrace: %v", err)
+		}
+	}
+	if !c.EncodingOff.Valid() {
+		return fmt.Errorf("hmbtrace: invalid EncodingOff %v", c.EncodingOff)
+	}
+	return nil
+}
+
+// withDefaults fills the zero fields.
+func (c Config) withDefaults() Config {
+	if c.Name == "" {
+		c.Name = strings.TrimSuffix(filepath.Base(os.Args[0]), ".test")
+		if c.Name == "" || c.Name == "." || c.Name == "/" {
+			c.Name = "trace"
+		}
+	}
+	if c.Output == "" {
+		c.Output = DefaultOutput
+	}
+	if c.BufferSize == 0 {
+		c.BufferSize = DefaultBufferSize
+	}
+	if c.BinSize == 0 {
+		c.BinSize = DefaultBinSize
+	}
+	return c
+}

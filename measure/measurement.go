@@ -1,0 +1,254 @@
+package measure
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hmbtrace/hmbtrace/buffer"
+	"github.com/hmbtrace/hmbtrace/encode"
+	"github.com/hmbtrace/hmbtrace/internal/clock"
+	"github.com/klauspost/cpuid/v2"
+)
+
+// Region identifies a code region. Get one from Measurement.Region; the zero
+// Region is invalid.
+type Region uint32
+
+// regionDef is a region's definition.
+type regionDef struct {
+	name string
+	file string
+	line int
+}
+
+// Measurement is one measured run: its buffer, regions and locations.
+type Measurement struct {
+	cfg      Config
+	pool     *buffer.Pool
+	shift    uint8
+	clock    clock.Source
+	start    clock.Pair
+	startTPS float64 // calibrated at Start, for conversions during the run
+	wall     time.Time
+	cost     float64 // probe cost in ns/event, measured at Start
+
+	mu        sync.Mutex
+	regions   []regionDef // index id-1
+	byName    map[string]Region
+	locations []*Location
+
+	closeOnce sync.Once
+	closeErr  error
+	path      string
+	end       clock.Pair
+}
+
+// Start begins a measurement with the given configuration. With
+// cfg.Disabled it returns a Measurement that records nothing: its
+// Location method returns nil, and probes on a nil *Location do nothing.
+func Start(cfg Config) (*Measurement, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	cfg = cfg.withDefaults()
+	m := &Measurement{cfg: cfg, byName: map[string]Region{}, wall: time.Now()}
+	if cfg.Disabled {
+		return m, nil
+	}
+	src := clock.Best()
+	if cfg.Clock != "" {
+		src, _ = clock.ParseSource(cfg.Clock)
+	}
+	if err := clock.Use(src); err != nil {
+		return nil, fmt.Errorf("hmbtrace: HMB_CLOCK=%s: %v", cfg.Clock, err)
+	}
+	m.clock = src
+	pool, err := buffer.NewPool(buffer.Config{
+		Size:       cfg.BufferSize,
+		BinSize:    cfg.BinSize,
+		Policy:     cfg.Reduction,
+		Techniques: encode.All &^ cfg.EncodingOff,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("hmbtrace: buffer: %v (HMB_BUFFER_SIZE=%d, HMB_BIN_SIZE=%d)", err, cfg.BufferSize, cfg.BinSize)
+	}
+	m.pool = pool
+	m.startTPS = clock.Calibrate(2 * time.Millisecond)
+	m.shift = timerShift(cfg.TimerShift, m.startTPS)
+	m.cost = measureProbeCost(m.shift)
+	m.start = clock.ReadPair()
+	return m, nil
+}
+
+// timerShift picks the shift: the configured one, or the largest whose tick
+// is at most DefaultTimerResolution.
+func timerShift(configured int, tps float64) uint8 {
+	switch {
+	case configured == NoTimerShift:
+		return 0
+	case configured > 0:
+		return uint8(configured)
+	}
+	ticks := tps * DefaultTimerResolution.Seconds()
+	var s uint8
+	for float64(uint64(2)<<s) <= ticks {
+		s++
+	}
+	return s
+}
+
+// measureProbeCost times enter/leave pairs on a private buffer, so that
+// tools can estimate what measuring each region costs (hmbtrace score).
+func measureProbeCost(shift uint8) float64 {
+	pool, err := buffer.NewPool(buffer.Config{Size: 64 << 10, BinSize: 4 << 10, Techniques: encode.All})
+	if err != nil {
+		return 0
+	}
+	m := &Measurement{pool: pool, shift: shift, byName: map[string]Region{}}
+	r := m.Region("probe cost")
+	loc := m.Location("probe cost")
+	const pairs = 2000
+	best := 0.0
+	for round := 0; round < 3; round++ {
+		t0 := clock.ReadPair()
+		for i := 0; i < pairs; i++ {
+			loc.Enter(r)
+			loc.Leave(r)
+		}
+		t1 := clock.ReadPair()
+		ns := float64(t1.Nanos-t0.Nanos) / (2 * pairs)
+		if round == 0 || ns < best {
+			best = ns
+		}
+	}
+	return best
+}
+
+// Enabled reports whether the measurement records anything.
+func (m *Measurement) Enabled() bool { return m != nil && m.pool != nil }
+
+// Region returns the region with the given name, defining it on first use.
+// It is safe for concurrent use and idempotent: the same name gives the same
+// Region. On a disabled measurement it returns the zero Region.
+func (m *Measurement) Region(name string) Region {
+	return m.RegionAt(name, "", 0)
+}
+
+// RegionAt is Region with the source location of the region's code, which
+// is recorded with its first definition.
+func (m *Measurement) RegionAt(name, file string, line int) Region {
+	if !m.Enabled() {
+		return 0
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if r, ok := m.byName[name]; ok {
+		return r
+	}
+	m.regions = append(m.regions, regionDef{name: name, file: file, line: line})
+	r := Region(len(m.regions))
+	m.byName[name] = r
+	return r
+}
+
+// regionCount returns how many regions are defined.
+func (m *Measurement) regionCount() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.regions)
+}
+
+// Location returns a new location: a stream of events recorded by one
+// goroutine. A Location is not safe for concurrent use; create one per
+// goroutine. On a disabled measurement it returns nil, on which every probe
+// is a no-op.
+func (m *Measurement) Location(name string) *Location {
+	if !m.Enabled() {
+		return nil
+	}
+	h := m.pool.NewHierarchy()
+	l := &Location{m: m, h: h, shift: m.shift, name: name, id: uint32(h.ID)}
+	l.stack = make([]frame, 16)
+	l.prof = make([]profEntry, 1)
+	l.levels = make([]*buffer.Level, 16)
+	l.sync()
+	m.mu.Lock()
+	m.locations = append(m.locations, l)
+	m.mu.Unlock()
+	return l
+}
+
+// Now returns the current time in ticks of the measurement's clock, for
+// EnterAt and LeaveAt.
+func (m *Measurement) Now() uint64 { return clock.Now() }
+
+// Path returns the trace file's path (written by Close).
+func (m *Measurement) Path() string {
+	return filepath.Join(m.cfg.Output, fmt.Sprintf("%s.%d.hmb", m.cfg.Name, m.cfg.Rank))
+}
+
+// Close ends the measurement and writes the trace file. Probes must have
+// stopped: call it after the goroutines that record have returned. Later
+// probes are dropped and counted. A second Close does nothing and returns
+// the first one's error.
+func (m *Measurement) Close() error {
+	if !m.Enabled() {
+		return nil
+	}
+	m.closeOnce.Do(func() { m.closeErr = m.finalize() })
+	return m.closeErr
+}
+
+func (m *Measurement) finalize() error {
+	m.end = clock.ReadPair()
+	m.mu.Lock()
+	locs := append([]*Location(nil), m.locations...)
+	m.mu.Unlock()
+	for _, l := range locs {
+		l.closeOpenRegions(m.end.Ticks)
+	}
+	m.pool.Finalize()
+	if err := os.MkdirAll(m.cfg.Output, 0o755); err != nil {
+		return fmt.Errorf("hmbtrace: output directory (HMB_OUTPUT): %v", err)
+	}
+	path := m.Path()
+	if err := m.writeTrace(path); err != nil {
+		return fmt.Errorf("hmbtrace: writing %s: %v", path, err)
+	}
+	m.path = path
+	return nil
+}
+
+// ticksPerSecond returns the clock rate calibrated over the whole run, or
+// at Start if the run was too short to say better.
+func (m *Measurement) ticksPerSecond() float64 {
+	if m.clock == clock.Monotonic {
+		return 1e9
+	}
+	if m.end.Nanos-m.start.Nanos >= uint64(50*time.Millisecond) {
+		if tps := clock.TicksPerSecond(m.start, m.end); tps > 0 {
+			return tps
+		}
+	}
+	return m.startTPS
+}
+
+func hostName() string {
+	h, err := os.Hostname()
+	if err != nil {
+		return "unknown"
+	}
+	return h
+}
+
+func cpuName() string {
+	if b := strings.TrimSpace(cpuid.CPU.BrandName); b != "" {
+		return b
+	}
+	return runtime.GOARCH
+}

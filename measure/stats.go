@@ -1,0 +1,109 @@
+package measure
+
+import (
+	"github.com/hmbtrace/hmbtrace/buffer"
+	"github.com/hmbtrace/hmbtrace/tracefile"
+)
+
+// UsageErrors counts misuse of the probes: mismatched or missing leaves,
+// unknown regions, probes after Close. None of it corrupts the trace.
+type UsageErrors = tracefile.UsageErrors
+
+// Stats is what the measurement recorded and what the buffer did with it.
+// Recorded = Kept + the sum of Removed, for every location and in total.
+type Stats struct {
+	Recorded   uint64                    // events the probes accepted
+	Kept       uint64                    // events in the buffer (in the trace)
+	Removed    [buffer.NumReasons]uint64 // events removed, by reason
+	Depths     []DepthStats              // by calling depth
+	Reductions []buffer.Reduction
+	Usage      UsageErrors
+	BytesUsed  int64 // bytes of encoded events kept
+	Bins       int   // bins in the buffer
+	BinsPeak   int   // most bins in use at once
+	Locations  []LocationStats
+}
+
+// Dropped returns the events removed for any reason.
+func (s *Stats) Dropped() uint64 {
+	var n uint64
+	for _, v := range s.Removed {
+		n += v
+	}
+	return n
+}
+
+// DepthStats is what happened at one calling depth, all locations and
+// classes together.
+type DepthStats struct {
+	Depth   int
+	Kept    uint64
+	Removed [buffer.NumReasons]uint64
+	Closed  bool // closed by the depth policy
+}
+
+// LocationStats is one location's share.
+type LocationStats struct {
+	Name     string
+	Recorded uint64
+	Kept     uint64
+	Removed  [buffer.NumReasons]uint64
+	Usage    UsageErrors
+}
+
+// Stats reports the measurement's statistics. They are exact after Close.
+// Before, they cover the probes' counters and the filled bins, and must not
+// be read while probes run.
+func (m *Measurement) Stats() Stats {
+	var s Stats
+	if !m.Enabled() {
+		return s
+	}
+	t := m.snapshot()
+	s.Reductions = m.pool.Reductions()
+	s.Bins = m.pool.Bins()
+	_, s.BinsPeak = m.pool.Usage()
+	for _, l := range t.Locations {
+		ls := LocationStats{Name: l.Name, Recorded: l.Recorded, Kept: l.Kept(), Usage: l.Usage}
+		removed := l.Removed()
+		for i, v := range removed {
+			ls.Removed[i] = v
+			s.Removed[i] += v
+		}
+		s.Recorded += l.Recorded
+		s.Kept += ls.Kept
+		addUsage(&s.Usage, l.Usage)
+		for _, lv := range l.Levels {
+			for lv.Depth >= len(s.Depths) {
+				s.Depths = append(s.Depths, DepthStats{Depth: len(s.Depths)})
+			}
+			d := &s.Depths[lv.Depth]
+			d.Kept += lv.Kept()
+			for i, v := range lv.Removed() {
+				d.Removed[i] += v
+			}
+			if lv.Closed && lv.By == tracefile.ByDepth {
+				d.Closed = true
+			}
+		}
+		s.Locations = append(s.Locations, ls)
+	}
+	m.mu.Lock()
+	locs := append([]*Location(nil), m.locations...)
+	m.mu.Unlock()
+	for _, l := range locs {
+		l.h.Levels(func(lv *buffer.Level) {
+			lv.Bins(func(data []byte, _ uint32) { s.BytesUsed += int64(len(data)) })
+		})
+	}
+	return s
+}
+
+func addUsage(dst *UsageErrors, u UsageErrors) {
+	dst.UnknownRegion += u.UnknownRegion
+	dst.LeaveNothingOpen += u.LeaveNothingOpen
+	dst.LeaveNotOpen += u.LeaveNotOpen
+	dst.LeftImplicitly += u.LeftImplicitly
+	dst.OpenAtClose += u.OpenAtClose
+	dst.AfterClose += u.AfterClose
+}

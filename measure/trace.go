@@ -1,0 +1,105 @@
+package measure
+
+import (
+	"os"
+	"runtime"
+	"strings"
+
+	"github.com/hmbtrace/hmbtrace/buffer"
+	"github.com/hmbtrace/hmbtrace/tracefile"
+)
+
+// snapshot builds the trace's definitions and statistics. Call it after
+// the pool was finalized.
+func (m *Measurement) snapshot() *tracefile.Trace {
+	m.mu.Lock()
+	regions := append([]regionDef(nil), m.regions...)
+	locs := append([]*Location(nil), m.locations...)
+	m.mu.Unlock()
+
+	t := &tracefile.Trace{}
+	order := make([]string, 0, len(buffer.DefaultClassOrder))
+	for _, c := range buffer.DefaultClassOrder {
+		order = append(order, c.String())
+	}
+	t.Header = tracefile.Header{
+		Name:           m.cfg.Name,
+		Host:           hostName(),
+		PID:            os.Getpid(),
+		Rank:           m.cfg.Rank,
+		Program:        strings.Join(os.Args, " "),
+		StartWall:      m.wall,
+		GoVersion:      runtime.Version(),
+		CPU:            cpuName(),
+		Clock:          m.clock.String(),
+		TicksPerSecond: m.ticksPerSecond(),
+		TimerShift:     m.shift,
+		StartTicks:     m.start.Ticks,
+		EndTicks:       m.end.Ticks,
+		ProbeCost:      m.cost,
+		Techniques:     m.pool.Techniques(),
+		BufferSize:     uint64(m.pool.Bins() * m.pool.BinSize()),
+		BinSize:        uint64(m.pool.BinSize()),
+		Policy:         m.pool.Policy().String(),
+		ClassOrder:     order,
+	}
+	for i, r := range regions {
+		t.Regions = append(t.Regions, tracefile.Region{ID: uint32(i + 1), Name: r.name, File: r.file, Line: r.line})
+	}
+	for _, l := range locs {
+		t.Locations = append(t.Locations, l.snapshot())
+	}
+	for _, r := range m.pool.Reductions() {
+		t.Reductions = append(t.Reductions, tracefile.Reduction{
+			Reason: tracefile.Reason(r.Reason), Depth: r.Depth, Class: tracefile.Class(r.Class),
+			Time: r.Time, Bins: r.Bins, Records: r.Records, Steps: r.Steps,
+		})
+	}
+	return t
+}
+
+func (l *Location) snapshot() tracefile.Location {
+	tl := tracefile.Location{ID: l.id, Name: l.name, Recorded: l.recorded, Usage: l.usage}
+	tl.Usage.AfterClose = l.afterClose.Load()
+	for id, p := range l.prof {
+		if id > 0 && p.visits > 0 {
+			tl.Profile = append(tl.Profile, tracefile.ProfileEntry{Region: uint32(id), Visits: p.visits, Inclusive: p.incl, Exclusive: p.excl})
+		}
+	}
+	l.h.Levels(func(lv *buffer.Level) {
+		by, closed := lv.Closed()
+		s := tracefile.LevelStats{
+			Depth: lv.Depth(), Class: tracefile.Class(lv.Class()),
+			Written: lv.Written(), Closed: closed, By: tracefile.Reason(by),
+		}
+		rev := lv.Revoked()
+		for i := range rev {
+			s.Revoked[i] = rev[i]
+			s.Dropped[i] = lv.Dropped[i]
+		}
+		tl.Levels = append(tl.Levels, s)
+	})
+	tl.WindowTime, tl.WindowSeq, tl.Windowed = l.h.Window()
+	return tl
+}
+
+// writeTrace writes the trace file at path.
+func (m *Measurement) writeTrace(path string) error {
+	t := m.snapshot()
+	m.mu.Lock()
+	locs := append([]*Location(nil), m.locations...)
+	m.mu.Unlock()
+	return tracefile.WriteFile(path, t, func(put func(tracefile.Bin) error) error {
+		var err error
+		for _, l := range locs {
+			l.h.Levels(func(lv *buffer.Level) {
+				lv.Bins(func(data []byte, records uint32) {
+					if err == nil {
+						err = put(tracefile.Bin{Location: l.id, Depth: lv.Depth(), Class: tracefile.Class(lv.Class()), Records: records, Data: data})
+					}
+				})
+			})
+		}
+		return err
+	})
+}

@@ -1,0 +1,20 @@
+// Package tracefile owns hmbtrace's on-disk format: one file per process
+// with a header, the definitions (regions, locations), the statistics of the
+// measurement (flat profile, what was kept, dropped and reduced), the bins of
+// the Hierarchical Memory Buffer exactly as they were in memory, and a
+// CRC-32C over all of it. The writer is used by package measure at the end
+// of a run; the reader is used by every tool and rebuilds each location's
+// exact event order by merging its level streams.
+//
+// # Layout (version 1)
+//
+//	file    := magic "HMBTRACE" | version u16 LE | section* | end
+//	section := kind u8 | length uvarint | payload
+//	end     := kind 0xFF | length 4 | CRC-32C (Castagnoli, u32 LE) of every byte before it
+//
+// Sections come in this order: one HEADER, one REGIONS, one LOCATIONS, one
+// REDUCTIONS, then any number of BIN sections. Integers in payloads are
+// LEB128 varints, strings are a varint length followed by UTF-8 bytes. A
+// reader skips section kinds it does not know, so later versions can add
+// sections without breaking older tools.
+package tracefile

@@ -1,0 +1,227 @@
+package tracefile
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/hmbtrace/hmbtrace/encode"
+)
+
+// Event is one event of a location, as the reader rebuilds it.
+type Event struct {
+	Kind  encode.Kind
+	Time  uint64 // reduced ticks; Trace.Nanos converts
+	Seq   uint32 // position among the location's events at the same Time
+	Depth int    // calling depth: 1 for a top-level region
+	Class Class
+	// Region is the region entered or left; for messages and metrics, the
+	// region open at their depth (0 at depth 0).
+	Region uint32
+
+	Peer     uint64 // messages: location id, or world rank if PeerRank
+	PeerRank bool
+	Tag      uint32
+	Bytes    uint64
+
+	Values []uint64 // metrics; valid until the next call of Next
+
+	// Truncated marks an enter the keep-last policy lost: the region was
+	// open when the kept window starts, and Time is the window's start.
+	Truncated bool
+}
+
+// Events iterates over one location's events in recorded order: the k-way
+// merge of its level streams by (Time, Seq). It checks that the merged
+// sequence nests properly and fails with an error naming the offending
+// event otherwise.
+type Events struct {
+	f      *File
+	loc    *Location
+	heap   []*stream
+	stack  []uint32 // open regions by depth-1
+	values []uint64
+	err    error
+}
+
+type stream struct {
+	lv   *levelRef
+	next int // index of the next bin to load
+	buf  []byte
+	dec  *encode.Decoder
+	off  int64 // file offset of the loaded bin's data
+	seen uint32
+	want uint32
+	head encode.Record
+}
+
+// Events returns an iterator over the events of location id.
+func (f *File) Events(id uint32) *Events {
+	it := &Events{f: f, loc: f.Location(id)}
+	if it.loc == nil {
+		it.err = fmt.Errorf("tracefile: no location %d", id)
+		return it
+	}
+	for _, lv := range f.levels[id] {
+		s := &stream{lv: lv, dec: encode.NewDecoder(f.Header.Techniques)}
+		ok, err := s.advance(f)
+		if err != nil {
+			it.err = err
+			return it
+		}
+		if ok {
+			it.push(s)
+		}
+	}
+	return it
+}
+
+// advance moves s to its next record, loading bins as needed.
+func (s *stream) advance(f *File) (bool, error) {
+	for {
+		if s.dec.Next(&s.head) {
+			s.seen++
+			return true, nil
+		}
+		if err := s.dec.Err(); err != nil {
+			var de *encode.Error
+			if errors.As(err, &de) {
+				return false, &FormatError{Path: f.Path, Offset: s.off + int64(de.Offset), Reason: "bin: " + de.Reason}
+			}
+			return false, err
+		}
+		if s.next > 0 && s.seen != s.want {
+			return false, &FormatError{Path: f.Path, Offset: s.off, Reason: fmt.Sprintf("bin holds %d records, its header says %d", s.seen, s.want)}
+		}
+		if s.next >= len(s.lv.bins) {
+			return false, nil
+		}
+		b := s.lv.bins[s.next]
+		s.next++
+		if cap(s.buf) < b.n {
+			s.buf = make([]byte, b.n)
+		}
+		s.buf = s.buf[:b.n]
+		if _, err := f.r.ReadAt(s.buf, b.off); err != nil {
+			return false, fmt.Errorf("%s: reading bin at offset %d: %w", f.Path, b.off, err)
+		}
+		s.off, s.seen, s.want = b.off, 0, b.records
+		if err := s.dec.Reset(s.buf); err != nil {
+			var de *encode.Error
+			if errors.As(err, &de) {
+				return false, &FormatError{Path: f.Path, Offset: b.off + int64(de.Offset), Reason: "bin: " + de.Reason}
+			}
+			return false, err
+		}
+	}
+}
+
+func less(a, b *stream) bool {
+	if a.head.Time != b.head.Time {
+		return a.head.Time < b.head.Time
+	}
+	return a.head.Seq < b.head.Seq
+}
+
+func (it *Events) push(s *stream) {
+	it.heap = append(it.heap, s)
+	i := len(it.heap) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if !less(it.heap[i], it.heap[p]) {
+			break
+		}
+		it.heap[i], it.heap[p] = it.heap[p], it.heap[i]
+		i = p
+	}
+}
+
+func (it *Events) fix() {
+	h := it.heap
+	i := 0
+	for {
+		l, r, m := 2*i+1, 2*i+2, i
+		if l < len(h) && less(h[l], h[m]) {
+			m = l
+		}
+		if r < len(h) && less(h[r], h[m]) {
+			m = r
+		}
+		if m == i {
+			return
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
+}
+
+// Err returns the error that stopped the iteration, if any.
+func (it *Events) Err() error { return it.err }
+
+// Depth returns the number of regions open after the last event.
+func (it *Events) Depth() int { return len(it.stack) }
+
+// Next stores the next event in e and reports whether there was one.
+func (it *Events) Next(e *Event) bool {
+	if it.err != nil || len(it.heap) == 0 {
+		return false
+	}
+	s := it.heap[0]
+	r := &s.head
+	*e = Event{Kind: r.Kind, Time: r.Time, Seq: r.Seq, Depth: s.lv.depth, Class: s.lv.class,
+		Peer: r.Peer, PeerRank: r.PeerRank, Tag: r.Tag, Bytes: r.Bytes}
+	if r.Kind == encode.KindMetric {
+		it.values = append(it.values[:0], r.Values...)
+		e.Values = it.values
+	}
+	if err := it.nest(e, r); err != nil {
+		it.err = err
+		return false
+	}
+	ok, err := s.advance(it.f)
+	if err != nil {
+		it.err = err
+		return false
+	}
+	if ok {
+		it.fix()
+	} else {
+		last := len(it.heap) - 1
+		it.heap[0] = it.heap[last]
+		it.heap = it.heap[:last]
+		it.fix()
+	}
+	return true
+}
+
+// nest checks e against the open regions and fills in the regions that the
+// records leave implicit.
+func (it *Events) nest(e *Event, r *encode.Record) error {
+	open := len(it.stack)
+	switch e.Kind {
+	case encode.KindEnter:
+		if e.Depth != open+1 {
+			return it.inconsistent(e, open)
+		}
+		e.Region = r.Region
+		it.stack = append(it.stack, r.Region)
+	case encode.KindLeave:
+		if e.Depth != open || open == 0 {
+			return it.inconsistent(e, open)
+		}
+		e.Region = it.stack[open-1]
+		it.stack = it.stack[:open-1]
+	default:
+		if e.Depth != open {
+			return it.inconsistent(e, open)
+		}
+		if open > 0 {
+			e.Region = it.stack[open-1]
+		}
+	}
+	return nil
+}
+
+func (it *Events) inconsistent(e *Event, open int) error {
+	return fmt.Errorf("%s: location %q: %v at depth %d (time %d, seq %d) while %d regions are open: the level streams do not nest",
+		it.f.Path, it.loc.Name, e.Kind, e.Depth, e.Time, e.Seq, open)
+}

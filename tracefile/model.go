@@ -1,0 +1,246 @@
+package tracefile
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/hmbtrace/hmbtrace/encode"
+)
+
+// Class is an event class of the hierarchy. The numbering is part of the
+// file format.
+type Class uint8
+
+// The event classes.
+const (
+	ClassRegion     Class = iota // enter and leave
+	ClassMessage                 // point-to-point messages
+	ClassMetric                  // counter values
+	ClassCollective              // collective operations
+	NumClasses
+)
+
+var classNames = [NumClasses]string{"enter/leave", "message", "metric", "collective"}
+
+func (c Class) String() string {
+	if c < NumClasses {
+		return classNames[c]
+	}
+	return fmt.Sprintf("Class(%d)", uint8(c))
+}
+
+// Reason says why events were removed. The numbering is part of the format.
+type Reason uint8
+
+// The reasons.
+const (
+	ByDepth Reason = iota // calling depth closed
+	ByClass               // event class closed
+	ByFirst               // buffer full, first events kept
+	ByLast                // oldest bins revoked, last events kept
+	NoBin                 // no free bin
+	NumReasons
+)
+
+var reasonNames = [NumReasons]string{"depth", "class", "first", "last", "no-bin"}
+
+func (r Reason) String() string {
+	if r < NumReasons {
+		return reasonNames[r]
+	}
+	return fmt.Sprintf("Reason(%d)", uint8(r))
+}
+
+// Header describes the run and the clock.
+type Header struct {
+	Name      string    // trace name
+	Host      string    // host name
+	PID       int       // process id
+	Rank      int       // rank within a parallel run
+	Program   string    // command line
+	StartWall time.Time // wall-clock time at the start
+	GoVersion string
+	CPU       string // CPU brand
+
+	Clock          string  // "tsc" or "monotonic"
+	TicksPerSecond float64 // rate of the clock, calibrated over the run
+	TimerShift     uint8   // timestamps in bins are ticks >> TimerShift
+	StartTicks     uint64  // clock at the start of the measurement
+	EndTicks       uint64  // clock at its end
+	ProbeCost      float64 // ns per event, measured at the start
+
+	Techniques encode.Techniques // how the bins are encoded
+	BufferSize uint64
+	BinSize    uint64
+	Policy     string   // reduction policy
+	ClassOrder []string // class policy order, least important first
+}
+
+// Region is a region definition. IDs start at 1.
+type Region struct {
+	ID   uint32
+	Name string
+	File string
+	Line int
+}
+
+// ProfileEntry is one region's line of a location's exact flat profile.
+// Times are in clock ticks (not reduced).
+type ProfileEntry struct {
+	Region    uint32
+	Visits    uint64
+	Inclusive uint64 // ticks, recursion counted once
+	Exclusive uint64 // ticks
+}
+
+// UsageErrors counts misuse of the probes; none of it corrupts the trace.
+type UsageErrors struct {
+	UnknownRegion    uint64 // probe with a region the measurement never defined
+	LeaveNothingOpen uint64 // leave with no region open
+	LeaveNotOpen     uint64 // leave of a region not open at all (ignored)
+	LeftImplicitly   uint64 // regions left implicitly by a leave of an enclosing one
+	OpenAtClose      uint64 // regions left implicitly at Close
+	AfterClose       uint64 // probes after Close (dropped)
+}
+
+// Total returns the sum of all usage errors.
+func (u UsageErrors) Total() uint64 {
+	return u.UnknownRegion + u.LeaveNothingOpen + u.LeaveNotOpen + u.LeftImplicitly + u.OpenAtClose + u.AfterClose
+}
+
+// LevelStats is what happened to one level of a location's hierarchy.
+type LevelStats struct {
+	Depth   int
+	Class   Class
+	Written uint64             // records put into bins
+	Revoked [NumReasons]uint64 // records later removed with their bins
+	Dropped [NumReasons]uint64 // records dropped at the probe
+	Closed  bool
+	By      Reason // why it was closed
+}
+
+// Kept returns the records of the level that are in the file.
+func (l LevelStats) Kept() uint64 {
+	k := l.Written
+	for _, r := range l.Revoked {
+		k -= r
+	}
+	return k
+}
+
+// Removed returns the records removed by reason, at the probe or later.
+func (l LevelStats) Removed() (sum [NumReasons]uint64) {
+	for i := range sum {
+		sum[i] = l.Revoked[i] + l.Dropped[i]
+	}
+	return sum
+}
+
+// Location is a stream of events: a goroutine or a thread.
+type Location struct {
+	ID       uint32
+	Name     string
+	Recorded uint64 // events the probes accepted
+	Usage    UsageErrors
+	Profile  []ProfileEntry
+	Levels   []LevelStats
+
+	// Windowed is set when the keep-last policy revoked bins of this
+	// location: records with a key (time, seq) up to Window may have lost
+	// their neighbours, and readers start the location's events after it.
+	Windowed   bool
+	WindowTime uint64
+	WindowSeq  uint32
+}
+
+// Kept returns the location's records that are in the file.
+func (l *Location) Kept() (n uint64) {
+	for _, lv := range l.Levels {
+		n += lv.Kept()
+	}
+	return n
+}
+
+// Removed returns the location's removed records by reason.
+func (l *Location) Removed() (sum [NumReasons]uint64) {
+	for _, lv := range l.Levels {
+		r := lv.Removed()
+		for i := range sum {
+			sum[i] += r[i]
+		}
+	}
+	return sum
+}
+
+// Reduction is one reduction step of the buffer.
+type Reduction struct {
+	Reason  Reason
+	Depth   int    // ByDepth: depths >= Depth closed
+	Class   Class  // ByClass: the class closed
+	Time    uint64 // reduced ticks of the record that triggered it
+	Bins    int    // bins revoked at once
+	Records uint64 // records in them
+	Steps   int    // ByLast: steps merged into this entry
+}
+
+// Trace is everything in a file but the bins.
+type Trace struct {
+	Header     Header
+	Regions    []Region
+	Locations  []Location
+	Reductions []Reduction
+}
+
+// RegionName returns the name of region id, or a placeholder naming the id.
+func (t *Trace) RegionName(id uint32) string {
+	if id >= 1 && int(id) <= len(t.Regions) && t.Regions[id-1].ID == id {
+		return t.Regions[id-1].Name
+	}
+	for _, r := range t.Regions {
+		if r.ID == id {
+			return r.Name
+		}
+	}
+	return fmt.Sprintf("region#%d", id)
+}
+
+// Nanos converts a reduced timestamp from a bin to nanoseconds since the
+// start of the measurement (negative never: clamped at 0).
+func (t *Trace) Nanos(reduced uint64) int64 {
+	ticks := reduced << t.Header.TimerShift
+	if ticks <= t.Header.StartTicks {
+		return 0
+	}
+	return t.TicksToNanos(ticks - t.Header.StartTicks)
+}
+
+// TicksToNanos converts a duration in clock ticks to nanoseconds.
+func (t *Trace) TicksToNanos(ticks uint64) int64 {
+	tps := t.Header.TicksPerSecond
+	if tps <= 0 {
+		tps = 1e9
+	}
+	ns := float64(ticks) * 1e9 / tps
+	if ns > math.MaxInt64 {
+		return math.MaxInt64
+	}
+	return int64(math.Round(ns))
+}
+
+// Duration returns the length of the measurement in nanoseconds.
+func (t *Trace) Duration() int64 {
+	if t.Header.EndTicks <= t.Header.StartTicks {
+		return 0
+	}
+	return t.TicksToNanos(t.Header.EndTicks - t.Header.StartTicks)
+}
+
+// Resolution returns the duration of one reduced tick in nanoseconds.
+func (t *Trace) Resolution() float64 {
+	tps := t.Header.TicksPerSecond
+	if tps <= 0 {
+		tps = 1e9
+	}
+	return float64(uint64(1)<<t.Header.TimerShift) * 1e9 / tps
+}

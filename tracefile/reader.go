@@ -1,0 +1,402 @@
+package tracefile
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash"
+	"hash/crc32"
+	"io"
+	"os"
+	"time"
+
+	"github.com/hmbtrace/hmbtrace/encode"
+)
+
+// File is an opened trace file: its definitions and statistics in memory,
+// its bins read on demand.
+type File struct {
+	Trace
+	Path string
+
+	r      io.ReaderAt
+	closer io.Closer
+	levels map[uint32][]*levelRef // by location id, in order of first bin
+	locIdx map[uint32]int
+	bins   int
+	bytes  int64
+}
+
+type binRef struct {
+	off     int64 // file offset of the bin's data
+	n       int
+	records uint32
+}
+
+type levelRef struct {
+	depth int
+	class Class
+	bins  []binRef
+}
+
+// Open opens and checks a trace file: structure and checksum. The bins are
+// read later, as events are asked for.
+func Open(path string) (*File, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	tf, err := Read(f, st.Size())
+	if err != nil {
+		f.Close()
+		var fe *FormatError
+		if errors.As(err, &fe) {
+			fe.Path = path
+		}
+		return nil, err
+	}
+	tf.Path = path
+	tf.closer = f
+	return tf, nil
+}
+
+// Close releases the file.
+func (f *File) Close() error {
+	if f.closer != nil {
+		return f.closer.Close()
+	}
+	return nil
+}
+
+// Bins returns the number of bins in the file and the bytes they hold.
+func (f *File) Bins() (n int, bytes int64) { return f.bins, f.bytes }
+
+// Location returns the location with the given id, or nil.
+func (f *File) Location(id uint32) *Location {
+	if i, ok := f.locIdx[id]; ok {
+		return &f.Locations[i]
+	}
+	return nil
+}
+
+// scanner reads a file front to back, feeding the checksum.
+type scanner struct {
+	r   *bufio.Reader
+	crc hash.Hash32
+	off int64
+	end int64
+}
+
+func (s *scanner) fail(at int64, format string, a ...any) error {
+	return &FormatError{Offset: at, Reason: fmt.Sprintf(format, a...)}
+}
+
+func (s *scanner) read(p []byte, what string) error {
+	at := s.off
+	n, err := io.ReadFull(s.r, p)
+	s.crc.Write(p[:n])
+	s.off += int64(n)
+	if err != nil {
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			return s.fail(at, "file truncated in %s (%d of %d bytes)", what, n, len(p))
+		}
+		return err
+	}
+	return nil
+}
+
+func (s *scanner) skip(n int64, what string) error {
+	at := s.off
+	m, err := io.CopyN(s.crc, s.r, n)
+	s.off += m
+	if err != nil {
+		if err == io.EOF {
+			return s.fail(at, "file truncated in %s (%d of %d bytes)", what, m, n)
+		}
+		return err
+	}
+	return nil
+}
+
+func (s *scanner) uvarint(what string) (uint64, error) {
+	var buf [binary.MaxVarintLen64]byte
+	at := s.off
+	for i := range buf {
+		b, err := s.r.ReadByte()
+		if err != nil {
+			if err == io.EOF {
+				return 0, s.fail(at, "file truncated in %s", what)
+			}
+			return 0, err
+		}
+		buf[i] = b
+		s.off++
+		if b < 0x80 {
+			s.crc.Write(buf[:i+1])
+			v, n := binary.Uvarint(buf[:i+1])
+			if n <= 0 {
+				return 0, s.fail(at, "%s: varint overflows 64 bits", what)
+			}
+			return v, nil
+		}
+	}
+	return 0, s.fail(at, "%s: varint longer than 10 bytes", what)
+}
+
+// Read reads a trace from r, of the given size.
+func Read(r io.ReaderAt, size int64) (*File, error) {
+	s := &scanner{r: bufio.NewReaderSize(io.NewSectionReader(r, 0, size), 1<<16), crc: crc32.New(castagnoli), end: size}
+	f := &File{r: r, levels: map[uint32][]*levelRef{}, locIdx: map[uint32]int{}}
+	var head [10]byte
+	if err := s.read(head[:], "file header"); err != nil {
+		return nil, err
+	}
+	if string(head[:8]) != magic {
+		return nil, s.fail(0, "not an hmbtrace file (magic %q)", head[:8])
+	}
+	if v := binary.LittleEndian.Uint16(head[8:]); v != version {
+		return nil, s.fail(8, "format version %d; this reader reads version %d", v, version)
+	}
+	order := []byte{secHeader, secRegions, secLocations, secReductions}
+	seen := 0
+	levelIdx := map[[3]uint64]*levelRef{}
+	for {
+		at := s.off
+		kb := []byte{0}
+		if err := s.read(kb, "section kind"); err != nil {
+			return nil, err
+		}
+		kind := kb[0]
+		length, err := s.uvarint(sectionName(kind) + " length")
+		if err != nil {
+			return nil, err
+		}
+		body := s.off
+		if length > uint64(size-body) {
+			return nil, s.fail(at, "file truncated: %s of %d bytes, only %d left", sectionName(kind), length, size-body)
+		}
+		if seen < len(order) {
+			if kind != order[seen] {
+				return nil, s.fail(at, "%s where %s was expected", sectionName(kind), sectionName(order[seen]))
+			}
+			seen++
+		}
+		switch kind {
+		case secEnd:
+			if length != 4 {
+				return nil, s.fail(at, "END section of %d bytes, want 4", length)
+			}
+			want := s.crc.Sum32()
+			var sum [4]byte
+			if err := s.read(sum[:], "checksum"); err != nil {
+				return nil, err
+			}
+			if got := binary.LittleEndian.Uint32(sum[:]); got != want {
+				return nil, s.fail(body, "checksum mismatch: file says 0x%08x, content gives 0x%08x (the file is corrupted)", got, want)
+			}
+			if s.off != size {
+				return nil, s.fail(s.off, "%d bytes after the END section", size-s.off)
+			}
+			if seen < len(order) {
+				return nil, s.fail(at, "END before %s", sectionName(order[seen]))
+			}
+			return f, nil
+		case secBin:
+			if err := f.readBin(s, body, int64(length), levelIdx); err != nil {
+				return nil, err
+			}
+		case secHeader, secRegions, secLocations, secReductions:
+			p := make([]byte, length)
+			if err := s.read(p, sectionName(kind)); err != nil {
+				return nil, err
+			}
+			fl := &fields{b: p, base: body, sec: sectionName(kind)}
+			switch kind {
+			case secHeader:
+				decodeHeader(fl, &f.Header)
+			case secRegions:
+				f.Regions = decodeRegions(fl)
+			case secLocations:
+				f.Locations = decodeLocations(fl)
+				for i, l := range f.Locations {
+					if _, dup := f.locIdx[l.ID]; dup {
+						fl.fail("location", fmt.Sprintf("id %d defined twice", l.ID))
+					}
+					f.locIdx[l.ID] = i
+				}
+			case secReductions:
+				f.Reductions = decodeReductions(fl)
+			}
+			fl.done()
+			if fl.err != nil {
+				return nil, fl.err
+			}
+		default: // a section of a later version: skip it
+			if err := s.skip(int64(length), sectionName(kind)); err != nil {
+				return nil, err
+			}
+		}
+	}
+}
+
+func (f *File) readBin(s *scanner, body, length int64, idx map[[3]uint64]*levelRef) error {
+	var v [5]uint64 // location, depth, class, records, data length
+	for i, what := range [...]string{"location", "depth", "class", "records", "data length"} {
+		x, err := s.uvarint("BIN " + what)
+		if err != nil {
+			return err
+		}
+		v[i] = x
+	}
+	loc, depth, class, records, n := v[0], v[1], v[2], v[3], v[4]
+	switch {
+	case loc > 0xFFFFFFFF:
+		return s.fail(body, "BIN: location %d out of range", loc)
+	case depth > 1<<30:
+		return s.fail(body, "BIN: depth %d out of range", depth)
+	case class >= uint64(NumClasses):
+		return s.fail(body, "BIN: unknown event class %d", class)
+	case records > 0xFFFFFFFF:
+		return s.fail(body, "BIN: record count %d out of range", records)
+	}
+	if _, ok := f.locIdx[uint32(loc)]; !ok {
+		return s.fail(body, "BIN: location %d is not defined", loc)
+	}
+	if hdr := s.off - body; n != uint64(length-hdr) {
+		return s.fail(body, "BIN: data of %d bytes in a section of %d", n, length)
+	}
+	key := [3]uint64{loc, depth, class}
+	lv := idx[key]
+	if lv == nil {
+		lv = &levelRef{depth: int(depth), class: Class(class)}
+		idx[key] = lv
+		f.levels[uint32(loc)] = append(f.levels[uint32(loc)], lv)
+	}
+	lv.bins = append(lv.bins, binRef{off: s.off, n: int(n), records: uint32(records)})
+	f.bins++
+	f.bytes += int64(n)
+	return s.skip(int64(n), "BIN data")
+}
+
+func decodeHeader(f *fields, h *Header) {
+	h.Name = f.str("name")
+	h.Host = f.str("host")
+	h.PID = f.int("pid", -1<<31, 1<<31)
+	h.Rank = f.int("rank", -1<<31, 1<<31)
+	h.Program = f.str("program")
+	h.StartWall = time.Unix(0, int64(f.int("start time", -1<<62, 1<<62))).UTC()
+	h.GoVersion = f.str("go version")
+	h.CPU = f.str("cpu")
+	h.Clock = f.str("clock")
+	h.TicksPerSecond = f.f64("ticks per second")
+	if f.err == nil && h.TicksPerSecond <= 0 {
+		f.fail("ticks per second", fmt.Sprintf("%v is not positive", h.TicksPerSecond))
+	}
+	h.TimerShift = f.u8("timer shift")
+	if f.err == nil && h.TimerShift > 63 {
+		f.fail("timer shift", fmt.Sprintf("%d is more than 63", h.TimerShift))
+	}
+	h.StartTicks = f.uvarint("start ticks")
+	h.EndTicks = f.uvarint("end ticks")
+	h.ProbeCost = f.f64("probe cost")
+	h.Techniques = encode.Techniques(f.u8("techniques"))
+	if f.err == nil && !h.Techniques.Valid() {
+		f.fail("techniques", fmt.Sprintf("unknown technique bits %v", h.Techniques))
+	}
+	h.BufferSize = f.uvarint("buffer size")
+	h.BinSize = f.uvarint("bin size")
+	h.Policy = f.str("policy")
+	n := f.count("class order", 1)
+	for i := 0; i < n; i++ {
+		h.ClassOrder = append(h.ClassOrder, f.str("class order"))
+	}
+}
+
+func decodeRegions(f *fields) []Region {
+	n := f.count("regions", 4)
+	rs := make([]Region, 0, n)
+	for i := 0; i < n && f.err == nil; i++ {
+		r := Region{ID: f.u32("region id"), Name: f.str("region name"), File: f.str("region file")}
+		line := f.uvarint("region line")
+		if line > 1<<31 {
+			f.fail("region line", fmt.Sprintf("%d out of range", line))
+		}
+		r.Line = int(line)
+		if f.err == nil && r.ID == 0 {
+			f.fail("region id", "0 is not a valid region id")
+		}
+		rs = append(rs, r)
+	}
+	return rs
+}
+
+func decodeLocations(f *fields) []Location {
+	n := f.count("locations", 14)
+	ls := make([]Location, 0, n)
+	for i := 0; i < n && f.err == nil; i++ {
+		l := Location{ID: f.u32("location id"), Name: f.str("location name"), Recorded: f.uvarint("recorded")}
+		u := &l.Usage
+		for _, p := range []*uint64{&u.UnknownRegion, &u.LeaveNothingOpen, &u.LeaveNotOpen, &u.LeftImplicitly, &u.OpenAtClose, &u.AfterClose} {
+			*p = f.uvarint("usage errors")
+		}
+		np := f.count("profile entries", 4)
+		for j := 0; j < np && f.err == nil; j++ {
+			l.Profile = append(l.Profile, ProfileEntry{Region: f.u32("profile region"), Visits: f.uvarint("visits"), Inclusive: f.uvarint("inclusive"), Exclusive: f.uvarint("exclusive")})
+		}
+		nl := f.count("levels", 14)
+		for j := 0; j < nl && f.err == nil; j++ {
+			d := f.uvarint("level depth")
+			if d > 1<<30 {
+				f.fail("level depth", fmt.Sprintf("%d out of range", d))
+			}
+			lv := LevelStats{Depth: int(d), Class: f.class("level class"), Written: f.uvarint("written")}
+			for k := range lv.Revoked {
+				lv.Revoked[k] = f.uvarint("revoked")
+			}
+			for k := range lv.Dropped {
+				lv.Dropped[k] = f.uvarint("dropped")
+			}
+			lv.Closed = f.bool("closed")
+			lv.By = f.reason("closed by")
+			var rev uint64
+			for _, r := range lv.Revoked {
+				rev += r
+			}
+			if f.err == nil && rev > lv.Written {
+				f.fail("revoked", fmt.Sprintf("%d records revoked of %d written", rev, lv.Written))
+			}
+			l.Levels = append(l.Levels, lv)
+		}
+		l.Windowed = f.bool("windowed")
+		l.WindowTime = f.uvarint("window time")
+		l.WindowSeq = f.u32("window seq")
+		ls = append(ls, l)
+	}
+	return ls
+}
+
+func decodeReductions(f *fields) []Reduction {
+	n := f.count("reductions", 7)
+	rs := make([]Reduction, 0, n)
+	for i := 0; i < n && f.err == nil; i++ {
+		r := Reduction{Reason: f.reason("reduction reason")}
+		d := f.uvarint("reduction depth")
+		r.Class = f.class("reduction class")
+		r.Time = f.uvarint("reduction time")
+		b := f.uvarint("reduction bins")
+		r.Records = f.uvarint("reduction records")
+		st := f.uvarint("reduction steps")
+		if d > 1<<30 || b > 1<<40 || st > 1<<50 {
+			f.fail("reduction", "value out of range")
+		}
+		r.Depth, r.Bins, r.Steps = int(d), int(b), int(st)
+		rs = append(rs, r)
+	}
+	return rs
+}

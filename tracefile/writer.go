@@ -1,0 +1,227 @@
+package tracefile
+
+import (
+	"bufio"
+	"encoding/binary"
+	"fmt"
+	"hash"
+	"hash/crc32"
+	"io"
+	"os"
+	"path/filepath"
+)
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// Bin is one bin of a level's chain, as it is written.
+type Bin struct {
+	Location uint32 // Location.ID
+	Depth    int
+	Class    Class
+	Records  uint32
+	Data     []byte
+}
+
+// Writer writes a trace file: the trace's definitions and statistics first,
+// then the bins in any order (a level's bins in chain order), then Close.
+type Writer struct {
+	w   *bufio.Writer
+	crc hash.Hash32
+	err error
+	p   payload
+}
+
+// NewWriter writes the file's head (magic, header, definitions, statistics)
+// to w and returns a Writer for the bins.
+func NewWriter(w io.Writer, t *Trace) (*Writer, error) {
+	wr := &Writer{w: bufio.NewWriterSize(w, 1<<16), crc: crc32.New(castagnoli)}
+	var head [10]byte
+	copy(head[:], magic)
+	binary.LittleEndian.PutUint16(head[8:], version)
+	wr.write(head[:])
+	wr.section(secHeader, encodeHeader(&t.Header))
+	wr.section(secRegions, encodeRegions(t.Regions))
+	wr.section(secLocations, encodeLocations(t.Locations))
+	wr.section(secReductions, encodeReductions(t.Reductions))
+	return wr, wr.err
+}
+
+func (w *Writer) write(b []byte) {
+	if w.err != nil {
+		return
+	}
+	w.crc.Write(b)
+	_, w.err = w.w.Write(b)
+}
+
+func (w *Writer) section(kind byte, p []byte) {
+	var h [1 + binary.MaxVarintLen64]byte
+	h[0] = kind
+	n := 1 + binary.PutUvarint(h[1:], uint64(len(p)))
+	w.write(h[:n])
+	w.write(p)
+}
+
+// Bin writes one bin.
+func (w *Writer) Bin(b Bin) error {
+	if b.Depth < 0 || b.Class >= NumClasses {
+		return fmt.Errorf("tracefile: bin of location %d has depth %d, class %d", b.Location, b.Depth, b.Class)
+	}
+	p := w.p[:0]
+	p.uvarint(uint64(b.Location))
+	p.uvarint(uint64(b.Depth))
+	p.u8(uint8(b.Class))
+	p.uvarint(uint64(b.Records))
+	p.uvarint(uint64(len(b.Data)))
+	w.p = p
+	var h [1 + binary.MaxVarintLen64]byte
+	h[0] = secBin
+	n := 1 + binary.PutUvarint(h[1:], uint64(len(p)+len(b.Data)))
+	w.write(h[:n])
+	w.write(p)
+	w.write(b.Data)
+	return w.err
+}
+
+// Close writes the checksum and flushes. It does not close the underlying
+// writer.
+func (w *Writer) Close() error {
+	w.write([]byte{secEnd, 4})
+	if w.err != nil {
+		return w.err
+	}
+	var sum [4]byte
+	binary.LittleEndian.PutUint32(sum[:], w.crc.Sum32())
+	if _, err := w.w.Write(sum[:]); err != nil {
+		return err
+	}
+	return w.w.Flush()
+}
+
+// WriteFile writes a trace file at path atomically: to a temporary file in
+// the same directory, renamed over path only once it is complete. bins is
+// called with a function that writes one bin.
+func WriteFile(path string, t *Trace, bins func(put func(Bin) error) error) (err error) {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	w, err := NewWriter(f, t)
+	if err != nil {
+		return err
+	}
+	if err = bins(w.Bin); err != nil {
+		return err
+	}
+	if err = w.Close(); err != nil {
+		return err
+	}
+	if err = f.Chmod(0o644); err != nil {
+		return err
+	}
+	if err = f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
+}
+
+func encodeHeader(h *Header) []byte {
+	var p payload
+	p.str(h.Name)
+	p.str(h.Host)
+	p.varint(int64(h.PID))
+	p.varint(int64(h.Rank))
+	p.str(h.Program)
+	p.varint(h.StartWall.UnixNano())
+	p.str(h.GoVersion)
+	p.str(h.CPU)
+	p.str(h.Clock)
+	p.f64(h.TicksPerSecond)
+	p.u8(h.TimerShift)
+	p.uvarint(h.StartTicks)
+	p.uvarint(h.EndTicks)
+	p.f64(h.ProbeCost)
+	p.u8(uint8(h.Techniques))
+	p.uvarint(h.BufferSize)
+	p.uvarint(h.BinSize)
+	p.str(h.Policy)
+	p.uvarint(uint64(len(h.ClassOrder)))
+	for _, c := range h.ClassOrder {
+		p.str(c)
+	}
+	return p
+}
+
+func encodeRegions(rs []Region) []byte {
+	var p payload
+	p.uvarint(uint64(len(rs)))
+	for _, r := range rs {
+		p.uvarint(uint64(r.ID))
+		p.str(r.Name)
+		p.str(r.File)
+		p.uvarint(uint64(max(r.Line, 0)))
+	}
+	return p
+}
+
+func encodeLocations(ls []Location) []byte {
+	var p payload
+	p.uvarint(uint64(len(ls)))
+	for i := range ls {
+		l := &ls[i]
+		p.uvarint(uint64(l.ID))
+		p.str(l.Name)
+		p.uvarint(l.Recorded)
+		u := l.Usage
+		for _, v := range []uint64{u.UnknownRegion, u.LeaveNothingOpen, u.LeaveNotOpen, u.LeftImplicitly, u.OpenAtClose, u.AfterClose} {
+			p.uvarint(v)
+		}
+		p.uvarint(uint64(len(l.Profile)))
+		for _, e := range l.Profile {
+			p.uvarint(uint64(e.Region))
+			p.uvarint(e.Visits)
+			p.uvarint(e.Inclusive)
+			p.uvarint(e.Exclusive)
+		}
+		p.uvarint(uint64(len(l.Levels)))
+		for _, lv := range l.Levels {
+			p.uvarint(uint64(lv.Depth))
+			p.u8(uint8(lv.Class))
+			p.uvarint(lv.Written)
+			for _, v := range lv.Revoked {
+				p.uvarint(v)
+			}
+			for _, v := range lv.Dropped {
+				p.uvarint(v)
+			}
+			p.bool(lv.Closed)
+			p.u8(uint8(lv.By))
+		}
+		p.bool(l.Windowed)
+		p.uvarint(l.WindowTime)
+		p.uvarint(uint64(l.WindowSeq))
+	}
+	return p
+}
+
+func encodeReductions(rs []Reduction) []byte {
+	var p payload
+	p.uvarint(uint64(len(rs)))
+	for _, r := range rs {
+		p.u8(uint8(r.Reason))
+		p.uvarint(uint64(max(r.Depth, 0)))
+		p.u8(uint8(r.Class))
+		p.uvarint(r.Time)
+		p.uvarint(uint64(max(r.Bins, 0)))
+		p.uvarint(r.Records)
+		p.uvarint(uint64(max(r.Steps, 0)))
+	}
+	return p
+}
