@@ -240,3 +240,6 @@ func (e *Encoder) timeField(t uint64) uint64 {
 	}
 	return t
 }
+
+// LastSeq returns the sequence number of the last record put in the bin.
+func (e *Encoder) LastSeq() uint32 { return e.next - 1 }

@@ -25,7 +25,7 @@ const (
 	// one location rarely share a timestamp.
 	DefaultTimerResolution = 8 * time.Nanosecond
 	// NoTimerShift keeps every tick of the clock.
-	NoTimerShift = -1
+	NoTimerShift  = -1
 	maxTimerShift = 32
 )
 
@@ -96,7 +96,7 @@ func ConfigFromEnv() (Config, error) {
 
 type envError struct {
 	name, value, want string
-	err              error
+	err               error
 }
 
 func (e *envError) Error() string {

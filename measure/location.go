@@ -19,7 +19,7 @@ type frame struct {
 // profEntry is a region's line of the flat profile.
 type profEntry struct {
 	visits, incl, excl uint64
-	active uint32 // open instances: inclusive time counts the outermost only
+	active             uint32 // open instances: inclusive time counts the outermost only
 }
 
 // Location is a stream of events written by one goroutine (or C thread).
@@ -280,4 +280,3 @@ func (l *Location) closeOpenRegions(t uint64) {
 		l.leaveTop(t)
 	}
 }
-
