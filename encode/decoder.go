@@ -181,11 +181,29 @@ func (d *Decoder) Next(r *Record) bool {
 	ok := true
 	switch {
 	case tok < tokEnterInline:
-		if d.tech&(Tokens|Delta) != Tokens|Delta {
+		if d.tech&(Tokens|Delta|LEB128) != Tokens|Delta|LEB128 {
 			return d.badToken(start, tok)
 		}
 		r.Kind = KindLeave
-		t += uint64(tok)
+		delta := uint64(tok & 0x1F)
+		if tok&0x20 != 0 {
+			var hi uint64
+			if hi, ok = d.uint(8, true); ok {
+				if hi > (1<<64-1)>>5 {
+					d.fail("leave delta overflows 64 bits")
+					return false
+				}
+				delta |= hi << 5
+			}
+		}
+		if ok {
+			if t+delta < t {
+				d.off = start
+				d.fail("time overflows")
+				return false
+			}
+			t += delta
+		}
 	case tok < tokSeqInline:
 		if d.tech&Tokens == 0 {
 			return d.badToken(start, tok)

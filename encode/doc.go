@@ -22,7 +22,8 @@
 // open at the bin's depth, so a bin decodes on its own after any other bin was
 // revoked. Then, with all techniques on:
 //
-//	0x00-0x3F  LEAVE, time delta = token (0..63)
+//	0x00-0x3F  LEAVE: the delta's low 5 bits are in the token; bit 5 set means
+//	           the rest (delta >> 5) follows as a uvarint
 //	0x40       ENTER, region uvarint, delta uvarint
 //	0x41-0x7F  ENTER, region = token&0x3F, delta uvarint
 //	0x80       ENTER at the previous record's time, region uvarint

@@ -121,12 +121,7 @@ func (e *Encoder) Leave(b []byte, t uint64, seq uint32) int {
 		}
 		e.time = t
 		e.next = seq + 1
-		if d < 64 {
-			b[n] = tokLeaveInline | byte(d)
-			return n + 1
-		}
-		b[n] = TokLeave
-		return n + 1 + putUvarint(b[n+1:], d)
+		return n + putLeaveDelta(b[n:], d)
 	}
 	return e.leaveGeneral(b, t, seq)
 }
@@ -137,10 +132,8 @@ func (e *Encoder) leaveGeneral(b []byte, t uint64, seq uint32) int {
 	now := t == e.time && e.tech&SplitTiming != 0
 	tf := e.timeField(t)
 	e.time = t
-	if e.tech&(Tokens|Delta) == Tokens|Delta && tf < 64 {
-		// A delta small enough for the token: the token is the whole record.
-		b[n] = tokLeaveInline | byte(tf)
-		return n + 1
+	if e.tech&(Tokens|Delta|LEB128) == Tokens|Delta|LEB128 {
+		return n + putLeaveDelta(b[n:], tf)
 	}
 	if now {
 		b[n] = TokLeaveNow
@@ -149,6 +142,19 @@ func (e *Encoder) leaveGeneral(b []byte, t uint64, seq uint32) int {
 	b[n] = TokLeave
 	n++
 	return n + putUint(b[n:], tf, 8, leb)
+}
+
+// putLeaveDelta writes a compact leave: the delta's low 5 bits in the token,
+// the rest as a uvarint when bit 5 of the token says so. Leaves carry the
+// durations of calls, often too long for a token alone but short enough for
+// one more byte.
+func putLeaveDelta(b []byte, d uint64) int {
+	if d < 32 {
+		b[0] = tokLeaveInline | byte(d)
+		return 1
+	}
+	b[0] = tokLeaveInline | 0x20 | byte(d&0x1F)
+	return 1 + putUvarint(b[1:], d>>5)
 }
 
 // Message puts a send (KindSend) or receive (KindRecv) record. peer is a

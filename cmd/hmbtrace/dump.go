@@ -1,0 +1,74 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+
+	"github.com/hmbtrace/hmbtrace/encode"
+	"github.com/hmbtrace/hmbtrace/tracefile"
+)
+
+func runDump(args []string, out io.Writer) error {
+	fs := newFlags("dump")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return usageError{"want one trace file"}
+	}
+	f, err := tracefile.Open(fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	w := bufio.NewWriterSize(out, 1<<16)
+	if err := dump(w, f); err != nil {
+		w.Flush()
+		return err
+	}
+	return w.Flush()
+}
+
+// dump writes every event of every location, location by location, in the
+// order the reader rebuilds.
+func dump(w *bufio.Writer, f *tracefile.File) error {
+	var e tracefile.Event
+	for i := range f.Locations {
+		l := &f.Locations[i]
+		it := f.Events(l.ID)
+		for it.Next(&e) {
+			ns := f.Nanos(e.Time)
+			switch e.Kind {
+			case encode.KindEnter, encode.KindLeave:
+				fmt.Fprintf(w, "%s\t%d\t%v\t%s\t%d\n", l.Name, ns, e.Kind, f.RegionName(e.Region), e.Depth)
+			case encode.KindSend, encode.KindRecv:
+				fmt.Fprintf(w, "%s\t%d\t%v\t%s\t%d\t%d\n", l.Name, ns, e.Kind, peerName(f, e), e.Tag, e.Bytes)
+			case encode.KindMetric:
+				fmt.Fprintf(w, "%s\t%d\t%v", l.Name, ns, e.Kind)
+				for _, v := range e.Values {
+					fmt.Fprintf(w, "\t%d", v)
+				}
+				w.WriteByte('\n')
+			}
+		}
+		if err := it.Err(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// peerName names a message's peer: a location of the same process, or a
+// world rank.
+func peerName(f *tracefile.File, e tracefile.Event) string {
+	if e.PeerRank {
+		return fmt.Sprint(e.Peer)
+	}
+	if e.Peer <= 0xFFFFFFFF {
+		if l := f.Location(uint32(e.Peer)); l != nil {
+			return l.Name
+		}
+	}
+	return fmt.Sprintf("location#%d", e.Peer)
+}

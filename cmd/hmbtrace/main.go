@@ -1,0 +1,91 @@
+// Command hmbtrace reads hmbtrace trace files: it prints their summary and
+// their events.
+//
+// Usage:
+//
+//	hmbtrace summary FILE...   flat profile and the buffer's story
+//	hmbtrace dump FILE         one event per line, in recorded order
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+)
+
+type command struct {
+	name  string
+	usage string
+	run   func(args []string, out io.Writer) error
+}
+
+var commands = []command{
+	{"summary", "summary FILE...      per-region profile and what the buffer kept, dropped and reduced", runSummary},
+	{"dump", "dump FILE            every event, one per line: location, time (ns), kind, region, depth", runDump},
+}
+
+// usageError is a command-line mistake: the usage is printed with it.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, out, errOut io.Writer) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "-help" || args[0] == "--help" || args[0] == "help" {
+		usage(errOut)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	for _, c := range commands {
+		if c.name == args[0] {
+			err := c.run(args[1:], out)
+			if err == nil {
+				return 0
+			}
+			if errors.Is(err, flag.ErrHelp) {
+				return 0
+			}
+			fmt.Fprintf(errOut, "hmbtrace %s: %v\n", c.name, err)
+			var ue usageError
+			if errors.As(err, &ue) {
+				fmt.Fprintf(errOut, "usage: hmbtrace %s\n", c.usage)
+			}
+			return 1
+		}
+	}
+	fmt.Fprintf(errOut, "hmbtrace: unknown command %q\n", args[0])
+	usage(errOut)
+	return 2
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: hmbtrace COMMAND [flags] FILE...")
+	fmt.Fprintln(w, "commands:")
+	for _, c := range commands {
+		fmt.Fprintf(w, "  %s\n", c.usage)
+	}
+}
+
+// newFlags makes a command's flag set that reports errors instead of exiting.
+func newFlags(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	return fs
+}
+
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usageError{err.Error()}
+	}
+	return nil
+}

@@ -1,0 +1,201 @@
+// Package summary writes the text summary of trace files: the run's facts,
+// the flat profile of its regions, and the buffer's story (what was kept,
+// removed and reduced, and the usage errors). hmbtrace summary and the
+// examples print it.
+package summary
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/hmbtrace/hmbtrace/tracefile"
+)
+
+// regionRow is a region's line of the profile, over all files and locations.
+type regionRow struct {
+	name       string
+	visits     uint64
+	incl, excl int64 // ns
+}
+
+// Write writes the summary of the files, which may be the ranks of one run
+// or unrelated runs: regions are merged by name.
+func Write(out io.Writer, files []*tracefile.File) error {
+	var totalNs int64 // location-time: each location counts the whole run
+	rows := map[string]*regionRow{}
+	for _, f := range files {
+		dur := f.Duration()
+		totalNs += dur * int64(len(f.Locations))
+		for _, l := range f.Locations {
+			for _, p := range l.Profile {
+				name := f.RegionName(p.Region)
+				r := rows[name]
+				if r == nil {
+					r = &regionRow{name: name}
+					rows[name] = r
+				}
+				r.visits += p.Visits
+				r.incl += f.TicksToNanos(p.Inclusive)
+				r.excl += f.TicksToNanos(p.Exclusive)
+			}
+		}
+	}
+	for _, f := range files {
+		runFacts(out, f)
+	}
+	fmt.Fprintln(out)
+	fmt.Fprintln(out, "Regions (flat profile over all locations; % of the run's location-time)")
+	sorted := make([]*regionRow, 0, len(rows))
+	for _, r := range rows {
+		sorted = append(sorted, r)
+	}
+	sort.Slice(sorted, func(i, j int) bool {
+		if sorted[i].excl != sorted[j].excl {
+			return sorted[i].excl > sorted[j].excl
+		}
+		return sorted[i].name < sorted[j].name
+	})
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "visits\tinclusive\texclusive\t%s\t%s\t  region\t\n", "%incl", "%excl")
+	for _, r := range sorted {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t  %s\t\n", count(r.visits), duration(r.incl), duration(r.excl),
+			percent(r.incl, totalNs), percent(r.excl, totalNs), r.name)
+	}
+	tw.Flush()
+	for _, f := range files {
+		bufferStory(out, f)
+	}
+	return nil
+}
+
+func runFacts(out io.Writer, f *tracefile.File) {
+	h := &f.Header
+	fmt.Fprintf(out, "%s: %s, rank %d on %s (pid %d), %s, %s, %d locations\n",
+		f.Path, h.Name, h.Rank, h.Host, h.PID, h.StartWall.Format("2006-01-02 15:04:05 MST"), duration(f.Duration()), len(f.Locations))
+	fmt.Fprintf(out, "  clock %s at %s, timestamps kept to %s (shift %d); probe cost %.1f ns/event\n",
+		h.Clock, rate(h.TicksPerSecond), durationF(f.Resolution()), h.TimerShift, h.ProbeCost)
+}
+
+func bufferStory(out io.Writer, f *tracefile.File) {
+	h := &f.Header
+	var recorded, kept uint64
+	var removed [tracefile.NumReasons]uint64
+	var usage tracefile.UsageErrors
+	type depthRow struct {
+		kept, removed uint64
+		closed        bool
+	}
+	var depths []depthRow
+	for i := range f.Locations {
+		l := &f.Locations[i]
+		recorded += l.Recorded
+		kept += l.Kept()
+		for j, v := range l.Removed() {
+			removed[j] += v
+		}
+		addUsage(&usage, l.Usage)
+		for _, lv := range l.Levels {
+			for lv.Depth >= len(depths) {
+				depths = append(depths, depthRow{})
+			}
+			d := &depths[lv.Depth]
+			d.kept += lv.Kept()
+			for _, v := range lv.Removed() {
+				d.removed += v
+			}
+			d.closed = d.closed || (lv.Closed && lv.By == tracefile.ByDepth)
+		}
+	}
+	bins, bytes := f.Bins()
+	fmt.Fprintf(out, "\nBuffer of %s: %s in %d bins of %s, reduction policy %s\n", f.Path, size(int64(h.BufferSize)),
+		h.BufferSize/max(h.BinSize, 1), size(int64(h.BinSize)), h.Policy)
+	fmt.Fprintf(out, "  events recorded  %s\n", count(recorded))
+	fmt.Fprintf(out, "  events kept      %s (%s), %s in %d bins", count(kept), percentU(kept, recorded), size(bytes), bins)
+	if kept > 0 {
+		fmt.Fprintf(out, ", %.2f bytes/event", float64(bytes)/float64(kept))
+	}
+	fmt.Fprintln(out)
+	var dropped uint64
+	var parts []string
+	for r, v := range removed {
+		dropped += v
+		if v > 0 {
+			parts = append(parts, fmt.Sprintf("%s %s", tracefile.Reason(r), count(v)))
+		}
+	}
+	fmt.Fprintf(out, "  events removed   %s", count(dropped))
+	if len(parts) > 0 {
+		fmt.Fprintf(out, " (by %s)", strings.Join(parts, ", "))
+	}
+	fmt.Fprintln(out)
+	if recorded != kept+dropped {
+		fmt.Fprintf(out, "  WARNING: recorded != kept + removed (%d != %d + %d)\n", recorded, kept, dropped)
+	}
+	if len(f.Reductions) == 0 {
+		fmt.Fprintln(out, "  reductions       none: the whole run fit")
+	} else {
+		fmt.Fprintf(out, "  reductions       %d\n", len(f.Reductions))
+		for _, r := range f.Reductions {
+			at := duration(f.Nanos(r.Time))
+			switch r.Reason {
+			case tracefile.ByDepth:
+				fmt.Fprintf(out, "    at %s: closed depth %d and deeper, revoking %d bins (%s events)\n", at, r.Depth, r.Bins, count(r.Records))
+			case tracefile.ByClass:
+				fmt.Fprintf(out, "    at %s: closed event class %s, revoking %d bins (%s events)\n", at, r.Class, r.Bins, count(r.Records))
+			case tracefile.ByFirst:
+				fmt.Fprintf(out, "    at %s: buffer full, recording stopped (keep first)\n", at)
+			case tracefile.ByLast:
+				fmt.Fprintf(out, "    until %s: revoked the oldest bin %d times (%s events), keeping the last\n", at, r.Steps, count(r.Records))
+			}
+		}
+	}
+	if len(depths) > 0 {
+		fmt.Fprintln(out, "  per depth:")
+		tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "    depth\tkept\tremoved\t\t")
+		for d, row := range depths {
+			if row.kept == 0 && row.removed == 0 {
+				continue
+			}
+			note := ""
+			if row.closed {
+				note = "closed"
+			}
+			fmt.Fprintf(tw, "    %d\t%s\t%s\t%s\t\n", d, count(row.kept), count(row.removed), note)
+		}
+		tw.Flush()
+	}
+	if usage.Total() == 0 {
+		fmt.Fprintln(out, "  usage errors     none")
+	} else {
+		fmt.Fprintf(out, "  usage errors     %s:", count(usage.Total()))
+		for _, u := range []struct {
+			n    uint64
+			what string
+		}{
+			{usage.UnknownRegion, "probes with an undefined region"},
+			{usage.LeaveNothingOpen, "leaves with no region open"},
+			{usage.LeaveNotOpen, "leaves of a region not open (ignored)"},
+			{usage.LeftImplicitly, "regions left implicitly by the leave of an enclosing one"},
+			{usage.OpenAtClose, "regions still open at Close (left then)"},
+			{usage.AfterClose, "probes after Close"},
+		} {
+			if u.n > 0 {
+				fmt.Fprintf(out, " %s %s;", count(u.n), u.what)
+			}
+		}
+		fmt.Fprintln(out)
+	}
+}
+
+func addUsage(dst *tracefile.UsageErrors, u tracefile.UsageErrors) {
+	dst.UnknownRegion += u.UnknownRegion
+	dst.LeaveNothingOpen += u.LeaveNothingOpen
+	dst.LeaveNotOpen += u.LeaveNotOpen
+	dst.LeftImplicitly += u.LeftImplicitly
+	dst.OpenAtClose += u.OpenAtClose
+	dst.AfterClose += u.AfterClose
+}
