@@ -1,0 +1,36 @@
+# hmbtrace: `make test` runs everything CI runs; `make bench` measures.
+GO       ?= go
+export GOTOOLCHAIN := local
+GOBIN    := $(shell $(GO) env GOPATH)/bin
+# Packages with concurrent code, tested again under the race detector.
+RACE_PKGS := ./buffer/... ./measure/...
+
+.PHONY: test deps lint unit race bench heat clean
+
+test: deps lint unit race
+
+deps:
+	@.ci/deps
+
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	  if [ -n "$$out" ]; then echo "gofmt needed on:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+	$(GOBIN)/staticcheck ./...
+
+unit:
+	$(GO) test -count=1 ./...
+
+race:
+	$(GO) test -count=1 -race -short $(RACE_PKGS)
+
+# Benchmarks of the hot paths; compare runs with benchstat.
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem -count 5 ./encode ./measure ./internal/clock | tee bench.txt
+
+# The main job: the instrumented example writes a trace and prints its summary.
+heat:
+	$(GO) run ./examples/heat
+
+clean:
+	rm -rf hmb-out bench.txt
