@@ -13,6 +13,8 @@ import (
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
+func crc32c(b []byte) uint32 { return crc32.Checksum(b, castagnoli) }
+
 // Bin is one bin of a level's chain, as it is written.
 type Bin struct {
 	Location uint32 // Location.ID

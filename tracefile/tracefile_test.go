@@ -1,0 +1,327 @@
+package tracefile
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hmbtrace/hmbtrace/encode"
+)
+
+// sample builds a small trace: two locations, nested calls, a message and
+// a metric, and returns its bytes.
+func sample(t testing.TB) (*Trace, []Bin) {
+	tr := &Trace{
+		Header: Header{Name: "sample", Host: "h", PID: 42, Rank: 3, Program: "prog -x", StartWall: time.Unix(1700000000, 5).UTC(),
+			GoVersion: "go1.24", CPU: "cpu", Clock: "tsc", TicksPerSecond: 2e9, TimerShift: 2, StartTicks: 1000, EndTicks: 9000,
+			ProbeCost: 12.5, Techniques: encode.All, BufferSize: 1 << 20, BinSize: 4096, Policy: "depth", ClassOrder: []string{"metric", "message"}},
+		Regions: []Region{{ID: 1, Name: "main", File: "main.go", Line: 10}, {ID: 2, Name: "solve"}},
+		Locations: []Location{
+			{ID: 0, Name: "main", Recorded: 6, Profile: []ProfileEntry{{Region: 1, Visits: 1, Inclusive: 100, Exclusive: 60}, {Region: 2, Visits: 1, Inclusive: 40, Exclusive: 40}},
+				Levels: []LevelStats{{Depth: 1, Class: ClassRegion, Written: 2}, {Depth: 2, Class: ClassRegion, Written: 2}, {Depth: 1, Class: ClassMessage, Written: 1}, {Depth: 2, Class: ClassMetric, Written: 1, Dropped: [NumReasons]uint64{0, 0, 0, 0, 0}}}},
+			{ID: 1, Name: "worker", Recorded: 3, Usage: UsageErrors{LeaveNothingOpen: 1},
+				Levels: []LevelStats{{Depth: 1, Class: ClassRegion, Written: 2, Revoked: [NumReasons]uint64{ByDepth: 0}, Dropped: [NumReasons]uint64{ByDepth: 1}}}},
+		},
+		Reductions: []Reduction{{Reason: ByDepth, Depth: 3, Time: 500, Bins: 2, Records: 77, Steps: 1}},
+	}
+	bin := func(loc uint32, depth int, class Class, recs ...encode.Record) Bin {
+		e := encode.NewEncoder(encode.All)
+		b := make([]byte, 512)
+		n := e.StartBin(b, recs[0].Time, 0)
+		for _, r := range recs {
+			switch r.Kind {
+			case encode.KindEnter:
+				n += e.Enter(b[n:], r.Time, r.Seq, r.Region)
+			case encode.KindLeave:
+				n += e.Leave(b[n:], r.Time, r.Seq)
+			case encode.KindSend, encode.KindRecv:
+				n += e.Message(b[n:], r.Kind, r.Time, r.Seq, r.Peer, r.PeerRank, r.Tag, r.Bytes)
+			case encode.KindMetric:
+				n += e.Metric(b[n:], r.Time, r.Seq, r.Values)
+			}
+		}
+		return Bin{Location: loc, Depth: depth, Class: class, Records: uint32(len(recs)), Data: b[:n]}
+	}
+	bins := []Bin{
+		bin(0, 1, ClassRegion, encode.Record{Kind: encode.KindEnter, Time: 300, Region: 1}, encode.Record{Kind: encode.KindLeave, Time: 325}),
+		bin(0, 2, ClassRegion, encode.Record{Kind: encode.KindEnter, Time: 300, Seq: 1, Region: 2}, encode.Record{Kind: encode.KindLeave, Time: 310}),
+		bin(0, 1, ClassMessage, encode.Record{Kind: encode.KindSend, Time: 312, Peer: 1, Tag: 7, Bytes: 64}),
+		bin(0, 2, ClassMetric, encode.Record{Kind: encode.KindMetric, Time: 300, Seq: 2, Values: []uint64{5, 9}}),
+		bin(1, 1, ClassRegion, encode.Record{Kind: encode.KindEnter, Time: 400, Region: 2}, encode.Record{Kind: encode.KindLeave, Time: 500}),
+	}
+	return tr, bins
+}
+
+func encodeSample(t testing.TB) []byte {
+	tr, bins := sample(t)
+	var buf bytes.Buffer
+	w, err := NewWriter(&buf, tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range bins {
+		if err := w.Bin(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func readAll(t testing.TB, f *File, id uint32) ([]Event, error) {
+	var out []Event
+	it := f.Events(id)
+	var e Event
+	for it.Next(&e) {
+		if e.Values != nil {
+			e.Values = append([]uint64(nil), e.Values...)
+		}
+		out = append(out, e)
+	}
+	return out, it.Err()
+}
+
+func TestRoundTrip(t *testing.T) {
+	data := encodeSample(t)
+	f, err := Read(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := sample(t)
+	if !reflect.DeepEqual(f.Trace, *want) {
+		t.Errorf("definitions differ:\n got %+v\nwant %+v", f.Trace, *want)
+	}
+	evs, err := readAll(t, f, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range evs {
+		got = append(got, fmt.Sprintf("%v %d.%d d%d r%d %v", e.Kind, e.Time, e.Seq, e.Depth, e.Region, e.Values))
+	}
+	wantEvents := []string{
+		"ENTER 300.0 d1 r1 []",
+		"ENTER 300.1 d2 r2 []",
+		"METRIC 300.2 d2 r2 [5 9]",
+		"LEAVE 310.0 d2 r2 []",
+		"SEND 312.0 d1 r1 []",
+		"LEAVE 325.0 d1 r1 []",
+	}
+	if !reflect.DeepEqual(got, wantEvents) {
+		t.Errorf("events:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(wantEvents, "\n"))
+	}
+	if n, b := f.Bins(); n != 5 || b == 0 {
+		t.Errorf("Bins() = %d, %d", n, b)
+	}
+	if ns := f.Nanos(300); ns != (300<<2-1000)/2 {
+		t.Errorf("Nanos(300) = %d", ns)
+	}
+}
+
+func TestWriteFileIsAtomic(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "x.hmb")
+	tr, bins := sample(t)
+	boom := errors.New("boom")
+	err := WriteFile(path, tr, func(put func(Bin) error) error { put(bins[0]); return boom })
+	if !errors.Is(err, boom) {
+		t.Fatalf("WriteFile error %v", err)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Fatalf("a failed write left %v", ents)
+	}
+	if err := WriteFile(path, tr, func(put func(Bin) error) error {
+		for _, b := range bins {
+			if err := put(b); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	f, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+}
+
+// Every truncation of a file is an error that names an offset, never a
+// panic and never a file that reads as valid.
+func TestTruncatedFiles(t *testing.T) {
+	data := encodeSample(t)
+	for n := 0; n < len(data); n++ {
+		_, err := Read(bytes.NewReader(data[:n]), int64(n))
+		var fe *FormatError
+		if !errors.As(err, &fe) {
+			t.Fatalf("truncated at %d: error %v, want a FormatError", n, err)
+		}
+		if fe.Offset < 0 || fe.Offset > int64(n) {
+			t.Fatalf("truncated at %d: offset %d out of the file", n, fe.Offset)
+		}
+	}
+}
+
+// Flipping any byte is caught: by the structure checks or the checksum.
+func TestCorruptedFiles(t *testing.T) {
+	data := encodeSample(t)
+	for i := range data {
+		bad := append([]byte(nil), data...)
+		bad[i] ^= 0x55
+		f, err := Read(bytes.NewReader(bad), int64(len(bad)))
+		if err == nil {
+			t.Fatalf("byte %d flipped: file reads as valid (%d locations)", i, len(f.Locations))
+		}
+		if !strings.Contains(err.Error(), "offset") {
+			t.Fatalf("byte %d flipped: error %q names no offset", i, err)
+		}
+	}
+}
+
+func TestErrorMessages(t *testing.T) {
+	data := encodeSample(t)
+	cases := []struct {
+		name string
+		mod  func([]byte) []byte
+		want string
+	}{
+		{"magic", func(b []byte) []byte { b[0] = 'X'; return b }, `offset 0: not an hmbtrace file (magic "XMBTRACE")`},
+		{"version", func(b []byte) []byte { b[8] = 9; return b }, "offset 8: format version 9; this reader reads version 1"},
+		{"checksum", func(b []byte) []byte { b[len(b)-1] ^= 1; return b }, "checksum mismatch"},
+		{"trailing", func(b []byte) []byte { return append(b, 0) }, "bytes after the END section"},
+	}
+	for _, c := range cases {
+		b := c.mod(append([]byte(nil), data...))
+		_, err := Read(bytes.NewReader(b), int64(len(b)))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want %q", c.name, err, c.want)
+		}
+	}
+}
+
+// A bin whose content is damaged but whose checksum was recomputed (a bug
+// in a writer) fails when read, naming the offset within the file.
+func TestBadBinContent(t *testing.T) {
+	tr, bins := sample(t)
+	bins[0].Data = append([]byte(nil), bins[0].Data...)
+	bins[0].Data[len(bins[0].Data)-1] = 0xFF // a reserved token
+	var buf bytes.Buffer
+	w, _ := NewWriter(&buf, tr)
+	for _, b := range bins {
+		w.Bin(b)
+	}
+	w.Close()
+	f, err := Read(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = readAll(t, f, 0)
+	if err == nil || !strings.Contains(err.Error(), "token 0xFF is not valid") || !strings.Contains(err.Error(), "offset") {
+		t.Fatalf("error %v", err)
+	}
+}
+
+// Streams that do not nest are reported, not silently merged.
+func TestInconsistentStreams(t *testing.T) {
+	tr, bins := sample(t)
+	// Drop location 0's depth-1 bin: its depth-2 events have no parent.
+	bins = bins[1:]
+	var buf bytes.Buffer
+	w, _ := NewWriter(&buf, tr)
+	for _, b := range bins {
+		w.Bin(b)
+	}
+	w.Close()
+	f, err := Read(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = readAll(t, f, 0)
+	if err == nil || !strings.Contains(err.Error(), "do not nest") {
+		t.Fatalf("error %v", err)
+	}
+}
+
+func FuzzRead(f *testing.F) {
+	f.Add(encodeSample(f))
+	f.Add([]byte(magic))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		tf, err := Read(bytes.NewReader(data), int64(len(data)))
+		if err != nil {
+			return
+		}
+		for _, l := range tf.Locations {
+			it := tf.Events(l.ID)
+			var e Event
+			n := 0
+			for it.Next(&e) {
+				n++
+				if n > len(data)*2 {
+					t.Fatal("more events than the file can hold")
+				}
+			}
+		}
+	})
+}
+
+// FuzzReadSealed mutates a file's content and seals it with a valid
+// checksum, so that the fuzzer reaches the section parser and the bin
+// decoder instead of stopping at the checksum.
+func FuzzReadSealed(f *testing.F) {
+	data := encodeSample(f)
+	f.Add(data[:len(data)-6]) // without END and checksum
+	f.Fuzz(func(t *testing.T, body []byte) {
+		sealed := seal(body)
+		tf, err := Read(bytes.NewReader(sealed), int64(len(sealed)))
+		if err != nil {
+			var fe *FormatError
+			if !errors.As(err, &fe) {
+				t.Fatalf("error %v is not a FormatError", err)
+			}
+			return
+		}
+		for _, l := range tf.Locations {
+			if _, err := readAll(t, tf, l.ID); err != nil && !strings.Contains(err.Error(), "offset") && !strings.Contains(err.Error(), "do not nest") {
+				t.Fatalf("event error names no offset: %v", err)
+			}
+		}
+	})
+}
+
+func seal(body []byte) []byte {
+	out := append(append([]byte(nil), body...), secEnd, 4)
+	sum := crc32c(out)
+	return append(out, byte(sum), byte(sum>>8), byte(sum>>16), byte(sum>>24))
+}
+
+// TestWriteFuzzCorpus regenerates the committed seed corpora when
+// HMB_WRITE_FUZZ_CORPUS=1.
+func TestWriteFuzzCorpus(t *testing.T) {
+	if os.Getenv("HMB_WRITE_FUZZ_CORPUS") != "1" {
+		t.Skip("set HMB_WRITE_FUZZ_CORPUS=1 to regenerate the committed seed corpus")
+	}
+	data := encodeSample(t)
+	write := func(name string, seeds [][]byte) {
+		dir := filepath.Join("testdata", "fuzz", name)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for i, s := range seeds {
+			body := fmt.Sprintf("go test fuzz v1\n[]byte(%q)\n", s)
+			if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("seed-%02d", i)), []byte(body), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	write("FuzzRead", [][]byte{data, data[:len(data)/2], data[:11]})
+	write("FuzzReadSealed", [][]byte{data[:len(data)-6], data[:len(data)-40]})
+}
