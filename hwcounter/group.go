@@ -23,22 +23,13 @@ const (
 	ReadSyscall ReadPath = "read"
 )
 
-// Group is a set of perf events counted together for one OS thread: the
-// kernel schedules them onto the PMU as a unit, so their counts cover the
-// same instructions. A Group belongs to the thread that opened it; it is not
-// safe for concurrent use.
-type Group struct {
+// groupInfo is the OS-independent part of a Group (see group_linux.go).
+type groupInfo struct {
 	events     []Event
 	userOnly   bool
 	tid        int
 	path       ReadPath
 	pathReason string
-	closed     bool
-
-	fds      []int    // fds[0] is the group leader
-	buf      []byte   // one group read(), allocated at Open
-	mappings [][]byte // one perf_event_mmap_page per event, rdpmc path only
-	pages    []*mmapPage
 }
 
 var _ Source = (*Group)(nil)

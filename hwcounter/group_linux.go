@@ -9,11 +9,28 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
+
+// Group is a set of perf events counted together for one OS thread: the
+// kernel schedules them onto the PMU as a unit, so their counts cover the
+// same instructions. A Group belongs to the thread that opened it; it is not
+// safe for concurrent use.
+type Group struct {
+	groupInfo
+	closed   bool
+	fds      []int    // fds[0] is the group leader
+	buf      []byte   // one group read(), allocated at Open
+	mappings [][]byte // one perf_event_mmap_page per event, rdpmc path only
+	pages    []*mmapPage
+}
+
+// pageCapabilities loads the capability bits of a mapped page.
+func pageCapabilities(pg *mmapPage) uint64 { return atomic.LoadUint64(&pg.capabilities) }
 
 // paranoidPath is the sysctl kernel.perf_event_paranoid.
 const paranoidPath = "/proc/sys/kernel/perf_event_paranoid"
@@ -85,7 +102,7 @@ func OpenAvailable(names []string) (*Group, []*EventError, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	g := &Group{tid: unix.Gettid()}
+	g := &Group{groupInfo: groupInfo{tid: unix.Gettid()}}
 	var failed []*EventError
 	for i, ev := range events {
 		leader := -1

@@ -7,6 +7,12 @@ import (
 	"runtime"
 )
 
+// Group is a set of perf events counted together for one OS thread. Outside
+// Linux none can be opened.
+type Group struct {
+	groupInfo
+}
+
 func notSupported(name string) *EventError {
 	return &EventError{Event: name, Reason: "perf events need Linux (GOOS=" + runtime.GOOS + ")", Err: ErrNotSupported}
 }

@@ -99,14 +99,3 @@ func TestRealPageOfSoftwareEvent(t *testing.T) {
 		t.Errorf("readPage on a software event's page: ok=%v, RDPMC asked %v", ok, asked)
 	}
 }
-
-func TestRDTSCAdvances(t *testing.T) {
-	if !rdpmcArch {
-		t.Skip("no rdpmc path on this architecture")
-	}
-	a := cpuCounters{}.rdtsc()
-	b := cpuCounters{}.rdtsc()
-	if b < a {
-		t.Errorf("RDTSC went backwards: %d then %d", a, b)
-	}
-}

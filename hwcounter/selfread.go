@@ -165,6 +165,3 @@ func cyclesToNanos(cyc uint64, shift uint16, mult uint32) uint64 {
 	rem := cyc & (1<<shift - 1)
 	return quot*uint64(mult) + (rem*uint64(mult))>>shift
 }
-
-// pageCapabilities loads the capability bits of a mapped page.
-func pageCapabilities(pg *mmapPage) uint64 { return atomic.LoadUint64(&pg.capabilities) }
