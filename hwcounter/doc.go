@@ -26,13 +26,16 @@
 //
 // # Permissions: kernel.perf_event_paranoid
 //
-// For a thread counting itself without CAP_PERFMON (or CAP_SYS_ADMIN):
+// What a process without CAP_PERFMON (or CAP_SYS_ADMIN; root has both) may
+// count of its own threads at each level:
 //
-//	-1, 0, 1  user and kernel space may be counted (1 forbids only CPU-wide
-//	          counting, which this package does not do; 0 and -1 open more)
-//	2         user space only: the kernel refuses an event unless
-//	          exclude_kernel is set (the default on most distributions)
-//	3+        nothing (a Debian/Android patch): perf_event_open fails
+//	-1   everything, and the mlock limit on perf buffers is lifted
+//	 0   user and kernel space (raw tracepoints need CAP_PERFMON)
+//	 1   user and kernel space (CPU-wide counting needs CAP_PERFMON; this
+//	     package counts per thread and does not need it)
+//	 2   user space only: the kernel refuses an event without exclude_kernel
+//	     (the upstream default)
+//	 3+  nothing: perf_event_open fails (a Debian and Android patch)
 //
 // Open first asks for user and kernel counts; only when the kernel refuses
 // that with EACCES/EPERM does it reopen the event with exclude_kernel (and
@@ -74,7 +77,7 @@
 //     A counter that is off the PMU at that moment (index 0, e.g. multiplexed
 //     out) makes that one Read fall back to read(). This path was written
 //     from the kernel's documentation on a virtual machine without a PMU:
-//     every step except the two instructions is unit-tested on hand-built
+//     every step except RDPMC itself is unit-tested on hand-built
 //     pages (seqlock retries under a concurrent writer, sign extension,
 //     time conversion, scaling), but it has not run against a real PMU.
 //   - "read": one read() of the whole group (PERF_FORMAT_GROUP |
@@ -87,9 +90,9 @@
 // The package uses golang.org/x/sys/unix for perf_event_open, ioctl, mmap and
 // read. It does not use github.com/hodgesds/perf-utils: its GroupProfiler
 // allocates on every read and has no rdpmc path, so it cannot serve the
-// probe hot path; it never sets exclude_kernel, so it fails at the default
-// paranoid level 2; its event constants are the ones x/sys/unix already
-// has; and it would add testify and multierr to the module. Cross-checking
+// probe hot path; it never sets exclude_kernel, so for an unprivileged user
+// it fails at the default paranoid level 2; its event constants are the ones
+// x/sys/unix already has; and it would add testify and multierr to the module. Cross-checking
 // against it would only compare one perf_event_open against another, while
 // the tests here check counts against ground truth instead (page faults
 // against pages touched, task-clock against the thread's CPU clock).
