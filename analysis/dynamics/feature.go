@@ -1,0 +1,355 @@
+package dynamics
+
+import (
+	"fmt"
+	"math"
+	"slices"
+)
+
+// Kind is the shape of a feature, named as a person reading the plot would.
+// Increases are degradations in the seed's convention (the series measures
+// time lost or a cost), decreases are improvements.
+type Kind int
+
+const (
+	// Peak is a temporary rise that returns to its level (the seed's "AB"
+	// episode sequence: concave increase then concave decrease).
+	Peak Kind = iota
+	// Dip is a temporary fall that returns to its level.
+	Dip
+	// StepUp is a lasting rise that happens within about one iteration.
+	StepUp
+	// StepDown is a lasting fall that happens within about one iteration.
+	StepDown
+	// TrendUp is a gradual rise over many iterations (the seed's rising
+	// episodes A, D, E).
+	TrendUp
+	// TrendDown is a gradual fall over many iterations.
+	TrendDown
+)
+
+var kindNames = [...]string{"peak", "dip", "step up", "step down", "upward trend", "downward trend"}
+
+func (k Kind) String() string {
+	if k < 0 || int(k) >= len(kindNames) {
+		return fmt.Sprintf("Kind(%d)", int(k))
+	}
+	return kindNames[k]
+}
+
+// Feature is one relevant change in a series.
+type Feature struct {
+	Kind Kind
+	// From and To are the first and last iteration (0-based, inclusive) of
+	// the feature. A peak or dip covers the iterations off its level; a step
+	// covers the last iteration at the old level and the first at the new one;
+	// a trend covers the iterations over which the series moves.
+	From, To int
+	// Severity is what the feature costs, in value units × iterations,
+	// relative to its baseline: the area between the series and the level it
+	// would have kept without the feature. A peak or dip counts its own
+	// iterations against the line joining the levels around it; a step or
+	// trend counts every iteration from its start until the next feature
+	// starts (or the series ends) against the level before it. If the values
+	// are times per iteration, Severity is the time lost (positive) or saved
+	// (negative).
+	Severity float64
+	// Scale is the σ, in iterations, of the finest scale-space level at which
+	// the feature is significant; Stability is the number of levels over which
+	// it is significant (the seed's stability, §6.3.5). For trends, which have
+	// no critical point inside, these are the levels at which the fitted slope
+	// exceeds the noise threshold while the smoothing is narrower than a quarter
+	// of the trend.
+	Scale     float64
+	Stability int
+}
+
+func (f Feature) String() string {
+	return fmt.Sprintf("%v [%d,%d] severity %.4g (σ=%.3g, stability %d)", f.Kind, f.From, f.To, f.Severity, f.Scale, f.Stability)
+}
+
+// change is a move of the fitted series: a jump at a breakpoint or a
+// sloped segment.
+type change struct {
+	up        bool
+	jump      bool
+	from, to  int     // a jump: last old and first new sample; a slope: its samples
+	delta     float64 // signed size of the move
+	sigma     float64
+	stability int
+	seg       int // index of the segment the change ends in
+}
+
+// first returns the first sample that the change moves.
+func (c change) first() int {
+	if c.jump {
+		return c.to
+	}
+	return c.from
+}
+
+// lastOff returns the last sample still off the level when c is the change
+// that ends an excursion: before the jump back, or the end of the slope back.
+func (c change) lastOff() int {
+	if c.jump {
+		return c.from
+	}
+	return c.to
+}
+
+// run is a maximal sequence of changes in one direction with no flat
+// stretch of minTrendSamples or more between them: a rise made of a jump and
+// a slope, the flank of a rounded bump fitted by several pieces.
+type run struct {
+	cs    []change
+	up    bool
+	delta float64
+}
+
+func (r run) first() int   { return r.cs[0].first() }
+func (r run) lastOff() int { return r.cs[len(r.cs)-1].lastOff() }
+func (r run) end() int     { return r.cs[len(r.cs)-1].to }
+
+// features turns the chosen model into features; grid and thr1 are the
+// scale-space levels and their slope thresholds (for the scale of trends).
+func features(x []float64, m model, grid, thr1 []float64) []Feature {
+	runs := findRuns(findChanges(m, grid, thr1))
+	n := len(x)
+	// Decide the excursions first: a lasting change's cost runs until the
+	// next step or excursion.
+	excursionAt := make([]bool, len(runs))
+	for i := 0; i+1 < len(runs); i++ {
+		if isExcursion(runs, i, n) {
+			excursionAt[i] = true
+			i++
+		}
+	}
+	var out []Feature
+	for i := 0; i < len(runs); i++ {
+		if excursionAt[i] {
+			out = append(out, excursion(x, m.segs, runs[i], runs[i+1]))
+			i++
+			continue
+		}
+		for k, c := range runs[i].cs {
+			// Where this change's cost stops: the next change for a trend;
+			// the next jump or excursion for a step.
+			end := n - 1
+		next:
+			for j := i; j < len(runs); j++ {
+				for kk, d := range runs[j].cs {
+					if j == i && kk <= k {
+						continue
+					}
+					if !c.jump || d.jump || excursionAt[j] {
+						end = d.first() - 1
+						break next
+					}
+				}
+			}
+			out = append(out, lasting(x, m, c, end))
+		}
+	}
+	return out
+}
+
+// findChanges lists the jumps and slopes of the model in order.
+func findChanges(m model, grid, thr1 []float64) []change {
+	var cs []change
+	for k, s := range m.segs {
+		if k > 0 && m.jumps[k-1] {
+			at := float64(s.from) - 0.5
+			j := s.at(at) - m.segs[k-1].at(at)
+			b := m.bps[k-1]
+			cs = append(cs, change{up: j > 0, jump: true, from: s.from - 1, to: s.from, delta: j,
+				sigma: b.sigma, stability: b.stability, seg: k})
+		}
+		if s.slope != 0 {
+			sigma, stability := trendScale(s, grid, thr1)
+			cs = append(cs, change{up: s.slope > 0, from: s.from, to: s.to, delta: s.slope * float64(s.to-s.from),
+				sigma: sigma, stability: stability, seg: k})
+		}
+	}
+	return mergeAdjacent(cs)
+}
+
+// mergeAdjacent merges touching changes of the same direction and type:
+// jumps one or two iterations apart are one step spread over them, and
+// slopes that meet are one trend whose rate changes.
+func mergeAdjacent(cs []change) []change {
+	var out []change
+	for _, c := range cs {
+		if n := len(out); n > 0 {
+			last := &out[n-1]
+			if last.up == c.up && last.jump == c.jump && c.first() <= last.to+1 {
+				last.to = c.to
+				last.delta += c.delta
+				last.seg = c.seg
+				last.stability = max(last.stability, c.stability)
+				last.sigma = minPositive(last.sigma, c.sigma)
+				continue
+			}
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// findRuns groups the changes into runs.
+func findRuns(cs []change) []run {
+	var runs []run
+	for _, c := range cs {
+		if n := len(runs); n > 0 {
+			last := &runs[n-1]
+			if last.up == c.up && c.first() < last.end()+minTrendSamples {
+				last.cs = append(last.cs, c)
+				last.delta += c.delta
+				continue
+			}
+		}
+		runs = append(runs, run{cs: []change{c}, up: c.up, delta: c.delta})
+	}
+	return runs
+}
+
+// trendScale returns the finest scale at which a slope is significant and
+// the number of levels at which it is, counting only levels narrower than a
+// quarter of the segment (wider ones mix in its neighbours).
+func trendScale(s line, grid, thr1 []float64) (float64, int) {
+	sigma, count := 0.0, 0
+	length := float64(s.to - s.from + 1)
+	for k, g := range grid {
+		if 4*g > length {
+			break
+		}
+		if math.Abs(s.slope) > thr1[k] {
+			if count == 0 {
+				sigma = g
+			}
+			count++
+		}
+	}
+	return sigma, count
+}
+
+// isExcursion reports whether runs i and i+1 form a peak or a dip: they go
+// in opposite directions, the second brings the series back to within half
+// of the first's height (and is not more than twice it), and the excursion is
+// not wider than the longer of the stretches beside it, up to the
+// neighbouring changes or the ends of the series. A wider one is reported as
+// lasting changes (a raised plateau is a step up and a step down, not a peak).
+func isExcursion(runs []run, i, n int) bool {
+	a, b := runs[i], runs[i+1]
+	if a.up == b.up {
+		return false
+	}
+	r := math.Abs(b.delta) / math.Abs(a.delta)
+	if r < 0.5 || r > 2 {
+		return false
+	}
+	before := a.first()
+	if i > 0 {
+		before = a.first() - runs[i-1].end() - 1
+	}
+	after := n - 1 - b.end()
+	if i+2 < len(runs) {
+		after = runs[i+2].first() - b.end() - 1
+	}
+	width := b.lastOff() - a.first() + 1
+	return width <= max(before, after)
+}
+
+// excursion builds the peak or dip made of the runs a and b. Its severity
+// is the area between the series and the line joining the fitted levels
+// just before and just after it.
+func excursion(x []float64, segs []line, a, b run) Feature {
+	from, to := a.first(), b.lastOff()
+	var before, after float64
+	hasBefore, hasAfter := from > 0, to < len(x)-1
+	if hasBefore {
+		before = segAt(segs, from-1)
+	}
+	if hasAfter {
+		after = segAt(segs, to+1)
+	}
+	switch {
+	case !hasBefore && !hasAfter:
+		before, after = 0, 0
+	case !hasBefore:
+		before = after
+	case !hasAfter:
+		after = before
+	}
+	var sev float64
+	for i := from; i <= to; i++ {
+		frac := float64(i-from+1) / float64(to-from+2)
+		sev += x[i] - (before + frac*(after-before))
+	}
+	kind := Peak
+	if !a.up {
+		kind = Dip
+	}
+	f := Feature{Kind: kind, From: from, To: to, Severity: sev}
+	for _, c := range append(slices.Clone(a.cs), b.cs...) {
+		f.Scale = minPositive(f.Scale, c.sigma)
+		f.Stability = max(f.Stability, c.stability)
+	}
+	return f
+}
+
+// lasting builds the step or trend of change c whose cost runs until end.
+// A step costs its fitted height for every iteration until the next step or
+// excursion starts (a trend on top of it does not undo it). A trend costs the
+// area between the series and the level before it.
+func lasting(x []float64, m model, c change, end int) Feature {
+	start := c.first()
+	var sev float64
+	if c.jump {
+		sev = c.delta * float64(end-start+1)
+	} else {
+		// The level before: the segment before the trend unless a jump
+		// separates them (the jump is its own step), else the trend's own
+		// fitted start.
+		base := segAt(m.segs, c.from)
+		if c.from > 0 && !m.jumpAt(c.from) {
+			base = segAt(m.segs, c.from-1)
+		}
+		for k := start; k <= end; k++ {
+			sev += x[k] - base
+		}
+	}
+	var kind Kind
+	switch {
+	case c.jump && c.up:
+		kind = StepUp
+	case c.jump:
+		kind = StepDown
+	case c.up:
+		kind = TrendUp
+	default:
+		kind = TrendDown
+	}
+	return Feature{Kind: kind, From: c.from, To: c.to, Severity: sev, Scale: c.sigma, Stability: c.stability}
+}
+
+// jumpAt reports whether the model jumps into sample pos.
+func (m model) jumpAt(pos int) bool {
+	k, ok := slices.BinarySearchFunc(m.bps, pos, func(b breakpoint, p int) int { return b.pos - p })
+	return ok && m.jumps[k]
+}
+
+// segAt returns the fitted value at sample i.
+func segAt(segs []line, i int) float64 {
+	k, _ := slices.BinarySearchFunc(segs, i, func(l line, i int) int { return l.to - i })
+	return segs[k].at(float64(i))
+}
+
+func minPositive(a, b float64) float64 {
+	switch {
+	case a <= 0:
+		return b
+	case b <= 0:
+		return a
+	}
+	return math.Min(a, b)
+}
