@@ -11,6 +11,8 @@ type Policy uint8
 // The reduction policies.
 const (
 	// PolicyDepth closes the deepest calling depth across all locations.
+	// When only depth 1 is left, it stops recording instead of discarding
+	// the whole trace.
 	PolicyDepth Policy = iota
 	// PolicyClass closes event classes in a configured order of importance,
 	// least important first, then falls back to PolicyDepth.

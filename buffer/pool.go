@@ -295,6 +295,8 @@ func (p *Pool) waitForPendingLocked() bool {
 }
 
 // closeDeepestLocked closes the deepest open calling depth that holds bins.
+// It never closes depth 1 or 0: when they are all that is left, it stops
+// recording, keeping what the buffer holds (as PolicyFirst does).
 // If that frees nothing because its bins are all current bins still held by
 // their owners, the record that needed a bin is dropped instead of closing
 // more; after starveLimit such drops in a row, the next depth up is closed.
@@ -308,6 +310,14 @@ func (p *Pool) closeDeepestLocked(t uint64, trigger *Hierarchy) bool {
 			}
 		}
 		if d < 0 {
+			return false
+		}
+		if d <= 1 {
+			// Closing the top level would discard the whole trace; keep
+			// what is there and stop recording instead.
+			p.stopped = true
+			p.reductions = append(p.reductions, Reduction{Reason: ByFirst, Depth: d, Time: t, Steps: 1})
+			p.publishLocked()
 			return false
 		}
 		p.limit = d

@@ -59,10 +59,9 @@ func (l *Location) Name() string {
 
 // Enter records that the goroutine enters region r.
 func (l *Location) Enter(r Region) {
-	if l == nil {
-		return
+	if l != nil {
+		l.enter(r, 0, true)
 	}
-	l.enter(r, clock.Now())
 }
 
 // Leave records that the goroutine leaves region r, which must be the
@@ -70,29 +69,28 @@ func (l *Location) Enter(r Region) {
 // entered after it implicitly; a Leave of a region that is not open is
 // ignored. Both are counted as usage errors.
 func (l *Location) Leave(r Region) {
-	if l == nil {
-		return
+	if l != nil {
+		l.leave(r, 0, true)
 	}
-	l.leave(r, clock.Now())
 }
 
 // EnterAt records an enter at time t, taken earlier from Measurement.Now:
 // for replaying probes that were buffered elsewhere, as the C shim does.
 // Times must not decrease; an earlier one is taken as the last one seen.
 func (l *Location) EnterAt(r Region, t uint64) {
-	if l == nil {
-		return
+	if l != nil {
+		l.enter(r, t, false)
 	}
-	l.enter(r, t)
 }
 
 // LeaveAt records a leave at time t, like EnterAt.
 func (l *Location) LeaveAt(r Region, t uint64) {
-	if l == nil {
-		return
+	if l != nil {
+		l.leave(r, t, false)
 	}
-	l.leave(r, t)
 }
+
+
 
 // stamp clamps t to the location's last time and reduces it: the reduced
 // time and the event's position among those of the same reduced time.
@@ -110,7 +108,14 @@ func (l *Location) stamp(t uint64) (uint64, uint64, uint32) {
 	return t, tr, 0
 }
 
-func (l *Location) enter(r Region, t uint64) {
+func (l *Location) enter(r Region, t uint64, read bool) {
+	if read { // first thing, so that the bookkeeping is not in the caller's time
+		if clock.TSCActive() {
+			t = clock.TSC()
+		} else {
+			t = clock.Monotonic()
+		}
+	}
 	if l.h.Stale() && !l.sync() {
 		return
 	}
@@ -141,7 +146,14 @@ func (l *Location) enter(r Region, t uint64) {
 	l.lostAt, l.limit = d, d
 }
 
-func (l *Location) leave(r Region, t uint64) {
+func (l *Location) leave(r Region, t uint64, read bool) {
+	if read { // first thing, so that the bookkeeping is not in the caller's time
+		if clock.TSCActive() {
+			t = clock.TSC()
+		} else {
+			t = clock.Monotonic()
+		}
+	}
 	if l.h.Stale() && !l.sync() {
 		return
 	}
@@ -181,6 +193,10 @@ func (l *Location) leaveTop(t uint64) {
 
 // leaveOther handles a Leave of a region that is not the one on top.
 func (l *Location) leaveOther(r Region, t uint64) {
+	if l.closed {
+		l.afterClose.Add(1)
+		return
+	}
 	if l.depth == 0 {
 		l.usage.LeaveNothingOpen++
 		return
@@ -193,8 +209,8 @@ func (l *Location) leaveOther(r Region, t uint64) {
 		l.usage.LeaveNotOpen++
 		return
 	}
-	for l.depth > k {
-		if l.depth > k+1 {
+	for l.depth >= k {
+		if l.depth > k {
 			l.usage.LeftImplicitly++
 		}
 		l.leaveTop(t)
@@ -203,11 +219,13 @@ func (l *Location) leaveOther(r Region, t uint64) {
 
 // level returns the enter/leave level at depth d.
 func (l *Location) level(d int) *buffer.Level {
-	if d < len(l.levels) {
-		if lv := l.levels[d]; lv != nil {
-			return lv
-		}
+	if d < len(l.levels) && l.levels[d] != nil {
+		return l.levels[d]
 	}
+	return l.newLevel(d)
+}
+
+func (l *Location) newLevel(d int) *buffer.Level {
 	lv := l.h.Level(d, buffer.ClassRegion)
 	for d >= len(l.levels) {
 		l.levels = append(l.levels, nil)

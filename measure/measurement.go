@@ -227,7 +227,7 @@ func (m *Measurement) finalize() error {
 // ticksPerSecond returns the clock rate calibrated over the whole run, or
 // at Start if the run was too short to say better.
 func (m *Measurement) ticksPerSecond() float64 {
-	if m.clock == clock.Monotonic {
+	if m.clock == clock.SourceMonotonic {
 		return 1e9
 	}
 	if m.end.Nanos-m.start.Nanos >= uint64(50*time.Millisecond) {

@@ -146,7 +146,11 @@ func bufferStory(out io.Writer, f *tracefile.File) {
 			case tracefile.ByClass:
 				fmt.Fprintf(out, "    at %s: closed event class %s, revoking %d bins (%s events)\n", at, r.Class, r.Bins, count(r.Records))
 			case tracefile.ByFirst:
-				fmt.Fprintf(out, "    at %s: buffer full, recording stopped (keep first)\n", at)
+				if r.Depth > 0 {
+					fmt.Fprintf(out, "    at %s: buffer full with only depth %d left, recording stopped\n", at, r.Depth)
+				} else {
+					fmt.Fprintf(out, "    at %s: buffer full, recording stopped (keep first)\n", at)
+				}
 			case tracefile.ByLast:
 				fmt.Fprintf(out, "    until %s: revoked the oldest bin %d times (%s events), keeping the last\n", at, r.Steps, count(r.Records))
 			}

@@ -15,14 +15,14 @@ import (
 type Source uint8
 
 const (
-	// Monotonic is CLOCK_MONOTONIC in nanoseconds, as the Go runtime reads it.
-	Monotonic Source = iota
-	// TSC is the CPU's invariant time-stamp counter.
-	TSC
+	// SourceMonotonic is CLOCK_MONOTONIC in nanoseconds, as the Go runtime reads it.
+	SourceMonotonic Source = iota
+	// SourceTSC is the CPU's invariant time-stamp counter.
+	SourceTSC
 )
 
 func (s Source) String() string {
-	if s == TSC {
+	if s == SourceTSC {
 		return "tsc"
 	}
 	return "monotonic"
@@ -32,9 +32,9 @@ func (s Source) String() string {
 func ParseSource(s string) (Source, error) {
 	switch s {
 	case "tsc":
-		return TSC, nil
+		return SourceTSC, nil
 	case "monotonic":
-		return Monotonic, nil
+		return SourceMonotonic, nil
 	}
 	return 0, fmt.Errorf("unknown clock %q (want tsc or monotonic)", s)
 }
@@ -56,29 +56,39 @@ func Now() uint64 {
 	return uint64(nanotime())
 }
 
+// TSCActive reports whether Now reads the TSC. Probes test it and call TSC
+// or Monotonic themselves: Now makes two calls and cannot be inlined.
+func TSCActive() bool { return useTSC.Load() }
+
+// TSC reads the time-stamp counter (0 off amd64).
+func TSC() uint64 { return rdtsc() }
+
+// Monotonic reads CLOCK_MONOTONIC in nanoseconds.
+func Monotonic() uint64 { return uint64(nanotime()) }
+
 // Active returns the source Now reads.
 func Active() Source {
 	if useTSC.Load() {
-		return TSC
+		return SourceTSC
 	}
-	return Monotonic
+	return SourceMonotonic
 }
 
 // Use makes Now read src. TSC is refused where it is not invariant.
 func Use(src Source) error {
-	if src == TSC && !InvariantTSC() {
+	if src == SourceTSC && !InvariantTSC() {
 		return fmt.Errorf("clock: the TSC is not invariant on this CPU (CPUID 0x80000007 EDX bit 8 clear, or not amd64)")
 	}
-	useTSC.Store(src == TSC)
+	useTSC.Store(src == SourceTSC)
 	return nil
 }
 
 // Best returns the preferred source on this machine.
 func Best() Source {
 	if InvariantTSC() {
-		return TSC
+		return SourceTSC
 	}
-	return Monotonic
+	return SourceMonotonic
 }
 
 // Pair is a simultaneous reading of the active source and CLOCK_MONOTONIC.
@@ -116,7 +126,7 @@ func TicksPerSecond(from, to Pair) float64 {
 // Calibrate measures the active source's rate over about d, spinning.
 // For the monotonic source the rate is exactly 1e9.
 func Calibrate(d time.Duration) float64 {
-	if Active() == Monotonic {
+	if Active() == SourceMonotonic {
 		return 1e9
 	}
 	a := ReadPair()

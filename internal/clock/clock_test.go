@@ -6,7 +6,7 @@ import (
 )
 
 func TestNowIsMonotonic(t *testing.T) {
-	for _, src := range []Source{Monotonic, Best()} {
+	for _, src := range []Source{SourceMonotonic, Best()} {
 		if err := Use(src); err != nil {
 			t.Fatal(err)
 		}
@@ -26,7 +26,7 @@ func TestCalibrationIsPlausible(t *testing.T) {
 	_ = Use(Best())
 	tps := Calibrate(5 * time.Millisecond)
 	t.Logf("%s: %.0f ticks/s", Active(), tps)
-	if Active() == Monotonic && tps != 1e9 {
+	if Active() == SourceMonotonic && tps != 1e9 {
 		t.Errorf("monotonic rate %v, want 1e9", tps)
 	}
 	// Any real TSC runs between 100 MHz and 10 GHz.
@@ -48,8 +48,8 @@ func TestParseSource(t *testing.T) {
 }
 
 func BenchmarkNow(b *testing.B) {
-	for _, src := range []Source{Monotonic, TSC} {
-		if src == TSC && !InvariantTSC() {
+	for _, src := range []Source{SourceMonotonic, SourceTSC} {
+		if src == SourceTSC && !InvariantTSC() {
 			continue
 		}
 		b.Run(src.String(), func(b *testing.B) {

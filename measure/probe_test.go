@@ -1,0 +1,330 @@
+package measure
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"path/filepath"
+	"runtime/trace"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/hmbtrace/hmbtrace/internal/clock"
+	"github.com/hmbtrace/hmbtrace/tracefile"
+)
+
+func startTest(t testing.TB, c Config) *Measurement {
+	t.Helper()
+	if c.Output == "" {
+		c.Output = t.TempDir()
+	}
+	if c.Name == "" {
+		c.Name = "test"
+	}
+	m, err := Start(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func openTrace(t testing.TB, m *Measurement) *tracefile.File {
+	t.Helper()
+	f, err := tracefile.Open(m.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
+}
+
+func TestProbesAllocateNothing(t *testing.T) {
+	m := startTest(t, Config{BufferSize: 1 << 20, BinSize: 4096})
+	a, b := m.Region("a"), m.Region("b")
+	loc := m.Location("main")
+	loc.Enter(a) // grow the profile and stack once
+	loc.Leave(a)
+	allocs := testing.AllocsPerRun(10000, func() {
+		loc.Enter(a)
+		loc.Enter(b)
+		loc.Leave(b)
+		loc.Leave(a)
+	})
+	if allocs != 0 {
+		t.Errorf("probes allocate %v times per run", allocs)
+	}
+	m.Close()
+}
+
+func TestFlatProfileIsExact(t *testing.T) {
+	// A tiny buffer sheds most events; the profile must not notice.
+	m := startTest(t, Config{BufferSize: 8 * 256, BinSize: 256, TimerShift: NoTimerShift})
+	outer, inner, rec := m.Region("outer"), m.Region("inner"), m.Region("rec")
+	loc := m.Location("main")
+	now := m.Now()
+	for i := 0; i < 1000; i++ {
+		loc.EnterAt(outer, now)
+		loc.EnterAt(inner, now+10)
+		loc.LeaveAt(inner, now+30)
+		// recursion: inclusive time counts the outermost call only
+		loc.EnterAt(rec, now+40)
+		loc.EnterAt(rec, now+50)
+		loc.LeaveAt(rec, now+60)
+		loc.LeaveAt(rec, now+70)
+		loc.LeaveAt(outer, now+100)
+		now += 200
+	}
+	m.Close()
+	f := openTrace(t, m)
+	l := f.Location(0)
+	want := map[string][3]uint64{
+		"outer": {1000, 100 * 1000, 50 * 1000},
+		"inner": {1000, 20 * 1000, 20 * 1000},
+		"rec":   {2000, 30 * 1000, 30 * 1000},
+	}
+	for _, p := range l.Profile {
+		name := f.RegionName(p.Region)
+		if got := [3]uint64{p.Visits, p.Inclusive, p.Exclusive}; got != want[name] {
+			t.Errorf("%s: visits, inclusive, exclusive = %v, want %v", name, got, want[name])
+		}
+	}
+	if len(f.Reductions) == 0 {
+		t.Errorf("the buffer never reduced: the test does not test what it says")
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	m := startTest(t, Config{})
+	a, b, c := m.Region("a"), m.Region("b"), m.Region("c")
+	loc := m.Location("main")
+	loc.Leave(a)   // nothing open
+	loc.Enter(a)   //
+	loc.Enter(b)   //
+	loc.Enter(c)   //
+	loc.Leave(a)   // leaves c and b implicitly, then a
+	loc.Enter(a)   //
+	loc.Leave(b)   // b is not open: ignored
+	loc.Enter(999) // unknown region
+	loc.Enter(0)   // the zero Region
+	loc.Leave(a)   //
+	loc.Enter(b)   // left open: Close leaves it
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	loc.Enter(a) // after Close
+	loc.Leave(a)
+	st := m.Stats()
+	want := UsageErrors{LeaveNothingOpen: 1, LeftImplicitly: 2, LeaveNotOpen: 1, UnknownRegion: 2, OpenAtClose: 1, AfterClose: 2}
+	if st.Usage != want {
+		t.Errorf("usage errors %+v, want %+v", st.Usage, want)
+	}
+	// The stream stays balanced: the reader nests every event.
+	f := openTrace(t, m)
+	var names []string
+	it := f.Events(0)
+	var e tracefile.Event
+	for it.Next(&e) {
+		names = append(names, fmt.Sprintf("%v %s %d", e.Kind, f.RegionName(e.Region), e.Depth))
+	}
+	if it.Err() != nil {
+		t.Fatal(it.Err())
+	}
+	got := strings.Join(names, ", ")
+	wantSeq := "ENTER a 1, ENTER b 2, ENTER c 3, LEAVE c 3, LEAVE b 2, LEAVE a 1, ENTER a 1, LEAVE a 1, ENTER b 1, LEAVE b 1"
+	if got != wantSeq {
+		t.Errorf("events\n %s\nwant\n %s", got, wantSeq)
+	}
+}
+
+func TestDisabledMeasurement(t *testing.T) {
+	dir := t.TempDir()
+	m, err := Start(Config{Disabled: true, Output: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := m.Region("x")
+	loc := m.Location("main")
+	if r != 0 || loc != nil || m.Enabled() {
+		t.Fatalf("disabled measurement hands out region %d, location %v", r, loc)
+	}
+	loc.Enter(r) // must not panic
+	loc.Leave(r)
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if matches, _ := filepath.Glob(filepath.Join(dir, "*")); len(matches) != 0 {
+		t.Errorf("disabled measurement wrote %v", matches)
+	}
+}
+
+func TestCloseTwice(t *testing.T) {
+	m := startTest(t, Config{})
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestCloseReportsUnwritableOutput(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "not-a-dir")
+	if err := writeFileForTest(file); err != nil {
+		t.Fatal(err)
+	}
+	m := startTest(t, Config{Output: filepath.Join(file, "sub")})
+	err := m.Close()
+	if err == nil || !strings.Contains(err.Error(), "HMB_OUTPUT") {
+		t.Fatalf("Close error %v, want one naming HMB_OUTPUT", err)
+	}
+}
+
+// TestRaceStress records from 8 goroutines into a buffer small enough that
+// reductions happen while they write; run it under -race.
+func TestRaceStress(t *testing.T) {
+	m := startTest(t, Config{BufferSize: 512 * 512, BinSize: 512, TimerShift: 3})
+	var regions []Region
+	for i := 0; i < 20; i++ {
+		regions = append(regions, m.Region(fmt.Sprintf("r%d", i)))
+	}
+	steps := 200000
+	if testing.Short() {
+		steps = 40000
+	}
+	var wg sync.WaitGroup
+	recorded := make(map[string]uint64)
+	var mu sync.Mutex
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func(g int) {
+			defer wg.Done()
+			name := fmt.Sprintf("g%d", g)
+			loc := m.Location(name)
+			var n uint64
+			rng := rand.New(rand.NewPCG(uint64(g), 9))
+			var open []Region
+			for i := 0; i < steps; i++ {
+				if len(open) > 0 && (len(open) > 12 || rng.IntN(2) == 0) {
+					loc.Leave(open[len(open)-1])
+					open = open[:len(open)-1]
+				} else {
+					r := regions[rng.IntN(len(regions))]
+					loc.Enter(r)
+					open = append(open, r)
+				}
+				n++
+			}
+			for len(open) > 0 {
+				loc.Leave(open[len(open)-1])
+				open = open[:len(open)-1]
+				n++
+			}
+			mu.Lock()
+			recorded[name] = n
+			mu.Unlock()
+		}(g)
+	}
+	wg.Wait()
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	st := m.Stats()
+	if len(st.Reductions) == 0 {
+		t.Fatal("no reduction happened: the buffer is too large for the test")
+	}
+	f := openTrace(t, m)
+	for _, l := range f.Locations {
+		checkCounts(t, &l)
+		if l.Recorded != recorded[l.Name] {
+			t.Errorf("%s: file says %d recorded, goroutine recorded %d", l.Name, l.Recorded, recorded[l.Name])
+		}
+		evs := readBack(t, f, l.ID)
+		if uint64(len(evs)) != l.Kept() {
+			t.Errorf("%s: read %d events, %d kept", l.Name, len(evs), l.Kept())
+		}
+	}
+	if st.Kept == 0 {
+		t.Error("nothing was kept: the buffer is too small for the test")
+	}
+	t.Logf("%d reductions, %d of %d events kept", len(st.Reductions), st.Kept, st.Recorded)
+}
+
+func BenchmarkClock(b *testing.B) {
+	var s uint64
+	for i := 0; i < b.N; i++ {
+		s += clock.Now()
+	}
+	_ = s
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N), "ns/read")
+}
+
+// BenchmarkEnterLeave measures the probes on a loop whose every event is
+// kept: a new measurement every million pairs, so the buffer never fills.
+// The first touch of the buffer's pages is part of what is measured, as in
+// a real run.
+func BenchmarkEnterLeave(b *testing.B) {
+	const round = 1 << 20
+	var kept uint64
+	var bytes int64
+	var m *Measurement
+	var loc *Location
+	var r Region
+	rotate := func() {
+		b.StopTimer()
+		if m != nil {
+			m.Close()
+			st := m.Stats()
+			kept += st.Kept
+			bytes += st.BytesUsed
+		}
+		m = startTest(b, Config{BufferSize: 16 << 20})
+		r = m.Region("bench")
+		loc = m.Location("bench")
+		b.StartTimer()
+	}
+	rotate()
+	for i := 0; i < b.N; i++ {
+		if i%round == round-1 {
+			rotate()
+		}
+		loc.Enter(r)
+		loc.Leave(r)
+	}
+	ns := float64(b.Elapsed().Nanoseconds()) / float64(2*b.N)
+	m.Close()
+	st := m.Stats()
+	kept += st.Kept
+	bytes += st.BytesUsed
+	if kept != uint64(2*b.N) {
+		b.Fatalf("kept %d events of %d", kept, 2*b.N)
+	}
+	b.ReportMetric(ns, "ns/event")
+	b.ReportMetric(float64(bytes)/float64(kept), "B/event")
+	b.ReportMetric(0, "ns/op")
+}
+
+// BenchmarkRuntimeTraceRegion measures runtime/trace regions with tracing
+// on, writing to io.Discard: the peer a Go developer uses today.
+func BenchmarkRuntimeTraceRegion(b *testing.B) {
+	if err := trace.Start(io.Discard); err != nil {
+		b.Skip("runtime/trace is already on:", err)
+	}
+	defer trace.Stop()
+	ctx := context.Background()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		trace.StartRegion(ctx, "bench").End()
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(2*b.N), "ns/event")
+	b.ReportMetric(0, "ns/op")
+}
+
+func writeFileForTest(path string) error {
+	var buf bytes.Buffer
+	buf.WriteString("x")
+	return writeBytes(path, buf.Bytes())
+}

@@ -1,0 +1,5 @@
+package measure
+
+import "os"
+
+func writeBytes(path string, b []byte) error { return os.WriteFile(path, b, 0o644) }
