@@ -90,8 +90,6 @@ func (l *Location) LeaveAt(r Region, t uint64) {
 	}
 }
 
-
-
 // stamp clamps t to the location's last time and reduces it: the reduced
 // time and the event's position among those of the same reduced time.
 func (l *Location) stamp(t uint64) (uint64, uint64, uint32) {
