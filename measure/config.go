@@ -160,6 +160,9 @@ func configFromLookup(lookup func(string) (string, bool), environ []string, warn
 	}{{"HMB_BUFFER_SIZE", &c.BufferSize}, {"HMB_BIN_SIZE", &c.BinSize}} {
 		if v, ok := get(s.name); ok {
 			n, err := ParseSize(v)
+			if err == nil && n == 0 {
+				err = fmt.Errorf("a size of 0 bytes holds nothing")
+			}
 			if err != nil {
 				return c, bad(s.name, v, err)
 			}

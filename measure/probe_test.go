@@ -1,11 +1,11 @@
 package measure
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"runtime/trace"
 	"strings"
@@ -323,8 +323,4 @@ func BenchmarkRuntimeTraceRegion(b *testing.B) {
 	b.ReportMetric(0, "ns/op")
 }
 
-func writeFileForTest(path string) error {
-	var buf bytes.Buffer
-	buf.WriteString("x")
-	return writeBytes(path, buf.Bytes())
-}
+func writeFileForTest(path string) error { return os.WriteFile(path, []byte("x"), 0o644) }

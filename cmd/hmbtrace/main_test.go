@@ -1,0 +1,132 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hmbtrace/hmbtrace/measure"
+)
+
+// record writes a small trace: two locations, nested regions, fixed times.
+func record(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	m, err := measure.Start(measure.Config{Output: dir, Name: "t", TimerShift: measure.NoTimerShift, Clock: "monotonic"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	main, solve := m.Region("main"), m.Region("solve")
+	a, b := m.Location("alpha"), m.Location("beta")
+	t0 := m.Now()
+	a.EnterAt(main, t0+100)
+	a.EnterAt(solve, t0+200)
+	a.LeaveAt(solve, t0+300)
+	a.LeaveAt(main, t0+400)
+	b.EnterAt(solve, t0+150)
+	b.LeaveAt(solve, t0+250)
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return m.Path()
+}
+
+func TestDump(t *testing.T) {
+	path := record(t)
+	var out, errOut bytes.Buffer
+	if rc := run([]string{"dump", path}, &out, &errOut); rc != 0 {
+		t.Fatalf("exit %d: %s", rc, errOut.String())
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	want := []string{
+		"alpha\t%d\tENTER\tmain\t1",
+		"alpha\t%d\tENTER\tsolve\t2",
+		"alpha\t%d\tLEAVE\tsolve\t2",
+		"alpha\t%d\tLEAVE\tmain\t1",
+		"beta\t%d\tENTER\tsolve\t1",
+		"beta\t%d\tLEAVE\tsolve\t1",
+	}
+	if len(lines) != len(want) {
+		t.Fatalf("dump:\n%s", out.String())
+	}
+	// Times are ns since the start: the monotonic clock makes them the
+	// offsets above minus the small gap between Start and Now.
+	var base int64 = -1
+	offsets := []int64{100, 200, 300, 400, 150, 250}
+	for i, line := range lines {
+		f := strings.Split(line, "\t")
+		if len(f) != 5 {
+			t.Fatalf("line %q has %d fields", line, len(f))
+		}
+		var ns int64
+		if _, err := fmt.Sscan(f[1], &ns); err != nil {
+			t.Fatalf("time %q: %v", f[1], err)
+		}
+		if base < 0 {
+			base = ns - offsets[0]
+		}
+		if ns-base != offsets[i] {
+			t.Errorf("line %d: time %d, want base+%d (base %d)", i, ns, offsets[i], base)
+		}
+		f[1] = "%d"
+		if got := strings.Join(f, "\t"); got != want[i] {
+			t.Errorf("line %d: %q, want %q", i, got, want[i])
+		}
+	}
+}
+
+func TestSummary(t *testing.T) {
+	path := record(t)
+	var out, errOut bytes.Buffer
+	if rc := run([]string{"summary", path}, &out, &errOut); rc != 0 {
+		t.Fatalf("exit %d: %s", rc, errOut.String())
+	}
+	s := out.String()
+	for _, want := range []string{
+		"2 locations",
+		"solve",
+		"events recorded  6",
+		"events kept      6 (100.0%)",
+		"bytes/event",
+		"reductions       none: the whole run fit",
+		"usage errors     none",
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf("summary lacks %q:\n%s", want, s)
+		}
+	}
+}
+
+func TestErrors(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.hmb")
+	os.WriteFile(bad, []byte("HMBTRACE\x01\x00garbage"), 0o644)
+	good := record(t)
+	data, _ := os.ReadFile(good)
+	trunc := filepath.Join(dir, "trunc.hmb")
+	os.WriteFile(trunc, data[:len(data)/2], 0o644)
+	cases := []struct {
+		args []string
+		rc   int
+		want string
+	}{
+		{nil, 2, "usage: hmbtrace"},
+		{[]string{"frobnicate"}, 2, `unknown command "frobnicate"`},
+		{[]string{"dump"}, 1, "want one trace file"},
+		{[]string{"summary"}, 1, "want at least one trace file"},
+		{[]string{"dump", filepath.Join(dir, "missing.hmb")}, 1, "no such file"},
+		{[]string{"summary", bad}, 1, "bad.hmb: offset"},
+		{[]string{"dump", trunc}, 1, "trunc.hmb: offset"},
+		{[]string{"dump", "-x", good}, 1, "flag provided but not defined"},
+	}
+	for _, c := range cases {
+		var out, errOut bytes.Buffer
+		rc := run(c.args, &out, &errOut)
+		if rc != c.rc || !strings.Contains(errOut.String(), c.want) {
+			t.Errorf("hmbtrace %v: exit %d, stderr %q; want exit %d and %q", c.args, rc, errOut.String(), c.rc, c.want)
+		}
+	}
+}

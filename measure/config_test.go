@@ -1,0 +1,126 @@
+package measure
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/hmbtrace/hmbtrace/encode"
+)
+
+func envFrom(vars map[string]string) (func(string) (string, bool), []string) {
+	var environ []string
+	for k, v := range vars {
+		environ = append(environ, k+"="+v)
+	}
+	return func(k string) (string, bool) { v, ok := vars[k]; return v, ok }, environ
+}
+
+func TestConfigFromEnv(t *testing.T) {
+	lookup, environ := envFrom(map[string]string{
+		"HMB_ENABLE": "yes", "HMB_BUFFER_SIZE": "16MiB", "HMB_BIN_SIZE": "4k", "HMB_OUTPUT": "/tmp/x",
+		"HMB_REDUCTION": "depth", "HMB_TIMER_SHIFT": "5", "HMB_CLOCK": "monotonic", "HMB_NAME": "run",
+		"HMB_RANK": "7", "HMB_ENCODING_OFF": "delta,tokens", "PATH": "/bin",
+	})
+	var warn bytes.Buffer
+	c, err := configFromLookup(lookup, environ, &warn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Config{BufferSize: 16 << 20, BinSize: 4 << 10, Output: "/tmp/x", TimerShift: 5, Clock: "monotonic", Name: "run", Rank: 7, EncodingOff: encode.Delta | encode.Tokens}
+	if c != want {
+		t.Errorf("config %+v, want %+v", c, want)
+	}
+	if warn.Len() != 0 {
+		t.Errorf("warnings: %s", warn.String())
+	}
+}
+
+func TestConfigFromEnvErrors(t *testing.T) {
+	cases := []struct{ name, value, want string }{
+		{"HMB_ENABLE", "maybe", `HMB_ENABLE="maybe": want 1/0`},
+		{"HMB_BUFFER_SIZE", "64X", `HMB_BUFFER_SIZE="64X": want a size`},
+		{"HMB_BUFFER_SIZE", "-1M", `HMB_BUFFER_SIZE="-1M"`},
+		{"HMB_BUFFER_SIZE", "0", `HMB_BUFFER_SIZE="0"`},
+		{"HMB_BIN_SIZE", "99999999999999999999", `HMB_BIN_SIZE="99999999999999999999"`},
+		{"HMB_REDUCTION", "deepest", `HMB_REDUCTION="deepest": want depth, class, first or last`},
+		{"HMB_TIMER_SHIFT", "40", `HMB_TIMER_SHIFT="40": want 0 to 32 bits`},
+		{"HMB_TIMER_SHIFT", "x", `HMB_TIMER_SHIFT="x"`},
+		{"HMB_CLOCK", "hpet", `HMB_CLOCK="hpet": want tsc or monotonic`},
+		{"HMB_RANK", "-2", `HMB_RANK="-2"`},
+		{"HMB_NAME", "a/b", `HMB_NAME="a/b"`},
+		{"HMB_ENCODING_OFF", "zip", `HMB_ENCODING_OFF="zip"`},
+	}
+	for _, c := range cases {
+		lookup, environ := envFrom(map[string]string{c.name: c.value})
+		_, err := configFromLookup(lookup, environ, &bytes.Buffer{})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s=%s: error %v, want it to contain %q", c.name, c.value, err, c.want)
+		}
+	}
+}
+
+func TestUnknownVariableWarns(t *testing.T) {
+	lookup, environ := envFrom(map[string]string{"HMB_BUFER_SIZE": "1M", "HMB_SOMETHING_ELSE": "x"})
+	var warn bytes.Buffer
+	if _, err := configFromLookup(lookup, environ, &warn); err != nil {
+		t.Fatal(err)
+	}
+	out := warn.String()
+	for _, want := range []string{
+		"unknown variable HMB_BUFER_SIZE ignored (did you mean HMB_BUFFER_SIZE?)",
+		"unknown variable HMB_SOMETHING_ELSE ignored",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("warnings %q lack %q", out, want)
+		}
+	}
+}
+
+func TestParseSize(t *testing.T) {
+	good := map[string]int{"0": 0, "4096": 4096, "8K": 8 << 10, "8k": 8 << 10, "8KB": 8 << 10, "8KiB": 8 << 10,
+		"64M": 64 << 20, "64mib": 64 << 20, "2G": 2 << 30, " 1M ": 1 << 20, "100B": 100}
+	for in, want := range good {
+		got, err := ParseSize(in)
+		if err != nil || got != want {
+			t.Errorf("ParseSize(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "M", "1.5M", "1T", "-1", "1MiBB", "iB", "1 K B"} {
+		if n, err := ParseSize(in); err == nil {
+			t.Errorf("ParseSize(%q) = %d, want an error", in, n)
+		}
+	}
+}
+
+func TestStartRejectsBadConfig(t *testing.T) {
+	for _, c := range []Config{
+		{BinSize: 100},
+		{BufferSize: 1000, BinSize: 1024},
+		{TimerShift: 99},
+		{Clock: "sundial"},
+		{Reduction: 42},
+	} {
+		c.Output = t.TempDir()
+		if m, err := Start(c); err == nil {
+			m.Close()
+			t.Errorf("Start(%+v) succeeded", c)
+		}
+	}
+}
+
+func TestDefaultTimerShift(t *testing.T) {
+	// 2.6 GHz: 8 ns is 20.8 ticks, so 16 ticks (shift 4) is the largest power of two in it.
+	if s := timerShift(0, 2.6e9); s != 4 {
+		t.Errorf("shift %d at 2.6 GHz, want 4", s)
+	}
+	if s := timerShift(0, 1e9); s != 3 {
+		t.Errorf("shift %d at 1 GHz, want 3", s)
+	}
+	if s := timerShift(NoTimerShift, 1e9); s != 0 {
+		t.Errorf("NoTimerShift gives %d", s)
+	}
+	if s := timerShift(7, 1e9); s != 7 {
+		t.Errorf("explicit shift gives %d", s)
+	}
+}

@@ -1,5 +1,0 @@
-package measure
-
-import "os"
-
-func writeBytes(path string, b []byte) error { return os.WriteFile(path, b, 0o644) }
