@@ -140,33 +140,36 @@ func Analyze(x []float64, opt Options) (Analysis, error) {
 	thr1 := make([]float64, len(grid))
 	thr2 := make([]float64, len(grid))
 	for k, s := range grid {
-		f, c := diffNoise(s * s)
+		f, c := diffNoise(s*s, decimation(s))
 		thr1[k] = a.Threshold*noise*f + roundoff
 		thr2[k] = a.Threshold*noise*c + roundoff
 	}
 	var tracks tracker
 	var pts []criticalPoint
+	smoothed := make([]float64, n)
 	for k := len(grid) - 1; k >= 0; k-- {
 		s := grid[k]
-		ss.smooth(det.smoothed, s*s)
-		pts = det.detect(pts[:0], s, thr1[k], thr2[k])
+		d := decimation(s)
+		l := ss.smooth(smoothed, s*s, d)
+		pts = det.detect(pts[:0], l, d, s, thr1[k], thr2[k])
 		window := 2.0
 		if k+1 < len(grid) {
-			window += 2 * (grid[k+1] - s)
+			window += 2*(grid[k+1]-s) + float64(decimation(grid[k+1]))
 		}
 		tracks.step(pts, s, window)
 	}
 
 	// Breakpoint candidates: stable contours at their finest position.
-	bps := candidates(tracks.finish(), n, minStability)
+	var stable []track
+	for _, t := range tracks.finish() {
+		if t.stability >= minStability {
+			stable = append(stable, t)
+		}
+	}
+	slices.SortFunc(stable, func(a, b track) int { return a.pos - b.pos })
+	bps := candidates(stable, n)
 	seg := &segmentation{p: newPrefixSums(x), n: n, param: 2 * math.Log(float64(n)) * noise * noise}
-	if debugHook != nil {
-		debugHook("candidates", bps)
-	}
-	bps = seg.choose(bps)
-	if debugHook != nil {
-		debugHook("chosen", bps)
-	}
+	bps = attribute(seg.choose(bps), stable)
 	fs := features(x, seg.describe(bps), grid, thr1)
 
 	var total float64
@@ -181,22 +184,21 @@ func Analyze(x []float64, opt Options) (Analysis, error) {
 	return a, nil
 }
 
-// candidates returns the breakpoints suggested by the stable contours, at
-// their finest positions. Kinks within 2σ+2 of an edge are dropped: the
-// curvature of a smoothed step peaks at its two corners, σ before and after
-// the edge (the seed's D and A episodes of a step); these are part of the
-// step, not the start or end of a trend.
-func candidates(ts []track, n, minStability int) []breakpoint {
+// candidates returns the breakpoints suggested by the stable contours ts
+// (sorted by position), at their finest positions. Kinks within 2σ+2 of an
+// edge are dropped: the curvature of a smoothed step peaks at its two
+// corners, σ before and after the edge (the seed's D and A episodes of a
+// step); these are part of the step, not the start or end of a trend.
+func candidates(ts []track, n int) []breakpoint {
 	var edges []int
 	for _, t := range ts {
-		if t.stability >= minStability && (t.kind == edgeUp || t.kind == edgeDown) {
+		if t.kind == edgeUp || t.kind == edgeDown {
 			edges = append(edges, t.pos)
 		}
 	}
-	slices.Sort(edges)
 	var bps []breakpoint
 	for _, t := range ts {
-		if t.stability < minStability || t.pos < 1 || t.pos > n-1 {
+		if t.pos < 1 || t.pos > n-1 {
 			continue
 		}
 		if t.kind == kinkUp || t.kind == kinkDown {
@@ -220,6 +222,33 @@ func candidates(ts []track, n, minStability int) []breakpoint {
 	}
 	slices.SortFunc(bps, func(a, b breakpoint) int { return a.pos - b.pos })
 	return mergeDuplicates(bps)
+}
+
+// attribute gives each chosen breakpoint the scale and stability of the
+// most stable contour (ts, sorted by position) that ends within 2σ+2 of it;
+// breakpoints that only the direct search found keep zero.
+func attribute(bps []breakpoint, ts []track) []breakpoint {
+	var reach float64
+	for _, t := range ts {
+		reach = max(reach, 2*t.sigma+2)
+	}
+	for j := range bps {
+		bps[j].sigma, bps[j].stability = 0, 0
+		p := bps[j].pos
+		lo, _ := slices.BinarySearchFunc(ts, p-int(reach)-1, func(t track, p int) int { return t.pos - p })
+		for _, t := range ts[lo:] {
+			if float64(t.pos) > float64(p)+reach {
+				break
+			}
+			if math.Abs(float64(t.pos-p)) > 2*t.sigma+2 {
+				continue
+			}
+			if t.stability > bps[j].stability || t.stability == bps[j].stability && t.sigma < bps[j].sigma {
+				bps[j].sigma, bps[j].stability = t.sigma, t.stability
+			}
+		}
+	}
+	return bps
 }
 
 // mergeDuplicates keeps one breakpoint per position, with the finest scale
@@ -259,5 +288,3 @@ func cmpDefault(v, def int) int {
 	}
 	return v
 }
-
-var debugHook func(string, []breakpoint)

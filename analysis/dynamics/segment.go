@@ -138,6 +138,12 @@ func (s *segmentation) segCost(l line) float64 {
 // meet between bp-1 and bp, at least one of them sloped), with the penalty
 // for the position.
 func (s *segmentation) split(from, bp, to int) (cost float64, jump bool) {
+	knots := [...]float64{float64(bp) - 1, float64(bp) - 0.5, float64(bp)}
+	return s.splitKnots(from, bp, to, knots[:])
+}
+
+// splitKnots is split with the knot of a kink tried at the given places.
+func (s *segmentation) splitKnots(from, bp, to int, knots []float64) (cost float64, jump bool) {
 	jumpCost := s.segCost(s.p.fit(from, bp-1)) + s.segCost(s.p.fit(bp, to))
 	kinkCost := math.Inf(1)
 	canSlope := [2]bool{bp-from >= minTrendSamples, to-bp+1 >= minTrendSamples}
@@ -151,7 +157,7 @@ func (s *segmentation) split(from, bp, to int) (cost float64, jump bool) {
 				params++
 			}
 		}
-		for _, knot := range [3]float64{float64(bp) - 1, float64(bp) - 0.5, float64(bp)} {
+		for _, knot := range knots {
 			kinkCost = math.Min(kinkCost, s.p.hinge(from, bp, to, knot, slopes)+params*s.param)
 		}
 	}
@@ -186,24 +192,17 @@ func bounds(bps []breakpoint, j, n int) (from, to int) {
 }
 
 // refine moves each breakpoint, one at a time, to the position in its
-// search window (±(2σ+2) around where the scale space found it, and never
-// past its neighbours) where the split costs least, until none moves.
+// search window (±(2σ+2) around its anchor, where the scale space found it,
+// and never past its neighbours) where the split costs least, until none
+// moves. The narrow window keeps several candidates from crowding onto one
+// feature.
 func (s *segmentation) refine(bps []breakpoint, anchor []int) {
 	for pass := 0; pass < 20; pass++ {
 		moved := false
 		for j := range bps {
 			from, to := bounds(bps, j, s.n)
 			w := int(math.Ceil(2*bps[j].sigma)) + 2
-			lo, hi := max(from+1, anchor[j]-w), min(to, anchor[j]+w)
-			best := bps[j].pos
-			bestCost, _ := s.split(from, best, to)
-			for b := lo; b <= hi; b++ {
-				if c, _ := s.split(from, b, to); c < bestCost-1e-12*math.Abs(bestCost) {
-					best, bestCost = b, c
-				}
-			}
-			if best != bps[j].pos {
-				bps[j].pos = best
+			if s.move(bps, j, max(from+1, anchor[j]-w), min(to, anchor[j]+w), false) {
 				moved = true
 			}
 		}
@@ -211,6 +210,50 @@ func (s *segmentation) refine(bps []breakpoint, anchor []int) {
 			return
 		}
 	}
+}
+
+// refineWide gives each breakpoint, once, the whole span between its
+// neighbours: the edge the scale space sees at a coarse scale where a slow
+// trend starts can be farther from the trend's start than its window
+// reaches. Moved breakpoints are re-anchored; it reports whether any moved.
+func (s *segmentation) refineWide(bps []breakpoint, anchor []int) bool {
+	moved := false
+	for j := range bps {
+		from, to := bounds(bps, j, s.n)
+		if s.move(bps, j, from+1, to, true) {
+			anchor[j] = bps[j].pos
+			moved = true
+		}
+	}
+	return moved
+}
+
+// move puts breakpoint j at the position in [lo, hi] where its split costs
+// least and reports whether it moved. A coarse move tries a kink's knot only
+// midway between the samples, which is close enough to find the place.
+func (s *segmentation) move(bps []breakpoint, j, lo, hi int, coarse bool) bool {
+	from, to := bounds(bps, j, s.n)
+	cost := func(b int) float64 {
+		if coarse {
+			knot := [1]float64{float64(b) - 0.5}
+			c, _ := s.splitKnots(from, b, to, knot[:])
+			return c
+		}
+		c, _ := s.split(from, b, to)
+		return c
+	}
+	best := bps[j].pos
+	bestCost := cost(best)
+	for b := lo; b <= hi; b++ {
+		if c := cost(b); c < bestCost-1e-12*math.Abs(bestCost) {
+			best, bestCost = b, c
+		}
+	}
+	if best == bps[j].pos {
+		return false
+	}
+	bps[j].pos = best
+	return true
 }
 
 // eliminate removes, least useful first, every breakpoint that does not pay
@@ -300,8 +343,9 @@ func (h *gainHeap) Pop() any {
 // the scale space is weakest at: the start of a slow trend, whose curvature
 // becomes significant only at scales coarser than the series allows, is
 // plain in a direct fit of two joined pieces.
-func (s *segmentation) search(bps []breakpoint) []breakpoint {
+func (s *segmentation) search(bps []breakpoint, searched map[[2]int]bool) []breakpoint {
 	var found []breakpoint
+	var knot [1]float64
 	for j := 0; j <= len(bps); j++ {
 		from, to := 0, s.n-1
 		if j > 0 {
@@ -310,10 +354,17 @@ func (s *segmentation) search(bps []breakpoint) []breakpoint {
 		if j < len(bps) {
 			to = bps[j].pos - 1
 		}
+		if searched[[2]int{from, to}] {
+			continue
+		}
+		searched[[2]int{from, to}] = true
 		whole := s.segCost(s.p.fit(from, to))
 		best, bestGain := -1, 0.0
 		for b := from + 1; b <= to; b++ {
-			c, _ := s.split(from, b, to)
+			// The knot midway is close enough to find the place;
+			// refinement then tries the others.
+			knot[0] = float64(b) - 0.5
+			c, _ := s.splitKnots(from, b, to, knot[:])
 			if g := whole - c; g > bestGain {
 				best, bestGain = b, g
 			}
@@ -326,8 +377,8 @@ func (s *segmentation) search(bps []breakpoint) []breakpoint {
 }
 
 // choose eliminates the useless breakpoints where the scale space put them,
-// then alternates refinement, elimination and search until the breakpoints
-// settle. Eliminating first matters: the scale space reports several points
+// then alternates refinement (narrow, then wide), elimination and search
+// until the breakpoints settle. Eliminating first matters: the scale space reports several points
 // around one step (the edge and the kinks of its blurred corners), and moving
 // them first could let two of them share the step between them.
 func (s *segmentation) choose(bps []breakpoint) []breakpoint {
@@ -336,15 +387,16 @@ func (s *segmentation) choose(bps []breakpoint) []breakpoint {
 		anchor[j] = bps[j].pos
 	}
 	bps, anchor = s.eliminate(bps, anchor)
+	searched := map[[2]int]bool{} // segments known to hold no breakpoint
 	for round := 0; round < 20; round++ {
 		s.refine(bps, anchor)
 		kept, keptAnchor := s.eliminate(bps, anchor)
 		settled := len(kept) == len(bps)
 		bps, anchor = kept, keptAnchor
-		if !settled {
+		if !settled || s.refineWide(bps, anchor) {
 			continue
 		}
-		found := s.search(bps)
+		found := s.search(bps, searched)
 		if len(found) == 0 {
 			break
 		}

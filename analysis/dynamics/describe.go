@@ -1,0 +1,143 @@
+package dynamics
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+)
+
+// Describe turns the features of a series of n iterations into sentences a
+// person would say looking at the plot: first what happens in time order,
+// with the quiet stretches between ("flat until iteration 99"), then the
+// degradations (positive severity) worst first and the improvements largest
+// first. unit names the values' unit; severities are in unit × iterations,
+// which is the unit itself when the values are per-iteration amounts such as
+// times. Iterations are numbered from 0, as in Feature.
+func Describe(features []Feature, n int, unit string) string {
+	if n <= 0 {
+		return "Empty series."
+	}
+	if len(features) == 0 {
+		return fmt.Sprintf("No significant change over the %d iterations.", n)
+	}
+	fs := slices.Clone(features)
+	slices.SortStableFunc(fs, func(a, b Feature) int { return a.From - b.From })
+
+	var b strings.Builder
+	var parts []string
+	next := 0 // first iteration not yet described
+	for _, f := range fs {
+		start := f.From
+		if f.Kind == StepUp || f.Kind == StepDown {
+			start = f.To // the iteration before a step is still flat
+		}
+		p := phrase(f, n)
+		if start > next+1 {
+			parts = append(parts, "flat until iteration "+fmt.Sprint(start-1))
+			p = "then " + p
+		}
+		parts = append(parts, p)
+		next = max(next, f.To+1)
+	}
+	if next < n-1 {
+		parts = append(parts, "flat to the end")
+	}
+	s := strings.Join(parts, ", ")
+	b.WriteString(strings.ToUpper(s[:1]) + s[1:] + ".")
+
+	var worse, better []Feature
+	for _, f := range fs {
+		switch {
+		case f.Severity > 0:
+			worse = append(worse, f)
+		case f.Severity < 0:
+			better = append(better, f)
+		}
+	}
+	rank := func(title string, list []Feature, verb string) {
+		if len(list) == 0 {
+			return
+		}
+		slices.SortStableFunc(list, func(a, c Feature) int {
+			return -cmpFloat(math.Abs(a.Severity), math.Abs(c.Severity))
+		})
+		b.WriteString(" " + title + ": ")
+		for i, f := range list {
+			if i > 0 {
+				b.WriteString("; ")
+			}
+			fmt.Fprintf(&b, "%s %s %s", shortPhrase(f, n), verb, quantity(math.Abs(f.Severity), unit))
+		}
+		b.WriteString(".")
+	}
+	rank("Degradations, worst first", worse, "costs")
+	rank("Improvements", better, "saves")
+	return b.String()
+}
+
+// phrase names a feature with its place in time.
+func phrase(f Feature, n int) string {
+	switch f.Kind {
+	case Peak, Dip:
+		if f.From == f.To {
+			return fmt.Sprintf("%s at iteration %d", article(f.Kind), f.From)
+		}
+		return fmt.Sprintf("%s near iteration %d (iterations %d–%d)", article(f.Kind), (f.From+f.To)/2, f.From, f.To)
+	case StepUp, StepDown:
+		return fmt.Sprintf("%s at iteration %d", article(f.Kind), f.To)
+	default:
+		if f.To >= n-1 {
+			return fmt.Sprintf("%s from iteration %d to the end", article(f.Kind), f.From)
+		}
+		return fmt.Sprintf("%s from iteration %d to %d", article(f.Kind), f.From, f.To)
+	}
+}
+
+// shortPhrase names a feature for the ranking.
+func shortPhrase(f Feature, n int) string {
+	switch f.Kind {
+	case Peak, Dip:
+		return fmt.Sprintf("the %s at %d", noun(f.Kind), (f.From+f.To)/2)
+	case StepUp, StepDown:
+		return fmt.Sprintf("the %s at %d", noun(f.Kind), f.To)
+	default:
+		return fmt.Sprintf("the %s from %d", noun(f.Kind), f.From)
+	}
+}
+
+func noun(k Kind) string {
+	switch k {
+	case StepUp:
+		return "step increase"
+	case StepDown:
+		return "step decrease"
+	}
+	return k.String()
+}
+
+func article(k Kind) string {
+	w := noun(k)
+	if strings.ContainsRune("aeiou", rune(w[0])) {
+		return "an " + w
+	}
+	return "a " + w
+}
+
+func quantity(v float64, unit string) string {
+	s := fmt.Sprintf("%.3g", v)
+	if unit != "" {
+		s += " " + unit
+	}
+	return s
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
