@@ -45,9 +45,7 @@ type Pool struct {
 	classClosed uint8 // bit c: class c is closed
 	stopped     bool  // PolicyFirst: full, recording stopped
 	final       bool
-	fifo        []int32 // PolicyLast: sealed bins in the order they were sealed
-	fifoHead    int
-	fifoLen     int
+	oldest      []int32 // PolicyLast: sealed bins, a min-heap on their last record's key
 	reductions  []Reduction
 	peakUsed    int
 	pending     int // current bins of closed levels their owners still hold
@@ -113,7 +111,7 @@ func NewPool(c Config) (*Pool, error) {
 		p.free[i] = int32(n - 1 - i)
 	}
 	if c.Policy == PolicyLast {
-		p.fifo = make([]int32, n)
+		p.oldest = make([]int32, 0, n)
 	}
 	return p, nil
 }
@@ -195,9 +193,8 @@ func (p *Pool) sealLocked(lv *Level) {
 	}
 	lv.tail = b
 	lv.sealed++
-	if p.fifo != nil {
-		p.fifo[(p.fifoHead+p.fifoLen)%len(p.fifo)] = b
-		p.fifoLen++
+	if p.policy == PolicyLast {
+		p.pushOldestLocked(b)
 	}
 	lv.cur, lv.bin, lv.pos, lv.n = -1, nil, 0, 0
 }
@@ -361,15 +358,15 @@ func (p *Pool) closeClassLocked(c Class, t uint64, trigger *Hierarchy) {
 	p.publishLocked()
 }
 
-// revokeOldestLocked frees the bin sealed first, whatever level holds it. It
-// is the head of its level's chain: bins of a level are sealed in order.
+// revokeOldestLocked frees the sealed bin whose newest record is the
+// oldest, whatever level holds it: that keeps the window of complete
+// records as long as it can be. It is the head of its level's chain, since
+// a level's bins hold ever newer records.
 func (p *Pool) revokeOldestLocked(t uint64) bool {
-	if p.fifoLen == 0 {
+	if len(p.oldest) == 0 {
 		return false
 	}
-	b := p.fifo[p.fifoHead]
-	p.fifoHead = (p.fifoHead + 1) % len(p.fifo)
-	p.fifoLen--
+	b := p.popOldestLocked()
 	m := p.meta[b]
 	lv := m.level
 	if lv.head != b {
@@ -393,6 +390,51 @@ func (p *Pool) revokeOldestLocked(t uint64) bool {
 		p.reductions = append(p.reductions, Reduction{Reason: ByLast, Time: t, Steps: 1, Bins: 1, Records: uint64(m.records)})
 	}
 	return true
+}
+
+func (p *Pool) olderLocked(a, b int32) bool {
+	ma, mb := &p.meta[a], &p.meta[b]
+	if ma.lastTime != mb.lastTime {
+		return ma.lastTime < mb.lastTime
+	}
+	return ma.lastSeq < mb.lastSeq
+}
+
+func (p *Pool) pushOldestLocked(b int32) {
+	h := append(p.oldest, b)
+	for i := len(h) - 1; i > 0; {
+		parent := (i - 1) / 2
+		if !p.olderLocked(h[i], h[parent]) {
+			break
+		}
+		h[i], h[parent] = h[parent], h[i]
+		i = parent
+	}
+	p.oldest = h
+}
+
+func (p *Pool) popOldestLocked() int32 {
+	h := p.oldest
+	top := h[0]
+	last := len(h) - 1
+	h[0] = h[last]
+	h = h[:last]
+	for i := 0; ; {
+		l, r, m := 2*i+1, 2*i+2, i
+		if l < len(h) && p.olderLocked(h[l], h[m]) {
+			m = l
+		}
+		if r < len(h) && p.olderLocked(h[r], h[m]) {
+			m = r
+		}
+		if m == i {
+			break
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
+	p.oldest = h
+	return top
 }
 
 // Reductions returns the reduction steps so far.
@@ -427,7 +469,37 @@ func (p *Pool) Finalize() {
 				}
 			}
 		}
+		if h.windowed {
+			p.countBeforeWindowLocked(h)
+		}
 	}
 	p.final = true
 	p.publishLocked()
+}
+
+// countBeforeWindowLocked counts, as removed by PolicyLast, the records of
+// h's kept bins that are not newer than its window start: their neighbours
+// in other levels may be gone, so readers skip them.
+func (p *Pool) countBeforeWindowLocked(h *Hierarchy) {
+	d := encode.NewDecoder(p.tech)
+	var r encode.Record
+	for _, row := range h.levels {
+		for _, lv := range row {
+			if lv == nil {
+				continue
+			}
+		chain:
+			for b := lv.head; b >= 0; b = p.meta[b].next {
+				if d.Reset(p.binBytes(b)[:p.meta[b].used]) != nil {
+					break
+				}
+				for d.Next(&r) {
+					if r.Time > h.windowTime || (r.Time == h.windowTime && r.Seq > h.windowSeq) {
+						break chain
+					}
+					lv.revoked[ByLast]++
+				}
+			}
+		}
+	}
 }

@@ -71,6 +71,21 @@ type Config struct {
 	// EncodingOff switches encoding techniques off, to measure what each
 	// contributes; zero keeps them all (HMB_ENCODING_OFF, e.g. "delta,tokens").
 	EncodingOff encode.Techniques
+	// ClassOrder is the order in which ReduceClass closes event classes,
+	// least important first; nil means buffer.DefaultClassOrder (metric,
+	// message, collective). Enter/leave is never closed by class: depth
+	// reduction takes over (HMB_CLASS_ORDER, e.g. "message,metric").
+	ClassOrder []buffer.Class
+	// MinDuration is the duration filter: a call shorter than this with
+	// nothing kept inside it vanishes from the trace (the flat profile still
+	// counts it); 0 keeps every call (HMB_MIN_DURATION, e.g. "2us").
+	MinDuration time.Duration
+	// FilterFile is a Score-P filter file: regions it excludes are not
+	// measured at all (HMB_FILTER_FILE).
+	FilterFile string
+	// Signals makes SIGINT and SIGTERM write the trace before the process
+	// dies of them (HMB_SIGNALS=1).
+	Signals bool
 }
 
 // envVars lists every variable ConfigFromEnv knows, with what it takes.
@@ -85,6 +100,10 @@ var envVars = map[string]string{
 	"HMB_TIMER_SHIFT":  "0 to 32 bits, or -1 for full resolution",
 	"HMB_CLOCK":        "tsc or monotonic",
 	"HMB_ENCODING_OFF": "a list of split-timing, leb128, delta, tokens",
+	"HMB_CLASS_ORDER":  "a list of message, metric, collective, least important first",
+	"HMB_MIN_DURATION": "a duration such as 2us, 500ns or 1ms",
+	"HMB_FILTER_FILE":  "a Score-P filter file",
+	"HMB_SIGNALS":      "1/0, true/false, yes/no, on/off",
 }
 
 // ConfigFromEnv reads the HMB_* environment variables. A malformed value is
@@ -199,6 +218,32 @@ func configFromLookup(lookup func(string) (string, bool), environ []string, warn
 		}
 		c.EncodingOff = t
 	}
+	if v, ok := get("HMB_CLASS_ORDER"); ok && v != "" {
+		for _, name := range strings.Split(v, ",") {
+			cl, err := buffer.ParseClass(strings.TrimSpace(name))
+			if err != nil {
+				return c, bad("HMB_CLASS_ORDER", v, err)
+			}
+			c.ClassOrder = append(c.ClassOrder, cl)
+		}
+	}
+	if v, ok := get("HMB_MIN_DURATION"); ok && v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 {
+			return c, bad("HMB_MIN_DURATION", v, nil)
+		}
+		c.MinDuration = d
+	}
+	if v, ok := get("HMB_FILTER_FILE"); ok && v != "" {
+		c.FilterFile = v
+	}
+	if v, ok := get("HMB_SIGNALS"); ok {
+		on, err := parseBool(v)
+		if err != nil {
+			return c, bad("HMB_SIGNALS", v, nil)
+		}
+		c.Signals = on
+	}
 	return c, c.validate()
 }
 
@@ -306,6 +351,9 @@ func (c *Config) validate() error {
 	}
 	if !c.EncodingOff.Valid() {
 		return fmt.Errorf("hmbtrace: invalid EncodingOff %v", c.EncodingOff)
+	}
+	if c.MinDuration < 0 {
+		return fmt.Errorf("hmbtrace: negative MinDuration %v", c.MinDuration)
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package measure
 
 import (
 	"bytes"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -28,7 +29,7 @@ func TestConfigFromEnv(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Config{BufferSize: 16 << 20, BinSize: 4 << 10, Output: "/tmp/x", TimerShift: 5, Clock: "monotonic", Name: "run", Rank: 7, EncodingOff: encode.Delta | encode.Tokens}
-	if c != want {
+	if !reflect.DeepEqual(c, want) {
 		t.Errorf("config %+v, want %+v", c, want)
 	}
 	if warn.Len() != 0 {

@@ -4,22 +4,33 @@ import (
 	"sync/atomic"
 
 	"github.com/hmbtrace/hmbtrace/buffer"
+	"github.com/hmbtrace/hmbtrace/encode"
 	"github.com/hmbtrace/hmbtrace/internal/clock"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
 // frame is an open region on a location's stack.
 type frame struct {
-	start   uint64 // clock ticks at enter
-	child   uint64 // ticks spent in regions entered from this one
-	region  uint32
-	written bool // the enter is in a bin, so the leave must follow it
+	start  uint64 // clock ticks at enter
+	child  uint64 // ticks spent in regions entered from this one
+	tr     uint64 // reduced time of the enter, kept for a pending enter
+	seq    uint32 // its sequence number
+	region uint32
+	state  uint8 // what became of the enter: frameDropped, framePending or frameWritten
 }
+
+// The states of a frame's enter.
+const (
+	frameDropped uint8 = iota // not in the trace: nor will the leave or anything inside be
+	framePending              // held by the duration filter until the call proves long enough
+	frameWritten              // in a bin: the leave must follow
+)
 
 // profEntry is a region's line of the flat profile.
 type profEntry struct {
 	visits, incl, excl uint64
 	active             uint32 // open instances: inclusive time counts the outermost only
+	filtered           bool   // excluded by the filter file: not measured at all
 }
 
 // Location is a stream of events written by one goroutine (or C thread).
@@ -27,21 +38,28 @@ type profEntry struct {
 // its probes do nothing, which is what a disabled measurement hands out.
 type Location struct {
 	// The probes' state, in the order they touch it.
-	h      *buffer.Hierarchy
-	limit  int // depths >= limit are not kept: the view of the last sync, or lostAt
-	lostAt int // depth of an open call whose enter found no bin, 0 if none
-	last   uint64
-	lastTR uint64
-	run    uint32
-	shift  uint8
-	depth  int
-	stack  []frame         // stack[d] is the region open at depth d; stack[0] is a sentinel
-	prof   []profEntry     // by region id; prof[0] unused
-	levels []*buffer.Level // enter/leave level by depth, cached
+	h           *buffer.Hierarchy
+	pool        *buffer.Pool
+	epoch       uint64 // the pool's epoch at the last sync
+	limit       int    // depths >= limit are not kept: the view of the last sync, or lostAt
+	lostAt      int    // depth of an open call whose enter found no bin, 0 if none
+	pendingFrom int    // shallowest depth whose enter the duration filter holds, 0 if none
+	minDur      uint64
+	last        uint64
+	lastTR      uint64
+	run         uint32
+	shift       uint8
+	depth       int
+	stack       []frame         // stack[d] is the region open at depth d; stack[0] is a sentinel
+	prof        []profEntry     // by region id; prof[0] unused
+	levels      []*buffer.Level // enter/leave level by depth, cached
+	msgLevels   []*buffer.Level // message level by depth, cached
 
-	recorded uint64
-	usage    tracefile.UsageErrors
-	closed   bool
+	recorded         uint64
+	filteredName     uint64
+	filteredDuration uint64
+	usage            tracefile.UsageErrors
+	closed           bool
 
 	m          *Measurement
 	name       string
@@ -114,10 +132,16 @@ func (l *Location) enter(r Region, t uint64, read bool) {
 			t = clock.Monotonic()
 		}
 	}
-	if l.h.Stale() && !l.sync() {
+	if l.pool.Epoch() != l.epoch && !l.sync() {
 		return
 	}
 	if uint(r)-1 >= uint(len(l.prof)-1) && !l.growProfile(r) {
+		return
+	}
+	p := &l.prof[r]
+	l.recorded++
+	if p.filtered {
+		l.filteredName++
 		return
 	}
 	t, tr, seq := l.stamp(t)
@@ -126,22 +150,26 @@ func (l *Location) enter(r Region, t uint64, read bool) {
 		l.growStack()
 	}
 	f := &l.stack[d]
-	f.start, f.child, f.region, f.written = t, 0, uint32(r), false
+	f.start, f.child, f.tr, f.seq, f.region, f.state = t, 0, tr, seq, uint32(r), frameDropped
 	l.depth = d
-	p := &l.prof[r]
 	p.visits++
 	p.active++
-	l.recorded++
 	if d >= l.limit {
 		l.drop(d, buffer.ClassRegion)
 		return
 	}
-	if l.level(d).Enter(tr, seq, uint32(r)) {
-		f.written = true
+	if l.minDur != 0 {
+		f.state = framePending
+		if l.pendingFrom == 0 {
+			l.pendingFrom = d
+		}
 		return
 	}
-	// No bin: the call's whole subtree is lost, so that what is kept nests.
-	l.lostAt, l.limit = d, d
+	if l.level(d).Enter(tr, seq, uint32(r)) {
+		f.state = frameWritten
+		return
+	}
+	l.lose(d)
 }
 
 func (l *Location) leave(r Region, t uint64, read bool) {
@@ -152,7 +180,7 @@ func (l *Location) leave(r Region, t uint64, read bool) {
 			t = clock.Monotonic()
 		}
 	}
-	if l.h.Stale() && !l.sync() {
+	if l.pool.Epoch() != l.epoch && !l.sync() {
 		return
 	}
 	d := l.depth
@@ -178,21 +206,90 @@ func (l *Location) leaveTop(t uint64) {
 	l.depth = d - 1
 	l.stack[d-1].child += dur
 	l.recorded++
-	if !f.written {
-		if d == l.lostAt {
-			l.lostAt = 0
-			l.limit = l.viewLimit()
+	state := f.state
+	if state == framePending {
+		if dur < l.minDur {
+			// Short, and nothing inside was kept: the call vanishes.
+			l.filteredDuration += 2
+			if l.pendingFrom == d {
+				l.pendingFrom = 0
+			}
+			return
 		}
-		l.drop(d, buffer.ClassRegion)
+		if l.flush(d) {
+			state = frameWritten
+		}
+	}
+	if state == frameWritten {
+		l.level(d).Leave(tr, seq, f.region)
 		return
 	}
-	l.level(d).Leave(tr, seq, f.region)
+	if d == l.lostAt {
+		l.lostAt = 0
+		l.limit = l.viewLimit()
+	}
+	l.drop(d, buffer.ClassRegion)
+}
+
+// flush writes the enters the duration filter holds, from the shallowest
+// down to depth upTo, with their original times: something inside them is
+// kept. It returns false if they could not all be written; then none of
+// the held enters will be.
+func (l *Location) flush(upTo int) bool {
+	if l.pendingFrom == 0 || l.pendingFrom > upTo {
+		return true
+	}
+	top := max(upTo, l.depth) // upTo is above l.depth when its leave flushes
+	for d := l.pendingFrom; d <= upTo; d++ {
+		f := &l.stack[d]
+		if d >= l.limit {
+			l.dropPending(d, top)
+			return false
+		}
+		if !l.level(d).Enter(f.tr, f.seq, f.region) {
+			// The level counted this enter as dropped; the ones below follow it.
+			f.state = frameDropped
+			l.lose(d)
+			l.dropPending(d+1, top)
+			return false
+		}
+		f.state = frameWritten
+	}
+	if upTo < top {
+		l.pendingFrom = upTo + 1
+	} else {
+		l.pendingFrom = 0
+	}
+	return true
+}
+
+// dropPending gives up the held enters from depth d to top: their calls
+// will not be in the trace.
+func (l *Location) dropPending(d, top int) {
+	for ; d <= top; d++ {
+		if f := &l.stack[d]; f.state == framePending {
+			l.drop(d, buffer.ClassRegion)
+			f.state = frameDropped
+		}
+	}
+	l.pendingFrom = 0
+}
+
+// lose records that the enter at depth d found no bin: the call's whole
+// subtree is dropped, so that what is kept nests.
+func (l *Location) lose(d int) {
+	l.lostAt, l.limit = d, d
 }
 
 // leaveOther handles a Leave of a region that is not the one on top.
 func (l *Location) leaveOther(r Region, t uint64) {
 	if l.closed {
 		l.afterClose.Add(1)
+		return
+	}
+	if uint(r)-1 < uint(len(l.prof)-1) && l.prof[r].filtered {
+		l.recorded++
+		l.filteredName++
 		return
 	}
 	if l.depth == 0 {
@@ -213,6 +310,110 @@ func (l *Location) leaveOther(r Region, t uint64) {
 		}
 		l.leaveTop(t)
 	}
+}
+
+// Send records that the goroutine sends a message of the given size and
+// tag to the goroutine that records into to.
+func (l *Location) Send(to *Location, tag uint32, bytes uint64) {
+	if l != nil {
+		l.messageTo(false, to, tag, bytes)
+	}
+}
+
+// Recv records that the goroutine received a message of the given size
+// and tag from the goroutine that records into from.
+func (l *Location) Recv(from *Location, tag uint32, bytes uint64) {
+	if l != nil {
+		l.messageTo(true, from, tag, bytes)
+	}
+}
+
+// SendRank records a message sent to MPI world rank rank.
+func (l *Location) SendRank(rank int, tag uint32, bytes uint64) {
+	if l != nil {
+		l.message(encode.KindSend, uint64(rank), true, tag, bytes, 0, true)
+	}
+}
+
+// RecvRank records a message received from MPI world rank rank.
+func (l *Location) RecvRank(rank int, tag uint32, bytes uint64) {
+	if l != nil {
+		l.message(encode.KindRecv, uint64(rank), true, tag, bytes, 0, true)
+	}
+}
+
+// Message describes a point-to-point message for MessageAt.
+type Message struct {
+	Recv       bool   // a receive; else a send
+	Peer       uint64 // the peer's location id (Location.ID) or world rank
+	PeerIsRank bool
+	Tag        uint32
+	Bytes      uint64
+}
+
+// MessageAt records a message at time t, taken earlier from
+// Measurement.Now, like EnterAt.
+func (l *Location) MessageAt(msg Message, t uint64) {
+	if l == nil {
+		return
+	}
+	k := encode.KindSend
+	if msg.Recv {
+		k = encode.KindRecv
+	}
+	l.message(k, msg.Peer, msg.PeerIsRank, msg.Tag, msg.Bytes, t, false)
+}
+
+// ID returns the location's id, which names it as a message's peer.
+func (l *Location) ID() uint32 {
+	if l == nil {
+		return 0
+	}
+	return l.id
+}
+
+func (l *Location) messageTo(recv bool, peer *Location, tag uint32, bytes uint64) {
+	if peer == nil || peer.m != l.m {
+		l.usage.MessageNoPeer++
+		return
+	}
+	k := encode.KindSend
+	if recv {
+		k = encode.KindRecv
+	}
+	l.message(k, uint64(peer.id), false, tag, bytes, 0, true)
+}
+
+// message records a send or receive at the current depth. A message is
+// something kept inside the calls open around it: it makes the duration
+// filter write their enters.
+func (l *Location) message(k encode.Kind, peer uint64, rank bool, tag uint32, bytes uint64, t uint64, read bool) {
+	if read {
+		if clock.TSCActive() {
+			t = clock.TSC()
+		} else {
+			t = clock.Monotonic()
+		}
+	}
+	if l.pool.Epoch() != l.epoch && !l.sync() {
+		return
+	}
+	_, tr, seq := l.stamp(t)
+	d := l.depth
+	l.recorded++
+	if d >= l.limit || l.h.ClassClosed&(1<<buffer.ClassMessage) != 0 || (l.pendingFrom != 0 && !l.flush(d)) {
+		l.drop(d, buffer.ClassMessage)
+		return
+	}
+	for d >= len(l.msgLevels) {
+		l.msgLevels = append(l.msgLevels, nil)
+	}
+	lv := l.msgLevels[d]
+	if lv == nil {
+		lv = l.h.Level(d, buffer.ClassMessage)
+		l.msgLevels[d] = lv
+	}
+	lv.Message(k, tr, seq, l.stack[d].region, peer, rank, tag, bytes)
 }
 
 // level returns the enter/leave level at depth d.
@@ -245,6 +446,9 @@ func (l *Location) drop(d int, c buffer.Class) {
 // sync refreshes the location's view of the closed levels. It returns false
 // if the measurement is closed.
 func (l *Location) sync() bool {
+	// The location's own epoch, not the hierarchy's: a refill that reduced
+	// synced the hierarchy already, but not this cached view.
+	l.epoch = l.pool.Epoch()
 	l.h.Sync()
 	l.limit = l.viewLimit()
 	if l.lostAt > 0 && l.lostAt < l.limit {
@@ -253,8 +457,9 @@ func (l *Location) sync() bool {
 	if l.h.Final {
 		// Leaves of calls open now can no longer reach the trace.
 		for d := 1; d <= l.depth; d++ {
-			l.stack[d].written = false
+			l.stack[d].state = frameDropped
 		}
+		l.pendingFrom = 0
 		l.closed = true
 		l.afterClose.Add(1)
 		return false
@@ -279,6 +484,9 @@ func (l *Location) growProfile(r Region) bool {
 	}
 	p := make([]profEntry, n+1)
 	copy(p, l.prof)
+	for id := len(l.prof); id <= n; id++ {
+		p[id].filtered = l.m.regionFiltered(Region(id))
+	}
 	l.prof = p
 	return true
 }

@@ -2,6 +2,7 @@ package measure
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/hmbtrace/hmbtrace/buffer"
 	"github.com/hmbtrace/hmbtrace/encode"
+	"github.com/hmbtrace/hmbtrace/filter"
 	"github.com/hmbtrace/hmbtrace/internal/clock"
 	"github.com/klauspost/cpuid/v2"
 )
@@ -21,9 +23,10 @@ type Region uint32
 
 // regionDef is a region's definition.
 type regionDef struct {
-	name string
-	file string
-	line int
+	name     string
+	file     string
+	line     int
+	filtered bool // excluded by the filter file
 }
 
 // Measurement is one measured run: its buffer, regions and locations.
@@ -36,6 +39,8 @@ type Measurement struct {
 	startTPS float64 // calibrated at Start, for conversions during the run
 	wall     time.Time
 	cost     float64 // probe cost in ns/event, measured at Start
+	filter   *filter.Filter
+	minDur   uint64 // the duration filter's bound in ticks
 
 	mu        sync.Mutex
 	regions   []regionDef // index id-1
@@ -68,10 +73,18 @@ func Start(cfg Config) (*Measurement, error) {
 		return nil, fmt.Errorf("hmbtrace: HMB_CLOCK=%s: %v", cfg.Clock, err)
 	}
 	m.clock = src
+	if cfg.FilterFile != "" {
+		f, err := filter.ParseFile(cfg.FilterFile)
+		if err != nil {
+			return nil, fmt.Errorf("hmbtrace: HMB_FILTER_FILE: %v", err)
+		}
+		m.filter = f
+	}
 	pool, err := buffer.NewPool(buffer.Config{
 		Size:       cfg.BufferSize,
 		BinSize:    cfg.BinSize,
 		Policy:     cfg.Reduction,
+		ClassOrder: cfg.ClassOrder,
 		Techniques: encode.All &^ cfg.EncodingOff,
 	})
 	if err != nil {
@@ -80,6 +93,9 @@ func Start(cfg Config) (*Measurement, error) {
 	m.pool = pool
 	m.startTPS = clock.Calibrate(2 * time.Millisecond)
 	m.shift = timerShift(cfg.TimerShift, m.startTPS)
+	if cfg.MinDuration > 0 {
+		m.minDur = uint64(math.Ceil(cfg.MinDuration.Seconds() * m.startTPS))
+	}
 	m.cost = measureProbeCost(m.shift)
 	m.start = clock.ReadPair()
 	return m, nil
@@ -150,10 +166,26 @@ func (m *Measurement) RegionAt(name, file string, line int) Region {
 	if r, ok := m.byName[name]; ok {
 		return r
 	}
-	m.regions = append(m.regions, regionDef{name: name, file: file, line: line})
+	m.regions = append(m.regions, regionDef{name: name, file: file, line: line, filtered: m.filter.Excluded(name, file)})
 	r := Region(len(m.regions))
 	m.byName[name] = r
 	return r
+}
+
+// regionFiltered reports whether the filter file excludes region r.
+func (m *Measurement) regionFiltered(r Region) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return r >= 1 && int(r) <= len(m.regions) && m.regions[r-1].filtered
+}
+
+// Reductions returns the reduction steps so far. It is safe to call while
+// probes run.
+func (m *Measurement) Reductions() []buffer.Reduction {
+	if !m.Enabled() {
+		return nil
+	}
+	return m.pool.Reductions()
 }
 
 // regionCount returns how many regions are defined.
@@ -172,7 +204,7 @@ func (m *Measurement) Location(name string) *Location {
 		return nil
 	}
 	h := m.pool.NewHierarchy()
-	l := &Location{m: m, h: h, shift: m.shift, name: name, id: uint32(h.ID)}
+	l := &Location{m: m, h: h, pool: m.pool, shift: m.shift, minDur: m.minDur, name: name, id: uint32(h.ID)}
 	l.stack = make([]frame, 16)
 	l.prof = make([]profEntry, 1)
 	l.levels = make([]*buffer.Level, 16)

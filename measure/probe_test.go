@@ -182,10 +182,17 @@ func TestCloseReportsUnwritableOutput(t *testing.T) {
 	}
 }
 
-// TestRaceStress records from 8 goroutines into a buffer small enough that
-// reductions happen while they write; run it under -race.
+// TestRaceStress records calls and messages from 8 goroutines into a
+// buffer small enough that reductions of each policy happen while they
+// write; run it under -race.
 func TestRaceStress(t *testing.T) {
-	m := startTest(t, Config{BufferSize: 512 * 512, BinSize: 512, TimerShift: 3})
+	for _, policy := range []Reduction{ReduceDepth, ReduceClass, ReduceFirst, ReduceLast} {
+		t.Run(policy.String(), func(t *testing.T) { raceStress(t, policy) })
+	}
+}
+
+func raceStress(t *testing.T, policy Reduction) {
+	m := startTest(t, Config{BufferSize: 512 * 512, BinSize: 512, TimerShift: 3, Reduction: policy, MinDuration: 50})
 	var regions []Region
 	for i := 0; i < 20; i++ {
 		regions = append(regions, m.Region(fmt.Sprintf("r%d", i)))
@@ -194,37 +201,38 @@ func TestRaceStress(t *testing.T) {
 	if testing.Short() {
 		steps = 40000
 	}
+	locs := make([]*Location, 8)
+	for g := range locs {
+		locs[g] = m.Location(fmt.Sprintf("g%d", g))
+	}
 	var wg sync.WaitGroup
-	recorded := make(map[string]uint64)
-	var mu sync.Mutex
-	for g := 0; g < 8; g++ {
+	recorded := make([]uint64, len(locs))
+	for g := range locs {
 		wg.Add(1)
 		go func(g int) {
 			defer wg.Done()
-			name := fmt.Sprintf("g%d", g)
-			loc := m.Location(name)
-			var n uint64
+			loc := locs[g]
 			rng := rand.New(rand.NewPCG(uint64(g), 9))
 			var open []Region
 			for i := 0; i < steps; i++ {
-				if len(open) > 0 && (len(open) > 12 || rng.IntN(2) == 0) {
+				switch {
+				case rng.IntN(20) == 0:
+					loc.Send(locs[rng.IntN(len(locs))], 1, 8)
+				case len(open) > 0 && (len(open) > 12 || rng.IntN(2) == 0):
 					loc.Leave(open[len(open)-1])
 					open = open[:len(open)-1]
-				} else {
+				default:
 					r := regions[rng.IntN(len(regions))]
 					loc.Enter(r)
 					open = append(open, r)
 				}
-				n++
+				recorded[g]++
 			}
 			for len(open) > 0 {
 				loc.Leave(open[len(open)-1])
 				open = open[:len(open)-1]
-				n++
+				recorded[g]++
 			}
-			mu.Lock()
-			recorded[name] = n
-			mu.Unlock()
 		}(g)
 	}
 	wg.Wait()
@@ -235,19 +243,20 @@ func TestRaceStress(t *testing.T) {
 	if len(st.Reductions) == 0 {
 		t.Fatal("no reduction happened: the buffer is too large for the test")
 	}
-	f := openTrace(t, m)
-	for _, l := range f.Locations {
-		checkCounts(t, &l)
-		if l.Recorded != recorded[l.Name] {
-			t.Errorf("%s: file says %d recorded, goroutine recorded %d", l.Name, l.Recorded, recorded[l.Name])
-		}
-		evs := readBack(t, f, l.ID)
-		if uint64(len(evs)) != l.Kept() {
-			t.Errorf("%s: read %d events, %d kept", l.Name, len(evs), l.Kept())
-		}
-	}
 	if st.Kept == 0 {
 		t.Error("nothing was kept: the buffer is too small for the test")
+	}
+	f := openTrace(t, m)
+	for i := range f.Locations {
+		l := &f.Locations[i]
+		checkCounts(t, l)
+		if l.Recorded != recorded[l.ID] {
+			t.Errorf("%s: file says %d recorded, goroutine recorded %d", l.Name, l.Recorded, recorded[l.ID])
+		}
+		evs, tr := readBack(t, f, l.ID)
+		if uint64(len(evs)) != l.Kept()+uint64(countTrue(tr)) {
+			t.Errorf("%s: read %d events (%d truncated), %d kept", l.Name, len(evs), countTrue(tr), l.Kept())
+		}
 	}
 	t.Logf("%d reductions, %d of %d events kept", len(st.Reductions), st.Kept, st.Recorded)
 }

@@ -10,18 +10,21 @@ import (
 type UsageErrors = tracefile.UsageErrors
 
 // Stats is what the measurement recorded and what the buffer did with it.
-// Recorded = Kept + the sum of Removed, for every location and in total.
+// Recorded = Kept + FilteredName + FilteredDuration + the sum of Removed,
+// for every location and in total.
 type Stats struct {
-	Recorded   uint64                    // events the probes accepted
-	Kept       uint64                    // events in the buffer (in the trace)
-	Removed    [buffer.NumReasons]uint64 // events removed, by reason
-	Depths     []DepthStats              // by calling depth
-	Reductions []buffer.Reduction
-	Usage      UsageErrors
-	BytesUsed  int64 // bytes of encoded events kept
-	Bins       int   // bins in the buffer
-	BinsPeak   int   // most bins in use at once
-	Locations  []LocationStats
+	Recorded         uint64                    // events the probes accepted
+	Kept             uint64                    // events in the buffer (in the trace)
+	FilteredName     uint64                    // events of regions the filter file excludes
+	FilteredDuration uint64                    // events of calls shorter than MinDuration
+	Removed          [buffer.NumReasons]uint64 // events removed, by reason
+	Depths           []DepthStats              // by calling depth
+	Reductions       []buffer.Reduction
+	Usage            UsageErrors
+	BytesUsed        int64 // bytes of encoded events kept
+	Bins             int   // bins in the buffer
+	BinsPeak         int   // most bins in use at once
+	Locations        []LocationStats
 }
 
 // Dropped returns the events removed for any reason.
@@ -44,11 +47,13 @@ type DepthStats struct {
 
 // LocationStats is one location's share.
 type LocationStats struct {
-	Name     string
-	Recorded uint64
-	Kept     uint64
-	Removed  [buffer.NumReasons]uint64
-	Usage    UsageErrors
+	Name             string
+	Recorded         uint64
+	Kept             uint64
+	FilteredName     uint64
+	FilteredDuration uint64
+	Removed          [buffer.NumReasons]uint64
+	Usage            UsageErrors
 }
 
 // Stats reports the measurement's statistics. They are exact after Close.
@@ -64,7 +69,10 @@ func (m *Measurement) Stats() Stats {
 	s.Bins = m.pool.Bins()
 	_, s.BinsPeak = m.pool.Usage()
 	for _, l := range t.Locations {
-		ls := LocationStats{Name: l.Name, Recorded: l.Recorded, Kept: l.Kept(), Usage: l.Usage}
+		ls := LocationStats{Name: l.Name, Recorded: l.Recorded, Kept: l.Kept(), Usage: l.Usage,
+			FilteredName: l.FilteredName, FilteredDuration: l.FilteredDuration}
+		s.FilteredName += l.FilteredName
+		s.FilteredDuration += l.FilteredDuration
 		removed := l.Removed()
 		for i, v := range removed {
 			ls.Removed[i] = v
@@ -106,4 +114,5 @@ func addUsage(dst *UsageErrors, u UsageErrors) {
 	dst.LeftImplicitly += u.LeftImplicitly
 	dst.OpenAtClose += u.OpenAtClose
 	dst.AfterClose += u.AfterClose
+	dst.MessageNoPeer += u.MessageNoPeer
 }

@@ -18,8 +18,12 @@ func (m *Measurement) snapshot() *tracefile.Trace {
 	m.mu.Unlock()
 
 	t := &tracefile.Trace{}
-	order := make([]string, 0, len(buffer.DefaultClassOrder))
-	for _, c := range buffer.DefaultClassOrder {
+	classes := m.cfg.ClassOrder
+	if classes == nil {
+		classes = buffer.DefaultClassOrder
+	}
+	order := make([]string, 0, len(classes))
+	for _, c := range classes {
 		order = append(order, c.String())
 	}
 	t.Header = tracefile.Header{
@@ -42,6 +46,8 @@ func (m *Measurement) snapshot() *tracefile.Trace {
 		BinSize:        uint64(m.pool.BinSize()),
 		Policy:         m.pool.Policy().String(),
 		ClassOrder:     order,
+		MinDuration:    m.cfg.MinDuration.Nanoseconds(),
+		FilterFile:     m.cfg.FilterFile,
 	}
 	for i, r := range regions {
 		t.Regions = append(t.Regions, tracefile.Region{ID: uint32(i + 1), Name: r.name, File: r.file, Line: r.line})
@@ -59,7 +65,8 @@ func (m *Measurement) snapshot() *tracefile.Trace {
 }
 
 func (l *Location) snapshot() tracefile.Location {
-	tl := tracefile.Location{ID: l.id, Name: l.name, Recorded: l.recorded, Usage: l.usage}
+	tl := tracefile.Location{ID: l.id, Name: l.name, Recorded: l.recorded, Usage: l.usage,
+		FilteredName: l.filteredName, FilteredDuration: l.filteredDuration}
 	tl.Usage.AfterClose = l.afterClose.Load()
 	for id, p := range l.prof {
 		if id > 0 && p.visits > 0 {

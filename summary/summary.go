@@ -81,7 +81,8 @@ func runFacts(out io.Writer, f *tracefile.File) {
 
 func bufferStory(out io.Writer, f *tracefile.File) {
 	h := &f.Header
-	var recorded, kept uint64
+	var recorded, kept, byName, byDuration uint64
+	var keptByClass [tracefile.NumClasses]uint64
 	var removed [tracefile.NumReasons]uint64
 	var usage tracefile.UsageErrors
 	type depthRow struct {
@@ -93,6 +94,11 @@ func bufferStory(out io.Writer, f *tracefile.File) {
 		l := &f.Locations[i]
 		recorded += l.Recorded
 		kept += l.Kept()
+		byName += l.FilteredName
+		byDuration += l.FilteredDuration
+		for _, lv := range l.Levels {
+			keptByClass[lv.Class] += lv.Kept()
+		}
 		for j, v := range l.Removed() {
 			removed[j] += v
 		}
@@ -118,6 +124,25 @@ func bufferStory(out io.Writer, f *tracefile.File) {
 		fmt.Fprintf(out, ", %.2f bytes/event", float64(bytes)/float64(kept))
 	}
 	fmt.Fprintln(out)
+	if keptByClass[tracefile.ClassRegion] != kept {
+		var parts []string
+		for c, v := range keptByClass {
+			if v > 0 {
+				parts = append(parts, fmt.Sprintf("%s %s", tracefile.Class(c), count(v)))
+			}
+		}
+		fmt.Fprintf(out, "    by class       %s\n", strings.Join(parts, ", "))
+	}
+	if h.FilterFile != "" || h.MinDuration > 0 {
+		fmt.Fprintf(out, "  events filtered  %s", count(byName+byDuration))
+		if h.FilterFile != "" {
+			fmt.Fprintf(out, "; %s of regions excluded by %s", count(byName), h.FilterFile)
+		}
+		if h.MinDuration > 0 {
+			fmt.Fprintf(out, "; %s of calls shorter than %s", count(byDuration), duration(h.MinDuration))
+		}
+		fmt.Fprintln(out)
+	}
 	var dropped uint64
 	var parts []string
 	for r, v := range removed {
@@ -131,8 +156,8 @@ func bufferStory(out io.Writer, f *tracefile.File) {
 		fmt.Fprintf(out, " (by %s)", strings.Join(parts, ", "))
 	}
 	fmt.Fprintln(out)
-	if recorded != kept+dropped {
-		fmt.Fprintf(out, "  WARNING: recorded != kept + removed (%d != %d + %d)\n", recorded, kept, dropped)
+	if recorded != kept+byName+byDuration+dropped {
+		fmt.Fprintf(out, "  WARNING: recorded != kept + filtered + removed (%d != %d + %d + %d)\n", recorded, kept, byName+byDuration, dropped)
 	}
 	if len(f.Reductions) == 0 {
 		fmt.Fprintln(out, "  reductions       none: the whole run fit")
@@ -153,6 +178,11 @@ func bufferStory(out io.Writer, f *tracefile.File) {
 				}
 			case tracefile.ByLast:
 				fmt.Fprintf(out, "    until %s: revoked the oldest bin %d times (%s events), keeping the last\n", at, r.Steps, count(r.Records))
+				for i := range f.Locations {
+					if l := &f.Locations[i]; l.Windowed {
+						fmt.Fprintf(out, "      %s: complete from %s on\n", l.Name, duration(f.Nanos(l.WindowTime)))
+					}
+				}
 			}
 		}
 	}
@@ -186,6 +216,7 @@ func bufferStory(out io.Writer, f *tracefile.File) {
 			{usage.LeftImplicitly, "regions left implicitly by the leave of an enclosing one"},
 			{usage.OpenAtClose, "regions still open at Close (left then)"},
 			{usage.AfterClose, "probes after Close"},
+			{usage.MessageNoPeer, "messages without a peer of this measurement"},
 		} {
 			if u.n > 0 {
 				fmt.Fprintf(out, " %s %s;", count(u.n), u.what)
@@ -202,4 +233,5 @@ func addUsage(dst *tracefile.UsageErrors, u tracefile.UsageErrors) {
 	dst.LeftImplicitly += u.LeftImplicitly
 	dst.OpenAtClose += u.OpenAtClose
 	dst.AfterClose += u.AfterClose
+	dst.MessageNoPeer += u.MessageNoPeer
 }

@@ -25,8 +25,9 @@ type Event struct {
 
 	Values []uint64 // metrics; valid until the next call of Next
 
-	// Truncated marks an enter the keep-last policy lost: the region was
-	// open when the kept window starts, and Time is the window's start.
+	// Truncated marks an enter at the start of the window the keep-last
+	// policy kept: the region was entered before, and Time is the window's
+	// start. It is not a recorded event but the context of those after it.
 	Truncated bool
 }
 
@@ -40,6 +41,7 @@ type Events struct {
 	heap   []*stream
 	stack  []uint32 // open regions by depth-1
 	values []uint64
+	queue  []Event // truncated enters at a window start, emitted first
 	err    error
 }
 
@@ -71,6 +73,9 @@ func (f *File) Events(id uint32) *Events {
 		if ok {
 			it.push(s)
 		}
+	}
+	if it.loc.Windowed {
+		it.queue, it.err = it.startWindow()
 	}
 	return it
 }
@@ -162,7 +167,16 @@ func (it *Events) Depth() int { return len(it.stack) }
 
 // Next stores the next event in e and reports whether there was one.
 func (it *Events) Next(e *Event) bool {
-	if it.err != nil || len(it.heap) == 0 {
+	if it.err != nil {
+		return false
+	}
+	if len(it.queue) > 0 {
+		*e = it.queue[0]
+		it.queue = it.queue[1:]
+		it.stack = append(it.stack, e.Region)
+		return true
+	}
+	if len(it.heap) == 0 {
 		return false
 	}
 	s := it.heap[0]

@@ -75,6 +75,9 @@ type Header struct {
 	BinSize    uint64
 	Policy     string   // reduction policy
 	ClassOrder []string // class policy order, least important first
+
+	MinDuration int64  // the duration filter's bound in ns, 0 if off
+	FilterFile  string // the filter file's path, "" if none
 }
 
 // Region is a region definition. IDs start at 1.
@@ -102,11 +105,12 @@ type UsageErrors struct {
 	LeftImplicitly   uint64 // regions left implicitly by a leave of an enclosing one
 	OpenAtClose      uint64 // regions left implicitly at Close
 	AfterClose       uint64 // probes after Close (dropped)
+	MessageNoPeer    uint64 // messages with a nil peer or one of another measurement
 }
 
 // Total returns the sum of all usage errors.
 func (u UsageErrors) Total() uint64 {
-	return u.UnknownRegion + u.LeaveNothingOpen + u.LeaveNotOpen + u.LeftImplicitly + u.OpenAtClose + u.AfterClose
+	return u.UnknownRegion + u.LeaveNothingOpen + u.LeaveNotOpen + u.LeftImplicitly + u.OpenAtClose + u.AfterClose + u.MessageNoPeer
 }
 
 // LevelStats is what happened to one level of a location's hierarchy.
@@ -142,9 +146,14 @@ type Location struct {
 	ID       uint32
 	Name     string
 	Recorded uint64 // events the probes accepted
-	Usage    UsageErrors
-	Profile  []ProfileEntry
-	Levels   []LevelStats
+	// Events the filters removed before they reached the buffer: regions
+	// excluded by name (HMB_FILTER_FILE), calls shorter than the duration
+	// bound with nothing kept inside (HMB_MIN_DURATION).
+	FilteredName     uint64
+	FilteredDuration uint64
+	Usage            UsageErrors
+	Profile          []ProfileEntry
+	Levels           []LevelStats
 
 	// Windowed is set when the keep-last policy revoked bins of this
 	// location: records with a key (time, seq) up to Window may have lost
@@ -158,6 +167,16 @@ type Location struct {
 func (l *Location) Kept() (n uint64) {
 	for _, lv := range l.Levels {
 		n += lv.Kept()
+	}
+	return n
+}
+
+// Accounted returns what became of the location's recorded events: kept,
+// filtered and removed. It equals Recorded in a sound file.
+func (l *Location) Accounted() uint64 {
+	n := l.Kept() + l.FilteredName + l.FilteredDuration
+	for _, v := range l.Removed() {
+		n += v
 	}
 	return n
 }

@@ -316,6 +316,8 @@ func decodeHeader(f *fields, h *Header) {
 	for i := 0; i < n; i++ {
 		h.ClassOrder = append(h.ClassOrder, f.str("class order"))
 	}
+	h.MinDuration = int64(f.int("min duration", 0, 1<<62))
+	h.FilterFile = f.str("filter file")
 }
 
 func decodeRegions(f *fields) []Region {
@@ -337,12 +339,13 @@ func decodeRegions(f *fields) []Region {
 }
 
 func decodeLocations(f *fields) []Location {
-	n := f.count("locations", 14)
+	n := f.count("locations", 17)
 	ls := make([]Location, 0, n)
 	for i := 0; i < n && f.err == nil; i++ {
-		l := Location{ID: f.u32("location id"), Name: f.str("location name"), Recorded: f.uvarint("recorded")}
+		l := Location{ID: f.u32("location id"), Name: f.str("location name"), Recorded: f.uvarint("recorded"),
+			FilteredName: f.uvarint("filtered by name"), FilteredDuration: f.uvarint("filtered by duration")}
 		u := &l.Usage
-		for _, p := range []*uint64{&u.UnknownRegion, &u.LeaveNothingOpen, &u.LeaveNotOpen, &u.LeftImplicitly, &u.OpenAtClose, &u.AfterClose} {
+		for _, p := range []*uint64{&u.UnknownRegion, &u.LeaveNothingOpen, &u.LeaveNotOpen, &u.LeftImplicitly, &u.OpenAtClose, &u.AfterClose, &u.MessageNoPeer} {
 			*p = f.uvarint("usage errors")
 		}
 		np := f.count("profile entries", 4)

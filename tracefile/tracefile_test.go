@@ -20,7 +20,7 @@ func sample(t testing.TB) (*Trace, []Bin) {
 	tr := &Trace{
 		Header: Header{Name: "sample", Host: "h", PID: 42, Rank: 3, Program: "prog -x", StartWall: time.Unix(1700000000, 5).UTC(),
 			GoVersion: "go1.24", CPU: "cpu", Clock: "tsc", TicksPerSecond: 2e9, TimerShift: 2, StartTicks: 1000, EndTicks: 9000,
-			ProbeCost: 12.5, Techniques: encode.All, BufferSize: 1 << 20, BinSize: 4096, Policy: "depth", ClassOrder: []string{"metric", "message"}},
+			ProbeCost: 12.5, Techniques: encode.All, BufferSize: 1 << 20, BinSize: 4096, Policy: "depth", ClassOrder: []string{"metric", "message"}, MinDuration: 2000, FilterFile: "f.filter"},
 		Regions: []Region{{ID: 1, Name: "main", File: "main.go", Line: 10}, {ID: 2, Name: "solve"}},
 		Locations: []Location{
 			{ID: 0, Name: "main", Recorded: 6, Profile: []ProfileEntry{{Region: 1, Visits: 1, Inclusive: 100, Exclusive: 60}, {Region: 2, Visits: 1, Inclusive: 40, Exclusive: 40}},

@@ -158,6 +158,8 @@ func encodeHeader(h *Header) []byte {
 	for _, c := range h.ClassOrder {
 		p.str(c)
 	}
+	p.varint(h.MinDuration)
+	p.str(h.FilterFile)
 	return p
 }
 
@@ -181,8 +183,10 @@ func encodeLocations(ls []Location) []byte {
 		p.uvarint(uint64(l.ID))
 		p.str(l.Name)
 		p.uvarint(l.Recorded)
+		p.uvarint(l.FilteredName)
+		p.uvarint(l.FilteredDuration)
 		u := l.Usage
-		for _, v := range []uint64{u.UnknownRegion, u.LeaveNothingOpen, u.LeaveNotOpen, u.LeftImplicitly, u.OpenAtClose, u.AfterClose} {
+		for _, v := range []uint64{u.UnknownRegion, u.LeaveNothingOpen, u.LeaveNotOpen, u.LeftImplicitly, u.OpenAtClose, u.AfterClose, u.MessageNoPeer} {
 			p.uvarint(v)
 		}
 		p.uvarint(uint64(len(l.Profile)))

@@ -42,6 +42,8 @@ func defineRegions(m *measure.Measurement) regions {
 // stripe is one worker's rows of the grid, with a halo row above and below.
 type stripe struct {
 	id       int
+	loc      *measure.Location // this stripe's goroutine
+	up, down *stripe
 	n        int         // columns
 	rows     int         // own rows
 	cur, nxt [][]float64 // rows+2 rows each
@@ -94,12 +96,17 @@ func run(n, iters, workers int, quiet bool) error {
 	for i := range global {
 		global[i] = make(chan float64, 1)
 	}
+	for _, s := range stripes {
+		// Made here, before the goroutines start, so that each can name
+		// its neighbours as the peers of its messages.
+		s.loc = m.Location(fmt.Sprintf("worker %d", s.id))
+	}
 	var wg sync.WaitGroup
 	for _, s := range stripes {
 		wg.Add(1)
 		go func(s *stripe) {
 			defer wg.Done()
-			s.solve(m, r, iters, partial, global[s.id])
+			s.solve(r, iters, partial, global[s.id])
 		}(s)
 	}
 	var res float64
@@ -161,6 +168,7 @@ func split(n, workers int) []*stripe {
 	}
 	for w := 0; w+1 < workers; w++ {
 		up, down := stripes[w], stripes[w+1]
+		up.down, down.up = down, up
 		// up's last row goes down; down's first row goes up.
 		up.toDown, down.fromUp = pipe()
 		down.toUp, up.fromDown = pipe()
@@ -187,8 +195,8 @@ func grid(rows, cols int) [][]float64 {
 	return g
 }
 
-func (s *stripe) solve(m *measure.Measurement, r regions, iters int, partial chan<- float64, global <-chan float64) {
-	loc := m.Location(fmt.Sprintf("worker %d", s.id))
+func (s *stripe) solve(r regions, iters int, partial chan<- float64, global <-chan float64) {
+	loc := s.loc
 	loc.Enter(r.worker)
 	for it := 0; it < iters; it++ {
 		loc.Enter(r.iteration)
@@ -220,12 +228,20 @@ func (s *stripe) solve(m *measure.Measurement, r regions, iters int, partial cha
 	loc.Leave(r.worker)
 }
 
+// Message tags: the direction a halo row travels.
+const (
+	tagUp   = 1
+	tagDown = 2
+)
+
 func (s *stripe) sendHalos(loc *measure.Location, r regions) {
+	bytes := uint64(8 * s.n)
 	if s.toUp != nil {
 		loc.Enter(r.send)
 		buf := <-s.freeUp
 		copy(buf, s.cur[1])
 		s.toUp <- buf
+		loc.Send(s.up.loc, tagUp, bytes)
 		loc.Leave(r.send)
 	}
 	if s.toDown != nil {
@@ -233,14 +249,19 @@ func (s *stripe) sendHalos(loc *measure.Location, r regions) {
 		buf := <-s.freeDown
 		copy(buf, s.cur[s.rows])
 		s.toDown <- buf
+		loc.Send(s.down.loc, tagDown, bytes)
 		loc.Leave(r.send)
 	}
 }
 
+// receiveHalos waits for the neighbours' boundary rows: the halo wait is
+// where an imbalance between the stripes shows.
 func (s *stripe) receiveHalos(loc *measure.Location, r regions) {
+	bytes := uint64(8 * s.n)
 	if s.fromUp != nil {
 		loc.Enter(r.haloWait)
 		buf := <-s.fromUp
+		loc.Recv(s.up.loc, tagDown, bytes)
 		copy(s.cur[0], buf)
 		s.retUp <- buf
 		loc.Leave(r.haloWait)
@@ -248,6 +269,7 @@ func (s *stripe) receiveHalos(loc *measure.Location, r regions) {
 	if s.fromDown != nil {
 		loc.Enter(r.haloWait)
 		buf := <-s.fromDown
+		loc.Recv(s.down.loc, tagUp, bytes)
 		copy(s.cur[s.rows+1], buf)
 		s.retDown <- buf
 		loc.Leave(r.haloWait)
