@@ -28,7 +28,8 @@ type Config struct {
 // Pool is the fixed allocation, cut into bins, shared by all hierarchies of
 // one measurement.
 type Pool struct {
-	epoch atomic.Uint64 // bumped on every change of the closed set
+	epoch  atomic.Uint64 // bumped on every change of the closed set
+	frozen atomic.Bool   // Freeze was called: no more records
 
 	mem     []byte
 	binSize int
@@ -451,6 +452,20 @@ func (p *Pool) Usage() (used, peak int) {
 	return len(p.meta) - len(p.free), p.peakUsed
 }
 
+// Freeze tells the probes to stop: they see a new epoch, then Frozen, and
+// return without touching anything. Bins are still handed out, to a probe
+// that was under way and to Close, which leaves the regions still open;
+// Finalize follows.
+func (p *Pool) Freeze() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.frozen.Store(true)
+	p.publishLocked()
+}
+
+// Frozen reports whether Freeze was called. Probes check it without a lock.
+func (p *Pool) Frozen() bool { return p.frozen.Load() }
+
 // Finalize seals every current bin (or hands back those of closed levels)
 // and stops the pool: later probes drop their events. The writers must have
 // stopped putting records; Finalize reads their current bins.
@@ -465,6 +480,7 @@ func (p *Pool) Finalize() {
 		for _, row := range h.levels {
 			for _, lv := range row {
 				if lv != nil && lv.cur >= 0 {
+					p.recountLocked(lv)
 					p.sealLocked(lv)
 				}
 			}
@@ -475,6 +491,22 @@ func (p *Pool) Finalize() {
 	}
 	p.final = true
 	p.publishLocked()
+}
+
+// recountLocked sets a current bin's record count from its bytes. Its
+// writer updates the count after the bytes, so if Finalize ran while a
+// probe was under way (a signal's Close), the two could disagree.
+func (p *Pool) recountLocked(lv *Level) {
+	d := encode.NewDecoder(p.tech)
+	if d.Reset(lv.bin[:lv.pos]) != nil {
+		return
+	}
+	var r encode.Record
+	n := uint32(0)
+	for d.Next(&r) {
+		n++
+	}
+	lv.n = n
 }
 
 // countBeforeWindowLocked counts, as removed by PolicyLast, the records of

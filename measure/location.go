@@ -65,6 +65,7 @@ type Location struct {
 	name       string
 	id         uint32
 	afterClose atomic.Uint64
+	stopped    atomic.Bool // the probes saw the freeze and touch nothing more
 }
 
 // Name returns the location's name.
@@ -283,10 +284,6 @@ func (l *Location) lose(d int) {
 
 // leaveOther handles a Leave of a region that is not the one on top.
 func (l *Location) leaveOther(r Region, t uint64) {
-	if l.closed {
-		l.afterClose.Add(1)
-		return
-	}
 	if uint(r)-1 < uint(len(l.prof)-1) && l.prof[r].filtered {
 		l.recorded++
 		l.filteredName++
@@ -433,19 +430,22 @@ func (l *Location) newLevel(d int) *buffer.Level {
 	return lv
 }
 
-// drop counts an event that is not kept: the level is closed, or the
-// measurement is.
+// drop counts an event that is not kept, for the reason its level gives.
 func (l *Location) drop(d int, c buffer.Class) {
-	if l.closed {
-		l.afterClose.Add(1)
-		return
-	}
 	l.h.Level(d, c).Dropped[l.h.DropReason(d, c)]++
 }
 
 // sync refreshes the location's view of the closed levels. It returns false
-// if the measurement is closed.
+// if the measurement is closing: from then on every probe returns here,
+// touching nothing else, so that Close can leave the open regions.
 func (l *Location) sync() bool {
+	if l.closed || l.pool.Frozen() {
+		l.closed = true
+		l.epoch = ^uint64(0) // never the pool's: every probe comes here
+		l.afterClose.Add(1)
+		l.stopped.Store(true)
+		return false
+	}
 	// The location's own epoch, not the hierarchy's: a refill that reduced
 	// synced the hierarchy already, but not this cached view.
 	l.epoch = l.pool.Epoch()
@@ -453,16 +453,6 @@ func (l *Location) sync() bool {
 	l.limit = l.viewLimit()
 	if l.lostAt > 0 && l.lostAt < l.limit {
 		l.limit = l.lostAt
-	}
-	if l.h.Final {
-		// Leaves of calls open now can no longer reach the trace.
-		for d := 1; d <= l.depth; d++ {
-			l.stack[d].state = frameDropped
-		}
-		l.pendingFrom = 0
-		l.closed = true
-		l.afterClose.Add(1)
-		return false
 	}
 	return true
 }

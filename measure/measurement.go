@@ -51,6 +51,8 @@ type Measurement struct {
 	closeErr  error
 	path      string
 	end       clock.Pair
+	grace     time.Duration // how long a signal's Close waits for running probes
+	signals   chan os.Signal
 }
 
 // Start begins a measurement with the given configuration. With
@@ -98,6 +100,9 @@ func Start(cfg Config) (*Measurement, error) {
 	}
 	m.cost = measureProbeCost(m.shift)
 	m.start = clock.ReadPair()
+	if cfg.Signals {
+		m.handleSignals()
+	}
 	return m, nil
 }
 
@@ -226,8 +231,11 @@ func (m *Measurement) Path() string {
 
 // Close ends the measurement and writes the trace file. Probes must have
 // stopped: call it after the goroutines that record have returned. Later
-// probes are dropped and counted. A second Close does nothing and returns
-// the first one's error.
+// probes are dropped and counted; regions still open are left at Close's
+// time. A second Close does nothing and returns the first one's error.
+//
+// A program that panics still writes its trace if it deferred Close; with
+// Config.Signals (HMB_SIGNALS=1), SIGINT and SIGTERM write it too.
 func (m *Measurement) Close() error {
 	if !m.Enabled() {
 		return nil
@@ -237,10 +245,23 @@ func (m *Measurement) Close() error {
 }
 
 func (m *Measurement) finalize() error {
-	m.end = clock.ReadPair()
+	m.stopSignals()
+	m.pool.Freeze()
 	m.mu.Lock()
 	locs := append([]*Location(nil), m.locations...)
 	m.mu.Unlock()
+	if m.grace > 0 {
+		// Other goroutines go on probing until the signal kills them. A
+		// location's state may be read once its probes saw the freeze;
+		// those that do not within the grace are taken to be blocked.
+		deadline := time.Now().Add(m.grace)
+		for _, l := range locs {
+			for !l.stopped.Load() && time.Now().Before(deadline) {
+				time.Sleep(time.Millisecond)
+			}
+		}
+	}
+	m.end = clock.ReadPair()
 	for _, l := range locs {
 		l.closeOpenRegions(m.end.Ticks)
 	}
