@@ -24,9 +24,12 @@ unit:
 race:
 	$(GO) test -count=1 -race -short $(RACE_PKGS)
 
-# Benchmarks of the hot paths; compare runs with benchstat.
+# Benchmarks of the hot paths (compare runs with benchstat), the reduction
+# cost of the HMB against a flat buffer, and the long run in fixed memory.
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -count 5 ./encode ./measure ./internal/clock | tee bench.txt
+	$(GO) test -run '^$$' -bench Reduction -benchtime 5x ./buffer | tee -a bench.txt
+	$(GO) run ./bench/longrun -n 1e9 | tee -a bench.txt
 
 # The main job: the instrumented example writes a trace and prints its summary.
 heat:
