@@ -73,7 +73,19 @@ func (l *Location) Name() string {
 	if l == nil {
 		return ""
 	}
+	l.m.mu.Lock()
+	defer l.m.mu.Unlock()
 	return l.name
+}
+
+// SetName renames the location; the trace carries the last name given.
+func (l *Location) SetName(name string) {
+	if l == nil {
+		return
+	}
+	l.m.mu.Lock()
+	l.name = name
+	l.m.mu.Unlock()
 }
 
 // Enter records that the goroutine enters region r.

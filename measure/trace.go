@@ -65,7 +65,7 @@ func (m *Measurement) snapshot() *tracefile.Trace {
 }
 
 func (l *Location) snapshot() tracefile.Location {
-	tl := tracefile.Location{ID: l.id, Name: l.name, Recorded: l.recorded, Usage: l.usage,
+	tl := tracefile.Location{ID: l.id, Name: l.Name(), Recorded: l.recorded, Usage: l.usage,
 		FilteredName: l.filteredName, FilteredDuration: l.filteredDuration}
 	tl.Usage.AfterClose = l.afterClose.Load()
 	for id, p := range l.prof {
