@@ -29,7 +29,7 @@ type opsArchive struct {
 func newOpsArchive(t testing.TB, chunk int) *opsArchive {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "trace")
-	a, err := create(dir, Options{EventChunkSize: chunk}, 512)
+	a, err := create(dir, Options{EventChunkSize: chunk, DefChunkSize: 4096}, 512)
 	if err != nil {
 		t.Fatal(err)
 	}
