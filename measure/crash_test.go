@@ -95,9 +95,11 @@ func checkCrashTrace(t *testing.T, path string) *tracefile.File {
 	t.Cleanup(func() { f.Close() })
 	for i := range f.Locations {
 		l := &f.Locations[i]
-		checkCounts(t, l)
+		if !l.Interrupted {
+			checkCounts(t, l)
+		}
 		evs, _ := readBack(t, f, l.ID)
-		if uint64(len(evs)) != l.Kept() {
+		if uint64(len(evs)) != l.Kept() && !l.Interrupted {
 			t.Errorf("%s: read %d events, %d kept", l.Name, len(evs), l.Kept())
 		}
 	}

@@ -60,6 +60,7 @@ type Location struct {
 	filteredDuration uint64
 	usage            tracefile.UsageErrors
 	closed           bool
+	interrupted      bool // Close ran for a signal before this location stopped
 
 	m          *Measurement
 	name       string
@@ -206,8 +207,11 @@ func (l *Location) leave(r Region, t uint64, read bool) {
 
 // leaveTop records the leave of the region open at the top of the stack.
 func (l *Location) leaveTop(t uint64) {
-	t, tr, seq := l.stamp(t)
 	d := l.depth
+	if d <= 0 {
+		return // only if Close raced a probe it was told had stopped
+	}
+	t, tr, seq := l.stamp(t)
 	f := &l.stack[d]
 	dur := t - f.start
 	p := &l.prof[f.region]

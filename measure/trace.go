@@ -66,7 +66,7 @@ func (m *Measurement) snapshot() *tracefile.Trace {
 
 func (l *Location) snapshot() tracefile.Location {
 	tl := tracefile.Location{ID: l.id, Name: l.Name(), Recorded: l.recorded, Usage: l.usage,
-		FilteredName: l.filteredName, FilteredDuration: l.filteredDuration}
+		FilteredName: l.filteredName, FilteredDuration: l.filteredDuration, Interrupted: l.interrupted}
 	tl.Usage.AfterClose = l.afterClose.Load()
 	for id, p := range l.prof {
 		if id > 0 && p.visits > 0 {
@@ -101,7 +101,7 @@ func (m *Measurement) writeTrace(path string) error {
 		for _, l := range locs {
 			l.h.Levels(func(lv *buffer.Level) {
 				lv.Bins(func(data []byte, records uint32) {
-					if err == nil {
+					if err == nil && len(data) > 0 {
 						err = put(tracefile.Bin{Location: l.id, Depth: lv.Depth(), Class: tracefile.Class(lv.Class()), Records: records, Data: data})
 					}
 				})

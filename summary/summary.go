@@ -159,6 +159,11 @@ func bufferStory(out io.Writer, f *tracefile.File) {
 	if recorded != kept+byName+byDuration+dropped {
 		fmt.Fprintf(out, "  WARNING: recorded != kept + filtered + removed (%d != %d + %d + %d)\n", recorded, kept, byName+byDuration, dropped)
 	}
+	for i := range f.Locations {
+		if l := &f.Locations[i]; l.Interrupted {
+			fmt.Fprintf(out, "  %s was still running when a signal ended the run: its last event may be uncounted, its open regions stay open\n", l.Name)
+		}
+	}
 	if len(f.Reductions) == 0 {
 		fmt.Fprintln(out, "  reductions       none: the whole run fit")
 	} else {

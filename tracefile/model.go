@@ -155,6 +155,11 @@ type Location struct {
 	Profile          []ProfileEntry
 	Levels           []LevelStats
 
+	// Interrupted is set when the trace was written for a signal while
+	// this location's goroutine had not stopped: its last event may be
+	// missing from the counts, and its open regions are left open.
+	Interrupted bool
+
 	// Windowed is set when the keep-last policy revoked bins of this
 	// location: records with a key (time, seq) up to Window may have lost
 	// their neighbours, and readers start the location's events after it.

@@ -339,7 +339,7 @@ func decodeRegions(f *fields) []Region {
 }
 
 func decodeLocations(f *fields) []Location {
-	n := f.count("locations", 17)
+	n := f.count("locations", 18)
 	ls := make([]Location, 0, n)
 	for i := 0; i < n && f.err == nil; i++ {
 		l := Location{ID: f.u32("location id"), Name: f.str("location name"), Recorded: f.uvarint("recorded"),
@@ -376,6 +376,7 @@ func decodeLocations(f *fields) []Location {
 			}
 			l.Levels = append(l.Levels, lv)
 		}
+		l.Interrupted = f.bool("interrupted")
 		l.Windowed = f.bool("windowed")
 		l.WindowTime = f.uvarint("window time")
 		l.WindowSeq = f.u32("window seq")

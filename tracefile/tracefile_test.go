@@ -25,7 +25,7 @@ func sample(t testing.TB) (*Trace, []Bin) {
 		Locations: []Location{
 			{ID: 0, Name: "main", Recorded: 6, Profile: []ProfileEntry{{Region: 1, Visits: 1, Inclusive: 100, Exclusive: 60}, {Region: 2, Visits: 1, Inclusive: 40, Exclusive: 40}},
 				Levels: []LevelStats{{Depth: 1, Class: ClassRegion, Written: 2}, {Depth: 2, Class: ClassRegion, Written: 2}, {Depth: 1, Class: ClassMessage, Written: 1}, {Depth: 2, Class: ClassMetric, Written: 1, Dropped: [NumReasons]uint64{0, 0, 0, 0, 0}}}},
-			{ID: 1, Name: "worker", Recorded: 3, Usage: UsageErrors{LeaveNothingOpen: 1},
+			{ID: 1, Name: "worker", Recorded: 3, Usage: UsageErrors{LeaveNothingOpen: 1}, Interrupted: true,
 				Levels: []LevelStats{{Depth: 1, Class: ClassRegion, Written: 2, Revoked: [NumReasons]uint64{ByDepth: 0}, Dropped: [NumReasons]uint64{ByDepth: 1}}}},
 		},
 		Reductions: []Reduction{{Reason: ByDepth, Depth: 3, Time: 500, Bins: 2, Records: 77, Steps: 1}},

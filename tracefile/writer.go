@@ -210,6 +210,7 @@ func encodeLocations(ls []Location) []byte {
 			p.bool(lv.Closed)
 			p.u8(uint8(lv.By))
 		}
+		p.bool(l.Interrupted)
 		p.bool(l.Windowed)
 		p.uvarint(l.WindowTime)
 		p.uvarint(uint64(l.WindowSeq))
