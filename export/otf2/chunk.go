@@ -64,9 +64,10 @@ func (c *chunkedFile) flushChunk(lastEvent uint64) error {
 
 // finish terminates the buffer with END_OF_FILE, END_OF_BUFFER and appends
 // the truncated last chunk. If the last record left only the one reserved
-// byte, the terminator goes into a chunk of its own that holds no event
-// (libotf2 itself crashes in this corner: it needs a record that fills its
-// upper bound exactly, i.e. a reference of 2^24 or more).
+// byte, the terminator goes into a chunk of its own that holds no record;
+// otf2-print and python3-otf2 read that layout (TestTerminatorChunk).
+// libotf2 crashes when it closes a file in this state, so there is no
+// libotf2 layout to follow.
 func (c *chunkedFile) finish(lastEvent uint64) error {
 	if len(c.buf)-c.pos < 2 {
 		if err := c.flushChunk(lastEvent); err != nil {
