@@ -1,9 +1,6 @@
 package dynamics
 
-import (
-	"math"
-	"slices"
-)
+import "math"
 
 // Energy is the variability of a series measured on its Haar coefficients
 // (seed 004, §6.2.2). Thanks to orthonormality, Total equals the sum of
@@ -84,19 +81,25 @@ func (t Transform) EnergyInTime() []float64 {
 // of a Gaussian: 1/Φ⁻¹(3/4).
 const madScale = 1.482602218505602
 
-// NoiseLevel estimates the standard deviation of the noise in the series from
-// its finest-scale Haar coefficients, 1.4826 × the median absolute deviation
-// from their median (Donoho and Johnstone's robust estimator, centred so that
-// a linear trend, which shifts all finest coefficients alike, does not count
-// as noise). A step or a spike touches one or two of the N/2 coefficients and
-// hardly moves the median. When more than half of the coefficients are equal
-// (quantised timings) the MAD is zero and the mean absolute deviation, scaled
-// to a Gaussian σ, is used instead. Zero means the series has no noise at all.
-func (t Transform) NoiseLevel() float64 {
-	if len(t.Detail) == 0 || len(t.Detail[0]) == 0 {
+// NoiseLevel estimates the standard deviation of the noise in x from its
+// finest-scale Haar coefficients, taken at every shift (the maximal-overlap
+// transform: (x[i+1] - x[i])/√2 for all i, twice as many as the decimated
+// transform has, which halves the variance of the estimate on short series):
+// 1.4826 × their median absolute deviation from their median, the robust
+// estimator of Donoho and Johnstone, centred so that a linear trend, which
+// shifts all of them alike, does not count as noise. A step touches one
+// coefficient and a spike two, which hardly moves the median. When more than
+// half of them are equal (quantised timings) the MAD is zero and the mean
+// absolute deviation, scaled to a Gaussian σ, is used instead. Zero means the
+// series has no noise at all.
+func NoiseLevel(x []float64) float64 {
+	if len(x) < 2 {
 		return 0
 	}
-	d := slices.Clone(t.Detail[0])
+	d := make([]float64, len(x)-1)
+	for i := range d {
+		d[i] = (x[i+1] - x[i]) / math.Sqrt2
+	}
 	med := median(d)
 	var meanAbs float64
 	for i, c := range d {

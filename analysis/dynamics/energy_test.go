@@ -109,7 +109,7 @@ func TestNoiseLevel(t *testing.T) {
 	}
 	x[1000] += 500 // an outlier must not move the estimate
 	x[3000] += 50
-	if got := Haar(x).NoiseLevel(); math.Abs(got-2) > 0.15 {
+	if got := NoiseLevel(x); math.Abs(got-2) > 0.15 {
 		t.Errorf("noise level %v, want 2 ± 0.15", got)
 	}
 	// Quantised data: most differences are exactly zero.
@@ -119,13 +119,13 @@ func TestNoiseLevel(t *testing.T) {
 			x[i] = 6
 		}
 	}
-	if got := Haar(x).NoiseLevel(); got <= 0 {
+	if got := NoiseLevel(x); got <= 0 {
 		t.Errorf("noise level of quantised series %v, want > 0", got)
 	}
 	for i := range x {
 		x[i] = 5
 	}
-	if got := Haar(x).NoiseLevel(); got != 0 {
+	if got := NoiseLevel(x); got != 0 {
 		t.Errorf("noise level of a constant %v, want 0", got)
 	}
 }

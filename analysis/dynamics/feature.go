@@ -101,54 +101,67 @@ func (c change) lastOff() int {
 // stretch of minTrendSamples or more between them: a rise made of a jump and
 // a slope, the flank of a rounded bump fitted by several pieces.
 type run struct {
-	cs    []change
-	up    bool
-	delta float64
+	cs []change
+	up bool
 }
 
-func (r run) first() int   { return r.cs[0].first() }
-func (r run) lastOff() int { return r.cs[len(r.cs)-1].lastOff() }
-func (r run) end() int     { return r.cs[len(r.cs)-1].to }
+// item is one feature to be: a lasting change, or an excursion made of the
+// changes a (away from the level) and b (back).
+type item struct {
+	c    change
+	a, b []change
+}
+
+func (it item) excursion() bool { return it.a != nil }
+
+func (it item) first() int {
+	if it.excursion() {
+		return it.a[0].first()
+	}
+	return it.c.first()
+}
 
 // features turns the chosen model into features; grid and thr1 are the
 // scale-space levels and their slope thresholds (for the scale of trends).
 func features(x []float64, m model, grid, thr1 []float64) []Feature {
-	runs := findRuns(findChanges(m, grid, thr1))
+	cs := findChanges(m, grid, thr1)
+	runs := findRuns(cs)
 	n := len(x)
-	// Decide the excursions first: a lasting change's cost runs until the
-	// next step or excursion.
-	excursionAt := make([]bool, len(runs))
-	for i := 0; i+1 < len(runs); i++ {
-		if isExcursion(runs, i, n) {
-			excursionAt[i] = true
-			i++
+	var items []item
+	for i := 0; i < len(runs); i++ {
+		if i+1 < len(runs) && runs[i].up != runs[i+1].up {
+			if ka, kb, ok := excursionSplit(cs, runs[i], runs[i+1], n); ok {
+				for _, c := range runs[i].cs[:ka] {
+					items = append(items, item{c: c})
+				}
+				items = append(items, item{a: runs[i].cs[ka:], b: runs[i+1].cs[:kb]})
+				for _, c := range runs[i+1].cs[kb:] {
+					items = append(items, item{c: c})
+				}
+				i++
+				continue
+			}
+		}
+		for _, c := range runs[i].cs {
+			items = append(items, item{c: c})
 		}
 	}
 	var out []Feature
-	for i := 0; i < len(runs); i++ {
-		if excursionAt[i] {
-			out = append(out, excursion(x, m.segs, runs[i], runs[i+1]))
-			i++
+	for k, it := range items {
+		if it.excursion() {
+			out = append(out, excursion(x, m.segs, it.a, it.b))
 			continue
 		}
-		for k, c := range runs[i].cs {
-			// Where this change's cost stops: the next change for a trend;
-			// the next jump or excursion for a step.
-			end := n - 1
-		next:
-			for j := i; j < len(runs); j++ {
-				for kk, d := range runs[j].cs {
-					if j == i && kk <= k {
-						continue
-					}
-					if !c.jump || d.jump || excursionAt[j] {
-						end = d.first() - 1
-						break next
-					}
-				}
+		// Where the change's cost stops: the next item for a trend; the
+		// next step or excursion for a step.
+		end := n - 1
+		for _, next := range items[k+1:] {
+			if !it.c.jump || next.excursion() || next.c.jump {
+				end = next.first() - 1
+				break
 			}
-			out = append(out, lasting(x, m, c, end))
 		}
+		out = append(out, lasting(x, m, it.c, end))
 	}
 	return out
 }
@@ -201,13 +214,12 @@ func findRuns(cs []change) []run {
 	for _, c := range cs {
 		if n := len(runs); n > 0 {
 			last := &runs[n-1]
-			if last.up == c.up && c.first() < last.end()+minTrendSamples {
+			if last.up == c.up && c.first() < last.cs[len(last.cs)-1].to+minTrendSamples {
 				last.cs = append(last.cs, c)
-				last.delta += c.delta
 				continue
 			}
 		}
-		runs = append(runs, run{cs: []change{c}, up: c.up, delta: c.delta})
+		runs = append(runs, run{cs: []change{c}, up: c.up})
 	}
 	return runs
 }
@@ -232,38 +244,56 @@ func trendScale(s line, grid, thr1 []float64) (float64, int) {
 	return sigma, count
 }
 
-// isExcursion reports whether runs i and i+1 form a peak or a dip: they go
-// in opposite directions, the second brings the series back to within half
-// of the first's height (and is not more than twice it), and the excursion is
-// not wider than the longer of the stretches beside it, up to the
-// neighbouring changes or the ends of the series. A wider one is reported as
-// lasting changes (a raised plateau is a step up and a step down, not a peak).
-func isExcursion(runs []run, i, n int) bool {
-	a, b := runs[i], runs[i+1]
-	if a.up == b.up {
-		return false
+// excursionSplit looks for a peak or a dip where run a turns into run b:
+// the last changes of a, from ka on, and the first of b, up to kb, go away
+// from the level and back to within half of the height (and not more than
+// twice it), and the excursion is not wider than the longer of the stretches
+// beside it, up to the nearest steps outside it or the ends of the series.
+// A wider one is left as lasting changes: a raised plateau is a step up and
+// a step down, not a peak. Trends do not bound the stretches beside it: a
+// spike on a trend is a peak. The longest such excursion is chosen, so that
+// a rounded bump fitted by several pieces is one peak, and a spike at the top
+// of a rise is a peak after the rise.
+func excursionSplit(cs []change, a, b run, n int) (ka, kb int, ok bool) {
+	for ka = 0; ka < len(a.cs); ka++ {
+		for kb = len(b.cs); kb >= 1; kb-- {
+			away, back := a.cs[ka:], b.cs[:kb]
+			var up, down float64
+			for _, c := range away {
+				up += c.delta
+			}
+			for _, c := range back {
+				down += c.delta
+			}
+			r := math.Abs(down) / math.Abs(up)
+			if r < 0.5 || r > 2 {
+				continue
+			}
+			from, to := away[0].first(), back[len(back)-1].lastOff()
+			before, after := from, n-1-to
+			for _, c := range cs {
+				if !c.jump || c.first() >= from && c.first() <= to+1 {
+					continue
+				}
+				if c.to < from {
+					before = min(before, from-c.to)
+				} else {
+					after = min(after, c.first()-to-1)
+				}
+			}
+			if to-from+1 <= max(before, after) {
+				return ka, kb, true
+			}
+		}
 	}
-	r := math.Abs(b.delta) / math.Abs(a.delta)
-	if r < 0.5 || r > 2 {
-		return false
-	}
-	before := a.first()
-	if i > 0 {
-		before = a.first() - runs[i-1].end() - 1
-	}
-	after := n - 1 - b.end()
-	if i+2 < len(runs) {
-		after = runs[i+2].first() - b.end() - 1
-	}
-	width := b.lastOff() - a.first() + 1
-	return width <= max(before, after)
+	return 0, 0, false
 }
 
-// excursion builds the peak or dip made of the runs a and b. Its severity
-// is the area between the series and the line joining the fitted levels
-// just before and just after it.
-func excursion(x []float64, segs []line, a, b run) Feature {
-	from, to := a.first(), b.lastOff()
+// excursion builds the peak or dip made of the changes a (away) and b
+// (back). Its severity is the area between the series and the line joining
+// the fitted levels just before and just after it.
+func excursion(x []float64, segs []line, a, b []change) Feature {
+	from, to := a[0].first(), b[len(b)-1].lastOff()
 	var before, after float64
 	hasBefore, hasAfter := from > 0, to < len(x)-1
 	if hasBefore {
@@ -286,11 +316,11 @@ func excursion(x []float64, segs []line, a, b run) Feature {
 		sev += x[i] - (before + frac*(after-before))
 	}
 	kind := Peak
-	if !a.up {
+	if !a[0].up {
 		kind = Dip
 	}
 	f := Feature{Kind: kind, From: from, To: to, Severity: sev}
-	for _, c := range append(slices.Clone(a.cs), b.cs...) {
+	for _, c := range append(slices.Clone(a), b...) {
 		f.Scale = minPositive(f.Scale, c.sigma)
 		f.Stability = max(f.Stability, c.stability)
 	}

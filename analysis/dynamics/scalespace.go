@@ -92,7 +92,7 @@ func gridPoints(n, d int) int {
 }
 
 // directSigma is the scale below which smoothing convolves the series with
-// the kernel directly: up to 8σ+1 taps per sample cost less than an
+// the kernel directly: up to 8σ+8 taps on either side cost less than an
 // M-point FFT there.
 const directSigma = 8
 
@@ -118,12 +118,13 @@ func (s *scaleSpace) smooth(dst []float64, t float64, d int) []float64 {
 }
 
 // convolve smooths at variance t by direct convolution with the kernel
-// truncated at 8σ (the mass beyond is below 1e-15), reflecting at the ends
-// like the DCT does.
+// truncated at 8σ+8 (the mass beyond is below 1e-15: at small t the kernel's
+// tail is Poisson-like, heavier than a Gaussian's of the same σ), reflecting
+// at the ends like the DCT does.
 func (s *scaleSpace) convolve(dst []float64, t float64) []float64 {
 	x := s.series
 	n := len(x)
-	kernel := discreteGaussian(t, int(math.Ceil(8*math.Sqrt(t)))+1)
+	kernel := discreteGaussian(t, int(math.Ceil(8*math.Sqrt(t)))+8)
 	r := len(kernel) - 1
 	dst = dst[:n]
 	at := func(i int) float64 {

@@ -1,0 +1,54 @@
+package dynamics
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestDescribe(t *testing.T) {
+	fs := []Feature{
+		{Kind: StepDown, From: 99, To: 100, Severity: -150},
+		{Kind: Peak, From: 18, To: 22, Severity: 12.5},
+		{Kind: TrendUp, From: 180, To: 255, Severity: 300},
+		{Kind: Dip, From: 140, To: 140, Severity: -2},
+	}
+	got := Describe(fs, 256, "ms")
+	want := "Flat until iteration 17, then a peak near iteration 20 (iterations 18–22), " +
+		"flat until iteration 99, then a step decrease at iteration 100, " +
+		"flat until iteration 139, then a dip at iteration 140, " +
+		"flat until iteration 179, then an upward trend from iteration 180 to the end. " +
+		"Degradations, worst first: the upward trend from 180 costs 300 ms; the peak at 20 costs 12.5 ms. " +
+		"Improvements: the step decrease at 100 saves 150 ms; the dip at 140 saves 2 ms."
+	if got != want {
+		t.Errorf("Describe:\n got %q\nwant %q", got, want)
+	}
+	if fs[0].Kind != StepDown {
+		t.Error("Describe reordered its argument")
+	}
+}
+
+func TestDescribeEdgeCases(t *testing.T) {
+	if got := Describe(nil, 0, "s"); got != "Empty series." {
+		t.Errorf("empty: %q", got)
+	}
+	if got := Describe(nil, 50, "s"); got != "No significant change over the 50 iterations." {
+		t.Errorf("no features: %q", got)
+	}
+	// Back-to-back features from the first iteration to the last: no flat
+	// stretch to mention, a unitless value, a trend that ends early.
+	got := Describe([]Feature{
+		{Kind: StepUp, From: 0, To: 1, Severity: 4},
+		{Kind: TrendDown, From: 1, To: 8, Severity: -1},
+		{Kind: Peak, From: 9, To: 9, Severity: 0},
+	}, 10, "")
+	want := "A step increase at iteration 1, a downward trend from iteration 1 to 8, a peak at iteration 9. " +
+		"Degradations, worst first: the step increase at 1 costs 4. Improvements: the downward trend from 1 saves 1."
+	if got != want {
+		t.Errorf("Describe:\n got %q\nwant %q", got, want)
+	}
+	// Describing what Analyze found never fails.
+	a, err := Analyze(addStep(series(1, 300, 1, 0.1), 150, 1), Options{})
+	if err != nil || !strings.HasPrefix(Describe(a.Features, a.N, "s"), "Flat until iteration 149, then a step increase at iteration 150") {
+		t.Errorf("%v: %q", err, Describe(a.Features, a.N, "s"))
+	}
+}
