@@ -11,6 +11,8 @@ import (
 
 	"github.com/hmbtrace/hmbtrace/buffer"
 	"github.com/hmbtrace/hmbtrace/encode"
+	"github.com/hmbtrace/hmbtrace/filter"
+	"github.com/hmbtrace/hmbtrace/hwcounter"
 	"github.com/hmbtrace/hmbtrace/internal/clock"
 )
 
@@ -86,6 +88,21 @@ type Config struct {
 	// Signals makes SIGINT and SIGTERM write the trace before the process
 	// dies of them (HMB_SIGNALS=1).
 	Signals bool
+	// Metrics are perf events read at enter and leave, as `perf list` names
+	// them: cycles, instructions, page-faults, ... (HMB_METRICS). A location
+	// with counters locks its goroutine to its OS thread.
+	Metrics []string
+	// MetricsRegions selects the regions that read counters, as filter-file
+	// wildcard patterns ("solve*,compute"); empty means every region
+	// (HMB_METRICS_REGIONS). Other regions pay nothing.
+	MetricsRegions string
+	// MetricsDepth is the deepest calling depth that reads counters; 0 means
+	// any (HMB_METRICS_DEPTH).
+	MetricsDepth int
+	// MetricsStrict makes an event this machine cannot count an error at
+	// Start; without it the measurement records without that event and says
+	// so once (HMB_METRICS_STRICT=1).
+	MetricsStrict bool
 }
 
 // envVars lists every variable ConfigFromEnv knows, with what it takes.
@@ -104,6 +121,11 @@ var envVars = map[string]string{
 	"HMB_MIN_DURATION": "a duration such as 2us, 500ns or 1ms",
 	"HMB_FILTER_FILE":  "a Score-P filter file",
 	"HMB_SIGNALS":      "1/0, true/false, yes/no, on/off",
+
+	"HMB_METRICS":         "a list of perf events such as cycles,instructions,page-faults",
+	"HMB_METRICS_REGIONS": "a list of region name patterns such as solve*,compute",
+	"HMB_METRICS_DEPTH":   "a calling depth, 1 or more (0: any)",
+	"HMB_METRICS_STRICT":  "1/0, true/false, yes/no, on/off",
 }
 
 // ConfigFromEnv reads the HMB_* environment variables. A malformed value is
@@ -244,6 +266,35 @@ func configFromLookup(lookup func(string) (string, bool), environ []string, warn
 		}
 		c.Signals = on
 	}
+	if v, ok := get("HMB_METRICS"); ok && v != "" {
+		events, err := hwcounter.ParseList(v)
+		if err != nil {
+			return c, bad("HMB_METRICS", v, err)
+		}
+		for _, e := range events {
+			c.Metrics = append(c.Metrics, e.Name)
+		}
+	}
+	if v, ok := get("HMB_METRICS_REGIONS"); ok && v != "" {
+		if _, err := filter.ParsePatternList(v); err != nil {
+			return c, bad("HMB_METRICS_REGIONS", v, err)
+		}
+		c.MetricsRegions = v
+	}
+	if v, ok := get("HMB_METRICS_DEPTH"); ok && v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return c, bad("HMB_METRICS_DEPTH", v, nil)
+		}
+		c.MetricsDepth = n
+	}
+	if v, ok := get("HMB_METRICS_STRICT"); ok {
+		on, err := parseBool(v)
+		if err != nil {
+			return c, bad("HMB_METRICS_STRICT", v, nil)
+		}
+		c.MetricsStrict = on
+	}
 	return c, c.validate()
 }
 
@@ -354,6 +405,20 @@ func (c *Config) validate() error {
 	}
 	if c.MinDuration < 0 {
 		return fmt.Errorf("hmbtrace: negative MinDuration %v", c.MinDuration)
+	}
+	if len(c.Metrics) > encode.MaxMetrics {
+		return fmt.Errorf("hmbtrace: %d metrics; at most %d", len(c.Metrics), encode.MaxMetrics)
+	}
+	if len(c.Metrics) > 0 {
+		if _, err := hwcounter.ParseEvents(c.Metrics); err != nil {
+			return fmt.Errorf("hmbtrace: metrics: %v", err)
+		}
+	}
+	if _, err := filter.ParsePatternList(c.MetricsRegions); err != nil {
+		return fmt.Errorf("hmbtrace: metrics regions: %v", err)
+	}
+	if c.MetricsDepth < 0 {
+		return fmt.Errorf("hmbtrace: negative MetricsDepth %d", c.MetricsDepth)
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/hmbtrace/hmbtrace/buffer"
 	"github.com/hmbtrace/hmbtrace/encode"
+	"github.com/hmbtrace/hmbtrace/hwcounter"
 	"github.com/hmbtrace/hmbtrace/internal/clock"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
@@ -17,6 +18,12 @@ type frame struct {
 	seq    uint32 // its sequence number
 	region uint32
 	state  uint8 // what became of the enter: frameDropped, framePending or frameWritten
+	// Counters, for a region that reads them: the sequence number of the
+	// metric record after the enter (kept for a pending enter), and the
+	// depth of the enclosing frame that reads them, to hand its counts to.
+	counted bool
+	mseq    uint32
+	mprev   int
 }
 
 // The states of a frame's enter.
@@ -31,6 +38,7 @@ type profEntry struct {
 	visits, incl, excl uint64
 	active             uint32 // open instances: inclusive time counts the outermost only
 	filtered           bool   // excluded by the filter file: not measured at all
+	counted            bool   // reads counters (HMB_METRICS_REGIONS)
 }
 
 // Location is a stream of events written by one goroutine (or C thread).
@@ -54,6 +62,23 @@ type Location struct {
 	prof        []profEntry     // by region id; prof[0] unused
 	levels      []*buffer.Level // enter/leave level by depth, cached
 	msgLevels   []*buffer.Level // message level by depth, cached
+
+	// Counters (nil src: none). mstart and mchild hold, per depth, the
+	// values read at the enter of a counting frame and the counts of the
+	// counting frames inside it; mprof the inclusive and exclusive sums per
+	// region; mtop is the depth of the innermost counting frame.
+	src          hwcounter.Source
+	nmet         int
+	mdepth       int // deepest depth that reads counters
+	mvals        []uint64
+	mstart       []uint64
+	mchild       []uint64
+	mprof        []uint64 // region r: incl at [r*2n:], excl at [r*2n+n:]
+	mtop         int
+	metLevels    []*buffer.Level
+	multiplexed  bool
+	countersGone string // why this location reads no counters
+	tid          int    // the OS thread whose counters src reads; 0 once checked
 
 	recorded         uint64
 	filteredName     uint64
@@ -164,12 +189,18 @@ func (l *Location) enter(r Region, t uint64, read bool) {
 		l.growStack()
 	}
 	f := &l.stack[d]
-	f.start, f.child, f.tr, f.seq, f.region, f.state = t, 0, tr, seq, uint32(r), frameDropped
+	f.start, f.child, f.tr, f.seq, f.region, f.state, f.counted = t, 0, tr, seq, uint32(r), frameDropped, false
 	l.depth = d
 	p.visits++
 	p.active++
+	if p.counted && l.src != nil && d <= l.mdepth {
+		l.enterCounters(f, d, t)
+	}
 	if d >= l.limit {
 		l.drop(d, buffer.ClassRegion)
+		if f.counted {
+			l.drop(d, buffer.ClassMetric)
+		}
 		return
 	}
 	if l.minDur != 0 {
@@ -181,7 +212,13 @@ func (l *Location) enter(r Region, t uint64, read bool) {
 	}
 	if l.level(d).Enter(tr, seq, uint32(r)) {
 		f.state = frameWritten
+		if f.counted {
+			l.putMetric(d, f.tr, f.mseq, f.region, l.mstart[d*l.nmet:(d+1)*l.nmet])
+		}
 		return
+	}
+	if f.counted {
+		l.drop(d, buffer.ClassMetric)
 	}
 	l.lose(d)
 }
@@ -223,11 +260,18 @@ func (l *Location) leaveTop(t uint64) {
 	l.depth = d - 1
 	l.stack[d-1].child += dur
 	l.recorded++
+	var mseq uint32
+	if f.counted {
+		mseq = l.leaveCounters(f, d, t, p.active == 0)
+	}
 	state := f.state
 	if state == framePending {
 		if dur < l.minDur {
 			// Short, and nothing inside was kept: the call vanishes.
 			l.filteredDuration += 2
+			if f.counted {
+				l.filteredDuration += 2 // its metric records
+			}
 			if l.pendingFrom == d {
 				l.pendingFrom = 0
 			}
@@ -238,7 +282,11 @@ func (l *Location) leaveTop(t uint64) {
 		}
 	}
 	if state == frameWritten {
-		l.level(d).Leave(tr, seq, f.region)
+		if l.level(d).Leave(tr, seq, f.region) && f.counted {
+			l.putMetric(d, tr, mseq, f.region, l.mvals)
+		} else if f.counted {
+			l.drop(d, buffer.ClassMetric)
+		}
 		return
 	}
 	if d == l.lostAt {
@@ -246,6 +294,9 @@ func (l *Location) leaveTop(t uint64) {
 		l.limit = l.viewLimit()
 	}
 	l.drop(d, buffer.ClassRegion)
+	if f.counted {
+		l.drop(d, buffer.ClassMetric)
+	}
 }
 
 // flush writes the enters the duration filter holds, from the shallowest
@@ -266,11 +317,17 @@ func (l *Location) flush(upTo int) bool {
 		if !l.level(d).Enter(f.tr, f.seq, f.region) {
 			// The level counted this enter as dropped; the ones below follow it.
 			f.state = frameDropped
+			if f.counted {
+				l.drop(d, buffer.ClassMetric)
+			}
 			l.lose(d)
 			l.dropPending(d+1, top)
 			return false
 		}
 		f.state = frameWritten
+		if f.counted {
+			l.putMetric(d, f.tr, f.mseq, f.region, l.mstart[d*l.nmet:(d+1)*l.nmet])
+		}
 	}
 	if upTo < top {
 		l.pendingFrom = upTo + 1
@@ -286,6 +343,9 @@ func (l *Location) dropPending(d, top int) {
 	for ; d <= top; d++ {
 		if f := &l.stack[d]; f.state == framePending {
 			l.drop(d, buffer.ClassRegion)
+			if f.counted {
+				l.drop(d, buffer.ClassMetric)
+			}
 			f.state = frameDropped
 		}
 	}
@@ -491,9 +551,12 @@ func (l *Location) growProfile(r Region) bool {
 	p := make([]profEntry, n+1)
 	copy(p, l.prof)
 	for id := len(l.prof); id <= n; id++ {
-		p[id].filtered = l.m.regionFiltered(Region(id))
+		p[id].filtered, p[id].counted = l.m.regionFlags(Region(id))
 	}
 	l.prof = p
+	if l.src != nil {
+		l.mprof = append(l.mprof, make([]uint64, (n+1)*2*l.nmet-len(l.mprof))...)
+	}
 	return true
 }
 
@@ -501,6 +564,10 @@ func (l *Location) growStack() {
 	s := make([]frame, 2*len(l.stack))
 	copy(s, l.stack)
 	l.stack = s
+	if l.src != nil {
+		l.mstart = append(l.mstart, make([]uint64, len(l.mstart))...)
+		l.mchild = append(l.mchild, make([]uint64, len(l.mchild))...)
+	}
 }
 
 // closeOpenRegions leaves every open region at time t; Close calls it.

@@ -13,6 +13,7 @@ import (
 	"github.com/hmbtrace/hmbtrace/buffer"
 	"github.com/hmbtrace/hmbtrace/encode"
 	"github.com/hmbtrace/hmbtrace/filter"
+	"github.com/hmbtrace/hmbtrace/hwcounter"
 	"github.com/hmbtrace/hmbtrace/internal/clock"
 	"github.com/klauspost/cpuid/v2"
 )
@@ -27,6 +28,7 @@ type regionDef struct {
 	file     string
 	line     int
 	filtered bool // excluded by the filter file
+	counted  bool // reads counters
 }
 
 // Measurement is one measured run: its buffer, regions and locations.
@@ -41,6 +43,12 @@ type Measurement struct {
 	cost     float64 // probe cost in ns/event, measured at Start
 	filter   *filter.Filter
 	minDur   uint64 // the duration filter's bound in ticks
+
+	metricEvents   []hwcounter.Event // the counters every location reads
+	metricsMissing []string          // events asked for that cannot be counted, and why
+	metricsPath    string
+	metricPatterns filter.Patterns
+	metricsDepth   int
 
 	mu        sync.Mutex
 	regions   []regionDef // index id-1
@@ -75,6 +83,9 @@ func Start(cfg Config) (*Measurement, error) {
 		return nil, fmt.Errorf("hmbtrace: HMB_CLOCK=%s: %v", cfg.Clock, err)
 	}
 	m.clock = src
+	if err := m.setUpCounters(); err != nil {
+		return nil, err
+	}
 	if cfg.FilterFile != "" {
 		f, err := filter.ParseFile(cfg.FilterFile)
 		if err != nil {
@@ -171,17 +182,23 @@ func (m *Measurement) RegionAt(name, file string, line int) Region {
 	if r, ok := m.byName[name]; ok {
 		return r
 	}
-	m.regions = append(m.regions, regionDef{name: name, file: file, line: line, filtered: m.filter.Excluded(name, file)})
+	m.regions = append(m.regions, regionDef{name: name, file: file, line: line,
+		filtered: m.filter.Excluded(name, file), counted: m.regionCounted(name)})
 	r := Region(len(m.regions))
 	m.byName[name] = r
 	return r
 }
 
-// regionFiltered reports whether the filter file excludes region r.
-func (m *Measurement) regionFiltered(r Region) bool {
+// regionFlags reports whether the filter file excludes region r and
+// whether it reads counters.
+func (m *Measurement) regionFlags(r Region) (filtered, counted bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return r >= 1 && int(r) <= len(m.regions) && m.regions[r-1].filtered
+	if r < 1 || int(r) > len(m.regions) {
+		return false, false
+	}
+	d := m.regions[r-1]
+	return d.filtered, d.counted
 }
 
 // Reductions returns the reduction steps so far. It is safe to call while
@@ -204,6 +221,10 @@ func (m *Measurement) regionCount() int {
 // goroutine. A Location is not safe for concurrent use; create one per
 // goroutine. On a disabled measurement it returns nil, on which every probe
 // is a no-op.
+//
+// With counters (Config.Metrics), call Location from the goroutine that
+// will record into it: it locks that goroutine to its OS thread, whose
+// counters it opens, until the end of the process.
 func (m *Measurement) Location(name string) *Location {
 	if !m.Enabled() {
 		return nil
@@ -213,6 +234,7 @@ func (m *Measurement) Location(name string) *Location {
 	l.stack = make([]frame, 16)
 	l.prof = make([]profEntry, 1)
 	l.levels = make([]*buffer.Level, 16)
+	l.attachCounters()
 	l.sync()
 	m.mu.Lock()
 	m.locations = append(m.locations, l)
@@ -272,6 +294,9 @@ func (m *Measurement) finalize() error {
 		l.closeOpenRegions(m.end.Ticks)
 	}
 	m.pool.Finalize()
+	for _, l := range locs {
+		l.closeCounters()
+	}
 	if err := os.MkdirAll(m.cfg.Output, 0o755); err != nil {
 		return fmt.Errorf("hmbtrace: output directory (HMB_OUTPUT): %v", err)
 	}

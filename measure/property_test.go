@@ -358,7 +358,7 @@ func (c propertyCase) run(t *testing.T) (*tracefile.File, []*driver) {
 		loc.minDur = m.minDur
 		locs = append(locs, loc)
 		drivers[i] = &driver{loc: loc, now: base, shift: m.shift, lastTR: ^uint64(0), minDur: m.minDur, vanished: map[int]bool{},
-			isSkipped: func(r Region) bool { return m.regionFiltered(r) }}
+			isSkipped: func(r Region) bool { f, _ := m.regionFlags(r); return f }}
 	}
 	for _, d := range drivers {
 		d.peers = locs

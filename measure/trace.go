@@ -48,6 +48,11 @@ func (m *Measurement) snapshot() *tracefile.Trace {
 		ClassOrder:     order,
 		MinDuration:    m.cfg.MinDuration.Nanoseconds(),
 		FilterFile:     m.cfg.FilterFile,
+		MetricsMissing: m.metricsMissing,
+		MetricsPath:    m.metricsPath,
+	}
+	for _, e := range m.metricEvents {
+		t.Header.Metrics = append(t.Header.Metrics, e.Name)
 	}
 	for i, r := range regions {
 		t.Regions = append(t.Regions, tracefile.Region{ID: uint32(i + 1), Name: r.name, File: r.file, Line: r.line})
@@ -66,11 +71,22 @@ func (m *Measurement) snapshot() *tracefile.Trace {
 
 func (l *Location) snapshot() tracefile.Location {
 	tl := tracefile.Location{ID: l.id, Name: l.Name(), Recorded: l.recorded, Usage: l.usage,
-		FilteredName: l.filteredName, FilteredDuration: l.filteredDuration, Interrupted: l.interrupted}
+		FilteredName: l.filteredName, FilteredDuration: l.filteredDuration, Interrupted: l.interrupted,
+		Multiplexed: l.multiplexed, CountersMissing: l.countersGone}
+	if len(l.m.metricEvents) > 0 && l.src == nil && tl.CountersMissing == "" {
+		tl.CountersMissing = "not opened"
+	}
 	tl.Usage.AfterClose = l.afterClose.Load()
+	n := l.nmet
 	for id, p := range l.prof {
 		if id > 0 && p.visits > 0 {
-			tl.Profile = append(tl.Profile, tracefile.ProfileEntry{Region: uint32(id), Visits: p.visits, Inclusive: p.incl, Exclusive: p.excl})
+			e := tracefile.ProfileEntry{Region: uint32(id), Visits: p.visits, Inclusive: p.incl, Exclusive: p.excl}
+			if p.counted && l.src != nil {
+				base := id * 2 * n
+				e.CounterInclusive = append([]uint64(nil), l.mprof[base:base+n]...)
+				e.CounterExclusive = append([]uint64(nil), l.mprof[base+n:base+2*n]...)
+			}
+			tl.Profile = append(tl.Profile, e)
 		}
 	}
 	l.h.Levels(func(lv *buffer.Level) {

@@ -19,6 +19,8 @@ type regionRow struct {
 	name       string
 	visits     uint64
 	incl, excl int64 // ns
+	// counter sums by metric name, for regions that read counters
+	cincl, cexcl map[string]uint64
 }
 
 // Write writes the summary of the files, which may be the ranks of one run
@@ -40,6 +42,17 @@ func Write(out io.Writer, files []*tracefile.File) error {
 				r.visits += p.Visits
 				r.incl += f.TicksToNanos(p.Inclusive)
 				r.excl += f.TicksToNanos(p.Exclusive)
+				for i, v := range p.CounterInclusive {
+					if i >= len(f.Header.Metrics) {
+						break
+					}
+					if r.cincl == nil {
+						r.cincl, r.cexcl = map[string]uint64{}, map[string]uint64{}
+					}
+					name := f.Header.Metrics[i]
+					r.cincl[name] += v
+					r.cexcl[name] += p.CounterExclusive[i]
+				}
 			}
 		}
 	}
@@ -65,10 +78,83 @@ func Write(out io.Writer, files []*tracefile.File) error {
 			percent(r.incl, totalNs), percent(r.excl, totalNs), r.name)
 	}
 	tw.Flush()
+	counterTable(out, sorted, files)
 	for _, f := range files {
 		bufferStory(out, f)
 	}
 	return nil
+}
+
+// counterTable prints the regions' counter sums, inclusive/exclusive, and
+// instructions per cycle where both were counted.
+func counterTable(out io.Writer, rows []*regionRow, files []*tracefile.File) {
+	var metrics []string
+	seen := map[string]bool{}
+	for _, f := range files {
+		for _, m := range f.Header.Metrics {
+			if !seen[m] {
+				seen[m] = true
+				metrics = append(metrics, m)
+			}
+		}
+	}
+	for _, f := range files {
+		for _, m := range f.Header.MetricsMissing {
+			fmt.Fprintf(out, "\n%s: recorded without %s", f.Path, m)
+		}
+		for i := range f.Locations {
+			if l := &f.Locations[i]; l.CountersMissing != "" {
+				fmt.Fprintf(out, "\n%s: %s read no counters: %s", f.Path, l.Name, l.CountersMissing)
+			}
+		}
+	}
+	if len(metrics) == 0 {
+		return
+	}
+	fmt.Fprintln(out)
+	fmt.Fprintln(out)
+	fmt.Fprintln(out, "Counters per region (inclusive / exclusive)")
+	ipc := seen["instructions"] && seen["cycles"]
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
+	for _, m := range metrics {
+		fmt.Fprintf(tw, "%s\t", m)
+	}
+	if ipc {
+		fmt.Fprint(tw, "IPC\t")
+	}
+	fmt.Fprint(tw, "  region\t\n")
+	for _, r := range rows {
+		if r.cincl == nil {
+			continue
+		}
+		for _, m := range metrics {
+			fmt.Fprintf(tw, "%s / %s\t", count(r.cincl[m]), count(r.cexcl[m]))
+		}
+		if ipc {
+			if c := r.cincl["cycles"]; c > 0 {
+				fmt.Fprintf(tw, "%.2f\t", float64(r.cincl["instructions"])/float64(c))
+			} else {
+				fmt.Fprint(tw, "-\t")
+			}
+		}
+		fmt.Fprintf(tw, "  %s\t\n", r.name)
+	}
+	tw.Flush()
+	for _, f := range files {
+		if f.Header.MetricsPath != "" {
+			fmt.Fprintf(out, "  %s: counters read with %s", f.Path, f.Header.MetricsPath)
+			var mux []string
+			for i := range f.Locations {
+				if f.Locations[i].Multiplexed {
+					mux = append(mux, f.Locations[i].Name)
+				}
+			}
+			if len(mux) > 0 {
+				fmt.Fprintf(out, "; multiplexed and extrapolated on %s", strings.Join(mux, ", "))
+			}
+			fmt.Fprintln(out)
+		}
+	}
 }
 
 func runFacts(out io.Writer, f *tracefile.File) {

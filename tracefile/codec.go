@@ -41,6 +41,13 @@ func (p *payload) varint(v int64)   { *p = binary.AppendVarint(*p, v) }
 func (p *payload) u8(v uint8)       { *p = append(*p, v) }
 func (p *payload) f64(v float64)    { *p = binary.LittleEndian.AppendUint64(*p, math.Float64bits(v)) }
 func (p *payload) str(s string)     { p.uvarint(uint64(len(s))); *p = append(*p, s...) }
+func (p *payload) strs(ss []string) {
+	p.uvarint(uint64(len(ss)))
+	for _, s := range ss {
+		p.str(s)
+	}
+}
+
 func (p *payload) bool(b bool) {
 	if b {
 		p.u8(1)
@@ -184,6 +191,15 @@ func (f *fields) str(what string) string {
 	s := string(f.b[f.off : f.off+int(n)])
 	f.off += int(n)
 	return s
+}
+
+func (f *fields) strs(what string) []string {
+	n := f.count(what, 1)
+	var ss []string
+	for i := 0; i < n && f.err == nil; i++ {
+		ss = append(ss, f.str(what))
+	}
+	return ss
 }
 
 func (f *fields) class(what string) Class {

@@ -14,8 +14,9 @@ type Event struct {
 	Seq   uint32 // position among the location's events at the same Time
 	Depth int    // calling depth: 1 for a top-level region
 	Class Class
-	// Region is the region entered or left; for messages and metrics, the
-	// region open at their depth (0 at depth 0).
+	// Region is the region entered or left; for messages, the region open
+	// at their depth (0 at depth 0); for metrics, the region of the enter
+	// or leave they follow.
 	Region uint32
 
 	Peer     uint64 // messages: location id, or world rank if PeerRank
@@ -40,6 +41,7 @@ type Events struct {
 	loc    *Location
 	heap   []*stream
 	stack  []uint32 // open regions by depth-1
+	left   uint32   // the region left last, which a metric record may follow
 	values []uint64
 	queue  []Event // truncated enters at a window start, emitted first
 	err    error
@@ -223,7 +225,19 @@ func (it *Events) nest(e *Event, r *encode.Record) error {
 			return it.inconsistent(e, open)
 		}
 		e.Region = it.stack[open-1]
+		it.left = e.Region
 		it.stack = it.stack[:open-1]
+	case encode.KindMetric:
+		// Counters read at an enter follow it at its depth; those read at
+		// a leave follow it one deeper than what is then open.
+		switch {
+		case e.Depth == open && open > 0:
+			e.Region = it.stack[open-1]
+		case e.Depth == open+1 && it.left != 0:
+			e.Region = it.left
+		default:
+			return it.inconsistent(e, open)
+		}
 	default:
 		if e.Depth != open {
 			return it.inconsistent(e, open)

@@ -78,6 +78,13 @@ type Header struct {
 
 	MinDuration int64  // the duration filter's bound in ns, 0 if off
 	FilterFile  string // the filter file's path, "" if none
+
+	// Metrics names the counters, in the order of every metric record's
+	// values and of the profile's counter sums. MetricsMissing lists the
+	// events asked for that this machine could not count, with the reason.
+	Metrics        []string
+	MetricsMissing []string
+	MetricsPath    string // how counters were read: "rdpmc" or "read"
 }
 
 // Region is a region definition. IDs start at 1.
@@ -95,6 +102,10 @@ type ProfileEntry struct {
 	Visits    uint64
 	Inclusive uint64 // ticks, recursion counted once
 	Exclusive uint64 // ticks
+	// Counter sums, one per Header.Metrics, for regions that read counters
+	// (nil for the others): inclusive and exclusive as for time.
+	CounterInclusive []uint64
+	CounterExclusive []uint64
 }
 
 // UsageErrors counts misuse of the probes; none of it corrupts the trace.
@@ -159,6 +170,12 @@ type Location struct {
 	// this location's goroutine had not stopped: its last event may be
 	// missing from the counts, and its open regions are left open.
 	Interrupted bool
+
+	// Counters: Multiplexed is set when the kernel multiplexed the counters
+	// and their values were extrapolated; CountersMissing says why this
+	// location read none although the measurement asked for some.
+	Multiplexed     bool
+	CountersMissing string
 
 	// Windowed is set when the keep-last policy revoked bins of this
 	// location: records with a key (time, seq) up to Window may have lost

@@ -318,6 +318,9 @@ func decodeHeader(f *fields, h *Header) {
 	}
 	h.MinDuration = int64(f.int("min duration", 0, 1<<62))
 	h.FilterFile = f.str("filter file")
+	h.Metrics = f.strs("metrics")
+	h.MetricsMissing = f.strs("metrics missing")
+	h.MetricsPath = f.str("metrics read path")
 }
 
 func decodeRegions(f *fields) []Region {
@@ -339,7 +342,7 @@ func decodeRegions(f *fields) []Region {
 }
 
 func decodeLocations(f *fields) []Location {
-	n := f.count("locations", 18)
+	n := f.count("locations", 20)
 	ls := make([]Location, 0, n)
 	for i := 0; i < n && f.err == nil; i++ {
 		l := Location{ID: f.u32("location id"), Name: f.str("location name"), Recorded: f.uvarint("recorded"),
@@ -348,9 +351,18 @@ func decodeLocations(f *fields) []Location {
 		for _, p := range []*uint64{&u.UnknownRegion, &u.LeaveNothingOpen, &u.LeaveNotOpen, &u.LeftImplicitly, &u.OpenAtClose, &u.AfterClose, &u.MessageNoPeer} {
 			*p = f.uvarint("usage errors")
 		}
-		np := f.count("profile entries", 4)
+		np := f.count("profile entries", 5)
 		for j := 0; j < np && f.err == nil; j++ {
-			l.Profile = append(l.Profile, ProfileEntry{Region: f.u32("profile region"), Visits: f.uvarint("visits"), Inclusive: f.uvarint("inclusive"), Exclusive: f.uvarint("exclusive")})
+			e := ProfileEntry{Region: f.u32("profile region"), Visits: f.uvarint("visits"), Inclusive: f.uvarint("inclusive"), Exclusive: f.uvarint("exclusive")}
+			nc := f.count("counter sums", 2)
+			if nc > 0 {
+				e.CounterInclusive, e.CounterExclusive = make([]uint64, nc), make([]uint64, nc)
+				for k := 0; k < nc; k++ {
+					e.CounterInclusive[k] = f.uvarint("counter inclusive")
+					e.CounterExclusive[k] = f.uvarint("counter exclusive")
+				}
+			}
+			l.Profile = append(l.Profile, e)
 		}
 		nl := f.count("levels", 14)
 		for j := 0; j < nl && f.err == nil; j++ {
@@ -377,6 +389,8 @@ func decodeLocations(f *fields) []Location {
 			l.Levels = append(l.Levels, lv)
 		}
 		l.Interrupted = f.bool("interrupted")
+		l.Multiplexed = f.bool("multiplexed")
+		l.CountersMissing = f.str("counters missing")
 		l.Windowed = f.bool("windowed")
 		l.WindowTime = f.uvarint("window time")
 		l.WindowSeq = f.u32("window seq")

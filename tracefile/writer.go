@@ -160,6 +160,9 @@ func encodeHeader(h *Header) []byte {
 	}
 	p.varint(h.MinDuration)
 	p.str(h.FilterFile)
+	p.strs(h.Metrics)
+	p.strs(h.MetricsMissing)
+	p.str(h.MetricsPath)
 	return p
 }
 
@@ -195,6 +198,11 @@ func encodeLocations(ls []Location) []byte {
 			p.uvarint(e.Visits)
 			p.uvarint(e.Inclusive)
 			p.uvarint(e.Exclusive)
+			p.uvarint(uint64(len(e.CounterInclusive)))
+			for i := range e.CounterInclusive {
+				p.uvarint(e.CounterInclusive[i])
+				p.uvarint(e.CounterExclusive[i])
+			}
 		}
 		p.uvarint(uint64(len(l.Levels)))
 		for _, lv := range l.Levels {
@@ -211,6 +219,8 @@ func encodeLocations(ls []Location) []byte {
 			p.u8(uint8(lv.By))
 		}
 		p.bool(l.Interrupted)
+		p.bool(l.Multiplexed)
+		p.str(l.CountersMissing)
 		p.bool(l.Windowed)
 		p.uvarint(l.WindowTime)
 		p.uvarint(uint64(l.WindowSeq))

@@ -31,7 +31,14 @@ func runDump(args []string, out io.Writer) error {
 }
 
 // dump writes every event of every location, location by location, in the
-// order the reader rebuilds.
+// order the reader rebuilds:
+//
+//	<location> <time-ns> ENTER|LEAVE <region> <depth>
+//	<location> <time-ns> SEND|RECV <peer> <tag> <bytes>
+//	<location> <time-ns> METRIC <region> <depth> <name>=<value>...
+//
+// separated by tabs. A METRIC line follows the enter or leave whose
+// counters it holds (absolute values).
 func dump(w *bufio.Writer, f *tracefile.File) error {
 	var e tracefile.Event
 	for i := range f.Locations {
@@ -45,9 +52,13 @@ func dump(w *bufio.Writer, f *tracefile.File) error {
 			case encode.KindSend, encode.KindRecv:
 				fmt.Fprintf(w, "%s\t%d\t%v\t%s\t%d\t%d\n", l.Name, ns, e.Kind, peerName(f, e), e.Tag, e.Bytes)
 			case encode.KindMetric:
-				fmt.Fprintf(w, "%s\t%d\t%v", l.Name, ns, e.Kind)
-				for _, v := range e.Values {
-					fmt.Fprintf(w, "\t%d", v)
+				fmt.Fprintf(w, "%s\t%d\t%v\t%s\t%d", l.Name, ns, e.Kind, f.RegionName(e.Region), e.Depth)
+				for i, v := range e.Values {
+					name := fmt.Sprintf("metric%d", i)
+					if i < len(f.Header.Metrics) {
+						name = f.Header.Metrics[i]
+					}
+					fmt.Fprintf(w, "\t%s=%d", name, v)
 				}
 				w.WriteByte('\n')
 			}

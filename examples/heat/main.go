@@ -96,16 +96,18 @@ func run(n, iters, workers int, quiet bool) error {
 	for i := range global {
 		global[i] = make(chan float64, 1)
 	}
-	for _, s := range stripes {
-		// Made here, before the goroutines start, so that each can name
-		// its neighbours as the peers of its messages.
-		s.loc = m.Location(fmt.Sprintf("worker %d", s.id))
-	}
-	var wg sync.WaitGroup
+	var wg, ready sync.WaitGroup
+	ready.Add(len(stripes))
 	for _, s := range stripes {
 		wg.Add(1)
 		go func(s *stripe) {
 			defer wg.Done()
+			// Each goroutine makes its own location (with counters, they
+			// are its OS thread's), then waits for all of them, so that it
+			// can name its neighbours as the peers of its messages.
+			s.loc = m.Location(fmt.Sprintf("worker %d", s.id))
+			ready.Done()
+			ready.Wait()
 			s.solve(r, iters, partial, global[s.id])
 		}(s)
 	}
