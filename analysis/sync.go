@@ -1,0 +1,29 @@
+package analysis
+
+import (
+	"github.com/hmbtrace/hmbtrace/filter"
+)
+
+// DefaultSync lists the synchronization regions every analysis knows, as a
+// pattern list (filter.ParsePatternList): the MPI calls that wait for other
+// processes (waits, blocking receives, collectives, one-sided epochs) and
+// OpenMP barriers, under the names Score-P gives them. A program's own
+// waits are added with Options.Sync (hmbtrace variation -sync).
+const DefaultSync = "MPI_Wait*, MPI_Recv, MPI_Sendrecv*, MPI_Probe, MPI_Mprobe, MPI_Ssend, " +
+	"MPI_Barrier, MPI_Bcast, MPI_Reduce, MPI_Reduce_scatter*, MPI_Allreduce, MPI_Scan, MPI_Exscan, " +
+	"MPI_Gather*, MPI_Scatter*, MPI_Allgather*, MPI_Alltoall*, MPI_Neighbor_all*, " +
+	"MPI_Win_fence, MPI_Win_wait, MPI_Win_complete, MPI_Win_lock*, " +
+	`!$omp\ *barrier*`
+
+// defaultSync is DefaultSync parsed; sync_test.go checks that it parses.
+var defaultSync, _ = filter.ParsePatternList(DefaultSync)
+
+// syncMatcher tells synchronization regions by name: DefaultSync or one of
+// the extra patterns.
+type syncMatcher struct {
+	extra filter.Patterns
+}
+
+func (s syncMatcher) match(name string) bool {
+	return defaultSync.Match(name) || s.extra.Match(name)
+}

@@ -1,0 +1,109 @@
+package analysis
+
+import (
+	"fmt"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/hmbtrace/hmbtrace/tracefile"
+)
+
+// RegionTotal is one region's exact flat profile summed over every location
+// of every file. Files are merged by region name, as the ranks of one run
+// define the same regions under different ids.
+type RegionTotal struct {
+	Name      string
+	Visits    uint64
+	Inclusive int64 // ns, each location's recursion counted once
+	Exclusive int64 // ns
+	Locations int   // locations that visited it
+}
+
+// Totals returns the regions of files with at least one visit, by
+// aggregated inclusive time (largest first), then visits (most first), then
+// name.
+func Totals(files []*tracefile.File) []RegionTotal {
+	byName := map[string]*RegionTotal{}
+	for _, f := range files {
+		for i := range f.Locations {
+			for _, p := range f.Locations[i].Profile {
+				if p.Visits == 0 {
+					continue
+				}
+				name := f.RegionName(p.Region)
+				t := byName[name]
+				if t == nil {
+					t = &RegionTotal{Name: name}
+					byName[name] = t
+				}
+				t.Visits += p.Visits
+				t.Inclusive += f.TicksToNanos(p.Inclusive)
+				t.Exclusive += f.TicksToNanos(p.Exclusive)
+				t.Locations++
+			}
+		}
+	}
+	out := make([]RegionTotal, 0, len(byName))
+	for _, t := range byName {
+		out = append(out, *t)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Inclusive != out[j].Inclusive {
+			return out[i].Inclusive > out[j].Inclusive
+		}
+		if out[i].Visits != out[j].Visits {
+			return out[i].Visits > out[j].Visits
+		}
+		return out[i].Name < out[j].Name
+	})
+	return out
+}
+
+// locationRef names one location of one of several files.
+type locationRef struct {
+	file  int
+	loc   *tracefile.Location
+	label string
+	// offset is the file's start on the common time axis of all files, in ns:
+	// files are aligned by their wall-clock start times.
+	offset int64
+}
+
+// locations lists the locations of files in file order. Labels are the
+// location names, prefixed with the rank when there are several files (or
+// with the file name when ranks repeat).
+func locations(files []*tracefile.File) []locationRef {
+	ranksUnique := true
+	seen := map[int]bool{}
+	var earliest time.Time
+	for i, f := range files {
+		if seen[f.Header.Rank] {
+			ranksUnique = false
+		}
+		seen[f.Header.Rank] = true
+		if i == 0 || f.Header.StartWall.Before(earliest) {
+			earliest = f.Header.StartWall
+		}
+	}
+	var refs []locationRef
+	for i, f := range files {
+		var offset int64
+		if len(files) > 1 {
+			offset = f.Header.StartWall.Sub(earliest).Nanoseconds()
+		}
+		for j := range f.Locations {
+			l := &f.Locations[j]
+			label := l.Name
+			switch {
+			case len(files) == 1:
+			case ranksUnique:
+				label = fmt.Sprintf("%d:%s", f.Header.Rank, l.Name)
+			default:
+				label = fmt.Sprintf("%s:%s", filepath.Base(f.Path), l.Name)
+			}
+			refs = append(refs, locationRef{file: i, loc: l, label: label, offset: offset})
+		}
+	}
+	return refs
+}

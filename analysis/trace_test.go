@@ -1,0 +1,59 @@
+package analysis
+
+import (
+	"testing"
+
+	"github.com/hmbtrace/hmbtrace/measure"
+	"github.com/hmbtrace/hmbtrace/tracefile"
+)
+
+// call is a region invocation of a hand-built trace: entered at Start, left
+// at End, in units of the trace's time unit.
+type call struct {
+	Region     string
+	Start, End uint64
+	Calls      []call
+}
+
+// c builds a call.
+func c(region string, start, end uint64, calls ...call) call {
+	return call{Region: region, Start: start, End: end, Calls: calls}
+}
+
+// recordCalls writes a trace with one location per element of locs, whose
+// calls happen at the given times times unit nanoseconds after the start
+// (the monotonic clock with no timer shift makes ticks nanoseconds), and
+// opens it. cfg's output, name, clock and timer shift are set here.
+func recordCalls(t testing.TB, cfg measure.Config, unit uint64, locs map[string][]call, order ...string) *tracefile.File {
+	t.Helper()
+	cfg.Output, cfg.Name, cfg.Clock, cfg.TimerShift = t.TempDir(), "t", "monotonic", measure.NoTimerShift
+	m, err := measure.Start(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := m.Now()
+	var put func(l *measure.Location, k call)
+	put = func(l *measure.Location, k call) {
+		r := m.Region(k.Region)
+		l.EnterAt(r, t0+k.Start*unit)
+		for _, ch := range k.Calls {
+			put(l, ch)
+		}
+		l.LeaveAt(r, t0+k.End*unit)
+	}
+	for _, name := range order {
+		l := m.Location(name)
+		for _, k := range locs[name] {
+			put(l, k)
+		}
+	}
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f, err := tracefile.Open(m.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
+}

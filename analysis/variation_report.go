@@ -1,0 +1,117 @@
+package analysis
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strconv"
+	"text/tabwriter"
+)
+
+// DefaultMinScore is the robust z-score from which a segment stands out:
+// Iglewicz and Hoaglin's bound for outliers.
+const DefaultMinScore = 3.5
+
+// WriteReport writes the analysis for a reader: the segment region and why,
+// the synchronization regions, the SOS-time statistics, then the segments
+// whose score is at least minScore, highest first, at most top of them
+// (all if top <= 0).
+func (v *Variation) WriteReport(out io.Writer, minScore float64, top int) error {
+	w := bufio.NewWriter(out)
+	d := &v.Dominance
+	if v.Picked {
+		fmt.Fprintf(w, "Segment region: %s (chosen by the user)\n", v.Region)
+		if v.HasDominance {
+			fmt.Fprintf(w, "  the time-dominant region would be %s: %s invocations, %s aggregated inclusive time\n",
+				d.Region.Name, count(d.Region.Visits), duration(float64(d.Region.Inclusive)))
+		}
+	} else {
+		fmt.Fprintf(w, "Time-dominant region: %s\n", v.Region)
+		fmt.Fprintf(w, "  %s invocations (at least 2p = %d for p = %d locations), %s aggregated inclusive time\n",
+			count(d.Region.Visits), d.MinVisits, d.Locations, duration(float64(d.Region.Inclusive)))
+		if d.HasRunnerUp {
+			fmt.Fprintf(w, "  runner-up: %s, %s invocations, %s\n", d.RunnerUp.Name, count(d.RunnerUp.Visits), duration(float64(d.RunnerUp.Inclusive)))
+		} else {
+			fmt.Fprintln(w, "  runner-up: none, no other region is invoked that often")
+		}
+		for _, t := range d.Ineligible {
+			fmt.Fprintf(w, "  passed over: %s, %s but only %s invocations\n", t.Name, duration(float64(t.Inclusive)), count(t.Visits))
+		}
+	}
+	if len(v.SyncRegions) > 0 {
+		fmt.Fprintf(w, "Synchronization regions: %s\n", quoteList(v.SyncRegions))
+	}
+	var inv uint64
+	for _, r := range v.Rows {
+		inv += r.Invocations
+	}
+	fmt.Fprintf(w, "Segments: %s on %d locations; SOS-time median %s, MAD %s\n",
+		count(uint64(len(v.Segments))), len(v.Rows), duration(v.Median), duration(v.MAD))
+	for _, n := range v.Notes {
+		fmt.Fprintf(w, "  note: %s\n", n)
+	}
+
+	ranked := v.Ranked()
+	var standOut []Segment
+	for _, s := range ranked {
+		if s.Score < minScore {
+			break
+		}
+		standOut = append(standOut, s)
+	}
+	if len(standOut) == 0 {
+		best := ranked[0]
+		fmt.Fprintf(w, "\nNo segment stands out (robust z-score >= %g); the highest is %.2f: %s segment %d\n",
+			minScore, best.Score, v.Rows[best.Row].Label, best.Index)
+		return w.Flush()
+	}
+	fmt.Fprintf(w, "\nSegments that stand out (robust z-score >= %g): %d of %s", minScore, len(standOut), count(uint64(len(v.Segments))))
+	if top > 0 && len(standOut) > top {
+		fmt.Fprintf(w, ", the first %d", top)
+		standOut = standOut[:top]
+	}
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "location\tsegment\tstart\tSOS-time\tduration\tscore\t")
+	for _, s := range standOut {
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%.1f\t\n", v.Rows[s.Row].Label, s.Index,
+			duration(float64(s.Start)), duration(float64(s.SOS)), duration(float64(s.Duration)), s.Score)
+	}
+	tw.Flush()
+	return w.Flush()
+}
+
+// WriteTSV writes every segment as a line
+// <location>\t<segment>\t<start-ns>\t<sos-ns>\t<score>, by location then
+// segment.
+func (v *Variation) WriteTSV(out io.Writer) error {
+	w := bufio.NewWriterSize(out, 1<<16)
+	var b []byte
+	for _, s := range v.Segments {
+		b = append(b[:0], v.Rows[s.Row].Label...)
+		b = append(b, '\t')
+		b = strconv.AppendInt(b, int64(s.Index), 10)
+		b = append(b, '\t')
+		b = strconv.AppendInt(b, s.Start, 10)
+		b = append(b, '\t')
+		b = strconv.AppendInt(b, s.SOS, 10)
+		b = append(b, '\t')
+		b = strconv.AppendFloat(b, s.Score, 'f', 3, 64)
+		b = append(b, '\n')
+		if _, err := w.Write(b); err != nil {
+			return err
+		}
+	}
+	return w.Flush()
+}
+
+func quoteList(names []string) string {
+	s := ""
+	for i, n := range names {
+		if i > 0 {
+			s += ", "
+		}
+		s += strconv.Quote(n)
+	}
+	return s
+}
