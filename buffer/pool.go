@@ -452,6 +452,14 @@ func (p *Pool) Usage() (used, peak int) {
 	return len(p.meta) - len(p.free), p.peakUsed
 }
 
+// Notify makes every hierarchy's writer sync at its next probe, for a
+// change of the measurement's own that the probes must pick up.
+func (p *Pool) Notify() {
+	p.mu.Lock()
+	p.publishLocked()
+	p.mu.Unlock()
+}
+
 // Freeze tells the probes to stop: they see a new epoch, then Frozen, and
 // return without touching anything. Bins are still handed out, to a probe
 // that was under way and to Close, which leaves the regions still open;
@@ -493,20 +501,24 @@ func (p *Pool) Finalize() {
 	p.publishLocked()
 }
 
-// recountLocked sets a current bin's record count from its bytes. Its
-// writer updates the count after the bytes, so if Finalize ran while a
-// probe was under way (a signal's Close), the two could disagree.
+// recountLocked sets a current bin's record count and length from its
+// bytes: the records that decode, up to the last complete one. Its writer
+// updates the count after the bytes, so if Finalize ran while a probe was
+// under way (a signal's Close), they could disagree.
 func (p *Pool) recountLocked(lv *Level) {
+	pos := min(lv.pos, len(lv.bin))
 	d := encode.NewDecoder(p.tech)
-	if d.Reset(lv.bin[:lv.pos]) != nil {
+	if d.Reset(lv.bin[:pos]) != nil {
+		lv.pos, lv.n = 0, 0
 		return
 	}
 	var r encode.Record
-	n := uint32(0)
+	n, end := uint32(0), d.Offset()
 	for d.Next(&r) {
 		n++
+		end = d.Offset()
 	}
-	lv.n = n
+	lv.n, lv.pos = n, end
 }
 
 // countBeforeWindowLocked counts, as removed by PolicyLast, the records of

@@ -103,6 +103,13 @@ type Config struct {
 	// Start; without it the measurement records without that event and says
 	// so once (HMB_METRICS_STRICT=1).
 	MetricsStrict bool
+	// PhaseSlots is how many samples of the dynamic phase profile a location
+	// keeps before adjacent ones merge; 0 means DefaultPhaseSlots
+	// (HMB_PHASE_SLOTS). See Measurement.Phase.
+	PhaseSlots int
+	// Phase names the progress loop's region, as Measurement.Phase does, for
+	// programs that cannot call it (HMB_PHASE).
+	Phase string
 }
 
 // envVars lists every variable ConfigFromEnv knows, with what it takes.
@@ -126,6 +133,8 @@ var envVars = map[string]string{
 	"HMB_METRICS_REGIONS": "a list of region name patterns such as solve*,compute",
 	"HMB_METRICS_DEPTH":   "a calling depth, 1 or more (0: any)",
 	"HMB_METRICS_STRICT":  "1/0, true/false, yes/no, on/off",
+	"HMB_PHASE":           "the name of the progress loop's region",
+	"HMB_PHASE_SLOTS":     "an even number of samples, 2 or more",
 }
 
 // ConfigFromEnv reads the HMB_* environment variables. A malformed value is
@@ -288,6 +297,16 @@ func configFromLookup(lookup func(string) (string, bool), environ []string, warn
 		}
 		c.MetricsDepth = n
 	}
+	if v, ok := get("HMB_PHASE"); ok && v != "" {
+		c.Phase = v
+	}
+	if v, ok := get("HMB_PHASE_SLOTS"); ok && v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 2 {
+			return c, bad("HMB_PHASE_SLOTS", v, nil)
+		}
+		c.PhaseSlots = n
+	}
 	if v, ok := get("HMB_METRICS_STRICT"); ok {
 		on, err := parseBool(v)
 		if err != nil {
@@ -416,6 +435,9 @@ func (c *Config) validate() error {
 	}
 	if _, err := filter.ParsePatternList(c.MetricsRegions); err != nil {
 		return fmt.Errorf("hmbtrace: metrics regions: %v", err)
+	}
+	if c.PhaseSlots < 0 || c.PhaseSlots == 1 {
+		return fmt.Errorf("hmbtrace: PhaseSlots %d: want 0 (the default) or 2 or more", c.PhaseSlots)
 	}
 	if c.MetricsDepth < 0 {
 		return fmt.Errorf("hmbtrace: negative MetricsDepth %d", c.MetricsDepth)

@@ -80,6 +80,9 @@ type Location struct {
 	countersGone string // why this location reads no counters
 	tid          int    // the OS thread whose counters src reads; 0 once checked
 
+	phaseRegion uint32 // the phase region, 0 if none
+	phase       *phaseSeries
+
 	recorded         uint64
 	filteredName     uint64
 	filteredDuration uint64
@@ -263,6 +266,9 @@ func (l *Location) leaveTop(t uint64) {
 	var mseq uint32
 	if f.counted {
 		mseq = l.leaveCounters(f, d, t, p.active == 0)
+	}
+	if f.region == l.phaseRegion {
+		l.phase.endIteration(l)
 	}
 	state := f.state
 	if state == framePending {
@@ -529,6 +535,10 @@ func (l *Location) sync() bool {
 	l.limit = l.viewLimit()
 	if l.lostAt > 0 && l.lostAt < l.limit {
 		l.limit = l.lostAt
+	}
+	if r := l.m.phase.Load(); r != l.phaseRegion && l.phase == nil {
+		l.phaseRegion = r
+		l.phase = newPhaseSeries(r, l.m.cfg.PhaseSlots, l.nmet)
 	}
 	return true
 }

@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hmbtrace/hmbtrace/buffer"
@@ -61,6 +62,9 @@ type Measurement struct {
 	end       clock.Pair
 	grace     time.Duration // how long a signal's Close waits for running probes
 	signals   chan os.Signal
+
+	phase atomic.Uint32 // the phase region, 0 if none
+	live  atomic.Bool   // a live view reads the phase series
 }
 
 // Start begins a measurement with the given configuration. With
@@ -113,6 +117,9 @@ func Start(cfg Config) (*Measurement, error) {
 	m.start = clock.ReadPair()
 	if cfg.Signals {
 		m.handleSignals()
+	}
+	if cfg.Phase != "" {
+		m.Phase(cfg.Phase)
 	}
 	return m, nil
 }
@@ -187,6 +194,22 @@ func (m *Measurement) RegionAt(name, file string, line int) Region {
 	r := Region(len(m.regions))
 	m.byName[name] = r
 	return r
+}
+
+// Phase declares the progress loop's region, defining it if needed: each
+// leave of it, on any location, ends one iteration of that location's
+// dynamic phase profile (Config.PhaseSlots samples in constant memory). A
+// measurement has one phase region; a later Phase with another name is
+// ignored and returns that region.
+func (m *Measurement) Phase(name string) Region {
+	if !m.Enabled() {
+		return 0
+	}
+	r := m.Region(name)
+	if m.phase.CompareAndSwap(0, uint32(r)) {
+		m.pool.Notify() // locations pick it up at their next probe
+	}
+	return Region(m.phase.Load())
 }
 
 // regionFlags reports whether the filter file excludes region r and

@@ -103,6 +103,9 @@ func (l *Location) snapshot() tracefile.Location {
 		tl.Levels = append(tl.Levels, s)
 	})
 	tl.WindowTime, tl.WindowSeq, tl.Windowed = l.h.Window()
+	if ps := l.phase; ps != nil && ps.iters > 0 {
+		tl.Phase = ps.export(l.nmet)
+	}
 	return tl
 }
 

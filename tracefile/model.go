@@ -152,6 +152,23 @@ func (l LevelStats) Removed() (sum [NumReasons]uint64) {
 	return sum
 }
 
+// PhaseSeries is a location's dynamic phase profile (seed 004, eq. 5.2):
+// one sample per Width iterations of the progress loop (the phase region),
+// per region the visits, times and counter sums in those iterations. The
+// last sample may hold fewer iterations. Summed over the samples, a region
+// gives its flat profile for the calls inside the iterations.
+type PhaseSeries struct {
+	Region     uint32
+	Width      uint64
+	Iterations uint64
+	Samples    []PhaseSample
+}
+
+// PhaseSample is one sample of a phase series.
+type PhaseSample struct {
+	Entries []ProfileEntry // regions active in the sample, times in ticks
+}
+
 // Location is a stream of events: a goroutine or a thread.
 type Location struct {
 	ID       uint32
@@ -176,6 +193,8 @@ type Location struct {
 	// location read none although the measurement asked for some.
 	Multiplexed     bool
 	CountersMissing string
+
+	Phase *PhaseSeries // nil without a phase region
 
 	// Windowed is set when the keep-last policy revoked bins of this
 	// location: records with a key (time, seq) up to Window may have lost

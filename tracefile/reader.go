@@ -342,7 +342,7 @@ func decodeRegions(f *fields) []Region {
 }
 
 func decodeLocations(f *fields) []Location {
-	n := f.count("locations", 20)
+	n := f.count("locations", 21)
 	ls := make([]Location, 0, n)
 	for i := 0; i < n && f.err == nil; i++ {
 		l := Location{ID: f.u32("location id"), Name: f.str("location name"), Recorded: f.uvarint("recorded"),
@@ -353,16 +353,7 @@ func decodeLocations(f *fields) []Location {
 		}
 		np := f.count("profile entries", 5)
 		for j := 0; j < np && f.err == nil; j++ {
-			e := ProfileEntry{Region: f.u32("profile region"), Visits: f.uvarint("visits"), Inclusive: f.uvarint("inclusive"), Exclusive: f.uvarint("exclusive")}
-			nc := f.count("counter sums", 2)
-			if nc > 0 {
-				e.CounterInclusive, e.CounterExclusive = make([]uint64, nc), make([]uint64, nc)
-				for k := 0; k < nc; k++ {
-					e.CounterInclusive[k] = f.uvarint("counter inclusive")
-					e.CounterExclusive[k] = f.uvarint("counter exclusive")
-				}
-			}
-			l.Profile = append(l.Profile, e)
+			l.Profile = append(l.Profile, decodeProfileEntry(f))
 		}
 		nl := f.count("levels", 14)
 		for j := 0; j < nl && f.err == nil; j++ {
@@ -391,12 +382,37 @@ func decodeLocations(f *fields) []Location {
 		l.Interrupted = f.bool("interrupted")
 		l.Multiplexed = f.bool("multiplexed")
 		l.CountersMissing = f.str("counters missing")
+		if f.bool("phase") {
+			ps := &PhaseSeries{Region: f.u32("phase region"), Width: f.uvarint("phase width"), Iterations: f.uvarint("phase iterations")}
+			ns := f.count("phase samples", 1)
+			for k := 0; k < ns && f.err == nil; k++ {
+				var s PhaseSample
+				ne := f.count("phase entries", 5)
+				for e := 0; e < ne && f.err == nil; e++ {
+					s.Entries = append(s.Entries, decodeProfileEntry(f))
+				}
+				ps.Samples = append(ps.Samples, s)
+			}
+			l.Phase = ps
+		}
 		l.Windowed = f.bool("windowed")
 		l.WindowTime = f.uvarint("window time")
 		l.WindowSeq = f.u32("window seq")
 		ls = append(ls, l)
 	}
 	return ls
+}
+
+func decodeProfileEntry(f *fields) ProfileEntry {
+	e := ProfileEntry{Region: f.u32("profile region"), Visits: f.uvarint("visits"), Inclusive: f.uvarint("inclusive"), Exclusive: f.uvarint("exclusive")}
+	if nc := f.count("counter sums", 2); nc > 0 {
+		e.CounterInclusive, e.CounterExclusive = make([]uint64, nc), make([]uint64, nc)
+		for k := 0; k < nc; k++ {
+			e.CounterInclusive[k] = f.uvarint("counter inclusive")
+			e.CounterExclusive[k] = f.uvarint("counter exclusive")
+		}
+	}
+	return e
 }
 
 func decodeReductions(f *fields) []Reduction {

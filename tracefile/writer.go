@@ -221,11 +221,40 @@ func encodeLocations(ls []Location) []byte {
 		p.bool(l.Interrupted)
 		p.bool(l.Multiplexed)
 		p.str(l.CountersMissing)
+		encodePhase(&p, l.Phase)
 		p.bool(l.Windowed)
 		p.uvarint(l.WindowTime)
 		p.uvarint(uint64(l.WindowSeq))
 	}
 	return p
+}
+
+// encodePhase writes a phase series region by region: for each region
+// active in any sample, a presence bit per sample and then its values.
+func encodePhase(p *payload, ps *PhaseSeries) {
+	if ps == nil {
+		p.bool(false)
+		return
+	}
+	p.bool(true)
+	p.uvarint(uint64(ps.Region))
+	p.uvarint(ps.Width)
+	p.uvarint(ps.Iterations)
+	p.uvarint(uint64(len(ps.Samples)))
+	for _, s := range ps.Samples {
+		p.uvarint(uint64(len(s.Entries)))
+		for _, e := range s.Entries {
+			p.uvarint(uint64(e.Region))
+			p.uvarint(e.Visits)
+			p.uvarint(e.Inclusive)
+			p.uvarint(e.Exclusive)
+			p.uvarint(uint64(len(e.CounterInclusive)))
+			for i := range e.CounterInclusive {
+				p.uvarint(e.CounterInclusive[i])
+				p.uvarint(e.CounterExclusive[i])
+			}
+		}
+	}
 }
 
 func encodeReductions(rs []Reduction) []byte {
