@@ -241,7 +241,8 @@ type MetricValue struct {
 	Value  string // as printed
 }
 
-// Metric parses `Metric: REF, N Values: ("name" <m>; TYPE; VALUE), ...`.
+// Metric parses `Metric: REF, N Values: ("name" <m>; TYPE; VALUE), ...`
+// (`1 Value: ...` for one value).
 func (e Event) Metric() (ref uint64, values []MetricValue, err error) {
 	parts := splitTop(e.Attributes, ", ")
 	if len(parts) < 2 || !strings.HasPrefix(parts[0], "Metric: ") {
@@ -250,7 +251,11 @@ func (e Event) Metric() (ref uint64, values []MetricValue, err error) {
 	if ref, err = strconv.ParseUint(strings.TrimPrefix(parts[0], "Metric: "), 10, 64); err != nil {
 		return 0, nil, fmt.Errorf("metric reference in %q: %w", e.Attributes, err)
 	}
+	// otf2-print writes "1 Value: " for a single value.
 	n, first, ok := strings.Cut(parts[1], " Values: ")
+	if !ok {
+		n, first, ok = strings.Cut(parts[1], " Value: ")
+	}
 	if !ok {
 		return 0, nil, fmt.Errorf("no value count in %q", e.Attributes)
 	}

@@ -94,6 +94,21 @@ func TestParseMetrics(t *testing.T) {
 	}
 }
 
+// TestParseSingleMetric parses the singular form otf2-print uses for a
+// metric class of one member.
+func TestParseSingleMetric(t *testing.T) {
+	e := Event{Name: "METRIC", Attributes: `Metric: 1, 1 Value: ("instructions" <1>; UINT64; 7)`}
+	ref, vals, err := e.Metric()
+	want := []MetricValue{{"instructions", "UINT64", "7"}}
+	if err != nil || ref != 1 || !reflect.DeepEqual(vals, want) {
+		t.Errorf("Metric() = %d, %+v, %v; want 1, %+v", ref, vals, err, want)
+	}
+	e.Attributes = `Metric: 1, 2 Value: ("instructions" <1>; UINT64; 7)`
+	if _, _, err := e.Metric(); err == nil {
+		t.Error("2 announced, 1 found: no error")
+	}
+}
+
 const continuation = `
 === OTF2-PRINT ===
 === Events =====================================================================
