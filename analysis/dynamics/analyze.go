@@ -83,14 +83,14 @@ const MinFeatureSamples = 16
 //     fall back to within a factor of two of its height (or the reverse) is
 //     a peak (a dip) unless it is wider than the stretches beside it.
 //
-// Location accuracy, measured over 1000 noise draws (tests in this package):
-// steps and one-iteration spikes of 5σ and more are placed exactly or ±1
-// iteration; the start or end of a trend, where the slope changes by s with
-// L samples on the shorter side, within 6σ/(s·√L)+1 iterations (the
-// standard error of a broken line's knot is about σ/(s·√L)). Spikes are
-// found reliably from about 12σ (8σ ones four times in five at N = 1000):
-// the universal threshold keeps pure noise quiet at the price of small
-// single-iteration spikes.
+// Location accuracy, measured over hundreds of noise draws
+// (TestLocationAccuracy): steps of 5σ are placed exactly or ±1 iteration (3σ
+// ones ±3), one-iteration spikes of 12σ exactly; the start or end of a trend,
+// where the slope changes by s with L samples on the shorter side, within
+// 6σ/(s·√L)+1 iterations (the standard error of a broken line's knot is
+// about σ/(s·√L)). Spikes of 12σ are always found, of 8σ about four times
+// in five: the universal threshold keeps pure noise quiet at the price of
+// small single-iteration spikes.
 func Analyze(x []float64, opt Options) (Analysis, error) {
 	for i, v := range x {
 		if math.IsNaN(v) || math.IsInf(v, 0) {

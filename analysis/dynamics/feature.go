@@ -46,12 +46,14 @@ type Feature struct {
 	// a trend covers the iterations over which the series moves.
 	From, To int
 	// Severity is what the feature costs, in value units × iterations,
-	// relative to its baseline: the area between the series and the level it
-	// would have kept without the feature. A peak or dip counts its own
-	// iterations against the line joining the levels around it; a step or
-	// trend counts every iteration from its start until the next feature
-	// starts (or the series ends) against the level before it. If the values
-	// are times per iteration, Severity is the time lost (positive) or saved
+	// relative to its baseline, the level the series would have kept without
+	// it. A peak or dip counts the area between its iterations and the line
+	// joining the levels around it. A step counts its fitted height for every
+	// iteration from the step until the next step or peak or dip (or the end
+	// of the series): a trend that follows does not undo it. A trend counts
+	// the area between the series and the level before it, from its start
+	// until the next feature. If the values are times per iteration,
+	// Severity is the time lost (positive: a degradation) or saved
 	// (negative).
 	Severity float64
 	// Scale is the σ, in iterations, of the finest scale-space level at which
@@ -59,7 +61,8 @@ type Feature struct {
 	// it is significant (the seed's stability, §6.3.5). For trends, which have
 	// no critical point inside, these are the levels at which the fitted slope
 	// exceeds the noise threshold while the smoothing is narrower than a quarter
-	// of the trend.
+	// of the trend. Both are zero for a step that only the direct search of
+	// the fit found (see Analyze).
 	Scale     float64
 	Stability int
 }
@@ -77,7 +80,6 @@ type change struct {
 	delta     float64 // signed size of the move
 	sigma     float64
 	stability int
-	seg       int // index of the segment the change ends in
 }
 
 // first returns the first sample that the change moves.
@@ -175,19 +177,19 @@ func findChanges(m model, grid, thr1 []float64) []change {
 			j := s.at(at) - m.segs[k-1].at(at)
 			b := m.bps[k-1]
 			cs = append(cs, change{up: j > 0, jump: true, from: s.from - 1, to: s.from, delta: j,
-				sigma: b.sigma, stability: b.stability, seg: k})
+				sigma: b.sigma, stability: b.stability})
 		}
 		if s.slope != 0 {
 			sigma, stability := trendScale(s, grid, thr1)
 			cs = append(cs, change{up: s.slope > 0, from: s.from, to: s.to, delta: s.slope * float64(s.to-s.from),
-				sigma: sigma, stability: stability, seg: k})
+				sigma: sigma, stability: stability})
 		}
 	}
 	return mergeAdjacent(cs)
 }
 
 // mergeAdjacent merges touching changes of the same direction and type:
-// jumps one or two iterations apart are one step spread over them, and
+// jumps at consecutive iterations are one step spread over them, and
 // slopes that meet are one trend whose rate changes.
 func mergeAdjacent(cs []change) []change {
 	var out []change
@@ -197,7 +199,6 @@ func mergeAdjacent(cs []change) []change {
 			if last.up == c.up && last.jump == c.jump && c.first() <= last.to+1 {
 				last.to = c.to
 				last.delta += c.delta
-				last.seg = c.seg
 				last.stability = max(last.stability, c.stability)
 				last.sigma = minPositive(last.sigma, c.sigma)
 				continue

@@ -11,8 +11,10 @@ import (
 // whose Fourier transform is exp(t(cos ω - 1)). Convolving the series, extended
 // by half-sample reflection at both ends (the zero-flux boundary of the
 // diffusion equation, which adds no edge at the ends), is a multiplication of
-// its DCT-II coefficients by that factor: exact at every scale, O(M log M) per
-// scale, and free of the phantom zero-crossings of a sampled Gaussian.
+// its DCT-II coefficients by that factor: exact at every scale and free of
+// the phantom zero-crossings of a sampled Gaussian. Fine levels (σ < 8)
+// convolve with the kernel directly, which is cheaper there; coarse levels
+// are sampled on a grid of step about σ/4 and cost O(M/step · log M).
 
 // scaleSpace smooths one series at any scale.
 type scaleSpace struct {

@@ -127,8 +127,8 @@ type segmentation struct {
 // segCost is the penalised residual of one segment, flat or sloped.
 func (s *segmentation) segCost(l line) float64 {
 	c := l.rssFlat + s.param
-	if l.to-l.from+1 >= minTrendSamples {
-		c = math.Min(c, l.rssLine+2*s.param)
+	if l.to-l.from+1 >= minTrendSamples && l.rssLine+2*s.param < c {
+		c = l.rssLine + 2*s.param
 	}
 	return c
 }
@@ -158,10 +158,15 @@ func (s *segmentation) splitKnots(from, bp, to int, knots []float64) (cost float
 			}
 		}
 		for _, knot := range knots {
-			kinkCost = math.Min(kinkCost, s.p.hinge(from, bp, to, knot, slopes)+params*s.param)
+			if c := s.p.hinge(from, bp, to, knot, slopes) + params*s.param; c < kinkCost {
+				kinkCost = c
+			}
 		}
 	}
-	return math.Min(jumpCost, kinkCost) + s.param, jumpCost < kinkCost
+	if jumpCost < kinkCost {
+		return jumpCost + s.param, true
+	}
+	return kinkCost + s.param, false
 }
 
 // gain returns how much the breakpoint bp lowers the penalised residual of
@@ -212,14 +217,20 @@ func (s *segmentation) refine(bps []breakpoint, anchor []int) {
 	}
 }
 
-// refineWide gives each breakpoint, once, the whole span between its
-// neighbours: the edge the scale space sees at a coarse scale where a slow
-// trend starts can be farther from the trend's start than its window
-// reaches. Moved breakpoints are re-anchored; it reports whether any moved.
-func (s *segmentation) refineWide(bps []breakpoint, anchor []int) bool {
+// refineWide gives each breakpoint the whole span between its neighbours:
+// the edge the scale space sees at a coarse scale where a slow trend starts
+// can be farther from the trend's start than its window reaches. Moved
+// breakpoints are re-anchored; it reports whether any moved. A breakpoint
+// already placed best between the same neighbours (done) is not tried again.
+func (s *segmentation) refineWide(bps []breakpoint, anchor []int, done map[[3]int]bool) bool {
 	moved := false
 	for j := range bps {
 		from, to := bounds(bps, j, s.n)
+		key := [3]int{from, bps[j].pos, to}
+		if done[key] {
+			continue
+		}
+		done[key] = true
 		if s.move(bps, j, from+1, to, true) {
 			anchor[j] = bps[j].pos
 			moved = true
@@ -388,12 +399,13 @@ func (s *segmentation) choose(bps []breakpoint) []breakpoint {
 	}
 	bps, anchor = s.eliminate(bps, anchor)
 	searched := map[[2]int]bool{} // segments known to hold no breakpoint
+	placed := map[[3]int]bool{}   // breakpoints known to be best between their neighbours
 	for round := 0; round < 20; round++ {
 		s.refine(bps, anchor)
 		kept, keptAnchor := s.eliminate(bps, anchor)
 		settled := len(kept) == len(bps)
 		bps, anchor = kept, keptAnchor
-		if !settled || s.refineWide(bps, anchor) {
+		if !settled || s.refineWide(bps, anchor, placed) {
 			continue
 		}
 		found := s.search(bps, searched)
