@@ -292,6 +292,31 @@ func (p *Pool) waitForPendingLocked() bool {
 	return p.pending > 0 && p.starved < starveLimit
 }
 
+// CloseFrom closes calling depth d and every deeper one, as the depth
+// policy does, at reduced time t: asked for from outside the probes.
+func (p *Pool) CloseFrom(d int, t uint64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if d >= p.limit || p.final {
+		return
+	}
+	p.limit = d
+	r := Reduction{Reason: ByDepth, Depth: d, Time: t, Steps: 1}
+	for _, h := range p.hier {
+		for depth := d; depth < len(h.levels); depth++ {
+			for _, lv := range h.levels[depth] {
+				if lv != nil {
+					bins, recs := p.closeLocked(lv, ByDepth, nil)
+					r.Bins += bins
+					r.Records += recs
+				}
+			}
+		}
+	}
+	p.reductions = append(p.reductions, r)
+	p.publishLocked()
+}
+
 // closeDeepestLocked closes the deepest open calling depth that holds bins.
 // It never closes depth 1 or 0: when they are all that is left, it stops
 // recording, keeping what the buffer holds (as PolicyFirst does).

@@ -2,6 +2,7 @@ package measure
 
 import (
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"sort"
@@ -110,6 +111,14 @@ type Config struct {
 	// Phase names the progress loop's region, as Measurement.Phase does, for
 	// programs that cannot call it (HMB_PHASE).
 	Phase string
+	// CallPaths keeps an exact call-path profile at the probes (a walk over
+	// the siblings of each call's node) and writes it to the trace
+	// (HMB_CALLPATHS=1). A live view turns it on.
+	CallPaths bool
+	// Listen serves the live view (package measure/live) at this address:
+	// "PORT" or ":PORT" binds the loopback interface, anything else must
+	// name the interface, e.g. "0.0.0.0:7070" (HMB_LISTEN).
+	Listen string
 }
 
 // envVars lists every variable ConfigFromEnv knows, with what it takes.
@@ -135,6 +144,8 @@ var envVars = map[string]string{
 	"HMB_METRICS_STRICT":  "1/0, true/false, yes/no, on/off",
 	"HMB_PHASE":           "the name of the progress loop's region",
 	"HMB_PHASE_SLOTS":     "an even number of samples, 2 or more",
+	"HMB_CALLPATHS":       "1/0, true/false, yes/no, on/off",
+	"HMB_LISTEN":          "PORT (loopback) or HOST:PORT",
 }
 
 // ConfigFromEnv reads the HMB_* environment variables. A malformed value is
@@ -307,6 +318,19 @@ func configFromLookup(lookup func(string) (string, bool), environ []string, warn
 		}
 		c.PhaseSlots = n
 	}
+	if v, ok := get("HMB_CALLPATHS"); ok {
+		on, err := parseBool(v)
+		if err != nil {
+			return c, bad("HMB_CALLPATHS", v, nil)
+		}
+		c.CallPaths = on
+	}
+	if v, ok := get("HMB_LISTEN"); ok && v != "" {
+		if _, err := ListenAddress(v); err != nil {
+			return c, bad("HMB_LISTEN", v, err)
+		}
+		c.Listen = v
+	}
 	if v, ok := get("HMB_METRICS_STRICT"); ok {
 		on, err := parseBool(v)
 		if err != nil {
@@ -325,6 +349,30 @@ func parseBool(v string) (bool, error) {
 		return false, nil
 	}
 	return false, fmt.Errorf("not a boolean")
+}
+
+// ListenAddress turns a live-view address into one to listen on: a bare
+// port, or ":PORT", means the loopback interface; an address naming its
+// host is taken as it is, since binding elsewhere must be asked for.
+func ListenAddress(s string) (string, error) {
+	s = strings.TrimSpace(s)
+	if p, err := strconv.Atoi(s); err == nil {
+		if p < 0 || p > 65535 {
+			return "", fmt.Errorf("port %d out of range", p)
+		}
+		return fmt.Sprintf("127.0.0.1:%d", p), nil
+	}
+	host, port, err := net.SplitHostPort(s)
+	if err != nil {
+		return "", fmt.Errorf("want PORT or HOST:PORT: %v", err)
+	}
+	if p, err := strconv.Atoi(port); err != nil || p < 0 || p > 65535 {
+		return "", fmt.Errorf("port %q out of range", port)
+	}
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	return net.JoinHostPort(host, port), nil
 }
 
 // ParseSize reads a size in bytes: a number with an optional suffix K, M or

@@ -24,6 +24,7 @@ type frame struct {
 	counted bool
 	mseq    uint32
 	mprev   int
+	node    int32 // the call-path node, when call paths are kept
 }
 
 // The states of a frame's enter.
@@ -82,6 +83,9 @@ type Location struct {
 
 	phaseRegion uint32 // the phase region, 0 if none
 	phase       *phaseSeries
+
+	cpt *callTree // nil unless call paths are kept
+	pub published // what readers may see while the location records
 
 	recorded         uint64
 	filteredName     uint64
@@ -196,6 +200,9 @@ func (l *Location) enter(r Region, t uint64, read bool) {
 	l.depth = d
 	p.visits++
 	p.active++
+	if l.cpt != nil {
+		f.node = l.cpt.enter(l.stack[d-1].node, uint32(r))
+	}
 	if p.counted && l.src != nil && d <= l.mdepth {
 		l.enterCounters(f, d, t)
 	}
@@ -260,6 +267,9 @@ func (l *Location) leaveTop(t uint64) {
 		p.incl += dur
 	}
 	p.excl += dur - f.child
+	if l.cpt != nil {
+		l.cpt.leave(f.node, dur, f.child)
+	}
 	l.depth = d - 1
 	l.stack[d-1].child += dur
 	l.recorded++
@@ -540,7 +550,28 @@ func (l *Location) sync() bool {
 		l.phaseRegion = r
 		l.phase = newPhaseSeries(r, l.m.cfg.PhaseSlots, l.nmet)
 	}
+	if l.m.minDurSet.Load() {
+		l.minDur = l.m.minDurLive.Load()
+	}
+	if l.m.live.Load() {
+		l.publish()
+	}
 	return true
+}
+
+// publish copies what a live view may read while the location records.
+// The owner does it at a sync; a view asks for one by bumping the epoch.
+func (l *Location) publish() {
+	p := &l.pub
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.generation = l.epoch
+	p.recorded = l.recorded
+	p.filtered = l.filteredName + l.filteredDuration
+	p.profile = l.profileEntries(p.profile[:0])
+	if l.cpt != nil {
+		p.paths = l.cpt.export()
+	}
 }
 
 // viewLimit is the depth limit of the enter/leave class in the view of the

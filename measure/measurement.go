@@ -2,6 +2,7 @@ package measure
 
 import (
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -64,7 +65,11 @@ type Measurement struct {
 	signals   chan os.Signal
 
 	phase atomic.Uint32 // the phase region, 0 if none
-	live  atomic.Bool   // a live view reads the phase series
+	live  atomic.Bool   // a live view reads what the locations publish
+
+	minDurLive atomic.Uint64 // the duration filter set while running
+	minDurSet  atomic.Bool
+	liveServer io.Closer
 }
 
 // Start begins a measurement with the given configuration. With
@@ -120,6 +125,9 @@ func Start(cfg Config) (*Measurement, error) {
 	}
 	if cfg.Phase != "" {
 		m.Phase(cfg.Phase)
+	}
+	if err := m.startLive(); err != nil {
+		return nil, err
 	}
 	return m, nil
 }
@@ -254,6 +262,9 @@ func (m *Measurement) Location(name string) *Location {
 	}
 	h := m.pool.NewHierarchy()
 	l := &Location{m: m, h: h, pool: m.pool, shift: m.shift, minDur: m.minDur, name: name, id: uint32(h.ID)}
+	if m.cfg.CallPaths || m.cfg.Listen != "" {
+		l.cpt = newCallTree()
+	}
 	l.stack = make([]frame, 16)
 	l.prof = make([]profEntry, 1)
 	l.levels = make([]*buffer.Level, 16)
@@ -291,6 +302,9 @@ func (m *Measurement) Close() error {
 
 func (m *Measurement) finalize() error {
 	m.stopSignals()
+	if m.liveServer != nil {
+		m.liveServer.Close()
+	}
 	m.pool.Freeze()
 	m.mu.Lock()
 	locs := append([]*Location(nil), m.locations...)

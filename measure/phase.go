@@ -179,6 +179,18 @@ func (ps *phaseSeries) snapshot() (phaseSnapshot, bool) {
 	return c, true
 }
 
+// export converts a published copy for the live view.
+func (s phaseSnapshot) export(nmet int) *tracefile.PhaseSeries {
+	ps := &phaseSeries{region: s.Region, width: s.Width, iters: s.Iterations, fields: s.Fields, cur: s.Samples}
+	for r, row := range s.Rows {
+		for int(r) >= len(ps.rows) {
+			ps.rows = append(ps.rows, nil)
+		}
+		ps.rows[r] = row
+	}
+	return ps.export(nmet)
+}
+
 // export converts the series for the trace file.
 func (ps *phaseSeries) export(nmet int) *tracefile.PhaseSeries {
 	out := &tracefile.PhaseSeries{Region: ps.region, Width: ps.width, Iterations: ps.iters}

@@ -77,17 +77,9 @@ func (l *Location) snapshot() tracefile.Location {
 		tl.CountersMissing = "not opened"
 	}
 	tl.Usage.AfterClose = l.afterClose.Load()
-	n := l.nmet
-	for id, p := range l.prof {
-		if id > 0 && p.visits > 0 {
-			e := tracefile.ProfileEntry{Region: uint32(id), Visits: p.visits, Inclusive: p.incl, Exclusive: p.excl}
-			if p.counted && l.src != nil {
-				base := id * 2 * n
-				e.CounterInclusive = append([]uint64(nil), l.mprof[base:base+n]...)
-				e.CounterExclusive = append([]uint64(nil), l.mprof[base+n:base+2*n]...)
-			}
-			tl.Profile = append(tl.Profile, e)
-		}
+	tl.Profile = l.profileEntries(nil)
+	if l.cpt != nil {
+		tl.CallPaths = l.cpt.export()
 	}
 	l.h.Levels(func(lv *buffer.Level) {
 		by, closed := lv.Closed()
@@ -107,6 +99,23 @@ func (l *Location) snapshot() tracefile.Location {
 		tl.Phase = ps.export(l.nmet)
 	}
 	return tl
+}
+
+// profileEntries appends the location's flat profile to dst.
+func (l *Location) profileEntries(dst []tracefile.ProfileEntry) []tracefile.ProfileEntry {
+	n := l.nmet
+	for id, p := range l.prof {
+		if id > 0 && p.visits > 0 {
+			e := tracefile.ProfileEntry{Region: uint32(id), Visits: p.visits, Inclusive: p.incl, Exclusive: p.excl}
+			if p.counted && l.src != nil {
+				base := id * 2 * n
+				e.CounterInclusive = append([]uint64(nil), l.mprof[base:base+n]...)
+				e.CounterExclusive = append([]uint64(nil), l.mprof[base+n:base+2*n]...)
+			}
+			dst = append(dst, e)
+		}
+	}
+	return dst
 }
 
 // writeTrace writes the trace file at path.

@@ -152,6 +152,18 @@ func (l LevelStats) Removed() (sum [NumReasons]uint64) {
 	return sum
 }
 
+// CallPath is a node of a location's exact call-path profile: the path of
+// its parent (0: the top of the stack; else the parent's index + 1 in the
+// list) extended by Region. Parents come before their children. Times in
+// ticks.
+type CallPath struct {
+	Parent    uint32
+	Region    uint32
+	Visits    uint64
+	Inclusive uint64
+	Exclusive uint64
+}
+
 // PhaseSeries is a location's dynamic phase profile (seed 004, eq. 5.2):
 // one sample per Width iterations of the progress loop (the phase region),
 // per region the visits, times and counter sums in those iterations. The
@@ -195,6 +207,10 @@ type Location struct {
 	CountersMissing string
 
 	Phase *PhaseSeries // nil without a phase region
+
+	// CallPaths is the exact call-path profile, when the measurement kept
+	// one (HMB_CALLPATHS): exact even for events the buffer shed.
+	CallPaths []CallPath
 
 	// Windowed is set when the keep-last policy revoked bins of this
 	// location: records with a key (time, seq) up to Window may have lost

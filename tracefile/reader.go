@@ -342,7 +342,7 @@ func decodeRegions(f *fields) []Region {
 }
 
 func decodeLocations(f *fields) []Location {
-	n := f.count("locations", 21)
+	n := f.count("locations", 22)
 	ls := make([]Location, 0, n)
 	for i := 0; i < n && f.err == nil; i++ {
 		l := Location{ID: f.u32("location id"), Name: f.str("location name"), Recorded: f.uvarint("recorded"),
@@ -394,6 +394,15 @@ func decodeLocations(f *fields) []Location {
 				ps.Samples = append(ps.Samples, s)
 			}
 			l.Phase = ps
+		}
+		nc := f.count("call paths", 5)
+		for k := 0; k < nc && f.err == nil; k++ {
+			c := CallPath{Parent: f.u32("call path parent"), Region: f.u32("call path region"), Visits: f.uvarint("call path visits"),
+				Inclusive: f.uvarint("call path inclusive"), Exclusive: f.uvarint("call path exclusive")}
+			if f.err == nil && int(c.Parent) > k {
+				f.fail("call path parent", fmt.Sprintf("node %d names parent %d, which does not come before it", k+1, c.Parent))
+			}
+			l.CallPaths = append(l.CallPaths, c)
 		}
 		l.Windowed = f.bool("windowed")
 		l.WindowTime = f.uvarint("window time")

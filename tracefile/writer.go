@@ -222,6 +222,14 @@ func encodeLocations(ls []Location) []byte {
 		p.bool(l.Multiplexed)
 		p.str(l.CountersMissing)
 		encodePhase(&p, l.Phase)
+		p.uvarint(uint64(len(l.CallPaths)))
+		for _, c := range l.CallPaths {
+			p.uvarint(uint64(c.Parent))
+			p.uvarint(uint64(c.Region))
+			p.uvarint(c.Visits)
+			p.uvarint(c.Inclusive)
+			p.uvarint(c.Exclusive)
+		}
 		p.bool(l.Windowed)
 		p.uvarint(l.WindowTime)
 		p.uvarint(uint64(l.WindowSeq))

@@ -8,7 +8,9 @@
 //	go run ./examples/heat [-n 2048] [-iters 400] [-workers GOMAXPROCS]
 //
 // The HMB_* environment variables configure the measurement, e.g.
-// HMB_BUFFER_SIZE=1M to watch the buffer shed its deepest levels.
+// HMB_BUFFER_SIZE=1M to watch the buffer shed its deepest levels, or
+// HMB_LISTEN=7070 to watch it live (go tool pprof
+// http://127.0.0.1:7070/debug/hmb/profile).
 package main
 
 import (
@@ -20,6 +22,7 @@ import (
 	"sync"
 
 	"github.com/hmbtrace/hmbtrace/measure"
+	_ "github.com/hmbtrace/hmbtrace/measure/live" // HMB_LISTEN serves the live view
 	"github.com/hmbtrace/hmbtrace/summary"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
@@ -32,7 +35,7 @@ type regions struct {
 func defineRegions(m *measure.Measurement) regions {
 	return regions{
 		main: m.Region("main"), setup: m.Region("setup"), solve: m.Region("solve"),
-		worker: m.Region("worker"), iteration: m.Region("iteration"),
+		worker: m.Region("worker"), iteration: m.Phase("iteration"), // the progress loop
 		exchange: m.Region("exchange"), send: m.Region("send halo"), haloWait: m.Region("halo wait"),
 		compute: m.Region("compute"), row: m.Region("update row"),
 		residual: m.Region("residual"), allreduce: m.Region("allreduce wait"), reduce: m.Region("reduce"),

@@ -1,0 +1,162 @@
+package live
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/google/pprof/profile"
+	"github.com/hmbtrace/hmbtrace/measure"
+)
+
+// running starts a measurement with a goroutine that records until the
+// test ends.
+func running(t *testing.T) (*measure.Measurement, *httptest.Server) {
+	t.Helper()
+	m, err := measure.Start(measure.Config{Output: t.TempDir(), Name: "live", CallPaths: true, BufferSize: 4 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	step := m.Phase("step")
+	work, inner := m.Region("work"), m.Region("inner")
+	var stop atomic.Bool
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		loc := m.Location("worker")
+		for !stop.Load() {
+			loc.Enter(step)
+			loc.Enter(work)
+			for i := 0; i < 10; i++ {
+				loc.Enter(inner)
+				loc.Leave(inner)
+			}
+			loc.Leave(work)
+			loc.Leave(step)
+		}
+	}()
+	srv := httptest.NewServer(http.StripPrefix("/debug/hmb", Handler(m)))
+	t.Cleanup(func() {
+		srv.Close()
+		stop.Store(true)
+		wg.Wait()
+		if err := m.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	return m, srv
+}
+
+func get(t *testing.T, url string) (int, []byte) {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, b
+}
+
+func post(t *testing.T, url, body string) (int, string) {
+	t.Helper()
+	resp, err := http.Post(url, "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+func TestProfileEndpoint(t *testing.T) {
+	_, srv := running(t)
+	code, body := get(t, srv.URL+"/debug/hmb/profile")
+	if code != 200 {
+		t.Fatalf("status %d: %s", code, body)
+	}
+	p, err := profile.Parse(bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.CheckValid(); err != nil {
+		t.Fatal(err)
+	}
+	paths := map[string]bool{}
+	for _, s := range p.Sample {
+		var names []string
+		for _, l := range s.Location {
+			names = append(names, l.Line[0].Function.Name)
+		}
+		paths[strings.Join(names, "<")] = true
+	}
+	if !paths["inner<work<step"] {
+		t.Errorf("call paths %v lack inner<work<step", paths)
+	}
+}
+
+func TestPhasesAndStats(t *testing.T) {
+	_, srv := running(t)
+	var ph PhasesJSON
+	code, body := get(t, srv.URL+"/debug/hmb/phases")
+	if code != 200 || json.Unmarshal(body, &ph) != nil {
+		t.Fatalf("phases: %d %s", code, body)
+	}
+	if ph.Region != "step" || len(ph.Locations) != 1 {
+		t.Fatalf("phases %+v", ph)
+	}
+	var st StatsJSON
+	code, body = get(t, srv.URL+"/debug/hmb/stats")
+	if code != 200 || json.Unmarshal(body, &st) != nil || st.Bins == 0 || len(st.Locations) != 1 {
+		t.Fatalf("stats: %d %s", code, body)
+	}
+}
+
+func TestControl(t *testing.T) {
+	m, srv := running(t)
+	url := srv.URL + "/debug/hmb/control"
+	if code, body := post(t, url, `{"min_duration":"2us"}`); code != 200 {
+		t.Errorf("min_duration: %d %s", code, body)
+	}
+	if d := m.LiveMinDuration(); d < 1900 || d > 2100 {
+		t.Errorf("duration filter %v after the request, want 2µs", d)
+	}
+	if code, body := post(t, url, `{"close_depth":3}`); code != 200 {
+		t.Errorf("close_depth: %d %s", code, body)
+	}
+	red := m.Reductions()
+	if len(red) == 0 || red[len(red)-1].Depth != 3 {
+		t.Errorf("reductions %+v, want depth 3 closed", red)
+	}
+	for _, c := range []struct {
+		body string
+		code int
+	}{
+		{`{"min_duration":"soon"}`, 400},
+		{`{"min_duration":"-1s"}`, 400},
+		{`{"close_depth":1}`, 400},
+		{`{"close_depth":3,"min_duration":"1us"}`, 400},
+		{`{}`, 400},
+		{`{"reboot":true}`, 400},
+		{`not json`, 400},
+		{`{"min_duration":"1us"} {"close_depth":4}`, 400},
+		{`{"min_duration":"` + strings.Repeat("9", 5000) + `"}`, 413},
+	} {
+		if code, body := post(t, url, c.body); code != c.code {
+			t.Errorf("POST %.40q: %d %s, want %d", c.body, code, body, c.code)
+		}
+	}
+	if code, _ := get(t, url); code != 405 {
+		t.Errorf("GET control: %d, want 405", code)
+	}
+	if code, _ := post(t, srv.URL+"/debug/hmb/profile", "{}"); code != 405 {
+		t.Errorf("POST profile: %d, want 405", code)
+	}
+}
