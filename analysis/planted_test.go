@@ -167,6 +167,7 @@ type svgDoc struct {
 	Rects         []svgRect
 	Images        []string // href of each image
 	Texts         []string
+	Titles        []string // tooltips of every element
 }
 
 type svgRect struct {
@@ -227,8 +228,11 @@ func parseSVG(t *testing.T, r io.Reader) svgDoc {
 			}
 		case xml.CharData:
 			switch {
-			case len(stack) > 0 && stack[len(stack)-1] == "title" && cur != nil:
-				cur.Title += string(e)
+			case len(stack) > 0 && stack[len(stack)-1] == "title":
+				doc.Titles = append(doc.Titles, string(e))
+				if cur != nil {
+					cur.Title += string(e)
+				}
 			case len(stack) > 0 && stack[len(stack)-1] == "text":
 				doc.Texts = append(doc.Texts, string(e))
 			}
@@ -374,5 +378,8 @@ func TestSVGThousandLocations(t *testing.T) {
 		if !hasText(doc, want) {
 			t.Errorf("SVG lacks the text %q", want)
 		}
+	}
+	if len(doc.Titles) != 1 || !strings.HasPrefix(doc.Titles[0], "rank 617 segment 33 ") {
+		t.Errorf("markers %q; want one for rank 617 segment 33", doc.Titles)
 	}
 }

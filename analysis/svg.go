@@ -19,6 +19,7 @@ const (
 	svgMaxPlotH   = 1000 // rows; more locations than this share a pixel row
 	svgMaxRowH    = 24
 	svgVectorMax  = 5000 // segments drawn one by one; above, a raster image
+	svgMarkers    = 10   // outstanding segments marked right of the plot
 	svgTop        = 48
 	svgFontSize   = 11
 	svgLegendW    = 320
@@ -56,7 +57,9 @@ func hexColor(c color.RGBA) string { return fmt.Sprintf("#%02x%02x%02x", c.R, c.
 // by one, each with a tooltip; more are rendered into an embedded raster
 // image of one pixel per column where a pixel shows the longest SOS-time
 // among the segments it covers, so that the file stays small at thousands
-// of locations and the hot spots stay visible.
+// of locations and the hot spots stay visible. Red triangles right of the
+// plot mark the rows of the ten segments that stand out most (robust
+// z-score at least DefaultMinScore).
 func (v *Variation) WriteSVG(out io.Writer) error {
 	if len(v.Segments) == 0 {
 		return fmt.Errorf("analysis: no segments to draw")
@@ -110,6 +113,19 @@ func (v *Variation) WriteSVG(out io.Writer) error {
 		v.svgSegments(w, xOf, scale, rowH)
 	} else if err := v.svgRaster(w, left, group, prows, rowH, t0, span, scale); err != nil {
 		return err
+	}
+
+	// Markers right of the plot point at the rows of the segments that
+	// stand out most, which a one-pixel row would hide at many locations.
+	for i, sg := range v.Ranked() {
+		if i == svgMarkers || sg.Score < DefaultMinScore {
+			break
+		}
+		y := float64(svgTop) + (float64(sg.Row/group)+0.5)*float64(rowH)
+		x := float64(left + svgPlotWidth + 3)
+		fmt.Fprintf(w, `<path d="M%.1f %.1fl9 -5v10z" fill="%s"><title>%s</title></path>`+"\n", x, y, hexColor(palette[len(palette)-1]),
+			esc(fmt.Sprintf("%s segment %d at %s: SOS-time %s, score %.1f", v.Rows[sg.Row].Label, sg.Index,
+				duration(float64(sg.Start)), duration(float64(sg.SOS)), sg.Score)))
 	}
 
 	// Row labels: every row when they fit, else every step-th with a tick.

@@ -23,10 +23,14 @@ func c(region string, start, end uint64, calls ...call) call {
 // recordCalls writes a trace with one location per element of locs, whose
 // calls happen at the given times times unit nanoseconds after the start
 // (the monotonic clock with no timer shift makes ticks nanoseconds), and
-// opens it. cfg's output, name, clock and timer shift are set here.
+// opens it. cfg's output, name and clock are set here, and its timer shift
+// unless it has one.
 func recordCalls(t testing.TB, cfg measure.Config, unit uint64, locs map[string][]call, order ...string) *tracefile.File {
 	t.Helper()
-	cfg.Output, cfg.Name, cfg.Clock, cfg.TimerShift = t.TempDir(), "t", "monotonic", measure.NoTimerShift
+	cfg.Output, cfg.Name, cfg.Clock = t.TempDir(), "t", "monotonic"
+	if cfg.TimerShift == 0 {
+		cfg.TimerShift = measure.NoTimerShift
+	}
 	m, err := measure.Start(cfg)
 	if err != nil {
 		t.Fatal(err)
