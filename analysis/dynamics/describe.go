@@ -7,13 +7,20 @@ import (
 	"strings"
 )
 
+// DescribeLimit is the number of features Describe tells: a person reading
+// a plot names a handful, the largest.
+const DescribeLimit = 10
+
 // Describe turns the features of a series of n iterations into sentences a
 // person would say looking at the plot: first what happens in time order,
 // with the quiet stretches between ("flat until iteration 99"), then the
 // degradations (positive severity) worst first and the improvements largest
-// first. unit names the values' unit; severities are in unit × iterations,
-// which is the unit itself when the values are per-iteration amounts such as
-// times. Iterations are numbered from 0, as in Feature.
+// first. Of more than DescribeLimit features it tells the largest by
+// |Severity| and counts the others, calling the stretches that hold them
+// "minor changes" instead of "flat". unit names the values' unit; severities
+// are in unit × iterations, which is the unit itself when the values are
+// per-iteration amounts such as times. Iterations are numbered from 0, as in
+// Feature.
 func Describe(features []Feature, n int, unit string) string {
 	if n <= 0 {
 		return "Empty series."
@@ -22,7 +29,23 @@ func Describe(features []Feature, n int, unit string) string {
 		return fmt.Sprintf("No significant change over the %d iterations.", n)
 	}
 	fs := slices.Clone(features)
+	var omitted []Feature
+	if len(fs) > DescribeLimit {
+		slices.SortStableFunc(fs, func(a, b Feature) int {
+			return -cmpFloat(math.Abs(a.Severity), math.Abs(b.Severity))
+		})
+		fs, omitted = fs[:DescribeLimit], fs[DescribeLimit:]
+	}
 	slices.SortStableFunc(fs, func(a, b Feature) int { return a.From - b.From })
+	// quiet names a stretch [from, to] without told features.
+	quiet := func(from, to int) string {
+		for _, f := range omitted {
+			if f.To >= from && f.From <= to {
+				return "minor changes"
+			}
+		}
+		return "flat"
+	}
 
 	var b strings.Builder
 	var parts []string
@@ -34,17 +57,20 @@ func Describe(features []Feature, n int, unit string) string {
 		}
 		p := phrase(f, n)
 		if start > next+1 {
-			parts = append(parts, "flat until iteration "+fmt.Sprint(start-1))
+			parts = append(parts, quiet(next, start-1)+" until iteration "+fmt.Sprint(start-1))
 			p = "then " + p
 		}
 		parts = append(parts, p)
 		next = max(next, f.To+1)
 	}
 	if next < n-1 {
-		parts = append(parts, "flat to the end")
+		parts = append(parts, quiet(next, n-1)+" to the end")
 	}
 	s := strings.Join(parts, ", ")
 	b.WriteString(strings.ToUpper(s[:1]) + s[1:] + ".")
+	if len(omitted) > 0 {
+		fmt.Fprintf(&b, " %d smaller features are not told.", len(omitted))
+	}
 
 	var worse, better []Feature
 	for _, f := range fs {
@@ -124,8 +150,13 @@ func article(k Kind) string {
 	return "a " + w
 }
 
+// quantity writes v to three significant digits, without an exponent
+// between 1000 and a billion (1221 ms, not 1.22e+03 ms).
 func quantity(v float64, unit string) string {
 	s := fmt.Sprintf("%.3g", v)
+	if v >= 1000 && v < 1e9 {
+		s = fmt.Sprintf("%.0f", v)
+	}
 	if unit != "" {
 		s += " " + unit
 	}

@@ -9,7 +9,7 @@ func TestDescribe(t *testing.T) {
 	fs := []Feature{
 		{Kind: StepDown, From: 99, To: 100, Severity: -150},
 		{Kind: Peak, From: 18, To: 22, Severity: 12.5},
-		{Kind: TrendUp, From: 180, To: 255, Severity: 300},
+		{Kind: TrendUp, From: 180, To: 255, Severity: 3004.4},
 		{Kind: Dip, From: 140, To: 140, Severity: -2},
 	}
 	got := Describe(fs, 256, "ms")
@@ -17,7 +17,7 @@ func TestDescribe(t *testing.T) {
 		"flat until iteration 99, then a step decrease at iteration 100, " +
 		"flat until iteration 139, then a dip at iteration 140, " +
 		"flat until iteration 179, then an upward trend from iteration 180 to the end. " +
-		"Degradations, worst first: the upward trend from 180 costs 300 ms; the peak at 20 costs 12.5 ms. " +
+		"Degradations, worst first: the upward trend from 180 costs 3004 ms; the peak at 20 costs 12.5 ms. " +
 		"Improvements: the step decrease at 100 saves 150 ms; the dip at 140 saves 2 ms."
 	if got != want {
 		t.Errorf("Describe:\n got %q\nwant %q", got, want)
@@ -50,5 +50,20 @@ func TestDescribeEdgeCases(t *testing.T) {
 	a, err := Analyze(addStep(series(1, 300, 1, 0.1), 150, 1), Options{})
 	if err != nil || !strings.HasPrefix(Describe(a.Features, a.N, "s"), "Flat until iteration 149, then a step increase at iteration 150") {
 		t.Errorf("%v: %q", err, Describe(a.Features, a.N, "s"))
+	}
+}
+
+func TestDescribeTellsTheLargest(t *testing.T) {
+	var fs []Feature
+	for i := 0; i < 14; i++ {
+		fs = append(fs, Feature{Kind: Peak, From: 10 * i, To: 10 * i, Severity: float64(i + 1)})
+	}
+	got := Describe(fs, 200, "")
+	// Peaks 4..13 (severity 5..14) are told; 0..3 fall before the first.
+	want := "Minor changes until iteration 39, then a peak at iteration 40, flat until iteration 49, then a peak at iteration 50"
+	if !strings.HasPrefix(got, want) || !strings.Contains(got, "4 smaller features are not told.") ||
+		!strings.Contains(got, "a peak at iteration 130, flat to the end.") ||
+		!strings.Contains(got, "worst first: the peak at 130 costs 14; the peak at 120 costs 13;") {
+		t.Errorf("Describe: %q", got)
 	}
 }

@@ -47,14 +47,15 @@ type Feature struct {
 	From, To int
 	// Severity is what the feature costs, in value units × iterations,
 	// relative to its baseline, the level the series would have kept without
-	// it. A peak or dip counts the area between its iterations and the line
-	// joining the levels around it. A step counts its fitted height for every
-	// iteration from the step until the next step or peak or dip (or the end
-	// of the series): a trend that follows does not undo it. A trend counts
-	// the area between the series and the level before it, from its start
-	// until the next feature. If the values are times per iteration,
-	// Severity is the time lost (positive: a degradation) or saved
-	// (negative).
+	// it. A peak or dip counts the area between the series over its
+	// iterations and the line joining the levels around it (the seed's Sum of
+	// an episode's samples, less the baseline). A step counts its fitted
+	// height for every iteration from the step until the next step (or the end
+	// of the series): neither a trend nor a peak after it undoes it. A trend
+	// counts the area between its fitted line and the level before it, then
+	// its whole rise for every iteration after it until the next step or
+	// trend. If the values are times per iteration, Severity is the time lost
+	// (positive: a degradation) or saved (negative).
 	Severity float64
 	// Scale is the σ, in iterations, of the finest scale-space level at which
 	// the feature is significant; Stability is the number of levels over which
@@ -154,16 +155,17 @@ func features(x []float64, m model, grid, thr1 []float64) []Feature {
 			out = append(out, excursion(x, m.segs, it.a, it.b))
 			continue
 		}
-		// Where the change's cost stops: the next item for a trend; the
-		// next step or excursion for a step.
+		// Where the change's cost stops: the next lasting change for a
+		// trend, the next step for a step. Peaks and dips come back to the
+		// level and do not stop it.
 		end := n - 1
 		for _, next := range items[k+1:] {
-			if !it.c.jump || next.excursion() || next.c.jump {
+			if !next.excursion() && (!it.c.jump || next.c.jump) {
 				end = next.first() - 1
 				break
 			}
 		}
-		out = append(out, lasting(x, m, it.c, end))
+		out = append(out, lasting(m, it.c, end))
 	}
 	return out
 }
@@ -329,10 +331,11 @@ func excursion(x []float64, segs []line, a, b []change) Feature {
 }
 
 // lasting builds the step or trend of change c whose cost runs until end.
-// A step costs its fitted height for every iteration until the next step or
-// excursion starts (a trend on top of it does not undo it). A trend costs the
-// area between the series and the level before it.
-func lasting(x []float64, m model, c change, end int) Feature {
+// Both are measured on the fitted model, so that the noise and the peaks
+// inside the stretch do not count: a step costs its height for every
+// iteration, a trend the area between its line and the level before it,
+// then its whole rise for every iteration after it.
+func lasting(m model, c change, end int) Feature {
 	start := c.first()
 	var sev float64
 	if c.jump {
@@ -345,9 +348,10 @@ func lasting(x []float64, m model, c change, end int) Feature {
 		if c.from > 0 && !m.jumpAt(c.from) {
 			base = segAt(m.segs, c.from-1)
 		}
-		for k := start; k <= end; k++ {
-			sev += x[k] - base
+		for k := start; k <= c.to; k++ {
+			sev += segAt(m.segs, k) - base
 		}
+		sev += (segAt(m.segs, c.to) - base) * float64(end-c.to)
 	}
 	var kind Kind
 	switch {
