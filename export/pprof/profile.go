@@ -1,0 +1,208 @@
+// Package pprof exports hmbtrace traces as call-path profiles in the format
+// of github.com/google/pprof, which `go tool pprof` reads: one sample per
+// call path, with the calls, the exclusive time and the exclusive counts of
+// its innermost region. A region's flat values are then its exclusive
+// totals and its cum values its inclusive ones.
+//
+// The call paths come from the events the trace kept. When the buffer shed
+// events, the profile says so in its comments: the exact flat profile is
+// the one `hmbtrace summary` prints.
+package pprof
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/google/pprof/profile"
+
+	"github.com/hmbtrace/hmbtrace/tracefile"
+)
+
+// The sample types: calls and exclusive time come first, then one per
+// counter. Time is the default (`-sample_index=calls` picks the calls).
+const (
+	CallsType = "calls"
+	TimeType  = "time"
+)
+
+// Export writes the call-path profile of the files to w as `go tool pprof`
+// reads it (gzipped protocol buffer).
+func Export(w io.Writer, files []*tracefile.File) error {
+	p, err := Build(files)
+	if err != nil {
+		return err
+	}
+	if err := p.Write(w); err != nil {
+		return fmt.Errorf("pprof export: %w", err)
+	}
+	return nil
+}
+
+// Build returns the call-path profile of the files' events, merged over
+// their locations. Regions with the same name and source file are one
+// function; counters with the same name are one sample type.
+func Build(files []*tracefile.File) (*profile.Profile, error) {
+	if len(files) == 0 {
+		return nil, errors.New("pprof export: no trace files")
+	}
+	b := &builder{funcIdx: map[funcKey]int{}, gen: 1}
+	seen := map[string]bool{}
+	for _, f := range files {
+		for _, m := range f.Header.Metrics {
+			if !seen[m] {
+				seen[m] = true
+				b.counters = append(b.counters, m)
+			}
+		}
+	}
+	w := &walker{b: b}
+	for _, f := range files {
+		w.f, w.shift, w.fnOf = f, f.Header.TimerShift, map[uint32]int{}
+		w.cmap = w.cmap[:0]
+		for _, m := range f.Header.Metrics {
+			w.cmap = append(w.cmap, slices.Index(b.counters, m))
+		}
+		for k := range f.Locations {
+			if err := w.location(&f.Locations[k]); err != nil {
+				return nil, fmt.Errorf("pprof export: %w", err)
+			}
+			w.flush()
+		}
+	}
+	return b.profile(files), nil
+}
+
+type funcKey struct{ name, file string }
+
+// builder holds the call tree and the functions of the profile.
+type builder struct {
+	root     node
+	funcs    []*profile.Function
+	funcIdx  map[funcKey]int
+	counters []string
+	touched  []*node // nodes with ticks of the current location
+	gen      int
+}
+
+// function returns the function index of region id of the walker's file.
+func (w *walker) function(id uint32) int {
+	if fn, ok := w.fnOf[id]; ok {
+		return fn
+	}
+	f := w.f
+	key := funcKey{name: f.RegionName(id)}
+	line := 0
+	for _, r := range f.Regions {
+		if r.ID == id {
+			key.file, line = r.File, r.Line
+			break
+		}
+	}
+	b := w.b
+	fn, ok := b.funcIdx[key]
+	if !ok {
+		fn = len(b.funcs)
+		b.funcs = append(b.funcs, &profile.Function{ID: uint64(fn + 1), Name: key.name, SystemName: key.name,
+			Filename: key.file, StartLine: int64(line)})
+		b.funcIdx[key] = fn
+	}
+	w.fnOf[id] = fn
+	return fn
+}
+
+// profile assembles the profile from the call tree.
+func (b *builder) profile(files []*tracefile.File) *profile.Profile {
+	origin := files[0].Header.StartWall
+	for _, f := range files {
+		if f.Header.StartWall.Before(origin) {
+			origin = f.Header.StartWall
+		}
+	}
+	var duration int64
+	for _, f := range files {
+		duration = max(duration, f.Header.StartWall.Sub(origin).Nanoseconds()+f.Duration())
+	}
+	p := &profile.Profile{
+		SampleType:        []*profile.ValueType{{Type: CallsType, Unit: "count"}, {Type: TimeType, Unit: "nanoseconds"}},
+		DefaultSampleType: TimeType,
+		PeriodType:        &profile.ValueType{Type: TimeType, Unit: "nanoseconds"},
+		Period:            1,
+		TimeNanos:         origin.UnixNano(),
+		DurationNanos:     duration,
+		Comments:          comments(files),
+		// The regions are named already: the mapping says so, and pprof
+		// does not try to symbolize.
+		Mapping:  []*profile.Mapping{{ID: 1, File: "hmbtrace", HasFunctions: true, HasFilenames: true, HasLineNumbers: true}},
+		Function: b.funcs,
+	}
+	for _, c := range b.counters {
+		p.SampleType = append(p.SampleType, &profile.ValueType{Type: c, Unit: "count"})
+	}
+	locs := make([]*profile.Location, len(b.funcs))
+	for i, fn := range b.funcs {
+		locs[i] = &profile.Location{ID: uint64(i + 1), Mapping: p.Mapping[0], Line: []profile.Line{{Function: fn, Line: fn.StartLine}}}
+	}
+	p.Location = locs
+	var visit func(n *node)
+	visit = func(n *node) {
+		if n != &b.root && (n.calls > 0 || n.ns > 0 || slices.ContainsFunc(n.counts, func(v uint64) bool { return v > 0 })) {
+			s := &profile.Sample{Value: make([]int64, len(p.SampleType))}
+			s.Value[0], s.Value[1] = clamp(n.calls), n.ns
+			for k, v := range n.counts {
+				s.Value[2+k] = clamp(v)
+			}
+			for a := n; a != &b.root; a = a.parent {
+				s.Location = append(s.Location, locs[a.fn])
+			}
+			p.Sample = append(p.Sample, s)
+		}
+		keys := make([]int, 0, len(n.children))
+		for fn := range n.children {
+			keys = append(keys, fn)
+		}
+		slices.Sort(keys)
+		for _, fn := range keys {
+			visit(n.children[fn])
+		}
+	}
+	visit(&b.root)
+	return p
+}
+
+func clamp(v uint64) int64 { return int64(min(v, math.MaxInt64)) }
+
+// comments say what the profile covers: the files, and where the events it
+// is built from are not all that happened.
+func comments(files []*tracefile.File) []string {
+	paths := make([]string, len(files))
+	for i, f := range files {
+		paths[i] = f.Path
+	}
+	out := []string{"hmbtrace call-path profile of " + strings.Join(paths, ", ")}
+	for _, f := range files {
+		var removed uint64
+		windowed := false
+		for i := range f.Locations {
+			l := &f.Locations[i]
+			for _, v := range l.Removed() {
+				removed += v
+			}
+			removed += l.FilteredDuration
+			windowed = windowed || l.Windowed
+		}
+		if removed > 0 {
+			out = append(out, fmt.Sprintf("%s: %d events were removed (buffer reductions, duration filter): the call paths cover the kept events only; `hmbtrace summary` has the exact flat profile", f.Path, removed))
+		}
+		if windowed {
+			out = append(out, fmt.Sprintf("%s: keep-last window: calls open at its start count from there, and their calls are not counted", f.Path))
+		}
+		if f.Header.TimerShift > 0 {
+			out = append(out, fmt.Sprintf("%s: timestamps kept to %.3g ns (timer shift %d): times are exact to that resolution", f.Path, f.Resolution(), f.Header.TimerShift))
+		}
+	}
+	return out
+}
