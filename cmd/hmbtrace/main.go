@@ -24,6 +24,8 @@ type command struct {
 var commands = []command{
 	{"summary", "summary FILE...      per-region profile and what the buffer kept, dropped and reduced", runSummary},
 	{"dump", "dump FILE            every event, one per line: location, time (ns), kind, region, depth", runDump},
+	{"variation", "variation FILE...    time-dominant region, segments whose SOS-time stands out [-region NAME -sync PATTERNS -tsv -svg FILE]", runVariation},
+	{"score", "score FILE...        per region: visits, trace bytes, measurement overhead [-g FILTERFILE -threshold PERCENT -property total|prolog]", runScore},
 }
 
 // usageError is a command-line mistake: the usage is printed with it.

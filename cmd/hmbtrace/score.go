@@ -1,0 +1,55 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/hmbtrace/hmbtrace/analysis"
+)
+
+func runScore(args []string, out io.Writer) error {
+	fs := newFlags("score")
+	gen := fs.String("g", "", "write a filter file (HMB_FILTER_FILE) that excludes the flagged regions")
+	threshold := fs.Float64("threshold", 100*analysis.DefaultThreshold, "flag regions whose relative overhead exceeds this many percent")
+	property := fs.String("property", "total", "overhead property: total (the probes' whole cost) or prolog (the part inside the region's own time)")
+	minShare := fs.Float64("min-share", 100*analysis.DefaultMinShare, "flag only regions with at least this many percent of all visits (0: any)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() == 0 {
+		return usageError{"want at least one trace file"}
+	}
+	prop, err := analysis.ParseProperty(*property)
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	if !(*threshold > 0) {
+		return usageError{fmt.Sprintf("-threshold %v: want a positive percentage", *threshold)}
+	}
+	if !(*minShare >= 0 && *minShare <= 100) {
+		return usageError{fmt.Sprintf("-min-share %v: want a percentage from 0 to 100", *minShare)}
+	}
+	opt := analysis.ScoreOptions{Property: prop, Threshold: *threshold / 100, MinShare: *minShare / 100}
+	if *minShare == 0 {
+		opt.MinShare = -1 // any share
+	}
+	files, err := openAll(fs.Args())
+	if err != nil {
+		return err
+	}
+	defer closeAll(files)
+	s, err := analysis.ComputeScore(files, opt)
+	if err != nil {
+		return err
+	}
+	if err := s.WriteReport(out); err != nil {
+		return err
+	}
+	if *gen != "" {
+		if err := writeFileWith(*gen, s.WriteFilter); err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "filter file: %s (HMB_FILTER_FILE=%s excludes the %d flagged regions)\n", *gen, *gen, len(s.Flagged()))
+	}
+	return nil
+}

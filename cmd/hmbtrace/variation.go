@@ -1,0 +1,77 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/hmbtrace/hmbtrace/analysis"
+	"github.com/hmbtrace/hmbtrace/filter"
+)
+
+func runVariation(args []string, out io.Writer) error {
+	fs := newFlags("variation")
+	region := fs.String("region", "", "segment by this region instead of the time-dominant one")
+	syncList := fs.String("sync", "", "more synchronization regions: comma-separated wildcard patterns")
+	tsv := fs.Bool("tsv", false, "print every segment: location, segment, start ns, SOS ns, score")
+	svg := fs.String("svg", "", "write the hot/cold view to this SVG file")
+	minScore := fs.Float64("z", analysis.DefaultMinScore, "robust z-score from which a segment stands out")
+	top := fs.Int("top", 20, "list at most this many segments that stand out (0: all)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() == 0 {
+		return usageError{"want at least one trace file"}
+	}
+	sync, err := filter.ParsePatternList(*syncList)
+	if err != nil {
+		return usageError{fmt.Sprintf("-sync: %v", err)}
+	}
+	files, err := openAll(fs.Args())
+	if err != nil {
+		return err
+	}
+	defer closeAll(files)
+	v, err := analysis.Analyze(files, analysis.Options{Region: *region, Sync: sync})
+	if err != nil {
+		return err
+	}
+	if *svg != "" {
+		if err := writeFileWith(*svg, v.WriteSVG); err != nil {
+			return err
+		}
+	}
+	if *tsv {
+		return v.WriteTSV(out)
+	}
+	if err := v.WriteReport(out, *minScore, *top); err != nil {
+		return err
+	}
+	if *svg != "" {
+		fmt.Fprintf(out, "\nhot/cold view: %s\n", *svg)
+	}
+	return nil
+}
+
+// writeFileWith creates path and fills it with write; a failed write
+// removes the partial file.
+func writeFileWith(path string, write func(io.Writer) error) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(f)
+	err = write(w)
+	if err == nil {
+		err = w.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(path)
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}
