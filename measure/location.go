@@ -121,39 +121,6 @@ func (l *Location) SetName(name string) {
 	l.m.mu.Unlock()
 }
 
-// Enter records that the goroutine enters region r.
-func (l *Location) Enter(r Region) {
-	if l != nil {
-		l.enter(r, 0, true)
-	}
-}
-
-// Leave records that the goroutine leaves region r, which must be the
-// region entered last. A Leave of another open region leaves the regions
-// entered after it implicitly; a Leave of a region that is not open is
-// ignored. Both are counted as usage errors.
-func (l *Location) Leave(r Region) {
-	if l != nil {
-		l.leave(r, 0, true)
-	}
-}
-
-// EnterAt records an enter at time t, taken earlier from Measurement.Now:
-// for replaying probes that were buffered elsewhere, as the C shim does.
-// Times must not decrease; an earlier one is taken as the last one seen.
-func (l *Location) EnterAt(r Region, t uint64) {
-	if l != nil {
-		l.enter(r, t, false)
-	}
-}
-
-// LeaveAt records a leave at time t, like EnterAt.
-func (l *Location) LeaveAt(r Region, t uint64) {
-	if l != nil {
-		l.leave(r, t, false)
-	}
-}
-
 // stamp clamps t to the location's last time and reduces it: the reduced
 // time and the event's position among those of the same reduced time.
 func (l *Location) stamp(t uint64) (uint64, uint64, uint32) {
@@ -401,36 +368,6 @@ func (l *Location) leaveOther(r Region, t uint64) {
 	}
 }
 
-// Send records that the goroutine sends a message of the given size and
-// tag to the goroutine that records into to.
-func (l *Location) Send(to *Location, tag uint32, bytes uint64) {
-	if l != nil {
-		l.messageTo(false, to, tag, bytes)
-	}
-}
-
-// Recv records that the goroutine received a message of the given size
-// and tag from the goroutine that records into from.
-func (l *Location) Recv(from *Location, tag uint32, bytes uint64) {
-	if l != nil {
-		l.messageTo(true, from, tag, bytes)
-	}
-}
-
-// SendRank records a message sent to MPI world rank rank.
-func (l *Location) SendRank(rank int, tag uint32, bytes uint64) {
-	if l != nil {
-		l.message(encode.KindSend, uint64(rank), true, tag, bytes, 0, true)
-	}
-}
-
-// RecvRank records a message received from MPI world rank rank.
-func (l *Location) RecvRank(rank int, tag uint32, bytes uint64) {
-	if l != nil {
-		l.message(encode.KindRecv, uint64(rank), true, tag, bytes, 0, true)
-	}
-}
-
 // Message describes a point-to-point message for MessageAt.
 type Message struct {
 	Recv       bool   // a receive; else a send
@@ -438,19 +375,6 @@ type Message struct {
 	PeerIsRank bool
 	Tag        uint32
 	Bytes      uint64
-}
-
-// MessageAt records a message at time t, taken earlier from
-// Measurement.Now, like EnterAt.
-func (l *Location) MessageAt(msg Message, t uint64) {
-	if l == nil {
-		return
-	}
-	k := encode.KindSend
-	if msg.Recv {
-		k = encode.KindRecv
-	}
-	l.message(k, msg.Peer, msg.PeerIsRank, msg.Tag, msg.Bytes, t, false)
 }
 
 // ID returns the location's id, which names it as a message's peer.
