@@ -1,0 +1,282 @@
+// Package chrome writes hmbtrace traces as Chrome trace-event JSON, which
+// Perfetto UI and chrome://tracing open: a process per file, a thread track
+// per location with its regions as B/E slices, messages as instants with
+// flow arrows from send to receive, counters as C events. It streams: each
+// event goes to the writer as it is read, so memory does not grow with the
+// trace.
+package chrome
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hmbtrace/hmbtrace/encode"
+	"github.com/hmbtrace/hmbtrace/tracefile"
+)
+
+// Export writes the files as one trace-event JSON document to w. Times are
+// microseconds (with nanosecond decimals) since the earliest file's start,
+// each file placed by its wall-clock start. Process ids are 1, 2, ... in the
+// order of the files, thread ids 1, 2, ... over all their locations.
+// Regions still open at the end of a location are ended at its last event.
+func Export(w io.Writer, files []*tracefile.File) error {
+	if len(files) == 0 {
+		return errors.New("chrome export: no trace files")
+	}
+	x := &exporter{w: bufio.NewWriterSize(w, 64<<10), files: files, peers: newPeers(files), sent: map[channel]uint64{}}
+	x.origin = files[0].Header.StartWall
+	for _, f := range files {
+		if f.Header.StartWall.Before(x.origin) {
+			x.origin = f.Header.StartWall
+		}
+	}
+	x.raw(`{"traceEvents":[`)
+	x.metadata()
+	tid := 0
+	for i, f := range files {
+		for k := range f.Locations {
+			tid++
+			if err := x.location(i, &f.Locations[k], tid); err != nil {
+				return fmt.Errorf("chrome export: %w", err)
+			}
+			if x.err != nil {
+				return fmt.Errorf("chrome export: %w", x.err)
+			}
+		}
+	}
+	x.raw("\n],\n")
+	x.buf = append(x.buf[:0], `"displayTimeUnit":"ns","otherData":{"creator":"hmbtrace","files":`...)
+	paths := make([]string, len(files))
+	for i, f := range files {
+		paths[i] = f.Path
+	}
+	x.buf = appendString(x.buf, strings.Join(paths, ", "))
+	x.buf = append(x.buf, "}}\n"...)
+	x.raw(string(x.buf))
+	if x.err == nil {
+		x.err = x.w.Flush()
+	}
+	if x.err != nil {
+		return fmt.Errorf("chrome export: %w", x.err)
+	}
+	return nil
+}
+
+type exporter struct {
+	w      *bufio.Writer
+	err    error // the first write error; later writes do nothing
+	files  []*tracefile.File
+	origin time.Time
+	peers  *peers
+	buf    []byte // the event being put together
+	events int    // events written, for the separators
+
+	// Per location: messages so far on each channel from and to it.
+	sent, received map[channel]uint64
+	open           []string // regions open, innermost last
+}
+
+func (x *exporter) raw(s string) {
+	if x.err == nil {
+		_, x.err = x.w.WriteString(s)
+	}
+}
+
+// start begins an event: phase, name, time, process and thread.
+func (x *exporter) start(ph byte, name string, ts uint64, pid, tid int) {
+	b := x.buf[:0]
+	if x.events > 0 {
+		b = append(b, ',')
+	}
+	b = append(b, "\n{\"ph\":\""...)
+	b = append(b, ph)
+	b = append(b, "\",\"name\":"...)
+	b = appendString(b, name)
+	b = append(b, ",\"ts\":"...)
+	b = appendMicros(b, ts)
+	b = append(b, ",\"pid\":"...)
+	b = strconv.AppendInt(b, int64(pid), 10)
+	if tid > 0 {
+		b = append(b, ",\"tid\":"...)
+		b = strconv.AppendInt(b, int64(tid), 10)
+	}
+	x.buf = b
+}
+
+// end closes the event and writes it.
+func (x *exporter) end() {
+	x.buf = append(x.buf, '}')
+	if x.err == nil {
+		_, x.err = x.w.Write(x.buf)
+	}
+	x.events++
+}
+
+// metadata names the processes and threads and keeps them in file order.
+func (x *exporter) metadata() {
+	tid := 0
+	for i, f := range x.files {
+		h := &f.Header
+		pid := i + 1
+		x.start('M', "process_name", 0, pid, 0)
+		x.buf = append(x.buf, `,"args":{"name":`...)
+		x.buf = appendString(x.buf, fmt.Sprintf("%s rank %d (%s, pid %d)", h.Name, h.Rank, h.Host, h.PID))
+		x.buf = append(x.buf, '}')
+		x.end()
+		x.start('M', "process_sort_index", 0, pid, 0)
+		x.buf = append(x.buf, `,"args":{"sort_index":`...)
+		x.buf = strconv.AppendInt(x.buf, int64(pid), 10)
+		x.buf = append(x.buf, '}')
+		x.end()
+		for _, l := range f.Locations {
+			tid++
+			x.start('M', "thread_name", 0, pid, tid)
+			x.buf = append(x.buf, `,"args":{"name":`...)
+			x.buf = appendString(x.buf, l.Name)
+			x.buf = append(x.buf, '}')
+			x.end()
+			x.start('M', "thread_sort_index", 0, pid, tid)
+			x.buf = append(x.buf, `,"args":{"sort_index":`...)
+			x.buf = strconv.AppendInt(x.buf, int64(tid), 10)
+			x.buf = append(x.buf, '}')
+			x.end()
+		}
+	}
+}
+
+// location writes the events of location l of file i on track tid.
+func (x *exporter) location(i int, l *tracefile.Location, tid int) error {
+	f := x.files[i]
+	pid := i + 1
+	off := f.Header.StartWall.Sub(x.origin).Nanoseconds()
+	clear(x.sent)
+	if x.received == nil {
+		x.received = map[channel]uint64{}
+	}
+	clear(x.received)
+	x.open = x.open[:0]
+	var e tracefile.Event
+	var last uint64
+	it := f.Events(l.ID)
+	for it.Next(&e) && x.err == nil {
+		ts := uint64(off + f.Nanos(e.Time))
+		last = ts
+		switch e.Kind {
+		case encode.KindEnter:
+			x.start('B', f.RegionName(e.Region), ts, pid, tid)
+			x.buf = append(x.buf, `,"cat":"region"`...)
+			if e.Truncated {
+				// Entered before the keep-last window: the slice starts
+				// at the window, not at the call.
+				x.buf = append(x.buf, `,"args":{"truncated":true}`...)
+			}
+			x.end()
+			x.open = append(x.open, f.RegionName(e.Region))
+		case encode.KindLeave:
+			if len(x.open) == 0 {
+				return fmt.Errorf("%s: location %q: leave at %d ns with no region open", f.Path, l.Name, ts)
+			}
+			x.start('E', x.open[len(x.open)-1], ts, pid, tid)
+			x.end()
+			x.open = x.open[:len(x.open)-1]
+		case encode.KindSend, encode.KindRecv:
+			if err := x.message(i, &e, ts, pid, tid); err != nil {
+				return err
+			}
+		case encode.KindMetric:
+			names := f.Header.Metrics
+			if len(e.Values) != len(names) {
+				return fmt.Errorf("%s: location %q: metric record at %d ns with %d values, the header names %d counters",
+					f.Path, l.Name, ts, len(e.Values), len(names))
+			}
+			// A counter track per location: the id keeps locations of
+			// the same name apart.
+			x.start('C', l.Name, ts, pid, tid)
+			x.buf = append(x.buf, `,"id":"`...)
+			x.buf = strconv.AppendInt(x.buf, int64(tid), 10)
+			x.buf = append(x.buf, `","args":{`...)
+			for k, v := range e.Values {
+				if k > 0 {
+					x.buf = append(x.buf, ',')
+				}
+				x.buf = appendString(x.buf, names[k])
+				x.buf = append(x.buf, ':')
+				x.buf = strconv.AppendUint(x.buf, v, 10)
+			}
+			x.buf = append(x.buf, '}')
+			x.end()
+		}
+	}
+	if err := it.Err(); err != nil {
+		return err
+	}
+	for n := len(x.open); n > 0; n-- {
+		x.start('E', x.open[n-1], last, pid, tid)
+		x.end()
+	}
+	return nil
+}
+
+// message writes an instant event with the message's peer, tag and size,
+// and the start or end of the flow arrow from send to receive.
+func (x *exporter) message(i int, e *tracefile.Event, ts uint64, pid, tid int) error {
+	me := tid - 1
+	peer, ok, err := x.peers.resolve(i, e)
+	if err != nil {
+		return err
+	}
+	name, ph := "send", byte('s')
+	if e.Kind == encode.KindRecv {
+		name, ph = "recv", 'f'
+	}
+	x.start('i', name, ts, pid, tid)
+	x.buf = append(x.buf, `,"cat":"message","s":"t","args":{"peer":`...)
+	x.buf = appendString(x.buf, x.peerName(i, e))
+	x.buf = append(x.buf, `,"tag":`...)
+	x.buf = strconv.AppendUint(x.buf, uint64(e.Tag), 10)
+	x.buf = append(x.buf, `,"bytes":`...)
+	x.buf = strconv.AppendUint(x.buf, e.Bytes, 10)
+	x.buf = append(x.buf, '}')
+	x.end()
+	if !ok {
+		return nil // the other end is not in the trace: no arrow
+	}
+	var id uint64
+	if ph == 's' {
+		c := channel{from: me, to: peer, tag: e.Tag}
+		id = flowID(c, x.sent[c])
+		x.sent[c]++
+	} else {
+		c := channel{from: peer, to: me, tag: e.Tag}
+		id = flowID(c, x.received[c])
+		x.received[c]++
+	}
+	x.start(ph, "message", ts, pid, tid)
+	x.buf = append(x.buf, `,"cat":"message","id":"`...)
+	x.buf = strconv.AppendUint(x.buf, id, 16)
+	x.buf = append(x.buf, '"')
+	if ph == 'f' {
+		x.buf = append(x.buf, `,"bp":"e"`...)
+	}
+	x.end()
+	return nil
+}
+
+// peerName names a message's peer as hmbtrace dump does: a location of the
+// same file by name, a rank by number.
+func (x *exporter) peerName(i int, e *tracefile.Event) string {
+	if e.PeerRank {
+		return "rank " + strconv.FormatUint(e.Peer, 10)
+	}
+	if e.Peer <= 0xFFFFFFFF {
+		if l := x.files[i].Location(uint32(e.Peer)); l != nil {
+			return l.Name
+		}
+	}
+	return "location#" + strconv.FormatUint(e.Peer, 10)
+}
