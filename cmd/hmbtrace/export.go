@@ -1,0 +1,102 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/hmbtrace/hmbtrace/export/chrome"
+	"github.com/hmbtrace/hmbtrace/export/otf2"
+	"github.com/hmbtrace/hmbtrace/export/otf2/convert"
+	"github.com/hmbtrace/hmbtrace/export/pprof"
+)
+
+// runExport writes trace files in the format of another tool: an OTF2
+// archive (a new directory), a pprof profile or Chrome/Perfetto JSON (a
+// file, replaced only once complete).
+func runExport(args []string, out io.Writer) error {
+	fs := newFlags("export")
+	format := fs.String("format", "", "otf2, pprof or chrome")
+	output := fs.String("o", "", "output: a new directory for otf2, a file for pprof and chrome")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	switch {
+	case *format == "":
+		return usageError{"want -format otf2, pprof or chrome"}
+	case *format != "otf2" && *format != "pprof" && *format != "chrome":
+		return usageError{fmt.Sprintf("unknown format %q: want otf2, pprof or chrome", *format)}
+	case *output == "":
+		return usageError{"want -o OUT"}
+	case fs.NArg() == 0:
+		return usageError{"want at least one trace file"}
+	}
+	files, err := openAll(fs.Args())
+	if err != nil {
+		return err
+	}
+	defer closeAll(files)
+	switch *format {
+	case "otf2":
+		st, err := convert.Export(*output, files, otf2.Options{Creator: "hmbtrace export"})
+		if err != nil {
+			return oneLine(err)
+		}
+		fmt.Fprintf(out, "wrote %s: %d locations, %d events\n", filepath.Join(*output, "traces.otf2"), st.Locations, st.Events)
+		if st.ClosedAtEnd > 0 {
+			fmt.Fprintf(out, "note: %d regions open at the end of their location were left at its last event\n", st.ClosedAtEnd)
+		}
+		if st.MessagesWithoutPeer > 0 {
+			fmt.Fprintf(out, "note: %d messages whose peer is not in these files were left out\n", st.MessagesWithoutPeer)
+		}
+		return nil
+	case "pprof":
+		err = writeFile(*output, func(w io.Writer) error { return pprof.Export(w, files) })
+	default:
+		err = writeFile(*output, func(w io.Writer) error { return chrome.Export(w, files) })
+	}
+	if err != nil {
+		return oneLine(err)
+	}
+	fmt.Fprintf(out, "wrote %s\n", *output)
+	return nil
+}
+
+// writeFile writes path through a temporary file in its directory, renamed
+// over path only once write succeeded: a failure leaves nothing behind.
+func writeFile(path string, write func(io.Writer) error) (err error) {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return fmt.Errorf("%s is a directory", path)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if err := write(tmp); err != nil {
+		return err
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// oneLine keeps an error on one line of the terminal.
+func oneLine(err error) error {
+	if s := err.Error(); strings.Contains(s, "\n") {
+		return errors.New(strings.ReplaceAll(s, "\n", "; "))
+	}
+	return err
+}
