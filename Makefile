@@ -3,7 +3,7 @@ GO       ?= go
 export GOTOOLCHAIN := local
 GOBIN    := $(shell $(GO) env GOPATH)/bin
 # Packages with concurrent code, tested again under the race detector.
-RACE_PKGS := ./buffer/... ./measure/...
+RACE_PKGS := ./buffer/... ./measure/... ./hwcounter/... ./export/...
 
 .PHONY: test deps lint unit race bench heat clean
 
@@ -24,16 +24,16 @@ unit:
 race:
 	$(GO) test -count=1 -race -short $(RACE_PKGS)
 
-# Benchmarks of the hot paths (compare runs with benchstat), the reduction
-# cost of the HMB against a flat buffer, and the long run in fixed memory.
+# Every comparison against the peers, side by side (bench.txt, charts in
+# bench-charts/), then the hot-path Go benchmarks five times (bench-go.txt,
+# for benchstat).
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem -count 5 ./encode ./measure ./internal/clock | tee bench.txt
-	$(GO) test -run '^$$' -bench Reduction -benchtime 5x ./buffer | tee -a bench.txt
-	$(GO) run ./bench/longrun -n 1e9 | tee -a bench.txt
+	$(GO) run ./bench -svg bench-charts | tee bench.txt
+	$(GO) test -run '^$$' -bench . -benchmem -count 5 ./encode ./measure ./internal/clock ./buffer | tee bench-go.txt
 
 # The main job: the instrumented example writes a trace and prints its summary.
 heat:
 	$(GO) run ./examples/heat
 
 clean:
-	rm -rf hmb-out bench.txt
+	rm -rf hmb-out bench.txt bench-go.txt bench-charts build
