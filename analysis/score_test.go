@@ -67,7 +67,7 @@ func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(math.Abs(a)
 // iteration, once per microsecond: 30 ns each, its enter probe included,
 // about what its probes cost. A rare tiny region (setup, twice) costs as
 // much per visit but makes few visits. Everything else takes microseconds.
-func hotHelper(t *testing.T, cfg measure.Config) *tracefile.File {
+func hotHelper(t testing.TB, cfg measure.Config) *tracefile.File {
 	locs := map[string][]call{}
 	for _, name := range []string{"w0", "w1"} {
 		var t0 uint64 = 10

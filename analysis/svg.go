@@ -146,7 +146,12 @@ func (v *Variation) WriteSVG(out io.Writer) error {
 	// Time axis.
 	fmt.Fprintf(w, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#000"/>`+"\n", left, axisY, left+svgPlotWidth, axisY)
 	tick := niceStepF(span / 8)
-	for t := math.Ceil(float64(t0)/tick) * tick; t <= float64(t1); t += tick {
+	first := math.Ceil(float64(t0)/tick) * tick
+	for k := 0.0; k <= 10; k++ { // counted, since t += tick may not move a huge t
+		t := first + k*tick
+		if t > float64(t1) {
+			break
+		}
 		x := xOf(int64(t))
 		fmt.Fprintf(w, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#000"/>`+"\n", x, axisY, x, axisY+5)
 		fmt.Fprintf(w, `<text x="%.1f" y="%d" text-anchor="middle">%s</text>`+"\n", x, axisY+17, esc(duration(t)))

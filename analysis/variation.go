@@ -44,8 +44,11 @@ type Row struct {
 
 // Segment is one invocation of the segment region on one location.
 type Segment struct {
-	Row      int   // index into Variation.Rows
-	Index    int   // invocation number on its location, from 0, in time order
+	Row int // index into Variation.Rows
+	// Index is the invocation number on its location, from 0, in time
+	// order; after the keep-last policy revoked the oldest events, the kept
+	// invocations are numbered as the last ones made.
+	Index    int
 	Start    int64 // ns on the common time axis (see Variation.Rows)
 	Duration int64 // ns: the invocation's inclusive time
 	Sync     int64 // ns spent in synchronization regions nested in it
@@ -211,6 +214,14 @@ func (v *Variation) scan(f *tracefile.File, ref locationRef, sync syncMatcher) e
 	}
 	if err := it.Err(); err != nil {
 		return err
+	}
+	// The keep-last policy lost the oldest invocations: number the kept
+	// ones as the last of all that were made.
+	if kept := uint64(row.Segments + row.Truncated + row.Recursive); ref.loc.Windowed && row.Invocations > kept {
+		lost := int(row.Invocations - kept)
+		for i := len(v.Segments) - row.Segments; i < len(v.Segments); i++ {
+			v.Segments[i].Index += lost
+		}
 	}
 	v.Rows = append(v.Rows, row)
 	return nil

@@ -14,7 +14,7 @@ const unit = 1000 // ns per time step of the seed's figures
 
 // figure2 is seed 000's figure 2: three processes running main, an
 // initialisation i, and three invocations of a that call b then c.
-func figure2(t *testing.T) *tracefile.File {
+func figure2(t testing.TB) *tracefile.File {
 	iterations := func(b1 uint64) []call {
 		return []call{
 			c("i", 0, 4),
@@ -33,7 +33,7 @@ func figure2(t *testing.T) *tracefile.File {
 // figure3 is seed 000's figure 3: each iteration a is a calculation calc
 // followed by an MPI synchronization; in the first, process 0 computes for
 // 5 steps and process 2 for 1, so process 2 waits 5.
-func figure3(t *testing.T, mpi string) *tracefile.File {
+func figure3(t testing.TB, mpi string) *tracefile.File {
 	iterations := func(calc1, calc2 uint64) []call {
 		return []call{
 			c("a", 4, 10, c("calc", 4, 4+calc1), c(mpi, 4+calc1, 10)),
