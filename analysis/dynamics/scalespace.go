@@ -65,10 +65,16 @@ func newScaleSpace(x []float64, sigmaMax float64) *scaleSpace {
 	return s
 }
 
+// transform returns the DCT of length m, sharing tables with the one of
+// length s.m.
 func (s *scaleSpace) transform(m int) *dct {
 	d, ok := s.dcts[m]
 	if !ok {
-		d = newDCT(m)
+		if m == s.m {
+			d = newDCT(m)
+		} else {
+			d = s.transform(s.m).sub(m)
+		}
 		s.dcts[m] = d
 	}
 	return d

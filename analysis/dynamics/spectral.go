@@ -14,18 +14,40 @@ type fft struct {
 }
 
 func newFFT(n int) *fft {
-	f := &fft{n: n, twiddle: make([]complex128, n/2), rev: make([]int32, n)}
+	f := &fft{n: n, twiddle: make([]complex128, max(n/2, 1))}
 	for k := range f.twiddle {
 		s, c := math.Sincos(-2 * math.Pi * float64(k) / float64(n))
 		f.twiddle[k] = complex(c, s)
 	}
+	f.rev = bitReversal(n)
+	return f
+}
+
+// sub returns an FFT of the smaller power-of-two size n, its twiddles
+// picked from f's rather than computed again (and kept contiguous: a strided
+// table would cost a cache miss per butterfly).
+func (f *fft) sub(n int) *fft {
+	return &fft{n: n, twiddle: strided(f.twiddle, f.n/n, max(n/2, 1)), rev: bitReversal(n)}
+}
+
+// strided returns count elements of v, every stride-th.
+func strided(v []complex128, stride, count int) []complex128 {
+	out := make([]complex128, count)
+	for k := range out {
+		out[k] = v[k*stride]
+	}
+	return out
+}
+
+func bitReversal(n int) []int32 {
+	rev := make([]int32, n)
 	shift := 64 - bits.TrailingZeros(uint(n))
-	for i := range f.rev {
+	for i := range rev {
 		if n > 1 {
-			f.rev[i] = int32(bits.Reverse64(uint64(i)) >> shift)
+			rev[i] = int32(bits.Reverse64(uint64(i)) >> shift)
 		}
 	}
-	return f
+	return rev
 }
 
 // transform computes the forward DFT of a in place, or the inverse DFT
@@ -71,6 +93,12 @@ func newDCT(m int) *dct {
 		d.shift[k] = complex(c, s)
 	}
 	return d
+}
+
+// sub returns a DCT of the smaller power-of-two length m with tables picked
+// from d's and d's work space (so the two must not run at once).
+func (d *dct) sub(m int) *dct {
+	return &dct{m: m, f: d.f.sub(m), shift: strided(d.shift, d.m/m, m), work: d.work[:m]}
 }
 
 // forward sets dst[k] = Σ_n src[n]·cos(πk(2n+1)/(2m)).

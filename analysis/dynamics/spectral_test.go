@@ -62,3 +62,31 @@ func TestDCTMatchesDefinitionAndInverts(t *testing.T) {
 		}
 	}
 }
+
+// Smaller transforms share the tables of a larger one.
+func TestSubTransforms(t *testing.T) {
+	r := rand.New(rand.NewPCG(17, 18))
+	big := newDCT(256)
+	for _, m := range []int{128, 16, 2, 1} {
+		d := big.sub(m)
+		x := make([]float64, m)
+		for i := range x {
+			x[i] = r.NormFloat64()
+		}
+		got, want := make([]float64, m), make([]float64, m)
+		d.forward(got, x)
+		newDCT(m).forward(want, x)
+		for k := range got {
+			if math.Abs(got[k]-want[k]) > 1e-12 {
+				t.Fatalf("m=%d k=%d: shared %v, own %v", m, k, got[k], want[k])
+			}
+		}
+		y := make([]float64, m)
+		d.inverse(y, got)
+		for i := range x {
+			if math.Abs(x[i]-y[i]) > 1e-12 {
+				t.Fatalf("m=%d: inverse sample %d: %v, want %v", m, i, y[i], x[i])
+			}
+		}
+	}
+}
