@@ -1,10 +1,15 @@
 // Command hmbtrace reads hmbtrace trace files: it prints their summary and
-// their events.
+// their events, exports them to OTF2, pprof and Chrome JSON, and analyses
+// them.
 //
 // Usage:
 //
-//	hmbtrace summary FILE...   flat profile and the buffer's story
-//	hmbtrace dump FILE         one event per line, in recorded order
+//	hmbtrace summary FILE...     flat profile and the buffer's story
+//	hmbtrace dump FILE           one event per line, in recorded order
+//	hmbtrace export -format otf2|pprof|chrome -o OUT FILE...
+//	hmbtrace variation FILE...   time-dominant region and SOS-time outliers
+//	hmbtrace score FILE...       measurement overhead per region, filter files
+//	hmbtrace comm FILE...        communication matrix and sender/receiver diagram
 package main
 
 import (
@@ -27,6 +32,7 @@ var commands = []command{
 	{"export", "export -format otf2|pprof|chrome -o OUT FILE...   OTF2 archive (OUT a new directory), pprof profile or Chrome/Perfetto JSON", runExport},
 	{"variation", "variation FILE...    time-dominant region, segments whose SOS-time stands out [-region NAME -sync PATTERNS -tsv -svg FILE]", runVariation},
 	{"score", "score FILE...        per region: visits, trace bytes, measurement overhead [-g FILTERFILE -threshold PERCENT -property total|prolog]", runScore},
+	{"comm", "comm FILE...         who sent what to whom [-tsv -matrix FILE.svg -diagram FILE.svg -value messages|bytes|mean]", runComm},
 }
 
 // usageError is a command-line mistake: the usage is printed with it.

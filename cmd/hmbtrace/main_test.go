@@ -130,3 +130,32 @@ func TestErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestComm(t *testing.T) {
+	dir := t.TempDir()
+	m, err := measure.Start(measure.Config{Output: dir, Name: "c"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := m.Location("a"), m.Location("b")
+	a.Send(b, 3, 100)
+	b.Recv(a, 3, 100)
+	b.Send(a, 4, 50)
+	m.Close()
+	var out, errOut bytes.Buffer
+	svg := filepath.Join(dir, "m.svg")
+	if rc := run([]string{"comm", "-tsv", "-matrix", svg, "-diagram", filepath.Join(dir, "d.svg"), m.Path()}, &out, &errOut); rc != 0 {
+		t.Fatalf("exit %d: %s", rc, errOut.String())
+	}
+	if got, want := out.String(), "a\tb\t1\t100\nb\ta\t1\t50\n"; got != want {
+		t.Errorf("comm -tsv:\n%s\nwant\n%s", got, want)
+	}
+	for _, p := range []string{svg, filepath.Join(dir, "d.svg")} {
+		if b, err := os.ReadFile(p); err != nil || !bytes.Contains(b, []byte("<svg")) {
+			t.Errorf("%s: %v", p, err)
+		}
+	}
+	if rc := run([]string{"comm", "-value", "volume", m.Path()}, &out, &errOut); rc != 1 {
+		t.Errorf("bad -value: exit %d", rc)
+	}
+}

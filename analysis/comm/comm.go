@@ -1,0 +1,162 @@
+// Package comm owns the communication views of seed 003: the
+// communication matrix (senders × receivers: messages, bytes, mean size)
+// and the sender/receiver diagram, whose edges run through a grid of
+// control points by YX routing that prefers diagonals, drawn as splines
+// coloured by sender with additive blending, so that shared paths glow.
+// It reads messages from trace files and writes TSV and SVG.
+package comm
+
+import (
+	"fmt"
+	"io"
+	"sort"
+
+	"github.com/hmbtrace/hmbtrace/encode"
+	"github.com/hmbtrace/hmbtrace/tracefile"
+)
+
+// Node is a communication endpoint: a location of a process.
+type Node struct {
+	Name string // "rank 3", "worker 2", or "rank 1: worker 2" with several ranks and locations
+	Rank int
+	Loc  uint32
+}
+
+// Cell is what one sender sent one receiver.
+type Cell struct {
+	From, To int // indices into Matrix.Nodes
+	Messages uint64
+	Bytes    uint64
+}
+
+// Matrix is the communication of a run: who sent how much to whom, counted
+// at the sender.
+type Matrix struct {
+	Nodes []Node
+	Cells []Cell // sorted by From, then To; only pairs that communicated
+	// Unmatched counts messages whose peer is not among the nodes.
+	Unmatched uint64
+}
+
+// FromFiles reads the send events of every location of the files, which
+// may be the ranks of one run. A send to a location of the same process
+// goes to that location; a send to an MPI world rank goes to the first
+// location of the file of that rank.
+func FromFiles(files []*tracefile.File) (*Matrix, error) {
+	m := &Matrix{}
+	index := map[[2]uint64]int{} // (rank, location id) → node
+	firstOfRank := map[int]int{}
+	multi := len(files) > 1
+	for _, f := range files {
+		for _, l := range f.Locations {
+			name := l.Name
+			switch {
+			case multi && len(f.Locations) == 1:
+				name = fmt.Sprintf("rank %d", f.Header.Rank)
+			case multi:
+				name = fmt.Sprintf("rank %d: %s", f.Header.Rank, l.Name)
+			}
+			index[[2]uint64{uint64(f.Header.Rank), uint64(l.ID)}] = len(m.Nodes)
+			if _, ok := firstOfRank[f.Header.Rank]; !ok {
+				firstOfRank[f.Header.Rank] = len(m.Nodes)
+			}
+			m.Nodes = append(m.Nodes, Node{Name: name, Rank: f.Header.Rank, Loc: l.ID})
+		}
+	}
+	cells := map[[2]int]*Cell{}
+	for _, f := range files {
+		for _, l := range f.Locations {
+			from := index[[2]uint64{uint64(f.Header.Rank), uint64(l.ID)}]
+			it := f.Events(l.ID)
+			var e tracefile.Event
+			for it.Next(&e) {
+				if e.Kind != encode.KindSend {
+					continue
+				}
+				to, ok := -1, false
+				if e.PeerRank {
+					to, ok = firstOfRank[int(e.Peer)]
+				} else {
+					to, ok = index[[2]uint64{uint64(f.Header.Rank), e.Peer}]
+				}
+				if !ok {
+					m.Unmatched++
+					continue
+				}
+				c := cells[[2]int{from, to}]
+				if c == nil {
+					c = &Cell{From: from, To: to}
+					cells[[2]int{from, to}] = c
+				}
+				c.Messages++
+				c.Bytes += e.Bytes
+			}
+			if err := it.Err(); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for _, c := range cells {
+		m.Cells = append(m.Cells, *c)
+	}
+	sort.Slice(m.Cells, func(i, j int) bool {
+		a, b := m.Cells[i], m.Cells[j]
+		if a.From != b.From {
+			return a.From < b.From
+		}
+		return a.To < b.To
+	})
+	return m, nil
+}
+
+// WriteTSV writes one line per communicating pair:
+// <from>\t<to>\t<messages>\t<bytes>.
+func (m *Matrix) WriteTSV(w io.Writer) error {
+	for _, c := range m.Cells {
+		if _, err := fmt.Fprintf(w, "%s\t%s\t%d\t%d\n", m.Nodes[c.From].Name, m.Nodes[c.To].Name, c.Messages, c.Bytes); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Totals returns the messages and bytes of all pairs.
+func (m *Matrix) Totals() (messages, bytes uint64) {
+	for _, c := range m.Cells {
+		messages += c.Messages
+		bytes += c.Bytes
+	}
+	return messages, bytes
+}
+
+// Value names what a matrix cell shows.
+type Value string
+
+// The values a matrix can show.
+const (
+	Messages Value = "messages"
+	Bytes    Value = "bytes"
+	MeanSize Value = "mean"
+)
+
+// ParseValue reads messages, bytes or mean.
+func ParseValue(s string) (Value, error) {
+	switch v := Value(s); v {
+	case Messages, Bytes, MeanSize:
+		return v, nil
+	}
+	return "", fmt.Errorf("unknown value %q (want messages, bytes or mean)", s)
+}
+
+func (c Cell) value(v Value) float64 {
+	switch v {
+	case Bytes:
+		return float64(c.Bytes)
+	case MeanSize:
+		if c.Messages == 0 {
+			return 0
+		}
+		return float64(c.Bytes) / float64(c.Messages)
+	}
+	return float64(c.Messages)
+}

@@ -1,0 +1,71 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"text/tabwriter"
+
+	"github.com/hmbtrace/hmbtrace/analysis/comm"
+)
+
+func runComm(args []string, out io.Writer) error {
+	fs := newFlags("comm")
+	tsv := fs.Bool("tsv", false, "print <from>\\t<to>\\t<messages>\\t<bytes> for every communicating pair")
+	matrix := fs.String("matrix", "", "write the communication matrix as SVG to this file")
+	diagram := fs.String("diagram", "", "write the sender/receiver diagram as SVG to this file")
+	value := fs.String("value", "messages", "what the matrix colours: messages, bytes or mean (message size)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() == 0 {
+		return usageError{"want at least one trace file"}
+	}
+	v, err := comm.ParseValue(*value)
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	files, err := openAll(fs.Args())
+	if err != nil {
+		return err
+	}
+	defer closeAll(files)
+	m, err := comm.FromFiles(files)
+	if err != nil {
+		return err
+	}
+	for _, w := range []struct {
+		path string
+		draw func(io.Writer) error
+	}{
+		{*matrix, func(w io.Writer) error { return m.WriteMatrixSVG(w, v) }},
+		{*diagram, m.WriteDiagramSVG},
+	} {
+		if w.path == "" {
+			continue
+		}
+		if err := writeFile(w.path, w.draw); err != nil {
+			return err
+		}
+	}
+	if *tsv {
+		return m.WriteTSV(out)
+	}
+	msgs, bytes := m.Totals()
+	fmt.Fprintf(out, "%d locations, %d communicating pairs, %d messages, %d bytes (counted at the sender)\n", len(m.Nodes), len(m.Cells), msgs, bytes)
+	if m.Unmatched > 0 {
+		fmt.Fprintf(out, "%d messages name a peer that is not in these files\n", m.Unmatched)
+	}
+	cells := append([]comm.Cell(nil), m.Cells...)
+	sort.SliceStable(cells, func(i, j int) bool { return cells[i].Bytes > cells[j].Bytes })
+	if len(cells) > 20 {
+		fmt.Fprintln(out, "the 20 pairs that exchange the most bytes:")
+		cells = cells[:20]
+	}
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "from\tto\tmessages\tbytes\tmean size")
+	for _, c := range cells {
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%.0f\n", m.Nodes[c.From].Name, m.Nodes[c.To].Name, c.Messages, c.Bytes, float64(c.Bytes)/float64(max(c.Messages, 1)))
+	}
+	return tw.Flush()
+}
