@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/hmbtrace/hmbtrace/encode"
@@ -14,6 +15,10 @@ import (
 // reserve. That reproduces the file's record sizes exactly while the
 // buffer kept whole streams; where it revoked bins or dropped records for
 // want of one, bin boundaries (and so the first records of bins) may differ.
+
+// maxDirectDepth bounds the depths whose levels the walk finds by index;
+// deeper ones (only in odd files) go through the map.
+const maxDirectDepth = 1 << 12
 
 // regionWalk is what the walk learns about one region of a file.
 type regionWalk struct {
@@ -83,10 +88,20 @@ func walkFile(f *tracefile.File) (*fileWalk, error) {
 		outermost bool
 	}
 	var e tracefile.Event
+	active := make([]int, len(f.Regions)+1) // open calls by region id; 0 for unknown ids
+	slot := func(id uint32) *int {
+		if int(id) < len(active) {
+			return &active[id]
+		}
+		return &active[0]
+	}
 	for i := range f.Locations {
 		loc := &f.Locations[i]
 		var stack []frame
-		active := map[uint32]int{}
+		clear(active)
+		// The location's levels by depth and class, found without a map
+		// lookup per event.
+		var levels [][tracefile.NumClasses]*levelWalk
 		it := f.Events(loc.ID)
 		for it.Next(&e) {
 			if e.Kind == encode.KindEnter {
@@ -97,21 +112,36 @@ func walkFile(f *tracefile.File) (*fileWalk, error) {
 						}
 					}
 				}
-				stack = append(stack, frame{e.Region, active[e.Region] == 0})
-				active[e.Region]++
+				n := slot(e.Region)
+				stack = append(stack, frame{e.Region, *n == 0})
+				*n++
 			}
 			if e.Kind == encode.KindLeave && len(stack) > 0 {
-				active[stack[len(stack)-1].region]--
+				*slot(stack[len(stack)-1].region)--
 				stack = stack[:len(stack)-1]
 			}
 			if e.Truncated {
 				continue // the context of a window, not a record
 			}
+			if e.Depth < 0 || e.Class >= tracefile.NumClasses {
+				return nil, fmt.Errorf("%s: location %d: event at depth %d of class %d", f.Path, loc.ID, e.Depth, e.Class)
+			}
+			var lv *levelWalk
 			key := levelKey{loc.ID, e.Depth, e.Class}
-			lv := w.levels[key]
+			if e.Depth < maxDirectDepth {
+				for e.Depth >= len(levels) {
+					levels = append(levels, [tracefile.NumClasses]*levelWalk{})
+				}
+				lv = levels[e.Depth][e.Class]
+			} else {
+				lv = w.levels[key]
+			}
 			if lv == nil {
 				lv = &levelWalk{enc: encode.NewEncoder(f.Header.Techniques)}
 				w.levels[key] = lv
+				if e.Depth < maxDirectDepth {
+					levels[e.Depth][e.Class] = lv
+				}
 			}
 			if lv.pos == 0 || binSize-lv.pos < recordRoom(e.Kind) {
 				open := e.Region
