@@ -1,0 +1,34 @@
+package analysis
+
+import (
+	"testing"
+
+	"github.com/hmbtrace/hmbtrace/filter"
+)
+
+func TestDefaultSync(t *testing.T) {
+	p, err := filter.ParsePatternList(DefaultSync)
+	if err != nil {
+		t.Fatalf("DefaultSync does not parse: %v", err)
+	}
+	if p.Len() != defaultSync.Len() || p.Len() < 20 {
+		t.Fatalf("DefaultSync has %d patterns, defaultSync %d", p.Len(), defaultSync.Len())
+	}
+	var s syncMatcher
+	for _, name := range []string{"MPI_Wait", "MPI_Waitall", "MPI_Recv", "MPI_Sendrecv_replace", "MPI_Barrier",
+		"MPI_Allreduce", "MPI_Reduce", "MPI_Bcast", "MPI_Gatherv", "MPI_Alltoallw", "MPI_Win_fence",
+		"!$omp barrier @heat.c:12", "!$omp implicit barrier @heat.c:40"} {
+		if !s.match(name) {
+			t.Errorf("%q is not a synchronization region", name)
+		}
+	}
+	for _, name := range []string{"MPI_Send", "MPI_Isend", "MPI_Irecv", "MPI_Ireduce", "MPI_Init", "halo wait", "mpi_wait", "!$omp parallel @x.c:1"} {
+		if s.match(name) {
+			t.Errorf("%q is taken as a synchronization region", name)
+		}
+	}
+	extra, _ := filter.ParsePatternList("halo wait")
+	if !(syncMatcher{extra: extra}).match("halo wait") {
+		t.Error("an extra pattern does not match")
+	}
+}
