@@ -10,6 +10,7 @@
 //	hmbtrace variation FILE...   time-dominant region and SOS-time outliers
 //	hmbtrace score FILE...       measurement overhead per region, filter files
 //	hmbtrace comm FILE...        communication matrix and sender/receiver diagram
+//	hmbtrace dynamics FILE...    trends, steps and peaks over the iterations
 package main
 
 import (
@@ -33,6 +34,7 @@ var commands = []command{
 	{"variation", "variation FILE...    time-dominant region, segments whose SOS-time stands out [-region NAME -sync PATTERNS -tsv -svg FILE]", runVariation},
 	{"score", "score FILE...        per region: visits, trace bytes, measurement overhead [-g FILTERFILE -threshold PERCENT -property total|prolog]", runScore},
 	{"comm", "comm FILE...         who sent what to whom [-tsv -matrix FILE.svg -diagram FILE.svg -value messages|bytes|mean]", runComm},
+	{"dynamics", "dynamics FILE...     how the run changes over its iterations: peaks, dips, steps, trends, worst first [-tsv -svg FILE -top N]", runDynamics},
 }
 
 // usageError is a command-line mistake: the usage is printed with it.

@@ -159,3 +159,39 @@ func TestComm(t *testing.T) {
 		t.Errorf("bad -value: exit %d", rc)
 	}
 }
+
+func TestDynamics(t *testing.T) {
+	dir := t.TempDir()
+	m, err := measure.Start(measure.Config{Output: dir, Name: "d", Clock: "monotonic", TimerShift: measure.NoTimerShift})
+	if err != nil {
+		t.Fatal(err)
+	}
+	step := m.Phase("step")
+	loc := m.Location("main")
+	now := m.Now()
+	for i := 0; i < 200; i++ {
+		d := uint64(10_000 + (i*7919)%97)
+		if i >= 120 {
+			d += 20_000 // a step up at iteration 120
+		}
+		loc.EnterAt(step, now)
+		loc.LeaveAt(step, now+d)
+		now += d + 10
+	}
+	m.Close()
+	var out, errOut bytes.Buffer
+	if rc := run([]string{"dynamics", "-tsv", m.Path()}, &out, &errOut); rc != 0 {
+		t.Fatalf("exit %d: %s", rc, errOut.String())
+	}
+	if !strings.Contains(out.String(), "step\tmain\ttime per iteration\tstep up\t119\t120\t") {
+		t.Errorf("dynamics -tsv:\n%s", out.String())
+	}
+	svg := filepath.Join(dir, "d.svg")
+	out.Reset()
+	if rc := run([]string{"dynamics", "-svg", svg, m.Path()}, &out, &errOut); rc != 0 || !strings.Contains(out.String(), "a step up") {
+		t.Fatalf("exit %d: %s%s", rc, out.String(), errOut.String())
+	}
+	if b, err := os.ReadFile(svg); err != nil || !bytes.Contains(b, []byte("<svg")) {
+		t.Errorf("svg: %v", err)
+	}
+}

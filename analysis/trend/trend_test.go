@@ -1,0 +1,129 @@
+package trend
+
+import (
+	"bytes"
+	"encoding/xml"
+	"io"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/hmbtrace/hmbtrace/analysis/dynamics"
+	"github.com/hmbtrace/hmbtrace/measure"
+	"github.com/hmbtrace/hmbtrace/tracefile"
+)
+
+// plant records a progress loop of 400 iterations in which "work" becomes
+// gradually slower from iteration 200 and "io" has one spike at iteration
+// 100, with a little noise, and returns the trace.
+func plant(t *testing.T, phase bool) *tracefile.File {
+	t.Helper()
+	cfg := measure.Config{Output: t.TempDir(), Name: "plant", Clock: "monotonic", TimerShift: measure.NoTimerShift}
+	m, err := measure.Start(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	step := m.Region("step")
+	if phase {
+		step = m.Phase("step")
+	}
+	work, io := m.Region("work"), m.Region("io")
+	loc := m.Location("main")
+	rng := rand.New(rand.NewPCG(1, 2))
+	now := m.Now()
+	for i := 0; i < 400; i++ {
+		w := uint64(100_000 + rng.IntN(200))
+		if i >= 200 {
+			w += uint64(i-200) * 500
+		}
+		d := uint64(20_000 + rng.IntN(200))
+		if i == 100 {
+			d = 400_000
+		}
+		loc.EnterAt(step, now)
+		loc.EnterAt(work, now+10)
+		loc.LeaveAt(work, now+10+w)
+		loc.EnterAt(io, now+20+w)
+		loc.LeaveAt(io, now+20+w+d)
+		loc.LeaveAt(step, now+30+w+d)
+		now += 40 + w + d
+	}
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f, err := tracefile.Open(m.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
+}
+
+func find(r *Result, region, metric string, kind dynamics.Kind) *Finding {
+	for i, f := range r.Findings {
+		if f.Series.Region == region && f.Series.Metric == metric && f.Feature.Kind == kind {
+			return &r.Findings[i]
+		}
+	}
+	return nil
+}
+
+// The planted degradation and spike are found, where they are, from the
+// phase series and (without one) from the invocations of the dominant
+// region.
+func TestPlantedDegradation(t *testing.T) {
+	for _, phase := range []bool{true, false} {
+		r, err := Analyze([]*tracefile.File{plant(t, phase)}, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var text strings.Builder
+		r.WriteText(&text, 0)
+		t.Log(text.String())
+		if phase {
+			trend := find(r, "work", "time per iteration", dynamics.TrendUp)
+			if trend == nil || trend.From < 190 || trend.From > 215 || trend.To < 390 {
+				t.Errorf("work: want an upward trend from about iteration 200 to the end, got %+v\n%s", trend, text.String())
+			}
+			spike := find(r, "io", "time per iteration", dynamics.Peak)
+			if spike == nil || spike.From != 100 || spike.To != 100 {
+				t.Errorf("io: want a peak at iteration 100, got %+v\n%s", spike, text.String())
+			}
+			if r.Findings[0].Severity < 0 || r.Findings[0].Series.Region == "io" && r.Findings[0].Feature.Kind != dynamics.Peak {
+				t.Errorf("worst first: %+v", r.Findings[0])
+			}
+			if strings.Count(text.String(), "\"io\" on main, time per iteration: a peak at iteration 100") != 1 {
+				t.Errorf("the spike is not described in a sentence:\n%s", text.String())
+			}
+		} else {
+			if !strings.Contains(r.Source, `"step"`) {
+				t.Errorf("segments from %q, want the dominant region step", r.Source)
+			}
+			if f := find(r, "step", "time per iteration", dynamics.Peak); f == nil || f.From != 100 {
+				t.Errorf("the spike in io shows in step at iteration 100: %+v\n%s", f, text.String())
+			}
+			if f := find(r, "step", "time per iteration", dynamics.TrendUp); f == nil || f.From < 190 || f.From > 215 {
+				t.Errorf("the slowdown of work shows in step from about 200: %+v\n%s", f, text.String())
+			}
+		}
+		var tsv strings.Builder
+		r.WriteTSV(&tsv)
+		for _, line := range strings.Split(strings.TrimSpace(tsv.String()), "\n") {
+			if len(strings.Split(line, "\t")) != 7 {
+				t.Errorf("TSV line %q", line)
+			}
+		}
+		var svg bytes.Buffer
+		if err := r.WriteSVG(&svg, 4); err != nil {
+			t.Fatal(err)
+		}
+		d := xml.NewDecoder(&svg)
+		for {
+			if _, err := d.Token(); err == io.EOF {
+				break
+			} else if err != nil {
+				t.Fatalf("SVG: %v", err)
+			}
+		}
+	}
+}
