@@ -138,6 +138,12 @@ func (l *Location) stamp(t uint64) (uint64, uint64, uint32) {
 }
 
 func (l *Location) enter(r Region, t uint64, read bool) {
+	if uint(r)-1 < uint(len(l.prof)-1) && l.prof[r].filtered {
+		// Excluded by the filter file: not even the clock is read.
+		l.recorded++
+		l.filteredName++
+		return
+	}
 	if read { // first thing, so that the bookkeeping is not in the caller's time
 		if clock.TSCActive() {
 			t = clock.TSC()
@@ -153,7 +159,7 @@ func (l *Location) enter(r Region, t uint64, read bool) {
 	}
 	p := &l.prof[r]
 	l.recorded++
-	if p.filtered {
+	if p.filtered { // defined after the profile last grew
 		l.filteredName++
 		return
 	}
@@ -201,6 +207,11 @@ func (l *Location) enter(r Region, t uint64, read bool) {
 }
 
 func (l *Location) leave(r Region, t uint64, read bool) {
+	if uint(r)-1 < uint(len(l.prof)-1) && l.prof[r].filtered {
+		l.recorded++
+		l.filteredName++
+		return
+	}
 	if read { // first thing, so that the bookkeeping is not in the caller's time
 		if clock.TSCActive() {
 			t = clock.TSC()

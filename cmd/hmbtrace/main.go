@@ -37,6 +37,16 @@ var commands = []command{
 	{"dynamics", "dynamics FILE...     how the run changes over its iterations: peaks, dips, steps, trends, worst first [-tsv -svg FILE -top N]", runDynamics},
 }
 
+// usageOf maps a command to its usage line, for -h (filled at init: the
+// commands refer to parseFlags, which cannot refer to them).
+var usageOf = map[string]string{}
+
+func init() {
+	for _, c := range commands {
+		usageOf[c.name] = c.usage
+	}
+}
+
 // usageError is a command-line mistake: the usage is printed with it.
 type usageError struct{ msg string }
 
@@ -91,9 +101,13 @@ func newFlags(name string) *flag.FlagSet {
 	return fs
 }
 
+// parseFlags parses a command's flags; -h prints its usage and flags.
 func parseFlags(fs *flag.FlagSet, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintf(os.Stdout, "usage: hmbtrace %s\n", usageOf[fs.Name()])
+			fs.SetOutput(os.Stdout)
+			fs.PrintDefaults()
 			return err
 		}
 		return usageError{err.Error()}

@@ -30,6 +30,7 @@ import (
 // regions of the solver, defined once.
 type regions struct {
 	main, setup, solve, worker, iteration, exchange, send, haloWait, compute, row, residual, allreduce, reduce measure.Region
+	helper                                                                                                     measure.Region // 0 unless -helper
 }
 
 func defineRegions(m *measure.Measurement) regions {
@@ -62,18 +63,19 @@ func main() {
 	iters := flag.Int("iters", 400, "iterations")
 	workers := flag.Int("workers", runtime.GOMAXPROCS(0), "worker goroutines, one stripe each")
 	quiet := flag.Bool("quiet", false, "do not print the summary")
+	helper := flag.Bool("helper", false, "call a tiny instrumented helper for every point: a region too hot to measure, for hmbtrace score to find")
 	flag.Parse()
 	if *n < 4 || *iters < 1 || *workers < 1 || *workers > *n-2 {
 		fmt.Fprintln(os.Stderr, "heat: need n >= 4, iters >= 1, 1 <= workers <= n-2")
 		os.Exit(2)
 	}
-	if err := run(*n, *iters, *workers, *quiet); err != nil {
+	if err := run(*n, *iters, *workers, *quiet, *helper); err != nil {
 		fmt.Fprintln(os.Stderr, "heat:", err)
 		os.Exit(1)
 	}
 }
 
-func run(n, iters, workers int, quiet bool) error {
+func run(n, iters, workers int, quiet, helper bool) error {
 	cfg, err := measure.ConfigFromEnv()
 	if err != nil {
 		return err
@@ -86,6 +88,9 @@ func run(n, iters, workers int, quiet bool) error {
 		return err
 	}
 	r := defineRegions(m)
+	if helper {
+		r.helper = m.Region("clamp")
+	}
 	loc := m.Location("main")
 	loc.Enter(r.main)
 
@@ -215,7 +220,11 @@ func (s *stripe) solve(r regions, iters int, partial chan<- float64, global <-ch
 		var sum float64
 		for i := 1; i <= s.rows; i++ {
 			loc.Enter(r.row)
-			sum += s.updateRow(i)
+			if r.helper != 0 {
+				sum += s.updateRowWithHelper(i, loc, r.helper)
+			} else {
+				sum += s.updateRow(i)
+			}
 			loc.Leave(r.row)
 		}
 		loc.Leave(r.compute)
@@ -295,3 +304,22 @@ func (s *stripe) updateRow(i int) float64 {
 	}
 	return sum
 }
+
+// updateRowWithHelper is updateRow with a tiny helper function per point,
+// instrumented: the kind of region whose probes cost more than its work.
+func (s *stripe) updateRowWithHelper(i int, loc *measure.Location, helper measure.Region) float64 {
+	up, mid, down, out := s.cur[i-1], s.cur[i], s.cur[i+1], s.nxt[i]
+	out[0], out[s.n-1] = mid[0], mid[s.n-1]
+	var sum float64
+	for j := 1; j < s.n-1; j++ {
+		loc.Enter(helper)
+		v := clamp(0.25*(up[j]+down[j]+mid[j-1]+mid[j+1]), 0, 1)
+		loc.Leave(helper)
+		d := v - mid[j]
+		sum += d * d
+		out[j] = v
+	}
+	return sum
+}
+
+func clamp(v, lo, hi float64) float64 { return math.Max(lo, math.Min(hi, v)) }
