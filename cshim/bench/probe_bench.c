@@ -1,0 +1,277 @@
+/*
+ * probe_bench.c - the cost per event of hmbtrace's C probes, side by side
+ * with libotf2's event writer (what Score-P records into), both stamped by
+ * the same clock, RDTSC.
+ *
+ *   make -C cshim bench-c        (Debian: libotf2-trace-dev, gcc)
+ *
+ * Each round times every variant over the same call pattern, two nested
+ * regions (4 events per iteration), in an order that rotates from round to
+ * round, because the machine is shared and noisy; a variant's figure is its
+ * median over the rounds, with the spread. The first round warms up and is
+ * not counted.
+ *
+ *   hmbtrace     hmb_enter/hmb_leave: the staging append, and the replay into
+ *                the Go location every 4096 records, which runs inside the
+ *                timed loop and so is included
+ *   otf2         OTF2_EvtWriter_Enter/Leave with an rdtsc() timestamp, into
+ *                OTF2's in-memory chunks (128 MiB per writer by default; the
+ *                run stays below, so no flush to disk is timed)
+ *   cyg          functions compiled with -finstrument-functions (kernel.c),
+ *                minus the same functions compiled without it
+ *   rdtsc        four clock reads: the share of the clock in every variant
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <otf2/otf2.h>
+
+#include "hmbtrace.h"
+
+#define ROUNDS 9
+#define ITERATIONS 200000 /* per round and variant; 4 events each */
+#define EVENTS_PER_ITERATION 4
+
+/* kernel.c, compiled twice: with and without -finstrument-functions. */
+int bench_outer(int x);
+int plain_outer(int x);
+
+static inline uint64_t rdtsc(void)
+{
+	uint32_t lo, hi;
+	__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
+	return ((uint64_t)hi << 32) | lo;
+}
+
+static uint64_t monotonic_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static volatile int sink;
+
+/* The variants: each runs ITERATIONS iterations and returns the ticks. */
+
+static uint32_t hmb_outer, hmb_inner;
+
+static uint64_t run_hmbtrace(void)
+{
+	uint64_t t0 = rdtsc();
+	for (int i = 0; i < ITERATIONS; i++) {
+		hmb_enter(hmb_outer);
+		hmb_enter(hmb_inner);
+		hmb_leave(hmb_inner);
+		hmb_leave(hmb_outer);
+	}
+	return rdtsc() - t0;
+}
+
+static OTF2_EvtWriter *otf2_writer;
+static int otf2_flushes;
+
+static uint64_t run_otf2(void)
+{
+	uint64_t t0 = rdtsc();
+	for (int i = 0; i < ITERATIONS; i++) {
+		OTF2_EvtWriter_Enter(otf2_writer, NULL, rdtsc(), 0);
+		OTF2_EvtWriter_Enter(otf2_writer, NULL, rdtsc(), 1);
+		OTF2_EvtWriter_Leave(otf2_writer, NULL, rdtsc(), 1);
+		OTF2_EvtWriter_Leave(otf2_writer, NULL, rdtsc(), 0);
+	}
+	return rdtsc() - t0;
+}
+
+static uint64_t run_cyg(void)
+{
+	uint64_t t0 = rdtsc();
+	for (int i = 0; i < ITERATIONS; i++) {
+		sink = bench_outer(i);
+	}
+	return rdtsc() - t0;
+}
+
+static uint64_t run_plain_calls(void)
+{
+	uint64_t t0 = rdtsc();
+	for (int i = 0; i < ITERATIONS; i++) {
+		sink = plain_outer(i);
+	}
+	return rdtsc() - t0;
+}
+
+static uint64_t run_rdtsc(void)
+{
+	uint64_t t0 = rdtsc();
+	uint64_t acc = 0;
+	for (int i = 0; i < ITERATIONS; i++) {
+		acc += rdtsc();
+		acc += rdtsc();
+		acc += rdtsc();
+		acc += rdtsc();
+	}
+	sink = (int)acc;
+	return rdtsc() - t0;
+}
+
+/* OTF2 plumbing: flush callbacks stamped with rdtsc, serial collectives. */
+
+static OTF2_FlushType pre_flush(void *user, OTF2_FileType type, OTF2_LocationRef loc, void *caller, bool final)
+{
+	(void)user;
+	(void)loc;
+	(void)caller;
+	if (type == OTF2_FILETYPE_EVENTS && !final) {
+		otf2_flushes++;
+	}
+	return OTF2_FLUSH;
+}
+
+static OTF2_TimeStamp post_flush(void *user, OTF2_FileType type, OTF2_LocationRef loc)
+{
+	(void)user;
+	(void)type;
+	(void)loc;
+	return rdtsc();
+}
+
+static void check(OTF2_ErrorCode err, const char *what)
+{
+	if (err != OTF2_SUCCESS) {
+		fprintf(stderr, "probe_bench: %s: %s\n", what, OTF2_Error_GetName(err));
+		exit(1);
+	}
+}
+
+static OTF2_Archive *otf2_open(const char *dir)
+{
+	OTF2_Archive *a = OTF2_Archive_Open(dir, "bench", OTF2_FILEMODE_WRITE, 1024 * 1024, 4 * 1024 * 1024,
+					    OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
+	if (a == NULL) {
+		fprintf(stderr, "probe_bench: OTF2_Archive_Open %s failed\n", dir);
+		exit(1);
+	}
+	static const OTF2_FlushCallbacks flush = {pre_flush, post_flush};
+	check(OTF2_Archive_SetFlushCallbacks(a, &flush, NULL), "OTF2_Archive_SetFlushCallbacks");
+	check(OTF2_Archive_SetSerialCollectiveCallbacks(a), "OTF2_Archive_SetSerialCollectiveCallbacks");
+	check(OTF2_Archive_OpenEvtFiles(a), "OTF2_Archive_OpenEvtFiles");
+	otf2_writer = OTF2_Archive_GetEvtWriter(a, 0);
+	if (otf2_writer == NULL) {
+		fprintf(stderr, "probe_bench: OTF2_Archive_GetEvtWriter failed\n");
+		exit(1);
+	}
+	return a;
+}
+
+/* The definitions Vampir needs, so that the archive is a complete trace. */
+static void otf2_close(OTF2_Archive *a, uint64_t ticks_per_second, uint64_t t_start, uint64_t t_end)
+{
+	uint64_t events = 0;
+	check(OTF2_EvtWriter_GetNumberOfEvents(otf2_writer, &events), "OTF2_EvtWriter_GetNumberOfEvents");
+	check(OTF2_Archive_CloseEvtWriter(a, otf2_writer), "OTF2_Archive_CloseEvtWriter");
+	check(OTF2_Archive_CloseEvtFiles(a), "OTF2_Archive_CloseEvtFiles");
+	OTF2_GlobalDefWriter *g = OTF2_Archive_GetGlobalDefWriter(a);
+	check(OTF2_GlobalDefWriter_WriteClockProperties(g, ticks_per_second, t_start, t_end - t_start, OTF2_UNDEFINED_TIMESTAMP),
+	      "WriteClockProperties");
+	const char *names[] = {"", "outer", "inner", "bench", "node", "thread 0"};
+	for (uint32_t i = 0; i < 6; i++) {
+		check(OTF2_GlobalDefWriter_WriteString(g, i, names[i]), "WriteString");
+	}
+	for (uint32_t r = 0; r < 2; r++) {
+		check(OTF2_GlobalDefWriter_WriteRegion(g, r, 1 + r, 1 + r, 0, OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_USER,
+						       OTF2_REGION_FLAG_NONE, 0, 0, 0),
+		      "WriteRegion");
+	}
+	check(OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 0, 3, 4, OTF2_UNDEFINED_SYSTEM_TREE_NODE), "WriteSystemTreeNode");
+	check(OTF2_GlobalDefWriter_WriteLocationGroup(g, 0, 3, OTF2_LOCATION_GROUP_TYPE_PROCESS, 0,
+						      OTF2_UNDEFINED_LOCATION_GROUP),
+	      "WriteLocationGroup");
+	check(OTF2_GlobalDefWriter_WriteLocation(g, 0, 5, OTF2_LOCATION_TYPE_CPU_THREAD, events, 0), "WriteLocation");
+	check(OTF2_Archive_Close(a), "OTF2_Archive_Close");
+}
+
+/* Statistics over rounds. */
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof *v, cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+enum { V_HMB, V_OTF2, V_CYG, V_PLAIN, V_RDTSC, NVARIANTS };
+
+int main(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	static const char *const names[NVARIANTS] = {"hmbtrace", "otf2", "cyg", "plain calls", "rdtsc"};
+	static uint64_t (*const run[NVARIANTS])(void) = {run_hmbtrace, run_otf2, run_cyg, run_plain_calls, run_rdtsc};
+
+	if (hmb_init() != 0) {
+		fprintf(stderr, "probe_bench: hmb_init: %s\n", hmb_last_error());
+		return 1;
+	}
+	hmb_outer = hmb_region("outer");
+	hmb_inner = hmb_region("inner");
+	char dir[] = "/tmp/hmbtrace-bench-otf2-XXXXXX";
+	if (mkdtemp(dir) == NULL) {
+		perror("probe_bench: mkdtemp");
+		return 1;
+	}
+	char archive[sizeof dir + 16];
+	snprintf(archive, sizeof archive, "%s/trace", dir);
+	OTF2_Archive *a = otf2_open(archive);
+
+	uint64_t ns0 = monotonic_ns(), tsc0 = rdtsc();
+	static double ticks[NVARIANTS][ROUNDS];
+	for (int round = 0; round <= ROUNDS; round++) {
+		for (int k = 0; k < NVARIANTS; k++) {
+			int v = (k + round) % NVARIANTS;
+			uint64_t t = run[v]();
+			if (round > 0) {
+				ticks[v][round - 1] = (double)t / ((double)ITERATIONS * EVENTS_PER_ITERATION);
+			}
+		}
+	}
+	uint64_t ns1 = monotonic_ns(), tsc1 = rdtsc();
+	double ghz = (double)(tsc1 - tsc0) / (double)(ns1 - ns0);
+	otf2_close(a, (uint64_t)(ghz * 1e9), tsc0, tsc1);
+	int flushes = otf2_flushes;
+
+	double med[NVARIANTS], lo[NVARIANTS], hi[NVARIANTS];
+	for (int v = 0; v < NVARIANTS; v++) {
+		med[v] = median(ticks[v], ROUNDS) / ghz; /* sorted now */
+		lo[v] = ticks[v][0] / ghz;
+		hi[v] = ticks[v][ROUNDS - 1] / ghz;
+	}
+	printf("per event, median of %d rounds of %d events (min..max), TSC at %.3f GHz:\n", ROUNDS,
+	       ITERATIONS * EVENTS_PER_ITERATION, ghz);
+	for (int v = 0; v < NVARIANTS; v++) {
+		printf("  %-12s %7.2f ns  (%.2f..%.2f)\n", names[v], med[v], lo[v], hi[v]);
+	}
+	printf("  %-12s %7.2f ns  (cyg minus plain calls: the hooks' share)\n", "cyg probes", med[V_CYG] - med[V_PLAIN]);
+	printf("hmbtrace/otf2 per event: %.2f\n", med[V_HMB] / med[V_OTF2]);
+	printf("otf2 flushes to disk during the timed rounds: %d\n", flushes);
+
+	if (hmb_finalize() != 0) {
+		fprintf(stderr, "probe_bench: hmb_finalize: %s\n", hmb_last_error());
+		return 1;
+	}
+	char cmd[sizeof dir + 16];
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	if (system(cmd) != 0) {
+		fprintf(stderr, "probe_bench: could not remove %s\n", dir);
+	}
+	return 0;
+}

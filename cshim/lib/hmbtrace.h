@@ -1,0 +1,135 @@
+/*
+ * hmbtrace.h - the C ABI of hmbtrace, an in-memory event tracer.
+ *
+ * Build and link:
+ *
+ *     cc prog.c $(pkg-config --cflags --libs hmbtrace)
+ *
+ * Use:
+ *
+ *     uint32_t solve = hmb_region("solve");     // once; idempotent by name
+ *     hmb_enter(solve);                         // a few ns, no lock, no system call
+ *     ...
+ *     hmb_leave(solve);
+ *
+ * The trace is written by hmb_finalize, which the library also registers
+ * with atexit, to $HMB_OUTPUT/<name>.<rank>.hmb; read it with
+ * `hmbtrace summary FILE` or `hmbtrace dump FILE`. The measurement is
+ * configured by the HMB_* environment variables, exactly as for Go programs
+ * (HMB_BUFFER_SIZE, HMB_FILTER_FILE, HMB_MIN_DURATION, ...); the variables
+ * are read from the C environment at hmb_init, so setenv before it works.
+ *
+ * Threads. Every thread that calls a probe becomes its own location of the
+ * trace, named "thread <tid>" after its Linux thread id unless
+ * hmb_thread_name says otherwise. A probe reads the clock (the invariant TSC
+ * where the CPU has one, else CLOCK_MONOTONIC: the same clock as hmbtrace's
+ * Go probes) and appends 16 bytes to the calling thread's staging array;
+ * when that is full, when the thread exits and at hmb_finalize, the staged
+ * probes are replayed into the thread's location, where the filters, the
+ * calling-depth bookkeeping and the encoding happen.
+ *
+ * Misuse never crashes: a probe with a region hmb_region did not return, a
+ * leave without its enter, a leave of a region other than the innermost
+ * one, are counted as usage errors in the trace (see `hmbtrace summary`) and
+ * repaired as for Go probes. Probes after hmb_finalize, and probes while the
+ * measurement could not start, are dropped and counted (hmb_dropped).
+ *
+ * Compiler instrumentation. A program compiled with -finstrument-functions
+ * and linked with this library is traced with no source change: every
+ * instrumented function becomes a region named by its ELF symbol (functions
+ * whose address resolves to no symbol are named 0x<address>). The name
+ * filter (HMB_FILTER_FILE) applies to these names.
+ *
+ * Probes are not async-signal-safe: do not call them from signal handlers.
+ */
+#ifndef HMBTRACE_H
+#define HMBTRACE_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * hmb_init starts the measurement: it reads the HMB_* variables and sets up
+ * the buffer. The first probe or hmb_region does it when the program does
+ * not. It returns 0 on success, also when HMB_ENABLE=0 turned measurement
+ * off (probes then do nothing), and when the measurement already runs; -1 if
+ * it could not start (a malformed HMB_* value, the buffer, or hmb_finalize
+ * was called before), with the reason in hmb_last_error. After a failure
+ * probes are dropped and counted, and hmb_init may be called again.
+ */
+int hmb_init(void);
+
+/*
+ * hmb_region returns the region named name, defining it on first use. It is
+ * idempotent (the same name gives the same id) and thread-safe, but costs a
+ * call into the library's runtime: call it once per region and keep the id.
+ * It returns 0, an id no probe accepts, when measurement is off or could not
+ * start, or when name is NULL.
+ */
+uint32_t hmb_region(const char *name);
+
+/*
+ * hmb_region_ex is hmb_region with the source file and line of the region's
+ * code, recorded with its first definition (typically __FILE__, __LINE__).
+ */
+uint32_t hmb_region_ex(const char *name, const char *file, int line);
+
+/* hmb_enter records that the calling thread enters region. */
+void hmb_enter(uint32_t region);
+
+/*
+ * hmb_leave records that the calling thread leaves region, which should be
+ * the region it entered last. Leaving an enclosing region leaves the ones
+ * entered after it implicitly; leaving a region that is not open is
+ * ignored. Both are counted as usage errors.
+ */
+void hmb_leave(uint32_t region);
+
+/*
+ * hmb_send and hmb_recv record a point-to-point message of bytes bytes with
+ * tag tag, sent to or received from peer, an MPI world rank, at the
+ * calling thread's current calling depth.
+ */
+void hmb_send(int peer, uint32_t tag, uint64_t bytes);
+void hmb_recv(int peer, uint32_t tag, uint64_t bytes);
+
+/*
+ * hmb_thread_name names the calling thread's location ("thread <tid>" by
+ * default). The trace carries the last name given.
+ */
+void hmb_thread_name(const char *name);
+
+/*
+ * hmb_finalize ends the measurement: it takes every thread's staged probes,
+ * leaves the regions still open, and writes the trace file. Threads may
+ * still be probing: their probes up to that moment are in the trace, later
+ * ones are dropped and counted (hmb_dropped). It returns 0 on success and -1
+ * on failure (the reason in hmb_last_error); a second call returns the first
+ * one's result. The library registers it with atexit at hmb_init.
+ */
+int hmb_finalize(void);
+
+/*
+ * hmb_last_error returns the message of the last failure of hmb_init,
+ * hmb_region or hmb_finalize, or "" if there was none. The string stays
+ * valid for the life of the process.
+ */
+const char *hmb_last_error(void);
+
+/*
+ * hmb_dropped returns how many probes the library dropped without
+ * replaying them into a location: after hmb_finalize, while the
+ * measurement could not start, or re-entered from a signal handler. They
+ * cannot be in the trace file; when there are any at exit, the library
+ * says so on stderr.
+ */
+uint64_t hmb_dropped(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HMBTRACE_H */

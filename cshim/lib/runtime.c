@@ -1,0 +1,612 @@
+/*
+ * runtime.c - the slow path of the C probes: the measurement's state, the
+ * registry of threads and their staging arrays, the replay of staged records
+ * into Go, hmb_init and hmb_finalize.
+ *
+ * Lock order: hmb_mu (state changes, registry), then a thread's lock (its
+ * staging array and location). A thread never takes hmb_mu while it holds
+ * its own lock.
+ *
+ * Go readiness: a call into Go before the Go runtime of the library was
+ * started by its constructor blocks forever, and instrumented code may run
+ * earlier (constructors of the program, or of other libraries). Until the
+ * Go side's init has said it is ready, probes only stage, and the arrays
+ * grow instead of being replayed.
+ */
+#define _GNU_SOURCE
+#include <cpuid.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "hmbtrace.h"
+#include "shim.h"
+#include "_cgo_export.h"
+
+extern char **environ;
+
+/* Records of a thread's staging array: 64 KiB, replayed in one call into Go. */
+#define HMB_STAGING_RECORDS 4096
+/* Before Go is ready an array grows instead, up to this many records (16 MiB). */
+#define HMB_PREREADY_MAX_RECORDS (1u << 20)
+/*
+ * How long hmb_init and hmb_finalize wait for the Go runtime to be ready, and
+ * how long the first probe of the process does: long enough for Go's start
+ * (a few ms), short enough for a constructor that runs before it.
+ */
+#define HMB_READY_TIMEOUT_NS (5 * 1000000000LL)
+#define HMB_PROBE_READY_TIMEOUT_NS (200 * 1000000LL)
+
+/* The measurement's states. */
+enum {
+	ST_UNINIT,    /* hmb_init has not run: probes stage */
+	ST_RUNNING,   /* measuring */
+	ST_DISABLED,  /* HMB_ENABLE=0: probes do nothing */
+	ST_FAILED,    /* hmb_init failed: probes are dropped and counted */
+	ST_CLOSING,   /* hmb_finalize is taking the threads' records */
+	ST_FINALIZED, /* the trace is written: probes are dropped and counted */
+};
+
+__thread struct hmb_thread *hmb_self __attribute__((tls_model("initial-exec")));
+int hmb_use_tsc;
+
+static pthread_mutex_t hmb_mu = PTHREAD_MUTEX_INITIALIZER;
+static _Atomic int hmb_state = ST_UNINIT;
+static struct hmb_thread *hmb_threads, *hmb_threads_tail; /* guarded by hmb_mu */
+static int hmb_final_result;                               /* guarded by hmb_mu */
+static _Atomic uint64_t hmb_dropped_count;
+static const char *_Atomic hmb_error = "";
+
+static pthread_once_t hmb_once = PTHREAD_ONCE_INIT;
+static pthread_key_t hmb_key;
+static int hmb_key_ok;
+
+static pthread_mutex_t hmb_ready_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t hmb_ready_cond = PTHREAD_COND_INITIALIZER;
+static _Atomic int hmb_go_ready;
+
+static void hmb_thread_exit(void *arg) HMB_NOINST;
+static void hmb_atexit_finalize(void) HMB_NOINST;
+static void hmb_atexit_report(void) HMB_NOINST;
+
+HMB_NOINST static void hmb_set_error(const char *msg)
+{
+	char *copy = strdup(msg);
+	if (copy != NULL) {
+		/* The old message is left to readers that may still hold it. */
+		atomic_store(&hmb_error, copy);
+	}
+}
+
+HMB_NOINST static void hmb_drop(uint64_t n)
+{
+	if (n > 0) {
+		atomic_fetch_add_explicit(&hmb_dropped_count, n, memory_order_relaxed);
+	}
+}
+
+/* hmb_events counts the probes among staged records: a message takes two. */
+HMB_NOINST static uint64_t hmb_events(const hmb_record *from, const hmb_record *to)
+{
+	uint64_t n = 0;
+	for (const hmb_record *p = from; p < to; p++, n++) {
+		unsigned kind = (unsigned)(p->word >> HMB_KIND_SHIFT);
+		if (kind == HMB_KIND_SEND || kind == HMB_KIND_RECV) {
+			p++;
+		}
+	}
+	return n;
+}
+
+/*
+ * hmb_setup runs once before any thread stages: it chooses the clock the way
+ * the Go side does (HMB_CLOCK, else the TSC where it is invariant) and tells
+ * Go at hmb_init, creates the key whose destructor flushes exiting threads,
+ * and registers hmb_finalize to run at exit.
+ */
+HMB_NOINST static void hmb_setup(void)
+{
+	int tsc = 0;
+#if defined(__x86_64__)
+	unsigned a, b, c, d;
+	tsc = __get_cpuid(0x80000007, &a, &b, &c, &d) && (d & (1u << 8)) != 0;
+	const char *v = getenv("HMB_CLOCK");
+	if (v != NULL) {
+		while (*v == ' ' || *v == '\t') {
+			v++;
+		}
+		if (strncmp(v, "monotonic", 9) == 0) {
+			tsc = 0;
+		}
+	}
+#endif
+	hmb_use_tsc = tsc;
+	hmb_key_ok = pthread_key_create(&hmb_key, hmb_thread_exit) == 0;
+	/* atexit runs them in reverse: finalize first, then the report. */
+	atexit(hmb_atexit_report);
+	atexit(hmb_atexit_finalize);
+}
+
+void hmb_shim_go_ready(void)
+{
+	pthread_mutex_lock(&hmb_ready_mu);
+	atomic_store(&hmb_go_ready, 1);
+	pthread_cond_broadcast(&hmb_ready_cond);
+	pthread_mutex_unlock(&hmb_ready_mu);
+}
+
+/* hmb_wait_ready waits up to timeout ns for the Go runtime, reporting whether it is ready. */
+HMB_NOINST static int hmb_wait_ready(long long timeout)
+{
+	if (atomic_load(&hmb_go_ready)) {
+		return 1;
+	}
+	struct timespec deadline;
+	clock_gettime(CLOCK_REALTIME, &deadline);
+	long long ns = deadline.tv_nsec + timeout;
+	deadline.tv_sec += ns / 1000000000LL;
+	deadline.tv_nsec = ns % 1000000000LL;
+	pthread_mutex_lock(&hmb_ready_mu);
+	while (!atomic_load(&hmb_go_ready)) {
+		if (pthread_cond_timedwait(&hmb_ready_cond, &hmb_ready_mu, &deadline) == ETIMEDOUT) {
+			break;
+		}
+	}
+	pthread_mutex_unlock(&hmb_ready_mu);
+	return atomic_load(&hmb_go_ready);
+}
+
+HMB_NOINST static void hmb_not_ready(void)
+{
+	hmb_set_error("hmbtrace: the library's Go runtime did not start (called from a constructor "
+		      "that runs before the library's own?)");
+}
+
+/*
+ * hmb_init_locked starts the Go side. lazy says a probe asked, not the
+ * program: its failure is then told on stderr, since nobody else would.
+ */
+HMB_NOINST static int hmb_init_locked(int lazy)
+{
+	switch (atomic_load(&hmb_state)) {
+	case ST_RUNNING:
+	case ST_DISABLED:
+		return 0;
+	case ST_CLOSING:
+	case ST_FINALIZED:
+		hmb_set_error("hmbtrace: hmb_init after hmb_finalize: a process writes one trace");
+		return -1;
+	}
+	pthread_once(&hmb_once, hmb_setup);
+	/* The Go runtime copied the environment at load time; hand it the current HMB_* values. */
+	int n = 0;
+	for (char **e = environ; e != NULL && *e != NULL; e++) {
+		n += strncmp(*e, "HMB_", 4) == 0;
+	}
+	char **env = calloc((size_t)n + 1, sizeof *env);
+	if (env == NULL) {
+		hmb_set_error("hmbtrace: hmb_init: out of memory");
+		atomic_store(&hmb_state, ST_FAILED);
+		return -1;
+	}
+	n = 0;
+	for (char **e = environ; e != NULL && *e != NULL; e++) {
+		if (strncmp(*e, "HMB_", 4) == 0) {
+			env[n++] = *e;
+		}
+	}
+	char *err = NULL;
+	int rc = hmbgo_start(env, n, hmb_use_tsc, &err);
+	free(env);
+	if (rc < 0) {
+		hmb_set_error(err != NULL ? err : "hmbtrace: hmb_init failed");
+		if (lazy) {
+			fprintf(stderr, "%s (probes are dropped)\n", atomic_load(&hmb_error));
+		}
+		free(err);
+		atomic_store(&hmb_state, ST_FAILED);
+		return -1;
+	}
+	atomic_store_explicit(&hmb_state, rc == 1 ? ST_RUNNING : ST_DISABLED, memory_order_release);
+	return 0;
+}
+
+HMB_NOINST int hmb_init(void)
+{
+	if (!hmb_wait_ready(HMB_READY_TIMEOUT_NS)) {
+		hmb_not_ready();
+		return -1;
+	}
+	pthread_mutex_lock(&hmb_mu);
+	int rc = hmb_init_locked(0);
+	pthread_mutex_unlock(&hmb_mu);
+	return rc;
+}
+
+/*
+ * hmb_lazy_init starts the measurement for a probe. The first probe of the
+ * process waits a little for Go, so that the measurement starts before the
+ * probes' timestamps (the Go runtime of a library starts in a thread of its
+ * own, while main may already run); later ones, and the first if Go did not
+ * come, stage without waiting.
+ */
+HMB_NOINST static void hmb_lazy_init(void)
+{
+	static _Atomic int waited;
+	if (!atomic_load(&hmb_go_ready) && !atomic_exchange(&waited, 1)) {
+		hmb_wait_ready(HMB_PROBE_READY_TIMEOUT_NS);
+	}
+	if (atomic_load(&hmb_go_ready) && atomic_load(&hmb_state) == ST_UNINIT) {
+		pthread_mutex_lock(&hmb_mu);
+		if (atomic_load(&hmb_state) == ST_UNINIT) {
+			hmb_init_locked(1);
+		}
+		pthread_mutex_unlock(&hmb_mu);
+	}
+}
+
+/* hmb_register gives the calling thread its staging array, or returns NULL. */
+HMB_NOINST static struct hmb_thread *hmb_register(void)
+{
+	pthread_once(&hmb_once, hmb_setup);
+	struct hmb_thread *th = aligned_alloc(64, sizeof *th);
+	hmb_record *buf = malloc(HMB_STAGING_RECORDS * sizeof *buf);
+	if (th == NULL || buf == NULL) {
+		free(th);
+		free(buf);
+		return NULL;
+	}
+	memset(th, 0, sizeof *th);
+	pthread_mutex_init(&th->lock, NULL);
+	th->buf = buf;
+	th->cap = HMB_STAGING_RECORDS;
+	th->index = HMB_NO_INDEX;
+	th->tid = (long)syscall(SYS_gettid);
+	atomic_init(&th->cur, buf);
+	atomic_init(&th->end, buf + th->cap);
+
+	pthread_mutex_lock(&hmb_mu);
+	int st = atomic_load(&hmb_state);
+	if (st != ST_UNINIT && st != ST_RUNNING) {
+		pthread_mutex_unlock(&hmb_mu);
+		pthread_mutex_destroy(&th->lock);
+		free(buf);
+		free(th);
+		return NULL;
+	}
+	if (hmb_threads_tail != NULL) {
+		hmb_threads_tail->next = th;
+	} else {
+		hmb_threads = th;
+	}
+	hmb_threads_tail = th;
+	pthread_mutex_unlock(&hmb_mu);
+
+	if (hmb_key_ok) {
+		pthread_setspecific(hmb_key, th);
+	}
+	hmb_self = th;
+	return th;
+}
+
+/* hmb_location makes sure the thread has its Go location (lock held). */
+HMB_NOINST static int hmb_location(struct hmb_thread *th)
+{
+	if (th->index == HMB_NO_INDEX) {
+		const char *name = th->name != NULL ? th->name : "";
+		th->index = hmbgo_thread(th->tid, (char *)name, strlen(name));
+	}
+	return th->index != HMB_NO_INDEX;
+}
+
+/*
+ * hmb_replay hands records to the thread's Go location (lock held, measurement
+ * running or closing but not past this thread). What Go could not decode is
+ * counted.
+ */
+HMB_NOINST static void hmb_replay(struct hmb_thread *th, hmb_record *from, hmb_record *to)
+{
+	if (from == to) {
+		return;
+	}
+	if (!hmb_location(th)) {
+		hmb_drop(hmb_events(from, to));
+		return;
+	}
+	hmb_drop(hmbgo_replay(th->index, from, (size_t)(to - from)));
+}
+
+/*
+ * hmb_count_late counts, for a thread that hmb_finalize closed, the records
+ * its owner staged after the cut (lock held).
+ */
+HMB_NOINST static void hmb_count_late(struct hmb_thread *th)
+{
+	hmb_record *c = atomic_load_explicit(&th->cur, memory_order_relaxed);
+	if (th->cut != NULL && c > th->cut) {
+		hmb_drop(hmb_events(th->cut, c));
+	}
+	th->cut = c;
+}
+
+/* hmb_grow doubles a staging array that cannot be replayed yet (lock held). */
+HMB_NOINST static int hmb_grow(struct hmb_thread *th)
+{
+	if (th->cap >= HMB_PREREADY_MAX_RECORDS) {
+		return 0;
+	}
+	hmb_record *c = atomic_load_explicit(&th->cur, memory_order_relaxed);
+	size_t used = (size_t)(c - th->buf);
+	hmb_record *nb = realloc(th->buf, 2 * th->cap * sizeof *nb);
+	if (nb == NULL) {
+		return 0;
+	}
+	th->buf = nb;
+	th->cap *= 2;
+	atomic_store_explicit(&th->cur, nb + used, memory_order_relaxed);
+	atomic_store_explicit(&th->end, nb + th->cap, memory_order_relaxed);
+	return 1;
+}
+
+/* hmb_slow_locked is the slow path of a probe with a registered thread (lock held). */
+HMB_NOINST static void hmb_slow_locked(struct hmb_thread *th, const hmb_record *rec, int n)
+{
+	if (th->closed) {
+		hmb_count_late(th);
+		hmb_drop(1);
+		return;
+	}
+	int st = atomic_load_explicit(&hmb_state, memory_order_acquire);
+	if (th->buf == NULL) {
+		/* The thread exited and its array is gone; a destructor still probes. */
+		if (st == ST_RUNNING || st == ST_CLOSING) {
+			hmb_replay(th, (hmb_record *)rec, (hmb_record *)rec + n);
+		} else if (st != ST_DISABLED) {
+			hmb_drop(1);
+		}
+		return;
+	}
+	hmb_record *c = atomic_load_explicit(&th->cur, memory_order_relaxed);
+	switch (st) {
+	case ST_UNINIT: /* Go is not ready: keep everything */
+		if (c + n > th->buf + th->cap && !hmb_grow(th)) {
+			hmb_drop(1);
+			return;
+		}
+		break;
+	case ST_RUNNING:
+	case ST_CLOSING:
+		hmb_replay(th, th->buf, c);
+		atomic_store_explicit(&th->cur, th->buf, memory_order_relaxed);
+		break;
+	case ST_DISABLED: /* staged before hmb_init said so: nothing to keep */
+		free(th->buf);
+		th->buf = NULL;
+		atomic_store(&th->cur, NULL);
+		atomic_store(&th->end, NULL);
+		return;
+	default: /* ST_FAILED, or ST_FINALIZED for a thread that registered too late */
+		hmb_drop(hmb_events(th->buf, c) + 1);
+		atomic_store_explicit(&th->cur, th->buf, memory_order_relaxed);
+		return;
+	}
+	c = atomic_load_explicit(&th->cur, memory_order_relaxed);
+	c[0] = rec[0];
+	if (n == 2) {
+		c[1] = rec[1];
+	}
+	atomic_store_explicit(&th->cur, c + n, memory_order_release);
+}
+
+void hmb_slow(uint64_t word, uint64_t ext_time, uint64_t ext_word, int n)
+{
+	struct hmb_thread *th = hmb_self;
+	if (atomic_load_explicit(&hmb_state, memory_order_acquire) == ST_UNINIT) {
+		hmb_lazy_init();
+	}
+	if (th == NULL) {
+		int st = atomic_load_explicit(&hmb_state, memory_order_acquire);
+		if (st == ST_DISABLED) {
+			return;
+		}
+		if ((st != ST_UNINIT && st != ST_RUNNING) || (th = hmb_register()) == NULL) {
+			hmb_drop(1);
+			return;
+		}
+	}
+	if (th->in_slow) { /* a signal handler probed while this thread was here */
+		hmb_drop(1);
+		return;
+	}
+	th->in_slow = 1;
+	hmb_record rec[2] = {{hmb_now(), word}, {ext_time, ext_word}};
+	pthread_mutex_lock(&th->lock);
+	hmb_slow_locked(th, rec, n);
+	pthread_mutex_unlock(&th->lock);
+	th->in_slow = 0;
+}
+
+/*
+ * hmb_thread_exit is the key's destructor: the exiting thread's records go to
+ * its location, and its array is freed. The thread stays registered, so that
+ * probes in later destructors still find it (and go straight to Go).
+ */
+static void hmb_thread_exit(void *arg)
+{
+	struct hmb_thread *th = arg;
+	th->in_slow = 1;
+	pthread_mutex_lock(&th->lock);
+	th->exited = 1;
+	int st = atomic_load_explicit(&hmb_state, memory_order_acquire);
+	if (th->closed) {
+		hmb_count_late(th);
+	} else if (st == ST_RUNNING || st == ST_CLOSING) {
+		hmb_replay(th, th->buf, atomic_load_explicit(&th->cur, memory_order_relaxed));
+		free(th->buf);
+		th->buf = NULL;
+		atomic_store(&th->cur, NULL);
+		atomic_store(&th->end, NULL);
+	} else if (st == ST_FAILED) {
+		hmb_drop(hmb_events(th->buf, atomic_load(&th->cur)));
+		atomic_store(&th->cur, th->buf);
+	}
+	/* ST_UNINIT: the records wait in the array for hmb_init or hmb_finalize. */
+	pthread_mutex_unlock(&th->lock);
+	th->in_slow = 0;
+}
+
+HMB_NOINST uint32_t hmb_region_n(const char *name, size_t nlen, const char *file, int line)
+{
+	if (name == NULL) {
+		hmb_set_error("hmbtrace: hmb_region: the name is NULL");
+		return 0;
+	}
+	int st = atomic_load(&hmb_state);
+	if (st == ST_UNINIT) { /* a failed start is retried by hmb_init only */
+		if (hmb_init() != 0) {
+			return 0;
+		}
+		st = atomic_load(&hmb_state);
+	}
+	if (st != ST_RUNNING && st != ST_CLOSING) {
+		return 0;
+	}
+	const char *f = file != NULL ? file : "";
+	return hmbgo_region((char *)name, nlen, (char *)f, strlen(f), line);
+}
+
+HMB_NOINST uint32_t hmb_region(const char *name)
+{
+	return hmb_region_n(name, name != NULL ? strlen(name) : 0, NULL, 0);
+}
+
+HMB_NOINST uint32_t hmb_region_ex(const char *name, const char *file, int line)
+{
+	return hmb_region_n(name, name != NULL ? strlen(name) : 0, file, line);
+}
+
+HMB_NOINST void hmb_thread_name(const char *name)
+{
+	if (name == NULL) {
+		return;
+	}
+	hmb_lazy_init();
+	struct hmb_thread *th = hmb_self;
+	if (th == NULL) {
+		int st = atomic_load(&hmb_state);
+		if ((st != ST_UNINIT && st != ST_RUNNING) || (th = hmb_register()) == NULL) {
+			return;
+		}
+	}
+	char *copy = strdup(name);
+	if (copy == NULL) {
+		return;
+	}
+	pthread_mutex_lock(&th->lock);
+	free(th->name);
+	th->name = copy;
+	int st = atomic_load(&hmb_state);
+	if (th->index != HMB_NO_INDEX && !th->closed && (st == ST_RUNNING || st == ST_CLOSING)) {
+		hmbgo_thread_name(th->index, copy, strlen(copy));
+	}
+	pthread_mutex_unlock(&th->lock);
+}
+
+HMB_NOINST int hmb_finalize(void)
+{
+	pthread_mutex_lock(&hmb_mu);
+	int st = atomic_load(&hmb_state);
+	if (st == ST_FINALIZED) {
+		int rc = hmb_final_result;
+		pthread_mutex_unlock(&hmb_mu);
+		return rc;
+	}
+	if (st == ST_UNINIT && hmb_threads != NULL) {
+		/* Probes staged before Go was ready, and nothing started it since. */
+		pthread_mutex_unlock(&hmb_mu);
+		if (!hmb_wait_ready(HMB_READY_TIMEOUT_NS)) {
+			hmb_not_ready();
+			return -1;
+		}
+		pthread_mutex_lock(&hmb_mu);
+		hmb_init_locked(0);
+		st = atomic_load(&hmb_state);
+	}
+	if (st != ST_RUNNING) {
+		/* Nothing measured: no probe, HMB_ENABLE=0, or hmb_init failed. */
+		hmb_final_result = st == ST_FAILED ? -1 : 0;
+		for (struct hmb_thread *th = hmb_threads; th != NULL; th = th->next) {
+			pthread_mutex_lock(&th->lock);
+			if (st == ST_FAILED && th->buf != NULL) {
+				hmb_drop(hmb_events(th->buf, atomic_load(&th->cur)));
+			}
+			th->closed = 1;
+			th->cut = atomic_load(&th->cur);
+			atomic_store(&th->end, th->buf);
+			pthread_mutex_unlock(&th->lock);
+		}
+		atomic_store(&hmb_state, ST_FINALIZED);
+		int rc = hmb_final_result;
+		pthread_mutex_unlock(&hmb_mu);
+		return rc;
+	}
+	atomic_store(&hmb_state, ST_CLOSING);
+	for (struct hmb_thread *th = hmb_threads; th != NULL; th = th->next) {
+		pthread_mutex_lock(&th->lock);
+		/* Stop the owner's fast path, then take what it published. */
+		atomic_store_explicit(&th->end, th->buf, memory_order_relaxed);
+		hmb_record *c = atomic_load_explicit(&th->cur, memory_order_acquire);
+		hmb_replay(th, th->buf, c);
+		hmb_location(th); /* also for a thread that only named itself */
+		th->cut = c;
+		th->closed = 1;
+		pthread_mutex_unlock(&th->lock);
+	}
+	char *err = hmbgo_finalize();
+	hmb_final_result = 0;
+	if (err != NULL) {
+		hmb_set_error(err);
+		free(err);
+		hmb_final_result = -1;
+	}
+	atomic_store(&hmb_state, ST_FINALIZED);
+	int rc = hmb_final_result;
+	pthread_mutex_unlock(&hmb_mu);
+	return rc;
+}
+
+static void hmb_atexit_finalize(void)
+{
+	int st = atomic_load(&hmb_state);
+	if (st != ST_FINALIZED && st != ST_FAILED && hmb_finalize() != 0) {
+		fprintf(stderr, "%s\n", atomic_load(&hmb_error));
+	}
+}
+
+static void hmb_atexit_report(void)
+{
+	uint64_t n = atomic_load(&hmb_dropped_count);
+	if (n > 0) {
+		fprintf(stderr,
+			"hmbtrace: %llu probes dropped, not in the trace (after hmb_finalize, or while the "
+			"measurement could not start)\n",
+			(unsigned long long)n);
+	}
+}
+
+HMB_NOINST const char *hmb_last_error(void)
+{
+	return atomic_load(&hmb_error);
+}
+
+HMB_NOINST uint64_t hmb_dropped(void)
+{
+	return atomic_load(&hmb_dropped_count);
+}

@@ -1,0 +1,133 @@
+/*
+ * shim.h - internals of libhmbtrace's C side, shared by its C files and
+ * the Go exports (exports.go). Not installed.
+ *
+ * A probe appends one record (two for a message) to its thread's staging
+ * array and publishes the new end with a release store; nothing else. The
+ * slow path (array full, first probe of a thread, thread exit, finalize)
+ * replays the staged records into the thread's Go location.
+ */
+#ifndef HMBTRACE_SHIM_H
+#define HMBTRACE_SHIM_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#define HMB_NOINST __attribute__((no_instrument_function))
+#define HMB_HIDDEN __attribute__((visibility("hidden")))
+
+/*
+ * hmb_record is one staged probe. word holds the kind in its top 4 bits and
+ * the region id or function address below; a message's second record holds
+ * the peer in time and the byte count in word. The layout and the kinds are
+ * mirrored by cshim.Record in Go.
+ */
+typedef struct hmb_record {
+	uint64_t time;
+	uint64_t word;
+} hmb_record;
+
+enum {
+	HMB_KIND_SHIFT = 60,
+	HMB_KIND_ENTER = 1,
+	HMB_KIND_LEAVE = 2,
+	HMB_KIND_FUNC_ENTER = 3,
+	HMB_KIND_FUNC_EXIT = 4,
+	HMB_KIND_SEND = 5,
+	HMB_KIND_RECV = 6,
+};
+#define HMB_PAYLOAD_MASK ((UINT64_C(1) << HMB_KIND_SHIFT) - 1)
+
+/* No Go location yet (hmbgo_thread failed, or was not called). */
+#define HMB_NO_INDEX UINT32_MAX
+
+/*
+ * hmb_thread is a C thread's staging state. cur and end are the probes'
+ * fields: the owner advances cur with release stores and probes until end;
+ * hmb_finalize reads cur with an acquire load and moves end back to buf to
+ * stop the probes' fast path. Everything else is guarded by lock.
+ */
+struct hmb_thread {
+	_Atomic(hmb_record *) cur;
+	_Atomic(hmb_record *) end;
+
+	pthread_mutex_t lock;
+	hmb_record *buf; /* the staging array; NULL once the thread exited */
+	size_t cap;      /* its length in records */
+	hmb_record *cut; /* closed: records from here on came after hmb_finalize */
+	uint32_t index;  /* the Go location, HMB_NO_INDEX until it exists */
+	long tid;
+	char *name;  /* from hmb_thread_name, or NULL */
+	int closed;  /* hmb_finalize took its records */
+	int exited;  /* its thread-exit destructor ran */
+	int in_slow; /* owner only: a probe is in the slow path */
+	struct hmb_thread *next;
+} __attribute__((aligned(64)));
+
+extern __thread struct hmb_thread *hmb_self
+	__attribute__((tls_model("initial-exec"))) HMB_HIDDEN;
+extern int hmb_use_tsc HMB_HIDDEN;
+
+void hmb_slow(uint64_t word, uint64_t ext_time, uint64_t ext_word, int n) HMB_NOINST HMB_HIDDEN;
+uint32_t hmb_region_n(const char *name, size_t nlen, const char *file, int line) HMB_NOINST HMB_HIDDEN;
+
+/* Called by the Go side's init: calls into Go no longer wait forever. */
+void hmb_shim_go_ready(void) HMB_NOINST;
+
+/* For the Fortran module: strings come as C descriptors (ISO_Fortran_binding.h). */
+void hmb_init_f(int *ierr) HMB_NOINST;
+void hmb_finalize_f(int *ierr) HMB_NOINST;
+
+/* hmb_now reads the clock the Go side reads: the TSC or CLOCK_MONOTONIC in ns. */
+HMB_NOINST static inline uint64_t hmb_now(void)
+{
+#if defined(__x86_64__)
+	if (__builtin_expect(hmb_use_tsc, 1)) {
+		uint32_t lo, hi;
+		__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
+		return ((uint64_t)hi << 32) | lo;
+	}
+#endif
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* hmb_stage records a probe of one record: the probes' fast path. */
+HMB_NOINST static inline void hmb_stage(uint64_t word)
+{
+	struct hmb_thread *th = hmb_self;
+	if (__builtin_expect(th != NULL, 1)) {
+		hmb_record *p = atomic_load_explicit(&th->cur, memory_order_relaxed);
+		if (__builtin_expect(p < atomic_load_explicit(&th->end, memory_order_relaxed), 1)) {
+			p->time = hmb_now();
+			p->word = word;
+			atomic_store_explicit(&th->cur, p + 1, memory_order_release);
+			return;
+		}
+	}
+	hmb_slow(word, 0, 0, 1);
+}
+
+/* hmb_stage2 records a probe of two records (a message). */
+HMB_NOINST static inline void hmb_stage2(uint64_t word, uint64_t ext_time, uint64_t ext_word)
+{
+	struct hmb_thread *th = hmb_self;
+	if (__builtin_expect(th != NULL, 1)) {
+		hmb_record *p = atomic_load_explicit(&th->cur, memory_order_relaxed);
+		if (__builtin_expect(p + 1 < atomic_load_explicit(&th->end, memory_order_relaxed), 1)) {
+			p[0].time = hmb_now();
+			p[0].word = word;
+			p[1].time = ext_time;
+			p[1].word = ext_word;
+			atomic_store_explicit(&th->cur, p + 2, memory_order_release);
+			return;
+		}
+	}
+	hmb_slow(word, ext_time, ext_word, 2);
+}
+
+#endif /* HMBTRACE_SHIM_H */

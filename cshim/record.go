@@ -1,0 +1,112 @@
+package cshim
+
+import (
+	"github.com/hmbtrace/hmbtrace/measure"
+)
+
+// Record is one probe as a C thread stages it (struct hmb_record in
+// cshim/lib/shim.h): the kind in the top four bits of Word and the region id
+// or function address below. A message takes two records: the second holds
+// the peer rank in Time and the byte count in Word.
+type Record struct {
+	Time uint64
+	Word uint64
+}
+
+// The kinds of records.
+const (
+	KindEnter     = 1 // Word: region id
+	KindLeave     = 2 // Word: region id
+	KindFuncEnter = 3 // Word: function address (-finstrument-functions)
+	KindFuncExit  = 4 // Word: function address
+	KindSend      = 5 // Word: tag; a second record follows
+	KindRecv      = 6 // Word: tag; a second record follows
+)
+
+const (
+	kindShift   = 60
+	payloadMask = 1<<kindShift - 1
+)
+
+// Kind returns the record's kind.
+func (r Record) Kind() int { return int(r.Word >> kindShift) }
+
+// Payload returns the record's region id, function address or tag.
+func (r Record) Payload() uint64 { return r.Word & payloadMask }
+
+// MakeRecord builds a record of kind k: the inverse of Kind and Payload.
+func MakeRecord(k int, t, payload uint64) Record {
+	return Record{Time: t, Word: uint64(k)<<kindShift | payload&payloadMask}
+}
+
+// funcCacheSize is the number of entries of a thread's cache of resolved
+// function addresses: direct-mapped, so that a hit costs a load and a compare.
+const funcCacheSize = 512
+
+type funcEntry struct {
+	addr   uint64
+	region measure.Region
+}
+
+// Thread is a C thread's location and its cache of function regions. Its
+// Replay is not safe for concurrent use: the C side calls it under the
+// thread's lock.
+type Thread struct {
+	rt    *Runtime
+	loc   *measure.Location
+	funcs [funcCacheSize]funcEntry
+}
+
+// Location returns the thread's location.
+func (t *Thread) Location() *measure.Location { return t.loc }
+
+// Replay records the staged probes recs into the thread's location, in
+// order, with their timestamps. It returns how many probes it could not
+// decode (an unknown kind, a message cut short); the C side counts them as
+// dropped. Region ids the measurement never defined are the location's
+// usage errors, as for Go probes.
+func (t *Thread) Replay(recs []Record) (malformed uint64) {
+	loc := t.loc
+	for i := 0; i < len(recs); i++ {
+		r := recs[i]
+		switch r.Word >> kindShift {
+		case KindEnter:
+			loc.EnterAt(measure.Region(r.Word&payloadMask), r.Time)
+		case KindLeave:
+			loc.LeaveAt(measure.Region(r.Word&payloadMask), r.Time)
+		case KindFuncEnter:
+			loc.EnterAt(t.funcRegion(r.Word&payloadMask), r.Time)
+		case KindFuncExit:
+			loc.LeaveAt(t.funcRegion(r.Word&payloadMask), r.Time)
+		case KindSend, KindRecv:
+			if i+1 == len(recs) {
+				malformed++
+				continue
+			}
+			ext := recs[i+1]
+			i++
+			loc.MessageAt(measure.Message{
+				Recv:       r.Word>>kindShift == KindRecv,
+				Peer:       ext.Time,
+				PeerIsRank: true,
+				Tag:        uint32(r.Word),
+				Bytes:      ext.Word,
+			}, r.Time)
+		default:
+			malformed++
+		}
+	}
+	return malformed
+}
+
+// funcRegion returns the region of the function at addr, resolving it on
+// first sight.
+func (t *Thread) funcRegion(addr uint64) measure.Region {
+	e := &t.funcs[(addr>>4)%funcCacheSize]
+	if e.addr == addr && e.region != 0 {
+		return e.region
+	}
+	r := t.rt.funcRegion(addr)
+	e.addr, e.region = addr, r
+	return r
+}

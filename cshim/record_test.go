@@ -1,0 +1,327 @@
+package cshim
+
+import (
+	"encoding/binary"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/hmbtrace/hmbtrace/encode"
+	"github.com/hmbtrace/hmbtrace/internal/clock"
+	"github.com/hmbtrace/hmbtrace/tracefile"
+)
+
+// startRuntime starts a Runtime writing into a temporary directory, with
+// the HMB_* variables env, which are restored after the test.
+func startRuntime(t testing.TB, env ...string) *Runtime {
+	t.Helper()
+	env = append([]string{"HMB_OUTPUT=" + t.TempDir(), "HMB_NAME=test"}, env...)
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		t.Setenv(k, v)
+	}
+	rt := &Runtime{}
+	if _, err := rt.Start(env, clock.Best().String()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rt.Close() })
+	return rt
+}
+
+// readEvents reads a location's events back as text, one per event.
+func readEvents(t *testing.T, path, loc string) []string {
+	t.Helper()
+	f, err := tracefile.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, l := range f.Locations {
+		if l.Name != loc {
+			continue
+		}
+		var out []string
+		var e tracefile.Event
+		it := f.Events(l.ID)
+		for it.Next(&e) {
+			switch e.Kind {
+			case encode.KindEnter, encode.KindLeave:
+				out = append(out, fmt.Sprintf("%v %s", e.Kind, f.RegionName(e.Region)))
+			default:
+				out = append(out, fmt.Sprintf("%v %d %d %d", e.Kind, e.Peer, e.Tag, e.Bytes))
+			}
+		}
+		if it.Err() != nil {
+			t.Fatal(it.Err())
+		}
+		return out
+	}
+	t.Fatalf("%s: no location %q", path, loc)
+	return nil
+}
+
+func TestReplay(t *testing.T) {
+	rt := startRuntime(t)
+	a := uint64(rt.Region("a", "a.c", 3))
+	b := uint64(rt.Region("b", "", 0))
+	th := rt.Thread(rt.NewThread(42, ""))
+	t0 := rt.Measurement().Now()
+	recs := []Record{
+		MakeRecord(KindEnter, t0, a),
+		MakeRecord(KindEnter, t0+100, b),
+		MakeRecord(KindSend, t0+200, 7), {Time: 3, Word: 100},
+		MakeRecord(KindRecv, t0+300, 8), {Time: 4, Word: 1 << 40},
+		MakeRecord(KindLeave, t0+400, b),
+		MakeRecord(KindFuncEnter, t0+500, 0x10), // no symbol: named by its address
+		MakeRecord(KindFuncExit, t0+600, 0x10),
+		{Time: t0 + 700, Word: 9 << kindShift}, // no such kind
+		MakeRecord(KindLeave, t0+800, a),
+		MakeRecord(KindSend, t0+900, 1), // its second record is missing
+	}
+	if bad := th.Replay(recs); bad != 2 {
+		t.Errorf("Replay: %d malformed, want 2", bad)
+	}
+	if err := rt.Close(); err != nil {
+		t.Fatal(err)
+	}
+	got := readEvents(t, rt.Measurement().Path(), "thread 42")
+	want := []string{"ENTER a", "ENTER b", "SEND 3 7 100", "RECV 4 8 1099511627776", "LEAVE b", "ENTER 0x10", "LEAVE 0x10", "LEAVE a"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("events\n%q\nwant\n%q", got, want)
+	}
+	f, err := tracefile.Open(rt.Measurement().Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if r := f.Regions[a-1]; r.Name != "a" || r.File != "a.c" || r.Line != 3 {
+		t.Errorf("region a: %+v", r)
+	}
+}
+
+// TestReplayFunctionCache replays functions whose addresses share a slot
+// of the thread's cache.
+func TestReplayFunctionCache(t *testing.T) {
+	rt := startRuntime(t)
+	th := rt.Thread(rt.NewThread(7, "cache"))
+	t0 := rt.Measurement().Now()
+	const x, y = 0x10, 0x10 + funcCacheSize<<4 // same slot
+	var recs []Record
+	for i := uint64(0); i < 3; i++ {
+		recs = append(recs,
+			MakeRecord(KindFuncEnter, t0+40*i, x),
+			MakeRecord(KindFuncEnter, t0+40*i+10, y),
+			MakeRecord(KindFuncExit, t0+40*i+20, y),
+			MakeRecord(KindFuncExit, t0+40*i+30, x))
+	}
+	if bad := th.Replay(recs); bad != 0 {
+		t.Errorf("Replay: %d malformed", bad)
+	}
+	rt.Close()
+	got := strings.Join(readEvents(t, rt.Measurement().Path(), "cache"), "|")
+	want := strings.Repeat("|ENTER 0x10|ENTER 0x2010|LEAVE 0x2010|LEAVE 0x10", 3)[1:]
+	if got != want {
+		t.Errorf("events %s\nwant   %s", got, want)
+	}
+}
+
+func TestRecordLayout(t *testing.T) {
+	r := MakeRecord(KindFuncExit, 99, 0x7fff_1234_5678)
+	if r.Kind() != KindFuncExit || r.Payload() != 0x7fff_1234_5678 || r.Time != 99 {
+		t.Errorf("%+v: kind %d payload %#x", r, r.Kind(), r.Payload())
+	}
+	// The payload keeps its low 60 bits; the kind cannot be overwritten.
+	if r := MakeRecord(KindEnter, 0, ^uint64(0)); r.Kind() != KindEnter || r.Payload() != payloadMask {
+		t.Errorf("%+v", r)
+	}
+}
+
+// recordsFromBytes reads 16-byte records as the C side lays them out.
+func recordsFromBytes(data []byte) []Record {
+	recs := make([]Record, len(data)/16)
+	for i := range recs {
+		recs[i] = Record{binary.LittleEndian.Uint64(data[16*i:]), binary.LittleEndian.Uint64(data[16*i+8:])}
+	}
+	return recs
+}
+
+func recordsToBytes(recs ...Record) []byte {
+	var b []byte
+	for _, r := range recs {
+		b = binary.LittleEndian.AppendUint64(b, r.Time)
+		b = binary.LittleEndian.AppendUint64(b, r.Word)
+	}
+	return b
+}
+
+// malformedRecords counts what Replay cannot decode, independently.
+func malformedRecords(recs []Record) (n uint64) {
+	for i := 0; i < len(recs); i++ {
+		switch recs[i].Kind() {
+		case KindEnter, KindLeave, KindFuncEnter, KindFuncExit:
+		case KindSend, KindRecv:
+			if i == len(recs)-1 {
+				n++
+			}
+			i++
+		default:
+			n++
+		}
+	}
+	return n
+}
+
+func FuzzReplay(f *testing.F) {
+	f.Add(recordsToBytes(MakeRecord(KindEnter, 10, 1), MakeRecord(KindLeave, 20, 1)))
+	f.Add(recordsToBytes(MakeRecord(KindEnter, 10, 1), MakeRecord(KindSend, 15, 3), Record{2, 64}, MakeRecord(KindLeave, 20, 1)))
+	f.Add(recordsToBytes(MakeRecord(KindLeave, 30, 2), MakeRecord(KindEnter, 10, 7), MakeRecord(KindRecv, 5, 1)))
+	f.Add(recordsToBytes(MakeRecord(KindFuncEnter, 1, 0x10), MakeRecord(KindFuncExit, 2, 0x20), Record{3, 15 << kindShift}))
+	rt := startRuntime(f, "HMB_BUFFER_SIZE=256K", "HMB_BIN_SIZE=1K")
+	rt.Region("one", "", 0)
+	rt.Region("two", "", 0)
+	th := rt.Thread(rt.NewThread(1, "fuzz"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		recs := recordsFromBytes(data)
+		if got, want := th.Replay(recs), malformedRecords(recs); got != want {
+			t.Fatalf("Replay: %d malformed, want %d", got, want)
+		}
+	})
+}
+
+// BenchmarkReplay measures the Go side of a C probe: the replay of a
+// staged batch of two nested calls into a location, per event. The C side
+// adds its clock read and a 16-byte store.
+func BenchmarkReplay(b *testing.B) {
+	recs := make([]Record, 4096)
+	var rt *Runtime
+	var th *Thread
+	var ra, rb uint64
+	perMeasurement := 0
+	rotate := func() {
+		b.StopTimer()
+		if rt != nil {
+			rt.Close()
+		}
+		rt = &Runtime{}
+		if _, err := rt.Start([]string{"HMB_OUTPUT=" + b.TempDir(), "HMB_BUFFER_SIZE=32M"}, clock.Best().String()); err != nil {
+			b.Fatal(err)
+		}
+		ra, rb = uint64(rt.Region("outer", "", 0)), uint64(rt.Region("inner", "", 0))
+		th = rt.Thread(rt.NewThread(1, ""))
+		perMeasurement = 0
+		b.StartTimer()
+	}
+	rotate()
+	t := clock.Now()
+	for i := 0; i < b.N; i++ {
+		if perMeasurement += len(recs); perMeasurement > 8<<20 {
+			rotate()
+		}
+		b.StopTimer()
+		for j := 0; j < len(recs); j += 4 {
+			recs[j] = MakeRecord(KindEnter, t, ra)
+			recs[j+1] = MakeRecord(KindEnter, t+25, rb)
+			recs[j+2] = MakeRecord(KindLeave, t+50, rb)
+			recs[j+3] = MakeRecord(KindLeave, t+75, ra)
+			t += 100
+		}
+		b.StartTimer()
+		th.Replay(recs)
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(recs)), "ns/event")
+	b.ReportMetric(0, "ns/op")
+	rt.Close()
+	st := rt.Measurement().Stats()
+	if st.Dropped() != 0 {
+		b.Fatalf("%d events dropped: the benchmark measured reductions", st.Dropped())
+	}
+}
+
+func TestRuntimeStart(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("HMB_OUTPUT", dir)
+	t.Setenv("HMB_BUFFER_SIZE", "")
+	var rt Runtime
+	_, err := rt.Start([]string{"HMB_OUTPUT=" + dir, "HMB_BUFFER_SIZE=lots"}, clock.Best().String())
+	if err == nil || !strings.Contains(err.Error(), `HMB_BUFFER_SIZE="lots"`) {
+		t.Fatalf("Start with a bad size: %v", err)
+	}
+	if rt.NewThread(1, "") != NoThread || rt.Region("x", "", 0) != 0 || rt.Thread(0) != nil {
+		t.Error("a Runtime that failed to start hands out threads or regions")
+	}
+	// A failed start may be retried, a successful one not.
+	enabled, err := rt.Start([]string{"HMB_OUTPUT=" + dir}, clock.Best().String())
+	if err != nil || !enabled {
+		t.Fatalf("Start: %v, %v", enabled, err)
+	}
+	if os.Getenv("HMB_BUFFER_SIZE") != "" {
+		t.Errorf("HMB_BUFFER_SIZE=%q is still set: the C environment did not have it", os.Getenv("HMB_BUFFER_SIZE"))
+	}
+	if _, err := rt.Start([]string{"HMB_OUTPUT=" + dir}, clock.Best().String()); err == nil {
+		t.Error("a second Start succeeded")
+	}
+	if th := rt.Thread(rt.NewThread(5, "named")); th == nil || th.Location().Name() != "named" {
+		t.Errorf("NewThread(5, named): %v", th)
+	}
+	if rt.Thread(1) != nil || rt.Thread(NoThread) != nil {
+		t.Error("Thread of an index NewThread did not return")
+	}
+	if err := rt.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if rt.NewThread(6, "") != NoThread {
+		t.Error("NewThread after Close")
+	}
+}
+
+func TestRuntimeDisabled(t *testing.T) {
+	dir := t.TempDir()
+	rt := startRuntime(t, "HMB_OUTPUT="+dir, "HMB_ENABLE=0")
+	if rt.Measurement().Enabled() {
+		t.Fatal("HMB_ENABLE=0 is enabled")
+	}
+	if rt.NewThread(1, "") != NoThread || rt.Region("x", "", 0) != 0 {
+		t.Error("a disabled measurement hands out threads or regions")
+	}
+	if err := rt.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("a disabled measurement wrote %v", entries)
+	}
+}
+
+// TestRuntimeClock checks that the measurement reads the clock the C
+// probes read, whichever that is.
+func TestRuntimeClock(t *testing.T) {
+	for _, name := range []string{"monotonic", clock.Best().String()} {
+		var rt Runtime
+		t.Setenv("HMB_OUTPUT", t.TempDir())
+		if _, err := rt.Start([]string{"HMB_OUTPUT=" + os.Getenv("HMB_OUTPUT")}, name); err != nil {
+			t.Fatal(err)
+		}
+		if clock.Active().String() != name {
+			t.Errorf("C probes read %s, the measurement %v", name, clock.Active())
+		}
+		rt.Close()
+	}
+}
+
+func TestSyncEnv(t *testing.T) {
+	t.Setenv("HMB_OLD", "1")
+	t.Setenv("HMB_SAME", "x")
+	t.Setenv("HMB_NEW", "")
+	os.Unsetenv("HMB_NEW")
+	syncEnv([]string{"HMB_NEW=2", "HMB_SAME=x", "NOT_HMB=3"})
+	if _, ok := os.LookupEnv("HMB_OLD"); ok {
+		t.Error("HMB_OLD is still set")
+	}
+	if os.Getenv("HMB_NEW") != "2" || os.Getenv("HMB_SAME") != "x" {
+		t.Errorf("HMB_NEW=%q HMB_SAME=%q", os.Getenv("HMB_NEW"), os.Getenv("HMB_SAME"))
+	}
+	if _, ok := os.LookupEnv("NOT_HMB"); ok {
+		t.Error("a variable other than HMB_* was set")
+	}
+}
