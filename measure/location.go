@@ -128,7 +128,7 @@ func (l *Location) stamp(t uint64) (uint64, uint64, uint32) {
 		t = l.last
 	}
 	l.last = t
-	tr := t >> l.shift
+	tr := t >> (l.shift & 63) // the mask spares the compiler a check for shifts past 63
 	if tr == l.lastTR {
 		l.run++
 		return t, tr, l.run
@@ -536,7 +536,8 @@ func (l *Location) growProfile(r Region) bool {
 	return true
 }
 
-func (l *Location) growStack() {
+//go:noinline
+func (l *Location) growStack() { // cold: kept out of the probes' code
 	s := make([]frame, 2*len(l.stack))
 	copy(s, l.stack)
 	l.stack = s
