@@ -142,3 +142,17 @@ func (lv *Level) Metric(t uint64, seq, open uint32, values []uint64) bool {
 	lv.n++
 	return true
 }
+
+// EnterCollective puts the enter of a collective operation and, right
+// after it (sequence number infoSeq), its root and bytes, keeping room for
+// the leave as Enter does; false means both were dropped (and counted).
+func (lv *Level) EnterCollective(t uint64, seq, region, infoSeq uint32, root int64, bytes uint64) bool {
+	if len(lv.bin)-lv.pos < 2*encode.MaxEnterLeaveSize+encode.MaxCollectiveSize && !lv.h.refill(lv, t, 0) {
+		lv.Dropped[lv.h.DropReason(lv.depth, lv.class)]++ // the info record goes with its enter
+		return false
+	}
+	lv.pos += lv.enc.Enter(lv.bin[lv.pos:], t, seq, region)
+	lv.pos += lv.enc.Collective(lv.bin[lv.pos:], t, infoSeq, root, bytes)
+	lv.n += 2
+	return true
+}

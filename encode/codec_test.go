@@ -51,6 +51,10 @@ func randomRecords(rng *rand.Rand, n int) []Record {
 			}
 		case k < 8:
 			r.Kind = KindLeave
+		case k == 8 && rng.IntN(4) == 0:
+			r.Kind = KindCollective
+			r.Root = int64(rng.IntN(100)) - 1
+			r.Bytes = rng.Uint64N(1 << 40)
 		case k == 8:
 			r.Kind = KindSend + Kind(rng.IntN(2))
 			r.Peer = rng.Uint64N(1 << uint(rng.IntN(64)))
@@ -81,6 +85,8 @@ func put(e *Encoder, b []byte, r Record) int {
 		return e.Message(b, r.Kind, r.Time, r.Seq, r.Peer, r.PeerRank, r.Tag, r.Bytes)
 	case KindMetric:
 		return e.Metric(b, r.Time, r.Seq, r.Values)
+	case KindCollective:
+		return e.Collective(b, r.Time, r.Seq, r.Root, r.Bytes)
 	}
 	panic("bad kind")
 }
@@ -91,6 +97,8 @@ func maxSize(k Kind) int {
 		return MaxEnterLeaveSize
 	case KindSend, KindRecv:
 		return MaxMessageSize
+	case KindCollective:
+		return MaxCollectiveSize
 	}
 	return MaxMetricSize
 }

@@ -275,6 +275,21 @@ func (d *Decoder) Next(r *Record) bool {
 			d.vals[i] = u
 		}
 		r.Values = d.vals[:n]
+	case tok == TokColl:
+		r.Kind = KindCollective
+		t, ok = d.timeField(leb)
+		var root uint64
+		if ok {
+			root, ok = d.uint(8, leb)
+		}
+		if ok && root > 1<<62 {
+			d.fail(fmt.Sprintf("collective root %d out of range", root))
+			return false
+		}
+		r.Root = int64(root) - 1
+		if ok {
+			r.Bytes, ok = d.uint(8, leb)
+		}
 	default:
 		return d.badToken(start, tok)
 	}

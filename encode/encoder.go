@@ -212,6 +212,23 @@ func (e *Encoder) Metric(b []byte, t uint64, seq uint32, values []uint64) int {
 	return n
 }
 
+// Collective puts the root rank (negative: none) and byte count of a
+// collective operation, right after its enter record.
+func (e *Encoder) Collective(b []byte, t uint64, seq uint32, root int64, bytes uint64) int {
+	if t < e.time {
+		t = e.time
+	}
+	n := e.seqPrefix(b, t, seq)
+	leb := e.tech&LEB128 != 0
+	tf := e.timeField(t)
+	e.time = t
+	b[n] = TokColl
+	n++
+	n += putUint(b[n:], tf, 8, leb)
+	n += putUint(b[n:], uint64(max(root+1, 0)), 8, leb)
+	return n + putUint(b[n:], bytes, 8, leb)
+}
+
 // seqPrefix writes a SEQ prefix when seq differs from the default the
 // decoder infers, and advances the stream's default.
 func (e *Encoder) seqPrefix(b []byte, t uint64, seq uint32) int {

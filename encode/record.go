@@ -12,9 +12,10 @@ const (
 	KindSend                   // a point-to-point message is sent
 	KindRecv                   // a point-to-point message is received
 	KindMetric                 // counter values read at the neighbouring enter or leave
+	KindCollective             // a collective operation's root and bytes, after its enter
 )
 
-var kindNames = [...]string{"", "ENTER", "LEAVE", "SEND", "RECV", "METRIC"}
+var kindNames = [...]string{"", "ENTER", "LEAVE", "SEND", "RECV", "METRIC", "COLLECTIVE"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) && k != 0 {
@@ -44,6 +45,11 @@ type Record struct {
 	// KindMetric: the counter values, absolute. The slice is owned by the
 	// Decoder and valid until its next call.
 	Values []uint64
+
+	// KindCollective: the root rank (-1 if the operation has none) and the
+	// bytes this process contributed or received. Bytes is shared with
+	// messages.
+	Root int64
 }
 
 // Token values of the plain records. Compact tokens (below 0xE0) are
@@ -60,6 +66,7 @@ const (
 	TokSendRank = 0xE8 // time, peer (world rank), tag, bytes
 	TokRecvRank = 0xE9
 	TokMetric   = 0xEA // time, n, n values
+	TokColl     = 0xEB // time, root+1, bytes
 
 	tokLeaveInline    = 0x00 // 0x00-0x3F
 	tokEnterInline    = 0x40 // 0x40-0x7F
@@ -74,5 +81,6 @@ const (
 	MaxEnterLeaveSize = 1 + 5 + 1 + 5 + 10 // seq prefix, token, region, time
 	MaxMessageSize    = 1 + 5 + 1 + 10 + 10 + 5 + 10
 	MaxMetricSize     = 1 + 5 + 1 + 10 + 1 + 10*MaxMetrics
+	MaxCollectiveSize = 1 + 5 + 1 + 10 + 10 + 10
 	MaxBinHeaderSize  = 1 + 10 + 5
 )

@@ -25,6 +25,7 @@ type frame struct {
 	mseq    uint32
 	mprev   int
 	node    int32 // the call-path node, when call paths are kept
+	class   buffer.Class // ClassRegion, or ClassCollective for a collective operation
 }
 
 // The states of a frame's enter.
@@ -169,7 +170,7 @@ func (l *Location) enter(r Region, t uint64, read bool) {
 		l.growStack()
 	}
 	f := &l.stack[d]
-	f.start, f.child, f.tr, f.seq, f.region, f.state, f.counted = t, 0, tr, seq, uint32(r), frameDropped, false
+	f.start, f.child, f.tr, f.seq, f.region, f.state, f.counted, f.class = t, 0, tr, seq, uint32(r), frameDropped, false, buffer.ClassRegion
 	l.depth = d
 	p.visits++
 	p.active++
@@ -276,7 +277,11 @@ func (l *Location) leaveTop(t uint64) {
 		}
 	}
 	if state == frameWritten {
-		if l.level(d).Leave(tr, seq, f.region) && f.counted {
+		lv := l.level(d)
+		if f.class != buffer.ClassRegion {
+			lv = l.h.Level(d, f.class)
+		}
+		if lv.Leave(tr, seq, f.region) && f.counted {
 			l.putMetric(d, tr, mseq, f.region, l.mvals)
 		} else if f.counted {
 			l.drop(d, buffer.ClassMetric)
@@ -287,7 +292,7 @@ func (l *Location) leaveTop(t uint64) {
 		l.lostAt = 0
 		l.limit = l.viewLimit()
 	}
-	l.drop(d, buffer.ClassRegion)
+	l.drop(d, f.class)
 	if f.counted {
 		l.drop(d, buffer.ClassMetric)
 	}

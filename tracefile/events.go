@@ -22,7 +22,8 @@ type Event struct {
 	Peer     uint64 // messages: location id, or world rank if PeerRank
 	PeerRank bool
 	Tag      uint32
-	Bytes    uint64
+	Bytes    uint64 // messages and collectives
+	Root     int64  // collectives: the root rank, -1 if none
 
 	Values []uint64 // metrics; valid until the next call of Next
 
@@ -184,7 +185,7 @@ func (it *Events) Next(e *Event) bool {
 	s := it.heap[0]
 	r := &s.head
 	*e = Event{Kind: r.Kind, Time: r.Time, Seq: r.Seq, Depth: s.lv.depth, Class: s.lv.class,
-		Peer: r.Peer, PeerRank: r.PeerRank, Tag: r.Tag, Bytes: r.Bytes}
+		Peer: r.Peer, PeerRank: r.PeerRank, Tag: r.Tag, Bytes: r.Bytes, Root: r.Root}
 	if r.Kind == encode.KindMetric {
 		it.values = append(it.values[:0], r.Values...)
 		e.Values = it.values

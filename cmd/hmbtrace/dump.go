@@ -36,6 +36,7 @@ func runDump(args []string, out io.Writer) error {
 //	<location> <time-ns> ENTER|LEAVE <region> <depth>
 //	<location> <time-ns> SEND|RECV <peer> <tag> <bytes>
 //	<location> <time-ns> METRIC <region> <depth> <name>=<value>...
+//	<location> <time-ns> COLLECTIVE <region> <depth> root=<rank> bytes=<n>
 //
 // separated by tabs. A METRIC line follows the enter or leave whose
 // counters it holds (absolute values).
@@ -51,6 +52,8 @@ func dump(w *bufio.Writer, f *tracefile.File) error {
 				fmt.Fprintf(w, "%s\t%d\t%v\t%s\t%d\n", l.Name, ns, e.Kind, f.RegionName(e.Region), e.Depth)
 			case encode.KindSend, encode.KindRecv:
 				fmt.Fprintf(w, "%s\t%d\t%v\t%s\t%d\t%d\n", l.Name, ns, e.Kind, peerName(f, e), e.Tag, e.Bytes)
+			case encode.KindCollective:
+				fmt.Fprintf(w, "%s\t%d\t%v\t%s\t%d\troot=%d\tbytes=%d\n", l.Name, ns, e.Kind, f.RegionName(e.Region), e.Depth, e.Root, e.Bytes)
 			case encode.KindMetric:
 				fmt.Fprintf(w, "%s\t%d\t%v\t%s\t%d", l.Name, ns, e.Kind, f.RegionName(e.Region), e.Depth)
 				for i, v := range e.Values {

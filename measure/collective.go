@@ -1,0 +1,83 @@
+package measure
+
+import (
+	"github.com/hmbtrace/hmbtrace/buffer"
+	"github.com/hmbtrace/hmbtrace/internal/clock"
+)
+
+// EnterCollective records that the goroutine enters region r, a collective
+// operation (an MPI_Allreduce, say) with the given root rank (-1: none) and
+// bytes. Its enter and leave go to the collective event class, which the
+// class policy may shed before enter/leave; leave it with Leave. Calls
+// entered inside it are dropped with it. The duration filter does not hold
+// collectives back.
+func (l *Location) EnterCollective(r Region, root int, bytes uint64) {
+	if l != nil && ProbesCompiledIn {
+		l.enterCollective(r, root, bytes, 0, true)
+	}
+}
+
+// EnterCollectiveAt is EnterCollective at time t, taken earlier from
+// Measurement.Now, like EnterAt.
+func (l *Location) EnterCollectiveAt(r Region, root int, bytes uint64, t uint64) {
+	if l != nil && ProbesCompiledIn {
+		l.enterCollective(r, root, bytes, t, false)
+	}
+}
+
+func (l *Location) enterCollective(r Region, root int, bytes uint64, t uint64, read bool) {
+	if uint(r)-1 < uint(len(l.prof)-1) && l.prof[r].filtered {
+		l.recorded++
+		l.filteredName++
+		return
+	}
+	if read {
+		t = clock.Now()
+	}
+	if l.pool.Epoch() != l.epoch && !l.sync() {
+		return
+	}
+	if uint(r)-1 >= uint(len(l.prof)-1) && !l.growProfile(r) {
+		return
+	}
+	p := &l.prof[r]
+	if p.filtered {
+		l.recorded++
+		l.filteredName++
+		return
+	}
+	t, tr, seq := l.stamp(t)
+	_, _, infoSeq := l.stamp(t)
+	l.recorded += 2 // the enter and its root and bytes
+	d := l.depth + 1
+	if d >= len(l.stack) {
+		l.growStack()
+	}
+	f := &l.stack[d]
+	f.start, f.child, f.tr, f.seq, f.region, f.state, f.counted, f.class = t, 0, tr, seq, uint32(r), frameDropped, false, buffer.ClassCollective
+	l.depth = d
+	p.visits++
+	p.active++
+	if l.cpt != nil {
+		f.node = l.cpt.enter(l.stack[d-1].node, uint32(r))
+	}
+	if p.counted && l.src != nil && d <= l.mdepth {
+		l.enterCounters(f, d, t)
+	}
+	closed := d >= l.limit || l.h.ClassClosed&(1<<buffer.ClassCollective) != 0 || (l.pendingFrom != 0 && !l.flush(d-1))
+	if !closed && l.h.Level(d, buffer.ClassCollective).EnterCollective(tr, seq, uint32(r), infoSeq, int64(root), bytes) {
+		f.state = frameWritten
+		if f.counted {
+			l.putMetric(d, f.tr, f.mseq, f.region, l.mstart[d*l.nmet:(d+1)*l.nmet])
+		}
+		return
+	}
+	if closed {
+		l.drop(d, buffer.ClassCollective)
+		l.drop(d, buffer.ClassCollective)
+	}
+	if f.counted {
+		l.drop(d, buffer.ClassMetric)
+	}
+	l.lose(d) // what it calls goes with it
+}
