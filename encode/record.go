@@ -7,12 +7,12 @@ type Kind uint8
 
 // The record kinds.
 const (
-	KindEnter  Kind = 1 + iota // a region is entered
-	KindLeave                  // the region open at the record's depth is left
-	KindSend                   // a point-to-point message is sent
-	KindRecv                   // a point-to-point message is received
-	KindMetric                 // counter values read at the neighbouring enter or leave
-	KindCollective             // a collective operation's root and bytes, after its enter
+	KindEnter      Kind = 1 + iota // a region is entered
+	KindLeave                      // the region open at the record's depth is left
+	KindSend                       // a point-to-point message is sent
+	KindRecv                       // a point-to-point message is received
+	KindMetric                     // counter values read at the neighbouring enter or leave
+	KindCollective                 // a collective operation's root and bytes, after its enter
 )
 
 var kindNames = [...]string{"", "ENTER", "LEAVE", "SEND", "RECV", "METRIC", "COLLECTIVE"}

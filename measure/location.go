@@ -24,7 +24,7 @@ type frame struct {
 	counted bool
 	mseq    uint32
 	mprev   int
-	node    int32 // the call-path node, when call paths are kept
+	node    int32        // the call-path node, when call paths are kept
 	class   buffer.Class // ClassRegion, or ClassCollective for a collective operation
 }
 
