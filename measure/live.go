@@ -62,6 +62,7 @@ func (m *Measurement) Live(wait time.Duration) *tracefile.Trace {
 	m.mu.Lock()
 	locs := append([]*Location(nil), m.locations...)
 	regions := append([]regionDef(nil), m.regions...)
+	rank := m.cfg.Rank
 	m.mu.Unlock()
 	deadline := time.Now().Add(wait)
 	for _, l := range locs {
@@ -77,7 +78,7 @@ func (m *Measurement) Live(wait time.Duration) *tracefile.Trace {
 	}
 	now := clock.ReadPair()
 	t := &tracefile.Trace{Header: tracefile.Header{
-		Name: m.cfg.Name, Rank: m.cfg.Rank, StartWall: m.wall, Clock: m.clock.String(),
+		Name: m.cfg.Name, Rank: rank, StartWall: m.wall, Clock: m.clock.String(),
 		TicksPerSecond: m.startTPS, TimerShift: m.shift, StartTicks: m.start.Ticks, EndTicks: now.Ticks,
 		ProbeCost: m.cost, Policy: m.pool.Policy().String(), BufferSize: uint64(m.pool.Bins() * m.pool.BinSize()),
 		BinSize: uint64(m.pool.BinSize()), MinDuration: int64(m.LiveMinDuration()),

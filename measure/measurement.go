@@ -17,6 +17,7 @@ import (
 	"github.com/hmbtrace/hmbtrace/filter"
 	"github.com/hmbtrace/hmbtrace/hwcounter"
 	"github.com/hmbtrace/hmbtrace/internal/clock"
+	"github.com/hmbtrace/hmbtrace/tracefile"
 	"github.com/klauspost/cpuid/v2"
 )
 
@@ -63,6 +64,9 @@ type Measurement struct {
 	end       clock.Pair
 	grace     time.Duration // how long a signal's Close waits for running probes
 	signals   chan os.Signal
+
+	clockSync      []tracefile.ClockSync
+	referenceStart uint64
 
 	phase atomic.Uint32 // the phase region, 0 if none
 	live  atomic.Bool   // a live view reads what the locations publish
@@ -282,8 +286,40 @@ func (m *Measurement) Now() uint64 { return clock.Now() }
 
 // Path returns the trace file's path (written by Close).
 func (m *Measurement) Path() string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	return filepath.Join(m.cfg.Output, fmt.Sprintf("%s.%d.hmb", m.cfg.Name, m.cfg.Rank))
 }
+
+// SetRank sets the process's rank in a parallel run, for the trace file's
+// name and header: an MPI wrapper learns it at MPI_Init, after Start.
+func (m *Measurement) SetRank(rank int) {
+	if !m.Enabled() {
+		return
+	}
+	m.mu.Lock()
+	m.cfg.Rank = rank
+	m.mu.Unlock()
+}
+
+// SyncClock records that at local time ticks (of Now) the reference
+// process's clock read ticks+offset, and that the reference's measurement
+// started at referenceStart in its clock. Readers map this process's
+// times onto the reference's with the points given (one at the start and
+// one at the end correct drift too).
+func (m *Measurement) SyncClock(ticks uint64, offset int64, referenceStart uint64) {
+	if !m.Enabled() {
+		return
+	}
+	m.mu.Lock()
+	m.clockSync = append(m.clockSync, tracefile.ClockSync{Ticks: ticks, Offset: offset})
+	m.referenceStart = referenceStart
+	m.mu.Unlock()
+}
+
+// StartTicks returns the clock reading at the start of the measurement, in
+// ticks of Now.
+func (m *Measurement) StartTicks() uint64 { return m.start.Ticks }
 
 // Close ends the measurement and writes the trace file. Probes must have
 // stopped: call it after the goroutines that record have returned. Later

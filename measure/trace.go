@@ -15,6 +15,7 @@ func (m *Measurement) snapshot() *tracefile.Trace {
 	m.mu.Lock()
 	regions := append([]regionDef(nil), m.regions...)
 	locs := append([]*Location(nil), m.locations...)
+	rank, sync, ref := m.cfg.Rank, append([]tracefile.ClockSync(nil), m.clockSync...), m.referenceStart
 	m.mu.Unlock()
 
 	t := &tracefile.Trace{}
@@ -30,7 +31,7 @@ func (m *Measurement) snapshot() *tracefile.Trace {
 		Name:           m.cfg.Name,
 		Host:           hostName(),
 		PID:            os.Getpid(),
-		Rank:           m.cfg.Rank,
+		Rank:           rank,
 		Program:        strings.Join(os.Args, " "),
 		StartWall:      m.wall,
 		GoVersion:      runtime.Version(),
@@ -46,6 +47,8 @@ func (m *Measurement) snapshot() *tracefile.Trace {
 		BinSize:        uint64(m.pool.BinSize()),
 		Policy:         m.pool.Policy().String(),
 		ClassOrder:     order,
+		ClockSync:      sync,
+		ReferenceStart: ref,
 		MinDuration:    m.cfg.MinDuration.Nanoseconds(),
 		FilterFile:     m.cfg.FilterFile,
 		MetricsMissing: m.metricsMissing,

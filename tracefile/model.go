@@ -85,6 +85,20 @@ type Header struct {
 	Metrics        []string
 	MetricsMissing []string
 	MetricsPath    string // how counters were read: "rdpmc" or "read"
+
+	// ClockSync maps this process's clock onto a reference process's (rank
+	// 0 of an MPI run): at local time Ticks, the reference read Ticks +
+	// Offset. Two points (at init and at finalize) also correct drift.
+	// ReferenceStart is the reference's StartTicks, in its own clock.
+	ClockSync      []ClockSync
+	ReferenceStart uint64
+}
+
+// ClockSync is one measured offset between this process's clock and the
+// reference's, in ticks.
+type ClockSync struct {
+	Ticks  uint64
+	Offset int64
 }
 
 // Region is a region definition. IDs start at 1.
@@ -302,6 +316,28 @@ func (t *Trace) TicksToNanos(ticks uint64) int64 {
 		return math.MaxInt64
 	}
 	return int64(math.Round(ns))
+}
+
+// GlobalNanos converts a reduced timestamp to nanoseconds since the start
+// of the reference process (rank 0) when the file has clock-sync points,
+// interpolating the offset between them; else it is Nanos.
+func (t *Trace) GlobalNanos(reduced uint64) int64 {
+	s := t.Header.ClockSync
+	if len(s) == 0 {
+		return t.Nanos(reduced)
+	}
+	ticks := reduced << t.Header.TimerShift
+	off := float64(s[0].Offset)
+	if n := len(s); n > 1 && s[n-1].Ticks > s[0].Ticks {
+		f := (float64(ticks) - float64(s[0].Ticks)) / float64(s[n-1].Ticks-s[0].Ticks)
+		off += f * float64(s[n-1].Offset-s[0].Offset)
+	}
+	g := float64(ticks) + off - float64(t.Header.ReferenceStart)
+	tps := t.Header.TicksPerSecond
+	if tps <= 0 {
+		tps = 1e9
+	}
+	return int64(math.Round(g * 1e9 / tps))
 }
 
 // Duration returns the length of the measurement in nanoseconds.

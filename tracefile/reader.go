@@ -321,6 +321,11 @@ func decodeHeader(f *fields, h *Header) {
 	h.Metrics = f.strs("metrics")
 	h.MetricsMissing = f.strs("metrics missing")
 	h.MetricsPath = f.str("metrics read path")
+	ns := f.count("clock sync points", 2)
+	for i := 0; i < ns && f.err == nil; i++ {
+		h.ClockSync = append(h.ClockSync, ClockSync{Ticks: f.uvarint("clock sync ticks"), Offset: int64(f.int("clock sync offset", -1<<62, 1<<62))})
+	}
+	h.ReferenceStart = f.uvarint("reference start")
 }
 
 func decodeRegions(f *fields) []Region {

@@ -20,7 +20,8 @@ func sample(t testing.TB) (*Trace, []Bin) {
 	tr := &Trace{
 		Header: Header{Name: "sample", Host: "h", PID: 42, Rank: 3, Program: "prog -x", StartWall: time.Unix(1700000000, 5).UTC(),
 			GoVersion: "go1.24", CPU: "cpu", Clock: "tsc", TicksPerSecond: 2e9, TimerShift: 2, StartTicks: 1000, EndTicks: 9000,
-			ProbeCost: 12.5, Techniques: encode.All, BufferSize: 1 << 20, BinSize: 4096, Policy: "depth", ClassOrder: []string{"metric", "message"}, MinDuration: 2000, FilterFile: "f.filter"},
+			ProbeCost: 12.5, Techniques: encode.All, BufferSize: 1 << 20, BinSize: 4096, Policy: "depth", ClassOrder: []string{"metric", "message"}, MinDuration: 2000, FilterFile: "f.filter",
+			ClockSync: []ClockSync{{Ticks: 1200, Offset: -40}, {Ticks: 8800, Offset: -36}}, ReferenceStart: 900},
 		Regions: []Region{{ID: 1, Name: "main", File: "main.go", Line: 10}, {ID: 2, Name: "solve"}},
 		Locations: []Location{
 			{ID: 0, Name: "main", Recorded: 6, Profile: []ProfileEntry{{Region: 1, Visits: 1, Inclusive: 100, Exclusive: 60}, {Region: 2, Visits: 1, Inclusive: 40, Exclusive: 40}},
@@ -123,6 +124,10 @@ func TestRoundTrip(t *testing.T) {
 	}
 	if ns := f.Nanos(300); ns != (300<<2-1000)/2 {
 		t.Errorf("Nanos(300) = %d", ns)
+	}
+	// 1200 ticks, offset -40 at that point, reference start 900: 260 ticks at 2e9/s.
+	if ns := f.GlobalNanos(300); ns != 130 {
+		t.Errorf("GlobalNanos(300) = %d, want 130", ns)
 	}
 }
 

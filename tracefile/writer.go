@@ -163,6 +163,12 @@ func encodeHeader(h *Header) []byte {
 	p.strs(h.Metrics)
 	p.strs(h.MetricsMissing)
 	p.str(h.MetricsPath)
+	p.uvarint(uint64(len(h.ClockSync)))
+	for _, c := range h.ClockSync {
+		p.uvarint(c.Ticks)
+		p.varint(c.Offset)
+	}
+	p.uvarint(h.ReferenceStart)
 	return p
 }
 
