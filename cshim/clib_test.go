@@ -617,3 +617,90 @@ func TestInstall(t *testing.T) {
 		checkTrace(t, dump(t, filepath.Join(f.out, "fortran-heat.0.hmb")), []string{"step"}, nil)
 	}
 }
+
+// TestFork checks that a child of fork, which has no Go runtime, neither
+// hangs nor writes, and that the parent's trace is the parent's.
+func TestFork(t *testing.T) {
+	build := library(t)
+	p := buildC(t, build, "forked", nil, filepath.Join(root, "cshim", "testdata", "c", "forked.c"))
+	out, stderr := p.run(t, nil)
+	for _, want := range []string{
+		"child init -1 hmbtrace: hmb_init in a child of fork: only the parent measures",
+		"child finalize 0 dropped 0",
+		"parent finalize 0 child exit 0",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if stderr != "" {
+		t.Errorf("stderr %q", stderr)
+	}
+	evs := dump(t, filepath.Join(p.out, "forked.0.hmb"))
+	enters := checkTrace(t, evs, []string{"parent"}, nil)
+	if enters["child"] != 0 || len(evs) != 2 {
+		t.Errorf("events %v: want the parent's enter and leave only", evs)
+	}
+}
+
+// TestMetricsIgnored checks that HMB_METRICS, whose counters a replayed
+// probe would read at the wrong time, is refused with a word on stderr.
+func TestMetricsIgnored(t *testing.T) {
+	build := library(t)
+	p := buildC(t, build, "env", nil, filepath.Join(root, "cshim", "testdata", "c", "env.c"))
+	_, stderr := p.run(t, []string{"HMB_METRICS=page-faults"})
+	if !strings.Contains(stderr, "HMB_METRICS ignored") {
+		t.Errorf("stderr %q", stderr)
+	}
+	f, err := tracefile.Open(filepath.Join(p.out, "env.0.hmb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, l := range f.Locations {
+		for _, lv := range l.Levels {
+			if lv.Class == tracefile.ClassMetric && lv.Written > 0 {
+				t.Errorf("%s: %d metric records", l.Name, lv.Written)
+			}
+		}
+	}
+}
+
+// TestProbeBench builds and runs the probe benchmark briefly: both sides
+// of the comparison must record every event they are timed for. (The
+// figures themselves are for `make -C cshim bench-c`, not for a test.)
+func TestProbeBench(t *testing.T) {
+	build := library(t)
+	need(t, "otf2-config", "libotf2-trace-dev")
+	bench := filepath.Join(build, "bench", "probe_bench")
+	if msg, err := run(root, nil, "make", "-s", "-C", filepath.Join(root, "cshim"), bench, "BUILD="+build); err != nil {
+		t.Fatalf("make %s: %v\n%s", bench, err, msg)
+	}
+	p := program{path: bench, out: t.TempDir()}
+	const rounds, iterations = 1, 5000
+	out, _ := p.run(t, nil, strconv.Itoa(rounds), strconv.Itoa(iterations))
+	const events = (rounds + 1) * iterations * 4 // with the warm-up round
+	for _, want := range []string{"hmbtrace ", "otf2 ", "cyg probes ", "staging ", "replay ", "hmbtrace/otf2 per event: ",
+		fmt.Sprintf("otf2 events %d, flushes to disk during the rounds 0", events)} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	f, err := tracefile.Open(filepath.Join(p.out, "probe_bench.0.hmb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if len(f.Locations) != 1 || f.Locations[0].Recorded != 2*events || f.Locations[0].Kept() != 2*events {
+		t.Errorf("locations %+v: want one that recorded and kept %d events (manual and -finstrument-functions)", f.Locations, 2*events)
+	}
+	names := map[string]bool{}
+	for _, r := range f.Regions {
+		names[r.Name] = true
+	}
+	for _, r := range []string{"outer", "inner", "bench_outer", "bench_inner"} {
+		if !names[r] {
+			t.Errorf("no region %s in %v", r, names)
+		}
+	}
+}

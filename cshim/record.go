@@ -68,35 +68,47 @@ func (t *Thread) Location() *measure.Location { return t.loc }
 func (t *Thread) Replay(recs []Record) (malformed uint64) {
 	loc := t.loc
 	for i := 0; i < len(recs); i++ {
-		r := recs[i]
-		switch r.Word >> kindShift {
+		w, ts := recs[i].Word, recs[i].Time
+		// Enter and leave first: they are nearly all the records.
+		switch w >> kindShift {
 		case KindEnter:
-			loc.EnterAt(measure.Region(r.Word&payloadMask), r.Time)
+			loc.EnterAt(measure.Region(w&payloadMask), ts)
 		case KindLeave:
-			loc.LeaveAt(measure.Region(r.Word&payloadMask), r.Time)
-		case KindFuncEnter:
-			loc.EnterAt(t.funcRegion(r.Word&payloadMask), r.Time)
-		case KindFuncExit:
-			loc.LeaveAt(t.funcRegion(r.Word&payloadMask), r.Time)
-		case KindSend, KindRecv:
-			if i+1 == len(recs) {
-				malformed++
-				continue
-			}
-			ext := recs[i+1]
-			i++
-			loc.MessageAt(measure.Message{
-				Recv:       r.Word>>kindShift == KindRecv,
-				Peer:       ext.Time,
-				PeerIsRank: true,
-				Tag:        uint32(r.Word),
-				Bytes:      ext.Word,
-			}, r.Time)
+			loc.LeaveAt(measure.Region(w&payloadMask), ts)
 		default:
-			malformed++
+			i = t.replayOther(recs, i, &malformed)
 		}
 	}
 	return malformed
+}
+
+// replayOther replays the record at recs[i], which is not an enter or leave
+// of a region, and returns the index of its last record.
+func (t *Thread) replayOther(recs []Record, i int, malformed *uint64) int {
+	r := recs[i]
+	switch k := r.Word >> kindShift; k {
+	case KindFuncEnter:
+		t.loc.EnterAt(t.funcRegion(r.Word&payloadMask), r.Time)
+	case KindFuncExit:
+		t.loc.LeaveAt(t.funcRegion(r.Word&payloadMask), r.Time)
+	case KindSend, KindRecv:
+		if i+1 == len(recs) {
+			*malformed++
+			return i
+		}
+		ext := recs[i+1]
+		t.loc.MessageAt(measure.Message{
+			Recv:       k == KindRecv,
+			Peer:       ext.Time,
+			PeerIsRank: true,
+			Tag:        uint32(r.Word),
+			Bytes:      ext.Word,
+		}, r.Time)
+		return i + 1
+	default:
+		*malformed++
+	}
+	return i
 }
 
 // funcRegion returns the region of the function at addr, resolving it on

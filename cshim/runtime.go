@@ -43,6 +43,13 @@ func (rt *Runtime) Start(env []string, clockName string) (enabled bool, err erro
 	// The C probes read the clock the C side chose the way measure does;
 	// passing it on makes sure both sides agree.
 	cfg.Clock = clockName
+	if len(cfg.Metrics) > 0 {
+		// Counters are read when a probe reaches its location, which for
+		// a C probe is the replay, long after the event: they would count
+		// the wrong code.
+		fmt.Fprintf(os.Stderr, "hmbtrace: HMB_METRICS ignored: C probes do not read counters\n")
+		cfg.Metrics = nil
+	}
 	m, err := measure.Start(cfg)
 	if err != nil {
 		return false, err

@@ -4,6 +4,7 @@
  * the same clock, RDTSC.
  *
  *   make -C cshim bench-c        (Debian: libotf2-trace-dev, gcc)
+ *   probe_bench [rounds [iterations]]   defaults: 9 200000
  *
  * Each round times every variant over the same call pattern, two nested
  * regions (4 events per iteration), in an order that rotates from round to
@@ -31,10 +32,12 @@
 #include <otf2/otf2.h>
 
 #include "hmbtrace.h"
+#include "shim.h" /* the probes' fast path, for the staging variant */
 
-#define ROUNDS 9
-#define ITERATIONS 200000 /* per round and variant; 4 events each */
 #define EVENTS_PER_ITERATION 4
+
+/* Rounds, and iterations per round and variant: argv[1] and argv[2]. */
+static int rounds = 9, iterations = 200000;
 
 /* kernel.c, compiled twice: with and without -finstrument-functions. */
 int bench_outer(int x);
@@ -56,18 +59,64 @@ static uint64_t monotonic_ns(void)
 
 static volatile int sink;
 
-/* The variants: each runs ITERATIONS iterations and returns the ticks. */
+/*
+ * The staging variant runs the probes' fast path of shim.h against a
+ * staging array of the same size that wraps around instead of being
+ * replayed: what a probe costs its thread between replays. These
+ * definitions are the bench's own; the library's are hidden.
+ */
+__thread struct hmb_thread *hmb_self;
+int hmb_use_tsc = 1;
+static struct hmb_thread ring;
+static hmb_record ring_buf[4096];
+
+void hmb_slow(uint64_t word, uint64_t ext_time, uint64_t ext_word, int n)
+{
+	(void)ext_time;
+	(void)ext_word;
+	(void)n;
+	if (hmb_self == NULL) {
+		hmb_self = &ring;
+	}
+	atomic_store(&ring.end, ring_buf + 4096);
+	atomic_store(&ring.cur, ring_buf);
+	hmb_stage(word);
+}
+
+__attribute__((noinline)) static void stage_enter(uint32_t r)
+{
+	hmb_stage((uint64_t)HMB_KIND_ENTER << HMB_KIND_SHIFT | r);
+}
+
+__attribute__((noinline)) static void stage_leave(uint32_t r)
+{
+	hmb_stage((uint64_t)HMB_KIND_LEAVE << HMB_KIND_SHIFT | r);
+}
+
+/* The variants: each runs `iterations` iterations and returns the ticks. */
 
 static uint32_t hmb_outer, hmb_inner;
 
 static uint64_t run_hmbtrace(void)
 {
 	uint64_t t0 = rdtsc();
-	for (int i = 0; i < ITERATIONS; i++) {
+	for (int i = 0; i < iterations; i++) {
 		hmb_enter(hmb_outer);
 		hmb_enter(hmb_inner);
 		hmb_leave(hmb_inner);
 		hmb_leave(hmb_outer);
+	}
+	return rdtsc() - t0;
+}
+
+static uint64_t run_staging(void)
+{
+	uint64_t t0 = rdtsc();
+	for (int i = 0; i < iterations; i++) {
+		stage_enter(1);
+		stage_enter(2);
+		stage_leave(2);
+		stage_leave(1);
 	}
 	return rdtsc() - t0;
 }
@@ -78,7 +127,7 @@ static int otf2_flushes;
 static uint64_t run_otf2(void)
 {
 	uint64_t t0 = rdtsc();
-	for (int i = 0; i < ITERATIONS; i++) {
+	for (int i = 0; i < iterations; i++) {
 		OTF2_EvtWriter_Enter(otf2_writer, NULL, rdtsc(), 0);
 		OTF2_EvtWriter_Enter(otf2_writer, NULL, rdtsc(), 1);
 		OTF2_EvtWriter_Leave(otf2_writer, NULL, rdtsc(), 1);
@@ -90,7 +139,7 @@ static uint64_t run_otf2(void)
 static uint64_t run_cyg(void)
 {
 	uint64_t t0 = rdtsc();
-	for (int i = 0; i < ITERATIONS; i++) {
+	for (int i = 0; i < iterations; i++) {
 		sink = bench_outer(i);
 	}
 	return rdtsc() - t0;
@@ -99,7 +148,7 @@ static uint64_t run_cyg(void)
 static uint64_t run_plain_calls(void)
 {
 	uint64_t t0 = rdtsc();
-	for (int i = 0; i < ITERATIONS; i++) {
+	for (int i = 0; i < iterations; i++) {
 		sink = plain_outer(i);
 	}
 	return rdtsc() - t0;
@@ -109,7 +158,7 @@ static uint64_t run_rdtsc(void)
 {
 	uint64_t t0 = rdtsc();
 	uint64_t acc = 0;
-	for (int i = 0; i < ITERATIONS; i++) {
+	for (int i = 0; i < iterations; i++) {
 		acc += rdtsc();
 		acc += rdtsc();
 		acc += rdtsc();
@@ -168,8 +217,11 @@ static OTF2_Archive *otf2_open(const char *dir)
 	return a;
 }
 
-/* The definitions Vampir needs, so that the archive is a complete trace. */
-static void otf2_close(OTF2_Archive *a, uint64_t ticks_per_second, uint64_t t_start, uint64_t t_end)
+/*
+ * otf2_close writes the definitions Vampir needs, so that the archive is a
+ * complete trace, and returns the number of events written.
+ */
+static uint64_t otf2_close(OTF2_Archive *a, uint64_t ticks_per_second, uint64_t t_start, uint64_t t_end)
 {
 	uint64_t events = 0;
 	check(OTF2_EvtWriter_GetNumberOfEvents(otf2_writer, &events), "OTF2_EvtWriter_GetNumberOfEvents");
@@ -193,6 +245,7 @@ static void otf2_close(OTF2_Archive *a, uint64_t ticks_per_second, uint64_t t_st
 	      "WriteLocationGroup");
 	check(OTF2_GlobalDefWriter_WriteLocation(g, 0, 5, OTF2_LOCATION_TYPE_CPU_THREAD, events, 0), "WriteLocation");
 	check(OTF2_Archive_Close(a), "OTF2_Archive_Close");
+	return events;
 }
 
 /* Statistics over rounds. */
@@ -209,14 +262,31 @@ static double median(double *v, int n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-enum { V_HMB, V_OTF2, V_CYG, V_PLAIN, V_RDTSC, NVARIANTS };
+enum { V_HMB, V_OTF2, V_CYG, V_PLAIN, V_RDTSC, V_STAGING, NVARIANTS };
 
 int main(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	static const char *const names[NVARIANTS] = {"hmbtrace", "otf2", "cyg", "plain calls", "rdtsc"};
-	static uint64_t (*const run[NVARIANTS])(void) = {run_hmbtrace, run_otf2, run_cyg, run_plain_calls, run_rdtsc};
+	static const char *const names[NVARIANTS] = {"hmbtrace", "otf2", "cyg", "plain calls", "rdtsc", "staging"};
+	static uint64_t (*const run[NVARIANTS])(void) = {run_hmbtrace, run_otf2,  run_cyg,
+							 run_plain_calls, run_rdtsc, run_staging};
+	if (argc > 1) {
+		rounds = atoi(argv[1]);
+	}
+	if (argc > 2) {
+		iterations = atoi(argv[2]);
+	}
+	if (rounds < 1 || iterations < 1) {
+		fprintf(stderr, "usage: probe_bench [rounds>=1 [iterations>=1]]\n");
+		return 2;
+	}
+	double *ticks[NVARIANTS];
+	for (int v = 0; v < NVARIANTS; v++) {
+		ticks[v] = malloc((size_t)rounds * sizeof *ticks[v]);
+		if (ticks[v] == NULL) {
+			perror("probe_bench: malloc");
+			return 1;
+		}
+	}
 
 	if (hmb_init() != 0) {
 		fprintf(stderr, "probe_bench: hmb_init: %s\n", hmb_last_error());
@@ -233,36 +303,36 @@ int main(int argc, char **argv)
 	snprintf(archive, sizeof archive, "%s/trace", dir);
 	OTF2_Archive *a = otf2_open(archive);
 
+	/* Round 0 warms up: caches, first touches of the buffers, the lazy binding of symbols. */
 	uint64_t ns0 = monotonic_ns(), tsc0 = rdtsc();
-	static double ticks[NVARIANTS][ROUNDS];
-	for (int round = 0; round <= ROUNDS; round++) {
+	for (int round = 0; round <= rounds; round++) {
 		for (int k = 0; k < NVARIANTS; k++) {
 			int v = (k + round) % NVARIANTS;
 			uint64_t t = run[v]();
 			if (round > 0) {
-				ticks[v][round - 1] = (double)t / ((double)ITERATIONS * EVENTS_PER_ITERATION);
+				ticks[v][round - 1] = (double)t / ((double)iterations * EVENTS_PER_ITERATION);
 			}
 		}
 	}
 	uint64_t ns1 = monotonic_ns(), tsc1 = rdtsc();
 	double ghz = (double)(tsc1 - tsc0) / (double)(ns1 - ns0);
-	otf2_close(a, (uint64_t)(ghz * 1e9), tsc0, tsc1);
-	int flushes = otf2_flushes;
+	uint64_t otf2_events = otf2_close(a, (uint64_t)(ghz * 1e9), tsc0, tsc1);
 
 	double med[NVARIANTS], lo[NVARIANTS], hi[NVARIANTS];
 	for (int v = 0; v < NVARIANTS; v++) {
-		med[v] = median(ticks[v], ROUNDS) / ghz; /* sorted now */
+		med[v] = median(ticks[v], rounds) / ghz; /* sorts */
 		lo[v] = ticks[v][0] / ghz;
-		hi[v] = ticks[v][ROUNDS - 1] / ghz;
+		hi[v] = ticks[v][rounds - 1] / ghz;
 	}
-	printf("per event, median of %d rounds of %d events (min..max), TSC at %.3f GHz:\n", ROUNDS,
-	       ITERATIONS * EVENTS_PER_ITERATION, ghz);
+	printf("per event, median of %d rounds of %d events (min..max), TSC at %.3f GHz:\n", rounds,
+	       iterations * EVENTS_PER_ITERATION, ghz);
 	for (int v = 0; v < NVARIANTS; v++) {
 		printf("  %-12s %7.2f ns  (%.2f..%.2f)\n", names[v], med[v], lo[v], hi[v]);
 	}
-	printf("  %-12s %7.2f ns  (cyg minus plain calls: the hooks' share)\n", "cyg probes", med[V_CYG] - med[V_PLAIN]);
+	printf("  %-12s %7.2f ns  (cyg minus plain calls: the hooks)\n", "cyg probes", med[V_CYG] - med[V_PLAIN]);
+	printf("  %-12s %7.2f ns  (hmbtrace minus staging: the Go side)\n", "replay", med[V_HMB] - med[V_STAGING]);
 	printf("hmbtrace/otf2 per event: %.2f\n", med[V_HMB] / med[V_OTF2]);
-	printf("otf2 flushes to disk during the timed rounds: %d\n", flushes);
+	printf("otf2 events %llu, flushes to disk during the rounds %d\n", (unsigned long long)otf2_events, otf2_flushes);
 
 	if (hmb_finalize() != 0) {
 		fprintf(stderr, "probe_bench: hmb_finalize: %s\n", hmb_last_error());

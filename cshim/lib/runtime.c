@@ -32,8 +32,13 @@
 
 extern char **environ;
 
-/* Records of a thread's staging array: 64 KiB, replayed in one call into Go. */
+/*
+ * Records of a thread's staging array: 64 KiB, replayed in one call into Go.
+ * (-DHMB_STAGING_RECORDS=n changes it, to measure the staging on its own.)
+ */
+#ifndef HMB_STAGING_RECORDS
 #define HMB_STAGING_RECORDS 4096
+#endif
 /* Before Go is ready an array grows instead, up to this many records (16 MiB). */
 #define HMB_PREREADY_MAX_RECORDS (1u << 20)
 /*
@@ -52,6 +57,7 @@ enum {
 	ST_FAILED,    /* hmb_init failed: probes are dropped and counted */
 	ST_CLOSING,   /* hmb_finalize is taking the threads' records */
 	ST_FINALIZED, /* the trace is written: probes are dropped and counted */
+	ST_FORKED,    /* a child of fork: the Go runtime is not there, probes do nothing */
 };
 
 __thread struct hmb_thread *hmb_self __attribute__((tls_model("initial-exec")));
@@ -134,6 +140,22 @@ HMB_NOINST static void hmb_setup(void)
 	atexit(hmb_atexit_finalize);
 }
 
+/*
+ * A child of fork() has the library's memory but not the Go runtime's
+ * threads: calling into Go there would hang. The parent's trace is the
+ * parent's; in the child, probes do nothing and nothing is written.
+ */
+static void hmb_forked(void) HMB_NOINST;
+static void hmb_forked(void)
+{
+	atomic_store(&hmb_state, ST_FORKED);
+}
+
+__attribute__((constructor)) HMB_NOINST static void hmb_load(void)
+{
+	pthread_atfork(NULL, NULL, hmb_forked);
+}
+
 void hmb_shim_go_ready(void)
 {
 	pthread_mutex_lock(&hmb_ready_mu);
@@ -183,6 +205,9 @@ HMB_NOINST static int hmb_init_locked(int lazy)
 	case ST_FINALIZED:
 		hmb_set_error("hmbtrace: hmb_init after hmb_finalize: a process writes one trace");
 		return -1;
+	case ST_FORKED:
+		hmb_set_error("hmbtrace: hmb_init in a child of fork: only the parent measures");
+		return -1;
 	}
 	pthread_once(&hmb_once, hmb_setup);
 	/* The Go runtime copied the environment at load time; hand it the current HMB_* values. */
@@ -220,6 +245,9 @@ HMB_NOINST static int hmb_init_locked(int lazy)
 
 HMB_NOINST int hmb_init(void)
 {
+	if (atomic_load(&hmb_state) == ST_FORKED) {
+		return hmb_init_locked(0); /* which only says no: hmb_mu may be held by a thread of the parent */
+	}
 	if (!hmb_wait_ready(HMB_READY_TIMEOUT_NS)) {
 		hmb_not_ready();
 		return -1;
@@ -355,6 +383,16 @@ HMB_NOINST static int hmb_grow(struct hmb_thread *th)
 	return 1;
 }
 
+/* hmb_release frees a thread's staging array; its probes then go straight to Go (lock held). */
+HMB_NOINST static void hmb_release(struct hmb_thread *th)
+{
+	free(th->buf);
+	th->buf = NULL;
+	th->cut = NULL;
+	atomic_store(&th->cur, NULL);
+	atomic_store(&th->end, NULL);
+}
+
 /* hmb_slow_locked is the slow path of a probe with a registered thread (lock held). */
 HMB_NOINST static void hmb_slow_locked(struct hmb_thread *th, const hmb_record *rec, int n)
 {
@@ -368,7 +406,7 @@ HMB_NOINST static void hmb_slow_locked(struct hmb_thread *th, const hmb_record *
 		/* The thread exited and its array is gone; a destructor still probes. */
 		if (st == ST_RUNNING || st == ST_CLOSING) {
 			hmb_replay(th, (hmb_record *)rec, (hmb_record *)rec + n);
-		} else if (st != ST_DISABLED) {
+		} else if (st != ST_DISABLED && st != ST_FORKED) {
 			hmb_drop(1);
 		}
 		return;
@@ -386,11 +424,11 @@ HMB_NOINST static void hmb_slow_locked(struct hmb_thread *th, const hmb_record *
 		hmb_replay(th, th->buf, c);
 		atomic_store_explicit(&th->cur, th->buf, memory_order_relaxed);
 		break;
+	case ST_FORKED:
+		atomic_store_explicit(&th->cur, th->buf, memory_order_relaxed);
+		return;
 	case ST_DISABLED: /* staged before hmb_init said so: nothing to keep */
-		free(th->buf);
-		th->buf = NULL;
-		atomic_store(&th->cur, NULL);
-		atomic_store(&th->end, NULL);
+		hmb_release(th);
 		return;
 	default: /* ST_FAILED, or ST_FINALIZED for a thread that registered too late */
 		hmb_drop(hmb_events(th->buf, c) + 1);
@@ -413,7 +451,7 @@ void hmb_slow(uint64_t word, uint64_t ext_time, uint64_t ext_word, int n)
 	}
 	if (th == NULL) {
 		int st = atomic_load_explicit(&hmb_state, memory_order_acquire);
-		if (st == ST_DISABLED) {
+		if (st == ST_DISABLED || st == ST_FORKED) {
 			return;
 		}
 		if ((st != ST_UNINIT && st != ST_RUNNING) || (th = hmb_register()) == NULL) {
@@ -447,15 +485,15 @@ static void hmb_thread_exit(void *arg)
 	int st = atomic_load_explicit(&hmb_state, memory_order_acquire);
 	if (th->closed) {
 		hmb_count_late(th);
+		hmb_release(th);
 	} else if (st == ST_RUNNING || st == ST_CLOSING) {
 		hmb_replay(th, th->buf, atomic_load_explicit(&th->cur, memory_order_relaxed));
-		free(th->buf);
-		th->buf = NULL;
-		atomic_store(&th->cur, NULL);
-		atomic_store(&th->end, NULL);
+		hmb_release(th);
 	} else if (st == ST_FAILED) {
 		hmb_drop(hmb_events(th->buf, atomic_load(&th->cur)));
-		atomic_store(&th->cur, th->buf);
+		hmb_release(th);
+	} else if (st != ST_UNINIT) {
+		hmb_release(th); /* disabled, or a child of fork */
 	}
 	/* ST_UNINIT: the records wait in the array for hmb_init or hmb_finalize. */
 	pthread_mutex_unlock(&th->lock);
@@ -521,6 +559,9 @@ HMB_NOINST void hmb_thread_name(const char *name)
 
 HMB_NOINST int hmb_finalize(void)
 {
+	if (atomic_load(&hmb_state) == ST_FORKED) {
+		return 0; /* and take no lock: a thread of the parent may have held it */
+	}
 	pthread_mutex_lock(&hmb_mu);
 	int st = atomic_load(&hmb_state);
 	if (st == ST_FINALIZED) {
@@ -593,7 +634,7 @@ static void hmb_atexit_finalize(void)
 static void hmb_atexit_report(void)
 {
 	uint64_t n = atomic_load(&hmb_dropped_count);
-	if (n > 0) {
+	if (n > 0 && atomic_load(&hmb_state) != ST_FORKED) {
 		fprintf(stderr,
 			"hmbtrace: %llu probes dropped, not in the trace (after hmb_finalize, or while the "
 			"measurement could not start)\n",
