@@ -362,7 +362,7 @@ func TestAutoinstSymbols(t *testing.T) {
 			}
 			trace := filepath.Join(p.out, filepath.Base(p.path)+".0.hmb")
 			evs := dump(t, trace)
-			enters := checkTrace(t, evs, []string{"main", "compute", "helper", "shared_square", "thread_main", "early", "early_helper"}, tids(out))
+			enters := checkTrace(t, evs, []string{"main", "compute", "helper", "shared_square", "thread_main", "early", "early_helper", "hmb::demo::twice(int)"}, tids(out))
 			if enters["helper"] != 15 || enters["shared_square"] != 15 || enters["compute"] != 2 {
 				t.Errorf("enters %v: want 15 helper, 15 shared_square, 2 compute", enters)
 			}

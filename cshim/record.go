@@ -39,6 +39,18 @@ func MakeRecord(k int, t, payload uint64) Record {
 	return Record{Time: t, Word: uint64(k)<<kindShift | payload&payloadMask}
 }
 
+// Probes counts the probes among records: a message takes two records.
+func Probes(recs []Record) uint64 {
+	var n uint64
+	for i := 0; i < len(recs); i++ {
+		if k := recs[i].Kind(); k == KindSend || k == KindRecv {
+			i++
+		}
+		n++
+	}
+	return n
+}
+
 // funcCacheSize is the number of entries of a thread's cache of resolved
 // function addresses: direct-mapped, so that a hit costs a load and a compare.
 const funcCacheSize = 512

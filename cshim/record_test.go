@@ -137,6 +137,18 @@ func TestRecordLayout(t *testing.T) {
 	}
 }
 
+func TestProbes(t *testing.T) {
+	recs := []Record{
+		MakeRecord(KindEnter, 1, 1),
+		MakeRecord(KindSend, 2, 0), {Time: 1, Word: 8}, // one probe, two records
+		MakeRecord(KindLeave, 3, 1),
+		MakeRecord(KindRecv, 4, 0), // cut short: still one probe
+	}
+	if n := Probes(recs); n != 4 {
+		t.Errorf("Probes = %d, want 4", n)
+	}
+}
+
 // recordsFromBytes reads 16-byte records as the C side lays them out.
 func recordsFromBytes(data []byte) []Record {
 	recs := make([]Record, len(data)/16)

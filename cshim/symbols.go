@@ -6,10 +6,13 @@ import (
 	"os"
 	"sort"
 	"strings"
+
+	"github.com/ianlancetaylor/demangle"
 )
 
 // Symbol is what the Symbolizer knows of a code address: the function's
-// symbol, and its source file and line when the file has DWARF line tables.
+// symbol, demangled (C++: "ns::f(int)"), and its source file and line when
+// the file has DWARF line tables.
 type Symbol struct {
 	Name string
 	File string
@@ -176,7 +179,7 @@ func (obj *objectFile) lookup(vaddr uint64) (Symbol, bool) {
 	if vaddr != fn.value && vaddr-fn.value >= fn.size {
 		return Symbol{}, false
 	}
-	s := Symbol{Name: fn.name}
+	s := Symbol{Name: demangle.Filter(fn.name)}
 	s.File, s.Line = obj.line(fn.value)
 	return s, true
 }

@@ -12,6 +12,10 @@ package main
 import "C"
 
 import (
+	"fmt"
+	"os"
+	"runtime/debug"
+	"sync"
 	"unsafe"
 
 	"github.com/hmbtrace/hmbtrace/cshim"
@@ -29,8 +33,26 @@ func init() {
 
 func main() {}
 
+var panicOnce sync.Once
+
+// contain keeps a panic of the Go side from crossing into C, where it would
+// kill the program: it is told on stderr, once, and the export returns its
+// failure value. Deferred by every export.
+func contain(what string, onPanic func()) {
+	if p := recover(); p != nil {
+		panicOnce.Do(func() {
+			fmt.Fprintf(os.Stderr, "hmbtrace: internal error in %s: %v\n%s", what, p, debug.Stack())
+		})
+		onPanic()
+	}
+}
+
 //export hmbgo_start
-func hmbgo_start(env **C.char, n C.int, tsc C.int, errOut **C.char) C.int {
+func hmbgo_start(env **C.char, n C.int, tsc C.int, errOut **C.char) (rc C.int) {
+	defer contain("hmb_init", func() {
+		*errOut = C.CString("hmbtrace: hmb_init: internal error")
+		rc = -1
+	})
 	vars := make([]string, 0, int(n))
 	for _, p := range unsafe.Slice(env, int(n)) {
 		vars = append(vars, C.GoString(p))
@@ -51,33 +73,40 @@ func hmbgo_start(env **C.char, n C.int, tsc C.int, errOut **C.char) C.int {
 }
 
 //export hmbgo_region
-func hmbgo_region(name *C.char, nlen C.size_t, file *C.char, flen C.size_t, line C.int) C.uint32_t {
+func hmbgo_region(name *C.char, nlen C.size_t, file *C.char, flen C.size_t, line C.int) (id C.uint32_t) {
+	defer contain("hmb_region", func() { id = 0 })
 	return C.uint32_t(rt.Region(C.GoStringN(name, C.int(nlen)), C.GoStringN(file, C.int(flen)), int(line)))
 }
 
 //export hmbgo_thread
-func hmbgo_thread(tid C.long, name *C.char, n C.size_t) C.uint32_t {
+func hmbgo_thread(tid C.long, name *C.char, n C.size_t) (index C.uint32_t) {
+	defer contain("a thread's first probe", func() { index = C.uint32_t(cshim.NoThread) })
 	return C.uint32_t(rt.NewThread(int64(tid), C.GoStringN(name, C.int(n))))
 }
 
 //export hmbgo_thread_name
 func hmbgo_thread_name(index C.uint32_t, name *C.char, n C.size_t) {
+	defer contain("hmb_thread_name", func() {})
 	if t := rt.Thread(uint32(index)); t != nil {
 		t.Location().SetName(C.GoStringN(name, C.int(n)))
 	}
 }
 
 //export hmbgo_replay
-func hmbgo_replay(index C.uint32_t, recs *C.hmb_record, n C.size_t) C.uint64_t {
+func hmbgo_replay(index C.uint32_t, recs *C.hmb_record, n C.size_t) (malformed C.uint64_t) {
+	batch := unsafe.Slice((*cshim.Record)(unsafe.Pointer(recs)), int(n))
+	// A panic loses the batch: the C side counts it as dropped.
+	defer contain("a replay", func() { malformed = C.uint64_t(cshim.Probes(batch)) })
 	t := rt.Thread(uint32(index))
 	if t == nil {
-		return C.uint64_t(n)
+		return C.uint64_t(cshim.Probes(batch))
 	}
-	return C.uint64_t(t.Replay(unsafe.Slice((*cshim.Record)(unsafe.Pointer(recs)), int(n))))
+	return C.uint64_t(t.Replay(batch))
 }
 
 //export hmbgo_finalize
-func hmbgo_finalize() *C.char {
+func hmbgo_finalize() (msg *C.char) {
+	defer contain("hmb_finalize", func() { msg = C.CString("hmbtrace: hmb_finalize: internal error") })
 	if err := rt.Close(); err != nil {
 		return C.CString(err.Error())
 	}

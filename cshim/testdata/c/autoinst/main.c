@@ -1,7 +1,7 @@
 /*
  * autoinst: symbol resolution for -finstrument-functions. Static
  * functions, a function of a shared library (shared.c), a constructor that
- * runs before main, and a thread; built as a PIE, as a non-PIE executable
+ * runs before main, a C++ name, and a thread; built as a PIE, as a non-PIE executable
  * and against the static archive by the tests.
  */
 #define _GNU_SOURCE
@@ -24,9 +24,16 @@ __attribute__((constructor)) static void early(void)
 	early_helper();
 }
 
+/* A C++ name, as g++ would mangle hmb::demo::twice(int). */
+int _ZN3hmb4demo5twiceEi(int x);
+int __attribute__((noinline)) _ZN3hmb4demo5twiceEi(int x)
+{
+	return 2 * x;
+}
+
 static int __attribute__((noinline)) helper(int x)
 {
-	return shared_square(x) + 1;
+	return shared_square(x) + _ZN3hmb4demo5twiceEi(1) - 1;
 }
 
 static int __attribute__((noinline)) compute(int n)
