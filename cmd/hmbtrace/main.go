@@ -11,6 +11,7 @@
 //	hmbtrace score FILE...       measurement overhead per region, filter files
 //	hmbtrace comm FILE...        communication matrix and sender/receiver diagram
 //	hmbtrace dynamics FILE...    trends, steps and peaks over the iterations
+//	hmbtrace report FILE... -o report.html   the whole run as one self-contained HTML page
 package main
 
 import (
@@ -35,6 +36,7 @@ var commands = []command{
 	{"score", "score FILE...        per region: visits, trace bytes, measurement overhead [-g FILTERFILE -threshold PERCENT -property total|prolog]", runScore},
 	{"comm", "comm FILE...         who sent what to whom [-tsv -matrix FILE.svg -diagram FILE.svg -value messages|bytes|mean]", runComm},
 	{"dynamics", "dynamics FILE...     how the run changes over its iterations: peaks, dips, steps, trends, worst first [-tsv -svg FILE -top N]", runDynamics},
+	{"report", "report FILE... -o FILE.html   one self-contained HTML page: facts, profile, timeline, heat map, dynamics, communication, counters [-title T -region NAME -sync PATTERNS -top N]", runReport},
 }
 
 // usageOf maps a command to its usage line, for -h (filled at init: the

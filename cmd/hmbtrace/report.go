@@ -1,0 +1,67 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/hmbtrace/hmbtrace/filter"
+	"github.com/hmbtrace/hmbtrace/report"
+)
+
+func runReport(args []string, out io.Writer) error {
+	fs := newFlags("report")
+	output := fs.String("o", "report.html", "write the HTML page to this file")
+	title := fs.String("title", "", "the page's title (default: the trace files' names)")
+	region := fs.String("region", "", "segment the variation heat map by this region instead of the time-dominant one")
+	syncList := fs.String("sync", "", "more synchronization regions for the heat map: comma-separated wildcard patterns")
+	findings := fs.Int("top", 10, "dynamics findings to list")
+	// Flags may come after the files: "report FILE... -o report.html".
+	var paths []string
+	for {
+		if err := parseFlags(fs, args); err != nil {
+			return err
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		paths = append(paths, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	if len(paths) == 0 {
+		return usageError{"want at least one trace file"}
+	}
+	if *output == "" {
+		return usageError{"-o wants a file name"}
+	}
+	if *findings < 1 {
+		return usageError{"-top wants at least 1"}
+	}
+	sync, err := filter.ParsePatternList(*syncList)
+	if err != nil {
+		return usageError{fmt.Sprintf("-sync: %v", err)}
+	}
+	// The page is written to a temporary file next to it: name the page,
+	// not that file, when its directory is missing.
+	if _, err := os.Stat(filepath.Dir(*output)); err != nil {
+		return fmt.Errorf("%s: %w", *output, err)
+	}
+	files, err := openAll(paths)
+	if err != nil {
+		return err
+	}
+	defer closeAll(files)
+	opt := report.Options{Title: *title, Findings: *findings}
+	opt.Variation.Region, opt.Variation.Sync = *region, sync
+	opt.Dynamics.Region = *region
+	if err := writeFile(*output, func(w io.Writer) error { return report.Write(w, files, opt) }); err != nil {
+		return oneLine(err)
+	}
+	st, err := os.Stat(*output)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "%s: %.1f MiB\n", *output, float64(st.Size())/(1<<20))
+	return nil
+}

@@ -1,0 +1,682 @@
+// hmbtrace report: the sortable tables, the profile and the timeline. Plain
+// ES2017, no libraries, nothing fetched: the page works from file://.
+"use strict";
+
+// Errors are collected for the self-check at the end (and for a test that
+// reads the page's DOM): uncaught ones, rejected promises, console.error.
+var reportErrors = [];
+window.addEventListener("error", function (e) {
+  reportErrors.push(String(e.message || e.error || "error") + (e.lineno ? " (line " + e.lineno + ")" : ""));
+});
+window.addEventListener("unhandledrejection", function (e) { reportErrors.push("unhandled rejection: " + String(e.reason)); });
+(function () {
+  var consoleError = console.error;
+  console.error = function () {
+    reportErrors.push(Array.prototype.join.call(arguments, " "));
+    consoleError.apply(console, arguments);
+  };
+})();
+
+// writeSelfCheck puts the page's own verdict into the DOM, where a test
+// that dumps the DOM finds it.
+function writeSelfCheck(check) {
+  check.errors = reportErrors;
+  check.ok = reportErrors.length === 0;
+  document.getElementById("selfcheck").textContent = JSON.stringify(check);
+  document.body.setAttribute("data-selfcheck", check.ok ? "ok" : "failed");
+}
+
+try {
+  runReport();
+} catch (e) {
+  reportErrors.push(String(e && e.stack || e));
+  writeSelfCheck({ sections: {}, timeline: {}, probes: [] });
+}
+
+function runReport() {
+  var data = JSON.parse(document.getElementById("report-data").textContent);
+  var regions = data.regions;
+
+  // ---- formatting ------------------------------------------------------
+
+  function count(n) {
+    if (n === null || n === undefined) return "-";
+    return Math.round(n).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+  }
+  function dur(ns) {
+    var a = Math.abs(ns);
+    if (a >= 1e9) return (ns / 1e9).toFixed(3) + " s";
+    if (a >= 1e6) return (ns / 1e6).toFixed(3) + " ms";
+    if (a >= 1e3) return (ns / 1e3).toFixed(3) + " µs";
+    return ns.toFixed(1) + " ns";
+  }
+  function pct(part, whole) { return whole > 0 ? (100 * part / whole).toFixed(1) + "%" : "-"; }
+  function escapeHTML(s) {
+    return String(s).replace(/[&<>"']/g, function (c) {
+      return { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c];
+    });
+  }
+
+  // Region colours: hues a golden angle apart, so neighbours in the table
+  // differ; rgb triples for the canvas, which draws tiles with alpha.
+  var regionRGB = regions.map(function (_, i) { return hslToRGB((i * 137.508) % 360, 0.58, 0.52); });
+  function hslToRGB(h, s, l) {
+    var c = (1 - Math.abs(2 * l - 1)) * s, x = c * (1 - Math.abs((h / 60) % 2 - 1)), m = l - c / 2;
+    var r = 0, g = 0, b = 0;
+    if (h < 60) { r = c; g = x; } else if (h < 120) { r = x; g = c; } else if (h < 180) { g = c; b = x; }
+    else if (h < 240) { g = x; b = c; } else if (h < 300) { r = x; b = c; } else { r = c; b = x; }
+    return [Math.round((r + m) * 255), Math.round((g + m) * 255), Math.round((b + m) * 255)];
+  }
+  function regionCSS(i, alpha) {
+    var c = regionRGB[i] || [128, 128, 128];
+    return "rgba(" + c[0] + "," + c[1] + "," + c[2] + "," + alpha + ")";
+  }
+
+  // ---- sortable tables -------------------------------------------------
+
+  // A click on a header sorts the body by that column: by data-v where the
+  // cells have it (numbers), else by text. A second click reverses.
+  function makeSortable(table, onSort) {
+    var head = table.tHead;
+    if (!head) return;
+    Array.prototype.forEach.call(head.rows[0].cells, function (th, col) {
+      th.addEventListener("click", function () {
+        var desc = th.getAttribute("aria-sort") !== "descending";
+        Array.prototype.forEach.call(head.rows[0].cells, function (o) { o.removeAttribute("aria-sort"); });
+        th.setAttribute("aria-sort", desc ? "descending" : "ascending");
+        if (onSort) { onSort(col, desc); return; }
+        sortBody(table.tBodies[0], col, desc);
+      });
+    });
+  }
+  function sortBody(body, col, desc) {
+    var rows = Array.prototype.slice.call(body.rows);
+    var numeric = rows.length > 0 && rows.every(function (r) { return r.cells[col] && r.cells[col].hasAttribute("data-v"); });
+    rows.sort(function (a, b) {
+      var x, y;
+      if (numeric) { x = parseFloat(a.cells[col].getAttribute("data-v")); y = parseFloat(b.cells[col].getAttribute("data-v")); }
+      else { x = a.cells[col].textContent; y = b.cells[col].textContent; }
+      var c = x < y ? -1 : x > y ? 1 : 0;
+      return desc ? -c : c;
+    });
+    var frag = document.createDocumentFragment();
+    rows.forEach(function (r) { frag.appendChild(r); });
+    body.appendChild(frag);
+  }
+  Array.prototype.forEach.call(document.querySelectorAll("table.sortable"), function (t) {
+    if (t.id !== "profile-table") makeSortable(t);
+  });
+
+  // ---- profile ---------------------------------------------------------
+
+  var prof = data.profile;
+  var profTable = document.getElementById("profile-table");
+  var profSelect = document.getElementById("profile-location");
+  var profSort = { col: 3, desc: true }; // exclusive time, largest first
+  var profColumns = (function () {
+    var cols = [
+      { name: "region", text: true, get: function (r) { return regions[r[1]]; } },
+      { name: "visits", get: function (r) { return r[2]; }, fmt: count },
+      { name: "inclusive", get: function (r) { return r[3]; }, fmt: dur },
+      { name: "exclusive", get: function (r) { return r[4]; }, fmt: dur },
+      { name: "% incl.", get: function (r) { return r[3] / profTime(r[0]); }, fmt: function (v) { return pct(v, 1); } },
+      { name: "% excl.", get: function (r) { return r[4] / profTime(r[0]); }, fmt: function (v) { return pct(v, 1); } }
+    ];
+    prof.metrics.forEach(function (m, g) {
+      cols.push({ name: m + " incl.", get: function (r) { return r[5] ? r[5][g] : null; }, fmt: count });
+      cols.push({ name: m + " excl.", get: function (r) { return r[6] ? r[6][g] : null; }, fmt: count });
+    });
+    if (prof.ipc) {
+      var ins = prof.metrics.indexOf("instructions"), cyc = prof.metrics.indexOf("cycles");
+      cols.push({
+        name: "IPC", get: function (r) {
+          return r[5] && r[5][cyc] > 0 && r[5][ins] !== null ? r[5][ins] / r[5][cyc] : null;
+        }, fmt: function (v) { return v.toFixed(2); }
+      });
+    }
+    return cols;
+  })();
+  function profTime(loc) { return loc < 0 ? prof.total : prof.times[loc]; }
+
+  function renderProfile() {
+    var loc = parseInt(profSelect.value, 10);
+    var rows = prof.rows.filter(function (r) { return r[0] === loc; });
+    var c = profColumns[profSort.col];
+    rows.sort(function (a, b) {
+      var x = c.get(a), y = c.get(b);
+      if (x === null) x = -Infinity;
+      if (y === null) y = -Infinity;
+      var d = x < y ? -1 : x > y ? 1 : 0;
+      return profSort.desc ? -d : d;
+    });
+    var html = [];
+    rows.forEach(function (r) {
+      html.push("<tr>");
+      profColumns.forEach(function (col, i) {
+        var v = col.get(r);
+        if (i === 0) {
+          html.push('<td class="region"><span class="swatch" style="background:' + regionCSS(r[1], 1) + '"></span>' + escapeHTML(v) + "</td>");
+        } else if (v === null || v === undefined || isNaN(v)) {
+          html.push('<td data-v="-1">-</td>');
+        } else {
+          html.push('<td data-v="' + v + '">' + escapeHTML(col.fmt(v)) + "</td>");
+        }
+      });
+      html.push("</tr>");
+    });
+    profTable.tBodies[0].innerHTML = html.join("");
+  }
+  (function () {
+    var opts = ['<option value="-1">all locations (' + prof.locations.length + ")</option>"];
+    prof.locations.forEach(function (name, i) { opts.push('<option value="' + i + '">' + escapeHTML(name) + "</option>"); });
+    profSelect.innerHTML = opts.join("");
+    var head = "<thead><tr>" + profColumns.map(function (c, i) {
+      return "<th" + (i === profSort.col ? ' aria-sort="descending"' : "") + ">" + escapeHTML(c.name) + "</th>";
+    }).join("") + "</tr></thead><tbody></tbody>";
+    profTable.innerHTML = head;
+    makeSortable(profTable, function (col, desc) {
+      // Text sorts from A, numbers from the largest, on the first click.
+      if (profColumns[col].text && profSort.col !== col) desc = false;
+      profSort = { col: col, desc: desc };
+      profTable.tHead.rows[0].cells[col].setAttribute("aria-sort", desc ? "descending" : "ascending");
+      renderProfile();
+    });
+    profSelect.addEventListener("change", renderProfile);
+    renderProfile();
+  })();
+
+  // ---- timeline: decoding ------------------------------------------------
+
+  var tl = data.timeline;
+  var widths = tl.columns.map(function (c) { return tl.span / c; });
+  var decodeStart = performance.now();
+  var rows = decodeTimeline();
+  var decodeMs = performance.now() - decodeStart;
+
+  // decodeTimeline reads the rows' calls and tiles (see lod.go in package
+  // report for the encoding) into typed arrays, and per level the indices
+  // of the calls drawn one by one there.
+  function decodeTimeline() {
+    var text = document.getElementById("timeline-data").textContent.replace(/\s+/g, "");
+    var bin = atob(text), buf = new Uint8Array(bin.length);
+    for (var i = 0; i < bin.length; i++) buf[i] = bin.charCodeAt(i);
+    var p = 0;
+    function uv() {
+      var x = 0, m = 1, b;
+      do {
+        if (p >= buf.length) throw new Error("timeline data ends early at byte " + p);
+        b = buf[p++];
+        x += (b & 127) * m;
+        m *= 128;
+      } while (b & 128);
+      return x;
+    }
+    var out = tl.rows.map(function (meta, ri) {
+      var n = uv();
+      if (n !== meta.exact) throw new Error("timeline row " + ri + ": " + n + " exact calls, the metadata says " + meta.exact);
+      var start = new Float64Array(n), len = new Float64Array(n), reg = new Int32Array(n), flags = new Uint8Array(n);
+      var t = 0;
+      for (var k = 0; k < n; k++) {
+        t += uv();
+        start[k] = t;
+        len[k] = uv();
+        var rf = uv();
+        reg[k] = Math.floor(rf / 4);
+        flags[k] = rf % 4;
+      }
+      var exactAt = widths.map(function (w) {
+        var idx = [];
+        for (var k = 0; k < n; k++) if (len[k] >= w) idx.push(k);
+        return Int32Array.from(idx);
+      });
+      var tiles = tl.columns.map(function (_, l) {
+        var m = uv();
+        if (m !== meta.tiles[l]) throw new Error("timeline row " + ri + " level " + l + ": " + m + " tiles, the metadata says " + meta.tiles[l]);
+        var col = new Int32Array(m), treg = new Int32Array(m), cov = new Uint8Array(m), calls = new Float64Array(m);
+        var c = -1;
+        for (var k = 0; k < m; k++) {
+          c += uv() + 1;
+          col[k] = c;
+          treg[k] = uv();
+          if (p >= buf.length) throw new Error("timeline data ends early at byte " + p);
+          cov[k] = buf[p++];
+          calls[k] = uv();
+        }
+        return { col: col, reg: treg, cov: cov, calls: calls };
+      });
+      return { meta: meta, start: start, len: len, reg: reg, flags: flags, exactAt: exactAt, tiles: tiles };
+    });
+    if (p !== buf.length) throw new Error("timeline data: " + (buf.length - p) + " bytes left over");
+    return out;
+  }
+
+  // ---- timeline: view ----------------------------------------------------
+
+  var canvas = document.getElementById("tl-canvas");
+  var ctx = canvas.getContext("2d");
+  var tip = document.getElementById("tl-tip");
+  var status = document.getElementById("tl-status");
+  var gutter = 170, axisH = 24, maxPlotH = 640;
+  var rowH = Math.max(3, Math.min(18, Math.floor(maxPlotH / Math.max(rows.length, 1))));
+  var view = { v0: 0, v1: tl.span, scroll: 0 };
+  var minSpan = 50; // ns visible at the most zoom: finer than any clock tick
+  var lastDraw = { level: 0, exact: 0, tiles: 0, ms: 0 };
+
+  function plotWidth() { return Math.max(canvas.clientWidth - gutter, 50); }
+  function plotHeight() { return Math.min(rows.length * rowH, maxPlotH); }
+  function levelFor(pxTime) {
+    for (var l = 0; l < widths.length; l++) if (widths[l] <= pxTime) return l;
+    return widths.length - 1;
+  }
+
+  function patternFor(kind) {
+    var c = document.createElement("canvas");
+    c.width = c.height = 8;
+    var g = c.getContext("2d");
+    var color = { closed: "#555", revoked: "#aaa", window: "#4f7fd0", stopped: "#d9822b" }[kind] || "#777";
+    g.fillStyle = "rgba(255,255,255,0.85)";
+    g.fillRect(0, 0, 8, 8);
+    g.strokeStyle = color;
+    g.lineWidth = kind === "revoked" ? 1 : 2;
+    g.beginPath();
+    if (kind === "window" || kind === "stopped") { g.moveTo(0, 8); g.lineTo(8, 0); g.moveTo(-4, 4); g.lineTo(4, -4); g.moveTo(4, 12); g.lineTo(12, 4); }
+    else { g.moveTo(0, 0); g.lineTo(8, 8); g.moveTo(-4, 4); g.lineTo(4, 12); g.moveTo(4, -4); g.lineTo(12, 4); }
+    g.stroke();
+    return ctx.createPattern(c, "repeat");
+  }
+  var patterns = {};
+  ["closed", "revoked", "window", "stopped"].forEach(function (k) { patterns[k] = patternFor(k); });
+
+  // Tile colours: four steps of coverage, so that runs of equal tiles
+  // merge into one rectangle.
+  var tileAlpha = [0.3, 0.5, 0.72, 0.95];
+  var tileStyle = regions.map(function (_, i) { return tileAlpha.map(function (a) { return regionCSS(i, a); }); });
+  var callStyle = regions.map(function (_, i) { return regionCSS(i, 1); });
+
+  function resize() {
+    var dpr = window.devicePixelRatio || 1;
+    var w = canvas.clientWidth || 800, h = axisH + plotHeight();
+    canvas.style.height = h + "px";
+    canvas.width = Math.round(w * dpr);
+    canvas.height = Math.round(h * dpr);
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    draw();
+  }
+
+  // firstEnding returns the first index in idx whose call ends after t:
+  // the calls of a row do not overlap, so their ends are in order too.
+  function firstEnding(r, idx, t) {
+    var lo = 0, hi = idx.length;
+    while (lo < hi) {
+      var mid = (lo + hi) >> 1, k = idx[mid];
+      if (r.start[k] + r.len[k] <= t) lo = mid + 1; else hi = mid;
+    }
+    return lo;
+  }
+  function firstColumn(tiles, c) {
+    var lo = 0, hi = tiles.col.length;
+    while (lo < hi) {
+      var mid = (lo + hi) >> 1;
+      if (tiles.col[mid] < c) lo = mid + 1; else hi = mid;
+    }
+    return lo;
+  }
+
+  // Text that does not fit is cut short with an ellipsis, not squeezed.
+  var widthCache = {};
+  function textWidth(s) {
+    var w = widthCache[s];
+    if (w === undefined) w = widthCache[s] = ctx.measureText(s).width;
+    return w;
+  }
+  function fitText(s, x, y, room, color) {
+    if (room < 12) return;
+    var w = textWidth(s);
+    if (w > room) {
+      var n = Math.floor(s.length * room / w) - 1;
+      if (n < 1) return;
+      s = s.slice(0, n) + "…";
+    }
+    ctx.fillStyle = color;
+    ctx.fillText(s, x, y);
+  }
+
+  function draw() {
+    var t0 = performance.now();
+    var W = canvas.clientWidth, pw = plotWidth(), ph = plotHeight();
+    var span = view.v1 - view.v0, pxTime = span / pw;
+    var level = levelFor(pxTime), w = widths[level];
+    var nExact = 0, nTiles = 0;
+    ctx.clearRect(0, 0, W, axisH + ph);
+    ctx.fillStyle = "#fff";
+    ctx.fillRect(0, 0, W, axisH + ph);
+    var X = function (t) { return gutter + (t - view.v0) / pxTime; };
+    var first = Math.floor(view.scroll / rowH), last = Math.min(rows.length, Math.ceil((view.scroll + ph) / rowH));
+    ctx.save();
+    ctx.beginPath();
+    ctx.rect(gutter, axisH, pw, ph);
+    ctx.clip();
+    ctx.font = "11px system-ui, sans-serif";
+    ctx.textBaseline = "middle";
+    for (var i = first; i < last; i++) {
+      var r = rows[i], y = axisH + i * rowH - view.scroll, h = Math.max(rowH - 1, 1);
+      var loc = tl.locations[r.meta.loc];
+      // Shed stretches, hatched, labelled where there is room.
+      (r.meta.marks || []).forEach(function (m) {
+        if (m.to <= view.v0 || m.from >= view.v1) return;
+        var x0 = Math.max(X(m.from), gutter), x1 = Math.min(X(m.to), gutter + pw);
+        ctx.fillStyle = patterns[m.kind] || patterns.closed;
+        ctx.fillRect(x0, y, Math.max(x1 - x0, 1), h);
+        if (rowH >= 11 && x1 - x0 > 60 && m.kind !== "revoked") {
+          ctx.fillStyle = "rgba(255,255,255,0.9)";
+          var tw = Math.min(textWidth(m.label) + 8, x1 - x0 - 4);
+          ctx.fillRect(x0 + 2, y + 1, tw, h - 2);
+          fitText(m.label, x0 + 6, y + h / 2, tw - 8, "#222");
+        }
+      });
+      // Tiles of the calls too short to draw one by one at this level.
+      var tiles = r.tiles[level];
+      var c0 = Math.floor(view.v0 / w), c1 = Math.ceil(view.v1 / w);
+      var k = firstColumn(tiles, c0);
+      var runX = 0, runEnd = -1, runStyle = null;
+      for (; k < tiles.col.length && tiles.col[k] <= c1; k++) {
+        var xs = X(tiles.col[k] * w), xe = X((tiles.col[k] + 1) * w);
+        var style = tileStyle[tiles.reg[k]][tiles.cov[k] >> 6];
+        nTiles++;
+        if (style === runStyle && xs - runEnd < 0.5) { runEnd = xe; continue; }
+        if (runStyle) { ctx.fillStyle = runStyle; ctx.fillRect(runX, y, Math.max(runEnd - runX, 1), h); }
+        runX = xs; runEnd = xe; runStyle = style;
+      }
+      if (runStyle) { ctx.fillStyle = runStyle; ctx.fillRect(runX, y, Math.max(runEnd - runX, 1), h); }
+      // Calls drawn one by one.
+      var idx = r.exactAt[level];
+      for (var j = firstEnding(r, idx, view.v0); j < idx.length; j++) {
+        var e = idx[j], s = r.start[e];
+        if (s >= view.v1) break;
+        var x0 = X(s), x1 = X(s + r.len[e]), cw = Math.max(x1 - x0, 1);
+        nExact++;
+        ctx.fillStyle = callStyle[r.reg[e]];
+        ctx.fillRect(x0, y, cw, h);
+        if (cw > 3 && h > 4) {
+          ctx.strokeStyle = "rgba(0,0,0,0.25)";
+          ctx.strokeRect(x0 + 0.5, y + 0.5, cw - 1, h - 1);
+        }
+        if (r.flags[e] & 1) { ctx.fillStyle = "#c0392b"; ctx.fillRect(x0, y, 3, h); }
+        if (r.flags[e] & 2) {
+          ctx.fillStyle = "#c0392b";
+          for (var dy = 0; dy < h; dy += 4) ctx.fillRect(x0 + cw - 3, y + dy, 3, 2);
+        }
+        if (rowH >= 11 && cw > 24) {
+          var lx = Math.max(x0, gutter) + 3;
+          fitText(regions[r.reg[e]], lx, y + h / 2, Math.min(x1, gutter + pw) - lx - 3, "#111");
+        }
+      }
+      // The end of an interrupted location.
+      if (loc.interrupted && loc.end > view.v0 && loc.end < view.v1) {
+        ctx.fillStyle = "#c0392b";
+        ctx.fillRect(X(loc.end) - 1, y, 2, h);
+      }
+    }
+    ctx.restore();
+    // Row labels and location separators.
+    ctx.save();
+    ctx.beginPath();
+    ctx.rect(0, axisH, W, ph);
+    ctx.clip();
+    ctx.fillStyle = "#f5f6fa";
+    ctx.fillRect(0, axisH, gutter - 4, ph);
+    ctx.font = "11px system-ui, sans-serif";
+    ctx.textBaseline = "middle";
+    var lastLabel = -Infinity;
+    for (i = first; i < last; i++) {
+      r = rows[i];
+      y = axisH + i * rowH - view.scroll;
+      var newLoc = i === 0 || rows[i - 1].meta.loc !== r.meta.loc;
+      if (newLoc) {
+        ctx.fillStyle = "#9aa0b0";
+        ctx.fillRect(0, y - 0.5, W, 1);
+      }
+      if (rowH >= 10) {
+        if (newLoc) fitText(tl.locations[r.meta.loc].label, 4, y + rowH / 2, gutter - 40, "#1d2230");
+        ctx.fillStyle = "#5b6275";
+        ctx.fillText(String(r.meta.depth), gutter - 24, y + rowH / 2);
+      } else if (newLoc && y - lastLabel >= 12) {
+        fitText(tl.locations[r.meta.loc].label, 4, y + 5, gutter - 12, "#1d2230");
+        lastLabel = y;
+      }
+    }
+    ctx.restore();
+    drawAxis(W, pw, pxTime);
+    lastDraw = { level: level, exact: nExact, tiles: nTiles, ms: performance.now() - t0 };
+    status.textContent = dur(view.v0) + " – " + dur(view.v1) + " (" + dur(span) + " of " + dur(tl.span) + ", ×" +
+      (tl.span / span).toFixed(1) + "): level " + (level + 1) + " of " + widths.length + ", tiles of " + dur(w) + "; " +
+      count(nExact) + " calls and " + count(nTiles) + " tiles drawn";
+  }
+
+  function drawAxis(W, pw, pxTime) {
+    ctx.fillStyle = "#fff";
+    ctx.fillRect(0, 0, W, axisH);
+    ctx.fillStyle = "#1d2230";
+    ctx.font = "11px system-ui, sans-serif";
+    ctx.textBaseline = "middle";
+    // A tick every 1, 2 or 5 × 10^k ns, about every 100 px.
+    var target = pxTime * 100, step = Math.pow(10, Math.floor(Math.log10(Math.max(target, 1e-3))));
+    if (target / step > 5) step *= 5; else if (target / step > 2) step *= 2;
+    // Labels in the unit of the step, with as many decimals as it needs.
+    var unit = step >= 1e9 ? [1e9, " s"] : step >= 1e6 ? [1e6, " ms"] : step >= 1e3 ? [1e3, " µs"] : [1, " ns"];
+    var decimals = Math.max(0, -Math.floor(Math.log10(step / unit[0]) + 1e-9));
+    var first = Math.ceil(view.v0 / step);
+    for (var n = first; n * step <= view.v1; n++) {
+      var t = n * step, x = gutter + (t - view.v0) / pxTime;
+      ctx.fillRect(x, axisH - 6, 1, 6);
+      ctx.fillText((t / unit[0]).toFixed(decimals) + unit[1], x + 3, axisH / 2 - 2);
+    }
+    ctx.fillRect(gutter, axisH - 1, pw, 1);
+  }
+
+  // hit tells what is drawn at row i, time t, at the current level.
+  function hit(i, t) {
+    var r = rows[i];
+    if (!r) return null;
+    var pw = plotWidth(), pxTime = (view.v1 - view.v0) / pw, level = levelFor(pxTime), w = widths[level];
+    var loc = tl.locations[r.meta.loc];
+    var out = { location: loc.label, depth: r.meta.depth, stats: r.meta.stats };
+    var idx = r.exactAt[level];
+    var j = firstEnding(r, idx, t - pxTime);
+    if (j < idx.length) {
+      var e = idx[j];
+      // Calls narrower than a pixel are drawn a pixel wide.
+      if (r.start[e] <= t + pxTime && t - pxTime < r.start[e] + Math.max(r.len[e], pxTime)) {
+        out.kind = "call";
+        out.region = regions[r.reg[e]];
+        out.start = r.start[e];
+        out.duration = r.len[e];
+        out.truncated = !!(r.flags[e] & 1);
+        out.open = !!(r.flags[e] & 2);
+        return out;
+      }
+    }
+    var tiles = r.tiles[level], c = Math.floor(t / w), k = firstColumn(tiles, c);
+    if (k < tiles.col.length && tiles.col[k] === c) {
+      out.kind = "tile";
+      out.region = regions[tiles.reg[k]];
+      out.start = c * w;
+      out.duration = w;
+      out.calls = tiles.calls[k];
+      out.coverage = tiles.cov[k] / 255;
+      return out;
+    }
+    var marks = r.meta.marks || [];
+    for (var m = 0; m < marks.length; m++) {
+      if (marks[m].from <= t && t < marks[m].to) {
+        out.kind = "shed";
+        out.shed = marks[m].kind;
+        out.label = marks[m].label;
+        return out;
+      }
+    }
+    out.kind = "none";
+    return out;
+  }
+
+  function describe(h) {
+    var lines = [h.location + ", depth " + h.depth];
+    if (h.kind === "call") {
+      lines.push(h.region + ": " + dur(h.duration) + " from " + dur(h.start));
+      if (h.truncated) lines.push("entered before the keep-last window: its start is not in the trace");
+      if (h.open) lines.push("never left: the run was interrupted");
+    } else if (h.kind === "tile") {
+      lines.push(count(h.calls) + " short call" + (h.calls === 1 ? "" : "s") + " in " + dur(h.start) + " – " + dur(h.start + h.duration));
+      lines.push("busiest: " + h.region + "; short calls cover " + Math.round(100 * h.coverage) + "% of the tile");
+    } else if (h.kind === "shed") {
+      lines.push(h.label);
+    }
+    lines.push(h.stats);
+    return lines.join("\n");
+  }
+
+  // ---- timeline: interaction ---------------------------------------------
+
+  function clampView() {
+    var span = Math.min(Math.max(view.v1 - view.v0, Math.min(minSpan, tl.span)), tl.span);
+    var v0 = Math.min(Math.max(view.v0, 0), tl.span - span);
+    view.v0 = v0;
+    view.v1 = v0 + span;
+    view.scroll = Math.min(Math.max(view.scroll, 0), Math.max(rows.length * rowH - plotHeight(), 0));
+  }
+  function zoomAt(t, factor) {
+    view.v0 = t - (t - view.v0) / factor;
+    view.v1 = t + (view.v1 - t) / factor;
+    clampView();
+    draw();
+  }
+  function eventTime(ev) {
+    var rect = canvas.getBoundingClientRect();
+    var x = ev.clientX - rect.left - gutter;
+    return view.v0 + Math.max(0, x) * (view.v1 - view.v0) / plotWidth();
+  }
+  canvas.addEventListener("wheel", function (ev) {
+    ev.preventDefault();
+    var d = ev.deltaMode === 1 ? ev.deltaY * 16 : ev.deltaY;
+    zoomAt(eventTime(ev), Math.exp(-d * 0.002));
+  }, { passive: false });
+  document.getElementById("tl-in").addEventListener("click", function () { zoomAt((view.v0 + view.v1) / 2, 2); });
+  document.getElementById("tl-out").addEventListener("click", function () { zoomAt((view.v0 + view.v1) / 2, 0.5); });
+  document.getElementById("tl-reset").addEventListener("click", function () { view.v0 = 0; view.v1 = tl.span; clampView(); draw(); });
+  var drag = null;
+  canvas.addEventListener("pointerdown", function (ev) {
+    drag = { x: ev.clientX, y: ev.clientY, v0: view.v0, v1: view.v1, scroll: view.scroll };
+    canvas.setPointerCapture(ev.pointerId);
+    canvas.classList.add("dragging");
+    tip.hidden = true;
+  });
+  canvas.addEventListener("pointermove", function (ev) {
+    if (drag) {
+      var dt = (ev.clientX - drag.x) * (drag.v1 - drag.v0) / plotWidth();
+      view.v0 = drag.v0 - dt;
+      view.v1 = drag.v1 - dt;
+      view.scroll = drag.scroll - (ev.clientY - drag.y);
+      clampView();
+      draw();
+      return;
+    }
+    var rect = canvas.getBoundingClientRect();
+    var x = ev.clientX - rect.left, y = ev.clientY - rect.top - axisH;
+    var i = Math.floor((y + view.scroll) / rowH);
+    if (x < gutter || y < 0 || y >= plotHeight() || i >= rows.length) {
+      if (x < gutter && y >= 0 && i < rows.length) {
+        var loc = tl.locations[rows[i].meta.loc];
+        tip.textContent = loc.label + "\n" + (loc.notes || []).join("\n") + "\n" + rows[i].meta.stats;
+        showTip(x, y);
+      } else tip.hidden = true;
+      return;
+    }
+    var h = hit(i, eventTime(ev));
+    if (!h || h.kind === "none") { tip.hidden = true; return; }
+    tip.textContent = describe(h);
+    showTip(x, y);
+  });
+  function showTip(x, y) {
+    tip.hidden = false;
+    var wrapW = canvas.clientWidth;
+    tip.style.left = Math.min(x + 14, Math.max(wrapW - tip.offsetWidth - 4, 0)) + "px";
+    tip.style.top = (y + axisH + 14) + "px";
+  }
+  canvas.addEventListener("pointerup", function (ev) {
+    drag = null;
+    canvas.releasePointerCapture(ev.pointerId);
+    canvas.classList.remove("dragging");
+  });
+  canvas.addEventListener("pointerleave", function () { if (!drag) tip.hidden = true; });
+  window.addEventListener("resize", resize);
+
+  // Notes per location, below the timeline.
+  (function () {
+    var notes = document.getElementById("tl-notes");
+    var html = ["<details><summary>Per location: what the filters and the buffer removed</summary><ul>"];
+    tl.locations.forEach(function (l) {
+      html.push("<li><b>" + escapeHTML(l.label) + "</b>: " + escapeHTML((l.notes || []).join("; ")) + "</li>");
+    });
+    html.push("</ul></details>");
+    notes.innerHTML = html.join("");
+  })();
+
+  // ---- the URL fragment: #zoom=8&at=0.5&only=timeline&probe=ROW:NS,... ------
+
+  // zoom shows 1/zoom of the run around at (a fraction of it, default the
+  // middle) and scrolls the timeline into view; only shows one section
+  // alone (for a screenshot: headless browsers capture the top of the
+  // page); probe asks what is drawn at rows and times, for a test that
+  // reads the self-check.
+  function fragment() {
+    var args = {};
+    location.hash.replace(/^#/, "").split("&").forEach(function (kv) {
+      var i = kv.indexOf("=");
+      if (i > 0) args[decodeURIComponent(kv.slice(0, i))] = decodeURIComponent(kv.slice(i + 1));
+    });
+    return args;
+  }
+  function applyFragment() {
+    var args = fragment();
+    if (args.zoom) {
+      var z = Math.max(parseFloat(args.zoom) || 1, 1), at = args.at ? parseFloat(args.at) : 0.5;
+      var center = Math.min(Math.max(at, 0), 1) * tl.span, half = tl.span / z / 2;
+      view.v0 = center - half;
+      view.v1 = center + half;
+      clampView();
+    }
+    var only = args.only && document.getElementById(args.only);
+    Array.prototype.forEach.call(document.querySelectorAll("body > section"), function (s) {
+      s.hidden = !!only && s !== only;
+    });
+    if (args.zoom && !only) document.getElementById("timeline").scrollIntoView();
+    resize();
+    return args;
+  }
+  window.addEventListener("hashchange", applyFragment);
+  var args = applyFragment();
+
+  // ---- self-check --------------------------------------------------------
+
+  var check = { sections: {}, timeline: {}, probes: [] };
+  ["facts", "profile", "timeline", "variation", "dynamics", "communication", "counters"].forEach(function (id) {
+    var s = document.getElementById(id);
+    check.sections[id] = !!s && s.querySelector("h2") !== null && s.textContent.length > 40;
+  });
+  check.profileRows = profTable.tBodies[0].rows.length;
+  check.timeline = {
+    rows: rows.length, level: lastDraw.level, exact: lastDraw.exact, tiles: lastDraw.tiles,
+    drawMs: Math.round(lastDraw.ms), decodeMs: Math.round(decodeMs), v0: view.v0, v1: view.v1,
+    pxTime: (view.v1 - view.v0) / plotWidth(),
+    canvas: [canvas.width, canvas.height]
+  };
+  if (args.probe) {
+    args.probe.split(",").forEach(function (p) {
+      var rc = p.split(":"), h = hit(parseInt(rc[0], 10), parseFloat(rc[1]));
+      check.probes.push(h);
+    });
+  }
+  var missing = Object.keys(check.sections).filter(function (k) { return !check.sections[k]; });
+  if (missing.length) reportErrors.push("sections missing or empty: " + missing.join(", "));
+  writeSelfCheck(check);
+}

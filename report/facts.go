@@ -1,0 +1,247 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/hmbtrace/hmbtrace/encode"
+	"github.com/hmbtrace/hmbtrace/tracefile"
+)
+
+// writeFacts writes the run's facts and the buffer's story, per file: what
+// hmbtrace summary prints, as tables.
+func writeFacts(p *page, r *run) {
+	p.printf("<section id=\"facts\">\n<h2>Run</h2>\n")
+	for fi, f := range r.files {
+		h := &f.Header
+		p.printf("<h3>%s</h3>\n<table class=\"facts\">\n", esc(f.Path))
+		fact := func(name, value string) {
+			if value != "" {
+				p.printf("<tr><th>%s</th><td>%s</td></tr>\n", esc(name), esc(value))
+			}
+		}
+		fact("trace", h.Name)
+		fact("process", fmt.Sprintf("rank %d on %s, pid %d", h.Rank, h.Host, h.PID))
+		fact("program", h.Program)
+		if !h.StartWall.IsZero() {
+			fact("started", h.StartWall.Format("2006-01-02 15:04:05.000 MST"))
+		}
+		if len(r.files) > 1 {
+			fact("on the time axis", "from "+duration(float64(r.offsets[fi])))
+		}
+		fact("duration", duration(float64(f.Duration())))
+		fact("locations", fmt.Sprint(len(f.Locations)))
+		fact("regions", fmt.Sprint(len(f.Regions)))
+		fact("clock", fmt.Sprintf("%s at %s; timestamps kept to %s (shift %d)", h.Clock, rate(h.TicksPerSecond), duration(f.Resolution()), h.TimerShift))
+		if h.ProbeCost > 0 {
+			fact("probe cost", fmt.Sprintf("%.1f ns per event (measured at the start)", h.ProbeCost))
+		}
+		fact("CPU", h.CPU)
+		fact("Go", h.GoVersion)
+		buffer := fmt.Sprintf("%s in %d bins of %s, reduction policy %s", size(float64(h.BufferSize)), h.BufferSize/max(h.BinSize, 1), size(float64(h.BinSize)), h.Policy)
+		if h.Policy == "class" && len(h.ClassOrder) > 0 {
+			buffer += " (classes shed in the order " + strings.Join(h.ClassOrder, ", ") + ")"
+		}
+		fact("buffer", buffer)
+		if h.FilterFile != "" {
+			fact("filter file", h.FilterFile)
+		}
+		if h.MinDuration > 0 {
+			fact("duration filter", "calls shorter than "+duration(float64(h.MinDuration))+" with nothing kept inside vanish")
+		}
+		if len(h.Metrics) > 0 {
+			fact("counters", strings.Join(h.Metrics, ", "))
+		}
+		if off := encode.All &^ h.Techniques; off != 0 {
+			fact("encoding", fmt.Sprintf("techniques switched off: %v", off))
+		}
+		p.printf("</table>\n")
+		bufferStory(p, f)
+	}
+	p.printf("</section>\n")
+}
+
+// bufferStory writes what the buffer kept, filtered, removed and reduced.
+func bufferStory(p *page, f *tracefile.File) {
+	var recorded, kept, byName, byDuration uint64
+	var keptByClass [tracefile.NumClasses]uint64
+	var removed [tracefile.NumReasons]uint64
+	var usage []uint64
+	type depthRow struct {
+		kept, removed uint64
+		closed        bool
+	}
+	var depths []depthRow
+	for i := range f.Locations {
+		l := &f.Locations[i]
+		recorded += l.Recorded
+		kept += l.Kept()
+		byName += l.FilteredName
+		byDuration += l.FilteredDuration
+		for j, v := range l.Removed() {
+			removed[j] += v
+		}
+		usage = addUsage(usage, l.Usage)
+		for _, lv := range l.Levels {
+			keptByClass[lv.Class] += lv.Kept()
+			for lv.Depth >= len(depths) {
+				depths = append(depths, depthRow{})
+			}
+			d := &depths[lv.Depth]
+			d.kept += lv.Kept()
+			d.removed += sum(lv.Removed())
+			d.closed = d.closed || (lv.Closed && lv.By == tracefile.ByDepth)
+		}
+	}
+	bins, bytes := f.Bins()
+	p.printf("<h4>The buffer's story</h4>\n<table class=\"facts\">\n")
+	row := func(name, value string) { p.printf("<tr><th>%s</th><td>%s</td></tr>\n", esc(name), esc(value)) }
+	row("events recorded", count(recorded))
+	k := fmt.Sprintf("%s (%s), %s in %d bins", count(kept), percent(float64(kept), float64(recorded)), size(float64(bytes)), bins)
+	if kept > 0 {
+		k += fmt.Sprintf(", %.2f bytes/event", float64(bytes)/float64(kept))
+	}
+	row("events kept", k)
+	var classes []string
+	for c, v := range keptByClass {
+		if v > 0 {
+			classes = append(classes, fmt.Sprintf("%s %s", tracefile.Class(c), count(v)))
+		}
+	}
+	if len(classes) > 1 {
+		row("kept by class", strings.Join(classes, ", "))
+	}
+	if f.Header.FilterFile != "" || f.Header.MinDuration > 0 || byName+byDuration > 0 {
+		row("events filtered", fmt.Sprintf("%s: %s of excluded regions, %s of calls shorter than %s", count(byName+byDuration), count(byName), count(byDuration), duration(float64(f.Header.MinDuration))))
+	}
+	rm := count(sum(removed))
+	if s := removedText(removed); s != "" {
+		rm += " (" + s + ")"
+	}
+	row("events removed", rm)
+	if recorded != kept+byName+byDuration+sum(removed) {
+		row("warning", fmt.Sprintf("recorded != kept + filtered + removed (%d != %d + %d + %d)", recorded, kept, byName+byDuration, sum(removed)))
+	}
+	if len(f.Reductions) == 0 {
+		row("reductions", "none: the whole run fit")
+	} else {
+		var b strings.Builder
+		for i, red := range f.Reductions {
+			if i > 0 {
+				b.WriteString("; ")
+			}
+			b.WriteString(reductionText(f, red))
+		}
+		row(fmt.Sprintf("reductions (%d)", len(f.Reductions)), b.String())
+	}
+	for i := range f.Locations {
+		if l := &f.Locations[i]; l.Windowed {
+			row("keep-last window", fmt.Sprintf("%s complete from %s on", l.Name, duration(float64(f.Nanos(l.WindowTime)))))
+		}
+		if l := &f.Locations[i]; l.Interrupted {
+			row("interrupted", l.Name+" was still running when a signal ended the run: its last event may be uncounted, its open regions stay open")
+		}
+	}
+	if u := usageText(usage); u != "" {
+		row("usage errors", u)
+	} else {
+		row("usage errors", "none")
+	}
+	p.printf("</table>\n")
+	if len(depths) > 0 {
+		p.printf("<table class=\"sortable numeric small\"><thead><tr><th>depth</th><th>kept</th><th>removed</th><th>closed</th></tr></thead><tbody>\n")
+		for d, dr := range depths {
+			if dr.kept == 0 && dr.removed == 0 {
+				continue
+			}
+			closed := ""
+			if dr.closed {
+				closed = "closed"
+			}
+			p.printf("<tr><td data-v=\"%d\">%d</td><td data-v=\"%d\">%s</td><td data-v=\"%d\">%s</td><td>%s</td></tr>\n", d, d, dr.kept, count(dr.kept), dr.removed, count(dr.removed), closed)
+		}
+		p.printf("</tbody></table>\n")
+	}
+	p.printf("<details><summary>Per location</summary>\n<div class=\"scroll\"><table class=\"sortable numeric small\"><thead><tr><th>location</th><th>recorded</th><th>kept</th><th>filtered</th><th>removed</th><th>notes</th></tr></thead><tbody>\n")
+	for i := range f.Locations {
+		l := &f.Locations[i]
+		var notes []string
+		if l.Windowed {
+			notes = append(notes, "keep-last window from "+duration(float64(f.Nanos(l.WindowTime))))
+		}
+		if l.Interrupted {
+			notes = append(notes, "interrupted")
+		}
+		if s := removedText(l.Removed()); s != "" {
+			notes = append(notes, "removed "+s)
+		}
+		if l.Multiplexed {
+			notes = append(notes, "counters multiplexed")
+		}
+		if l.CountersMissing != "" {
+			notes = append(notes, "no counters: "+l.CountersMissing)
+		}
+		if u := l.Usage.Total(); u > 0 {
+			notes = append(notes, count(u)+" usage errors")
+		}
+		filtered := l.FilteredName + l.FilteredDuration
+		p.printf("<tr><td>%s</td><td data-v=\"%d\">%s</td><td data-v=\"%d\">%s</td><td data-v=\"%d\">%s</td><td data-v=\"%d\">%s</td><td>%s</td></tr>\n",
+			esc(l.Name), l.Recorded, count(l.Recorded), l.Kept(), count(l.Kept()), filtered, count(filtered),
+			sum(l.Removed()), count(sum(l.Removed())), esc(strings.Join(notes, "; ")))
+	}
+	p.printf("</tbody></table></div></details>\n")
+}
+
+// reductionText tells one reduction step as hmbtrace summary does.
+func reductionText(f *tracefile.File, r tracefile.Reduction) string {
+	at := duration(float64(f.Nanos(r.Time)))
+	switch r.Reason {
+	case tracefile.ByDepth:
+		return fmt.Sprintf("at %s closed depth %d and deeper, revoking %d bins (%s events)", at, r.Depth, r.Bins, count(r.Records))
+	case tracefile.ByClass:
+		return fmt.Sprintf("at %s closed event class %s, revoking %d bins (%s events)", at, r.Class, r.Bins, count(r.Records))
+	case tracefile.ByFirst:
+		if r.Depth > 0 {
+			return fmt.Sprintf("at %s the buffer was full with only depth %d left: recording stopped", at, r.Depth)
+		}
+		return fmt.Sprintf("at %s the buffer was full: recording stopped (keep first)", at)
+	case tracefile.ByLast:
+		return fmt.Sprintf("until %s revoked the oldest bin %d times (%s events), keeping the last", at, r.Steps, count(r.Records))
+	}
+	return fmt.Sprintf("at %s %s: %d bins (%s events)", at, r.Reason, r.Bins, count(r.Records))
+}
+
+var usageNames = []string{
+	"probes with an undefined region",
+	"leaves with no region open",
+	"leaves of a region not open (ignored)",
+	"regions left implicitly by the leave of an enclosing one",
+	"regions still open at Close (left then)",
+	"probes after Close",
+	"messages without a peer of this measurement",
+}
+
+func usageCounts(u tracefile.UsageErrors) []uint64 {
+	return []uint64{u.UnknownRegion, u.LeaveNothingOpen, u.LeaveNotOpen, u.LeftImplicitly, u.OpenAtClose, u.AfterClose, u.MessageNoPeer}
+}
+
+func addUsage(sum []uint64, u tracefile.UsageErrors) []uint64 {
+	c := usageCounts(u)
+	if sum == nil {
+		sum = make([]uint64, len(c))
+	}
+	for i, v := range c {
+		sum[i] += v
+	}
+	return sum
+}
+
+func usageText(counts []uint64) string {
+	var parts []string
+	for i, n := range counts {
+		if n > 0 {
+			parts = append(parts, count(n)+" "+usageNames[i])
+		}
+	}
+	return strings.Join(parts, "; ")
+}

@@ -1,0 +1,155 @@
+package report
+
+import (
+	"strconv"
+)
+
+// profile is the exact flat profile for the page's sortable table: one row
+// per location and region, and one per region over all locations.
+type profile struct {
+	metrics   []string
+	ipc       bool // instructions and cycles were both counted
+	locations []string
+	times     []int64 // per location: the run's length, ns
+	total     int64   // location-time of all locations, ns
+	rows      []profileRow
+}
+
+// profileRow is one region on one location (loc -1: all locations).
+type profileRow struct {
+	loc, region      int
+	visits           uint64
+	incl, excl       int64 // ns
+	cincl, cexcl     []uint64
+	counted          []bool // per metric: the location's file counted it
+	readsAnyCounters bool
+}
+
+func newProfile(r *run) *profile {
+	p := &profile{metrics: r.metrics}
+	has := map[string]bool{}
+	for _, m := range r.metrics {
+		has[m] = true
+	}
+	p.ipc = has["instructions"] && has["cycles"]
+	totals := map[int]*profileRow{}
+	var order []int
+	nm := len(r.metrics)
+	for fi, f := range r.files {
+		dur := f.Duration()
+		for k := range f.Locations {
+			l := &f.Locations[k]
+			li := len(p.locations)
+			p.locations = append(p.locations, r.label(fi, l))
+			p.times = append(p.times, dur)
+			p.total += dur
+			for _, e := range l.Profile {
+				row := profileRow{loc: li, region: r.region(fi, e.Region), visits: e.Visits,
+					incl: f.TicksToNanos(e.Inclusive), excl: f.TicksToNanos(e.Exclusive)}
+				if len(e.CounterInclusive) > 0 && nm > 0 {
+					row.readsAnyCounters = true
+					row.cincl, row.cexcl, row.counted = make([]uint64, nm), make([]uint64, nm), make([]bool, nm)
+					for i, v := range e.CounterInclusive {
+						if i >= len(r.metricIndex[fi]) || i >= len(e.CounterExclusive) {
+							break
+						}
+						g := r.metricIndex[fi][i]
+						row.cincl[g], row.cexcl[g], row.counted[g] = v, e.CounterExclusive[i], true
+					}
+				}
+				p.rows = append(p.rows, row)
+				t := totals[row.region]
+				if t == nil {
+					t = &profileRow{loc: -1, region: row.region}
+					totals[row.region] = t
+					order = append(order, row.region)
+				}
+				t.visits += row.visits
+				t.incl += row.incl
+				t.excl += row.excl
+				if row.readsAnyCounters {
+					if !t.readsAnyCounters {
+						t.readsAnyCounters = true
+						t.cincl, t.cexcl, t.counted = make([]uint64, nm), make([]uint64, nm), make([]bool, nm)
+					}
+					for g := range nm {
+						if row.counted[g] {
+							t.cincl[g] += row.cincl[g]
+							t.cexcl[g] += row.cexcl[g]
+							t.counted[g] = true
+						}
+					}
+				}
+			}
+		}
+	}
+	for _, region := range order {
+		p.rows = append(p.rows, *totals[region])
+	}
+	return p
+}
+
+// appendJSON appends the profile as the page reads it:
+//
+//	{"metrics":[...],"ipc":bool,"locations":[...],"times":[...],"total":ns,
+//	 "rows":[[loc,region,visits,incl,excl,[cincl...],[cexcl...]],...]}
+//
+// with null for a counter the location's file did not count, and the
+// counter arrays left out for regions that read none. Rows are arrays, not
+// objects: a run of many locations has many of them.
+func (p *profile) appendJSON(b []byte) []byte {
+	b = append(b, `{"metrics":`...)
+	b = appendStrings(b, p.metrics)
+	b = append(b, `,"ipc":`...)
+	b = strconv.AppendBool(b, p.ipc)
+	b = append(b, `,"locations":`...)
+	b = appendStrings(b, p.locations)
+	b = append(b, `,"times":[`...)
+	for i, t := range p.times {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, t, 10)
+	}
+	b = append(b, `],"total":`...)
+	b = strconv.AppendInt(b, p.total, 10)
+	b = append(b, `,"rows":[`...)
+	for i, r := range p.rows {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, '[')
+		b = strconv.AppendInt(b, int64(r.loc), 10)
+		b = append(b, ',')
+		b = strconv.AppendInt(b, int64(r.region), 10)
+		b = append(b, ',')
+		b = strconv.AppendUint(b, r.visits, 10)
+		b = append(b, ',')
+		b = strconv.AppendInt(b, r.incl, 10)
+		b = append(b, ',')
+		b = strconv.AppendInt(b, r.excl, 10)
+		if r.readsAnyCounters {
+			b = append(b, ',')
+			b = appendCounters(b, r.cincl, r.counted)
+			b = append(b, ',')
+			b = appendCounters(b, r.cexcl, r.counted)
+		}
+		b = append(b, ']')
+	}
+	return append(b, "]}"...)
+}
+
+func appendCounters(b []byte, v []uint64, counted []bool) []byte {
+	b = append(b, '[')
+	for i := range v {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		if counted[i] {
+			b = strconv.AppendUint(b, v[i], 10)
+		} else {
+			b = append(b, "null"...)
+		}
+	}
+	return append(b, ']')
+}

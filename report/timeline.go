@@ -1,0 +1,445 @@
+package report
+
+import (
+	"fmt"
+
+	"github.com/hmbtrace/hmbtrace/encode"
+	"github.com/hmbtrace/hmbtrace/tracefile"
+)
+
+// timeline is the data of the page's timeline: its rows (a location's
+// calling depths) with their marks, and the level-of-detail encoding of
+// their calls (lod.go), which the page decodes.
+type timeline struct {
+	Span      int64        `json:"span"`    // ns
+	Columns   []int        `json:"columns"` // per level, coarsest first
+	ExactMin  float64      `json:"exactMin"`
+	Locations []tlLocation `json:"locations"`
+	Rows      []tlRow      `json:"rows"`
+	Omitted   []string     `json:"omitted,omitempty"`
+
+	data []byte // the rows' encoding, in the order of Rows
+}
+
+// tlLocation is a location of the timeline.
+type tlLocation struct {
+	Label       string   `json:"label"`
+	Start       int64    `json:"start"` // its file's start on the axis, ns
+	End         int64    `json:"end"`
+	Notes       []string `json:"notes,omitempty"`
+	Interrupted bool     `json:"interrupted,omitempty"`
+}
+
+// tlRow is one calling depth of one location.
+type tlRow struct {
+	Loc   int      `json:"loc"`
+	Depth int      `json:"depth"`
+	Exact int      `json:"exact"` // exact calls in the encoding
+	Tiles []int    `json:"tiles"` // tiles per level
+	Stats string   `json:"stats"` // what the buffer did at this depth
+	Marks []tlMark `json:"marks,omitempty"`
+}
+
+// tlMark is a stretch of a row where the buffer shed events: drawn hatched,
+// its label shown on hover.
+type tlMark struct {
+	From  int64  `json:"from"`
+	To    int64  `json:"to"`
+	Kind  string `json:"kind"` // closed, revoked, window, stopped
+	Label string `json:"label"`
+}
+
+// run is what every view shares: the files on one time axis and the
+// regions merged by name.
+type run struct {
+	files   []*tracefile.File
+	offsets []int64 // per file: ns from the earliest start
+	span    int64   // ns: the end of the last file on the axis
+	regions []string
+	// regionIndex maps a file's region ids to indices into regions.
+	regionIndex [][]int
+	metrics     []string
+	metricIndex [][]int // per file: its metric index -> index into metrics
+}
+
+func newRun(files []*tracefile.File) *run {
+	r := &run{files: files}
+	byName := map[string]int{}
+	metricByName := map[string]int{}
+	for _, f := range files {
+		ids := make([]int, 0, len(f.Regions)+1)
+		for _, reg := range f.Regions {
+			for int(reg.ID) >= len(ids) {
+				ids = append(ids, -1)
+			}
+			name := f.RegionName(reg.ID)
+			idx, ok := byName[name]
+			if !ok {
+				idx = len(r.regions)
+				byName[name] = idx
+				r.regions = append(r.regions, name)
+			}
+			ids[reg.ID] = idx
+		}
+		r.regionIndex = append(r.regionIndex, ids)
+		var mi []int
+		for _, m := range f.Header.Metrics {
+			idx, ok := metricByName[m]
+			if !ok {
+				idx = len(r.metrics)
+				metricByName[m] = idx
+				r.metrics = append(r.metrics, m)
+			}
+			mi = append(mi, idx)
+		}
+		r.metricIndex = append(r.metricIndex, mi)
+	}
+	var earliest int
+	for i, f := range files {
+		if f.Header.StartWall.Before(files[earliest].Header.StartWall) {
+			earliest = i
+		}
+	}
+	for _, f := range files {
+		off := int64(0)
+		if len(files) > 1 {
+			off = f.Header.StartWall.Sub(files[earliest].Header.StartWall).Nanoseconds()
+		}
+		r.offsets = append(r.offsets, off)
+		r.span = max(r.span, off+f.Duration())
+	}
+	return r
+}
+
+// region returns the page's index of region id of file i, defining a
+// placeholder for an id the file does not define.
+func (r *run) region(i int, id uint32) int {
+	if ids := r.regionIndex[i]; int(id) < len(ids) && ids[id] >= 0 {
+		return ids[id]
+	}
+	name := r.files[i].RegionName(id)
+	for j, n := range r.regions {
+		if n == name {
+			r.grow(i, id, j)
+			return j
+		}
+	}
+	r.regions = append(r.regions, name)
+	r.grow(i, id, len(r.regions)-1)
+	return len(r.regions) - 1
+}
+
+func (r *run) grow(i int, id uint32, idx int) {
+	for int(id) >= len(r.regionIndex[i]) {
+		r.regionIndex[i] = append(r.regionIndex[i], -1)
+	}
+	r.regionIndex[i][id] = idx
+}
+
+// label names location l of file i: with several files, prefixed by the
+// file's rank.
+func (r *run) label(i int, l *tracefile.Location) string {
+	if len(r.files) > 1 {
+		return fmt.Sprintf("rank %d: %s", r.files[i].Header.Rank, l.Name)
+	}
+	return l.Name
+}
+
+// statsDepth is the deepest calling depth the statistics of l know of.
+func statsDepth(l *tracefile.Location) int {
+	d := 0
+	for _, lv := range l.Levels {
+		if lv.Class != tracefile.ClassRegion && lv.Class != tracefile.ClassCollective {
+			continue
+		}
+		if lv.Written > 0 || lv.Kept() > 0 || sum(lv.Removed()) > 0 {
+			d = max(d, lv.Depth)
+		}
+	}
+	return d
+}
+
+func sum(a [tracefile.NumReasons]uint64) (s uint64) {
+	for _, v := range a {
+		s += v
+	}
+	return s
+}
+
+// buildTimeline reads every location's events once and encodes its calls.
+// The budget bounds rows, exact calls and tiles (see lod.go); the calls per
+// row that it plans for come from the statistics.
+func buildTimeline(r *run, maxIntervals, maxCells int) (*timeline, error) {
+	maxRows := max(maxCells/minColumns, 1)
+	// Rows from the statistics, deepest levels left out first when there
+	// are more than the budget allows.
+	var depths []int
+	total := 0
+	for _, f := range r.files {
+		for k := range f.Locations {
+			d := max(statsDepth(&f.Locations[k]), 1)
+			depths = append(depths, d)
+			total += d
+		}
+	}
+	limit := maxDepth(depths)
+	fits := func(lim int) bool {
+		n := 0
+		for _, d := range depths {
+			n += min(d, lim)
+		}
+		return n <= maxRows
+	}
+	for limit > 1 && !fits(limit) {
+		limit--
+	}
+	limit = max(limit, 1)
+	var calls []int
+	for _, f := range r.files {
+		for k := range f.Locations {
+			loc := &f.Locations[k]
+			for d := 1; d <= min(max(statsDepth(loc), 1), limit) && len(calls) < maxRows; d++ {
+				calls = append(calls, statsCalls(loc, d))
+			}
+		}
+	}
+	l := newLOD(r.span, calls, maxIntervals, maxCells)
+	tl := &timeline{Span: l.span, Columns: l.columns, ExactMin: l.exactMin}
+	if limit < maxDepth(depths) {
+		tl.Omitted = append(tl.Omitted, fmt.Sprintf("calling depths below %d are not drawn: %d rows would exceed the timeline's budget of %d", limit, total, maxRows))
+	}
+	skipped := 0
+	for i, f := range r.files {
+		for k := range f.Locations {
+			loc := &f.Locations[k]
+			if len(tl.Rows) >= maxRows {
+				skipped++
+				continue
+			}
+			if err := tl.addLocation(r, &l, i, loc, limit, maxRows); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if skipped > 0 {
+		tl.Omitted = append(tl.Omitted, fmt.Sprintf("%d locations are not drawn: the timeline's budget is %d rows", skipped, maxRows))
+	}
+	return tl, nil
+}
+
+// statsCalls is how many calls depth d of l holds according to its
+// statistics: half its kept enter and leave records, and one that the
+// records may leave unpaired (entered before a keep-last window, or never
+// left). It is -1 when the statistics say nothing of the calls.
+func statsCalls(l *tracefile.Location, d int) int {
+	if len(l.Levels) == 0 {
+		return -1
+	}
+	var kept uint64
+	for _, lv := range l.Levels {
+		if lv.Depth == d && (lv.Class == tracefile.ClassRegion || lv.Class == tracefile.ClassCollective) {
+			kept += lv.Kept()
+		}
+	}
+	return int(min(kept/2+1, 1<<40))
+}
+
+func maxDepth(depths []int) int {
+	m := 0
+	for _, d := range depths {
+		m = max(m, d)
+	}
+	return m
+}
+
+// openCall is a call whose leave has not been read yet.
+type openCall struct {
+	start  int64
+	region int
+	flags  int
+}
+
+// addLocation reads one location's events into rows of at most limit
+// depths.
+func (tl *timeline) addLocation(r *run, l *lod, fi int, loc *tracefile.Location, limit, maxRows int) error {
+	f := r.files[fi]
+	off := r.offsets[fi]
+	end := off + f.Duration()
+	li := len(tl.Locations)
+	tl.Locations = append(tl.Locations, tlLocation{Label: r.label(fi, loc), Start: off, End: end,
+		Notes: locationNotes(f, loc), Interrupted: loc.Interrupted})
+	depth := min(max(statsDepth(loc), 1), limit)
+	enc := make([]*rowEncoder, 0, depth)
+	row := func(d int) *rowEncoder {
+		for len(enc) < d && len(enc) < limit {
+			enc = append(enc, newRowEncoder(l))
+		}
+		if d > len(enc) {
+			return nil
+		}
+		return enc[d-1]
+	}
+	row(depth)
+	var stack []openCall
+	var e tracefile.Event
+	it := f.Events(loc.ID)
+	for it.Next(&e) {
+		switch e.Kind {
+		case encode.KindEnter:
+			c := openCall{start: off + f.Nanos(e.Time), region: r.region(fi, e.Region)}
+			if e.Truncated {
+				c.flags = flagTruncated
+			}
+			stack = append(stack, c)
+		case encode.KindLeave:
+			if len(stack) == 0 {
+				continue // the reader checks nesting; nothing to draw
+			}
+			c := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			if enc := row(len(stack) + 1); enc != nil {
+				enc.add(c.start, off+f.Nanos(e.Time), c.region, c.flags)
+			}
+		}
+	}
+	if err := it.Err(); err != nil {
+		return err
+	}
+	// Calls never left (a run ended by a signal) last to the end.
+	for d := len(stack); d >= 1; d-- {
+		if enc := row(d); enc != nil {
+			c := stack[d-1]
+			enc.add(c.start, end, c.region, c.flags|flagOpen)
+		}
+	}
+	marks := shedMarks(f, loc, off, end)
+	for d := 1; d <= len(enc) && len(tl.Rows) < maxRows; d++ {
+		var nExact int
+		var tiles []int
+		tl.data, nExact, tiles = enc[d-1].finish(tl.data)
+		tl.Rows = append(tl.Rows, tlRow{Loc: li, Depth: d, Exact: nExact, Tiles: tiles,
+			Stats: depthStats(loc, d), Marks: marks(d)})
+	}
+	return nil
+}
+
+// locationNotes says what happened to a location's events besides being
+// kept: filters, removals, a signal, a keep-last window.
+func locationNotes(f *tracefile.File, l *tracefile.Location) []string {
+	notes := []string{fmt.Sprintf("%s events recorded, %s kept", count(l.Recorded), count(l.Kept()))}
+	if l.FilteredName > 0 {
+		what := "the filter file"
+		if f.Header.FilterFile != "" {
+			what = f.Header.FilterFile
+		}
+		notes = append(notes, fmt.Sprintf("filtered: %s events of regions excluded by %s", count(l.FilteredName), what))
+	}
+	if l.FilteredDuration > 0 {
+		notes = append(notes, fmt.Sprintf("filtered: %s events of calls shorter than %s", count(l.FilteredDuration), duration(float64(f.Header.MinDuration))))
+	}
+	if s := removedText(l.Removed()); s != "" {
+		notes = append(notes, "shed: "+s)
+	}
+	if l.Windowed {
+		notes = append(notes, fmt.Sprintf("keep-last window: complete from %s on", duration(float64(f.Nanos(l.WindowTime)))))
+	}
+	if l.Interrupted {
+		notes = append(notes, "interrupted: a signal ended the run while it recorded; calls still open are drawn to the end")
+	}
+	if u := l.Usage.Total(); u > 0 {
+		notes = append(notes, fmt.Sprintf("%s usage errors", count(u)))
+	}
+	return notes
+}
+
+// removedText lists removed events by reason: "206,800 by depth, 12 no bin".
+func removedText(removed [tracefile.NumReasons]uint64) string {
+	s := ""
+	for reason, n := range removed {
+		if n == 0 {
+			continue
+		}
+		if s != "" {
+			s += ", "
+		}
+		s += fmt.Sprintf("%s by %s", count(n), tracefile.Reason(reason))
+	}
+	return s
+}
+
+// depthStats says what the buffer did at depth d of l, all classes.
+func depthStats(l *tracefile.Location, d int) string {
+	var kept uint64
+	var removed [tracefile.NumReasons]uint64
+	closed := ""
+	for _, lv := range l.Levels {
+		if lv.Depth != d {
+			continue
+		}
+		kept += lv.Kept()
+		for i, v := range lv.Removed() {
+			removed[i] += v
+		}
+		if lv.Closed && (lv.Class == tracefile.ClassRegion || closed == "") {
+			closed = fmt.Sprintf(", %s closed by %s", lv.Class, lv.By)
+		}
+	}
+	s := fmt.Sprintf("depth %d: %s events kept", d, count(kept))
+	if r := removedText(removed); r != "" {
+		s += ", removed " + r
+	}
+	return s + closed
+}
+
+// shedMarks returns, per depth, the stretches of location l where the
+// buffer shed events: a closed depth (everything there revoked when it
+// closed, everything after dropped), a keep-last window's start, a
+// keep-first stop.
+func shedMarks(f *tracefile.File, l *tracefile.Location, off, end int64) func(d int) []tlMark {
+	at := func(t uint64) int64 { return off + f.Nanos(t) }
+	var common []tlMark
+	if l.Windowed {
+		w := at(l.WindowTime)
+		common = append(common, tlMark{From: off, To: w, Kind: "window",
+			Label: fmt.Sprintf("shed: keep-last window starts at %s; older events revoked", duration(float64(w-off)))})
+	}
+	for _, red := range f.Reductions {
+		if red.Reason == tracefile.ByFirst {
+			t := at(red.Time)
+			common = append(common, tlMark{From: t, To: end, Kind: "stopped",
+				Label: fmt.Sprintf("shed: buffer full at %s, recording stopped (keep first)", duration(float64(t-off)))})
+			break
+		}
+	}
+	closedAt := map[int]tlMark{}
+	for _, lv := range l.Levels {
+		if !lv.Closed || lv.Class != tracefile.ClassRegion || lv.By == tracefile.ByFirst {
+			continue
+		}
+		var t int64 = -1
+		for _, red := range f.Reductions {
+			if red.Reason == lv.By && (red.Reason != tracefile.ByDepth || red.Depth <= lv.Depth) {
+				t = at(red.Time)
+				break
+			}
+		}
+		label := fmt.Sprintf("shed: depth %d closed", lv.Depth)
+		if t >= 0 {
+			label = fmt.Sprintf("shed: depth %d closed at %s", lv.Depth, duration(float64(t-off)))
+		} else {
+			t = off
+		}
+		closedAt[lv.Depth] = tlMark{From: t, To: end, Kind: "closed", Label: label}
+	}
+	return func(d int) []tlMark {
+		marks := append([]tlMark(nil), common...)
+		if c, ok := closedAt[d]; ok {
+			if c.From > off {
+				marks = append(marks, tlMark{From: off, To: c.From, Kind: "revoked",
+					Label: c.Label + "; its events before were revoked then"})
+			}
+			marks = append(marks, c)
+		}
+		return marks
+	}
+}
