@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -702,5 +703,62 @@ func TestProbeBench(t *testing.T) {
 		if !names[r] {
 			t.Errorf("no region %s in %v", r, names)
 		}
+	}
+}
+
+// TestSignal checks HMB_SIGNALS=1: SIGINT and SIGTERM write the trace,
+// with the records the threads had staged, and the process dies of the
+// signal.
+func TestSignal(t *testing.T) {
+	build := library(t)
+	p := buildC(t, build, "signal", nil, filepath.Join(root, "cshim", "testdata", "c", "signal.c"))
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "hmb-out")
+			cmd := exec.Command(p.path)
+			cmd.Env = append(withoutHMB(os.Environ()), "HMB_OUTPUT="+out, "HMB_SIGNALS=1")
+			stdout, err := cmd.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			var locs []string
+			sc := bufio.NewScanner(stdout)
+			for sc.Scan() && sc.Text() != "ready" {
+				locs = append(locs, tids(sc.Text())...)
+			}
+			time.Sleep(50 * time.Millisecond)
+			cmd.Process.Signal(sig)
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			select {
+			case err = <-done:
+			case <-time.After(time.Minute):
+				cmd.Process.Kill()
+				t.Fatalf("still running a minute after %v; stderr %q", sig, stderr.String())
+			}
+			ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus)
+			if !ok || !ws.Signaled() || ws.Signal() != sig {
+				t.Errorf("exit %v: want death by %v; stderr %q", err, sig, stderr.String())
+			}
+			trace := filepath.Join(out, "signal.0.hmb")
+			evs := dump(t, trace)
+			checkTrace(t, evs, []string{"loop", "step"}, locs)
+			f, err := tracefile.Open(trace)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			for _, l := range f.Locations {
+				// The loop is left open, and the step if the signal came inside it.
+				if u := l.Usage; u.Total() != u.OpenAtClose || u.OpenAtClose < 1 || u.OpenAtClose > 2 || l.Kept() < 4 {
+					t.Errorf("%s: %d events kept, usage %+v: want the loop left open and nothing else", l.Name, l.Kept(), u)
+				}
+			}
+		})
 	}
 }

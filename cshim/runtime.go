@@ -4,8 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/signal"
 	"strings"
 	"sync"
+	"syscall"
+	"time"
 
 	"github.com/hmbtrace/hmbtrace/internal/clock"
 	"github.com/hmbtrace/hmbtrace/measure"
@@ -16,12 +19,18 @@ import (
 // to Start. Its methods are safe for concurrent use, except that each
 // Thread's Replay has one caller at a time.
 type Runtime struct {
+	// OnSignal is what SIGINT and SIGTERM run under HMB_SIGNALS=1 before
+	// the process dies of them: the C side's hmb_finalize, which takes the
+	// records the threads staged, then calls Close. Nil means Close.
+	OnSignal func()
+
 	mu      sync.Mutex
 	m       *measure.Measurement
 	closed  bool
 	threads []*Thread
 	funcs   map[uint64]measure.Region // function address -> region
 	sym     *Symbolizer
+	signals chan os.Signal
 }
 
 // Start starts the measurement from the HMB_* variables env ("NAME=value",
@@ -50,6 +59,10 @@ func (rt *Runtime) Start(env []string, clockName string) (enabled bool, err erro
 		fmt.Fprintf(os.Stderr, "hmbtrace: HMB_METRICS ignored: C probes do not read counters\n")
 		cfg.Metrics = nil
 	}
+	// measure's own signal handler would write the trace without the
+	// records the C threads staged: the Runtime handles the signals itself.
+	signals := cfg.Signals
+	cfg.Signals = false
 	m, err := measure.Start(cfg)
 	if err != nil {
 		return false, err
@@ -61,7 +74,33 @@ func (rt *Runtime) Start(env []string, clockName string) (enabled bool, err erro
 	rt.m = m
 	rt.funcs = map[uint64]measure.Region{}
 	rt.sym = NewSymbolizer()
+	if signals && m.Enabled() {
+		rt.handleSignals()
+	}
 	return m.Enabled(), nil
+}
+
+// handleSignals makes SIGINT and SIGTERM write the trace through OnSignal,
+// then die of the signal as the process would have without the handler.
+func (rt *Runtime) handleSignals() {
+	rt.signals = make(chan os.Signal, 1)
+	signal.Notify(rt.signals, syscall.SIGINT, syscall.SIGTERM)
+	go func(ch chan os.Signal) {
+		sig, ok := <-ch
+		if !ok {
+			return
+		}
+		if rt.OnSignal != nil {
+			rt.OnSignal()
+		} else if err := rt.Close(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+		}
+		signal.Reset(sig)
+		s := sig.(syscall.Signal)
+		syscall.Kill(os.Getpid(), s)
+		time.Sleep(time.Second)
+		os.Exit(128 + int(s))
+	}(rt.signals)
 }
 
 // syncEnv makes the process's HMB_* variables those of env.
@@ -160,6 +199,11 @@ func (rt *Runtime) Close() error {
 	m := rt.m
 	rt.closed = true
 	rt.sym.Close()
+	if rt.signals != nil {
+		signal.Stop(rt.signals)
+		close(rt.signals)
+		rt.signals = nil
+	}
 	rt.mu.Unlock()
 	if m == nil {
 		return nil

@@ -7,6 +7,7 @@ package main
 /*
 #include <stdint.h>
 #include <stdlib.h>
+#include "hmbtrace.h"
 #include "shim.h"
 */
 import "C"
@@ -27,6 +28,12 @@ var _ = [1]struct{}{}[unsafe.Sizeof(cshim.Record{})-C.sizeof_hmb_record]
 var rt cshim.Runtime
 
 func init() {
+	// A signal writes the trace as hmb_finalize does, staged records included.
+	rt.OnSignal = func() {
+		if C.hmb_finalize() != 0 {
+			fmt.Fprintln(os.Stderr, C.GoString(C.hmb_last_error()))
+		}
+	}
 	// From here on, calls from C into Go return: probes may flush.
 	C.hmb_shim_go_ready()
 }
