@@ -63,3 +63,21 @@ func ExampleThread_Replay() {
 	// after 1.5 µs
 	// malformed: 0
 }
+
+// ParseMaps reads /proc/<pid>/maps, which the Symbolizer uses to find the
+// file and the offset behind a code address.
+func ExampleParseMaps() {
+	maps, err := cshim.ParseMaps([]byte(
+		"55d0c6a01000-55d0c6a02000 r-xp 00001000 08:01 1234   /usr/bin/prog\n" +
+			"7ffd5e9f2000-7ffd5e9f4000 r-xp 00000000 00:00 0      [vdso]\n"))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, m := range maps {
+		fmt.Printf("%#x-%#x %s offset %#x %q\n", m.Start, m.End, m.Perms, m.Offset, m.Path)
+	}
+	// Output:
+	// 0x55d0c6a01000-0x55d0c6a02000 r-xp offset 0x1000 "/usr/bin/prog"
+	// 0x7ffd5e9f2000-0x7ffd5e9f4000 r-xp offset 0x0 "[vdso]"
+}

@@ -8,7 +8,7 @@
  * Use:
  *
  *     uint32_t solve = hmb_region("solve");     // once; idempotent by name
- *     hmb_enter(solve);                         // a few ns, no lock, no system call
+ *     hmb_enter(solve);                         // a clock read and a 16-byte store
  *     ...
  *     hmb_leave(solve);
  *
@@ -40,7 +40,16 @@
  * whose address resolves to no symbol are named 0x<address>). The name
  * filter (HMB_FILTER_FILE) applies to these names.
  *
- * Probes are not async-signal-safe: do not call them from signal handlers.
+ * Signals. With HMB_SIGNALS=1, SIGINT and SIGTERM run hmb_finalize (the
+ * staged records included) and the process then dies of the signal.
+ *
+ * Limits. Probes are not async-signal-safe: do not call them from signal
+ * handlers (one that interrupts a probe of the same thread can take that
+ * probe's place in the staging array). A child of fork() records nothing
+ * and writes no trace: the library's runtime does not survive fork; exec
+ * starts afresh. HMB_METRICS is ignored for C probes: counters read when a
+ * staged probe is replayed would count the wrong code. C++ names of
+ * instrumented functions are demangled ("ns::f(int)").
  */
 #ifndef HMBTRACE_H
 #define HMBTRACE_H
