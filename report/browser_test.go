@@ -81,12 +81,20 @@ type selfCheck struct {
 		DrawMs, DecodeMs          float64
 		V0, V1, PxTime            float64
 	}
-	Probes []*hitResult
+	Probes      []*hitResult
+	Interaction *struct {
+		WheelZoom, DragPixels, ButtonZoom   float64
+		Reset, SortedByVisits, SortedByName bool
+		StaticSorted                        bool
+		LocationRows                        int
+		Hover                               string
+	}
 }
 
 // hitResult is what the page says is drawn at a row and time.
 type hitResult struct {
 	Kind, Region, Location, Shed, Label string
+	Text                                string // the tooltip's text
 	Depth                               int
 	Start, Duration, Calls, Coverage    float64
 	Truncated, Open                     bool
@@ -278,6 +286,9 @@ func TestReportInChromium(t *testing.T) {
 			if !sameHit(c.Probes[i], want[i]) {
 				t.Errorf("zoom %d: at %s the page draws %+v, want %+v", zoom, points[i], c.Probes[i], want[i])
 			}
+			if what := want[i].Region + want[i].Label; c.Probes[i] != nil && !strings.Contains(c.Probes[i].Text, what) {
+				t.Errorf("zoom %d: at %s the tooltip says %q, not %q", zoom, points[i], c.Probes[i].Text, what)
+			}
 		}
 		t.Logf("zoom %d: level %d, %d calls and %d tiles drawn in %.0f ms, data decoded in %.0f ms, %d probes",
 			zoom, c.Timeline.Level, c.Timeline.Exact, c.Timeline.Tiles, c.Timeline.DrawMs, c.Timeline.DecodeMs, len(points))
@@ -289,6 +300,12 @@ func TestReportInChromium(t *testing.T) {
 			t.Errorf("zoom %d: the timeline screenshot has %d coloured pixels", zoom, n)
 		}
 		shots = append(shots, img)
+	}
+	// A user's wheel, drag, buttons, hover and clicks on the tables.
+	c := load(t, path, "#interact=1")
+	if in := c.Interaction; in == nil || in.WheelZoom <= 1.1 || math.Abs(in.DragPixels-100) > 1 || math.Abs(in.ButtonZoom-2) > 1e-9 || !in.Reset ||
+		!in.SortedByVisits || !in.SortedByName || !in.StaticSorted || in.LocationRows == 0 || !strings.Contains(in.Hover, "depth 1") {
+		t.Errorf("interaction: %+v", in)
 	}
 	if kinds["call"] == 0 || kinds["tile"] == 0 || kinds["shed"] == 0 {
 		t.Errorf("probes of each kind: %v", kinds)

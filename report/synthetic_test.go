@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -51,7 +52,7 @@ func (s synthetic) record(t testing.TB, dir string) string {
 	}
 	locs := make([]*measure.Location, s.locations)
 	for i := range locs {
-		locs[i] = m.Location("worker " + string(rune('0'+i%10)) + suffix(i))
+		locs[i] = m.Location(fmt.Sprintf("worker %d", i))
 	}
 	t0 := m.Now() + 1000
 	ends := make([]uint64, s.locations)
@@ -75,13 +76,6 @@ func (s synthetic) record(t testing.TB, dir string) string {
 		t.Fatal(err)
 	}
 	return m.Path()
-}
-
-func suffix(i int) string {
-	if i < 10 {
-		return ""
-	}
-	return "." + string(rune('0'+i/10%10)) + string(rune('0'+i%10))
 }
 
 // play records location i's calls from t and returns the time of its last

@@ -566,7 +566,9 @@ function runReport() {
   var drag = null;
   canvas.addEventListener("pointerdown", function (ev) {
     drag = { x: ev.clientX, y: ev.clientY, v0: view.v0, v1: view.v1, scroll: view.scroll };
-    canvas.setPointerCapture(ev.pointerId);
+    // Capture keeps the drag when the pointer leaves the canvas; a pointer
+    // the browser does not know (a synthetic event) cannot be captured.
+    try { canvas.setPointerCapture(ev.pointerId); } catch (e) { /* drag without capture */ }
     canvas.classList.add("dragging");
     tip.hidden = true;
   });
@@ -604,7 +606,7 @@ function runReport() {
   }
   canvas.addEventListener("pointerup", function (ev) {
     drag = null;
-    canvas.releasePointerCapture(ev.pointerId);
+    try { canvas.releasePointerCapture(ev.pointerId); } catch (e) { /* not captured */ }
     canvas.classList.remove("dragging");
   });
   canvas.addEventListener("pointerleave", function () { if (!drag) tip.hidden = true; });
@@ -658,6 +660,65 @@ function runReport() {
 
   // ---- self-check --------------------------------------------------------
 
+  // interact drives the page as a user would, with synthetic events, and
+  // says what each did; it restores the view afterwards.
+  function interact() {
+    var out = {}, saved = { v0: view.v0, v1: view.v1, scroll: view.scroll };
+    var rect = canvas.getBoundingClientRect();
+    var cx = rect.left + gutter + plotWidth() / 2, cy = rect.top + axisH + Math.min(rowH, plotHeight()) / 2;
+    var span = function () { return view.v1 - view.v0; };
+    var before = span();
+    canvas.dispatchEvent(new WheelEvent("wheel", { deltaY: -300, clientX: cx, clientY: cy, bubbles: true, cancelable: true }));
+    out.wheelZoom = before / span();
+    var v0 = view.v0;
+    var pointer = function (type, x, y) {
+      canvas.dispatchEvent(new PointerEvent(type, { pointerId: 7, clientX: x, clientY: y, bubbles: true, button: 0, buttons: type === "pointerup" ? 0 : 1 }));
+    };
+    pointer("pointerdown", cx, cy);
+    pointer("pointermove", cx - 100, cy);
+    pointer("pointerup", cx - 100, cy);
+    out.dragPixels = (view.v0 - v0) / (span() / plotWidth());
+    before = span();
+    document.getElementById("tl-in").click();
+    out.buttonZoom = before / span();
+    document.getElementById("tl-reset").click();
+    out.reset = view.v0 === 0 && view.v1 === tl.span;
+    // Hover the middle of the first row's first call.
+    var r0 = rows[0];
+    if (r0 && r0.start.length > 0) {
+      var tmid = r0.start[0] + r0.len[0] / 2;
+      pointer("pointermove", rect.left + gutter + (tmid - view.v0) / (span() / plotWidth()), cy);
+      out.hover = tip.hidden ? "" : tip.textContent;
+    }
+    canvas.dispatchEvent(new PointerEvent("pointerleave", { pointerId: 7, bubbles: true }));
+    // The profile: sort by visits, then show one location.
+    var head = profTable.tHead.rows[0].cells, body = profTable.tBodies[0];
+    head[1].click();
+    var visits = Array.prototype.map.call(body.rows, function (r) { return parseFloat(r.cells[1].getAttribute("data-v")); });
+    out.sortedByVisits = visits.every(function (v, i) { return i === 0 || visits[i - 1] >= v; });
+    head[0].click();
+    var names = Array.prototype.map.call(body.rows, function (r) { return r.cells[0].textContent; });
+    out.sortedByName = names.every(function (v, i) { return i === 0 || names[i - 1] <= v; });
+    if (prof.locations.length > 0) {
+      profSelect.value = "0";
+      profSelect.dispatchEvent(new Event("change"));
+      out.locationRows = body.rows.length;
+      profSelect.value = "-1";
+      profSelect.dispatchEvent(new Event("change"));
+    }
+    // A static table sorts too.
+    var other = document.querySelector("#facts table.sortable");
+    if (other && other.tBodies[0].rows.length > 1) {
+      other.tHead.rows[0].cells[0].click();
+      var first = parseFloat(other.tBodies[0].rows[0].cells[0].getAttribute("data-v"));
+      var last = parseFloat(other.tBodies[0].rows[other.tBodies[0].rows.length - 1].cells[0].getAttribute("data-v"));
+      out.staticSorted = first >= last;
+    }
+    view.v0 = saved.v0; view.v1 = saved.v1; view.scroll = saved.scroll;
+    draw();
+    return out;
+  }
+
   var check = { sections: {}, timeline: {}, probes: [] };
   ["facts", "profile", "timeline", "variation", "dynamics", "communication", "counters"].forEach(function (id) {
     var s = document.getElementById(id);
@@ -673,9 +734,11 @@ function runReport() {
   if (args.probe) {
     args.probe.split(",").forEach(function (p) {
       var rc = p.split(":"), h = hit(parseInt(rc[0], 10), parseFloat(rc[1]));
+      if (h) h.text = describe(h);
       check.probes.push(h);
     });
   }
+  if (args.interact) check.interaction = interact();
   var missing = Object.keys(check.sections).filter(function (k) { return !check.sections[k]; });
   if (missing.length) reportErrors.push("sections missing or empty: " + missing.join(", "));
   writeSelfCheck(check);
