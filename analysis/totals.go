@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"sort"
-	"time"
 
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
@@ -65,8 +64,8 @@ type locationRef struct {
 	file  int
 	loc   *tracefile.Location
 	label string
-	// offset is the file's start on the common time axis of all files, in ns:
-	// files are aligned by their wall-clock start times.
+	// offset is the file's start on the common time axis of all files, in ns
+	// (tracefile.Axis: clock-sync points, or else wall-clock starts).
 	offset int64
 }
 
@@ -76,22 +75,16 @@ type locationRef struct {
 func locations(files []*tracefile.File) []locationRef {
 	ranksUnique := true
 	seen := map[int]bool{}
-	var earliest time.Time
-	for i, f := range files {
+	for _, f := range files {
 		if seen[f.Header.Rank] {
 			ranksUnique = false
 		}
 		seen[f.Header.Rank] = true
-		if i == 0 || f.Header.StartWall.Before(earliest) {
-			earliest = f.Header.StartWall
-		}
 	}
+	axis := tracefile.NewAxis(files)
 	var refs []locationRef
 	for i, f := range files {
-		var offset int64
-		if len(files) > 1 {
-			offset = f.Header.StartWall.Sub(earliest).Nanoseconds()
-		}
+		offset := axis.Nanos(i, f, f.Header.StartTicks>>f.Header.TimerShift)
 		for j := range f.Locations {
 			l := &f.Locations[j]
 			label := l.Name

@@ -330,3 +330,24 @@ func TestWriteFuzzCorpus(t *testing.T) {
 	write("FuzzRead", [][]byte{data, data[:len(data)/2], data[:11]})
 	write("FuzzReadSealed", [][]byte{data[:len(data)-6], data[:len(data)-40]})
 }
+
+func TestAxis(t *testing.T) {
+	mk := func(rank int, wall int64, start uint64, sync []ClockSync) *File {
+		return &File{Trace: Trace{Header: Header{Rank: rank, StartWall: time.Unix(0, wall), TicksPerSecond: 1e9, StartTicks: start, EndTicks: start + 1000, ClockSync: sync, ReferenceStart: 5000}}}
+	}
+	// Wall-clock starts 300 ns apart.
+	a, b := mk(0, 1000, 5000, nil), mk(1, 1300, 9000, nil)
+	ax := NewAxis([]*File{a, b})
+	if ax.Synced() || ax.Nanos(0, a, 5100) != 100 || ax.Nanos(1, b, 9100) != 400 {
+		t.Errorf("wall-clock axis: %v %d %d", ax.Synced(), ax.Nanos(0, a, 5100), ax.Nanos(1, b, 9100))
+	}
+	// Clock sync: rank 1's clock reads 4000 ticks more than rank 0's.
+	a, b = mk(0, 1000, 5000, []ClockSync{{5000, 0}}), mk(1, 9999, 9000, []ClockSync{{9000, -4000}})
+	ax = NewAxis([]*File{a, b})
+	if !ax.Synced() || ax.Nanos(0, a, 5100) != 100 || ax.Nanos(1, b, 9100) != 100 {
+		t.Errorf("synced axis: %v %d %d", ax.Synced(), ax.Nanos(0, a, 5100), ax.Nanos(1, b, 9100))
+	}
+	if ax.End != 1000 {
+		t.Errorf("end %d", ax.End)
+	}
+}

@@ -13,7 +13,6 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/hmbtrace/hmbtrace/encode"
 	"github.com/hmbtrace/hmbtrace/tracefile"
@@ -29,12 +28,7 @@ func Export(w io.Writer, files []*tracefile.File) error {
 		return errors.New("chrome export: no trace files")
 	}
 	x := &exporter{w: bufio.NewWriterSize(w, 64<<10), files: files, peers: newPeers(files), sent: map[channel]uint64{}}
-	x.origin = files[0].Header.StartWall
-	for _, f := range files {
-		if f.Header.StartWall.Before(x.origin) {
-			x.origin = f.Header.StartWall
-		}
-	}
+	x.axis = tracefile.NewAxis(files)
 	x.raw(`{"traceEvents":[`)
 	x.metadata()
 	tid := 0
@@ -71,7 +65,7 @@ type exporter struct {
 	w      *bufio.Writer
 	err    error // the first write error; later writes do nothing
 	files  []*tracefile.File
-	origin time.Time
+	axis   *tracefile.Axis
 	peers  *peers
 	buf    []byte // the event being put together
 	events int    // events written, for the separators
@@ -153,7 +147,6 @@ func (x *exporter) metadata() {
 func (x *exporter) location(i int, l *tracefile.Location, tid int) error {
 	f := x.files[i]
 	pid := i + 1
-	off := f.Header.StartWall.Sub(x.origin).Nanoseconds()
 	clear(x.sent)
 	if x.received == nil {
 		x.received = map[channel]uint64{}
@@ -164,7 +157,7 @@ func (x *exporter) location(i int, l *tracefile.Location, tid int) error {
 	var last uint64
 	it := f.Events(l.ID)
 	for it.Next(&e) && x.err == nil {
-		ts := uint64(off + f.Nanos(e.Time))
+		ts := uint64(x.axis.Nanos(i, f, e.Time))
 		last = ts
 		switch e.Kind {
 		case encode.KindEnter:

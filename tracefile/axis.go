@@ -1,0 +1,57 @@
+package tracefile
+
+import "time"
+
+// Axis puts the events of several files on one time axis, in nanoseconds
+// from its origin. Each file has its own clock (its own start, rate, shift,
+// even kind of clock). When every file carries clock-sync points to the
+// same reference process (an MPI run: rank 0), the axis is the reference's
+// clock, corrected for drift; otherwise the files are placed by their
+// wall-clock start times, the one reference they always share.
+type Axis struct {
+	synced  bool
+	offsets []int64 // per file: ns from the origin to the file's own zero
+	// End is the latest end of a measurement on the axis.
+	End int64
+}
+
+// NewAxis makes the axis of files. With one file it is the file's own
+// Nanos.
+func NewAxis(files []*File) *Axis {
+	a := &Axis{offsets: make([]int64, len(files)), synced: len(files) > 1}
+	var ref uint64
+	for i, f := range files {
+		if len(f.Header.ClockSync) == 0 || (i > 0 && f.Header.ReferenceStart != ref) {
+			a.synced = false
+		}
+		ref = f.Header.ReferenceStart
+	}
+	if !a.synced && len(files) > 1 {
+		var origin time.Time
+		for i, f := range files {
+			if i == 0 || f.Header.StartWall.Before(origin) {
+				origin = f.Header.StartWall
+			}
+		}
+		for i, f := range files {
+			a.offsets[i] = f.Header.StartWall.Sub(origin).Nanoseconds()
+		}
+	}
+	for i, f := range files {
+		a.End = max(a.End, a.Nanos(i, f, f.Header.EndTicks>>f.Header.TimerShift))
+	}
+	return a
+}
+
+// Synced reports whether the files were aligned by clock-sync points
+// rather than by their wall-clock starts.
+func (a *Axis) Synced() bool { return a.synced }
+
+// Nanos converts a reduced timestamp of file i (f) to the axis. It never
+// goes backwards within a file.
+func (a *Axis) Nanos(i int, f *File, reduced uint64) int64 {
+	if a.synced {
+		return max(f.GlobalNanos(reduced), 0)
+	}
+	return a.offsets[i] + f.Nanos(reduced)
+}
