@@ -5,7 +5,9 @@ GOBIN    := $(shell $(GO) env GOPATH)/bin
 # Packages with concurrent code, tested again under the race detector.
 RACE_PKGS := ./buffer/... ./measure/... ./hwcounter/... ./export/...
 
-.PHONY: test deps lint unit race bench heat clean
+PREFIX   ?= /usr/local
+
+.PHONY: test deps lint unit race bench heat clean cshim install bench-c
 
 test: deps lint unit race
 
@@ -30,6 +32,18 @@ race:
 bench:
 	$(GO) run ./bench -svg bench-charts | tee bench.txt
 	$(GO) test -run '^$$' -bench . -benchmem -count 5 ./encode ./measure ./internal/clock ./buffer | tee bench-go.txt
+
+# The C ABI: libhmbtrace.so, libhmbtrace.a, hmbtrace.h, the Fortran module
+# and hmbtrace.pc in build/; install copies them under PREFIX.
+cshim:
+	$(MAKE) -C cshim cshim
+
+install:
+	$(MAKE) -C cshim install PREFIX=$(PREFIX)
+
+# The C probe against libotf2's event writer, same clock.
+bench-c:
+	$(MAKE) -C cshim bench-c
 
 # The main job: the instrumented example writes a trace and prints its summary.
 heat:
