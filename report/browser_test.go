@@ -16,6 +16,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hmbtrace/hmbtrace/measure"
+	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
 // chromium finds Debian's Chromium, or fails (skips with HMB_ALLOW_SKIP=1)
@@ -312,5 +315,62 @@ func TestReportInChromium(t *testing.T) {
 	}
 	if n := differing(shots[0], shots[1]); n < 10000 {
 		t.Errorf("the two zoom levels differ in %d pixels", n)
+	}
+}
+
+// nastyTrace records names that are HTML and script, a location that
+// records nothing, and a run too short for any analysis.
+func nastyTrace(t *testing.T) []*tracefile.File {
+	t.Helper()
+	m, err := measure.Start(measure.Config{Output: t.TempDir(), Name: "nasty", Clock: "monotonic"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := m.Region(nastyRegion)
+	l := m.Location(nastyLocation)
+	m.Location("idle")
+	t0 := m.Now()
+	l.EnterAt(r, t0+10)
+	l.LeaveAt(r, t0+500)
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return open(t, m.Path())
+}
+
+const (
+	nastyRegion   = `</script><script>alert("region")</script>`
+	nastyLocation = `<img src=x onerror=alert(1)> & "worker"`
+)
+
+// Names are text wherever they appear, and a trace with nothing to analyse
+// still makes a page that loads without an error.
+func TestNastyTraceInChromium(t *testing.T) {
+	chromium(t)
+	files := nastyTrace(t)
+	page := render(t, files, Options{})
+	if bytes.Contains(page, []byte(nastyRegion)) || bytes.Contains(page, []byte(nastyLocation)) {
+		t.Errorf("a name went into the page unescaped")
+	}
+	path := filepath.Join(t.TempDir(), "nasty.html")
+	if err := os.WriteFile(path, page, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, rows := parsePage(t, page)
+	if len(rows) != 2 || len(rows[0].exact) != 1 {
+		t.Fatalf("timeline rows %+v", rows)
+	}
+	call := rows[0].exact[0]
+	c := load(t, path, fmt.Sprintf("#interact=1&probe=0:%d", call.start+call.dur/2))
+	if c.ProfileRows != 1 || c.Timeline.Rows != 2 {
+		t.Errorf("%d profile rows, %d timeline rows; want 1 and 2", c.ProfileRows, c.Timeline.Rows)
+	}
+	if len(c.Probes) != 1 || c.Probes[0] == nil || c.Probes[0].Region != nastyRegion || c.Probes[0].Location != nastyLocation {
+		t.Errorf("probe: %+v", *c.Probes[0])
+	}
+	for _, note := range []string{"No variation heat map", "No dynamics findings", "No messages"} {
+		if !bytes.Contains(page, []byte(note)) {
+			t.Errorf("page lacks %q", note)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/hmbtrace/hmbtrace/encode"
 	"github.com/hmbtrace/hmbtrace/tracefile"
@@ -27,6 +28,7 @@ type tlLocation struct {
 	Start       int64    `json:"start"` // its file's start on the axis, ns
 	End         int64    `json:"end"`
 	Notes       []string `json:"notes,omitempty"`
+	Short       string   `json:"short,omitempty"` // the notes in a few words, under the label
 	Interrupted bool     `json:"interrupted,omitempty"`
 }
 
@@ -267,7 +269,7 @@ func (tl *timeline) addLocation(r *run, l *lod, fi int, loc *tracefile.Location,
 	end := off + f.Duration()
 	li := len(tl.Locations)
 	tl.Locations = append(tl.Locations, tlLocation{Label: r.label(fi, loc), Start: off, End: end,
-		Notes: locationNotes(f, loc), Interrupted: loc.Interrupted})
+		Notes: locationNotes(f, loc, off), Short: shortNotes(loc), Interrupted: loc.Interrupted})
 	depth := min(max(statsDepth(loc), 1), limit)
 	enc := make([]*rowEncoder, 0, depth)
 	row := func(d int) *rowEncoder {
@@ -324,8 +326,9 @@ func (tl *timeline) addLocation(r *run, l *lod, fi int, loc *tracefile.Location,
 }
 
 // locationNotes says what happened to a location's events besides being
-// kept: filters, removals, a signal, a keep-last window.
-func locationNotes(f *tracefile.File, l *tracefile.Location) []string {
+// kept: filters, removals, a signal, a keep-last window (on the timeline's
+// axis, where its file starts at off).
+func locationNotes(f *tracefile.File, l *tracefile.Location, off int64) []string {
 	notes := []string{fmt.Sprintf("%s events recorded, %s kept", count(l.Recorded), count(l.Kept()))}
 	if l.FilteredName > 0 {
 		what := "the filter file"
@@ -341,7 +344,7 @@ func locationNotes(f *tracefile.File, l *tracefile.Location) []string {
 		notes = append(notes, "shed: "+s)
 	}
 	if l.Windowed {
-		notes = append(notes, fmt.Sprintf("keep-last window: complete from %s on", duration(float64(f.Nanos(l.WindowTime)))))
+		notes = append(notes, fmt.Sprintf("keep-last window: complete from %s on", duration(float64(off+f.Nanos(l.WindowTime)))))
 	}
 	if l.Interrupted {
 		notes = append(notes, "interrupted: a signal ended the run while it recorded; calls still open are drawn to the end")
@@ -350,6 +353,22 @@ func locationNotes(f *tracefile.File, l *tracefile.Location) []string {
 		notes = append(notes, fmt.Sprintf("%s usage errors", count(u)))
 	}
 	return notes
+}
+
+// shortNotes says in a few words what the filters and the buffer took
+// from a location: "430 filtered, 14,700 shed".
+func shortNotes(l *tracefile.Location) string {
+	var parts []string
+	if n := l.FilteredName + l.FilteredDuration; n > 0 {
+		parts = append(parts, count(n)+" filtered")
+	}
+	if n := sum(l.Removed()); n > 0 {
+		parts = append(parts, count(n)+" shed")
+	}
+	if l.Interrupted {
+		parts = append(parts, "interrupted")
+	}
+	return strings.Join(parts, ", ")
 }
 
 // removedText lists removed events by reason: "206,800 by depth, 12 no bin".
@@ -394,20 +413,20 @@ func depthStats(l *tracefile.Location, d int) string {
 // shedMarks returns, per depth, the stretches of location l where the
 // buffer shed events: a closed depth (everything there revoked when it
 // closed, everything after dropped), a keep-last window's start, a
-// keep-first stop.
+// keep-first stop. Their labels tell times on the timeline's axis.
 func shedMarks(f *tracefile.File, l *tracefile.Location, off, end int64) func(d int) []tlMark {
 	at := func(t uint64) int64 { return off + f.Nanos(t) }
 	var common []tlMark
 	if l.Windowed {
 		w := at(l.WindowTime)
 		common = append(common, tlMark{From: off, To: w, Kind: "window",
-			Label: fmt.Sprintf("shed: keep-last window starts at %s; older events revoked", duration(float64(w-off)))})
+			Label: fmt.Sprintf("shed: keep-last window starts at %s", duration(float64(w)))})
 	}
 	for _, red := range f.Reductions {
 		if red.Reason == tracefile.ByFirst {
 			t := at(red.Time)
 			common = append(common, tlMark{From: t, To: end, Kind: "stopped",
-				Label: fmt.Sprintf("shed: buffer full at %s, recording stopped (keep first)", duration(float64(t-off)))})
+				Label: fmt.Sprintf("shed: buffer full at %s, recording stopped (keep first)", duration(float64(t)))})
 			break
 		}
 	}
@@ -425,7 +444,7 @@ func shedMarks(f *tracefile.File, l *tracefile.Location, off, end int64) func(d 
 		}
 		label := fmt.Sprintf("shed: depth %d closed", lv.Depth)
 		if t >= 0 {
-			label = fmt.Sprintf("shed: depth %d closed at %s", lv.Depth, duration(float64(t-off)))
+			label = fmt.Sprintf("shed: depth %d closed at %s", lv.Depth, duration(float64(t)))
 		} else {
 			t = off
 		}

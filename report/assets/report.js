@@ -256,7 +256,7 @@ function runReport() {
   var ctx = canvas.getContext("2d");
   var tip = document.getElementById("tl-tip");
   var status = document.getElementById("tl-status");
-  var gutter = 170, axisH = 24, maxPlotH = 640;
+  var gutter = 190, axisH = 24, maxPlotH = 640;
   var rowH = Math.max(3, Math.min(18, Math.floor(maxPlotH / Math.max(rows.length, 1))));
   var view = { v0: 0, v1: tl.span, scroll: 0 };
   var minSpan = 50; // ns visible at the most zoom: finer than any clock tick
@@ -438,6 +438,10 @@ function runReport() {
       }
       if (rowH >= 10) {
         if (newLoc) fitText(tl.locations[r.meta.loc].label, 4, y + rowH / 2, gutter - 40, "#1d2230");
+        if (i > 0 && rows[i - 1].meta.loc === r.meta.loc && (i === 1 || rows[i - 2].meta.loc !== r.meta.loc)) {
+          // Under the label, what the filters and the buffer took.
+          fitText(tl.locations[r.meta.loc].short || "", 4, y + rowH / 2, gutter - 40, "#a0522d");
+        }
         ctx.fillStyle = "#5b6275";
         ctx.fillText(String(r.meta.depth), gutter - 24, y + rowH / 2);
       } else if (newLoc && y - lastLabel >= 12) {
