@@ -106,13 +106,34 @@ type hitResult struct {
 var selfCheckPre = regexp.MustCompile(`<pre id="selfcheck"[^>]*>([^<]*)</pre>`)
 
 // load opens the page at path with fragment, and returns its self-check;
-// it fails on anything the browser logged from the page's console.
+// it fails on anything the browser logged from the page's console, on the
+// errors the page reports and on missing sections.
 func load(t testing.TB, path, fragment string) *selfCheck {
 	t.Helper()
+	c, console := loadRaw(t, path, fragment)
+	for _, line := range console {
+		t.Errorf("browser console: %s", line)
+	}
+	if !c.OK || len(c.Errors) > 0 {
+		t.Errorf("%s%s: the page reports errors: %q", path, fragment, c.Errors)
+	}
+	for _, id := range sections {
+		if !c.Sections[id] {
+			t.Errorf("%s%s: section %s missing or empty", path, fragment, id)
+		}
+	}
+	return c
+}
+
+// loadRaw opens the page and returns its self-check and what the browser
+// logged from its console.
+func loadRaw(t testing.TB, path, fragment string) (*selfCheck, []string) {
+	t.Helper()
 	dom, log := browse(t, "file://"+path+fragment, "--enable-logging=stderr", "--v=0", "--dump-dom")
+	var console []string
 	for _, line := range strings.Split(log, "\n") {
 		if strings.Contains(line, "CONSOLE") || strings.Contains(line, "Uncaught") {
-			t.Errorf("browser console: %s", line)
+			console = append(console, line)
 		}
 	}
 	m := selfCheckPre.FindStringSubmatch(dom)
@@ -123,15 +144,7 @@ func load(t testing.TB, path, fragment string) *selfCheck {
 	if err := json.Unmarshal([]byte(html.UnescapeString(m[1])), &c); err != nil {
 		t.Fatalf("self-check %q: %v", m[1], err)
 	}
-	if !c.OK || len(c.Errors) > 0 {
-		t.Errorf("%s%s: the page reports errors: %q", path, fragment, c.Errors)
-	}
-	for _, id := range sections {
-		if !c.Sections[id] {
-			t.Errorf("%s%s: section %s missing or empty", path, fragment, id)
-		}
-	}
-	return &c
+	return &c, console
 }
 
 // screenshot takes a screenshot of the page's timeline alone.
@@ -372,5 +385,26 @@ func TestNastyTraceInChromium(t *testing.T) {
 		if !bytes.Contains(page, []byte(note)) {
 			t.Errorf("page lacks %q", note)
 		}
+	}
+}
+
+// A page whose timeline data is damaged says so in its self-check and on
+// the console: the checks above can fail.
+func TestBrokenPageIsCaught(t *testing.T) {
+	chromium(t)
+	page := render(t, good0(t), Options{})
+	start := bytes.Index(page, []byte(`id="timeline-data">`)) + len(`id="timeline-data">`)
+	end := start + bytes.Index(page[start:], []byte("</script>"))
+	broken := append(append(append([]byte(nil), page[:start]...), "AAAA"...), page[end:]...)
+	path := filepath.Join(t.TempDir(), "broken.html")
+	if err := os.WriteFile(path, broken, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, console := loadRaw(t, path, "")
+	if c.OK || len(c.Errors) == 0 || !strings.Contains(c.Errors[0], "timeline") {
+		t.Errorf("damaged page: self-check %+v", c)
+	}
+	if len(console) == 0 || !strings.Contains(console[0], "timeline row 0") {
+		t.Errorf("damaged page: console %q", console)
 	}
 }

@@ -106,7 +106,7 @@ func Write(w io.Writer, files []*tracefile.File, opt Options) error {
 	p.printf("<div class=\"scroll\"><table id=\"profile-table\" class=\"sortable numeric\"></table></div>\n</section>\n")
 
 	p.printf("<section id=\"timeline\">\n<h2>Timeline</h2>\n")
-	p.printf("<p>Each location's calls by calling depth. Wheel or the buttons zoom, dragging pans, hovering names what is under the pointer. Calls at least %s long are drawn one by one; shorter ones are summed per column into tiles coloured by the region that spent the most time there (fainter where they cover less of it). Hatched stretches are where the buffer shed events.</p>\n",
+	p.printf("<p>Each location's calls by calling depth. Wheel or the buttons zoom, dragging pans, hovering names what is under the pointer. Calls at least %s long are drawn one by one; shorter ones are summed per column into tiles coloured by the region that spent the most time there (fainter where they cover less of it). Hatched stretches are where the buffer shed events. A link to the page ending in #zoom=8&amp;at=0.25 opens it on an eighth of the run around its first quarter.</p>\n",
 		esc(duration(tl.ExactMin)))
 	p.printf("<div class=\"tl-toolbar\"><button type=\"button\" id=\"tl-out\" title=\"zoom out\">&minus;</button><button type=\"button\" id=\"tl-in\" title=\"zoom in\">+</button><button type=\"button\" id=\"tl-reset\">whole run</button> <span id=\"tl-status\"></span></div>\n")
 	p.printf("<div class=\"tl-wrap\" id=\"tl-wrap\"><canvas id=\"tl-canvas\" width=\"800\" height=\"200\"></canvas><div id=\"tl-tip\" hidden></div></div>\n")

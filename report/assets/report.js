@@ -29,7 +29,11 @@ function writeSelfCheck(check) {
 try {
   runReport();
 } catch (e) {
-  reportErrors.push(String(e && e.stack || e));
+  // On the console (which records it for the self-check too) and on the
+  // page, where a reader looks.
+  console.error("hmbtrace report: " + String(e && e.stack || e));
+  var statusLine = document.getElementById("tl-status");
+  if (statusLine) statusLine.textContent = "The page could not be drawn: " + String(e && e.message || e);
   writeSelfCheck({ sections: {}, timeline: {}, probes: [] });
 }
 
