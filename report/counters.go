@@ -73,7 +73,7 @@ func writeCounters(p *page, r *run, prof *profile) {
 			}
 		}
 		if prof.ipc {
-			p.printf("%s", ipcCell(row, r.metrics))
+			p.printf("%s", ipcCell(row))
 		}
 		p.printf("</tr>\n")
 	}
@@ -121,19 +121,10 @@ func writeCounters(p *page, r *run, prof *profile) {
 }
 
 // ipcCell is the instructions per cycle of a region's inclusive counts.
-func ipcCell(row profileRow, metrics []string) string {
-	ins, cyc := -1, -1
-	for g, m := range metrics {
-		switch m {
-		case "instructions":
-			ins = g
-		case "cycles":
-			cyc = g
-		}
-	}
-	if ins < 0 || cyc < 0 || !row.counted[ins] || !row.counted[cyc] || row.cincl[cyc] == 0 {
+func ipcCell(row profileRow) string {
+	ipc, ok := row.ipc()
+	if !ok {
 		return "<td data-v=\"-1\">-</td>"
 	}
-	ipc := float64(row.cincl[ins]) / float64(row.cincl[cyc])
 	return fmt.Sprintf("<td data-v=\"%g\">%.2f</td>", ipc, ipc)
 }

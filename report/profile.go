@@ -1,6 +1,7 @@
 package report
 
 import (
+	"slices"
 	"strconv"
 )
 
@@ -23,6 +24,17 @@ type profileRow struct {
 	cincl, cexcl     []uint64
 	counted          []bool // per metric: the location's file counted it
 	readsAnyCounters bool
+	// Instructions and cycles, inclusive, of the locations that counted
+	// both: instructions per cycle is their ratio.
+	ipcInstructions, ipcCycles uint64
+}
+
+// ipc returns the row's instructions per cycle, false when it has none.
+func (r *profileRow) ipc() (float64, bool) {
+	if r.ipcCycles == 0 {
+		return 0, false
+	}
+	return float64(r.ipcInstructions) / float64(r.ipcCycles), true
 }
 
 func newProfile(r *run) *profile {
@@ -32,6 +44,7 @@ func newProfile(r *run) *profile {
 		has[m] = true
 	}
 	p.ipc = has["instructions"] && has["cycles"]
+	ins, cyc := slices.Index(r.metrics, "instructions"), slices.Index(r.metrics, "cycles")
 	totals := map[int]*profileRow{}
 	var order []int
 	nm := len(r.metrics)
@@ -56,6 +69,9 @@ func newProfile(r *run) *profile {
 						g := r.metricIndex[fi][i]
 						row.cincl[g], row.cexcl[g], row.counted[g] = v, e.CounterExclusive[i], true
 					}
+					if p.ipc && row.counted[ins] && row.counted[cyc] {
+						row.ipcInstructions, row.ipcCycles = row.cincl[ins], row.cincl[cyc]
+					}
 				}
 				p.rows = append(p.rows, row)
 				t := totals[row.region]
@@ -65,6 +81,8 @@ func newProfile(r *run) *profile {
 					order = append(order, row.region)
 				}
 				t.visits += row.visits
+				t.ipcInstructions += row.ipcInstructions
+				t.ipcCycles += row.ipcCycles
 				t.incl += row.incl
 				t.excl += row.excl
 				if row.readsAnyCounters {
@@ -92,11 +110,12 @@ func newProfile(r *run) *profile {
 // appendJSON appends the profile as the page reads it:
 //
 //	{"metrics":[...],"ipc":bool,"locations":[...],"times":[...],"total":ns,
-//	 "rows":[[loc,region,visits,incl,excl,[cincl...],[cexcl...]],...]}
+//	 "rows":[[loc,region,visits,incl,excl,[cincl...],[cexcl...],ipc],...]}
 //
-// with null for a counter the location's file did not count, and the
-// counter arrays left out for regions that read none. Rows are arrays, not
-// objects: a run of many locations has many of them.
+// with null for a counter the location's file did not count (and for ipc
+// where there is none), and the counter arrays and ipc left out for regions
+// that read no counters. Rows are arrays, not objects: a run of many
+// locations has many of them.
 func (p *profile) appendJSON(b []byte) []byte {
 	b = append(b, `{"metrics":`...)
 	b = appendStrings(b, p.metrics)
@@ -133,6 +152,12 @@ func (p *profile) appendJSON(b []byte) []byte {
 			b = appendCounters(b, r.cincl, r.counted)
 			b = append(b, ',')
 			b = appendCounters(b, r.cexcl, r.counted)
+			if ipc, ok := r.ipc(); ok {
+				b = append(b, ',')
+				b = strconv.AppendFloat(b, ipc, 'g', 6, 64)
+			} else if p.ipc {
+				b = append(b, ",null"...)
+			}
 		}
 		b = append(b, ']')
 	}

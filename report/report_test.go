@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -18,29 +19,46 @@ var sections = []string{"facts", "profile", "timeline", "variation", "dynamics",
 
 func TestWriteSections(t *testing.T) {
 	files := fixtures(t)
-	page := render(t, files, Options{})
-	for _, id := range sections {
-		if !bytes.Contains(page, []byte(`<section id="`+id+`">`)) {
+	page := string(render(t, files, Options{}))
+	section := func(id string) string {
+		i := strings.Index(page, `<section id="`+id+`">`)
+		if i < 0 {
 			t.Errorf("no section %s", id)
+			return ""
+		}
+		j := strings.Index(page[i:], "</section>")
+		if j < 0 {
+			t.Fatalf("section %s does not end", id)
+		}
+		return page[i : i+j]
+	}
+	for _, id := range sections {
+		if s := section(id); strings.Contains(s, `class="note unavailable"`) {
+			t.Errorf("section %s: %s", id, s)
 		}
 	}
-	for _, want := range []string{
-		"synthetic.0.hmb", "synthetic.1.hmb", // facts of both files
-		"reduction policy depth", "reduction policy last",
-		"closed depth 4 and deeper", // the reduction
-		"keep-last window",
-		"of calls shorter than 1.000 µs",        // the duration filter
-		"Time-dominant region: iteration",       // variation report
-		`id="variation-heatmap"`,                // its SVG
-		"Iterations: the invocations of",        // dynamics
-		`id="comm-matrix"`, `id="comm-diagram"`, // communication SVGs
-		"These traces hold no counters",
+	for _, c := range []struct {
+		section string
+		want    []string
+	}{
+		{"facts", []string{"synthetic.0.hmb", "synthetic.1.hmb", "reduction policy depth", "reduction policy last",
+			"closed depth 4 and deeper", "keep-last window", "of calls shorter than 1.000 µs"}},
+		{"variation", []string{`<div class="figure scroll" id="variation-heatmap"><svg`, "<pre>"}},
+		{"dynamics", []string{`<div class="figure scroll" id="dynamics-series"><svg`, "<pre>"}},
+		{"communication", []string{`id="comm-matrix"><svg`, `id="comm-diagram"><svg`, "<td>rank 1: worker 0</td><td>rank 1: worker 1</td>",
+			"The buffer shed"}}, // rank 0's messages were at the closed depth
+		{"counters", []string{"These traces hold no counters"}},
+		{"timeline", []string{`<canvas id="tl-canvas"`}},
+		{"profile", []string{`<table id="profile-table"`}},
 	} {
-		if !bytes.Contains(page, []byte(want)) {
-			t.Errorf("page lacks %q", want)
+		s := section(c.section)
+		for _, want := range c.want {
+			if !strings.Contains(s, want) {
+				t.Errorf("section %s lacks %q", c.section, want)
+			}
 		}
 	}
-	if !bytes.HasPrefix(page, []byte("<!DOCTYPE html>")) || !bytes.HasSuffix(page, []byte("</html>\n")) {
+	if !strings.HasPrefix(page, "<!DOCTYPE html>") || !strings.HasSuffix(page, "</html>\n") {
 		t.Errorf("page is not a whole HTML document")
 	}
 }
@@ -390,5 +408,56 @@ func TestInlineSVG(t *testing.T) {
 	styled := string(inlineSVG([]byte(`<svg><style>text{fill:red}</style></svg>`), "fig", `a "figure"`))
 	if !strings.HasPrefix(styled, `<img class="figure" alt="a &#34;figure&#34;" src="data:image/svg+xml;base64,`) {
 		t.Errorf("styled SVG inlined as %s", styled)
+	}
+}
+
+// Instructions per cycle come from the inclusive counts where both were
+// counted; files merge their counters by name.
+func TestCountersIPC(t *testing.T) {
+	a := &tracefile.File{Path: "a.hmb", Trace: tracefile.Trace{
+		Header:  tracefile.Header{Metrics: []string{"cycles", "instructions"}, MetricsPath: "rdpmc", TicksPerSecond: 1e9},
+		Regions: []tracefile.Region{{ID: 1, Name: "solve"}, {ID: 2, Name: "idle"}},
+		Locations: []tracefile.Location{{ID: 0, Name: "main", Profile: []tracefile.ProfileEntry{
+			{Region: 1, Visits: 2, Inclusive: 100, Exclusive: 80, CounterInclusive: []uint64{1000, 2500}, CounterExclusive: []uint64{800, 2000}},
+			{Region: 2, Visits: 1, Inclusive: 10, Exclusive: 10},
+		}}},
+	}}
+	b := &tracefile.File{Path: "b.hmb", Trace: tracefile.Trace{
+		Header:  tracefile.Header{Rank: 1, Metrics: []string{"instructions"}, TicksPerSecond: 1e9},
+		Regions: []tracefile.Region{{ID: 1, Name: "solve"}},
+		Locations: []tracefile.Location{{ID: 0, Name: "main", Multiplexed: true, Profile: []tracefile.ProfileEntry{
+			{Region: 1, Visits: 1, Inclusive: 50, Exclusive: 50, CounterInclusive: []uint64{500}, CounterExclusive: []uint64{500}},
+		}}},
+	}}
+	r := newRun([]*tracefile.File{a, b})
+	prof := newProfile(r)
+	if !prof.ipc || len(prof.metrics) != 2 {
+		t.Fatalf("metrics %q, ipc %v", prof.metrics, prof.ipc)
+	}
+	var buf bytes.Buffer
+	p := &page{w: bufio.NewWriter(&buf)}
+	writeCounters(p, r, prof)
+	p.w.Flush()
+	got := buf.String()
+	for _, want := range []string{
+		// solve over both files: cycles only from a, instructions from
+		// both, instructions per cycle from a alone.
+		`<tr><td>solve</td><td data-v="1000">1,000</td><td data-v="800">800</td><td data-v="3000">3,000</td><td data-v="2500">2,500</td><td data-v="2.5">2.50</td></tr>`,
+		"a.hmb: counted cycles, instructions, read with rdpmc.",
+		"multiplexed by the kernel and extrapolated on main",
+		"<th>IPC</th>",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("counters lack %s:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "<td>idle</td>") {
+		t.Errorf("idle read no counters but has a row")
+	}
+	js := string(prof.appendJSON(nil))
+	for _, want := range []string{`"metrics":["cycles","instructions"]`, `"ipc":true`, `[1,0,1,50,50,[null,500],[null,500],null]`, `[0,0,2,100,80,[1000,2500],[800,2000],2.5]`, `[-1,0,3,150,130,[1000,3000],[800,2500],2.5]`, `[0,1,1,10,10]`} {
+		if !strings.Contains(js, want) {
+			t.Errorf("profile JSON lacks %s: %s", want, js)
+		}
 	}
 }

@@ -131,12 +131,7 @@ function runReport() {
       cols.push({ name: m + " excl.", get: function (r) { return r[6] ? r[6][g] : null; }, fmt: count });
     });
     if (prof.ipc) {
-      var ins = prof.metrics.indexOf("instructions"), cyc = prof.metrics.indexOf("cycles");
-      cols.push({
-        name: "IPC", get: function (r) {
-          return r[5] && r[5][cyc] > 0 && r[5][ins] !== null ? r[5][ins] / r[5][cyc] : null;
-        }, fmt: function (v) { return v.toFixed(2); }
-      });
+      cols.push({ name: "IPC", get: function (r) { return r.length > 7 ? r[7] : null; }, fmt: function (v) { return v.toFixed(2); } });
     }
     return cols;
   })();
