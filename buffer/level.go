@@ -98,6 +98,31 @@ func (lv *Level) Depth() int { return lv.depth }
 // Class returns the event class of the level.
 func (lv *Level) Class() Class { return lv.class }
 
+// The probes' direct path: Room, Tail, Encoder and Advance let a caller put
+// a record with one call into the encoder, where Enter and Leave make two.
+// The caller must check Room (and Refill) first, and must keep the rule of
+// Enter: room for the leave after every enter.
+
+// Room returns the bytes free in the level's current bin (0 without one).
+func (lv *Level) Room() int { return len(lv.bin) - lv.pos }
+
+// Tail returns the free part of the current bin.
+func (lv *Level) Tail() []byte { return lv.bin[lv.pos:] }
+
+// Encoder returns the level's encoder.
+func (lv *Level) Encoder() *encode.Encoder { return &lv.enc }
+
+// Advance accounts for a record of n bytes put into Tail.
+func (lv *Level) Advance(n int) {
+	lv.pos += n
+	lv.n++
+}
+
+// Refill gives the level a new bin starting at time t with region open at
+// its depth (0 before an enter); false means the record that needed it is
+// dropped, and counted.
+func (lv *Level) Refill(t uint64, open uint32) bool { return lv.h.refill(lv, t, open) }
+
 // Enter puts an enter record; false means it was dropped (and counted).
 // It keeps room in the bin for the matching leave: a level holds at most one
 // open call, so that leave always fits, whatever happens to the pool. A

@@ -39,11 +39,34 @@ func (e *Encoder) StartBin(b []byte, t uint64, openRegion uint32) int {
 
 // Enter puts an enter record of region at time t with sequence number seq.
 func (e *Encoder) Enter(b []byte, t uint64, seq uint32, region uint32) int {
+	// The common case, small enough to be inlined into the probes' path:
+	// every technique on, a small region, a small delta, the default seq.
+	if d := t - e.time; e.tech == All && t >= e.time && d < 0x80 && region-1 < 63 && seq == e.defaultSeq(d) && len(b) >= 2 {
+		e.time, e.next = t, seq+1
+		if d == 0 {
+			b[0] = tokEnterNowInline | byte(region)
+			return 1
+		}
+		b[0], b[1] = tokEnterInline|byte(region), byte(d)
+		return 2
+	}
+	return e.enterSlow(b, t, seq, region)
+}
+
+// defaultSeq is the sequence number a record d ticks after the previous
+// one gets without a SEQ prefix.
+func (e *Encoder) defaultSeq(d uint64) uint32 {
+	if d == 0 {
+		return e.next
+	}
+	return 0
+}
+
+func (e *Encoder) enterSlow(b []byte, t uint64, seq uint32, region uint32) int {
 	if t < e.time {
 		t = e.time
 	}
 	if e.tech == All {
-		// The common case, kept short: every technique on.
 		n := 0
 		d := t - e.time
 		if (d == 0 && seq != e.next) || (d != 0 && seq != 0) {
@@ -110,6 +133,21 @@ func (e *Encoder) enterGeneral(b []byte, t uint64, seq uint32, region uint32) in
 // Leave puts a leave record at time t with sequence number seq. The region
 // left is the one open at the stream's depth; it is never stored.
 func (e *Encoder) Leave(b []byte, t uint64, seq uint32) int {
+	// The common case, small enough to be inlined: a delta that fits the
+	// token with one more byte at most, the default seq.
+	if d := t - e.time; e.tech == All && t >= e.time && d < 32<<7 && seq == e.defaultSeq(d) && len(b) >= 2 {
+		e.time, e.next = t, seq+1
+		if d < 32 {
+			b[0] = tokLeaveInline | byte(d)
+			return 1
+		}
+		b[0], b[1] = tokLeaveInline|0x20|byte(d&0x1F), byte(d>>5)
+		return 2
+	}
+	return e.leaveSlow(b, t, seq)
+}
+
+func (e *Encoder) leaveSlow(b []byte, t uint64, seq uint32) int {
 	if t < e.time {
 		t = e.time
 	}

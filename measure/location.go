@@ -194,7 +194,9 @@ func (l *Location) enter(r Region, t uint64, read bool) {
 		}
 		return
 	}
-	if l.level(d).Enter(tr, seq, uint32(r)) {
+	lv := l.level(d)
+	if lv.Room() >= 2*encode.MaxEnterLeaveSize || lv.Refill(tr, 0) {
+		lv.Advance(lv.Encoder().Enter(lv.Tail(), tr, seq, uint32(r)))
 		f.state = frameWritten
 		if f.counted {
 			l.putMetric(d, f.tr, f.mseq, f.region, l.mstart[d*l.nmet:(d+1)*l.nmet])
@@ -281,7 +283,13 @@ func (l *Location) leaveTop(t uint64) {
 		if f.class != buffer.ClassRegion {
 			lv = l.h.Level(d, f.class)
 		}
-		if lv.Leave(tr, seq, f.region) && f.counted {
+		// A kept enter left room for its leave; only a level closed since
+		// has no bin, and Refill then counts the leave as dropped.
+		kept := lv.Room() >= encode.MaxEnterLeaveSize || lv.Refill(tr, f.region)
+		if kept {
+			lv.Advance(lv.Encoder().Leave(lv.Tail(), tr, seq))
+		}
+		if kept && f.counted {
 			l.putMetric(d, tr, mseq, f.region, l.mvals)
 		} else if f.counted {
 			l.drop(d, buffer.ClassMetric)
