@@ -79,32 +79,61 @@ func Write(w io.Writer, files []*tracefile.File, opt Options) error {
 
 	bw := bufio.NewWriterSize(w, 1<<16)
 	p := &page{w: bw}
+	writeHead(p, r, opt)
+	writeFacts(p, r)
+	writeProfileSection(p)
+	writeTimelineSection(p, tl)
+	for _, s := range sections {
+		p.write(s)
+	}
+	writeCounters(p, r, prof)
+	writeData(p, r, prof, tl)
+	if p.err != nil {
+		return p.err
+	}
+	return bw.Flush()
+}
+
+// writeHead writes the document's head with the style sheet, and the page's
+// header: title, what it covers, the sections.
+func writeHead(p *page, r *run, opt Options) {
 	title := opt.Title
 	if title == "" {
 		var names []string
-		for _, f := range files {
+		for _, f := range r.files {
 			names = append(names, filepath.Base(f.Path))
 		}
 		title = "hmbtrace report: " + strings.Join(names, ", ")
+	}
+	locations := 0
+	for _, f := range r.files {
+		locations += len(f.Locations)
 	}
 	p.printf("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n")
 	p.printf("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n")
 	p.printf("<title>%s</title>\n<style>\n%s</style>\n</head>\n<body>\n", esc(title), css)
 	p.printf("<header>\n<h1>%s</h1>\n<p class=\"lead\">%d trace file%s, %d locations, %s of run, written %s by hmbtrace report.</p>\n",
-		esc(title), len(files), plural(len(files)), len(tl.Locations)+tl.skippedLocations(files), esc(duration(float64(r.span))), esc(opt.Now.Format("2006-01-02 15:04:05 MST")))
+		esc(title), len(r.files), plural(len(r.files)), locations, esc(duration(float64(r.span))), esc(opt.Now.Format("2006-01-02 15:04:05 MST")))
 	p.printf("<nav>")
 	for _, s := range []struct{ id, name string }{{"facts", "Run"}, {"profile", "Profile"}, {"timeline", "Timeline"},
 		{"variation", "Variation"}, {"dynamics", "Dynamics"}, {"communication", "Communication"}, {"counters", "Counters"}} {
 		p.printf("<a href=\"#%s\">%s</a> ", s.id, s.name)
 	}
 	p.printf("</nav>\n<noscript><p class=\"note\">The profile table and the timeline need JavaScript.</p></noscript>\n</header>\n")
+}
 
-	writeFacts(p, r)
+// writeProfileSection writes the profile's frame; the script fills the
+// table from the page's data.
+func writeProfileSection(p *page) {
 	p.printf("<section id=\"profile\">\n<h2>Profile</h2>\n")
 	p.printf("<p>The exact flat profile: every call the probes saw, including those the buffer shed. Inclusive time counts a recursion once; %% is of the location's run (of all locations' runs for the total). Click a column to sort.</p>\n")
 	p.printf("<p><label>Location <select id=\"profile-location\"></select></label></p>\n")
 	p.printf("<div class=\"scroll\"><table id=\"profile-table\" class=\"sortable numeric\"></table></div>\n</section>\n")
+}
 
+// writeTimelineSection writes the timeline's frame: its help, toolbar,
+// canvas, legend and what the budget left out; the script draws it.
+func writeTimelineSection(p *page, tl *timeline) {
 	p.printf("<section id=\"timeline\">\n<h2>Timeline</h2>\n")
 	p.printf("<p>Each location's calls by calling depth. Wheel or the buttons zoom, dragging pans, hovering names what is under the pointer. Calls at least %s long are drawn one by one; shorter ones are summed per column into tiles coloured by the region that spent the most time there (fainter where they cover less of it). Hatched stretches are where the buffer shed events. A link to the page ending in #zoom=8&amp;at=0.25 opens it on an eighth of the run around its first quarter.</p>\n",
 		esc(duration(tl.ExactMin)))
@@ -115,20 +144,20 @@ func Write(w io.Writer, files []*tracefile.File, opt Options) error {
 		p.printf("<p class=\"note\">%s</p>\n", esc(o))
 	}
 	p.printf("<div id=\"tl-notes\"></div>\n</section>\n")
+}
 
-	for _, s := range sections {
-		p.write(s)
-	}
-	writeCounters(p, r, prof)
-
+// writeData writes the self-check's place, the data the script reads (the
+// regions, the profile and the timeline's metadata as JSON, the timeline's
+// encoding in base64) and the script.
+func writeData(p *page, r *run, prof *profile, tl *timeline) {
 	p.printf("<pre id=\"selfcheck\" hidden></pre>\n")
+	meta, err := json.Marshal(tl)
+	if err != nil && p.err == nil {
+		p.err = err
+	}
 	data := append([]byte(`{"regions":`), appendStrings(nil, r.regions)...)
 	data = append(data, `,"profile":`...)
 	data = prof.appendJSON(data)
-	meta, err := json.Marshal(tl)
-	if err != nil {
-		return err
-	}
 	data = append(data, `,"timeline":`...)
 	data = append(data, meta...)
 	data = append(data, '}')
@@ -136,7 +165,7 @@ func Write(w io.Writer, files []*tracefile.File, opt Options) error {
 	p.write(data)
 	p.printf("</script>\n<script type=\"application/octet-stream\" id=\"timeline-data\">")
 	if p.err == nil {
-		enc := base64.NewEncoder(base64.StdEncoding, bw)
+		enc := base64.NewEncoder(base64.StdEncoding, p.w)
 		if _, err := enc.Write(tl.data); err != nil {
 			p.err = err
 		} else if err := enc.Close(); err != nil {
@@ -144,19 +173,6 @@ func Write(w io.Writer, files []*tracefile.File, opt Options) error {
 		}
 	}
 	p.printf("</script>\n<script>\n%s</script>\n</body>\n</html>\n", script)
-	if p.err != nil {
-		return p.err
-	}
-	return bw.Flush()
-}
-
-// skippedLocations counts the locations of files the timeline left out.
-func (tl *timeline) skippedLocations(files []*tracefile.File) int {
-	n := 0
-	for _, f := range files {
-		n += len(f.Locations)
-	}
-	return n - len(tl.Locations)
 }
 
 // page writes HTML and keeps the first error.
