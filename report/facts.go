@@ -112,7 +112,14 @@ func bufferStory(p *page, f *tracefile.File) {
 		row("kept by class", strings.Join(classes, ", "))
 	}
 	if f.Header.FilterFile != "" || f.Header.MinDuration > 0 || byName+byDuration > 0 {
-		row("events filtered", fmt.Sprintf("%s: %s of excluded regions, %s of calls shorter than %s", count(byName+byDuration), count(byName), count(byDuration), duration(float64(f.Header.MinDuration))))
+		var why []string
+		if f.Header.FilterFile != "" || byName > 0 {
+			why = append(why, count(byName)+" of regions the filter file excludes")
+		}
+		if f.Header.MinDuration > 0 || byDuration > 0 {
+			why = append(why, count(byDuration)+" of calls shorter than "+duration(float64(f.Header.MinDuration)))
+		}
+		row("events filtered", count(byName+byDuration)+": "+strings.Join(why, ", "))
 	}
 	rm := count(sum(removed))
 	if s := removedText(removed); s != "" {

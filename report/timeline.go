@@ -28,7 +28,7 @@ type tlLocation struct {
 	Start       int64    `json:"start"` // its file's start on the axis, ns
 	End         int64    `json:"end"`
 	Notes       []string `json:"notes,omitempty"`
-	Short       string   `json:"short,omitempty"` // the notes in a few words, under the label
+	Short       []string `json:"short,omitempty"` // the notes in a few words, one per row under the label
 	Interrupted bool     `json:"interrupted,omitempty"`
 }
 
@@ -356,8 +356,8 @@ func locationNotes(f *tracefile.File, l *tracefile.Location, off int64) []string
 }
 
 // shortNotes says in a few words what the filters and the buffer took
-// from a location: "430 filtered, 14,700 shed".
-func shortNotes(l *tracefile.Location) string {
+// from a location: "430 filtered", "14,700 shed".
+func shortNotes(l *tracefile.Location) []string {
 	var parts []string
 	if n := l.FilteredName + l.FilteredDuration; n > 0 {
 		parts = append(parts, count(n)+" filtered")
@@ -368,7 +368,7 @@ func shortNotes(l *tracefile.Location) string {
 	if l.Interrupted {
 		parts = append(parts, "interrupted")
 	}
-	return strings.Join(parts, ", ")
+	return parts
 }
 
 // removedText lists removed events by reason: "206,800 by depth, 12 no bin".
@@ -454,8 +454,9 @@ func shedMarks(f *tracefile.File, l *tracefile.Location, off, end int64) func(d 
 		marks := append([]tlMark(nil), common...)
 		if c, ok := closedAt[d]; ok {
 			if c.From > off {
+				// "shed: depth 4 closed at T" -> "shed: revoked when depth 4 closed at T"
 				marks = append(marks, tlMark{From: off, To: c.From, Kind: "revoked",
-					Label: c.Label + "; its events before were revoked then"})
+					Label: "shed: revoked when " + strings.TrimPrefix(c.Label, "shed: ")})
 			}
 			marks = append(marks, c)
 		}

@@ -258,6 +258,8 @@ function runReport() {
   var gutter = 190, axisH = 24, maxPlotH = 640;
   var rowH = Math.max(3, Math.min(18, Math.floor(maxPlotH / Math.max(rows.length, 1))));
   var view = { v0: 0, v1: tl.span, scroll: 0 };
+  var firstRowOf = {};
+  rows.forEach(function (r, i) { if (!(r.meta.loc in firstRowOf)) firstRowOf[r.meta.loc] = i; });
   var minSpan = 50; // ns visible at the most zoom: finer than any clock tick
   var lastDraw = { level: 0, exact: 0, tiles: 0, ms: 0 };
 
@@ -366,7 +368,7 @@ function runReport() {
         var x0 = Math.max(X(m.from), gutter), x1 = Math.min(X(m.to), gutter + pw);
         ctx.fillStyle = patterns[m.kind] || patterns.closed;
         ctx.fillRect(x0, y, Math.max(x1 - x0, 1), h);
-        if (rowH >= 11 && x1 - x0 > 60 && m.kind !== "revoked") {
+        if (rowH >= 11 && x1 - x0 > 60) {
           ctx.fillStyle = "rgba(255,255,255,0.9)";
           var tw = Math.min(textWidth(m.label) + 8, x1 - x0 - 4);
           ctx.fillRect(x0 + 2, y + 1, tw, h - 2);
@@ -437,10 +439,9 @@ function runReport() {
       }
       if (rowH >= 10) {
         if (newLoc) fitText(tl.locations[r.meta.loc].label, 4, y + rowH / 2, gutter - 40, "#1d2230");
-        if (i > 0 && rows[i - 1].meta.loc === r.meta.loc && (i === 1 || rows[i - 2].meta.loc !== r.meta.loc)) {
-          // Under the label, what the filters and the buffer took.
-          fitText(tl.locations[r.meta.loc].short || "", 4, y + rowH / 2, gutter - 40, "#a0522d");
-        }
+        // Under the label, what the filters and the buffer took.
+        var below = i - firstRowOf[r.meta.loc] - 1, short = tl.locations[r.meta.loc].short || [];
+        if (below >= 0 && below < short.length) fitText(short[below], 4, y + rowH / 2, gutter - 40, "#a0522d");
         ctx.fillStyle = "#5b6275";
         ctx.fillText(String(r.meta.depth), gutter - 24, y + rowH / 2);
       } else if (newLoc && y - lastLabel >= 12) {
