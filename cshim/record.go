@@ -21,6 +21,7 @@ const (
 	KindFuncExit  = 4 // Word: function address
 	KindSend      = 5 // Word: tag; a second record follows
 	KindRecv      = 6 // Word: tag; a second record follows
+	KindColl      = 7 // Word: region; a second record follows: root in Time, bytes in Word
 )
 
 const (
@@ -43,7 +44,7 @@ func MakeRecord(k int, t, payload uint64) Record {
 func Probes(recs []Record) uint64 {
 	var n uint64
 	for i := 0; i < len(recs); i++ {
-		if k := recs[i].Kind(); k == KindSend || k == KindRecv {
+		if k := recs[i].Kind(); k == KindSend || k == KindRecv || k == KindColl {
 			i++
 		}
 		n++
@@ -103,6 +104,14 @@ func (t *Thread) replayOther(recs []Record, i int, malformed *uint64) int {
 		t.loc.EnterAt(t.funcRegion(r.Word&payloadMask), r.Time)
 	case KindFuncExit:
 		t.loc.LeaveAt(t.funcRegion(r.Word&payloadMask), r.Time)
+	case KindColl:
+		if i+1 == len(recs) {
+			*malformed++
+			return i
+		}
+		ext := recs[i+1]
+		t.loc.EnterCollectiveAt(measure.Region(r.Word&payloadMask), int(int64(ext.Time)), ext.Word, r.Time)
+		return i + 1
 	case KindSend, KindRecv:
 		if i+1 == len(recs) {
 			*malformed++

@@ -224,6 +224,16 @@ func (m *Measurement) Phase(name string) Region {
 	return Region(m.phase.Load())
 }
 
+// SetPhase declares region r as the progress loop, as Phase does by name.
+func (m *Measurement) SetPhase(r Region) {
+	if !m.Enabled() || r == 0 || int(r) > m.regionCount() {
+		return
+	}
+	if m.phase.CompareAndSwap(0, uint32(r)) {
+		m.pool.Notify()
+	}
+}
+
 // regionFlags reports whether the filter file excludes region r and
 // whether it reads counters.
 func (m *Measurement) regionFlags(r Region) (filtered, counted bool) {

@@ -21,7 +21,7 @@ module hmbtrace
   private
   public :: c_int32_t
   public :: hmb_init, hmb_finalize, hmb_region, hmb_enter, hmb_leave
-  public :: hmb_send, hmb_recv, hmb_thread_name
+  public :: hmb_send, hmb_recv, hmb_thread_name, hmb_phase
 
   interface
     ! Starts the measurement (the first probe does it otherwise).
@@ -55,6 +55,13 @@ module hmbtrace
       import :: c_int32_t
       integer(c_int32_t), value, intent(in) :: region
     end subroutine hmb_leave
+
+    ! Declares region as the progress loop: each leave of it ends one
+    ! iteration of the dynamic phase profile.
+    subroutine hmb_phase(region) bind(C, name="hmb_phase")
+      import :: c_int32_t
+      integer(c_int32_t), value, intent(in) :: region
+    end subroutine hmb_phase
 
     ! A message to or from MPI world rank peer.
     subroutine hmb_send(peer, tag, bytes) bind(C, name="hmb_send")

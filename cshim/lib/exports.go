@@ -20,6 +20,7 @@ import (
 	"unsafe"
 
 	"github.com/hmbtrace/hmbtrace/cshim"
+	"github.com/hmbtrace/hmbtrace/measure"
 )
 
 // The C and Go views of a staged record must agree.
@@ -118,4 +119,31 @@ func hmbgo_finalize() (msg *C.char) {
 		return C.CString(err.Error())
 	}
 	return nil
+}
+
+//export hmbgo_phase
+func hmbgo_phase(region C.uint32_t) {
+	defer contain("hmb_phase", func() {})
+	rt.Measurement().SetPhase(measure.Region(region))
+}
+
+//export hmbgo_set_rank
+func hmbgo_set_rank(rank C.int) {
+	defer contain("hmb_set_rank", func() {})
+	rt.Measurement().SetRank(int(rank))
+}
+
+//export hmbgo_start_ticks
+func hmbgo_start_ticks() (t C.uint64_t) {
+	defer contain("hmb_start_ticks", func() { t = 0 })
+	if m := rt.Measurement(); m.Enabled() {
+		return C.uint64_t(m.StartTicks())
+	}
+	return 0
+}
+
+//export hmbgo_clock_sync
+func hmbgo_clock_sync(ticks C.uint64_t, offset C.int64_t, ref C.uint64_t) {
+	defer contain("hmb_clock_sync", func() {})
+	rt.Measurement().SyncClock(uint64(ticks), int64(offset), uint64(ref))
 }

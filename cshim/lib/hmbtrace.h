@@ -106,6 +106,44 @@ void hmb_send(int peer, uint32_t tag, uint64_t bytes);
 void hmb_recv(int peer, uint32_t tag, uint64_t bytes);
 
 /*
+ * hmb_enter_collective enters region, a collective operation (MPI_Bcast,
+ * MPI_Allreduce, ...) whose root is the world rank root (-1 if it has none)
+ * and in which this process contributes or receives bytes bytes; leave it
+ * with hmb_leave. Its enter and leave belong to the collective event class,
+ * which HMB_REDUCTION=class may shed before enter and leave; calls entered
+ * inside it go with it.
+ */
+void hmb_enter_collective(uint32_t region, int root, uint64_t bytes);
+
+/*
+ * hmb_phase declares region as the progress loop: each of its leaves, on
+ * any thread, ends one iteration of that thread's dynamic phase profile
+ * (as HMB_PHASE does by name). A measurement has one phase region.
+ */
+void hmb_phase(uint32_t region);
+
+/*
+ * hmb_set_rank sets the process's rank in a parallel run: the trace file is
+ * HMB_OUTPUT/<name>.<rank>.hmb. An MPI wrapper calls it at MPI_Init.
+ */
+void hmb_set_rank(int rank);
+
+/* hmb_clock returns the current time in the ticks the probes use. */
+uint64_t hmb_clock(void);
+
+/* hmb_start_ticks returns hmb_clock() at the start of the measurement (0 without one). */
+uint64_t hmb_start_ticks(void);
+
+/*
+ * hmb_clock_sync records that at local time ticks (of hmb_clock) the clock
+ * of the reference process (rank 0 of an MPI run) read ticks + offset, and
+ * that the reference's measurement started at reference_start in its own
+ * clock. Readers map this process's times onto the reference's with these
+ * points; one at the start and one at the end also correct drift.
+ */
+void hmb_clock_sync(uint64_t ticks, int64_t offset, uint64_t reference_start);
+
+/*
  * hmb_thread_name names the calling thread's location ("thread <tid>" by
  * default). The trace carries the last name given.
  */

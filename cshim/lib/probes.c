@@ -29,6 +29,11 @@ HMB_NOINST void hmb_recv(int peer, uint32_t tag, uint64_t bytes)
 	hmb_stage2((uint64_t)HMB_KIND_RECV << HMB_KIND_SHIFT | tag, (uint64_t)(int64_t)peer, bytes);
 }
 
+HMB_NOINST void hmb_enter_collective(uint32_t region, int root, uint64_t bytes)
+{
+	hmb_stage2((uint64_t)HMB_KIND_COLL << HMB_KIND_SHIFT | region, (uint64_t)(int64_t)root, bytes);
+}
+
 /*
  * The hooks GCC and Clang call at the entry and exit of every function
  * compiled with -finstrument-functions. The function's address is staged;

@@ -651,3 +651,52 @@ HMB_NOINST uint64_t hmb_dropped(void)
 {
 	return atomic_load(&hmb_dropped_count);
 }
+
+/* hmb_running starts the measurement if needed and says whether it runs. */
+HMB_NOINST static int hmb_running(void)
+{
+	int st = atomic_load(&hmb_state);
+	if (st == ST_UNINIT) {
+		if (hmb_init() != 0) {
+			return 0;
+		}
+		st = atomic_load(&hmb_state);
+	}
+	return st == ST_RUNNING;
+}
+
+HMB_NOINST void hmb_phase(uint32_t region)
+{
+	if (hmb_running()) {
+		hmbgo_phase(region);
+	}
+}
+
+HMB_NOINST void hmb_set_rank(int rank)
+{
+	if (rank < 0) {
+		hmb_set_error("hmbtrace: hmb_set_rank: a rank is 0 or more");
+		return;
+	}
+	if (hmb_running()) {
+		hmbgo_set_rank(rank);
+	}
+}
+
+HMB_NOINST uint64_t hmb_clock(void)
+{
+	pthread_once(&hmb_once, hmb_setup); /* hmb_setup picks the clock */
+	return hmb_now();
+}
+
+HMB_NOINST uint64_t hmb_start_ticks(void)
+{
+	return hmb_running() ? hmbgo_start_ticks() : 0;
+}
+
+HMB_NOINST void hmb_clock_sync(uint64_t ticks, int64_t offset, uint64_t reference_start)
+{
+	if (hmb_running()) {
+		hmbgo_clock_sync(ticks, offset, reference_start);
+	}
+}
