@@ -172,7 +172,7 @@ func malformedRecords(recs []Record) (n uint64) {
 	for i := 0; i < len(recs); i++ {
 		switch recs[i].Kind() {
 		case KindEnter, KindLeave, KindFuncEnter, KindFuncExit:
-		case KindSend, KindRecv:
+		case KindSend, KindRecv, KindColl:
 			if i == len(recs)-1 {
 				n++
 			}
@@ -189,6 +189,7 @@ func FuzzReplay(f *testing.F) {
 	f.Add(recordsToBytes(MakeRecord(KindEnter, 10, 1), MakeRecord(KindSend, 15, 3), Record{2, 64}, MakeRecord(KindLeave, 20, 1)))
 	f.Add(recordsToBytes(MakeRecord(KindLeave, 30, 2), MakeRecord(KindEnter, 10, 7), MakeRecord(KindRecv, 5, 1)))
 	f.Add(recordsToBytes(MakeRecord(KindFuncEnter, 1, 0x10), MakeRecord(KindFuncExit, 2, 0x20), Record{3, 15 << kindShift}))
+	f.Add(recordsToBytes(MakeRecord(KindColl, 40, 2), Record{0, 4096}, MakeRecord(KindLeave, 50, 2)))
 	rt := startRuntime(f, "HMB_BUFFER_SIZE=256K", "HMB_BIN_SIZE=1K")
 	rt.Region("one", "", 0)
 	rt.Region("two", "", 0)
