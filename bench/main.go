@@ -40,13 +40,14 @@ var sections = []section{
 	{"reduction", "one depth reduction of a full buffer, ns", "hmbtrace HMB", runReduction},
 	{"longrun", "a long run in a fixed buffer", "hmbtrace", runLongRun},
 	{"application", "examples/heat wall time, ms", "instrumented (defaults)", runApplication},
+	{"report", "hmbtrace report on a large trace", "hmbtrace report", runReport},
 }
 
 func main() {
 	quick := flag.Bool("quick", false, "small sizes and few rounds: under a minute")
 	tsv := flag.Bool("tsv", false, "print <section>\\t<subject>\\t<metric>\\t<value> lines instead of tables")
 	svg := flag.String("svg", "", "write one SVG chart per section into this directory")
-	only := flag.String("sections", "", "comma-separated sections to run (default all: probe,size,reduction,longrun,application)")
+	only := flag.String("sections", "", "comma-separated sections to run (default all: probe,size,reduction,longrun,application,report)")
 	rounds := flag.Int("rounds", 0, "rounds of interleaved runs (default 5, 2 with -quick)")
 	flag.Parse()
 	o := &options{quick: *quick, rounds: *rounds}
@@ -72,7 +73,7 @@ func main() {
 	}
 	for s := range want {
 		if !known(s) {
-			fatal(fmt.Errorf("unknown section %q (want probe, size, reduction, longrun, application)", s))
+			fatal(fmt.Errorf("unknown section %q (want probe, size, reduction, longrun, application, report)", s))
 		}
 	}
 	if !*tsv {
