@@ -609,6 +609,18 @@ func TestInstall(t *testing.T) {
 	p.run(t, nil)
 	checkTrace(t, dump(t, filepath.Join(p.out, "env.0.hmb")), []string{"env"}, nil)
 
+	if _, err := exec.LookPath("mpicc"); err == nil {
+		for _, f := range []string{"lib/libhmbtrace-mpi.so", "lib/pkgconfig/hmbtrace-mpi.pc"} {
+			if _, err := os.Stat(filepath.Join(prefix, f)); err != nil {
+				t.Errorf("installed %s: %v", f, err)
+			}
+		}
+		pc, err := run(root, pkgEnv(prefix), "pkg-config", "--libs", "hmbtrace-mpi")
+		libs := " " + strings.Join(strings.Fields(string(pc)), " ") + " "
+		if err != nil || !strings.Contains(libs, " -lhmbtrace-mpi ") || !strings.Contains(libs, " -lhmbtrace ") {
+			t.Errorf("pkg-config --libs hmbtrace-mpi of the installed library: %v: %s", err, pc)
+		}
+	}
 	if _, err := exec.LookPath("gfortran"); err == nil {
 		if _, err := os.Stat(filepath.Join(prefix, "include", "hmbtrace.mod")); err != nil {
 			t.Fatalf("hmbtrace.mod not installed: %v", err)

@@ -1,0 +1,389 @@
+package cshim_test
+
+// These tests run MPI programs linked with libhmbtrace-mpi under mpirun
+// (Debian's OpenMPI: libopenmpi-dev, openmpi-bin) and check the rank files
+// they write, merged: messages matched, regions balanced, clocks synced,
+// the OTF2 export accepted by otf2-print, the class reduction per rank.
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hmbtrace/hmbtrace/encode"
+	"github.com/hmbtrace/hmbtrace/tracefile"
+)
+
+// mpiLibrary builds libhmbtrace with its MPI wrappers and returns the
+// build directory.
+func mpiLibrary(t *testing.T) string {
+	t.Helper()
+	need(t, "mpicc", "libopenmpi-dev")
+	need(t, "mpirun", "openmpi-bin")
+	build := library(t)
+	if _, err := os.Stat(filepath.Join(build, "lib", "libhmbtrace-mpi.so")); err != nil {
+		t.Fatalf("make cshim found mpicc but built no libhmbtrace-mpi: %v", err)
+	}
+	return build
+}
+
+// mpirun runs np ranks of prog with HMB_OUTPUT=out and the variables env,
+// and returns each rank's standard output.
+func mpirun(t *testing.T, np int, out string, env []string, prog string, args ...string) []string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	outputs := t.TempDir()
+	env = append([]string{"HMB_OUTPUT=" + out}, env...)
+	argv := []string{"--oversubscribe", "--allow-run-as-root", "-np", strconv.Itoa(np), "--output-filename", outputs}
+	for _, kv := range env {
+		argv = append(argv, "-x", kv[:strings.IndexByte(kv, '=')])
+	}
+	argv = append(argv, prog)
+	argv = append(argv, args...)
+	cmd := exec.CommandContext(ctx, "mpirun", argv...)
+	// Ranks that wait yield the CPU: four ranks share two cores in CI.
+	cmd.Env = append(withoutHMB(os.Environ()), append(env, "OMPI_MCA_mpi_yield_when_idle=1")...)
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("mpirun %s: %v\n%s", strings.Join(argv, " "), err, msg)
+	}
+	stdout := make([]string, np)
+	for r := range stdout {
+		b, err := os.ReadFile(filepath.Join(outputs, "1", fmt.Sprintf("rank.%d", r), "stdout"))
+		if err != nil {
+			t.Fatalf("rank %d's output: %v", r, err)
+		}
+		stdout[r] = string(b)
+	}
+	return stdout
+}
+
+// rankFiles opens the np files name.<rank>.hmb of dir and checks that
+// there are no others.
+func rankFiles(t *testing.T, dir, name string, np int) []*tracefile.File {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != np {
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		t.Fatalf("%s holds %v, want %d rank files", dir, names, np)
+	}
+	files := make([]*tracefile.File, np)
+	for r := range files {
+		f, err := tracefile.Open(filepath.Join(dir, fmt.Sprintf("%s.%d.hmb", name, r)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { f.Close() })
+		if f.Header.Rank != r {
+			t.Fatalf("%s: rank %d in the header", f.Path, f.Header.Rank)
+		}
+		files[r] = f
+	}
+	return files
+}
+
+// message is a send or a receive as "send|recv <from> <to> <tag> <bytes>".
+type message struct {
+	kind     string
+	from, to int
+	tag      uint32
+	bytes    uint64
+}
+
+func (m message) key() string {
+	return fmt.Sprintf("%d>%d tag %d, %d bytes", m.from, m.to, m.tag, m.bytes)
+}
+
+// messagesOf reads every send and receive of the rank files, and the roots
+// of their collectives by region name.
+func messagesOf(t *testing.T, files []*tracefile.File) (sends, recvs []message, roots map[int][]string) {
+	t.Helper()
+	roots = map[int][]string{}
+	for r, f := range files {
+		for _, l := range f.Locations {
+			var e tracefile.Event
+			it := f.Events(l.ID)
+			for it.Next(&e) {
+				switch e.Kind {
+				case encode.KindSend, encode.KindRecv:
+					if !e.PeerRank {
+						t.Fatalf("%s: %v to location %d: want a world rank", f.Path, e.Kind, e.Peer)
+					}
+					m := message{kind: "send", from: r, to: int(e.Peer), tag: e.Tag, bytes: e.Bytes}
+					if e.Kind == encode.KindRecv {
+						m.kind, m.from, m.to = "recv", int(e.Peer), r
+						recvs = append(recvs, m)
+					} else {
+						sends = append(sends, m)
+					}
+				case encode.KindCollective:
+					roots[r] = append(roots[r], fmt.Sprintf("%s %d", f.RegionName(e.Region), e.Root))
+				}
+			}
+			if err := it.Err(); err != nil {
+				t.Fatalf("%s: %v", f.Path, err)
+			}
+		}
+	}
+	return sends, recvs, roots
+}
+
+// checkMatched checks that sends and receives pair up one to one by
+// sender, receiver, tag and bytes.
+func checkMatched(t *testing.T, sends, recvs []message) {
+	t.Helper()
+	count := map[string]int{}
+	for _, m := range sends {
+		count[m.key()]++
+	}
+	for _, m := range recvs {
+		count[m.key()]--
+	}
+	for k, n := range count {
+		if n > 0 {
+			t.Errorf("%d sends %s have no receive", n, k)
+		} else if n < 0 {
+			t.Errorf("%d receives %s have no send", -n, k)
+		}
+	}
+}
+
+func TestMPIJacobi(t *testing.T) {
+	build := mpiLibrary(t)
+	p := buildExample(t, build, "mpi-jacobi")
+	const np, iters, heavy = 4, 60, 2
+	outs := mpirun(t, np, p.out, nil, p.path, "-i", strconv.Itoa(iters), "-H", strconv.Itoa(heavy), "-f", "4")
+	if !strings.Contains(outs[0], fmt.Sprintf("mpi-jacobi: ranks=%d rows=512 cols=512 iterations=%d", np, iters)) {
+		t.Fatalf("rank 0 printed %q", outs[0])
+	}
+	files := rankFiles(t, p.out, "mpi-jacobi", np)
+
+	// Every rank: balanced regions, the MPI calls of each iteration.
+	for r, f := range files {
+		enters := checkTrace(t, dump(t, f.Path), []string{"main", "MPI_Init", "MPI_Finalize", "sweep", "exchange_halo"},
+			[]string{fmt.Sprintf("rank %d", r)})
+		neighbours := 2
+		if r == 0 || r == np-1 {
+			neighbours = 1
+		}
+		if enters["MPI_Allreduce"] != iters || enters["MPI_Waitall"] != iters ||
+			enters["MPI_Isend"] != iters*neighbours || enters["MPI_Irecv"] != iters*neighbours || enters["MPI_Gather"] != 1 {
+			t.Errorf("rank %d enters %v: want %d Allreduce and Waitall, %d Isend and Irecv, 1 Gather", r, enters, iters, iters*neighbours)
+		}
+		// Clock offsets to rank 0, measured at init and at finalize.
+		if n := len(f.Header.ClockSync); n != 2 {
+			t.Errorf("%s: %d clock sync points, want 2 (init, finalize)", f.Path, n)
+		}
+		if f.Header.ReferenceStart != files[0].Header.ReferenceStart {
+			t.Errorf("%s: reference start %d, rank 0 started at %d", f.Path, f.Header.ReferenceStart, files[0].Header.ReferenceStart)
+		}
+	}
+	if !tracefile.NewAxis(files).Synced() {
+		t.Error("the rank files are not placed on rank 0's clock")
+	}
+	sends, recvs, _ := messagesOf(t, files)
+	if want := 2 * (np - 1) * iters; len(sends) != want {
+		t.Errorf("%d sends, want %d halo rows", len(sends), want)
+	}
+	checkMatched(t, sends, recvs)
+
+	// The summary of the directory: per-rank statistics, the heavy rank
+	// slowest in the sweep (it has 4 times the rows).
+	sum, err := run(root, nil, built.hmbtrace, "summary", p.out)
+	if err != nil {
+		t.Fatalf("hmbtrace summary %s: %v\n%s", p.out, err, sum)
+	}
+	row := regexp.MustCompile(`(?m)^\s*\S+ \S+\s+\S+ \S+\s+\S+ \S+\s+([0-9.]+)\s+(\d+)\s+sweep$`).FindSubmatch(sum)
+	if !strings.Contains(string(sum), fmt.Sprintf("Regions per rank (inclusive time over %d ranks", np)) || row == nil {
+		t.Fatalf("summary has no per-rank row for sweep:\n%s", sum)
+	}
+	if slowest, _ := strconv.Atoi(string(row[2])); slowest != heavy {
+		t.Errorf("summary: slowest rank in sweep %d, want the heavy rank %d:\n%s", slowest, heavy, sum)
+	}
+	for r := 0; r < np; r++ {
+		if !strings.Contains(string(sum), fmt.Sprintf("mpi-jacobi.%d.hmb (rank %d)", r, r)) {
+			t.Errorf("summary has no buffer story of rank %d", r)
+		}
+	}
+
+	// One OTF2 archive: a location group per rank, matched MPI records.
+	need(t, "otf2-print", "otf2-tools")
+	archive := filepath.Join(t.TempDir(), "otf2")
+	if msg, err := run(root, nil, built.hmbtrace, "export", "-format", "otf2", "-o", archive, p.out); err != nil {
+		t.Fatalf("hmbtrace export: %v\n%s", err, msg)
+	}
+	printed := otf2Print(t, "-Werror", filepath.Join(archive, "traces.otf2"))
+	checkOTF2Messages(t, printed, len(sends))
+	defs := otf2Print(t, "-G", filepath.Join(archive, "traces.otf2"))
+	for r := 0; r < np; r++ {
+		if !strings.Contains(defs, fmt.Sprintf("Name: \"Rank %d\"", r)) {
+			t.Errorf("no location group for rank %d in the archive", r)
+		}
+	}
+}
+
+// otf2Print runs otf2-print and fails on anything on its standard error.
+func otf2Print(t *testing.T, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("otf2-print", args...)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil || stderr.Len() > 0 {
+		t.Fatalf("otf2-print %v: %v\n%s", args, err, stderr.String())
+	}
+	return string(out)
+}
+
+// checkOTF2Messages checks that otf2-print shows n MPI_SEND and n MPI_RECV
+// records that match: each send's (sender, receiver, tag, length) is a
+// receive's.
+func checkOTF2Messages(t *testing.T, printed string, n int) {
+	t.Helper()
+	re := regexp.MustCompile(`(?m)^(MPI_SEND|MPI_RECV)\s+(\d+)\s+\d+\s+(?:Receiver|Sender): (\d+) .*Tag: (\d+), Length: (\d+)$`)
+	count := map[string]int{}
+	var sends, recvs int
+	for _, m := range re.FindAllStringSubmatch(printed, -1) {
+		if m[1] == "MPI_SEND" {
+			sends++
+			count[fmt.Sprintf("%s>%s %s %s", m[2], m[3], m[4], m[5])]++
+		} else {
+			recvs++
+			count[fmt.Sprintf("%s>%s %s %s", m[3], m[2], m[4], m[5])]--
+		}
+	}
+	if sends != n || recvs != n {
+		t.Errorf("otf2-print shows %d MPI_SEND and %d MPI_RECV, want %d each", sends, recvs, n)
+	}
+	for k, c := range count {
+		if c != 0 {
+			t.Errorf("OTF2 message %s: %d more sends than receives", k, c)
+		}
+	}
+}
+
+// TestMPICommunicators runs calls on split communicators, with every
+// completion call, and checks the recorded peers and roots against the
+// world ranks the program computed itself; a failing call returns what
+// PMPI returns.
+func TestMPICommunicators(t *testing.T) {
+	build := mpiLibrary(t)
+	dir := t.TempDir()
+	prog := filepath.Join(dir, "comms")
+	pc, err := run(root, pkgEnv(build), "pkg-config", "--cflags", "--libs", "hmbtrace-mpi")
+	if err != nil {
+		t.Fatalf("pkg-config hmbtrace-mpi: %v\n%s", err, pc)
+	}
+	args := append([]string{"-O2", "-g", "-o", prog, filepath.Join(root, "cshim", "testdata", "mpi", "comms.c")}, strings.Fields(string(pc))...)
+	if msg, err := run(root, nil, "mpicc", args...); err != nil {
+		t.Fatalf("mpicc %v: %v\n%s", args, err, msg)
+	}
+	const np = 4
+	out := filepath.Join(dir, "hmb-out")
+	outs := mpirun(t, np, out, nil, prog)
+	files := rankFiles(t, out, "comms", np)
+	sends, recvs, roots := messagesOf(t, files)
+	checkMatched(t, sends, recvs)
+	for r := 0; r < np; r++ {
+		var want, wantRoots []string
+		for _, line := range strings.Split(outs[r], "\n") {
+			f := strings.Fields(line)
+			switch {
+			case len(f) == 4 && (f[0] == "send" || f[0] == "recv"):
+				want = append(want, strings.Join(f, " "))
+			case len(f) == 3 && f[0] == "root":
+				wantRoots = append(wantRoots, f[1]+" "+f[2])
+			case len(f) == 3 && f[0] == "rc" && f[1] != f[2]:
+				t.Errorf("rank %d: the wrapped MPI_Send returned %s, PMPI_Send %s", r, f[1], f[2])
+			}
+		}
+		var got []string
+		for _, m := range append(sends, recvs...) {
+			switch {
+			case m.kind == "send" && m.from == r:
+				got = append(got, fmt.Sprintf("send %d %d %d", m.to, m.tag, m.bytes))
+			case m.kind == "recv" && m.to == r:
+				got = append(got, fmt.Sprintf("recv %d %d %d", m.from, m.tag, m.bytes))
+			}
+		}
+		sort.Strings(want)
+		sort.Strings(got)
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("rank %d: messages in the trace\n%s\nthe program made\n%s", r, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+		for _, w := range wantRoots {
+			found := false
+			for _, g := range roots[r] {
+				found = found || g == w
+			}
+			if !found {
+				t.Errorf("rank %d: no collective %q in the trace (roots %v)", r, w, roots[r])
+			}
+		}
+		checkTrace(t, dump(t, files[r].Path), []string{"MPI_Sendrecv", "MPI_Waitany", "MPI_Testall", "MPI_Test", "MPI_Bcast"}, nil)
+	}
+}
+
+// TestMPIClassReduction fills a tiny buffer with HMB_REDUCTION=class: every
+// rank sheds its messages and collectives before any calling depth, and the
+// summary says so rank by rank.
+func TestMPIClassReduction(t *testing.T) {
+	build := mpiLibrary(t)
+	p := buildExample(t, build, "mpi-jacobi")
+	const np = 4
+	mpirun(t, np, p.out, []string{"HMB_BUFFER_SIZE=12K", "HMB_BIN_SIZE=1K", "HMB_REDUCTION=class"}, p.path, "-i", "300")
+	files := rankFiles(t, p.out, "mpi-jacobi", np)
+	for _, f := range files {
+		var order []string
+		for _, red := range f.Reductions {
+			switch red.Reason {
+			case tracefile.ByClass:
+				order = append(order, red.Class.String())
+			case tracefile.ByDepth:
+				order = append(order, fmt.Sprintf("depth %d", red.Depth))
+			}
+		}
+		// The default order of importance: metric (none here), message, collective.
+		s := strings.Join(order, ", ")
+		if !strings.HasPrefix(s, "metric, message, collective") {
+			t.Errorf("%s: reductions %q: want the metric, message and collective classes closed first", f.Path, s)
+		}
+		for i := range f.Locations {
+			l := &f.Locations[i]
+			for _, lv := range l.Levels {
+				if lv.Class == tracefile.ClassRegion && lv.Depth <= 2 && lv.Removed()[tracefile.ByClass] > 0 {
+					t.Errorf("%s: enter/leave events at depth %d removed by class", f.Path, lv.Depth)
+				}
+			}
+		}
+		checkTrace(t, dump(t, f.Path), []string{"main", "sweep"}, nil)
+	}
+	sum, err := run(root, nil, built.hmbtrace, "summary", p.out)
+	if err != nil {
+		t.Fatalf("hmbtrace summary: %v\n%s", err, sum)
+	}
+	stories := strings.Split(string(sum), "\nBuffer of ")[1:]
+	if len(stories) != np {
+		t.Fatalf("summary has %d buffer stories, want one per rank:\n%s", len(stories), sum)
+	}
+	for r, story := range stories {
+		if !strings.Contains(story, fmt.Sprintf("(rank %d)", r)) || !strings.Contains(story, "reduction policy class") ||
+			!strings.Contains(story, "closed event class message") || !strings.Contains(story, "closed event class collective") {
+			t.Errorf("rank %d's story does not tell the class reductions:\n%s", r, story)
+		}
+	}
+}

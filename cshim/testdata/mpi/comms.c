@@ -1,0 +1,123 @@
+/*
+ * comms: MPI calls on a communicator other than MPI_COMM_WORLD, every
+ * completion call the wrappers know, and an erroneous call. Each rank
+ * prints the messages it sends and receives as world ranks, computed here
+ * without the wrappers' help, for the test to compare with the trace:
+ *
+ *   send <to> <tag> <bytes>      recv <from> <tag> <bytes>
+ *   root <region> <world rank>   rc <wrapped> <pmpi>
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static int wrank, wsize, crank, csize;
+static int *world_of; /* comm rank -> world rank */
+static MPI_Comm comm;
+
+static void sent(int to, int tag, int bytes) { printf("send %d %d %d\n", world_of[to], tag, bytes); }
+static void got(int from, int tag, int bytes) { printf("recv %d %d %d\n", world_of[from], tag, bytes); }
+
+int main(int argc, char **argv)
+{
+	MPI_Init(&argc, &argv);
+	MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
+	MPI_Comm_size(MPI_COMM_WORLD, &wsize);
+	/* Two halves by parity, ranked backwards: comm ranks differ from world ranks. */
+	MPI_Comm_split(MPI_COMM_WORLD, wrank % 2, -wrank, &comm);
+	MPI_Comm_rank(comm, &crank);
+	MPI_Comm_size(comm, &csize);
+	world_of = malloc((size_t)csize * sizeof *world_of);
+	MPI_Allgather(&wrank, 1, MPI_INT, world_of, 1, MPI_INT, comm);
+
+	int next = (crank + 1) % csize, prev = (crank + csize - 1) % csize;
+	double out[8] = {0}, in[8];
+	MPI_Status st;
+
+	/* Sendrecv around the ring. */
+	MPI_Sendrecv(out, 3, MPI_DOUBLE, next, 10, in, 8, MPI_DOUBLE, prev, 10, comm, &st);
+	sent(next, 10, 24);
+	got(prev, 10, 24);
+
+	/* Blocking send and a receive from any source, any tag. */
+	if (crank == 0) {
+		MPI_Send(out, 2, MPI_DOUBLE, next, 11, comm);
+		sent(next, 11, 16);
+		MPI_Recv(in, 8, MPI_DOUBLE, MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &st);
+		got(st.MPI_SOURCE, st.MPI_TAG, 8);
+	} else if (crank == 1) {
+		MPI_Recv(in, 8, MPI_DOUBLE, MPI_ANY_SOURCE, MPI_ANY_TAG, comm, MPI_STATUS_IGNORE);
+		got(prev, 11, 16);
+		MPI_Ssend(out, 1, MPI_DOUBLE, 0, 12, comm);
+		sent(0, 12, 8);
+	}
+
+	/* Irecv from any source completed by Waitany, Isend by Testall. */
+	MPI_Request r[2];
+	int idx, flag = 0;
+	MPI_Irecv(in, 4, MPI_INT, MPI_ANY_SOURCE, 13, comm, &r[0]);
+	MPI_Isend(out, 4, MPI_INT, next, 13, comm, &r[1]);
+	sent(next, 13, 16);
+	MPI_Waitany(2, r, &idx, &st);
+	if (idx == 0) {
+		got(st.MPI_SOURCE, 13, 16);
+	}
+	MPI_Waitany(2, r, &idx, &st);
+	if (idx == 0) {
+		got(st.MPI_SOURCE, 13, 16);
+	}
+
+	/* Irecv completed by Testall, then by Testsome/Waitsome, then by Test. */
+	MPI_Irecv(in, 5, MPI_CHAR, prev, 14, comm, &r[0]);
+	MPI_Isend(out, 5, MPI_CHAR, next, 14, comm, &r[1]);
+	sent(next, 14, 5);
+	do {
+		MPI_Testall(2, r, &flag, MPI_STATUSES_IGNORE);
+	} while (!flag);
+	got(prev, 14, 5);
+
+	int n = 0, done = 0, indices[2];
+	MPI_Status sts[2];
+	MPI_Irecv(in, 6, MPI_CHAR, prev, 15, comm, &r[0]);
+	MPI_Isend(out, 6, MPI_CHAR, next, 15, comm, &r[1]);
+	sent(next, 15, 6);
+	while (done < 2) {
+		MPI_Testsome(2, r, &n, indices, sts);
+		if (n == MPI_UNDEFINED) {
+			break;
+		}
+		done += n;
+		if (done < 2) {
+			MPI_Waitsome(2, r, &n, indices, sts);
+			done += n;
+		}
+	}
+	got(prev, 15, 6);
+
+	MPI_Irecv(in, 7, MPI_CHAR, prev, 16, comm, &r[0]);
+	MPI_Send(out, 7, MPI_CHAR, next, 16, comm);
+	sent(next, 16, 7);
+	do {
+		MPI_Test(&r[0], &flag, MPI_STATUS_IGNORE);
+	} while (!flag);
+	got(prev, 16, 7);
+
+	/* Collectives with a root on the split communicator. */
+	MPI_Bcast(out, 2, MPI_DOUBLE, csize - 1, comm);
+	printf("root MPI_Bcast %d\n", world_of[csize - 1]);
+	MPI_Reduce(out, in, 1, MPI_DOUBLE, MPI_SUM, 0, comm);
+	printf("root MPI_Reduce %d\n", world_of[0]);
+	MPI_Barrier(comm);
+
+	/* An erroneous send returns what PMPI_Send returns. */
+	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+	int bad = MPI_Send(out, 1, MPI_INT, wsize + 7, 0, MPI_COMM_WORLD);
+	int ref = PMPI_Send(out, 1, MPI_INT, wsize + 7, 0, MPI_COMM_WORLD);
+	printf("rc %d %d\n", bad, ref);
+	/* The program's own messages end here: a barrier keeps the output whole. */
+	fflush(stdout);
+	MPI_Comm_free(&comm);
+	free(world_of);
+	MPI_Finalize();
+	return 0;
+}
