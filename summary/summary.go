@@ -78,11 +78,65 @@ func Write(out io.Writer, files []*tracefile.File) error {
 			percent(r.incl, totalNs), percent(r.excl, totalNs), r.name)
 	}
 	tw.Flush()
+	rankTable(out, sorted, files)
 	counterTable(out, sorted, files)
 	for _, f := range files {
 		bufferStory(out, f)
 	}
 	return nil
+}
+
+// rankTable prints, for the ranks of a parallel run (several files with
+// distinct ranks), each region's inclusive time per rank: min, mean and
+// max over the ranks (a rank that never entered the region counts 0), and
+// the slowest rank. Rows follow the flat profile's order.
+func rankTable(out io.Writer, rows []*regionRow, files []*tracefile.File) {
+	if len(files) < 2 {
+		return
+	}
+	byRank := map[int]map[string]int64{} // rank -> region name -> inclusive ns
+	for _, f := range files {
+		if _, dup := byRank[f.Header.Rank]; dup {
+			return // unrelated runs, or one run's files twice: no per-rank view
+		}
+		incl := map[string]int64{}
+		for _, l := range f.Locations {
+			for _, p := range l.Profile {
+				incl[f.RegionName(p.Region)] += f.TicksToNanos(p.Inclusive)
+			}
+		}
+		byRank[f.Header.Rank] = incl
+	}
+	ranks := make([]int, 0, len(byRank))
+	for r := range byRank {
+		ranks = append(ranks, r)
+	}
+	sort.Ints(ranks)
+	fmt.Fprintln(out)
+	fmt.Fprintf(out, "Regions per rank (inclusive time over %d ranks; max/mean 1.00 is perfect balance)\n", len(ranks))
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprint(tw, "min\tmean\tmax\tmax/mean\tslowest rank\t  region\t\n")
+	for _, row := range rows {
+		var sum, lo, hi int64
+		slowest := ranks[0]
+		for i, r := range ranks {
+			v := byRank[r][row.name]
+			sum += v
+			if i == 0 || v < lo {
+				lo = v
+			}
+			if i == 0 || v > hi {
+				hi, slowest = v, r
+			}
+		}
+		mean := float64(sum) / float64(len(ranks))
+		ratio := "-"
+		if mean > 0 {
+			ratio = fmt.Sprintf("%.2f", float64(hi)/mean)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t  %s\t\n", duration(lo), durationF(mean), duration(hi), ratio, slowest, row.name)
+	}
+	tw.Flush()
 }
 
 // counterTable prints the regions' counter sums, inclusive/exclusive, and
@@ -202,7 +256,7 @@ func bufferStory(out io.Writer, f *tracefile.File) {
 		}
 	}
 	bins, bytes := f.Bins()
-	fmt.Fprintf(out, "\nBuffer of %s: %s in %d bins of %s, reduction policy %s\n", f.Path, size(int64(h.BufferSize)),
+	fmt.Fprintf(out, "\nBuffer of %s (rank %d): %s in %d bins of %s, reduction policy %s\n", f.Path, h.Rank, size(int64(h.BufferSize)),
 		h.BufferSize/max(h.BinSize, 1), size(int64(h.BinSize)), h.Policy)
 	fmt.Fprintf(out, "  events recorded  %s\n", count(recorded))
 	fmt.Fprintf(out, "  events kept      %s (%s), %s in %d bins", count(kept), percentU(kept, recorded), size(bytes), bins)

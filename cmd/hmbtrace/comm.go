@@ -19,7 +19,7 @@ func runComm(args []string, out io.Writer) error {
 		return err
 	}
 	if fs.NArg() == 0 {
-		return usageError{"want at least one trace file"}
+		return usageError{"want at least one trace file or directory"}
 	}
 	v, err := comm.ParseValue(*value)
 	if err != nil {

@@ -32,7 +32,7 @@ func runExport(args []string, out io.Writer) error {
 	case *output == "":
 		return usageError{"want -o OUT"}
 	case fs.NArg() == 0:
-		return usageError{"want at least one trace file"}
+		return usageError{"want at least one trace file or directory"}
 	}
 	files, err := openAll(fs.Args())
 	if err != nil {
@@ -48,6 +48,9 @@ func runExport(args []string, out io.Writer) error {
 		fmt.Fprintf(out, "wrote %s: %d locations, %d events\n", filepath.Join(*output, "traces.otf2"), st.Locations, st.Events)
 		if st.ClosedAtEnd > 0 {
 			fmt.Fprintf(out, "note: %d regions open at the end of their location were left at its last event\n", st.ClosedAtEnd)
+		}
+		if st.Collectives > 0 {
+			fmt.Fprintf(out, "note: %d collective operations are exported as their MPI regions, without their root and bytes (OTF2's collective records need the communicator, which the trace does not record)\n", st.Collectives)
 		}
 		if st.MessagesWithoutPeer > 0 {
 			fmt.Fprintf(out, "note: %d messages whose peer is not in these files were left out\n", st.MessagesWithoutPeer)

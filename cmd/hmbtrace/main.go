@@ -12,6 +12,9 @@
 //	hmbtrace comm FILE...        communication matrix and sender/receiver diagram
 //	hmbtrace dynamics FILE...    trends, steps and peaks over the iterations
 //	hmbtrace report FILE... -o report.html   the whole run as one self-contained HTML page
+//
+// Where a command takes FILE..., a directory stands for the *.hmb files in
+// it: the ranks of an MPI run (HMB_OUTPUT) are read as one trace.
 package main
 
 import (
@@ -94,6 +97,7 @@ func usage(w io.Writer) {
 	for _, c := range commands {
 		fmt.Fprintf(w, "  %s\n", c.usage)
 	}
+	fmt.Fprintln(w, "FILE... may name directories: their *.hmb files, e.g. the ranks of an MPI run, are read as one trace")
 }
 
 // newFlags makes a command's flag set that reports errors instead of exiting.

@@ -195,3 +195,43 @@ func TestDynamics(t *testing.T) {
 		t.Errorf("svg: %v", err)
 	}
 }
+
+// TestDirectory reads the rank files of a directory as one run, in rank
+// order, and names an empty directory in its error.
+func TestDirectory(t *testing.T) {
+	dir := t.TempDir()
+	for _, rank := range []int{10, 2} {
+		m, err := measure.Start(measure.Config{Output: dir, Name: "run", Rank: rank})
+		if err != nil {
+			t.Fatal(err)
+		}
+		l := m.Location("main")
+		r := m.Region("work")
+		l.Enter(r)
+		l.Leave(r)
+		if err := m.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("not a trace"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	if rc := run([]string{"summary", dir}, &out, &errOut); rc != 0 {
+		t.Fatalf("summary %s: rc %d: %s", dir, rc, errOut.String())
+	}
+	s := out.String()
+	i2, i10 := strings.Index(s, "run.2.hmb: run, rank 2"), strings.Index(s, "run.10.hmb: run, rank 10")
+	if i2 < 0 || i10 < 0 || i2 > i10 {
+		t.Errorf("want rank 2's file, then rank 10's:\n%s", s)
+	}
+	if !strings.Contains(s, "Regions per rank (inclusive time over 2 ranks") {
+		t.Errorf("no per-rank table:\n%s", s)
+	}
+	empty := t.TempDir()
+	out.Reset()
+	errOut.Reset()
+	if rc := run([]string{"summary", empty}, &out, &errOut); rc != 1 || !strings.Contains(errOut.String(), empty+": a directory with no trace files (*.hmb)") {
+		t.Errorf("summary of an empty directory: rc %d, %q", rc, errOut.String())
+	}
+}

@@ -30,7 +30,7 @@ func runReport(args []string, out io.Writer) error {
 		args = fs.Args()[1:]
 	}
 	if len(paths) == 0 {
-		return usageError{"want at least one trace file"}
+		return usageError{"want at least one trace file or directory"}
 	}
 	if *output == "" {
 		return usageError{"-o wants a file name"}

@@ -17,7 +17,7 @@ func runScore(args []string, out io.Writer) error {
 		return err
 	}
 	if fs.NArg() == 0 {
-		return usageError{"want at least one trace file"}
+		return usageError{"want at least one trace file or directory"}
 	}
 	prop, err := analysis.ParseProperty(*property)
 	if err != nil {

@@ -1,7 +1,12 @@
 package main
 
 import (
+	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
 
 	"github.com/hmbtrace/hmbtrace/summary"
 	"github.com/hmbtrace/hmbtrace/tracefile"
@@ -13,7 +18,7 @@ func runSummary(args []string, out io.Writer) error {
 		return err
 	}
 	if fs.NArg() == 0 {
-		return usageError{"want at least one trace file"}
+		return usageError{"want at least one trace file or directory"}
 	}
 	files, err := openAll(fs.Args())
 	if err != nil {
@@ -23,17 +28,69 @@ func runSummary(args []string, out io.Writer) error {
 	return summary.Write(out, files)
 }
 
+// openAll opens the trace files named by paths. A directory stands for
+// the *.hmb files in it (the ranks of a run: HMB_OUTPUT), in the order of
+// their run name and rank.
 func openAll(paths []string) ([]*tracefile.File, error) {
 	var files []*tracefile.File
 	for _, p := range paths {
-		f, err := tracefile.Open(p)
+		fi, err := os.Stat(p)
 		if err != nil {
 			closeAll(files)
 			return nil, err
 		}
-		files = append(files, f)
+		if !fi.IsDir() {
+			f, err := tracefile.Open(p)
+			if err != nil {
+				closeAll(files)
+				return nil, err
+			}
+			files = append(files, f)
+			continue
+		}
+		inDir, err := traceFilesIn(p)
+		if err == nil && len(inDir) == 0 {
+			err = fmt.Errorf("%s: a directory with no trace files (*.hmb) in it", p)
+		}
+		if err != nil {
+			closeAll(files)
+			return nil, err
+		}
+		var ranks []*tracefile.File
+		for _, q := range inDir {
+			f, err := tracefile.Open(q)
+			if err != nil {
+				closeAll(files)
+				closeAll(ranks)
+				return nil, err
+			}
+			ranks = append(ranks, f)
+		}
+		sort.SliceStable(ranks, func(i, j int) bool {
+			a, b := &ranks[i].Header, &ranks[j].Header
+			if a.Name != b.Name {
+				return a.Name < b.Name
+			}
+			return a.Rank < b.Rank
+		})
+		files = append(files, ranks...)
 	}
 	return files, nil
+}
+
+// traceFilesIn lists the *.hmb files of directory dir.
+func traceFilesIn(dir string) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var paths []string
+	for _, e := range entries {
+		if !e.IsDir() && strings.HasSuffix(e.Name(), ".hmb") {
+			paths = append(paths, filepath.Join(dir, e.Name()))
+		}
+	}
+	return paths, nil
 }
 
 func closeAll(files []*tracefile.File) {

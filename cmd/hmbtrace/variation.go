@@ -22,7 +22,7 @@ func runVariation(args []string, out io.Writer) error {
 		return err
 	}
 	if fs.NArg() == 0 {
-		return usageError{"want at least one trace file"}
+		return usageError{"want at least one trace file or directory"}
 	}
 	sync, err := filter.ParsePatternList(*syncList)
 	if err != nil {

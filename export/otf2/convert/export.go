@@ -39,6 +39,12 @@ type Stats struct {
 	// is not an exported location: a rank of a file not exported (or of
 	// several), or an undefined location id.
 	MessagesWithoutPeer uint64
+	// Collectives counts the collective operations (MPI_Bcast, ...) whose
+	// root and bytes the archive does not carry: they are exported as
+	// their regions, with the MPI paradigm and a collective role, but
+	// without MpiCollectiveBegin/End records, which need the operation's
+	// communicator, a thing the trace does not record.
+	Collectives uint64
 }
 
 // Export writes the files as one OTF2 archive in dir, which must not exist:
@@ -193,9 +199,10 @@ func (x *exporter) region(i int, id uint32) (otf2.RegionRef, error) {
 		if key.line > 0 && uint64(key.line) <= math.MaxUint32 {
 			line = uint32(key.line)
 		}
+		role, paradigm := regionKind(key.name)
 		var err error
 		ref, err = x.a.Region(otf2.RegionDef{Name: key.name, File: key.file, BeginLine: line,
-			Role: otf2.RoleFunction, Paradigm: otf2.ParadigmUser})
+			Role: role, Paradigm: paradigm})
 		if err != nil {
 			return 0, fmt.Errorf("%s: region %d: %w", f.Path, id, err)
 		}
@@ -304,6 +311,9 @@ func (x *exporter) event(i int, w *otf2.EventWriter, e *tracefile.Event, ts uint
 			return w.MpiSend(ts, uint32(peer), x.comm, e.Tag, e.Bytes)
 		}
 		return w.MpiRecv(ts, uint32(peer), x.comm, e.Tag, e.Bytes)
+	case encode.KindCollective:
+		x.st.Collectives++ // its region's enter and leave are exported
+		return nil
 	case encode.KindMetric:
 		names := x.files[i].Header.Metrics
 		if len(e.Values) != len(names) {
@@ -316,6 +326,36 @@ func (x *exporter) event(i int, w *otf2.EventWriter, e *tracefile.Event, ts uint
 		return w.Metric(ts, x.metric[i], x.values)
 	}
 	return fmt.Errorf("unknown event kind %d", e.Kind)
+}
+
+// regionKind gives the OTF2 role and paradigm of a region by its name: the
+// MPI functions (those hmbtrace's PMPI wrappers record, and any other
+// "MPI_" name) belong to the MPI paradigm, collectives with their
+// collective role, so that OTF2 tools colour and group them as MPI.
+func regionKind(name string) (otf2.RegionRole, otf2.Paradigm) {
+	if !strings.HasPrefix(name, "MPI_") {
+		return otf2.RoleFunction, otf2.ParadigmUser
+	}
+	if role, ok := mpiRoles[name]; ok {
+		return role, otf2.ParadigmMPI
+	}
+	return otf2.RoleFunction, otf2.ParadigmMPI
+}
+
+var mpiRoles = map[string]otf2.RegionRole{
+	"MPI_Barrier": otf2.RoleBarrier,
+	"MPI_Bcast":   otf2.RoleCollOne2All, "MPI_Scatter": otf2.RoleCollOne2All, "MPI_Scatterv": otf2.RoleCollOne2All,
+	"MPI_Gather": otf2.RoleCollAll2One, "MPI_Gatherv": otf2.RoleCollAll2One, "MPI_Reduce": otf2.RoleCollAll2One,
+	"MPI_Allreduce": otf2.RoleCollAll2All, "MPI_Allgather": otf2.RoleCollAll2All, "MPI_Allgatherv": otf2.RoleCollAll2All,
+	"MPI_Alltoall": otf2.RoleCollAll2All, "MPI_Alltoallv": otf2.RoleCollAll2All, "MPI_Alltoallw": otf2.RoleCollAll2All,
+	"MPI_Reduce_scatter": otf2.RoleCollAll2All, "MPI_Reduce_scatter_block": otf2.RoleCollAll2All,
+	"MPI_Scan": otf2.RoleCollOther, "MPI_Exscan": otf2.RoleCollOther,
+	"MPI_Send": otf2.RolePoint2Point, "MPI_Ssend": otf2.RolePoint2Point, "MPI_Bsend": otf2.RolePoint2Point,
+	"MPI_Rsend": otf2.RolePoint2Point, "MPI_Recv": otf2.RolePoint2Point, "MPI_Isend": otf2.RolePoint2Point,
+	"MPI_Irecv": otf2.RolePoint2Point, "MPI_Sendrecv": otf2.RolePoint2Point, "MPI_Wait": otf2.RolePoint2Point,
+	"MPI_Waitall": otf2.RolePoint2Point, "MPI_Waitany": otf2.RolePoint2Point, "MPI_Waitsome": otf2.RolePoint2Point,
+	"MPI_Test": otf2.RolePoint2Point, "MPI_Testall": otf2.RolePoint2Point, "MPI_Testany": otf2.RolePoint2Point,
+	"MPI_Testsome": otf2.RolePoint2Point,
 }
 
 // defineComm defines the communicator of all exported locations, rank i

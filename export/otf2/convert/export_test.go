@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
@@ -663,5 +664,39 @@ func TestBoundedMemory(t *testing.T) {
 	const events = 2 * (200000 - 20000)
 	if extra := int64(large) - int64(small); extra > events/1000 {
 		t.Errorf("%d more allocations for %d more events: the export allocates per event", extra, events)
+	}
+}
+
+// TestCollectives exports collective operations as their regions, MPI
+// functions with the MPI paradigm and their role, and counts what the
+// archive cannot carry (root and bytes).
+func TestCollectives(t *testing.T) {
+	r := newRecorder(t, t.TempDir(), 0, measure.Config{})
+	solve, allreduce, bcast, send := r.m.Region("solve"), r.m.Region("MPI_Allreduce"), r.m.Region("MPI_Bcast"), r.m.Region("MPI_Send")
+	l := r.m.Location("rank 0")
+	l.EnterAt(solve, r.t0+10)
+	l.EnterCollectiveAt(allreduce, -1, 8, r.t0+20)
+	l.LeaveAt(allreduce, r.t0+30)
+	l.EnterCollectiveAt(bcast, 0, 64, r.t0+40)
+	l.LeaveAt(bcast, r.t0+50)
+	l.EnterAt(send, r.t0+60)
+	l.LeaveAt(send, r.t0+70)
+	l.LeaveAt(solve, r.t0+80)
+	files := []*tracefile.File{r.close(t)}
+	anchor, st := export(t, files, otf2.Options{})
+	checkArchive(t, anchor, files)
+	if st.Collectives != 2 {
+		t.Errorf("stats %+v: want 2 collectives", st)
+	}
+	defs := definitions(t, anchor)
+	for _, want := range []string{
+		`Name: "solve" <\d+> .*Role: FUNCTION, Paradigm: USER`,
+		`Name: "MPI_Allreduce" <\d+> .*Role: COLL_ALL2ALL, Paradigm: MPI`,
+		`Name: "MPI_Bcast" <\d+> .*Role: COLL_ONE2ALL, Paradigm: MPI`,
+		`Name: "MPI_Send" <\d+> .*Role: POINT2POINT, Paradigm: MPI`,
+	} {
+		if !regexp.MustCompile(want).MatchString(defs) {
+			t.Errorf("definitions lack %s:\n%s", want, defs)
+		}
 	}
 }
