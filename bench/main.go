@@ -1,14 +1,15 @@
 // Command bench measures hmbtrace against its peers side by side, in one
 // invocation: what a probe costs, how many bytes an event takes, what a
-// reduction costs, how long a run fits in a fixed buffer, and what an
-// instrumented application pays. Subjects are interleaved (A B A B …, over
-// several rounds) so that the machine's drift hits them all alike; each
-// section prints the median, the range and the ratio to hmbtrace.
+// reduction costs, how long a run fits in a fixed buffer, what an
+// instrumented application pays, and what the MPI wrappers add to a call.
+// Subjects are interleaved (A B A B …, over several rounds) so that the
+// machine's drift hits them all alike; each section prints the median, the
+// range and the ratio to its reference subject.
 //
 //	go run ./bench [-quick] [-tsv] [-svg DIR] [-sections probe,size,...] [-rounds N]
 //
-// Peers that are missing on a machine (no C compiler, no libotf2) are
-// reported as skipped, with the reason.
+// Peers that are missing on a machine (no C compiler, no libotf2, no MPI)
+// are reported as skipped, with the reason.
 package main
 
 import (
@@ -41,13 +42,14 @@ var sections = []section{
 	{"longrun", "a long run in a fixed buffer", "hmbtrace", runLongRun},
 	{"application", "examples/heat wall time, ms", "instrumented (defaults)", runApplication},
 	{"report", "hmbtrace report on a large trace", "hmbtrace report", runReport},
+	{"mpi", "MPI ping-pong of small messages, 2 ranks", "plain", runMPI},
 }
 
 func main() {
 	quick := flag.Bool("quick", false, "small sizes and few rounds: under a minute")
 	tsv := flag.Bool("tsv", false, "print <section>\\t<subject>\\t<metric>\\t<value> lines instead of tables")
 	svg := flag.String("svg", "", "write one SVG chart per section into this directory")
-	only := flag.String("sections", "", "comma-separated sections to run (default all: probe,size,reduction,longrun,application,report)")
+	only := flag.String("sections", "", "comma-separated sections to run (default all: probe,size,reduction,longrun,application,report,mpi)")
 	rounds := flag.Int("rounds", 0, "rounds of interleaved runs (default 5, 2 with -quick)")
 	flag.Parse()
 	o := &options{quick: *quick, rounds: *rounds}
@@ -73,7 +75,7 @@ func main() {
 	}
 	for s := range want {
 		if !known(s) {
-			fatal(fmt.Errorf("unknown section %q (want probe, size, reduction, longrun, application, report)", s))
+			fatal(fmt.Errorf("unknown section %q (want probe, size, reduction, longrun, application, report, mpi)", s))
 		}
 	}
 	if !*tsv {
