@@ -188,6 +188,13 @@ func TestMPIJacobi(t *testing.T) {
 		if n := len(f.Header.ClockSync); n != 2 {
 			t.Errorf("%s: %d clock sync points, want 2 (init, finalize)", f.Path, n)
 		}
+		for _, c := range f.Header.ClockSync {
+			// One host, one clock: the offsets measured are about 0 (within
+			// half a round trip of the ping-pong).
+			if ns := f.TicksToNanos(uint64(max(c.Offset, -c.Offset))); ns > 10_000_000 {
+				t.Errorf("%s: clock offset %d ticks (%d ns) to rank 0 on the same host", f.Path, c.Offset, ns)
+			}
+		}
 		if f.Header.ReferenceStart != files[0].Header.ReferenceStart {
 			t.Errorf("%s: reference start %d, rank 0 started at %d", f.Path, f.Header.ReferenceStart, files[0].Header.ReferenceStart)
 		}
