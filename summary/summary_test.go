@@ -56,7 +56,7 @@ func TestRanks(t *testing.T) {
 	}
 	for _, want := range []string{
 		`100\.000 µs\s+200\.000 µs\s+300\.000 µs\s+1\.50\s+1\s+work`, // min, mean, max, max/mean, slowest
-		`0\.0 ns\s+333\.3 ns\s+1\.000 µs\s+3\.00\s+1\s+extra`,            // ranks without it count 0
+		`0\.0 ns\s+333\.3 ns\s+1\.000 µs\s+3\.00\s+1\s+extra`,        // ranks without it count 0
 	} {
 		if !regexp.MustCompile(`(?m)^\s*` + want + `$`).MatchString(s) {
 			t.Errorf("no line %q in\n%s", want, s)
