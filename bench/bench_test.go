@@ -8,6 +8,13 @@ import (
 	"testing"
 )
 
+// TestMain lets the test binary be the long run's child process, as the
+// bench binary is.
+func TestMain(m *testing.M) {
+	maybeLongrunChild()
+	os.Exit(m.Run())
+}
+
 // TestQuickSections runs every section in -quick mode, one round, and
 // checks that its numbers are sane: positive, finite, ratios from the same
 // run, and the known fixed points (OTF2 takes 12 bytes per event on the

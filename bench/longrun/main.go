@@ -5,7 +5,7 @@
 // the depths closed. It checks that the flat profile in the trace equals
 // the one an unreduced run of the same events gives.
 //
-//	go run ./bench/longrun [-n 1e9] [-buffer 16M] [-goroutines 2]
+//	go run ./bench/longrun [-n 1.5e9] [-buffer 16M] [-goroutines 2]
 package main
 
 import (
@@ -19,7 +19,7 @@ import (
 )
 
 func main() {
-	n := flag.String("n", "1e9", "events in all")
+	n := flag.String("n", "1.5e9", "events in all")
 	buf := flag.String("buffer", "16M", "buffer size")
 	g := flag.Int("goroutines", 2, "goroutines recording")
 	out := flag.String("o", os.TempDir(), "directory for the trace")
