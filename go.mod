@@ -3,8 +3,11 @@ module github.com/hmbtrace/hmbtrace
 go 1.24.0
 
 require (
+	github.com/google/pprof v0.0.0-20260709232956-b9395ee17fa0
+	github.com/ianlancetaylor/demangle v0.0.0-20250417193237-f615e6bd150b
 	github.com/klauspost/cpuid/v2 v2.4.2
 	golang.org/x/sys v0.41.0
+	gonum.org/v1/plot v0.17.0
 )
 
 require (
@@ -13,11 +16,7 @@ require (
 	codeberg.org/go-pdf/fpdf v0.11.1 // indirect
 	git.sr.ht/~sbinet/gg v0.7.0 // indirect
 	github.com/ajstarks/svgo v0.0.0-20211024235047-1546f124cd8b // indirect
-	github.com/chzyer/readline v1.5.1 // indirect
 	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
-	github.com/google/pprof v0.0.0-20260709232956-b9395ee17fa0 // indirect
-	github.com/ianlancetaylor/demangle v0.0.0-20250417193237-f615e6bd150b // indirect
 	golang.org/x/image v0.30.0 // indirect
 	golang.org/x/text v0.28.0 // indirect
-	gonum.org/v1/plot v0.17.0 // indirect
 )
