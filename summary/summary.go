@@ -18,7 +18,8 @@ import (
 type regionRow struct {
 	name       string
 	visits     uint64
-	incl, excl int64 // ns
+	incl, excl int64   // ns
+	inclByFile []int64 // ns, by index in the files: for the per-rank table
 	// counter sums by metric name, for regions that read counters
 	cincl, cexcl map[string]uint64
 }
@@ -28,7 +29,7 @@ type regionRow struct {
 func Write(out io.Writer, files []*tracefile.File) error {
 	var totalNs int64 // location-time: each location counts the whole run
 	rows := map[string]*regionRow{}
-	for _, f := range files {
+	for fi, f := range files {
 		dur := f.Duration()
 		totalNs += dur * int64(len(f.Locations))
 		for _, l := range f.Locations {
@@ -36,11 +37,13 @@ func Write(out io.Writer, files []*tracefile.File) error {
 				name := f.RegionName(p.Region)
 				r := rows[name]
 				if r == nil {
-					r = &regionRow{name: name}
+					r = &regionRow{name: name, inclByFile: make([]int64, len(files))}
 					rows[name] = r
 				}
+				incl := f.TicksToNanos(p.Inclusive)
 				r.visits += p.Visits
-				r.incl += f.TicksToNanos(p.Inclusive)
+				r.incl += incl
+				r.inclByFile[fi] += incl
 				r.excl += f.TicksToNanos(p.Exclusive)
 				for i, v := range p.CounterInclusive {
 					if i >= len(f.Header.Metrics) {
@@ -94,42 +97,34 @@ func rankTable(out io.Writer, rows []*regionRow, files []*tracefile.File) {
 	if len(files) < 2 {
 		return
 	}
-	byRank := map[int]map[string]int64{} // rank -> region name -> inclusive ns
-	for _, f := range files {
-		if _, dup := byRank[f.Header.Rank]; dup {
+	byRank := make([]int, len(files)) // file indices in rank order
+	seen := map[int]bool{}
+	for i, f := range files {
+		if seen[f.Header.Rank] {
 			return // unrelated runs, or one run's files twice: no per-rank view
 		}
-		incl := map[string]int64{}
-		for _, l := range f.Locations {
-			for _, p := range l.Profile {
-				incl[f.RegionName(p.Region)] += f.TicksToNanos(p.Inclusive)
-			}
-		}
-		byRank[f.Header.Rank] = incl
+		seen[f.Header.Rank] = true
+		byRank[i] = i
 	}
-	ranks := make([]int, 0, len(byRank))
-	for r := range byRank {
-		ranks = append(ranks, r)
-	}
-	sort.Ints(ranks)
+	sort.Slice(byRank, func(a, b int) bool { return files[byRank[a]].Header.Rank < files[byRank[b]].Header.Rank })
 	fmt.Fprintln(out)
-	fmt.Fprintf(out, "Regions per rank (inclusive time over %d ranks; max/mean 1.00 is perfect balance)\n", len(ranks))
+	fmt.Fprintf(out, "Regions per rank (inclusive time over %d ranks; max/mean 1.00 is perfect balance)\n", len(files))
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprint(tw, "min\tmean\tmax\tmax/mean\tslowest rank\t  region\t\n")
 	for _, row := range rows {
 		var sum, lo, hi int64
-		slowest := ranks[0]
-		for i, r := range ranks {
-			v := byRank[r][row.name]
+		slowest := 0
+		for k, fi := range byRank {
+			v := row.inclByFile[fi]
 			sum += v
-			if i == 0 || v < lo {
+			if k == 0 || v < lo {
 				lo = v
 			}
-			if i == 0 || v > hi {
-				hi, slowest = v, r
+			if k == 0 || v > hi {
+				hi, slowest = v, files[fi].Header.Rank
 			}
 		}
-		mean := float64(sum) / float64(len(ranks))
+		mean := float64(sum) / float64(len(files))
 		ratio := "-"
 		if mean > 0 {
 			ratio = fmt.Sprintf("%.2f", float64(hi)/mean)
