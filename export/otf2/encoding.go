@@ -34,43 +34,30 @@ const (
 
 // appendCU32 appends v as a compressed uint32.
 func appendCU32(b []byte, v uint32) []byte {
-	switch v {
-	case 0:
-		return append(b, 0)
-	case math.MaxUint32:
-		return append(b, 0xFF)
-	}
-	n := (bits.Len32(v) + 7) >> 3
-	b = append(b, byte(n))
-	for i := 0; i < n; i++ {
-		b = append(b, byte(v>>(8*i)))
-	}
-	return b
+	return appendCompressed(b, uint64(v), v == math.MaxUint32)
 }
 
 // appendCU64 appends v as a compressed uint64.
 func appendCU64(b []byte, v uint64) []byte {
-	switch v {
-	case 0:
-		return append(b, 0)
-	case math.MaxUint64:
-		return append(b, 0xFF)
-	}
-	n := (bits.Len64(v) + 7) >> 3
-	b = append(b, byte(n))
-	for i := 0; i < n; i++ {
-		b = append(b, byte(v>>(8*i)))
-	}
-	return b
+	return appendCompressed(b, v, v == math.MaxUint64)
 }
 
-// appendCI64 appends v as a compressed int64. Unlike the unsigned form it
+// appendCI64 appends v as a compressed int64. Unlike the unsigned forms it
 // has no one-byte case for all-ones: -1 takes nine bytes, as in libotf2.
 func appendCI64(b []byte, v int64) []byte {
-	if v == 0 {
+	return appendCompressed(b, uint64(v), false)
+}
+
+// appendCompressed appends u in OTF2's compressed form: 00 for zero, FF
+// for the all-ones value of an unsigned field, else a byte count and that
+// many little-endian bytes.
+func appendCompressed(b []byte, u uint64, allOnes bool) []byte {
+	switch {
+	case u == 0:
 		return append(b, 0)
+	case allOnes:
+		return append(b, 0xFF)
 	}
-	u := uint64(v)
 	n := (bits.Len64(u) + 7) >> 3
 	b = append(b, byte(n))
 	for i := 0; i < n; i++ {
