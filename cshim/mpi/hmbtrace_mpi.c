@@ -446,40 +446,15 @@ HMB_NOINST int MPI_Wait(MPI_Request *req, MPI_Status *status)
 /*
  * requests holds a copy of an array of requests taken before a call that
  * completes some of them (the call overwrites completed ones with
- * MPI_REQUEST_NULL), and statuses to read their source and tag from when
- * the program passed MPI_STATUSES_IGNORE.
+ * MPI_REQUEST_NULL), and, for the calls with an array of statuses, those
+ * to read their source and tag from when the program passed
+ * MPI_STATUSES_IGNORE.
  */
 struct requests {
 	MPI_Request small[16], *before;
 	MPI_Status smallst[16], *st;
 	MPI_Status *given;
 };
-
-/* requests_take returns 0 when memory ran out: the caller then makes its
- * call untraced rather than fail it. */
-HMB_NOINST static int requests_take(struct requests *q, int count, const MPI_Request reqs[], MPI_Status *statuses)
-{
-	size_t n = count > 0 ? (size_t)count : 1;
-	q->given = statuses;
-	q->before = count <= 16 ? q->small : malloc(n * sizeof *q->before);
-	q->st = statuses;
-	if (statuses == MPI_STATUSES_IGNORE) {
-		q->st = count <= 16 ? q->smallst : malloc(n * sizeof *q->st);
-	}
-	if (q->before == NULL || q->st == NULL) {
-		if (q->before != q->small) {
-			free(q->before);
-		}
-		if (q->st != q->given && q->st != q->smallst) {
-			free(q->st);
-		}
-		return 0;
-	}
-	if (count > 0) {
-		memcpy(q->before, reqs, (size_t)count * sizeof *q->before);
-	}
-	return 1;
-}
 
 HMB_NOINST static void requests_free(struct requests *q)
 {
@@ -489,6 +464,31 @@ HMB_NOINST static void requests_free(struct requests *q)
 	if (q->st != q->given && q->st != q->smallst) {
 		free(q->st);
 	}
+}
+
+/*
+ * requests_take copies reqs, and gives q->st count statuses when the call
+ * takes an array of them (statuses, or its own when the program ignores
+ * them). It returns 0 when memory ran out: the caller then makes its call
+ * untraced rather than fail it.
+ */
+HMB_NOINST static int requests_take(struct requests *q, int count, const MPI_Request reqs[], int with_statuses,
+				    MPI_Status *statuses)
+{
+	size_t n = count > 0 ? (size_t)count : 1;
+	q->given = q->st = statuses;
+	q->before = count <= 16 ? q->small : malloc(n * sizeof *q->before);
+	if (with_statuses && statuses == MPI_STATUSES_IGNORE) {
+		q->st = count <= 16 ? q->smallst : malloc(n * sizeof *q->st);
+	}
+	if (q->before == NULL || (with_statuses && q->st == NULL)) {
+		requests_free(q);
+		return 0;
+	}
+	if (count > 0) {
+		memcpy(q->before, reqs, (size_t)count * sizeof *q->before);
+	}
+	return 1;
 }
 
 /* completed_all records the messages of a call that completed all count
@@ -524,7 +524,7 @@ HMB_NOINST int MPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
 		return PMPI_Waitall(count, reqs, statuses);
 	}
 	struct requests q;
-	if (!requests_take(&q, count, reqs, statuses)) {
+	if (!requests_take(&q, count, reqs, 1, statuses)) {
 		return PMPI_Waitall(count, reqs, statuses);
 	}
 	uint32_t r = region(R_WAITALL);
@@ -542,7 +542,7 @@ HMB_NOINST int MPI_Testall(int count, MPI_Request reqs[], int *flag, MPI_Status 
 		return PMPI_Testall(count, reqs, flag, statuses);
 	}
 	struct requests q;
-	if (!requests_take(&q, count, reqs, statuses)) {
+	if (!requests_take(&q, count, reqs, 1, statuses)) {
 		return PMPI_Testall(count, reqs, flag, statuses);
 	}
 	uint32_t r = region(R_TESTALL);
@@ -562,7 +562,7 @@ HMB_NOINST int MPI_Waitsome(int incount, MPI_Request reqs[], int *outcount, int 
 		return PMPI_Waitsome(incount, reqs, outcount, indices, statuses);
 	}
 	struct requests q;
-	if (!requests_take(&q, incount, reqs, statuses)) {
+	if (!requests_take(&q, incount, reqs, 1, statuses)) {
 		return PMPI_Waitsome(incount, reqs, outcount, indices, statuses);
 	}
 	uint32_t r = region(R_WAITSOME);
@@ -580,7 +580,7 @@ HMB_NOINST int MPI_Testsome(int incount, MPI_Request reqs[], int *outcount, int 
 		return PMPI_Testsome(incount, reqs, outcount, indices, statuses);
 	}
 	struct requests q;
-	if (!requests_take(&q, incount, reqs, statuses)) {
+	if (!requests_take(&q, incount, reqs, 1, statuses)) {
 		return PMPI_Testsome(incount, reqs, outcount, indices, statuses);
 	}
 	uint32_t r = region(R_TESTSOME);
@@ -600,7 +600,7 @@ HMB_NOINST int MPI_Waitany(int count, MPI_Request reqs[], int *index, MPI_Status
 	MPI_Status local;
 	MPI_Status *st = status == MPI_STATUS_IGNORE ? &local : status;
 	struct requests q;
-	if (!requests_take(&q, count, reqs, MPI_STATUSES_IGNORE)) {
+	if (!requests_take(&q, count, reqs, 0, MPI_STATUSES_IGNORE)) {
 		return PMPI_Waitany(count, reqs, index, status);
 	}
 	uint32_t r = region(R_WAITANY);
@@ -622,7 +622,7 @@ HMB_NOINST int MPI_Testany(int count, MPI_Request reqs[], int *index, int *flag,
 	MPI_Status local;
 	MPI_Status *st = status == MPI_STATUS_IGNORE ? &local : status;
 	struct requests q;
-	if (!requests_take(&q, count, reqs, MPI_STATUSES_IGNORE)) {
+	if (!requests_take(&q, count, reqs, 0, MPI_STATUSES_IGNORE)) {
 		return PMPI_Testany(count, reqs, index, flag, status);
 	}
 	uint32_t r = region(R_TESTANY);
