@@ -18,9 +18,6 @@ func runComm(args []string, out io.Writer) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if fs.NArg() == 0 {
-		return usageError{"want at least one trace file or directory"}
-	}
 	v, err := comm.ParseValue(*value)
 	if err != nil {
 		return usageError{err.Error()}

@@ -16,9 +16,6 @@ func runDynamics(args []string, out io.Writer) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if fs.NArg() == 0 {
-		return usageError{"want at least one trace file or directory"}
-	}
 	if *minSev < 0 || *minSev >= 1 {
 		return usageError{"-min-severity wants a fraction in [0, 1)"}
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -31,8 +32,6 @@ func runExport(args []string, out io.Writer) error {
 		return usageError{fmt.Sprintf("unknown format %q: want otf2, pprof or chrome", *format)}
 	case *output == "":
 		return usageError{"want -o OUT"}
-	case fs.NArg() == 0:
-		return usageError{"want at least one trace file or directory"}
 	}
 	files, err := openAll(fs.Args())
 	if err != nil {
@@ -84,8 +83,12 @@ func writeFile(path string, write func(io.Writer) error) (err error) {
 			os.Remove(tmp.Name())
 		}
 	}()
-	if err := write(tmp); err != nil {
-		return err
+	w := bufio.NewWriter(tmp)
+	if err := write(w); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if err := w.Flush(); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
 	}
 	if err := tmp.Chmod(0o644); err != nil {
 		return err

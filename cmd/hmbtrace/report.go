@@ -29,9 +29,6 @@ func runReport(args []string, out io.Writer) error {
 		paths = append(paths, fs.Arg(0))
 		args = fs.Args()[1:]
 	}
-	if len(paths) == 0 {
-		return usageError{"want at least one trace file or directory"}
-	}
 	if *output == "" {
 		return usageError{"-o wants a file name"}
 	}

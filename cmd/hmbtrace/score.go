@@ -16,9 +16,6 @@ func runScore(args []string, out io.Writer) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if fs.NArg() == 0 {
-		return usageError{"want at least one trace file or directory"}
-	}
 	prop, err := analysis.ParseProperty(*property)
 	if err != nil {
 		return usageError{err.Error()}
@@ -46,7 +43,7 @@ func runScore(args []string, out io.Writer) error {
 		return err
 	}
 	if *gen != "" {
-		if err := writeFileWith(*gen, s.WriteFilter); err != nil {
+		if err := writeFile(*gen, s.WriteFilter); err != nil {
 			return err
 		}
 		fmt.Fprintf(out, "filter file: %s (HMB_FILTER_FILE=%s excludes the %d flagged regions)\n", *gen, *gen, len(s.Flagged()))

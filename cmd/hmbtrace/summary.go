@@ -17,9 +17,6 @@ func runSummary(args []string, out io.Writer) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if fs.NArg() == 0 {
-		return usageError{"want at least one trace file or directory"}
-	}
 	files, err := openAll(fs.Args())
 	if err != nil {
 		return err
@@ -28,10 +25,14 @@ func runSummary(args []string, out io.Writer) error {
 	return summary.Write(out, files)
 }
 
-// openAll opens the trace files named by paths. A directory stands for
+// openAll opens the trace files named by paths, at least one (else it is
+// a usage error). A directory stands for
 // the *.hmb files in it (the ranks of a run: HMB_OUTPUT), in the order of
 // their run name and rank.
 func openAll(paths []string) ([]*tracefile.File, error) {
+	if len(paths) == 0 {
+		return nil, usageError{"want at least one trace file or directory"}
+	}
 	var files []*tracefile.File
 	for _, p := range paths {
 		fi, err := os.Stat(p)

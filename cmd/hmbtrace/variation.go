@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/hmbtrace/hmbtrace/analysis"
 	"github.com/hmbtrace/hmbtrace/filter"
@@ -21,9 +19,6 @@ func runVariation(args []string, out io.Writer) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if fs.NArg() == 0 {
-		return usageError{"want at least one trace file or directory"}
-	}
 	sync, err := filter.ParsePatternList(*syncList)
 	if err != nil {
 		return usageError{fmt.Sprintf("-sync: %v", err)}
@@ -38,7 +33,7 @@ func runVariation(args []string, out io.Writer) error {
 		return err
 	}
 	if *svg != "" {
-		if err := writeFileWith(*svg, v.WriteSVG); err != nil {
+		if err := writeFile(*svg, v.WriteSVG); err != nil {
 			return err
 		}
 	}
@@ -50,28 +45,6 @@ func runVariation(args []string, out io.Writer) error {
 	}
 	if *svg != "" {
 		fmt.Fprintf(out, "\nhot/cold view: %s\n", *svg)
-	}
-	return nil
-}
-
-// writeFileWith creates path and fills it with write; a failed write
-// removes the partial file.
-func writeFileWith(path string, write func(io.Writer) error) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	w := bufio.NewWriter(f)
-	err = write(w)
-	if err == nil {
-		err = w.Flush()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(path)
-		return fmt.Errorf("%s: %w", path, err)
 	}
 	return nil
 }
