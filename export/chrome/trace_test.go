@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hmbtrace/hmbtrace/encode"
+	"github.com/hmbtrace/hmbtrace/internal/tracetest"
 	"github.com/hmbtrace/hmbtrace/measure"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
@@ -315,30 +316,30 @@ func TestRing(t *testing.T) {
 func TestFilesCountersOpen(t *testing.T) {
 	dir := t.TempDir()
 	start := time.Unix(1700000000, 0)
-	a := newSynth("run", "node-a", 0, start, "main", "compute \"quoted\"\n")
-	a.tr.Header.Metrics = []string{"cycles", "instructions"}
-	l := a.location("main")
-	l.enter(1000, 1, 10, 20)
-	l.enter(1100, 2, 15, 30)
-	l.message(1200, encode.KindSend, 1, true, 3, 64)
-	l.leave(1500, 115, 530)
-	l.message(1550, encode.KindRecv, 1, true, 4, 32)
-	l.leave(1600, 120, 600)
-	b := newSynth("run", "node-b", 1, start.Add(1500*time.Nanosecond), "main")
-	b.tr.Header.Metrics = []string{"instructions"}
-	helper := b.location("helper") // the rank's messages are on its second location
-	helper.enter(0, 1)
-	helper.leave(1)
-	m := b.location("master")
-	m.enter(0, 1, 7)
-	m.message(100, encode.KindRecv, 0, true, 3, 64)
-	m.message(200, encode.KindSend, 0, true, 4, 32)
-	m.enter(300, 1) // left open: the trace was written for a signal
-	m.message(900, encode.KindSend, 5, false, 0, 1)
-	files := []*tracefile.File{a.write(t, dir), b.write(t, dir)}
+	a := tracetest.NewBuilder("run", "node-a", 0, start, "main", "compute \"quoted\"\n")
+	a.Trace.Header.Metrics = []string{"cycles", "instructions"}
+	l := a.Location("main")
+	l.Enter(1000, 1, 10, 20)
+	l.Enter(1100, 2, 15, 30)
+	l.Message(1200, encode.KindSend, 1, true, 3, 64)
+	l.Leave(1500, 115, 530)
+	l.Message(1550, encode.KindRecv, 1, true, 4, 32)
+	l.Leave(1600, 120, 600)
+	b := tracetest.NewBuilder("run", "node-b", 1, start.Add(1500*time.Nanosecond), "main")
+	b.Trace.Header.Metrics = []string{"instructions"}
+	helper := b.Location("helper") // the rank's messages are on its second location
+	helper.Enter(0, 1)
+	helper.Leave(1)
+	m := b.Location("master")
+	m.Enter(0, 1, 7)
+	m.Message(100, encode.KindRecv, 0, true, 3, 64)
+	m.Message(200, encode.KindSend, 0, true, 4, 32)
+	m.Enter(300, 1) // left open: the trace was written for a signal
+	m.Message(900, encode.KindSend, 5, false, 0, 1)
+	files := []*tracefile.File{a.Write(t, dir), b.Write(t, dir)}
 	d := exportJSON(t, files)
 	got := tracks(t, d)
-	compare(t, expected(t, files), got, map[int][]string{1: a.tr.Header.Metrics, 3: b.tr.Header.Metrics})
+	compare(t, expected(t, files), got, map[int][]string{1: a.Trace.Header.Metrics, 3: b.Trace.Header.Metrics})
 	if pairs := flows(t, d); fmt.Sprint(pairs) != "map[[1 3]:1 [3 1]:1]" {
 		t.Errorf("flows %v, want one each way between threads 1 and 3", pairs)
 	}
@@ -463,12 +464,12 @@ func TestErrors(t *testing.T) {
 	if err := Export(&failingWriter{left: 100}, []*tracefile.File{f}); err == nil || !strings.Contains(err.Error(), "disk full") {
 		t.Errorf("failing writer: err = %v", err)
 	}
-	s := newSynth("bad", "h", 0, time.Unix(0, 0), "main")
-	s.tr.Header.Metrics = []string{"cycles"}
-	l := s.location("main")
-	l.enter(10, 1, 1, 2)
-	l.leave(20)
-	err := Export(io.Discard, []*tracefile.File{s.write(t, filepath.Join(t.TempDir()))})
+	s := tracetest.NewBuilder("bad", "h", 0, time.Unix(0, 0), "main")
+	s.Trace.Header.Metrics = []string{"cycles"}
+	l := s.Location("main")
+	l.Enter(10, 1, 1, 2)
+	l.Leave(20)
+	err := Export(io.Discard, []*tracefile.File{s.Write(t, filepath.Join(t.TempDir()))})
 	if want := `location "main": metric record at 10 ns with 2 values, the header names 1 counters`; err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("err = %v, want one containing %q", err, want)
 	}

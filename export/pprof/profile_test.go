@@ -15,6 +15,7 @@ import (
 	"github.com/google/pprof/profile"
 
 	"github.com/hmbtrace/hmbtrace/encode"
+	"github.com/hmbtrace/hmbtrace/internal/tracetest"
 	"github.com/hmbtrace/hmbtrace/measure"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
@@ -212,28 +213,28 @@ func parseTop(t *testing.T, out string) map[string]int64 {
 // lists merged by name.
 func TestCounters(t *testing.T) {
 	dir := t.TempDir()
-	a := newSynth("a", "h", 0, time.Unix(0, 0), "main", "compute", "inner", "leaf", "partial")
-	a.tr.Header.Metrics = []string{"cycles", "instructions"}
-	l := a.location("main")
-	l.enter(0, 1, 0, 0)
-	l.enter(100, 2, 10, 100)
-	l.enter(150, 3) // reads no counters
-	l.enter(200, 4, 20, 200)
-	l.leave(300, 50, 260)
-	l.leave(350)
-	l.message(380, encode.KindSend, 0, true, 1, 8) // messages do not count
-	l.leave(400, 110, 500)
-	l.enter(500, 5, 120, 510) // its leave's record is gone
-	l.enter(600, 4, 130, 520)
-	l.leave(700, 140, 540)
-	l.leave(800)
-	l.leave(1000, 200, 900)
-	b := newSynth("b", "h", 1, time.Unix(0, 0), "main")
-	b.tr.Header.Metrics = []string{"instructions"}
-	m := b.location("main")
-	m.enter(0, 1, 5)
-	m.leave(20, 25)
-	p, err := Build([]*tracefile.File{a.write(t, dir), b.write(t, dir)})
+	a := tracetest.NewBuilder("a", "h", 0, time.Unix(0, 0), "main", "compute", "inner", "leaf", "partial")
+	a.Trace.Header.Metrics = []string{"cycles", "instructions"}
+	l := a.Location("main")
+	l.Enter(0, 1, 0, 0)
+	l.Enter(100, 2, 10, 100)
+	l.Enter(150, 3) // reads no counters
+	l.Enter(200, 4, 20, 200)
+	l.Leave(300, 50, 260)
+	l.Leave(350)
+	l.Message(380, encode.KindSend, 0, true, 1, 8) // messages do not count
+	l.Leave(400, 110, 500)
+	l.Enter(500, 5, 120, 510) // its leave's record is gone
+	l.Enter(600, 4, 130, 520)
+	l.Leave(700, 140, 540)
+	l.Leave(800)
+	l.Leave(1000, 200, 900)
+	b := tracetest.NewBuilder("b", "h", 1, time.Unix(0, 0), "main")
+	b.Trace.Header.Metrics = []string{"instructions"}
+	m := b.Location("main")
+	m.Enter(0, 1, 5)
+	m.Leave(20, 25)
+	p, err := Build([]*tracefile.File{a.Write(t, dir), b.Write(t, dir)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -283,15 +284,15 @@ func TestReducedAndOpen(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	s := newSynth("open", "h", 0, time.Unix(0, 0), "main", "work")
-	l := s.location("main")
-	l.enter(10, 1)
-	l.enter(20, 2)
-	l.enter(50, 2)
-	l.leave(70)
-	l.message(90, encode.KindRecv, 3, true, 0, 1)
-	s.tr.Locations[0].Interrupted = true
-	p, err = Build([]*tracefile.File{s.write(t, t.TempDir())})
+	s := tracetest.NewBuilder("open", "h", 0, time.Unix(0, 0), "main", "work")
+	l := s.Location("main")
+	l.Enter(10, 1)
+	l.Enter(20, 2)
+	l.Enter(50, 2)
+	l.Leave(70)
+	l.Message(90, encode.KindRecv, 3, true, 0, 1)
+	s.Trace.Locations[0].Interrupted = true
+	p, err = Build([]*tracefile.File{s.Write(t, t.TempDir())})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -330,12 +331,12 @@ func TestErrors(t *testing.T) {
 	if _, err := Build(nil); err == nil {
 		t.Error("no files: no error")
 	}
-	s := newSynth("bad", "h", 0, time.Unix(0, 0), "main")
-	s.tr.Header.Metrics = []string{"cycles"}
-	l := s.location("main")
-	l.enter(10, 1, 1, 2)
-	l.leave(20)
-	err := Export(&bytes.Buffer{}, []*tracefile.File{s.write(t, t.TempDir())})
+	s := tracetest.NewBuilder("bad", "h", 0, time.Unix(0, 0), "main")
+	s.Trace.Header.Metrics = []string{"cycles"}
+	l := s.Location("main")
+	l.Enter(10, 1, 1, 2)
+	l.Leave(20)
+	err := Export(&bytes.Buffer{}, []*tracefile.File{s.Write(t, t.TempDir())})
 	if want := `location "main": metric record at time 10 with 2 values, the header names 1 counters`; err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("err = %v, want one containing %q", err, want)
 	}

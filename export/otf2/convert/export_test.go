@@ -18,6 +18,7 @@ import (
 	"github.com/hmbtrace/hmbtrace/encode"
 	"github.com/hmbtrace/hmbtrace/export/otf2"
 	"github.com/hmbtrace/hmbtrace/export/otf2/internal/otf2print"
+	"github.com/hmbtrace/hmbtrace/internal/tracetest"
 	"github.com/hmbtrace/hmbtrace/measure"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
@@ -444,29 +445,29 @@ func TestSeveralFiles(t *testing.T) {
 func TestHostsCountersInterrupted(t *testing.T) {
 	dir := t.TempDir()
 	start := time.Unix(1700000000, 0)
-	a := newSynth("run", "node-a", 0, start, "main", "compute")
-	a.tr.Header.Metrics = []string{"cycles", "instructions"}
-	l := a.location("main")
-	l.enter(1000, 1, 10, 20)
-	l.enter(1100, 2, 15, 30)
-	l.leave(1500, 115, 530)
-	l.message(1550, encode.KindRecv, 1, true, 3, 64)   // from rank 1
-	l.message(1560, encode.KindSend, 99, false, 3, 64) // to no location
-	l.leave(1600, 120, 600)
-	w := a.location("interrupted")
-	w.enter(1000, 1)
-	w.enter(1200, 2, 1, 2)
-	a.tr.Locations[1].Interrupted = true
+	a := tracetest.NewBuilder("run", "node-a", 0, start, "main", "compute")
+	a.Trace.Header.Metrics = []string{"cycles", "instructions"}
+	l := a.Location("main")
+	l.Enter(1000, 1, 10, 20)
+	l.Enter(1100, 2, 15, 30)
+	l.Leave(1500, 115, 530)
+	l.Message(1550, encode.KindRecv, 1, true, 3, 64)   // from rank 1
+	l.Message(1560, encode.KindSend, 99, false, 3, 64) // to no location
+	l.Leave(1600, 120, 600)
+	w := a.Location("interrupted")
+	w.Enter(1000, 1)
+	w.Enter(1200, 2, 1, 2)
+	a.Trace.Locations[1].Interrupted = true
 
-	b := newSynth("run", "node-b", 1, start.Add(500*time.Nanosecond), "compute", "main")
-	b.tr.Header.Metrics = []string{"instructions"}
-	m := b.location("main")
-	m.enter(0, 2)
-	m.enter(100, 1, 7)
-	m.leave(300, 907)
-	m.message(350, encode.KindSend, 0, true, 3, 64) // to rank 0
-	m.leave(400)
-	files := []*tracefile.File{a.write(t, dir), b.write(t, dir)}
+	b := tracetest.NewBuilder("run", "node-b", 1, start.Add(500*time.Nanosecond), "compute", "main")
+	b.Trace.Header.Metrics = []string{"instructions"}
+	m := b.Location("main")
+	m.Enter(0, 2)
+	m.Enter(100, 1, 7)
+	m.Leave(300, 907)
+	m.Message(350, encode.KindSend, 0, true, 3, 64) // to rank 0
+	m.Leave(400)
+	files := []*tracefile.File{a.Write(t, dir), b.Write(t, dir)}
 
 	anchor, st := export(t, files, otf2.Options{})
 	want := checkArchive(t, anchor, files)
@@ -555,11 +556,11 @@ func TestKeepLastWindow(t *testing.T) {
 // nothing behind.
 func TestFailures(t *testing.T) {
 	dir := t.TempDir()
-	good := newSynth("good", "h", 0, time.Unix(0, 0), "main")
-	g := good.location("main")
-	g.enter(10, 1)
-	g.leave(20)
-	goodFile := good.write(t, dir)
+	good := tracetest.NewBuilder("good", "h", 0, time.Unix(0, 0), "main")
+	g := good.Location("main")
+	g.Enter(10, 1)
+	g.Leave(20)
+	goodFile := good.Write(t, dir)
 
 	t.Run("existing directory", func(t *testing.T) {
 		out := filepath.Join(t.TempDir(), "out")
@@ -588,22 +589,22 @@ func TestFailures(t *testing.T) {
 
 	// A file whose level streams do not nest: the reader fails mid-way,
 	// after the good file's location was written.
-	bad := newSynth("bad", "h", 1, time.Unix(0, 0), "main")
-	b := bad.location("broken")
-	b.put(1, tracefile.ClassRegion, encode.Record{Kind: encode.KindEnter, Time: 10, Region: 1})
-	b.put(3, tracefile.ClassRegion, encode.Record{Kind: encode.KindLeave, Time: 20})
-	badFile := bad.write(t, dir)
+	bad := tracetest.NewBuilder("bad", "h", 1, time.Unix(0, 0), "main")
+	b := bad.Location("broken")
+	b.Put(1, tracefile.ClassRegion, encode.Record{Kind: encode.KindEnter, Time: 10, Region: 1})
+	b.Put(3, tracefile.ClassRegion, encode.Record{Kind: encode.KindLeave, Time: 20})
+	badFile := bad.Write(t, dir)
 
-	mismatch := newSynth("mismatch", "h", 2, time.Unix(0, 0), "main")
-	mismatch.tr.Header.Metrics = []string{"cycles", "instructions"}
-	m := mismatch.location("main")
-	m.enter(10, 1, 5)
-	m.leave(20)
-	mismatchFile := mismatch.write(t, dir)
+	mismatch := tracetest.NewBuilder("mismatch", "h", 2, time.Unix(0, 0), "main")
+	mismatch.Trace.Header.Metrics = []string{"cycles", "instructions"}
+	m := mismatch.Location("main")
+	m.Enter(10, 1, 5)
+	m.Leave(20)
+	mismatchFile := mismatch.Write(t, dir)
 
-	badName := newSynth("badname", "h", 3, time.Unix(0, 0), "main")
-	badName.location("nul\x00byte")
-	badNameFile := badName.write(t, dir)
+	badName := tracetest.NewBuilder("badname", "h", 3, time.Unix(0, 0), "main")
+	badName.Location("nul\x00byte")
+	badNameFile := badName.Write(t, dir)
 
 	for _, c := range []struct {
 		name  string

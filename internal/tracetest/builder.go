@@ -1,0 +1,163 @@
+package tracetest
+
+import (
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/hmbtrace/hmbtrace/encode"
+	"github.com/hmbtrace/hmbtrace/tracefile"
+)
+
+// Builder writes a trace file event by event, for what the probes cannot
+// be made to record on this machine (counters without a PMU, other hosts)
+// or must not record (streams that do not nest). Times are reduced ticks;
+// with the header NewBuilder sets, a tick is a nanosecond.
+type Builder struct {
+	// Trace is the file's header and definitions. Tests may change it
+	// (metrics, a location's Interrupted) before Write, which fills in the
+	// locations' level statistics and the end time.
+	Trace tracefile.Trace
+	locs  []*Location
+}
+
+// Location is one location of a Builder: its records, one stream per
+// (calling depth, event class) level, in the order the levels were first
+// used.
+type Location struct {
+	id     uint32
+	depth  int
+	levels []level
+	last   uint64 // time of the latest record
+	seq    uint32 // its sequence number among the records at that time
+}
+
+type level struct {
+	depth   int
+	class   tracefile.Class
+	records []encode.Record
+}
+
+// NewBuilder starts the trace of rank of run name on host, which started
+// at start, with the given regions (ids 1, 2, ... in order).
+func NewBuilder(name, host string, rank int, start time.Time, regions ...string) *Builder {
+	b := &Builder{Trace: tracefile.Trace{Header: tracefile.Header{Name: name, Host: host, Rank: rank, StartWall: start,
+		Clock: "monotonic", TicksPerSecond: 1e9, Techniques: encode.All, Policy: "depth"}}}
+	for i, r := range regions {
+		b.Trace.Regions = append(b.Trace.Regions, tracefile.Region{ID: uint32(i + 1), Name: r})
+	}
+	return b
+}
+
+// Location adds a location (ids 0, 1, ... in order).
+func (b *Builder) Location(name string) *Location {
+	l := &Location{id: uint32(len(b.locs))}
+	b.locs = append(b.locs, l)
+	b.Trace.Locations = append(b.Trace.Locations, tracefile.Location{ID: l.id, Name: name})
+	return l
+}
+
+// Put appends r to the level (depth, class) as it is, whatever the calls
+// open: for streams that do not nest. Records at the same time are
+// numbered in the order they are put.
+func (l *Location) Put(depth int, class tracefile.Class, r encode.Record) {
+	if r.Time == l.last {
+		l.seq++
+	} else {
+		l.last, l.seq = r.Time, 0
+	}
+	r.Seq = l.seq
+	lv := l.level(depth, class)
+	lv.records = append(lv.records, r)
+}
+
+func (l *Location) level(depth int, class tracefile.Class) *level {
+	for i := range l.levels {
+		if lv := &l.levels[i]; lv.depth == depth && lv.class == class {
+			return lv
+		}
+	}
+	l.levels = append(l.levels, level{depth: depth, class: class})
+	return &l.levels[len(l.levels)-1]
+}
+
+// Enter enters region at t; counter values, if any, follow the enter.
+func (l *Location) Enter(t uint64, region uint32, counters ...uint64) {
+	l.depth++
+	l.Put(l.depth, tracefile.ClassRegion, encode.Record{Kind: encode.KindEnter, Time: t, Region: region})
+	l.metric(t, counters)
+}
+
+// Leave leaves the innermost region at t; counter values, if any, follow
+// the leave.
+func (l *Location) Leave(t uint64, counters ...uint64) {
+	l.Put(l.depth, tracefile.ClassRegion, encode.Record{Kind: encode.KindLeave, Time: t})
+	l.metric(t, counters)
+	l.depth--
+}
+
+func (l *Location) metric(t uint64, counters []uint64) {
+	if len(counters) > 0 {
+		l.Put(l.depth, tracefile.ClassMetric, encode.Record{Kind: encode.KindMetric, Time: t, Values: counters})
+	}
+}
+
+// Message sends (kind encode.KindSend) or receives (encode.KindRecv) a
+// message at t in the innermost region: peer is a location, or a rank if
+// rank is set.
+func (l *Location) Message(t uint64, kind encode.Kind, peer uint64, rank bool, tag uint32, bytes uint64) {
+	l.Put(l.depth, tracefile.ClassMessage, encode.Record{Kind: kind, Time: t, Peer: peer, PeerRank: rank, Tag: tag, Bytes: bytes})
+}
+
+// Write writes the trace to dir/<name>.<rank>.hmb, one bin per level, and
+// opens it; the file is closed when the test ends.
+func (b *Builder) Write(t testing.TB, dir string) *tracefile.File {
+	t.Helper()
+	for i, l := range b.locs {
+		loc := &b.Trace.Locations[i]
+		loc.Levels, loc.Recorded = nil, 0
+		for _, lv := range l.levels {
+			n := uint64(len(lv.records))
+			loc.Recorded += n
+			loc.Levels = append(loc.Levels, tracefile.LevelStats{Depth: lv.depth, Class: lv.class, Written: n})
+		}
+		b.Trace.Header.EndTicks = max(b.Trace.Header.EndTicks, l.last)
+	}
+	path := filepath.Join(dir, b.Trace.Header.Name+"."+strconv.Itoa(b.Trace.Header.Rank)+".hmb")
+	err := tracefile.WriteFile(path, &b.Trace, func(put func(tracefile.Bin) error) error {
+		for _, l := range b.locs {
+			for _, lv := range l.levels {
+				bin := tracefile.Bin{Location: l.id, Depth: lv.depth, Class: lv.class, Records: uint32(len(lv.records)), Data: encodeBin(lv.records)}
+				if err := put(bin); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Open(t, path)
+}
+
+// encodeBin encodes records as one bin with every technique.
+func encodeBin(records []encode.Record) []byte {
+	e := encode.NewEncoder(encode.All)
+	b := make([]byte, encode.MaxBinHeaderSize+len(records)*encode.MaxMetricSize)
+	n := e.StartBin(b, records[0].Time, 0)
+	for _, r := range records {
+		switch r.Kind {
+		case encode.KindEnter:
+			n += e.Enter(b[n:], r.Time, r.Seq, r.Region)
+		case encode.KindLeave:
+			n += e.Leave(b[n:], r.Time, r.Seq)
+		case encode.KindSend, encode.KindRecv:
+			n += e.Message(b[n:], r.Kind, r.Time, r.Seq, r.Peer, r.PeerRank, r.Tag, r.Bytes)
+		case encode.KindMetric:
+			n += e.Metric(b[n:], r.Time, r.Seq, r.Values)
+		}
+	}
+	return b[:n]
+}
