@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/hmbtrace/hmbtrace/filter"
+	"github.com/hmbtrace/hmbtrace/internal/units"
 )
 
 // WriteReport writes the score for a reader, in the manner of scorep-score:
@@ -17,7 +18,7 @@ import (
 func (s *Score) WriteReport(out io.Writer) error {
 	w := bufio.NewWriter(out)
 	opt := s.Options
-	fmt.Fprintf(w, "Score of %d file(s), %d locations, %s of location-time\n", len(s.Files), s.Locations, duration(float64(s.LocationTime)))
+	fmt.Fprintf(w, "Score of %d file(s), %d locations, %s of location-time\n", len(s.Files), s.Locations, units.Duration(float64(s.LocationTime)))
 	for _, f := range s.Files {
 		if f.ProbeCost > 0 {
 			fmt.Fprintf(w, "  %s: probe cost %.1f ns per event (measured at Start)\n", f.Path, f.ProbeCost)
@@ -31,7 +32,7 @@ func (s *Score) WriteReport(out io.Writer) error {
 		visits += r.Visits
 	}
 	fmt.Fprintf(w, "Estimated measurement overhead: %s for %s visits (2 events each), %s of location-time\n",
-		duration(s.Overhead), count(visits), percent(ratio(s.Overhead, float64(s.LocationTime))))
+		units.Duration(s.Overhead), units.Count(visits), percent(ratio(s.Overhead, float64(s.LocationTime))))
 
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -43,11 +44,11 @@ func (s *Score) WriteReport(out io.Writer) error {
 		}
 		perVisit := "-"
 		if r.Visits > 0 {
-			perVisit = duration(float64(r.Inclusive) / float64(r.Visits))
+			perVisit = units.Duration(float64(r.Inclusive) / float64(r.Visits))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t  %s\t\n", flag, count(r.Visits), perVisit,
-			percent(ratio(float64(r.Exclusive), float64(s.LocationTime))), size(r.KeptBytes), size(r.FullBytes),
-			duration(r.Overhead), percent(r.Relative(opt.Property)), r.Name)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t  %s\t\n", flag, units.Count(r.Visits), perVisit,
+			percent(ratio(float64(r.Exclusive), float64(s.LocationTime))), units.Size(r.KeptBytes), units.Size(r.FullBytes),
+			units.Duration(r.Overhead), percent(r.Relative(opt.Property)), r.Name)
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "  %s ovhd: the probes' %s relative to the region's pure time (inclusive less the probe costs inside it)\n",
@@ -60,19 +61,19 @@ func (s *Score) WriteReport(out io.Writer) error {
 	for i := range s.Files {
 		f := &s.Files[i]
 		fmt.Fprintf(w, "  %s: bins hold %s in %d bins; re-encoding gives %s (%s), of which %s are bin headers\n",
-			f.Path, size(float64(f.FileBytes)), f.FileBins, size(float64(f.Reencoded)),
-			percent(ratio(float64(f.Reencoded), float64(f.FileBytes))), size(float64(f.HeaderBytes)))
-		fmt.Fprintf(w, "    events recorded %s, kept %s, filtered %s, removed %s\n", count(f.Recorded), count(f.Kept), count(f.Filtered), count(f.Removed))
+			f.Path, units.Size(float64(f.FileBytes)), f.FileBins, units.Size(float64(f.Reencoded)),
+			percent(ratio(float64(f.Reencoded), float64(f.FileBytes))), units.Size(float64(f.HeaderBytes)))
+		fmt.Fprintf(w, "    events recorded %s, kept %s, filtered %s, removed %s\n", units.Count(f.Recorded), units.Count(f.Kept), units.Count(f.Filtered), units.Count(f.Removed))
 		need := f.UnreducedBuffer()
 		verdict := "it did"
 		if f.Removed > 0 {
 			verdict = "it removed events"
 		}
 		fmt.Fprintf(w, "    the whole run unreduced: about %s of records in %s bins of %s: HMB_BUFFER_SIZE=%s (estimate; the run had %s, %s)\n",
-			size(f.UnreducedBytes), count(f.UnreducedBins), size(float64(f.BinSize)), sizeSetting(need), size(float64(f.Buffer)), verdict)
+			units.Size(f.UnreducedBytes), units.Count(f.UnreducedBins), units.Size(float64(f.BinSize)), sizeSetting(need), units.Size(float64(f.Buffer)), verdict)
 	}
 	if s.UnattributedBytes > 0 {
-		fmt.Fprintf(w, "  %s of records outside any region\n", size(s.UnattributedBytes))
+		fmt.Fprintf(w, "  %s of records outside any region\n", units.Size(s.UnattributedBytes))
 	}
 
 	flagged := s.Flagged()
@@ -103,8 +104,8 @@ func (s *Score) WriteFilter(out io.Writer) error {
 	b.WriteString(" (estimates).")
 	for _, r := range s.Regions {
 		if r.Flagged {
-			fmt.Fprintf(&b, "\n%s: %s visits, %s per visit, overhead %s (%s)", r.Name, count(r.Visits),
-				duration(float64(r.Inclusive)/float64(max(r.Visits, 1))), duration(r.Overhead), percent(r.Relative(opt.Property)))
+			fmt.Fprintf(&b, "\n%s: %s visits, %s per visit, overhead %s (%s)", r.Name, units.Count(r.Visits),
+				units.Duration(float64(r.Inclusive)/float64(max(r.Visits, 1))), units.Duration(r.Overhead), percent(r.Relative(opt.Property)))
 		}
 	}
 	return filter.Write(out, s.Flagged(), b.String())

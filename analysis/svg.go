@@ -11,6 +11,8 @@ import (
 	"image/png"
 	"io"
 	"math"
+
+	"github.com/hmbtrace/hmbtrace/internal/units"
 )
 
 // Layout of the hot/cold view, in SVG pixels.
@@ -106,7 +108,7 @@ func (v *Variation) WriteSVG(out io.Writer) error {
 	fmt.Fprintf(w, `<text x="%d" y="20" font-size="14" font-weight="bold">%s</text>`+"\n", left,
 		esc(fmt.Sprintf("%s of %s: %d segments on %d locations", metric, v.Region, len(v.Segments), nrows)))
 	fmt.Fprintf(w, `<text x="%d" y="36">%s</text>`+"\n", left,
-		esc(fmt.Sprintf("blue: short, red: long; median %s, MAD %s", duration(v.Median), duration(v.MAD))))
+		esc(fmt.Sprintf("blue: short, red: long; median %s, MAD %s", units.Duration(v.Median), units.Duration(v.MAD))))
 	fmt.Fprintf(w, `<rect x="%d" y="%d" width="%d" height="%d" fill="%s"/>`+"\n", left, svgTop, svgPlotWidth, plotH, svgBackground)
 
 	if len(v.Segments) <= svgVectorMax && group == 1 {
@@ -125,7 +127,7 @@ func (v *Variation) WriteSVG(out io.Writer) error {
 		x := float64(left + svgPlotWidth + 3)
 		fmt.Fprintf(w, `<path d="M%.1f %.1fl9 -5v10z" fill="%s"><title>%s</title></path>`+"\n", x, y, hexColor(palette[len(palette)-1]),
 			esc(fmt.Sprintf("%s segment %d at %s: SOS-time %s, score %.1f", v.Rows[sg.Row].Label, sg.Index,
-				duration(float64(sg.Start)), duration(float64(sg.SOS)), sg.Score)))
+				units.Duration(float64(sg.Start)), units.Duration(float64(sg.SOS)), sg.Score)))
 	}
 
 	// Row labels: every row when they fit, else every step-th with a tick.
@@ -154,7 +156,7 @@ func (v *Variation) WriteSVG(out io.Writer) error {
 		}
 		x := xOf(int64(t))
 		fmt.Fprintf(w, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#000"/>`+"\n", x, axisY, x, axisY+5)
-		fmt.Fprintf(w, `<text x="%.1f" y="%d" text-anchor="middle">%s</text>`+"\n", x, axisY+17, esc(duration(t)))
+		fmt.Fprintf(w, `<text x="%.1f" y="%d" text-anchor="middle">%s</text>`+"\n", x, axisY+17, esc(units.Duration(t)))
 	}
 	fmt.Fprintf(w, `<text x="%d" y="%d" text-anchor="end">time since the start</text>`+"\n", left+svgPlotWidth, axisY+32)
 
@@ -169,7 +171,7 @@ func (v *Variation) WriteSVG(out io.Writer) error {
 	for i, f := range []float64{0, 0.5, 1} {
 		anchor := [...]string{"start", "middle", "end"}[i]
 		val := float64(lo) + f*float64(hi-lo)
-		fmt.Fprintf(w, `<text x="%.1f" y="%d" text-anchor="%s">%s</text>`+"\n", float64(left)+f*svgLegendW, legendY+34, anchor, esc(duration(val)))
+		fmt.Fprintf(w, `<text x="%.1f" y="%d" text-anchor="%s">%s</text>`+"\n", float64(left)+f*svgLegendW, legendY+34, anchor, esc(units.Duration(val)))
 	}
 	if len(v.Segments) > svgVectorMax || group > 1 {
 		note := "each pixel shows the longest SOS-time of the segments it covers"
@@ -199,7 +201,7 @@ func (v *Variation) svgSegments(w *bufio.Writer, xOf func(int64) float64, scale 
 		fmt.Fprintf(w, `<rect x="%.2f" y="%d" width="%.2f" height="%d" fill="%s"><title>%s</title></rect>`+"\n",
 			x0, svgTop+s.Row*rowH, wd, max(rowH-int(gap), 1), hexColor(heat(scale(s.SOS))),
 			esc(fmt.Sprintf("%s segment %d: SOS-time %s, duration %s, score %.1f",
-				v.Rows[s.Row].Label, s.Index, duration(float64(s.SOS)), duration(float64(s.Duration)), s.Score)))
+				v.Rows[s.Row].Label, s.Index, units.Duration(float64(s.SOS)), units.Duration(float64(s.Duration)), s.Score)))
 	}
 	fmt.Fprintln(w, `</g>`)
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/hmbtrace/hmbtrace/encode"
 	"github.com/hmbtrace/hmbtrace/filter"
+	"github.com/hmbtrace/hmbtrace/internal/units"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
@@ -253,11 +254,11 @@ func (v *Variation) notes(files []*tracefile.File) {
 	how := shedHint(files)
 	if missingSeg > 0 {
 		v.Notes = append(v.Notes, fmt.Sprintf("%s of %s invocations of %s are not in the trace%s; they have no segment",
-			count(missingSeg), count(invocations), v.Region, how))
+			units.Count(missingSeg), units.Count(invocations), v.Region, how))
 	}
 	if shedSync > 0 {
 		v.Notes = append(v.Notes, fmt.Sprintf("%s of %s synchronization calls on %d locations are not in the trace%s: segments that held them count that wait as their own time",
-			count(shedSync), count(syncCalls), shedSyncRows, how))
+			units.Count(shedSync), units.Count(syncCalls), shedSyncRows, how))
 	}
 	if truncated > 0 {
 		v.Notes = append(v.Notes, fmt.Sprintf("%d segments began before the window the keep-last policy kept and are left out", truncated))

@@ -6,6 +6,8 @@ import (
 	"io"
 	"strconv"
 	"text/tabwriter"
+
+	"github.com/hmbtrace/hmbtrace/internal/units"
 )
 
 // DefaultMinScore is the robust z-score from which a segment stands out:
@@ -23,19 +25,19 @@ func (v *Variation) WriteReport(out io.Writer, minScore float64, top int) error 
 		fmt.Fprintf(w, "Segment region: %s (chosen by the user)\n", v.Region)
 		if v.HasDominance {
 			fmt.Fprintf(w, "  the time-dominant region would be %s: %s invocations, %s aggregated inclusive time\n",
-				d.Region.Name, count(d.Region.Visits), duration(float64(d.Region.Inclusive)))
+				d.Region.Name, units.Count(d.Region.Visits), units.Duration(float64(d.Region.Inclusive)))
 		}
 	} else {
 		fmt.Fprintf(w, "Time-dominant region: %s\n", v.Region)
 		fmt.Fprintf(w, "  %s invocations (at least 2p = %d for p = %d locations), %s aggregated inclusive time\n",
-			count(d.Region.Visits), d.MinVisits, d.Locations, duration(float64(d.Region.Inclusive)))
+			units.Count(d.Region.Visits), d.MinVisits, d.Locations, units.Duration(float64(d.Region.Inclusive)))
 		if d.HasRunnerUp {
-			fmt.Fprintf(w, "  runner-up: %s, %s invocations, %s\n", d.RunnerUp.Name, count(d.RunnerUp.Visits), duration(float64(d.RunnerUp.Inclusive)))
+			fmt.Fprintf(w, "  runner-up: %s, %s invocations, %s\n", d.RunnerUp.Name, units.Count(d.RunnerUp.Visits), units.Duration(float64(d.RunnerUp.Inclusive)))
 		} else {
 			fmt.Fprintln(w, "  runner-up: none, no other region is invoked that often")
 		}
 		for _, t := range d.Ineligible {
-			fmt.Fprintf(w, "  passed over: %s, %s but only %s invocations\n", t.Name, duration(float64(t.Inclusive)), count(t.Visits))
+			fmt.Fprintf(w, "  passed over: %s, %s but only %s invocations\n", t.Name, units.Duration(float64(t.Inclusive)), units.Count(t.Visits))
 		}
 	}
 	if len(v.SyncRegions) > 0 {
@@ -46,7 +48,7 @@ func (v *Variation) WriteReport(out io.Writer, minScore float64, top int) error 
 		inv += r.Invocations
 	}
 	fmt.Fprintf(w, "Segments: %s on %d locations; SOS-time median %s, MAD %s\n",
-		count(uint64(len(v.Segments))), len(v.Rows), duration(v.Median), duration(v.MAD))
+		units.Count(uint64(len(v.Segments))), len(v.Rows), units.Duration(v.Median), units.Duration(v.MAD))
 	for _, n := range v.Notes {
 		fmt.Fprintf(w, "  note: %s\n", n)
 	}
@@ -65,7 +67,7 @@ func (v *Variation) WriteReport(out io.Writer, minScore float64, top int) error 
 			minScore, best.Score, v.Rows[best.Row].Label, best.Index)
 		return w.Flush()
 	}
-	fmt.Fprintf(w, "\nSegments that stand out (robust z-score >= %g): %d of %s", minScore, len(standOut), count(uint64(len(v.Segments))))
+	fmt.Fprintf(w, "\nSegments that stand out (robust z-score >= %g): %d of %s", minScore, len(standOut), units.Count(uint64(len(v.Segments))))
 	if top > 0 && len(standOut) > top {
 		fmt.Fprintf(w, ", the first %d", top)
 		standOut = standOut[:top]
@@ -75,7 +77,7 @@ func (v *Variation) WriteReport(out io.Writer, minScore float64, top int) error 
 	fmt.Fprintln(tw, "location\tsegment\tstart\tSOS-time\tduration\tscore\t")
 	for _, s := range standOut {
 		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%.1f\t\n", v.Rows[s.Row].Label, s.Index,
-			duration(float64(s.Start)), duration(float64(s.SOS)), duration(float64(s.Duration)), s.Score)
+			units.Duration(float64(s.Start)), units.Duration(float64(s.SOS)), units.Duration(float64(s.Duration)), s.Score)
 	}
 	tw.Flush()
 	return w.Flush()

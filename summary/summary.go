@@ -11,6 +11,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/hmbtrace/hmbtrace/internal/units"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
@@ -77,8 +78,8 @@ func Write(out io.Writer, files []*tracefile.File) error {
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "visits\tinclusive\texclusive\t%s\t%s\t  region\t\n", "%incl", "%excl")
 	for _, r := range sorted {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t  %s\t\n", count(r.visits), duration(r.incl), duration(r.excl),
-			percent(r.incl, totalNs), percent(r.excl, totalNs), r.name)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t  %s\t\n", units.Count(r.visits), units.Duration(float64(r.incl)), units.Duration(float64(r.excl)),
+			units.Share(float64(r.incl), float64(totalNs)), units.Share(float64(r.excl), float64(totalNs)), r.name)
 	}
 	tw.Flush()
 	rankTable(out, sorted, files)
@@ -129,7 +130,7 @@ func rankTable(out io.Writer, rows []*regionRow, files []*tracefile.File) {
 		if mean > 0 {
 			ratio = fmt.Sprintf("%.2f", float64(hi)/mean)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t  %s\t\n", duration(lo), durationF(mean), duration(hi), ratio, slowest, row.name)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t  %s\t\n", units.Duration(float64(lo)), units.Duration(mean), units.Duration(float64(hi)), ratio, slowest, row.name)
 	}
 	tw.Flush()
 }
@@ -177,7 +178,7 @@ func counterTable(out io.Writer, rows []*regionRow, files []*tracefile.File) {
 			continue
 		}
 		for _, m := range metrics {
-			fmt.Fprintf(tw, "%s / %s\t", count(r.cincl[m]), count(r.cexcl[m]))
+			fmt.Fprintf(tw, "%s / %s\t", units.Count(r.cincl[m]), units.Count(r.cexcl[m]))
 		}
 		if ipc {
 			if c := r.cincl["cycles"]; c > 0 {
@@ -209,9 +210,9 @@ func counterTable(out io.Writer, rows []*regionRow, files []*tracefile.File) {
 func runFacts(out io.Writer, f *tracefile.File) {
 	h := &f.Header
 	fmt.Fprintf(out, "%s: %s, rank %d on %s (pid %d), %s, %s, %d locations\n",
-		f.Path, h.Name, h.Rank, h.Host, h.PID, h.StartWall.Format("2006-01-02 15:04:05 MST"), duration(f.Duration()), len(f.Locations))
+		f.Path, h.Name, h.Rank, h.Host, h.PID, h.StartWall.Format("2006-01-02 15:04:05 MST"), units.Duration(float64(f.Duration())), len(f.Locations))
 	fmt.Fprintf(out, "  clock %s at %s, timestamps kept to %s (shift %d); probe cost %.1f ns/event\n",
-		h.Clock, rate(h.TicksPerSecond), durationF(f.Resolution()), h.TimerShift, h.ProbeCost)
+		h.Clock, units.Rate(h.TicksPerSecond), units.Duration(f.Resolution()), h.TimerShift, h.ProbeCost)
 }
 
 func bufferStory(out io.Writer, f *tracefile.File) {
@@ -251,10 +252,10 @@ func bufferStory(out io.Writer, f *tracefile.File) {
 		}
 	}
 	bins, bytes := f.Bins()
-	fmt.Fprintf(out, "\nBuffer of %s (rank %d): %s in %d bins of %s, reduction policy %s\n", f.Path, h.Rank, size(int64(h.BufferSize)),
-		h.BufferSize/max(h.BinSize, 1), size(int64(h.BinSize)), h.Policy)
-	fmt.Fprintf(out, "  events recorded  %s\n", count(recorded))
-	fmt.Fprintf(out, "  events kept      %s (%s), %s in %d bins", count(kept), percentU(kept, recorded), size(bytes), bins)
+	fmt.Fprintf(out, "\nBuffer of %s (rank %d): %s in %d bins of %s, reduction policy %s\n", f.Path, h.Rank, units.Size(float64(h.BufferSize)),
+		h.BufferSize/max(h.BinSize, 1), units.Size(float64(h.BinSize)), h.Policy)
+	fmt.Fprintf(out, "  events recorded  %s\n", units.Count(recorded))
+	fmt.Fprintf(out, "  events kept      %s (%s), %s in %d bins", units.Count(kept), units.Share(float64(kept), float64(recorded)), units.Size(float64(bytes)), bins)
 	if kept > 0 {
 		fmt.Fprintf(out, ", %.2f bytes/event", float64(bytes)/float64(kept))
 	}
@@ -263,18 +264,18 @@ func bufferStory(out io.Writer, f *tracefile.File) {
 		var parts []string
 		for c, v := range keptByClass {
 			if v > 0 {
-				parts = append(parts, fmt.Sprintf("%s %s", tracefile.Class(c), count(v)))
+				parts = append(parts, fmt.Sprintf("%s %s", tracefile.Class(c), units.Count(v)))
 			}
 		}
 		fmt.Fprintf(out, "    by class       %s\n", strings.Join(parts, ", "))
 	}
 	if h.FilterFile != "" || h.MinDuration > 0 {
-		fmt.Fprintf(out, "  events filtered  %s", count(byName+byDuration))
+		fmt.Fprintf(out, "  events filtered  %s", units.Count(byName+byDuration))
 		if h.FilterFile != "" {
-			fmt.Fprintf(out, "; %s of regions excluded by %s", count(byName), h.FilterFile)
+			fmt.Fprintf(out, "; %s of regions excluded by %s", units.Count(byName), h.FilterFile)
 		}
 		if h.MinDuration > 0 {
-			fmt.Fprintf(out, "; %s of calls shorter than %s", count(byDuration), duration(h.MinDuration))
+			fmt.Fprintf(out, "; %s of calls shorter than %s", units.Count(byDuration), units.Duration(float64(h.MinDuration)))
 		}
 		fmt.Fprintln(out)
 	}
@@ -283,10 +284,10 @@ func bufferStory(out io.Writer, f *tracefile.File) {
 	for r, v := range removed {
 		dropped += v
 		if v > 0 {
-			parts = append(parts, fmt.Sprintf("%s %s", tracefile.Reason(r), count(v)))
+			parts = append(parts, fmt.Sprintf("%s %s", tracefile.Reason(r), units.Count(v)))
 		}
 	}
-	fmt.Fprintf(out, "  events removed   %s", count(dropped))
+	fmt.Fprintf(out, "  events removed   %s", units.Count(dropped))
 	if len(parts) > 0 {
 		fmt.Fprintf(out, " (by %s)", strings.Join(parts, ", "))
 	}
@@ -304,12 +305,12 @@ func bufferStory(out io.Writer, f *tracefile.File) {
 	} else {
 		fmt.Fprintf(out, "  reductions       %d\n", len(f.Reductions))
 		for _, r := range f.Reductions {
-			at := duration(f.Nanos(r.Time))
+			at := units.Duration(float64(f.Nanos(r.Time)))
 			switch r.Reason {
 			case tracefile.ByDepth:
-				fmt.Fprintf(out, "    at %s: closed depth %d and deeper, revoking %d bins (%s events)\n", at, r.Depth, r.Bins, count(r.Records))
+				fmt.Fprintf(out, "    at %s: closed depth %d and deeper, revoking %d bins (%s events)\n", at, r.Depth, r.Bins, units.Count(r.Records))
 			case tracefile.ByClass:
-				fmt.Fprintf(out, "    at %s: closed event class %s, revoking %d bins (%s events)\n", at, r.Class, r.Bins, count(r.Records))
+				fmt.Fprintf(out, "    at %s: closed event class %s, revoking %d bins (%s events)\n", at, r.Class, r.Bins, units.Count(r.Records))
 			case tracefile.ByFirst:
 				if r.Depth > 0 {
 					fmt.Fprintf(out, "    at %s: buffer full with only depth %d left, recording stopped\n", at, r.Depth)
@@ -317,10 +318,10 @@ func bufferStory(out io.Writer, f *tracefile.File) {
 					fmt.Fprintf(out, "    at %s: buffer full, recording stopped (keep first)\n", at)
 				}
 			case tracefile.ByLast:
-				fmt.Fprintf(out, "    until %s: revoked the oldest bin %d times (%s events), keeping the last\n", at, r.Steps, count(r.Records))
+				fmt.Fprintf(out, "    until %s: revoked the oldest bin %d times (%s events), keeping the last\n", at, r.Steps, units.Count(r.Records))
 				for i := range f.Locations {
 					if l := &f.Locations[i]; l.Windowed {
-						fmt.Fprintf(out, "      %s: complete from %s on\n", l.Name, duration(f.Nanos(l.WindowTime)))
+						fmt.Fprintf(out, "      %s: complete from %s on\n", l.Name, units.Duration(float64(f.Nanos(l.WindowTime))))
 					}
 				}
 			}
@@ -338,14 +339,14 @@ func bufferStory(out io.Writer, f *tracefile.File) {
 			if row.closed {
 				note = "closed"
 			}
-			fmt.Fprintf(tw, "    %d\t%s\t%s\t%s\t\n", d, count(row.kept), count(row.removed), note)
+			fmt.Fprintf(tw, "    %d\t%s\t%s\t%s\t\n", d, units.Count(row.kept), units.Count(row.removed), note)
 		}
 		tw.Flush()
 	}
 	if usage.Total() == 0 {
 		fmt.Fprintln(out, "  usage errors     none")
 	} else {
-		fmt.Fprintf(out, "  usage errors     %s:", count(usage.Total()))
+		fmt.Fprintf(out, "  usage errors     %s:", units.Count(usage.Total()))
 		for _, u := range []struct {
 			n    uint64
 			what string
@@ -359,7 +360,7 @@ func bufferStory(out io.Writer, f *tracefile.File) {
 			{usage.MessageNoPeer, "messages without a peer of this measurement"},
 		} {
 			if u.n > 0 {
-				fmt.Fprintf(out, " %s %s;", count(u.n), u.what)
+				fmt.Fprintf(out, " %s %s;", units.Count(u.n), u.what)
 			}
 		}
 		fmt.Fprintln(out)
