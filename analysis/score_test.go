@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/hmbtrace/hmbtrace/filter"
+	"github.com/hmbtrace/hmbtrace/internal/tracetest"
 	"github.com/hmbtrace/hmbtrace/measure"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
@@ -192,15 +193,7 @@ func TestTraceBytesMessages(t *testing.T) {
 		b.MessageAt(measure.Message{Recv: true, Peer: 7, PeerIsRank: true, Tag: 1, Bytes: 64}, at+500)
 		b.LeaveAt(recv, at+600)
 	}
-	if err := m.Close(); err != nil {
-		t.Fatal(err)
-	}
-	f, err := tracefile.Open(m.Path())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	s, err := ComputeScore([]*tracefile.File{f}, ScoreOptions{})
+	s, err := ComputeScore([]*tracefile.File{tracetest.Finish(t, m)}, ScoreOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

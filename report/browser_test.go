@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hmbtrace/hmbtrace/internal/tracetest"
 	"github.com/hmbtrace/hmbtrace/measure"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
@@ -345,10 +346,7 @@ func nastyTrace(t *testing.T) []*tracefile.File {
 	t0 := m.Now()
 	l.EnterAt(r, t0+10)
 	l.LeaveAt(r, t0+500)
-	if err := m.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return open(t, m.Path())
+	return []*tracefile.File{tracetest.Finish(t, m)}
 }
 
 const (

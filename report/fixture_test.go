@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hmbtrace/hmbtrace/internal/tracetest"
 	"github.com/hmbtrace/hmbtrace/measure"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
@@ -33,12 +34,7 @@ func open(t testing.TB, paths ...string) []*tracefile.File {
 	t.Helper()
 	var files []*tracefile.File
 	for _, p := range paths {
-		f, err := tracefile.Open(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { f.Close() })
-		files = append(files, f)
+		files = append(files, tracetest.Open(t, p))
 	}
 	return files
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/hmbtrace/hmbtrace/encode"
+	"github.com/hmbtrace/hmbtrace/internal/tracetest"
 	"github.com/hmbtrace/hmbtrace/measure"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
@@ -360,10 +361,7 @@ func TestCounters(t *testing.T) {
 		_ = sink
 	}()
 	<-done
-	if err := m.Close(); err != nil {
-		t.Fatal(err)
-	}
-	files := open(t, m.Path())
+	files := []*tracefile.File{tracetest.Finish(t, m)}
 	if len(files[0].Header.Metrics) == 0 {
 		t.Skipf("this machine counted nothing: %q", files[0].Header.MetricsMissing)
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hmbtrace/hmbtrace/internal/tracetest"
 	"github.com/hmbtrace/hmbtrace/measure"
 	"github.com/hmbtrace/hmbtrace/summary"
 	"github.com/hmbtrace/hmbtrace/tracefile"
@@ -28,15 +29,7 @@ func rankTrace(t *testing.T, dir string, rank int, work uint64, extra bool) *tra
 		l.EnterAt(x, t0+20+work)
 		l.LeaveAt(x, t0+1020+work)
 	}
-	if err := m.Close(); err != nil {
-		t.Fatal(err)
-	}
-	f, err := tracefile.Open(m.Path())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { f.Close() })
-	return f
+	return tracetest.Finish(t, m)
 }
 
 func TestRanks(t *testing.T) {

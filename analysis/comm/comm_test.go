@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hmbtrace/hmbtrace/internal/tracetest"
 	"github.com/hmbtrace/hmbtrace/measure"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
@@ -29,15 +30,7 @@ func record(t testing.TB, n int, pattern func(from int) []int) *tracefile.File {
 			locs[to].Recv(l, 1, uint64(100*(i+1)))
 		}
 	}
-	if err := m.Close(); err != nil {
-		t.Fatal(err)
-	}
-	f, err := tracefile.Open(m.Path())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { f.Close() })
-	return f
+	return tracetest.Finish(t, m)
 }
 
 // The patterns of seed 003, figure 10: exactly their cells, no others.

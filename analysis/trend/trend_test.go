@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/hmbtrace/hmbtrace/analysis/dynamics"
+	"github.com/hmbtrace/hmbtrace/internal/tracetest"
 	"github.com/hmbtrace/hmbtrace/measure"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
@@ -48,15 +49,7 @@ func plant(t *testing.T, phase bool) *tracefile.File {
 		loc.LeaveAt(step, now+30+w+d)
 		now += 40 + w + d
 	}
-	if err := m.Close(); err != nil {
-		t.Fatal(err)
-	}
-	f, err := tracefile.Open(m.Path())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { f.Close() })
-	return f
+	return tracetest.Finish(t, m)
 }
 
 func find(r *Result, region, metric string, kind dynamics.Kind) *Finding {

@@ -248,15 +248,7 @@ func record(t testing.TB, dir string, rank int, script func(m *measure.Measureme
 		t.Fatal(err)
 	}
 	script(m, m.Now())
-	if err := m.Close(); err != nil {
-		t.Fatal(err)
-	}
-	f, err := tracefile.Open(m.Path())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { f.Close() })
-	return f
+	return tracetest.Finish(t, m)
 }
 
 // ring records locations passing messages around a ring.

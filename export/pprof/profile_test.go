@@ -54,15 +54,7 @@ func record(t testing.TB, cfg measure.Config, iterations int) *tracefile.File {
 		}
 		l.LeaveAt(main, tick(20))
 	}
-	if err := m.Close(); err != nil {
-		t.Fatal(err)
-	}
-	f, err := tracefile.Open(m.Path())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { f.Close() })
-	return f
+	return tracetest.Finish(t, m)
 }
 
 // flatProfile is what `hmbtrace summary` prints per region: the exact flat

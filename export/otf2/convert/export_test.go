@@ -41,20 +41,6 @@ func newRecorder(t testing.TB, dir string, rank int, cfg measure.Config) *record
 	return &recorder{m: m, t0: m.Now()}
 }
 
-// close writes the trace and opens it.
-func (r *recorder) close(t testing.TB) *tracefile.File {
-	t.Helper()
-	if err := r.m.Close(); err != nil {
-		t.Fatal(err)
-	}
-	f, err := tracefile.Open(r.m.Path())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { f.Close() })
-	return f
-}
-
 // export exports the files into a fresh directory and returns the anchor.
 func export(t testing.TB, files []*tracefile.File, opt otf2.Options) (string, Stats) {
 	t.Helper()
@@ -305,7 +291,7 @@ func TestOneLocation(t *testing.T) {
 	loc.EnterAt(solve, r.t0+600)
 	loc.LeaveAt(solve, r.t0+600) // a call of no duration: equal timestamps
 	loc.LeaveAt(main, r.t0+700)
-	f := r.close(t)
+	f := tracetest.Finish(t, r.m)
 	anchor, st := export(t, []*tracefile.File{f}, otf2.Options{})
 	want := checkArchive(t, anchor, []*tracefile.File{f})
 	if st.Locations != 1 || st.Events != uint64(len(want[0])) || st.Events != 10 || st.ClosedAtEnd != 0 || st.MessagesWithoutPeer != 0 {
@@ -349,7 +335,7 @@ func TestLocationsAndMessages(t *testing.T) {
 		}
 		l.LeaveAt(work, base+1000)
 	}
-	f := r.close(t)
+	f := tracetest.Finish(t, r.m)
 	anchor, st := export(t, []*tracefile.File{f}, otf2.Options{})
 	want := checkArchive(t, anchor, []*tracefile.File{f})
 	if st.Locations != 4 || st.MessagesWithoutPeer != 0 {
@@ -413,7 +399,7 @@ func TestSeveralFiles(t *testing.T) {
 		// A message to a rank that is not exported is left out.
 		l.MessageAt(measure.Message{Peer: 7, PeerIsRank: true, Tag: 1, Bytes: 1}, r.t0+500)
 		l.LeaveAt(main, r.t0+600)
-		files = append(files, r.close(t))
+		files = append(files, tracetest.Finish(t, r.m))
 		time.Sleep(2 * time.Millisecond) // distinct starts
 	}
 	anchor, st := export(t, files, otf2.Options{})
@@ -508,7 +494,7 @@ func TestMultiChunk(t *testing.T) {
 		l.LeaveAt(step, r.t0+10*i+5)
 	}
 	l.LeaveAt(main, r.t0+10*calls+10)
-	f := r.close(t)
+	f := tracetest.Finish(t, r.m)
 	anchor, _ := export(t, []*tracefile.File{f}, otf2.Options{EventChunkSize: otf2.MinChunkSize})
 	fi, err := os.Stat(filepath.Join(filepath.Dir(anchor), "traces", "0.evt"))
 	if err != nil {
@@ -537,7 +523,7 @@ func TestKeepLastWindow(t *testing.T) {
 	}
 	l.LeaveAt(outer, r.t0+2000000)
 	l.LeaveAt(main, r.t0+2000001)
-	f := r.close(t)
+	f := tracetest.Finish(t, r.m)
 	if !f.Locations[0].Windowed {
 		t.Fatal("the trace has no window: the buffer did not fill")
 	}
@@ -651,7 +637,7 @@ func TestBoundedMemory(t *testing.T) {
 			l.LeaveAt(step, r.t0+10*i+5)
 		}
 		l.LeaveAt(main, r.t0+10*calls+10)
-		f := r.close(t)
+		f := tracetest.Finish(t, r.m)
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
 		if _, err := Export(filepath.Join(t.TempDir(), "out"), []*tracefile.File{f}, otf2.Options{EventChunkSize: otf2.MinChunkSize}); err != nil {
@@ -683,7 +669,7 @@ func TestCollectives(t *testing.T) {
 	l.EnterAt(send, r.t0+60)
 	l.LeaveAt(send, r.t0+70)
 	l.LeaveAt(solve, r.t0+80)
-	files := []*tracefile.File{r.close(t)}
+	files := []*tracefile.File{tracetest.Finish(t, r.m)}
 	anchor, st := export(t, files, otf2.Options{})
 	checkArchive(t, anchor, files)
 	if st.Collectives != 2 {
