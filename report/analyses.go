@@ -9,6 +9,7 @@ import (
 	"github.com/hmbtrace/hmbtrace/analysis"
 	"github.com/hmbtrace/hmbtrace/analysis/comm"
 	"github.com/hmbtrace/hmbtrace/analysis/trend"
+	"github.com/hmbtrace/hmbtrace/internal/units"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
@@ -105,12 +106,12 @@ func commSection(r *run, _ Options) []byte {
 		fmt.Fprintf(b, "<p class=\"note\">No messages between the %d locations of these traces.%s</p>\n</section>\n", len(m.Nodes), shedMessages(r))
 		return b.Bytes()
 	}
-	fmt.Fprintf(b, "<p>%d locations, %d communicating pairs, %s messages, %s.</p>\n", len(m.Nodes), len(m.Cells), count(msgs), esc(size(float64(nbytes))))
+	fmt.Fprintf(b, "<p>%d locations, %d communicating pairs, %s messages, %s.</p>\n", len(m.Nodes), len(m.Cells), units.Count(msgs), esc(units.Size(float64(nbytes))))
 	if s := shedMessages(r); s != "" {
 		fmt.Fprintf(b, "<p class=\"note\">%s</p>\n", esc(strings.TrimSpace(s)))
 	}
 	if m.Unmatched > 0 {
-		fmt.Fprintf(b, "<p class=\"note\">%s messages name a peer that is not in these files.</p>\n", count(m.Unmatched))
+		fmt.Fprintf(b, "<p class=\"note\">%s messages name a peer that is not in these files.</p>\n", units.Count(m.Unmatched))
 	}
 	b.WriteString("<div class=\"pair\">")
 	if err := figure(b, "comm-matrix", "communication matrix", func(w *bytes.Buffer) error { return m.WriteMatrixSVG(w, comm.Messages) }); err != nil {
@@ -131,7 +132,7 @@ func commSection(r *run, _ Options) []byte {
 	for _, c := range cells {
 		mean := float64(c.Bytes) / float64(max(c.Messages, 1))
 		fmt.Fprintf(b, "<tr><td>%s</td><td>%s</td><td data-v=\"%d\">%s</td><td data-v=\"%d\">%s</td><td data-v=\"%g\">%s</td></tr>\n",
-			esc(m.Nodes[c.From].Name), esc(m.Nodes[c.To].Name), c.Messages, count(c.Messages), c.Bytes, count(c.Bytes), mean, esc(size(mean)))
+			esc(m.Nodes[c.From].Name), esc(m.Nodes[c.To].Name), c.Messages, units.Count(c.Messages), c.Bytes, units.Count(c.Bytes), mean, esc(units.Size(mean)))
 	}
 	b.WriteString("</tbody></table>\n</section>\n")
 	return b.Bytes()
@@ -153,5 +154,5 @@ func shedMessages(r *run) string {
 	if n == 0 {
 		return ""
 	}
-	return fmt.Sprintf(" The buffer shed %s message events: they are not in the trace.", count(n))
+	return fmt.Sprintf(" The buffer shed %s message events: they are not in the trace.", units.Count(n))
 }

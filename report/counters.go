@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/hmbtrace/hmbtrace/internal/units"
 )
 
 // writeCounters writes the counters section: what was counted and how, the
@@ -67,7 +69,7 @@ func writeCounters(p *page, r *run, prof *profile) {
 		p.printf("<tr><td>%s</td>", esc(r.regions[row.region]))
 		for g := range r.metrics {
 			if row.counted[g] {
-				p.printf("<td data-v=\"%d\">%s</td><td data-v=\"%d\">%s</td>", row.cincl[g], count(row.cincl[g]), row.cexcl[g], count(row.cexcl[g]))
+				p.printf("<td data-v=\"%d\">%s</td><td data-v=\"%d\">%s</td>", row.cincl[g], units.Count(row.cincl[g]), row.cexcl[g], units.Count(row.cexcl[g]))
 			} else {
 				p.printf("<td data-v=\"-1\">-</td><td data-v=\"-1\">-</td>")
 			}
@@ -110,7 +112,7 @@ func writeCounters(p *page, r *run, prof *profile) {
 		p.printf("<tr><td>%s</td>", esc(prof.locations[li]))
 		for g := range r.metrics {
 			if s.counted != nil && s.counted[g] {
-				p.printf("<td data-v=\"%d\">%s</td>", s.excl[g], count(s.excl[g]))
+				p.printf("<td data-v=\"%d\">%s</td>", s.excl[g], units.Count(s.excl[g]))
 			} else {
 				p.printf("<td data-v=\"-1\">-</td>")
 			}

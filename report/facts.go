@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/hmbtrace/hmbtrace/encode"
+	"github.com/hmbtrace/hmbtrace/internal/units"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
@@ -27,18 +28,18 @@ func writeFacts(p *page, r *run) {
 			fact("started", h.StartWall.Format("2006-01-02 15:04:05.000 MST"))
 		}
 		if len(r.files) > 1 {
-			fact("on the time axis", "from "+duration(float64(r.offsets[fi])))
+			fact("on the time axis", "from "+units.Duration(float64(r.offsets[fi])))
 		}
-		fact("duration", duration(float64(f.Duration())))
+		fact("duration", units.Duration(float64(f.Duration())))
 		fact("locations", fmt.Sprint(len(f.Locations)))
 		fact("regions", fmt.Sprint(len(f.Regions)))
-		fact("clock", fmt.Sprintf("%s at %s; timestamps kept to %s (shift %d)", h.Clock, rate(h.TicksPerSecond), duration(f.Resolution()), h.TimerShift))
+		fact("clock", fmt.Sprintf("%s at %s; timestamps kept to %s (shift %d)", h.Clock, units.Rate(h.TicksPerSecond), units.Duration(f.Resolution()), h.TimerShift))
 		if h.ProbeCost > 0 {
 			fact("probe cost", fmt.Sprintf("%.1f ns per event (measured at the start)", h.ProbeCost))
 		}
 		fact("CPU", h.CPU)
 		fact("Go", h.GoVersion)
-		buffer := fmt.Sprintf("%s in %d bins of %s, reduction policy %s", size(float64(h.BufferSize)), h.BufferSize/max(h.BinSize, 1), size(float64(h.BinSize)), h.Policy)
+		buffer := fmt.Sprintf("%s in %d bins of %s, reduction policy %s", units.Size(float64(h.BufferSize)), h.BufferSize/max(h.BinSize, 1), units.Size(float64(h.BinSize)), h.Policy)
 		if h.Policy == "class" && len(h.ClassOrder) > 0 {
 			buffer += " (classes shed in the order " + strings.Join(h.ClassOrder, ", ") + ")"
 		}
@@ -47,7 +48,7 @@ func writeFacts(p *page, r *run) {
 			fact("filter file", h.FilterFile)
 		}
 		if h.MinDuration > 0 {
-			fact("duration filter", "calls shorter than "+duration(float64(h.MinDuration))+" with nothing kept inside vanish")
+			fact("duration filter", "calls shorter than "+units.Duration(float64(h.MinDuration))+" with nothing kept inside vanish")
 		}
 		if len(h.Metrics) > 0 {
 			fact("counters", strings.Join(h.Metrics, ", "))
@@ -96,8 +97,8 @@ func bufferStory(p *page, f *tracefile.File) {
 	bins, bytes := f.Bins()
 	p.printf("<h4>The buffer's story</h4>\n<table class=\"facts\">\n")
 	row := func(name, value string) { p.printf("<tr><th>%s</th><td>%s</td></tr>\n", esc(name), esc(value)) }
-	row("events recorded", count(recorded))
-	k := fmt.Sprintf("%s (%s), %s in %d bins", count(kept), percent(float64(kept), float64(recorded)), size(float64(bytes)), bins)
+	row("events recorded", units.Count(recorded))
+	k := fmt.Sprintf("%s (%s), %s in %d bins", units.Count(kept), units.Share(float64(kept), float64(recorded)), units.Size(float64(bytes)), bins)
 	if kept > 0 {
 		k += fmt.Sprintf(", %.2f bytes/event", float64(bytes)/float64(kept))
 	}
@@ -105,7 +106,7 @@ func bufferStory(p *page, f *tracefile.File) {
 	var classes []string
 	for c, v := range keptByClass {
 		if v > 0 {
-			classes = append(classes, fmt.Sprintf("%s %s", tracefile.Class(c), count(v)))
+			classes = append(classes, fmt.Sprintf("%s %s", tracefile.Class(c), units.Count(v)))
 		}
 	}
 	if len(classes) > 1 {
@@ -114,14 +115,14 @@ func bufferStory(p *page, f *tracefile.File) {
 	if f.Header.FilterFile != "" || f.Header.MinDuration > 0 || byName+byDuration > 0 {
 		var why []string
 		if f.Header.FilterFile != "" || byName > 0 {
-			why = append(why, count(byName)+" of regions the filter file excludes")
+			why = append(why, units.Count(byName)+" of regions the filter file excludes")
 		}
 		if f.Header.MinDuration > 0 || byDuration > 0 {
-			why = append(why, count(byDuration)+" of calls shorter than "+duration(float64(f.Header.MinDuration)))
+			why = append(why, units.Count(byDuration)+" of calls shorter than "+units.Duration(float64(f.Header.MinDuration)))
 		}
-		row("events filtered", count(byName+byDuration)+": "+strings.Join(why, ", "))
+		row("events filtered", units.Count(byName+byDuration)+": "+strings.Join(why, ", "))
 	}
-	rm := count(sum(removed))
+	rm := units.Count(sum(removed))
 	if s := removedText(removed); s != "" {
 		rm += " (" + s + ")"
 	}
@@ -143,7 +144,7 @@ func bufferStory(p *page, f *tracefile.File) {
 	}
 	for i := range f.Locations {
 		if l := &f.Locations[i]; l.Windowed {
-			row("keep-last window", fmt.Sprintf("%s complete from %s on", l.Name, duration(float64(f.Nanos(l.WindowTime)))))
+			row("keep-last window", fmt.Sprintf("%s complete from %s on", l.Name, units.Duration(float64(f.Nanos(l.WindowTime)))))
 		}
 		if l := &f.Locations[i]; l.Interrupted {
 			row("interrupted", l.Name+" was still running when a signal ended the run: its last event may be uncounted, its open regions stay open")
@@ -165,7 +166,7 @@ func bufferStory(p *page, f *tracefile.File) {
 			if dr.closed {
 				closed = "closed"
 			}
-			p.printf("<tr><td data-v=\"%d\">%d</td><td data-v=\"%d\">%s</td><td data-v=\"%d\">%s</td><td>%s</td></tr>\n", d, d, dr.kept, count(dr.kept), dr.removed, count(dr.removed), closed)
+			p.printf("<tr><td data-v=\"%d\">%d</td><td data-v=\"%d\">%s</td><td data-v=\"%d\">%s</td><td>%s</td></tr>\n", d, d, dr.kept, units.Count(dr.kept), dr.removed, units.Count(dr.removed), closed)
 		}
 		p.printf("</tbody></table>\n")
 	}
@@ -174,7 +175,7 @@ func bufferStory(p *page, f *tracefile.File) {
 		l := &f.Locations[i]
 		var notes []string
 		if l.Windowed {
-			notes = append(notes, "keep-last window from "+duration(float64(f.Nanos(l.WindowTime))))
+			notes = append(notes, "keep-last window from "+units.Duration(float64(f.Nanos(l.WindowTime))))
 		}
 		if l.Interrupted {
 			notes = append(notes, "interrupted")
@@ -189,33 +190,33 @@ func bufferStory(p *page, f *tracefile.File) {
 			notes = append(notes, "no counters: "+l.CountersMissing)
 		}
 		if u := l.Usage.Total(); u > 0 {
-			notes = append(notes, count(u)+" usage errors")
+			notes = append(notes, units.Count(u)+" usage errors")
 		}
 		filtered := l.FilteredName + l.FilteredDuration
 		p.printf("<tr><td>%s</td><td data-v=\"%d\">%s</td><td data-v=\"%d\">%s</td><td data-v=\"%d\">%s</td><td data-v=\"%d\">%s</td><td>%s</td></tr>\n",
-			esc(l.Name), l.Recorded, count(l.Recorded), l.Kept(), count(l.Kept()), filtered, count(filtered),
-			sum(l.Removed()), count(sum(l.Removed())), esc(strings.Join(notes, "; ")))
+			esc(l.Name), l.Recorded, units.Count(l.Recorded), l.Kept(), units.Count(l.Kept()), filtered, units.Count(filtered),
+			sum(l.Removed()), units.Count(sum(l.Removed())), esc(strings.Join(notes, "; ")))
 	}
 	p.printf("</tbody></table></div></details>\n")
 }
 
 // reductionText tells one reduction step as hmbtrace summary does.
 func reductionText(f *tracefile.File, r tracefile.Reduction) string {
-	at := duration(float64(f.Nanos(r.Time)))
+	at := units.Duration(float64(f.Nanos(r.Time)))
 	switch r.Reason {
 	case tracefile.ByDepth:
-		return fmt.Sprintf("at %s closed depth %d and deeper, revoking %d bins (%s events)", at, r.Depth, r.Bins, count(r.Records))
+		return fmt.Sprintf("at %s closed depth %d and deeper, revoking %d bins (%s events)", at, r.Depth, r.Bins, units.Count(r.Records))
 	case tracefile.ByClass:
-		return fmt.Sprintf("at %s closed event class %s, revoking %d bins (%s events)", at, r.Class, r.Bins, count(r.Records))
+		return fmt.Sprintf("at %s closed event class %s, revoking %d bins (%s events)", at, r.Class, r.Bins, units.Count(r.Records))
 	case tracefile.ByFirst:
 		if r.Depth > 0 {
 			return fmt.Sprintf("at %s the buffer was full with only depth %d left: recording stopped", at, r.Depth)
 		}
 		return fmt.Sprintf("at %s the buffer was full: recording stopped (keep first)", at)
 	case tracefile.ByLast:
-		return fmt.Sprintf("until %s revoked the oldest bin %d times (%s events), keeping the last", at, r.Steps, count(r.Records))
+		return fmt.Sprintf("until %s revoked the oldest bin %d times (%s events), keeping the last", at, r.Steps, units.Count(r.Records))
 	}
-	return fmt.Sprintf("at %s %s: %d bins (%s events)", at, r.Reason, r.Bins, count(r.Records))
+	return fmt.Sprintf("at %s %s: %d bins (%s events)", at, r.Reason, r.Bins, units.Count(r.Records))
 }
 
 var usageNames = []string{
@@ -247,7 +248,7 @@ func usageText(counts []uint64) string {
 	var parts []string
 	for i, n := range counts {
 		if n > 0 {
-			parts = append(parts, count(n)+" "+usageNames[i])
+			parts = append(parts, units.Count(n)+" "+usageNames[i])
 		}
 	}
 	return strings.Join(parts, "; ")

@@ -7,6 +7,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/hmbtrace/hmbtrace/internal/units"
 )
 
 // decodedCall and decodedTile are a row's contents as the page decodes
@@ -370,6 +372,6 @@ func TestLODBudgetKnownCalls(t *testing.T) {
 		if l.columns[len(l.columns)-1] > minColumns && l.tiles(counts) > tc.maxCells+tc.maxCells/3 {
 			t.Errorf("%d rows: planned %d tiles, budget %d", tc.rows, l.tiles(counts), tc.maxCells+tc.maxCells/3)
 		}
-		t.Logf("%d rows: levels %v, exact from %s: %d exact calls, %d tiles (planned %d)", tc.rows, l.columns, duration(l.exactMin), exact, tiles, l.tiles(counts))
+		t.Logf("%d rows: levels %v, exact from %s: %d exact calls, %d tiles (planned %d)", tc.rows, l.columns, units.Duration(l.exactMin), exact, tiles, l.tiles(counts))
 	}
 }

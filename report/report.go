@@ -15,6 +15,7 @@ import (
 
 	"github.com/hmbtrace/hmbtrace/analysis"
 	"github.com/hmbtrace/hmbtrace/analysis/trend"
+	"github.com/hmbtrace/hmbtrace/internal/units"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
@@ -113,7 +114,7 @@ func writeHead(p *page, r *run, opt Options) {
 	p.printf("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n")
 	p.printf("<title>%s</title>\n<style>\n%s</style>\n</head>\n<body>\n", esc(title), css)
 	p.printf("<header>\n<h1>%s</h1>\n<p class=\"lead\">%d trace file%s, %d locations, %s of run, written %s by hmbtrace report.</p>\n",
-		esc(title), len(r.files), plural(len(r.files)), locations, esc(duration(float64(r.span))), esc(opt.Now.Format("2006-01-02 15:04:05 MST")))
+		esc(title), len(r.files), plural(len(r.files)), locations, esc(units.Duration(float64(r.span))), esc(opt.Now.Format("2006-01-02 15:04:05 MST")))
 	p.printf("<nav>")
 	for _, s := range []struct{ id, name string }{{"facts", "Run"}, {"profile", "Profile"}, {"timeline", "Timeline"},
 		{"variation", "Variation"}, {"dynamics", "Dynamics"}, {"communication", "Communication"}, {"counters", "Counters"}} {
@@ -136,7 +137,7 @@ func writeProfileSection(p *page) {
 func writeTimelineSection(p *page, tl *timeline) {
 	p.printf("<section id=\"timeline\">\n<h2>Timeline</h2>\n")
 	p.printf("<p>Each location's calls by calling depth. Wheel or the buttons zoom, dragging pans, hovering names what is under the pointer. Calls at least %s long are drawn one by one; shorter ones are summed per column into tiles coloured by the region that spent the most time there (fainter where they cover less of it). Hatched stretches are where the buffer shed events. A link to the page ending in #zoom=8&amp;at=0.25 opens it on an eighth of the run around its first quarter.</p>\n",
-		esc(duration(tl.ExactMin)))
+		esc(units.Duration(tl.ExactMin)))
 	p.printf("<div class=\"tl-toolbar\"><button type=\"button\" id=\"tl-out\" title=\"zoom out\">&minus;</button><button type=\"button\" id=\"tl-in\" title=\"zoom in\">+</button><button type=\"button\" id=\"tl-reset\">whole run</button> <span id=\"tl-status\"></span></div>\n")
 	p.printf("<div class=\"tl-wrap\" id=\"tl-wrap\"><canvas id=\"tl-canvas\" width=\"800\" height=\"200\"></canvas><div id=\"tl-tip\" hidden></div></div>\n")
 	p.printf("<p class=\"tl-legend\"><span class=\"hatch closed\"></span> depth closed: dropped at the probe from then on <span class=\"hatch revoked\"></span> revoked when the depth closed <span class=\"hatch window\"></span> before the keep-last window <span class=\"hatch stopped\"></span> recording stopped (keep first) <span class=\"trunc-key\"></span> entered before the window <span class=\"open-key\"></span> never left</p>\n")

@@ -12,6 +12,7 @@ import (
 
 	"github.com/hmbtrace/hmbtrace/encode"
 	"github.com/hmbtrace/hmbtrace/internal/tracetest"
+	"github.com/hmbtrace/hmbtrace/internal/units"
 	"github.com/hmbtrace/hmbtrace/measure"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
@@ -148,7 +149,7 @@ func TestTimelineData(t *testing.T) {
 			continue
 		}
 		if len(meta.Marks) != 2 || meta.Marks[0].Kind != "revoked" || meta.Marks[1].Kind != "closed" ||
-			meta.Marks[1].From != files[0].Nanos(red.Time) || meta.Marks[1].Label != "shed: depth 4 closed at "+duration(float64(files[0].Nanos(red.Time))) {
+			meta.Marks[1].From != files[0].Nanos(red.Time) || meta.Marks[1].Label != "shed: depth 4 closed at "+units.Duration(float64(files[0].Nanos(red.Time))) {
 			t.Errorf("rank 0 depth 4 marks %+v, want revoked then closed at the reduction", meta.Marks)
 		}
 		if !strings.Contains(meta.Stats, "removed") || !strings.Contains(meta.Stats, "by depth") {

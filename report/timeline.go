@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/hmbtrace/hmbtrace/encode"
+	"github.com/hmbtrace/hmbtrace/internal/units"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
@@ -329,28 +330,28 @@ func (tl *timeline) addLocation(r *run, l *lod, fi int, loc *tracefile.Location,
 // kept: filters, removals, a signal, a keep-last window (on the timeline's
 // axis, where its file starts at off).
 func locationNotes(f *tracefile.File, l *tracefile.Location, off int64) []string {
-	notes := []string{fmt.Sprintf("%s events recorded, %s kept", count(l.Recorded), count(l.Kept()))}
+	notes := []string{fmt.Sprintf("%s events recorded, %s kept", units.Count(l.Recorded), units.Count(l.Kept()))}
 	if l.FilteredName > 0 {
 		what := "the filter file"
 		if f.Header.FilterFile != "" {
 			what = f.Header.FilterFile
 		}
-		notes = append(notes, fmt.Sprintf("filtered: %s events of regions excluded by %s", count(l.FilteredName), what))
+		notes = append(notes, fmt.Sprintf("filtered: %s events of regions excluded by %s", units.Count(l.FilteredName), what))
 	}
 	if l.FilteredDuration > 0 {
-		notes = append(notes, fmt.Sprintf("filtered: %s events of calls shorter than %s", count(l.FilteredDuration), duration(float64(f.Header.MinDuration))))
+		notes = append(notes, fmt.Sprintf("filtered: %s events of calls shorter than %s", units.Count(l.FilteredDuration), units.Duration(float64(f.Header.MinDuration))))
 	}
 	if s := removedText(l.Removed()); s != "" {
 		notes = append(notes, "shed: "+s)
 	}
 	if l.Windowed {
-		notes = append(notes, fmt.Sprintf("keep-last window: complete from %s on", duration(float64(off+f.Nanos(l.WindowTime)))))
+		notes = append(notes, fmt.Sprintf("keep-last window: complete from %s on", units.Duration(float64(off+f.Nanos(l.WindowTime)))))
 	}
 	if l.Interrupted {
 		notes = append(notes, "interrupted: a signal ended the run while it recorded; calls still open are drawn to the end")
 	}
 	if u := l.Usage.Total(); u > 0 {
-		notes = append(notes, fmt.Sprintf("%s usage errors", count(u)))
+		notes = append(notes, fmt.Sprintf("%s usage errors", units.Count(u)))
 	}
 	return notes
 }
@@ -360,10 +361,10 @@ func locationNotes(f *tracefile.File, l *tracefile.Location, off int64) []string
 func shortNotes(l *tracefile.Location) []string {
 	var parts []string
 	if n := l.FilteredName + l.FilteredDuration; n > 0 {
-		parts = append(parts, count(n)+" filtered")
+		parts = append(parts, units.Count(n)+" filtered")
 	}
 	if n := sum(l.Removed()); n > 0 {
-		parts = append(parts, count(n)+" shed")
+		parts = append(parts, units.Count(n)+" shed")
 	}
 	if l.Interrupted {
 		parts = append(parts, "interrupted")
@@ -381,7 +382,7 @@ func removedText(removed [tracefile.NumReasons]uint64) string {
 		if s != "" {
 			s += ", "
 		}
-		s += fmt.Sprintf("%s by %s", count(n), tracefile.Reason(reason))
+		s += fmt.Sprintf("%s by %s", units.Count(n), tracefile.Reason(reason))
 	}
 	return s
 }
@@ -403,7 +404,7 @@ func depthStats(l *tracefile.Location, d int) string {
 			closed = fmt.Sprintf(", %s closed by %s", lv.Class, lv.By)
 		}
 	}
-	s := fmt.Sprintf("depth %d: %s events kept", d, count(kept))
+	s := fmt.Sprintf("depth %d: %s events kept", d, units.Count(kept))
 	if r := removedText(removed); r != "" {
 		s += ", removed " + r
 	}
@@ -420,13 +421,13 @@ func shedMarks(f *tracefile.File, l *tracefile.Location, off, end int64) func(d 
 	if l.Windowed {
 		w := at(l.WindowTime)
 		common = append(common, tlMark{From: off, To: w, Kind: "window",
-			Label: fmt.Sprintf("shed: keep-last window starts at %s", duration(float64(w)))})
+			Label: fmt.Sprintf("shed: keep-last window starts at %s", units.Duration(float64(w)))})
 	}
 	for _, red := range f.Reductions {
 		if red.Reason == tracefile.ByFirst {
 			t := at(red.Time)
 			common = append(common, tlMark{From: t, To: end, Kind: "stopped",
-				Label: fmt.Sprintf("shed: buffer full at %s, recording stopped (keep first)", duration(float64(t)))})
+				Label: fmt.Sprintf("shed: buffer full at %s, recording stopped (keep first)", units.Duration(float64(t)))})
 			break
 		}
 	}
@@ -444,7 +445,7 @@ func shedMarks(f *tracefile.File, l *tracefile.Location, off, end int64) func(d 
 		}
 		label := fmt.Sprintf("shed: depth %d closed", lv.Depth)
 		if t >= 0 {
-			label = fmt.Sprintf("shed: depth %d closed at %s", lv.Depth, duration(float64(t)))
+			label = fmt.Sprintf("shed: depth %d closed at %s", lv.Depth, units.Duration(float64(t)))
 		} else {
 			t = off
 		}
