@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/hmbtrace/hmbtrace/encode"
+	"github.com/hmbtrace/hmbtrace/internal/tracetest"
 	"github.com/hmbtrace/hmbtrace/measure"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
@@ -306,44 +307,17 @@ func TestExportChrome(t *testing.T) {
 }
 
 // brokenTrace writes a trace file that opens but whose events do not nest,
-// so that an export fails after it started writing.
+// so that an export fails after it started writing, and returns its path.
 func brokenTrace(t *testing.T, dir string) string {
 	t.Helper()
-	tr := &tracefile.Trace{
-		Header:    tracefile.Header{Name: "broken", StartWall: time.Unix(0, 0), Clock: "monotonic", TicksPerSecond: 1e9, Techniques: encode.All},
-		Regions:   []tracefile.Region{{ID: 1, Name: "main"}},
-		Locations: []tracefile.Location{{ID: 0, Name: "good"}, {ID: 1, Name: "broken"}},
-	}
-	bin := func(loc uint32, depth int, recs ...encode.Record) tracefile.Bin {
-		e := encode.NewEncoder(encode.All)
-		b := make([]byte, 256)
-		n := e.StartBin(b, recs[0].Time, 0)
-		for _, r := range recs {
-			if r.Kind == encode.KindEnter {
-				n += e.Enter(b[n:], r.Time, r.Seq, r.Region)
-			} else {
-				n += e.Leave(b[n:], r.Time, r.Seq)
-			}
-		}
-		return tracefile.Bin{Location: loc, Depth: depth, Class: tracefile.ClassRegion, Records: uint32(len(recs)), Data: b[:n]}
-	}
-	path := filepath.Join(dir, "broken.0.hmb")
-	err := tracefile.WriteFile(path, tr, func(put func(tracefile.Bin) error) error {
-		for _, b := range []tracefile.Bin{
-			bin(0, 1, encode.Record{Kind: encode.KindEnter, Time: 10, Region: 1}, encode.Record{Kind: encode.KindLeave, Time: 20}),
-			bin(1, 1, encode.Record{Kind: encode.KindEnter, Time: 10, Region: 1}),
-			bin(1, 3, encode.Record{Kind: encode.KindLeave, Time: 20}),
-		} {
-			if err := put(b); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return path
+	b := tracetest.NewBuilder("broken", "", 0, time.Unix(0, 0), "main")
+	good := b.Location("good")
+	good.Enter(10, 1)
+	good.Leave(20)
+	broken := b.Location("broken")
+	broken.Put(1, tracefile.ClassRegion, encode.Record{Kind: encode.KindEnter, Time: 10, Region: 1})
+	broken.Put(3, tracefile.ClassRegion, encode.Record{Kind: encode.KindLeave, Time: 20})
+	return b.Write(t, dir).Path
 }
 
 // TestExportErrors: bad input is a one-line error and a non-zero exit, and
