@@ -27,7 +27,12 @@ func Export(w io.Writer, files []*tracefile.File) error {
 	if len(files) == 0 {
 		return errors.New("chrome export: no trace files")
 	}
-	x := &exporter{w: bufio.NewWriterSize(w, 64<<10), files: files, peers: newPeers(files), sent: map[channel]uint64{}}
+	x := &exporter{w: bufio.NewWriterSize(w, 64<<10), files: files, peers: tracefile.NewPeers(files), sent: map[channel]uint64{}}
+	n := 0
+	for _, f := range files {
+		x.firstLoc = append(x.firstLoc, n)
+		n += len(f.Locations)
+	}
 	x.axis = tracefile.NewAxis(files)
 	x.raw(`{"traceEvents":[`)
 	x.metadata()
@@ -62,13 +67,16 @@ func Export(w io.Writer, files []*tracefile.File) error {
 }
 
 type exporter struct {
-	w      *bufio.Writer
-	err    error // the first write error; later writes do nothing
-	files  []*tracefile.File
-	axis   *tracefile.Axis
-	peers  *peers
-	buf    []byte // the event being put together
-	events int    // events written, for the separators
+	w     *bufio.Writer
+	err   error // the first write error; later writes do nothing
+	files []*tracefile.File
+	axis  *tracefile.Axis
+	peers *tracefile.Peers
+	// firstLoc is, per file, the index of its first location over all
+	// files' locations (thread id - 1): how flows name their ends.
+	firstLoc []int
+	buf      []byte // the event being put together
+	events   int    // events written, for the separators
 
 	// Per location: messages so far on each channel from and to it.
 	sent, received map[channel]uint64
@@ -219,10 +227,11 @@ func (x *exporter) location(i int, l *tracefile.Location, tid int) error {
 // and the start or end of the flow arrow from send to receive.
 func (x *exporter) message(i int, e *tracefile.Event, ts uint64, pid, tid int) error {
 	me := tid - 1
-	peer, ok, err := x.peers.resolve(i, e)
+	end, ok, err := x.peers.Resolve(i, e)
 	if err != nil {
 		return err
 	}
+	peer := x.firstLoc[end.File] + end.Loc
 	name, ph := "send", byte('s')
 	if e.Kind == encode.KindRecv {
 		name, ph = "recv", 'f'

@@ -116,7 +116,7 @@ type exporter struct {
 	classes    map[string]otf2.MetricRef
 	metric     []otf2.MetricRef // per file; valid if the file has metrics
 	writers    [][]*otf2.EventWriter
-	peers      *peers
+	peers      *tracefile.Peers
 
 	comm    otf2.CommRef
 	hasComm bool
@@ -139,7 +139,6 @@ func (x *exporter) define() error {
 	x.regionRefs = make([]map[uint32]otf2.RegionRef, len(x.files))
 	x.metric = make([]otf2.MetricRef, len(x.files))
 	x.writers = make([][]*otf2.EventWriter, len(x.files))
-	locRefs := make([]map[uint32]otf2.LocationRef, len(x.files))
 	for i, f := range x.files {
 		h := &f.Header
 		node, ok := hosts[h.Host]
@@ -162,18 +161,16 @@ func (x *exporter) define() error {
 		if err := x.defineMetrics(i); err != nil {
 			return err
 		}
-		locRefs[i] = map[uint32]otf2.LocationRef{}
 		for _, l := range f.Locations {
 			w, err := a.Location(l.Name, group)
 			if err != nil {
 				return fmt.Errorf("%s: %w", f.Path, err)
 			}
 			x.writers[i] = append(x.writers[i], w)
-			locRefs[i][l.ID] = w.Ref()
 			x.st.Locations++
 		}
 	}
-	x.peers = newPeers(x.files, locRefs)
+	x.peers = tracefile.NewPeers(x.files)
 	return nil
 }
 
@@ -294,7 +291,7 @@ func (x *exporter) event(i int, w *otf2.EventWriter, e *tracefile.Event, ts uint
 		x.open = x.open[:len(x.open)-1]
 		return w.Leave(ts, r)
 	case encode.KindSend, encode.KindRecv:
-		peer, ok, err := x.peers.resolve(i, e)
+		end, ok, err := x.peers.Resolve(i, e)
 		if err != nil {
 			return err
 		}
@@ -302,6 +299,7 @@ func (x *exporter) event(i int, w *otf2.EventWriter, e *tracefile.Event, ts uint
 			x.st.MessagesWithoutPeer++
 			return nil
 		}
+		peer := x.writers[end.File][end.Loc].Ref()
 		if !x.hasComm {
 			if err := x.defineComm(); err != nil {
 				return err

@@ -1,0 +1,108 @@
+package tracefile
+
+import (
+	"math"
+
+	"github.com/hmbtrace/hmbtrace/encode"
+)
+
+// Endpoint is a location among several files: files[File].Locations[Loc].
+type Endpoint struct {
+	File, Loc int
+}
+
+// Peers finds the location at the other end of a message among the files
+// of a run. A message's peer is a location id of the sender's own file, or
+// an MPI world rank: the file whose header has that rank, and in it the
+// location that exchanges messages by rank (MPI names processes, not
+// threads). The exporters and the communication matrix share it, so that
+// they pair the same ends.
+type Peers struct {
+	files   []*File
+	byRank  map[int]int // world rank -> file index, -1 if several files claim it
+	rankLoc map[int]int // file index -> its rank location (-1: none), found on first use
+}
+
+// NewPeers returns the resolver for messages of the files.
+func NewPeers(files []*File) *Peers {
+	p := &Peers{files: files, byRank: map[int]int{}, rankLoc: map[int]int{}}
+	for i, f := range files {
+		if _, dup := p.byRank[f.Header.Rank]; dup {
+			p.byRank[f.Header.Rank] = -1
+			continue
+		}
+		p.byRank[f.Header.Rank] = i
+	}
+	return p
+}
+
+// Resolve returns the location at the other end of message e of file i; ok
+// is false if it is not among the files (a rank no file has, or that
+// several have; a location id file i does not define). The error is one of
+// reading the events of a rank's file while looking for its rank location.
+func (p *Peers) Resolve(i int, e *Event) (end Endpoint, ok bool, err error) {
+	if !e.PeerRank {
+		if e.Peer > math.MaxUint32 {
+			return Endpoint{}, false, nil
+		}
+		k, ok := p.files[i].locIdx[uint32(e.Peer)]
+		return Endpoint{File: i, Loc: k}, ok, nil
+	}
+	if e.Peer > math.MaxInt32 {
+		return Endpoint{}, false, nil
+	}
+	j, known := p.byRank[int(e.Peer)]
+	if !known || j < 0 {
+		return Endpoint{}, false, nil
+	}
+	k, done := p.rankLoc[j]
+	if !done {
+		if k, err = p.findRankLocation(j); err != nil {
+			return Endpoint{}, false, err
+		}
+		p.rankLoc[j] = k
+	}
+	return Endpoint{File: j, Loc: k}, k >= 0, nil
+}
+
+// findRankLocation picks the location of file j that sends or receives by
+// rank: the first that does, or else the file's first location. It reads
+// only the locations whose statistics show kept messages, and each only up
+// to its first rank message; -1 if the file has no locations.
+func (p *Peers) findRankLocation(j int) (int, error) {
+	f := p.files[j]
+	if len(f.Locations) == 0 {
+		return -1, nil
+	}
+	var e Event
+	for k := range f.Locations {
+		l := &f.Locations[k]
+		if !keepsMessages(l) {
+			continue
+		}
+		it := f.Events(l.ID)
+		for it.Next(&e) {
+			if (e.Kind == encode.KindSend || e.Kind == encode.KindRecv) && e.PeerRank {
+				return k, nil
+			}
+		}
+		if err := it.Err(); err != nil {
+			return -1, err
+		}
+	}
+	return 0, nil
+}
+
+// keepsMessages reports whether a location may hold messages: its level
+// statistics say so, or it has none to ask.
+func keepsMessages(l *Location) bool {
+	if len(l.Levels) == 0 {
+		return true
+	}
+	for _, lv := range l.Levels {
+		if lv.Class == ClassMessage && lv.Kept() > 0 {
+			return true
+		}
+	}
+	return false
+}
