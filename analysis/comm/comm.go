@@ -40,14 +40,15 @@ type Matrix struct {
 
 // FromFiles reads the send events of every location of the files, which
 // may be the ranks of one run. A send to a location of the same process
-// goes to that location; a send to an MPI world rank goes to the first
-// location of the file of that rank.
+// goes to that location; a send to an MPI world rank goes to the location
+// of that rank's file that exchanges messages by rank, as the exporters
+// pair them (tracefile.Peers).
 func FromFiles(files []*tracefile.File) (*Matrix, error) {
 	m := &Matrix{}
-	index := map[[2]uint64]int{} // (rank, location id) → node
-	firstOfRank := map[int]int{}
+	first := make([]int, len(files)) // per file: the node of its first location
 	multi := len(files) > 1
-	for _, f := range files {
+	for i, f := range files {
+		first[i] = len(m.Nodes)
 		for _, l := range f.Locations {
 			name := l.Name
 			switch {
@@ -56,33 +57,29 @@ func FromFiles(files []*tracefile.File) (*Matrix, error) {
 			case multi:
 				name = fmt.Sprintf("rank %d: %s", f.Header.Rank, l.Name)
 			}
-			index[[2]uint64{uint64(f.Header.Rank), uint64(l.ID)}] = len(m.Nodes)
-			if _, ok := firstOfRank[f.Header.Rank]; !ok {
-				firstOfRank[f.Header.Rank] = len(m.Nodes)
-			}
 			m.Nodes = append(m.Nodes, Node{Name: name, Rank: f.Header.Rank, Loc: l.ID})
 		}
 	}
+	peers := tracefile.NewPeers(files)
 	cells := map[[2]int]*Cell{}
-	for _, f := range files {
-		for _, l := range f.Locations {
-			from := index[[2]uint64{uint64(f.Header.Rank), uint64(l.ID)}]
+	for i, f := range files {
+		for k, l := range f.Locations {
+			from := first[i] + k
 			it := f.Events(l.ID)
 			var e tracefile.Event
 			for it.Next(&e) {
 				if e.Kind != encode.KindSend {
 					continue
 				}
-				to, ok := -1, false
-				if e.PeerRank {
-					to, ok = firstOfRank[int(e.Peer)]
-				} else {
-					to, ok = index[[2]uint64{uint64(f.Header.Rank), e.Peer}]
+				end, ok, err := peers.Resolve(i, &e)
+				if err != nil {
+					return nil, err
 				}
 				if !ok {
 					m.Unmatched++
 					continue
 				}
+				to := first[end.File] + end.Loc
 				c := cells[[2]int{from, to}]
 				if c == nil {
 					c = &Cell{From: from, To: to}
