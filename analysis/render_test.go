@@ -15,31 +15,15 @@ import (
 	"time"
 
 	"github.com/hmbtrace/hmbtrace/filter"
+	"github.com/hmbtrace/hmbtrace/internal/tracetest"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
-
-// browser finds a headless-capable Chromium, or fails (skips with
-// HMB_ALLOW_SKIP=1) naming the Debian package to install.
-func browser(t *testing.T) string {
-	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	msg := "rendering the SVG needs Chromium: install the Debian package chromium (apt-get install chromium)"
-	if os.Getenv("HMB_ALLOW_SKIP") == "1" {
-		t.Skip(msg)
-	}
-	t.Fatal(msg)
-	return ""
-}
 
 // screenshot renders the SVG with headless Chromium at one device pixel per
 // SVG pixel.
 func screenshot(t *testing.T, svg []byte, width, height int) image.Image {
 	t.Helper()
-	bin := browser(t)
+	bin := tracetest.Chromium(t)
 	dir := t.TempDir()
 	in, out := filepath.Join(dir, "view.svg"), filepath.Join(dir, "view.png")
 	if err := os.WriteFile(in, svg, 0o644); err != nil {

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/hmbtrace/hmbtrace/internal/tracetest"
 )
 
 // tenMillion is a run of 10,000,208 events: 4 locations of 33,334
@@ -49,7 +51,7 @@ func TestTenMillionEvents(t *testing.T) {
 		t.Errorf("the page of 10⁷ events has %d bytes, more than 20 MB", st.Size())
 	}
 	t.Run("chromium", func(t *testing.T) {
-		chromium(t)
+		tracetest.Chromium(t)
 		for _, frag := range []string{"", "#zoom=16&at=0.3"} {
 			c := load(t, path, frag)
 			t.Logf("%q: data decoded in %.0f ms, %d calls and %d tiles drawn in %.0f ms", frag, c.Timeline.DecodeMs, c.Timeline.Exact, c.Timeline.Tiles, c.Timeline.DrawMs)

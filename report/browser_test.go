@@ -22,23 +22,6 @@ import (
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
-// chromium finds Debian's Chromium, or fails (skips with HMB_ALLOW_SKIP=1)
-// naming the package to install.
-func chromium(t testing.TB) string {
-	t.Helper()
-	for _, name := range []string{"/usr/bin/chromium", "chromium", "chromium-browser"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	msg := "loading the report needs headless Chromium: install the Debian package chromium (apt-get install -y chromium)"
-	if os.Getenv("HMB_ALLOW_SKIP") == "1" {
-		t.Skip(msg)
-	}
-	t.Fatal(msg)
-	return ""
-}
-
 // artifacts is where the test keeps its screenshots: $HMB_ARTIFACTS when
 // set, else a temporary directory. It logs which.
 func artifacts(t testing.TB) string {
@@ -57,7 +40,7 @@ func artifacts(t testing.TB) string {
 // extra flags, and returns its output and its log (stderr).
 func browse(t testing.TB, url string, flags ...string) (stdout, log string) {
 	t.Helper()
-	bin := chromium(t)
+	bin := tracetest.Chromium(t)
 	dir := t.TempDir()
 	args := append([]string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
 		"--disable-component-update", "--disable-sync", "--no-first-run", "--hide-scrollbars",
@@ -271,7 +254,7 @@ func sameHit(got, want *hitResult) bool {
 // says what is drawn where as the Go decoding of the same data does, and
 // the screenshots show the calls.
 func TestReportInChromium(t *testing.T) {
-	chromium(t)
+	tracetest.Chromium(t)
 	files := fixtures(t)
 	dir := artifacts(t)
 	page := render(t, files, Options{})
@@ -357,7 +340,7 @@ const (
 // Names are text wherever they appear, and a trace with nothing to analyse
 // still makes a page that loads without an error.
 func TestNastyTraceInChromium(t *testing.T) {
-	chromium(t)
+	tracetest.Chromium(t)
 	files := nastyTrace(t)
 	page := render(t, files, Options{})
 	if bytes.Contains(page, []byte(nastyRegion)) || bytes.Contains(page, []byte(nastyLocation)) {
@@ -389,7 +372,7 @@ func TestNastyTraceInChromium(t *testing.T) {
 // A page whose timeline data is damaged says so in its self-check and on
 // the console: the checks above can fail.
 func TestBrokenPageIsCaught(t *testing.T) {
-	chromium(t)
+	tracetest.Chromium(t)
 	page := render(t, good0(t), Options{})
 	start := bytes.Index(page, []byte(`id="timeline-data">`)) + len(`id="timeline-data">`)
 	end := start + bytes.Index(page[start:], []byte("</script>"))

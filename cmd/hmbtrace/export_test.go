@@ -63,21 +63,6 @@ func recordMessages(t *testing.T) string {
 	return m.Path()
 }
 
-// requireTool returns the path of an external tool, or fails (skips with
-// HMB_ALLOW_SKIP=1) naming the Debian package that provides it.
-func requireTool(t *testing.T, name, pkg string) string {
-	t.Helper()
-	p, err := exec.LookPath(name)
-	if err != nil {
-		msg := fmt.Sprintf("%s not found: install the Debian package %s", name, pkg)
-		if os.Getenv("HMB_ALLOW_SKIP") == "1" {
-			t.Skip(msg)
-		}
-		t.Fatal(msg)
-	}
-	return p
-}
-
 // runTool runs a command under a timeout and returns its stdout; a non-zero
 // exit or anything on stderr fails.
 func runTool(t *testing.T, name string, args ...string) string {
@@ -103,7 +88,7 @@ var (
 // otf2-print: -Werror accepts it with an empty stderr, and the events it
 // prints per location are those of hmbtrace dump.
 func TestExportOTF2(t *testing.T) {
-	otf2Print := requireTool(t, "otf2-print", "otf2-tools")
+	otf2Print := tracetest.RequireTool(t, "otf2-print", "otf2-tools")
 	path := recordMessages(t)
 	dir := filepath.Join(t.TempDir(), "archive")
 	if out := hmbtrace(t, "export", "-format", "otf2", "-o", dir, path); !strings.Contains(out, "3 locations, 60 events") {
