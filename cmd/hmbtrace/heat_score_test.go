@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/hmbtrace/hmbtrace/internal/tracetest"
 )
 
 // TestScoreFindsHeatsHelper runs examples/heat with its tiny per-point
@@ -18,11 +20,7 @@ func TestScoreFindsHeatsHelper(t *testing.T) {
 		t.Skip("builds and runs examples/heat")
 	}
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "heat")
-	build := exec.Command("go", "build", "-o", bin, "../../examples/heat")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building examples/heat: %v\n%s", err, out)
-	}
+	bin := tracetest.BuildExample(t, "heat")
 	runHeat := func(name string, env ...string) string {
 		cmd := exec.Command(bin, "-helper", "-n", "1024", "-iters", "3", "-quiet")
 		cmd.Env = append(append(os.Environ(), "HMB_OUTPUT="+dir, "HMB_NAME="+name), env...)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"testing"
 )
 
@@ -40,4 +41,16 @@ func Chromium(t testing.TB) string {
 	}
 	SkipOrFail(t, "headless Chromium not found: install the Debian package chromium (apt-get install -y chromium)")
 	return ""
+}
+
+// BuildExample builds the program examples/name of this module into a
+// temporary directory and returns its path.
+func BuildExample(t testing.TB, name string) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), name)
+	out, err := exec.Command("go", "build", "-o", bin, "github.com/hmbtrace/hmbtrace/examples/"+name).CombinedOutput()
+	if err != nil {
+		t.Fatalf("building examples/%s: %v\n%s", name, err, out)
+	}
+	return bin
 }

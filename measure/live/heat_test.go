@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hmbtrace/hmbtrace/internal/tracetest"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
@@ -20,17 +21,8 @@ func TestScrapeHeatWhileItRuns(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs examples/heat")
 	}
-	root, err := exec.Command("go", "env", "GOMOD").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "heat")
-	build := exec.Command("go", "build", "-o", bin, "./examples/heat")
-	build.Dir = filepath.Dir(strings.TrimSpace(string(root)))
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building examples/heat: %v\n%s", err, out)
-	}
+	bin := tracetest.BuildExample(t, "heat")
 	cmd := exec.Command(bin, "-n", "512", "-iters", "100000", "-quiet")
 	cmd.Env = append(os.Environ(), "HMB_LISTEN=127.0.0.1:0", "HMB_OUTPUT="+dir, "HMB_SIGNALS=1")
 	stderr, _ := cmd.StderrPipe()
