@@ -61,6 +61,11 @@ func sample(t testing.TB) (*Trace, []Bin) {
 
 func encodeSample(t testing.TB) []byte {
 	tr, bins := sample(t)
+	return encodeTrace(t, tr, bins)
+}
+
+// encodeTrace writes tr and its bins and returns the file's bytes.
+func encodeTrace(t testing.TB, tr *Trace, bins []Bin) []byte {
 	var buf bytes.Buffer
 	w, err := NewWriter(&buf, tr)
 	if err != nil {
@@ -219,13 +224,8 @@ func TestBadBinContent(t *testing.T) {
 	tr, bins := sample(t)
 	bins[0].Data = append([]byte(nil), bins[0].Data...)
 	bins[0].Data[len(bins[0].Data)-1] = 0xFF // a reserved token
-	var buf bytes.Buffer
-	w, _ := NewWriter(&buf, tr)
-	for _, b := range bins {
-		w.Bin(b)
-	}
-	w.Close()
-	f, err := Read(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+	data := encodeTrace(t, tr, bins)
+	f, err := Read(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,14 +239,8 @@ func TestBadBinContent(t *testing.T) {
 func TestInconsistentStreams(t *testing.T) {
 	tr, bins := sample(t)
 	// Drop location 0's depth-1 bin: its depth-2 events have no parent.
-	bins = bins[1:]
-	var buf bytes.Buffer
-	w, _ := NewWriter(&buf, tr)
-	for _, b := range bins {
-		w.Bin(b)
-	}
-	w.Close()
-	f, err := Read(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+	data := encodeTrace(t, tr, bins[1:])
+	f, err := Read(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
 		t.Fatal(err)
 	}
