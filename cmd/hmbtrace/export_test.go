@@ -16,6 +16,7 @@ import (
 
 	"github.com/hmbtrace/hmbtrace/encode"
 	"github.com/hmbtrace/hmbtrace/internal/tracetest"
+	"github.com/hmbtrace/hmbtrace/internal/units"
 	"github.com/hmbtrace/hmbtrace/measure"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
@@ -177,19 +178,6 @@ func summaryRows(t *testing.T, out string) map[string]summaryRow {
 	return rows
 }
 
-// summaryDuration formats nanoseconds as hmbtrace summary does.
-func summaryDuration(ns float64) string {
-	switch {
-	case ns >= 1e9:
-		return fmt.Sprintf("%.3f s", ns/1e9)
-	case ns >= 1e6:
-		return fmt.Sprintf("%.3f ms", ns/1e6)
-	case ns >= 1e3:
-		return fmt.Sprintf("%.3f µs", ns/1e3)
-	}
-	return fmt.Sprintf("%.1f ns", ns)
-}
-
 // TestExportPprofHeat runs the heat example (full timer resolution, no
 // reductions), exports its trace as a pprof profile, and reads it with `go
 // tool pprof -top`: every region shows the exclusive time and the visits
@@ -203,7 +191,7 @@ func TestExportPprofHeat(t *testing.T) {
 		t.Fatalf("the go command is not on PATH: %v", err)
 	}
 	dir := t.TempDir()
-	heat := exec.Command(goTool, "run", "../../examples/heat", "-iters", "10", "-n", "256", "-workers", "2", "-quiet")
+	heat := exec.Command(tracetest.BuildExample(t, "heat"), "-iters", "10", "-n", "256", "-workers", "2", "-quiet")
 	heat.Env = append(os.Environ(), "HMB_OUTPUT="+dir, "HMB_TIMER_SHIFT=0", "HMB_CLOCK=monotonic")
 	if out, err := heat.CombinedOutput(); err != nil {
 		t.Fatalf("examples/heat: %v\n%s", err, out)
@@ -237,7 +225,7 @@ func TestExportPprofHeat(t *testing.T) {
 		for name, r := range rows {
 			got, want := strconv.FormatInt(flat[name], 10), r.visits
 			if index == "time" {
-				got, want = summaryDuration(float64(flat[name])), r.excl
+				got, want = units.Duration(float64(flat[name])), r.excl
 			}
 			if got != want {
 				t.Errorf("%s: pprof -sample_index=%s flat %s, summary %s", name, index, got, want)
