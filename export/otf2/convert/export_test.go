@@ -478,19 +478,26 @@ func TestHostsCountersInterrupted(t *testing.T) {
 	}
 }
 
-// TestMultiChunk exports a location whose events fill several event chunks.
-func TestMultiChunk(t *testing.T) {
-	r := newRecorder(t, t.TempDir(), 0, measure.Config{BufferSize: 8 << 20})
+// steps records main calling step calls times, in a buffer of bufferSize
+// bytes, and opens the trace.
+func steps(t testing.TB, calls uint64, bufferSize int) *tracefile.File {
+	t.Helper()
+	r := newRecorder(t, t.TempDir(), 0, measure.Config{BufferSize: bufferSize})
 	main, step := r.m.Region("main"), r.m.Region("step")
 	l := r.m.Location("main")
-	const calls = 40000
 	l.EnterAt(main, r.t0)
 	for i := uint64(1); i <= calls; i++ {
 		l.EnterAt(step, r.t0+10*i)
 		l.LeaveAt(step, r.t0+10*i+5)
 	}
 	l.LeaveAt(main, r.t0+10*calls+10)
-	f := tracetest.Finish(t, r.m)
+	return tracetest.Finish(t, r.m)
+}
+
+// TestMultiChunk exports a location whose events fill several event chunks.
+func TestMultiChunk(t *testing.T) {
+	const calls = 40000
+	f := steps(t, calls, 8<<20)
 	anchor, _ := export(t, []*tracefile.File{f}, otf2.Options{EventChunkSize: otf2.MinChunkSize})
 	fi, err := os.Stat(filepath.Join(filepath.Dir(anchor), "traces", "0.evt"))
 	if err != nil {
@@ -624,16 +631,7 @@ func noTrace(t *testing.T, dir string) {
 // chunk), so memory does not grow with the trace.
 func TestBoundedMemory(t *testing.T) {
 	mallocs := func(calls uint64) uint64 {
-		r := newRecorder(t, t.TempDir(), 0, measure.Config{BufferSize: 16 << 20})
-		main, step := r.m.Region("main"), r.m.Region("step")
-		l := r.m.Location("main")
-		l.EnterAt(main, r.t0)
-		for i := uint64(1); i <= calls; i++ {
-			l.EnterAt(step, r.t0+10*i)
-			l.LeaveAt(step, r.t0+10*i+5)
-		}
-		l.LeaveAt(main, r.t0+10*calls+10)
-		f := tracetest.Finish(t, r.m)
+		f := steps(t, calls, 16<<20)
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
 		if _, err := Export(filepath.Join(t.TempDir(), "out"), []*tracefile.File{f}, otf2.Options{EventChunkSize: otf2.MinChunkSize}); err != nil {
