@@ -300,21 +300,7 @@ func (p *Pool) CloseFrom(d int, t uint64) {
 	if d >= p.limit || p.final {
 		return
 	}
-	p.limit = d
-	r := Reduction{Reason: ByDepth, Depth: d, Time: t, Steps: 1}
-	for _, h := range p.hier {
-		for depth := d; depth < len(h.levels); depth++ {
-			for _, lv := range h.levels[depth] {
-				if lv != nil {
-					bins, recs := p.closeLocked(lv, ByDepth, nil)
-					r.Bins += bins
-					r.Records += recs
-				}
-			}
-		}
-	}
-	p.reductions = append(p.reductions, r)
-	p.publishLocked()
+	p.closeDepthLocked(d, t, nil)
 }
 
 // closeDeepestLocked closes the deepest open calling depth that holds bins.
@@ -343,21 +329,7 @@ func (p *Pool) closeDeepestLocked(t uint64, trigger *Hierarchy) bool {
 			p.publishLocked()
 			return false
 		}
-		p.limit = d
-		r := Reduction{Reason: ByDepth, Depth: d, Time: t, Steps: 1}
-		for _, h := range p.hier {
-			for depth := d; depth < len(h.levels); depth++ {
-				for _, lv := range h.levels[depth] {
-					if lv != nil {
-						bins, recs := p.closeLocked(lv, ByDepth, trigger)
-						r.Bins += bins
-						r.Records += recs
-					}
-				}
-			}
-		}
-		p.reductions = append(p.reductions, r)
-		p.publishLocked()
+		p.closeDepthLocked(d, t, trigger)
 		if len(p.free) > 0 {
 			return true
 		}
@@ -365,6 +337,27 @@ func (p *Pool) closeDeepestLocked(t uint64, trigger *Hierarchy) bool {
 			return false
 		}
 	}
+}
+
+// closeDepthLocked closes calling depth d and every deeper one in every
+// hierarchy, at reduced time t, for trigger as closeLocked says (nil when
+// no location asked).
+func (p *Pool) closeDepthLocked(d int, t uint64, trigger *Hierarchy) {
+	p.limit = d
+	r := Reduction{Reason: ByDepth, Depth: d, Time: t, Steps: 1}
+	for _, h := range p.hier {
+		for depth := d; depth < len(h.levels); depth++ {
+			for _, lv := range h.levels[depth] {
+				if lv != nil {
+					bins, recs := p.closeLocked(lv, ByDepth, trigger)
+					r.Bins += bins
+					r.Records += recs
+				}
+			}
+		}
+	}
+	p.reductions = append(p.reductions, r)
+	p.publishLocked()
 }
 
 // closeClassLocked closes event class c at every depth of every hierarchy.
