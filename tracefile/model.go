@@ -133,9 +133,67 @@ type UsageErrors struct {
 	MessageNoPeer    uint64 // messages with a nil peer or one of another measurement
 }
 
+// usageKinds is the number of kinds of usage error.
+const usageKinds = 7
+
+// counters returns the kinds' counters in the file's order, the order of
+// usageWhat.
+func (u *UsageErrors) counters() [usageKinds]*uint64 {
+	return [...]*uint64{&u.UnknownRegion, &u.LeaveNothingOpen, &u.LeaveNotOpen, &u.LeftImplicitly, &u.OpenAtClose, &u.AfterClose, &u.MessageNoPeer}
+}
+
+// usageWhat says what each kind counts, as the tools print it.
+var usageWhat = [usageKinds]string{
+	"probes with an undefined region",
+	"leaves with no region open",
+	"leaves of a region not open (ignored)",
+	"regions left implicitly by the leave of an enclosing one",
+	"regions still open at Close (left then)",
+	"probes after Close",
+	"messages without a peer of this measurement",
+}
+
 // Total returns the sum of all usage errors.
-func (u UsageErrors) Total() uint64 {
-	return u.UnknownRegion + u.LeaveNothingOpen + u.LeaveNotOpen + u.LeftImplicitly + u.OpenAtClose + u.AfterClose + u.MessageNoPeer
+func (u UsageErrors) Total() (n uint64) {
+	for _, c := range u.counters() {
+		n += *c
+	}
+	return n
+}
+
+// Add adds v's counts to u's.
+func (u *UsageErrors) Add(v UsageErrors) {
+	vc := v.counters()
+	for i, c := range u.counters() {
+		*c += *vc[i]
+	}
+}
+
+// UsageCount is one kind of usage error: how many, and what it counts.
+type UsageCount struct {
+	N    uint64
+	What string // e.g. "leaves with no region open"
+}
+
+// Counts returns every kind of usage error with its count, in a fixed
+// order, zeros included.
+func (u UsageErrors) Counts() []UsageCount {
+	out := make([]UsageCount, 0, len(usageWhat))
+	for i, c := range u.counters() {
+		out = append(out, UsageCount{N: *c, What: usageWhat[i]})
+	}
+	return out
+}
+
+// ByReason counts records by the reason they were removed.
+type ByReason [NumReasons]uint64
+
+// Total returns the records removed for any reason.
+func (r ByReason) Total() (n uint64) {
+	for _, v := range r {
+		n += v
+	}
+	return n
 }
 
 // LevelStats is what happened to one level of a location's hierarchy.
@@ -159,7 +217,7 @@ func (l LevelStats) Kept() uint64 {
 }
 
 // Removed returns the records removed by reason, at the probe or later.
-func (l LevelStats) Removed() (sum [NumReasons]uint64) {
+func (l LevelStats) Removed() (sum ByReason) {
 	for i := range sum {
 		sum[i] = l.Revoked[i] + l.Dropped[i]
 	}
@@ -245,15 +303,11 @@ func (l *Location) Kept() (n uint64) {
 // Accounted returns what became of the location's recorded events: kept,
 // filtered and removed. It equals Recorded in a sound file.
 func (l *Location) Accounted() uint64 {
-	n := l.Kept() + l.FilteredName + l.FilteredDuration
-	for _, v := range l.Removed() {
-		n += v
-	}
-	return n
+	return l.Kept() + l.FilteredName + l.FilteredDuration + l.Removed().Total()
 }
 
 // Removed returns the location's removed records by reason.
-func (l *Location) Removed() (sum [NumReasons]uint64) {
+func (l *Location) Removed() (sum ByReason) {
 	for _, lv := range l.Levels {
 		r := lv.Removed()
 		for i := range sum {

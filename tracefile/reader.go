@@ -352,8 +352,7 @@ func decodeLocations(f *fields) []Location {
 	for i := 0; i < n && f.err == nil; i++ {
 		l := Location{ID: f.u32("location id"), Name: f.str("location name"), Recorded: f.uvarint("recorded"),
 			FilteredName: f.uvarint("filtered by name"), FilteredDuration: f.uvarint("filtered by duration")}
-		u := &l.Usage
-		for _, p := range []*uint64{&u.UnknownRegion, &u.LeaveNothingOpen, &u.LeaveNotOpen, &u.LeftImplicitly, &u.OpenAtClose, &u.AfterClose, &u.MessageNoPeer} {
+		for _, p := range l.Usage.counters() {
 			*p = f.uvarint("usage errors")
 		}
 		np := f.count("profile entries", 5)

@@ -194,9 +194,8 @@ func encodeLocations(ls []Location) []byte {
 		p.uvarint(l.Recorded)
 		p.uvarint(l.FilteredName)
 		p.uvarint(l.FilteredDuration)
-		u := l.Usage
-		for _, v := range []uint64{u.UnknownRegion, u.LeaveNothingOpen, u.LeaveNotOpen, u.LeftImplicitly, u.OpenAtClose, u.AfterClose, u.MessageNoPeer} {
-			p.uvarint(v)
+		for _, v := range l.Usage.counters() {
+			p.uvarint(*v)
 		}
 		p.uvarint(uint64(len(l.Profile)))
 		for _, e := range l.Profile {

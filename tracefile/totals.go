@@ -1,0 +1,52 @@
+package tracefile
+
+// Totals is what the locations of a trace recorded and what became of it,
+// summed over the locations: the buffer's story as hmbtrace summary and
+// the report tell it. Recorded = Kept + FilteredName + FilteredDuration +
+// the sum of Removed in a sound file.
+type Totals struct {
+	Recorded         uint64
+	Kept             uint64
+	FilteredName     uint64
+	FilteredDuration uint64
+	KeptByClass      [NumClasses]uint64
+	Removed          ByReason // at the probe or later
+	Usage            UsageErrors
+	Depths           []DepthTotals // by calling depth, from 0
+}
+
+// DepthTotals is what happened at one calling depth, all locations and
+// classes together.
+type DepthTotals struct {
+	Kept    uint64
+	Removed ByReason
+	Closed  bool // closed by the depth policy
+}
+
+// Totals sums the statistics of the trace's locations.
+func (t *Trace) Totals() Totals {
+	var s Totals
+	for i := range t.Locations {
+		l := &t.Locations[i]
+		s.Recorded += l.Recorded
+		s.FilteredName += l.FilteredName
+		s.FilteredDuration += l.FilteredDuration
+		s.Usage.Add(l.Usage)
+		for _, lv := range l.Levels {
+			kept := lv.Kept()
+			s.Kept += kept
+			s.KeptByClass[lv.Class] += kept
+			for lv.Depth >= len(s.Depths) {
+				s.Depths = append(s.Depths, DepthTotals{})
+			}
+			d := &s.Depths[lv.Depth]
+			d.Kept += kept
+			for r, v := range lv.Removed() {
+				d.Removed[r] += v
+				s.Removed[r] += v
+			}
+			d.Closed = d.Closed || (lv.Closed && lv.By == ByDepth)
+		}
+	}
+	return s
+}
