@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/hmbtrace/hmbtrace/filter"
-	"github.com/hmbtrace/hmbtrace/tracefile"
+	"github.com/hmbtrace/hmbtrace/internal/tracetest"
 )
 
 // runProgram runs the test program bin with HMB_OUTPUT=dir and the extra
@@ -62,11 +62,7 @@ func TestScoreFilterHotHelper(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the generated filter file does not parse: %v", err)
 	}
-	tf, err := tracefile.Open(trace)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tf.Close()
+	tf := tracetest.Open(t, trace)
 	if len(tf.Regions) < 8 {
 		t.Fatalf("%d regions in the trace", len(tf.Regions))
 	}
@@ -78,11 +74,7 @@ func TestScoreFilterHotHelper(t *testing.T) {
 
 	second := runProgram(t, bin, filepath.Join(tmp, "second"), "HMB_FILTER_FILE="+flt)
 	trace2 := filepath.Join(tmp, "second", "hotstencil.0.hmb")
-	tf2, err := tracefile.Open(trace2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tf2.Close()
+	tf2 := tracetest.Open(t, trace2)
 	var filtered uint64
 	for _, l := range tf2.Locations {
 		filtered += l.FilteredName

@@ -371,14 +371,7 @@ func TestKeepLastWindow(t *testing.T) {
 		l.LeaveAt(step, t0+10*i+5)
 	}
 	l.LeaveAt(main, t0+300000)
-	if err := mm.Close(); err != nil {
-		t.Fatal(err)
-	}
-	wf, err := tracefile.Open(mm.Path())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer wf.Close()
+	wf := tracetest.Finish(t, mm)
 	d := exportJSON(t, []*tracefile.File{wf})
 	got := tracks(t, d)
 	compare(t, expected(t, []*tracefile.File{wf}), got, nil)
