@@ -146,7 +146,7 @@ func shedMessages(r *run) string {
 		for i := range f.Locations {
 			for _, lv := range f.Locations[i].Levels {
 				if lv.Class == tracefile.ClassMessage {
-					n += sum(lv.Removed())
+					n += lv.Removed().Total()
 				}
 			}
 		}

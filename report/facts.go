@@ -64,47 +64,18 @@ func writeFacts(p *page, r *run) {
 
 // bufferStory writes what the buffer kept, filtered, removed and reduced.
 func bufferStory(p *page, f *tracefile.File) {
-	var recorded, kept, byName, byDuration uint64
-	var keptByClass [tracefile.NumClasses]uint64
-	var removed [tracefile.NumReasons]uint64
-	var usage []uint64
-	type depthRow struct {
-		kept, removed uint64
-		closed        bool
-	}
-	var depths []depthRow
-	for i := range f.Locations {
-		l := &f.Locations[i]
-		recorded += l.Recorded
-		kept += l.Kept()
-		byName += l.FilteredName
-		byDuration += l.FilteredDuration
-		for j, v := range l.Removed() {
-			removed[j] += v
-		}
-		usage = addUsage(usage, l.Usage)
-		for _, lv := range l.Levels {
-			keptByClass[lv.Class] += lv.Kept()
-			for lv.Depth >= len(depths) {
-				depths = append(depths, depthRow{})
-			}
-			d := &depths[lv.Depth]
-			d.kept += lv.Kept()
-			d.removed += sum(lv.Removed())
-			d.closed = d.closed || (lv.Closed && lv.By == tracefile.ByDepth)
-		}
-	}
+	t := f.Totals()
 	bins, bytes := f.Bins()
 	p.printf("<h4>The buffer's story</h4>\n<table class=\"facts\">\n")
 	row := func(name, value string) { p.printf("<tr><th>%s</th><td>%s</td></tr>\n", esc(name), esc(value)) }
-	row("events recorded", units.Count(recorded))
-	k := fmt.Sprintf("%s (%s), %s in %d bins", units.Count(kept), units.Share(float64(kept), float64(recorded)), units.Size(float64(bytes)), bins)
-	if kept > 0 {
-		k += fmt.Sprintf(", %.2f bytes/event", float64(bytes)/float64(kept))
+	row("events recorded", units.Count(t.Recorded))
+	k := fmt.Sprintf("%s (%s), %s in %d bins", units.Count(t.Kept), units.Share(float64(t.Kept), float64(t.Recorded)), units.Size(float64(bytes)), bins)
+	if t.Kept > 0 {
+		k += fmt.Sprintf(", %.2f bytes/event", float64(bytes)/float64(t.Kept))
 	}
 	row("events kept", k)
 	var classes []string
-	for c, v := range keptByClass {
+	for c, v := range t.KeptByClass {
 		if v > 0 {
 			classes = append(classes, fmt.Sprintf("%s %s", tracefile.Class(c), units.Count(v)))
 		}
@@ -112,6 +83,7 @@ func bufferStory(p *page, f *tracefile.File) {
 	if len(classes) > 1 {
 		row("kept by class", strings.Join(classes, ", "))
 	}
+	byName, byDuration := t.FilteredName, t.FilteredDuration
 	if f.Header.FilterFile != "" || f.Header.MinDuration > 0 || byName+byDuration > 0 {
 		var why []string
 		if f.Header.FilterFile != "" || byName > 0 {
@@ -122,13 +94,14 @@ func bufferStory(p *page, f *tracefile.File) {
 		}
 		row("events filtered", units.Count(byName+byDuration)+": "+strings.Join(why, ", "))
 	}
-	rm := units.Count(sum(removed))
-	if s := removedText(removed); s != "" {
+	removed := t.Removed.Total()
+	rm := units.Count(removed)
+	if s := removedText(t.Removed); s != "" {
 		rm += " (" + s + ")"
 	}
 	row("events removed", rm)
-	if recorded != kept+byName+byDuration+sum(removed) {
-		row("warning", fmt.Sprintf("recorded != kept + filtered + removed (%d != %d + %d + %d)", recorded, kept, byName+byDuration, sum(removed)))
+	if t.Recorded != t.Kept+byName+byDuration+removed {
+		row("warning", fmt.Sprintf("recorded != kept + filtered + removed (%d != %d + %d + %d)", t.Recorded, t.Kept, byName+byDuration, removed))
 	}
 	if len(f.Reductions) == 0 {
 		row("reductions", "none: the whole run fit")
@@ -150,23 +123,24 @@ func bufferStory(p *page, f *tracefile.File) {
 			row("interrupted", l.Name+" was still running when a signal ended the run: its last event may be uncounted, its open regions stay open")
 		}
 	}
-	if u := usageText(usage); u != "" {
+	if u := usageText(t.Usage); u != "" {
 		row("usage errors", u)
 	} else {
 		row("usage errors", "none")
 	}
 	p.printf("</table>\n")
-	if len(depths) > 0 {
+	if len(t.Depths) > 0 {
 		p.printf("<table class=\"sortable numeric small\"><thead><tr><th>depth</th><th>kept</th><th>removed</th><th>closed</th></tr></thead><tbody>\n")
-		for d, dr := range depths {
-			if dr.kept == 0 && dr.removed == 0 {
+		for d, dr := range t.Depths {
+			removed := dr.Removed.Total()
+			if dr.Kept == 0 && removed == 0 {
 				continue
 			}
 			closed := ""
-			if dr.closed {
+			if dr.Closed {
 				closed = "closed"
 			}
-			p.printf("<tr><td data-v=\"%d\">%d</td><td data-v=\"%d\">%s</td><td data-v=\"%d\">%s</td><td>%s</td></tr>\n", d, d, dr.kept, units.Count(dr.kept), dr.removed, units.Count(dr.removed), closed)
+			p.printf("<tr><td data-v=\"%d\">%d</td><td data-v=\"%d\">%s</td><td data-v=\"%d\">%s</td><td>%s</td></tr>\n", d, d, dr.Kept, units.Count(dr.Kept), removed, units.Count(removed), closed)
 		}
 		p.printf("</tbody></table>\n")
 	}
@@ -195,7 +169,7 @@ func bufferStory(p *page, f *tracefile.File) {
 		filtered := l.FilteredName + l.FilteredDuration
 		p.printf("<tr><td>%s</td><td data-v=\"%d\">%s</td><td data-v=\"%d\">%s</td><td data-v=\"%d\">%s</td><td data-v=\"%d\">%s</td><td>%s</td></tr>\n",
 			esc(l.Name), l.Recorded, units.Count(l.Recorded), l.Kept(), units.Count(l.Kept()), filtered, units.Count(filtered),
-			sum(l.Removed()), units.Count(sum(l.Removed())), esc(strings.Join(notes, "; ")))
+			l.Removed().Total(), units.Count(l.Removed().Total()), esc(strings.Join(notes, "; ")))
 	}
 	p.printf("</tbody></table></div></details>\n")
 }
@@ -219,36 +193,12 @@ func reductionText(f *tracefile.File, r tracefile.Reduction) string {
 	return fmt.Sprintf("at %s %s: %d bins (%s events)", at, r.Reason, r.Bins, units.Count(r.Records))
 }
 
-var usageNames = []string{
-	"probes with an undefined region",
-	"leaves with no region open",
-	"leaves of a region not open (ignored)",
-	"regions left implicitly by the leave of an enclosing one",
-	"regions still open at Close (left then)",
-	"probes after Close",
-	"messages without a peer of this measurement",
-}
-
-func usageCounts(u tracefile.UsageErrors) []uint64 {
-	return []uint64{u.UnknownRegion, u.LeaveNothingOpen, u.LeaveNotOpen, u.LeftImplicitly, u.OpenAtClose, u.AfterClose, u.MessageNoPeer}
-}
-
-func addUsage(sum []uint64, u tracefile.UsageErrors) []uint64 {
-	c := usageCounts(u)
-	if sum == nil {
-		sum = make([]uint64, len(c))
-	}
-	for i, v := range c {
-		sum[i] += v
-	}
-	return sum
-}
-
-func usageText(counts []uint64) string {
+// usageText lists the usage errors that happened: "2 probes after Close".
+func usageText(u tracefile.UsageErrors) string {
 	var parts []string
-	for i, n := range counts {
-		if n > 0 {
-			parts = append(parts, units.Count(n)+" "+usageNames[i])
+	for _, c := range u.Counts() {
+		if c.N > 0 {
+			parts = append(parts, units.Count(c.N)+" "+c.What)
 		}
 	}
 	return strings.Join(parts, "; ")

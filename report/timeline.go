@@ -155,18 +155,11 @@ func statsDepth(l *tracefile.Location) int {
 		if lv.Class != tracefile.ClassRegion && lv.Class != tracefile.ClassCollective {
 			continue
 		}
-		if lv.Written > 0 || lv.Kept() > 0 || sum(lv.Removed()) > 0 {
+		if lv.Written > 0 || lv.Kept() > 0 || lv.Removed().Total() > 0 {
 			d = max(d, lv.Depth)
 		}
 	}
 	return d
-}
-
-func sum(a [tracefile.NumReasons]uint64) (s uint64) {
-	for _, v := range a {
-		s += v
-	}
-	return s
 }
 
 // buildTimeline reads every location's events once and encodes its calls.
@@ -363,7 +356,7 @@ func shortNotes(l *tracefile.Location) []string {
 	if n := l.FilteredName + l.FilteredDuration; n > 0 {
 		parts = append(parts, units.Count(n)+" filtered")
 	}
-	if n := sum(l.Removed()); n > 0 {
+	if n := l.Removed().Total(); n > 0 {
 		parts = append(parts, units.Count(n)+" shed")
 	}
 	if l.Interrupted {
@@ -373,7 +366,7 @@ func shortNotes(l *tracefile.Location) []string {
 }
 
 // removedText lists removed events by reason: "206,800 by depth, 12 no bin".
-func removedText(removed [tracefile.NumReasons]uint64) string {
+func removedText(removed tracefile.ByReason) string {
 	s := ""
 	for reason, n := range removed {
 		if n == 0 {
@@ -390,7 +383,7 @@ func removedText(removed [tracefile.NumReasons]uint64) string {
 // depthStats says what the buffer did at depth d of l, all classes.
 func depthStats(l *tracefile.Location, d int) string {
 	var kept uint64
-	var removed [tracefile.NumReasons]uint64
+	var removed tracefile.ByReason
 	closed := ""
 	for _, lv := range l.Levels {
 		if lv.Depth != d {

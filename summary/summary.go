@@ -217,52 +217,19 @@ func runFacts(out io.Writer, f *tracefile.File) {
 
 func bufferStory(out io.Writer, f *tracefile.File) {
 	h := &f.Header
-	var recorded, kept, byName, byDuration uint64
-	var keptByClass [tracefile.NumClasses]uint64
-	var removed [tracefile.NumReasons]uint64
-	var usage tracefile.UsageErrors
-	type depthRow struct {
-		kept, removed uint64
-		closed        bool
-	}
-	var depths []depthRow
-	for i := range f.Locations {
-		l := &f.Locations[i]
-		recorded += l.Recorded
-		kept += l.Kept()
-		byName += l.FilteredName
-		byDuration += l.FilteredDuration
-		for _, lv := range l.Levels {
-			keptByClass[lv.Class] += lv.Kept()
-		}
-		for j, v := range l.Removed() {
-			removed[j] += v
-		}
-		addUsage(&usage, l.Usage)
-		for _, lv := range l.Levels {
-			for lv.Depth >= len(depths) {
-				depths = append(depths, depthRow{})
-			}
-			d := &depths[lv.Depth]
-			d.kept += lv.Kept()
-			for _, v := range lv.Removed() {
-				d.removed += v
-			}
-			d.closed = d.closed || (lv.Closed && lv.By == tracefile.ByDepth)
-		}
-	}
+	t := f.Totals()
 	bins, bytes := f.Bins()
 	fmt.Fprintf(out, "\nBuffer of %s (rank %d): %s in %d bins of %s, reduction policy %s\n", f.Path, h.Rank, units.Size(float64(h.BufferSize)),
 		h.BufferSize/max(h.BinSize, 1), units.Size(float64(h.BinSize)), h.Policy)
-	fmt.Fprintf(out, "  events recorded  %s\n", units.Count(recorded))
-	fmt.Fprintf(out, "  events kept      %s (%s), %s in %d bins", units.Count(kept), units.Share(float64(kept), float64(recorded)), units.Size(float64(bytes)), bins)
-	if kept > 0 {
-		fmt.Fprintf(out, ", %.2f bytes/event", float64(bytes)/float64(kept))
+	fmt.Fprintf(out, "  events recorded  %s\n", units.Count(t.Recorded))
+	fmt.Fprintf(out, "  events kept      %s (%s), %s in %d bins", units.Count(t.Kept), units.Share(float64(t.Kept), float64(t.Recorded)), units.Size(float64(bytes)), bins)
+	if t.Kept > 0 {
+		fmt.Fprintf(out, ", %.2f bytes/event", float64(bytes)/float64(t.Kept))
 	}
 	fmt.Fprintln(out)
-	if keptByClass[tracefile.ClassRegion] != kept {
+	if t.KeptByClass[tracefile.ClassRegion] != t.Kept {
 		var parts []string
-		for c, v := range keptByClass {
+		for c, v := range t.KeptByClass {
 			if v > 0 {
 				parts = append(parts, fmt.Sprintf("%s %s", tracefile.Class(c), units.Count(v)))
 			}
@@ -270,19 +237,18 @@ func bufferStory(out io.Writer, f *tracefile.File) {
 		fmt.Fprintf(out, "    by class       %s\n", strings.Join(parts, ", "))
 	}
 	if h.FilterFile != "" || h.MinDuration > 0 {
-		fmt.Fprintf(out, "  events filtered  %s", units.Count(byName+byDuration))
+		fmt.Fprintf(out, "  events filtered  %s", units.Count(t.FilteredName+t.FilteredDuration))
 		if h.FilterFile != "" {
-			fmt.Fprintf(out, "; %s of regions excluded by %s", units.Count(byName), h.FilterFile)
+			fmt.Fprintf(out, "; %s of regions excluded by %s", units.Count(t.FilteredName), h.FilterFile)
 		}
 		if h.MinDuration > 0 {
-			fmt.Fprintf(out, "; %s of calls shorter than %s", units.Count(byDuration), units.Duration(float64(h.MinDuration)))
+			fmt.Fprintf(out, "; %s of calls shorter than %s", units.Count(t.FilteredDuration), units.Duration(float64(h.MinDuration)))
 		}
 		fmt.Fprintln(out)
 	}
-	var dropped uint64
+	dropped := t.Removed.Total()
 	var parts []string
-	for r, v := range removed {
-		dropped += v
+	for r, v := range t.Removed {
 		if v > 0 {
 			parts = append(parts, fmt.Sprintf("%s %s", tracefile.Reason(r), units.Count(v)))
 		}
@@ -292,8 +258,8 @@ func bufferStory(out io.Writer, f *tracefile.File) {
 		fmt.Fprintf(out, " (by %s)", strings.Join(parts, ", "))
 	}
 	fmt.Fprintln(out)
-	if recorded != kept+byName+byDuration+dropped {
-		fmt.Fprintf(out, "  WARNING: recorded != kept + filtered + removed (%d != %d + %d + %d)\n", recorded, kept, byName+byDuration, dropped)
+	if t.Recorded != t.Kept+t.FilteredName+t.FilteredDuration+dropped {
+		fmt.Fprintf(out, "  WARNING: recorded != kept + filtered + removed (%d != %d + %d + %d)\n", t.Recorded, t.Kept, t.FilteredName+t.FilteredDuration, dropped)
 	}
 	for i := range f.Locations {
 		if l := &f.Locations[i]; l.Interrupted {
@@ -327,52 +293,32 @@ func bufferStory(out io.Writer, f *tracefile.File) {
 			}
 		}
 	}
-	if len(depths) > 0 {
+	if len(t.Depths) > 0 {
 		fmt.Fprintln(out, "  per depth:")
 		tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "    depth\tkept\tremoved\t\t")
-		for d, row := range depths {
-			if row.kept == 0 && row.removed == 0 {
+		for d, row := range t.Depths {
+			removed := row.Removed.Total()
+			if row.Kept == 0 && removed == 0 {
 				continue
 			}
 			note := ""
-			if row.closed {
+			if row.Closed {
 				note = "closed"
 			}
-			fmt.Fprintf(tw, "    %d\t%s\t%s\t%s\t\n", d, units.Count(row.kept), units.Count(row.removed), note)
+			fmt.Fprintf(tw, "    %d\t%s\t%s\t%s\t\n", d, units.Count(row.Kept), units.Count(removed), note)
 		}
 		tw.Flush()
 	}
-	if usage.Total() == 0 {
+	if t.Usage.Total() == 0 {
 		fmt.Fprintln(out, "  usage errors     none")
 	} else {
-		fmt.Fprintf(out, "  usage errors     %s:", units.Count(usage.Total()))
-		for _, u := range []struct {
-			n    uint64
-			what string
-		}{
-			{usage.UnknownRegion, "probes with an undefined region"},
-			{usage.LeaveNothingOpen, "leaves with no region open"},
-			{usage.LeaveNotOpen, "leaves of a region not open (ignored)"},
-			{usage.LeftImplicitly, "regions left implicitly by the leave of an enclosing one"},
-			{usage.OpenAtClose, "regions still open at Close (left then)"},
-			{usage.AfterClose, "probes after Close"},
-			{usage.MessageNoPeer, "messages without a peer of this measurement"},
-		} {
-			if u.n > 0 {
-				fmt.Fprintf(out, " %s %s;", units.Count(u.n), u.what)
+		fmt.Fprintf(out, "  usage errors     %s:", units.Count(t.Usage.Total()))
+		for _, u := range t.Usage.Counts() {
+			if u.N > 0 {
+				fmt.Fprintf(out, " %s %s;", units.Count(u.N), u.What)
 			}
 		}
 		fmt.Fprintln(out)
 	}
-}
-
-func addUsage(dst *tracefile.UsageErrors, u tracefile.UsageErrors) {
-	dst.UnknownRegion += u.UnknownRegion
-	dst.LeaveNothingOpen += u.LeaveNothingOpen
-	dst.LeaveNotOpen += u.LeaveNotOpen
-	dst.LeftImplicitly += u.LeftImplicitly
-	dst.OpenAtClose += u.OpenAtClose
-	dst.AfterClose += u.AfterClose
-	dst.MessageNoPeer += u.MessageNoPeer
 }
