@@ -199,15 +199,7 @@ func encodeLocations(ls []Location) []byte {
 		}
 		p.uvarint(uint64(len(l.Profile)))
 		for _, e := range l.Profile {
-			p.uvarint(uint64(e.Region))
-			p.uvarint(e.Visits)
-			p.uvarint(e.Inclusive)
-			p.uvarint(e.Exclusive)
-			p.uvarint(uint64(len(e.CounterInclusive)))
-			for i := range e.CounterInclusive {
-				p.uvarint(e.CounterInclusive[i])
-				p.uvarint(e.CounterExclusive[i])
-			}
+			encodeProfileEntry(&p, e)
 		}
 		p.uvarint(uint64(len(l.Levels)))
 		for _, lv := range l.Levels {
@@ -257,16 +249,22 @@ func encodePhase(p *payload, ps *PhaseSeries) {
 	for _, s := range ps.Samples {
 		p.uvarint(uint64(len(s.Entries)))
 		for _, e := range s.Entries {
-			p.uvarint(uint64(e.Region))
-			p.uvarint(e.Visits)
-			p.uvarint(e.Inclusive)
-			p.uvarint(e.Exclusive)
-			p.uvarint(uint64(len(e.CounterInclusive)))
-			for i := range e.CounterInclusive {
-				p.uvarint(e.CounterInclusive[i])
-				p.uvarint(e.CounterExclusive[i])
-			}
+			encodeProfileEntry(p, e)
 		}
+	}
+}
+
+// encodeProfileEntry writes one region's line of a flat profile or of a
+// phase sample, as decodeProfileEntry reads it.
+func encodeProfileEntry(p *payload, e ProfileEntry) {
+	p.uvarint(uint64(e.Region))
+	p.uvarint(e.Visits)
+	p.uvarint(e.Inclusive)
+	p.uvarint(e.Exclusive)
+	p.uvarint(uint64(len(e.CounterInclusive)))
+	for i := range e.CounterInclusive {
+		p.uvarint(e.CounterInclusive[i])
+		p.uvarint(e.CounterExclusive[i])
 	}
 }
 
