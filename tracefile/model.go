@@ -200,21 +200,15 @@ func (r ByReason) Total() (n uint64) {
 type LevelStats struct {
 	Depth   int
 	Class   Class
-	Written uint64             // records put into bins
-	Revoked [NumReasons]uint64 // records later removed with their bins
-	Dropped [NumReasons]uint64 // records dropped at the probe
+	Written uint64   // records put into bins
+	Revoked ByReason // records later removed with their bins
+	Dropped ByReason // records dropped at the probe
 	Closed  bool
 	By      Reason // why it was closed
 }
 
 // Kept returns the records of the level that are in the file.
-func (l LevelStats) Kept() uint64 {
-	k := l.Written
-	for _, r := range l.Revoked {
-		k -= r
-	}
-	return k
-}
+func (l LevelStats) Kept() uint64 { return l.Written - l.Revoked.Total() }
 
 // Removed returns the records removed by reason, at the probe or later.
 func (l LevelStats) Removed() (sum ByReason) {

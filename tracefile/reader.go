@@ -374,11 +374,7 @@ func decodeLocations(f *fields) []Location {
 			}
 			lv.Closed = f.bool("closed")
 			lv.By = f.reason("closed by")
-			var rev uint64
-			for _, r := range lv.Revoked {
-				rev += r
-			}
-			if f.err == nil && rev > lv.Written {
+			if rev := lv.Revoked.Total(); f.err == nil && rev > lv.Written {
 				f.fail("revoked", fmt.Sprintf("%d records revoked of %d written", rev, lv.Written))
 			}
 			l.Levels = append(l.Levels, lv)
