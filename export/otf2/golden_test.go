@@ -16,6 +16,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/hmbtrace/hmbtrace/internal/tracetest"
 )
 
 // traceIDOffset is where the anchor stores the trace id, which libotf2
@@ -157,21 +159,6 @@ func TestGolden(t *testing.T) {
 	}
 }
 
-// requireTool fails (or, with HMB_ALLOW_SKIP=1, skips) a test whose external
-// tool is missing, naming the Debian package that provides it.
-func requireTool(t testing.TB, tool, pkg string) string {
-	t.Helper()
-	p, err := exec.LookPath(tool)
-	if err != nil {
-		msg := fmt.Sprintf("%s not found: install the Debian package %s", tool, pkg)
-		if os.Getenv("HMB_ALLOW_SKIP") == "1" {
-			t.Skip(msg)
-		}
-		t.Fatal(msg)
-	}
-	return p
-}
-
 // TestGoldenReproducible rebuilds the golden archives with the committed
 // generator and libotf2 and compares them with the committed ones, so the
 // goldens cannot drift from what libotf2 writes.
@@ -179,8 +166,8 @@ func TestGoldenReproducible(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the C generator")
 	}
-	gcc := requireTool(t, "gcc", "gcc")
-	cfg := requireTool(t, "otf2-config", "libotf2-trace-dev")
+	gcc := tracetest.RequireTool(t, "gcc", "gcc")
+	cfg := tracetest.RequireTool(t, "otf2-config", "libotf2-trace-dev")
 	flags, err := exec.Command(cfg, "--cflags", "--ldflags", "--libs").Output()
 	if err != nil {
 		t.Fatalf("otf2-config: %v", err)

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -12,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/hmbtrace/hmbtrace/export/otf2/internal/otf2print"
+	"github.com/hmbtrace/hmbtrace/internal/tracetest"
 )
 
 // The tests in this file read the Go writer's archives with the reference
@@ -161,11 +161,7 @@ func requirePythonOTF2(t *testing.T) string {
 	const python = "/usr/bin/python3" // python3-otf2 is built for Debian's python only
 	err := exec.Command(python, "-c", "import otf2").Run()
 	if err != nil {
-		msg := fmt.Sprintf("%s cannot import otf2 (%v): install the Debian package python3-otf2", python, err)
-		if os.Getenv("HMB_ALLOW_SKIP") == "1" {
-			t.Skip(msg)
-		}
-		t.Fatal(msg)
+		tracetest.SkipOrFail(t, fmt.Sprintf("%s cannot import otf2 (%v): install the Debian package python3-otf2", python, err))
 	}
 	return python
 }

@@ -9,12 +9,13 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hmbtrace/hmbtrace/internal/tracetest"
 )
 
 // DebianPackage provides otf2-print.
@@ -40,10 +41,7 @@ func Require(t testing.TB) string {
 	t.Helper()
 	p, err := Path()
 	if err != nil {
-		if os.Getenv("HMB_ALLOW_SKIP") == "1" {
-			t.Skip(err)
-		}
-		t.Fatal(err)
+		tracetest.SkipOrFail(t, err.Error())
 	}
 	return p
 }
