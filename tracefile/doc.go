@@ -4,7 +4,10 @@
 // the Hierarchical Memory Buffer exactly as they were in memory, and a
 // CRC-32C over all of it. The writer is used by package measure at the end
 // of a run; the reader is used by every tool and rebuilds each location's
-// exact event order by merging its level streams.
+// exact event order by merging its level streams. The tools share what
+// they derive from the files here too: Trace.Totals (the buffer's story
+// summed over the locations), Peers (the location at the other end of a
+// message) and Axis (several files on one time axis).
 //
 // # Layout (version 1)
 //
