@@ -131,7 +131,7 @@ func bufferStory(p *page, f *tracefile.File) {
 	p.printf("</table>\n")
 	if len(t.Depths) > 0 {
 		p.printf("<table class=\"sortable numeric small\"><thead><tr><th>depth</th><th>kept</th><th>removed</th><th>closed</th></tr></thead><tbody>\n")
-		for d, dr := range t.Depths {
+		for _, dr := range t.Depths {
 			removed := dr.Removed.Total()
 			if dr.Kept == 0 && removed == 0 {
 				continue
@@ -140,7 +140,7 @@ func bufferStory(p *page, f *tracefile.File) {
 			if dr.Closed {
 				closed = "closed"
 			}
-			p.printf("<tr><td data-v=\"%d\">%d</td><td data-v=\"%d\">%s</td><td data-v=\"%d\">%s</td><td>%s</td></tr>\n", d, d, dr.Kept, units.Count(dr.Kept), removed, units.Count(removed), closed)
+			p.printf("<tr><td data-v=\"%d\">%d</td><td data-v=\"%d\">%s</td><td data-v=\"%d\">%s</td><td>%s</td></tr>\n", dr.Depth, dr.Depth, dr.Kept, units.Count(dr.Kept), removed, units.Count(removed), closed)
 		}
 		p.printf("</tbody></table>\n")
 	}

@@ -297,7 +297,7 @@ func bufferStory(out io.Writer, f *tracefile.File) {
 		fmt.Fprintln(out, "  per depth:")
 		tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "    depth\tkept\tremoved\t\t")
-		for d, row := range t.Depths {
+		for _, row := range t.Depths {
 			removed := row.Removed.Total()
 			if row.Kept == 0 && removed == 0 {
 				continue
@@ -306,7 +306,7 @@ func bufferStory(out io.Writer, f *tracefile.File) {
 			if row.Closed {
 				note = "closed"
 			}
-			fmt.Fprintf(tw, "    %d\t%s\t%s\t%s\t\n", d, units.Count(row.Kept), units.Count(removed), note)
+			fmt.Fprintf(tw, "    %d\t%s\t%s\t%s\t\n", row.Depth, units.Count(row.Kept), units.Count(removed), note)
 		}
 		tw.Flush()
 	}

@@ -1,5 +1,7 @@
 package tracefile
 
+import "sort"
+
 // Totals is what the locations of a trace recorded and what became of it,
 // summed over the locations: the buffer's story as hmbtrace summary and
 // the report tell it. Recorded = Kept + FilteredName + FilteredDuration +
@@ -12,12 +14,16 @@ type Totals struct {
 	KeptByClass      [NumClasses]uint64
 	Removed          ByReason // at the probe or later
 	Usage            UsageErrors
-	Depths           []DepthTotals // by calling depth, from 0
+	// Depths has an entry for each calling depth a level of the trace is
+	// at, in increasing order: sparse, so a file's depth numbers (up to
+	// 2^30) never size an allocation.
+	Depths []DepthTotals
 }
 
 // DepthTotals is what happened at one calling depth, all locations and
 // classes together.
 type DepthTotals struct {
+	Depth   int
 	Kept    uint64
 	Removed ByReason
 	Closed  bool // closed by the depth policy
@@ -26,6 +32,7 @@ type DepthTotals struct {
 // Totals sums the statistics of the trace's locations.
 func (t *Trace) Totals() Totals {
 	var s Totals
+	at := map[int]int{} // depth -> index in s.Depths
 	for i := range t.Locations {
 		l := &t.Locations[i]
 		s.Recorded += l.Recorded
@@ -36,10 +43,13 @@ func (t *Trace) Totals() Totals {
 			kept := lv.Kept()
 			s.Kept += kept
 			s.KeptByClass[lv.Class] += kept
-			for lv.Depth >= len(s.Depths) {
-				s.Depths = append(s.Depths, DepthTotals{})
+			i, ok := at[lv.Depth]
+			if !ok {
+				i = len(s.Depths)
+				at[lv.Depth] = i
+				s.Depths = append(s.Depths, DepthTotals{Depth: lv.Depth})
 			}
-			d := &s.Depths[lv.Depth]
+			d := &s.Depths[i]
 			d.Kept += kept
 			for r, v := range lv.Removed() {
 				d.Removed[r] += v
@@ -48,5 +58,6 @@ func (t *Trace) Totals() Totals {
 			d.Closed = d.Closed || (lv.Closed && lv.By == ByDepth)
 		}
 	}
+	sort.Slice(s.Depths, func(i, j int) bool { return s.Depths[i].Depth < s.Depths[j].Depth })
 	return s
 }

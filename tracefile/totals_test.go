@@ -22,9 +22,9 @@ func TestTotals(t *testing.T) {
 		Removed:     ByReason{ByDepth: 7, ByClass: 1, NoBin: 1},
 		Usage:       UsageErrors{LeaveNotOpen: 1, AfterClose: 3, MessageNoPeer: 5},
 		Depths: []DepthTotals{
-			{Kept: 9, Removed: ByReason{NoBin: 1}},
-			{Kept: 2, Removed: ByReason{ByClass: 1}}, // closed, but by class
-			{Kept: 0, Removed: ByReason{ByDepth: 7}, Closed: true},
+			{Depth: 0, Kept: 9, Removed: ByReason{NoBin: 1}},
+			{Depth: 1, Kept: 2, Removed: ByReason{ByClass: 1}}, // closed, but by class
+			{Depth: 2, Kept: 0, Removed: ByReason{ByDepth: 7}, Closed: true},
 		},
 	}
 	got := tr.Totals()
@@ -38,6 +38,20 @@ func TestTotals(t *testing.T) {
 		if l := &tr.Locations[i]; l.Accounted() != l.Recorded {
 			t.Errorf("location %d accounts for %d of %d", i, l.Accounted(), l.Recorded)
 		}
+	}
+}
+
+// A file's depth numbers do not size the totals: levels at depths 3 and
+// 2^30 give two entries.
+func TestTotalsSparseDepths(t *testing.T) {
+	tr := &Trace{Locations: []Location{{Recorded: 2, Levels: []LevelStats{
+		{Depth: 1 << 30, Class: ClassRegion, Written: 1},
+		{Depth: 3, Class: ClassRegion, Written: 1},
+	}}}}
+	got := tr.Totals().Depths
+	want := []DepthTotals{{Depth: 3, Kept: 1}, {Depth: 1 << 30, Kept: 1}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("depths %+v, want %+v", got, want)
 	}
 }
 
