@@ -39,8 +39,8 @@ func (e *Encoder) StartBin(b []byte, t uint64, openRegion uint32) int {
 
 // Enter puts an enter record of region at time t with sequence number seq.
 func (e *Encoder) Enter(b []byte, t uint64, seq uint32, region uint32) int {
-	// The common case, small enough to be inlined into the probes' path:
-	// every technique on, a small region, a small delta, the default seq.
+	// The common case, written without a call: every technique on, a small
+	// region, a small delta, the default seq.
 	if d := t - e.time; e.tech == All && t >= e.time && d < 0x80 && region-1 < 63 && seq == e.defaultSeq(d) && len(b) >= 2 {
 		e.time, e.next = t, seq+1
 		if d == 0 {
@@ -69,11 +69,10 @@ func (e *Encoder) enterSlow(b []byte, t uint64, seq uint32, region uint32) int {
 	if e.tech == All {
 		n := 0
 		d := t - e.time
-		if (d == 0 && seq != e.next) || (d != 0 && seq != 0) {
+		if seq != e.defaultSeq(d) {
 			n = e.putSeq(b, seq)
 		}
-		e.time = t
-		e.next = seq + 1
+		e.time, e.next = t, seq+1
 		if region < 64 && region != 0 {
 			if d == 0 {
 				b[n] = tokEnterNowInline | byte(region)
@@ -133,8 +132,8 @@ func (e *Encoder) enterGeneral(b []byte, t uint64, seq uint32, region uint32) in
 // Leave puts a leave record at time t with sequence number seq. The region
 // left is the one open at the stream's depth; it is never stored.
 func (e *Encoder) Leave(b []byte, t uint64, seq uint32) int {
-	// The common case, small enough to be inlined: a delta that fits the
-	// token with one more byte at most, the default seq.
+	// The common case, written without a call: a delta that fits the token
+	// with one more byte at most, the default seq.
 	if d := t - e.time; e.tech == All && t >= e.time && d < 32<<7 && seq == e.defaultSeq(d) && len(b) >= 2 {
 		e.time, e.next = t, seq+1
 		if d < 32 {
@@ -154,11 +153,10 @@ func (e *Encoder) leaveSlow(b []byte, t uint64, seq uint32) int {
 	if e.tech == All {
 		n := 0
 		d := t - e.time
-		if (d == 0 && seq != e.next) || (d != 0 && seq != 0) {
+		if seq != e.defaultSeq(d) {
 			n = e.putSeq(b, seq)
 		}
-		e.time = t
-		e.next = seq + 1
+		e.time, e.next = t, seq+1
 		return n + putLeaveDelta(b[n:], d)
 	}
 	return e.leaveGeneral(b, t, seq)
@@ -270,10 +268,7 @@ func (e *Encoder) Collective(b []byte, t uint64, seq uint32, root int64, bytes u
 // seqPrefix writes a SEQ prefix when seq differs from the default the
 // decoder infers, and advances the stream's default.
 func (e *Encoder) seqPrefix(b []byte, t uint64, seq uint32) int {
-	want := uint32(0)
-	if t == e.time {
-		want = e.next
-	}
+	want := e.defaultSeq(t - e.time)
 	e.next = seq + 1
 	if seq == want {
 		return 0
