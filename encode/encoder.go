@@ -196,13 +196,6 @@ func putLeaveDelta(b []byte, d uint64) int {
 // Message puts a send (KindSend) or receive (KindRecv) record. peer is a
 // location id of the same process, or an MPI world rank when rank is set.
 func (e *Encoder) Message(b []byte, k Kind, t uint64, seq uint32, peer uint64, rank bool, tag uint32, bytes uint64) int {
-	if t < e.time {
-		t = e.time
-	}
-	n := e.seqPrefix(b, t, seq)
-	leb := e.tech&LEB128 != 0
-	tf := e.timeField(t)
-	e.time = t
 	var tok byte = TokSend
 	if k == KindRecv {
 		tok = TokRecv
@@ -210,9 +203,8 @@ func (e *Encoder) Message(b []byte, k Kind, t uint64, seq uint32, peer uint64, r
 	if rank {
 		tok += TokSendRank - TokSend
 	}
-	b[n] = tok
-	n++
-	n += putUint(b[n:], tf, 8, leb)
+	leb := e.tech&LEB128 != 0
+	n := e.putHead(b, tok, t, seq)
 	n += putUint(b[n:], peer, 8, leb)
 	n += putUint(b[n:], uint64(tag), 4, leb)
 	return n + putUint(b[n:], bytes, 8, leb)
@@ -222,19 +214,11 @@ func (e *Encoder) Message(b []byte, k Kind, t uint64, seq uint32, peer uint64, r
 // values are not written). With delta encoding, each value is stored as the
 // zigzag difference to the previous value of the same counter in the bin.
 func (e *Encoder) Metric(b []byte, t uint64, seq uint32, values []uint64) int {
-	if t < e.time {
-		t = e.time
-	}
 	if len(values) > MaxMetrics {
 		values = values[:MaxMetrics]
 	}
-	n := e.seqPrefix(b, t, seq)
 	leb := e.tech&LEB128 != 0
-	tf := e.timeField(t)
-	e.time = t
-	b[n] = TokMetric
-	n++
-	n += putUint(b[n:], tf, 8, leb)
+	n := e.putHead(b, TokMetric, t, seq)
 	n += putUint(b[n:], uint64(len(values)), 1, leb)
 	delta := e.tech&Delta != 0
 	for i, v := range values {
@@ -251,18 +235,26 @@ func (e *Encoder) Metric(b []byte, t uint64, seq uint32, values []uint64) int {
 // Collective puts the root rank (negative: none) and byte count of a
 // collective operation, right after its enter record.
 func (e *Encoder) Collective(b []byte, t uint64, seq uint32, root int64, bytes uint64) int {
-	if t < e.time {
-		t = e.time
-	}
-	n := e.seqPrefix(b, t, seq)
 	leb := e.tech&LEB128 != 0
-	tf := e.timeField(t)
-	e.time = t
-	b[n] = TokColl
-	n++
-	n += putUint(b[n:], tf, 8, leb)
+	n := e.putHead(b, TokColl, t, seq)
 	n += putUint(b[n:], uint64(max(root+1, 0)), 8, leb)
 	return n + putUint(b[n:], bytes, 8, leb)
+}
+
+// putHead writes the start of a message, metric or collective record: a
+// SEQ prefix if needed, the token and the time field. A time before the
+// previous record's is taken as that one.
+func (e *Encoder) putHead(b []byte, tok byte, t uint64, seq uint32) int {
+	t = max(t, e.time)
+	n := 0
+	if seq != e.defaultSeq(t-e.time) { // seqPrefix's test, written out to spare a call
+		n = e.putSeq(b, seq)
+	}
+	tf := e.timeField(t)
+	e.time, e.next = t, seq+1
+	b[n] = tok
+	n++
+	return n + putUint(b[n:], tf, 8, e.tech&LEB128 != 0)
 }
 
 // seqPrefix writes a SEQ prefix when seq differs from the default the
