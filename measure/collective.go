@@ -26,7 +26,8 @@ func (l *Location) EnterCollectiveAt(r Region, root int, bytes uint64, t uint64)
 }
 
 func (l *Location) enterCollective(r Region, root int, bytes uint64, t uint64, read bool) {
-	if uint(r)-1 < uint(len(l.prof)-1) && l.prof[r].filtered {
+	known := uint(r)-1 < uint(len(l.prof)-1)
+	if known && l.prof[r].filtered {
 		l.recorded++
 		l.filteredName++
 		return
@@ -37,15 +38,10 @@ func (l *Location) enterCollective(r Region, root int, bytes uint64, t uint64, r
 	if l.pool.Epoch() != l.epoch && !l.sync() {
 		return
 	}
-	if uint(r)-1 >= uint(len(l.prof)-1) && !l.growProfile(r) {
+	if !known && !l.growProfile(r) {
 		return
 	}
 	p := &l.prof[r]
-	if p.filtered {
-		l.recorded++
-		l.filteredName++
-		return
-	}
 	t, tr, seq := l.stamp(t)
 	_, _, infoSeq := l.stamp(t)
 	l.recorded += 2 // the enter and its root and bytes

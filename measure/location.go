@@ -139,7 +139,8 @@ func (l *Location) stamp(t uint64) (uint64, uint64, uint32) {
 }
 
 func (l *Location) enter(r Region, t uint64, read bool) {
-	if uint(r)-1 < uint(len(l.prof)-1) && l.prof[r].filtered {
+	known := uint(r)-1 < uint(len(l.prof)-1) // in the profile, with its filter flag
+	if known && l.prof[r].filtered {
 		// Excluded by the filter file: not even the clock is read.
 		l.recorded++
 		l.filteredName++
@@ -155,15 +156,11 @@ func (l *Location) enter(r Region, t uint64, read bool) {
 	if l.pool.Epoch() != l.epoch && !l.sync() {
 		return
 	}
-	if uint(r)-1 >= uint(len(l.prof)-1) && !l.growProfile(r) {
+	if !known && !l.growProfile(r) {
 		return
 	}
 	p := &l.prof[r]
 	l.recorded++
-	if p.filtered { // defined after the profile last grew
-		l.filteredName++
-		return
-	}
 	t, tr, seq := l.stamp(t)
 	d := l.depth + 1
 	if d >= len(l.stack) {
@@ -367,11 +364,6 @@ func (l *Location) lose(d int) {
 
 // leaveOther handles a Leave of a region that is not the one on top.
 func (l *Location) leaveOther(r Region, t uint64) {
-	if uint(r)-1 < uint(len(l.prof)-1) && l.prof[r].filtered {
-		l.recorded++
-		l.filteredName++
-		return
-	}
 	if l.depth == 0 {
 		l.usage.LeaveNothingOpen++
 		return
@@ -531,6 +523,9 @@ func (l *Location) viewLimit() int {
 	return l.h.Limit
 }
 
+// growProfile makes room in the profile for region r, defined since it
+// last grew. It returns false, counted, if a probe of r records nothing:
+// r is not defined (a usage error) or the filter file excludes it.
 func (l *Location) growProfile(r Region) bool {
 	n := l.m.regionCount()
 	if r == 0 || int(r) > n {
@@ -545,6 +540,11 @@ func (l *Location) growProfile(r Region) bool {
 	l.prof = p
 	if l.src != nil {
 		l.mprof = append(l.mprof, make([]uint64, (n+1)*2*l.nmet-len(l.mprof))...)
+	}
+	if p[r].filtered {
+		l.recorded++
+		l.filteredName++
+		return false
 	}
 	return true
 }

@@ -333,3 +333,43 @@ func BenchmarkRuntimeTraceRegion(b *testing.B) {
 }
 
 func writeFileForTest(path string) error { return os.WriteFile(path, []byte("x"), 0o644) }
+
+// A region the filter file excludes is filtered whether the location's
+// profile holds it already or grows to hold it at its first probe.
+func TestFilteredRegionDefinedLate(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "filter.txt")
+	os.WriteFile(path, []byte("SCOREP_REGION_NAMES_BEGIN\n  EXCLUDE skip*\nSCOREP_REGION_NAMES_END\n"), 0o644)
+	m := startTest(t, Config{Output: dir, FilterFile: path})
+	a := m.Region("a")
+	loc := m.Location("main")
+	loc.Enter(a) // the profile grows to hold a
+	loc.Leave(a)
+	skip := m.Region("skip") // defined after: the next probe grows the profile
+	loc.Enter(skip)
+	loc.Leave(skip)
+	loc.Enter(skip) // now in the profile
+	loc.Leave(skip)
+	loc.Enter(a)
+	loc.Leave(a)
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	st := m.Stats()
+	if st.Recorded != 8 || st.FilteredName != 4 || st.Kept != 4 || st.Usage != (UsageErrors{}) {
+		t.Errorf("recorded %d, filtered %d, kept %d, usage %+v; want 8, 4, 4, none", st.Recorded, st.FilteredName, st.Kept, st.Usage)
+	}
+	f := openTrace(t, m)
+	var names []string
+	it := f.Events(0)
+	var e tracefile.Event
+	for it.Next(&e) {
+		names = append(names, fmt.Sprintf("%v %s", e.Kind, f.RegionName(e.Region)))
+	}
+	if it.Err() != nil {
+		t.Fatal(it.Err())
+	}
+	if got, want := strings.Join(names, ", "), "ENTER a, LEAVE a, ENTER a, LEAVE a"; got != want {
+		t.Errorf("events %s, want %s", got, want)
+	}
+}
