@@ -21,6 +21,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hmbtrace/hmbtrace/internal/tracetest"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
@@ -52,14 +53,7 @@ func TestMain(m *testing.M) {
 // missing, naming the Debian package that has it.
 func need(t *testing.T, tool, pkg string) {
 	t.Helper()
-	if _, err := exec.LookPath(tool); err == nil {
-		return
-	}
-	msg := fmt.Sprintf("%s not found: install the Debian package %s", tool, pkg)
-	if os.Getenv("HMB_ALLOW_SKIP") == "1" {
-		t.Skip(msg)
-	}
-	t.Fatal(msg)
+	tracetest.RequireTool(t, tool, pkg)
 }
 
 // library builds libhmbtrace and the hmbtrace command and returns the
@@ -373,11 +367,7 @@ func TestAutoinstSymbols(t *testing.T) {
 				}
 			}
 			// DWARF gives the functions' source positions.
-			f, err := tracefile.Open(trace)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
+			f := tracetest.Open(t, trace)
 			for _, r := range f.Regions {
 				if r.Name == "compute" && (filepath.Base(r.File) != "main.c" || r.Line == 0) {
 					t.Errorf("compute defined at %s:%d, want main.c and a line", r.File, r.Line)
@@ -461,11 +451,7 @@ func TestHammerUnderFinalize(t *testing.T) {
 		t.Errorf("dropped %d, stderr %q: want probes after hmb_finalize counted and reported", dropped, stderr)
 	}
 	trace := filepath.Join(p.out, "hammer.0.hmb")
-	f, err := tracefile.Open(trace)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	f := tracetest.Open(t, trace)
 	var inTrace uint64
 	for _, l := range f.Locations {
 		n, ok := probes[l.Name]
@@ -521,11 +507,7 @@ func TestMisuse(t *testing.T) {
 	if !strings.Contains(stderr, "3 probes dropped") {
 		t.Errorf("stderr %q: want the dropped probes reported", stderr)
 	}
-	f, err := tracefile.Open(filepath.Join(p.out, "misuse.0.hmb"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	f := tracetest.Open(t, filepath.Join(p.out, "misuse.0.hmb"))
 	if len(f.Locations) != 1 {
 		t.Fatalf("%d locations, want 1", len(f.Locations))
 	}
@@ -665,11 +647,7 @@ func TestMetricsIgnored(t *testing.T) {
 	if !strings.Contains(stderr, "HMB_METRICS ignored") {
 		t.Errorf("stderr %q", stderr)
 	}
-	f, err := tracefile.Open(filepath.Join(p.out, "env.0.hmb"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	f := tracetest.Open(t, filepath.Join(p.out, "env.0.hmb"))
 	for _, l := range f.Locations {
 		for _, lv := range l.Levels {
 			if lv.Class == tracefile.ClassMetric && lv.Written > 0 {
@@ -699,11 +677,7 @@ func TestProbeBench(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
-	f, err := tracefile.Open(filepath.Join(p.out, "probe_bench.0.hmb"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	f := tracetest.Open(t, filepath.Join(p.out, "probe_bench.0.hmb"))
 	if len(f.Locations) != 1 || f.Locations[0].Recorded != 2*events || f.Locations[0].Kept() != 2*events {
 		t.Errorf("locations %+v: want one that recorded and kept %d events (manual and -finstrument-functions)", f.Locations, 2*events)
 	}
@@ -760,11 +734,7 @@ func TestSignal(t *testing.T) {
 			trace := filepath.Join(out, "signal.0.hmb")
 			evs := dump(t, trace)
 			checkTrace(t, evs, []string{"loop", "step"}, locs)
-			f, err := tracefile.Open(trace)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
+			f := tracetest.Open(t, trace)
 			for _, l := range f.Locations {
 				// The loop is left open, and the step if the signal came inside it.
 				if u := l.Usage; u.Total() != u.OpenAtClose || u.OpenAtClose < 1 || u.OpenAtClose > 2 || l.Kept() < 4 {

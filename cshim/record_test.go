@@ -9,6 +9,7 @@ import (
 
 	"github.com/hmbtrace/hmbtrace/encode"
 	"github.com/hmbtrace/hmbtrace/internal/clock"
+	"github.com/hmbtrace/hmbtrace/internal/tracetest"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
@@ -32,11 +33,7 @@ func startRuntime(t testing.TB, env ...string) *Runtime {
 // readEvents reads a location's events back as text, one per event.
 func readEvents(t *testing.T, path, loc string) []string {
 	t.Helper()
-	f, err := tracefile.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	f := tracetest.Open(t, path)
 	for _, l := range f.Locations {
 		if l.Name != loc {
 			continue
@@ -90,11 +87,7 @@ func TestReplay(t *testing.T) {
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("events\n%q\nwant\n%q", got, want)
 	}
-	f, err := tracefile.Open(rt.Measurement().Path())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	f := tracetest.Open(t, rt.Measurement().Path())
 	if r := f.Regions[a-1]; r.Name != "a" || r.File != "a.c" || r.Line != 3 {
 		t.Errorf("region a: %+v", r)
 	}

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/hmbtrace/hmbtrace/internal/tracetest"
 )
 
 // symTarget builds testdata/symtarget with the given build mode, runs it,
@@ -16,13 +18,7 @@ import (
 // the addresses of its functions by name.
 func symTarget(t *testing.T, buildmode string) (*Symbolizer, map[string]uint64) {
 	t.Helper()
-	if _, err := exec.LookPath("go"); err != nil {
-		msg := "go not found: install the Debian package golang-go (or put a Go toolchain on PATH)"
-		if os.Getenv("HMB_ALLOW_SKIP") == "1" {
-			t.Skip(msg)
-		}
-		t.Fatal(msg)
-	}
+	tracetest.RequireTool(t, "go", "golang-go (or put a Go toolchain on PATH)")
 	dir := t.TempDir()
 	exe := filepath.Join(dir, "symtarget")
 	build := exec.Command("go", "build", "-buildmode="+buildmode, "-o", exe, "./testdata/symtarget")
