@@ -376,11 +376,7 @@ func (c propertyCase) run(t *testing.T) (*tracefile.File, []*driver) {
 	if err := m.Close(); err != nil {
 		t.Fatal(err)
 	}
-	f, err := tracefile.Open(filepath.Join(dir, "prop.0.hmb"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { f.Close() })
+	f := openTrace(t, m)
 	end := f.Header.EndTicks
 	for _, d := range drivers {
 		for len(d.open) > 0 { // left by Close, at its time

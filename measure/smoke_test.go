@@ -1,18 +1,13 @@
 package measure
 
 import (
-	"path/filepath"
 	"testing"
 
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
 func TestSmoke(t *testing.T) {
-	dir := t.TempDir()
-	m, err := Start(Config{Output: dir, Name: "smoke"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := startTest(t, Config{Name: "smoke"})
 	a, b := m.Region("a"), m.Region("b")
 	loc := m.Location("main")
 	for i := 0; i < 1000; i++ {
@@ -24,11 +19,7 @@ func TestSmoke(t *testing.T) {
 	if err := m.Close(); err != nil {
 		t.Fatal(err)
 	}
-	f, err := tracefile.Open(filepath.Join(dir, "smoke.0.hmb"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	f := openTrace(t, m)
 	it := f.Events(0)
 	var e tracefile.Event
 	n := 0
