@@ -4,13 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/signal"
 	"strings"
 	"sync"
-	"syscall"
-	"time"
 
 	"github.com/hmbtrace/hmbtrace/internal/clock"
+	"github.com/hmbtrace/hmbtrace/internal/fatalsignal"
 	"github.com/hmbtrace/hmbtrace/measure"
 )
 
@@ -30,7 +28,7 @@ type Runtime struct {
 	threads []*Thread
 	funcs   map[uint64]measure.Region // function address -> region
 	sym     *Symbolizer
-	signals chan os.Signal
+	signals *fatalsignal.Handler
 }
 
 // Start starts the measurement from the HMB_* variables env ("NAME=value",
@@ -83,24 +81,13 @@ func (rt *Runtime) Start(env []string, clockName string) (enabled bool, err erro
 // handleSignals makes SIGINT and SIGTERM write the trace through OnSignal,
 // then die of the signal as the process would have without the handler.
 func (rt *Runtime) handleSignals() {
-	rt.signals = make(chan os.Signal, 1)
-	signal.Notify(rt.signals, syscall.SIGINT, syscall.SIGTERM)
-	go func(ch chan os.Signal) {
-		sig, ok := <-ch
-		if !ok {
-			return
-		}
+	rt.signals = fatalsignal.Handle(func() {
 		if rt.OnSignal != nil {
 			rt.OnSignal()
 		} else if err := rt.Close(); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 		}
-		signal.Reset(sig)
-		s := sig.(syscall.Signal)
-		syscall.Kill(os.Getpid(), s)
-		time.Sleep(time.Second)
-		os.Exit(128 + int(s))
-	}(rt.signals)
+	})
 }
 
 // syncEnv makes the process's HMB_* variables those of env.
@@ -199,11 +186,8 @@ func (rt *Runtime) Close() error {
 	m := rt.m
 	rt.closed = true
 	rt.sym.Close()
-	if rt.signals != nil {
-		signal.Stop(rt.signals)
-		close(rt.signals)
-		rt.signals = nil
-	}
+	rt.signals.Stop()
+	rt.signals = nil
 	rt.mu.Unlock()
 	if m == nil {
 		return nil

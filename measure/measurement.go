@@ -17,6 +17,7 @@ import (
 	"github.com/hmbtrace/hmbtrace/filter"
 	"github.com/hmbtrace/hmbtrace/hwcounter"
 	"github.com/hmbtrace/hmbtrace/internal/clock"
+	"github.com/hmbtrace/hmbtrace/internal/fatalsignal"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 	"github.com/klauspost/cpuid/v2"
 )
@@ -63,7 +64,7 @@ type Measurement struct {
 	path      string
 	end       clock.Pair
 	grace     time.Duration // how long a signal's Close waits for running probes
-	signals   chan os.Signal
+	signals   *fatalsignal.Handler
 
 	clockSync      []tracefile.ClockSync
 	referenceStart uint64
