@@ -68,33 +68,19 @@ func (m *Measurement) Stats() Stats {
 	s.Reductions = m.pool.Reductions()
 	s.Bins = m.pool.Bins()
 	_, s.BinsPeak = m.pool.Usage()
+	tot := t.Totals()
+	s.Recorded, s.Kept = tot.Recorded, tot.Kept
+	s.FilteredName, s.FilteredDuration = tot.FilteredName, tot.FilteredDuration
+	s.Removed, s.Usage = tot.Removed, tot.Usage
+	for _, d := range tot.Depths { // dense here: index = depth
+		for d.Depth >= len(s.Depths) {
+			s.Depths = append(s.Depths, DepthStats{Depth: len(s.Depths)})
+		}
+		s.Depths[d.Depth] = DepthStats{Depth: d.Depth, Kept: d.Kept, Removed: d.Removed, Closed: d.Closed}
+	}
 	for _, l := range t.Locations {
-		ls := LocationStats{Name: l.Name, Recorded: l.Recorded, Kept: l.Kept(), Usage: l.Usage,
-			FilteredName: l.FilteredName, FilteredDuration: l.FilteredDuration}
-		s.FilteredName += l.FilteredName
-		s.FilteredDuration += l.FilteredDuration
-		removed := l.Removed()
-		for i, v := range removed {
-			ls.Removed[i] = v
-			s.Removed[i] += v
-		}
-		s.Recorded += l.Recorded
-		s.Kept += ls.Kept
-		addUsage(&s.Usage, l.Usage)
-		for _, lv := range l.Levels {
-			for lv.Depth >= len(s.Depths) {
-				s.Depths = append(s.Depths, DepthStats{Depth: len(s.Depths)})
-			}
-			d := &s.Depths[lv.Depth]
-			d.Kept += lv.Kept()
-			for i, v := range lv.Removed() {
-				d.Removed[i] += v
-			}
-			if lv.Closed && lv.By == tracefile.ByDepth {
-				d.Closed = true
-			}
-		}
-		s.Locations = append(s.Locations, ls)
+		s.Locations = append(s.Locations, LocationStats{Name: l.Name, Recorded: l.Recorded, Kept: l.Kept(), Usage: l.Usage,
+			FilteredName: l.FilteredName, FilteredDuration: l.FilteredDuration, Removed: l.Removed()})
 	}
 	m.mu.Lock()
 	locs := append([]*Location(nil), m.locations...)
@@ -105,14 +91,4 @@ func (m *Measurement) Stats() Stats {
 		})
 	}
 	return s
-}
-
-func addUsage(dst *UsageErrors, u UsageErrors) {
-	dst.UnknownRegion += u.UnknownRegion
-	dst.LeaveNothingOpen += u.LeaveNothingOpen
-	dst.LeaveNotOpen += u.LeaveNotOpen
-	dst.LeftImplicitly += u.LeftImplicitly
-	dst.OpenAtClose += u.OpenAtClose
-	dst.AfterClose += u.AfterClose
-	dst.MessageNoPeer += u.MessageNoPeer
 }
