@@ -49,21 +49,14 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// need fails the test, or skips it under HMB_ALLOW_SKIP=1, when tool is
-// missing, naming the Debian package that has it.
-func need(t *testing.T, tool, pkg string) {
-	t.Helper()
-	tracetest.RequireTool(t, tool, pkg)
-}
-
 // library builds libhmbtrace and the hmbtrace command and returns the
 // build directory.
 func library(t *testing.T) string {
 	t.Helper()
-	need(t, "make", "make")
-	need(t, "gcc", "gcc")
-	need(t, "pkg-config", "pkg-config")
-	need(t, "go", "golang-go (or a Go toolchain on PATH)")
+	tracetest.RequireTool(t, "make", "make")
+	tracetest.RequireTool(t, "gcc", "gcc")
+	tracetest.RequireTool(t, "pkg-config", "pkg-config")
+	tracetest.RequireTool(t, "go", "golang-go (or a Go toolchain on PATH)")
 	built.once.Do(func() {
 		dir, err := os.MkdirTemp("", "hmbtrace-cshim-")
 		if err != nil {
@@ -303,7 +296,7 @@ func TestCAutoinst(t *testing.T) {
 
 func TestFortranHeat(t *testing.T) {
 	build := library(t)
-	need(t, "gfortran", "gfortran")
+	tracetest.RequireTool(t, "gfortran", "gfortran")
 	p := buildExample(t, build, "fortran-heat")
 	out, _ := p.run(t, nil, "32", "100")
 	if !strings.Contains(out, "fortran-heat: n=32 steps=100") {
@@ -662,7 +655,7 @@ func TestMetricsIgnored(t *testing.T) {
 // figures themselves are for `make -C cshim bench-c`, not for a test.)
 func TestProbeBench(t *testing.T) {
 	build := library(t)
-	need(t, "otf2-config", "libotf2-trace-dev")
+	tracetest.RequireTool(t, "otf2-config", "libotf2-trace-dev")
 	bench := filepath.Join(build, "bench", "probe_bench")
 	if msg, err := run(root, nil, "make", "-s", "-C", filepath.Join(root, "cshim"), bench, "BUILD="+build); err != nil {
 		t.Fatalf("make %s: %v\n%s", bench, err, msg)

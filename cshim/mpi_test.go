@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/hmbtrace/hmbtrace/encode"
+	"github.com/hmbtrace/hmbtrace/internal/tracetest"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
@@ -26,8 +27,8 @@ import (
 // build directory.
 func mpiLibrary(t *testing.T) string {
 	t.Helper()
-	need(t, "mpicc", "libopenmpi-dev")
-	need(t, "mpirun", "openmpi-bin")
+	tracetest.RequireTool(t, "mpicc", "libopenmpi-dev")
+	tracetest.RequireTool(t, "mpirun", "openmpi-bin")
 	build := library(t)
 	if _, err := os.Stat(filepath.Join(build, "lib", "libhmbtrace-mpi.so")); err != nil {
 		t.Fatalf("make cshim found mpicc but built no libhmbtrace-mpi: %v", err)
@@ -83,11 +84,7 @@ func rankFiles(t *testing.T, dir, name string, np int) []*tracefile.File {
 	}
 	files := make([]*tracefile.File, np)
 	for r := range files {
-		f, err := tracefile.Open(filepath.Join(dir, fmt.Sprintf("%s.%d.hmb", name, r)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { f.Close() })
+		f := tracetest.Open(t, filepath.Join(dir, fmt.Sprintf("%s.%d.hmb", name, r)))
 		if f.Header.Rank != r {
 			t.Fatalf("%s: rank %d in the header", f.Path, f.Header.Rank)
 		}
@@ -228,7 +225,7 @@ func TestMPIJacobi(t *testing.T) {
 	}
 
 	// One OTF2 archive: a location group per rank, matched MPI records.
-	need(t, "otf2-print", "otf2-tools")
+	tracetest.RequireTool(t, "otf2-print", "otf2-tools")
 	archive := filepath.Join(t.TempDir(), "otf2")
 	if msg, err := run(root, nil, built.hmbtrace, "export", "-format", "otf2", "-o", archive, p.out); err != nil {
 		t.Fatalf("hmbtrace export: %v\n%s", err, msg)
