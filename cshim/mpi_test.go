@@ -37,8 +37,8 @@ func mpiLibrary(t *testing.T) string {
 }
 
 // mpirun runs np ranks of prog with HMB_OUTPUT=out and the variables env,
-// and returns each rank's standard output.
-func mpirun(t *testing.T, np int, out string, env []string, prog string, args ...string) []string {
+// and returns each rank's standard output and standard error.
+func mpirun(t *testing.T, np int, out string, env []string, prog string, args ...string) (stdout, stderr []string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -56,15 +56,18 @@ func mpirun(t *testing.T, np int, out string, env []string, prog string, args ..
 	if msg, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("mpirun %s: %v\n%s", strings.Join(argv, " "), err, msg)
 	}
-	stdout := make([]string, np)
-	for r := range stdout {
-		b, err := os.ReadFile(filepath.Join(outputs, "1", fmt.Sprintf("rank.%d", r), "stdout"))
-		if err != nil {
-			t.Fatalf("rank %d's output: %v", r, err)
+	read := func(r int, name string) string {
+		b, err := os.ReadFile(filepath.Join(outputs, "1", fmt.Sprintf("rank.%d", r), name))
+		if err != nil && !(name == "stderr" && os.IsNotExist(err)) {
+			t.Fatalf("rank %d's %s: %v", r, name, err)
 		}
-		stdout[r] = string(b)
+		return string(b)
 	}
-	return stdout
+	stdout, stderr = make([]string, np), make([]string, np)
+	for r := range stdout {
+		stdout[r], stderr[r] = read(r, "stdout"), read(r, "stderr")
+	}
+	return stdout, stderr
 }
 
 // rankFiles opens the np files name.<rank>.hmb of dir and checks that
@@ -163,7 +166,7 @@ func TestMPIJacobi(t *testing.T) {
 	build := mpiLibrary(t)
 	p := buildExample(t, build, "mpi-jacobi")
 	const np, iters, heavy = 4, 60, 2
-	outs := mpirun(t, np, p.out, nil, p.path, "-i", strconv.Itoa(iters), "-H", strconv.Itoa(heavy), "-f", "4")
+	outs, _ := mpirun(t, np, p.out, nil, p.path, "-i", strconv.Itoa(iters), "-H", strconv.Itoa(heavy), "-f", "4")
 	if !strings.Contains(outs[0], fmt.Sprintf("mpi-jacobi: ranks=%d rows=512 cols=512 iterations=%d", np, iters)) {
 		t.Fatalf("rank 0 printed %q", outs[0])
 	}
@@ -298,12 +301,13 @@ func TestMPICommunicators(t *testing.T) {
 	}
 	const np = 4
 	out := filepath.Join(dir, "hmb-out")
-	outs := mpirun(t, np, out, nil, prog)
+	outs, errs := mpirun(t, np, out, nil, prog)
 	files := rankFiles(t, out, "comms", np)
 	sends, recvs, roots := messagesOf(t, files)
 	checkMatched(t, sends, recvs)
 	for r := 0; r < np; r++ {
 		var want, wantRoots []string
+		unseen := "0"
 		for _, line := range strings.Split(outs[r], "\n") {
 			f := strings.Fields(line)
 			switch {
@@ -313,6 +317,8 @@ func TestMPICommunicators(t *testing.T) {
 				wantRoots = append(wantRoots, f[1]+" "+f[2])
 			case len(f) == 3 && f[0] == "rc" && f[1] != f[2]:
 				t.Errorf("rank %d: the wrapped MPI_Send returned %s, PMPI_Send %s", r, f[1], f[2])
+			case len(f) == 2 && f[0] == "unseen":
+				unseen = f[1]
 			}
 		}
 		var got []string
@@ -323,6 +329,14 @@ func TestMPICommunicators(t *testing.T) {
 			case m.kind == "recv" && m.to == r:
 				got = append(got, fmt.Sprintf("recv %d %d %d", m.from, m.tag, m.bytes))
 			}
+		}
+		// A receive no wrapper saw complete is counted, and said at exit.
+		said := regexp.MustCompile(`hmbtrace: (\d+) probes dropped`).FindStringSubmatch(errs[r])
+		switch {
+		case unseen == "0" && said != nil:
+			t.Errorf("rank %d: %s dropped, none expected; stderr:\n%s", r, said[1], errs[r])
+		case unseen != "0" && (said == nil || said[1] != unseen):
+			t.Errorf("rank %d: want %s probes dropped said on stderr, got:\n%s", r, unseen, errs[r])
 		}
 		sort.Strings(want)
 		sort.Strings(got)

@@ -636,10 +636,15 @@ static void hmb_atexit_report(void)
 	uint64_t n = atomic_load(&hmb_dropped_count);
 	if (n > 0 && atomic_load(&hmb_state) != ST_FORKED) {
 		fprintf(stderr,
-			"hmbtrace: %llu probes dropped, not in the trace (after hmb_finalize, or while the "
-			"measurement could not start)\n",
+			"hmbtrace: %llu probes dropped, not in the trace (after hmb_finalize, while the "
+			"measurement could not start, or MPI messages the wrappers could not record)\n",
 			(unsigned long long)n);
 	}
+}
+
+void hmb_count_dropped(uint64_t n)
+{
+	hmb_drop(n);
 }
 
 HMB_NOINST const char *hmb_last_error(void)

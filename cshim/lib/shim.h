@@ -75,6 +75,13 @@ extern int hmb_use_tsc HMB_HIDDEN;
 void hmb_slow(uint64_t word, uint64_t ext_time, uint64_t ext_word, int n) HMB_NOINST HMB_HIDDEN;
 uint32_t hmb_region_n(const char *name, size_t nlen, const char *file, int line) HMB_NOINST HMB_HIDDEN;
 
+/*
+ * hmb_count_dropped counts n probes that libhmbtrace-mpi could not record
+ * (out of memory, a receive that completed where no wrapper saw it): they
+ * are reported with the library's own (hmb_dropped).
+ */
+void hmb_count_dropped(uint64_t n) HMB_NOINST;
+
 /* Called by the Go side's init: calls into Go no longer wait forever. */
 void hmb_shim_go_ready(void) HMB_NOINST;
 

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "hmbtrace.h"
+#include "shim.h" /* hmb_count_dropped */
 
 #define HMB_NOINST __attribute__((no_instrument_function))
 
@@ -153,6 +154,22 @@ HMB_NOINST static struct pending *find(MPI_Request r, int insert)
 	return insert ? tomb : NULL;
 }
 
+/*
+ * pend_drop_unseen counts the receives still pending at MPI_Finalize as
+ * dropped: they completed where no wrapper saw them (a call not wrapped,
+ * or made untraced for lack of memory), or never.
+ */
+HMB_NOINST static void pend_drop_unseen(void)
+{
+	pthread_mutex_lock(&pend_mu);
+	size_t n = pend_len;
+	free(pend);
+	pend = NULL;
+	pend_cap = pend_len = 0;
+	pthread_mutex_unlock(&pend_mu);
+	hmb_count_dropped(n);
+}
+
 HMB_NOINST static void pend_add(MPI_Request r, MPI_Comm comm, MPI_Datatype type)
 {
 	pthread_mutex_lock(&pend_mu);
@@ -162,7 +179,8 @@ HMB_NOINST static void pend_add(MPI_Request r, MPI_Comm comm, MPI_Datatype type)
 		size_t oldcap = pend_cap;
 		if (grown == NULL) {
 			pthread_mutex_unlock(&pend_mu);
-			return; /* the message will go unrecorded, the call unharmed */
+			hmb_count_dropped(1); /* the message goes unrecorded, the call unharmed */
+			return;
 		}
 		pend = grown;
 		pend_cap = cap;
@@ -335,6 +353,7 @@ HMB_NOINST int MPI_Finalize(void)
 	}
 	int rc = PMPI_Finalize();
 	hmb_leave(r);
+	pend_drop_unseen();
 	/* The file is written at exit (hmb_init registered hmb_finalize with
 	 * atexit), as Score-P does: what the program does after MPI_Finalize,
 	 * down to main's return, is in the trace too. */
@@ -483,6 +502,9 @@ HMB_NOINST static int requests_take(struct requests *q, int count, const MPI_Req
 	}
 	if (q->before == NULL || (with_statuses && q->st == NULL)) {
 		requests_free(q);
+		/* The call's enter and leave; the receives it completes stay
+		 * pending and are counted at MPI_Finalize. */
+		hmb_count_dropped(2);
 		return 0;
 	}
 	if (count > 0) {
@@ -636,15 +658,18 @@ HMB_NOINST int MPI_Testany(int count, MPI_Request reqs[], int *index, int *flag,
 	return rc;
 }
 
-/* A freed receive request will never tell its source: forget it. */
+/*
+ * A freed receive request will never tell its source: its message is not
+ * recorded, and is counted as dropped.
+ */
 HMB_NOINST int MPI_Request_free(MPI_Request *req)
 {
 	if (off()) {
 		return PMPI_Request_free(req);
 	}
 	struct pending p;
-	if (req != NULL && *req != MPI_REQUEST_NULL) {
-		pend_take(*req, &p);
+	if (req != NULL && *req != MPI_REQUEST_NULL && pend_take(*req, &p)) {
+		hmb_count_dropped(1);
 	}
 	return PMPI_Request_free(req);
 }

@@ -109,6 +109,30 @@ int main(int argc, char **argv)
 	printf("root MPI_Reduce %d\n", world_of[0]);
 	MPI_Barrier(comm);
 
+	/*
+	 * Receives no wrapper sees complete: one freed (MPI_Request_free), one
+	 * only polled (MPI_Request_get_status) and pending at MPI_Finalize.
+	 * Neither is in the trace; both are counted as dropped.
+	 */
+	if (csize > 1) {
+		if (crank == 0) {
+			/* untraced: no send in the trace to match */
+			PMPI_Send(out, 3, MPI_CHAR, 1, 17, comm);
+			PMPI_Send(out, 3, MPI_CHAR, 1, 18, comm);
+		} else if (crank == 1) {
+			MPI_Request q[2];
+			MPI_Irecv(in, 3, MPI_CHAR, 0, 17, comm, &q[0]);
+			MPI_Irecv(in + 3, 3, MPI_CHAR, 0, 18, comm, &q[1]);
+			for (int i = 0; i < 2; i++) {
+				do {
+					MPI_Request_get_status(q[i], &flag, MPI_STATUS_IGNORE);
+				} while (!flag);
+			}
+			MPI_Request_free(&q[0]);
+			printf("unseen 2\n");
+		}
+	}
+
 	/* An erroneous send returns what PMPI_Send returns. */
 	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
 	int bad = MPI_Send(out, 1, MPI_INT, wsize + 7, 0, MPI_COMM_WORLD);
