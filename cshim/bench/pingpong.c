@@ -4,12 +4,16 @@
  * once linked with libhmbtrace-mpi, it gives what the PMPI wrappers add to
  * an MPI call (each round trip is an MPI_Send and an MPI_Recv per rank).
  *
- *   mpirun -np 2 ./pingpong [round-trips [bytes]]     defaults: 100000 8
- *   output: pingpong <ns per round trip> ns <round trips> <bytes>
+ *   mpirun -np 2 ./pingpong [round-trips [bytes [world|dup]]]   defaults: 100000 8 world
+ *   output: pingpong <ns per round trip> ns <round trips> <bytes> <communicator>
+ *
+ * dup bounces on a duplicate of MPI_COMM_WORLD: the wrappers then translate
+ * each peer into a world rank, as for any sub-communicator.
  */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 static double now(void)
@@ -27,12 +31,18 @@ int main(int argc, char **argv)
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
 	long n = argc > 1 ? atol(argv[1]) : 100000;
 	int bytes = argc > 2 ? atoi(argv[2]) : 8;
-	if (size != 2 || n <= 0 || bytes <= 0) {
+	const char *which = argc > 3 ? argv[3] : "world";
+	int dup = strcmp(which, "dup") == 0;
+	if (size != 2 || n <= 0 || bytes <= 0 || (!dup && strcmp(which, "world") != 0)) {
 		if (rank == 0) {
-			fprintf(stderr, "usage: mpirun -np 2 pingpong [round-trips [bytes]]\n");
+			fprintf(stderr, "usage: mpirun -np 2 pingpong [round-trips [bytes [world|dup]]]\n");
 		}
 		MPI_Finalize();
 		return 2;
+	}
+	MPI_Comm comm = MPI_COMM_WORLD;
+	if (dup) {
+		MPI_Comm_dup(MPI_COMM_WORLD, &comm);
 	}
 	char *buf = calloc((size_t)bytes, 1);
 	int peer = 1 - rank;
@@ -40,20 +50,23 @@ int main(int argc, char **argv)
 	double start = 0;
 	for (long i = 0; i < warm + n; i++) {
 		if (i == warm) {
-			MPI_Barrier(MPI_COMM_WORLD);
+			MPI_Barrier(comm);
 			start = now();
 		}
 		if (rank == 0) {
-			MPI_Send(buf, bytes, MPI_CHAR, peer, 0, MPI_COMM_WORLD);
-			MPI_Recv(buf, bytes, MPI_CHAR, peer, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+			MPI_Send(buf, bytes, MPI_CHAR, peer, 0, comm);
+			MPI_Recv(buf, bytes, MPI_CHAR, peer, 0, comm, MPI_STATUS_IGNORE);
 		} else {
-			MPI_Recv(buf, bytes, MPI_CHAR, peer, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-			MPI_Send(buf, bytes, MPI_CHAR, peer, 0, MPI_COMM_WORLD);
+			MPI_Recv(buf, bytes, MPI_CHAR, peer, 0, comm, MPI_STATUS_IGNORE);
+			MPI_Send(buf, bytes, MPI_CHAR, peer, 0, comm);
 		}
 	}
 	double el = now() - start;
 	if (rank == 0) {
-		printf("pingpong %.1f ns %ld %d\n", el / (double)n, n, bytes);
+		printf("pingpong %.1f ns %ld %d %s\n", el / (double)n, n, bytes, which);
+	}
+	if (dup) {
+		MPI_Comm_free(&comm);
 	}
 	free(buf);
 	MPI_Finalize();

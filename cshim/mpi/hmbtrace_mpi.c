@@ -67,10 +67,69 @@ static int world_rank = -1, world_size = 0;
 static MPI_Comm sync_comm = MPI_COMM_NULL;
 
 /*
+ * A communicator's ranks in MPI_COMM_WORLD (the remote group's, for an
+ * inter-communicator), cached on it as an attribute, which MPI frees with
+ * the communicator: a call on a sub-communicator translates its peer with a
+ * lookup, not with two groups per call.
+ */
+struct world_ranks {
+	int n;
+	int rank[]; /* MPI_UNDEFINED for a process outside MPI_COMM_WORLD */
+};
+static int ranks_key = MPI_KEYVAL_INVALID; /* created by after_init */
+static pthread_mutex_t ranks_mu = PTHREAD_MUTEX_INITIALIZER;
+
+HMB_NOINST static int ranks_delete(MPI_Comm comm, int key, void *val, void *extra)
+{
+	(void)comm;
+	(void)key;
+	(void)extra;
+	free(val);
+	return MPI_SUCCESS;
+}
+
+/* world_ranks_new translates every rank of comm's (remote) group; NULL if MPI or memory fails. */
+HMB_NOINST static struct world_ranks *world_ranks_new(MPI_Comm comm)
+{
+	int inter = 0, n = 0;
+	MPI_Group g, wg;
+	if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS ||
+	    (inter ? PMPI_Comm_remote_group(comm, &g) : PMPI_Comm_group(comm, &g)) != MPI_SUCCESS) {
+		return NULL;
+	}
+	struct world_ranks *w = NULL;
+	int *in = NULL;
+	if (PMPI_Group_size(g, &n) == MPI_SUCCESS && n >= 0 &&
+	    (w = malloc(sizeof *w + (size_t)n * sizeof w->rank[0])) != NULL &&
+	    (in = malloc(((size_t)n + 1) * sizeof *in)) != NULL &&
+	    PMPI_Comm_group(MPI_COMM_WORLD, &wg) == MPI_SUCCESS) {
+		for (int i = 0; i < n; i++) {
+			in[i] = i;
+		}
+		w->n = n;
+		int rc = n > 0 ? PMPI_Group_translate_ranks(g, n, in, wg, w->rank) : MPI_SUCCESS;
+		PMPI_Group_free(&wg);
+		if (rc != MPI_SUCCESS) {
+			free(w);
+			w = NULL;
+		}
+	} else {
+		free(w);
+		w = NULL;
+	}
+	free(in);
+	PMPI_Group_free(&g);
+	return w;
+}
+
+/*
  * world translates rank of comm into a rank of MPI_COMM_WORLD; it returns
  * -1 for a rank no process has (MPI_ANY_SOURCE, MPI_PROC_NULL, a rank out of
- * range: the call will fail).
+ * range: the call will fail), and NO_TRANSLATION if MPI or memory failed
+ * to make the translation.
  */
+#define NO_TRANSLATION (-2)
+
 HMB_NOINST static int world(MPI_Comm comm, int rank)
 {
 	if (rank < 0) {
@@ -79,21 +138,40 @@ HMB_NOINST static int world(MPI_Comm comm, int rank)
 	if (comm == MPI_COMM_WORLD) {
 		return rank < world_size ? rank : -1;
 	}
-	int inter = 0, n = 0, out = MPI_UNDEFINED;
-	MPI_Group g, wg;
-	if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS) {
+	void *val = NULL;
+	int flag = 0;
+	struct world_ranks *w = NULL;
+	if (ranks_key != MPI_KEYVAL_INVALID && PMPI_Comm_get_attr(comm, ranks_key, &val, &flag) == MPI_SUCCESS && flag) {
+		w = val;
+	} else {
+		/* Under a lock, so that two threads do not both set it: the second
+		 * would free the first's table while it reads it. */
+		pthread_mutex_lock(&ranks_mu);
+		if (ranks_key != MPI_KEYVAL_INVALID && PMPI_Comm_get_attr(comm, ranks_key, &val, &flag) == MPI_SUCCESS && flag) {
+			w = val;
+		} else if ((w = world_ranks_new(comm)) != NULL &&
+			   (ranks_key == MPI_KEYVAL_INVALID || PMPI_Comm_set_attr(comm, ranks_key, w) != MPI_SUCCESS)) {
+			int out = rank < w->n ? w->rank[rank] : MPI_UNDEFINED;
+			free(w);
+			pthread_mutex_unlock(&ranks_mu);
+			return out == MPI_UNDEFINED ? -1 : out;
+		}
+		pthread_mutex_unlock(&ranks_mu);
+	}
+	if (w == NULL) {
+		return NO_TRANSLATION;
+	}
+	if (rank >= w->n || w->rank[rank] == MPI_UNDEFINED) {
 		return -1;
 	}
-	if ((inter ? PMPI_Comm_remote_group(comm, &g) : PMPI_Comm_group(comm, &g)) != MPI_SUCCESS) {
-		return -1;
-	}
-	PMPI_Group_size(g, &n);
-	if (rank < n && PMPI_Comm_group(MPI_COMM_WORLD, &wg) == MPI_SUCCESS) {
-		PMPI_Group_translate_ranks(g, 1, &rank, wg, &out);
-		PMPI_Group_free(&wg);
-	}
-	PMPI_Group_free(&g);
-	return out == MPI_UNDEFINED ? -1 : out;
+	return w->rank[rank];
+}
+
+/* root_of is a collective's root in MPI_COMM_WORLD, -1 if none or not known. */
+HMB_NOINST static int root_of(MPI_Comm comm, int root)
+{
+	int w = world(comm, root);
+	return w < 0 ? -1 : w;
 }
 
 HMB_NOINST static uint64_t bytes(int count, MPI_Datatype type)
@@ -223,6 +301,9 @@ HMB_NOINST static int pend_take(MPI_Request r, struct pending *out)
 HMB_NOINST static void recv_event(MPI_Comm comm, MPI_Datatype type, const MPI_Status *st, int request)
 {
 	int from = world(comm, st->MPI_SOURCE);
+	if (from == NO_TRANSLATION) {
+		hmb_count_dropped(1);
+	}
 	if (from < 0) {
 		return; /* MPI_PROC_NULL */
 	}
@@ -244,6 +325,8 @@ HMB_NOINST static void send_event(MPI_Comm comm, int dest, int tag, int count, M
 	int to = world(comm, dest);
 	if (to >= 0) { /* not MPI_PROC_NULL, nor a rank the call will fail on */
 		hmb_send(to, (uint32_t)tag, bytes(count, type));
+	} else if (to == NO_TRANSLATION) {
+		hmb_count_dropped(1);
 	}
 }
 
@@ -302,6 +385,7 @@ HMB_NOINST static void after_init(void)
 {
 	PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
 	PMPI_Comm_size(MPI_COMM_WORLD, &world_size);
+	PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, ranks_delete, &ranks_key, NULL);
 	hmb_set_rank(world_rank);
 	char name[32];
 	snprintf(name, sizeof name, "rank %d", world_rank);
@@ -741,7 +825,7 @@ HMB_NOINST int MPI_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_
 		return PMPI_Bcast(buf, count, type, root, comm);
 	}
 	uint32_t r = region(R_BCAST);
-	hmb_enter_collective(r, world(comm, root), bytes(count, type));
+	hmb_enter_collective(r, root_of(comm, root), bytes(count, type));
 	int rc = PMPI_Bcast(buf, count, type, root, comm);
 	hmb_leave(r);
 	return rc;
@@ -754,7 +838,7 @@ HMB_NOINST int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Dat
 		return PMPI_Reduce(sendbuf, recvbuf, count, type, op, root, comm);
 	}
 	uint32_t r = region(R_REDUCE);
-	hmb_enter_collective(r, world(comm, root), bytes(count, type));
+	hmb_enter_collective(r, root_of(comm, root), bytes(count, type));
 	int rc = PMPI_Reduce(sendbuf, recvbuf, count, type, op, root, comm);
 	hmb_leave(r);
 	return rc;
@@ -780,7 +864,7 @@ HMB_NOINST int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendt
 	}
 	uint32_t r = region(R_GATHER);
 	uint64_t b = sendbuf == MPI_IN_PLACE ? bytes(recvcount, recvtype) : bytes(sendcount, sendtype);
-	hmb_enter_collective(r, world(comm, root), b);
+	hmb_enter_collective(r, root_of(comm, root), b);
 	int rc = PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
 	hmb_leave(r);
 	return rc;
@@ -794,7 +878,7 @@ HMB_NOINST int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype send
 	}
 	uint32_t r = region(R_SCATTER);
 	uint64_t b = recvbuf == MPI_IN_PLACE ? bytes(sendcount, sendtype) : bytes(recvcount, recvtype);
-	hmb_enter_collective(r, world(comm, root), b);
+	hmb_enter_collective(r, root_of(comm, root), b);
 	int rc = PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
 	hmb_leave(r);
 	return rc;

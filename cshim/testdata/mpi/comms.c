@@ -142,6 +142,41 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	MPI_Comm_free(&comm);
 	free(world_of);
+
+	/*
+	 * A communicator made after one was freed may get its handle: its ranks
+	 * are its own (the split is ordered the other way round).
+	 */
+	MPI_Comm c2;
+	MPI_Comm_split(MPI_COMM_WORLD, wrank % 2, wrank, &c2);
+	int r2, n2;
+	MPI_Comm_rank(c2, &r2);
+	MPI_Comm_size(c2, &n2);
+	int *w2 = malloc((size_t)n2 * sizeof *w2);
+	MPI_Allgather(&wrank, 1, MPI_INT, w2, 1, MPI_INT, c2);
+	if (n2 > 1) {
+		int nx = (r2 + 1) % n2, pv = (r2 + n2 - 1) % n2;
+		MPI_Sendrecv(out, 4, MPI_CHAR, nx, 19, in, 4, MPI_CHAR, pv, 19, c2, MPI_STATUS_IGNORE);
+		printf("send %d 19 4\nrecv %d 19 4\n", w2[nx], w2[pv]);
+	}
+	/*
+	 * An inter-communicator between the even and the odd ranks: a peer is a
+	 * rank of the remote group, whose rank i is world rank 2i + (other parity).
+	 */
+	if (wsize >= 2) {
+		MPI_Comm ic;
+		int other = 1 - wrank % 2, nremote = 0;
+		MPI_Intercomm_create(c2, 0, MPI_COMM_WORLD, other, 20, &ic);
+		MPI_Comm_remote_size(ic, &nremote);
+		if (r2 < nremote) {
+			MPI_Sendrecv(out, 5, MPI_CHAR, r2, 21, in, 5, MPI_CHAR, r2, 21, ic, MPI_STATUS_IGNORE);
+			printf("send %d 21 5\nrecv %d 21 5\n", 2 * r2 + other, 2 * r2 + other);
+		}
+		MPI_Comm_free(&ic);
+	}
+	fflush(stdout);
+	MPI_Comm_free(&c2);
+	free(w2);
 	MPI_Finalize();
 	return 0;
 }
