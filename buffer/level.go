@@ -2,6 +2,7 @@ package buffer
 
 import (
 	"fmt"
+	"unsafe"
 
 	"github.com/hmbtrace/hmbtrace/encode"
 )
@@ -180,4 +181,15 @@ func (lv *Level) EnterCollective(t uint64, seq, region, infoSeq uint32, root int
 	lv.pos += lv.enc.Collective(lv.bin[lv.pos:], t, infoSeq, root, bytes)
 	lv.n += 2
 	return true
+}
+
+// LevelLayout returns the offsets of the fields of Level and of its
+// encoder that the C shim's probes write in place (see measure.CProbeLayout):
+// bin (a slice), pos, the encoder's techniques, time and next, and n.
+func LevelLayout() []uintptr {
+	var lv Level
+	tech, time, next := encode.EncoderLayout()
+	enc := unsafe.Offsetof(lv.enc)
+	return []uintptr{unsafe.Offsetof(lv.bin), unsafe.Offsetof(lv.pos), enc + tech, enc + time, enc + next,
+		unsafe.Offsetof(lv.n), uintptr(encode.All), encode.MaxEnterLeaveSize}
 }

@@ -3,8 +3,10 @@ package buffer
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/hmbtrace/hmbtrace/encode"
 )
@@ -564,4 +566,14 @@ func (p *Pool) countBeforeWindowLocked(h *Hierarchy) {
 			}
 		}
 	}
+}
+
+// PinForC pins the pool and its memory for the C shim's probes, which read
+// the epoch and write into bins in place; it returns the epoch's word.
+func (p *Pool) PinForC(pin *runtime.Pinner) unsafe.Pointer {
+	pin.Pin(p)
+	if len(p.mem) > 0 {
+		pin.Pin(&p.mem[0])
+	}
+	return unsafe.Pointer(&p.epoch)
 }

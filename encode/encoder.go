@@ -1,5 +1,7 @@
 package encode
 
+import "unsafe"
+
 // Encoder writes the records of one level stream. It keeps the stream's
 // delta state (previous time, default sequence number, previous counter
 // values), which StartBin resets so that every bin decodes on its own.
@@ -291,3 +293,10 @@ func (e *Encoder) timeField(t uint64) uint64 {
 
 // LastSeq returns the sequence number of the last record put in the bin.
 func (e *Encoder) LastSeq() uint32 { return e.next - 1 }
+
+// EncoderLayout returns the offsets of an Encoder's techniques, time and
+// next, which the C shim's probes update in place (see buffer.LevelLayout).
+func EncoderLayout() (tech, time, next uintptr) {
+	var e Encoder
+	return unsafe.Offsetof(e.tech), unsafe.Offsetof(e.time), unsafe.Offsetof(e.next)
+}

@@ -146,6 +146,7 @@ var envVars = map[string]string{
 	"HMB_PHASE_SLOTS":     "an even number of samples, 2 or more",
 	"HMB_CALLPATHS":       "1/0, true/false, yes/no, on/off",
 	"HMB_LISTEN":          "PORT (loopback) or HOST:PORT",
+	"HMB_C_PROBE":         "direct or staged (read by the C library)",
 }
 
 // ConfigFromEnv reads the HMB_* environment variables. A malformed value is

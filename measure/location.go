@@ -1,7 +1,9 @@
 package measure
 
 import (
+	"runtime"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/hmbtrace/hmbtrace/buffer"
 	"github.com/hmbtrace/hmbtrace/encode"
@@ -63,7 +65,15 @@ type Location struct {
 	stack       []frame         // stack[d] is the region open at depth d; stack[0] is a sentinel
 	prof        []profEntry     // by region id; prof[0] unused
 	levels      []*buffer.Level // enter/leave level by depth, cached
-	msgLevels   []*buffer.Level // message level by depth, cached
+
+	// Up to here, and the four fields below, the C shim's probes read and
+	// write in place (cprobe.go): their layout is checked, not free to move.
+	recorded     uint64
+	filteredName uint64
+	cpt          *callTree // nil unless call paths are kept
+	phaseRegion  uint32    // the phase region, 0 if none
+
+	msgLevels []*buffer.Level // message level by depth, cached
 
 	// Counters (nil src: none). mstart and mchild hold, per depth, the
 	// values read at the enter of a counting frame and the counts of the
@@ -82,18 +92,16 @@ type Location struct {
 	countersGone string // why this location reads no counters
 	tid          int    // the OS thread whose counters src reads; 0 once checked
 
-	phaseRegion uint32 // the phase region, 0 if none
-	phase       *phaseSeries
+	phase *phaseSeries
 
-	cpt *callTree // nil unless call paths are kept
 	pub published // what readers may see while the location records
 
-	recorded         uint64
-	filteredName     uint64
 	filteredDuration uint64
 	usage            tracefile.UsageErrors
 	closed           bool
 	interrupted      bool // Close ran for a signal before this location stopped
+
+	pinner *runtime.Pinner // the C probes write this location (cprobe.go)
 
 	m          *Measurement
 	name       string
@@ -459,6 +467,8 @@ func (l *Location) newLevel(d int) *buffer.Level {
 		l.levels = append(l.levels, nil)
 	}
 	l.levels[d] = lv
+	l.pinNew(unsafe.Pointer(&l.levels[0]))
+	l.pinNew(unsafe.Pointer(lv))
 	return lv
 }
 
@@ -538,6 +548,7 @@ func (l *Location) growProfile(r Region) bool {
 		p[id].filtered, p[id].counted = l.m.regionFlags(Region(id))
 	}
 	l.prof = p
+	l.pinNew(unsafe.Pointer(&p[0]))
 	if l.src != nil {
 		l.mprof = append(l.mprof, make([]uint64, (n+1)*2*l.nmet-len(l.mprof))...)
 	}
@@ -554,6 +565,7 @@ func (l *Location) growStack() { // cold: kept out of the probes' code
 	s := make([]frame, 2*len(l.stack))
 	copy(s, l.stack)
 	l.stack = s
+	l.pinNew(unsafe.Pointer(&s[0]))
 	if l.src != nil {
 		l.mstart = append(l.mstart, make([]uint64, len(l.mstart))...)
 		l.mchild = append(l.mchild, make([]uint64, len(l.mchild))...)

@@ -1,0 +1,91 @@
+package measure
+
+import (
+	"runtime"
+	"unsafe"
+
+	"github.com/hmbtrace/hmbtrace/buffer"
+)
+
+// The C shim's probes (cshim/lib/direct.h) record the enters and leaves of a
+// C thread in C, in place, into the thread's Location: the same state, the
+// same steps and the same bytes as enter and leaveTop for the common case,
+// with everything else handed to these Go probes. What they need is here:
+// the layout they mirror, the objects they reach kept pinned, and a way to
+// count the events they dropped.
+
+// CProbeLayout returns the sizes and offsets the C mirror of frame,
+// profEntry, Location, buffer.Level and encode.Encoder must have, in the
+// order of hmb_direct_layout (cshim/lib/direct.c). The C side compares them
+// with its own at start and records in Go if they differ.
+func CProbeLayout() []uintptr {
+	var f frame
+	var p profEntry
+	var l Location
+	lay := []uintptr{
+		unsafe.Sizeof(f), unsafe.Offsetof(f.start), unsafe.Offsetof(f.child), unsafe.Offsetof(f.tr),
+		unsafe.Offsetof(f.seq), unsafe.Offsetof(f.region), unsafe.Offsetof(f.state),
+		unsafe.Offsetof(f.counted), unsafe.Offsetof(f.class),
+		unsafe.Sizeof(p), unsafe.Offsetof(p.visits), unsafe.Offsetof(p.incl), unsafe.Offsetof(p.excl),
+		unsafe.Offsetof(p.active), unsafe.Offsetof(p.filtered),
+		unsafe.Offsetof(l.epoch), unsafe.Offsetof(l.limit), unsafe.Offsetof(l.lostAt),
+		unsafe.Offsetof(l.minDur), unsafe.Offsetof(l.last), unsafe.Offsetof(l.lastTR),
+		unsafe.Offsetof(l.run), unsafe.Offsetof(l.shift), unsafe.Offsetof(l.depth),
+		unsafe.Offsetof(l.stack), unsafe.Offsetof(l.prof), unsafe.Offsetof(l.levels),
+		unsafe.Offsetof(l.recorded), unsafe.Offsetof(l.filteredName), unsafe.Offsetof(l.cpt),
+		unsafe.Offsetof(l.phaseRegion),
+		uintptr(frameDropped), uintptr(framePending), uintptr(frameWritten), uintptr(buffer.ClassRegion),
+	}
+	return append(lay, buffer.LevelLayout()...)
+}
+
+// PinForC pins the location and everything its C probes reach through it
+// (its stack, profile, levels and their bins, the pool's epoch), now and as
+// they grow, so that C may keep pointers to them. It returns the location
+// and the pool's epoch word. p must stay pinned until the measurement is
+// closed and the C probes stopped.
+func (l *Location) PinForC(p *runtime.Pinner) (loc, epoch unsafe.Pointer) {
+	l.pinner = p
+	p.Pin(l)
+	epoch = l.pool.PinForC(p)
+	l.pinSlices()
+	return unsafe.Pointer(l), epoch
+}
+
+// pinSlices pins the arrays behind the slices the C probes follow, and the
+// levels.
+func (l *Location) pinSlices() {
+	if len(l.stack) > 0 {
+		l.pinNew(unsafe.Pointer(&l.stack[0]))
+	}
+	if len(l.prof) > 0 {
+		l.pinNew(unsafe.Pointer(&l.prof[0]))
+	}
+	if len(l.levels) > 0 {
+		l.pinNew(unsafe.Pointer(&l.levels[0]))
+	}
+	for _, lv := range l.levels {
+		if lv != nil {
+			l.pinNew(unsafe.Pointer(lv))
+		}
+	}
+}
+
+// pinNew pins an object the C probes will reach, one the location just
+// made (a grown array, a new level), if they write this location.
+func (l *Location) pinNew(p unsafe.Pointer) {
+	if l.pinner != nil {
+		l.pinner.Pin(p)
+	}
+}
+
+// AddDropped counts n enters and leaves at depth d that the C probes did
+// not keep, the depth being closed in the view of the last sync: what drop
+// does for a Go probe. It must come before the location syncs again, so
+// that the reason is that view's.
+func (l *Location) AddDropped(d int, n uint64) {
+	if l == nil || n == 0 {
+		return
+	}
+	l.h.Level(d, buffer.ClassRegion).Dropped[l.h.DropReason(d, buffer.ClassRegion)] += n
+}
