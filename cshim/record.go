@@ -132,6 +132,18 @@ func (t *Thread) replayOther(recs []Record, i int, malformed *uint64) int {
 	return i
 }
 
+// AddDropped counts the enters and leaves the thread's direct C probes did
+// not keep, drops[d] at depth d, before anything else reaches the location.
+func (t *Thread) AddDropped(drops []uint64) {
+	for d, n := range drops {
+		t.loc.AddDropped(d, n)
+	}
+}
+
+// FuncRegion returns the region of the function at addr, as the replay of a
+// -finstrument-functions record names it.
+func (t *Thread) FuncRegion(addr uint64) measure.Region { return t.funcRegion(addr) }
+
 // funcRegion returns the region of the function at addr, resolving it on
 // first sight.
 func (t *Thread) funcRegion(addr uint64) measure.Region {

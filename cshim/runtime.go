@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/hmbtrace/hmbtrace/internal/clock"
 	"github.com/hmbtrace/hmbtrace/internal/fatalsignal"
@@ -29,6 +31,50 @@ type Runtime struct {
 	funcs   map[uint64]measure.Region // function address -> region
 	sym     *Symbolizer
 	signals *fatalsignal.Handler
+	probe   ProbeMode
+	pinner  runtime.Pinner // what the C probes write in place
+}
+
+// ProbeMode is how the C probes record (HMB_C_PROBE).
+type ProbeMode int
+
+const (
+	// ProbeDirect: a C probe writes its event into its thread's location
+	// itself, in C, when the event is of the common kind (an enter or leave
+	// of a region, with room in the level's bin); the others are staged and
+	// replayed in Go at once. Without a duration filter or call paths.
+	ProbeDirect ProbeMode = iota
+	// ProbeStaged: a C probe stages its record; a full staging array is
+	// replayed into the location in Go.
+	ProbeStaged
+)
+
+func (p ProbeMode) String() string {
+	if p == ProbeStaged {
+		return "staged"
+	}
+	return "direct"
+}
+
+// probeModeFromEnv reads HMB_C_PROBE: "direct" (the default) or "staged".
+func probeModeFromEnv() (ProbeMode, error) {
+	v, _ := os.LookupEnv("HMB_C_PROBE")
+	switch v = strings.TrimSpace(v); v {
+	case "", "direct":
+		return ProbeDirect, nil
+	case "staged":
+		return ProbeStaged, nil
+	}
+	return 0, fmt.Errorf("hmbtrace: HMB_C_PROBE=%q: want direct or staged", v)
+}
+
+// ProbeMode returns how the C probes record: direct where the
+// configuration allows it (no duration filter, no call paths, every
+// encoding technique on), as HMB_C_PROBE asked otherwise.
+func (rt *Runtime) ProbeMode() ProbeMode {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	return rt.probe
 }
 
 // Start starts the measurement from the HMB_* variables env ("NAME=value",
@@ -46,6 +92,14 @@ func (rt *Runtime) Start(env []string, clockName string) (enabled bool, err erro
 	cfg, err := measure.ConfigFromEnv()
 	if err != nil {
 		return false, err
+	}
+	probe, err := probeModeFromEnv()
+	if err != nil {
+		return false, err
+	}
+	if cfg.MinDuration > 0 || cfg.CallPaths || cfg.EncodingOff != 0 {
+		// Kept for the Go probes: a C probe would hand every event to them.
+		probe = ProbeStaged
 	}
 	// The C probes read the clock the C side chose the way measure does;
 	// passing it on makes sure both sides agree.
@@ -70,6 +124,7 @@ func (rt *Runtime) Start(env []string, clockName string) (enabled bool, err erro
 		return false, fmt.Errorf("hmbtrace: the Go side reads the %v clock, the C probes %s", clock.Active(), clockName)
 	}
 	rt.m = m
+	rt.probe = probe
 	rt.funcs = map[uint64]measure.Region{}
 	rt.sym = NewSymbolizer()
 	if signals && m.Enabled() {
@@ -148,6 +203,18 @@ func (rt *Runtime) NewThread(tid int64, name string) uint32 {
 	return uint32(len(rt.threads) - 1)
 }
 
+// PinForC pins thread i's location for its C probes to write in place and
+// returns it and the pool's epoch word; nil if the probes are not direct.
+// The pins hold until Close.
+func (rt *Runtime) PinForC(i uint32) (loc, epoch unsafe.Pointer) {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	if rt.probe != ProbeDirect || rt.closed || int64(i) >= int64(len(rt.threads)) {
+		return nil, nil
+	}
+	return rt.threads[i].loc.PinForC(&rt.pinner)
+}
+
 // Thread returns the thread of index i, or nil.
 func (rt *Runtime) Thread(i uint32) *Thread {
 	rt.mu.Lock()
@@ -192,5 +259,10 @@ func (rt *Runtime) Close() error {
 	if m == nil {
 		return nil
 	}
-	return m.Close()
+	err := m.Close()
+	// The C side stopped its probes before it called Close.
+	rt.mu.Lock()
+	rt.pinner.Unpin()
+	rt.mu.Unlock()
+	return err
 }

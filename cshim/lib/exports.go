@@ -56,7 +56,7 @@ func contain(what string, onPanic func()) {
 }
 
 //export hmbgo_start
-func hmbgo_start(env **C.char, n C.int, tsc C.int, errOut **C.char) (rc C.int) {
+func hmbgo_start(env **C.char, n C.int, tsc C.int, errOut **C.char, direct *C.int) (rc C.int) {
 	defer contain("hmb_init", func() {
 		*errOut = C.CString("hmbtrace: hmb_init: internal error")
 		rc = -1
@@ -75,9 +75,20 @@ func hmbgo_start(env **C.char, n C.int, tsc C.int, errOut **C.char) (rc C.int) {
 		*errOut = C.CString(err.Error())
 		return -1
 	case enabled:
+		if rt.ProbeMode() == cshim.ProbeDirect {
+			*direct = 1
+		}
 		return 1
 	}
 	return 0
+}
+
+//export hmbgo_layout
+func hmbgo_layout(out *C.uintptr_t, n C.size_t) (got C.size_t) {
+	defer contain("hmb_init", func() { got = 0 })
+	lay := measure.CProbeLayout()
+	dst := unsafe.Slice((*uintptr)(unsafe.Pointer(out)), int(n))
+	return C.size_t(copy(dst, lay))
 }
 
 //export hmbgo_region
@@ -87,9 +98,23 @@ func hmbgo_region(name *C.char, nlen C.size_t, file *C.char, flen C.size_t, line
 }
 
 //export hmbgo_thread
-func hmbgo_thread(tid C.long, name *C.char, n C.size_t) (index C.uint32_t) {
+func hmbgo_thread(tid C.long, name *C.char, n C.size_t, direct C.int, loc, epoch *unsafe.Pointer) (index C.uint32_t) {
 	defer contain("a thread's first probe", func() { index = C.uint32_t(cshim.NoThread) })
-	return C.uint32_t(rt.NewThread(int64(tid), C.GoStringN(name, C.int(n))))
+	i := rt.NewThread(int64(tid), C.GoStringN(name, C.int(n)))
+	if i != cshim.NoThread && direct != 0 {
+		// Pinned until the measurement closes: C may keep them.
+		*loc, *epoch = rt.PinForC(i)
+	}
+	return C.uint32_t(i)
+}
+
+//export hmbgo_func_region
+func hmbgo_func_region(index C.uint32_t, addr C.uint64_t) (region C.uint32_t) {
+	defer contain("a function's first probe", func() { region = 0 })
+	if t := rt.Thread(uint32(index)); t != nil {
+		return C.uint32_t(t.FuncRegion(uint64(addr)))
+	}
+	return 0
 }
 
 //export hmbgo_thread_name
@@ -101,7 +126,7 @@ func hmbgo_thread_name(index C.uint32_t, name *C.char, n C.size_t) {
 }
 
 //export hmbgo_replay
-func hmbgo_replay(index C.uint32_t, recs *C.hmb_record, n C.size_t) (malformed C.uint64_t) {
+func hmbgo_replay(index C.uint32_t, recs *C.hmb_record, n C.size_t, drops *C.uint64_t, ndrops C.size_t) (malformed C.uint64_t) {
 	batch := unsafe.Slice((*cshim.Record)(unsafe.Pointer(recs)), int(n))
 	// A panic loses the batch: the C side counts it as dropped.
 	defer contain("a replay", func() { malformed = C.uint64_t(cshim.Probes(batch)) })
@@ -109,6 +134,8 @@ func hmbgo_replay(index C.uint32_t, recs *C.hmb_record, n C.size_t) (malformed C
 	if t == nil {
 		return C.uint64_t(cshim.Probes(batch))
 	}
+	// The direct probes' drops came before the staged records.
+	t.AddDropped(unsafe.Slice((*uint64)(unsafe.Pointer(drops)), int(ndrops)))
 	return C.uint64_t(t.Replay(batch))
 }
 

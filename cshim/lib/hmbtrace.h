@@ -8,7 +8,7 @@
  * Use:
  *
  *     uint32_t solve = hmb_region("solve");     // once; idempotent by name
- *     hmb_enter(solve);                         // a clock read and a 16-byte store
+ *     hmb_enter(solve);                         // a clock read, then the event written in place
  *     ...
  *     hmb_leave(solve);
  *
@@ -23,10 +23,14 @@
  * trace, named "thread <tid>" after its Linux thread id unless
  * hmb_thread_name says otherwise. A probe reads the clock (the invariant TSC
  * where the CPU has one, else CLOCK_MONOTONIC: the same clock as hmbtrace's
- * Go probes) and appends 16 bytes to the calling thread's staging array;
- * when that is full, when the thread exits and at hmb_finalize, the staged
- * probes are replayed into the thread's location, where the filters, the
- * calling-depth bookkeeping and the encoding happen.
+ * Go probes) and writes its event into the thread's location in place: the
+ * filters, the calling-depth bookkeeping, the exact profile and the encoding
+ * of hmbtrace's Go probes, done in C, with no lock. Rarer work (a full bin,
+ * a new depth, messages) is handed to the Go side at once. Under
+ * HMB_MIN_DURATION, HMB_CALLPATHS or HMB_C_PROBE=staged a probe instead
+ * appends 16 bytes to the thread's staging array; when that is full, when
+ * the thread exits and at hmb_finalize, the staged probes are replayed into
+ * the thread's location.
  *
  * Misuse never crashes: a probe with a region hmb_region did not return, a
  * leave without its enter, a leave of a region other than the innermost

@@ -1,55 +1,107 @@
 /*
  * probes.c - the probes of the C ABI and the -finstrument-functions hooks.
- * Each is the fast path of shim.h: a clock read and a 16-byte append to the
- * thread's staging array. None of the library's own functions is
- * instrumented (HMB_NOINST), so the hooks never see them.
+ * An enter or leave takes the direct path of direct.h where it can: a clock
+ * read and the event written into the thread's location in place. Else, and
+ * for messages and collectives, the probe stages a 16-byte record (shim.h);
+ * on a thread whose events are direct, a staged record is replayed in Go at
+ * once. None of the library's own functions is instrumented (HMB_NOINST),
+ * so the hooks never see them.
  */
 #include <stdint.h>
 
 #include "hmbtrace.h"
 #include "shim.h"
+#include "direct.h"
+
+/* hmb_region_event records an enter (leave 0) or leave of region, word being its staged form. */
+HMB_NOINST static inline void hmb_region_event(uint32_t region, uint64_t word, int leave)
+{
+	struct hmb_thread *th = hmb_self;
+	if (__builtin_expect(th != NULL && th->loc != NULL, 1)) {
+		uint64_t t = 0;
+		int rc = leave ? hmb_direct_leave(th, region, &t) : hmb_direct_enter(th, region, &t);
+		if (__builtin_expect(rc == HMB_DIRECT_DONE, 1)) {
+			return;
+		}
+		if (rc == HMB_DIRECT_FLUSH) {
+			hmb_slow_at(t, word, 0, 0, 1);
+			return;
+		}
+	}
+	hmb_stage(word);
+}
+
+/* hmb_message_event stages a probe of two records; a direct thread has it replayed at once. */
+HMB_NOINST static inline void hmb_message_event(uint64_t word, uint64_t ext_time, uint64_t ext_word)
+{
+	struct hmb_thread *th = hmb_self;
+	if (th != NULL && th->loc != NULL) {
+		hmb_slow_at(0, word, ext_time, ext_word, 2);
+		return;
+	}
+	hmb_stage2(word, ext_time, ext_word);
+}
 
 HMB_NOINST void hmb_enter(uint32_t region)
 {
-	hmb_stage((uint64_t)HMB_KIND_ENTER << HMB_KIND_SHIFT | region);
+	hmb_region_event(region, (uint64_t)HMB_KIND_ENTER << HMB_KIND_SHIFT | region, 0);
 }
 
 HMB_NOINST void hmb_leave(uint32_t region)
 {
-	hmb_stage((uint64_t)HMB_KIND_LEAVE << HMB_KIND_SHIFT | region);
+	hmb_region_event(region, (uint64_t)HMB_KIND_LEAVE << HMB_KIND_SHIFT | region, 1);
 }
 
 HMB_NOINST void hmb_send(int peer, uint32_t tag, uint64_t bytes)
 {
-	hmb_stage2((uint64_t)HMB_KIND_SEND << HMB_KIND_SHIFT | tag, (uint64_t)(int64_t)peer, bytes);
+	hmb_message_event((uint64_t)HMB_KIND_SEND << HMB_KIND_SHIFT | tag, (uint64_t)(int64_t)peer, bytes);
 }
 
 HMB_NOINST void hmb_recv(int peer, uint32_t tag, uint64_t bytes)
 {
-	hmb_stage2((uint64_t)HMB_KIND_RECV << HMB_KIND_SHIFT | tag, (uint64_t)(int64_t)peer, bytes);
+	hmb_message_event((uint64_t)HMB_KIND_RECV << HMB_KIND_SHIFT | tag, (uint64_t)(int64_t)peer, bytes);
 }
 
 HMB_NOINST void hmb_enter_collective(uint32_t region, int root, uint64_t bytes)
 {
-	hmb_stage2((uint64_t)HMB_KIND_COLL << HMB_KIND_SHIFT | region, (uint64_t)(int64_t)root, bytes);
+	hmb_message_event((uint64_t)HMB_KIND_COLL << HMB_KIND_SHIFT | region, (uint64_t)(int64_t)root, bytes);
 }
 
 /*
  * The hooks GCC and Clang call at the entry and exit of every function
- * compiled with -finstrument-functions. The function's address is staged;
- * the Go side names it by its ELF symbol when it replays the record.
+ * compiled with -finstrument-functions. A function the thread's cache knows
+ * takes the direct path with its region; else its address is staged, and
+ * the Go side names it by its ELF symbol when it replays the record (and
+ * tells the cache).
  */
 void __cyg_profile_func_enter(void *fn, void *call_site) HMB_NOINST;
 void __cyg_profile_func_exit(void *fn, void *call_site) HMB_NOINST;
 
+HMB_NOINST static inline void hmb_func_event(void *fn, int exit)
+{
+	uint64_t addr = (uintptr_t)fn & HMB_PAYLOAD_MASK;
+	uint64_t word = (uint64_t)(exit ? HMB_KIND_FUNC_EXIT : HMB_KIND_FUNC_ENTER) << HMB_KIND_SHIFT | addr;
+	struct hmb_thread *th = hmb_self;
+	if (__builtin_expect(th != NULL && th->loc != NULL, 1)) {
+		size_t i = (addr >> 4) % HMB_FUNC_CACHE;
+		if (__builtin_expect(th->funcs[i].addr == addr && th->funcs[i].region != 0, 1)) {
+			hmb_region_event(th->funcs[i].region, word, exit);
+			return;
+		}
+		hmb_slow_at(0, word, 0, 0, 1); /* replayed at once, and the cache told */
+		return;
+	}
+	hmb_stage(word);
+}
+
 void __cyg_profile_func_enter(void *fn, void *call_site)
 {
 	(void)call_site;
-	hmb_stage((uint64_t)HMB_KIND_FUNC_ENTER << HMB_KIND_SHIFT | ((uintptr_t)fn & HMB_PAYLOAD_MASK));
+	hmb_func_event(fn, 0);
 }
 
 void __cyg_profile_func_exit(void *fn, void *call_site)
 {
 	(void)call_site;
-	hmb_stage((uint64_t)HMB_KIND_FUNC_EXIT << HMB_KIND_SHIFT | ((uintptr_t)fn & HMB_PAYLOAD_MASK));
+	hmb_func_event(fn, 1);
 }

@@ -5,7 +5,8 @@
  *
  * Lock order: hmb_mu (state changes, registry), then a thread's lock (its
  * staging array and location). A thread never takes hmb_mu while it holds
- * its own lock.
+ * its own lock. The direct path (direct.h) takes no lock: hmb_finalize
+ * stops it with a membarrier before it takes the threads' records.
  *
  * Go readiness: a call into Go before the Go runtime of the library was
  * started by its constructor blocks forever, and instrumented code may run
@@ -17,17 +18,20 @@
 #include <cpuid.h>
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/membarrier.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "hmbtrace.h"
 #include "shim.h"
+#include "direct.h"
 #include "_cgo_export.h"
 
 extern char **environ;
@@ -149,6 +153,11 @@ static void hmb_forked(void) HMB_NOINST;
 static void hmb_forked(void)
 {
 	atomic_store(&hmb_state, ST_FORKED);
+	/* The child's only thread: no lock, nobody else walks the list. */
+	hmb_direct_on = 0;
+	for (struct hmb_thread *th = hmb_threads; th != NULL; th = th->next) {
+		th->loc = NULL;
+	}
 }
 
 __attribute__((constructor)) HMB_NOINST static void hmb_load(void)
@@ -192,6 +201,28 @@ HMB_NOINST static void hmb_not_ready(void)
 }
 
 /*
+ * hmb_direct_start says whether the probes may take the direct path: the
+ * mirror of the Go layout is right, and hmb_finalize can stop them
+ * (membarrier). Otherwise they stage, and the reason is told once.
+ */
+HMB_NOINST static int hmb_direct_start(void)
+{
+	uintptr_t lay[64];
+	size_t n = hmbgo_layout(lay, sizeof lay / sizeof lay[0]);
+	if (!hmb_direct_layout_ok(lay, n)) {
+		fprintf(stderr, "hmbtrace: internal error: the C probes' view of the Go location is out of date; "
+				"they stage their records instead\n");
+		return 0;
+	}
+	if (syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) != 0) {
+		fprintf(stderr, "hmbtrace: membarrier: %s: the C probes stage their records instead of writing them\n",
+			strerror(errno));
+		return 0;
+	}
+	return 1;
+}
+
+/*
  * hmb_init_locked starts the Go side. lazy says a probe asked, not the
  * program: its failure is then told on stderr, since nobody else would.
  */
@@ -228,7 +259,8 @@ HMB_NOINST static int hmb_init_locked(int lazy)
 		}
 	}
 	char *err = NULL;
-	int rc = hmbgo_start(env, n, hmb_use_tsc, &err);
+	int direct = 0;
+	int rc = hmbgo_start(env, n, hmb_use_tsc, &err, &direct);
 	free(env);
 	if (rc < 0) {
 		hmb_set_error(err != NULL ? err : "hmbtrace: hmb_init failed");
@@ -238,6 +270,9 @@ HMB_NOINST static int hmb_init_locked(int lazy)
 		free(err);
 		atomic_store(&hmb_state, ST_FAILED);
 		return -1;
+	}
+	if (rc == 1 && direct) {
+		hmb_direct_on = hmb_direct_start();
 	}
 	atomic_store_explicit(&hmb_state, rc == 1 ? ST_RUNNING : ST_DISABLED, memory_order_release);
 	return 0;
@@ -324,12 +359,22 @@ HMB_NOINST static struct hmb_thread *hmb_register(void)
 	return th;
 }
 
-/* hmb_location makes sure the thread has its Go location (lock held). */
+/*
+ * hmb_location makes sure the thread has its Go location (lock held), and,
+ * for a thread that still probes, the pointers of its direct path.
+ */
 HMB_NOINST static int hmb_location(struct hmb_thread *th)
 {
 	if (th->index == HMB_NO_INDEX) {
 		const char *name = th->name != NULL ? th->name : "";
-		th->index = hmbgo_thread(th->tid, (char *)name, strlen(name));
+		void *loc = NULL, *epoch = NULL;
+		/* Not for a thread hmb_finalize or its exit stopped probing. */
+		int direct = hmb_direct_on && atomic_load(&hmb_state) == ST_RUNNING && !th->closed && !th->exited;
+		th->index = hmbgo_thread(th->tid, (char *)name, strlen(name), direct, &loc, &epoch);
+		if (th->index != HMB_NO_INDEX && loc != NULL && epoch != NULL) {
+			th->epoch_word = epoch;
+			th->loc = loc;
+		}
 	}
 	return th->index != HMB_NO_INDEX;
 }
@@ -341,14 +386,34 @@ HMB_NOINST static int hmb_location(struct hmb_thread *th)
  */
 HMB_NOINST static void hmb_replay(struct hmb_thread *th, hmb_record *from, hmb_record *to)
 {
-	if (from == to) {
+	if (from == to && th->ndrops == 0) {
 		return;
 	}
 	if (!hmb_location(th)) {
 		hmb_drop(hmb_events(from, to));
 		return;
 	}
-	hmb_drop(hmbgo_replay(th->index, from, (size_t)(to - from)));
+	/* The direct path's drops go first: they came before anything staged. */
+	hmb_drop(hmbgo_replay(th->index, from, (size_t)(to - from), th->drops, th->ndrops));
+	memset(th->drops, 0, th->ndrops * sizeof th->drops[0]);
+	th->ndrops = 0;
+}
+
+/*
+ * hmb_func_cache learns the region of the function at addr for the
+ * thread's direct path (lock held), after its record was replayed.
+ */
+HMB_NOINST static void hmb_func_cache(struct hmb_thread *th, uint64_t addr)
+{
+	if (th->loc == NULL || th->index == HMB_NO_INDEX) {
+		return;
+	}
+	uint32_t r = hmbgo_func_region(th->index, addr);
+	if (r != 0) {
+		size_t i = (addr >> 4) % HMB_FUNC_CACHE;
+		th->funcs[i].addr = addr;
+		th->funcs[i].region = r;
+	}
 }
 
 /*
@@ -386,6 +451,7 @@ HMB_NOINST static int hmb_grow(struct hmb_thread *th)
 /* hmb_release frees a thread's staging array; its probes then go straight to Go (lock held). */
 HMB_NOINST static void hmb_release(struct hmb_thread *th)
 {
+	th->loc = NULL;
 	free(th->buf);
 	th->buf = NULL;
 	th->cut = NULL;
@@ -421,6 +487,25 @@ HMB_NOINST static void hmb_slow_locked(struct hmb_thread *th, const hmb_record *
 		break;
 	case ST_RUNNING:
 	case ST_CLOSING:
+		if (hmb_location(th) && th->loc != NULL) {
+			/* A direct thread: the record goes to Go now with the rest,
+			 * so that the array is empty and the direct path open again. */
+			if (c + n > th->buf + th->cap) {
+				hmb_replay(th, th->buf, c);
+				c = th->buf;
+			}
+			c[0] = rec[0];
+			if (n == 2) {
+				c[1] = rec[1];
+			}
+			hmb_replay(th, th->buf, c + n);
+			atomic_store_explicit(&th->cur, th->buf, memory_order_relaxed);
+			unsigned kind = (unsigned)(rec[0].word >> HMB_KIND_SHIFT);
+			if (kind == HMB_KIND_FUNC_ENTER || kind == HMB_KIND_FUNC_EXIT) {
+				hmb_func_cache(th, rec[0].word & HMB_PAYLOAD_MASK);
+			}
+			return;
+		}
 		hmb_replay(th, th->buf, c);
 		atomic_store_explicit(&th->cur, th->buf, memory_order_relaxed);
 		break;
@@ -445,6 +530,11 @@ HMB_NOINST static void hmb_slow_locked(struct hmb_thread *th, const hmb_record *
 
 void hmb_slow(uint64_t word, uint64_t ext_time, uint64_t ext_word, int n)
 {
+	hmb_slow_at(0, word, ext_time, ext_word, n);
+}
+
+void hmb_slow_at(uint64_t t, uint64_t word, uint64_t ext_time, uint64_t ext_word, int n)
+{
 	struct hmb_thread *th = hmb_self;
 	if (atomic_load_explicit(&hmb_state, memory_order_acquire) == ST_UNINIT) {
 		hmb_lazy_init();
@@ -464,7 +554,7 @@ void hmb_slow(uint64_t word, uint64_t ext_time, uint64_t ext_word, int n)
 		return;
 	}
 	th->in_slow = 1;
-	hmb_record rec[2] = {{hmb_now(), word}, {ext_time, ext_word}};
+	hmb_record rec[2] = {{t != 0 ? t : hmb_now(), word}, {ext_time, ext_word}};
 	pthread_mutex_lock(&th->lock);
 	hmb_slow_locked(th, rec, n);
 	pthread_mutex_unlock(&th->lock);
@@ -599,6 +689,24 @@ HMB_NOINST int hmb_finalize(void)
 		return rc;
 	}
 	atomic_store(&hmb_state, ST_CLOSING);
+	if (hmb_direct_on) {
+		/*
+		 * Close every array, so that no probe starts on the direct path
+		 * any more, and wait for those on it: the membarrier makes each
+		 * probe's in_direct mark, or its check of the array, see the other.
+		 */
+		for (struct hmb_thread *th = hmb_threads; th != NULL; th = th->next) {
+			pthread_mutex_lock(&th->lock);
+			atomic_store_explicit(&th->end, th->buf, memory_order_relaxed);
+			pthread_mutex_unlock(&th->lock);
+		}
+		syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
+		for (struct hmb_thread *th = hmb_threads; th != NULL; th = th->next) {
+			while (atomic_load_explicit(&th->in_direct, memory_order_acquire)) {
+				sched_yield();
+			}
+		}
+	}
 	for (struct hmb_thread *th = hmb_threads; th != NULL; th = th->next) {
 		pthread_mutex_lock(&th->lock);
 		/* Stop the owner's fast path, then take what it published. */

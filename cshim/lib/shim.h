@@ -2,10 +2,12 @@
  * shim.h - internals of libhmbtrace's C side, shared by its C files and
  * the Go exports (exports.go). Not installed.
  *
- * A probe appends one record (two for a message) to its thread's staging
+ * An enter or leave takes the direct path of direct.h where it can. Else a
+ * probe appends one record (two for a message) to its thread's staging
  * array and publishes the new end with a release store; nothing else. The
- * slow path (array full, first probe of a thread, thread exit, finalize)
- * replays the staged records into the thread's Go location.
+ * slow path (array full, first probe of a thread, thread exit, finalize, and
+ * at once for a thread on the direct path) replays the staged records into
+ * the thread's Go location.
  */
 #ifndef HMBTRACE_SHIM_H
 #define HMBTRACE_SHIM_H
@@ -45,6 +47,13 @@ enum {
 /* No Go location yet (hmbgo_thread failed, or was not called). */
 #define HMB_NO_INDEX UINT32_MAX
 
+/* Depths whose direct drops a thread counts itself; deeper ones go through Go. */
+#define HMB_DIRECT_DEPTHS 128
+/* Entries of a thread's cache of function regions (-finstrument-functions). */
+#define HMB_FUNC_CACHE 1024
+
+struct hmb_go_location; /* direct.h */
+
 /*
  * hmb_thread is a C thread's staging state. cur and end are the probes'
  * fields: the owner advances cur with release stores and probes until end;
@@ -54,6 +63,16 @@ enum {
 struct hmb_thread {
 	_Atomic(hmb_record *) cur;
 	_Atomic(hmb_record *) end;
+	/* The direct path (direct.h): owner only, but for hmb_finalize's wait on in_direct. */
+	_Atomic int in_direct;
+	struct hmb_go_location *loc;       /* the pinned Go location, NULL: no direct path */
+	_Atomic(uint64_t) *epoch_word;     /* the pool's epoch */
+	size_t ndrops;                     /* drops[0..ndrops) may be non-zero */
+	uint64_t drops[HMB_DIRECT_DEPTHS]; /* enters and leaves at closed depths, for Go */
+	struct {
+		uint64_t addr;
+		uint32_t region;
+	} funcs[HMB_FUNC_CACHE]; /* function address -> region, 0: not known */
 
 	pthread_mutex_t lock;
 	hmb_record *buf; /* the staging array; NULL once the thread exited */
@@ -73,6 +92,8 @@ extern __thread struct hmb_thread *hmb_self
 extern int hmb_use_tsc HMB_HIDDEN;
 
 void hmb_slow(uint64_t word, uint64_t ext_time, uint64_t ext_word, int n) HMB_NOINST HMB_HIDDEN;
+/* hmb_slow for a probe that read the clock already (t; 0: read it). */
+void hmb_slow_at(uint64_t t, uint64_t word, uint64_t ext_time, uint64_t ext_word, int n) HMB_NOINST HMB_HIDDEN;
 uint32_t hmb_region_n(const char *name, size_t nlen, const char *file, int line) HMB_NOINST HMB_HIDDEN;
 
 /*

@@ -1,0 +1,146 @@
+/*
+ * direct.c - the direct path's rarer parts: the layout check and the
+ * encoder's general cases (encode.Encoder's enterSlow and leaveSlow with
+ * every technique on).
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "direct.h"
+
+int hmb_direct_on;
+
+/*
+ * hmb_direct_layout_ok compares the mirror of direct.h with the Go layout,
+ * in the order of measure.CProbeLayout and buffer.LevelLayout.
+ */
+int hmb_direct_layout_ok(const uintptr_t *go, size_t n)
+{
+	const uintptr_t want[] = {
+		sizeof(struct hmb_go_frame),
+		offsetof(struct hmb_go_frame, start),
+		offsetof(struct hmb_go_frame, child),
+		offsetof(struct hmb_go_frame, tr),
+		offsetof(struct hmb_go_frame, seq),
+		offsetof(struct hmb_go_frame, region),
+		offsetof(struct hmb_go_frame, state),
+		offsetof(struct hmb_go_frame, counted),
+		offsetof(struct hmb_go_frame, cls),
+		sizeof(struct hmb_go_prof),
+		offsetof(struct hmb_go_prof, visits),
+		offsetof(struct hmb_go_prof, incl),
+		offsetof(struct hmb_go_prof, excl),
+		offsetof(struct hmb_go_prof, active),
+		offsetof(struct hmb_go_prof, filtered),
+		offsetof(struct hmb_go_location, epoch),
+		offsetof(struct hmb_go_location, limit),
+		offsetof(struct hmb_go_location, lost_at),
+		offsetof(struct hmb_go_location, min_dur),
+		offsetof(struct hmb_go_location, last),
+		offsetof(struct hmb_go_location, last_tr),
+		offsetof(struct hmb_go_location, run),
+		offsetof(struct hmb_go_location, shift),
+		offsetof(struct hmb_go_location, depth),
+		offsetof(struct hmb_go_location, stack),
+		offsetof(struct hmb_go_location, prof),
+		offsetof(struct hmb_go_location, levels),
+		offsetof(struct hmb_go_location, recorded),
+		offsetof(struct hmb_go_location, filtered_name),
+		offsetof(struct hmb_go_location, cpt),
+		offsetof(struct hmb_go_location, phase_region),
+		HMB_FRAME_DROPPED,
+		HMB_FRAME_PENDING,
+		HMB_FRAME_WRITTEN,
+		HMB_CLASS_REGION,
+		offsetof(struct hmb_go_level, bin),
+		offsetof(struct hmb_go_level, pos),
+		offsetof(struct hmb_go_level, tech),
+		offsetof(struct hmb_go_level, time),
+		offsetof(struct hmb_go_level, next),
+		offsetof(struct hmb_go_level, n),
+		HMB_TECH_ALL,
+		HMB_MAX_ENTER_LEAVE,
+	};
+	if (n != sizeof want / sizeof want[0]) {
+		return 0;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (want[i] != go[i]) {
+			return 0;
+		}
+	}
+	return 1;
+}
+
+/* hmb_put_uvarint is encode's putUvarint: LEB128. */
+static int hmb_put_uvarint(uint8_t *b, uint64_t v)
+{
+	int i = 0;
+	while (v >= 0x80) {
+		b[i++] = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	b[i] = (uint8_t)v;
+	return i + 1;
+}
+
+/* hmb_put_seq is encode's putSeq with tokens and LEB128. */
+static int hmb_put_seq(uint8_t *b, uint32_t seq)
+{
+	if (seq != 0 && seq < 32) {
+		b[0] = (uint8_t)(HMB_TOK_SEQ_INLINE | seq);
+		return 1;
+	}
+	b[0] = HMB_TOK_SEQ_INLINE;
+	return 1 + hmb_put_uvarint(b + 1, seq);
+}
+
+int hmb_put_enter_slow(struct hmb_go_level *lv, uint8_t *b, uint64_t t, uint32_t seq, uint32_t region)
+{
+	if (t < lv->time) {
+		t = lv->time;
+	}
+	int n = 0;
+	uint64_t d = t - lv->time;
+	if (seq != (d == 0 ? lv->next : 0)) {
+		n = hmb_put_seq(b, seq);
+	}
+	lv->time = t;
+	lv->next = seq + 1;
+	if (region < 64 && region != 0) {
+		if (d == 0) {
+			b[n] = (uint8_t)(HMB_TOK_ENTER_NOW_INLINE | region);
+			return n + 1;
+		}
+		b[n] = (uint8_t)(HMB_TOK_ENTER_INLINE | region);
+		return n + 1 + hmb_put_uvarint(b + n + 1, d);
+	}
+	if (d == 0) {
+		b[n] = HMB_TOK_ENTER_NOW_INLINE;
+		return n + 1 + hmb_put_uvarint(b + n + 1, region);
+	}
+	b[n++] = HMB_TOK_ENTER_INLINE;
+	n += hmb_put_uvarint(b + n, region);
+	return n + hmb_put_uvarint(b + n, d);
+}
+
+int hmb_put_leave_slow(struct hmb_go_level *lv, uint8_t *b, uint64_t t, uint32_t seq)
+{
+	if (t < lv->time) {
+		t = lv->time;
+	}
+	int n = 0;
+	uint64_t d = t - lv->time;
+	if (seq != (d == 0 ? lv->next : 0)) {
+		n = hmb_put_seq(b, seq);
+	}
+	lv->time = t;
+	lv->next = seq + 1;
+	if (d < 32) {
+		b[n] = (uint8_t)(HMB_TOK_LEAVE_INLINE | d);
+		return n + 1;
+	}
+	b[n] = (uint8_t)(HMB_TOK_LEAVE_INLINE | 0x20 | (d & 0x1F));
+	return n + 1 + hmb_put_uvarint(b + n + 1, d >> 5);
+}

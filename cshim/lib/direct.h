@@ -1,0 +1,292 @@
+/*
+ * direct.h - the C probes' direct path: an enter or leave of a region is
+ * written by the probe itself, in C, into its thread's Go location, with the
+ * same steps and the same bytes as the Go probes' enter and leaveTop
+ * (measure/location.go) and encoder (encode/encoder.go). Only the common
+ * case is done here; a probe that finds anything else (a full bin, a new
+ * depth or region, a closed-set change, a mismatched leave, the phase
+ * region) stages its record and has it replayed in Go at once, where every
+ * case is handled. Not installed.
+ *
+ * The structures below mirror the Go ones field for field; hmb_init
+ * compares their offsets with measure.CProbeLayout and falls back to
+ * staging if they differ. The Go objects are pinned (measure.PinForC).
+ *
+ * Stopping: a direct probe marks itself in_direct, then checks that the
+ * thread's staging array is empty and open (cur == buf < end). hmb_finalize
+ * closes the arrays, issues a membarrier, which orders every thread's mark
+ * before its check, and waits for the marks to clear: after that no probe
+ * touches a location.
+ */
+#ifndef HMBTRACE_DIRECT_H
+#define HMBTRACE_DIRECT_H
+
+#include "shim.h"
+
+struct hmb_go_slice {
+	void *ptr;
+	int64_t len, cap;
+};
+
+/* measure.frame */
+struct hmb_go_frame {
+	uint64_t start, child, tr;
+	uint32_t seq, region;
+	uint8_t state, counted;
+	uint32_t mseq;
+	int64_t mprev;
+	int32_t node;
+	uint8_t cls;
+};
+
+/* measure.profEntry */
+struct hmb_go_prof {
+	uint64_t visits, incl, excl;
+	uint32_t active;
+	uint8_t filtered, counted;
+};
+
+/* The head of measure.Location. */
+struct hmb_go_location {
+	void *h, *pool;
+	uint64_t epoch;
+	int64_t limit, lost_at, pending_from;
+	uint64_t min_dur, last, last_tr;
+	uint32_t run;
+	uint8_t shift;
+	int64_t depth;
+	struct hmb_go_slice stack, prof, levels;
+	uint64_t recorded, filtered_name;
+	void *cpt;
+	uint32_t phase_region;
+};
+
+/* The head of buffer.Level, with its encode.Encoder. */
+struct hmb_go_level {
+	void *h;
+	int64_t depth;
+	uint8_t cls;
+	struct hmb_go_slice bin;
+	int64_t pos;
+	uint8_t tech;
+	uint64_t time;
+	uint32_t next;
+	uint64_t prev[16];
+	uint32_t n;
+};
+
+/* measure's frame states, buffer.ClassRegion, encode.All and MaxEnterLeaveSize. */
+enum {
+	HMB_FRAME_DROPPED = 0,
+	HMB_FRAME_PENDING = 1,
+	HMB_FRAME_WRITTEN = 2,
+	HMB_CLASS_REGION = 0,
+	HMB_TECH_ALL = 15,
+	HMB_MAX_ENTER_LEAVE = 22,
+};
+
+/* The tokens of encode/record.go. */
+enum {
+	HMB_TOK_LEAVE_INLINE = 0x00,
+	HMB_TOK_ENTER_INLINE = 0x40,
+	HMB_TOK_ENTER_NOW_INLINE = 0x80,
+	HMB_TOK_SEQ_INLINE = 0xC0,
+};
+
+/* What a direct probe did. */
+enum {
+	HMB_DIRECT_DONE = 1,   /* recorded (or counted) */
+	HMB_DIRECT_STAGE = 0,  /* not for the direct path now: stage it */
+	HMB_DIRECT_FLUSH = -1, /* stage it and replay it in Go at once */
+};
+
+extern int hmb_direct_on HMB_HIDDEN;
+
+int hmb_direct_layout_ok(const uintptr_t *go, size_t n) HMB_NOINST HMB_HIDDEN;
+int hmb_put_enter_slow(struct hmb_go_level *lv, uint8_t *b, uint64_t t, uint32_t seq, uint32_t region) HMB_NOINST HMB_HIDDEN;
+int hmb_put_leave_slow(struct hmb_go_level *lv, uint8_t *b, uint64_t t, uint32_t seq) HMB_NOINST HMB_HIDDEN;
+
+/* hmb_put_enter is encode.Encoder.Enter with every technique on. */
+HMB_NOINST static inline int hmb_put_enter(struct hmb_go_level *lv, uint8_t *b, uint64_t t, uint32_t seq, uint32_t region)
+{
+	uint64_t d = t - lv->time;
+	if (__builtin_expect(t >= lv->time && d < 0x80 && region - 1 < 63 && seq == (d == 0 ? lv->next : 0), 1)) {
+		lv->time = t;
+		lv->next = seq + 1;
+		if (d == 0) {
+			b[0] = (uint8_t)(HMB_TOK_ENTER_NOW_INLINE | region);
+			return 1;
+		}
+		b[0] = (uint8_t)(HMB_TOK_ENTER_INLINE | region);
+		b[1] = (uint8_t)d;
+		return 2;
+	}
+	return hmb_put_enter_slow(lv, b, t, seq, region);
+}
+
+/* hmb_put_leave is encode.Encoder.Leave with every technique on. */
+HMB_NOINST static inline int hmb_put_leave(struct hmb_go_level *lv, uint8_t *b, uint64_t t, uint32_t seq)
+{
+	uint64_t d = t - lv->time;
+	if (__builtin_expect(t >= lv->time && d < (32 << 7) && seq == (d == 0 ? lv->next : 0), 1)) {
+		lv->time = t;
+		lv->next = seq + 1;
+		if (d < 32) {
+			b[0] = (uint8_t)(HMB_TOK_LEAVE_INLINE | d);
+			return 1;
+		}
+		b[0] = (uint8_t)(HMB_TOK_LEAVE_INLINE | 0x20 | (d & 0x1F));
+		b[1] = (uint8_t)(d >> 5);
+		return 2;
+	}
+	return hmb_put_leave_slow(lv, b, t, seq);
+}
+
+/* hmb_direct_begin marks the probe in_direct and says whether it may go on. */
+HMB_NOINST static inline int hmb_direct_begin(struct hmb_thread *th)
+{
+	if (__builtin_expect(th->in_direct, 0)) {
+		return 0; /* a signal handler probes inside a probe: stage it */
+	}
+	atomic_store_explicit(&th->in_direct, 1, memory_order_relaxed);
+	atomic_signal_fence(memory_order_seq_cst); /* hmb_finalize's membarrier does the rest */
+	hmb_record *c = atomic_load_explicit(&th->cur, memory_order_relaxed);
+	if (__builtin_expect(c == th->buf && c < atomic_load_explicit(&th->end, memory_order_relaxed), 1)) {
+		return 1;
+	}
+	atomic_signal_fence(memory_order_seq_cst);
+	atomic_store_explicit(&th->in_direct, 0, memory_order_relaxed);
+	return 0;
+}
+
+HMB_NOINST static inline int hmb_direct_end(struct hmb_thread *th, int result)
+{
+	atomic_signal_fence(memory_order_seq_cst);
+	atomic_store_explicit(&th->in_direct, 0, memory_order_release);
+	return result;
+}
+
+/* hmb_stamp is measure's stamp, without the stores: the time clamped, reduced, and its sequence number. */
+#define HMB_STAMP(L, t, tt, tr, seq)                                            \
+	uint64_t tt = (t) < (L)->last ? (L)->last : (t);                          \
+	uint64_t tr = tt >> ((L)->shift & 63);                                    \
+	uint32_t seq = tr == (L)->last_tr ? (L)->run + 1 : 0
+
+/*
+ * hmb_direct_enter records an enter of region r at the clock's time: the
+ * steps of measure's enter with neither counters, call paths nor duration
+ * filter. *t receives the time when it was read.
+ */
+HMB_NOINST static inline int hmb_direct_enter(struct hmb_thread *th, uint32_t r, uint64_t *t)
+{
+	struct hmb_go_location *L = th->loc;
+	if (L->cpt != NULL || L->min_dur != 0 || !hmb_direct_begin(th)) {
+		return HMB_DIRECT_STAGE;
+	}
+	struct hmb_go_prof *prof = L->prof.ptr;
+	int known = r != 0 && (int64_t)r < L->prof.len;
+	if (known && prof[r].filtered) {
+		/* Excluded by the filter file: not even the clock is read. */
+		L->recorded++;
+		L->filtered_name++;
+		return hmb_direct_end(th, HMB_DIRECT_DONE);
+	}
+	uint64_t now = *t = hmb_now();
+	int64_t d = L->depth + 1;
+	if (atomic_load_explicit(th->epoch_word, memory_order_relaxed) != L->epoch || !known || d >= L->stack.len) {
+		return hmb_direct_end(th, HMB_DIRECT_FLUSH);
+	}
+	struct hmb_go_level *lv = NULL;
+	if (d < L->limit) {
+		if (d >= L->levels.len || (lv = ((struct hmb_go_level **)L->levels.ptr)[d]) == NULL ||
+		    lv->bin.len - lv->pos < 2 * HMB_MAX_ENTER_LEAVE) {
+			return hmb_direct_end(th, HMB_DIRECT_FLUSH);
+		}
+	} else if (d >= HMB_DIRECT_DEPTHS) {
+		return hmb_direct_end(th, HMB_DIRECT_FLUSH);
+	}
+	HMB_STAMP(L, now, tt, tr, seq);
+	L->recorded++;
+	L->last = tt;
+	L->last_tr = tr;
+	L->run = seq;
+	struct hmb_go_frame *f = (struct hmb_go_frame *)L->stack.ptr + d;
+	f->start = tt;
+	f->child = 0;
+	f->tr = tr;
+	f->seq = seq;
+	f->region = r;
+	f->state = HMB_FRAME_DROPPED;
+	f->counted = 0;
+	f->cls = HMB_CLASS_REGION;
+	L->depth = d;
+	prof[r].visits++;
+	prof[r].active++;
+	if (lv != NULL) {
+		lv->pos += hmb_put_enter(lv, (uint8_t *)lv->bin.ptr + lv->pos, tr, seq, r);
+		lv->n++;
+		f->state = HMB_FRAME_WRITTEN;
+	} else {
+		th->drops[d]++; /* a closed depth: counted for Go */
+		if (d >= th->ndrops) {
+			th->ndrops = (size_t)d + 1;
+		}
+	}
+	return hmb_direct_end(th, HMB_DIRECT_DONE);
+}
+
+/* hmb_direct_leave records a leave of region r: measure's leave and leaveTop for the common case. */
+HMB_NOINST static inline int hmb_direct_leave(struct hmb_thread *th, uint32_t r, uint64_t *t)
+{
+	struct hmb_go_location *L = th->loc;
+	if (L->cpt != NULL || L->min_dur != 0 || !hmb_direct_begin(th)) {
+		return HMB_DIRECT_STAGE;
+	}
+	struct hmb_go_prof *prof = L->prof.ptr;
+	if (r != 0 && (int64_t)r < L->prof.len && prof[r].filtered) {
+		L->recorded++;
+		L->filtered_name++;
+		return hmb_direct_end(th, HMB_DIRECT_DONE);
+	}
+	uint64_t now = *t = hmb_now();
+	int64_t d = L->depth;
+	struct hmb_go_frame *f = (struct hmb_go_frame *)L->stack.ptr + d;
+	if (atomic_load_explicit(th->epoch_word, memory_order_relaxed) != L->epoch || d == 0 || f->region != r ||
+	    f->cls != HMB_CLASS_REGION || f->counted || f->region == L->phase_region) {
+		return hmb_direct_end(th, HMB_DIRECT_FLUSH);
+	}
+	struct hmb_go_level *lv = NULL;
+	if (f->state == HMB_FRAME_WRITTEN) {
+		if (d >= L->levels.len || (lv = ((struct hmb_go_level **)L->levels.ptr)[d]) == NULL ||
+		    lv->bin.len - lv->pos < HMB_MAX_ENTER_LEAVE) {
+			return hmb_direct_end(th, HMB_DIRECT_FLUSH);
+		}
+	} else if (f->state != HMB_FRAME_DROPPED || d == L->lost_at || d >= HMB_DIRECT_DEPTHS) {
+		return hmb_direct_end(th, HMB_DIRECT_FLUSH);
+	}
+	HMB_STAMP(L, now, tt, tr, seq);
+	L->last = tt;
+	L->last_tr = tr;
+	L->run = seq;
+	uint64_t dur = tt - f->start;
+	struct hmb_go_prof *p = &prof[r];
+	if (--p->active == 0) {
+		p->incl += dur;
+	}
+	p->excl += dur - f->child;
+	L->depth = d - 1;
+	f[-1].child += dur;
+	L->recorded++;
+	if (lv != NULL) {
+		lv->pos += hmb_put_leave(lv, (uint8_t *)lv->bin.ptr + lv->pos, tr, seq);
+		lv->n++;
+	} else {
+		th->drops[d]++;
+		if (d >= th->ndrops) {
+			th->ndrops = (size_t)d + 1;
+		}
+	}
+	return hmb_direct_end(th, HMB_DIRECT_DONE);
+}
+
+#endif /* HMBTRACE_DIRECT_H */
