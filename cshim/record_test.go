@@ -332,3 +332,50 @@ func TestSyncEnv(t *testing.T) {
 		t.Error("a variable other than HMB_* was set")
 	}
 }
+
+// TestProbeMode checks HMB_C_PROBE: direct by default, staged on request or
+// where the configuration needs the Go probes for every event, and a clear
+// error for anything else. A direct thread's location is pinned for C.
+func TestProbeMode(t *testing.T) {
+	// Start makes the process's HMB_* variables the C environment's: these
+	// are restored afterwards.
+	for _, v := range []string{"HMB_OUTPUT", "HMB_C_PROBE", "HMB_MIN_DURATION", "HMB_CALLPATHS", "HMB_ENCODING_OFF"} {
+		t.Setenv(v, "")
+	}
+	for _, tc := range []struct {
+		env  []string
+		want ProbeMode
+		err  string
+	}{
+		{nil, ProbeDirect, ""},
+		{[]string{"HMB_C_PROBE=staged"}, ProbeStaged, ""},
+		{[]string{"HMB_C_PROBE= direct "}, ProbeDirect, ""},
+		{[]string{"HMB_MIN_DURATION=2us"}, ProbeStaged, ""},
+		{[]string{"HMB_CALLPATHS=1"}, ProbeStaged, ""},
+		{[]string{"HMB_ENCODING_OFF=delta"}, ProbeStaged, ""},
+		{[]string{"HMB_C_PROBE=fast"}, 0, `HMB_C_PROBE="fast": want direct or staged`},
+	} {
+		dir := t.TempDir()
+		var rt Runtime
+		_, err := rt.Start(append([]string{"HMB_OUTPUT=" + dir}, tc.env...), clock.Best().String())
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%v: Start: %v, want %q", tc.env, err, tc.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%v: Start: %v", tc.env, err)
+		}
+		if got := rt.ProbeMode(); got != tc.want {
+			t.Errorf("%v: probe mode %v, want %v", tc.env, got, tc.want)
+		}
+		loc, epoch := rt.PinForC(rt.NewThread(1, ""))
+		if (loc != nil && epoch != nil) != (tc.want == ProbeDirect) {
+			t.Errorf("%v: PinForC gave %p, %p", tc.env, loc, epoch)
+		}
+		if err := rt.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

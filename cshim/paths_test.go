@@ -1,0 +1,183 @@
+package cshim_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hmbtrace/hmbtrace/tracefile"
+)
+
+// TestProbePaths runs testdata/c/paths.c, which takes every path of the C
+// probes, with its enters and leaves written in place by the probes
+// (HMB_C_PROBE=direct, the default) and replayed in Go (staged): the two
+// traces must tell the same story. With a buffer that holds the whole run,
+// the same events in the same order, and each region's exact inclusive time
+// equal to what its events span; with a small one, reduced, the same counts
+// and every event accounted for.
+func TestProbePaths(t *testing.T) {
+	build := library(t)
+	dir := t.TempDir()
+	hooked := filepath.Join(dir, "hooked.o")
+	if msg, err := run(root, nil, "gcc", "-O2", "-g", "-c", "-finstrument-functions", "-o", hooked,
+		filepath.Join(root, "cshim", "testdata", "c", "paths_hooked.c")); err != nil {
+		t.Fatalf("gcc paths_hooked.c: %v\n%s", err, msg)
+	}
+	p := buildC(t, build, "paths", nil, filepath.Join(root, "cshim", "testdata", "c", "paths.c"), hooked)
+	filter := filepath.Join(dir, "filter")
+	if err := os.WriteFile(filter, []byte("SCOREP_REGION_NAMES_BEGIN\n  EXCLUDE skipped\nSCOREP_REGION_NAMES_END\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	record := func(t *testing.T, mode string, env []string) (*tracefile.File, []event) {
+		t.Helper()
+		q := p
+		q.out = filepath.Join(dir, t.Name(), mode)
+		_, stderr := q.run(t, append([]string{"HMB_C_PROBE=" + mode, "HMB_FILTER_FILE=" + filter}, env...))
+		if stderr != "" {
+			// The direct path says so when it cannot be taken.
+			t.Errorf("HMB_C_PROBE=%s: stderr:\n%s", mode, stderr)
+		}
+		path := filepath.Join(q.out, "paths.0.hmb")
+		f, err := tracefile.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { f.Close() })
+		if len(f.Locations) != 1 {
+			t.Fatalf("HMB_C_PROBE=%s: %d locations, want 1", mode, len(f.Locations))
+		}
+		return f, dump(t, path)
+	}
+	t.Run("whole", func(t *testing.T) {
+		direct, devs := record(t, "direct", nil)
+		staged, sevs := record(t, "staged", nil)
+		sameCounts(t, direct, staged)
+		if len(devs) != len(sevs) {
+			t.Fatalf("direct: %d events, staged: %d", len(devs), len(sevs))
+		}
+		for i := range devs {
+			d, s := devs[i], sevs[i]
+			if d.kind != s.kind || d.region != s.region || d.depth != s.depth {
+				t.Fatalf("event %d: direct %s %s at depth %d, staged %s %s at depth %d",
+					i, d.kind, d.region, d.depth, s.kind, s.region, s.depth)
+			}
+		}
+		checkTrace(t, devs, []string{"step", "r00", "r99", "nap", "leaf", "middle", "hooked"}, nil)
+		inclusiveMatchesEvents(t, direct, devs)
+		inclusiveMatchesEvents(t, staged, sevs)
+	})
+	t.Run("reduced", func(t *testing.T) {
+		env := []string{"HMB_BUFFER_SIZE=64K", "HMB_BIN_SIZE=1K"}
+		direct, devs := record(t, "direct", env)
+		staged, _ := record(t, "staged", env)
+		sameCounts(t, direct, staged)
+		checkTrace(t, devs, []string{"step"}, nil)
+		if direct.Locations[0].Removed().Total() == 0 {
+			t.Errorf("direct: nothing removed from a 64 KiB buffer: the test no longer reduces")
+		}
+	})
+}
+
+// sameCounts checks what two runs of paths.c counted: events recorded and
+// filtered, usage errors, visits per region, and that each accounts for
+// every event it recorded.
+func sameCounts(t *testing.T, direct, staged *tracefile.File) {
+	t.Helper()
+	d, s := &direct.Locations[0], &staged.Locations[0]
+	if d.Recorded != s.Recorded || d.FilteredName != s.FilteredName || d.Usage != s.Usage {
+		t.Errorf("direct: recorded %d, filtered %d, usage %+v\nstaged: recorded %d, filtered %d, usage %+v",
+			d.Recorded, d.FilteredName, d.Usage, s.Recorded, s.FilteredName, s.Usage)
+	}
+	if d.FilteredName == 0 || d.Usage.LeftImplicitly == 0 || d.Usage.LeaveNothingOpen == 0 {
+		t.Errorf("direct: filtered %d, usage %+v: the filter and the misuse of paths.c are not counted", d.FilteredName, d.Usage)
+	}
+	for _, l := range []*tracefile.Location{d, s} {
+		if l.Accounted() != l.Recorded {
+			t.Errorf("%s: %d events accounted for, %d recorded", l.Name, l.Accounted(), l.Recorded)
+		}
+	}
+	visits := func(f *tracefile.File) string {
+		names := map[uint32]string{}
+		for _, r := range f.Regions {
+			names[r.ID] = r.Name
+		}
+		var out []string
+		for _, e := range f.Locations[0].Profile {
+			if e.Visits > 0 {
+				out = append(out, fmt.Sprintf("%s:%d", names[e.Region], e.Visits))
+			}
+		}
+		return strings.Join(sortedCopy(out), " ")
+	}
+	if dv, sv := visits(direct), visits(staged); dv != sv {
+		t.Errorf("visits per region differ\ndirect: %s\nstaged: %s", dv, sv)
+	}
+}
+
+func sortedCopy(s []string) []string {
+	out := append([]string(nil), s...)
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && out[j] < out[j-1]; j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	return out
+}
+
+// inclusiveMatchesEvents checks, for a trace that kept every event, that
+// each region's inclusive and exclusive times in the exact profile are what
+// its enters and leaves span, to the timer's resolution: the profile is
+// summed from the clock, the events are the encoded bytes read back.
+func inclusiveMatchesEvents(t *testing.T, f *tracefile.File, evs []event) {
+	t.Helper()
+	tick := float64(uint64(1)<<f.Header.TimerShift) * 1e9 / f.Header.TicksPerSecond
+	span, self := map[string]float64{}, map[string]float64{}
+	nchildren := map[string]int{}
+	type frame struct {
+		enter    event
+		children float64
+		n        int
+	}
+	var open []frame
+	for _, e := range evs {
+		switch e.kind {
+		case "ENTER":
+			open = append(open, frame{enter: e})
+		case "LEAVE":
+			top := open[len(open)-1]
+			open = open[:len(open)-1]
+			d := float64(e.ns - top.enter.ns)
+			span[e.region] += d
+			self[e.region] += d - top.children
+			nchildren[e.region] += top.n
+			if len(open) > 0 {
+				open[len(open)-1].children += d
+				open[len(open)-1].n++
+			}
+		}
+	}
+	names := map[uint32]string{}
+	for _, r := range f.Regions {
+		names[r.ID] = r.Name
+	}
+	for _, p := range f.Locations[0].Profile {
+		name := names[p.Region]
+		if p.Visits == 0 || name == "skipped" {
+			continue
+		}
+		incl := float64(p.Inclusive) * 1e9 / f.Header.TicksPerSecond
+		excl := float64(p.Exclusive) * 1e9 / f.Header.TicksPerSecond
+		// Each duration is off by less than two ticks; an exclusive time
+		// also by its children's.
+		slack := 2*tick*float64(int(p.Visits)+nchildren[name]) + 1
+		if diff := incl - span[name]; diff > 2*tick*float64(p.Visits)+1 || -diff > 2*tick*float64(p.Visits)+1 {
+			t.Errorf("%s: %s inclusive %.0f ns in the profile, %.0f ns between its events (%d visits, tick %.1f ns)",
+				f.Path, name, incl, span[name], p.Visits, tick)
+		}
+		if diff := excl - self[name]; diff > slack || -diff > slack {
+			t.Errorf("%s: %s exclusive %.0f ns in the profile, %.0f ns from its events", f.Path, name, excl, self[name])
+		}
+	}
+}

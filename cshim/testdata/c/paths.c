@@ -1,0 +1,77 @@
+/*
+ * paths.c - one thread's probes through every path of the C probes: run
+ * with HMB_C_PROBE=direct and =staged, the two traces must tell the same
+ * story. It exercises region ids past 63 (no inline token), depths past the
+ * inline range and past what a small buffer keeps, runs of events within
+ * one timer tick (sequence numbers), long gaps (multi-byte deltas), a
+ * filtered region, the phase region, messages between events, a leave of an
+ * enclosing region and one with nothing open (usage errors), and
+ * -finstrument-functions hooks (addresses named at finalize).
+ *
+ *   paths [rounds]    default 200
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "hmbtrace.h"
+
+#define NREGIONS 100
+
+static uint32_t regions[NREGIONS];
+
+__attribute__((noinline)) static void recurse(int depth, int max)
+{
+	hmb_enter(regions[depth % NREGIONS]);
+	if (depth < max) {
+		recurse(depth + 1, max);
+	}
+	hmb_leave(regions[depth % NREGIONS]);
+}
+
+/* hooked is compiled with -finstrument-functions (see the test). */
+void hooked(int n);
+
+int main(int argc, char **argv)
+{
+	int rounds = argc > 1 ? atoi(argv[1]) : 200;
+	char name[32];
+	for (int i = 0; i < NREGIONS; i++) {
+		snprintf(name, sizeof name, "r%02d", i);
+		regions[i] = hmb_region(name);
+	}
+	uint32_t skipped = hmb_region("skipped"); /* excluded by the test's filter file */
+	uint32_t step = hmb_region("step");
+	uint32_t nap = hmb_region("nap");
+	hmb_phase(step);
+	for (int k = 0; k < rounds; k++) {
+		hmb_enter(step);
+		/* Deep: past a small buffer's kept depths. */
+		recurse(0, 30 + k % 20);
+		/* Tight: many events within one tick. */
+		for (int i = 0; i < 50; i++) {
+			hmb_enter(regions[70 + i % 30]);
+			hmb_enter(skipped);
+			hmb_leave(skipped);
+			hmb_leave(regions[70 + i % 30]);
+		}
+		if (k % 50 == 0) {
+			/* A long gap inside a region. */
+			hmb_enter(nap);
+			struct timespec ts = {0, 2000000};
+			nanosleep(&ts, NULL);
+			hmb_leave(nap);
+		}
+		hmb_send(1, (uint32_t)k, 64);
+		hooked(k);
+		hmb_recv(1, (uint32_t)k, 64);
+		if (k % 40 == 0) {
+			/* Left implicitly by the leave of step. */
+			hmb_enter(regions[1]);
+			hmb_enter(regions[2]);
+		}
+		hmb_leave(step);
+	}
+	hmb_leave(step); /* nothing open */
+	return hmb_finalize() == 0 ? 0 : 1;
+}
