@@ -35,23 +35,42 @@ func cProbes(o *options) (string, error) {
 	return bin, nil
 }
 
-// runCProbes runs it once and returns ns/event per subject.
+// The C subjects: hmbtrace's in both probe modes (HMB_C_PROBE), libotf2's.
+const (
+	cDirect = "hmbtrace (C shim)"
+	cStaged = "hmbtrace (C shim, HMB_C_PROBE=staged)"
+	cOTF2   = "libotf2 OTF2_EvtWriter (C)"
+	cHooks  = "hmbtrace -finstrument-functions (C)"
+)
+
+// runCProbes runs it once in each probe mode and returns ns/event per
+// subject.
 func runCProbes(path string, quick bool) (map[string]float64, error) {
+	direct, err := runCProbesMode(path, quick, "direct", map[string]string{"hmbtrace": cDirect, "otf2": cOTF2, "cyg": cHooks})
+	if err != nil {
+		return nil, err
+	}
+	staged, err := runCProbesMode(path, quick, "staged", map[string]string{"hmbtrace": cStaged})
+	if err != nil {
+		return nil, err
+	}
+	direct[cStaged] = staged[cStaged]
+	return direct, nil
+}
+
+// runCProbesMode runs it under HMB_C_PROBE=mode and returns the figures of
+// the variants names maps to subjects.
+func runCProbesMode(path string, quick bool, mode string, names map[string]string) (map[string]float64, error) {
 	rounds, iters := "3", "800000"
 	if quick {
 		rounds, iters = "1", "200000"
 	}
 	cmd := exec.Command(path, rounds, iters)
 	cmd.Dir = filepath.Dir(path)
-	cmd.Env = append(os.Environ(), "HMB_OUTPUT="+filepath.Join(filepath.Dir(path), "hmb-out"))
+	cmd.Env = append(os.Environ(), "HMB_OUTPUT="+filepath.Join(filepath.Dir(path), "hmb-out"), "HMB_C_PROBE="+mode)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v\n%s", path, err, out)
-	}
-	names := map[string]string{
-		"hmbtrace": "hmbtrace (C shim)",
-		"otf2":     "libotf2 OTF2_EvtWriter (C)",
-		"cyg":      "hmbtrace -finstrument-functions (C)",
 	}
 	res := map[string]float64{}
 	sc := bufio.NewScanner(bytes.NewReader(out))

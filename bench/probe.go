@@ -57,7 +57,7 @@ func runProbe(o *options, r *report) error {
 					r.skip("hmbtrace (C shim), libotf2 (C)", err.Error())
 				}
 			} else {
-				for _, subject := range []string{"hmbtrace (C shim)", "libotf2 OTF2_EvtWriter (C)", "hmbtrace -finstrument-functions (C)"} {
+				for _, subject := range []string{cDirect, cStaged, cOTF2, cHooks} {
 					r.add(subject, "ns/event", res[subject])
 				}
 			}

@@ -664,7 +664,7 @@ func TestProbeBench(t *testing.T) {
 	const rounds, iterations = 1, 5000
 	out, _ := p.run(t, nil, strconv.Itoa(rounds), strconv.Itoa(iterations))
 	const events = (rounds + 1) * iterations * 4 // with the warm-up round
-	for _, want := range []string{"hmbtrace ", "otf2 ", "cyg probes ", "staging ", "replay ", "hmbtrace/otf2 per event: ",
+	for _, want := range []string{"hmbtrace ", "otf2 ", "cyg probes ", "staging ", "beyond clock ", "hmbtrace/otf2 per event: ",
 		fmt.Sprintf("otf2 events %d, flushes to disk during the rounds 0", events)} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
