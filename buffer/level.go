@@ -185,11 +185,15 @@ func (lv *Level) EnterCollective(t uint64, seq, region, infoSeq uint32, root int
 
 // LevelLayout returns the offsets of the fields of Level and of its
 // encoder that the C shim's probes write in place (see measure.CProbeLayout):
-// bin (a slice), pos, the encoder's techniques, time and next, and n.
+// bin (a slice), pos, the encoder's techniques, time and next, and n; then
+// Hierarchy's ClassClosed, which they read, and the encoding's constants
+// they use.
 func LevelLayout() []uintptr {
 	var lv Level
+	var h Hierarchy
 	tech, time, next := encode.EncoderLayout()
 	enc := unsafe.Offsetof(lv.enc)
 	return []uintptr{unsafe.Offsetof(lv.bin), unsafe.Offsetof(lv.pos), enc + tech, enc + time, enc + next,
-		unsafe.Offsetof(lv.n), uintptr(encode.All), encode.MaxEnterLeaveSize}
+		unsafe.Offsetof(lv.n), unsafe.Offsetof(h.ClassClosed),
+		uintptr(encode.All), encode.MaxEnterLeaveSize, encode.MaxMessageSize, encode.TokSend, encode.TokRecv, encode.TokSendRank}
 }

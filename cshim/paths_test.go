@@ -181,3 +181,52 @@ func inclusiveMatchesEvents(t *testing.T, f *tracefile.File, evs []event) {
 		}
 	}
 }
+
+// TestSignalReentry runs testdata/c/reentry.c: a signal handler probes
+// thousands of times, interrupting the probes of the thread it runs on.
+// Probes are not async-signal-safe (hmbtrace.h): a handler's probe that
+// interrupts a staging append can take that probe's place. But nothing may
+// crash, the trace must read back whole with every recorded event
+// accounted for, and what is lost must stay that rare race.
+func TestSignalReentry(t *testing.T) {
+	build := library(t)
+	p := buildC(t, build, "reentry", nil, filepath.Join(root, "cshim", "testdata", "c", "reentry.c"))
+	for _, mode := range []string{"direct", "staged"} {
+		t.Run(mode, func(t *testing.T) {
+			q := p
+			q.out = filepath.Join(t.TempDir(), "hmb-out")
+			out, _ := q.run(t, []string{"HMB_C_PROBE=" + mode})
+			var probes, handler, dropped uint64
+			if _, err := fmt.Sscanf(out, "probes %d handler %d dropped %d", &probes, &handler, &dropped); err != nil {
+				t.Fatalf("output %q: %v", out, err)
+			}
+			f, err := tracefile.Open(filepath.Join(q.out, "reentry.0.hmb"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			if len(f.Locations) != 1 {
+				t.Fatalf("%d locations, want 1", len(f.Locations))
+			}
+			l := &f.Locations[0]
+			if l.Accounted() != l.Recorded {
+				t.Errorf("%d events accounted for, %d recorded", l.Accounted(), l.Recorded)
+			}
+			var e tracefile.Event
+			it := f.Events(l.ID)
+			n := uint64(0)
+			for it.Next(&e) {
+				n++
+			}
+			if it.Err() != nil || n != l.Kept() {
+				t.Errorf("read %d of %d events: %v", n, l.Kept(), it.Err())
+			}
+			made, seen := probes+handler, l.Recorded+dropped
+			off := float64(max(made, seen)-min(made, seen)) / float64(made)
+			t.Logf("%d probes made, %d in the trace or dropped (usage %+v)", made, seen, l.Usage)
+			if handler == 0 || off > 1e-3 {
+				t.Errorf("%d probes made (%d by the handler), %d in the trace or dropped: off by %.2g", made, handler, seen, off)
+			}
+		})
+	}
+}

@@ -1,6 +1,7 @@
 package cshim
 
 import (
+	"github.com/hmbtrace/hmbtrace/buffer"
 	"github.com/hmbtrace/hmbtrace/measure"
 )
 
@@ -132,11 +133,15 @@ func (t *Thread) replayOther(recs []Record, i int, malformed *uint64) int {
 	return i
 }
 
-// AddDropped counts the enters and leaves the thread's direct C probes did
-// not keep, drops[d] at depth d, before anything else reaches the location.
-func (t *Thread) AddDropped(drops []uint64) {
-	for d, n := range drops {
-		t.loc.AddDropped(d, n)
+// AddDropped counts the events the thread's direct C probes did not keep,
+// enters and leaves regions[d] and messages messages[d] at depth d, before
+// anything else reaches the location.
+func (t *Thread) AddDropped(regions, messages []uint64) {
+	for d, n := range regions {
+		t.loc.AddDropped(d, buffer.ClassRegion, n)
+	}
+	for d, n := range messages {
+		t.loc.AddDropped(d, buffer.ClassMessage, n)
 	}
 }
 

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"runtime"
 	"strings"
 	"sync"
 	"unsafe"
@@ -32,7 +31,6 @@ type Runtime struct {
 	sym     *Symbolizer
 	signals *fatalsignal.Handler
 	probe   ProbeMode
-	pinner  runtime.Pinner // what the C probes write in place
 }
 
 // ProbeMode is how the C probes record (HMB_C_PROBE).
@@ -97,7 +95,7 @@ func (rt *Runtime) Start(env []string, clockName string) (enabled bool, err erro
 	if err != nil {
 		return false, err
 	}
-	if cfg.MinDuration > 0 || cfg.CallPaths || cfg.EncodingOff != 0 {
+	if cfg.MinDuration > 0 || cfg.CallPaths || cfg.Listen != "" || cfg.EncodingOff != 0 {
 		// Kept for the Go probes: a C probe would hand every event to them.
 		probe = ProbeStaged
 	}
@@ -212,7 +210,15 @@ func (rt *Runtime) PinForC(i uint32) (loc, epoch unsafe.Pointer) {
 	if rt.probe != ProbeDirect || rt.closed || int64(i) >= int64(len(rt.threads)) {
 		return nil, nil
 	}
-	return rt.threads[i].loc.PinForC(&rt.pinner)
+	return rt.threads[i].loc.PinForC()
+}
+
+// Interrupt marks thread i's location as stopped in the middle of a probe,
+// for Close to leave alone.
+func (rt *Runtime) Interrupt(i uint32) {
+	if t := rt.Thread(i); t != nil {
+		t.loc.Interrupt()
+	}
 }
 
 // Thread returns the thread of index i, or nil.
@@ -262,7 +268,9 @@ func (rt *Runtime) Close() error {
 	err := m.Close()
 	// The C side stopped its probes before it called Close.
 	rt.mu.Lock()
-	rt.pinner.Unpin()
+	for _, t := range rt.threads {
+		t.loc.UnpinC()
+	}
 	rt.mu.Unlock()
 	return err
 }

@@ -33,23 +33,45 @@ func CProbeLayout() []uintptr {
 		unsafe.Offsetof(l.run), unsafe.Offsetof(l.shift), unsafe.Offsetof(l.depth),
 		unsafe.Offsetof(l.stack), unsafe.Offsetof(l.prof), unsafe.Offsetof(l.levels),
 		unsafe.Offsetof(l.recorded), unsafe.Offsetof(l.filteredName), unsafe.Offsetof(l.cpt),
-		unsafe.Offsetof(l.phaseRegion),
-		uintptr(frameDropped), uintptr(framePending), uintptr(frameWritten), uintptr(buffer.ClassRegion),
+		unsafe.Offsetof(l.phaseRegion), unsafe.Offsetof(l.msgLevels), unsafe.Offsetof(l.pendingFrom),
+		uintptr(frameDropped), uintptr(framePending), uintptr(frameWritten),
+		uintptr(buffer.ClassRegion), uintptr(buffer.ClassMessage),
 	}
 	return append(lay, buffer.LevelLayout()...)
 }
 
 // PinForC pins the location and everything its C probes reach through it
-// (its stack, profile, levels and their bins, the pool's epoch), now and as
-// they grow, so that C may keep pointers to them. It returns the location
-// and the pool's epoch word. p must stay pinned until the measurement is
-// closed and the C probes stopped.
-func (l *Location) PinForC(p *runtime.Pinner) (loc, epoch unsafe.Pointer) {
-	l.pinner = p
+// (its stack, profile, levels and their bins, the hierarchy, the pool's
+// epoch), now and as they grow, so that C may keep pointers to them. It
+// returns the location and the pool's epoch word. The pins are the
+// location's own, made by whoever runs its probes; UnpinC drops them once
+// the measurement is closed and the C probes stopped.
+func (l *Location) PinForC() (loc, epoch unsafe.Pointer) {
+	if l.pinner == nil {
+		l.pinner = new(runtime.Pinner)
+	}
+	p := l.pinner
 	p.Pin(l)
+	p.Pin(l.h)
 	epoch = l.pool.PinForC(p)
 	l.pinSlices()
 	return unsafe.Pointer(l), epoch
+}
+
+// UnpinC drops what PinForC pinned.
+func (l *Location) UnpinC() {
+	if l != nil && l.pinner != nil {
+		l.pinner.Unpin()
+	}
+}
+
+// Interrupt tells Close that the location's owner stopped in the middle of
+// a probe and will not finish it: Close leaves its state alone, as for a
+// goroutine a signal's Close found still probing.
+func (l *Location) Interrupt() {
+	if l != nil {
+		l.interrupted = true
+	}
 }
 
 // pinSlices pins the arrays behind the slices the C probes follow, and the
@@ -61,12 +83,14 @@ func (l *Location) pinSlices() {
 	if len(l.prof) > 0 {
 		l.pinNew(unsafe.Pointer(&l.prof[0]))
 	}
-	if len(l.levels) > 0 {
-		l.pinNew(unsafe.Pointer(&l.levels[0]))
-	}
-	for _, lv := range l.levels {
-		if lv != nil {
-			l.pinNew(unsafe.Pointer(lv))
+	for _, levels := range [][]*buffer.Level{l.levels, l.msgLevels} {
+		if len(levels) > 0 {
+			l.pinNew(unsafe.Pointer(&levels[0]))
+		}
+		for _, lv := range levels {
+			if lv != nil {
+				l.pinNew(unsafe.Pointer(lv))
+			}
 		}
 	}
 }
@@ -79,13 +103,14 @@ func (l *Location) pinNew(p unsafe.Pointer) {
 	}
 }
 
-// AddDropped counts n enters and leaves at depth d that the C probes did
-// not keep, the depth being closed in the view of the last sync: what drop
-// does for a Go probe. It must come before the location syncs again, so
-// that the reason is that view's.
-func (l *Location) AddDropped(d int, n uint64) {
+// AddDropped counts n events of class c (enters and leaves, or messages)
+// at depth d that the C probes did not keep, the depth or class being
+// closed in the view of the last sync: what drop does for a Go probe. It
+// must come before the location syncs again, so that the reason is that
+// view's.
+func (l *Location) AddDropped(d int, c buffer.Class, n uint64) {
 	if l == nil || n == 0 {
 		return
 	}
-	l.h.Level(d, buffer.ClassRegion).Dropped[l.h.DropReason(d, buffer.ClassRegion)] += n
+	l.h.Level(d, c).Dropped[l.h.DropReason(d, c)] += n
 }

@@ -66,14 +66,13 @@ type Location struct {
 	prof        []profEntry     // by region id; prof[0] unused
 	levels      []*buffer.Level // enter/leave level by depth, cached
 
-	// Up to here, and the four fields below, the C shim's probes read and
+	// Up to here, and the five fields below, the C shim's probes read and
 	// write in place (cprobe.go): their layout is checked, not free to move.
 	recorded     uint64
 	filteredName uint64
-	cpt          *callTree // nil unless call paths are kept
-	phaseRegion  uint32    // the phase region, 0 if none
-
-	msgLevels []*buffer.Level // message level by depth, cached
+	cpt          *callTree       // nil unless call paths are kept
+	phaseRegion  uint32          // the phase region, 0 if none
+	msgLevels    []*buffer.Level // message level by depth, cached
 
 	// Counters (nil src: none). mstart and mchild hold, per depth, the
 	// values read at the enter of a counting frame and the counts of the
@@ -449,6 +448,8 @@ func (l *Location) message(k encode.Kind, peer uint64, rank bool, tag uint32, by
 	if lv == nil {
 		lv = l.h.Level(d, buffer.ClassMessage)
 		l.msgLevels[d] = lv
+		l.pinNew(unsafe.Pointer(&l.msgLevels[0]))
+		l.pinNew(unsafe.Pointer(lv))
 	}
 	lv.Message(k, tr, seq, l.stack[d].region, peer, rank, tag, bytes)
 }

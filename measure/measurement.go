@@ -369,7 +369,7 @@ func (m *Measurement) finalize() error {
 	}
 	m.end = clock.ReadPair()
 	for _, l := range locs {
-		if m.grace > 0 && !l.stopped.Load() {
+		if l.interrupted || (m.grace > 0 && !l.stopped.Load()) {
 			// Blocked, or stopped in the middle of a probe: its state is
 			// not Close's to change. Its open regions stay open.
 			l.interrupted = true

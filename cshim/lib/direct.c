@@ -1,7 +1,7 @@
 /*
- * direct.c - the direct path's rarer parts: the layout check and the
+ * direct.c - the direct path's rarer parts: the layout check, the
  * encoder's general cases (encode.Encoder's enterSlow and leaveSlow with
- * every technique on).
+ * every technique on) and its messages.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -49,18 +49,26 @@ int hmb_direct_layout_ok(const uintptr_t *go, size_t n)
 		offsetof(struct hmb_go_location, filtered_name),
 		offsetof(struct hmb_go_location, cpt),
 		offsetof(struct hmb_go_location, phase_region),
+		offsetof(struct hmb_go_location, msg_levels),
+		offsetof(struct hmb_go_location, pending_from),
 		HMB_FRAME_DROPPED,
 		HMB_FRAME_PENDING,
 		HMB_FRAME_WRITTEN,
 		HMB_CLASS_REGION,
+		HMB_CLASS_MESSAGE,
 		offsetof(struct hmb_go_level, bin),
 		offsetof(struct hmb_go_level, pos),
 		offsetof(struct hmb_go_level, tech),
 		offsetof(struct hmb_go_level, time),
 		offsetof(struct hmb_go_level, next),
 		offsetof(struct hmb_go_level, n),
+		offsetof(struct hmb_go_hierarchy, class_closed),
 		HMB_TECH_ALL,
 		HMB_MAX_ENTER_LEAVE,
+		HMB_MAX_MESSAGE,
+		HMB_TOK_SEND,
+		HMB_TOK_RECV,
+		HMB_TOK_SEND_RANK,
 	};
 	if (n != sizeof want / sizeof want[0]) {
 		return 0;
@@ -143,4 +151,26 @@ int hmb_put_leave_slow(struct hmb_go_level *lv, uint8_t *b, uint64_t t, uint32_t
 	}
 	b[n] = (uint8_t)(HMB_TOK_LEAVE_INLINE | 0x20 | (d & 0x1F));
 	return n + 1 + hmb_put_uvarint(b + n + 1, d >> 5);
+}
+
+/* hmb_put_message is encode.Encoder.Message with every technique on, for a peer that is a world rank. */
+int hmb_put_message(struct hmb_go_level *lv, uint8_t *b, int recv, uint64_t t, uint32_t seq, uint64_t peer, uint32_t tag,
+		    uint64_t bytes)
+{
+	/* putHead */
+	if (t < lv->time) {
+		t = lv->time;
+	}
+	int n = 0;
+	uint64_t d = t - lv->time;
+	if (seq != (d == 0 ? lv->next : 0)) {
+		n = hmb_put_seq(b, seq);
+	}
+	lv->time = t;
+	lv->next = seq + 1;
+	b[n++] = (uint8_t)((recv ? HMB_TOK_RECV : HMB_TOK_SEND) + (HMB_TOK_SEND_RANK - HMB_TOK_SEND));
+	n += hmb_put_uvarint(b + n, d);
+	n += hmb_put_uvarint(b + n, peer);
+	n += hmb_put_uvarint(b + n, tag);
+	return n + hmb_put_uvarint(b + n, bytes);
 }

@@ -2,11 +2,12 @@
  * direct.h - the C probes' direct path: an enter or leave of a region is
  * written by the probe itself, in C, into its thread's Go location, with the
  * same steps and the same bytes as the Go probes' enter and leaveTop
- * (measure/location.go) and encoder (encode/encoder.go). Only the common
- * case is done here; a probe that finds anything else (a full bin, a new
- * depth or region, a closed-set change, a mismatched leave, the phase
- * region) stages its record and has it replayed in Go at once, where every
- * case is handled. Not installed.
+ * (measure/location.go) and encoder (encode/encoder.go);
+ * messages too (measure's message). Only the common case is done here; a
+ * probe that finds anything else (a full bin, a new depth or region, a
+ * closed-set change, a mismatched leave, the phase region, a collective)
+ * stages its record and has it replayed in Go at once, where every case is
+ * handled. Not installed.
  *
  * The structures below mirror the Go ones field for field; hmb_init
  * compares their offsets with measure.CProbeLayout and falls back to
@@ -59,6 +60,17 @@ struct hmb_go_location {
 	uint64_t recorded, filtered_name;
 	void *cpt;
 	uint32_t phase_region;
+	struct hmb_go_slice msg_levels;
+};
+
+/* The head of buffer.Hierarchy. */
+struct hmb_go_hierarchy {
+	void *pool;
+	int64_t id;
+	struct hmb_go_slice levels;
+	uint64_t epoch;
+	int64_t limit;
+	uint8_t class_closed;
 };
 
 /* The head of buffer.Level, with its encode.Encoder. */
@@ -75,14 +87,16 @@ struct hmb_go_level {
 	uint32_t n;
 };
 
-/* measure's frame states, buffer.ClassRegion, encode.All and MaxEnterLeaveSize. */
+/* measure's frame states, buffer's classes, encode.All and the records' largest sizes. */
 enum {
 	HMB_FRAME_DROPPED = 0,
 	HMB_FRAME_PENDING = 1,
 	HMB_FRAME_WRITTEN = 2,
 	HMB_CLASS_REGION = 0,
+	HMB_CLASS_MESSAGE = 1,
 	HMB_TECH_ALL = 15,
 	HMB_MAX_ENTER_LEAVE = 22,
+	HMB_MAX_MESSAGE = 42,
 };
 
 /* The tokens of encode/record.go. */
@@ -91,6 +105,9 @@ enum {
 	HMB_TOK_ENTER_INLINE = 0x40,
 	HMB_TOK_ENTER_NOW_INLINE = 0x80,
 	HMB_TOK_SEQ_INLINE = 0xC0,
+	HMB_TOK_SEND = 0xE6,
+	HMB_TOK_RECV = 0xE7,
+	HMB_TOK_SEND_RANK = 0xE8,
 };
 
 /* What a direct probe did. */
@@ -98,6 +115,7 @@ enum {
 	HMB_DIRECT_DONE = 1,   /* recorded (or counted) */
 	HMB_DIRECT_STAGE = 0,  /* not for the direct path now: stage it */
 	HMB_DIRECT_FLUSH = -1, /* stage it and replay it in Go at once */
+	HMB_DIRECT_DROP = -2,  /* a signal handler probes while its thread is in Go: count it dropped */
 };
 
 extern int hmb_direct_on HMB_HIDDEN;
@@ -105,6 +123,8 @@ extern int hmb_direct_on HMB_HIDDEN;
 int hmb_direct_layout_ok(const uintptr_t *go, size_t n) HMB_NOINST HMB_HIDDEN;
 int hmb_put_enter_slow(struct hmb_go_level *lv, uint8_t *b, uint64_t t, uint32_t seq, uint32_t region) HMB_NOINST HMB_HIDDEN;
 int hmb_put_leave_slow(struct hmb_go_level *lv, uint8_t *b, uint64_t t, uint32_t seq) HMB_NOINST HMB_HIDDEN;
+int hmb_put_message(struct hmb_go_level *lv, uint8_t *b, int recv, uint64_t t, uint32_t seq, uint64_t peer, uint32_t tag,
+		    uint64_t bytes) HMB_NOINST HMB_HIDDEN;
 
 /* hmb_put_enter is encode.Encoder.Enter with every technique on. */
 HMB_NOINST static inline int hmb_put_enter(struct hmb_go_level *lv, uint8_t *b, uint64_t t, uint32_t seq, uint32_t region)
@@ -142,21 +162,29 @@ HMB_NOINST static inline int hmb_put_leave(struct hmb_go_level *lv, uint8_t *b, 
 	return hmb_put_leave_slow(lv, b, t, seq);
 }
 
-/* hmb_direct_begin marks the probe in_direct and says whether it may go on. */
+/*
+ * hmb_direct_begin marks the probe in_direct and says whether it may go on
+ * (HMB_DIRECT_GO); if not, whether to stage the probe or to have it replayed
+ * at once with a staged collective (flush_next).
+ */
+enum { HMB_DIRECT_GO = 2 };
 HMB_NOINST static inline int hmb_direct_begin(struct hmb_thread *th)
 {
 	if (__builtin_expect(th->in_direct, 0)) {
-		return 0; /* a signal handler probes inside a probe: stage it */
+		return HMB_DIRECT_STAGE; /* a signal handler probes inside a probe: the array is safe */
+	}
+	if (__builtin_expect(atomic_load_explicit(&th->in_slow, memory_order_relaxed), 0)) {
+		return HMB_DIRECT_DROP; /* ... inside the slow path, which is replaying into Go */
 	}
 	atomic_store_explicit(&th->in_direct, 1, memory_order_relaxed);
 	atomic_signal_fence(memory_order_seq_cst); /* hmb_finalize's membarrier does the rest */
 	hmb_record *c = atomic_load_explicit(&th->cur, memory_order_relaxed);
 	if (__builtin_expect(c == th->buf && c < atomic_load_explicit(&th->end, memory_order_relaxed), 1)) {
-		return 1;
+		return HMB_DIRECT_GO;
 	}
 	atomic_signal_fence(memory_order_seq_cst);
 	atomic_store_explicit(&th->in_direct, 0, memory_order_relaxed);
-	return 0;
+	return th->flush_next && c != th->buf ? HMB_DIRECT_FLUSH : HMB_DIRECT_STAGE;
 }
 
 HMB_NOINST static inline int hmb_direct_end(struct hmb_thread *th, int result)
@@ -179,9 +207,13 @@ HMB_NOINST static inline int hmb_direct_end(struct hmb_thread *th, int result)
  */
 HMB_NOINST static inline int hmb_direct_enter(struct hmb_thread *th, uint32_t r, uint64_t *t)
 {
+	int go = hmb_direct_begin(th);
+	if (go != HMB_DIRECT_GO) {
+		return go;
+	}
 	struct hmb_go_location *L = th->loc;
-	if (L->cpt != NULL || L->min_dur != 0 || !hmb_direct_begin(th)) {
-		return HMB_DIRECT_STAGE;
+	if (L->cpt != NULL || L->min_dur != 0) {
+		return hmb_direct_end(th, HMB_DIRECT_STAGE);
 	}
 	struct hmb_go_prof *prof = L->prof.ptr;
 	int known = r != 0 && (int64_t)r < L->prof.len;
@@ -228,7 +260,7 @@ HMB_NOINST static inline int hmb_direct_enter(struct hmb_thread *th, uint32_t r,
 		f->state = HMB_FRAME_WRITTEN;
 	} else {
 		th->drops[d]++; /* a closed depth: counted for Go */
-		if (d >= th->ndrops) {
+		if ((size_t)d >= th->ndrops) {
 			th->ndrops = (size_t)d + 1;
 		}
 	}
@@ -238,9 +270,13 @@ HMB_NOINST static inline int hmb_direct_enter(struct hmb_thread *th, uint32_t r,
 /* hmb_direct_leave records a leave of region r: measure's leave and leaveTop for the common case. */
 HMB_NOINST static inline int hmb_direct_leave(struct hmb_thread *th, uint32_t r, uint64_t *t)
 {
+	int go = hmb_direct_begin(th);
+	if (go != HMB_DIRECT_GO) {
+		return go;
+	}
 	struct hmb_go_location *L = th->loc;
-	if (L->cpt != NULL || L->min_dur != 0 || !hmb_direct_begin(th)) {
-		return HMB_DIRECT_STAGE;
+	if (L->cpt != NULL || L->min_dur != 0) {
+		return hmb_direct_end(th, HMB_DIRECT_STAGE);
 	}
 	struct hmb_go_prof *prof = L->prof.ptr;
 	if (r != 0 && (int64_t)r < L->prof.len && prof[r].filtered) {
@@ -282,7 +318,54 @@ HMB_NOINST static inline int hmb_direct_leave(struct hmb_thread *th, uint32_t r,
 		lv->n++;
 	} else {
 		th->drops[d]++;
-		if (d >= th->ndrops) {
+		if ((size_t)d >= th->ndrops) {
+			th->ndrops = (size_t)d + 1;
+		}
+	}
+	return hmb_direct_end(th, HMB_DIRECT_DONE);
+}
+
+/*
+ * hmb_direct_message records a send or receive with a world rank as the
+ * peer: measure's message without a duration filter.
+ */
+HMB_NOINST static inline int hmb_direct_message(struct hmb_thread *th, int recv, uint64_t peer, uint32_t tag,
+						uint64_t bytes, uint64_t *t)
+{
+	int go = hmb_direct_begin(th);
+	if (go != HMB_DIRECT_GO) {
+		return go;
+	}
+	struct hmb_go_location *L = th->loc;
+	if (L->cpt != NULL || L->min_dur != 0) {
+		return hmb_direct_end(th, HMB_DIRECT_STAGE);
+	}
+	uint64_t now = *t = hmb_now();
+	int64_t d = L->depth;
+	if (atomic_load_explicit(th->epoch_word, memory_order_relaxed) != L->epoch || L->pending_from != 0) {
+		return hmb_direct_end(th, HMB_DIRECT_FLUSH);
+	}
+	struct hmb_go_level *lv = NULL;
+	int closed = d >= L->limit || (((struct hmb_go_hierarchy *)L->h)->class_closed & (1u << HMB_CLASS_MESSAGE)) != 0;
+	if (!closed) {
+		if (d >= L->msg_levels.len || (lv = ((struct hmb_go_level **)L->msg_levels.ptr)[d]) == NULL ||
+		    lv->bin.len - lv->pos < HMB_MAX_MESSAGE) {
+			return hmb_direct_end(th, HMB_DIRECT_FLUSH);
+		}
+	} else if (d >= HMB_DIRECT_DEPTHS) {
+		return hmb_direct_end(th, HMB_DIRECT_FLUSH);
+	}
+	HMB_STAMP(L, now, tt, tr, seq);
+	L->last = tt;
+	L->last_tr = tr;
+	L->run = seq;
+	L->recorded++;
+	if (lv != NULL) {
+		lv->pos += hmb_put_message(lv, (uint8_t *)lv->bin.ptr + lv->pos, recv, tr, seq, peer, tag, bytes);
+		lv->n++;
+	} else {
+		th->mdrops[d]++;
+		if ((size_t)d >= th->ndrops) {
 			th->ndrops = (size_t)d + 1;
 		}
 	}

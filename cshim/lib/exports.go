@@ -108,6 +108,12 @@ func hmbgo_thread(tid C.long, name *C.char, n C.size_t, direct C.int, loc, epoch
 	return C.uint32_t(i)
 }
 
+//export hmbgo_interrupt
+func hmbgo_interrupt(index C.uint32_t) {
+	defer contain("hmb_finalize", func() {})
+	rt.Interrupt(uint32(index))
+}
+
 //export hmbgo_func_region
 func hmbgo_func_region(index C.uint32_t, addr C.uint64_t) (region C.uint32_t) {
 	defer contain("a function's first probe", func() { region = 0 })
@@ -126,7 +132,7 @@ func hmbgo_thread_name(index C.uint32_t, name *C.char, n C.size_t) {
 }
 
 //export hmbgo_replay
-func hmbgo_replay(index C.uint32_t, recs *C.hmb_record, n C.size_t, drops *C.uint64_t, ndrops C.size_t) (malformed C.uint64_t) {
+func hmbgo_replay(index C.uint32_t, recs *C.hmb_record, n C.size_t, drops, mdrops *C.uint64_t, ndrops C.size_t) (malformed C.uint64_t) {
 	batch := unsafe.Slice((*cshim.Record)(unsafe.Pointer(recs)), int(n))
 	// A panic loses the batch: the C side counts it as dropped.
 	defer contain("a replay", func() { malformed = C.uint64_t(cshim.Probes(batch)) })
@@ -135,7 +141,8 @@ func hmbgo_replay(index C.uint32_t, recs *C.hmb_record, n C.size_t, drops *C.uin
 		return C.uint64_t(cshim.Probes(batch))
 	}
 	// The direct probes' drops came before the staged records.
-	t.AddDropped(unsafe.Slice((*uint64)(unsafe.Pointer(drops)), int(ndrops)))
+	t.AddDropped(unsafe.Slice((*uint64)(unsafe.Pointer(drops)), int(ndrops)),
+		unsafe.Slice((*uint64)(unsafe.Pointer(mdrops)), int(ndrops)))
 	return C.uint64_t(t.Replay(batch))
 }
 

@@ -1,10 +1,10 @@
 /*
  * probes.c - the probes of the C ABI and the -finstrument-functions hooks.
- * An enter or leave takes the direct path of direct.h where it can: a clock
- * read and the event written into the thread's location in place. Else, and
- * for messages and collectives, the probe stages a 16-byte record (shim.h);
- * on a thread whose events are direct, a staged record is replayed in Go at
- * once. None of the library's own functions is instrumented (HMB_NOINST),
+ * An enter, leave or message takes the direct path of direct.h where it
+ * can: a clock read and the event written into the thread's location in
+ * place. Else, and for collectives, the probe stages a 16-byte record
+ * (shim.h); on a thread whose events are direct, a staged record is
+ * replayed in Go at once. None of the library's own functions is instrumented (HMB_NOINST),
  * so the hooks never see them.
  */
 #include <stdint.h>
@@ -13,6 +13,21 @@
 #include "shim.h"
 #include "direct.h"
 
+/* hmb_declined finishes a probe the direct path did not take: staged, replayed at once, or dropped. */
+HMB_NOINST static inline void hmb_declined(int rc, uint64_t t, uint64_t word, uint64_t ext_time, uint64_t ext_word, int n)
+{
+	switch (rc) {
+	case HMB_DIRECT_FLUSH:
+		hmb_slow_at(t, word, ext_time, ext_word, n);
+		break;
+	case HMB_DIRECT_DROP:
+		hmb_count_dropped(1);
+		break;
+	default:
+		hmb_stage_n(n, word, ext_time, ext_word);
+	}
+}
+
 /* hmb_region_event records an enter (leave 0) or leave of region, word being its staged form. */
 HMB_NOINST static inline void hmb_region_event(uint32_t region, uint64_t word, int leave)
 {
@@ -20,26 +35,27 @@ HMB_NOINST static inline void hmb_region_event(uint32_t region, uint64_t word, i
 	if (__builtin_expect(th != NULL && th->loc != NULL, 1)) {
 		uint64_t t = 0;
 		int rc = leave ? hmb_direct_leave(th, region, &t) : hmb_direct_enter(th, region, &t);
-		if (__builtin_expect(rc == HMB_DIRECT_DONE, 1)) {
-			return;
+		if (__builtin_expect(rc != HMB_DIRECT_DONE, 0)) {
+			hmb_declined(rc, t, word, 0, 0, 1);
 		}
-		if (rc == HMB_DIRECT_FLUSH) {
-			hmb_slow_at(t, word, 0, 0, 1);
-			return;
-		}
+		return;
 	}
 	hmb_stage(word);
 }
 
-/* hmb_message_event stages a probe of two records; a direct thread has it replayed at once. */
-HMB_NOINST static inline void hmb_message_event(uint64_t word, uint64_t ext_time, uint64_t ext_word)
+/* hmb_message_event records a send or receive, word being its staged form. */
+HMB_NOINST static inline void hmb_message_event(uint64_t word, int recv, int peer, uint32_t tag, uint64_t bytes)
 {
 	struct hmb_thread *th = hmb_self;
 	if (th != NULL && th->loc != NULL) {
-		hmb_slow_at(0, word, ext_time, ext_word, 2);
+		uint64_t t = 0;
+		int rc = hmb_direct_message(th, recv, (uint64_t)(int64_t)peer, tag, bytes, &t);
+		if (rc != HMB_DIRECT_DONE) {
+			hmb_declined(rc, t, word, (uint64_t)(int64_t)peer, bytes, 2);
+		}
 		return;
 	}
-	hmb_stage2(word, ext_time, ext_word);
+	hmb_stage2(word, (uint64_t)(int64_t)peer, bytes);
 }
 
 HMB_NOINST void hmb_enter(uint32_t region)
@@ -54,17 +70,26 @@ HMB_NOINST void hmb_leave(uint32_t region)
 
 HMB_NOINST void hmb_send(int peer, uint32_t tag, uint64_t bytes)
 {
-	hmb_message_event((uint64_t)HMB_KIND_SEND << HMB_KIND_SHIFT | tag, (uint64_t)(int64_t)peer, bytes);
+	hmb_message_event((uint64_t)HMB_KIND_SEND << HMB_KIND_SHIFT | tag, 0, peer, tag, bytes);
 }
 
 HMB_NOINST void hmb_recv(int peer, uint32_t tag, uint64_t bytes)
 {
-	hmb_message_event((uint64_t)HMB_KIND_RECV << HMB_KIND_SHIFT | tag, (uint64_t)(int64_t)peer, bytes);
+	hmb_message_event((uint64_t)HMB_KIND_RECV << HMB_KIND_SHIFT | tag, 1, peer, tag, bytes);
 }
 
+/*
+ * A collective is staged; on a thread whose events are direct, the next
+ * probe (its leave, normally) has it replayed with itself, in one call
+ * into Go.
+ */
 HMB_NOINST void hmb_enter_collective(uint32_t region, int root, uint64_t bytes)
 {
-	hmb_message_event((uint64_t)HMB_KIND_COLL << HMB_KIND_SHIFT | region, (uint64_t)(int64_t)root, bytes);
+	struct hmb_thread *th = hmb_self;
+	if (th != NULL && th->loc != NULL) {
+		th->flush_next = 1; /* before: a slow path that replays it clears it */
+	}
+	hmb_stage2((uint64_t)HMB_KIND_COLL << HMB_KIND_SHIFT | region, (uint64_t)(int64_t)root, bytes);
 }
 
 /*
@@ -88,7 +113,11 @@ HMB_NOINST static inline void hmb_func_event(void *fn, int exit)
 			hmb_region_event(th->funcs[i].region, word, exit);
 			return;
 		}
-		hmb_slow_at(0, word, 0, 0, 1); /* replayed at once, and the cache told */
+		if (th->in_direct) {
+			hmb_stage(word); /* a signal handler inside a probe: Go must wait */
+		} else {
+			hmb_slow_at(0, word, 0, 0, 1); /* replayed at once, and the cache told */
+		}
 		return;
 	}
 	hmb_stage(word);

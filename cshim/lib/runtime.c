@@ -173,6 +173,16 @@ void hmb_shim_go_ready(void)
 	pthread_mutex_unlock(&hmb_ready_mu);
 }
 
+/* How long hmb_finalize waits for another thread to finish a direct probe. */
+#define HMB_DIRECT_GRACE_NS (500 * 1000000LL)
+
+HMB_NOINST static uint64_t hmb_monotonic_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 /* hmb_wait_ready waits up to timeout ns for the Go runtime, reporting whether it is ready. */
 HMB_NOINST static int hmb_wait_ready(long long timeout)
 {
@@ -394,8 +404,9 @@ HMB_NOINST static void hmb_replay(struct hmb_thread *th, hmb_record *from, hmb_r
 		return;
 	}
 	/* The direct path's drops go first: they came before anything staged. */
-	hmb_drop(hmbgo_replay(th->index, from, (size_t)(to - from), th->drops, th->ndrops));
+	hmb_drop(hmbgo_replay(th->index, from, (size_t)(to - from), th->drops, th->mdrops, th->ndrops));
 	memset(th->drops, 0, th->ndrops * sizeof th->drops[0]);
+	memset(th->mdrops, 0, th->ndrops * sizeof th->mdrops[0]);
 	th->ndrops = 0;
 }
 
@@ -405,12 +416,12 @@ HMB_NOINST static void hmb_replay(struct hmb_thread *th, hmb_record *from, hmb_r
  */
 HMB_NOINST static void hmb_func_cache(struct hmb_thread *th, uint64_t addr)
 {
-	if (th->loc == NULL || th->index == HMB_NO_INDEX) {
+	size_t i = (addr >> 4) % HMB_FUNC_CACHE;
+	if (th->loc == NULL || th->index == HMB_NO_INDEX || (th->funcs[i].addr == addr && th->funcs[i].region != 0)) {
 		return;
 	}
 	uint32_t r = hmbgo_func_region(th->index, addr);
 	if (r != 0) {
-		size_t i = (addr >> 4) % HMB_FUNC_CACHE;
 		th->funcs[i].addr = addr;
 		th->funcs[i].region = r;
 	}
@@ -500,6 +511,7 @@ HMB_NOINST static void hmb_slow_locked(struct hmb_thread *th, const hmb_record *
 			}
 			hmb_replay(th, th->buf, c + n);
 			atomic_store_explicit(&th->cur, th->buf, memory_order_relaxed);
+			th->flush_next = 0;
 			unsigned kind = (unsigned)(rec[0].word >> HMB_KIND_SHIFT);
 			if (kind == HMB_KIND_FUNC_ENTER || kind == HMB_KIND_FUNC_EXIT) {
 				hmb_func_cache(th, rec[0].word & HMB_PAYLOAD_MASK);
@@ -549,11 +561,10 @@ void hmb_slow_at(uint64_t t, uint64_t word, uint64_t ext_time, uint64_t ext_word
 			return;
 		}
 	}
-	if (th->in_slow) { /* a signal handler probed while this thread was here */
-		hmb_drop(1);
+	if (th->in_direct || atomic_exchange(&th->in_slow, 1)) {
+		hmb_drop(1); /* a signal handler probed while this thread was in a probe */
 		return;
 	}
-	th->in_slow = 1;
 	hmb_record rec[2] = {{t != 0 ? t : hmb_now(), word}, {ext_time, ext_word}};
 	pthread_mutex_lock(&th->lock);
 	hmb_slow_locked(th, rec, n);
@@ -700,9 +711,23 @@ HMB_NOINST int hmb_finalize(void)
 			atomic_store_explicit(&th->end, th->buf, memory_order_relaxed);
 			pthread_mutex_unlock(&th->lock);
 		}
-		syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
+		if (syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0) {
+			struct timespec drain = {0, 10 * 1000000}; /* best effort: let probes in flight finish */
+			nanosleep(&drain, NULL);
+		}
+		uint64_t deadline = hmb_monotonic_ns() + HMB_DIRECT_GRACE_NS;
 		for (struct hmb_thread *th = hmb_threads; th != NULL; th = th->next) {
+			/*
+			 * The calling thread's own mark means a signal handler (or an
+			 * atexit hook it ran) interrupted one of its probes, which will
+			 * not go on before this returns; another thread's mark that
+			 * stays past the grace, a thread stopped inside a probe.
+			 */
 			while (atomic_load_explicit(&th->in_direct, memory_order_acquire)) {
+				if (th == hmb_self || hmb_monotonic_ns() > deadline) {
+					th->interrupted = 1;
+					break;
+				}
 				sched_yield();
 			}
 		}
@@ -712,8 +737,20 @@ HMB_NOINST int hmb_finalize(void)
 		/* Stop the owner's fast path, then take what it published. */
 		atomic_store_explicit(&th->end, th->buf, memory_order_relaxed);
 		hmb_record *c = atomic_load_explicit(&th->cur, memory_order_acquire);
+		if (th->interrupted) {
+			/* Its location is the unfinished probe's: Close leaves it as it is. */
+			if (th->index != HMB_NO_INDEX) {
+				hmbgo_interrupt(th->index);
+			}
+			th->loc = NULL;
+			th->cut = c;
+			th->closed = 1;
+			pthread_mutex_unlock(&th->lock);
+			continue;
+		}
 		hmb_replay(th, th->buf, c);
 		hmb_location(th); /* also for a thread that only named itself */
+		th->loc = NULL;   /* its probes never go direct again */
 		th->cut = c;
 		th->closed = 1;
 		pthread_mutex_unlock(&th->lock);

@@ -67,8 +67,10 @@ struct hmb_thread {
 	_Atomic int in_direct;
 	struct hmb_go_location *loc;       /* the pinned Go location, NULL: no direct path */
 	_Atomic(uint64_t) *epoch_word;     /* the pool's epoch */
-	size_t ndrops;                     /* drops[0..ndrops) may be non-zero */
-	uint64_t drops[HMB_DIRECT_DEPTHS]; /* enters and leaves at closed depths, for Go */
+	size_t ndrops;                      /* drops, mdrops[0..ndrops) may be non-zero */
+	uint64_t drops[HMB_DIRECT_DEPTHS];  /* enters and leaves at closed depths, for Go */
+	uint64_t mdrops[HMB_DIRECT_DEPTHS]; /* messages at closed depths or class */
+	int flush_next;                     /* a collective is staged: the next probe replays it */
 	struct {
 		uint64_t addr;
 		uint32_t region;
@@ -83,7 +85,8 @@ struct hmb_thread {
 	char *name;  /* from hmb_thread_name, or NULL */
 	int closed;  /* hmb_finalize took its records */
 	int exited;  /* its thread-exit destructor ran */
-	int in_slow; /* owner only: a probe is in the slow path */
+	int interrupted; /* hmb_finalize found it stopped inside a direct probe */
+	_Atomic int in_slow; /* owner only (and its signal handlers): a probe is in the slow path */
 	struct hmb_thread *next;
 } __attribute__((aligned(64)));
 
