@@ -48,10 +48,14 @@
  * staged records included) and the process then dies of the signal.
  *
  * Limits. Probes are not async-signal-safe: do not call them from signal
- * handlers (one that interrupts a probe of the same thread can take that
- * probe's place in the staging array). A child of fork() records nothing
- * and writes no trace: the library's runtime does not survive fork; exec
- * starts afresh. HMB_METRICS is ignored for C probes: counters read when a
+ * handlers. A handler's probe that interrupts a probe of the same thread is
+ * staged, or dropped and counted, and the trace stays readable, but it can
+ * take the place of the probe it interrupted in the staging array (a few in
+ * a million in a test that signals a probing thread every 20 us). A handler
+ * that runs on a thread of the library's Go runtime must not probe at all:
+ * direct process-wide signals to your own threads. A child of fork()
+ * records nothing and writes no trace: the library's runtime does not
+ * survive fork; exec starts afresh. HMB_METRICS is ignored for C probes: counters read when a
  * staged probe is replayed would count the wrong code. C++ names of
  * instrumented functions are demangled ("ns::f(int)").
  */
