@@ -104,18 +104,29 @@ static int hmb_put_seq(uint8_t *b, uint32_t seq)
 	return 1 + hmb_put_uvarint(b + 1, seq);
 }
 
-int hmb_put_enter_slow(struct hmb_go_level *lv, uint8_t *b, uint64_t t, uint32_t seq, uint32_t region)
+/*
+ * hmb_put_prefix begins a record at time *t with sequence number seq, as
+ * every encoder path does: a time before the stream's is taken as it, a SEQ
+ * prefix goes first where the decoder would infer another number, and the
+ * stream moves on. It returns the bytes written and the time's delta.
+ */
+static int hmb_put_prefix(struct hmb_go_level *lv, uint8_t *b, uint64_t t, uint32_t seq, uint64_t *delta)
 {
 	if (t < lv->time) {
 		t = lv->time;
 	}
-	int n = 0;
 	uint64_t d = t - lv->time;
-	if (seq != (d == 0 ? lv->next : 0)) {
-		n = hmb_put_seq(b, seq);
-	}
+	int n = seq != (d == 0 ? lv->next : 0) ? hmb_put_seq(b, seq) : 0;
 	lv->time = t;
 	lv->next = seq + 1;
+	*delta = d;
+	return n;
+}
+
+int hmb_put_enter_slow(struct hmb_go_level *lv, uint8_t *b, uint64_t t, uint32_t seq, uint32_t region)
+{
+	uint64_t d;
+	int n = hmb_put_prefix(lv, b, t, seq, &d);
 	if (region < 64 && region != 0) {
 		if (d == 0) {
 			b[n] = (uint8_t)(HMB_TOK_ENTER_NOW_INLINE | region);
@@ -135,16 +146,8 @@ int hmb_put_enter_slow(struct hmb_go_level *lv, uint8_t *b, uint64_t t, uint32_t
 
 int hmb_put_leave_slow(struct hmb_go_level *lv, uint8_t *b, uint64_t t, uint32_t seq)
 {
-	if (t < lv->time) {
-		t = lv->time;
-	}
-	int n = 0;
-	uint64_t d = t - lv->time;
-	if (seq != (d == 0 ? lv->next : 0)) {
-		n = hmb_put_seq(b, seq);
-	}
-	lv->time = t;
-	lv->next = seq + 1;
+	uint64_t d;
+	int n = hmb_put_prefix(lv, b, t, seq, &d);
 	if (d < 32) {
 		b[n] = (uint8_t)(HMB_TOK_LEAVE_INLINE | d);
 		return n + 1;
@@ -157,17 +160,8 @@ int hmb_put_leave_slow(struct hmb_go_level *lv, uint8_t *b, uint64_t t, uint32_t
 int hmb_put_message(struct hmb_go_level *lv, uint8_t *b, int recv, uint64_t t, uint32_t seq, uint64_t peer, uint32_t tag,
 		    uint64_t bytes)
 {
-	/* putHead */
-	if (t < lv->time) {
-		t = lv->time;
-	}
-	int n = 0;
-	uint64_t d = t - lv->time;
-	if (seq != (d == 0 ? lv->next : 0)) {
-		n = hmb_put_seq(b, seq);
-	}
-	lv->time = t;
-	lv->next = seq + 1;
+	uint64_t d;
+	int n = hmb_put_prefix(lv, b, t, seq, &d); /* putHead */
 	b[n++] = (uint8_t)((recv ? HMB_TOK_RECV : HMB_TOK_SEND) + (HMB_TOK_SEND_RANK - HMB_TOK_SEND));
 	n += hmb_put_uvarint(b + n, d);
 	n += hmb_put_uvarint(b + n, peer);

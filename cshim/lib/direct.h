@@ -194,6 +194,33 @@ HMB_NOINST static inline int hmb_direct_end(struct hmb_thread *th, int result)
 	return result;
 }
 
+/*
+ * hmb_direct_open begins a direct probe on the thread's location *L: the
+ * probe goes on if hmb_direct_begin says so and the location keeps neither
+ * call paths nor a duration filter, which need the Go probes for every event.
+ */
+HMB_NOINST static inline int hmb_direct_open(struct hmb_thread *th, struct hmb_go_location **L)
+{
+	int go = hmb_direct_begin(th);
+	if (go != HMB_DIRECT_GO) {
+		return go;
+	}
+	*L = th->loc;
+	if ((*L)->cpt != NULL || (*L)->min_dur != 0) {
+		return hmb_direct_end(th, HMB_DIRECT_STAGE);
+	}
+	return HMB_DIRECT_GO;
+}
+
+/* hmb_direct_drop counts an event at closed depth d in counts (drops or mdrops), for Go. */
+HMB_NOINST static inline void hmb_direct_drop(struct hmb_thread *th, uint64_t *counts, int64_t d)
+{
+	counts[d]++;
+	if ((size_t)d >= th->ndrops) {
+		th->ndrops = (size_t)d + 1;
+	}
+}
+
 /* hmb_stamp is measure's stamp, without the stores: the time clamped, reduced, and its sequence number. */
 #define HMB_STAMP(L, t, tt, tr, seq)                                            \
 	uint64_t tt = (t) < (L)->last ? (L)->last : (t);                          \
@@ -207,13 +234,10 @@ HMB_NOINST static inline int hmb_direct_end(struct hmb_thread *th, int result)
  */
 HMB_NOINST static inline int hmb_direct_enter(struct hmb_thread *th, uint32_t r, uint64_t *t)
 {
-	int go = hmb_direct_begin(th);
+	struct hmb_go_location *L;
+	int go = hmb_direct_open(th, &L);
 	if (go != HMB_DIRECT_GO) {
 		return go;
-	}
-	struct hmb_go_location *L = th->loc;
-	if (L->cpt != NULL || L->min_dur != 0) {
-		return hmb_direct_end(th, HMB_DIRECT_STAGE);
 	}
 	struct hmb_go_prof *prof = L->prof.ptr;
 	int known = r != 0 && (int64_t)r < L->prof.len;
@@ -259,10 +283,7 @@ HMB_NOINST static inline int hmb_direct_enter(struct hmb_thread *th, uint32_t r,
 		lv->n++;
 		f->state = HMB_FRAME_WRITTEN;
 	} else {
-		th->drops[d]++; /* a closed depth: counted for Go */
-		if ((size_t)d >= th->ndrops) {
-			th->ndrops = (size_t)d + 1;
-		}
+		hmb_direct_drop(th, th->drops, d);
 	}
 	return hmb_direct_end(th, HMB_DIRECT_DONE);
 }
@@ -270,13 +291,10 @@ HMB_NOINST static inline int hmb_direct_enter(struct hmb_thread *th, uint32_t r,
 /* hmb_direct_leave records a leave of region r: measure's leave and leaveTop for the common case. */
 HMB_NOINST static inline int hmb_direct_leave(struct hmb_thread *th, uint32_t r, uint64_t *t)
 {
-	int go = hmb_direct_begin(th);
+	struct hmb_go_location *L;
+	int go = hmb_direct_open(th, &L);
 	if (go != HMB_DIRECT_GO) {
 		return go;
-	}
-	struct hmb_go_location *L = th->loc;
-	if (L->cpt != NULL || L->min_dur != 0) {
-		return hmb_direct_end(th, HMB_DIRECT_STAGE);
 	}
 	struct hmb_go_prof *prof = L->prof.ptr;
 	if (r != 0 && (int64_t)r < L->prof.len && prof[r].filtered) {
@@ -317,10 +335,7 @@ HMB_NOINST static inline int hmb_direct_leave(struct hmb_thread *th, uint32_t r,
 		lv->pos += hmb_put_leave(lv, (uint8_t *)lv->bin.ptr + lv->pos, tr, seq);
 		lv->n++;
 	} else {
-		th->drops[d]++;
-		if ((size_t)d >= th->ndrops) {
-			th->ndrops = (size_t)d + 1;
-		}
+		hmb_direct_drop(th, th->drops, d);
 	}
 	return hmb_direct_end(th, HMB_DIRECT_DONE);
 }
@@ -332,13 +347,10 @@ HMB_NOINST static inline int hmb_direct_leave(struct hmb_thread *th, uint32_t r,
 HMB_NOINST static inline int hmb_direct_message(struct hmb_thread *th, int recv, uint64_t peer, uint32_t tag,
 						uint64_t bytes, uint64_t *t)
 {
-	int go = hmb_direct_begin(th);
+	struct hmb_go_location *L;
+	int go = hmb_direct_open(th, &L);
 	if (go != HMB_DIRECT_GO) {
 		return go;
-	}
-	struct hmb_go_location *L = th->loc;
-	if (L->cpt != NULL || L->min_dur != 0) {
-		return hmb_direct_end(th, HMB_DIRECT_STAGE);
 	}
 	uint64_t now = *t = hmb_now();
 	int64_t d = L->depth;
@@ -364,10 +376,7 @@ HMB_NOINST static inline int hmb_direct_message(struct hmb_thread *th, int recv,
 		lv->pos += hmb_put_message(lv, (uint8_t *)lv->bin.ptr + lv->pos, recv, tr, seq, peer, tag, bytes);
 		lv->n++;
 	} else {
-		th->mdrops[d]++;
-		if ((size_t)d >= th->ndrops) {
-			th->ndrops = (size_t)d + 1;
-		}
+		hmb_direct_drop(th, th->mdrops, d);
 	}
 	return hmb_direct_end(th, HMB_DIRECT_DONE);
 }
