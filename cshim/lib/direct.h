@@ -171,7 +171,9 @@ enum { HMB_DIRECT_GO = 2 };
 HMB_NOINST static inline int hmb_direct_begin(struct hmb_thread *th)
 {
 	if (__builtin_expect(th->in_direct, 0)) {
-		return HMB_DIRECT_STAGE; /* a signal handler probes inside a probe: the array is safe */
+		/* A signal handler probes inside a probe: the array is safe, and the next probe replays it. */
+		th->flush_next = 1;
+		return HMB_DIRECT_STAGE;
 	}
 	if (__builtin_expect(atomic_load_explicit(&th->in_slow, memory_order_relaxed), 0)) {
 		return HMB_DIRECT_DROP; /* ... inside the slow path, which is replaying into Go */
@@ -206,7 +208,7 @@ HMB_NOINST static inline int hmb_direct_open(struct hmb_thread *th, struct hmb_g
 		return go;
 	}
 	*L = th->loc;
-	if ((*L)->cpt != NULL || (*L)->min_dur != 0) {
+	if (*L == NULL || (*L)->cpt != NULL || (*L)->min_dur != 0) {
 		return hmb_direct_end(th, HMB_DIRECT_STAGE);
 	}
 	return HMB_DIRECT_GO;

@@ -86,10 +86,12 @@ HMB_NOINST void hmb_recv(int peer, uint32_t tag, uint64_t bytes)
 HMB_NOINST void hmb_enter_collective(uint32_t region, int root, uint64_t bytes)
 {
 	struct hmb_thread *th = hmb_self;
+	uint64_t word = (uint64_t)HMB_KIND_COLL << HMB_KIND_SHIFT | region;
 	if (th != NULL && th->loc != NULL) {
-		th->flush_next = 1; /* before: a slow path that replays it clears it */
+		hmb_stage_collective(word, (uint64_t)(int64_t)root, bytes);
+		return;
 	}
-	hmb_stage2((uint64_t)HMB_KIND_COLL << HMB_KIND_SHIFT | region, (uint64_t)(int64_t)root, bytes);
+	hmb_stage2(word, (uint64_t)(int64_t)root, bytes);
 }
 
 /*

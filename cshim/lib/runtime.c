@@ -108,7 +108,7 @@ HMB_NOINST static uint64_t hmb_events(const hmb_record *from, const hmb_record *
 	uint64_t n = 0;
 	for (const hmb_record *p = from; p < to; p++, n++) {
 		unsigned kind = (unsigned)(p->word >> HMB_KIND_SHIFT);
-		if (kind == HMB_KIND_SEND || kind == HMB_KIND_RECV) {
+		if (kind == HMB_KIND_SEND || kind == HMB_KIND_RECV || kind == HMB_KIND_COLL) {
 			p++;
 		}
 	}
@@ -700,6 +700,15 @@ HMB_NOINST int hmb_finalize(void)
 		return rc;
 	}
 	atomic_store(&hmb_state, ST_CLOSING);
+	/* A signal handler that interrupted this thread's slow path (and called exit) holds its lock. */
+	struct hmb_thread *self_in_slow = hmb_self != NULL && hmb_self->in_slow ? hmb_self : NULL;
+	if (self_in_slow != NULL && pthread_mutex_trylock(&self_in_slow->lock) == 0) {
+		pthread_mutex_unlock(&self_in_slow->lock);
+		self_in_slow = NULL; /* not held: the handler came before or after */
+	}
+	if (self_in_slow != NULL) {
+		self_in_slow->interrupted = 1;
+	}
 	if (hmb_direct_on) {
 		/*
 		 * Close every array, so that no probe starts on the direct path
@@ -707,9 +716,13 @@ HMB_NOINST int hmb_finalize(void)
 		 * probe's in_direct mark, or its check of the array, see the other.
 		 */
 		for (struct hmb_thread *th = hmb_threads; th != NULL; th = th->next) {
-			pthread_mutex_lock(&th->lock);
+			if (th != self_in_slow) {
+				pthread_mutex_lock(&th->lock);
+			}
 			atomic_store_explicit(&th->end, th->buf, memory_order_relaxed);
-			pthread_mutex_unlock(&th->lock);
+			if (th != self_in_slow) {
+				pthread_mutex_unlock(&th->lock);
+			}
 		}
 		if (syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0) {
 			struct timespec drain = {0, 10 * 1000000}; /* best effort: let probes in flight finish */
@@ -733,16 +746,33 @@ HMB_NOINST int hmb_finalize(void)
 		}
 	}
 	for (struct hmb_thread *th = hmb_threads; th != NULL; th = th->next) {
+		if (th == self_in_slow) {
+			/* Its probe holds the lock and will not go on before this returns. */
+			atomic_store_explicit(&th->end, th->buf, memory_order_relaxed);
+			if (th->index != HMB_NO_INDEX) {
+				hmbgo_interrupt(th->index);
+			}
+			th->closed = 1;
+			continue;
+		}
 		pthread_mutex_lock(&th->lock);
 		/* Stop the owner's fast path, then take what it published. */
 		atomic_store_explicit(&th->end, th->buf, memory_order_relaxed);
 		hmb_record *c = atomic_load_explicit(&th->cur, memory_order_acquire);
 		if (th->interrupted) {
-			/* Its location is the unfinished probe's: Close leaves it as it is. */
+			/*
+			 * Its location is the unfinished probe's: Close leaves it as
+			 * it is. What it staged or dropped since its last replay is
+			 * counted. loc stays: the probe may still read it.
+			 */
 			if (th->index != HMB_NO_INDEX) {
 				hmbgo_interrupt(th->index);
 			}
-			th->loc = NULL;
+			uint64_t lost = th->buf != NULL ? hmb_events(th->buf, c) : 0;
+			for (size_t d = 0; d < th->ndrops; d++) {
+				lost += th->drops[d] + th->mdrops[d];
+			}
+			hmb_drop(lost);
 			th->cut = c;
 			th->closed = 1;
 			pthread_mutex_unlock(&th->lock);
@@ -785,6 +815,28 @@ static void hmb_atexit_report(void)
 			"measurement could not start, or MPI messages the wrappers could not record)\n",
 			(unsigned long long)n);
 	}
+}
+
+void hmb_stage_collective(uint64_t word, uint64_t ext_time, uint64_t ext_word)
+{
+	struct hmb_thread *th = hmb_self;
+	if (th->in_direct || atomic_exchange(&th->in_slow, 1)) {
+		hmb_drop(1); /* a signal handler's, inside a probe of its thread */
+		return;
+	}
+	hmb_record rec[2] = {{hmb_now(), word}, {ext_time, ext_word}};
+	pthread_mutex_lock(&th->lock);
+	hmb_record *c = atomic_load_explicit(&th->cur, memory_order_relaxed);
+	if (th->loc != NULL && !th->closed && c + 2 <= atomic_load_explicit(&th->end, memory_order_relaxed)) {
+		c[0] = rec[0];
+		c[1] = rec[1];
+		th->flush_next = 1;
+		atomic_store_explicit(&th->cur, c + 2, memory_order_release);
+	} else {
+		hmb_slow_locked(th, rec, 2);
+	}
+	pthread_mutex_unlock(&th->lock);
+	th->in_slow = 0;
 }
 
 void hmb_count_dropped(uint64_t n)

@@ -2,12 +2,12 @@
  * shim.h - internals of libhmbtrace's C side, shared by its C files and
  * the Go exports (exports.go). Not installed.
  *
- * An enter or leave takes the direct path of direct.h where it can. Else a
- * probe appends one record (two for a message) to its thread's staging
- * array and publishes the new end with a release store; nothing else. The
- * slow path (array full, first probe of a thread, thread exit, finalize, and
- * at once for a thread on the direct path) replays the staged records into
- * the thread's Go location.
+ * An enter, leave or message takes the direct path of direct.h where it
+ * can. Else a probe appends one record (two for a message or a collective)
+ * to its thread's staging array and publishes the new end with a release
+ * store; nothing else. The slow path (array full, first probe of a thread,
+ * thread exit, finalize, and at once for a thread on the direct path)
+ * replays the staged records into the thread's Go location.
  */
 #ifndef HMBTRACE_SHIM_H
 #define HMBTRACE_SHIM_H
@@ -95,6 +95,12 @@ extern __thread struct hmb_thread *hmb_self
 extern int hmb_use_tsc HMB_HIDDEN;
 
 void hmb_slow(uint64_t word, uint64_t ext_time, uint64_t ext_word, int n) HMB_NOINST HMB_HIDDEN;
+/*
+ * hmb_stage_collective stages a collective for a thread on the direct path,
+ * to be replayed with its next probe (flush_next), guarded against signal
+ * handlers like the slow path.
+ */
+void hmb_stage_collective(uint64_t word, uint64_t ext_time, uint64_t ext_word) HMB_NOINST HMB_HIDDEN;
 /* hmb_slow for a probe that read the clock already (t; 0: read it). */
 void hmb_slow_at(uint64_t t, uint64_t word, uint64_t ext_time, uint64_t ext_word, int n) HMB_NOINST HMB_HIDDEN;
 uint32_t hmb_region_n(const char *name, size_t nlen, const char *file, int line) HMB_NOINST HMB_HIDDEN;

@@ -58,9 +58,12 @@ int main(void)
 	sa.sa_flags = SA_RESTART;
 	sigaction(SIGUSR1, &sa, NULL);
 	prober = pthread_self();
+	/* The thread's first probe registers it: not in a handler (not async-signal-safe). */
+	hmb_enter(r_loop);
+	hmb_leave(r_loop);
+	uint64_t n = 2;
 	pthread_t helper;
 	pthread_create(&helper, NULL, signaller, NULL);
-	uint64_t n = 0;
 	for (int i = 0; handled < 2000; i++) {
 		hmb_enter(r_loop);
 		for (int k = 0; k < 100; k++) {
