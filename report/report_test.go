@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hmbtrace/hmbtrace/encode"
 	"github.com/hmbtrace/hmbtrace/internal/tracetest"
@@ -457,6 +458,34 @@ func TestCountersIPC(t *testing.T) {
 	for _, want := range []string{`"metrics":["cycles","instructions"]`, `"ipc":true`, `[1,0,1,50,50,[null,500],[null,500],null]`, `[0,0,2,100,80,[1000,2500],[800,2000],2.5]`, `[-1,0,3,150,130,[1000,3000],[800,2500],2.5]`, `[0,1,1,10,10]`} {
 		if !strings.Contains(js, want) {
 			t.Errorf("profile JSON lacks %s: %s", want, js)
+		}
+	}
+}
+
+// TestLabels checks the timeline's location labels: by rank for the ranks
+// of one run, by file when files share a rank (unrelated runs).
+func TestLabels(t *testing.T) {
+	file := func(name string, rank int) *tracefile.File {
+		b := tracetest.NewBuilder(name, "host", rank, time.Unix(0, 0), "work")
+		l := b.Location("main")
+		l.Enter(10, 1)
+		l.Leave(20)
+		return b.Write(t, t.TempDir())
+	}
+	x0, x1, y0 := file("x", 0), file("x", 1), file("y", 0)
+	for _, tc := range []struct {
+		files []*tracefile.File
+		want  []string
+	}{
+		{[]*tracefile.File{x0}, []string{"main"}},
+		{[]*tracefile.File{x0, x1}, []string{"rank 0: main", "rank 1: main"}},
+		{[]*tracefile.File{x0, y0}, []string{"x.0.hmb: main", "y.0.hmb: main"}},
+	} {
+		r := newRun(tc.files)
+		for i, f := range tc.files {
+			if got := r.label(i, &f.Locations[0]); got != tc.want[i] {
+				t.Errorf("file %d of %d: label %q, want %q", i, len(tc.files), got, tc.want[i])
+			}
 		}
 	}
 }

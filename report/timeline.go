@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/hmbtrace/hmbtrace/encode"
@@ -63,10 +64,16 @@ type run struct {
 	regionIndex [][]int
 	metrics     []string
 	metricIndex [][]int // per file: its metric index -> index into metrics
+	byFile      bool    // files share a rank: locations are labelled by file
 }
 
 func newRun(files []*tracefile.File) *run {
 	r := &run{files: files}
+	seen := map[int]bool{}
+	for _, f := range files {
+		r.byFile = r.byFile || seen[f.Header.Rank]
+		seen[f.Header.Rank] = true
+	}
 	byName := map[string]int{}
 	metricByName := map[string]int{}
 	for _, f := range files {
@@ -140,9 +147,12 @@ func (r *run) grow(i int, id uint32, idx int) {
 }
 
 // label names location l of file i: with several files, prefixed by the
-// file's rank.
+// file's rank, or by its name when ranks repeat (unrelated runs).
 func (r *run) label(i int, l *tracefile.Location) string {
-	if len(r.files) > 1 {
+	switch {
+	case r.byFile:
+		return fmt.Sprintf("%s: %s", filepath.Base(r.files[i].Path), l.Name)
+	case len(r.files) > 1:
 		return fmt.Sprintf("rank %d: %s", r.files[i].Header.Rank, l.Name)
 	}
 	return l.Name

@@ -1,6 +1,7 @@
 package comm
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -42,6 +43,14 @@ func TestPeersOfUnrelatedRunsAndRanks(t *testing.T) {
 			t.Errorf("cell %d: %+v, want %+v", i, m.Cells[i], want[i])
 		}
 	}
+	// Both say rank 0: their nodes are told apart by file.
+	var names []string
+	for _, n := range m.Nodes {
+		names = append(names, n.Name)
+	}
+	if got := strings.Join(names, "|"); got != "x.0.hmb: a|x.0.hmb: c|y.0.hmb: a|y.0.hmb: c" {
+		t.Errorf("node names %q, want them by file", got)
+	}
 
 	// Ranks 0 and 1 of one run: c sends by rank, so c is the rank's end.
 	m, err = FromFiles([]*tracefile.File{file("z", 0, 1), file("z", 1, 0)})
@@ -56,5 +65,8 @@ func TestPeersOfUnrelatedRunsAndRanks(t *testing.T) {
 	}
 	if len(byRank) != 2 || byRank[[2]int{1, 3}] != 1 || byRank[[2]int{3, 1}] != 1 || m.Unmatched != 0 {
 		t.Errorf("messages by rank %v (unmatched %d), want c of rank 0 <-> c of rank 1 (nodes 1, 3)", byRank, m.Unmatched)
+	}
+	if m.Nodes[1].Name != "rank 0: c" || m.Nodes[3].Name != "rank 1: c" {
+		t.Errorf("nodes %+v: want them by rank", m.Nodes)
 	}
 }
