@@ -195,5 +195,6 @@ func LevelLayout() []uintptr {
 	enc := unsafe.Offsetof(lv.enc)
 	return []uintptr{unsafe.Offsetof(lv.bin), unsafe.Offsetof(lv.pos), enc + tech, enc + time, enc + next,
 		unsafe.Offsetof(lv.n), unsafe.Offsetof(h.ClassClosed),
-		uintptr(encode.All), encode.MaxEnterLeaveSize, encode.MaxMessageSize, encode.TokSend, encode.TokRecv, encode.TokSendRank}
+		uintptr(encode.All), encode.MaxEnterLeaveSize, encode.MaxMessageSize, encode.TokSend, encode.TokRecv, encode.TokSendRank,
+		encode.MaxCollectiveSize, encode.TokColl}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hmbtrace/hmbtrace/encode"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
@@ -64,7 +65,14 @@ func TestProbePaths(t *testing.T) {
 					i, d.kind, d.region, d.depth, s.kind, s.region, s.depth)
 			}
 		}
-		checkTrace(t, devs, []string{"step", "r00", "r99", "nap", "leaf", "middle", "hooked"}, nil)
+		checkTrace(t, devs, []string{"step", "r00", "r99", "nap", "allreduce", "leaf", "middle", "hooked"}, nil)
+		// What dump does not show: the messages' and collectives' fields.
+		if d, s := payloads(t, direct), payloads(t, staged); d != s {
+			t.Errorf("messages and collectives differ\ndirect: %.300s\nstaged: %.300s", d, s)
+		} else if !strings.Contains(d, "coll allreduce -1 0") || !strings.Contains(d, "coll allreduce 1 8") ||
+			!strings.Contains(d, "send 1 0 64 rank") {
+			t.Errorf("direct: messages and collectives %.300s: want those paths.c made", d)
+		}
 		inclusiveMatchesEvents(t, direct, devs)
 		inclusiveMatchesEvents(t, staged, sevs)
 	})
@@ -76,6 +84,17 @@ func TestProbePaths(t *testing.T) {
 		checkTrace(t, devs, []string{"step"}, nil)
 		if direct.Locations[0].Removed().Total() == 0 {
 			t.Errorf("direct: nothing removed from a 64 KiB buffer: the test no longer reduces")
+		}
+	})
+	t.Run("classes", func(t *testing.T) {
+		// The class policy closes messages and collectives first.
+		env := []string{"HMB_BUFFER_SIZE=64K", "HMB_BIN_SIZE=1K", "HMB_REDUCTION=class"}
+		direct, devs := record(t, "direct", env)
+		staged, _ := record(t, "staged", env)
+		sameCounts(t, direct, staged)
+		checkTrace(t, devs, []string{"step"}, nil)
+		if byClass := direct.Locations[0].Removed()[tracefile.ByClass]; byClass == 0 {
+			t.Errorf("direct: nothing removed by class: the class policy closed nothing")
 		}
 	})
 }
@@ -114,6 +133,35 @@ func sameCounts(t *testing.T, direct, staged *tracefile.File) {
 	if dv, sv := visits(direct), visits(staged); dv != sv {
 		t.Errorf("visits per region differ\ndirect: %s\nstaged: %s", dv, sv)
 	}
+}
+
+// payloads lists a trace's messages (kind, peer, tag, bytes) and
+// collectives (region, root, bytes) in order.
+func payloads(t *testing.T, f *tracefile.File) string {
+	t.Helper()
+	var out []string
+	var e tracefile.Event
+	it := f.Events(f.Locations[0].ID)
+	for it.Next(&e) {
+		switch e.Kind {
+		case encode.KindSend, encode.KindRecv:
+			kind := "send"
+			if e.Kind == encode.KindRecv {
+				kind = "recv"
+			}
+			rank := ""
+			if e.PeerRank {
+				rank = " rank"
+			}
+			out = append(out, fmt.Sprintf("%s %d %d %d%s", kind, e.Peer, e.Tag, e.Bytes, rank))
+		case encode.KindCollective:
+			out = append(out, fmt.Sprintf("coll %s %d %d", f.RegionName(e.Region), e.Root, e.Bytes))
+		}
+	}
+	if err := it.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return strings.Join(out, "; ")
 }
 
 func sortedCopy(s []string) []string {

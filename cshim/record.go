@@ -133,15 +133,19 @@ func (t *Thread) replayOther(recs []Record, i int, malformed *uint64) int {
 	return i
 }
 
-// AddDropped counts the events the thread's direct C probes did not keep,
-// enters and leaves regions[d] and messages messages[d] at depth d, before
-// anything else reaches the location.
-func (t *Thread) AddDropped(regions, messages []uint64) {
+// AddDropped counts the events the thread's direct C probes did not keep
+// at depth d: enters and leaves regions[d], messages messages[d] and
+// collectives' records collectives[d], before anything else reaches the
+// location.
+func (t *Thread) AddDropped(regions, messages, collectives []uint64) {
 	for d, n := range regions {
 		t.loc.AddDropped(d, buffer.ClassRegion, n)
 	}
 	for d, n := range messages {
 		t.loc.AddDropped(d, buffer.ClassMessage, n)
+	}
+	for d, n := range collectives {
+		t.loc.AddDropped(d, buffer.ClassCollective, n)
 	}
 }
 

@@ -66,7 +66,7 @@ func (l *Location) enterCollective(r Region, root int, bytes uint64, t uint64, r
 		l.enterCounters(f, d, t)
 	}
 	closed := d >= l.limit || l.h.ClassClosed&(1<<buffer.ClassCollective) != 0 || (l.pendingFrom != 0 && !l.flush(d-1))
-	if !closed && l.h.Level(d, buffer.ClassCollective).EnterCollective(tr, seq, uint32(r), infoSeq, int64(root), bytes) {
+	if !closed && l.collLevel(d).EnterCollective(tr, seq, uint32(r), infoSeq, int64(root), bytes) {
 		f.state = frameWritten
 		if f.counted {
 			l.putMetric(d, f.tr, f.mseq, f.region, l.mstart[d*l.nmet:(d+1)*l.nmet])

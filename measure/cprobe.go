@@ -33,9 +33,10 @@ func CProbeLayout() []uintptr {
 		unsafe.Offsetof(l.run), unsafe.Offsetof(l.shift), unsafe.Offsetof(l.depth),
 		unsafe.Offsetof(l.stack), unsafe.Offsetof(l.prof), unsafe.Offsetof(l.levels),
 		unsafe.Offsetof(l.recorded), unsafe.Offsetof(l.filteredName), unsafe.Offsetof(l.cpt),
-		unsafe.Offsetof(l.phaseRegion), unsafe.Offsetof(l.msgLevels), unsafe.Offsetof(l.pendingFrom),
+		unsafe.Offsetof(l.phaseRegion), unsafe.Offsetof(l.msgLevels), unsafe.Offsetof(l.collLevels),
+		unsafe.Offsetof(l.pendingFrom),
 		uintptr(frameDropped), uintptr(framePending), uintptr(frameWritten),
-		uintptr(buffer.ClassRegion), uintptr(buffer.ClassMessage),
+		uintptr(buffer.ClassRegion), uintptr(buffer.ClassMessage), uintptr(buffer.ClassCollective),
 	}
 	return append(lay, buffer.LevelLayout()...)
 }
@@ -83,7 +84,7 @@ func (l *Location) pinSlices() {
 	if len(l.prof) > 0 {
 		l.pinNew(unsafe.Pointer(&l.prof[0]))
 	}
-	for _, levels := range [][]*buffer.Level{l.levels, l.msgLevels} {
+	for _, levels := range [][]*buffer.Level{l.levels, l.msgLevels, l.collLevels} {
 		if len(levels) > 0 {
 			l.pinNew(unsafe.Pointer(&levels[0]))
 		}
@@ -103,7 +104,8 @@ func (l *Location) pinNew(p unsafe.Pointer) {
 	}
 }
 
-// AddDropped counts n events of class c (enters and leaves, or messages)
+// AddDropped counts n events of class c (enters and leaves, messages, or
+// collectives' records)
 // at depth d that the C probes did not keep, the depth or class being
 // closed in the view of the last sync: what drop does for a Go probe. It
 // must come before the location syncs again, so that the reason is that

@@ -66,13 +66,14 @@ type Location struct {
 	prof        []profEntry     // by region id; prof[0] unused
 	levels      []*buffer.Level // enter/leave level by depth, cached
 
-	// Up to here, and the five fields below, the C shim's probes read and
+	// Up to here, and the six fields below, the C shim's probes read and
 	// write in place (cprobe.go): their layout is checked, not free to move.
 	recorded     uint64
 	filteredName uint64
 	cpt          *callTree       // nil unless call paths are kept
 	phaseRegion  uint32          // the phase region, 0 if none
 	msgLevels    []*buffer.Level // message level by depth, cached
+	collLevels   []*buffer.Level // collective level by depth, cached
 
 	// Counters (nil src: none). mstart and mchild hold, per depth, the
 	// values read at the enter of a counting frame and the counts of the
@@ -285,7 +286,7 @@ func (l *Location) leaveTop(t uint64) {
 	if state == frameWritten {
 		lv := l.level(d)
 		if f.class != buffer.ClassRegion {
-			lv = l.h.Level(d, f.class)
+			lv = l.collLevel(d) // the only other class of frames
 		}
 		// A kept enter left room for its leave; only a level closed since
 		// has no bin, and Refill then counts the leave as dropped.
@@ -452,6 +453,21 @@ func (l *Location) message(k encode.Kind, peer uint64, rank bool, tag uint32, by
 		l.pinNew(unsafe.Pointer(lv))
 	}
 	lv.Message(k, tr, seq, l.stack[d].region, peer, rank, tag, bytes)
+}
+
+// collLevel returns the collective level at depth d.
+func (l *Location) collLevel(d int) *buffer.Level {
+	if d < len(l.collLevels) && l.collLevels[d] != nil {
+		return l.collLevels[d]
+	}
+	lv := l.h.Level(d, buffer.ClassCollective)
+	for d >= len(l.collLevels) {
+		l.collLevels = append(l.collLevels, nil)
+	}
+	l.collLevels[d] = lv
+	l.pinNew(unsafe.Pointer(&l.collLevels[0]))
+	l.pinNew(unsafe.Pointer(lv))
+	return lv
 }
 
 // level returns the enter/leave level at depth d.

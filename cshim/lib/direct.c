@@ -50,12 +50,14 @@ int hmb_direct_layout_ok(const uintptr_t *go, size_t n)
 		offsetof(struct hmb_go_location, cpt),
 		offsetof(struct hmb_go_location, phase_region),
 		offsetof(struct hmb_go_location, msg_levels),
+		offsetof(struct hmb_go_location, coll_levels),
 		offsetof(struct hmb_go_location, pending_from),
 		HMB_FRAME_DROPPED,
 		HMB_FRAME_PENDING,
 		HMB_FRAME_WRITTEN,
 		HMB_CLASS_REGION,
 		HMB_CLASS_MESSAGE,
+		HMB_CLASS_COLLECTIVE,
 		offsetof(struct hmb_go_level, bin),
 		offsetof(struct hmb_go_level, pos),
 		offsetof(struct hmb_go_level, tech),
@@ -69,6 +71,8 @@ int hmb_direct_layout_ok(const uintptr_t *go, size_t n)
 		HMB_TOK_SEND,
 		HMB_TOK_RECV,
 		HMB_TOK_SEND_RANK,
+		HMB_MAX_COLLECTIVE,
+		HMB_TOK_COLL,
 	};
 	if (n != sizeof want / sizeof want[0]) {
 		return 0;
@@ -166,5 +170,16 @@ int hmb_put_message(struct hmb_go_level *lv, uint8_t *b, int recv, uint64_t t, u
 	n += hmb_put_uvarint(b + n, d);
 	n += hmb_put_uvarint(b + n, peer);
 	n += hmb_put_uvarint(b + n, tag);
+	return n + hmb_put_uvarint(b + n, bytes);
+}
+
+/* hmb_put_collective is encode.Encoder.Collective with every technique on. */
+int hmb_put_collective(struct hmb_go_level *lv, uint8_t *b, uint64_t t, uint32_t seq, int64_t root, uint64_t bytes)
+{
+	uint64_t d;
+	int n = hmb_put_prefix(lv, b, t, seq, &d); /* putHead */
+	b[n++] = HMB_TOK_COLL;
+	n += hmb_put_uvarint(b + n, d);
+	n += hmb_put_uvarint(b + n, root + 1 > 0 ? (uint64_t)(root + 1) : 0);
 	return n + hmb_put_uvarint(b + n, bytes);
 }

@@ -3,11 +3,11 @@
  * written by the probe itself, in C, into its thread's Go location, with the
  * same steps and the same bytes as the Go probes' enter and leaveTop
  * (measure/location.go) and encoder (encode/encoder.go);
- * messages too (measure's message). Only the common case is done here; a
- * probe that finds anything else (a full bin, a new depth or region, a
- * closed-set change, a mismatched leave, the phase region, a collective)
- * stages its record and has it replayed in Go at once, where every case is
- * handled. Not installed.
+ * messages and collectives too (measure's message and enterCollective).
+ * Only the common case is done here; a probe that finds anything else (a
+ * full bin, a new depth or region, a closed-set change, a mismatched leave,
+ * the phase region) stages its record and has it replayed in Go at once,
+ * where every case is handled. Not installed.
  *
  * The structures below mirror the Go ones field for field; hmb_init
  * compares their offsets with measure.CProbeLayout and falls back to
@@ -60,7 +60,7 @@ struct hmb_go_location {
 	uint64_t recorded, filtered_name;
 	void *cpt;
 	uint32_t phase_region;
-	struct hmb_go_slice msg_levels;
+	struct hmb_go_slice msg_levels, coll_levels;
 };
 
 /* The head of buffer.Hierarchy. */
@@ -94,9 +94,11 @@ enum {
 	HMB_FRAME_WRITTEN = 2,
 	HMB_CLASS_REGION = 0,
 	HMB_CLASS_MESSAGE = 1,
+	HMB_CLASS_COLLECTIVE = 3,
 	HMB_TECH_ALL = 15,
 	HMB_MAX_ENTER_LEAVE = 22,
 	HMB_MAX_MESSAGE = 42,
+	HMB_MAX_COLLECTIVE = 37,
 };
 
 /* The tokens of encode/record.go. */
@@ -108,6 +110,7 @@ enum {
 	HMB_TOK_SEND = 0xE6,
 	HMB_TOK_RECV = 0xE7,
 	HMB_TOK_SEND_RANK = 0xE8,
+	HMB_TOK_COLL = 0xEB,
 };
 
 /* What a direct probe did. */
@@ -125,6 +128,8 @@ int hmb_put_enter_slow(struct hmb_go_level *lv, uint8_t *b, uint64_t t, uint32_t
 int hmb_put_leave_slow(struct hmb_go_level *lv, uint8_t *b, uint64_t t, uint32_t seq) HMB_NOINST HMB_HIDDEN;
 int hmb_put_message(struct hmb_go_level *lv, uint8_t *b, int recv, uint64_t t, uint32_t seq, uint64_t peer, uint32_t tag,
 		    uint64_t bytes) HMB_NOINST HMB_HIDDEN;
+int hmb_put_collective(struct hmb_go_level *lv, uint8_t *b, uint64_t t, uint32_t seq, int64_t root, uint64_t bytes)
+	HMB_NOINST HMB_HIDDEN;
 
 /* hmb_put_enter is encode.Encoder.Enter with every technique on. */
 HMB_NOINST static inline int hmb_put_enter(struct hmb_go_level *lv, uint8_t *b, uint64_t t, uint32_t seq, uint32_t region)
@@ -308,12 +313,15 @@ HMB_NOINST static inline int hmb_direct_leave(struct hmb_thread *th, uint32_t r,
 	int64_t d = L->depth;
 	struct hmb_go_frame *f = (struct hmb_go_frame *)L->stack.ptr + d;
 	if (atomic_load_explicit(th->epoch_word, memory_order_relaxed) != L->epoch || d == 0 || f->region != r ||
-	    f->cls != HMB_CLASS_REGION || f->counted || f->region == L->phase_region) {
+	    (f->cls != HMB_CLASS_REGION && f->cls != HMB_CLASS_COLLECTIVE) || f->counted || f->region == L->phase_region) {
 		return hmb_direct_end(th, HMB_DIRECT_FLUSH);
 	}
+	int coll = f->cls == HMB_CLASS_COLLECTIVE;
 	struct hmb_go_level *lv = NULL;
 	if (f->state == HMB_FRAME_WRITTEN) {
+		/* measure's leaveTop looks the enter/leave level up first, also for a collective. */
 		if (d >= L->levels.len || (lv = ((struct hmb_go_level **)L->levels.ptr)[d]) == NULL ||
+		    (coll && (d >= L->coll_levels.len || (lv = ((struct hmb_go_level **)L->coll_levels.ptr)[d]) == NULL)) ||
 		    lv->bin.len - lv->pos < HMB_MAX_ENTER_LEAVE) {
 			return hmb_direct_end(th, HMB_DIRECT_FLUSH);
 		}
@@ -337,7 +345,7 @@ HMB_NOINST static inline int hmb_direct_leave(struct hmb_thread *th, uint32_t r,
 		lv->pos += hmb_put_leave(lv, (uint8_t *)lv->bin.ptr + lv->pos, tr, seq);
 		lv->n++;
 	} else {
-		hmb_direct_drop(th, th->drops, d);
+		hmb_direct_drop(th, coll ? th->cdrops : th->drops, d);
 	}
 	return hmb_direct_end(th, HMB_DIRECT_DONE);
 }
@@ -379,6 +387,74 @@ HMB_NOINST static inline int hmb_direct_message(struct hmb_thread *th, int recv,
 		lv->n++;
 	} else {
 		hmb_direct_drop(th, th->mdrops, d);
+	}
+	return hmb_direct_end(th, HMB_DIRECT_DONE);
+}
+
+/*
+ * hmb_direct_collective records the enter of region r, a collective with
+ * root and bytes: measure's enterCollective without counters, call paths
+ * or duration filter.
+ */
+HMB_NOINST static inline int hmb_direct_collective(struct hmb_thread *th, uint32_t r, int root, uint64_t bytes,
+						   uint64_t *t)
+{
+	struct hmb_go_location *L;
+	int go = hmb_direct_open(th, &L);
+	if (go != HMB_DIRECT_GO) {
+		return go;
+	}
+	struct hmb_go_prof *prof = L->prof.ptr;
+	int known = r != 0 && (int64_t)r < L->prof.len;
+	if (known && prof[r].filtered) {
+		L->recorded++;
+		L->filtered_name++;
+		return hmb_direct_end(th, HMB_DIRECT_DONE);
+	}
+	uint64_t now = *t = hmb_now();
+	int64_t d = L->depth + 1;
+	if (atomic_load_explicit(th->epoch_word, memory_order_relaxed) != L->epoch || !known || d >= L->stack.len ||
+	    L->pending_from != 0) {
+		return hmb_direct_end(th, HMB_DIRECT_FLUSH);
+	}
+	struct hmb_go_level *lv = NULL;
+	int closed = d >= L->limit || (((struct hmb_go_hierarchy *)L->h)->class_closed & (1u << HMB_CLASS_COLLECTIVE)) != 0;
+	if (!closed) {
+		if (d >= L->coll_levels.len || (lv = ((struct hmb_go_level **)L->coll_levels.ptr)[d]) == NULL ||
+		    lv->bin.len - lv->pos < 2 * HMB_MAX_ENTER_LEAVE + HMB_MAX_COLLECTIVE) {
+			return hmb_direct_end(th, HMB_DIRECT_FLUSH);
+		}
+	} else if (d >= HMB_DIRECT_DEPTHS) {
+		return hmb_direct_end(th, HMB_DIRECT_FLUSH);
+	}
+	/* Two stamps: the enter's, and its root and bytes' at the same time. */
+	HMB_STAMP(L, now, tt, tr, seq);
+	L->last = tt;
+	L->last_tr = tr;
+	L->run = seq + 1;
+	L->recorded += 2;
+	struct hmb_go_frame *f = (struct hmb_go_frame *)L->stack.ptr + d;
+	f->start = tt;
+	f->child = 0;
+	f->tr = tr;
+	f->seq = seq;
+	f->region = r;
+	f->state = HMB_FRAME_DROPPED;
+	f->counted = 0;
+	f->cls = HMB_CLASS_COLLECTIVE;
+	L->depth = d;
+	prof[r].visits++;
+	prof[r].active++;
+	if (lv != NULL) {
+		uint8_t *b = (uint8_t *)lv->bin.ptr + lv->pos;
+		int n = hmb_put_enter(lv, b, tr, seq, r);
+		n += hmb_put_collective(lv, b + n, tr, seq + 1, root, bytes);
+		lv->pos += n;
+		lv->n += 2;
+		f->state = HMB_FRAME_WRITTEN;
+	} else {
+		hmb_direct_drop(th, th->cdrops, d);
+		hmb_direct_drop(th, th->cdrops, d);
 	}
 	return hmb_direct_end(th, HMB_DIRECT_DONE);
 }

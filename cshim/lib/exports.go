@@ -132,7 +132,7 @@ func hmbgo_thread_name(index C.uint32_t, name *C.char, n C.size_t) {
 }
 
 //export hmbgo_replay
-func hmbgo_replay(index C.uint32_t, recs *C.hmb_record, n C.size_t, drops, mdrops *C.uint64_t, ndrops C.size_t) (malformed C.uint64_t) {
+func hmbgo_replay(index C.uint32_t, recs *C.hmb_record, n C.size_t, drops, mdrops, cdrops *C.uint64_t, ndrops C.size_t) (malformed C.uint64_t) {
 	batch := unsafe.Slice((*cshim.Record)(unsafe.Pointer(recs)), int(n))
 	// A panic loses the batch: the C side counts it as dropped.
 	defer contain("a replay", func() { malformed = C.uint64_t(cshim.Probes(batch)) })
@@ -141,8 +141,8 @@ func hmbgo_replay(index C.uint32_t, recs *C.hmb_record, n C.size_t, drops, mdrop
 		return C.uint64_t(cshim.Probes(batch))
 	}
 	// The direct probes' drops came before the staged records.
-	t.AddDropped(unsafe.Slice((*uint64)(unsafe.Pointer(drops)), int(ndrops)),
-		unsafe.Slice((*uint64)(unsafe.Pointer(mdrops)), int(ndrops)))
+	counts := func(p *C.uint64_t) []uint64 { return unsafe.Slice((*uint64)(unsafe.Pointer(p)), int(ndrops)) }
+	t.AddDropped(counts(drops), counts(mdrops), counts(cdrops))
 	return C.uint64_t(t.Replay(batch))
 }
 

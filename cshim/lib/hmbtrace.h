@@ -25,9 +25,9 @@
  * where the CPU has one, else CLOCK_MONOTONIC: the same clock as hmbtrace's
  * Go probes) and writes its event into the thread's location in place: the
  * filters, the calling-depth bookkeeping, the exact profile and the encoding
- * of hmbtrace's Go probes, done in C, with no lock; messages too. Rarer
- * work (a full bin, a new depth, a collective) is handed to the Go side at
- * once. Under
+ * of hmbtrace's Go probes, done in C, with no lock; messages and
+ * collectives too. Rarer work (a full bin, a new depth or region) is handed
+ * to the Go side at once. Under
  * HMB_MIN_DURATION, HMB_CALLPATHS or HMB_C_PROBE=staged a probe instead
  * appends 16 bytes to the thread's staging array; when that is full, when
  * the thread exits and at hmb_finalize, the staged probes are replayed into

@@ -1,8 +1,8 @@
 /*
  * probes.c - the probes of the C ABI and the -finstrument-functions hooks.
- * An enter, leave or message takes the direct path of direct.h where it
- * can: a clock read and the event written into the thread's location in
- * place. Else, and for collectives, the probe stages a 16-byte record
+ * An enter, leave, message or collective takes the direct path of
+ * direct.h where it can: a clock read and the event written into the
+ * thread's location in place. Else the probe stages a 16-byte record
  * (shim.h); on a thread whose events are direct, a staged record is
  * replayed in Go at once. None of the library's own functions is instrumented (HMB_NOINST),
  * so the hooks never see them.
@@ -79,16 +79,25 @@ HMB_NOINST void hmb_recv(int peer, uint32_t tag, uint64_t bytes)
 }
 
 /*
- * A collective is staged; on a thread whose events are direct, the next
- * probe (its leave, normally) has it replayed with itself, in one call
- * into Go.
+ * A collective takes the direct path too. When it cannot be taken now, a
+ * thread whose events are direct stages it, and its next probe (the
+ * leave, normally) has it replayed with itself, in one call into Go.
  */
 HMB_NOINST void hmb_enter_collective(uint32_t region, int root, uint64_t bytes)
 {
 	struct hmb_thread *th = hmb_self;
 	uint64_t word = (uint64_t)HMB_KIND_COLL << HMB_KIND_SHIFT | region;
 	if (th != NULL && th->loc != NULL) {
-		hmb_stage_collective(word, (uint64_t)(int64_t)root, bytes);
+		uint64_t t = 0;
+		int rc = hmb_direct_collective(th, region, root, bytes, &t);
+		if (rc == HMB_DIRECT_DONE) {
+			return;
+		}
+		if (rc == HMB_DIRECT_STAGE) {
+			hmb_stage_collective(word, (uint64_t)(int64_t)root, bytes);
+		} else {
+			hmb_declined(rc, t, word, (uint64_t)(int64_t)root, bytes, 2);
+		}
 		return;
 	}
 	hmb_stage2(word, (uint64_t)(int64_t)root, bytes);

@@ -404,9 +404,10 @@ HMB_NOINST static void hmb_replay(struct hmb_thread *th, hmb_record *from, hmb_r
 		return;
 	}
 	/* The direct path's drops go first: they came before anything staged. */
-	hmb_drop(hmbgo_replay(th->index, from, (size_t)(to - from), th->drops, th->mdrops, th->ndrops));
+	hmb_drop(hmbgo_replay(th->index, from, (size_t)(to - from), th->drops, th->mdrops, th->cdrops, th->ndrops));
 	memset(th->drops, 0, th->ndrops * sizeof th->drops[0]);
 	memset(th->mdrops, 0, th->ndrops * sizeof th->mdrops[0]);
+	memset(th->cdrops, 0, th->ndrops * sizeof th->cdrops[0]);
 	th->ndrops = 0;
 }
 
@@ -770,7 +771,7 @@ HMB_NOINST int hmb_finalize(void)
 			}
 			uint64_t lost = th->buf != NULL ? hmb_events(th->buf, c) : 0;
 			for (size_t d = 0; d < th->ndrops; d++) {
-				lost += th->drops[d] + th->mdrops[d];
+				lost += th->drops[d] + th->mdrops[d] + th->cdrops[d];
 			}
 			hmb_drop(lost);
 			th->cut = c;

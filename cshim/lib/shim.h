@@ -70,6 +70,7 @@ struct hmb_thread {
 	size_t ndrops;                      /* drops, mdrops[0..ndrops) may be non-zero */
 	uint64_t drops[HMB_DIRECT_DEPTHS];  /* enters and leaves at closed depths, for Go */
 	uint64_t mdrops[HMB_DIRECT_DEPTHS]; /* messages at closed depths or class */
+	uint64_t cdrops[HMB_DIRECT_DEPTHS]; /* collectives' records at closed depths or class */
 	int flush_next;                     /* a collective is staged: the next probe replays it */
 	struct {
 		uint64_t addr;

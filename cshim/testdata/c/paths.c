@@ -4,9 +4,9 @@
  * story. It exercises region ids past 63 (no inline token), depths past the
  * inline range and past what a small buffer keeps, runs of events within
  * one timer tick (sequence numbers), long gaps (multi-byte deltas), a
- * filtered region, the phase region, messages between events, a leave of an
- * enclosing region and one with nothing open (usage errors), and
- * -finstrument-functions hooks (addresses named at finalize).
+ * filtered region, the phase region, messages and collectives between
+ * events, a leave of an enclosing region and one with nothing open (usage
+ * errors), and -finstrument-functions hooks (addresses named at finalize).
  *
  *   paths [rounds]    default 200
  */
@@ -43,6 +43,7 @@ int main(int argc, char **argv)
 	uint32_t skipped = hmb_region("skipped"); /* excluded by the test's filter file */
 	uint32_t step = hmb_region("step");
 	uint32_t nap = hmb_region("nap");
+	uint32_t allreduce = hmb_region("allreduce");
 	hmb_phase(step);
 	for (int k = 0; k < rounds; k++) {
 		hmb_enter(step);
@@ -65,6 +66,12 @@ int main(int argc, char **argv)
 		hmb_send(1, (uint32_t)k, 64);
 		hooked(k);
 		hmb_recv(1, (uint32_t)k, 64);
+		/* A collective with a root (or none), one with a message inside. */
+		hmb_enter_collective(allreduce, k % 3 - 1, 8u * (uint64_t)k);
+		if (k % 7 == 0) {
+			hmb_send(0, 1, 8);
+		}
+		hmb_leave(allreduce);
 		if (k % 40 == 0) {
 			/* Left implicitly by the leave of step. */
 			hmb_enter(regions[1]);
