@@ -272,7 +272,13 @@ func TestSignalReentry(t *testing.T) {
 			made, seen := probes+handler, l.Recorded+dropped
 			off := float64(max(made, seen)-min(made, seen)) / float64(made)
 			t.Logf("%d probes made, %d in the trace or dropped (usage %+v)", made, seen, l.Usage)
-			if handler == 0 || off > 1e-3 {
+			// Measured: none in ten runs direct, up to one in a thousand
+			// staged, where every probe goes through the array.
+			bound := 1e-4
+			if mode == "staged" {
+				bound = 1e-2
+			}
+			if handler == 0 || off > bound {
 				t.Errorf("%d probes made (%d by the handler), %d in the trace or dropped: off by %.2g", made, handler, seen, off)
 			}
 		})
