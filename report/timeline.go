@@ -2,9 +2,9 @@ package report
 
 import (
 	"fmt"
-	"path/filepath"
 	"strings"
 
+	"github.com/hmbtrace/hmbtrace/analysis"
 	"github.com/hmbtrace/hmbtrace/encode"
 	"github.com/hmbtrace/hmbtrace/internal/units"
 	"github.com/hmbtrace/hmbtrace/tracefile"
@@ -68,12 +68,7 @@ type run struct {
 }
 
 func newRun(files []*tracefile.File) *run {
-	r := &run{files: files}
-	seen := map[int]bool{}
-	for _, f := range files {
-		r.byFile = r.byFile || seen[f.Header.Rank]
-		seen[f.Header.Rank] = true
-	}
+	r := &run{files: files, byFile: analysis.SharedRank(files)}
 	byName := map[string]int{}
 	metricByName := map[string]int{}
 	for _, f := range files {
@@ -149,13 +144,7 @@ func (r *run) grow(i int, id uint32, idx int) {
 // label names location l of file i: with several files, prefixed by the
 // file's rank, or by its name when ranks repeat (unrelated runs).
 func (r *run) label(i int, l *tracefile.Location) string {
-	switch {
-	case r.byFile:
-		return fmt.Sprintf("%s: %s", filepath.Base(r.files[i].Path), l.Name)
-	case len(r.files) > 1:
-		return fmt.Sprintf("rank %d: %s", r.files[i].Header.Rank, l.Name)
-	}
-	return l.Name
+	return analysis.LocationLabel(r.files, i, r.byFile, l.Name)
 }
 
 // statsDepth is the deepest calling depth the statistics of l know of.

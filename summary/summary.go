@@ -11,6 +11,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/hmbtrace/hmbtrace/analysis"
 	"github.com/hmbtrace/hmbtrace/internal/units"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
@@ -98,13 +99,11 @@ func rankTable(out io.Writer, rows []*regionRow, files []*tracefile.File) {
 	if len(files) < 2 {
 		return
 	}
+	if analysis.SharedRank(files) {
+		return // unrelated runs, or one run's files twice: no per-rank view
+	}
 	byRank := make([]int, len(files)) // file indices in rank order
-	seen := map[int]bool{}
-	for i, f := range files {
-		if seen[f.Header.Rank] {
-			return // unrelated runs, or one run's files twice: no per-rank view
-		}
-		seen[f.Header.Rank] = true
+	for i := range byRank {
 		byRank[i] = i
 	}
 	sort.Slice(byRank, func(a, b int) bool { return files[byRank[a]].Header.Rank < files[byRank[b]].Header.Rank })

@@ -9,9 +9,9 @@ package comm
 import (
 	"fmt"
 	"io"
-	"path/filepath"
 	"sort"
 
+	"github.com/hmbtrace/hmbtrace/analysis"
 	"github.com/hmbtrace/hmbtrace/encode"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
@@ -47,26 +47,13 @@ type Matrix struct {
 func FromFiles(files []*tracefile.File) (*Matrix, error) {
 	m := &Matrix{}
 	first := make([]int, len(files)) // per file: the node of its first location
-	multi := len(files) > 1
-	// Files of unrelated runs may share a rank: their nodes are then
-	// named by file, which tells them apart.
-	byFile := false
-	seen := map[int]bool{}
-	for _, f := range files {
-		byFile = byFile || seen[f.Header.Rank]
-		seen[f.Header.Rank] = true
-	}
+	byFile := analysis.SharedRank(files)
 	for i, f := range files {
 		first[i] = len(m.Nodes)
 		for _, l := range f.Locations {
-			name := l.Name
-			switch {
-			case byFile:
-				name = fmt.Sprintf("%s: %s", filepath.Base(f.Path), l.Name)
-			case multi && len(f.Locations) == 1:
-				name = fmt.Sprintf("rank %d", f.Header.Rank)
-			case multi:
-				name = fmt.Sprintf("rank %d: %s", f.Header.Rank, l.Name)
+			name := analysis.LocationLabel(files, i, byFile, l.Name)
+			if len(files) > 1 && !byFile && len(f.Locations) == 1 {
+				name = fmt.Sprintf("rank %d", f.Header.Rank) // the rank says it all
 			}
 			m.Nodes = append(m.Nodes, Node{Name: name, Rank: f.Header.Rank, Loc: l.ID})
 		}
