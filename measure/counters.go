@@ -176,15 +176,15 @@ func (l *Location) putMetric(d int, tr uint64, seq, region uint32, vals []uint64
 		l.drop(d, buffer.ClassMetric)
 		return
 	}
-	for d >= len(l.metLevels) {
-		l.metLevels = append(l.metLevels, nil)
+	l.metLevel(d).Metric(tr, seq, region, vals)
+}
+
+// metLevel returns the metric level at depth d.
+func (l *Location) metLevel(d int) *buffer.Level {
+	if d < len(l.metLevels) && l.metLevels[d] != nil {
+		return l.metLevels[d]
 	}
-	lv := l.metLevels[d]
-	if lv == nil {
-		lv = l.h.Level(d, buffer.ClassMetric)
-		l.metLevels[d] = lv
-	}
-	lv.Metric(tr, seq, region, vals)
+	return l.newLevel(d, buffer.ClassMetric)
 }
 
 // closeCounters releases the location's counters.

@@ -442,32 +442,7 @@ func (l *Location) message(k encode.Kind, peer uint64, rank bool, tag uint32, by
 		l.drop(d, buffer.ClassMessage)
 		return
 	}
-	for d >= len(l.msgLevels) {
-		l.msgLevels = append(l.msgLevels, nil)
-	}
-	lv := l.msgLevels[d]
-	if lv == nil {
-		lv = l.h.Level(d, buffer.ClassMessage)
-		l.msgLevels[d] = lv
-		l.pinNew(unsafe.Pointer(&l.msgLevels[0]))
-		l.pinNew(unsafe.Pointer(lv))
-	}
-	lv.Message(k, tr, seq, l.stack[d].region, peer, rank, tag, bytes)
-}
-
-// collLevel returns the collective level at depth d.
-func (l *Location) collLevel(d int) *buffer.Level {
-	if d < len(l.collLevels) && l.collLevels[d] != nil {
-		return l.collLevels[d]
-	}
-	lv := l.h.Level(d, buffer.ClassCollective)
-	for d >= len(l.collLevels) {
-		l.collLevels = append(l.collLevels, nil)
-	}
-	l.collLevels[d] = lv
-	l.pinNew(unsafe.Pointer(&l.collLevels[0]))
-	l.pinNew(unsafe.Pointer(lv))
-	return lv
+	l.msgLevel(d).Message(k, tr, seq, l.stack[d].region, peer, rank, tag, bytes)
 }
 
 // level returns the enter/leave level at depth d.
@@ -475,16 +450,45 @@ func (l *Location) level(d int) *buffer.Level {
 	if d < len(l.levels) && l.levels[d] != nil {
 		return l.levels[d]
 	}
-	return l.newLevel(d)
+	return l.newLevel(d, buffer.ClassRegion)
 }
 
-func (l *Location) newLevel(d int) *buffer.Level {
-	lv := l.h.Level(d, buffer.ClassRegion)
-	for d >= len(l.levels) {
-		l.levels = append(l.levels, nil)
+// collLevel returns the collective level at depth d.
+func (l *Location) collLevel(d int) *buffer.Level {
+	if d < len(l.collLevels) && l.collLevels[d] != nil {
+		return l.collLevels[d]
 	}
-	l.levels[d] = lv
-	l.pinNew(unsafe.Pointer(&l.levels[0]))
+	return l.newLevel(d, buffer.ClassCollective)
+}
+
+// msgLevel returns the message level at depth d.
+func (l *Location) msgLevel(d int) *buffer.Level {
+	if d < len(l.msgLevels) && l.msgLevels[d] != nil {
+		return l.msgLevels[d]
+	}
+	return l.newLevel(d, buffer.ClassMessage)
+}
+
+// newLevel looks the level of class c at depth d up in the hierarchy and
+// keeps it in the location's cache of that class (levels, msgLevels,
+// collLevels, metLevels), by depth. The C probes follow the first three: what
+// it makes is pinned for them.
+func (l *Location) newLevel(d int, c buffer.Class) *buffer.Level {
+	cache := &l.levels
+	switch c {
+	case buffer.ClassMessage:
+		cache = &l.msgLevels
+	case buffer.ClassCollective:
+		cache = &l.collLevels
+	case buffer.ClassMetric:
+		cache = &l.metLevels
+	}
+	lv := l.h.Level(d, c)
+	for d >= len(*cache) {
+		*cache = append(*cache, nil)
+	}
+	(*cache)[d] = lv
+	l.pinNew(unsafe.Pointer(&(*cache)[0]))
 	l.pinNew(unsafe.Pointer(lv))
 	return lv
 }
