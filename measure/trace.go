@@ -89,11 +89,7 @@ func (l *Location) snapshot() tracefile.Location {
 		s := tracefile.LevelStats{
 			Depth: lv.Depth(), Class: tracefile.Class(lv.Class()),
 			Written: lv.Written(), Closed: closed, By: tracefile.Reason(by),
-		}
-		rev := lv.Revoked()
-		for i := range rev {
-			s.Revoked[i] = rev[i]
-			s.Dropped[i] = lv.Dropped[i]
+			Revoked: lv.Revoked(), Dropped: lv.Dropped,
 		}
 		tl.Levels = append(tl.Levels, s)
 	})
