@@ -74,23 +74,6 @@ func randomRecords(rng *rand.Rand, n int) []Record {
 	return out
 }
 
-// put encodes r with e into b and returns the bytes written.
-func put(e *Encoder, b []byte, r Record) int {
-	switch r.Kind {
-	case KindEnter:
-		return e.Enter(b, r.Time, r.Seq, r.Region)
-	case KindLeave:
-		return e.Leave(b, r.Time, r.Seq)
-	case KindSend, KindRecv:
-		return e.Message(b, r.Kind, r.Time, r.Seq, r.Peer, r.PeerRank, r.Tag, r.Bytes)
-	case KindMetric:
-		return e.Metric(b, r.Time, r.Seq, r.Values)
-	case KindCollective:
-		return e.Collective(b, r.Time, r.Seq, r.Root, r.Bytes)
-	}
-	panic("bad kind")
-}
-
 func maxSize(k Kind) int {
 	switch k {
 	case KindEnter, KindLeave:
@@ -119,7 +102,7 @@ func encodeBin(t *testing.T, tech Techniques, open uint32, recs []Record) []byte
 	}
 	b = append(b, scratch[:n]...)
 	for _, r := range recs {
-		n := put(&e, scratch, r)
+		n := e.Put(scratch, r)
 		if n > maxSize(r.Kind) {
 			t.Fatalf("%v record took %d bytes > bound %d (techniques %s)", r.Kind, n, maxSize(r.Kind), tech)
 		}

@@ -243,6 +243,25 @@ func (e *Encoder) Collective(b []byte, t uint64, seq uint32, root int64, bytes u
 	return n + putUint(b[n:], bytes, 8, leb)
 }
 
+// Put puts record r, as a Decoder reads it, with the method of its kind,
+// and returns the bytes written: 0 for a kind it does not know. Probes call
+// those methods directly; Put serves code that re-encodes decoded records.
+func (e *Encoder) Put(b []byte, r Record) int {
+	switch r.Kind {
+	case KindEnter:
+		return e.Enter(b, r.Time, r.Seq, r.Region)
+	case KindLeave:
+		return e.Leave(b, r.Time, r.Seq)
+	case KindSend, KindRecv:
+		return e.Message(b, r.Kind, r.Time, r.Seq, r.Peer, r.PeerRank, r.Tag, r.Bytes)
+	case KindMetric:
+		return e.Metric(b, r.Time, r.Seq, r.Values)
+	case KindCollective:
+		return e.Collective(b, r.Time, r.Seq, r.Root, r.Bytes)
+	}
+	return 0
+}
+
 // putHead writes the start of a message, metric or collective record: a
 // SEQ prefix if needed, the token and the time field. A time before the
 // previous record's is taken as that one.

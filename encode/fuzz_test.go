@@ -49,7 +49,7 @@ func FuzzDecode(f *testing.F) {
 		n := e.StartBin(scratch, d.BinTime(), open)
 		buf = append(buf, scratch[:n]...)
 		for _, r := range recs {
-			n := put(&e, scratch, r)
+			n := e.Put(scratch, r)
 			buf = append(buf, scratch[:n]...)
 		}
 		d2 := NewDecoder(tech)
@@ -87,7 +87,7 @@ func fuzzSeeds() []fuzzSeed {
 		n := e.StartBin(scratch, recs[0].Time, 3)
 		b := append([]byte(nil), scratch[:n]...)
 		for _, r := range recs {
-			n := put(&e, scratch, r)
+			n := e.Put(scratch, r)
 			b = append(b, scratch[:n]...)
 		}
 		seeds = append(seeds, fuzzSeed{b, tech})

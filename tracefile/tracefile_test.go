@@ -36,16 +36,7 @@ func sample(t testing.TB) (*Trace, []Bin) {
 		b := make([]byte, 512)
 		n := e.StartBin(b, recs[0].Time, 0)
 		for _, r := range recs {
-			switch r.Kind {
-			case encode.KindEnter:
-				n += e.Enter(b[n:], r.Time, r.Seq, r.Region)
-			case encode.KindLeave:
-				n += e.Leave(b[n:], r.Time, r.Seq)
-			case encode.KindSend, encode.KindRecv:
-				n += e.Message(b[n:], r.Kind, r.Time, r.Seq, r.Peer, r.PeerRank, r.Tag, r.Bytes)
-			case encode.KindMetric:
-				n += e.Metric(b[n:], r.Time, r.Seq, r.Values)
-			}
+			n += e.Put(b[n:], r)
 		}
 		return Bin{Location: loc, Depth: depth, Class: class, Records: uint32(len(recs)), Data: b[:n]}
 	}

@@ -148,16 +148,7 @@ func encodeBin(records []encode.Record) []byte {
 	b := make([]byte, encode.MaxBinHeaderSize+len(records)*encode.MaxMetricSize)
 	n := e.StartBin(b, records[0].Time, 0)
 	for _, r := range records {
-		switch r.Kind {
-		case encode.KindEnter:
-			n += e.Enter(b[n:], r.Time, r.Seq, r.Region)
-		case encode.KindLeave:
-			n += e.Leave(b[n:], r.Time, r.Seq)
-		case encode.KindSend, encode.KindRecv:
-			n += e.Message(b[n:], r.Kind, r.Time, r.Seq, r.Peer, r.PeerRank, r.Tag, r.Bytes)
-		case encode.KindMetric:
-			n += e.Metric(b[n:], r.Time, r.Seq, r.Values)
-		}
+		n += e.Put(b[n:], r)
 	}
 	return b[:n]
 }
