@@ -105,11 +105,10 @@ func (l *Location) pinNew(p unsafe.Pointer) {
 }
 
 // AddDropped counts n events of class c (enters and leaves, messages, or
-// collectives' records)
-// at depth d that the C probes did not keep, the depth or class being
-// closed in the view of the last sync: what drop does for a Go probe. It
-// must come before the location syncs again, so that the reason is that
-// view's.
+// collectives' records) at depth d that the C probes did not keep, the depth
+// or class being closed in the view of the last sync: what drop does for a
+// Go probe. It must come before the location syncs again, so that the
+// reason is that view's.
 func (l *Location) AddDropped(d int, c buffer.Class, n uint64) {
 	if l == nil || n == 0 {
 		return
