@@ -95,8 +95,8 @@ func Analyze(files []*tracefile.File, opt Options) (*Result, error) {
 // visits of every region, and its counters, per location.
 func (r *Result) fromPhases(files []*tracefile.File) {
 	r.Source = "the phase series"
-	for _, f := range files {
-		loc := locationNamer(files, f)
+	byFile := analysis.SharedRank(files)
+	for fi, f := range files {
 		for i := range f.Locations {
 			l := &f.Locations[i]
 			ps := l.Phase
@@ -104,6 +104,7 @@ func (r *Result) fromPhases(files []*tracefile.File) {
 				continue
 			}
 			r.Source = fmt.Sprintf("the phase series of %q", f.RegionName(ps.Region))
+			where := analysis.LocationLabel(files, fi, byFile, l.Name)
 			n := len(ps.Samples)
 			iters := func(k int) float64 {
 				if k < n-1 {
@@ -120,7 +121,7 @@ func (r *Result) fromPhases(files []*tracefile.File) {
 			get := func(k key, metric, unit string) *Series {
 				s := series[k]
 				if s == nil {
-					s = &Series{Region: f.RegionName(k.region), Location: loc(l), Metric: metric, Unit: unit,
+					s = &Series{Region: f.RegionName(k.region), Location: where, Metric: metric, Unit: unit,
 						Values: make([]float64, n), Width: ps.Width, Iterations: ps.Iterations}
 					series[k] = s
 					order = append(order, k)
@@ -189,13 +190,4 @@ func nonzero(v []float64) int {
 		}
 	}
 	return n
-}
-
-// locationNamer names locations, with their rank when there are several
-// files.
-func locationNamer(files []*tracefile.File, f *tracefile.File) func(*tracefile.Location) string {
-	if len(files) == 1 {
-		return func(l *tracefile.Location) string { return l.Name }
-	}
-	return func(l *tracefile.Location) string { return fmt.Sprintf("rank %d: %s", f.Header.Rank, l.Name) }
 }

@@ -120,3 +120,49 @@ func TestPlantedDegradation(t *testing.T) {
 		}
 	}
 }
+
+// TestSeriesLocations checks how the phase series name their locations: by
+// name for one file, by rank for the ranks of one run, by file when files
+// share a rank (unrelated runs), so that no two locations' series read alike.
+func TestSeriesLocations(t *testing.T) {
+	record := func(name string, rank int) *tracefile.File {
+		m, err := measure.Start(measure.Config{Output: t.TempDir(), Name: name, Rank: rank, Clock: "monotonic"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		step, work := m.Phase("step"), m.Region("work")
+		loc := m.Location("main")
+		now := m.Now()
+		for range 4 {
+			loc.EnterAt(step, now)
+			loc.EnterAt(work, now+10)
+			loc.LeaveAt(work, now+100)
+			loc.LeaveAt(step, now+110)
+			now += 200
+		}
+		return tracetest.Finish(t, m)
+	}
+	x0, x1, y0 := record("x", 0), record("x", 1), record("y", 0)
+	for _, tc := range []struct {
+		files []*tracefile.File
+		want  string
+	}{
+		{[]*tracefile.File{x0}, "main"},
+		{[]*tracefile.File{x0, x1}, "rank 0: main|rank 1: main"},
+		{[]*tracefile.File{x0, y0}, "x.0.hmb: main|y.0.hmb: main"},
+	} {
+		r, err := Analyze(tc.files, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var where []string
+		for _, s := range r.Series {
+			if len(where) == 0 || where[len(where)-1] != s.Location {
+				where = append(where, s.Location)
+			}
+		}
+		if got := strings.Join(where, "|"); got != tc.want {
+			t.Errorf("%d files: series on %q, want %q", len(tc.files), got, tc.want)
+		}
+	}
+}
