@@ -18,7 +18,7 @@ import (
 
 // Node is a communication endpoint: a location of a process.
 type Node struct {
-	Name string // "rank 3", "worker 2", or "rank 1: worker 2" with several ranks and locations
+	Name string // "worker 2"; "rank 3" or "rank 1: worker 2" with several ranks; "x.0.hmb: worker 2" when files share a rank
 	Rank int
 	Loc  uint32
 }
