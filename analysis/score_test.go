@@ -207,6 +207,31 @@ func TestTraceBytesMessages(t *testing.T) {
 	}
 }
 
+// Collectives are re-encoded too: their enter, root and bytes, and leave.
+func TestTraceBytesCollectives(t *testing.T) {
+	m, err := measure.Start(measure.Config{Output: t.TempDir(), Name: "t", Clock: "monotonic", TimerShift: measure.NoTimerShift})
+	if err != nil {
+		t.Fatal(err)
+	}
+	step, allreduce := m.Region("step"), m.Region("allreduce")
+	a := m.Location("a")
+	t0 := m.Now()
+	for i := uint64(0); i < 300; i++ {
+		at := t0 + 1000*i
+		a.EnterAt(step, at)
+		a.EnterCollectiveAt(allreduce, int(i%3)-1, 8*i, at+10)
+		a.LeaveAt(allreduce, at+400)
+		a.LeaveAt(step, at+500)
+	}
+	s, err := ComputeScore([]*tracefile.File{tracetest.Finish(t, m)}, ScoreOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fs := s.Files[0]; fs.Reencoded != fs.FileBytes {
+		t.Errorf("re-encoded %d bytes, the file holds %d", fs.Reencoded, fs.FileBytes)
+	}
+}
+
 // The buffer size the score proposes keeps the same run unreduced.
 func TestUnreducedBufferSuffices(t *testing.T) {
 	small := measure.Config{BufferSize: 16 << 10, BinSize: 512}

@@ -153,17 +153,8 @@ func walkFile(f *tracefile.File) (*fileWalk, error) {
 				w.headerBytes += n
 				w.bins++
 			}
-			var n int
-			switch e.Kind {
-			case encode.KindEnter:
-				n = lv.enc.Enter(scratch[:], e.Time, e.Seq, e.Region)
-			case encode.KindLeave:
-				n = lv.enc.Leave(scratch[:], e.Time, e.Seq)
-			case encode.KindSend, encode.KindRecv:
-				n = lv.enc.Message(scratch[:], e.Kind, e.Time, e.Seq, e.Peer, e.PeerRank, e.Tag, e.Bytes)
-			case encode.KindMetric:
-				n = lv.enc.Metric(scratch[:], e.Time, e.Seq, e.Values)
-			}
+			n := lv.enc.Put(scratch[:], encode.Record{Kind: e.Kind, Time: e.Time, Seq: e.Seq, Region: e.Region,
+				Peer: e.Peer, PeerRank: e.PeerRank, Tag: e.Tag, Bytes: e.Bytes, Values: e.Values, Root: e.Root})
 			lv.pos += int64(n)
 			lv.bytes += int64(n)
 			lv.records++
