@@ -228,11 +228,47 @@ HMB_NOINST static inline void hmb_direct_drop(struct hmb_thread *th, uint64_t *c
 	}
 }
 
-/* hmb_stamp is measure's stamp, without the stores: the time clamped, reduced, and its sequence number. */
-#define HMB_STAMP(L, t, tt, tr, seq)                                            \
-	uint64_t tt = (t) < (L)->last ? (L)->last : (t);                          \
-	uint64_t tr = tt >> ((L)->shift & 63);                                    \
-	uint32_t seq = tr == (L)->last_tr ? (L)->run + 1 : 0
+/*
+ * hmb_stamp is measure's stamp: the time t clamped to the location's last
+ * (*tt), reduced (*tr), and its sequence number among the events of its
+ * tick, which it returns.
+ */
+HMB_NOINST static inline uint32_t hmb_stamp(struct hmb_go_location *L, uint64_t t, uint64_t *tt, uint64_t *tr)
+{
+	if (t < L->last) {
+		t = L->last;
+	}
+	uint64_t r = t >> (L->shift & 63);
+	uint32_t seq = r == L->last_tr ? L->run + 1 : 0;
+	L->last = *tt = t;
+	L->last_tr = *tr = r;
+	L->run = seq;
+	return seq;
+}
+
+/*
+ * hmb_direct_push opens a frame of region r and class cls at depth d, not
+ * yet written, and counts the visit: the bookkeeping measure's enter and
+ * enterCollective share.
+ */
+HMB_NOINST static inline struct hmb_go_frame *hmb_direct_push(struct hmb_go_location *L, int64_t d, uint32_t r,
+							     uint8_t cls, uint64_t tt, uint64_t tr, uint32_t seq)
+{
+	struct hmb_go_frame *f = (struct hmb_go_frame *)L->stack.ptr + d;
+	f->start = tt;
+	f->child = 0;
+	f->tr = tr;
+	f->seq = seq;
+	f->region = r;
+	f->state = HMB_FRAME_DROPPED;
+	f->counted = 0;
+	f->cls = cls;
+	L->depth = d;
+	struct hmb_go_prof *p = (struct hmb_go_prof *)L->prof.ptr + r;
+	p->visits++;
+	p->active++;
+	return f;
+}
 
 /*
  * hmb_direct_enter records an enter of region r at the clock's time: the
@@ -268,23 +304,10 @@ HMB_NOINST static inline int hmb_direct_enter(struct hmb_thread *th, uint32_t r,
 	} else if (d >= HMB_DIRECT_DEPTHS) {
 		return hmb_direct_end(th, HMB_DIRECT_FLUSH);
 	}
-	HMB_STAMP(L, now, tt, tr, seq);
 	L->recorded++;
-	L->last = tt;
-	L->last_tr = tr;
-	L->run = seq;
-	struct hmb_go_frame *f = (struct hmb_go_frame *)L->stack.ptr + d;
-	f->start = tt;
-	f->child = 0;
-	f->tr = tr;
-	f->seq = seq;
-	f->region = r;
-	f->state = HMB_FRAME_DROPPED;
-	f->counted = 0;
-	f->cls = HMB_CLASS_REGION;
-	L->depth = d;
-	prof[r].visits++;
-	prof[r].active++;
+	uint64_t tt, tr;
+	uint32_t seq = hmb_stamp(L, now, &tt, &tr);
+	struct hmb_go_frame *f = hmb_direct_push(L, d, r, HMB_CLASS_REGION, tt, tr, seq);
 	if (lv != NULL) {
 		lv->pos += hmb_put_enter(lv, (uint8_t *)lv->bin.ptr + lv->pos, tr, seq, r);
 		lv->n++;
@@ -328,10 +351,8 @@ HMB_NOINST static inline int hmb_direct_leave(struct hmb_thread *th, uint32_t r,
 	} else if (f->state != HMB_FRAME_DROPPED || d == L->lost_at || d >= HMB_DIRECT_DEPTHS) {
 		return hmb_direct_end(th, HMB_DIRECT_FLUSH);
 	}
-	HMB_STAMP(L, now, tt, tr, seq);
-	L->last = tt;
-	L->last_tr = tr;
-	L->run = seq;
+	uint64_t tt, tr;
+	uint32_t seq = hmb_stamp(L, now, &tt, &tr);
 	uint64_t dur = tt - f->start;
 	struct hmb_go_prof *p = &prof[r];
 	if (--p->active == 0) {
@@ -377,10 +398,8 @@ HMB_NOINST static inline int hmb_direct_message(struct hmb_thread *th, int recv,
 	} else if (d >= HMB_DIRECT_DEPTHS) {
 		return hmb_direct_end(th, HMB_DIRECT_FLUSH);
 	}
-	HMB_STAMP(L, now, tt, tr, seq);
-	L->last = tt;
-	L->last_tr = tr;
-	L->run = seq;
+	uint64_t tt, tr;
+	uint32_t seq = hmb_stamp(L, now, &tt, &tr);
 	L->recorded++;
 	if (lv != NULL) {
 		lv->pos += hmb_put_message(lv, (uint8_t *)lv->bin.ptr + lv->pos, recv, tr, seq, peer, tag, bytes);
@@ -427,24 +446,12 @@ HMB_NOINST static inline int hmb_direct_collective(struct hmb_thread *th, uint32
 	} else if (d >= HMB_DIRECT_DEPTHS) {
 		return hmb_direct_end(th, HMB_DIRECT_FLUSH);
 	}
-	/* Two stamps: the enter's, and its root and bytes' at the same time. */
-	HMB_STAMP(L, now, tt, tr, seq);
-	L->last = tt;
-	L->last_tr = tr;
+	/* Two stamps: the enter's, and its root and bytes' at the same time, next in the tick. */
+	uint64_t tt, tr;
+	uint32_t seq = hmb_stamp(L, now, &tt, &tr);
 	L->run = seq + 1;
 	L->recorded += 2;
-	struct hmb_go_frame *f = (struct hmb_go_frame *)L->stack.ptr + d;
-	f->start = tt;
-	f->child = 0;
-	f->tr = tr;
-	f->seq = seq;
-	f->region = r;
-	f->state = HMB_FRAME_DROPPED;
-	f->counted = 0;
-	f->cls = HMB_CLASS_COLLECTIVE;
-	L->depth = d;
-	prof[r].visits++;
-	prof[r].active++;
+	struct hmb_go_frame *f = hmb_direct_push(L, d, r, HMB_CLASS_COLLECTIVE, tt, tr, seq);
 	if (lv != NULL) {
 		uint8_t *b = (uint8_t *)lv->bin.ptr + lv->pos;
 		int n = hmb_put_enter(lv, b, tr, seq, r);
