@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -118,17 +119,14 @@ func sameCounts(t *testing.T, direct, staged *tracefile.File) {
 		}
 	}
 	visits := func(f *tracefile.File) string {
-		names := map[uint32]string{}
-		for _, r := range f.Regions {
-			names[r.ID] = r.Name
-		}
 		var out []string
 		for _, e := range f.Locations[0].Profile {
 			if e.Visits > 0 {
-				out = append(out, fmt.Sprintf("%s:%d", names[e.Region], e.Visits))
+				out = append(out, fmt.Sprintf("%s:%d", f.RegionName(e.Region), e.Visits))
 			}
 		}
-		return strings.Join(sortedCopy(out), " ")
+		slices.Sort(out)
+		return strings.Join(out, " ")
 	}
 	if dv, sv := visits(direct), visits(staged); dv != sv {
 		t.Errorf("visits per region differ\ndirect: %s\nstaged: %s", dv, sv)
@@ -164,16 +162,6 @@ func payloads(t *testing.T, f *tracefile.File) string {
 	return strings.Join(out, "; ")
 }
 
-func sortedCopy(s []string) []string {
-	out := append([]string(nil), s...)
-	for i := 1; i < len(out); i++ {
-		for j := i; j > 0 && out[j] < out[j-1]; j-- {
-			out[j], out[j-1] = out[j-1], out[j]
-		}
-	}
-	return out
-}
-
 // inclusiveMatchesEvents checks, for a trace that kept every event, that
 // each region's inclusive and exclusive times in the exact profile are what
 // its enters and leaves span, to the timer's resolution: the profile is
@@ -206,12 +194,8 @@ func inclusiveMatchesEvents(t *testing.T, f *tracefile.File, evs []event) {
 			}
 		}
 	}
-	names := map[uint32]string{}
-	for _, r := range f.Regions {
-		names[r.ID] = r.Name
-	}
 	for _, p := range f.Locations[0].Profile {
-		name := names[p.Region]
+		name := f.RegionName(p.Region)
 		if p.Visits == 0 || name == "skipped" {
 			continue
 		}
