@@ -8,7 +8,8 @@ import (
 // Record is one probe as a C thread stages it (struct hmb_record in
 // cshim/lib/shim.h): the kind in the top four bits of Word and the region id
 // or function address below. A message takes two records: the second holds
-// the peer rank in Time and the byte count in Word.
+// the peer rank in Time and the byte count in Word; so does a collective,
+// with its root in Time.
 type Record struct {
 	Time uint64
 	Word uint64
@@ -41,7 +42,8 @@ func MakeRecord(k int, t, payload uint64) Record {
 	return Record{Time: t, Word: uint64(k)<<kindShift | payload&payloadMask}
 }
 
-// Probes counts the probes among records: a message takes two records.
+// Probes counts the probes among records: a message or a collective takes
+// two records.
 func Probes(recs []Record) uint64 {
 	var n uint64
 	for i := 0; i < len(recs); i++ {

@@ -37,10 +37,11 @@ type Runtime struct {
 type ProbeMode int
 
 const (
-	// ProbeDirect: a C probe writes its event into its thread's location
-	// itself, in C, when the event is of the common kind (an enter or leave
-	// of a region, with room in the level's bin); the others are staged and
-	// replayed in Go at once. Without a duration filter or call paths.
+	// ProbeDirect: a C probe writes its event (an enter or leave of a
+	// region, a message, a collective) into its thread's location itself,
+	// in C, in the common case (a known region and depth, room in the
+	// level's bin); the others are staged and replayed in Go at once.
+	// Without a duration filter, call paths or the live view.
 	ProbeDirect ProbeMode = iota
 	// ProbeStaged: a C probe stages its record; a full staging array is
 	// replayed into the location in Go.

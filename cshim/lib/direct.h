@@ -219,7 +219,7 @@ HMB_NOINST static inline int hmb_direct_open(struct hmb_thread *th, struct hmb_g
 	return HMB_DIRECT_GO;
 }
 
-/* hmb_direct_drop counts an event at closed depth d in counts (drops or mdrops), for Go. */
+/* hmb_direct_drop counts an event at closed depth d in counts (drops, mdrops or cdrops), for Go. */
 HMB_NOINST static inline void hmb_direct_drop(struct hmb_thread *th, uint64_t *counts, int64_t d)
 {
 	counts[d]++;

@@ -27,8 +27,8 @@
  * filters, the calling-depth bookkeeping, the exact profile and the encoding
  * of hmbtrace's Go probes, done in C, with no lock; messages and
  * collectives too. Rarer work (a full bin, a new depth or region) is handed
- * to the Go side at once. Under
- * HMB_MIN_DURATION, HMB_CALLPATHS or HMB_C_PROBE=staged a probe instead
+ * to the Go side at once. Under HMB_MIN_DURATION, HMB_CALLPATHS,
+ * HMB_LISTEN, HMB_ENCODING_OFF or HMB_C_PROBE=staged a probe instead
  * appends 16 bytes to the thread's staging array; when that is full, when
  * the thread exits and at hmb_finalize, the staged probes are replayed into
  * the thread's location.

@@ -102,7 +102,7 @@ HMB_NOINST static void hmb_drop(uint64_t n)
 	}
 }
 
-/* hmb_events counts the probes among staged records: a message takes two. */
+/* hmb_events counts the probes among staged records: a message or collective takes two (cshim.Probes). */
 HMB_NOINST static uint64_t hmb_events(const hmb_record *from, const hmb_record *to)
 {
 	uint64_t n = 0;

@@ -2,12 +2,12 @@
  * shim.h - internals of libhmbtrace's C side, shared by its C files and
  * the Go exports (exports.go). Not installed.
  *
- * An enter, leave or message takes the direct path of direct.h where it
- * can. Else a probe appends one record (two for a message or a collective)
- * to its thread's staging array and publishes the new end with a release
- * store; nothing else. The slow path (array full, first probe of a thread,
- * thread exit, finalize, and at once for a thread on the direct path)
- * replays the staged records into the thread's Go location.
+ * An enter, leave, message or collective takes the direct path of direct.h
+ * where it can. Else a probe appends one record (two for a message or a
+ * collective) to its thread's staging array and publishes the new end with
+ * a release store; nothing else. The slow path (array full, first probe of
+ * a thread, thread exit, finalize, and at once for a thread on the direct
+ * path) replays the staged records into the thread's Go location.
  */
 #ifndef HMBTRACE_SHIM_H
 #define HMBTRACE_SHIM_H
@@ -24,8 +24,9 @@
 /*
  * hmb_record is one staged probe. word holds the kind in its top 4 bits and
  * the region id or function address below; a message's second record holds
- * the peer in time and the byte count in word. The layout and the kinds are
- * mirrored by cshim.Record in Go.
+ * the peer in time and the byte count in word, a collective's the root and
+ * the byte count. The layout and the kinds are mirrored by cshim.Record in
+ * Go.
  */
 typedef struct hmb_record {
 	uint64_t time;
@@ -67,7 +68,7 @@ struct hmb_thread {
 	_Atomic int in_direct;
 	struct hmb_go_location *loc;       /* the pinned Go location, NULL: no direct path */
 	_Atomic(uint64_t) *epoch_word;     /* the pool's epoch */
-	size_t ndrops;                      /* drops, mdrops[0..ndrops) may be non-zero */
+	size_t ndrops;                      /* drops, mdrops, cdrops[0..ndrops) may be non-zero */
 	uint64_t drops[HMB_DIRECT_DEPTHS];  /* enters and leaves at closed depths, for Go */
 	uint64_t mdrops[HMB_DIRECT_DEPTHS]; /* messages at closed depths or class */
 	uint64_t cdrops[HMB_DIRECT_DEPTHS]; /* collectives' records at closed depths or class */
@@ -136,10 +137,11 @@ HMB_NOINST static inline uint64_t hmb_now(void)
 }
 
 /*
- * hmb_stage_n records a probe of n records (1, or 2 for a message): the
- * probes' fast path. The second record, ext_time and ext_word, is not
- * timed. n is a constant at every call: at -O2 each probe compiles to what
- * it did when hmb_stage and hmb_stage2 were two copies of this code.
+ * hmb_stage_n records a probe of n records (1, or 2 for a message or a
+ * collective): the probes' fast path. The second record, ext_time and
+ * ext_word, is not timed. n is a constant at every call: at -O2 each probe
+ * compiles to what it did when hmb_stage and hmb_stage2 were two copies of
+ * this code.
  */
 HMB_NOINST static inline void hmb_stage_n(int n, uint64_t word, uint64_t ext_time, uint64_t ext_word)
 {
@@ -166,7 +168,7 @@ HMB_NOINST static inline void hmb_stage(uint64_t word)
 	hmb_stage_n(1, word, 0, 0);
 }
 
-/* hmb_stage2 records a probe of two records (a message). */
+/* hmb_stage2 records a probe of two records (a message or a collective). */
 HMB_NOINST static inline void hmb_stage2(uint64_t word, uint64_t ext_time, uint64_t ext_word)
 {
 	hmb_stage_n(2, word, ext_time, ext_word);
