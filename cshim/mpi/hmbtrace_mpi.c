@@ -16,9 +16,7 @@
 #include <string.h>
 
 #include "hmbtrace.h"
-#include "shim.h" /* hmb_count_dropped */
-
-#define HMB_NOINST __attribute__((no_instrument_function))
+#include "shim.h" /* hmb_count_dropped, HMB_NOINST */
 
 /* Region ids, defined on first use (hmb_region is idempotent). */
 enum {
@@ -130,6 +128,15 @@ HMB_NOINST static struct world_ranks *world_ranks_new(MPI_Comm comm)
  */
 #define NO_TRANSLATION (-2)
 
+/* world_rank_in looks rank up in w, as world answers (w NULL: not made). */
+HMB_NOINST static int world_rank_in(const struct world_ranks *w, int rank)
+{
+	if (w == NULL) {
+		return NO_TRANSLATION;
+	}
+	return rank < w->n && w->rank[rank] != MPI_UNDEFINED ? w->rank[rank] : -1;
+}
+
 HMB_NOINST static int world(MPI_Comm comm, int rank)
 {
 	if (rank < 0) {
@@ -151,20 +158,15 @@ HMB_NOINST static int world(MPI_Comm comm, int rank)
 			w = val;
 		} else if ((w = world_ranks_new(comm)) != NULL &&
 			   (ranks_key == MPI_KEYVAL_INVALID || PMPI_Comm_set_attr(comm, ranks_key, w) != MPI_SUCCESS)) {
-			int out = rank < w->n ? w->rank[rank] : MPI_UNDEFINED;
+			/* Not cached: used once. */
+			int out = world_rank_in(w, rank);
 			free(w);
 			pthread_mutex_unlock(&ranks_mu);
-			return out == MPI_UNDEFINED ? -1 : out;
+			return out;
 		}
 		pthread_mutex_unlock(&ranks_mu);
 	}
-	if (w == NULL) {
-		return NO_TRANSLATION;
-	}
-	if (rank >= w->n || w->rank[rank] == MPI_UNDEFINED) {
-		return -1;
-	}
-	return w->rank[rank];
+	return world_rank_in(w, rank);
 }
 
 /* root_of is a collective's root in MPI_COMM_WORLD, -1 if none or not known. */
