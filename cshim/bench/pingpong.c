@@ -4,11 +4,13 @@
  * once linked with libhmbtrace-mpi, it gives what the PMPI wrappers add to
  * an MPI call (each round trip is an MPI_Send and an MPI_Recv per rank).
  *
- *   mpirun -np 2 ./pingpong [round-trips [bytes [world|dup]]]   defaults: 100000 8 world
- *   output: pingpong <ns per round trip> ns <round trips> <bytes> <communicator>
+ *   mpirun -np 2 ./pingpong [round-trips [bytes [world|dup|allreduce]]]   defaults: 100000 8 world
+ *   output: pingpong <ns per round trip> ns <round trips> <bytes> <mode>
  *
  * dup bounces on a duplicate of MPI_COMM_WORLD: the wrappers then translate
- * each peer into a world rank, as for any sub-communicator.
+ * each peer into a world rank, as for any sub-communicator. allreduce makes
+ * each round trip one MPI_Allreduce (MPI_BOR over bytes bytes) on
+ * MPI_COMM_WORLD: what the wrappers add to a collective.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -32,10 +34,10 @@ int main(int argc, char **argv)
 	long n = argc > 1 ? atol(argv[1]) : 100000;
 	int bytes = argc > 2 ? atoi(argv[2]) : 8;
 	const char *which = argc > 3 ? argv[3] : "world";
-	int dup = strcmp(which, "dup") == 0;
-	if (size != 2 || n <= 0 || bytes <= 0 || (!dup && strcmp(which, "world") != 0)) {
+	int dup = strcmp(which, "dup") == 0, allreduce = strcmp(which, "allreduce") == 0;
+	if (size != 2 || n <= 0 || bytes <= 0 || (!dup && !allreduce && strcmp(which, "world") != 0)) {
 		if (rank == 0) {
-			fprintf(stderr, "usage: mpirun -np 2 pingpong [round-trips [bytes [world|dup]]]\n");
+			fprintf(stderr, "usage: mpirun -np 2 pingpong [round-trips [bytes [world|dup|allreduce]]]\n");
 		}
 		MPI_Finalize();
 		return 2;
@@ -44,7 +46,7 @@ int main(int argc, char **argv)
 	if (dup) {
 		MPI_Comm_dup(MPI_COMM_WORLD, &comm);
 	}
-	char *buf = calloc((size_t)bytes, 1);
+	char *buf = calloc((size_t)bytes, 1), *out = calloc((size_t)bytes, 1);
 	int peer = 1 - rank;
 	long warm = n / 10 + 1;
 	double start = 0;
@@ -53,7 +55,9 @@ int main(int argc, char **argv)
 			MPI_Barrier(comm);
 			start = now();
 		}
-		if (rank == 0) {
+		if (allreduce) {
+			MPI_Allreduce(buf, out, bytes, MPI_BYTE, MPI_BOR, comm);
+		} else if (rank == 0) {
 			MPI_Send(buf, bytes, MPI_CHAR, peer, 0, comm);
 			MPI_Recv(buf, bytes, MPI_CHAR, peer, 0, comm, MPI_STATUS_IGNORE);
 		} else {
@@ -69,6 +73,7 @@ int main(int argc, char **argv)
 		MPI_Comm_free(&comm);
 	}
 	free(buf);
+	free(out);
 	MPI_Finalize();
 	return 0;
 }
