@@ -309,6 +309,13 @@ func bufferStory(out io.Writer, f *tracefile.File) {
 		}
 		tw.Flush()
 	}
+	for i, r := range f.Throttled() {
+		if i == 0 {
+			fmt.Fprintln(out, "  throttled        regions switched off by HMB_THROTTLE (visits after it counted, not timed):")
+		}
+		fmt.Fprintf(out, "    %s at %s on %d location(s): %s visits timed before, %s after\n", r.Name, units.Duration(float64(r.FirstAt)),
+			r.Locations, units.Count(r.Visits), units.Count(r.VisitsAfter))
+	}
 	if t.Usage.Total() == 0 {
 		fmt.Fprintln(out, "  usage errors     none")
 	} else {
