@@ -273,7 +273,11 @@ func bufferStory(out io.Writer, f *tracefile.File) {
 			at := units.Duration(float64(f.Nanos(r.Time)))
 			switch r.Reason {
 			case tracefile.ByDepth:
-				fmt.Fprintf(out, "    at %s: closed depth %d and deeper, revoking %d bins (%s events)\n", at, r.Depth, r.Bins, units.Count(r.Records))
+				what := "closed depth %d and deeper"
+				if r.Class == tracefile.ClassParadigm {
+					what = "closed depth %d and deeper of MPI regions, messages and collectives"
+				}
+				fmt.Fprintf(out, "    at %s: "+what+", revoking %d bins (%s events)\n", at, r.Depth, r.Bins, units.Count(r.Records))
 			case tracefile.ByClass:
 				fmt.Fprintf(out, "    at %s: closed event class %s, revoking %d bins (%s events)\n", at, r.Class, r.Bins, units.Count(r.Records))
 			case tracefile.ByFirst:
