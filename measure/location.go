@@ -145,8 +145,12 @@ func (l *Location) stamp(t uint64) (uint64, uint64, uint32) {
 func (l *Location) enter(r Region, t uint64, read bool) {
 	p := l.entry(r)
 	if p == nil || p.off != offNone {
+		if p != nil && p.off == offThrottled {
+			p.after++ // throttled: the visit counted, nothing else, not even the clock
+			return
+		}
 		if p = l.enterOff(r, p); p == nil {
-			return // filtered, throttled or undefined: the clock is not read
+			return // filtered or undefined
 		}
 	}
 	if read { // first thing, so that the bookkeeping is not in the caller's time
@@ -240,7 +244,7 @@ func (l *Location) enterOff(r Region, p *profEntry) *profEntry {
 }
 
 func (l *Location) leave(r Region, t uint64, read bool) {
-	if p := l.entry(r); p != nil && p.off != offNone && l.leaveOff(r, p) {
+	if p := l.entry(r); p != nil && p.off != offNone && (p.off == offThrottled || l.leaveOff(r, p)) {
 		return
 	}
 	if read { // first thing, so that the bookkeeping is not in the caller's time
