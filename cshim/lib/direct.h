@@ -329,17 +329,35 @@ HMB_NOINST static inline struct hmb_go_frame *hmb_direct_push(struct hmb_go_loca
  * its class: enter/leave, or paradigm (MPI, OpenMP), which has its own
  * levels and depth limit.
  */
-HMB_NOINST static inline int hmb_direct_enter(struct hmb_thread *th, uint32_t r, uint64_t *t)
+HMB_NOINST __attribute__((noinline)) static int hmb_direct_enter_on(struct hmb_thread *th, struct hmb_go_location *L,
+								  struct hmb_go_prof *p, uint32_t r, uint64_t *t);
+
+/*
+ * The part of hmb_direct_enter before the clock is inlined into the probe,
+ * so that a throttled or filtered region costs no call beyond the probe's.
+ */
+HMB_NOINST __attribute__((always_inline)) static inline int hmb_direct_enter(struct hmb_thread *th, uint32_t r,
+									     uint64_t *t)
 {
-	struct hmb_go_location *L;
-	int go = hmb_direct_open(th, &L);
+	int go = hmb_direct_begin(th);
 	if (go != HMB_DIRECT_GO) {
 		return go;
 	}
-	struct hmb_go_prof *p = hmb_prof(L, r);
+	/* A region switched off is one whatever the location keeps: its flag comes first. */
+	struct hmb_go_location *L = th->loc;
+	struct hmb_go_prof *p = L != NULL ? hmb_prof(L, r) : NULL;
 	if (__builtin_expect(p == NULL || p->off != HMB_OFF_NONE, 0)) {
-		return hmb_direct_off(th, L, p, 0);
+		return L != NULL ? hmb_direct_off(th, L, p, 0) : hmb_direct_end(th, HMB_DIRECT_STAGE);
 	}
+	if (L->cpt != NULL || L->min_dur != 0) {
+		return hmb_direct_end(th, HMB_DIRECT_STAGE); /* hmb_direct_open's rule */
+	}
+	return hmb_direct_enter_on(th, L, p, r, t);
+}
+
+static int hmb_direct_enter_on(struct hmb_thread *th, struct hmb_go_location *L, struct hmb_go_prof *p, uint32_t r,
+			       uint64_t *t)
+{
 	uint64_t now = *t = hmb_now();
 	int64_t d = L->depth + 1;
 	if (atomic_load_explicit(th->epoch_word, memory_order_relaxed) != L->epoch || d >= L->stack.len) {
@@ -376,17 +394,31 @@ HMB_NOINST static inline int hmb_direct_enter(struct hmb_thread *th, uint32_t r,
  * hmb_direct_leave records a leave of region r: measure's leave and
  * leaveTop for the common case, throttling included.
  */
-HMB_NOINST static inline int hmb_direct_leave(struct hmb_thread *th, uint32_t r, uint64_t *t)
+HMB_NOINST __attribute__((noinline)) static int hmb_direct_leave_on(struct hmb_thread *th, struct hmb_go_location *L,
+								  struct hmb_go_prof *p, uint32_t r, uint64_t *t);
+
+HMB_NOINST __attribute__((always_inline)) static inline int hmb_direct_leave(struct hmb_thread *th, uint32_t r,
+									     uint64_t *t)
 {
-	struct hmb_go_location *L;
-	int go = hmb_direct_open(th, &L);
+	int go = hmb_direct_begin(th);
 	if (go != HMB_DIRECT_GO) {
 		return go;
 	}
-	struct hmb_go_prof *p = hmb_prof(L, r);
+	/* A region switched off is one whatever the location keeps: its flag comes first. */
+	struct hmb_go_location *L = th->loc;
+	struct hmb_go_prof *p = L != NULL ? hmb_prof(L, r) : NULL;
 	if (__builtin_expect(p == NULL || p->off != HMB_OFF_NONE, 0)) {
-		return hmb_direct_off(th, L, p, 1);
+		return L != NULL ? hmb_direct_off(th, L, p, 1) : hmb_direct_end(th, HMB_DIRECT_STAGE);
 	}
+	if (L->cpt != NULL || L->min_dur != 0) {
+		return hmb_direct_end(th, HMB_DIRECT_STAGE); /* hmb_direct_open's rule */
+	}
+	return hmb_direct_leave_on(th, L, p, r, t);
+}
+
+static int hmb_direct_leave_on(struct hmb_thread *th, struct hmb_go_location *L, struct hmb_go_prof *p, uint32_t r,
+			       uint64_t *t)
+{
 	uint64_t now = *t = hmb_now();
 	int64_t d = L->depth;
 	struct hmb_go_frame *f = (struct hmb_go_frame *)L->stack.ptr + d;
