@@ -107,3 +107,39 @@ func TestLauncherRankC(t *testing.T) {
 		checkTrace(t, dump(t, f.Path), []string{"work"}, nil)
 	}
 }
+
+// TestFortranAutoinstNames compiles a Fortran program with
+// -finstrument-functions and checks its regions' names: module procedures
+// as module::procedure, contained ones under their host, the main program
+// by its name.
+func TestFortranAutoinstNames(t *testing.T) {
+	build := library(t)
+	tracetest.RequireTool(t, "gfortran", "gfortran")
+	dir := t.TempDir()
+	libs, err := run(root, pkgEnv(build), "pkg-config", "--libs", "hmbtrace")
+	if err != nil {
+		t.Fatalf("pkg-config --libs hmbtrace: %v\n%s", err, libs)
+	}
+	exe := filepath.Join(dir, "names")
+	args := append([]string{"-O0", "-g", "-finstrument-functions", "-J", dir, "-o", exe,
+		filepath.Join(root, "cshim", "testdata", "fortran", "names.f90")}, strings.Fields(string(libs))...)
+	if msg, err := run(dir, nil, "gfortran", args...); err != nil {
+		t.Fatalf("gfortran %s: %v\n%s", strings.Join(args, " "), err, msg)
+	}
+	p := program{path: exe, out: filepath.Join(dir, "hmb-out")}
+	p.run(t, nil)
+	enters := checkTrace(t, dump(t, filepath.Join(p.out, "names.0.hmb")), []string{
+		"heat_main",
+		"heat_main::internal_of_main",
+		"advec_mom_kernel_mod::advec_mom_kernel",
+		"advec_mom_kernel_mod::advec_mom_kernel::inner",
+		"advec_mom_kernel_mod::sub_impl",
+		"advec_mom_kernel_mod::mixed_case",
+		"external_sub",
+	}, nil)
+	for name := range enters {
+		if strings.Contains(name, "_MOD_") || strings.HasSuffix(name, "_") || name == "MAIN__" {
+			t.Errorf("region %q: a gfortran symbol left mangled", name)
+		}
+	}
+}

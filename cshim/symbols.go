@@ -179,9 +179,141 @@ func (obj *objectFile) lookup(vaddr uint64) (Symbol, bool) {
 	if vaddr != fn.value && vaddr-fn.value >= fn.size {
 		return Symbol{}, false
 	}
-	s := Symbol{Name: demangle.Filter(fn.name)}
+	s := Symbol{Name: demangleSymbol(fn.name)}
+	if s.Name == fn.name || strings.HasPrefix(fn.name, "MAIN__") {
+		// Its symbol does not say (a Fortran external or contained
+		// procedure, or the main program): DWARF may. Names demangled from
+		// the symbol stay so, the same with and without -g.
+		if n := obj.fortranName(fn.value); n != "" {
+			s.Name = n
+		}
+	}
 	s.File, s.Line = obj.line(fn.value)
 	return s, true
+}
+
+// demangleSymbol returns the readable name of a function symbol: C++ names
+// demangled ("ns::f(int)"), gfortran's module procedures as module::proc,
+// its main program as "main program", anything else unchanged. A GCC clone
+// suffix (.constprop.0, .isra.0, ._omp_fn.0, ...) of a Fortran name is kept
+// as " [clone .suffix]", as the C++ demangler writes it.
+func demangleSymbol(sym string) string {
+	if n, ok := demangleFortran(sym); ok {
+		return n
+	}
+	return demangle.Filter(sym)
+}
+
+// demangleFortran demangles the symbols only gfortran makes:
+// __<module>_MOD_<procedure> (module procedures, also those of submodules,
+// and the compiler's __copy_/__final_ procedures of derived types) and
+// MAIN__ (the main program, whose name only DWARF tells). Other Fortran
+// symbols (external procedures with their trailing underscore, contained
+// procedures with a .N suffix) cannot be told from C symbols by their names;
+// the object's DWARF names those (fortranName).
+func demangleFortran(sym string) (string, bool) {
+	base, clone := sym, ""
+	if i := strings.IndexByte(sym, '.'); i > 0 {
+		base, clone = sym[:i], " [clone "+sym[i:]+"]"
+	}
+	if base == "MAIN__" {
+		return "main program" + clone, true
+	}
+	// gfortran lowercases identifiers, so "_MOD_" cannot be part of a
+	// module's or a procedure's name.
+	if rest, ok := strings.CutPrefix(base, "__"); ok {
+		if mod, proc, ok := strings.Cut(rest, "_MOD_"); ok && mod != "" && proc != "" {
+			return mod + "::" + proc + clone, true
+		}
+	}
+	return "", false
+}
+
+// fortranName returns the name DWARF gives the function at vaddr when it
+// belongs to a Fortran compilation unit, qualified by the module and
+// procedures that contain it (mod::proc::inner; the main program by its
+// own name); "" otherwise.
+func (obj *objectFile) fortranName(vaddr uint64) string {
+	if obj.lines == nil {
+		obj.lines = newLineTables(obj.f)
+	}
+	t := obj.lines
+	if t.d == nil {
+		return "" // noLines is shared: nothing is cached in it
+	}
+	if t.fortran == nil {
+		t.fortran = t.fortranNames()
+	}
+	return t.fortran[vaddr]
+}
+
+// fortranLanguages are the DW_LANG values of Fortran.
+var fortranLanguages = map[int64]bool{0x07: true, 0x08: true, 0x0e: true, 0x22: true, 0x23: true}
+
+// fortranNames reads the qualified names of the functions of the Fortran
+// compilation units, by entry address.
+func (t *lineTables) fortranNames() map[uint64]string {
+	names := map[uint64]string{}
+	seen := map[dwarf.Offset]bool{}
+	for _, u := range t.units {
+		if seen[u.cu.Offset] {
+			continue
+		}
+		seen[u.cu.Offset] = true
+		lang, _ := u.cu.Val(dwarf.AttrLanguage).(int64)
+		if !fortranLanguages[lang] || !u.cu.Children {
+			continue
+		}
+		r := t.d.Reader()
+		r.Seek(u.cu.Offset)
+		if _, err := r.Next(); err != nil {
+			continue
+		}
+		// scope holds, for each open level of the tree below the unit, the
+		// name it adds to its children's qualified names ("" for none).
+		var scope []string
+		for {
+			e, err := r.Next()
+			if err != nil || e == nil {
+				break
+			}
+			if e.Tag == 0 {
+				if len(scope) == 0 {
+					break // the unit's end
+				}
+				scope = scope[:len(scope)-1]
+				continue
+			}
+			add := ""
+			if e.Tag == dwarf.TagModule || e.Tag == dwarf.TagSubprogram {
+				name, _ := e.Val(dwarf.AttrName).(string)
+				if name != "" {
+					add = qualify(scope, name)
+					if low, ok := e.Val(dwarf.AttrLowpc).(uint64); ok && e.Tag == dwarf.TagSubprogram {
+						names[low] = add
+					}
+					add = name
+				}
+			}
+			if e.Children {
+				scope = append(scope, add)
+			}
+		}
+	}
+	return names
+}
+
+// qualify joins the non-empty names of scope and name with "::".
+func qualify(scope []string, name string) string {
+	var b strings.Builder
+	for _, s := range scope {
+		if s != "" {
+			b.WriteString(s)
+			b.WriteString("::")
+		}
+	}
+	b.WriteString(name)
+	return b.String()
 }
 
 // line returns the source position of the code at vaddr, if known.
@@ -195,9 +327,10 @@ func (obj *objectFile) line(vaddr uint64) (string, int) {
 // lineTables finds source positions in an ELF file's DWARF: the compilation
 // units by address range, and their line tables, read on demand.
 type lineTables struct {
-	d     *dwarf.Data
-	units []unitRange // sorted by lo
-	read  map[dwarf.Offset]*dwarf.LineReader
+	d       *dwarf.Data
+	units   []unitRange // sorted by lo
+	read    map[dwarf.Offset]*dwarf.LineReader
+	fortran map[uint64]string // nil until needed
 }
 
 type unitRange struct {
