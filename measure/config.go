@@ -54,9 +54,10 @@ type Config struct {
 	Name string
 	// Output is the directory of the trace file; default ./hmb-out (HMB_OUTPUT).
 	Output string
-	// Rank numbers the process within a parallel run (HMB_RANK, else the
-	// launcher's variables: see LauncherRankVars); default 0. An MPI
-	// wrapper's SetRank at MPI_Init overrides it.
+	// Rank numbers the process within a parallel run; default 0.
+	// ConfigFromEnv takes it from HMB_RANK, else from the launcher's
+	// variables (LauncherRankVars). An MPI wrapper's SetRank at MPI_Init
+	// overrides it.
 	Rank int
 	// BufferSize is the one memory budget for all events, in bytes;
 	// default 64 MiB (HMB_BUFFER_SIZE).
