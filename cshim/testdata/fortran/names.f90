@@ -1,7 +1,9 @@
 ! names: the kinds of procedure gfortran names in its own way, for the
 ! symbolizer's tests: module procedures (one a separate module procedure
 ! of a submodule), a contained procedure, an external procedure, the main
-! program and a procedure contained in it.
+! program and a procedure contained in it; with -fopenmp, the bodies of
+! parallel loops the compiler outlines from an external procedure and from
+! the main program.
 module advec_mom_kernel_mod
   implicit none
   interface
@@ -36,12 +38,27 @@ end submodule
 
 subroutine external_sub(x)
   real :: x
-  x = x * 3
+  real :: a(64)
+  integer :: i
+  a = x
+  !$omp parallel do
+  do i = 1, 64
+    a(i) = a(i) * 3
+  end do
+  x = sum(a)
 end subroutine
 
 program heat_main
   use advec_mom_kernel_mod
   real :: x = 1
+  real :: b(64)
+  integer :: i
+  b = 2
+  !$omp parallel do
+  do i = 1, 64
+    b(i) = b(i) + i
+  end do
+  x = x + b(1)
   call advec_mom_kernel(x)
   call sub_impl(x)
   call external_sub(x)
