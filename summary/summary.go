@@ -122,6 +122,7 @@ func WriteOptions(out io.Writer, files []*tracefile.File, opt Options) error {
 	for _, f := range files {
 		runFacts(out, f)
 	}
+	sameRank(out, files)
 	fmt.Fprintln(out)
 	fmt.Fprintln(out, "Regions (flat profile over all locations; % of the run's location-time)")
 	// The name is the line's last cell, not tab-terminated, so the
@@ -252,6 +253,31 @@ func counterTable(out io.Writer, rows []*regionRow, files []*tracefile.File, wid
 				fmt.Fprintf(out, "; multiplexed and extrapolated on %s", strings.Join(mux, ", "))
 			}
 			fmt.Fprintln(out)
+		}
+	}
+}
+
+// sameRank notes the files that are one rank of one run twice: processes
+// given the same rank, whose second trace was written under a distinct
+// name (tracefile.WriteNew).
+func sameRank(out io.Writer, files []*tracefile.File) {
+	type key struct {
+		name string
+		rank int
+	}
+	byKey := map[key][]string{}
+	var order []key
+	for _, f := range files {
+		k := key{f.Header.Name, f.Header.Rank}
+		if byKey[k] == nil {
+			order = append(order, k)
+		}
+		byKey[k] = append(byKey[k], f.Path)
+	}
+	for _, k := range order {
+		if paths := byKey[k]; len(paths) > 1 {
+			fmt.Fprintf(out, "  note: rank %d of %s has %d traces, %s: processes given the same rank (HMB_RANK, or a launcher whose rank variable was not read)\n",
+				k.rank, k.name, len(paths), strings.Join(paths, ", "))
 		}
 	}
 }

@@ -169,3 +169,18 @@ func TestLongNames(t *testing.T) {
 		t.Errorf("TSV names %q, want %q", names, want)
 	}
 }
+
+// Two traces of one rank of one run (the second written under a distinct
+// name) get a note.
+func TestSameRankNote(t *testing.T) {
+	dir := t.TempDir()
+	files := []*tracefile.File{rankTrace(t, dir, 0, 100, false), rankTrace(t, t.TempDir(), 0, 100, false), rankTrace(t, dir, 1, 100, false)}
+	var out strings.Builder
+	if err := summary.Write(&out, files); err != nil {
+		t.Fatal(err)
+	}
+	want := "note: rank 0 of run has 2 traces, " + files[0].Path + ", " + files[1].Path + ": processes given the same rank"
+	if !strings.Contains(out.String(), want) || strings.Count(out.String(), "note:") != 1 {
+		t.Errorf("summary lacks %q once:\n%s", want, out.String())
+	}
+}
