@@ -100,7 +100,7 @@ func TestManyRegionsC(t *testing.T) {
 	for _, c := range []struct {
 		n     int
 		maxKB int64
-	}{{10000, 100 << 10}, {100000, 250 << 10}} {
+	}{{10000, 64 << 10}, {100000, 128 << 10}} {
 		out, errOut := p.run(t, nil, fmt.Sprint(c.n))
 		if errOut != "" {
 			t.Fatalf("stderr: %s", errOut)
