@@ -38,7 +38,8 @@ HMB_NOINST static uint32_t region(int r)
 {
 	uint64_t id = __atomic_load_n(&region_ids[r], __ATOMIC_RELAXED);
 	if (id == 0) {
-		id = (uint64_t)hmb_region(region_names[r]) + 1;
+		/* MPI regions: kept longest by the buffer, never throttled. */
+		id = (uint64_t)hmb_region_paradigm(region_names[r], HMB_PARADIGM_MPI) + 1;
 		__atomic_store_n(&region_ids[r], id, __ATOMIC_RELAXED);
 	}
 	return (uint32_t)(id - 1);
