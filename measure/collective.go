@@ -61,7 +61,10 @@ func (l *Location) enterCollective(r Region, root int, bytes uint64, t uint64, r
 	if p.counted && l.src != nil && d <= l.mdepth {
 		l.enterCounters(f, d, t)
 	}
-	closed := d >= l.plimit || l.h.ClassClosed&(1<<buffer.ClassCollective) != 0 || (l.pendingFrom != 0 && !l.flush(d-1))
+	if l.pendingFrom != 0 {
+		l.flush(d - 1)
+	}
+	closed := d >= l.plimit || l.h.ClassClosed&(1<<buffer.ClassCollective) != 0
 	if !closed && l.collLevel(d).EnterCollective(tr, seq, uint32(r), infoSeq, int64(root), bytes) {
 		f.state = frameWritten
 		if f.counted {

@@ -112,7 +112,12 @@ uint32_t hmb_region_ex(const char *name, const char *file, int line);
 #define HMB_PARADIGM_OPENMP 3
 uint32_t hmb_region_paradigm(const char *name, int paradigm);
 
-/* hmb_enter records that the calling thread enters region. */
+/*
+ * hmb_enter records that the calling thread enters region. A region the
+ * thread visited HMB_THROTTLE_CALLS times with a mean inclusive time below
+ * HMB_THROTTLE_TIME is throttled (HMB_THROTTLE=0: never): its probes then
+ * count the visit, read no clock and record nothing.
+ */
 void hmb_enter(uint32_t region);
 
 /*
