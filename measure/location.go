@@ -66,7 +66,7 @@ type Location struct {
 	prof        []profEntry     // by region id; prof[0] unused
 	levels      []*buffer.Level // enter/leave level by depth, cached
 
-	// Up to here, and the six fields below, the C shim's probes read and
+	// Up to here, and the eight fields below, the C shim's probes read and
 	// write in place (cprobe.go): their layout is checked, not free to move.
 	recorded     uint64
 	filteredName uint64
@@ -74,6 +74,12 @@ type Location struct {
 	phaseRegion  uint32          // the phase region, 0 if none
 	msgLevels    []*buffer.Level // message level by depth, cached
 	collLevels   []*buffer.Level // collective level by depth, cached
+
+	// The exact communication matrix (comm.go): an open-addressing table
+	// of 1<<(64-commShift) lines, at most half full. The C probes update
+	// lines in place and leave new peers to Go.
+	commLines []commLine
+	commShift uint32
 
 	// Counters (nil src: none). mstart and mchild hold, per depth, the
 	// values read at the enter of a counting frame and the counts of the
@@ -109,12 +115,7 @@ type Location struct {
 	afterClose atomic.Uint64
 	stopped    atomic.Bool // the probes saw the freeze and touch nothing more
 
-	// The exact communication matrix (comm.go): an open-addressing table
-	// of 1<<(64-commShift) lines, at most half full. The C shim's probes
-	// update lines in place and leave new peers to Go.
-	commLines []commLine
-	commShift uint32
-	commUsed  int
+	commUsed int // lines of commLines in use
 }
 
 // Name returns the location's name.
