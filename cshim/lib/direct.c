@@ -109,6 +109,16 @@ static int hmb_put_uvarint(uint8_t *b, uint64_t v)
 	return i + 1;
 }
 
+/* hmb_put_uv is hmb_put_uvarint with the one-byte case, most message fields, inline. */
+static inline int hmb_put_uv(uint8_t *b, uint64_t v)
+{
+	if (__builtin_expect(v < 0x80, 1)) {
+		b[0] = (uint8_t)v;
+		return 1;
+	}
+	return hmb_put_uvarint(b, v);
+}
+
 /* hmb_put_seq is encode's putSeq with tokens and LEB128. */
 static int hmb_put_seq(uint8_t *b, uint32_t seq)
 {
@@ -186,12 +196,12 @@ int hmb_put_message(struct hmb_go_level *lv, uint8_t *b, int recv, uint64_t t, u
 	} else {
 		b[n++] = (uint8_t)(HMB_TOK_SEND_RANK_COMM + (recv ? 1 : 0));
 	}
-	n += hmb_put_uvarint(b + n, d);
-	n += hmb_put_uvarint(b + n, peer);
-	n += hmb_put_uvarint(b + n, tag);
-	n += hmb_put_uvarint(b + n, bytes);
+	n += hmb_put_uv(b + n, d);
+	n += hmb_put_uv(b + n, peer);
+	n += hmb_put_uv(b + n, tag);
+	n += hmb_put_uv(b + n, bytes);
 	if (comm != 0) {
-		n += hmb_put_uvarint(b + n, comm);
+		n += hmb_put_uv(b + n, comm);
 	}
 	return n;
 }

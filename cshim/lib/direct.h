@@ -395,11 +395,12 @@ HMB_NOINST static inline struct hmb_go_commline *hmb_comm_line(struct hmb_go_loc
 	struct hmb_go_commline *lines = L->comm_lines.ptr;
 	for (uint64_t i = ((peer << 1 | 1) * UINT64_C(0x9E3779B97F4A7C15)) >> (L->comm_shift & 63);; i = (i + 1) & mask) {
 		struct hmb_go_commline *c = &lines[i];
+		/* The hit first: an unused line has rank 0. */
+		if (__builtin_expect(c->peer == peer && c->rank == 1, 1)) {
+			return c;
+		}
 		if (c->used == 0) {
 			return NULL;
-		}
-		if (c->peer == peer && c->rank == 1) {
-			return c;
 		}
 	}
 }
