@@ -91,7 +91,8 @@ func instrumentFlags(o options, c *cmdline, e env) ([]string, []note, error) {
 	switch info.family {
 	case familyGCC:
 		flags := []string{"-finstrument-functions"}
-		if !o.noExcludeSystem {
+		// Fortran has no headers with code in them: nothing to exclude.
+		if !o.noExcludeSystem && l != langFortran {
 			dirs := excludeDirs(append(append([]string(nil), info.systemDirs...), c.isystem...))
 			if len(dirs) == 0 {
 				notes = append(notes, note{text: c.compiler + " named no system include directories: the functions of system headers are instrumented"})
