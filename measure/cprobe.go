@@ -15,7 +15,8 @@ import (
 // count the events they dropped.
 
 // CProbeLayout returns the sizes and offsets the C mirror of frame,
-// profEntry, Location, buffer.Level and encode.Encoder must have, in the
+// profEntry (and the profile's pages), Location, buffer.Level and
+// encode.Encoder must have, and the constants it uses, in the
 // order of hmb_direct_layout (cshim/lib/direct.c). The C side compares them
 // with its own at start and records in Go if they differ.
 func CProbeLayout() []uintptr {
@@ -27,7 +28,10 @@ func CProbeLayout() []uintptr {
 		unsafe.Offsetof(f.seq), unsafe.Offsetof(f.region), unsafe.Offsetof(f.state),
 		unsafe.Offsetof(f.counted), unsafe.Offsetof(f.class),
 		unsafe.Sizeof(p), unsafe.Offsetof(p.visits), unsafe.Offsetof(p.incl), unsafe.Offsetof(p.excl),
-		unsafe.Offsetof(p.active), unsafe.Offsetof(p.filtered),
+		unsafe.Offsetof(p.after), unsafe.Offsetof(p.throttledAt),
+		unsafe.Offsetof(p.active), unsafe.Offsetof(p.off), unsafe.Offsetof(p.class),
+		unsafe.Sizeof(profPage{}.e), profPageBits,
+		uintptr(offNone), uintptr(offFiltered), uintptr(offThrottled), uintptr(offUndefined),
 		unsafe.Offsetof(l.epoch), unsafe.Offsetof(l.limit), unsafe.Offsetof(l.lostAt),
 		unsafe.Offsetof(l.minDur), unsafe.Offsetof(l.last), unsafe.Offsetof(l.lastTR),
 		unsafe.Offsetof(l.run), unsafe.Offsetof(l.shift), unsafe.Offsetof(l.depth),
@@ -35,8 +39,9 @@ func CProbeLayout() []uintptr {
 		unsafe.Offsetof(l.recorded), unsafe.Offsetof(l.filteredName), unsafe.Offsetof(l.cpt),
 		unsafe.Offsetof(l.phaseRegion), unsafe.Offsetof(l.msgLevels), unsafe.Offsetof(l.collLevels),
 		unsafe.Offsetof(l.pendingFrom),
+		unsafe.Offsetof(l.parLevels), unsafe.Offsetof(l.plimit), unsafe.Offsetof(l.thrCalls), unsafe.Offsetof(l.thrTicks),
 		uintptr(frameDropped), uintptr(framePending), uintptr(frameWritten),
-		uintptr(buffer.ClassRegion), uintptr(buffer.ClassMessage), uintptr(buffer.ClassCollective),
+		uintptr(buffer.ClassRegion), uintptr(buffer.ClassMessage), uintptr(buffer.ClassCollective), uintptr(buffer.ClassParadigm),
 	}
 	return append(lay, buffer.LevelLayout()...)
 }
@@ -84,7 +89,12 @@ func (l *Location) pinSlices() {
 	if len(l.prof) > 0 {
 		l.pinNew(unsafe.Pointer(&l.prof[0]))
 	}
-	for _, levels := range [][]*buffer.Level{l.levels, l.msgLevels, l.collLevels} {
+	for _, pg := range l.prof {
+		if pg != nil {
+			l.pinNew(unsafe.Pointer(pg))
+		}
+	}
+	for _, levels := range [][]*buffer.Level{l.levels, l.msgLevels, l.collLevels, l.parLevels} {
 		if len(levels) > 0 {
 			l.pinNew(unsafe.Pointer(&levels[0]))
 		}

@@ -13,7 +13,11 @@ const (
 	secLocations  = 3
 	secReductions = 4
 	secBin        = 5
-	secEnd        = 0xFF
+	// Sections added later, after REDUCTIONS and before the bins, in any
+	// order; a reader that does not know one skips it.
+	secParadigms = 0x20 // region id and paradigm, for the regions not of ParadigmUser
+	secThrottled = 0x21 // location, region, time and visits after, per throttled region
+	secEnd       = 0xFF
 )
 
 const (
@@ -24,6 +28,7 @@ const (
 var sectionNames = map[byte]string{
 	secHeader: "HEADER", secRegions: "REGIONS", secLocations: "LOCATIONS",
 	secReductions: "REDUCTIONS", secBin: "BIN", secEnd: "END",
+	secParadigms: "PARADIGMS", secThrottled: "THROTTLED",
 }
 
 func sectionName(k byte) string {

@@ -96,6 +96,22 @@ uint32_t hmb_region(const char *name);
  */
 uint32_t hmb_region_ex(const char *name, const char *file, int line);
 
+/*
+ * hmb_region_paradigm is hmb_region for a region of a programming model's
+ * runtime. The enters and leaves of HMB_PARADIGM_MPI and
+ * HMB_PARADIGM_OPENMP regions go to the paradigm event class, which the
+ * default depth reduction sheds, with messages and collectives, only after
+ * every compute level it could close: an MPI call deep in the call tree
+ * stays in the trace when the calls around it are shed. A region keeps the
+ * paradigm of its first definition; a paradigm out of range returns 0.
+ * Never throttled (HMB_THROTTLE).
+ */
+#define HMB_PARADIGM_USER 0
+#define HMB_PARADIGM_COMPILER 1
+#define HMB_PARADIGM_MPI 2
+#define HMB_PARADIGM_OPENMP 3
+uint32_t hmb_region_paradigm(const char *name, int paradigm);
+
 /* hmb_enter records that the calling thread enters region. */
 void hmb_enter(uint32_t region);
 

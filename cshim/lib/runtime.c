@@ -217,7 +217,7 @@ HMB_NOINST static void hmb_not_ready(void)
  */
 HMB_NOINST static int hmb_direct_start(void)
 {
-	uintptr_t lay[64];
+	uintptr_t lay[128];
 	size_t n = hmbgo_layout(lay, sizeof lay / sizeof lay[0]);
 	if (!hmb_direct_layout_ok(lay, n)) {
 		fprintf(stderr, "hmbtrace: internal error: the C probes' view of the Go location is out of date; "
@@ -602,7 +602,7 @@ static void hmb_thread_exit(void *arg)
 	th->in_slow = 0;
 }
 
-HMB_NOINST uint32_t hmb_region_n(const char *name, size_t nlen, const char *file, int line)
+HMB_NOINST uint32_t hmb_region_n(const char *name, size_t nlen, const char *file, int line, int paradigm)
 {
 	if (name == NULL) {
 		hmb_set_error("hmbtrace: hmb_region: the name is NULL");
@@ -619,17 +619,26 @@ HMB_NOINST uint32_t hmb_region_n(const char *name, size_t nlen, const char *file
 		return 0;
 	}
 	const char *f = file != NULL ? file : "";
-	return hmbgo_region((char *)name, nlen, (char *)f, strlen(f), line);
+	return hmbgo_region((char *)name, nlen, (char *)f, strlen(f), line, paradigm);
 }
 
 HMB_NOINST uint32_t hmb_region(const char *name)
 {
-	return hmb_region_n(name, name != NULL ? strlen(name) : 0, NULL, 0);
+	return hmb_region_n(name, name != NULL ? strlen(name) : 0, NULL, 0, HMB_PARADIGM_USER);
 }
 
 HMB_NOINST uint32_t hmb_region_ex(const char *name, const char *file, int line)
 {
-	return hmb_region_n(name, name != NULL ? strlen(name) : 0, file, line);
+	return hmb_region_n(name, name != NULL ? strlen(name) : 0, file, line, HMB_PARADIGM_USER);
+}
+
+HMB_NOINST uint32_t hmb_region_paradigm(const char *name, int paradigm)
+{
+	if (paradigm < HMB_PARADIGM_USER || paradigm > HMB_PARADIGM_OPENMP) {
+		hmb_set_error("hmbtrace: hmb_region_paradigm: paradigm out of range (want HMB_PARADIGM_USER to HMB_PARADIGM_OPENMP)");
+		return 0;
+	}
+	return hmb_region_n(name, name != NULL ? strlen(name) : 0, NULL, 0, paradigm);
 }
 
 HMB_NOINST void hmb_thread_name(const char *name)
