@@ -30,6 +30,7 @@ const (
 
 // cmdline is a compiler's command line, classified.
 type cmdline struct {
+	launcher string // ccache and its kind, run in front of the compiler
 	compiler string
 	args     []string // after the compiler
 	mode     mode
@@ -58,6 +59,19 @@ var separate = map[string]bool{
 	"-T": true, "-u": true, "-e": true, "-z": true, "-aux-info": true, "--param": true,
 	"-J": true, "-A": true, "-B": true, "-G": true, "-specs": true, "-wrapper": true,
 	"-arch": true, "-target": true, "--sysroot": true, "-module": true,
+}
+
+// launchers run the compiler that follows them: hmbtrace-instrument asks
+// that compiler what it is, and runs the launcher.
+var launchers = map[string]bool{"ccache": true, "sccache": true, "distcc": true, "icecc": true}
+
+// argv is the command line to run, launcher included.
+func (c *cmdline) argv() []string {
+	var out []string
+	if c.launcher != "" {
+		out = append(out, c.launcher)
+	}
+	return append(append(out, c.compiler), c.args...)
 }
 
 // langOfX maps -x's argument to a language; "none" goes back to the file
@@ -99,6 +113,9 @@ func langOfFile(name string) lang {
 // parseCmdline classifies a compiler's command line.
 func parseCmdline(argv []string) cmdline {
 	c := cmdline{compiler: argv[0], args: argv[1:]}
+	if launchers[filepath.Base(c.compiler)] && len(c.args) > 0 && !strings.HasPrefix(c.args[0], "-") {
+		c.launcher, c.compiler, c.args = c.compiler, c.args[0], c.args[1:]
+	}
 	var compileOnly, preprocess, partial bool
 	xlang, xset := langNone, false
 	args := c.args

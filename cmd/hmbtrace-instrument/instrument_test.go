@@ -153,6 +153,17 @@ func TestPlanCompile(t *testing.T) {
 	if argv, _, _ := plan(options{}, strings.Fields("gcc --version"), e); strings.Join(argv, " ") != "gcc --version" {
 		t.Errorf("--version: %q", argv)
 	}
+	// A launcher runs first; the compiler after it is asked what it is.
+	*probes = nil
+	if argv, _, _ := plan(options{}, strings.Fields("ccache mpicxx -c x.cc"), e); argv[0] != "ccache" || argv[1] != "mpicxx" || !slices.Contains(argv, "-finstrument-functions") {
+		t.Errorf("ccache: %q", argv)
+	}
+	if !slices.Equal(*probes, []string{"mpicxx -v -E -x c++ /dev/null"}) {
+		t.Errorf("ccache: probes %q", *probes)
+	}
+	if argv, _, _ := plan(options{}, strings.Fields("ccache mpicxx -o p x.o"), e); !slices.Contains(argv, "-lhmbtrace-mpi") {
+		t.Errorf("ccache mpicxx link: %q", argv)
+	}
 	// A compile does not need the library; a link does.
 	e.lib = func() (libInfo, error) { return libInfo{}, errors.New("libhmbtrace not found: nowhere") }
 	if argv, _, err := plan(options{}, strings.Fields("gcc -c x.c"), e); err != nil || argv[len(argv)-1] != "-finstrument-functions-exclude-file-list=/usr/include/c++/12/,/usr/lib/gcc/x86_64-linux-gnu/12/../../../../include/c++/12/backward/,/usr/include/c++/12/backward/,/usr/include/" {

@@ -28,7 +28,7 @@ type note struct {
 // plan returns the command to run for a compiler command line.
 func plan(o options, argv []string, e env) ([]string, []note, error) {
 	c := parseCmdline(argv)
-	out := append([]string{c.compiler}, c.args...)
+	out := c.argv()
 	var notes []note
 	switch c.mode {
 	case modePass:
