@@ -57,7 +57,7 @@ func probeArgs(args []string) []string {
 		case a == "-o" || a == "-MF" || a == "-MT" || a == "-MQ":
 			i++
 		case a == "-c" || a == "-S" || a == "-MD" || a == "-MMD" || a == "-MP" ||
-			strings.HasPrefix(a, "-o") || strings.HasPrefix(a, "-MF") || strings.HasPrefix(a, "-MT") || strings.HasPrefix(a, "-MQ") ||
+			strings.HasPrefix(a, "-o") && a != "-openmp" || strings.HasPrefix(a, "-MF") || strings.HasPrefix(a, "-MT") || strings.HasPrefix(a, "-MQ") ||
 			strings.HasPrefix(a, "-flto") || strings.HasPrefix(a, "-save-temps") || strings.HasPrefix(a, "-fdump-"):
 		default:
 			if separate[a] && i+1 < len(args) {

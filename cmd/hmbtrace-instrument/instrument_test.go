@@ -325,8 +325,8 @@ double run(ns::Dom &d) { double s = 0; for (long i = 0; i < 10; i++) s += d.x(i)
 }
 
 func TestProbeArgs(t *testing.T) {
-	got := probeArgs(strings.Fields("-O3 -MD -MF x.d -MT x.o -c -o x.o -flto=auto -I inc x.cc -ox2.o"))
-	if want := []string{"-O3", "-I", "inc", "x.cc"}; !slices.Equal(got, want) {
+	got := probeArgs(strings.Fields("-O3 -MD -MF x.d -MT x.o -c -o x.o -flto=auto -I inc x.cc -ox2.o -openmp"))
+	if want := []string{"-O3", "-I", "inc", "x.cc", "-openmp"}; !slices.Equal(got, want) {
 		t.Errorf("probeArgs = %q, want %q", got, want)
 	}
 }
