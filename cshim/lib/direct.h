@@ -97,8 +97,8 @@ enum {
 	HMB_CLASS_COLLECTIVE = 3,
 	HMB_TECH_ALL = 15,
 	HMB_MAX_ENTER_LEAVE = 22,
-	HMB_MAX_MESSAGE = 42,
-	HMB_MAX_COLLECTIVE = 37,
+	HMB_MAX_MESSAGE = 57,
+	HMB_MAX_COLLECTIVE = 67,
 };
 
 /* The tokens of encode/record.go. */
