@@ -1,8 +1,11 @@
 // Package convert exports hmbtrace trace files as one OTF2 archive: a
 // location group per file (process), an OTF2 location per hmbtrace
-// location, regions with file and line, counters as metrics and messages as
-// MPI point-to-point events. It streams each location's events from the
-// reader into its event writer, so memory does not grow with the trace.
+// location, regions with file and line, counters as metrics, and MPI as
+// OTF2 means it: communicators, point-to-point messages (blocking and
+// non-blocking, with request ids) on their communicator, collectives with
+// their operation, communicator, root and bytes. It streams each
+// location's events from the reader into its event writer, so memory does
+// not grow with the trace.
 //
 // It is apart from package otf2 so that the OTF2 writer itself stays free of
 // hmbtrace's own packages: the writer knows the format, this package knows
