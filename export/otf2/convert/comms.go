@@ -38,7 +38,32 @@ type comm struct {
 	self bool
 	// rank maps a world rank to its rank in the communicator: for an
 	// inter-communicator, in whichever of its two groups holds it.
-	rank map[int32]uint32
+	rank   map[int32]uint32
+	parent *comm // nil for none
+}
+
+// common returns c or its nearest ancestor that has every exported member
+// of the inter-communicator's groups, nil if none: the communicator common
+// to both groups, as OTF2's InterComm names it. The wrappers record as an
+// inter-communicator's parent the local communicator it was made from,
+// which differs between the two sides.
+func (c *comm) common(rank map[int32]uint32) *comm {
+	for ; c != nil; c = c.parent {
+		if c.self {
+			continue
+		}
+		all := true
+		for r := range rank {
+			if _, ok := c.rank[r]; !ok {
+				all = false
+				break
+			}
+		}
+		if all {
+			return c
+		}
+	}
+	return nil
 }
 
 // rankOf returns the rank in c of the process of the given world rank, or
@@ -119,7 +144,7 @@ func (x *exporter) defineMPI() error {
 		}
 	}
 	var err error
-	if m.world, err = x.intraComm(worldName, worldMembers, otf2.NoComm); err != nil {
+	if m.world, err = x.intraComm(worldName, worldMembers, nil); err != nil {
 		return err
 	}
 	ref, err := x.a.MPICommSelf(selfName)
@@ -165,13 +190,13 @@ func (x *exporter) fileComms(i int, f *tracefile.File) error {
 			local[c.ID] = u
 			continue
 		}
-		parent := otf2.NoComm
+		var parent *comm
 		if c.Parent != 0 {
 			p, ok := local[c.Parent]
 			if !ok {
 				return fmt.Errorf("communicator %d %q: parent %d is not defined before it", c.ID, c.Name, c.Parent)
 			}
-			parent = p.ref
+			parent = p
 		}
 		var u *comm
 		var err error
@@ -232,19 +257,19 @@ func (x *exporter) commGroup(members []int32) (otf2.GroupRef, map[int32]uint32, 
 	return g, rank, err
 }
 
-func (x *exporter) intraComm(name string, members []int32, parent otf2.CommRef) (*comm, error) {
+func (x *exporter) intraComm(name string, members []int32, parent *comm) (*comm, error) {
 	g, rank, err := x.commGroup(members)
 	if err != nil {
 		return nil, err
 	}
-	ref, err := x.a.Comm(name, g, parent)
+	ref, err := x.a.Comm(name, g, refOf(parent))
 	if err != nil {
 		return nil, err
 	}
-	return &comm{ref: ref, rank: rank}, nil
+	return &comm{ref: ref, rank: rank, parent: parent}, nil
 }
 
-func (x *exporter) interComm(name string, local, remote []int32, common otf2.CommRef) (*comm, error) {
+func (x *exporter) interComm(name string, local, remote []int32, parent *comm) (*comm, error) {
 	if ranksKey(remote) < ranksKey(local) {
 		local, remote = remote, local
 	}
@@ -262,11 +287,19 @@ func (x *exporter) interComm(name string, local, remote []int32, common otf2.Com
 		}
 		ra[r] = rb[r]
 	}
-	ref, err := x.a.InterComm(name, ga, gb, common)
+	ref, err := x.a.InterComm(name, ga, gb, refOf(parent.common(ra)))
 	if err != nil {
 		return nil, err
 	}
-	return &comm{ref: ref, rank: ra}, nil
+	return &comm{ref: ref, rank: ra, parent: parent}, nil
+}
+
+// refOf is the reference of c, NoComm for nil.
+func refOf(c *comm) otf2.CommRef {
+	if c == nil {
+		return otf2.NoComm
+	}
+	return c.ref
 }
 
 // commOf returns the exported communicator of a record of file i: id 0 is
