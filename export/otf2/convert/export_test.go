@@ -129,6 +129,9 @@ func expected(t testing.TB, files []*tracefile.File) map[uint64][]string {
 					if e.PeerRank {
 						peer, ok = rankTarget(e.Peer)
 					}
+					if e.PeerRank && e.Comm != 0 && f.Comm(e.Comm) == nil {
+						ok = false // a communicator the file does not define
+					}
 					if !ok {
 						if e.Kind == encode.KindIsend {
 							skipped[e.Request] = true

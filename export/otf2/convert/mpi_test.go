@@ -327,3 +327,57 @@ func TestInterComm(t *testing.T) {
 		}
 	}
 }
+
+// TestMixedMessages exports a process whose threads pass messages to each
+// other (location peers) besides MPI messages by rank, and a record that
+// names a communicator its file does not define: both communicator
+// families coexist (a COMM_LOCATIONS group per paradigm), and the record of
+// the undefined communicator is left out and counted once.
+func TestMixedMessages(t *testing.T) {
+	dir := t.TempDir()
+	start := time.Unix(1700000000, 0)
+	var files []*tracefile.File
+	for r := 0; r < 2; r++ {
+		b := tracetest.NewBuilder("mixed", "node", r, start, "main", "MPI_Send", "MPI_Recv")
+		b.Comm("MPI_COMM_WORLD", 0, []int32{0, 1}, nil)
+		b.Comm("MPI_COMM_SELF", 0, []int32{int32(r)}, nil)
+		m, w := b.Location("main"), b.Location("worker")
+		m.Enter(10, 1)
+		w.Enter(10, 1)
+		m.Message(20, encode.KindSend, 1, false, 1, 10) // to the worker
+		w.Message(30, encode.KindRecv, 0, false, 1, 10)
+		if r == 0 {
+			m.Enter(40, 2)
+			m.MessageComm(41, encode.KindSend, 1, 2, 20, 1)
+			m.MessageComm(42, encode.KindSend, 1, 2, 20, 9) // undefined communicator
+			m.MessageComm(43, encode.KindSend, 1, 2, 20, 9)
+			m.Leave(44)
+		} else {
+			m.Enter(40, 3)
+			m.MessageComm(50, encode.KindRecv, 0, 2, 20, 1)
+			m.Leave(51)
+		}
+		m.Leave(60)
+		w.Leave(60)
+		files = append(files, b.Write(t, dir))
+	}
+	anchor, st := export(t, files, otf2.Options{})
+	checkMatched(t, checkArchive(t, anchor, files))
+	if st.UndefinedComms != 1 || st.MessagesWithoutPeer != 2 {
+		t.Errorf("stats %+v: want 1 undefined communicator and 2 messages left out", st)
+	}
+	res := checkMPIPython(t, anchor)
+	if len(res.Unmatched) != 0 || res.Messages != 3 {
+		t.Errorf("python3-otf2: unmatched %q, %d messages (want 3)", res.Unmatched, res.Messages)
+	}
+	defs := definitions(t, anchor)
+	for _, re := range []string{
+		`Type: COMM_LOCATIONS, Paradigm: MPI, Flags: NONE, 2 Members: "main" <0>, "main" <2>`,
+		`Type: COMM_LOCATIONS, Paradigm: USER, Flags: NONE, 4 Members`,
+		`COMM +\d+  Name: "COMM_LOCATIONS"`,
+	} {
+		if !regexp.MustCompile(re).MatchString(defs) {
+			t.Errorf("definitions lack %s:\n%s", re, defs)
+		}
+	}
+}
