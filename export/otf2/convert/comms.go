@@ -88,6 +88,9 @@ type mpiComms struct {
 	byKey   map[string]*comm
 	perFile []map[uint32]*comm // a file's communicator id -> its communicator
 	undef   map[[2]uint64]bool // (file, id) of communicators a file does not define, counted once
+	// partial is set when some members of the communicators have no
+	// exported file.
+	partial bool
 }
 
 // defineMPI makes the MPI communicators: COMM_LOCATIONS over the exported
@@ -157,6 +160,7 @@ func (x *exporter) defineMPI() error {
 			return fmt.Errorf("%s: %w", f.Path, err)
 		}
 	}
+	m.partial = x.st.CommMembersNotExported > 0
 	return nil
 }
 

@@ -291,6 +291,9 @@ func (x *exporter) location(i int, l *tracefile.Location, w *otf2.EventWriter) e
 	f := x.files[i]
 	x.open = x.open[:0]
 	clear(x.skipped)
+	if err := x.skipRequests(i, l); err != nil {
+		return err
+	}
 	var e tracefile.Event
 	var last uint64
 	it := f.Events(l.ID)
@@ -366,6 +369,11 @@ func (x *exporter) event(i int, w *otf2.EventWriter, e *tracefile.Event, ts uint
 		}
 		return w.MpiIsendComplete(ts, e.Request)
 	case encode.KindIrecvRequest:
+		if x.skipped[e.Request] {
+			// Its receive is left out; the receive counts it.
+			delete(x.skipped, e.Request)
+			return nil
+		}
 		return w.MpiIrecvRequest(ts, e.Request)
 	case encode.KindRequestCancelled:
 		if x.skipped[e.Request] {
@@ -426,6 +434,43 @@ func (x *exporter) p2p(i int, e *tracefile.Event) (c otf2.CommRef, rank uint32, 
 		x.st.MessagesWithoutPeer++
 	}
 	return mc.ref, rank, ok, nil
+}
+
+// skipRequests marks the receive requests of location l of file i whose
+// receive will be left out, its peer not being an exported member of its
+// communicator, so that their MpiIrecvRequest is left out too and no
+// request stays open. Only an export without some ranks can have them, so
+// only then does it read the location's events a second time.
+func (x *exporter) skipRequests(i int, l *tracefile.Location) error {
+	if x.mpi == nil || !x.mpi.partial {
+		return nil
+	}
+	f := x.files[i]
+	var e tracefile.Event
+	it := f.Events(l.ID)
+	for it.Next(&e) {
+		if e.Kind != encode.KindIrecv || !e.PeerRank {
+			continue
+		}
+		if _, ok, err := x.peers.Resolve(i, &e); err != nil {
+			return err
+		} else if !ok {
+			x.skipped[e.Request] = true
+			continue
+		}
+		c, ok := x.mpi.perFile[i][e.Comm]
+		if e.Comm == 0 {
+			c, ok = x.mpi.world, true
+		}
+		if !ok {
+			x.skipped[e.Request] = true
+			continue
+		}
+		if _, ok := c.rankOf(int64(e.Peer), f.Header.Rank); !ok {
+			x.skipped[e.Request] = true
+		}
+	}
+	return it.Err()
 }
 
 // collective starts the collective operation of a collective record: its
