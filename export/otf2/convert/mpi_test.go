@@ -15,6 +15,7 @@ import (
 	"github.com/hmbtrace/hmbtrace/encode"
 	"github.com/hmbtrace/hmbtrace/export/otf2"
 	"github.com/hmbtrace/hmbtrace/internal/tracetest"
+	"github.com/hmbtrace/hmbtrace/measure"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
@@ -380,5 +381,82 @@ func TestMixedMessages(t *testing.T) {
 		if !regexp.MustCompile(re).MatchString(defs) {
 			t.Errorf("definitions lack %s:\n%s", re, defs)
 		}
+	}
+}
+
+// TestMPIMeasured records two ranks through measure's MPI probes (as the
+// C shim's wrappers call them) and exports them: the records the probes
+// write, read back by the trace reader, must make an archive whose
+// requests complete, whose messages match and whose collectives name
+// their communicator and root.
+func TestMPIMeasured(t *testing.T) {
+	dir := t.TempDir()
+	var files []*tracefile.File
+	for rank := 0; rank < 2; rank++ {
+		r := newRecorder(t, dir, rank, measure.Config{})
+		m := r.m
+		world, err := m.DefineComm("MPI_COMM_WORLD", 0, []int32{0, 1}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := m.DefineComm("MPI_COMM_SELF", 0, []int32{int32(rank)}, nil); err != nil {
+			t.Fatal(err)
+		}
+		dup, err := m.DefineComm("", world, []int32{1, 0}, nil) // ranks reversed
+		if err != nil {
+			t.Fatal(err)
+		}
+		main, irecv, isend, waitall := m.Region("main"), m.Region("MPI_Irecv"), m.Region("MPI_Isend"), m.Region("MPI_Waitall")
+		bcast, ibarrier, wait := m.Region("MPI_Bcast"), m.Region("MPI_Ibarrier"), m.Region("MPI_Wait")
+		l := m.Location("rank")
+		peer := 1 - rank
+		l.Enter(main)
+		l.Enter(irecv)
+		l.IrecvRequest(1)
+		l.Leave(irecv)
+		l.Enter(isend)
+		l.Isend(peer, 3, 256, dup, 2)
+		l.Leave(isend)
+		l.Enter(waitall)
+		l.IsendComplete(2)
+		l.Irecv(peer, 3, 256, dup, 1)
+		l.Leave(waitall)
+		sent, recv := uint64(0), uint64(32)
+		if rank == 1 {
+			sent, recv = 32, 0
+		}
+		l.EnterCollectiveComm(bcast, 1, sent, recv, dup) // root: world rank 1, rank 0 in dup
+		l.Leave(bcast)
+		l.Enter(ibarrier)
+		l.CollectiveRequest(3)
+		l.Leave(ibarrier)
+		l.Enter(wait)
+		l.CollectiveComplete(ibarrier, -1, 0, 0, world, 3)
+		l.Leave(wait)
+		l.Leave(main)
+		files = append(files, tracetest.Finish(t, m))
+	}
+	anchor, st := export(t, files, otf2.Options{})
+	checkMatched(t, checkArchive(t, anchor, files))
+	if st.Collectives != 4 || st.MessagesWithoutPeer != 0 || st.CollectivesLeftOut != 0 {
+		t.Errorf("stats %+v: want 4 collectives, nothing left out", st)
+	}
+	res := checkMPIPython(t, anchor)
+	if len(res.Unmatched) != 0 || len(res.OpenRequests) != 0 || !res.Balanced || res.Messages != 2 {
+		t.Errorf("python3-otf2: unmatched %q, open requests %q, balanced %v, %d messages (want 2)",
+			res.Unmatched, res.OpenRequests, res.Balanced, res.Messages)
+	}
+	for loc := 0; loc < 2; loc++ {
+		sent, recv := 0, 32
+		if loc == 1 {
+			sent, recv = 32, 0
+		}
+		w := []string{"begin", fmt.Sprintf("end BCAST 2 1 %d %d", sent, recv), "complete BARRIER 0 NONE 0 0"}
+		if got := res.Collectives[fmt.Sprint(loc)]; !reflect.DeepEqual(got, w) {
+			t.Errorf("location %d: collectives %q, want %q", loc, got, w)
+		}
+	}
+	if c := res.Comms["2"]; !slices.Equal(c.Members, []uint64{1, 0}) {
+		t.Errorf("the reversed duplicate of world has members %v, want [1 0]", c.Members)
 	}
 }
