@@ -460,3 +460,72 @@ func TestMPIMeasured(t *testing.T) {
 		t.Errorf("the reversed duplicate of world has members %v, want [1 0]", c.Members)
 	}
 }
+
+// TestCollectiveOps exports one collective of each kind on one rank and
+// reads their operations back with python3-otf2: blocking, non-blocking
+// and persistent variants, v variants, scans, reduce_scatter, the
+// neighbourhood collectives, and Fortran's names.
+func TestCollectiveOps(t *testing.T) {
+	ops := []struct{ name, op string }{
+		{"MPI_Barrier", "BARRIER"}, {"MPI_Bcast", "BCAST"}, {"MPI_Gather", "GATHER"}, {"MPI_Gatherv", "GATHERV"},
+		{"MPI_Scatter", "SCATTER"}, {"MPI_Scatterv", "SCATTERV"}, {"MPI_Allgather", "ALLGATHER"},
+		{"MPI_Allgatherv", "ALLGATHERV"}, {"MPI_Alltoall", "ALLTOALL"}, {"MPI_Alltoallv", "ALLTOALLV"},
+		{"MPI_Alltoallw", "ALLTOALLW"}, {"MPI_Allreduce", "ALLREDUCE"}, {"MPI_Reduce", "REDUCE"},
+		{"MPI_Reduce_scatter", "REDUCE_SCATTER"}, {"MPI_Reduce_scatter_block", "REDUCE_SCATTER_BLOCK"},
+		{"MPI_Scan", "SCAN"}, {"MPI_Exscan", "EXSCAN"}, {"MPI_Ibarrier", "BARRIER"}, {"MPI_Igatherv", "GATHERV"},
+		{"MPI_Ireduce_scatter_block", "REDUCE_SCATTER_BLOCK"}, {"MPI_Iexscan", "EXSCAN"},
+		{"MPI_Allreduce_init", "ALLREDUCE"}, {"MPI_Neighbor_alltoallv", "ALLTOALLV"},
+		{"MPI_Ineighbor_allgather", "ALLGATHER"}, {"mpi_allreduce_", "ALLREDUCE"}, {"MPI_ALLTOALLW", "ALLTOALLW"},
+	}
+	names := []string{"main"}
+	for _, o := range ops {
+		names = append(names, o.name)
+	}
+	b := tracetest.NewBuilder("ops", "node", 0, time.Unix(1700000000, 0), names...)
+	world := b.Comm("MPI_COMM_WORLD", 0, []int32{0}, nil)
+	b.Comm("MPI_COMM_SELF", 0, []int32{0}, nil)
+	l := b.Location("main")
+	now := uint64(100)
+	l.Enter(now, 1)
+	var want []string
+	for k, o := range ops {
+		now += 10
+		l.Enter(now, uint32(k+2))
+		root := int64(-1)
+		if k%2 == 1 {
+			root = 0
+		}
+		l.Collective(now, root, uint64(k), uint64(2*k), world)
+		now += 5
+		l.Leave(now)
+		rootLoc := "NONE"
+		if root == 0 {
+			rootLoc = "0"
+		}
+		want = append(want, "begin", fmt.Sprintf("end %s 0 %s %d %d", o.op, rootLoc, k, 2*k))
+	}
+	// A collective record whose region is not a collective (the buffer
+	// shed the collective's region, or a wrapper erred) is left out.
+	l.Collective(now+1, -1, 0, 0, world)
+	l.Leave(now + 10)
+	files := []*tracefile.File{b.Write(t, t.TempDir())}
+	anchor, st := export(t, files, otf2.Options{})
+	if st.Collectives != uint64(len(ops)) || st.CollectivesLeftOut != 1 {
+		t.Errorf("stats %+v: want %d collectives and 1 left out", st, len(ops))
+	}
+	res := checkMPIPython(t, anchor)
+	if got := res.Collectives["0"]; !reflect.DeepEqual(got, want) {
+		t.Errorf("collectives\n%q\nwant\n%q", got, want)
+	}
+	defs := definitions(t, anchor)
+	for _, re := range []string{
+		`Name: "MPI_Gatherv" <\d+> .*Role: COLL_ALL2ONE, Paradigm: MPI`,
+		`Name: "MPI_Scan" <\d+> .*Role: COLL_OTHER, Paradigm: MPI`,
+		`Name: "mpi_allreduce_" <\d+> .*Role: COLL_ALL2ALL, Paradigm: MPI`,
+		`Name: "MPI_Ibarrier" <\d+> .*Role: BARRIER, Paradigm: MPI`,
+	} {
+		if !regexp.MustCompile(re).MatchString(defs) {
+			t.Errorf("definitions lack %s", re)
+		}
+	}
+}
