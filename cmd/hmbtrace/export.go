@@ -57,6 +57,9 @@ func runExport(args []string, out io.Writer) error {
 		if st.CommMembersNotExported > 0 || st.RootsNotExported > 0 {
 			fmt.Fprintf(out, "note: ranks not in these files are left out of %d communicator memberships and %d collectives' roots\n", st.CommMembersNotExported, st.RootsNotExported)
 		}
+		for _, c := range st.InvalidComms {
+			fmt.Fprintf(out, "note: left out %s\n", c)
+		}
 		if st.UndefinedComms > 0 {
 			fmt.Fprintf(out, "note: %d communicator ids that records name are not defined in their file; their events were left out\n", st.UndefinedComms)
 		}

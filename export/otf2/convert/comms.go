@@ -179,7 +179,8 @@ func (x *exporter) fileComms(i int, f *tracefile.File) error {
 	for _, c := range cs {
 		switch {
 		case c.ID == 0:
-			return fmt.Errorf("communicator %q has id 0, which means none", c.Name)
+			x.invalidComm(f, c, "id 0 means none")
+			continue
 		case c.Name == worldName && c.Parent == 0 && c.Remote == nil:
 			local[c.ID] = m.world
 			continue
@@ -194,11 +195,16 @@ func (x *exporter) fileComms(i int, f *tracefile.File) error {
 			local[c.ID] = u
 			continue
 		}
+		if why := checkMembers(c.Members, c.Remote); why != "" {
+			x.invalidComm(f, c, why)
+			continue
+		}
 		var parent *comm
 		if c.Parent != 0 {
 			p, ok := local[c.Parent]
 			if !ok {
-				return fmt.Errorf("communicator %d %q: parent %d is not defined before it", c.ID, c.Name, c.Parent)
+				x.invalidComm(f, c, fmt.Sprintf("its parent %d is not defined before it, or not validly", c.Parent))
+				continue
 			}
 			parent = p
 		}
@@ -216,6 +222,31 @@ func (x *exporter) fileComms(i int, f *tracefile.File) error {
 		local[c.ID] = u
 	}
 	return nil
+}
+
+// checkMembers says why members and remote cannot be a communicator's
+// groups, "" if they can.
+func checkMembers(members, remote []int32) string {
+	in := make(map[int32]bool, len(members)+len(remote))
+	for _, r := range members {
+		if in[r] {
+			return fmt.Sprintf("world rank %d is a member twice", r)
+		}
+		in[r] = true
+	}
+	for _, r := range remote {
+		if in[r] {
+			return fmt.Sprintf("world rank %d is twice in the remote group or in both groups", r)
+		}
+		in[r] = true
+	}
+	return ""
+}
+
+// invalidComm leaves out communicator c of file f, saying why; records
+// naming it count as naming an undefined communicator.
+func (x *exporter) invalidComm(f *tracefile.File, c tracefile.Comm, why string) {
+	x.st.InvalidComms = append(x.st.InvalidComms, fmt.Sprintf("%s: communicator %d %q: %s", f.Path, c.ID, c.Name, why))
 }
 
 // memberKey identifies a member set; an inter-communicator's two groups are
@@ -240,8 +271,8 @@ func ranksKey(rs []int32) string {
 	return s.String()
 }
 
-// group defines the COMM_GROUP of the exported members, in order, and
-// returns it with each member's rank in it.
+// commGroup defines the COMM_GROUP of the exported members (distinct: see
+// checkMembers), in order, and returns it with each member's rank in it.
 func (x *exporter) commGroup(members []int32) (otf2.GroupRef, map[int32]uint32, error) {
 	idx := make([]uint64, 0, len(members))
 	rank := make(map[int32]uint32, len(members))
@@ -250,9 +281,6 @@ func (x *exporter) commGroup(members []int32) (otf2.GroupRef, map[int32]uint32, 
 		if !ok {
 			x.st.CommMembersNotExported++
 			continue
-		}
-		if _, dup := rank[r]; dup {
-			return 0, nil, fmt.Errorf("world rank %d is a member twice", r)
 		}
 		rank[r] = uint32(len(idx))
 		idx = append(idx, k)
@@ -285,11 +313,8 @@ func (x *exporter) interComm(name string, local, remote []int32, parent *comm) (
 	if err != nil {
 		return nil, err
 	}
-	for r := range rb {
-		if _, both := ra[r]; both {
-			return nil, fmt.Errorf("world rank %d is in both groups of an inter-communicator", r)
-		}
-		ra[r] = rb[r]
+	for r, k := range rb { // checkMembers made the groups disjoint
+		ra[r] = k
 	}
 	ref, err := x.a.InterComm(name, ga, gb, refOf(parent.common(ra)))
 	if err != nil {

@@ -59,8 +59,12 @@ type Stats struct {
 	// an OTF2 rank.
 	CommMembersNotExported uint64
 	// UndefinedComms counts the communicator ids that records name but
-	// their file does not define; their events are left out.
+	// their file does not define, or not validly (see InvalidComms); their
+	// events are left out.
 	UndefinedComms uint64
+	// InvalidComms says which communicator definitions were left out and
+	// why: a rank twice among the members, a parent left out.
+	InvalidComms []string
 }
 
 // Export writes the files as one OTF2 archive in dir, which must not exist:

@@ -14,6 +14,7 @@ import (
 
 	"github.com/hmbtrace/hmbtrace/encode"
 	"github.com/hmbtrace/hmbtrace/export/otf2"
+	"github.com/hmbtrace/hmbtrace/export/otf2/internal/otf2print"
 	"github.com/hmbtrace/hmbtrace/internal/tracetest"
 	"github.com/hmbtrace/hmbtrace/measure"
 	"github.com/hmbtrace/hmbtrace/tracefile"
@@ -527,5 +528,41 @@ func TestCollectiveOps(t *testing.T) {
 		if !regexp.MustCompile(re).MatchString(defs) {
 			t.Errorf("definitions lack %s", re)
 		}
+	}
+}
+
+// TestInvalidComms: a communicator definition with a rank twice is left
+// out with its reason, as is one made from it, and the records naming them
+// are counted; the rest of the run is exported.
+func TestInvalidComms(t *testing.T) {
+	b := tracetest.NewBuilder("bad", "node", 0, time.Unix(1700000000, 0), "main", "MPI_Send", "MPI_Allreduce")
+	world := b.Comm("MPI_COMM_WORLD", 0, []int32{0}, nil)
+	bad := b.Comm("", world, []int32{0, 0}, nil)
+	child := b.Comm("", bad, []int32{0}, nil)
+	inter := b.Comm("", world, []int32{0}, []int32{0})
+	l := b.Location("main")
+	l.Enter(10, 1)
+	l.Enter(20, 2)
+	l.MessageComm(21, encode.KindSend, 0, 1, 8, world)
+	l.MessageComm(22, encode.KindSend, 0, 1, 8, bad)
+	l.MessageComm(23, encode.KindSend, 0, 1, 8, child)
+	l.MessageComm(24, encode.KindSend, 0, 1, 8, inter)
+	l.Leave(25)
+	l.Enter(30, 3)
+	l.Collective(30, -1, 8, 8, bad)
+	l.Leave(40)
+	l.Leave(50)
+	files := []*tracefile.File{b.Write(t, t.TempDir())}
+	anchor, st := export(t, files, otf2.Options{})
+	if err := otf2print.Check(anchor); err != nil {
+		t.Fatal(err)
+	}
+	if len(st.InvalidComms) != 3 || !strings.Contains(st.InvalidComms[0], `communicator 2 "": world rank 0 is a member twice`) ||
+		!strings.Contains(st.InvalidComms[1], "communicator 3 \"\": its parent 2 is not defined") ||
+		!strings.Contains(st.InvalidComms[2], "in both groups") {
+		t.Errorf("invalid communicators %q", st.InvalidComms)
+	}
+	if st.UndefinedComms != 3 || st.MessagesWithoutPeer != 3 || st.CollectivesLeftOut != 1 {
+		t.Errorf("stats %+v: want 3 undefined communicators, 3 messages and 1 collective left out", st)
 	}
 }
