@@ -239,7 +239,7 @@ func (x *exporter) region(i int, id uint32) (otf2.RegionRef, error) {
 		if key.line > 0 && uint64(key.line) <= math.MaxUint32 {
 			line = uint32(key.line)
 		}
-		role, paradigm := regionKind(key.name, false)
+		role, paradigm := regionKind(key.name, paradigmUser)
 		var err error
 		ref, err = x.a.Region(otf2.RegionDef{Name: key.name, File: key.file, BeginLine: line,
 			Role: role, Paradigm: paradigm})

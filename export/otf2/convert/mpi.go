@@ -101,16 +101,36 @@ var mpiFuncs = func() map[string]mpiFunc {
 	return m
 }()
 
+// regionParadigm is the programming model a trace says a region belongs
+// to, numbered as tracefile.Paradigm (contract of branch throttle: user,
+// compiler, MPI, OpenMP); traces without it have user regions.
+type regionParadigm uint8
+
+const (
+	paradigmUser regionParadigm = iota
+	paradigmCompiler
+	paradigmMPI
+	paradigmOpenMP
+)
+
 // regionKind gives the OTF2 role and paradigm of a region by its name and
-// its paradigm in the trace: the MPI functions (any "MPI_" name) belong to
-// the MPI paradigm, with their role where OTF2 has one, so that OTF2 tools
-// colour and group them as MPI.
-func regionKind(name string, mpi bool) (otf2.RegionRole, otf2.Paradigm) {
-	if !mpi && !strings.HasPrefix(strings.ToUpper(name), "MPI_") {
-		return otf2.RoleFunction, otf2.ParadigmUser
+// its paradigm in the trace: the MPI functions (marked so, or any "MPI_"
+// name) belong to the MPI paradigm, with their role where OTF2 has one, so
+// that OTF2 tools colour and group them as MPI.
+func regionKind(name string, p regionParadigm) (otf2.RegionRole, otf2.Paradigm) {
+	if p == paradigmMPI || strings.HasPrefix(strings.ToUpper(name), "MPI_") {
+		if f, ok := mpiFunction(name); ok {
+			return f.role, otf2.ParadigmMPI
+		}
+		return otf2.RoleFunction, otf2.ParadigmMPI
 	}
-	if f, ok := mpiFunction(name); ok {
-		return f.role, otf2.ParadigmMPI
+	switch p {
+	case paradigmCompiler:
+		return otf2.RoleFunction, otf2.ParadigmCompiler
+	case paradigmOpenMP:
+		// OTF2's OpenMP roles (parallel, loop, barrier, ...) need the
+		// construct, which a region's name does not say reliably.
+		return otf2.RoleCode, otf2.ParadigmOpenMP
 	}
-	return otf2.RoleFunction, otf2.ParadigmMPI
+	return otf2.RoleFunction, otf2.ParadigmUser
 }
