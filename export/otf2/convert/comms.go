@@ -89,7 +89,8 @@ type mpiComms struct {
 	perFile []map[uint32]*comm // a file's communicator id -> its communicator
 	undef   map[[2]uint64]bool // (file, id) of communicators a file does not define, counted once
 	// partial is set when some members of the communicators have no
-	// exported file.
+	// exported file, or some communicators are left out: receives may then
+	// be left out.
 	partial bool
 }
 
@@ -160,7 +161,7 @@ func (x *exporter) defineMPI() error {
 			return fmt.Errorf("%s: %w", f.Path, err)
 		}
 	}
-	m.partial = x.st.CommMembersNotExported > 0
+	m.partial = x.st.CommMembersNotExported > 0 || len(x.st.InvalidComms) > 0
 	return nil
 }
 

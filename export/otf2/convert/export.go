@@ -443,8 +443,9 @@ func (x *exporter) p2p(i int, e *tracefile.Event) (c otf2.CommRef, rank uint32, 
 // skipRequests marks the receive requests of location l of file i whose
 // receive will be left out, its peer not being an exported member of its
 // communicator, so that their MpiIrecvRequest is left out too and no
-// request stays open. Only an export without some ranks can have them, so
-// only then does it read the location's events a second time.
+// request stays open. Only an export without some ranks or with invalid
+// communicators can have them, so only then does it read the location's
+// events a second time.
 func (x *exporter) skipRequests(i int, l *tracefile.Location) error {
 	if x.mpi == nil || !x.mpi.partial {
 		return nil

@@ -547,7 +547,9 @@ func TestInvalidComms(t *testing.T) {
 	l.MessageComm(22, encode.KindSend, 0, 1, 8, bad)
 	l.MessageComm(23, encode.KindSend, 0, 1, 8, child)
 	l.MessageComm(24, encode.KindSend, 0, 1, 8, inter)
-	l.Leave(25)
+	l.Request(25, encode.KindIrecvRequest, 1)
+	l.Irecv(26, 0, 1, 8, bad, 1)
+	l.Leave(27)
 	l.Enter(30, 3)
 	l.Collective(30, -1, 8, 8, bad)
 	l.Leave(40)
@@ -562,7 +564,15 @@ func TestInvalidComms(t *testing.T) {
 		!strings.Contains(st.InvalidComms[2], "in both groups") {
 		t.Errorf("invalid communicators %q", st.InvalidComms)
 	}
-	if st.UndefinedComms != 3 || st.MessagesWithoutPeer != 3 || st.CollectivesLeftOut != 1 {
-		t.Errorf("stats %+v: want 3 undefined communicators, 3 messages and 1 collective left out", st)
+	if st.UndefinedComms != 3 || st.MessagesWithoutPeer != 4 || st.CollectivesLeftOut != 1 {
+		t.Errorf("stats %+v: want 3 undefined communicators, 4 messages and 1 collective left out", st)
+	}
+	// The receive on the left-out communicator takes its request along.
+	printed, err := otf2print.Run(anchor)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(printed), "MPI_IRECV") || strings.Count(string(printed), "MPI_SEND ") != 1 {
+		t.Errorf("want one MPI_SEND and no receive request:\n%s", printed)
 	}
 }
