@@ -4,7 +4,8 @@
  *
  * An enter, leave, message or collective takes the direct path of direct.h
  * where it can. Else a probe appends one record (two for a message or a
- * collective) to its thread's staging array and publishes the new end with
+ * collective, HMB_MPI_RECORDS for one with a communicator or a request) to
+ * its thread's staging array and publishes the new end with
  * a release store; nothing else. The slow path (array full, first probe of
  * a thread, thread exit, finalize, and at once for a thread on the direct
  * path) replays the staged records into the thread's Go location.
@@ -133,7 +134,7 @@ void hmb_stage_collective_n(hmb_record *rec, int n) HMB_NOINST HMB_HIDDEN;
 void hmb_slow_n(hmb_record *rec, int n) HMB_NOINST HMB_HIDDEN;
 /* hmb_slow for a probe that read the clock already (t; 0: read it). */
 void hmb_slow_at(uint64_t t, uint64_t word, uint64_t ext_time, uint64_t ext_word, int n) HMB_NOINST HMB_HIDDEN;
-uint32_t hmb_region_n(const char *name, size_t nlen, const char *file, int line) HMB_NOINST HMB_HIDDEN;
+uint32_t hmb_region_n(const char *name, size_t nlen, const char *file, int line, int paradigm) HMB_NOINST HMB_HIDDEN;
 
 /*
  * hmb_count_dropped counts n probes that libhmbtrace-mpi could not record
