@@ -227,9 +227,10 @@ func (x *exporter) region(i int, id uint32) (otf2.RegionRef, error) {
 	}
 	f := x.files[i]
 	key := regionKey{name: f.RegionName(id)}
+	paradigm := tracefile.ParadigmUser
 	for _, r := range f.Regions {
 		if r.ID == id {
-			key.file, key.line = r.File, r.Line
+			key.file, key.line, paradigm = r.File, r.Line, r.Paradigm
 			break
 		}
 	}
@@ -239,10 +240,10 @@ func (x *exporter) region(i int, id uint32) (otf2.RegionRef, error) {
 		if key.line > 0 && uint64(key.line) <= math.MaxUint32 {
 			line = uint32(key.line)
 		}
-		role, paradigm := regionKind(key.name, paradigmUser)
+		role, par := regionKind(key.name, paradigm)
 		var err error
 		ref, err = x.a.Region(otf2.RegionDef{Name: key.name, File: key.file, BeginLine: line,
-			Role: role, Paradigm: paradigm})
+			Role: role, Paradigm: par})
 		if err != nil {
 			return 0, fmt.Errorf("%s: region %d: %w", f.Path, id, err)
 		}

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/hmbtrace/hmbtrace/export/otf2"
+	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
 // The MPI functions by name: the OTF2 collective operation of each MPI-3.1
@@ -101,33 +102,21 @@ var mpiFuncs = func() map[string]mpiFunc {
 	return m
 }()
 
-// regionParadigm is the programming model a trace says a region belongs
-// to, numbered as tracefile.Paradigm (contract of branch throttle: user,
-// compiler, MPI, OpenMP); traces without it have user regions.
-type regionParadigm uint8
-
-const (
-	paradigmUser regionParadigm = iota
-	paradigmCompiler
-	paradigmMPI
-	paradigmOpenMP
-)
-
 // regionKind gives the OTF2 role and paradigm of a region by its name and
 // its paradigm in the trace: the MPI functions (marked so, or any "MPI_"
 // name) belong to the MPI paradigm, with their role where OTF2 has one, so
 // that OTF2 tools colour and group them as MPI.
-func regionKind(name string, p regionParadigm) (otf2.RegionRole, otf2.Paradigm) {
-	if p == paradigmMPI || strings.HasPrefix(strings.ToUpper(name), "MPI_") {
+func regionKind(name string, p tracefile.Paradigm) (otf2.RegionRole, otf2.Paradigm) {
+	if p == tracefile.ParadigmMPI || strings.HasPrefix(strings.ToUpper(name), "MPI_") {
 		if f, ok := mpiFunction(name); ok {
 			return f.role, otf2.ParadigmMPI
 		}
 		return otf2.RoleFunction, otf2.ParadigmMPI
 	}
 	switch p {
-	case paradigmCompiler:
+	case tracefile.ParadigmCompiler:
 		return otf2.RoleFunction, otf2.ParadigmCompiler
-	case paradigmOpenMP:
+	case tracefile.ParadigmOpenMP:
 		// OTF2's OpenMP roles (parallel, loop, barrier, ...) need the
 		// construct, which a region's name does not say reliably.
 		return otf2.RoleCode, otf2.ParadigmOpenMP
