@@ -127,6 +127,9 @@ func Start(cfg Config) (*Measurement, error) {
 	}
 	m.cost = measureProbeCost(m.shift)
 	m.start = clock.ReadPair()
+	// The wall time of the start goes with the start's ticks: readers add
+	// the measured duration to it to tell when the run ended.
+	m.wall = time.Now()
 	if cfg.Signals {
 		m.handleSignals()
 	}
