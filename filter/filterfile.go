@@ -89,14 +89,40 @@ func (e *SyntaxError) Error() string {
 
 func (e *SyntaxError) Unwrap() error { return e.Err }
 
-// ParseFile reads and parses the filter file at path.
+// MaxFileSize bounds a filter file. Real ones are a few KiB; the bound keeps
+// a wrong path (a device, a log file) from being read without end.
+const MaxFileSize = 16 << 20
+
+// ParseFile reads and parses the filter file at path. It must be a regular
+// file or a pipe (a shell's <(...)) of at most MaxFileSize bytes.
 func ParseFile(path string) (*Filter, error) {
 	fh, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("filter file: %w", err)
 	}
 	defer fh.Close()
-	return Parse(path, fh)
+	fi, err := fh.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("filter file: %w", err)
+	}
+	switch mode := fi.Mode(); {
+	case mode.IsRegular():
+		if fi.Size() > MaxFileSize {
+			return nil, fmt.Errorf("filter file %s: %d bytes, more than a filter file may have (%d)", path, fi.Size(), MaxFileSize)
+		}
+	case mode&os.ModeNamedPipe != 0:
+	default:
+		return nil, fmt.Errorf("filter file %s: not a regular file (%v)", path, mode.Type())
+	}
+	// A regular file may grow while it is read, and a pipe has no size.
+	data, err := io.ReadAll(io.LimitReader(fh, MaxFileSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: reading filter file: %w", path, err)
+	}
+	if len(data) > MaxFileSize {
+		return nil, fmt.Errorf("filter file %s: more than %d bytes, more than a filter file may have", path, MaxFileSize)
+	}
+	return Parse(path, bytes.NewReader(data))
 }
 
 // Parse reads a filter file from r; name is used in error messages. Empty

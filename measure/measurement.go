@@ -91,6 +91,9 @@ func Start(cfg Config) (*Measurement, error) {
 	if cfg.Disabled || !ProbesCompiledIn {
 		return m, nil
 	}
+	if err := checkBufferSize(cfg.BufferSize); err != nil {
+		return nil, err
+	}
 	src := clock.Best()
 	if cfg.Clock != "" {
 		src, _ = clock.ParseSource(cfg.Clock)
@@ -109,7 +112,7 @@ func Start(cfg Config) (*Measurement, error) {
 		}
 		m.filter = f
 	}
-	pool, err := buffer.NewPool(buffer.Config{
+	pool, err := newPool(buffer.Config{
 		Size:       cfg.BufferSize,
 		BinSize:    cfg.BinSize,
 		Policy:     cfg.Reduction,
@@ -117,7 +120,7 @@ func Start(cfg Config) (*Measurement, error) {
 		Techniques: encode.All &^ cfg.EncodingOff,
 	})
 	if err != nil {
-		return nil, fmt.Errorf("hmbtrace: buffer: %v (HMB_BUFFER_SIZE=%d, HMB_BIN_SIZE=%d)", err, cfg.BufferSize, cfg.BinSize)
+		return nil, fmt.Errorf("hmbtrace: buffer: %v (HMB_BUFFER_SIZE=%s, HMB_BIN_SIZE=%s)", err, formatSize(cfg.BufferSize), formatSize(cfg.BinSize))
 	}
 	m.pool = pool
 	m.startTPS = clock.Calibrate(2 * time.Millisecond)
@@ -140,6 +143,17 @@ func Start(cfg Config) (*Measurement, error) {
 		return nil, err
 	}
 	return m, nil
+}
+
+// newPool allocates the buffer. An allocation the runtime refuses with a
+// panic (a size beyond what a slice may hold) is an error of the setting.
+func newPool(c buffer.Config) (p *buffer.Pool, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			p, err = nil, fmt.Errorf("cannot allocate %d bytes: %v", c.Size, r)
+		}
+	}()
+	return buffer.NewPool(c)
 }
 
 // timerShift picks the shift: the configured one, or the largest whose tick
