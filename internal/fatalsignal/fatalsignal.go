@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"syscall"
 	"time"
+	"unsafe"
 )
 
 // Handler is an installed handler.
@@ -18,9 +19,25 @@ type Handler struct {
 
 // Handle installs a handler that calls action on the first SIGINT or
 // SIGTERM, restores the signal's default action and raises it again.
+//
+// A signal the process ignores (a background job's SIGINT, nohup's SIGHUP
+// and what the program itself set to SIG_IGN) is left ignored, as
+// well-behaved libraries do: handling it would turn it into a death. The
+// Go runtime installs its handlers with SA_RESTART, so the calls of a C
+// program that SA_RESTART restarts (read, write, wait) are not cut short
+// by a handled signal; sleep and nanosleep return early under any handler.
 func Handle(action func()) *Handler {
 	h := &Handler{ch: make(chan os.Signal, 1)}
-	signal.Notify(h.ch, syscall.SIGINT, syscall.SIGTERM)
+	var sigs []os.Signal
+	for _, s := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		if !Ignored(s) {
+			sigs = append(sigs, s)
+		}
+	}
+	if len(sigs) == 0 {
+		return h
+	}
+	signal.Notify(h.ch, sigs...)
 	go func(ch chan os.Signal) {
 		sig, ok := <-ch
 		if !ok {
@@ -47,4 +64,17 @@ func (h *Handler) Stop() {
 	signal.Stop(h.ch)
 	close(h.ch)
 	h.ch = nil
+}
+
+// Ignored reports whether the process ignores sig now. It asks the kernel,
+// not the Go runtime, whose view of a C program's dispositions dates from
+// when the library was loaded.
+func Ignored(sig syscall.Signal) bool {
+	// The kernel's struct sigaction begins with the handler; the rest is
+	// room for the flags, the restorer and the mask.
+	var old [4]uintptr
+	const sigIgn = 1
+	_, _, errno := syscall.RawSyscall6(syscall.SYS_RT_SIGACTION, uintptr(sig), 0,
+		uintptr(unsafe.Pointer(&old[0])), 8, 0, 0)
+	return errno == 0 && old[0] == sigIgn
 }

@@ -1,0 +1,63 @@
+package cshim_test
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// TestSignalIgnoredStaysIgnored checks that HMB_SIGNALS=1 leaves a SIGINT
+// the parent ignores (a background job, nohup) ignored: the program goes
+// on, and its blocking read is not cut short.
+func TestSignalIgnoredStaysIgnored(t *testing.T) {
+	build := library(t)
+	p := buildC(t, build, "sigign", nil, filepath.Join(root, "cshim", "testdata", "c", "sigign.c"))
+	// The shell's trap '' makes SIGINT ignored, and exec keeps it so.
+	cmd := exec.Command("/bin/sh", "-c", `trap '' INT; exec "$0"`, p.path)
+	cmd.Env = append(withoutHMB(os.Environ()), "HMB_OUTPUT="+p.out, "HMB_SIGNALS=1")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(stdout)
+	if !sc.Scan() || sc.Text() != "ready" {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatalf("first line %q, stderr %q", sc.Text(), stderr.String())
+	}
+	// The signal comes while the program is started and (most likely) in read.
+	for range 3 {
+		cmd.Process.Signal(syscall.SIGINT)
+	}
+	stdin.Write([]byte("go on\n"))
+	stdin.Close()
+	var rest []string
+	for sc.Scan() {
+		rest = append(rest, sc.Text())
+	}
+	err = cmd.Wait()
+	if err != nil {
+		t.Fatalf("exit %v (stderr %q): want SIGINT left ignored", err, stderr.String())
+	}
+	if len(rest) != 1 || rest[0] != "read 6 ok" {
+		t.Errorf("output %q: want the read to return the line", rest)
+	}
+	checkTrace(t, dump(t, filepath.Join(p.out, "sigign.0.hmb")), []string{"wait"}, nil)
+	if strings.Contains(stderr.String(), "hmbtrace") {
+		t.Errorf("stderr %q", stderr.String())
+	}
+}
