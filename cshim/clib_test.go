@@ -541,6 +541,11 @@ func TestInitFailure(t *testing.T) {
 	if strings.Count(stderr, "HMB_BUFFER_SIZE") != 1 || !strings.Contains(out, "dropped 2") {
 		t.Errorf("lazy: output %q, stderr %q", out, stderr)
 	}
+	// hmb_region first: it starts the measurement, and says why it could not.
+	out, stderr = p.run(t, env, "region")
+	if strings.Count(stderr, `HMB_BUFFER_SIZE="lots"`) != 1 || !strings.Contains(out, "first region 0") || !strings.Contains(out, "dropped 2") {
+		t.Errorf("region first: output %q, stderr %q: want the error on stderr once", out, stderr)
+	}
 	if _, err := os.Stat(p.out); !os.IsNotExist(err) {
 		t.Errorf("a trace directory exists after a failed start: %v", err)
 	}
@@ -617,22 +622,26 @@ func TestInstall(t *testing.T) {
 }
 
 // TestFork checks that a child of fork, which has no Go runtime, neither
-// hangs nor writes, and that the parent's trace is the parent's.
+// hangs nor writes but counts and tells its dropped probes, and that the
+// parent's trace is the parent's.
 func TestFork(t *testing.T) {
 	build := library(t)
 	p := buildC(t, build, "forked", nil, filepath.Join(root, "cshim", "testdata", "c", "forked.c"))
 	out, stderr := p.run(t, nil)
 	for _, want := range []string{
 		"child init -1 hmbtrace: hmb_init in a child of fork: only the parent measures",
-		"child finalize 0 dropped 0",
+		// 10000 enters and leaves, counted in the child from 0.
+		"child dropped 20000 before finalize",
+		"child finalize -1 dropped 20000: hmbtrace: a child of fork is not traced: 20000 probes dropped",
 		"parent finalize 0 child exit 0",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
-	if stderr != "" {
-		t.Errorf("stderr %q", stderr)
+	// The child says so once as it exits; the parent dropped nothing.
+	if strings.Count(stderr, "hmbtrace:") != 1 || !strings.Contains(stderr, "a child of fork, is not traced: 20000 probes dropped") {
+		t.Errorf("stderr %q: want the child's drops told once", stderr)
 	}
 	evs := dump(t, filepath.Join(p.out, "forked.0.hmb"))
 	enters := checkTrace(t, evs, []string{"parent"}, nil)

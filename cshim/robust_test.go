@@ -9,6 +9,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/hmbtrace/hmbtrace/internal/tracetest"
 )
 
 // TestSignalIgnoredStaysIgnored checks that HMB_SIGNALS=1 leaves a SIGINT
@@ -59,5 +61,34 @@ func TestSignalIgnoredStaysIgnored(t *testing.T) {
 	checkTrace(t, dump(t, filepath.Join(p.out, "sigign.0.hmb")), []string{"wait"}, nil)
 	if strings.Contains(stderr.String(), "hmbtrace") {
 		t.Errorf("stderr %q", stderr.String())
+	}
+}
+
+// TestFortranNameWithNUL checks that a Fortran name is taken up to a NUL:
+// silently after a trailing c_null_char, with an error for a NUL inside.
+func TestFortranNameWithNUL(t *testing.T) {
+	build := library(t)
+	tracetest.RequireTool(t, "gfortran", "gfortran")
+	dir := t.TempDir()
+	flags, err := run(root, pkgEnv(build), "pkg-config", "--cflags", "--libs", "hmbtrace")
+	if err != nil {
+		t.Fatalf("pkg-config: %v\n%s", err, flags)
+	}
+	exe := filepath.Join(dir, "nulname")
+	args := append([]string{"-g", "-J", dir, "-o", exe,
+		filepath.Join(root, "cshim", "testdata", "fortran", "nulname.f90"),
+		filepath.Join(root, "cshim", "testdata", "fortran", "nulname_err.c")}, strings.Fields(string(flags))...)
+	if msg, err := run(dir, nil, "gfortran", args...); err != nil {
+		t.Fatalf("gfortran %s: %v\n%s", strings.Join(args, " "), err, msg)
+	}
+	p := program{path: exe, out: filepath.Join(dir, "hmb-out")}
+	out, _ := p.run(t, nil)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 2 || lines[0] != "error: none" || !strings.Contains(lines[1], "NUL byte before its end") {
+		t.Errorf("output %q: want no error for the trailing NUL, one for the inner", out)
+	}
+	enters := checkTrace(t, dump(t, filepath.Join(p.out, "nulname.0.hmb")), []string{"trail", "in"}, nil)
+	if len(enters) != 2 {
+		t.Errorf("regions %v: want trail and in", enters)
 	}
 }

@@ -49,7 +49,11 @@
  * hooks win over glibc's no-op ones wherever they stand on the link line.
  *
  * Signals. With HMB_SIGNALS=1, SIGINT and SIGTERM run hmb_finalize (the
- * staged records included) and the process then dies of the signal.
+ * staged records included) and the process then dies of the signal. A
+ * signal the process ignores when the measurement starts (a background
+ * job's SIGINT) stays ignored. The handler restarts calls SA_RESTART
+ * restarts (read, write, wait); sleep and nanosleep return early under any
+ * handler, as POSIX has it.
  *
  * Limits. Probes are not async-signal-safe: do not call them from signal
  * handlers. A handler's probe that interrupts a probe of the same thread is
@@ -59,8 +63,10 @@
  * direct path, up to one in a thousand staged). A handler
  * that runs on a thread of the library's Go runtime must not probe at all:
  * direct process-wide signals to your own threads. A child of fork()
- * records nothing and writes no trace: the library's runtime does not
- * survive fork; exec starts afresh. HMB_METRICS is ignored for C probes: counters read when a
+ * is not traced: the library's runtime does not survive fork; exec starts
+ * afresh. The child's probes are dropped and counted (hmb_dropped counts
+ * the child's from 0), its hmb_finalize returns -1 if there were any, and
+ * it says so once on stderr as it exits. HMB_METRICS is ignored for C probes: counters read when a
  * staged probe is replayed would count the wrong code. C++ names of
  * instrumented functions are demangled ("ns::f(int)").
  */
@@ -89,7 +95,12 @@ int hmb_init(void);
  * idempotent (the same name gives the same id) and thread-safe, but costs a
  * call into the library's runtime: call it once per region and keep the id.
  * It returns 0, an id no probe accepts, when measurement is off or could not
- * start, or when name is NULL.
+ * start, or when name is NULL. When it is the call that starts the
+ * measurement and the start fails, it says why on stderr, once. A name is
+ * kept as bytes (invalid UTF-8 too); the line formats of the hmbtrace
+ * commands show tabs, newlines, backslashes and control characters escaped.
+ * Fortran's hmb_region takes the string up to a NUL: a trailing
+ * c_null_char is fine, a NUL with text after it is an error (the text is lost).
  */
 uint32_t hmb_region(const char *name);
 

@@ -152,17 +152,33 @@ HMB_NOINST static void hmb_setup(void)
 /*
  * A child of fork() has the library's memory but not the Go runtime's
  * threads: calling into Go there would hang. The parent's trace is the
- * parent's; in the child, probes do nothing and nothing is written.
+ * parent's; the child is not traced. Its probes are dropped and counted
+ * (hmb_dropped counts the child's own, from 0), its hmb_finalize returns
+ * -1 if it dropped any, and it says so once on stderr as it exits.
  */
 static void hmb_forked(void) HMB_NOINST;
 static void hmb_forked(void)
 {
 	atomic_store(&hmb_state, ST_FORKED);
+	atomic_store(&hmb_dropped_count, 0);
 	/* The child's only thread: no lock, nobody else walks the list. */
 	hmb_direct_on = 0;
 	for (struct hmb_thread *th = hmb_threads; th != NULL; th = th->next) {
 		th->loc = NULL;
+		/* What the array holds is the parent's, which the parent replays. */
+		th->cut = atomic_load_explicit(&th->cur, memory_order_relaxed);
 	}
+}
+
+/* hmb_forked_drop counts a child's probes staged in its thread's array since the last count. */
+HMB_NOINST static void hmb_forked_drop(struct hmb_thread *th)
+{
+	hmb_record *c = atomic_load_explicit(&th->cur, memory_order_relaxed);
+	if (th->buf != NULL && th->cut != NULL && c > th->cut) {
+		hmb_drop(hmb_events(th->cut, c));
+	}
+	atomic_store_explicit(&th->cur, th->buf, memory_order_relaxed);
+	th->cut = th->buf;
 }
 
 __attribute__((constructor)) HMB_NOINST static void hmb_load(void)
@@ -238,8 +254,9 @@ HMB_NOINST static int hmb_direct_start(void)
 }
 
 /*
- * hmb_init_locked starts the Go side. lazy says a probe asked, not the
- * program: its failure is then told on stderr, since nobody else would.
+ * hmb_init_locked starts the Go side. lazy says a probe or another call
+ * asked, not the program's hmb_init: its failure is then told on stderr,
+ * since nobody else would.
  */
 HMB_NOINST static int hmb_init_locked(int lazy)
 {
@@ -293,7 +310,12 @@ HMB_NOINST static int hmb_init_locked(int lazy)
 	return 0;
 }
 
-HMB_NOINST int hmb_init(void)
+/*
+ * hmb_start starts the measurement for hmb_init (implicit 0), whose caller
+ * gets the error, or for another call that needs it running (implicit 1),
+ * whose failure is then told on stderr, once: the state stays failed.
+ */
+HMB_NOINST static int hmb_start(int implicit)
 {
 	if (atomic_load(&hmb_state) == ST_FORKED) {
 		return hmb_init_locked(0); /* which only says no: hmb_mu may be held by a thread of the parent */
@@ -303,9 +325,14 @@ HMB_NOINST int hmb_init(void)
 		return -1;
 	}
 	pthread_mutex_lock(&hmb_mu);
-	int rc = hmb_init_locked(0);
+	int rc = hmb_init_locked(implicit);
 	pthread_mutex_unlock(&hmb_mu);
 	return rc;
+}
+
+HMB_NOINST int hmb_init(void)
+{
+	return hmb_start(0);
 }
 
 /*
@@ -489,7 +516,7 @@ HMB_NOINST static void hmb_slow_locked(struct hmb_thread *th, const hmb_record *
 		/* The thread exited and its array is gone; a destructor still probes. */
 		if (st == ST_RUNNING || st == ST_CLOSING) {
 			hmb_replay(th, (hmb_record *)rec, (hmb_record *)rec + n);
-		} else if (st != ST_DISABLED && st != ST_FORKED) {
+		} else if (st != ST_DISABLED) {
 			hmb_drop(1);
 		}
 		return;
@@ -527,7 +554,8 @@ HMB_NOINST static void hmb_slow_locked(struct hmb_thread *th, const hmb_record *
 		atomic_store_explicit(&th->cur, th->buf, memory_order_relaxed);
 		break;
 	case ST_FORKED:
-		atomic_store_explicit(&th->cur, th->buf, memory_order_relaxed);
+		hmb_forked_drop(th);
+		hmb_drop(1);
 		return;
 	case ST_DISABLED: /* staged before hmb_init said so: nothing to keep */
 		hmb_release(th);
@@ -563,7 +591,7 @@ void hmb_slow_n(hmb_record *rec, int n)
 	}
 	if (th == NULL) {
 		int st = atomic_load_explicit(&hmb_state, memory_order_acquire);
-		if (st == ST_DISABLED || st == ST_FORKED) {
+		if (st == ST_DISABLED) {
 			return;
 		}
 		if ((st != ST_UNINIT && st != ST_RUNNING) || (th = hmb_register()) == NULL) {
@@ -605,8 +633,11 @@ static void hmb_thread_exit(void *arg)
 	} else if (st == ST_FAILED) {
 		hmb_drop(hmb_events(th->buf, atomic_load(&th->cur)));
 		hmb_release(th);
+	} else if (st == ST_FORKED) {
+		hmb_forked_drop(th);
+		hmb_release(th);
 	} else if (st != ST_UNINIT) {
-		hmb_release(th); /* disabled, or a child of fork */
+		hmb_release(th); /* disabled */
 	}
 	/* ST_UNINIT: the records wait in the array for hmb_init or hmb_finalize. */
 	pthread_mutex_unlock(&th->lock);
@@ -619,9 +650,26 @@ HMB_NOINST uint32_t hmb_region_n(const char *name, size_t nlen, const char *file
 		hmb_set_error("hmbtrace: hmb_region: the name is NULL");
 		return 0;
 	}
+	/*
+	 * A name with a length (Fortran's) may hold a NUL. Trailing ones are
+	 * a C habit (//c_null_char) and end the name; text after one would be
+	 * lost silently, so that is a usage error, and the name ends there.
+	 */
+	const char *nul = memchr(name, 0, nlen);
+	if (nul != NULL) {
+		size_t at = (size_t)(nul - name);
+		for (size_t i = at; i < nlen; i++) {
+			if (name[i] != 0 && name[i] != ' ') {
+				hmb_set_error("hmbtrace: hmb_region: the name has a NUL byte before its end; "
+					      "it is taken up to the NUL");
+				break;
+			}
+		}
+		nlen = at;
+	}
 	int st = atomic_load(&hmb_state);
 	if (st == ST_UNINIT) { /* a failed start is retried by hmb_init only */
-		if (hmb_init() != 0) {
+		if (hmb_start(1) != 0) {
 			return 0;
 		}
 		st = atomic_load(&hmb_state);
@@ -661,7 +709,7 @@ HMB_NOINST uint32_t hmb_comm_define(const char *name, uint32_t parent, const int
 	}
 	int st = atomic_load(&hmb_state);
 	if (st == ST_UNINIT) {
-		if (hmb_init() != 0) {
+		if (hmb_start(1) != 0) {
 			return 0;
 		}
 		st = atomic_load(&hmb_state);
@@ -710,7 +758,20 @@ HMB_NOINST void hmb_thread_name(const char *name)
 HMB_NOINST int hmb_finalize(void)
 {
 	if (atomic_load(&hmb_state) == ST_FORKED) {
-		return 0; /* and take no lock: a thread of the parent may have held it */
+		/* No lock: a thread of the parent may have held it. Only this thread runs. */
+		if (hmb_self != NULL) {
+			hmb_forked_drop(hmb_self);
+		}
+		uint64_t n = atomic_load(&hmb_dropped_count);
+		if (n == 0) {
+			return 0;
+		}
+		char msg[200];
+		snprintf(msg, sizeof msg,
+			 "hmbtrace: a child of fork is not traced: %llu probes dropped (only the parent measures)",
+			 (unsigned long long)n);
+		hmb_set_error(msg);
+		return -1;
 	}
 	pthread_mutex_lock(&hmb_mu);
 	int st = atomic_load(&hmb_state);
@@ -727,7 +788,7 @@ HMB_NOINST int hmb_finalize(void)
 			return -1;
 		}
 		pthread_mutex_lock(&hmb_mu);
-		hmb_init_locked(0);
+		hmb_init_locked(1); /* the probes' start, not the program's: say why it failed */
 		st = atomic_load(&hmb_state);
 	}
 	if (st != ST_RUNNING) {
@@ -850,15 +911,26 @@ HMB_NOINST int hmb_finalize(void)
 static void hmb_atexit_finalize(void)
 {
 	int st = atomic_load(&hmb_state);
-	if (st != ST_FINALIZED && st != ST_FAILED && hmb_finalize() != 0) {
+	if (st != ST_FINALIZED && st != ST_FAILED && st != ST_FORKED && hmb_finalize() != 0) {
 		fprintf(stderr, "%s\n", atomic_load(&hmb_error));
 	}
 }
 
 static void hmb_atexit_report(void)
 {
+	if (atomic_load(&hmb_state) == ST_FORKED) {
+		if (hmb_self != NULL) {
+			hmb_forked_drop(hmb_self);
+		}
+		uint64_t n = atomic_load(&hmb_dropped_count);
+		if (n > 0) {
+			fprintf(stderr, "hmbtrace: process %ld, a child of fork, is not traced: %llu probes dropped\n",
+				(long)getpid(), (unsigned long long)n);
+		}
+		return;
+	}
 	uint64_t n = atomic_load(&hmb_dropped_count);
-	if (n > 0 && atomic_load(&hmb_state) != ST_FORKED) {
+	if (n > 0) {
 		fprintf(stderr,
 			"hmbtrace: %llu probes dropped, not in the trace (after hmb_finalize, while the "
 			"measurement could not start, or MPI messages the wrappers could not record)\n",
@@ -907,6 +979,9 @@ HMB_NOINST const char *hmb_last_error(void)
 
 HMB_NOINST uint64_t hmb_dropped(void)
 {
+	if (atomic_load(&hmb_state) == ST_FORKED && hmb_self != NULL && !hmb_self->in_slow) {
+		hmb_forked_drop(hmb_self); /* the child's staged probes count when asked */
+	}
 	return atomic_load(&hmb_dropped_count);
 }
 
@@ -915,7 +990,7 @@ HMB_NOINST static int hmb_running(void)
 {
 	int st = atomic_load(&hmb_state);
 	if (st == ST_UNINIT) {
-		if (hmb_init() != 0) {
+		if (hmb_start(1) != 0) {
 			return 0;
 		}
 		st = atomic_load(&hmb_state);

@@ -1,7 +1,7 @@
 /*
  * forked: a child of fork() inherits the library but not its Go runtime.
- * Its probes do nothing and it writes no trace; the parent's trace has the
- * parent's events only. The child probes enough to fill its staging array.
+ * Its probes are dropped and counted, it writes no trace, and its
+ * hmb_finalize says so; the parent's trace has the parent's events only. The child probes enough to fill its staging array.
  */
 #include <stdio.h>
 #include <sys/wait.h>
@@ -21,7 +21,9 @@ int main(void)
 		}
 		int rc = hmb_init();
 		printf("child init %d %s\n", rc, hmb_last_error());
-		printf("child finalize %d dropped %llu\n", hmb_finalize(), (unsigned long long)hmb_dropped());
+		printf("child dropped %llu before finalize\n", (unsigned long long)hmb_dropped());
+		int frc = hmb_finalize();
+		printf("child finalize %d dropped %llu: %s\n", frc, (unsigned long long)hmb_dropped(), hmb_last_error());
 		fflush(stdout);
 		return 0;
 	}
