@@ -43,6 +43,7 @@ func TestMPIEvents(t *testing.T) {
 		bin(1, ClassMessage, recs),
 		bin(1, ClassCollective, coll),
 	}
+	tr.Locations[0].Levels = levelsOf(bins)
 	data := encodeTrace(t, tr, bins)
 	f, err := Read(bytes.NewReader(data), int64(len(data)))
 	if err != nil {

@@ -61,6 +61,10 @@ type stream struct {
 	seen uint32
 	want uint32
 	head encode.Record
+	// The key (time, seq) of the level's previous record: a level's
+	// records are in recorded order, so the keys grow.
+	last    [2]uint64
+	started bool
 }
 
 // Events returns an iterator over the events of location id.
@@ -92,6 +96,13 @@ func (s *stream) advance(f *File) (bool, error) {
 	for {
 		if s.dec.Next(&s.head) {
 			s.seen++
+			key := [2]uint64{s.head.Time, uint64(s.head.Seq)}
+			if s.started && (key[0] < s.last[0] || key[0] == s.last[0] && key[1] <= s.last[1]) {
+				return false, &FormatError{Path: f.Path, Offset: s.off, Reason: fmt.Sprintf(
+					"bin: record %d at time %d seq %d does not come after the level's previous one at time %d seq %d (a duplicated or overlapping bin)",
+					s.seen, key[0], key[1], s.last[0], s.last[1])}
+			}
+			s.last, s.started = key, true
 			return true, nil
 		}
 		if err := s.dec.Err(); err != nil {

@@ -36,9 +36,13 @@ type binRef struct {
 }
 
 type levelRef struct {
-	depth int
-	class Class
-	bins  []binRef
+	depth   int
+	class   Class
+	bins    []binRef
+	records uint64 // in its bins so far
+	kept    uint64 // what the location's statistics say the file keeps of it
+	stats   bool   // kept is known
+	slack   uint64 // records the statistics may miss (an interrupted location)
 }
 
 // Open opens and checks a trace file: structure and checksum. The bins are
@@ -257,6 +261,10 @@ func Read(r io.ReaderAt, size int64) (*File, error) {
 	}
 }
 
+// maxRecordsPerEvent bounds the records one event takes (an MPI event with
+// its extensions): the slack of an interrupted location's counts.
+const maxRecordsPerEvent = 8
+
 func (f *File) readBin(s *scanner, body, length int64, idx map[[3]uint64]*levelRef) error {
 	var v [5]uint64 // location, depth, class, records, data length
 	for i, what := range [...]string{"location", "depth", "class", "records", "data length"} {
@@ -287,8 +295,27 @@ func (f *File) readBin(s *scanner, body, length int64, idx map[[3]uint64]*levelR
 	lv := idx[key]
 	if lv == nil {
 		lv = &levelRef{depth: int(depth), class: Class(class)}
+		l := &f.Locations[f.locIdx[uint32(loc)]]
+		// The keep-last policy's counts are of the records revoked at
+		// the probe's time, not of what its window left in the bins.
+		for _, st := range l.Levels {
+			if st.Depth == int(depth) && st.Class == Class(class) && !l.Windowed {
+				lv.kept, lv.stats = st.Kept(), true
+			}
+		}
+		if l.Interrupted {
+			// Its last event may be in a bin but not in the counts.
+			lv.slack = maxRecordsPerEvent
+		}
 		idx[key] = lv
 		f.levels[uint32(loc)] = append(f.levels[uint32(loc)], lv)
+	}
+	// A level's bins hold what its statistics say it kept; more is a bin
+	// written twice (a duplicated section) or one of another run.
+	lv.records += records
+	if lv.stats && lv.records > lv.kept+lv.slack {
+		return s.fail(body, "BIN: location %d depth %d class %v: %d records in its bins so far, its statistics keep %d (a duplicated bin?)",
+			loc, depth, Class(class), lv.records, lv.kept)
 	}
 	lv.bins = append(lv.bins, binRef{off: s.off, n: int(n), records: uint32(records)})
 	f.bins++
