@@ -3,6 +3,7 @@ package analysis
 import (
 	"bufio"
 	"fmt"
+	"github.com/hmbtrace/hmbtrace/internal/textname"
 	"io"
 	"path/filepath"
 	"slices"
@@ -49,7 +50,7 @@ func (s *Score) WriteReport(out io.Writer) error {
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t  %s\t\n", flag, units.Count(r.Visits), perVisit,
 			percent(ratio(float64(r.Exclusive), float64(s.LocationTime))), units.Size(r.KeptBytes), units.Size(r.FullBytes),
-			units.Duration(r.Overhead), percent(r.Relative(opt.Property)), r.Name)
+			units.Duration(r.Overhead), percent(r.Relative(opt.Property)), textname.Escape(r.Name))
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "  %s ovhd: the probes' %s relative to the region's pure time (inclusive less the probe costs inside it)\n",
@@ -87,7 +88,7 @@ func (s *Score) WriteReport(out io.Writer) error {
 		if i == 0 {
 			fmt.Fprintf(w, "Throttled at run time (HMB_THROTTLE; -g excludes them too):\n")
 		}
-		fmt.Fprintf(w, "    %s at %s on %d location(s), %s visits after it (counted, not timed)\n", r.Name, units.Duration(float64(r.FirstAt)), r.Locations, units.Count(r.VisitsAfter))
+		fmt.Fprintf(w, "    %s at %s on %d location(s), %s visits after it (counted, not timed)\n", textname.Escape(r.Name), units.Duration(float64(r.FirstAt)), r.Locations, units.Count(r.VisitsAfter))
 	}
 	if len(flagged) == 0 {
 		fmt.Fprintf(w, "No region has a %s.\n", crit)

@@ -3,6 +3,7 @@ package analysis
 import (
 	"bufio"
 	"fmt"
+	"github.com/hmbtrace/hmbtrace/internal/textname"
 	"io"
 	"strconv"
 	"text/tabwriter"
@@ -22,22 +23,22 @@ func (v *Variation) WriteReport(out io.Writer, minScore float64, top int) error 
 	w := bufio.NewWriter(out)
 	d := &v.Dominance
 	if v.Picked {
-		fmt.Fprintf(w, "Segment region: %s (chosen by the user)\n", v.Region)
+		fmt.Fprintf(w, "Segment region: %s (chosen by the user)\n", textname.Escape(v.Region))
 		if v.HasDominance {
 			fmt.Fprintf(w, "  the time-dominant region would be %s: %s invocations, %s aggregated inclusive time\n",
-				d.Region.Name, units.Count(d.Region.Visits), units.Duration(float64(d.Region.Inclusive)))
+				textname.Escape(d.Region.Name), units.Count(d.Region.Visits), units.Duration(float64(d.Region.Inclusive)))
 		}
 	} else {
-		fmt.Fprintf(w, "Time-dominant region: %s\n", v.Region)
+		fmt.Fprintf(w, "Time-dominant region: %s\n", textname.Escape(v.Region))
 		fmt.Fprintf(w, "  %s invocations (at least 2p = %d for p = %d locations), %s aggregated inclusive time\n",
 			units.Count(d.Region.Visits), d.MinVisits, d.Locations, units.Duration(float64(d.Region.Inclusive)))
 		if d.HasRunnerUp {
-			fmt.Fprintf(w, "  runner-up: %s, %s invocations, %s\n", d.RunnerUp.Name, units.Count(d.RunnerUp.Visits), units.Duration(float64(d.RunnerUp.Inclusive)))
+			fmt.Fprintf(w, "  runner-up: %s, %s invocations, %s\n", textname.Escape(d.RunnerUp.Name), units.Count(d.RunnerUp.Visits), units.Duration(float64(d.RunnerUp.Inclusive)))
 		} else {
 			fmt.Fprintln(w, "  runner-up: none, no other region is invoked that often")
 		}
 		for _, t := range d.Ineligible {
-			fmt.Fprintf(w, "  passed over: %s, %s but only %s invocations\n", t.Name, units.Duration(float64(t.Inclusive)), units.Count(t.Visits))
+			fmt.Fprintf(w, "  passed over: %s, %s but only %s invocations\n", textname.Escape(t.Name), units.Duration(float64(t.Inclusive)), units.Count(t.Visits))
 		}
 	}
 	if len(v.SyncRegions) > 0 {
@@ -64,7 +65,7 @@ func (v *Variation) WriteReport(out io.Writer, minScore float64, top int) error 
 	if len(standOut) == 0 {
 		best := ranked[0]
 		fmt.Fprintf(w, "\nNo segment stands out (robust z-score >= %g); the highest is %.2f: %s segment %d\n",
-			minScore, best.Score, v.Rows[best.Row].Label, best.Index)
+			minScore, best.Score, textname.Escape(v.Rows[best.Row].Label), best.Index)
 		return w.Flush()
 	}
 	fmt.Fprintf(w, "\nSegments that stand out (robust z-score >= %g): %d of %s", minScore, len(standOut), units.Count(uint64(len(v.Segments))))
@@ -76,7 +77,7 @@ func (v *Variation) WriteReport(out io.Writer, minScore float64, top int) error 
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "location\tsegment\tstart\tSOS-time\tduration\tscore\t")
 	for _, s := range standOut {
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%.1f\t\n", v.Rows[s.Row].Label, s.Index,
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%.1f\t\n", textname.Escape(v.Rows[s.Row].Label), s.Index,
 			units.Duration(float64(s.Start)), units.Duration(float64(s.SOS)), units.Duration(float64(s.Duration)), s.Score)
 	}
 	tw.Flush()
@@ -90,7 +91,7 @@ func (v *Variation) WriteTSV(out io.Writer) error {
 	w := bufio.NewWriterSize(out, 1<<16)
 	var b []byte
 	for _, s := range v.Segments {
-		b = append(b[:0], v.Rows[s.Row].Label...)
+		b = append(b[:0], textname.Escape(v.Rows[s.Row].Label)...)
 		b = append(b, '\t')
 		b = strconv.AppendInt(b, int64(s.Index), 10)
 		b = append(b, '\t')

@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/hmbtrace/hmbtrace/analysis"
+	"github.com/hmbtrace/hmbtrace/internal/textname"
 	"github.com/hmbtrace/hmbtrace/internal/units"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
@@ -74,7 +75,7 @@ func profile(files []*tracefile.File) ([]*regionRow, int64) {
 		totalNs += dur * int64(len(f.Locations))
 		for _, l := range f.Locations {
 			for _, p := range l.Profile {
-				name := f.RegionName(p.Region)
+				name := textname.Escape(f.RegionName(p.Region))
 				r := rows[name]
 				if r == nil {
 					r = &regionRow{name: name, inclByFile: make([]int64, len(files))}
@@ -204,7 +205,7 @@ func counterTable(out io.Writer, rows []*regionRow, files []*tracefile.File, wid
 		}
 		for i := range f.Locations {
 			if l := &f.Locations[i]; l.CountersMissing != "" {
-				fmt.Fprintf(out, "\n%s: %s read no counters: %s", f.Path, l.Name, l.CountersMissing)
+				fmt.Fprintf(out, "\n%s: %s read no counters: %s", f.Path, textname.Escape(l.Name), l.CountersMissing)
 			}
 		}
 	}
@@ -246,7 +247,7 @@ func counterTable(out io.Writer, rows []*regionRow, files []*tracefile.File, wid
 			var mux []string
 			for i := range f.Locations {
 				if f.Locations[i].Multiplexed {
-					mux = append(mux, f.Locations[i].Name)
+					mux = append(mux, textname.Escape(f.Locations[i].Name))
 				}
 			}
 			if len(mux) > 0 {
@@ -277,7 +278,7 @@ func sameRank(out io.Writer, files []*tracefile.File) {
 	for _, k := range order {
 		if paths := byKey[k]; len(paths) > 1 {
 			fmt.Fprintf(out, "  note: rank %d of %s has %d traces, %s: processes given the same rank (HMB_RANK, or a launcher whose rank variable was not read)\n",
-				k.rank, k.name, len(paths), strings.Join(paths, ", "))
+				k.rank, textname.Escape(k.name), len(paths), strings.Join(paths, ", "))
 		}
 	}
 }
@@ -285,7 +286,7 @@ func sameRank(out io.Writer, files []*tracefile.File) {
 func runFacts(out io.Writer, f *tracefile.File) {
 	h := &f.Header
 	fmt.Fprintf(out, "%s: %s, rank %d on %s (pid %d), %s, %s, %d locations\n",
-		f.Path, h.Name, h.Rank, h.Host, h.PID, h.StartWall.Format("2006-01-02 15:04:05 MST"), units.Duration(float64(f.Duration())), len(f.Locations))
+		f.Path, textname.Escape(h.Name), h.Rank, h.Host, h.PID, h.StartWall.Format("2006-01-02 15:04:05 MST"), units.Duration(float64(f.Duration())), len(f.Locations))
 	fmt.Fprintf(out, "  clock %s at %s, timestamps kept to %s (shift %d); probe cost %.1f ns/event\n",
 		h.Clock, units.Rate(h.TicksPerSecond), units.Duration(f.Resolution()), h.TimerShift, h.ProbeCost)
 }
@@ -338,7 +339,7 @@ func bufferStory(out io.Writer, f *tracefile.File) {
 	}
 	for i := range f.Locations {
 		if l := &f.Locations[i]; l.Interrupted {
-			fmt.Fprintf(out, "  %s was still running when a signal ended the run: its last event may be uncounted, its open regions stay open\n", l.Name)
+			fmt.Fprintf(out, "  %s was still running when a signal ended the run: its last event may be uncounted, its open regions stay open\n", textname.Escape(l.Name))
 		}
 	}
 	if len(f.Reductions) == 0 {
@@ -366,7 +367,7 @@ func bufferStory(out io.Writer, f *tracefile.File) {
 				fmt.Fprintf(out, "    until %s: revoked the oldest bin %d times (%s events), keeping the last\n", at, r.Steps, units.Count(r.Records))
 				for i := range f.Locations {
 					if l := &f.Locations[i]; l.Windowed {
-						fmt.Fprintf(out, "      %s: complete from %s on\n", l.Name, units.Duration(float64(f.Nanos(l.WindowTime))))
+						fmt.Fprintf(out, "      %s: complete from %s on\n", textname.Escape(l.Name), units.Duration(float64(f.Nanos(l.WindowTime))))
 					}
 				}
 			}
@@ -393,7 +394,7 @@ func bufferStory(out io.Writer, f *tracefile.File) {
 		if i == 0 {
 			fmt.Fprintln(out, "  throttled        regions switched off by HMB_THROTTLE (visits after it counted, not timed):")
 		}
-		fmt.Fprintf(out, "    %s at %s on %d location(s): %s visits timed before, %s after\n", r.Name, units.Duration(float64(r.FirstAt)),
+		fmt.Fprintf(out, "    %s at %s on %d location(s): %s visits timed before, %s after\n", textname.Escape(r.Name), units.Duration(float64(r.FirstAt)),
 			r.Locations, units.Count(r.Visits), units.Count(r.VisitsAfter))
 	}
 	messageStory(out, f)
@@ -467,13 +468,12 @@ func messageStory(out io.Writer, f *tracefile.File) {
 
 // WriteTSV writes the merged flat profile of the files, one region a line,
 // most exclusive time first, with full names:
-// <region>\t<visits>\t<inclusive ns>\t<exclusive ns>. A tab or newline in a
-// name would break the line, so it is written as a space.
+// <region>\t<visits>\t<inclusive ns>\t<exclusive ns>. Names are escaped
+// (textname.Escape), so that a tab or newline in one does not break the line.
 func WriteTSV(out io.Writer, files []*tracefile.File) error {
 	rows, _ := profile(files)
-	clean := strings.NewReplacer("\t", " ", "\n", " ", "\r", " ")
 	for _, r := range rows {
-		if _, err := fmt.Fprintf(out, "%s\t%d\t%d\t%d\n", clean.Replace(r.name), r.visits, r.incl, r.excl); err != nil {
+		if _, err := fmt.Fprintf(out, "%s\t%d\t%d\t%d\n", r.name, r.visits, r.incl, r.excl); err != nil {
 			return err
 		}
 	}

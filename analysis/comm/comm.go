@@ -8,6 +8,7 @@ package comm
 
 import (
 	"fmt"
+	"github.com/hmbtrace/hmbtrace/internal/textname"
 	"io"
 	"sort"
 
@@ -180,7 +181,7 @@ func keptSends(f *tracefile.File, l *tracefile.Location) (uint64, error) {
 // <from>\t<to>\t<messages>\t<bytes>.
 func (m *Matrix) WriteTSV(w io.Writer) error {
 	for _, c := range m.Cells {
-		if _, err := fmt.Fprintf(w, "%s\t%s\t%d\t%d\n", m.Nodes[c.From].Name, m.Nodes[c.To].Name, c.Messages, c.Bytes); err != nil {
+		if _, err := fmt.Fprintf(w, "%s\t%s\t%d\t%d\n", textname.Escape(m.Nodes[c.From].Name), textname.Escape(m.Nodes[c.To].Name), c.Messages, c.Bytes); err != nil {
 			return err
 		}
 	}

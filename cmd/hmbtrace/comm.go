@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/hmbtrace/hmbtrace/internal/textname"
 	"io"
 	"sort"
 	"strings"
@@ -64,7 +65,7 @@ func runComm(args []string, out io.Writer) error {
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "from\tto\tmessages\tbytes\tmean size")
 	for _, c := range cells {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%.0f\n", m.Nodes[c.From].Name, m.Nodes[c.To].Name, c.Messages, c.Bytes, float64(c.Bytes)/float64(max(c.Messages, 1)))
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%.0f\n", textname.Escape(m.Nodes[c.From].Name), textname.Escape(m.Nodes[c.To].Name), c.Messages, c.Bytes, float64(c.Bytes)/float64(max(c.Messages, 1)))
 	}
 	return tw.Flush()
 }

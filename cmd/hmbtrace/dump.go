@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/hmbtrace/hmbtrace/encode"
+	"github.com/hmbtrace/hmbtrace/internal/textname"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
@@ -41,7 +42,9 @@ func runDump(args []string, out io.Writer) error {
 //	<location> <time-ns> COLLECTIVE <region> <depth> root=<rank> bytes=<n> [received=<n> comm=<id>]
 //	<location> <time-ns> COLL_COMPLETE <started-by> <depth> root=<rank> bytes=<n> received=<n> comm=<id> req=<n>
 //
-// separated by tabs. A METRIC line follows the enter or leave whose
+// separated by tabs. Names are escaped (textname.Escape): a tab, newline,
+// backslash, control character or invalid UTF-8 in a name shows as \t,
+// \n, \\, \xHH. A METRIC line follows the enter or leave whose
 // counters it holds (absolute values). comm is an id of the file's
 // communicators (0: none given); the request-only records name the region
 // they happen in, COLL_COMPLETE the call that started the operation.
@@ -49,37 +52,39 @@ func dump(w *bufio.Writer, f *tracefile.File) error {
 	var e tracefile.Event
 	for i := range f.Locations {
 		l := &f.Locations[i]
+		loc := textname.Escape(l.Name)
+		region := func(id uint32) string { return textname.Escape(f.RegionName(id)) }
 		it := f.Events(l.ID)
 		for it.Next(&e) {
 			ns := f.Nanos(e.Time)
 			switch e.Kind {
 			case encode.KindEnter, encode.KindLeave:
-				fmt.Fprintf(w, "%s\t%d\t%v\t%s\t%d\n", l.Name, ns, e.Kind, f.RegionName(e.Region), e.Depth)
+				fmt.Fprintf(w, "%s\t%d\t%v\t%s\t%d\n", loc, ns, e.Kind, region(e.Region), e.Depth)
 			case encode.KindSend, encode.KindRecv:
-				fmt.Fprintf(w, "%s\t%d\t%v\t%s\t%d\t%d", l.Name, ns, e.Kind, peerName(f, e), e.Tag, e.Bytes)
+				fmt.Fprintf(w, "%s\t%d\t%v\t%s\t%d\t%d", loc, ns, e.Kind, peerName(f, e), e.Tag, e.Bytes)
 				if e.Comm != 0 {
 					fmt.Fprintf(w, "\tcomm=%d", e.Comm)
 				}
 				w.WriteByte('\n')
 			case encode.KindIsend, encode.KindIrecv:
-				fmt.Fprintf(w, "%s\t%d\t%v\t%s\t%d\t%d\tcomm=%d\treq=%d\n", l.Name, ns, e.Kind, peerName(f, e), e.Tag, e.Bytes, e.Comm, e.Request)
+				fmt.Fprintf(w, "%s\t%d\t%v\t%s\t%d\t%d\tcomm=%d\treq=%d\n", loc, ns, e.Kind, peerName(f, e), e.Tag, e.Bytes, e.Comm, e.Request)
 			case encode.KindIsendComplete, encode.KindIrecvRequest, encode.KindRequestCancelled, encode.KindCollRequest:
-				fmt.Fprintf(w, "%s\t%d\t%v\t%s\t%d\treq=%d\n", l.Name, ns, e.Kind, f.RegionName(e.Region), e.Depth, e.Request)
+				fmt.Fprintf(w, "%s\t%d\t%v\t%s\t%d\treq=%d\n", loc, ns, e.Kind, region(e.Region), e.Depth, e.Request)
 			case encode.KindCollective:
-				fmt.Fprintf(w, "%s\t%d\t%v\t%s\t%d\troot=%d\tbytes=%d", l.Name, ns, e.Kind, f.RegionName(e.Region), e.Depth, e.Root, e.Bytes)
+				fmt.Fprintf(w, "%s\t%d\t%v\t%s\t%d\troot=%d\tbytes=%d", loc, ns, e.Kind, region(e.Region), e.Depth, e.Root, e.Bytes)
 				if e.Received != 0 || e.Comm != 0 {
 					fmt.Fprintf(w, "\treceived=%d\tcomm=%d", e.Received, e.Comm)
 				}
 				w.WriteByte('\n')
 			case encode.KindCollComplete:
-				fmt.Fprintf(w, "%s\t%d\t%v\t%s\t%d\troot=%d\tbytes=%d\treceived=%d\tcomm=%d\treq=%d\n", l.Name, ns, e.Kind,
-					f.RegionName(e.Region), e.Depth, e.Root, e.Bytes, e.Received, e.Comm, e.Request)
+				fmt.Fprintf(w, "%s\t%d\t%v\t%s\t%d\troot=%d\tbytes=%d\treceived=%d\tcomm=%d\treq=%d\n", loc, ns, e.Kind,
+					region(e.Region), e.Depth, e.Root, e.Bytes, e.Received, e.Comm, e.Request)
 			case encode.KindMetric:
-				fmt.Fprintf(w, "%s\t%d\t%v\t%s\t%d", l.Name, ns, e.Kind, f.RegionName(e.Region), e.Depth)
+				fmt.Fprintf(w, "%s\t%d\t%v\t%s\t%d", loc, ns, e.Kind, region(e.Region), e.Depth)
 				for i, v := range e.Values {
 					name := fmt.Sprintf("metric%d", i)
 					if i < len(f.Header.Metrics) {
-						name = f.Header.Metrics[i]
+						name = textname.Escape(f.Header.Metrics[i])
 					}
 					fmt.Fprintf(w, "\t%s=%d", name, v)
 				}
@@ -101,7 +106,7 @@ func peerName(f *tracefile.File, e tracefile.Event) string {
 	}
 	if e.Peer <= 0xFFFFFFFF {
 		if l := f.Location(uint32(e.Peer)); l != nil {
-			return l.Name
+			return textname.Escape(l.Name)
 		}
 	}
 	return fmt.Sprintf("location#%d", e.Peer)

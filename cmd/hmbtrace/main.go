@@ -119,6 +119,9 @@ var helpOf = map[string]string{
   <location> <time-ns> METRIC <region> <depth> <name>=<value>...
 A peer is a world rank or a location's name; comm is an id of the file's communicators (0: none given).
 An IRECV is where the receive completed; a COLL_COMPLETE names the call that started the operation.
+Names are shown escaped, so that each event stays one line of fields (also in summary, comm, score
+and variation): backslash as \\, tab as \t, newline as \n, carriage return as \r, other control
+characters and each byte of invalid UTF-8 as \xHH (C1 controls as \u0080 to \u009f).
 `,
 }
 
