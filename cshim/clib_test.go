@@ -487,7 +487,7 @@ func TestHammerUnderFinalize(t *testing.T) {
 			n++
 		}
 		if it.Err() != nil || it.Depth() != 0 || n != l.Kept() {
-			t.Errorf("%s: read %d of %d events, %d left open: %v", l.Name, n, l.Kept(), it.Depth(), it.Err())
+			t.Errorf("%s: read %d of %d events, %d left open (interrupted %v): %v", l.Name, n, l.Kept(), it.Depth(), l.Interrupted, it.Err())
 		}
 	}
 }

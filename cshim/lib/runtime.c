@@ -17,6 +17,7 @@
 #define _GNU_SOURCE
 #include <cpuid.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -194,8 +195,38 @@ void hmb_shim_go_ready(void)
 	pthread_mutex_unlock(&hmb_ready_mu);
 }
 
-/* How long hmb_finalize waits for another thread to finish a direct probe. */
+/*
+ * How long hmb_finalize waits for another thread to finish a direct probe:
+ * the grace for a thread that does not run (stopped, or blocked in a
+ * signal handler that interrupted the probe), the limit for one that is
+ * runnable, which a loaded machine may leave waiting for a CPU longer
+ * than the grace (TestHammerUnderFinalize on a busy 2-core VM).
+ */
 #define HMB_DIRECT_GRACE_NS (500 * 1000000LL)
+#define HMB_DIRECT_LIMIT_NS (30 * 1000000000LL)
+
+/*
+ * hmb_runnable says whether thread tid of this process is running or
+ * waiting for a CPU (state R in /proc), so that its direct probe will end.
+ */
+HMB_NOINST static int hmb_runnable(long tid)
+{
+	char path[64], buf[512];
+	snprintf(path, sizeof path, "/proc/self/task/%ld/stat", tid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		return 0;
+	}
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0) {
+		return 0;
+	}
+	buf[n] = 0;
+	/* "tid (comm) S ...": the name may hold spaces and parentheses. */
+	char *p = strrchr(buf, ')');
+	return p != NULL && p[1] == ' ' && p[2] == 'R';
+}
 
 HMB_NOINST static uint64_t hmb_monotonic_ns(void)
 {
@@ -838,7 +869,8 @@ HMB_NOINST int hmb_finalize(void)
 			struct timespec drain = {0, 10 * 1000000}; /* best effort: let probes in flight finish */
 			nanosleep(&drain, NULL);
 		}
-		uint64_t deadline = hmb_monotonic_ns() + HMB_DIRECT_GRACE_NS;
+		uint64_t start = hmb_monotonic_ns();
+		uint64_t deadline = start + HMB_DIRECT_GRACE_NS, limit = start + HMB_DIRECT_LIMIT_NS;
 		for (struct hmb_thread *th = hmb_threads; th != NULL; th = th->next) {
 			/*
 			 * The calling thread's own mark means a signal handler (or an
@@ -847,7 +879,8 @@ HMB_NOINST int hmb_finalize(void)
 			 * stays past the grace, a thread stopped inside a probe.
 			 */
 			while (atomic_load_explicit(&th->in_direct, memory_order_acquire)) {
-				if (th == hmb_self || hmb_monotonic_ns() > deadline) {
+				uint64_t now = th == hmb_self ? 0 : hmb_monotonic_ns();
+				if (th == hmb_self || now > limit || (now > deadline && !hmb_runnable(th->tid))) {
 					th->interrupted = 1;
 					break;
 				}
