@@ -182,6 +182,30 @@ region_name (tree fndecl)
   return sym;
 }
 
+// region_decl is the function whose address names fndecl's region. An IPA
+// clone (foo.constprop.0, foo.isra.0) is named by the function it was
+// cloned from, as -finstrument-functions, which runs before cloning, names
+// it, when that function is emitted here for sure (defined, public, not in
+// a comdat group that may drop it): else its symbol may not exist, and the
+// clone names itself. ipa-split's parts (foo.part.0) always do: the
+// function they come from calls them, and both are traced.
+tree
+region_decl (tree fndecl)
+{
+  tree origin = DECL_ORIGIN (fndecl);
+  if (origin == fndecl || TREE_CODE (origin) != FUNCTION_DECL)
+    return fndecl;
+  cgraph_node *self = cgraph_node::get (fndecl);
+  if (self && self->split_part)
+    return fndecl;
+  cgraph_node *o = cgraph_node::get (origin);
+  if (!o || !o->definition || o->inlined_to || o->body_removed
+      || !TREE_PUBLIC (origin) || DECL_EXTERNAL (origin)
+      || DECL_COMDAT (origin) || DECL_ABSTRACT_P (origin))
+    return fndecl;
+  return origin;
+}
+
 // source_file is the function's file as an absolute path, the form DWARF
 // gives the run time.
 std::string
@@ -204,9 +228,10 @@ instrumented (tree fndecl, const char **why)
   if (lookup_attribute ("no_instrument_function", DECL_ATTRIBUTES (fndecl)))
     return *why = "no_instrument_function", false;
   // Compiler-generated functions (static initialisers, OpenMP outlined
-  // bodies, Fortran's C main): -finstrument-functions leaves most of them
-  // out too, and none is a function the user wrote.
-  if (DECL_ARTIFICIAL (fndecl))
+  // bodies, implicit C++ members): -finstrument-functions leaves most of
+  // them out too, and none is a function the user wrote. IPA clones are
+  // artificial too: the function they were cloned from decides.
+  if (DECL_ARTIFICIAL (DECL_ORIGIN (fndecl)))
     return *why = "compiler-generated", false;
   if (!keep_system && DECL_IN_SYSTEM_HEADER (fndecl))
     return *why = "in a system header", false;
@@ -215,7 +240,7 @@ instrumented (tree fndecl, const char **why)
       std::string file = source_file (fndecl);
       if (!file.empty () && excluded_by (file_rules, file))
 	return *why = "its file is filtered", false;
-      if (excluded_by (region_rules, region_name (fndecl)))
+      if (excluded_by (region_rules, region_name (region_decl (fndecl))))
 	return *why = "filtered", false;
     }
   return true;
@@ -247,7 +272,8 @@ hook_call (function *fun, tree hook_decl, location_t loc)
   gimple_set_location (ra, loc);
   gimple_seq_add_stmt (&seq, ra);
   gcall *call = gimple_build_call (hook_decl, 2,
-				   build_fold_addr_expr (fun->decl), tmp);
+				   build_fold_addr_expr (region_decl (fun->decl)),
+				   tmp);
   // A hook that throws would throw out of the exception cleanup below.
   gimple_call_set_nothrow (call, true);
   gimple_set_location (call, loc);
@@ -290,8 +316,10 @@ exit_on_exceptions (function *fun, tree exit_decl,
   for (gimple *stmt : throwers)
     {
       basic_block bb = gimple_bb (stmt);
-      // A statement that throws internally ends its block.
-      if (stmt != last_stmt (bb))
+      // A statement that throws internally ends its block, debug
+      // statements after it included (last_stmt skips those).
+      gimple_stmt_iterator last = gsi_last_bb (bb);
+      if (stmt != gsi_stmt (last))
 	split_block (bb, stmt);
       add_stmt_to_eh_lp (stmt, lp->index);
       edge e = make_edge (bb, pad, EDGE_EH);
@@ -330,12 +358,12 @@ pass_hmbtrace::execute (function *fun)
     {
       if (verbose)
 	fprintf (stderr, "hmbtrace-gcc: %s: not instrumented: %s\n",
-		 region_name (fndecl).c_str (), why);
+		 region_name (region_decl (fndecl)).c_str (), why);
       return 0;
     }
   if (verbose)
     fprintf (stderr, "hmbtrace-gcc: %s: instrumented\n",
-	     region_name (fndecl).c_str ());
+	     region_name (region_decl (fndecl)).c_str ());
   tree enter_decl = hook (BUILT_IN_PROFILE_FUNC_ENTER, "__cyg_profile_func_enter");
   tree exit_decl = hook (BUILT_IN_PROFILE_FUNC_EXIT, "__cyg_profile_func_exit");
 
