@@ -154,20 +154,26 @@ region_name (tree fndecl)
   const char *sym = asm_name (fndecl);
   if (fortran_p ())
     {
+      // The run time names by the symbol, and by DWARF where the symbol
+      // does not tell (and the object has DWARF: compiled with -g).
+      bool dwarf = debug_info_level != DINFO_LEVEL_NONE;
       std::string base (sym), clone;
       size_t dot = base.find ('.');
       if (dot != std::string::npos && dot > 0)
 	clone = " [clone " + base.substr (dot) + "]", base.resize (dot);
+      // The main program: its name in the source (DECL_NAME) is DWARF's.
       if (base == "MAIN__")
-	return "main program" + clone;
+	return (dwarf && DECL_NAME (fndecl)
+		? IDENTIFIER_POINTER (DECL_NAME (fndecl)) : "main program") + clone;
       size_t mod = base.find ("_MOD_");
       if (base.compare (0, 2, "__") == 0 && mod != std::string::npos
 	  && mod > 2 && mod + 5 < base.size ())
 	return base.substr (2, mod - 2) + "::" + base.substr (mod + 5) + clone;
-      // External procedures lose their trailing underscore and contained
-      // ones are named under their host, as DWARF names them.
-      std::string name = DECL_NAME (fndecl)
-			   ? IDENTIFIER_POINTER (DECL_NAME (fndecl)) : base;
+      if (!dwarf || !DECL_NAME (fndecl))
+	return sym;
+      // External procedures without their trailing underscore, contained
+      // ones under their host.
+      std::string name = IDENTIFIER_POINTER (DECL_NAME (fndecl));
       tree ctx = DECL_CONTEXT (fndecl);
       if (ctx && TREE_CODE (ctx) == FUNCTION_DECL)
 	return region_name (ctx) + "::" + name;
