@@ -63,6 +63,13 @@ func gccPluginFlags(o options, c *cmdline, info compilerInfo, f *filter.Filter, 
 	notes := []note{{text: "GCC plugin " + so + ": functions are instrumented after inlining", verbose: true}}
 	if o.noExcludeSystem {
 		flags = append(flags, pluginArg+"keep-system")
+	} else if c.has(langC) || c.has(langCXX) {
+		// The plugin knows the compiler's system headers; an MPI wrapper's
+		// -I directories (its C++ bindings' inline functions) it is told,
+		// as -finstrument-functions-exclude-file-list is.
+		for _, d := range excludeDirs(append(append([]string(nil), info.systemDirs...), c.isystem...)) {
+			flags = append(flags, pluginArg+"system-dir="+d)
+		}
 	}
 	if f != nil {
 		path, err := writeRules(f)

@@ -17,13 +17,20 @@ const (
 
 func TestPlanPlugin(t *testing.T) {
 	e, _ := fakeEnv(append(installed, pluginSO)...)
+	// The system include directories gccV names, for the plugin.
+	sys := ""
+	for _, d := range []string{"/usr/include/c++/12/", "/usr/lib/gcc/x86_64-linux-gnu/12/../../../../include/c++/12/backward/", "/usr/include/c++/12/backward/", "/usr/include/"} {
+		sys += " " + pluginArg + "system-dir=" + d
+	}
 	for _, tc := range []struct {
 		opts options
 		cmd  string
 		want string
 	}{
-		{options{}, "g++ -O2 -c x.cc", "g++ -O2 -c x.cc -fplugin=" + pluginSO + " -I/opt/hmb/include"},
-		{options{}, "mpicxx -O2 -c x.cc", "mpicxx -O2 -c x.cc -fplugin=" + pluginSO + " -I/opt/hmb/include"},
+		{options{}, "g++ -O2 -c x.cc", "g++ -O2 -c x.cc -fplugin=" + pluginSO + sys + " -I/opt/hmb/include"},
+		{options{}, "mpicxx -O2 -c x.cc", "mpicxx -O2 -c x.cc -fplugin=" + pluginSO + sys + " -I/opt/hmb/include"},
+		{options{}, "g++ -isystem /opt/eigen -c x.cc", "g++ -isystem /opt/eigen -c x.cc -fplugin=" + pluginSO + sys + " " + pluginArg + "system-dir=/opt/eigen/ -I/opt/hmb/include"},
+		// gfortran -v names no include directories: nothing to add.
 		{options{}, "gfortran -O2 -c x.f90", "gfortran -O2 -c x.f90 -fplugin=" + pluginSO + " -I/opt/hmb/include"},
 		{options{noExcludeSystem: true}, "gcc -c x.c", "gcc -c x.c -fplugin=" + pluginSO + " " + pluginArg + "keep-system -I/opt/hmb/include"},
 		{options{noPlugin: true}, "gcc -c x.c", "gcc -c x.c -finstrument-functions -finstrument-functions-exclude-file-list=/usr/include/c++/12/,/usr/lib/gcc/x86_64-linux-gnu/12/../../../../include/c++/12/backward/,/usr/include/c++/12/backward/,/usr/include/ -I/opt/hmb/include"},

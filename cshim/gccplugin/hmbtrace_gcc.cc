@@ -13,6 +13,10 @@
 //
 // Arguments (-fplugin-arg-hmbtrace-gcc-NAME[=VALUE]):
 //   keep-system   also instrument functions from system headers
+//   system-dir=DIR  (repeatable) headers whose path contains DIR count as
+//                 system headers too, as -finstrument-functions-exclude-
+//                 file-list matches: hmbtrace-instrument passes the
+//                 directories an MPI wrapper adds with -I
 //   rules=FILE    the filter's rules, written by hmbtrace-instrument from a
 //                 Score-P filter file: one rule a line,
 //                   region exclude|include PATTERN
@@ -70,6 +74,19 @@ struct rule
 bool keep_system;
 bool verbose;
 std::vector<rule> region_rules, file_rules;
+std::vector<std::string> system_dirs;
+
+bool
+in_system_dir (tree fndecl)
+{
+  const char *f = DECL_SOURCE_FILE (fndecl);
+  if (!f)
+    return false;
+  for (const std::string &d : system_dirs)
+    if (strstr (f, d.c_str ()))
+      return true;
+  return false;
+}
 
 // excluded_by returns whether the last rule that matches name excludes it.
 bool
@@ -239,7 +256,7 @@ instrumented (tree fndecl, const char **why)
   // artificial too: the function they were cloned from decides.
   if (DECL_ARTIFICIAL (DECL_ORIGIN (fndecl)))
     return *why = "compiler-generated", false;
-  if (!keep_system && DECL_IN_SYSTEM_HEADER (fndecl))
+  if (!keep_system && (DECL_IN_SYSTEM_HEADER (fndecl) || in_system_dir (fndecl)))
     return *why = "in a system header", false;
   if (!file_rules.empty () || !region_rules.empty ())
     {
@@ -442,6 +459,8 @@ plugin_init (struct plugin_name_args *info, struct plugin_gcc_version *version)
 	keep_system = true;
       else if (strcmp (k, "verbose") == 0)
 	verbose = true;
+      else if (strcmp (k, "system-dir") == 0 && v && *v)
+	system_dirs.push_back (v);
       else if (strcmp (k, "rules") == 0 && v)
 	{
 	  if (!read_rules (v))
@@ -449,8 +468,8 @@ plugin_init (struct plugin_name_args *info, struct plugin_gcc_version *version)
 	}
       else
 	{
-	  error ("hmbtrace-gcc: unknown argument %qs (keep-system, verbose, "
-		 "rules=FILE)", k);
+	  error ("hmbtrace-gcc: unknown argument %qs (keep-system, "
+		 "system-dir=DIR, rules=FILE, verbose)", k);
 	  return 1;
 	}
     }
