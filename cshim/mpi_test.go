@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -403,5 +404,137 @@ func TestMPIClassReduction(t *testing.T) {
 			!strings.Contains(story, "closed event class message") || !strings.Contains(story, "closed event class collective") {
 			t.Errorf("rank %d's story does not tell the class reductions:\n%s", r, story)
 		}
+	}
+}
+
+// mpiBuild compiles the sources of testdata/mpi with compiler (mpicc or
+// mpifort) and the flags of pkg-config hmbtrace-mpi, as a user would.
+func mpiBuild(t *testing.T, build, compiler, name string, sources ...string) string {
+	t.Helper()
+	pc, err := run(root, pkgEnv(build), "pkg-config", "--cflags", "--libs", "hmbtrace-mpi")
+	if err != nil {
+		t.Fatalf("pkg-config hmbtrace-mpi: %v\n%s", err, pc)
+	}
+	prog := filepath.Join(t.TempDir(), name)
+	args := []string{"-O2", "-g", "-o", prog}
+	for _, s := range sources {
+		args = append(args, filepath.Join(root, "cshim", "testdata", "mpi", s))
+	}
+	args = append(args, strings.Fields(string(pc))...)
+	if msg, err := run(root, nil, compiler, args...); err != nil {
+		t.Fatalf("%s %v: %v\n%s", compiler, args, err, msg)
+	}
+	return prog
+}
+
+// checkPrinted compares the messages of rank r in the trace with the
+// "send <to> <tag> <bytes>" and "recv <from> <tag> <bytes>" lines it
+// printed (only the sends when sendsOnly).
+func checkPrinted(t *testing.T, r int, out string, sends, recvs []message, sendsOnly bool) {
+	t.Helper()
+	var want, got []string
+	for _, line := range strings.Split(out, "\n") {
+		if f := strings.Fields(line); len(f) == 4 && (f[0] == "send" || (f[0] == "recv" && !sendsOnly)) {
+			want = append(want, line)
+		}
+	}
+	for _, m := range sends {
+		if m.from == r {
+			got = append(got, fmt.Sprintf("send %d %d %d", m.to, m.tag, m.bytes))
+		}
+	}
+	for _, m := range recvs {
+		if m.to == r && !sendsOnly {
+			got = append(got, fmt.Sprintf("recv %d %d %d", m.from, m.tag, m.bytes))
+		}
+	}
+	sort.Strings(want)
+	sort.Strings(got)
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("rank %d: messages in the trace\n%s\nthe program made\n%s", r, strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestMPIFortran traces a Fortran halo exchange with no source change,
+// through the bindings of mpif.h/use mpi and of use mpi_f08: one file per
+// rank with its rank, the MPI regions, matched messages.
+func TestMPIFortran(t *testing.T) {
+	build := mpiLibrary(t)
+	tracetest.RequireTool(t, "mpifort", "libopenmpi-dev (gfortran)")
+	for _, name := range []string{"halo", "halo_f08"} {
+		t.Run(name, func(t *testing.T) {
+			prog := mpiBuild(t, build, "mpifort", name, name+".f90")
+			const np, iters = 4, 5
+			out := filepath.Join(t.TempDir(), "hmb-out")
+			outs, _ := mpirun(t, np, out, nil, prog)
+			files := rankFiles(t, out, name, np)
+			sends, recvs, _ := messagesOf(t, files)
+			checkMatched(t, sends, recvs)
+			// Ranks 0 and np-1 have one neighbour: 3 sends per inner rank and iteration, 2 or 1 at the ends.
+			if want := iters * (3*(np-2) + 2 + 1); len(sends) != want {
+				t.Errorf("%d sends, want %d", len(sends), want)
+			}
+			for r, f := range files {
+				checkPrinted(t, r, outs[r], sends, recvs, true)
+				enters := checkTrace(t, dump(t, f.Path), []string{"MPI_Init", "MPI_Irecv", "MPI_Isend", "MPI_Waitall",
+					"MPI_Sendrecv", "MPI_Allreduce", "MPI_Finalize"}, []string{fmt.Sprintf("rank %d", r)})
+				if enters["MPI_Allreduce"] != iters || enters["MPI_Waitall"] != iters || enters["MPI_Irecv"] != 2*iters {
+					t.Errorf("rank %d enters %v: want %d Allreduce and Waitall, %d Irecv", r, enters, iters, 2*iters)
+				}
+			}
+		})
+	}
+}
+
+// TestMPIRequests runs persistent requests, matched probes, v collectives
+// and non-blocking collectives on a communicator from MPI_Comm_split: the
+// messages are the ones the program made, with world ranks, and every
+// call is a balanced region.
+func TestMPIRequests(t *testing.T) {
+	build := mpiLibrary(t)
+	prog := mpiBuild(t, build, "mpicc", "requests", "requests.c")
+	const np = 4
+	out := filepath.Join(t.TempDir(), "hmb-out")
+	outs, errs := mpirun(t, np, out, nil, prog)
+	files := rankFiles(t, out, "requests", np)
+	sends, recvs, roots := messagesOf(t, files)
+	checkMatched(t, sends, recvs)
+	for r, f := range files {
+		checkPrinted(t, r, outs[r], sends, recvs, false)
+		for _, line := range strings.Split(outs[r], "\n") {
+			if fs := strings.Fields(line); len(fs) == 3 && fs[0] == "root" && !slices.Contains(roots[r], fs[1]+" "+fs[2]) {
+				t.Errorf("rank %d: no collective %s with root %s in the trace (%v)", r, fs[1], fs[2], roots[r])
+			}
+		}
+		if strings.Contains(errs[r], "dropped") {
+			t.Errorf("rank %d: probes dropped:\n%s", r, errs[r])
+		}
+		enters := checkTrace(t, dump(t, f.Path), []string{"MPI_Comm_split", "MPI_Send_init", "MPI_Recv_init", "MPI_Startall",
+			"MPI_Start", "MPI_Request_free", "MPI_Issend", "MPI_Mprobe", "MPI_Mrecv", "MPI_Gatherv", "MPI_Scatterv",
+			"MPI_Allgatherv", "MPI_Alltoallv", "MPI_Reduce_scatter_block", "MPI_Exscan", "MPI_Iallreduce", "MPI_Ibcast",
+			"MPI_Ibarrier", "MPI_Comm_free"}, nil)
+		if enters["MPI_Startall"] != 3 || enters["MPI_Start"] != 2 {
+			t.Errorf("rank %d: %d MPI_Startall and %d MPI_Start, want 3 and 2", r, enters["MPI_Startall"], enters["MPI_Start"])
+		}
+	}
+}
+
+// TestMPIAbort: a rank that calls MPI_Abort writes its trace first.
+func TestMPIAbort(t *testing.T) {
+	build := mpiLibrary(t)
+	prog := mpiBuild(t, build, "mpicc", "requests", "requests.c")
+	out := filepath.Join(t.TempDir(), "hmb-out")
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "mpirun", "--oversubscribe", "--allow-run-as-root", "-np", "2", "-x", "HMB_OUTPUT", prog, "abort")
+	cmd.Env = append(withoutHMB(os.Environ()), "HMB_OUTPUT="+out, "OMPI_MCA_mpi_yield_when_idle=1")
+	msg, err := cmd.CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() == 0 {
+		t.Fatalf("mpirun: %v, want the exit of MPI_Abort\n%s", err, msg)
+	}
+	f := tracetest.Open(t, filepath.Join(out, "requests.0.hmb"))
+	enters := checkTrace(t, dump(t, f.Path), []string{"MPI_Init", "MPI_Ibarrier", "MPI_Abort"}, []string{"rank 0"})
+	if enters["MPI_Finalize"] != 0 {
+		t.Errorf("rank 0 aborted, yet its trace has MPI_Finalize")
 	}
 }
