@@ -214,6 +214,19 @@ HMB_NOINST static uint64_t bytes(int count, MPI_Datatype type)
 }
 
 /*
+ * send_valid tells whether MPI will accept a send's arguments as far as
+ * the wrappers can tell without MPI's help: a send is recorded before its
+ * call (where OTF2 puts it), so one that MPI rejects (with
+ * MPI_ERRORS_RETURN) must not be recorded. A rank out of range is
+ * caught by the translation into a world rank.
+ */
+HMB_NOINST static int send_valid(int tag, int count, MPI_Datatype type)
+{
+	int size;
+	return tag >= 0 && count >= 0 && type != MPI_DATATYPE_NULL && PMPI_Type_size(type, &size) == MPI_SUCCESS;
+}
+
+/*
  * The request table: what a request will have done when it completes. A
  * request's id counts per process (never the MPI_Request value, which MPI
  * reuses); a persistent request keeps its entry between its starts, with
@@ -371,7 +384,7 @@ HMB_NOINST void hmbmpi_send(MPI_Comm comm, int dest, int tag, int count, MPI_Dat
 {
 	uint32_t id;
 	int to = world(comm, dest, &id);
-	if (to >= 0) { /* not MPI_PROC_NULL, nor a rank the call will fail on */
+	if (to >= 0 && send_valid(tag, count, type)) { /* not MPI_PROC_NULL, nor a rank the call will fail on */
 		hmb_send_comm(to, (uint32_t)tag, bytes(count, type), id);
 	} else if (to == NO_TRANSLATION) {
 		hmb_count_dropped(1);
@@ -425,7 +438,7 @@ HMB_NOINST static int send_entry(struct pending *p, MPI_Comm comm, int dest, int
 {
 	uint32_t id;
 	int to = world(comm, dest, &id);
-	if (to < 0) {
+	if (to < 0 || !send_valid(tag, count, type)) {
 		if (to == NO_TRANSLATION) {
 			hmb_count_dropped(1);
 		}
@@ -526,11 +539,7 @@ HMB_NOINST void hmbmpi_complete(MPI_Request before, const MPI_Status *st)
 			hmb_irecv(from, (uint32_t)st->MPI_TAG, n, id, p.id);
 		} else if (cancelled) {
 			hmb_request_cancelled(p.id);
-		} else {
-			/* No message (a source that did not translate): the request
-			 * still completed. */
-			hmb_request_cancelled(p.id);
-		}
+		} /* else a source that did not translate: counted as dropped */
 		break;
 	case P_COLL:
 		hmb_collective_complete(p.region, p.root, p.bytes, p.received, p.commid, p.id);
@@ -573,7 +582,7 @@ HMB_NOINST void hmbmpi_imrecv(MPI_Message before, MPI_Datatype type, MPI_Request
 {
 	struct pending p;
 	if (before != MPI_MESSAGE_NULL && pend_take(msg_key(before), &p, 0)) {
-		hmbmpi_irecv(p.comm, 0, type, req);
+		hmbmpi_irecv(p.comm, 0, type, req); /* 0: a source other than MPI_PROC_NULL */
 	}
 }
 
