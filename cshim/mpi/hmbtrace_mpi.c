@@ -214,16 +214,20 @@ HMB_NOINST static uint64_t bytes(int count, MPI_Datatype type)
 }
 
 /*
- * send_valid tells whether MPI will accept a send's arguments as far as
- * the wrappers can tell without MPI's help: a send is recorded before its
- * call (where OTF2 puts it), so one that MPI rejects (with
- * MPI_ERRORS_RETURN) must not be recorded. A rank out of range is
- * caught by the translation into a world rank.
+ * send_bytes sets *n to a send's bytes and tells whether MPI will accept
+ * its arguments as far as the wrappers can tell without MPI's help: a send
+ * is recorded before its call (where OTF2 puts it), so one that MPI
+ * rejects (with MPI_ERRORS_RETURN) must not be recorded. A rank out of
+ * range is caught by the translation into a world rank.
  */
-HMB_NOINST static int send_valid(int tag, int count, MPI_Datatype type)
+HMB_NOINST static int send_bytes(int tag, int count, MPI_Datatype type, uint64_t *n)
 {
-	int size;
-	return tag >= 0 && count >= 0 && type != MPI_DATATYPE_NULL && PMPI_Type_size(type, &size) == MPI_SUCCESS;
+	int size = 0;
+	if (tag < 0 || count < 0 || type == MPI_DATATYPE_NULL || PMPI_Type_size(type, &size) != MPI_SUCCESS || size < 0) {
+		return 0;
+	}
+	*n = (uint64_t)count * (uint64_t)size;
+	return 1;
 }
 
 /*
@@ -383,23 +387,27 @@ HMB_NOINST static uint64_t new_request(void)
 HMB_NOINST void hmbmpi_send(MPI_Comm comm, int dest, int tag, int count, MPI_Datatype type)
 {
 	uint32_t id;
+	uint64_t n;
 	int to = world(comm, dest, &id);
-	if (to >= 0 && send_valid(tag, count, type)) { /* not MPI_PROC_NULL, nor a rank the call will fail on */
-		hmb_send_comm(to, (uint32_t)tag, bytes(count, type), id);
+	if (to >= 0 && send_bytes(tag, count, type, &n)) { /* not MPI_PROC_NULL, nor a rank the call will fail on */
+		hmb_send_comm(to, (uint32_t)tag, n, id);
 	} else if (to == NO_TRANSLATION) {
 		hmb_count_dropped(1);
 	}
 }
 
 /* received translates a completed receive's status; it returns 0 for none
- * to record (MPI_PROC_NULL, cancelled: *cancelled set). */
+ * to record (MPI_PROC_NULL; a request cancelled: *cancelled set; a
+ * blocking receive, cancelled NULL, cannot be). */
 HMB_NOINST static int received(MPI_Comm comm, MPI_Datatype type, const MPI_Status *st, int *from, uint64_t *n,
 			       uint32_t *id, int *cancelled)
 {
-	*cancelled = 0;
-	PMPI_Test_cancelled(st, cancelled);
-	if (*cancelled) {
-		return 0;
+	if (cancelled != NULL) {
+		*cancelled = 0;
+		PMPI_Test_cancelled(st, cancelled);
+		if (*cancelled) {
+			return 0;
+		}
 	}
 	*from = world(comm, st->MPI_SOURCE, id);
 	if (*from == NO_TRANSLATION) {
@@ -418,10 +426,10 @@ HMB_NOINST static int received(MPI_Comm comm, MPI_Datatype type, const MPI_Statu
 
 HMB_NOINST void hmbmpi_recv(MPI_Comm comm, MPI_Datatype type, const MPI_Status *st)
 {
-	int from, cancelled;
+	int from;
 	uint64_t n;
 	uint32_t id;
-	if (received(comm, type, st, &from, &n, &id, &cancelled)) {
+	if (received(comm, type, st, &from, &n, &id, NULL)) {
 		hmb_recv_comm(from, (uint32_t)st->MPI_TAG, n, id);
 	}
 }
@@ -437,15 +445,16 @@ HMB_NOINST static int send_entry(struct pending *p, MPI_Comm comm, int dest, int
 				 MPI_Request req)
 {
 	uint32_t id;
+	uint64_t n;
 	int to = world(comm, dest, &id);
-	if (to < 0 || !send_valid(tag, count, type)) {
+	if (to < 0 || !send_bytes(tag, count, type, &n)) {
 		if (to == NO_TRANSLATION) {
 			hmb_count_dropped(1);
 		}
 		return 0;
 	}
 	*p = (struct pending){.key = req_key(req), .what = P_SEND, .peer = to, .tag = (uint32_t)tag,
-			      .commid = id, .bytes = bytes(count, type)};
+			      .commid = id, .bytes = n};
 	return 1;
 }
 
