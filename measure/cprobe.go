@@ -5,6 +5,7 @@ import (
 	"unsafe"
 
 	"github.com/hmbtrace/hmbtrace/buffer"
+	"github.com/hmbtrace/hmbtrace/encode"
 )
 
 // The C shim's probes (cshim/lib/direct.h) record the enters and leaves of a
@@ -22,6 +23,7 @@ func CProbeLayout() []uintptr {
 	var f frame
 	var p profEntry
 	var l Location
+	var c commLine
 	lay := []uintptr{
 		unsafe.Sizeof(f), unsafe.Offsetof(f.start), unsafe.Offsetof(f.child), unsafe.Offsetof(f.tr),
 		unsafe.Offsetof(f.seq), unsafe.Offsetof(f.region), unsafe.Offsetof(f.state),
@@ -37,6 +39,10 @@ func CProbeLayout() []uintptr {
 		unsafe.Offsetof(l.pendingFrom),
 		uintptr(frameDropped), uintptr(framePending), uintptr(frameWritten),
 		uintptr(buffer.ClassRegion), uintptr(buffer.ClassMessage), uintptr(buffer.ClassCollective),
+		unsafe.Offsetof(l.commLines), unsafe.Offsetof(l.commShift),
+		unsafe.Sizeof(c), unsafe.Offsetof(c.peer), unsafe.Offsetof(c.rank), unsafe.Offsetof(c.used),
+		unsafe.Offsetof(c.sent), unsafe.Offsetof(c.sentB), unsafe.Offsetof(c.recv), unsafe.Offsetof(c.recvB),
+		encode.TokSendRankComm, encode.TokCollComm,
 	}
 	return append(lay, buffer.LevelLayout()...)
 }
@@ -83,6 +89,9 @@ func (l *Location) pinSlices() {
 	}
 	if len(l.prof) > 0 {
 		l.pinNew(unsafe.Pointer(&l.prof[0]))
+	}
+	if len(l.commLines) > 0 {
+		l.pinNew(unsafe.Pointer(&l.commLines[0]))
 	}
 	for _, levels := range [][]*buffer.Level{l.levels, l.msgLevels, l.collLevels} {
 		if len(levels) > 0 {

@@ -66,7 +66,7 @@ type Location struct {
 	prof        []profEntry     // by region id; prof[0] unused
 	levels      []*buffer.Level // enter/leave level by depth, cached
 
-	// Up to here, and the six fields below, the C shim's probes read and
+	// Up to here, and the eight fields below, the C shim's probes read and
 	// write in place (cprobe.go): their layout is checked, not free to move.
 	recorded     uint64
 	filteredName uint64
@@ -74,6 +74,12 @@ type Location struct {
 	phaseRegion  uint32          // the phase region, 0 if none
 	msgLevels    []*buffer.Level // message level by depth, cached
 	collLevels   []*buffer.Level // collective level by depth, cached
+
+	// The exact communication matrix (comm.go): an open-addressing table
+	// of 1<<(64-commShift) lines, at most half full. The C probes update
+	// lines in place and leave new peers to Go.
+	commLines []commLine
+	commShift uint32
 
 	// Counters (nil src: none). mstart and mchild hold, per depth, the
 	// values read at the enter of a counting frame and the counts of the
@@ -108,6 +114,8 @@ type Location struct {
 	id         uint32
 	afterClose atomic.Uint64
 	stopped    atomic.Bool // the probes saw the freeze and touch nothing more
+
+	commUsed int // lines of commLines in use
 }
 
 // Name returns the location's name.
@@ -399,6 +407,7 @@ type Message struct {
 	PeerIsRank bool
 	Tag        uint32
 	Bytes      uint64
+	Comm       CommID // the communicator, 0 if none given
 }
 
 // ID returns the location's id, which names it as a message's peer.
@@ -418,13 +427,14 @@ func (l *Location) messageTo(recv bool, peer *Location, tag uint32, bytes uint64
 	if recv {
 		k = encode.KindRecv
 	}
-	l.message(k, uint64(peer.id), false, tag, bytes, 0, true)
+	l.message(k, uint64(peer.id), false, tag, bytes, 0, 0, true)
 }
 
-// message records a send or receive at the current depth. A message is
-// something kept inside the calls open around it: it makes the duration
-// filter write their enters.
-func (l *Location) message(k encode.Kind, peer uint64, rank bool, tag uint32, bytes uint64, t uint64, read bool) {
+// message records a send or receive at the current depth, on communicator
+// comm (0: none). A message is something kept inside the calls open around
+// it: it makes the duration filter write their enters. The matrix counts it
+// whatever the buffer keeps.
+func (l *Location) message(k encode.Kind, peer uint64, rank bool, tag uint32, bytes uint64, comm uint32, t uint64, read bool) {
 	if read {
 		if clock.TSCActive() {
 			t = clock.TSC()
@@ -438,11 +448,12 @@ func (l *Location) message(k encode.Kind, peer uint64, rank bool, tag uint32, by
 	_, tr, seq := l.stamp(t)
 	d := l.depth
 	l.recorded++
+	l.countMessage(k == encode.KindRecv, peer, rank, bytes)
 	if d >= l.limit || l.h.ClassClosed&(1<<buffer.ClassMessage) != 0 || (l.pendingFrom != 0 && !l.flush(d)) {
 		l.drop(d, buffer.ClassMessage)
 		return
 	}
-	l.msgLevel(d).Message(k, tr, seq, l.stack[d].region, peer, rank, tag, bytes)
+	l.msgLevel(d).MessageComm(k, tr, seq, l.stack[d].region, peer, rank, tag, bytes, comm)
 }
 
 // level returns the enter/leave level at depth d.

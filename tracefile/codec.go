@@ -13,6 +13,11 @@ const (
 	secLocations  = 3
 	secReductions = 4
 	secBin        = 5
+	// Sections added after version 1's first readers, which skip them.
+	// Numbered from 0x20 so that sections added on other branches at the
+	// same time (from 6 up) do not collide.
+	secComms      = 0x20 // the communicators
+	secCommMatrix = 0x21 // the locations' exact communication matrices
 	secEnd        = 0xFF
 )
 
@@ -24,6 +29,7 @@ const (
 var sectionNames = map[byte]string{
 	secHeader: "HEADER", secRegions: "REGIONS", secLocations: "LOCATIONS",
 	secReductions: "REDUCTIONS", secBin: "BIN", secEnd: "END",
+	secComms: "COMMS", secCommMatrix: "COMM MATRIX",
 }
 
 func sectionName(k byte) string {

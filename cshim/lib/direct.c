@@ -58,6 +58,18 @@ int hmb_direct_layout_ok(const uintptr_t *go, size_t n)
 		HMB_CLASS_REGION,
 		HMB_CLASS_MESSAGE,
 		HMB_CLASS_COLLECTIVE,
+		offsetof(struct hmb_go_location, comm_lines),
+		offsetof(struct hmb_go_location, comm_shift),
+		sizeof(struct hmb_go_commline),
+		offsetof(struct hmb_go_commline, peer),
+		offsetof(struct hmb_go_commline, rank),
+		offsetof(struct hmb_go_commline, used),
+		offsetof(struct hmb_go_commline, sent),
+		offsetof(struct hmb_go_commline, sent_bytes),
+		offsetof(struct hmb_go_commline, recv),
+		offsetof(struct hmb_go_commline, recv_bytes),
+		HMB_TOK_SEND_RANK_COMM,
+		HMB_TOK_COLL_COMM,
 		offsetof(struct hmb_go_level, bin),
 		offsetof(struct hmb_go_level, pos),
 		offsetof(struct hmb_go_level, tech),
@@ -160,26 +172,47 @@ int hmb_put_leave_slow(struct hmb_go_level *lv, uint8_t *b, uint64_t t, uint32_t
 	return n + 1 + hmb_put_uvarint(b + n + 1, d >> 5);
 }
 
-/* hmb_put_message is encode.Encoder.Message with every technique on, for a peer that is a world rank. */
+/*
+ * hmb_put_message is encode.Encoder.MessageComm with every technique on,
+ * for a peer that is a world rank: comm 0 writes Message's record.
+ */
 int hmb_put_message(struct hmb_go_level *lv, uint8_t *b, int recv, uint64_t t, uint32_t seq, uint64_t peer, uint32_t tag,
-		    uint64_t bytes)
+		    uint64_t bytes, uint32_t comm)
 {
 	uint64_t d;
 	int n = hmb_put_prefix(lv, b, t, seq, &d); /* putHead */
-	b[n++] = (uint8_t)((recv ? HMB_TOK_RECV : HMB_TOK_SEND) + (HMB_TOK_SEND_RANK - HMB_TOK_SEND));
+	if (comm == 0) {
+		b[n++] = (uint8_t)((recv ? HMB_TOK_RECV : HMB_TOK_SEND) + (HMB_TOK_SEND_RANK - HMB_TOK_SEND));
+	} else {
+		b[n++] = (uint8_t)(HMB_TOK_SEND_RANK_COMM + (recv ? 1 : 0));
+	}
 	n += hmb_put_uvarint(b + n, d);
 	n += hmb_put_uvarint(b + n, peer);
 	n += hmb_put_uvarint(b + n, tag);
-	return n + hmb_put_uvarint(b + n, bytes);
+	n += hmb_put_uvarint(b + n, bytes);
+	if (comm != 0) {
+		n += hmb_put_uvarint(b + n, comm);
+	}
+	return n;
 }
 
-/* hmb_put_collective is encode.Encoder.Collective with every technique on. */
-int hmb_put_collective(struct hmb_go_level *lv, uint8_t *b, uint64_t t, uint32_t seq, int64_t root, uint64_t bytes)
+/*
+ * hmb_put_collective is encode.Encoder.CollectiveComm with every technique
+ * on: with neither received bytes nor a communicator, Collective's record.
+ */
+int hmb_put_collective(struct hmb_go_level *lv, uint8_t *b, uint64_t t, uint32_t seq, int64_t root, uint64_t bytes,
+		       uint64_t received, uint32_t comm)
 {
 	uint64_t d;
 	int n = hmb_put_prefix(lv, b, t, seq, &d); /* putHead */
-	b[n++] = HMB_TOK_COLL;
+	int ext = received != 0 || comm != 0;
+	b[n++] = ext ? HMB_TOK_COLL_COMM : HMB_TOK_COLL;
 	n += hmb_put_uvarint(b + n, d);
 	n += hmb_put_uvarint(b + n, root + 1 > 0 ? (uint64_t)(root + 1) : 0);
-	return n + hmb_put_uvarint(b + n, bytes);
+	n += hmb_put_uvarint(b + n, bytes);
+	if (ext) {
+		n += hmb_put_uvarint(b + n, received);
+		n += hmb_put_uvarint(b + n, comm);
+	}
+	return n;
 }
