@@ -103,6 +103,7 @@ type message struct {
 	from, to int
 	tag      uint32
 	bytes    uint64
+	comm     uint32 // the communicator's id in the file of the rank that recorded it
 }
 
 func (m message) key() string {
@@ -120,18 +121,18 @@ func messagesOf(t *testing.T, files []*tracefile.File) (sends, recvs []message, 
 			it := f.Events(l.ID)
 			for it.Next(&e) {
 				switch e.Kind {
-				case encode.KindSend, encode.KindRecv:
+				case encode.KindSend, encode.KindRecv, encode.KindIsend, encode.KindIrecv:
 					if !e.PeerRank {
 						t.Fatalf("%s: %v to location %d: want a world rank", f.Path, e.Kind, e.Peer)
 					}
-					m := message{kind: "send", from: r, to: int(e.Peer), tag: e.Tag, bytes: e.Bytes}
-					if e.Kind == encode.KindRecv {
+					m := message{kind: "send", from: r, to: int(e.Peer), tag: e.Tag, bytes: e.Bytes, comm: e.Comm}
+					if e.Kind == encode.KindRecv || e.Kind == encode.KindIrecv {
 						m.kind, m.from, m.to = "recv", int(e.Peer), r
 						recvs = append(recvs, m)
 					} else {
 						sends = append(sends, m)
 					}
-				case encode.KindCollective:
+				case encode.KindCollective, encode.KindCollComplete:
 					roots[r] = append(roots[r], fmt.Sprintf("%s %d", f.RegionName(e.Region), e.Root))
 				}
 			}
@@ -509,6 +510,8 @@ func TestMPIRequests(t *testing.T) {
 		if strings.Contains(errs[r], "dropped") {
 			t.Errorf("rank %d: probes dropped:\n%s", r, errs[r])
 		}
+		checkSplitComm(t, f, r, np)
+		checkRequests(t, f)
 		enters := checkTrace(t, dump(t, f.Path), []string{"MPI_Comm_split", "MPI_Send_init", "MPI_Recv_init", "MPI_Startall",
 			"MPI_Start", "MPI_Request_free", "MPI_Issend", "MPI_Mprobe", "MPI_Mrecv", "MPI_Gatherv", "MPI_Scatterv",
 			"MPI_Allgatherv", "MPI_Alltoallv", "MPI_Reduce_scatter_block", "MPI_Exscan", "MPI_Iallreduce", "MPI_Ibcast",
@@ -516,6 +519,82 @@ func TestMPIRequests(t *testing.T) {
 		if enters["MPI_Startall"] != 3 || enters["MPI_Start"] != 2 {
 			t.Errorf("rank %d: %d MPI_Startall and %d MPI_Start, want 3 and 2", r, enters["MPI_Startall"], enters["MPI_Start"])
 		}
+	}
+}
+
+// checkSplitComm checks rank r's communicators in the file of requests.c:
+// MPI_COMM_WORLD and MPI_COMM_SELF first, then the split by parity (ranked
+// backwards, made from world), which every message and collective is on.
+func checkSplitComm(t *testing.T, f *tracefile.File, r, np int) {
+	t.Helper()
+	var half []int32
+	for w := np - 1; w >= 0; w-- {
+		if w%2 == r%2 {
+			half = append(half, int32(w))
+		}
+	}
+	if len(f.Comms) != 3 {
+		t.Fatalf("%s: communicators %+v, want world, self and the split", f.Path, f.Comms)
+	}
+	world, self, split := f.Comms[0], f.Comms[1], f.Comms[2]
+	if world.Name != "MPI_COMM_WORLD" || len(world.Members) != np || world.Parent != 0 {
+		t.Errorf("%s: first communicator %+v, want MPI_COMM_WORLD of %d ranks", f.Path, world, np)
+	}
+	if self.Name != "MPI_COMM_SELF" || !slices.Equal(self.Members, []int32{int32(r)}) {
+		t.Errorf("%s: second communicator %+v, want MPI_COMM_SELF of rank %d", f.Path, self, r)
+	}
+	if split.Name != "" || split.Parent != world.ID || !slices.Equal(split.Members, half) || split.Remote != nil {
+		t.Errorf("%s: split communicator %+v, want members %v made from world (id %d)", f.Path, split, half, world.ID)
+	}
+	var e tracefile.Event
+	for _, l := range f.Locations {
+		it := f.Events(l.ID)
+		for it.Next(&e) {
+			switch e.Kind {
+			case encode.KindSend, encode.KindRecv, encode.KindIsend, encode.KindIrecv, encode.KindCollective, encode.KindCollComplete:
+				if want := split.ID; e.Comm != want {
+					t.Errorf("%s: %v in %s on communicator %d, want the split, %d", f.Path, e.Kind, f.RegionName(e.Region), e.Comm, want)
+				}
+			}
+		}
+		if err := it.Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// checkRequests checks that every request a file starts completes once,
+// after its start, with the kind of completion its start calls for.
+func checkRequests(t *testing.T, f *tracefile.File) {
+	t.Helper()
+	complete := map[encode.Kind]encode.Kind{
+		encode.KindIsend: encode.KindIsendComplete, encode.KindIrecvRequest: encode.KindIrecv, encode.KindCollRequest: encode.KindCollComplete,
+	}
+	open := map[uint64]encode.Kind{}
+	var e tracefile.Event
+	for _, l := range f.Locations {
+		it := f.Events(l.ID)
+		for it.Next(&e) {
+			switch e.Kind {
+			case encode.KindIsend, encode.KindIrecvRequest, encode.KindCollRequest:
+				if _, ok := open[e.Request]; ok {
+					t.Errorf("%s: request %d started twice", f.Path, e.Request)
+				}
+				open[e.Request] = complete[e.Kind]
+			case encode.KindIsendComplete, encode.KindIrecv, encode.KindCollComplete, encode.KindRequestCancelled:
+				want, ok := open[e.Request]
+				if !ok || (want != e.Kind && e.Kind != encode.KindRequestCancelled) {
+					t.Errorf("%s: %v of request %d, started as %v", f.Path, e.Kind, e.Request, want)
+				}
+				delete(open, e.Request)
+			}
+		}
+		if err := it.Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(open) > 0 {
+		t.Errorf("%s: requests never completed: %v", f.Path, open)
 	}
 }
 

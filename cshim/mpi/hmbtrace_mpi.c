@@ -995,19 +995,12 @@ HMB_NOINST void hmbmpi_coll_enter(uint32_t region, const struct hmbmpi_coll *c)
 	hmb_enter_collective_comm(region, c->root, c->sent, c->received, c->comm);
 }
 
-/*
- * A non-blocking collective's region is an MPI region like any other: the
- * collective itself is recorded where its request completes. Without the
- * API of requests, it is recorded at the call, as a blocking one.
- */
+/* A non-blocking collective's region is an MPI region like any other: the
+ * collective itself is recorded where its request completes. */
 HMB_NOINST void hmbmpi_icoll_enter(uint32_t region, const struct hmbmpi_coll *c)
 {
-#ifdef HMBMPI_OLD_API
-	hmbmpi_coll_enter(region, c);
-#else
 	(void)c;
 	hmb_enter(region);
-#endif
 }
 
 HMB_NOINST void hmbmpi_icoll(uint32_t region, const struct hmbmpi_coll *c, MPI_Request req)
