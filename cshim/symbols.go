@@ -109,10 +109,12 @@ func (s *Symbolizer) Close() {
 // objectFile is an ELF file's function symbols, sorted by address, and its
 // DWARF line tables when it has them.
 type objectFile struct {
-	f     *elf.File
-	loads []elf.ProgHeader
-	syms  []elfFunc
-	lines *lineTables // nil until needed; noLines if there are none
+	f      *elf.File
+	loads  []elf.ProgHeader
+	syms   []elfFunc
+	lines  *lineTables       // nil until needed; noLines if there are none
+	ftn    *fortranNames     // nil until needed
+	byName map[string]uint64 // function symbols' addresses, built when needed
 }
 
 type elfFunc struct {
@@ -179,9 +181,216 @@ func (obj *objectFile) lookup(vaddr uint64) (Symbol, bool) {
 	if vaddr != fn.value && vaddr-fn.value >= fn.size {
 		return Symbol{}, false
 	}
-	s := Symbol{Name: demangle.Filter(fn.name)}
+	s := Symbol{Name: obj.name(fn.name, fn.value, 0)}
 	s.File, s.Line = obj.line(fn.value)
 	return s, true
+}
+
+// demangleSymbol returns the readable name of a function symbol: C++ names
+// demangled ("ns::f(int)"), gfortran's module procedures as module::proc,
+// its main program as "main program", anything else unchanged. A GCC clone
+// suffix (.constprop.0, .isra.0, ._omp_fn.0, ...) of a Fortran name is kept
+// as " [clone .suffix]", as the C++ demangler writes it.
+func demangleSymbol(sym string) string {
+	if n, ok := demangleFortran(sym); ok {
+		return n
+	}
+	return demangle.Filter(sym)
+}
+
+// demangleFortran demangles the symbols only gfortran makes:
+// __<module>_MOD_<procedure> (module procedures, also those of submodules,
+// and the compiler's __copy_/__final_ procedures of derived types) and
+// MAIN__ (the main program, whose name only DWARF tells). Other Fortran
+// symbols (external procedures with their trailing underscore, contained
+// procedures with a .N suffix) cannot be told from C symbols by their names;
+// the object's DWARF names those (objectFile.name).
+func demangleFortran(sym string) (string, bool) {
+	base, clone := sym, ""
+	if i := strings.IndexByte(sym, '.'); i > 0 {
+		base, clone = sym[:i], " [clone "+sym[i:]+"]"
+	}
+	if base == "MAIN__" {
+		return "main program" + clone, true
+	}
+	// gfortran lowercases identifiers, so "_MOD_" cannot be part of a
+	// module's or a procedure's name.
+	if rest, ok := strings.CutPrefix(base, "__"); ok {
+		if mod, proc, ok := strings.Cut(rest, "_MOD_"); ok && mod != "" && proc != "" {
+			return mod + "::" + proc + clone, true
+		}
+	}
+	return "", false
+}
+
+// name returns the readable name of function symbol sym at vaddr. Names
+// that the symbol tells (C++, gfortran's module procedures) come from it,
+// the same with and without -g. For the rest of a Fortran unit, DWARF
+// tells: external procedures without their trailing underscore, contained
+// ones under their host (mod::proc::inner, where the symbol is inner.0),
+// the main program by its name, and a function the compiler made from
+// another (an OpenMP region's body, a clone) as that one's name with
+// " [clone .suffix]". depth bounds that recursion.
+func (obj *objectFile) name(sym string, vaddr uint64, depth int) string {
+	base, suffix := sym, ""
+	if i := strings.IndexByte(sym, '.'); i > 0 {
+		base, suffix = sym[:i], sym[i:]
+	}
+	if base == "MAIN__" {
+		if n := obj.fortran().main; n != "" {
+			if suffix != "" {
+				return n + " [clone " + suffix + "]"
+			}
+			return n
+		}
+	}
+	n := demangleSymbol(sym)
+	if n != sym {
+		return n
+	}
+	ft := obj.fortran()
+	dn, ok := ft.names[vaddr]
+	if !ok {
+		return n
+	}
+	// The compiler names what it makes after the symbol it came from
+	// (ext_._omp_fn.0), in the scope of its host.
+	leaf := dn
+	if i := strings.LastIndex(dn, "::"); i >= 0 {
+		leaf = dn[i+2:]
+	}
+	if i := strings.IndexByte(leaf, '.'); i > 0 && depth < 4 {
+		if from, ok := obj.symbolValue(leaf[:i]); ok {
+			return obj.name(leaf[:i], from, depth+1) + " [clone " + leaf[i:] + "]"
+		}
+	}
+	return dn
+}
+
+// symbolValue returns the address of the function symbol called name.
+func (obj *objectFile) symbolValue(name string) (uint64, bool) {
+	if obj.byName == nil {
+		obj.byName = make(map[string]uint64, len(obj.syms))
+		for _, fn := range obj.syms {
+			if _, dup := obj.byName[fn.name]; !dup {
+				obj.byName[fn.name] = fn.value
+			}
+		}
+	}
+	v, ok := obj.byName[name]
+	return v, ok
+}
+
+// fortranNames are the names DWARF gives the functions of an object's
+// Fortran units.
+type fortranNames struct {
+	names map[uint64]string // by entry address, qualified: mod::proc::inner
+	main  string            // the main program's name
+}
+
+var noFortran = &fortranNames{}
+
+// fortran returns the names of the object's Fortran functions, read from
+// its DWARF on first use.
+func (obj *objectFile) fortran() *fortranNames {
+	if obj.ftn == nil {
+		if obj.lines == nil {
+			obj.lines = newLineTables(obj.f)
+		}
+		obj.ftn = obj.lines.fortranNames()
+	}
+	return obj.ftn
+}
+
+// fortranLanguages are the DW_LANG values of Fortran.
+var fortranLanguages = map[int64]bool{0x07: true, 0x08: true, 0x0e: true, 0x22: true, 0x23: true}
+
+// fortranNames reads the qualified names of the functions of the Fortran
+// compilation units, by entry address.
+func (t *lineTables) fortranNames() *fortranNames {
+	if t.d == nil {
+		return noFortran
+	}
+	ft := &fortranNames{names: map[uint64]string{}}
+	qualified := map[dwarf.Offset]string{} // modules' and procedures' DIEs
+	origin := map[uint64]dwarf.Offset{}    // concrete code whose name is in another DIE
+	seen := map[dwarf.Offset]bool{}
+	for _, u := range t.units {
+		if seen[u.cu.Offset] {
+			continue
+		}
+		seen[u.cu.Offset] = true
+		lang, _ := u.cu.Val(dwarf.AttrLanguage).(int64)
+		if !fortranLanguages[lang] || !u.cu.Children {
+			continue
+		}
+		r := t.d.Reader()
+		r.Seek(u.cu.Offset)
+		if _, err := r.Next(); err != nil {
+			continue
+		}
+		// scope holds, for each open level of the tree below the unit, the
+		// name it adds to its children's qualified names ("" for none).
+		var scope []string
+		for {
+			e, err := r.Next()
+			if err != nil || e == nil {
+				break
+			}
+			if e.Tag == 0 {
+				if len(scope) == 0 {
+					break // the unit's end
+				}
+				scope = scope[:len(scope)-1]
+				continue
+			}
+			add := ""
+			if e.Tag == dwarf.TagModule || e.Tag == dwarf.TagSubprogram {
+				name, _ := e.Val(dwarf.AttrName).(string)
+				if name != "" {
+					q := qualify(scope, name)
+					qualified[e.Offset] = q
+					add = name
+					if m, _ := e.Val(dwarf.AttrMainSubprogram).(bool); m {
+						ft.main = name
+					}
+				}
+				if low, ok := e.Val(dwarf.AttrLowpc).(uint64); ok && e.Tag == dwarf.TagSubprogram {
+					if name != "" {
+						ft.names[low] = qualified[e.Offset]
+					} else if o, ok := e.Val(dwarf.AttrAbstractOrigin).(dwarf.Offset); ok {
+						origin[low] = o
+					} else if o, ok := e.Val(dwarf.AttrSpecification).(dwarf.Offset); ok {
+						origin[low] = o
+					}
+				}
+			}
+			if e.Children {
+				scope = append(scope, add)
+			}
+		}
+	}
+	// Optimized code: the concrete instance refers to the abstract one,
+	// which has the name and sits in the right scope.
+	for low, o := range origin {
+		if q, ok := qualified[o]; ok {
+			ft.names[low] = q
+		}
+	}
+	return ft
+}
+
+// qualify joins the non-empty names of scope and name with "::".
+func qualify(scope []string, name string) string {
+	var b strings.Builder
+	for _, s := range scope {
+		if s != "" {
+			b.WriteString(s)
+			b.WriteString("::")
+		}
+	}
+	b.WriteString(name)
+	return b.String()
 }
 
 // line returns the source position of the code at vaddr, if known.

@@ -111,3 +111,105 @@ func TestSymbolizerMissingFile(t *testing.T) {
 		t.Errorf("maps %+v", s.maps)
 	}
 }
+
+func TestDemangleSymbol(t *testing.T) {
+	for sym, want := range map[string]string{
+		"__advec_mom_kernel_mod_MOD_advec_mom_kernel": "advec_mom_kernel_mod::advec_mom_kernel",
+		"__m_MOD_f":                        "m::f",
+		"__shapes_MOD___copy_shapes_Shape": "shapes::__copy_shapes_Shape",
+		"__shapes_MOD_omp_loop._omp_fn.0":  "shapes::omp_loop [clone ._omp_fn.0]",
+		"__shapes_MOD_area.constprop.0":    "shapes::area [clone .constprop.0]",
+		"MAIN__":                           "main program",
+		"_ZN2ns5solveEi":                   "ns::solve(int)",
+		"_ZN2ns5solveEi.constprop.0":       "ns::solve(int) [clone .constprop.0]",
+		"solve":                            "solve",
+		"external_sub_":                    "external_sub_", // could be C: only DWARF tells
+		"__MOD_f":                          "__MOD_f",
+		"__m_MOD_":                         "__m_MOD_",
+		"_gfortran_st_write":               "_gfortran_st_write",
+		"__libc_start_main":                "__libc_start_main",
+	} {
+		if got := demangleSymbol(sym); got != want {
+			t.Errorf("demangleSymbol(%q) = %q, want %q", sym, got, want)
+		}
+	}
+}
+
+// TestFortranNames builds a Fortran program with and without DWARF, and
+// optimized with OpenMP, and names its procedures: by DWARF, every kind of
+// gfortran procedure with its module and host; without, the module
+// procedures and the main program.
+func TestFortranNames(t *testing.T) {
+	tracetest.RequireTool(t, "gfortran", "gfortran")
+	src, err := filepath.Abs(filepath.Join("testdata", "fortran", "names.f90"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := map[string]string{
+		"__advec_mom_kernel_mod_MOD_advec_mom_kernel": "advec_mom_kernel_mod::advec_mom_kernel",
+		"__advec_mom_kernel_mod_MOD_mixed_case":       "advec_mom_kernel_mod::mixed_case",
+		"__advec_mom_kernel_mod_MOD_sub_impl":         "advec_mom_kernel_mod::sub_impl",
+		"MAIN__":                                      "main program",
+		"external_sub_":                               "external_sub_",
+		"inner.0":                                     "inner.0",
+		"internal_of_main.1":                          "internal_of_main.1",
+		"main":                                        "main",
+	}
+	dwarf := map[string]string{
+		"__advec_mom_kernel_mod_MOD_advec_mom_kernel": "advec_mom_kernel_mod::advec_mom_kernel",
+		"__advec_mom_kernel_mod_MOD_mixed_case":       "advec_mom_kernel_mod::mixed_case",
+		"__advec_mom_kernel_mod_MOD_sub_impl":         "advec_mom_kernel_mod::sub_impl",
+		"MAIN__":                                      "heat_main",
+		"external_sub_":                               "external_sub",
+		"inner.0":                                     "advec_mom_kernel_mod::advec_mom_kernel::inner",
+		"internal_of_main.1":                          "heat_main::internal_of_main",
+		"main":                                        "main",
+	}
+	openmp := map[string]string{
+		"MAIN__":                  "heat_main",
+		"MAIN__._omp_fn.0":        "heat_main [clone ._omp_fn.0]",
+		"external_sub_":           "external_sub",
+		"external_sub_._omp_fn.0": "external_sub [clone ._omp_fn.0]",
+	}
+	for _, c := range []struct {
+		name  string
+		flags []string
+		want  map[string]string
+		all   bool // every symbol of want is there (optimization inlines some)
+	}{
+		{"dwarf", []string{"-O0", "-g"}, dwarf, true},
+		{"plain", []string{"-O0"}, plain, true},
+		{"openmp", []string{"-O2", "-g", "-fopenmp"}, openmp, true},
+		{"openmp-all", []string{"-O2", "-g", "-fopenmp"}, dwarf, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			exe := filepath.Join(dir, "names")
+			args := append([]string{"-o", exe, src}, c.flags...)
+			cmd := exec.Command("gfortran", args...)
+			cmd.Dir = dir // its .mod files
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("gfortran %v: %v\n%s", args, err, out)
+			}
+			obj, err := openObject(exe)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer obj.f.Close()
+			found := 0
+			for _, fn := range obj.syms {
+				w, ok := c.want[fn.name]
+				if !ok {
+					continue
+				}
+				found++
+				if sym, ok := obj.lookup(fn.value); !ok || sym.Name != w {
+					t.Errorf("%s at %#x: named %q (%v), want %q", fn.name, fn.value, sym.Name, ok, w)
+				}
+			}
+			if c.all && found != len(c.want) {
+				t.Errorf("found %d of the %d symbols: gfortran names them otherwise now", found, len(c.want))
+			}
+		})
+	}
+}

@@ -54,7 +54,10 @@ type Config struct {
 	Name string
 	// Output is the directory of the trace file; default ./hmb-out (HMB_OUTPUT).
 	Output string
-	// Rank numbers the process within a parallel run; default 0 (HMB_RANK).
+	// Rank numbers the process within a parallel run; default 0.
+	// ConfigFromEnv takes it from HMB_RANK, else from the launcher's
+	// variables (LauncherRankVars). An MPI wrapper's SetRank at MPI_Init
+	// overrides it.
 	Rank int
 	// BufferSize is the one memory budget for all events, in bytes;
 	// default 64 MiB (HMB_BUFFER_SIZE).
@@ -149,6 +152,44 @@ var envVars = map[string]string{
 	"HMB_C_PROBE":         "direct or staged (read by the C library)",
 }
 
+// LauncherRankVars are the variables, in the order they are read, by which
+// launchers tell a process its rank in MPI_COMM_WORLD: Open MPI's mpirun,
+// PMIx, MPICH's Hydra and Intel MPI (PMI), MVAPICH2, HPE Cray PALS, LSF's
+// jsrun, Flux, Cray ALPS and Slurm's srun. Node-local ranks
+// (OMPI_COMM_WORLD_LOCAL_RANK, MPI_LOCALRANKID, SLURM_LOCALID, ...) are not
+// world ranks and are not read. SLURM_PROCID comes last because processes
+// started by mpirun inside a Slurm job inherit the batch step's value.
+var LauncherRankVars = []string{
+	"OMPI_COMM_WORLD_RANK",
+	"PMIX_RANK",
+	"PMI_RANK",
+	"MV2_COMM_WORLD_RANK",
+	"PALS_RANKID",
+	"JSM_NAMESPACE_RANK",
+	"FLUX_TASK_RANK",
+	"ALPS_APP_PE",
+	"SLURM_PROCID",
+}
+
+// launcherRank returns the rank the first well-formed launcher variable
+// gives, or 0. A malformed one is not the user's doing, so it is skipped
+// with a warning rather than failing the run.
+func launcherRank(get func(string) (string, bool), warn interface{ Write([]byte) (int, error) }) int {
+	for _, name := range LauncherRankVars {
+		v, ok := get(name)
+		if !ok {
+			continue
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			fmt.Fprintf(warn, "hmbtrace: warning: %s=%q is not a rank, 0 or more; ignored\n", name, v)
+			continue
+		}
+		return n
+	}
+	return 0
+}
+
 // ConfigFromEnv reads the HMB_* environment variables. A malformed value is
 // an error that names the variable and the value; an HMB_ variable it does
 // not know is a warning on stderr, since it is most likely a typo.
@@ -215,6 +256,8 @@ func configFromLookup(lookup func(string) (string, bool), environ []string, warn
 			return c, bad("HMB_RANK", v, nil)
 		}
 		c.Rank = n
+	} else {
+		c.Rank = launcherRank(get, warn)
 	}
 	for _, s := range []struct {
 		name string

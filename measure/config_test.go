@@ -125,3 +125,39 @@ func TestDefaultTimerShift(t *testing.T) {
 		t.Errorf("explicit shift gives %d", s)
 	}
 }
+
+func TestRankFromLauncher(t *testing.T) {
+	cases := []struct {
+		name string
+		env  map[string]string
+		rank int
+		warn string
+	}{
+		{"none", map[string]string{"PATH": "/bin"}, 0, ""},
+		{"open mpi", map[string]string{"OMPI_COMM_WORLD_RANK": "3", "OMPI_COMM_WORLD_LOCAL_RANK": "1", "PMIX_RANK": "3"}, 3, ""},
+		{"hydra", map[string]string{"PMI_RANK": "5", "MPI_LOCALRANKID": "1"}, 5, ""},
+		{"slurm", map[string]string{"SLURM_PROCID": "9", "SLURM_LOCALID": "0"}, 9, ""},
+		// mpirun inside a Slurm job: the processes inherit the batch step's SLURM_PROCID.
+		{"mpirun under slurm", map[string]string{"SLURM_PROCID": "0", "OMPI_COMM_WORLD_RANK": "2"}, 2, ""},
+		{"pals", map[string]string{"PALS_RANKID": "12", "PALS_LOCAL_RANKID": "0"}, 12, ""},
+		{"node-local only", map[string]string{"MPI_LOCALRANKID": "1", "OMPI_COMM_WORLD_LOCAL_RANK": "1"}, 0, ""},
+		{"HMB_RANK wins", map[string]string{"HMB_RANK": "4", "OMPI_COMM_WORLD_RANK": "2"}, 4, ""},
+		{"malformed skipped", map[string]string{"OMPI_COMM_WORLD_RANK": "two", "SLURM_PROCID": "6"}, 6, `OMPI_COMM_WORLD_RANK="two" is not a rank`},
+		{"negative skipped", map[string]string{"PMI_RANK": "-1"}, 0, `PMI_RANK="-1" is not a rank`},
+	}
+	for _, c := range cases {
+		lookup, environ := envFrom(c.env)
+		var warn bytes.Buffer
+		cfg, err := configFromLookup(lookup, environ, &warn)
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		if cfg.Rank != c.rank {
+			t.Errorf("%s: rank %d, want %d", c.name, cfg.Rank, c.rank)
+		}
+		if c.warn == "" && warn.Len() != 0 || !strings.Contains(warn.String(), c.warn) {
+			t.Errorf("%s: warnings %q, want %q", c.name, warn.String(), c.warn)
+		}
+	}
+}

@@ -296,10 +296,16 @@ func (m *Measurement) Location(name string) *Location {
 // EnterAt and LeaveAt.
 func (m *Measurement) Now() uint64 { return clock.Now() }
 
-// Path returns the trace file's path (written by Close).
+// Path returns the trace file's path: before Close, the one it will be
+// written to, <Output>/<Name>.<Rank>.hmb; after, the one it was written to,
+// which differs when that name held the trace of a process that ran at the
+// same time (see tracefile.WriteNew).
 func (m *Measurement) Path() string {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if m.path != "" {
+		return m.path
+	}
 	return filepath.Join(m.cfg.Output, fmt.Sprintf("%s.%d.hmb", m.cfg.Name, m.cfg.Rank))
 }
 
@@ -386,10 +392,15 @@ func (m *Measurement) finalize() error {
 		return fmt.Errorf("hmbtrace: output directory (HMB_OUTPUT): %v", err)
 	}
 	path := m.Path()
-	if err := m.writeTrace(path); err != nil {
+	pl, err := m.writeTrace(path)
+	if err != nil {
 		return fmt.Errorf("hmbtrace: writing %s: %v", path, err)
 	}
-	m.path = path
+	m.mu.Lock()
+	m.path = pl.Path
+	rank := m.cfg.Rank
+	m.mu.Unlock()
+	reportPlacement(os.Stderr, path, rank, pl)
 	return nil
 }
 

@@ -1,6 +1,8 @@
 package measure
 
 import (
+	"fmt"
+	"io"
 	"os"
 	"runtime"
 	"strings"
@@ -119,13 +121,15 @@ func (l *Location) profileEntries(dst []tracefile.ProfileEntry) []tracefile.Prof
 	return dst
 }
 
-// writeTrace writes the trace file at path.
-func (m *Measurement) writeTrace(path string) error {
+// writeTrace writes the trace file at path, or at a distinct name next to
+// it when path holds the trace of a process that ran at the same time
+// (tracefile.WriteNew).
+func (m *Measurement) writeTrace(path string) (tracefile.Placement, error) {
 	t := m.snapshot()
 	m.mu.Lock()
 	locs := append([]*Location(nil), m.locations...)
 	m.mu.Unlock()
-	return tracefile.WriteFile(path, t, func(put func(tracefile.Bin) error) error {
+	return tracefile.WriteNew(path, t, func(put func(tracefile.Bin) error) error {
 		var err error
 		for _, l := range locs {
 			l.h.Levels(func(lv *buffer.Level) {
@@ -138,4 +142,21 @@ func (m *Measurement) writeTrace(path string) error {
 		}
 		return err
 	})
+}
+
+// reportPlacement says in one line on w why the trace of this process,
+// of the given rank, is not at the path asked for, or whose trace it had
+// to move.
+func reportPlacement(w io.Writer, want string, rank int, pl tracefile.Placement) {
+	if pl.Kept && pl.Path != want {
+		who := "another process"
+		if h := pl.KeptHeader; h != nil {
+			who = fmt.Sprintf("pid %d on %s", h.PID, h.Host)
+		}
+		fmt.Fprintf(w, "hmbtrace: %s holds the trace of %s, also rank %d and running at the same time; this trace is %s (give each process its rank: HMB_RANK, or a launcher such as mpirun or srun)\n",
+			want, who, rank, pl.Path)
+	}
+	if pl.Displaced != "" {
+		fmt.Fprintf(w, "hmbtrace: the trace of a process that ran at the same time arrived at %s while a stale file there was replaced; it is now %s\n", pl.Path, pl.Displaced)
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"text/tabwriter"
+	"unicode/utf8"
 
 	"github.com/hmbtrace/hmbtrace/analysis"
 	"github.com/hmbtrace/hmbtrace/internal/units"
@@ -26,9 +27,46 @@ type regionRow struct {
 	cincl, cexcl map[string]uint64
 }
 
+// DefaultNameWidth is how many characters of a region's name the tables
+// print by default: with the numbers before it, a line stays within about
+// 120 columns.
+const DefaultNameWidth = 60
+
+// Options are the summary's settings; the zero value means the defaults.
+type Options struct {
+	// NameWidth is the longest region name the tables print, in
+	// characters; a longer one loses its middle to an ellipsis (Shorten).
+	// 0 means DefaultNameWidth, a negative value full names.
+	NameWidth int
+}
+
+// Shorten returns name if it has at most width characters, else its
+// beginning and end joined by an ellipsis, width characters in all: the
+// beginning of a qualified name says where it is (namespace, module,
+// class), the end which one it is (procedure, C++ parameters).
+func Shorten(name string, width int) string {
+	if width <= 0 || utf8.RuneCountInString(name) <= width {
+		return name
+	}
+	r := []rune(name)
+	if width == 1 {
+		return "…"
+	}
+	head := (width - 1) / 2
+	tail := width - 1 - head
+	return string(r[:head]) + "…" + string(r[len(r)-tail:])
+}
+
 // Write writes the summary of the files, which may be the ranks of one run
 // or unrelated runs: regions are merged by name.
 func Write(out io.Writer, files []*tracefile.File) error {
+	return WriteOptions(out, files, Options{})
+}
+
+// profile merges the flat profiles of the files by region name and
+// returns the rows, most exclusive time first, and the run's
+// location-time in ns.
+func profile(files []*tracefile.File) ([]*regionRow, int64) {
 	var totalNs int64 // location-time: each location counts the whole run
 	rows := map[string]*regionRow{}
 	for fi, f := range files {
@@ -61,11 +99,6 @@ func Write(out io.Writer, files []*tracefile.File) error {
 			}
 		}
 	}
-	for _, f := range files {
-		runFacts(out, f)
-	}
-	fmt.Fprintln(out)
-	fmt.Fprintln(out, "Regions (flat profile over all locations; % of the run's location-time)")
 	sorted := make([]*regionRow, 0, len(rows))
 	for _, r := range rows {
 		sorted = append(sorted, r)
@@ -76,15 +109,33 @@ func Write(out io.Writer, files []*tracefile.File) error {
 		}
 		return sorted[i].name < sorted[j].name
 	})
+	return sorted, totalNs
+}
+
+// WriteOptions is Write with settings.
+func WriteOptions(out io.Writer, files []*tracefile.File, opt Options) error {
+	width := opt.NameWidth
+	if width == 0 {
+		width = DefaultNameWidth
+	}
+	sorted, totalNs := profile(files)
+	for _, f := range files {
+		runFacts(out, f)
+	}
+	sameRank(out, files)
+	fmt.Fprintln(out)
+	fmt.Fprintln(out, "Regions (flat profile over all locations; % of the run's location-time)")
+	// The name is the line's last cell, not tab-terminated, so the
+	// tabwriter does not pad every line to the longest name.
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "visits\tinclusive\texclusive\t%s\t%s\t  region\t\n", "%incl", "%excl")
+	fmt.Fprintf(tw, "visits\tinclusive\texclusive\t%s\t%s\t  region\n", "%incl", "%excl")
 	for _, r := range sorted {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t  %s\t\n", units.Count(r.visits), units.Duration(float64(r.incl)), units.Duration(float64(r.excl)),
-			units.Share(float64(r.incl), float64(totalNs)), units.Share(float64(r.excl), float64(totalNs)), r.name)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t  %s\n", units.Count(r.visits), units.Duration(float64(r.incl)), units.Duration(float64(r.excl)),
+			units.Share(float64(r.incl), float64(totalNs)), units.Share(float64(r.excl), float64(totalNs)), Shorten(r.name, width))
 	}
 	tw.Flush()
-	rankTable(out, sorted, files)
-	counterTable(out, sorted, files)
+	rankTable(out, sorted, files, width)
+	counterTable(out, sorted, files, width)
 	for _, f := range files {
 		bufferStory(out, f)
 	}
@@ -95,7 +146,7 @@ func Write(out io.Writer, files []*tracefile.File) error {
 // distinct ranks), each region's inclusive time per rank: min, mean and
 // max over the ranks (a rank that never entered the region counts 0), and
 // the slowest rank. Rows follow the flat profile's order.
-func rankTable(out io.Writer, rows []*regionRow, files []*tracefile.File) {
+func rankTable(out io.Writer, rows []*regionRow, files []*tracefile.File, width int) {
 	if len(files) < 2 {
 		return
 	}
@@ -110,7 +161,7 @@ func rankTable(out io.Writer, rows []*regionRow, files []*tracefile.File) {
 	fmt.Fprintln(out)
 	fmt.Fprintf(out, "Regions per rank (inclusive time over %d ranks; max/mean 1.00 is perfect balance)\n", len(files))
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprint(tw, "min\tmean\tmax\tmax/mean\tslowest rank\t  region\t\n")
+	fmt.Fprint(tw, "min\tmean\tmax\tmax/mean\tslowest rank\t  region\n")
 	for _, row := range rows {
 		var sum, lo, hi int64
 		slowest := 0
@@ -129,14 +180,14 @@ func rankTable(out io.Writer, rows []*regionRow, files []*tracefile.File) {
 		if mean > 0 {
 			ratio = fmt.Sprintf("%.2f", float64(hi)/mean)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t  %s\t\n", units.Duration(float64(lo)), units.Duration(mean), units.Duration(float64(hi)), ratio, slowest, row.name)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t  %s\n", units.Duration(float64(lo)), units.Duration(mean), units.Duration(float64(hi)), ratio, slowest, Shorten(row.name, width))
 	}
 	tw.Flush()
 }
 
 // counterTable prints the regions' counter sums, inclusive/exclusive, and
 // instructions per cycle where both were counted.
-func counterTable(out io.Writer, rows []*regionRow, files []*tracefile.File) {
+func counterTable(out io.Writer, rows []*regionRow, files []*tracefile.File, width int) {
 	var metrics []string
 	seen := map[string]bool{}
 	for _, f := range files {
@@ -171,7 +222,7 @@ func counterTable(out io.Writer, rows []*regionRow, files []*tracefile.File) {
 	if ipc {
 		fmt.Fprint(tw, "IPC\t")
 	}
-	fmt.Fprint(tw, "  region\t\n")
+	fmt.Fprint(tw, "  region\n")
 	for _, r := range rows {
 		if r.cincl == nil {
 			continue
@@ -186,7 +237,7 @@ func counterTable(out io.Writer, rows []*regionRow, files []*tracefile.File) {
 				fmt.Fprint(tw, "-\t")
 			}
 		}
-		fmt.Fprintf(tw, "  %s\t\n", r.name)
+		fmt.Fprintf(tw, "  %s\n", Shorten(r.name, width))
 	}
 	tw.Flush()
 	for _, f := range files {
@@ -202,6 +253,31 @@ func counterTable(out io.Writer, rows []*regionRow, files []*tracefile.File) {
 				fmt.Fprintf(out, "; multiplexed and extrapolated on %s", strings.Join(mux, ", "))
 			}
 			fmt.Fprintln(out)
+		}
+	}
+}
+
+// sameRank notes the files that are one rank of one run twice: processes
+// given the same rank, whose second trace was written under a distinct
+// name (tracefile.WriteNew).
+func sameRank(out io.Writer, files []*tracefile.File) {
+	type key struct {
+		name string
+		rank int
+	}
+	byKey := map[key][]string{}
+	var order []key
+	for _, f := range files {
+		k := key{f.Header.Name, f.Header.Rank}
+		if byKey[k] == nil {
+			order = append(order, k)
+		}
+		byKey[k] = append(byKey[k], f.Path)
+	}
+	for _, k := range order {
+		if paths := byKey[k]; len(paths) > 1 {
+			fmt.Fprintf(out, "  note: rank %d of %s has %d traces, %s: processes given the same rank (HMB_RANK, or a launcher whose rank variable was not read)\n",
+				k.rank, k.name, len(paths), strings.Join(paths, ", "))
 		}
 	}
 }
@@ -320,4 +396,19 @@ func bufferStory(out io.Writer, f *tracefile.File) {
 		}
 		fmt.Fprintln(out)
 	}
+}
+
+// WriteTSV writes the merged flat profile of the files, one region a line,
+// most exclusive time first, with full names:
+// <region>\t<visits>\t<inclusive ns>\t<exclusive ns>. A tab or newline in a
+// name would break the line, so it is written as a space.
+func WriteTSV(out io.Writer, files []*tracefile.File) error {
+	rows, _ := profile(files)
+	clean := strings.NewReplacer("\t", " ", "\n", " ", "\r", " ")
+	for _, r := range rows {
+		if _, err := fmt.Fprintf(out, "%s\t%d\t%d\t%d\n", clean.Replace(r.name), r.visits, r.incl, r.excl); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -1,9 +1,12 @@
 package summary_test
 
 import (
+	"reflect"
 	"regexp"
+	"sort"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/hmbtrace/hmbtrace/internal/tracetest"
 	"github.com/hmbtrace/hmbtrace/measure"
@@ -74,5 +77,110 @@ func TestNoRanksForUnrelatedFiles(t *testing.T) {
 	}
 	if strings.Contains(out.String(), "Regions per rank") {
 		t.Errorf("a per-rank table for two rank-0 files:\n%s", out.String())
+	}
+}
+
+func TestShorten(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		width int
+		want  string
+	}{
+		{"solve", 10, "solve"},
+		{"solve", 5, "solve"},
+		{"abcdefghij", 5, "ab…ij"},
+		{"abcdefghij", 6, "ab…hij"},
+		{"abcdefghij", 1, "…"},
+		{"abcdefghij", 0, "abcdefghij"},
+		{"abcdefghij", -1, "abcdefghij"},
+		{"äöüßäöüß", 5, "äö…üß"},
+	} {
+		got := summary.Shorten(c.name, c.width)
+		if got != c.want {
+			t.Errorf("Shorten(%q, %d) = %q, want %q", c.name, c.width, got, c.want)
+		}
+		if c.width > 0 && utf8.RuneCountInString(got) > c.width {
+			t.Errorf("Shorten(%q, %d) = %q: longer than %d", c.name, c.width, got, c.width)
+		}
+	}
+}
+
+// A C++ or Fortran name of hundreds of characters keeps the table's lines
+// short; the TSV has it whole.
+func TestLongNames(t *testing.T) {
+	long := "std::vector<double, std::allocator<double> >::operator[](unsigned long) " + strings.Repeat("with_a_very_long_template_argument_", 10) + "end"
+	m, err := measure.Start(measure.Config{Output: t.TempDir(), Name: "long", TimerShift: measure.NoTimerShift, Clock: "monotonic"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := m.Location("main")
+	t0 := m.Now()
+	for i, name := range []string{long, "advec_mom_kernel_mod::advec_mom_kernel", long + "2"} {
+		r := m.Region(name)
+		l.EnterAt(r, t0+uint64(10+100*i))
+		l.LeaveAt(r, t0+uint64(60+100*i))
+	}
+	files := []*tracefile.File{tracetest.Finish(t, m)}
+	var out strings.Builder
+	if err := summary.Write(&out, files); err != nil {
+		t.Fatal(err)
+	}
+	table := out.String()
+	table = table[strings.Index(table, "Regions ("):]
+	table = table[:strings.Index(table, "\nBuffer of")]
+	lines := 0
+	for _, line := range strings.Split(table, "\n") {
+		if n := utf8.RuneCountInString(line); n > 120 {
+			t.Errorf("a line of %d characters:\n%s", n, line)
+		}
+		if strings.Contains(line, "std::vector<double, std::") {
+			lines++
+			if !strings.Contains(line, "…") || !strings.HasSuffix(line, "_end") && !strings.HasSuffix(line, "end2") {
+				t.Errorf("long name not cut in the middle: %q", line)
+			}
+		}
+	}
+	if lines != 2 || !strings.Contains(table, "  advec_mom_kernel_mod::advec_mom_kernel\n") {
+		t.Errorf("want both long names cut and the short one whole:\n%s", table)
+	}
+
+	out.Reset()
+	if err := summary.WriteOptions(&out, files, summary.Options{NameWidth: -1}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "  "+long+"\n") {
+		t.Errorf("full names asked for, not printed:\n%s", out.String())
+	}
+
+	out.Reset()
+	if err := summary.WriteTSV(&out, files); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, line := range strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n") {
+		f := strings.Split(line, "\t")
+		if len(f) != 4 || f[1] != "1" || f[2] != "50" || f[3] != "50" {
+			t.Errorf("TSV line %q: want region, 1 visit, 50 ns, 50 ns", line)
+		}
+		names = append(names, f[0])
+	}
+	sort.Strings(names)
+	if want := []string{"advec_mom_kernel_mod::advec_mom_kernel", long, long + "2"}; !reflect.DeepEqual(names, want) {
+		t.Errorf("TSV names %q, want %q", names, want)
+	}
+}
+
+// Two traces of one rank of one run (the second written under a distinct
+// name) get a note.
+func TestSameRankNote(t *testing.T) {
+	dir := t.TempDir()
+	files := []*tracefile.File{rankTrace(t, dir, 0, 100, false), rankTrace(t, t.TempDir(), 0, 100, false), rankTrace(t, dir, 1, 100, false)}
+	var out strings.Builder
+	if err := summary.Write(&out, files); err != nil {
+		t.Fatal(err)
+	}
+	want := "note: rank 0 of run has 2 traces, " + files[0].Path + ", " + files[1].Path + ": processes given the same rank"
+	if !strings.Contains(out.String(), want) || strings.Count(out.String(), "note:") != 1 {
+		t.Errorf("summary lacks %q once:\n%s", want, out.String())
 	}
 }

@@ -110,12 +110,28 @@ func (w *Writer) Close() error {
 
 // WriteFile writes a trace file at path atomically: to a temporary file in
 // the same directory, renamed over path only once it is complete. bins is
-// called with a function that writes one bin.
-func WriteFile(path string, t *Trace, bins func(put func(Bin) error) error) (err error) {
+// called with a function that writes one bin. A file at path is replaced,
+// whoever wrote it; WriteNew does not replace the trace of a process that
+// ran at the same time.
+func WriteFile(path string, t *Trace, bins func(put func(Bin) error) error) error {
+	tmp, err := writeTemp(path, t, bins)
+	if err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return nil
+}
+
+// writeTemp writes the complete trace to a new temporary file next to path
+// and returns its name.
+func writeTemp(path string, t *Trace, bins func(put func(Bin) error) error) (name string, err error) {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
 	if err != nil {
-		return err
+		return "", err
 	}
 	defer func() {
 		if err != nil {
@@ -125,21 +141,21 @@ func WriteFile(path string, t *Trace, bins func(put func(Bin) error) error) (err
 	}()
 	w, err := NewWriter(f, t)
 	if err != nil {
-		return err
+		return "", err
 	}
 	if err = bins(w.Bin); err != nil {
-		return err
+		return "", err
 	}
 	if err = w.Close(); err != nil {
-		return err
+		return "", err
 	}
 	if err = f.Chmod(0o644); err != nil {
-		return err
+		return "", err
 	}
 	if err = f.Close(); err != nil {
-		return err
+		return "", err
 	}
-	return os.Rename(f.Name(), path)
+	return f.Name(), nil
 }
 
 func encodeHeader(h *Header) []byte {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/hmbtrace/hmbtrace/measure"
+	"github.com/hmbtrace/hmbtrace/summary"
 )
 
 // record writes a small trace: two locations, nested regions, fixed times.
@@ -121,6 +122,7 @@ func TestErrors(t *testing.T) {
 		{[]string{"summary", bad}, 1, "bad.hmb: offset"},
 		{[]string{"dump", trunc}, 1, "trunc.hmb: offset"},
 		{[]string{"dump", "-x", good}, 1, "flag provided but not defined"},
+		{[]string{"summary", "-width", "-3", good}, 1, "-width -3: want 0 (full names) or more"},
 	}
 	for _, c := range cases {
 		var out, errOut bytes.Buffer
@@ -233,5 +235,39 @@ func TestDirectory(t *testing.T) {
 	errOut.Reset()
 	if rc := run([]string{"summary", empty}, &out, &errOut); rc != 1 || !strings.Contains(errOut.String(), empty+": a directory with no trace files (*.hmb)") {
 		t.Errorf("summary of an empty directory: rc %d, %q", rc, errOut.String())
+	}
+}
+
+// summary cuts long names in its tables unless -width 0; -tsv and dump
+// print them whole.
+func TestSummaryNames(t *testing.T) {
+	long := "__advec_mom_kernel_mod_MOD_" + strings.Repeat("x", 100)
+	m, err := measure.Start(measure.Config{Output: t.TempDir(), Name: "names"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := m.Location("main")
+	r := m.Region(long)
+	l.Enter(r)
+	l.Leave(r)
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	path := m.Path()
+	cut := summary.Shorten(long, summary.DefaultNameWidth)
+	if s := runOK(t, "summary", path); !strings.Contains(s, "  "+cut+"\n") || strings.Contains(s, long) {
+		t.Errorf("summary does not print %q alone:\n%s", cut, s)
+	}
+	if s := runOK(t, "summary", "-width", "20", path); !strings.Contains(s, "  "+summary.Shorten(long, 20)+"\n") {
+		t.Errorf("summary -width 20 does not print %q:\n%s", summary.Shorten(long, 20), s)
+	}
+	if s := runOK(t, "summary", "-width", "0", path); !strings.Contains(s, "  "+long+"\n") {
+		t.Errorf("summary -width 0 does not print the full name:\n%s", s)
+	}
+	if s := runOK(t, "summary", "-tsv", path); !strings.HasPrefix(s, long+"\t1\t") || strings.Count(s, "\n") != 1 {
+		t.Errorf("summary -tsv:\n%s", s)
+	}
+	if s := runOK(t, "dump", path); strings.Count(s, "\t"+long+"\t") != 2 {
+		t.Errorf("dump does not print the full name twice:\n%s", s)
 	}
 }

@@ -14,15 +14,27 @@ import (
 
 func runSummary(args []string, out io.Writer) error {
 	fs := newFlags("summary")
+	width := fs.Int("width", summary.DefaultNameWidth, "print at most this many characters of a region's name, cutting the middle of longer ones (0: full names)")
+	tsv := fs.Bool("tsv", false, "print only the flat profile, with full names: <region>\\t<visits>\\t<inclusive-ns>\\t<exclusive-ns>")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if *width < 0 {
+		return usageError{fmt.Sprintf("-width %d: want 0 (full names) or more", *width)}
 	}
 	files, err := openAll(fs.Args())
 	if err != nil {
 		return err
 	}
 	defer closeAll(files)
-	return summary.Write(out, files)
+	if *tsv {
+		return summary.WriteTSV(out, files)
+	}
+	opt := summary.Options{NameWidth: *width}
+	if *width == 0 {
+		opt.NameWidth = -1
+	}
+	return summary.WriteOptions(out, files, opt)
 }
 
 // openAll opens the trace files named by paths, at least one (else it is

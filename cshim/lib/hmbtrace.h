@@ -204,7 +204,12 @@ void hmb_phase(uint32_t region);
 
 /*
  * hmb_set_rank sets the process's rank in a parallel run: the trace file is
- * HMB_OUTPUT/<name>.<rank>.hmb. An MPI wrapper calls it at MPI_Init.
+ * HMB_OUTPUT/<name>.<rank>.hmb. An MPI wrapper calls it at MPI_Init; until
+ * then (or without it) the rank is HMB_RANK, else the launcher's world rank
+ * (OMPI_COMM_WORLD_RANK, PMIX_RANK, PMI_RANK, SLURM_PROCID, ...), else 0.
+ * If that name holds the trace of a process that ran at the same time, it is
+ * kept, and this one is written to <name>.<rank>.pid<PID>.hmb with a line on
+ * stderr.
  */
 void hmb_set_rank(int rank);
 
