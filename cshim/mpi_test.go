@@ -258,16 +258,17 @@ func otf2Print(t *testing.T, args ...string) string {
 	return string(out)
 }
 
-// checkOTF2Messages checks that otf2-print shows n MPI_SEND and n MPI_RECV
-// records that match: each send's (sender, receiver, tag, length) is a
-// receive's.
+// checkOTF2Messages checks that otf2-print shows n sends (MPI_SEND,
+// MPI_ISEND) and n receives (MPI_RECV, MPI_IRECV) that match: each send's
+// (sender, receiver, tag, length) is a receive's. The peer is the location
+// otf2-print names after the rank in the communicator.
 func checkOTF2Messages(t *testing.T, printed string, n int) {
 	t.Helper()
-	re := regexp.MustCompile(`(?m)^(MPI_SEND|MPI_RECV)\s+(\d+)\s+\d+\s+(?:Receiver|Sender): (\d+) .*Tag: (\d+), Length: (\d+)$`)
+	re := regexp.MustCompile(`(?m)^MPI_(I?SEND|I?RECV)\s+(\d+)\s+\d+\s+(?:Receiver|Sender): \d+ \("[^"]*" <(\d+)>\).*Tag: (\d+), Length: (\d+)`)
 	count := map[string]int{}
 	var sends, recvs int
 	for _, m := range re.FindAllStringSubmatch(printed, -1) {
-		if m[1] == "MPI_SEND" {
+		if strings.HasSuffix(m[1], "SEND") {
 			sends++
 			count[fmt.Sprintf("%s>%s %s %s", m[2], m[3], m[4], m[5])]++
 		} else {
@@ -276,7 +277,7 @@ func checkOTF2Messages(t *testing.T, printed string, n int) {
 		}
 	}
 	if sends != n || recvs != n {
-		t.Errorf("otf2-print shows %d MPI_SEND and %d MPI_RECV, want %d each", sends, recvs, n)
+		t.Errorf("otf2-print shows %d sends and %d receives, want %d each", sends, recvs, n)
 	}
 	for k, c := range count {
 		if c != 0 {
@@ -489,8 +490,10 @@ func TestMPIFortran(t *testing.T) {
 
 // TestMPIRequests runs persistent requests, matched probes, v collectives
 // and non-blocking collectives on a communicator from MPI_Comm_split: the
-// messages are the ones the program made, with world ranks, and every
-// call is a balanced region.
+// messages are the ones the program made, with world ranks, every record
+// carries the split communicator, defined with its members, every request
+// completes, every call is a balanced region, and the OTF2 export has the
+// two halves as communicators.
 func TestMPIRequests(t *testing.T) {
 	build := mpiLibrary(t)
 	prog := mpiBuild(t, build, "mpicc", "requests", "requests.c")
@@ -519,6 +522,24 @@ func TestMPIRequests(t *testing.T) {
 		if enters["MPI_Startall"] != 3 || enters["MPI_Start"] != 2 {
 			t.Errorf("rank %d: %d MPI_Startall and %d MPI_Start, want 3 and 2", r, enters["MPI_Startall"], enters["MPI_Start"])
 		}
+	}
+
+	// The OTF2 archive: matched messages, the two halves as communicators
+	// made from MPI_COMM_WORLD, their members in their own rank order.
+	tracetest.RequireTool(t, "otf2-print", "otf2-tools")
+	archive := filepath.Join(t.TempDir(), "otf2")
+	if msg, err := run(root, nil, built.hmbtrace, "export", "-format", "otf2", "-o", archive, out); err != nil {
+		t.Fatalf("hmbtrace export: %v\n%s", err, msg)
+	}
+	checkOTF2Messages(t, otf2Print(t, "-Werror", filepath.Join(archive, "traces.otf2")), len(sends))
+	defs := otf2Print(t, "-G", filepath.Join(archive, "traces.otf2"))
+	for _, members := range []string{`2 Members: 2 ("rank 2" <2>), 0 ("rank 0" <0>)`, `2 Members: 3 ("rank 3" <3>), 1 ("rank 1" <1>)`} {
+		if !strings.Contains(defs, "Type: COMM_GROUP, Paradigm: MPI, Flags: NONE, "+members) {
+			t.Errorf("no communicator group with %s in the archive:\n%s", members, defs)
+		}
+	}
+	if n := strings.Count(defs, `Parent: "MPI_COMM_WORLD"`); n != 2 {
+		t.Errorf("%d communicators made from MPI_COMM_WORLD in the archive, want the 2 halves:\n%s", n, defs)
 	}
 }
 
