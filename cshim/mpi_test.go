@@ -356,6 +356,26 @@ func TestMPICommunicators(t *testing.T) {
 			}
 		}
 		checkTrace(t, dump(t, files[r].Path), []string{"MPI_Sendrecv", "MPI_Waitany", "MPI_Testall", "MPI_Test", "MPI_Bcast"}, nil)
+		// The inter-communicator between the halves: this rank's half as its
+		// members, the other half as its remote group, made from c2.
+		var same, other []int32
+		for w := 0; w < np; w++ {
+			if w%2 == r%2 {
+				same = append(same, int32(w))
+			} else {
+				other = append(other, int32(w))
+			}
+		}
+		var inter []tracefile.Comm
+		for _, c := range files[r].Comms {
+			if c.Remote != nil {
+				inter = append(inter, c)
+			}
+		}
+		if len(inter) != 1 || !slices.Equal(inter[0].Members, same) || !slices.Equal(inter[0].Remote, other) ||
+			inter[0].Parent < 3 {
+			t.Errorf("rank %d: inter-communicators %+v, want one of members %v, remote %v, made from a split", r, inter, same, other)
+		}
 	}
 }
 
