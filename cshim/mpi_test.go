@@ -492,6 +492,11 @@ func TestMPIFortran(t *testing.T) {
 			files := rankFiles(t, out, name, np)
 			sends, recvs, _ := messagesOf(t, files)
 			checkMatched(t, sends, recvs)
+			for _, m := range append(sends, recvs...) {
+				if c := files[0].Comms; len(c) == 0 || m.comm != c[0].ID || c[0].Name != "MPI_COMM_WORLD" {
+					t.Fatalf("%s %s on communicator %d, want MPI_COMM_WORLD (communicators %+v)", m.kind, m.key(), m.comm, c)
+				}
+			}
 			// Ranks 0 and np-1 have one neighbour: 3 sends per inner rank and iteration, 2 or 1 at the ends.
 			if want := iters * (3*(np-2) + 2 + 1); len(sends) != want {
 				t.Errorf("%d sends, want %d", len(sends), want)
@@ -503,6 +508,16 @@ func TestMPIFortran(t *testing.T) {
 				if enters["MPI_Allreduce"] != iters || enters["MPI_Waitall"] != iters || enters["MPI_Irecv"] != 2*iters {
 					t.Errorf("rank %d enters %v: want %d Allreduce and Waitall, %d Irecv", r, enters, iters, 2*iters)
 				}
+			}
+
+			// HMB_ENABLE=0: the wrappers call straight through, nothing is written.
+			off := filepath.Join(t.TempDir(), "hmb-out")
+			outs, _ = mpirun(t, 2, off, []string{"HMB_ENABLE=0"}, prog)
+			if !strings.Contains(outs[0], "ranks 2") {
+				t.Errorf("rank 0 printed %q with HMB_ENABLE=0", outs[0])
+			}
+			if entries, err := os.ReadDir(off); err == nil && len(entries) > 0 {
+				t.Errorf("HMB_ENABLE=0 wrote %d files into %s", len(entries), off)
 			}
 		})
 	}
