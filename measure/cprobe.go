@@ -42,7 +42,8 @@ func CProbeLayout() []uintptr {
 		unsafe.Offsetof(l.commLines), unsafe.Offsetof(l.commShift),
 		unsafe.Sizeof(c), unsafe.Offsetof(c.peer), unsafe.Offsetof(c.rank), unsafe.Offsetof(c.used),
 		unsafe.Offsetof(c.sent), unsafe.Offsetof(c.sentB), unsafe.Offsetof(c.recv), unsafe.Offsetof(c.recvB),
-		encode.TokSendRankComm, encode.TokCollComm,
+		encode.TokSendRankComm, encode.TokCollComm, encode.TokIsendRank, encode.TokIrecvRank, encode.TokIsendComplete,
+		encode.TokIrecvRequest, encode.TokRequestCancelled, encode.TokCollRequest, encode.TokCollComplete,
 	}
 	return append(lay, buffer.LevelLayout()...)
 }

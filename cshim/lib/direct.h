@@ -121,7 +121,23 @@ enum {
 	HMB_TOK_SEND_RANK = 0xE8,
 	HMB_TOK_COLL = 0xEB,
 	HMB_TOK_SEND_RANK_COMM = 0xEE,
+	HMB_TOK_ISEND_RANK = 0xF2,
+	HMB_TOK_IRECV_RANK = 0xF3,
+	HMB_TOK_ISEND_COMPLETE = 0xF4,
+	HMB_TOK_IRECV_REQUEST = 0xF5,
+	HMB_TOK_REQUEST_CANCELLED = 0xF6,
+	HMB_TOK_COLL_REQUEST = 0xF7,
 	HMB_TOK_COLL_COMM = 0xF8,
+	HMB_TOK_COLL_COMPLETE = 0xF9,
+};
+
+/* An MPI record for the direct path: what hmb_put_mpi encodes (the fields of encode.Record). */
+struct hmb_mpi {
+	unsigned kind; /* an HMB_ENC_* kind (shim.h) */
+	uint64_t peer; /* a world rank */
+	int64_t root;
+	uint32_t tag, comm, region;
+	uint64_t bytes, request, received;
 };
 
 /* What a direct probe did. */
@@ -141,6 +157,7 @@ int hmb_put_message(struct hmb_go_level *lv, uint8_t *b, int recv, uint64_t t, u
 		    uint64_t bytes, uint32_t comm) HMB_NOINST HMB_HIDDEN;
 int hmb_put_collective(struct hmb_go_level *lv, uint8_t *b, uint64_t t, uint32_t seq, int64_t root, uint64_t bytes,
 		       uint64_t received, uint32_t comm) HMB_NOINST HMB_HIDDEN;
+int hmb_put_mpi(struct hmb_go_level *lv, uint8_t *b, uint64_t t, uint32_t seq, const struct hmb_mpi *r) HMB_NOINST HMB_HIDDEN;
 
 /* hmb_put_enter is encode.Encoder.Enter with every technique on. */
 HMB_NOINST static inline int hmb_put_enter(struct hmb_go_level *lv, uint8_t *b, uint64_t t, uint32_t seq, uint32_t region)
@@ -395,11 +412,12 @@ HMB_NOINST static inline struct hmb_go_commline *hmb_comm_line(struct hmb_go_loc
 	struct hmb_go_commline *lines = L->comm_lines.ptr;
 	for (uint64_t i = ((peer << 1 | 1) * UINT64_C(0x9E3779B97F4A7C15)) >> (L->comm_shift & 63);; i = (i + 1) & mask) {
 		struct hmb_go_commline *c = &lines[i];
+		/* The hit first: an unused line has rank 0. */
+		if (__builtin_expect(c->peer == peer && c->rank == 1, 1)) {
+			return c;
+		}
 		if (c->used == 0) {
 			return NULL;
-		}
-		if (c->peer == peer && c->rank == 1) {
-			return c;
 		}
 	}
 }
@@ -449,6 +467,63 @@ HMB_NOINST static inline int hmb_direct_message(struct hmb_thread *th, int recv,
 		lv->n++;
 	} else {
 		hmb_direct_drop(th, th->mdrops, d);
+	}
+	return hmb_direct_end(th, HMB_DIRECT_DONE);
+}
+
+/*
+ * hmb_direct_mpi records a non-blocking operation's record or a
+ * collective's completion at the current depth: measure's mpiRecord
+ * without a duration filter, in the message class, or the collective class
+ * for a collective's request and completion. A send or receive is counted
+ * in the matrix whatever the buffer keeps.
+ */
+HMB_NOINST static inline int hmb_direct_mpi(struct hmb_thread *th, const struct hmb_mpi *r, uint64_t *t)
+{
+	struct hmb_go_location *L;
+	int go = hmb_direct_open(th, &L);
+	if (go != HMB_DIRECT_GO) {
+		return go;
+	}
+	uint64_t now = *t = hmb_now();
+	int64_t d = L->depth;
+	int counted = r->kind == HMB_ENC_ISEND || r->kind == HMB_ENC_IRECV;
+	struct hmb_go_commline *line = NULL;
+	if (atomic_load_explicit(th->epoch_word, memory_order_relaxed) != L->epoch || L->pending_from != 0 ||
+	    (counted && (line = hmb_comm_line(L, r->peer)) == NULL)) {
+		return hmb_direct_end(th, HMB_DIRECT_FLUSH);
+	}
+	int coll = r->kind == HMB_ENC_COLL_REQUEST || r->kind == HMB_ENC_COLL_COMPLETE;
+	unsigned cls = coll ? HMB_CLASS_COLLECTIVE : HMB_CLASS_MESSAGE;
+	struct hmb_go_slice *levels = coll ? &L->coll_levels : &L->msg_levels;
+	struct hmb_go_level *lv = NULL;
+	int closed = d >= L->limit || (((struct hmb_go_hierarchy *)L->h)->class_closed & (1u << cls)) != 0;
+	if (!closed) {
+		/* buffer.Level.Put's room: the larger of a message and a collective. */
+		if (d >= levels->len || (lv = ((struct hmb_go_level **)levels->ptr)[d]) == NULL ||
+		    lv->bin.len - lv->pos < HMB_MAX_COLLECTIVE) {
+			return hmb_direct_end(th, HMB_DIRECT_FLUSH);
+		}
+	} else if (d >= HMB_DIRECT_DEPTHS) {
+		return hmb_direct_end(th, HMB_DIRECT_FLUSH);
+	}
+	uint64_t tt, tr;
+	uint32_t seq = hmb_stamp(L, now, &tt, &tr);
+	L->recorded++;
+	if (line != NULL) {
+		if (r->kind == HMB_ENC_IRECV) {
+			line->recv++;
+			line->recv_bytes += r->bytes;
+		} else {
+			line->sent++;
+			line->sent_bytes += r->bytes;
+		}
+	}
+	if (lv != NULL) {
+		lv->pos += hmb_put_mpi(lv, (uint8_t *)lv->bin.ptr + lv->pos, tr, seq, r);
+		lv->n++;
+	} else {
+		hmb_direct_drop(th, coll ? th->cdrops : th->mdrops, d);
 	}
 	return hmb_direct_end(th, HMB_DIRECT_DONE);
 }

@@ -165,10 +165,11 @@ void hmb_recv_comm(int peer, uint32_t tag, uint64_t bytes, uint32_t comm);
  * persistent receive). hmb_irecv: its request completes with the message
  * from peer. hmb_request_cancelled: a request was cancelled.
  *
- * These, and the non-blocking collectives below, are rarer than blocking
- * messages: they are not written in C but replayed in Go, at once on a
- * thread whose probes are direct (a call into Go, about a microsecond on
- * the machine this was measured on), else staged as 64 bytes.
+ * These, and the non-blocking collectives below, take the direct path as
+ * hmb_send does: written in place by the probe. Where it cannot be taken
+ * (the first message to a peer, which adds its line to the matrix; a full
+ * bin) the record is replayed in Go at once, and under the staging
+ * settings it is staged as 64 bytes.
  */
 void hmb_isend(int peer, uint32_t tag, uint64_t bytes, uint32_t comm, uint64_t request);
 void hmb_isend_complete(uint64_t request);

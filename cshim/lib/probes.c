@@ -83,16 +83,27 @@ HMB_NOINST static void hmb_stage_recs(hmb_record *rec, int n)
 }
 
 /*
- * hmb_mpi_event records an MPI record that has no direct path: replayed in
- * Go at once on a thread whose probes are direct (so that it stays in order
- * with them), else staged.
+ * hmb_mpi_event records an MPI record r, rec being its staged form: on the
+ * direct path where it can be taken, else replayed in Go at once on a
+ * thread whose probes are direct (so that it stays in order with them),
+ * else staged.
  */
-HMB_NOINST static void hmb_mpi_event(hmb_record rec[HMB_MPI_RECORDS])
+HMB_NOINST static void hmb_mpi_event(const struct hmb_mpi *r, hmb_record rec[HMB_MPI_RECORDS])
 {
 	struct hmb_thread *th = hmb_self;
-	if (th != NULL && th->loc != NULL && !th->in_direct) {
-		hmb_slow_n(rec, HMB_MPI_RECORDS);
-		return;
+	if (th != NULL && th->loc != NULL) {
+		uint64_t t = 0;
+		switch (hmb_direct_mpi(th, r, &t)) {
+		case HMB_DIRECT_DONE:
+			return;
+		case HMB_DIRECT_FLUSH:
+			rec[0].time = t;
+			hmb_slow_n(rec, HMB_MPI_RECORDS);
+			return;
+		case HMB_DIRECT_DROP:
+			hmb_count_dropped(1);
+			return;
+		}
 	}
 	hmb_stage_recs(rec, HMB_MPI_RECORDS);
 }
@@ -169,26 +180,34 @@ HMB_NOINST void hmb_recv_comm(int peer, uint32_t tag, uint64_t bytes, uint32_t c
 	hmb_message_event((uint64_t)HMB_KIND_RECV << HMB_KIND_SHIFT | tag, 1, peer, tag, bytes, comm);
 }
 
-HMB_NOINST void hmb_isend(int peer, uint32_t tag, uint64_t bytes, uint32_t comm, uint64_t request)
+/* hmb_mpi_probe records MPI record r on whichever path it can take. */
+HMB_NOINST static void hmb_mpi_probe(const struct hmb_mpi *r)
 {
 	hmb_record rec[HMB_MPI_RECORDS];
-	hmb_mpi_record(rec, HMB_ENC_ISEND, peer, tag, comm, bytes, request, 0, 0);
-	hmb_mpi_event(rec);
+	hmb_mpi_record(rec, r->kind, r->kind == HMB_ENC_COLL_COMPLETE ? r->root : (int64_t)r->peer, r->tag, r->comm, r->bytes,
+		       r->request, r->received, r->region);
+	hmb_mpi_event(r, rec);
+}
+
+HMB_NOINST void hmb_isend(int peer, uint32_t tag, uint64_t bytes, uint32_t comm, uint64_t request)
+{
+	struct hmb_mpi r = {.kind = HMB_ENC_ISEND, .peer = (uint64_t)(int64_t)peer, .tag = tag, .comm = comm,
+			    .bytes = bytes, .request = request};
+	hmb_mpi_probe(&r);
 }
 
 HMB_NOINST void hmb_irecv(int peer, uint32_t tag, uint64_t bytes, uint32_t comm, uint64_t request)
 {
-	hmb_record rec[HMB_MPI_RECORDS];
-	hmb_mpi_record(rec, HMB_ENC_IRECV, peer, tag, comm, bytes, request, 0, 0);
-	hmb_mpi_event(rec);
+	struct hmb_mpi r = {.kind = HMB_ENC_IRECV, .peer = (uint64_t)(int64_t)peer, .tag = tag, .comm = comm,
+			    .bytes = bytes, .request = request};
+	hmb_mpi_probe(&r);
 }
 
 /* hmb_request_event records a record that holds only a request. */
 HMB_NOINST static void hmb_request_event(unsigned kind, uint64_t request)
 {
-	hmb_record rec[HMB_MPI_RECORDS];
-	hmb_mpi_record(rec, kind, 0, 0, 0, 0, request, 0, 0);
-	hmb_mpi_event(rec);
+	struct hmb_mpi r = {.kind = kind, .request = request};
+	hmb_mpi_probe(&r);
 }
 
 HMB_NOINST void hmb_isend_complete(uint64_t request)
@@ -214,9 +233,9 @@ HMB_NOINST void hmb_collective_request(uint64_t request)
 HMB_NOINST void hmb_collective_complete(uint32_t region, int root, uint64_t sent, uint64_t received, uint32_t comm,
 					uint64_t request)
 {
-	hmb_record rec[HMB_MPI_RECORDS];
-	hmb_mpi_record(rec, HMB_ENC_COLL_COMPLETE, root, 0, comm, sent, request, received, region);
-	hmb_mpi_event(rec);
+	struct hmb_mpi r = {.kind = HMB_ENC_COLL_COMPLETE, .root = root, .comm = comm, .region = region, .bytes = sent,
+			    .request = request, .received = received};
+	hmb_mpi_probe(&r);
 }
 
 /*

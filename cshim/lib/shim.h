@@ -4,7 +4,8 @@
  *
  * An enter, leave, message or collective takes the direct path of direct.h
  * where it can. Else a probe appends one record (two for a message or a
- * collective) to its thread's staging array and publishes the new end with
+ * collective, HMB_MPI_RECORDS for one with a communicator or a request) to
+ * its thread's staging array and publishes the new end with
  * a release store; nothing else. The slow path (array full, first probe of
  * a thread, thread exit, finalize, and at once for a thread on the direct
  * path) replays the staged records into the thread's Go location.
