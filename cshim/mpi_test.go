@@ -505,8 +505,16 @@ func TestMPIFortran(t *testing.T) {
 				checkPrinted(t, r, outs[r], sends, recvs, true)
 				enters := checkTrace(t, dump(t, f.Path), []string{"MPI_Init", "MPI_Irecv", "MPI_Isend", "MPI_Waitall",
 					"MPI_Sendrecv", "MPI_Allreduce", "MPI_Finalize"}, []string{fmt.Sprintf("rank %d", r)})
-				if enters["MPI_Allreduce"] != iters || enters["MPI_Waitall"] != iters || enters["MPI_Irecv"] != 2*iters {
-					t.Errorf("rank %d enters %v: want %d Allreduce and Waitall, %d Irecv", r, enters, iters, 2*iters)
+				if enters["MPI_Allreduce"] != iters || enters["MPI_Waitany"] != 2*iters || enters["MPI_Irecv"] != 2*iters {
+					t.Errorf("rank %d enters %v: want %d Allreduce, %d Waitany and Irecv", r, enters, iters, 2*iters)
+				}
+				// The gather at the last rank, in place there (Fortran's MPI_IN_PLACE).
+				want := fmt.Sprintf("root %d sent 8 received 0", np-1)
+				if r == np-1 {
+					want = fmt.Sprintf("root %d sent 8 received %d", np-1, 8*np)
+				}
+				if got := gatherOf(t, f); got != want {
+					t.Errorf("rank %d: MPI_Gather %q, want %q", r, got, want)
 				}
 			}
 
@@ -521,6 +529,25 @@ func TestMPIFortran(t *testing.T) {
 			}
 		})
 	}
+}
+
+// gatherOf describes the one MPI_Gather collective of f.
+func gatherOf(t *testing.T, f *tracefile.File) string {
+	t.Helper()
+	var got []string
+	var e tracefile.Event
+	for _, l := range f.Locations {
+		it := f.Events(l.ID)
+		for it.Next(&e) {
+			if e.Kind == encode.KindCollective && f.RegionName(e.Region) == "MPI_Gather" {
+				got = append(got, fmt.Sprintf("root %d sent %d received %d", e.Root, e.Bytes, e.Received))
+			}
+		}
+		if err := it.Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return strings.Join(got, "; ")
 }
 
 // TestMPIRequests runs persistent requests, matched probes, v collectives
