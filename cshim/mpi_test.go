@@ -531,6 +531,27 @@ func TestMPIFortran(t *testing.T) {
 	}
 }
 
+// collectivesOf lists f's collectives in record order as "coll <region>
+// <bytes sent> <bytes received>"; a non-blocking one where it completed,
+// under the region of the call that started it.
+func collectivesOf(t *testing.T, f *tracefile.File) []string {
+	t.Helper()
+	var got []string
+	var e tracefile.Event
+	for _, l := range f.Locations {
+		it := f.Events(l.ID)
+		for it.Next(&e) {
+			if e.Kind == encode.KindCollective || e.Kind == encode.KindCollComplete {
+				got = append(got, fmt.Sprintf("coll %s %d %d", f.RegionName(e.Region), e.Bytes, e.Received))
+			}
+		}
+		if err := it.Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return got
+}
+
 // gatherOf describes the one MPI_Gather collective of f.
 func gatherOf(t *testing.T, f *tracefile.File) string {
 	t.Helper()
@@ -574,6 +595,15 @@ func TestMPIRequests(t *testing.T) {
 		}
 		if strings.Contains(errs[r], "dropped") {
 			t.Errorf("rank %d: probes dropped:\n%s", r, errs[r])
+		}
+		var want []string
+		for _, line := range strings.Split(outs[r], "\n") {
+			if strings.HasPrefix(line, "coll ") {
+				want = append(want, line)
+			}
+		}
+		if got := collectivesOf(t, f); !slices.Equal(got, want) {
+			t.Errorf("rank %d: collectives in the trace\n%s\nthe program made\n%s", r, strings.Join(got, "\n"), strings.Join(want, "\n"))
 		}
 		checkSplitComm(t, f, r, np)
 		checkRequests(t, f)

@@ -3,10 +3,11 @@
  * matched probes and synchronous/ready sends on a communicator from
  * MPI_Comm_split, then MPI_Abort on one rank with abort given. Each rank
  * prints what it sends and receives as world ranks, computed here without
- * the wrappers' help, and the roots of its rooted collectives:
+ * the wrappers' help, the roots of its rooted collectives, and the bytes of
+ * its send and receive buffers in each collective, in call order:
  *
  *   send <to> <tag> <bytes>      recv <from> <tag> <bytes>
- *   root <region> <world rank>
+ *   root <region> <world rank>   coll <region> <bytes sent> <bytes received>
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -26,6 +27,7 @@ int main(int argc, char **argv)
 	MPI_Comm_size(comm, &csize);
 	int *world_of = malloc((size_t)csize * sizeof *world_of);
 	MPI_Allgather(&wrank, 1, MPI_INT, world_of, 1, MPI_INT, comm);
+	printf("coll MPI_Allgather 4 %d\n", 4 * csize);
 	int next = (crank + 1) % csize, prev = (crank + csize - 1) % csize;
 
 	/* Persistent requests: each start is a message. */
@@ -64,26 +66,36 @@ int main(int argc, char **argv)
 		displs[i] = i * 8;
 		mine[i] = crank + 1;
 	}
+	int all = csize * (csize + 1) / 2 * 8; /* the bytes of counts[] */
 	MPI_Gatherv(out, crank + 1, MPI_DOUBLE, in, counts, displs, MPI_DOUBLE, root, comm);
 	printf("root MPI_Gatherv %d\n", world_of[root]);
+	printf("coll MPI_Gatherv %d %d\n", (crank + 1) * 8, crank == root ? all : 0);
 	MPI_Scatterv(out, counts, displs, MPI_DOUBLE, in, crank + 1, MPI_DOUBLE, root, comm);
 	printf("root MPI_Scatterv %d\n", world_of[root]);
+	printf("coll MPI_Scatterv %d %d\n", crank == root ? all : 0, (crank + 1) * 8);
 	MPI_Allgatherv(out, crank + 1, MPI_DOUBLE, in, counts, displs, MPI_DOUBLE, comm);
+	printf("coll MPI_Allgatherv %d %d\n", (crank + 1) * 8, all);
 	MPI_Alltoallv(out, counts, displs, MPI_DOUBLE, in, mine, displs, MPI_DOUBLE, comm);
+	printf("coll MPI_Alltoallv %d %d\n", all, csize * (crank + 1) * 8);
 	MPI_Reduce_scatter_block(out, in, 2, MPI_DOUBLE, MPI_SUM, comm);
+	printf("coll MPI_Reduce_scatter_block %d 16\n", 16 * csize);
 	MPI_Exscan(out, in, 2, MPI_DOUBLE, MPI_SUM, comm);
+	printf("coll MPI_Exscan 16 16\n");
 
 	/* Non-blocking collectives, completed by Wait and by a Test loop. */
 	double sum = crank, total = 0;
 	MPI_Iallreduce(&sum, &total, 1, MPI_DOUBLE, MPI_SUM, comm, &r);
 	MPI_Wait(&r, MPI_STATUS_IGNORE);
+	printf("coll MPI_Iallreduce 8 8\n");
 	int flag = 0;
 	MPI_Ibcast(out, 5, MPI_DOUBLE, root, comm, &r);
 	while (!flag) {
 		MPI_Test(&r, &flag, MPI_STATUS_IGNORE);
 	}
+	printf("coll MPI_Ibcast %d %d\n", crank == root ? 40 : 0, crank == root ? 0 : 40);
 	MPI_Ibarrier(comm, &r);
 	MPI_Wait(&r, MPI_STATUS_IGNORE);
+	printf("coll MPI_Ibarrier 0 0\n");
 	fflush(stdout);
 
 	MPI_Comm_free(&comm);
