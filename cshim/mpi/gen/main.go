@@ -2,6 +2,7 @@
 // functions, cshim/mpi/mpi.tbl:
 //
 //	go run ./cshim/mpi/gen            (from the repository's root)
+//	go generate ./cshim/mpi/gen       (the same)
 //
 // It writes, next to the table, regions_gen.h (a region per wrapped
 // function), wrappers_gen.c (the C wrappers, MPI_X calling PMPI_X) and
@@ -12,6 +13,8 @@
 // With -check it writes nothing and fails if a file differs from what it
 // would write.
 package main
+
+//go:generate go run .
 
 import (
 	"bytes"
