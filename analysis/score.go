@@ -158,6 +158,9 @@ type Score struct {
 	// NoProbeCost lists files that carry no probe cost: their regions'
 	// overheads count as zero.
 	NoProbeCost []string
+	// Throttled lists the regions the probes switched off during the run,
+	// merged by name over the files.
+	Throttled []tracefile.ThrottledRegion
 }
 
 // ComputeScore scores the regions of files, merged by name, reading every
@@ -257,7 +260,30 @@ func ComputeScore(files []*tracefile.File, opt ScoreOptions) (*Score, error) {
 		}
 		return a.Name < b.Name
 	})
+	s.Throttled = mergeThrottled(files)
 	return s, nil
+}
+
+// mergeThrottled merges the files' throttled regions by name.
+func mergeThrottled(files []*tracefile.File) []tracefile.ThrottledRegion {
+	var out []tracefile.ThrottledRegion
+	idx := map[string]int{}
+	for _, f := range files {
+		for _, r := range f.Throttled() {
+			i, ok := idx[r.Name]
+			if !ok {
+				idx[r.Name] = len(out)
+				out = append(out, r)
+				continue
+			}
+			o := &out[i]
+			o.Locations += r.Locations
+			o.FirstAt = min(o.FirstAt, r.FirstAt)
+			o.Visits += r.Visits
+			o.VisitsAfter += r.VisitsAfter
+		}
+	}
+	return out
 }
 
 // ratio is part/whole, +Inf when whole is not positive.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -82,6 +83,12 @@ func (s *Score) WriteReport(out io.Writer) error {
 	if opt.MinShare > 0 {
 		crit += fmt.Sprintf(" and at least %s of all visits", percent(opt.MinShare))
 	}
+	for i, r := range s.Throttled {
+		if i == 0 {
+			fmt.Fprintf(w, "Throttled at run time (HMB_THROTTLE; -g excludes them too):\n")
+		}
+		fmt.Fprintf(w, "    %s at %s on %d location(s), %s visits after it (counted, not timed)\n", r.Name, units.Duration(float64(r.FirstAt)), r.Locations, units.Count(r.VisitsAfter))
+	}
 	if len(flagged) == 0 {
 		fmt.Fprintf(w, "No region has a %s.\n", crit)
 	} else {
@@ -102,13 +109,22 @@ func (s *Score) WriteFilter(out io.Writer) error {
 		fmt.Fprintf(&b, "\nand that make at least %s of all visits", percent(opt.MinShare))
 	}
 	b.WriteString(" (estimates).")
+	names := s.Flagged()
 	for _, r := range s.Regions {
 		if r.Flagged {
 			fmt.Fprintf(&b, "\n%s: %s visits, %s per visit, overhead %s (%s)", r.Name, units.Count(r.Visits),
 				units.Duration(float64(r.Inclusive)/float64(max(r.Visits, 1))), units.Duration(r.Overhead), percent(r.Relative(opt.Property)))
 		}
 	}
-	return filter.Write(out, s.Flagged(), b.String())
+	// Regions the probes throttled were too short and too frequent to be
+	// worth measuring: the next run excludes them from the start.
+	for _, r := range s.Throttled {
+		if !slices.Contains(names, r.Name) {
+			names = append(names, r.Name)
+		}
+		fmt.Fprintf(&b, "\n%s: throttled at %s, %s visits after it", r.Name, units.Duration(float64(r.FirstAt)), units.Count(r.VisitsAfter))
+	}
+	return filter.Write(out, names, b.String())
 }
 
 func fileList(files []FileScore) string {

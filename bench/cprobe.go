@@ -67,7 +67,7 @@ func runCProbesMode(path string, quick bool, mode string, names map[string]strin
 	}
 	cmd := exec.Command(path, rounds, iters)
 	cmd.Dir = filepath.Dir(path)
-	cmd.Env = append(os.Environ(), "HMB_OUTPUT="+filepath.Join(filepath.Dir(path), "hmb-out"), "HMB_C_PROBE="+mode)
+	cmd.Env = append(os.Environ(), "HMB_OUTPUT="+filepath.Join(filepath.Dir(path), "hmb-out"), "HMB_C_PROBE="+mode, "HMB_THROTTLE=0")
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v\n%s", path, err, out)

@@ -13,7 +13,8 @@ type Hierarchy struct {
 
 	// The writer's view of the closed set, refreshed by Sync. A record at
 	// depth d of class c may be put only if Open(d, c).
-	Limit       int   // depths >= Limit are closed (0 when recording stopped)
+	Limit       int   // depths >= Limit are closed for enter/leave and metrics (0 when recording stopped)
+	PLimit      int   // depths >= PLimit are closed for the classes kept longest (Class.KeptLongest)
 	ClassClosed uint8 // bit c: class c is closed
 	Stopped     bool  // PolicyFirst filled the buffer
 	Final       bool  // the pool was finalized
@@ -28,7 +29,15 @@ type Hierarchy struct {
 // Open reports whether records at depth of class c are kept, in the view of
 // the last Sync.
 func (h *Hierarchy) Open(depth int, c Class) bool {
-	return depth < h.Limit && h.ClassClosed&(1<<c) == 0
+	return depth < h.limit(c) && h.ClassClosed&(1<<c) == 0
+}
+
+// limit returns the depth limit of class c in the view of the last Sync.
+func (h *Hierarchy) limit(c Class) int {
+	if c.group() == groupComm {
+		return h.PLimit
+	}
+	return h.Limit
 }
 
 // Stale reports whether the closed set changed since the last Sync. The
@@ -63,9 +72,9 @@ func (h *Hierarchy) syncLocked() {
 
 func (h *Hierarchy) syncViewLocked() {
 	p := h.pool
-	h.Limit, h.ClassClosed, h.Stopped, h.Final = p.limit, p.classClosed, p.stopped, p.final
+	h.Limit, h.PLimit, h.ClassClosed, h.Stopped, h.Final = p.limit[groupCompute], p.limit[groupComm], p.classClosed, p.stopped, p.final
 	if p.stopped || p.final {
-		h.Limit = 0
+		h.Limit, h.PLimit = 0, 0
 	}
 }
 
@@ -88,7 +97,7 @@ func (h *Hierarchy) newLevel(depth int, c Class) *Level {
 	}
 	lv := &Level{h: h, depth: depth, class: c, enc: encode.NewEncoder(p.tech), cur: -1, head: -1, tail: -1}
 	switch {
-	case depth >= p.limit:
+	case depth >= p.limit[c.group()]:
 		lv.closed, lv.closedBy = true, ByDepth
 	case p.classClosed&(1<<c) != 0:
 		lv.closed, lv.closedBy = true, ByClass
@@ -103,7 +112,7 @@ func (h *Hierarchy) DropReason(depth int, c Class) Reason {
 	switch {
 	case h.Stopped:
 		return ByFirst
-	case depth >= h.Limit && !h.Final:
+	case depth >= h.limit(c) && !h.Final:
 		return ByDepth
 	case h.ClassClosed&(1<<c) != 0:
 		return ByClass

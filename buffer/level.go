@@ -16,10 +16,34 @@ const (
 	ClassMessage                 // point-to-point send and receive records
 	ClassMetric                  // counter values read at enter and leave
 	ClassCollective              // collective operations (MPI)
+	ClassParadigm                // enter and leave records of a paradigm's regions (MPI, OpenMP)
 	NumClasses
 )
 
-var classNames = [NumClasses]string{"enter/leave", "message", "metric", "collective"}
+var classNames = [NumClasses]string{"enter/leave", "message", "metric", "collective", "paradigm"}
+
+// The depth policy treats the classes in two groups: compute (enter/leave
+// and metric) and communication (paradigm, message and collective). Each
+// group has its own depth limit, and the communication group's is lowered
+// only when no compute level is left to close.
+const (
+	groupCompute = iota
+	groupComm
+	numGroups
+)
+
+// group returns the class's group for the depth policy.
+func (c Class) group() int {
+	if c == ClassParadigm || c == ClassMessage || c == ClassCollective {
+		return groupComm
+	}
+	return groupCompute
+}
+
+// KeptLongest reports whether the depth policy keeps the class's levels
+// until no compute level is left to close: paradigm regions, messages and
+// collectives.
+func (c Class) KeptLongest() bool { return c.group() == groupComm }
 
 // String returns the class's name as the summary prints it.
 func (c Class) String() string {
@@ -30,7 +54,7 @@ func (c Class) String() string {
 }
 
 // ParseClass reads a class name: enter/leave (or region), message, metric,
-// collective.
+// collective, paradigm.
 func ParseClass(s string) (Class, error) {
 	for c, n := range classNames {
 		if s == n {
@@ -40,7 +64,7 @@ func ParseClass(s string) (Class, error) {
 	if s == "region" || s == "enterleave" {
 		return ClassRegion, nil
 	}
-	return 0, fmt.Errorf("unknown event class %q (want enter/leave, message, metric or collective)", s)
+	return 0, fmt.Errorf("unknown event class %q (want enter/leave, message, metric, collective or paradigm)", s)
 }
 
 // Reason says why events were removed from a level.

@@ -42,11 +42,11 @@ type Pool struct {
 	mu          sync.Mutex
 	free        []int32
 	meta        []binMeta
-	binsAtDepth []int
+	binsAtDepth [numGroups][]int // bins in use per class group and depth
 	hier        []*Hierarchy
-	limit       int   // depths >= limit are closed
-	classClosed uint8 // bit c: class c is closed
-	stopped     bool  // PolicyFirst: full, recording stopped
+	limit       [numGroups]int // per class group: depths >= limit are closed
+	classClosed uint8          // bit c: class c is closed
+	stopped     bool           // PolicyFirst: full, recording stopped
 	final       bool
 	oldest      []int32 // PolicyLast: sealed bins, a min-heap on their last record's key
 	reductions  []Reduction
@@ -107,7 +107,7 @@ func NewPool(c Config) (*Pool, error) {
 		tech:    c.Techniques,
 		free:    make([]int32, n),
 		meta:    make([]binMeta, n),
-		limit:   math.MaxInt32,
+		limit:   [numGroups]int{math.MaxInt32, math.MaxInt32},
 	}
 	// Hand out low indices first: the memory they cover is touched first.
 	for i := range p.free {
@@ -163,7 +163,7 @@ func (p *Pool) takeLocked(lv *Level, t uint64) bool {
 	b := p.free[len(p.free)-1]
 	p.free = p.free[:len(p.free)-1]
 	p.meta[b] = binMeta{next: -1, level: lv}
-	p.countDepthLocked(lv.depth, +1)
+	p.countDepthLocked(lv, +1)
 	if used := len(p.meta) - len(p.free); used > p.peakUsed {
 		p.peakUsed = used
 	}
@@ -173,11 +173,12 @@ func (p *Pool) takeLocked(lv *Level, t uint64) bool {
 	return true
 }
 
-func (p *Pool) countDepthLocked(depth, delta int) {
-	for depth >= len(p.binsAtDepth) {
-		p.binsAtDepth = append(p.binsAtDepth, 0)
+func (p *Pool) countDepthLocked(lv *Level, delta int) {
+	at := &p.binsAtDepth[lv.class.group()]
+	for lv.depth >= len(*at) {
+		*at = append(*at, 0)
 	}
-	p.binsAtDepth[depth] += delta
+	(*at)[lv.depth] += delta
 }
 
 // sealLocked closes lv's current bin and links it at the end of its chain.
@@ -202,11 +203,11 @@ func (p *Pool) sealLocked(lv *Level) {
 	lv.cur, lv.bin, lv.pos, lv.n = -1, nil, 0, 0
 }
 
-// freeLocked returns bin b to the pool.
-func (p *Pool) freeLocked(b int32, depth int) {
+// freeLocked returns bin b of level lv to the pool.
+func (p *Pool) freeLocked(b int32, lv *Level) {
 	p.meta[b].level = nil
 	p.free = append(p.free, b)
-	p.countDepthLocked(depth, -1)
+	p.countDepthLocked(lv, -1)
 }
 
 // revokeChainLocked frees every sealed bin of lv and counts its records.
@@ -214,7 +215,7 @@ func (p *Pool) revokeChainLocked(lv *Level, why Reason) (bins int, records uint6
 	for b := lv.head; b >= 0; {
 		next := p.meta[b].next
 		records += uint64(p.meta[b].records)
-		p.freeLocked(b, lv.depth)
+		p.freeLocked(b, lv)
 		bins++
 		b = next
 	}
@@ -244,7 +245,7 @@ func (p *Pool) closeLocked(lv *Level, why Reason, trigger *Hierarchy) (int, uint
 func (p *Pool) handBackLocked(lv *Level) {
 	lv.written += uint64(lv.n)
 	lv.revoked[lv.closedBy] += uint64(lv.n)
-	p.freeLocked(lv.cur, lv.depth)
+	p.freeLocked(lv.cur, lv)
 	lv.cur, lv.bin, lv.pos, lv.n = -1, nil, 0, 0
 }
 
@@ -294,44 +295,65 @@ func (p *Pool) waitForPendingLocked() bool {
 	return p.pending > 0 && p.starved < starveLimit
 }
 
-// CloseFrom closes calling depth d and every deeper one, as the depth
-// policy does, at reduced time t: asked for from outside the probes.
+// CloseFrom closes calling depth d and every deeper one, of every class,
+// at reduced time t: asked for from outside the probes.
 func (p *Pool) CloseFrom(d int, t uint64) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if d >= p.limit || p.final {
+	if p.final {
 		return
 	}
-	p.closeDepthLocked(d, t, nil)
+	for g := range p.limit {
+		if d < p.limit[g] {
+			p.closeDepthLocked(g, d, t, nil)
+		}
+	}
 }
 
-// closeDeepestLocked closes the deepest open calling depth that holds bins.
-// It never closes depth 1 or 0: when they are all that is left, it stops
+// closeDeepestLocked closes the deepest open calling depth that holds bins
+// of a compute class (enter/leave, metric); only when none is left below
+// depth 2 does it close the deepest of the communication classes (paradigm
+// regions, messages, collectives), so that these are kept longest. It
+// never closes depth 1 or 0: when they are all that is left, it stops
 // recording, keeping what the buffer holds (as PolicyFirst does).
 // If that frees nothing because its bins are all current bins still held by
 // their owners, the record that needed a bin is dropped instead of closing
 // more; after starveLimit such drops in a row, the next depth up is closed.
 func (p *Pool) closeDeepestLocked(t uint64, trigger *Hierarchy) bool {
 	for {
-		d := -1
-		for i := min(p.limit, len(p.binsAtDepth)) - 1; i >= 0; i-- {
-			if p.binsAtDepth[i] > 0 {
-				d = i
+		g, d := -1, -1
+		for _, group := range [...]int{groupCompute, groupComm} {
+			at := p.binsAtDepth[group]
+			for i := min(p.limit[group], len(at)) - 1; i >= 2; i-- {
+				if at[i] > 0 {
+					g, d = group, i
+					break
+				}
+			}
+			if d >= 0 {
 				break
 			}
 		}
 		if d < 0 {
-			return false
-		}
-		if d <= 1 {
+			top := -1
+			for group, at := range p.binsAtDepth {
+				for i := min(p.limit[group], len(at)) - 1; i > top; i-- {
+					if at[i] > 0 {
+						top = i
+					}
+				}
+			}
+			if top < 0 {
+				return false
+			}
 			// Closing the top level would discard the whole trace; keep
 			// what is there and stop recording instead.
 			p.stopped = true
-			p.reductions = append(p.reductions, Reduction{Reason: ByFirst, Depth: d, Time: t, Steps: 1})
+			p.reductions = append(p.reductions, Reduction{Reason: ByFirst, Depth: top, Time: t, Steps: 1})
 			p.publishLocked()
 			return false
 		}
-		p.closeDepthLocked(d, t, trigger)
+		p.closeDepthLocked(g, d, t, trigger)
 		if len(p.free) > 0 {
 			return true
 		}
@@ -341,16 +363,20 @@ func (p *Pool) closeDeepestLocked(t uint64, trigger *Hierarchy) bool {
 	}
 }
 
-// closeDepthLocked closes calling depth d and every deeper one in every
-// hierarchy, at reduced time t, for trigger as closeLocked says (nil when
-// no location asked).
-func (p *Pool) closeDepthLocked(d int, t uint64, trigger *Hierarchy) {
-	p.limit = d
+// closeDepthLocked closes calling depth d and every deeper one of the
+// classes of group g in every hierarchy, at reduced time t, for trigger as
+// closeLocked says (nil when no location asked). The reduction's Class is
+// ClassRegion for the compute group and ClassParadigm for communication.
+func (p *Pool) closeDepthLocked(g, d int, t uint64, trigger *Hierarchy) {
+	p.limit[g] = d
 	r := Reduction{Reason: ByDepth, Depth: d, Time: t, Steps: 1}
+	if g == groupComm {
+		r.Class = ClassParadigm
+	}
 	for _, h := range p.hier {
 		for depth := d; depth < len(h.levels); depth++ {
 			for _, lv := range h.levels[depth] {
-				if lv != nil {
+				if lv != nil && lv.class.group() == g {
 					bins, recs := p.closeLocked(lv, ByDepth, trigger)
 					r.Bins += bins
 					r.Records += recs
@@ -400,7 +426,7 @@ func (p *Pool) revokeOldestLocked(t uint64) bool {
 	lv.sealed--
 	lv.revoked[ByLast] += uint64(m.records)
 	lv.h.advanceWindowLocked(m.lastTime, m.lastSeq)
-	p.freeLocked(b, lv.depth)
+	p.freeLocked(b, lv)
 	if n := len(p.reductions); n > 0 && p.reductions[n-1].Reason == ByLast {
 		r := &p.reductions[n-1]
 		r.Steps++

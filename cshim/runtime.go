@@ -11,6 +11,7 @@ import (
 	"github.com/hmbtrace/hmbtrace/internal/clock"
 	"github.com/hmbtrace/hmbtrace/internal/fatalsignal"
 	"github.com/hmbtrace/hmbtrace/measure"
+	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
 // Runtime is the measurement behind the C ABI: started by hmb_init, with
@@ -175,13 +176,20 @@ func (rt *Runtime) Measurement() *measure.Measurement {
 // Region returns the region of the given name, defining it with its source
 // location on first use; 0 when the measurement does not record.
 func (rt *Runtime) Region(name, file string, line int) uint32 {
+	return rt.RegionParadigm(name, file, line, tracefile.ParadigmUser)
+}
+
+// RegionParadigm is Region for a region of paradigm p: the MPI wrappers'
+// calls (tracefile.ParadigmMPI) go to the paradigm event class, as
+// measure's RegionParadigm says.
+func (rt *Runtime) RegionParadigm(name, file string, line int, p tracefile.Paradigm) uint32 {
 	rt.mu.Lock()
 	m := rt.m
 	rt.mu.Unlock()
 	if m == nil {
 		return 0
 	}
-	return uint32(m.RegionAt(name, file, line))
+	return uint32(m.RegionParadigmAt(name, file, line, p))
 }
 
 // NoThread is NewThread's answer when there is no measurement to record into.
@@ -245,7 +253,7 @@ func (rt *Runtime) funcRegion(addr uint64) measure.Region {
 	}
 	var r measure.Region
 	if s, ok := rt.sym.Lookup(addr); ok {
-		r = rt.m.RegionAt(s.Name, s.File, s.Line)
+		r = rt.m.RegionParadigmAt(s.Name, s.File, s.Line, tracefile.ParadigmCompiler)
 	} else {
 		r = rt.m.Region(fmt.Sprintf("0x%x", addr))
 	}

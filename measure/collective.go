@@ -31,11 +31,11 @@ func (l *Location) EnterCollectiveAt(r Region, root int, bytes uint64, t uint64)
 // BenchmarkReplay: 134 or 137 against 127), for the test and for keeping
 // the parameter across the clock read.
 func (l *Location) enterCollective(r Region, root int, bytes, received uint64, comm uint32, t uint64, read bool) {
-	known := uint(r)-1 < uint(len(l.prof)-1)
-	if known && l.prof[r].filtered {
-		l.recorded++
-		l.filteredName++
-		return
+	p := l.entry(r)
+	if p == nil || p.off != offNone {
+		if p = l.enterOff(r, p); p == nil {
+			return
+		}
 	}
 	if read {
 		t = clock.Now()
@@ -43,10 +43,6 @@ func (l *Location) enterCollective(r Region, root int, bytes, received uint64, c
 	if l.pool.Epoch() != l.epoch && !l.sync() {
 		return
 	}
-	if !known && !l.growProfile(r) {
-		return
-	}
-	p := &l.prof[r]
 	t, tr, seq := l.stamp(t)
 	_, _, infoSeq := l.stamp(t)
 	l.recorded += 2 // the enter and its root and bytes
@@ -65,7 +61,7 @@ func (l *Location) enterCollective(r Region, root int, bytes, received uint64, c
 	if p.counted && l.src != nil && d <= l.mdepth {
 		l.enterCounters(f, d, t)
 	}
-	closed := d >= l.limit || l.h.ClassClosed&(1<<buffer.ClassCollective) != 0 || (l.pendingFrom != 0 && !l.flush(d-1))
+	closed := d >= l.plimit || l.h.ClassClosed&(1<<buffer.ClassCollective) != 0 || (l.pendingFrom != 0 && !l.flush(d-1))
 	if !closed && l.collLevel(d).EnterCollectiveComm(tr, seq, uint32(r), infoSeq, int64(root), bytes, received, comm) {
 		f.state = frameWritten
 		if f.counted {

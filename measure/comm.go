@@ -314,7 +314,7 @@ func (l *Location) mpiRecord(r *encode.Record, t uint64, read bool) {
 	if r.Kind == encode.KindCollRequest || r.Kind == encode.KindCollComplete {
 		c = buffer.ClassCollective
 	}
-	if d >= l.limit || l.h.ClassClosed&(1<<c) != 0 || (l.pendingFrom != 0 && !l.flush(d)) {
+	if d >= l.plimit || l.h.ClassClosed&(1<<c) != 0 || (l.pendingFrom != 0 && !l.flush(d)) {
 		l.drop(d, c)
 		return
 	}

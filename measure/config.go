@@ -30,6 +30,16 @@ const (
 	// NoTimerShift keeps every tick of the clock.
 	NoTimerShift  = -1
 	maxTimerShift = 32
+	// DefaultThrottleCalls is how many visits a region must have had before
+	// the probes may throttle it: TAU's default.
+	DefaultThrottleCalls = 100000
+	// DefaultThrottleTime is the mean inclusive time below which such a
+	// region is throttled: about ten times what an enter and a leave cost
+	// together (2 × 12 ns here), so that a region whose probes add more
+	// than a tenth to its own time stops being measured, and one of 250 ns
+	// or more is always kept. TAU's default (10 µs per call) would also
+	// switch off regions that its probes hardly disturb.
+	DefaultThrottleTime = 250 * time.Nanosecond
 )
 
 // Reduction is the policy that decides what a full buffer sheds.
@@ -122,6 +132,15 @@ type Config struct {
 	// "PORT" or ":PORT" binds the loopback interface, anything else must
 	// name the interface, e.g. "0.0.0.0:7070" (HMB_LISTEN).
 	Listen string
+	// NoThrottle keeps every region measured however often it runs and
+	// however short it is (HMB_THROTTLE=0). Else a region visited at least
+	// ThrottleCalls times (0: DefaultThrottleCalls; HMB_THROTTLE_CALLS) with
+	// a mean inclusive time below ThrottleTime (0: DefaultThrottleTime;
+	// HMB_THROTTLE_TIME) is switched off at its next leave with no call of
+	// it open: the probes then count its visits and record nothing else.
+	NoThrottle    bool
+	ThrottleCalls uint64
+	ThrottleTime  time.Duration
 }
 
 // envVars lists every variable ConfigFromEnv knows, with what it takes.
@@ -150,6 +169,9 @@ var envVars = map[string]string{
 	"HMB_CALLPATHS":       "1/0, true/false, yes/no, on/off",
 	"HMB_LISTEN":          "PORT (loopback) or HOST:PORT",
 	"HMB_C_PROBE":         "direct or staged (read by the C library)",
+	"HMB_THROTTLE":        "1/0, true/false, yes/no, on/off",
+	"HMB_THROTTLE_CALLS":  "a number of visits, 1 or more",
+	"HMB_THROTTLE_TIME":   "a duration such as 250ns or 1us, more than 0",
 }
 
 // LauncherRankVars are the variables, in the order they are read, by which
@@ -375,6 +397,27 @@ func configFromLookup(lookup func(string) (string, bool), environ []string, warn
 		}
 		c.Listen = v
 	}
+	if v, ok := get("HMB_THROTTLE"); ok {
+		on, err := parseBool(v)
+		if err != nil {
+			return c, bad("HMB_THROTTLE", v, nil)
+		}
+		c.NoThrottle = !on
+	}
+	if v, ok := get("HMB_THROTTLE_CALLS"); ok && v != "" {
+		n, err := strconv.ParseUint(v, 10, 64)
+		if err != nil || n == 0 {
+			return c, bad("HMB_THROTTLE_CALLS", v, nil)
+		}
+		c.ThrottleCalls = n
+	}
+	if v, ok := get("HMB_THROTTLE_TIME"); ok && v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return c, bad("HMB_THROTTLE_TIME", v, nil)
+		}
+		c.ThrottleTime = d
+	}
 	if v, ok := get("HMB_METRICS_STRICT"); ok {
 		on, err := parseBool(v)
 		if err != nil {
@@ -533,6 +576,9 @@ func (c *Config) validate() error {
 	}
 	if c.MetricsDepth < 0 {
 		return fmt.Errorf("hmbtrace: negative MetricsDepth %d", c.MetricsDepth)
+	}
+	if c.ThrottleTime < 0 {
+		return fmt.Errorf("hmbtrace: negative ThrottleTime %v", c.ThrottleTime)
 	}
 	return nil
 }

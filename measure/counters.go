@@ -98,7 +98,6 @@ func (l *Location) attachCounters() {
 	l.mvals = make([]uint64, n)
 	l.mstart = make([]uint64, len(l.stack)*n)
 	l.mchild = make([]uint64, len(l.stack)*n)
-	l.mprof = make([]uint64, len(l.prof)*2*n)
 }
 
 // onItsThread checks, once, that the location records on the OS thread
@@ -148,8 +147,8 @@ func (l *Location) leaveCounters(f *frame, d int, t uint64, outermost bool) uint
 	n := l.nmet
 	l.readCounters(l.mvals)
 	start, child := l.mstart[d*n:(d+1)*n], l.mchild[d*n:(d+1)*n]
-	base := int(f.region) * 2 * n
-	incl, excl := l.mprof[base:base+n], l.mprof[base+n:base+2*n]
+	sums := l.sums(f.region)
+	incl, excl := sums[:n], sums[n:2*n]
 	for k, v := range l.mvals {
 		delta := v - start[k]
 		if v < start[k] {

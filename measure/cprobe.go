@@ -16,7 +16,8 @@ import (
 // count the events they dropped.
 
 // CProbeLayout returns the sizes and offsets the C mirror of frame,
-// profEntry, Location, buffer.Level and encode.Encoder must have, in the
+// profEntry (and the profile's pages), Location, buffer.Level and
+// encode.Encoder must have, and the constants it uses, in the
 // order of hmb_direct_layout (cshim/lib/direct.c). The C side compares them
 // with its own at start and records in Go if they differ.
 func CProbeLayout() []uintptr {
@@ -29,7 +30,10 @@ func CProbeLayout() []uintptr {
 		unsafe.Offsetof(f.seq), unsafe.Offsetof(f.region), unsafe.Offsetof(f.state),
 		unsafe.Offsetof(f.counted), unsafe.Offsetof(f.class),
 		unsafe.Sizeof(p), unsafe.Offsetof(p.visits), unsafe.Offsetof(p.incl), unsafe.Offsetof(p.excl),
-		unsafe.Offsetof(p.active), unsafe.Offsetof(p.filtered),
+		unsafe.Offsetof(p.after), unsafe.Offsetof(p.throttledAt),
+		unsafe.Offsetof(p.active), unsafe.Offsetof(p.off), unsafe.Offsetof(p.class),
+		unsafe.Sizeof(profPage{}.e), profPageBits,
+		uintptr(offNone), uintptr(offFiltered), uintptr(offThrottled), uintptr(offUndefined),
 		unsafe.Offsetof(l.epoch), unsafe.Offsetof(l.limit), unsafe.Offsetof(l.lostAt),
 		unsafe.Offsetof(l.minDur), unsafe.Offsetof(l.last), unsafe.Offsetof(l.lastTR),
 		unsafe.Offsetof(l.run), unsafe.Offsetof(l.shift), unsafe.Offsetof(l.depth),
@@ -37,8 +41,9 @@ func CProbeLayout() []uintptr {
 		unsafe.Offsetof(l.recorded), unsafe.Offsetof(l.filteredName), unsafe.Offsetof(l.cpt),
 		unsafe.Offsetof(l.phaseRegion), unsafe.Offsetof(l.msgLevels), unsafe.Offsetof(l.collLevels),
 		unsafe.Offsetof(l.pendingFrom),
+		unsafe.Offsetof(l.parLevels), unsafe.Offsetof(l.plimit), unsafe.Offsetof(l.thrCalls), unsafe.Offsetof(l.thrTicks),
 		uintptr(frameDropped), uintptr(framePending), uintptr(frameWritten),
-		uintptr(buffer.ClassRegion), uintptr(buffer.ClassMessage), uintptr(buffer.ClassCollective),
+		uintptr(buffer.ClassRegion), uintptr(buffer.ClassMessage), uintptr(buffer.ClassCollective), uintptr(buffer.ClassParadigm),
 		unsafe.Offsetof(l.commLines), unsafe.Offsetof(l.commShift),
 		unsafe.Sizeof(c), unsafe.Offsetof(c.peer), unsafe.Offsetof(c.rank), unsafe.Offsetof(c.used),
 		unsafe.Offsetof(c.sent), unsafe.Offsetof(c.sentB), unsafe.Offsetof(c.recv), unsafe.Offsetof(c.recvB),
@@ -91,10 +96,15 @@ func (l *Location) pinSlices() {
 	if len(l.prof) > 0 {
 		l.pinNew(unsafe.Pointer(&l.prof[0]))
 	}
+	for _, pg := range l.prof {
+		if pg != nil {
+			l.pinNew(unsafe.Pointer(pg))
+		}
+	}
 	if len(l.commLines) > 0 {
 		l.pinNew(unsafe.Pointer(&l.commLines[0]))
 	}
-	for _, levels := range [][]*buffer.Level{l.levels, l.msgLevels, l.collLevels} {
+	for _, levels := range [][]*buffer.Level{l.levels, l.msgLevels, l.collLevels, l.parLevels} {
 		if len(levels) > 0 {
 			l.pinNew(unsafe.Pointer(&levels[0]))
 		}

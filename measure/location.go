@@ -27,7 +27,7 @@ type frame struct {
 	mseq    uint32
 	mprev   int
 	node    int32        // the call-path node, when call paths are kept
-	class   buffer.Class // ClassRegion, or ClassCollective for a collective operation
+	class   buffer.Class // ClassRegion, ClassParadigm, or ClassCollective for a collective operation
 }
 
 // The states of a frame's enter.
@@ -36,14 +36,6 @@ const (
 	framePending              // held by the duration filter until the call proves long enough
 	frameWritten              // in a bin: the leave must follow
 )
-
-// profEntry is a region's line of the flat profile.
-type profEntry struct {
-	visits, incl, excl uint64
-	active             uint32 // open instances: inclusive time counts the outermost only
-	filtered           bool   // excluded by the filter file: not measured at all
-	counted            bool   // reads counters (HMB_METRICS_REGIONS)
-}
 
 // Location is a stream of events written by one goroutine (or C thread).
 // Its probes are not safe for concurrent use. A nil *Location is valid:
@@ -63,17 +55,22 @@ type Location struct {
 	shift       uint8
 	depth       int
 	stack       []frame         // stack[d] is the region open at depth d; stack[0] is a sentinel
-	prof        []profEntry     // by region id; prof[0] unused
+	prof        []*profPage     // region r's entry: prof[r/profPageSize].e[r%profPageSize]; nil pages not made yet
 	levels      []*buffer.Level // enter/leave level by depth, cached
 
-	// Up to here, and the eight fields below, the C shim's probes read and
-	// write in place (cprobe.go): their layout is checked, not free to move.
+	// Up to here, and the fields below up to commShift, the C shim's probes
+	// read and write in place (cprobe.go): their layout is checked, not free
+	// to move.
 	recorded     uint64
 	filteredName uint64
 	cpt          *callTree       // nil unless call paths are kept
 	phaseRegion  uint32          // the phase region, 0 if none
 	msgLevels    []*buffer.Level // message level by depth, cached
 	collLevels   []*buffer.Level // collective level by depth, cached
+	parLevels    []*buffer.Level // paradigm (MPI, OpenMP) enter/leave level by depth, cached
+	plimit       int             // depths >= plimit are not kept for the communication classes
+	thrCalls     uint64          // a region is throttled at a leave after this many visits ...
+	thrTicks     uint64          // ... if its mean inclusive time is below this (ticks)
 
 	// The exact communication matrix (comm.go): an open-addressing table
 	// of 1<<(64-commShift) lines, at most half full. The C probes update
@@ -91,7 +88,6 @@ type Location struct {
 	mvals        []uint64
 	mstart       []uint64
 	mchild       []uint64
-	mprof        []uint64 // region r: incl at [r*2n:], excl at [r*2n+n:]
 	mtop         int
 	metLevels    []*buffer.Level
 	multiplexed  bool
@@ -155,12 +151,11 @@ func (l *Location) stamp(t uint64) (uint64, uint64, uint32) {
 }
 
 func (l *Location) enter(r Region, t uint64, read bool) {
-	known := uint(r)-1 < uint(len(l.prof)-1) // in the profile, with its filter flag
-	if known && l.prof[r].filtered {
-		// Excluded by the filter file: not even the clock is read.
-		l.recorded++
-		l.filteredName++
-		return
+	p := l.entry(r)
+	if p == nil || p.off != offNone {
+		if p = l.enterOff(r, p); p == nil {
+			return // filtered, throttled or undefined: the clock is not read
+		}
 	}
 	if read { // first thing, so that the bookkeeping is not in the caller's time
 		if clock.TSCActive() {
@@ -172,18 +167,15 @@ func (l *Location) enter(r Region, t uint64, read bool) {
 	if l.pool.Epoch() != l.epoch && !l.sync() {
 		return
 	}
-	if !known && !l.growProfile(r) {
-		return
-	}
-	p := &l.prof[r]
 	l.recorded++
 	t, tr, seq := l.stamp(t)
 	d := l.depth + 1
 	if d >= len(l.stack) {
 		l.growStack()
 	}
+	c := p.class
 	f := &l.stack[d]
-	f.start, f.child, f.tr, f.seq, f.region, f.state, f.counted, f.class = t, 0, tr, seq, uint32(r), frameDropped, false, buffer.ClassRegion
+	f.start, f.child, f.tr, f.seq, f.region, f.state, f.counted, f.class = t, 0, tr, seq, uint32(r), frameDropped, false, c
 	l.depth = d
 	p.visits++
 	p.active++
@@ -193,8 +185,12 @@ func (l *Location) enter(r Region, t uint64, read bool) {
 	if p.counted && l.src != nil && d <= l.mdepth {
 		l.enterCounters(f, d, t)
 	}
-	if d >= l.limit {
-		l.drop(d, buffer.ClassRegion)
+	limit := l.limit
+	if c != buffer.ClassRegion {
+		limit = l.plimit
+	}
+	if d >= limit {
+		l.drop(d, c)
 		if f.counted {
 			l.drop(d, buffer.ClassMetric)
 		}
@@ -208,6 +204,9 @@ func (l *Location) enter(r Region, t uint64, read bool) {
 		return
 	}
 	lv := l.level(d)
+	if c != buffer.ClassRegion {
+		lv = l.parLevel(d)
+	}
 	if lv.Room() >= 2*encode.MaxEnterLeaveSize || lv.Refill(tr, 0) {
 		lv.Advance(lv.Encoder().Enter(lv.Tail(), tr, seq, uint32(r)))
 		f.state = frameWritten
@@ -219,13 +218,37 @@ func (l *Location) enter(r Region, t uint64, read bool) {
 	if f.counted {
 		l.drop(d, buffer.ClassMetric)
 	}
-	l.lose(d)
+	if c == buffer.ClassRegion {
+		l.lose(d)
+	}
+}
+
+// enterOff handles an enter of a region whose entry p is missing or says
+// the probes skip it. It returns the entry to record the enter with, or nil
+// if the enter is done: counted as filtered, as a throttled visit, or as a
+// usage error.
+//
+//go:noinline
+func (l *Location) enterOff(r Region, p *profEntry) *profEntry {
+	if p == nil || p.off == offUndefined {
+		if p = l.define(r); p == nil {
+			return nil
+		}
+	}
+	switch p.off {
+	case offFiltered:
+		l.recorded++
+		l.filteredName++
+		return nil
+	case offThrottled:
+		p.after++
+		return nil
+	}
+	return p
 }
 
 func (l *Location) leave(r Region, t uint64, read bool) {
-	if uint(r)-1 < uint(len(l.prof)-1) && l.prof[r].filtered {
-		l.recorded++
-		l.filteredName++
+	if p := l.entry(r); p != nil && p.off != offNone && l.leaveOff(r, p) {
 		return
 	}
 	if read { // first thing, so that the bookkeeping is not in the caller's time
@@ -246,6 +269,25 @@ func (l *Location) leave(r Region, t uint64, read bool) {
 	l.leaveTop(t)
 }
 
+// leaveOff reports whether a leave of region r, whose entry p says the
+// probes skip it, is done: counted as filtered, or nothing at all for a
+// throttled region, whose enter was skipped too. A region is throttled
+// only when no call of it is open (throttle), so every leave of it after
+// that matches a skipped enter, and the trace stays well nested.
+//
+//go:noinline
+func (l *Location) leaveOff(r Region, p *profEntry) bool {
+	switch p.off {
+	case offFiltered:
+		l.recorded++
+		l.filteredName++
+		return true
+	case offThrottled:
+		return true
+	}
+	return false // undefined: the leave is a usage error, which leaveOther counts
+}
+
 // leaveTop records the leave of the region open at the top of the stack.
 func (l *Location) leaveTop(t uint64) {
 	d := l.depth
@@ -255,10 +297,13 @@ func (l *Location) leaveTop(t uint64) {
 	t, tr, seq := l.stamp(t)
 	f := &l.stack[d]
 	dur := t - f.start
-	p := &l.prof[f.region]
+	p := l.entry(Region(f.region))
 	p.active--
 	if p.active == 0 {
 		p.incl += dur
+		if p.visits >= l.thrCalls && p.incl < p.visits*l.thrTicks {
+			l.throttle(p, f.region, f.class, t)
+		}
 	}
 	p.excl += dur - f.child
 	if l.cpt != nil {
@@ -293,8 +338,11 @@ func (l *Location) leaveTop(t uint64) {
 	}
 	if state == frameWritten {
 		lv := l.level(d)
-		if f.class != buffer.ClassRegion {
-			lv = l.collLevel(d) // the only other class of frames
+		switch f.class {
+		case buffer.ClassCollective:
+			lv = l.collLevel(d)
+		case buffer.ClassParadigm:
+			lv = l.parLevel(d)
 		}
 		// A kept enter left room for its leave; only a level closed since
 		// has no bin, and Refill then counts the leave as dropped.
@@ -334,7 +382,11 @@ func (l *Location) flush(upTo int) bool {
 			l.dropPending(d, top)
 			return false
 		}
-		if !l.level(d).Enter(f.tr, f.seq, f.region) {
+		lv := l.level(d)
+		if f.class == buffer.ClassParadigm {
+			lv = l.parLevel(d)
+		}
+		if !lv.Enter(f.tr, f.seq, f.region) {
 			// The level counted this enter as dropped; the ones below follow it.
 			f.state = frameDropped
 			if f.counted {
@@ -362,7 +414,7 @@ func (l *Location) flush(upTo int) bool {
 func (l *Location) dropPending(d, top int) {
 	for ; d <= top; d++ {
 		if f := &l.stack[d]; f.state == framePending {
-			l.drop(d, buffer.ClassRegion)
+			l.drop(d, f.class)
 			if f.counted {
 				l.drop(d, buffer.ClassMetric)
 			}
@@ -449,7 +501,7 @@ func (l *Location) message(k encode.Kind, peer uint64, rank bool, tag uint32, by
 	d := l.depth
 	l.recorded++
 	l.countMessage(k == encode.KindRecv, peer, rank, bytes)
-	if d >= l.limit || l.h.ClassClosed&(1<<buffer.ClassMessage) != 0 || (l.pendingFrom != 0 && !l.flush(d)) {
+	if d >= l.plimit || l.h.ClassClosed&(1<<buffer.ClassMessage) != 0 || (l.pendingFrom != 0 && !l.flush(d)) {
 		l.drop(d, buffer.ClassMessage)
 		return
 	}
@@ -472,6 +524,14 @@ func (l *Location) collLevel(d int) *buffer.Level {
 	return l.newLevel(d, buffer.ClassCollective)
 }
 
+// parLevel returns the paradigm enter/leave level at depth d.
+func (l *Location) parLevel(d int) *buffer.Level {
+	if d < len(l.parLevels) && l.parLevels[d] != nil {
+		return l.parLevels[d]
+	}
+	return l.newLevel(d, buffer.ClassParadigm)
+}
+
 // msgLevel returns the message level at depth d.
 func (l *Location) msgLevel(d int) *buffer.Level {
 	if d < len(l.msgLevels) && l.msgLevels[d] != nil {
@@ -482,7 +542,7 @@ func (l *Location) msgLevel(d int) *buffer.Level {
 
 // newLevel looks the level of class c at depth d up in the hierarchy and
 // keeps it in the location's cache of that class (levels, msgLevels,
-// collLevels, metLevels), by depth. The C probes follow the first three: what
+// collLevels, metLevels, parLevels), by depth. The C probes follow all but metLevels: what
 // it makes is pinned for them.
 func (l *Location) newLevel(d int, c buffer.Class) *buffer.Level {
 	cache := &l.levels
@@ -493,6 +553,8 @@ func (l *Location) newLevel(d int, c buffer.Class) *buffer.Level {
 		cache = &l.collLevels
 	case buffer.ClassMetric:
 		cache = &l.metLevels
+	case buffer.ClassParadigm:
+		cache = &l.parLevels
 	}
 	lv := l.h.Level(d, c)
 	for d >= len(*cache) {
@@ -528,6 +590,7 @@ func (l *Location) sync() bool {
 	if l.lostAt > 0 && l.lostAt < l.limit {
 		l.limit = l.lostAt
 	}
+	l.plimit = l.h.PLimit
 	if r := l.m.phase.Load(); r != l.phaseRegion && l.phase == nil {
 		l.phaseRegion = r
 		l.phase = newPhaseSeries(r, l.m.cfg.PhaseSlots, l.nmet)
@@ -563,33 +626,6 @@ func (l *Location) viewLimit() int {
 		return 0
 	}
 	return l.h.Limit
-}
-
-// growProfile makes room in the profile for region r, defined since it
-// last grew. It returns false, counted, if a probe of r records nothing:
-// r is not defined (a usage error) or the filter file excludes it.
-func (l *Location) growProfile(r Region) bool {
-	n := l.m.regionCount()
-	if r == 0 || int(r) > n {
-		l.usage.UnknownRegion++
-		return false
-	}
-	p := make([]profEntry, n+1)
-	copy(p, l.prof)
-	for id := len(l.prof); id <= n; id++ {
-		p[id].filtered, p[id].counted = l.m.regionFlags(Region(id))
-	}
-	l.prof = p
-	l.pinNew(unsafe.Pointer(&p[0]))
-	if l.src != nil {
-		l.mprof = append(l.mprof, make([]uint64, (n+1)*2*l.nmet-len(l.mprof))...)
-	}
-	if p[r].filtered {
-		l.recorded++
-		l.filteredName++
-		return false
-	}
-	return true
 }
 
 //go:noinline

@@ -33,6 +33,7 @@ type regionDef struct {
 	line     int
 	filtered bool // excluded by the filter file
 	counted  bool // reads counters
+	paradigm tracefile.Paradigm
 }
 
 // Measurement is one measured run: its buffer, regions and locations.
@@ -195,6 +196,29 @@ func (m *Measurement) Region(name string) Region {
 // RegionAt is Region with the source location of the region's code, which
 // is recorded with its first definition.
 func (m *Measurement) RegionAt(name, file string, line int) Region {
+	return m.define(name, file, line, tracefile.ParadigmUser)
+}
+
+// RegionParadigm is Region for a region of paradigm p: the MPI wrappers
+// define their calls with tracefile.ParadigmMPI. The enters and leaves of
+// MPI and OpenMP regions go to the paradigm event class, which the default
+// depth policy sheds only after every compute level it could close (a
+// collective's go to the collective class, EnterCollective). A region keeps
+// the paradigm of its first definition.
+func (m *Measurement) RegionParadigm(name string, p tracefile.Paradigm) Region {
+	return m.RegionParadigmAt(name, "", 0, p)
+}
+
+// RegionParadigmAt is RegionParadigm with the source location of the
+// region's code, as RegionAt.
+func (m *Measurement) RegionParadigmAt(name, file string, line int, p tracefile.Paradigm) Region {
+	if p >= tracefile.NumParadigms {
+		p = tracefile.ParadigmUser
+	}
+	return m.define(name, file, line, p)
+}
+
+func (m *Measurement) define(name, file string, line int, p tracefile.Paradigm) Region {
 	if !m.Enabled() {
 		return 0
 	}
@@ -203,11 +227,17 @@ func (m *Measurement) RegionAt(name, file string, line int) Region {
 	if r, ok := m.byName[name]; ok {
 		return r
 	}
-	m.regions = append(m.regions, regionDef{name: name, file: file, line: line,
+	m.regions = append(m.regions, regionDef{name: name, file: file, line: line, paradigm: p,
 		filtered: m.filter.Excluded(name, file), counted: m.regionCounted(name)})
 	r := Region(len(m.regions))
 	m.byName[name] = r
 	return r
+}
+
+// keptLongest reports whether a paradigm's regions go to the paradigm
+// event class.
+func keptLongest(p tracefile.Paradigm) bool {
+	return p == tracefile.ParadigmMPI || p == tracefile.ParadigmOpenMP
 }
 
 // Phase declares the progress loop's region, defining it if needed: each
@@ -236,16 +266,25 @@ func (m *Measurement) SetPhase(r Region) {
 	}
 }
 
-// regionFlags reports whether the filter file excludes region r and
-// whether it reads counters.
-func (m *Measurement) regionFlags(r Region) (filtered, counted bool) {
+// pageDefs copies the definitions of regions first, first+1, ... into dst
+// and returns how many of them are defined (ids are dense: a prefix).
+func (m *Measurement) pageDefs(first Region, dst []regionDef) int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if r < 1 || int(r) > len(m.regions) {
-		return false, false
+	n := 0
+	for k := range dst {
+		id := int(first) + k
+		if id == 0 {
+			n++ // region 0 is never defined; define skips it
+			continue
+		}
+		if id > len(m.regions) {
+			break
+		}
+		dst[k] = m.regions[id-1]
+		n++
 	}
-	d := m.regions[r-1]
-	return d.filtered, d.counted
+	return n
 }
 
 // Reductions returns the reduction steps so far. It is safe to call while
@@ -282,8 +321,8 @@ func (m *Measurement) Location(name string) *Location {
 		l.cpt = newCallTree()
 	}
 	l.stack = make([]frame, 16)
-	l.prof = make([]profEntry, 1)
 	l.levels = make([]*buffer.Level, 16)
+	l.thrCalls, l.thrTicks = throttleLimits(&m.cfg, m.startTPS)
 	l.attachCounters()
 	l.sync()
 	m.mu.Lock()

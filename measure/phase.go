@@ -54,18 +54,20 @@ func newPhaseSeries(region uint32, slots, nmet int) *phaseSeries {
 // region, after the profile took that leave.
 func (ps *phaseSeries) endIteration(l *Location) {
 	F := ps.fields
-	if need := len(l.prof) * F; len(ps.base) < need {
+	if need := l.maxEntry() * F; len(ps.base) < need {
 		ps.base = append(ps.base, make([]uint64, need-len(ps.base))...)
 	}
-	for len(ps.rows) < len(l.prof) {
+	for len(ps.rows) < l.maxEntry() {
 		ps.rows = append(ps.rows, nil)
 	}
-	n := l.nmet
-	for r := 1; r < len(l.prof); r++ {
-		p := &l.prof[r]
-		b := ps.base[r*F : (r+1)*F]
-		if p.visits == b[0] && p.incl == b[1] && p.excl == b[2] && !l.countersMoved(r, b[3:]) {
-			continue
+	l.forEachEntry(func(r uint32, p *profEntry) {
+		b := ps.base[int(r)*F : int(r+1)*F]
+		var sums []uint64
+		if p.counted && l.src != nil {
+			sums = l.sums(r)
+		}
+		if p.visits == b[0] && p.incl == b[1] && p.excl == b[2] && !moved(sums, b[3:]) {
+			return
 		}
 		row := ps.rows[r]
 		if row == nil {
@@ -77,15 +79,11 @@ func (ps *phaseSeries) endIteration(l *Location) {
 		s[1] += p.incl - b[1]
 		s[2] += p.excl - b[2]
 		b[0], b[1], b[2] = p.visits, p.incl, p.excl
-		if n > 0 && l.mprof != nil {
-			base := r * 2 * n
-			for k := 0; k < 2*n; k++ {
-				v := l.mprof[base+k]
-				s[3+k] += v - b[3+k]
-				b[3+k] = v
-			}
+		for k, v := range sums {
+			s[3+k] += v - b[3+k]
+			b[3+k] = v
 		}
-	}
+	})
 	ps.iters++
 	ps.inCur++
 	if ps.inCur < ps.width {
@@ -104,15 +102,10 @@ func (ps *phaseSeries) endIteration(l *Location) {
 	}
 }
 
-// countersMoved reports whether region r's counter sums changed since b.
-func (l *Location) countersMoved(r int, b []uint64) bool {
-	n := l.nmet
-	if n == 0 || l.mprof == nil {
-		return false
-	}
-	base := r * 2 * n
-	for k := 0; k < 2*n; k++ {
-		if l.mprof[base+k] != b[k] {
+// moved reports whether counter sums changed since b.
+func moved(sums, b []uint64) bool {
+	for k, v := range sums {
+		if v != b[k] {
 			return true
 		}
 	}

@@ -209,40 +209,43 @@ func readBack(t *testing.T, f *tracefile.File, id uint32) ([]recEvent, []bool) {
 
 // matchMinus checks that got is want with whole calls and single messages
 // removed, and returns how many events were removed and the index in got
-// where the first removal is (-1 if none).
+// where the first removal is (-1 if none). A removed call's enter/leave
+// subtree is removed with it; the messages inside it may be kept, since the
+// depth policy keeps communication longer than the calls around it.
 func matchMinus(t *testing.T, name string, want, got []recEvent) (removed uint64, first int) {
 	t.Helper()
 	first = -1
 	j := 0
-	for i := 0; i < len(want); {
-		if j < len(got) && got[j].same(want[i]) {
-			i++
+	skip := 0 // depth of the removed call whose subtree is being passed, 0 if none
+	for i := 0; i < len(want); i++ {
+		e := want[i]
+		isMsg := e.kind == encode.KindSend || e.kind == encode.KindRecv
+		if skip > 0 && !isMsg {
+			removed++
+			if e.kind == encode.KindLeave && e.depth == skip {
+				skip = 0
+			}
+			continue
+		}
+		if j < len(got) && got[j].same(e) {
 			j++
 			continue
 		}
 		if first < 0 {
 			first = j
 		}
-		switch want[i].kind {
+		switch e.kind {
 		case encode.KindSend, encode.KindRecv:
 			removed++
-			i++
-			continue
 		case encode.KindLeave:
-			t.Fatalf("%s: event %d: got %v, want %v (only whole calls and messages may be missing)", name, i, at(got, j), want[i])
-		}
-		depth := want[i].depth
-		for {
+			t.Fatalf("%s: event %d: got %v, want %v (only whole calls and messages may be missing)", name, i, at(got, j), e)
+		default:
 			removed++
-			e := want[i]
-			i++
-			if e.kind == encode.KindLeave && e.depth == depth {
-				break
-			}
-			if i == len(want) {
-				t.Fatalf("%s: a missing call never leaves", name)
-			}
+			skip = e.depth
 		}
+	}
+	if skip > 0 {
+		t.Fatalf("%s: a missing call never leaves", name)
 	}
 	if j != len(got) {
 		t.Fatalf("%s: %d extra events read back, first %v", name, len(got)-j, got[j])
@@ -257,15 +260,21 @@ func at(s []recEvent, i int) any {
 	return "end of stream"
 }
 
-// finalDepthLimit returns the shallowest depth the depth policy closed.
-func finalDepthLimit(f *tracefile.File) int {
-	limit := 1 << 30
+// finalDepthLimit returns the shallowest depth the depth policy closed for
+// the enter/leave class, and for the classes kept longest (messages).
+func finalDepthLimit(f *tracefile.File) (calls, comm int) {
+	calls, comm = 1<<30, 1<<30
 	for _, r := range f.Reductions {
-		if r.Reason == tracefile.ByDepth && r.Depth < limit {
-			limit = r.Depth
+		if r.Reason != tracefile.ByDepth {
+			continue
+		}
+		if r.Class == tracefile.ClassParadigm {
+			comm = min(comm, r.Depth)
+		} else {
+			calls = min(calls, r.Depth)
 		}
 	}
-	return limit
+	return calls, comm
 }
 
 func classClosed(f *tracefile.File, c tracefile.Class) bool {
@@ -358,7 +367,11 @@ func (c propertyCase) run(t *testing.T) (*tracefile.File, []*driver) {
 		loc.minDur = m.minDur
 		locs = append(locs, loc)
 		drivers[i] = &driver{loc: loc, now: base, shift: m.shift, lastTR: ^uint64(0), minDur: m.minDur, vanished: map[int]bool{},
-			isSkipped: func(r Region) bool { f, _ := m.regionFlags(r); return f }}
+			isSkipped: func(r Region) bool {
+				var d [1]regionDef
+				m.pageDefs(r, d[:])
+				return d[0].filtered
+			}}
 	}
 	for _, d := range drivers {
 		d.peers = locs
@@ -402,12 +415,16 @@ func checkCommon(t *testing.T, f *tracefile.File, drivers []*driver) {
 	}
 }
 
-// removedBelow sums the events a location's levels above depth limit lost
-// for the given reasons, at the probe or with their bins.
-func removedBelow(l *tracefile.Location, limit int, noMessages bool, reasons ...tracefile.Reason) uint64 {
+// removedBelow sums the events a location's levels above depth limit (comm
+// for messages) lost for the given reasons, at the probe or with their bins.
+func removedBelow(l *tracefile.Location, limit, comm int, noMessages bool, reasons ...tracefile.Reason) uint64 {
 	var n uint64
 	for _, lv := range l.Levels {
-		if lv.Depth >= limit || (noMessages && lv.Class == tracefile.ClassMessage) {
+		lim := limit
+		if lv.Class == tracefile.ClassMessage {
+			lim = comm
+		}
+		if lv.Depth >= lim || (noMessages && lv.Class == tracefile.ClassMessage) {
 			continue
 		}
 		for _, r := range reasons {
@@ -472,19 +489,19 @@ func countTrue(b []bool) (n int) {
 }
 
 func checkDepthPolicy(t *testing.T, f *tracefile.File, l *tracefile.Location, want, got []recEvent) {
-	limit := finalDepthLimit(f)
+	limit, comm := finalDepthLimit(f)
 	msgClosed := classClosed(f, tracefile.ClassMessage)
 	var w []recEvent
 	for _, e := range want {
 		isMsg := e.kind == encode.KindSend || e.kind == encode.KindRecv
-		if e.depth < limit && !(isMsg && msgClosed) {
+		if isMsg && e.depth < comm && !msgClosed || !isMsg && e.depth < limit {
 			w = append(w, e)
 		}
 	}
 	removed, _ := matchMinus(t, l.Name, w, got)
 	// What is missing above the closed depth must be accounted for: calls
 	// and messages that found no bin, or came after recording stopped.
-	if counted := removedBelow(l, limit, msgClosed, tracefile.NoBin, tracefile.ByFirst); removed != counted {
+	if counted := removedBelow(l, limit, comm, msgClosed, tracefile.NoBin, tracefile.ByFirst); removed != counted {
 		t.Fatalf("%s: %d events missing above the closed depth %d, %d counted as no-bin or stopped", l.Name, removed, limit, counted)
 	}
 }

@@ -60,7 +60,7 @@ func (m *Measurement) snapshot() *tracefile.Trace {
 		t.Header.Metrics = append(t.Header.Metrics, e.Name)
 	}
 	for i, r := range regions {
-		t.Regions = append(t.Regions, tracefile.Region{ID: uint32(i + 1), Name: r.name, File: r.file, Line: r.line})
+		t.Regions = append(t.Regions, tracefile.Region{ID: uint32(i + 1), Name: r.name, File: r.file, Line: r.line, Paradigm: r.paradigm})
 	}
 	for _, l := range locs {
 		t.Locations = append(t.Locations, l.snapshot())
@@ -107,17 +107,21 @@ func (l *Location) snapshot() tracefile.Location {
 // profileEntries appends the location's flat profile to dst.
 func (l *Location) profileEntries(dst []tracefile.ProfileEntry) []tracefile.ProfileEntry {
 	n := l.nmet
-	for id, p := range l.prof {
-		if id > 0 && p.visits > 0 {
-			e := tracefile.ProfileEntry{Region: uint32(id), Visits: p.visits, Inclusive: p.incl, Exclusive: p.excl}
-			if p.counted && l.src != nil {
-				base := id * 2 * n
-				e.CounterInclusive = append([]uint64(nil), l.mprof[base:base+n]...)
-				e.CounterExclusive = append([]uint64(nil), l.mprof[base+n:base+2*n]...)
-			}
-			dst = append(dst, e)
+	l.forEachEntry(func(id uint32, p *profEntry) {
+		if p.visits == 0 && p.off != offThrottled {
+			return
 		}
-	}
+		e := tracefile.ProfileEntry{Region: id, Visits: p.visits, Inclusive: p.incl, Exclusive: p.excl}
+		if p.off == offThrottled {
+			e.Throttled, e.ThrottledAt, e.VisitsAfter = true, p.throttledAt, p.after
+		}
+		if p.counted && l.src != nil {
+			sums := l.sums(id)
+			e.CounterInclusive = append([]uint64(nil), sums[:n]...)
+			e.CounterExclusive = append([]uint64(nil), sums[n:2*n]...)
+		}
+		dst = append(dst, e)
+	})
 	return dst
 }
 

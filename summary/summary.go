@@ -349,7 +349,11 @@ func bufferStory(out io.Writer, f *tracefile.File) {
 			at := units.Duration(float64(f.Nanos(r.Time)))
 			switch r.Reason {
 			case tracefile.ByDepth:
-				fmt.Fprintf(out, "    at %s: closed depth %d and deeper, revoking %d bins (%s events)\n", at, r.Depth, r.Bins, units.Count(r.Records))
+				what := "closed depth %d and deeper"
+				if r.Class == tracefile.ClassParadigm {
+					what = "closed depth %d and deeper of MPI regions, messages and collectives"
+				}
+				fmt.Fprintf(out, "    at %s: "+what+", revoking %d bins (%s events)\n", at, r.Depth, r.Bins, units.Count(r.Records))
 			case tracefile.ByClass:
 				fmt.Fprintf(out, "    at %s: closed event class %s, revoking %d bins (%s events)\n", at, r.Class, r.Bins, units.Count(r.Records))
 			case tracefile.ByFirst:
@@ -384,6 +388,13 @@ func bufferStory(out io.Writer, f *tracefile.File) {
 			fmt.Fprintf(tw, "    %d\t%s\t%s\t%s\t\n", row.Depth, units.Count(row.Kept), units.Count(removed), note)
 		}
 		tw.Flush()
+	}
+	for i, r := range f.Throttled() {
+		if i == 0 {
+			fmt.Fprintln(out, "  throttled        regions switched off by HMB_THROTTLE (visits after it counted, not timed):")
+		}
+		fmt.Fprintf(out, "    %s at %s on %d location(s): %s visits timed before, %s after\n", r.Name, units.Duration(float64(r.FirstAt)),
+			r.Locations, units.Count(r.Visits), units.Count(r.VisitsAfter))
 	}
 	messageStory(out, f)
 	if t.Usage.Total() == 0 {

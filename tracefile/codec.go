@@ -13,11 +13,12 @@ const (
 	secLocations  = 3
 	secReductions = 4
 	secBin        = 5
-	// Sections added after version 1's first readers, which skip them.
-	// Numbered from 0x20 so that sections added on other branches at the
-	// same time (from 6 up) do not collide.
-	secComms      = 0x20 // the communicators
-	secCommMatrix = 0x21 // the locations' exact communication matrices
+	// Sections added later, after REDUCTIONS and before the bins, in any
+	// order; a reader that does not know one skips it.
+	secParadigms  = 0x20 // region id and paradigm, for the regions not of ParadigmUser
+	secThrottled  = 0x21 // location, region, time and visits after, per throttled region
+	secComms      = 0x22 // the communicators
+	secCommMatrix = 0x23 // the locations' exact communication matrices
 	secEnd        = 0xFF
 )
 
@@ -29,6 +30,7 @@ const (
 var sectionNames = map[byte]string{
 	secHeader: "HEADER", secRegions: "REGIONS", secLocations: "LOCATIONS",
 	secReductions: "REDUCTIONS", secBin: "BIN", secEnd: "END",
+	secParadigms: "PARADIGMS", secThrottled: "THROTTLED",
 	secComms: "COMMS", secCommMatrix: "COMM MATRIX",
 }
 

@@ -216,13 +216,22 @@ func (it *Events) Next(e *Event) bool {
 }
 
 // nest checks e against the open regions and fills in the regions that the
-// records leave implicit.
+// records leave implicit. The buffer removes whole levels, and the depth
+// policy keeps communication (paradigm regions, messages, collectives)
+// longer than the calls around it, so an event may sit below ancestors
+// that were removed: an enter deeper than one below the top opens the
+// depths between as unknown (region 0), and they close with the event's
+// own region. What cannot happen still fails: an enter above the top, a
+// leave of anything but the top, a message above it.
 func (it *Events) nest(e *Event, r *encode.Record) error {
 	open := len(it.stack)
 	switch e.Kind {
 	case encode.KindEnter:
-		if e.Depth != open+1 {
+		if e.Depth <= open {
 			return it.inconsistent(e, open)
+		}
+		for len(it.stack) < e.Depth-1 {
+			it.stack = append(it.stack, 0) // an ancestor that was removed
 		}
 		e.Region = r.Region
 		it.stack = append(it.stack, r.Region)
@@ -232,14 +241,14 @@ func (it *Events) nest(e *Event, r *encode.Record) error {
 		}
 		e.Region = it.stack[open-1]
 		it.left = e.Region
-		it.stack = it.stack[:open-1]
+		it.pop()
 	case encode.KindMetric:
 		// Counters read at an enter follow it at its depth; those read at
 		// a leave follow it one deeper than what is then open.
 		switch {
 		case e.Depth == open && open > 0:
 			e.Region = it.stack[open-1]
-		case e.Depth == open+1 && it.left != 0:
+		case e.Depth > open && it.left != 0:
 			e.Region = it.left
 		default:
 			return it.inconsistent(e, open)
@@ -247,19 +256,29 @@ func (it *Events) nest(e *Event, r *encode.Record) error {
 	case encode.KindCollComplete:
 		// Its region is the call that started the operation, recorded
 		// because the completion happens inside another (MPI_Wait, ...).
-		if e.Depth != open {
+		// Like the other records, it may outlive the enters around it.
+		if e.Depth < open {
 			return it.inconsistent(e, open)
 		}
 		e.Region = r.Region
 	default:
-		if e.Depth != open {
+		if e.Depth < open {
 			return it.inconsistent(e, open)
 		}
-		if open > 0 {
+		if e.Depth == open && open > 0 {
 			e.Region = it.stack[open-1]
 		}
 	}
 	return nil
+}
+
+// pop closes the top region and the removed ancestors right above it.
+func (it *Events) pop() {
+	n := len(it.stack) - 1
+	for n > 0 && it.stack[n-1] == 0 {
+		n--
+	}
+	it.stack = it.stack[:n]
 }
 
 func (it *Events) inconsistent(e *Event, open int) error {

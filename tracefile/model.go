@@ -18,10 +18,46 @@ const (
 	ClassMessage                 // point-to-point messages
 	ClassMetric                  // counter values
 	ClassCollective              // collective operations
+	// ClassParadigm holds the enters and leaves of a paradigm's regions (MPI
+	// calls that are not collectives, OpenMP synchronisation): the default
+	// depth policy sheds it, with messages and collectives, only after every
+	// compute level it could close.
+	ClassParadigm
 	NumClasses
 )
 
-var classNames = [NumClasses]string{"enter/leave", "message", "metric", "collective"}
+var classNames = [NumClasses]string{"enter/leave", "message", "metric", "collective", "paradigm"}
+
+// Calls reports whether the class holds enters and leaves.
+func (c Class) Calls() bool { return c == ClassRegion || c == ClassCollective || c == ClassParadigm }
+
+// Communication reports whether the class is one the depth policy keeps
+// longest: paradigm regions, messages and collectives.
+func (c Class) Communication() bool {
+	return c == ClassParadigm || c == ClassMessage || c == ClassCollective
+}
+
+// Paradigm is the programming model a region belongs to. The numbering is
+// part of the file format and of hmbtrace.h (HMB_PARADIGM_*).
+type Paradigm uint8
+
+// The paradigms.
+const (
+	ParadigmUser     Paradigm = iota // annotated by hand (hmb_region, Measurement.Region)
+	ParadigmCompiler                 // compiler instrumentation (-finstrument-functions)
+	ParadigmMPI                      // an MPI call
+	ParadigmOpenMP                   // an OpenMP construct
+	NumParadigms
+)
+
+var paradigmNames = [NumParadigms]string{"user", "compiler", "mpi", "openmp"}
+
+func (p Paradigm) String() string {
+	if p < NumParadigms {
+		return paradigmNames[p]
+	}
+	return fmt.Sprintf("Paradigm(%d)", uint8(p))
+}
 
 func (c Class) String() string {
 	if c < NumClasses {
@@ -103,10 +139,11 @@ type ClockSync struct {
 
 // Region is a region definition. IDs start at 1.
 type Region struct {
-	ID   uint32
-	Name string
-	File string
-	Line int
+	ID       uint32
+	Name     string
+	File     string
+	Line     int
+	Paradigm Paradigm // stored in the PARADIGMS section; ParadigmUser if absent
 }
 
 // ProfileEntry is one region's line of a location's exact flat profile.
@@ -120,6 +157,14 @@ type ProfileEntry struct {
 	// (nil for the others): inclusive and exclusive as for time.
 	CounterInclusive []uint64
 	CounterExclusive []uint64
+	// Throttled is set when the probes switched the region off during the
+	// run (HMB_THROTTLE): at ThrottledAt (clock ticks), after which
+	// VisitsAfter more visits were counted but not timed, so Visits, the
+	// times and the counters cover the visits before it only. Stored in
+	// the THROTTLED section.
+	Throttled   bool
+	ThrottledAt uint64
+	VisitsAfter uint64
 }
 
 // UsageErrors counts misuse of the probes; none of it corrupts the trace.

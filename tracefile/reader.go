@@ -9,6 +9,7 @@ import (
 	"hash/crc32"
 	"io"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/hmbtrace/hmbtrace/encode"
@@ -211,7 +212,7 @@ func Read(r io.ReaderAt, size int64) (*File, error) {
 			if err := f.readBin(s, body, int64(length), levelIdx); err != nil {
 				return nil, err
 			}
-		case secHeader, secRegions, secLocations, secReductions, secComms, secCommMatrix:
+		case secHeader, secRegions, secLocations, secReductions, secParadigms, secThrottled, secComms, secCommMatrix:
 			p := make([]byte, length)
 			if err := s.read(p, sectionName(kind)); err != nil {
 				return nil, err
@@ -232,6 +233,10 @@ func Read(r io.ReaderAt, size int64) (*File, error) {
 				}
 			case secReductions:
 				f.Reductions = decodeReductions(fl)
+			case secParadigms:
+				decodeParadigms(fl, f.Regions)
+			case secThrottled:
+				f.decodeThrottled(fl)
 			case secComms:
 				if f.Comms != nil {
 					fl.fail("communicators", "a second COMMS section")
@@ -429,6 +434,65 @@ func decodeProfileEntry(f *fields) ProfileEntry {
 		}
 	}
 	return e
+}
+
+func decodeParadigms(f *fields, rs []Region) {
+	n := f.count("paradigms", 2)
+	for i := 0; i < n && f.err == nil; i++ {
+		id := f.u32("paradigm region")
+		p := Paradigm(f.u8("paradigm"))
+		if f.err != nil {
+			return
+		}
+		if p >= NumParadigms {
+			f.fail("paradigm", fmt.Sprintf("unknown paradigm %d of region %d", p, id))
+			return
+		}
+		k := regionIndex(rs, id)
+		if k < 0 {
+			f.fail("paradigm region", fmt.Sprintf("region %d is not defined", id))
+			return
+		}
+		rs[k].Paradigm = p
+	}
+}
+
+// regionIndex returns the index of region id in rs, -1 if none.
+func regionIndex(rs []Region, id uint32) int {
+	if id >= 1 && int(id) <= len(rs) && rs[id-1].ID == id {
+		return int(id - 1)
+	}
+	for i, r := range rs {
+		if r.ID == id {
+			return i
+		}
+	}
+	return -1
+}
+
+func (fl *File) decodeThrottled(f *fields) {
+	n := f.count("throttled", 4)
+	for i := 0; i < n && f.err == nil; i++ {
+		loc, id := f.u32("throttled location"), f.u32("throttled region")
+		at, after := f.uvarint("throttled at"), f.uvarint("visits after")
+		if f.err != nil {
+			return
+		}
+		l := fl.Location(loc)
+		if l == nil {
+			f.fail("throttled location", fmt.Sprintf("location %d is not defined", loc))
+			return
+		}
+		k := slices.IndexFunc(l.Profile, func(e ProfileEntry) bool { return e.Region == id })
+		if k < 0 {
+			// The profile lists visited regions; one throttled before any
+			// timed visit cannot be, but an entry is made rather than lose it.
+			l.Profile = append(l.Profile, ProfileEntry{Region: id})
+			k = len(l.Profile) - 1
+		}
+		e := &l.Profile[k]
+		e.Throttled, e.ThrottledAt, e.VisitsAfter = true, at, after
+	}
 }
 
 func decodeReductions(f *fields) []Reduction {

@@ -19,7 +19,7 @@ func (it *Events) startWindow() ([]Event, error) {
 	open := map[int]uint32{} // region open at the window start, by depth
 	var kept []*stream
 	for _, s := range it.heap {
-		calls := s.lv.class == ClassRegion || s.lv.class == ClassCollective
+		calls := s.lv.class.Calls()
 		var cur uint32
 		if calls {
 			cur = s.dec.OpenRegion()

@@ -47,6 +47,12 @@ func NewWriter(w io.Writer, t *Trace) (*Writer, error) {
 	wr.section(secReductions, encodeReductions(t.Reductions))
 	// The sections added later are written only when they hold something,
 	// so that a trace without them is the file the first version wrote.
+	if p := encodeParadigms(t.Regions); p != nil {
+		wr.section(secParadigms, p)
+	}
+	if p := encodeThrottled(t.Locations); p != nil {
+		wr.section(secThrottled, p)
+	}
 	if len(t.Comms) > 0 {
 		wr.section(secComms, encodeComms(t.Comms))
 	}
@@ -290,6 +296,58 @@ func encodeProfileEntry(p *payload, e ProfileEntry) {
 		p.uvarint(e.CounterInclusive[i])
 		p.uvarint(e.CounterExclusive[i])
 	}
+}
+
+// encodeParadigms lists the regions of a paradigm other than the user's;
+// nil if there are none, and then the section is not written.
+func encodeParadigms(rs []Region) []byte {
+	n := 0
+	for _, r := range rs {
+		if r.Paradigm != ParadigmUser {
+			n++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	var p payload
+	p.uvarint(uint64(n))
+	for _, r := range rs {
+		if r.Paradigm != ParadigmUser {
+			p.uvarint(uint64(r.ID))
+			p.u8(uint8(r.Paradigm))
+		}
+	}
+	return p
+}
+
+// encodeThrottled lists the throttled profile entries of every location;
+// nil if there are none.
+func encodeThrottled(ls []Location) []byte {
+	n := 0
+	for i := range ls {
+		for _, e := range ls[i].Profile {
+			if e.Throttled {
+				n++
+			}
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	var p payload
+	p.uvarint(uint64(n))
+	for i := range ls {
+		for _, e := range ls[i].Profile {
+			if e.Throttled {
+				p.uvarint(uint64(ls[i].ID))
+				p.uvarint(uint64(e.Region))
+				p.uvarint(e.ThrottledAt)
+				p.uvarint(e.VisitsAfter)
+			}
+		}
+	}
+	return p
 }
 
 func encodeReductions(rs []Reduction) []byte {

@@ -40,11 +40,12 @@ struct hmb_go_frame {
 	uint8_t cls;
 };
 
-/* measure.profEntry */
+/* measure.profEntry; measure.profPage begins with HMB_PROF_PAGE of them. */
 struct hmb_go_prof {
 	uint64_t visits, incl, excl;
+	uint64_t after, throttled_at;
 	uint32_t active;
-	uint8_t filtered, counted;
+	uint8_t off, counted, cls;
 };
 
 /* The head of measure.Location. */
@@ -60,7 +61,9 @@ struct hmb_go_location {
 	uint64_t recorded, filtered_name;
 	void *cpt;
 	uint32_t phase_region;
-	struct hmb_go_slice msg_levels, coll_levels;
+	struct hmb_go_slice msg_levels, coll_levels, par_levels;
+	int64_t plimit;
+	uint64_t thr_calls, thr_ticks;
 	struct hmb_go_slice comm_lines; /* the exact communication matrix (measure/comm.go) */
 	uint32_t comm_shift;
 };
@@ -78,7 +81,7 @@ struct hmb_go_hierarchy {
 	int64_t id;
 	struct hmb_go_slice levels;
 	uint64_t epoch;
-	int64_t limit;
+	int64_t limit, plimit;
 	uint8_t class_closed;
 };
 
@@ -104,10 +107,21 @@ enum {
 	HMB_CLASS_REGION = 0,
 	HMB_CLASS_MESSAGE = 1,
 	HMB_CLASS_COLLECTIVE = 3,
+	HMB_CLASS_PARADIGM = 4,
 	HMB_TECH_ALL = 15,
 	HMB_MAX_ENTER_LEAVE = 22,
 	HMB_MAX_MESSAGE = 57,
 	HMB_MAX_COLLECTIVE = 67,
+};
+
+/* measure's profile: pages of 1 << HMB_PROF_PAGE_BITS entries, and why a probe skips a region (profEntry.off). */
+enum {
+	HMB_PROF_PAGE_BITS = 6,
+	HMB_PROF_PAGE = 1 << HMB_PROF_PAGE_BITS,
+	HMB_OFF_NONE = 0,
+	HMB_OFF_FILTERED = 1,
+	HMB_OFF_THROTTLED = 2,
+	HMB_OFF_UNDEFINED = 3,
 };
 
 /* The tokens of encode/record.go. */
@@ -275,12 +289,51 @@ HMB_NOINST static inline uint32_t hmb_stamp(struct hmb_go_location *L, uint64_t 
 }
 
 /*
- * hmb_direct_push opens a frame of region r and class cls at depth d, not
- * yet written, and counts the visit: the bookkeeping measure's enter and
- * enterCollective share.
+ * hmb_prof returns region r's profile entry, NULL if its page is not made
+ * yet (measure's Location.entry).
  */
-HMB_NOINST static inline struct hmb_go_frame *hmb_direct_push(struct hmb_go_location *L, int64_t d, uint32_t r,
-							     uint8_t cls, uint64_t tt, uint64_t tr, uint32_t seq)
+HMB_NOINST static inline struct hmb_go_prof *hmb_prof(struct hmb_go_location *L, uint32_t r)
+{
+	uint64_t i = r >> HMB_PROF_PAGE_BITS;
+	if (__builtin_expect(i >= (uint64_t)L->prof.len, 0)) {
+		return NULL;
+	}
+	struct hmb_go_prof *page = ((struct hmb_go_prof **)L->prof.ptr)[i];
+	return page != NULL ? page + (r & (HMB_PROF_PAGE - 1)) : NULL;
+}
+
+/*
+ * hmb_direct_off finishes a probe of a region whose entry p is missing or
+ * says the probes skip it, before the clock is read: measure's enterOff and
+ * leaveOff. A throttled region's enter counts the visit; its leave does
+ * nothing, since it was throttled with no call open. Anything else goes to Go.
+ */
+HMB_NOINST static inline int hmb_direct_off(struct hmb_thread *th, struct hmb_go_location *L, struct hmb_go_prof *p,
+					    int leave)
+{
+	if (p != NULL && p->off == HMB_OFF_THROTTLED) {
+		if (!leave) {
+			p->after++;
+		}
+		return hmb_direct_end(th, HMB_DIRECT_DONE);
+	}
+	if (p != NULL && p->off == HMB_OFF_FILTERED) {
+		/* Excluded by the filter file: not even the clock is read. */
+		L->recorded++;
+		L->filtered_name++;
+		return hmb_direct_end(th, HMB_DIRECT_DONE);
+	}
+	return hmb_direct_end(th, HMB_DIRECT_FLUSH);
+}
+
+/*
+ * hmb_direct_push opens a frame of region r (entry p) and class cls at
+ * depth d, not yet written, and counts the visit: the bookkeeping
+ * measure's enter and enterCollective share.
+ */
+HMB_NOINST static inline struct hmb_go_frame *hmb_direct_push(struct hmb_go_location *L, struct hmb_go_prof *p,
+							     int64_t d, uint32_t r, uint8_t cls, uint64_t tt,
+							     uint64_t tr, uint32_t seq)
 {
 	struct hmb_go_frame *f = (struct hmb_go_frame *)L->stack.ptr + d;
 	f->start = tt;
@@ -292,7 +345,6 @@ HMB_NOINST static inline struct hmb_go_frame *hmb_direct_push(struct hmb_go_loca
 	f->counted = 0;
 	f->cls = cls;
 	L->depth = d;
-	struct hmb_go_prof *p = (struct hmb_go_prof *)L->prof.ptr + r;
 	p->visits++;
 	p->active++;
 	return f;
@@ -301,7 +353,9 @@ HMB_NOINST static inline struct hmb_go_frame *hmb_direct_push(struct hmb_go_loca
 /*
  * hmb_direct_enter records an enter of region r at the clock's time: the
  * steps of measure's enter with neither counters, call paths nor duration
- * filter. *t receives the time when it was read.
+ * filter. *t receives the time when it was read. The region's entry says
+ * its class: enter/leave, or paradigm (MPI, OpenMP), which has its own
+ * levels and depth limit.
  */
 HMB_NOINST static inline int hmb_direct_enter(struct hmb_thread *th, uint32_t r, uint64_t *t)
 {
@@ -310,32 +364,32 @@ HMB_NOINST static inline int hmb_direct_enter(struct hmb_thread *th, uint32_t r,
 	if (go != HMB_DIRECT_GO) {
 		return go;
 	}
-	struct hmb_go_prof *prof = L->prof.ptr;
-	int known = r != 0 && (int64_t)r < L->prof.len;
-	if (known && prof[r].filtered) {
-		/* Excluded by the filter file: not even the clock is read. */
-		L->recorded++;
-		L->filtered_name++;
-		return hmb_direct_end(th, HMB_DIRECT_DONE);
+	struct hmb_go_prof *p = hmb_prof(L, r);
+	if (__builtin_expect(p == NULL || p->off != HMB_OFF_NONE, 0)) {
+		return hmb_direct_off(th, L, p, 0);
 	}
 	uint64_t now = *t = hmb_now();
 	int64_t d = L->depth + 1;
-	if (atomic_load_explicit(th->epoch_word, memory_order_relaxed) != L->epoch || !known || d >= L->stack.len) {
+	if (atomic_load_explicit(th->epoch_word, memory_order_relaxed) != L->epoch || d >= L->stack.len) {
 		return hmb_direct_end(th, HMB_DIRECT_FLUSH);
 	}
+	uint8_t cls = p->cls;
+	int par = cls == HMB_CLASS_PARADIGM;
+	struct hmb_go_slice *levels = par ? &L->par_levels : &L->levels;
 	struct hmb_go_level *lv = NULL;
-	if (d < L->limit) {
-		if (d >= L->levels.len || (lv = ((struct hmb_go_level **)L->levels.ptr)[d]) == NULL ||
+	if (d < (par ? L->plimit : L->limit)) {
+		if (d >= levels->len || (lv = ((struct hmb_go_level **)levels->ptr)[d]) == NULL ||
 		    lv->bin.len - lv->pos < 2 * HMB_MAX_ENTER_LEAVE) {
 			return hmb_direct_end(th, HMB_DIRECT_FLUSH);
 		}
-	} else if (d >= HMB_DIRECT_DEPTHS) {
+	} else if (d >= HMB_DIRECT_DEPTHS || par) {
+		/* A paradigm drop is counted in Go: the C side counts enter/leave ones only. */
 		return hmb_direct_end(th, HMB_DIRECT_FLUSH);
 	}
 	L->recorded++;
 	uint64_t tt, tr;
 	uint32_t seq = hmb_stamp(L, now, &tt, &tr);
-	struct hmb_go_frame *f = hmb_direct_push(L, d, r, HMB_CLASS_REGION, tt, tr, seq);
+	struct hmb_go_frame *f = hmb_direct_push(L, p, d, r, cls, tt, tr, seq);
 	if (lv != NULL) {
 		lv->pos += hmb_put_enter(lv, (uint8_t *)lv->bin.ptr + lv->pos, tr, seq, r);
 		lv->n++;
@@ -346,7 +400,10 @@ HMB_NOINST static inline int hmb_direct_enter(struct hmb_thread *th, uint32_t r,
 	return hmb_direct_end(th, HMB_DIRECT_DONE);
 }
 
-/* hmb_direct_leave records a leave of region r: measure's leave and leaveTop for the common case. */
+/*
+ * hmb_direct_leave records a leave of region r: measure's leave and
+ * leaveTop for the common case, throttling included.
+ */
 HMB_NOINST static inline int hmb_direct_leave(struct hmb_thread *th, uint32_t r, uint64_t *t)
 {
 	struct hmb_go_location *L;
@@ -354,37 +411,44 @@ HMB_NOINST static inline int hmb_direct_leave(struct hmb_thread *th, uint32_t r,
 	if (go != HMB_DIRECT_GO) {
 		return go;
 	}
-	struct hmb_go_prof *prof = L->prof.ptr;
-	if (r != 0 && (int64_t)r < L->prof.len && prof[r].filtered) {
-		L->recorded++;
-		L->filtered_name++;
-		return hmb_direct_end(th, HMB_DIRECT_DONE);
+	struct hmb_go_prof *p = hmb_prof(L, r);
+	if (__builtin_expect(p == NULL || p->off != HMB_OFF_NONE, 0)) {
+		return hmb_direct_off(th, L, p, 1);
 	}
 	uint64_t now = *t = hmb_now();
 	int64_t d = L->depth;
 	struct hmb_go_frame *f = (struct hmb_go_frame *)L->stack.ptr + d;
 	if (atomic_load_explicit(th->epoch_word, memory_order_relaxed) != L->epoch || d == 0 || f->region != r ||
-	    (f->cls != HMB_CLASS_REGION && f->cls != HMB_CLASS_COLLECTIVE) || f->counted || f->region == L->phase_region) {
+	    f->counted || f->region == L->phase_region) {
 		return hmb_direct_end(th, HMB_DIRECT_FLUSH);
 	}
-	int coll = f->cls == HMB_CLASS_COLLECTIVE;
+	uint8_t cls = f->cls;
 	struct hmb_go_level *lv = NULL;
 	if (f->state == HMB_FRAME_WRITTEN) {
-		/* measure's leaveTop looks the enter/leave level up first, also for a collective. */
+		/* measure's leaveTop looks the enter/leave level up first, also for another class. */
+		struct hmb_go_slice *other = cls == HMB_CLASS_COLLECTIVE ? &L->coll_levels
+					     : cls == HMB_CLASS_PARADIGM  ? &L->par_levels
+									  : NULL;
 		if (d >= L->levels.len || (lv = ((struct hmb_go_level **)L->levels.ptr)[d]) == NULL ||
-		    (coll && (d >= L->coll_levels.len || (lv = ((struct hmb_go_level **)L->coll_levels.ptr)[d]) == NULL)) ||
+		    (other != NULL && (d >= other->len || (lv = ((struct hmb_go_level **)other->ptr)[d]) == NULL)) ||
 		    lv->bin.len - lv->pos < HMB_MAX_ENTER_LEAVE) {
 			return hmb_direct_end(th, HMB_DIRECT_FLUSH);
 		}
-	} else if (f->state != HMB_FRAME_DROPPED || d == L->lost_at || d >= HMB_DIRECT_DEPTHS) {
+	} else if (f->state != HMB_FRAME_DROPPED || d == L->lost_at || d >= HMB_DIRECT_DEPTHS ||
+		   cls == HMB_CLASS_PARADIGM) {
 		return hmb_direct_end(th, HMB_DIRECT_FLUSH);
 	}
 	uint64_t tt, tr;
 	uint32_t seq = hmb_stamp(L, now, &tt, &tr);
 	uint64_t dur = tt - f->start;
-	struct hmb_go_prof *p = &prof[r];
 	if (--p->active == 0) {
 		p->incl += dur;
+		if (p->visits >= L->thr_calls && p->incl < p->visits * L->thr_ticks && cls == HMB_CLASS_REGION &&
+		    p->cls == HMB_CLASS_REGION) {
+			/* measure's throttle: the phase region never gets here. */
+			p->off = HMB_OFF_THROTTLED;
+			p->throttled_at = tt;
+		}
 	}
 	p->excl += dur - f->child;
 	L->depth = d - 1;
@@ -394,7 +458,7 @@ HMB_NOINST static inline int hmb_direct_leave(struct hmb_thread *th, uint32_t r,
 		lv->pos += hmb_put_leave(lv, (uint8_t *)lv->bin.ptr + lv->pos, tr, seq);
 		lv->n++;
 	} else {
-		hmb_direct_drop(th, coll ? th->cdrops : th->drops, d);
+		hmb_direct_drop(th, cls == HMB_CLASS_COLLECTIVE ? th->cdrops : th->drops, d);
 	}
 	return hmb_direct_end(th, HMB_DIRECT_DONE);
 }
@@ -443,7 +507,7 @@ HMB_NOINST static inline int hmb_direct_message(struct hmb_thread *th, int recv,
 		return hmb_direct_end(th, HMB_DIRECT_FLUSH);
 	}
 	struct hmb_go_level *lv = NULL;
-	int closed = d >= L->limit || (((struct hmb_go_hierarchy *)L->h)->class_closed & (1u << HMB_CLASS_MESSAGE)) != 0;
+	int closed = d >= L->plimit || (((struct hmb_go_hierarchy *)L->h)->class_closed & (1u << HMB_CLASS_MESSAGE)) != 0;
 	if (!closed) {
 		if (d >= L->msg_levels.len || (lv = ((struct hmb_go_level **)L->msg_levels.ptr)[d]) == NULL ||
 		    lv->bin.len - lv->pos < HMB_MAX_MESSAGE) {
@@ -497,7 +561,7 @@ HMB_NOINST static inline int hmb_direct_mpi(struct hmb_thread *th, const struct 
 	unsigned cls = coll ? HMB_CLASS_COLLECTIVE : HMB_CLASS_MESSAGE;
 	struct hmb_go_slice *levels = coll ? &L->coll_levels : &L->msg_levels;
 	struct hmb_go_level *lv = NULL;
-	int closed = d >= L->limit || (((struct hmb_go_hierarchy *)L->h)->class_closed & (1u << cls)) != 0;
+	int closed = d >= L->plimit || (((struct hmb_go_hierarchy *)L->h)->class_closed & (1u << cls)) != 0;
 	if (!closed) {
 		/* buffer.Level.Put's room: the larger of a message and a collective. */
 		if (d >= levels->len || (lv = ((struct hmb_go_level **)levels->ptr)[d]) == NULL ||
@@ -542,21 +606,18 @@ HMB_NOINST static inline int hmb_direct_collective(struct hmb_thread *th, uint32
 	if (go != HMB_DIRECT_GO) {
 		return go;
 	}
-	struct hmb_go_prof *prof = L->prof.ptr;
-	int known = r != 0 && (int64_t)r < L->prof.len;
-	if (known && prof[r].filtered) {
-		L->recorded++;
-		L->filtered_name++;
-		return hmb_direct_end(th, HMB_DIRECT_DONE);
+	struct hmb_go_prof *p = hmb_prof(L, r);
+	if (p == NULL || p->off != HMB_OFF_NONE) {
+		return hmb_direct_off(th, L, p, 0);
 	}
 	uint64_t now = *t = hmb_now();
 	int64_t d = L->depth + 1;
-	if (atomic_load_explicit(th->epoch_word, memory_order_relaxed) != L->epoch || !known || d >= L->stack.len ||
+	if (atomic_load_explicit(th->epoch_word, memory_order_relaxed) != L->epoch || d >= L->stack.len ||
 	    L->pending_from != 0) {
 		return hmb_direct_end(th, HMB_DIRECT_FLUSH);
 	}
 	struct hmb_go_level *lv = NULL;
-	int closed = d >= L->limit || (((struct hmb_go_hierarchy *)L->h)->class_closed & (1u << HMB_CLASS_COLLECTIVE)) != 0;
+	int closed = d >= L->plimit || (((struct hmb_go_hierarchy *)L->h)->class_closed & (1u << HMB_CLASS_COLLECTIVE)) != 0;
 	if (!closed) {
 		if (d >= L->coll_levels.len || (lv = ((struct hmb_go_level **)L->coll_levels.ptr)[d]) == NULL ||
 		    lv->bin.len - lv->pos < 2 * HMB_MAX_ENTER_LEAVE + HMB_MAX_COLLECTIVE) {
@@ -570,7 +631,7 @@ HMB_NOINST static inline int hmb_direct_collective(struct hmb_thread *th, uint32
 	uint32_t seq = hmb_stamp(L, now, &tt, &tr);
 	L->run = seq + 1;
 	L->recorded += 2;
-	struct hmb_go_frame *f = hmb_direct_push(L, d, r, HMB_CLASS_COLLECTIVE, tt, tr, seq);
+	struct hmb_go_frame *f = hmb_direct_push(L, p, d, r, HMB_CLASS_COLLECTIVE, tt, tr, seq);
 	if (lv != NULL) {
 		uint8_t *b = (uint8_t *)lv->bin.ptr + lv->pos;
 		int n = hmb_put_enter(lv, b, tr, seq, r);

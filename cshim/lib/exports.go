@@ -22,6 +22,7 @@ import (
 	"github.com/hmbtrace/hmbtrace/cshim"
 	"github.com/hmbtrace/hmbtrace/encode"
 	"github.com/hmbtrace/hmbtrace/measure"
+	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
 // The C and Go views of a staged record must agree, and so must the kinds
@@ -103,9 +104,9 @@ func hmbgo_layout(out *C.uintptr_t, n C.size_t) (got C.size_t) {
 }
 
 //export hmbgo_region
-func hmbgo_region(name *C.char, nlen C.size_t, file *C.char, flen C.size_t, line C.int) (id C.uint32_t) {
+func hmbgo_region(name *C.char, nlen C.size_t, file *C.char, flen C.size_t, line C.int, paradigm C.int) (id C.uint32_t) {
 	defer contain("hmb_region", func() { id = 0 })
-	return C.uint32_t(rt.Region(C.GoStringN(name, C.int(nlen)), C.GoStringN(file, C.int(flen)), int(line)))
+	return C.uint32_t(rt.RegionParadigm(C.GoStringN(name, C.int(nlen)), C.GoStringN(file, C.int(flen)), int(line), tracefile.Paradigm(paradigm)))
 }
 
 //export hmbgo_comm_define

@@ -56,7 +56,7 @@ uint32_t hmb_region_f(const hmb_cfi_prefix *name)
 	if (name == NULL || name->base_addr == NULL) {
 		return hmb_region(NULL);
 	}
-	return hmb_region_n(name->base_addr, hmb_trimmed(name), NULL, 0);
+	return hmb_region_n(name->base_addr, hmb_trimmed(name), NULL, 0, HMB_PARADIGM_USER);
 }
 
 void hmb_thread_name_f(const hmb_cfi_prefix *name)

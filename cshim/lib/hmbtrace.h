@@ -43,7 +43,10 @@
  * and linked with this library is traced with no source change: every
  * instrumented function becomes a region named by its ELF symbol (functions
  * whose address resolves to no symbol are named 0x<address>). The name
- * filter (HMB_FILTER_FILE) applies to these names.
+ * filter (HMB_FILTER_FILE) applies to these names. Link through
+ * pkg-config's flags or the compiler prefix hmbtrace-instrument (which also
+ * adds the flag, with system headers excluded): both make this library's
+ * hooks win over glibc's no-op ones wherever they stand on the link line.
  *
  * Signals. With HMB_SIGNALS=1, SIGINT and SIGTERM run hmb_finalize (the
  * staged records included) and the process then dies of the signal.
@@ -95,6 +98,22 @@ uint32_t hmb_region(const char *name);
  * code, recorded with its first definition (typically __FILE__, __LINE__).
  */
 uint32_t hmb_region_ex(const char *name, const char *file, int line);
+
+/*
+ * hmb_region_paradigm is hmb_region for a region of a programming model's
+ * runtime. The enters and leaves of HMB_PARADIGM_MPI and
+ * HMB_PARADIGM_OPENMP regions go to the paradigm event class, which the
+ * default depth reduction sheds, with messages and collectives, only after
+ * every compute level it could close: an MPI call deep in the call tree
+ * stays in the trace when the calls around it are shed. A region keeps the
+ * paradigm of its first definition; a paradigm out of range returns 0.
+ * Never throttled (HMB_THROTTLE).
+ */
+#define HMB_PARADIGM_USER 0
+#define HMB_PARADIGM_COMPILER 1
+#define HMB_PARADIGM_MPI 2
+#define HMB_PARADIGM_OPENMP 3
+uint32_t hmb_region_paradigm(const char *name, int paradigm);
 
 /* hmb_enter records that the calling thread enters region. */
 void hmb_enter(uint32_t region);

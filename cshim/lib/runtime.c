@@ -613,7 +613,7 @@ static void hmb_thread_exit(void *arg)
 	th->in_slow = 0;
 }
 
-HMB_NOINST uint32_t hmb_region_n(const char *name, size_t nlen, const char *file, int line)
+HMB_NOINST uint32_t hmb_region_n(const char *name, size_t nlen, const char *file, int line, int paradigm)
 {
 	if (name == NULL) {
 		hmb_set_error("hmbtrace: hmb_region: the name is NULL");
@@ -630,17 +630,26 @@ HMB_NOINST uint32_t hmb_region_n(const char *name, size_t nlen, const char *file
 		return 0;
 	}
 	const char *f = file != NULL ? file : "";
-	return hmbgo_region((char *)name, nlen, (char *)f, strlen(f), line);
+	return hmbgo_region((char *)name, nlen, (char *)f, strlen(f), line, paradigm);
 }
 
 HMB_NOINST uint32_t hmb_region(const char *name)
 {
-	return hmb_region_n(name, name != NULL ? strlen(name) : 0, NULL, 0);
+	return hmb_region_n(name, name != NULL ? strlen(name) : 0, NULL, 0, HMB_PARADIGM_USER);
 }
 
 HMB_NOINST uint32_t hmb_region_ex(const char *name, const char *file, int line)
 {
-	return hmb_region_n(name, name != NULL ? strlen(name) : 0, file, line);
+	return hmb_region_n(name, name != NULL ? strlen(name) : 0, file, line, HMB_PARADIGM_USER);
+}
+
+HMB_NOINST uint32_t hmb_region_paradigm(const char *name, int paradigm)
+{
+	if (paradigm < HMB_PARADIGM_USER || paradigm > HMB_PARADIGM_OPENMP) {
+		hmb_set_error("hmbtrace: hmb_region_paradigm: paradigm out of range (want HMB_PARADIGM_USER to HMB_PARADIGM_OPENMP)");
+		return 0;
+	}
+	return hmb_region_n(name, name != NULL ? strlen(name) : 0, NULL, 0, paradigm);
 }
 
 HMB_NOINST uint32_t hmb_comm_define(const char *name, uint32_t parent, const int32_t *members, int nmembers,

@@ -134,7 +134,7 @@ void hmb_stage_collective_n(hmb_record *rec, int n) HMB_NOINST HMB_HIDDEN;
 void hmb_slow_n(hmb_record *rec, int n) HMB_NOINST HMB_HIDDEN;
 /* hmb_slow for a probe that read the clock already (t; 0: read it). */
 void hmb_slow_at(uint64_t t, uint64_t word, uint64_t ext_time, uint64_t ext_word, int n) HMB_NOINST HMB_HIDDEN;
-uint32_t hmb_region_n(const char *name, size_t nlen, const char *file, int line) HMB_NOINST HMB_HIDDEN;
+uint32_t hmb_region_n(const char *name, size_t nlen, const char *file, int line, int paradigm) HMB_NOINST HMB_HIDDEN;
 
 /*
  * hmb_count_dropped counts n probes that libhmbtrace-mpi could not record

@@ -16,6 +16,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "hmbtrace.h"
@@ -62,8 +63,10 @@ int main(int argc, char **argv)
 	uint32_t self = hmb_comm_define("MPI_COMM_SELF", 0, &self_member, 1, NULL, 0);
 	uint32_t split = hmb_comm_define(NULL, world, odd, 4, NULL, 0);
 	uint32_t inter = hmb_comm_define("", split, &self_member, 1, odd, 4);
-	if (world != 1 || self != 2 || split != 3 || inter != 4 || hmb_comm_define("bad", 9, odd, 4, NULL, 0) != 0) {
-		fprintf(stderr, "paths: communicators %u %u %u %u, or a bad parent accepted\n", world, self, split, inter);
+	if (world != 1 || self != 2 || split != 3 || inter != 4 || hmb_comm_define("bad", 9, odd, 4, NULL, 0) != 0 ||
+	    strstr(hmb_last_error(), "parent 9 is not defined") == NULL) {
+		fprintf(stderr, "paths: communicators %u %u %u %u, or a bad parent accepted (%s)\n", world, self, split, inter,
+			hmb_last_error());
 		return 1;
 	}
 	uint64_t request = 0;

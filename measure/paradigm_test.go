@@ -1,0 +1,100 @@
+package measure
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/hmbtrace/hmbtrace/encode"
+	"github.com/hmbtrace/hmbtrace/tracefile"
+)
+
+// MPI regions and messages at depth 7, under compute calls down to depth
+// 9, in a buffer far too small for the compute events: the depth policy
+// closes compute depths first, and every MPI enter and leave and every
+// message stays in the trace, below ancestors that were removed (issue 16).
+func TestParadigmKeptLongest(t *testing.T) {
+	m := startTest(t, Config{BufferSize: 64 << 10, BinSize: 512, NoThrottle: true})
+	var compute []Region
+	for d := 1; d <= 9; d++ {
+		compute = append(compute, m.Region(fmt.Sprintf("compute %d", d)))
+	}
+	send := m.RegionParadigm("MPI_Send", tracefile.ParadigmMPI)
+	recv := m.RegionParadigm("MPI_Recv", tracefile.ParadigmMPI)
+	loc := m.Location("rank 0")
+	const steps = 2000
+	var sends int
+	for s := 0; s < steps; s++ {
+		for d := 0; d < 5; d++ { // depths 1 to 5
+			loc.Enter(compute[d])
+		}
+		for k := 0; k < 20; k++ { // compute at depths 6 to 8, to fill the buffer
+			loc.Enter(compute[5])
+			loc.Enter(compute[6])
+			loc.Enter(compute[7])
+			loc.Leave(compute[7])
+			loc.Leave(compute[6])
+			loc.Leave(compute[5])
+		}
+		loc.Enter(compute[5]) // depth 6
+		loc.Enter(send)       // depth 7
+		loc.SendRank(1, uint32(s), 64)
+		sends++
+		loc.Leave(send)
+		loc.Enter(recv)
+		loc.RecvRank(1, uint32(s), 64)
+		loc.Leave(recv)
+		for d := 5; d >= 0; d-- {
+			loc.Leave(compute[d])
+		}
+		_ = compute[8]
+	}
+	m.Close()
+	f := openTrace(t, m)
+	depthReduced := false
+	for _, r := range f.Reductions {
+		if r.Reason == tracefile.ByDepth && r.Class != tracefile.ClassParadigm && r.Depth <= 6 {
+			depthReduced = true
+		}
+		if r.Reason == tracefile.ByDepth && r.Class == tracefile.ClassParadigm {
+			t.Errorf("communication closed: %+v", r)
+		}
+	}
+	if !depthReduced {
+		t.Fatalf("the buffer did not close depth 6 or above: %+v", f.Reductions)
+	}
+	l := &f.Locations[0]
+	it := f.Events(l.ID)
+	var e tracefile.Event
+	var mpiEnters, mpiLeaves, msgs, compute6 int
+	for it.Next(&e) {
+		switch {
+		case e.Kind == encode.KindEnter && (e.Region == uint32(send) || e.Region == uint32(recv)):
+			mpiEnters++
+			if e.Depth != 7 || e.Class != tracefile.ClassParadigm {
+				t.Fatalf("MPI enter at depth %d, class %v", e.Depth, e.Class)
+			}
+		case e.Kind == encode.KindLeave && (e.Region == uint32(send) || e.Region == uint32(recv)):
+			mpiLeaves++
+		case e.Kind == encode.KindSend || e.Kind == encode.KindRecv:
+			msgs++
+			if e.Region != uint32(send) && e.Region != uint32(recv) {
+				t.Fatalf("message in region %d, want the MPI call's", e.Region)
+			}
+		case e.Kind == encode.KindEnter && e.Region == uint32(compute[5]):
+			compute6++
+		}
+	}
+	if it.Err() != nil {
+		t.Fatal(it.Err())
+	}
+	if mpiEnters != 2*steps || mpiLeaves != 2*steps || msgs != 2*sends {
+		t.Errorf("kept %d MPI enters, %d leaves, %d messages; want %d, %d, %d", mpiEnters, mpiLeaves, msgs, 2*steps, 2*steps, 2*sends)
+	}
+	if compute6 >= 21*steps {
+		t.Errorf("every depth-6 compute call kept: the test does not exercise removed ancestors")
+	}
+	if l.Recorded != l.Accounted() {
+		t.Errorf("recorded %d, accounted %d", l.Recorded, l.Accounted())
+	}
+	t.Logf("reductions %+v; depth-6 compute calls kept: %d of %d", f.Reductions, compute6, 21*steps)
+}

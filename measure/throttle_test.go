@@ -1,0 +1,219 @@
+package measure
+
+import (
+	"fmt"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hmbtrace/hmbtrace/encode"
+	"github.com/hmbtrace/hmbtrace/tracefile"
+)
+
+// A region over the visits and under the time is switched off at a leave
+// with none of its calls open, even when it recurses; later visits are
+// counted, the trace stays well nested, and the file says when.
+func TestThrottle(t *testing.T) {
+	m := startTest(t, Config{ThrottleCalls: 1000, ThrottleTime: time.Hour})
+	outer, tiny, slow := m.Region("outer"), m.Region("tiny"), m.Region("kept")
+	loc := m.Location("main")
+	loc.Enter(outer)
+	for i := 0; i < 3000; i++ {
+		loc.Enter(tiny)
+		loc.Enter(tiny) // recursion: the outer call is the one timed
+		loc.Leave(tiny)
+		loc.Leave(tiny)
+	}
+	loc.Leave(outer)
+	m.Close()
+	f := openTrace(t, m)
+	l := &f.Locations[0]
+	var e tracefile.Event
+	it := f.Events(l.ID)
+	n := 0
+	for it.Next(&e) {
+		if e.Kind == encode.KindEnter && e.Region == uint32(tiny) {
+			n++
+		}
+	}
+	if it.Err() != nil {
+		t.Fatal(it.Err())
+	}
+	for _, p := range l.Profile {
+		switch p.Region {
+		case uint32(tiny):
+			// Throttled at the leave of the outer call of the 500th pair:
+			// 1000 visits then.
+			if !p.Throttled || p.Visits != 1000 || p.VisitsAfter != 2*2500 || n != 1000 {
+				t.Errorf("tiny: %+v, %d enters in the trace", p, n)
+			}
+			if p.ThrottledAt < f.Header.StartTicks || p.ThrottledAt > f.Header.EndTicks {
+				t.Errorf("throttled at %d, outside the run [%d, %d]", p.ThrottledAt, f.Header.StartTicks, f.Header.EndTicks)
+			}
+		case uint32(outer):
+			if p.Throttled || p.Visits != 1 {
+				t.Errorf("outer: %+v", p)
+			}
+		case uint32(slow):
+			t.Errorf("never entered, yet in the profile: %+v", p)
+		}
+	}
+	if l.Recorded != l.Accounted() {
+		t.Errorf("recorded %d, accounted %d", l.Recorded, l.Accounted())
+	}
+}
+
+// A region throttled while a call of it is open is not: the decision waits
+// for a leave with none open, so the open call gets its leave.
+func TestThrottleWaitsForOpenCalls(t *testing.T) {
+	m := startTest(t, Config{ThrottleCalls: 10, ThrottleTime: time.Hour})
+	r := m.Region("r")
+	loc := m.Location("main")
+	loc.Enter(r) // open across the whole loop
+	for i := 0; i < 100; i++ {
+		loc.Enter(r)
+		loc.Leave(r)
+	}
+	loc.Leave(r)
+	for i := 0; i < 5; i++ {
+		loc.Enter(r)
+		loc.Leave(r)
+	}
+	m.Close()
+	f := openTrace(t, m)
+	p := f.Locations[0].Profile[0]
+	if !p.Throttled || p.Visits != 101 || p.VisitsAfter != 5 {
+		t.Errorf("%+v", p)
+	}
+	if u := f.Locations[0].Usage.Total(); u != 0 {
+		t.Errorf("%d usage errors", u)
+	}
+}
+
+func TestThrottleOff(t *testing.T) {
+	for _, c := range []Config{{NoThrottle: true, ThrottleCalls: 10, ThrottleTime: time.Hour}, {ThrottleCalls: 10, ThrottleTime: time.Nanosecond}} {
+		m := startTest(t, c)
+		r := m.Region("r")
+		loc := m.Location("main")
+		for i := 0; i < 100; i++ {
+			loc.Enter(r)
+			loc.Leave(r)
+		}
+		m.Close()
+		if p := openTrace(t, m).Locations[0].Profile[0]; p.Throttled || p.Visits != 100 {
+			t.Errorf("%+v: %+v", c, p)
+		}
+	}
+}
+
+// MPI regions are never throttled: the communication needs them whole.
+func TestThrottleSparesParadigms(t *testing.T) {
+	m := startTest(t, Config{ThrottleCalls: 10, ThrottleTime: time.Hour})
+	r := m.RegionParadigm("MPI_Test", tracefile.ParadigmMPI)
+	loc := m.Location("main")
+	for i := 0; i < 100; i++ {
+		loc.Enter(r)
+		loc.Leave(r)
+	}
+	m.Close()
+	f := openTrace(t, m)
+	if p := f.Locations[0].Profile[0]; p.Throttled || p.Visits != 100 {
+		t.Errorf("%+v", p)
+	}
+	if f.Regions[0].Paradigm != tracefile.ParadigmMPI {
+		t.Errorf("paradigm %v", f.Regions[0].Paradigm)
+	}
+}
+
+func TestThrottleConfig(t *testing.T) {
+	for _, c := range []struct {
+		env  map[string]string
+		want string // error substring, "" for none
+	}{
+		{map[string]string{"HMB_THROTTLE": "0"}, ""},
+		{map[string]string{"HMB_THROTTLE": "maybe"}, `HMB_THROTTLE="maybe"`},
+		{map[string]string{"HMB_THROTTLE_CALLS": "0"}, `HMB_THROTTLE_CALLS="0"`},
+		{map[string]string{"HMB_THROTTLE_CALLS": "5e3"}, `HMB_THROTTLE_CALLS="5e3"`},
+		{map[string]string{"HMB_THROTTLE_TIME": "-1us"}, `HMB_THROTTLE_TIME="-1us"`},
+		{map[string]string{"HMB_THROTTLE_TIME": "300ns", "HMB_THROTTLE_CALLS": "50"}, ""},
+	} {
+		var environ []string
+		for k, v := range c.env {
+			environ = append(environ, k+"="+v)
+		}
+		cfg, err := configFromLookup(func(k string) (string, bool) { v, ok := c.env[k]; return v, ok }, environ, discard{})
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%v: %v", c.env, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%v: error %v, want one naming %s", c.env, err, c.want)
+		case c.want == "" && c.env["HMB_THROTTLE_CALLS"] == "50" && (cfg.ThrottleCalls != 50 || cfg.ThrottleTime != 300*time.Nanosecond):
+			t.Errorf("%+v", cfg)
+		case c.want == "" && c.env["HMB_THROTTLE"] == "0" && !cfg.NoThrottle:
+			t.Errorf("HMB_THROTTLE=0 left throttling on")
+		}
+	}
+}
+
+type discard struct{}
+
+func (discard) Write(p []byte) (int, error) { return len(p), nil }
+
+// BenchmarkThrottled measures the probes of a throttled region: one flag
+// tested before the clock, the visit counted.
+func BenchmarkThrottled(b *testing.B) {
+	m := startTest(b, Config{ThrottleCalls: 1, ThrottleTime: time.Hour})
+	r := m.Region("tiny")
+	loc := m.Location("bench")
+	loc.Enter(r)
+	loc.Leave(r) // throttled here
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		loc.Enter(r)
+		loc.Leave(r)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(2*b.N), "ns/event")
+	b.ReportMetric(0, "ns/op")
+	b.StopTimer()
+	m.Close()
+	if p := openTrace(b, m).Locations[0].Profile[0]; !p.Throttled || p.VisitsAfter != uint64(b.N) {
+		b.Fatalf("%+v after %d pairs", p, b.N)
+	}
+}
+
+// Regions entered once each cost memory and time for themselves only: a
+// location's profile used to be copied whole for each new region (10^4
+// regions allocated 1.6 GB; issue 17). The bound is on bytes allocated per
+// region, which the copying made grow with the count.
+func TestManyRegionsAllocateLinearly(t *testing.T) {
+	m := startTest(t, Config{BufferSize: 1 << 20, BinSize: 4096})
+	loc := m.Location("main")
+	perRegion := func(n, from int) float64 {
+		names := make([]string, n)
+		for i := range names {
+			names[i] = fmt.Sprintf("region %d", from+i)
+		}
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		for _, name := range names {
+			r := m.Region(name)
+			loc.Enter(r)
+			loc.Leave(r)
+		}
+		runtime.ReadMemStats(&after)
+		return float64(after.TotalAlloc-before.TotalAlloc) / float64(n)
+	}
+	small := perRegion(2000, 0)
+	large := perRegion(40000, 2000)
+	t.Logf("bytes allocated per region: %.0f over the first 2000, %.0f over the next 40000", small, large)
+	// Definitions (name, map slot) and a profile entry take about 200 bytes;
+	// the copies took 40 bytes times the regions defined before.
+	if large > 1000 {
+		t.Errorf("%.0f bytes allocated per region at 4*10^4 regions, want at most 1000", large)
+	}
+	m.Close()
+	if n := len(openTrace(t, m).Locations[0].Profile); n != 42000 {
+		t.Errorf("%d profile entries, want 42000", n)
+	}
+}
