@@ -58,7 +58,7 @@ type Location struct {
 	prof        []*profPage     // region r's entry: prof[r/profPageSize].e[r%profPageSize]; nil pages not made yet
 	levels      []*buffer.Level // enter/leave level by depth, cached
 
-	// Up to here, and the fields below up to thrTicks, the C shim's probes
+	// Up to here, and the fields below up to commShift, the C shim's probes
 	// read and write in place (cprobe.go): their layout is checked, not free
 	// to move.
 	recorded     uint64
@@ -71,6 +71,12 @@ type Location struct {
 	plimit       int             // depths >= plimit are not kept for the communication classes
 	thrCalls     uint64          // a region is throttled at a leave after this many visits ...
 	thrTicks     uint64          // ... if its mean inclusive time is below this (ticks)
+
+	// The exact communication matrix (comm.go): an open-addressing table
+	// of 1<<(64-commShift) lines, at most half full. The C probes update
+	// lines in place and leave new peers to Go.
+	commLines []commLine
+	commShift uint32
 
 	// Counters (nil src: none). mstart and mchild hold, per depth, the
 	// values read at the enter of a counting frame and the counts of the
@@ -104,6 +110,8 @@ type Location struct {
 	id         uint32
 	afterClose atomic.Uint64
 	stopped    atomic.Bool // the probes saw the freeze and touch nothing more
+
+	commUsed int // lines of commLines in use
 }
 
 // Name returns the location's name.
@@ -145,8 +153,12 @@ func (l *Location) stamp(t uint64) (uint64, uint64, uint32) {
 func (l *Location) enter(r Region, t uint64, read bool) {
 	p := l.entry(r)
 	if p == nil || p.off != offNone {
+		if p != nil && p.off == offThrottled {
+			p.after++ // throttled: the visit counted, nothing else, not even the clock
+			return
+		}
 		if p = l.enterOff(r, p); p == nil {
-			return // filtered, throttled or undefined: the clock is not read
+			return // filtered or undefined
 		}
 	}
 	if read { // first thing, so that the bookkeeping is not in the caller's time
@@ -240,7 +252,7 @@ func (l *Location) enterOff(r Region, p *profEntry) *profEntry {
 }
 
 func (l *Location) leave(r Region, t uint64, read bool) {
-	if p := l.entry(r); p != nil && p.off != offNone && l.leaveOff(r, p) {
+	if p := l.entry(r); p != nil && p.off != offNone && (p.off == offThrottled || l.leaveOff(r, p)) {
 		return
 	}
 	if read { // first thing, so that the bookkeeping is not in the caller's time
@@ -361,59 +373,56 @@ func (l *Location) leaveTop(t uint64) {
 
 // flush writes the enters the duration filter holds, from the shallowest
 // down to depth upTo, with their original times: something inside them is
-// kept. It returns false if they could not all be written; then none of
-// the held enters will be.
+// kept. Each is written if its own level is open and has room, else
+// dropped and counted: a held MPI call stays when the compute calls around
+// it cannot (the reader accepts kept events below removed ones). It
+// reports whether the enter at upTo is in the trace.
 func (l *Location) flush(upTo int) bool {
 	if l.pendingFrom == 0 || l.pendingFrom > upTo {
-		return true
+		return upTo <= 0 || l.stack[upTo].state == frameWritten
 	}
 	top := max(upTo, l.depth) // upTo is above l.depth when its leave flushes
 	for d := l.pendingFrom; d <= upTo; d++ {
 		f := &l.stack[d]
-		if d >= l.limit {
-			l.dropPending(d, top)
-			return false
+		if f.state != framePending {
+			continue
 		}
-		lv := l.level(d)
+		limit, lv := l.limit, (*buffer.Level)(nil)
 		if f.class == buffer.ClassParadigm {
-			lv = l.parLevel(d)
+			limit = l.plimit
 		}
-		if !lv.Enter(f.tr, f.seq, f.region) {
-			// The level counted this enter as dropped; the ones below follow it.
+		if d < limit {
+			lv = l.level(d)
+			if f.class == buffer.ClassParadigm {
+				lv = l.parLevel(d)
+			}
+		}
+		if lv == nil || !lv.Enter(f.tr, f.seq, f.region) {
+			if lv == nil {
+				l.drop(d, f.class) // Enter counted it otherwise
+			}
 			f.state = frameDropped
 			if f.counted {
 				l.drop(d, buffer.ClassMetric)
 			}
-			l.lose(d)
-			l.dropPending(d+1, top)
-			return false
+			if lv != nil && f.class == buffer.ClassRegion {
+				l.lose(d) // the compute calls inside go with it
+			}
+			continue
 		}
 		f.state = frameWritten
 		if f.counted {
 			l.putMetric(d, f.tr, f.mseq, f.region, l.mstart[d*l.nmet:(d+1)*l.nmet])
 		}
 	}
-	if upTo < top {
-		l.pendingFrom = upTo + 1
-	} else {
-		l.pendingFrom = 0
-	}
-	return true
-}
-
-// dropPending gives up the held enters from depth d to top: their calls
-// will not be in the trace.
-func (l *Location) dropPending(d, top int) {
-	for ; d <= top; d++ {
-		if f := &l.stack[d]; f.state == framePending {
-			l.drop(d, f.class)
-			if f.counted {
-				l.drop(d, buffer.ClassMetric)
-			}
-			f.state = frameDropped
+	l.pendingFrom = 0
+	for d := upTo + 1; d <= top; d++ {
+		if l.stack[d].state == framePending {
+			l.pendingFrom = d
+			break
 		}
 	}
-	l.pendingFrom = 0
+	return l.stack[upTo].state == frameWritten
 }
 
 // lose records that the enter at depth d found no bin: the call's whole
@@ -451,6 +460,7 @@ type Message struct {
 	PeerIsRank bool
 	Tag        uint32
 	Bytes      uint64
+	Comm       CommID // the communicator, 0 if none given
 }
 
 // ID returns the location's id, which names it as a message's peer.
@@ -470,13 +480,14 @@ func (l *Location) messageTo(recv bool, peer *Location, tag uint32, bytes uint64
 	if recv {
 		k = encode.KindRecv
 	}
-	l.message(k, uint64(peer.id), false, tag, bytes, 0, true)
+	l.message(k, uint64(peer.id), false, tag, bytes, 0, 0, true)
 }
 
-// message records a send or receive at the current depth. A message is
-// something kept inside the calls open around it: it makes the duration
-// filter write their enters.
-func (l *Location) message(k encode.Kind, peer uint64, rank bool, tag uint32, bytes uint64, t uint64, read bool) {
+// message records a send or receive at the current depth, on communicator
+// comm (0: none). A message is something kept inside the calls open around
+// it: it makes the duration filter write their enters. The matrix counts it
+// whatever the buffer keeps.
+func (l *Location) message(k encode.Kind, peer uint64, rank bool, tag uint32, bytes uint64, comm uint32, t uint64, read bool) {
 	if read {
 		if clock.TSCActive() {
 			t = clock.TSC()
@@ -490,11 +501,15 @@ func (l *Location) message(k encode.Kind, peer uint64, rank bool, tag uint32, by
 	_, tr, seq := l.stamp(t)
 	d := l.depth
 	l.recorded++
-	if d >= l.plimit || l.h.ClassClosed&(1<<buffer.ClassMessage) != 0 || (l.pendingFrom != 0 && !l.flush(d)) {
+	l.countMessage(k == encode.KindRecv, peer, rank, bytes)
+	if l.pendingFrom != 0 {
+		l.flush(d) // the calls around a kept message are kept where they can be
+	}
+	if d >= l.plimit || l.h.ClassClosed&(1<<buffer.ClassMessage) != 0 {
 		l.drop(d, buffer.ClassMessage)
 		return
 	}
-	l.msgLevel(d).Message(k, tr, seq, l.stack[d].region, peer, rank, tag, bytes)
+	l.msgLevel(d).MessageComm(k, tr, seq, l.stack[d].region, peer, rank, tag, bytes, comm)
 }
 
 // level returns the enter/leave level at depth d.

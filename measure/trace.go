@@ -3,6 +3,7 @@ package measure
 import (
 	"fmt"
 	"io"
+	"iter"
 	"os"
 	"runtime"
 	"strings"
@@ -15,7 +16,9 @@ import (
 // the pool was finalized.
 func (m *Measurement) snapshot() *tracefile.Trace {
 	m.mu.Lock()
-	regions := append([]regionDef(nil), m.regions...)
+	// Definitions are appended and never changed: the prefix is a
+	// consistent view without a copy, which at 10^6 regions is 50 MB.
+	regions := m.regions.view()
 	locs := append([]*Location(nil), m.locations...)
 	rank, sync, ref := m.cfg.Rank, append([]tracefile.ClockSync(nil), m.clockSync...), m.referenceStart
 	m.mu.Unlock()
@@ -59,12 +62,22 @@ func (m *Measurement) snapshot() *tracefile.Trace {
 	for _, e := range m.metricEvents {
 		t.Header.Metrics = append(t.Header.Metrics, e.Name)
 	}
-	for i, r := range regions {
-		t.Regions = append(t.Regions, tracefile.Region{ID: uint32(i + 1), Name: r.name, File: r.file, Line: r.line, Paradigm: r.paradigm})
+	// The regions and profiles go to the writer as sequences over the
+	// measurement's own tables: copied, they doubled the memory of a run
+	// with 10^6 regions at its end.
+	t.NumRegions = regions.len()
+	t.RegionSeq = func(yield func(tracefile.Region) bool) {
+		for i := 0; i < regions.len(); i++ {
+			r := regions.at(i)
+			if !yield(tracefile.Region{ID: uint32(i + 1), Name: r.name, File: r.file, Line: r.line, Paradigm: r.paradigm}) {
+				return
+			}
+		}
 	}
 	for _, l := range locs {
 		t.Locations = append(t.Locations, l.snapshot())
 	}
+	t.Comms = m.commDefs()
 	for _, r := range m.pool.Reductions() {
 		t.Reductions = append(t.Reductions, tracefile.Reduction{
 			Reason: tracefile.Reason(r.Reason), Depth: r.Depth, Class: tracefile.Class(r.Class),
@@ -82,7 +95,7 @@ func (l *Location) snapshot() tracefile.Location {
 		tl.CountersMissing = "not opened"
 	}
 	tl.Usage.AfterClose = l.afterClose.Load()
-	tl.Profile = l.profileEntries(nil)
+	tl.ProfileSeq, tl.NumProfile = l.profileSeq()
 	if l.cpt != nil {
 		tl.CallPaths = l.cpt.export()
 	}
@@ -96,29 +109,53 @@ func (l *Location) snapshot() tracefile.Location {
 		tl.Levels = append(tl.Levels, s)
 	})
 	tl.WindowTime, tl.WindowSeq, tl.Windowed = l.h.Window()
+	tl.Comm = l.commMatrix()
 	if ps := l.phase; ps != nil && ps.iters > 0 {
 		tl.Phase = ps.export(l.nmet)
 	}
 	return tl
 }
 
+// profileSeq returns the location's flat profile as a sequence, and its
+// length. The location must not record any more.
+func (l *Location) profileSeq() (iter.Seq[tracefile.ProfileEntry], int) {
+	n := 0
+	l.forEachEntry(func(_ uint32, p *profEntry) {
+		if p.visits != 0 || p.off == offThrottled {
+			n++
+		}
+	})
+	return func(yield func(tracefile.ProfileEntry) bool) {
+		more := true
+		l.forEachEntry(func(id uint32, p *profEntry) {
+			if more && (p.visits != 0 || p.off == offThrottled) {
+				more = yield(l.profileEntry(id, p))
+			}
+		})
+	}, n
+}
+
+// profileEntry returns region id's line of the profile, entry p.
+func (l *Location) profileEntry(id uint32, p *profEntry) tracefile.ProfileEntry {
+	n := l.nmet
+	e := tracefile.ProfileEntry{Region: id, Visits: p.visits, Inclusive: p.incl, Exclusive: p.excl}
+	if p.off == offThrottled {
+		e.Throttled, e.ThrottledAt, e.VisitsAfter = true, p.throttledAt, p.after
+	}
+	if p.counted && l.src != nil {
+		sums := l.sums(id)
+		e.CounterInclusive = append([]uint64(nil), sums[:n]...)
+		e.CounterExclusive = append([]uint64(nil), sums[n:2*n]...)
+	}
+	return e
+}
+
 // profileEntries appends the location's flat profile to dst.
 func (l *Location) profileEntries(dst []tracefile.ProfileEntry) []tracefile.ProfileEntry {
-	n := l.nmet
 	l.forEachEntry(func(id uint32, p *profEntry) {
-		if p.visits == 0 && p.off != offThrottled {
-			return
+		if p.visits != 0 || p.off == offThrottled {
+			dst = append(dst, l.profileEntry(id, p))
 		}
-		e := tracefile.ProfileEntry{Region: id, Visits: p.visits, Inclusive: p.incl, Exclusive: p.excl}
-		if p.off == offThrottled {
-			e.Throttled, e.ThrottledAt, e.VisitsAfter = true, p.throttledAt, p.after
-		}
-		if p.counted && l.src != nil {
-			sums := l.sums(id)
-			e.CounterInclusive = append([]uint64(nil), sums[:n]...)
-			e.CounterExclusive = append([]uint64(nil), sums[n:2*n]...)
-		}
-		dst = append(dst, e)
 	})
 	return dst
 }

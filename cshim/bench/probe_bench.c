@@ -25,6 +25,11 @@
  *   rdtsc        four clock reads: the share of the clock in every variant
  *   staging      the staging append alone (what messages take, and every
  *                probe under HMB_C_PROBE=staged between replays)
+ *
+ *   probe_bench throttled [rounds [iterations]]   (make bench-c runs both)
+ *                hmb_enter/hmb_leave of two regions throttled at run time
+ *                (HMB_THROTTLE_CALLS=1, HMB_THROTTLE_TIME=1h), against the
+ *                same loop of empty calls: what a switched-off region costs
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -268,8 +273,67 @@ static double median(double *v, int n)
 
 enum { V_HMB, V_OTF2, V_CYG, V_PLAIN, V_RDTSC, V_STAGING, NVARIANTS };
 
+/* An empty call in place of a probe, for the throttled variant's reference. */
+__attribute__((noinline)) static void no_probe(uint32_t r)
+{
+	__asm__ __volatile__("" : : "r"(r) : "memory");
+}
+
+static uint64_t run_no_probe(void)
+{
+	uint64_t t0 = rdtsc();
+	for (int i = 0; i < iterations; i++) {
+		no_probe(hmb_outer);
+		no_probe(hmb_inner);
+		no_probe(hmb_inner);
+		no_probe(hmb_outer);
+	}
+	return rdtsc() - t0;
+}
+
+/* throttled_main times probes of throttled regions against empty calls. */
+static int throttled_main(void)
+{
+	if (hmb_init() != 0) {
+		fprintf(stderr, "probe_bench: hmb_init: %s\n", hmb_last_error());
+		return 1;
+	}
+	hmb_outer = hmb_region("throttled outer");
+	hmb_inner = hmb_region("throttled inner");
+	/* The first calls throttle both (HMB_THROTTLE_CALLS=1, HMB_THROTTLE_TIME=1h). */
+	hmb_enter(hmb_outer);
+	hmb_enter(hmb_inner);
+	hmb_leave(hmb_inner);
+	hmb_leave(hmb_outer);
+	double probe[rounds], empty[rounds];
+	uint64_t ns0 = monotonic_ns(), tsc0 = rdtsc();
+	for (int round = 0; round <= rounds; round++) {
+		uint64_t a = run_hmbtrace(), b = run_no_probe();
+		if (round > 0) {
+			probe[round - 1] = (double)a / ((double)iterations * EVENTS_PER_ITERATION);
+			empty[round - 1] = (double)b / ((double)iterations * EVENTS_PER_ITERATION);
+		}
+	}
+	uint64_t ns1 = monotonic_ns(), tsc1 = rdtsc();
+	double ghz = (double)(tsc1 - tsc0) / (double)(ns1 - ns0);
+	double p = median(probe, rounds) / ghz, e = median(empty, rounds) / ghz;
+	printf("throttled regions, per event, median of %d rounds of %d events:\n", rounds, iterations * EVENTS_PER_ITERATION);
+	printf("  %-12s %7.2f ns\n  %-12s %7.2f ns\n  %-12s %7.2f ns  (the probe beyond a call)\n", "throttled", p,
+	       "empty call", e, "difference", p - e);
+	if (hmb_finalize() != 0) {
+		fprintf(stderr, "probe_bench: hmb_finalize: %s\n", hmb_last_error());
+		return 1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	int throttled = argc > 1 && strcmp(argv[1], "throttled") == 0;
+	if (throttled) {
+		argc--;
+		argv++;
+	}
 	static const char *const names[NVARIANTS] = {"hmbtrace", "otf2", "cyg", "plain calls", "rdtsc", "staging"};
 	static uint64_t (*const run[NVARIANTS])(void) = {run_hmbtrace, run_otf2,  run_cyg,
 							 run_plain_calls, run_rdtsc, run_staging};
@@ -280,8 +344,11 @@ int main(int argc, char **argv)
 		iterations = atoi(argv[2]);
 	}
 	if (rounds < 1 || iterations < 1) {
-		fprintf(stderr, "usage: probe_bench [rounds>=1 [iterations>=1]]\n");
+		fprintf(stderr, "usage: probe_bench [throttled] [rounds>=1 [iterations>=1]]\n");
 		return 2;
+	}
+	if (throttled) {
+		return throttled_main();
 	}
 	double *ticks[NVARIANTS];
 	for (int v = 0; v < NVARIANTS; v++) {

@@ -1,7 +1,8 @@
 /*
  * regions.c - defines n distinct regions (argv[1]) and enters and leaves
  * each once inside an outer region, then writes the trace and prints
- * "regions <n> ns <time of the loop> hwm_kb <VmHWM after hmb_finalize>".
+ * "regions <n> ns <time of the loop> hwm_kb <VmHWM after hmb_finalize>
+ * before_finalize_kb <VmHWM before it>".
  * The memory a region costs must not grow with the regions before it
  * (issue 17: 10^4 regions took 1.6 GB).
  */
@@ -48,11 +49,12 @@ int main(int argc, char **argv)
 	}
 	hmb_leave(outer);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
+	long before = hwm_kb();
 	if (hmb_finalize() != 0) {
 		fprintf(stderr, "hmb_finalize: %s\n", hmb_last_error());
 		return 1;
 	}
 	long long ns = (long long)(t1.tv_sec - t0.tv_sec) * 1000000000LL + (t1.tv_nsec - t0.tv_nsec);
-	printf("regions %ld ns %lld hwm_kb %ld\n", n, ns, hwm_kb());
+	printf("regions %ld ns %lld hwm_kb %ld before_finalize_kb %ld\n", n, ns, hwm_kb(), before);
 	return 0;
 }
