@@ -28,15 +28,21 @@ func gccPlugin(t *testing.T, build string) string {
 	return so
 }
 
-// instrumentedBuild compiles srcs apart and links them through
+// instrumentedBuild compiles srcs apart (-O2 -g) and links them through
 // hmbtrace-instrument with its options, and returns the program.
 func instrumentedBuild(t *testing.T, bin, compiler string, opts []string, srcs ...string) program {
+	t.Helper()
+	return instrumentedBuildFlags(t, bin, compiler, opts, []string{"-O2", "-g"}, srcs...)
+}
+
+// instrumentedBuildFlags is instrumentedBuild with the compiler flags given.
+func instrumentedBuildFlags(t *testing.T, bin, compiler string, opts, cflags []string, srcs ...string) program {
 	t.Helper()
 	dir := t.TempDir()
 	var objs []string
 	for _, src := range srcs {
 		obj := filepath.Join(dir, strings.TrimSuffix(filepath.Base(src), filepath.Ext(src))+".o")
-		args := append(append([]string(nil), opts...), "--verbose", compiler, "-O2", "-g", "-c", src, "-o", obj)
+		args := append(append(append(append([]string(nil), opts...), "--verbose", compiler), cflags...), "-c", src, "-o", obj)
 		if compiler == "gfortran" {
 			// The modules' .mod files, for the sources that follow.
 			args = append(args, "-J", dir)
@@ -119,6 +125,23 @@ func TestGCCPluginCxx(t *testing.T) {
 		if strings.HasPrefix(name, "Field::") || strings.HasPrefix(name, "hidden") || systemRegion(name) {
 			t.Errorf("%s is a region: inlined, no_instrument_function or a system header's", name)
 		}
+	}
+
+	// At -O0 nothing is inlined, cloned or turned into a loop: every call
+	// of the source is a region visit, the accessors' too, as with
+	// -finstrument-functions.
+	o0 := tracedRun(t, instrumentedBuildFlags(t, bin, "g++", nil, []string{"-O0"}, src), want, args...)
+	for name, n := range map[string]int{
+		"main": 1, "smooth(Field&)": 10, "classify(int)": 5, "check(int)": 18,
+		"guarded(int)": 6, "unguarded(int)": 6, "cleanup(int)": 6, "calls_fail(int)": 3, "fail(int)": 2,
+		"fib(int)": 465, "count_down(int, int)": 25, "Field::at(int)": 4*998*10 + 1000, // 4 per element and step, 1 per element to fill
+	} {
+		if o0[name] != n {
+			t.Errorf("-O0: %s: %d enters, want %d (regions: %v)", name, o0[name], n, o0)
+		}
+	}
+	if o0["hidden(int)"] != 0 {
+		t.Errorf("-O0: hidden(int), no_instrument_function, is a region")
 	}
 
 	// The control: -finstrument-functions instruments the inlined accessor.
