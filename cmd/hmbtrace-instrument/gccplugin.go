@@ -58,6 +58,10 @@ func gccPluginFlags(o options, c *cmdline, info compilerInfo, f *filter.Filter, 
 		if strings.HasPrefix(a, "-flto") && a != "-flto=0" && a != "-fno-lto" {
 			return fallback(a+": with LTO the functions are optimised at the link, where the plugin is not loaded", true)
 		}
+		// Both would call the hooks twice per function.
+		if a == "-finstrument-functions" {
+			return fallback("the command line asks for it", true)
+		}
 	}
 	flags := []string{"-fplugin=" + so}
 	notes := []note{{text: "GCC plugin " + so + ": functions are instrumented after inlining", verbose: true}}

@@ -34,6 +34,7 @@ func TestPlanPlugin(t *testing.T) {
 		{options{}, "gfortran -O2 -c x.f90", "gfortran -O2 -c x.f90 -fplugin=" + pluginSO + " -I/opt/hmb/include"},
 		{options{noExcludeSystem: true}, "gcc -c x.c", "gcc -c x.c -fplugin=" + pluginSO + " " + pluginArg + "keep-system -I/opt/hmb/include"},
 		{options{noPlugin: true}, "gcc -c x.c", "gcc -c x.c -finstrument-functions -finstrument-functions-exclude-file-list=/usr/include/c++/12/,/usr/lib/gcc/x86_64-linux-gnu/12/../../../../include/c++/12/backward/,/usr/include/c++/12/backward/,/usr/include/ -I/opt/hmb/include"},
+		{options{}, "gcc -finstrument-functions -c x.c", "gcc -finstrument-functions -c x.c -finstrument-functions -finstrument-functions-exclude-file-list=/usr/include/c++/12/,/usr/lib/gcc/x86_64-linux-gnu/12/../../../../include/c++/12/backward/,/usr/include/c++/12/backward/,/usr/include/ -I/opt/hmb/include"},
 		{options{}, "gcc -flto -c x.c", "gcc -flto -c x.c -finstrument-functions -finstrument-functions-exclude-file-list=/usr/include/c++/12/,/usr/lib/gcc/x86_64-linux-gnu/12/../../../../include/c++/12/backward/,/usr/include/c++/12/backward/,/usr/include/ -I/opt/hmb/include"},
 	} {
 		argv, _, err := plan(tc.opts, strings.Fields(tc.cmd), e)
