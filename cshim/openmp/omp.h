@@ -38,6 +38,8 @@ enum hmb_omp_kind {
 	K_WORKSHARE,
 	K_MASKED,
 	K_SCOPE,
+	K_REDUCTION,
+	K_DISTRIBUTE,
 	K_NKINDS
 };
 

@@ -57,6 +57,8 @@ static const char *const kind_names[K_NKINDS] = {
 	[K_WORKSHARE] = "!$omp workshare",
 	[K_MASKED] = "!$omp masked",
 	[K_SCOPE] = "!$omp scope",
+	[K_REDUCTION] = "!$omp reduction",
+	[K_DISTRIBUTE] = "!$omp distribute",
 };
 
 HMB_OMP_NOINST static size_t site_hash(int kind, const void *at, const void *fn)
