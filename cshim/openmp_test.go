@@ -1,0 +1,229 @@
+package cshim_test
+
+// These tests build the OpenMP programs of testdata/openmp with gcc and
+// gfortran (libgomp, through the interposed GOMP_* entry points) and with
+// clang and libomp (through OMPT), linked with libhmbtrace-openmp, run them
+// with 2 to 4 threads, and check their traces: a location per OpenMP
+// thread, the regions per thread, well nested tasks, and the barrier after
+// the imbalanced loop, where the lightest thread waits longest.
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/hmbtrace/hmbtrace/internal/tracetest"
+)
+
+// buildOpenMP compiles an OpenMP program with compiler (gcc, gfortran or
+// clang), -fopenmp and `pkg-config --cflags --libs hmbtrace-openmp`.
+func buildOpenMP(t *testing.T, build, compiler, source string) program {
+	t.Helper()
+	dir := t.TempDir()
+	out := filepath.Join(dir, strings.TrimSuffix(filepath.Base(source), filepath.Ext(source)))
+	pc, err := run(root, pkgEnv(build), "pkg-config", "--cflags", "--libs", "hmbtrace-openmp")
+	if err != nil {
+		t.Fatalf("pkg-config --cflags --libs hmbtrace-openmp: %v\n%s", err, pc)
+	}
+	args := append([]string{"-O2", "-g", "-fopenmp", "-o", out, source}, strings.Fields(string(pc))...)
+	if msg, err := run(dir, nil, compiler, args...); err != nil {
+		t.Fatalf("%s %s: %v\n%s", compiler, strings.Join(args, " "), err, msg)
+	}
+	return program{path: out, out: filepath.Join(dir, "hmb-out")}
+}
+
+// checkOpenMP runs p with n threads and checks its trace; src is the
+// program's source file name as region names show it.
+// perThread is how often each thread adds to the program's count per round.
+func checkOpenMP(t *testing.T, p program, n int, src string, perThread int) {
+	t.Helper()
+	const rounds = 3
+	stdout, _ := p.run(t, []string{fmt.Sprintf("OMP_NUM_THREADS=%d", n), "OMP_MAX_ACTIVE_LEVELS=2"})
+	want := fmt.Sprintf("counted %d sum 15150", rounds*n*perThread)
+	if !strings.Contains(stdout, want) || !strings.Contains(stdout, fmt.Sprintf("tasks %d", 2*rounds)) {
+		t.Fatalf("output %q, want %q and tasks %d", stdout, want, 2*rounds)
+	}
+	files, err := filepath.Glob(filepath.Join(p.out, "*.hmb"))
+	if err != nil || len(files) != 1 {
+		t.Fatalf("trace files %v (%v), want one", files, err)
+	}
+	evs := dump(t, files[0])
+	checkTrace(t, evs, nil, nil)
+
+	name := regexp.MustCompile(`^thread [0-9]+(:[0-9]+)*$`)
+	perLoc := map[string]map[string]int{}
+	for _, e := range evs {
+		if !name.MatchString(e.loc) {
+			t.Fatalf("location %q: want an OpenMP thread name (thread <n>[:<n>...])", e.loc)
+		}
+		if e.kind == "ENTER" {
+			if perLoc[e.loc] == nil {
+				perLoc[e.loc] = map[string]int{}
+			}
+			perLoc[e.loc][e.region]++
+		}
+	}
+	outer := "!$omp parallel "
+	for i := 0; i < n; i++ {
+		loc := fmt.Sprintf("thread %d", i)
+		counts, ok := perLoc[loc]
+		if !ok {
+			t.Fatalf("no location %q (locations: %v)", loc, keys(perLoc))
+		}
+		// Each round's outer region: an implicit task on every thread, the
+		// region itself on thread 0, and a nested region forked by each.
+		tasks, parallels := 0, 0
+		for r, c := range counts {
+			// libomp at times hands a nested implicit task a parallel region
+			// the tool did not see begin: a task without its site.
+			if strings.HasPrefix(r, "!$omp implicit task") {
+				tasks += c
+			}
+			if strings.HasPrefix(r, outer) {
+				parallels += c
+			}
+		}
+		if tasks != 2*rounds { // the outer one's and, as thread 0 of the nested team, the nested one's
+			t.Errorf("%s: %d implicit tasks, want %d: %v", loc, tasks, 2*rounds, counts)
+		}
+		wantPar := rounds // the nested regions it forked
+		if i == 0 {
+			wantPar += rounds
+		}
+		if parallels != wantPar {
+			t.Errorf("%s: %d parallel regions, want %d: %v", loc, parallels, wantPar, counts)
+		}
+	}
+	total := func(prefix string) int {
+		s := 0
+		for _, counts := range perLoc {
+			for r, c := range counts {
+				if strings.HasPrefix(r, prefix) {
+					s += c
+				}
+			}
+		}
+		return s
+	}
+	if got := total("!$omp critical @"); got != rounds*n {
+		t.Errorf("%d critical regions, want %d", got, rounds*n)
+	}
+	if got := total("!$omp critical wait @"); got != rounds*n {
+		t.Errorf("%d critical waits, want %d", got, rounds*n)
+	}
+	if got := total("!$omp task @"); got != 3*rounds {
+		t.Errorf("%d task regions, want %d", got, 3*rounds)
+	}
+	if got := total("!$omp taskwait @"); got != rounds {
+		t.Errorf("%d taskwait regions, want %d", got, rounds)
+	}
+
+	// The first barrier in each outer implicit task follows the loop in
+	// which thread t works t+1 units per iteration: the lighter thread waits
+	// longer. Sums over the rounds, compared, not timed.
+	wait := map[string]int64{}
+	type open struct {
+		region string
+		ns     int64
+	}
+	stacks := map[string][]open{}
+	seen := map[string]bool{}
+	taskDepth := map[string]int{}
+	outerTask := ""
+	for _, e := range evs {
+		if e.loc == "thread 0" && e.kind == "ENTER" && e.depth == 2 {
+			outerTask = e.region // inside thread 0's first parallel region
+			break
+		}
+	}
+	for _, e := range evs {
+		st := stacks[e.loc]
+		switch e.kind {
+		case "ENTER":
+			st = append(st, open{e.region, e.ns})
+			if e.region == outerTask {
+				seen[e.loc] = false
+				taskDepth[e.loc] = len(st)
+			}
+		case "LEAVE":
+			top := st[len(st)-1]
+			st = st[:len(st)-1]
+			if len(st) == taskDepth[e.loc] && strings.Contains(top.region, "barrier") && !seen[e.loc] {
+				seen[e.loc] = true
+				wait[e.loc] += e.ns - top.ns
+			}
+		}
+		stacks[e.loc] = st
+	}
+	first, last := wait["thread 0"], wait[fmt.Sprintf("thread %d", n-1)]
+	if first <= last {
+		t.Errorf("barrier after the imbalanced loop: thread 0 waited %d ns, thread %d %d ns; want the lighter thread 0 longer (all: %v)", first, n-1, last, wait)
+	}
+}
+
+func keys[V any](m map[string]V) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+func TestOpenMPGCC(t *testing.T) {
+	build := library(t)
+	p := buildOpenMP(t, build, "gcc", filepath.Join(root, "cshim", "testdata", "openmp", "omp.c"))
+	for _, n := range []int{2, 3, 4} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			os.RemoveAll(p.out)
+			checkOpenMP(t, p, n, "omp.c", 2)
+		})
+	}
+}
+
+func TestOpenMPFortran(t *testing.T) {
+	tracetest.RequireTool(t, "gfortran", "gfortran")
+	build := library(t)
+	p := buildOpenMP(t, build, "gfortran", filepath.Join(root, "cshim", "testdata", "openmp", "omp.f90"))
+	for _, n := range []int{2, 3} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			os.RemoveAll(p.out)
+			checkOpenMP(t, p, n, "omp.f90", 1)
+		})
+	}
+}
+
+func TestOpenMPClang(t *testing.T) {
+	tracetest.RequireTool(t, "clang", "clang and libomp-dev")
+	build := library(t)
+	p := buildOpenMP(t, build, "clang", filepath.Join(root, "cshim", "testdata", "openmp", "omp.c"))
+	for _, n := range []int{2, 3, 4} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			os.RemoveAll(p.out)
+			checkOpenMP(t, p, n, "omp.c", 2)
+		})
+	}
+}
+
+// TestOpenMPOff: HMB_OPENMP=0 leaves OpenMP unrecorded, for both runtimes.
+func TestOpenMPOff(t *testing.T) {
+	build := library(t)
+	compilers := []string{"gcc"}
+	if _, err := run(root, nil, "clang", "--version"); err == nil {
+		compilers = append(compilers, "clang")
+	}
+	for _, cc := range compilers {
+		p := buildOpenMP(t, build, cc, filepath.Join(root, "cshim", "testdata", "openmp", "omp.c"))
+		p.run(t, []string{"OMP_NUM_THREADS=2", "HMB_OPENMP=0"})
+		files, _ := filepath.Glob(filepath.Join(p.out, "*.hmb"))
+		for _, f := range files {
+			for _, e := range dump(t, f) {
+				if strings.HasPrefix(e.region, "!$omp") {
+					t.Fatalf("%s with HMB_OPENMP=0: %v recorded", cc, e)
+				}
+			}
+		}
+	}
+}
