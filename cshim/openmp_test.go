@@ -82,7 +82,7 @@ func checkOpenMP(t *testing.T, p program, n int, src string, perThread int) {
 			if strings.HasPrefix(r, "!$omp implicit task") {
 				tasks += c
 			}
-			if strings.HasPrefix(r, outer) {
+			if strings.HasPrefix(r, outer) && strings.Contains(r, "@"+src+":") {
 				parallels += c
 			}
 		}
