@@ -33,8 +33,8 @@ bench:
 	$(GO) run ./bench -svg bench-charts | tee bench.txt
 	$(GO) test -run '^$$' -bench . -benchmem -count 5 ./encode ./measure ./internal/clock ./buffer | tee bench-go.txt
 
-# The C ABI: libhmbtrace.so, libhmbtrace.a, hmbtrace.h, the Fortran module
-# and hmbtrace.pc in build/; install copies them under PREFIX.
+# The C ABI: libhmbtrace.so, libhmbtrace.a, hmbtrace.h, the Fortran module,
+# hmbtrace.pc and bin/hmbtrace-instrument in build/; install copies them under PREFIX.
 cshim:
 	$(MAKE) -C cshim cshim
 

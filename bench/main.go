@@ -1,7 +1,8 @@
 // Command bench measures hmbtrace against its peers side by side, in one
 // invocation: what a probe costs, how many bytes an event takes, what a
 // reduction costs, how long a run fits in a fixed buffer, what an
-// instrumented application pays, and what the MPI wrappers add to a call.
+// instrumented application pays, what the MPI wrappers add to a call, and
+// what a C++ code built by hmbtrace-instrument pays.
 // Subjects are interleaved (A B A B …, over several rounds) so that the
 // machine's drift hits them all alike; each section prints the median, the
 // range and the ratio to its reference subject.
@@ -43,6 +44,7 @@ var sections = []section{
 	{"application", "examples/heat wall time, ms", "instrumented (defaults)", runApplication},
 	{"report", "hmbtrace report on a large trace", "hmbtrace report", runReport},
 	{"mpi", "MPI ping-pong of small messages, 2 ranks", "plain", runMPI},
+	{"autoinst", "examples/cxx-mpi built by hmbtrace-instrument, 2 ranks", "plain mpicxx", runAutoinst},
 }
 
 func main() {
@@ -50,7 +52,7 @@ func main() {
 	quick := flag.Bool("quick", false, "small sizes and few rounds: under a minute")
 	tsv := flag.Bool("tsv", false, "print <section>\\t<subject>\\t<metric>\\t<value> lines instead of tables")
 	svg := flag.String("svg", "", "write one SVG chart per section into this directory")
-	only := flag.String("sections", "", "comma-separated sections to run (default all: probe,size,reduction,longrun,application,report,mpi)")
+	only := flag.String("sections", "", "comma-separated sections to run (default all: probe,size,reduction,longrun,application,report,mpi,autoinst)")
 	rounds := flag.Int("rounds", 0, "rounds of interleaved runs (default 5, 2 with -quick)")
 	flag.Parse()
 	o := &options{quick: *quick, rounds: *rounds}
@@ -76,7 +78,7 @@ func main() {
 	}
 	for s := range want {
 		if !known(s) {
-			fatal(fmt.Errorf("unknown section %q (want probe, size, reduction, longrun, application, report, mpi)", s))
+			fatal(fmt.Errorf("unknown section %q (want probe, size, reduction, longrun, application, report, mpi, autoinst)", s))
 		}
 	}
 	if !*tsv {

@@ -571,7 +571,7 @@ func TestInstall(t *testing.T) {
 	if msg, err := run(root, nil, "make", "-s", "-C", filepath.Join(root, "cshim"), "install", "BUILD="+build, "PREFIX="+prefix); err != nil {
 		t.Fatalf("make install: %v\n%s", err, msg)
 	}
-	for _, f := range []string{"lib/libhmbtrace.so", "lib/libhmbtrace.a", "lib/pkgconfig/hmbtrace.pc", "include/hmbtrace.h", "include/hmbtrace.f90"} {
+	for _, f := range []string{"lib/libhmbtrace.so", "lib/libhmbtrace.a", "lib/pkgconfig/hmbtrace.pc", "include/hmbtrace.h", "include/hmbtrace.f90", "bin/hmbtrace-instrument"} {
 		if _, err := os.Stat(filepath.Join(prefix, f)); err != nil {
 			t.Errorf("installed %s: %v", f, err)
 		}
@@ -592,7 +592,7 @@ func TestInstall(t *testing.T) {
 		}
 		pc, err := run(root, pkgEnv(prefix), "pkg-config", "--libs", "hmbtrace-mpi")
 		libs := " " + strings.Join(strings.Fields(string(pc)), " ") + " "
-		if err != nil || !strings.Contains(libs, " -lhmbtrace-mpi ") || !strings.Contains(libs, " -lhmbtrace ") {
+		if err != nil || !strings.Contains(libs, ",-lhmbtrace-mpi,") || !strings.Contains(libs, ",-lhmbtrace,") {
 			t.Errorf("pkg-config --libs hmbtrace-mpi of the installed library: %v: %s", err, pc)
 		}
 	}

@@ -43,7 +43,10 @@
  * and linked with this library is traced with no source change: every
  * instrumented function becomes a region named by its ELF symbol (functions
  * whose address resolves to no symbol are named 0x<address>). The name
- * filter (HMB_FILTER_FILE) applies to these names.
+ * filter (HMB_FILTER_FILE) applies to these names. Link through
+ * pkg-config's flags or the compiler prefix hmbtrace-instrument (which also
+ * adds the flag, with system headers excluded): both make this library's
+ * hooks win over glibc's no-op ones wherever they stand on the link line.
  *
  * Signals. With HMB_SIGNALS=1, SIGINT and SIGTERM run hmb_finalize (the
  * staged records included) and the process then dies of the signal.

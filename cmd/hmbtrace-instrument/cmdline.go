@@ -1,0 +1,203 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+)
+
+// lang is what a compiler makes of an input file.
+type lang int8
+
+const (
+	langNone    lang = iota // an object, archive, library or linker script
+	langC                   // C, preprocessed or not
+	langCXX                 // C++
+	langFortran             // any Fortran form
+	langAsm                 // assembler: never instrumented
+)
+
+// what a command line does, as GCC's driver reads it (Clang, the MPI
+// wrappers and most vendor compilers follow it).
+type mode int8
+
+const (
+	modePass       mode = iota // a query, or no input: run unchanged
+	modePreprocess             // -E, -M, -MM, -fsyntax-only: nothing to instrument or link
+	modeCompile                // -c or -S: objects or assembly
+	modePartial                // -r: a relocatable link, no libraries
+	modeLink                   // an executable or shared object
+)
+
+// cmdline is a compiler's command line, classified.
+type cmdline struct {
+	launcher string // ccache and its kind, run in front of the compiler
+	compiler string
+	args     []string // after the compiler
+	mode     mode
+	sources  []source
+	inputs   int      // input files of every kind
+	isystem  []string // -isystem directories: their headers are system headers
+	openmp   bool
+	static   bool
+	shared   bool
+}
+
+// source is an input file the compiler compiles.
+type source struct {
+	path string
+	lang lang
+}
+
+// separate lists the options whose value is the next argument when it is
+// not attached (GCC's driver, gfortran's -J, the linker pass-throughs).
+var separate = map[string]bool{
+	"-o": true, "-x": true, "-I": true, "-L": true, "-D": true, "-U": true, "-l": true,
+	"-include": true, "-imacros": true, "-iprefix": true, "-iwithprefix": true,
+	"-iwithprefixbefore": true, "-isystem": true, "-idirafter": true, "-iquote": true,
+	"-isysroot": true, "-imultilib": true, "-MF": true, "-MT": true, "-MQ": true,
+	"-Xlinker": true, "-Xassembler": true, "-Xpreprocessor": true, "-Xclang": true,
+	"-T": true, "-u": true, "-e": true, "-z": true, "-aux-info": true, "--param": true,
+	"-J": true, "-A": true, "-B": true, "-G": true, "-specs": true, "-wrapper": true,
+	"-arch": true, "-target": true, "--sysroot": true, "-module": true,
+}
+
+// launchers run the compiler that follows them: hmbtrace-instrument asks
+// that compiler what it is, and runs the launcher.
+var launchers = map[string]bool{"ccache": true, "sccache": true, "distcc": true, "icecc": true}
+
+// argv is the command line to run, launcher included.
+func (c *cmdline) argv() []string {
+	var out []string
+	if c.launcher != "" {
+		out = append(out, c.launcher)
+	}
+	return append(append(out, c.compiler), c.args...)
+}
+
+// langOfX maps -x's argument to a language; "none" goes back to the file
+// name's extension.
+func langOfX(x string) (lang, bool) {
+	switch {
+	case x == "none":
+		return 0, false
+	case x == "c" || x == "cpp-output" || x == "c-header":
+		return langC, true
+	case x == "c++" || x == "c++-cpp-output" || x == "c++-header":
+		return langCXX, true
+	case strings.HasPrefix(x, "f77") || strings.HasPrefix(x, "f95") || strings.HasPrefix(x, "fortran"):
+		return langFortran, true
+	case strings.HasPrefix(x, "assembler"):
+		return langAsm, true
+	}
+	return langNone, true
+}
+
+// langOfFile maps a file name's extension to a language, as GCC does.
+func langOfFile(name string) lang {
+	ext := filepath.Ext(name)
+	switch ext {
+	case ".c", ".i":
+		return langC
+	case ".cc", ".cp", ".cxx", ".cpp", ".CPP", ".c++", ".C", ".ii":
+		return langCXX
+	case ".s", ".S", ".sx":
+		return langAsm
+	}
+	switch strings.ToLower(ext) {
+	case ".f", ".for", ".ftn", ".fpp", ".f90", ".f95", ".f03", ".f08":
+		return langFortran
+	}
+	return langNone
+}
+
+// parseCmdline classifies a compiler's command line.
+func parseCmdline(argv []string) cmdline {
+	c := cmdline{compiler: argv[0], args: argv[1:]}
+	if launchers[filepath.Base(c.compiler)] && len(c.args) > 0 && !strings.HasPrefix(c.args[0], "-") {
+		c.launcher, c.compiler, c.args = c.compiler, c.args[0], c.args[1:]
+	}
+	var compileOnly, preprocess, partial bool
+	xlang, xset := langNone, false
+	args := c.args
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "-" || !strings.HasPrefix(a, "-") {
+			c.inputs++
+			l := langOfFile(a)
+			if xset {
+				l = xlang
+			}
+			if l != langNone {
+				c.sources = append(c.sources, source{path: a, lang: l})
+			}
+			continue
+		}
+		if separate[a] {
+			if i+1 < len(args) {
+				i++
+				switch a {
+				case "-x":
+					xlang, xset = langOfX(args[i])
+				case "-isystem":
+					c.isystem = append(c.isystem, args[i])
+				}
+			}
+			continue
+		}
+		switch {
+		case a == "-c" || a == "-S":
+			compileOnly = true
+		case a == "-E" || a == "-M" || a == "-MM" || a == "-fsyntax-only":
+			preprocess = true
+		case a == "-r":
+			partial = true
+		case a == "-static":
+			c.static = true
+		case a == "-shared":
+			c.shared = true
+		case a == "-fopenmp" || strings.HasPrefix(a, "-fopenmp=") || a == "-qopenmp" ||
+			a == "-fiopenmp" || a == "-openmp" || a == "-mp" || strings.HasPrefix(a, "-mp="):
+			c.openmp = true
+		case strings.HasPrefix(a, "-x"):
+			xlang, xset = langOfX(a[2:])
+		case strings.HasPrefix(a, "-isystem"):
+			c.isystem = append(c.isystem, a[len("-isystem"):])
+		}
+	}
+	switch {
+	case c.inputs == 0:
+		// A query (--version, -print-sysroot), or an error the compiler
+		// reports itself.
+		c.mode = modePass
+	case preprocess:
+		c.mode = modePreprocess
+	case compileOnly:
+		c.mode = modeCompile
+	case partial:
+		c.mode = modePartial
+	default:
+		c.mode = modeLink
+	}
+	return c
+}
+
+// instrumentable reports whether any source is compiled code that
+// -finstrument-functions applies to.
+func (c *cmdline) instrumentable() bool {
+	for _, s := range c.sources {
+		if s.lang == langC || s.lang == langCXX || s.lang == langFortran {
+			return true
+		}
+	}
+	return false
+}
+
+// has reports whether a source of language l is compiled.
+func (c *cmdline) has(l lang) bool {
+	for _, s := range c.sources {
+		if s.lang == l {
+			return true
+		}
+	}
+	return false
+}

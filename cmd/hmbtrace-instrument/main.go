@@ -1,0 +1,215 @@
+// Command hmbtrace-instrument is a prefix for compile and link commands that
+// builds a program traced by hmbtrace, as Score-P's scorep prefix does
+// (Knüpfer et al.):
+//
+//	hmbtrace-instrument mpicxx -O3 -c lulesh.cc
+//	hmbtrace-instrument mpicxx -o lulesh lulesh.o
+//	make CC="hmbtrace-instrument mpicc" FC="hmbtrace-instrument mpif90"
+//
+// On a compile it adds -finstrument-functions, with the functions of system
+// headers (the C++ standard library, the system's libraries) excluded, and
+// with the exact names a filter file excludes dropped at compile time where
+// the compiler can do so without dropping more. On a link it appends, after
+// the objects, libhmbtrace and what the program needs of it: the MPI
+// wrappers for an MPI compiler, the OpenMP adapter for -fopenmp, and
+// flags that make hmbtrace's instrumentation hooks win over glibc's no-op
+// ones. Anything else (-E, -M, --version, ...) runs unchanged.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"runtime/debug"
+	"strings"
+	"syscall"
+)
+
+// version is the hmbtrace release, as in hmbtrace.pc.
+const version = "0.1.0"
+
+const usage = `usage: hmbtrace-instrument [options] COMPILER [ARGS...]
+
+A prefix for compile and link commands: the program it builds is traced by
+hmbtrace. Examples:
+  hmbtrace-instrument mpicxx -O3 -c lulesh.cc
+  hmbtrace-instrument mpicxx -o lulesh lulesh.o
+  make CC="hmbtrace-instrument mpicc" CXX="hmbtrace-instrument mpicxx"
+  CC="hmbtrace-instrument mpicc" cmake ..
+
+Compiling (-c, -S, or sources given to a link) adds -finstrument-functions;
+the functions of system headers (the C++ standard library, headers in the
+compiler's system include directories and -isystem ones) are not
+instrumented. Linking appends libhmbtrace after the objects, with the MPI
+wrappers (libhmbtrace-mpi) for an MPI compiler wrapper and the OpenMP adapter
+for -fopenmp when it is installed. -E, -M, -MM and queries run unchanged.
+
+Options (before the compiler):
+  --user               no compiler instrumentation: only the hmb_* API calls of
+                       the program are traced (the library is still linked)
+  --filter FILE        a Score-P filter file (default: $HMB_FILTER_FILE); with
+                       GCC the exact names it excludes are not instrumented at
+                       all, where GCC's substring match drops nothing else; the
+                       run-time filter (HMB_FILTER_FILE) applies the whole file
+  --no-exclude-system  instrument the functions of system headers too
+  --verbose            print the command that runs
+  --version            print the version
+  -h, --help           this help
+
+The library is looked for next to this program (../lib) and then through
+pkg-config (hmbtrace.pc on PKG_CONFIG_PATH).
+`
+
+// options are hmbtrace-instrument's own, given before the compiler.
+type options struct {
+	user            bool
+	verbose         bool
+	noExcludeSystem bool
+	filterFile      string
+}
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run does everything but exit, for the tests; it returns the exit status.
+// On success it does not return: the compiler replaces this process.
+func run(args []string, stdout, stderr io.Writer) int {
+	opts, rest, err := parseOptions(args)
+	if errors.Is(err, errHelp) {
+		fmt.Fprint(stdout, usage)
+		return 0
+	}
+	if errors.Is(err, errVersion) {
+		fmt.Fprintf(stdout, "hmbtrace-instrument %s%s\n", version, revision())
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "hmbtrace-instrument: %v\n", err)
+		return 2
+	}
+	argv, notes, err := plan(opts, rest, newEnv())
+	for _, n := range notes {
+		if !n.verbose || opts.verbose {
+			fmt.Fprintf(stderr, "hmbtrace-instrument: %s\n", n.text)
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "hmbtrace-instrument: %v\n", err)
+		return 1
+	}
+	if opts.verbose {
+		fmt.Fprintf(stderr, "hmbtrace-instrument: %s\n", shellQuote(argv))
+	}
+	path, err := exec.LookPath(argv[0])
+	if err != nil {
+		fmt.Fprintf(stderr, "hmbtrace-instrument: compiler %s: %v\n", argv[0], err)
+		return 1
+	}
+	// exec keeps the compiler's exit status, signals and process id, as
+	// build tools expect of a compiler.
+	err = syscall.Exec(path, argv, os.Environ())
+	fmt.Fprintf(stderr, "hmbtrace-instrument: running %s: %v\n", path, err)
+	return 1
+}
+
+var (
+	errHelp    = errors.New("help")
+	errVersion = errors.New("version")
+)
+
+// parseOptions splits the leading options of hmbtrace-instrument from the
+// compiler's command line.
+func parseOptions(args []string) (options, []string, error) {
+	var o options
+	o.filterFile = os.Getenv("HMB_FILTER_FILE")
+	i := 0
+loop:
+	for ; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			i++
+			break loop
+		case a == "-h" || a == "--help":
+			return o, nil, errHelp
+		case a == "--version":
+			return o, nil, errVersion
+		case a == "--user":
+			o.user = true
+		case a == "--verbose":
+			o.verbose = true
+		case a == "--no-exclude-system":
+			o.noExcludeSystem = true
+		case a == "--filter":
+			if i+1 >= len(args) {
+				return o, nil, errors.New("--filter needs a file")
+			}
+			i++
+			o.filterFile = args[i]
+		case strings.HasPrefix(a, "--filter="):
+			o.filterFile = strings.TrimPrefix(a, "--filter=")
+		case strings.HasPrefix(a, "--"):
+			return o, nil, fmt.Errorf("unknown option %s (see hmbtrace-instrument -h)", a)
+		default:
+			break loop
+		}
+	}
+	rest := args[i:]
+	if len(rest) == 0 {
+		return o, nil, errors.New("no compiler given: hmbtrace-instrument [options] COMPILER [ARGS...], e.g. hmbtrace-instrument mpicc -O2 -c x.c")
+	}
+	if strings.HasPrefix(rest[0], "-") {
+		return o, nil, fmt.Errorf("no compiler given: %s is an option, not a compiler (hmbtrace-instrument's options come first, then the compiler and its arguments)", rest[0])
+	}
+	return o, rest, nil
+}
+
+// revision names the source revision the command was built from, when the
+// Go toolchain recorded it.
+func revision() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return ""
+	}
+	var rev, dirty string
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				dirty = "+modified"
+			}
+		}
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	if rev == "" {
+		return ""
+	}
+	return " (" + rev + dirty + ")"
+}
+
+// shellQuote prints a command line so that a shell reads it back as argv.
+func shellQuote(argv []string) string {
+	var b strings.Builder
+	for i, a := range argv {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		if a != "" && strings.IndexFunc(a, func(r rune) bool {
+			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=,:+@%", r))
+		}) < 0 {
+			b.WriteString(a)
+			continue
+		}
+		b.WriteByte('\'')
+		b.WriteString(strings.ReplaceAll(a, "'", `'\''`))
+		b.WriteByte('\'')
+	}
+	return b.String()
+}

@@ -1,0 +1,192 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/hmbtrace/hmbtrace/filter"
+)
+
+// The instrumentation hooks. glibc defines both as no-ops, so a link that
+// does not take them from libhmbtrace runs untraced without a word.
+const (
+	hookEnter = "__cyg_profile_func_enter"
+	hookExit  = "__cyg_profile_func_exit"
+)
+
+// ompLibrary is the OpenMP adapter's library, linked for -fopenmp when it
+// is installed next to libhmbtrace.
+const ompLibrary = "hmbtrace-omp"
+
+// note is a message for the user: always shown, or with --verbose only.
+type note struct {
+	text    string
+	verbose bool
+}
+
+// plan returns the command to run for a compiler command line.
+func plan(o options, argv []string, e env) ([]string, []note, error) {
+	c := parseCmdline(argv)
+	out := c.argv()
+	var notes []note
+	switch c.mode {
+	case modePass:
+		return out, nil, nil
+	case modePreprocess:
+		// Dependencies and preprocessing must see hmbtrace.h where the
+		// compile will.
+		if lib, err := e.lib(); err == nil {
+			out = append(out, "-I"+lib.includeDir)
+		}
+		return out, nil, nil
+	}
+	if !o.user && c.instrumentable() {
+		flags, n, err := instrumentFlags(o, &c, e)
+		notes = append(notes, n...)
+		if err != nil {
+			return nil, notes, err
+		}
+		out = append(out, flags...)
+	}
+	lib, libErr := e.lib()
+	if libErr == nil {
+		// After the user's -I, so that theirs come first.
+		out = append(out, "-I"+lib.includeDir)
+	}
+	if c.mode != modeLink {
+		// A compile needs the library only for hmbtrace.h: the link says
+		// if it is missing.
+		return out, notes, nil
+	}
+	if libErr != nil {
+		return nil, notes, libErr
+	}
+	flags, n, err := linkFlags(&c, lib, e)
+	notes = append(notes, n...)
+	if err != nil {
+		return nil, notes, err
+	}
+	return append(out, flags...), notes, nil
+}
+
+// instrumentFlags returns the compiler instrumentation flags for the
+// sources of c.
+func instrumentFlags(o options, c *cmdline, e env) ([]string, []note, error) {
+	l := langFortran
+	if c.has(langCXX) {
+		l = langCXX
+	} else if c.has(langC) {
+		l = langC
+	}
+	info := identify(e, c.compiler, l)
+	var notes []note
+	var f *filter.Filter
+	if o.filterFile != "" {
+		var err error
+		if f, err = filter.ParseFile(o.filterFile); err != nil {
+			return nil, nil, fmt.Errorf("filter file: %v", err)
+		}
+	}
+	switch info.family {
+	case familyGCC:
+		flags := []string{"-finstrument-functions"}
+		// Fortran has no headers with code in them: nothing to exclude.
+		if !o.noExcludeSystem && l != langFortran {
+			dirs := excludeDirs(append(append([]string(nil), info.systemDirs...), c.isystem...))
+			if len(dirs) == 0 {
+				notes = append(notes, note{text: c.compiler + " named no system include directories: the functions of system headers are instrumented"})
+			} else {
+				flags = append(flags, "-finstrument-functions-exclude-file-list="+strings.Join(dirs, ","))
+			}
+		}
+		if f != nil {
+			names, n := compileTimeFilter(e, c, f, flags)
+			notes = append(notes, n...)
+			if len(names) > 0 {
+				flags = append(flags, "-finstrument-functions-exclude-function-list="+strings.Join(names, ","))
+			}
+		}
+		return flags, notes, nil
+	case familyClang:
+		// Clang has no exclude lists. Instrumenting after inlining leaves
+		// out what was inlined, which at -O1 and above is nearly every
+		// small accessor, the standard library's included.
+		if f != nil {
+			notes = append(notes, note{text: "Clang cannot exclude functions by name: the filter applies at run time (HMB_FILTER_FILE)", verbose: true})
+		}
+		if o.noExcludeSystem {
+			return []string{"-finstrument-functions"}, notes, nil
+		}
+		return []string{"-finstrument-functions-after-inlining"}, notes, nil
+	}
+	notes = append(notes, note{text: fmt.Sprintf("%s is %s: plain -finstrument-functions, system headers not excluded, the filter applies at run time", c.compiler, info.family), verbose: true})
+	return []string{"-finstrument-functions"}, notes, nil
+}
+
+// excludeDirs turns include directories into GCC's file list: each
+// directory with a trailing slash (GCC matches substrings of the header's
+// path, so "/usr/include/" does not also exclude "/usr/include2"), as given
+// and cleaned, since GCC reports a path as the directory it found it in.
+// GCC splits the list at commas; a directory with one cannot be named.
+func excludeDirs(dirs []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, d := range dirs {
+		if d == "" {
+			continue
+		}
+		for _, v := range []string{d, filepath.Clean(d)} {
+			v = strings.TrimSuffix(v, "/") + "/"
+			if strings.Contains(v, ",") || seen[v] {
+				continue
+			}
+			seen[v] = true
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// linkFlags returns what goes after the objects of a link.
+func linkFlags(c *cmdline, lib libInfo, e env) ([]string, []note, error) {
+	has := func(name string) bool { return e.exists(filepath.Join(lib.libDir, name)) }
+	if c.static && !has("libhmbtrace.a") {
+		return nil, nil, fmt.Errorf("-static: no libhmbtrace.a in %s", lib.libDir)
+	}
+	if !c.static && !has("libhmbtrace.so") && !has("libhmbtrace.a") {
+		return nil, nil, fmt.Errorf("no libhmbtrace.so or libhmbtrace.a in %s", lib.libDir)
+	}
+	var notes []note
+	flags := []string{"-L" + lib.libDir}
+	if !c.static {
+		flags = append(flags, "-Wl,-rpath,"+lib.libDir)
+	}
+	// -u makes the linker take the hooks from libhmbtrace.a even when no
+	// object before it calls them, and --no-as-needed keeps libhmbtrace.so
+	// in the program when --as-needed is the default: either way glibc's
+	// no-op hooks would otherwise be the ones called.
+	flags = append(flags, "-Wl,-u,"+hookEnter, "-Wl,-u,"+hookExit, "-Wl,--push-state,--no-as-needed")
+	if c.openmp {
+		if has("lib"+ompLibrary+".so") || has("lib"+ompLibrary+".a") {
+			flags = append(flags, "-l"+ompLibrary)
+		} else {
+			notes = append(notes, note{text: fmt.Sprintf("OpenMP: the OpenMP adapter (lib%s) is not installed in %s: parallel regions and their threads' functions are traced as plain threads", ompLibrary, lib.libDir)})
+		}
+	}
+	if isMPI(e, c.compiler) {
+		if c.static {
+			return nil, notes, fmt.Errorf("-static: libhmbtrace-mpi exists only as a shared library (%s)", lib.libDir)
+		}
+		if !has("libhmbtrace-mpi.so") {
+			return nil, notes, fmt.Errorf("%s is an MPI compiler, but there is no libhmbtrace-mpi.so in %s (make cshim builds it when mpicc is on PATH)", c.compiler, lib.libDir)
+		}
+		// Before the MPI library, which the wrapper adds after these.
+		flags = append(flags, "-lhmbtrace-mpi")
+	}
+	flags = append(flags, "-lhmbtrace", "-Wl,--pop-state")
+	if c.static {
+		flags = append(flags, "-lpthread", "-ldl")
+	}
+	return flags, notes, nil
+}
