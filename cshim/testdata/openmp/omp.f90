@@ -15,7 +15,7 @@ program ompf
     n = omp_get_num_threads()
     !$omp do schedule(static)
     do i = 1, 4 * n
-      call spin(200000 * (me + 1))
+      call spin(1000000 * (me + 1))
     end do
     !$omp end do
     !$omp critical
