@@ -229,3 +229,93 @@ func TestOpenMPOff(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenMPPreload traces programs built without hmbtrace, the adapter
+// preloaded: libgomp's entry points and OMPT's ompt_start_tool are found
+// in it the same way.
+func TestOpenMPPreload(t *testing.T) {
+	build := library(t)
+	compilers := []string{"gcc"}
+	if _, err := run(root, nil, "clang", "--version"); err == nil {
+		compilers = append(compilers, "clang")
+	}
+	for _, cc := range compilers {
+		t.Run(cc, func(t *testing.T) {
+			dir := t.TempDir()
+			exe := filepath.Join(dir, "omp")
+			if msg, err := run(dir, nil, cc, "-O2", "-g", "-fopenmp", "-o", exe, filepath.Join(root, "cshim", "testdata", "openmp", "omp.c")); err != nil {
+				t.Fatalf("%s: %v\n%s", cc, err, msg)
+			}
+			p := program{path: exe, out: filepath.Join(dir, "hmb-out")}
+			p.run(t, []string{"OMP_NUM_THREADS=2", "LD_PRELOAD=" + filepath.Join(build, "lib", "libhmbtrace-openmp.so")}, "1", "1000")
+			files, _ := filepath.Glob(filepath.Join(p.out, "*.hmb"))
+			if len(files) != 1 {
+				t.Fatalf("trace files %v, want one", files)
+			}
+			// Without OMP_MAX_ACTIVE_LEVELS the nested region is inactive: one thread, the one that meets it.
+			enters := checkTrace(t, dump(t, files[0]), nil, []string{"thread 0", "thread 1"})
+			n := 0
+			for r, c := range enters {
+				if strings.HasPrefix(r, "!$omp implicit task") {
+					n += c
+				}
+			}
+			if n != 4 { // the outer region's 2, the nested regions' 1 each
+				t.Errorf("%d implicit tasks, want 4: %v", n, enters)
+			}
+		})
+	}
+}
+
+// TestOpenMPHybrid runs an MPI+OpenMP program on 2 ranks of 2 threads:
+// 4 locations in 2 files, the MPI calls on each rank's thread 0.
+func TestOpenMPHybrid(t *testing.T) {
+	build := mpiLibrary(t)
+	dir := t.TempDir()
+	exe := filepath.Join(dir, "hybrid")
+	pc, err := run(root, pkgEnv(build), "pkg-config", "--cflags", "--libs", "hmbtrace-mpi", "hmbtrace-openmp")
+	if err != nil {
+		t.Fatalf("pkg-config: %v\n%s", err, pc)
+	}
+	args := append([]string{"-O2", "-g", "-fopenmp", "-o", exe, filepath.Join(root, "cshim", "testdata", "openmp", "hybrid.c")}, strings.Fields(string(pc))...)
+	if msg, err := run(dir, nil, "mpicc", args...); err != nil {
+		t.Fatalf("mpicc %s: %v\n%s", strings.Join(args, " "), err, msg)
+	}
+	out := filepath.Join(dir, "hmb-out")
+	stdout, _ := mpirun(t, 2, out, []string{"OMP_NUM_THREADS=2"}, exe)
+	for r, s := range stdout {
+		if !strings.Contains(s, "total 3000000") {
+			t.Errorf("rank %d printed %q", r, s)
+		}
+	}
+	rankFiles(t, out, "hybrid", 2)
+	for r := 0; r < 2; r++ {
+		path := filepath.Join(out, fmt.Sprintf("hybrid.%d.hmb", r))
+		enters := map[string]map[string]int{}
+		evs := dump(t, path)
+		checkTrace(t, evs, nil, []string{"thread 0", "thread 1"})
+		for _, e := range evs {
+			if e.kind == "ENTER" {
+				if enters[e.loc] == nil {
+					enters[e.loc] = map[string]int{}
+				}
+				enters[e.loc][e.region]++
+			}
+		}
+		if enters["thread 0"]["MPI_Allreduce"] != 3 || enters["thread 1"]["MPI_Allreduce"] != 0 {
+			t.Errorf("rank %d: MPI_Allreduce entered %d times on thread 0, %d on thread 1; want 3 and 0",
+				r, enters["thread 0"]["MPI_Allreduce"], enters["thread 1"]["MPI_Allreduce"])
+		}
+		for _, loc := range []string{"thread 0", "thread 1"} {
+			n := 0
+			for region, c := range enters[loc] {
+				if strings.HasPrefix(region, "!$omp implicit task") {
+					n += c
+				}
+			}
+			if n != 3 {
+				t.Errorf("rank %d, %s: %d implicit tasks, want 3", r, loc, n)
+			}
+		}
+	}
+}
