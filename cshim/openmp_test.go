@@ -2,7 +2,7 @@ package cshim_test
 
 // These tests build the OpenMP programs of testdata/openmp with gcc and
 // gfortran (libgomp, through the interposed GOMP_* entry points) and with
-// clang and libomp (through OMPT), linked with libhmbtrace-openmp, run them
+// clang and libomp (through OMPT), linked with libhmbtrace-omp, run them
 // with 2 to 4 threads, and check their traces: a location per OpenMP
 // thread, the regions per thread, well nested tasks, and the barrier after
 // the imbalanced loop, where the lightest thread waits longest.
@@ -19,14 +19,14 @@ import (
 )
 
 // buildOpenMP compiles an OpenMP program with compiler (gcc, gfortran or
-// clang), -fopenmp and `pkg-config --cflags --libs hmbtrace-openmp`.
+// clang), -fopenmp and `pkg-config --cflags --libs hmbtrace-omp`.
 func buildOpenMP(t *testing.T, build, compiler, source string) program {
 	t.Helper()
 	dir := t.TempDir()
 	out := filepath.Join(dir, strings.TrimSuffix(filepath.Base(source), filepath.Ext(source)))
-	pc, err := run(root, pkgEnv(build), "pkg-config", "--cflags", "--libs", "hmbtrace-openmp")
+	pc, err := run(root, pkgEnv(build), "pkg-config", "--cflags", "--libs", "hmbtrace-omp")
 	if err != nil {
-		t.Fatalf("pkg-config --cflags --libs hmbtrace-openmp: %v\n%s", err, pc)
+		t.Fatalf("pkg-config --cflags --libs hmbtrace-omp: %v\n%s", err, pc)
 	}
 	args := append([]string{"-O2", "-g", "-fopenmp", "-o", out, source}, strings.Fields(string(pc))...)
 	if msg, err := run(dir, nil, compiler, args...); err != nil {
@@ -247,7 +247,7 @@ func TestOpenMPPreload(t *testing.T) {
 				t.Fatalf("%s: %v\n%s", cc, err, msg)
 			}
 			p := program{path: exe, out: filepath.Join(dir, "hmb-out")}
-			p.run(t, []string{"OMP_NUM_THREADS=2", "LD_PRELOAD=" + filepath.Join(build, "lib", "libhmbtrace-openmp.so")}, "1", "1000")
+			p.run(t, []string{"OMP_NUM_THREADS=2", "LD_PRELOAD=" + filepath.Join(build, "lib", "libhmbtrace-omp.so")}, "1", "1000")
 			files, _ := filepath.Glob(filepath.Join(p.out, "*.hmb"))
 			if len(files) != 1 {
 				t.Fatalf("trace files %v, want one", files)
@@ -273,7 +273,7 @@ func TestOpenMPHybrid(t *testing.T) {
 	build := mpiLibrary(t)
 	dir := t.TempDir()
 	exe := filepath.Join(dir, "hybrid")
-	pc, err := run(root, pkgEnv(build), "pkg-config", "--cflags", "--libs", "hmbtrace-mpi", "hmbtrace-openmp")
+	pc, err := run(root, pkgEnv(build), "pkg-config", "--cflags", "--libs", "hmbtrace-mpi", "hmbtrace-omp")
 	if err != nil {
 		t.Fatalf("pkg-config: %v\n%s", err, pc)
 	}
@@ -317,5 +317,38 @@ func TestOpenMPHybrid(t *testing.T) {
 				t.Errorf("rank %d, %s: %d implicit tasks, want 3", r, loc, n)
 			}
 		}
+	}
+}
+
+// TestInstrumentOpenMP builds the C program with `hmbtrace-instrument gcc
+// -fopenmp`, which links the adapter: the program's functions and its
+// OpenMP regions in one trace, nested on every thread.
+func TestInstrumentOpenMP(t *testing.T) {
+	build := library(t)
+	bin := instrumentBin(t, build)
+	dir := t.TempDir()
+	p := program{path: filepath.Join(dir, "omp"), out: filepath.Join(dir, "hmb-out")}
+	if msg, err := run(dir, nil, bin, "gcc", "-O2", "-g", "-fopenmp", "-o", p.path, filepath.Join(root, "cshim", "testdata", "openmp", "omp.c")); err != nil {
+		t.Fatalf("hmbtrace-instrument gcc -fopenmp: %v\n%s", err, msg)
+	}
+	p.run(t, []string{"OMP_NUM_THREADS=2"}, "2", "1000")
+	evs := dump(t, filepath.Join(p.out, "omp.0.hmb"))
+	checkTrace(t, evs, []string{"main", "spin"}, []string{"thread 0", "thread 1"})
+	// spin runs inside the implicit task on both threads.
+	inTask := map[string]int{}
+	stacks := map[string][]string{}
+	for _, e := range evs {
+		switch e.kind {
+		case "ENTER":
+			if e.region == "spin" && len(stacks[e.loc]) > 0 && strings.HasPrefix(stacks[e.loc][len(stacks[e.loc])-1], "!$omp implicit task") {
+				inTask[e.loc]++
+			}
+			stacks[e.loc] = append(stacks[e.loc], e.region)
+		case "LEAVE":
+			stacks[e.loc] = stacks[e.loc][:len(stacks[e.loc])-1]
+		}
+	}
+	if inTask["thread 0"] == 0 || inTask["thread 1"] == 0 {
+		t.Errorf("spin in an implicit task: %v, want both threads", inTask)
 	}
 }

@@ -1,10 +1,10 @@
 /*
  * openmp_bench.c - what the OpenMP adapter adds to a construct: empty
  * parallel regions and barriers, timed per construct. Built plain and
- * with libhmbtrace-openmp (see the README's OpenMP section):
+ * with libhmbtrace-omp (see the README's OpenMP section):
  *
  *     gcc -O2 -fopenmp -o omp_plain openmp_bench.c
- *     gcc -O2 -fopenmp -o omp_traced openmp_bench.c $(pkg-config --libs hmbtrace-openmp)
+ *     gcc -O2 -fopenmp -o omp_traced openmp_bench.c $(pkg-config --libs hmbtrace-omp)
  *     OMP_NUM_THREADS=2 ./omp_plain; OMP_NUM_THREADS=2 ./omp_traced
  */
 #include <omp.h>

@@ -56,7 +56,7 @@ NOINST static void *next(const char *name)
 	if (f == NULL) {
 		char msg[256];
 		int n = snprintf(msg, sizeof msg,
-				 "hmbtrace-openmp: %s: not found in the OpenMP runtime linked after libhmbtrace-openmp "
+				 "hmbtrace-omp: %s: not found in the OpenMP runtime linked after libhmbtrace-omp "
 				 "(link with -fopenmp): %s\n", name, dlerror());
 		if (n > 0) {
 			write(2, msg, (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1);
