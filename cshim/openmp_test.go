@@ -43,7 +43,11 @@ func checkOpenMP(t *testing.T, p program, n int, src string, perThread int) {
 	const rounds = 3
 	// 3 rounds, 10^6 spins a unit of the imbalanced loop (omp.f90 has them fixed): a
 	// few milliseconds between the threads, more than a loaded machine's noise.
-	stdout, _ := p.run(t, []string{fmt.Sprintf("OMP_NUM_THREADS=%d", n), "OMP_MAX_ACTIVE_LEVELS=2"}, "3", "1000000")
+	// Waiting threads sleep (OMP_WAIT_POLICY=passive; libomp's KMP_BLOCKTIME
+	// too): spinning ones would take the cores of the threads still working
+	// when there are more threads than cores.
+	env := []string{fmt.Sprintf("OMP_NUM_THREADS=%d", n), "OMP_MAX_ACTIVE_LEVELS=2", "OMP_WAIT_POLICY=passive", "KMP_BLOCKTIME=0"}
+	stdout, _ := p.run(t, env, "3", "1000000")
 	want := fmt.Sprintf("counted %d sum 15150", rounds*n*perThread)
 	if !strings.Contains(stdout, want) || !strings.Contains(stdout, fmt.Sprintf("tasks %d", 2*rounds)) {
 		t.Fatalf("output %q, want %q and tasks %d", stdout, want, 2*rounds)

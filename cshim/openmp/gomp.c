@@ -116,8 +116,8 @@ struct open {
 	uint32_t region;
 	int kind;
 };
-static __thread struct open opened[OPEN_MAX];
-static __thread int nopen;
+static HMB_OMP_TLS struct open opened[OPEN_MAX];
+static HMB_OMP_TLS int nopen;
 
 NOINST static void push(int kind, uint32_t region)
 {
@@ -307,7 +307,7 @@ struct old_region {
 	int depth;
 	struct old_region *up;
 };
-static __thread struct old_region *old_regions;
+static HMB_OMP_TLS struct old_region *old_regions;
 
 NOINST static struct old_region *old_start(const void *ra, void (*fn)(void *), void *data, int work_kind)
 {

@@ -13,6 +13,12 @@
 
 #define HMB_OMP_NOINST __attribute__((no_instrument_function))
 #define HMB_OMP_HIDDEN __attribute__((visibility("hidden")))
+/*
+ * Thread-local state in the static TLS block, as libhmbtrace's own: no
+ * __tls_get_addr call on each access. The library is linked or preloaded,
+ * so it is loaded with the program, where that block has room.
+ */
+#define HMB_OMP_TLS __thread __attribute__((tls_model("initial-exec")))
 
 /* What a region stands for; part of the key of the site cache. */
 enum hmb_omp_kind {

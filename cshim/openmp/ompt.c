@@ -116,11 +116,11 @@ enum {
  * so that an end leaves what its begin entered.
  */
 #define OPEN_MAX 64
-static __thread struct {
+static HMB_OMP_TLS struct {
 	uint32_t region;
 	int kind;
 } opened[OPEN_MAX];
-static __thread int nopen;
+static HMB_OMP_TLS int nopen;
 
 NOINST static void push(int kind, uint32_t region)
 {
@@ -148,8 +148,8 @@ NOINST static void pop(int kind)
 
 /* The thread numbers from the outermost team in, as in hmb_omp_name. */
 #define LEVELS 16
-static __thread int path[LEVELS];
-static __thread int level;
+static HMB_OMP_TLS int path[LEVELS];
+static HMB_OMP_TLS int level;
 
 /*
  * A worker (a thread other than a team's thread 0) whose implicit task
@@ -159,8 +159,8 @@ static __thread int level;
  * the worker's implicit task when it reaches that barrier instead, and
  * ignores the late ends.
  */
-static __thread int worker;
-static __thread int joined;
+static HMB_OMP_TLS int worker;
+static HMB_OMP_TLS int joined;
 
 /* A parallel region: where it is and the path of the thread that forked it. */
 struct parallel {
@@ -170,11 +170,17 @@ struct parallel {
 	int path[LEVELS];
 };
 
+#define FORKED 8
+static HMB_OMP_TLS struct parallel forked[FORKED];
+static HMB_OMP_TLS int nforked;
+
 NOINST static void on_parallel_begin(ompt_data_t *task, const ompt_frame_t *frame, ompt_data_t *parallel,
 				     unsigned requested, int flags, const void *ra)
 {
 	(void)task, (void)frame, (void)requested, (void)flags;
-	struct parallel *p = malloc(sizeof *p);
+	/* Parallel regions nest on the thread that forks them: a stack, malloc beyond it. */
+	struct parallel *p = nforked < FORKED ? &forked[nforked] : malloc(sizeof *p);
+	nforked++;
 	parallel->ptr = p;
 	if (p == NULL) {
 		return;
@@ -189,9 +195,14 @@ NOINST static void on_parallel_begin(ompt_data_t *task, const ompt_frame_t *fram
 NOINST static void on_parallel_end(ompt_data_t *parallel, ompt_data_t *task, int flags, const void *ra)
 {
 	(void)task, (void)flags, (void)ra;
+	if (nforked > 0) {
+		nforked--;
+	}
 	if (parallel->ptr != NULL) {
 		pop(K_PARALLEL);
-		free(parallel->ptr);
+		if (nforked >= FORKED) {
+			free(parallel->ptr);
+		}
 		parallel->ptr = NULL;
 	}
 }

@@ -165,8 +165,8 @@ HMB_OMP_NOINST uint32_t hmb_omp_site(int kind, const void *at, const void *fn)
 
 /* The name last given to this thread: its nesting level and ancestors' thread numbers. */
 #define NAME_LEVELS 16
-static __thread int named_level;
-static __thread int named[NAME_LEVELS];
+static HMB_OMP_TLS int named_level;
+static HMB_OMP_TLS int named[NAME_LEVELS];
 
 HMB_OMP_NOINST void hmb_omp_name(int level, const int *ancestors)
 {
