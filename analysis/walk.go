@@ -65,6 +65,9 @@ func recordRoom(k encode.Kind) int64 {
 		return encode.MaxEnterLeaveSize
 	case encode.KindMetric:
 		return encode.MaxMetricSize
+	case encode.KindIsend, encode.KindIsendComplete, encode.KindIrecvRequest, encode.KindIrecv,
+		encode.KindRequestCancelled, encode.KindCollRequest, encode.KindCollComplete:
+		return max(encode.MaxMessageSize, encode.MaxCollectiveSize) // buffer.Level.Put
 	}
 	return encode.MaxMessageSize
 }

@@ -183,6 +183,35 @@ func (lv *Level) Message(k encode.Kind, t uint64, seq, open uint32, peer uint64,
 	return true
 }
 
+// MessageComm is Message for a message on communicator comm (0: none).
+func (lv *Level) MessageComm(k encode.Kind, t uint64, seq, open uint32, peer uint64, rank bool, tag uint32, bytes uint64, comm uint32) bool {
+	if len(lv.bin)-lv.pos < encode.MaxMessageSize && !lv.h.refill(lv, t, open) {
+		return false
+	}
+	lv.pos += lv.enc.MessageComm(lv.bin[lv.pos:], k, t, seq, peer, rank, tag, bytes, comm)
+	lv.n++
+	return true
+}
+
+// Put puts r, a record that is neither an enter nor a leave (those keep
+// the level's bookkeeping: use Enter and Leave); open is the region that
+// owns it. False means it was dropped, and counted, or that the encoder
+// does not know its kind.
+func (lv *Level) Put(r *encode.Record, open uint32) bool {
+	if r.Kind == encode.KindEnter || r.Kind == encode.KindLeave {
+		return false
+	}
+	if len(lv.bin)-lv.pos < max(encode.MaxMessageSize, encode.MaxCollectiveSize) && !lv.h.refill(lv, r.Time, open) {
+		return false
+	}
+	n := lv.enc.Put(lv.bin[lv.pos:], *r)
+	lv.pos += n
+	if n > 0 {
+		lv.n++
+	}
+	return n > 0
+}
+
 // Metric puts counter values; open is the region they were read at.
 func (lv *Level) Metric(t uint64, seq, open uint32, values []uint64) bool {
 	if len(lv.bin)-lv.pos < encode.MaxMetricSize && !lv.h.refill(lv, t, open) {
@@ -203,6 +232,19 @@ func (lv *Level) EnterCollective(t uint64, seq, region, infoSeq uint32, root int
 	}
 	lv.pos += lv.enc.Enter(lv.bin[lv.pos:], t, seq, region)
 	lv.pos += lv.enc.Collective(lv.bin[lv.pos:], t, infoSeq, root, bytes)
+	lv.n += 2
+	return true
+}
+
+// EnterCollectiveComm is EnterCollective with the bytes received and the
+// communicator (0: none).
+func (lv *Level) EnterCollectiveComm(t uint64, seq, region, infoSeq uint32, root int64, sent, received uint64, comm uint32) bool {
+	if len(lv.bin)-lv.pos < 2*encode.MaxEnterLeaveSize+encode.MaxCollectiveSize && !lv.h.refill(lv, t, 0) {
+		lv.Dropped[lv.h.DropReason(lv.depth, lv.class)]++ // the info record goes with its enter
+		return false
+	}
+	lv.pos += lv.enc.Enter(lv.bin[lv.pos:], t, seq, region)
+	lv.pos += lv.enc.CollectiveComm(lv.bin[lv.pos:], t, infoSeq, root, sent, received, comm)
 	lv.n += 2
 	return true
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -52,6 +53,7 @@ func TestProbePaths(t *testing.T) {
 		}
 		return f, dump(t, path)
 	}
+	var whole []tracefile.CommCount // the matrix of the unreduced run
 	t.Run("whole", func(t *testing.T) {
 		direct, devs := record(t, "direct", nil)
 		staged, sevs := record(t, "staged", nil)
@@ -70,10 +72,26 @@ func TestProbePaths(t *testing.T) {
 		// What dump does not show: the messages' and collectives' fields.
 		if d, s := payloads(t, direct), payloads(t, staged); d != s {
 			t.Errorf("messages and collectives differ\ndirect: %.300s\nstaged: %.300s", d, s)
-		} else if !strings.Contains(d, "coll allreduce -1 0") || !strings.Contains(d, "coll allreduce 1 8") ||
-			!strings.Contains(d, "send 1 0 64 rank") {
-			t.Errorf("direct: messages and collectives %.300s: want those paths.c made", d)
+		} else {
+			for _, want := range []string{"coll allreduce -1 0", "coll allreduce 1 8", "send 1 0 64 rank",
+				"send 1 1 1 rank comm 1", "send 0 0 0 rank comm 3", "recv 3 9 100 rank comm 3",
+				"ISEND 0 2 4096 comm 1 req 1", "IRECV_REQUEST req 2", "ISEND_COMPLETE req 1", "IRECV 0 2 512 comm 1 req 2",
+				"REQUEST_CANCELLED req 3", "coll allreduce -1 16 received 128 comm 1", "COLL_REQUEST req 4",
+				"COLL_COMPLETE iallreduce -1 8 received 64 comm 3 req 4"} {
+				if !strings.Contains(d, want) {
+					t.Errorf("direct: no %q in the messages and collectives %.600s", want, d)
+				}
+			}
 		}
+		checkComms(t, direct)
+		checkComms(t, staged)
+		if !reflect.DeepEqual(direct.Locations[0].Comm, staged.Locations[0].Comm) {
+			t.Errorf("matrix differs\ndirect: %+v\nstaged: %+v", direct.Locations[0].Comm, staged.Locations[0].Comm)
+		}
+		if got, want := direct.Locations[0].Comm, matrixOf(t, direct); !reflect.DeepEqual(got, want) {
+			t.Errorf("direct: matrix\n%+v\nfrom the records\n%+v", got, want)
+		}
+		whole = direct.Locations[0].Comm
 		inclusiveMatchesEvents(t, direct, devs)
 		inclusiveMatchesEvents(t, staged, sevs)
 	})
@@ -86,6 +104,7 @@ func TestProbePaths(t *testing.T) {
 		if direct.Locations[0].Removed().Total() == 0 {
 			t.Errorf("direct: nothing removed from a 64 KiB buffer: the test no longer reduces")
 		}
+		sameMatrix(t, whole, direct, staged, false)
 	})
 	t.Run("classes", func(t *testing.T) {
 		// The class policy closes messages and collectives first.
@@ -97,6 +116,7 @@ func TestProbePaths(t *testing.T) {
 		if byClass := direct.Locations[0].Removed()[tracefile.ByClass]; byClass == 0 {
 			t.Errorf("direct: nothing removed by class: the class policy closed nothing")
 		}
+		sameMatrix(t, whole, direct, staged, true)
 	})
 }
 
@@ -133,8 +153,85 @@ func sameCounts(t *testing.T, direct, staged *tracefile.File) {
 	}
 }
 
-// payloads lists a trace's messages (kind, peer, tag, bytes) and
-// collectives (region, root, bytes) in order.
+// checkComms checks the communicators paths.c defines.
+func checkComms(t *testing.T, f *tracefile.File) {
+	t.Helper()
+	want := []tracefile.Comm{{ID: 1, Name: "MPI_COMM_WORLD", Members: []int32{0, 1, 2, 3, 4, 5, 6, 7}},
+		{ID: 2, Name: "MPI_COMM_SELF", Members: []int32{0}}, {ID: 3, Parent: 1, Members: []int32{1, 3, 5, 7}},
+		{ID: 4, Parent: 3, Members: []int32{0}, Remote: []int32{1, 3, 5, 7}}}
+	if !reflect.DeepEqual(f.Comms, want) {
+		t.Errorf("%s: communicators %+v", f.Path, f.Comms)
+	}
+}
+
+// matrixOf counts a trace's messages per peer from its records, as the
+// probes count them, for a trace that kept every message.
+func matrixOf(t *testing.T, f *tracefile.File) []tracefile.CommCount {
+	t.Helper()
+	lines := map[uint64]*tracefile.CommCount{}
+	var e tracefile.Event
+	it := f.Events(f.Locations[0].ID)
+	for it.Next(&e) {
+		var sent bool
+		switch e.Kind {
+		case encode.KindSend, encode.KindIsend:
+			sent = true
+		case encode.KindRecv, encode.KindIrecv:
+		default:
+			continue
+		}
+		c := lines[e.Peer]
+		if c == nil {
+			c = &tracefile.CommCount{Peer: e.Peer, PeerRank: e.PeerRank}
+			lines[e.Peer] = c
+		}
+		if sent {
+			c.Sent++
+			c.SentBytes += e.Bytes
+		} else {
+			c.Received++
+			c.ReceivedBytes += e.Bytes
+		}
+	}
+	if err := it.Err(); err != nil {
+		t.Fatal(err)
+	}
+	var out []tracefile.CommCount
+	for _, c := range lines {
+		out = append(out, *c)
+	}
+	slices.SortFunc(out, func(a, b tracefile.CommCount) int { return int(a.Peer) - int(b.Peer) })
+	return out
+}
+
+// sameMatrix checks that the reduced runs' matrices are the unreduced
+// run's: counted at the probe, whatever the buffer shed (which must be
+// messages if shed is set).
+func sameMatrix(t *testing.T, whole []tracefile.CommCount, direct, staged *tracefile.File, shed bool) {
+	t.Helper()
+	if whole == nil {
+		t.Fatal("no matrix from the unreduced run")
+	}
+	for _, f := range []*tracefile.File{direct, staged} {
+		if got := f.Locations[0].Comm; !reflect.DeepEqual(got, whole) {
+			t.Errorf("%s: matrix\n%+v\nunreduced run's\n%+v", f.Path, got, whole)
+		}
+	}
+	if kept := matrixOf(t, direct); shed && sum(kept) == sum(whole) {
+		t.Errorf("%s: the buffer kept every message: the test sheds none", direct.Path)
+	}
+}
+
+func sum(m []tracefile.CommCount) (n uint64) {
+	for _, c := range m {
+		n += c.Sent + c.Received
+	}
+	return n
+}
+
+// payloads lists a trace's messages (kind, peer, tag, bytes, comm) and
+// collectives (region, root, bytes, received, comm), and the records of
+// requests, in order.
 func payloads(t *testing.T, f *tracefile.File) string {
 	t.Helper()
 	var out []string
@@ -151,9 +248,22 @@ func payloads(t *testing.T, f *tracefile.File) string {
 			if e.PeerRank {
 				rank = " rank"
 			}
+			if e.Comm != 0 {
+				rank += fmt.Sprintf(" comm %d", e.Comm)
+			}
 			out = append(out, fmt.Sprintf("%s %d %d %d%s", kind, e.Peer, e.Tag, e.Bytes, rank))
 		case encode.KindCollective:
-			out = append(out, fmt.Sprintf("coll %s %d %d", f.RegionName(e.Region), e.Root, e.Bytes))
+			s := fmt.Sprintf("coll %s %d %d", f.RegionName(e.Region), e.Root, e.Bytes)
+			if e.Received != 0 || e.Comm != 0 {
+				s += fmt.Sprintf(" received %d comm %d", e.Received, e.Comm)
+			}
+			out = append(out, s)
+		case encode.KindIsend, encode.KindIrecv:
+			out = append(out, fmt.Sprintf("%v %d %d %d comm %d req %d", e.Kind, e.Peer, e.Tag, e.Bytes, e.Comm, e.Request))
+		case encode.KindIsendComplete, encode.KindIrecvRequest, encode.KindRequestCancelled, encode.KindCollRequest:
+			out = append(out, fmt.Sprintf("%v req %d", e.Kind, e.Request))
+		case encode.KindCollComplete:
+			out = append(out, fmt.Sprintf("%v %s %d %d received %d comm %d req %d", e.Kind, f.RegionName(e.Region), e.Root, e.Bytes, e.Received, e.Comm, e.Request))
 		}
 	}
 	if err := it.Err(); err != nil {

@@ -2,6 +2,7 @@ package cshim
 
 import (
 	"github.com/hmbtrace/hmbtrace/buffer"
+	"github.com/hmbtrace/hmbtrace/encode"
 	"github.com/hmbtrace/hmbtrace/measure"
 )
 
@@ -24,7 +25,14 @@ const (
 	KindSend      = 5 // Word: tag; a second record follows
 	KindRecv      = 6 // Word: tag; a second record follows
 	KindColl      = 7 // Word: region; a second record follows: root in Time, bytes in Word
+	// Word: an encode.Kind; MPIRecords-1 records follow: peer or root in
+	// [1].Time, tag and comm<<32 in [1].Word, bytes in [2].Time, request in
+	// [2].Word, received bytes in [3].Time, region in [3].Word.
+	KindMPI = 8
 )
+
+// MPIRecords is the number of records of a KindMPI probe.
+const MPIRecords = 4
 
 const (
 	kindShift   = 60
@@ -47,12 +55,30 @@ func MakeRecord(k int, t, payload uint64) Record {
 func Probes(recs []Record) uint64 {
 	var n uint64
 	for i := 0; i < len(recs); i++ {
-		if k := recs[i].Kind(); k == KindSend || k == KindRecv || k == KindColl {
+		switch recs[i].Kind() {
+		case KindSend, KindRecv, KindColl:
 			i++
+		case KindMPI:
+			i += MPIRecords - 1
 		}
 		n++
 	}
 	return n
+}
+
+// MakeMPIRecord builds the records of a KindMPI probe of r at time t (r's
+// own Time and Seq are not kept), as the C probes stage it.
+func MakeMPIRecord(t uint64, r encode.Record) [MPIRecords]Record {
+	peer := r.Peer
+	if r.Kind == encode.KindCollective || r.Kind == encode.KindCollComplete {
+		peer = uint64(r.Root)
+	}
+	return [MPIRecords]Record{
+		{Time: t, Word: KindMPI<<kindShift | uint64(r.Kind)},
+		{Time: peer, Word: uint64(r.Tag) | uint64(r.Comm)<<32},
+		{Time: r.Bytes, Word: r.Request},
+		{Time: r.Received, Word: uint64(r.Region)},
+	}
 }
 
 // funcCacheSize is the number of entries of a thread's cache of resolved
@@ -115,6 +141,15 @@ func (t *Thread) replayOther(recs []Record, i int, malformed *uint64) int {
 		ext := recs[i+1]
 		t.loc.EnterCollectiveAt(measure.Region(r.Word&payloadMask), int(int64(ext.Time)), ext.Word, r.Time)
 		return i + 1
+	case KindMPI:
+		if i+MPIRecords > len(recs) {
+			*malformed++
+			return len(recs) - 1
+		}
+		if !t.replayMPI(recs[i : i+MPIRecords]) {
+			*malformed++
+		}
+		return i + MPIRecords - 1
 	case KindSend, KindRecv:
 		if i+1 == len(recs) {
 			*malformed++
@@ -133,6 +168,29 @@ func (t *Thread) replayOther(recs []Record, i int, malformed *uint64) int {
 		*malformed++
 	}
 	return i
+}
+
+// replayMPI replays a KindMPI probe: the records of communicators and
+// requests (measure's RecordAt), and a collective with received bytes or a
+// communicator. It returns false for a kind that is none of these.
+func (t *Thread) replayMPI(recs []Record) bool {
+	k := encode.Kind(recs[0].Word & payloadMask)
+	r := encode.Record{Kind: k, Peer: recs[1].Time, PeerRank: true, Tag: uint32(recs[1].Word), Comm: uint32(recs[1].Word >> 32),
+		Bytes: recs[2].Time, Request: recs[2].Word, Received: recs[3].Time, Region: uint32(recs[3].Word)}
+	switch k {
+	case encode.KindCollective:
+		t.loc.EnterCollectiveCommAt(measure.Region(r.Region), int(int64(r.Peer)), r.Bytes, r.Received, measure.CommID(r.Comm), recs[0].Time)
+		return true
+	case encode.KindCollComplete:
+		r.Root, r.Peer, r.PeerRank = int64(r.Peer), 0, false
+	case encode.KindIsendComplete, encode.KindIrecvRequest, encode.KindRequestCancelled, encode.KindCollRequest:
+		r.Peer, r.PeerRank = 0, false
+	case encode.KindSend, encode.KindRecv, encode.KindIsend, encode.KindIrecv:
+	default:
+		return false
+	}
+	t.loc.RecordAt(r, recs[0].Time)
+	return true
 }
 
 // AddDropped counts the events the thread's direct C probes did not keep

@@ -379,3 +379,67 @@ func TestProbeMode(t *testing.T) {
 		}
 	}
 }
+
+// The MPI records replay with every field, count as one probe each, and a
+// kind the replay does not know, or one cut short, is malformed.
+func TestReplayMPI(t *testing.T) {
+	rt := startRuntime(t)
+	wait := rt.Region("wait", "", 0)
+	ireduce := rt.Region("ireduce", "", 0)
+	th := rt.Thread(rt.NewThread(43, ""))
+	comm, err := rt.Measurement().DefineComm("MPI_COMM_WORLD", 0, []int32{0, 1, 2}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := rt.Measurement().Now()
+	var recs []Record
+	add := func(dt uint64, r encode.Record) {
+		mr := MakeMPIRecord(t0+dt, r)
+		recs = append(recs, mr[:]...)
+	}
+	recs = append(recs, MakeRecord(KindEnter, t0, uint64(wait)))
+	add(10, encode.Record{Kind: encode.KindSend, Peer: 2, Tag: 5, Bytes: 64, Comm: uint32(comm)})
+	add(20, encode.Record{Kind: encode.KindIsend, Peer: 1, Tag: 6, Bytes: 1 << 33, Comm: uint32(comm), Request: 1 << 40})
+	add(30, encode.Record{Kind: encode.KindIsendComplete, Request: 1 << 40})
+	add(40, encode.Record{Kind: encode.KindIrecv, Peer: 0, Tag: 6, Bytes: 8, Comm: uint32(comm), Request: 2})
+	add(50, encode.Record{Kind: encode.KindCollComplete, Region: uint32(ireduce), Root: 2, Bytes: 8, Received: 16, Comm: uint32(comm), Request: 3})
+	add(60, encode.Record{Kind: encode.KindEnter}) // not an MPI record
+	recs = append(recs, MakeRecord(KindLeave, t0+70, uint64(wait)))
+	mr := MakeMPIRecord(t0+80, encode.Record{Kind: encode.KindIsendComplete, Request: 4})
+	recs = append(recs, mr[:2]...) // cut short
+	if n := Probes(recs); n != 9 {
+		t.Errorf("Probes = %d, want 9", n)
+	}
+	if bad := th.Replay(recs); bad != 2 {
+		t.Errorf("Replay: %d malformed, want 2", bad)
+	}
+	if err := rt.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f := tracetest.Open(t, rt.Measurement().Path())
+	var got []string
+	it := f.Events(f.Locations[0].ID)
+	var e tracefile.Event
+	for it.Next(&e) {
+		got = append(got, fmt.Sprintf("%v %s peer=%d tag=%d bytes=%d recv=%d root=%d comm=%d req=%d",
+			e.Kind, f.RegionName(e.Region), e.Peer, e.Tag, e.Bytes, e.Received, e.Root, e.Comm, e.Request))
+	}
+	if err := it.Err(); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"ENTER wait peer=0 tag=0 bytes=0 recv=0 root=0 comm=0 req=0",
+		"SEND wait peer=2 tag=5 bytes=64 recv=0 root=0 comm=1 req=0",
+		"ISEND wait peer=1 tag=6 bytes=8589934592 recv=0 root=0 comm=1 req=1099511627776",
+		"ISEND_COMPLETE wait peer=0 tag=0 bytes=0 recv=0 root=0 comm=0 req=1099511627776",
+		"IRECV wait peer=0 tag=6 bytes=8 recv=0 root=0 comm=1 req=2",
+		"COLL_COMPLETE ireduce peer=0 tag=0 bytes=8 recv=16 root=2 comm=1 req=3",
+		"LEAVE wait peer=0 tag=0 bytes=0 recv=0 root=0 comm=0 req=0",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("events:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if m := f.Locations[0].Comm; len(m) != 3 || m[0].Received != 1 || m[1].Sent != 1 || m[1].SentBytes != 1<<33 || m[2].Sent != 1 {
+		t.Errorf("matrix %+v", m)
+	}
+}

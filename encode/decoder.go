@@ -275,20 +275,67 @@ func (d *Decoder) Next(r *Record) bool {
 			d.vals[i] = u
 		}
 		r.Values = d.vals[:n]
-	case tok == TokColl:
+	case tok == TokColl, tok == TokCollComm:
 		r.Kind = KindCollective
 		t, ok = d.timeField(leb)
-		var root uint64
 		if ok {
-			root, ok = d.uint(8, leb)
+			r.Root, ok = d.root()
 		}
-		if ok && root > 1<<62 {
-			d.fail(fmt.Sprintf("collective root %d out of range", root))
-			return false
-		}
-		r.Root = int64(root) - 1
 		if ok {
 			r.Bytes, ok = d.uint(8, leb)
+		}
+		if ok && tok == TokCollComm {
+			if r.Received, ok = d.uint(8, leb); ok {
+				r.Comm, ok = d.uint32Field("comm", leb)
+			}
+		}
+	case tok >= TokSendComm && tok <= TokIrecvRank:
+		i := tok - TokSendComm // bit 0: a receive, bit 1: a rank peer, bit 2: non-blocking
+		r.Kind = [...]Kind{KindSend, KindRecv, KindSend, KindRecv, KindIsend, KindIrecv, KindIsend, KindIrecv}[i]
+		r.PeerRank = i&2 != 0
+		isend := i&4 != 0
+		t, ok = d.timeField(leb)
+		if ok {
+			r.Peer, ok = d.uint(8, leb)
+		}
+		if ok {
+			r.Tag, ok = d.uint32Field("tag", leb)
+		}
+		if ok {
+			r.Bytes, ok = d.uint(8, leb)
+		}
+		if ok {
+			r.Comm, ok = d.uint32Field("comm", leb)
+		}
+		if ok && isend {
+			r.Request, ok = d.uint(8, leb)
+		}
+	case tok >= TokIsendComplete && tok <= TokCollRequest:
+		r.Kind = [...]Kind{KindIsendComplete, KindIrecvRequest, KindRequestCancelled, KindCollRequest}[tok-TokIsendComplete]
+		t, ok = d.timeField(leb)
+		if ok {
+			r.Request, ok = d.uint(8, leb)
+		}
+	case tok == TokCollComplete:
+		r.Kind = KindCollComplete
+		t, ok = d.timeField(leb)
+		if ok {
+			r.Region, ok = d.uint32Field("region", leb)
+		}
+		if ok {
+			r.Root, ok = d.root()
+		}
+		if ok {
+			r.Bytes, ok = d.uint(8, leb)
+		}
+		if ok {
+			r.Received, ok = d.uint(8, leb)
+		}
+		if ok {
+			r.Comm, ok = d.uint32Field("comm", leb)
+		}
+		if ok {
+			r.Request, ok = d.uint(8, leb)
 		}
 	default:
 		return d.badToken(start, tok)
@@ -302,6 +349,16 @@ func (d *Decoder) Next(r *Record) bool {
 	r.Time, r.Seq = t, seq
 	d.time, d.next = t, seq+1
 	return true
+}
+
+// root reads a collective's root, stored as root+1 so that none (-1) is 0.
+func (d *Decoder) root() (int64, bool) {
+	v, ok := d.uint(8, d.tech&LEB128 != 0)
+	if ok && v > 1<<62 {
+		d.fail(fmt.Sprintf("collective root %d out of range", v))
+		return 0, false
+	}
+	return int64(v) - 1, ok
 }
 
 func (d *Decoder) badToken(at int, tok byte) bool {

@@ -30,7 +30,7 @@
 //	0x81-0xBF  ENTER at the previous record's time, region = token&0x3F
 //	0xC0       SEQ prefix, seq uvarint
 //	0xC1-0xDF  SEQ prefix, seq = token&0x1F
-//	0xE0-0xEF  plain records (see the Token constants), used when a value
+//	0xE0-0xF9  plain records (see the Token constants), used when a value
 //	           does not fit a token or when token encoding is switched off
 //
 // With LEB128 off, integers are fixed width little endian (times, peers, byte

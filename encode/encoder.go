@@ -198,18 +198,71 @@ func putLeaveDelta(b []byte, d uint64) int {
 // Message puts a send (KindSend) or receive (KindRecv) record. peer is a
 // location id of the same process, or an MPI world rank when rank is set.
 func (e *Encoder) Message(b []byte, k Kind, t uint64, seq uint32, peer uint64, rank bool, tag uint32, bytes uint64) int {
+	return e.MessageComm(b, k, t, seq, peer, rank, tag, bytes, 0)
+}
+
+// MessageComm puts a send (KindSend) or receive (KindRecv) record on
+// communicator comm; comm 0 (none given) writes Message's record.
+func (e *Encoder) MessageComm(b []byte, k Kind, t uint64, seq uint32, peer uint64, rank bool, tag uint32, bytes uint64, comm uint32) int {
 	var tok byte = TokSend
+	if comm != 0 {
+		tok = TokSendComm
+	}
 	if k == KindRecv {
-		tok = TokRecv
+		tok++
 	}
 	if rank {
-		tok += TokSendRank - TokSend
+		tok += 2
 	}
 	leb := e.tech&LEB128 != 0
 	n := e.putHead(b, tok, t, seq)
 	n += putUint(b[n:], peer, 8, leb)
 	n += putUint(b[n:], uint64(tag), 4, leb)
-	return n + putUint(b[n:], bytes, 8, leb)
+	n += putUint(b[n:], bytes, 8, leb)
+	if comm != 0 {
+		n += putUint(b[n:], uint64(comm), 4, leb)
+	}
+	return n
+}
+
+// RequestMessage puts the start of a non-blocking send (KindIsend) or the
+// completion of a non-blocking receive (KindIrecv): the message's fields as
+// MessageComm's, and the request that ties it to the operation's other
+// records.
+func (e *Encoder) RequestMessage(b []byte, k Kind, t uint64, seq uint32, peer uint64, rank bool, tag uint32, bytes uint64, comm uint32, request uint64) int {
+	var tok byte = TokIsend
+	if k == KindIrecv {
+		tok++
+	}
+	if rank {
+		tok += 2
+	}
+	leb := e.tech&LEB128 != 0
+	n := e.putHead(b, tok, t, seq)
+	n += putUint(b[n:], peer, 8, leb)
+	n += putUint(b[n:], uint64(tag), 4, leb)
+	n += putUint(b[n:], bytes, 8, leb)
+	n += putUint(b[n:], uint64(comm), 4, leb)
+	return n + putUint(b[n:], request, 8, leb)
+}
+
+// requestTokens maps the kinds that hold only a request to their tokens.
+var requestTokens = [...]byte{
+	KindIsendComplete:    TokIsendComplete,
+	KindIrecvRequest:     TokIrecvRequest,
+	KindRequestCancelled: TokRequestCancelled,
+	KindCollRequest:      TokCollRequest,
+}
+
+// Request puts a record that holds only a request: KindIsendComplete,
+// KindIrecvRequest, KindRequestCancelled or KindCollRequest. It returns 0
+// for any other kind.
+func (e *Encoder) Request(b []byte, k Kind, t uint64, seq uint32, request uint64) int {
+	if int(k) >= len(requestTokens) || requestTokens[k] == 0 {
+		return 0
+	}
+	n := e.putHead(b, requestTokens[k], t, seq)
+	return n + putUint(b[n:], request, 8, e.tech&LEB128 != 0)
 }
 
 // Metric puts the counter values read at time t (at most MaxMetrics; extra
@@ -237,10 +290,39 @@ func (e *Encoder) Metric(b []byte, t uint64, seq uint32, values []uint64) int {
 // Collective puts the root rank (negative: none) and byte count of a
 // collective operation, right after its enter record.
 func (e *Encoder) Collective(b []byte, t uint64, seq uint32, root int64, bytes uint64) int {
+	return e.CollectiveComm(b, t, seq, root, bytes, 0, 0)
+}
+
+// CollectiveComm puts a collective operation's root rank (negative: none),
+// bytes sent and received and communicator, right after its enter record.
+// With neither received bytes nor a communicator it writes Collective's
+// record.
+func (e *Encoder) CollectiveComm(b []byte, t uint64, seq uint32, root int64, sent, received uint64, comm uint32) int {
 	leb := e.tech&LEB128 != 0
-	n := e.putHead(b, TokColl, t, seq)
+	if received == 0 && comm == 0 {
+		n := e.putHead(b, TokColl, t, seq)
+		n += putUint(b[n:], uint64(max(root+1, 0)), 8, leb)
+		return n + putUint(b[n:], sent, 8, leb)
+	}
+	n := e.putHead(b, TokCollComm, t, seq)
 	n += putUint(b[n:], uint64(max(root+1, 0)), 8, leb)
-	return n + putUint(b[n:], bytes, 8, leb)
+	n += putUint(b[n:], sent, 8, leb)
+	n += putUint(b[n:], received, 8, leb)
+	return n + putUint(b[n:], uint64(comm), 4, leb)
+}
+
+// CollectiveComplete puts the completion of a non-blocking collective:
+// the region of the call that started it, its root (negative: none),
+// bytes sent and received, communicator and request.
+func (e *Encoder) CollectiveComplete(b []byte, t uint64, seq uint32, region uint32, root int64, sent, received uint64, comm uint32, request uint64) int {
+	leb := e.tech&LEB128 != 0
+	n := e.putHead(b, TokCollComplete, t, seq)
+	n += putUint(b[n:], uint64(region), 4, leb)
+	n += putUint(b[n:], uint64(max(root+1, 0)), 8, leb)
+	n += putUint(b[n:], sent, 8, leb)
+	n += putUint(b[n:], received, 8, leb)
+	n += putUint(b[n:], uint64(comm), 4, leb)
+	return n + putUint(b[n:], request, 8, leb)
 }
 
 // Put puts record r, as a Decoder reads it, with the method of its kind,
@@ -253,16 +335,22 @@ func (e *Encoder) Put(b []byte, r Record) int {
 	case KindLeave:
 		return e.Leave(b, r.Time, r.Seq)
 	case KindSend, KindRecv:
-		return e.Message(b, r.Kind, r.Time, r.Seq, r.Peer, r.PeerRank, r.Tag, r.Bytes)
+		return e.MessageComm(b, r.Kind, r.Time, r.Seq, r.Peer, r.PeerRank, r.Tag, r.Bytes, r.Comm)
 	case KindMetric:
 		return e.Metric(b, r.Time, r.Seq, r.Values)
 	case KindCollective:
-		return e.Collective(b, r.Time, r.Seq, r.Root, r.Bytes)
+		return e.CollectiveComm(b, r.Time, r.Seq, r.Root, r.Bytes, r.Received, r.Comm)
+	case KindIsend, KindIrecv:
+		return e.RequestMessage(b, r.Kind, r.Time, r.Seq, r.Peer, r.PeerRank, r.Tag, r.Bytes, r.Comm, r.Request)
+	case KindIsendComplete, KindIrecvRequest, KindRequestCancelled, KindCollRequest:
+		return e.Request(b, r.Kind, r.Time, r.Seq, r.Request)
+	case KindCollComplete:
+		return e.CollectiveComplete(b, r.Time, r.Seq, r.Region, r.Root, r.Bytes, r.Received, r.Comm, r.Request)
 	}
 	return 0
 }
 
-// putHead writes the start of a message, metric or collective record: a
+// putHead writes the start of a record other than an enter or leave: a
 // SEQ prefix if needed, the token and the time field. A time before the
 // previous record's is taken as that one.
 func (e *Encoder) putHead(b []byte, tok byte, t uint64, seq uint32) int {

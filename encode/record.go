@@ -13,9 +13,20 @@ const (
 	KindRecv                       // a point-to-point message is received
 	KindMetric                     // counter values read at the neighbouring enter or leave
 	KindCollective                 // a collective operation's root and bytes, after its enter
+
+	// Non-blocking MPI: a request id ties the records of one operation
+	// together; it is unique per location over the run.
+	KindIsend            // a non-blocking send starts: peer, tag, bytes, comm, request
+	KindIsendComplete    // the request of a non-blocking send completes
+	KindIrecvRequest     // a non-blocking receive starts: request
+	KindIrecv            // the request of a non-blocking receive completes: peer, tag, bytes, comm
+	KindRequestCancelled // a request was cancelled
+	KindCollRequest      // a non-blocking collective starts, inside its region: request
+	KindCollComplete     // a non-blocking collective completes: region, root, bytes, received, comm
 )
 
-var kindNames = [...]string{"", "ENTER", "LEAVE", "SEND", "RECV", "METRIC", "COLLECTIVE"}
+var kindNames = [...]string{"", "ENTER", "LEAVE", "SEND", "RECV", "METRIC", "COLLECTIVE",
+	"ISEND", "ISEND_COMPLETE", "IRECV_REQUEST", "IRECV", "REQUEST_CANCELLED", "COLL_REQUEST", "COLL_COMPLETE"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) && k != 0 {
@@ -33,7 +44,7 @@ type Record struct {
 	Time uint64 // reduced ticks, absolute
 	Seq  uint32 // position within the location's run of equal timestamps
 
-	Region uint32 // KindEnter
+	Region uint32 // KindEnter; KindCollComplete: the region of the call that started it
 
 	// Messages: the peer is a location id of the same process, or an MPI
 	// world rank when PeerRank is set.
@@ -41,6 +52,21 @@ type Record struct {
 	PeerRank bool
 	Tag      uint32
 	Bytes    uint64
+
+	// Comm is the communicator of a message or collective, an id of the
+	// file's communicators; 0 when none was given (a message between
+	// goroutines, or a file older than communicators), which readers take
+	// as MPI_COMM_WORLD for a rank peer.
+	Comm uint32
+
+	// Request identifies a non-blocking operation's records: unique per
+	// location over the run, numbered by the caller (never an MPI_Request
+	// value, which MPI reuses).
+	Request uint64
+
+	// Received is a collective's bytes received; Bytes are those sent or
+	// contributed.
+	Received uint64
 
 	// KindMetric: the counter values, absolute. The slice is owned by the
 	// Decoder and valid until its next call.
@@ -68,6 +94,28 @@ const (
 	TokMetric   = 0xEA // time, n, n values
 	TokColl     = 0xEB // time, root+1, bytes
 
+	// Messages with a communicator, in TokSend's order: time, peer, tag,
+	// bytes, comm. A message without one keeps the tokens above, so that
+	// files without communicators are unchanged.
+	TokSendComm     = 0xEC
+	TokRecvComm     = 0xED
+	TokSendRankComm = 0xEE
+	TokRecvRankComm = 0xEF
+
+	// Non-blocking messages, in TokSend's order: time, peer, tag, bytes,
+	// comm, request.
+	TokIsend     = 0xF0
+	TokIrecv     = 0xF1
+	TokIsendRank = 0xF2
+	TokIrecvRank = 0xF3
+
+	TokIsendComplete    = 0xF4 // time, request
+	TokIrecvRequest     = 0xF5 // time, request
+	TokRequestCancelled = 0xF6 // time, request
+	TokCollRequest      = 0xF7 // time, request
+	TokCollComm         = 0xF8 // time, root+1, bytes, received, comm
+	TokCollComplete     = 0xF9 // time, region, root+1, bytes, received, comm, request
+
 	tokLeaveInline    = 0x00 // 0x00-0x3F
 	tokEnterInline    = 0x40 // 0x40-0x7F
 	tokEnterNowInline = 0x80 // 0x80-0xBF
@@ -78,9 +126,9 @@ const (
 // Upper bounds of one record's size, including a SEQ prefix, for any
 // technique set. A bin must have this much room before a record is put.
 const (
-	MaxEnterLeaveSize = 1 + 5 + 1 + 5 + 10 // seq prefix, token, region, time
-	MaxMessageSize    = 1 + 5 + 1 + 10 + 10 + 5 + 10
+	MaxEnterLeaveSize = 1 + 5 + 1 + 5 + 10                    // seq prefix, token, region, time
+	MaxMessageSize    = 1 + 5 + 1 + 10 + 10 + 5 + 10 + 5 + 10 // ..., peer, tag, bytes, comm, request
 	MaxMetricSize     = 1 + 5 + 1 + 10 + 1 + 10*MaxMetrics
-	MaxCollectiveSize = 1 + 5 + 1 + 10 + 10 + 10
+	MaxCollectiveSize = 1 + 5 + 1 + 10 + 5 + 10 + 10 + 10 + 5 + 10 // ..., region, root, bytes, received, comm, request
 	MaxBinHeaderSize  = 1 + 10 + 5
 )

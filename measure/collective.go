@@ -13,7 +13,7 @@ import (
 // collectives back.
 func (l *Location) EnterCollective(r Region, root int, bytes uint64) {
 	if l != nil && ProbesCompiledIn {
-		l.enterCollective(r, root, bytes, 0, true)
+		l.enterCollective(r, root, bytes, 0, 0, 0, true)
 	}
 }
 
@@ -21,7 +21,7 @@ func (l *Location) EnterCollective(r Region, root int, bytes uint64) {
 // Measurement.Now, like EnterAt.
 func (l *Location) EnterCollectiveAt(r Region, root int, bytes uint64, t uint64) {
 	if l != nil && ProbesCompiledIn {
-		l.enterCollective(r, root, bytes, t, false)
+		l.enterCollective(r, root, bytes, 0, 0, t, false)
 	}
 }
 
@@ -30,7 +30,7 @@ func (l *Location) EnterCollectiveAt(r Region, root int, bytes uint64, t uint64)
 // for a region, costs every enter 7 to 10 more instructions (callgrind,
 // BenchmarkReplay: 134 or 137 against 127), for the test and for keeping
 // the parameter across the clock read.
-func (l *Location) enterCollective(r Region, root int, bytes uint64, t uint64, read bool) {
+func (l *Location) enterCollective(r Region, root int, bytes, received uint64, comm uint32, t uint64, read bool) {
 	p := l.entry(r)
 	if p == nil || p.off != offNone {
 		if p = l.enterOff(r, p); p == nil {
@@ -62,7 +62,7 @@ func (l *Location) enterCollective(r Region, root int, bytes uint64, t uint64, r
 		l.enterCounters(f, d, t)
 	}
 	closed := d >= l.plimit || l.h.ClassClosed&(1<<buffer.ClassCollective) != 0 || (l.pendingFrom != 0 && !l.flush(d-1))
-	if !closed && l.collLevel(d).EnterCollective(tr, seq, uint32(r), infoSeq, int64(root), bytes) {
+	if !closed && l.collLevel(d).EnterCollectiveComm(tr, seq, uint32(r), infoSeq, int64(root), bytes, received, comm) {
 		f.state = frameWritten
 		if f.counted {
 			l.putMetric(d, f.tr, f.mseq, f.region, l.mstart[d*l.nmet:(d+1)*l.nmet])

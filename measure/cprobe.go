@@ -5,6 +5,7 @@ import (
 	"unsafe"
 
 	"github.com/hmbtrace/hmbtrace/buffer"
+	"github.com/hmbtrace/hmbtrace/encode"
 )
 
 // The C shim's probes (cshim/lib/direct.h) record the enters and leaves of a
@@ -23,6 +24,7 @@ func CProbeLayout() []uintptr {
 	var f frame
 	var p profEntry
 	var l Location
+	var c commLine
 	lay := []uintptr{
 		unsafe.Sizeof(f), unsafe.Offsetof(f.start), unsafe.Offsetof(f.child), unsafe.Offsetof(f.tr),
 		unsafe.Offsetof(f.seq), unsafe.Offsetof(f.region), unsafe.Offsetof(f.state),
@@ -42,6 +44,11 @@ func CProbeLayout() []uintptr {
 		unsafe.Offsetof(l.parLevels), unsafe.Offsetof(l.plimit), unsafe.Offsetof(l.thrCalls), unsafe.Offsetof(l.thrTicks),
 		uintptr(frameDropped), uintptr(framePending), uintptr(frameWritten),
 		uintptr(buffer.ClassRegion), uintptr(buffer.ClassMessage), uintptr(buffer.ClassCollective), uintptr(buffer.ClassParadigm),
+		unsafe.Offsetof(l.commLines), unsafe.Offsetof(l.commShift),
+		unsafe.Sizeof(c), unsafe.Offsetof(c.peer), unsafe.Offsetof(c.rank), unsafe.Offsetof(c.used),
+		unsafe.Offsetof(c.sent), unsafe.Offsetof(c.sentB), unsafe.Offsetof(c.recv), unsafe.Offsetof(c.recvB),
+		encode.TokSendRankComm, encode.TokCollComm, encode.TokIsendRank, encode.TokIrecvRank, encode.TokIsendComplete,
+		encode.TokIrecvRequest, encode.TokRequestCancelled, encode.TokCollRequest, encode.TokCollComplete,
 	}
 	return append(lay, buffer.LevelLayout()...)
 }
@@ -93,6 +100,9 @@ func (l *Location) pinSlices() {
 		if pg != nil {
 			l.pinNew(unsafe.Pointer(pg))
 		}
+	}
+	if len(l.commLines) > 0 {
+		l.pinNew(unsafe.Pointer(&l.commLines[0]))
 	}
 	for _, levels := range [][]*buffer.Level{l.levels, l.msgLevels, l.collLevels, l.parLevels} {
 		if len(levels) > 0 {

@@ -65,3 +65,50 @@ func Example_disabled() {
 	fmt.Println(loc == nil, m.Close())
 	// Output: true <nil>
 }
+
+// An MPI code's wrappers define the communicators as MPI creates them and
+// record messages with their communicator and non-blocking operations with
+// a request number of their own. The trace keeps an exact matrix of who
+// sent what to whom, whatever the buffer had to shed.
+func ExampleMeasurement_DefineComm() {
+	dir, _ := os.MkdirTemp("", "hmbtrace-example")
+	defer os.RemoveAll(dir)
+	m, err := measure.Start(measure.Config{Output: dir, Name: "mpi"})
+	if err != nil {
+		panic(err)
+	}
+	world, _ := m.DefineComm("MPI_COMM_WORLD", 0, []int32{0, 1, 2, 3}, nil)
+	m.DefineComm("MPI_COMM_SELF", 0, []int32{0}, nil)
+	evens, _ := m.DefineComm("", world, []int32{0, 2}, nil) // MPI_Comm_split
+
+	isend, wait := m.Region("MPI_Isend"), m.Region("MPI_Wait")
+	loc := m.Location("rank 0")
+	loc.SendRankComm(2, 0, 1024, evens) // to world rank 2, rank 1 of evens
+	loc.Enter(isend)
+	loc.Isend(1, 0, 64, world, 1)
+	loc.Leave(isend)
+	loc.Enter(wait)
+	loc.IsendComplete(1)
+	loc.Leave(wait)
+	if err := m.Close(); err != nil {
+		panic(err)
+	}
+
+	f, err := tracefile.Open(m.Path())
+	if err != nil {
+		panic(err)
+	}
+	defer f.Close()
+	for _, c := range f.Comms {
+		fmt.Printf("comm %d %q parent %d members %v\n", c.ID, c.Name, c.Parent, c.Members)
+	}
+	for _, c := range f.Locations[0].Comm {
+		fmt.Printf("to rank %d: %d messages, %d bytes\n", c.Peer, c.Sent, c.SentBytes)
+	}
+	// Output:
+	// comm 1 "MPI_COMM_WORLD" parent 0 members [0 1 2 3]
+	// comm 2 "MPI_COMM_SELF" parent 0 members [0]
+	// comm 3 "" parent 1 members [0 2]
+	// to rank 1: 1 messages, 64 bytes
+	// to rank 2: 1 messages, 1024 bytes
+}

@@ -58,7 +58,7 @@ type Location struct {
 	prof        []*profPage     // region r's entry: prof[r/profPageSize].e[r%profPageSize]; nil pages not made yet
 	levels      []*buffer.Level // enter/leave level by depth, cached
 
-	// Up to here, and the fields below up to thrTicks, the C shim's probes
+	// Up to here, and the fields below up to commShift, the C shim's probes
 	// read and write in place (cprobe.go): their layout is checked, not free
 	// to move.
 	recorded     uint64
@@ -71,6 +71,12 @@ type Location struct {
 	plimit       int             // depths >= plimit are not kept for the communication classes
 	thrCalls     uint64          // a region is throttled at a leave after this many visits ...
 	thrTicks     uint64          // ... if its mean inclusive time is below this (ticks)
+
+	// The exact communication matrix (comm.go): an open-addressing table
+	// of 1<<(64-commShift) lines, at most half full. The C probes update
+	// lines in place and leave new peers to Go.
+	commLines []commLine
+	commShift uint32
 
 	// Counters (nil src: none). mstart and mchild hold, per depth, the
 	// values read at the enter of a counting frame and the counts of the
@@ -104,6 +110,8 @@ type Location struct {
 	id         uint32
 	afterClose atomic.Uint64
 	stopped    atomic.Bool // the probes saw the freeze and touch nothing more
+
+	commUsed int // lines of commLines in use
 }
 
 // Name returns the location's name.
@@ -455,6 +463,7 @@ type Message struct {
 	PeerIsRank bool
 	Tag        uint32
 	Bytes      uint64
+	Comm       CommID // the communicator, 0 if none given
 }
 
 // ID returns the location's id, which names it as a message's peer.
@@ -474,13 +483,14 @@ func (l *Location) messageTo(recv bool, peer *Location, tag uint32, bytes uint64
 	if recv {
 		k = encode.KindRecv
 	}
-	l.message(k, uint64(peer.id), false, tag, bytes, 0, true)
+	l.message(k, uint64(peer.id), false, tag, bytes, 0, 0, true)
 }
 
-// message records a send or receive at the current depth. A message is
-// something kept inside the calls open around it: it makes the duration
-// filter write their enters.
-func (l *Location) message(k encode.Kind, peer uint64, rank bool, tag uint32, bytes uint64, t uint64, read bool) {
+// message records a send or receive at the current depth, on communicator
+// comm (0: none). A message is something kept inside the calls open around
+// it: it makes the duration filter write their enters. The matrix counts it
+// whatever the buffer keeps.
+func (l *Location) message(k encode.Kind, peer uint64, rank bool, tag uint32, bytes uint64, comm uint32, t uint64, read bool) {
 	if read {
 		if clock.TSCActive() {
 			t = clock.TSC()
@@ -494,11 +504,12 @@ func (l *Location) message(k encode.Kind, peer uint64, rank bool, tag uint32, by
 	_, tr, seq := l.stamp(t)
 	d := l.depth
 	l.recorded++
+	l.countMessage(k == encode.KindRecv, peer, rank, bytes)
 	if d >= l.plimit || l.h.ClassClosed&(1<<buffer.ClassMessage) != 0 || (l.pendingFrom != 0 && !l.flush(d)) {
 		l.drop(d, buffer.ClassMessage)
 		return
 	}
-	l.msgLevel(d).Message(k, tr, seq, l.stack[d].region, peer, rank, tag, bytes)
+	l.msgLevel(d).MessageComm(k, tr, seq, l.stack[d].region, peer, rank, tag, bytes, comm)
 }
 
 // level returns the enter/leave level at depth d.

@@ -59,6 +59,7 @@ type Measurement struct {
 	regions   []regionDef // index id-1
 	byName    map[string]Region
 	locations []*Location
+	comms     []tracefile.Comm // index id-1
 
 	closeOnce sync.Once
 	closeErr  error

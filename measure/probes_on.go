@@ -60,14 +60,14 @@ func (l *Location) Recv(from *Location, tag uint32, bytes uint64) {
 // SendRank records a message sent to MPI world rank rank.
 func (l *Location) SendRank(rank int, tag uint32, bytes uint64) {
 	if l != nil {
-		l.message(encode.KindSend, uint64(rank), true, tag, bytes, 0, true)
+		l.message(encode.KindSend, uint64(rank), true, tag, bytes, 0, 0, true)
 	}
 }
 
 // RecvRank records a message received from MPI world rank rank.
 func (l *Location) RecvRank(rank int, tag uint32, bytes uint64) {
 	if l != nil {
-		l.message(encode.KindRecv, uint64(rank), true, tag, bytes, 0, true)
+		l.message(encode.KindRecv, uint64(rank), true, tag, bytes, 0, 0, true)
 	}
 }
 
@@ -81,5 +81,5 @@ func (l *Location) MessageAt(msg Message, t uint64) {
 	if msg.Recv {
 		k = encode.KindRecv
 	}
-	l.message(k, msg.Peer, msg.PeerIsRank, msg.Tag, msg.Bytes, t, false)
+	l.message(k, msg.Peer, msg.PeerIsRank, msg.Tag, msg.Bytes, uint32(msg.Comm), t, false)
 }

@@ -68,6 +68,7 @@ func (m *Measurement) snapshot() *tracefile.Trace {
 	for _, l := range locs {
 		t.Locations = append(t.Locations, l.snapshot())
 	}
+	t.Comms = m.commDefs()
 	for _, r := range m.pool.Reductions() {
 		t.Reductions = append(t.Reductions, tracefile.Reduction{
 			Reason: tracefile.Reason(r.Reason), Depth: r.Depth, Class: tracefile.Class(r.Class),
@@ -99,6 +100,7 @@ func (l *Location) snapshot() tracefile.Location {
 		tl.Levels = append(tl.Levels, s)
 	})
 	tl.WindowTime, tl.WindowSeq, tl.Windowed = l.h.Window()
+	tl.Comm = l.commMatrix()
 	if ps := l.phase; ps != nil && ps.iters > 0 {
 		tl.Phase = ps.export(l.nmet)
 	}

@@ -103,11 +103,11 @@ func commSection(r *run, _ Options) []byte {
 	}
 	msgs, nbytes := m.Totals()
 	if len(m.Cells) == 0 {
-		fmt.Fprintf(b, "<p class=\"note\">No messages between the %d locations of these traces.%s</p>\n</section>\n", len(m.Nodes), shedMessages(r))
+		fmt.Fprintf(b, "<p class=\"note\">No messages between the %d locations of these traces.%s</p>\n</section>\n", len(m.Nodes), shedMessages(r, m))
 		return b.Bytes()
 	}
 	fmt.Fprintf(b, "<p>%d locations, %d communicating pairs, %s messages, %s.</p>\n", len(m.Nodes), len(m.Cells), units.Count(msgs), esc(units.Size(float64(nbytes))))
-	if s := shedMessages(r); s != "" {
+	if s := shedMessages(r, m); s != "" {
 		fmt.Fprintf(b, "<p class=\"note\">%s</p>\n", esc(strings.TrimSpace(s)))
 	}
 	if m.Unmatched > 0 {
@@ -138,9 +138,10 @@ func commSection(r *run, _ Options) []byte {
 	return b.Bytes()
 }
 
-// shedMessages says how many message events the buffers removed, if any:
-// the matrix counts only the kept ones.
-func shedMessages(r *run) string {
+// shedMessages says how many message events the buffers removed, if any,
+// and whether the matrix still counts their messages: it does for senders
+// whose files hold an exact matrix, not for those counted from events.
+func shedMessages(r *run, m *comm.Matrix) string {
 	var n uint64
 	for _, f := range r.files {
 		for i := range f.Locations {
@@ -154,5 +155,10 @@ func shedMessages(r *run) string {
 	if n == 0 {
 		return ""
 	}
-	return fmt.Sprintf(" The buffer shed %s message events: they are not in the trace.", units.Count(n))
+	if m.Counted == 0 {
+		return fmt.Sprintf(" The buffer shed %s message events (%s sends among them): they are not in the trace, but the matrix counts their messages, exactly, as they were taken at the probe.",
+			units.Count(n), units.Count(m.Shed))
+	}
+	return fmt.Sprintf(" The buffer shed %s message events: they are not in the trace, and %d of %d senders are counted from the events kept (their files have no exact matrix), so their cells miss those messages.",
+		units.Count(n), m.Counted, m.Counted+m.Exact)
 }

@@ -396,6 +396,7 @@ func bufferStory(out io.Writer, f *tracefile.File) {
 		fmt.Fprintf(out, "    %s at %s on %d location(s): %s visits timed before, %s after\n", r.Name, units.Duration(float64(r.FirstAt)),
 			r.Locations, units.Count(r.Visits), units.Count(r.VisitsAfter))
 	}
+	messageStory(out, f)
 	if t.Usage.Total() == 0 {
 		fmt.Fprintln(out, "  usage errors     none")
 	} else {
@@ -406,6 +407,61 @@ func bufferStory(out io.Writer, f *tracefile.File) {
 			}
 		}
 		fmt.Fprintln(out)
+	}
+}
+
+// messageStory prints the file's messages: from the exact matrices where
+// the locations have them (counted at the probe, whatever the buffer
+// shed), else the message events kept, from the level statistics.
+func messageStory(out io.Writer, f *tracefile.File) {
+	var sent, sentB, recv, recvB, shed, keptEvents uint64
+	peers := map[[2]uint64]bool{}
+	exact, counted := 0, 0
+	for i := range f.Locations {
+		l := &f.Locations[i]
+		var events uint64
+		for _, lv := range l.Levels {
+			if lv.Class == tracefile.ClassMessage {
+				shed += lv.Removed().Total()
+				events += lv.Kept()
+			}
+		}
+		switch {
+		case l.Comm != nil:
+			exact++
+			for _, c := range l.Comm {
+				sent += c.Sent
+				sentB += c.SentBytes
+				recv += c.Received
+				recvB += c.ReceivedBytes
+				rank := uint64(0)
+				if c.PeerRank {
+					rank = 1
+				}
+				peers[[2]uint64{c.Peer, rank}] = true
+			}
+		case events > 0:
+			counted++
+			keptEvents += events
+		}
+	}
+	if exact == 0 && counted == 0 {
+		return
+	}
+	if exact > 0 {
+		fmt.Fprintf(out, "  messages         sent %s (%s), received %s (%s), %d peers; exact, counted at the probe\n",
+			units.Count(sent), units.Size(float64(sentB)), units.Count(recv), units.Size(float64(recvB)), len(peers))
+	}
+	if counted > 0 {
+		fmt.Fprintf(out, "  message events   %s kept on %d locations without an exact matrix (a file written before it was kept)\n",
+			units.Count(keptEvents), counted)
+	}
+	if shed > 0 {
+		if counted == 0 {
+			fmt.Fprintf(out, "    the buffer shed %s message events; the counts above include their messages\n", units.Count(shed))
+		} else {
+			fmt.Fprintf(out, "    the buffer shed %s message events, missing from the events kept\n", units.Count(shed))
+		}
 	}
 }
 

@@ -15,9 +15,11 @@ const (
 	secBin        = 5
 	// Sections added later, after REDUCTIONS and before the bins, in any
 	// order; a reader that does not know one skips it.
-	secParadigms = 0x20 // region id and paradigm, for the regions not of ParadigmUser
-	secThrottled = 0x21 // location, region, time and visits after, per throttled region
-	secEnd       = 0xFF
+	secParadigms  = 0x20 // region id and paradigm, for the regions not of ParadigmUser
+	secThrottled  = 0x21 // location, region, time and visits after, per throttled region
+	secComms      = 0x22 // the communicators
+	secCommMatrix = 0x23 // the locations' exact communication matrices
+	secEnd        = 0xFF
 )
 
 const (
@@ -29,6 +31,7 @@ var sectionNames = map[byte]string{
 	secHeader: "HEADER", secRegions: "REGIONS", secLocations: "LOCATIONS",
 	secReductions: "REDUCTIONS", secBin: "BIN", secEnd: "END",
 	secParadigms: "PARADIGMS", secThrottled: "THROTTLED",
+	secComms: "COMMS", secCommMatrix: "COMM MATRIX",
 }
 
 func sectionName(k byte) string {

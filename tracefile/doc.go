@@ -16,8 +16,12 @@
 //	end     := kind 0xFF | length 4 | CRC-32C (Castagnoli, u32 LE) of every byte before it
 //
 // Sections come in this order: one HEADER, one REGIONS, one LOCATIONS, one
-// REDUCTIONS, then any number of BIN sections. Integers in payloads are
-// LEB128 varints, strings are a varint length followed by UTF-8 bytes. A
-// reader skips section kinds it does not know, so later versions can add
-// sections without breaking older tools.
+// REDUCTIONS, the sections added since (the writer puts them here, once
+// each, and only when not empty: PARADIGMS 0x20, the regions' paradigms;
+// THROTTLED 0x21, the throttled regions; COMMS 0x22, the communicators in
+// creation order; COMM MATRIX 0x23, the locations' exact communication
+// matrices), then any number of BIN sections. Integers in
+// payloads are LEB128 varints, strings are a varint length followed by
+// UTF-8 bytes. A reader skips section kinds it does not know, so later
+// versions can add sections without breaking older tools.
 package tracefile

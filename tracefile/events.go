@@ -14,16 +14,20 @@ type Event struct {
 	Seq   uint32 // position among the location's events at the same Time
 	Depth int    // calling depth: 1 for a top-level region
 	Class Class
-	// Region is the region entered or left; for messages, the region open
-	// at their depth (0 at depth 0); for metrics, the region of the enter
-	// or leave they follow.
+	// Region is the region entered or left; for messages and collectives,
+	// the region open at their depth (0 at depth 0); for metrics, the
+	// region of the enter or leave they follow; for KindCollComplete, the
+	// region of the call that started the operation (MPI_Iallreduce, ...).
 	Region uint32
 
 	Peer     uint64 // messages: location id, or world rank if PeerRank
 	PeerRank bool
 	Tag      uint32
-	Bytes    uint64 // messages and collectives
+	Bytes    uint64 // messages and collectives (a collective's bytes sent)
 	Root     int64  // collectives: the root rank, -1 if none
+	Comm     uint32 // messages and collectives: Trace.Comms id, 0 if none given
+	Request  uint64 // non-blocking operations
+	Received uint64 // collectives: bytes received
 
 	Values []uint64 // metrics; valid until the next call of Next
 
@@ -185,7 +189,8 @@ func (it *Events) Next(e *Event) bool {
 	s := it.heap[0]
 	r := &s.head
 	*e = Event{Kind: r.Kind, Time: r.Time, Seq: r.Seq, Depth: s.lv.depth, Class: s.lv.class,
-		Peer: r.Peer, PeerRank: r.PeerRank, Tag: r.Tag, Bytes: r.Bytes, Root: r.Root}
+		Peer: r.Peer, PeerRank: r.PeerRank, Tag: r.Tag, Bytes: r.Bytes, Root: r.Root,
+		Comm: r.Comm, Request: r.Request, Received: r.Received}
 	if r.Kind == encode.KindMetric {
 		it.values = append(it.values[:0], r.Values...)
 		e.Values = it.values
@@ -248,6 +253,14 @@ func (it *Events) nest(e *Event, r *encode.Record) error {
 		default:
 			return it.inconsistent(e, open)
 		}
+	case encode.KindCollComplete:
+		// Its region is the call that started the operation, recorded
+		// because the completion happens inside another (MPI_Wait, ...).
+		// Like the other records, it may outlive the enters around it.
+		if e.Depth < open {
+			return it.inconsistent(e, open)
+		}
+		e.Region = r.Region
 	default:
 		if e.Depth < open {
 			return it.inconsistent(e, open)

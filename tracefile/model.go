@@ -329,6 +329,31 @@ type Location struct {
 	Windowed   bool
 	WindowTime uint64
 	WindowSeq  uint32
+
+	// Comm is the location's exact communication matrix: one line per
+	// peer, counted at the probe, so exact whatever the buffer shed.
+	// Sorted by (PeerRank, Peer); nil in files written before it was kept.
+	Comm []CommCount
+}
+
+// CommCount is one peer's line of a location's exact communication matrix,
+// counted at the probe.
+type CommCount struct {
+	Peer     uint64 // a world rank when PeerRank, else a location id of the same file
+	PeerRank bool
+	// Messages and their bytes sent to the peer and received from it;
+	// a non-blocking operation counts where its message record is (the
+	// start of a send, the completion of a receive).
+	Sent, SentBytes, Received, ReceivedBytes uint64
+}
+
+// Comm is a communicator as this process saw it created.
+type Comm struct {
+	ID      uint32  // >= 1, local to the file; records' Comm refers to it
+	Name    string  // "MPI_COMM_WORLD", "MPI_COMM_SELF", or "" for a derived one
+	Parent  uint32  // the communicator it was made from, 0 for world and self
+	Members []int32 // world ranks, in the order of the communicator's ranks (an inter-communicator: the local group)
+	Remote  []int32 // an inter-communicator's remote group (world ranks); nil for an intra-communicator
 }
 
 // Kept returns the location's records that are in the file.
@@ -373,6 +398,22 @@ type Trace struct {
 	Regions    []Region
 	Locations  []Location
 	Reductions []Reduction
+	// Comms are the communicators the process created, in the order it
+	// created them; nil if it defined none.
+	Comms []Comm
+}
+
+// Comm returns the communicator with the given id, or nil.
+func (t *Trace) Comm(id uint32) *Comm {
+	if id >= 1 && int(id) <= len(t.Comms) && t.Comms[id-1].ID == id {
+		return &t.Comms[id-1]
+	}
+	for i := range t.Comms {
+		if t.Comms[i].ID == id {
+			return &t.Comms[i]
+		}
+	}
+	return nil
 }
 
 // RegionName returns the name of region id, or a placeholder naming the id.

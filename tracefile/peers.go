@@ -66,7 +66,7 @@ func (p *Peers) Resolve(i int, e *Event) (end Endpoint, ok bool, err error) {
 }
 
 // findRankLocation picks the location of file j that sends or receives by
-// rank: the first that does, or else the file's first location. It reads
+// rank, blocking or not: the first that does, or else the file's first location. It reads
 // only the locations whose statistics show kept messages, and each only up
 // to its first rank message; -1 if the file has no locations.
 func (p *Peers) findRankLocation(j int) (int, error) {
@@ -82,7 +82,7 @@ func (p *Peers) findRankLocation(j int) (int, error) {
 		}
 		it := f.Events(l.ID)
 		for it.Next(&e) {
-			if (e.Kind == encode.KindSend || e.Kind == encode.KindRecv) && e.PeerRank {
+			if isMessage(e.Kind) && e.PeerRank {
 				return k, nil
 			}
 		}
@@ -91,6 +91,13 @@ func (p *Peers) findRankLocation(j int) (int, error) {
 		}
 	}
 	return 0, nil
+}
+
+// isMessage reports whether records of kind k name a peer: blocking
+// messages and the non-blocking ones' start (send) and completion
+// (receive). A rank whose MPI calls are all non-blocking is found by them.
+func isMessage(k encode.Kind) bool {
+	return k == encode.KindSend || k == encode.KindRecv || k == encode.KindIsend || k == encode.KindIrecv
 }
 
 // keepsMessages reports whether a location may hold messages: its level

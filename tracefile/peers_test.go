@@ -76,3 +76,34 @@ func TestPeersResolve(t *testing.T) {
 		t.Errorf("rank 1 of two files: %+v %v %v, want not found", end, ok, err)
 	}
 }
+
+// TestPeersNonBlocking finds a rank's location by its non-blocking
+// messages when it has no blocking ones.
+func TestPeersNonBlocking(t *testing.T) {
+	dir := t.TempDir()
+	var files []*tracefile.File
+	for rank := 0; rank < 2; rank++ {
+		b := tracetest.NewBuilder("nb", "host", rank, time.Unix(0, 0), "work")
+		main := b.Location("main")
+		main.Enter(10, 1)
+		main.Leave(20)
+		mpi := b.Location("mpi")
+		mpi.Enter(10, 1)
+		if rank == 0 {
+			mpi.Isend(11, 1, 7, 8, 0, 1)
+			mpi.Request(12, encode.KindIsendComplete, 1)
+		} else {
+			mpi.Request(11, encode.KindIrecvRequest, 1)
+			mpi.Irecv(12, 0, 7, 8, 0, 1)
+		}
+		mpi.Leave(20)
+		files = append(files, b.Write(t, dir))
+	}
+	p := tracefile.NewPeers(files)
+	for i := range files {
+		e := tracefile.Event{Kind: encode.KindSend, Peer: uint64(1 - i), PeerRank: true}
+		if end, ok, err := p.Resolve(i, &e); err != nil || !ok || end != (tracefile.Endpoint{File: 1 - i, Loc: 1}) {
+			t.Errorf("file %d, rank %d: %+v %v %v, want file %d location 1", i, 1-i, end, ok, err, 1-i)
+		}
+	}
+}

@@ -212,7 +212,7 @@ func Read(r io.ReaderAt, size int64) (*File, error) {
 			if err := f.readBin(s, body, int64(length), levelIdx); err != nil {
 				return nil, err
 			}
-		case secHeader, secRegions, secLocations, secReductions, secParadigms, secThrottled:
+		case secHeader, secRegions, secLocations, secReductions, secParadigms, secThrottled, secComms, secCommMatrix:
 			p := make([]byte, length)
 			if err := s.read(p, sectionName(kind)); err != nil {
 				return nil, err
@@ -237,6 +237,13 @@ func Read(r io.ReaderAt, size int64) (*File, error) {
 				decodeParadigms(fl, f.Regions)
 			case secThrottled:
 				f.decodeThrottled(fl)
+			case secComms:
+				if f.Comms != nil {
+					fl.fail("communicators", "a second COMMS section")
+				}
+				f.Comms = decodeComms(fl)
+			case secCommMatrix:
+				f.decodeCommMatrix(fl)
 			}
 			fl.done()
 			if fl.err != nil {
@@ -506,4 +513,84 @@ func decodeReductions(f *fields) []Reduction {
 		rs = append(rs, r)
 	}
 	return rs
+}
+
+func decodeComms(f *fields) []Comm {
+	n := f.count("communicators", 5)
+	cs := make([]Comm, 0, n)
+	ids := make(map[uint32]bool, n)
+	for i := 0; i < n && f.err == nil; i++ {
+		c := Comm{ID: f.u32("communicator id"), Name: f.str("communicator name"), Parent: f.u32("communicator parent")}
+		c.Members = decodeRanks(f, "communicator members")
+		if f.bool("inter-communicator") {
+			c.Remote = decodeRanks(f, "communicator remote group")
+			if c.Remote == nil {
+				c.Remote = []int32{}
+			}
+		}
+		switch {
+		case f.err != nil:
+		case c.ID == 0:
+			f.fail("communicator id", "0 is not a valid communicator id")
+		case ids[c.ID]:
+			f.fail("communicator id", fmt.Sprintf("id %d defined twice", c.ID))
+		case c.Parent != 0 && !ids[c.Parent]:
+			// A communicator is made from one that exists, so its parent
+			// comes before it.
+			f.fail("communicator parent", fmt.Sprintf("communicator %d names parent %d, which is not defined before it", c.ID, c.Parent))
+		}
+		ids[c.ID] = true
+		cs = append(cs, c)
+	}
+	return cs
+}
+
+func decodeRanks(f *fields, what string) []int32 {
+	n := f.count(what, 1)
+	if n == 0 {
+		return nil
+	}
+	rs := make([]int32, 0, n)
+	for i := 0; i < n && f.err == nil; i++ {
+		rs = append(rs, int32(f.int(what, 0, 1<<31-1)))
+	}
+	return rs
+}
+
+// decodeCommMatrix reads the locations' communication matrices into the
+// locations, which the LOCATIONS section defined before.
+func (tf *File) decodeCommMatrix(f *fields) {
+	n := f.count("communication matrices", 2)
+	for i := 0; i < n && f.err == nil; i++ {
+		id := f.u32("matrix location")
+		li, ok := tf.locIdx[id]
+		if f.err == nil && !ok {
+			f.fail("matrix location", fmt.Sprintf("location %d is not defined", id))
+		}
+		if f.err == nil && tf.Locations[li].Comm != nil {
+			f.fail("matrix location", fmt.Sprintf("location %d has a second matrix", id))
+		}
+		nc := f.count("matrix lines", 6)
+		lines := make([]CommCount, 0, nc)
+		for k := 0; k < nc && f.err == nil; k++ {
+			c := CommCount{Peer: f.uvarint("matrix peer"), PeerRank: f.bool("matrix peer is a rank"),
+				Sent: f.uvarint("messages sent"), SentBytes: f.uvarint("bytes sent"),
+				Received: f.uvarint("messages received"), ReceivedBytes: f.uvarint("bytes received")}
+			if f.err == nil && k > 0 && !commLess(lines[k-1], c) {
+				f.fail("matrix peer", fmt.Sprintf("location %d: peer %d (rank %v) out of order", id, c.Peer, c.PeerRank))
+			}
+			lines = append(lines, c)
+		}
+		if f.err == nil {
+			tf.Locations[li].Comm = lines
+		}
+	}
+}
+
+// commLess orders a matrix's lines by (PeerRank, Peer).
+func commLess(a, b CommCount) bool {
+	if a.PeerRank != b.PeerRank {
+		return !a.PeerRank
+	}
+	return a.Peer < b.Peer
 }

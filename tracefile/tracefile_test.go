@@ -30,7 +30,10 @@ func sample(t testing.TB) (*Trace, []Bin) {
 				Levels: []LevelStats{{Depth: 1, Class: ClassRegion, Written: 2, Revoked: [NumReasons]uint64{ByDepth: 0}, Dropped: [NumReasons]uint64{ByDepth: 1}}}},
 		},
 		Reductions: []Reduction{{Reason: ByDepth, Depth: 3, Time: 500, Bins: 2, Records: 77, Steps: 1}},
+		Comms: []Comm{{ID: 1, Name: "MPI_COMM_WORLD", Members: []int32{0, 1, 2, 3}}, {ID: 2, Name: "MPI_COMM_SELF", Members: []int32{3}},
+			{ID: 3, Parent: 1, Members: []int32{3, 1}}, {ID: 4, Parent: 3, Members: []int32{3}, Remote: []int32{0, 2}}},
 	}
+	tr.Locations[0].Comm = []CommCount{{Peer: 1, Sent: 1, SentBytes: 64}, {Peer: 0, PeerRank: true, Received: 2, ReceivedBytes: 1 << 20}}
 	bin := func(loc uint32, depth int, class Class, recs ...encode.Record) Bin {
 		e := encode.NewEncoder(encode.All)
 		b := make([]byte, 512)

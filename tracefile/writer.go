@@ -45,11 +45,19 @@ func NewWriter(w io.Writer, t *Trace) (*Writer, error) {
 	wr.section(secRegions, encodeRegions(t.Regions))
 	wr.section(secLocations, encodeLocations(t.Locations))
 	wr.section(secReductions, encodeReductions(t.Reductions))
+	// The sections added later are written only when they hold something,
+	// so that a trace without them is the file the first version wrote.
 	if p := encodeParadigms(t.Regions); p != nil {
 		wr.section(secParadigms, p)
 	}
 	if p := encodeThrottled(t.Locations); p != nil {
 		wr.section(secThrottled, p)
+	}
+	if len(t.Comms) > 0 {
+		wr.section(secComms, encodeComms(t.Comms))
+	}
+	if m := encodeCommMatrix(t.Locations); m != nil {
+		wr.section(secCommMatrix, m)
 	}
 	return wr, wr.err
 }
@@ -353,6 +361,64 @@ func encodeReductions(rs []Reduction) []byte {
 		p.uvarint(uint64(max(r.Bins, 0)))
 		p.uvarint(r.Records)
 		p.uvarint(uint64(max(r.Steps, 0)))
+	}
+	return p
+}
+
+func encodeComms(cs []Comm) []byte {
+	var p payload
+	p.uvarint(uint64(len(cs)))
+	for _, c := range cs {
+		p.uvarint(uint64(c.ID))
+		p.str(c.Name)
+		p.uvarint(uint64(c.Parent))
+		encodeRanks(&p, c.Members)
+		// An intra-communicator (nil) and an inter-communicator with an
+		// empty remote group are told apart.
+		p.bool(c.Remote != nil)
+		if c.Remote != nil {
+			encodeRanks(&p, c.Remote)
+		}
+	}
+	return p
+}
+
+func encodeRanks(p *payload, rs []int32) {
+	p.uvarint(uint64(len(rs)))
+	for _, r := range rs {
+		p.varint(int64(r))
+	}
+}
+
+// encodeCommMatrix writes the matrices of the locations that have one:
+// location id, lines, each line's peer, rank flag and counts. It returns nil when no location has one.
+func encodeCommMatrix(ls []Location) []byte {
+	var p payload
+	n := 0
+	for i := range ls {
+		if len(ls[i].Comm) > 0 {
+			n++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	p.uvarint(uint64(n))
+	for i := range ls {
+		l := &ls[i]
+		if len(l.Comm) == 0 {
+			continue
+		}
+		p.uvarint(uint64(l.ID))
+		p.uvarint(uint64(len(l.Comm)))
+		for _, c := range l.Comm {
+			p.uvarint(c.Peer)
+			p.bool(c.PeerRank)
+			p.uvarint(c.Sent)
+			p.uvarint(c.SentBytes)
+			p.uvarint(c.Received)
+			p.uvarint(c.ReceivedBytes)
+		}
 	}
 	return p
 }

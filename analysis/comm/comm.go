@@ -37,13 +37,24 @@ type Matrix struct {
 	Cells []Cell // sorted by From, then To; only pairs that communicated
 	// Unmatched counts messages whose peer is not among the nodes.
 	Unmatched uint64
+
+	// Exact counts the senders whose counts come from their file's exact
+	// matrix, taken at the probe; Counted those whose sends were counted
+	// from the events the buffer kept (files written before the matrix
+	// was kept).
+	Exact, Counted int
+	// Shed is the number of sends the exact matrices count that the
+	// buffer did not keep as events: the cells include them.
+	Shed uint64
 }
 
-// FromFiles reads the send events of every location of the files, which
-// may be the ranks of one run. A send to a location of the same process
-// goes to that location; a send to an MPI world rank goes to the location
-// of that rank's file that exchanges messages by rank, as the exporters
-// pair them (tracefile.Peers).
+// FromFiles makes the matrix of the files, which may be the ranks of one
+// run. A sender's messages come from its location's exact matrix
+// (tracefile.Location.Comm, counted at the probe whatever the buffer
+// shed) where the file has one, else from its send events. A send to a
+// location of the same process goes to that location; a send to an MPI
+// world rank goes to the location of that rank's file that exchanges
+// messages by rank, as the exporters pair them (tracefile.Peers).
 func FromFiles(files []*tracefile.File) (*Matrix, error) {
 	m := &Matrix{}
 	first := make([]int, len(files)) // per file: the node of its first location
@@ -60,34 +71,57 @@ func FromFiles(files []*tracefile.File) (*Matrix, error) {
 	}
 	peers := tracefile.NewPeers(files)
 	cells := map[[2]int]*Cell{}
+	add := func(i, from int, e *tracefile.Event, n uint64) error {
+		end, ok, err := peers.Resolve(i, e)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			m.Unmatched += n
+			return nil
+		}
+		to := first[end.File] + end.Loc
+		c := cells[[2]int{from, to}]
+		if c == nil {
+			c = &Cell{From: from, To: to}
+			cells[[2]int{from, to}] = c
+		}
+		c.Messages += n
+		c.Bytes += e.Bytes
+		return nil
+	}
 	for i, f := range files {
-		for k, l := range f.Locations {
+		for k := range f.Locations {
+			l := &f.Locations[k]
 			from := first[i] + k
-			it := f.Events(l.ID)
-			var e tracefile.Event
-			for it.Next(&e) {
-				if e.Kind != encode.KindSend {
-					continue
+			if l.Comm != nil {
+				var sent uint64
+				for _, c := range l.Comm {
+					if c.Sent == 0 {
+						continue
+					}
+					sent += c.Sent
+					e := tracefile.Event{Kind: encode.KindSend, Peer: c.Peer, PeerRank: c.PeerRank, Bytes: c.SentBytes}
+					if err := add(i, from, &e, c.Sent); err != nil {
+						return nil, err
+					}
 				}
-				end, ok, err := peers.Resolve(i, &e)
-				if err != nil {
-					return nil, err
+				if sent > 0 {
+					m.Exact++
+					kept, err := keptSends(f, l)
+					if err != nil {
+						return nil, err
+					}
+					m.Shed += sent - min(kept, sent)
 				}
-				if !ok {
-					m.Unmatched++
-					continue
-				}
-				to := first[end.File] + end.Loc
-				c := cells[[2]int{from, to}]
-				if c == nil {
-					c = &Cell{From: from, To: to}
-					cells[[2]int{from, to}] = c
-				}
-				c.Messages++
-				c.Bytes += e.Bytes
+				continue
 			}
-			if err := it.Err(); err != nil {
+			n, err := countSends(f, l, func(e *tracefile.Event) error { return add(i, from, e, 1) })
+			if err != nil {
 				return nil, err
+			}
+			if n > 0 {
+				m.Counted++
 			}
 		}
 	}
@@ -102,6 +136,44 @@ func FromFiles(files []*tracefile.File) (*Matrix, error) {
 		return a.To < b.To
 	})
 	return m, nil
+}
+
+// countSends calls add for each send event (blocking or not) of location
+// l and returns how many there were.
+func countSends(f *tracefile.File, l *tracefile.Location, add func(*tracefile.Event) error) (uint64, error) {
+	var n uint64
+	it := f.Events(l.ID)
+	var e tracefile.Event
+	for it.Next(&e) {
+		if e.Kind != encode.KindSend && e.Kind != encode.KindIsend {
+			continue
+		}
+		n++
+		if err := add(&e); err != nil {
+			return n, err
+		}
+	}
+	return n, it.Err()
+}
+
+// keptSends counts the send events of location l that are in the file. It
+// reads the events only if the buffer removed any of the location's
+// messages; else they are all there, and the matrix's own count is given.
+func keptSends(f *tracefile.File, l *tracefile.Location) (uint64, error) {
+	shed := false
+	for _, lv := range l.Levels {
+		if lv.Class == tracefile.ClassMessage && lv.Removed().Total() > 0 {
+			shed = true
+		}
+	}
+	if !shed {
+		var sent uint64
+		for _, c := range l.Comm {
+			sent += c.Sent
+		}
+		return sent, nil
+	}
+	return countSends(f, l, func(*tracefile.Event) error { return nil })
 }
 
 // WriteTSV writes one line per communicating pair:

@@ -34,12 +34,17 @@ func runDump(args []string, out io.Writer) error {
 // order the reader rebuilds:
 //
 //	<location> <time-ns> ENTER|LEAVE <region> <depth>
-//	<location> <time-ns> SEND|RECV <peer> <tag> <bytes>
+//	<location> <time-ns> SEND|RECV <peer> <tag> <bytes> [comm=<id>]
+//	<location> <time-ns> ISEND|IRECV <peer> <tag> <bytes> comm=<id> req=<n>
+//	<location> <time-ns> ISEND_COMPLETE|IRECV_REQUEST|REQUEST_CANCELLED|COLL_REQUEST <region> <depth> req=<n>
 //	<location> <time-ns> METRIC <region> <depth> <name>=<value>...
-//	<location> <time-ns> COLLECTIVE <region> <depth> root=<rank> bytes=<n>
+//	<location> <time-ns> COLLECTIVE <region> <depth> root=<rank> bytes=<n> [received=<n> comm=<id>]
+//	<location> <time-ns> COLL_COMPLETE <started-by> <depth> root=<rank> bytes=<n> received=<n> comm=<id> req=<n>
 //
 // separated by tabs. A METRIC line follows the enter or leave whose
-// counters it holds (absolute values).
+// counters it holds (absolute values). comm is an id of the file's
+// communicators (0: none given); the request-only records name the region
+// they happen in, COLL_COMPLETE the call that started the operation.
 func dump(w *bufio.Writer, f *tracefile.File) error {
 	var e tracefile.Event
 	for i := range f.Locations {
@@ -51,9 +56,24 @@ func dump(w *bufio.Writer, f *tracefile.File) error {
 			case encode.KindEnter, encode.KindLeave:
 				fmt.Fprintf(w, "%s\t%d\t%v\t%s\t%d\n", l.Name, ns, e.Kind, f.RegionName(e.Region), e.Depth)
 			case encode.KindSend, encode.KindRecv:
-				fmt.Fprintf(w, "%s\t%d\t%v\t%s\t%d\t%d\n", l.Name, ns, e.Kind, peerName(f, e), e.Tag, e.Bytes)
+				fmt.Fprintf(w, "%s\t%d\t%v\t%s\t%d\t%d", l.Name, ns, e.Kind, peerName(f, e), e.Tag, e.Bytes)
+				if e.Comm != 0 {
+					fmt.Fprintf(w, "\tcomm=%d", e.Comm)
+				}
+				w.WriteByte('\n')
+			case encode.KindIsend, encode.KindIrecv:
+				fmt.Fprintf(w, "%s\t%d\t%v\t%s\t%d\t%d\tcomm=%d\treq=%d\n", l.Name, ns, e.Kind, peerName(f, e), e.Tag, e.Bytes, e.Comm, e.Request)
+			case encode.KindIsendComplete, encode.KindIrecvRequest, encode.KindRequestCancelled, encode.KindCollRequest:
+				fmt.Fprintf(w, "%s\t%d\t%v\t%s\t%d\treq=%d\n", l.Name, ns, e.Kind, f.RegionName(e.Region), e.Depth, e.Request)
 			case encode.KindCollective:
-				fmt.Fprintf(w, "%s\t%d\t%v\t%s\t%d\troot=%d\tbytes=%d\n", l.Name, ns, e.Kind, f.RegionName(e.Region), e.Depth, e.Root, e.Bytes)
+				fmt.Fprintf(w, "%s\t%d\t%v\t%s\t%d\troot=%d\tbytes=%d", l.Name, ns, e.Kind, f.RegionName(e.Region), e.Depth, e.Root, e.Bytes)
+				if e.Received != 0 || e.Comm != 0 {
+					fmt.Fprintf(w, "\treceived=%d\tcomm=%d", e.Received, e.Comm)
+				}
+				w.WriteByte('\n')
+			case encode.KindCollComplete:
+				fmt.Fprintf(w, "%s\t%d\t%v\t%s\t%d\troot=%d\tbytes=%d\treceived=%d\tcomm=%d\treq=%d\n", l.Name, ns, e.Kind,
+					f.RegionName(e.Region), e.Depth, e.Root, e.Bytes, e.Received, e.Comm, e.Request)
 			case encode.KindMetric:
 				fmt.Fprintf(w, "%s\t%d\t%v\t%s\t%d", l.Name, ns, e.Kind, f.RegionName(e.Region), e.Depth)
 				for i, v := range e.Values {

@@ -48,11 +48,20 @@ func runExport(args []string, out io.Writer) error {
 		if st.ClosedAtEnd > 0 {
 			fmt.Fprintf(out, "note: %d regions open at the end of their location were left at its last event\n", st.ClosedAtEnd)
 		}
-		if st.Collectives > 0 {
-			fmt.Fprintf(out, "note: %d collective operations are exported as their MPI regions, without their root and bytes (OTF2's collective records need the communicator, which the trace does not record)\n", st.Collectives)
-		}
 		if st.MessagesWithoutPeer > 0 {
-			fmt.Fprintf(out, "note: %d messages whose peer is not in these files were left out\n", st.MessagesWithoutPeer)
+			fmt.Fprintf(out, "note: %d messages whose peer is not in these files (or not in their communicator) were left out\n", st.MessagesWithoutPeer)
+		}
+		if st.CollectivesLeftOut > 0 {
+			fmt.Fprintf(out, "note: %d collective operations were left out: their MPI region was shed by the buffer or is not a collective, or their communicator is not defined\n", st.CollectivesLeftOut)
+		}
+		if st.CommMembersNotExported > 0 || st.RootsNotExported > 0 {
+			fmt.Fprintf(out, "note: ranks not in these files are left out of %d communicator memberships and %d collectives' roots\n", st.CommMembersNotExported, st.RootsNotExported)
+		}
+		for _, c := range st.InvalidComms {
+			fmt.Fprintf(out, "note: left out %s\n", c)
+		}
+		if st.UndefinedComms > 0 {
+			fmt.Fprintf(out, "note: %d communicator ids that records name are not defined in their file; their events were left out\n", st.UndefinedComms)
 		}
 		return nil
 	case "pprof":

@@ -33,7 +33,7 @@ type command struct {
 
 var commands = []command{
 	{"summary", "summary FILE...      per-region profile and what the buffer kept, dropped and reduced [-width N -tsv]", runSummary},
-	{"dump", "dump FILE            every event, one per line: location, time (ns), kind, region, depth", runDump},
+	{"dump", "dump FILE            every event, one per line: location, time (ns), kind, then the kind's fields (dump -h)", runDump},
 	{"export", "export -format otf2|pprof|chrome -o OUT FILE...   OTF2 archive (OUT a new directory), pprof profile or Chrome/Perfetto JSON", runExport},
 	{"variation", "variation FILE...    time-dominant region, segments whose SOS-time stands out [-region NAME -sync PATTERNS -tsv -svg FILE]", runVariation},
 	{"score", "score FILE...        per region: visits, trace bytes, measurement overhead [-g FILTERFILE -threshold PERCENT -property total|prolog]", runScore},
@@ -107,11 +107,27 @@ func newFlags(name string) *flag.FlagSet {
 	return fs
 }
 
+// helpOf holds what a command's -h says beyond its usage line.
+var helpOf = map[string]string{
+	"dump": `One line per event, tab-separated, in recorded order, time in ns since the start:
+  <location> <time-ns> ENTER|LEAVE <region> <depth>
+  <location> <time-ns> SEND|RECV <peer> <tag> <bytes> [comm=<id>]
+  <location> <time-ns> ISEND|IRECV <peer> <tag> <bytes> comm=<id> req=<n>
+  <location> <time-ns> ISEND_COMPLETE|IRECV_REQUEST|REQUEST_CANCELLED|COLL_REQUEST <region> <depth> req=<n>
+  <location> <time-ns> COLLECTIVE <region> <depth> root=<rank> bytes=<n> [received=<n> comm=<id>]
+  <location> <time-ns> COLL_COMPLETE <started-by> <depth> root=<rank> bytes=<n> received=<n> comm=<id> req=<n>
+  <location> <time-ns> METRIC <region> <depth> <name>=<value>...
+A peer is a world rank or a location's name; comm is an id of the file's communicators (0: none given).
+An IRECV is where the receive completed; a COLL_COMPLETE names the call that started the operation.
+`,
+}
+
 // parseFlags parses a command's flags; -h prints its usage and flags.
 func parseFlags(fs *flag.FlagSet, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprintf(os.Stdout, "usage: hmbtrace %s\n", usageOf[fs.Name()])
+			fmt.Fprint(os.Stdout, helpOf[fs.Name()])
 			fs.SetOutput(os.Stdout)
 			fs.PrintDefaults()
 			return err

@@ -72,6 +72,25 @@ int hmb_direct_layout_ok(const uintptr_t *go, size_t n)
 		HMB_CLASS_MESSAGE,
 		HMB_CLASS_COLLECTIVE,
 		HMB_CLASS_PARADIGM,
+		offsetof(struct hmb_go_location, comm_lines),
+		offsetof(struct hmb_go_location, comm_shift),
+		sizeof(struct hmb_go_commline),
+		offsetof(struct hmb_go_commline, peer),
+		offsetof(struct hmb_go_commline, rank),
+		offsetof(struct hmb_go_commline, used),
+		offsetof(struct hmb_go_commline, sent),
+		offsetof(struct hmb_go_commline, sent_bytes),
+		offsetof(struct hmb_go_commline, recv),
+		offsetof(struct hmb_go_commline, recv_bytes),
+		HMB_TOK_SEND_RANK_COMM,
+		HMB_TOK_COLL_COMM,
+		HMB_TOK_ISEND_RANK,
+		HMB_TOK_IRECV_RANK,
+		HMB_TOK_ISEND_COMPLETE,
+		HMB_TOK_IRECV_REQUEST,
+		HMB_TOK_REQUEST_CANCELLED,
+		HMB_TOK_COLL_REQUEST,
+		HMB_TOK_COLL_COMPLETE,
 		offsetof(struct hmb_go_level, bin),
 		offsetof(struct hmb_go_level, pos),
 		offsetof(struct hmb_go_level, tech),
@@ -109,6 +128,16 @@ static int hmb_put_uvarint(uint8_t *b, uint64_t v)
 	}
 	b[i] = (uint8_t)v;
 	return i + 1;
+}
+
+/* hmb_put_uv is hmb_put_uvarint with the one-byte case, most message fields, inline. */
+static inline int hmb_put_uv(uint8_t *b, uint64_t v)
+{
+	if (__builtin_expect(v < 0x80, 1)) {
+		b[0] = (uint8_t)v;
+		return 1;
+	}
+	return hmb_put_uvarint(b, v);
 }
 
 /* hmb_put_seq is encode's putSeq with tokens and LEB128. */
@@ -174,26 +203,91 @@ int hmb_put_leave_slow(struct hmb_go_level *lv, uint8_t *b, uint64_t t, uint32_t
 	return n + 1 + hmb_put_uvarint(b + n + 1, d >> 5);
 }
 
-/* hmb_put_message is encode.Encoder.Message with every technique on, for a peer that is a world rank. */
+/*
+ * hmb_put_message is encode.Encoder.MessageComm with every technique on,
+ * for a peer that is a world rank: comm 0 writes Message's record.
+ */
 int hmb_put_message(struct hmb_go_level *lv, uint8_t *b, int recv, uint64_t t, uint32_t seq, uint64_t peer, uint32_t tag,
-		    uint64_t bytes)
+		    uint64_t bytes, uint32_t comm)
 {
 	uint64_t d;
 	int n = hmb_put_prefix(lv, b, t, seq, &d); /* putHead */
-	b[n++] = (uint8_t)((recv ? HMB_TOK_RECV : HMB_TOK_SEND) + (HMB_TOK_SEND_RANK - HMB_TOK_SEND));
-	n += hmb_put_uvarint(b + n, d);
-	n += hmb_put_uvarint(b + n, peer);
-	n += hmb_put_uvarint(b + n, tag);
-	return n + hmb_put_uvarint(b + n, bytes);
+	if (comm == 0) {
+		b[n++] = (uint8_t)((recv ? HMB_TOK_RECV : HMB_TOK_SEND) + (HMB_TOK_SEND_RANK - HMB_TOK_SEND));
+	} else {
+		b[n++] = (uint8_t)(HMB_TOK_SEND_RANK_COMM + (recv ? 1 : 0));
+	}
+	n += hmb_put_uv(b + n, d);
+	n += hmb_put_uv(b + n, peer);
+	n += hmb_put_uv(b + n, tag);
+	n += hmb_put_uv(b + n, bytes);
+	if (comm != 0) {
+		n += hmb_put_uv(b + n, comm);
+	}
+	return n;
 }
 
-/* hmb_put_collective is encode.Encoder.Collective with every technique on. */
-int hmb_put_collective(struct hmb_go_level *lv, uint8_t *b, uint64_t t, uint32_t seq, int64_t root, uint64_t bytes)
+/*
+ * hmb_put_collective is encode.Encoder.CollectiveComm with every technique
+ * on: with neither received bytes nor a communicator, Collective's record.
+ */
+int hmb_put_collective(struct hmb_go_level *lv, uint8_t *b, uint64_t t, uint32_t seq, int64_t root, uint64_t bytes,
+		       uint64_t received, uint32_t comm)
 {
 	uint64_t d;
 	int n = hmb_put_prefix(lv, b, t, seq, &d); /* putHead */
-	b[n++] = HMB_TOK_COLL;
+	int ext = received != 0 || comm != 0;
+	b[n++] = ext ? HMB_TOK_COLL_COMM : HMB_TOK_COLL;
 	n += hmb_put_uvarint(b + n, d);
 	n += hmb_put_uvarint(b + n, root + 1 > 0 ? (uint64_t)(root + 1) : 0);
-	return n + hmb_put_uvarint(b + n, bytes);
+	n += hmb_put_uvarint(b + n, bytes);
+	if (ext) {
+		n += hmb_put_uvarint(b + n, received);
+		n += hmb_put_uvarint(b + n, comm);
+	}
+	return n;
+}
+
+/*
+ * hmb_put_mpi is encode.Encoder.Put with every technique on for the
+ * records of hmb_direct_mpi: RequestMessage for a rank peer, Request, and
+ * CollectiveComplete.
+ */
+int hmb_put_mpi(struct hmb_go_level *lv, uint8_t *b, uint64_t t, uint32_t seq, const struct hmb_mpi *r)
+{
+	uint64_t d;
+	int n = hmb_put_prefix(lv, b, t, seq, &d); /* putHead */
+	switch (r->kind) {
+	case HMB_ENC_ISEND:
+	case HMB_ENC_IRECV:
+		b[n++] = r->kind == HMB_ENC_IRECV ? HMB_TOK_IRECV_RANK : HMB_TOK_ISEND_RANK;
+		n += hmb_put_uv(b + n, d);
+		n += hmb_put_uv(b + n, r->peer);
+		n += hmb_put_uv(b + n, r->tag);
+		n += hmb_put_uv(b + n, r->bytes);
+		n += hmb_put_uv(b + n, r->comm);
+		return n + hmb_put_uv(b + n, r->request);
+	case HMB_ENC_COLL_COMPLETE:
+		b[n++] = HMB_TOK_COLL_COMPLETE;
+		n += hmb_put_uv(b + n, d);
+		n += hmb_put_uv(b + n, r->region);
+		n += hmb_put_uv(b + n, r->root + 1 > 0 ? (uint64_t)(r->root + 1) : 0);
+		n += hmb_put_uv(b + n, r->bytes);
+		n += hmb_put_uv(b + n, r->received);
+		n += hmb_put_uv(b + n, r->comm);
+		return n + hmb_put_uv(b + n, r->request);
+	case HMB_ENC_ISEND_COMPLETE:
+		b[n++] = HMB_TOK_ISEND_COMPLETE;
+		break;
+	case HMB_ENC_IRECV_REQUEST:
+		b[n++] = HMB_TOK_IRECV_REQUEST;
+		break;
+	case HMB_ENC_REQUEST_CANCELLED:
+		b[n++] = HMB_TOK_REQUEST_CANCELLED;
+		break;
+	default: /* HMB_ENC_COLL_REQUEST: hmb_direct_mpi takes no other kind */
+		b[n++] = HMB_TOK_COLL_REQUEST;
+	}
+	n += hmb_put_uv(b + n, d);
+	return n + hmb_put_uv(b + n, r->request);
 }

@@ -64,6 +64,15 @@ struct hmb_go_location {
 	struct hmb_go_slice msg_levels, coll_levels, par_levels;
 	int64_t plimit;
 	uint64_t thr_calls, thr_ticks;
+	struct hmb_go_slice comm_lines; /* the exact communication matrix (measure/comm.go) */
+	uint32_t comm_shift;
+};
+
+/* measure.commLine: one peer's line of the matrix, in an open-addressing table. */
+struct hmb_go_commline {
+	uint64_t peer;
+	uint32_t rank, used;
+	uint64_t sent, sent_bytes, recv, recv_bytes;
 };
 
 /* The head of buffer.Hierarchy. */
@@ -101,8 +110,8 @@ enum {
 	HMB_CLASS_PARADIGM = 4,
 	HMB_TECH_ALL = 15,
 	HMB_MAX_ENTER_LEAVE = 22,
-	HMB_MAX_MESSAGE = 42,
-	HMB_MAX_COLLECTIVE = 37,
+	HMB_MAX_MESSAGE = 57,
+	HMB_MAX_COLLECTIVE = 67,
 };
 
 /* measure's profile: pages of 1 << HMB_PROF_PAGE_BITS entries, and why a probe skips a region (profEntry.off). */
@@ -125,6 +134,24 @@ enum {
 	HMB_TOK_RECV = 0xE7,
 	HMB_TOK_SEND_RANK = 0xE8,
 	HMB_TOK_COLL = 0xEB,
+	HMB_TOK_SEND_RANK_COMM = 0xEE,
+	HMB_TOK_ISEND_RANK = 0xF2,
+	HMB_TOK_IRECV_RANK = 0xF3,
+	HMB_TOK_ISEND_COMPLETE = 0xF4,
+	HMB_TOK_IRECV_REQUEST = 0xF5,
+	HMB_TOK_REQUEST_CANCELLED = 0xF6,
+	HMB_TOK_COLL_REQUEST = 0xF7,
+	HMB_TOK_COLL_COMM = 0xF8,
+	HMB_TOK_COLL_COMPLETE = 0xF9,
+};
+
+/* An MPI record for the direct path: what hmb_put_mpi encodes (the fields of encode.Record). */
+struct hmb_mpi {
+	unsigned kind; /* an HMB_ENC_* kind (shim.h) */
+	uint64_t peer; /* a world rank */
+	int64_t root;
+	uint32_t tag, comm, region;
+	uint64_t bytes, request, received;
 };
 
 /* What a direct probe did. */
@@ -141,9 +168,10 @@ int hmb_direct_layout_ok(const uintptr_t *go, size_t n) HMB_NOINST HMB_HIDDEN;
 int hmb_put_enter_slow(struct hmb_go_level *lv, uint8_t *b, uint64_t t, uint32_t seq, uint32_t region) HMB_NOINST HMB_HIDDEN;
 int hmb_put_leave_slow(struct hmb_go_level *lv, uint8_t *b, uint64_t t, uint32_t seq) HMB_NOINST HMB_HIDDEN;
 int hmb_put_message(struct hmb_go_level *lv, uint8_t *b, int recv, uint64_t t, uint32_t seq, uint64_t peer, uint32_t tag,
-		    uint64_t bytes) HMB_NOINST HMB_HIDDEN;
-int hmb_put_collective(struct hmb_go_level *lv, uint8_t *b, uint64_t t, uint32_t seq, int64_t root, uint64_t bytes)
-	HMB_NOINST HMB_HIDDEN;
+		    uint64_t bytes, uint32_t comm) HMB_NOINST HMB_HIDDEN;
+int hmb_put_collective(struct hmb_go_level *lv, uint8_t *b, uint64_t t, uint32_t seq, int64_t root, uint64_t bytes,
+		       uint64_t received, uint32_t comm) HMB_NOINST HMB_HIDDEN;
+int hmb_put_mpi(struct hmb_go_level *lv, uint8_t *b, uint64_t t, uint32_t seq, const struct hmb_mpi *r) HMB_NOINST HMB_HIDDEN;
 
 /* hmb_put_enter is encode.Encoder.Enter with every technique on. */
 HMB_NOINST static inline int hmb_put_enter(struct hmb_go_level *lv, uint8_t *b, uint64_t t, uint32_t seq, uint32_t region)
@@ -468,11 +496,35 @@ static int hmb_direct_leave_on(struct hmb_thread *th, struct hmb_go_location *L,
 }
 
 /*
+ * hmb_comm_line finds world rank peer's line of the location's matrix
+ * (measure's commLine), NULL if the peer is new: Go adds it.
+ */
+HMB_NOINST static inline struct hmb_go_commline *hmb_comm_line(struct hmb_go_location *L, uint64_t peer)
+{
+	if (L->comm_lines.len == 0) {
+		return NULL;
+	}
+	uint64_t mask = (uint64_t)L->comm_lines.len - 1;
+	struct hmb_go_commline *lines = L->comm_lines.ptr;
+	for (uint64_t i = ((peer << 1 | 1) * UINT64_C(0x9E3779B97F4A7C15)) >> (L->comm_shift & 63);; i = (i + 1) & mask) {
+		struct hmb_go_commline *c = &lines[i];
+		/* The hit first: an unused line has rank 0. */
+		if (__builtin_expect(c->peer == peer && c->rank == 1, 1)) {
+			return c;
+		}
+		if (c->used == 0) {
+			return NULL;
+		}
+	}
+}
+
+/*
  * hmb_direct_message records a send or receive with a world rank as the
- * peer: measure's message without a duration filter.
+ * peer, on communicator comm (0: none): measure's message without a
+ * duration filter. The matrix counts it whatever the buffer keeps.
  */
 HMB_NOINST static inline int hmb_direct_message(struct hmb_thread *th, int recv, uint64_t peer, uint32_t tag,
-						uint64_t bytes, uint64_t *t)
+						uint64_t bytes, uint32_t comm, uint64_t *t)
 {
 	struct hmb_go_location *L;
 	int go = hmb_direct_open(th, &L);
@@ -481,7 +533,9 @@ HMB_NOINST static inline int hmb_direct_message(struct hmb_thread *th, int recv,
 	}
 	uint64_t now = *t = hmb_now();
 	int64_t d = L->depth;
-	if (atomic_load_explicit(th->epoch_word, memory_order_relaxed) != L->epoch || L->pending_from != 0) {
+	struct hmb_go_commline *line;
+	if (atomic_load_explicit(th->epoch_word, memory_order_relaxed) != L->epoch || L->pending_from != 0 ||
+	    (line = hmb_comm_line(L, peer)) == NULL) {
 		return hmb_direct_end(th, HMB_DIRECT_FLUSH);
 	}
 	struct hmb_go_level *lv = NULL;
@@ -497,8 +551,15 @@ HMB_NOINST static inline int hmb_direct_message(struct hmb_thread *th, int recv,
 	uint64_t tt, tr;
 	uint32_t seq = hmb_stamp(L, now, &tt, &tr);
 	L->recorded++;
+	if (recv) {
+		line->recv++;
+		line->recv_bytes += bytes;
+	} else {
+		line->sent++;
+		line->sent_bytes += bytes;
+	}
 	if (lv != NULL) {
-		lv->pos += hmb_put_message(lv, (uint8_t *)lv->bin.ptr + lv->pos, recv, tr, seq, peer, tag, bytes);
+		lv->pos += hmb_put_message(lv, (uint8_t *)lv->bin.ptr + lv->pos, recv, tr, seq, peer, tag, bytes, comm);
 		lv->n++;
 	} else {
 		hmb_direct_drop(th, th->mdrops, d);
@@ -507,12 +568,70 @@ HMB_NOINST static inline int hmb_direct_message(struct hmb_thread *th, int recv,
 }
 
 /*
+ * hmb_direct_mpi records a non-blocking operation's record or a
+ * collective's completion at the current depth: measure's mpiRecord
+ * without a duration filter, in the message class, or the collective class
+ * for a collective's request and completion. A send or receive is counted
+ * in the matrix whatever the buffer keeps.
+ */
+HMB_NOINST static inline int hmb_direct_mpi(struct hmb_thread *th, const struct hmb_mpi *r, uint64_t *t)
+{
+	struct hmb_go_location *L;
+	int go = hmb_direct_open(th, &L);
+	if (go != HMB_DIRECT_GO) {
+		return go;
+	}
+	uint64_t now = *t = hmb_now();
+	int64_t d = L->depth;
+	int counted = r->kind == HMB_ENC_ISEND || r->kind == HMB_ENC_IRECV;
+	struct hmb_go_commline *line = NULL;
+	if (atomic_load_explicit(th->epoch_word, memory_order_relaxed) != L->epoch || L->pending_from != 0 ||
+	    (counted && (line = hmb_comm_line(L, r->peer)) == NULL)) {
+		return hmb_direct_end(th, HMB_DIRECT_FLUSH);
+	}
+	int coll = r->kind == HMB_ENC_COLL_REQUEST || r->kind == HMB_ENC_COLL_COMPLETE;
+	unsigned cls = coll ? HMB_CLASS_COLLECTIVE : HMB_CLASS_MESSAGE;
+	struct hmb_go_slice *levels = coll ? &L->coll_levels : &L->msg_levels;
+	struct hmb_go_level *lv = NULL;
+	int closed = d >= L->plimit || (((struct hmb_go_hierarchy *)L->h)->class_closed & (1u << cls)) != 0;
+	if (!closed) {
+		/* buffer.Level.Put's room: the larger of a message and a collective. */
+		if (d >= levels->len || (lv = ((struct hmb_go_level **)levels->ptr)[d]) == NULL ||
+		    lv->bin.len - lv->pos < HMB_MAX_COLLECTIVE) {
+			return hmb_direct_end(th, HMB_DIRECT_FLUSH);
+		}
+	} else if (d >= HMB_DIRECT_DEPTHS) {
+		return hmb_direct_end(th, HMB_DIRECT_FLUSH);
+	}
+	uint64_t tt, tr;
+	uint32_t seq = hmb_stamp(L, now, &tt, &tr);
+	L->recorded++;
+	if (line != NULL) {
+		if (r->kind == HMB_ENC_IRECV) {
+			line->recv++;
+			line->recv_bytes += r->bytes;
+		} else {
+			line->sent++;
+			line->sent_bytes += r->bytes;
+		}
+	}
+	if (lv != NULL) {
+		lv->pos += hmb_put_mpi(lv, (uint8_t *)lv->bin.ptr + lv->pos, tr, seq, r);
+		lv->n++;
+	} else {
+		hmb_direct_drop(th, coll ? th->cdrops : th->mdrops, d);
+	}
+	return hmb_direct_end(th, HMB_DIRECT_DONE);
+}
+
+/*
  * hmb_direct_collective records the enter of region r, a collective with
- * root and bytes: measure's enterCollective without counters, call paths
- * or duration filter.
+ * root, bytes sent and received and communicator comm (0: none):
+ * measure's enterCollective without counters, call paths or duration
+ * filter.
  */
 HMB_NOINST static inline int hmb_direct_collective(struct hmb_thread *th, uint32_t r, int root, uint64_t bytes,
-						   uint64_t *t)
+						   uint64_t received, uint32_t comm, uint64_t *t)
 {
 	struct hmb_go_location *L;
 	int go = hmb_direct_open(th, &L);
@@ -548,7 +667,7 @@ HMB_NOINST static inline int hmb_direct_collective(struct hmb_thread *th, uint32
 	if (lv != NULL) {
 		uint8_t *b = (uint8_t *)lv->bin.ptr + lv->pos;
 		int n = hmb_put_enter(lv, b, tr, seq, r);
-		n += hmb_put_collective(lv, b + n, tr, seq + 1, root, bytes);
+		n += hmb_put_collective(lv, b + n, tr, seq + 1, root, bytes, received, comm);
 		lv->pos += n;
 		lv->n += 2;
 		f->state = HMB_FRAME_WRITTEN;

@@ -20,12 +20,23 @@ import (
 	"unsafe"
 
 	"github.com/hmbtrace/hmbtrace/cshim"
+	"github.com/hmbtrace/hmbtrace/encode"
 	"github.com/hmbtrace/hmbtrace/measure"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
-// The C and Go views of a staged record must agree.
-var _ = [1]struct{}{}[unsafe.Sizeof(cshim.Record{})-C.sizeof_hmb_record]
+// The C and Go views of a staged record must agree, and so must the kinds
+// of an MPI record (each index is 0 only when the two are equal).
+var (
+	_ = [1]struct{}{}[unsafe.Sizeof(cshim.Record{})-C.sizeof_hmb_record]
+	_ = [1]struct{}{}[C.HMB_KIND_MPI-cshim.KindMPI]
+	_ = [1]struct{}{}[C.HMB_MPI_RECORDS-cshim.MPIRecords]
+	_ = [1]struct{}{}[(C.HMB_ENC_SEND-int(encode.KindSend))|(C.HMB_ENC_RECV-int(encode.KindRecv))|
+		(C.HMB_ENC_COLLECTIVE-int(encode.KindCollective))|(C.HMB_ENC_ISEND-int(encode.KindIsend))|
+		(C.HMB_ENC_ISEND_COMPLETE-int(encode.KindIsendComplete))|(C.HMB_ENC_IRECV_REQUEST-int(encode.KindIrecvRequest))|
+		(C.HMB_ENC_IRECV-int(encode.KindIrecv))|(C.HMB_ENC_REQUEST_CANCELLED-int(encode.KindRequestCancelled))|
+		(C.HMB_ENC_COLL_REQUEST-int(encode.KindCollRequest))|(C.HMB_ENC_COLL_COMPLETE-int(encode.KindCollComplete))]
+)
 
 var rt cshim.Runtime
 
@@ -96,6 +107,28 @@ func hmbgo_layout(out *C.uintptr_t, n C.size_t) (got C.size_t) {
 func hmbgo_region(name *C.char, nlen C.size_t, file *C.char, flen C.size_t, line C.int, paradigm C.int) (id C.uint32_t) {
 	defer contain("hmb_region", func() { id = 0 })
 	return C.uint32_t(rt.RegionParadigm(C.GoStringN(name, C.int(nlen)), C.GoStringN(file, C.int(flen)), int(line), tracefile.Paradigm(paradigm)))
+}
+
+//export hmbgo_comm_define
+func hmbgo_comm_define(name *C.char, nlen C.size_t, parent C.uint32_t, members *C.int32_t, nmembers C.size_t,
+	remote *C.int32_t, nremote C.size_t, errOut **C.char) (id C.uint32_t) {
+	defer contain("hmb_comm_define", func() { id = 0 })
+	group := func(p *C.int32_t, n C.size_t) []int32 {
+		if n == 0 {
+			return nil
+		}
+		return unsafe.Slice((*int32)(unsafe.Pointer(p)), int(n))
+	}
+	var rem []int32
+	if nremote > 0 {
+		rem = group(remote, nremote)
+	}
+	c, err := rt.Measurement().DefineComm(C.GoStringN(name, C.int(nlen)), measure.CommID(parent), group(members, nmembers), rem)
+	if err != nil {
+		*errOut = C.CString("hmbtrace: hmb_comm_define: " + err.Error())
+		return 0
+	}
+	return C.uint32_t(c)
 }
 
 //export hmbgo_thread

@@ -162,6 +162,77 @@ void hmb_recv(int peer, uint32_t tag, uint64_t bytes);
 void hmb_enter_collective(uint32_t region, int root, uint64_t bytes);
 
 /*
+ * Communicators and requests, as an MPI wrapper records them (issue 16).
+ * Peers and roots are world ranks (-1 root: none); comm is an id from
+ * hmb_comm_define, 0 for none (readers take a rank peer's message without
+ * one as on MPI_COMM_WORLD). Every send and receive, blocking or not, is
+ * also counted in the location's exact communication matrix, at the probe,
+ * whatever the buffer later sheds.
+ *
+ * hmb_comm_define records the creation of a communicator: its name
+ * ("MPI_COMM_WORLD", "MPI_COMM_SELF", or NULL or "" for a derived one), the
+ * communicator it was made from (0 for world and self), its members as
+ * world ranks in the order of its own ranks, and for an inter-communicator
+ * (nremote > 0) the remote group, members being the local group. It
+ * returns the id probes take, >= 1; 0 if measurement is off or the
+ * definition is invalid (a parent not defined, a negative rank; the reason
+ * in hmb_last_error). Thread-safe; it calls into the library's runtime.
+ * Define MPI_COMM_WORLD and MPI_COMM_SELF first, at MPI_Init.
+ */
+uint32_t hmb_comm_define(const char *name, uint32_t parent, const int32_t *members, int nmembers,
+			 const int32_t *remote, int nremote);
+
+/*
+ * hmb_send_comm and hmb_recv_comm are hmb_send and hmb_recv on
+ * communicator comm. They take the direct path as hmb_send does.
+ */
+void hmb_send_comm(int peer, uint32_t tag, uint64_t bytes, uint32_t comm);
+void hmb_recv_comm(int peer, uint32_t tag, uint64_t bytes, uint32_t comm);
+
+/*
+ * Non-blocking point-to-point. request names the operation from its start
+ * to its completion: a number unique to the calling thread over the run,
+ * which the caller chooses (a per-process counter), never an MPI_Request
+ * value, which MPI reuses.
+ *
+ * hmb_isend: a send starts (MPI_Isend, or MPI_Start of a persistent send).
+ * hmb_isend_complete: its request completes (in MPI_Wait, MPI_Test, ...).
+ * hmb_irecv_request: a receive starts (MPI_Irecv, or MPI_Start of a
+ * persistent receive). hmb_irecv: its request completes with the message
+ * from peer. hmb_request_cancelled: a request was cancelled.
+ *
+ * These, and the non-blocking collectives below, take the direct path as
+ * hmb_send does: written in place by the probe. Where it cannot be taken
+ * (the first message to a peer, which adds its line to the matrix; a full
+ * bin) the record is replayed in Go at once, and under the staging
+ * settings it is staged as 64 bytes.
+ */
+void hmb_isend(int peer, uint32_t tag, uint64_t bytes, uint32_t comm, uint64_t request);
+void hmb_isend_complete(uint64_t request);
+void hmb_irecv_request(uint64_t request);
+void hmb_irecv(int peer, uint32_t tag, uint64_t bytes, uint32_t comm, uint64_t request);
+void hmb_request_cancelled(uint64_t request);
+
+/*
+ * hmb_enter_collective_comm is hmb_enter_collective with the bytes sent
+ * (contributed) and received, and the communicator. It takes the direct
+ * path as hmb_enter_collective does.
+ */
+void hmb_enter_collective_comm(uint32_t region, int root, uint64_t sent, uint64_t received, uint32_t comm);
+
+/*
+ * Non-blocking collectives. hmb_collective_request records the request,
+ * inside the region of the call that starts the operation (entered with
+ * hmb_enter, e.g. MPI_Iallreduce); hmb_collective_complete records where
+ * it completes (in MPI_Wait, ...): region is the call that started it, and
+ * root, sent, received and comm describe it as for
+ * hmb_enter_collective_comm.
+ */
+void hmb_collective_request(uint64_t request);
+void hmb_collective_complete(uint32_t region, int root, uint64_t sent, uint64_t received, uint32_t comm,
+			     uint64_t request);
+
+/*
  * hmb_phase declares region as the progress loop: each of its leaves, on
  * any thread, ends one iteration of that thread's dynamic phase profile
  * (as HMB_PHASE does by name). A measurement has one phase region.

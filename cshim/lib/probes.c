@@ -43,19 +43,111 @@ HMB_NOINST static inline void hmb_region_event(uint32_t region, uint64_t word, i
 	hmb_stage(word);
 }
 
-/* hmb_message_event records a send or receive, word being its staged form. */
-HMB_NOINST static inline void hmb_message_event(uint64_t word, int recv, int peer, uint32_t tag, uint64_t bytes)
+/*
+ * hmb_mpi_record fills rec with the staged form of an MPI record of
+ * encode.Kind kind (shim.h), its time left to be read.
+ */
+HMB_NOINST static inline void hmb_mpi_record(hmb_record rec[HMB_MPI_RECORDS], unsigned kind, int64_t peer_or_root,
+					     uint32_t tag, uint32_t comm, uint64_t bytes, uint64_t request, uint64_t received,
+					     uint32_t region)
+{
+	rec[0].time = 0;
+	rec[0].word = (uint64_t)HMB_KIND_MPI << HMB_KIND_SHIFT | kind;
+	rec[1].time = (uint64_t)peer_or_root;
+	rec[1].word = (uint64_t)tag | (uint64_t)comm << 32;
+	rec[2].time = bytes;
+	rec[2].word = request;
+	rec[3].time = received;
+	rec[3].word = region;
+}
+
+/*
+ * hmb_stage_recs stages a probe of n records on a thread that stages (the
+ * fast path of hmb_stage_n, for any n), else takes the slow path.
+ */
+HMB_NOINST static void hmb_stage_recs(hmb_record *rec, int n)
+{
+	struct hmb_thread *th = hmb_self;
+	if (th != NULL) {
+		hmb_record *p = atomic_load_explicit(&th->cur, memory_order_relaxed);
+		if (p + (n - 1) < atomic_load_explicit(&th->end, memory_order_relaxed)) {
+			rec[0].time = hmb_now();
+			for (int i = 0; i < n; i++) {
+				p[i] = rec[i];
+			}
+			atomic_store_explicit(&th->cur, p + n, memory_order_release);
+			return;
+		}
+	}
+	hmb_slow_n(rec, n);
+}
+
+/*
+ * hmb_mpi_event records an MPI record r, rec being its staged form: on the
+ * direct path where it can be taken, else replayed in Go at once on a
+ * thread whose probes are direct (so that it stays in order with them),
+ * else staged.
+ */
+HMB_NOINST static void hmb_mpi_event(const struct hmb_mpi *r, hmb_record rec[HMB_MPI_RECORDS])
 {
 	struct hmb_thread *th = hmb_self;
 	if (th != NULL && th->loc != NULL) {
 		uint64_t t = 0;
-		int rc = hmb_direct_message(th, recv, (uint64_t)(int64_t)peer, tag, bytes, &t);
-		if (rc != HMB_DIRECT_DONE) {
+		switch (hmb_direct_mpi(th, r, &t)) {
+		case HMB_DIRECT_DONE:
+			return;
+		case HMB_DIRECT_FLUSH:
+			rec[0].time = t;
+			hmb_slow_n(rec, HMB_MPI_RECORDS);
+			return;
+		case HMB_DIRECT_DROP:
+			hmb_count_dropped(1);
+			return;
+		}
+	}
+	hmb_stage_recs(rec, HMB_MPI_RECORDS);
+}
+
+/*
+ * hmb_message_event records a send or receive on communicator comm (0:
+ * none), word being its staged form without one.
+ */
+HMB_NOINST static inline void hmb_message_event(uint64_t word, int recv, int peer, uint32_t tag, uint64_t bytes,
+						uint32_t comm)
+{
+	struct hmb_thread *th = hmb_self;
+	if (th != NULL && th->loc != NULL) {
+		uint64_t t = 0;
+		int rc = hmb_direct_message(th, recv, (uint64_t)(int64_t)peer, tag, bytes, comm, &t);
+		if (rc == HMB_DIRECT_DONE) {
+			return;
+		}
+		if (comm == 0) {
 			hmb_declined(rc, t, word, (uint64_t)(int64_t)peer, bytes, 2);
+			return;
+		}
+		hmb_record rec[HMB_MPI_RECORDS];
+		hmb_mpi_record(rec, recv ? HMB_ENC_RECV : HMB_ENC_SEND, peer, tag, comm, bytes, 0, 0, 0);
+		switch (rc) {
+		case HMB_DIRECT_FLUSH:
+			rec[0].time = t;
+			hmb_slow_n(rec, HMB_MPI_RECORDS);
+			break;
+		case HMB_DIRECT_DROP:
+			hmb_count_dropped(1);
+			break;
+		default:
+			hmb_stage_recs(rec, HMB_MPI_RECORDS);
 		}
 		return;
 	}
-	hmb_stage2(word, (uint64_t)(int64_t)peer, bytes);
+	if (comm == 0) {
+		hmb_stage2(word, (uint64_t)(int64_t)peer, bytes);
+		return;
+	}
+	hmb_record rec[HMB_MPI_RECORDS];
+	hmb_mpi_record(rec, recv ? HMB_ENC_RECV : HMB_ENC_SEND, peer, tag, comm, bytes, 0, 0, 0);
+	hmb_stage_recs(rec, HMB_MPI_RECORDS);
 }
 
 HMB_NOINST void hmb_enter(uint32_t region)
@@ -70,12 +162,80 @@ HMB_NOINST void hmb_leave(uint32_t region)
 
 HMB_NOINST void hmb_send(int peer, uint32_t tag, uint64_t bytes)
 {
-	hmb_message_event((uint64_t)HMB_KIND_SEND << HMB_KIND_SHIFT | tag, 0, peer, tag, bytes);
+	hmb_message_event((uint64_t)HMB_KIND_SEND << HMB_KIND_SHIFT | tag, 0, peer, tag, bytes, 0);
 }
 
 HMB_NOINST void hmb_recv(int peer, uint32_t tag, uint64_t bytes)
 {
-	hmb_message_event((uint64_t)HMB_KIND_RECV << HMB_KIND_SHIFT | tag, 1, peer, tag, bytes);
+	hmb_message_event((uint64_t)HMB_KIND_RECV << HMB_KIND_SHIFT | tag, 1, peer, tag, bytes, 0);
+}
+
+HMB_NOINST void hmb_send_comm(int peer, uint32_t tag, uint64_t bytes, uint32_t comm)
+{
+	hmb_message_event((uint64_t)HMB_KIND_SEND << HMB_KIND_SHIFT | tag, 0, peer, tag, bytes, comm);
+}
+
+HMB_NOINST void hmb_recv_comm(int peer, uint32_t tag, uint64_t bytes, uint32_t comm)
+{
+	hmb_message_event((uint64_t)HMB_KIND_RECV << HMB_KIND_SHIFT | tag, 1, peer, tag, bytes, comm);
+}
+
+/* hmb_mpi_probe records MPI record r on whichever path it can take. */
+HMB_NOINST static void hmb_mpi_probe(const struct hmb_mpi *r)
+{
+	hmb_record rec[HMB_MPI_RECORDS];
+	hmb_mpi_record(rec, r->kind, r->kind == HMB_ENC_COLL_COMPLETE ? r->root : (int64_t)r->peer, r->tag, r->comm, r->bytes,
+		       r->request, r->received, r->region);
+	hmb_mpi_event(r, rec);
+}
+
+HMB_NOINST void hmb_isend(int peer, uint32_t tag, uint64_t bytes, uint32_t comm, uint64_t request)
+{
+	struct hmb_mpi r = {.kind = HMB_ENC_ISEND, .peer = (uint64_t)(int64_t)peer, .tag = tag, .comm = comm,
+			    .bytes = bytes, .request = request};
+	hmb_mpi_probe(&r);
+}
+
+HMB_NOINST void hmb_irecv(int peer, uint32_t tag, uint64_t bytes, uint32_t comm, uint64_t request)
+{
+	struct hmb_mpi r = {.kind = HMB_ENC_IRECV, .peer = (uint64_t)(int64_t)peer, .tag = tag, .comm = comm,
+			    .bytes = bytes, .request = request};
+	hmb_mpi_probe(&r);
+}
+
+/* hmb_request_event records a record that holds only a request. */
+HMB_NOINST static void hmb_request_event(unsigned kind, uint64_t request)
+{
+	struct hmb_mpi r = {.kind = kind, .request = request};
+	hmb_mpi_probe(&r);
+}
+
+HMB_NOINST void hmb_isend_complete(uint64_t request)
+{
+	hmb_request_event(HMB_ENC_ISEND_COMPLETE, request);
+}
+
+HMB_NOINST void hmb_irecv_request(uint64_t request)
+{
+	hmb_request_event(HMB_ENC_IRECV_REQUEST, request);
+}
+
+HMB_NOINST void hmb_request_cancelled(uint64_t request)
+{
+	hmb_request_event(HMB_ENC_REQUEST_CANCELLED, request);
+}
+
+HMB_NOINST void hmb_collective_request(uint64_t request)
+{
+	hmb_request_event(HMB_ENC_COLL_REQUEST, request);
+}
+
+HMB_NOINST void hmb_collective_complete(uint32_t region, int root, uint64_t sent, uint64_t received, uint32_t comm,
+					uint64_t request)
+{
+	struct hmb_mpi r = {.kind = HMB_ENC_COLL_COMPLETE, .root = root, .comm = comm, .region = region, .bytes = sent,
+			    .request = request, .received = received};
+	hmb_mpi_probe(&r);
 }
 
 /*
@@ -85,22 +245,54 @@ HMB_NOINST void hmb_recv(int peer, uint32_t tag, uint64_t bytes)
  */
 HMB_NOINST void hmb_enter_collective(uint32_t region, int root, uint64_t bytes)
 {
+	hmb_enter_collective_comm(region, root, bytes, 0, 0);
+}
+
+/*
+ * Without received bytes or a communicator, a collective that cannot take
+ * the direct path is staged in the two records of HMB_KIND_COLL; with
+ * them, as an MPI record.
+ */
+HMB_NOINST void hmb_enter_collective_comm(uint32_t region, int root, uint64_t sent, uint64_t received, uint32_t comm)
+{
 	struct hmb_thread *th = hmb_self;
 	uint64_t word = (uint64_t)HMB_KIND_COLL << HMB_KIND_SHIFT | region;
+	int plain = received == 0 && comm == 0;
+	hmb_record rec[HMB_MPI_RECORDS];
 	if (th != NULL && th->loc != NULL) {
 		uint64_t t = 0;
-		int rc = hmb_direct_collective(th, region, root, bytes, &t);
+		int rc = hmb_direct_collective(th, region, root, sent, received, comm, &t);
 		if (rc == HMB_DIRECT_DONE) {
 			return;
 		}
-		if (rc == HMB_DIRECT_STAGE) {
-			hmb_stage_collective(word, (uint64_t)(int64_t)root, bytes);
-		} else {
-			hmb_declined(rc, t, word, (uint64_t)(int64_t)root, bytes, 2);
+		if (plain) {
+			if (rc == HMB_DIRECT_STAGE) {
+				hmb_stage_collective(word, (uint64_t)(int64_t)root, sent);
+			} else {
+				hmb_declined(rc, t, word, (uint64_t)(int64_t)root, sent, 2);
+			}
+			return;
+		}
+		hmb_mpi_record(rec, HMB_ENC_COLLECTIVE, root, 0, comm, sent, 0, received, region);
+		switch (rc) {
+		case HMB_DIRECT_STAGE:
+			hmb_stage_collective_n(rec, HMB_MPI_RECORDS);
+			break;
+		case HMB_DIRECT_FLUSH:
+			rec[0].time = t;
+			hmb_slow_n(rec, HMB_MPI_RECORDS);
+			break;
+		default:
+			hmb_count_dropped(1);
 		}
 		return;
 	}
-	hmb_stage2(word, (uint64_t)(int64_t)root, bytes);
+	if (plain) {
+		hmb_stage2(word, (uint64_t)(int64_t)root, sent);
+		return;
+	}
+	hmb_mpi_record(rec, HMB_ENC_COLLECTIVE, root, 0, comm, sent, 0, received, region);
+	hmb_stage_recs(rec, HMB_MPI_RECORDS);
 }
 
 /*

@@ -102,7 +102,10 @@ HMB_NOINST static void hmb_drop(uint64_t n)
 	}
 }
 
-/* hmb_events counts the probes among staged records: a message or collective takes two (cshim.Probes). */
+/*
+ * hmb_events counts the probes among staged records: a message or collective takes two, an MPI
+ * record HMB_MPI_RECORDS (cshim.Probes).
+ */
 HMB_NOINST static uint64_t hmb_events(const hmb_record *from, const hmb_record *to)
 {
 	uint64_t n = 0;
@@ -110,6 +113,8 @@ HMB_NOINST static uint64_t hmb_events(const hmb_record *from, const hmb_record *
 		unsigned kind = (unsigned)(p->word >> HMB_KIND_SHIFT);
 		if (kind == HMB_KIND_SEND || kind == HMB_KIND_RECV || kind == HMB_KIND_COLL) {
 			p++;
+		} else if (kind == HMB_KIND_MPI) {
+			p += HMB_MPI_RECORDS - 1;
 		}
 	}
 	return n;
@@ -506,9 +511,8 @@ HMB_NOINST static void hmb_slow_locked(struct hmb_thread *th, const hmb_record *
 				hmb_replay(th, th->buf, c);
 				c = th->buf;
 			}
-			c[0] = rec[0];
-			if (n == 2) {
-				c[1] = rec[1];
+			for (int i = 0; i < n; i++) {
+				c[i] = rec[i];
 			}
 			hmb_replay(th, th->buf, c + n);
 			atomic_store_explicit(&th->cur, th->buf, memory_order_relaxed);
@@ -534,9 +538,8 @@ HMB_NOINST static void hmb_slow_locked(struct hmb_thread *th, const hmb_record *
 		return;
 	}
 	c = atomic_load_explicit(&th->cur, memory_order_relaxed);
-	c[0] = rec[0];
-	if (n == 2) {
-		c[1] = rec[1];
+	for (int i = 0; i < n; i++) {
+		c[i] = rec[i];
 	}
 	atomic_store_explicit(&th->cur, c + n, memory_order_release);
 }
@@ -547,6 +550,12 @@ void hmb_slow(uint64_t word, uint64_t ext_time, uint64_t ext_word, int n)
 }
 
 void hmb_slow_at(uint64_t t, uint64_t word, uint64_t ext_time, uint64_t ext_word, int n)
+{
+	hmb_record rec[2] = {{t, word}, {ext_time, ext_word}};
+	hmb_slow_n(rec, n);
+}
+
+void hmb_slow_n(hmb_record *rec, int n)
 {
 	struct hmb_thread *th = hmb_self;
 	if (atomic_load_explicit(&hmb_state, memory_order_acquire) == ST_UNINIT) {
@@ -566,7 +575,9 @@ void hmb_slow_at(uint64_t t, uint64_t word, uint64_t ext_time, uint64_t ext_word
 		hmb_drop(1); /* a signal handler probed while this thread was in a probe */
 		return;
 	}
-	hmb_record rec[2] = {{t != 0 ? t : hmb_now(), word}, {ext_time, ext_word}};
+	if (rec[0].time == 0) {
+		rec[0].time = hmb_now();
+	}
 	pthread_mutex_lock(&th->lock);
 	hmb_slow_locked(th, rec, n);
 	pthread_mutex_unlock(&th->lock);
@@ -639,6 +650,34 @@ HMB_NOINST uint32_t hmb_region_paradigm(const char *name, int paradigm)
 		return 0;
 	}
 	return hmb_region_n(name, name != NULL ? strlen(name) : 0, NULL, 0, paradigm);
+}
+
+HMB_NOINST uint32_t hmb_comm_define(const char *name, uint32_t parent, const int32_t *members, int nmembers,
+				    const int32_t *remote, int nremote)
+{
+	if (nmembers < 0 || nremote < 0 || (nmembers > 0 && members == NULL) || (nremote > 0 && remote == NULL)) {
+		hmb_set_error("hmbtrace: hmb_comm_define: a group's count is negative, or its array NULL");
+		return 0;
+	}
+	int st = atomic_load(&hmb_state);
+	if (st == ST_UNINIT) {
+		if (hmb_init() != 0) {
+			return 0;
+		}
+		st = atomic_load(&hmb_state);
+	}
+	if (st != ST_RUNNING && st != ST_CLOSING) {
+		return 0;
+	}
+	const char *n = name != NULL ? name : "";
+	char *err = NULL;
+	uint32_t id = hmbgo_comm_define((char *)n, strlen(n), parent, (int32_t *)members, (size_t)nmembers,
+					(int32_t *)remote, (size_t)nremote, &err);
+	if (err != NULL) {
+		hmb_set_error(err);
+		free(err);
+	}
+	return id;
 }
 
 HMB_NOINST void hmb_thread_name(const char *name)
@@ -829,21 +868,28 @@ static void hmb_atexit_report(void)
 
 void hmb_stage_collective(uint64_t word, uint64_t ext_time, uint64_t ext_word)
 {
+	hmb_record rec[2] = {{0, word}, {ext_time, ext_word}};
+	hmb_stage_collective_n(rec, 2);
+}
+
+void hmb_stage_collective_n(hmb_record *rec, int n)
+{
 	struct hmb_thread *th = hmb_self;
 	if (th->in_direct || atomic_exchange(&th->in_slow, 1)) {
 		hmb_drop(1); /* a signal handler's, inside a probe of its thread */
 		return;
 	}
-	hmb_record rec[2] = {{hmb_now(), word}, {ext_time, ext_word}};
+	rec[0].time = hmb_now();
 	pthread_mutex_lock(&th->lock);
 	hmb_record *c = atomic_load_explicit(&th->cur, memory_order_relaxed);
-	if (th->loc != NULL && !th->closed && c + 2 <= atomic_load_explicit(&th->end, memory_order_relaxed)) {
-		c[0] = rec[0];
-		c[1] = rec[1];
+	if (th->loc != NULL && !th->closed && c + n <= atomic_load_explicit(&th->end, memory_order_relaxed)) {
+		for (int i = 0; i < n; i++) {
+			c[i] = rec[i];
+		}
 		th->flush_next = 1;
-		atomic_store_explicit(&th->cur, c + 2, memory_order_release);
+		atomic_store_explicit(&th->cur, c + n, memory_order_release);
 	} else {
-		hmb_slow_locked(th, rec, 2);
+		hmb_slow_locked(th, rec, n);
 	}
 	pthread_mutex_unlock(&th->lock);
 	th->in_slow = 0;

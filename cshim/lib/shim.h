@@ -4,7 +4,8 @@
  *
  * An enter, leave, message or collective takes the direct path of direct.h
  * where it can. Else a probe appends one record (two for a message or a
- * collective) to its thread's staging array and publishes the new end with
+ * collective, HMB_MPI_RECORDS for one with a communicator or a request) to
+ * its thread's staging array and publishes the new end with
  * a release store; nothing else. The slow path (array full, first probe of
  * a thread, thread exit, finalize, and at once for a thread on the direct
  * path) replays the staged records into the thread's Go location.
@@ -25,8 +26,12 @@
  * hmb_record is one staged probe. word holds the kind in its top 4 bits and
  * the region id or function address below; a message's second record holds
  * the peer in time and the byte count in word, a collective's the root and
- * the byte count. The layout and the kinds are mirrored by cshim.Record in
- * Go.
+ * the byte count. An MPI record (HMB_KIND_MPI: a message or collective with
+ * a communicator, a request's record) holds its encode.Kind in word and
+ * takes HMB_MPI_RECORDS records: peer or root in [1].time, tag and comm<<32
+ * in [1].word, bytes in [2].time, request in [2].word, received bytes in
+ * [3].time, region in [3].word. The layout and the kinds are mirrored by
+ * cshim.Record in Go.
  */
 typedef struct hmb_record {
 	uint64_t time;
@@ -42,7 +47,24 @@ enum {
 	HMB_KIND_SEND = 5,
 	HMB_KIND_RECV = 6,
 	HMB_KIND_COLL = 7,
+	HMB_KIND_MPI = 8,
+	HMB_MPI_RECORDS = 4,
 };
+/* The encode.Kind values of the MPI records (encode/record.go), in an MPI record's word;
+ * exports.go checks them against Go's at compile time. */
+enum {
+	HMB_ENC_SEND = 3,
+	HMB_ENC_RECV = 4,
+	HMB_ENC_COLLECTIVE = 6,
+	HMB_ENC_ISEND = 7,
+	HMB_ENC_ISEND_COMPLETE = 8,
+	HMB_ENC_IRECV_REQUEST = 9,
+	HMB_ENC_IRECV = 10,
+	HMB_ENC_REQUEST_CANCELLED = 11,
+	HMB_ENC_COLL_REQUEST = 12,
+	HMB_ENC_COLL_COMPLETE = 13,
+};
+
 #define HMB_PAYLOAD_MASK ((UINT64_C(1) << HMB_KIND_SHIFT) - 1)
 
 /* No Go location yet (hmbgo_thread failed, or was not called). */
@@ -103,6 +125,13 @@ void hmb_slow(uint64_t word, uint64_t ext_time, uint64_t ext_word, int n) HMB_NO
  * handlers like the slow path.
  */
 void hmb_stage_collective(uint64_t word, uint64_t ext_time, uint64_t ext_word) HMB_NOINST HMB_HIDDEN;
+/* hmb_stage_collective for a probe of n records (rec[0].time is set here). */
+void hmb_stage_collective_n(hmb_record *rec, int n) HMB_NOINST HMB_HIDDEN;
+/*
+ * hmb_slow_n is hmb_slow_at for a probe of n records, at most
+ * HMB_MPI_RECORDS: rec[0].time is the probe's time (0: read it).
+ */
+void hmb_slow_n(hmb_record *rec, int n) HMB_NOINST HMB_HIDDEN;
 /* hmb_slow for a probe that read the clock already (t; 0: read it). */
 void hmb_slow_at(uint64_t t, uint64_t word, uint64_t ext_time, uint64_t ext_word, int n) HMB_NOINST HMB_HIDDEN;
 uint32_t hmb_region_n(const char *name, size_t nlen, const char *file, int line, int paradigm) HMB_NOINST HMB_HIDDEN;

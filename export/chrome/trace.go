@@ -185,7 +185,7 @@ func (x *exporter) location(i int, l *tracefile.Location, tid int) error {
 			x.start('E', x.open[len(x.open)-1], ts, pid, tid)
 			x.end()
 			x.open = x.open[:len(x.open)-1]
-		case encode.KindSend, encode.KindRecv:
+		case encode.KindSend, encode.KindRecv, encode.KindIsend, encode.KindIrecv:
 			if err := x.message(i, &e, ts, pid, tid); err != nil {
 				return err
 			}
@@ -232,9 +232,16 @@ func (x *exporter) message(i int, e *tracefile.Event, ts uint64, pid, tid int) e
 		return err
 	}
 	peer := x.firstLoc[end.File] + end.Loc
+	// A non-blocking send is shown where it starts, a non-blocking
+	// receive where it completes: there its peer, tag and size are known.
 	name, ph := "send", byte('s')
-	if e.Kind == encode.KindRecv {
+	switch e.Kind {
+	case encode.KindRecv:
 		name, ph = "recv", 'f'
+	case encode.KindIsend:
+		name = "isend"
+	case encode.KindIrecv:
+		name, ph = "irecv", 'f'
 	}
 	x.start('i', name, ts, pid, tid)
 	x.buf = append(x.buf, `,"cat":"message","s":"t","args":{"peer":`...)

@@ -148,6 +148,10 @@ func expected(t *testing.T, files []*tracefile.File) map[int][]string {
 					evs = append(evs, fmt.Sprintf("i %d send tag %d bytes %d", ts, e.Tag, e.Bytes))
 				case encode.KindRecv:
 					evs = append(evs, fmt.Sprintf("i %d recv tag %d bytes %d", ts, e.Tag, e.Bytes))
+				case encode.KindIsend:
+					evs = append(evs, fmt.Sprintf("i %d isend tag %d bytes %d", ts, e.Tag, e.Bytes))
+				case encode.KindIrecv:
+					evs = append(evs, fmt.Sprintf("i %d irecv tag %d bytes %d", ts, e.Tag, e.Bytes))
 				case encode.KindMetric:
 					evs = append(evs, fmt.Sprintf("C %d %v", ts, e.Values))
 				}
@@ -350,6 +354,31 @@ func TestFilesCountersOpen(t *testing.T) {
 	}
 	if counters != 5 {
 		t.Errorf("%d counter events, want 5", counters)
+	}
+}
+
+// TestNonBlocking: non-blocking sends and receives are instant events and
+// flows like blocking ones, at the send's start and the receive's
+// completion.
+func TestNonBlocking(t *testing.T) {
+	dir := t.TempDir()
+	start := time.Unix(1700000000, 0)
+	var files []*tracefile.File
+	for r := 0; r < 2; r++ {
+		b := tracetest.NewBuilder("nb", "node", r, start, "main")
+		l := b.Location("main")
+		l.Enter(100, 1)
+		l.Request(110, encode.KindIrecvRequest, 1)
+		l.Isend(120, int32(1-r), 5, 64, 0, 2)
+		l.Request(130, encode.KindIsendComplete, 2)
+		l.Irecv(140, int32(1-r), 5, 64, 0, 1)
+		l.Leave(200)
+		files = append(files, b.Write(t, dir))
+	}
+	d := exportJSON(t, files)
+	compare(t, expected(t, files), tracks(t, d), nil)
+	if pairs := flows(t, d); fmt.Sprint(pairs) != "map[[1 2]:1 [2 1]:1]" {
+		t.Errorf("flows %v, want one each way between threads 1 and 2", pairs)
 	}
 }
 

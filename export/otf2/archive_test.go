@@ -313,3 +313,40 @@ func TestConcurrentWriters(t *testing.T) {
 		}
 	}
 }
+
+// TestCommDefinitionErrors checks that communicators refuse groups that
+// cannot describe ranks and that MPI_COMM_SELF's group is defined once.
+func TestCommDefinitionErrors(t *testing.T) {
+	a, err := Create(filepath.Join(t.TempDir(), "a"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Abort()
+	regions, err := a.Group(GroupDef{Type: GroupTypeRegions})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.InterComm("x", regions, regions, NoComm); err == nil || !strings.Contains(err.Error(), "want GroupTypeCommGroup") {
+		t.Errorf("InterComm on a region group: %v", err)
+	}
+	if _, err := a.InterComm("x", 7, 7, NoComm); err == nil || !strings.Contains(err.Error(), "not defined") {
+		t.Errorf("InterComm on an undefined group: %v", err)
+	}
+	self, err := a.MPICommSelf("MPI_COMM_SELF")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.MPICommSelf("MPI_COMM_SELF"); err == nil {
+		t.Error("a second MPICommSelf succeeded")
+	}
+	g, err := a.Group(GroupDef{Type: GroupTypeCommSelf, Paradigm: ParadigmOpenMP})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.InterComm("x", g, g, self+5); err == nil || !strings.Contains(err.Error(), "parent communicator") {
+		t.Errorf("InterComm with an undefined common communicator: %v", err)
+	}
+	if c, err := a.InterComm("x", g, g, self); err != nil || c != self+1 {
+		t.Errorf("InterComm = %d, %v; want %d (after MPI_COMM_SELF), nil", c, err, self+1)
+	}
+}

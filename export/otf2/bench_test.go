@@ -14,6 +14,7 @@ type benchArchive struct {
 	w     *EventWriter
 	r     RegionRef
 	m     MetricRef
+	c     CommRef
 	bytes int64 // event file bytes of the replaced archives
 }
 
@@ -34,7 +35,11 @@ func newBenchArchive(b *testing.B, dir string) *benchArchive {
 	if err != nil {
 		b.Fatal(err)
 	}
-	return &benchArchive{a: a, w: w, r: r, m: m}
+	c, err := a.MPICommWorld("MPI_COMM_WORLD", []LocationRef{w.Ref()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return &benchArchive{a: a, w: w, r: r, m: m, c: c}
 }
 
 // finish closes the writer, counts its file and removes the archive.
@@ -60,6 +65,29 @@ func BenchmarkEventWriterEnterLeave(b *testing.B) {
 			return w.Enter(ts, ba.r)
 		}
 		return w.Leave(ts, ba.r)
+	})
+}
+
+// BenchmarkEventWriterMPI writes what a non-blocking exchange and a
+// collective leave per process: MpiIrecvRequest, MpiIsend,
+// MpiIsendComplete, MpiIrecv, MpiCollectiveBegin and MpiCollectiveEnd, each
+// at a new time.
+func BenchmarkEventWriterMPI(b *testing.B) {
+	benchEvents(b, 1, func(w *EventWriter, ts uint64, ba *benchArchive) error {
+		req := ts / 6
+		switch ts % 6 {
+		case 0:
+			return w.MpiIrecvRequest(ts, req)
+		case 1:
+			return w.MpiIsend(ts, 0, ba.c, 7, 4096, req)
+		case 2:
+			return w.MpiIsendComplete(ts, req)
+		case 3:
+			return w.MpiIrecv(ts, 0, ba.c, 7, 4096, req)
+		case 4:
+			return w.MpiCollectiveBegin(ts)
+		}
+		return w.MpiCollectiveEnd(ts, CollAllreduce, ba.c, NoRoot, 8, 8)
 	})
 }
 

@@ -158,6 +158,11 @@ func (d *eventDecoder) event(id byte) (decodedEvent, error) {
 		r, err := d.cu32()
 		e.ref = r
 		return e, err
+	case eventMpiIsendComplete, eventMpiIrecvRequest, eventMpiRequestTest, eventMpiRequestCancelled:
+		e.kind = requestEventNames[id]
+		r, err := d.cu64()
+		e.values = []uint64{r}
+		return e, err
 	}
 	n, err := d.byte()
 	if err != nil {
@@ -187,6 +192,28 @@ func (d *eventDecoder) event(id byte) (decodedEvent, error) {
 			}
 		}
 		e.ref, e.values = f[1], []uint64{f[0], f[2], f[3]}
+	case eventMpiIsend, eventMpiIrecv:
+		e.kind = map[byte]string{eventMpiIsend: "MPI_ISEND", eventMpiIrecv: "MPI_IRECV"}[id]
+		if e.values, err = d.fields("cccCC"); err != nil {
+			return e, err
+		}
+	case eventMpiCollectiveBegin:
+		e.kind = "MPI_COLLECTIVE_BEGIN"
+	case eventMpiCollectiveEnd:
+		e.kind = "MPI_COLLECTIVE_END"
+		if e.values, err = d.fields("bccCC"); err != nil {
+			return e, err
+		}
+	case eventNonBlockingCollectiveRequest:
+		e.kind = "NON_BLOCKING_COLLECTIVE_REQUEST"
+		if e.values, err = d.fields("C"); err != nil {
+			return e, err
+		}
+	case eventNonBlockingCollectiveComplete:
+		e.kind = "NON_BLOCKING_COLLECTIVE_COMPLETE"
+		if e.values, err = d.fields("bccCCC"); err != nil {
+			return e, err
+		}
 	case eventMetric:
 		e.kind = "METRIC"
 		if e.ref, err = d.cu32(); err != nil {
@@ -213,4 +240,34 @@ func (d *eventDecoder) event(id byte) (decodedEvent, error) {
 		return e, fmt.Errorf("%s record: length %d, fields take %d", e.kind, length, int(length)+d.p-end)
 	}
 	return e, nil
+}
+
+var requestEventNames = map[byte]string{
+	eventMpiIsendComplete:    "MPI_ISEND_COMPLETE",
+	eventMpiIrecvRequest:     "MPI_IRECV_REQUEST",
+	eventMpiRequestTest:      "MPI_REQUEST_TEST",
+	eventMpiRequestCancelled: "MPI_REQUEST_CANCELLED",
+}
+
+// fields reads fields by a layout: b a byte, c a compressed uint32, C a
+// compressed uint64.
+func (d *eventDecoder) fields(layout string) ([]uint64, error) {
+	vs := make([]uint64, len(layout))
+	for i, c := range layout {
+		var err error
+		switch c {
+		case 'b':
+			var v byte
+			v, err = d.byte()
+			vs[i] = uint64(v)
+		case 'c':
+			vs[i], err = d.cu32()
+		case 'C':
+			vs[i], err = d.cu64()
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return vs, nil
 }

@@ -42,6 +42,7 @@ const (
 	defMetricMember    = 19
 	defMetricClass     = 20
 	defComm            = 22
+	defInterComm       = 43
 
 	localDefClockOffset = 6
 )
@@ -128,11 +129,15 @@ type groupDef struct {
 	members  []uint64
 }
 
+// commDef is a Comm or, with inter set, an InterComm: both kinds share one
+// reference space, so they are kept in one list and written in its order.
 type commDef struct {
 	name   stringRef
-	group  GroupRef
-	parent CommRef
-	size   int // members of its group: the valid ranks
+	group  GroupRef // an InterComm's group A
+	parent CommRef  // an InterComm's common communicator
+	flags  CommFlags
+	inter  bool
+	groupB GroupRef
 }
 
 // MetricMemberDef describes one metric, for instance a hardware counter.
@@ -331,21 +336,82 @@ func (a *Archive) Comm(name string, group GroupRef, parent CommRef) (CommRef, er
 }
 
 func (a *Archive) comm(name string, group GroupRef, parent CommRef) (CommRef, error) {
+	if err := a.checkCommGroup(name, group); err != nil {
+		return 0, err
+	}
+	return a.addComm(name, commDef{group: group, parent: parent})
+}
+
+// checkCommGroup checks that group may describe the ranks of a
+// communicator.
+func (a *Archive) checkCommGroup(name string, group GroupRef) error {
 	if int(group) >= len(a.groups) {
-		return 0, fmt.Errorf("otf2: communicator %q: group %d is not defined (%d groups so far)", name, group, len(a.groups))
+		return fmt.Errorf("otf2: communicator %q: group %d is not defined (%d groups so far)", name, group, len(a.groups))
 	}
 	if t := a.groups[group].typ; t != GroupTypeCommGroup && t != GroupTypeCommSelf {
-		return 0, fmt.Errorf("otf2: communicator %q: group %d has type %d, want GroupTypeCommGroup or GroupTypeCommSelf", name, group, t)
+		return fmt.Errorf("otf2: communicator %q: group %d has type %d, want GroupTypeCommGroup or GroupTypeCommSelf", name, group, t)
 	}
-	if parent != NoComm && int(parent) >= len(a.comms) {
-		return 0, fmt.Errorf("otf2: communicator %q: parent communicator %d is not defined (%d so far)", name, parent, len(a.comms))
+	return nil
+}
+
+func (a *Archive) addComm(name string, c commDef) (CommRef, error) {
+	if c.parent != NoComm && int(c.parent) >= len(a.comms) {
+		return 0, fmt.Errorf("otf2: communicator %q: parent communicator %d is not defined (%d so far)", name, c.parent, len(a.comms))
 	}
 	if err := a.checkStrings("communicator name", name); err != nil {
 		return 0, err
 	}
-	a.comms = append(a.comms, commDef{name: a.intern(name), group: group, parent: parent, size: len(a.groups[group].members)})
+	if len(a.comms) == undefined {
+		return 0, fmt.Errorf("otf2: communicator %q: too many communicators", name)
+	}
+	c.name = a.intern(name)
+	a.comms = append(a.comms, c)
 	a.commCount.Store(uint32(len(a.comms)))
 	return CommRef(len(a.comms) - 1), nil
+}
+
+// InterComm defines an inter-communicator between the process groups a and
+// b (each of type GroupTypeCommGroup or GroupTypeCommSelf), made through the
+// communicator common (NoComm if none). It shares the references of Comm:
+// events name it as any communicator. A peer's rank in its events is its
+// rank in the other group, as MPI numbers it.
+func (a *Archive) InterComm(name string, groupA, groupB GroupRef, common CommRef) (CommRef, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if err := a.usable(); err != nil {
+		return 0, err
+	}
+	if err := a.checkCommGroup(name, groupA); err != nil {
+		return 0, err
+	}
+	if err := a.checkCommGroup(name, groupB); err != nil {
+		return 0, err
+	}
+	return a.addComm(name, commDef{group: groupA, groupB: groupB, parent: common, inter: true})
+}
+
+// MPICommSelf defines the communicator name (usually "MPI_COMM_SELF") that
+// every location has with itself, as MPI measurement systems do: a group of
+// type GroupTypeCommSelf without members, which readers take as each
+// location alone. OTF2 allows one such group per paradigm, so it may be
+// called once per archive.
+func (a *Archive) MPICommSelf(name string) (CommRef, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if err := a.usable(); err != nil {
+		return 0, err
+	}
+	before := len(a.groups)
+	g, err := a.group(GroupDef{Type: GroupTypeCommSelf, Paradigm: ParadigmMPI})
+	if err != nil {
+		return 0, err
+	}
+	c, err := a.comm(name, g, NoComm)
+	if err != nil {
+		a.groups = a.groups[:before]
+		return 0, err
+	}
+	return c, nil
 }
 
 // MPICommWorld defines the communicator name (usually "MPI_COMM_WORLD") over

@@ -141,9 +141,14 @@ func (a *Archive) writeGlobalDefinitions(f *defFile) error {
 		p = appendCU32(p, uint32(i))
 		p = appendCU32(p, uint32(c.name))
 		p = appendCU32(p, uint32(c.group))
+		id := byte(defComm)
+		if c.inter {
+			p = appendCU32(p, uint32(c.groupB))
+			id = defInterComm
+		}
 		p = appendCU32(p, uint32(c.parent))
-		p = appendCU32(p, 0) // flags: NONE
-		if err := put(defComm); err != nil {
+		p = appendCU32(p, uint32(c.flags))
+		if err := put(id); err != nil {
 			return err
 		}
 	}

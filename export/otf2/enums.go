@@ -200,3 +200,44 @@ const (
 	locationTypeCPUThread    = 1
 	locationGroupTypeProcess = 1
 )
+
+// CollectiveOp is OTF2_CollectiveOp: the operation of a collective event.
+type CollectiveOp uint8
+
+// Collective operations (OTF2_COLLECTIVE_OP_*).
+const (
+	CollBarrier CollectiveOp = iota
+	CollBcast
+	CollGather
+	CollGatherv
+	CollScatter
+	CollScatterv
+	CollAllgather
+	CollAllgatherv
+	CollAlltoall
+	CollAlltoallv
+	CollAlltoallw
+	CollAllreduce
+	CollReduce
+	CollReduceScatter
+	CollScan
+	CollExscan
+	CollReduceScatterBlock
+	CollCreateHandle
+	CollDestroyHandle
+	CollAllocate
+	CollDeallocate
+	CollCreateHandleAndAllocate
+	CollDestroyHandleAndDeallocate
+)
+
+// CommFlags is OTF2_CommFlag, a bit set (OTF2 3.0).
+type CommFlags uint32
+
+// CommFlagCreateDestroyEvents marks a communicator whose creation and
+// destruction the locations record with CommCreate and CommDestroy events.
+const CommFlagCreateDestroyEvents CommFlags = 1 << 0
+
+// NoRoot is the root of a collective operation that has none
+// (OTF2_UNDEFINED_UINT32).
+const NoRoot uint32 = undefined

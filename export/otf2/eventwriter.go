@@ -9,20 +9,33 @@ import (
 
 // Event record ids (OTF2_EVENT_*).
 const (
-	eventEnter   = 12
-	eventLeave   = 13
-	eventMpiSend = 14
-	eventMpiRecv = 18
-	eventMetric  = 31
+	eventEnter                         = 12
+	eventLeave                         = 13
+	eventMpiSend                       = 14
+	eventMpiIsend                      = 15
+	eventMpiIsendComplete              = 16
+	eventMpiIrecvRequest               = 17
+	eventMpiRecv                       = 18
+	eventMpiIrecv                      = 19
+	eventMpiRequestTest                = 20
+	eventMpiRequestCancelled           = 21
+	eventMpiCollectiveBegin            = 22
+	eventMpiCollectiveEnd              = 23
+	eventMetric                        = 31
+	eventNonBlockingCollectiveRequest  = 85
+	eventNonBlockingCollectiveComplete = 86
 )
 
 // Upper bounds of event records, as libotf2 reserves them. Enter and Leave
 // are "singletons": id and one compressed field, no length byte.
 const (
 	singletonBound   = 1 + maxCU32
-	mpiP2PEstimate   = 3*maxCU32 + maxCU64 // peer, comm, tag, length
-	metricEstimateN0 = maxCU32 + 1         // metric ref, value count
-	metricValueBound = 1 + maxCU64         // type byte, value
+	requestBound     = 1 + maxCU64               // a singleton with a request id
+	mpiP2PEstimate   = 3*maxCU32 + maxCU64       // peer, comm, tag, length
+	mpiIP2PEstimate  = mpiP2PEstimate + maxCU64  // and the request id
+	collEndEstimate  = 1 + 2*maxCU32 + 2*maxCU64 // op, comm, root, sent, received
+	metricEstimateN0 = maxCU32 + 1               // metric ref, value count
+	metricValueBound = 1 + maxCU64               // type byte, value
 )
 
 // MetricValue is one value of a Metric event as OTF2 stores it: the 64-bit
@@ -100,22 +113,84 @@ func (w *EventWriter) regionEvent(ts uint64, id byte, r RegionRef) error {
 
 // MpiSend records a blocking send to rank receiver of comm.
 func (w *EventWriter) MpiSend(ts uint64, receiver uint32, comm CommRef, tag uint32, length uint64) error {
-	return w.mpiP2P(ts, eventMpiSend, receiver, comm, tag, length)
+	return w.mpiP2P(ts, eventMpiSend, receiver, comm, tag, length, 0)
 }
 
 // MpiRecv records the completion of a receive from rank sender of comm.
 func (w *EventWriter) MpiRecv(ts uint64, sender uint32, comm CommRef, tag uint32, length uint64) error {
-	return w.mpiP2P(ts, eventMpiRecv, sender, comm, tag, length)
+	return w.mpiP2P(ts, eventMpiRecv, sender, comm, tag, length, 0)
 }
 
-func (w *EventWriter) mpiP2P(ts uint64, id byte, peer uint32, comm CommRef, tag uint32, length uint64) error {
+// MpiIsend records the start of a non-blocking send to rank receiver of
+// comm; MpiIsendComplete with the same request id, on the same location,
+// records where it completed.
+func (w *EventWriter) MpiIsend(ts uint64, receiver uint32, comm CommRef, tag uint32, length, request uint64) error {
+	return w.mpiP2P(ts, eventMpiIsend, receiver, comm, tag, length, request)
+}
+
+// MpiIrecv records the completion of the non-blocking receive request (from
+// rank sender of comm), started by MpiIrecvRequest.
+func (w *EventWriter) MpiIrecv(ts uint64, sender uint32, comm CommRef, tag uint32, length, request uint64) error {
+	return w.mpiP2P(ts, eventMpiIrecv, sender, comm, tag, length, request)
+}
+
+// MpiIsendComplete records that the send request completed.
+func (w *EventWriter) MpiIsendComplete(ts uint64, request uint64) error {
+	return w.requestEvent(ts, eventMpiIsendComplete, request)
+}
+
+// MpiIrecvRequest records the start of a non-blocking receive.
+func (w *EventWriter) MpiIrecvRequest(ts uint64, request uint64) error {
+	return w.requestEvent(ts, eventMpiIrecvRequest, request)
+}
+
+// MpiRequestTest records an unsuccessful test of a request.
+func (w *EventWriter) MpiRequestTest(ts uint64, request uint64) error {
+	return w.requestEvent(ts, eventMpiRequestTest, request)
+}
+
+// MpiRequestCancelled records that a request was cancelled.
+func (w *EventWriter) MpiRequestCancelled(ts uint64, request uint64) error {
+	return w.requestEvent(ts, eventMpiRequestCancelled, request)
+}
+
+// requestEvent writes a singleton: id and the request id, no length.
+func (w *EventWriter) requestEvent(ts uint64, id byte, request uint64) error {
+	if err := w.reserve(ts, requestBound); err != nil {
+		return err
+	}
+	b := w.file.buf
+	p := w.file.pos
+	b[p] = id
+	w.file.pos = putCU64(b, p+1, request)
+	w.events++
+	return nil
+}
+
+// checkComm refreshes the cached count of communicators when comm is beyond
+// it.
+func (w *EventWriter) checkComm(comm CommRef) error {
 	if uint32(comm) >= w.comms {
 		w.comms = w.a.commCount.Load()
 		if uint32(comm) >= w.comms {
 			return w.undefined("communicator", uint64(comm), w.comms)
 		}
 	}
-	if err := w.reserve(ts, recordBound(mpiP2PEstimate)); err != nil {
+	return nil
+}
+
+// mpiP2P writes a point-to-point event; the non-blocking ones (MpiIsend,
+// MpiIrecv) end with the request id.
+func (w *EventWriter) mpiP2P(ts uint64, id byte, peer uint32, comm CommRef, tag uint32, length, request uint64) error {
+	if err := w.checkComm(comm); err != nil {
+		return err
+	}
+	nonBlocking := id == eventMpiIsend || id == eventMpiIrecv
+	estimate := mpiP2PEstimate
+	if nonBlocking {
+		estimate = mpiIP2PEstimate
+	}
+	if err := w.reserve(ts, recordBound(estimate)); err != nil {
 		return err
 	}
 	b := w.file.buf
@@ -126,6 +201,87 @@ func (w *EventWriter) mpiP2P(ts uint64, id byte, peer uint32, comm CommRef, tag 
 	p = putCU32(b, p, uint32(comm))
 	p = putCU32(b, p, tag)
 	p = putCU64(b, p, length)
+	if nonBlocking {
+		p = putCU64(b, p, request)
+	}
+	b[start-1] = byte(p - start)
+	w.file.pos = p
+	w.events++
+	return nil
+}
+
+// MpiCollectiveBegin records the start of a collective operation, at the
+// enter of its region; MpiCollectiveEnd, before the leave, says which.
+func (w *EventWriter) MpiCollectiveBegin(ts uint64) error {
+	if err := w.reserve(ts, recordBound(0)); err != nil {
+		return err
+	}
+	b := w.file.buf
+	p := w.file.pos
+	b[p] = eventMpiCollectiveBegin
+	b[p+1] = 0
+	w.file.pos = p + 2
+	w.events++
+	return nil
+}
+
+// MpiCollectiveEnd records the end of collective operation op on comm:
+// root is the root's rank in comm (NoRoot if the operation has none), sent
+// and received the bytes this location contributed and got.
+func (w *EventWriter) MpiCollectiveEnd(ts uint64, op CollectiveOp, comm CommRef, root uint32, sent, received uint64) error {
+	return w.collectiveEnd(ts, eventMpiCollectiveEnd, op, comm, root, sent, received, 0)
+}
+
+// NonBlockingCollectiveRequest records the start of a non-blocking
+// collective operation (MPI_Iallreduce, ...), inside the region of the call
+// that started it (OTF2 3.0).
+func (w *EventWriter) NonBlockingCollectiveRequest(ts uint64, request uint64) error {
+	if err := w.reserve(ts, recordBound(maxCU64)); err != nil {
+		return err
+	}
+	b := w.file.buf
+	p := w.file.pos
+	b[p] = eventNonBlockingCollectiveRequest
+	start := p + 2
+	p = putCU64(b, start, request)
+	b[start-1] = byte(p - start)
+	w.file.pos = p
+	w.events++
+	return nil
+}
+
+// NonBlockingCollectiveComplete records where the non-blocking collective
+// request completed, and what it was, as MpiCollectiveEnd does.
+func (w *EventWriter) NonBlockingCollectiveComplete(ts uint64, op CollectiveOp, comm CommRef, root uint32, sent, received, request uint64) error {
+	return w.collectiveEnd(ts, eventNonBlockingCollectiveComplete, op, comm, root, sent, received, request)
+}
+
+func (w *EventWriter) collectiveEnd(ts uint64, id byte, op CollectiveOp, comm CommRef, root uint32, sent, received, request uint64) error {
+	if err := w.checkComm(comm); err != nil {
+		return err
+	}
+	if op > CollDestroyHandleAndDeallocate {
+		return fmt.Errorf("otf2: location %d %q: collective operation %d is not an OTF2 collective operation", w.ref, w.name, op)
+	}
+	estimate := collEndEstimate
+	if id == eventNonBlockingCollectiveComplete {
+		estimate += maxCU64
+	}
+	if err := w.reserve(ts, recordBound(estimate)); err != nil {
+		return err
+	}
+	b := w.file.buf
+	p := w.file.pos
+	b[p] = id
+	start := p + 2
+	b[start] = byte(op)
+	p = putCU32(b, start+1, uint32(comm))
+	p = putCU32(b, p, root)
+	p = putCU64(b, p, sent)
+	p = putCU64(b, p, received)
+	if id == eventNonBlockingCollectiveComplete {
+		p = putCU64(b, p, request)
+	}
 	b[start-1] = byte(p - start)
 	w.file.pos = p
 	w.events++

@@ -69,7 +69,7 @@ func (o *opsArchive) run(data []byte) {
 			t[l] += 1 << (dt - 250 + 30)
 		}
 		w := o.w[l]
-		switch (op >> 1) % 6 {
+		switch (op >> 1) % 11 {
 		case 0:
 			o.enter(w, t[l], RegionRef(uint16(arg)*3%300))
 		case 1:
@@ -86,6 +86,30 @@ func (o *opsArchive) run(data []byte) {
 				v[k] = MetricValue(uint64(arg+byte(k)) << (k * 2))
 			}
 			o.metric(w, t[l], o.c30, v...)
+		case 6:
+			peer, tag, n, req := uint32(arg)<<(arg%25), uint32(arg)*31, uint64(arg)<<(arg%57), ^uint64(0)-uint64(arg)<<(arg%60)
+			o.other(w, "MPI_ISEND", t[l], w.MpiIsend(t[l], peer, o.world, tag, n, req), []uint64{uint64(peer), uint64(o.world), uint64(tag), n, req})
+		case 7:
+			o.other(w, "MPI_IRECV", t[l], w.MpiIrecv(t[l], uint32(arg&1), o.world, 3, uint64(arg), uint64(arg)<<40), []uint64{uint64(arg & 1), uint64(o.world), 3, uint64(arg), uint64(arg) << 40})
+		case 8:
+			req := uint64(arg) << (arg % 64)
+			kinds := []string{"MPI_ISEND_COMPLETE", "MPI_IRECV_REQUEST", "MPI_REQUEST_TEST", "MPI_REQUEST_CANCELLED"}
+			calls := []func(uint64, uint64) error{w.MpiIsendComplete, w.MpiIrecvRequest, w.MpiRequestTest, w.MpiRequestCancelled}
+			o.other(w, kinds[arg%4], t[l], calls[arg%4](t[l], req), []uint64{req})
+		case 9:
+			o.other(w, "MPI_COLLECTIVE_BEGIN", t[l], w.MpiCollectiveBegin(t[l]), nil)
+			root := uint32(arg & 1)
+			if arg&2 != 0 {
+				root = NoRoot
+			}
+			op := CollectiveOp(arg % 23)
+			o.other(w, "MPI_COLLECTIVE_END", t[l], w.MpiCollectiveEnd(t[l], op, o.world, root, uint64(arg)<<(arg%64), ^uint64(arg)),
+				[]uint64{uint64(op), uint64(o.world), uint64(root), uint64(arg) << (arg % 64), ^uint64(arg)})
+		case 10:
+			req := uint64(arg) << (arg % 64)
+			o.other(w, "NON_BLOCKING_COLLECTIVE_REQUEST", t[l], w.NonBlockingCollectiveRequest(t[l], req), []uint64{req})
+			o.other(w, "NON_BLOCKING_COLLECTIVE_COMPLETE", t[l], w.NonBlockingCollectiveComplete(t[l], CollAllreduce, o.world, NoRoot, ^uint64(0), 0, req),
+				[]uint64{uint64(CollAllreduce), uint64(o.world), uint64(NoRoot), ^uint64(0), 0, req})
 		}
 		if op&0x80 != 0 && t[l] > 0 {
 			// A decreasing time must be refused and write nothing.
@@ -114,7 +138,7 @@ func (o *opsArchive) check() {
 			o.t.Fatalf("location %d: decoded %d events, wrote %d", i, len(got), len(want))
 		}
 		for k := range want {
-			w := decodedEvent(want[k])
+			w := decodedEvent{kind: want[k].kind, time: want[k].time, ref: want[k].ref, values: want[k].values}
 			if !reflect.DeepEqual(got[k], w) {
 				o.t.Fatalf("location %d event %d: decoded %+v, wrote %+v", i, k, got[k], w)
 			}

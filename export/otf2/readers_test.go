@@ -111,6 +111,32 @@ func matchPrinted(got otf2print.Event, want recordedEvent) error {
 		if gotVals != wantVals {
 			return fmt.Errorf("%s: peer comm tag length = %s, want %s", got.Name, gotVals, wantVals)
 		}
+	default:
+		return matchFields(got, want)
+	}
+	return nil
+}
+
+// matchFields compares the attributes otf2-print shows with those a
+// scenario wrote: a reference's number, a peer's or root's rank, and
+// UNDEFINED (otf2-print's NONE) for an undefined root.
+func matchFields(got otf2print.Event, want recordedEvent) error {
+	fs := got.Fields()
+	if len(fs) != len(want.fields) {
+		return fmt.Errorf("%s at %d: %d attributes %v, want %d %v", got.Name, got.Time, len(fs), fs, len(want.fields), want.fields)
+	}
+	for _, f := range fs {
+		v := f.Value
+		if _, ref, err := parseQuotedRef(v); err == nil && strings.HasPrefix(v, `"`) {
+			v = strconv.FormatUint(ref, 10)
+		} else if rank, _, ok := strings.Cut(v, " ("); ok {
+			v = rank
+		} else if v == "NONE" {
+			v = "UNDEFINED"
+		}
+		if w, ok := want.fields[f.Key]; !ok || w != v {
+			return fmt.Errorf("%s at %d: %s is %q, want %q", got.Name, got.Time, f.Key, v, w)
+		}
 	}
 	return nil
 }
@@ -183,7 +209,11 @@ type pythonResult struct {
 }
 
 // pythonKinds maps otf2-print event names to python3-otf2 event classes.
-var pythonKinds = map[string]string{"ENTER": "Enter", "LEAVE": "Leave", "METRIC": "Metric", "MPI_SEND": "MpiSend", "MPI_RECV": "MpiRecv"}
+var pythonKinds = map[string]string{"ENTER": "Enter", "LEAVE": "Leave", "METRIC": "Metric", "MPI_SEND": "MpiSend", "MPI_RECV": "MpiRecv",
+	"MPI_ISEND": "MpiIsend", "MPI_ISEND_COMPLETE": "MpiIsendComplete", "MPI_IRECV_REQUEST": "MpiIrecvRequest",
+	"MPI_IRECV": "MpiIrecv", "MPI_REQUEST_TEST": "MpiRequestTest", "MPI_REQUEST_CANCELLED": "MpiRequestCancelled",
+	"MPI_COLLECTIVE_BEGIN": "MpiCollectiveBegin", "MPI_COLLECTIVE_END": "MpiCollectiveEnd",
+	"NON_BLOCKING_COLLECTIVE_REQUEST": "NonBlockingCollectiveRequest", "NON_BLOCKING_COLLECTIVE_COMPLETE": "NonBlockingCollectiveComplete"}
 
 // TestPythonReader reads every scenario's archive with python3-otf2 and
 // checks the location definitions, the number and kinds of events per

@@ -25,6 +25,9 @@ type recordedEvent struct {
 	time   uint64
 	ref    uint64   // region, metric class or communicator
 	values []uint64 // metric values; for MPI: peer, tag, length
+	// fields are the other events' attributes as otf2-print shows them (a
+	// reference by its number); their values are then the fields on disk.
+	fields map[string]string
 }
 
 // builder wraps an Archive for scenarios: any error fails the test, and
@@ -135,6 +138,19 @@ func (b *builder) recv(w *EventWriter, t uint64, peer uint32, c CommRef, tag uin
 	b.events[w.Ref()] = append(b.events[w.Ref()], recordedEvent{kind: "MPI_RECV", time: t, ref: uint64(c), values: []uint64{uint64(peer), uint64(tag), length}})
 }
 
+// other records an event of the kinds with no helper of their own: raw are
+// its fields in their order on disk, fields its attributes as otf2-print
+// shows them (name, value pairs).
+func (b *builder) other(w *EventWriter, kind string, t uint64, err error, raw []uint64, fields ...string) {
+	b.t.Helper()
+	b.ok(err)
+	f := map[string]string{}
+	for i := 0; i+1 < len(fields); i += 2 {
+		f[fields[i]] = fields[i+1]
+	}
+	b.events[w.Ref()] = append(b.events[w.Ref()], recordedEvent{kind: kind, time: t, values: raw, fields: f})
+}
+
 // hasClockOffsets reports whether readers shift the location's times.
 func (b *builder) hasClockOffsets(l LocationRef) bool {
 	return len(b.a.locations[l].clockOffsets) > 1
@@ -160,6 +176,8 @@ var scenarios = []scenario{
 	{"locations", scenarioLocations, Options{Creator: creator}, ""},
 	{"metrics", scenarioMetrics, Options{Creator: creator, Machine: "testhost", Description: "metrics"}, ""},
 	{"mpi", scenarioMPI, Options{Creator: creator, Machine: "cluster", Description: "MPI ring"}, ""},
+	{"mpinb", scenarioMPINonBlocking, Options{Creator: creator, Machine: "cluster", Description: "MPI requests and collectives"}, ""},
+	{"intercomm", scenarioInterComm, Options{Creator: creator}, "python3-otf2 3.0.2 gives InterComm the fields of Comm before its own and so cannot read one"},
 	{"multichunk", scenarioMultichunk, Options{Creator: creator, Description: "multi-chunk", EventChunkSize: 256 << 10}, ""},
 	{"manydefs", scenarioManyDefs, Options{Creator: creator, EventChunkSize: 256 << 10, DefChunkSize: 256 << 10}, ""},
 	{"attic", scenarioAttic, Options{Creator: creator}, "python3-otf2 rejects groups of type UNKNOWN"},
@@ -335,6 +353,117 @@ func scenarioMPI(b *builder) {
 	b.ok(b.a.ClockOffset(1, 1000, 25, 0.5))
 	b.ok(b.a.ClockOffset(2, 1000, -40, 0.5))
 	b.ok(b.a.ClockProperties(1000000, 1000, 513))
+}
+
+// scenarioMPINonBlocking has four ranks with MPI_COMM_WORLD, MPI_COMM_SELF
+// and a derived communicator per half, non-blocking sends and receives, a
+// cancelled request, blocking and non-blocking collectives.
+func scenarioMPINonBlocking(b *builder) {
+	root := b.stn("cluster", "machine", NoParent)
+	node := b.stn("node0", "node", root)
+	var w []*EventWriter
+	var ranks []LocationRef
+	for r := 0; r < 4; r++ {
+		p := b.lg(fmt.Sprintf("MPI Rank %d", r), node)
+		w = append(w, b.loc("Master thread", p))
+		ranks = append(ranks, w[r].Ref())
+	}
+	rmain := b.region("main", "", "", "nb.c", 1, 80, RoleFunction, ParadigmUser, 0)
+	risend := b.region("MPI_Isend", "", "", "", 0, 0, RolePoint2Point, ParadigmMPI, 0)
+	rirecv := b.region("MPI_Irecv", "", "", "", 0, 0, RolePoint2Point, ParadigmMPI, 0)
+	rwait := b.region("MPI_Waitall", "", "", "", 0, 0, RolePoint2Point, ParadigmMPI, 0)
+	rallred := b.region("MPI_Allreduce", "", "", "", 0, 0, RoleCollAll2All, ParadigmMPI, 0)
+	rbcast := b.region("MPI_Bcast", "", "", "", 0, 0, RoleCollOne2All, ParadigmMPI, 0)
+	riallred := b.region("MPI_Iallreduce", "", "", "", 0, 0, RoleCollAll2All, ParadigmMPI, 0)
+	rwait1 := b.region("MPI_Wait", "", "", "", 0, 0, RolePoint2Point, ParadigmMPI, 0)
+	world, err := b.a.MPICommWorld("MPI_COMM_WORLD", ranks)
+	b.ok(err)
+	_, err = b.a.MPICommSelf("MPI_COMM_SELF")
+	b.ok(err)
+	glow := b.group("", GroupTypeCommGroup, ParadigmMPI, 0, []uint64{0, 1})
+	ghigh := b.group("", GroupTypeCommGroup, ParadigmMPI, 0, []uint64{2, 3})
+	low, err := b.a.Comm("", glow, world)
+	b.ok(err)
+	high, err := b.a.Comm("", ghigh, world)
+	b.ok(err)
+	comms := []CommRef{low, low, high, high}
+	cs := func(c CommRef) string { return fmt.Sprint(c) }
+	u := func(v ...uint64) []uint64 { return v }
+	for r := uint32(0); r < 4; r++ {
+		t := 1000 + 10*uint64(r)
+		step := func(d uint64) uint64 { t += d; return t }
+		peer := r ^ 1 // partner in the low or high communicator: its rank there is r&1^1
+		b.enter(w[r], t, rmain)
+		b.enter(w[r], step(5), rirecv)
+		b.other(w[r], "MPI_IRECV_REQUEST", step(1), w[r].MpiIrecvRequest(t, 100+uint64(r)), u(100+uint64(r)), "Request", fmt.Sprint(100+r))
+		b.leave(w[r], step(1), rirecv)
+		b.enter(w[r], step(1), risend)
+		b.other(w[r], "MPI_ISEND", step(1), w[r].MpiIsend(t, peer&1, comms[r], 5, 64, 200+uint64(r)),
+			u(uint64(peer&1), uint64(comms[r]), 5, 64, 200+uint64(r)), "Receiver", fmt.Sprint(peer&1), "Communicator", cs(comms[r]), "Tag", "5", "Length", "64", "Request", fmt.Sprint(200+r))
+		b.leave(w[r], step(1), risend)
+		b.enter(w[r], step(1), rwait)
+		b.other(w[r], "MPI_ISEND_COMPLETE", step(20), w[r].MpiIsendComplete(t, 200+uint64(r)), u(200+uint64(r)), "Request", fmt.Sprint(200+r))
+		b.other(w[r], "MPI_IRECV", step(1), w[r].MpiIrecv(t, peer&1, comms[r], 5, 64, 100+uint64(r)),
+			u(uint64(peer&1), uint64(comms[r]), 5, 64, 100+uint64(r)), "Sender", fmt.Sprint(peer&1), "Communicator", cs(comms[r]), "Tag", "5", "Length", "64", "Request", fmt.Sprint(100+r))
+		b.leave(w[r], step(1), rwait)
+		// A cancelled receive.
+		if r == 3 {
+			b.other(w[r], "MPI_IRECV_REQUEST", step(1), w[r].MpiIrecvRequest(t, 300), u(300), "Request", "300")
+			b.other(w[r], "MPI_REQUEST_TEST", step(1), w[r].MpiRequestTest(t, 300), u(300), "Request", "300")
+			b.other(w[r], "MPI_REQUEST_CANCELLED", step(1), w[r].MpiRequestCancelled(t, 300), u(300), "Request", "300")
+		}
+		b.enter(w[r], 1300, rallred)
+		b.other(w[r], "MPI_COLLECTIVE_BEGIN", 1300, w[r].MpiCollectiveBegin(1300), nil)
+		b.other(w[r], "MPI_COLLECTIVE_END", 1350+uint64(r), w[r].MpiCollectiveEnd(1350+uint64(r), CollAllreduce, world, NoRoot, 8, 8),
+			u(uint64(CollAllreduce), uint64(world), uint64(NoRoot), 8, 8), "Operation", "ALLREDUCE", "Communicator", cs(world), "Root", "UNDEFINED", "Sent", "8", "Received", "8")
+		b.leave(w[r], 1351+uint64(r), rallred)
+		b.enter(w[r], 1400, rbcast)
+		b.other(w[r], "MPI_COLLECTIVE_BEGIN", 1400, w[r].MpiCollectiveBegin(1400), nil)
+		sent, recv := uint64(0), uint64(4096)
+		if r == 2 {
+			sent, recv = 4096, 0
+		}
+		b.other(w[r], "MPI_COLLECTIVE_END", 1450, w[r].MpiCollectiveEnd(1450, CollBcast, world, 2, sent, recv),
+			u(uint64(CollBcast), uint64(world), 2, sent, recv), "Operation", "BCAST", "Communicator", cs(world), "Root", "2", "Sent", fmt.Sprint(sent), "Received", fmt.Sprint(recv))
+		b.leave(w[r], 1451, rbcast)
+		b.enter(w[r], 1500, riallred)
+		b.other(w[r], "NON_BLOCKING_COLLECTIVE_REQUEST", 1501, w[r].NonBlockingCollectiveRequest(1501, 400+uint64(r)), u(400+uint64(r)), "Request", fmt.Sprint(400+r))
+		b.leave(w[r], 1502, riallred)
+		b.enter(w[r], 1600, rwait1)
+		b.other(w[r], "NON_BLOCKING_COLLECTIVE_COMPLETE", 1650, w[r].NonBlockingCollectiveComplete(1650, CollAllreduce, comms[r], NoRoot, 16, 16, 400+uint64(r)),
+			u(uint64(CollAllreduce), uint64(comms[r]), uint64(NoRoot), 16, 16, 400+uint64(r)), "Operation", "ALLREDUCE", "Communicator", cs(comms[r]), "Root", "UNDEFINED", "Sent", "16", "Received", "16", "Request", fmt.Sprint(400+r))
+		b.leave(w[r], 1651, rwait1)
+		b.leave(w[r], 1700+uint64(r), rmain)
+	}
+	b.ok(b.a.ClockProperties(1000000, 1000, 704))
+}
+
+// scenarioInterComm has an inter-communicator between ranks {0, 1} and
+// {2, 3}: rank 0 of one group sends to rank 1 of the other (world rank 3),
+// which names the sender by its rank in the remote group.
+func scenarioInterComm(b *builder) {
+	node := b.stn("node0", "node", NoParent)
+	var w []*EventWriter
+	var ranks []LocationRef
+	for r := 0; r < 4; r++ {
+		w = append(w, b.loc("Master thread", b.lg(fmt.Sprintf("MPI Rank %d", r), node)))
+		ranks = append(ranks, w[r].Ref())
+	}
+	rsend := b.region("MPI_Send", "", "", "", 0, 0, RolePoint2Point, ParadigmMPI, 0)
+	rrecv := b.region("MPI_Recv", "", "", "", 0, 0, RolePoint2Point, ParadigmMPI, 0)
+	world, err := b.a.MPICommWorld("MPI_COMM_WORLD", ranks)
+	b.ok(err)
+	glow := b.group("", GroupTypeCommGroup, ParadigmMPI, 0, []uint64{0, 1})
+	ghigh := b.group("", GroupTypeCommGroup, ParadigmMPI, 0, []uint64{2, 3})
+	inter, err := b.a.InterComm("halves", glow, ghigh, world)
+	b.ok(err)
+	b.enter(w[0], 10, rsend)
+	b.send(w[0], 11, 1, inter, 9, 1<<20)
+	b.leave(w[0], 12, rsend)
+	b.enter(w[3], 10, rrecv)
+	b.recv(w[3], 20, 0, inter, 9, 1<<20)
+	b.leave(w[3], 21, rrecv)
+	b.ok(b.a.ClockProperties(1000000000, 10, 12))
 }
 
 func scenarioMultichunk(b *builder) {

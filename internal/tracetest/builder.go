@@ -1,7 +1,9 @@
 package tracetest
 
 import (
+	"cmp"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -19,7 +21,11 @@ type Builder struct {
 	// (metrics, a location's Interrupted) before Write, which fills in the
 	// locations' level statistics and the end time.
 	Trace tracefile.Trace
-	locs  []*Location
+	// Matrix makes Write fill in each location's exact communication
+	// matrix (Location.Comm) from its message records, as the probes
+	// count them; else the locations' Comm is written as the test set it.
+	Matrix bool
+	locs   []*Location
 }
 
 // Location is one location of a Builder: its records, one stream per
@@ -56,6 +62,14 @@ func (b *Builder) Location(name string) *Location {
 	b.locs = append(b.locs, l)
 	b.Trace.Locations = append(b.Trace.Locations, tracefile.Location{ID: l.id, Name: name})
 	return l
+}
+
+// Comm defines a communicator (ids 1, 2, ... in order): members and remote
+// are world ranks, remote nil for an intra-communicator.
+func (b *Builder) Comm(name string, parent uint32, members, remote []int32) uint32 {
+	id := uint32(len(b.Trace.Comms) + 1)
+	b.Trace.Comms = append(b.Trace.Comms, tracefile.Comm{ID: id, Name: name, Parent: parent, Members: members, Remote: remote})
+	return id
 }
 
 // Put appends r to the level (depth, class) as it is, whatever the calls
@@ -110,6 +124,91 @@ func (l *Location) Message(t uint64, kind encode.Kind, peer uint64, rank bool, t
 	l.Put(l.depth, tracefile.ClassMessage, encode.Record{Kind: kind, Time: t, Peer: peer, PeerRank: rank, Tag: tag, Bytes: bytes})
 }
 
+// MessageComm sends (encode.KindSend) or receives (encode.KindRecv) a
+// message at t to or from world rank peer on communicator comm.
+func (l *Location) MessageComm(t uint64, kind encode.Kind, peer int32, tag uint32, bytes uint64, comm uint32) {
+	l.Put(l.depth, tracefile.ClassMessage, encode.Record{Kind: kind, Time: t, Peer: uint64(peer), PeerRank: true, Tag: tag, Bytes: bytes, Comm: comm})
+}
+
+// Isend starts a non-blocking send to world rank peer at t.
+func (l *Location) Isend(t uint64, peer int32, tag uint32, bytes uint64, comm uint32, request uint64) {
+	l.Put(l.depth, tracefile.ClassMessage, encode.Record{Kind: encode.KindIsend, Time: t, Peer: uint64(peer), PeerRank: true, Tag: tag, Bytes: bytes, Comm: comm, Request: request})
+}
+
+// Irecv completes a non-blocking receive from world rank peer at t.
+func (l *Location) Irecv(t uint64, peer int32, tag uint32, bytes uint64, comm uint32, request uint64) {
+	l.Put(l.depth, tracefile.ClassMessage, encode.Record{Kind: encode.KindIrecv, Time: t, Peer: uint64(peer), PeerRank: true, Tag: tag, Bytes: bytes, Comm: comm, Request: request})
+}
+
+// Request puts a record that holds only a request at t:
+// encode.KindIsendComplete, KindIrecvRequest, KindRequestCancelled (in the
+// message class) or KindCollRequest (in the collective class).
+func (l *Location) Request(t uint64, kind encode.Kind, request uint64) {
+	class := tracefile.ClassMessage
+	if kind == encode.KindCollRequest {
+		class = tracefile.ClassCollective
+	}
+	l.Put(l.depth, class, encode.Record{Kind: kind, Time: t, Request: request})
+}
+
+// Collective puts a collective's record at t in the innermost region (the
+// collective's own): root -1 for none, bytes sent and received.
+func (l *Location) Collective(t uint64, root int64, sent, received uint64, comm uint32) {
+	l.Put(l.depth, tracefile.ClassCollective, encode.Record{Kind: encode.KindCollective, Time: t, Root: root, Bytes: sent, Received: received, Comm: comm})
+}
+
+// CollComplete completes a non-blocking collective at t, started by a call
+// of region.
+func (l *Location) CollComplete(t uint64, region uint32, root int64, sent, received uint64, comm uint32, request uint64) {
+	l.Put(l.depth, tracefile.ClassCollective, encode.Record{Kind: encode.KindCollComplete, Time: t, Region: region, Root: root,
+		Bytes: sent, Received: received, Comm: comm, Request: request})
+}
+
+// matrix counts the location's messages per peer as the probes do: a
+// send at its (I)send record, a receive at its (I)recv record.
+func (l *Location) matrix() []tracefile.CommCount {
+	type key struct {
+		peer uint64
+		rank bool
+	}
+	lines := map[key]*tracefile.CommCount{}
+	var out []tracefile.CommCount
+	for _, lv := range l.levels {
+		for _, r := range lv.records {
+			sent := r.Kind == encode.KindSend || r.Kind == encode.KindIsend
+			if !sent && r.Kind != encode.KindRecv && r.Kind != encode.KindIrecv {
+				continue
+			}
+			k := key{r.Peer, r.PeerRank}
+			c := lines[k]
+			if c == nil {
+				c = &tracefile.CommCount{Peer: r.Peer, PeerRank: r.PeerRank}
+				lines[k] = c
+			}
+			if sent {
+				c.Sent++
+				c.SentBytes += r.Bytes
+			} else {
+				c.Received++
+				c.ReceivedBytes += r.Bytes
+			}
+		}
+	}
+	for _, c := range lines {
+		out = append(out, *c)
+	}
+	slices.SortFunc(out, func(a, b tracefile.CommCount) int {
+		if a.PeerRank != b.PeerRank {
+			if a.PeerRank {
+				return 1
+			}
+			return -1
+		}
+		return cmp.Compare(a.Peer, b.Peer)
+	})
+	return out
+}
+
 // Write writes the trace to dir/<name>.<rank>.hmb, one bin per level, and
 // opens it; the file is closed when the test ends.
 func (b *Builder) Write(t testing.TB, dir string) *tracefile.File {
@@ -123,6 +222,9 @@ func (b *Builder) Write(t testing.TB, dir string) *tracefile.File {
 			loc.Levels = append(loc.Levels, tracefile.LevelStats{Depth: lv.depth, Class: lv.class, Written: n})
 		}
 		b.Trace.Header.EndTicks = max(b.Trace.Header.EndTicks, l.last)
+		if b.Matrix {
+			loc.Comm = l.matrix()
+		}
 	}
 	path := filepath.Join(dir, b.Trace.Header.Name+"."+strconv.Itoa(b.Trace.Header.Rank)+".hmb")
 	err := tracefile.WriteFile(path, &b.Trace, func(put func(tracefile.Bin) error) error {

@@ -70,3 +70,53 @@ func TestBuilderRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// Communicators, records of requests and collectives, and the matrix Write
+// counts from the messages come back from the reader.
+func TestBuilderMPI(t *testing.T) {
+	b := tracetest.NewBuilder("mpi", "node", 1, time.Unix(1700000000, 0), "main", "MPI_Iallreduce", "MPI_Wait")
+	b.Matrix = true
+	world := b.Comm("MPI_COMM_WORLD", 0, []int32{0, 1, 2}, nil)
+	b.Comm("MPI_COMM_SELF", 0, []int32{1}, nil)
+	split := b.Comm("", world, []int32{2, 1}, nil)
+	l := b.Location("rank 1")
+	l.Enter(10, 1)
+	l.MessageComm(11, encode.KindSend, 2, 5, 100, split)
+	l.Isend(12, 0, 6, 40, world, 1)
+	l.Request(12, encode.KindIrecvRequest, 2)
+	l.Request(13, encode.KindIsendComplete, 1)
+	l.Irecv(14, 0, 6, 8, world, 2)
+	l.Enter(15, 2)
+	l.Request(15, encode.KindCollRequest, 3)
+	l.Leave(16)
+	l.Enter(17, 3)
+	l.CollComplete(18, 2, -1, 8, 24, world, 3)
+	l.Leave(19)
+	l.Message(20, encode.KindSend, 2, true, 5, 1)
+	l.Leave(30)
+	f := b.Write(t, t.TempDir())
+
+	if len(f.Comms) != 3 || f.Comms[2].Parent != world || f.Comms[0].Name != "MPI_COMM_WORLD" {
+		t.Errorf("comms %+v", f.Comms)
+	}
+	wantMatrix := []tracefile.CommCount{{Peer: 0, PeerRank: true, Sent: 1, SentBytes: 40, Received: 1, ReceivedBytes: 8},
+		{Peer: 2, PeerRank: true, Sent: 2, SentBytes: 101}}
+	if got := f.Locations[0].Comm; fmt.Sprint(got) != fmt.Sprint(wantMatrix) {
+		t.Errorf("matrix %+v, want %+v", got, wantMatrix)
+	}
+	var got []string
+	it := f.Events(0)
+	var e tracefile.Event
+	for it.Next(&e) {
+		got = append(got, fmt.Sprintf("%v %d r%d c%d q%d", e.Kind, e.Time, e.Region, e.Comm, e.Request))
+	}
+	if err := it.Err(); err != nil {
+		t.Fatal(err)
+	}
+	want := "ENTER 10 r1 c0 q0,SEND 11 r1 c3 q0,ISEND 12 r1 c1 q1,IRECV_REQUEST 12 r1 c0 q2,ISEND_COMPLETE 13 r1 c0 q1," +
+		"IRECV 14 r1 c1 q2,ENTER 15 r2 c0 q0,COLL_REQUEST 15 r2 c0 q3,LEAVE 16 r2 c0 q0,ENTER 17 r3 c0 q0," +
+		"COLL_COMPLETE 18 r2 c1 q3,LEAVE 19 r3 c0 q0,SEND 20 r1 c0 q0,LEAVE 30 r1 c0 q0"
+	if strings.Join(got, ",") != want {
+		t.Errorf("events:\n%s\nwant\n%s", strings.Join(got, ","), want)
+	}
+}

@@ -7,11 +7,16 @@
  * filtered region, the phase region, messages and collectives between
  * events, a leave of an enclosing region and one with nothing open (usage
  * errors), and -finstrument-functions hooks (addresses named at finalize).
+ * And the records of MPI: communicators, messages on them (new peers that
+ * grow the communication matrix, known ones counted in C), non-blocking
+ * sends and receives, a cancelled request, a collective with received
+ * bytes, a non-blocking collective.
  *
  *   paths [rounds]    default 200
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "hmbtrace.h"
@@ -44,6 +49,27 @@ int main(int argc, char **argv)
 	uint32_t step = hmb_region("step");
 	uint32_t nap = hmb_region("nap");
 	uint32_t allreduce = hmb_region("allreduce");
+	uint32_t iallreduce = hmb_region("iallreduce");
+	uint32_t wait = hmb_region("wait");
+	int32_t world_members[8], odd[4];
+	for (int i = 0; i < 8; i++) {
+		world_members[i] = i;
+	}
+	for (int i = 0; i < 4; i++) {
+		odd[i] = 2 * i + 1;
+	}
+	int32_t self_member = 0;
+	uint32_t world = hmb_comm_define("MPI_COMM_WORLD", 0, world_members, 8, NULL, 0);
+	uint32_t self = hmb_comm_define("MPI_COMM_SELF", 0, &self_member, 1, NULL, 0);
+	uint32_t split = hmb_comm_define(NULL, world, odd, 4, NULL, 0);
+	uint32_t inter = hmb_comm_define("", split, &self_member, 1, odd, 4);
+	if (world != 1 || self != 2 || split != 3 || inter != 4 || hmb_comm_define("bad", 9, odd, 4, NULL, 0) != 0 ||
+	    strstr(hmb_last_error(), "parent 9 is not defined") == NULL) {
+		fprintf(stderr, "paths: communicators %u %u %u %u, or a bad parent accepted (%s)\n", world, self, split, inter,
+			hmb_last_error());
+		return 1;
+	}
+	uint64_t request = 0;
 	hmb_phase(step);
 	for (int k = 0; k < rounds; k++) {
 		hmb_enter(step);
@@ -72,6 +98,29 @@ int main(int argc, char **argv)
 			hmb_send(0, 1, 8);
 		}
 		hmb_leave(allreduce);
+		/* Messages on communicators, to peers old and new. */
+		hmb_send_comm(k % 13, (uint32_t)k, (uint64_t)k, k % 2 ? world : split);
+		hmb_recv_comm(3, 9, 100, split);
+		uint64_t sreq = ++request, rreq = ++request;
+		hmb_isend(k % 5, 2, 4096, world, sreq);
+		hmb_irecv_request(rreq);
+		hmb_enter(wait);
+		hmb_isend_complete(sreq);
+		hmb_irecv(k % 7, 2, 512, world, rreq);
+		hmb_leave(wait);
+		if (k % 11 == 0) {
+			hmb_irecv_request(++request);
+			hmb_request_cancelled(request);
+		}
+		hmb_enter_collective_comm(allreduce, -1, 16, 16 * 8, world);
+		hmb_leave(allreduce);
+		uint64_t creq = ++request;
+		hmb_enter(iallreduce);
+		hmb_collective_request(creq);
+		hmb_leave(iallreduce);
+		hmb_enter(wait);
+		hmb_collective_complete(iallreduce, k % 4 - 1, 8, 64, split, creq);
+		hmb_leave(wait);
 		if (k % 40 == 0) {
 			/* Left implicitly by the leave of step. */
 			hmb_enter(regions[1]);

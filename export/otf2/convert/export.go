@@ -1,8 +1,11 @@
 // Package convert exports hmbtrace trace files as one OTF2 archive: a
 // location group per file (process), an OTF2 location per hmbtrace
-// location, regions with file and line, counters as metrics and messages as
-// MPI point-to-point events. It streams each location's events from the
-// reader into its event writer, so memory does not grow with the trace.
+// location, regions with file and line, counters as metrics, and MPI as
+// OTF2 means it: communicators, point-to-point messages (blocking and
+// non-blocking, with request ids) on their communicator, collectives with
+// their operation, communicator, root and bytes. It streams each
+// location's events from the reader into its event writer, so memory does
+// not grow with the trace.
 //
 // It is apart from package otf2 so that the OTF2 writer itself stays free of
 // hmbtrace's own packages: the writer knows the format, this package knows
@@ -22,9 +25,10 @@ import (
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
-// CommName names the communicator over all exported locations that the
-// messages' MpiSend and MpiRecv events refer to: a location's rank in it is
-// its OTF2 location reference.
+// CommName names the communicator of the messages between locations of
+// one process (Go's goroutines, hmb_send with a location peer): a location's
+// rank in it is its OTF2 location reference. MPI messages are on the MPI
+// communicators.
 const CommName = "COMM_LOCATIONS"
 
 // Stats says what an export wrote and what it had to add or leave out.
@@ -36,15 +40,31 @@ type Stats struct {
 	// location's last timestamp.
 	ClosedAtEnd uint64
 	// MessagesWithoutPeer counts the messages left out because their peer
-	// is not an exported location: a rank of a file not exported (or of
-	// several), or an undefined location id.
+	// is not an exported location (a rank of a file not exported, or of
+	// several; an undefined location id) or not a member of the message's
+	// communicator.
 	MessagesWithoutPeer uint64
-	// Collectives counts the collective operations (MPI_Bcast, ...) whose
-	// root and bytes the archive does not carry: they are exported as
-	// their regions, with the MPI paradigm and a collective role, but
-	// without MpiCollectiveBegin/End records, which need the operation's
-	// communicator, a thing the trace does not record.
+	// Collectives counts the collective operations written as
+	// MpiCollectiveBegin/End or NonBlockingCollectiveComplete.
 	Collectives uint64
+	// CollectivesLeftOut counts the collective records left out: their
+	// operation is not known (the record's region is not an MPI collective,
+	// or the region was shed by the buffer) or their communicator is not.
+	CollectivesLeftOut uint64
+	// RootsNotExported counts collectives written without their root
+	// (OTF2's undefined rank) because the root's file is not exported.
+	RootsNotExported uint64
+	// CommMembersNotExported counts the members left out of communicator
+	// groups because their file is not exported: only exported ranks have
+	// an OTF2 rank.
+	CommMembersNotExported uint64
+	// UndefinedComms counts the communicator ids that records name but
+	// their file does not define, or not validly (see InvalidComms); their
+	// events are left out.
+	UndefinedComms uint64
+	// InvalidComms says which communicator definitions were left out and
+	// why: a rank twice among the members, a parent left out.
+	InvalidComms []string
 }
 
 // Export writes the files as one OTF2 archive in dir, which must not exist:
@@ -76,7 +96,7 @@ func Export(dir string, files []*tracefile.File, opt otf2.Options) (st Stats, er
 			os.RemoveAll(dir) // we made it; Abort leaves the directory itself
 		}
 	}()
-	x := &exporter{a: a, files: files, tl: newTimeline(files), st: &st}
+	x := &exporter{a: a, files: files, tl: newTimeline(files), st: &st, skipped: map[uint64]bool{}}
 	if err := x.define(); err != nil {
 		return st, fmt.Errorf("otf2 export: %w", err)
 	}
@@ -118,10 +138,26 @@ type exporter struct {
 	writers    [][]*otf2.EventWriter
 	peers      *tracefile.Peers
 
+	mpi     *mpiComms       // nil until the first MPI definition is needed
+	skipped map[uint64]bool // the location's requests left out, whose completion is too
 	comm    otf2.CommRef
 	hasComm bool
 	values  []otf2.MetricValue
-	open    []otf2.RegionRef
+	open    []openRegion
+}
+
+// openRegion is a region open on the location being exported, with the
+// collective operation that ends before its leave, if any.
+type openRegion struct {
+	ref  otf2.RegionRef
+	coll *pendingColl
+}
+
+type pendingColl struct {
+	op             otf2.CollectiveOp
+	comm           otf2.CommRef
+	root           uint32
+	sent, received uint64
 }
 
 // define makes the definitions: the system tree (a root, one node per
@@ -171,6 +207,13 @@ func (x *exporter) define() error {
 		}
 	}
 	x.peers = tracefile.NewPeers(x.files)
+	for _, f := range x.files {
+		if len(f.Comms) > 0 {
+			// An MPI run: its communicators are defined whether or not
+			// events use them.
+			return x.defineMPI()
+		}
+	}
 	return nil
 }
 
@@ -184,9 +227,10 @@ func (x *exporter) region(i int, id uint32) (otf2.RegionRef, error) {
 	}
 	f := x.files[i]
 	key := regionKey{name: f.RegionName(id)}
+	paradigm := tracefile.ParadigmUser
 	for _, r := range f.Regions {
 		if r.ID == id {
-			key.file, key.line = r.File, r.Line
+			key.file, key.line, paradigm = r.File, r.Line, r.Paradigm
 			break
 		}
 	}
@@ -196,10 +240,10 @@ func (x *exporter) region(i int, id uint32) (otf2.RegionRef, error) {
 		if key.line > 0 && uint64(key.line) <= math.MaxUint32 {
 			line = uint32(key.line)
 		}
-		role, paradigm := regionKind(key.name)
+		role, par := regionKind(key.name, paradigm)
 		var err error
 		ref, err = x.a.Region(otf2.RegionDef{Name: key.name, File: key.file, BeginLine: line,
-			Role: role, Paradigm: paradigm})
+			Role: role, Paradigm: par})
 		if err != nil {
 			return 0, fmt.Errorf("%s: region %d: %w", f.Path, id, err)
 		}
@@ -251,6 +295,10 @@ func (x *exporter) defineMetrics(i int) error {
 func (x *exporter) location(i int, l *tracefile.Location, w *otf2.EventWriter) error {
 	f := x.files[i]
 	x.open = x.open[:0]
+	clear(x.skipped)
+	if err := x.skipRequests(i, l); err != nil {
+		return err
+	}
 	var e tracefile.Event
 	var last uint64
 	it := f.Events(l.ID)
@@ -265,13 +313,26 @@ func (x *exporter) location(i int, l *tracefile.Location, w *otf2.EventWriter) e
 		return err
 	}
 	for n := len(x.open); n > 0; n-- {
-		if err := w.Leave(last, x.open[n-1]); err != nil {
+		if err := x.leave(w, last); err != nil {
 			return err
 		}
 		x.st.ClosedAtEnd++
 	}
 	x.st.Events += w.Events()
 	return w.Close()
+}
+
+// leave leaves the innermost open region, ending its collective operation
+// first.
+func (x *exporter) leave(w *otf2.EventWriter, ts uint64) error {
+	o := x.open[len(x.open)-1]
+	x.open = x.open[:len(x.open)-1]
+	if c := o.coll; c != nil {
+		if err := w.MpiCollectiveEnd(ts, c.op, c.comm, c.root, c.sent, c.received); err != nil {
+			return err
+		}
+	}
+	return w.Leave(ts, o.ref)
 }
 
 func (x *exporter) event(i int, w *otf2.EventWriter, e *tracefile.Event, ts uint64) error {
@@ -281,37 +342,61 @@ func (x *exporter) event(i int, w *otf2.EventWriter, e *tracefile.Event, ts uint
 		if err != nil {
 			return err
 		}
-		x.open = append(x.open, r)
+		x.open = append(x.open, openRegion{ref: r})
 		return w.Enter(ts, r)
 	case encode.KindLeave:
 		if len(x.open) == 0 {
 			return errors.New("leave with no region open")
 		}
-		r := x.open[len(x.open)-1]
-		x.open = x.open[:len(x.open)-1]
-		return w.Leave(ts, r)
-	case encode.KindSend, encode.KindRecv:
-		end, ok, err := x.peers.Resolve(i, e)
-		if err != nil {
+		return x.leave(w, ts)
+	case encode.KindSend, encode.KindRecv, encode.KindIsend, encode.KindIrecv:
+		c, peer, ok, err := x.p2p(i, e)
+		if err != nil || !ok {
+			if err == nil && e.Kind == encode.KindIsend {
+				// Its completion is left out with it.
+				x.skipped[e.Request] = true
+			}
 			return err
 		}
-		if !ok {
-			x.st.MessagesWithoutPeer++
+		switch e.Kind {
+		case encode.KindSend:
+			return w.MpiSend(ts, peer, c, e.Tag, e.Bytes)
+		case encode.KindRecv:
+			return w.MpiRecv(ts, peer, c, e.Tag, e.Bytes)
+		case encode.KindIsend:
+			return w.MpiIsend(ts, peer, c, e.Tag, e.Bytes, e.Request)
+		}
+		return w.MpiIrecv(ts, peer, c, e.Tag, e.Bytes, e.Request)
+	case encode.KindIsendComplete:
+		if x.skipped[e.Request] {
+			delete(x.skipped, e.Request)
 			return nil
 		}
-		peer := x.writers[end.File][end.Loc].Ref()
-		if !x.hasComm {
-			if err := x.defineComm(); err != nil {
-				return err
-			}
+		return w.MpiIsendComplete(ts, e.Request)
+	case encode.KindIrecvRequest:
+		if x.skipped[e.Request] {
+			// Its receive is left out; the receive counts it.
+			delete(x.skipped, e.Request)
+			return nil
 		}
-		if e.Kind == encode.KindSend {
-			return w.MpiSend(ts, uint32(peer), x.comm, e.Tag, e.Bytes)
+		return w.MpiIrecvRequest(ts, e.Request)
+	case encode.KindRequestCancelled:
+		if x.skipped[e.Request] {
+			delete(x.skipped, e.Request)
+			return nil
 		}
-		return w.MpiRecv(ts, uint32(peer), x.comm, e.Tag, e.Bytes)
+		return w.MpiRequestCancelled(ts, e.Request)
 	case encode.KindCollective:
-		x.st.Collectives++ // its region's enter and leave are exported
-		return nil
+		return x.collective(i, w, e, ts)
+	case encode.KindCollRequest:
+		return w.NonBlockingCollectiveRequest(ts, e.Request)
+	case encode.KindCollComplete:
+		op, c, root, ok, err := x.collectiveOp(i, e)
+		if err != nil || !ok {
+			return err
+		}
+		x.st.Collectives++
+		return w.NonBlockingCollectiveComplete(ts, op, c, root, e.Bytes, e.Received, e.Request)
 	case encode.KindMetric:
 		names := x.files[i].Header.Metrics
 		if len(e.Values) != len(names) {
@@ -326,47 +411,145 @@ func (x *exporter) event(i int, w *otf2.EventWriter, e *tracefile.Event, ts uint
 	return fmt.Errorf("unknown event kind %d", e.Kind)
 }
 
-// regionKind gives the OTF2 role and paradigm of a region by its name: the
-// MPI functions (those hmbtrace's PMPI wrappers record, and any other
-// "MPI_" name) belong to the MPI paradigm, collectives with their
-// collective role, so that OTF2 tools colour and group them as MPI.
-func regionKind(name string) (otf2.RegionRole, otf2.Paradigm) {
-	if !strings.HasPrefix(name, "MPI_") {
-		return otf2.RoleFunction, otf2.ParadigmUser
+// p2p returns the communicator of a point-to-point record of file i and
+// the peer's rank in it: for a world rank, on the record's MPI
+// communicator; for a location of the same process, on the communicator
+// of locations. ok is false, and the message counted as left out, if the
+// peer has no exported location or is not a member of the communicator.
+func (x *exporter) p2p(i int, e *tracefile.Event) (c otf2.CommRef, rank uint32, ok bool, err error) {
+	end, ok, err := x.peers.Resolve(i, e)
+	if err != nil || !ok {
+		x.st.MessagesWithoutPeer++
+		return 0, 0, false, err
 	}
-	if role, ok := mpiRoles[name]; ok {
-		return role, otf2.ParadigmMPI
+	if !e.PeerRank {
+		if !x.hasComm {
+			if err := x.defineComm(); err != nil {
+				return 0, 0, false, err
+			}
+		}
+		return x.comm, uint32(x.writers[end.File][end.Loc].Ref()), true, nil
 	}
-	return otf2.RoleFunction, otf2.ParadigmMPI
+	mc, ok, err := x.commOf(i, e.Comm)
+	if err != nil || !ok {
+		x.st.MessagesWithoutPeer++
+		return 0, 0, false, err
+	}
+	if rank, ok = mc.rankOf(int64(e.Peer), x.files[i].Header.Rank); !ok {
+		x.st.MessagesWithoutPeer++
+	}
+	return mc.ref, rank, ok, nil
 }
 
-var mpiRoles = map[string]otf2.RegionRole{
-	"MPI_Barrier": otf2.RoleBarrier,
-	"MPI_Bcast":   otf2.RoleCollOne2All, "MPI_Scatter": otf2.RoleCollOne2All, "MPI_Scatterv": otf2.RoleCollOne2All,
-	"MPI_Gather": otf2.RoleCollAll2One, "MPI_Gatherv": otf2.RoleCollAll2One, "MPI_Reduce": otf2.RoleCollAll2One,
-	"MPI_Allreduce": otf2.RoleCollAll2All, "MPI_Allgather": otf2.RoleCollAll2All, "MPI_Allgatherv": otf2.RoleCollAll2All,
-	"MPI_Alltoall": otf2.RoleCollAll2All, "MPI_Alltoallv": otf2.RoleCollAll2All, "MPI_Alltoallw": otf2.RoleCollAll2All,
-	"MPI_Reduce_scatter": otf2.RoleCollAll2All, "MPI_Reduce_scatter_block": otf2.RoleCollAll2All,
-	"MPI_Scan": otf2.RoleCollOther, "MPI_Exscan": otf2.RoleCollOther,
-	"MPI_Send": otf2.RolePoint2Point, "MPI_Ssend": otf2.RolePoint2Point, "MPI_Bsend": otf2.RolePoint2Point,
-	"MPI_Rsend": otf2.RolePoint2Point, "MPI_Recv": otf2.RolePoint2Point, "MPI_Isend": otf2.RolePoint2Point,
-	"MPI_Irecv": otf2.RolePoint2Point, "MPI_Sendrecv": otf2.RolePoint2Point, "MPI_Wait": otf2.RolePoint2Point,
-	"MPI_Waitall": otf2.RolePoint2Point, "MPI_Waitany": otf2.RolePoint2Point, "MPI_Waitsome": otf2.RolePoint2Point,
-	"MPI_Test": otf2.RolePoint2Point, "MPI_Testall": otf2.RolePoint2Point, "MPI_Testany": otf2.RolePoint2Point,
-	"MPI_Testsome": otf2.RolePoint2Point,
+// skipRequests marks the receive requests of location l of file i whose
+// receive will be left out, its peer not being an exported member of its
+// communicator, so that their MpiIrecvRequest is left out too and no
+// request stays open. Only an export without some ranks or with invalid
+// communicators can have them, so only then does it read the location's
+// events a second time.
+func (x *exporter) skipRequests(i int, l *tracefile.Location) error {
+	if x.mpi == nil || !x.mpi.partial {
+		return nil
+	}
+	f := x.files[i]
+	var e tracefile.Event
+	it := f.Events(l.ID)
+	for it.Next(&e) {
+		if e.Kind != encode.KindIrecv || !e.PeerRank {
+			continue
+		}
+		if _, ok, err := x.peers.Resolve(i, &e); err != nil {
+			return err
+		} else if !ok {
+			x.skipped[e.Request] = true
+			continue
+		}
+		c, ok := x.mpi.perFile[i][e.Comm]
+		if e.Comm == 0 {
+			c, ok = x.mpi.world, true
+		}
+		if !ok {
+			x.skipped[e.Request] = true
+			continue
+		}
+		if _, ok := c.rankOf(int64(e.Peer), f.Header.Rank); !ok {
+			x.skipped[e.Request] = true
+		}
+	}
+	return it.Err()
+}
+
+// collective starts the collective operation of a collective record: its
+// MpiCollectiveBegin now, inside the operation's region, and its
+// MpiCollectiveEnd before that region's leave. The operation is the
+// region's: if the buffer shed the region's enter and leave, nothing names
+// it and the record is counted as left out.
+func (x *exporter) collective(i int, w *otf2.EventWriter, e *tracefile.Event, ts uint64) error {
+	if len(x.open) != e.Depth || len(x.open) == 0 || x.open[len(x.open)-1].coll != nil {
+		x.st.CollectivesLeftOut++
+		return nil
+	}
+	op, c, root, ok, err := x.collectiveOp(i, e)
+	if err != nil || !ok {
+		return err
+	}
+	x.open[len(x.open)-1].coll = &pendingColl{op: op, comm: c, root: root, sent: e.Bytes, received: e.Received}
+	x.st.Collectives++
+	return w.MpiCollectiveBegin(ts)
+}
+
+// collectiveOp returns the operation of a collective record of file i (by
+// the name of its region), its communicator and root; ok is false, and the
+// record counted as left out, if either is unknown.
+func (x *exporter) collectiveOp(i int, e *tracefile.Event) (op otf2.CollectiveOp, c otf2.CommRef, root uint32, ok bool, err error) {
+	f, ok := mpiFunction(x.files[i].RegionName(e.Region))
+	if !ok || !f.coll {
+		x.st.CollectivesLeftOut++
+		return 0, 0, 0, false, nil
+	}
+	mc, ok, err := x.commOf(i, e.Comm)
+	if err != nil || !ok {
+		x.st.CollectivesLeftOut++
+		return 0, 0, 0, false, err
+	}
+	return f.op, mc.ref, x.root(i, mc, e.Root), true, nil
+}
+
+// root returns the rank in c of the world rank root (negative: none).
+func (x *exporter) root(i int, c *comm, root int64) uint32 {
+	if root < 0 {
+		return otf2.NoRoot
+	}
+	r, ok := c.rankOf(root, x.files[i].Header.Rank)
+	if !ok {
+		x.st.RootsNotExported++
+		return otf2.NoRoot
+	}
+	return r
 }
 
 // defineComm defines the communicator of all exported locations, rank i
-// being location reference i, at the first message: traces without
-// messages get no communicator.
+// being location reference i, at the first message between locations:
+// traces without such messages get no such communicator. Its group is of
+// the user paradigm: OTF2 allows one COMM_LOCATIONS group per paradigm, and
+// MPI's lists ranks, not locations.
 func (x *exporter) defineComm() error {
-	ranks := make([]otf2.LocationRef, 0, x.st.Locations)
+	locs := make([]uint64, 0, x.st.Locations)
+	ranks := make([]uint64, 0, x.st.Locations)
 	for _, ws := range x.writers {
 		for _, w := range ws {
-			ranks = append(ranks, w.Ref())
+			ranks = append(ranks, uint64(len(locs)))
+			locs = append(locs, uint64(w.Ref()))
 		}
 	}
-	c, err := x.a.MPICommWorld(CommName, ranks)
+	if _, err := x.a.Group(otf2.GroupDef{Type: otf2.GroupTypeCommLocations, Paradigm: otf2.ParadigmUser, Members: locs}); err != nil {
+		return err
+	}
+	g, err := x.a.Group(otf2.GroupDef{Type: otf2.GroupTypeCommGroup, Paradigm: otf2.ParadigmUser, Members: ranks})
+	if err != nil {
+		return err
+	}
+	c, err := x.a.Comm(CommName, g, otf2.NoComm)
 	if err != nil {
 		return err
 	}

@@ -100,7 +100,7 @@ struct region { uint32_t name, canon, desc, file, begin, end;
                 OTF2_RegionRole role; OTF2_Paradigm par; OTF2_RegionFlag flags; };
 struct group { uint32_t name; OTF2_GroupType type; OTF2_Paradigm par;
                OTF2_GroupFlag flags; uint32_t n; uint64_t* members; };
-struct comm { uint32_t name, group, parent; };
+struct comm { uint32_t name, group, parent; int inter; uint32_t group_b; };
 struct member { uint32_t name, desc, unit; OTF2_MetricType type; OTF2_MetricMode mode;
                 OTF2_Type vtype; OTF2_Base base; int64_t exp; };
 struct class { uint8_t n; OTF2_MetricMemberRef m[255]; OTF2_MetricOccurrence occ; OTF2_RecorderKind rec; };
@@ -177,8 +177,23 @@ static uint32_t group(const char* name, OTF2_GroupType type, OTF2_Paradigm par, 
 static uint32_t comm(const char* name, uint32_t g, uint32_t parent)
 {
     uint32_t s = str(name);
-    PUSH(comms, s, g, parent);
+    PUSH(comms, s, g, parent, 0, 0);
     return n_comms - 1;
+}
+
+/* An inter-communicator: it shares the references of the communicators. */
+static uint32_t inter_comm(const char* name, uint32_t a, uint32_t b, uint32_t common)
+{
+    uint32_t s = str(name);
+    PUSH(comms, .name = s, .group = a, .parent = common, .inter = 1, .group_b = b);
+    return n_comms - 1;
+}
+
+/* MPI_COMM_SELF as the Go writer's MPICommSelf defines it. */
+static uint32_t mpi_comm_self(const char* name)
+{
+    uint32_t g = group("", OTF2_GROUP_TYPE_COMM_SELF, OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, 0, NULL);
+    return comm(name, g, UNDEF32);
 }
 
 /* MPI_COMM_WORLD as the Go writer's MPICommWorld defines it. */
@@ -287,8 +302,13 @@ static void close_archive(void)
         struct group* p = &groups[i];
         check(OTF2_GlobalDefWriter_WriteGroup(g, i, p->name, p->type, p->par, p->flags, p->n, p->members), "Group");
     }
-    for (uint32_t i = 0; i < n_comms; i++)
-        check(OTF2_GlobalDefWriter_WriteComm(g, i, comms[i].name, comms[i].group, comms[i].parent, OTF2_COMM_FLAG_NONE), "Comm");
+    for (uint32_t i = 0; i < n_comms; i++) {
+        struct comm* c = &comms[i];
+        if (c->inter)
+            check(OTF2_GlobalDefWriter_WriteInterComm(g, i, c->name, c->group, c->group_b, c->parent, OTF2_COMM_FLAG_NONE), "InterComm");
+        else
+            check(OTF2_GlobalDefWriter_WriteComm(g, i, c->name, c->group, c->parent, OTF2_COMM_FLAG_NONE), "Comm");
+    }
     for (uint32_t i = 0; i < n_members; i++) {
         struct member* m = &members[i];
         check(OTF2_GlobalDefWriter_WriteMetricMember(g, i, m->name, m->desc, m->type, m->mode, m->vtype, m->base, m->exp, m->unit), "MetricMember");
@@ -505,6 +525,110 @@ static void mpi(const char* dir)
     close_archive();
 }
 
+/* mpinb: four ranks with MPI_COMM_WORLD, MPI_COMM_SELF and a derived
+ * communicator per half, non-blocking sends and receives, a cancelled request, blocking and
+ * non-blocking collectives (scenarioMPINonBlocking in scenarios_test.go). */
+static void mpinb(const char* dir)
+{
+    open_archive(dir, 1 << 20, 4 << 20, creator, "cluster", "MPI requests and collectives");
+    uint32_t root = stn("cluster", "machine", UNDEF32);
+    uint32_t node = stn("node0", "node", root);
+    OTF2_EvtWriter* w[4];
+    uint64_t ranks[4];
+    char name[32];
+    for (int r = 0; r < 4; r++) {
+        snprintf(name, sizeof name, "MPI Rank %d", r);
+        uint32_t p = lg(name, node);
+        w[r] = loc("Master thread", p);
+        ranks[r] = r;
+    }
+    uint32_t rmain = region("main", "", "", "nb.c", 1, 80, OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_USER, 0);
+    uint32_t risend = region("MPI_Isend", "", "", "", 0, 0, OTF2_REGION_ROLE_POINT2POINT, OTF2_PARADIGM_MPI, 0);
+    uint32_t rirecv = region("MPI_Irecv", "", "", "", 0, 0, OTF2_REGION_ROLE_POINT2POINT, OTF2_PARADIGM_MPI, 0);
+    uint32_t rwait = region("MPI_Waitall", "", "", "", 0, 0, OTF2_REGION_ROLE_POINT2POINT, OTF2_PARADIGM_MPI, 0);
+    uint32_t rallred = region("MPI_Allreduce", "", "", "", 0, 0, OTF2_REGION_ROLE_COLL_ALL2ALL, OTF2_PARADIGM_MPI, 0);
+    uint32_t rbcast = region("MPI_Bcast", "", "", "", 0, 0, OTF2_REGION_ROLE_COLL_ONE2ALL, OTF2_PARADIGM_MPI, 0);
+    uint32_t riallred = region("MPI_Iallreduce", "", "", "", 0, 0, OTF2_REGION_ROLE_COLL_ALL2ALL, OTF2_PARADIGM_MPI, 0);
+    uint32_t rwait1 = region("MPI_Wait", "", "", "", 0, 0, OTF2_REGION_ROLE_POINT2POINT, OTF2_PARADIGM_MPI, 0);
+    uint32_t world = mpi_comm_world("MPI_COMM_WORLD", 4, ranks);
+    mpi_comm_self("MPI_COMM_SELF");
+    uint64_t low_members[2] = { 0, 1 }, high_members[2] = { 2, 3 };
+    uint32_t glow = group("", OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, 2, low_members);
+    uint32_t ghigh = group("", OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, 2, high_members);
+    uint32_t low = comm("", glow, world);
+    uint32_t high = comm("", ghigh, world);
+    uint32_t comms_of[4] = { low, low, high, high };
+    for (uint32_t r = 0; r < 4; r++) {
+        uint64_t t = 1000 + 10 * r;
+        uint32_t peer = (r ^ 1) & 1;
+        ENTER(w[r], t, rmain);
+        ENTER(w[r], t += 5, rirecv);
+        check(OTF2_EvtWriter_MpiIrecvRequest(w[r], NULL, t += 1, 100 + r), "MpiIrecvRequest");
+        LEAVE(w[r], t += 1, rirecv);
+        ENTER(w[r], t += 1, risend);
+        check(OTF2_EvtWriter_MpiIsend(w[r], NULL, t += 1, peer, comms_of[r], 5, 64, 200 + r), "MpiIsend");
+        LEAVE(w[r], t += 1, risend);
+        ENTER(w[r], t += 1, rwait);
+        check(OTF2_EvtWriter_MpiIsendComplete(w[r], NULL, t += 20, 200 + r), "MpiIsendComplete");
+        check(OTF2_EvtWriter_MpiIrecv(w[r], NULL, t += 1, peer, comms_of[r], 5, 64, 100 + r), "MpiIrecv");
+        LEAVE(w[r], t += 1, rwait);
+        if (r == 3) {
+            check(OTF2_EvtWriter_MpiIrecvRequest(w[r], NULL, t += 1, 300), "MpiIrecvRequest");
+            check(OTF2_EvtWriter_MpiRequestTest(w[r], NULL, t += 1, 300), "MpiRequestTest");
+            check(OTF2_EvtWriter_MpiRequestCancelled(w[r], NULL, t += 1, 300), "MpiRequestCancelled");
+        }
+        ENTER(w[r], 1300, rallred);
+        check(OTF2_EvtWriter_MpiCollectiveBegin(w[r], NULL, 1300), "MpiCollectiveBegin");
+        check(OTF2_EvtWriter_MpiCollectiveEnd(w[r], NULL, 1350 + r, OTF2_COLLECTIVE_OP_ALLREDUCE, world, OTF2_UNDEFINED_UINT32, 8, 8), "MpiCollectiveEnd");
+        LEAVE(w[r], 1351 + r, rallred);
+        ENTER(w[r], 1400, rbcast);
+        check(OTF2_EvtWriter_MpiCollectiveBegin(w[r], NULL, 1400), "MpiCollectiveBegin");
+        uint64_t sent = r == 2 ? 4096 : 0, recv = r == 2 ? 0 : 4096;
+        check(OTF2_EvtWriter_MpiCollectiveEnd(w[r], NULL, 1450, OTF2_COLLECTIVE_OP_BCAST, world, 2, sent, recv), "MpiCollectiveEnd");
+        LEAVE(w[r], 1451, rbcast);
+        ENTER(w[r], 1500, riallred);
+        check(OTF2_EvtWriter_NonBlockingCollectiveRequest(w[r], NULL, 1501, 400 + r), "NonBlockingCollectiveRequest");
+        LEAVE(w[r], 1502, riallred);
+        ENTER(w[r], 1600, rwait1);
+        check(OTF2_EvtWriter_NonBlockingCollectiveComplete(w[r], NULL, 1650, OTF2_COLLECTIVE_OP_ALLREDUCE, comms_of[r], OTF2_UNDEFINED_UINT32, 16, 16, 400 + r), "NonBlockingCollectiveComplete");
+        LEAVE(w[r], 1651, rwait1);
+        LEAVE(w[r], 1700 + r, rmain);
+    }
+    clock_properties(1000000, 1000, 704);
+    close_archive();
+}
+
+/* intercomm: an inter-communicator between ranks {0, 1} and {2, 3}; rank 0
+ * of one group sends to rank 1 of the other (scenarioInterComm). */
+static void intercomm(const char* dir)
+{
+    open_archive(dir, 1 << 20, 4 << 20, creator, "", "");
+    uint32_t node = stn("node0", "node", UNDEF32);
+    OTF2_EvtWriter* w[4];
+    uint64_t ranks[4];
+    char name[32];
+    for (int r = 0; r < 4; r++) {
+        snprintf(name, sizeof name, "MPI Rank %d", r);
+        w[r] = loc("Master thread", lg(name, node));
+        ranks[r] = r;
+    }
+    uint32_t rsend = region("MPI_Send", "", "", "", 0, 0, OTF2_REGION_ROLE_POINT2POINT, OTF2_PARADIGM_MPI, 0);
+    uint32_t rrecv = region("MPI_Recv", "", "", "", 0, 0, OTF2_REGION_ROLE_POINT2POINT, OTF2_PARADIGM_MPI, 0);
+    uint32_t world = mpi_comm_world("MPI_COMM_WORLD", 4, ranks);
+    uint64_t low_members[2] = { 0, 1 }, high_members[2] = { 2, 3 };
+    uint32_t glow = group("", OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, 2, low_members);
+    uint32_t ghigh = group("", OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, 2, high_members);
+    uint32_t inter = inter_comm("halves", glow, ghigh, world);
+    ENTER(w[0], 10, rsend);
+    check(OTF2_EvtWriter_MpiSend(w[0], NULL, 11, 1, inter, 9, 1 << 20), "MpiSend");
+    LEAVE(w[0], 12, rsend);
+    ENTER(w[3], 10, rrecv);
+    check(OTF2_EvtWriter_MpiRecv(w[3], NULL, 20, 0, inter, 9, 1 << 20), "MpiRecv");
+    LEAVE(w[3], 21, rrecv);
+    clock_properties(1000000000, 10, 12);
+    close_archive();
+}
+
 /* multichunk: 300,000 events on two locations written in turn, with 256 KiB
  * event chunks, region references above 255 and periodic metrics. */
 static void multichunk(const char* dir)
@@ -622,6 +746,7 @@ int main(int argc, char** argv)
     if (argc != 3) die("usage: gen SCENARIO OUTDIR");
     static const struct { const char* name; void (*fn)(const char*); } scenarios[] = {
         { "single", single }, { "locations", locations }, { "metrics", metrics }, { "mpi", mpi },
+        { "mpinb", mpinb }, { "intercomm", intercomm },
         { "multichunk", multichunk }, { "manydefs", manydefs }, { "attic", attic },
     };
     for (size_t i = 0; i < sizeof scenarios / sizeof scenarios[0]; i++) {
