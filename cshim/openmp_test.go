@@ -356,3 +356,29 @@ func TestInstrumentOpenMP(t *testing.T) {
 		t.Errorf("spin in an implicit task: %v, want both threads", inTask)
 	}
 }
+
+// TestOpenMPExportOTF2 exports an OpenMP trace: otf2-print -Werror reads
+// it, one location per thread, the constructs' regions of the OpenMP
+// paradigm.
+func TestOpenMPExportOTF2(t *testing.T) {
+	tracetest.RequireTool(t, "otf2-print", "otf2-tools")
+	build := library(t)
+	p := buildOpenMP(t, build, "gcc", filepath.Join(root, "cshim", "testdata", "openmp", "omp.c"))
+	p.run(t, []string{"OMP_NUM_THREADS=2"}, "1", "1000")
+	archive := filepath.Join(t.TempDir(), "otf2")
+	if msg, err := run(root, nil, built.hmbtrace, "export", "-format", "otf2", "-o", archive, p.out); err != nil {
+		t.Fatalf("hmbtrace export: %v\n%s", err, msg)
+	}
+	anchor := filepath.Join(archive, "traces.otf2")
+	otf2Print(t, "-Werror", anchor)
+	defs := otf2Print(t, "-G", anchor)
+	for _, want := range []string{`Name: "thread 0"`, `Name: "thread 1"`} {
+		if !strings.Contains(defs, want) {
+			t.Errorf("definitions lack %s", want)
+		}
+	}
+	openmp := regexp.MustCompile(`(?m)^REGION .*Name: "!\$omp barrier @omp\.c:[0-9]+".*Paradigm: OPENMP`)
+	if !openmp.MatchString(defs) {
+		t.Errorf("no OpenMP-paradigm barrier region in the definitions:\n%s", defs)
+	}
+}
