@@ -382,3 +382,41 @@ func TestOpenMPExportOTF2(t *testing.T) {
 		t.Errorf("no OpenMP-paradigm barrier region in the definitions:\n%s", defs)
 	}
 }
+
+// TestOpenMPCxxTasks runs C++ tasks whose firstprivate objects GOMP_task
+// copies with the compiler's copy function, over-aligned and undeferred
+// ones, linked with --as-needed, which drops libgomp: the adapter loads it.
+func TestOpenMPCxxTasks(t *testing.T) {
+	tracetest.RequireTool(t, "g++", "g++")
+	build := library(t)
+	dir := t.TempDir()
+	p := program{path: filepath.Join(dir, "tasks"), out: filepath.Join(dir, "hmb-out")}
+	pc, err := run(root, pkgEnv(build), "pkg-config", "--cflags", "--libs", "hmbtrace-omp")
+	if err != nil {
+		t.Fatalf("pkg-config: %v\n%s", err, pc)
+	}
+	args := append([]string{"-O2", "-g", "-fopenmp", "-Wl,--as-needed", "-o", p.path, filepath.Join(root, "cshim", "testdata", "openmp", "tasks.cc")}, strings.Fields(string(pc))...)
+	if msg, err := run(dir, nil, "g++", args...); err != nil {
+		t.Fatalf("g++ %s: %v\n%s", strings.Join(args, " "), err, msg)
+	}
+	for _, n := range []int{1, 3} {
+		os.RemoveAll(p.out)
+		out, _ := p.run(t, []string{fmt.Sprintf("OMP_NUM_THREADS=%d", n)})
+		if !strings.Contains(out, "total 7400") { // 50 tasks of 100 values, and 0+1+...+49
+			t.Fatalf("%d threads: output %q, want total 7400", n, out)
+		}
+		enters := checkTrace(t, dump(t, filepath.Join(p.out, "tasks.0.hmb")), nil, nil)
+		tasks, creates := 0, 0
+		for r, c := range enters {
+			switch {
+			case strings.HasPrefix(r, "!$omp task @tasks.cc:"):
+				tasks += c
+			case strings.HasPrefix(r, "!$omp create task @tasks.cc:"):
+				creates += c
+			}
+		}
+		if tasks != 100 || creates != 100 {
+			t.Errorf("%d threads: %d task and %d create regions, want 100 each: %v", n, tasks, creates, enters)
+		}
+	}
+}

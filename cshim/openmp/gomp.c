@@ -49,15 +49,35 @@ int hmb_ompt_active;
 
 void GOMP_barrier(void);
 
+/*
+ * libgomp itself, when the program does not load it: a link with
+ * --as-needed (Debian's g++) drops libgomp when this library defines
+ * every GOMP_* function the program calls. Code GCC compiled for OpenMP
+ * needs it, so it is loaded then.
+ */
+NOINST static void *libgomp(void)
+{
+	static void *handle;
+	void *h = __atomic_load_n(&handle, __ATOMIC_ACQUIRE);
+	if (h == NULL) {
+		h = dlopen("libgomp.so.1", RTLD_NOW | RTLD_GLOBAL);
+		__atomic_store_n(&handle, h, __ATOMIC_RELEASE);
+	}
+	return h;
+}
+
 /* next finds libgomp's function name, or ends the program that called it. */
 NOINST static void *next(const char *name)
 {
 	void *f = dlsym(RTLD_NEXT, name);
+	if (f == NULL && libgomp() != NULL) {
+		f = dlsym(libgomp(), name);
+	}
 	if (f == NULL) {
 		char msg[256];
 		int n = snprintf(msg, sizeof msg,
 				 "hmbtrace-omp: %s: not found in the OpenMP runtime linked after libhmbtrace-omp "
-				 "(link with -fopenmp): %s\n", name, dlerror());
+				 "nor in libgomp.so.1 (link with -fopenmp): %s\n", name, dlerror());
 		if (n > 0) {
 			write(2, msg, (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1);
 		}
@@ -81,6 +101,9 @@ static int enabled;
 
 NOINST static void setup(void)
 {
+	if (dlsym(RTLD_DEFAULT, "omp_get_level") == NULL) {
+		libgomp(); /* dropped by --as-needed: the caller is GCC's code */
+	}
 	q_level = (int (*)(void))dlsym(RTLD_DEFAULT, "omp_get_level");
 	q_ancestor = (int (*)(int))dlsym(RTLD_DEFAULT, "omp_get_ancestor_thread_num");
 	q_cancellation = (int (*)(void))dlsym(RTLD_DEFAULT, "omp_get_cancellation");
