@@ -120,6 +120,9 @@ func checkOpenMP(t *testing.T, p program, n int, src string, perThread int) {
 	if got := total("!$omp critical wait @"); got != rounds*n {
 		t.Errorf("%d critical waits, want %d", got, rounds*n)
 	}
+	if got := total("omp_set_lock @"); got != rounds*n {
+		t.Errorf("%d lock waits, want %d", got, rounds*n)
+	}
 	if got := total("!$omp task @"); got != 3*rounds {
 		t.Errorf("%d task regions, want %d", got, 3*rounds)
 	}
@@ -196,7 +199,7 @@ func TestOpenMPFortran(t *testing.T) {
 	for _, n := range []int{2, 3} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
 			os.RemoveAll(p.out)
-			checkOpenMP(t, p, n, "omp.f90", 1)
+			checkOpenMP(t, p, n, "omp.f90", 2)
 		})
 	}
 }

@@ -1,14 +1,16 @@
 ! omp.f90 - the Fortran counterpart of omp.c for the adapter's tests: an
-! imbalanced static loop, a critical section, a reduction, tasks with
-! dependencies and a nested parallel region.
+! imbalanced static loop, a critical section, a lock, a reduction, tasks
+! with dependencies and a nested parallel region.
 program ompf
   use omp_lib
   implicit none
   integer :: r, i, me, n, counted, tasks, a, b
+  integer(omp_lock_kind) :: lck
   double precision :: s
   counted = 0
   tasks = 0
   s = 0
+  call omp_init_lock(lck)
   do r = 1, 3
     !$omp parallel private(me, n, a, b)
     me = omp_get_thread_num()
@@ -26,6 +28,9 @@ program ompf
       s = s + i
     end do
     !$omp end do
+    call omp_set_lock(lck)
+    counted = counted + 1
+    call omp_unset_lock(lck)
     !$omp single
     !$omp task depend(out:a) shared(a)
     a = 1
@@ -44,6 +49,7 @@ program ompf
     !$omp end parallel
     !$omp end parallel
   end do
+  call omp_destroy_lock(lck)
   print '(a,i0,a,f0.0,a,i0)', 'counted ', counted, ' sum ', s, ' tasks ', tasks
 contains
   subroutine spin(k)
