@@ -423,3 +423,41 @@ func TestOpenMPCxxTasks(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenMPCombined runs combined constructs, an ordered loop and GCC's
+// entry points before 4.9 (GOMP_parallel_start/end) with 2 threads.
+func TestOpenMPCombined(t *testing.T) {
+	build := library(t)
+	p := buildOpenMP(t, build, "gcc", filepath.Join(root, "cshim", "testdata", "openmp", "combined.c"))
+	out, _ := p.run(t, []string{"OMP_NUM_THREADS=2"})
+	if !strings.Contains(out, "sum 999000 sections 4 ordered 90 old 4") {
+		t.Fatalf("output %q", out)
+	}
+	enters := checkTrace(t, dump(t, filepath.Join(p.out, "combined.0.hmb")), nil, []string{"thread 0", "thread 1"})
+	count := func(prefix string) int {
+		n := 0
+		for r, c := range enters {
+			if strings.HasPrefix(r, prefix) {
+				n += c
+			}
+		}
+		return n
+	}
+	for _, c := range []struct {
+		prefix string
+		want   int
+	}{
+		{"!$omp parallel ", 8},                 // 4 constructs, 2 rounds
+		{"!$omp implicit task ", 16},           // on 2 threads
+		{"!$omp for @", 8},                     // the dynamic and the ordered loop
+		{"!$omp sections @", 4},                //
+		{"!$omp ordered @", 20},                // 10 iterations, 2 rounds
+		{"!$omp parallel old_body", 2},         // GOMP_parallel_start
+		{"!$omp implicit task old_body", 4},    // the master's and the worker's
+		{"!$omp implicit barrier old_body", 2}, // the master's GOMP_parallel_end
+	} {
+		if got := count(c.prefix); got != c.want {
+			t.Errorf("%q: %d enters, want %d (%v)", c.prefix, got, c.want, enters)
+		}
+	}
+}
