@@ -450,7 +450,7 @@ func TestOpenMPCombined(t *testing.T) {
 		{"!$omp parallel ", 8},                 // 4 constructs, 2 rounds
 		{"!$omp implicit task ", 16},           // on 2 threads
 		{"!$omp for @", 8},                     // the dynamic and the ordered loop
-		{"!$omp sections @", 4},                //
+		{"!$omp sections @", 4},                // 2 threads, 2 rounds
 		{"!$omp ordered @", 20},                // 10 iterations, 2 rounds
 		{"!$omp parallel old_body", 2},         // GOMP_parallel_start
 		{"!$omp implicit task old_body", 4},    // the master's and the worker's
