@@ -21,7 +21,8 @@
  *
  * Threads. Every thread that calls a probe becomes its own location of the
  * trace, named "thread <tid>" after its Linux thread id unless
- * hmb_thread_name says otherwise. A probe reads the clock (the invariant TSC
+ * hmb_thread_name says otherwise (the OpenMP adapter, libhmbtrace-omp,
+ * names OpenMP threads "thread <n>" by their OpenMP thread number). A probe reads the clock (the invariant TSC
  * where the CPU has one, else CLOCK_MONOTONIC: the same clock as hmbtrace's
  * Go probes) and writes its event into the thread's location in place: the
  * filters, the calling-depth bookkeeping, the exact profile and the encoding
