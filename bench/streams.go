@@ -87,7 +87,7 @@ func heatStream(o *options) (*stream, error) {
 		return nil, err
 	}
 	cmd := exec.Command(bin, args...)
-	cmd.Env = append(os.Environ(), "HMB_OUTPUT="+dir, "HMB_NAME=heat", "HMB_CLOCK=monotonic", "HMB_TIMER_SHIFT=0")
+	cmd.Env = append(os.Environ(), "HMB_OUTPUT="+dir, "HMB_NAME=heat", "HMB_CLOCK=monotonic", "HMB_TIMER_SHIFT=0", "HMB_THROTTLE=0")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("examples/heat: %v\n%s", err, out)
 	}

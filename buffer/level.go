@@ -30,6 +30,7 @@ const (
 	groupCompute = iota
 	groupComm
 	numGroups
+	groupAll = -1 // both, for closeDepthLocked
 )
 
 // group returns the class's group for the depth policy.

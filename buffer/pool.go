@@ -303,10 +303,8 @@ func (p *Pool) CloseFrom(d int, t uint64) {
 	if p.final {
 		return
 	}
-	for g := range p.limit {
-		if d < p.limit[g] {
-			p.closeDepthLocked(g, d, t, nil)
-		}
+	if d < p.limit[groupCompute] || d < p.limit[groupComm] {
+		p.closeDepthLocked(groupAll, d, t, nil)
 	}
 }
 
@@ -333,6 +331,18 @@ func (p *Pool) closeDeepestLocked(t uint64, trigger *Hierarchy) bool {
 			if d >= 0 {
 				break
 			}
+		}
+		if p.policy == PolicyClass && d >= 0 {
+			// The class policy ranked the classes itself: its depth
+			// fallback closes every class at the deepest depth in use.
+			for group, at := range p.binsAtDepth {
+				for i := min(p.limit[group], len(at)) - 1; i > d; i-- {
+					if at[i] > 0 {
+						d = i
+					}
+				}
+			}
+			g = groupAll
 		}
 		if d < 0 {
 			top := -1
@@ -364,19 +374,27 @@ func (p *Pool) closeDeepestLocked(t uint64, trigger *Hierarchy) bool {
 }
 
 // closeDepthLocked closes calling depth d and every deeper one of the
-// classes of group g in every hierarchy, at reduced time t, for trigger as
-// closeLocked says (nil when no location asked). The reduction's Class is
-// ClassRegion for the compute group and ClassParadigm for communication.
+// classes of group g (groupAll: of every class) in every hierarchy, at
+// reduced time t, for trigger as closeLocked says (nil when no location
+// asked). The reduction's Class is ClassParadigm for the communication
+// group, else ClassRegion.
 func (p *Pool) closeDepthLocked(g, d int, t uint64, trigger *Hierarchy) {
-	p.limit[g] = d
 	r := Reduction{Reason: ByDepth, Depth: d, Time: t, Steps: 1}
-	if g == groupComm {
+	switch g {
+	case groupAll:
+		for i := range p.limit {
+			p.limit[i] = min(p.limit[i], d)
+		}
+	case groupComm:
 		r.Class = ClassParadigm
+		fallthrough
+	default:
+		p.limit[g] = d
 	}
 	for _, h := range p.hier {
 		for depth := d; depth < len(h.levels); depth++ {
 			for _, lv := range h.levels[depth] {
-				if lv != nil && lv.class.group() == g {
+				if lv != nil && (g == groupAll || lv.class.group() == g) && !lv.closed {
 					bins, recs := p.closeLocked(lv, ByDepth, trigger)
 					r.Bins += bins
 					r.Records += recs

@@ -3,9 +3,11 @@ package cshim_test
 import (
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/hmbtrace/hmbtrace/encode"
+	"github.com/hmbtrace/hmbtrace/internal/tracetest"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
@@ -82,6 +84,18 @@ func TestParadigmDeepC(t *testing.T) {
 					get = &l.Profile[i]
 				}
 			}
+			if mode == "direct" {
+				// OTF2 takes the MPI calls below their shed callers too.
+				tracetest.RequireTool(t, "otf2-print", "otf2-tools")
+				archive := filepath.Join(t.TempDir(), "otf2")
+				if msg, err := run(root, nil, built.hmbtrace, "export", "-format", "otf2", "-o", archive, f.Path); err != nil {
+					t.Fatalf("hmbtrace export: %v\n%s", err, msg)
+				}
+				printed := otf2Print(t, "-Werror", filepath.Join(archive, "traces.otf2"))
+				if n := strings.Count(printed, `Region: "MPI_Send"`); n != 2*steps {
+					t.Errorf("%d MPI_Send enters and leaves in the OTF2 archive, want %d", n, 2*steps)
+				}
+			}
 			const visits = steps * 20 * 50
 			if get == nil || !get.Throttled || get.Visits != 1000 || get.Visits+get.VisitsAfter != visits {
 				t.Errorf("get: %+v, want throttled after 1000 of %d visits", get, visits)
@@ -100,7 +114,7 @@ func TestManyRegionsC(t *testing.T) {
 	for _, c := range []struct {
 		n     int
 		maxKB int64
-	}{{10000, 100 << 10}, {100000, 250 << 10}} {
+	}{{10000, 64 << 10}, {100000, 128 << 10}} {
 		out, errOut := p.run(t, nil, fmt.Sprint(c.n))
 		if errOut != "" {
 			t.Fatalf("stderr: %s", errOut)

@@ -314,7 +314,10 @@ func (l *Location) mpiRecord(r *encode.Record, t uint64, read bool) {
 	if r.Kind == encode.KindCollRequest || r.Kind == encode.KindCollComplete {
 		c = buffer.ClassCollective
 	}
-	if d >= l.plimit || l.h.ClassClosed&(1<<c) != 0 || (l.pendingFrom != 0 && !l.flush(d)) {
+	if l.pendingFrom != 0 {
+		l.flush(d) // the calls around it are kept where they can be
+	}
+	if d >= l.plimit || l.h.ClassClosed&(1<<c) != 0 {
 		l.drop(d, c)
 		return
 	}

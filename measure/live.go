@@ -61,7 +61,7 @@ func (m *Measurement) Live(wait time.Duration) *tracefile.Trace {
 	m.pool.Notify()
 	m.mu.Lock()
 	locs := append([]*Location(nil), m.locations...)
-	regions := append([]regionDef(nil), m.regions...)
+	regions := m.regions.view()
 	rank := m.cfg.Rank
 	m.mu.Unlock()
 	deadline := time.Now().Add(wait)
@@ -86,8 +86,10 @@ func (m *Measurement) Live(wait time.Duration) *tracefile.Trace {
 	for _, e := range m.metricEvents {
 		t.Header.Metrics = append(t.Header.Metrics, e.Name)
 	}
-	for i, r := range regions {
-		t.Regions = append(t.Regions, tracefile.Region{ID: uint32(i + 1), Name: r.name, File: r.file, Line: r.line})
+	t.Regions = make([]tracefile.Region, regions.len())
+	for i := range t.Regions {
+		r := regions.at(i)
+		t.Regions[i] = tracefile.Region{ID: uint32(i + 1), Name: r.name, File: r.file, Line: r.line, Paradigm: r.paradigm}
 	}
 	for _, l := range locs {
 		l.pub.mu.Lock()

@@ -373,59 +373,56 @@ func (l *Location) leaveTop(t uint64) {
 
 // flush writes the enters the duration filter holds, from the shallowest
 // down to depth upTo, with their original times: something inside them is
-// kept. It returns false if they could not all be written; then none of
-// the held enters will be.
+// kept. Each is written if its own level is open and has room, else
+// dropped and counted: a held MPI call stays when the compute calls around
+// it cannot (the reader accepts kept events below removed ones). It
+// reports whether the enter at upTo is in the trace.
 func (l *Location) flush(upTo int) bool {
 	if l.pendingFrom == 0 || l.pendingFrom > upTo {
-		return true
+		return upTo <= 0 || l.stack[upTo].state == frameWritten
 	}
 	top := max(upTo, l.depth) // upTo is above l.depth when its leave flushes
 	for d := l.pendingFrom; d <= upTo; d++ {
 		f := &l.stack[d]
-		if d >= l.limit {
-			l.dropPending(d, top)
-			return false
+		if f.state != framePending {
+			continue
 		}
-		lv := l.level(d)
+		limit, lv := l.limit, (*buffer.Level)(nil)
 		if f.class == buffer.ClassParadigm {
-			lv = l.parLevel(d)
+			limit = l.plimit
 		}
-		if !lv.Enter(f.tr, f.seq, f.region) {
-			// The level counted this enter as dropped; the ones below follow it.
+		if d < limit {
+			lv = l.level(d)
+			if f.class == buffer.ClassParadigm {
+				lv = l.parLevel(d)
+			}
+		}
+		if lv == nil || !lv.Enter(f.tr, f.seq, f.region) {
+			if lv == nil {
+				l.drop(d, f.class) // Enter counted it otherwise
+			}
 			f.state = frameDropped
 			if f.counted {
 				l.drop(d, buffer.ClassMetric)
 			}
-			l.lose(d)
-			l.dropPending(d+1, top)
-			return false
+			if lv != nil && f.class == buffer.ClassRegion {
+				l.lose(d) // the compute calls inside go with it
+			}
+			continue
 		}
 		f.state = frameWritten
 		if f.counted {
 			l.putMetric(d, f.tr, f.mseq, f.region, l.mstart[d*l.nmet:(d+1)*l.nmet])
 		}
 	}
-	if upTo < top {
-		l.pendingFrom = upTo + 1
-	} else {
-		l.pendingFrom = 0
-	}
-	return true
-}
-
-// dropPending gives up the held enters from depth d to top: their calls
-// will not be in the trace.
-func (l *Location) dropPending(d, top int) {
-	for ; d <= top; d++ {
-		if f := &l.stack[d]; f.state == framePending {
-			l.drop(d, f.class)
-			if f.counted {
-				l.drop(d, buffer.ClassMetric)
-			}
-			f.state = frameDropped
+	l.pendingFrom = 0
+	for d := upTo + 1; d <= top; d++ {
+		if l.stack[d].state == framePending {
+			l.pendingFrom = d
+			break
 		}
 	}
-	l.pendingFrom = 0
+	return l.stack[upTo].state == frameWritten
 }
 
 // lose records that the enter at depth d found no bin: the call's whole
@@ -505,7 +502,10 @@ func (l *Location) message(k encode.Kind, peer uint64, rank bool, tag uint32, by
 	d := l.depth
 	l.recorded++
 	l.countMessage(k == encode.KindRecv, peer, rank, bytes)
-	if d >= l.plimit || l.h.ClassClosed&(1<<buffer.ClassMessage) != 0 || (l.pendingFrom != 0 && !l.flush(d)) {
+	if l.pendingFrom != 0 {
+		l.flush(d) // the calls around a kept message are kept where they can be
+	}
+	if d >= l.plimit || l.h.ClassClosed&(1<<buffer.ClassMessage) != 0 {
 		l.drop(d, buffer.ClassMessage)
 		return
 	}

@@ -56,7 +56,7 @@ type Measurement struct {
 	metricsDepth   int
 
 	mu        sync.Mutex
-	regions   []regionDef // index id-1
+	regions   regionTable
 	byName    map[string]Region
 	locations []*Location
 	comms     []tracefile.Comm // index id-1
@@ -127,6 +127,9 @@ func Start(cfg Config) (*Measurement, error) {
 	}
 	m.cost = measureProbeCost(m.shift)
 	m.start = clock.ReadPair()
+	// The wall time of the start goes with the start's ticks: readers add
+	// the measured duration to it to tell when the run ended.
+	m.wall = time.Now()
 	if cfg.Signals {
 		m.handleSignals()
 	}
@@ -227,9 +230,9 @@ func (m *Measurement) define(name, file string, line int, p tracefile.Paradigm) 
 	if r, ok := m.byName[name]; ok {
 		return r
 	}
-	m.regions = append(m.regions, regionDef{name: name, file: file, line: line, paradigm: p,
+	m.regions.append(regionDef{name: name, file: file, line: line, paradigm: p,
 		filtered: m.filter.Excluded(name, file), counted: m.regionCounted(name)})
-	r := Region(len(m.regions))
+	r := Region(m.regions.len())
 	m.byName[name] = r
 	return r
 }
@@ -278,10 +281,10 @@ func (m *Measurement) pageDefs(first Region, dst []regionDef) int {
 			n++ // region 0 is never defined; define skips it
 			continue
 		}
-		if id > len(m.regions) {
+		if id > m.regions.len() {
 			break
 		}
-		dst[k] = m.regions[id-1]
+		dst[k] = *m.regions.at(id - 1)
 		n++
 	}
 	return n
@@ -300,7 +303,7 @@ func (m *Measurement) Reductions() []buffer.Reduction {
 func (m *Measurement) regionCount() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return len(m.regions)
+	return m.regions.len()
 }
 
 // Location returns a new location: a stream of events recorded by one

@@ -3,6 +3,7 @@ package measure
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/hmbtrace/hmbtrace/encode"
 	"github.com/hmbtrace/hmbtrace/tracefile"
@@ -13,7 +14,14 @@ import (
 // closes compute depths first, and every MPI enter and leave and every
 // message stays in the trace, below ancestors that were removed (issue 16).
 func TestParadigmKeptLongest(t *testing.T) {
-	m := startTest(t, Config{BufferSize: 64 << 10, BinSize: 512, NoThrottle: true})
+	t.Run("all", func(t *testing.T) { testParadigmKeptLongest(t, 0) })
+	// The duration filter holds the enters: a message writes those around
+	// it that can be, and the MPI call is one even when its callers are not.
+	t.Run("min-duration", func(t *testing.T) { testParadigmKeptLongest(t, time.Nanosecond) })
+}
+
+func testParadigmKeptLongest(t *testing.T, minDur time.Duration) {
+	m := startTest(t, Config{BufferSize: 64 << 10, BinSize: 512, NoThrottle: true, MinDuration: minDur})
 	var compute []Region
 	for d := 1; d <= 9; d++ {
 		compute = append(compute, m.Region(fmt.Sprintf("compute %d", d)))

@@ -268,9 +268,13 @@ func finalDepthLimit(f *tracefile.File) (calls, comm int) {
 		if r.Reason != tracefile.ByDepth {
 			continue
 		}
-		if r.Class == tracefile.ClassParadigm {
+		switch {
+		case r.Class == tracefile.ClassParadigm:
 			comm = min(comm, r.Depth)
-		} else {
+		case f.Header.Policy == "class": // its depth fallback closes every class
+			comm = min(comm, r.Depth)
+			calls = min(calls, r.Depth)
+		default:
 			calls = min(calls, r.Depth)
 		}
 	}

@@ -3,6 +3,7 @@ package measure
 import (
 	"fmt"
 	"io"
+	"iter"
 	"os"
 	"runtime"
 	"strings"
@@ -17,7 +18,7 @@ func (m *Measurement) snapshot() *tracefile.Trace {
 	m.mu.Lock()
 	// Definitions are appended and never changed: the prefix is a
 	// consistent view without a copy, which at 10^6 regions is 50 MB.
-	regions := m.regions[:len(m.regions):len(m.regions)]
+	regions := m.regions.view()
 	locs := append([]*Location(nil), m.locations...)
 	rank, sync, ref := m.cfg.Rank, append([]tracefile.ClockSync(nil), m.clockSync...), m.referenceStart
 	m.mu.Unlock()
@@ -61,9 +62,17 @@ func (m *Measurement) snapshot() *tracefile.Trace {
 	for _, e := range m.metricEvents {
 		t.Header.Metrics = append(t.Header.Metrics, e.Name)
 	}
-	t.Regions = make([]tracefile.Region, len(regions))
-	for i, r := range regions {
-		t.Regions[i] = tracefile.Region{ID: uint32(i + 1), Name: r.name, File: r.file, Line: r.line, Paradigm: r.paradigm}
+	// The regions and profiles go to the writer as sequences over the
+	// measurement's own tables: copied, they doubled the memory of a run
+	// with 10^6 regions at its end.
+	t.NumRegions = regions.len()
+	t.RegionSeq = func(yield func(tracefile.Region) bool) {
+		for i := 0; i < regions.len(); i++ {
+			r := regions.at(i)
+			if !yield(tracefile.Region{ID: uint32(i + 1), Name: r.name, File: r.file, Line: r.line, Paradigm: r.paradigm}) {
+				return
+			}
+		}
 	}
 	for _, l := range locs {
 		t.Locations = append(t.Locations, l.snapshot())
@@ -86,7 +95,7 @@ func (l *Location) snapshot() tracefile.Location {
 		tl.CountersMissing = "not opened"
 	}
 	tl.Usage.AfterClose = l.afterClose.Load()
-	tl.Profile = l.profileEntries(nil)
+	tl.ProfileSeq, tl.NumProfile = l.profileSeq()
 	if l.cpt != nil {
 		tl.CallPaths = l.cpt.export()
 	}
@@ -107,32 +116,46 @@ func (l *Location) snapshot() tracefile.Location {
 	return tl
 }
 
-// profileEntries appends the location's flat profile to dst.
-func (l *Location) profileEntries(dst []tracefile.ProfileEntry) []tracefile.ProfileEntry {
-	n := l.nmet
-	if dst == nil {
-		k := 0
-		l.forEachEntry(func(_ uint32, p *profEntry) {
-			if p.visits != 0 || p.off == offThrottled {
-				k++
+// profileSeq returns the location's flat profile as a sequence, and its
+// length. The location must not record any more.
+func (l *Location) profileSeq() (iter.Seq[tracefile.ProfileEntry], int) {
+	n := 0
+	l.forEachEntry(func(_ uint32, p *profEntry) {
+		if p.visits != 0 || p.off == offThrottled {
+			n++
+		}
+	})
+	return func(yield func(tracefile.ProfileEntry) bool) {
+		more := true
+		l.forEachEntry(func(id uint32, p *profEntry) {
+			if more && (p.visits != 0 || p.off == offThrottled) {
+				more = yield(l.profileEntry(id, p))
 			}
 		})
-		dst = make([]tracefile.ProfileEntry, 0, k)
+	}, n
+}
+
+// profileEntry returns region id's line of the profile, entry p.
+func (l *Location) profileEntry(id uint32, p *profEntry) tracefile.ProfileEntry {
+	n := l.nmet
+	e := tracefile.ProfileEntry{Region: id, Visits: p.visits, Inclusive: p.incl, Exclusive: p.excl}
+	if p.off == offThrottled {
+		e.Throttled, e.ThrottledAt, e.VisitsAfter = true, p.throttledAt, p.after
 	}
+	if p.counted && l.src != nil {
+		sums := l.sums(id)
+		e.CounterInclusive = append([]uint64(nil), sums[:n]...)
+		e.CounterExclusive = append([]uint64(nil), sums[n:2*n]...)
+	}
+	return e
+}
+
+// profileEntries appends the location's flat profile to dst.
+func (l *Location) profileEntries(dst []tracefile.ProfileEntry) []tracefile.ProfileEntry {
 	l.forEachEntry(func(id uint32, p *profEntry) {
-		if p.visits == 0 && p.off != offThrottled {
-			return
+		if p.visits != 0 || p.off == offThrottled {
+			dst = append(dst, l.profileEntry(id, p))
 		}
-		e := tracefile.ProfileEntry{Region: id, Visits: p.visits, Inclusive: p.incl, Exclusive: p.excl}
-		if p.off == offThrottled {
-			e.Throttled, e.ThrottledAt, e.VisitsAfter = true, p.throttledAt, p.after
-		}
-		if p.counted && l.src != nil {
-			sums := l.sums(id)
-			e.CounterInclusive = append([]uint64(nil), sums[:n]...)
-			e.CounterExclusive = append([]uint64(nil), sums[n:2*n]...)
-		}
-		dst = append(dst, e)
 	})
 	return dst
 }

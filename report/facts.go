@@ -123,6 +123,14 @@ func bufferStory(p *page, f *tracefile.File) {
 			row("interrupted", l.Name+" was still running when a signal ended the run: its last event may be uncounted, its open regions stay open")
 		}
 	}
+	if th := f.Throttled(); len(th) > 0 {
+		var parts []string
+		for _, r := range th {
+			parts = append(parts, fmt.Sprintf("%s at %s on %d location(s), %s visits timed before, %s counted after",
+				r.Name, units.Duration(float64(r.FirstAt)), r.Locations, units.Count(r.Visits), units.Count(r.VisitsAfter)))
+		}
+		row(fmt.Sprintf("throttled (%d)", len(th)), "switched off by HMB_THROTTLE, visits after it counted but not timed: "+strings.Join(parts, "; "))
+	}
 	if u := usageText(t.Usage); u != "" {
 		row("usage errors", u)
 	} else {
@@ -179,7 +187,11 @@ func reductionText(f *tracefile.File, r tracefile.Reduction) string {
 	at := units.Duration(float64(f.Nanos(r.Time)))
 	switch r.Reason {
 	case tracefile.ByDepth:
-		return fmt.Sprintf("at %s closed depth %d and deeper, revoking %d bins (%s events)", at, r.Depth, r.Bins, units.Count(r.Records))
+		what := ""
+		if r.Class == tracefile.ClassParadigm {
+			what = " of MPI regions, messages and collectives"
+		}
+		return fmt.Sprintf("at %s closed depth %d and deeper%s, revoking %d bins (%s events)", at, r.Depth, what, r.Bins, units.Count(r.Records))
 	case tracefile.ByClass:
 		return fmt.Sprintf("at %s closed event class %s, revoking %d bins (%s events)", at, r.Class, r.Bins, units.Count(r.Records))
 	case tracefile.ByFirst:

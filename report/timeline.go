@@ -151,7 +151,7 @@ func (r *run) label(i int, l *tracefile.Location) string {
 func statsDepth(l *tracefile.Location) int {
 	d := 0
 	for _, lv := range l.Levels {
-		if lv.Class != tracefile.ClassRegion && lv.Class != tracefile.ClassCollective {
+		if !lv.Class.Calls() {
 			continue
 		}
 		if lv.Written > 0 || lv.Kept() > 0 || lv.Removed().Total() > 0 {
@@ -232,7 +232,7 @@ func statsCalls(l *tracefile.Location, d int) int {
 	}
 	var kept uint64
 	for _, lv := range l.Levels {
-		if lv.Depth == d && (lv.Class == tracefile.ClassRegion || lv.Class == tracefile.ClassCollective) {
+		if lv.Depth == d && lv.Class.Calls() {
 			kept += lv.Kept()
 		}
 	}
@@ -430,7 +430,8 @@ func shedMarks(f *tracefile.File, l *tracefile.Location, off, end int64) func(d 
 		}
 		var t int64 = -1
 		for _, red := range f.Reductions {
-			if red.Reason == lv.By && (red.Reason != tracefile.ByDepth || red.Depth <= lv.Depth) {
+			// A depth reduction of the communication classes closes no enter/leave level.
+			if red.Reason == lv.By && (red.Reason != tracefile.ByDepth || red.Depth <= lv.Depth && red.Class != tracefile.ClassParadigm) {
 				t = at(red.Time)
 				break
 			}

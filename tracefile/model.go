@@ -2,6 +2,7 @@ package tracefile
 
 import (
 	"fmt"
+	"iter"
 	"math"
 	"time"
 
@@ -304,7 +305,11 @@ type Location struct {
 	FilteredDuration uint64
 	Usage            UsageErrors
 	Profile          []ProfileEntry
-	Levels           []LevelStats
+	// ProfileSeq, when not nil, gives a Writer the profile in place of
+	// Profile, NumProfile entries, as Trace.RegionSeq does for regions.
+	ProfileSeq iter.Seq[ProfileEntry]
+	NumProfile int
+	Levels     []LevelStats
 
 	// Interrupted is set when the trace was written for a signal while
 	// this location's goroutine had not stopped: its last event may be
@@ -398,6 +403,13 @@ type Trace struct {
 	Regions    []Region
 	Locations  []Location
 	Reductions []Reduction
+
+	// RegionSeq, when not nil, gives a Writer the regions in place of
+	// Regions (and their count, NumRegions), so that a measurement with
+	// millions of them writes them without building a copy. Readers fill
+	// Regions.
+	RegionSeq  iter.Seq[Region]
+	NumRegions int
 	// Comms are the communicators the process created, in the order it
 	// created them; nil if it defined none.
 	Comms []Comm

@@ -159,15 +159,21 @@ func placeAt(tmp, dst string, self *Header, pl *Placement) (done bool, kept *Hea
 }
 
 // concurrent reports whether the file at dst holds the trace of a
-// measurement that ran at some time during self's: its end (by its header,
-// else its modification time) is not before self's start.
+// measurement that ran at some time during self's: its end (by its header)
+// or its writing (its modification time) is not before self's start. The
+// modification time counts too because the header's end is an estimate
+// that may fall a little short of the real one, while a file written after
+// self started was certainly written by a process alive then.
 func concurrent(self, other *Header, herr error, fi os.FileInfo) bool {
+	if !fi.ModTime().Before(self.StartWall) {
+		return true
+	}
 	if herr == nil {
 		if end, ok := other.EndWall(); ok {
 			return !end.Before(self.StartWall)
 		}
 	}
-	return !fi.ModTime().Before(self.StartWall)
+	return false
 }
 
 // EndWall returns the wall-clock time at the end of the measurement: its

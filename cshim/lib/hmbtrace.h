@@ -133,7 +133,12 @@ uint32_t hmb_region_paradigm_ex(const char *name, const char *file, int line, in
  */
 int hmb_code_at(const void *addr, char *name, size_t nsize, char *file, size_t fsize, int *line);
 
-/* hmb_enter records that the calling thread enters region. */
+/*
+ * hmb_enter records that the calling thread enters region. A region the
+ * thread visited HMB_THROTTLE_CALLS times with a mean inclusive time below
+ * HMB_THROTTLE_TIME is throttled (HMB_THROTTLE=0: never): its probes then
+ * count the visit, read no clock and record nothing.
+ */
 void hmb_enter(uint32_t region);
 
 /*
