@@ -216,7 +216,8 @@ func TestOpenMPClang(t *testing.T) {
 	}
 }
 
-// TestOpenMPOff: HMB_OPENMP=0 leaves OpenMP unrecorded, for both runtimes.
+// TestOpenMPOff: HMB_OPENMP=0 leaves OpenMP unrecorded, for both runtimes,
+// and with HMB_ENABLE=0 the programs run right and write no trace.
 func TestOpenMPOff(t *testing.T) {
 	build := library(t)
 	compilers := []string{"gcc"}
@@ -225,6 +226,12 @@ func TestOpenMPOff(t *testing.T) {
 	}
 	for _, cc := range compilers {
 		p := buildOpenMP(t, build, cc, filepath.Join(root, "cshim", "testdata", "openmp", "omp.c"))
+		if out, _ := p.run(t, []string{"OMP_NUM_THREADS=2", "HMB_ENABLE=0"}, "1", "1000"); !strings.Contains(out, "counted 4 sum 5050 tasks 2") {
+			t.Errorf("%s with HMB_ENABLE=0: output %q", cc, out)
+		}
+		if files, _ := filepath.Glob(filepath.Join(p.out, "*.hmb")); len(files) != 0 {
+			t.Errorf("%s with HMB_ENABLE=0 wrote %v", cc, files)
+		}
 		p.run(t, []string{"OMP_NUM_THREADS=2", "HMB_OPENMP=0"})
 		files, _ := filepath.Glob(filepath.Join(p.out, "*.hmb"))
 		for _, f := range files {

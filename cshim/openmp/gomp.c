@@ -218,7 +218,8 @@ NOINST static void body(void *arg)
 	leave(b->task);
 }
 
-NOINST static void body_init(struct body *b, const void *ra, void (*fn)(void *), void *data, int work_kind)
+/* body_init prepares a body and reports whether it records anything (not when the measurement is off). */
+NOINST static int body_init(struct body *b, const void *ra, void (*fn)(void *), void *data, int work_kind)
 {
 	b->fn = fn;
 	b->data = data;
@@ -227,6 +228,7 @@ NOINST static void body_init(struct body *b, const void *ra, void (*fn)(void *),
 	b->work_kind = work_kind;
 	b->work = work_kind != 0 ? hmb_omp_site(work_kind, ra, NULL) : 0;
 	b->end_barrier = q_cancellation == NULL || !q_cancellation();
+	return b->task != 0 || b->barrier != 0 || b->work != 0;
 }
 
 void GOMP_parallel(void (*fn)(void *), void *data, unsigned num_threads, unsigned flags);
@@ -240,7 +242,10 @@ EXPORT void GOMP_parallel(void (*fn)(void *), void *data, unsigned num_threads, 
 	const void *ra = __builtin_return_address(0);
 	uint32_t r = hmb_omp_site(K_PARALLEL, ra, (const void *)fn);
 	struct body b;
-	body_init(&b, ra, fn, data, 0);
+	if (!body_init(&b, ra, fn, data, 0) && r == 0) {
+		real_GOMP_parallel(fn, data, num_threads, flags); /* nothing to record: no extra barrier either */
+		return;
+	}
 	enter(r);
 	real_GOMP_parallel(body, &b, num_threads, flags);
 	leave(r);
@@ -256,7 +261,9 @@ EXPORT unsigned GOMP_parallel_reductions(void (*fn)(void *), void *data, unsigne
 	const void *ra = __builtin_return_address(0);
 	uint32_t r = hmb_omp_site(K_PARALLEL, ra, (const void *)fn);
 	struct body b;
-	body_init(&b, ra, fn, data, 0);
+	if (!body_init(&b, ra, fn, data, 0) && r == 0) {
+		return real_GOMP_parallel_reductions(fn, data, num_threads, flags);
+	}
 	enter(r);
 	unsigned n = real_GOMP_parallel_reductions(body, &b, num_threads, flags);
 	leave(r);
@@ -277,7 +284,10 @@ EXPORT unsigned GOMP_parallel_reductions(void (*fn)(void *), void *data, unsigne
 		const void *ra = __builtin_return_address(0);                    \
 		uint32_t r = hmb_omp_site(K_PARALLEL, ra, (const void *)fn);     \
 		struct body b;                                                   \
-		body_init(&b, ra, fn, data, K_FOR);                              \
+		if (!body_init(&b, ra, fn, data, K_FOR) && r == 0) {             \
+			real_##f(fn, data, num_threads, __VA_ARGS__, flags);     \
+			return;                                                  \
+		}                                                                \
 		enter(r);                                                        \
 		real_##f(body, &b, num_threads, __VA_ARGS__, flags);             \
 		leave(r);                                                        \
@@ -311,7 +321,10 @@ EXPORT void GOMP_parallel_sections(void (*fn)(void *), void *data, unsigned num_
 	const void *ra = __builtin_return_address(0);
 	uint32_t r = hmb_omp_site(K_PARALLEL, ra, (const void *)fn);
 	struct body b;
-	body_init(&b, ra, fn, data, K_SECTIONS);
+	if (!body_init(&b, ra, fn, data, K_SECTIONS) && r == 0) {
+		real_GOMP_parallel_sections(fn, data, num_threads, count, flags);
+		return;
+	}
 	enter(r);
 	real_GOMP_parallel_sections(body, &b, num_threads, count, flags);
 	leave(r);
@@ -338,9 +351,12 @@ NOINST static struct old_region *old_start(const void *ra, void (*fn)(void *), v
 	if (o == NULL) {
 		return NULL;
 	}
-	body_init(&o->b, ra, fn, data, work_kind);
-	o->b.end_barrier = 0;
 	o->parallel = hmb_omp_site(K_PARALLEL, ra, (const void *)fn);
+	if (!body_init(&o->b, ra, fn, data, work_kind) && o->parallel == 0) {
+		free(o);
+		return NULL;
+	}
+	o->b.end_barrier = 0;
 	o->up = old_regions;
 	old_regions = o;
 	enter(o->parallel);
