@@ -7,6 +7,7 @@ package cshim_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -676,6 +677,60 @@ func TestMPIRequests(t *testing.T) {
 	if n := strings.Count(defs, `Parent: "MPI_COMM_WORLD"`); n != 2 {
 		t.Errorf("%d communicators made from MPI_COMM_WORLD in the archive, want the 2 halves:\n%s", n, defs)
 	}
+	checkPythonOTF2(t, filepath.Join(archive, "traces.otf2"), len(sends))
+}
+
+// checkPythonOTF2 reads the archive of requests.c with python3-otf2 (the
+// export's own check script) as an analysis tool would: every request
+// completes on its location, every send matches a receive by sender,
+// receiver, communicator, tag and length, every collective begins and
+// ends, and the two halves of the split have their members (locations 0..3
+// are ranks 0..3) in their own rank order, made from MPI_COMM_WORLD.
+func checkPythonOTF2(t *testing.T, anchor string, sends int) {
+	t.Helper()
+	const python = "/usr/bin/python3" // python3-otf2 is built for Debian's python only
+	if err := exec.Command(python, "-c", "import otf2").Run(); err != nil {
+		tracetest.SkipOrFail(t, fmt.Sprintf("%s cannot import otf2 (%v): install the Debian package python3-otf2", python, err))
+	}
+	out, err := exec.Command(python, filepath.Join(root, "export", "otf2", "convert", "testdata", "check_mpi.py"), anchor).CombinedOutput()
+	if err != nil {
+		t.Fatalf("python3-otf2: %v\n%s", err, out)
+	}
+	var res struct {
+		Comms map[string]struct {
+			Name    string   `json:"name"`
+			Group   string   `json:"group"`
+			Members []uint64 `json:"members"`
+			Parent  *uint64  `json:"parent"`
+		} `json:"comms"`
+		Unmatched    []string `json:"unmatched"`
+		OpenRequests []string `json:"open_requests"`
+		Balanced     bool     `json:"balanced"`
+		Messages     int      `json:"messages"`
+	}
+	if err := json.Unmarshal(out, &res); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if len(res.Unmatched) != 0 || len(res.OpenRequests) != 0 || !res.Balanced || res.Messages != sends {
+		t.Errorf("python3-otf2: unmatched %v, open requests %v, collectives balanced %v, %d messages matched of %d",
+			res.Unmatched, res.OpenRequests, res.Balanced, res.Messages, sends)
+	}
+	world := ""
+	for ref, c := range res.Comms {
+		if c.Name == "MPI_COMM_WORLD" {
+			world = ref
+		}
+	}
+	var halves []string
+	for _, c := range res.Comms {
+		if c.Group == "COMM_GROUP" && c.Parent != nil && strconv.FormatUint(*c.Parent, 10) == world {
+			halves = append(halves, fmt.Sprint(c.Members))
+		}
+	}
+	sort.Strings(halves)
+	if world == "" || strings.Join(halves, " ") != "[2 0] [3 1]" {
+		t.Errorf("python3-otf2: communicators made from MPI_COMM_WORLD (%q) have members %v, want [2 0] and [3 1]:\n%s", world, halves, out)
+	}
 }
 
 // checkSplitComm checks rank r's communicators in the file of requests.c:
@@ -771,5 +826,70 @@ func TestMPIAbort(t *testing.T) {
 	enters := checkTrace(t, dump(t, f.Path), []string{"MPI_Init", "MPI_Ibarrier", "MPI_Abort"}, []string{"rank 0"})
 	if enters["MPI_Finalize"] != 0 {
 		t.Errorf("rank 0 aborted, yet its trace has MPI_Finalize")
+	}
+}
+
+// TestMPIDeepReduced runs a C++ code whose MPI calls sit at depth 8, below
+// six levels of its own regions and beside a wide compute tree, with a
+// buffer far too small for the compute events (issue 16: on a real code,
+// the depth reduction shed 73 % of the messages). The compute levels must
+// go first: every message, MPI region and collective is kept, the messages
+// are those the program made, and the communication matrix equals the one
+// of a run whose buffer held everything.
+func TestMPIDeepReduced(t *testing.T) {
+	build := mpiLibrary(t)
+	tracetest.RequireTool(t, "mpicxx", "libopenmpi-dev (g++)")
+	prog := mpiBuild(t, build, "mpicxx", "deep", "deep.cc")
+	const np = 4
+	full := filepath.Join(t.TempDir(), "full")
+	mpirun(t, np, full, nil, prog)
+	small := filepath.Join(t.TempDir(), "small")
+	outs, errs := mpirun(t, np, small, []string{"HMB_BUFFER_SIZE=64K", "HMB_BIN_SIZE=1K"}, prog)
+
+	files := rankFiles(t, small, "deep", np)
+	sends, recvs, _ := messagesOf(t, files)
+	checkMatched(t, sends, recvs)
+	for r, f := range files {
+		checkPrinted(t, r, outs[r], sends, recvs, false)
+		if strings.Contains(errs[r], "dropped") {
+			t.Errorf("rank %d: probes dropped:\n%s", r, errs[r])
+		}
+		depthReductions := 0
+		for _, red := range f.Reductions {
+			if red.Reason == tracefile.ByDepth {
+				depthReductions++
+			}
+		}
+		var computeRemoved uint64
+		for _, l := range f.Locations {
+			for _, lv := range l.Levels {
+				if lv.Class.Communication() {
+					if n := lv.Removed().Total(); n != 0 {
+						t.Errorf("rank %d: %d %v events removed at depth %d", r, n, lv.Class, lv.Depth)
+					}
+				} else {
+					computeRemoved += lv.Removed().Total()
+				}
+			}
+		}
+		if depthReductions == 0 || computeRemoved == 0 {
+			t.Errorf("rank %d: %d depth reductions, %d compute events removed: the buffer was meant to be too small", r, depthReductions, computeRemoved)
+		}
+		enters := checkTrace(t, dump(t, f.Path), []string{"MPI_Sendrecv", "MPI_Isend", "MPI_Irecv", "MPI_Waitall", "MPI_Allreduce"}, nil)
+		for _, name := range []string{"MPI_Sendrecv", "MPI_Isend", "MPI_Irecv", "MPI_Waitall", "MPI_Allreduce"} {
+			if enters[name] != 200 {
+				t.Errorf("rank %d: %d enters of %s kept, want all 200", r, enters[name], name)
+			}
+		}
+	}
+	matrix := func(dir string) string {
+		out, err := run(root, nil, built.hmbtrace, "comm", "-tsv", dir)
+		if err != nil {
+			t.Fatalf("hmbtrace comm: %v\n%s", err, out)
+		}
+		return string(out)
+	}
+	if a, b := matrix(full), matrix(small); a != b || a == "" {
+		t.Errorf("communication matrix with the small buffer\n%s\nwith a buffer that held everything\n%s", b, a)
 	}
 }
