@@ -11,8 +11,10 @@
 
 static volatile double sink;
 
-/* spin does n units of work. */
-static double spin(long n)
+/* spin does n units of work. Out of line, so that instrumenting after
+   inlining (hmbtrace's GCC plugin, Clang's -after-inlining) keeps it a
+   region too. */
+__attribute__((noinline)) static double spin(long n)
 {
 	double x = 0;
 	for (long i = 0; i < n; i++) {
