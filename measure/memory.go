@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hmbtrace/hmbtrace/internal/units"
 	"golang.org/x/sys/unix"
 )
 
@@ -21,13 +22,13 @@ import (
 func checkBufferSize(size int) error {
 	limit, what := memoryLimit()
 	if limit > 0 && uint64(size) > limit {
-		return fmt.Errorf("hmbtrace: HMB_BUFFER_SIZE=%s: the buffer of %d bytes is larger than %s (%s)",
-			formatSize(size), size, what, formatSize64(limit))
+		return fmt.Errorf("hmbtrace: HMB_BUFFER_SIZE=%s: the buffer of %s is larger than %s (%s)",
+			formatSize(size), units.Size(float64(size)), what, units.Size(float64(limit)))
 	}
 	mem, err := unix.Mmap(-1, 0, size, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANON)
 	if err != nil {
-		return fmt.Errorf("hmbtrace: HMB_BUFFER_SIZE=%s: the buffer of %d bytes cannot be allocated: %v",
-			formatSize(size), size, err)
+		return fmt.Errorf("hmbtrace: HMB_BUFFER_SIZE=%s: the buffer of %s cannot be allocated: %v",
+			formatSize(size), units.Size(float64(size)), err)
 	}
 	unix.Munmap(mem)
 	return nil
