@@ -15,7 +15,8 @@ import (
 
 // TestSignalIgnoredStaysIgnored checks that HMB_SIGNALS=1 leaves a SIGINT
 // the parent ignores (a background job, nohup) ignored: the program goes
-// on, and its blocking read is not cut short.
+// on, and its blocking read is not cut short; and that the SIGTERM it does
+// handle restarts a C program's interrupted calls (SA_RESTART).
 func TestSignalIgnoredStaysIgnored(t *testing.T) {
 	build := library(t)
 	p := buildC(t, build, "sigign", nil, filepath.Join(root, "cshim", "testdata", "c", "sigign.c"))
@@ -36,6 +37,11 @@ func TestSignalIgnoredStaysIgnored(t *testing.T) {
 		t.Fatal(err)
 	}
 	sc := bufio.NewScanner(stdout)
+	if !sc.Scan() || sc.Text() != "sigterm handled 1 restart 1" {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatalf("first line %q, stderr %q: want SIGTERM handled with SA_RESTART", sc.Text(), stderr.String())
+	}
 	if !sc.Scan() || sc.Text() != "ready" {
 		cmd.Process.Kill()
 		cmd.Wait()

@@ -2,9 +2,11 @@
  * sigign: run with HMB_SIGNALS=1 by a parent that ignores SIGINT (a
  * background job). The library must leave SIGINT ignored: the program
  * prints "ready", blocks reading stdin while the test sends SIGINT, and
- * then prints what read returned.
+ * then prints what read returned. It also prints whether the handler of
+ * SIGTERM, which the library does handle, restarts interrupted calls.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -17,6 +19,10 @@ int main(void)
 		fprintf(stderr, "sigign: %s\n", hmb_last_error());
 		return 1;
 	}
+	struct sigaction term;
+	sigaction(SIGTERM, NULL, &term);
+	printf("sigterm handled %d restart %d\n", term.sa_handler != SIG_DFL && term.sa_handler != SIG_IGN,
+	       (term.sa_flags & SA_RESTART) != 0);
 	uint32_t r = hmb_region("wait");
 	hmb_enter(r);
 	printf("ready\n");
