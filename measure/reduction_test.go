@@ -1,0 +1,179 @@
+package measure
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"sync"
+	"testing"
+
+	"github.com/hmbtrace/hmbtrace/buffer"
+	"github.com/hmbtrace/hmbtrace/encode"
+	"github.com/hmbtrace/hmbtrace/tracefile"
+)
+
+// treeProgram is a deterministic program of concurrent call trees: each of
+// locs goroutines records trees call trees maxDepth deep, where every call
+// above the deepest has one child and, with probability side, a second one
+// (a side call): binary-ish trees whose deeper depths hold more events.
+type treeProgram struct {
+	seed     uint64
+	locs     int
+	trees    int
+	maxDepth int
+	side     float64
+}
+
+// run records the program into a measurement of the given buffer and
+// returns the trace, and the bins that hold kept events at the end.
+func (p treeProgram) run(t *testing.T, size, binSize int) (*tracefile.File, int, []buffer.Reduction) {
+	t.Helper()
+	m := startTest(t, Config{BufferSize: size, BinSize: binSize, Reduction: ReduceDepth})
+	regions := make([]Region, p.maxDepth+1)
+	for d := 1; d <= p.maxDepth; d++ {
+		regions[d] = m.Region(fmt.Sprintf("depth%d", d))
+	}
+	locs := make([]*Location, p.locs)
+	for i := range locs {
+		locs[i] = m.Location(fmt.Sprintf("loc %d", i)) // ids in order, for the comparison
+	}
+	var wg sync.WaitGroup
+	for i, loc := range locs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rng := rand.New(rand.NewPCG(p.seed, uint64(i)))
+			var call func(d int)
+			call = func(d int) {
+				loc.Enter(regions[d])
+				if d < p.maxDepth {
+					call(d + 1)
+					if rng.Float64() < p.side {
+						call(d + 1)
+					}
+				}
+				loc.Leave(regions[d])
+			}
+			for range p.trees {
+				call(1)
+			}
+			loc.Done()
+		}()
+	}
+	wg.Wait()
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	used, _ := m.pool.Usage()
+	return openTrace(t, m), used, m.Reductions()
+}
+
+// shape is what a comparison with another run of the same program can
+// rely on: not the times.
+type shape struct {
+	kind   encode.Kind
+	region uint32
+	depth  int
+}
+
+func shapes(t *testing.T, f *tracefile.File, id uint32, below int) []shape {
+	evs, _ := readBack(t, f, id)
+	var out []shape
+	for _, e := range evs {
+		if e.depth < below {
+			out = append(out, shape{e.kind, e.region, e.depth})
+		}
+	}
+	return out
+}
+
+// checkReducedRun checks a depth-reduced run of p against an unreduced
+// reference run of it: every count adds up, no reduction closed a level
+// that held nothing, recording never stopped, every event at a depth the
+// trace keeps is in it, nothing deeper is, and at least 75 % of the bins
+// hold kept events.
+func checkReducedRun(t *testing.T, p treeProgram, size, binSize int, ref *tracefile.File) {
+	t.Helper()
+	f, used, reds := p.run(t, size, binSize)
+	limit, _ := finalDepthLimit(f)
+	for _, r := range reds {
+		switch {
+		case r.Reason == buffer.ByFirst:
+			t.Fatalf("recording stopped (%+v) with %d of %d bins in use; reductions %+v", r, used, size/binSize, reds)
+		case r.Reason == buffer.ByDepth && r.Bins == 0 && r.Pending == 0:
+			t.Fatalf("depth %d closed with no bins to free; reductions %+v", r.Depth, reds)
+		}
+	}
+	for i := range p.locs {
+		l := f.Location(uint32(i))
+		checkCounts(t, l)
+		want, got := shapes(t, ref, uint32(i), limit), shapes(t, f, uint32(i), 1<<30)
+		if len(got) != len(want) {
+			missing := map[int]int{}
+			for _, s := range want {
+				missing[s.depth]++
+			}
+			for _, s := range got {
+				missing[s.depth]--
+			}
+			t.Fatalf("%s: %d events in the trace, %d at the kept depths < %d in the reference; missing by depth %v; reductions %+v",
+				l.Name, len(got), len(want), limit, missing, f.Reductions)
+		}
+		for j := range want {
+			if got[j] != want[j] {
+				t.Fatalf("%s: event %d is %+v, reference %+v", l.Name, j, got[j], want[j])
+			}
+		}
+	}
+	if bins := size / binSize; used*4 < bins*3 {
+		t.Fatalf("%d of %d bins hold kept events at the end; reductions %+v", used, bins, f.Reductions)
+	}
+}
+
+func reductionSeeds(t *testing.T, def int) int {
+	if s := os.Getenv("HMB_TEST_SEEDS"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if testing.Short() {
+		return 2
+	}
+	return def
+}
+
+// TestReductionOverReduction is issue 19's over-reduction: 8 goroutines
+// with call trees 20 deep into 32 bins of 8 KiB. A reduction whose bins come
+// back only at their owners' next probes must not close level after level.
+func TestReductionOverReduction(t *testing.T) {
+	for seed := range uint64(reductionSeeds(t, 6)) {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			p := treeProgram{seed: seed, locs: 8, trees: 40, maxDepth: 20, side: 0.3}
+			ref, _, _ := p.run(t, 256<<20, 64<<10)
+			if len(ref.Reductions) != 0 {
+				t.Fatalf("reference reduced: %+v", ref.Reductions)
+			}
+			checkReducedRun(t, p, 256<<10, 8<<10, ref)
+		})
+	}
+}
+
+// TestReductionKeptDepthsComplete is issue 19's hole at the kept depths: 4
+// goroutines each recording 400 binary-ish trees 20 deep into 1 MiB of
+// 4 KiB bins; a call that found no bin while a reduction's bins were on
+// their way back was dropped at a depth the trace keeps.
+func TestReductionKeptDepthsComplete(t *testing.T) {
+	for seed := range uint64(reductionSeeds(t, 6)) {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			p := treeProgram{seed: seed, locs: 4, trees: 400, maxDepth: 20, side: 0.25}
+			ref, _, _ := p.run(t, 256<<20, 64<<10)
+			if len(ref.Reductions) != 0 {
+				t.Fatalf("reference reduced: %+v", ref.Reductions)
+			}
+			checkReducedRun(t, p, 1<<20, 4<<10, ref)
+		})
+	}
+}
