@@ -45,6 +45,7 @@ var sections = []section{
 	{"report", "hmbtrace report on a large trace", "hmbtrace report", runReport},
 	{"mpi", "MPI ping-pong of small messages, 2 ranks", "plain", runMPI},
 	{"autoinst", "examples/cxx-mpi built by hmbtrace-instrument, 2 ranks", "plain mpicxx", runAutoinst},
+	{"openmp", "empty parallel regions and barriers, 2 threads, ns", "gcc plain", runOpenMP},
 }
 
 func main() {
@@ -52,7 +53,7 @@ func main() {
 	quick := flag.Bool("quick", false, "small sizes and few rounds: under a minute")
 	tsv := flag.Bool("tsv", false, "print <section>\\t<subject>\\t<metric>\\t<value> lines instead of tables")
 	svg := flag.String("svg", "", "write one SVG chart per section into this directory")
-	only := flag.String("sections", "", "comma-separated sections to run (default all: probe,size,reduction,longrun,application,report,mpi,autoinst)")
+	only := flag.String("sections", "", "comma-separated sections to run (default all: probe,size,reduction,longrun,application,report,mpi,autoinst,openmp)")
 	rounds := flag.Int("rounds", 0, "rounds of interleaved runs (default 5, 2 with -quick)")
 	flag.Parse()
 	o := &options{quick: *quick, rounds: *rounds}
@@ -78,7 +79,7 @@ func main() {
 	}
 	for s := range want {
 		if !known(s) {
-			fatal(fmt.Errorf("unknown section %q (want probe, size, reduction, longrun, application, report, mpi, autoinst)", s))
+			fatal(fmt.Errorf("unknown section %q (want probe, size, reduction, longrun, application, report, mpi, autoinst, openmp)", s))
 		}
 	}
 	if !*tsv {

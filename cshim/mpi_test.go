@@ -7,11 +7,13 @@ package cshim_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -102,6 +104,7 @@ type message struct {
 	from, to int
 	tag      uint32
 	bytes    uint64
+	comm     uint32 // the communicator's id in the file of the rank that recorded it
 }
 
 func (m message) key() string {
@@ -119,18 +122,18 @@ func messagesOf(t *testing.T, files []*tracefile.File) (sends, recvs []message, 
 			it := f.Events(l.ID)
 			for it.Next(&e) {
 				switch e.Kind {
-				case encode.KindSend, encode.KindRecv:
+				case encode.KindSend, encode.KindRecv, encode.KindIsend, encode.KindIrecv:
 					if !e.PeerRank {
 						t.Fatalf("%s: %v to location %d: want a world rank", f.Path, e.Kind, e.Peer)
 					}
-					m := message{kind: "send", from: r, to: int(e.Peer), tag: e.Tag, bytes: e.Bytes}
-					if e.Kind == encode.KindRecv {
+					m := message{kind: "send", from: r, to: int(e.Peer), tag: e.Tag, bytes: e.Bytes, comm: e.Comm}
+					if e.Kind == encode.KindRecv || e.Kind == encode.KindIrecv {
 						m.kind, m.from, m.to = "recv", int(e.Peer), r
 						recvs = append(recvs, m)
 					} else {
 						sends = append(sends, m)
 					}
-				case encode.KindCollective:
+				case encode.KindCollective, encode.KindCollComplete:
 					roots[r] = append(roots[r], fmt.Sprintf("%s %d", f.RegionName(e.Region), e.Root))
 				}
 			}
@@ -256,16 +259,17 @@ func otf2Print(t *testing.T, args ...string) string {
 	return string(out)
 }
 
-// checkOTF2Messages checks that otf2-print shows n MPI_SEND and n MPI_RECV
-// records that match: each send's (sender, receiver, tag, length) is a
-// receive's.
+// checkOTF2Messages checks that otf2-print shows n sends (MPI_SEND,
+// MPI_ISEND) and n receives (MPI_RECV, MPI_IRECV) that match: each send's
+// (sender, receiver, tag, length) is a receive's. The peer is the location
+// otf2-print names after the rank in the communicator.
 func checkOTF2Messages(t *testing.T, printed string, n int) {
 	t.Helper()
-	re := regexp.MustCompile(`(?m)^(MPI_SEND|MPI_RECV)\s+(\d+)\s+\d+\s+(?:Receiver|Sender): (\d+) .*Tag: (\d+), Length: (\d+)$`)
+	re := regexp.MustCompile(`(?m)^MPI_(I?SEND|I?RECV)\s+(\d+)\s+\d+\s+(?:Receiver|Sender): \d+ \("[^"]*" <(\d+)>\).*Tag: (\d+), Length: (\d+)`)
 	count := map[string]int{}
 	var sends, recvs int
 	for _, m := range re.FindAllStringSubmatch(printed, -1) {
-		if m[1] == "MPI_SEND" {
+		if strings.HasSuffix(m[1], "SEND") {
 			sends++
 			count[fmt.Sprintf("%s>%s %s %s", m[2], m[3], m[4], m[5])]++
 		} else {
@@ -274,7 +278,7 @@ func checkOTF2Messages(t *testing.T, printed string, n int) {
 		}
 	}
 	if sends != n || recvs != n {
-		t.Errorf("otf2-print shows %d MPI_SEND and %d MPI_RECV, want %d each", sends, recvs, n)
+		t.Errorf("otf2-print shows %d sends and %d receives, want %d each", sends, recvs, n)
 	}
 	for k, c := range count {
 		if c != 0 {
@@ -353,12 +357,33 @@ func TestMPICommunicators(t *testing.T) {
 			}
 		}
 		checkTrace(t, dump(t, files[r].Path), []string{"MPI_Sendrecv", "MPI_Waitany", "MPI_Testall", "MPI_Test", "MPI_Bcast"}, nil)
+		// The inter-communicator between the halves: this rank's half as its
+		// members, the other half as its remote group, made from c2.
+		var same, other []int32
+		for w := 0; w < np; w++ {
+			if w%2 == r%2 {
+				same = append(same, int32(w))
+			} else {
+				other = append(other, int32(w))
+			}
+		}
+		var inter []tracefile.Comm
+		for _, c := range files[r].Comms {
+			if c.Remote != nil {
+				inter = append(inter, c)
+			}
+		}
+		if len(inter) != 1 || !slices.Equal(inter[0].Members, same) || !slices.Equal(inter[0].Remote, other) ||
+			inter[0].Parent < 3 {
+			t.Errorf("rank %d: inter-communicators %+v, want one of members %v, remote %v, made from a split", r, inter, same, other)
+		}
 	}
 }
 
 // TestMPIClassReduction fills a tiny buffer with HMB_REDUCTION=class: every
 // rank sheds its messages and collectives before any calling depth, and the
-// summary says so rank by rank.
+// summary says so rank by rank; the MPI regions are the last enters and
+// leaves it keeps.
 func TestMPIClassReduction(t *testing.T) {
 	build := mpiLibrary(t)
 	p := buildExample(t, build, "mpi-jacobi")
@@ -388,7 +413,9 @@ func TestMPIClassReduction(t *testing.T) {
 				}
 			}
 		}
-		checkTrace(t, dump(t, f.Path), []string{"main", "sweep"}, nil)
+		// The MPI regions (paradigm class) outlive the compute levels
+		// between them and main: what is left nests, with gaps in depth.
+		checkNested(t, dump(t, f.Path), []string{"main", "MPI_Init", "MPI_Finalize"})
 	}
 	sum, err := run(root, nil, built.hmbtrace, "summary", p.out)
 	if err != nil {
@@ -403,5 +430,466 @@ func TestMPIClassReduction(t *testing.T) {
 			!strings.Contains(story, "closed event class message") || !strings.Contains(story, "closed event class collective") {
 			t.Errorf("rank %d's story does not tell the class reductions:\n%s", r, story)
 		}
+	}
+}
+
+// checkNested checks that every location's enters and leaves balance and
+// nest, each enter deeper than the one it is in (levels between may have
+// been shed), and that the regions named are there.
+func checkNested(t *testing.T, evs []event, regions []string) {
+	t.Helper()
+	type open struct {
+		region string
+		depth  int
+	}
+	stacks := map[string][]open{}
+	seen := map[string]bool{}
+	for _, e := range evs {
+		st := stacks[e.loc]
+		switch e.kind {
+		case "ENTER":
+			if len(st) > 0 && e.depth <= st[len(st)-1].depth {
+				t.Fatalf("%s: enter %s at depth %d inside %s at depth %d", e.loc, e.region, e.depth, st[len(st)-1].region, st[len(st)-1].depth)
+			}
+			st = append(st, open{e.region, e.depth})
+			seen[e.region] = true
+		case "LEAVE":
+			if len(st) == 0 || st[len(st)-1] != (open{e.region, e.depth}) {
+				t.Fatalf("%s: leave %s at depth %d, open: %v", e.loc, e.region, e.depth, st)
+			}
+			st = st[:len(st)-1]
+		}
+		stacks[e.loc] = st
+	}
+	for loc, st := range stacks {
+		if len(st) != 0 {
+			t.Errorf("%s: regions left open at the end: %v", loc, st)
+		}
+	}
+	for _, r := range regions {
+		if !seen[r] {
+			t.Errorf("region %q: no enter in the trace", r)
+		}
+	}
+}
+
+// mpiBuild compiles the sources of testdata/mpi with compiler (mpicc or
+// mpifort) and the flags of pkg-config hmbtrace-mpi, as a user would.
+func mpiBuild(t *testing.T, build, compiler, name string, sources ...string) string {
+	t.Helper()
+	pc, err := run(root, pkgEnv(build), "pkg-config", "--cflags", "--libs", "hmbtrace-mpi")
+	if err != nil {
+		t.Fatalf("pkg-config hmbtrace-mpi: %v\n%s", err, pc)
+	}
+	prog := filepath.Join(t.TempDir(), name)
+	args := []string{"-O2", "-g", "-o", prog}
+	for _, s := range sources {
+		args = append(args, filepath.Join(root, "cshim", "testdata", "mpi", s))
+	}
+	args = append(args, strings.Fields(string(pc))...)
+	if msg, err := run(root, nil, compiler, args...); err != nil {
+		t.Fatalf("%s %v: %v\n%s", compiler, args, err, msg)
+	}
+	return prog
+}
+
+// checkPrinted compares the messages of rank r in the trace with the
+// "send <to> <tag> <bytes>" and "recv <from> <tag> <bytes>" lines it
+// printed (only the sends when sendsOnly).
+func checkPrinted(t *testing.T, r int, out string, sends, recvs []message, sendsOnly bool) {
+	t.Helper()
+	var want, got []string
+	for _, line := range strings.Split(out, "\n") {
+		if f := strings.Fields(line); len(f) == 4 && (f[0] == "send" || (f[0] == "recv" && !sendsOnly)) {
+			want = append(want, line)
+		}
+	}
+	for _, m := range sends {
+		if m.from == r {
+			got = append(got, fmt.Sprintf("send %d %d %d", m.to, m.tag, m.bytes))
+		}
+	}
+	for _, m := range recvs {
+		if m.to == r && !sendsOnly {
+			got = append(got, fmt.Sprintf("recv %d %d %d", m.from, m.tag, m.bytes))
+		}
+	}
+	sort.Strings(want)
+	sort.Strings(got)
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("rank %d: messages in the trace\n%s\nthe program made\n%s", r, strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestMPIFortran traces a Fortran halo exchange with no source change,
+// through the bindings of mpif.h/use mpi and of use mpi_f08: one file per
+// rank with its rank, the MPI regions, matched messages.
+func TestMPIFortran(t *testing.T) {
+	build := mpiLibrary(t)
+	tracetest.RequireTool(t, "mpifort", "libopenmpi-dev (gfortran)")
+	for _, name := range []string{"halo", "halo_f08"} {
+		t.Run(name, func(t *testing.T) {
+			prog := mpiBuild(t, build, "mpifort", name, name+".f90")
+			const np, iters = 4, 5
+			out := filepath.Join(t.TempDir(), "hmb-out")
+			outs, _ := mpirun(t, np, out, nil, prog)
+			files := rankFiles(t, out, name, np)
+			sends, recvs, _ := messagesOf(t, files)
+			checkMatched(t, sends, recvs)
+			for _, m := range append(sends, recvs...) {
+				if c := files[0].Comms; len(c) == 0 || m.comm != c[0].ID || c[0].Name != "MPI_COMM_WORLD" {
+					t.Fatalf("%s %s on communicator %d, want MPI_COMM_WORLD (communicators %+v)", m.kind, m.key(), m.comm, c)
+				}
+			}
+			// Ranks 0 and np-1 have one neighbour: 3 sends per inner rank and iteration, 2 or 1 at the ends.
+			if want := iters * (3*(np-2) + 2 + 1); len(sends) != want {
+				t.Errorf("%d sends, want %d", len(sends), want)
+			}
+			for r, f := range files {
+				checkPrinted(t, r, outs[r], sends, recvs, true)
+				enters := checkTrace(t, dump(t, f.Path), []string{"MPI_Init", "MPI_Irecv", "MPI_Isend", "MPI_Waitall",
+					"MPI_Sendrecv", "MPI_Allreduce", "MPI_Finalize"}, []string{fmt.Sprintf("rank %d", r)})
+				if enters["MPI_Allreduce"] != iters || enters["MPI_Waitany"] != 2*iters || enters["MPI_Irecv"] != 2*iters {
+					t.Errorf("rank %d enters %v: want %d Allreduce, %d Waitany and Irecv", r, enters, iters, 2*iters)
+				}
+				// The gather at the last rank, in place there (Fortran's MPI_IN_PLACE).
+				want := fmt.Sprintf("root %d sent 8 received 0", np-1)
+				if r == np-1 {
+					want = fmt.Sprintf("root %d sent 8 received %d", np-1, 8*np)
+				}
+				if got := gatherOf(t, f); got != want {
+					t.Errorf("rank %d: MPI_Gather %q, want %q", r, got, want)
+				}
+			}
+
+			// HMB_ENABLE=0: the wrappers call straight through, nothing is written.
+			off := filepath.Join(t.TempDir(), "hmb-out")
+			outs, _ = mpirun(t, 2, off, []string{"HMB_ENABLE=0"}, prog)
+			if !strings.Contains(outs[0], "ranks 2") {
+				t.Errorf("rank 0 printed %q with HMB_ENABLE=0", outs[0])
+			}
+			if entries, err := os.ReadDir(off); err == nil && len(entries) > 0 {
+				t.Errorf("HMB_ENABLE=0 wrote %d files into %s", len(entries), off)
+			}
+		})
+	}
+}
+
+// collectivesOf lists f's collectives in record order as "coll <region>
+// <bytes sent> <bytes received>"; a non-blocking one where it completed,
+// under the region of the call that started it.
+func collectivesOf(t *testing.T, f *tracefile.File) []string {
+	t.Helper()
+	var got []string
+	var e tracefile.Event
+	for _, l := range f.Locations {
+		it := f.Events(l.ID)
+		for it.Next(&e) {
+			if e.Kind == encode.KindCollective || e.Kind == encode.KindCollComplete {
+				got = append(got, fmt.Sprintf("coll %s %d %d", f.RegionName(e.Region), e.Bytes, e.Received))
+			}
+		}
+		if err := it.Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return got
+}
+
+// gatherOf describes the one MPI_Gather collective of f.
+func gatherOf(t *testing.T, f *tracefile.File) string {
+	t.Helper()
+	var got []string
+	var e tracefile.Event
+	for _, l := range f.Locations {
+		it := f.Events(l.ID)
+		for it.Next(&e) {
+			if e.Kind == encode.KindCollective && f.RegionName(e.Region) == "MPI_Gather" {
+				got = append(got, fmt.Sprintf("root %d sent %d received %d", e.Root, e.Bytes, e.Received))
+			}
+		}
+		if err := it.Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return strings.Join(got, "; ")
+}
+
+// TestMPIRequests runs persistent requests, matched probes, v collectives
+// and non-blocking collectives on a communicator from MPI_Comm_split: the
+// messages are the ones the program made, with world ranks, every record
+// carries the split communicator, defined with its members, every request
+// completes, every call is a balanced region, and the OTF2 export has the
+// two halves as communicators.
+func TestMPIRequests(t *testing.T) {
+	build := mpiLibrary(t)
+	prog := mpiBuild(t, build, "mpicc", "requests", "requests.c")
+	const np = 4
+	out := filepath.Join(t.TempDir(), "hmb-out")
+	outs, errs := mpirun(t, np, out, nil, prog)
+	files := rankFiles(t, out, "requests", np)
+	sends, recvs, roots := messagesOf(t, files)
+	checkMatched(t, sends, recvs)
+	for r, f := range files {
+		checkPrinted(t, r, outs[r], sends, recvs, false)
+		for _, line := range strings.Split(outs[r], "\n") {
+			if fs := strings.Fields(line); len(fs) == 3 && fs[0] == "root" && !slices.Contains(roots[r], fs[1]+" "+fs[2]) {
+				t.Errorf("rank %d: no collective %s with root %s in the trace (%v)", r, fs[1], fs[2], roots[r])
+			}
+		}
+		if strings.Contains(errs[r], "dropped") {
+			t.Errorf("rank %d: probes dropped:\n%s", r, errs[r])
+		}
+		var want []string
+		for _, line := range strings.Split(outs[r], "\n") {
+			if strings.HasPrefix(line, "coll ") {
+				want = append(want, line)
+			}
+		}
+		if got := collectivesOf(t, f); !slices.Equal(got, want) {
+			t.Errorf("rank %d: collectives in the trace\n%s\nthe program made\n%s", r, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+		checkSplitComm(t, f, r, np)
+		checkRequests(t, f)
+		enters := checkTrace(t, dump(t, f.Path), []string{"MPI_Comm_split", "MPI_Send_init", "MPI_Recv_init", "MPI_Startall",
+			"MPI_Start", "MPI_Request_free", "MPI_Issend", "MPI_Mprobe", "MPI_Mrecv", "MPI_Gatherv", "MPI_Scatterv",
+			"MPI_Allgatherv", "MPI_Alltoallv", "MPI_Reduce_scatter_block", "MPI_Exscan", "MPI_Iallreduce", "MPI_Ibcast",
+			"MPI_Ibarrier", "MPI_Comm_free"}, nil)
+		if enters["MPI_Startall"] != 3 || enters["MPI_Start"] != 2 {
+			t.Errorf("rank %d: %d MPI_Startall and %d MPI_Start, want 3 and 2", r, enters["MPI_Startall"], enters["MPI_Start"])
+		}
+	}
+
+	// The OTF2 archive: matched messages, the two halves as communicators
+	// made from MPI_COMM_WORLD, their members in their own rank order.
+	tracetest.RequireTool(t, "otf2-print", "otf2-tools")
+	archive := filepath.Join(t.TempDir(), "otf2")
+	if msg, err := run(root, nil, built.hmbtrace, "export", "-format", "otf2", "-o", archive, out); err != nil {
+		t.Fatalf("hmbtrace export: %v\n%s", err, msg)
+	}
+	checkOTF2Messages(t, otf2Print(t, "-Werror", filepath.Join(archive, "traces.otf2")), len(sends))
+	defs := otf2Print(t, "-G", filepath.Join(archive, "traces.otf2"))
+	for _, members := range []string{`2 Members: 2 ("rank 2" <2>), 0 ("rank 0" <0>)`, `2 Members: 3 ("rank 3" <3>), 1 ("rank 1" <1>)`} {
+		if !strings.Contains(defs, "Type: COMM_GROUP, Paradigm: MPI, Flags: NONE, "+members) {
+			t.Errorf("no communicator group with %s in the archive:\n%s", members, defs)
+		}
+	}
+	if n := strings.Count(defs, `Parent: "MPI_COMM_WORLD"`); n != 2 {
+		t.Errorf("%d communicators made from MPI_COMM_WORLD in the archive, want the 2 halves:\n%s", n, defs)
+	}
+	checkPythonOTF2(t, filepath.Join(archive, "traces.otf2"), len(sends))
+}
+
+// checkPythonOTF2 reads the archive of requests.c with python3-otf2 (the
+// export's own check script) as an analysis tool would: every request
+// completes on its location, every send matches a receive by sender,
+// receiver, communicator, tag and length, every collective begins and
+// ends, and the two halves of the split have their members (locations 0..3
+// are ranks 0..3) in their own rank order, made from MPI_COMM_WORLD.
+func checkPythonOTF2(t *testing.T, anchor string, sends int) {
+	t.Helper()
+	const python = "/usr/bin/python3" // python3-otf2 is built for Debian's python only
+	if err := exec.Command(python, "-c", "import otf2").Run(); err != nil {
+		tracetest.SkipOrFail(t, fmt.Sprintf("%s cannot import otf2 (%v): install the Debian package python3-otf2", python, err))
+	}
+	out, err := exec.Command(python, filepath.Join(root, "export", "otf2", "convert", "testdata", "check_mpi.py"), anchor).CombinedOutput()
+	if err != nil {
+		t.Fatalf("python3-otf2: %v\n%s", err, out)
+	}
+	var res struct {
+		Comms map[string]struct {
+			Name    string   `json:"name"`
+			Group   string   `json:"group"`
+			Members []uint64 `json:"members"`
+			Parent  *uint64  `json:"parent"`
+		} `json:"comms"`
+		Unmatched    []string `json:"unmatched"`
+		OpenRequests []string `json:"open_requests"`
+		Balanced     bool     `json:"balanced"`
+		Messages     int      `json:"messages"`
+	}
+	if err := json.Unmarshal(out, &res); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if len(res.Unmatched) != 0 || len(res.OpenRequests) != 0 || !res.Balanced || res.Messages != sends {
+		t.Errorf("python3-otf2: unmatched %v, open requests %v, collectives balanced %v, %d messages matched of %d",
+			res.Unmatched, res.OpenRequests, res.Balanced, res.Messages, sends)
+	}
+	world := ""
+	for ref, c := range res.Comms {
+		if c.Name == "MPI_COMM_WORLD" {
+			world = ref
+		}
+	}
+	var halves []string
+	for _, c := range res.Comms {
+		if c.Group == "COMM_GROUP" && c.Parent != nil && strconv.FormatUint(*c.Parent, 10) == world {
+			halves = append(halves, fmt.Sprint(c.Members))
+		}
+	}
+	sort.Strings(halves)
+	if world == "" || strings.Join(halves, " ") != "[2 0] [3 1]" {
+		t.Errorf("python3-otf2: communicators made from MPI_COMM_WORLD (%q) have members %v, want [2 0] and [3 1]:\n%s", world, halves, out)
+	}
+}
+
+// checkSplitComm checks rank r's communicators in the file of requests.c:
+// MPI_COMM_WORLD and MPI_COMM_SELF first, then the split by parity (ranked
+// backwards, made from world), which every message and collective is on.
+func checkSplitComm(t *testing.T, f *tracefile.File, r, np int) {
+	t.Helper()
+	var half []int32
+	for w := np - 1; w >= 0; w-- {
+		if w%2 == r%2 {
+			half = append(half, int32(w))
+		}
+	}
+	if len(f.Comms) != 3 {
+		t.Fatalf("%s: communicators %+v, want world, self and the split", f.Path, f.Comms)
+	}
+	world, self, split := f.Comms[0], f.Comms[1], f.Comms[2]
+	if world.Name != "MPI_COMM_WORLD" || len(world.Members) != np || world.Parent != 0 {
+		t.Errorf("%s: first communicator %+v, want MPI_COMM_WORLD of %d ranks", f.Path, world, np)
+	}
+	if self.Name != "MPI_COMM_SELF" || !slices.Equal(self.Members, []int32{int32(r)}) {
+		t.Errorf("%s: second communicator %+v, want MPI_COMM_SELF of rank %d", f.Path, self, r)
+	}
+	if split.Name != "" || split.Parent != world.ID || !slices.Equal(split.Members, half) || split.Remote != nil {
+		t.Errorf("%s: split communicator %+v, want members %v made from world (id %d)", f.Path, split, half, world.ID)
+	}
+	var e tracefile.Event
+	for _, l := range f.Locations {
+		it := f.Events(l.ID)
+		for it.Next(&e) {
+			switch e.Kind {
+			case encode.KindSend, encode.KindRecv, encode.KindIsend, encode.KindIrecv, encode.KindCollective, encode.KindCollComplete:
+				if want := split.ID; e.Comm != want {
+					t.Errorf("%s: %v in %s on communicator %d, want the split, %d", f.Path, e.Kind, f.RegionName(e.Region), e.Comm, want)
+				}
+			}
+		}
+		if err := it.Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// checkRequests checks that every request a file starts completes once,
+// after its start, with the kind of completion its start calls for.
+func checkRequests(t *testing.T, f *tracefile.File) {
+	t.Helper()
+	complete := map[encode.Kind]encode.Kind{
+		encode.KindIsend: encode.KindIsendComplete, encode.KindIrecvRequest: encode.KindIrecv, encode.KindCollRequest: encode.KindCollComplete,
+	}
+	open := map[uint64]encode.Kind{}
+	var e tracefile.Event
+	for _, l := range f.Locations {
+		it := f.Events(l.ID)
+		for it.Next(&e) {
+			switch e.Kind {
+			case encode.KindIsend, encode.KindIrecvRequest, encode.KindCollRequest:
+				if _, ok := open[e.Request]; ok {
+					t.Errorf("%s: request %d started twice", f.Path, e.Request)
+				}
+				open[e.Request] = complete[e.Kind]
+			case encode.KindIsendComplete, encode.KindIrecv, encode.KindCollComplete, encode.KindRequestCancelled:
+				want, ok := open[e.Request]
+				if !ok || (want != e.Kind && e.Kind != encode.KindRequestCancelled) {
+					t.Errorf("%s: %v of request %d, started as %v", f.Path, e.Kind, e.Request, want)
+				}
+				delete(open, e.Request)
+			}
+		}
+		if err := it.Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(open) > 0 {
+		t.Errorf("%s: requests never completed: %v", f.Path, open)
+	}
+}
+
+// TestMPIAbort: a rank that calls MPI_Abort writes its trace first.
+func TestMPIAbort(t *testing.T) {
+	build := mpiLibrary(t)
+	prog := mpiBuild(t, build, "mpicc", "requests", "requests.c")
+	out := filepath.Join(t.TempDir(), "hmb-out")
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "mpirun", "--oversubscribe", "--allow-run-as-root", "-np", "2", "-x", "HMB_OUTPUT", prog, "abort")
+	cmd.Env = append(withoutHMB(os.Environ()), "HMB_OUTPUT="+out, "OMPI_MCA_mpi_yield_when_idle=1")
+	msg, err := cmd.CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() == 0 {
+		t.Fatalf("mpirun: %v, want the exit of MPI_Abort\n%s", err, msg)
+	}
+	f := tracetest.Open(t, filepath.Join(out, "requests.0.hmb"))
+	enters := checkTrace(t, dump(t, f.Path), []string{"MPI_Init", "MPI_Ibarrier", "MPI_Abort"}, []string{"rank 0"})
+	if enters["MPI_Finalize"] != 0 {
+		t.Errorf("rank 0 aborted, yet its trace has MPI_Finalize")
+	}
+}
+
+// TestMPIDeepReduced runs a C++ code whose MPI calls sit at depth 8, below
+// six levels of its own regions and beside a wide compute tree, with a
+// buffer far too small for the compute events (issue 16: on a real code,
+// the depth reduction shed 73 % of the messages). The compute levels must
+// go first: every message, MPI region and collective is kept, the messages
+// are those the program made, and the communication matrix equals the one
+// of a run whose buffer held everything.
+func TestMPIDeepReduced(t *testing.T) {
+	build := mpiLibrary(t)
+	tracetest.RequireTool(t, "mpicxx", "libopenmpi-dev (g++)")
+	prog := mpiBuild(t, build, "mpicxx", "deep", "deep.cc")
+	const np = 4
+	full := filepath.Join(t.TempDir(), "full")
+	mpirun(t, np, full, nil, prog)
+	small := filepath.Join(t.TempDir(), "small")
+	outs, errs := mpirun(t, np, small, []string{"HMB_BUFFER_SIZE=64K", "HMB_BIN_SIZE=1K"}, prog)
+
+	files := rankFiles(t, small, "deep", np)
+	sends, recvs, _ := messagesOf(t, files)
+	checkMatched(t, sends, recvs)
+	for r, f := range files {
+		checkPrinted(t, r, outs[r], sends, recvs, false)
+		if strings.Contains(errs[r], "dropped") {
+			t.Errorf("rank %d: probes dropped:\n%s", r, errs[r])
+		}
+		depthReductions := 0
+		for _, red := range f.Reductions {
+			if red.Reason == tracefile.ByDepth {
+				depthReductions++
+			}
+		}
+		var computeRemoved uint64
+		for _, l := range f.Locations {
+			for _, lv := range l.Levels {
+				if lv.Class.Communication() {
+					if n := lv.Removed().Total(); n != 0 {
+						t.Errorf("rank %d: %d %v events removed at depth %d", r, n, lv.Class, lv.Depth)
+					}
+				} else {
+					computeRemoved += lv.Removed().Total()
+				}
+			}
+		}
+		if depthReductions == 0 || computeRemoved == 0 {
+			t.Errorf("rank %d: %d depth reductions, %d compute events removed: the buffer was meant to be too small", r, depthReductions, computeRemoved)
+		}
+		enters := checkTrace(t, dump(t, f.Path), []string{"MPI_Sendrecv", "MPI_Isend", "MPI_Irecv", "MPI_Waitall", "MPI_Allreduce"}, nil)
+		for _, name := range []string{"MPI_Sendrecv", "MPI_Isend", "MPI_Irecv", "MPI_Waitall", "MPI_Allreduce"} {
+			if enters[name] != 200 {
+				t.Errorf("rank %d: %d enters of %s kept, want all 200", r, enters[name], name)
+			}
+		}
+	}
+	matrix := func(dir string) string {
+		out, err := run(root, nil, built.hmbtrace, "comm", "-tsv", dir)
+		if err != nil {
+			t.Fatalf("hmbtrace comm: %v\n%s", err, out)
+		}
+		return string(out)
+	}
+	if a, b := matrix(full), matrix(small); a != b || a == "" {
+		t.Errorf("communication matrix with the small buffer\n%s\nwith a buffer that held everything\n%s", b, a)
 	}
 }

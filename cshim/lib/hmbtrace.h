@@ -21,7 +21,8 @@
  *
  * Threads. Every thread that calls a probe becomes its own location of the
  * trace, named "thread <tid>" after its Linux thread id unless
- * hmb_thread_name says otherwise. A probe reads the clock (the invariant TSC
+ * hmb_thread_name says otherwise (the OpenMP adapter, libhmbtrace-omp,
+ * names OpenMP threads "thread <n>" by their OpenMP thread number). A probe reads the clock (the invariant TSC
  * where the CPU has one, else CLOCK_MONOTONIC: the same clock as hmbtrace's
  * Go probes) and writes its event into the thread's location in place: the
  * filters, the calling-depth bookkeeping, the exact profile and the encoding
@@ -67,6 +68,7 @@
 #ifndef HMBTRACE_H
 #define HMBTRACE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -114,6 +116,22 @@ uint32_t hmb_region_ex(const char *name, const char *file, int line);
 #define HMB_PARADIGM_MPI 2
 #define HMB_PARADIGM_OPENMP 3
 uint32_t hmb_region_paradigm(const char *name, int paradigm);
+
+/* hmb_region_paradigm_ex is hmb_region_paradigm with the source file and line of the region's code. */
+uint32_t hmb_region_paradigm_ex(const char *name, const char *file, int line, int paradigm);
+
+/*
+ * hmb_code_at names the code at addr for the adapters of programming models
+ * (the OpenMP adapter names a parallel region by the function the compiler
+ * outlined for it): the readable name of the function that contains addr,
+ * as -finstrument-functions regions are named, into name (nsize bytes with
+ * the NUL, cut if longer), and the source file and line of addr itself into
+ * file and *line ("" and 0 without debug info); for a call's return address
+ * minus one that is the line of the call. It returns 1 if a symbol contains
+ * addr, else 0 with name "0x<addr>". It starts the measurement if nothing
+ * did, and costs a call into the library's runtime: cache what it returns.
+ */
+int hmb_code_at(const void *addr, char *name, size_t nsize, char *file, size_t fsize, int *line);
 
 /*
  * hmb_enter records that the calling thread enters region. A region the

@@ -1,223 +1,287 @@
 /*
  * hmbtrace_mpi.c - libhmbtrace-mpi: PMPI wrappers that trace an MPI program
- * with no source change. Linked before the MPI library, each wrapper
- * records its call as a region, point-to-point messages as send and receive
- * events (peer as world rank, tag, bytes), collectives as regions of the
- * collective class with their root and bytes, then calls the PMPI_ entry
- * point and returns what it returned. At MPI_Init the process learns its
- * rank and measures its clock's offset to rank 0; at MPI_Finalize it
- * measures again, and at exit it writes <dir>/<name>.<rank>.hmb.
+ * with no source change. The wrappers themselves are generated from the
+ * table mpi.tbl (wrappers_gen.c for C, fortran_gen.c for the Fortran
+ * bindings); this file holds what they call: region lookup, rank
+ * translation into MPI_COMM_WORLD, communicator ids, the table of
+ * requests, the bytes of collectives, clock sync at MPI_Init and
+ * MPI_Finalize. At exit each process writes <dir>/<name>.<rank>.hmb.
  */
-#include <mpi.h>
 #include <pthread.h>
 #include <stdio.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "hmbtrace.h"
-#include "shim.h" /* hmb_count_dropped, HMB_NOINST */
+#include "mpi_internal.h"
 
-/* Region ids, defined on first use (hmb_region is idempotent). */
-enum {
-	R_INIT, R_INIT_THREAD, R_FINALIZE, R_SEND, R_SSEND, R_BSEND, R_RECV, R_ISEND, R_IRECV,
-	R_WAIT, R_WAITALL, R_WAITANY, R_WAITSOME, R_TEST, R_TESTALL, R_TESTANY, R_TESTSOME, R_SENDRECV, R_BARRIER, R_BCAST, R_REDUCE, R_ALLREDUCE,
-	R_GATHER, R_SCATTER, R_ALLGATHER, R_ALLTOALL, R_COUNT
-};
-static const char *region_names[R_COUNT] = {
-	"MPI_Init", "MPI_Init_thread", "MPI_Finalize", "MPI_Send", "MPI_Ssend", "MPI_Bsend", "MPI_Recv",
-	"MPI_Isend", "MPI_Irecv", "MPI_Wait", "MPI_Waitall", "MPI_Waitany", "MPI_Waitsome", "MPI_Test",
-	"MPI_Testall", "MPI_Testany", "MPI_Testsome", "MPI_Sendrecv", "MPI_Barrier",
-	"MPI_Bcast", "MPI_Reduce", "MPI_Allreduce", "MPI_Gather", "MPI_Scatter", "MPI_Allgather", "MPI_Alltoall",
-};
-/* region_ids[r] is the id plus one, 0 until looked up: id 0 (measurement
- * off) is cached too, so an untraced run pays no lookup per call. */
-static uint64_t region_ids[R_COUNT];
+uint64_t hmbmpi_region_ids[HMBMPI_R_COUNT];
+int hmbmpi_off_state;
 
-HMB_NOINST static uint32_t region(int r)
+HMB_NOINST uint32_t hmbmpi_region_slow(int r)
 {
-	uint64_t id = __atomic_load_n(&region_ids[r], __ATOMIC_RELAXED);
-	if (id == 0) {
-		/* MPI regions: kept longest by the buffer, never throttled. */
-		id = (uint64_t)hmb_region_paradigm(region_names[r], HMB_PARADIGM_MPI) + 1;
-		__atomic_store_n(&region_ids[r], id, __ATOMIC_RELAXED);
-	}
-	return (uint32_t)(id - 1);
+	uint32_t id = hmb_region_paradigm(hmbmpi_region_names[r], HMB_PARADIGM_MPI);
+	__atomic_store_n(&hmbmpi_region_ids[r], (uint64_t)id + 1, __ATOMIC_RELAXED);
+	return id;
 }
 
-/*
- * off tells whether the measurement is off (HMB_ENABLE=0): the wrappers
- * then call the MPI library straight away. A measurement that failed to
- * start is not off: its probes are dropped and counted.
- */
-static int off_state; /* 0 not known yet, 1 on or failed, 2 off */
-
-HMB_NOINST static int off(void)
+/* A measurement that failed to start is not off: its probes are dropped and counted. */
+HMB_NOINST int hmbmpi_off_slow(void)
 {
-	int s = __atomic_load_n(&off_state, __ATOMIC_RELAXED);
-	if (s == 0) {
-		s = hmb_init() == 0 && region(R_INIT) == 0 ? 2 : 1;
-		__atomic_store_n(&off_state, s, __ATOMIC_RELAXED);
-	}
+	int s = hmb_init() == 0 && hmbmpi_region(HMBMPI_R_MPI_Init) == 0 ? 2 : 1;
+	__atomic_store_n(&hmbmpi_off_state, s, __ATOMIC_RELAXED);
 	return s == 2;
 }
 
 static int world_rank = -1, world_size = 0;
+static uint32_t world_id, self_id;
 static MPI_Comm sync_comm = MPI_COMM_NULL;
 
 /*
- * A communicator's ranks in MPI_COMM_WORLD (the remote group's, for an
- * inter-communicator), cached on it as an attribute, which MPI frees with
- * the communicator: a call on a sub-communicator translates its peer with a
+ * A communicator as the wrappers know it, cached on it as an attribute,
+ * which MPI frees with the communicator: its id in the trace, and the
+ * world ranks of the group its peers are ranks of (the remote group of an
+ * inter-communicator), so that a call on it translates a peer with a
  * lookup, not with two groups per call.
  */
-struct world_ranks {
+struct comm_info {
+	uint32_t id;
+	int inter, rank_in; /* rank_in: this process's rank in the local group */
 	int n;
 	int rank[]; /* MPI_UNDEFINED for a process outside MPI_COMM_WORLD */
 };
-static int ranks_key = MPI_KEYVAL_INVALID; /* created by after_init */
-static pthread_mutex_t ranks_mu = PTHREAD_MUTEX_INITIALIZER;
+static int info_key = MPI_KEYVAL_INVALID; /* created by hmbmpi_after_init */
+static pthread_mutex_t info_mu = PTHREAD_MUTEX_INITIALIZER;
 
-HMB_NOINST static int ranks_delete(MPI_Comm comm, int key, void *val, void *extra)
+HMB_NOINST static int info_delete(MPI_Comm comm, int key, void *val, void *extra)
 {
-	(void)comm;
-	(void)key;
-	(void)extra;
+	(void)comm, (void)key, (void)extra;
 	free(val);
 	return MPI_SUCCESS;
 }
 
-/* world_ranks_new translates every rank of comm's (remote) group; NULL if MPI or memory fails. */
-HMB_NOINST static struct world_ranks *world_ranks_new(MPI_Comm comm)
+/* group_world translates every rank of g into a world rank: a malloc'd array of *n. */
+HMB_NOINST static int *group_world(MPI_Group g, int *n)
 {
-	int inter = 0, n = 0;
-	MPI_Group g, wg;
-	if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS ||
-	    (inter ? PMPI_Comm_remote_group(comm, &g) : PMPI_Comm_group(comm, &g)) != MPI_SUCCESS) {
+	MPI_Group wg;
+	*n = 0;
+	if (PMPI_Group_size(g, n) != MPI_SUCCESS || *n < 0) {
 		return NULL;
 	}
-	struct world_ranks *w = NULL;
-	int *in = NULL;
-	if (PMPI_Group_size(g, &n) == MPI_SUCCESS && n >= 0 &&
-	    (w = malloc(sizeof *w + (size_t)n * sizeof w->rank[0])) != NULL &&
-	    (in = malloc(((size_t)n + 1) * sizeof *in)) != NULL &&
-	    PMPI_Comm_group(MPI_COMM_WORLD, &wg) == MPI_SUCCESS) {
-		for (int i = 0; i < n; i++) {
-			in[i] = i;
-		}
-		w->n = n;
-		int rc = n > 0 ? PMPI_Group_translate_ranks(g, n, in, wg, w->rank) : MPI_SUCCESS;
-		PMPI_Group_free(&wg);
-		if (rc != MPI_SUCCESS) {
-			free(w);
-			w = NULL;
-		}
-	} else {
-		free(w);
-		w = NULL;
+	int *in = malloc(((size_t)*n + 1) * sizeof *in), *out = malloc(((size_t)*n + 1) * sizeof *out);
+	if (in == NULL || out == NULL || PMPI_Comm_group(MPI_COMM_WORLD, &wg) != MPI_SUCCESS) {
+		free(in);
+		free(out);
+		return NULL;
 	}
+	for (int i = 0; i < *n; i++) {
+		in[i] = i;
+	}
+	int rc = *n > 0 ? PMPI_Group_translate_ranks(g, *n, in, wg, out) : MPI_SUCCESS;
+	PMPI_Group_free(&wg);
 	free(in);
+	if (rc != MPI_SUCCESS) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+HMB_NOINST static uint32_t comm_id(MPI_Comm comm);
+
+/*
+ * info_new defines comm in the trace, made from parent, and returns its
+ * info; NULL if MPI or memory fails (the communicator is then not defined).
+ */
+HMB_NOINST static struct comm_info *info_new(MPI_Comm comm, MPI_Comm parent)
+{
+	int inter = 0, n = 0, nr = 0, rank = -1;
+	MPI_Group g, rg;
+	if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || PMPI_Comm_rank(comm, &rank) != MPI_SUCCESS ||
+	    PMPI_Comm_group(comm, &g) != MPI_SUCCESS) {
+		return NULL;
+	}
+	int *members = group_world(g, &n), *remote = NULL;
 	PMPI_Group_free(&g);
-	return w;
+	if (members == NULL) {
+		return NULL;
+	}
+	if (inter) {
+		if (PMPI_Comm_remote_group(comm, &rg) != MPI_SUCCESS) {
+			free(members);
+			return NULL;
+		}
+		remote = group_world(rg, &nr);
+		PMPI_Group_free(&rg);
+		if (remote == NULL) {
+			free(members);
+			return NULL;
+		}
+	}
+	int np = inter ? nr : n;
+	struct comm_info *info = malloc(sizeof *info + (size_t)np * sizeof info->rank[0]);
+	if (info != NULL) {
+		info->inter = inter;
+		info->rank_in = rank;
+		info->n = np;
+		memcpy(info->rank, inter ? remote : members, (size_t)np * sizeof info->rank[0]);
+		info->id = hmb_comm_define("", parent == MPI_COMM_NULL ? 0 : comm_id(parent), (const int32_t *)members,
+					   n, (const int32_t *)remote, nr);
+	}
+	free(members);
+	free(remote);
+	return info;
 }
 
 /*
- * world translates rank of comm into a rank of MPI_COMM_WORLD; it returns
- * -1 for a rank no process has (MPI_ANY_SOURCE, MPI_PROC_NULL, a rank out of
- * range: the call will fail), and NO_TRANSLATION if MPI or memory failed
- * to make the translation.
+ * info_of returns comm's info, defining the communicator if no wrapper saw
+ * it made (MPI_Comm_get_parent, a call not wrapped): its parent is then
+ * unknown. NULL for MPI_COMM_WORLD and MPI_COMM_SELF (see world and
+ * comm_id) and when MPI or memory failed.
+ */
+HMB_NOINST static struct comm_info *info_of(MPI_Comm comm, MPI_Comm parent)
+{
+	void *val = NULL;
+	int flag = 0;
+	if (info_key == MPI_KEYVAL_INVALID || comm == MPI_COMM_NULL || comm == MPI_COMM_WORLD || comm == MPI_COMM_SELF) {
+		return NULL;
+	}
+	if (PMPI_Comm_get_attr(comm, info_key, &val, &flag) == MPI_SUCCESS && flag) {
+		return val;
+	}
+	/* Under a lock, so that two threads do not both set it: the second
+	 * would free the first's info while it reads it. */
+	pthread_mutex_lock(&info_mu);
+	struct comm_info *info = NULL;
+	if (PMPI_Comm_get_attr(comm, info_key, &val, &flag) == MPI_SUCCESS && flag) {
+		info = val;
+	} else if ((info = info_new(comm, parent)) != NULL && PMPI_Comm_set_attr(comm, info_key, info) != MPI_SUCCESS) {
+		/* Not cached: it would be defined again at each call. */
+		free(info);
+		info = NULL;
+		hmb_count_dropped(1);
+	}
+	pthread_mutex_unlock(&info_mu);
+	return info;
+}
+
+HMB_NOINST static uint32_t comm_id(MPI_Comm comm)
+{
+	if (comm == MPI_COMM_WORLD) {
+		return world_id;
+	}
+	if (comm == MPI_COMM_SELF) {
+		return self_id;
+	}
+	struct comm_info *info = info_of(comm, MPI_COMM_NULL);
+	return info != NULL ? info->id : 0;
+}
+
+/*
+ * world translates rank of comm (of its remote group for an
+ * inter-communicator) into a rank of MPI_COMM_WORLD; it returns -1 for a
+ * rank no process has (MPI_ANY_SOURCE, MPI_PROC_NULL, a rank out of range:
+ * the call will fail), and NO_TRANSLATION if MPI or memory failed to make
+ * the translation.
  */
 #define NO_TRANSLATION (-2)
 
-/* world_rank_in looks rank up in w, as world answers (w NULL: not made). */
-HMB_NOINST static int world_rank_in(const struct world_ranks *w, int rank)
+HMB_NOINST static int world(MPI_Comm comm, int rank, uint32_t *id)
 {
-	if (w == NULL) {
+	if (comm == MPI_COMM_WORLD) {
+		*id = world_id;
+		return rank >= 0 && rank < world_size ? rank : -1;
+	}
+	if (comm == MPI_COMM_SELF) {
+		*id = self_id;
+		return rank == 0 ? world_rank : -1;
+	}
+	struct comm_info *info = info_of(comm, MPI_COMM_NULL);
+	if (info == NULL) {
+		*id = 0;
 		return NO_TRANSLATION;
 	}
-	return rank < w->n && w->rank[rank] != MPI_UNDEFINED ? w->rank[rank] : -1;
-}
-
-HMB_NOINST static int world(MPI_Comm comm, int rank)
-{
-	if (rank < 0) {
-		return -1;
-	}
-	if (comm == MPI_COMM_WORLD) {
-		return rank < world_size ? rank : -1;
-	}
-	void *val = NULL;
-	int flag = 0;
-	struct world_ranks *w = NULL;
-	if (ranks_key != MPI_KEYVAL_INVALID && PMPI_Comm_get_attr(comm, ranks_key, &val, &flag) == MPI_SUCCESS && flag) {
-		w = val;
-	} else {
-		/* Under a lock, so that two threads do not both set it: the second
-		 * would free the first's table while it reads it. */
-		pthread_mutex_lock(&ranks_mu);
-		if (ranks_key != MPI_KEYVAL_INVALID && PMPI_Comm_get_attr(comm, ranks_key, &val, &flag) == MPI_SUCCESS && flag) {
-			w = val;
-		} else if ((w = world_ranks_new(comm)) != NULL &&
-			   (ranks_key == MPI_KEYVAL_INVALID || PMPI_Comm_set_attr(comm, ranks_key, w) != MPI_SUCCESS)) {
-			/* Not cached: used once. */
-			int out = world_rank_in(w, rank);
-			free(w);
-			pthread_mutex_unlock(&ranks_mu);
-			return out;
-		}
-		pthread_mutex_unlock(&ranks_mu);
-	}
-	return world_rank_in(w, rank);
-}
-
-/* root_of is a collective's root in MPI_COMM_WORLD, -1 if none or not known. */
-HMB_NOINST static int root_of(MPI_Comm comm, int root)
-{
-	int w = world(comm, root);
-	return w < 0 ? -1 : w;
+	*id = info->id;
+	return rank >= 0 && rank < info->n && info->rank[rank] != MPI_UNDEFINED ? info->rank[rank] : -1;
 }
 
 HMB_NOINST static uint64_t bytes(int count, MPI_Datatype type)
 {
 	int size = 0;
-	if (count <= 0 || type == MPI_DATATYPE_NULL || PMPI_Type_size(type, &size) != MPI_SUCCESS) {
+	if (count <= 0 || type == MPI_DATATYPE_NULL || PMPI_Type_size(type, &size) != MPI_SUCCESS || size < 0) {
 		return 0;
 	}
 	return (uint64_t)count * (uint64_t)size;
 }
 
 /*
- * Non-blocking receives: their message is recorded when they complete, with
- * the actual source and tag, so the request's communicator and type are
- * kept until then, in a small open-addressing table.
+ * send_bytes sets *n to a send's bytes and tells whether MPI will accept
+ * its arguments as far as the wrappers can tell without MPI's help: a send
+ * is recorded before its call (where OTF2 puts it), so one that MPI
+ * rejects (with MPI_ERRORS_RETURN) must not be recorded. A rank out of
+ * range is caught by the translation into a world rank.
  */
+HMB_NOINST static int send_bytes(int tag, int count, MPI_Datatype type, uint64_t *n)
+{
+	int size = 0;
+	if (tag < 0 || count < 0 || type == MPI_DATATYPE_NULL || PMPI_Type_size(type, &size) != MPI_SUCCESS || size < 0) {
+		return 0;
+	}
+	*n = (uint64_t)count * (uint64_t)size;
+	return 1;
+}
+
+/*
+ * The request table: what a request will have done when it completes. A
+ * request's id counts per process (never the MPI_Request value, which MPI
+ * reuses); a persistent request keeps its entry between its starts, with
+ * id 0 while it is inactive. Matched messages of MPI_Mprobe are kept here
+ * too, under their MPI_Message, until MPI_Mrecv or MPI_Imrecv.
+ */
+enum { P_SEND = 1, P_RECV, P_COLL, P_IDUP, P_MESSAGE };
 struct pending {
-	MPI_Request req;
-	MPI_Comm comm;
+	uint64_t key;
+	uint64_t id;
+	uint8_t used; /* 1 in use, 2 deleted */
+	uint8_t what, persistent;
+	int peer;             /* P_SEND: world rank */
+	uint32_t tag, commid; /* P_SEND, P_COLL */
+	uint64_t bytes, received;
+	MPI_Comm comm; /* P_RECV, P_MESSAGE: to translate the status's source; P_IDUP: the parent */
 	MPI_Datatype type;
-	int used; /* 1 in use, 2 deleted */
+	uint32_t region; /* P_COLL */
+	int root;
+	MPI_Comm *newcomm; /* P_IDUP: where MPI puts the new communicator, */
+	MPI_Fint *fnewcomm; /* or, from Fortran, its handle */
 };
 static struct pending *pend;
 static size_t pend_cap, pend_len;
 static pthread_mutex_t pend_mu = PTHREAD_MUTEX_INITIALIZER;
+static uint64_t next_request;
 
-HMB_NOINST static size_t hash_req(MPI_Request r)
+/* Keys: a request's handle, a message's handle with the top bit flipped
+ * (handles are pointers or small integers, never both spaces at once). */
+HMB_NOINST static uint64_t req_key(MPI_Request r)
 {
-	uint64_t h = 1469598103934665603ULL;
-	const unsigned char *p = (const unsigned char *)&r;
-	for (size_t i = 0; i < sizeof r; i++) {
-		h = (h ^ p[i]) * 1099511628211ULL;
-	}
-	return (size_t)h;
+	uint64_t k = 0;
+	memcpy(&k, &r, sizeof r < sizeof k ? sizeof r : sizeof k);
+	return k;
 }
 
-HMB_NOINST static struct pending *find(MPI_Request r, int insert)
+HMB_NOINST static uint64_t msg_key(MPI_Message m)
+{
+	uint64_t k = 0;
+	memcpy(&k, &m, sizeof m < sizeof k ? sizeof m : sizeof k);
+	return k ^ (1ULL << 63);
+}
+
+HMB_NOINST static struct pending *find(uint64_t key, int insert)
 {
 	if (pend_cap == 0) {
 		return NULL;
 	}
 	struct pending *tomb = NULL;
-	for (size_t i = hash_req(r) & (pend_cap - 1), n = 0; n < pend_cap; i = (i + 1) & (pend_cap - 1), n++) {
+	uint64_t h = key * 0x9E3779B97F4A7C15ULL;
+	for (size_t i = (size_t)(h >> 20) & (pend_cap - 1), n = 0; n < pend_cap; i = (i + 1) & (pend_cap - 1), n++) {
 		struct pending *e = &pend[i];
 		if (e->used == 0) {
 			return insert ? (tomb != NULL ? tomb : e) : NULL;
@@ -228,30 +292,16 @@ HMB_NOINST static struct pending *find(MPI_Request r, int insert)
 			}
 			continue;
 		}
-		if (memcmp(&e->req, &r, sizeof r) == 0) {
+		if (e->key == key) {
 			return e;
 		}
 	}
 	return insert ? tomb : NULL;
 }
 
-/*
- * pend_drop_unseen counts the receives still pending at MPI_Finalize as
- * dropped: they completed where no wrapper saw them (a call not wrapped,
- * or made untraced for lack of memory), or never.
- */
-HMB_NOINST static void pend_drop_unseen(void)
-{
-	pthread_mutex_lock(&pend_mu);
-	size_t n = pend_len;
-	free(pend);
-	pend = NULL;
-	pend_cap = pend_len = 0;
-	pthread_mutex_unlock(&pend_mu);
-	hmb_count_dropped(n);
-}
-
-HMB_NOINST static void pend_add(MPI_Request r, MPI_Comm comm, MPI_Datatype type)
+/* pend_add puts p into the table; on failure (memory) it counts n probes
+ * as dropped: those the entry would have recorded at completion. */
+HMB_NOINST static void pend_add(struct pending p, uint64_t n)
 {
 	pthread_mutex_lock(&pend_mu);
 	if (2 * (pend_len + 1) > pend_cap) {
@@ -260,7 +310,7 @@ HMB_NOINST static void pend_add(MPI_Request r, MPI_Comm comm, MPI_Datatype type)
 		size_t oldcap = pend_cap;
 		if (grown == NULL) {
 			pthread_mutex_unlock(&pend_mu);
-			hmb_count_dropped(1); /* the message goes unrecorded, the call unharmed */
+			hmb_count_dropped(n);
 			return;
 		}
 		pend = grown;
@@ -268,78 +318,721 @@ HMB_NOINST static void pend_add(MPI_Request r, MPI_Comm comm, MPI_Datatype type)
 		pend_len = 0;
 		for (size_t i = 0; i < oldcap; i++) {
 			if (old[i].used == 1) {
-				*find(old[i].req, 1) = old[i];
+				*find(old[i].key, 1) = old[i];
 				pend_len++;
 			}
 		}
 		free(old);
 	}
-	struct pending *e = find(r, 1);
-	if (e != NULL) {
-		if (e->used != 1) {
-			pend_len++;
-		}
-		*e = (struct pending){.req = r, .comm = comm, .type = type, .used = 1};
+	struct pending *e = find(p.key, 1);
+	if (e->used != 1) {
+		pend_len++;
 	}
+	p.used = 1;
+	*e = p;
 	pthread_mutex_unlock(&pend_mu);
 }
 
-/* pend_take removes r's entry into *out; it returns 0 if r is not a receive. */
-HMB_NOINST static int pend_take(MPI_Request r, struct pending *out)
+/*
+ * pend_take copies key's entry into *out and removes it, unless it is a
+ * persistent request and keep is set: then it is marked inactive. It
+ * returns 0 if the table has no such entry.
+ */
+HMB_NOINST static int pend_take(uint64_t key, struct pending *out, int keep)
 {
 	pthread_mutex_lock(&pend_mu);
-	struct pending *e = find(r, 0);
+	struct pending *e = find(key, 0);
 	int ok = e != NULL && e->used == 1;
 	if (ok) {
 		*out = *e;
-		e->used = 2;
-		pend_len--;
+		if (keep && e->persistent) {
+			e->id = 0;
+		} else {
+			e->used = 2;
+			pend_len--;
+		}
 	}
 	pthread_mutex_unlock(&pend_mu);
 	return ok;
 }
 
-/* recv_event records the message a receive got; a request's receive may
- * have been cancelled instead (blocking ones cannot be). */
-HMB_NOINST static void recv_event(MPI_Comm comm, MPI_Datatype type, const MPI_Status *st, int request)
+/*
+ * pend_drop_unseen counts the requests still active at MPI_Finalize (or
+ * MPI_Abort) as dropped: they completed where no wrapper saw them (a call
+ * not wrapped), or never.
+ */
+HMB_NOINST static void pend_drop_unseen(void)
 {
-	int from = world(comm, st->MPI_SOURCE);
-	if (from == NO_TRANSLATION) {
-		hmb_count_dropped(1);
+	pthread_mutex_lock(&pend_mu);
+	uint64_t n = 0;
+	for (size_t i = 0; i < pend_cap; i++) {
+		if (pend[i].used == 1 && pend[i].id != 0) {
+			n++;
+		}
 	}
-	if (from < 0) {
-		return; /* MPI_PROC_NULL */
-	}
-	int cancelled = 0, n = 0;
-	if (request) {
-		PMPI_Test_cancelled(st, &cancelled);
-	}
-	if (cancelled) {
-		return;
-	}
-	if (PMPI_Get_count(st, type, &n) != MPI_SUCCESS || n == MPI_UNDEFINED) {
-		n = 0;
-	}
-	hmb_recv(from, (uint32_t)st->MPI_TAG, bytes(n, type));
+	free(pend);
+	pend = NULL;
+	pend_cap = pend_len = 0;
+	pthread_mutex_unlock(&pend_mu);
+	hmb_count_dropped(n);
 }
 
-HMB_NOINST static void send_event(MPI_Comm comm, int dest, int tag, int count, MPI_Datatype type)
+HMB_NOINST static uint64_t new_request(void)
 {
-	int to = world(comm, dest);
-	if (to >= 0) { /* not MPI_PROC_NULL, nor a rank the call will fail on */
-		hmb_send(to, (uint32_t)tag, bytes(count, type));
+	return __atomic_add_fetch(&next_request, 1, __ATOMIC_RELAXED);
+}
+
+/* Point-to-point. */
+
+HMB_NOINST void hmbmpi_send(MPI_Comm comm, int dest, int tag, int count, MPI_Datatype type)
+{
+	uint32_t id;
+	uint64_t n;
+	int to = world(comm, dest, &id);
+	if (to >= 0 && send_bytes(tag, count, type, &n)) { /* not MPI_PROC_NULL, nor a rank the call will fail on */
+		hmb_send_comm(to, (uint32_t)tag, n, id);
 	} else if (to == NO_TRANSLATION) {
 		hmb_count_dropped(1);
 	}
 }
 
-/* complete records the message of a request that completed with status st. */
-HMB_NOINST static void complete(MPI_Request before, const MPI_Status *st)
+/* received translates a completed receive's status; it returns 0 for none
+ * to record (MPI_PROC_NULL; a request cancelled: *cancelled set; a
+ * blocking receive, cancelled NULL, cannot be). */
+HMB_NOINST static int received(MPI_Comm comm, MPI_Datatype type, const MPI_Status *st, int *from, uint64_t *n,
+			       uint32_t *id, int *cancelled)
+{
+	if (cancelled != NULL) {
+		*cancelled = 0;
+		PMPI_Test_cancelled(st, cancelled);
+		if (*cancelled) {
+			return 0;
+		}
+	}
+	*from = world(comm, st->MPI_SOURCE, id);
+	if (*from == NO_TRANSLATION) {
+		hmb_count_dropped(1);
+	}
+	if (*from < 0) {
+		return 0;
+	}
+	int count = 0;
+	if (PMPI_Get_count(st, type, &count) != MPI_SUCCESS || count == MPI_UNDEFINED) {
+		count = 0;
+	}
+	*n = bytes(count, type);
+	return 1;
+}
+
+HMB_NOINST void hmbmpi_recv(MPI_Comm comm, MPI_Datatype type, const MPI_Status *st)
+{
+	int from;
+	uint64_t n;
+	uint32_t id;
+	if (received(comm, type, st, &from, &n, &id, NULL)) {
+		hmb_recv_comm(from, (uint32_t)st->MPI_TAG, n, id);
+	}
+}
+
+HMB_NOINST static void isend_start(struct pending *p)
+{
+	p->id = new_request();
+	hmb_isend(p->peer, p->tag, p->bytes, p->commid, p->id);
+}
+
+/* send_entry makes the entry of a send request; 0 if it sends nothing to record. */
+HMB_NOINST static int send_entry(struct pending *p, MPI_Comm comm, int dest, int tag, int count, MPI_Datatype type,
+				 MPI_Request req)
+{
+	uint32_t id;
+	uint64_t n;
+	int to = world(comm, dest, &id);
+	if (to < 0 || !send_bytes(tag, count, type, &n)) {
+		if (to == NO_TRANSLATION) {
+			hmb_count_dropped(1);
+		}
+		return 0;
+	}
+	*p = (struct pending){.key = req_key(req), .what = P_SEND, .peer = to, .tag = (uint32_t)tag,
+			      .commid = id, .bytes = n};
+	return 1;
+}
+
+HMB_NOINST void hmbmpi_isend(MPI_Comm comm, int dest, int tag, int count, MPI_Datatype type, MPI_Request req)
 {
 	struct pending p;
-	if (before != MPI_REQUEST_NULL && pend_take(before, &p)) {
-		recv_event(p.comm, p.type, st, 1);
+	if (send_entry(&p, comm, dest, tag, count, type, req)) {
+		isend_start(&p);
+		pend_add(p, 1);
 	}
+}
+
+HMB_NOINST void hmbmpi_send_init(MPI_Comm comm, int dest, int tag, int count, MPI_Datatype type, MPI_Request req)
+{
+	struct pending p;
+	if (send_entry(&p, comm, dest, tag, count, type, req)) {
+		p.persistent = 1;
+		pend_add(p, 0);
+	}
+}
+
+HMB_NOINST static void recv_entry(struct pending *p, MPI_Comm comm, MPI_Datatype type, MPI_Request req)
+{
+	*p = (struct pending){.key = req_key(req), .what = P_RECV, .comm = comm, .type = type};
+}
+
+HMB_NOINST void hmbmpi_irecv(MPI_Comm comm, int source, MPI_Datatype type, MPI_Request req)
+{
+	if (source == MPI_PROC_NULL) {
+		return; /* completes at once, with nothing received */
+	}
+	struct pending p;
+	recv_entry(&p, comm, type, req);
+	p.id = new_request();
+	hmb_irecv_request(p.id);
+	pend_add(p, 1);
+}
+
+HMB_NOINST void hmbmpi_recv_init(MPI_Comm comm, int source, MPI_Datatype type, MPI_Request req)
+{
+	if (source == MPI_PROC_NULL) {
+		return;
+	}
+	struct pending p;
+	recv_entry(&p, comm, type, req);
+	p.persistent = 1;
+	pend_add(p, 0);
+}
+
+/* hmbmpi_start starts a persistent request: an Isend or an IrecvRequest. */
+HMB_NOINST void hmbmpi_start(MPI_Request req)
+{
+	pthread_mutex_lock(&pend_mu);
+	struct pending *e = find(req_key(req), 0);
+	if (e == NULL || e->used != 1 || !e->persistent) {
+		pthread_mutex_unlock(&pend_mu);
+		return;
+	}
+	if (e->what == P_SEND) {
+		isend_start(e);
+	} else {
+		e->id = new_request();
+		hmb_irecv_request(e->id);
+	}
+	pthread_mutex_unlock(&pend_mu);
+}
+
+HMB_NOINST static void comm_idup_done(const struct pending *p);
+
+/* hmbmpi_complete records what the request before did, now complete with status st. */
+HMB_NOINST void hmbmpi_complete(MPI_Request before, const MPI_Status *st)
+{
+	struct pending p;
+	if (before == MPI_REQUEST_NULL || !pend_take(req_key(before), &p, 1) || p.id == 0) {
+		return;
+	}
+	int cancelled = 0, from;
+	uint64_t n;
+	uint32_t id;
+	switch (p.what) {
+	case P_SEND:
+		PMPI_Test_cancelled(st, &cancelled);
+		if (cancelled) {
+			hmb_request_cancelled(p.id);
+		} else {
+			hmb_isend_complete(p.id);
+		}
+		break;
+	case P_RECV:
+		if (received(p.comm, p.type, st, &from, &n, &id, &cancelled)) {
+			hmb_irecv(from, (uint32_t)st->MPI_TAG, n, id, p.id);
+		} else if (cancelled) {
+			hmb_request_cancelled(p.id);
+		} /* else a source that did not translate: counted as dropped */
+		break;
+	case P_COLL:
+		hmb_collective_complete(p.region, p.root, p.bytes, p.received, p.commid, p.id);
+		break;
+	case P_IDUP:
+		comm_idup_done(&p);
+		break;
+	}
+}
+
+/*
+ * A freed active request will never tell its completion: it is counted as
+ * dropped (the completion record that cannot be written).
+ */
+HMB_NOINST void hmbmpi_request_free(MPI_Request before)
+{
+	struct pending p;
+	if (before != MPI_REQUEST_NULL && pend_take(req_key(before), &p, 0) && p.id != 0) {
+		hmb_count_dropped(1);
+	}
+}
+
+HMB_NOINST void hmbmpi_mprobe(MPI_Comm comm, MPI_Message msg)
+{
+	if (msg == MPI_MESSAGE_NULL || msg == MPI_MESSAGE_NO_PROC) {
+		return;
+	}
+	pend_add((struct pending){.key = msg_key(msg), .what = P_MESSAGE, .comm = comm, .id = 1}, 1);
+}
+
+HMB_NOINST void hmbmpi_mrecv(MPI_Message before, MPI_Datatype type, const MPI_Status *st)
+{
+	struct pending p;
+	if (before != MPI_MESSAGE_NULL && pend_take(msg_key(before), &p, 0)) {
+		hmbmpi_recv(p.comm, type, st);
+	}
+}
+
+HMB_NOINST void hmbmpi_imrecv(MPI_Message before, MPI_Datatype type, MPI_Request req)
+{
+	struct pending p;
+	if (before != MPI_MESSAGE_NULL && pend_take(msg_key(before), &p, 0)) {
+		hmbmpi_irecv(p.comm, 0, type, req); /* 0: a source other than MPI_PROC_NULL */
+	}
+}
+
+/* Arrays of requests (the Wait and Test families). */
+
+HMB_NOINST void hmbmpi_reqs_free(struct hmbmpi_reqs *q)
+{
+	if (q->before != q->small) {
+		free(q->before);
+	}
+	if (q->st != q->given && q->st != q->smallst) {
+		free(q->st);
+	}
+	if (q->fst != q->fgiven) {
+		free(q->fst);
+	}
+}
+
+/* reqs_fail counts the call's enter and leave as dropped when memory ran
+ * out: the caller makes its call untraced rather than fail it, and the
+ * requests it completes stay active, counted at MPI_Finalize. */
+HMB_NOINST static int reqs_fail(struct hmbmpi_reqs *q)
+{
+	hmbmpi_reqs_free(q);
+	hmb_count_dropped(2);
+	return 0;
+}
+
+HMB_NOINST int hmbmpi_reqs_take(struct hmbmpi_reqs *q, int count, const MPI_Request reqs[], int with_statuses,
+				MPI_Status *statuses)
+{
+	size_t n = count > 0 ? (size_t)count : 1;
+	q->given = q->st = statuses;
+	q->fst = q->fgiven = NULL;
+	q->before = count <= 16 ? q->small : malloc(n * sizeof *q->before);
+	if (with_statuses && statuses == MPI_STATUSES_IGNORE) {
+		q->st = count <= 16 ? q->smallst : malloc(n * sizeof *q->st);
+	}
+	if (q->before == NULL || (with_statuses && q->st == NULL)) {
+		return reqs_fail(q);
+	}
+	if (count > 0) {
+		memcpy(q->before, reqs, (size_t)count * sizeof *q->before);
+	}
+	return 1;
+}
+
+/* hmbmpi_completed_all records the requests of a call that completed all
+ * count, or, on MPI_ERR_IN_STATUS, those whose status says success. */
+HMB_NOINST void hmbmpi_completed_all(struct hmbmpi_reqs *q, int count, int rc)
+{
+	if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) {
+		return;
+	}
+	for (int i = 0; i < count; i++) {
+		if (rc == MPI_SUCCESS || q->st[i].MPI_ERROR == MPI_SUCCESS) {
+			hmbmpi_complete(q->before[i], &q->st[i]);
+		}
+	}
+}
+
+/* hmbmpi_completed_some records the requests at indices[0..n). */
+HMB_NOINST void hmbmpi_completed_some(struct hmbmpi_reqs *q, int n, const int indices[], int rc)
+{
+	if ((rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) || n == MPI_UNDEFINED) {
+		return;
+	}
+	for (int k = 0; k < n; k++) {
+		if (rc == MPI_SUCCESS || q->st[k].MPI_ERROR == MPI_SUCCESS) {
+			hmbmpi_complete(q->before[indices[k]], &q->st[k]);
+		}
+	}
+}
+
+/* Collectives. */
+
+/* peers is how many processes a collective on comm exchanges with: the
+ * remote group's size for an inter-communicator. */
+HMB_NOINST static int peers(MPI_Comm comm, int *rank, int *inter)
+{
+	*inter = 0;
+	if (comm == MPI_COMM_WORLD) {
+		*rank = world_rank;
+		return world_size;
+	}
+	if (comm == MPI_COMM_SELF) {
+		*rank = 0;
+		return 1;
+	}
+	struct comm_info *info = info_of(comm, MPI_COMM_NULL);
+	if (info == NULL) {
+		*rank = -1;
+		return 0;
+	}
+	*rank = info->rank_in;
+	*inter = info->inter;
+	return info->n;
+}
+
+/* coll_root sets c's root and comm and tells whether this process is the root. */
+HMB_NOINST static int coll_root(struct hmbmpi_coll *c, int root, MPI_Comm comm, int *n)
+{
+	int rank, inter;
+	*n = peers(comm, &rank, &inter);
+	c->sent = c->received = 0;
+	c->root = -1;
+	c->comm = comm_id(comm);
+	if (inter) {
+		/* The root's group passes MPI_ROOT (the root) or MPI_PROC_NULL;
+		 * the other group the root's rank in the remote group. */
+		if (root == MPI_ROOT) {
+			c->root = world_rank;
+			return 1;
+		}
+		if (root >= 0) {
+			uint32_t id;
+			int w = world(comm, root, &id);
+			c->root = w < 0 ? -1 : w;
+		}
+		return 0;
+	}
+	if (root >= 0) {
+		uint32_t id;
+		int w = world(comm, root, &id);
+		c->root = w < 0 ? -1 : w;
+	}
+	return root >= 0 && root == rank;
+}
+
+HMB_NOINST static int coll_all(struct hmbmpi_coll *c, MPI_Comm comm)
+{
+	int n;
+	coll_root(c, -1, comm, &n);
+	return n;
+}
+
+HMB_NOINST static uint64_t sum(const int counts[], int n, MPI_Datatype type)
+{
+	uint64_t s = 0;
+	for (int i = 0; counts != NULL && i < n; i++) {
+		s += bytes(counts[i], type);
+	}
+	return s;
+}
+
+HMB_NOINST static uint64_t sum_w(const int counts[], const MPI_Datatype types[], const MPI_Fint *ftypes, int n)
+{
+	uint64_t s = 0;
+	for (int i = 0; counts != NULL && i < n; i++) {
+		s += bytes(counts[i], ftypes != NULL ? MPI_Type_f2c(ftypes[i]) : types[i]);
+	}
+	return s;
+}
+
+HMB_NOINST void hmbmpi_coll_barrier(struct hmbmpi_coll *c, MPI_Comm comm)
+{
+	coll_all(c, comm);
+}
+
+HMB_NOINST void hmbmpi_coll_bcast(struct hmbmpi_coll *c, int count, MPI_Datatype type, int root, MPI_Comm comm)
+{
+	int n, inter = 0, rank;
+	peers(comm, &rank, &inter);
+	if (coll_root(c, root, comm, &n)) {
+		c->sent = bytes(count, type);
+	} else if (!inter || root >= 0) {
+		c->received = bytes(count, type);
+	}
+}
+
+HMB_NOINST void hmbmpi_coll_reduce(struct hmbmpi_coll *c, int count, MPI_Datatype type, int root, MPI_Comm comm)
+{
+	int n, inter = 0, rank;
+	peers(comm, &rank, &inter);
+	if (coll_root(c, root, comm, &n)) {
+		c->received = bytes(count, type);
+		if (!inter) {
+			c->sent = bytes(count, type);
+		}
+	} else if (!inter || root >= 0) {
+		c->sent = bytes(count, type);
+	}
+}
+
+HMB_NOINST void hmbmpi_coll_allreduce(struct hmbmpi_coll *c, int count, MPI_Datatype type, MPI_Comm comm)
+{
+	coll_all(c, comm);
+	c->sent = c->received = bytes(count, type);
+}
+
+HMB_NOINST void hmbmpi_coll_scan(struct hmbmpi_coll *c, int count, MPI_Datatype type, MPI_Comm comm)
+{
+	coll_all(c, comm);
+	c->sent = c->received = bytes(count, type);
+}
+
+HMB_NOINST void hmbmpi_coll_gather(struct hmbmpi_coll *c, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+				   int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+	int n;
+	int is_root = coll_root(c, root, comm, &n);
+	if (is_root) {
+		c->received = (uint64_t)n * bytes(recvcount, recvtype);
+	}
+	if (sendbuf == MPI_IN_PLACE) {
+		c->sent = bytes(recvcount, recvtype);
+	} else if (root != MPI_PROC_NULL && root != MPI_ROOT) {
+		c->sent = bytes(sendcount, sendtype);
+	}
+}
+
+HMB_NOINST void hmbmpi_coll_gatherv(struct hmbmpi_coll *c, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+				    const int recvcounts[], MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+	int n;
+	int is_root = coll_root(c, root, comm, &n);
+	if (is_root) {
+		c->received = sum(recvcounts, n, recvtype);
+	}
+	if (sendbuf == MPI_IN_PLACE) {
+		int rank, inter;
+		peers(comm, &rank, &inter);
+		c->sent = rank >= 0 && rank < n ? bytes(recvcounts[rank], recvtype) : 0;
+	} else if (root != MPI_PROC_NULL && root != MPI_ROOT) {
+		c->sent = bytes(sendcount, sendtype);
+	}
+}
+
+HMB_NOINST void hmbmpi_coll_scatter(struct hmbmpi_coll *c, int sendcount, MPI_Datatype sendtype, const void *recvbuf,
+				    int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+	int n;
+	if (coll_root(c, root, comm, &n)) {
+		c->sent = (uint64_t)n * bytes(sendcount, sendtype);
+	}
+	if (recvbuf == MPI_IN_PLACE) {
+		c->received = bytes(sendcount, sendtype);
+	} else if (root != MPI_PROC_NULL && root != MPI_ROOT) {
+		c->received = bytes(recvcount, recvtype);
+	}
+}
+
+HMB_NOINST void hmbmpi_coll_scatterv(struct hmbmpi_coll *c, const int sendcounts[], MPI_Datatype sendtype,
+				     const void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+	int n;
+	if (coll_root(c, root, comm, &n)) {
+		c->sent = sum(sendcounts, n, sendtype);
+	}
+	if (recvbuf == MPI_IN_PLACE) {
+		int rank, inter;
+		peers(comm, &rank, &inter);
+		c->received = rank >= 0 && rank < n ? bytes(sendcounts[rank], sendtype) : 0;
+	} else if (root != MPI_PROC_NULL && root != MPI_ROOT) {
+		c->received = bytes(recvcount, recvtype);
+	}
+}
+
+HMB_NOINST void hmbmpi_coll_allgather(struct hmbmpi_coll *c, const void *sendbuf, int sendcount,
+				      MPI_Datatype sendtype, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+	int n = coll_all(c, comm);
+	c->received = (uint64_t)n * bytes(recvcount, recvtype);
+	c->sent = sendbuf == MPI_IN_PLACE ? bytes(recvcount, recvtype) : bytes(sendcount, sendtype);
+}
+
+HMB_NOINST void hmbmpi_coll_allgatherv(struct hmbmpi_coll *c, const void *sendbuf, int sendcount,
+				       MPI_Datatype sendtype, const int recvcounts[], MPI_Datatype recvtype,
+				       MPI_Comm comm)
+{
+	int n = coll_all(c, comm), rank, inter;
+	c->received = sum(recvcounts, n, recvtype);
+	if (sendbuf == MPI_IN_PLACE) {
+		peers(comm, &rank, &inter);
+		c->sent = rank >= 0 && rank < n ? bytes(recvcounts[rank], recvtype) : 0;
+	} else {
+		c->sent = bytes(sendcount, sendtype);
+	}
+}
+
+HMB_NOINST void hmbmpi_coll_alltoall(struct hmbmpi_coll *c, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+				     int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+	int n = coll_all(c, comm);
+	c->received = (uint64_t)n * bytes(recvcount, recvtype);
+	c->sent = sendbuf == MPI_IN_PLACE ? c->received : (uint64_t)n * bytes(sendcount, sendtype);
+}
+
+HMB_NOINST void hmbmpi_coll_alltoallv(struct hmbmpi_coll *c, const void *sendbuf, const int sendcounts[],
+				      MPI_Datatype sendtype, const int recvcounts[], MPI_Datatype recvtype,
+				      MPI_Comm comm)
+{
+	int n = coll_all(c, comm);
+	c->received = sum(recvcounts, n, recvtype);
+	c->sent = sendbuf == MPI_IN_PLACE ? c->received : sum(sendcounts, n, sendtype);
+}
+
+HMB_NOINST void hmbmpi_coll_alltoallw(struct hmbmpi_coll *c, const void *sendbuf, const int sendcounts[],
+				      const MPI_Datatype sendtypes[], const MPI_Fint *sendtypes_f,
+				      const int recvcounts[], const MPI_Datatype recvtypes[],
+				      const MPI_Fint *recvtypes_f, MPI_Comm comm)
+{
+	int n = coll_all(c, comm);
+	c->received = sum_w(recvcounts, recvtypes, recvtypes_f, n);
+	c->sent = sendbuf == MPI_IN_PLACE ? c->received : sum_w(sendcounts, sendtypes, sendtypes_f, n);
+}
+
+HMB_NOINST void hmbmpi_coll_reduce_scatter(struct hmbmpi_coll *c, const int recvcounts[], MPI_Datatype type,
+					   MPI_Comm comm)
+{
+	int n = coll_all(c, comm), rank, inter;
+	peers(comm, &rank, &inter);
+	c->sent = sum(recvcounts, n, type);
+	c->received = rank >= 0 && rank < n ? bytes(recvcounts[rank], type) : 0;
+}
+
+HMB_NOINST void hmbmpi_coll_reduce_scatter_block(struct hmbmpi_coll *c, int recvcount, MPI_Datatype type,
+						 MPI_Comm comm)
+{
+	int n = coll_all(c, comm);
+	c->sent = (uint64_t)n * bytes(recvcount, type);
+	c->received = bytes(recvcount, type);
+}
+
+/* degrees returns comm's numbers of sources and destinations in its
+ * virtual topology (0 and 0 without one: the call will fail). */
+HMB_NOINST static void degrees(MPI_Comm comm, int *in, int *out)
+{
+	int topo = MPI_UNDEFINED, rank = 0, weighted = 0;
+	*in = *out = 0;
+	if (PMPI_Topo_test(comm, &topo) != MPI_SUCCESS) {
+		return;
+	}
+	switch (topo) {
+	case MPI_CART:
+		if (PMPI_Cartdim_get(comm, in) == MPI_SUCCESS) {
+			*in = *out = 2 * *in;
+		}
+		break;
+	case MPI_GRAPH:
+		if (PMPI_Comm_rank(comm, &rank) == MPI_SUCCESS && PMPI_Graph_neighbors_count(comm, rank, in) == MPI_SUCCESS) {
+			*out = *in;
+		}
+		break;
+	case MPI_DIST_GRAPH:
+		PMPI_Dist_graph_neighbors_count(comm, in, out, &weighted);
+		break;
+	}
+}
+
+HMB_NOINST void hmbmpi_coll_neighbor_allgather(struct hmbmpi_coll *c, int sendcount, MPI_Datatype sendtype,
+					       int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+	int in, out;
+	coll_all(c, comm);
+	degrees(comm, &in, &out);
+	c->sent = (uint64_t)out * bytes(sendcount, sendtype);
+	c->received = (uint64_t)in * bytes(recvcount, recvtype);
+}
+
+HMB_NOINST void hmbmpi_coll_neighbor_allgatherv(struct hmbmpi_coll *c, int sendcount, MPI_Datatype sendtype,
+						const int recvcounts[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+	int in, out;
+	coll_all(c, comm);
+	degrees(comm, &in, &out);
+	c->sent = (uint64_t)out * bytes(sendcount, sendtype);
+	c->received = sum(recvcounts, in, recvtype);
+}
+
+HMB_NOINST void hmbmpi_coll_neighbor_alltoall(struct hmbmpi_coll *c, int sendcount, MPI_Datatype sendtype,
+					      int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+	hmbmpi_coll_neighbor_allgather(c, sendcount, sendtype, recvcount, recvtype, comm);
+}
+
+HMB_NOINST void hmbmpi_coll_neighbor_alltoallv(struct hmbmpi_coll *c, const int sendcounts[], MPI_Datatype sendtype,
+					       const int recvcounts[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+	int in, out;
+	coll_all(c, comm);
+	degrees(comm, &in, &out);
+	c->sent = sum(sendcounts, out, sendtype);
+	c->received = sum(recvcounts, in, recvtype);
+}
+
+HMB_NOINST void hmbmpi_coll_neighbor_alltoallw(struct hmbmpi_coll *c, const int sendcounts[],
+					       const MPI_Datatype sendtypes[], const MPI_Fint *sendtypes_f,
+					       const int recvcounts[], const MPI_Datatype recvtypes[],
+					       const MPI_Fint *recvtypes_f, MPI_Comm comm)
+{
+	int in, out;
+	coll_all(c, comm);
+	degrees(comm, &in, &out);
+	c->sent = sum_w(sendcounts, sendtypes, sendtypes_f, out);
+	c->received = sum_w(recvcounts, recvtypes, recvtypes_f, in);
+}
+
+HMB_NOINST void hmbmpi_coll_enter(uint32_t region, const struct hmbmpi_coll *c)
+{
+	hmb_enter_collective_comm(region, c->root, c->sent, c->received, c->comm);
+}
+
+/* A non-blocking collective's region is an MPI region like any other: the
+ * collective itself is recorded where its request completes. */
+HMB_NOINST void hmbmpi_icoll_enter(uint32_t region, const struct hmbmpi_coll *c)
+{
+	(void)c;
+	hmb_enter(region);
+}
+
+HMB_NOINST void hmbmpi_icoll(uint32_t region, const struct hmbmpi_coll *c, MPI_Request req)
+{
+	struct pending p = {.key = req_key(req), .what = P_COLL, .region = region, .root = c->root,
+			    .bytes = c->sent, .received = c->received, .commid = c->comm};
+	p.id = new_request();
+	hmb_collective_request(p.id);
+	pend_add(p, 1);
+}
+
+/* Communicators. */
+
+HMB_NOINST void hmbmpi_comm_created(MPI_Comm parent, MPI_Comm newcomm)
+{
+	if (newcomm != MPI_COMM_NULL) {
+		info_of(newcomm, parent);
+	}
+}
+
+HMB_NOINST void hmbmpi_comm_idup(MPI_Comm parent, MPI_Comm *newcomm, MPI_Fint *fnewcomm, MPI_Request req)
+{
+	pend_add((struct pending){.key = req_key(req), .what = P_IDUP, .comm = parent, .newcomm = newcomm,
+				  .fnewcomm = fnewcomm, .id = 1},
+		 0);
+}
+
+/* The new communicator of MPI_Comm_idup is there once its request completed. */
+HMB_NOINST static void comm_idup_done(const struct pending *p)
+{
+	MPI_Comm c = p->newcomm != NULL ? *p->newcomm : MPI_Comm_f2c(*p->fnewcomm);
+	hmbmpi_comm_created(p->comm, c);
 }
 
 /*
@@ -384,533 +1077,141 @@ HMB_NOINST static void clock_sync(void)
 	hmb_clock_sync(mid, offset, ref_start);
 }
 
-HMB_NOINST static void after_init(void)
+/* The environment. */
+
+/*
+ * hmbmpi_after_init learns the rank, defines MPI_COMM_WORLD and
+ * MPI_COMM_SELF before any other communicator, and syncs the clocks.
+ */
+HMB_NOINST void hmbmpi_after_init(void)
 {
 	PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
 	PMPI_Comm_size(MPI_COMM_WORLD, &world_size);
-	PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, ranks_delete, &ranks_key, NULL);
+	PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, info_delete, &info_key, NULL);
 	hmb_set_rank(world_rank);
 	char name[32];
 	snprintf(name, sizeof name, "rank %d", world_rank);
 	hmb_thread_name(name);
+	int32_t *all = malloc(((size_t)world_size + 1) * sizeof *all);
+	if (all != NULL) {
+		for (int i = 0; i < world_size; i++) {
+			all[i] = i;
+		}
+		world_id = hmb_comm_define("MPI_COMM_WORLD", 0, all, world_size, NULL, 0);
+		free(all);
+	} else {
+		hmb_count_dropped(1);
+	}
+	int32_t me = world_rank;
+	self_id = hmb_comm_define("MPI_COMM_SELF", 0, &me, 1, NULL, 0);
 	PMPI_Comm_dup(MPI_COMM_WORLD, &sync_comm);
 	clock_sync();
 }
 
-HMB_NOINST int MPI_Init(int *argc, char ***argv)
+HMB_NOINST void hmbmpi_before_finalize(void)
 {
-	if (off()) {
-		return PMPI_Init(argc, argv);
-	}
-	uint32_t r = region(R_INIT);
-	hmb_enter(r);
-	int rc = PMPI_Init(argc, argv);
-	if (rc == MPI_SUCCESS) {
-		after_init();
-	}
-	hmb_leave(r);
-	return rc;
-}
-
-HMB_NOINST int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
-{
-	if (off()) {
-		return PMPI_Init_thread(argc, argv, required, provided);
-	}
-	uint32_t r = region(R_INIT_THREAD);
-	hmb_enter(r);
-	int rc = PMPI_Init_thread(argc, argv, required, provided);
-	if (rc == MPI_SUCCESS) {
-		after_init();
-	}
-	hmb_leave(r);
-	return rc;
-}
-
-HMB_NOINST int MPI_Finalize(void)
-{
-	if (off()) {
-		return PMPI_Finalize();
-	}
-	uint32_t r = region(R_FINALIZE);
-	hmb_enter(r);
 	clock_sync();
 	if (sync_comm != MPI_COMM_NULL) {
 		PMPI_Comm_free(&sync_comm);
 	}
-	int rc = PMPI_Finalize();
-	hmb_leave(r);
+}
+
+/* The file is written at exit (hmb_init registered hmb_finalize with
+ * atexit), as Score-P does: what the program does after MPI_Finalize, down
+ * to main's return, is in the trace too. */
+HMB_NOINST void hmbmpi_after_finalize(void)
+{
 	pend_drop_unseen();
-	/* The file is written at exit (hmb_init registered hmb_finalize with
-	 * atexit), as Score-P does: what the program does after MPI_Finalize,
-	 * down to main's return, is in the trace too. */
-	return rc;
-}
-
-HMB_NOINST int MPI_Send(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
-{
-	if (off()) {
-		return PMPI_Send(buf, count, type, dest, tag, comm);
-	}
-	uint32_t r = region(R_SEND);
-	hmb_enter(r);
-	send_event(comm, dest, tag, count, type);
-	int rc = PMPI_Send(buf, count, type, dest, tag, comm);
-	hmb_leave(r);
-	return rc;
-}
-
-HMB_NOINST int MPI_Ssend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
-{
-	if (off()) {
-		return PMPI_Ssend(buf, count, type, dest, tag, comm);
-	}
-	uint32_t r = region(R_SSEND);
-	hmb_enter(r);
-	send_event(comm, dest, tag, count, type);
-	int rc = PMPI_Ssend(buf, count, type, dest, tag, comm);
-	hmb_leave(r);
-	return rc;
-}
-
-HMB_NOINST int MPI_Bsend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
-{
-	if (off()) {
-		return PMPI_Bsend(buf, count, type, dest, tag, comm);
-	}
-	uint32_t r = region(R_BSEND);
-	hmb_enter(r);
-	send_event(comm, dest, tag, count, type);
-	int rc = PMPI_Bsend(buf, count, type, dest, tag, comm);
-	hmb_leave(r);
-	return rc;
-}
-
-HMB_NOINST int MPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm, MPI_Status *status)
-{
-	if (off()) {
-		return PMPI_Recv(buf, count, type, source, tag, comm, status);
-	}
-	MPI_Status local;
-	MPI_Status *st = status == MPI_STATUS_IGNORE ? &local : status;
-	uint32_t r = region(R_RECV);
-	hmb_enter(r);
-	int rc = PMPI_Recv(buf, count, type, source, tag, comm, st);
-	if (rc == MPI_SUCCESS) {
-		recv_event(comm, type, st, 0);
-	}
-	hmb_leave(r);
-	return rc;
-}
-
-HMB_NOINST int MPI_Isend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, MPI_Request *req)
-{
-	if (off()) {
-		return PMPI_Isend(buf, count, type, dest, tag, comm, req);
-	}
-	uint32_t r = region(R_ISEND);
-	hmb_enter(r);
-	send_event(comm, dest, tag, count, type);
-	int rc = PMPI_Isend(buf, count, type, dest, tag, comm, req);
-	hmb_leave(r);
-	return rc;
-}
-
-HMB_NOINST int MPI_Irecv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm, MPI_Request *req)
-{
-	if (off()) {
-		return PMPI_Irecv(buf, count, type, source, tag, comm, req);
-	}
-	uint32_t r = region(R_IRECV);
-	hmb_enter(r);
-	int rc = PMPI_Irecv(buf, count, type, source, tag, comm, req);
-	if (rc == MPI_SUCCESS && source != MPI_PROC_NULL) {
-		pend_add(*req, comm, type);
-	}
-	hmb_leave(r);
-	return rc;
-}
-
-HMB_NOINST int MPI_Wait(MPI_Request *req, MPI_Status *status)
-{
-	if (off()) {
-		return PMPI_Wait(req, status);
-	}
-	MPI_Status local;
-	MPI_Status *st = status == MPI_STATUS_IGNORE ? &local : status;
-	MPI_Request before = *req;
-	uint32_t r = region(R_WAIT);
-	hmb_enter(r);
-	int rc = PMPI_Wait(req, st);
-	if (rc == MPI_SUCCESS) {
-		complete(before, st);
-	}
-	hmb_leave(r);
-	return rc;
 }
 
 /*
- * requests holds a copy of an array of requests taken before a call that
- * completes some of them (the call overwrites completed ones with
- * MPI_REQUEST_NULL), and, for the calls with an array of statuses, those
- * to read their source and tag from when the program passed
- * MPI_STATUSES_IGNORE.
+ * MPI_Abort ends every process of comm's job without returning, and without
+ * running exit handlers: the trace is written first.
  */
-struct requests {
-	MPI_Request small[16], *before;
-	MPI_Status smallst[16], *st;
-	MPI_Status *given;
-};
-
-HMB_NOINST static void requests_free(struct requests *q)
+HMB_NOINST void hmbmpi_abort(uint32_t region, MPI_Comm comm)
 {
-	if (q->before != q->small) {
-		free(q->before);
-	}
-	if (q->st != q->given && q->st != q->smallst) {
-		free(q->st);
+	(void)comm;
+	hmb_enter(region);
+	hmb_leave(region);
+	pend_drop_unseen();
+	if (hmb_finalize() != 0) {
+		fprintf(stderr, "hmbtrace: MPI_Abort: the trace could not be written: %s\n", hmb_last_error());
 	}
 }
 
-/*
- * requests_take copies reqs, and gives q->st count statuses when the call
- * takes an array of them (statuses, or its own when the program ignores
- * them). It returns 0 when memory ran out: the caller then makes its call
- * untraced rather than fail it.
- */
-HMB_NOINST static int requests_take(struct requests *q, int count, const MPI_Request reqs[], int with_statuses,
-				    MPI_Status *statuses)
+/* Fortran (OpenMPI's bindings). */
+
+#if HMBMPI_FORTRAN
+/* The sentinels of OpenMPI's Fortran bindings: common blocks of libmpi. */
+extern MPI_Fint mpi_fortran_in_place_, mpi_fortran_bottom_, mpi_fortran_status_ignore_,
+	mpi_fortran_statuses_ignore_;
+
+HMB_NOINST const void *hmbmpi_fbuf(const void *p)
+{
+	if (p == &mpi_fortran_in_place_) {
+		return MPI_IN_PLACE;
+	}
+	if (p == &mpi_fortran_bottom_) {
+		return MPI_BOTTOM;
+	}
+	return p;
+}
+
+HMB_NOINST int hmbmpi_f_status_ignore(const MPI_Fint *st)
+{
+	return st == MPI_F_STATUS_IGNORE || st == &mpi_fortran_status_ignore_;
+}
+
+HMB_NOINST static int f_statuses_ignore(const MPI_Fint *st)
+{
+	return st == MPI_F_STATUSES_IGNORE || st == &mpi_fortran_statuses_ignore_;
+}
+
+HMB_NOINST int hmbmpi_reqs_take_f(struct hmbmpi_reqs *q, int count, const MPI_Fint reqs[], int with_statuses,
+				  MPI_Fint *statuses)
 {
 	size_t n = count > 0 ? (size_t)count : 1;
-	q->given = q->st = statuses;
+	q->given = q->st = NULL;
+	q->fst = q->fgiven = statuses;
 	q->before = count <= 16 ? q->small : malloc(n * sizeof *q->before);
-	if (with_statuses && statuses == MPI_STATUSES_IGNORE) {
-		q->st = count <= 16 ? q->smallst : malloc(n * sizeof *q->st);
+	if (with_statuses && f_statuses_ignore(statuses)) {
+		q->fst = malloc(n * (size_t)HMBMPI_F_STATUS_SIZE * sizeof *q->fst);
 	}
-	if (q->before == NULL || (with_statuses && q->st == NULL)) {
-		requests_free(q);
-		/* The call's enter and leave; the receives it completes stay
-		 * pending and are counted at MPI_Finalize. */
-		hmb_count_dropped(2);
-		return 0;
+	if (q->before == NULL || (with_statuses && q->fst == NULL)) {
+		return reqs_fail(q);
 	}
-	if (count > 0) {
-		memcpy(q->before, reqs, (size_t)count * sizeof *q->before);
+	for (int i = 0; i < count; i++) {
+		q->before[i] = MPI_Request_f2c(reqs[i]);
 	}
 	return 1;
 }
 
-/* completed_all records the messages of a call that completed all count
- * requests, or, on MPI_ERR_IN_STATUS, those whose status says success. */
-HMB_NOINST static void completed_all(struct requests *q, int count, int rc)
+HMB_NOINST void hmbmpi_completed_all_f(struct hmbmpi_reqs *q, int count, int rc)
 {
 	if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) {
 		return;
 	}
 	for (int i = 0; i < count; i++) {
-		if (rc == MPI_SUCCESS || q->st[i].MPI_ERROR == MPI_SUCCESS) {
-			complete(q->before[i], &q->st[i]);
+		MPI_Status st;
+		MPI_Status_f2c(q->fst + (size_t)i * HMBMPI_F_STATUS_SIZE, &st);
+		if (rc == MPI_SUCCESS || st.MPI_ERROR == MPI_SUCCESS) {
+			hmbmpi_complete(q->before[i], &st);
 		}
 	}
 }
 
-/* completed_some records the messages of the requests at indices[0..n). */
-HMB_NOINST static void completed_some(struct requests *q, int n, const int indices[], int rc)
+/* A Fortran index counts from 1. */
+HMB_NOINST void hmbmpi_completed_some_f(struct hmbmpi_reqs *q, int n, const MPI_Fint indices[], int rc)
 {
 	if ((rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) || n == MPI_UNDEFINED) {
 		return;
 	}
 	for (int k = 0; k < n; k++) {
-		if (rc == MPI_SUCCESS || q->st[k].MPI_ERROR == MPI_SUCCESS) {
-			complete(q->before[indices[k]], &q->st[k]);
+		MPI_Status st;
+		MPI_Status_f2c(q->fst + (size_t)k * HMBMPI_F_STATUS_SIZE, &st);
+		if (rc == MPI_SUCCESS || st.MPI_ERROR == MPI_SUCCESS) {
+			hmbmpi_complete(q->before[indices[k] - 1], &st);
 		}
 	}
 }
-
-HMB_NOINST int MPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
-{
-	if (off()) {
-		return PMPI_Waitall(count, reqs, statuses);
-	}
-	struct requests q;
-	if (!requests_take(&q, count, reqs, 1, statuses)) {
-		return PMPI_Waitall(count, reqs, statuses);
-	}
-	uint32_t r = region(R_WAITALL);
-	hmb_enter(r);
-	int rc = PMPI_Waitall(count, reqs, q.st);
-	completed_all(&q, count, rc);
-	hmb_leave(r);
-	requests_free(&q);
-	return rc;
-}
-
-HMB_NOINST int MPI_Testall(int count, MPI_Request reqs[], int *flag, MPI_Status statuses[])
-{
-	if (off()) {
-		return PMPI_Testall(count, reqs, flag, statuses);
-	}
-	struct requests q;
-	if (!requests_take(&q, count, reqs, 1, statuses)) {
-		return PMPI_Testall(count, reqs, flag, statuses);
-	}
-	uint32_t r = region(R_TESTALL);
-	hmb_enter(r);
-	int rc = PMPI_Testall(count, reqs, flag, q.st);
-	if (rc == MPI_ERR_IN_STATUS || (rc == MPI_SUCCESS && *flag)) {
-		completed_all(&q, count, rc);
-	}
-	hmb_leave(r);
-	requests_free(&q);
-	return rc;
-}
-
-HMB_NOINST int MPI_Waitsome(int incount, MPI_Request reqs[], int *outcount, int indices[], MPI_Status statuses[])
-{
-	if (off()) {
-		return PMPI_Waitsome(incount, reqs, outcount, indices, statuses);
-	}
-	struct requests q;
-	if (!requests_take(&q, incount, reqs, 1, statuses)) {
-		return PMPI_Waitsome(incount, reqs, outcount, indices, statuses);
-	}
-	uint32_t r = region(R_WAITSOME);
-	hmb_enter(r);
-	int rc = PMPI_Waitsome(incount, reqs, outcount, indices, q.st);
-	completed_some(&q, *outcount, indices, rc);
-	hmb_leave(r);
-	requests_free(&q);
-	return rc;
-}
-
-HMB_NOINST int MPI_Testsome(int incount, MPI_Request reqs[], int *outcount, int indices[], MPI_Status statuses[])
-{
-	if (off()) {
-		return PMPI_Testsome(incount, reqs, outcount, indices, statuses);
-	}
-	struct requests q;
-	if (!requests_take(&q, incount, reqs, 1, statuses)) {
-		return PMPI_Testsome(incount, reqs, outcount, indices, statuses);
-	}
-	uint32_t r = region(R_TESTSOME);
-	hmb_enter(r);
-	int rc = PMPI_Testsome(incount, reqs, outcount, indices, q.st);
-	completed_some(&q, *outcount, indices, rc);
-	hmb_leave(r);
-	requests_free(&q);
-	return rc;
-}
-
-HMB_NOINST int MPI_Waitany(int count, MPI_Request reqs[], int *index, MPI_Status *status)
-{
-	if (off()) {
-		return PMPI_Waitany(count, reqs, index, status);
-	}
-	MPI_Status local;
-	MPI_Status *st = status == MPI_STATUS_IGNORE ? &local : status;
-	struct requests q;
-	if (!requests_take(&q, count, reqs, 0, MPI_STATUSES_IGNORE)) {
-		return PMPI_Waitany(count, reqs, index, status);
-	}
-	uint32_t r = region(R_WAITANY);
-	hmb_enter(r);
-	int rc = PMPI_Waitany(count, reqs, index, st);
-	if (rc == MPI_SUCCESS && *index != MPI_UNDEFINED) {
-		complete(q.before[*index], st);
-	}
-	hmb_leave(r);
-	requests_free(&q);
-	return rc;
-}
-
-HMB_NOINST int MPI_Testany(int count, MPI_Request reqs[], int *index, int *flag, MPI_Status *status)
-{
-	if (off()) {
-		return PMPI_Testany(count, reqs, index, flag, status);
-	}
-	MPI_Status local;
-	MPI_Status *st = status == MPI_STATUS_IGNORE ? &local : status;
-	struct requests q;
-	if (!requests_take(&q, count, reqs, 0, MPI_STATUSES_IGNORE)) {
-		return PMPI_Testany(count, reqs, index, flag, status);
-	}
-	uint32_t r = region(R_TESTANY);
-	hmb_enter(r);
-	int rc = PMPI_Testany(count, reqs, index, flag, st);
-	if (rc == MPI_SUCCESS && *flag && *index != MPI_UNDEFINED) {
-		complete(q.before[*index], st);
-	}
-	hmb_leave(r);
-	requests_free(&q);
-	return rc;
-}
-
-/*
- * A freed receive request will never tell its source: its message is not
- * recorded, and is counted as dropped.
- */
-HMB_NOINST int MPI_Request_free(MPI_Request *req)
-{
-	if (off()) {
-		return PMPI_Request_free(req);
-	}
-	struct pending p;
-	if (req != NULL && *req != MPI_REQUEST_NULL && pend_take(*req, &p)) {
-		hmb_count_dropped(1);
-	}
-	return PMPI_Request_free(req);
-}
-
-HMB_NOINST int MPI_Test(MPI_Request *req, int *flag, MPI_Status *status)
-{
-	if (off()) {
-		return PMPI_Test(req, flag, status);
-	}
-	MPI_Status local;
-	MPI_Status *st = status == MPI_STATUS_IGNORE ? &local : status;
-	MPI_Request before = *req;
-	uint32_t r = region(R_TEST);
-	hmb_enter(r);
-	int rc = PMPI_Test(req, flag, st);
-	if (rc == MPI_SUCCESS && *flag) {
-		complete(before, st);
-	}
-	hmb_leave(r);
-	return rc;
-}
-
-HMB_NOINST int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
-			    void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
-			    MPI_Comm comm, MPI_Status *status)
-{
-	if (off()) {
-		return PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source,
-				     recvtag, comm, status);
-	}
-	MPI_Status local;
-	MPI_Status *st = status == MPI_STATUS_IGNORE ? &local : status;
-	uint32_t r = region(R_SENDRECV);
-	hmb_enter(r);
-	send_event(comm, dest, sendtag, sendcount, sendtype);
-	int rc = PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source,
-			       recvtag, comm, st);
-	if (rc == MPI_SUCCESS) {
-		recv_event(comm, recvtype, st, 0);
-	}
-	hmb_leave(r);
-	return rc;
-}
-
-/* Collectives: regions of the collective class with their root and bytes. */
-
-HMB_NOINST static int comm_size(MPI_Comm comm)
-{
-	int n = 0;
-	PMPI_Comm_size(comm, &n);
-	return n;
-}
-
-HMB_NOINST int MPI_Barrier(MPI_Comm comm)
-{
-	if (off()) {
-		return PMPI_Barrier(comm);
-	}
-	uint32_t r = region(R_BARRIER);
-	hmb_enter_collective(r, -1, 0);
-	int rc = PMPI_Barrier(comm);
-	hmb_leave(r);
-	return rc;
-}
-
-HMB_NOINST int MPI_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm)
-{
-	if (off()) {
-		return PMPI_Bcast(buf, count, type, root, comm);
-	}
-	uint32_t r = region(R_BCAST);
-	hmb_enter_collective(r, root_of(comm, root), bytes(count, type));
-	int rc = PMPI_Bcast(buf, count, type, root, comm);
-	hmb_leave(r);
-	return rc;
-}
-
-HMB_NOINST int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op, int root,
-			  MPI_Comm comm)
-{
-	if (off()) {
-		return PMPI_Reduce(sendbuf, recvbuf, count, type, op, root, comm);
-	}
-	uint32_t r = region(R_REDUCE);
-	hmb_enter_collective(r, root_of(comm, root), bytes(count, type));
-	int rc = PMPI_Reduce(sendbuf, recvbuf, count, type, op, root, comm);
-	hmb_leave(r);
-	return rc;
-}
-
-HMB_NOINST int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm)
-{
-	if (off()) {
-		return PMPI_Allreduce(sendbuf, recvbuf, count, type, op, comm);
-	}
-	uint32_t r = region(R_ALLREDUCE);
-	hmb_enter_collective(r, -1, bytes(count, type));
-	int rc = PMPI_Allreduce(sendbuf, recvbuf, count, type, op, comm);
-	hmb_leave(r);
-	return rc;
-}
-
-HMB_NOINST int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-			  MPI_Datatype recvtype, int root, MPI_Comm comm)
-{
-	if (off()) {
-		return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-	}
-	uint32_t r = region(R_GATHER);
-	uint64_t b = sendbuf == MPI_IN_PLACE ? bytes(recvcount, recvtype) : bytes(sendcount, sendtype);
-	hmb_enter_collective(r, root_of(comm, root), b);
-	int rc = PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-	hmb_leave(r);
-	return rc;
-}
-
-HMB_NOINST int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-			   MPI_Datatype recvtype, int root, MPI_Comm comm)
-{
-	if (off()) {
-		return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-	}
-	uint32_t r = region(R_SCATTER);
-	uint64_t b = recvbuf == MPI_IN_PLACE ? bytes(sendcount, sendtype) : bytes(recvcount, recvtype);
-	hmb_enter_collective(r, root_of(comm, root), b);
-	int rc = PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-	hmb_leave(r);
-	return rc;
-}
-
-HMB_NOINST int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-			     MPI_Datatype recvtype, MPI_Comm comm)
-{
-	if (off()) {
-		return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-	}
-	uint32_t r = region(R_ALLGATHER);
-	uint64_t b = sendbuf == MPI_IN_PLACE ? bytes(recvcount, recvtype) : bytes(sendcount, sendtype);
-	hmb_enter_collective(r, -1, b);
-	int rc = PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-	hmb_leave(r);
-	return rc;
-}
-
-HMB_NOINST int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-			    MPI_Datatype recvtype, MPI_Comm comm)
-{
-	if (off()) {
-		return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-	}
-	uint32_t r = region(R_ALLTOALL);
-	uint64_t b = sendbuf == MPI_IN_PLACE ? bytes(recvcount, recvtype) : bytes(sendcount, sendtype);
-	hmb_enter_collective(r, -1, b * (uint64_t)comm_size(comm));
-	int rc = PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-	hmb_leave(r);
-	return rc;
-}
+#endif

@@ -1,0 +1,153 @@
+/*
+ * mpi_internal.h - what the generated wrappers (wrappers_gen.c,
+ * fortran_gen.c) call: the helpers of hmbtrace_mpi.c, written by hand,
+ * which keep the request table, translate ranks into world ranks, number
+ * communicators and requests, and record through hmbtrace.h.
+ */
+#ifndef HMBTRACE_MPI_INTERNAL_H
+#define HMBTRACE_MPI_INTERNAL_H
+
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hmbtrace.h"
+#include "shim.h" /* hmb_count_dropped, HMB_NOINST */
+#include "api_compat.h"
+#include "regions_gen.h"
+
+/* Region ids plus one, 0 until looked up (see hmbmpi_region). */
+extern uint64_t hmbmpi_region_ids[HMBMPI_R_COUNT];
+extern const char *const hmbmpi_region_names[HMBMPI_R_COUNT];
+uint32_t hmbmpi_region_slow(int r);
+
+/* hmbmpi_region returns the region of wrapped function r, defined on first
+ * use; id 0 (measurement off) is cached too. */
+HMB_NOINST static inline uint32_t hmbmpi_region(int r)
+{
+	uint64_t id = __atomic_load_n(&hmbmpi_region_ids[r], __ATOMIC_RELAXED);
+	return id != 0 ? (uint32_t)(id - 1) : hmbmpi_region_slow(r);
+}
+
+/* 0 not known yet, 1 on (or failed to start: probes are counted), 2 off. */
+extern int hmbmpi_off_state;
+int hmbmpi_off_slow(void);
+
+/* hmbmpi_off tells whether HMB_ENABLE=0: the wrappers then call PMPI_X only. */
+HMB_NOINST static inline int hmbmpi_off(void)
+{
+	int s = __atomic_load_n(&hmbmpi_off_state, __ATOMIC_RELAXED);
+	return s != 0 ? s == 2 : hmbmpi_off_slow();
+}
+
+/* The environment. */
+void hmbmpi_after_init(void);
+void hmbmpi_before_finalize(void);
+void hmbmpi_after_finalize(void);
+void hmbmpi_abort(uint32_t region, MPI_Comm comm);
+
+/* Point-to-point: peers are ranks of comm, translated into world ranks. */
+void hmbmpi_send(MPI_Comm comm, int dest, int tag, int count, MPI_Datatype type);
+void hmbmpi_recv(MPI_Comm comm, MPI_Datatype type, const MPI_Status *st);
+void hmbmpi_isend(MPI_Comm comm, int dest, int tag, int count, MPI_Datatype type, MPI_Request req);
+void hmbmpi_irecv(MPI_Comm comm, int source, MPI_Datatype type, MPI_Request req);
+void hmbmpi_send_init(MPI_Comm comm, int dest, int tag, int count, MPI_Datatype type, MPI_Request req);
+void hmbmpi_recv_init(MPI_Comm comm, int source, MPI_Datatype type, MPI_Request req);
+void hmbmpi_start(MPI_Request req);
+void hmbmpi_complete(MPI_Request before, const MPI_Status *st);
+void hmbmpi_request_free(MPI_Request before);
+void hmbmpi_mprobe(MPI_Comm comm, MPI_Message msg);
+void hmbmpi_mrecv(MPI_Message before, MPI_Datatype type, const MPI_Status *st);
+void hmbmpi_imrecv(MPI_Message before, MPI_Datatype type, MPI_Request req);
+
+/*
+ * Arrays of requests: a copy taken before a call that completes some of
+ * them (it overwrites completed ones with MPI_REQUEST_NULL), and statuses
+ * to read when the program passed MPI_STATUSES_IGNORE.
+ */
+struct hmbmpi_reqs {
+	MPI_Request small[16], *before;
+	MPI_Status smallst[16], *st, *given;
+	MPI_Fint *fst, *fgiven; /* Fortran: statuses of HMBMPI_F_STATUS_SIZE integers */
+};
+int hmbmpi_reqs_take(struct hmbmpi_reqs *q, int count, const MPI_Request reqs[], int with_statuses,
+		     MPI_Status *statuses);
+void hmbmpi_reqs_free(struct hmbmpi_reqs *q);
+void hmbmpi_completed_all(struct hmbmpi_reqs *q, int count, int rc);
+void hmbmpi_completed_some(struct hmbmpi_reqs *q, int n, const int indices[], int rc);
+
+/* Collectives: the root as a world rank (-1: none or not this side's), the
+ * bytes of this process's send buffers and of its receive buffers. */
+struct hmbmpi_coll {
+	int root;
+	uint64_t sent, received;
+	uint32_t comm;
+};
+void hmbmpi_coll_enter(uint32_t region, const struct hmbmpi_coll *c);
+void hmbmpi_icoll_enter(uint32_t region, const struct hmbmpi_coll *c);
+void hmbmpi_icoll(uint32_t region, const struct hmbmpi_coll *c, MPI_Request req);
+void hmbmpi_coll_barrier(struct hmbmpi_coll *c, MPI_Comm comm);
+void hmbmpi_coll_bcast(struct hmbmpi_coll *c, int count, MPI_Datatype type, int root, MPI_Comm comm);
+void hmbmpi_coll_reduce(struct hmbmpi_coll *c, int count, MPI_Datatype type, int root, MPI_Comm comm);
+void hmbmpi_coll_allreduce(struct hmbmpi_coll *c, int count, MPI_Datatype type, MPI_Comm comm);
+void hmbmpi_coll_scan(struct hmbmpi_coll *c, int count, MPI_Datatype type, MPI_Comm comm);
+void hmbmpi_coll_gather(struct hmbmpi_coll *c, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+			int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
+void hmbmpi_coll_gatherv(struct hmbmpi_coll *c, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+			 const int recvcounts[], MPI_Datatype recvtype, int root, MPI_Comm comm);
+void hmbmpi_coll_scatter(struct hmbmpi_coll *c, int sendcount, MPI_Datatype sendtype, const void *recvbuf,
+			 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
+void hmbmpi_coll_scatterv(struct hmbmpi_coll *c, const int sendcounts[], MPI_Datatype sendtype,
+			  const void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
+void hmbmpi_coll_allgather(struct hmbmpi_coll *c, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+			   int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+void hmbmpi_coll_allgatherv(struct hmbmpi_coll *c, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+			    const int recvcounts[], MPI_Datatype recvtype, MPI_Comm comm);
+void hmbmpi_coll_alltoall(struct hmbmpi_coll *c, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+			  int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+void hmbmpi_coll_alltoallv(struct hmbmpi_coll *c, const void *sendbuf, const int sendcounts[],
+			   MPI_Datatype sendtype, const int recvcounts[], MPI_Datatype recvtype, MPI_Comm comm);
+void hmbmpi_coll_alltoallw(struct hmbmpi_coll *c, const void *sendbuf, const int sendcounts[],
+			   const MPI_Datatype sendtypes[], const MPI_Fint *sendtypes_f, const int recvcounts[],
+			   const MPI_Datatype recvtypes[], const MPI_Fint *recvtypes_f, MPI_Comm comm);
+void hmbmpi_coll_reduce_scatter(struct hmbmpi_coll *c, const int recvcounts[], MPI_Datatype type, MPI_Comm comm);
+void hmbmpi_coll_reduce_scatter_block(struct hmbmpi_coll *c, int recvcount, MPI_Datatype type, MPI_Comm comm);
+void hmbmpi_coll_neighbor_allgather(struct hmbmpi_coll *c, int sendcount, MPI_Datatype sendtype, int recvcount,
+				    MPI_Datatype recvtype, MPI_Comm comm);
+void hmbmpi_coll_neighbor_allgatherv(struct hmbmpi_coll *c, int sendcount, MPI_Datatype sendtype,
+				     const int recvcounts[], MPI_Datatype recvtype, MPI_Comm comm);
+void hmbmpi_coll_neighbor_alltoall(struct hmbmpi_coll *c, int sendcount, MPI_Datatype sendtype, int recvcount,
+				   MPI_Datatype recvtype, MPI_Comm comm);
+void hmbmpi_coll_neighbor_alltoallv(struct hmbmpi_coll *c, const int sendcounts[], MPI_Datatype sendtype,
+				    const int recvcounts[], MPI_Datatype recvtype, MPI_Comm comm);
+void hmbmpi_coll_neighbor_alltoallw(struct hmbmpi_coll *c, const int sendcounts[], const MPI_Datatype sendtypes[],
+				    const MPI_Fint *sendtypes_f, const int recvcounts[],
+				    const MPI_Datatype recvtypes[], const MPI_Fint *recvtypes_f, MPI_Comm comm);
+
+/* Communicators: define newcomm, made from parent (MPI_COMM_NULL: none). */
+void hmbmpi_comm_created(MPI_Comm parent, MPI_Comm newcomm);
+void hmbmpi_comm_idup(MPI_Comm parent, MPI_Comm *newcomm, MPI_Fint *fnewcomm, MPI_Request req);
+
+/*
+ * Fortran: OpenMPI's bindings (mpif.h, use mpi, use mpi_f08) are C
+ * functions named after the compilers' mangling; libhmbtrace-mpi is built
+ * with them when libmpi_mpifh is there (HMBMPI_FORTRAN).
+ */
+#ifndef HMBMPI_FORTRAN
+#define HMBMPI_FORTRAN 0
+#endif
+#ifndef HMBMPI_F08
+#define HMBMPI_F08 0
+#endif
+#define HMBMPI_F_STATUS_SIZE ((int)(sizeof(MPI_Status) / sizeof(MPI_Fint)))
+#define HMBMPI_EXPORT __attribute__((visibility("default")))
+#define HMBMPI_FORTRAN_ALIAS(impl, name) \
+	extern __typeof__(impl) name __attribute__((alias(#impl), visibility("default")));
+const void *hmbmpi_fbuf(const void *p);
+int hmbmpi_f_status_ignore(const MPI_Fint *st);
+int hmbmpi_reqs_take_f(struct hmbmpi_reqs *q, int count, const MPI_Fint reqs[], int with_statuses,
+		       MPI_Fint *statuses);
+void hmbmpi_completed_all_f(struct hmbmpi_reqs *q, int count, int rc);
+void hmbmpi_completed_some_f(struct hmbmpi_reqs *q, int n, const MPI_Fint indices[], int rc);
+
+#endif

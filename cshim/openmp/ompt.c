@@ -1,0 +1,457 @@
+/*
+ * ompt.c - LLVM's and Intel's OpenMP runtimes (libomp) seen through OMPT,
+ * the tool interface of OpenMP 5: libomp calls ompt_start_tool, which
+ * this library defines, at its start, and the tool's callbacks at every
+ * parallel region, implicit task, barrier, worksharing construct, mutex
+ * and task. HMB_OPENMP=0 turns the tool off (ompt_start_tool returns NULL).
+ *
+ * The OMPT types below are the ABI the OpenMP 5.1 specification defines
+ * (omp-tools.h), declared here so that the adapter builds with any C
+ * compiler, without clang's headers.
+ *
+ * Tasks. OMPT tells a task's creation, and each switch between tasks on a
+ * thread (task_schedule). A switch to an explicit task enters its region
+ * "!$omp task @file:line" on the thread that runs it; the task's
+ * completion leaves it. A task that is suspended (at a taskwait, a
+ * taskyield, a barrier inside it) stays open while the tasks run there
+ * nest inside it: the per-thread stack stays well nested as long as a
+ * suspended task resumes on the thread that suspended it, which holds for
+ * tied tasks, the default. An untied task that resumes on another thread
+ * is entered there again and left there, and stays open on the first
+ * thread until its implicit task ends (hmb_leave of the enclosing region
+ * closes it, counted as a usage error). Score-P (Knüpfer et al.) avoids
+ * this by giving each task its own region stack and recording the
+ * switches; for hmbtrace that is a location per task, or a task id on
+ * each event and a switch record that the reader, the analyses and the
+ * OTF2 export (ThreadTaskSwitch) follow: a change of the record format
+ * and of every reader, left for a later step.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hmbtrace.h"
+#include "omp.h"
+
+#define NOINST HMB_OMP_NOINST
+#define EXPORT __attribute__((visibility("default"))) NOINST
+
+/* The OMPT ABI (OpenMP 5.1, section 4), as much as the tool uses. */
+typedef union {
+	uint64_t value;
+	void *ptr;
+} ompt_data_t;
+typedef struct {
+	ompt_data_t exit_frame, enter_frame;
+	int exit_frame_flags, enter_frame_flags;
+} ompt_frame_t;
+typedef void (*ompt_interface_fn_t)(void);
+typedef ompt_interface_fn_t (*ompt_function_lookup_t)(const char *name);
+typedef void (*ompt_callback_t)(void);
+typedef int (*ompt_set_callback_t)(int event, ompt_callback_t callback);
+typedef struct {
+	int (*initialize)(ompt_function_lookup_t lookup, int initial_device_num, ompt_data_t *tool_data);
+	void (*finalize)(ompt_data_t *tool_data);
+	ompt_data_t tool_data;
+} ompt_start_tool_result_t;
+
+enum {
+	ompt_callback_parallel_begin = 3,
+	ompt_callback_parallel_end = 4,
+	ompt_callback_task_create = 5,
+	ompt_callback_task_schedule = 6,
+	ompt_callback_implicit_task = 7,
+	ompt_callback_mutex_released = 17,
+	ompt_callback_work = 20,
+	ompt_callback_masked = 21,
+	ompt_callback_sync_region = 23,
+	ompt_callback_mutex_acquire = 26,
+	ompt_callback_mutex_acquired = 27,
+};
+enum { ompt_scope_begin = 1, ompt_scope_end = 2, ompt_scope_beginend = 3 };
+enum {
+	ompt_sync_region_barrier = 1,
+	ompt_sync_region_barrier_implicit = 2,
+	ompt_sync_region_barrier_explicit = 3,
+	ompt_sync_region_barrier_implementation = 4,
+	ompt_sync_region_taskwait = 5,
+	ompt_sync_region_taskgroup = 6,
+	ompt_sync_region_reduction = 7,
+	ompt_sync_region_barrier_implicit_workshare = 8,
+	ompt_sync_region_barrier_implicit_parallel = 9,
+	ompt_sync_region_barrier_teams = 10,
+};
+enum {
+	ompt_work_loop = 1,
+	ompt_work_sections = 2,
+	ompt_work_single_executor = 3,
+	ompt_work_single_other = 4,
+	ompt_work_workshare = 5,
+	ompt_work_distribute = 6,
+	ompt_work_taskloop = 7,
+	ompt_work_scope = 8,
+};
+enum {
+	ompt_mutex_lock = 1,
+	ompt_mutex_test_lock = 2,
+	ompt_mutex_nest_lock = 3,
+	ompt_mutex_test_nest_lock = 4,
+	ompt_mutex_critical = 5,
+	ompt_mutex_atomic = 6,
+	ompt_mutex_ordered = 7,
+};
+enum { ompt_task_initial = 1, ompt_task_implicit = 2, ompt_task_explicit = 4, ompt_task_target = 8 };
+enum {
+	ompt_task_complete = 1,
+	ompt_task_yield = 2,
+	ompt_task_cancel = 3,
+	ompt_task_detach = 4,
+	ompt_task_early_fulfill = 5,
+	ompt_task_late_fulfill = 6,
+	ompt_task_switch = 7,
+};
+
+/*
+ * A thread's open regions whose end is a later callback, with their kind,
+ * so that an end leaves what its begin entered.
+ */
+#define OPEN_MAX 64
+static HMB_OMP_TLS struct {
+	uint32_t region;
+	int kind;
+} opened[OPEN_MAX];
+static HMB_OMP_TLS int nopen;
+
+NOINST static void push(int kind, uint32_t region)
+{
+	if (nopen < OPEN_MAX) {
+		opened[nopen].kind = kind;
+		opened[nopen].region = region;
+		if (region != 0) {
+			hmb_enter(region);
+		}
+	}
+	nopen++;
+}
+
+NOINST static void pop(int kind)
+{
+	if (nopen > OPEN_MAX) {
+		nopen--;
+	} else if (nopen > 0 && opened[nopen - 1].kind == kind) {
+		nopen--;
+		if (opened[nopen].region != 0) {
+			hmb_leave(opened[nopen].region);
+		}
+	}
+}
+
+/* The thread numbers from the outermost team in, as in hmb_omp_name. */
+#define LEVELS 16
+static HMB_OMP_TLS int path[LEVELS];
+static HMB_OMP_TLS int level;
+
+/*
+ * A worker (a thread other than a team's thread 0) whose implicit task
+ * libomp has yet to end: libomp tells a worker's end of the barrier at the
+ * end of a parallel region, and the end of its implicit task, only when
+ * the worker is woken for the next region (or at exit). The adapter ends
+ * the worker's implicit task when it reaches that barrier instead, and
+ * ignores the late ends.
+ */
+static HMB_OMP_TLS int worker;
+static HMB_OMP_TLS int joined;
+
+/* A parallel region: where it is and the path of the thread that forked it. */
+struct parallel {
+	const void *ra;
+	uint32_t region;
+	int level;
+	int path[LEVELS];
+};
+
+#define FORKED 8
+static HMB_OMP_TLS struct parallel forked[FORKED];
+static HMB_OMP_TLS int nforked;
+
+NOINST static void on_parallel_begin(ompt_data_t *task, const ompt_frame_t *frame, ompt_data_t *parallel,
+				     unsigned requested, int flags, const void *ra)
+{
+	(void)task, (void)frame, (void)requested, (void)flags;
+	/* Parallel regions nest on the thread that forks them: a stack, malloc beyond it. */
+	struct parallel *p = nforked < FORKED ? &forked[nforked] : malloc(sizeof *p);
+	nforked++;
+	parallel->ptr = p;
+	if (p == NULL) {
+		return;
+	}
+	p->ra = ra;
+	p->level = level;
+	memcpy(p->path, path, sizeof path);
+	p->region = hmb_omp_site(K_PARALLEL, ra, NULL);
+	push(K_PARALLEL, p->region);
+}
+
+NOINST static void on_parallel_end(ompt_data_t *parallel, ompt_data_t *task, int flags, const void *ra)
+{
+	(void)task, (void)flags, (void)ra;
+	if (nforked > 0) {
+		nforked--;
+	}
+	if (parallel->ptr != NULL) {
+		pop(K_PARALLEL);
+		if (nforked >= FORKED) {
+			free(parallel->ptr);
+		}
+		parallel->ptr = NULL;
+	}
+}
+
+/* close_task leaves the innermost implicit task and what it left open (an untied task resumed elsewhere). */
+NOINST static void close_task(void)
+{
+	while (nopen > 0) {
+		int top = nopen - 1 < OPEN_MAX ? opened[nopen - 1].kind : 0;
+		if (top == K_IMPLICIT_TASK) {
+			pop(K_IMPLICIT_TASK);
+			return;
+		}
+		if (top == 0) {
+			nopen--;
+		} else {
+			pop(top);
+		}
+	}
+}
+
+/* An implicit task's data: its region, and the thread's level and worker flag before it. */
+#define TASK_EXPLICIT (1ull << 63)
+
+NOINST static void on_implicit_task(int endpoint, ompt_data_t *parallel, ompt_data_t *task, unsigned actual,
+				    unsigned index, int flags)
+{
+	(void)actual;
+	if (flags & ompt_task_initial) {
+		return; /* the program's own thread outside any parallel region */
+	}
+	if (endpoint == ompt_scope_begin) {
+		struct parallel *p = parallel != NULL ? parallel->ptr : NULL;
+		int prev = level;
+		int l = p != NULL ? p->level : 0;
+		if (p != NULL) {
+			memcpy(path, p->path, sizeof path);
+		}
+		if (l < LEVELS) {
+			path[l] = (int)index;
+		}
+		level = l + 1;
+		hmb_omp_name(level < LEVELS ? level : LEVELS, path);
+		uint32_t r = hmb_omp_site(K_IMPLICIT_TASK, p != NULL ? p->ra : NULL, NULL);
+		task->value = (uint64_t)r | (uint64_t)(uint16_t)prev << 32 | (uint64_t)(worker != 0) << 48;
+		worker = index != 0;
+		joined = 0;
+		push(K_IMPLICIT_TASK, r);
+	} else if (endpoint == ompt_scope_end) {
+		if (!joined) {
+			close_task();
+		}
+		joined = 0;
+		level = (int)(uint16_t)(task->value >> 32);
+		worker = (int)(task->value >> 48) & 1;
+	}
+}
+
+NOINST static int sync_kind(int kind)
+{
+	switch (kind) {
+	case ompt_sync_region_barrier:
+	case ompt_sync_region_barrier_explicit:
+		return K_BARRIER;
+	case ompt_sync_region_taskwait:
+		return K_TASKWAIT;
+	case ompt_sync_region_taskgroup:
+		return K_TASKGROUP;
+	case ompt_sync_region_reduction:
+		return K_REDUCTION;
+	default: /* implicit, implementation, teams */
+		return K_IMPLICIT_BARRIER;
+	}
+}
+
+NOINST static void on_sync_region(int kind, int endpoint, ompt_data_t *parallel, ompt_data_t *task, const void *ra)
+{
+	(void)parallel, (void)task;
+	int k = sync_kind(kind);
+	/* The barrier at the end of a parallel region; libomp before 5.1's kinds gives it no code address. */
+	if (worker && (kind == ompt_sync_region_barrier_implicit_parallel ||
+		       (kind == ompt_sync_region_barrier_implicit && ra == NULL))) {
+		if (endpoint == ompt_scope_begin && !joined) {
+			close_task();
+			joined = 1;
+		}
+		return;
+	}
+	if (endpoint == ompt_scope_begin) {
+		push(k, hmb_omp_site(k, ra, NULL));
+	} else if (endpoint == ompt_scope_end) {
+		pop(k);
+	}
+}
+
+NOINST static int work_kind(int wstype)
+{
+	switch (wstype) {
+	case ompt_work_loop:
+		return K_FOR;
+	case ompt_work_sections:
+		return K_SECTIONS;
+	case ompt_work_single_executor:
+	case ompt_work_single_other:
+		return K_SINGLE;
+	case ompt_work_workshare:
+		return K_WORKSHARE;
+	case ompt_work_distribute:
+		return K_DISTRIBUTE;
+	case ompt_work_taskloop:
+		return K_TASKLOOP;
+	default:
+		return K_SCOPE;
+	}
+}
+
+NOINST static void on_work(int wstype, int endpoint, ompt_data_t *parallel, ompt_data_t *task, uint64_t count,
+			   const void *ra)
+{
+	(void)parallel, (void)task, (void)count;
+	int k = work_kind(wstype);
+	if (endpoint == ompt_scope_begin) {
+		push(k, hmb_omp_site(k, ra, NULL));
+	} else if (endpoint == ompt_scope_end) {
+		pop(k);
+	}
+}
+
+NOINST static void on_masked(int endpoint, ompt_data_t *parallel, ompt_data_t *task, const void *ra)
+{
+	(void)parallel, (void)task;
+	if (endpoint == ompt_scope_begin) {
+		push(K_MASKED, hmb_omp_site(K_MASKED, ra, NULL));
+	} else if (endpoint == ompt_scope_end) {
+		pop(K_MASKED);
+	}
+}
+
+/*
+ * Mutual exclusion: critical, atomic and ordered are regions from the
+ * wait to the release, with the wait for critical as "!$omp critical wait"
+ * inside; a lock's wait is a region, the time it is held is not (it spans
+ * any code).
+ */
+NOINST static int mutex_kind(int kind)
+{
+	switch (kind) {
+	case ompt_mutex_critical:
+		return K_CRITICAL;
+	case ompt_mutex_atomic:
+		return K_ATOMIC;
+	case ompt_mutex_ordered:
+		return K_ORDERED;
+	case ompt_mutex_nest_lock:
+		return K_NEST_LOCK;
+	case ompt_mutex_lock:
+		return K_LOCK;
+	default:
+		return 0; /* a test does not wait */
+	}
+}
+
+NOINST static void on_mutex_acquire(int kind, unsigned hint, unsigned impl, uint64_t wait_id, const void *ra)
+{
+	(void)hint, (void)impl, (void)wait_id;
+	int k = mutex_kind(kind);
+	if (k == 0) {
+		return;
+	}
+	if (k == K_CRITICAL || k == K_ATOMIC || k == K_ORDERED) {
+		push(k, hmb_omp_site(k, ra, NULL));
+	}
+	push(K_ACQUIRE, k == K_CRITICAL ? hmb_omp_site(K_ACQUIRE, ra, NULL) : k == K_LOCK || k == K_NEST_LOCK ? hmb_omp_site(k, ra, NULL) : 0);
+}
+
+NOINST static void on_mutex_acquired(int kind, uint64_t wait_id, const void *ra)
+{
+	(void)wait_id, (void)ra;
+	if (mutex_kind(kind) != 0) {
+		pop(K_ACQUIRE);
+	}
+}
+
+NOINST static void on_mutex_released(int kind, uint64_t wait_id, const void *ra)
+{
+	(void)wait_id, (void)ra;
+	int k = mutex_kind(kind);
+	if (k == K_CRITICAL || k == K_ATOMIC || k == K_ORDERED) {
+		pop(k);
+	}
+}
+
+NOINST static void on_task_create(ompt_data_t *task, const ompt_frame_t *frame, ompt_data_t *created, int flags,
+				  int deps, const void *ra)
+{
+	(void)task, (void)frame, (void)deps;
+	if (created != NULL && (flags & ompt_task_explicit)) {
+		created->value = TASK_EXPLICIT | hmb_omp_site(K_TASK, ra, NULL);
+	}
+}
+
+NOINST static void on_task_schedule(ompt_data_t *prior, int status, ompt_data_t *next)
+{
+	if (status == ompt_task_early_fulfill || status == ompt_task_late_fulfill) {
+		return; /* a detached task's event, not a switch */
+	}
+	if ((status == ompt_task_complete || status == ompt_task_cancel || status == ompt_task_detach) && prior != NULL &&
+	    (prior->value & TASK_EXPLICIT)) {
+		pop(K_TASK);
+	}
+	if (next != NULL && (next->value & TASK_EXPLICIT)) {
+		push(K_TASK, (uint32_t)next->value);
+	}
+}
+
+NOINST static int initialize(ompt_function_lookup_t lookup, int device, ompt_data_t *tool_data)
+{
+	(void)device, (void)tool_data;
+	ompt_set_callback_t set = (ompt_set_callback_t)lookup("ompt_set_callback");
+	if (set == NULL) {
+		return 0;
+	}
+	hmb_ompt_active = 1;
+	set(ompt_callback_parallel_begin, (ompt_callback_t)on_parallel_begin);
+	set(ompt_callback_parallel_end, (ompt_callback_t)on_parallel_end);
+	set(ompt_callback_implicit_task, (ompt_callback_t)on_implicit_task);
+	set(ompt_callback_sync_region, (ompt_callback_t)on_sync_region);
+	set(ompt_callback_work, (ompt_callback_t)on_work);
+	set(ompt_callback_masked, (ompt_callback_t)on_masked);
+	set(ompt_callback_mutex_acquire, (ompt_callback_t)on_mutex_acquire);
+	set(ompt_callback_mutex_acquired, (ompt_callback_t)on_mutex_acquired);
+	set(ompt_callback_mutex_released, (ompt_callback_t)on_mutex_released);
+	set(ompt_callback_task_create, (ompt_callback_t)on_task_create);
+	set(ompt_callback_task_schedule, (ompt_callback_t)on_task_schedule);
+	return 1; /* keep the tool */
+}
+
+NOINST static void finalize(ompt_data_t *tool_data)
+{
+	(void)tool_data;
+}
+
+ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version, const char *runtime_version);
+EXPORT ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version, const char *runtime_version)
+{
+	(void)omp_version, (void)runtime_version;
+	static ompt_start_tool_result_t result = {initialize, finalize, {0}};
+	if (hmb_omp_env_off()) {
+		return NULL;
+	}
+	return &result;
+}

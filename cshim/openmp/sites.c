@@ -1,0 +1,206 @@
+/*
+ * sites.c - the regions of OpenMP constructs, named by where they are in
+ * the source, and the OpenMP names of threads.
+ *
+ * A construct is known by the return address of its runtime call (GCC)
+ * or the code address OMPT hands over (LLVM): both point into the code of
+ * the construct. hmb_code_at turns that into the enclosing function and
+ * the source line, which costs a call into the library's Go runtime; the
+ * table below keeps the answer, so each construct pays it once. Lookups
+ * take no lock: an entry is filled under the mutex and published by its
+ * ready flag.
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "hmbtrace.h"
+#include "omp.h"
+
+#define SITES 8192 /* a power of two; constructs beyond it share one region per kind */
+
+struct site {
+	const void *at, *fn;
+	int kind;
+	uint32_t region;
+	atomic_int ready;
+};
+
+static struct site sites[SITES];
+static int nsites;
+static pthread_mutex_t sites_mu = PTHREAD_MUTEX_INITIALIZER;
+static uint32_t overflow[K_NKINDS];
+
+static const char *const kind_names[K_NKINDS] = {
+	[K_PARALLEL] = "!$omp parallel",
+	[K_IMPLICIT_TASK] = "!$omp implicit task",
+	[K_IMPLICIT_BARRIER] = "!$omp implicit barrier",
+	[K_BARRIER] = "!$omp barrier",
+	[K_FOR] = "!$omp for",
+	[K_SECTIONS] = "!$omp sections",
+	[K_SINGLE] = "!$omp single",
+	[K_CRITICAL] = "!$omp critical",
+	[K_ACQUIRE] = "!$omp critical wait",
+	[K_ATOMIC] = "!$omp atomic",
+	[K_ORDERED] = "!$omp ordered",
+	[K_TASK_CREATE] = "!$omp create task",
+	[K_TASK] = "!$omp task",
+	[K_TASKWAIT] = "!$omp taskwait",
+	[K_TASKGROUP] = "!$omp taskgroup",
+	[K_TASKLOOP] = "!$omp taskloop",
+	[K_TASKYIELD] = "!$omp taskyield",
+	[K_LOCK] = "omp_set_lock",
+	[K_NEST_LOCK] = "omp_set_nest_lock",
+	[K_WORKSHARE] = "!$omp workshare",
+	[K_MASKED] = "!$omp masked",
+	[K_SCOPE] = "!$omp scope",
+	[K_REDUCTION] = "!$omp reduction",
+	[K_DISTRIBUTE] = "!$omp distribute",
+};
+
+HMB_OMP_NOINST static size_t site_hash(int kind, const void *at, const void *fn)
+{
+	uint64_t h = (uint64_t)(uintptr_t)at * 0x9e3779b97f4a7c15ull;
+	h ^= (uint64_t)(uintptr_t)fn * 0xc2b2ae3d27d4eb4full;
+	h ^= (uint64_t)kind << 7;
+	return (size_t)(h >> 40) & (SITES - 1);
+}
+
+HMB_OMP_NOINST static const char *base(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	return s != NULL ? s + 1 : path;
+}
+
+/* site_define names and defines the region (sites_mu held). */
+HMB_OMP_NOINST static uint32_t site_define(int kind, const void *at, const void *fn)
+{
+	char func[512], file[1024], outlined[512], ofile[1024], name[2200];
+	int line = 0, oline = 0, have = 0, ohave = 0;
+	func[0] = file[0] = outlined[0] = ofile[0] = 0;
+	if (at != NULL) {
+		/* A return address is the instruction after the call: one back is the call. */
+		const char *code = (const char *)at - 1;
+		have = hmb_code_at(code, func, sizeof func, file, sizeof file, &line);
+	}
+	if (fn != NULL) {
+		ohave = hmb_code_at(fn, outlined, sizeof outlined, ofile, sizeof ofile, &oline);
+	}
+	const char *k = kind_names[kind];
+	if (fn != NULL) {
+		/* A parallel region and its implicit tasks: the outlined function, and the line of the construct. */
+		const char *f = line > 0 ? file : ofile;
+		int l = line > 0 ? line : oline;
+		if (l > 0) {
+			snprintf(name, sizeof name, "%s %s @%s:%d", k, ohave ? outlined : "", base(f), l);
+			if (!ohave) {
+				snprintf(name, sizeof name, "%s @%s:%d", k, base(f), l);
+			}
+		} else if (ohave) {
+			snprintf(name, sizeof name, "%s %s", k, outlined);
+		} else {
+			snprintf(name, sizeof name, "%s", k);
+		}
+		return hmb_region_paradigm_ex(name, l > 0 ? f : NULL, l, HMB_PARADIGM_OPENMP);
+	}
+	if (line > 0) {
+		snprintf(name, sizeof name, "%s @%s:%d", k, base(file), line);
+		return hmb_region_paradigm_ex(name, file, line, HMB_PARADIGM_OPENMP);
+	}
+	if (have) {
+		snprintf(name, sizeof name, "%s %s", k, func);
+	} else {
+		snprintf(name, sizeof name, "%s", k);
+	}
+	return hmb_region_paradigm(name, HMB_PARADIGM_OPENMP);
+}
+
+HMB_OMP_NOINST uint32_t hmb_omp_site(int kind, const void *at, const void *fn)
+{
+	size_t i = site_hash(kind, at, fn);
+	for (size_t n = 0; n < SITES; n++, i = (i + 1) & (SITES - 1)) {
+		struct site *s = &sites[i];
+		if (!atomic_load_explicit(&s->ready, memory_order_acquire)) {
+			break;
+		}
+		if (s->at == at && s->fn == fn && s->kind == kind) {
+			return s->region;
+		}
+	}
+	pthread_mutex_lock(&sites_mu);
+	i = site_hash(kind, at, fn);
+	uint32_t r = 0;
+	for (size_t n = 0; n < SITES; n++, i = (i + 1) & (SITES - 1)) {
+		struct site *s = &sites[i];
+		if (!atomic_load_explicit(&s->ready, memory_order_relaxed)) {
+			/* Keep a slot free: lookups stop at the first empty one. */
+			if (nsites >= SITES * 3 / 4) {
+				if (overflow[kind] == 0) {
+					overflow[kind] = hmb_region_paradigm(kind_names[kind], HMB_PARADIGM_OPENMP);
+				}
+				r = overflow[kind];
+				break;
+			}
+			/* 0 too: the measurement is off, or its start failed for good. */
+			r = site_define(kind, at, fn);
+			s->at = at;
+			s->fn = fn;
+			s->kind = kind;
+			s->region = r;
+			nsites++;
+			atomic_store_explicit(&s->ready, 1, memory_order_release);
+			break;
+		}
+		if (s->at == at && s->fn == fn && s->kind == kind) {
+			r = s->region;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&sites_mu);
+	return r;
+}
+
+/* The name last given to this thread: its nesting level and ancestors' thread numbers. */
+#define NAME_LEVELS 16
+static HMB_OMP_TLS int named_level;
+static HMB_OMP_TLS int named[NAME_LEVELS];
+
+HMB_OMP_NOINST void hmb_omp_name(int level, const int *ancestors)
+{
+	if (level < 1) {
+		return;
+	}
+	/*
+	 * Thread 0 of a nested team is the thread that forked it, which
+	 * keeps its name; only a team's other threads are new.
+	 */
+	if (level > 1 && ancestors[level - 1] == 0) {
+		return;
+	}
+	if (level > NAME_LEVELS) {
+		level = NAME_LEVELS;
+	}
+	if (level == named_level && memcmp(named, ancestors, (size_t)level * sizeof named[0]) == 0) {
+		return;
+	}
+	char name[16 + NAME_LEVELS * 12] = "thread ";
+	size_t n = strlen(name);
+	for (int i = 0; i < level; i++) {
+		n += (size_t)snprintf(name + n, sizeof name - n, i == 0 ? "%d" : ":%d", ancestors[i]);
+	}
+	hmb_thread_name(name);
+	named_level = level;
+	memcpy(named, ancestors, (size_t)level * sizeof named[0]);
+}
+
+HMB_OMP_NOINST int hmb_omp_env_off(void)
+{
+	const char *v = getenv("HMB_OPENMP");
+	if (v == NULL) {
+		return 0;
+	}
+	return strcmp(v, "0") == 0 || strcasecmp(v, "off") == 0 || strcasecmp(v, "false") == 0 || strcasecmp(v, "no") == 0;
+}

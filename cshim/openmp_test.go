@@ -1,0 +1,471 @@
+package cshim_test
+
+// These tests build the OpenMP programs of testdata/openmp with gcc and
+// gfortran (libgomp, through the interposed GOMP_* entry points) and with
+// clang and libomp (through OMPT), linked with libhmbtrace-omp, run them
+// with 2 to 4 threads, and check their traces: a location per OpenMP
+// thread, the regions per thread, well nested tasks, and the barrier after
+// the imbalanced loop, where the lightest thread waits longest.
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/hmbtrace/hmbtrace/internal/tracetest"
+)
+
+// buildOpenMP compiles an OpenMP program with compiler (gcc, gfortran or
+// clang), -fopenmp and `pkg-config --cflags --libs hmbtrace-omp`.
+func buildOpenMP(t *testing.T, build, compiler, source string) program {
+	t.Helper()
+	dir := t.TempDir()
+	out := filepath.Join(dir, strings.TrimSuffix(filepath.Base(source), filepath.Ext(source)))
+	pc, err := run(root, pkgEnv(build), "pkg-config", "--cflags", "--libs", "hmbtrace-omp")
+	if err != nil {
+		t.Fatalf("pkg-config --cflags --libs hmbtrace-omp: %v\n%s", err, pc)
+	}
+	args := append([]string{"-O2", "-g", "-fopenmp", "-o", out, source}, strings.Fields(string(pc))...)
+	if msg, err := run(dir, nil, compiler, args...); err != nil {
+		t.Fatalf("%s %s: %v\n%s", compiler, strings.Join(args, " "), err, msg)
+	}
+	return program{path: out, out: filepath.Join(dir, "hmb-out")}
+}
+
+// checkOpenMP runs p with n threads and checks its trace; src is the
+// program's source file name as region names show it.
+// perThread is how often each thread adds to the program's count per round.
+func checkOpenMP(t *testing.T, p program, n int, src string, perThread int) {
+	t.Helper()
+	const rounds = 3
+	// 3 rounds, 10^6 spins a unit of the imbalanced loop (omp.f90 has them fixed): a
+	// few milliseconds between the threads, more than a loaded machine's noise.
+	// Waiting threads sleep (OMP_WAIT_POLICY=passive; libomp's KMP_BLOCKTIME
+	// too): spinning ones would take the cores of the threads still working
+	// when there are more threads than cores.
+	env := []string{fmt.Sprintf("OMP_NUM_THREADS=%d", n), "OMP_MAX_ACTIVE_LEVELS=2", "OMP_WAIT_POLICY=passive", "KMP_BLOCKTIME=0"}
+	stdout, _ := p.run(t, env, "3", "1000000")
+	want := fmt.Sprintf("counted %d sum 15150", rounds*n*perThread)
+	if !strings.Contains(stdout, want) || !strings.Contains(stdout, fmt.Sprintf("tasks %d", 2*rounds)) {
+		t.Fatalf("output %q, want %q and tasks %d", stdout, want, 2*rounds)
+	}
+	files, err := filepath.Glob(filepath.Join(p.out, "*.hmb"))
+	if err != nil || len(files) != 1 {
+		t.Fatalf("trace files %v (%v), want one", files, err)
+	}
+	evs := dump(t, files[0])
+	checkTrace(t, evs, nil, nil)
+
+	name := regexp.MustCompile(`^thread [0-9]+(:[0-9]+)*$`)
+	perLoc := map[string]map[string]int{}
+	for _, e := range evs {
+		if !name.MatchString(e.loc) {
+			t.Fatalf("location %q: want an OpenMP thread name (thread <n>[:<n>...])", e.loc)
+		}
+		if e.kind == "ENTER" {
+			if perLoc[e.loc] == nil {
+				perLoc[e.loc] = map[string]int{}
+			}
+			perLoc[e.loc][e.region]++
+		}
+	}
+	outer := "!$omp parallel "
+	for i := 0; i < n; i++ {
+		loc := fmt.Sprintf("thread %d", i)
+		counts, ok := perLoc[loc]
+		if !ok {
+			t.Fatalf("no location %q (locations: %v)", loc, keys(perLoc))
+		}
+		// Each round's outer region: an implicit task on every thread, the
+		// region itself on thread 0, and a nested region forked by each.
+		tasks, parallels := 0, 0
+		for r, c := range counts {
+			// libomp at times hands a nested implicit task a parallel region
+			// the tool did not see begin: a task without its site.
+			if strings.HasPrefix(r, "!$omp implicit task") {
+				tasks += c
+			}
+			if strings.HasPrefix(r, outer) && strings.Contains(r, "@"+src+":") {
+				parallels += c
+			}
+		}
+		if tasks != 2*rounds { // the outer one's and, as thread 0 of the nested team, the nested one's
+			t.Errorf("%s: %d implicit tasks, want %d: %v", loc, tasks, 2*rounds, counts)
+		}
+		wantPar := rounds // the nested regions it forked
+		if i == 0 {
+			wantPar += rounds
+		}
+		if parallels != wantPar {
+			t.Errorf("%s: %d parallel regions, want %d: %v", loc, parallels, wantPar, counts)
+		}
+	}
+	total := func(prefix string) int {
+		s := 0
+		for _, counts := range perLoc {
+			for r, c := range counts {
+				if strings.HasPrefix(r, prefix) {
+					s += c
+				}
+			}
+		}
+		return s
+	}
+	if got := total("!$omp critical @"); got != rounds*n {
+		t.Errorf("%d critical regions, want %d", got, rounds*n)
+	}
+	if got := total("!$omp critical wait @"); got != rounds*n {
+		t.Errorf("%d critical waits, want %d", got, rounds*n)
+	}
+	if got := total("omp_set_lock @"); got != rounds*n {
+		t.Errorf("%d lock waits, want %d", got, rounds*n)
+	}
+	if got := total("!$omp task @"); got != 3*rounds {
+		t.Errorf("%d task regions, want %d", got, 3*rounds)
+	}
+	if got := total("!$omp taskwait @"); got != rounds {
+		t.Errorf("%d taskwait regions, want %d", got, rounds)
+	}
+
+	// The first barrier in each outer implicit task follows the loop in
+	// which thread t works t+1 units and sleeps t ms per iteration: the
+	// lighter thread waits longer, however loaded the machine (it cannot
+	// shorten the sleeps). Sums over the rounds, compared, not timed.
+	wait := map[string]int64{}
+	type open struct {
+		region string
+		ns     int64
+	}
+	stacks := map[string][]open{}
+	seen := map[string]bool{}
+	taskDepth := map[string]int{}
+	outerTask := ""
+	for _, e := range evs {
+		if e.loc == "thread 0" && e.kind == "ENTER" && e.depth == 2 {
+			outerTask = e.region // inside thread 0's first parallel region
+			break
+		}
+	}
+	for _, e := range evs {
+		st := stacks[e.loc]
+		switch e.kind {
+		case "ENTER":
+			st = append(st, open{e.region, e.ns})
+			if e.region == outerTask {
+				seen[e.loc] = false
+				taskDepth[e.loc] = len(st)
+			}
+		case "LEAVE":
+			top := st[len(st)-1]
+			st = st[:len(st)-1]
+			if len(st) == taskDepth[e.loc] && strings.Contains(top.region, "barrier") && !seen[e.loc] {
+				seen[e.loc] = true
+				wait[e.loc] += e.ns - top.ns
+			}
+		}
+		stacks[e.loc] = st
+	}
+	first, last := wait["thread 0"], wait[fmt.Sprintf("thread %d", n-1)]
+	if first <= last {
+		t.Errorf("barrier after the imbalanced loop: thread 0 waited %d ns, thread %d %d ns; want the lighter thread 0 longer (all: %v)", first, n-1, last, wait)
+	}
+}
+
+func keys[V any](m map[string]V) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+func TestOpenMPGCC(t *testing.T) {
+	build := library(t)
+	p := buildOpenMP(t, build, "gcc", filepath.Join(root, "cshim", "testdata", "openmp", "omp.c"))
+	for _, n := range []int{2, 3, 4} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			os.RemoveAll(p.out)
+			checkOpenMP(t, p, n, "omp.c", 2)
+		})
+	}
+}
+
+func TestOpenMPFortran(t *testing.T) {
+	tracetest.RequireTool(t, "gfortran", "gfortran")
+	build := library(t)
+	p := buildOpenMP(t, build, "gfortran", filepath.Join(root, "cshim", "testdata", "openmp", "omp.f90"))
+	for _, n := range []int{2, 3} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			os.RemoveAll(p.out)
+			checkOpenMP(t, p, n, "omp.f90", 2)
+		})
+	}
+}
+
+func TestOpenMPClang(t *testing.T) {
+	tracetest.RequireTool(t, "clang", "clang and libomp-dev")
+	build := library(t)
+	p := buildOpenMP(t, build, "clang", filepath.Join(root, "cshim", "testdata", "openmp", "omp.c"))
+	for _, n := range []int{2, 3, 4} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			os.RemoveAll(p.out)
+			checkOpenMP(t, p, n, "omp.c", 2)
+		})
+	}
+}
+
+// TestOpenMPOff: HMB_OPENMP=0 leaves OpenMP unrecorded, for both runtimes,
+// and with HMB_ENABLE=0 the programs run right and write no trace.
+func TestOpenMPOff(t *testing.T) {
+	build := library(t)
+	compilers := []string{"gcc"}
+	if _, err := run(root, nil, "clang", "--version"); err == nil {
+		compilers = append(compilers, "clang")
+	}
+	for _, cc := range compilers {
+		p := buildOpenMP(t, build, cc, filepath.Join(root, "cshim", "testdata", "openmp", "omp.c"))
+		if out, _ := p.run(t, []string{"OMP_NUM_THREADS=2", "HMB_ENABLE=0"}, "1", "1000"); !strings.Contains(out, "counted 4 sum 5050 tasks 2") {
+			t.Errorf("%s with HMB_ENABLE=0: output %q", cc, out)
+		}
+		if files, _ := filepath.Glob(filepath.Join(p.out, "*.hmb")); len(files) != 0 {
+			t.Errorf("%s with HMB_ENABLE=0 wrote %v", cc, files)
+		}
+		p.run(t, []string{"OMP_NUM_THREADS=2", "HMB_OPENMP=0"})
+		files, _ := filepath.Glob(filepath.Join(p.out, "*.hmb"))
+		for _, f := range files {
+			for _, e := range dump(t, f) {
+				if strings.HasPrefix(e.region, "!$omp") {
+					t.Fatalf("%s with HMB_OPENMP=0: %v recorded", cc, e)
+				}
+			}
+		}
+	}
+}
+
+// TestOpenMPPreload traces programs built without hmbtrace, the adapter
+// preloaded: libgomp's entry points and OMPT's ompt_start_tool are found
+// in it the same way.
+func TestOpenMPPreload(t *testing.T) {
+	build := library(t)
+	compilers := []string{"gcc"}
+	if _, err := run(root, nil, "clang", "--version"); err == nil {
+		compilers = append(compilers, "clang")
+	}
+	for _, cc := range compilers {
+		t.Run(cc, func(t *testing.T) {
+			dir := t.TempDir()
+			exe := filepath.Join(dir, "omp")
+			if msg, err := run(dir, nil, cc, "-O2", "-g", "-fopenmp", "-o", exe, filepath.Join(root, "cshim", "testdata", "openmp", "omp.c")); err != nil {
+				t.Fatalf("%s: %v\n%s", cc, err, msg)
+			}
+			p := program{path: exe, out: filepath.Join(dir, "hmb-out")}
+			p.run(t, []string{"OMP_NUM_THREADS=2", "LD_PRELOAD=" + filepath.Join(build, "lib", "libhmbtrace-omp.so")}, "1", "1000")
+			files, _ := filepath.Glob(filepath.Join(p.out, "*.hmb"))
+			if len(files) != 1 {
+				t.Fatalf("trace files %v, want one", files)
+			}
+			// Without OMP_MAX_ACTIVE_LEVELS the nested region is inactive: one thread, the one that meets it.
+			enters := checkTrace(t, dump(t, files[0]), nil, []string{"thread 0", "thread 1"})
+			n := 0
+			for r, c := range enters {
+				if strings.HasPrefix(r, "!$omp implicit task") {
+					n += c
+				}
+			}
+			if n != 4 { // the outer region's 2, the nested regions' 1 each
+				t.Errorf("%d implicit tasks, want 4: %v", n, enters)
+			}
+		})
+	}
+}
+
+// TestOpenMPHybrid runs an MPI+OpenMP program on 2 ranks of 2 threads:
+// 4 locations in 2 files, the MPI calls on each rank's thread 0.
+func TestOpenMPHybrid(t *testing.T) {
+	build := mpiLibrary(t)
+	dir := t.TempDir()
+	exe := filepath.Join(dir, "hybrid")
+	pc, err := run(root, pkgEnv(build), "pkg-config", "--cflags", "--libs", "hmbtrace-mpi", "hmbtrace-omp")
+	if err != nil {
+		t.Fatalf("pkg-config: %v\n%s", err, pc)
+	}
+	args := append([]string{"-O2", "-g", "-fopenmp", "-o", exe, filepath.Join(root, "cshim", "testdata", "openmp", "hybrid.c")}, strings.Fields(string(pc))...)
+	if msg, err := run(dir, nil, "mpicc", args...); err != nil {
+		t.Fatalf("mpicc %s: %v\n%s", strings.Join(args, " "), err, msg)
+	}
+	out := filepath.Join(dir, "hmb-out")
+	stdout, _ := mpirun(t, 2, out, []string{"OMP_NUM_THREADS=2"}, exe)
+	for r, s := range stdout {
+		if !strings.Contains(s, "total 3000000") {
+			t.Errorf("rank %d printed %q", r, s)
+		}
+	}
+	rankFiles(t, out, "hybrid", 2)
+	for r := 0; r < 2; r++ {
+		path := filepath.Join(out, fmt.Sprintf("hybrid.%d.hmb", r))
+		enters := map[string]map[string]int{}
+		evs := dump(t, path)
+		checkTrace(t, evs, nil, []string{"thread 0", "thread 1"})
+		for _, e := range evs {
+			if e.kind == "ENTER" {
+				if enters[e.loc] == nil {
+					enters[e.loc] = map[string]int{}
+				}
+				enters[e.loc][e.region]++
+			}
+		}
+		if enters["thread 0"]["MPI_Allreduce"] != 3 || enters["thread 1"]["MPI_Allreduce"] != 0 {
+			t.Errorf("rank %d: MPI_Allreduce entered %d times on thread 0, %d on thread 1; want 3 and 0",
+				r, enters["thread 0"]["MPI_Allreduce"], enters["thread 1"]["MPI_Allreduce"])
+		}
+		for _, loc := range []string{"thread 0", "thread 1"} {
+			n := 0
+			for region, c := range enters[loc] {
+				if strings.HasPrefix(region, "!$omp implicit task") {
+					n += c
+				}
+			}
+			if n != 3 {
+				t.Errorf("rank %d, %s: %d implicit tasks, want 3", r, loc, n)
+			}
+		}
+	}
+}
+
+// TestInstrumentOpenMP builds the C program with `hmbtrace-instrument gcc
+// -fopenmp`, which links the adapter: the program's functions and its
+// OpenMP regions in one trace, nested on every thread.
+func TestInstrumentOpenMP(t *testing.T) {
+	build := library(t)
+	bin := instrumentBin(t, build)
+	dir := t.TempDir()
+	p := program{path: filepath.Join(dir, "omp"), out: filepath.Join(dir, "hmb-out")}
+	if msg, err := run(dir, nil, bin, "gcc", "-O2", "-g", "-fopenmp", "-o", p.path, filepath.Join(root, "cshim", "testdata", "openmp", "omp.c")); err != nil {
+		t.Fatalf("hmbtrace-instrument gcc -fopenmp: %v\n%s", err, msg)
+	}
+	p.run(t, []string{"OMP_NUM_THREADS=2"}, "2", "1000")
+	evs := dump(t, filepath.Join(p.out, "omp.0.hmb"))
+	checkTrace(t, evs, []string{"main", "spin"}, []string{"thread 0", "thread 1"})
+	// spin runs inside the implicit task on both threads.
+	inTask := map[string]int{}
+	stacks := map[string][]string{}
+	for _, e := range evs {
+		switch e.kind {
+		case "ENTER":
+			if e.region == "spin" && len(stacks[e.loc]) > 0 && strings.HasPrefix(stacks[e.loc][len(stacks[e.loc])-1], "!$omp implicit task") {
+				inTask[e.loc]++
+			}
+			stacks[e.loc] = append(stacks[e.loc], e.region)
+		case "LEAVE":
+			stacks[e.loc] = stacks[e.loc][:len(stacks[e.loc])-1]
+		}
+	}
+	if inTask["thread 0"] == 0 || inTask["thread 1"] == 0 {
+		t.Errorf("spin in an implicit task: %v, want both threads", inTask)
+	}
+}
+
+// TestOpenMPExportOTF2 exports an OpenMP trace: otf2-print -Werror reads
+// it, one location per thread, the constructs' regions of the OpenMP
+// paradigm.
+func TestOpenMPExportOTF2(t *testing.T) {
+	tracetest.RequireTool(t, "otf2-print", "otf2-tools")
+	build := library(t)
+	p := buildOpenMP(t, build, "gcc", filepath.Join(root, "cshim", "testdata", "openmp", "omp.c"))
+	p.run(t, []string{"OMP_NUM_THREADS=2"}, "1", "1000")
+	archive := filepath.Join(t.TempDir(), "otf2")
+	if msg, err := run(root, nil, built.hmbtrace, "export", "-format", "otf2", "-o", archive, p.out); err != nil {
+		t.Fatalf("hmbtrace export: %v\n%s", err, msg)
+	}
+	anchor := filepath.Join(archive, "traces.otf2")
+	otf2Print(t, "-Werror", anchor)
+	defs := otf2Print(t, "-G", anchor)
+	for _, want := range []string{`Name: "thread 0"`, `Name: "thread 1"`} {
+		if !strings.Contains(defs, want) {
+			t.Errorf("definitions lack %s", want)
+		}
+	}
+	openmp := regexp.MustCompile(`(?m)^REGION .*Name: "!\$omp barrier @omp\.c:[0-9]+".*Paradigm: OPENMP`)
+	if !openmp.MatchString(defs) {
+		t.Errorf("no OpenMP-paradigm barrier region in the definitions:\n%s", defs)
+	}
+}
+
+// TestOpenMPCxxTasks runs C++ tasks whose firstprivate objects GOMP_task
+// copies with the compiler's copy function, over-aligned and undeferred
+// ones, linked with --as-needed, which drops libgomp: the adapter loads it.
+func TestOpenMPCxxTasks(t *testing.T) {
+	tracetest.RequireTool(t, "g++", "g++")
+	build := library(t)
+	dir := t.TempDir()
+	p := program{path: filepath.Join(dir, "tasks"), out: filepath.Join(dir, "hmb-out")}
+	pc, err := run(root, pkgEnv(build), "pkg-config", "--cflags", "--libs", "hmbtrace-omp")
+	if err != nil {
+		t.Fatalf("pkg-config: %v\n%s", err, pc)
+	}
+	args := append([]string{"-O2", "-g", "-fopenmp", "-Wl,--as-needed", "-o", p.path, filepath.Join(root, "cshim", "testdata", "openmp", "tasks.cc")}, strings.Fields(string(pc))...)
+	if msg, err := run(dir, nil, "g++", args...); err != nil {
+		t.Fatalf("g++ %s: %v\n%s", strings.Join(args, " "), err, msg)
+	}
+	for _, n := range []int{1, 3} {
+		os.RemoveAll(p.out)
+		out, _ := p.run(t, []string{fmt.Sprintf("OMP_NUM_THREADS=%d", n)})
+		if !strings.Contains(out, "total 7400") { // 50 tasks of 100 values, and 0+1+...+49
+			t.Fatalf("%d threads: output %q, want total 7400", n, out)
+		}
+		enters := checkTrace(t, dump(t, filepath.Join(p.out, "tasks.0.hmb")), nil, nil)
+		tasks, creates := 0, 0
+		for r, c := range enters {
+			switch {
+			case strings.HasPrefix(r, "!$omp task @tasks.cc:"):
+				tasks += c
+			case strings.HasPrefix(r, "!$omp create task @tasks.cc:"):
+				creates += c
+			}
+		}
+		if tasks != 100 || creates != 100 {
+			t.Errorf("%d threads: %d task and %d create regions, want 100 each: %v", n, tasks, creates, enters)
+		}
+	}
+}
+
+// TestOpenMPCombined runs combined constructs, an ordered loop and GCC's
+// entry points before 4.9 (GOMP_parallel_start/end) with 2 threads.
+func TestOpenMPCombined(t *testing.T) {
+	build := library(t)
+	p := buildOpenMP(t, build, "gcc", filepath.Join(root, "cshim", "testdata", "openmp", "combined.c"))
+	out, _ := p.run(t, []string{"OMP_NUM_THREADS=2"})
+	if !strings.Contains(out, "sum 999000 sections 4 ordered 90 old 4") {
+		t.Fatalf("output %q", out)
+	}
+	enters := checkTrace(t, dump(t, filepath.Join(p.out, "combined.0.hmb")), nil, []string{"thread 0", "thread 1"})
+	count := func(prefix string) int {
+		n := 0
+		for r, c := range enters {
+			if strings.HasPrefix(r, prefix) {
+				n += c
+			}
+		}
+		return n
+	}
+	for _, c := range []struct {
+		prefix string
+		want   int
+	}{
+		{"!$omp parallel ", 8},                 // 4 constructs, 2 rounds
+		{"!$omp implicit task ", 16},           // on 2 threads
+		{"!$omp for @", 8},                     // the dynamic and the ordered loop
+		{"!$omp sections @", 4},                // 2 threads, 2 rounds
+		{"!$omp ordered @", 20},                // 10 iterations, 2 rounds
+		{"!$omp parallel old_body", 2},         // GOMP_parallel_start
+		{"!$omp implicit task old_body", 4},    // the master's and the worker's
+		{"!$omp implicit barrier old_body", 2}, // the master's GOMP_parallel_end
+	} {
+		if got := count(c.prefix); got != c.want {
+			t.Errorf("%q: %d enters, want %d (%v)", c.prefix, got, c.want, enters)
+		}
+	}
+}
