@@ -71,6 +71,7 @@ type WaitStats struct {
 	Waits    uint64        // takes that waited
 	TimedOut uint64        // of those, the ones that gave up on idle owners
 	Total    time.Duration // time spent waiting, in all
+	Longest  time.Duration // the longest wait
 }
 
 type binMeta struct {
@@ -214,7 +215,9 @@ func (p *Pool) takeLocked(lv *Level, t uint64) bool {
 		lv.h.syncLocked() // hand back ours, if a reduction closed them meanwhile
 	}
 	if !start.IsZero() {
-		p.waits.Total += time.Since(start)
+		w := time.Since(start)
+		p.waits.Total += w
+		p.waits.Longest = max(p.waits.Longest, w)
 	}
 	if lv.closed || len(p.free) == 0 {
 		return false

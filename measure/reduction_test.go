@@ -69,6 +69,9 @@ func (p treeProgram) run(t *testing.T, size, binSize int) (*tracefile.File, int,
 		t.Fatal(err)
 	}
 	used, _ := m.pool.Usage()
+	if w := m.pool.Waits(); w.Waits > 0 {
+		t.Logf("%d takes waited for bins on their way back, %d gave up, %v in all, %v at the most", w.Waits, w.TimedOut, w.Total, w.Longest)
+	}
 	return openTrace(t, m), used, m.Reductions()
 }
 
