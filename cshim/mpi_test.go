@@ -809,6 +809,55 @@ func checkRequests(t *testing.T, f *tracefile.File) {
 	}
 }
 
+// TestMPIImmediateSends: small MPI_Isends that Open MPI completes at once
+// all get the same request handle; every one of them must still complete
+// in the trace, in the round it was started, whichever Wait or Test call
+// completes it, with nothing dropped.
+func TestMPIImmediateSends(t *testing.T) {
+	build := mpiLibrary(t)
+	prog := mpiBuild(t, build, "mpicc", "immediate", "immediate.c")
+	const np, neighbours = 6, 5
+	out := filepath.Join(t.TempDir(), "hmb-out")
+	outs, errs := mpirun(t, np, out, nil, prog)
+	files := rankFiles(t, out, "immediate", np)
+	sends, recvs, _ := messagesOf(t, files)
+	checkMatched(t, sends, recvs)
+	for r, f := range files {
+		checkPrinted(t, r, outs[r], sends, recvs, false)
+		if strings.Contains(errs[r], "dropped") {
+			t.Errorf("rank %d: probes dropped:\n%s", r, errs[r])
+		}
+		checkRequests(t, f)
+		// A round completes its sends before the next starts: never more
+		// open than one round's.
+		open, most := map[uint64]bool{}, 0
+		var e tracefile.Event
+		for _, l := range f.Locations {
+			it := f.Events(l.ID)
+			for it.Next(&e) {
+				switch e.Kind {
+				case encode.KindIsend:
+					open[e.Request] = true
+					most = max(most, len(open))
+				case encode.KindIsendComplete:
+					delete(open, e.Request)
+				}
+			}
+			if err := it.Err(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if most > neighbours {
+			t.Errorf("rank %d: %d sends open at once, want at most %d", r, most, neighbours)
+		}
+		for _, line := range strings.Split(outs[r], "\n") {
+			if n, ok := strings.CutPrefix(line, "shared "); ok {
+				t.Logf("rank %d: %s send requests shared a handle with an earlier one", r, n)
+			}
+		}
+	}
+}
+
 // TestMPIAbort: a rank that calls MPI_Abort writes its trace first.
 func TestMPIAbort(t *testing.T) {
 	build := mpiLibrary(t)

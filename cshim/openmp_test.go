@@ -469,3 +469,40 @@ func TestOpenMPCombined(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenMPTailCall: a barrier or a nested parallel region that ends a
+// parallel region is a tail call from GCC's outlined function, whose
+// return address is then in the adapter's wrapper of the body. Such a
+// construct is named after the outlined function, as the parallel
+// regions are, and no region after the adapter's own source files.
+func TestOpenMPTailCall(t *testing.T) {
+	build := library(t)
+	p := buildOpenMP(t, build, "gcc", filepath.Join(root, "cshim", "testdata", "openmp", "tailcall.c"))
+	const rounds, threads = 3, 2
+	out, _ := p.run(t, []string{fmt.Sprintf("OMP_NUM_THREADS=%d", threads), "OMP_MAX_ACTIVE_LEVELS=2"}, fmt.Sprint(rounds))
+	// A round: the loop's 0+1+...+999, and each thread's number twice.
+	if want := fmt.Sprintf("sum %d", rounds*(499500+threads*(threads-1))); !strings.Contains(out, want) {
+		t.Fatalf("output %q, want %q", out, want)
+	}
+	enters := checkTrace(t, dump(t, filepath.Join(p.out, "tailcall.0.hmb")), nil, nil)
+	for r := range enters {
+		for _, own := range []string{"gomp.c", "ompt.c", "sites.c"} {
+			if strings.Contains(r, "@"+own+":") {
+				t.Errorf("region %q is named after the adapter's %s", r, own)
+			}
+		}
+	}
+	// The explicit barrier ending the first region; the nested region
+	// ending the second, started once by each thread.
+	for _, prefix := range []string{"!$omp barrier main._omp_fn.0 @tailcall.c:", "!$omp parallel main._omp_fn.2 @tailcall.c:"} {
+		name := ""
+		for r := range enters {
+			if strings.HasPrefix(r, prefix) {
+				name = r
+			}
+		}
+		if name == "" || enters[name] != rounds*threads {
+			t.Errorf("%q...: %q entered %d times, want %d (%v)", prefix, name, enters[name], rounds*threads, enters)
+		}
+	}
+}

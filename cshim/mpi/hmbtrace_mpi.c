@@ -236,11 +236,17 @@ HMB_NOINST static int send_bytes(int tag, int count, MPI_Datatype type, uint64_t
  * reuses); a persistent request keeps its entry between its starts, with
  * id 0 while it is inactive. Matched messages of MPI_Mprobe are kept here
  * too, under their MPI_Message, until MPI_Mrecv or MPI_Imrecv.
+ *
+ * One handle can stand for several live requests: Open MPI returns the
+ * same predefined, already complete request from every MPI_Isend it could
+ * send at once (small messages), so a key may have many entries. They are
+ * taken oldest first (seq), the order in which the program started them.
  */
 enum { P_SEND = 1, P_RECV, P_COLL, P_IDUP, P_MESSAGE };
 struct pending {
 	uint64_t key;
 	uint64_t id;
+	uint64_t seq;  /* insertion order, to take a shared key's entries oldest first */
 	uint8_t used; /* 1 in use, 2 deleted */
 	uint8_t what, persistent;
 	int peer;             /* P_SEND: world rank */
@@ -254,7 +260,8 @@ struct pending {
 	MPI_Fint *fnewcomm; /* or, from Fortran, its handle */
 };
 static struct pending *pend;
-static size_t pend_cap, pend_len;
+static size_t pend_cap, pend_len, pend_deleted;
+static uint64_t pend_seq;
 static pthread_mutex_t pend_mu = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t next_request;
 
@@ -274,61 +281,100 @@ HMB_NOINST static uint64_t msg_key(MPI_Message m)
 	return k ^ (1ULL << 63);
 }
 
-HMB_NOINST static struct pending *find(uint64_t key, int insert)
+HMB_NOINST static size_t slot_of(uint64_t key)
+{
+	return (size_t)((key * 0x9E3779B97F4A7C15ULL) >> 20) & (pend_cap - 1);
+}
+
+/* free_slot returns where an entry of key goes: the first deleted or
+ * unused slot of its probe sequence (there is one: the table is at most
+ * half full). Entries of the same key are kept side by side, never
+ * replaced. */
+HMB_NOINST static struct pending *free_slot(uint64_t key)
+{
+	for (size_t i = slot_of(key), n = 0; n < pend_cap; i = (i + 1) & (pend_cap - 1), n++) {
+		if (pend[i].used != 1) {
+			return &pend[i];
+		}
+	}
+	return NULL;
+}
+
+/* Which entries of a key find returns. */
+enum { ANY_ENTRY, PERSISTENT_ENTRY };
+
+/*
+ * find returns key's entry: the active one started first (an inactive
+ * persistent request only when none is active), or with PERSISTENT_ENTRY
+ * the persistent one. NULL if there is none.
+ */
+HMB_NOINST static struct pending *find(uint64_t key, int which)
 {
 	if (pend_cap == 0) {
 		return NULL;
 	}
-	struct pending *tomb = NULL;
-	uint64_t h = key * 0x9E3779B97F4A7C15ULL;
-	for (size_t i = (size_t)(h >> 20) & (pend_cap - 1), n = 0; n < pend_cap; i = (i + 1) & (pend_cap - 1), n++) {
+	struct pending *best = NULL;
+	for (size_t i = slot_of(key), n = 0; n < pend_cap; i = (i + 1) & (pend_cap - 1), n++) {
 		struct pending *e = &pend[i];
 		if (e->used == 0) {
-			return insert ? (tomb != NULL ? tomb : e) : NULL;
+			break;
 		}
-		if (e->used == 2) {
-			if (tomb == NULL) {
-				tomb = e;
-			}
+		if (e->used != 1 || e->key != key || (which == PERSISTENT_ENTRY && !e->persistent)) {
 			continue;
 		}
-		if (e->key == key) {
-			return e;
+		if (best == NULL || (e->id != 0 && best->id == 0) ||
+		    ((e->id != 0) == (best->id != 0) && e->seq < best->seq)) {
+			best = e;
 		}
 	}
-	return insert ? tomb : NULL;
+	return best;
 }
 
-/* pend_add puts p into the table; on failure (memory) it counts n probes
- * as dropped: those the entry would have recorded at completion. */
+/* pend_rehash moves the entries into a table of cap slots, dropping the
+ * deleted ones that lengthen every probe; 0 when memory ran out. */
+HMB_NOINST static int pend_rehash(size_t cap)
+{
+	struct pending *old = pend, *grown = calloc(cap, sizeof *grown);
+	size_t oldcap = pend_cap;
+	if (grown == NULL) {
+		return 0;
+	}
+	pend = grown;
+	pend_cap = cap;
+	pend_deleted = 0;
+	for (size_t i = 0; i < oldcap; i++) {
+		if (old[i].used == 1) {
+			*free_slot(old[i].key) = old[i];
+		}
+	}
+	free(old);
+	return 1;
+}
+
+/* pend_add puts p into the table, next to any entry of the same key; on
+ * failure (memory) it counts n probes as dropped: those the entry would
+ * have recorded at completion. */
 HMB_NOINST static void pend_add(struct pending p, uint64_t n)
 {
 	pthread_mutex_lock(&pend_mu);
-	if (2 * (pend_len + 1) > pend_cap) {
-		size_t cap = pend_cap ? 2 * pend_cap : 64;
-		struct pending *old = pend, *grown = calloc(cap, sizeof *grown);
-		size_t oldcap = pend_cap;
-		if (grown == NULL) {
+	if (2 * (pend_len + pend_deleted + 1) > pend_cap) {
+		size_t cap = pend_cap ? pend_cap : 64;
+		if (2 * (pend_len + 1) > cap / 2) {
+			cap *= 2; /* grow, unless deleted slots make most of the load */
+		}
+		if ((cap != pend_cap || pend_deleted > 0) && !pend_rehash(cap)) {
 			pthread_mutex_unlock(&pend_mu);
 			hmb_count_dropped(n);
 			return;
 		}
-		pend = grown;
-		pend_cap = cap;
-		pend_len = 0;
-		for (size_t i = 0; i < oldcap; i++) {
-			if (old[i].used == 1) {
-				*find(old[i].key, 1) = old[i];
-				pend_len++;
-			}
-		}
-		free(old);
 	}
-	struct pending *e = find(p.key, 1);
-	if (e->used != 1) {
-		pend_len++;
+	struct pending *e = free_slot(p.key);
+	if (e->used == 2) {
+		pend_deleted--;
 	}
+	pend_len++;
 	p.used = 1;
+	p.seq = ++pend_seq;
 	*e = p;
 	pthread_mutex_unlock(&pend_mu);
 }
@@ -341,8 +387,8 @@ HMB_NOINST static void pend_add(struct pending p, uint64_t n)
 HMB_NOINST static int pend_take(uint64_t key, struct pending *out, int keep)
 {
 	pthread_mutex_lock(&pend_mu);
-	struct pending *e = find(key, 0);
-	int ok = e != NULL && e->used == 1;
+	struct pending *e = find(key, ANY_ENTRY);
+	int ok = e != NULL;
 	if (ok) {
 		*out = *e;
 		if (keep && e->persistent) {
@@ -350,6 +396,7 @@ HMB_NOINST static int pend_take(uint64_t key, struct pending *out, int keep)
 		} else {
 			e->used = 2;
 			pend_len--;
+			pend_deleted++;
 		}
 	}
 	pthread_mutex_unlock(&pend_mu);
@@ -372,7 +419,7 @@ HMB_NOINST static void pend_drop_unseen(void)
 	}
 	free(pend);
 	pend = NULL;
-	pend_cap = pend_len = 0;
+	pend_cap = pend_len = pend_deleted = 0;
 	pthread_mutex_unlock(&pend_mu);
 	hmb_count_dropped(n);
 }
@@ -508,8 +555,8 @@ HMB_NOINST void hmbmpi_recv_init(MPI_Comm comm, int source, MPI_Datatype type, M
 HMB_NOINST void hmbmpi_start(MPI_Request req)
 {
 	pthread_mutex_lock(&pend_mu);
-	struct pending *e = find(req_key(req), 0);
-	if (e == NULL || e->used != 1 || !e->persistent) {
+	struct pending *e = find(req_key(req), PERSISTENT_ENTRY);
+	if (e == NULL) {
 		pthread_mutex_unlock(&pend_mu);
 		return;
 	}

@@ -21,6 +21,11 @@
  *    dynamic, guided, runtime or ordered schedules and sections are
  *    regions, and their implicit barrier (in GOMP_loop_end,
  *    GOMP_sections_end) is an "!$omp implicit barrier" inside them.
+ *  - A barrier or nested parallel region that ends an outlined function
+ *    is a tail call from it: the return address is then the adapter's
+ *    own, in body(), and the construct is named after the outlined
+ *    function instead of its line (sites.c). All such calls of one
+ *    function share that name: the call sites are not in the stack.
  *  - A single construct's body follows GOMP_single_start with no call at
  *    its end: "!$omp single" is the decision alone (the body with
  *    copyprivate, which ends in GOMP_single_copy_end).
@@ -207,7 +212,10 @@ NOINST static void body(void *arg)
 	if (b->work_kind != 0) {
 		push(b->work_kind, b->work); /* the body's GOMP_*_end_nowait leaves it */
 	}
+	void (*up)(void *) = hmb_omp_running;
+	hmb_omp_running = b->fn;
 	b->fn(b->data);
+	hmb_omp_running = up;
 	close_to(depth);
 	if (b->end_barrier) {
 		REAL(GOMP_barrier);
@@ -836,7 +844,10 @@ NOINST static void task_body(void *arg)
 	struct task_head *h = arg;
 	int depth = nopen;
 	enter(h->region);
+	void (*up)(void *) = hmb_omp_running;
+	hmb_omp_running = h->fn;
 	h->fn((char *)arg + h->off);
+	hmb_omp_running = up;
 	close_to(depth);
 	leave(h->region);
 }

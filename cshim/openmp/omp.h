@@ -58,6 +58,13 @@ enum hmb_omp_kind {
  */
 uint32_t hmb_omp_site(int kind, const void *at, const void *fn) HMB_OMP_NOINST HMB_OMP_HIDDEN;
 
+/*
+ * The outlined function (a parallel region's body, a task) the adapter is
+ * running on this thread: the construct of a call whose return address is
+ * in the adapter, reached by a tail call from that function.
+ */
+extern HMB_OMP_TLS void (*hmb_omp_running)(void *) HMB_OMP_HIDDEN;
+
 /* hmb_omp_name gives the calling thread's location its OpenMP name when it changed. */
 void hmb_omp_name(int level, const int *ancestors) HMB_OMP_NOINST HMB_OMP_HIDDEN;
 

@@ -10,6 +10,8 @@
  * take no lock: an entry is filled under the mutex and published by its
  * ready flag.
  */
+#define _GNU_SOURCE
+#include <link.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -118,8 +120,59 @@ HMB_OMP_NOINST static uint32_t site_define(int kind, const void *at, const void 
 	return hmb_region_paradigm(name, HMB_PARADIGM_OPENMP);
 }
 
+HMB_OMP_TLS void (*hmb_omp_running)(void *);
+
+/* The code of this library: [own_lo, own_hi) covers its executable segments. */
+static uintptr_t own_lo, own_hi;
+static pthread_once_t own_once = PTHREAD_ONCE_INIT;
+
+HMB_OMP_NOINST static int own_segment(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size;
+	(void)data;
+	uintptr_t me = (uintptr_t)&hmb_omp_site, lo = UINTPTR_MAX, hi = 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
+			uintptr_t a = (uintptr_t)info->dlpi_addr + ph->p_vaddr;
+			lo = a < lo ? a : lo;
+			hi = a + ph->p_memsz > hi ? a + ph->p_memsz : hi;
+		}
+	}
+	if (me >= lo && me < hi) {
+		own_lo = lo;
+		own_hi = hi;
+		return 1;
+	}
+	return 0;
+}
+
+HMB_OMP_NOINST static void own_find(void)
+{
+	dl_iterate_phdr(own_segment, NULL);
+}
+
+HMB_OMP_NOINST static int own_code(const void *at)
+{
+	pthread_once(&own_once, own_find);
+	return (uintptr_t)at >= own_lo && (uintptr_t)at < own_hi;
+}
+
 HMB_OMP_NOINST uint32_t hmb_omp_site(int kind, const void *at, const void *fn)
 {
+	/*
+	 * A return address in this library: the outlined function the adapter
+	 * called ended with a tail call (GCC's jmp GOMP_barrier or jmp
+	 * GOMP_parallel for a barrier or a nested parallel region as its last
+	 * statement). The construct is in that function, hmb_omp_running:
+	 * the call's return address would name the adapter's source.
+	 */
+	if (at != NULL && own_code(at)) {
+		at = NULL;
+		if (fn == NULL) {
+			fn = (const void *)hmb_omp_running;
+		}
+	}
 	size_t i = site_hash(kind, at, fn);
 	for (size_t n = 0; n < SITES; n++, i = (i + 1) & (SITES - 1)) {
 		struct site *s = &sites[i];
