@@ -1,0 +1,132 @@
+package convert
+
+import (
+	"regexp"
+	"testing"
+	"time"
+
+	"github.com/hmbtrace/hmbtrace/export/otf2"
+	"github.com/hmbtrace/hmbtrace/internal/tracetest"
+	"github.com/hmbtrace/hmbtrace/tracefile"
+)
+
+// ompTrace builds a trace as the OpenMP adapter records it: a parallel
+// region on thread 0 holding its implicit task, thread 1's implicit task
+// inside that time, a loop, a critical section with its wait, a lock, a
+// task created and run, a taskwait and the implicit barrier.
+func ompTrace(t *testing.T) *tracefile.File {
+	names := []string{
+		"main",                                  // 1
+		"!$omp parallel main._omp_fn.0 @a.c:10", // 2
+		"!$omp implicit task main._omp_fn.0",    // 3
+		"!$omp for @a.c:12",                     // 4
+		"!$omp implicit barrier @a.c:12",        // 5
+		"!$omp critical @a.c:20",                // 6
+		"!$omp critical wait @a.c:20",           // 7
+		"omp_set_lock",                          // 8
+		"!$omp create task @a.c:30",             // 9
+		"!$omp task @a.c:30",                    // 10
+		"!$omp taskwait @a.c:31",                // 11
+		"!$omp barrier @a.c:32",                 // 12
+		"!$omp single @a.c:33",                  // 13
+		"!$omp taskgroup @a.c:34",               // 14
+		"!$omp scope @a.c:35",                   // 15
+	}
+	b := tracetest.NewBuilder("omp", "node", 0, time.Unix(100, 0), names...)
+	for i := range b.Trace.Regions {
+		if i > 0 {
+			b.Trace.Regions[i].Paradigm = tracefile.ParadigmOpenMP
+		}
+	}
+	t0, t1 := b.Location("thread 0"), b.Location("thread 1")
+	t0.Enter(10, 1)
+	t0.Enter(20, 2)
+	t0.Enter(21, 3)
+	t1.Enter(22, 3)
+	for _, l := range []*tracetest.Location{t0, t1} {
+		l.Enter(30, 4)
+		l.Leave(40)
+		l.Enter(41, 5)
+		l.Leave(50)
+	}
+	t0.Enter(51, 6)
+	t0.Enter(52, 7)
+	t0.Leave(53)
+	t0.Leave(54)
+	t1.Enter(51, 6)
+	t1.Enter(52, 7)
+	t1.Leave(55)
+	t1.Leave(56)
+	t1.Enter(57, 8)
+	t1.Leave(58)
+	t0.Enter(60, 9)
+	t0.Leave(61)
+	t1.Enter(62, 10)
+	t1.Leave(63)
+	t0.Enter(64, 11)
+	t0.Leave(65)
+	for _, l := range []*tracetest.Location{t0, t1} {
+		l.Enter(66, 12)
+		l.Leave(67)
+		l.Enter(68, 13)
+		l.Leave(69)
+		l.Enter(70, 14)
+		l.Leave(71)
+		l.Enter(72, 15)
+		l.Leave(73)
+	}
+	t1.Leave(80)
+	t0.Leave(81)
+	t0.Leave(90)
+	t0.Leave(100)
+	return b.Write(t, t.TempDir())
+}
+
+// TestOpenMPRoles exports the OpenMP regions with the OpenMP paradigm and
+// the role of their construct; otf2-print -Werror and python3-otf2 read
+// the archive back.
+func TestOpenMPRoles(t *testing.T) {
+	files := []*tracefile.File{ompTrace(t)}
+	anchor, _ := export(t, files, otf2.Options{})
+	checkArchive(t, anchor, files)
+	defs := definitions(t, anchor)
+	for _, want := range []string{
+		`Name: "main" <\d+> .*Role: FUNCTION, Paradigm: USER`,
+		`Name: "!\$omp parallel main._omp_fn.0 @a.c:10" <\d+> .*Role: PARALLEL, Paradigm: OPENMP`,
+		`Name: "!\$omp implicit task main._omp_fn.0" <\d+> .*Role: TASK, Paradigm: OPENMP`,
+		`Name: "!\$omp for @a.c:12" <\d+> .*Role: LOOP, Paradigm: OPENMP`,
+		`Name: "!\$omp implicit barrier @a.c:12" <\d+> .*Role: IMPLICIT_BARRIER, Paradigm: OPENMP`,
+		`Name: "!\$omp critical @a.c:20" <\d+> .*Role: CRITICAL, Paradigm: OPENMP`,
+		`Name: "!\$omp critical wait @a.c:20" <\d+> .*Role: THREAD_WAIT, Paradigm: OPENMP`,
+		`Name: "omp_set_lock" <\d+> .*Role: WRAPPER, Paradigm: OPENMP`,
+		`Name: "!\$omp create task @a.c:30" <\d+> .*Role: TASK_CREATE, Paradigm: OPENMP`,
+		`Name: "!\$omp task @a.c:30" <\d+> .*Role: TASK, Paradigm: OPENMP`,
+		`Name: "!\$omp taskwait @a.c:31" <\d+> .*Role: TASK_WAIT, Paradigm: OPENMP`,
+		`Name: "!\$omp barrier @a.c:32" <\d+> .*Role: BARRIER, Paradigm: OPENMP`,
+		`Name: "!\$omp single @a.c:33" <\d+> .*Role: SINGLE, Paradigm: OPENMP`,
+		`Name: "!\$omp taskgroup @a.c:34" <\d+> .*Role: TASK_WAIT, Paradigm: OPENMP`,
+		`Name: "!\$omp scope @a.c:35" <\d+> .*Role: CODE, Paradigm: OPENMP`,
+	} {
+		if !regexp.MustCompile(want).MatchString(defs) {
+			t.Errorf("definitions lack %s:\n%s", want, defs)
+		}
+	}
+}
+
+func TestOMPRoleWords(t *testing.T) {
+	for name, want := range map[string]otf2.RegionRole{
+		"!$omp task":              otf2.RoleTask,
+		"!$omp taskwait":          otf2.RoleTaskWait,
+		"!$omp taskloop @b.f90:3": otf2.RoleLoop,
+		"!$omp section":           otf2.RoleSection,
+		"!$omp sections @x.c:1":   otf2.RoleSections,
+		"!$omp critical":          otf2.RoleCritical,
+		"!$omp critical wait":     otf2.RoleThreadWait,
+		"!$omp parallelism":       otf2.RoleCode,
+		"user_region":             otf2.RoleCode,
+	} {
+		if got := ompRole(name); got != want {
+			t.Errorf("ompRole(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
