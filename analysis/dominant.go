@@ -22,6 +22,10 @@ type Dominance struct {
 	// Ineligible are the regions with more inclusive time than Region that
 	// were passed over for having fewer than MinVisits invocations.
 	Ineligible []RegionTotal
+	// Sync are the synchronization regions (DefaultSync) with more
+	// inclusive time than Region: waiting is never the work a run is cut
+	// into segments by, however often a barrier is entered.
+	Sync []RegionTotal
 }
 
 // TimeDominant picks the time-dominant region of files, from their exact
@@ -39,6 +43,10 @@ func TimeDominant(files []*tracefile.File) (Dominance, error) {
 	found := false
 	for _, t := range Totals(files) {
 		switch {
+		case defaultSync.Match(t.Name):
+			if !found {
+				d.Sync = append(d.Sync, t)
+			}
 		case t.Visits < d.MinVisits:
 			if !found {
 				d.Ineligible = append(d.Ineligible, t)
