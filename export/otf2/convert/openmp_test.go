@@ -1,6 +1,7 @@
 package convert
 
 import (
+	"reflect"
 	"regexp"
 	"testing"
 	"time"
@@ -127,6 +128,37 @@ func TestOMPRoleWords(t *testing.T) {
 	} {
 		if got := ompRole(name); got != want {
 			t.Errorf("ompRole(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
+
+// TestOpenMPThreadTeam checks the thread events of a parallel region:
+// ThreadFork and ThreadJoin around it on the thread that starts it, and
+// ThreadTeamBegin/End around each member's implicit task, on a team
+// communicator of both threads.
+func TestOpenMPThreadTeam(t *testing.T) {
+	files := []*tracefile.File{ompTrace(t)}
+	anchor, st := export(t, files, otf2.Options{})
+	checkArchive(t, anchor, files)
+	_, threads := checkArchiveThreads(t, anchor, files)
+	want := map[uint64][]string{
+		0: {"THREAD_FORK 20 OPENMP 2", `THREAD_TEAM_BEGIN 21 "Rank 0 thread 0 team"`, `THREAD_TEAM_END 81 "Rank 0 thread 0 team"`, "THREAD_JOIN 90 OPENMP"},
+		1: {`THREAD_TEAM_BEGIN 22 "Rank 0 thread 0 team"`, `THREAD_TEAM_END 80 "Rank 0 thread 0 team"`},
+	}
+	if !reflect.DeepEqual(threads, want) {
+		t.Errorf("thread events\n got %q\nwant %q", threads, want)
+	}
+	if st.ThreadTeams != 1 || st.TasksWithoutTeam != 0 {
+		t.Errorf("stats %+v: want 1 team, no task without one", st)
+	}
+	defs := definitions(t, anchor)
+	for _, want := range []string{
+		`GROUP .* Type: COMM_LOCATIONS, Paradigm: OPENMP, .*2 Members: "thread 0" <0>, "thread 1" <1>`,
+		`GROUP .* Type: COMM_GROUP, Paradigm: OPENMP, .*2 Members: 0 \("thread 0" <0>\), 1 \("thread 1" <1>\)`,
+		`COMM .* Name: "Rank 0 thread 0 team"`,
+	} {
+		if !regexp.MustCompile(want).MatchString(defs) {
+			t.Errorf("definitions lack %s:\n%s", want, defs)
 		}
 	}
 }
