@@ -1,6 +1,7 @@
 package convert
 
 import (
+	"math"
 	"reflect"
 	"regexp"
 	"testing"
@@ -159,6 +160,70 @@ func TestOpenMPThreadTeam(t *testing.T) {
 	} {
 		if !regexp.MustCompile(want).MatchString(defs) {
 			t.Errorf("definitions lack %s:\n%s", want, defs)
+		}
+	}
+}
+
+// TestOpenMPNestedTeams checks a nested parallel region: thread 1 of the
+// outer team forks an inner team with thread 1:1, whose implicit tasks
+// fall in both regions' times and belong to the tighter one; an implicit
+// task outside any parallel region gets no team and is counted.
+func TestOpenMPNestedTeams(t *testing.T) {
+	b := tracetest.NewBuilder("omp", "node", 3, time.Unix(100, 0), "main",
+		"!$omp parallel outer @a.c:10", "!$omp implicit task outer",
+		"!$omp parallel inner @a.c:20", "!$omp implicit task inner")
+	for i := 1; i < len(b.Trace.Regions); i++ {
+		b.Trace.Regions[i].Paradigm = tracefile.ParadigmOpenMP
+	}
+	t0, t1, t11, stray := b.Location("thread 0"), b.Location("thread 1"), b.Location("thread 1:1"), b.Location("thread 9")
+	t0.Enter(0, 1)
+	t0.Enter(10, 2)
+	t0.Enter(11, 3)
+	t1.Enter(12, 3)
+	t1.Enter(20, 4)
+	t1.Enter(21, 5)
+	t11.Enter(22, 5)
+	t11.Leave(58)
+	t1.Leave(59)
+	t1.Leave(60)
+	t1.Leave(88)
+	t0.Leave(89)
+	t0.Leave(90)
+	stray.Enter(95, 3)
+	stray.Leave(99)
+	t0.Leave(100)
+	files := []*tracefile.File{b.Write(t, t.TempDir())}
+	anchor, st := export(t, files, otf2.Options{})
+	checkArchive(t, anchor, files)
+	_, threads := checkArchiveThreads(t, anchor, files)
+	const outer, inner = `"Rank 3 thread 0 team"`, `"Rank 3 thread 1 team"`
+	want := map[uint64][]string{
+		0: {"THREAD_FORK 10 OPENMP 2", "THREAD_TEAM_BEGIN 11 " + outer, "THREAD_TEAM_END 89 " + outer, "THREAD_JOIN 90 OPENMP"},
+		1: {"THREAD_TEAM_BEGIN 12 " + outer, "THREAD_FORK 20 OPENMP 2", "THREAD_TEAM_BEGIN 21 " + inner,
+			"THREAD_TEAM_END 59 " + inner, "THREAD_JOIN 60 OPENMP", "THREAD_TEAM_END 88 " + outer},
+		2: {"THREAD_TEAM_BEGIN 22 " + inner, "THREAD_TEAM_END 58 " + inner},
+	}
+	if !reflect.DeepEqual(threads, want) {
+		t.Errorf("thread events\n got %q\nwant %q", threads, want)
+	}
+	if st.ThreadTeams != 2 || st.TasksWithoutTeam != 1 {
+		t.Errorf("stats %+v: want 2 teams, 1 task without one", st)
+	}
+	defs := definitions(t, anchor)
+	for _, want := range []string{
+		`GROUP .* Type: COMM_LOCATIONS, Paradigm: OPENMP, .*3 Members: "thread 0" <0>, "thread 1" <1>, "thread 1:1" <2>`,
+		`GROUP .* Type: COMM_GROUP, Paradigm: OPENMP, .*2 Members: 1 \("thread 1" <1>\), 2 \("thread 1:1" <2>\)`,
+	} {
+		if !regexp.MustCompile(want).MatchString(defs) {
+			t.Errorf("definitions lack %s:\n%s", want, defs)
+		}
+	}
+}
+
+func TestThreadNumber(t *testing.T) {
+	for name, want := range map[string]int{"thread 3": 3, "thread 1:2": 2, "thread 0:1:4": 4, "main": math.MaxInt32 + 7, "thread x": math.MaxInt32 + 7} {
+		if got := threadNumber(name, 7); got != want {
+			t.Errorf("threadNumber(%q) = %d, want %d", name, got, want)
 		}
 	}
 }
