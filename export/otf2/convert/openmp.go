@@ -83,10 +83,12 @@ func ompRole(name string) otf2.RegionRole {
 // ThreadTeamBegin/End around each member's implicit task, naming a
 // communicator of the team's locations. The trace does not name a task's
 // team, so the export derives it from time: an implicit task belongs to
-// the tightest parallel region of its file that encloses it. Sibling
-// nested regions whose times overlap each other could claim the same
-// task; a task that two regions of the same length enclose is left without
-// a team and counted (Stats.TasksWithoutTeam).
+// the parallel region that encloses it: on its own location the innermost
+// one (the forking thread's own implicit task), for a nested team's thread
+// "thread p:n" the innermost on "thread p", and else the tightest of the
+// file. A task that two regions of the same length enclose is left without
+// a team and counted (Stats.TasksWithoutTeam), as is a region whose
+// forking thread's own implicit task is missing (shed by the buffer).
 
 // ompKind is what a region is to the team derivation.
 type ompKind uint8
@@ -231,33 +233,63 @@ func (x *exporter) planOpenMP() error {
 			}
 			plan.forks[k] = make([]uint32, len(pars[k]))
 		}
+		// enclosing returns the innermost parallel region of location l
+		// that encloses t, -1 if none.
+		enclosing := func(l int, t interval) int {
+			ps := pars[l]
+			// The last parallel region of l that begins at or before the
+			// task, then its enclosing ones.
+			n, _ := slices.BinarySearchFunc(ps, t.begin, func(p interval, b uint64) int {
+				if p.begin <= b {
+					return -1
+				}
+				return 1
+			})
+			for n--; n >= 0; n = ps[n].parent {
+				if ps[n].begin <= t.begin && t.end <= ps[n].end {
+					return n
+				}
+			}
+			return -1
+		}
+		byName := map[string]int{}
+		for k, l := range f.Locations {
+			byName[l.Name] = k
+		}
 		for _, t := range tasks {
 			best, bestLoc, tie := -1, -1, false
-			for l, ps := range pars {
-				// The last parallel region of l that begins at or before
-				// the task, then its enclosing ones.
-				n, _ := slices.BinarySearchFunc(ps, t.begin, func(p interval, b uint64) int {
-					if p.begin <= b {
-						return -1
-					}
-					return 1
-				})
-				for n--; n >= 0; n = ps[n].parent {
-					p := &ps[n]
-					if p.begin <= t.begin && t.end <= p.end {
-						if best >= 0 {
-							b := &pars[bestLoc][best]
-							switch {
-							case p.end-p.begin < b.end-b.begin:
-								best, bestLoc, tie = n, l, false
-							case p.end-p.begin == b.end-b.begin:
-								tie = true
-							}
-						} else {
-							best, bestLoc = n, l
-						}
-						break
-					}
+			// The forking thread's own implicit task lies directly in its
+			// parallel region; a nested team's thread "thread p:n" was
+			// forked by "thread p". Only the others are told by time.
+			cands := []int(nil)
+			if n := enclosing(t.loc, t); n >= 0 {
+				best, bestLoc = n, t.loc
+			} else if name := f.Locations[t.loc].Name; strings.HasPrefix(name, "thread ") && strings.Contains(name, ":") {
+				if k, ok := byName[name[:strings.LastIndexByte(name, ':')]]; ok {
+					cands = []int{k}
+				}
+			}
+			if best < 0 && cands == nil {
+				for l := range pars {
+					cands = append(cands, l)
+				}
+			}
+			for _, l := range cands {
+				n := enclosing(l, t)
+				if n < 0 {
+					continue
+				}
+				p := &pars[l][n]
+				if best < 0 {
+					best, bestLoc = n, l
+					continue
+				}
+				b := &pars[bestLoc][best]
+				switch {
+				case p.end-p.begin < b.end-b.begin:
+					best, bestLoc, tie = n, l, false
+				case p.end-p.begin == b.end-b.begin:
+					tie = true
 				}
 			}
 			if best < 0 || tie {
@@ -297,8 +329,7 @@ func (x *exporter) planOpenMP() error {
 				if !ok {
 					ti = len(teams)
 					teamIdx[key] = ti
-					teams = append(teams, team{file: i, members: members,
-						name: fmt.Sprintf("Rank %d %s team", f.Header.Rank, f.Locations[l].Name)})
+					teams = append(teams, team{file: i, members: members, name: teamName(f, members)})
 				}
 				for _, t := range p.tasks {
 					plan.teams[t.loc][t.ord] = teamOfLoc{comm: otf2.CommRef(ti), ok: true}
@@ -399,4 +430,19 @@ func (x *exporter) ompEnter(i, k int, id uint32, o *openRegion, w *otf2.EventWri
 		}
 	}
 	return nil
+}
+
+// teamName names a team by its rank and members, the forking thread first:
+// "Rank 0 team thread 0, thread 1"; a large one by its first and last
+// member and its size.
+func teamName(f *tracefile.File, members []int) string {
+	name := func(k int) string { return f.Locations[k].Name }
+	if len(members) > 4 {
+		return fmt.Sprintf("Rank %d team %s ... %s (%d threads)", f.Header.Rank, name(members[0]), name(members[len(members)-1]), len(members))
+	}
+	names := make([]string, len(members))
+	for n, m := range members {
+		names[n] = name(m)
+	}
+	return fmt.Sprintf("Rank %d team %s", f.Header.Rank, strings.Join(names, ", "))
 }

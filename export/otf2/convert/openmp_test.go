@@ -143,8 +143,8 @@ func TestOpenMPThreadTeam(t *testing.T) {
 	checkArchive(t, anchor, files)
 	_, threads := checkArchiveThreads(t, anchor, files)
 	want := map[uint64][]string{
-		0: {"THREAD_FORK 20 OPENMP 2", `THREAD_TEAM_BEGIN 21 "Rank 0 thread 0 team"`, `THREAD_TEAM_END 81 "Rank 0 thread 0 team"`, "THREAD_JOIN 90 OPENMP"},
-		1: {`THREAD_TEAM_BEGIN 22 "Rank 0 thread 0 team"`, `THREAD_TEAM_END 80 "Rank 0 thread 0 team"`},
+		0: {"THREAD_FORK 20 OPENMP 2", `THREAD_TEAM_BEGIN 21 "Rank 0 team thread 0, thread 1"`, `THREAD_TEAM_END 81 "Rank 0 team thread 0, thread 1"`, "THREAD_JOIN 90 OPENMP"},
+		1: {`THREAD_TEAM_BEGIN 22 "Rank 0 team thread 0, thread 1"`, `THREAD_TEAM_END 80 "Rank 0 team thread 0, thread 1"`},
 	}
 	if !reflect.DeepEqual(threads, want) {
 		t.Errorf("thread events\n got %q\nwant %q", threads, want)
@@ -156,7 +156,7 @@ func TestOpenMPThreadTeam(t *testing.T) {
 	for _, want := range []string{
 		`GROUP .* Type: COMM_LOCATIONS, Paradigm: OPENMP, .*2 Members: "thread 0" <0>, "thread 1" <1>`,
 		`GROUP .* Type: COMM_GROUP, Paradigm: OPENMP, .*2 Members: 0 \("thread 0" <0>\), 1 \("thread 1" <1>\)`,
-		`COMM .* Name: "Rank 0 thread 0 team"`,
+		`COMM .* Name: "Rank 0 team thread 0, thread 1"`,
 	} {
 		if !regexp.MustCompile(want).MatchString(defs) {
 			t.Errorf("definitions lack %s:\n%s", want, defs)
@@ -164,10 +164,11 @@ func TestOpenMPThreadTeam(t *testing.T) {
 	}
 }
 
-// TestOpenMPNestedTeams checks a nested parallel region: thread 1 of the
-// outer team forks an inner team with thread 1:1, whose implicit tasks
-// fall in both regions' times and belong to the tighter one; an implicit
-// task outside any parallel region gets no team and is counted.
+// TestOpenMPNestedTeams checks nested parallel regions: threads 0 and 1
+// of the outer team each fork an inner team, with threads 0:1 and 1:1.
+// Thread 1:1's implicit task lies in both inner regions' times, thread 0's
+// the tighter: its name says it is thread 1's. An implicit task outside
+// any parallel region gets no team and is counted.
 func TestOpenMPNestedTeams(t *testing.T) {
 	b := tracetest.NewBuilder("omp", "node", 3, time.Unix(100, 0), "main",
 		"!$omp parallel outer @a.c:10", "!$omp implicit task outer",
@@ -175,15 +176,21 @@ func TestOpenMPNestedTeams(t *testing.T) {
 	for i := 1; i < len(b.Trace.Regions); i++ {
 		b.Trace.Regions[i].Paradigm = tracefile.ParadigmOpenMP
 	}
-	t0, t1, t11, stray := b.Location("thread 0"), b.Location("thread 1"), b.Location("thread 1:1"), b.Location("thread 9")
+	t0, t1, t11, stray, t01 := b.Location("thread 0"), b.Location("thread 1"), b.Location("thread 1:1"), b.Location("thread 9"), b.Location("thread 0:1")
 	t0.Enter(0, 1)
 	t0.Enter(10, 2)
 	t0.Enter(11, 3)
 	t1.Enter(12, 3)
 	t1.Enter(20, 4)
 	t1.Enter(21, 5)
-	t11.Enter(22, 5)
-	t11.Leave(58)
+	t0.Enter(30, 4)
+	t0.Enter(31, 5)
+	t01.Enter(32, 5)
+	t11.Enter(33, 5)
+	t11.Leave(47)
+	t01.Leave(48)
+	t0.Leave(49)
+	t0.Leave(50)
 	t1.Leave(59)
 	t1.Leave(60)
 	t1.Leave(88)
@@ -196,23 +203,26 @@ func TestOpenMPNestedTeams(t *testing.T) {
 	anchor, st := export(t, files, otf2.Options{})
 	checkArchive(t, anchor, files)
 	_, threads := checkArchiveThreads(t, anchor, files)
-	const outer, inner = `"Rank 3 thread 0 team"`, `"Rank 3 thread 1 team"`
+	const outer, inner0, inner1 = `"Rank 3 team thread 0, thread 1"`, `"Rank 3 team thread 0, thread 0:1"`, `"Rank 3 team thread 1, thread 1:1"`
 	want := map[uint64][]string{
-		0: {"THREAD_FORK 10 OPENMP 2", "THREAD_TEAM_BEGIN 11 " + outer, "THREAD_TEAM_END 89 " + outer, "THREAD_JOIN 90 OPENMP"},
-		1: {"THREAD_TEAM_BEGIN 12 " + outer, "THREAD_FORK 20 OPENMP 2", "THREAD_TEAM_BEGIN 21 " + inner,
-			"THREAD_TEAM_END 59 " + inner, "THREAD_JOIN 60 OPENMP", "THREAD_TEAM_END 88 " + outer},
-		2: {"THREAD_TEAM_BEGIN 22 " + inner, "THREAD_TEAM_END 58 " + inner},
+		0: {"THREAD_FORK 10 OPENMP 2", "THREAD_TEAM_BEGIN 11 " + outer,
+			"THREAD_FORK 30 OPENMP 2", "THREAD_TEAM_BEGIN 31 " + inner0, "THREAD_TEAM_END 49 " + inner0, "THREAD_JOIN 50 OPENMP",
+			"THREAD_TEAM_END 89 " + outer, "THREAD_JOIN 90 OPENMP"},
+		1: {"THREAD_TEAM_BEGIN 12 " + outer, "THREAD_FORK 20 OPENMP 2", "THREAD_TEAM_BEGIN 21 " + inner1,
+			"THREAD_TEAM_END 59 " + inner1, "THREAD_JOIN 60 OPENMP", "THREAD_TEAM_END 88 " + outer},
+		2: {"THREAD_TEAM_BEGIN 33 " + inner1, "THREAD_TEAM_END 47 " + inner1},
+		4: {"THREAD_TEAM_BEGIN 32 " + inner0, "THREAD_TEAM_END 48 " + inner0},
 	}
 	if !reflect.DeepEqual(threads, want) {
 		t.Errorf("thread events\n got %q\nwant %q", threads, want)
 	}
-	if st.ThreadTeams != 2 || st.TasksWithoutTeam != 1 {
-		t.Errorf("stats %+v: want 2 teams, 1 task without one", st)
+	if st.ThreadTeams != 3 || st.TasksWithoutTeam != 1 {
+		t.Errorf("stats %+v: want 3 teams, 1 task without one", st)
 	}
 	defs := definitions(t, anchor)
 	for _, want := range []string{
-		`GROUP .* Type: COMM_LOCATIONS, Paradigm: OPENMP, .*3 Members: "thread 0" <0>, "thread 1" <1>, "thread 1:1" <2>`,
-		`GROUP .* Type: COMM_GROUP, Paradigm: OPENMP, .*2 Members: 1 \("thread 1" <1>\), 2 \("thread 1:1" <2>\)`,
+		`GROUP .* Type: COMM_LOCATIONS, Paradigm: OPENMP, .*4 Members: "thread 0" <0>, "thread 1" <1>, "thread 0:1" <4>, "thread 1:1" <2>`,
+		`GROUP .* Type: COMM_GROUP, Paradigm: OPENMP, .*2 Members: 1 \("thread 1" <1>\), 3 \("thread 1:1" <2>\)`,
 	} {
 		if !regexp.MustCompile(want).MatchString(defs) {
 			t.Errorf("definitions lack %s:\n%s", want, defs)
