@@ -12,13 +12,16 @@ import (
 )
 
 // The autoinst section: examples/cxx-mpi, a C++ MPI code whose hot loops
-// call small inline accessors, on two ranks, built four ways through its
-// Makefile: plain (CXX=mpicxx); by hmbtrace-instrument with
+// call small inline accessors, on two ranks, built five ways through its
+// Makefile: plain (CXX=mpicxx); by hmbtrace-instrument --no-plugin with
 // --no-exclude-system and HMB_THROTTLE=0 (everything instrumented, the
 // standard library too, nothing switched off: what -finstrument-functions
-// alone gives); by hmbtrace-instrument with its defaults; and by
-// hmbtrace-instrument --filter with the filter `hmbtrace score -g` wrote
-// from a first run of the defaults (run with it as HMB_FILTER_FILE too).
+// alone gives); by hmbtrace-instrument --no-plugin with its other defaults
+// (-finstrument-functions, system headers excluded, throttling); by
+// hmbtrace-instrument with its defaults (GCC: the plugin, which
+// instruments after inlining); and by hmbtrace-instrument --filter with the
+// filter `hmbtrace score -g` wrote from a first run of the defaults (run
+// with it as HMB_FILTER_FILE too).
 // Metrics: rank 0's time-step loop (what the instrumentation costs) and
 // the whole mpirun (MPI's start and the trace's writing included).
 func runAutoinst(o *options, r *report) error {
@@ -60,7 +63,11 @@ func runAutoinst(o *options, r *report) error {
 	if err != nil {
 		return err
 	}
-	full, err := build("full", inst, "--no-exclude-system", "mpicxx")
+	full, err := build("full", inst, "--no-plugin", "--no-exclude-system", "mpicxx")
+	if err != nil {
+		return err
+	}
+	noPlugin, err := build("no-plugin", inst, "--no-plugin", "mpicxx")
 	if err != nil {
 		return err
 	}
@@ -84,7 +91,8 @@ func runAutoinst(o *options, r *report) error {
 	const (
 		sPlain    = "plain mpicxx"
 		sFull     = "everything instrumented, no throttling"
-		sDefaults = "hmbtrace-instrument defaults"
+		sNoPlugin = "-finstrument-functions defaults (--no-plugin)"
+		sDefaults = "hmbtrace-instrument defaults (GCC plugin)"
 		sScored   = "after score -g"
 	)
 	subjects := []struct {
@@ -93,6 +101,7 @@ func runAutoinst(o *options, r *report) error {
 	}{
 		{sPlain, plain, nil},
 		{sFull, full, []string{"HMB_THROTTLE=0"}},
+		{sNoPlugin, noPlugin, nil},
 		{sDefaults, defaults, nil},
 		{sScored, scored, []string{"HMB_FILTER_FILE=" + flt}},
 	}

@@ -75,8 +75,8 @@ func TestDepthReductionRevokesSealedBinsOfEveryLocation(t *testing.T) {
 		lv.Leave(tm, 0, 1)
 	}
 	red := p.Reductions()
-	if len(red) != 1 || red[0].Reason != ByDepth || red[0].Depth != 3 || red[0].Bins != 4 {
-		t.Fatalf("reductions %+v, want one closing depth 3 with 4 sealed bins", red)
+	if len(red) != 1 || red[0].Reason != ByDepth || red[0].Depth != 3 || red[0].Bins != 5 || red[0].Pending != 1 {
+		t.Fatalf("reductions %+v, want one closing depth 3 with 4 sealed bins and a's current one freed, b's pending", red)
 	}
 	if a.Limit != 3 {
 		t.Errorf("a sees limit %d, want 3", a.Limit)

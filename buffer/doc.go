@@ -17,6 +17,23 @@
 // every sealed bin of the closed levels of every hierarchy at once: sealed
 // bins never change again, so their owners need not be asked. A level's
 // current bin is its owner's; the owner hands it back on its next probe,
-// when it sees the new epoch, or Finalize does. An event that finds no bin is
-// dropped and counted, never waited for.
+// when it sees the new epoch, or Finalize does.
+//
+// # Closing no more than needed
+//
+// A reduction closes one level (one depth, or one class) at a time and
+// stops as soon as a bin is free or on its way back: the current bins of
+// the closed levels that other writers hold count as freed. The writer
+// that needed a bin then waits for them, with the mutex released
+// (runtime.Gosched, then sleeps of at most 1 ms), rather than close more
+// levels or drop its record: a record at a depth the trace keeps is not
+// dropped for want of a bin while bins are coming back, so a depth-reduced
+// trace holds everything down to its depth limit. The wait is bounded
+// (DefaultWaitLimit, or SetWaitLimit): owners that have not probed by then
+// are counted idle, no take waits for their bins again until they sync,
+// and the reduction closes the next level up. That is the one case where
+// it closes more than it must, and where a record may still be dropped
+// (counted as no-bin) if even that frees nothing. A writer that is
+// finished or about to sleep calls Hierarchy.Release, which seals its
+// partly filled bins so that a reduction takes them at once.
 package buffer

@@ -24,6 +24,12 @@ type Hierarchy struct {
 	windowed   bool
 	windowTime uint64
 	windowSeq  uint32
+
+	// Under the pool's mutex: current bins of closed levels this
+	// hierarchy's writer has not handed back yet, and whether a take gave
+	// up waiting for them (Pool.idleLocked). Both clear when it syncs.
+	pending int
+	idle    bool
 }
 
 // Open reports whether records at depth of class c are kept, in the view of
@@ -64,10 +70,11 @@ func (h *Hierarchy) syncLocked() {
 		for _, lv := range row {
 			if lv != nil && lv.closed && lv.cur >= 0 {
 				p.handBackLocked(lv)
-				p.pending--
+				p.returnedLocked(h)
 			}
 		}
 	}
+	h.idle = false
 }
 
 func (h *Hierarchy) syncViewLocked() {
@@ -206,5 +213,30 @@ func (lv *Level) Bins(f func(data []byte, records uint32)) {
 	for b := lv.head; b >= 0; b = p.meta[b].next {
 		m := &p.meta[b]
 		f(p.binBytes(b)[:m.used], m.records)
+	}
+}
+
+// Release hands the writer's current bins to the pool, for a writer that
+// will not record for a long time or ever again (a goroutine that is done,
+// a thread about to wait): it seals those of open levels, so that a
+// reduction can revoke them without waiting for it, and hands back those of
+// closed levels. The writer may record again later; its levels then take
+// new bins.
+func (h *Hierarchy) Release() {
+	p := h.pool
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	h.syncLocked()
+	for _, row := range h.levels {
+		for _, lv := range row {
+			switch {
+			case lv == nil || lv.cur < 0:
+			case lv.n == 0:
+				p.freeLocked(lv.cur, lv)
+				lv.cur, lv.bin, lv.pos, lv.n = -1, nil, 0, 0
+			default:
+				p.sealLocked(lv)
+			}
+		}
 	}
 }

@@ -54,11 +54,15 @@ type Reduction struct {
 	Depth  int    // ByDepth: every depth >= Depth was closed
 	Class  Class  // ByClass: the class closed
 	Time   uint64 // reduced time of the record that triggered it
-	// Bins and Records count what was revoked at once: the sealed bins.
-	// Current bins follow when their owners see the reduction, and are
-	// counted in the levels' statistics. ByLast steps are merged into one
+	// Bins and Records count what was revoked at once: the sealed bins
+	// and the current bins of the location that reduced. Other current
+	// bins follow when their owners see the reduction (Pending), and their
+	// records are counted in the levels' statistics. ByLast steps are merged into one
 	// entry whose Steps says how many there were.
 	Bins    int
 	Records uint64
 	Steps   int
+	// Pending counts the current bins of the closed levels that their
+	// owners held, and hand back at their next probe: freed too, later.
+	Pending int
 }

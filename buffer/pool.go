@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"github.com/hmbtrace/hmbtrace/encode"
@@ -52,14 +53,26 @@ type Pool struct {
 	reductions  []Reduction
 	peakUsed    int
 	pending     int // current bins of closed levels their owners still hold
-	starved     int // takes that failed in a row
+	coming      int // those of pending whose owners are not idle: bins on their way back
+	waitLimit   time.Duration
+	waits       WaitStats
 }
 
-// starveLimit is how many takes in a row may fail while closed levels' bins
-// are still held by their owners before the next level is closed anyway.
-// Owners that probe hand their bins back within microseconds; this only
-// matters when they sleep.
-const starveLimit = 64
+// DefaultWaitLimit is how long a take waits at most for the bins of a
+// reduction that are on their way back before it counts their owners as
+// idle. Owners that probe hand them back within microseconds, or within a
+// few time slices of the scheduler when there are more of them than cores;
+// owners that sleep in a barrier or a receive do not, and the wait is paid
+// once for each time they fall idle, not once per event.
+const DefaultWaitLimit = 200 * time.Millisecond
+
+// WaitStats counts the takes that waited for bins on their way back.
+type WaitStats struct {
+	Waits    uint64        // takes that waited
+	TimedOut uint64        // of those, the ones that gave up on idle owners
+	Total    time.Duration // time spent waiting, in all
+	Longest  time.Duration // the longest wait
+}
 
 type binMeta struct {
 	next     int32
@@ -108,6 +121,8 @@ func NewPool(c Config) (*Pool, error) {
 		free:    make([]int32, n),
 		meta:    make([]binMeta, n),
 		limit:   [numGroups]int{math.MaxInt32, math.MaxInt32},
+
+		waitLimit: DefaultWaitLimit,
 	}
 	// Hand out low indices first: the memory they cover is touched first.
 	for i := range p.free {
@@ -148,18 +163,65 @@ func (p *Pool) binBytes(b int32) []byte {
 	return p.mem[lo : lo+p.binSize : lo+p.binSize]
 }
 
+// SetWaitLimit sets how long a take waits at most for bins on their way
+// back (DefaultWaitLimit unless set); 0 makes it not wait at all, as when
+// one goroutine drives several locations and no other will ever probe.
+func (p *Pool) SetWaitLimit(d time.Duration) {
+	p.mu.Lock()
+	p.waitLimit = max(d, 0)
+	p.mu.Unlock()
+}
+
+// Waits returns the statistics of the takes that waited.
+func (p *Pool) Waits() WaitStats {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.waits
+}
+
 // takeLocked gives lv a free bin, reducing if the pool is empty. It returns
-// false if no bin could be had.
+// false if no bin could be had: lv was closed meanwhile, recording stopped,
+// or the pool was finalized with none free. While the bins of a reduction
+// are on their way back it waits for them, with the mutex released, rather
+// than close another level (see the package's doc).
 func (p *Pool) takeLocked(lv *Level, t uint64) bool {
-	if len(p.free) == 0 && !p.final {
-		p.reduceLocked(lv.h, t)
-		lv.h.syncLocked() // the reduction may have closed lv itself
+	var start time.Time
+	for spins := 0; len(p.free) == 0 && !lv.closed && !p.stopped && !p.final; {
+		if p.coming == 0 {
+			p.reduceLocked(lv.h, t)
+			lv.h.syncLocked() // the reduction may have closed lv itself
+			if len(p.free) == 0 && p.coming == 0 {
+				break // nothing was left to reduce
+			}
+			continue
+		}
+		if start.IsZero() {
+			start = time.Now()
+			p.waits.Waits++
+		} else if time.Since(start) >= p.waitLimit || p.frozen.Load() {
+			// The owners sleep, or will not probe again: reduce as if
+			// their bins were gone.
+			p.idleLocked()
+			p.waits.TimedOut++
+			continue
+		}
+		p.mu.Unlock()
+		if spins++; spins < 16 {
+			runtime.Gosched()
+		} else {
+			time.Sleep(min(time.Duration(spins-15)*20*time.Microsecond, time.Millisecond))
+		}
+		p.mu.Lock()
+		lv.h.syncLocked() // hand back ours, if a reduction closed them meanwhile
+	}
+	if !start.IsZero() {
+		w := time.Since(start)
+		p.waits.Total += w
+		p.waits.Longest = max(p.waits.Longest, w)
 	}
 	if lv.closed || len(p.free) == 0 {
-		p.starved++
 		return false
 	}
-	p.starved = 0
 	b := p.free[len(p.free)-1]
 	p.free = p.free[:len(p.free)-1]
 	p.meta[b] = binMeta{next: -1, level: lv}
@@ -226,19 +288,27 @@ func (p *Pool) revokeChainLocked(lv *Level, why Reason) (bins int, records uint6
 
 // closeLocked marks lv closed and revokes its sealed bins. Its current bin
 // is its owner's: handed back at once if the owner is the one reducing
-// (trigger), else when the owner next syncs.
+// (trigger), else when the owner next syncs. It returns the bins and
+// records freed at once.
 func (p *Pool) closeLocked(lv *Level, why Reason, trigger *Hierarchy) (int, uint64) {
+	bins, records := 0, uint64(0)
 	if !lv.closed {
 		lv.closed, lv.closedBy = true, why
 		if lv.cur >= 0 {
 			if lv.h == trigger {
+				bins, records = 1, uint64(lv.n)
 				p.handBackLocked(lv)
 			} else {
 				p.pending++
+				lv.h.pending++
+				if !lv.h.idle {
+					p.coming++
+				}
 			}
 		}
 	}
-	return p.revokeChainLocked(lv, why)
+	sb, sr := p.revokeChainLocked(lv, why)
+	return bins + sb, records + sr
 }
 
 // handBackLocked returns the current bin of a closed level to the pool.
@@ -249,12 +319,35 @@ func (p *Pool) handBackLocked(lv *Level) {
 	lv.cur, lv.bin, lv.pos, lv.n = -1, nil, 0, 0
 }
 
+// returnedLocked accounts for a current bin of a closed level that h, its
+// owner, handed back.
+func (p *Pool) returnedLocked(h *Hierarchy) {
+	p.pending--
+	h.pending--
+	if !h.idle {
+		p.coming--
+	}
+}
+
+// idleLocked counts the owners of the bins on their way back as idle: a
+// take waited for them long enough. Their bins still come back when they
+// probe, but no take waits for them until they have.
+func (p *Pool) idleLocked() {
+	for _, h := range p.hier {
+		if h.pending > 0 && !h.idle {
+			h.idle = true
+			p.coming -= h.pending
+		}
+	}
+}
+
 // publishLocked makes a change of the closed set visible to the probes.
 func (p *Pool) publishLocked() { p.epoch.Add(1) }
 
 // reduceLocked frees bins according to the policy, for trigger, the
-// hierarchy that found the pool empty. It returns false if nothing could be
-// freed now.
+// hierarchy that found the pool empty, and no more than it must: it stops
+// as soon as a bin is free or on its way back. It returns false if nothing
+// could be freed.
 func (p *Pool) reduceLocked(trigger *Hierarchy, t uint64) bool {
 	switch p.policy {
 	case PolicyFirst:
@@ -267,8 +360,8 @@ func (p *Pool) reduceLocked(trigger *Hierarchy, t uint64) bool {
 	case PolicyLast:
 		return p.revokeOldestLocked(t)
 	}
-	if p.waitForPendingLocked() {
-		return false
+	if p.coming > 0 {
+		return true // bins are on their way back: close nothing more yet
 	}
 	if p.policy == PolicyClass {
 		for _, c := range p.order {
@@ -276,23 +369,12 @@ func (p *Pool) reduceLocked(trigger *Hierarchy, t uint64) bool {
 				continue
 			}
 			p.closeClassLocked(c, t, trigger)
-			if len(p.free) > 0 {
+			if len(p.free) > 0 || p.coming > 0 {
 				return true
-			}
-			if p.waitForPendingLocked() {
-				return false
 			}
 		}
 	}
 	return p.closeDeepestLocked(t, trigger)
-}
-
-// waitForPendingLocked reports whether a reduction should not close more
-// levels yet: closed levels' current bins are still held by owners that
-// will hand them back on their next probe. After starveLimit failed takes in
-// a row it gives up waiting, so that sleeping owners cannot starve the rest.
-func (p *Pool) waitForPendingLocked() bool {
-	return p.pending > 0 && p.starved < starveLimit
 }
 
 // CloseFrom closes calling depth d and every deeper one, of every class,
@@ -314,9 +396,10 @@ func (p *Pool) CloseFrom(d int, t uint64) {
 // regions, messages, collectives), so that these are kept longest. It
 // never closes depth 1 or 0: when they are all that is left, it stops
 // recording, keeping what the buffer holds (as PolicyFirst does).
-// If that frees nothing because its bins are all current bins still held by
-// their owners, the record that needed a bin is dropped instead of closing
-// more; after starveLimit such drops in a row, the next depth up is closed.
+// If that frees nothing now because its bins are all current bins still held
+// by their owners, those count as freed: the take that needed a bin waits
+// for them instead of closing more. Only bins of idle owners (see
+// idleLocked) do not count, and the next depth up is closed.
 func (p *Pool) closeDeepestLocked(t uint64, trigger *Hierarchy) bool {
 	for {
 		g, d := -1, -1
@@ -364,11 +447,8 @@ func (p *Pool) closeDeepestLocked(t uint64, trigger *Hierarchy) bool {
 			return false
 		}
 		p.closeDepthLocked(g, d, t, trigger)
-		if len(p.free) > 0 {
+		if len(p.free) > 0 || p.coming > 0 {
 			return true
-		}
-		if p.waitForPendingLocked() {
-			return false
 		}
 	}
 }
@@ -380,6 +460,7 @@ func (p *Pool) closeDeepestLocked(t uint64, trigger *Hierarchy) bool {
 // group, else ClassRegion.
 func (p *Pool) closeDepthLocked(g, d int, t uint64, trigger *Hierarchy) {
 	r := Reduction{Reason: ByDepth, Depth: d, Time: t, Steps: 1}
+	before := p.pending
 	switch g {
 	case groupAll:
 		for i := range p.limit {
@@ -402,6 +483,7 @@ func (p *Pool) closeDepthLocked(g, d int, t uint64, trigger *Hierarchy) {
 			}
 		}
 	}
+	r.Pending = p.pending - before
 	p.reductions = append(p.reductions, r)
 	p.publishLocked()
 }
@@ -410,6 +492,7 @@ func (p *Pool) closeDepthLocked(g, d int, t uint64, trigger *Hierarchy) {
 func (p *Pool) closeClassLocked(c Class, t uint64, trigger *Hierarchy) {
 	p.classClosed |= 1 << c
 	r := Reduction{Reason: ByClass, Class: c, Time: t, Steps: 1}
+	before := p.pending
 	for _, h := range p.hier {
 		for _, row := range h.levels {
 			if lv := row[c]; lv != nil {
@@ -419,6 +502,7 @@ func (p *Pool) closeClassLocked(c Class, t uint64, trigger *Hierarchy) {
 			}
 		}
 	}
+	r.Pending = p.pending - before
 	p.reductions = append(p.reductions, r)
 	p.publishLocked()
 }

@@ -67,7 +67,9 @@ func TestInstrumentCxxMPI(t *testing.T) {
 	tracetest.RequireTool(t, "mpicxx", "libopenmpi-dev")
 	bin := instrumentBin(t, build)
 	const np = 2
-	p := buildCxxMPI(t, bin)
+	// -finstrument-functions: with the GCC plugin (the default, below) the
+	// accessors are inlined and no regions, and there is nothing to throttle.
+	p := buildCxxMPI(t, bin, "--no-plugin")
 	outs, _ := mpirun(t, np, p.out, nil, p.path, "2000", "20")
 	if !strings.Contains(outs[0], "cxx-mpi: ranks=2 elements=2000 steps=20") {
 		t.Fatalf("rank 0 printed %q", outs[0])
@@ -127,9 +129,30 @@ func TestInstrumentCxxMPI(t *testing.T) {
 	}
 	checkOTF2Messages(t, otf2Print(t, "-Werror", filepath.Join(archive, "traces.otf2")), len(sends))
 
+	// With the GCC plugin: the same program, the same messages, no
+	// accessor a region.
+	pl := buildCxxMPI(t, bin)
+	plOuts, _ := mpirun(t, np, pl.out, nil, pl.path, "2000", "20")
+	// The result line; the others are timings.
+	result := regexp.MustCompile(`(?m)^cxx-mpi: ranks=.*$`)
+	if got, want := result.FindString(plOuts[0]), result.FindString(outs[0]); got != want || got == "" {
+		t.Errorf("with the plugin rank 0 printed %q, without %q", got, want)
+	}
+	for r, f := range rankFiles(t, pl.out, "cxx-mpi", np) {
+		enters := checkTrace(t, dump(t, f.Path), []string{"main", "MPI_Init", "MPI_Finalize", "MPI_Sendrecv", "MPI_Allreduce"}, []string{fmt.Sprintf("rank %d", r)})
+		for name := range enters {
+			if strings.HasPrefix(name, "Mesh::") && name != "Mesh::Mesh(int)" || systemRegion(name) {
+				t.Errorf("plugin: rank %d: %s is a region", r, name)
+			}
+		}
+		if enters["MPI_Sendrecv"] != 2*20 || enters["MPI_Allreduce"] != 3 {
+			t.Errorf("plugin: rank %d: %d Sendrecv and %d Allreduce, want 40 and 3", r, enters["MPI_Sendrecv"], enters["MPI_Allreduce"])
+		}
+	}
+
 	// The control: with the system headers instrumented, std::vector's
 	// operator[] is a region.
-	all := buildCxxMPI(t, bin, "--no-exclude-system")
+	all := buildCxxMPI(t, bin, "--no-plugin", "--no-exclude-system")
 	mpirun(t, np, all.out, nil, all.path, "200", "2")
 	found := false
 	for _, e := range dump(t, filepath.Join(all.out, "cxx-mpi.0.hmb")) {
@@ -170,20 +193,39 @@ func TestInstrumentFortran(t *testing.T) {
 	if enters["MAIN__"]+enters["main program"] != 1 {
 		t.Errorf("enters %v: want the main program once", enters)
 	}
-	sweeps, norms := 0, 0
-	for name, n := range enters {
-		// gfortran's module procedures: __relax_mod_MOD_sweep, or demangled
-		// relax_mod::sweep.
-		switch {
-		case strings.Contains(name, "relax_mod") && strings.HasSuffix(name, "sweep"):
-			sweeps += n
-		case strings.Contains(name, "relax_mod") && strings.HasSuffix(name, "norm"):
-			norms += n
-		}
+	// The GCC plugin instruments after inlining, and sweep, called from one
+	// place, may be inlined: then it is no region at all, else every call
+	// is one. TestGCCPluginFortran checks what is inlined and what is not;
+	// -finstrument-functions (--no-plugin) instruments sweep in any case.
+	if s := regionsLike(enters, "sweep"); s != 0 && s != 50 {
+		t.Errorf("enters %v: want 50 sweeps of relax_mod or none (inlined)", enters)
 	}
-	if sweeps != 50 || norms != 1 {
+	if msg, err := run(dir, nil, bin, "--no-plugin", "gfortran", "-O2", "-J", dir, "-c", src, "-o", obj); err != nil {
+		t.Fatalf("hmbtrace-instrument --no-plugin gfortran -c: %v\n%s", err, msg)
+	}
+	if msg, err := run(dir, nil, bin, "gfortran", "-o", p.path, obj); err != nil {
+		t.Fatalf("hmbtrace-instrument gfortran (link): %v\n%s", err, msg)
+	}
+	os.RemoveAll(p.out)
+	if out, _ := p.run(t, nil); !strings.Contains(out, "relax: steps=50") {
+		t.Fatalf("output %q", out)
+	}
+	enters = checkTrace(t, dump(t, filepath.Join(p.out, "relax.0.hmb")), nil, nil)
+	if sweeps, norms := regionsLike(enters, "sweep"), regionsLike(enters, "norm"); sweeps != 50 || norms != 1 {
 		t.Errorf("enters %v: want 50 sweeps and 1 norm of relax_mod", enters)
 	}
+}
+
+// regionsLike counts the enters of relax_mod's procedure proc: gfortran's
+// __relax_mod_MOD_proc, or demangled relax_mod::proc.
+func regionsLike(enters map[string]int, proc string) int {
+	n := 0
+	for name, c := range enters {
+		if strings.Contains(name, "relax_mod") && strings.HasSuffix(name, proc) {
+			n += c
+		}
+	}
+	return n
 }
 
 // errUntraced is a program that ran and wrote no trace.

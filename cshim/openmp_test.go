@@ -131,8 +131,9 @@ func checkOpenMP(t *testing.T, p program, n int, src string, perThread int) {
 	}
 
 	// The first barrier in each outer implicit task follows the loop in
-	// which thread t works t+1 units per iteration: the lighter thread waits
-	// longer. Sums over the rounds, compared, not timed.
+	// which thread t works t+1 units and sleeps t ms per iteration: the
+	// lighter thread waits longer, however loaded the machine (it cannot
+	// shorten the sleeps). Sums over the rounds, compared, not timed.
 	wait := map[string]int64{}
 	type open struct {
 		region string

@@ -1,5 +1,7 @@
 package filter
 
+import "sort"
+
 // ruleList holds an ordered list of INCLUDE/EXCLUDE rules in which the last
 // matching rule decides. Rules without wildcards (the bulk of a generated
 // filter) go into a map keyed by the name they match, so a filter of
@@ -50,4 +52,52 @@ func (l *ruleList) decide(name string) (matched, exclude bool) {
 		}
 	}
 	return matched, exclude
+}
+
+// Rule is one INCLUDE or EXCLUDE rule of a filter file.
+type Rule struct {
+	Exclude bool
+	// Pattern is an fnmatch(3) pattern without flags, as Score-P and
+	// MatchPattern read it: a name without wildcards comes back escaped.
+	Pattern string
+}
+
+// RegionRules returns the SCOREP_REGION_NAMES rules in file order, for a
+// tool that applies them elsewhere (hmbtrace-instrument's GCC plugin): the
+// last rule whose pattern matches a name decides, and a name none matches
+// is included. A rule that a later one for the same name overrides is
+// left out.
+func (f *Filter) RegionRules() []Rule {
+	if f == nil {
+		return nil
+	}
+	return f.regions.rules()
+}
+
+// FileRules returns the SCOREP_FILE_NAMES rules as RegionRules does.
+func (f *Filter) FileRules() []Rule {
+	if f == nil {
+		return nil
+	}
+	return f.files.rules()
+}
+
+func (l *ruleList) rules() []Rule {
+	type indexed struct {
+		index int
+		rule  Rule
+	}
+	all := make([]indexed, 0, len(l.literal)+len(l.wildcard))
+	for name, r := range l.literal {
+		all = append(all, indexed{r.index, Rule{Exclude: r.exclude, Pattern: EscapeName(name)}})
+	}
+	for _, r := range l.wildcard {
+		all = append(all, indexed{r.index, Rule{Exclude: r.exclude, Pattern: r.pattern}})
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].index < all[j].index })
+	out := make([]Rule, len(all))
+	for i, r := range all {
+		out[i] = r.rule
+	}
+	return out
 }

@@ -463,6 +463,20 @@ type Message struct {
 	Comm       CommID // the communicator, 0 if none given
 }
 
+// Done tells the measurement that the location's goroutine or thread will
+// not record for a long time, or ever again: it is finished, or about to
+// wait in a barrier. Call it from that goroutine. Its partly filled bins
+// then go to the buffer, where a reduction can take them at once; without
+// it a reduction that closes their levels waits for the location's next
+// probe, and after a bounded wait closes more than it had to. The location
+// may record again afterwards.
+func (l *Location) Done() {
+	if l == nil || l.closed || l.pool.Frozen() {
+		return
+	}
+	l.h.Release()
+}
+
 // ID returns the location's id, which names it as a message's peer.
 func (l *Location) ID() uint32 {
 	if l == nil {

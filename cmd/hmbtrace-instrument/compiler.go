@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -34,6 +35,8 @@ func (f family) String() string {
 type compilerInfo struct {
 	family     family
 	systemDirs []string // the compiler's system include directories
+	version    string   // GCC's version, as -dumpfullversion prints it
+	configured string   // GCC's "Configured with:" line
 }
 
 // env is what plan asks of the machine; the tests replace it.
@@ -45,10 +48,12 @@ type env struct {
 	lib func() (libInfo, error)
 	// exists reports whether a file exists.
 	exists func(path string) bool
+	// readFile reads a file.
+	readFile func(path string) ([]byte, error)
 }
 
 func newEnv() env {
-	return env{probe: runProbe, lib: findLibrary, exists: fileExists}
+	return env{probe: runProbe, lib: findLibrary, exists: fileExists, readFile: os.ReadFile}
 }
 
 // runProbe runs a compiler for what it says about itself; a hung compiler
@@ -64,7 +69,8 @@ func runProbe(compiler string, args ...string) ([]byte, error) {
 }
 
 var (
-	gccVersion   = regexp.MustCompile(`(?m)^gcc version \d`)
+	gccVersion   = regexp.MustCompile(`(?m)^gcc version (\d\S*)`)
+	gccConfig    = regexp.MustCompile(`(?m)^Configured with: .*$`)
 	clangVersion = regexp.MustCompile(`(?m)clang version \d`)
 )
 
@@ -89,6 +95,8 @@ func identify(e env, compiler string, l lang) compilerInfo {
 		info.family = familyClang
 	case gccVersion.Match(out):
 		info.family = familyGCC
+		info.version = string(gccVersion.FindSubmatch(out)[1])
+		info.configured = strings.TrimSpace(string(gccConfig.Find(out)))
 	}
 	in := false
 	for _, line := range strings.Split(string(out), "\n") {

@@ -16,6 +16,7 @@ import (
 // gccV is what gcc -v -E -x c++ /dev/null prints, shortened.
 const gccV = `Using built-in specs.
 Target: x86_64-linux-gnu
+Configured with: ../src/configure -v --with-pkgversion='Debian 12.2.0-14+deb12u1'
 gcc version 12.2.0 (Debian 12.2.0-14+deb12u1)
 #include "..." search starts here:
 #include <...> search starts here:
@@ -45,6 +46,12 @@ func fakeEnv(files ...string) (env, *[]string) {
 			return libInfo{libDir: "/opt/hmb/lib", includeDir: "/opt/hmb/include"}, nil
 		},
 		exists: func(path string) bool { return have[path] },
+		readFile: func(path string) ([]byte, error) {
+			if path == pluginDir+"/"+pluginVersion {
+				return []byte(pluginBuiltFor), nil
+			}
+			return nil, os.ErrNotExist
+		},
 	}, &probes
 }
 

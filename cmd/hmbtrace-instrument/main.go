@@ -6,10 +6,14 @@
 //	hmbtrace-instrument mpicxx -o lulesh lulesh.o
 //	make CC="hmbtrace-instrument mpicc" FC="hmbtrace-instrument mpif90"
 //
-// On a compile it adds -finstrument-functions, with the functions of system
-// headers (the C++ standard library, the system's libraries) excluded, and
-// with the exact names a filter file excludes dropped at compile time where
-// the compiler can do so without dropping more. On a link it appends, after
+// On a compile with GCC (gcc, g++, gfortran and MPI wrappers around them) it
+// loads hmbtrace's GCC plugin, which instruments functions after inlining
+// with the -finstrument-functions hooks, leaves out the functions of system
+// headers (the C++ standard library, the system's libraries) and applies a
+// filter file exactly. Without the plugin, and for other compilers, it adds
+// -finstrument-functions, with system headers excluded and the exact names
+// a filter file excludes dropped where the compiler can do so without
+// dropping more. On a link it appends, after
 // the objects, libhmbtrace and what the program needs of it: the MPI
 // wrappers for an MPI compiler, the OpenMP adapter for -fopenmp, and
 // flags that make hmbtrace's instrumentation hooks win over glibc's no-op
@@ -39,8 +43,13 @@ hmbtrace. Examples:
   make CC="hmbtrace-instrument mpicc" CXX="hmbtrace-instrument mpicxx"
   CC="hmbtrace-instrument mpicc" cmake ..
 
-Compiling (-c, -S, or sources given to a link) adds -finstrument-functions;
-the functions of system headers (the C++ standard library, headers in the
+Compiling (-c, -S, or sources given to a link) instruments the functions of
+the program. With GCC (gcc, g++, gfortran, MPI wrappers around them) the
+hmbtrace GCC plugin does it after inlining: an inlined function costs
+nothing, a function with an out-of-line body is traced. Otherwise (another
+compiler, --no-plugin, -flto, no plugin installed) it adds
+-finstrument-functions, which with GCC also instruments every inlined copy.
+The functions of system headers (the C++ standard library, headers in the
 compiler's system include directories and -isystem ones) are not
 instrumented. Linking appends libhmbtrace after the objects, with the MPI
 wrappers (libhmbtrace-mpi) for an MPI compiler wrapper and the OpenMP adapter
@@ -49,11 +58,13 @@ for -fopenmp when it is installed. -E, -M, -MM and queries run unchanged.
 Options (before the compiler):
   --user               no compiler instrumentation: only the hmb_* API calls of
                        the program are traced (the library is still linked)
-  --filter FILE        a Score-P filter file (default: $HMB_FILTER_FILE); with
-                       GCC the exact names it excludes are not instrumented at
-                       all, where GCC's substring match drops nothing else; the
-                       run-time filter (HMB_FILTER_FILE) applies the whole file
+  --filter FILE        a Score-P filter file (default: $HMB_FILTER_FILE); the
+                       GCC plugin leaves out exactly what it excludes (without
+                       the plugin, GCC drops the exact names it excludes where
+                       its substring match drops nothing else); the run-time
+                       filter (HMB_FILTER_FILE) applies the whole file
   --no-exclude-system  instrument the functions of system headers too
+  --no-plugin          with GCC, use -finstrument-functions, not the plugin
   --verbose            print the command that runs
   --version            print the version
   -h, --help           this help
@@ -67,6 +78,7 @@ type options struct {
 	user            bool
 	verbose         bool
 	noExcludeSystem bool
+	noPlugin        bool
 	filterFile      string
 }
 
@@ -143,6 +155,8 @@ loop:
 			o.verbose = true
 		case a == "--no-exclude-system":
 			o.noExcludeSystem = true
+		case a == "--no-plugin":
+			o.noPlugin = true
 		case a == "--filter":
 			if i+1 >= len(args) {
 				return o, nil, errors.New("--filter needs a file")

@@ -90,6 +90,11 @@ func instrumentFlags(o options, c *cmdline, e env) ([]string, []note, error) {
 	}
 	switch info.family {
 	case familyGCC:
+		pflags, n, ok := gccPluginFlags(o, c, info, f, e)
+		notes = append(notes, n...)
+		if ok {
+			return pflags, notes, nil
+		}
 		flags := []string{"-finstrument-functions"}
 		// Fortran has no headers with code in them: nothing to exclude.
 		if !o.noExcludeSystem && l != langFortran {

@@ -8,11 +8,14 @@
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 static volatile double sink;
 
-/* spin does n units of work. */
-static double spin(long n)
+/* spin does n units of work. Out of line, so that instrumenting after
+   inlining (hmbtrace's GCC plugin, Clang's -after-inlining) keeps it a
+   region too. */
+__attribute__((noinline)) static double spin(long n)
 {
 	double x = 0;
 	for (long i = 0; i < n; i++) {
@@ -35,10 +38,16 @@ int main(int argc, char **argv)
 		{
 			int me = omp_get_thread_num();
 			int n = omp_get_num_threads();
-			/* Imbalance: thread t works (t+1) units per iteration. */
+			/* Imbalance: thread t works (t+1) units per iteration, and
+			   sleeps t ms: a loaded machine slows spinning threads
+			   unevenly but cannot shorten a sleep, so the lighter
+			   thread arrives first at the barrier however busy the
+			   cores are. */
 #pragma omp for schedule(static)
 			for (int i = 0; i < 4 * n; i++) {
 				sink = spin(unit * (me + 1));
+				struct timespec ts = {0, 1000000L * me};
+				nanosleep(&ts, NULL);
 			}
 #pragma omp critical
 			counted++;

@@ -18,6 +18,8 @@ program ompf
     !$omp do schedule(static)
     do i = 1, 4 * n
       call spin(1000000 * (me + 1))
+      ! and sleep me ms: a loaded machine cannot shorten a sleep (omp.c)
+      call sleep_us(1000 * me)
     end do
     !$omp end do
     !$omp critical
@@ -52,6 +54,19 @@ program ompf
   call omp_destroy_lock(lck)
   print '(a,i0,a,f0.0,a,i0)', 'counted ', counted, ' sum ', s, ' tasks ', tasks
 contains
+  subroutine sleep_us(us)
+    use iso_c_binding, only: c_int
+    integer, intent(in) :: us
+    interface
+      integer(c_int) function usleep(u) bind(c, name='usleep')
+        import :: c_int
+        integer(c_int), value :: u
+      end function usleep
+    end interface
+    integer(c_int) :: rc
+    rc = usleep(int(us, c_int))
+  end subroutine sleep_us
+
   subroutine spin(k)
     integer, intent(in) :: k
     integer :: j

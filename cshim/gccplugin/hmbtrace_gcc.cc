@@ -1,0 +1,495 @@
+// hmbtrace-gcc: a GCC plugin that instruments functions after inlining.
+//
+// -finstrument-functions adds the entry and exit hooks while the front end
+// gimplifies a function, before anything is inlined, so every inlined copy
+// of a small accessor keeps its two hook calls in the caller's hot loop, and
+// the calls stop the loop from being vectorised. This plugin adds the same
+// hooks, __cyg_profile_func_enter(this_fn, call_site) at entry and
+// __cyg_profile_func_exit(this_fn, call_site) before every return and on
+// the way out of an exception, in a pass that runs after IPA inlining: a
+// function is traced where it still has an out-of-line body, and inlined
+// copies cost nothing. Score-P's GCC plugin works the same way (Knüpfer et
+// al.); this one is written from GCC's plugin API alone.
+//
+// Arguments (-fplugin-arg-hmbtrace-gcc-NAME[=VALUE]):
+//   keep-system   also instrument functions from system headers
+//   system-dir=DIR  (repeatable) headers whose path contains DIR count as
+//                 system headers too, as -finstrument-functions-exclude-
+//                 file-list matches: hmbtrace-instrument passes the
+//                 directories an MPI wrapper adds with -I
+//   rules=FILE    the filter's rules, written by hmbtrace-instrument from a
+//                 Score-P filter file: one rule a line,
+//                   region exclude|include PATTERN
+//                   file exclude|include PATTERN
+//                 evaluated in order, the last matching rule of a kind
+//                 deciding, with fnmatch(3) patterns; a function is left
+//                 out when its file or its name is excluded (Score-P's rule).
+//   verbose       print each function's decision on stderr
+
+#include "gcc-plugin.h"
+#include "plugin-version.h"
+#include "tree.h"
+#include "stringpool.h"
+#include "tree-pass.h"
+#include "context.h"
+#include "function.h"
+#include "basic-block.h"
+#include "cfghooks.h"
+#include "cfgloop.h"
+#include "gimple.h"
+#include "gimple-iterator.h"
+#include "tree-cfg.h"
+#include "ssa.h"
+#include "tree-into-ssa.h"
+#include "except.h"
+#include "tree-eh.h"
+#include "langhooks.h"
+#include "diagnostic-core.h"
+#include "input.h"
+#include "cgraph.h"
+#include "attribs.h"
+
+#include <fnmatch.h>
+#include <string>
+#include <vector>
+
+// libiberty's demangler, which cc1, cc1plus and f951 export; demangle.h is
+// not among the plugin headers. The flags are libiberty's DMGL_PARAMS and
+// DMGL_ANSI, the ones c++filt uses and hmbtrace's own demangler matches.
+extern "C" char *cplus_demangle (const char *mangled, int options);
+static const int demangle_params = 1 << 0;
+static const int demangle_ansi = 1 << 1;
+
+int plugin_is_GPL_compatible;
+
+namespace {
+
+struct rule
+{
+  bool exclude;
+  std::string pattern;
+};
+
+// What the arguments asked for.
+bool keep_system;
+bool verbose;
+std::vector<rule> region_rules, file_rules;
+std::vector<std::string> system_dirs;
+
+bool
+in_system_dir (tree fndecl)
+{
+  const char *f = DECL_SOURCE_FILE (fndecl);
+  if (!f)
+    return false;
+  for (const std::string &d : system_dirs)
+    if (strstr (f, d.c_str ()))
+      return true;
+  return false;
+}
+
+// excluded_by returns whether the last rule that matches name excludes it.
+bool
+excluded_by (const std::vector<rule> &rules, const std::string &name)
+{
+  for (auto r = rules.rbegin (); r != rules.rend (); ++r)
+    if (fnmatch (r->pattern.c_str (), name.c_str (), 0) == 0)
+      return r->exclude;
+  return false;
+}
+
+bool
+read_rules (const char *path)
+{
+  FILE *f = fopen (path, "r");
+  if (!f)
+    {
+      error ("hmbtrace-gcc: cannot open the filter rules %qs: %m", path);
+      return false;
+    }
+  char *line = NULL;
+  size_t cap = 0;
+  ssize_t n;
+  int lineno = 0;
+  bool ok = true;
+  while ((n = getline (&line, &cap, f)) >= 0)
+    {
+      lineno++;
+      std::string s (line, n);
+      if (!s.empty () && s.back () == '\n')
+	s.pop_back ();
+      if (s.empty () || s[0] == '#')
+	continue;
+      std::vector<rule> *list = NULL;
+      size_t p;
+      if (s.compare (0, 7, "region ") == 0)
+	list = &region_rules, p = 7;
+      else if (s.compare (0, 5, "file ") == 0)
+	list = &file_rules, p = 5;
+      rule r;
+      if (list && s.compare (p, 8, "exclude ") == 0)
+	r.exclude = true, p += 8;
+      else if (list && s.compare (p, 8, "include ") == 0)
+	r.exclude = false, p += 8;
+      else
+	{
+	  error ("hmbtrace-gcc: %s:%d: not a rule: %qs", path, lineno,
+		 s.c_str ());
+	  ok = false;
+	  continue;
+	}
+      r.pattern = s.substr (p);
+      list->push_back (r);
+    }
+  free (line);
+  fclose (f);
+  return ok;
+}
+
+// asm_name is a function's symbol, without the '*' GCC puts before names
+// given by asm labels.
+const char *
+asm_name (tree fndecl)
+{
+  const char *s = IDENTIFIER_POINTER (DECL_ASSEMBLER_NAME (fndecl));
+  return s[0] == '*' ? s + 1 : s;
+}
+
+bool
+fortran_p ()
+{
+  // "GNU Fortran2008" and the like, by the standard in force.
+  return strncmp (lang_hooks.name, "GNU Fortran", 11) == 0;
+}
+
+// region_name is the name hmbtrace's run time gives the function's region
+// (cshim's demangleSymbol and its DWARF names for Fortran), so that the
+// filter decides here as it would there.
+std::string
+region_name (tree fndecl)
+{
+  const char *sym = asm_name (fndecl);
+  if (fortran_p ())
+    {
+      // The run time names by the symbol, and by DWARF where the symbol
+      // does not tell (and the object has DWARF: compiled with -g).
+      bool dwarf = debug_info_level != DINFO_LEVEL_NONE;
+      std::string base (sym), clone;
+      size_t dot = base.find ('.');
+      if (dot != std::string::npos && dot > 0)
+	clone = " [clone " + base.substr (dot) + "]", base.resize (dot);
+      // The main program: its name in the source (DECL_NAME) is DWARF's.
+      if (base == "MAIN__")
+	return (dwarf && DECL_NAME (fndecl)
+		? IDENTIFIER_POINTER (DECL_NAME (fndecl)) : "main program") + clone;
+      size_t mod = base.find ("_MOD_");
+      if (base.compare (0, 2, "__") == 0 && mod != std::string::npos
+	  && mod > 2 && mod + 5 < base.size ())
+	return base.substr (2, mod - 2) + "::" + base.substr (mod + 5) + clone;
+      if (!dwarf || !DECL_NAME (fndecl))
+	return sym;
+      // External procedures without their trailing underscore, contained
+      // ones under their host.
+      std::string name = IDENTIFIER_POINTER (DECL_NAME (fndecl));
+      tree ctx = DECL_CONTEXT (fndecl);
+      if (ctx && TREE_CODE (ctx) == FUNCTION_DECL)
+	return region_name (ctx) + "::" + name;
+      return name;
+    }
+  if (char *d = cplus_demangle (sym, demangle_params | demangle_ansi))
+    {
+      std::string s (d);
+      free (d);
+      return s;
+    }
+  return sym;
+}
+
+// region_decl is the function whose address names fndecl's region. An IPA
+// clone (foo.constprop.0, foo.isra.0) is named by the function it was
+// cloned from, as -finstrument-functions, which runs before cloning, names
+// it, when that function is emitted here for sure (defined, public, not in
+// a comdat group that may drop it): else its symbol may not exist, and the
+// clone names itself. ipa-split's parts (foo.part.0) always do: the
+// function they come from calls them, and both are traced.
+tree
+region_decl (tree fndecl)
+{
+  tree origin = DECL_ORIGIN (fndecl);
+  if (origin == fndecl || TREE_CODE (origin) != FUNCTION_DECL)
+    return fndecl;
+  cgraph_node *self = cgraph_node::get (fndecl);
+  if (self && self->split_part)
+    return fndecl;
+  cgraph_node *o = cgraph_node::get (origin);
+  if (!o || !o->definition || o->inlined_to || o->body_removed
+      || !TREE_PUBLIC (origin) || DECL_EXTERNAL (origin)
+      || DECL_COMDAT (origin) || DECL_ABSTRACT_P (origin))
+    return fndecl;
+  return origin;
+}
+
+// source_file is the function's file as an absolute path, the form DWARF
+// gives the run time.
+std::string
+source_file (tree fndecl)
+{
+  const char *f = DECL_SOURCE_FILE (fndecl);
+  if (!f || !*f)
+    return "";
+  if (f[0] == '/')
+    return f;
+  return std::string (getpwd ()) + "/" + f;
+}
+
+// instrumented decides whether the pass instruments fndecl, and why not.
+bool
+instrumented (tree fndecl, const char **why)
+{
+  // The attribute itself: GCC sets DECL_NO_INSTRUMENT_FUNCTION_ENTRY_EXIT
+  // on every function it gimplifies without -finstrument-functions.
+  if (lookup_attribute ("no_instrument_function", DECL_ATTRIBUTES (fndecl)))
+    return *why = "no_instrument_function", false;
+  // Compiler-generated functions (static initialisers, OpenMP outlined
+  // bodies, implicit C++ members): -finstrument-functions leaves most of
+  // them out too, and none is a function the user wrote. IPA clones are
+  // artificial too: the function they were cloned from decides.
+  if (DECL_ARTIFICIAL (DECL_ORIGIN (fndecl)))
+    return *why = "compiler-generated", false;
+  if (!keep_system && (DECL_IN_SYSTEM_HEADER (fndecl) || in_system_dir (fndecl)))
+    return *why = "in a system header", false;
+  if (!file_rules.empty () || !region_rules.empty ())
+    {
+      std::string file = source_file (fndecl);
+      if (!file.empty () && excluded_by (file_rules, file))
+	return *why = "its file is filtered", false;
+      if (excluded_by (region_rules, region_name (region_decl (fndecl))))
+	return *why = "filtered", false;
+    }
+  return true;
+}
+
+tree
+hook (built_in_function code, const char *name)
+{
+  if (tree d = builtin_decl_implicit (code))
+    return d;
+  // A front end that does not declare the profiling builtins.
+  tree type = build_function_type_list (void_type_node, ptr_type_node,
+					ptr_type_node, NULL_TREE);
+  return build_fn_decl (name, type);
+}
+
+// hook_call returns the statements of one hook call:
+//   tmp = __builtin_return_address (0); hook (&this_fn, tmp);
+// as gimplify_function_tree builds them for -finstrument-functions.
+gimple_seq
+hook_call (function *fun, tree hook_decl, location_t loc)
+{
+  gimple_seq seq = NULL;
+  gcall *ra = gimple_build_call (builtin_decl_implicit (BUILT_IN_RETURN_ADDRESS),
+				 1, integer_zero_node);
+  tree tmp = gimple_in_ssa_p (fun) ? make_ssa_name (ptr_type_node)
+				   : create_tmp_var (ptr_type_node, "hmb_site");
+  gimple_call_set_lhs (ra, tmp);
+  gimple_set_location (ra, loc);
+  gimple_seq_add_stmt (&seq, ra);
+  gcall *call = gimple_build_call (hook_decl, 2,
+				   build_fold_addr_expr (region_decl (fun->decl)),
+				   tmp);
+  // A hook that throws would throw out of the exception cleanup below.
+  gimple_call_set_nothrow (call, true);
+  gimple_set_location (call, loc);
+  gimple_seq_add_stmt (&seq, call);
+  return seq;
+}
+
+// exit_on_exceptions makes the exit hook run when an exception leaves the
+// function, as the try/finally of -finstrument-functions does: a cleanup
+// region around all others whose landing pad calls the hook and resumes,
+// and every statement that could throw out of the function (calls outside
+// any region, the resumes of the outermost regions) now throws into it.
+void
+exit_on_exceptions (function *fun, tree exit_decl,
+		    const std::vector<gimple *> &throwers)
+{
+  eh_region r = gen_eh_region_cleanup (NULL);
+  // gen_eh_region put r first among the roots: make the others its
+  // children, so that the unwinder's action chains include the cleanup.
+  eh_region kids = r->next_peer;
+  r->next_peer = NULL;
+  r->inner = kids;
+  for (eh_region k = kids; k; k = k->next_peer)
+    k->outer = r;
+
+  eh_landing_pad lp = gen_eh_landing_pad (r);
+  basic_block pad = create_empty_bb (EXIT_BLOCK_PTR_FOR_FN (fun)->prev_bb);
+  if (current_loops)
+    add_bb_to_loop (pad, current_loops->tree_root);
+  pad->count = profile_count::zero ();
+  tree label = create_artificial_label (DECL_SOURCE_LOCATION (fun->decl));
+  lp->post_landing_pad = label;
+  EH_LANDING_PAD_NR (label) = lp->index;
+  gimple_stmt_iterator gsi = gsi_start_bb (pad);
+  gsi_insert_after (&gsi, gimple_build_label (label), GSI_NEW_STMT);
+  gsi_insert_seq_after (&gsi, hook_call (fun, exit_decl, fun->function_end_locus),
+			GSI_CONTINUE_LINKING);
+  gsi_insert_after (&gsi, gimple_build_resx (r->index), GSI_CONTINUE_LINKING);
+
+  for (gimple *stmt : throwers)
+    {
+      basic_block bb = gimple_bb (stmt);
+      // A statement that throws internally ends its block, debug
+      // statements after it included (last_stmt skips those).
+      gimple_stmt_iterator last = gsi_last_bb (bb);
+      if (stmt != gsi_stmt (last))
+	split_block (bb, stmt);
+      add_stmt_to_eh_lp (stmt, lp->index);
+      edge e = make_edge (bb, pad, EDGE_EH);
+      e->probability = profile_probability::never ();
+    }
+}
+
+const pass_data pass_data_hmbtrace = {
+  GIMPLE_PASS,		// type
+  "hmbtrace",		// name
+  OPTGROUP_NONE,	// optinfo_flags
+  TV_NONE,		// tv_id
+  PROP_gimple_any | PROP_cfg, // properties_required
+  0,			// properties_provided
+  0,			// properties_destroyed
+  0,			// todo_flags_start
+  0,			// todo_flags_finish
+};
+
+class pass_hmbtrace : public gimple_opt_pass
+{
+public:
+  pass_hmbtrace (gcc::context *ctxt)
+    : gimple_opt_pass (pass_data_hmbtrace, ctxt)
+  {}
+
+  unsigned int execute (function *fun) final override;
+};
+
+unsigned int
+pass_hmbtrace::execute (function *fun)
+{
+  tree fndecl = fun->decl;
+  const char *why = NULL;
+  if (!instrumented (fndecl, &why))
+    {
+      if (verbose)
+	fprintf (stderr, "hmbtrace-gcc: %s: not instrumented: %s\n",
+		 region_name (region_decl (fndecl)).c_str (), why);
+      return 0;
+    }
+  if (verbose)
+    fprintf (stderr, "hmbtrace-gcc: %s: instrumented\n",
+	     region_name (region_decl (fndecl)).c_str ());
+  tree enter_decl = hook (BUILT_IN_PROFILE_FUNC_ENTER, "__cyg_profile_func_enter");
+  tree exit_decl = hook (BUILT_IN_PROFILE_FUNC_EXIT, "__cyg_profile_func_exit");
+
+  // Collect first: the edits below add statements and blocks.
+  std::vector<gimple *> returns, throwers;
+  // A function with abnormal edges (setjmp, non-local gotos) keeps its
+  // blocks as they are: splitting them is not safe. Exceptions leave it
+  // without the exit hook.
+  bool eh = fun->eh && !fun->calls_setjmp && !fun->has_nonlocal_label;
+  basic_block bb;
+  FOR_EACH_BB_FN (bb, fun)
+    for (gimple_stmt_iterator gsi = gsi_start_bb (bb); !gsi_end_p (gsi);
+	 gsi_next (&gsi))
+      {
+	gimple *stmt = gsi_stmt (gsi);
+	if (gimple_code (stmt) == GIMPLE_RETURN)
+	  returns.push_back (stmt);
+	else if (eh && lookup_stmt_eh_lp_fn (fun, stmt) == 0
+		 && stmt_could_throw_p (fun, stmt))
+	  throwers.push_back (stmt);
+      }
+
+  // The entry hook in a block of its own: the first block may be a loop
+  // header (tail recursion made into a loop) or have PHIs.
+  basic_block entry
+    = split_edge (single_succ_edge (ENTRY_BLOCK_PTR_FOR_FN (fun)));
+  gimple_stmt_iterator gsi = gsi_start_bb (entry);
+  gsi_insert_seq_after (&gsi, hook_call (fun, enter_decl,
+					 DECL_SOURCE_LOCATION (fndecl)),
+			GSI_CONTINUE_LINKING);
+
+  for (gimple *ret : returns)
+    {
+      gimple_stmt_iterator g = gsi_for_stmt (ret);
+      gsi_insert_seq_before (&g, hook_call (fun, exit_decl,
+					    gimple_location (ret)),
+			     GSI_SAME_STMT);
+    }
+
+  if (!throwers.empty ())
+    exit_on_exceptions (fun, exit_decl, throwers);
+
+  free_dominance_info (CDI_DOMINATORS);
+  free_dominance_info (CDI_POST_DOMINATORS);
+  if (gimple_in_ssa_p (fun))
+    {
+      // The hook calls read and write memory: give them virtual operands.
+      mark_virtual_operands_for_renaming (fun);
+      return TODO_update_ssa_only_virtuals;
+    }
+  return 0;
+}
+
+} // namespace
+
+int
+plugin_init (struct plugin_name_args *info, struct plugin_gcc_version *version)
+{
+  if (!plugin_default_version_check (version, &gcc_version))
+    {
+      error ("hmbtrace-gcc: built for GCC %s, loaded by GCC %s: rebuild it "
+	     "(make cshim) with the plugin headers of that GCC",
+	     gcc_version.basever, version->basever);
+      return 1;
+    }
+  for (int i = 0; i < info->argc; i++)
+    {
+      const char *k = info->argv[i].key, *v = info->argv[i].value;
+      if (strcmp (k, "keep-system") == 0)
+	keep_system = true;
+      else if (strcmp (k, "verbose") == 0)
+	verbose = true;
+      else if (strcmp (k, "system-dir") == 0 && v && *v)
+	system_dirs.push_back (v);
+      else if (strcmp (k, "rules") == 0 && v)
+	{
+	  if (!read_rules (v))
+	    return 1;
+	}
+      else
+	{
+	  error ("hmbtrace-gcc: unknown argument %qs (keep-system, "
+		 "system-dir=DIR, rules=FILE, verbose)", k);
+	  return 1;
+	}
+    }
+
+  // Before ehdisp, the first pass after IPA that changes the body: every
+  // IPA pass (inlining among them) is done with the function, the
+  // exception regions still have their resumes (GIMPLE_RESX) for the
+  // cleanup to chain into, and all optimisation passes are still to come.
+  // ehdisp is in the pipeline at every optimisation level, -O0 included.
+  struct register_pass_info pass;
+  pass.pass = new pass_hmbtrace (g);
+  pass.reference_pass_name = "ehdisp";
+  pass.ref_pass_instance_number = 1;
+  pass.pos_op = PASS_POS_INSERT_BEFORE;
+  register_callback (info->base_name, PLUGIN_PASS_MANAGER_SETUP, NULL, &pass);
+
+  static struct plugin_info about = {
+    "0.1.0",
+    "instruments functions after inlining with -finstrument-functions' hooks",
+  };
+  register_callback (info->base_name, PLUGIN_INFO, NULL, &about);
+  return 0;
+}

@@ -1,0 +1,221 @@
+package measure
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"sync"
+	"testing"
+
+	"github.com/hmbtrace/hmbtrace/buffer"
+	"github.com/hmbtrace/hmbtrace/encode"
+	"github.com/hmbtrace/hmbtrace/tracefile"
+)
+
+// treeProgram is a deterministic program of concurrent call trees: each of
+// locs goroutines records trees call trees maxDepth deep, where every call
+// above the deepest has one child and, with probability side, a second one
+// (a side call): binary-ish trees whose deeper depths hold more events.
+type treeProgram struct {
+	seed     uint64
+	locs     int
+	trees    int
+	maxDepth int
+	side     float64
+	noDone   bool // the goroutines end without Location.Done
+}
+
+// run records the program into a measurement of the given buffer and
+// returns the trace, and the bins that hold kept events at the end.
+func (p treeProgram) run(t *testing.T, size, binSize int) (*tracefile.File, int, []buffer.Reduction) {
+	t.Helper()
+	m := startTest(t, Config{BufferSize: size, BinSize: binSize, Reduction: ReduceDepth})
+	regions := make([]Region, p.maxDepth+1)
+	for d := 1; d <= p.maxDepth; d++ {
+		regions[d] = m.Region(fmt.Sprintf("depth%d", d))
+	}
+	locs := make([]*Location, p.locs)
+	for i := range locs {
+		locs[i] = m.Location(fmt.Sprintf("loc %d", i)) // ids in order, for the comparison
+	}
+	var wg sync.WaitGroup
+	for i, loc := range locs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rng := rand.New(rand.NewPCG(p.seed, uint64(i)))
+			var call func(d int)
+			call = func(d int) {
+				loc.Enter(regions[d])
+				if d < p.maxDepth {
+					call(d + 1)
+					if rng.Float64() < p.side {
+						call(d + 1)
+					}
+				}
+				loc.Leave(regions[d])
+			}
+			for range p.trees {
+				call(1)
+			}
+			if !p.noDone {
+				loc.Done()
+			}
+		}()
+	}
+	wg.Wait()
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	used, _ := m.pool.Usage()
+	if w := m.pool.Waits(); w.Waits > 0 {
+		t.Logf("%d takes waited for bins on their way back, %d gave up, %v in all, %v at the most", w.Waits, w.TimedOut, w.Total, w.Longest)
+	}
+	return openTrace(t, m), used, m.Reductions()
+}
+
+// shape is what a comparison with another run of the same program can
+// rely on: not the times.
+type shape struct {
+	kind   encode.Kind
+	region uint32
+	depth  int
+}
+
+func shapes(t *testing.T, f *tracefile.File, id uint32, below int) []shape {
+	evs, _ := readBack(t, f, id)
+	var out []shape
+	for _, e := range evs {
+		if e.depth < below {
+			out = append(out, shape{e.kind, e.region, e.depth})
+		}
+	}
+	return out
+}
+
+// checkReducedRun checks a depth-reduced run of p against an unreduced
+// reference run of it: every count adds up, no reduction closed a level
+// that held nothing, recording never stopped, every event at a depth the
+// trace keeps is in it, nothing deeper is, and at least 75 % of the bins
+// hold kept events (see below).
+func checkReducedRun(t *testing.T, p treeProgram, size, binSize int, ref *tracefile.File) {
+	t.Helper()
+	f, used, reds := p.run(t, size, binSize)
+	limit, _ := finalDepthLimit(f)
+	for _, r := range reds {
+		switch {
+		case r.Reason == buffer.ByFirst:
+			t.Fatalf("recording stopped (%+v) with %d of %d bins in use; reductions %+v", r, used, size/binSize, reds)
+		case r.Reason == buffer.ByDepth && r.Bins == 0 && r.Pending == 0:
+			t.Fatalf("depth %d closed with no bins to free; reductions %+v", r.Depth, reds)
+		}
+	}
+	for i := range p.locs {
+		l := f.Location(uint32(i))
+		checkCounts(t, l)
+		want, got := shapes(t, ref, uint32(i), limit), shapes(t, f, uint32(i), 1<<30)
+		if len(got) != len(want) {
+			missing := map[int]int{}
+			for _, s := range want {
+				missing[s.depth]++
+			}
+			for _, s := range got {
+				missing[s.depth]--
+			}
+			t.Fatalf("%s: %d events in the trace, %d at the kept depths < %d in the reference; missing by depth %v; reductions %+v",
+				l.Name, len(got), len(want), limit, missing, f.Reductions)
+		}
+		for j := range want {
+			if got[j] != want[j] {
+				t.Fatalf("%s: event %d is %+v, reference %+v", l.Name, j, got[j], want[j])
+			}
+		}
+	}
+	// At least 75 % of the bins hold kept events, unless the program ended
+	// before it could fill again what the last reduction freed: then
+	// every bin but those still does.
+	bins, want := size/binSize, (3*size/binSize+3)/4
+	if n := len(reds); n > 0 {
+		want = min(want, bins-reds[n-1].Bins-reds[n-1].Pending)
+	}
+	if used < want {
+		t.Fatalf("%d of %d bins hold kept events at the end, want %d; reductions %+v", used, bins, want, reds)
+	}
+}
+
+func reductionSeeds(t *testing.T, def int) int {
+	if s := os.Getenv("HMB_TEST_SEEDS"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if testing.Short() {
+		return 2
+	}
+	return def
+}
+
+// TestReductionOverReduction is issue 19's over-reduction: 8 goroutines
+// with call trees 20 deep into 32 bins of 8 KiB. A reduction whose bins come
+// back only at their owners' next probes must not close level after level.
+func TestReductionOverReduction(t *testing.T) {
+	for seed := range uint64(reductionSeeds(t, 6)) {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			p := treeProgram{seed: seed, locs: 8, trees: 40, maxDepth: 20, side: 0.3}
+			ref, _, _ := p.run(t, 256<<20, 64<<10)
+			if len(ref.Reductions) != 0 {
+				t.Fatalf("reference reduced: %+v", ref.Reductions)
+			}
+			checkReducedRun(t, p, 256<<10, 8<<10, ref)
+		})
+	}
+}
+
+// TestReductionKeptDepthsComplete is issue 19's hole at the kept depths: 4
+// goroutines each recording 400 binary-ish trees 20 deep into 1 MiB of
+// 4 KiB bins; a call that found no bin while a reduction's bins were on
+// their way back was dropped at a depth the trace keeps.
+func TestReductionKeptDepthsComplete(t *testing.T) {
+	for seed := range uint64(reductionSeeds(t, 6)) {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			p := treeProgram{seed: seed, locs: 4, trees: 400, maxDepth: 20, side: 0.25}
+			ref, _, _ := p.run(t, 256<<20, 64<<10)
+			if len(ref.Reductions) != 0 {
+				t.Fatalf("reference reduced: %+v", ref.Reductions)
+			}
+			checkReducedRun(t, p, 1<<20, 4<<10, ref)
+		})
+	}
+}
+
+// TestPropertyReductionClosesNoMore runs random programs (locations,
+// depths, shapes) into random buffers of at least two bins per location,
+// big enough programs to fill them several times, and checks each against
+// its unreduced run as checkReducedRun does.
+func TestPropertyReductionClosesNoMore(t *testing.T) {
+	for seed := range uint64(reductionSeeds(t, 20)) {
+		rng := rand.New(rand.NewPCG(seed, 0x7ed))
+		p := treeProgram{seed: seed, locs: 1 + rng.IntN(8), maxDepth: 4 + rng.IntN(21), side: 0.1 + 0.2*rng.Float64()}
+		binSize := 4096 << rng.IntN(2)
+		bins := p.locs * (2 + rng.IntN(7))
+		// Calls per tree, about 3 bytes an event: the program fills the
+		// buffer about 4 times over.
+		calls := 0.0
+		for d, w := 0, 1.0; d < p.maxDepth; d++ {
+			calls += w
+			w *= 1 + p.side
+		}
+		p.trees = max(1, int(4*float64(bins*binSize)/(6*calls*float64(p.locs))))
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			t.Logf("%+v, %d bins of %d bytes", p, bins, binSize)
+			ref, _, _ := p.run(t, 256<<20, 64<<10)
+			if len(ref.Reductions) != 0 {
+				t.Fatalf("reference reduced: %+v", ref.Reductions)
+			}
+			checkReducedRun(t, p, bins*binSize, binSize, ref)
+		})
+	}
+}
