@@ -374,7 +374,20 @@ func TestInstrumentOpenMP(t *testing.T) {
 func TestOpenMPExportOTF2(t *testing.T) {
 	tracetest.RequireTool(t, "otf2-print", "otf2-tools")
 	build := library(t)
-	p := buildOpenMP(t, build, "gcc", filepath.Join(root, "cshim", "testdata", "openmp", "omp.c"))
+	for _, cc := range []string{"gcc", "clang"} {
+		t.Run(cc, func(t *testing.T) {
+			if cc == "clang" {
+				tracetest.RequireTool(t, "clang", "clang and libomp-dev")
+			}
+			p := buildOpenMP(t, build, cc, filepath.Join(root, "cshim", "testdata", "openmp", "omp.c"))
+			exportOpenMP(t, p)
+		})
+	}
+}
+
+// exportOpenMP runs p with 2 threads, exports its trace as OTF2 and checks
+// the OpenMP regions, teams and thread events.
+func exportOpenMP(t *testing.T, p program) {
 	p.run(t, []string{"OMP_NUM_THREADS=2"}, "1", "1000")
 	archive := filepath.Join(t.TempDir(), "otf2")
 	if msg, err := run(root, nil, built.hmbtrace, "export", "-format", "otf2", "-o", archive, p.out); err != nil {
