@@ -132,8 +132,8 @@ type interval struct {
 	loc        int
 	ord        int // ordinal of its kind on loc
 	begin, end uint64
-	parent     int // enclosing parallel interval on the same location, -1 if none
-	tasks      []interval
+	parent     int     // enclosing parallel interval on the same location, -1 if none
+	tasks      []int32 // a parallel region's implicit tasks, by index
 }
 
 // planOpenMP derives the thread teams of every file with OpenMP parallel
@@ -147,7 +147,8 @@ func (x *exporter) planOpenMP() error {
 		name    string
 	}
 	var teams []team
-	teamIdx := map[string]int{}
+	teamIdx := map[string]int{} // by file and members
+	var key []byte
 	for i, f := range x.files {
 		kinds := make([]ompKind, 0, len(f.Regions)+1)
 		hasParallel := false
@@ -178,6 +179,7 @@ func (x *exporter) planOpenMP() error {
 			}
 			var open []openKind
 			var last uint64
+			first := len(tasks) // this location's tasks follow
 			var e tracefile.Event
 			it := f.Events(f.Locations[k].ID)
 			for it.Next(&e) {
@@ -226,8 +228,8 @@ func (x *exporter) planOpenMP() error {
 					pars[k][n].end = last
 				}
 			}
-			for n := range tasks {
-				if tasks[n].loc == k && tasks[n].end == math.MaxUint64 {
+			for n := first; n < len(tasks); n++ {
+				if tasks[n].end == math.MaxUint64 {
 					tasks[n].end = last
 				}
 			}
@@ -252,16 +254,23 @@ func (x *exporter) planOpenMP() error {
 			}
 			return -1
 		}
+		// Only the locations that fork teams can hold a task's region.
+		var forking []int
+		for l := range pars {
+			if len(pars[l]) > 0 {
+				forking = append(forking, l)
+			}
+		}
 		byName := map[string]int{}
 		for k, l := range f.Locations {
 			byName[l.Name] = k
 		}
-		for _, t := range tasks {
+		for ti, t := range tasks {
 			best, bestLoc, tie := -1, -1, false
 			// The forking thread's own implicit task lies directly in its
 			// parallel region; a nested team's thread "thread p:n" was
 			// forked by "thread p". Only the others are told by time.
-			cands := []int(nil)
+			var cands []int
 			if n := enclosing(t.loc, t); n >= 0 {
 				best, bestLoc = n, t.loc
 			} else if name := f.Locations[t.loc].Name; strings.HasPrefix(name, "thread ") && strings.Contains(name, ":") {
@@ -270,9 +279,7 @@ func (x *exporter) planOpenMP() error {
 				}
 			}
 			if best < 0 && cands == nil {
-				for l := range pars {
-					cands = append(cands, l)
-				}
+				cands = forking
 			}
 			for _, l := range cands {
 				n := enclosing(l, t)
@@ -297,7 +304,7 @@ func (x *exporter) planOpenMP() error {
 				continue
 			}
 			p := &pars[bestLoc][best]
-			p.tasks = append(p.tasks, t)
+			p.tasks = append(p.tasks, int32(ti))
 		}
 		for l := range pars {
 			for n := range pars[l] {
@@ -306,14 +313,14 @@ func (x *exporter) planOpenMP() error {
 				plan.forks[l][n] = uint32(max(size, 1))
 				// The forking thread must be a member: else the region's
 				// tasks are not a team this export can tell.
-				if !slices.ContainsFunc(p.tasks, func(t interval) bool { return t.loc == l }) {
+				if !slices.ContainsFunc(p.tasks, func(t int32) bool { return tasks[t].loc == l }) {
 					x.st.TasksWithoutTeam += uint64(len(p.tasks))
 					continue
 				}
 				members := []int{l}
 				for _, t := range p.tasks {
-					if t.loc != l && !slices.Contains(members, t.loc) {
-						members = append(members, t.loc)
+					if loc := tasks[t].loc; loc != l && !slices.Contains(members, loc) {
+						members = append(members, loc)
 					}
 				}
 				if len(members) != len(p.tasks) {
@@ -324,15 +331,18 @@ func (x *exporter) planOpenMP() error {
 				slices.SortFunc(members[1:], func(a, b int) int {
 					return cmp.Compare(threadNumber(f.Locations[a].Name, a), threadNumber(f.Locations[b].Name, b))
 				})
-				key := fmt.Sprint(i, members)
-				ti, ok := teamIdx[key]
+				key = strconv.AppendInt(key[:0], int64(i), 10)
+				for _, m := range members {
+					key = strconv.AppendInt(append(key, ' '), int64(m), 10)
+				}
+				ti, ok := teamIdx[string(key)]
 				if !ok {
 					ti = len(teams)
-					teamIdx[key] = ti
+					teamIdx[string(key)] = ti
 					teams = append(teams, team{file: i, members: members, name: teamName(f, members)})
 				}
 				for _, t := range p.tasks {
-					plan.teams[t.loc][t.ord] = teamOfLoc{comm: otf2.CommRef(ti), ok: true}
+					plan.teams[tasks[t].loc][tasks[t].ord] = teamOfLoc{comm: otf2.CommRef(ti), ok: true}
 				}
 			}
 		}

@@ -2,8 +2,10 @@ package convert
 
 import (
 	"math"
+	"path/filepath"
 	"reflect"
 	"regexp"
+	"strconv"
 	"testing"
 	"time"
 
@@ -235,5 +237,50 @@ func TestThreadNumber(t *testing.T) {
 		if got := threadNumber(name, 7); got != want {
 			t.Errorf("threadNumber(%q) = %d, want %d", name, got, want)
 		}
+	}
+}
+
+// BenchmarkExportOpenMP exports 8 threads × 2000 parallel regions (an
+// implicit task and a barrier in each), with the regions of the OpenMP
+// paradigm (teams derived: the events read twice) and of the user
+// paradigm (no teams), to show what deriving the teams costs per event.
+func BenchmarkExportOpenMP(b *testing.B) {
+	for _, par := range []tracefile.Paradigm{tracefile.ParadigmOpenMP, tracefile.ParadigmUser} {
+		b.Run(map[tracefile.Paradigm]string{tracefile.ParadigmOpenMP: "openmp", tracefile.ParadigmUser: "user"}[par], func(b *testing.B) {
+			bl := tracetest.NewBuilder("omp", "node", 0, time.Unix(100, 0), "main",
+				"!$omp parallel f @a.c:1", "!$omp implicit task f", "!$omp barrier @a.c:2")
+			for i := 1; i < len(bl.Trace.Regions); i++ {
+				bl.Trace.Regions[i].Paradigm = par
+			}
+			const threads, regions = 8, 2000
+			var locs []*tracetest.Location
+			for k := range threads {
+				locs = append(locs, bl.Location("thread "+strconv.Itoa(k)))
+			}
+			locs[0].Enter(0, 1)
+			for r := range regions {
+				t := uint64(10 + r*100)
+				locs[0].Enter(t, 2)
+				for k, l := range locs {
+					l.Enter(t+1+uint64(k), 3)
+					l.Enter(t+50, 4)
+					l.Leave(t + 60)
+					l.Leave(t + 90 - uint64(k))
+				}
+				locs[0].Leave(t + 95)
+			}
+			locs[0].Leave(uint64(10 + regions*100))
+			files := []*tracefile.File{bl.Write(b, b.TempDir())}
+			b.ResetTimer()
+			var st Stats
+			for b.Loop() {
+				dir := filepath.Join(b.TempDir(), "a")
+				var err error
+				if st, err = Export(dir, files, otf2.Options{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(st.Events), "ns/event")
+		})
 	}
 }
