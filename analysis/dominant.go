@@ -22,7 +22,7 @@ type Dominance struct {
 	// Ineligible are the regions with more inclusive time than Region that
 	// were passed over for having fewer than MinVisits invocations.
 	Ineligible []RegionTotal
-	// Sync are the synchronization regions (DefaultSync) with more
+	// Sync are the synchronization regions (DefaultSync, Options.Sync) with more
 	// inclusive time than Region: waiting is never the work a run is cut
 	// into segments by, however often a barrier is entered.
 	Sync []RegionTotal
@@ -32,6 +32,12 @@ type Dominance struct {
 // flat profiles (events the buffer shed count too). Ties in inclusive time
 // go to the region with more invocations, then to the name first in order.
 func TimeDominant(files []*tracefile.File) (Dominance, error) {
+	return timeDominant(files, syncMatcher{})
+}
+
+// timeDominant is TimeDominant that also passes over the regions of the
+// extra synchronization patterns (variation -sync).
+func timeDominant(files []*tracefile.File, sync syncMatcher) (Dominance, error) {
 	d := Dominance{}
 	for _, f := range files {
 		d.Locations += len(f.Locations)
@@ -43,7 +49,7 @@ func TimeDominant(files []*tracefile.File) (Dominance, error) {
 	found := false
 	for _, t := range Totals(files) {
 		switch {
-		case defaultSync.Match(t.Name):
+		case sync.match(t.Name):
 			if !found {
 				d.Sync = append(d.Sync, t)
 			}

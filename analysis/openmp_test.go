@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hmbtrace/hmbtrace/filter"
 	"github.com/hmbtrace/hmbtrace/measure"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
@@ -65,6 +66,17 @@ func TestOpenMPSync(t *testing.T) {
 		"!$omp taskwait @a.c:11", "omp_set_lock"}
 	if strings.Join(v.SyncRegions, "|") != strings.Join(want, "|") {
 		t.Errorf("sync regions %q; want %q", v.SyncRegions, want)
+	}
+	// A region the user names as synchronization is not a candidate
+	// either.
+	step, err := filter.ParsePatternList("step")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w, err := Analyze([]*tracefile.File{f}, Options{Sync: step}); err != nil {
+		t.Error(err)
+	} else if w.Region != "calc" {
+		t.Errorf("with -sync step: segment region %q, want calc", w.Region)
 	}
 	var out bytes.Buffer
 	if err := v.WriteReport(&out, 3, 10); err != nil {

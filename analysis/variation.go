@@ -96,7 +96,7 @@ type Variation struct {
 // SOS-times. It reads every event of every location once.
 func Analyze(files []*tracefile.File, opt Options) (*Variation, error) {
 	v := &Variation{Sync: opt.Sync}
-	dom, domErr := TimeDominant(files)
+	dom, domErr := timeDominant(files, syncMatcher{extra: opt.Sync})
 	v.Dominance, v.HasDominance = dom, domErr == nil
 	totals := Totals(files)
 	switch {
