@@ -761,3 +761,45 @@ func TestSignal(t *testing.T) {
 		})
 	}
 }
+
+// TestExitedThreadsReturnBins: threads that exited holding partly filled
+// bins at every depth hand them back at their exit, so the reductions a
+// later thread causes free what they need from them at once instead of
+// closing level after level (issue 19: recording stopped with a few bins
+// in use). The main thread's shallow depths stay whole.
+func TestExitedThreadsReturnBins(t *testing.T) {
+	build := library(t)
+	p := buildC(t, build, "exited", nil, filepath.Join(root, "cshim", "testdata", "c", "exited.c"))
+	// 64 bins of 1 KiB: 6 exited threads hold up to 16 current bins each;
+	// the main thread's 64000 events need about twice the buffer, its
+	// depths 1-4 (16000 events) a quarter of it.
+	p.run(t, []string{"HMB_BUFFER_SIZE=64K", "HMB_BIN_SIZE=1K", "HMB_THROTTLE=0"})
+	f := tracetest.Open(t, filepath.Join(p.out, "exited.0.hmb"))
+	var main *tracefile.Location
+	for i := range f.Locations {
+		if f.Locations[i].Recorded == 2000*2*16 {
+			main = &f.Locations[i]
+		}
+	}
+	if main == nil {
+		t.Fatalf("no location recorded the main thread's 2000 trees: %+v", f.Locations)
+	}
+	var kept, shallow uint64
+	for _, lv := range main.Levels {
+		kept += lv.Kept()
+		if lv.Depth <= 4 {
+			shallow += lv.Kept()
+			if lv.Removed().Total() != 0 {
+				t.Errorf("main thread: %d events removed at depth %d", lv.Removed().Total(), lv.Depth)
+			}
+		}
+	}
+	if shallow != 4*2*2000 {
+		t.Errorf("main thread kept %d events at depths 1-4, want all %d", shallow, 4*2*2000)
+	}
+	// 64 KiB holds about 30000 events; closing level after level for bins
+	// that never come back leaves the main thread its depth 1 alone.
+	if kept < 16000 {
+		t.Errorf("main thread kept %d events of %d recorded: the reductions closed more than they freed (%v)", kept, main.Recorded, f.Reductions)
+	}
+}

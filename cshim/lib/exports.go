@@ -180,6 +180,14 @@ func hmbgo_replay(index C.uint32_t, recs *C.hmb_record, n C.size_t, drops, mdrop
 	return C.uint64_t(t.Replay(batch))
 }
 
+//export hmbgo_thread_done
+func hmbgo_thread_done(index C.uint32_t) {
+	defer contain("a thread's exit", func() {})
+	if t := rt.Thread(uint32(index)); t != nil {
+		t.Location().Done()
+	}
+}
+
 //export hmbgo_finalize
 func hmbgo_finalize() (msg *C.char) {
 	defer contain("hmb_finalize", func() { msg = C.CString("hmbtrace: hmb_finalize: internal error") })

@@ -601,6 +601,12 @@ static void hmb_thread_exit(void *arg)
 		hmb_release(th);
 	} else if (st == ST_RUNNING || st == ST_CLOSING) {
 		hmb_replay(th, th->buf, atomic_load_explicit(&th->cur, memory_order_relaxed));
+		if (st == ST_RUNNING) {
+			/* Its partly filled bins are sealed for a reduction to take at
+			   once: a thread that is gone never probes again to hand
+			   them back. */
+			hmbgo_thread_done(th->index);
+		}
 		hmb_release(th);
 	} else if (st == ST_FAILED) {
 		hmb_drop(hmb_events(th->buf, atomic_load(&th->cur)));
