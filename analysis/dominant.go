@@ -22,12 +22,22 @@ type Dominance struct {
 	// Ineligible are the regions with more inclusive time than Region that
 	// were passed over for having fewer than MinVisits invocations.
 	Ineligible []RegionTotal
+	// Sync are the synchronization regions (DefaultSync, Options.Sync) with more
+	// inclusive time than Region: waiting is never the work a run is cut
+	// into segments by, however often a barrier is entered.
+	Sync []RegionTotal
 }
 
 // TimeDominant picks the time-dominant region of files, from their exact
 // flat profiles (events the buffer shed count too). Ties in inclusive time
 // go to the region with more invocations, then to the name first in order.
 func TimeDominant(files []*tracefile.File) (Dominance, error) {
+	return timeDominant(files, syncMatcher{})
+}
+
+// timeDominant is TimeDominant that also passes over the regions of the
+// extra synchronization patterns (variation -sync).
+func timeDominant(files []*tracefile.File, sync syncMatcher) (Dominance, error) {
 	d := Dominance{}
 	for _, f := range files {
 		d.Locations += len(f.Locations)
@@ -39,6 +49,10 @@ func TimeDominant(files []*tracefile.File) (Dominance, error) {
 	found := false
 	for _, t := range Totals(files) {
 		switch {
+		case sync.match(t.Name):
+			if !found {
+				d.Sync = append(d.Sync, t)
+			}
 		case t.Visits < d.MinVisits:
 			if !found {
 				d.Ineligible = append(d.Ineligible, t)

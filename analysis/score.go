@@ -100,7 +100,12 @@ type RegionScore struct {
 	// estimates the bytes of all its visits, had none been removed.
 	KeptEvents           uint64
 	KeptBytes, FullBytes float64
-	Flagged              bool
+	// Sync says it is a synchronization region (DefaultSync: MPI waits and
+	// collectives, OpenMP barriers and waits). It is never flagged:
+	// variation subtracts its time from the segments, which a filtered
+	// region would no longer do.
+	Sync    bool
+	Flagged bool
 }
 
 // Relative returns the region's relative overhead of property p.
@@ -221,7 +226,7 @@ func ComputeScore(files []*tracefile.File, opt ScoreOptions) (*Score, error) {
 			name := f.RegionName(uint32(id))
 			r := byName[name]
 			if r == nil {
-				r = &RegionScore{Name: name}
+				r = &RegionScore{Name: name, Sync: defaultSync.Match(name)}
 				byName[name] = r
 			}
 			r.Visits += p.visits
@@ -249,7 +254,7 @@ func ComputeScore(files []*tracefile.File, opt ScoreOptions) (*Score, error) {
 		if allVisits > 0 {
 			r.Share = float64(r.Visits) / float64(allVisits)
 		}
-		r.Flagged = r.Overhead > 0 && r.Relative(opt.Property) > opt.Threshold && r.Share >= opt.MinShare
+		r.Flagged = !r.Sync && r.Overhead > 0 && r.Relative(opt.Property) > opt.Threshold && r.Share >= opt.MinShare
 		s.Overhead += r.Overhead
 		s.Regions = append(s.Regions, *r)
 	}

@@ -41,8 +41,11 @@ func (s *Score) WriteReport(out io.Writer) error {
 	fmt.Fprintf(tw, "flt\tvisits\tincl/visit\t%%excl\tkept bytes\tfull bytes\toverhead\t%s ovhd\t  region\t\n", opt.Property)
 	for _, r := range s.Regions {
 		flag := ""
-		if r.Flagged {
+		switch {
+		case r.Flagged:
 			flag = "+"
+		case r.Sync:
+			flag = "s"
 		}
 		perVisit := "-"
 		if r.Visits > 0 {
@@ -55,6 +58,12 @@ func (s *Score) WriteReport(out io.Writer) error {
 	tw.Flush()
 	fmt.Fprintf(w, "  %s ovhd: the probes' %s relative to the region's pure time (inclusive less the probe costs inside it)\n",
 		opt.Property, map[Property]string{TotalOverhead: "whole cost (2 events per visit)", PrologOverhead: "cost inside the region's own time (1 event per visit)"}[opt.Property])
+	for _, r := range s.Regions {
+		if r.Sync {
+			fmt.Fprintln(w, "  s: a synchronization region (MPI, OpenMP), never flagged: variation subtracts its time from the segments")
+			break
+		}
+	}
 	if s.ShedLevels {
 		fmt.Fprintln(w, "  the buffer removed events: calls nested in the removed levels are not counted, so the pure times above them are too large")
 	}

@@ -52,7 +52,7 @@ type Segment struct {
 	Index    int
 	Start    int64 // ns on the common time axis (see Variation.Rows)
 	Duration int64 // ns: the invocation's inclusive time
-	Sync     int64 // ns spent in synchronization regions nested in it
+	Sync     int64 // ns spent in synchronization regions nested in it, less the OpenMP tasks run in them
 	SOS      int64 // ns: Duration - Sync, the synchronization-oblivious segment time
 	// Score is the robust z-score of SOS among all segments: its distance
 	// from their median in units of 1.4826 × MAD.
@@ -96,7 +96,7 @@ type Variation struct {
 // SOS-times. It reads every event of every location once.
 func Analyze(files []*tracefile.File, opt Options) (*Variation, error) {
 	v := &Variation{Sync: opt.Sync}
-	dom, domErr := TimeDominant(files)
+	dom, domErr := timeDominant(files, syncMatcher{extra: opt.Sync})
 	v.Dominance, v.HasDominance = dom, domErr == nil
 	totals := Totals(files)
 	switch {
@@ -146,10 +146,12 @@ func Analyze(files []*tracefile.File, opt Options) (*Variation, error) {
 func (v *Variation) scan(f *tracefile.File, ref locationRef, sync syncMatcher) error {
 	isSeg := make([]bool, len(f.Regions)+1)
 	isSync := make([]bool, len(f.Regions)+1)
+	isTask := make([]bool, len(f.Regions)+1)
 	for _, r := range f.Regions {
 		if int(r.ID) < len(isSeg) {
 			isSeg[r.ID] = r.Name == v.Region
 			isSync[r.ID] = !isSeg[r.ID] && sync.match(r.Name)
+			isTask[r.ID] = !isSeg[r.ID] && !isSync[r.ID] && isTaskRun(r.Name)
 		}
 	}
 	flag := func(set []bool, id uint32) bool { return int(id) < len(set) && set[id] }
@@ -165,14 +167,23 @@ func (v *Variation) scan(f *tracefile.File, ref locationRef, sync syncMatcher) e
 	}
 	rowIndex := len(v.Rows)
 
+	// open holds the sync and task regions open in the segment: time is
+	// synchronization while the innermost of them is a sync region, so
+	// that a task run inside a barrier or taskwait counts as work.
+	type mark struct {
+		depth int
+		sync  bool
+	}
 	var (
-		e                  tracefile.Event
-		inSeg, truncated   bool
-		segDepth, syncOpen int // depths of the open segment and of its outermost open sync region
-		segStart, syncAt   int64
-		syncNs             int64
-		index              int
+		e                tracefile.Event
+		inSeg, truncated bool
+		segDepth         int // depth of the open segment
+		open             []mark
+		segStart, syncAt int64
+		syncNs           int64
+		index            int
 	)
+	waiting := func() bool { return len(open) > 0 && open[len(open)-1].sync }
 	it := f.Events(ref.loc.ID)
 	for it.Next(&e) {
 		switch e.Kind {
@@ -185,18 +196,28 @@ func (v *Variation) scan(f *tracefile.File, ref locationRef, sync syncMatcher) e
 				row.Recursive++
 			case !inSeg && flag(isSeg, e.Region):
 				inSeg, truncated, segDepth = true, e.Truncated, e.Depth
-				segStart, syncNs, syncOpen = f.Nanos(e.Time), 0, 0
-			case inSeg && syncOpen == 0 && flag(isSync, e.Region):
-				syncOpen, syncAt = e.Depth, f.Nanos(e.Time)
+				segStart, syncNs, open = f.Nanos(e.Time), 0, open[:0]
+			case inSeg && (flag(isSync, e.Region) || flag(isTask, e.Region)):
+				now := f.Nanos(e.Time)
+				if waiting() {
+					syncNs += now - syncAt
+				}
+				open = append(open, mark{depth: e.Depth, sync: flag(isSync, e.Region)})
+				syncAt = now
 			}
 		case encode.KindLeave:
 			if !inSeg {
 				continue
 			}
 			now := f.Nanos(e.Time)
-			if e.Depth == syncOpen {
-				syncNs += now - syncAt
-				syncOpen = 0
+			// A leave the buffer shed inside would leave a mark open: a
+			// leave at or above a mark's depth closes it.
+			for n := len(open); n > 0 && e.Depth <= open[n-1].depth; n-- {
+				if waiting() {
+					syncNs += now - syncAt
+				}
+				open = open[:n-1]
+				syncAt = now
 			}
 			if e.Depth == segDepth {
 				inSeg = false

@@ -40,6 +40,9 @@ func (v *Variation) WriteReport(out io.Writer, minScore float64, top int) error 
 		for _, t := range d.Ineligible {
 			fmt.Fprintf(w, "  passed over: %s, %s but only %s invocations\n", textname.Escape(t.Name), units.Duration(float64(t.Inclusive)), units.Count(t.Visits))
 		}
+		for _, t := range d.Sync {
+			fmt.Fprintf(w, "  passed over: %s, %s, a synchronization region\n", t.Name, units.Duration(float64(t.Inclusive)))
+		}
 	}
 	if len(v.SyncRegions) > 0 {
 		fmt.Fprintf(w, "Synchronization regions: %s\n", quoteList(v.SyncRegions))

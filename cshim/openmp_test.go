@@ -374,7 +374,20 @@ func TestInstrumentOpenMP(t *testing.T) {
 func TestOpenMPExportOTF2(t *testing.T) {
 	tracetest.RequireTool(t, "otf2-print", "otf2-tools")
 	build := library(t)
-	p := buildOpenMP(t, build, "gcc", filepath.Join(root, "cshim", "testdata", "openmp", "omp.c"))
+	for _, cc := range []string{"gcc", "clang"} {
+		t.Run(cc, func(t *testing.T) {
+			if cc == "clang" {
+				tracetest.RequireTool(t, "clang", "clang and libomp-dev")
+			}
+			p := buildOpenMP(t, build, cc, filepath.Join(root, "cshim", "testdata", "openmp", "omp.c"))
+			exportOpenMP(t, p)
+		})
+	}
+}
+
+// exportOpenMP runs p with 2 threads, exports its trace as OTF2 and checks
+// the OpenMP regions, teams and thread events.
+func exportOpenMP(t *testing.T, p program) {
 	p.run(t, []string{"OMP_NUM_THREADS=2"}, "1", "1000")
 	archive := filepath.Join(t.TempDir(), "otf2")
 	if msg, err := run(root, nil, built.hmbtrace, "export", "-format", "otf2", "-o", archive, p.out); err != nil {
@@ -388,9 +401,36 @@ func TestOpenMPExportOTF2(t *testing.T) {
 			t.Errorf("definitions lack %s", want)
 		}
 	}
-	openmp := regexp.MustCompile(`(?m)^REGION .*Name: "!\$omp barrier @omp\.c:[0-9]+".*Paradigm: OPENMP`)
-	if !openmp.MatchString(defs) {
-		t.Errorf("no OpenMP-paradigm barrier region in the definitions:\n%s", defs)
+	for _, want := range []string{
+		`(?m)^REGION .*Name: "!\$omp barrier @omp\.c:[0-9]+".*Role: BARRIER, Paradigm: OPENMP`,
+		`(?m)^REGION .*Name: "!\$omp parallel [^"]*@omp\.c:[0-9]+".*Role: PARALLEL, Paradigm: OPENMP`,
+		`(?m)^REGION .*Name: "!\$omp implicit task [^"]*".*Role: TASK, Paradigm: OPENMP`,
+		`(?m)^GROUP .*Type: COMM_LOCATIONS, Paradigm: OPENMP, .*2 Members: "thread 0" <\d+>, "thread 1" <\d+>`,
+		`(?m)^COMM .*Name: "Rank \d+ team thread 0, thread 1"`,
+	} {
+		if !regexp.MustCompile(want).MatchString(defs) {
+			t.Errorf("definitions lack %s:\n%s", want, defs)
+		}
+	}
+	// Every parallel region forks and joins on thread 0; both threads
+	// begin and end as many teams.
+	events := otf2Print(t, anchor)
+	count := func(re string) int { return len(regexp.MustCompile(re).FindAllString(events, -1)) }
+	forks, joins := count(`(?m)^THREAD_FORK +0 .*Model: OPENMP, # Requested Threads: \d+`), count(`(?m)^THREAD_JOIN +0 `)
+	parallels := count(`(?m)^ENTER +0 .*Region: "!\$omp parallel `)
+	if forks == 0 || forks != joins || forks != parallels {
+		t.Errorf("thread 0: %d forks, %d joins, %d parallel regions; want as many of each, at least one", forks, joins, parallels)
+	}
+	if count(`(?m)^THREAD_FORK +0 .*# Requested Threads: 2$`) == 0 {
+		t.Errorf("no fork of a team of 2 threads")
+	}
+	// Each thread's implicit tasks are each in a team.
+	for loc := range 2 {
+		tasks := count(fmt.Sprintf(`(?m)^ENTER +%d .*Region: "!\$omp implicit task`, loc))
+		begins, ends := count(fmt.Sprintf(`(?m)^THREAD_TEAM_BEGIN +%d `, loc)), count(fmt.Sprintf(`(?m)^THREAD_TEAM_END +%d `, loc))
+		if tasks == 0 || begins != tasks || ends != tasks {
+			t.Errorf("location %d: %d team begins, %d ends, %d implicit tasks; want as many of each, at least one", loc, begins, ends, tasks)
+		}
 	}
 }
 

@@ -60,6 +60,9 @@ func runExport(args []string, out io.Writer) error {
 		for _, c := range st.InvalidComms {
 			fmt.Fprintf(out, "note: left out %s\n", c)
 		}
+		if st.TasksWithoutTeam > 0 {
+			fmt.Fprintf(out, "note: %d OpenMP implicit tasks are written without their thread team: no parallel region of their file encloses them unambiguously, or its thread's own implicit task is missing\n", st.TasksWithoutTeam)
+		}
 		if st.UndefinedComms > 0 {
 			fmt.Fprintf(out, "note: %d communicator ids that records name are not defined in their file; their events were left out\n", st.UndefinedComms)
 		}

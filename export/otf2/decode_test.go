@@ -214,6 +214,21 @@ func (d *eventDecoder) event(id byte) (decodedEvent, error) {
 		if e.values, err = d.fields("bccCCC"); err != nil {
 			return e, err
 		}
+	case eventThreadFork:
+		e.kind = "THREAD_FORK"
+		if e.values, err = d.fields("bc"); err != nil {
+			return e, err
+		}
+	case eventThreadJoin:
+		e.kind = "THREAD_JOIN"
+		if e.values, err = d.fields("b"); err != nil {
+			return e, err
+		}
+	case eventThreadTeamBegin, eventThreadTeamEnd:
+		e.kind = map[byte]string{eventThreadTeamBegin: "THREAD_TEAM_BEGIN", eventThreadTeamEnd: "THREAD_TEAM_END"}[id]
+		if e.values, err = d.fields("c"); err != nil {
+			return e, err
+		}
 	case eventMetric:
 		e.kind = "METRIC"
 		if e.ref, err = d.cu32(); err != nil {

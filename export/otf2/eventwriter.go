@@ -22,6 +22,10 @@ const (
 	eventMpiCollectiveBegin            = 22
 	eventMpiCollectiveEnd              = 23
 	eventMetric                        = 31
+	eventThreadFork                    = 53
+	eventThreadJoin                    = 54
+	eventThreadTeamBegin               = 55
+	eventThreadTeamEnd                 = 56
 	eventNonBlockingCollectiveRequest  = 85
 	eventNonBlockingCollectiveComplete = 86
 )
@@ -282,6 +286,70 @@ func (w *EventWriter) collectiveEnd(ts uint64, id byte, op CollectiveOp, comm Co
 	if id == eventNonBlockingCollectiveComplete {
 		p = putCU64(b, p, request)
 	}
+	b[start-1] = byte(p - start)
+	w.file.pos = p
+	w.events++
+	return nil
+}
+
+// ThreadFork records that the location forks a team of threads of
+// paradigm model (ParadigmOpenMP for a parallel region), of the given size
+// (OTF2 1.2).
+func (w *EventWriter) ThreadFork(ts uint64, model Paradigm, threads uint32) error {
+	if err := w.reserve(ts, recordBound(1+maxCU32)); err != nil {
+		return err
+	}
+	b := w.file.buf
+	p := w.file.pos
+	b[p] = eventThreadFork
+	start := p + 2
+	b[start] = byte(model)
+	p = putCU32(b, start+1, threads)
+	b[start-1] = byte(p - start)
+	w.file.pos = p
+	w.events++
+	return nil
+}
+
+// ThreadJoin records that the team the location forked has joined.
+func (w *EventWriter) ThreadJoin(ts uint64, model Paradigm) error {
+	if err := w.reserve(ts, recordBound(1)); err != nil {
+		return err
+	}
+	b := w.file.buf
+	p := w.file.pos
+	b[p] = eventThreadJoin
+	b[p+1] = 1
+	b[p+2] = byte(model)
+	w.file.pos = p + 3
+	w.events++
+	return nil
+}
+
+// ThreadTeamBegin records that the location starts to work as a member of
+// the thread team comm (a communicator of the team's locations).
+func (w *EventWriter) ThreadTeamBegin(ts uint64, team CommRef) error {
+	return w.teamEvent(ts, eventThreadTeamBegin, team)
+}
+
+// ThreadTeamEnd records that the location ends its work in thread team
+// comm.
+func (w *EventWriter) ThreadTeamEnd(ts uint64, team CommRef) error {
+	return w.teamEvent(ts, eventThreadTeamEnd, team)
+}
+
+func (w *EventWriter) teamEvent(ts uint64, id byte, team CommRef) error {
+	if err := w.checkComm(team); err != nil {
+		return err
+	}
+	if err := w.reserve(ts, recordBound(maxCU32)); err != nil {
+		return err
+	}
+	b := w.file.buf
+	p := w.file.pos
+	b[p] = id
+	start := p + 2
+	p = putCU32(b, start, uint32(team))
 	b[start-1] = byte(p - start)
 	w.file.pos = p
 	w.events++

@@ -176,6 +176,7 @@ var scenarios = []scenario{
 	{"locations", scenarioLocations, Options{Creator: creator}, ""},
 	{"metrics", scenarioMetrics, Options{Creator: creator, Machine: "testhost", Description: "metrics"}, ""},
 	{"mpi", scenarioMPI, Options{Creator: creator, Machine: "cluster", Description: "MPI ring"}, ""},
+	{"threads", scenarioThreads, Options{Creator: creator, Description: "OpenMP team"}, ""},
 	{"mpinb", scenarioMPINonBlocking, Options{Creator: creator, Machine: "cluster", Description: "MPI requests and collectives"}, ""},
 	{"intercomm", scenarioInterComm, Options{Creator: creator}, "python3-otf2 3.0.2 gives InterComm the fields of Comm before its own and so cannot read one"},
 	{"multichunk", scenarioMultichunk, Options{Creator: creator, Description: "multi-chunk", EventChunkSize: 256 << 10}, ""},
@@ -305,6 +306,37 @@ func scenarioMetrics(b *builder) {
 	}
 	b.leave(w, t+10, rmain)
 	b.ok(b.a.ClockProperties(1000000000, 5000, t+10-5000+1))
+}
+
+// scenarioThreads is an OpenMP process of two threads: a parallel region
+// forked by thread 0, ThreadFork/Join around it, ThreadTeamBegin/End
+// around both threads' implicit tasks on a thread-team communicator.
+func scenarioThreads(b *builder) {
+	node := b.stn("node0", "node", NoParent)
+	p := b.lg("Rank 0", node)
+	w := []*EventWriter{b.loc("thread 0", p), b.loc("thread 1", p)}
+	rmain := b.region("main", "", "", "omp.c", 1, 40, RoleFunction, ParadigmUser, 0)
+	rpar := b.region("!$omp parallel @omp.c:10", "", "", "omp.c", 10, 0, RoleParallel, ParadigmOpenMP, 0)
+	rtask := b.region("!$omp implicit task", "", "", "", 0, 0, RoleTask, ParadigmOpenMP, 0)
+	b.group("", GroupTypeCommLocations, ParadigmOpenMP, 0, []uint64{0, 1})
+	gteam := b.group("", GroupTypeCommGroup, ParadigmOpenMP, 0, []uint64{0, 1})
+	team, err := b.a.Comm("Rank 0 team thread 0, thread 1", gteam, NoComm)
+	b.ok(err)
+	name := fmt.Sprint(team)
+	b.enter(w[0], 100, rmain)
+	b.other(w[0], "THREAD_FORK", 110, w[0].ThreadFork(110, ParadigmOpenMP, 2), []uint64{uint64(ParadigmOpenMP), 2},
+		"Model", "OPENMP", "# Requested Threads", "2")
+	b.enter(w[0], 110, rpar)
+	for k := range uint64(2) {
+		b.other(w[k], "THREAD_TEAM_BEGIN", 111+k, w[k].ThreadTeamBegin(111+k, team), []uint64{uint64(team)}, "Thread Team", name)
+		b.enter(w[k], 111+k, rtask)
+		b.leave(w[k], 190-k, rtask)
+		b.other(w[k], "THREAD_TEAM_END", 190-k, w[k].ThreadTeamEnd(190-k, team), []uint64{uint64(team)}, "Thread Team", name)
+	}
+	b.leave(w[0], 195, rpar)
+	b.other(w[0], "THREAD_JOIN", 195, w[0].ThreadJoin(195, ParadigmOpenMP), []uint64{uint64(ParadigmOpenMP)}, "Model", "OPENMP")
+	b.leave(w[0], 200, rmain)
+	b.ok(b.a.ClockProperties(1000000000, 100, 101))
 }
 
 func scenarioMPI(b *builder) {

@@ -59,6 +59,17 @@ type walker struct {
 	depth  int
 	shift  uint8
 	fnOf   map[uint32]int // the file's region id -> function index
+	root   *root          // the call tree of the location being walked
+}
+
+// root is the call tree of one location, whose samples carry its labels:
+// pprof merges equal call paths of several locations when it shows them,
+// and `-tagfocus rank=2` or `-tagfocus location=thread 1` picks them apart.
+type root struct {
+	node
+	rank     int
+	location string // the location's name: "main", "thread 1", "rank 3"
+	host     string
 }
 
 // location adds the call paths of location l to the tree. Regions still
@@ -117,7 +128,7 @@ func (w *walker) location(l *tracefile.Location) error {
 }
 
 func (w *walker) enter(e *tracefile.Event) {
-	parent := &w.b.root
+	parent := &w.root.node
 	if w.depth > 0 {
 		parent = w.frames[w.depth-1].node
 	}

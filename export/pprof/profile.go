@@ -67,7 +67,10 @@ func Build(files []*tracefile.File) (*profile.Profile, error) {
 			w.cmap = append(w.cmap, slices.Index(b.counters, m))
 		}
 		for k := range f.Locations {
-			if err := w.location(&f.Locations[k]); err != nil {
+			l := &f.Locations[k]
+			w.root = &root{rank: f.Header.Rank, location: l.Name, host: f.Header.Host}
+			b.roots = append(b.roots, w.root)
+			if err := w.location(l); err != nil {
 				return nil, fmt.Errorf("pprof export: %w", err)
 			}
 			w.flush()
@@ -80,7 +83,7 @@ type funcKey struct{ name, file string }
 
 // builder holds the call tree and the functions of the profile.
 type builder struct {
-	root     node
+	roots    []*root // one per location, in the files' order
 	funcs    []*profile.Function
 	funcIdx  map[funcKey]int
 	counters []string
@@ -135,8 +138,9 @@ func (b *builder) profile(files []*tracefile.File) *profile.Profile {
 		DurationNanos:     duration,
 		Comments:          comments(files),
 		// The regions are named already: the mapping says so, and pprof
-		// does not try to symbolize.
-		Mapping:  []*profile.Mapping{{ID: 1, File: "hmbtrace", HasFunctions: true, HasFilenames: true, HasLineNumbers: true}},
+		// does not try to symbolize. Its file is what pprof shows as the
+		// profile's File.
+		Mapping:  []*profile.Mapping{{ID: 1, File: program(files), HasFunctions: true, HasFilenames: true, HasLineNumbers: true}},
 		Function: b.funcs,
 	}
 	for _, c := range b.counters {
@@ -147,15 +151,21 @@ func (b *builder) profile(files []*tracefile.File) *profile.Profile {
 		locs[i] = &profile.Location{ID: uint64(i + 1), Mapping: p.Mapping[0], Line: []profile.Line{{Function: fn, Line: fn.StartLine}}}
 	}
 	p.Location = locs
+	var (
+		top    *node
+		labels map[string][]string
+		nums   map[string][]int64
+		units  map[string][]string
+	)
 	var visit func(n *node)
 	visit = func(n *node) {
-		if n != &b.root && (n.calls > 0 || n.ns > 0 || slices.ContainsFunc(n.counts, func(v uint64) bool { return v > 0 })) {
-			s := &profile.Sample{Value: make([]int64, len(p.SampleType))}
+		if n != top && (n.calls > 0 || n.ns > 0 || slices.ContainsFunc(n.counts, func(v uint64) bool { return v > 0 })) {
+			s := &profile.Sample{Value: make([]int64, len(p.SampleType)), Label: labels, NumLabel: nums, NumUnit: units}
 			s.Value[0], s.Value[1] = clamp(n.calls), n.ns
 			for k, v := range n.counts {
 				s.Value[2+k] = clamp(v)
 			}
-			for a := n; a != &b.root; a = a.parent {
+			for a := n; a != top; a = a.parent {
 				s.Location = append(s.Location, locs[a.fn])
 			}
 			p.Sample = append(p.Sample, s)
@@ -169,8 +179,30 @@ func (b *builder) profile(files []*tracefile.File) *profile.Profile {
 			visit(n.children[fn])
 		}
 	}
-	visit(&b.root)
+	for _, r := range b.roots {
+		// The rank is a number so that -tagfocus rank=2 matches rank 2
+		// only, not 12 as a string's pattern would; samples of one
+		// location share its label maps, as pprof's own parser does.
+		top = &r.node
+		labels = map[string][]string{"location": {r.location}, "host": {r.host}}
+		nums = map[string][]int64{"rank": {int64(r.rank)}}
+		units = map[string][]string{"rank": {""}}
+		visit(top)
+	}
 	return p
+}
+
+// program returns the traced program as the profile names it: the first
+// file's executable (its command line's first word), else its run name.
+func program(files []*tracefile.File) string {
+	h := &files[0].Header
+	if f := strings.Fields(h.Program); len(f) > 0 {
+		return f[0]
+	}
+	if h.Name != "" {
+		return h.Name
+	}
+	return "hmbtrace"
 }
 
 func clamp(v uint64) int64 { return int64(min(v, math.MaxInt64)) }

@@ -124,10 +124,15 @@ func TestMatchesFlatProfile(t *testing.T) {
 	if got := strings.Join(p.Comments, "\n"); strings.Contains(got, "removed") || strings.Contains(got, "timer shift") {
 		t.Errorf("comments of an unreduced trace: %q", p.Comments)
 	}
-	// One sample per call path: main, main>solve, main>solve>step,
-	// main>solve>recurse, ...>recurse>recurse, ...>recurse>recurse>step.
-	if len(p.Sample) != 6 {
-		t.Errorf("%d samples, want 6 call paths", len(p.Sample))
+	// One sample per call path and location: main, main>solve,
+	// main>solve>step, main>solve>recurse, ...>recurse>recurse,
+	// ...>recurse>recurse>step.
+	paths := map[string]bool{}
+	for _, s := range p.Sample {
+		paths[pathOf(s)] = true
+	}
+	if len(paths) != 6 || len(p.Sample) != 6*len(f.Locations) {
+		t.Errorf("%d samples of %d call paths, want 6 call paths on each of %d locations", len(p.Sample), len(paths), len(f.Locations))
 	}
 }
 
@@ -240,13 +245,16 @@ func TestCounters(t *testing.T) {
 	if want := []string{"calls/count", "time/nanoseconds", "cycles/count", "instructions/count"}; !reflect.DeepEqual(types, want) {
 		t.Fatalf("sample types %v, want %v", types, want)
 	}
+	// Summed over the locations, as pprof shows them.
 	got := map[string][]int64{}
 	for _, s := range p.Sample {
-		var path []string
-		for i := len(s.Location) - 1; i >= 0; i-- {
-			path = append(path, s.Location[i].Line[0].Function.Name)
+		path := pathOf(s)
+		if got[path] == nil {
+			got[path] = make([]int64, len(s.Value))
 		}
-		got[strings.Join(path, ">")] = s.Value
+		for k, v := range s.Value {
+			got[path][k] += v
+		}
 	}
 	want := map[string][]int64{
 		"main":                    {2, 400 + 20, 90, 480 + 20},
@@ -390,4 +398,13 @@ func ExampleBuild() {
 	// Output:
 	// solve 1 calls
 	// solve > step 3 calls
+}
+
+// pathOf is a sample's call path, outermost first: "main>solve>step".
+func pathOf(s *profile.Sample) string {
+	var path []string
+	for i := len(s.Location) - 1; i >= 0; i-- {
+		path = append(path, s.Location[i].Line[0].Function.Name)
+	}
+	return strings.Join(path, ">")
 }

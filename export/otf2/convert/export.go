@@ -65,6 +65,13 @@ type Stats struct {
 	// InvalidComms says which communicator definitions were left out and
 	// why: a rank twice among the members, a parent left out.
 	InvalidComms []string
+	// ThreadTeams counts the OpenMP thread teams defined as communicators
+	// (one per set of locations); TasksWithoutTeam the implicit tasks
+	// written without ThreadTeamBegin/End because no parallel region
+	// encloses them unambiguously, or the forking thread's own implicit
+	// task is missing from its region (see openmp.go).
+	ThreadTeams      int
+	TasksWithoutTeam uint64
 }
 
 // Export writes the files as one OTF2 archive in dir, which must not exist:
@@ -100,9 +107,12 @@ func Export(dir string, files []*tracefile.File, opt otf2.Options) (st Stats, er
 	if err := x.define(); err != nil {
 		return st, fmt.Errorf("otf2 export: %w", err)
 	}
+	if err := x.planOpenMP(); err != nil {
+		return st, fmt.Errorf("otf2 export: %w", err)
+	}
 	for i, f := range files {
 		for k := range f.Locations {
-			if err := x.location(i, &f.Locations[k], x.writers[i][k]); err != nil {
+			if err := x.location(i, k, x.writers[i][k]); err != nil {
 				return st, fmt.Errorf("otf2 export: %w", err)
 			}
 		}
@@ -144,6 +154,9 @@ type exporter struct {
 	hasComm bool
 	values  []otf2.MetricValue
 	open    []openRegion
+
+	omp                      []*ompPlan // per file; nil for a file without OpenMP parallel regions
+	parallels, implicitTasks int        // entered so far on the location being exported
 }
 
 // openRegion is a region open on the location being exported, with the
@@ -151,6 +164,11 @@ type exporter struct {
 type openRegion struct {
 	ref  otf2.RegionRef
 	coll *pendingColl
+	// An OpenMP parallel region forked a team (ThreadJoin after its
+	// leave); an implicit task is in a team (ThreadTeamEnd after it).
+	fork    bool
+	hasTeam bool
+	team    otf2.CommRef
 }
 
 type pendingColl struct {
@@ -292,9 +310,11 @@ func (x *exporter) defineMetrics(i int) error {
 
 // location writes the events of location l of file i and closes its
 // writer. Regions still open at the end are left at the last timestamp.
-func (x *exporter) location(i int, l *tracefile.Location, w *otf2.EventWriter) error {
+func (x *exporter) location(i, k int, w *otf2.EventWriter) error {
 	f := x.files[i]
+	l := &f.Locations[k]
 	x.open = x.open[:0]
+	x.parallels, x.implicitTasks = 0, 0
 	clear(x.skipped)
 	if err := x.skipRequests(i, l); err != nil {
 		return err
@@ -305,7 +325,7 @@ func (x *exporter) location(i int, l *tracefile.Location, w *otf2.EventWriter) e
 	for it.Next(&e) {
 		ts := x.tl.at(i, f, e.Time)
 		last = ts
-		if err := x.event(i, w, &e, ts); err != nil {
+		if err := x.event(i, k, w, &e, ts); err != nil {
 			return fmt.Errorf("%s: location %q: %v at %d ns: %w", f.Path, l.Name, e.Kind, ts, err)
 		}
 	}
@@ -332,17 +352,32 @@ func (x *exporter) leave(w *otf2.EventWriter, ts uint64) error {
 			return err
 		}
 	}
-	return w.Leave(ts, o.ref)
+	if err := w.Leave(ts, o.ref); err != nil {
+		return err
+	}
+	if o.hasTeam {
+		if err := w.ThreadTeamEnd(ts, o.team); err != nil {
+			return err
+		}
+	}
+	if o.fork {
+		return w.ThreadJoin(ts, otf2.ParadigmOpenMP)
+	}
+	return nil
 }
 
-func (x *exporter) event(i int, w *otf2.EventWriter, e *tracefile.Event, ts uint64) error {
+func (x *exporter) event(i, k int, w *otf2.EventWriter, e *tracefile.Event, ts uint64) error {
 	switch e.Kind {
 	case encode.KindEnter:
 		r, err := x.region(i, e.Region)
 		if err != nil {
 			return err
 		}
-		x.open = append(x.open, openRegion{ref: r})
+		o := openRegion{ref: r}
+		if err := x.ompEnter(i, k, e.Region, &o, w, ts); err != nil {
+			return err
+		}
+		x.open = append(x.open, o)
 		return w.Enter(ts, r)
 	case encode.KindLeave:
 		if len(x.open) == 0 {

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -263,6 +264,17 @@ func printed(e otf2print.Event) (string, error) {
 	case "MPI_ISEND_COMPLETE", "MPI_IRECV_REQUEST", "MPI_REQUEST_CANCELLED", "NON_BLOCKING_COLLECTIVE_REQUEST":
 		req, _ := e.Field("Request")
 		return fmt.Sprintf("%s %d %s", e.Name, e.Time, req), nil
+	case "THREAD_FORK":
+		model, _ := e.Field("Model")
+		n, _ := e.Field("# Requested Threads")
+		return fmt.Sprintf("%s %d %s %s", e.Name, e.Time, model, n), nil
+	case "THREAD_JOIN":
+		model, _ := e.Field("Model")
+		return fmt.Sprintf("%s %d %s", e.Name, e.Time, model), nil
+	case "THREAD_TEAM_BEGIN", "THREAD_TEAM_END":
+		team, _ := e.Field("Thread Team")
+		team, _, _ = strings.Cut(team, " <")
+		return fmt.Sprintf("%s %d %s", e.Name, e.Time, team), nil
 	case "MPI_COLLECTIVE_BEGIN":
 		return fmt.Sprintf("%s %d", e.Name, e.Time), nil
 	case "MPI_COLLECTIVE_END", "NON_BLOCKING_COLLECTIVE_COMPLETE":
@@ -318,8 +330,12 @@ func printedLocation(e otf2print.Event, key string) (string, error) {
 // events) and with python3-otf2 (the same counts, times never decreasing).
 func checkArchive(t *testing.T, anchor string, files []*tracefile.File) map[uint64][]string {
 	t.Helper()
-	want := checkArchiveNoPython(t, anchor, files)
-	checkPython(t, anchor, want)
+	want, threads := checkArchiveThreads(t, anchor, files)
+	all := map[uint64][]string{}
+	for loc, w := range want {
+		all[loc] = append(slices.Clip(w), threads[loc]...)
+	}
+	checkPython(t, anchor, all)
 	return want
 }
 
@@ -327,8 +343,17 @@ func checkArchive(t *testing.T, anchor string, files []*tracefile.File) map[uint
 // it cannot read.
 func checkArchiveNoPython(t *testing.T, anchor string, files []*tracefile.File) map[uint64][]string {
 	t.Helper()
+	want, _ := checkArchiveThreads(t, anchor, files)
+	return want
+}
+
+// checkArchiveThreads is checkArchiveNoPython that leaves the thread events
+// (THREAD_FORK, THREAD_TEAM_BEGIN, ...), which the trace's events do not
+// list, out of the comparison and returns them per location.
+func checkArchiveThreads(t *testing.T, anchor string, files []*tracefile.File) (want, threads map[uint64][]string) {
+	t.Helper()
 	otf2print.Require(t)
-	want := expected(t, files)
+	want = expected(t, files)
 	if err := otf2print.Check(anchor); err != nil {
 		t.Fatal(err)
 	}
@@ -337,10 +362,15 @@ func checkArchiveNoPython(t *testing.T, anchor string, files []*tracefile.File) 
 		t.Fatal(err)
 	}
 	got := map[uint64][]string{}
+	threads = map[uint64][]string{}
 	for _, e := range evs {
 		s, err := printed(e)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if strings.HasPrefix(e.Name, "THREAD_") {
+			threads[e.Location] = append(threads[e.Location], s)
+			continue
 		}
 		got[e.Location] = append(got[e.Location], s)
 	}
@@ -355,7 +385,7 @@ func checkArchiveNoPython(t *testing.T, anchor string, files []*tracefile.File) 
 			t.Errorf("otf2-print shows events of location %d, which is not exported", loc)
 		}
 	}
-	return want
+	return want, threads
 }
 
 func firstDiff(got, want []string) string {

@@ -117,9 +117,7 @@ func regionKind(name string, p tracefile.Paradigm) (otf2.RegionRole, otf2.Paradi
 	case tracefile.ParadigmCompiler:
 		return otf2.RoleFunction, otf2.ParadigmCompiler
 	case tracefile.ParadigmOpenMP:
-		// OTF2's OpenMP roles (parallel, loop, barrier, ...) need the
-		// construct, which a region's name does not say reliably.
-		return otf2.RoleCode, otf2.ParadigmOpenMP
+		return ompRole(name), otf2.ParadigmOpenMP
 	}
 	return otf2.RoleFunction, otf2.ParadigmUser
 }

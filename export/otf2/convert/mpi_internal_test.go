@@ -16,7 +16,8 @@ func TestRegionKind(t *testing.T) {
 	}{
 		{"solve", tracefile.ParadigmUser, otf2.RoleFunction, otf2.ParadigmUser},
 		{"solve", tracefile.ParadigmCompiler, otf2.RoleFunction, otf2.ParadigmCompiler},
-		{"!$omp parallel", tracefile.ParadigmOpenMP, otf2.RoleCode, otf2.ParadigmOpenMP},
+		{"!$omp parallel", tracefile.ParadigmOpenMP, otf2.RoleParallel, otf2.ParadigmOpenMP},
+		{"!$omp scope @a.c:3", tracefile.ParadigmOpenMP, otf2.RoleCode, otf2.ParadigmOpenMP},
 		{"MPI_Isend", tracefile.ParadigmUser, otf2.RolePoint2Point, otf2.ParadigmMPI},
 		{"mpi_waitall_", tracefile.ParadigmMPI, otf2.RolePoint2Point, otf2.ParadigmMPI},
 		{"MPI_Win_fence", tracefile.ParadigmMPI, otf2.RoleBarrier, otf2.ParadigmMPI},

@@ -741,6 +741,39 @@ static void attic(const char* dir)
     close_archive();
 }
 
+/* threads: an OpenMP process of two threads, a parallel region forked by
+ * thread 0 with ThreadFork/Join around it and ThreadTeamBegin/End around
+ * both threads' implicit tasks, on a thread-team communicator
+ * (scenarioThreads in scenarios_test.go). */
+static void threads(const char* dir)
+{
+    open_archive(dir, 1 << 20, 4 << 20, creator, "", "OpenMP team");
+    uint32_t node = stn("node0", "node", UNDEF32);
+    uint32_t p = lg("Rank 0", node);
+    OTF2_EvtWriter* w[2] = { loc("thread 0", p), loc("thread 1", p) };
+    uint32_t rmain = region("main", "", "", "omp.c", 1, 40, OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_USER, 0);
+    uint32_t rpar = region("!$omp parallel @omp.c:10", "", "", "omp.c", 10, 0, OTF2_REGION_ROLE_PARALLEL, OTF2_PARADIGM_OPENMP, 0);
+    uint32_t rtask = region("!$omp implicit task", "", "", "", 0, 0, OTF2_REGION_ROLE_TASK, OTF2_PARADIGM_OPENMP, 0);
+    uint64_t locs[2] = { 0, 1 };
+    group("", OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_OPENMP, OTF2_GROUP_FLAG_NONE, 2, locs);
+    uint32_t gteam = group("", OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_OPENMP, OTF2_GROUP_FLAG_NONE, 2, locs);
+    uint32_t team = comm("Rank 0 team thread 0, thread 1", gteam, UNDEF32);
+    ENTER(w[0], 100, rmain);
+    check(OTF2_EvtWriter_ThreadFork(w[0], NULL, 110, OTF2_PARADIGM_OPENMP, 2), "ThreadFork");
+    ENTER(w[0], 110, rpar);
+    for (int k = 0; k < 2; k++) {
+        check(OTF2_EvtWriter_ThreadTeamBegin(w[k], NULL, 111 + k, team), "ThreadTeamBegin");
+        ENTER(w[k], 111 + k, rtask);
+        LEAVE(w[k], 190 - k, rtask);
+        check(OTF2_EvtWriter_ThreadTeamEnd(w[k], NULL, 190 - k, team), "ThreadTeamEnd");
+    }
+    LEAVE(w[0], 195, rpar);
+    check(OTF2_EvtWriter_ThreadJoin(w[0], NULL, 195, OTF2_PARADIGM_OPENMP), "ThreadJoin");
+    LEAVE(w[0], 200, rmain);
+    clock_properties(1000000000, 100, 101);
+    close_archive();
+}
+
 int main(int argc, char** argv)
 {
     if (argc != 3) die("usage: gen SCENARIO OUTDIR");
@@ -748,6 +781,7 @@ int main(int argc, char** argv)
         { "single", single }, { "locations", locations }, { "metrics", metrics }, { "mpi", mpi },
         { "mpinb", mpinb }, { "intercomm", intercomm },
         { "multichunk", multichunk }, { "manydefs", manydefs }, { "attic", attic },
+        { "threads", threads },
     };
     for (size_t i = 0; i < sizeof scenarios / sizeof scenarios[0]; i++) {
         if (strcmp(argv[1], scenarios[i].name) == 0) {
