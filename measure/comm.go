@@ -51,6 +51,7 @@ func (m *Measurement) DefineComm(name string, parent CommID, members, remote []i
 	}
 	c.ID = uint32(len(m.comms) + 1)
 	m.comms = append(m.comms, c)
+	m.surviveComm(c)
 	return CommID(c.ID), nil
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/hmbtrace/hmbtrace/hwcounter"
 	"github.com/hmbtrace/hmbtrace/internal/clock"
 	"github.com/hmbtrace/hmbtrace/internal/fatalsignal"
+	"github.com/hmbtrace/hmbtrace/internal/survive"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 	"github.com/klauspost/cpuid/v2"
 )
@@ -77,6 +78,8 @@ type Measurement struct {
 	minDurLive atomic.Uint64 // the duration filter set while running
 	minDurSet  atomic.Bool
 	liveServer io.Closer
+
+	surv *survive.Mapping // Config.Survive: the mapping that outlives the process (survive.go)
 }
 
 // Start begins a measurement with the given configuration. With
@@ -112,14 +115,26 @@ func Start(cfg Config) (*Measurement, error) {
 		}
 		m.filter = f
 	}
+	if cfg.Survive {
+		s, err := openMapping(&cfg)
+		if err != nil {
+			return nil, err
+		}
+		m.surv = s
+	}
 	pool, err := newPool(buffer.Config{
 		Size:       cfg.BufferSize,
 		BinSize:    cfg.BinSize,
 		Policy:     cfg.Reduction,
 		ClassOrder: cfg.ClassOrder,
 		Techniques: encode.All &^ cfg.EncodingOff,
+		Mapping:    m.surv,
 	})
 	if err != nil {
+		if m.surv != nil {
+			m.surv.Close()
+			m.surv.Unmap()
+		}
 		return nil, fmt.Errorf("hmbtrace: buffer: %v (HMB_BUFFER_SIZE=%s, HMB_BIN_SIZE=%s)", err, formatSize(cfg.BufferSize), formatSize(cfg.BinSize))
 	}
 	m.pool = pool
@@ -133,6 +148,7 @@ func Start(cfg Config) (*Measurement, error) {
 	// The wall time of the start goes with the start's ticks: readers add
 	// the measured duration to it to tell when the run ended.
 	m.wall = time.Now()
+	m.surviveHeader()
 	if cfg.Signals {
 		m.handleSignals()
 	}
@@ -248,6 +264,7 @@ func (m *Measurement) define(name, file string, line int, p tracefile.Paradigm) 
 		filtered: m.filter.Excluded(name, file), counted: m.regionCounted(name)})
 	r := Region(m.regions.len())
 	m.byName[name] = r
+	m.surviveRegion(r, m.regions.at(int(r)-1))
 	return r
 }
 
@@ -341,6 +358,11 @@ func (m *Measurement) Location(name string) *Location {
 	l.levels = make([]*buffer.Level, 16)
 	l.thrCalls, l.thrTicks = throttleLimits(&m.cfg, m.startTPS)
 	l.attachCounters()
+	if m.surv != nil {
+		m.surviveLocation(l.id, name)
+		l.surv = m.surv.Loc(int(l.id))
+		h.Publish = l.surviveCounts
+	}
 	l.sync()
 	m.mu.Lock()
 	m.locations = append(m.locations, l)
@@ -374,6 +396,7 @@ func (m *Measurement) SetRank(rank int) {
 	m.mu.Lock()
 	m.cfg.Rank = rank
 	m.mu.Unlock()
+	m.surviveHeader()
 }
 
 // SyncClock records that at local time ticks (of Now) the reference
@@ -389,6 +412,7 @@ func (m *Measurement) SyncClock(ticks uint64, offset int64, referenceStart uint6
 	m.clockSync = append(m.clockSync, tracefile.ClockSync{Ticks: ticks, Offset: offset})
 	m.referenceStart = referenceStart
 	m.mu.Unlock()
+	m.surviveHeader()
 }
 
 // StartTicks returns the clock reading at the start of the measurement, in
@@ -450,7 +474,13 @@ func (m *Measurement) finalize() error {
 	path := m.Path()
 	pl, err := m.writeTrace(path)
 	if err != nil {
+		if m.surv != nil {
+			return fmt.Errorf("hmbtrace: writing %s: %v (the buffer is left in %s: hmbtrace recover makes the trace from it)", path, err, m.surv.Path())
+		}
 		return fmt.Errorf("hmbtrace: writing %s: %v", path, err)
+	}
+	if err := m.closeMapping(); err != nil {
+		fmt.Fprintf(os.Stderr, "hmbtrace: removing the buffer's mapping: %v\n", err)
 	}
 	m.mu.Lock()
 	m.path = pl.Path
