@@ -48,6 +48,9 @@ type levelRef struct {
 // Open opens and checks a trace file: structure and checksum. The bins are
 // read later, as events are asked for.
 func Open(path string) (*File, error) {
+	if IsMapping(path) {
+		return openMapping(path)
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err

@@ -12,6 +12,7 @@
 //	hmbtrace comm FILE...        communication matrix and sender/receiver diagram
 //	hmbtrace dynamics FILE...    trends, steps and peaks over the iterations
 //	hmbtrace report FILE... -o report.html   the whole run as one self-contained HTML page
+//	hmbtrace recover [DIR|FILE...]  the trace of a process that died, from its mapping (HMB_SURVIVE=1)
 //
 // Where a command takes FILE..., a directory stands for the *.hmb files in
 // it: the ranks of an MPI run (HMB_OUTPUT) are read as one trace.
@@ -39,6 +40,7 @@ var commands = []command{
 	{"score", "score FILE...        per region: visits, trace bytes, measurement overhead [-g FILTERFILE -threshold PERCENT -property total|prolog]", runScore},
 	{"comm", "comm FILE...         who sent what to whom [-tsv -matrix FILE.svg -diagram FILE.svg -value messages|bytes|mean]", runComm},
 	{"dynamics", "dynamics FILE...     how the run changes over its iterations: peaks, dips, steps, trends, worst first [-tsv -svg FILE -top N]", runDynamics},
+	{"recover", "recover [DIR|FILE...]   the trace of a process that died with HMB_SURVIVE=1, from its mapping (default: /dev/shm, HMB_SURVIVE_DIR) [-force -o DIR -keep]", runRecover},
 	{"report", "report FILE... -o FILE.html   one self-contained HTML page: facts, profile, timeline, heat map, dynamics, communication, counters [-title T -region NAME -sync PATTERNS -top N]", runReport},
 }
 
