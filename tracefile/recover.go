@@ -86,25 +86,41 @@ func IsMapping(path string) bool {
 // still runs is refused (ErrAlive) unless force is set; then its records
 // are read as they stand, each bin up to the fill mark seen.
 func Recover(path string, force bool) (*Recovery, error) {
-	b, err := readMapping(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	r, err := RecoverBytes(b, force)
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if st.Size() <= 0 || int64(int(st.Size())) != st.Size() {
+		return nil, fmt.Errorf("%s: a mapping file of %d bytes", path, st.Size())
+	}
+	// Mapped, not read: the definition log's unused room is sparse and
+	// stays untouched. The bins' bytes are copied out before they are
+	// decoded, so that a live process's stores (force) cannot change
+	// them between the two.
+	b, err := syscall.Mmap(int(f.Fd()), 0, int(st.Size()), syscall.PROT_READ, syscall.MAP_SHARED)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	defer syscall.Munmap(b)
+	r, err := recoverMapping(b, force, true)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return r, nil
 }
 
-// readMapping copies the file's bytes: a private copy, since the process
-// may still write (force) and the reader must see one state.
-func readMapping(path string) ([]byte, error) {
-	return os.ReadFile(path)
+// RecoverBytes is Recover for a mapping file's bytes, which the Recovery
+// keeps.
+func RecoverBytes(b []byte, force bool) (*Recovery, error) {
+	return recoverMapping(b, force, false)
 }
 
-// RecoverBytes is Recover for a mapping file's bytes.
-func RecoverBytes(b []byte, force bool) (*Recovery, error) {
+func recoverMapping(b []byte, force, copyBins bool) (*Recovery, error) {
 	v, err := survive.Read(b)
 	if err != nil {
 		return nil, err
@@ -207,6 +223,9 @@ func RecoverBytes(b []byte, force bool) (*Recovery, error) {
 				rec.Orphans++
 			}
 			continue
+		}
+		if copyBins {
+			data = append([]byte(nil), data...)
 		}
 		if len(data) == 0 || dec.Reset(data) != nil {
 			continue // taken, its header not complete yet

@@ -156,7 +156,7 @@ type Layout struct {
 // bytes. The tables and the log are generous: the file is sparse on tmpfs,
 // and only what is written takes memory.
 func DefaultLayout(bins, binSize int) Layout {
-	return Layout{Bins: bins, BinSize: binSize, LevelCap: max(4*bins, 1<<16), LocCap: 1 << 16, DefCap: 256 << 20}
+	return Layout{Bins: bins, BinSize: binSize, LevelCap: max(4*bins, 1<<16), LocCap: 1 << 16, DefCap: 64 << 20}
 }
 
 func align(n, a uint64) uint64 { return (n + a - 1) / a * a }
@@ -185,8 +185,13 @@ type Mapping struct {
 	locs   []LocEntry
 	defs   []byte
 
-	mu sync.Mutex // the definition log and the entry counts
+	mu       sync.Mutex // the definition log and the entry counts
+	f        *os.File   // kept open to reserve the log's memory as it grows
+	reserved uint64     // bytes of the log reserved so far
 }
+
+// defChunk is how much of the log is reserved at a time.
+const defChunk = 1 << 20
 
 // DefaultDir is where mappings go unless HMB_SURVIVE_DIR says otherwise:
 // memory, never a network file system, where every store would become
@@ -208,29 +213,49 @@ func Create(dir, name string, rank int, l Layout) (*Mapping, error) {
 		return nil, err
 	}
 	offLevels, offLocs, offDescs, offDefs, offBins, size := l.offsets()
+	// A file of this name is another process's that had this pid and
+	// died unrecovered: keep it, take the next name.
 	path := filepath.Join(dir, FileName(name, rank, os.Getpid()))
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o600)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	for i := 2; errors.Is(err, os.ErrExist) && i < 100; i++ {
+		path = filepath.Join(dir, strings.TrimSuffix(FileName(name, rank, os.Getpid()), ".shm")+fmt.Sprintf("-%d.shm", i))
+		f, err = os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("survive: %v", err)
 	}
-	defer f.Close()
-	if err := f.Truncate(int64(size)); err != nil {
+	fail := func(format string, a ...any) (*Mapping, error) {
+		f.Close()
 		os.Remove(path)
-		return nil, fmt.Errorf("survive: sizing %s to %d bytes: %v", path, size, err)
+		return nil, fmt.Errorf("survive: "+format, a...)
 	}
-	// Reserve the bins' memory now, so that a full tmpfs fails here and
-	// not with SIGBUS in a probe. The tables and log stay sparse: their
-	// writers check their capacity.
-	if err := syscall.Fallocate(int(f.Fd()), 0, int64(offBins), int64(size-offBins)); err != nil && !errors.Is(err, syscall.EOPNOTSUPP) {
-		os.Remove(path)
-		return nil, fmt.Errorf("survive: reserving %d bytes for the buffer in %s: %v", size-offBins, path, err)
+	if err := f.Truncate(int64(size)); err != nil {
+		return fail("sizing %s to %d bytes: %v", path, size, err)
+	}
+	// Reserve the memory of everything but the definition log now, so
+	// that a full tmpfs fails here and not with SIGBUS in a probe; the log
+	// is reserved as it grows (Append).
+	reserve := func(off, n uint64) error {
+		err := syscall.Fallocate(int(f.Fd()), 0, int64(off), int64(n))
+		if errors.Is(err, syscall.EOPNOTSUPP) {
+			return nil // a file system that cannot: its pages come as written
+		}
+		return err
+	}
+	if err := reserve(0, offDefs); err != nil {
+		return fail("reserving %d bytes for the tables in %s: %v", offDefs, path, err)
+	}
+	if err := reserve(offBins, size-offBins); err != nil {
+		return fail("reserving %d bytes for the buffer in %s: %v (HMB_SURVIVE_DIR is too small: free it, or choose another)", size-offBins, path, err)
+	}
+	if err := reserve(offDefs, min(defChunk, uint64(l.DefCap))); err != nil {
+		return fail("reserving the definitions' first %d bytes in %s: %v", defChunk, path, err)
 	}
 	mem, err := syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_SHARED)
 	if err != nil {
-		os.Remove(path)
-		return nil, fmt.Errorf("survive: mapping %s: %v", path, err)
+		return fail("mapping %s: %v", path, err)
 	}
-	m := &Mapping{path: path, mem: mem, hdr: (*Header)(unsafe.Pointer(&mem[0]))}
+	m := &Mapping{path: path, mem: mem, hdr: (*Header)(unsafe.Pointer(&mem[0])), f: f, reserved: min(defChunk, uint64(l.DefCap))}
 	m.levels = unsafe.Slice((*LevelEntry)(unsafe.Pointer(&mem[offLevels])), l.LevelCap)
 	m.locs = unsafe.Slice((*LocEntry)(unsafe.Pointer(&mem[offLocs])), l.LocCap)
 	m.Descs = unsafe.Slice((*BinDesc)(unsafe.Pointer(&mem[offDescs])), l.Bins)
@@ -310,6 +335,16 @@ func (m *Mapping) Append(kind byte, payload []byte) bool {
 		m.hdr.DefLost++
 		return false
 	}
+	if at+n > m.reserved {
+		// A store to a page tmpfs cannot give is a SIGBUS: reserve first.
+		grow := min(max(defChunk, at+n-m.reserved), uint64(len(m.defs))-m.reserved)
+		err := syscall.Fallocate(int(m.f.Fd()), 0, int64(m.hdr.OffDefs+m.reserved), int64(grow))
+		if err != nil && !errors.Is(err, syscall.EOPNOTSUPP) {
+			m.hdr.DefLost++
+			return false
+		}
+		m.reserved += grow
+	}
 	binary.LittleEndian.PutUint32(m.defs[at:], uint32(len(payload)))
 	m.defs[at+4] = kind
 	copy(m.defs[at+5:], payload)
@@ -325,6 +360,7 @@ func (m *Mapping) NoteSignal(sig int) { m.hdr.Signal = uint64(sig) }
 // still store into it, until Unmap.
 func (m *Mapping) Close() error {
 	m.hdr.State = StateClosed
+	m.f.Close()
 	return os.Remove(m.path)
 }
 
