@@ -284,3 +284,10 @@ func TestSurviveConfig(t *testing.T) {
 		t.Error(survive.FileName("x", 2, 7))
 	}
 }
+
+// BenchmarkEnterLeaveSurvive is BenchmarkEnterLeave with the buffer in a
+// mapping under /dev/shm (HMB_SURVIVE=1): compare the two, interleaved
+// (go test -run '^$' -bench 'EnterLeave(Survive)?$' -count 10 ./measure).
+func BenchmarkEnterLeaveSurvive(b *testing.B) {
+	benchEnterLeave(b, Config{BufferSize: 16 << 20, NoThrottle: true, Survive: true})
+}
