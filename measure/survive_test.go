@@ -119,6 +119,18 @@ func TestSurviveMatchesClose(t *testing.T) {
 				if rl == nil || rl.Name != fl.Name {
 					t.Fatalf("location %q not recovered", fl.Name)
 				}
+				visits := map[uint32]uint64{}
+				for _, p := range fl.Profile {
+					visits[p.Region] = p.Visits
+				}
+				for _, p := range rl.Profile {
+					if p.Visits == 0 || p.Visits > visits[p.Region] {
+						t.Errorf("%s: region %d: %d visits recovered from the events, %d counted by the probes", fl.Name, p.Region, p.Visits, visits[p.Region])
+					}
+				}
+				if len(rl.Profile) == 0 {
+					t.Errorf("%s: no profile recovered", fl.Name)
+				}
 				if rl.Kept() != fl.Kept() || rl.Removed().Total() > fl.Removed().Total() || rl.Recorded > fl.Recorded {
 					t.Errorf("%s: recovered kept %d removed %d recorded %d; the file: kept %d removed %d recorded %d",
 						fl.Name, rl.Kept(), rl.Removed().Total(), rl.Recorded, fl.Kept(), fl.Removed().Total(), fl.Recorded)

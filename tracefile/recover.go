@@ -28,8 +28,11 @@ import (
 // the probes, the events recorded and filtered per location are the
 // values of the location's last slow path (a new bin, a sync, Done):
 // lower bounds. Recorded is raised to what the other counts account for.
-// The flat profile was never published: it is empty, and the tools derive
-// what they need from the events.
+// The flat profile is not in the mapping: Recover derives it from the
+// kept events (calls open at death end at their location's last event).
+// Its visits and times are exact for the regions whose levels were kept
+// whole, lower bounds for the others (a reduction removed calls), and the
+// exclusive times of calls whose children were removed include theirs.
 type Recovery struct {
 	Trace *Trace
 	Bins  []Bin
@@ -38,8 +41,7 @@ type Recovery struct {
 	PID    int
 	Alive  bool   // the process still ran (read with force)
 	Closed bool   // the process had written its trace file: this mapping is left over
-	Signal int    // the fatal signal the process recorded, 0 if none
-	Cause  string // what is known of the death, in words
+	Cause  string // what is known of the end, in words
 
 	// Records counts the records kept; Cut the bins whose bytes stopped
 	// decoding before their fill mark (a damaged file, or a live
@@ -127,7 +129,7 @@ func recoverMapping(b []byte, force, copyBins bool) (*Recovery, error) {
 	}
 	h := &v.Header
 	rec := &Recovery{PID: int(h.PID), Alive: h.State == survive.StateRunning && h.Alive(), Closed: h.State == survive.StateClosed,
-		Signal: int(h.Signal), LostDefs: h.DefLost, LostLevels: h.LevelLost}
+		LostDefs: h.DefLost, LostLevels: h.LevelLost}
 	if rec.Alive && !force {
 		return nil, fmt.Errorf("pid %d: %w (recover -force reads its buffer as it stands)", h.PID, ErrAlive)
 	}
@@ -136,8 +138,6 @@ func recoverMapping(b []byte, force, copyBins bool) (*Recovery, error) {
 		rec.Cause = "still running: read as it stood"
 	case rec.Closed:
 		rec.Cause = "closed normally: its trace file was written"
-	case rec.Signal != 0:
-		rec.Cause = fmt.Sprintf("died of signal %d (%v)", rec.Signal, syscall.Signal(rec.Signal))
 	default:
 		rec.Cause = "died without closing the measurement (SIGKILL, the OOM killer, a crash, _exit): the cause is not recorded"
 	}
@@ -348,7 +348,85 @@ func recoverMapping(b []byte, force, copyBins bool) (*Recovery, error) {
 		t.Locations = append(t.Locations, *l)
 	}
 	slices.SortFunc(t.Locations, func(a, b Location) int { return cmp.Compare(a.ID, b.ID) })
+	if err := rec.deriveProfiles(); err != nil {
+		return nil, err
+	}
 	return rec, nil
+}
+
+// deriveProfiles sets each location's flat profile from its events, read
+// back from the recovered trace.
+func (r *Recovery) deriveProfiles() error {
+	b, err := r.Bytes()
+	if err != nil {
+		return err
+	}
+	f, err := Read(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		return fmt.Errorf("the recovered trace does not read: %v", err)
+	}
+	shift := f.Header.TimerShift & 63
+	for i := range r.Trace.Locations {
+		l := &r.Trace.Locations[i]
+		type open struct {
+			region      uint32
+			start, kids uint64
+		}
+		var stack []open
+		byRegion := map[uint32]*ProfileEntry{}
+		active := map[uint32]int{}
+		entry := func(id uint32) *ProfileEntry {
+			p := byRegion[id]
+			if p == nil {
+				p = &ProfileEntry{Region: id}
+				byRegion[id] = p
+			}
+			return p
+		}
+		leave := func(t uint64) {
+			o := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			d := t - min(o.start, t)
+			p := entry(o.region)
+			p.Exclusive += d - min(o.kids, d)
+			if active[o.region]--; active[o.region] == 0 {
+				p.Inclusive += d // recursion counted once
+			}
+			if len(stack) > 0 {
+				stack[len(stack)-1].kids += d
+			}
+		}
+		it := f.Events(l.ID)
+		var e Event
+		last := uint64(0)
+		for it.Next(&e) {
+			t := e.Time << shift
+			last = max(last, t)
+			switch {
+			case e.Kind == encode.KindEnter && !e.Truncated:
+				entry(e.Region).Visits++
+				active[e.Region]++
+				stack = append(stack, open{region: e.Region, start: t})
+			case e.Kind == encode.KindEnter:
+				active[e.Region]++
+				stack = append(stack, open{region: e.Region, start: t})
+			case e.Kind == encode.KindLeave && len(stack) > 0:
+				leave(t)
+			}
+		}
+		if err := it.Err(); err != nil {
+			return fmt.Errorf("the recovered trace's location %d: %v", l.ID, err)
+		}
+		for len(stack) > 0 {
+			leave(last) // open at death: to the location's last event
+		}
+		l.Profile = l.Profile[:0]
+		for _, p := range byRegion {
+			l.Profile = append(l.Profile, *p)
+		}
+		slices.SortFunc(l.Profile, func(a, b ProfileEntry) int { return cmp.Compare(a.Region, b.Region) })
+	}
+	return nil
 }
 
 // keptBin is a bin of a recovered level: its position in the chain, its

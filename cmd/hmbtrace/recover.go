@@ -26,16 +26,29 @@ func runRecover(args []string, out io.Writer) error {
 	}
 	var errs []error
 	for _, p := range paths {
-		if err := recoverOne(out, p, *outDir, *force, *keep); err != nil {
+		err := recoverOne(out, p.path, *outDir, *force, *keep)
+		if errors.Is(err, tracefile.ErrAlive) && p.found {
+			// Found in a directory, not named: say so and go on.
+			fmt.Fprintf(out, "%s: skipped: %v\n", p.path, err)
+			continue
+		}
+		if err != nil {
 			errs = append(errs, err)
 		}
 	}
 	return errors.Join(errs...)
 }
 
+// mappingPath is a mapping file to recover; found says it was found in a
+// directory rather than named.
+type mappingPath struct {
+	path  string
+	found bool
+}
+
 // mappingPaths expands the arguments: a directory stands for the mapping
 // files in it; no argument for those in HMB_SURVIVE_DIR or /dev/shm.
-func mappingPaths(args []string) ([]string, error) {
+func mappingPaths(args []string) ([]mappingPath, error) {
 	if len(args) == 0 {
 		dir := os.Getenv("HMB_SURVIVE_DIR")
 		if dir == "" {
@@ -43,7 +56,7 @@ func mappingPaths(args []string) ([]string, error) {
 		}
 		args = []string{dir}
 	}
-	var paths []string
+	var paths []mappingPath
 	for _, a := range args {
 		st, err := os.Stat(a)
 		if err != nil {
@@ -53,7 +66,7 @@ func mappingPaths(args []string) ([]string, error) {
 			if !tracefile.IsMapping(a) {
 				return nil, fmt.Errorf("%s: not a mapping an hmbtrace process left (HMB_SURVIVE=1)", a)
 			}
-			paths = append(paths, a)
+			paths = append(paths, mappingPath{a, false})
 			continue
 		}
 		found, err := filepath.Glob(filepath.Join(a, "hmbtrace-*.shm"))
@@ -63,7 +76,7 @@ func mappingPaths(args []string) ([]string, error) {
 		n := 0
 		for _, p := range found {
 			if tracefile.IsMapping(p) {
-				paths = append(paths, p)
+				paths = append(paths, mappingPath{p, true})
 				n++
 			}
 		}

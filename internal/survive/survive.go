@@ -94,7 +94,6 @@ type Header struct {
 
 	DefLost   uint64 // definitions that did not fit in the log
 	LevelLost uint64 // levels that found no entry
-	Signal    uint64 // a fatal signal the process saw, if it could say (0: none known)
 }
 
 // BinDesc describes one bin. Used is the bin's fill mark: the probes
@@ -200,7 +199,7 @@ const DefaultDir = "/dev/shm"
 
 // FileName returns the mapping's file name for a measurement.
 func FileName(name string, rank, pid int) string {
-	return fmt.Sprintf("hmbtrace-%s.%d.%d.shm", name, rank, pid)
+	return fmt.Sprintf("hmbtrace-%s.%d.%d.shm", strings.ReplaceAll(name, "/", "_"), rank, pid)
 }
 
 // Create makes the mapping file in dir and maps it. The file is sized at
@@ -351,9 +350,6 @@ func (m *Mapping) Append(kind byte, payload []byte) bool {
 	m.hdr.DefUsed = at + n
 	return true
 }
-
-// NoteSignal records a fatal signal the process is about to die of.
-func (m *Mapping) NoteSignal(sig int) { m.hdr.Signal = uint64(sig) }
 
 // Close marks the mapping closed and removes the file: the trace file was
 // written. The memory stays mapped, since a probe that was under way may
