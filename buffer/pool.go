@@ -726,12 +726,16 @@ func (p *Pool) countBeforeWindowLocked(h *Hierarchy) {
 	}
 }
 
-// PinForC pins the pool and its memory for the C shim's probes, which read
-// the epoch and write into bins in place; it returns the epoch's word.
+// PinForC pins the pool, its memory and the bins' descriptors for the C
+// shim's probes, which read the epoch and write into bins and fill marks in
+// place; it returns the epoch's word.
 func (p *Pool) PinForC(pin *runtime.Pinner) unsafe.Pointer {
 	pin.Pin(p)
 	if len(p.mem) > 0 {
 		pin.Pin(&p.mem[0])
+	}
+	if len(p.descs) > 0 {
+		pin.Pin(&p.descs[0]) // the levels' fill marks, which they store through
 	}
 	return unsafe.Pointer(&p.epoch)
 }
