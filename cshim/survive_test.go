@@ -211,3 +211,22 @@ func TestSurviveOOMC(t *testing.T) {
 		t.Fatal("no events recovered")
 	}
 }
+
+// TestSurviveExitC: a C program that exits normally with HMB_SURVIVE=1,
+// its threads still recording, writes its trace at exit and leaves no
+// mapping behind.
+func TestSurviveExitC(t *testing.T) {
+	build := library(t)
+	p := buildC(t, build, "survive", nil, filepath.Join(root, "cshim", "testdata", "c", "survive.c"))
+	cmd, shm, stderr := startSurvivor(t, p, "exit", nil)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("survive exit: %v\n%s", err, stderr)
+	}
+	if left, _ := filepath.Glob(filepath.Join(shm, "*")); len(left) != 0 {
+		t.Errorf("a normal exit left %v", left)
+	}
+	evs := dump(t, filepath.Join(p.out, "survive.0.hmb"))
+	if len(evs) == 0 {
+		t.Fatal("no events in the trace")
+	}
+}

@@ -3,7 +3,8 @@
  * trees with messages into a small buffer, so that reductions happen, until
  * the process dies: of a SIGKILL from the test (mode "kill"), of a
  * segfault ("segv"), of abort() ("abort") or of the OOM killer ("oom",
- * under a memory limit). Prints "ready" once every thread recorded a while.
+ * under a memory limit), or exits normally ("exit"), its threads still
+ * recording. Prints "ready" once every thread recorded a while.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -69,6 +70,8 @@ int main(int argc, char **argv)
 	if (strcmp(mode, "segv") == 0) {
 		volatile int *p = NULL;
 		*p = 1;
+	} else if (strcmp(mode, "exit") == 0) {
+		exit(0);
 	} else if (strcmp(mode, "abort") == 0) {
 		abort();
 	} else if (strcmp(mode, "oom") == 0) {
