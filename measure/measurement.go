@@ -469,15 +469,12 @@ func (m *Measurement) finalize() error {
 		l.closeCounters()
 	}
 	if err := os.MkdirAll(m.cfg.Output, 0o755); err != nil {
-		return fmt.Errorf("hmbtrace: output directory (HMB_OUTPUT): %v", err)
+		return fmt.Errorf("hmbtrace: output directory (HMB_OUTPUT): %v%s", err, m.mappingLeft())
 	}
 	path := m.Path()
 	pl, err := m.writeTrace(path)
 	if err != nil {
-		if m.surv != nil {
-			return fmt.Errorf("hmbtrace: writing %s: %v (the buffer is left in %s: hmbtrace recover makes the trace from it)", path, err, m.surv.Path())
-		}
-		return fmt.Errorf("hmbtrace: writing %s: %v", path, err)
+		return fmt.Errorf("hmbtrace: writing %s: %v%s", path, err, m.mappingLeft())
 	}
 	if err := m.closeMapping(); err != nil {
 		fmt.Fprintf(os.Stderr, "hmbtrace: removing the buffer's mapping: %v\n", err)

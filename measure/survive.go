@@ -116,6 +116,16 @@ func (l *Location) surviveCounts() {
 	e.Published = 1
 }
 
+// mappingLeft marks a surviving buffer's mapping final, for an error of
+// Close, and says where it stays: the trace can still be made from it.
+func (m *Measurement) mappingLeft() string {
+	if m.surv == nil {
+		return ""
+	}
+	m.surv.Leave()
+	return fmt.Sprintf(" (the buffer is left in %s: hmbtrace recover makes the trace from it)", m.surv.Path())
+}
+
 // closeMapping removes the mapping's file once the trace file is written.
 // When it could not be, Close leaves the file for recover.
 func (m *Measurement) closeMapping() error {

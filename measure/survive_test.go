@@ -303,3 +303,32 @@ func TestSurviveConfig(t *testing.T) {
 func BenchmarkEnterLeaveSurvive(b *testing.B) {
 	benchEnterLeave(b, Config{BufferSize: 16 << 20, NoThrottle: true, Survive: true})
 }
+
+// TestSurviveCloseFails: when Close cannot write the trace, the mapping
+// stays and the error names it; recover makes the trace from it.
+func TestSurviveCloseFails(t *testing.T) {
+	dir := t.TempDir()
+	blocked := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(blocked, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m, err := Start(Config{Output: filepath.Join(blocked, "out"), Name: "blocked", Survive: true, SurviveDir: dir, BufferSize: 16 << 10, BinSize: 1 << 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, loc := m.Region("r"), m.Location("main")
+	loc.Enter(r)
+	loc.Leave(r)
+	err = m.Close()
+	path := mappingOf(t, dir)
+	if err == nil || !strings.Contains(err.Error(), "the buffer is left in "+path) {
+		t.Fatalf("Close: %v, want the mapping named", err)
+	}
+	rec, err := tracefile.Recover(path, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Records != 2 {
+		t.Errorf("%d records recovered, want the enter and the leave", rec.Records)
+	}
+}

@@ -138,6 +138,8 @@ func recoverMapping(b []byte, force, copyBins bool) (*Recovery, error) {
 		rec.Cause = "still running: read as it stood"
 	case rec.Closed:
 		rec.Cause = "closed normally: its trace file was written"
+	case h.State == survive.StateLeft:
+		rec.Cause = "closed its measurement but could not write the trace file"
 	default:
 		rec.Cause = "died without closing the measurement (SIGKILL, the OOM killer, a crash, _exit): the cause is not recorded"
 	}
@@ -256,7 +258,7 @@ func recoverMapping(b []byte, force, copyBins bool) (*Recovery, error) {
 		if !ok {
 			name = fmt.Sprintf("location %d", id)
 		}
-		l := &Location{ID: id, Name: name, Interrupted: !rec.Closed}
+		l := &Location{ID: id, Name: name, Interrupted: h.State == survive.StateRunning}
 		if int(id) < len(v.Locs) {
 			e := v.Locs[id]
 			l.Recorded, l.FilteredName, l.FilteredDuration = e.Recorded, e.FilteredName, e.FilteredDuration

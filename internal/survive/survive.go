@@ -63,6 +63,7 @@ const Version = 1
 const (
 	StateRunning = 1 // the process records
 	StateClosed  = 2 // Close wrote the trace file; the mapping is about to go
+	StateLeft    = 3 // Close could not write the trace file: the mapping holds it, final
 )
 
 // HeaderSize is the room the header takes at the start of the file.
@@ -358,6 +359,13 @@ func (m *Mapping) Close() error {
 	m.hdr.State = StateClosed
 	m.f.Close()
 	return os.Remove(m.path)
+}
+
+// Leave marks the mapping final and leaves the file for recovery: Close
+// could not write the trace file.
+func (m *Mapping) Leave() {
+	m.hdr.State = StateLeft
+	m.f.Close()
 }
 
 // Unmap releases the memory. Nothing may touch the mapping afterwards:
