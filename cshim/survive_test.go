@@ -18,12 +18,13 @@ import (
 // startSurvivor starts the survive test program with HMB_SURVIVE=1 and its
 // mapping in a directory of its own, and waits until it records.
 // Before it records, setup (if not nil) is given its pid.
-func startSurvivor(t *testing.T, p program, mode string, setup func(pid int) error) (cmd *exec.Cmd, shm string, stderr *bytes.Buffer) {
+func startSurvivor(t *testing.T, p program, mode string, setup func(pid int) error, env ...string) (cmd *exec.Cmd, shm string, stderr *bytes.Buffer) {
 	t.Helper()
 	shm = t.TempDir()
 	cmd = exec.Command(p.path, mode)
 	cmd.Env = append(withoutHMB(os.Environ()), "HMB_OUTPUT="+p.out, "HMB_SURVIVE=1", "HMB_SURVIVE_DIR="+shm,
 		"HMB_BUFFER_SIZE=256K", "HMB_BIN_SIZE=1K", "HMB_THROTTLE=0")
+	cmd.Env = append(cmd.Env, env...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -132,8 +133,9 @@ func checkNestedDump(t *testing.T, evs []event) {
 }
 
 // TestSurviveKillC kills a C program that records in three threads with
-// reductions under way, with SIGKILL at random points, and recovers its
-// trace each time. The first round also reads the mapping directly.
+// reductions under way (every other round with the keep-last policy, which
+// revokes a bin for every bin taken), with SIGKILL at random points, and
+// recovers its trace each time. The first round also reads the mapping directly.
 func TestSurviveKillC(t *testing.T) {
 	build := library(t)
 	p := buildC(t, build, "survive", nil, filepath.Join(root, "cshim", "testdata", "c", "survive.c"))
@@ -143,7 +145,11 @@ func TestSurviveKillC(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 3))
 	for i := 0; i < rounds; i++ {
-		cmd, shm, stderr := startSurvivor(t, p, "kill", nil)
+		var env []string
+		if i%2 == 1 {
+			env = []string{"HMB_REDUCTION=last"} // bins revoked all the time: a reduction under way at any kill
+		}
+		cmd, shm, stderr := startSurvivor(t, p, "kill", nil, env...)
 		time.Sleep(time.Duration(rng.IntN(50000)) * time.Microsecond)
 		cmd.Process.Signal(syscall.SIGKILL)
 		waitDeath(t, cmd, syscall.SIGKILL, stderr)
