@@ -185,13 +185,31 @@ type Mapping struct {
 	locs   []LocEntry
 	defs   []byte
 
-	mu       sync.Mutex // the definition log and the entry counts
-	f        *os.File   // kept open to reserve the log's memory as it grows
-	reserved uint64     // bytes of the log reserved so far
+	mu sync.Mutex // the definition log, the tables' counts and reservations
+	f  *os.File   // kept open to reserve memory as the tables and the log grow
+	// Bytes reserved so far of the level table, the location table and
+	// the log.
+	resLevels, resLocs, resDefs uint64
 }
 
-// defChunk is how much of the log is reserved at a time.
-const defChunk = 1 << 20
+// chunk is how much of a table or the log is reserved at a time.
+const chunk = 1 << 20
+
+// reserveLocked makes sure that the first need bytes of the part at off,
+// of which *done are reserved and cap exist, are backed by the file
+// system's memory: a store to a page tmpfs cannot give is a SIGBUS.
+func (m *Mapping) reserveLocked(off uint64, done *uint64, need, cap uint64) bool {
+	if need <= *done {
+		return true
+	}
+	grow := min(max(chunk, need-*done), cap-*done)
+	err := syscall.Fallocate(int(m.f.Fd()), 0, int64(off+*done), int64(grow))
+	if err != nil && !errors.Is(err, syscall.EOPNOTSUPP) {
+		return false
+	}
+	*done += grow
+	return true
+}
 
 // DefaultDir is where mappings go unless HMB_SURVIVE_DIR says otherwise:
 // memory, never a network file system, where every store would become
@@ -232,9 +250,10 @@ func Create(dir, name string, rank int, l Layout) (*Mapping, error) {
 	if err := f.Truncate(int64(size)); err != nil {
 		return fail("sizing %s to %d bytes: %v", path, size, err)
 	}
-	// Reserve the memory of everything but the definition log now, so
-	// that a full tmpfs fails here and not with SIGBUS in a probe; the log
-	// is reserved as it grows (Append).
+	// Reserve the header's and the bins' memory now, so that a full tmpfs
+	// fails here and not with SIGBUS in a probe; the tables and the log
+	// are reserved as they grow, a MiB at a time (NewLevel, Loc, Append),
+	// so that a small buffer does not take 10 MiB of tables.
 	reserve := func(off, n uint64) error {
 		err := syscall.Fallocate(int(f.Fd()), 0, int64(off), int64(n))
 		if errors.Is(err, syscall.EOPNOTSUPP) {
@@ -242,20 +261,20 @@ func Create(dir, name string, rank int, l Layout) (*Mapping, error) {
 		}
 		return err
 	}
-	if err := reserve(0, offDefs); err != nil {
-		return fail("reserving %d bytes for the tables in %s: %v", offDefs, path, err)
+	if err := reserve(0, HeaderSize); err != nil {
+		return fail("reserving the header in %s: %v", path, err)
+	}
+	if err := reserve(offDescs, offDefs-offDescs); err != nil {
+		return fail("reserving %d bytes for the bins' descriptors in %s: %v", offDefs-offDescs, path, err)
 	}
 	if err := reserve(offBins, size-offBins); err != nil {
 		return fail("reserving %d bytes for the buffer in %s: %v (HMB_SURVIVE_DIR is too small: free it, or choose another)", size-offBins, path, err)
-	}
-	if err := reserve(offDefs, min(defChunk, uint64(l.DefCap))); err != nil {
-		return fail("reserving the definitions' first %d bytes in %s: %v", defChunk, path, err)
 	}
 	mem, err := syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_SHARED)
 	if err != nil {
 		return fail("mapping %s: %v", path, err)
 	}
-	m := &Mapping{path: path, mem: mem, hdr: (*Header)(unsafe.Pointer(&mem[0])), f: f, reserved: min(defChunk, uint64(l.DefCap))}
+	m := &Mapping{path: path, mem: mem, hdr: (*Header)(unsafe.Pointer(&mem[0])), f: f}
 	m.levels = unsafe.Slice((*LevelEntry)(unsafe.Pointer(&mem[offLevels])), l.LevelCap)
 	m.locs = unsafe.Slice((*LocEntry)(unsafe.Pointer(&mem[offLocs])), l.LocCap)
 	m.Descs = unsafe.Slice((*BinDesc)(unsafe.Pointer(&mem[offDescs])), l.Bins)
@@ -298,7 +317,8 @@ func (m *Mapping) NewLevel(loc, depth int, class uint8) int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	i := m.hdr.Levels
-	if i >= uint64(len(m.levels)) {
+	size := uint64(unsafe.Sizeof(LevelEntry{}))
+	if i >= uint64(len(m.levels)) || !m.reserveLocked(m.hdr.OffLevels, &m.resLevels, (i+1)*size, uint64(len(m.levels))*size) {
 		m.hdr.LevelLost++
 		return -1
 	}
@@ -317,10 +337,14 @@ func (m *Mapping) Loc(id int) *LocEntry {
 		return nil
 	}
 	m.mu.Lock()
+	defer m.mu.Unlock()
+	size := uint64(unsafe.Sizeof(LocEntry{}))
+	if !m.reserveLocked(m.hdr.OffLocs, &m.resLocs, uint64(id+1)*size, uint64(len(m.locs))*size) {
+		return nil
+	}
 	if uint64(id) >= m.hdr.Locs {
 		m.hdr.Locs = uint64(id) + 1
 	}
-	m.mu.Unlock()
 	return &m.locs[id]
 }
 
@@ -335,15 +359,9 @@ func (m *Mapping) Append(kind byte, payload []byte) bool {
 		m.hdr.DefLost++
 		return false
 	}
-	if at+n > m.reserved {
-		// A store to a page tmpfs cannot give is a SIGBUS: reserve first.
-		grow := min(max(defChunk, at+n-m.reserved), uint64(len(m.defs))-m.reserved)
-		err := syscall.Fallocate(int(m.f.Fd()), 0, int64(m.hdr.OffDefs+m.reserved), int64(grow))
-		if err != nil && !errors.Is(err, syscall.EOPNOTSUPP) {
-			m.hdr.DefLost++
-			return false
-		}
-		m.reserved += grow
+	if !m.reserveLocked(m.hdr.OffDefs, &m.resDefs, at+n, uint64(len(m.defs))) {
+		m.hdr.DefLost++
+		return false
 	}
 	binary.LittleEndian.PutUint32(m.defs[at:], uint32(len(payload)))
 	m.defs[at+4] = kind
@@ -356,6 +374,8 @@ func (m *Mapping) Append(kind byte, payload []byte) bool {
 // written. The memory stays mapped, since a probe that was under way may
 // still store into it, until Unmap.
 func (m *Mapping) Close() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	m.hdr.State = StateClosed
 	m.f.Close()
 	return os.Remove(m.path)
@@ -364,6 +384,8 @@ func (m *Mapping) Close() error {
 // Leave marks the mapping final and leaves the file for recovery: Close
 // could not write the trace file.
 func (m *Mapping) Leave() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	m.hdr.State = StateLeft
 	m.f.Close()
 }
