@@ -28,6 +28,12 @@
 //     header follows, then the fill mark. Freeing a bin (a reduction
 //     revoked it) clears the level's index first. A reader takes a bin
 //     with a level index and a fill mark beyond the bin header.
+//   - A reduction stores a level's closure (LevelEntry.Closed) before it
+//     revokes the level's bins, level after level, and the current bins of
+//     closed levels stay with their owners until they sync. A reader
+//     drops the bins of closed levels, and of the deeper levels of the same
+//     class group of that location which the reduction had not reached, as
+//     the reduction would have: every location's calls stay nested.
 //   - A level or location entry is filled before the count of entries
 //     (Header.Levels, Header.Locations) is raised past it.
 //   - A definition (a region, a location's name, the trace's header, a
