@@ -27,9 +27,13 @@ type Options struct {
 	// estimate of NoiseLevel.
 	Noise float64
 	// MinRelativeSeverity drops features whose |Severity| is below this
-	// fraction of Σ|x|, the seed's thresholdTime (default 0: report every
+	// fraction of Total, Oleynik's thresholdTime (default 0: report every
 	// significant feature).
 	MinRelativeSeverity float64
+	// Total is what MinRelativeSeverity is a fraction of, in value units ×
+	// iterations: the time of the whole loop, say, when x is one region's
+	// time in it. Default: Σ|x|.
+	Total float64
 }
 
 // Analysis is the result of Analyze.
@@ -131,6 +135,20 @@ func Analyze(x []float64, opt Options) (Analysis, error) {
 	if n < MinFeatureSamples {
 		return a, nil
 	}
+	// Timings often vary by a factor rather than by an amount: an
+	// iteration four times slower varies four times as much. Such a
+	// series is analysed in logarithms, where its noise is the same
+	// everywhere, so that the noise of its slow stretches does not look
+	// like structure; the costs are then measured in value units.
+	logDomain := opt.Noise == 0 && multiplicative(y)
+	z := y
+	if logDomain {
+		z = make([]float64, n)
+		for i, v := range y {
+			z[i] = math.Log(v)
+		}
+		noise = NoiseLevel(z)
+	}
 	if opt.Noise == 0 {
 		// The MAD of m independent values has a relative standard error
 		// of 1.166/√m; the N-1 overlapping differences are worth about
@@ -139,13 +157,56 @@ func Analyze(x []float64, opt Options) (Analysis, error) {
 		// series does not turn noise into features.
 		noise *= 1 + 2.33/math.Sqrt(float64(n/2))
 	}
-	fs := findFeatures(y, noise, a.Threshold, grid, cmpDefault(opt.MinStability, 2))
-	var total float64
-	for _, v := range y {
-		total += math.Abs(v)
+	noise = noiseFloor(z, noise)
+	spikes, zc := findSpikes(z, noise, a.Threshold)
+	m, thr1 := fitModel(zc, noise, a.Threshold, grid, cmpDefault(opt.MinStability, 2))
+	// The running median cannot judge the first and last samples; the fit
+	// can: a level of one sample at an end (a slow first iteration) is an
+	// outlier like the others, not a step.
+	for refit := 0; refit < 2; refit++ {
+		k := len(m.segs) - 1
+		var end int
+		switch {
+		case k > 0 && m.segs[0].to == 0 && m.jumps[0]:
+			end = 0
+			zc[0] = m.segs[1].at(0)
+		case k > 0 && m.segs[k].from == n-1 && m.jumps[k-1]:
+			end = n - 1
+			zc[n-1] = m.segs[k-1].at(float64(n - 1))
+		default:
+			refit = 2
+			continue
+		}
+		spikes = append(spikes, spikeRun{from: end, to: end, up: z[end] > zc[end]})
+		m, thr1 = fitModel(zc, noise, a.Threshold, grid, cmpDefault(opt.MinStability, 2))
 	}
-	for _, f := range fs {
-		if math.Abs(f.Severity) >= opt.MinRelativeSeverity*total {
+	clean := zc
+	if logDomain {
+		clean = make([]float64, n)
+		for i, v := range zc {
+			clean[i] = math.Exp(v)
+		}
+	}
+	set := features(y, clean, m, grid, thr1, spikes)
+	total := math.Ldexp(opt.Total, -e)
+	if opt.Total == 0 {
+		for _, v := range y {
+			total += math.Abs(v)
+		}
+	}
+	// A feature is relevant if it costs enough, or if it ends a relevant
+	// rise (the step down after a raised stretch).
+	keep := make([]bool, len(set.fs))
+	for i, f := range set.fs {
+		keep[i] = math.Abs(f.Severity) >= opt.MinRelativeSeverity*total
+	}
+	for i, c := range set.closes {
+		if c >= 0 && keep[c] {
+			keep[i] = true
+		}
+	}
+	for i, f := range set.fs {
+		if keep[i] {
 			f.Severity = math.Ldexp(f.Severity, e)
 			a.Features = append(a.Features, f)
 		}
@@ -153,22 +214,74 @@ func Analyze(x []float64, opt Options) (Analysis, error) {
 	return a, nil
 }
 
-// findFeatures runs the scale space and the fit on y, whose largest sample
-// is in [0.5, 1), with noise level noise and significance multiplier z.
-func findFeatures(y []float64, noise, z float64, grid []float64, minStability int) []Feature {
+// multiplicative reports whether the noise of the positive series y
+// grows with its level: the logarithm of the size of each second
+// difference |y[i+1] - 2y[i] + y[i-1]| (noise, with trends and smooth bumps
+// cancelled) against the logarithm of the level there (the running
+// median), fitted by
+// a line over all steps, rises with a slope above one half (1 for noise
+// proportional to the level, 0 for noise of a fixed amount). The logarithm
+// of a noise sample's size has a fixed spread whatever its scale, so the
+// slope's standard error is about 1.1/(spread of the log levels · √N): on a
+// short series, or one whose level hardly changes, the test cannot tell, and
+// the series keeps its values.
+func multiplicative(y []float64) bool {
 	n := len(y)
-	// Floor: the transforms round at about 1e-16 of the largest sample and
-	// residual sums at about 1e-16 × Σ(y - mean)²; a noise-free series must
-	// not see rounding as structure.
+	if n < 3 || slices.Min(y) <= 0 {
+		return false
+	}
+	level := runningMedian(y, spikeHalfWindow)
+	var lx, ly []float64
+	for i := 1; i+1 < n; i++ {
+		if d := math.Abs(y[i+1] - 2*y[i] + y[i-1]); d > 0 {
+			lx = append(lx, math.Log(level[i]))
+			ly = append(ly, math.Log(d))
+		}
+	}
+	m := float64(len(lx))
+	if m < 16 {
+		return false
+	}
+	var mx, my float64
+	for i := range lx {
+		mx += lx[i]
+		my += ly[i]
+	}
+	mx /= m
+	my /= m
+	var sxy, sxx float64
+	for i := range lx {
+		sxy += (lx[i] - mx) * (ly[i] - my)
+		sxx += (lx[i] - mx) * (lx[i] - mx)
+	}
+	// Decide only when the slope is known to ±0.25 (one standard error).
+	if sxx == 0 || 1.1/math.Sqrt(sxx) > 0.25 {
+		return false
+	}
+	return sxy > 0.5*sxx
+}
+
+// noiseFloor raises the noise level to what rounding alone could produce:
+// the transforms round at about 1e-16 of the largest sample and residual
+// sums at about 1e-16 × Σ(y - mean)²; a noise-free series must not see
+// rounding as structure.
+func noiseFloor(y []float64, noise float64) float64 {
 	var mean, sumSq float64
 	for _, v := range y {
 		mean += v
 	}
-	mean /= float64(n)
+	mean /= float64(len(y))
 	for _, v := range y {
 		sumSq += (v - mean) * (v - mean)
 	}
-	noise = max(noise, 1e-9, 1e-6*math.Sqrt(sumSq))
+	return max(noise, 1e-9, 1e-6*math.Sqrt(sumSq))
+}
+
+// fitModel runs the scale space and the fit on y with noise level noise
+// and significance multiplier z; it returns the model and the slope
+// thresholds of the levels.
+func fitModel(y []float64, noise, z float64, grid []float64, minStability int) (model, []float64) {
+	n := len(y)
 	const roundoff = 1e-11
 
 	// Scale space, coarse to fine, tracking critical points.
@@ -206,8 +319,8 @@ func findFeatures(y []float64, noise, z float64, grid []float64, minStability in
 	slices.SortFunc(stable, func(a, b track) int { return a.pos - b.pos })
 	bps := candidates(stable, n)
 	seg := &segmentation{p: newPrefixSums(y), n: n, param: 2 * math.Log(float64(n)) * noise * noise}
-	bps = attribute(seg.choose(bps), stable)
-	return features(y, seg.describe(bps), grid, thr1)
+	bps = attachScale(seg.choose(bps), stable)
+	return seg.describe(bps), thr1
 }
 
 // candidates returns the breakpoints suggested by the stable contours ts
@@ -250,10 +363,10 @@ func candidates(ts []track, n int) []breakpoint {
 	return mergeDuplicates(bps)
 }
 
-// attribute gives each chosen breakpoint the scale and stability of the
+// attachScale gives each chosen breakpoint the scale and stability of the
 // most stable contour (ts, sorted by position) that ends within 2σ+2 of it;
 // breakpoints that only the direct search found keep zero.
-func attribute(bps []breakpoint, ts []track) []breakpoint {
+func attachScale(bps []breakpoint, ts []track) []breakpoint {
 	var reach float64
 	for _, t := range ts {
 		reach = max(reach, 2*t.sigma+2)
@@ -304,6 +417,8 @@ func (o Options) check() error {
 		return fmt.Errorf("dynamics: Noise %v: want a finite value ≥ 0", o.Noise)
 	case o.MinRelativeSeverity < 0 || math.IsNaN(o.MinRelativeSeverity) || math.IsInf(o.MinRelativeSeverity, 0):
 		return fmt.Errorf("dynamics: MinRelativeSeverity %v: want a finite value ≥ 0", o.MinRelativeSeverity)
+	case o.Total < 0 || math.IsNaN(o.Total) || math.IsInf(o.Total, 0):
+		return fmt.Errorf("dynamics: Total %v: want a finite value ≥ 0, or 0 for Σ|x|", o.Total)
 	}
 	return nil
 }

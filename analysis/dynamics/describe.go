@@ -14,14 +14,20 @@ const DescribeLimit = 10
 // Describe turns the features of a series of n iterations into sentences a
 // person would say looking at the plot: first what happens in time order,
 // with the quiet stretches between ("flat until iteration 99"), then the
-// degradations (positive severity) worst first and the improvements largest
-// first. Of more than DescribeLimit features it tells the largest by
+// time the features add over the baseline, largest first (a fall is told
+// by the slow stretch it ends), and the time the dips save. Of more than DescribeLimit features it tells the largest by
 // |Severity| and counts the others, calling the stretches that hold them
 // "minor changes" instead of "flat". unit names the values' unit; severities
 // are in unit × iterations, which is the unit itself when the values are
 // per-iteration amounts such as times. Iterations are numbered from 0, as in
 // Feature.
 func Describe(features []Feature, n int, unit string) string {
+	return DescribeWith(features, n, func(v float64) string { return quantity(v, unit) })
+}
+
+// DescribeWith is Describe with the amounts (value units × iterations)
+// written by format, so that a caller can word them as it does elsewhere.
+func DescribeWith(features []Feature, n int, format func(float64) string) string {
 	if n <= 0 {
 		return "Empty series."
 	}
@@ -81,7 +87,7 @@ func Describe(features []Feature, n int, unit string) string {
 			better = append(better, f)
 		}
 	}
-	rank := func(title string, list []Feature, verb string) {
+	rank := func(title string, list []Feature) {
 		if len(list) == 0 {
 			return
 		}
@@ -93,12 +99,20 @@ func Describe(features []Feature, n int, unit string) string {
 			if i > 0 {
 				b.WriteString("; ")
 			}
-			fmt.Fprintf(&b, "%s %s %s", shortPhrase(f, n), verb, quantity(math.Abs(f.Severity), unit))
+			amount := format(math.Abs(f.Severity))
+			switch {
+			case f.Severity < 0:
+				fmt.Fprintf(&b, "%s saves %s", shortPhrase(f, n), amount)
+			case f.Kind == StepDown || f.Kind == TrendDown:
+				fmt.Fprintf(&b, "the slower iterations before %s cost %s", shortPhrase(f, n), amount)
+			default:
+				fmt.Fprintf(&b, "%s costs %s", shortPhrase(f, n), amount)
+			}
 		}
 		b.WriteString(".")
 	}
-	rank("Degradations, worst first", worse, "costs")
-	rank("Improvements", better, "saves")
+	rank("Time over the baseline, largest first", worse)
+	rank("Time saved", better)
 	return b.String()
 }
 

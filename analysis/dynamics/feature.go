@@ -45,17 +45,17 @@ type Feature struct {
 	// covers the last iteration at the old level and the first at the new one;
 	// a trend covers the iterations over which the series moves.
 	From, To int
-	// Severity is what the feature costs, in value units × iterations,
-	// relative to its baseline, the level the series would have kept without
-	// it. A peak or dip counts the area between the series over its
-	// iterations and the line joining the levels around it (the seed's Sum of
-	// an episode's samples, less the baseline). A step counts its fitted
-	// height for every iteration from the step until the next step (or the end
-	// of the series): neither a trend nor a peak after it undoes it. A trend
-	// counts the area between its fitted line and the level before it, then
-	// its whole rise for every iteration after it until the next step or
-	// trend. If the values are times per iteration, Severity is the time lost
-	// (positive: a degradation) or saved (negative).
+	// Severity is the time the feature adds over the series' baseline, in
+	// value units × iterations: what the run would save if the feature
+	// were prevented (Oleynik, §6.1). The baseline is the lowest level the
+	// series holds for a while (its fitted level, not a single fast
+	// iteration). A peak or dip counts the area between the series and the
+	// line joining the levels around it (negative for a dip). Steps and
+	// trends share out the area between the fitted series and the
+	// baseline: a rise owns what it adds for as long as the series stays
+	// up, and the excess the series starts with (a slow start, a run that
+	// improves) belongs to the fall that ends it. So no iteration's time is
+	// counted twice, and no feature costs more than the series' total.
 	Severity float64
 	// Scale is the σ, in iterations, of the finest scale-space level at which
 	// the feature is significant; Stability is the number of levels over which
@@ -122,52 +122,6 @@ func (it item) first() int {
 		return it.a[0].first()
 	}
 	return it.c.first()
-}
-
-// features turns the chosen model into features; grid and thr1 are the
-// scale-space levels and their slope thresholds (for the scale of trends).
-func features(x []float64, m model, grid, thr1 []float64) []Feature {
-	cs := findChanges(m, grid, thr1)
-	runs := findRuns(cs)
-	n := len(x)
-	var items []item
-	for i := 0; i < len(runs); i++ {
-		if i+1 < len(runs) && runs[i].up != runs[i+1].up {
-			if ka, kb, ok := excursionSplit(cs, runs[i], runs[i+1], n); ok {
-				for _, c := range runs[i].cs[:ka] {
-					items = append(items, item{c: c})
-				}
-				items = append(items, item{a: runs[i].cs[ka:], b: runs[i+1].cs[:kb]})
-				for _, c := range runs[i+1].cs[kb:] {
-					items = append(items, item{c: c})
-				}
-				i++
-				continue
-			}
-		}
-		for _, c := range runs[i].cs {
-			items = append(items, item{c: c})
-		}
-	}
-	var out []Feature
-	for k, it := range items {
-		if it.excursion() {
-			out = append(out, excursion(x, m.segs, it.a, it.b))
-			continue
-		}
-		// Where the change's cost stops: the next lasting change for a
-		// trend, the next step for a step. Peaks and dips come back to the
-		// level and do not stop it.
-		end := n - 1
-		for _, next := range items[k+1:] {
-			if !next.excursion() && (!it.c.jump || next.c.jump) {
-				end = next.first() - 1
-				break
-			}
-		}
-		out = append(out, lasting(m, it.c, end))
-	}
-	return out
 }
 
 // findChanges lists the jumps and slopes of the model in order.
@@ -290,87 +244,6 @@ func excursionSplit(cs []change, a, b run, n int) (ka, kb int, ok bool) {
 		}
 	}
 	return 0, 0, false
-}
-
-// excursion builds the peak or dip made of the changes a (away) and b
-// (back). Its severity is the area between the series and the line joining
-// the fitted levels just before and just after it.
-func excursion(x []float64, segs []line, a, b []change) Feature {
-	from, to := a[0].first(), b[len(b)-1].lastOff()
-	var before, after float64
-	hasBefore, hasAfter := from > 0, to < len(x)-1
-	if hasBefore {
-		before = segAt(segs, from-1)
-	}
-	if hasAfter {
-		after = segAt(segs, to+1)
-	}
-	switch {
-	case !hasBefore && !hasAfter:
-		before, after = 0, 0
-	case !hasBefore:
-		before = after
-	case !hasAfter:
-		after = before
-	}
-	var sev float64
-	for i := from; i <= to; i++ {
-		frac := float64(i-from+1) / float64(to-from+2)
-		sev += x[i] - (before + frac*(after-before))
-	}
-	kind := Peak
-	if !a[0].up {
-		kind = Dip
-	}
-	f := Feature{Kind: kind, From: from, To: to, Severity: sev}
-	for _, c := range append(slices.Clone(a), b...) {
-		f.Scale = minPositive(f.Scale, c.sigma)
-		f.Stability = max(f.Stability, c.stability)
-	}
-	return f
-}
-
-// lasting builds the step or trend of change c whose cost runs until end.
-// Both are measured on the fitted model, so that the noise and the peaks
-// inside the stretch do not count: a step costs its height for every
-// iteration, a trend the area between its line and the level before it,
-// then its whole rise for every iteration after it.
-func lasting(m model, c change, end int) Feature {
-	start := c.first()
-	var sev float64
-	if c.jump {
-		sev = c.delta * float64(end-start+1)
-	} else {
-		// The level before: the segment before the trend unless a jump
-		// separates them (the jump is its own step), else the trend's own
-		// fitted start.
-		base := segAt(m.segs, c.from)
-		if c.from > 0 && !m.jumpAt(c.from) {
-			base = segAt(m.segs, c.from-1)
-		}
-		for k := start; k <= c.to; k++ {
-			sev += segAt(m.segs, k) - base
-		}
-		sev += (segAt(m.segs, c.to) - base) * float64(end-c.to)
-	}
-	var kind Kind
-	switch {
-	case c.jump && c.up:
-		kind = StepUp
-	case c.jump:
-		kind = StepDown
-	case c.up:
-		kind = TrendUp
-	default:
-		kind = TrendDown
-	}
-	return Feature{Kind: kind, From: c.from, To: c.to, Severity: sev, Scale: c.sigma, Stability: c.stability}
-}
-
-// jumpAt reports whether the model jumps into sample pos.
-func (m model) jumpAt(pos int) bool {
-	k, ok := slices.BinarySearchFunc(m.bps, pos, func(b breakpoint, p int) int { return b.pos - p })
-	return ok && m.jumps[k]
 }
 
 // segAt returns the fitted value at sample i.
