@@ -187,7 +187,7 @@ func Analyze(x []float64, opt Options) (Analysis, error) {
 			clean[i] = math.Exp(v)
 		}
 	}
-	set := features(y, clean, m, grid, thr1, spikes)
+	set := features(y, clean, logDomain, m, grid, thr1, spikes)
 	total := math.Ldexp(opt.Total, -e)
 	if opt.Total == 0 {
 		for _, v := range y {

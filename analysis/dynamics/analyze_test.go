@@ -146,8 +146,8 @@ func TestKnownSignalsNoiseFree(t *testing.T) {
 		{"step up", addStep(flat(300), 120, 2), []Feature{{Kind: StepUp, From: 119, To: 120}}, []float64{2 * 180}},
 		{"step down", addStep(flat(301), 77, -1.5), []Feature{{Kind: StepDown, From: 76, To: 77}}, []float64{1.5 * 77}},
 		{"ramp up", addRamp(flat(400), 150, 0.02), []Feature{{Kind: TrendUp, From: 150, To: 399}}, []float64{0.02 * 249 * 250 / 2}},
-		// Down to 7 - 0.5·349, the baseline: 51 iterations before, then the triangle.
-		{"ramp down", addRamp(flat(400), 50, -0.5), []Feature{{Kind: TrendDown, From: 50, To: 399}}, []float64{0.5*349*51 + 0.5*349*348/2}},
+		// Down to 7 - 0.01·349, the baseline: 51 iterations before, then the triangle.
+		{"ramp down", addRamp(flat(400), 50, -0.01), []Feature{{Kind: TrendDown, From: 51, To: 399}}, []float64{0.01*349*51 + 0.01*349*348/2}},
 		{"spike", func() []float64 { x := flat(256); x[100] = 9; return x }(), []Feature{{Kind: Peak, From: 100, To: 100}}, []float64{2}},
 		{"pulse", func() []float64 {
 			x := flat(256)

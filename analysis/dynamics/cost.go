@@ -16,23 +16,35 @@ type featureSet struct {
 
 // features turns the chosen model of the cleaned series into features.
 // y is the series, clean the series with the spikes replaced (both in
-// value units), m the model fitted to clean in the domain the fit ran in;
+// value units), m the model fitted to clean, or to its logarithms if
+// logDomain;
 // grid and thr1 are the scale-space levels and their slope thresholds.
-func features(y, clean []float64, m model, grid, thr1 []float64, spikes []spikeRun) featureSet {
+func features(y, clean []float64, logDomain bool, m model, grid, thr1 []float64, spikes []spikeRun) featureSet {
 	n := len(y)
 	items := mergeLasting(groupChanges(findChanges(m, grid, thr1), n))
 
-	// The fitted series in value units: each segment of the model fitted
-	// again to the cleaned values, flat or straight as the model chose.
+	// The fitted series in value units: each segment of the model, mapped
+	// back to values (exp for a fit in logarithms) and scaled so that it
+	// sums to what the cleaned values sum to over the segment, as a least
+	// squares fit of the values would: a rise fitted in logarithms keeps
+	// its curved shape instead of a straight line that would undershoot
+	// its start and overshoot its end.
 	base := make([]float64, n)
-	p := newPrefixSums(clean)
 	for _, s := range m.segs {
-		l := p.fit(s.from, s.to)
-		if s.slope == 0 {
-			l.slope = 0
-		}
+		var want, got float64
 		for i := s.from; i <= s.to; i++ {
-			base[i] = l.at(float64(i))
+			v := s.at(float64(i))
+			if logDomain {
+				v = math.Exp(v)
+			}
+			base[i] = v
+			want += clean[i]
+			got += v
+		}
+		if got != 0 && want/got > 0 {
+			for i := s.from; i <= s.to; i++ {
+				base[i] *= want / got
+			}
 		}
 	}
 	// Under a peak or dip the level is the line joining the levels
@@ -78,6 +90,34 @@ func features(y, clean []float64, m model, grid, thr1 []float64, spikes []spikeR
 			kind = TrendDown
 		}
 		out.add(Feature{Kind: kind, From: from, To: to, Severity: credit[k], Scale: c.sigma, Stability: c.stability}, closes[k])
+	}
+	// Where the fitted series dips under the baseline it is counted at the
+	// baseline, and under a dip it is counted at the level around it: the
+	// lasting costs can then add up to more than the values above the
+	// baseline. They are scaled down to that, so that all features
+	// together never cost more than the series' total.
+	var lasting, avail, total, peaks float64
+	for k, it := range items {
+		if !it.excursion() {
+			lasting += out.fs[k].Severity
+		} else if out.fs[k].Severity > 0 {
+			peaks += out.fs[k].Severity
+		}
+	}
+	for i := range clean {
+		avail += max(clean[i]-baseline, 0)
+		total += math.Abs(y[i])
+		if y[i] > clean[i] {
+			peaks += y[i] - clean[i] // the outliers' cost
+		}
+	}
+	if avail = min(avail, total) - peaks; lasting > avail {
+		f := max(avail, 0) / lasting
+		for k, it := range items {
+			if !it.excursion() {
+				out.fs[k].Severity *= f
+			}
+		}
 	}
 	// Items and features share indexes up to here, as closes assumes.
 	for _, r := range spikes {
