@@ -48,6 +48,8 @@ type Analysis struct {
 	Noise float64
 	// Threshold is the significance multiplier used.
 	Threshold float64
+
+	closes []int // per feature, the index of the rise it ends, or -1
 }
 
 // MinFeatureSamples is the shortest series Analyze looks for features in;
@@ -188,30 +190,61 @@ func Analyze(x []float64, opt Options) (Analysis, error) {
 		}
 	}
 	set := features(y, clean, logDomain, m, grid, thr1, spikes)
+	for i := range set.fs {
+		set.fs[i].Severity = math.Ldexp(set.fs[i].Severity, e)
+	}
+	a.Features, a.closes = set.fs, set.closes
+	// Σ|x| on the scaled values, which cannot overflow.
 	total := math.Ldexp(opt.Total, -e)
 	if opt.Total == 0 {
 		for _, v := range y {
 			total += math.Abs(v)
 		}
 	}
-	// A feature is relevant if it costs enough, or if it ends a relevant
-	// rise (the step down after a raised stretch).
-	keep := make([]bool, len(set.fs))
-	for i, f := range set.fs {
-		keep[i] = math.Abs(f.Severity) >= opt.MinRelativeSeverity*total
+	if opt.MinRelativeSeverity > 0 {
+		a.Features, a.closes = a.relevant(math.Ldexp(opt.MinRelativeSeverity*total, e))
 	}
-	for i, c := range set.closes {
+	return a, nil
+}
+
+// Relevant returns the features that cost at least floor (in value units
+// × iterations), with the falls that end a relevant rise: what a reader
+// needs of the series when only costs above floor matter, such as 1 % of
+// the whole loop's time (Oleynik's thresholdTime).
+func (a Analysis) Relevant(floor float64) []Feature {
+	fs, _ := a.relevant(floor)
+	return fs
+}
+
+func (a Analysis) relevant(floor float64) ([]Feature, []int) {
+	keep := make([]bool, len(a.Features))
+	for i, f := range a.Features {
+		keep[i] = math.Abs(f.Severity) >= floor
+	}
+	for i, c := range a.closes {
 		if c >= 0 && keep[c] {
 			keep[i] = true
 		}
 	}
-	for i, f := range set.fs {
+	var fs []Feature
+	var closes []int
+	pos := make([]int, len(a.Features))
+	for i, f := range a.Features {
+		pos[i] = -1
 		if keep[i] {
-			f.Severity = math.Ldexp(f.Severity, e)
-			a.Features = append(a.Features, f)
+			pos[i] = len(fs)
+			fs = append(fs, f)
 		}
 	}
-	return a, nil
+	for i, c := range a.closes {
+		if keep[i] {
+			if c >= 0 {
+				c = pos[c]
+			}
+			closes = append(closes, c)
+		}
+	}
+	return fs, closes
 }
 
 // multiplicative reports whether the noise of the positive series y

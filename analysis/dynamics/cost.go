@@ -96,7 +96,7 @@ func features(y, clean []float64, logDomain bool, m model, grid, thr1 []float64,
 	// lasting costs can then add up to more than the values above the
 	// baseline. They are scaled down to that, so that all features
 	// together never cost more than the series' total.
-	var lasting, avail, total, peaks float64
+	var lasting, avail, total, peaks, outliers float64
 	for k, it := range items {
 		if !it.excursion() {
 			lasting += out.fs[k].Severity
@@ -107,11 +107,9 @@ func features(y, clean []float64, logDomain bool, m model, grid, thr1 []float64,
 	for i := range clean {
 		avail += max(clean[i]-baseline, 0)
 		total += math.Abs(y[i])
-		if y[i] > clean[i] {
-			peaks += y[i] - clean[i] // the outliers' cost
-		}
+		outliers += max(y[i]-clean[i], 0)
 	}
-	if avail = min(avail, total) - peaks; lasting > avail {
+	if avail = min(avail-peaks, total-peaks-outliers); lasting > avail {
 		f := max(avail, 0) / lasting
 		for k, it := range items {
 			if !it.excursion() {

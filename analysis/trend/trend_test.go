@@ -16,7 +16,7 @@ import (
 
 // plant records a progress loop of 400 iterations in which "work" becomes
 // gradually slower from iteration 200 and "io" has one spike at iteration
-// 100, with a little noise, and returns the trace.
+// 100 that costs 3 % of the loop, with a little noise, and returns the trace.
 func plant(t *testing.T, phase bool) *tracefile.File {
 	t.Helper()
 	cfg := measure.Config{Output: t.TempDir(), Name: "plant", Clock: "monotonic", TimerShift: measure.NoTimerShift}
@@ -39,7 +39,7 @@ func plant(t *testing.T, phase bool) *tracefile.File {
 		}
 		d := uint64(20_000 + rng.IntN(200))
 		if i == 100 {
-			d = 400_000
+			d = 2_000_000 // 3 % of the loop's time
 		}
 		loc.EnterAt(step, now)
 		loc.EnterAt(work, now+10)
@@ -101,8 +101,12 @@ func TestPlantedDegradation(t *testing.T) {
 		}
 		var tsv strings.Builder
 		r.WriteTSV(&tsv)
-		for _, line := range strings.Split(strings.TrimSpace(tsv.String()), "\n") {
-			if len(strings.Split(line, "\t")) != 7 {
+		lines := strings.Split(strings.TrimRight(tsv.String(), "\n"), "\n")
+		if lines[0] != TSVHeader || len(lines) != len(r.Findings)+1 {
+			t.Errorf("TSV:\n%s", tsv.String())
+		}
+		for _, line := range lines {
+			if len(strings.Split(line, "\t")) != 10 {
 				t.Errorf("TSV line %q", line)
 			}
 		}
