@@ -13,7 +13,7 @@ type Options struct {
 	// measure stability more finely, at proportional cost.
 	ScalesPerOctave int
 	// MinStability is the number of levels at which a critical point must be
-	// significant to be considered, the seed's thresholdStability (default 2:
+	// significant to be considered, Oleynik's thresholdStability (default 2:
 	// a point significant at a single level is a fluke of that level).
 	MinStability int
 	// Threshold is the significance multiplier z of the scale space: a slope
@@ -62,11 +62,17 @@ const MinFeatureSamples = 16
 // its relevant features with scale-space filtering. It returns an error, and
 // nothing else, when x holds a NaN or an infinity or opt is invalid.
 //
-// The method is seed 004, chapter 6; where the seed leaves a choice open:
+// The method is Oleynik's, chapter 6; where Oleynik leaves a choice open:
 //
 //  1. Noise: σ is estimated from the finest Haar coefficients (NoiseLevel)
-//     and raised by two standard errors of that estimate.
-//  2. Scale space: the series is smoothed with Lindeberg's discrete
+//     and raised by two standard errors of that estimate. A positive series
+//     whose noise grows with its level (multiplicative) is analysed in
+//     logarithms, where its noise is the same everywhere.
+//  2. Outliers: samples (runs of up to three) farther than Threshold·σ
+//     from the running median of 7 are one-iteration peaks or dips of their
+//     own; the later steps see the median in their place, so an OS-like
+//     interruption cannot cut a trend or pass for a step.
+//  3. Scale space: the series is smoothed with Lindeberg's discrete
 //     Gaussian at σ from 0.5 to N/8 iterations, ScalesPerOctave levels per
 //     octave. At each level the critical points are the extrema of the slope
 //     (edges: steps and the flanks of peaks) and of the curvature (kinks:
@@ -74,20 +80,25 @@ const MinFeatureSamples = 16
 //     exceed Threshold times the standard deviation that white noise of
 //     level σ has after the same smoothing are kept: features that only
 //     noise carries are not reported.
-//  3. The points are tracked from coarse to fine levels into contours; a
+//  4. The points are tracked from coarse to fine levels into contours; a
 //     contour's stability is the number of levels it spans and its position
-//     is the one at the finest level, as in the seed's interval tree.
+//     is the one at the finest level, as in Oleynik's interval tree.
 //     Contours less stable than MinStability are dropped.
-//  4. The contours' positions start a fit of the raw series by flat or
+//  5. The contours' positions start a fit of the raw series by flat or
 //     straight segments that jump or meet at breakpoints. Every parameter
 //     (level, slope, breakpoint position) must lower the squared residual by
 //     2·ln N·σ² (the risk inflation criterion); breakpoints move to the
 //     best-fitting sample and each segment is searched for one more
 //     breakpoint, which finds slow trends whose bend the scale space sees
 //     only faintly.
-//  5. Jumps are steps, sloped segments are trends; a rise followed by a
+//  6. Jumps are steps, sloped segments are trends; a rise followed by a
 //     fall back to within a factor of two of its height (or the reverse) is
 //     a peak (a dip) unless it is wider than the stretches beside it.
+//     Consecutive changes in one direction with no flat stretch of
+//     minTrendSamples between are one trend (a ramp the fit describes by
+//     several pieces), or one step if all are jumps.
+//  7. Costs: see Feature.Severity; they never exceed Σ|x|, alone or
+//     together (TestCostsNeverExceedTheTotal).
 //
 // Location accuracy, measured over hundreds of noise draws
 // (TestLocationAccuracy): steps of 5σ are placed exactly or ±1 iteration (3σ
@@ -359,7 +370,7 @@ func fitModel(y []float64, noise, z float64, grid []float64, minStability int) (
 // candidates returns the breakpoints suggested by the stable contours ts
 // (sorted by position), at their finest positions. Kinks within 2σ+2 of an
 // edge are dropped: the curvature of a smoothed step peaks at its two
-// corners, σ before and after the edge (the seed's D and A episodes of a
+// corners, σ before and after the edge (Oleynik's D and A episodes of a
 // step); these are part of the step, not the start or end of a trend.
 func candidates(ts []track, n int) []breakpoint {
 	var edges []int

@@ -199,7 +199,7 @@ func TestFlatNoiseHasNoFeatures(t *testing.T) {
 	}
 }
 
-// The shape of the seed's example (Oleynik, fig. 6.1): a peak near
+// The shape of Oleynik's example (fig. 6.1): a peak near
 // iteration 20, flat until 100, then a step decrease.
 func TestSeedExampleShape(t *testing.T) {
 	for seed := uint64(0); seed < 20; seed++ {

@@ -7,12 +7,12 @@ import (
 )
 
 // Kind is the shape of a feature, named as a person reading the plot would.
-// Increases are degradations in the seed's convention (the series measures
+// Increases are degradations in Oleynik's convention (the series measures
 // time lost or a cost), decreases are improvements.
 type Kind int
 
 const (
-	// Peak is a temporary rise that returns to its level (the seed's "AB"
+	// Peak is a temporary rise that returns to its level (Oleynik's "AB"
 	// episode sequence: concave increase then concave decrease).
 	Peak Kind = iota
 	// Dip is a temporary fall that returns to its level.
@@ -21,7 +21,7 @@ const (
 	StepUp
 	// StepDown is a lasting fall that happens within about one iteration.
 	StepDown
-	// TrendUp is a gradual rise over many iterations (the seed's rising
+	// TrendUp is a gradual rise over many iterations (Oleynik's rising
 	// episodes A, D, E).
 	TrendUp
 	// TrendDown is a gradual fall over many iterations.
@@ -59,7 +59,7 @@ type Feature struct {
 	Severity float64
 	// Scale is the σ, in iterations, of the finest scale-space level at which
 	// the feature is significant; Stability is the number of levels over which
-	// it is significant (the seed's stability, §6.3.5). For trends, which have
+	// it is significant (Oleynik's stability, §6.3.5). For trends, which have
 	// no critical point inside, these are the levels at which the fitted slope
 	// exceeds the noise threshold while the smoothing is narrower than a quarter
 	// of the trend. Both are zero for a step that only the direct search of
