@@ -23,12 +23,12 @@ func features(y, clean []float64, logDomain bool, m model, grid, thr1 []float64,
 	n := len(y)
 	items := mergeLasting(groupChanges(findChanges(m, grid, thr1), n))
 
-	// The fitted series in value units: each segment of the model, mapped
-	// back to values (exp for a fit in logarithms) and scaled so that it
-	// sums to what the cleaned values sum to over the segment, as a least
-	// squares fit of the values would: a rise fitted in logarithms keeps
-	// its curved shape instead of a straight line that would undershoot
-	// its start and overshoot its end.
+	// The fitted series in value units: each segment of the model; from a
+	// fit in logarithms, mapped back with exp and scaled so that it sums to
+	// what the cleaned values sum to over the segment, as a least squares
+	// fit of the values would: a rise fitted in logarithms keeps its curved
+	// shape instead of a straight line that would undershoot its start and
+	// overshoot its end.
 	base := make([]float64, n)
 	for _, s := range m.segs {
 		var want, got float64
@@ -41,7 +41,7 @@ func features(y, clean []float64, logDomain bool, m model, grid, thr1 []float64,
 			want += clean[i]
 			got += v
 		}
-		if got != 0 && want/got > 0 {
+		if logDomain && got > 0 && want > 0 {
 			for i := s.from; i <= s.to; i++ {
 				base[i] *= want / got
 			}
@@ -109,7 +109,7 @@ func features(y, clean []float64, logDomain bool, m model, grid, thr1 []float64,
 		total += math.Abs(y[i])
 		outliers += max(y[i]-clean[i], 0)
 	}
-	if avail = min(avail-peaks, total-peaks-outliers); lasting > avail {
+	if avail = min(avail-peaks, total-peaks-outliers); lasting > avail && lasting > 0 {
 		f := max(avail, 0) / lasting
 		for k, it := range items {
 			if !it.excursion() {
@@ -352,6 +352,10 @@ func attribute(base []float64, baseline float64, items []item) (credit []float64
 			rem := -d
 			for rem > tiny && len(stack) > 0 {
 				top := &stack[len(stack)-1]
+				if top.h <= 0 {
+					stack = stack[:len(stack)-1]
+					continue
+				}
 				settle(top, i)
 				take := min(rem, top.h)
 				portion := top.area * take / top.h

@@ -3,7 +3,6 @@ package dynamics
 import (
 	"fmt"
 	"math"
-	"slices"
 )
 
 // Kind is the shape of a feature, named as a person reading the plot would.
@@ -116,13 +115,6 @@ type item struct {
 }
 
 func (it item) excursion() bool { return it.a != nil }
-
-func (it item) first() int {
-	if it.excursion() {
-		return it.a[0].first()
-	}
-	return it.c.first()
-}
 
 // findChanges lists the jumps and slopes of the model in order.
 func findChanges(m model, grid, thr1 []float64) []change {
@@ -244,12 +236,6 @@ func excursionSplit(cs []change, a, b run, n int) (ka, kb int, ok bool) {
 		}
 	}
 	return 0, 0, false
-}
-
-// segAt returns the fitted value at sample i.
-func segAt(segs []line, i int) float64 {
-	k, _ := slices.BinarySearchFunc(segs, i, func(l line, i int) int { return l.to - i })
-	return segs[k].at(float64(i))
 }
 
 func minPositive(a, b float64) float64 {
