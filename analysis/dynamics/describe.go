@@ -42,7 +42,9 @@ func DescribeWith(features []Feature, n int, format func(float64) string) string
 		})
 		fs, omitted = fs[:DescribeLimit], fs[DescribeLimit:]
 	}
-	slices.SortStableFunc(fs, func(a, b Feature) int { return a.From - b.From })
+	// In time order of where each is told: a step at its first new
+	// iteration, the others at their first.
+	slices.SortStableFunc(fs, func(a, b Feature) int { return toldAt(a) - toldAt(b) })
 	// quiet names a stretch [from, to] without told features.
 	quiet := func(from, to int) string {
 		for _, f := range omitted {
@@ -57,10 +59,7 @@ func DescribeWith(features []Feature, n int, format func(float64) string) string
 	var parts []string
 	next := 0 // first iteration not yet described
 	for _, f := range fs {
-		start := f.From
-		if f.Kind == StepUp || f.Kind == StepDown {
-			start = f.To // the iteration before a step is still flat
-		}
+		start := toldAt(f)
 		p := phrase(f, n)
 		if start > next+1 {
 			parts = append(parts, quiet(next, start-1)+" until iteration "+fmt.Sprint(start-1))
@@ -114,6 +113,15 @@ func DescribeWith(features []Feature, n int, format func(float64) string) string
 	rank("Time over the baseline, largest first", worse)
 	rank("Time saved", better)
 	return b.String()
+}
+
+// toldAt returns the iteration Describe places a feature at: the
+// iteration before a step is still at the old level.
+func toldAt(f Feature) int {
+	if f.Kind == StepUp || f.Kind == StepDown {
+		return f.To
+	}
+	return f.From
 }
 
 // phrase names a feature with its place in time.

@@ -196,13 +196,16 @@ func trendScale(s line, grid, thr1 []float64) (float64, int) {
 // excursionSplit looks for a peak or a dip where run a turns into run b:
 // the last changes of a, from ka on, and the first of b, up to kb, go away
 // from the level and back to within half of the height (and not more than
-// twice it), and the excursion is not wider than the longer of the stretches
-// beside it, up to the nearest steps outside it or the ends of the series.
-// A wider one is left as lasting changes: a raised plateau is a step up and
-// a step down, not a peak. Trends do not bound the stretches beside it: a
-// spike on a trend is a peak. The longest such excursion is chosen, so that
-// a rounded bump fitted by several pieces is one peak, and a spike at the top
-// of a rise is a peak after the rise.
+// twice it), and the excursion is not wider than the stretches beside it,
+// up to the nearest steps outside it or the ends of the series: than both,
+// or than the longer one if the shorter holds a level (minTrendSamples
+// iterations). Another is left as lasting changes: a raised plateau is a
+// step up and a step down, not a peak, and a long fast stretch after two
+// slow first iterations is the level the run starts at, not a dip. Trends
+// do not bound the stretches beside it: a spike on a trend is a peak. The
+// longest such excursion is chosen, so that a rounded bump fitted by
+// several pieces is one peak, and a spike at the top of a rise is a peak
+// after the rise.
 func excursionSplit(cs []change, a, b run, n int) (ka, kb int, ok bool) {
 	for ka = 0; ka < len(a.cs); ka++ {
 		for kb = len(b.cs); kb >= 1; kb-- {
@@ -230,7 +233,7 @@ func excursionSplit(cs []change, a, b run, n int) (ka, kb int, ok bool) {
 					after = min(after, c.first()-to-1)
 				}
 			}
-			if to-from+1 <= max(before, after) {
+			if w := to - from + 1; w <= min(before, after) || w <= max(before, after) && min(before, after) >= minTrendSamples {
 				return ka, kb, true
 			}
 		}

@@ -11,6 +11,7 @@ package trend
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 
@@ -65,7 +66,8 @@ type Result struct {
 	Analyses []dynamics.Analysis // one per series
 	Findings []Finding           // costliest first
 	// Relevant holds, per series, its features that cost at least
-	// Options.MinShare and are not folded into a region inside it.
+	// Options.MinShare, with the falls that end them, and are not folded
+	// into a region inside it. Findings holds those that cost MinShare.
 	Relevant [][]dynamics.Feature
 	// Per series: why it has no findings ("" if it has some).
 	Quiet []string
@@ -127,6 +129,7 @@ func Analyze(files []*tracefile.File, opt Options) (*Result, error) {
 	}
 	dopt := opt.Dynamics
 	dopt.MinRelativeSeverity = 0 // the floor is applied here, against the loop
+	var floors []float64
 	for _, s := range r.Series {
 		a, err := dynamics.Analyze(s.Values, dopt)
 		if err != nil {
@@ -139,12 +142,17 @@ func Analyze(files []*tracefile.File, opt Options) (*Result, error) {
 		}
 		// The floor in the series' units: value × samples.
 		per := float64(s.Iterations) / float64(max(len(s.Values), 1))
-		r.Relevant = append(r.Relevant, a.Relevant(r.MinShare*ref/per))
+		floors = append(floors, r.MinShare*ref/per)
+		r.Relevant = append(r.Relevant, a.Relevant(floors[len(floors)-1]))
 	}
 	r.fold()
 	for i, s := range r.Series {
 		for _, ft := range r.Relevant[i] {
-			r.Findings = append(r.Findings, r.finding(s, ft))
+			// A fall that only ends a relevant rise completes the
+			// series' story, not the list of what costs time.
+			if math.Abs(ft.Severity) >= floors[i] {
+				r.Findings = append(r.Findings, r.finding(s, ft))
+			}
 		}
 	}
 	for _, f := range r.folded {
