@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/xml"
 	"io"
+	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -168,5 +169,67 @@ func TestSeriesLocations(t *testing.T) {
 		if got := strings.Join(where, "|"); got != tc.want {
 			t.Errorf("%d files: series on %q, want %q", len(tc.files), got, tc.want)
 		}
+	}
+}
+
+// A run whose "work" grows linearly from 1× to 4× over its last 200 of 600
+// iterations, with noise of a few percent and rare OS-like outliers, shows
+// that as one upward trend of about 200 iterations, the costliest finding,
+// in at least 9 of 10 noise draws. 600 iterations do not fit the 512 phase
+// samples: they merge pairwise, and the finding is still placed and costed
+// in iterations.
+func TestPlantedRampInTrace(t *testing.T) {
+	good := 0
+	for seed := uint64(0); seed < 10; seed++ {
+		cfg := measure.Config{Output: t.TempDir(), Name: "ramp", Clock: "monotonic", TimerShift: measure.NoTimerShift}
+		m, err := measure.Start(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		step, work := m.Phase("step"), m.Region("work")
+		loc := m.Location("main")
+		rng := rand.New(rand.NewPCG(seed, 3))
+		now := m.Now()
+		var planted float64
+		for i := 0; i < 600; i++ {
+			w := 100_000 * math.Exp(0.05*rng.NormFloat64())
+			if rng.Float64() < 0.01 {
+				w += 100_000 * (0.2 + 2*rng.ExpFloat64())
+			}
+			if i >= 400 {
+				extra := 3 * float64(i-400) / 199
+				planted += 100_000 * extra
+				w *= 1 + extra
+			}
+			loc.EnterAt(step, now)
+			loc.EnterAt(work, now+10)
+			loc.LeaveAt(work, now+10+uint64(w))
+			loc.LeaveAt(step, now+20+uint64(w))
+			now += 30 + uint64(w)
+		}
+		r, err := Analyze([]*tracefile.File{tracetest.Finish(t, m)}, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Series[0].Width != 2 || r.Series[0].Iterations != 600 {
+			t.Fatalf("series of %d iterations, %d per value: want 600, merged pairwise", r.Series[0].Iterations, r.Series[0].Width)
+		}
+		var trends []Finding
+		for _, f := range r.Findings {
+			if f.Feature.Kind == dynamics.TrendUp || f.Feature.Kind == dynamics.StepUp {
+				trends = append(trends, f)
+			}
+		}
+		if len(trends) == 1 && trends[0].Series.Region == "work" && trends[0].From >= 380 && trends[0].From <= 420 && trends[0].To == 599 &&
+			r.Findings[0].Feature == trends[0].Feature && math.Abs(trends[0].Severity-planted) < 0.15*planted {
+			good++
+		} else {
+			var text strings.Builder
+			r.WriteText(&text, 0)
+			t.Logf("seed %d (planted %.0f ns):\n%s", seed, planted, text.String())
+		}
+	}
+	if good < 9 {
+		t.Errorf("the ramp was one trend of ~200 iterations, costliest, in %d of 10 seeds, want ≥ 9", good)
 	}
 }
