@@ -6,6 +6,7 @@ import (
 	"html"
 	"io"
 	"math"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -231,6 +232,29 @@ func fit(s string, width float64) string {
 	return string(r[:head]) + "…" + string(r[len(r)-(n-1-head):])
 }
 
+// valueRange returns the axis range of a series: from its lowest value to
+// its highest, unless a few outliers would flatten everything else, in
+// which case the top is cut at the median plus eight times the distance
+// from the median to the 95th percentile (or twice the 95th percentile,
+// whichever is higher): rare iterations many times slower than the rest
+// then leave room for the features, and are marked where they are cut.
+func valueRange(v []float64) (lo, hi float64) {
+	if len(v) == 0 {
+		return 0, 1
+	}
+	sorted := slices.Clone(v)
+	slices.Sort(sorted)
+	lo, hi = sorted[0], sorted[len(sorted)-1]
+	med, q := sorted[len(sorted)/2], sorted[len(sorted)*95/100]
+	if cut := math.Max(med+8*(q-med), 2*q); cut > lo && cut < hi {
+		hi = cut
+	}
+	if hi <= lo {
+		hi = lo + math.Max(math.Abs(lo), 1)
+	}
+	return lo, hi
+}
+
 // WriteSVG plots the top series (those with the costliest findings) as lines
 // over the iterations, with their features marked as shaded spans and
 // labelled where the label fits without touching another.
@@ -266,15 +290,9 @@ func (r *Result) WriteSVG(w io.Writer, top int) error {
 		x0, x1 := svgLeft, svgWidth-svgMargin
 		top := y0 + 20 + labelLanes*labelLineGap // the plot starts below the label lanes
 		ph := svgPanel - 40 - labelLanes*labelLineGap
-		lo, hi := math.Inf(1), math.Inf(-1)
-		for _, v := range s.Values {
-			lo, hi = math.Min(lo, v), math.Max(hi, v)
-		}
-		if hi <= lo {
-			hi = lo + 1
-		}
+		lo, hi := valueRange(s.Values)
 		xAt := func(k float64) float64 { return x0 + (x1-x0)*k/math.Max(1, float64(len(s.Values)-1)) }
-		yAt := func(v float64) float64 { return top + ph*(1-(v-lo)/(hi-lo)) }
+		yAt := func(v float64) float64 { return top + ph*(1-(math.Min(v, hi)-lo)/(hi-lo)) }
 		fmt.Fprintf(bw, `<text x="%.0f" y="%.0f" font-weight="bold">%s</text>`+"\n", x0, y0+12,
 			html.EscapeString(fit(fmt.Sprintf("%s on %s: %s", s.Region, s.Location, s.Metric), (x1-x0)*labelSize/11)))
 		var starts []float64
@@ -307,6 +325,15 @@ func (r *Result) WriteSVG(w io.Writer, top int) error {
 			pts = append(pts, fmt.Sprintf("%.1f,%.1f", xAt(float64(k)), yAt(v)))
 		}
 		fmt.Fprintf(bw, `<polyline points="%s" fill="none" stroke="#222" stroke-width="1"/>`+"\n", strings.Join(pts, " "))
+		// Values above the axis, cut at its top: a caret each, the value
+		// in its tooltip.
+		for k, v := range s.Values {
+			if v > hi {
+				x := xAt(float64(k))
+				fmt.Fprintf(bw, `<path d="M%.1f,%.1f l-3,5 h6 z" fill="#c00"><title>iteration %d: %s (above the axis)</title></path>`+"\n",
+					x, top, uint64(k)*s.Width, amount(v, s.Unit))
+			}
+		}
 		fmt.Fprintf(bw, `<line x1="%.0f" y1="%.1f" x2="%.0f" y2="%.1f" stroke="#999"/>`+"\n", x0, top+ph, x1, top+ph)
 		fmt.Fprintf(bw, `<text x="%.0f" y="%.1f" text-anchor="end">%s</text><text x="%.0f" y="%.1f" text-anchor="end">%s</text>`+"\n",
 			x0-4, top+4, axisAmount(hi, s.Unit), x0-4, top+ph, axisAmount(lo, s.Unit))
