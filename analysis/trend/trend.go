@@ -286,7 +286,12 @@ func (r *Result) fromSegments(files []*tracefile.File, region string) error {
 			t.Loop += float64(s.Duration)
 		}
 		sos.Loop = t.Loop
-		r.Series = append(r.Series, t, sos)
+		r.Series = append(r.Series, t)
+		// Without synchronization in the segments the SOS-time is the
+		// time: the same series twice would tell every finding twice.
+		if !slices.Equal(t.Values, sos.Values) {
+			r.Series = append(r.Series, sos)
+		}
 	}
 	return nil
 }
