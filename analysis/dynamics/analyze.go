@@ -172,6 +172,13 @@ func Analyze(x []float64, opt Options) (Analysis, error) {
 	}
 	noise = noiseFloor(z, noise)
 	spikes, zc := findSpikes(z, noise, a.Threshold)
+	// Outliers that recur at a fixed period are the series' regular
+	// work, told as one feature; every place of the period is cleaned,
+	// those the threshold missed too.
+	per, periodic := findPeriodic(spikes, n)
+	if periodic {
+		spikes = per.clean(z, zc, spikes)
+	}
 	m, thr1 := fitModel(zc, noise, a.Threshold, grid, cmpDefault(opt.MinStability, 2))
 	// The running median cannot judge the first and last samples; the fit
 	// can: a level of one sample at an end (a slow first iteration) is an
@@ -200,7 +207,7 @@ func Analyze(x []float64, opt Options) (Analysis, error) {
 			clean[i] = math.Exp(v)
 		}
 	}
-	set := features(y, clean, logDomain, m, grid, thr1, spikes)
+	set := features(y, clean, logDomain, m, grid, thr1, spikes, per)
 	for i := range set.fs {
 		set.fs[i].Severity = math.Ldexp(set.fs[i].Severity, e)
 	}

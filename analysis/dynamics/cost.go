@@ -19,7 +19,7 @@ type featureSet struct {
 // value units), m the model fitted to clean, or to its logarithms if
 // logDomain;
 // grid and thr1 are the scale-space levels and their slope thresholds.
-func features(y, clean []float64, logDomain bool, m model, grid, thr1 []float64, spikes []spikeRun) featureSet {
+func features(y, clean []float64, logDomain bool, m model, grid, thr1 []float64, spikes []spikeRun, per periodicRun) featureSet {
 	n := len(y)
 	items := mergeLasting(groupChanges(findChanges(m, grid, thr1), n))
 
@@ -107,7 +107,7 @@ func features(y, clean []float64, logDomain bool, m model, grid, thr1 []float64,
 	for i := range clean {
 		avail += max(clean[i]-baseline, 0)
 		total += math.Abs(y[i])
-		outliers += max(y[i]-clean[i], 0)
+		outliers += max(y[i]-clean[i], 0) // spikes and periodic peaks
 	}
 	if avail = min(avail-peaks, total-peaks-outliers); lasting > avail && lasting > 0 {
 		f := max(avail, 0) / lasting
@@ -128,6 +128,14 @@ func features(y, clean []float64, logDomain bool, m model, grid, thr1 []float64,
 			kind = Dip
 		}
 		out.add(Feature{Kind: kind, From: r.from, To: r.to, Severity: sev, Scale: 0.5, Stability: 1}, -1)
+	}
+	if per.period > 0 {
+		f := Feature{Kind: Periodic, From: per.from, To: per.to, Period: per.period, Scale: 0.5}
+		for i := per.from; i <= per.to; i += per.period {
+			f.Severity += y[i] - clean[i]
+			f.Stability++
+		}
+		out.add(f, -1)
 	}
 	out.sort()
 	return out

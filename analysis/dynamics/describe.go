@@ -34,7 +34,16 @@ func DescribeWith(features []Feature, n int, format func(float64) string) string
 	if len(features) == 0 {
 		return fmt.Sprintf("No significant change over the %d iterations.", n)
 	}
-	fs := slices.Clone(features)
+	// Periodic peaks are the series' regular work: told apart from the
+	// changes, after them.
+	var fs, periodic []Feature
+	for _, f := range features {
+		if f.Kind == Periodic {
+			periodic = append(periodic, f)
+		} else {
+			fs = append(fs, f)
+		}
+	}
 	var omitted []Feature
 	if len(fs) > DescribeLimit {
 		slices.SortStableFunc(fs, func(a, b Feature) int {
@@ -68,11 +77,18 @@ func DescribeWith(features []Feature, n int, format func(float64) string) string
 		parts = append(parts, p)
 		next = max(next, f.To+1)
 	}
-	if next < n-1 {
+	if next < n-1 || len(fs) == 0 {
 		parts = append(parts, quiet(next, n-1)+" to the end")
 	}
 	s := strings.Join(parts, ", ")
+	if len(fs) == 0 {
+		s = fmt.Sprintf("no change over the %d iterations", n)
+	}
 	b.WriteString(strings.ToUpper(s[:1]) + s[1:] + ".")
+	for _, f := range periodic {
+		fmt.Fprintf(&b, " A peak every %d iterations from iteration %d to %d (%d of them).", f.Period, f.From, f.To, f.Stability)
+	}
+	fs = append(fs, periodic...)
 	if len(omitted) > 0 {
 		fmt.Fprintf(&b, " %d smaller features are not told.", len(omitted))
 	}
@@ -104,14 +120,16 @@ func DescribeWith(features []Feature, n int, format func(float64) string) string
 				fmt.Fprintf(&b, "%s saves %s", shortPhrase(f, n), amount)
 			case f.Kind == StepDown || f.Kind == TrendDown:
 				fmt.Fprintf(&b, "the slower iterations before %s cost %s", shortPhrase(f, n), amount)
+			case f.Kind == Periodic:
+				fmt.Fprintf(&b, "%s cost %s", shortPhrase(f, n), amount)
 			default:
 				fmt.Fprintf(&b, "%s costs %s", shortPhrase(f, n), amount)
 			}
 		}
 		b.WriteString(".")
 	}
-	rank("Time over the baseline, largest first", worse)
-	rank("Time saved", better)
+	rank("Cost over the baseline, largest first", worse)
+	rank("Saved", better)
 	return b.String()
 }
 
@@ -147,6 +165,8 @@ func shortPhrase(f Feature, n int) string {
 	switch f.Kind {
 	case Peak, Dip:
 		return fmt.Sprintf("the %s at %d", noun(f.Kind), (f.From+f.To)/2)
+	case Periodic:
+		return fmt.Sprintf("the peaks every %d iterations", f.Period)
 	case StepUp, StepDown:
 		return fmt.Sprintf("the %s at %d", noun(f.Kind), f.To)
 	default:

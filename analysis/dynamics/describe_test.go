@@ -17,9 +17,9 @@ func TestDescribe(t *testing.T) {
 		"flat until iteration 99, then a step decrease at iteration 100, " +
 		"flat until iteration 139, then a dip at iteration 140, " +
 		"flat until iteration 179, then an upward trend from iteration 180 to the end. " +
-		"Time over the baseline, largest first: the upward trend from 180 costs 3004 ms; " +
+		"Cost over the baseline, largest first: the upward trend from 180 costs 3004 ms; " +
 		"the slower iterations before the step decrease at 100 cost 150 ms; the peak at 20 costs 12.5 ms. " +
-		"Time saved: the dip at 140 saves 2 ms."
+		"Saved: the dip at 140 saves 2 ms."
 	if got != want {
 		t.Errorf("Describe:\n got %q\nwant %q", got, want)
 	}
@@ -43,7 +43,7 @@ func TestDescribeEdgeCases(t *testing.T) {
 		{Kind: Peak, From: 9, To: 9, Severity: 0},
 	}, 10, "")
 	want := "A step increase at iteration 1, a downward trend from iteration 1 to 8, a peak at iteration 9. " +
-		"Time over the baseline, largest first: the step increase at 1 costs 4; the slower iterations before the downward trend from 1 cost 1."
+		"Cost over the baseline, largest first: the step increase at 1 costs 4; the slower iterations before the downward trend from 1 cost 1."
 	if got != want {
 		t.Errorf("Describe:\n got %q\nwant %q", got, want)
 	}

@@ -25,9 +25,13 @@ const (
 	TrendUp
 	// TrendDown is a gradual fall over many iterations.
 	TrendDown
+	// Periodic is a peak that recurs every Period iterations: regular
+	// work such as a checkpoint every tenth iteration, one feature for all
+	// its peaks, not a change of the run.
+	Periodic
 )
 
-var kindNames = [...]string{"peak", "dip", "step up", "step down", "upward trend", "downward trend"}
+var kindNames = [...]string{"peak", "dip", "step up", "step down", "upward trend", "downward trend", "periodic peaks"}
 
 func (k Kind) String() string {
 	if k < 0 || int(k) >= len(kindNames) {
@@ -65,9 +69,16 @@ type Feature struct {
 	// the fit found (see Analyze).
 	Scale     float64
 	Stability int
+	// Period is the distance between the peaks of a Periodic feature, in
+	// iterations (0 for the other kinds); its From and To are the first and
+	// last of them, Stability their number.
+	Period int
 }
 
 func (f Feature) String() string {
+	if f.Kind == Periodic {
+		return fmt.Sprintf("%v every %d [%d,%d] severity %.4g (%d of them)", f.Kind, f.Period, f.From, f.To, f.Severity, f.Stability)
+	}
 	return fmt.Sprintf("%v [%d,%d] severity %.4g (σ=%.3g, stability %d)", f.Kind, f.From, f.To, f.Severity, f.Scale, f.Stability)
 }
 

@@ -77,7 +77,7 @@ func FuzzAnalyze(f *testing.F) {
 			nonNegative = nonNegative && v >= 0
 		}
 		for i, ft := range a.Features {
-			if ft.From < 0 || ft.To >= len(x) || ft.From > ft.To || ft.Kind < Peak || ft.Kind > TrendDown {
+			if ft.From < 0 || ft.To >= len(x) || ft.From > ft.To || ft.Kind < Peak || ft.Kind > Periodic {
 				t.Fatalf("feature %v outside a series of %d", ft, len(x))
 			}
 			if math.IsNaN(ft.Severity) || nonNegative && math.Abs(ft.Severity) > total*(1+1e-9) {

@@ -3,6 +3,7 @@ package dynamics
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -207,5 +208,59 @@ func TestCostsNeverExceedTheTotal(t *testing.T) {
 		if sum > total*(1+1e-9) {
 			t.Errorf("trial %d: features cost %g together, more than the total %g: %v", trial, sum, total, a.Features)
 		}
+	}
+}
+
+// Work every tenth iteration (a checkpoint five times as long as an
+// iteration, or a region called only then) is one periodic feature, not
+// forty peaks, and nothing else but outliers, in at least 9 of 10 noise
+// draws.
+func TestPlantedPeriodic(t *testing.T) {
+	for _, onlyThen := range []bool{false, true} {
+		good := 0
+		for seed := uint64(0); seed < plantedSeeds; seed++ {
+			x := busy(seed, 400, 1e6, 0.05, 0.005)
+			var planted float64
+			for i := range x {
+				switch {
+				case i%10 == 9:
+					planted += 4 * x[i]
+					x[i] *= 5
+				case onlyThen:
+					x[i] = 0
+				}
+			}
+			if onlyThen {
+				planted = 0
+				for _, v := range x {
+					planted += v
+				}
+			}
+			// The rare OS-like outliers may be peaks of their own.
+			var per []Feature
+			others := false
+			for _, f := range relevant(t, x) {
+				switch {
+				case f.Kind == Periodic:
+					per = append(per, f)
+				case f.Kind != Peak || f.To-f.From > 1:
+					others = true
+				}
+			}
+			fs := per
+			if len(per) == 1 && !others && per[0].Period == 10 && per[0].From == 9 && per[0].To == 399 &&
+				math.Abs(per[0].Severity-planted) < 0.1*planted {
+				good++
+			} else {
+				t.Logf("only then %v, seed %d: %v (planted %g)", onlyThen, seed, fs, planted)
+			}
+		}
+		if good < 9 {
+			t.Errorf("only then %v: one periodic feature in %d of %d seeds, want ≥ 9", onlyThen, good, plantedSeeds)
+		}
+	}
+	if !strings.Contains(Describe([]Feature{{Kind: Periodic, From: 9, To: 399, Period: 10, Severity: 160, Stability: 40}}, 400, "ms"),
+		"A peak every 10 iterations from iteration 9 to 399 (40 of them). Cost over the baseline, largest first: the peaks every 10 iterations cost 160 ms.") {
+		t.Error(Describe([]Feature{{Kind: Periodic, From: 9, To: 399, Period: 10, Severity: 160, Stability: 40}}, 400, "ms"))
 	}
 }

@@ -52,6 +52,9 @@ func (f Finding) sentence() string {
 		if k == dynamics.TrendDown {
 			what = fmt.Sprintf("a %v over iterations %d–%d", k, f.From, f.To)
 		}
+	case dynamics.Periodic:
+		what = fmt.Sprintf("a peak every %d iterations over iterations %d–%d (%d of them)",
+			uint64(f.Feature.Period)*f.Series.Width, f.From, f.To, f.Feature.Stability)
 	default:
 		what = fmt.Sprintf("a %v at iteration %d", k, f.From)
 		if f.To > f.From {
@@ -283,7 +286,7 @@ func (r *Result) WriteSVG(w io.Writer, top int) error {
 		fmt.Fprintf(bw, `<text x="%.0f" y="%.0f">No relevant change over the iterations.</text>`+"\n", svgMargin, svgMargin+50)
 	}
 	colours := map[dynamics.Kind]string{dynamics.Peak: "#e4572e", dynamics.Dip: "#29335c", dynamics.StepUp: "#c77d00",
-		dynamics.StepDown: "#3d7ea6", dynamics.TrendUp: "#a8201a", dynamics.TrendDown: "#4f772d"}
+		dynamics.StepDown: "#3d7ea6", dynamics.TrendUp: "#a8201a", dynamics.TrendDown: "#4f772d", dynamics.Periodic: "#7b4fa8"}
 	for p, i := range picked {
 		s := r.Series[i]
 		y0 := svgMargin + 30 + svgPanel*float64(p)
@@ -305,8 +308,16 @@ func (r *Result) WriteSVG(w io.Writer, top int) error {
 		}
 		for _, f := range mine {
 			a, b := xAt(float64(f.Feature.From)-0.5), xAt(float64(f.Feature.To)+0.5)
-			fmt.Fprintf(bw, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s" fill-opacity="0.25"><title>%s</title></rect>`+"\n",
-				math.Max(a, x0), top, math.Max(1, math.Min(b, x1)-math.Max(a, x0)), ph, colours[f.Feature.Kind], html.EscapeString(f.sentence()))
+			if f.Feature.Kind == dynamics.Periodic {
+				// A tick at each of its places, not a span over the run.
+				for i := f.Feature.From; i <= f.Feature.To && f.Feature.Period > 0; i += f.Feature.Period {
+					fmt.Fprintf(bw, `<rect x="%.1f" y="%.1f" width="1.5" height="%.1f" fill="%s" fill-opacity="0.5"><title>%s</title></rect>`+"\n",
+						xAt(float64(i))-0.75, top, ph, colours[f.Feature.Kind], html.EscapeString(f.sentence()))
+				}
+			} else {
+				fmt.Fprintf(bw, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s" fill-opacity="0.25"><title>%s</title></rect>`+"\n",
+					math.Max(a, x0), top, math.Max(1, math.Min(b, x1)-math.Max(a, x0)), ph, colours[f.Feature.Kind], html.EscapeString(f.sentence()))
+			}
 			starts = append(starts, math.Max(a, x0))
 			texts = append(texts, f.Feature.Kind.String())
 		}

@@ -233,3 +233,49 @@ func TestPlantedRampInTrace(t *testing.T) {
 		t.Errorf("the ramp was one trend of ~200 iterations, costliest, in %d of 10 seeds, want ≥ 9", good)
 	}
 }
+
+// A region that works every tenth iteration, a checkpoint, is told as one
+// periodic finding of the loop, not forty peaks.
+func TestPeriodicRegion(t *testing.T) {
+	cfg := measure.Config{Output: t.TempDir(), Name: "ckpt", Clock: "monotonic", TimerShift: measure.NoTimerShift}
+	m, err := measure.Start(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	step, work, ckpt := m.Phase("step"), m.Region("work"), m.Region("checkpoint")
+	loc := m.Location("main")
+	rng := rand.New(rand.NewPCG(7, 8))
+	now := m.Now()
+	for i := 0; i < 400; i++ {
+		w := uint64(100_000 * math.Exp(0.05*rng.NormFloat64()))
+		loc.EnterAt(step, now)
+		loc.EnterAt(work, now+10)
+		loc.LeaveAt(work, now+10+w)
+		end := now + 20 + w
+		if i%10 == 9 {
+			c := uint64(300_000 * math.Exp(0.05*rng.NormFloat64()))
+			loc.EnterAt(ckpt, end)
+			loc.LeaveAt(ckpt, end+c)
+			end += c + 10
+		}
+		loc.LeaveAt(step, end)
+		now = end + 10
+	}
+	r, err := Analyze([]*tracefile.File{tracetest.Finish(t, m)}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text strings.Builder
+	r.WriteText(&text, 0)
+	// The checkpoint's time, and its visits, are periodic; nothing else.
+	if len(r.Findings) != 2 || r.Findings[0].Feature.Kind != dynamics.Periodic || r.Findings[0].Series.Region != "checkpoint" ||
+		r.Findings[1].Feature.Kind != dynamics.Periodic || r.Findings[1].Series.Metric != "visits per iteration" ||
+		!strings.Contains(text.String(), `"checkpoint" on main, time per iteration: a peak every 10 iterations over iterations 9–399 (40 of them), costing`) ||
+		!strings.Contains(text.String(), `also in "step" around it`) {
+		t.Errorf("want one periodic finding at checkpoint, step's folded into it:\n%s", text.String())
+	}
+	var svg bytes.Buffer
+	if err := r.WriteSVG(&svg, 4); err != nil || bytes.Count(svg.Bytes(), []byte(`fill="#7b4fa8" fill-opacity="0.5"`)) != 2*40 {
+		t.Errorf("SVG: want a tick at each of the 40 checkpoints: %v", err)
+	}
+}
