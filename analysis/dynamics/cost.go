@@ -47,6 +47,17 @@ func features(y, clean []float64, logDomain bool, m model, grid, thr1 []float64,
 			}
 		}
 	}
+	// A time is never negative, nor is the level it is fitted by.
+	nonNegative := slices.Min(y) >= 0
+	var sum float64
+	for _, v := range y {
+		sum += v
+	}
+	if nonNegative {
+		for i, v := range base {
+			base[i] = max(v, 0)
+		}
+	}
 	// Under a peak or dip the level is the line joining the levels
 	// around it.
 	for _, it := range items {
@@ -62,9 +73,17 @@ func features(y, clean []float64, logDomain bool, m model, grid, thr1 []float64,
 	for k, it := range items {
 		from, to := it.span()
 		if it.excursion() {
-			var sev float64
+			var sev, spent float64
 			for i := from; i <= to; i++ {
 				sev += clean[i] - base[i]
+				spent += y[i]
+			}
+			if nonNegative {
+				// Where outliers below the level were cleaned, the
+				// cleaned values can exceed the time spent; a dip
+				// under a level joined from far higher stretches
+				// cannot save more than the series spends.
+				sev = max(min(sev, spent), -sum)
 			}
 			f := Feature{Kind: Peak, From: from, To: to, Severity: sev}
 			if sev < 0 {
