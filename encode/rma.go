@@ -170,3 +170,34 @@ func (d *Decoder) rma(r *Record, leb bool) (uint64, bool) {
 	}
 	return t, ok
 }
+
+// The values of Aux and Level, numbered as OTF2 numbers them (its
+// OTF2_LockType, OTF2_RmaAtomicType, OTF2_RmaSyncType, OTF2_CollectiveOp
+// and the OTF2_RmaSyncLevel bits), so that an export passes them on.
+const (
+	RmaLockExclusive = 0
+	RmaLockShared    = 1
+
+	RmaAtomicAccumulate         = 0
+	RmaAtomicIncrement          = 1
+	RmaAtomicTestAndSet         = 2
+	RmaAtomicCompareAndSwap     = 3
+	RmaAtomicSwap               = 4
+	RmaAtomicFetchAndAdd        = 5
+	RmaAtomicFetchAndIncrement  = 6
+	RmaAtomicFetchAndAccumulate = 7
+
+	RmaSyncMemory    = 0 // a memory synchronisation (MPI_Win_sync, flushes)
+	RmaSyncNotifyIn  = 1
+	RmaSyncNotifyOut = 2
+
+	RmaLevelNone    = 0
+	RmaLevelProcess = 1 << 0 // processes are synchronised
+	RmaLevelMemory  = 1 << 1 // memory accesses are completed
+
+	RmaCollBarrier                    = 0 // MPI_Win_fence
+	RmaCollCreateHandle               = 17
+	RmaCollDestroyHandle              = 18
+	RmaCollCreateHandleAndAllocate    = 21
+	RmaCollDestroyHandleAndDeallocate = 22
+)
