@@ -55,6 +55,10 @@ const (
 // rank, as Score-P writes it.
 const AllRemotes uint32 = undefined
 
+// NoWin is the window of an RMA collective operation that made none (a
+// window creation that failed): OTF2's undefined reference.
+const NoWin RmaWinRef = undefined
+
 // rmaWinFlagCreateDestroyEvents marks a window whose creation and
 // destruction its locations record (OTF2_RMA_WIN_FLAG_CREATE_DESTROY_EVENTS).
 const rmaWinFlagCreateDestroyEvents = 1 << 0
@@ -145,7 +149,7 @@ func winF(w RmaWinRef) rmaField { return cu32(uint32(w)) }
 // rmaEvent writes an RMA event with a length byte and the given fields, the
 // window first where it has one (checked against the definitions).
 func (w *EventWriter) rmaEvent(ts uint64, id byte, win *RmaWinRef, group *GroupRef, fields ...rmaField) error {
-	if win != nil && uint32(*win) >= w.a.rmaWinCount.Load() {
+	if win != nil && *win != NoWin && uint32(*win) >= w.a.rmaWinCount.Load() {
 		return w.undefined("window", uint64(*win), w.a.rmaWinCount.Load())
 	}
 	if group != nil {
@@ -198,9 +202,9 @@ func (w *EventWriter) RmaCollectiveBegin(ts uint64) error {
 	return w.rmaEvent(ts, eventRmaCollectiveBegin, nil, nil)
 }
 
-// RmaCollectiveEnd records the end of collective RMA operation op on win:
-// what it synchronised, its root (NoRoot for none), the bytes sent and
-// received.
+// RmaCollectiveEnd records the end of collective RMA operation op on win
+// (NoWin: a creation that failed): what it synchronised, its root (NoRoot
+// for none), the bytes sent and received.
 func (w *EventWriter) RmaCollectiveEnd(ts uint64, op CollectiveOp, level RmaSyncLevel, win RmaWinRef, root uint32, sent, received uint64) error {
 	if op > CollDestroyHandleAndDeallocate {
 		return fmt.Errorf("otf2: location %d %q: collective operation %d is not an OTF2 collective operation", w.ref, w.name, op)

@@ -50,6 +50,10 @@ func TestRmaEvents(t *testing.T) {
 		func(ts uint64) error { return w.RmaWaitChange(ts, win) },
 		func(ts uint64) error { return w.RmaReleaseLock(ts, win, AllRemotes, 0) },
 		func(ts uint64) error { return w.RmaWinDestroy(ts, win) },
+		func(ts uint64) error { return w.RmaCollectiveBegin(ts) },
+		func(ts uint64) error {
+			return w.RmaCollectiveEnd(ts, CollCreateHandle, RmaSyncLevelProcess, NoWin, NoRoot, 0, 0)
+		},
 	}
 	for i, s := range steps {
 		if err := s(uint64(i + 1)); err != nil {
@@ -76,7 +80,7 @@ func TestRmaEvents(t *testing.T) {
 	for _, want := range []string{
 		`RMA_WIN_CREATE`, `Window: "halo" <0>`, `RMA_COLLECTIVE_END`, `Operation: CREATE_HANDLE`,
 		`RMA_PUT`, `Bytes: 4294967295, Matching: 1099511627776`, `RMA_ATOMIC`, `Type: COMPARE_AND_SWAP`,
-		`RMA_REQUEST_LOCK`, `Remote: UNDEFINED, Lock: 0, Type: SHARED`, `RMA_OP_COMPLETE_REMOTE`, `RMA_GROUP_SYNC`, `RMA_WIN_DESTROY`,
+		`RMA_REQUEST_LOCK`, `Remote: UNDEFINED, Lock: 0, Type: SHARED`, `RMA_OP_COMPLETE_REMOTE`, `RMA_GROUP_SYNC`, `RMA_WIN_DESTROY`, `Window: UNDEFINED`,
 	} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("otf2-print lacks %q:\n%s", want, out)
