@@ -42,7 +42,7 @@ func runDump(args []string, out io.Writer) error {
 //	<location> <time-ns> METRIC <region> <depth> <name>=<value>...
 //	<location> <time-ns> COLLECTIVE <region> <depth> root=<rank> bytes=<n> [received=<n> comm=<id>]
 //	<location> <time-ns> COLL_COMPLETE <started-by> <depth> root=<rank> bytes=<n> received=<n> comm=<id> req=<n>
-//	<location> <time-ns> RMA_<kind> <region> <depth> [win=<id>] [target=<rank>|all] [bytes=<n>] [received=<n>] [id=<n>] [type=<n>] [level=<n>] [group=<id>]
+//	<location> <time-ns> RMA_<kind> <region> <depth> [win=<id>] [target=<rank>|all] [root=<rank>] [bytes=<n>] [received=<n>] [id=<n>] [type=<n>] [level=<n>] [group=<id>]
 //
 // separated by tabs. Names are escaped (textname.Escape): a tab, newline,
 // backslash, control character or invalid UTF-8 in a name shows as \t,
@@ -120,7 +120,8 @@ func peerName(f *tracefile.File, e tracefile.Event) string {
 
 // rmaFields formats the fields an RMA record's kind has, each as
 // "\tname=value"; the target is a world rank, "all" for every process of
-// the window (or none), and type and level are OTF2's numbers.
+// the window, a collective's root a world rank or -1 for none, and type and
+// level are OTF2's numbers.
 func rmaFields(e tracefile.Event) string {
 	var b strings.Builder
 	k := e.Kind
@@ -128,7 +129,9 @@ func rmaFields(e tracefile.Event) string {
 		fmt.Fprintf(&b, "\twin=%d", e.Win)
 	}
 	switch k {
-	case encode.KindRmaCollectiveEnd, encode.KindRmaRequestLock, encode.KindRmaAcquireLock, encode.KindRmaTryLock,
+	case encode.KindRmaCollectiveEnd:
+		fmt.Fprintf(&b, "\troot=%d", e.Remote)
+	case encode.KindRmaRequestLock, encode.KindRmaAcquireLock, encode.KindRmaTryLock,
 		encode.KindRmaReleaseLock, encode.KindRmaSync, encode.KindRmaPut, encode.KindRmaGet, encode.KindRmaAtomic:
 		if e.Remote < 0 {
 			b.WriteString("\ttarget=all")
