@@ -132,7 +132,7 @@ const (
 	TokCollRequest      = 0xF7 // time, request
 	TokCollComm         = 0xF8 // time, root+1, bytes, received, comm
 	TokCollComplete     = 0xF9 // time, region, root+1, bytes, received, comm, request
-	TokRma              = 0xFA // kind, time, the fields of the kind (rma.go)
+	TokRma              = 0xFA // kind byte, time, the fields of the kind (rma.go)
 
 	tokLeaveInline    = 0x00 // 0x00-0x3F
 	tokEnterInline    = 0x40 // 0x40-0x7F

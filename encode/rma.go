@@ -80,11 +80,17 @@ func (e *Encoder) Rma(b []byte, r *Record) int {
 		return 0
 	}
 	leb := e.tech&LEB128 != 0
-	n := e.putHead(b, TokRma, r.Time, r.Seq)
-	// The kind follows the time field, which putHead writes: a decoder
-	// reads the token's fields in one order for every plain token.
-	b[n] = byte(r.Kind)
-	n++
+	// putHead's record head with the kind between the token and the time.
+	t := max(r.Time, e.time)
+	n := 0
+	if r.Seq != e.defaultSeq(t-e.time) {
+		n = e.putSeq(b, r.Seq)
+	}
+	tf := e.timeField(t)
+	e.time, e.next = t, r.Seq+1
+	b[n], b[n+1] = TokRma, byte(r.Kind)
+	n += 2
+	n += putUint(b[n:], tf, 8, leb)
 	m := rmaFields[r.Kind-firstRma]
 	if m&rmaWin != 0 {
 		n += putUint(b[n:], uint64(r.Win), 4, leb)
@@ -120,10 +126,6 @@ func (e *Encoder) Rma(b []byte, r *Record) int {
 // rma decodes the rest of an RMA record after its token: kind, time and
 // fields. It returns the record's time.
 func (d *Decoder) rma(r *Record, leb bool) (uint64, bool) {
-	t, ok := d.timeField(leb)
-	if !ok {
-		return 0, false
-	}
 	if d.off >= len(d.b) {
 		d.fail("RMA record without its kind")
 		return 0, false
@@ -134,6 +136,10 @@ func (d *Decoder) rma(r *Record, leb bool) (uint64, bool) {
 		return 0, false
 	}
 	d.off++
+	t, ok := d.timeField(leb)
+	if !ok {
+		return 0, false
+	}
 	r.Kind = k
 	r.Remote = -1
 	m := rmaFields[k-firstRma]

@@ -130,11 +130,12 @@ func TestRmaDecoderErrors(t *testing.T) {
 		b    []byte
 		want string
 	}{
-		{"no kind", []byte{TokBin, 0, 0, TokRma, 0}, "RMA record without its kind"},
-		{"kind out of range", []byte{TokBin, 0, 0, TokRma, 0, 13}, "RMA record of kind 13"},
-		{"kind above", []byte{TokBin, 0, 0, TokRma, 0, 38}, "RMA record of kind 38"},
-		{"truncated field", []byte{TokBin, 0, 0, TokRma, 0, byte(KindRmaPut), 1}, "truncated varint"},
-		{"target out of range", []byte{TokBin, 0, 0, TokRma, 0, byte(KindRmaSync), 1, 0xFF, 0xFF, 0xFF, 0xFF, 0x0F, 0}, "RMA target"},
+		{"no kind", []byte{TokBin, 0, 0, TokRma}, "RMA record without its kind"},
+		{"kind out of range", []byte{TokBin, 0, 0, TokRma, 13, 0}, "RMA record of kind 13"},
+		{"kind above", []byte{TokBin, 0, 0, TokRma, 38, 0}, "RMA record of kind 38"},
+		{"no time", []byte{TokBin, 0, 0, TokRma, byte(KindRmaPut)}, "truncated varint"},
+		{"truncated field", []byte{TokBin, 0, 0, TokRma, byte(KindRmaPut), 0, 1}, "truncated varint"},
+		{"target out of range", []byte{TokBin, 0, 0, TokRma, byte(KindRmaSync), 0, 1, 0xFF, 0xFF, 0xFF, 0xFF, 0x0F, 0}, "RMA target"},
 	} {
 		d := NewDecoder(All)
 		if err := d.Reset(c.b); err != nil {
