@@ -117,6 +117,48 @@ func TestMPIRma(t *testing.T) {
 	}
 }
 
+// TestMPIRmaFortran runs testdata/mpi/rma.f90 (use mpi) on four ranks: the
+// Fortran bindings record the window, the put to the next rank and the
+// accumulate with their completions, as the C ones do.
+func TestMPIRmaFortran(t *testing.T) {
+	build := mpiLibrary(t)
+	tracetest.RequireTool(t, "mpifort", "libopenmpi-dev (gfortran)")
+	prog := mpiBuild(t, build, "mpifort", "rma", "rma.f90")
+	const np = 4
+	out := filepath.Join(t.TempDir(), "hmb-out")
+	mpirun(t, np, out, []string{"OMPI_MCA_osc=pt2pt"}, prog) // see TestMPIRma
+	files := rankFiles(t, out, "rma", np)
+	for r, f := range files {
+		if len(f.Wins) != 1 || f.Comm(f.Wins[0].Comm) == nil || f.Comm(f.Wins[0].Comm).Name != "MPI_COMM_WORLD" {
+			t.Errorf("rank %d: windows %+v", r, f.Wins)
+		}
+		checkTrace(t, dump(t, f.Path), []string{"MPI_Win_create", "MPI_Win_fence", "MPI_Put", "MPI_Win_lock", "MPI_Accumulate",
+			"MPI_Win_unlock", "MPI_Win_free"}, nil)
+	}
+	tracetest.RequireTool(t, "otf2-print", "otf2-tools")
+	archive := filepath.Join(t.TempDir(), "otf2")
+	if msg, err := run(root, nil, built.hmbtrace, "export", "-format", "otf2", "-o", archive, out); err != nil {
+		t.Fatalf("hmbtrace export: %v\n%s", err, msg)
+	}
+	anchor := filepath.Join(archive, "traces.otf2")
+	otf2Print(t, "-Werror", anchor)
+	res := checkRmaPython(t, anchor)
+	for r := 0; r < np; r++ {
+		next := fmt.Sprint((r + 1) % np)
+		want := []string{"RmaPut 0 " + next + " 16 0", "RmaAtomic:ACCUMULATE 0 " + next + " 4 0"}
+		if got := res.Ops[fmt.Sprint(r)]; !slices.Equal(got, want) {
+			t.Errorf("rank %d: operations %v, want %v", r, got, want)
+		}
+		if got, want := res.Locks[fmt.Sprint(r)], []string{"request 0 " + next + " EXCLUSIVE", "release 0 " + next}; !slices.Equal(got, want) {
+			t.Errorf("rank %d: locks %v, want %v", r, got, want)
+		}
+	}
+	if len(res.NoLocal)+len(res.NoRemote)+len(res.UnknownCompletions) != 0 || !res.Balanced {
+		t.Errorf("operations without local completion %v, without remote %v, completions of no operation %v; collectives balanced %v",
+			res.NoLocal, res.NoRemote, res.UnknownCompletions, res.Balanced)
+	}
+}
+
 // rmaCheck is what export/otf2/convert/testdata/check_rma.py prints.
 type rmaCheck struct {
 	Wins map[string]struct {
