@@ -270,7 +270,9 @@ void hmb_collective_complete(uint32_t region, int root, uint64_t sent, uint64_t 
  * numbering, HMB_RMA_LOCK_*, ...), level (HMB_RMA_LEVEL_* bits) and group,
  * each meaningful for the kinds OTF2 gives it (see encode/rma.go). It is
  * replayed in Go at once on a thread whose probes are direct, else staged
- * as an MPI record; like messages, RMA events are kept longest.
+ * as an MPI record; like messages, RMA events are kept longest. A kind out
+ * of HMB_RMA_WIN_CREATE..HMB_RMA_OP_COMPLETE_REMOTE is dropped and counted
+ * (hmb_dropped).
  */
 #define HMB_RMA_WIN_CREATE 20
 #define HMB_RMA_WIN_DESTROY 21

@@ -249,6 +249,10 @@ HMB_NOINST void hmb_collective_complete(uint32_t region, int root, uint64_t sent
 HMB_NOINST void hmb_rma(unsigned kind, uint32_t win, int remote, uint64_t bytes, uint64_t received, uint64_t id,
 			uint32_t aux, uint32_t level, uint32_t group)
 {
+	if (kind < HMB_RMA_WIN_CREATE || kind > HMB_RMA_OP_COMPLETE_REMOTE) {
+		hmb_count_dropped(1); /* not an RMA kind: its layout would be misread */
+		return;
+	}
 	hmb_record rec[HMB_MPI_RECORDS];
 	rec[0].time = 0;
 	rec[0].word = (uint64_t)HMB_KIND_MPI << HMB_KIND_SHIFT | (kind & 0xFF);
