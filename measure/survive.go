@@ -95,12 +95,22 @@ func (m *Measurement) surviveLocation(id uint32, name string) {
 }
 
 // surviveComm adds a communicator's definition to the mapping.
-func (m *Measurement) surviveComm(c tracefile.Comm) {
+func (m *Measurement) surviveComm(c tracefile.Comm) { m.surviveJSON(survive.DefComm, c) }
+
+// surviveWin adds an RMA window's definition (or its new name) to the
+// mapping; surviveRmaGroup an RMA group's.
+func (m *Measurement) surviveWin(w tracefile.Win)           { m.surviveJSON(survive.DefWin, w) }
+func (m *Measurement) surviveRmaGroup(g tracefile.RmaGroup) { m.surviveJSON(survive.DefRmaGroup, g) }
+
+// surviveJSON adds a definition of the given kind (a communicator, an RMA
+// window or group) to the mapping, as JSON. The caller holds m.mu, which
+// orders the records as the ids.
+func (m *Measurement) surviveJSON(kind byte, v any) {
 	if m.surv == nil {
 		return
 	}
-	if b, err := json.Marshal(c); err == nil {
-		m.surv.Append(survive.DefComm, b)
+	if b, err := json.Marshal(v); err == nil {
+		m.surv.Append(kind, b)
 	}
 }
 

@@ -345,3 +345,45 @@ func TestSurviveCloseFails(t *testing.T) {
 		t.Errorf("%d records recovered, want the enter and the leave", rec.Records)
 	}
 }
+
+// TestSurviveDefinitions: communicators, RMA windows (with the name given
+// last) and RMA groups are in the mapping as they are defined.
+func TestSurviveDefinitions(t *testing.T) {
+	dir := t.TempDir()
+	m, err := Start(Config{Output: t.TempDir(), Name: "defs", Survive: true, SurviveDir: dir, BufferSize: 16 << 10, BinSize: 1 << 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	world, err := m.DefineComm("MPI_COMM_WORLD", 0, []int32{0, 1, 2}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := m.DefineWin(world)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.DefineWin(world); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.NameWin(w, "halo"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.DefineRmaGroup([]int32{2, 0}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := tracefile.Recover(mappingOf(t, dir), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := r.Trace
+	if len(tr.Comms) != 1 || tr.Comms[0].Name != "MPI_COMM_WORLD" || len(tr.Comms[0].Members) != 3 {
+		t.Errorf("communicators %+v", tr.Comms)
+	}
+	if len(tr.Wins) != 2 || tr.Wins[0].Name != "halo" || tr.Wins[1].ID != 2 || tr.Wins[1].Comm != uint32(world) {
+		t.Errorf("windows %+v", tr.Wins)
+	}
+	if len(tr.RmaGroups) != 1 || !slices.Equal(tr.RmaGroups[0].Members, []int32{2, 0}) {
+		t.Errorf("RMA groups %+v", tr.RmaGroups)
+	}
+}

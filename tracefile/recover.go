@@ -148,6 +148,7 @@ func recoverMapping(b []byte, force, copyBins bool) (*Recovery, error) {
 	regions := map[uint32]Region{}
 	names := map[uint32]string{}
 	var reductions []Reduction
+	wins := map[uint32]Win{}
 	err = v.Definitions(func(d survive.Def) error {
 		p := d.Payload
 		switch d.Kind {
@@ -187,6 +188,18 @@ func recoverMapping(b []byte, force, copyBins bool) (*Recovery, error) {
 				return fmt.Errorf("a communicator in the mapping: %v", err)
 			}
 			t.Comms = append(t.Comms, c)
+		case survive.DefWin:
+			var w Win
+			if err := json.Unmarshal(p, &w); err != nil {
+				return fmt.Errorf("an RMA window in the mapping: %v", err)
+			}
+			wins[w.ID] = w // a later record names it
+		case survive.DefRmaGroup:
+			var g RmaGroup
+			if err := json.Unmarshal(p, &g); err != nil {
+				return fmt.Errorf("an RMA group in the mapping: %v", err)
+			}
+			t.RmaGroups = append(t.RmaGroups, g)
 		}
 		return nil
 	})
@@ -211,6 +224,10 @@ func recoverMapping(b []byte, force, copyBins bool) (*Recovery, error) {
 		t.Regions[i] = r
 	}
 	t.Reductions = reductions
+	for _, w := range wins {
+		t.Wins = append(t.Wins, w)
+	}
+	slices.SortFunc(t.Wins, func(a, b Win) int { return cmp.Compare(a.ID, b.ID) })
 
 	// The bins, by level, in chain order, each up to its last complete
 	// record.

@@ -148,6 +148,8 @@ const (
 	DefLocation  = 3 // id (uvarint), name
 	DefReduction = 4 // index, reason, depth, class, time, bins, records, steps (uvarints)
 	DefComm      = 5 // JSON of a communicator
+	DefWin       = 6 // JSON of an RMA window (again when it is named)
+	DefRmaGroup  = 7 // JSON of an RMA group
 )
 
 // Layout sizes a mapping.
