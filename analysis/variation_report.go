@@ -6,6 +6,7 @@ import (
 	"github.com/hmbtrace/hmbtrace/internal/textname"
 	"io"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/hmbtrace/hmbtrace/internal/units"
@@ -41,18 +42,23 @@ func (v *Variation) WriteReport(out io.Writer, minScore float64, top int) error 
 			fmt.Fprintf(w, "  passed over: %s, %s but only %s invocations\n", textname.Escape(t.Name), units.Duration(float64(t.Inclusive)), units.Count(t.Visits))
 		}
 		for _, t := range d.Sync {
-			fmt.Fprintf(w, "  passed over: %s, %s, a synchronization region\n", t.Name, units.Duration(float64(t.Inclusive)))
+			fmt.Fprintf(w, "  passed over: %s, %s, a synchronization region\n", textname.Escape(t.Name), units.Duration(float64(t.Inclusive)))
+		}
+		for _, t := range d.Paradigm {
+			what := "an MPI call"
+			if isOpenMPName(t.Name) {
+				what = "an OpenMP construct"
+			}
+			fmt.Fprintf(w, "  passed over: %s, %s, %s\n", textname.Escape(t.Name), units.Duration(float64(t.Inclusive)), what)
+		}
+		for _, t := range d.Waiting {
+			fmt.Fprintf(w, "  passed over: %s, %s, %s of it in MPI calls and synchronization\n", textname.Escape(t.Name), units.Duration(float64(t.Inclusive)), units.Share(t.Share, 1))
 		}
 	}
 	if len(v.SyncRegions) > 0 {
 		fmt.Fprintf(w, "Synchronization regions: %s\n", quoteList(v.SyncRegions))
 	}
-	var inv uint64
-	for _, r := range v.Rows {
-		inv += r.Invocations
-	}
-	fmt.Fprintf(w, "Segments: %s on %d locations; SOS-time median %s, MAD %s\n",
-		units.Count(uint64(len(v.Segments))), len(v.Rows), units.Duration(v.Median), units.Duration(v.MAD))
+	fmt.Fprintf(w, "Segments: %s; SOS-time median %s, MAD %s\n", v.segmentCount(), units.Duration(v.Median), units.Duration(v.MAD))
 	for _, n := range v.Notes {
 		fmt.Fprintf(w, "  note: %s\n", n)
 	}
@@ -118,6 +124,51 @@ func quoteList(names []string) string {
 			s += ", "
 		}
 		s += strconv.Quote(n)
+	}
+	return s
+}
+
+// segmentCount says how many segments each location has: "120, 30 on each
+// of 4 locations", or the count per location when they differ, the
+// locations without any named.
+func (v *Variation) segmentCount() string {
+	total := units.Count(uint64(len(v.Segments)))
+	same := true
+	for _, r := range v.Rows {
+		same = same && r.Segments == v.Rows[0].Segments
+	}
+	switch {
+	case len(v.Rows) == 1:
+		return total + " on 1 location"
+	case same:
+		return fmt.Sprintf("%s, %s on each of %d locations", total, units.Count(uint64(v.Rows[0].Segments)), len(v.Rows))
+	}
+	var with []string
+	var without []string
+	lo, hi := -1, 0
+	for _, r := range v.Rows {
+		if r.Segments == 0 {
+			without = append(without, textname.Escape(r.Label))
+			continue
+		}
+		with = append(with, fmt.Sprintf("%s on %s", units.Count(uint64(r.Segments)), textname.Escape(r.Label)))
+		if lo < 0 || r.Segments < lo {
+			lo = r.Segments
+		}
+		hi = max(hi, r.Segments)
+	}
+	s := fmt.Sprintf("%s on %d of %d locations", total, len(with), len(v.Rows))
+	if len(with) <= 8 {
+		s += " (" + strings.Join(with, ", ") + ")"
+	} else {
+		s += fmt.Sprintf(" (%s to %s each)", units.Count(uint64(lo)), units.Count(uint64(hi)))
+	}
+	switch {
+	case len(without) == 0:
+	case len(without) <= 8:
+		s += "; none on " + strings.Join(without, ", ")
+	default:
+		s += fmt.Sprintf("; none on %d locations, %s ...", len(without), strings.Join(without[:8], ", "))
 	}
 	return s
 }

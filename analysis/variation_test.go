@@ -172,3 +172,32 @@ func TestNoDominantRegion(t *testing.T) {
 		t.Errorf("named region x: %v, %+v", err, v)
 	}
 }
+
+// TestSegmentCount checks that the report counts segments per location and
+// names the locations that have none.
+func TestSegmentCount(t *testing.T) {
+	f := recordCalls(t, measure.Config{}, unit, map[string][]call{
+		"p0": {c("main", 0, 10, c("x", 1, 2), c("x", 3, 4), c("x", 5, 6))},
+		"p1": {c("main", 0, 10, c("x", 1, 2), c("x", 3, 4))},
+		"p2": {c("main", 0, 10, c("y", 1, 2))},
+	}, "p0", "p1", "p2")
+	v, err := Analyze([]*tracefile.File{f}, Options{Region: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := v.segmentCount(), "5 on 2 of 3 locations (3 on p0, 2 on p1); none on p2"; got != want {
+		t.Errorf("segment count %q; want %q", got, want)
+	}
+	g := figure3(t, "MPI_Barrier")
+	w, err := Analyze([]*tracefile.File{g}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := w.WriteReport(&out, DefaultMinScore, 5); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "Segments: 9, 3 on each of 3 locations;") {
+		t.Errorf("report's segment count:\n%s", out.String())
+	}
+}
