@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hmbtrace/hmbtrace/filter"
 	"github.com/hmbtrace/hmbtrace/measure"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
@@ -167,5 +168,31 @@ func TestWaitShareNested(t *testing.T) {
 	check(task, 8, 0)         // a task run in a barrier works
 	if s := ws["outer"].share(); s != 18.0/40 {
 		t.Errorf("outer's share %g; want 0.45", s)
+	}
+}
+
+// TestSlowestRows checks that a location slow in every segment (a load
+// imbalance) is named first by its median SOS-time, before a location slow
+// in a single segment.
+func TestSlowestRows(t *testing.T) {
+	slow := map[[2]int]bool{{1, 5}: true}
+	for it := 0; it < 40; it++ {
+		slow[[2]int{3, it}] = true
+	}
+	f := planted{locations: 6, iterations: 40, slow: slow}.record(t)
+	sync, _ := filter.ParsePatternList("barrier wait")
+	v, err := Analyze([]*tracefile.File{f}, Options{Sync: sync})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rows := v.SlowestRows(); len(rows) != 6 || v.Rows[rows[0]].Label != "rank 3" || v.Rows[rows[0]].Median != 30*unit {
+		t.Fatalf("slowest rows %v; want rank 3 first with a median of 30 steps", rows)
+	}
+	var out bytes.Buffer
+	if err := v.WriteReport(&out, DefaultMinScore, 5); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "Slowest locations by median SOS-time: rank 3 30.000 µs (") {
+		t.Errorf("report does not name rank 3 first:\n%s", out.String())
 	}
 }

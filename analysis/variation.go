@@ -41,6 +41,10 @@ type Row struct {
 	// Recursive counts invocations of the segment region inside one of its
 	// own: they belong to the enclosing segment.
 	Recursive int
+	// Median is the median SOS-time of its segments, in ns (0 without
+	// any): a location slow in every segment (a load imbalance) stands
+	// out by it, not by single segments.
+	Median float64
 }
 
 // Segment is one invocation of the segment region on one location.
@@ -137,6 +141,14 @@ func Analyze(files []*tracefile.File, opt Options) (*Variation, error) {
 	v.Median, v.MAD, v.Spread = robustScale(sos)
 	for i := range v.Segments {
 		v.Segments[i].Score = robustZ(sos[i], v.Median, v.Spread)
+	}
+	// Segments are by row: each row's SOS-times are one run of sos.
+	for i, at := 0, 0; i < len(v.Rows); i++ {
+		n := v.Rows[i].Segments
+		if n > 0 {
+			v.Rows[i].Median, _, _ = robustScale(sos[at : at+n])
+		}
+		at += n
 	}
 	v.notes(files)
 	return v, nil
@@ -324,6 +336,19 @@ func shedHint(files []*tracefile.File) string {
 		return ""
 	}
 	return " (" + strings.Join(why, "; ") + ")"
+}
+
+// SlowestRows returns the indices of the rows that have segments, by the
+// median SOS-time of their segments, highest first; ties in row order.
+func (v *Variation) SlowestRows() []int {
+	var rows []int
+	for i, r := range v.Rows {
+		if r.Segments > 0 {
+			rows = append(rows, i)
+		}
+	}
+	sort.SliceStable(rows, func(i, j int) bool { return v.Rows[rows[i]].Median > v.Rows[rows[j]].Median })
+	return rows
 }
 
 // Ranked returns the segments by score, highest first; ties in time order.

@@ -62,6 +62,7 @@ func (v *Variation) WriteReport(out io.Writer, minScore float64, top int) error 
 	for _, n := range v.Notes {
 		fmt.Fprintf(w, "  note: %s\n", n)
 	}
+	v.writeSlowestRows(w)
 
 	ranked := v.Ranked()
 	var standOut []Segment
@@ -171,4 +172,30 @@ func (v *Variation) segmentCount() string {
 		s += fmt.Sprintf("; none on %d locations, %s ...", len(without), strings.Join(without[:8], ", "))
 	}
 	return s
+}
+
+// writeSlowestRows names the locations whose segments are slowest as a
+// whole, by their median SOS-time: a rank with more work than the others
+// (a load imbalance) is slow in every segment, which single segments'
+// scores do not tell when the machine's noise makes others stand out more.
+func (v *Variation) writeSlowestRows(w io.Writer) {
+	rows := v.SlowestRows()
+	if len(rows) < 2 || v.Median <= 0 {
+		return
+	}
+	const show = 3
+	fmt.Fprint(w, "Slowest locations by median SOS-time:")
+	for i, r := range rows {
+		if i == show {
+			fmt.Fprintf(w, "; %d more", len(rows)-show)
+			break
+		}
+		sep := ";"
+		if i == 0 {
+			sep = ""
+		}
+		fmt.Fprintf(w, "%s %s %s (%.2f× the median of all)", sep, textname.Escape(v.Rows[r].Label),
+			units.Duration(v.Rows[r].Median), v.Rows[r].Median/v.Median)
+	}
+	fmt.Fprintln(w)
 }
