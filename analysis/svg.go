@@ -53,7 +53,7 @@ func heat(f float64) color.RGBA {
 
 func hexColor(c color.RGBA) string { return fmt.Sprintf("#%02x%02x%02x", c.R, c.G, c.B) }
 
-// WriteSVG writes seed 000's hot/cold view: locations as rows, time as
+// WriteSVG writes Weber et al.'s hot/cold view: locations as rows, time as
 // columns, each segment coloured by its SOS-time from blue (short) to red
 // (long), with a time axis and a legend. Up to 5,000 segments are drawn one
 // by one, each with a tooltip; more are rendered into an embedded raster

@@ -15,7 +15,7 @@ import (
 type Options struct {
 	// Region segments the run by the invocations of this region; "" picks
 	// the time-dominant region. A smaller region gives finer segments
-	// (seed 000, figure 5c).
+	// (Weber et al., figure 5c).
 	Region string
 	// Sync adds synchronization regions to DefaultSync, e.g. a program's
 	// own waits.
@@ -66,7 +66,7 @@ type Segment struct {
 // End returns the end of the segment on the common time axis.
 func (s Segment) End() int64 { return s.Start + s.Duration }
 
-// Variation is the performance-variation analysis of seed 000: the run cut
+// Variation is the performance-variation analysis of Weber et al.: the run cut
 // into segments at the invocations of one region, each measured by its
 // synchronization-oblivious segment time (SOS-time).
 //

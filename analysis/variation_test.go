@@ -12,7 +12,7 @@ import (
 
 const unit = 1000 // ns per time step of the seed's figures
 
-// figure2 is seed 000's figure 2: three processes running main, an
+// figure2 is Weber et al.'s figure 2: three processes running main, an
 // initialisation i, and three invocations of a that call b then c.
 func figure2(t testing.TB) *tracefile.File {
 	iterations := func(b1 uint64) []call {
@@ -30,7 +30,7 @@ func figure2(t testing.TB) *tracefile.File {
 	}, "process 0", "process 1", "process 2")
 }
 
-// figure3 is seed 000's figure 3: each iteration a is a calculation calc
+// figure3 is Weber et al.'s figure 3: each iteration a is a calculation calc
 // followed by an MPI synchronization; in the first, process 0 computes for
 // 5 steps and process 2 for 1, so process 2 waits 5.
 func figure3(t testing.TB, mpi string) *tracefile.File {
@@ -137,7 +137,7 @@ func TestNoSyncRegion(t *testing.T) {
 	}
 }
 
-// A finer segmentation by a region the user names (seed 000, figure 5c).
+// A finer segmentation by a region the user names (Weber et al., figure 5c).
 func TestPickedRegion(t *testing.T) {
 	f := figure3(t, "MPI_Barrier")
 	v, err := Analyze([]*tracefile.File{f}, Options{Region: "calc"})

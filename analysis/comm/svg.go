@@ -167,7 +167,7 @@ const grid = 8
 // so that at 1,000 nodes the SVG holds thousands of paths, not a million.
 const bundleLimit = 64
 
-// WriteDiagramSVG draws the sender/receiver diagram (seed 003 §V-B):
+// WriteDiagramSVG draws the sender/receiver diagram (Brendel et al. §V-B):
 // senders on the left, receivers on the right, each edge routed through a
 // grid of control points by YX routing that prefers diagonals (its rows
 // change first, one diagonal step per column, then it runs straight),
