@@ -101,12 +101,16 @@ func (m *Matrix) WriteMatrixSVG(w io.Writer, v Value) error {
 	const margin, labelW, legendW = 20.0, 140.0, 90.0
 	side := math.Min(800, math.Max(160, float64(n)*14))
 	cell := side / math.Max(1, float64(n))
-	width := margin + labelW + side + legendW + margin
+	// The title is two lines, and the picture at least as wide as the
+	// longer: a small matrix must not clip it.
+	title, subtitle := "Communication matrix", fmt.Sprintf("%s per sender (rows) and receiver (columns)", v)
+	width := math.Max(margin+labelW+side+legendW+margin, 2*margin+textWidth(subtitle, 11))
 	height := margin + 40 + labelW/2 + side + margin
 	ox, oy := margin+labelW, margin+40+labelW/2
 	fmt.Fprintf(bw, `<svg xmlns="http://www.w3.org/2000/svg" width="%.0f" height="%.0f" viewBox="0 0 %.0f %.0f" font-family="sans-serif" font-size="11">`+"\n", width, height, width, height)
 	fmt.Fprintf(bw, `<title>Communication matrix: %s</title><rect width="100%%" height="100%%" fill="white"/>`+"\n", v)
-	fmt.Fprintf(bw, `<text x="%.0f" y="%.0f" font-size="14">Communication matrix: %s per sender (rows) and receiver (columns)</text>`+"\n", margin, margin+12, v)
+	fmt.Fprintf(bw, `<text x="%.0f" y="%.0f" font-size="14">%s</text>`+"\n", margin, margin+12, title)
+	fmt.Fprintf(bw, `<text x="%.0f" y="%.0f" fill="#444">%s</text>`+"\n", margin, margin+28, subtitle)
 	fmt.Fprintf(bw, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="#f4f4f4" stroke="#999"/>`+"\n", ox, oy, side, side)
 	if n <= vectorLimit {
 		for _, c := range m.Cells {
@@ -148,14 +152,37 @@ func legend(w io.Writer, sc scale, x, y, h float64, title string) {
 	}
 	fmt.Fprintln(w, `</linearGradient></defs>`)
 	fmt.Fprintf(w, `<text x="%.1f" y="%.1f">%s</text>`+"\n", x, y-6, html.EscapeString(title))
+	if sc.hi <= sc.lo {
+		// Every cell has the same value, drawn in the colour of the top:
+		// one swatch and one label, not a scale of five equal numbers.
+		fmt.Fprintf(w, `<rect x="%.1f" y="%.1f" width="14" height="14" fill="%s" stroke="#999"/>`+"\n", x, y, hex(heat(sc.at(sc.hi))))
+		fmt.Fprintf(w, `<text x="%.1f" y="%.1f">%s</text>`+"\n", x+18, y+11, humanize(sc.hi))
+		fmt.Fprintf(w, `<text x="%.1f" y="%.1f" font-size="9">all cells equal</text>`+"\n", x, y+28)
+		return
+	}
 	fmt.Fprintf(w, `<rect x="%.1f" y="%.1f" width="14" height="%.1f" fill="url(#scale)" stroke="#999"/>`+"\n", x, y, h)
+	// Ticks whose labels would repeat the previous one's (a narrow range
+	// in few digits) are left out.
+	last := ""
 	for i := 0; i <= 4; i++ {
 		t := float64(i) / 4
-		fmt.Fprintf(w, `<text x="%.1f" y="%.1f">%s</text>`+"\n", x+18, y+h-t*h+4, humanize(sc.value(t)))
+		label := humanize(sc.value(t))
+		if label == last {
+			continue
+		}
+		last = label
+		fmt.Fprintf(w, `<text x="%.1f" y="%.1f">%s</text>`+"\n", x+18, y+h-t*h+4, label)
 	}
 	if sc.log {
 		fmt.Fprintf(w, `<text x="%.1f" y="%.1f" font-size="9">log scale</text>`+"\n", x, y+h+14)
 	}
+}
+
+// textWidth estimates the width of s in a sans-serif font of size px: a
+// little more than most fonts need, so that what is sized by it is not
+// clipped.
+func textWidth(s string, px float64) float64 {
+	return 0.6 * px * float64(len([]rune(s)))
 }
 
 // grid is the number of rows and columns of control points between the
