@@ -255,7 +255,7 @@ function runReport() {
   var ctx = canvas.getContext("2d");
   var tip = document.getElementById("tl-tip");
   var status = document.getElementById("tl-status");
-  var gutter = 190, axisH = 24, maxPlotH = 640;
+  var gutter = 190, axisH = 24, maxPlotH = 640, groupW = 18;
   var rowH = Math.max(3, Math.min(18, Math.floor(maxPlotH / Math.max(rows.length, 1))));
   var view = { v0: 0, v1: tl.span, scroll: 0 };
   var firstRowOf = {};
@@ -429,23 +429,45 @@ function runReport() {
     ctx.font = "11px system-ui, sans-serif";
     ctx.textBaseline = "middle";
     var lastLabel = -Infinity;
+    // The threads of one process are drawn under its rank: the rank's
+    // label once, upright in a column of its own left of theirs.
+    var groupOf = function (k) { return k >= 0 && k < rows.length ? tl.locations[rows[k].meta.loc].group || "" : ""; };
     for (i = first; i < last; i++) {
       r = rows[i];
       y = axisH + i * rowH - view.scroll;
+      var loc = tl.locations[r.meta.loc], indent = loc.group ? groupW : 0, name = loc.group ? loc.name : loc.label;
       var newLoc = i === 0 || rows[i - 1].meta.loc !== r.meta.loc;
+      var newGroup = newLoc && (i === 0 || groupOf(i - 1) !== (loc.group || "") || !loc.group);
       if (newLoc) {
-        ctx.fillStyle = "#9aa0b0";
-        ctx.fillRect(0, y - 0.5, W, 1);
+        ctx.fillStyle = newGroup ? "#5b6275" : "#c3c7d2";
+        ctx.fillRect(newGroup ? 0 : indent, y - (newGroup ? 1 : 0.5), W, newGroup ? 2 : 1);
+      }
+      if (loc.group && (i === first || newGroup)) {
+        // The group's rows from here (or the first visible row) down.
+        var end = i;
+        while (end + 1 < rows.length && groupOf(end + 1) === loc.group) end++;
+        var top = Math.max(y, axisH), bottom = Math.min(axisH + (end + 1) * rowH - view.scroll, axisH + ph);
+        ctx.fillStyle = "#e3e6ef";
+        ctx.fillRect(0, top, groupW - 3, bottom - top);
+        if (bottom - top >= textWidth(loc.group) + 8) {
+          ctx.save();
+          ctx.translate(groupW / 2 - 1, (top + bottom) / 2);
+          ctx.rotate(-Math.PI / 2);
+          ctx.textAlign = "center";
+          ctx.fillStyle = "#1d2230";
+          ctx.fillText(loc.group, 0, 0);
+          ctx.restore();
+        }
       }
       if (rowH >= 10) {
-        if (newLoc) fitText(tl.locations[r.meta.loc].label, 4, y + rowH / 2, gutter - 40, "#1d2230");
+        if (newLoc) fitText(name, 4 + indent, y + rowH / 2, gutter - 40 - indent, "#1d2230");
         // Under the label, what the filters and the buffer took.
-        var below = i - firstRowOf[r.meta.loc] - 1, short = tl.locations[r.meta.loc].short || [];
-        if (below >= 0 && below < short.length) fitText(short[below], 4, y + rowH / 2, gutter - 40, "#a0522d");
+        var below = i - firstRowOf[r.meta.loc] - 1, short = loc.short || [];
+        if (below >= 0 && below < short.length) fitText(short[below], 4 + indent, y + rowH / 2, gutter - 40 - indent, "#a0522d");
         ctx.fillStyle = "#5b6275";
         ctx.fillText(String(r.meta.depth), gutter - 24, y + rowH / 2);
       } else if (newLoc && y - lastLabel >= 12) {
-        fitText(tl.locations[r.meta.loc].label, 4, y + 5, gutter - 12, "#1d2230");
+        fitText(name, 4 + indent, y + 5, gutter - 12 - indent, "#1d2230");
         lastLabel = y;
       }
     }
