@@ -196,3 +196,34 @@ func TestSlowestRows(t *testing.T) {
 		t.Errorf("report does not name rank 3 first:\n%s", out.String())
 	}
 }
+
+// TestBalancedRows checks that without an imbalance no location is named
+// as slowest.
+func TestBalancedRows(t *testing.T) {
+	locs := map[string][]call{}
+	var order []string
+	for l := 0; l < 4; l++ {
+		var iters []call
+		var at uint64
+		for it := 0; it < 20; it++ {
+			d := 10 + uint64(it+l)%3 // every location computes 10, 11 and 12 steps in turn
+			iters = append(iters, c("iteration", at, at+d))
+			at += d
+		}
+		name := fmt.Sprintf("rank %d", l)
+		order = append(order, name)
+		locs[name] = []call{c("main", 0, at, iters...)}
+	}
+	f := recordCalls(t, measure.Config{}, unit, locs, order...)
+	v, err := Analyze([]*tracefile.File{f}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := v.WriteReport(&out, DefaultMinScore, 5); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "Locations by median SOS-time: none stands out (the slowest, ") {
+		t.Errorf("report of a balanced run:\n%s", out.String())
+	}
+}

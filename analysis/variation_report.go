@@ -174,6 +174,11 @@ func (v *Variation) segmentCount() string {
 	return s
 }
 
+// balanced is the ratio of the slowest location's median SOS-time to the
+// median of all segments below which no location stands out: the
+// difference is within what a run's noise makes.
+const balanced = 1.1
+
 // writeSlowestRows names the locations whose segments are slowest as a
 // whole, by their median SOS-time: a rank with more work than the others
 // (a load imbalance) is slow in every segment, which single segments'
@@ -181,6 +186,11 @@ func (v *Variation) segmentCount() string {
 func (v *Variation) writeSlowestRows(w io.Writer) {
 	rows := v.SlowestRows()
 	if len(rows) < 2 || v.Median <= 0 {
+		return
+	}
+	if top := v.Rows[rows[0]]; top.Median < balanced*v.Median {
+		fmt.Fprintf(w, "Locations by median SOS-time: none stands out (the slowest, %s, %.2f× the median of all)\n",
+			textname.Escape(top.Label), top.Median/v.Median)
 		return
 	}
 	const show = 3
