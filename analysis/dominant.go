@@ -167,7 +167,11 @@ func timeDominant(files []*tracefile.File, sync syncMatcher) (Dominance, error) 
 			}
 			continue
 		}
-		if shares == nil {
+		// Time in nested regions is inclusive less exclusive time: a region
+		// with at most MaxWaitShare of it cannot wait more, and needs no
+		// walk over the events.
+		nested := t.Inclusive - t.Exclusive
+		if shares == nil && float64(nested) > MaxWaitShare*float64(t.Inclusive) {
 			var err error
 			if shares, err = waitShares(files, cl); err != nil {
 				return d, err
