@@ -25,10 +25,12 @@ import (
 var widths = []int{1400, 700}
 
 // svgCheckScript measures every text of every SVG on the page as the
-// browser laid it out and reports those that the picture clips and those
-// that overlap another text of the same picture. Rotated texts are checked
-// for clipping only: their boxes are not upright, and neighbours' boxes
-// overlap where their glyphs do not.
+// browser laid it out (its box turned as the text is) and reports those
+// that the picture clips and those that overlap another text of the same
+// picture. Boxes hold the line's leading, so two boxes overlap only when
+// they do by more than a third of the smaller one's height across the
+// text, and by more than a pixel along it: a separating-axis test on the
+// turned boxes, so that rotated labels are checked too.
 const svgCheckScript = `
 var out = {};
 document.querySelectorAll("div.figure").forEach(function (div) {
@@ -39,24 +41,36 @@ document.querySelectorAll("div.figure").forEach(function (div) {
   svg.querySelectorAll("text").forEach(function (t) {
     if (t.textContent.trim() === "") return;
     res.texts++;
-    var b = t.getBBox(), m = t.getScreenCTM(), pts = [[b.x, b.y], [b.x + b.width, b.y], [b.x, b.y + b.height], [b.x + b.width, b.y + b.height]].map(function (p) {
+    var b = t.getBBox(), m = t.getScreenCTM(), pts = [[b.x, b.y], [b.x + b.width, b.y], [b.x + b.width, b.y + b.height], [b.x, b.y + b.height]].map(function (p) {
       var q = svg.createSVGPoint(); q.x = p[0]; q.y = p[1]; q = q.matrixTransform(m); return [q.x, q.y];
     });
     var xs = pts.map(function (p) { return p[0]; }), ys = pts.map(function (p) { return p[1]; });
-    var r = { text: t.textContent, left: Math.min.apply(null, xs), right: Math.max.apply(null, xs), top: Math.min.apply(null, ys), bottom: Math.max.apply(null, ys),
-      upright: Math.abs(m.b) < 1e-6 && Math.abs(m.c) < 1e-6 };
+    var len = function (a, b) { return Math.hypot(b[0] - a[0], b[1] - a[1]); };
+    var w = len(pts[0], pts[1]), h = len(pts[1], pts[2]);
+    var r = { text: t.textContent, pts: pts, w: w, h: h,
+      u: w > 0 ? [(pts[1][0] - pts[0][0]) / w, (pts[1][1] - pts[0][1]) / w] : [1, 0],
+      v: h > 0 ? [(pts[2][0] - pts[1][0]) / h, (pts[2][1] - pts[1][1]) / h] : [0, 1],
+      left: Math.min.apply(null, xs), right: Math.max.apply(null, xs), top: Math.min.apply(null, ys), bottom: Math.max.apply(null, ys) };
     if (r.left < box.left - 1 || r.right > box.right + 1 || r.top < box.top - 1 || r.bottom > box.bottom + 1) res.clipped.push(r.text);
-    if (r.upright) items.push(r);
+    items.push(r);
   });
+  var proj = function (r, ax) {
+    var d = r.pts.map(function (p) { return p[0] * ax[0] + p[1] * ax[1]; });
+    return [Math.min.apply(null, d), Math.max.apply(null, d)];
+  };
+  var overlap = function (a, b) {
+    var minH = Math.min(a.h, b.h);
+    return [[a.u, 1], [a.v, minH / 3], [b.u, 1], [b.v, minH / 3]].every(function (axis) {
+      var p = proj(a, axis[0]), q = proj(b, axis[0]);
+      return Math.min(p[1], q[1]) - Math.max(p[0], q[0]) > axis[1];
+    });
+  };
   items.sort(function (a, b) { return a.top - b.top; });
   for (var i = 0; i < items.length; i++) {
-    var a = items[i];
-    for (var j = i + 1; j < items.length && items[j].top < a.bottom; j++) {
-      var b = items[j];
-      var w = Math.min(a.right, b.right) - Math.max(a.left, b.left), h = Math.min(a.bottom, b.bottom) - b.top;
-      // Glyph boxes hold the line's leading: a third of the smaller box
-      // in height is where glyphs of two lines start to touch.
-      if (w > 1 && h > Math.min(a.bottom - a.top, b.bottom - b.top) / 3) res.overlaps.push(a.text + " | " + b.text);
+    for (var j = i + 1; j < items.length && items[j].top < items[i].bottom; j++) {
+      var a = items[i], b = items[j];
+      if (Math.min(a.right, b.right) <= Math.max(a.left, b.left)) continue;
+      if (overlap(a, b)) res.overlaps.push(a.text + " | " + b.text);
     }
   }
 });
@@ -159,12 +173,18 @@ func TestSVGsInChromium(t *testing.T) {
 	draw("matrix", func(b *bytes.Buffer) error { return m.WriteMatrixSVG(b, comm.Messages) })
 	draw("matrix-bytes", func(b *bytes.Buffer) error { return m.WriteMatrixSVG(b, comm.Bytes) })
 	draw("diagram", func(b *bytes.Buffer) error { return m.WriteDiagramSVG(b) })
-	eq, err := comm.FromFiles([]*tracefile.File{ring(t, 4, 200)})
+	eq, err := comm.FromFiles([]*tracefile.File{ring(t, 4, 200, "worker ")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	draw("matrix-equal", func(b *bytes.Buffer) error { return eq.WriteMatrixSVG(b, comm.Messages) })
-	names := []string{"variation", "matrix", "matrix-bytes", "diagram", "matrix-equal"}
+	// Many nodes with long names: small turned labels, shortened ones.
+	many, err := comm.FromFiles([]*tracefile.File{ring(t, 60, 3, "solver::halo_exchange_with_a_very_long_template_name<double> worker ")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	draw("matrix-many", func(b *bytes.Buffer) error { return many.WriteMatrixSVG(b, comm.Messages) })
+	names := []string{"variation", "matrix", "matrix-bytes", "diagram", "matrix-equal", "matrix-many"}
 	if res, err := trend.Analyze(files, trend.Options{}); err == nil && len(res.Findings) > 0 {
 		draw("dynamics", func(b *bytes.Buffer) error { return res.WriteSVG(b, 6) })
 		names = append(names, "dynamics")
@@ -176,8 +196,9 @@ func TestSVGsInChromium(t *testing.T) {
 	}
 }
 
-// ring records n locations that each send count messages to the next.
-func ring(t *testing.T, n, count int) *tracefile.File {
+// ring records n locations, named prefix and their number, that each send
+// count messages to the next.
+func ring(t *testing.T, n, count int, prefix string) *tracefile.File {
 	t.Helper()
 	m, err := measure.Start(measure.Config{Output: t.TempDir(), Name: "ring", Clock: "monotonic"})
 	if err != nil {
@@ -185,7 +206,7 @@ func ring(t *testing.T, n, count int) *tracefile.File {
 	}
 	locs := make([]*measure.Location, n)
 	for i := range locs {
-		locs[i] = m.Location(fmt.Sprintf("worker %d", i))
+		locs[i] = m.Location(fmt.Sprintf("%s%d", prefix, i))
 	}
 	for k := 0; k < count; k++ {
 		for i, l := range locs {
