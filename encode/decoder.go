@@ -337,6 +337,8 @@ func (d *Decoder) Next(r *Record) bool {
 		if ok {
 			r.Request, ok = d.uint(8, leb)
 		}
+	case tok == TokRma:
+		t, ok = d.rma(r, leb)
 	default:
 		return d.badToken(start, tok)
 	}

@@ -347,6 +347,9 @@ func (e *Encoder) Put(b []byte, r Record) int {
 	case KindCollComplete:
 		return e.CollectiveComplete(b, r.Time, r.Seq, r.Region, r.Root, r.Bytes, r.Received, r.Comm, r.Request)
 	}
+	if r.Kind.IsRma() {
+		return e.Rma(b, &r)
+	}
 	return 0
 }
 

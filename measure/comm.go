@@ -273,7 +273,8 @@ func (l *Location) CollectiveComplete(r Region, root int, sent, received uint64,
 // taken earlier from Measurement.Now, like EnterAt: for replaying probes
 // buffered elsewhere, as the C shim does. r.Kind is one of encode's
 // KindSend, KindRecv, KindIsend, KindIsendComplete, KindIrecvRequest,
-// KindIrecv, KindRequestCancelled, KindCollRequest or KindCollComplete;
+// KindIrecv, KindRequestCancelled, KindCollRequest, KindCollComplete or
+// an RMA kind (KindRma*, see Location.Rma);
 // r.Time and r.Seq are ignored. Other kinds are counted as usage errors
 // (an undefined region) and dropped.
 func (l *Location) RecordAt(r encode.Record, t uint64) {
@@ -287,6 +288,10 @@ func (l *Location) RecordAt(r encode.Record, t uint64) {
 		encode.KindRequestCancelled, encode.KindCollRequest, encode.KindCollComplete:
 		l.mpiRecord(&r, t, false)
 	default:
+		if r.Kind.IsRma() {
+			l.rmaRecord(&r, t, false)
+			return
+		}
 		l.usage.UnknownRegion++
 	}
 }
