@@ -25,11 +25,29 @@ const (
 	KindCollComplete     // a non-blocking collective completes: region, root, bytes, received, comm
 )
 
-var kindNames = [...]string{"", "ENTER", "LEAVE", "SEND", "RECV", "METRIC", "COLLECTIVE",
-	"ISEND", "ISEND_COMPLETE", "IRECV_REQUEST", "IRECV", "REQUEST_CANCELLED", "COLL_REQUEST", "COLL_COMPLETE"}
+// kindNames is keyed so that kinds added in separate places (encode/task.go
+// and others) each add their own lines.
+var kindNames = [...]string{
+	KindEnter:            "ENTER",
+	KindLeave:            "LEAVE",
+	KindSend:             "SEND",
+	KindRecv:             "RECV",
+	KindMetric:           "METRIC",
+	KindCollective:       "COLLECTIVE",
+	KindIsend:            "ISEND",
+	KindIsendComplete:    "ISEND_COMPLETE",
+	KindIrecvRequest:     "IRECV_REQUEST",
+	KindIrecv:            "IRECV",
+	KindRequestCancelled: "REQUEST_CANCELLED",
+	KindCollRequest:      "COLL_REQUEST",
+	KindCollComplete:     "COLL_COMPLETE",
+	KindTaskCreate:       "TASK_CREATE",
+	KindTaskSwitch:       "TASK_SWITCH",
+	KindTaskComplete:     "TASK_COMPLETE",
+}
 
 func (k Kind) String() string {
-	if int(k) < len(kindNames) && k != 0 {
+	if int(k) < len(kindNames) && kindNames[k] != "" {
 		return kindNames[k]
 	}
 	return fmt.Sprintf("Kind(%d)", uint8(k))
@@ -76,6 +94,11 @@ type Record struct {
 	// bytes this process contributed or received. Bytes is shared with
 	// messages.
 	Root int64
+
+	// KindTaskCreate, KindTaskSwitch, KindTaskComplete: the task, an id
+	// unique in the process over the run; 0 in a switch is the location's
+	// implicit task (the thread's own code outside any explicit task).
+	Task uint64
 }
 
 // Token values of the plain records. Compact tokens (below 0xE0) are
