@@ -273,7 +273,8 @@ func (l *Location) CollectiveComplete(r Region, root int, sent, received uint64,
 // taken earlier from Measurement.Now, like EnterAt: for replaying probes
 // buffered elsewhere, as the C shim does. r.Kind is one of encode's
 // KindSend, KindRecv, KindIsend, KindIsendComplete, KindIrecvRequest,
-// KindIrecv, KindRequestCancelled, KindCollRequest or KindCollComplete;
+// KindIrecv, KindRequestCancelled, KindCollRequest or KindCollComplete, or
+// a task record (KindTaskCreate, KindTaskSwitch, KindTaskComplete);
 // r.Time and r.Seq are ignored. Other kinds are counted as usage errors
 // (an undefined region) and dropped.
 func (l *Location) RecordAt(r encode.Record, t uint64) {
@@ -286,6 +287,8 @@ func (l *Location) RecordAt(r encode.Record, t uint64) {
 	case encode.KindIsend, encode.KindIrecv, encode.KindIsendComplete, encode.KindIrecvRequest,
 		encode.KindRequestCancelled, encode.KindCollRequest, encode.KindCollComplete:
 		l.mpiRecord(&r, t, false)
+	case encode.KindTaskCreate, encode.KindTaskSwitch, encode.KindTaskComplete:
+		l.taskRecord(r.Kind, r.Task, t, false)
 	default:
 		l.usage.UnknownRegion++
 	}

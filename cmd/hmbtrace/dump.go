@@ -41,13 +41,16 @@ func runDump(args []string, out io.Writer) error {
 //	<location> <time-ns> METRIC <region> <depth> <name>=<value>...
 //	<location> <time-ns> COLLECTIVE <region> <depth> root=<rank> bytes=<n> [received=<n> comm=<id>]
 //	<location> <time-ns> COLL_COMPLETE <started-by> <depth> root=<rank> bytes=<n> received=<n> comm=<id> req=<n>
+//	<location> <time-ns> TASK_CREATE|TASK_SWITCH|TASK_COMPLETE <region> <depth> task=<id>
 //
 // separated by tabs. Names are escaped (textname.Escape): a tab, newline,
 // backslash, control character or invalid UTF-8 in a name shows as \t,
 // \n, \\, \xHH. A METRIC line follows the enter or leave whose
 // counters it holds (absolute values). comm is an id of the file's
 // communicators (0: none given); the request-only records name the region
-// they happen in, COLL_COMPLETE the call that started the operation.
+// they happen in, COLL_COMPLETE the call that started the operation. A task
+// id is unique in the file; TASK_SWITCH task=0 resumes the thread's
+// implicit task.
 func dump(w *bufio.Writer, f *tracefile.File) error {
 	var e tracefile.Event
 	for i := range f.Locations {
@@ -70,6 +73,8 @@ func dump(w *bufio.Writer, f *tracefile.File) error {
 				fmt.Fprintf(w, "%s\t%d\t%v\t%s\t%d\t%d\tcomm=%d\treq=%d\n", loc, ns, e.Kind, peerName(f, e), e.Tag, e.Bytes, e.Comm, e.Request)
 			case encode.KindIsendComplete, encode.KindIrecvRequest, encode.KindRequestCancelled, encode.KindCollRequest:
 				fmt.Fprintf(w, "%s\t%d\t%v\t%s\t%d\treq=%d\n", loc, ns, e.Kind, region(e.Region), e.Depth, e.Request)
+			case encode.KindTaskCreate, encode.KindTaskSwitch, encode.KindTaskComplete:
+				fmt.Fprintf(w, "%s\t%d\t%v\t%s\t%d\ttask=%d\n", loc, ns, e.Kind, region(e.Region), e.Depth, e.Task)
 			case encode.KindCollective:
 				fmt.Fprintf(w, "%s\t%d\t%v\t%s\t%d\troot=%d\tbytes=%d", loc, ns, e.Kind, region(e.Region), e.Depth, e.Root, e.Bytes)
 				if e.Received != 0 || e.Comm != 0 {

@@ -1,0 +1,74 @@
+package measure
+
+import (
+	"github.com/hmbtrace/hmbtrace/buffer"
+	"github.com/hmbtrace/hmbtrace/encode"
+	"github.com/hmbtrace/hmbtrace/internal/clock"
+)
+
+// Tasks (OpenMP explicit tasks, or any model whose tasks can be suspended
+// and resumed): a task's life is three kinds of record on the locations
+// that create and run it, tied together by the task's id, which the caller
+// makes unique in the process (the C shim numbers them from one counter).
+//
+//   - TaskCreate, on the creating location, inside the region that creates
+//     it ("!$omp create task").
+//   - TaskSwitch, on the location that runs it, each time it starts or
+//     resumes there; a switch to task 0 resumes the location's implicit
+//     task (the thread's own code in its innermost team).
+//   - TaskComplete, on the location that ran its last part.
+//
+// A task's own regions (its "!$omp task" region and what it calls) are
+// ordinary enters and leaves on the location that runs it, nested above the
+// scheduling point where it runs (the barrier, taskwait or creation that
+// the runtime ran it from). So each location's stream stays well nested for
+// the buffer's depth levels and for the reader, and OTF2's per-task region
+// stacks (Knüpfer et al.) are the pieces of it between switches. The
+// records are point events of the OpenMP paradigm class at the depth of the
+// region they occur in, kept as long as the constructs around them.
+
+// TaskCreate records that task was created on the location.
+func (l *Location) TaskCreate(task uint64) {
+	if l != nil && ProbesCompiledIn {
+		l.taskRecord(encode.KindTaskCreate, task, 0, true)
+	}
+}
+
+// TaskSwitch records that the location now runs task (0: its implicit
+// task), which starts or resumes here.
+func (l *Location) TaskSwitch(task uint64) {
+	if l != nil && ProbesCompiledIn {
+		l.taskRecord(encode.KindTaskSwitch, task, 0, true)
+	}
+}
+
+// TaskComplete records that task completed on the location.
+func (l *Location) TaskComplete(task uint64) {
+	if l != nil && ProbesCompiledIn {
+		l.taskRecord(encode.KindTaskComplete, task, 0, true)
+	}
+}
+
+// taskRecord records a task record of kind k at the current depth, in the
+// paradigm class, as mpiRecord does for a request's record.
+func (l *Location) taskRecord(k encode.Kind, task uint64, t uint64, read bool) {
+	if read {
+		t = clock.Now()
+	}
+	if l.pool.Epoch() != l.epoch && !l.sync() {
+		return
+	}
+	r := encode.Record{Kind: k, Task: task}
+	_, r.Time, r.Seq = l.stamp(t)
+	d := l.depth
+	l.recorded++
+	c := buffer.ClassParadigm
+	if l.pendingFrom != 0 {
+		l.flush(d) // the calls around it are kept where they can be
+	}
+	if d >= l.plimit || l.h.ClassClosed&(1<<c) != 0 {
+		l.drop(d, c)
+		return
+	}
+	l.parLevel(d).Put(&r, l.stack[d].region) // a record that finds no bin is counted there
+}
