@@ -35,7 +35,9 @@ var (
 		(C.HMB_ENC_COLLECTIVE-int(encode.KindCollective))|(C.HMB_ENC_ISEND-int(encode.KindIsend))|
 		(C.HMB_ENC_ISEND_COMPLETE-int(encode.KindIsendComplete))|(C.HMB_ENC_IRECV_REQUEST-int(encode.KindIrecvRequest))|
 		(C.HMB_ENC_IRECV-int(encode.KindIrecv))|(C.HMB_ENC_REQUEST_CANCELLED-int(encode.KindRequestCancelled))|
-		(C.HMB_ENC_COLL_REQUEST-int(encode.KindCollRequest))|(C.HMB_ENC_COLL_COMPLETE-int(encode.KindCollComplete))]
+		(C.HMB_ENC_COLL_REQUEST-int(encode.KindCollRequest))|(C.HMB_ENC_COLL_COMPLETE-int(encode.KindCollComplete))|
+		(C.HMB_ENC_TASK_CREATE-int(encode.KindTaskCreate))|(C.HMB_ENC_TASK_SWITCH-int(encode.KindTaskSwitch))|
+		(C.HMB_ENC_TASK_COMPLETE-int(encode.KindTaskComplete))]
 )
 
 var rt cshim.Runtime

@@ -250,6 +250,25 @@ void hmb_collective_complete(uint32_t region, int root, uint64_t sent, uint64_t 
 			     uint64_t request);
 
 /*
+ * Tasks that can be suspended and resumed, on another thread too (OpenMP
+ * explicit tasks: the OpenMP adapter calls these). hmb_task_create records
+ * the creation of a task on the calling thread, inside the region that
+ * creates it, and returns its id: unique in the process over the run, never
+ * 0. hmb_task_switch records that the calling thread now runs task, which
+ * starts or resumes here (0: the thread's implicit task, its own code in its
+ * innermost team); hmb_task_complete that task completed on it. The task's
+ * regions are entered and left on the thread that runs them, as any other,
+ * between the switch to the task and the switch away from it. Each is a
+ * record of the OpenMP paradigm's class at the calling depth; the OTF2
+ * export writes ThreadTaskCreate, ThreadTaskSwitch and ThreadTaskComplete.
+ * They are replayed in Go at once (or staged under the staging settings): a
+ * call into Go per record, which a task's own cost dwarfs.
+ */
+uint64_t hmb_task_create(void);
+void hmb_task_switch(uint64_t task);
+void hmb_task_complete(uint64_t task);
+
+/*
  * hmb_phase declares region as the progress loop: each of its leaves, on
  * any thread, ends one iteration of that thread's dynamic phase profile
  * (as HMB_PHASE does by name). A measurement has one phase region.

@@ -239,6 +239,42 @@ HMB_NOINST void hmb_collective_complete(uint32_t region, int root, uint64_t sent
 }
 
 /*
+ * Task records go to Go at once on a thread whose events are direct (in
+ * order with them: the direct path has no task record), else are staged.
+ */
+HMB_NOINST static void hmb_task_event(unsigned kind, uint64_t task)
+{
+	hmb_record rec[HMB_MPI_RECORDS];
+	hmb_mpi_record(rec, kind, 0, 0, 0, 0, task, 0, 0);
+	struct hmb_thread *th = hmb_self;
+	if (th != NULL && th->loc != NULL) {
+		hmb_slow_n(rec, HMB_MPI_RECORDS);
+		return;
+	}
+	hmb_stage_recs(rec, HMB_MPI_RECORDS);
+}
+
+/* Task ids: one counter for the process, so that ids tie records across threads. */
+static _Atomic uint64_t hmb_tasks;
+
+HMB_NOINST uint64_t hmb_task_create(void)
+{
+	uint64_t id = atomic_fetch_add_explicit(&hmb_tasks, 1, memory_order_relaxed) + 1;
+	hmb_task_event(HMB_ENC_TASK_CREATE, id);
+	return id;
+}
+
+HMB_NOINST void hmb_task_switch(uint64_t task)
+{
+	hmb_task_event(HMB_ENC_TASK_SWITCH, task);
+}
+
+HMB_NOINST void hmb_task_complete(uint64_t task)
+{
+	hmb_task_event(HMB_ENC_TASK_COMPLETE, task);
+}
+
+/*
  * A collective takes the direct path too. When it cannot be taken now, a
  * thread whose events are direct stages it, and its next probe (the
  * leave, normally) has it replayed with itself, in one call into Go.

@@ -9,22 +9,21 @@
  * (omp-tools.h), declared here so that the adapter builds with any C
  * compiler, without clang's headers.
  *
- * Tasks. OMPT tells a task's creation, and each switch between tasks on a
- * thread (task_schedule). A switch to an explicit task enters its region
- * "!$omp task @file:line" on the thread that runs it; the task's
- * completion leaves it. A task that is suspended (at a taskwait, a
- * taskyield, a barrier inside it) stays open while the tasks run there
- * nest inside it: the per-thread stack stays well nested as long as a
- * suspended task resumes on the thread that suspended it, which holds for
- * tied tasks, the default. An untied task that resumes on another thread
- * is entered there again and left there, and stays open on the first
- * thread until its implicit task ends (hmb_leave of the enclosing region
- * closes it, counted as a usage error). Score-P (Knüpfer et al.) avoids
- * this by giving each task its own region stack and recording the
- * switches; for hmbtrace that is a location per task, or a task id on
- * each event and a switch record that the reader, the analyses and the
- * OTF2 export (ThreadTaskSwitch) follow: a change of the record format
- * and of every reader, left for a later step.
+ * Tasks. OMPT tells a task's creation (task_create: hmb_task_create on
+ * the creating thread gives it its id) and each switch between tasks on a
+ * thread (task_schedule). A switch to an explicit task records the switch
+ * and enters its region "!$omp task @file:line" on the thread that runs it;
+ * its completion leaves the region, records the completion, and the switch
+ * to the task the thread resumes (0: its implicit task). A task that is
+ * suspended (at a taskwait, a taskyield, a barrier inside it) stays open
+ * while the tasks run there nest inside it: the per-thread stack stays well
+ * nested as long as a suspended task resumes on the thread that suspended
+ * it, which holds for tied tasks, the default, and for every task libomp
+ * runs as a call from a scheduling point. An untied task that resumes on
+ * another thread is entered there again and left there, and stays open on
+ * the first thread until its implicit task ends (hmb_leave of the enclosing
+ * region closes it, counted as a usage error); its switch records still
+ * tell the truth, so the OTF2 export's per-task view is right.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -227,6 +226,25 @@ NOINST static void close_task(void)
 /* An implicit task's data: its region, and the thread's level and worker flag before it. */
 #define TASK_EXPLICIT (1ull << 63)
 
+/*
+ * An explicit task's data: TASK_EXPLICIT, its region (below 2^23; a
+ * larger one is not entered) and its id from hmb_task_create (below 2^40:
+ * a trillion tasks).
+ */
+#define TASK_REGION_SHIFT 40
+#define TASK_ID_MASK ((1ull << TASK_REGION_SHIFT) - 1)
+#define TASK_REGION_MASK ((1ull << 23) - 1)
+
+NOINST static inline uint64_t task_id(const ompt_data_t *t)
+{
+	return t->value & TASK_ID_MASK;
+}
+
+NOINST static inline uint32_t task_region(const ompt_data_t *t)
+{
+	return (uint32_t)((t->value >> TASK_REGION_SHIFT) & TASK_REGION_MASK);
+}
+
 NOINST static void on_implicit_task(int endpoint, ompt_data_t *parallel, ompt_data_t *task, unsigned actual,
 				    unsigned index, int flags)
 {
@@ -400,7 +418,11 @@ NOINST static void on_task_create(ompt_data_t *task, const ompt_frame_t *frame, 
 {
 	(void)task, (void)frame, (void)deps;
 	if (created != NULL && (flags & ompt_task_explicit)) {
-		created->value = TASK_EXPLICIT | hmb_omp_site(K_TASK, ra, NULL);
+		uint64_t r = hmb_omp_site(K_TASK, ra, NULL);
+		if (r > TASK_REGION_MASK) {
+			r = 0;
+		}
+		created->value = TASK_EXPLICIT | r << TASK_REGION_SHIFT | (hmb_task_create() & TASK_ID_MASK);
 	}
 }
 
@@ -409,12 +431,17 @@ NOINST static void on_task_schedule(ompt_data_t *prior, int status, ompt_data_t 
 	if (status == ompt_task_early_fulfill || status == ompt_task_late_fulfill) {
 		return; /* a detached task's event, not a switch */
 	}
-	if ((status == ompt_task_complete || status == ompt_task_cancel || status == ompt_task_detach) && prior != NULL &&
-	    (prior->value & TASK_EXPLICIT)) {
+	int done = status == ompt_task_complete || status == ompt_task_cancel || status == ompt_task_detach;
+	int from = prior != NULL && (prior->value & TASK_EXPLICIT);
+	if (done && from) {
 		pop(K_TASK);
+		hmb_task_complete(task_id(prior));
 	}
 	if (next != NULL && (next->value & TASK_EXPLICIT)) {
-		push(K_TASK, (uint32_t)next->value);
+		hmb_task_switch(task_id(next));
+		push(K_TASK, task_region(next));
+	} else if (from) {
+		hmb_task_switch(0); /* back in the implicit task */
 	}
 }
 
