@@ -63,6 +63,9 @@ func runExport(args []string, out io.Writer) error {
 		if st.TasksWithoutTeam > 0 {
 			fmt.Fprintf(out, "note: %d OpenMP implicit tasks are written without their thread team: no parallel region of their file encloses them unambiguously, or its thread's own implicit task is missing\n", st.TasksWithoutTeam)
 		}
+		if st.TaskEventsLeftOut > 0 {
+			fmt.Fprintf(out, "note: %d OpenMP task events left out: their task's thread team is not known (its creation was shed by the buffer, or the implicit task it was created in has no team)\n", st.TaskEventsLeftOut)
+		}
 		if st.UndefinedComms > 0 {
 			fmt.Fprintf(out, "note: %d communicator ids that records name are not defined in their file; their events were left out\n", st.UndefinedComms)
 		}

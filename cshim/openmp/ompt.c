@@ -11,10 +11,11 @@
  *
  * Tasks. OMPT tells a task's creation (task_create: hmb_task_create on
  * the creating thread gives it its id) and each switch between tasks on a
- * thread (task_schedule). A switch to an explicit task records the switch
- * and enters its region "!$omp task @file:line" on the thread that runs it;
- * its completion leaves the region, records the completion, and the switch
- * to the task the thread resumes (0: its implicit task). A task that is
+ * thread (task_schedule). A switch to an explicit task records the switch,
+ * and the first one enters its region "!$omp task @file:line" on the
+ * thread that runs it; its completion leaves the region, records the
+ * completion, and the switch to the task the thread resumes (0: its
+ * implicit task). A task that is
  * suspended (at a taskwait, a taskyield, a barrier inside it) stays open
  * while the tasks run there nest inside it: the per-thread stack stays well
  * nested as long as a suspended task resumes on the thread that suspended
@@ -227,13 +228,14 @@ NOINST static void close_task(void)
 #define TASK_EXPLICIT (1ull << 63)
 
 /*
- * An explicit task's data: TASK_EXPLICIT, its region (below 2^23; a
- * larger one is not entered) and its id from hmb_task_create (below 2^40:
- * a trillion tasks).
+ * An explicit task's data: TASK_EXPLICIT, TASK_STARTED once a thread ran
+ * it, its region (below 2^22; a larger one is not entered) and its id from
+ * hmb_task_create (below 2^40: a trillion tasks).
  */
+#define TASK_STARTED (1ull << 62)
 #define TASK_REGION_SHIFT 40
 #define TASK_ID_MASK ((1ull << TASK_REGION_SHIFT) - 1)
-#define TASK_REGION_MASK ((1ull << 23) - 1)
+#define TASK_REGION_MASK ((1ull << 22) - 1)
 
 NOINST static inline uint64_t task_id(const ompt_data_t *t)
 {
@@ -439,7 +441,12 @@ NOINST static void on_task_schedule(ompt_data_t *prior, int status, ompt_data_t 
 	}
 	if (next != NULL && (next->value & TASK_EXPLICIT)) {
 		hmb_task_switch(task_id(next));
-		push(K_TASK, task_region(next));
+		/* Its region is entered when it starts; a task resumed after a
+		   child ran in its taskwait has it open still. */
+		if (!(next->value & TASK_STARTED)) {
+			next->value |= TASK_STARTED;
+			push(K_TASK, task_region(next));
+		}
 	} else if (from) {
 		hmb_task_switch(0); /* back in the implicit task */
 	}

@@ -72,6 +72,13 @@ type Stats struct {
 	// task is missing from its region (see openmp.go).
 	ThreadTeams      int
 	TasksWithoutTeam uint64
+	// TaskEvents counts the OpenMP explicit tasks' events written
+	// (ThreadTaskCreate, ThreadTaskSwitch, ThreadTaskComplete);
+	// TaskEventsLeftOut those left out because the task's team is not
+	// known: its creation was shed by the buffer, or the implicit task it
+	// was created in has no team (see TasksWithoutTeam).
+	TaskEvents        uint64
+	TaskEventsLeftOut uint64
 }
 
 // Export writes the files as one OTF2 archive in dir, which must not exist:
@@ -157,6 +164,8 @@ type exporter struct {
 
 	omp                      []*ompPlan // per file; nil for a file without OpenMP parallel regions
 	parallels, implicitTasks int        // entered so far on the location being exported
+	loc                      int        // the location being exported, an index of its file's
+	lastTeam                 teamOfLoc  // of the location's last implicit task with a team
 }
 
 // openRegion is a region open on the location being exported, with the
@@ -166,9 +175,10 @@ type openRegion struct {
 	coll *pendingColl
 	// An OpenMP parallel region forked a team (ThreadJoin after its
 	// leave); an implicit task is in a team (ThreadTeamEnd after it).
-	fork    bool
-	hasTeam bool
-	team    otf2.CommRef
+	fork     bool
+	hasTeam  bool
+	team     otf2.CommRef
+	teamRank uint32 // the location's rank in team
 }
 
 type pendingColl struct {
@@ -314,7 +324,7 @@ func (x *exporter) location(i, k int, w *otf2.EventWriter) error {
 	f := x.files[i]
 	l := &f.Locations[k]
 	x.open = x.open[:0]
-	x.parallels, x.implicitTasks = 0, 0
+	x.parallels, x.implicitTasks, x.loc, x.lastTeam = 0, 0, k, teamOfLoc{}
 	clear(x.skipped)
 	if err := x.skipRequests(i, l); err != nil {
 		return err
@@ -432,6 +442,8 @@ func (x *exporter) event(i, k int, w *otf2.EventWriter, e *tracefile.Event, ts u
 		}
 		x.st.Collectives++
 		return w.NonBlockingCollectiveComplete(ts, op, c, root, e.Bytes, e.Received, e.Request)
+	case encode.KindTaskCreate, encode.KindTaskSwitch, encode.KindTaskComplete:
+		return x.task(i, w, e, ts)
 	case encode.KindMetric:
 		names := x.files[i].Header.Metrics
 		if len(e.Values) != len(names) {

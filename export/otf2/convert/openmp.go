@@ -120,10 +120,16 @@ type ompPlan struct {
 	kinds []ompKind     // by region id
 	forks [][]uint32    // per location, per parallel region: the team's size
 	teams [][]teamOfLoc // per location, per implicit task
+
+	tasks   map[uint64]taskOrigin // explicit tasks by id (task.go)
+	created []uint32              // per location: tasks created so far
 }
 
+// teamOfLoc is the team of an implicit task and the location's rank in it
+// (its thread number).
 type teamOfLoc struct {
 	comm otf2.CommRef
+	rank uint32
 	ok   bool
 }
 
@@ -205,6 +211,15 @@ func (x *exporter) planOpenMP() error {
 						plan.teams[k] = append(plan.teams[k], teamOfLoc{})
 					}
 					open = append(open, o)
+				case encode.KindTaskCreate:
+					ord := -1
+					for n := len(open) - 1; n >= 0; n-- {
+						if open[n].kind == ompImplicitTask {
+							ord = tasks[open[n].idx].ord
+							break
+						}
+					}
+					plan.addTask(e.Task, k, ord)
 				case encode.KindLeave:
 					if len(open) == 0 {
 						continue
@@ -342,7 +357,8 @@ func (x *exporter) planOpenMP() error {
 					teams = append(teams, team{file: i, members: members, name: teamName(f, members)})
 				}
 				for _, t := range p.tasks {
-					plan.teams[tasks[t].loc][tasks[t].ord] = teamOfLoc{comm: otf2.CommRef(ti), ok: true}
+					rank := uint32(slices.Index(members, tasks[t].loc))
+					plan.teams[tasks[t].loc][tasks[t].ord] = teamOfLoc{comm: otf2.CommRef(ti), rank: rank, ok: true}
 				}
 			}
 		}
@@ -435,7 +451,8 @@ func (x *exporter) ompEnter(i, k int, id uint32, o *openRegion, w *otf2.EventWri
 			return fmt.Errorf("implicit task %d not seen when the teams were derived", n)
 		}
 		if t := plan.teams[k][n]; t.ok {
-			o.team, o.hasTeam = t.comm, true
+			o.team, o.teamRank, o.hasTeam = t.comm, t.rank, true
+			x.lastTeam = t
 			return w.ThreadTeamBegin(ts, t.comm)
 		}
 	}
