@@ -74,11 +74,13 @@ type Stats struct {
 	TasksWithoutTeam uint64
 	// TaskEvents counts the OpenMP explicit tasks' events written
 	// (ThreadTaskCreate, ThreadTaskSwitch, ThreadTaskComplete);
-	// TaskEventsLeftOut those left out because the task's team is not
-	// known: its creation was shed by the buffer, or the implicit task it
-	// was created in has no team (see TasksWithoutTeam).
-	TaskEvents        uint64
-	TaskEventsLeftOut uint64
+	// TaskEventsLeftOut those left out because no thread team is known
+	// for them (see TasksWithoutTeam). TasksWithoutCreation counts the
+	// tasks whose creation the buffer shed: they are named after the first
+	// thread that runs them (see task.go).
+	TaskEvents           uint64
+	TaskEventsLeftOut    uint64
+	TasksWithoutCreation uint64
 }
 
 // Export writes the files as one OTF2 archive in dir, which must not exist:

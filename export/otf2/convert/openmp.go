@@ -122,7 +122,9 @@ type ompPlan struct {
 	teams [][]teamOfLoc // per location, per implicit task
 
 	tasks   map[uint64]taskOrigin // explicit tasks by id (task.go)
-	created []uint32              // per location: tasks created so far
+	created []uint32              // per location: tasks created
+	unnamed map[uint64]taskRef    // tasks whose creation is not in the trace, named by the export
+	extra   []uint32              // per location: such tasks named after it
 }
 
 // teamOfLoc is the team of an implicit task and the location's rank in it

@@ -44,33 +44,63 @@ func (p *ompPlan) addTask(task uint64, k, ord int) {
 
 // taskName returns the OTF2 name of task of file i, as seen from location
 // k: ok is false when the export cannot tell its team.
-func (x *exporter) taskName(i, k int, task uint64) (team otf2.CommRef, creator, gen uint32, ok bool) {
-	if task == 0 {
+func (x *exporter) taskName(i, k int, task uint64) (name taskRef, ok bool) {
+	current := func() (teamOfLoc, bool) {
 		for n := len(x.open) - 1; n >= 0; n-- {
 			if o := &x.open[n]; o.hasTeam {
-				return o.team, o.teamRank, 0, true
+				return teamOfLoc{comm: o.team, rank: o.teamRank, ok: true}, true
 			}
 		}
-		if t := x.lastTeam; t.ok {
-			return t.comm, t.rank, 0, true
-		}
-		return 0, 0, 0, false
+		return x.lastTeam, x.lastTeam.ok
+	}
+	if task == 0 {
+		t, ok := current()
+		return taskRef{t.comm, t.rank, 0}, ok
 	}
 	plan := x.omp[i]
 	if plan == nil {
-		return 0, 0, 0, false
+		return taskRef{}, false
 	}
-	org, found := plan.tasks[task]
-	if !found || org.ord < 0 || org.ord >= len(plan.teams[org.loc]) {
-		return 0, 0, 0, false
+	if org, found := plan.tasks[task]; found && org.ord >= 0 && org.ord < len(plan.teams[org.loc]) {
+		if t := plan.teams[org.loc][org.ord]; t.ok {
+			return taskRef{t.comm, t.rank, org.gen}, true
+		}
 	}
-	t := plan.teams[org.loc][org.ord]
-	return t.comm, t.rank, org.gen, t.ok
+	// The buffer shed its creation (or its team): it is named after the
+	// first location that runs it, in that location's team, with a
+	// generation past those of the tasks the location created, so that no
+	// other task has its name.
+	if n, found := plan.unnamed[task]; found {
+		return n, true
+	}
+	t, ok := current()
+	if !ok {
+		return taskRef{}, false
+	}
+	if plan.unnamed == nil {
+		plan.unnamed = map[uint64]taskRef{}
+		plan.extra = make([]uint32, len(plan.teams))
+	}
+	if plan.created == nil {
+		plan.created = make([]uint32, len(plan.teams))
+	}
+	plan.extra[k]++
+	name = taskRef{t.comm, t.rank, plan.created[k] + plan.extra[k]}
+	plan.unnamed[task] = name
+	x.st.TasksWithoutCreation++
+	return name, true
+}
+
+// taskRef is a task's name in OTF2.
+type taskRef struct {
+	team       otf2.CommRef
+	creator    uint32
+	generation uint32
 }
 
 // task writes a task record of file i as its OTF2 event.
 func (x *exporter) task(i int, w *otf2.EventWriter, e *tracefile.Event, ts uint64) error {
-	team, creator, gen, ok := x.taskName(i, x.loc, e.Task)
+	n, ok := x.taskName(i, x.loc, e.Task)
 	if !ok {
 		x.st.TaskEventsLeftOut++
 		return nil
@@ -78,9 +108,9 @@ func (x *exporter) task(i int, w *otf2.EventWriter, e *tracefile.Event, ts uint6
 	x.st.TaskEvents++
 	switch e.Kind {
 	case encode.KindTaskCreate:
-		return w.ThreadTaskCreate(ts, team, creator, gen)
+		return w.ThreadTaskCreate(ts, n.team, n.creator, n.generation)
 	case encode.KindTaskSwitch:
-		return w.ThreadTaskSwitch(ts, team, creator, gen)
+		return w.ThreadTaskSwitch(ts, n.team, n.creator, n.generation)
 	}
-	return w.ThreadTaskComplete(ts, team, creator, gen)
+	return w.ThreadTaskComplete(ts, n.team, n.creator, n.generation)
 }
