@@ -100,9 +100,17 @@ func checkTasks(t *testing.T, file string, complete bool) taskCounts {
 		t.Fatalf("hmbtrace dump: %v\n%s", err, out)
 	}
 	type open struct {
-		region string
-		task   uint64 // the task whose region this is, for a task region; else the task it was entered in
-		isTask bool
+		region  string
+		task    uint64 // the task whose region this is, for a task region; else the task it was entered in
+		isTask  bool
+		removed bool // a region the buffer shed, under one it kept
+	}
+	// pad opens the shed regions between st and depth.
+	pad := func(st []open, depth int) []open {
+		for len(st) < depth {
+			st = append(st, open{removed: true})
+		}
+		return st
 	}
 	creator := map[uint64]string{}
 	completedOn := map[uint64]string{}
@@ -140,6 +148,7 @@ func checkTasks(t *testing.T, file string, complete bool) taskCounts {
 		cur := current[loc]
 		switch kind {
 		case "ENTER":
+			st = pad(st, depth-1)
 			o := open{region: region, task: cur}
 			if strings.HasPrefix(region, "!$omp task @") {
 				if cur == 0 {
@@ -150,11 +159,12 @@ func checkTasks(t *testing.T, file string, complete bool) taskCounts {
 				}
 				o.isTask = true
 			} else if cur != 0 {
-				// The innermost task region open must be the running task's.
+				// The innermost task region open must be the running task's
+				// (or one the buffer shed).
 				ok := false
 				for n := len(st) - 1; n >= 0; n-- {
-					if st[n].isTask {
-						ok = st[n].task == cur
+					if st[n].isTask || st[n].removed {
+						ok = st[n].removed || st[n].task == cur
 						break
 					}
 				}
@@ -165,8 +175,12 @@ func checkTasks(t *testing.T, file string, complete bool) taskCounts {
 			stacks[loc] = append(st, o)
 		case "LEAVE":
 			if len(st) > 0 {
-				stacks[loc] = st[:len(st)-1]
+				st = st[:len(st)-1]
 			}
+			for len(st) > 0 && st[len(st)-1].removed {
+				st = st[:len(st)-1]
+			}
+			stacks[loc] = st
 		case "TASK_CREATE", "TASK_SWITCH", "TASK_COMPLETE":
 			if len(f) < 6 || !strings.HasPrefix(f[5], "task=") {
 				fail(line, "no task id")
@@ -175,9 +189,11 @@ func checkTasks(t *testing.T, file string, complete bool) taskCounts {
 			if err != nil {
 				fail(line, "task id: %v", err)
 			}
-			if depth != len(st) {
+			if depth < len(st) {
 				fail(line, "at depth %d with %d regions open", depth, len(st))
 			}
+			st = pad(st, depth)
+			stacks[loc] = st
 			_, known := creator[id]
 			switch kind {
 			case "TASK_SWITCH":
