@@ -54,6 +54,7 @@ func TestOpenMPTasks(t *testing.T) {
 			if msg, err := run(root, nil, built.hmbtrace, "summary", file); err != nil {
 				t.Fatalf("hmbtrace summary: %v\n%s", err, msg)
 			}
+			checkPlaces(t, file)
 			res := exportTasks(t, p.out)
 			if res.Created != taskfibTasks || res.Completed != taskfibTasks || res.NBad != 0 || res.Elsewhere == 0 {
 				t.Errorf("python3-otf2: %d tasks created, %d completed (want %d each), %d created and completed once each "+

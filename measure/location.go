@@ -112,6 +112,8 @@ type Location struct {
 	stopped    atomic.Bool // the probes saw the freeze and touch nothing more
 
 	commUsed int // lines of commLines in use
+
+	team []int // an OpenMP thread's place (SetTeam), under m.mu
 }
 
 // Name returns the location's name.

@@ -4,6 +4,7 @@ import (
 	"github.com/hmbtrace/hmbtrace/buffer"
 	"github.com/hmbtrace/hmbtrace/encode"
 	"github.com/hmbtrace/hmbtrace/internal/clock"
+	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
 // Tasks (OpenMP explicit tasks, or any model whose tasks can be suspended
@@ -71,4 +72,32 @@ func (l *Location) taskRecord(k encode.Kind, task uint64, t uint64, read bool) {
 		return
 	}
 	l.parLevel(d).Put(&r, l.stack[d].region) // a record that finds no bin is counted there
+}
+
+// SetTeam records the location's place as an OpenMP thread: its thread
+// number in each enclosing team, from the outermost in (so its nesting
+// level is len(numbers)). The trace keeps the last place given, in the
+// location's definition; readers use it to group threads under the thread
+// that forked their team. Levels past tracefile.MaxTeamLevels are not kept.
+func (l *Location) SetTeam(numbers []int) {
+	if l == nil {
+		return
+	}
+	numbers = numbers[:min(len(numbers), tracefile.MaxTeamLevels)]
+	l.m.mu.Lock()
+	l.team = append(l.team[:0], numbers...)
+	l.m.mu.Unlock()
+}
+
+// Team returns the place SetTeam gave, nil if none.
+func (l *Location) Team() []int {
+	if l == nil {
+		return nil
+	}
+	l.m.mu.Lock()
+	defer l.m.mu.Unlock()
+	if len(l.team) == 0 {
+		return nil
+	}
+	return append([]int(nil), l.team...)
 }

@@ -1,6 +1,7 @@
 package measure
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/hmbtrace/hmbtrace/encode"
@@ -75,6 +76,28 @@ func TestTaskRecords(t *testing.T) {
 			if g[i] != w[i] {
 				t.Errorf("%s event %d: %+v, want %+v", name, i, g[i], w[i])
 			}
+		}
+	}
+}
+
+// A location's OpenMP place goes into its definition; the last one given
+// is kept, and a location without one has none.
+func TestTeamPlace(t *testing.T) {
+	m := startTest(t, Config{})
+	a, b := m.Location("thread 1:2"), m.Location("other")
+	a.SetTeam([]int{0})
+	a.SetTeam([]int{1, 2})
+	r := m.Region("r")
+	a.Enter(r)
+	a.Leave(r)
+	b.Enter(r)
+	b.Leave(r)
+	m.Close()
+	f := openTrace(t, m)
+	for _, l := range f.Locations {
+		want := map[string]string{"thread 1:2": "[1 2]", "other": "[]"}[l.Name]
+		if got := fmt.Sprint(l.Team); got != want {
+			t.Errorf("%s: team %s, want %s", l.Name, got, want)
 		}
 	}
 }

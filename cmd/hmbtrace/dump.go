@@ -12,6 +12,7 @@ import (
 
 func runDump(args []string, out io.Writer) error {
 	fs := newFlags("dump")
+	locations := fs.Bool("locations", false, "print the locations' definitions instead of the events")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -24,6 +25,17 @@ func runDump(args []string, out io.Writer) error {
 	}
 	defer f.Close()
 	w := bufio.NewWriterSize(out, 1<<16)
+	if *locations {
+		for i := range f.Locations {
+			l := &f.Locations[i]
+			fmt.Fprintf(w, "%s\t%d\t%d", textname.Escape(l.Name), l.ID, l.Recorded)
+			if s := l.TeamLabel(); s != "" {
+				fmt.Fprintf(w, "\t%s", s)
+			}
+			w.WriteByte('\n')
+		}
+		return w.Flush()
+	}
 	if err := dump(w, f); err != nil {
 		w.Flush()
 		return err

@@ -167,6 +167,20 @@ func hmbgo_thread_name(index C.uint32_t, name *C.char, n C.size_t) {
 	}
 }
 
+//export hmbgo_thread_team
+func hmbgo_thread_team(index C.uint32_t, levels C.int, numbers *C.int) {
+	defer contain("hmb_thread_team", func() {})
+	t := rt.Thread(uint32(index))
+	if t == nil || levels <= 0 {
+		return
+	}
+	team := make([]int, levels)
+	for i, n := range unsafe.Slice(numbers, int(levels)) {
+		team[i] = int(n)
+	}
+	t.Location().SetTeam(team)
+}
+
 //export hmbgo_replay
 func hmbgo_replay(index C.uint32_t, recs *C.hmb_record, n C.size_t, drops, mdrops, cdrops *C.uint64_t, ndrops C.size_t) (malformed C.uint64_t) {
 	batch := unsafe.Slice((*cshim.Record)(unsafe.Pointer(recs)), int(n))

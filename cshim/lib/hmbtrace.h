@@ -308,6 +308,15 @@ void hmb_clock_sync(uint64_t ticks, int64_t offset, uint64_t reference_start);
 void hmb_thread_name(const char *name);
 
 /*
+ * hmb_thread_team records the calling thread's place in OpenMP's thread
+ * teams in its location's definition (the OpenMP adapter calls it with the
+ * name): its thread number in each of the levels enclosing teams, from the
+ * outermost in (at most 16 kept). The trace carries the last place given;
+ * readers group a nested team's threads under the thread that forked it.
+ */
+void hmb_thread_team(int levels, const int *numbers);
+
+/*
  * hmb_finalize ends the measurement: it takes every thread's staged probes,
  * leaves the regions still open, and writes the trace file. Threads may
  * still be probing: their probes up to that moment are in the trace, later

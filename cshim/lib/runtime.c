@@ -448,6 +448,9 @@ HMB_NOINST static int hmb_location(struct hmb_thread *th)
 			th->epoch_word = epoch;
 			th->loc = loc;
 		}
+		if (th->index != HMB_NO_INDEX && th->team_levels > 0) {
+			hmbgo_thread_team(th->index, th->team_levels, th->team);
+		}
 	}
 	return th->index != HMB_NO_INDEX;
 }
@@ -788,6 +791,33 @@ HMB_NOINST void hmb_thread_name(const char *name)
 	int st = atomic_load(&hmb_state);
 	if (th->index != HMB_NO_INDEX && !th->closed && (st == ST_RUNNING || st == ST_CLOSING)) {
 		hmbgo_thread_name(th->index, copy, strlen(copy));
+	}
+	pthread_mutex_unlock(&th->lock);
+}
+
+/* hmb_thread_team keeps the place as hmb_thread_name keeps the name: for the location now or when it is made. */
+HMB_NOINST void hmb_thread_team(int levels, const int *numbers)
+{
+	if (levels <= 0 || numbers == NULL) {
+		return;
+	}
+	if (levels > HMB_TEAM_LEVELS) {
+		levels = HMB_TEAM_LEVELS;
+	}
+	hmb_lazy_init();
+	struct hmb_thread *th = hmb_self;
+	if (th == NULL) {
+		int st = atomic_load(&hmb_state);
+		if ((st != ST_UNINIT && st != ST_RUNNING) || (th = hmb_register()) == NULL) {
+			return;
+		}
+	}
+	pthread_mutex_lock(&th->lock);
+	th->team_levels = levels;
+	memcpy(th->team, numbers, (size_t)levels * sizeof numbers[0]);
+	int st = atomic_load(&hmb_state);
+	if (th->index != HMB_NO_INDEX && !th->closed && (st == ST_RUNNING || st == ST_CLOSING)) {
+		hmbgo_thread_team(th->index, levels, th->team);
 	}
 	pthread_mutex_unlock(&th->lock);
 }

@@ -70,6 +70,9 @@ enum {
 
 #define HMB_PAYLOAD_MASK ((UINT64_C(1) << HMB_KIND_SHIFT) - 1)
 
+/* Nesting levels of OpenMP teams a thread's place keeps (hmb_thread_team). */
+#define HMB_TEAM_LEVELS 16
+
 /* No Go location yet (hmbgo_thread failed, or was not called). */
 #define HMB_NO_INDEX UINT32_MAX
 
@@ -110,6 +113,8 @@ struct hmb_thread {
 	uint32_t index;  /* the Go location, HMB_NO_INDEX until it exists */
 	long tid;
 	char *name;  /* from hmb_thread_name, or NULL */
+	int team_levels;                 /* from hmb_thread_team, 0: none */
+	int team[HMB_TEAM_LEVELS];
 	int closed;  /* hmb_finalize took its records */
 	int exited;  /* its thread-exit destructor ran */
 	int interrupted; /* hmb_finalize found it stopped inside a direct probe */

@@ -85,8 +85,11 @@ func ompRole(name string) otf2.RegionRole {
 // team, so the export derives it from time: an implicit task belongs to
 // the parallel region that encloses it: on its own location the innermost
 // one (the forking thread's own implicit task), for a nested team's thread
-// "thread p:n" the innermost on "thread p", and else the tightest of the
-// file. A task that two regions of the same length enclose is left without
+// the innermost on the thread that forked its team (by the place the file
+// defines for it, or in older files by its name: "thread p:n" was forked by
+// "thread p"), and else the tightest of the file. A thread's number in its
+// team, its rank in the team's communicator, is the last level of its
+// place (or n of its name). A task that two regions of the same length enclose is left without
 // a team and counted (Stats.TasksWithoutTeam), as is a region whose
 // forking thread's own implicit task is missing (shed by the buffer).
 
@@ -278,22 +281,17 @@ func (x *exporter) planOpenMP() error {
 				forking = append(forking, l)
 			}
 		}
-		byName := map[string]int{}
-		for k, l := range f.Locations {
-			byName[l.Name] = k
-		}
+		forkers := forkersOf(f)
 		for ti, t := range tasks {
 			best, bestLoc, tie := -1, -1, false
 			// The forking thread's own implicit task lies directly in its
-			// parallel region; a nested team's thread "thread p:n" was
-			// forked by "thread p". Only the others are told by time.
+			// parallel region; a nested team's thread was forked by the
+			// thread its place names. Only the others are told by time.
 			var cands []int
 			if n := enclosing(t.loc, t); n >= 0 {
 				best, bestLoc = n, t.loc
-			} else if name := f.Locations[t.loc].Name; strings.HasPrefix(name, "thread ") && strings.Contains(name, ":") {
-				if k, ok := byName[name[:strings.LastIndexByte(name, ':')]]; ok {
-					cands = []int{k}
-				}
+			} else if k := forkers[t.loc]; k >= 0 {
+				cands = []int{k}
 			}
 			if best < 0 && cands == nil {
 				cands = forking
@@ -346,7 +344,7 @@ func (x *exporter) planOpenMP() error {
 					continue
 				}
 				slices.SortFunc(members[1:], func(a, b int) int {
-					return cmp.Compare(threadNumber(f.Locations[a].Name, a), threadNumber(f.Locations[b].Name, b))
+					return cmp.Compare(locThreadNumber(&f.Locations[a], a), locThreadNumber(&f.Locations[b], b))
 				})
 				key = strconv.AppendInt(key[:0], int64(i), 10)
 				for _, m := range members {
@@ -412,6 +410,51 @@ func (x *exporter) planOpenMP() error {
 		}
 	}
 	return nil
+}
+
+// forkersOf returns, per location of f, the location whose thread forked
+// the nested team it is a thread of, -1 if none or not known: by the
+// places the file defines (tracefile.Location.Team: the forker's is the
+// place without the last level), else, in files before those, by the
+// names the OpenMP adapter gives ("thread p:n" was forked by "thread p").
+func forkersOf(f *tracefile.File) []int {
+	out := make([]int, len(f.Locations))
+	byName := map[string]int{}
+	byPlace := map[string]int{}
+	for k := range f.Locations {
+		l := &f.Locations[k]
+		byName[l.Name] = k
+		if len(l.Team) > 0 {
+			byPlace[fmt.Sprint(l.Team)] = k
+		}
+	}
+	for k := range f.Locations {
+		l := &f.Locations[k]
+		out[k] = -1
+		if len(l.Team) > 0 {
+			if len(l.Team) > 1 {
+				if p, ok := byPlace[fmt.Sprint(l.Team[:len(l.Team)-1])]; ok {
+					out[k] = p
+				}
+			}
+			continue
+		}
+		if name := l.Name; strings.HasPrefix(name, "thread ") && strings.Contains(name, ":") {
+			if p, ok := byName[name[:strings.LastIndexByte(name, ':')]]; ok {
+				out[k] = p
+			}
+		}
+	}
+	return out
+}
+
+// locThreadNumber is location l's (index loc) number in its team: the last
+// level of its place, else by its name (threadNumber).
+func locThreadNumber(l *tracefile.Location, loc int) int {
+	if len(l.Team) > 0 {
+		return l.Team[len(l.Team)-1]
+	}
+	return threadNumber(l.Name, loc)
 }
 
 // threadNumber is the number of thread location name in its team: n of
