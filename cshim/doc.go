@@ -32,11 +32,10 @@
 // levels and the reader need. Score-P's per-task region stacks (Knüpfer et
 // al.) are the pieces of the stream between switch records; the OTF2
 // export writes ThreadTaskCreate/Switch/Complete so that tools rebuild
-// them. This holds always with libgomp (it never migrates a task, untied
-// ones included) and for tied tasks with libomp. An untied task that
-// libomp suspends (its code returns to the scheduler) and resumes on
-// another thread leaves the regions it had open on the first thread open
-// there until an enclosing leave closes them (a usage error), and its
-// leaves on the second thread are usage errors: counted and repaired, the
-// task records still right (ompt.c).
+// them. libgomp never migrates a task (it runs untied ones as tied). An
+// untied task whose code libomp returns to the scheduler with regions open
+// (to resume it later, maybe on another thread) is suspended:
+// hmb_task_suspend leaves its regions on the thread it stops on, and the
+// switch that resumes it enters them again (measure.Location.TaskSuspend;
+// ompt.c tells such a suspension from a nested one).
 package cshim

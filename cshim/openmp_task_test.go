@@ -47,7 +47,7 @@ func TestOpenMPTasks(t *testing.T) {
 				t.Fatalf("output %q, want %q", out, want)
 			}
 			file := filepath.Join(p.out, strings.TrimSuffix(filepath.Base(p.path), filepath.Ext(p.path))+".0.hmb")
-			tasks := checkTasks(t, file, true)
+			tasks := checkTasks(t, file, taskfibTasks)
 			if tasks.elsewhere == 0 {
 				t.Errorf("no task ran on a thread other than its creator's")
 			}
@@ -73,7 +73,7 @@ func TestOpenMPTasks(t *testing.T) {
 			if !regexp.MustCompile(`(?m)^\s+reductions\s+[1-9]`).Match(sum) {
 				t.Fatalf("the small buffer made no reduction:\n%s", sum)
 			}
-			shed := checkTasks(t, file, false)
+			shed := checkTasks(t, file, -1)
 			res = exportTasks(t, small.out)
 			if res.Created != shed.created || res.Created >= taskfibTasks {
 				t.Errorf("small buffer: python3-otf2 read %d creations, the trace has %d (of %d)", res.Created, shed.created, taskfibTasks)
@@ -89,13 +89,16 @@ type taskCounts struct {
 }
 
 // checkTasks dumps a trace and checks its tasks: ids created once, each
-// switch and completion of a created task (when complete is set, every
-// task completes exactly once), a task's "!$omp task" region entered only
-// while the location runs it and once per task, every region entered while
-// a task runs nested in that task's region, and a completion only once the
-// task's region was left.
-func checkTasks(t *testing.T, file string, complete bool) taskCounts {
+// switch and completion of a created task (when want is not negative,
+// want tasks and every one completes exactly once), a task's "!$omp task"
+// region entered only while the location runs it and once per part (from
+// its first switch or a resumption after a suspension to its suspension or
+// completion), every region entered while a task runs nested in that
+// task's region, and a suspension or completion only once the task's
+// region was left there.
+func checkTasks(t *testing.T, file string, want int) taskCounts {
 	t.Helper()
+	complete := want >= 0
 	out, err := run(root, nil, built.hmbtrace, "dump", file)
 	if err != nil {
 		t.Fatalf("hmbtrace dump: %v\n%s", err, out)
@@ -115,7 +118,11 @@ func checkTasks(t *testing.T, file string, complete bool) taskCounts {
 	}
 	creator := map[uint64]string{}
 	completedOn := map[uint64]string{}
-	regionOf := map[uint64]int{}
+	type part struct {
+		loc  string
+		task uint64
+	}
+	regionOf := map[part]int{} // a task's region entered on a location since its last suspension there
 	stacks := map[string][]open{}
 	current := map[string]uint64{}
 	var evs []event
@@ -155,7 +162,7 @@ func checkTasks(t *testing.T, file string, complete bool) taskCounts {
 				if cur == 0 {
 					fail(line, "a task region entered in the implicit task")
 				}
-				if regionOf[cur]++; regionOf[cur] > 1 {
+				if regionOf[part{loc, cur}]++; regionOf[part{loc, cur}] > 1 {
 					fail(line, "task %d's region entered again", cur)
 				}
 				o.isTask = true
@@ -182,7 +189,7 @@ func checkTasks(t *testing.T, file string, complete bool) taskCounts {
 				st = st[:len(st)-1]
 			}
 			stacks[loc] = st
-		case "TASK_CREATE", "TASK_SWITCH", "TASK_COMPLETE":
+		case "TASK_CREATE", "TASK_SWITCH", "TASK_COMPLETE", "TASK_SUSPEND":
 			if len(f) < 6 || !strings.HasPrefix(f[5], "task=") {
 				fail(line, "no task id")
 			}
@@ -212,6 +219,16 @@ func checkTasks(t *testing.T, file string, complete bool) taskCounts {
 					}
 				}
 				completedOn[id] = loc
+			case "TASK_SUSPEND":
+				if cur != id {
+					fail(line, "task %d suspended while task %d runs", id, cur)
+				}
+				for _, o := range st {
+					if o.isTask && o.task == id {
+						fail(line, "task %d suspended with its region open", id)
+					}
+				}
+				regionOf[part{loc, id}] = 0 // entered again where it resumes
 			}
 		}
 	}
@@ -227,8 +244,8 @@ func checkTasks(t *testing.T, file string, complete bool) taskCounts {
 			c.elsewhere++
 		}
 	}
-	if complete && len(creator) != taskfibTasks {
-		t.Errorf("%d tasks created, want %d", len(creator), taskfibTasks)
+	if complete && len(creator) != want {
+		t.Errorf("%d tasks created, want %d", len(creator), want)
 	}
 	return c
 }
@@ -268,4 +285,51 @@ func exportTasks(t *testing.T, dir string) pythonTasks {
 		t.Errorf("python3-otf2: per-task region stacks do not nest: %v", res.Errors)
 	}
 	return res
+}
+
+// TestOpenMPUntiedTasks runs untied tasks that enter a region, create a
+// child, yield and wait with the region open. libomp (clang) runs each in
+// parts and may resume a part on another thread: the thread that suspends
+// one leaves its regions (TASK_SUSPEND) and the one that resumes it enters
+// them again, so no thread's stack breaks and no usage error is counted;
+// gcc's libgomp runs them as tied tasks.
+func TestOpenMPUntiedTasks(t *testing.T) {
+	build := library(t)
+	for _, cc := range []string{"gcc", "clang"} {
+		t.Run(cc, func(t *testing.T) {
+			if cc == "clang" {
+				tracetest.RequireTool(t, "clang", "clang and libomp-dev")
+			}
+			p := buildOpenMP(t, build, cc, filepath.Join(root, "cshim", "testdata", "openmp", "untied.c"))
+			suspended := 0
+			for round := 0; round < 3; round++ {
+				p.out = filepath.Join(t.TempDir(), "out")
+				out, _ := p.run(t, []string{"OMP_NUM_THREADS=3", "OMP_WAIT_POLICY=passive", "KMP_BLOCKTIME=0"})
+				if !strings.HasPrefix(out, "tasks 80 moved ") {
+					t.Fatalf("output %q, want tasks 80", out)
+				}
+				file := filepath.Join(p.out, "untied.0.hmb")
+				checkTasks(t, file, 80)
+				sum, err := run(root, nil, built.hmbtrace, "summary", file)
+				if err != nil {
+					t.Fatalf("hmbtrace summary: %v\n%s", err, sum)
+				}
+				if !regexp.MustCompile(`(?m)^\s+usage errors\s+none$`).Match(sum) {
+					t.Errorf("usage errors (%s):\n%s", strings.TrimSpace(out), sum)
+				}
+				dump, err := run(root, nil, built.hmbtrace, "dump", file)
+				if err != nil {
+					t.Fatal(err)
+				}
+				suspended += strings.Count(string(dump), "\tTASK_SUSPEND\t")
+				res := exportTasks(t, p.out)
+				if res.Created != 80 || res.Completed != 80 || res.NBad != 0 {
+					t.Errorf("python3-otf2: %d tasks created, %d completed, want 80 each once: %v", res.Created, res.Completed, res.BadTasks)
+				}
+			}
+			if cc == "clang" && suspended == 0 {
+				t.Errorf("libomp suspended no untied task")
+			}
+		})
+	}
 }

@@ -74,7 +74,7 @@ func MakeMPIRecord(t uint64, r encode.Record) [MPIRecords]Record {
 		peer = uint64(r.Root)
 	}
 	req := r.Request
-	if r.Kind >= encode.KindTaskCreate && r.Kind <= encode.KindTaskComplete {
+	if r.Kind >= encode.KindTaskCreate && r.Kind <= encode.KindTaskSuspend {
 		req = r.Task
 	}
 	return [MPIRecords]Record{
@@ -190,7 +190,7 @@ func (t *Thread) replayMPI(recs []Record) bool {
 		r.Root, r.Peer, r.PeerRank = int64(r.Peer), 0, false
 	case encode.KindIsendComplete, encode.KindIrecvRequest, encode.KindRequestCancelled, encode.KindCollRequest:
 		r.Peer, r.PeerRank = 0, false
-	case encode.KindTaskCreate, encode.KindTaskSwitch, encode.KindTaskComplete:
+	case encode.KindTaskCreate, encode.KindTaskSwitch, encode.KindTaskComplete, encode.KindTaskSuspend:
 		r = encode.Record{Kind: k, Task: r.Request}
 	case encode.KindSend, encode.KindRecv, encode.KindIsend, encode.KindIrecv:
 	default:

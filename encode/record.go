@@ -44,6 +44,7 @@ var kindNames = [...]string{
 	KindTaskCreate:       "TASK_CREATE",
 	KindTaskSwitch:       "TASK_SWITCH",
 	KindTaskComplete:     "TASK_COMPLETE",
+	KindTaskSuspend:      "TASK_SUSPEND",
 }
 
 func (k Kind) String() string {
@@ -95,7 +96,7 @@ type Record struct {
 	// messages.
 	Root int64
 
-	// KindTaskCreate, KindTaskSwitch, KindTaskComplete: the task, an id
+	// KindTaskCreate, KindTaskSwitch, KindTaskComplete, KindTaskSuspend: the task, an id
 	// unique in the process over the run; 0 in a switch is the location's
 	// implicit task (the thread's own code outside any explicit task).
 	Task uint64

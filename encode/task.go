@@ -9,6 +9,10 @@ const (
 	KindTaskCreate   Kind = 14 // a task is created on this location: Task
 	KindTaskSwitch   Kind = 15 // this location now runs Task (0: its implicit task)
 	KindTaskComplete Kind = 16 // Task completed on this location
+	// Task is suspended here with regions open, which the location left
+	// just before; they are entered again after its next switch to it,
+	// maybe on another location.
+	KindTaskSuspend Kind = 17
 )
 
 // TokTask is the token of every task record: the time field (as every
@@ -21,10 +25,11 @@ const TokTask = 0xFB
 const MaxTaskSize = 1 + 5 + 1 + 1 + 10 + 10
 
 // isTaskKind reports whether k is one of the task kinds.
-func isTaskKind(k Kind) bool { return k >= KindTaskCreate && k <= KindTaskComplete }
+func isTaskKind(k Kind) bool { return k >= KindTaskCreate && k <= KindTaskSuspend }
 
-// Task puts a task record of kind k (KindTaskCreate, KindTaskSwitch or
-// KindTaskComplete) at time t. It returns 0 for any other kind.
+// Task puts a task record of kind k (KindTaskCreate, KindTaskSwitch,
+// KindTaskComplete or KindTaskSuspend) at time t. It returns 0 for any
+// other kind.
 func (e *Encoder) Task(b []byte, k Kind, t uint64, seq uint32, task uint64) int {
 	if !isTaskKind(k) {
 		return 0

@@ -14,7 +14,7 @@ func randomTaskRecords(rng *rand.Rand, n int) []Record {
 	for i := range recs {
 		if rng.IntN(3) == 0 {
 			recs[i] = Record{Time: recs[i].Time, Seq: recs[i].Seq,
-				Kind: KindTaskCreate + Kind(rng.IntN(3)), Task: rng.Uint64N(1 << uint(rng.IntN(64)))}
+				Kind: KindTaskCreate + Kind(rng.IntN(4)), Task: rng.Uint64N(1 << uint(rng.IntN(64)))}
 		}
 	}
 	return recs
@@ -42,13 +42,13 @@ func TestTaskRecordSize(t *testing.T) {
 	if n := e.Task(b, KindEnter, 12, 0, 1); n != 0 {
 		t.Errorf("Task with KindEnter wrote %d bytes, want 0", n)
 	}
-	for _, k := range []Kind{KindTaskCreate, KindTaskSwitch, KindTaskComplete} {
+	for _, k := range []Kind{KindTaskCreate, KindTaskSwitch, KindTaskComplete, KindTaskSuspend} {
 		if s := k.String(); !strings.HasPrefix(s, "TASK_") {
 			t.Errorf("Kind %d is named %q", k, s)
 		}
 	}
-	if s := Kind(17).String(); s != "Kind(17)" {
-		t.Errorf("Kind 17 named %q", s)
+	if s := Kind(18).String(); s != "Kind(18)" {
+		t.Errorf("Kind 18 named %q", s)
 	}
 }
 

@@ -114,6 +114,8 @@ type Location struct {
 	commUsed int // lines of commLines in use
 
 	team []int // an OpenMP thread's place (SetTeam), under m.mu
+
+	taskBase map[uint64]int // depth at the last switch to each task running here (task.go)
 }
 
 // Name returns the location's name.

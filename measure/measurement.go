@@ -77,6 +77,8 @@ type Measurement struct {
 	minDurLive atomic.Uint64 // the duration filter set while running
 	minDurSet  atomic.Bool
 	liveServer io.Closer
+
+	suspended suspendedTasks // tasks suspended with regions open (task.go)
 }
 
 // Start begins a measurement with the given configuration. With

@@ -101,3 +101,63 @@ func TestTeamPlace(t *testing.T) {
 		}
 	}
 }
+
+// A task suspended with regions open leaves them on the location it stops
+// on, and the location that resumes it enters them again after its switch:
+// both streams stay well nested.
+func TestTaskSuspend(t *testing.T) {
+	m := startTest(t, Config{NoThrottle: true})
+	task := m.RegionParadigm("!$omp task @t.c:3", tracefile.ParadigmOpenMP)
+	barrier := m.RegionParadigm("!$omp barrier @t.c:9", tracefile.ParadigmOpenMP)
+	work := m.Region("work")
+	a, b := m.Location("thread 0"), m.Location("thread 1")
+	a.Enter(barrier)
+	a.TaskSwitch(7)
+	a.Enter(task)
+	a.Enter(work)
+	a.TaskSuspend(7)
+	a.TaskSwitch(0)
+	a.Leave(barrier)
+	b.Enter(barrier)
+	b.RecordAt(encode.Record{Kind: encode.KindTaskSwitch, Task: 7}, m.Now())
+	b.Leave(work)
+	b.Leave(task)
+	b.TaskComplete(7)
+	b.TaskSwitch(0)
+	b.TaskSuspend(8) // not running here: nothing to leave
+	b.Leave(barrier)
+	m.Close()
+	f := openTrace(t, m)
+	got := map[string][]string{}
+	for _, l := range f.Locations {
+		it := f.Events(l.ID)
+		var e tracefile.Event
+		for it.Next(&e) {
+			s := fmt.Sprintf("%v %d", e.Kind, e.Depth)
+			if e.Kind == encode.KindEnter || e.Kind == encode.KindLeave {
+				s += " " + f.RegionName(e.Region)
+			} else {
+				s += fmt.Sprintf(" task=%d", e.Task)
+			}
+			got[l.Name] = append(got[l.Name], s)
+		}
+		if err := it.Err(); err != nil {
+			t.Fatal(err)
+		}
+		if l.Usage.Total() != 0 {
+			t.Errorf("%s: usage errors %+v", l.Name, l.Usage)
+		}
+	}
+	want := map[string][]string{
+		"thread 0": {"ENTER 1 !$omp barrier @t.c:9", "TASK_SWITCH 1 task=7", "ENTER 2 !$omp task @t.c:3", "ENTER 3 work",
+			"LEAVE 3 work", "LEAVE 2 !$omp task @t.c:3", "TASK_SUSPEND 1 task=7", "TASK_SWITCH 1 task=0", "LEAVE 1 !$omp barrier @t.c:9"},
+		"thread 1": {"ENTER 1 !$omp barrier @t.c:9", "TASK_SWITCH 1 task=7", "ENTER 2 !$omp task @t.c:3", "ENTER 3 work",
+			"LEAVE 3 work", "LEAVE 2 !$omp task @t.c:3", "TASK_COMPLETE 1 task=7", "TASK_SWITCH 1 task=0",
+			"TASK_SUSPEND 1 task=8", "LEAVE 1 !$omp barrier @t.c:9"},
+	}
+	for name, w := range want {
+		if fmt.Sprint(got[name]) != fmt.Sprint(w) {
+			t.Errorf("%s:\n got %q\nwant %q", name, got[name], w)
+		}
+	}
+}

@@ -53,7 +53,7 @@ func runDump(args []string, out io.Writer) error {
 //	<location> <time-ns> METRIC <region> <depth> <name>=<value>...
 //	<location> <time-ns> COLLECTIVE <region> <depth> root=<rank> bytes=<n> [received=<n> comm=<id>]
 //	<location> <time-ns> COLL_COMPLETE <started-by> <depth> root=<rank> bytes=<n> received=<n> comm=<id> req=<n>
-//	<location> <time-ns> TASK_CREATE|TASK_SWITCH|TASK_COMPLETE <region> <depth> task=<id>
+//	<location> <time-ns> TASK_CREATE|TASK_SWITCH|TASK_COMPLETE|TASK_SUSPEND <region> <depth> task=<id>
 //
 // separated by tabs. Names are escaped (textname.Escape): a tab, newline,
 // backslash, control character or invalid UTF-8 in a name shows as \t,
@@ -85,7 +85,7 @@ func dump(w *bufio.Writer, f *tracefile.File) error {
 				fmt.Fprintf(w, "%s\t%d\t%v\t%s\t%d\t%d\tcomm=%d\treq=%d\n", loc, ns, e.Kind, peerName(f, e), e.Tag, e.Bytes, e.Comm, e.Request)
 			case encode.KindIsendComplete, encode.KindIrecvRequest, encode.KindRequestCancelled, encode.KindCollRequest:
 				fmt.Fprintf(w, "%s\t%d\t%v\t%s\t%d\treq=%d\n", loc, ns, e.Kind, region(e.Region), e.Depth, e.Request)
-			case encode.KindTaskCreate, encode.KindTaskSwitch, encode.KindTaskComplete:
+			case encode.KindTaskCreate, encode.KindTaskSwitch, encode.KindTaskComplete, encode.KindTaskSuspend:
 				fmt.Fprintf(w, "%s\t%d\t%v\t%s\t%d\ttask=%d\n", loc, ns, e.Kind, region(e.Region), e.Depth, e.Task)
 			case encode.KindCollective:
 				fmt.Fprintf(w, "%s\t%d\t%v\t%s\t%d\troot=%d\tbytes=%d", loc, ns, e.Kind, region(e.Region), e.Depth, e.Root, e.Bytes)

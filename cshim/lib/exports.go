@@ -37,7 +37,7 @@ var (
 		(C.HMB_ENC_IRECV-int(encode.KindIrecv))|(C.HMB_ENC_REQUEST_CANCELLED-int(encode.KindRequestCancelled))|
 		(C.HMB_ENC_COLL_REQUEST-int(encode.KindCollRequest))|(C.HMB_ENC_COLL_COMPLETE-int(encode.KindCollComplete))|
 		(C.HMB_ENC_TASK_CREATE-int(encode.KindTaskCreate))|(C.HMB_ENC_TASK_SWITCH-int(encode.KindTaskSwitch))|
-		(C.HMB_ENC_TASK_COMPLETE-int(encode.KindTaskComplete))]
+		(C.HMB_ENC_TASK_COMPLETE-int(encode.KindTaskComplete))|(C.HMB_ENC_TASK_SUSPEND-int(encode.KindTaskSuspend))]
 )
 
 var rt cshim.Runtime

@@ -269,6 +269,16 @@ void hmb_task_switch(uint64_t task);
 void hmb_task_complete(uint64_t task);
 
 /*
+ * hmb_task_suspend records that task, which the calling thread runs, stops
+ * with regions open that it entered since the thread's last switch to it,
+ * and will resume from elsewhere (another thread, or another scheduling
+ * point): an untied task whose code returned to the scheduler. The thread
+ * leaves those regions now, and the switch that resumes the task, on any
+ * thread, enters them again, so that every thread's regions stay nested.
+ */
+void hmb_task_suspend(uint64_t task);
+
+/*
  * hmb_phase declares region as the progress loop: each of its leaves, on
  * any thread, ends one iteration of that thread's dynamic phase profile
  * (as HMB_PHASE does by name). A measurement has one phase region.

@@ -239,19 +239,17 @@ HMB_NOINST void hmb_collective_complete(uint32_t region, int root, uint64_t sent
 }
 
 /*
- * Task records go to Go at once on a thread whose events are direct (in
- * order with them: the direct path has no task record), else are staged.
+ * Task records take the slow path: on a thread whose events are direct (or
+ * that has yet to become so) they go to Go at once, in order with the
+ * thread's other records, so that a task suspended on one thread has its
+ * regions saved before another resumes it; under the staging settings they
+ * are staged.
  */
 HMB_NOINST static void hmb_task_event(unsigned kind, uint64_t task)
 {
 	hmb_record rec[HMB_MPI_RECORDS];
 	hmb_mpi_record(rec, kind, 0, 0, 0, 0, task, 0, 0);
-	struct hmb_thread *th = hmb_self;
-	if (th != NULL && th->loc != NULL) {
-		hmb_slow_n(rec, HMB_MPI_RECORDS);
-		return;
-	}
-	hmb_stage_recs(rec, HMB_MPI_RECORDS);
+	hmb_slow_n(rec, HMB_MPI_RECORDS);
 }
 
 /* Task ids: one counter for the process, so that ids tie records across threads. */
@@ -272,6 +270,11 @@ HMB_NOINST void hmb_task_switch(uint64_t task)
 HMB_NOINST void hmb_task_complete(uint64_t task)
 {
 	hmb_task_event(HMB_ENC_TASK_COMPLETE, task);
+}
+
+HMB_NOINST void hmb_task_suspend(uint64_t task)
+{
+	hmb_task_event(HMB_ENC_TASK_SUSPEND, task);
 }
 
 /*

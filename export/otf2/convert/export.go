@@ -446,6 +446,10 @@ func (x *exporter) event(i, k int, w *otf2.EventWriter, e *tracefile.Event, ts u
 		return w.NonBlockingCollectiveComplete(ts, op, c, root, e.Bytes, e.Received, e.Request)
 	case encode.KindTaskCreate, encode.KindTaskSwitch, encode.KindTaskComplete:
 		return x.task(i, w, e, ts)
+	case encode.KindTaskSuspend:
+		// OTF2 has no event for it: the task's regions were left before
+		// it, and the switch that follows says which task runs now.
+		return nil
 	case encode.KindMetric:
 		names := x.files[i].Header.Metrics
 		if len(e.Values) != len(names) {
