@@ -58,7 +58,7 @@ func runSize(o *options, r *report) error {
 		} else {
 			r.add("runtime/trace", metric, b)
 		}
-		r.add("basic record (seed 002 fig. 1)", metric, longrun.BasicRecordSize)
+		r.add("basic record (Wagner, fig. 1)", metric, longrun.BasicRecordSize)
 	}
 	r.note("hmbtrace's timestamps are reduced to 8 ns by default (the shift that keeps ticks at most 8 ns); \"without resolution reduction\" keeps every ns")
 	return nil

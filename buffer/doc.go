@@ -1,4 +1,4 @@
-// Package buffer owns the Hierarchical Memory Buffer of seed 002, section 3:
+// Package buffer owns the Hierarchical Memory Buffer of Wagner, section 3:
 // one fixed allocation cut into equal bins, a hierarchy of levels per location
 // (calling depth × event class), a shared pool of free bins, and the
 // reduction policies that close levels and revoke their bins in O(bins) when

@@ -6,7 +6,7 @@ import (
 )
 
 // Flat is the traditional event buffer the Hierarchical Memory Buffer is
-// measured against (seed 002, figure 6): events in one contiguous array in
+// measured against (Wagner, figure 6): events in one contiguous array in
 // the order they occurred, reduced by scanning every event and compacting
 // the survivors. Records are fixed width, the fastest layout to scan, so the
 // comparison favours it.

@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// Policy decides what a full buffer sheds (seed 002, section 2.3).
+// Policy decides what a full buffer sheds (Wagner, section 2.3).
 type Policy uint8
 
 // The reduction policies.

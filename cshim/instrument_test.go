@@ -336,3 +336,38 @@ func TestInstrumentCMake(t *testing.T) {
 		t.Errorf("enters %v: want 100 of work", enters)
 	}
 }
+
+// CC=hmbtrace-gcc, the named form, for build systems and scripts that take
+// the compiler as one word (CoMD's Makefile runs "which $(CC)" into a
+// header): the compiler's own --version answers, and the program is traced.
+func TestInstrumentNamedForm(t *testing.T) {
+	build := library(t)
+	cc := filepath.Join(filepath.Dir(instrumentBin(t, build)), "hmbtrace-gcc")
+	if _, err := os.Lstat(cc); err != nil {
+		t.Fatalf("make cshim made no hmbtrace-gcc link: %v", err)
+	}
+	dir := t.TempDir()
+	b, err := os.ReadFile(filepath.Join(root, "cshim", "testdata", "instrument", "hooks.c"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "hooks.c"), b, 0o644)
+	os.WriteFile(filepath.Join(dir, "Makefile"), []byte("hooks: hooks.o\n\t$(CC) -o $@ $^\n"+
+		"hooks.o: hooks.c\n\t$(CC) --version | head -1 > version.txt\n\t$(CC) -O2 -c $<\n"), 0o644)
+	env := []string{"PKG_CONFIG_PATH=", "HMB_INSTRUMENT_FLAGS=--verbose"}
+	msg, err := run(dir, env, "make", "CC="+cc)
+	if err != nil {
+		t.Fatalf("make CC=%s: %v\n%s", cc, err, msg)
+	}
+	if v, _ := os.ReadFile(filepath.Join(dir, "version.txt")); !strings.Contains(string(v), "gcc") {
+		t.Errorf("hmbtrace-gcc --version said %q: want gcc's own answer", v)
+	}
+	if !strings.Contains(string(msg), "hmbtrace-instrument: gcc") {
+		t.Errorf("HMB_INSTRUMENT_FLAGS=--verbose printed no command:\n%s", msg)
+	}
+	p := program{path: filepath.Join(dir, "hooks"), out: filepath.Join(dir, "hmb-out")}
+	p.run(t, nil)
+	if enters := checkTrace(t, dump(t, filepath.Join(p.out, "hooks.0.hmb")), []string{"main", "work"}, nil); enters["work"] != 100 {
+		t.Errorf("enters %v: want 100 of work", enters)
+	}
+}

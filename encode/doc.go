@@ -1,6 +1,6 @@
 // Package encode owns the record codec of hmbtrace's bins: one-byte tokens
 // that carry small values inline, LEB128 integers, per-stream deltas of
-// timestamps and counters, and the split of timing from event data (seed 002,
+// timestamps and counters, and the split of timing from event data (Wagner,
 // section 2.2). An Encoder appends records of one level stream into a caller's
 // bin; a Decoder reads them back and returns an error, never a panic, on any
 // malformed input.

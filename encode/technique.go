@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// Techniques is a set of the encoding techniques of seed 002, section 2.2.
+// Techniques is a set of the encoding techniques of Wagner, section 2.2.
 // Timer resolution reduction, the fifth technique, is a shift applied to
 // timestamps before they reach the encoder; it is recorded next to the set.
 type Techniques uint8

@@ -10,7 +10,7 @@ import (
 // series before adjacent ones merge.
 const DefaultPhaseSlots = 512
 
-// phaseSeries is a location's dynamic phase profile (seed 004, eq. 5.2):
+// phaseSeries is a location's dynamic phase profile (Oleynik, eq. 5.2):
 // per iteration of the progress loop, per region, the visits, inclusive
 // and exclusive time and counter sums. It lives in constant memory: a fixed
 // number of slots, and when they are full, adjacent samples merge pairwise

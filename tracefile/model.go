@@ -276,7 +276,7 @@ type CallPath struct {
 	Exclusive uint64
 }
 
-// PhaseSeries is a location's dynamic phase profile (seed 004, eq. 5.2):
+// PhaseSeries is a location's dynamic phase profile (Oleynik, eq. 5.2):
 // one sample per Width iterations of the progress loop (the phase region),
 // per region the visits, times and counter sums in those iterations. The
 // last sample may hold fewer iterations. Summed over the samples, a region

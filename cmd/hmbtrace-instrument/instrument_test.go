@@ -94,6 +94,31 @@ func TestModes(t *testing.T) {
 	}
 }
 
+// The named forms, hmbtrace-mpicc and the like, are the prefix with the
+// compiler taken from their name and the options from HMB_INSTRUMENT_FLAGS;
+// the compiler's own arguments are never read as the prefix's options.
+func TestWrapperArgs(t *testing.T) {
+	for _, tc := range []struct {
+		argv0, flags string
+		args, want   []string
+	}{
+		{"/usr/bin/hmbtrace-instrument", "--verbose", []string{"gcc", "-c", "x.c"}, []string{"gcc", "-c", "x.c"}},
+		{"hmbtrace-instrument.test", "", []string{"gcc"}, []string{"gcc"}},
+		{"/opt/hmb/bin/hmbtrace-mpicc", "", []string{"-c", "x.c"}, []string{"--", "mpicc", "-c", "x.c"}},
+		{"hmbtrace-g++", " --verbose  --filter f.filter ", []string{"-O2", "x.cc"}, []string{"--verbose", "--filter", "f.filter", "--", "g++", "-O2", "x.cc"}},
+		{"hmbtrace-gfortran", "", []string{"--version"}, []string{"--", "gfortran", "--version"}},
+		{"hmbtrace-", "", []string{"gcc"}, []string{"gcc"}},
+	} {
+		if got := wrapperArgs(tc.argv0, tc.args, tc.flags); !slices.Equal(got, tc.want) {
+			t.Errorf("wrapperArgs(%q, %q, %q) = %q, want %q", tc.argv0, tc.args, tc.flags, got, tc.want)
+		}
+	}
+	o, rest, err := parseOptions(wrapperArgs("hmbtrace-mpif90", []string{"--help"}, "--user"))
+	if err != nil || !o.user || !slices.Equal(rest, []string{"mpif90", "--help"}) {
+		t.Errorf("hmbtrace-mpif90 --help: %+v %q %v; want --user and mpif90's own --help", o, rest, err)
+	}
+}
+
 func TestOptions(t *testing.T) {
 	t.Setenv("HMB_FILTER_FILE", "env.filter")
 	o, rest, err := parseOptions(strings.Fields("--user --verbose --no-exclude-system mpicc -c x.c"))

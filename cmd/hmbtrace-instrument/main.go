@@ -5,6 +5,12 @@
 //	hmbtrace-instrument mpicxx -O3 -c lulesh.cc
 //	hmbtrace-instrument mpicxx -o lulesh lulesh.o
 //	make CC="hmbtrace-instrument mpicc" FC="hmbtrace-instrument mpif90"
+//	make CC=hmbtrace-mpicc FC=hmbtrace-mpif90
+//
+// Called through a link named hmbtrace-COMPILER (make cshim makes them for
+// the usual compilers), it is "hmbtrace-instrument COMPILER", with its own
+// options taken from HMB_INSTRUMENT_FLAGS: for build systems that want the
+// compiler to be one word, as Score-P's scorep-mpicc wrappers are.
 //
 // On a compile with GCC (gcc, g++, gfortran and MPI wrappers around them) it
 // loads hmbtrace's GCC plugin, which instruments functions after inlining
@@ -26,6 +32,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"syscall"
@@ -55,6 +62,14 @@ instrumented. Linking appends libhmbtrace after the objects, with the MPI
 wrappers (libhmbtrace-mpi) for an MPI compiler wrapper and the OpenMP adapter
 for -fopenmp when it is installed. -E, -M, -MM and queries run unchanged.
 
+Named forms: hmbtrace-cc, hmbtrace-gcc, hmbtrace-g++, hmbtrace-gfortran,
+hmbtrace-clang, hmbtrace-clang++, hmbtrace-mpicc, hmbtrace-mpicxx,
+hmbtrace-mpif90, hmbtrace-mpifort, ... (links to this program, made by make
+cshim; any hmbtrace-COMPILER link works) are "hmbtrace-instrument COMPILER",
+for build systems that take the compiler as one word:
+  make CC=hmbtrace-mpicc FC=hmbtrace-mpif90
+Their options come from HMB_INSTRUMENT_FLAGS (e.g. "--verbose --filter f").
+
 Options (before the compiler):
   --user               no compiler instrumentation: only the hmb_* API calls of
                        the program are traced (the library is still linked)
@@ -83,7 +98,25 @@ type options struct {
 }
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(run(wrapperArgs(os.Args[0], os.Args[1:], os.Getenv(flagsVar)), os.Stdout, os.Stderr))
+}
+
+// flagsVar holds hmbtrace-instrument's options for its named forms.
+const flagsVar = "HMB_INSTRUMENT_FLAGS"
+
+// wrapperArgs returns the arguments run takes for a program called as
+// argv0 with args: unchanged for hmbtrace-instrument; for a link named
+// hmbtrace-COMPILER, the options in flags, then COMPILER and args. The
+// "--" keeps the compiler's own arguments from being read as options, so
+// that "hmbtrace-mpicc --version" is mpicc's, as build tools expect of a
+// compiler.
+func wrapperArgs(argv0 string, args []string, flags string) []string {
+	compiler, ok := strings.CutPrefix(filepath.Base(argv0), "hmbtrace-")
+	if !ok || compiler == "" || compiler == "instrument" || strings.HasPrefix(compiler, "instrument.") {
+		return args
+	}
+	out := append(strings.Fields(flags), "--", compiler)
+	return append(out, args...)
 }
 
 // run does everything but exit, for the tests; it returns the exit status.

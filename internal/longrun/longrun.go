@@ -1,5 +1,5 @@
 // Package longrun drives a long, realistic run of events through a small
-// fixed buffer: the experiment behind seed 002's claim that a whole run
+// fixed buffer: the experiment behind Wagner's claim that a whole run
 // fits in a buffer three orders of magnitude smaller than its trace. It
 // checks that the flat profile survives the reductions exactly.
 package longrun
@@ -25,7 +25,7 @@ type Options struct {
 	Output     string // directory of the trace
 }
 
-// BasicRecordSize is the size of an enter or leave as seed 002's figure 1
+// BasicRecordSize is the size of an enter or leave as Wagner's figure 1
 // stores it, like OTF2: a 1-byte token, an 8-byte timestamp and a 4-byte
 // region. A message adds the peer, tag and length instead of the region.
 const (

@@ -2,8 +2,8 @@
 // net/http/pprof: the current call-path profile as a pprof protobuf (so
 // `go tool pprof http://HOST/debug/hmb/profile` works), the phase series and
 // the buffer's statistics as JSON, and a control request that changes the
-// duration filter or closes a calling depth while the program runs (seed
-// 001's on-line access interface, seed 004 chapter 5). Importing it lets
+// duration filter or closes a calling depth while the program runs (the on-line
+// access interface of Knüpfer et al. and Oleynik, chapter 5). Importing it lets
 // HMB_LISTEN start the server from the environment; Handler mounts it
 // anywhere. The probes never wait for it.
 package live
