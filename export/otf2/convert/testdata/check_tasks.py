@@ -1,7 +1,7 @@
 """Reads an OTF2 archive with python3-otf2 as a task-aware tool would and
 prints, as JSON, what it found of the OpenMP tasks: each task, named by
 (thread team, creating thread, generation number), must be created once
-and complete once; each task has its own region stack (Knueppel et al.'s
+and complete once; each task has its own region stack (Knüpfer et al.'s
 Score-P model: ThreadTaskSwitch changes the stack a location's enters and
 leaves go to), and every leave must close the innermost region of the
 current task's stack, which must be empty when the task completes."""
