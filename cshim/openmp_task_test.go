@@ -292,7 +292,8 @@ func exportTasks(t *testing.T, dir string) pythonTasks {
 // parts and may resume a part on another thread: the thread that suspends
 // one leaves its regions (TASK_SUSPEND) and the one that resumes it enters
 // them again, so no thread's stack breaks and no usage error is counted;
-// gcc's libgomp runs them as tied tasks.
+// gcc's libgomp runs them as tied tasks. The last round stages the probes
+// (HMB_C_PROBE=staged): a suspension is replayed at once there too.
 func TestOpenMPUntiedTasks(t *testing.T) {
 	build := library(t)
 	for _, cc := range []string{"gcc", "clang"} {
@@ -304,7 +305,11 @@ func TestOpenMPUntiedTasks(t *testing.T) {
 			suspended := 0
 			for round := 0; round < 3; round++ {
 				p.out = filepath.Join(t.TempDir(), "out")
-				out, _ := p.run(t, []string{"OMP_NUM_THREADS=3", "OMP_WAIT_POLICY=passive", "KMP_BLOCKTIME=0"})
+				env := []string{"OMP_NUM_THREADS=3", "OMP_WAIT_POLICY=passive", "KMP_BLOCKTIME=0"}
+				if round == 2 {
+					env = append(env, "HMB_C_PROBE=staged")
+				}
+				out, _ := p.run(t, env)
 				if !strings.HasPrefix(out, "tasks 80 moved ") {
 					t.Fatalf("output %q, want tasks 80", out)
 				}

@@ -241,15 +241,18 @@ HMB_NOINST void hmb_collective_complete(uint32_t region, int root, uint64_t sent
 /*
  * Task records take the slow path: on a thread whose events are direct (or
  * that has yet to become so) they go to Go at once, in order with the
- * thread's other records, so that a task suspended on one thread has its
- * regions saved before another resumes it; under the staging settings they
- * are staged.
+ * thread's other records; under the staging settings they are staged, and
+ * a suspension is replayed at once with what came before it. So a task
+ * suspended on one thread has its regions saved before another resumes it.
  */
 HMB_NOINST static void hmb_task_event(unsigned kind, uint64_t task)
 {
 	hmb_record rec[HMB_MPI_RECORDS];
 	hmb_mpi_record(rec, kind, 0, 0, 0, 0, task, 0, 0);
 	hmb_slow_n(rec, HMB_MPI_RECORDS);
+	if (kind == HMB_ENC_TASK_SUSPEND) {
+		hmb_flush_staged();
+	}
 }
 
 /* Task ids: one counter for the process, so that ids tie records across threads. */

@@ -152,6 +152,9 @@ uint32_t hmb_region_n(const char *name, size_t nlen, const char *file, int line,
  */
 void hmb_count_dropped(uint64_t n) HMB_NOINST;
 
+/* hmb_flush_staged replays the calling thread's staged records now (task suspension). */
+void hmb_flush_staged(void) HMB_NOINST HMB_HIDDEN;
+
 /* Called by the Go side's init: calls into Go no longer wait forever. */
 void hmb_shim_go_ready(void) HMB_NOINST;
 
