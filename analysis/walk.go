@@ -58,6 +58,9 @@ type fileWalk struct {
 // recordRoom is the free space a bin must have for a record of kind k, as
 // package buffer asks: an enter also reserves room for its leave.
 func recordRoom(k encode.Kind) int64 {
+	if k.IsRma() {
+		return max(encode.MaxMessageSize, encode.MaxCollectiveSize) // buffer.Level.Put
+	}
 	switch k {
 	case encode.KindEnter:
 		return 2 * encode.MaxEnterLeaveSize
@@ -158,7 +161,8 @@ func walkFile(f *tracefile.File) (*fileWalk, error) {
 				w.bins++
 			}
 			n := lv.enc.Put(scratch[:], encode.Record{Kind: e.Kind, Time: e.Time, Seq: e.Seq, Region: e.Region,
-				Peer: e.Peer, PeerRank: e.PeerRank, Tag: e.Tag, Bytes: e.Bytes, Values: e.Values, Root: e.Root})
+				Peer: e.Peer, PeerRank: e.PeerRank, Tag: e.Tag, Bytes: e.Bytes, Values: e.Values, Root: e.Root,
+				Win: e.Win, Remote: e.Remote, Aux: e.Aux, Level: e.Level, Group: e.Group})
 			lv.pos += int64(n)
 			lv.bytes += int64(n)
 			lv.records++

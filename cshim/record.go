@@ -69,6 +69,14 @@ func Probes(recs []Record) uint64 {
 // MakeMPIRecord builds the records of a KindMPI probe of r at time t (r's
 // own Time and Seq are not kept), as the C probes stage it.
 func MakeMPIRecord(t uint64, r encode.Record) [MPIRecords]Record {
+	if r.Kind.IsRma() {
+		return [MPIRecords]Record{
+			{Time: t, Word: KindMPI<<kindShift | uint64(r.Kind)},
+			{Time: uint64(r.Remote), Word: uint64(r.Aux) | uint64(r.Win)<<32},
+			{Time: r.Bytes, Word: r.Request},
+			{Time: r.Received, Word: uint64(r.Group) | uint64(r.Level)<<32},
+		}
+	}
 	peer := r.Peer
 	if r.Kind == encode.KindCollective || r.Kind == encode.KindCollComplete {
 		peer = uint64(r.Root)
@@ -194,7 +202,14 @@ func (t *Thread) replayMPI(recs []Record) bool {
 		r = encode.Record{Kind: k, Task: r.Request}
 	case encode.KindSend, encode.KindRecv, encode.KindIsend, encode.KindIrecv:
 	default:
-		return false
+		if !k.IsRma() {
+			return false
+		}
+		// hmb_rma's layout (probes.c): the target, aux and window, bytes
+		// and id, received bytes, group and sync level.
+		r = encode.Record{Kind: k, Remote: int64(recs[1].Time), Aux: uint32(recs[1].Word), Win: uint32(recs[1].Word >> 32),
+			Bytes: recs[2].Time, Request: recs[2].Word, Received: recs[3].Time,
+			Group: uint32(recs[3].Word), Level: uint32(recs[3].Word >> 32)}
 	}
 	t.loc.RecordAt(r, recs[0].Time)
 	return true

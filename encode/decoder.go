@@ -342,6 +342,8 @@ func (d *Decoder) Next(r *Record) bool {
 		if ok {
 			ok = d.task(r)
 		}
+	case tok == TokRma:
+		t, ok = d.rma(r, leb)
 	default:
 		return d.badToken(start, tok)
 	}

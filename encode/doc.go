@@ -32,6 +32,8 @@
 //	0xC1-0xDF  SEQ prefix, seq = token&0x1F
 //	0xE0-0xF9  plain records (see the Token constants), used when a value
 //	           does not fit a token or when token encoding is switched off
+//	0xFA       an RMA record (one-sided communication): kind byte (20..37),
+//	           time, then the fields of that kind (rma.go)
 //	0xFB       a task record: time, sub-kind (the Kind), task id
 //
 // With LEB128 off, integers are fixed width little endian (times, peers, byte

@@ -349,6 +349,9 @@ func (e *Encoder) Put(b []byte, r Record) int {
 	case KindTaskCreate, KindTaskSwitch, KindTaskComplete, KindTaskSuspend:
 		return e.Task(b, r.Kind, r.Time, r.Seq, r.Task)
 	}
+	if r.Kind.IsRma() {
+		return e.Rma(b, &r)
+	}
 	return 0
 }
 

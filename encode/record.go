@@ -45,6 +45,24 @@ var kindNames = [...]string{
 	KindTaskSwitch:       "TASK_SWITCH",
 	KindTaskComplete:     "TASK_COMPLETE",
 	KindTaskSuspend:      "TASK_SUSPEND",
+	20:                   "RMA_WIN_CREATE",
+	21:                   "RMA_WIN_DESTROY",
+	22:                   "RMA_COLLECTIVE_BEGIN",
+	23:                   "RMA_COLLECTIVE_END",
+	24:                   "RMA_GROUP_SYNC",
+	25:                   "RMA_REQUEST_LOCK",
+	26:                   "RMA_ACQUIRE_LOCK",
+	27:                   "RMA_TRY_LOCK",
+	28:                   "RMA_RELEASE_LOCK",
+	29:                   "RMA_SYNC",
+	30:                   "RMA_WAIT_CHANGE",
+	31:                   "RMA_PUT",
+	32:                   "RMA_GET",
+	33:                   "RMA_ATOMIC",
+	34:                   "RMA_OP_COMPLETE_BLOCKING",
+	35:                   "RMA_OP_COMPLETE_NON_BLOCKING",
+	36:                   "RMA_OP_TEST",
+	37:                   "RMA_OP_COMPLETE_REMOTE",
 }
 
 func (k Kind) String() string {
@@ -100,6 +118,19 @@ type Record struct {
 	// unique in the process over the run; 0 in a switch is the location's
 	// implicit task (the thread's own code outside any explicit task).
 	Task uint64
+
+	// One-sided communication (the KindRma* kinds, see rma.go): the window
+	// (an id of the file's windows), the target as a world rank (-1: all
+	// of the window's processes, or none), Aux and Level as the kind says
+	// (a lock, atomic or sync type, a collective operation; a sync level),
+	// and the group of a group synchronisation (an id of the file's RMA
+	// groups). Bytes, Received and Request (the matching or lock id) are
+	// shared with messages.
+	Win    uint32
+	Remote int64
+	Aux    uint32
+	Level  uint32
+	Group  uint32
 }
 
 // Token values of the plain records. Compact tokens (below 0xE0) are
@@ -139,6 +170,7 @@ const (
 	TokCollRequest      = 0xF7 // time, request
 	TokCollComm         = 0xF8 // time, root+1, bytes, received, comm
 	TokCollComplete     = 0xF9 // time, region, root+1, bytes, received, comm, request
+	TokRma              = 0xFA // kind byte, time, the fields of the kind (rma.go)
 
 	tokLeaveInline    = 0x00 // 0x00-0x3F
 	tokEnterInline    = 0x40 // 0x40-0x7F

@@ -273,9 +273,9 @@ func (l *Location) CollectiveComplete(r Region, root int, sent, received uint64,
 // taken earlier from Measurement.Now, like EnterAt: for replaying probes
 // buffered elsewhere, as the C shim does. r.Kind is one of encode's
 // KindSend, KindRecv, KindIsend, KindIsendComplete, KindIrecvRequest,
-// KindIrecv, KindRequestCancelled, KindCollRequest or KindCollComplete, or
-// a task record (KindTaskCreate, KindTaskSwitch, KindTaskComplete,
-// KindTaskSuspend);
+// KindIrecv, KindRequestCancelled, KindCollRequest or KindCollComplete, an
+// RMA kind (KindRma*, see Location.Rma), or a task record (KindTaskCreate,
+// KindTaskSwitch, KindTaskComplete, KindTaskSuspend);
 // r.Time and r.Seq are ignored. Other kinds are counted as usage errors
 // (an undefined region) and dropped.
 func (l *Location) RecordAt(r encode.Record, t uint64) {
@@ -297,6 +297,10 @@ func (l *Location) RecordAt(r encode.Record, t uint64) {
 	case encode.KindTaskSuspend:
 		l.taskSuspend(r.Task, t, false)
 	default:
+		if r.Kind.IsRma() {
+			l.rmaRecord(&r, t, false)
+			return
+		}
 		l.usage.UnknownRegion++
 	}
 }

@@ -60,6 +60,7 @@ type Measurement struct {
 	byName    map[string]Region
 	locations []*Location
 	comms     []tracefile.Comm // index id-1
+	rma       rmaDefs          // windows and RMA groups (rma.go)
 
 	closeOnce sync.Once
 	closeErr  error

@@ -78,6 +78,7 @@ func (m *Measurement) snapshot() *tracefile.Trace {
 		t.Locations = append(t.Locations, l.snapshot())
 	}
 	t.Comms = m.commDefs()
+	m.rmaTrace(t)
 	for _, r := range m.pool.Reductions() {
 		t.Reductions = append(t.Reductions, tracefile.Reduction{
 			Reason: tracefile.Reason(r.Reason), Depth: r.Depth, Class: tracefile.Class(r.Class),

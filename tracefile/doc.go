@@ -20,7 +20,8 @@
 // each, and only when not empty: PARADIGMS 0x20, the regions' paradigms;
 // THROTTLED 0x21, the throttled regions; COMMS 0x22, the communicators in
 // creation order; COMM MATRIX 0x23, the locations' exact communication
-// matrices), then any number of BIN sections. Integers in
+// matrices; RMA 0x24, the MPI windows and the groups RMA synchronisations
+// name), then any number of BIN sections. Integers in
 // payloads are LEB128 varints, strings are a varint length followed by
 // UTF-8 bytes. A reader skips section kinds it does not know, so later
 // versions can add sections without breaking older tools.

@@ -30,6 +30,14 @@ type Event struct {
 	Received uint64 // collectives: bytes received
 	Task     uint64 // task records: the task (0 in a switch: the implicit task)
 
+	// One-sided communication (the encode.KindRma* kinds): as in
+	// encode.Record. Win is an id of Trace.Wins, Group of Trace.RmaGroups.
+	Win    uint32
+	Remote int64
+	Aux    uint32
+	Level  uint32
+	Group  uint32
+
 	Values []uint64 // metrics; valid until the next call of Next
 
 	// Truncated marks an enter at the start of the window the keep-last
@@ -202,7 +210,8 @@ func (it *Events) Next(e *Event) bool {
 	r := &s.head
 	*e = Event{Kind: r.Kind, Time: r.Time, Seq: r.Seq, Depth: s.lv.depth, Class: s.lv.class,
 		Peer: r.Peer, PeerRank: r.PeerRank, Tag: r.Tag, Bytes: r.Bytes, Root: r.Root,
-		Comm: r.Comm, Request: r.Request, Received: r.Received, Task: r.Task}
+		Comm: r.Comm, Request: r.Request, Received: r.Received, Task: r.Task,
+		Win: r.Win, Remote: r.Remote, Aux: r.Aux, Level: r.Level, Group: r.Group}
 	if r.Kind == encode.KindMetric {
 		it.values = append(it.values[:0], r.Values...)
 		e.Values = it.values

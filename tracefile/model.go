@@ -419,6 +419,11 @@ type Trace struct {
 	// Comms are the communicators the process created, in the order it
 	// created them; nil if it defined none.
 	Comms []Comm
+
+	// One-sided communication (rma.go): the windows the process created,
+	// and the groups its RMA synchronisations named; nil if none.
+	Wins      []Win
+	RmaGroups []RmaGroup
 }
 
 // Comm returns the communicator with the given id, or nil.

@@ -216,7 +216,7 @@ func Read(r io.ReaderAt, size int64) (*File, error) {
 			if err := f.readBin(s, body, int64(length), levelIdx); err != nil {
 				return nil, err
 			}
-		case secHeader, secRegions, secLocations, secReductions, secParadigms, secThrottled, secComms, secCommMatrix:
+		case secHeader, secRegions, secLocations, secReductions, secParadigms, secThrottled, secComms, secCommMatrix, secRma:
 			p := make([]byte, length)
 			if err := s.read(p, sectionName(kind)); err != nil {
 				return nil, err
@@ -248,6 +248,11 @@ func Read(r io.ReaderAt, size int64) (*File, error) {
 				f.Comms = decodeComms(fl)
 			case secCommMatrix:
 				f.decodeCommMatrix(fl)
+			case secRma:
+				if f.Wins != nil || f.RmaGroups != nil {
+					fl.fail("windows", "a second RMA section")
+				}
+				decodeRma(fl, &f.Trace)
 			}
 			fl.done()
 			if fl.err != nil {

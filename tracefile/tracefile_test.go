@@ -318,8 +318,10 @@ func TestWriteFuzzCorpus(t *testing.T) {
 			}
 		}
 	}
-	write("FuzzRead", [][]byte{data, data[:len(data)/2], data[:11]})
-	write("FuzzReadSealed", [][]byte{data[:len(data)-6], data[:len(data)-40]})
+	tr, bins := rmaSample(t)
+	rma := encodeTrace(t, tr, bins)
+	write("FuzzRead", [][]byte{data, data[:len(data)/2], data[:11], rma})
+	write("FuzzReadSealed", [][]byte{data[:len(data)-6], data[:len(data)-40], rma[:len(rma)-6]})
 }
 
 func TestAxis(t *testing.T) {

@@ -65,6 +65,9 @@ func NewWriter(w io.Writer, t *Trace) (*Writer, error) {
 	if p := encodeTeams(t.Locations); p != nil {
 		wr.section(secTeams, p)
 	}
+	if p := encodeRma(t); p != nil {
+		wr.section(secRma, p)
+	}
 	return wr, wr.err
 }
 

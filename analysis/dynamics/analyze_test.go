@@ -90,12 +90,15 @@ func TestKnownSignals(t *testing.T) {
 	}{
 		{"step up", func(s uint64) []float64 { return addStep(series(s, n, 10, 1), 200, 5) },
 			StepUp, 200, 1, 5 * 312, 0.08 * 5 * 312},
+		// A fall costs the excess before it over the level after it.
 		{"step down", func(s uint64) []float64 { return addStep(series(s, n, 10, 1), 300, -5) },
-			StepDown, 300, 1, -5 * 212, 0.08 * 5 * 212},
+			StepDown, 300, 1, 5 * 300, 0.08 * 5 * 300},
 		{"ramp up", func(s uint64) []float64 { return addRamp(series(s, n, 10, 1), 200, 0.1) },
 			TrendUp, 200, trendTolerance(1, 0.1, 200), 0.1 * 311 * 312 / 2, 0.08 * 0.1 * 311 * 312 / 2},
+		// The baseline is the end level, 50 - 0.05·411: the 101 iterations
+		// before the trend and the triangle above it.
 		{"ramp down", func(s uint64) []float64 { return addRamp(series(s, n, 50, 1), 100, -0.05) },
-			TrendDown, 100, trendTolerance(1, 0.05, 100), -0.05 * 411 * 412 / 2, 0.08 * 0.05 * 411 * 412 / 2},
+			TrendDown, 100, trendTolerance(1, 0.05, 100), 0.05*411*101 + 0.05*411*410/2, 0.08 * 0.05 * 411 * 412 / 2},
 		{"spike", func(s uint64) []float64 {
 			x := series(s, n, 10, 1)
 			x[123] += 12
@@ -141,9 +144,10 @@ func TestKnownSignalsNoiseFree(t *testing.T) {
 		severity []float64
 	}{
 		{"step up", addStep(flat(300), 120, 2), []Feature{{Kind: StepUp, From: 119, To: 120}}, []float64{2 * 180}},
-		{"step down", addStep(flat(301), 77, -1.5), []Feature{{Kind: StepDown, From: 76, To: 77}}, []float64{-1.5 * 224}},
+		{"step down", addStep(flat(301), 77, -1.5), []Feature{{Kind: StepDown, From: 76, To: 77}}, []float64{1.5 * 77}},
 		{"ramp up", addRamp(flat(400), 150, 0.02), []Feature{{Kind: TrendUp, From: 150, To: 399}}, []float64{0.02 * 249 * 250 / 2}},
-		{"ramp down", addRamp(flat(400), 50, -0.5), []Feature{{Kind: TrendDown, From: 50, To: 399}}, []float64{-0.5 * 349 * 350 / 2}},
+		// Down to 7 - 0.01·349, the baseline: 51 iterations before, then the triangle.
+		{"ramp down", addRamp(flat(400), 50, -0.01), []Feature{{Kind: TrendDown, From: 51, To: 399}}, []float64{0.01*349*51 + 0.01*349*348/2}},
 		{"spike", func() []float64 { x := flat(256); x[100] = 9; return x }(), []Feature{{Kind: Peak, From: 100, To: 100}}, []float64{2}},
 		{"pulse", func() []float64 {
 			x := flat(256)
@@ -158,7 +162,7 @@ func TestKnownSignalsNoiseFree(t *testing.T) {
 				x[i] += 1
 			}
 			return x
-		}(), []Feature{{Kind: StepUp, From: 49, To: 50}, {Kind: StepDown, From: 209, To: 210}}, []float64{160, -46}},
+		}(), []Feature{{Kind: StepUp, From: 49, To: 50}, {Kind: StepDown, From: 209, To: 210}}, []float64{160, 0}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -195,7 +199,7 @@ func TestFlatNoiseHasNoFeatures(t *testing.T) {
 	}
 }
 
-// The shape of the seed's example (Oleynik, fig. 6.1): a peak near
+// The shape of Oleynik's example (fig. 6.1): a peak near
 // iteration 20, flat until 100, then a step decrease.
 func TestSeedExampleShape(t *testing.T) {
 	for seed := uint64(0); seed < 20; seed++ {

@@ -14,21 +14,36 @@ const DescribeLimit = 10
 // Describe turns the features of a series of n iterations into sentences a
 // person would say looking at the plot: first what happens in time order,
 // with the quiet stretches between ("flat until iteration 99"), then the
-// degradations (positive severity) worst first and the improvements largest
-// first. Of more than DescribeLimit features it tells the largest by
+// time the features add over the baseline, largest first (a fall is told
+// by the slow stretch it ends), and the time the dips save. Of more than DescribeLimit features it tells the largest by
 // |Severity| and counts the others, calling the stretches that hold them
 // "minor changes" instead of "flat". unit names the values' unit; severities
 // are in unit × iterations, which is the unit itself when the values are
 // per-iteration amounts such as times. Iterations are numbered from 0, as in
 // Feature.
 func Describe(features []Feature, n int, unit string) string {
+	return DescribeWith(features, n, func(v float64) string { return quantity(v, unit) })
+}
+
+// DescribeWith is Describe with the amounts (value units × iterations)
+// written by format, so that a caller can word them as it does elsewhere.
+func DescribeWith(features []Feature, n int, format func(float64) string) string {
 	if n <= 0 {
 		return "Empty series."
 	}
 	if len(features) == 0 {
 		return fmt.Sprintf("No significant change over the %d iterations.", n)
 	}
-	fs := slices.Clone(features)
+	// Periodic peaks are the series' regular work: told apart from the
+	// changes, after them.
+	var fs, periodic []Feature
+	for _, f := range features {
+		if f.Kind == Periodic {
+			periodic = append(periodic, f)
+		} else {
+			fs = append(fs, f)
+		}
+	}
 	var omitted []Feature
 	if len(fs) > DescribeLimit {
 		slices.SortStableFunc(fs, func(a, b Feature) int {
@@ -36,7 +51,9 @@ func Describe(features []Feature, n int, unit string) string {
 		})
 		fs, omitted = fs[:DescribeLimit], fs[DescribeLimit:]
 	}
-	slices.SortStableFunc(fs, func(a, b Feature) int { return a.From - b.From })
+	// In time order of where each is told: a step at its first new
+	// iteration, the others at their first.
+	slices.SortStableFunc(fs, func(a, b Feature) int { return toldAt(a) - toldAt(b) })
 	// quiet names a stretch [from, to] without told features.
 	quiet := func(from, to int) string {
 		for _, f := range omitted {
@@ -51,10 +68,7 @@ func Describe(features []Feature, n int, unit string) string {
 	var parts []string
 	next := 0 // first iteration not yet described
 	for _, f := range fs {
-		start := f.From
-		if f.Kind == StepUp || f.Kind == StepDown {
-			start = f.To // the iteration before a step is still flat
-		}
+		start := toldAt(f)
 		p := phrase(f, n)
 		if start > next+1 {
 			parts = append(parts, quiet(next, start-1)+" until iteration "+fmt.Sprint(start-1))
@@ -63,11 +77,18 @@ func Describe(features []Feature, n int, unit string) string {
 		parts = append(parts, p)
 		next = max(next, f.To+1)
 	}
-	if next < n-1 {
+	if next < n-1 || len(fs) == 0 {
 		parts = append(parts, quiet(next, n-1)+" to the end")
 	}
 	s := strings.Join(parts, ", ")
+	if len(fs) == 0 {
+		s = fmt.Sprintf("no change over the %d iterations", n)
+	}
 	b.WriteString(strings.ToUpper(s[:1]) + s[1:] + ".")
+	for _, f := range periodic {
+		fmt.Fprintf(&b, " A peak every %d iterations from iteration %d to %d (%d of them).", f.Period, f.From, f.To, f.Stability)
+	}
+	fs = append(fs, periodic...)
 	if len(omitted) > 0 {
 		fmt.Fprintf(&b, " %d smaller features are not told.", len(omitted))
 	}
@@ -81,7 +102,7 @@ func Describe(features []Feature, n int, unit string) string {
 			better = append(better, f)
 		}
 	}
-	rank := func(title string, list []Feature, verb string) {
+	rank := func(title string, list []Feature) {
 		if len(list) == 0 {
 			return
 		}
@@ -93,13 +114,32 @@ func Describe(features []Feature, n int, unit string) string {
 			if i > 0 {
 				b.WriteString("; ")
 			}
-			fmt.Fprintf(&b, "%s %s %s", shortPhrase(f, n), verb, quantity(math.Abs(f.Severity), unit))
+			amount := format(math.Abs(f.Severity))
+			switch {
+			case f.Severity < 0:
+				fmt.Fprintf(&b, "%s saves %s", shortPhrase(f, n), amount)
+			case f.Kind == StepDown || f.Kind == TrendDown:
+				fmt.Fprintf(&b, "the slower iterations before %s cost %s", shortPhrase(f, n), amount)
+			case f.Kind == Periodic:
+				fmt.Fprintf(&b, "%s cost %s", shortPhrase(f, n), amount)
+			default:
+				fmt.Fprintf(&b, "%s costs %s", shortPhrase(f, n), amount)
+			}
 		}
 		b.WriteString(".")
 	}
-	rank("Degradations, worst first", worse, "costs")
-	rank("Improvements", better, "saves")
+	rank("Cost over the baseline, largest first", worse)
+	rank("Saved", better)
 	return b.String()
+}
+
+// toldAt returns the iteration Describe places a feature at: the
+// iteration before a step is still at the old level.
+func toldAt(f Feature) int {
+	if f.Kind == StepUp || f.Kind == StepDown {
+		return f.To
+	}
+	return f.From
 }
 
 // phrase names a feature with its place in time.
@@ -125,6 +165,8 @@ func shortPhrase(f Feature, n int) string {
 	switch f.Kind {
 	case Peak, Dip:
 		return fmt.Sprintf("the %s at %d", noun(f.Kind), (f.From+f.To)/2)
+	case Periodic:
+		return fmt.Sprintf("the peaks every %d iterations", f.Period)
 	case StepUp, StepDown:
 		return fmt.Sprintf("the %s at %d", noun(f.Kind), f.To)
 	default:

@@ -7,7 +7,7 @@ import (
 
 func TestDescribe(t *testing.T) {
 	fs := []Feature{
-		{Kind: StepDown, From: 99, To: 100, Severity: -150},
+		{Kind: StepDown, From: 99, To: 100, Severity: 150},
 		{Kind: Peak, From: 18, To: 22, Severity: 12.5},
 		{Kind: TrendUp, From: 180, To: 255, Severity: 3004.4},
 		{Kind: Dip, From: 140, To: 140, Severity: -2},
@@ -17,8 +17,9 @@ func TestDescribe(t *testing.T) {
 		"flat until iteration 99, then a step decrease at iteration 100, " +
 		"flat until iteration 139, then a dip at iteration 140, " +
 		"flat until iteration 179, then an upward trend from iteration 180 to the end. " +
-		"Degradations, worst first: the upward trend from 180 costs 3004 ms; the peak at 20 costs 12.5 ms. " +
-		"Improvements: the step decrease at 100 saves 150 ms; the dip at 140 saves 2 ms."
+		"Cost over the baseline, largest first: the upward trend from 180 costs 3004 ms; " +
+		"the slower iterations before the step decrease at 100 cost 150 ms; the peak at 20 costs 12.5 ms. " +
+		"Saved: the dip at 140 saves 2 ms."
 	if got != want {
 		t.Errorf("Describe:\n got %q\nwant %q", got, want)
 	}
@@ -38,11 +39,11 @@ func TestDescribeEdgeCases(t *testing.T) {
 	// stretch to mention, a unitless value, a trend that ends early.
 	got := Describe([]Feature{
 		{Kind: StepUp, From: 0, To: 1, Severity: 4},
-		{Kind: TrendDown, From: 1, To: 8, Severity: -1},
+		{Kind: TrendDown, From: 1, To: 8, Severity: 1},
 		{Kind: Peak, From: 9, To: 9, Severity: 0},
 	}, 10, "")
 	want := "A step increase at iteration 1, a downward trend from iteration 1 to 8, a peak at iteration 9. " +
-		"Degradations, worst first: the step increase at 1 costs 4. Improvements: the downward trend from 1 saves 1."
+		"Cost over the baseline, largest first: the step increase at 1 costs 4; the slower iterations before the downward trend from 1 cost 1."
 	if got != want {
 		t.Errorf("Describe:\n got %q\nwant %q", got, want)
 	}
@@ -63,7 +64,7 @@ func TestDescribeTellsTheLargest(t *testing.T) {
 	want := "Minor changes until iteration 39, then a peak at iteration 40, flat until iteration 49, then a peak at iteration 50"
 	if !strings.HasPrefix(got, want) || !strings.Contains(got, "4 smaller features are not told.") ||
 		!strings.Contains(got, "a peak at iteration 130, flat to the end.") ||
-		!strings.Contains(got, "worst first: the peak at 130 costs 14; the peak at 120 costs 13;") {
+		!strings.Contains(got, "largest first: the peak at 130 costs 14; the peak at 120 costs 13;") {
 		t.Errorf("Describe: %q", got)
 	}
 }

@@ -1,5 +1,5 @@
 // Package dynamics finds and describes how a per-iteration performance series
-// changes over time (seed 004, Oleynik, chapter 6): a Haar wavelet transform
+// changes over time (Oleynik, chapter 6): a Haar wavelet transform
 // quantifies variability per scale and per iteration, and scale-space filtering
 // locates the relevant peaks, dips, steps and trends, each with the time it
 // costs relative to its baseline. It takes plain []float64 series (one value

@@ -3,7 +3,7 @@ package dynamics
 import "math"
 
 // Energy is the variability of a series measured on its Haar coefficients
-// (seed 004, §6.2.2). Thanks to orthonormality, Total equals the sum of
+// (Oleynik, §6.2.2). Thanks to orthonormality, Total equals the sum of
 // squares of the samples (eq. 6.3) and Dynamic equals N times their
 // population variance (eq. 6.4).
 type Energy struct {
@@ -21,7 +21,7 @@ type Energy struct {
 	ShortScales, WideScales float64
 }
 
-// Variability returns Dynamic/Total, the ratio the seed's "significant
+// Variability returns Dynamic/Total, the ratio Oleynik's "significant
 // variability" property compares against a threshold; 0 for an all-zero series.
 func (e Energy) Variability() float64 {
 	if e.Total == 0 {

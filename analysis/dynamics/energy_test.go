@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// Seed 004 eq. 6.3: the energy of the coefficients is the energy of the series.
+// Oleynik, eq. 6.3: the energy of the coefficients is the energy of the series.
 func TestEnergyConservation(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	for _, n := range testLengths {
@@ -24,7 +24,7 @@ func TestEnergyConservation(t *testing.T) {
 	}
 }
 
-// Seed 004 eq. 6.4: the wavelet coefficients alone decompose the variance.
+// Oleynik, eq. 6.4: the wavelet coefficients alone decompose the variance.
 func TestVarianceDecomposition(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	for _, n := range testLengths[1:] {

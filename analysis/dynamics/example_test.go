@@ -32,8 +32,8 @@ func ExampleAnalyze() {
 	fmt.Println(dynamics.Describe(a.Features, len(x), "ms"))
 	// Output:
 	// peak over iterations 30-30: +4 ms
-	// step up over iterations 59-60: +109 ms
-	// Flat until iteration 29, then a peak at iteration 30, flat until iteration 59, then a step increase at iteration 60, flat to the end. Degradations, worst first: the step increase at 60 costs 109 ms; the peak at 30 costs 3.82 ms.
+	// step up over iterations 59-60: +108 ms
+	// Flat until iteration 29, then a peak at iteration 30, flat until iteration 59, then a step increase at iteration 60, flat to the end. Cost over the baseline, largest first: the step increase at 60 costs 108 ms; the peak at 30 costs 3.71 ms.
 }
 
 // Energies of a short series: the total is its sum of squares, the dynamic

@@ -3,16 +3,15 @@ package dynamics
 import (
 	"fmt"
 	"math"
-	"slices"
 )
 
 // Kind is the shape of a feature, named as a person reading the plot would.
-// Increases are degradations in the seed's convention (the series measures
+// Increases are degradations in Oleynik's convention (the series measures
 // time lost or a cost), decreases are improvements.
 type Kind int
 
 const (
-	// Peak is a temporary rise that returns to its level (the seed's "AB"
+	// Peak is a temporary rise that returns to its level (Oleynik's "AB"
 	// episode sequence: concave increase then concave decrease).
 	Peak Kind = iota
 	// Dip is a temporary fall that returns to its level.
@@ -21,14 +20,18 @@ const (
 	StepUp
 	// StepDown is a lasting fall that happens within about one iteration.
 	StepDown
-	// TrendUp is a gradual rise over many iterations (the seed's rising
+	// TrendUp is a gradual rise over many iterations (Oleynik's rising
 	// episodes A, D, E).
 	TrendUp
 	// TrendDown is a gradual fall over many iterations.
 	TrendDown
+	// Periodic is a peak that recurs every Period iterations: regular
+	// work such as a checkpoint every tenth iteration, one feature for all
+	// its peaks, not a change of the run.
+	Periodic
 )
 
-var kindNames = [...]string{"peak", "dip", "step up", "step down", "upward trend", "downward trend"}
+var kindNames = [...]string{"peak", "dip", "step up", "step down", "upward trend", "downward trend", "periodic peaks"}
 
 func (k Kind) String() string {
 	if k < 0 || int(k) >= len(kindNames) {
@@ -45,30 +48,37 @@ type Feature struct {
 	// covers the last iteration at the old level and the first at the new one;
 	// a trend covers the iterations over which the series moves.
 	From, To int
-	// Severity is what the feature costs, in value units × iterations,
-	// relative to its baseline, the level the series would have kept without
-	// it. A peak or dip counts the area between the series over its
-	// iterations and the line joining the levels around it (the seed's Sum of
-	// an episode's samples, less the baseline). A step counts its fitted
-	// height for every iteration from the step until the next step (or the end
-	// of the series): neither a trend nor a peak after it undoes it. A trend
-	// counts the area between its fitted line and the level before it, then
-	// its whole rise for every iteration after it until the next step or
-	// trend. If the values are times per iteration, Severity is the time lost
-	// (positive: a degradation) or saved (negative).
+	// Severity is the time the feature adds over the series' baseline, in
+	// value units × iterations: what the run would save if the feature
+	// were prevented (Oleynik, §6.1). The baseline is the lowest level the
+	// series holds for a while (its fitted level, not a single fast
+	// iteration). A peak or dip counts the area between the series and the
+	// line joining the levels around it (negative for a dip). Steps and
+	// trends share out the area between the fitted series and the
+	// baseline: a rise owns what it adds for as long as the series stays
+	// up, and the excess the series starts with (a slow start, a run that
+	// improves) belongs to the fall that ends it. So no iteration's time is
+	// counted twice, and no feature costs more than the series' total.
 	Severity float64
 	// Scale is the σ, in iterations, of the finest scale-space level at which
 	// the feature is significant; Stability is the number of levels over which
-	// it is significant (the seed's stability, §6.3.5). For trends, which have
+	// it is significant (Oleynik's stability, §6.3.5). For trends, which have
 	// no critical point inside, these are the levels at which the fitted slope
 	// exceeds the noise threshold while the smoothing is narrower than a quarter
 	// of the trend. Both are zero for a step that only the direct search of
 	// the fit found (see Analyze).
 	Scale     float64
 	Stability int
+	// Period is the distance between the peaks of a Periodic feature, in
+	// iterations (0 for the other kinds); its From and To are the first and
+	// last of them, Stability their number.
+	Period int
 }
 
 func (f Feature) String() string {
+	if f.Kind == Periodic {
+		return fmt.Sprintf("%v every %d [%d,%d] severity %.4g (%d of them)", f.Kind, f.Period, f.From, f.To, f.Severity, f.Stability)
+	}
 	return fmt.Sprintf("%v [%d,%d] severity %.4g (σ=%.3g, stability %d)", f.Kind, f.From, f.To, f.Severity, f.Scale, f.Stability)
 }
 
@@ -116,59 +126,6 @@ type item struct {
 }
 
 func (it item) excursion() bool { return it.a != nil }
-
-func (it item) first() int {
-	if it.excursion() {
-		return it.a[0].first()
-	}
-	return it.c.first()
-}
-
-// features turns the chosen model into features; grid and thr1 are the
-// scale-space levels and their slope thresholds (for the scale of trends).
-func features(x []float64, m model, grid, thr1 []float64) []Feature {
-	cs := findChanges(m, grid, thr1)
-	runs := findRuns(cs)
-	n := len(x)
-	var items []item
-	for i := 0; i < len(runs); i++ {
-		if i+1 < len(runs) && runs[i].up != runs[i+1].up {
-			if ka, kb, ok := excursionSplit(cs, runs[i], runs[i+1], n); ok {
-				for _, c := range runs[i].cs[:ka] {
-					items = append(items, item{c: c})
-				}
-				items = append(items, item{a: runs[i].cs[ka:], b: runs[i+1].cs[:kb]})
-				for _, c := range runs[i+1].cs[kb:] {
-					items = append(items, item{c: c})
-				}
-				i++
-				continue
-			}
-		}
-		for _, c := range runs[i].cs {
-			items = append(items, item{c: c})
-		}
-	}
-	var out []Feature
-	for k, it := range items {
-		if it.excursion() {
-			out = append(out, excursion(x, m.segs, it.a, it.b))
-			continue
-		}
-		// Where the change's cost stops: the next lasting change for a
-		// trend, the next step for a step. Peaks and dips come back to the
-		// level and do not stop it.
-		end := n - 1
-		for _, next := range items[k+1:] {
-			if !next.excursion() && (!it.c.jump || next.c.jump) {
-				end = next.first() - 1
-				break
-			}
-		}
-		out = append(out, lasting(m, it.c, end))
-	}
-	return out
-}
 
 // findChanges lists the jumps and slopes of the model in order.
 func findChanges(m model, grid, thr1 []float64) []change {
@@ -250,13 +207,16 @@ func trendScale(s line, grid, thr1 []float64) (float64, int) {
 // excursionSplit looks for a peak or a dip where run a turns into run b:
 // the last changes of a, from ka on, and the first of b, up to kb, go away
 // from the level and back to within half of the height (and not more than
-// twice it), and the excursion is not wider than the longer of the stretches
-// beside it, up to the nearest steps outside it or the ends of the series.
-// A wider one is left as lasting changes: a raised plateau is a step up and
-// a step down, not a peak. Trends do not bound the stretches beside it: a
-// spike on a trend is a peak. The longest such excursion is chosen, so that
-// a rounded bump fitted by several pieces is one peak, and a spike at the top
-// of a rise is a peak after the rise.
+// twice it), and the excursion is not wider than the stretches beside it,
+// up to the nearest steps outside it or the ends of the series: than both,
+// or than the longer one if the shorter holds a level (minTrendSamples
+// iterations). Another is left as lasting changes: a raised plateau is a
+// step up and a step down, not a peak, and a long fast stretch after two
+// slow first iterations is the level the run starts at, not a dip. Trends
+// do not bound the stretches beside it: a spike on a trend is a peak. The
+// longest such excursion is chosen, so that a rounded bump fitted by
+// several pieces is one peak, and a spike at the top of a rise is a peak
+// after the rise.
 func excursionSplit(cs []change, a, b run, n int) (ka, kb int, ok bool) {
 	for ka = 0; ka < len(a.cs); ka++ {
 		for kb = len(b.cs); kb >= 1; kb-- {
@@ -284,99 +244,12 @@ func excursionSplit(cs []change, a, b run, n int) (ka, kb int, ok bool) {
 					after = min(after, c.first()-to-1)
 				}
 			}
-			if to-from+1 <= max(before, after) {
+			if w := to - from + 1; w <= min(before, after) || w <= max(before, after) && min(before, after) >= minTrendSamples {
 				return ka, kb, true
 			}
 		}
 	}
 	return 0, 0, false
-}
-
-// excursion builds the peak or dip made of the changes a (away) and b
-// (back). Its severity is the area between the series and the line joining
-// the fitted levels just before and just after it.
-func excursion(x []float64, segs []line, a, b []change) Feature {
-	from, to := a[0].first(), b[len(b)-1].lastOff()
-	var before, after float64
-	hasBefore, hasAfter := from > 0, to < len(x)-1
-	if hasBefore {
-		before = segAt(segs, from-1)
-	}
-	if hasAfter {
-		after = segAt(segs, to+1)
-	}
-	switch {
-	case !hasBefore && !hasAfter:
-		before, after = 0, 0
-	case !hasBefore:
-		before = after
-	case !hasAfter:
-		after = before
-	}
-	var sev float64
-	for i := from; i <= to; i++ {
-		frac := float64(i-from+1) / float64(to-from+2)
-		sev += x[i] - (before + frac*(after-before))
-	}
-	kind := Peak
-	if !a[0].up {
-		kind = Dip
-	}
-	f := Feature{Kind: kind, From: from, To: to, Severity: sev}
-	for _, c := range append(slices.Clone(a), b...) {
-		f.Scale = minPositive(f.Scale, c.sigma)
-		f.Stability = max(f.Stability, c.stability)
-	}
-	return f
-}
-
-// lasting builds the step or trend of change c whose cost runs until end.
-// Both are measured on the fitted model, so that the noise and the peaks
-// inside the stretch do not count: a step costs its height for every
-// iteration, a trend the area between its line and the level before it,
-// then its whole rise for every iteration after it.
-func lasting(m model, c change, end int) Feature {
-	start := c.first()
-	var sev float64
-	if c.jump {
-		sev = c.delta * float64(end-start+1)
-	} else {
-		// The level before: the segment before the trend unless a jump
-		// separates them (the jump is its own step), else the trend's own
-		// fitted start.
-		base := segAt(m.segs, c.from)
-		if c.from > 0 && !m.jumpAt(c.from) {
-			base = segAt(m.segs, c.from-1)
-		}
-		for k := start; k <= c.to; k++ {
-			sev += segAt(m.segs, k) - base
-		}
-		sev += (segAt(m.segs, c.to) - base) * float64(end-c.to)
-	}
-	var kind Kind
-	switch {
-	case c.jump && c.up:
-		kind = StepUp
-	case c.jump:
-		kind = StepDown
-	case c.up:
-		kind = TrendUp
-	default:
-		kind = TrendDown
-	}
-	return Feature{Kind: kind, From: c.from, To: c.to, Severity: sev, Scale: c.sigma, Stability: c.stability}
-}
-
-// jumpAt reports whether the model jumps into sample pos.
-func (m model) jumpAt(pos int) bool {
-	k, ok := slices.BinarySearchFunc(m.bps, pos, func(b breakpoint, p int) int { return b.pos - p })
-	return ok && m.jumps[k]
-}
-
-// segAt returns the fitted value at sample i.
-func segAt(segs []line, i int) float64 {
-	k, _ := slices.BinarySearchFunc(segs, i, func(l line, i int) int { return l.to - i })
-	return segs[k].at(float64(i))
 }
 
 func minPositive(a, b float64) float64 {

@@ -70,9 +70,18 @@ func FuzzAnalyze(f *testing.F) {
 		if err != nil {
 			t.Fatalf("finite series rejected: %v", err)
 		}
+		var total float64
+		nonNegative := true
+		for _, v := range x {
+			total += math.Abs(v)
+			nonNegative = nonNegative && v >= 0
+		}
 		for i, ft := range a.Features {
-			if ft.From < 0 || ft.To >= len(x) || ft.From > ft.To || ft.Kind < Peak || ft.Kind > TrendDown {
+			if ft.From < 0 || ft.To >= len(x) || ft.From > ft.To || ft.Kind < Peak || ft.Kind > Periodic {
 				t.Fatalf("feature %v outside a series of %d", ft, len(x))
+			}
+			if math.IsNaN(ft.Severity) || nonNegative && math.Abs(ft.Severity) > total*(1+1e-9) {
+				t.Fatalf("feature %v: cost NaN or above the total %g", ft, total)
 			}
 			if i > 0 && ft.From < a.Features[i-1].From {
 				t.Fatalf("features out of order: %v", a.Features)

@@ -3,12 +3,12 @@ package dynamics
 import "math"
 
 // Transform is the orthonormal Haar wavelet decomposition of a series of
-// length N, carried to the coarsest scale (the seed's J̃ = J, eq. 6.2).
+// length N, carried to the coarsest scale (Oleynik's J̃ = J, eq. 6.2).
 //
 // Detail[j-1][n] is the wavelet coefficient W_f[j, n] at dyadic scale 2^j
 // and shift n: it compares the mean of the right half of the iterations
 // [n·2^j, min((n+1)·2^j, N)) with the mean of the left half, so a positive
-// coefficient means the series increases there (a degradation, in the seed's
+// coefficient means the series increases there (a degradation, in Oleynik's
 // convention). Approx is the single approximation coefficient, √N times the
 // mean of the series.
 //

@@ -6,7 +6,7 @@ import (
 	"sync"
 )
 
-// The scale-space image (seed 004, §6.3.3–6.3.6) is computed with Lindeberg's
+// The scale-space image (Oleynik, §6.3.3–6.3.6) is computed with Lindeberg's
 // discrete analogue of the Gaussian, T(n, t) = e^{-t} I_n(t) of variance t = σ²,
 // whose Fourier transform is exp(t(cos ω - 1)). Convolving the series, extended
 // by half-sample reflection at both ends (the zero-flux boundary of the
@@ -396,7 +396,7 @@ func extrema(pts []criticalPoint, v []float64, w int, thr float64, zeroOutside b
 }
 
 // track is a critical point followed from coarse to fine scales, a contour
-// of the seed's scale-space image (§6.3.4).
+// of Oleynik's scale-space image (§6.3.4).
 type track struct {
 	kind      pointKind
 	pos       int     // position at the finest scale reached

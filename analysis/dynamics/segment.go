@@ -8,7 +8,7 @@ import (
 
 // The scale-space image says where something happens and how salient it is;
 // what happens and what it costs is then read from the series itself at the
-// finest scale (seed 004, §6.3.6: an episode's borders are the critical points
+// finest scale (Oleynik, §6.3.6: an episode's borders are the critical points
 // at the finest scale and its Sum is taken over the raw samples).
 //
 // The series is modelled as a sequence of segments, one per episode, each

@@ -6,55 +6,129 @@ import (
 	"html"
 	"io"
 	"math"
+	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/hmbtrace/hmbtrace/analysis/dynamics"
+	"github.com/hmbtrace/hmbtrace/internal/units"
 )
 
-// amount formats a severity in the series' unit.
+// amount formats a value of the series' unit: durations as every tool of
+// hmbtrace does (internal/units), other units with four digits.
 func amount(v float64, unit string) string {
-	if unit != "ns" {
-		return fmt.Sprintf("%.4g %s", v, unit)
+	if unit == "ns" {
+		return units.Duration(v)
 	}
-	switch a := math.Abs(v); {
-	case a >= 1e9:
-		return fmt.Sprintf("%.3g s", v/1e9)
-	case a >= 1e6:
-		return fmt.Sprintf("%.3g ms", v/1e6)
-	case a >= 1e3:
-		return fmt.Sprintf("%.3g µs", v/1e3)
+	return fmt.Sprintf("%.4g %s", v, unit)
+}
+
+// axisAmount is amount without a unit other than time's: the panel's
+// title names the metric, and the axis has little room.
+func axisAmount(v float64, unit string) string {
+	if unit == "ns" {
+		return units.Duration(v)
 	}
-	return fmt.Sprintf("%.3g ns", v)
+	return fmt.Sprintf("%.4g", v)
+}
+
+// share returns the finding's cost as a fraction of the location's time in
+// the loop, or NaN when that is not a time or not known.
+func (f Finding) share() float64 {
+	if f.Series.Unit != "ns" || f.Series.Loop <= 0 {
+		return math.NaN()
+	}
+	return f.Severity / f.Series.Loop
 }
 
 func (f Finding) sentence() string {
-	what := map[dynamics.Kind]string{dynamics.Peak: "a peak", dynamics.Dip: "a dip", dynamics.StepUp: "a step up",
-		dynamics.StepDown: "a step down", dynamics.TrendUp: "an upward trend", dynamics.TrendDown: "a downward trend"}[f.Feature.Kind]
-	where := fmt.Sprintf("at iteration %d", f.From)
-	if f.To > f.From {
-		where = fmt.Sprintf("over iterations %d–%d", f.From, f.To)
+	k := f.Feature.Kind
+	var what string
+	switch k {
+	case dynamics.StepUp, dynamics.StepDown:
+		what = fmt.Sprintf("a %v at iteration %d", k, f.To)
+	case dynamics.TrendUp, dynamics.TrendDown:
+		what = fmt.Sprintf("an %v over iterations %d–%d", k, f.From, f.To)
+		if k == dynamics.TrendDown {
+			what = fmt.Sprintf("a %v over iterations %d–%d", k, f.From, f.To)
+		}
+	case dynamics.Periodic:
+		what = fmt.Sprintf("a peak every %d iterations over iterations %d–%d (%d of them)",
+			uint64(f.Feature.Period)*f.Series.Width, f.From, f.To, f.Feature.Stability)
+	default:
+		what = fmt.Sprintf("a %v at iteration %d", k, f.From)
+		if f.To > f.From {
+			what = fmt.Sprintf("a %v over iterations %d–%d", k, f.From, f.To)
+		}
 	}
-	effect := "costing"
-	sev := f.Severity
-	if sev < 0 {
-		effect, sev = "saving", -sev
+	cost := amount(math.Abs(f.Severity), f.Series.Unit)
+	if s := f.share(); !math.IsNaN(s) {
+		cost += fmt.Sprintf(" (%s of the loop)", units.Share(math.Abs(f.Severity), f.Series.Loop))
 	}
-	return fmt.Sprintf("%q on %s, %s: %s %s, %s %s", f.Series.Region, f.Series.Location, f.Series.Metric, what, where, effect, amount(sev, f.Series.Unit))
+	var effect string
+	switch {
+	case f.Severity < 0:
+		effect = "saving " + cost
+	case f.Severity == 0:
+		effect = "back from the rise before it"
+	case k == dynamics.StepDown || k == dynamics.TrendDown:
+		effect = "after slower iterations that cost " + cost
+	default:
+		effect = "costing " + cost
+	}
+	s := fmt.Sprintf("%q on %s, %s: %s, %s", f.Series.Region, f.Series.Location, f.Series.Metric, what, effect)
+	if len(f.Also) > 0 {
+		s += fmt.Sprintf("; also in %s around it", quoted(f.Also))
+	}
+	return s
 }
 
-// WriteText writes the findings, worst degradation first (at most top of
-// them; all if top <= 0), then a sentence per series that has any.
+func quoted(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = fmt.Sprintf("%q", n)
+	}
+	return strings.Join(q, ", ")
+}
+
+// counts says how many series there are and what became of them.
+func (r *Result) counts() string {
+	n := map[string]int{}
+	with := 0
+	for i := range r.Series {
+		if r.Quiet[i] == "" {
+			with++
+		} else {
+			n[r.Quiet[i]]++
+		}
+	}
+	parts := []string{fmt.Sprintf("%d with findings", with)}
+	for _, q := range []struct{ key, text string }{
+		{quietFlat, "flat within their noise"},
+		{quietSmall, fmt.Sprintf("with changes below %s of the loop's time", units.Share(r.MinShare, 1))},
+		{quietEcho, "only echoing a region inside them"},
+		{quietShort, fmt.Sprintf("too short (fewer than %d values)", dynamics.MinFeatureSamples)},
+	} {
+		if n[q.key] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n[q.key], q.text))
+		}
+	}
+	return fmt.Sprintf("%d series (region × location × metric): %s", len(r.Series), strings.Join(parts, ", "))
+}
+
+// WriteText writes the findings, costliest first (at most top of them; all
+// if top <= 0), then a sentence per series that has any.
 func (r *Result) WriteText(w io.Writer, top int) error {
 	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "Iterations: %s; %d series analysed.\n", r.Source, len(r.Series))
+	fmt.Fprintf(bw, "Iterations: %s.\n%s.\n", r.Source, r.counts())
 	for _, n := range r.Notes {
 		fmt.Fprintf(bw, "note: %s\n", n)
 	}
 	if len(r.Findings) == 0 {
-		fmt.Fprintln(bw, "\nNo relevant change over the iterations: every series is flat within its noise.")
+		fmt.Fprintf(bw, "\nNo relevant change over the iterations: no series changes by %s of the loop's time or more beyond its noise.\n", units.Share(r.MinShare, 1))
 		return bw.Flush()
 	}
-	fmt.Fprintln(bw, "\nDegradations first:")
+	fmt.Fprintf(bw, "\nCostliest first (time over each series' baseline; %s of the loop's time or more):\n", units.Share(r.MinShare, 1))
 	shown := r.Findings
 	if top > 0 && len(shown) > top {
 		shown = shown[:top]
@@ -67,29 +141,126 @@ func (r *Result) WriteText(w io.Writer, top int) error {
 	}
 	fmt.Fprintln(bw, "\nPer series:")
 	for i, s := range r.Series {
-		a := r.Analyses[i]
-		if len(a.Features) == 0 {
+		fs := r.Relevant[i]
+		if len(fs) == 0 {
 			continue
 		}
-		unit := s.Unit // severities are value × iterations: ns of time lost
+		width := float64(s.Width)
+		format := func(v float64) string { return amount(v*width, s.Unit) }
 		fmt.Fprintf(bw, "  %q on %s, %s: %s (dynamic energy %.0f%% of the total)\n", s.Region, s.Location, s.Metric,
-			dynamics.Describe(a.Features, a.N, unit), 100*a.Energy.Variability())
+			dynamics.DescribeWith(fs, len(s.Values), format), 100*r.Analyses[i].Energy.Variability())
 	}
 	return bw.Flush()
 }
 
-// WriteTSV writes every finding:
-// <region>\t<location>\t<metric>\t<kind>\t<from-iter>\t<to-iter>\t<severity>.
+// TSVHeader is the first line WriteTSV writes.
+const TSVHeader = "region\tlocation\tmetric\tkind\tfrom_iteration\tto_iteration\tcost\tunit\tshare_of_loop\talso_in"
+
+// WriteTSV writes a header line and every finding, costliest first: the
+// cost in the series' unit × iterations (ns for times; negative for a dip),
+// its share of the location's time in the loop (empty when the series is
+// not a time), and the enclosing regions folded into it, comma-separated.
 func (r *Result) WriteTSV(w io.Writer) error {
 	bw := bufio.NewWriter(w)
+	fmt.Fprintln(bw, TSVHeader)
 	for _, f := range r.Findings {
-		fmt.Fprintf(bw, "%s\t%s\t%s\t%s\t%d\t%d\t%g\n", f.Series.Region, f.Series.Location, f.Series.Metric, f.Feature.Kind, f.From, f.To, f.Severity)
+		share := ""
+		if s := f.share(); !math.IsNaN(s) {
+			share = fmt.Sprintf("%.4f", s)
+		}
+		fmt.Fprintf(bw, "%s\t%s\t%s\t%s\t%d\t%d\t%.0f\t%s\t%s\t%s\n", f.Series.Region, f.Series.Location, f.Series.Metric,
+			f.Feature.Kind, f.From, f.To, f.Severity, f.Series.Unit, share, strings.Join(f.Also, ","))
 	}
 	return bw.Flush()
 }
 
-// WriteSVG plots the top series (those with the worst findings) as lines
-// over the iterations, with their features marked as shaded spans.
+// SVG geometry, shared with the tests.
+const (
+	svgWidth     = 900.0
+	svgPanel     = 190.0
+	svgMargin    = 20.0
+	svgLeft      = 78.0
+	labelSize    = 10.0
+	labelLanes   = 3
+	labelLineGap = 13.0
+	// charWidth bounds the advance of a character of the sans-serif font
+	// at labelSize: wide enough for "m" and "w" in common sans fonts.
+	charWidth = 0.62 * labelSize
+)
+
+// labelBox is the horizontal extent of a placed label.
+type labelBox struct{ x0, x1 float64 }
+
+// placeLabels places one label per span (start x, text) into up to
+// labelLanes lanes, left to right, each in the first lane where it does not
+// touch another; a label that fits in no lane is left out (its span keeps
+// its tooltip). It returns the lane per label, -1 for left out, and the x
+// of each label's start.
+func placeLabels(starts []float64, texts []string, right float64) (lanes []int, xs []float64) {
+	const pad = 4.0
+	var lane [labelLanes][]labelBox
+	lanes = make([]int, len(texts))
+	xs = make([]float64, len(texts))
+	for i, t := range texts {
+		w := float64(utf8.RuneCountInString(t)) * charWidth
+		x := math.Min(starts[i]+2, right-w)
+		xs[i] = x
+		lanes[i] = -1
+		for l := range lane {
+			free := true
+			for _, b := range lane[l] {
+				if x < b.x1+pad && x+w+pad > b.x0 {
+					free = false
+					break
+				}
+			}
+			if free {
+				lane[l] = append(lane[l], labelBox{x, x + w})
+				lanes[i] = l
+				break
+			}
+		}
+	}
+	return lanes, xs
+}
+
+// fit shortens s to at most width pixels of text, cutting its middle.
+func fit(s string, width float64) string {
+	n := int(width / charWidth)
+	r := []rune(s)
+	if len(r) <= n || n < 5 {
+		return s
+	}
+	head := (n - 1) / 2
+	return string(r[:head]) + "…" + string(r[len(r)-(n-1-head):])
+}
+
+// valueRange returns the axis range of a series: from its lowest value to
+// its highest, unless a few outliers would flatten everything else, in
+// which case the top is cut at the median plus eight times the distance
+// from the median to the 95th percentile (or twice the 95th percentile,
+// whichever is higher): rare iterations many times slower than the rest
+// then leave room for the features, and are marked where they are cut.
+func valueRange(v []float64) (lo, hi float64) {
+	if len(v) == 0 {
+		return 0, 1
+	}
+	sorted := slices.Clone(v)
+	slices.Sort(sorted)
+	lo, hi = sorted[0], sorted[len(sorted)-1]
+	med, q := sorted[len(sorted)/2], sorted[len(sorted)*95/100]
+	if cut := math.Max(med+8*(q-med), 2*q); cut > lo && cut < hi {
+		hi = cut
+	}
+	if hi <= lo {
+		hi = lo + math.Max(math.Abs(lo), 1)
+	}
+	return lo, hi
+}
+
+// WriteSVG plots the top series (those with the costliest findings) as lines
+// over the iterations, with their features marked as shaded spans and
+// labelled where the label fits without touching another.
 func (r *Result) WriteSVG(w io.Writer, top int) error {
 	if top <= 0 {
 		top = 4
@@ -106,51 +277,83 @@ func (r *Result) WriteSVG(w io.Writer, top int) error {
 			}
 		}
 	}
-	const width, panel, margin, left = 900.0, 170.0, 20.0, 70.0
-	height := margin*2 + 30 + panel*float64(max(len(picked), 1))
+	height := svgMargin*2 + 30 + svgPanel*float64(max(len(picked), 1))
 	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, `<svg xmlns="http://www.w3.org/2000/svg" width="%.0f" height="%.0f" viewBox="0 0 %.0f %.0f" font-family="sans-serif" font-size="11">`+"\n", width, height, width, height)
-	fmt.Fprintf(bw, `<title>Dynamics</title><rect width="100%%" height="100%%" fill="white"/><text x="%.0f" y="%.0f" font-size="14">Iterations: %s</text>`+"\n", margin, margin+10, html.EscapeString(r.Source))
+	fmt.Fprintf(bw, `<svg xmlns="http://www.w3.org/2000/svg" width="%.0f" height="%.0f" viewBox="0 0 %.0f %.0f" font-family="sans-serif" font-size="11">`+"\n", svgWidth, height, svgWidth, height)
+	fmt.Fprintf(bw, `<title>Dynamics</title><rect width="100%%" height="100%%" fill="white"/><text x="%.0f" y="%.0f" font-size="14">%s</text>`+"\n",
+		svgMargin, svgMargin+10, html.EscapeString(fit("Iterations: "+r.Source, (svgWidth-2*svgMargin)*labelSize/14)))
 	if len(picked) == 0 {
-		fmt.Fprintf(bw, `<text x="%.0f" y="%.0f">No relevant change over the iterations.</text>`+"\n", margin, margin+50)
+		fmt.Fprintf(bw, `<text x="%.0f" y="%.0f">No relevant change over the iterations.</text>`+"\n", svgMargin, svgMargin+50)
 	}
-	colours := map[dynamics.Kind]string{dynamics.Peak: "#e4572e", dynamics.Dip: "#29335c", dynamics.StepUp: "#f3a712",
-		dynamics.StepDown: "#669bbc", dynamics.TrendUp: "#a8201a", dynamics.TrendDown: "#4f772d"}
+	colours := map[dynamics.Kind]string{dynamics.Peak: "#e4572e", dynamics.Dip: "#29335c", dynamics.StepUp: "#c77d00",
+		dynamics.StepDown: "#3d7ea6", dynamics.TrendUp: "#a8201a", dynamics.TrendDown: "#4f772d", dynamics.Periodic: "#7b4fa8"}
 	for p, i := range picked {
 		s := r.Series[i]
-		y0 := margin + 30 + panel*float64(p)
-		x0, x1 := left, width-margin
-		ph := panel - 40
-		lo, hi := math.Inf(1), math.Inf(-1)
-		for _, v := range s.Values {
-			lo, hi = math.Min(lo, v), math.Max(hi, v)
-		}
-		if hi <= lo {
-			hi = lo + 1
-		}
+		y0 := svgMargin + 30 + svgPanel*float64(p)
+		x0, x1 := svgLeft, svgWidth-svgMargin
+		top := y0 + 20 + labelLanes*labelLineGap // the plot starts below the label lanes
+		ph := svgPanel - 40 - labelLanes*labelLineGap
+		lo, hi := valueRange(s.Values)
 		xAt := func(k float64) float64 { return x0 + (x1-x0)*k/math.Max(1, float64(len(s.Values)-1)) }
-		yAt := func(v float64) float64 { return y0 + 20 + ph*(1-(v-lo)/(hi-lo)) }
+		yAt := func(v float64) float64 { return top + ph*(1-(math.Min(v, hi)-lo)/(hi-lo)) }
 		fmt.Fprintf(bw, `<text x="%.0f" y="%.0f" font-weight="bold">%s</text>`+"\n", x0, y0+12,
-			html.EscapeString(fmt.Sprintf("%s on %s: %s", s.Region, s.Location, s.Metric)))
+			html.EscapeString(fit(fmt.Sprintf("%s on %s: %s", s.Region, s.Location, s.Metric), (x1-x0)*labelSize/11)))
+		var starts []float64
+		var texts []string
+		var mine []Finding
 		for _, f := range r.Findings {
-			if f.Series != s {
+			if f.Series == s {
+				mine = append(mine, f)
+			}
+		}
+		for _, f := range mine {
+			a, b := xAt(float64(f.Feature.From)-0.5), xAt(float64(f.Feature.To)+0.5)
+			if f.Feature.Kind == dynamics.Periodic {
+				// A tick at each of its places, not a span over the run.
+				for i := f.Feature.From; i <= f.Feature.To && f.Feature.Period > 0; i += f.Feature.Period {
+					fmt.Fprintf(bw, `<rect x="%.1f" y="%.1f" width="1.5" height="%.1f" fill="%s" fill-opacity="0.5"><title>%s</title></rect>`+"\n",
+						xAt(float64(i))-0.75, top, ph, colours[f.Feature.Kind], html.EscapeString(f.sentence()))
+				}
+			} else {
+				fmt.Fprintf(bw, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s" fill-opacity="0.25"><title>%s</title></rect>`+"\n",
+					math.Max(a, x0), top, math.Max(1, math.Min(b, x1)-math.Max(a, x0)), ph, colours[f.Feature.Kind], html.EscapeString(f.sentence()))
+			}
+			starts = append(starts, math.Max(a, x0))
+			texts = append(texts, f.Feature.Kind.String())
+		}
+		lanes, xs := placeLabels(starts, texts, x1)
+		left := 0
+		for k, l := range lanes {
+			if l < 0 {
+				left++
 				continue
 			}
-			a, b := xAt(float64(f.Feature.From)-0.5), xAt(float64(f.Feature.To)+0.5)
-			fmt.Fprintf(bw, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s" fill-opacity="0.25"><title>%s</title></rect>`+"\n",
-				math.Max(a, x0), y0+20, math.Max(1, math.Min(b, x1)-math.Max(a, x0)), ph, colours[f.Feature.Kind], html.EscapeString(f.sentence()))
-			fmt.Fprintf(bw, `<text x="%.1f" y="%.1f" fill="%s" font-size="10">%s</text>`+"\n", math.Max(a, x0)+2, y0+30, colours[f.Feature.Kind], f.Feature.Kind)
+			fmt.Fprintf(bw, `<text class="label" x="%.1f" y="%.1f" fill="%s" font-size="%.0f">%s<title>%s</title></text>`+"\n",
+				xs[k], y0+20+labelLineGap*float64(l+1)-3, colours[mine[k].Feature.Kind], labelSize, texts[k], html.EscapeString(mine[k].sentence()))
 		}
 		var pts []string
 		for k, v := range s.Values {
 			pts = append(pts, fmt.Sprintf("%.1f,%.1f", xAt(float64(k)), yAt(v)))
 		}
 		fmt.Fprintf(bw, `<polyline points="%s" fill="none" stroke="#222" stroke-width="1"/>`+"\n", strings.Join(pts, " "))
-		fmt.Fprintf(bw, `<line x1="%.0f" y1="%.1f" x2="%.0f" y2="%.1f" stroke="#999"/>`+"\n", x0, y0+20+ph, x1, y0+20+ph)
+		// Values above the axis, cut at its top: a caret each, the value
+		// in its tooltip.
+		for k, v := range s.Values {
+			if v > hi {
+				x := xAt(float64(k))
+				fmt.Fprintf(bw, `<path d="M%.1f,%.1f l-3,5 h6 z" fill="#c00"><title>iteration %d: %s (above the axis)</title></path>`+"\n",
+					x, top, uint64(k)*s.Width, amount(v, s.Unit))
+			}
+		}
+		fmt.Fprintf(bw, `<line x1="%.0f" y1="%.1f" x2="%.0f" y2="%.1f" stroke="#999"/>`+"\n", x0, top+ph, x1, top+ph)
 		fmt.Fprintf(bw, `<text x="%.0f" y="%.1f" text-anchor="end">%s</text><text x="%.0f" y="%.1f" text-anchor="end">%s</text>`+"\n",
-			x0-4, y0+24, amount(hi, s.Unit), x0-4, y0+20+ph, amount(lo, s.Unit))
-		fmt.Fprintf(bw, `<text x="%.0f" y="%.1f">0</text><text x="%.0f" y="%.1f" text-anchor="end">iteration %d</text>`+"\n",
-			x0, y0+20+ph+12, x1, y0+20+ph+12, s.Iterations-1)
+			x0-4, top+4, axisAmount(hi, s.Unit), x0-4, top+ph, axisAmount(lo, s.Unit))
+		last := fmt.Sprintf("iteration %d", s.Iterations-1)
+		if left > 0 {
+			last = fmt.Sprintf("%d more features unlabelled (hover the spans) · %s", left, last)
+		}
+		fmt.Fprintf(bw, `<text x="%.0f" y="%.1f">0</text><text x="%.0f" y="%.1f" text-anchor="end">%s</text>`+"\n",
+			x0, top+ph+12, x1, top+ph+12, last)
 	}
 	fmt.Fprintln(bw, "</svg>")
 	return bw.Flush()

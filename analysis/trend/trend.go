@@ -1,15 +1,18 @@
 // Package trend describes how a run's behaviour changes over its
-// iterations (seed 004, chapter 6): it turns trace files into one series
+// iterations (Oleynik, chapter 6): it turns trace files into one series
 // per region, location and metric, a value per iteration of the progress
-// loop, finds their relevant features with package dynamics (peaks, dips,
-// steps, trends, each located and costed), and reports the worst
-// degradations first. The iterations are the samples of the phase series
-// when the trace has one, else the invocations of the time-dominant region
-// (seed 000).
+// loop, finds their features with package dynamics (peaks, dips, steps,
+// trends, each located and costed over the series' baseline), keeps those
+// that cost a relevant share of the loop's time, folds a region's feature
+// into the same feature of a region inside it, and reports the costliest
+// first. The iterations are the samples of the phase series when the trace
+// has one, else the invocations of the time-dominant region (Weber et al.).
 package trend
 
 import (
 	"fmt"
+	"math"
+	"slices"
 	"sort"
 
 	"github.com/hmbtrace/hmbtrace/analysis"
@@ -24,6 +27,24 @@ type Series struct {
 	Values                   []float64 // per iteration, averaged over each sample's iterations
 	Width                    uint64    // iterations per value (a merged phase series holds several)
 	Iterations               uint64    // iterations in all
+	// Loop is the location's time in the progress loop, in ns, for a
+	// series of times: what a time series' costs are a share of.
+	Loop float64
+}
+
+// iterations returns how many iterations the values [from, to] hold: Width
+// each, the last value of a merged phase series fewer.
+func (s *Series) iterations(from, to int) uint64 {
+	return min(uint64(to+1)*s.Width, s.Iterations) - uint64(from)*s.Width
+}
+
+// Total returns the sum of the series over all iterations.
+func (s *Series) Total() float64 {
+	var t float64
+	for k, v := range s.Values {
+		t += v * float64(s.iterations(k, k))
+	}
+	return t
 }
 
 // Finding is one feature of one series, in iterations of the progress loop.
@@ -31,7 +52,11 @@ type Finding struct {
 	Series   *Series
 	Feature  dynamics.Feature
 	From, To uint64  // iterations, inclusive
-	Severity float64 // value units × iterations; positive is a degradation
+	Severity float64 // what it adds over the baseline, value units × iterations; negative for a dip
+	// Also names the regions around this one (on the same location, for
+	// the same metric) whose same feature only echoed this one and was
+	// folded into it.
+	Also []string
 }
 
 // Result is the dynamics of a run.
@@ -39,21 +64,49 @@ type Result struct {
 	Source   string // where the iterations come from
 	Series   []*Series
 	Analyses []dynamics.Analysis // one per series
-	Findings []Finding           // worst degradation first
-	Notes    []string
+	Findings []Finding           // costliest first
+	// Relevant holds, per series, its features that cost at least
+	// Options.MinShare, with the falls that end them, and are not folded
+	// into a region inside it. Findings holds those that cost MinShare.
+	Relevant [][]dynamics.Feature
+	// Per series: why it has no findings ("" if it has some).
+	Quiet []string
+	Notes []string
+	// MinShare is the relevance floor used.
+	MinShare float64
+
+	folded []fold
+	echoes map[*Series]bool // series all of whose features were folded
 }
+
+// DefaultMinShare is the default relevance floor: 1 % of the location's
+// time in the loop (of the series' own total for counts and counters).
+const DefaultMinShare = 0.01
 
 // Options tune Analyze.
 type Options struct {
 	Dynamics dynamics.Options
 	// Region picks the segment region when there is no phase series.
 	Region string
+	// MinShare drops features that cost less than this fraction of the
+	// location's time in the loop, Oleynik's thresholdTime (for counts
+	// and counters, of the series' own total). 0 means DefaultMinShare;
+	// a negative value keeps every feature that stands out of its noise.
+	MinShare float64
 }
+
+// Why a series has no findings.
+const (
+	quietShort = "too short"
+	quietFlat  = "flat within its noise"
+	quietSmall = "changes too small to matter"
+	quietEcho  = "echoes a region inside it"
+)
 
 // Analyze builds the series of the files and analyses each that has enough
 // iterations.
 func Analyze(files []*tracefile.File, opt Options) (*Result, error) {
-	r := &Result{}
+	r := &Result{echoes: map[*Series]bool{}}
 	phased := false
 	for _, f := range files {
 		for i := range f.Locations {
@@ -67,28 +120,73 @@ func Analyze(files []*tracefile.File, opt Options) (*Result, error) {
 	} else if err := r.fromSegments(files, opt.Region); err != nil {
 		return nil, err
 	}
+	r.MinShare = opt.MinShare
+	switch {
+	case r.MinShare == 0:
+		r.MinShare = DefaultMinShare
+	case r.MinShare < 0:
+		r.MinShare = 0
+	}
+	dopt := opt.Dynamics
+	dopt.MinRelativeSeverity = 0 // the floor is applied here, against the loop
+	var floors []float64
 	for _, s := range r.Series {
-		a, err := dynamics.Analyze(s.Values, opt.Dynamics)
+		a, err := dynamics.Analyze(s.Values, dopt)
 		if err != nil {
 			return nil, fmt.Errorf("%s on %s (%s): %v", s.Region, s.Location, s.Metric, err)
 		}
 		r.Analyses = append(r.Analyses, a)
-		for _, ft := range a.Features {
-			to := min(uint64(ft.To+1)*s.Width, s.Iterations) - 1
-			r.Findings = append(r.Findings, Finding{Series: s, Feature: ft, From: uint64(ft.From) * s.Width, To: to, Severity: ft.Severity * float64(s.Width)})
+		ref := s.Total()
+		if s.Unit == "ns" && s.Loop > 0 {
+			ref = s.Loop
+		}
+		// The floor in the series' units: value × samples.
+		per := float64(s.Iterations) / float64(max(len(s.Values), 1))
+		floors = append(floors, r.MinShare*ref/per)
+		r.Relevant = append(r.Relevant, a.Relevant(floors[len(floors)-1]))
+	}
+	r.fold()
+	for i, s := range r.Series {
+		for _, ft := range r.Relevant[i] {
+			// A fall that only ends a relevant rise completes the
+			// series' story, not the list of what costs time.
+			if math.Abs(ft.Severity) >= floors[i] {
+				r.Findings = append(r.Findings, r.finding(s, ft))
+			}
+		}
+	}
+	for _, f := range r.folded {
+		for k := range r.Findings {
+			if r.Findings[k].Series == f.into.s && r.Findings[k].Feature == f.into.f && !slices.Contains(r.Findings[k].Also, f.region) {
+				r.Findings[k].Also = append(r.Findings[k].Also, f.region)
+			}
 		}
 	}
 	sort.SliceStable(r.Findings, func(i, j int) bool { return r.Findings[i].Severity > r.Findings[j].Severity })
-	short := 0
-	for _, s := range r.Series {
-		if len(s.Values) < dynamics.MinFeatureSamples {
-			short++
+	r.Quiet = make([]string, len(r.Series))
+	for i, s := range r.Series {
+		switch {
+		case len(r.Relevant[i]) > 0:
+		case len(s.Values) < dynamics.MinFeatureSamples:
+			r.Quiet[i] = quietShort
+		case r.echoes[s]:
+			r.Quiet[i] = quietEcho
+		case len(r.Analyses[i].Features) == 0:
+			r.Quiet[i] = quietFlat
+		default:
+			r.Quiet[i] = quietSmall
 		}
 	}
-	if short > 0 {
-		r.Notes = append(r.Notes, fmt.Sprintf("%d series have fewer than %d values: too short for features", short, dynamics.MinFeatureSamples))
-	}
 	return r, nil
+}
+
+// finding places a feature of s in iterations of the loop. A value of a
+// merged phase series stands for Width iterations (the last for fewer): the
+// cost is scaled by the iterations the feature's values hold.
+func (r *Result) finding(s *Series, ft dynamics.Feature) Finding {
+	iters := s.iterations(ft.From, ft.To)
+	return Finding{Series: s, Feature: ft, From: uint64(ft.From) * s.Width, To: uint64(ft.From)*s.Width + iters - 1,
+		Severity: ft.Severity * float64(iters) / float64(ft.To-ft.From+1)}
 }
 
 // fromPhases makes series from the phase samples: inclusive time and
@@ -141,7 +239,16 @@ func (r *Result) fromPhases(files []*tracefile.File) {
 					}
 				}
 			}
+			var loop float64
+			for _, smp := range ps.Samples {
+				for _, e := range smp.Entries {
+					if e.Region == ps.Region {
+						loop += float64(f.TicksToNanos(e.Inclusive))
+					}
+				}
+			}
 			for _, k := range order {
+				series[k].Loop = loop
 				// A region with a value in one sample only, such as one that
 				// encloses the whole loop, has no dynamics to speak of.
 				if nonzero(series[k].Values) >= 2 {
@@ -176,8 +283,15 @@ func (r *Result) fromSegments(files []*tracefile.File, region string) error {
 		for _, s := range segs {
 			t.Values = append(t.Values, float64(s.Duration))
 			sos.Values = append(sos.Values, float64(s.SOS))
+			t.Loop += float64(s.Duration)
 		}
-		r.Series = append(r.Series, t, sos)
+		sos.Loop = t.Loop
+		r.Series = append(r.Series, t)
+		// Without synchronization in the segments the SOS-time is the
+		// time: the same series twice would tell every finding twice.
+		if !slices.Equal(t.Values, sos.Values) {
+			r.Series = append(r.Series, sos)
+		}
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/hmbtrace/hmbtrace/encode"
 	"github.com/hmbtrace/hmbtrace/internal/textname"
@@ -54,6 +55,7 @@ func runDump(args []string, out io.Writer) error {
 //	<location> <time-ns> COLLECTIVE <region> <depth> root=<rank> bytes=<n> [received=<n> comm=<id>]
 //	<location> <time-ns> COLL_COMPLETE <started-by> <depth> root=<rank> bytes=<n> received=<n> comm=<id> req=<n>
 //	<location> <time-ns> TASK_CREATE|TASK_SWITCH|TASK_COMPLETE|TASK_SUSPEND <region> <depth> task=<id>
+//	<location> <time-ns> RMA_<kind> <region> <depth> [win=<id>] [target=<rank>|all] [root=<rank>] [bytes=<n>] [received=<n>] [id=<n>] [type=<n>] [level=<n>] [group=<id>]
 //
 // separated by tabs. Names are escaped (textname.Escape): a tab, newline,
 // backslash, control character or invalid UTF-8 in a name shows as \t,
@@ -106,6 +108,10 @@ func dump(w *bufio.Writer, f *tracefile.File) error {
 					fmt.Fprintf(w, "\t%s=%d", name, v)
 				}
 				w.WriteByte('\n')
+			default:
+				if e.Kind.IsRma() {
+					fmt.Fprintf(w, "%s\t%d\t%v\t%s\t%d%s\n", loc, ns, e.Kind, region(e.Region), e.Depth, rmaFields(e))
+				}
 			}
 		}
 		if err := it.Err(); err != nil {
@@ -127,4 +133,52 @@ func peerName(f *tracefile.File, e tracefile.Event) string {
 		}
 	}
 	return fmt.Sprintf("location#%d", e.Peer)
+}
+
+// rmaFields formats the fields an RMA record's kind has, each as
+// "\tname=value"; the target is a world rank, "all" for every process of
+// the window, a collective's root a world rank or -1 for none, and type and
+// level are OTF2's numbers.
+func rmaFields(e tracefile.Event) string {
+	var b strings.Builder
+	k := e.Kind
+	if k != encode.KindRmaCollectiveBegin {
+		fmt.Fprintf(&b, "\twin=%d", e.Win)
+	}
+	switch k {
+	case encode.KindRmaCollectiveEnd:
+		fmt.Fprintf(&b, "\troot=%d", e.Remote)
+	case encode.KindRmaRequestLock, encode.KindRmaAcquireLock, encode.KindRmaTryLock,
+		encode.KindRmaReleaseLock, encode.KindRmaSync, encode.KindRmaPut, encode.KindRmaGet, encode.KindRmaAtomic:
+		if e.Remote < 0 {
+			b.WriteString("\ttarget=all")
+		} else {
+			fmt.Fprintf(&b, "\ttarget=%d", e.Remote)
+		}
+	}
+	switch k {
+	case encode.KindRmaPut, encode.KindRmaGet:
+		fmt.Fprintf(&b, "\tbytes=%d", e.Bytes)
+	case encode.KindRmaAtomic, encode.KindRmaCollectiveEnd:
+		fmt.Fprintf(&b, "\tbytes=%d\treceived=%d", e.Bytes, e.Received)
+	}
+	switch k {
+	case encode.KindRmaPut, encode.KindRmaGet, encode.KindRmaAtomic, encode.KindRmaOpCompleteBlocking,
+		encode.KindRmaOpCompleteNonBlock, encode.KindRmaOpTest, encode.KindRmaOpCompleteRemote,
+		encode.KindRmaRequestLock, encode.KindRmaAcquireLock, encode.KindRmaTryLock, encode.KindRmaReleaseLock:
+		fmt.Fprintf(&b, "\tid=%d", e.Request)
+	}
+	switch k {
+	case encode.KindRmaAtomic, encode.KindRmaCollectiveEnd, encode.KindRmaRequestLock, encode.KindRmaAcquireLock,
+		encode.KindRmaTryLock, encode.KindRmaSync:
+		fmt.Fprintf(&b, "\ttype=%d", e.Aux)
+	}
+	switch k {
+	case encode.KindRmaCollectiveEnd, encode.KindRmaGroupSync:
+		fmt.Fprintf(&b, "\tlevel=%d", e.Level)
+	}
+	if k == encode.KindRmaGroupSync {
+		fmt.Fprintf(&b, "\tgroup=%d", e.Group)
+	}
+	return b.String()
 }

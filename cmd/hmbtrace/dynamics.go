@@ -1,31 +1,52 @@
 package main
 
 import (
+	"fmt"
 	"io"
 
 	"github.com/hmbtrace/hmbtrace/analysis/trend"
 )
 
+func init() {
+	helpOf["dynamics"] = `One series per region, location and metric, a value per iteration of the progress loop:
+the phase series (m.Phase, HMB_PHASE), else the invocations of the time-dominant region
+(Weber et al.). Each series is analysed as Oleynik describes (Haar wavelets, scale space):
+its noise is estimated from its finest wavelet coefficients (a robust MAD, in logarithms
+when the noise grows with the level), isolated outliers are set apart, and a peak, dip,
+step or trend is reported only where it stands out of that noise at its scale. Adjacent
+pieces of one monotone change are one trend. A feature's cost is the time it adds over the
+series' baseline (the lowest level it holds for a while); no feature, nor all together,
+costs more than the series. Features costing less than -min-share of the location's time
+in the loop are not listed, and a region's feature that only echoes the same feature of a
+region inside it is told once, at the inner region ("also in ... around it").
+-tsv prints a header line, then
+  <region> <location> <metric> <kind> <from-iter> <to-iter> <cost> <unit> <share-of-loop> <also-in>
+cost in the unit × iterations (ns for times; negative for a dip).
+`
+}
+
 func runDynamics(args []string, out io.Writer) error {
 	fs := newFlags("dynamics")
-	tsv := fs.Bool("tsv", false, "print <region>\\t<location>\\t<metric>\\t<kind>\\t<from-iter>\\t<to-iter>\\t<severity> for every feature")
-	svg := fs.String("svg", "", "plot the series with the worst features, features marked, to this SVG file")
-	top := fs.Int("top", 10, "features to describe (0: all); series to plot with -svg")
+	tsv := fs.Bool("tsv", false, "print a header line and one tab-separated line per finding")
+	svg := fs.String("svg", "", "plot the series with the costliest findings, features marked, to this SVG file")
+	top := fs.Int("top", 10, "findings to list (0: all); series to plot with -svg")
 	region := fs.String("region", "", "without a phase series: the region whose invocations are the iterations (default the time-dominant one)")
-	minSev := fs.Float64("min-severity", 0, "drop features costing less than this fraction of a series' total (seed 004's thresholdTime)")
+	minShare := fs.Float64("min-share", trend.DefaultMinShare, "list features costing at least this fraction of the location's time in the loop (Oleynik's thresholdTime; 0 lists every feature that stands out of the noise)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if *minSev < 0 || *minSev >= 1 {
-		return usageError{"-min-severity wants a fraction in [0, 1)"}
+	if *minShare < 0 || *minShare >= 1 {
+		return usageError{fmt.Sprintf("-min-share %v: want a fraction in [0, 1)", *minShare)}
 	}
 	files, err := openAll(fs.Args())
 	if err != nil {
 		return err
 	}
 	defer closeAll(files)
-	opt := trend.Options{Region: *region}
-	opt.Dynamics.MinRelativeSeverity = *minSev
+	opt := trend.Options{Region: *region, MinShare: *minShare}
+	if *minShare == 0 {
+		opt.MinShare = -1 // every feature that stands out of its noise
+	}
 	r, err := trend.Analyze(files, opt)
 	if err != nil {
 		return err

@@ -72,6 +72,9 @@ func runExport(args []string, out io.Writer) error {
 		if st.UndefinedComms > 0 {
 			fmt.Fprintf(out, "note: %d communicator ids that records name are not defined in their file; their events were left out\n", st.UndefinedComms)
 		}
+		if st.RmaLeftOut > 0 {
+			fmt.Fprintf(out, "note: %d one-sided communication records were left out: their window, target or group is not in these files, or their type is not OTF2's\n", st.RmaLeftOut)
+		}
 		return nil
 	case "pprof":
 		err = writeFile(*output, func(w io.Writer) error { return pprof.Export(w, files) })

@@ -38,7 +38,7 @@ var commands = []command{
 	{"variation", "variation FILE...    time-dominant region, segments whose SOS-time stands out [-region NAME -sync PATTERNS -tsv -svg FILE]", runVariation},
 	{"score", "score FILE...        per region: visits, trace bytes, measurement overhead [-g FILTERFILE -threshold PERCENT -property total|prolog]", runScore},
 	{"comm", "comm FILE...         who sent what to whom [-tsv -matrix FILE.svg -diagram FILE.svg -value messages|bytes|mean]", runComm},
-	{"dynamics", "dynamics FILE...     how the run changes over its iterations: peaks, dips, steps, trends, worst first [-tsv -svg FILE -top N]", runDynamics},
+	{"dynamics", "dynamics FILE...     how the run changes over its iterations: peaks, dips, steps, trends, costliest first [-tsv -svg FILE -top N -min-share F]", runDynamics},
 	{"report", "report FILE... -o FILE.html   one self-contained HTML page: facts, profile, timeline, heat map, dynamics, communication, counters [-title T -region NAME -sync PATTERNS -top N]", runReport},
 }
 

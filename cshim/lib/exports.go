@@ -38,6 +38,12 @@ var (
 		(C.HMB_ENC_COLL_REQUEST-int(encode.KindCollRequest))|(C.HMB_ENC_COLL_COMPLETE-int(encode.KindCollComplete))|
 		(C.HMB_ENC_TASK_CREATE-int(encode.KindTaskCreate))|(C.HMB_ENC_TASK_SWITCH-int(encode.KindTaskSwitch))|
 		(C.HMB_ENC_TASK_COMPLETE-int(encode.KindTaskComplete))|(C.HMB_ENC_TASK_SUSPEND-int(encode.KindTaskSuspend))]
+	// The RMA kinds and types of hmbtrace.h are encode's.
+	_ = [1]struct{}{}[(C.HMB_RMA_WIN_CREATE-int(encode.KindRmaWinCreate))|(C.HMB_RMA_OP_COMPLETE_REMOTE-int(encode.KindRmaOpCompleteRemote))|
+		(C.HMB_RMA_PUT-int(encode.KindRmaPut))|(C.HMB_RMA_ATOMIC-int(encode.KindRmaAtomic))|(C.HMB_RMA_GROUP_SYNC-int(encode.KindRmaGroupSync))|
+		(C.HMB_RMA_LOCK_SHARED-encode.RmaLockShared)|(C.HMB_RMA_ATOMIC_FETCH_AND_ACCUMULATE-encode.RmaAtomicFetchAndAccumulate)|
+		(C.HMB_RMA_ATOMIC_COMPARE_AND_SWAP-encode.RmaAtomicCompareAndSwap)|(C.HMB_RMA_LEVEL_MEMORY-encode.RmaLevelMemory)|
+		(C.HMB_RMA_COLL_DESTROY_HANDLE_AND_DEALLOCATE-encode.RmaCollDestroyHandleAndDeallocate)|(C.HMB_RMA_COLL_CREATE_HANDLE-encode.RmaCollCreateHandle)]
 )
 
 var rt cshim.Runtime
@@ -131,6 +137,40 @@ func hmbgo_comm_define(name *C.char, nlen C.size_t, parent C.uint32_t, members *
 		return 0
 	}
 	return C.uint32_t(c)
+}
+
+//export hmbgo_win_define
+func hmbgo_win_define(comm C.uint32_t, errOut **C.char) (id C.uint32_t) {
+	defer contain("hmb_win_define", func() { id = 0 })
+	w, err := rt.Measurement().DefineWin(measure.CommID(comm))
+	if err != nil {
+		*errOut = C.CString("hmbtrace: hmb_win_define: " + err.Error())
+		return 0
+	}
+	return C.uint32_t(w)
+}
+
+//export hmbgo_win_name
+func hmbgo_win_name(win C.uint32_t, name *C.char, nlen C.size_t, errOut **C.char) {
+	defer contain("hmb_win_name", func() {})
+	if err := rt.Measurement().NameWin(measure.WinID(win), C.GoStringN(name, C.int(nlen))); err != nil {
+		*errOut = C.CString("hmbtrace: hmb_win_name: " + err.Error())
+	}
+}
+
+//export hmbgo_rma_group_define
+func hmbgo_rma_group_define(members *C.int32_t, n C.size_t, errOut **C.char) (id C.uint32_t) {
+	defer contain("hmb_rma_group_define", func() { id = 0 })
+	var g []int32
+	if n > 0 {
+		g = unsafe.Slice((*int32)(unsafe.Pointer(members)), int(n))
+	}
+	gid, err := rt.Measurement().DefineRmaGroup(g)
+	if err != nil {
+		*errOut = C.CString("hmbtrace: hmb_rma_group_define: " + err.Error())
+		return 0
+	}
+	return C.uint32_t(gid)
 }
 
 //export hmbgo_thread

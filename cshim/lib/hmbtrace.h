@@ -279,6 +279,71 @@ void hmb_task_complete(uint64_t task);
 void hmb_task_suspend(uint64_t task);
 
 /*
+ * One-sided communication (MPI windows), as libhmbtrace-mpi records it,
+ * after OTF2's RMA records (Knuepfer et al. for Score-P). Ranks are world
+ * ranks; -1 is all of the window's processes (MPI_Win_lock_all) or none.
+ *
+ * hmb_win_define records the creation of a window on communicator comm
+ * (an id of hmb_comm_define) and returns the id RMA records take, >= 1; 0
+ * if measurement is off or comm is not defined (the reason in
+ * hmb_last_error). hmb_win_name names it (MPI_Win_set_name).
+ * hmb_rma_group_define returns the id of the group of processes whose
+ * world ranks are given, in the order of the group's ranks (the group of
+ * MPI_Win_post or MPI_Win_start): the same members give the same id. These
+ * three call into the library's runtime and are thread-safe.
+ *
+ * hmb_rma records an RMA event of kind HMB_RMA_* at the calling thread's
+ * current depth: win, the target rank, bytes sent and received, id (the
+ * matching id that ties an operation to its completion, or a lock's id),
+ * aux (a lock, atomic or sync type, or a collective operation: OTF2's
+ * numbering, HMB_RMA_LOCK_*, ...), level (HMB_RMA_LEVEL_* bits) and group,
+ * each meaningful for the kinds OTF2 gives it (see encode/rma.go). It is
+ * replayed in Go at once on a thread whose probes are direct, else staged
+ * as an MPI record; like messages, RMA events are kept longest. A kind out
+ * of HMB_RMA_WIN_CREATE..HMB_RMA_OP_COMPLETE_REMOTE is dropped and counted
+ * (hmb_dropped).
+ */
+#define HMB_RMA_WIN_CREATE 20
+#define HMB_RMA_WIN_DESTROY 21
+#define HMB_RMA_COLLECTIVE_BEGIN 22
+#define HMB_RMA_COLLECTIVE_END 23
+#define HMB_RMA_GROUP_SYNC 24
+#define HMB_RMA_REQUEST_LOCK 25
+#define HMB_RMA_ACQUIRE_LOCK 26
+#define HMB_RMA_TRY_LOCK 27
+#define HMB_RMA_RELEASE_LOCK 28
+#define HMB_RMA_SYNC 29
+#define HMB_RMA_WAIT_CHANGE 30
+#define HMB_RMA_PUT 31
+#define HMB_RMA_GET 32
+#define HMB_RMA_ATOMIC 33
+#define HMB_RMA_OP_COMPLETE_BLOCKING 34
+#define HMB_RMA_OP_COMPLETE_NON_BLOCKING 35
+#define HMB_RMA_OP_TEST 36
+#define HMB_RMA_OP_COMPLETE_REMOTE 37
+
+#define HMB_RMA_LOCK_EXCLUSIVE 0
+#define HMB_RMA_LOCK_SHARED 1
+#define HMB_RMA_ATOMIC_ACCUMULATE 0
+#define HMB_RMA_ATOMIC_COMPARE_AND_SWAP 3
+#define HMB_RMA_ATOMIC_FETCH_AND_ACCUMULATE 7
+#define HMB_RMA_SYNC_MEMORY 0
+#define HMB_RMA_LEVEL_NONE 0
+#define HMB_RMA_LEVEL_PROCESS 1
+#define HMB_RMA_LEVEL_MEMORY 2
+#define HMB_RMA_COLL_BARRIER 0
+#define HMB_RMA_COLL_CREATE_HANDLE 17
+#define HMB_RMA_COLL_DESTROY_HANDLE 18
+#define HMB_RMA_COLL_CREATE_HANDLE_AND_ALLOCATE 21
+#define HMB_RMA_COLL_DESTROY_HANDLE_AND_DEALLOCATE 22
+
+uint32_t hmb_win_define(uint32_t comm);
+void hmb_win_name(uint32_t win, const char *name);
+uint32_t hmb_rma_group_define(const int32_t *members, int nmembers);
+void hmb_rma(unsigned kind, uint32_t win, int remote, uint64_t bytes, uint64_t received, uint64_t id, uint32_t aux,
+	     uint32_t level, uint32_t group);
+
+/*
  * hmb_phase declares region as the progress loop: each of its leaves, on
  * any thread, ends one iteration of that thread's dynamic phase profile
  * (as HMB_PHASE does by name). A measurement has one phase region.

@@ -281,6 +281,38 @@ HMB_NOINST void hmb_task_suspend(uint64_t task)
 }
 
 /*
+ * An RMA event has no direct path: it is rarer than a message (one per
+ * one-sided call), so it is replayed in Go at once on a thread whose probes
+ * are direct, which keeps it in order with them, and staged on the others,
+ * as an MPI record: remote in [1].time, aux | win<<32 in [1].word, bytes
+ * and id in [2], received in [3].time, group | level<<32 in [3].word
+ * (cshim.Thread.replayMPI reads it back).
+ */
+HMB_NOINST void hmb_rma(unsigned kind, uint32_t win, int remote, uint64_t bytes, uint64_t received, uint64_t id,
+			uint32_t aux, uint32_t level, uint32_t group)
+{
+	if (kind < HMB_RMA_WIN_CREATE || kind > HMB_RMA_OP_COMPLETE_REMOTE) {
+		hmb_count_dropped(1); /* not an RMA kind: its layout would be misread */
+		return;
+	}
+	hmb_record rec[HMB_MPI_RECORDS];
+	rec[0].time = 0;
+	rec[0].word = (uint64_t)HMB_KIND_MPI << HMB_KIND_SHIFT | (kind & 0xFF);
+	rec[1].time = (uint64_t)(int64_t)remote;
+	rec[1].word = (uint64_t)aux | (uint64_t)win << 32;
+	rec[2].time = bytes;
+	rec[2].word = id;
+	rec[3].time = received;
+	rec[3].word = (uint64_t)group | (uint64_t)level << 32;
+	struct hmb_thread *th = hmb_self;
+	if (th != NULL && th->loc != NULL) {
+		hmb_slow_n(rec, HMB_MPI_RECORDS);
+		return;
+	}
+	hmb_stage_recs(rec, HMB_MPI_RECORDS);
+}
+
+/*
  * A collective takes the direct path too. When it cannot be taken now, a
  * thread whose events are direct stages it, and its next probe (the
  * leave, normally) has it replayed with itself, in one call into Go.

@@ -768,6 +768,29 @@ HMB_NOINST uint32_t hmb_comm_define(const char *name, uint32_t parent, const int
 	return id;
 }
 
+/* hmb_def_ready starts the measurement if nothing did, and tells whether
+ * it takes definitions (rma.c). */
+HMB_NOINST int hmb_def_ready(void)
+{
+	int st = atomic_load(&hmb_state);
+	if (st == ST_UNINIT) {
+		if (hmb_start(1) != 0) {
+			return 0;
+		}
+		st = atomic_load(&hmb_state);
+	}
+	return st == ST_RUNNING || st == ST_CLOSING;
+}
+
+/* hmb_def_error keeps err, a message the Go side allocated, for hmb_last_error, and frees it. */
+HMB_NOINST void hmb_def_error(char *err)
+{
+	if (err != NULL) {
+		hmb_set_error(err);
+		free(err);
+	}
+}
+
 HMB_NOINST void hmb_thread_name(const char *name)
 {
 	if (name == NULL) {

@@ -154,6 +154,11 @@ void hmb_count_dropped(uint64_t n) HMB_NOINST;
 
 /* hmb_flush_staged replays the calling thread's staged records now (task suspension). */
 void hmb_flush_staged(void) HMB_NOINST HMB_HIDDEN;
+/* For the definitions of rma.c: hmb_def_ready starts the measurement if
+ * nothing did and tells whether it takes definitions; hmb_def_error keeps
+ * and frees an error message from Go. */
+int hmb_def_ready(void) HMB_NOINST HMB_HIDDEN;
+void hmb_def_error(char *err) HMB_NOINST HMB_HIDDEN;
 
 /* Called by the Go side's init: calls into Go no longer wait forever. */
 void hmb_shim_go_ready(void) HMB_NOINST;

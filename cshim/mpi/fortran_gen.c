@@ -58,8 +58,16 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_accumulate(void *f_origin_addr, MPI_Fint 
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Accumulate);
+	MPI_Win win = MPI_Win_f2c(*f_win);
+	int target_rank = (int)*f_target_rank;
+	int origin_count = (int)*f_origin_count;
+	MPI_Datatype origin_datatype = MPI_Type_f2c(*f_origin_datatype);
 	hmb_enter(r);
 	pmpi_accumulate_(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_op, f_win, ierr);
+	int rc = (int)*ierr;
+	if (rc == MPI_SUCCESS) {
+		hmbmpi_rma_op(win, target_rank, HMB_RMA_ATOMIC, HMB_RMA_ATOMIC_ACCUMULATE, origin_count, origin_datatype, 0, MPI_DATATYPE_NULL, MPI_REQUEST_NULL);
+	}
 	hmb_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_accumulate, mpi_accumulate_)
@@ -80,8 +88,16 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_accumulate(void *f_origin_addr, MPI_Fin
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Accumulate);
+	MPI_Win win = MPI_Win_f2c(*f_win);
+	int target_rank = (int)*f_target_rank;
+	int origin_count = (int)*f_origin_count;
+	MPI_Datatype origin_datatype = MPI_Type_f2c(*f_origin_datatype);
 	hmb_enter(r);
 	pmpi_accumulate_f08_(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_op, f_win, ierr);
+	int rc = (int)*ierr;
+	if (rc == MPI_SUCCESS) {
+		hmbmpi_rma_op(win, target_rank, HMB_RMA_ATOMIC, HMB_RMA_ATOMIC_ACCUMULATE, origin_count, origin_datatype, 0, MPI_DATATYPE_NULL, MPI_REQUEST_NULL);
+	}
 	hmb_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_accumulate, mpi_accumulate_f08_)
@@ -2086,8 +2102,15 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_compare_and_swap(void *f_origin_addr, voi
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Compare_and_swap);
+	MPI_Win win = MPI_Win_f2c(*f_win);
+	int target_rank = (int)*f_target_rank;
+	MPI_Datatype datatype = MPI_Type_f2c(*f_datatype);
 	hmb_enter(r);
 	pmpi_compare_and_swap_(f_origin_addr, f_compare_addr, f_result_addr, f_datatype, f_target_rank, f_target_disp, f_win, ierr);
+	int rc = (int)*ierr;
+	if (rc == MPI_SUCCESS) {
+		hmbmpi_rma_op(win, target_rank, HMB_RMA_ATOMIC, HMB_RMA_ATOMIC_COMPARE_AND_SWAP, 1, datatype, 1, datatype, MPI_REQUEST_NULL);
+	}
 	hmb_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_compare_and_swap, mpi_compare_and_swap_)
@@ -2108,8 +2131,15 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_compare_and_swap(void *f_origin_addr, v
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Compare_and_swap);
+	MPI_Win win = MPI_Win_f2c(*f_win);
+	int target_rank = (int)*f_target_rank;
+	MPI_Datatype datatype = MPI_Type_f2c(*f_datatype);
 	hmb_enter(r);
 	pmpi_compare_and_swap_f08_(f_origin_addr, f_compare_addr, f_result_addr, f_datatype, f_target_rank, f_target_disp, f_win, ierr);
+	int rc = (int)*ierr;
+	if (rc == MPI_SUCCESS) {
+		hmbmpi_rma_op(win, target_rank, HMB_RMA_ATOMIC, HMB_RMA_ATOMIC_COMPARE_AND_SWAP, 1, datatype, 1, datatype, MPI_REQUEST_NULL);
+	}
 	hmb_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_compare_and_swap, mpi_compare_and_swap_f08_)
@@ -2170,8 +2200,15 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_fetch_and_op(void *f_origin_addr, void *f
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Fetch_and_op);
+	MPI_Win win = MPI_Win_f2c(*f_win);
+	int target_rank = (int)*f_target_rank;
+	MPI_Datatype datatype = MPI_Type_f2c(*f_datatype);
 	hmb_enter(r);
 	pmpi_fetch_and_op_(f_origin_addr, f_result_addr, f_datatype, f_target_rank, f_target_disp, f_op, f_win, ierr);
+	int rc = (int)*ierr;
+	if (rc == MPI_SUCCESS) {
+		hmbmpi_rma_op(win, target_rank, HMB_RMA_ATOMIC, HMB_RMA_ATOMIC_FETCH_AND_ACCUMULATE, 1, datatype, 1, datatype, MPI_REQUEST_NULL);
+	}
 	hmb_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_fetch_and_op, mpi_fetch_and_op_)
@@ -2192,8 +2229,15 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_fetch_and_op(void *f_origin_addr, void 
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Fetch_and_op);
+	MPI_Win win = MPI_Win_f2c(*f_win);
+	int target_rank = (int)*f_target_rank;
+	MPI_Datatype datatype = MPI_Type_f2c(*f_datatype);
 	hmb_enter(r);
 	pmpi_fetch_and_op_f08_(f_origin_addr, f_result_addr, f_datatype, f_target_rank, f_target_disp, f_op, f_win, ierr);
+	int rc = (int)*ierr;
+	if (rc == MPI_SUCCESS) {
+		hmbmpi_rma_op(win, target_rank, HMB_RMA_ATOMIC, HMB_RMA_ATOMIC_FETCH_AND_ACCUMULATE, 1, datatype, 1, datatype, MPI_REQUEST_NULL);
+	}
 	hmb_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_fetch_and_op, mpi_fetch_and_op_f08_)
@@ -4253,8 +4297,16 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_get(void *f_origin_addr, MPI_Fint *f_orig
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Get);
+	MPI_Win win = MPI_Win_f2c(*f_win);
+	int target_rank = (int)*f_target_rank;
+	int origin_count = (int)*f_origin_count;
+	MPI_Datatype origin_datatype = MPI_Type_f2c(*f_origin_datatype);
 	hmb_enter(r);
 	pmpi_get_(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_win, ierr);
+	int rc = (int)*ierr;
+	if (rc == MPI_SUCCESS) {
+		hmbmpi_rma_op(win, target_rank, HMB_RMA_GET, 0, origin_count, origin_datatype, 0, MPI_DATATYPE_NULL, MPI_REQUEST_NULL);
+	}
 	hmb_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_get, mpi_get_)
@@ -4275,8 +4327,16 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_get(void *f_origin_addr, MPI_Fint *f_or
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Get);
+	MPI_Win win = MPI_Win_f2c(*f_win);
+	int target_rank = (int)*f_target_rank;
+	int origin_count = (int)*f_origin_count;
+	MPI_Datatype origin_datatype = MPI_Type_f2c(*f_origin_datatype);
 	hmb_enter(r);
 	pmpi_get_f08_(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_win, ierr);
+	int rc = (int)*ierr;
+	if (rc == MPI_SUCCESS) {
+		hmbmpi_rma_op(win, target_rank, HMB_RMA_GET, 0, origin_count, origin_datatype, 0, MPI_DATATYPE_NULL, MPI_REQUEST_NULL);
+	}
 	hmb_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_get, mpi_get_f08_)
@@ -4290,8 +4350,18 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_get_accumulate(void *f_origin_addr, MPI_F
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Get_accumulate);
+	MPI_Win win = MPI_Win_f2c(*f_win);
+	int target_rank = (int)*f_target_rank;
+	int origin_count = (int)*f_origin_count;
+	MPI_Datatype origin_datatype = MPI_Type_f2c(*f_origin_datatype);
+	int result_count = (int)*f_result_count;
+	MPI_Datatype result_datatype = MPI_Type_f2c(*f_result_datatype);
 	hmb_enter(r);
 	pmpi_get_accumulate_(f_origin_addr, f_origin_count, f_origin_datatype, f_result_addr, f_result_count, f_result_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_op, f_win, ierr);
+	int rc = (int)*ierr;
+	if (rc == MPI_SUCCESS) {
+		hmbmpi_rma_op(win, target_rank, HMB_RMA_ATOMIC, HMB_RMA_ATOMIC_FETCH_AND_ACCUMULATE, origin_count, origin_datatype, result_count, result_datatype, MPI_REQUEST_NULL);
+	}
 	hmb_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_get_accumulate, mpi_get_accumulate_)
@@ -4312,8 +4382,18 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_get_accumulate(void *f_origin_addr, MPI
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Get_accumulate);
+	MPI_Win win = MPI_Win_f2c(*f_win);
+	int target_rank = (int)*f_target_rank;
+	int origin_count = (int)*f_origin_count;
+	MPI_Datatype origin_datatype = MPI_Type_f2c(*f_origin_datatype);
+	int result_count = (int)*f_result_count;
+	MPI_Datatype result_datatype = MPI_Type_f2c(*f_result_datatype);
 	hmb_enter(r);
 	pmpi_get_accumulate_f08_(f_origin_addr, f_origin_count, f_origin_datatype, f_result_addr, f_result_count, f_result_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_op, f_win, ierr);
+	int rc = (int)*ierr;
+	if (rc == MPI_SUCCESS) {
+		hmbmpi_rma_op(win, target_rank, HMB_RMA_ATOMIC, HMB_RMA_ATOMIC_FETCH_AND_ACCUMULATE, origin_count, origin_datatype, result_count, result_datatype, MPI_REQUEST_NULL);
+	}
 	hmb_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_get_accumulate, mpi_get_accumulate_f08_)
@@ -6152,8 +6232,16 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_put(void *f_origin_addr, MPI_Fint *f_orig
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Put);
+	MPI_Win win = MPI_Win_f2c(*f_win);
+	int target_rank = (int)*f_target_rank;
+	int origin_count = (int)*f_origin_count;
+	MPI_Datatype origin_datatype = MPI_Type_f2c(*f_origin_datatype);
 	hmb_enter(r);
 	pmpi_put_(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_win, ierr);
+	int rc = (int)*ierr;
+	if (rc == MPI_SUCCESS) {
+		hmbmpi_rma_op(win, target_rank, HMB_RMA_PUT, 0, origin_count, origin_datatype, 0, MPI_DATATYPE_NULL, MPI_REQUEST_NULL);
+	}
 	hmb_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_put, mpi_put_)
@@ -6174,8 +6262,16 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_put(void *f_origin_addr, MPI_Fint *f_or
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Put);
+	MPI_Win win = MPI_Win_f2c(*f_win);
+	int target_rank = (int)*f_target_rank;
+	int origin_count = (int)*f_origin_count;
+	MPI_Datatype origin_datatype = MPI_Type_f2c(*f_origin_datatype);
 	hmb_enter(r);
 	pmpi_put_f08_(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_win, ierr);
+	int rc = (int)*ierr;
+	if (rc == MPI_SUCCESS) {
+		hmbmpi_rma_op(win, target_rank, HMB_RMA_PUT, 0, origin_count, origin_datatype, 0, MPI_DATATYPE_NULL, MPI_REQUEST_NULL);
+	}
 	hmb_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_put, mpi_put_f08_)
@@ -6189,8 +6285,18 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_raccumulate(void *f_origin_addr, MPI_Fint
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Raccumulate);
+	MPI_Win win = MPI_Win_f2c(*f_win);
+	int target_rank = (int)*f_target_rank;
+	int origin_count = (int)*f_origin_count;
+	MPI_Datatype origin_datatype = MPI_Type_f2c(*f_origin_datatype);
+	MPI_Request request_v = MPI_REQUEST_NULL, *request = &request_v;
 	hmb_enter(r);
 	pmpi_raccumulate_(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_op, f_win, f_request, ierr);
+	int rc = (int)*ierr;
+	if (rc == MPI_SUCCESS) {
+		request_v = MPI_Request_f2c(*f_request);
+		hmbmpi_rma_op(win, target_rank, HMB_RMA_ATOMIC, HMB_RMA_ATOMIC_ACCUMULATE, origin_count, origin_datatype, 0, MPI_DATATYPE_NULL, *request);
+	}
 	hmb_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_raccumulate, mpi_raccumulate_)
@@ -6211,8 +6317,18 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_raccumulate(void *f_origin_addr, MPI_Fi
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Raccumulate);
+	MPI_Win win = MPI_Win_f2c(*f_win);
+	int target_rank = (int)*f_target_rank;
+	int origin_count = (int)*f_origin_count;
+	MPI_Datatype origin_datatype = MPI_Type_f2c(*f_origin_datatype);
+	MPI_Request request_v = MPI_REQUEST_NULL, *request = &request_v;
 	hmb_enter(r);
 	pmpi_raccumulate_f08_(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_op, f_win, f_request, ierr);
+	int rc = (int)*ierr;
+	if (rc == MPI_SUCCESS) {
+		request_v = MPI_Request_f2c(*f_request);
+		hmbmpi_rma_op(win, target_rank, HMB_RMA_ATOMIC, HMB_RMA_ATOMIC_ACCUMULATE, origin_count, origin_datatype, 0, MPI_DATATYPE_NULL, *request);
+	}
 	hmb_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_raccumulate, mpi_raccumulate_f08_)
@@ -6715,8 +6831,18 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_rget(void *f_origin_addr, MPI_Fint *f_ori
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Rget);
+	MPI_Win win = MPI_Win_f2c(*f_win);
+	int target_rank = (int)*f_target_rank;
+	int origin_count = (int)*f_origin_count;
+	MPI_Datatype origin_datatype = MPI_Type_f2c(*f_origin_datatype);
+	MPI_Request request_v = MPI_REQUEST_NULL, *request = &request_v;
 	hmb_enter(r);
 	pmpi_rget_(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_win, f_request, ierr);
+	int rc = (int)*ierr;
+	if (rc == MPI_SUCCESS) {
+		request_v = MPI_Request_f2c(*f_request);
+		hmbmpi_rma_op(win, target_rank, HMB_RMA_GET, 0, origin_count, origin_datatype, 0, MPI_DATATYPE_NULL, *request);
+	}
 	hmb_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_rget, mpi_rget_)
@@ -6737,8 +6863,18 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_rget(void *f_origin_addr, MPI_Fint *f_o
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Rget);
+	MPI_Win win = MPI_Win_f2c(*f_win);
+	int target_rank = (int)*f_target_rank;
+	int origin_count = (int)*f_origin_count;
+	MPI_Datatype origin_datatype = MPI_Type_f2c(*f_origin_datatype);
+	MPI_Request request_v = MPI_REQUEST_NULL, *request = &request_v;
 	hmb_enter(r);
 	pmpi_rget_f08_(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_win, f_request, ierr);
+	int rc = (int)*ierr;
+	if (rc == MPI_SUCCESS) {
+		request_v = MPI_Request_f2c(*f_request);
+		hmbmpi_rma_op(win, target_rank, HMB_RMA_GET, 0, origin_count, origin_datatype, 0, MPI_DATATYPE_NULL, *request);
+	}
 	hmb_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_rget, mpi_rget_f08_)
@@ -6752,8 +6888,20 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_rget_accumulate(void *f_origin_addr, MPI_
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Rget_accumulate);
+	MPI_Win win = MPI_Win_f2c(*f_win);
+	int target_rank = (int)*f_target_rank;
+	int origin_count = (int)*f_origin_count;
+	MPI_Datatype origin_datatype = MPI_Type_f2c(*f_origin_datatype);
+	int result_count = (int)*f_result_count;
+	MPI_Datatype result_datatype = MPI_Type_f2c(*f_result_datatype);
+	MPI_Request request_v = MPI_REQUEST_NULL, *request = &request_v;
 	hmb_enter(r);
 	pmpi_rget_accumulate_(f_origin_addr, f_origin_count, f_origin_datatype, f_result_addr, f_result_count, f_result_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_op, f_win, f_request, ierr);
+	int rc = (int)*ierr;
+	if (rc == MPI_SUCCESS) {
+		request_v = MPI_Request_f2c(*f_request);
+		hmbmpi_rma_op(win, target_rank, HMB_RMA_ATOMIC, HMB_RMA_ATOMIC_FETCH_AND_ACCUMULATE, origin_count, origin_datatype, result_count, result_datatype, *request);
+	}
 	hmb_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_rget_accumulate, mpi_rget_accumulate_)
@@ -6774,8 +6922,20 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_rget_accumulate(void *f_origin_addr, MP
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Rget_accumulate);
+	MPI_Win win = MPI_Win_f2c(*f_win);
+	int target_rank = (int)*f_target_rank;
+	int origin_count = (int)*f_origin_count;
+	MPI_Datatype origin_datatype = MPI_Type_f2c(*f_origin_datatype);
+	int result_count = (int)*f_result_count;
+	MPI_Datatype result_datatype = MPI_Type_f2c(*f_result_datatype);
+	MPI_Request request_v = MPI_REQUEST_NULL, *request = &request_v;
 	hmb_enter(r);
 	pmpi_rget_accumulate_f08_(f_origin_addr, f_origin_count, f_origin_datatype, f_result_addr, f_result_count, f_result_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_op, f_win, f_request, ierr);
+	int rc = (int)*ierr;
+	if (rc == MPI_SUCCESS) {
+		request_v = MPI_Request_f2c(*f_request);
+		hmbmpi_rma_op(win, target_rank, HMB_RMA_ATOMIC, HMB_RMA_ATOMIC_FETCH_AND_ACCUMULATE, origin_count, origin_datatype, result_count, result_datatype, *request);
+	}
 	hmb_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_rget_accumulate, mpi_rget_accumulate_f08_)
@@ -6789,8 +6949,18 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_rput(void *f_origin_addr, MPI_Fint *f_ori
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Rput);
+	MPI_Win win = MPI_Win_f2c(*f_win);
+	int target_rank = (int)*f_target_rank;
+	int origin_count = (int)*f_origin_count;
+	MPI_Datatype origin_datatype = MPI_Type_f2c(*f_origin_datatype);
+	MPI_Request request_v = MPI_REQUEST_NULL, *request = &request_v;
 	hmb_enter(r);
 	pmpi_rput_(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_cout, f_target_datatype, f_win, f_request, ierr);
+	int rc = (int)*ierr;
+	if (rc == MPI_SUCCESS) {
+		request_v = MPI_Request_f2c(*f_request);
+		hmbmpi_rma_op(win, target_rank, HMB_RMA_PUT, 0, origin_count, origin_datatype, 0, MPI_DATATYPE_NULL, *request);
+	}
 	hmb_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_rput, mpi_rput_)
@@ -6811,8 +6981,18 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_rput(void *f_origin_addr, MPI_Fint *f_o
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Rput);
+	MPI_Win win = MPI_Win_f2c(*f_win);
+	int target_rank = (int)*f_target_rank;
+	int origin_count = (int)*f_origin_count;
+	MPI_Datatype origin_datatype = MPI_Type_f2c(*f_origin_datatype);
+	MPI_Request request_v = MPI_REQUEST_NULL, *request = &request_v;
 	hmb_enter(r);
 	pmpi_rput_f08_(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_cout, f_target_datatype, f_win, f_request, ierr);
+	int rc = (int)*ierr;
+	if (rc == MPI_SUCCESS) {
+		request_v = MPI_Request_f2c(*f_request);
+		hmbmpi_rma_op(win, target_rank, HMB_RMA_PUT, 0, origin_count, origin_datatype, 0, MPI_DATATYPE_NULL, *request);
+	}
 	hmb_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_rput, mpi_rput_f08_)
@@ -8269,8 +8449,16 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_win_allocate(MPI_Aint *f_size, MPI_Fint *
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_allocate);
+	MPI_Comm comm = MPI_Comm_f2c(*f_comm);
+	MPI_Win win_v = MPI_WIN_NULL, *win = &win_v;
 	hmb_enter(r);
+	hmb_rma(HMB_RMA_COLLECTIVE_BEGIN, 0, -1, 0, 0, 0, 0, 0, 0);
 	pmpi_win_allocate_(f_size, f_disp_unit, f_info, f_comm, f_baseptr, f_win, ierr);
+	int rc = (int)*ierr;
+	if (rc == MPI_SUCCESS) {
+		win_v = MPI_Win_f2c(*f_win);
+	}
+	hmbmpi_win_created(rc, comm, rc == MPI_SUCCESS ? *win : MPI_WIN_NULL, 1);
 	hmb_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_win_allocate, mpi_win_allocate_)
@@ -8291,8 +8479,16 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_win_allocate(MPI_Aint *f_size, MPI_Fint
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_allocate);
+	MPI_Comm comm = MPI_Comm_f2c(*f_comm);
+	MPI_Win win_v = MPI_WIN_NULL, *win = &win_v;
 	hmb_enter(r);
+	hmb_rma(HMB_RMA_COLLECTIVE_BEGIN, 0, -1, 0, 0, 0, 0, 0, 0);
 	pmpi_win_allocate_f08_(f_size, f_disp_unit, f_info, f_comm, f_baseptr, f_win, ierr);
+	int rc = (int)*ierr;
+	if (rc == MPI_SUCCESS) {
+		win_v = MPI_Win_f2c(*f_win);
+	}
+	hmbmpi_win_created(rc, comm, rc == MPI_SUCCESS ? *win : MPI_WIN_NULL, 1);
 	hmb_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_win_allocate, mpi_win_allocate_f08_)
@@ -8306,8 +8502,16 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_win_allocate_shared(MPI_Aint *f_size, MPI
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_allocate_shared);
+	MPI_Comm comm = MPI_Comm_f2c(*f_comm);
+	MPI_Win win_v = MPI_WIN_NULL, *win = &win_v;
 	hmb_enter(r);
+	hmb_rma(HMB_RMA_COLLECTIVE_BEGIN, 0, -1, 0, 0, 0, 0, 0, 0);
 	pmpi_win_allocate_shared_(f_size, f_disp_unit, f_info, f_comm, f_baseptr, f_win, ierr);
+	int rc = (int)*ierr;
+	if (rc == MPI_SUCCESS) {
+		win_v = MPI_Win_f2c(*f_win);
+	}
+	hmbmpi_win_created(rc, comm, rc == MPI_SUCCESS ? *win : MPI_WIN_NULL, 1);
 	hmb_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_win_allocate_shared, mpi_win_allocate_shared_)
@@ -8328,8 +8532,16 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_win_allocate_shared(MPI_Aint *f_size, M
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_allocate_shared);
+	MPI_Comm comm = MPI_Comm_f2c(*f_comm);
+	MPI_Win win_v = MPI_WIN_NULL, *win = &win_v;
 	hmb_enter(r);
+	hmb_rma(HMB_RMA_COLLECTIVE_BEGIN, 0, -1, 0, 0, 0, 0, 0, 0);
 	pmpi_win_allocate_shared_f08_(f_size, f_disp_unit, f_info, f_comm, f_baseptr, f_win, ierr);
+	int rc = (int)*ierr;
+	if (rc == MPI_SUCCESS) {
+		win_v = MPI_Win_f2c(*f_win);
+	}
+	hmbmpi_win_created(rc, comm, rc == MPI_SUCCESS ? *win : MPI_WIN_NULL, 1);
 	hmb_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_win_allocate_shared, mpi_win_allocate_shared_f08_)
@@ -8380,8 +8592,13 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_win_complete(MPI_Fint *f_win, MPI_Fint *i
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_complete);
+	MPI_Win win = MPI_Win_f2c(*f_win);
 	hmb_enter(r);
 	pmpi_win_complete_(f_win, ierr);
+	int rc = (int)*ierr;
+	if (rc == MPI_SUCCESS) {
+		hmbmpi_win_complete(win, 0);
+	}
 	hmb_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_win_complete, mpi_win_complete_)
@@ -8402,8 +8619,13 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_win_complete(MPI_Fint *f_win, MPI_Fint 
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_complete);
+	MPI_Win win = MPI_Win_f2c(*f_win);
 	hmb_enter(r);
 	pmpi_win_complete_f08_(f_win, ierr);
+	int rc = (int)*ierr;
+	if (rc == MPI_SUCCESS) {
+		hmbmpi_win_complete(win, 0);
+	}
 	hmb_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_win_complete, mpi_win_complete_f08_)
@@ -8417,8 +8639,16 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_win_create(void *f_base, MPI_Aint *f_size
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_create);
+	MPI_Comm comm = MPI_Comm_f2c(*f_comm);
+	MPI_Win win_v = MPI_WIN_NULL, *win = &win_v;
 	hmb_enter(r);
+	hmb_rma(HMB_RMA_COLLECTIVE_BEGIN, 0, -1, 0, 0, 0, 0, 0, 0);
 	pmpi_win_create_(f_base, f_size, f_disp_unit, f_info, f_comm, f_win, ierr);
+	int rc = (int)*ierr;
+	if (rc == MPI_SUCCESS) {
+		win_v = MPI_Win_f2c(*f_win);
+	}
+	hmbmpi_win_created(rc, comm, rc == MPI_SUCCESS ? *win : MPI_WIN_NULL, 0);
 	hmb_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_win_create, mpi_win_create_)
@@ -8439,8 +8669,16 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_win_create(void *f_base, MPI_Aint *f_si
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_create);
+	MPI_Comm comm = MPI_Comm_f2c(*f_comm);
+	MPI_Win win_v = MPI_WIN_NULL, *win = &win_v;
 	hmb_enter(r);
+	hmb_rma(HMB_RMA_COLLECTIVE_BEGIN, 0, -1, 0, 0, 0, 0, 0, 0);
 	pmpi_win_create_f08_(f_base, f_size, f_disp_unit, f_info, f_comm, f_win, ierr);
+	int rc = (int)*ierr;
+	if (rc == MPI_SUCCESS) {
+		win_v = MPI_Win_f2c(*f_win);
+	}
+	hmbmpi_win_created(rc, comm, rc == MPI_SUCCESS ? *win : MPI_WIN_NULL, 0);
 	hmb_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_win_create, mpi_win_create_f08_)
@@ -8454,8 +8692,16 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_win_create_dynamic(MPI_Fint *f_info, MPI_
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_create_dynamic);
+	MPI_Comm comm = MPI_Comm_f2c(*f_comm);
+	MPI_Win win_v = MPI_WIN_NULL, *win = &win_v;
 	hmb_enter(r);
+	hmb_rma(HMB_RMA_COLLECTIVE_BEGIN, 0, -1, 0, 0, 0, 0, 0, 0);
 	pmpi_win_create_dynamic_(f_info, f_comm, f_win, ierr);
+	int rc = (int)*ierr;
+	if (rc == MPI_SUCCESS) {
+		win_v = MPI_Win_f2c(*f_win);
+	}
+	hmbmpi_win_created(rc, comm, rc == MPI_SUCCESS ? *win : MPI_WIN_NULL, 0);
 	hmb_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_win_create_dynamic, mpi_win_create_dynamic_)
@@ -8476,8 +8722,16 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_win_create_dynamic(MPI_Fint *f_info, MP
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_create_dynamic);
+	MPI_Comm comm = MPI_Comm_f2c(*f_comm);
+	MPI_Win win_v = MPI_WIN_NULL, *win = &win_v;
 	hmb_enter(r);
+	hmb_rma(HMB_RMA_COLLECTIVE_BEGIN, 0, -1, 0, 0, 0, 0, 0, 0);
 	pmpi_win_create_dynamic_f08_(f_info, f_comm, f_win, ierr);
+	int rc = (int)*ierr;
+	if (rc == MPI_SUCCESS) {
+		win_v = MPI_Win_f2c(*f_win);
+	}
+	hmbmpi_win_created(rc, comm, rc == MPI_SUCCESS ? *win : MPI_WIN_NULL, 0);
 	hmb_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_win_create_dynamic, mpi_win_create_dynamic_f08_)
@@ -8528,8 +8782,12 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_win_fence(MPI_Fint *f_assert, MPI_Fint *f
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_fence);
+	MPI_Win win = MPI_Win_f2c(*f_win);
 	hmb_enter(r);
+	hmb_rma(HMB_RMA_COLLECTIVE_BEGIN, 0, -1, 0, 0, 0, 0, 0, 0);
 	pmpi_win_fence_(f_assert, f_win, ierr);
+	int rc = (int)*ierr;
+	hmbmpi_win_fence(rc, win);
 	hmb_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_win_fence, mpi_win_fence_)
@@ -8550,8 +8808,12 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_win_fence(MPI_Fint *f_assert, MPI_Fint 
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_fence);
+	MPI_Win win = MPI_Win_f2c(*f_win);
 	hmb_enter(r);
+	hmb_rma(HMB_RMA_COLLECTIVE_BEGIN, 0, -1, 0, 0, 0, 0, 0, 0);
 	pmpi_win_fence_f08_(f_assert, f_win, ierr);
+	int rc = (int)*ierr;
+	hmbmpi_win_fence(rc, win);
 	hmb_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_win_fence, mpi_win_fence_f08_)
@@ -8565,8 +8827,14 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_win_flush(MPI_Fint *f_rank, MPI_Fint *f_w
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_flush);
+	int rank = (int)*f_rank;
+	MPI_Win win = MPI_Win_f2c(*f_win);
 	hmb_enter(r);
 	pmpi_win_flush_(f_rank, f_win, ierr);
+	int rc = (int)*ierr;
+	if (rc == MPI_SUCCESS) {
+		hmbmpi_win_flush(win, rank, 1);
+	}
 	hmb_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_win_flush, mpi_win_flush_)
@@ -8587,8 +8855,14 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_win_flush(MPI_Fint *f_rank, MPI_Fint *f
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_flush);
+	int rank = (int)*f_rank;
+	MPI_Win win = MPI_Win_f2c(*f_win);
 	hmb_enter(r);
 	pmpi_win_flush_f08_(f_rank, f_win, ierr);
+	int rc = (int)*ierr;
+	if (rc == MPI_SUCCESS) {
+		hmbmpi_win_flush(win, rank, 1);
+	}
 	hmb_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_win_flush, mpi_win_flush_f08_)
@@ -8602,8 +8876,13 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_win_flush_all(MPI_Fint *f_win, MPI_Fint *
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_flush_all);
+	MPI_Win win = MPI_Win_f2c(*f_win);
 	hmb_enter(r);
 	pmpi_win_flush_all_(f_win, ierr);
+	int rc = (int)*ierr;
+	if (rc == MPI_SUCCESS) {
+		hmbmpi_win_flush(win, HMBMPI_ALL, 1);
+	}
 	hmb_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_win_flush_all, mpi_win_flush_all_)
@@ -8624,8 +8903,13 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_win_flush_all(MPI_Fint *f_win, MPI_Fint
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_flush_all);
+	MPI_Win win = MPI_Win_f2c(*f_win);
 	hmb_enter(r);
 	pmpi_win_flush_all_f08_(f_win, ierr);
+	int rc = (int)*ierr;
+	if (rc == MPI_SUCCESS) {
+		hmbmpi_win_flush(win, HMBMPI_ALL, 1);
+	}
 	hmb_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_win_flush_all, mpi_win_flush_all_f08_)
@@ -8639,8 +8923,14 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_win_flush_local(MPI_Fint *f_rank, MPI_Fin
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_flush_local);
+	int rank = (int)*f_rank;
+	MPI_Win win = MPI_Win_f2c(*f_win);
 	hmb_enter(r);
 	pmpi_win_flush_local_(f_rank, f_win, ierr);
+	int rc = (int)*ierr;
+	if (rc == MPI_SUCCESS) {
+		hmbmpi_win_flush(win, rank, 0);
+	}
 	hmb_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_win_flush_local, mpi_win_flush_local_)
@@ -8661,8 +8951,14 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_win_flush_local(MPI_Fint *f_rank, MPI_F
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_flush_local);
+	int rank = (int)*f_rank;
+	MPI_Win win = MPI_Win_f2c(*f_win);
 	hmb_enter(r);
 	pmpi_win_flush_local_f08_(f_rank, f_win, ierr);
+	int rc = (int)*ierr;
+	if (rc == MPI_SUCCESS) {
+		hmbmpi_win_flush(win, rank, 0);
+	}
 	hmb_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_win_flush_local, mpi_win_flush_local_f08_)
@@ -8676,8 +8972,13 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_win_flush_local_all(MPI_Fint *f_win, MPI_
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_flush_local_all);
+	MPI_Win win = MPI_Win_f2c(*f_win);
 	hmb_enter(r);
 	pmpi_win_flush_local_all_(f_win, ierr);
+	int rc = (int)*ierr;
+	if (rc == MPI_SUCCESS) {
+		hmbmpi_win_flush(win, HMBMPI_ALL, 0);
+	}
 	hmb_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_win_flush_local_all, mpi_win_flush_local_all_)
@@ -8698,8 +8999,13 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_win_flush_local_all(MPI_Fint *f_win, MP
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_flush_local_all);
+	MPI_Win win = MPI_Win_f2c(*f_win);
 	hmb_enter(r);
 	pmpi_win_flush_local_all_f08_(f_win, ierr);
+	int rc = (int)*ierr;
+	if (rc == MPI_SUCCESS) {
+		hmbmpi_win_flush(win, HMBMPI_ALL, 0);
+	}
 	hmb_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_win_flush_local_all, mpi_win_flush_local_all_f08_)
@@ -8713,8 +9019,13 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_win_free(MPI_Fint *f_win, MPI_Fint *ierr)
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_free);
+	MPI_Win win_v = MPI_WIN_NULL, *win = &win_v;
+	win_v = MPI_Win_f2c(*f_win);
+	struct hmbmpi_win_free wf;
 	hmb_enter(r);
+	hmbmpi_win_free_begin(&wf, *win);
 	pmpi_win_free_(f_win, ierr);
+	hmbmpi_win_free_end(&wf);
 	hmb_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_win_free, mpi_win_free_)
@@ -8735,8 +9046,13 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_win_free(MPI_Fint *f_win, MPI_Fint *ier
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_free);
+	MPI_Win win_v = MPI_WIN_NULL, *win = &win_v;
+	win_v = MPI_Win_f2c(*f_win);
+	struct hmbmpi_win_free wf;
 	hmb_enter(r);
+	hmbmpi_win_free_begin(&wf, *win);
 	pmpi_win_free_f08_(f_win, ierr);
+	hmbmpi_win_free_end(&wf);
 	hmb_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_win_free, mpi_win_free_f08_)
@@ -8750,8 +9066,15 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_win_lock(MPI_Fint *f_lock_type, MPI_Fint 
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_lock);
+	int lock_type = (int)*f_lock_type;
+	int rank = (int)*f_rank;
+	MPI_Win win = MPI_Win_f2c(*f_win);
 	hmb_enter(r);
 	pmpi_win_lock_(f_lock_type, f_rank, f_assert, f_win, ierr);
+	int rc = (int)*ierr;
+	if (rc == MPI_SUCCESS) {
+		hmbmpi_win_lock(win, rank, lock_type);
+	}
 	hmb_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_win_lock, mpi_win_lock_)
@@ -8772,8 +9095,15 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_win_lock(MPI_Fint *f_lock_type, MPI_Fin
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_lock);
+	int lock_type = (int)*f_lock_type;
+	int rank = (int)*f_rank;
+	MPI_Win win = MPI_Win_f2c(*f_win);
 	hmb_enter(r);
 	pmpi_win_lock_f08_(f_lock_type, f_rank, f_assert, f_win, ierr);
+	int rc = (int)*ierr;
+	if (rc == MPI_SUCCESS) {
+		hmbmpi_win_lock(win, rank, lock_type);
+	}
 	hmb_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_win_lock, mpi_win_lock_f08_)
@@ -8787,8 +9117,13 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_win_lock_all(MPI_Fint *f_assert, MPI_Fint
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_lock_all);
+	MPI_Win win = MPI_Win_f2c(*f_win);
 	hmb_enter(r);
 	pmpi_win_lock_all_(f_assert, f_win, ierr);
+	int rc = (int)*ierr;
+	if (rc == MPI_SUCCESS) {
+		hmbmpi_win_lock(win, HMBMPI_ALL, MPI_LOCK_SHARED);
+	}
 	hmb_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_win_lock_all, mpi_win_lock_all_)
@@ -8809,8 +9144,13 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_win_lock_all(MPI_Fint *f_assert, MPI_Fi
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_lock_all);
+	MPI_Win win = MPI_Win_f2c(*f_win);
 	hmb_enter(r);
 	pmpi_win_lock_all_f08_(f_assert, f_win, ierr);
+	int rc = (int)*ierr;
+	if (rc == MPI_SUCCESS) {
+		hmbmpi_win_lock(win, HMBMPI_ALL, MPI_LOCK_SHARED);
+	}
 	hmb_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_win_lock_all, mpi_win_lock_all_f08_)
@@ -8824,8 +9164,14 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_win_post(MPI_Fint *f_group, MPI_Fint *f_a
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_post);
+	MPI_Group group = MPI_Group_f2c(*f_group);
+	MPI_Win win = MPI_Win_f2c(*f_win);
 	hmb_enter(r);
 	pmpi_win_post_(f_group, f_assert, f_win, ierr);
+	int rc = (int)*ierr;
+	if (rc == MPI_SUCCESS) {
+		hmbmpi_win_group(win, group, 1);
+	}
 	hmb_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_win_post, mpi_win_post_)
@@ -8846,8 +9192,14 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_win_post(MPI_Fint *f_group, MPI_Fint *f
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_post);
+	MPI_Group group = MPI_Group_f2c(*f_group);
+	MPI_Win win = MPI_Win_f2c(*f_win);
 	hmb_enter(r);
 	pmpi_win_post_f08_(f_group, f_assert, f_win, ierr);
+	int rc = (int)*ierr;
+	if (rc == MPI_SUCCESS) {
+		hmbmpi_win_group(win, group, 1);
+	}
 	hmb_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_win_post, mpi_win_post_f08_)
@@ -8861,8 +9213,14 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_win_start(MPI_Fint *f_group, MPI_Fint *f_
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_start);
+	MPI_Group group = MPI_Group_f2c(*f_group);
+	MPI_Win win = MPI_Win_f2c(*f_win);
 	hmb_enter(r);
 	pmpi_win_start_(f_group, f_assert, f_win, ierr);
+	int rc = (int)*ierr;
+	if (rc == MPI_SUCCESS) {
+		hmbmpi_win_group(win, group, 0);
+	}
 	hmb_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_win_start, mpi_win_start_)
@@ -8883,8 +9241,14 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_win_start(MPI_Fint *f_group, MPI_Fint *
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_start);
+	MPI_Group group = MPI_Group_f2c(*f_group);
+	MPI_Win win = MPI_Win_f2c(*f_win);
 	hmb_enter(r);
 	pmpi_win_start_f08_(f_group, f_assert, f_win, ierr);
+	int rc = (int)*ierr;
+	if (rc == MPI_SUCCESS) {
+		hmbmpi_win_group(win, group, 0);
+	}
 	hmb_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_win_start, mpi_win_start_f08_)
@@ -8898,8 +9262,13 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_win_sync(MPI_Fint *f_win, MPI_Fint *ierr)
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_sync);
+	MPI_Win win = MPI_Win_f2c(*f_win);
 	hmb_enter(r);
 	pmpi_win_sync_(f_win, ierr);
+	int rc = (int)*ierr;
+	if (rc == MPI_SUCCESS) {
+		hmbmpi_win_sync(win);
+	}
 	hmb_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_win_sync, mpi_win_sync_)
@@ -8920,8 +9289,13 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_win_sync(MPI_Fint *f_win, MPI_Fint *ier
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_sync);
+	MPI_Win win = MPI_Win_f2c(*f_win);
 	hmb_enter(r);
 	pmpi_win_sync_f08_(f_win, ierr);
+	int rc = (int)*ierr;
+	if (rc == MPI_SUCCESS) {
+		hmbmpi_win_sync(win);
+	}
 	hmb_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_win_sync, mpi_win_sync_f08_)
@@ -8935,8 +9309,17 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_win_test(MPI_Fint *f_win, MPI_Fint *f_fla
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_test);
+	MPI_Win win = MPI_Win_f2c(*f_win);
+	int flag_v = 0, *flag = &flag_v;
 	hmb_enter(r);
 	pmpi_win_test_(f_win, f_flag, ierr);
+	int rc = (int)*ierr;
+	if (rc == MPI_SUCCESS) {
+		flag_v = (int)*f_flag;
+		if (*flag) {
+			hmbmpi_win_complete(win, 1);
+		}
+	}
 	hmb_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_win_test, mpi_win_test_)
@@ -8957,8 +9340,17 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_win_test(MPI_Fint *f_win, MPI_Fint *f_f
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_test);
+	MPI_Win win = MPI_Win_f2c(*f_win);
+	int flag_v = 0, *flag = &flag_v;
 	hmb_enter(r);
 	pmpi_win_test_f08_(f_win, f_flag, ierr);
+	int rc = (int)*ierr;
+	if (rc == MPI_SUCCESS) {
+		flag_v = (int)*f_flag;
+		if (*flag) {
+			hmbmpi_win_complete(win, 1);
+		}
+	}
 	hmb_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_win_test, mpi_win_test_f08_)
@@ -8972,8 +9364,14 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_win_unlock(MPI_Fint *f_rank, MPI_Fint *f_
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_unlock);
+	int rank = (int)*f_rank;
+	MPI_Win win = MPI_Win_f2c(*f_win);
 	hmb_enter(r);
 	pmpi_win_unlock_(f_rank, f_win, ierr);
+	int rc = (int)*ierr;
+	if (rc == MPI_SUCCESS) {
+		hmbmpi_win_unlock(win, rank);
+	}
 	hmb_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_win_unlock, mpi_win_unlock_)
@@ -8994,8 +9392,14 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_win_unlock(MPI_Fint *f_rank, MPI_Fint *
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_unlock);
+	int rank = (int)*f_rank;
+	MPI_Win win = MPI_Win_f2c(*f_win);
 	hmb_enter(r);
 	pmpi_win_unlock_f08_(f_rank, f_win, ierr);
+	int rc = (int)*ierr;
+	if (rc == MPI_SUCCESS) {
+		hmbmpi_win_unlock(win, rank);
+	}
 	hmb_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_win_unlock, mpi_win_unlock_f08_)
@@ -9009,8 +9413,13 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_win_unlock_all(MPI_Fint *f_win, MPI_Fint 
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_unlock_all);
+	MPI_Win win = MPI_Win_f2c(*f_win);
 	hmb_enter(r);
 	pmpi_win_unlock_all_(f_win, ierr);
+	int rc = (int)*ierr;
+	if (rc == MPI_SUCCESS) {
+		hmbmpi_win_unlock(win, HMBMPI_ALL);
+	}
 	hmb_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_win_unlock_all, mpi_win_unlock_all_)
@@ -9031,8 +9440,13 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_win_unlock_all(MPI_Fint *f_win, MPI_Fin
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_unlock_all);
+	MPI_Win win = MPI_Win_f2c(*f_win);
 	hmb_enter(r);
 	pmpi_win_unlock_all_f08_(f_win, ierr);
+	int rc = (int)*ierr;
+	if (rc == MPI_SUCCESS) {
+		hmbmpi_win_unlock(win, HMBMPI_ALL);
+	}
 	hmb_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_win_unlock_all, mpi_win_unlock_all_f08_)
@@ -9046,8 +9460,13 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_win_wait(MPI_Fint *f_win, MPI_Fint *ierr)
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_wait);
+	MPI_Win win = MPI_Win_f2c(*f_win);
 	hmb_enter(r);
 	pmpi_win_wait_(f_win, ierr);
+	int rc = (int)*ierr;
+	if (rc == MPI_SUCCESS) {
+		hmbmpi_win_complete(win, 1);
+	}
 	hmb_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_win_wait, mpi_win_wait_)
@@ -9068,8 +9487,13 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_win_wait(MPI_Fint *f_win, MPI_Fint *ier
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_wait);
+	MPI_Win win = MPI_Win_f2c(*f_win);
 	hmb_enter(r);
 	pmpi_win_wait_f08_(f_win, ierr);
+	int rc = (int)*ierr;
+	if (rc == MPI_SUCCESS) {
+		hmbmpi_win_complete(win, 1);
+	}
 	hmb_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_win_wait, mpi_win_wait_f08_)
@@ -9081,4 +9505,5 @@ HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_win_wait, mpi_win_wait_f08_)
  * Not wrapped in Fortran (the C wrapper still sees calls from C):
  *   MPI_Comm_spawn: parameter argv (char **) has no fixed Fortran form
  *   MPI_Comm_spawn_multiple: parameter array_of_commands (char **) has no fixed Fortran form
+ *   MPI_Win_set_name: cannot convert parameter win_name of type const char * from Fortran
  */

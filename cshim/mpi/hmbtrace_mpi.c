@@ -242,7 +242,7 @@ HMB_NOINST static int send_bytes(int tag, int count, MPI_Datatype type, uint64_t
  * send at once (small messages), so a key may have many entries. They are
  * taken oldest first (seq), the order in which the program started them.
  */
-enum { P_SEND = 1, P_RECV, P_COLL, P_IDUP, P_MESSAGE };
+enum { P_SEND = 1, P_RECV, P_COLL, P_IDUP, P_MESSAGE, P_RMA };
 struct pending {
 	uint64_t key;
 	uint64_t id;
@@ -250,7 +250,7 @@ struct pending {
 	uint8_t used; /* 1 in use, 2 deleted */
 	uint8_t what, persistent;
 	int peer;             /* P_SEND: world rank */
-	uint32_t tag, commid; /* P_SEND, P_COLL */
+	uint32_t tag, commid; /* P_SEND, P_COLL; P_RMA: commid is the window's id */
 	uint64_t bytes, received;
 	MPI_Comm comm; /* P_RECV, P_MESSAGE: to translate the status's source; P_IDUP: the parent */
 	MPI_Datatype type;
@@ -429,6 +429,33 @@ HMB_NOINST static uint64_t new_request(void)
 	return __atomic_add_fetch(&next_request, 1, __ATOMIC_RELAXED);
 }
 
+/* For rma.c. */
+
+HMB_NOINST uint32_t hmbmpi_comm_id(MPI_Comm comm)
+{
+	return comm_id(comm);
+}
+
+HMB_NOINST int *hmbmpi_group_world(MPI_Group g, int *n)
+{
+	return group_world(g, n);
+}
+
+HMB_NOINST int hmbmpi_world_rank(void)
+{
+	return world_rank;
+}
+
+HMB_NOINST uint64_t hmbmpi_new_id(void)
+{
+	return new_request();
+}
+
+HMB_NOINST void hmbmpi_rma_request(MPI_Request req, uint32_t win, uint64_t id)
+{
+	pend_add((struct pending){.key = req_key(req), .what = P_RMA, .commid = win, .id = id}, 1);
+}
+
 /* Point-to-point. */
 
 HMB_NOINST void hmbmpi_send(MPI_Comm comm, int dest, int tag, int count, MPI_Datatype type)
@@ -602,6 +629,9 @@ HMB_NOINST void hmbmpi_complete(MPI_Request before, const MPI_Status *st)
 		break;
 	case P_IDUP:
 		comm_idup_done(&p);
+		break;
+	case P_RMA:
+		hmb_rma(HMB_RMA_OP_COMPLETE_NON_BLOCKING, p.commid, -1, 0, 0, p.id, 0, 0, 0);
 		break;
 	}
 }

@@ -8,6 +8,7 @@
 #define HMBTRACE_MPI_INTERNAL_H
 
 #include <mpi.h>
+#include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -127,6 +128,38 @@ void hmbmpi_coll_neighbor_alltoallw(struct hmbmpi_coll *c, const int sendcounts[
 /* Communicators: define newcomm, made from parent (MPI_COMM_NULL: none). */
 void hmbmpi_comm_created(MPI_Comm parent, MPI_Comm newcomm);
 void hmbmpi_comm_idup(MPI_Comm parent, MPI_Comm *newcomm, MPI_Fint *fnewcomm, MPI_Request req);
+
+/*
+ * One-sided communication (rma.c). HMBMPI_ALL stands for every target of a
+ * window (MPI_Win_lock_all, MPI_Win_flush_all, ...).
+ */
+#define HMBMPI_ALL INT_MIN
+struct hmbmpi_win_free {
+	uint32_t id; /* the window's id in the trace, 0 if it has none */
+	unsigned op; /* the collective operation of its RmaCollectiveEnd */
+};
+void hmbmpi_win_created(int rc, MPI_Comm comm, MPI_Win win, int allocated);
+void hmbmpi_win_free_begin(struct hmbmpi_win_free *f, MPI_Win win);
+void hmbmpi_win_free_end(const struct hmbmpi_win_free *f);
+void hmbmpi_win_name(MPI_Win win, const char *name);
+void hmbmpi_rma_op(MPI_Win win, int target, unsigned kind, unsigned type, int scount, MPI_Datatype stype, int rcount,
+		   MPI_Datatype rtype, MPI_Request req);
+void hmbmpi_win_fence(int rc, MPI_Win win);
+void hmbmpi_win_lock(MPI_Win win, int rank, int lock_type);
+void hmbmpi_win_unlock(MPI_Win win, int rank);
+void hmbmpi_win_flush(MPI_Win win, int rank, int remote);
+void hmbmpi_win_sync(MPI_Win win);
+void hmbmpi_win_group(MPI_Win win, MPI_Group group, int exposure);
+void hmbmpi_win_complete(MPI_Win win, int exposure);
+/* What rma.c takes from hmbtrace_mpi.c: a communicator's id, a group's
+ * world ranks (malloc'd), this process's world rank, a new matching id
+ * (the requests' counter), and the request of an R* operation, which
+ * MPI_Wait or MPI_Test completes with RmaOpCompleteNonBlocking. */
+uint32_t hmbmpi_comm_id(MPI_Comm comm);
+int *hmbmpi_group_world(MPI_Group g, int *n);
+int hmbmpi_world_rank(void);
+uint64_t hmbmpi_new_id(void);
+void hmbmpi_rma_request(MPI_Request req, uint32_t win, uint64_t id);
 
 /*
  * Fortran: OpenMPI's bindings (mpif.h, use mpi, use mpi_f08) are C

@@ -193,6 +193,7 @@ enum {
 	HMBMPI_R_MPI_Win_lock,
 	HMBMPI_R_MPI_Win_lock_all,
 	HMBMPI_R_MPI_Win_post,
+	HMBMPI_R_MPI_Win_set_name,
 	HMBMPI_R_MPI_Win_start,
 	HMBMPI_R_MPI_Win_sync,
 	HMBMPI_R_MPI_Win_test,

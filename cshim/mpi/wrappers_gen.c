@@ -194,6 +194,7 @@ const char *const hmbmpi_region_names[HMBMPI_R_COUNT] = {
 	"MPI_Win_lock",
 	"MPI_Win_lock_all",
 	"MPI_Win_post",
+	"MPI_Win_set_name",
 	"MPI_Win_start",
 	"MPI_Win_sync",
 	"MPI_Win_test",
@@ -220,6 +221,9 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Accumulate(const void *origin_addr, int origin_
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Accumulate);
 	hmb_enter(r);
 	int rc = PMPI_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
+	if (rc == MPI_SUCCESS) {
+		hmbmpi_rma_op(win, target_rank, HMB_RMA_ATOMIC, HMB_RMA_ATOMIC_ACCUMULATE, origin_count, origin_datatype, 0, MPI_DATATYPE_NULL, MPI_REQUEST_NULL);
+	}
 	hmb_leave(r);
 	return rc;
 }
@@ -836,6 +840,9 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Compare_and_swap(const void *origin_addr, const
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Compare_and_swap);
 	hmb_enter(r);
 	int rc = PMPI_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win);
+	if (rc == MPI_SUCCESS) {
+		hmbmpi_rma_op(win, target_rank, HMB_RMA_ATOMIC, HMB_RMA_ATOMIC_COMPARE_AND_SWAP, 1, datatype, 1, datatype, MPI_REQUEST_NULL);
+	}
 	hmb_leave(r);
 	return rc;
 }
@@ -862,6 +869,9 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Fetch_and_op(const void *origin_addr, void *res
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Fetch_and_op);
 	hmb_enter(r);
 	int rc = PMPI_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win);
+	if (rc == MPI_SUCCESS) {
+		hmbmpi_rma_op(win, target_rank, HMB_RMA_ATOMIC, HMB_RMA_ATOMIC_FETCH_AND_ACCUMULATE, 1, datatype, 1, datatype, MPI_REQUEST_NULL);
+	}
 	hmb_leave(r);
 	return rc;
 }
@@ -1519,6 +1529,9 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Get(void *origin_addr, int origin_count, MPI_Da
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Get);
 	hmb_enter(r);
 	int rc = PMPI_Get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
+	if (rc == MPI_SUCCESS) {
+		hmbmpi_rma_op(win, target_rank, HMB_RMA_GET, 0, origin_count, origin_datatype, 0, MPI_DATATYPE_NULL, MPI_REQUEST_NULL);
+	}
 	hmb_leave(r);
 	return rc;
 }
@@ -1531,6 +1544,9 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Get_accumulate(const void *origin_addr, int ori
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Get_accumulate);
 	hmb_enter(r);
 	int rc = PMPI_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
+	if (rc == MPI_SUCCESS) {
+		hmbmpi_rma_op(win, target_rank, HMB_RMA_ATOMIC, HMB_RMA_ATOMIC_FETCH_AND_ACCUMULATE, origin_count, origin_datatype, result_count, result_datatype, MPI_REQUEST_NULL);
+	}
 	hmb_leave(r);
 	return rc;
 }
@@ -2076,6 +2092,9 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Put(const void *origin_addr, int origin_count, 
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Put);
 	hmb_enter(r);
 	int rc = PMPI_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
+	if (rc == MPI_SUCCESS) {
+		hmbmpi_rma_op(win, target_rank, HMB_RMA_PUT, 0, origin_count, origin_datatype, 0, MPI_DATATYPE_NULL, MPI_REQUEST_NULL);
+	}
 	hmb_leave(r);
 	return rc;
 }
@@ -2088,6 +2107,9 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Raccumulate(const void *origin_addr, int origin
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Raccumulate);
 	hmb_enter(r);
 	int rc = PMPI_Raccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
+	if (rc == MPI_SUCCESS) {
+		hmbmpi_rma_op(win, target_rank, HMB_RMA_ATOMIC, HMB_RMA_ATOMIC_ACCUMULATE, origin_count, origin_datatype, 0, MPI_DATATYPE_NULL, *request);
+	}
 	hmb_leave(r);
 	return rc;
 }
@@ -2243,6 +2265,9 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Rget(void *origin_addr, int origin_count, MPI_D
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Rget);
 	hmb_enter(r);
 	int rc = PMPI_Rget(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
+	if (rc == MPI_SUCCESS) {
+		hmbmpi_rma_op(win, target_rank, HMB_RMA_GET, 0, origin_count, origin_datatype, 0, MPI_DATATYPE_NULL, *request);
+	}
 	hmb_leave(r);
 	return rc;
 }
@@ -2255,6 +2280,9 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Rget_accumulate(const void *origin_addr, int or
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Rget_accumulate);
 	hmb_enter(r);
 	int rc = PMPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
+	if (rc == MPI_SUCCESS) {
+		hmbmpi_rma_op(win, target_rank, HMB_RMA_ATOMIC, HMB_RMA_ATOMIC_FETCH_AND_ACCUMULATE, origin_count, origin_datatype, result_count, result_datatype, *request);
+	}
 	hmb_leave(r);
 	return rc;
 }
@@ -2267,6 +2295,9 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Rput(const void *origin_addr, int origin_count,
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Rput);
 	hmb_enter(r);
 	int rc = PMPI_Rput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_cout, target_datatype, win, request);
+	if (rc == MPI_SUCCESS) {
+		hmbmpi_rma_op(win, target_rank, HMB_RMA_PUT, 0, origin_count, origin_datatype, 0, MPI_DATATYPE_NULL, *request);
+	}
 	hmb_leave(r);
 	return rc;
 }
@@ -2705,7 +2736,9 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_allocate);
 	hmb_enter(r);
+	hmb_rma(HMB_RMA_COLLECTIVE_BEGIN, 0, -1, 0, 0, 0, 0, 0, 0);
 	int rc = PMPI_Win_allocate(size, disp_unit, info, comm, baseptr, win);
+	hmbmpi_win_created(rc, comm, rc == MPI_SUCCESS ? *win : MPI_WIN_NULL, 1);
 	hmb_leave(r);
 	return rc;
 }
@@ -2717,7 +2750,9 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Win_allocate_shared(MPI_Aint size, int disp_uni
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_allocate_shared);
 	hmb_enter(r);
+	hmb_rma(HMB_RMA_COLLECTIVE_BEGIN, 0, -1, 0, 0, 0, 0, 0, 0);
 	int rc = PMPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win);
+	hmbmpi_win_created(rc, comm, rc == MPI_SUCCESS ? *win : MPI_WIN_NULL, 1);
 	hmb_leave(r);
 	return rc;
 }
@@ -2742,6 +2777,9 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Win_complete(MPI_Win win)
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_complete);
 	hmb_enter(r);
 	int rc = PMPI_Win_complete(win);
+	if (rc == MPI_SUCCESS) {
+		hmbmpi_win_complete(win, 0);
+	}
 	hmb_leave(r);
 	return rc;
 }
@@ -2753,7 +2791,9 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Win_create(void *base, MPI_Aint size, int disp_
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_create);
 	hmb_enter(r);
+	hmb_rma(HMB_RMA_COLLECTIVE_BEGIN, 0, -1, 0, 0, 0, 0, 0, 0);
 	int rc = PMPI_Win_create(base, size, disp_unit, info, comm, win);
+	hmbmpi_win_created(rc, comm, rc == MPI_SUCCESS ? *win : MPI_WIN_NULL, 0);
 	hmb_leave(r);
 	return rc;
 }
@@ -2765,7 +2805,9 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_create_dynamic);
 	hmb_enter(r);
+	hmb_rma(HMB_RMA_COLLECTIVE_BEGIN, 0, -1, 0, 0, 0, 0, 0, 0);
 	int rc = PMPI_Win_create_dynamic(info, comm, win);
+	hmbmpi_win_created(rc, comm, rc == MPI_SUCCESS ? *win : MPI_WIN_NULL, 0);
 	hmb_leave(r);
 	return rc;
 }
@@ -2789,7 +2831,9 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Win_fence(int assert, MPI_Win win)
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_fence);
 	hmb_enter(r);
+	hmb_rma(HMB_RMA_COLLECTIVE_BEGIN, 0, -1, 0, 0, 0, 0, 0, 0);
 	int rc = PMPI_Win_fence(assert, win);
+	hmbmpi_win_fence(rc, win);
 	hmb_leave(r);
 	return rc;
 }
@@ -2802,6 +2846,9 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Win_flush(int rank, MPI_Win win)
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_flush);
 	hmb_enter(r);
 	int rc = PMPI_Win_flush(rank, win);
+	if (rc == MPI_SUCCESS) {
+		hmbmpi_win_flush(win, rank, 1);
+	}
 	hmb_leave(r);
 	return rc;
 }
@@ -2814,6 +2861,9 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Win_flush_all(MPI_Win win)
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_flush_all);
 	hmb_enter(r);
 	int rc = PMPI_Win_flush_all(win);
+	if (rc == MPI_SUCCESS) {
+		hmbmpi_win_flush(win, HMBMPI_ALL, 1);
+	}
 	hmb_leave(r);
 	return rc;
 }
@@ -2826,6 +2876,9 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Win_flush_local(int rank, MPI_Win win)
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_flush_local);
 	hmb_enter(r);
 	int rc = PMPI_Win_flush_local(rank, win);
+	if (rc == MPI_SUCCESS) {
+		hmbmpi_win_flush(win, rank, 0);
+	}
 	hmb_leave(r);
 	return rc;
 }
@@ -2838,6 +2891,9 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Win_flush_local_all(MPI_Win win)
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_flush_local_all);
 	hmb_enter(r);
 	int rc = PMPI_Win_flush_local_all(win);
+	if (rc == MPI_SUCCESS) {
+		hmbmpi_win_flush(win, HMBMPI_ALL, 0);
+	}
 	hmb_leave(r);
 	return rc;
 }
@@ -2848,8 +2904,11 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Win_free(MPI_Win *win)
 		return PMPI_Win_free(win);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_free);
+	struct hmbmpi_win_free wf;
 	hmb_enter(r);
+	hmbmpi_win_free_begin(&wf, *win);
 	int rc = PMPI_Win_free(win);
+	hmbmpi_win_free_end(&wf);
 	hmb_leave(r);
 	return rc;
 }
@@ -2862,6 +2921,9 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Win_lock(int lock_type, int rank, int assert, M
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_lock);
 	hmb_enter(r);
 	int rc = PMPI_Win_lock(lock_type, rank, assert, win);
+	if (rc == MPI_SUCCESS) {
+		hmbmpi_win_lock(win, rank, lock_type);
+	}
 	hmb_leave(r);
 	return rc;
 }
@@ -2874,6 +2936,9 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Win_lock_all(int assert, MPI_Win win)
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_lock_all);
 	hmb_enter(r);
 	int rc = PMPI_Win_lock_all(assert, win);
+	if (rc == MPI_SUCCESS) {
+		hmbmpi_win_lock(win, HMBMPI_ALL, MPI_LOCK_SHARED);
+	}
 	hmb_leave(r);
 	return rc;
 }
@@ -2886,6 +2951,24 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Win_post(MPI_Group group, int assert, MPI_Win w
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_post);
 	hmb_enter(r);
 	int rc = PMPI_Win_post(group, assert, win);
+	if (rc == MPI_SUCCESS) {
+		hmbmpi_win_group(win, group, 1);
+	}
+	hmb_leave(r);
+	return rc;
+}
+
+HMB_NOINST HMBMPI_EXPORT int MPI_Win_set_name(MPI_Win win, const char *win_name)
+{
+	if (hmbmpi_off()) {
+		return PMPI_Win_set_name(win, win_name);
+	}
+	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_set_name);
+	hmb_enter(r);
+	int rc = PMPI_Win_set_name(win, win_name);
+	if (rc == MPI_SUCCESS) {
+		hmbmpi_win_name(win, win_name);
+	}
 	hmb_leave(r);
 	return rc;
 }
@@ -2898,6 +2981,9 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Win_start(MPI_Group group, int assert, MPI_Win 
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_start);
 	hmb_enter(r);
 	int rc = PMPI_Win_start(group, assert, win);
+	if (rc == MPI_SUCCESS) {
+		hmbmpi_win_group(win, group, 0);
+	}
 	hmb_leave(r);
 	return rc;
 }
@@ -2910,6 +2996,9 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Win_sync(MPI_Win win)
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_sync);
 	hmb_enter(r);
 	int rc = PMPI_Win_sync(win);
+	if (rc == MPI_SUCCESS) {
+		hmbmpi_win_sync(win);
+	}
 	hmb_leave(r);
 	return rc;
 }
@@ -2922,6 +3011,11 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Win_test(MPI_Win win, int *flag)
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_test);
 	hmb_enter(r);
 	int rc = PMPI_Win_test(win, flag);
+	if (rc == MPI_SUCCESS) {
+		if (*flag) {
+			hmbmpi_win_complete(win, 1);
+		}
+	}
 	hmb_leave(r);
 	return rc;
 }
@@ -2934,6 +3028,9 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Win_unlock(int rank, MPI_Win win)
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_unlock);
 	hmb_enter(r);
 	int rc = PMPI_Win_unlock(rank, win);
+	if (rc == MPI_SUCCESS) {
+		hmbmpi_win_unlock(win, rank);
+	}
 	hmb_leave(r);
 	return rc;
 }
@@ -2946,6 +3043,9 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Win_unlock_all(MPI_Win win)
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_unlock_all);
 	hmb_enter(r);
 	int rc = PMPI_Win_unlock_all(win);
+	if (rc == MPI_SUCCESS) {
+		hmbmpi_win_unlock(win, HMBMPI_ALL);
+	}
 	hmb_leave(r);
 	return rc;
 }
@@ -2958,6 +3058,9 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Win_wait(MPI_Win win)
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_wait);
 	hmb_enter(r);
 	int rc = PMPI_Win_wait(win);
+	if (rc == MPI_SUCCESS) {
+		hmbmpi_win_complete(win, 1);
+	}
 	hmb_leave(r);
 	return rc;
 }

@@ -62,12 +62,14 @@ type Archive struct {
 	regions         []regionDef
 	groups          []groupDef
 	comms           []commDef
+	rmaWins         []rmaWinDef // rma.go
 	metricMembers   []metricMemberDef
 	metricClasses   []metricClassDef
 
 	// Counts of defined references that event writers check without
 	// taking mu; they only grow.
 	regionCount, commCount, metricCount atomic.Uint32
+	rmaWinCount                         atomic.Uint32
 
 	spareChunks [][]byte // event chunk buffers of closed writers, for reuse
 

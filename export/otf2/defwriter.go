@@ -152,6 +152,10 @@ func (a *Archive) writeGlobalDefinitions(f *defFile) error {
 			return err
 		}
 	}
+	p, err := a.appendRmaWins(p, func(p []byte) ([]byte, error) { return p[:0], f.put(defRmaWin, p) })
+	if err != nil {
+		return err
+	}
 	for i, m := range a.metricMembers {
 		p = appendCU32(p, uint32(i))
 		p = appendCU32(p, uint32(m.name))

@@ -179,16 +179,16 @@ func fConvert(w *fn, use string) (decl, conv string, after bool, err error) {
 		return fmt.Sprintf("int %[1]s_v = 0, *%[1]s = &%[1]s_v;", name), fmt.Sprintf("%[1]s_v = (int)*f_%[1]s;", name), true, nil
 	case "const int *":
 		return "", fmt.Sprintf("const int *%[1]s = (const int *)f_%[1]s;", name), false, nil
-	case "MPI_Comm", "MPI_Datatype":
-		fn := map[string]string{"MPI_Comm": "MPI_Comm_f2c", "MPI_Datatype": "MPI_Type_f2c"}[t]
+	case "MPI_Comm", "MPI_Datatype", "MPI_Win", "MPI_Group":
+		fn := map[string]string{"MPI_Comm": "MPI_Comm_f2c", "MPI_Datatype": "MPI_Type_f2c", "MPI_Win": "MPI_Win_f2c", "MPI_Group": "MPI_Group_f2c"}[t]
 		return "", fmt.Sprintf("%s %s = %s(*f_%s);", t, name, fn, name), false, nil
 	case "const MPI_Datatype *":
 		return "", fmt.Sprintf("const MPI_Datatype *%[1]s = NULL; /* Fortran: %[1]s_f */\nconst MPI_Fint *%[1]s_f = f_%[1]s;", name), false, nil
 	case "const void *", "void *":
 		return "", fmt.Sprintf("const void *%[1]s = hmbmpi_fbuf(f_%[1]s);", name), false, nil
-	case "MPI_Comm *", "MPI_Request *", "MPI_Message *":
+	case "MPI_Comm *", "MPI_Request *", "MPI_Message *", "MPI_Win *":
 		base := strings.TrimSuffix(t, " *")
-		null := map[string]string{"MPI_Comm": "MPI_COMM_NULL", "MPI_Request": "MPI_REQUEST_NULL", "MPI_Message": "MPI_MESSAGE_NULL"}[base]
+		null := map[string]string{"MPI_Comm": "MPI_COMM_NULL", "MPI_Request": "MPI_REQUEST_NULL", "MPI_Message": "MPI_MESSAGE_NULL", "MPI_Win": "MPI_WIN_NULL"}[base]
 		return fmt.Sprintf("%s %s_v = %s, *%s = &%s_v;", base, name, null, name, name),
 			fmt.Sprintf("%s_v = %s_f2c(*f_%s);", name, base, name), after, nil
 	}

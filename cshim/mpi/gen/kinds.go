@@ -185,5 +185,8 @@ func specOf(f *fn) spec {
 		}
 		return spec{uses: append(uses, out+">"), post: "hmbmpi_comm_created(" + parent + ", *" + out + ");"}
 	}
+	if s, ok := rmaSpec(f); ok {
+		return s
+	}
 	return spec{}
 }

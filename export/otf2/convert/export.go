@@ -81,6 +81,14 @@ type Stats struct {
 	TaskEvents           uint64
 	TaskEventsLeftOut    uint64
 	TasksWithoutCreation uint64
+
+	// RmaOperations counts the RMA operations written (RmaPut, RmaGet,
+	// RmaAtomic); RmaLeftOut the RMA records left out because they name a
+	// window whose communicator is not exported (or no window), a target
+	// not in the window's communicator, an undefined RMA group, or a type
+	// OTF2 does not have (see rma.go).
+	RmaOperations uint64
+	RmaLeftOut    uint64
 }
 
 // Export writes the files as one OTF2 archive in dir, which must not exist:
@@ -158,6 +166,7 @@ type exporter struct {
 	peers      *tracefile.Peers
 
 	mpi     *mpiComms       // nil until the first MPI definition is needed
+	rma     *rmaDefs        // windows (rma.go); nil without MPI definitions
 	skipped map[uint64]bool // the location's requests left out, whose completion is too
 	comm    otf2.CommRef
 	hasComm bool
@@ -240,8 +249,11 @@ func (x *exporter) define() error {
 	for _, f := range x.files {
 		if len(f.Comms) > 0 {
 			// An MPI run: its communicators are defined whether or not
-			// events use them.
-			return x.defineMPI()
+			// events use them, and its windows.
+			if err := x.defineMPI(); err != nil {
+				return err
+			}
+			return x.defineRma()
 		}
 	}
 	return nil
@@ -460,6 +472,9 @@ func (x *exporter) event(i, k int, w *otf2.EventWriter, e *tracefile.Event, ts u
 			x.values = append(x.values, otf2.Uint64Value(v))
 		}
 		return w.Metric(ts, x.metric[i], x.values)
+	}
+	if e.Kind.IsRma() {
+		return x.rmaEvent(i, w, e, ts)
 	}
 	return fmt.Errorf("unknown event kind %d", e.Kind)
 }
