@@ -9,7 +9,7 @@ import (
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
-// Property is the overhead property of seed 004 (chapter 4.3) that flags a
+// Property is the overhead property of Oleynik (chapter 4.3) that flags a
 // region.
 //
 // hmbtrace's probes read the clock first, so an enter's cost falls inside
@@ -55,7 +55,7 @@ func ParseProperty(s string) (Property, error) {
 
 // Defaults of ScoreOptions.
 const (
-	DefaultThreshold = 0.05 // seed 004's threshold: 5 % of the pure time
+	DefaultThreshold = 0.05 // Oleynik's threshold: 5 % of the pure time
 	DefaultMinShare  = 0.01 // scorep-score -g's default: 1 % of the trace
 )
 
@@ -143,7 +143,7 @@ type FileScore struct {
 // run unreduced (an estimate).
 func (f *FileScore) UnreducedBuffer() uint64 { return f.UnreducedBins * f.BinSize }
 
-// Score is the measurement score of a run (seed 004 chapter 4, Score-P's
+// Score is the measurement score of a run (Oleynik, chapter 4; Score-P's
 // scorep-score): per region its visits, time, trace bytes and estimated
 // measurement overhead, and the regions whose overhead is excessive.
 type Score struct {

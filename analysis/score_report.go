@@ -37,8 +37,10 @@ func (s *Score) WriteReport(out io.Writer) error {
 		units.Duration(s.Overhead), units.Count(visits), percent(ratio(s.Overhead, float64(s.LocationTime))))
 
 	fmt.Fprintln(w)
+	// The name is the line's last cell, not tab-terminated, so that the
+	// tabwriter does not pad every line to the longest name.
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "flt\tvisits\tincl/visit\t%%excl\tkept bytes\tfull bytes\toverhead\t%s ovhd\t  region\t\n", opt.Property)
+	fmt.Fprintf(tw, "flt\tvisits\tincl/visit\t%%excl\tkept bytes\tfull bytes\toverhead\t%s ovhd\t  region\n", opt.Property)
 	for _, r := range s.Regions {
 		flag := ""
 		switch {
@@ -51,19 +53,12 @@ func (s *Score) WriteReport(out io.Writer) error {
 		if r.Visits > 0 {
 			perVisit = units.Duration(float64(r.Inclusive) / float64(r.Visits))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t  %s\t\n", flag, units.Count(r.Visits), perVisit,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t  %s\n", flag, units.Count(r.Visits), perVisit,
 			percent(ratio(float64(r.Exclusive), float64(s.LocationTime))), units.Size(r.KeptBytes), units.Size(r.FullBytes),
 			units.Duration(r.Overhead), percent(r.Relative(opt.Property)), textname.Escape(r.Name))
 	}
 	tw.Flush()
-	fmt.Fprintf(w, "  %s ovhd: the probes' %s relative to the region's pure time (inclusive less the probe costs inside it)\n",
-		opt.Property, map[Property]string{TotalOverhead: "whole cost (2 events per visit)", PrologOverhead: "cost inside the region's own time (1 event per visit)"}[opt.Property])
-	for _, r := range s.Regions {
-		if r.Sync {
-			fmt.Fprintln(w, "  s: a synchronization region (MPI, OpenMP), never flagged: variation subtracts its time from the segments")
-			break
-		}
-	}
+	fmt.Fprint(w, ScoreColumns(opt.Property))
 	if s.ShedLevels {
 		fmt.Fprintln(w, "  the buffer removed events: calls nested in the removed levels are not counted, so the pure times above them are too large")
 	}
@@ -75,13 +70,7 @@ func (s *Score) WriteReport(out io.Writer) error {
 			f.Path, units.Size(float64(f.FileBytes)), f.FileBins, units.Size(float64(f.Reencoded)),
 			percent(ratio(float64(f.Reencoded), float64(f.FileBytes))), units.Size(float64(f.HeaderBytes)))
 		fmt.Fprintf(w, "    events recorded %s, kept %s, filtered %s, removed %s\n", units.Count(f.Recorded), units.Count(f.Kept), units.Count(f.Filtered), units.Count(f.Removed))
-		need := f.UnreducedBuffer()
-		verdict := "it did"
-		if f.Removed > 0 {
-			verdict = "it removed events"
-		}
-		fmt.Fprintf(w, "    the whole run unreduced: about %s of records in %s bins of %s: HMB_BUFFER_SIZE=%s (estimate; the run had %s, %s)\n",
-			units.Size(f.UnreducedBytes), units.Count(f.UnreducedBins), units.Size(float64(f.BinSize)), sizeSetting(need), units.Size(float64(f.Buffer)), verdict)
+		fmt.Fprintf(w, "    %s\n", f.bufferAdvice())
 	}
 	if s.UnattributedBytes > 0 {
 		fmt.Fprintf(w, "  %s of records outside any region\n", units.Size(s.UnattributedBytes))
@@ -146,4 +135,36 @@ func fileList(files []FileScore) string {
 		names = append(names[:3], fmt.Sprintf("... (%d files)", len(files)))
 	}
 	return strings.Join(names, ", ")
+}
+
+// ScoreColumns explains the columns of the score's table, for the report
+// and for hmbtrace score -h; p names the overhead property of the last
+// column.
+func ScoreColumns(p Property) string {
+	what := map[Property]string{
+		TotalOverhead:  "whole cost (2 events per visit)",
+		PrologOverhead: "cost inside the region's own time (1 event per visit)",
+	}[p]
+	return fmt.Sprintf(`  flt         + flagged: the filter file (-g) excludes it; s: a synchronization region (MPI, OpenMP),
+              never flagged, as variation subtracts its time from the segments
+  visits      calls, from the exact flat profile (what the buffer removed counts too)
+  incl/visit  inclusive time per call
+  %%excl       exclusive time, in %% of the location-time of all files
+  kept bytes  the trace bytes of its events in the files; full bytes: had the buffer removed none
+  overhead    what its probes cost the run: 2 events per visit at the probe cost
+  %-11s the probes' %s relative to the region's pure time
+              (inclusive less the probe costs inside it)
+`, p.String()+" ovhd", what)
+}
+
+// bufferAdvice says in a sentence which buffer would have kept the file's
+// whole run, and how that compares with the run's.
+func (f *FileScore) bufferAdvice() string {
+	s := fmt.Sprintf("The whole run unreduced takes about %s of records in %s bins of %s: HMB_BUFFER_SIZE=%s would keep it (an estimate).",
+		units.Size(f.UnreducedBytes), units.Count(f.UnreducedBins), units.Size(float64(f.BinSize)), sizeSetting(f.UnreducedBuffer()))
+	have := units.Size(float64(f.Buffer))
+	if f.Removed > 0 {
+		return s + fmt.Sprintf(" This run had %s and removed events.", have)
+	}
+	return s + fmt.Sprintf(" This run had %s and kept every event.", have)
 }

@@ -127,7 +127,8 @@ func TestScoreFlagsHotHelper(t *testing.T) {
 	if err := s.WriteReport(&out); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"Flagged (+) 1 region(s)", `"helper"`, "HMB_BUFFER_SIZE=", "re-encoding gives"} {
+	for _, want := range []string{"Flagged (+) 1 region(s)", `"helper"`, "re-encoding gives", "would keep it (an estimate). This run had ",
+		" and kept every event.", "  flt         + flagged", "  total ovhd  the probes' whole cost"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("report lacks %q:\n%s", want, out.String())
 		}
@@ -276,5 +277,24 @@ func TestParseProperty(t *testing.T) {
 	}
 	if _, err := ComputeScore(nil, ScoreOptions{Property: 7}); err == nil {
 		t.Error("ComputeScore with property 7: no error")
+	}
+}
+
+// TestBufferAdvice checks the sentence that says which buffer would have
+// kept the whole run, for a run that kept everything and one that did not.
+func TestBufferAdvice(t *testing.T) {
+	f := FileScore{UnreducedBytes: 3 << 20, UnreducedBins: 384, BinSize: 8 << 10, Buffer: 64 << 20}
+	got := f.bufferAdvice()
+	want := "The whole run unreduced takes about 3.0 MiB of records in 384 bins of 8.0 KiB: HMB_BUFFER_SIZE=" +
+		sizeSetting(f.UnreducedBuffer()) + " would keep it (an estimate). This run had 64.0 MiB and kept every event."
+	if got != want {
+		t.Errorf("advice\n%q; want\n%q", got, want)
+	}
+	f.Buffer, f.Removed = 1<<20, 10
+	if got := f.bufferAdvice(); !strings.HasSuffix(got, "This run had 1.0 MiB and removed events.") {
+		t.Errorf("advice for a reduced run: %q", got)
+	}
+	if !strings.Contains(ScoreColumns(PrologOverhead), "  prolog ovhd the probes' cost inside the region's own time") {
+		t.Errorf("columns for prolog:\n%s", ScoreColumns(PrologOverhead))
 	}
 }

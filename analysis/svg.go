@@ -53,7 +53,7 @@ func heat(f float64) color.RGBA {
 
 func hexColor(c color.RGBA) string { return fmt.Sprintf("#%02x%02x%02x", c.R, c.G, c.B) }
 
-// WriteSVG writes seed 000's hot/cold view: locations as rows, time as
+// WriteSVG writes Weber et al.'s hot/cold view: locations as rows, time as
 // columns, each segment coloured by its SOS-time from blue (short) to red
 // (long), with a time axis and a legend. Up to 5,000 segments are drawn one
 // by one, each with a tooltip; more are rendered into an embedded raster
@@ -156,7 +156,7 @@ func (v *Variation) WriteSVG(out io.Writer) error {
 		}
 		x := xOf(int64(t))
 		fmt.Fprintf(w, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#000"/>`+"\n", x, axisY, x, axisY+5)
-		fmt.Fprintf(w, `<text x="%.1f" y="%d" text-anchor="middle">%s</text>`+"\n", x, axisY+17, esc(units.Duration(t)))
+		fmt.Fprintf(w, `<text x="%.1f" y="%d" text-anchor="middle">%s</text>`+"\n", x, axisY+17, esc(axisLabel(t, tick, float64(t1))))
 	}
 	fmt.Fprintf(w, `<text x="%d" y="%d" text-anchor="end">time since the start</text>`+"\n", left+svgPlotWidth, axisY+32)
 
@@ -255,6 +255,23 @@ func niceStep(x float64) int {
 			}
 		}
 	}
+}
+
+// axisLabel labels tick t (ns) of an axis of ticks step apart that ends at
+// last: in one unit for the whole axis, that of last, with the decimals the
+// step needs, so that "800 ms" is not followed by "1.000 s".
+func axisLabel(t, step, last float64) string {
+	unit, name := 1.0, "ns"
+	switch a := math.Abs(last); {
+	case a >= 1e9:
+		unit, name = 1e9, "s"
+	case a >= 1e6:
+		unit, name = 1e6, "ms"
+	case a >= 1e3:
+		unit, name = 1e3, "µs"
+	}
+	decimals := max(0, int(-math.Floor(math.Log10(step/unit)+1e-9)))
+	return fmt.Sprintf("%.*f %s", decimals, t/unit, name)
 }
 
 // niceStepF returns a step of 1, 2 or 5 times a power of ten near x (>= 1).

@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/hmbtrace/hmbtrace/internal/tracetest"
@@ -21,6 +22,19 @@ func c(region string, start, end uint64, calls ...call) call {
 	return call{Region: region, Start: start, End: end, Calls: calls}
 }
 
+// regionOf defines a region as the MPI wrappers and the OpenMP adapter
+// would: names beginning with MPI_ are MPI calls, with "!$omp " OpenMP
+// constructs.
+func regionOf(m *measure.Measurement, name string) measure.Region {
+	switch {
+	case strings.HasPrefix(name, "MPI_"):
+		return m.RegionParadigm(name, tracefile.ParadigmMPI)
+	case strings.HasPrefix(name, "!$omp "):
+		return m.RegionParadigm(name, tracefile.ParadigmOpenMP)
+	}
+	return m.Region(name)
+}
+
 // recordCalls writes a trace with one location per element of locs, whose
 // calls happen at the given times times unit nanoseconds after the start
 // (the monotonic clock with no timer shift makes ticks nanoseconds), and
@@ -39,7 +53,7 @@ func recordCalls(t testing.TB, cfg measure.Config, unit uint64, locs map[string]
 	t0 := m.Now()
 	var put func(l *measure.Location, k call)
 	put = func(l *measure.Location, k call) {
-		r := m.Region(k.Region)
+		r := regionOf(m, k.Region)
 		l.EnterAt(r, t0+k.Start*unit)
 		for _, ch := range k.Calls {
 			put(l, ch)

@@ -15,7 +15,7 @@ import (
 type Options struct {
 	// Region segments the run by the invocations of this region; "" picks
 	// the time-dominant region. A smaller region gives finer segments
-	// (seed 000, figure 5c).
+	// (Weber et al., figure 5c).
 	Region string
 	// Sync adds synchronization regions to DefaultSync, e.g. a program's
 	// own waits.
@@ -41,6 +41,10 @@ type Row struct {
 	// Recursive counts invocations of the segment region inside one of its
 	// own: they belong to the enclosing segment.
 	Recursive int
+	// Median is the median SOS-time of its segments, in ns (0 without
+	// any): a location slow in every segment (a load imbalance) stands
+	// out by it, not by single segments.
+	Median float64
 }
 
 // Segment is one invocation of the segment region on one location.
@@ -62,7 +66,7 @@ type Segment struct {
 // End returns the end of the segment on the common time axis.
 func (s Segment) End() int64 { return s.Start + s.Duration }
 
-// Variation is the performance-variation analysis of seed 000: the run cut
+// Variation is the performance-variation analysis of Weber et al.: the run cut
 // into segments at the invocations of one region, each measured by its
 // synchronization-oblivious segment time (SOS-time).
 //
@@ -137,6 +141,14 @@ func Analyze(files []*tracefile.File, opt Options) (*Variation, error) {
 	v.Median, v.MAD, v.Spread = robustScale(sos)
 	for i := range v.Segments {
 		v.Segments[i].Score = robustZ(sos[i], v.Median, v.Spread)
+	}
+	// Segments are by row: each row's SOS-times are one run of sos.
+	for i, at := 0, 0; i < len(v.Rows); i++ {
+		n := v.Rows[i].Segments
+		if n > 0 {
+			v.Rows[i].Median, _, _ = robustScale(sos[at : at+n])
+		}
+		at += n
 	}
 	v.notes(files)
 	return v, nil
@@ -324,6 +336,19 @@ func shedHint(files []*tracefile.File) string {
 		return ""
 	}
 	return " (" + strings.Join(why, "; ") + ")"
+}
+
+// SlowestRows returns the indices of the rows that have segments, by the
+// median SOS-time of their segments, highest first; ties in row order.
+func (v *Variation) SlowestRows() []int {
+	var rows []int
+	for i, r := range v.Rows {
+		if r.Segments > 0 {
+			rows = append(rows, i)
+		}
+	}
+	sort.SliceStable(rows, func(i, j int) bool { return v.Rows[rows[i]].Median > v.Rows[rows[j]].Median })
+	return rows
 }
 
 // Ranked returns the segments by score, highest first; ties in time order.

@@ -6,6 +6,7 @@ import (
 	"github.com/hmbtrace/hmbtrace/internal/textname"
 	"io"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/hmbtrace/hmbtrace/internal/units"
@@ -41,21 +42,27 @@ func (v *Variation) WriteReport(out io.Writer, minScore float64, top int) error 
 			fmt.Fprintf(w, "  passed over: %s, %s but only %s invocations\n", textname.Escape(t.Name), units.Duration(float64(t.Inclusive)), units.Count(t.Visits))
 		}
 		for _, t := range d.Sync {
-			fmt.Fprintf(w, "  passed over: %s, %s, a synchronization region\n", t.Name, units.Duration(float64(t.Inclusive)))
+			fmt.Fprintf(w, "  passed over: %s, %s, a synchronization region\n", textname.Escape(t.Name), units.Duration(float64(t.Inclusive)))
+		}
+		for _, t := range d.Paradigm {
+			what := "an MPI call"
+			if isOpenMPName(t.Name) {
+				what = "an OpenMP construct"
+			}
+			fmt.Fprintf(w, "  passed over: %s, %s, %s\n", textname.Escape(t.Name), units.Duration(float64(t.Inclusive)), what)
+		}
+		for _, t := range d.Waiting {
+			fmt.Fprintf(w, "  passed over: %s, %s, %s of it in MPI calls and synchronization\n", textname.Escape(t.Name), units.Duration(float64(t.Inclusive)), units.Share(t.Share, 1))
 		}
 	}
 	if len(v.SyncRegions) > 0 {
 		fmt.Fprintf(w, "Synchronization regions: %s\n", quoteList(v.SyncRegions))
 	}
-	var inv uint64
-	for _, r := range v.Rows {
-		inv += r.Invocations
-	}
-	fmt.Fprintf(w, "Segments: %s on %d locations; SOS-time median %s, MAD %s\n",
-		units.Count(uint64(len(v.Segments))), len(v.Rows), units.Duration(v.Median), units.Duration(v.MAD))
+	fmt.Fprintf(w, "Segments: %s; SOS-time median %s, MAD %s\n", v.segmentCount(), units.Duration(v.Median), units.Duration(v.MAD))
 	for _, n := range v.Notes {
 		fmt.Fprintf(w, "  note: %s\n", n)
 	}
+	v.writeSlowestRows(w)
 
 	ranked := v.Ranked()
 	var standOut []Segment
@@ -120,4 +127,85 @@ func quoteList(names []string) string {
 		s += strconv.Quote(n)
 	}
 	return s
+}
+
+// segmentCount says how many segments each location has: "120, 30 on each
+// of 4 locations", or the count per location when they differ, the
+// locations without any named.
+func (v *Variation) segmentCount() string {
+	total := units.Count(uint64(len(v.Segments)))
+	same := true
+	for _, r := range v.Rows {
+		same = same && r.Segments == v.Rows[0].Segments
+	}
+	switch {
+	case len(v.Rows) == 1:
+		return total + " on 1 location"
+	case same:
+		return fmt.Sprintf("%s, %s on each of %d locations", total, units.Count(uint64(v.Rows[0].Segments)), len(v.Rows))
+	}
+	var with []string
+	var without []string
+	lo, hi := -1, 0
+	for _, r := range v.Rows {
+		if r.Segments == 0 {
+			without = append(without, textname.Escape(r.Label))
+			continue
+		}
+		with = append(with, fmt.Sprintf("%s on %s", units.Count(uint64(r.Segments)), textname.Escape(r.Label)))
+		if lo < 0 || r.Segments < lo {
+			lo = r.Segments
+		}
+		hi = max(hi, r.Segments)
+	}
+	s := fmt.Sprintf("%s on %d of %d locations", total, len(with), len(v.Rows))
+	if len(with) <= 8 {
+		s += " (" + strings.Join(with, ", ") + ")"
+	} else {
+		s += fmt.Sprintf(" (%s to %s each)", units.Count(uint64(lo)), units.Count(uint64(hi)))
+	}
+	switch {
+	case len(without) == 0:
+	case len(without) <= 8:
+		s += "; none on " + strings.Join(without, ", ")
+	default:
+		s += fmt.Sprintf("; none on %d locations, %s ...", len(without), strings.Join(without[:8], ", "))
+	}
+	return s
+}
+
+// balanced is the ratio of the slowest location's median SOS-time to the
+// median of all segments below which no location stands out: the
+// difference is within what a run's noise makes.
+const balanced = 1.1
+
+// writeSlowestRows names the locations whose segments are slowest as a
+// whole, by their median SOS-time: a rank with more work than the others
+// (a load imbalance) is slow in every segment, which single segments'
+// scores do not tell when the machine's noise makes others stand out more.
+func (v *Variation) writeSlowestRows(w io.Writer) {
+	rows := v.SlowestRows()
+	if len(rows) < 2 || v.Median <= 0 {
+		return
+	}
+	if top := v.Rows[rows[0]]; top.Median < balanced*v.Median {
+		fmt.Fprintf(w, "Locations by median SOS-time: none stands out (the slowest, %s, %.2f× the median of all)\n",
+			textname.Escape(top.Label), top.Median/v.Median)
+		return
+	}
+	const show = 3
+	fmt.Fprint(w, "Slowest locations by median SOS-time:")
+	for i, r := range rows {
+		if i == show {
+			fmt.Fprintf(w, "; %d more", len(rows)-show)
+			break
+		}
+		sep := ";"
+		if i == 0 {
+			sep = ""
+		}
+		fmt.Fprintf(w, "%s %s %s (%.2f× the median of all)", sep, textname.Escape(v.Rows[r].Label),
+			units.Duration(v.Rows[r].Median), v.Rows[r].Median/v.Median)
+	}
+	fmt.Fprintln(w)
 }

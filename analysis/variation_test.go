@@ -12,7 +12,7 @@ import (
 
 const unit = 1000 // ns per time step of the seed's figures
 
-// figure2 is seed 000's figure 2: three processes running main, an
+// figure2 is Weber et al.'s figure 2: three processes running main, an
 // initialisation i, and three invocations of a that call b then c.
 func figure2(t testing.TB) *tracefile.File {
 	iterations := func(b1 uint64) []call {
@@ -30,7 +30,7 @@ func figure2(t testing.TB) *tracefile.File {
 	}, "process 0", "process 1", "process 2")
 }
 
-// figure3 is seed 000's figure 3: each iteration a is a calculation calc
+// figure3 is Weber et al.'s figure 3: each iteration a is a calculation calc
 // followed by an MPI synchronization; in the first, process 0 computes for
 // 5 steps and process 2 for 1, so process 2 waits 5.
 func figure3(t testing.TB, mpi string) *tracefile.File {
@@ -137,7 +137,7 @@ func TestNoSyncRegion(t *testing.T) {
 	}
 }
 
-// A finer segmentation by a region the user names (seed 000, figure 5c).
+// A finer segmentation by a region the user names (Weber et al., figure 5c).
 func TestPickedRegion(t *testing.T) {
 	f := figure3(t, "MPI_Barrier")
 	v, err := Analyze([]*tracefile.File{f}, Options{Region: "calc"})
@@ -170,5 +170,34 @@ func TestNoDominantRegion(t *testing.T) {
 	v, err := Analyze([]*tracefile.File{f}, Options{Region: "x"})
 	if err != nil || len(v.Segments) != 3 || v.HasDominance {
 		t.Errorf("named region x: %v, %+v", err, v)
+	}
+}
+
+// TestSegmentCount checks that the report counts segments per location and
+// names the locations that have none.
+func TestSegmentCount(t *testing.T) {
+	f := recordCalls(t, measure.Config{}, unit, map[string][]call{
+		"p0": {c("main", 0, 10, c("x", 1, 2), c("x", 3, 4), c("x", 5, 6))},
+		"p1": {c("main", 0, 10, c("x", 1, 2), c("x", 3, 4))},
+		"p2": {c("main", 0, 10, c("y", 1, 2))},
+	}, "p0", "p1", "p2")
+	v, err := Analyze([]*tracefile.File{f}, Options{Region: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := v.segmentCount(), "5 on 2 of 3 locations (3 on p0, 2 on p1); none on p2"; got != want {
+		t.Errorf("segment count %q; want %q", got, want)
+	}
+	g := figure3(t, "MPI_Barrier")
+	w, err := Analyze([]*tracefile.File{g}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := w.WriteReport(&out, DefaultMinScore, 5); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "Segments: 9, 3 on each of 3 locations;") {
+		t.Errorf("report's segment count:\n%s", out.String())
 	}
 }

@@ -169,7 +169,7 @@ func TestMPIJacobi(t *testing.T) {
 	build := mpiLibrary(t)
 	p := buildExample(t, build, "mpi-jacobi")
 	const np, iters, heavy = 4, 60, 2
-	outs, _ := mpirun(t, np, p.out, nil, p.path, "-i", strconv.Itoa(iters), "-H", strconv.Itoa(heavy), "-f", "4")
+	outs, _ := mpirun(t, np, p.out, nil, p.path, "-r", "512", "-c", "512", "-i", strconv.Itoa(iters), "-H", strconv.Itoa(heavy), "-f", "4")
 	if !strings.Contains(outs[0], fmt.Sprintf("mpi-jacobi: ranks=%d rows=512 cols=512 iterations=%d", np, iters)) {
 		t.Fatalf("rank 0 printed %q", outs[0])
 	}
@@ -388,7 +388,7 @@ func TestMPIClassReduction(t *testing.T) {
 	build := mpiLibrary(t)
 	p := buildExample(t, build, "mpi-jacobi")
 	const np = 4
-	mpirun(t, np, p.out, []string{"HMB_BUFFER_SIZE=12K", "HMB_BIN_SIZE=1K", "HMB_REDUCTION=class"}, p.path, "-i", "300")
+	mpirun(t, np, p.out, []string{"HMB_BUFFER_SIZE=12K", "HMB_BIN_SIZE=1K", "HMB_REDUCTION=class"}, p.path, "-r", "512", "-c", "512", "-i", "300")
 	files := rankFiles(t, p.out, "mpi-jacobi", np)
 	for _, f := range files {
 		var order []string

@@ -77,9 +77,10 @@ func (m *Measurement) Live(wait time.Duration) *tracefile.Trace {
 		}
 	}
 	now := clock.ReadPair()
+	startTicks, startWall := m.origin(m.startTPS)
 	t := &tracefile.Trace{Header: tracefile.Header{
-		Name: m.cfg.Name, Rank: rank, StartWall: m.wall, Clock: m.clock.String(),
-		TicksPerSecond: m.startTPS, TimerShift: m.shift, StartTicks: m.start.Ticks, EndTicks: now.Ticks,
+		Name: m.cfg.Name, Rank: rank, StartWall: startWall, Clock: m.clock.String(),
+		TicksPerSecond: m.startTPS, TimerShift: m.shift, StartTicks: startTicks, EndTicks: now.Ticks,
 		ProbeCost: m.cost, Policy: m.pool.Policy().String(), BufferSize: uint64(m.pool.Bins() * m.pool.BinSize()),
 		BinSize: uint64(m.pool.BinSize()), MinDuration: int64(m.LiveMinDuration()),
 	}}

@@ -71,6 +71,7 @@ type Measurement struct {
 
 	clockSync      []tracefile.ClockSync
 	referenceStart uint64
+	early          atomic.Uint64 // the earliest event before start, 0 if none (origin.go)
 
 	phase atomic.Uint32 // the phase region, 0 if none
 	live  atomic.Bool   // a live view reads what the locations publish

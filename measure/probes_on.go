@@ -30,6 +30,9 @@ func (l *Location) Leave(r Region) {
 // Times must not decrease; an earlier one is taken as the last one seen.
 func (l *Location) EnterAt(r Region, t uint64) {
 	if l != nil {
+		if t < l.m.start.Ticks {
+			l.m.noteEarly(t)
+		}
 		l.enter(r, t, false)
 	}
 }

@@ -32,19 +32,21 @@ func (m *Measurement) snapshot() *tracefile.Trace {
 	for _, c := range classes {
 		order = append(order, c.String())
 	}
+	tps := m.ticksPerSecond()
+	startTicks, startWall := m.origin(tps)
 	t.Header = tracefile.Header{
 		Name:           m.cfg.Name,
 		Host:           hostName(),
 		PID:            os.Getpid(),
 		Rank:           rank,
 		Program:        strings.Join(os.Args, " "),
-		StartWall:      m.wall,
+		StartWall:      startWall,
 		GoVersion:      runtime.Version(),
 		CPU:            cpuName(),
 		Clock:          m.clock.String(),
-		TicksPerSecond: m.ticksPerSecond(),
+		TicksPerSecond: tps,
 		TimerShift:     m.shift,
-		StartTicks:     m.start.Ticks,
+		StartTicks:     startTicks,
 		EndTicks:       m.end.Ticks,
 		ProbeCost:      m.cost,
 		Techniques:     m.pool.Techniques(),

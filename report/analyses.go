@@ -62,7 +62,7 @@ func text(b *bytes.Buffer, write func(*bytes.Buffer) error) error {
 }
 
 func variationSection(r *run, opt Options) []byte {
-	b := section("variation", "Variation", "The run cut into segments at the invocations of one region, each coloured by its synchronization-oblivious segment time (seed 000): hot segments took longer than the others without waiting for anyone.")
+	b := section("variation", "Variation", "The run cut into segments at the invocations of one region, each coloured by its synchronization-oblivious segment time (Weber et al.): hot segments took longer than the others without waiting for anyone.")
 	v, err := analysis.Analyze(r.files, opt.Variation)
 	if err != nil {
 		return unavailable(b, "variation heat map", err)
@@ -78,7 +78,7 @@ func variationSection(r *run, opt Options) []byte {
 }
 
 func dynamicsSection(r *run, opt Options) []byte {
-	b := section("dynamics", "Dynamics", "How the run changes over its iterations: peaks, dips, steps and trends per region, location and metric, worst degradations first (seed 004, chapter 6).")
+	b := section("dynamics", "Dynamics", "How the run changes over its iterations: peaks, dips, steps and trends per region, location and metric, worst degradations first (Oleynik, chapter 6).")
 	res, err := trend.Analyze(r.files, opt.Dynamics)
 	if err != nil {
 		return unavailable(b, "dynamics findings", err)
@@ -96,7 +96,7 @@ func dynamicsSection(r *run, opt Options) []byte {
 }
 
 func commSection(r *run, _ Options) []byte {
-	b := section("communication", "Communication", "Who sent what to whom, counted at the sender: the matrix of messages per sender and receiver, and the sender/receiver diagram (seed 003), whose edges share paths so that heavy traffic glows.")
+	b := section("communication", "Communication", "Who sent what to whom, counted at the sender: the matrix of messages per sender and receiver, and the sender/receiver diagram (Brendel et al.), whose edges share paths so that heavy traffic glows.")
 	m, err := comm.FromFiles(r.files)
 	if err != nil {
 		return unavailable(b, "communication views", err)

@@ -42,9 +42,20 @@ func browse(t testing.TB, url string, flags ...string) (stdout, log string) {
 	t.Helper()
 	bin := tracetest.Chromium(t)
 	dir := t.TempDir()
-	args := append([]string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+	size := "--window-size=1400,900" // unless flags give another
+	for _, f := range flags {
+		if strings.HasPrefix(f, "--window-size=") {
+			size = f
+		}
+	}
+	args := []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
 		"--disable-component-update", "--disable-sync", "--no-first-run", "--hide-scrollbars",
-		"--force-device-scale-factor=1", "--window-size=1400,900", "--user-data-dir=" + filepath.Join(dir, "profile")}, flags...)
+		"--force-device-scale-factor=1", size, "--user-data-dir=" + filepath.Join(dir, "profile")}
+	for _, f := range flags {
+		if !strings.HasPrefix(f, "--window-size=") {
+			args = append(args, f)
+		}
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, append(args, url)...)
@@ -67,6 +78,7 @@ type selfCheck struct {
 		Rows, Level, Exact, Tiles int
 		DrawMs, DecodeMs          float64
 		V0, V1, PxTime            float64
+		Axis                      []string // the axis labels drawn
 	}
 	Probes      []*hitResult
 	Interaction *struct {
@@ -92,9 +104,9 @@ var selfCheckPre = regexp.MustCompile(`<pre id="selfcheck"[^>]*>([^<]*)</pre>`)
 // load opens the page at path with fragment, and returns its self-check;
 // it fails on anything the browser logged from the page's console, on the
 // errors the page reports and on missing sections.
-func load(t testing.TB, path, fragment string) *selfCheck {
+func load(t testing.TB, path, fragment string, flags ...string) *selfCheck {
 	t.Helper()
-	c, console := loadRaw(t, path, fragment)
+	c, console := loadRaw(t, path, fragment, flags...)
 	for _, line := range console {
 		t.Errorf("browser console: %s", line)
 	}
@@ -111,9 +123,9 @@ func load(t testing.TB, path, fragment string) *selfCheck {
 
 // loadRaw opens the page and returns its self-check and what the browser
 // logged from its console.
-func loadRaw(t testing.TB, path, fragment string) (*selfCheck, []string) {
+func loadRaw(t testing.TB, path, fragment string, flags ...string) (*selfCheck, []string) {
 	t.Helper()
-	dom, log := browse(t, "file://"+path+fragment, "--enable-logging=stderr", "--v=0", "--dump-dom")
+	dom, log := browse(t, "file://"+path+fragment, append([]string{"--enable-logging=stderr", "--v=0", "--dump-dom"}, flags...)...)
 	var console []string
 	for _, line := range strings.Split(log, "\n") {
 		if strings.Contains(line, "CONSOLE") || strings.Contains(line, "Uncaught") {
@@ -132,9 +144,9 @@ func loadRaw(t testing.TB, path, fragment string) (*selfCheck, []string) {
 }
 
 // screenshot takes a screenshot of the page's timeline alone.
-func screenshot(t testing.TB, path, fragment, out string) image.Image {
+func screenshot(t testing.TB, path, fragment, out string, flags ...string) image.Image {
 	t.Helper()
-	browse(t, "file://"+path+fragment, "--screenshot="+out)
+	browse(t, "file://"+path+fragment, append([]string{"--screenshot=" + out}, flags...)...)
 	data, err := os.ReadFile(out)
 	if err != nil {
 		t.Fatalf("no screenshot: %v", err)

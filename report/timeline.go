@@ -2,6 +2,9 @@ package report
 
 import (
 	"fmt"
+	"path/filepath"
+	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/hmbtrace/hmbtrace/analysis"
@@ -26,7 +29,14 @@ type timeline struct {
 
 // tlLocation is a location of the timeline.
 type tlLocation struct {
-	Label       string   `json:"label"`
+	Label string `json:"label"`
+	// Group is the process a location belongs to when a process has
+	// several (OpenMP or other threads of an MPI rank): its rank's label,
+	// drawn once for all of them; Name is then the location's own name,
+	// drawn under it. Both are empty for a process of one location and
+	// for a single file.
+	Group       string   `json:"group,omitempty"`
+	Name        string   `json:"name,omitempty"`
 	Start       int64    `json:"start"` // its file's start on the axis, ns
 	End         int64    `json:"end"`
 	Notes       []string `json:"notes,omitempty"`
@@ -141,6 +151,43 @@ func (r *run) grow(i int, id uint32, idx int) {
 	r.regionIndex[i][id] = idx
 }
 
+// group names the process of file i when its locations are drawn as a
+// group: "rank N", or the file's name when ranks repeat.
+func (r *run) group(i int) string {
+	if r.byFile {
+		return filepath.Base(r.files[i].Path)
+	}
+	return fmt.Sprintf("rank %d", r.files[i].Header.Rank)
+}
+
+// locationOrder returns the indices of f's locations in the order the
+// timeline draws them: as recorded, except that threads named "thread <n>"
+// (OpenMP's, whose runtime may start them in any order) follow the others
+// by their number.
+func locationOrder(f *tracefile.File) []int {
+	order := make([]int, len(f.Locations))
+	for i := range order {
+		order[i] = i
+	}
+	num := func(i int) (int, bool) {
+		rest, ok := strings.CutPrefix(f.Locations[i].Name, "thread ")
+		if !ok {
+			return 0, false
+		}
+		n, err := strconv.Atoi(rest)
+		return n, err == nil
+	}
+	sort.SliceStable(order, func(a, b int) bool {
+		na, ta := num(order[a])
+		nb, tb := num(order[b])
+		if ta != tb {
+			return !ta
+		}
+		return ta && na < nb
+	})
+	return order
+}
+
 // label names location l of file i: with several files, prefixed by the
 // file's rank, or by its name when ranks repeat (unrelated runs).
 func (r *run) label(i int, l *tracefile.Location) string {
@@ -171,7 +218,7 @@ func buildTimeline(r *run, maxIntervals, maxCells int) (*timeline, error) {
 	var depths []int
 	total := 0
 	for _, f := range r.files {
-		for k := range f.Locations {
+		for _, k := range locationOrder(f) {
 			d := max(statsDepth(&f.Locations[k]), 1)
 			depths = append(depths, d)
 			total += d
@@ -191,7 +238,7 @@ func buildTimeline(r *run, maxIntervals, maxCells int) (*timeline, error) {
 	limit = max(limit, 1)
 	var calls []int
 	for _, f := range r.files {
-		for k := range f.Locations {
+		for _, k := range locationOrder(f) {
 			loc := &f.Locations[k]
 			for d := 1; d <= min(max(statsDepth(loc), 1), limit) && len(calls) < maxRows; d++ {
 				calls = append(calls, statsCalls(loc, d))
@@ -205,7 +252,7 @@ func buildTimeline(r *run, maxIntervals, maxCells int) (*timeline, error) {
 	}
 	skipped := 0
 	for i, f := range r.files {
-		for k := range f.Locations {
+		for _, k := range locationOrder(f) {
 			loc := &f.Locations[k]
 			if len(tl.Rows) >= maxRows {
 				skipped++
@@ -263,6 +310,9 @@ func (tl *timeline) addLocation(r *run, l *lod, fi int, loc *tracefile.Location,
 	li := len(tl.Locations)
 	tl.Locations = append(tl.Locations, tlLocation{Label: r.label(fi, loc), Start: off, End: end,
 		Notes: locationNotes(f, loc, off), Short: shortNotes(loc), Interrupted: loc.Interrupted})
+	if len(r.files) > 1 && len(f.Locations) > 1 {
+		tl.Locations[li].Group, tl.Locations[li].Name = r.group(fi), loc.Name
+	}
 	depth := min(max(statsDepth(loc), 1), limit)
 	enc := make([]*rowEncoder, 0, depth)
 	row := func(d int) *rowEncoder {

@@ -135,12 +135,38 @@ func WriteOptions(out io.Writer, files []*tracefile.File, opt Options) error {
 			units.Share(float64(r.incl), float64(totalNs)), units.Share(float64(r.excl), float64(totalNs)), Shorten(r.name, width))
 	}
 	tw.Flush()
+	overRun(out, files)
 	rankTable(out, sorted, files, width)
 	counterTable(out, sorted, files, width)
 	for _, f := range files {
 		bufferStory(out, f)
 	}
 	return nil
+}
+
+// overRun notes the regions that last longer on a location than its file's
+// run, which the percentages above then exceed 100 % for: events outside
+// the measurement's start and end (a file written before hmbtrace moved
+// its start back to events recorded before it, or times given to EnterAt
+// and LeaveAt after Close). It names the longest per file.
+func overRun(out io.Writer, files []*tracefile.File) {
+	for _, f := range files {
+		run := f.Duration()
+		var worst int64
+		var where, what string
+		for i := range f.Locations {
+			l := &f.Locations[i]
+			for _, p := range l.Profile {
+				if incl := f.TicksToNanos(p.Inclusive); incl > worst {
+					worst, where, what = incl, l.Name, f.RegionName(p.Region)
+				}
+			}
+		}
+		if float64(worst-run) > 2*f.Resolution() {
+			fmt.Fprintf(out, "  note: %s on %s of %s lasts %s, longer than the file's run of %s: it holds events outside the measurement's start and end\n",
+				textname.Escape(what), textname.Escape(where), f.Path, units.Duration(float64(worst)), units.Duration(float64(run)))
+		}
+	}
 }
 
 // rankTable prints, for the ranks of a parallel run (several files with

@@ -184,3 +184,41 @@ func TestSameRankNote(t *testing.T) {
 		t.Errorf("summary lacks %q once:\n%s", want, out.String())
 	}
 }
+
+// TestOverRun checks that a region lasting longer than its file's run is
+// noted, and that one within the run is not.
+func TestOverRun(t *testing.T) {
+	dir := t.TempDir()
+	m, err := measure.Start(measure.Config{Output: dir, Name: "late", TimerShift: measure.NoTimerShift, Clock: "monotonic"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := m.Region("main")
+	l := m.Location("main")
+	t0 := m.Now()
+	l.EnterAt(r, t0)
+	l.LeaveAt(r, t0+10_000_000_000) // 10 s after: after Close
+	f := tracetest.Finish(t, m)
+	var out strings.Builder
+	if err := summary.Write(&out, []*tracefile.File{f}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "note: main on main of "+f.Path+" lasts 10.000 s, longer than the file's run") {
+		t.Errorf("no note of the region longer than the run:\n%s", out.String())
+	}
+	m2, err := measure.Start(measure.Config{Output: dir, Name: "inside", TimerShift: measure.NoTimerShift, Clock: "monotonic"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l2 := m2.Location("main")
+	l2.Enter(m2.Region("main"))
+	l2.Leave(m2.Region("main"))
+	g := tracetest.Finish(t, m2)
+	out.Reset()
+	if err := summary.Write(&out, []*tracefile.File{g}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out.String(), "longer than the file's run") {
+		t.Errorf("a region inside the run is noted:\n%s", out.String())
+	}
+}

@@ -11,6 +11,10 @@ import "time"
 type Axis struct {
 	synced  bool
 	offsets []int64 // per file: ns from the origin to the file's own zero
+	// origin is, on synced files, the reference's time of the earliest
+	// start (ns, 0 or less): a process may start before the reference, or
+	// hold events from before its own measurement started.
+	origin int64
 	// End is the latest end of a measurement on the axis.
 	End int64
 }
@@ -37,6 +41,11 @@ func NewAxis(files []*File) *Axis {
 			a.offsets[i] = f.Header.StartWall.Sub(origin).Nanoseconds()
 		}
 	}
+	if a.synced {
+		for _, f := range files {
+			a.origin = min(a.origin, f.GlobalNanos(f.Header.StartTicks>>f.Header.TimerShift))
+		}
+	}
 	for i, f := range files {
 		a.End = max(a.End, a.Nanos(i, f, f.Header.EndTicks>>f.Header.TimerShift))
 	}
@@ -51,7 +60,7 @@ func (a *Axis) Synced() bool { return a.synced }
 // goes backwards within a file.
 func (a *Axis) Nanos(i int, f *File, reduced uint64) int64 {
 	if a.synced {
-		return max(f.GlobalNanos(reduced), 0)
+		return max(f.GlobalNanos(reduced)-a.origin, 0)
 	}
 	return a.offsets[i] + f.Nanos(reduced)
 }

@@ -343,4 +343,13 @@ func TestAxis(t *testing.T) {
 	if ax.End != 1000 {
 		t.Errorf("end %d", ax.End)
 	}
+	// Rank 0 holds events from 200 ns before its measurement started (the
+	// origin moved back to them): the axis starts there, the clock sync
+	// still measured from the reference's start.
+	a = mk(0, 1000, 4800, []ClockSync{{5000, 0}})
+	a.Header.EndTicks = 6000
+	ax = NewAxis([]*File{a, b})
+	if !ax.Synced() || ax.Nanos(0, a, 4800) != 0 || ax.Nanos(0, a, 5100) != 300 || ax.Nanos(1, b, 9100) != 300 || ax.End != 1200 {
+		t.Errorf("synced axis with an early origin: %d %d %d, end %d; want 0 300 300, end 1200", ax.Nanos(0, a, 4800), ax.Nanos(0, a, 5100), ax.Nanos(1, b, 9100), ax.End)
+	}
 }

@@ -1,4 +1,4 @@
-// Package comm owns the communication views of seed 003: the
+// Package comm owns the communication views of Brendel et al.: the
 // communication matrix (senders × receivers: messages, bytes, mean size)
 // and the sender/receiver diagram, whose edges run through a grid of
 // control points by YX routing that prefers diagonals, drawn as splines

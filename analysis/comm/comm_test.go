@@ -33,7 +33,7 @@ func record(t testing.TB, n int, pattern func(from int) []int) *tracefile.File {
 	return tracetest.Finish(t, m)
 }
 
-// The patterns of seed 003, figure 10: exactly their cells, no others.
+// The patterns of Brendel et al., figure 10: exactly their cells, no others.
 func TestPatternsGiveExactlyTheirCells(t *testing.T) {
 	const n = 8
 	patterns := map[string]func(int) []int{

@@ -98,15 +98,41 @@ func (m *Matrix) WriteMatrixSVG(w io.Writer, v Value) error {
 		vals[i] = c.value(v)
 	}
 	sc := newScale(vals)
-	const margin, labelW, legendW = 20.0, 140.0, 90.0
+	const margin, legendW, titleH, maxLabel = 20.0, 90.0, 36.0, 300.0
 	side := math.Min(800, math.Max(160, float64(n)*14))
 	cell := side / math.Max(1, float64(n))
-	width := margin + labelW + side + legendW + margin
-	height := margin + 40 + labelW/2 + side + margin
-	ox, oy := margin+labelW, margin+40+labelW/2
+	// Every node is labelled at the side and, turned by 60°, on top when
+	// the cells are large enough; else the first and the last at the side.
+	labelled := n <= vectorLimit && cell >= 8
+	fs := 11.0
+	if labelled {
+		fs = math.Min(11, cell*0.8)
+	}
+	names := make([]string, n)
+	longest := 0.0
+	for i, nd := range m.Nodes {
+		names[i] = fitWidth(nd.Name, fs, maxLabel)
+		if labelled || i == 0 || i == n-1 {
+			longest = math.Max(longest, textWidth(names[i], fs))
+		}
+	}
+	// Room for the labels: at the left as wide as the longest, on top as
+	// high as it rises turned (sin 60° of its width, and its own height).
+	labelW, top := math.Max(60, longest+8), 8.0
+	if labelled {
+		top = 0.87*longest + fs + 4
+	}
+	// The title is two lines, and the picture at least as wide as the
+	// longer, and as the last top label reaches: a small matrix must not
+	// clip either.
+	title, subtitle := "Communication matrix", fmt.Sprintf("%s per sender (rows) and receiver (columns)", v)
+	ox, oy := margin+labelW, margin+titleH+top
+	width := math.Max(ox+side+math.Max(legendW, 0.5*longest+8)+margin, 2*margin+textWidth(subtitle, 11))
+	height := oy + side + margin
 	fmt.Fprintf(bw, `<svg xmlns="http://www.w3.org/2000/svg" width="%.0f" height="%.0f" viewBox="0 0 %.0f %.0f" font-family="sans-serif" font-size="11">`+"\n", width, height, width, height)
 	fmt.Fprintf(bw, `<title>Communication matrix: %s</title><rect width="100%%" height="100%%" fill="white"/>`+"\n", v)
-	fmt.Fprintf(bw, `<text x="%.0f" y="%.0f" font-size="14">Communication matrix: %s per sender (rows) and receiver (columns)</text>`+"\n", margin, margin+12, v)
+	fmt.Fprintf(bw, `<text x="%.0f" y="%.0f" font-size="14">%s</text>`+"\n", margin, margin+12, title)
+	fmt.Fprintf(bw, `<text x="%.0f" y="%.0f" fill="#444">%s</text>`+"\n", margin, margin+28, subtitle)
 	fmt.Fprintf(bw, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="#f4f4f4" stroke="#999"/>`+"\n", ox, oy, side, side)
 	if n <= vectorLimit {
 		for _, c := range m.Cells {
@@ -115,10 +141,10 @@ func (m *Matrix) WriteMatrixSVG(w io.Writer, v Value) error {
 				ox+float64(c.To)*cell, oy+float64(c.From)*cell, cell, cell, hex(col),
 				html.EscapeString(m.Nodes[c.From].Name), html.EscapeString(m.Nodes[c.To].Name), c.Messages, c.Bytes)
 		}
-		if cell >= 8 {
-			for i, nd := range m.Nodes {
-				fmt.Fprintf(bw, `<text x="%.1f" y="%.1f" text-anchor="end" font-size="%.0f">%s</text>`+"\n", ox-4, oy+(float64(i)+0.7)*cell, math.Min(11, cell*0.8), html.EscapeString(nd.Name))
-				fmt.Fprintf(bw, `<text transform="translate(%.1f,%.1f) rotate(-60)" font-size="%.0f">%s</text>`+"\n", ox+(float64(i)+0.6)*cell, oy-4, math.Min(11, cell*0.8), html.EscapeString(nd.Name))
+		if labelled {
+			for i := range m.Nodes {
+				fmt.Fprintf(bw, `<text x="%.1f" y="%.1f" text-anchor="end" font-size="%.1f">%s</text>`+"\n", ox-4, oy+(float64(i)+0.7)*cell, fs, html.EscapeString(names[i]))
+				fmt.Fprintf(bw, `<text transform="translate(%.1f,%.1f) rotate(-60)" font-size="%.1f">%s</text>`+"\n", ox+(float64(i)+0.6)*cell, oy-4, fs, html.EscapeString(names[i]))
 			}
 		}
 	} else {
@@ -133,7 +159,7 @@ func (m *Matrix) WriteMatrixSVG(w io.Writer, v Value) error {
 		fmt.Fprintf(bw, `<image x="%.1f" y="%.1f" width="%.1f" height="%.1f" preserveAspectRatio="none" style="image-rendering:pixelated" href="data:image/png;base64,%s"/>`+"\n",
 			ox, oy, side, side, base64.StdEncoding.EncodeToString(buf.Bytes()))
 		fmt.Fprintf(bw, `<text x="%.1f" y="%.1f" text-anchor="end">%s</text><text x="%.1f" y="%.1f" text-anchor="end">%s</text>`+"\n",
-			ox-4, oy+10, html.EscapeString(m.Nodes[0].Name), ox-4, oy+side, html.EscapeString(m.Nodes[n-1].Name))
+			ox-4, oy+10, html.EscapeString(names[0]), ox-4, oy+side, html.EscapeString(names[n-1]))
 	}
 	legend(bw, sc, ox+side+20, oy, side, string(v))
 	fmt.Fprintln(bw, "</svg>")
@@ -148,14 +174,50 @@ func legend(w io.Writer, sc scale, x, y, h float64, title string) {
 	}
 	fmt.Fprintln(w, `</linearGradient></defs>`)
 	fmt.Fprintf(w, `<text x="%.1f" y="%.1f">%s</text>`+"\n", x, y-6, html.EscapeString(title))
+	if sc.hi <= sc.lo {
+		// Every cell has the same value, drawn in the colour of the top:
+		// one swatch and one label, not a scale of five equal numbers.
+		fmt.Fprintf(w, `<rect x="%.1f" y="%.1f" width="14" height="14" fill="%s" stroke="#999"/>`+"\n", x, y, hex(heat(sc.at(sc.hi))))
+		fmt.Fprintf(w, `<text x="%.1f" y="%.1f">%s</text>`+"\n", x+18, y+11, humanize(sc.hi))
+		fmt.Fprintf(w, `<text x="%.1f" y="%.1f" font-size="9">all cells equal</text>`+"\n", x, y+28)
+		return
+	}
 	fmt.Fprintf(w, `<rect x="%.1f" y="%.1f" width="14" height="%.1f" fill="url(#scale)" stroke="#999"/>`+"\n", x, y, h)
+	// Ticks whose labels would repeat the previous one's (a narrow range
+	// in few digits) are left out.
+	last := ""
 	for i := 0; i <= 4; i++ {
 		t := float64(i) / 4
-		fmt.Fprintf(w, `<text x="%.1f" y="%.1f">%s</text>`+"\n", x+18, y+h-t*h+4, humanize(sc.value(t)))
+		label := humanize(sc.value(t))
+		if label == last {
+			continue
+		}
+		last = label
+		fmt.Fprintf(w, `<text x="%.1f" y="%.1f">%s</text>`+"\n", x+18, y+h-t*h+4, label)
 	}
 	if sc.log {
 		fmt.Fprintf(w, `<text x="%.1f" y="%.1f" font-size="9">log scale</text>`+"\n", x, y+h+14)
 	}
+}
+
+// fitWidth returns s, or its beginning and end joined by an ellipsis when
+// it would be wider than room at px: the picture grows for long names up
+// to a point, and clips none.
+func fitWidth(s string, px, room float64) string {
+	r := []rune(s)
+	keep := int(room / (0.6 * px))
+	if len(r) <= keep || keep < 3 {
+		return s
+	}
+	head := (keep - 1) / 2
+	return string(r[:head]) + "…" + string(r[len(r)-(keep-1-head):])
+}
+
+// textWidth estimates the width of s in a sans-serif font of size px: a
+// little more than most fonts need, so that what is sized by it is not
+// clipped.
+func textWidth(s string, px float64) float64 {
+	return 0.6 * px * float64(len([]rune(s)))
 }
 
 // grid is the number of rows and columns of control points between the
@@ -167,7 +229,7 @@ const grid = 8
 // so that at 1,000 nodes the SVG holds thousands of paths, not a million.
 const bundleLimit = 64
 
-// WriteDiagramSVG draws the sender/receiver diagram (seed 003 §V-B):
+// WriteDiagramSVG draws the sender/receiver diagram (Brendel et al. §V-B):
 // senders on the left, receivers on the right, each edge routed through a
 // grid of control points by YX routing that prefers diagonals (its rows
 // change first, one diagonal step per column, then it runs straight),

@@ -7,6 +7,14 @@ import (
 	"github.com/hmbtrace/hmbtrace/analysis"
 )
 
+func init() {
+	helpOf["score"] = `Per region, as Score-P's scorep-score: visits, time, trace bytes and the estimated measurement
+overhead, flagging the regions whose overhead is too large for their time (Oleynik, Automatic
+Characterization of Performance Dynamics with Periscope, chapter 4); -g writes a filter file that
+excludes them. The columns:
+` + analysis.ScoreColumns(analysis.TotalOverhead) + "\n"
+}
+
 func runScore(args []string, out io.Writer) error {
 	fs := newFlags("score")
 	gen := fs.String("g", "", "write a filter file (HMB_FILTER_FILE) that excludes the flagged regions")

@@ -8,6 +8,14 @@ import (
 	"github.com/hmbtrace/hmbtrace/filter"
 )
 
+func init() {
+	helpOf["variation"] = `Cuts every location into segments at the invocations of one region and scores each segment's
+synchronization-oblivious segment time (SOS-time: its duration less the time in synchronization
+regions nested in it) by its robust z-score among all segments (Weber et al., Detection and
+Visualization of Performance Variations).
+` + analysis.DominanceRule + "\n"
+}
+
 func runVariation(args []string, out io.Writer) error {
 	fs := newFlags("variation")
 	region := fs.String("region", "", "segment by this region instead of the time-dominant one")

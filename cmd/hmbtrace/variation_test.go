@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/hmbtrace/hmbtrace/measure"
+	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
 // recordPlanted writes a bulk-synchronous run of 6 ranks × 30 iterations in
@@ -199,5 +200,38 @@ func TestVariationErrors(t *testing.T) {
 		if rc := run(c.args, &out, &errOut); rc == 0 || !strings.Contains(errOut.String(), c.want) {
 			t.Errorf("hmbtrace %v: exit %d, stderr %q; want an error with %q", c.args, rc, errOut.String(), c.want)
 		}
+	}
+}
+
+// TestVariationMPIOnly checks that a trace of MPI calls alone has no
+// time-dominant region, said as such, and that -h states the rule.
+func TestVariationMPIOnly(t *testing.T) {
+	m, err := measure.Start(measure.Config{Output: t.TempDir(), Name: "wrappers", Clock: "monotonic", TimerShift: measure.NoTimerShift})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitall := m.RegionParadigm("MPI_Waitall", tracefile.ParadigmMPI)
+	isend := m.RegionParadigm("MPI_Isend", tracefile.ParadigmMPI)
+	t0 := m.Now()
+	for r := 0; r < 2; r++ {
+		l := m.Location("rank " + strconv.Itoa(r))
+		for i := uint64(0); i < 10; i++ {
+			at := t0 + i*100
+			l.EnterAt(isend, at)
+			l.LeaveAt(isend, at+10)
+			l.EnterAt(waitall, at+20)
+			l.LeaveAt(waitall, at+90)
+		}
+	}
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	if rc := run([]string{"variation", m.Path()}, &out, &errOut); rc == 0 || !strings.Contains(errOut.String(), "no computation region") ||
+		!strings.Contains(errOut.String(), "synchronization (MPI_Waitall)") {
+		t.Errorf("exit %d, stderr %q; want no computation region, MPI_Waitall as synchronization", rc, errOut.String())
+	}
+	if !strings.Contains(helpOf["variation"], "Not candidates: MPI calls") {
+		t.Errorf("variation -h does not say the rule:\n%s", helpOf["variation"])
 	}
 }

@@ -255,7 +255,7 @@ function runReport() {
   var ctx = canvas.getContext("2d");
   var tip = document.getElementById("tl-tip");
   var status = document.getElementById("tl-status");
-  var gutter = 190, axisH = 24, maxPlotH = 640;
+  var gutter = 190, axisH = 24, maxPlotH = 640, groupW = 18;
   var rowH = Math.max(3, Math.min(18, Math.floor(maxPlotH / Math.max(rows.length, 1))));
   var view = { v0: 0, v1: tl.span, scroll: 0 };
   var firstRowOf = {};
@@ -429,23 +429,45 @@ function runReport() {
     ctx.font = "11px system-ui, sans-serif";
     ctx.textBaseline = "middle";
     var lastLabel = -Infinity;
+    // The threads of one process are drawn under its rank: the rank's
+    // label once, upright in a column of its own left of theirs.
+    var groupOf = function (k) { return k >= 0 && k < rows.length ? tl.locations[rows[k].meta.loc].group || "" : ""; };
     for (i = first; i < last; i++) {
       r = rows[i];
       y = axisH + i * rowH - view.scroll;
+      var loc = tl.locations[r.meta.loc], indent = loc.group ? groupW : 0, name = loc.group ? loc.name : loc.label;
       var newLoc = i === 0 || rows[i - 1].meta.loc !== r.meta.loc;
+      var newGroup = newLoc && (i === 0 || groupOf(i - 1) !== (loc.group || "") || !loc.group);
       if (newLoc) {
-        ctx.fillStyle = "#9aa0b0";
-        ctx.fillRect(0, y - 0.5, W, 1);
+        ctx.fillStyle = newGroup ? "#5b6275" : "#c3c7d2";
+        ctx.fillRect(newGroup ? 0 : indent, y - (newGroup ? 1 : 0.5), W, newGroup ? 2 : 1);
+      }
+      if (loc.group && (i === first || newGroup)) {
+        // The group's rows from here (or the first visible row) down.
+        var end = i;
+        while (end + 1 < rows.length && groupOf(end + 1) === loc.group) end++;
+        var top = Math.max(y, axisH), bottom = Math.min(axisH + (end + 1) * rowH - view.scroll, axisH + ph);
+        ctx.fillStyle = "#e3e6ef";
+        ctx.fillRect(0, top, groupW - 3, bottom - top);
+        if (bottom - top >= textWidth(loc.group) + 8) {
+          ctx.save();
+          ctx.translate(groupW / 2 - 1, (top + bottom) / 2);
+          ctx.rotate(-Math.PI / 2);
+          ctx.textAlign = "center";
+          ctx.fillStyle = "#1d2230";
+          ctx.fillText(loc.group, 0, 0);
+          ctx.restore();
+        }
       }
       if (rowH >= 10) {
-        if (newLoc) fitText(tl.locations[r.meta.loc].label, 4, y + rowH / 2, gutter - 40, "#1d2230");
+        if (newLoc) fitText(name, 4 + indent, y + rowH / 2, gutter - 40 - indent, "#1d2230");
         // Under the label, what the filters and the buffer took.
-        var below = i - firstRowOf[r.meta.loc] - 1, short = tl.locations[r.meta.loc].short || [];
-        if (below >= 0 && below < short.length) fitText(short[below], 4, y + rowH / 2, gutter - 40, "#a0522d");
+        var below = i - firstRowOf[r.meta.loc] - 1, short = loc.short || [];
+        if (below >= 0 && below < short.length) fitText(short[below], 4 + indent, y + rowH / 2, gutter - 40 - indent, "#a0522d");
         ctx.fillStyle = "#5b6275";
         ctx.fillText(String(r.meta.depth), gutter - 24, y + rowH / 2);
       } else if (newLoc && y - lastLabel >= 12) {
-        fitText(tl.locations[r.meta.loc].label, 4, y + 5, gutter - 12, "#1d2230");
+        fitText(name, 4 + indent, y + 5, gutter - 12 - indent, "#1d2230");
         lastLabel = y;
       }
     }
@@ -457,23 +479,41 @@ function runReport() {
       count(nExact) + " calls and " + count(nTiles) + " tiles drawn";
   }
 
+  // axisLabels are the timeline axis's labels as last drawn, for the
+  // self-check: text and left and right edge in px.
+  var axisLabels = [];
   function drawAxis(W, pw, pxTime) {
     ctx.fillStyle = "#fff";
     ctx.fillRect(0, 0, W, axisH);
     ctx.fillStyle = "#1d2230";
     ctx.font = "11px system-ui, sans-serif";
     ctx.textBaseline = "middle";
-    // A tick every 1, 2 or 5 × 10^k ns, about every 100 px.
-    var target = pxTime * 100, step = Math.pow(10, Math.floor(Math.log10(Math.max(target, 1e-3))));
-    if (target / step > 5) step *= 5; else if (target / step > 2) step *= 2;
-    // Labels in the unit of the step, with as many decimals as it needs.
-    var unit = step >= 1e9 ? [1e9, " s"] : step >= 1e6 ? [1e6, " ms"] : step >= 1e3 ? [1e3, " µs"] : [1, " ns"];
-    var decimals = Math.max(0, -Math.floor(Math.log10(step / unit[0]) + 1e-9));
+    // One unit for the whole axis, that of the latest time shown, and a
+    // tick every 1, 2 or 5 × 10^k ns, at least 100 px apart and wide
+    // enough for the longest label, so that labels never run together.
+    var far = Math.max(Math.abs(view.v0), Math.abs(view.v1));
+    var unit = far >= 1e9 ? [1e9, " s"] : far >= 1e6 ? [1e6, " ms"] : far >= 1e3 ? [1e3, " µs"] : [1, " ns"];
+    var step = Math.pow(10, Math.floor(Math.log10(Math.max(pxTime * 100, 1e-3)))), k = 0;
+    var nice = [1, 2, 5], base = step;
+    var label = function (t, d) { return (t / unit[0]).toFixed(d) + unit[1]; };
+    var decimalsOf = function (st) { return Math.max(0, -Math.floor(Math.log10(st / unit[0]) + 1e-9)); };
+    for (;;) {
+      step = base * nice[k % 3] * Math.pow(10, Math.floor(k / 3));
+      var d = decimalsOf(step);
+      var wide = Math.max(ctx.measureText(label(Math.floor(view.v0 / step) * step, d)).width,
+        ctx.measureText(label(Math.ceil(view.v1 / step) * step, d)).width);
+      if (step / pxTime >= Math.max(100, wide + 16) || k > 60) break;
+      k++;
+    }
+    var decimals = decimalsOf(step);
     var first = Math.ceil(view.v0 / step);
+    axisLabels = [];
     for (var n = first; n * step <= view.v1; n++) {
-      var t = n * step, x = gutter + (t - view.v0) / pxTime;
+      var t = n * step, x = gutter + (t - view.v0) / pxTime, text = label(t, decimals), tw = ctx.measureText(text).width;
       ctx.fillRect(x, axisH - 6, 1, 6);
-      ctx.fillText((t / unit[0]).toFixed(decimals) + unit[1], x + 3, axisH / 2 - 2);
+      if (x + 3 + tw > W) continue; // the last tick's label would be cut off
+      ctx.fillText(text, x + 3, axisH / 2 - 2);
+      axisLabels.push({ text: text, x0: x + 3, x1: x + 3 + tw });
     }
     ctx.fillRect(gutter, axisH - 1, pw, 1);
   }
@@ -743,6 +783,16 @@ function runReport() {
     });
   }
   if (args.interact) check.interaction = interact();
+  // The axis: labels apart and in one unit.
+  check.timeline.axis = axisLabels.map(function (l) { return l.text; });
+  axisLabels.forEach(function (l, i) {
+    var prev = axisLabels[i - 1];
+    if (prev && prev.x1 + 4 > l.x0) reportErrors.push("timeline axis labels run together: " + prev.text + " and " + l.text);
+    if (prev && prev.text.split(" ")[1] !== l.text.split(" ")[1]) reportErrors.push("timeline axis in two units: " + prev.text + " and " + l.text);
+  });
+  if (axisLabels.length > 0 && axisLabels[axisLabels.length - 1].x1 > canvas.clientWidth) {
+    reportErrors.push("timeline axis label clipped: " + axisLabels[axisLabels.length - 1].text);
+  }
   var missing = Object.keys(check.sections).filter(function (k) { return !check.sections[k]; });
   if (missing.length) reportErrors.push("sections missing or empty: " + missing.join(", "));
   writeSelfCheck(check);

@@ -1,0 +1,79 @@
+package cshim_test
+
+import (
+	"regexp"
+	"strconv"
+	"testing"
+
+	"github.com/hmbtrace/hmbtrace/analysis"
+	"github.com/hmbtrace/hmbtrace/tracefile"
+)
+
+// TestMPIJacobiImbalance runs examples/mpi-jacobi at its default size with
+// rank 2 given twice the rows (-H 2), 4 ranks on this machine's cores, and
+// checks that the analyses show what the example is for: sweep takes more
+// of the run than MPI_Init, rank 2 is the slowest in sweep in the summary,
+// and variation segments the run by sweep and names rank 2 as the location
+// with the slowest segments. Every check compares the run with itself,
+// never with a time.
+func TestMPIJacobiImbalance(t *testing.T) {
+	build := mpiLibrary(t)
+	p := buildExample(t, build, "mpi-jacobi")
+	const np, heavy = 4, 2
+	mpirun(t, np, p.out, nil, p.path, "-H", strconv.Itoa(heavy))
+	files := rankFiles(t, p.out, "mpi-jacobi", np)
+
+	var sweep, init int64
+	for _, r := range analysis.Totals(files) {
+		switch r.Name {
+		case "sweep":
+			sweep = r.Inclusive
+		case "MPI_Init":
+			init = r.Inclusive
+		}
+	}
+	if sweep <= init {
+		t.Errorf("sweep %d ns, MPI_Init %d ns over all ranks: the default size should make the computation the larger", sweep, init)
+	}
+
+	sum, err := run(root, nil, built.hmbtrace, "summary", p.out)
+	if err != nil {
+		t.Fatalf("hmbtrace summary %s: %v\n%s", p.out, err, sum)
+	}
+	row := regexp.MustCompile(`(?m)^\s*\S+ \S+\s+\S+ \S+\s+\S+ \S+\s+([0-9.]+)\s+(\d+)\s+sweep$`).FindSubmatch(sum)
+	if row == nil {
+		t.Fatalf("summary has no per-rank row for sweep:\n%s", sum)
+	}
+	if slowest, _ := strconv.Atoi(string(row[2])); slowest != heavy {
+		t.Errorf("summary: slowest rank in sweep %d, want the heavy rank %d:\n%s", slowest, heavy, sum)
+	}
+
+	v, err := analysis.Analyze(files, analysis.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Region != "sweep" {
+		t.Errorf("variation segments by %q; want sweep", v.Region)
+	}
+	rows := v.SlowestRows()
+	if len(rows) != np {
+		t.Fatalf("%d locations with segments; want %d", len(rows), np)
+	}
+	first, second := v.Rows[rows[0]], v.Rows[rows[1]]
+	// Rank 2 sweeps twice the rows of the others: its median SOS-time is
+	// about twice theirs; 1.3 leaves room for a busy machine.
+	if first.File != heavyFile(files, heavy) || first.Median < 1.3*second.Median {
+		t.Errorf("slowest location %s (median %.0f ns), next %s (%.0f ns); want rank %d first, 1.3× the next",
+			first.Label, first.Median, second.Label, second.Median, heavy)
+	}
+}
+
+// heavyFile returns the index of rank's file.
+func heavyFile(files []*tracefile.File, rank int) int {
+	for i, f := range files {
+		if f.Header.Rank == rank {
+			return i
+		}
+	}
+	return -1
+}
