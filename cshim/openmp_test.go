@@ -129,6 +129,7 @@ func checkOpenMP(t *testing.T, p program, n int, src string, perThread int) {
 	if got := total("!$omp taskwait @"); got != rounds {
 		t.Errorf("%d taskwait regions, want %d", got, rounds)
 	}
+	checkPlaces(t, files[0])
 
 	// The first barrier in each outer implicit task follows the loop in
 	// which thread t works t+1 units and sleeps t ms per iteration: the
@@ -171,6 +172,32 @@ func checkOpenMP(t *testing.T, p program, n int, src string, perThread int) {
 	first, last := wait["thread 0"], wait[fmt.Sprintf("thread %d", n-1)]
 	if first <= last {
 		t.Errorf("barrier after the imbalanced loop: thread 0 waited %d ns, thread %d %d ns; want the lighter thread 0 longer (all: %v)", first, n-1, last, wait)
+	}
+}
+
+// checkPlaces checks that each location of a trace has the OpenMP place
+// its name says (dump -locations): "thread 1:2" is thread 2 of a level 2
+// team forked by thread 1. (Two OS threads may have one name in turn.)
+func checkPlaces(t *testing.T, file string) {
+	t.Helper()
+	out, err := run(root, nil, built.hmbtrace, "dump", "-locations", file)
+	if err != nil {
+		t.Fatalf("hmbtrace dump -locations: %v\n%s", err, out)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) < 2 {
+		t.Fatalf("dump -locations: %d lines, want a location per thread:\n%s", len(lines), out)
+	}
+	for _, line := range lines {
+		f := strings.Split(line, "\t")
+		nums := strings.Split(strings.TrimPrefix(f[0], "thread "), ":")
+		want := "level 1, thread " + nums[0]
+		if len(nums) > 1 {
+			want = fmt.Sprintf("level %d, thread %s of a team forked by thread %s", len(nums), nums[len(nums)-1], strings.Join(nums[:len(nums)-1], ":"))
+		}
+		if len(f) != 4 || f[3] != want {
+			t.Errorf("dump -locations: %q, want the place %q", line, want)
+		}
 	}
 }
 

@@ -115,6 +115,10 @@ type Location struct {
 	commUsed int // lines of commLines in use
 
 	surv *survive.LocEntry // the location's counts in a surviving buffer's mapping, nil if none
+
+	team []int // an OpenMP thread's place (SetTeam), under m.mu
+
+	taskBase map[uint64]int // depth at the last switch to each task running here (task.go)
 }
 
 // Name returns the location's name.

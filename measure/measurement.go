@@ -82,6 +82,8 @@ type Measurement struct {
 	liveServer io.Closer
 
 	surv *survive.Mapping // Config.Survive: the mapping that outlives the process (survive.go)
+
+	suspended suspendedTasks // tasks suspended with regions open (task.go)
 }
 
 // Start begins a measurement with the given configuration. With

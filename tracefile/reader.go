@@ -261,6 +261,16 @@ func Read(r io.ReaderAt, size int64) (*File, error) {
 			if fl.err != nil {
 				return nil, fl.err
 			}
+		case secTeams:
+			p := make([]byte, length)
+			if err := s.read(p, sectionName(kind)); err != nil {
+				return nil, err
+			}
+			fl := &fields{b: p, base: body, sec: sectionName(kind)}
+			f.decodeTeams(fl)
+			if fl.done(); fl.err != nil {
+				return nil, fl.err
+			}
 		default: // a section of a later version: skip it
 			if err := s.skip(int64(length), sectionName(kind)); err != nil {
 				return nil, err

@@ -119,6 +119,11 @@ var helpOf = map[string]string{
   <location> <time-ns> COLLECTIVE <region> <depth> root=<rank> bytes=<n> [received=<n> comm=<id>]
   <location> <time-ns> COLL_COMPLETE <started-by> <depth> root=<rank> bytes=<n> received=<n> comm=<id> req=<n>
   <location> <time-ns> METRIC <region> <depth> <name>=<value>...
+  <location> <time-ns> TASK_CREATE|TASK_SWITCH|TASK_COMPLETE|TASK_SUSPEND <region> <depth> task=<id>
+A task id is unique in the file; TASK_SWITCH task=0 resumes the thread's implicit task. TASK_SUSPEND
+follows the leaves of the regions a suspended task had open; they are entered again after its next switch.
+-locations prints the locations instead, one a line: <location> <id> <events recorded> [<OpenMP place>],
+the place of an OpenMP thread being its nesting level and its number in its team.
 A peer is a world rank or a location's name; comm is an id of the file's communicators (0: none given).
 An IRECV is where the receive completed; a COLL_COMPLETE names the call that started the operation.
 Names are shown escaped, so that each event stays one line of fields (also in summary, comm, score

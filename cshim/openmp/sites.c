@@ -245,6 +245,7 @@ HMB_OMP_NOINST void hmb_omp_name(int level, const int *ancestors)
 		n += (size_t)snprintf(name + n, sizeof name - n, i == 0 ? "%d" : ":%d", ancestors[i]);
 	}
 	hmb_thread_name(name);
+	hmb_thread_team(level, ancestors);
 	named_level = level;
 	memcpy(named, ancestors, (size_t)level * sizeof named[0]);
 }
