@@ -2,7 +2,6 @@ package buffer
 
 import (
 	"fmt"
-	"unsafe"
 
 	"github.com/hmbtrace/hmbtrace/encode"
 )
@@ -267,20 +266,4 @@ func (lv *Level) EnterCollectiveComm(t uint64, seq, region, infoSeq uint32, root
 	lv.n += 2
 	*lv.mark = uint32(lv.pos)
 	return true
-}
-
-// LevelLayout returns the offsets of the fields of Level and of its
-// encoder that the C shim's probes write in place (see measure.CProbeLayout):
-// bin (a slice), pos, the encoder's techniques, time and next, and n; then
-// Hierarchy's ClassClosed, which they read, and the encoding's constants
-// they use; last the fill mark's pointer, which they store through.
-func LevelLayout() []uintptr {
-	var lv Level
-	var h Hierarchy
-	tech, time, next := encode.EncoderLayout()
-	enc := unsafe.Offsetof(lv.enc)
-	return []uintptr{unsafe.Offsetof(lv.bin), unsafe.Offsetof(lv.pos), enc + tech, enc + time, enc + next,
-		unsafe.Offsetof(lv.n), unsafe.Offsetof(h.ClassClosed),
-		uintptr(encode.All), encode.MaxEnterLeaveSize, encode.MaxMessageSize, encode.TokSend, encode.TokRecv, encode.TokSendRank,
-		encode.MaxCollectiveSize, encode.TokColl, unsafe.Offsetof(lv.mark)}
 }

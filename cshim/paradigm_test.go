@@ -26,8 +26,8 @@ func TestParadigmDeepC(t *testing.T) {
 			_, errOut := q.run(t, []string{"HMB_C_PROBE=" + mode, "HMB_BUFFER_SIZE=128K", "HMB_BIN_SIZE=512",
 				"HMB_THROTTLE_CALLS=1000", "HMB_THROTTLE_TIME=500ns"}, fmt.Sprint(steps))
 			if errOut != "" {
-				// Among others: a C mirror of the Go location out of step
-				// (direct.h), which would silently stage every probe.
+				// Among others: membarrier refused, which would silently
+				// stage every probe.
 				t.Fatalf("stderr: %s", errOut)
 			}
 			f, err := tracefile.Open(filepath.Join(q.out, "deepmpi.0.hmb"))

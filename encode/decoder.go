@@ -149,7 +149,7 @@ func (d *Decoder) Next(r *Record) bool {
 	leb := d.tech&LEB128 != 0
 	seq, explicit := uint32(0), false
 	tok := d.b[d.off]
-	if (tok >= tokSeqInline && tok < tokPlain) || tok == TokSeq {
+	if (tok >= TokSeqInline && tok < tokPlain) || tok == TokSeq {
 		if tok != TokSeq && d.tech&Tokens == 0 {
 			return d.badToken(d.off, tok)
 		}
@@ -169,7 +169,7 @@ func (d *Decoder) Next(r *Record) bool {
 			return false
 		}
 		tok = d.b[d.off]
-		if (tok >= tokSeqInline && tok < tokPlain) || tok == TokSeq {
+		if (tok >= TokSeqInline && tok < tokPlain) || tok == TokSeq {
 			d.fail("two SEQ prefixes in a row")
 			return false
 		}
@@ -180,7 +180,7 @@ func (d *Decoder) Next(r *Record) bool {
 	*r = Record{}
 	ok := true
 	switch {
-	case tok < tokEnterInline:
+	case tok < TokEnterInline:
 		if d.tech&(Tokens|Delta|LEB128) != Tokens|Delta|LEB128 {
 			return d.badToken(start, tok)
 		}
@@ -204,12 +204,12 @@ func (d *Decoder) Next(r *Record) bool {
 			}
 			t += delta
 		}
-	case tok < tokSeqInline:
+	case tok < TokSeqInline:
 		if d.tech&Tokens == 0 {
 			return d.badToken(start, tok)
 		}
 		r.Kind = KindEnter
-		now := tok >= tokEnterNowInline
+		now := tok >= TokEnterNowInline
 		if now && d.tech&SplitTiming == 0 {
 			return d.badToken(start, tok)
 		}

@@ -1,7 +1,5 @@
 package encode
 
-import "unsafe"
-
 // Encoder writes the records of one level stream. It keeps the stream's
 // delta state (previous time, default sequence number, previous counter
 // values), which StartBin resets so that every bin decodes on its own.
@@ -46,10 +44,10 @@ func (e *Encoder) Enter(b []byte, t uint64, seq uint32, region uint32) int {
 	if d := t - e.time; e.tech == All && t >= e.time && d < 0x80 && region-1 < 63 && seq == e.defaultSeq(d) && len(b) >= 2 {
 		e.time, e.next = t, seq+1
 		if d == 0 {
-			b[0] = tokEnterNowInline | byte(region)
+			b[0] = TokEnterNowInline | byte(region)
 			return 1
 		}
-		b[0], b[1] = tokEnterInline|byte(region), byte(d)
+		b[0], b[1] = TokEnterInline|byte(region), byte(d)
 		return 2
 	}
 	return e.enterSlow(b, t, seq, region)
@@ -77,17 +75,17 @@ func (e *Encoder) enterSlow(b []byte, t uint64, seq uint32, region uint32) int {
 		e.time, e.next = t, seq+1
 		if region < 64 && region != 0 {
 			if d == 0 {
-				b[n] = tokEnterNowInline | byte(region)
+				b[n] = TokEnterNowInline | byte(region)
 				return n + 1
 			}
-			b[n] = tokEnterInline | byte(region)
+			b[n] = TokEnterInline | byte(region)
 			return n + 1 + putUvarint(b[n+1:], d)
 		}
 		if d == 0 {
-			b[n] = tokEnterNowInline
+			b[n] = TokEnterNowInline
 			return n + 1 + putUvarint(b[n+1:], uint64(region))
 		}
-		b[n] = tokEnterInline
+		b[n] = TokEnterInline
 		n++
 		n += putUvarint(b[n:], uint64(region))
 		return n + putUvarint(b[n:], d)
@@ -103,9 +101,9 @@ func (e *Encoder) enterGeneral(b []byte, t uint64, seq uint32, region uint32) in
 	e.time = t
 	if e.tech&Tokens != 0 {
 		inline := region < 64 && region != 0
-		var tok byte = tokEnterInline
+		var tok byte = TokEnterInline
 		if now {
-			tok = tokEnterNowInline
+			tok = TokEnterNowInline
 		}
 		if inline {
 			b[n] = tok | byte(region)
@@ -139,10 +137,10 @@ func (e *Encoder) Leave(b []byte, t uint64, seq uint32) int {
 	if d := t - e.time; e.tech == All && t >= e.time && d < 32<<7 && seq == e.defaultSeq(d) && len(b) >= 2 {
 		e.time, e.next = t, seq+1
 		if d < 32 {
-			b[0] = tokLeaveInline | byte(d)
+			b[0] = TokLeaveInline | byte(d)
 			return 1
 		}
-		b[0], b[1] = tokLeaveInline|0x20|byte(d&0x1F), byte(d>>5)
+		b[0], b[1] = TokLeaveInline|0x20|byte(d&0x1F), byte(d>>5)
 		return 2
 	}
 	return e.leaveSlow(b, t, seq)
@@ -188,10 +186,10 @@ func (e *Encoder) leaveGeneral(b []byte, t uint64, seq uint32) int {
 // one more byte.
 func putLeaveDelta(b []byte, d uint64) int {
 	if d < 32 {
-		b[0] = tokLeaveInline | byte(d)
+		b[0] = TokLeaveInline | byte(d)
 		return 1
 	}
-	b[0] = tokLeaveInline | 0x20 | byte(d&0x1F)
+	b[0] = TokLeaveInline | 0x20 | byte(d&0x1F)
 	return 1 + putUvarint(b[1:], d>>5)
 }
 
@@ -386,10 +384,10 @@ func (e *Encoder) putSeq(b []byte, seq uint32) int {
 	leb := e.tech&LEB128 != 0
 	if e.tech&Tokens != 0 {
 		if seq != 0 && seq < 32 {
-			b[0] = tokSeqInline | byte(seq)
+			b[0] = TokSeqInline | byte(seq)
 			return 1
 		}
-		b[0] = tokSeqInline
+		b[0] = TokSeqInline
 		return 1 + putUint(b[1:], uint64(seq), 4, leb)
 	}
 	b[0] = TokSeq
@@ -405,10 +403,3 @@ func (e *Encoder) timeField(t uint64) uint64 {
 
 // LastSeq returns the sequence number of the last record put in the bin.
 func (e *Encoder) LastSeq() uint32 { return e.next - 1 }
-
-// EncoderLayout returns the offsets of an Encoder's techniques, time and
-// next, which the C shim's probes update in place (see buffer.LevelLayout).
-func EncoderLayout() (tech, time, next uintptr) {
-	var e Encoder
-	return unsafe.Offsetof(e.tech), unsafe.Offsetof(e.time), unsafe.Offsetof(e.next)
-}

@@ -172,10 +172,10 @@ const (
 	TokCollComplete     = 0xF9 // time, region, root+1, bytes, received, comm, request
 	TokRma              = 0xFA // kind byte, time, the fields of the kind (rma.go)
 
-	tokLeaveInline    = 0x00 // 0x00-0x3F
-	tokEnterInline    = 0x40 // 0x40-0x7F
-	tokEnterNowInline = 0x80 // 0x80-0xBF
-	tokSeqInline      = 0xC0 // 0xC0-0xDF
+	TokLeaveInline    = 0x00 // 0x00-0x3F
+	TokEnterInline    = 0x40 // 0x40-0x7F
+	TokEnterNowInline = 0x80 // 0x80-0xBF
+	TokSeqInline      = 0xC0 // 0xC0-0xDF
 	tokPlain          = 0xE0
 )
 

@@ -1,57 +1,21 @@
 package measure
 
+//go:generate go test -run ^TestGoLayout$ -update-golayout .
+
 import (
 	"runtime"
 	"unsafe"
 
 	"github.com/hmbtrace/hmbtrace/buffer"
-	"github.com/hmbtrace/hmbtrace/encode"
 )
 
 // The C shim's probes (cshim/lib/direct.h) record the enters and leaves of a
 // C thread in C, in place, into the thread's Location: the same state, the
 // same steps and the same bytes as enter and leaveTop for the common case,
 // with everything else handed to these Go probes. What they need is here:
-// the layout they mirror, the objects they reach kept pinned, and a way to
-// count the events they dropped.
-
-// CProbeLayout returns the sizes and offsets the C mirror of frame,
-// profEntry (and the profile's pages), Location, buffer.Level and
-// encode.Encoder must have, and the constants it uses, in the
-// order of hmb_direct_layout (cshim/lib/direct.c). The C side compares them
-// with its own at start and records in Go if they differ.
-func CProbeLayout() []uintptr {
-	var f frame
-	var p profEntry
-	var l Location
-	var c commLine
-	lay := []uintptr{
-		unsafe.Sizeof(f), unsafe.Offsetof(f.start), unsafe.Offsetof(f.child), unsafe.Offsetof(f.tr),
-		unsafe.Offsetof(f.seq), unsafe.Offsetof(f.region), unsafe.Offsetof(f.state),
-		unsafe.Offsetof(f.counted), unsafe.Offsetof(f.class),
-		unsafe.Sizeof(p), unsafe.Offsetof(p.visits), unsafe.Offsetof(p.incl), unsafe.Offsetof(p.excl),
-		unsafe.Offsetof(p.after), unsafe.Offsetof(p.throttledAt),
-		unsafe.Offsetof(p.active), unsafe.Offsetof(p.off), unsafe.Offsetof(p.class),
-		unsafe.Sizeof(profPage{}.e), profPageBits,
-		uintptr(offNone), uintptr(offFiltered), uintptr(offThrottled), uintptr(offUndefined),
-		unsafe.Offsetof(l.epoch), unsafe.Offsetof(l.limit), unsafe.Offsetof(l.lostAt),
-		unsafe.Offsetof(l.minDur), unsafe.Offsetof(l.last), unsafe.Offsetof(l.lastTR),
-		unsafe.Offsetof(l.run), unsafe.Offsetof(l.shift), unsafe.Offsetof(l.depth),
-		unsafe.Offsetof(l.stack), unsafe.Offsetof(l.prof), unsafe.Offsetof(l.levels),
-		unsafe.Offsetof(l.recorded), unsafe.Offsetof(l.filteredName), unsafe.Offsetof(l.cpt),
-		unsafe.Offsetof(l.phaseRegion), unsafe.Offsetof(l.msgLevels), unsafe.Offsetof(l.collLevels),
-		unsafe.Offsetof(l.pendingFrom),
-		unsafe.Offsetof(l.parLevels), unsafe.Offsetof(l.plimit), unsafe.Offsetof(l.thrCalls), unsafe.Offsetof(l.thrTicks),
-		uintptr(frameDropped), uintptr(framePending), uintptr(frameWritten),
-		uintptr(buffer.ClassRegion), uintptr(buffer.ClassMessage), uintptr(buffer.ClassCollective), uintptr(buffer.ClassParadigm),
-		unsafe.Offsetof(l.commLines), unsafe.Offsetof(l.commShift),
-		unsafe.Sizeof(c), unsafe.Offsetof(c.peer), unsafe.Offsetof(c.rank), unsafe.Offsetof(c.used),
-		unsafe.Offsetof(c.sent), unsafe.Offsetof(c.sentB), unsafe.Offsetof(c.recv), unsafe.Offsetof(c.recvB),
-		encode.TokSendRankComm, encode.TokCollComm, encode.TokIsendRank, encode.TokIrecvRank, encode.TokIsendComplete,
-		encode.TokIrecvRequest, encode.TokRequestCancelled, encode.TokCollRequest, encode.TokCollComplete,
-	}
-	return append(lay, buffer.LevelLayout()...)
-}
+// the objects they reach kept pinned, and a way to count the events they
+// dropped. The layout they mirror is generated into cshim/lib/golayout.h
+// (golayout_test.go).
 
 // PinForC pins the location and everything its C probes reach through it
 // (its stack, profile, levels and their bins, the hierarchy, the pool's

@@ -38,11 +38,12 @@ const (
 	frameWritten              // in a bin: the leave must follow
 )
 
-// Location is a stream of events written by one goroutine (or C thread).
-// Its probes are not safe for concurrent use. A nil *Location is valid:
-// its probes do nothing, which is what a disabled measurement hands out.
-type Location struct {
-	// The probes' state, in the order they touch it.
+// probeState is the head of a Location: what its probes touch, in the
+// order they touch it. The C shim's probes (cprobe.go) read and write it in
+// place through the mirror that go generate writes into
+// cshim/lib/golayout.h, whose static assertions stop the C build when the
+// two differ; everything else of a Location follows it.
+type probeState struct {
 	h           *buffer.Hierarchy
 	pool        *buffer.Pool
 	epoch       uint64 // the pool's epoch at the last sync
@@ -59,9 +60,6 @@ type Location struct {
 	prof        []*profPage     // region r's entry: prof[r/profPageSize].e[r%profPageSize]; nil pages not made yet
 	levels      []*buffer.Level // enter/leave level by depth, cached
 
-	// Up to here, and the fields below up to commShift, the C shim's probes
-	// read and write in place (cprobe.go): their layout is checked, not free
-	// to move.
 	recorded     uint64
 	filteredName uint64
 	cpt          *callTree       // nil unless call paths are kept
@@ -78,6 +76,13 @@ type Location struct {
 	// lines in place and leave new peers to Go.
 	commLines []commLine
 	commShift uint32
+}
+
+// Location is a stream of events written by one goroutine (or C thread).
+// Its probes are not safe for concurrent use. A nil *Location is valid:
+// its probes do nothing, which is what a disabled measurement hands out.
+type Location struct {
+	probeState // first: the C probes take the Location's address as the head's
 
 	// Counters (nil src: none). mstart and mchild hold, per depth, the
 	// values read at the enter of a counting frame and the counts of the

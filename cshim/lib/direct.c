@@ -1,5 +1,5 @@
 /*
- * direct.c - the direct path's rarer parts: the layout check, the
+ * direct.c - the direct path's rarer parts: the
  * encoder's general cases (encode.Encoder's enterSlow and leaveSlow with
  * every technique on) and its messages.
  */
@@ -10,114 +10,6 @@
 #include "direct.h"
 
 int hmb_direct_on;
-
-/*
- * hmb_direct_layout_ok compares the mirror of direct.h with the Go layout,
- * in the order of measure.CProbeLayout and buffer.LevelLayout.
- */
-int hmb_direct_layout_ok(const uintptr_t *go, size_t n)
-{
-	const uintptr_t want[] = {
-		sizeof(struct hmb_go_frame),
-		offsetof(struct hmb_go_frame, start),
-		offsetof(struct hmb_go_frame, child),
-		offsetof(struct hmb_go_frame, tr),
-		offsetof(struct hmb_go_frame, seq),
-		offsetof(struct hmb_go_frame, region),
-		offsetof(struct hmb_go_frame, state),
-		offsetof(struct hmb_go_frame, counted),
-		offsetof(struct hmb_go_frame, cls),
-		sizeof(struct hmb_go_prof),
-		offsetof(struct hmb_go_prof, visits),
-		offsetof(struct hmb_go_prof, incl),
-		offsetof(struct hmb_go_prof, excl),
-		offsetof(struct hmb_go_prof, after),
-		offsetof(struct hmb_go_prof, throttled_at),
-		offsetof(struct hmb_go_prof, active),
-		offsetof(struct hmb_go_prof, off),
-		offsetof(struct hmb_go_prof, cls),
-		HMB_PROF_PAGE * sizeof(struct hmb_go_prof),
-		HMB_PROF_PAGE_BITS,
-		HMB_OFF_NONE,
-		HMB_OFF_FILTERED,
-		HMB_OFF_THROTTLED,
-		HMB_OFF_UNDEFINED,
-		offsetof(struct hmb_go_location, epoch),
-		offsetof(struct hmb_go_location, limit),
-		offsetof(struct hmb_go_location, lost_at),
-		offsetof(struct hmb_go_location, min_dur),
-		offsetof(struct hmb_go_location, last),
-		offsetof(struct hmb_go_location, last_tr),
-		offsetof(struct hmb_go_location, run),
-		offsetof(struct hmb_go_location, shift),
-		offsetof(struct hmb_go_location, depth),
-		offsetof(struct hmb_go_location, stack),
-		offsetof(struct hmb_go_location, prof),
-		offsetof(struct hmb_go_location, levels),
-		offsetof(struct hmb_go_location, recorded),
-		offsetof(struct hmb_go_location, filtered_name),
-		offsetof(struct hmb_go_location, cpt),
-		offsetof(struct hmb_go_location, phase_region),
-		offsetof(struct hmb_go_location, msg_levels),
-		offsetof(struct hmb_go_location, coll_levels),
-		offsetof(struct hmb_go_location, pending_from),
-		offsetof(struct hmb_go_location, par_levels),
-		offsetof(struct hmb_go_location, plimit),
-		offsetof(struct hmb_go_location, thr_calls),
-		offsetof(struct hmb_go_location, thr_ticks),
-		HMB_FRAME_DROPPED,
-		HMB_FRAME_PENDING,
-		HMB_FRAME_WRITTEN,
-		HMB_CLASS_REGION,
-		HMB_CLASS_MESSAGE,
-		HMB_CLASS_COLLECTIVE,
-		HMB_CLASS_PARADIGM,
-		offsetof(struct hmb_go_location, comm_lines),
-		offsetof(struct hmb_go_location, comm_shift),
-		sizeof(struct hmb_go_commline),
-		offsetof(struct hmb_go_commline, peer),
-		offsetof(struct hmb_go_commline, rank),
-		offsetof(struct hmb_go_commline, used),
-		offsetof(struct hmb_go_commline, sent),
-		offsetof(struct hmb_go_commline, sent_bytes),
-		offsetof(struct hmb_go_commline, recv),
-		offsetof(struct hmb_go_commline, recv_bytes),
-		HMB_TOK_SEND_RANK_COMM,
-		HMB_TOK_COLL_COMM,
-		HMB_TOK_ISEND_RANK,
-		HMB_TOK_IRECV_RANK,
-		HMB_TOK_ISEND_COMPLETE,
-		HMB_TOK_IRECV_REQUEST,
-		HMB_TOK_REQUEST_CANCELLED,
-		HMB_TOK_COLL_REQUEST,
-		HMB_TOK_COLL_COMPLETE,
-		offsetof(struct hmb_go_level, bin),
-		offsetof(struct hmb_go_level, pos),
-		offsetof(struct hmb_go_level, tech),
-		offsetof(struct hmb_go_level, time),
-		offsetof(struct hmb_go_level, next),
-		offsetof(struct hmb_go_level, n),
-		offsetof(struct hmb_go_hierarchy, class_closed),
-		HMB_TECH_ALL,
-		HMB_MAX_ENTER_LEAVE,
-		HMB_MAX_MESSAGE,
-		HMB_TOK_SEND,
-		HMB_TOK_RECV,
-		HMB_TOK_SEND_RANK,
-		HMB_MAX_COLLECTIVE,
-		HMB_TOK_COLL,
-		offsetof(struct hmb_go_level, mark),
-	};
-	if (n != sizeof want / sizeof want[0]) {
-		return 0;
-	}
-	for (size_t i = 0; i < n; i++) {
-		if (want[i] != go[i]) {
-			return 0;
-		}
-	}
-	return 1;
-}
 
 /* hmb_put_uvarint is encode's putUvarint: LEB128. */
 static int hmb_put_uvarint(uint8_t *b, uint64_t v)

@@ -9,9 +9,9 @@
  * the phase region) stages its record and has it replayed in Go at once,
  * where every case is handled. Not installed.
  *
- * The structures below mirror the Go ones field for field; hmb_init
- * compares their offsets with measure.CProbeLayout and falls back to
- * staging if they differ. The Go objects are pinned (measure.PinForC).
+ * The structures of golayout.h mirror the Go ones field for field; they
+ * are generated from the Go types, and a mismatch fails the build. The Go
+ * objects are pinned (measure.PinForC).
  *
  * Stopping: a direct probe marks itself in_direct, then checks that the
  * thread's staging array is empty and open (cur == buf < end). hmb_finalize
@@ -22,84 +22,8 @@
 #ifndef HMBTRACE_DIRECT_H
 #define HMBTRACE_DIRECT_H
 
+#include "golayout.h"
 #include "shim.h"
-
-struct hmb_go_slice {
-	void *ptr;
-	int64_t len, cap;
-};
-
-/* measure.frame */
-struct hmb_go_frame {
-	uint64_t start, child, tr;
-	uint32_t seq, region;
-	uint8_t state, counted;
-	uint32_t mseq;
-	int64_t mprev;
-	int32_t node;
-	uint8_t cls;
-};
-
-/* measure.profEntry; measure.profPage begins with HMB_PROF_PAGE of them. */
-struct hmb_go_prof {
-	uint64_t visits, incl, excl;
-	uint64_t after, throttled_at;
-	uint32_t active;
-	uint8_t off, counted, cls;
-};
-
-/* The head of measure.Location. */
-struct hmb_go_location {
-	void *h, *pool;
-	uint64_t epoch;
-	int64_t limit, lost_at, pending_from;
-	uint64_t min_dur, last, last_tr;
-	uint32_t run;
-	uint8_t shift;
-	int64_t depth;
-	struct hmb_go_slice stack, prof, levels;
-	uint64_t recorded, filtered_name;
-	void *cpt;
-	uint32_t phase_region;
-	struct hmb_go_slice msg_levels, coll_levels, par_levels;
-	int64_t plimit;
-	uint64_t thr_calls, thr_ticks;
-	struct hmb_go_slice comm_lines; /* the exact communication matrix (measure/comm.go) */
-	uint32_t comm_shift;
-};
-
-/* measure.commLine: one peer's line of the matrix, in an open-addressing table. */
-struct hmb_go_commline {
-	uint64_t peer;
-	uint32_t rank, used;
-	uint64_t sent, sent_bytes, recv, recv_bytes;
-};
-
-/* The head of buffer.Hierarchy. */
-struct hmb_go_hierarchy {
-	void *pool;
-	int64_t id;
-	struct hmb_go_slice levels;
-	uint64_t epoch;
-	int64_t limit, plimit;
-	uint8_t class_closed;
-};
-
-/* The head of buffer.Level, with its encode.Encoder. */
-struct hmb_go_level {
-	void *h;
-	int64_t depth;
-	uint8_t cls;
-	struct hmb_go_slice bin;
-	int64_t pos;
-	uint8_t tech;
-	uint64_t time;
-	uint32_t next;
-	uint64_t prev[16];
-	uint32_t n;
-	int32_t cur;
-	uint32_t *mark;
-};
 
 /*
  * hmb_mark stores the current bin's fill mark after a record's bytes (see
@@ -112,52 +36,6 @@ static inline void hmb_mark(struct hmb_go_level *lv)
 	__asm__ __volatile__("" ::: "memory");
 	*(volatile uint32_t *)lv->mark = (uint32_t)lv->pos;
 }
-
-/* measure's frame states, buffer's classes, encode.All and the records' largest sizes. */
-enum {
-	HMB_FRAME_DROPPED = 0,
-	HMB_FRAME_PENDING = 1,
-	HMB_FRAME_WRITTEN = 2,
-	HMB_CLASS_REGION = 0,
-	HMB_CLASS_MESSAGE = 1,
-	HMB_CLASS_COLLECTIVE = 3,
-	HMB_CLASS_PARADIGM = 4,
-	HMB_TECH_ALL = 15,
-	HMB_MAX_ENTER_LEAVE = 22,
-	HMB_MAX_MESSAGE = 57,
-	HMB_MAX_COLLECTIVE = 67,
-};
-
-/* measure's profile: pages of 1 << HMB_PROF_PAGE_BITS entries, and why a probe skips a region (profEntry.off). */
-enum {
-	HMB_PROF_PAGE_BITS = 6,
-	HMB_PROF_PAGE = 1 << HMB_PROF_PAGE_BITS,
-	HMB_OFF_NONE = 0,
-	HMB_OFF_FILTERED = 1,
-	HMB_OFF_THROTTLED = 2,
-	HMB_OFF_UNDEFINED = 3,
-};
-
-/* The tokens of encode/record.go. */
-enum {
-	HMB_TOK_LEAVE_INLINE = 0x00,
-	HMB_TOK_ENTER_INLINE = 0x40,
-	HMB_TOK_ENTER_NOW_INLINE = 0x80,
-	HMB_TOK_SEQ_INLINE = 0xC0,
-	HMB_TOK_SEND = 0xE6,
-	HMB_TOK_RECV = 0xE7,
-	HMB_TOK_SEND_RANK = 0xE8,
-	HMB_TOK_COLL = 0xEB,
-	HMB_TOK_SEND_RANK_COMM = 0xEE,
-	HMB_TOK_ISEND_RANK = 0xF2,
-	HMB_TOK_IRECV_RANK = 0xF3,
-	HMB_TOK_ISEND_COMPLETE = 0xF4,
-	HMB_TOK_IRECV_REQUEST = 0xF5,
-	HMB_TOK_REQUEST_CANCELLED = 0xF6,
-	HMB_TOK_COLL_REQUEST = 0xF7,
-	HMB_TOK_COLL_COMM = 0xF8,
-	HMB_TOK_COLL_COMPLETE = 0xF9,
-};
 
 /* An MPI record for the direct path: what hmb_put_mpi encodes (the fields of encode.Record). */
 struct hmb_mpi {
@@ -178,7 +56,6 @@ enum {
 
 extern int hmb_direct_on HMB_HIDDEN;
 
-int hmb_direct_layout_ok(const uintptr_t *go, size_t n) HMB_NOINST HMB_HIDDEN;
 int hmb_put_enter_slow(struct hmb_go_level *lv, uint8_t *b, uint64_t t, uint32_t seq, uint32_t region) HMB_NOINST HMB_HIDDEN;
 int hmb_put_leave_slow(struct hmb_go_level *lv, uint8_t *b, uint64_t t, uint32_t seq) HMB_NOINST HMB_HIDDEN;
 int hmb_put_message(struct hmb_go_level *lv, uint8_t *b, int recv, uint64_t t, uint32_t seq, uint64_t peer, uint32_t tag,
@@ -569,10 +446,10 @@ HMB_NOINST static inline int hmb_direct_message(struct hmb_thread *th, int recv,
 	L->recorded++;
 	if (recv) {
 		line->recv++;
-		line->recv_bytes += bytes;
+		line->recv_b += bytes;
 	} else {
 		line->sent++;
-		line->sent_bytes += bytes;
+		line->sent_b += bytes;
 	}
 	if (lv != NULL) {
 		lv->pos += hmb_put_message(lv, (uint8_t *)lv->bin.ptr + lv->pos, recv, tr, seq, peer, tag, bytes, comm);
@@ -626,10 +503,10 @@ HMB_NOINST static inline int hmb_direct_mpi(struct hmb_thread *th, const struct 
 	if (line != NULL) {
 		if (r->kind == HMB_ENC_IRECV) {
 			line->recv++;
-			line->recv_bytes += r->bytes;
+			line->recv_b += r->bytes;
 		} else {
 			line->sent++;
-			line->sent_bytes += r->bytes;
+			line->sent_b += r->bytes;
 		}
 	}
 	if (lv != NULL) {

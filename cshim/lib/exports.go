@@ -103,14 +103,6 @@ func hmbgo_start(env **C.char, n C.int, tsc C.int, errOut **C.char, direct *C.in
 	return 0
 }
 
-//export hmbgo_layout
-func hmbgo_layout(out *C.uintptr_t, n C.size_t) (got C.size_t) {
-	defer contain("hmb_init", func() { got = 0 })
-	lay := measure.CProbeLayout()
-	dst := unsafe.Slice((*uintptr)(unsafe.Pointer(out)), int(n))
-	return C.size_t(copy(dst, lay))
-}
-
 //export hmbgo_region
 func hmbgo_region(name *C.char, nlen C.size_t, file *C.char, flen C.size_t, line C.int, paradigm C.int) (id C.uint32_t) {
 	defer contain("hmb_region", func() { id = 0 })
