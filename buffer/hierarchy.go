@@ -45,7 +45,7 @@ func (h *Hierarchy) Open(depth int, c Class) bool {
 
 // limit returns the depth limit of class c in the view of the last Sync.
 func (h *Hierarchy) limit(c Class) int {
-	if c.group() == groupComm {
+	if classGroup(c) == groupComm {
 		return h.PLimit
 	}
 	return h.Limit
@@ -111,7 +111,7 @@ func (h *Hierarchy) newLevel(depth int, c Class) *Level {
 	lv := &Level{h: h, depth: depth, class: c, enc: encode.NewEncoder(p.tech), cur: -1, head: -1, tail: -1, entry: -1}
 	lv.mark = &lv.sink
 	switch {
-	case depth >= p.limit[c.group()]:
+	case depth >= p.limit[classGroup(c)]:
 		lv.closed, lv.closedBy = true, ByDepth
 	case p.classClosed&(1<<c) != 0:
 		lv.closed, lv.closedBy = true, ByClass

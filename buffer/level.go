@@ -1,25 +1,26 @@
 package buffer
 
 import (
-	"fmt"
-
 	"github.com/hmbtrace/hmbtrace/encode"
 )
 
-// Class is an event class: the second dimension of the hierarchy.
-type Class uint8
+// Class is an event class: the second dimension of the hierarchy. It is
+// encode's, which tracefile shares.
+type Class = encode.Class
 
 // The event classes, in the order they are stored.
 const (
-	ClassRegion     Class = iota // enter and leave records
-	ClassMessage                 // point-to-point send and receive records
-	ClassMetric                  // counter values read at enter and leave
-	ClassCollective              // collective operations (MPI)
-	ClassParadigm                // enter and leave records of a paradigm's regions (MPI, OpenMP)
-	NumClasses
+	ClassRegion     = encode.ClassRegion
+	ClassMessage    = encode.ClassMessage
+	ClassMetric     = encode.ClassMetric
+	ClassCollective = encode.ClassCollective
+	ClassParadigm   = encode.ClassParadigm
+	NumClasses      = encode.NumClasses
 )
 
-var classNames = [NumClasses]string{"enter/leave", "message", "metric", "collective", "paradigm"}
+// ParseClass reads a class name: enter/leave (or region), message, metric,
+// collective, paradigm.
+func ParseClass(s string) (Class, error) { return encode.ParseClass(s) }
 
 // The depth policy treats the classes in two groups: compute (enter/leave
 // and metric) and communication (paradigm, message and collective). Each
@@ -32,62 +33,27 @@ const (
 	groupAll = -1 // both, for closeDepthLocked
 )
 
-// group returns the class's group for the depth policy.
-func (c Class) group() int {
-	if c == ClassParadigm || c == ClassMessage || c == ClassCollective {
+// classGroup returns the class's group for the depth policy.
+func classGroup(c Class) int {
+	if c.KeptLongest() {
 		return groupComm
 	}
 	return groupCompute
 }
 
-// KeptLongest reports whether the depth policy keeps the class's levels
-// until no compute level is left to close: paradigm regions, messages and
-// collectives.
-func (c Class) KeptLongest() bool { return c.group() == groupComm }
-
-// String returns the class's name as the summary prints it.
-func (c Class) String() string {
-	if c < NumClasses {
-		return classNames[c]
-	}
-	return fmt.Sprintf("Class(%d)", uint8(c))
-}
-
-// ParseClass reads a class name: enter/leave (or region), message, metric,
-// collective, paradigm.
-func ParseClass(s string) (Class, error) {
-	for c, n := range classNames {
-		if s == n {
-			return Class(c), nil
-		}
-	}
-	if s == "region" || s == "enterleave" {
-		return ClassRegion, nil
-	}
-	return 0, fmt.Errorf("unknown event class %q (want enter/leave, message, metric, collective or paradigm)", s)
-}
-
-// Reason says why events were removed from a level.
-type Reason uint8
+// Reason says why events were removed from a level (encode's, which
+// tracefile shares).
+type Reason = encode.Reason
 
 // The reasons events are removed. Each is counted separately per level.
 const (
-	ByDepth Reason = iota // the level's calling depth was closed
-	ByClass               // the level's event class was closed
-	ByFirst               // the buffer was full and the policy keeps the first events
-	ByLast                // the policy keeps the last events and revoked older bins
-	NoBin                 // no bin was free and nothing could be revoked
-	NumReasons
+	ByDepth    = encode.ByDepth
+	ByClass    = encode.ByClass
+	ByFirst    = encode.ByFirst
+	ByLast     = encode.ByLast
+	NoBin      = encode.NoBin
+	NumReasons = encode.NumReasons
 )
-
-var reasonNames = [NumReasons]string{"depth", "class", "first", "last", "no-bin"}
-
-func (r Reason) String() string {
-	if r < NumReasons {
-		return reasonNames[r]
-	}
-	return fmt.Sprintf("Reason(%d)", uint8(r))
-}
 
 // Level is one cell of a location's hierarchy: the records of one calling
 // depth and one event class, in a chain of bins in time order.

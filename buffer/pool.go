@@ -256,7 +256,7 @@ func (p *Pool) takeLocked(lv *Level, t uint64) bool {
 }
 
 func (p *Pool) countDepthLocked(lv *Level, delta int) {
-	at := &p.binsAtDepth[lv.class.group()]
+	at := &p.binsAtDepth[classGroup(lv.class)]
 	for lv.depth >= len(*at) {
 		*at = append(*at, 0)
 	}
@@ -501,7 +501,7 @@ func (p *Pool) closeDepthLocked(g, d int, t uint64, trigger *Hierarchy) {
 	for _, h := range p.hier {
 		for depth := d; depth < len(h.levels); depth++ {
 			for _, lv := range h.levels[depth] {
-				if lv != nil && (g == groupAll || lv.class.group() == g) && !lv.closed {
+				if lv != nil && (g == groupAll || classGroup(lv.class) == g) && !lv.closed {
 					bins, recs := p.closeLocked(lv, ByDepth, trigger)
 					r.Bins += bins
 					r.Records += recs

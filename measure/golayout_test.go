@@ -99,18 +99,24 @@ func goLayoutConsts() []cConst {
 // goLayoutEnums are the enumerations C shares with Go, written out whole.
 func goLayoutEnums() []cConst {
 	var cs []cConst
-	for c := buffer.Class(0); c < buffer.NumClasses; c++ {
+	for c := encode.Class(0); c < encode.NumClasses; c++ {
 		cs = append(cs, cConst{name: "HMB_CLASS_" + cIdent(c.String()), value: uint64(c)})
 	}
-	cs = append(cs, cConst{name: "HMB_NUM_CLASSES", value: uint64(buffer.NumClasses)})
-	cs[0].doc = "buffer.Class: the event classes"
+	cs = append(cs, cConst{name: "HMB_NUM_CLASSES", value: uint64(encode.NumClasses)})
+	cs[0].doc = "encode.Class: the event classes"
+	first := len(cs)
+	for r := encode.Reason(0); r < encode.NumReasons; r++ {
+		cs = append(cs, cConst{name: "HMB_BY_" + cIdent(r.String()), value: uint64(r)})
+	}
+	cs = append(cs, cConst{name: "HMB_NUM_REASONS", value: uint64(encode.NumReasons)})
+	cs[first].doc = "encode.Reason: why events were removed"
 	return cs
 }
 
 // cIdent turns a name as Go prints it ("enter/leave") into an upper-case C
 // identifier's part ("REGION" for the one class whose name is not a word).
 func cIdent(s string) string {
-	if s == buffer.ClassRegion.String() {
+	if s == encode.ClassRegion.String() {
 		return "REGION"
 	}
 	return strings.Map(func(r rune) rune {

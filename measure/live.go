@@ -105,8 +105,8 @@ func (m *Measurement) Live(wait time.Duration) *tracefile.Trace {
 		t.Locations = append(t.Locations, tl)
 	}
 	for _, r := range m.pool.Reductions() {
-		t.Reductions = append(t.Reductions, tracefile.Reduction{Reason: tracefile.Reason(r.Reason), Depth: r.Depth,
-			Class: tracefile.Class(r.Class), Time: r.Time, Bins: r.Bins, Records: r.Records, Steps: r.Steps})
+		t.Reductions = append(t.Reductions, tracefile.Reduction{Reason: r.Reason, Depth: r.Depth,
+			Class: r.Class, Time: r.Time, Bins: r.Bins, Records: r.Records, Steps: r.Steps})
 	}
 	return t
 }

@@ -83,7 +83,7 @@ func (m *Measurement) snapshot() *tracefile.Trace {
 	m.rmaTrace(t)
 	for _, r := range m.pool.Reductions() {
 		t.Reductions = append(t.Reductions, tracefile.Reduction{
-			Reason: tracefile.Reason(r.Reason), Depth: r.Depth, Class: tracefile.Class(r.Class),
+			Reason: r.Reason, Depth: r.Depth, Class: r.Class,
 			Time: r.Time, Bins: r.Bins, Records: r.Records, Steps: r.Steps,
 		})
 	}
@@ -105,8 +105,8 @@ func (l *Location) snapshot() tracefile.Location {
 	l.h.Levels(func(lv *buffer.Level) {
 		by, closed := lv.Closed()
 		s := tracefile.LevelStats{
-			Depth: lv.Depth(), Class: tracefile.Class(lv.Class()),
-			Written: lv.Written(), Closed: closed, By: tracefile.Reason(by),
+			Depth: lv.Depth(), Class: lv.Class(),
+			Written: lv.Written(), Closed: closed, By: by,
 			Revoked: lv.Revoked(), Dropped: lv.Dropped,
 		}
 		tl.Levels = append(tl.Levels, s)
@@ -178,7 +178,7 @@ func (m *Measurement) writeTrace(path string) (tracefile.Placement, error) {
 			l.h.Levels(func(lv *buffer.Level) {
 				lv.Bins(func(data []byte, records uint32) {
 					if err == nil && len(data) > 0 {
-						err = put(tracefile.Bin{Location: l.id, Depth: lv.Depth(), Class: tracefile.Class(lv.Class()), Records: records, Data: data})
+						err = put(tracefile.Bin{Location: l.id, Depth: lv.Depth(), Class: lv.Class(), Records: records, Data: data})
 					}
 				})
 			})

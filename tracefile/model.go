@@ -9,34 +9,19 @@ import (
 	"github.com/hmbtrace/hmbtrace/encode"
 )
 
-// Class is an event class of the hierarchy. The numbering is part of the
-// file format.
-type Class uint8
+// Class is an event class of the hierarchy (encode's, which buffer
+// shares). The numbering is part of the file format.
+type Class = encode.Class
 
 // The event classes.
 const (
-	ClassRegion     Class = iota // enter and leave
-	ClassMessage                 // point-to-point messages
-	ClassMetric                  // counter values
-	ClassCollective              // collective operations
-	// ClassParadigm holds the enters and leaves of a paradigm's regions (MPI
-	// calls that are not collectives, OpenMP synchronisation): the default
-	// depth policy sheds it, with messages and collectives, only after every
-	// compute level it could close.
-	ClassParadigm
-	NumClasses
+	ClassRegion     = encode.ClassRegion
+	ClassMessage    = encode.ClassMessage
+	ClassMetric     = encode.ClassMetric
+	ClassCollective = encode.ClassCollective
+	ClassParadigm   = encode.ClassParadigm
+	NumClasses      = encode.NumClasses
 )
-
-var classNames = [NumClasses]string{"enter/leave", "message", "metric", "collective", "paradigm"}
-
-// Calls reports whether the class holds enters and leaves.
-func (c Class) Calls() bool { return c == ClassRegion || c == ClassCollective || c == ClassParadigm }
-
-// Communication reports whether the class is one the depth policy keeps
-// longest: paradigm regions, messages and collectives.
-func (c Class) Communication() bool {
-	return c == ClassParadigm || c == ClassMessage || c == ClassCollective
-}
 
 // Paradigm is the programming model a region belongs to. The numbering is
 // part of the file format and of hmbtrace.h (HMB_PARADIGM_*).
@@ -60,34 +45,19 @@ func (p Paradigm) String() string {
 	return fmt.Sprintf("Paradigm(%d)", uint8(p))
 }
 
-func (c Class) String() string {
-	if c < NumClasses {
-		return classNames[c]
-	}
-	return fmt.Sprintf("Class(%d)", uint8(c))
-}
-
-// Reason says why events were removed. The numbering is part of the format.
-type Reason uint8
+// Reason says why events were removed (encode's, which buffer shares).
+// The numbering is part of the format.
+type Reason = encode.Reason
 
 // The reasons.
 const (
-	ByDepth Reason = iota // calling depth closed
-	ByClass               // event class closed
-	ByFirst               // buffer full, first events kept
-	ByLast                // oldest bins revoked, last events kept
-	NoBin                 // no free bin
-	NumReasons
+	ByDepth    = encode.ByDepth
+	ByClass    = encode.ByClass
+	ByFirst    = encode.ByFirst
+	ByLast     = encode.ByLast
+	NoBin      = encode.NoBin
+	NumReasons = encode.NumReasons
 )
-
-var reasonNames = [NumReasons]string{"depth", "class", "first", "last", "no-bin"}
-
-func (r Reason) String() string {
-	if r < NumReasons {
-		return reasonNames[r]
-	}
-	return fmt.Sprintf("Reason(%d)", uint8(r))
-}
 
 // Header describes the run and the clock.
 type Header struct {

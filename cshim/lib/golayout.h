@@ -198,7 +198,7 @@ _Static_assert(offsetof(struct hmb_go_level, n) == 208, "buffer.Level.n");
 _Static_assert(offsetof(struct hmb_go_level, cur) == 212, "buffer.Level.cur");
 _Static_assert(offsetof(struct hmb_go_level, mark) == 216, "buffer.Level.mark");
 
-/* buffer.Class: the event classes */
+/* encode.Class: the event classes */
 enum {
 	HMB_CLASS_REGION = 0x0,
 	HMB_CLASS_MESSAGE = 0x1,
@@ -206,6 +206,16 @@ enum {
 	HMB_CLASS_COLLECTIVE = 0x3,
 	HMB_CLASS_PARADIGM = 0x4,
 	HMB_NUM_CLASSES = 0x5,
+};
+
+/* encode.Reason: why events were removed */
+enum {
+	HMB_BY_DEPTH = 0x0,
+	HMB_BY_CLASS = 0x1,
+	HMB_BY_FIRST = 0x2,
+	HMB_BY_LAST = 0x3,
+	HMB_BY_NO_BIN = 0x4,
+	HMB_NUM_REASONS = 0x5,
 };
 
 /* measure's frame states (frame.state) */
