@@ -55,6 +55,7 @@ type probeState struct {
 	lastTR      uint64
 	run         uint32
 	shift       uint8
+	tsc         bool // the probes read the TSC, else CLOCK_MONOTONIC: chosen once, when the location is made
 	depth       int
 	stack       []frame         // stack[d] is the region open at depth d; stack[0] is a sentinel
 	prof        []*profPage     // region r's entry: prof[r/profPageSize].e[r%profPageSize]; nil pages not made yet
@@ -163,19 +164,29 @@ func (l *Location) stamp(t uint64) (uint64, uint64, uint32) {
 	return t, tr, 0
 }
 
+// enter is the probes' first step: it finds the region's profile entry and
+// finishes the probe of a throttled region, counting the visit and nothing
+// else, not even the clock. It is small enough to inline into Enter, so
+// that a throttled region's probe makes no call; enterOn does the rest.
 func (l *Location) enter(r Region, t uint64, read bool) {
 	p := l.entry(r)
+	if p != nil && p.off == offThrottled {
+		p.after++
+		return
+	}
+	l.enterOn(r, p, t, read)
+}
+
+// enterOn records an enter of region r, whose entry p (nil if not made yet)
+// is not throttled.
+func (l *Location) enterOn(r Region, p *profEntry, t uint64, read bool) {
 	if p == nil || p.off != offNone {
-		if p != nil && p.off == offThrottled {
-			p.after++ // throttled: the visit counted, nothing else, not even the clock
-			return
-		}
 		if p = l.enterOff(r, p); p == nil {
 			return // filtered or undefined
 		}
 	}
 	if read { // first thing, so that the bookkeeping is not in the caller's time
-		if clock.TSCActive() {
+		if l.tsc { // a plain field, not the clock package's atomic flag
 			t = clock.TSC()
 		} else {
 			t = clock.Monotonic()
@@ -269,7 +280,7 @@ func (l *Location) leave(r Region, t uint64, read bool) {
 		return
 	}
 	if read { // first thing, so that the bookkeeping is not in the caller's time
-		if clock.TSCActive() {
+		if l.tsc { // a plain field, not the clock package's atomic flag
 			t = clock.TSC()
 		} else {
 			t = clock.Monotonic()
@@ -517,7 +528,7 @@ func (l *Location) messageTo(recv bool, peer *Location, tag uint32, bytes uint64
 // whatever the buffer keeps.
 func (l *Location) message(k encode.Kind, peer uint64, rank bool, tag uint32, bytes uint64, comm uint32, t uint64, read bool) {
 	if read {
-		if clock.TSCActive() {
+		if l.tsc { // a plain field, not the clock package's atomic flag
 			t = clock.TSC()
 		} else {
 			t = clock.Monotonic()
