@@ -6,6 +6,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/trace"
+	"slices"
 	"time"
 
 	"github.com/hmbtrace/hmbtrace/internal/clock"
@@ -24,13 +25,14 @@ func runProbe(o *options, r *report) error {
 		r.skip("hmbtrace (C shim), libotf2 (C)", cerr.Error())
 	}
 	counterPath := ""
+	var goOverC []float64 // per round: the Go probe's cost over the C probe's, both run in that round
 	for round := 0; round < o.rounds; round++ {
 		r.add("clock read ("+clock.Active().String()+")", "ns/event", clockRead(2*pairs))
-		ns, err := goProbes(o, pairs, nil, nil, false)
+		goNs, err := goProbes(o, pairs, nil, nil, false)
 		if err != nil {
 			return err
 		}
-		r.add("hmbtrace (Go)", "ns/event", ns)
+		r.add("hmbtrace (Go)", "ns/event", goNs)
 		// The same with the buffer in a mapping that outlives the process.
 		if ns, err := goProbes(o, pairs, nil, nil, true); err == nil {
 			r.add("hmbtrace (Go, HMB_SURVIVE=1)", "ns/event", ns)
@@ -66,8 +68,17 @@ func runProbe(o *options, r *report) error {
 				for _, subject := range []string{cDirect, cSurvive, cStaged, cOTF2, cHooks} {
 					r.add(subject, "ns/event", res[subject])
 				}
+				if c := res[cDirect]; c > 0 {
+					goOverC = append(goOverC, goNs/c)
+				}
 			}
 		}
+	}
+	if len(goOverC) > 0 {
+		// Paired by round, so that the load of a shared machine, which
+		// moves both, cancels in the ratio more than in the medians'.
+		r.note("Go probe / C probe (direct): %.2f, the median over %d rounds of the ratio within a round (%.2f–%.2f)",
+			median(goOverC), len(goOverC), slices.Min(goOverC), slices.Max(goOverC))
 	}
 	if counterPath != "" {
 		r.note("counters are software events read with %s; this machine has no hardware PMU (or it is not exposed)", counterPath)

@@ -44,8 +44,11 @@ func (r *report) skip(subject, why string) {
 
 func (r *report) note(format string, a ...any) { r.notes = append(r.notes, fmt.Sprintf(format, a...)) }
 
-func (x *row) median() float64 {
-	v := append([]float64(nil), x.values...)
+func (x *row) median() float64 { return median(x.values) }
+
+// median returns the median of values, NaN if there are none.
+func median(values []float64) float64 {
+	v := append([]float64(nil), values...)
 	sort.Float64s(v)
 	n := len(v)
 	if n == 0 {
