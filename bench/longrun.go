@@ -7,7 +7,7 @@ import (
 	"os/exec"
 	"strconv"
 
-	"github.com/hmbtrace/hmbtrace/internal/longrun"
+	"github.com/hmbtrace/hmbtrace/bench/internal/longrun"
 )
 
 // longrunChild is the environment variable that makes the bench binary

@@ -2,8 +2,6 @@ package main
 
 import (
 	"fmt"
-
-	"github.com/hmbtrace/hmbtrace/buffer"
 )
 
 // runReduction times one depth reduction of a full buffer, the HMB's and a
@@ -12,7 +10,7 @@ func runReduction(o *options, r *report) error {
 	sizes := []int{8, 64, 256}
 	for round := 0; round < o.rounds; round++ {
 		for _, mib := range sizes {
-			hmb, flat, err := buffer.ReductionCost(mib<<20, 8<<10)
+			hmb, flat, err := reductionCost(mib<<20, 8<<10)
 			if err != nil {
 				return err
 			}

@@ -8,9 +8,9 @@ import (
 	"path/filepath"
 	"runtime/trace"
 
+	"github.com/hmbtrace/hmbtrace/bench/internal/longrun"
 	"github.com/hmbtrace/hmbtrace/encode"
 	"github.com/hmbtrace/hmbtrace/export/otf2"
-	"github.com/hmbtrace/hmbtrace/internal/longrun"
 	"github.com/hmbtrace/hmbtrace/measure"
 )
 

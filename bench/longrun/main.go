@@ -14,7 +14,7 @@ import (
 	"os"
 	"strconv"
 
-	"github.com/hmbtrace/hmbtrace/internal/longrun"
+	"github.com/hmbtrace/hmbtrace/bench/internal/longrun"
 	"github.com/hmbtrace/hmbtrace/measure"
 )
 
