@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/hmbtrace/hmbtrace/export/otf2/internal/otf2print"
+	"github.com/hmbtrace/hmbtrace/internal/tracetest"
 )
 
 // opsArchive is a small archive for behaviour tests: two locations, 300
@@ -305,7 +306,7 @@ func TestTerminatorChunk(t *testing.T) {
 	if evs, err := decodeEventFile(data, size); err != nil || len(evs) != 12 {
 		t.Fatalf("decoded %d events: %v", len(evs), err)
 	}
-	otf2print.Require(t)
+	tracetest.RequireTool(t, "otf2-print", otf2print.DebianPackage)
 	dir := t.TempDir()
 	for name, b := range golden {
 		if name == "traces/0.evt" {

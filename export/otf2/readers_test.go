@@ -21,7 +21,7 @@ import (
 // archive with an empty stderr, and to print, per location, exactly the
 // events that were written.
 func TestOTF2Print(t *testing.T) {
-	otf2print.Require(t)
+	tracetest.RequireTool(t, "otf2-print", otf2print.DebianPackage)
 	for _, s := range scenarios {
 		t.Run(s.name, func(t *testing.T) {
 			if testing.Short() && s.name == "multichunk" {

@@ -6,12 +6,13 @@ import (
 	"testing"
 
 	"github.com/hmbtrace/hmbtrace/export/otf2/internal/otf2print"
+	"github.com/hmbtrace/hmbtrace/internal/tracetest"
 )
 
 // Every RMA event, on a window of MPI_COMM_WORLD, is read back by
 // otf2-print -Werror with its fields.
 func TestRmaEvents(t *testing.T) {
-	otf2print.Require(t)
+	tracetest.RequireTool(t, "otf2-print", otf2print.DebianPackage)
 	dir := t.TempDir()
 	a, w := minimalArchive(t, dir)
 	world, err := a.MPICommWorld("MPI_COMM_WORLD", []LocationRef{w.Ref()})

@@ -352,7 +352,7 @@ func checkArchiveNoPython(t *testing.T, anchor string, files []*tracefile.File) 
 // list, out of the comparison and returns them per location.
 func checkArchiveThreads(t *testing.T, anchor string, files []*tracefile.File) (want, threads map[uint64][]string) {
 	t.Helper()
-	otf2print.Require(t)
+	tracetest.RequireTool(t, "otf2-print", otf2print.DebianPackage)
 	want = expected(t, files)
 	if err := otf2print.Check(anchor); err != nil {
 		t.Fatal(err)

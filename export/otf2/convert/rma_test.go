@@ -140,7 +140,7 @@ func TestRmaExport(t *testing.T) {
 	if st.RmaOperations != 8 || st.RmaLeftOut != 3 {
 		t.Errorf("stats: %d RMA operations, %d left out; want 8 and 3", st.RmaOperations, st.RmaLeftOut)
 	}
-	otf2print.Require(t)
+	tracetest.RequireTool(t, "otf2-print", otf2print.DebianPackage)
 	if err := otf2print.Check(anchor); err != nil {
 		t.Fatal(err)
 	}

@@ -12,10 +12,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
-	"testing"
 	"time"
-
-	"github.com/hmbtrace/hmbtrace/internal/tracetest"
 )
 
 // DebianPackage provides otf2-print.
@@ -33,17 +30,6 @@ func Path() (string, error) {
 		return "", fmt.Errorf("otf2-print not found (install the Debian package %s): %w", DebianPackage, err)
 	}
 	return p, nil
-}
-
-// Require returns the path of otf2-print. If it is missing the test fails
-// with the package to install, or is skipped if HMB_ALLOW_SKIP=1.
-func Require(t testing.TB) string {
-	t.Helper()
-	p, err := Path()
-	if err != nil {
-		tracetest.SkipOrFail(t, err.Error())
-	}
-	return p
 }
 
 // Run runs otf2-print with args and the anchor file (ARCHIVE/traces.otf2)

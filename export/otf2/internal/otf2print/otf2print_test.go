@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/hmbtrace/hmbtrace/internal/tracetest"
 )
 
 func parseFile(t *testing.T, name string) []Event {
@@ -201,7 +203,7 @@ func FuzzParse(f *testing.F) {
 }
 
 func TestCheckGolden(t *testing.T) {
-	Require(t)
+	tracetest.RequireTool(t, "otf2-print", DebianPackage)
 	golden := filepath.Join("..", "..", "testdata", "golden", "single")
 	anchor := filepath.Join(golden, "traces.otf2")
 	if err := Check(anchor); err != nil {
