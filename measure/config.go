@@ -152,39 +152,6 @@ type Config struct {
 	SurviveDir string
 }
 
-// envVars lists every variable ConfigFromEnv knows, with what it takes.
-var envVars = map[string]string{
-	"HMB_ENABLE":       "1/0, true/false, yes/no, on/off",
-	"HMB_NAME":         "the trace name",
-	"HMB_OUTPUT":       "a directory",
-	"HMB_RANK":         "a rank, 0 or more",
-	"HMB_BUFFER_SIZE":  "a size such as 64M (K, M, G: powers of 1024)",
-	"HMB_BIN_SIZE":     "a size such as 8K",
-	"HMB_REDUCTION":    "depth, class, first or last",
-	"HMB_TIMER_SHIFT":  "0 to 32 bits, or -1 for full resolution",
-	"HMB_CLOCK":        "tsc or monotonic",
-	"HMB_ENCODING_OFF": "a list of split-timing, leb128, delta, tokens",
-	"HMB_CLASS_ORDER":  "a list of message, metric, collective, least important first",
-	"HMB_MIN_DURATION": "a duration such as 2us, 500ns or 1ms",
-	"HMB_FILTER_FILE":  "a Score-P filter file",
-	"HMB_SIGNALS":      "1/0, true/false, yes/no, on/off",
-
-	"HMB_METRICS":         "a list of perf events such as cycles,instructions,page-faults",
-	"HMB_METRICS_REGIONS": "a list of region name patterns such as solve*,compute",
-	"HMB_METRICS_DEPTH":   "a calling depth, 1 or more (0: any)",
-	"HMB_METRICS_STRICT":  "1/0, true/false, yes/no, on/off",
-	"HMB_PHASE":           "the name of the progress loop's region",
-	"HMB_PHASE_SLOTS":     "an even number of samples, 2 or more",
-	"HMB_CALLPATHS":       "1/0, true/false, yes/no, on/off",
-	"HMB_LISTEN":          "PORT (loopback) or HOST:PORT",
-	"HMB_C_PROBE":         "direct or staged (read by the C library)",
-	"HMB_THROTTLE":        "1/0, true/false, yes/no, on/off",
-	"HMB_THROTTLE_CALLS":  "a number of visits, 1 or more",
-	"HMB_THROTTLE_TIME":   "a duration such as 250ns or 1us, more than 0",
-	"HMB_SURVIVE":         "1/0, true/false, yes/no, on/off",
-	"HMB_SURVIVE_DIR":     "a directory on a local tmpfs such as /dev/shm",
-}
-
 // LauncherRankVars are the variables, in the order they are read, by which
 // launchers tell a process its rank in MPI_COMM_WORLD: Open MPI's mpirun,
 // PMIx, MPICH's Hydra and Intel MPI (PMI), MVAPICH2, HPE Cray PALS, LSF's
@@ -247,204 +214,32 @@ func configFromLookup(lookup func(string) (string, bool), environ []string, warn
 	var c Config
 	for _, kv := range environ {
 		name, _, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(name, "HMB_") {
-			if _, ok := envVars[name]; !ok {
-				msg := fmt.Sprintf("hmbtrace: warning: unknown variable %s ignored", name)
-				if s := closestVar(name); s != "" {
-					msg += fmt.Sprintf(" (did you mean %s?)", s)
-				}
-				fmt.Fprintln(warn, msg)
+		if strings.HasPrefix(name, "HMB_") && lookupEnvVar(name) == nil {
+			msg := fmt.Sprintf("hmbtrace: warning: unknown variable %s ignored", name)
+			if s := closestVar(name); s != "" {
+				msg += fmt.Sprintf(" (did you mean %s?)", s)
 			}
+			fmt.Fprintln(warn, msg)
 		}
 	}
 	get := func(name string) (string, bool) {
 		v, ok := lookup(name)
 		return strings.TrimSpace(v), ok
 	}
-	bad := func(name, v string, err error) error {
-		return &envError{name: name, value: v, want: envVars[name], err: err}
-	}
-	if v, ok := get("HMB_ENABLE"); ok {
-		on, err := parseBool(v)
-		if err != nil {
-			return c, bad("HMB_ENABLE", v, nil)
+	for _, ev := range envVars {
+		v, ok := get(ev.name)
+		if !ok && ev.name == "HMB_RANK" {
+			c.Rank = launcherRank(get, warn) // the rank the launcher gives, if HMB_RANK does not
 		}
-		c.Disabled = !on
-	}
-	if v, ok := get("HMB_NAME"); ok {
-		if v == "" || strings.ContainsAny(v, `/\`) {
-			return c, bad("HMB_NAME", v, fmt.Errorf("a file name without slashes"))
+		if !ok || ev.set == nil {
+			continue
 		}
-		c.Name = v
-	}
-	if v, ok := get("HMB_OUTPUT"); ok {
-		if v == "" {
-			return c, bad("HMB_OUTPUT", v, nil)
-		}
-		c.Output = v
-	}
-	if v, ok := get("HMB_RANK"); ok {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 {
-			return c, bad("HMB_RANK", v, nil)
-		}
-		c.Rank = n
-	} else {
-		c.Rank = launcherRank(get, warn)
-	}
-	for _, s := range []struct {
-		name string
-		dst  *int
-	}{{"HMB_BUFFER_SIZE", &c.BufferSize}, {"HMB_BIN_SIZE", &c.BinSize}} {
-		if v, ok := get(s.name); ok {
-			n, err := ParseSize(v)
-			if err == nil && n == 0 {
-				err = fmt.Errorf("a size of 0 bytes holds nothing")
+		if err := ev.set(&c, v); err != nil {
+			if err == errWant {
+				err = nil
 			}
-			if err != nil {
-				return c, bad(s.name, v, err)
-			}
-			*s.dst = n
+			return c, &envError{name: ev.name, value: v, want: ev.takes, err: err}
 		}
-	}
-	if v, ok := get("HMB_REDUCTION"); ok {
-		p, err := buffer.ParsePolicy(v)
-		if err != nil {
-			return c, bad("HMB_REDUCTION", v, nil)
-		}
-		c.Reduction = p
-	}
-	if v, ok := get("HMB_TIMER_SHIFT"); ok {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < NoTimerShift || n > maxTimerShift {
-			return c, bad("HMB_TIMER_SHIFT", v, nil)
-		}
-		if n == 0 {
-			n = NoTimerShift // an explicit 0 means no reduction
-		}
-		c.TimerShift = n
-	}
-	if v, ok := get("HMB_CLOCK"); ok {
-		if _, err := clock.ParseSource(v); err != nil {
-			return c, bad("HMB_CLOCK", v, nil)
-		}
-		c.Clock = v
-	}
-	if v, ok := get("HMB_ENCODING_OFF"); ok && v != "" {
-		t, err := encode.ParseTechniques(v)
-		if err != nil {
-			return c, bad("HMB_ENCODING_OFF", v, err)
-		}
-		c.EncodingOff = t
-	}
-	if v, ok := get("HMB_CLASS_ORDER"); ok && v != "" {
-		for _, name := range strings.Split(v, ",") {
-			cl, err := buffer.ParseClass(strings.TrimSpace(name))
-			if err != nil {
-				return c, bad("HMB_CLASS_ORDER", v, err)
-			}
-			c.ClassOrder = append(c.ClassOrder, cl)
-		}
-	}
-	if v, ok := get("HMB_MIN_DURATION"); ok && v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil || d < 0 {
-			return c, bad("HMB_MIN_DURATION", v, nil)
-		}
-		c.MinDuration = d
-	}
-	if v, ok := get("HMB_FILTER_FILE"); ok && v != "" {
-		c.FilterFile = v
-	}
-	if v, ok := get("HMB_SIGNALS"); ok {
-		on, err := parseBool(v)
-		if err != nil {
-			return c, bad("HMB_SIGNALS", v, nil)
-		}
-		c.Signals = on
-	}
-	if v, ok := get("HMB_METRICS"); ok && v != "" {
-		events, err := hwcounter.ParseList(v)
-		if err != nil {
-			return c, bad("HMB_METRICS", v, err)
-		}
-		for _, e := range events {
-			c.Metrics = append(c.Metrics, e.Name)
-		}
-	}
-	if v, ok := get("HMB_METRICS_REGIONS"); ok && v != "" {
-		if _, err := filter.ParsePatternList(v); err != nil {
-			return c, bad("HMB_METRICS_REGIONS", v, err)
-		}
-		c.MetricsRegions = v
-	}
-	if v, ok := get("HMB_METRICS_DEPTH"); ok && v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 {
-			return c, bad("HMB_METRICS_DEPTH", v, nil)
-		}
-		c.MetricsDepth = n
-	}
-	if v, ok := get("HMB_PHASE"); ok && v != "" {
-		c.Phase = v
-	}
-	if v, ok := get("HMB_PHASE_SLOTS"); ok && v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 2 {
-			return c, bad("HMB_PHASE_SLOTS", v, nil)
-		}
-		c.PhaseSlots = n
-	}
-	if v, ok := get("HMB_CALLPATHS"); ok {
-		on, err := parseBool(v)
-		if err != nil {
-			return c, bad("HMB_CALLPATHS", v, nil)
-		}
-		c.CallPaths = on
-	}
-	if v, ok := get("HMB_LISTEN"); ok && v != "" {
-		if _, err := ListenAddress(v); err != nil {
-			return c, bad("HMB_LISTEN", v, err)
-		}
-		c.Listen = v
-	}
-	if v, ok := get("HMB_THROTTLE"); ok {
-		on, err := parseBool(v)
-		if err != nil {
-			return c, bad("HMB_THROTTLE", v, nil)
-		}
-		c.NoThrottle = !on
-	}
-	if v, ok := get("HMB_SURVIVE"); ok {
-		on, err := parseBool(v)
-		if err != nil {
-			return c, bad("HMB_SURVIVE", v, nil)
-		}
-		c.Survive = on
-	}
-	if v, ok := get("HMB_SURVIVE_DIR"); ok && v != "" {
-		c.SurviveDir = v
-	}
-	if v, ok := get("HMB_THROTTLE_CALLS"); ok && v != "" {
-		n, err := strconv.ParseUint(v, 10, 64)
-		if err != nil || n == 0 {
-			return c, bad("HMB_THROTTLE_CALLS", v, nil)
-		}
-		c.ThrottleCalls = n
-	}
-	if v, ok := get("HMB_THROTTLE_TIME"); ok && v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil || d <= 0 {
-			return c, bad("HMB_THROTTLE_TIME", v, nil)
-		}
-		c.ThrottleTime = d
-	}
-	if v, ok := get("HMB_METRICS_STRICT"); ok {
-		on, err := parseBool(v)
-		if err != nil {
-			return c, bad("HMB_METRICS_STRICT", v, nil)
-		}
-		c.MetricsStrict = on
 	}
 	return c, c.validate()
 }
@@ -527,10 +322,10 @@ const maxInt = int(^uint(0) >> 1)
 func closestVar(name string) string {
 	best, bestDist := "", 4
 	names := make([]string, 0, len(envVars))
-	for n := range envVars {
-		names = append(names, n)
+	for _, v := range envVars {
+		names = append(names, v.name)
 	}
-	sort.Strings(names)
+	sort.Strings(names) // ties go to the first name in order, whatever the table's
 	for _, n := range names {
 		if d := editDistance(name, n); d < bestDist {
 			best, bestDist = n, d

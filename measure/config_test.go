@@ -2,6 +2,8 @@ package measure
 
 import (
 	"bytes"
+	"flag"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -158,6 +160,63 @@ func TestRankFromLauncher(t *testing.T) {
 		}
 		if c.warn == "" && warn.Len() != 0 || !strings.Contains(warn.String(), c.warn) {
 			t.Errorf("%s: warnings %q, want %q", c.name, warn.String(), c.warn)
+		}
+	}
+}
+
+var updateREADME = flag.Bool("update-readme", false, "rewrite README.md's configuration table from envVars")
+
+// TestREADMEConfigTable checks that the README's configuration table is
+// the one envVars makes; -update-readme rewrites it.
+func TestREADMEConfigTable(t *testing.T) {
+	const path = "../README.md"
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := string(b)
+	head := "| variable | default | meaning |\n"
+	start := strings.Index(readme, head)
+	if start < 0 {
+		t.Fatalf("%s has no configuration table (a line %q)", path, strings.TrimSpace(head))
+	}
+	end := strings.Index(readme[start:], "\n\n")
+	if end < 0 {
+		t.Fatalf("%s: the configuration table does not end", path)
+	}
+	end += start + 1
+	want := configTable()
+	if readme[start:end] == want {
+		return
+	}
+	if *updateREADME {
+		if err := os.WriteFile(path, []byte(readme[:start]+want+readme[end:]), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	t.Errorf("README.md's configuration table is not envVars' (measure/envvar.go): run go test ./measure -run TestREADMEConfigTable -update-readme")
+}
+
+// Every variable the table lists is read (but HMB_C_PROBE, the C
+// library's), has a default, says what it takes, and is suggested for a
+// misspelling of itself.
+func TestEnvVarsTable(t *testing.T) {
+	seen := map[string]bool{}
+	for _, v := range envVars {
+		if seen[v.name] {
+			t.Errorf("%s twice", v.name)
+		}
+		seen[v.name] = true
+		if v.def == "" || v.takes == "" || v.doc == "" {
+			t.Errorf("%s: default %q, takes %q, doc %q", v.name, v.def, v.takes, v.doc)
+		}
+		if (v.set == nil) != (v.name == "HMB_C_PROBE") {
+			t.Errorf("%s: set is nil: %v", v.name, v.set == nil)
+		}
+		typo := v.name[:len(v.name)-1] + "X"
+		if got := closestVar(typo); got != v.name {
+			t.Errorf("closestVar(%s) = %s, want %s", typo, got, v.name)
 		}
 	}
 }

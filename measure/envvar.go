@@ -1,0 +1,350 @@
+package measure
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hmbtrace/hmbtrace/buffer"
+	"github.com/hmbtrace/hmbtrace/encode"
+	"github.com/hmbtrace/hmbtrace/filter"
+	"github.com/hmbtrace/hmbtrace/hwcounter"
+	"github.com/hmbtrace/hmbtrace/internal/clock"
+)
+
+// envVar is one HMB_* variable: the one place that says what it is called,
+// what it takes, what it does to a Config, and how the README's
+// configuration table describes it (TestREADMEConfigTable keeps the two in
+// step). ConfigFromEnv reads the variables in the table's order.
+type envVar struct {
+	name  string
+	def   string // the default, as the README gives it
+	takes string // what a value must be: the error's "want"
+	doc   string // the README's meaning column (Markdown)
+	// set parses the value, trimmed, into c. It returns errWant for a
+	// value that is simply not one of takes, or an error saying more.
+	// nil: the variable is read elsewhere (by the C library).
+	set func(c *Config, v string) error
+}
+
+// errWant says that a value is not one of what its variable takes, with
+// nothing to add to that.
+var errWant = errors.New("want")
+
+// boolVar is the parser of a 1/0 variable.
+func boolVar(set func(c *Config, on bool)) func(*Config, string) error {
+	return func(c *Config, v string) error {
+		on, err := parseBool(v)
+		if err != nil {
+			return errWant
+		}
+		set(c, on)
+		return nil
+	}
+}
+
+// sizeVar is the parser of a size in bytes, more than 0.
+func sizeVar(field func(c *Config) *int) func(*Config, string) error {
+	return func(c *Config, v string) error {
+		n, err := ParseSize(v)
+		if err == nil && n == 0 {
+			err = fmt.Errorf("a size of 0 bytes holds nothing")
+		}
+		if err != nil {
+			return err
+		}
+		*field(c) = n
+		return nil
+	}
+}
+
+// nonEmpty makes set ignore a variable that is set but empty, as for the
+// variables whose empty value means their default.
+func nonEmpty(set func(c *Config, v string) error) func(*Config, string) error {
+	return func(c *Config, v string) error {
+		if v == "" {
+			return nil
+		}
+		return set(c, v)
+	}
+}
+
+// envVars is every variable ConfigFromEnv knows, in the README's order.
+var envVars = []envVar{
+	{
+		name: "HMB_ENABLE", def: "1", takes: "1/0, true/false, yes/no, on/off",
+		doc: "0 turns measurement off",
+		set: boolVar(func(c *Config, on bool) { c.Disabled = !on }),
+	},
+	{
+		name: "HMB_OUTPUT", def: "`hmb-out`", takes: "a directory",
+		doc: "directory of the trace file `<name>.<rank>.hmb`",
+		set: func(c *Config, v string) error {
+			if v == "" {
+				return errWant
+			}
+			c.Output = v
+			return nil
+		},
+	},
+	{
+		name: "HMB_NAME", def: "program name", takes: "the trace name",
+		doc: "trace name",
+		set: func(c *Config, v string) error {
+			if v == "" || strings.ContainsAny(v, `/\`) {
+				return fmt.Errorf("a file name without slashes")
+			}
+			c.Name = v
+			return nil
+		},
+	},
+	{
+		name: "HMB_RANK", def: "the launcher's, else 0", takes: "a rank, 0 or more",
+		doc: "rank in a parallel run (file name); see below",
+		set: func(c *Config, v string) error {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 0 {
+				return errWant
+			}
+			c.Rank = n
+			return nil
+		},
+	},
+	{
+		name: "HMB_BUFFER_SIZE", def: "64M", takes: "a size such as 64M (K, M, G: powers of 1024)",
+		doc: "the one memory budget for all events of the process; more than the machine's memory, the cgroup's limit or `ulimit -v`, or what the kernel refuses, is an error at start naming the value",
+		set: sizeVar(func(c *Config) *int { return &c.BufferSize }),
+	},
+	{
+		name: "HMB_BIN_SIZE", def: "8K", takes: "a size such as 8K",
+		doc: "size of one bin: the unit of allocation and reduction",
+		set: sizeVar(func(c *Config) *int { return &c.BinSize }),
+	},
+	{
+		name: "HMB_REDUCTION", def: "depth", takes: "depth, class, first or last",
+		doc: "what a full buffer sheds: `depth` (deepest calling depth first; when only depth 1 is left, recording stops), `class` (event classes in `HMB_CLASS_ORDER`, then depth), `first` (keep the first events, stop when full), `last` (a flight recorder: keep the newest events)",
+		set: func(c *Config, v string) error {
+			p, err := buffer.ParsePolicy(v)
+			if err != nil {
+				return errWant
+			}
+			c.Reduction = p
+			return nil
+		},
+	},
+	{
+		name: "HMB_CLASS_ORDER", def: "metric,message,collective", takes: "a list of message, metric, collective, least important first",
+		doc: "the `class` policy's order, least important first",
+		set: nonEmpty(func(c *Config, v string) error {
+			for _, name := range strings.Split(v, ",") {
+				cl, err := buffer.ParseClass(strings.TrimSpace(name))
+				if err != nil {
+					return err
+				}
+				c.ClassOrder = append(c.ClassOrder, cl)
+			}
+			return nil
+		}),
+	},
+	{
+		name: "HMB_MIN_DURATION", def: "0", takes: "a duration such as 2us, 500ns or 1ms",
+		doc: "duration filter: a call shorter than this (`2us`, `500ns`) with nothing kept inside vanishes; the flat profile still counts it",
+		set: nonEmpty(func(c *Config, v string) error {
+			d, err := time.ParseDuration(v)
+			if err != nil || d < 0 {
+				return errWant
+			}
+			c.MinDuration = d
+			return nil
+		}),
+	},
+	{
+		name: "HMB_FILTER_FILE", def: "none", takes: "a Score-P filter file",
+		doc: "a Score-P filter file (`SCOREP_REGION_NAMES_BEGIN`, `EXCLUDE`/`INCLUDE` with `*` `?` wildcards, later rules win): excluded regions are not measured; a regular file (or a pipe) of at most 16 MiB",
+		set: nonEmpty(func(c *Config, v string) error { c.FilterFile = v; return nil }),
+	},
+	{
+		name: "HMB_SIGNALS", def: "0", takes: "1/0, true/false, yes/no, on/off",
+		doc: "1: write the trace on SIGINT/SIGTERM, then die of the signal; a signal the process ignores (a background job's SIGINT, `nohup`) stays ignored",
+		set: boolVar(func(c *Config, on bool) { c.Signals = on }),
+	},
+	{
+		name: "HMB_SURVIVE", def: "0", takes: "1/0, true/false, yes/no, on/off",
+		doc: "1: keep the buffer in a file mapping that outlives the process, for `hmbtrace recover` after SIGKILL, the OOM killer, a segfault or `abort()` (see \"A trace that survives the process\")",
+		set: boolVar(func(c *Config, on bool) { c.Survive = on }),
+	},
+	{
+		name: "HMB_SURVIVE_DIR", def: "`/dev/shm`", takes: "a directory on a local tmpfs such as /dev/shm",
+		doc: "where that mapping goes: a local tmpfs, never a network file system",
+		set: nonEmpty(func(c *Config, v string) error { c.SurviveDir = v; return nil }),
+	},
+	{
+		name: "HMB_METRICS", def: "none", takes: "a list of perf events such as cycles,instructions,page-faults",
+		doc: "perf events read at enter and leave, as `perf list` names them: `cycles`, `instructions`, `cache-misses`, `task-clock`, `page-faults`, `context-switches`, raw `rNNNN`, ...",
+		set: nonEmpty(func(c *Config, v string) error {
+			events, err := hwcounter.ParseList(v)
+			if err != nil {
+				return err
+			}
+			for _, e := range events {
+				c.Metrics = append(c.Metrics, e.Name)
+			}
+			return nil
+		}),
+	},
+	{
+		name: "HMB_METRICS_REGIONS", def: "all", takes: "a list of region name patterns such as solve*,compute",
+		doc: "the regions that read counters, as wildcard patterns (`solve*,compute`); the others pay nothing",
+		set: nonEmpty(func(c *Config, v string) error {
+			if _, err := filter.ParsePatternList(v); err != nil {
+				return err
+			}
+			c.MetricsRegions = v
+			return nil
+		}),
+	},
+	{
+		name: "HMB_METRICS_DEPTH", def: "any", takes: "a calling depth, 1 or more (0: any)",
+		doc: "the deepest calling depth that reads counters",
+		set: nonEmpty(func(c *Config, v string) error {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 0 {
+				return errWant
+			}
+			c.MetricsDepth = n
+			return nil
+		}),
+	},
+	{
+		name: "HMB_METRICS_STRICT", def: "0", takes: "1/0, true/false, yes/no, on/off",
+		doc: "1: an event this machine cannot count is an error at Start (else: recorded without it, said once)",
+		set: boolVar(func(c *Config, on bool) { c.MetricsStrict = on }),
+	},
+	{
+		name: "HMB_PHASE", def: "none", takes: "the name of the progress loop's region",
+		doc: "the progress loop's region: each leave ends an iteration of the phase profile",
+		set: nonEmpty(func(c *Config, v string) error { c.Phase = v; return nil }),
+	},
+	{
+		name: "HMB_PHASE_SLOTS", def: "512", takes: "an even number of samples, 2 or more",
+		doc: "samples of the phase profile kept per location before adjacent ones merge",
+		set: nonEmpty(func(c *Config, v string) error {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 2 {
+				return errWant
+			}
+			c.PhaseSlots = n
+			return nil
+		}),
+	},
+	{
+		name: "HMB_CALLPATHS", def: "0", takes: "1/0, true/false, yes/no, on/off",
+		doc: "1: keep an exact call-path profile at the probes (on with `HMB_LISTEN`)",
+		set: boolVar(func(c *Config, on bool) { c.CallPaths = on }),
+	},
+	{
+		name: "HMB_LISTEN", def: "none", takes: "PORT (loopback) or HOST:PORT",
+		doc: "serve the live view: `PORT` (loopback) or `HOST:PORT`",
+		set: nonEmpty(func(c *Config, v string) error {
+			if _, err := ListenAddress(v); err != nil {
+				return err
+			}
+			c.Listen = v
+			return nil
+		}),
+	},
+	{
+		name: "HMB_TIMER_SHIFT", def: "auto", takes: "0 to 32 bits, or -1 for full resolution",
+		doc: "drop this many low bits of each timestamp (0: keep all; auto: the largest shift with a tick ≤ 8 ns)",
+		set: func(c *Config, v string) error {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < NoTimerShift || n > maxTimerShift {
+				return errWant
+			}
+			if n == 0 {
+				n = NoTimerShift // an explicit 0 means no reduction
+			}
+			c.TimerShift = n
+			return nil
+		},
+	},
+	{
+		name: "HMB_CLOCK", def: "auto", takes: "tsc or monotonic",
+		doc: "`tsc` (invariant TSC, calibrated against CLOCK_MONOTONIC) or `monotonic`",
+		set: func(c *Config, v string) error {
+			if _, err := clock.ParseSource(v); err != nil {
+				return errWant
+			}
+			c.Clock = v
+			return nil
+		},
+	},
+	{
+		name: "HMB_ENCODING_OFF", def: "none", takes: "a list of split-timing, leb128, delta, tokens",
+		doc: "switch encoding techniques off to measure them: `split-timing,leb128,delta,tokens`",
+		set: nonEmpty(func(c *Config, v string) error {
+			t, err := encode.ParseTechniques(v)
+			if err != nil {
+				return err
+			}
+			c.EncodingOff = t
+			return nil
+		}),
+	},
+	{
+		name: "HMB_C_PROBE", def: "direct", takes: "direct or staged (read by the C library)",
+		doc: "C probes: `direct` (write events in place, in C) or `staged` (16-byte records replayed in Go)",
+		set: nil,
+	},
+	{
+		name: "HMB_THROTTLE", def: "1", takes: "1/0, true/false, yes/no, on/off",
+		doc: "0 keeps every region measured. Else a region visited `HMB_THROTTLE_CALLS` times whose mean inclusive time is below `HMB_THROTTLE_TIME` is switched off, per location, at its next leave with none of its calls open: its probes then test one flag before the clock and count the visit (`summary` and `score` list it, `score -g` excludes it). MPI and OpenMP regions, collectives and the phase region are never throttled",
+		set: boolVar(func(c *Config, on bool) { c.NoThrottle = !on }),
+	},
+	{
+		name: "HMB_THROTTLE_CALLS", def: "100000", takes: "a number of visits, 1 or more",
+		doc: "visits before a region may be throttled (TAU's default)",
+		set: nonEmpty(func(c *Config, v string) error {
+			n, err := strconv.ParseUint(v, 10, 64)
+			if err != nil || n == 0 {
+				return errWant
+			}
+			c.ThrottleCalls = n
+			return nil
+		}),
+	},
+	{
+		name: "HMB_THROTTLE_TIME", def: "250ns", takes: "a duration such as 250ns or 1us, more than 0",
+		doc: "mean inclusive time below which it is: about 10× an enter and a leave (2 × 12 ns here), so the probes would add more than a tenth to its time",
+		set: nonEmpty(func(c *Config, v string) error {
+			d, err := time.ParseDuration(v)
+			if err != nil || d <= 0 {
+				return errWant
+			}
+			c.ThrottleTime = d
+			return nil
+		}),
+	},
+}
+
+// lookupEnvVar returns the variable called name, nil if there is none.
+func lookupEnvVar(name string) *envVar {
+	for i := range envVars {
+		if envVars[i].name == name {
+			return &envVars[i]
+		}
+	}
+	return nil
+}
+
+// configTable returns the README's configuration table, in Markdown.
+func configTable() string {
+	var b strings.Builder
+	b.WriteString("| variable | default | meaning |\n|---|---|---|\n")
+	for _, v := range envVars {
+		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", v.name, v.def, v.doc)
+	}
+	return b.String()
+}
