@@ -244,6 +244,38 @@ func TestOpenMPClang(t *testing.T) {
 	}
 }
 
+// TestOpenMPClangNoDebugInfo: without -g, a construct in Clang's outlined
+// body has no line to be told by, and its function is ".omp_outlined.":
+// such constructs are named after the function holding the parallel
+// region, as the parallel region is.
+func TestOpenMPClangNoDebugInfo(t *testing.T) {
+	tracetest.RequireTool(t, "clang", "clang and libomp-dev")
+	build := library(t)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "omp")
+	pc, err := run(root, pkgEnv(build), "pkg-config", "--cflags", "--libs", "hmbtrace-omp")
+	if err != nil {
+		t.Fatalf("pkg-config --cflags --libs hmbtrace-omp: %v\n%s", err, pc)
+	}
+	args := append([]string{"-O2", "-fopenmp", "-o", out, filepath.Join(root, "cshim", "testdata", "openmp", "omp.c")}, strings.Fields(string(pc))...)
+	if msg, err := run(dir, nil, "clang", args...); err != nil {
+		t.Fatalf("clang %s: %v\n%s", strings.Join(args, " "), err, msg)
+	}
+	p := program{path: out, out: filepath.Join(dir, "hmb-out")}
+	p.run(t, []string{"OMP_NUM_THREADS=2", "OMP_WAIT_POLICY=passive", "KMP_BLOCKTIME=0"}, "1", "1000")
+	enters := checkTrace(t, dump(t, filepath.Join(p.out, "omp.0.hmb")), nil, nil)
+	for _, want := range []string{"!$omp parallel main", "!$omp for main", "!$omp single main"} {
+		if enters[want] == 0 {
+			t.Errorf("no region %q in %v", want, enters)
+		}
+	}
+	for r := range enters {
+		if strings.HasPrefix(r, "!$omp ") && strings.Contains(r, "omp_outlined") {
+			t.Errorf("region %q is named after Clang's outlined body", r)
+		}
+	}
+}
+
 // TestOpenMPOff: HMB_OPENMP=0 leaves OpenMP unrecorded, for both runtimes,
 // and with HMB_ENABLE=0 the programs run right and write no trace.
 func TestOpenMPOff(t *testing.T) {

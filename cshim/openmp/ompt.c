@@ -151,6 +151,14 @@ NOINST static void pop(int kind)
 #define LEVELS 16
 static HMB_OMP_TLS int path[LEVELS];
 static HMB_OMP_TLS int level;
+/* The parallel construct's return address at each level of the thread's implicit tasks (1-based). */
+static HMB_OMP_TLS const void *parallel_at[LEVELS + 1];
+
+NOINST const void *hmb_omp_parallel_at(int up)
+{
+	int l = level - up;
+	return up >= 0 && l > 0 && l <= LEVELS ? parallel_at[l] : NULL;
+}
 
 /*
  * A worker (a thread other than a team's thread 0) whose implicit task
@@ -290,6 +298,9 @@ NOINST static void on_implicit_task(int endpoint, ompt_data_t *parallel, ompt_da
 			path[l] = (int)index;
 		}
 		level = l + 1;
+		if (level <= LEVELS) {
+			parallel_at[level] = p != NULL ? p->ra : NULL;
+		}
 		hmb_omp_name(level < LEVELS ? level : LEVELS, path);
 		uint32_t r = hmb_omp_site(K_IMPLICIT_TASK, p != NULL ? p->ra : NULL, NULL);
 		task->value = (uint64_t)r | (uint64_t)(uint16_t)prev << 32 | (uint64_t)(worker != 0) << 48;
