@@ -192,3 +192,23 @@ func (l *Location) closeCounters() {
 		c.Close()
 	}
 }
+
+// counterState is a location's counters, the cold part of its state that
+// only regions reading counters touch.
+type counterState struct {
+	// src is nil if the location reads none. mstart and mchild hold, per
+	// depth, the values read at the enter of a counting frame and the
+	// counts of the counting frames inside it; mtop is the depth of the
+	// innermost counting frame.
+	src          hwcounter.Source
+	nmet         int
+	mdepth       int // deepest depth that reads counters
+	mvals        []uint64
+	mstart       []uint64
+	mchild       []uint64
+	mtop         int
+	metLevels    []*buffer.Level
+	multiplexed  bool
+	countersGone string // why this location reads no counters
+	tid          int    // the OS thread whose counters src reads; 0 once checked
+}

@@ -7,7 +7,6 @@ import (
 
 	"github.com/hmbtrace/hmbtrace/buffer"
 	"github.com/hmbtrace/hmbtrace/encode"
-	"github.com/hmbtrace/hmbtrace/hwcounter"
 	"github.com/hmbtrace/hmbtrace/internal/clock"
 	"github.com/hmbtrace/hmbtrace/internal/survive"
 	"github.com/hmbtrace/hmbtrace/tracefile"
@@ -85,25 +84,13 @@ type probeState struct {
 type Location struct {
 	probeState // first: the C probes take the Location's address as the head's
 
-	// Counters (nil src: none). mstart and mchild hold, per depth, the
-	// values read at the enter of a counting frame and the counts of the
-	// counting frames inside it; mprof the inclusive and exclusive sums per
-	// region; mtop is the depth of the innermost counting frame.
-	src          hwcounter.Source
-	nmet         int
-	mdepth       int // deepest depth that reads counters
-	mvals        []uint64
-	mstart       []uint64
-	mchild       []uint64
-	mtop         int
-	metLevels    []*buffer.Level
-	multiplexed  bool
-	countersGone string // why this location reads no counters
-	tid          int    // the OS thread whose counters src reads; 0 once checked
+	// The cold parts, behind pointers so that what the probes touch stays
+	// together: counters (made for every location, src nil if none) and
+	// what readers may see while the location records.
+	*counterState
+	pub *published
 
 	phase *phaseSeries
-
-	pub published // what readers may see while the location records
 
 	filteredDuration uint64
 	usage            tracefile.UsageErrors
@@ -651,7 +638,7 @@ func (l *Location) sync() bool {
 // publish copies what a live view may read while the location records.
 // The owner does it at a sync; a view asks for one by bumping the epoch.
 func (l *Location) publish() {
-	p := &l.pub
+	p := l.pub
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.generation = l.epoch

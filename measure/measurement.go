@@ -354,7 +354,8 @@ func (m *Measurement) Location(name string) *Location {
 		return nil
 	}
 	h := m.pool.NewHierarchy()
-	l := &Location{probeState: probeState{h: h, pool: m.pool, shift: m.shift, tsc: clock.TSCActive(), minDur: m.minDur}, m: m, name: name, id: uint32(h.ID)}
+	l := &Location{probeState: probeState{h: h, pool: m.pool, shift: m.shift, tsc: clock.TSCActive(), minDur: m.minDur},
+		counterState: new(counterState), pub: new(published), m: m, name: name, id: uint32(h.ID)}
 	if m.cfg.CallPaths || m.cfg.Listen != "" {
 		l.cpt = newCallTree()
 	}
