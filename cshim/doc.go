@@ -2,7 +2,8 @@
 // cshim/lib into libhmbtrace.so and libhmbtrace.a). A C thread's probes
 // write its enters, leaves, messages and collectives into its
 // measure.Location themselves, in C (cshim/lib/direct.h), where they can,
-// and stage the rest as 16-byte records; a Runtime pins the locations,
+// through the view of the Go objects that go generate ./measure writes into
+// cshim/lib/golayout.h (a mismatch fails the C build), and stage the rest as 16-byte records; a Runtime pins the locations,
 // replays the staged records, and names the function addresses that
 // -finstrument-functions hooks record by the ELF symbols of the files mapped
 // into the process.
