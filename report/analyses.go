@@ -6,9 +6,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/hmbtrace/hmbtrace/analysis"
 	"github.com/hmbtrace/hmbtrace/analysis/comm"
 	"github.com/hmbtrace/hmbtrace/analysis/trend"
+	"github.com/hmbtrace/hmbtrace/analysis/variation"
 	"github.com/hmbtrace/hmbtrace/internal/units"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
@@ -63,14 +63,14 @@ func text(b *bytes.Buffer, write func(*bytes.Buffer) error) error {
 
 func variationSection(r *run, opt Options) []byte {
 	b := section("variation", "Variation", "The run cut into segments at the invocations of one region, each coloured by its synchronization-oblivious segment time (Weber et al.): hot segments took longer than the others without waiting for anyone.")
-	v, err := analysis.Analyze(r.files, opt.Variation)
+	v, err := variation.Analyze(r.files, opt.Variation)
 	if err != nil {
 		return unavailable(b, "variation heat map", err)
 	}
 	if err := figure(b, "variation-heatmap", "hot/cold view", func(w *bytes.Buffer) error { return v.WriteSVG(w) }); err != nil {
 		return unavailable(b, "variation heat map", err)
 	}
-	if err := text(b, func(w *bytes.Buffer) error { return v.WriteReport(w, analysis.DefaultMinScore, 20) }); err != nil {
+	if err := text(b, func(w *bytes.Buffer) error { return v.WriteReport(w, variation.DefaultMinScore, 20) }); err != nil {
 		return unavailable(b, "variation report", err)
 	}
 	b.WriteString("</section>\n")

@@ -13,8 +13,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hmbtrace/hmbtrace/analysis"
 	"github.com/hmbtrace/hmbtrace/analysis/trend"
+	"github.com/hmbtrace/hmbtrace/analysis/variation"
 	"github.com/hmbtrace/hmbtrace/internal/units"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
@@ -30,7 +30,7 @@ type Options struct {
 	// Title heads the page; "" names it after the traces.
 	Title string
 	// Variation says how the variation heat map cuts the run into segments.
-	Variation analysis.Options
+	Variation variation.Options
 	// Dynamics tunes the dynamics findings.
 	Dynamics trend.Options
 	// Findings is how many dynamics findings to list; 0 means 10.

@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hmbtrace/hmbtrace/analysis"
 	"github.com/hmbtrace/hmbtrace/analysis/comm"
 	"github.com/hmbtrace/hmbtrace/analysis/trend"
+	"github.com/hmbtrace/hmbtrace/analysis/variation"
 	"github.com/hmbtrace/hmbtrace/internal/tracetest"
 	"github.com/hmbtrace/hmbtrace/measure"
 	"github.com/hmbtrace/hmbtrace/tracefile"
@@ -161,7 +161,7 @@ func TestSVGsInChromium(t *testing.T) {
 		}
 		svgs[name] = b.Bytes()
 	}
-	v, err := analysis.Analyze(files, analysis.Options{})
+	v, err := variation.Analyze(files, variation.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,6 @@ import (
 	"text/tabwriter"
 	"unicode/utf8"
 
-	"github.com/hmbtrace/hmbtrace/analysis"
 	"github.com/hmbtrace/hmbtrace/internal/textname"
 	"github.com/hmbtrace/hmbtrace/internal/units"
 	"github.com/hmbtrace/hmbtrace/tracefile"
@@ -177,7 +176,7 @@ func rankTable(out io.Writer, rows []*regionRow, files []*tracefile.File, width 
 	if len(files) < 2 {
 		return
 	}
-	if analysis.SharedRank(files) {
+	if tracefile.SharedRank(files) {
 		return // unrelated runs, or one run's files twice: no per-rank view
 	}
 	byRank := make([]int, len(files)) // file indices in rank order

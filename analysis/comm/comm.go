@@ -8,11 +8,11 @@ package comm
 
 import (
 	"fmt"
-	"github.com/hmbtrace/hmbtrace/internal/textname"
 	"io"
 	"sort"
 
-	"github.com/hmbtrace/hmbtrace/analysis"
+	"github.com/hmbtrace/hmbtrace/internal/textname"
+
 	"github.com/hmbtrace/hmbtrace/encode"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
@@ -59,11 +59,11 @@ type Matrix struct {
 func FromFiles(files []*tracefile.File) (*Matrix, error) {
 	m := &Matrix{}
 	first := make([]int, len(files)) // per file: the node of its first location
-	byFile := analysis.SharedRank(files)
+	byFile := tracefile.SharedRank(files)
 	for i, f := range files {
 		first[i] = len(m.Nodes)
 		for _, l := range f.Locations {
-			name := analysis.LocationLabel(files, i, byFile, l.Name)
+			name := tracefile.LocationLabel(files, i, byFile, l.Name)
 			if len(files) > 1 && !byFile && len(f.Locations) == 1 {
 				name = fmt.Sprintf("rank %d", f.Header.Rank) // the rank says it all
 			}

@@ -15,8 +15,8 @@ import (
 	"slices"
 	"sort"
 
-	"github.com/hmbtrace/hmbtrace/analysis"
 	"github.com/hmbtrace/hmbtrace/analysis/dynamics"
+	"github.com/hmbtrace/hmbtrace/analysis/variation"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
@@ -193,7 +193,7 @@ func (r *Result) finding(s *Series, ft dynamics.Feature) Finding {
 // visits of every region, and its counters, per location.
 func (r *Result) fromPhases(files []*tracefile.File) {
 	r.Source = "the phase series"
-	byFile := analysis.SharedRank(files)
+	byFile := tracefile.SharedRank(files)
 	for fi, f := range files {
 		for i := range f.Locations {
 			l := &f.Locations[i]
@@ -202,7 +202,7 @@ func (r *Result) fromPhases(files []*tracefile.File) {
 				continue
 			}
 			r.Source = fmt.Sprintf("the phase series of %q", f.RegionName(ps.Region))
-			where := analysis.LocationLabel(files, fi, byFile, l.Name)
+			where := tracefile.LocationLabel(files, fi, byFile, l.Name)
 			n := len(ps.Samples)
 			iters := func(k int) float64 {
 				if k < n-1 {
@@ -262,13 +262,13 @@ func (r *Result) fromPhases(files []*tracefile.File) {
 // fromSegments makes series from the invocations of the time-dominant
 // region (or the one named): each invocation is an iteration.
 func (r *Result) fromSegments(files []*tracefile.File, region string) error {
-	v, err := analysis.Analyze(files, analysis.Options{Region: region})
+	v, err := variation.Analyze(files, variation.Options{Region: region})
 	if err != nil {
 		return err
 	}
 	r.Source = fmt.Sprintf("the invocations of %q (no phase series in the trace)", v.Region)
 	r.Notes = append(r.Notes, v.Notes...)
-	byRow := map[int][]analysis.Segment{}
+	byRow := map[int][]variation.Segment{}
 	for _, s := range v.Segments {
 		byRow[s.Row] = append(byRow[s.Row], s)
 	}

@@ -2,11 +2,12 @@ package main
 
 import (
 	"fmt"
-	"github.com/hmbtrace/hmbtrace/internal/textname"
 	"io"
 	"sort"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/hmbtrace/hmbtrace/internal/textname"
 
 	"github.com/hmbtrace/hmbtrace/analysis/comm"
 )

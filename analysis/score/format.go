@@ -1,8 +1,9 @@
-package analysis
+package score
 
 import (
 	"fmt"
 	"math"
+	"strconv"
 )
 
 // percent formats a fraction as a percentage; an infinite one (a ratio to
@@ -30,4 +31,16 @@ func sizeSetting(b uint64) string {
 		return fmt.Sprintf("%dM", (b+m-1)/m)
 	}
 	return fmt.Sprintf("%dK", (b+k-1)/k)
+}
+
+// quoteList quotes names and joins them with commas.
+func quoteList(names []string) string {
+	s := ""
+	for i, n := range names {
+		if i > 0 {
+			s += ", "
+		}
+		s += strconv.Quote(n)
+	}
+	return s
 }

@@ -1,4 +1,4 @@
-package analysis
+package score
 
 import (
 	"strings"
@@ -67,4 +67,48 @@ func recordCalls(t testing.TB, cfg measure.Config, unit uint64, locs map[string]
 		}
 	}
 	return tracetest.Finish(t, m)
+}
+
+// hotHelper is a run whose compute calls a tiny helper a thousand times per
+// iteration, once per microsecond: 30 ns each, its enter probe included,
+// about what its probes cost. A rare tiny region (setup, twice) costs as
+// much per visit but makes few visits. Everything else takes microseconds.
+func hotHelper(t testing.TB, cfg measure.Config) *tracefile.File {
+	locs := map[string][]call{}
+	for _, name := range []string{"w0", "w1"} {
+		var t0 uint64 = 10
+		iters := []call{c("setup", 0, 5), c("setup", 5, 10)}
+		for it := 0; it < 20; it++ {
+			var helpers []call
+			for h := uint64(0); h < 1000; h++ {
+				helpers = append(helpers, c("helper", t0+1+1000*h, t0+1+1000*h+30))
+			}
+			compute := c("compute", t0+1, t0+1+1000*1000, helpers...)
+			end := compute.End + 100000
+			iters = append(iters, c("iteration", t0, end, compute, c("wait", compute.End, end)))
+			t0 = end
+		}
+		locs[name] = []call{c("main", 0, t0+1, iters...)}
+	}
+	return recordCalls(t, cfg, 1, locs, "w0", "w1")
+}
+
+const unit = 1000 // ns per time step of the figures of Weber et al.
+
+// figure2 is Weber et al.'s figure 2: three processes running main, an
+// initialisation i, and three invocations of a that call b then c.
+func figure2(t testing.TB) *tracefile.File {
+	iterations := func(b1 uint64) []call {
+		return []call{
+			c("i", 0, 4),
+			c("a", 4, 10, c("b", 4, 4+b1), c("c", 4+b1, 10)),
+			c("a", 10, 13, c("b", 10, 12), c("c", 12, 13)),
+			c("a", 13, 16, c("b", 13, 15), c("c", 15, 16)),
+		}
+	}
+	return recordCalls(t, measure.Config{}, unit, map[string][]call{
+		"process 0": {c("main", 0, 18, iterations(5)...)},
+		"process 1": {c("main", 0, 18, iterations(3)...)},
+		"process 2": {c("main", 0, 18, iterations(1)...)},
+	}, "process 0", "process 1", "process 2")
 }

@@ -1,10 +1,11 @@
-package analysis
+package variation
 
 import (
 	"fmt"
 	"sort"
 	"strings"
 
+	"github.com/hmbtrace/hmbtrace/analysis"
 	"github.com/hmbtrace/hmbtrace/encode"
 	"github.com/hmbtrace/hmbtrace/filter"
 	"github.com/hmbtrace/hmbtrace/internal/units"
@@ -100,7 +101,7 @@ type Variation struct {
 // SOS-times. It reads every event of every location once.
 func Analyze(files []*tracefile.File, opt Options) (*Variation, error) {
 	v := &Variation{Sync: opt.Sync}
-	dom, domErr := timeDominant(files, syncMatcher{extra: opt.Sync})
+	dom, domErr := timeDominant(files, analysis.SyncMatcher{Extra: opt.Sync})
 	v.Dominance, v.HasDominance = dom, domErr == nil
 	totals := Totals(files)
 	switch {
@@ -118,9 +119,9 @@ func Analyze(files []*tracefile.File, opt Options) (*Variation, error) {
 	default:
 		v.Region = dom.Region.Name
 	}
-	sync := syncMatcher{extra: opt.Sync}
+	sync := analysis.SyncMatcher{Extra: opt.Sync}
 	for _, t := range totals {
-		if sync.match(t.Name) && t.Name != v.Region {
+		if sync.Match(t.Name) && t.Name != v.Region {
 			v.SyncRegions = append(v.SyncRegions, t.Name)
 		}
 	}
@@ -155,15 +156,15 @@ func Analyze(files []*tracefile.File, opt Options) (*Variation, error) {
 }
 
 // scan finds the segments of one location.
-func (v *Variation) scan(f *tracefile.File, ref locationRef, sync syncMatcher) error {
+func (v *Variation) scan(f *tracefile.File, ref locationRef, sync analysis.SyncMatcher) error {
 	isSeg := make([]bool, len(f.Regions)+1)
 	isSync := make([]bool, len(f.Regions)+1)
 	isTask := make([]bool, len(f.Regions)+1)
 	for _, r := range f.Regions {
 		if int(r.ID) < len(isSeg) {
 			isSeg[r.ID] = r.Name == v.Region
-			isSync[r.ID] = !isSeg[r.ID] && sync.match(r.Name)
-			isTask[r.ID] = !isSeg[r.ID] && !isSync[r.ID] && isTaskRun(r.Name)
+			isSync[r.ID] = !isSeg[r.ID] && sync.Match(r.Name)
+			isTask[r.ID] = !isSeg[r.ID] && !isSync[r.ID] && analysis.IsTaskRun(r.Name)
 		}
 	}
 	flag := func(set []bool, id uint32) bool { return int(id) < len(set) && set[id] }

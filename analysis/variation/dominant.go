@@ -1,10 +1,11 @@
-package analysis
+package variation
 
 import (
 	"errors"
 	"fmt"
 	"strings"
 
+	"github.com/hmbtrace/hmbtrace/analysis"
 	"github.com/hmbtrace/hmbtrace/encode"
 	"github.com/hmbtrace/hmbtrace/internal/textname"
 	"github.com/hmbtrace/hmbtrace/internal/units"
@@ -83,11 +84,11 @@ const (
 
 // classifier tells the kind of a region by its name and paradigm.
 type classifier struct {
-	sync     syncMatcher
+	sync     analysis.SyncMatcher
 	paradigm map[string]tracefile.Paradigm // regions not of the user's or the compiler's paradigm, by name
 }
 
-func newClassifier(files []*tracefile.File, sync syncMatcher) classifier {
+func newClassifier(files []*tracefile.File, sync analysis.SyncMatcher) classifier {
 	c := classifier{sync: sync, paradigm: map[string]tracefile.Paradigm{}}
 	for _, f := range files {
 		for _, r := range f.Regions {
@@ -101,9 +102,9 @@ func newClassifier(files []*tracefile.File, sync syncMatcher) classifier {
 
 func (c classifier) kind(name string) regionKind {
 	switch {
-	case c.sync.match(name):
+	case c.sync.Match(name):
 		return kindSync
-	case isTaskRun(name):
+	case analysis.IsTaskRun(name):
 		return kindTask
 	case c.paradigm[name] != 0 || isOpenMPName(name):
 		return kindParadigm
@@ -128,12 +129,12 @@ func isOpenMPName(name string) bool { return strings.HasPrefix(name, "!$omp ") }
 // inclusive time go to the region with more invocations, then to the name
 // first in order.
 func TimeDominant(files []*tracefile.File) (Dominance, error) {
-	return timeDominant(files, syncMatcher{})
+	return timeDominant(files, analysis.SyncMatcher{})
 }
 
 // timeDominant is TimeDominant that also passes over the regions of the
 // extra synchronization patterns (variation -sync).
-func timeDominant(files []*tracefile.File, sync syncMatcher) (Dominance, error) {
+func timeDominant(files []*tracefile.File, sync analysis.SyncMatcher) (Dominance, error) {
 	d := Dominance{}
 	for _, f := range files {
 		d.Locations += len(f.Locations)

@@ -1,10 +1,11 @@
-package analysis
+package variation
 
 import (
 	"bytes"
 	"strings"
 	"testing"
 
+	"github.com/hmbtrace/hmbtrace/analysis/score"
 	"github.com/hmbtrace/hmbtrace/filter"
 	"github.com/hmbtrace/hmbtrace/measure"
 	"github.com/hmbtrace/hmbtrace/tracefile"
@@ -92,7 +93,7 @@ func TestOpenMPSync(t *testing.T) {
 func TestScoreKeepsSync(t *testing.T) {
 	f := ompSteps(t)
 	f.Header.ProbeCost = 1e5 // more than any region's time: all would be flagged
-	s, err := ComputeScore([]*tracefile.File{f}, ScoreOptions{MinShare: -1})
+	s, err := score.Compute([]*tracefile.File{f}, score.Options{MinShare: -1})
 	if err != nil {
 		t.Fatal(err)
 	}

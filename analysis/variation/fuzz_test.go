@@ -1,4 +1,4 @@
-package analysis
+package variation
 
 import (
 	"bytes"
@@ -6,6 +6,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/hmbtrace/hmbtrace/analysis/score"
 	"github.com/hmbtrace/hmbtrace/filter"
 	"github.com/hmbtrace/hmbtrace/measure"
 	"github.com/hmbtrace/hmbtrace/tracefile"
@@ -61,8 +62,8 @@ func FuzzAnalyze(f *testing.F) {
 				t.Fatal(err)
 			}
 		}
-		for _, p := range []Property{TotalOverhead, PrologOverhead} {
-			s, err := ComputeScore(files, ScoreOptions{Property: p})
+		for _, p := range []score.Property{score.TotalOverhead, score.PrologOverhead} {
+			s, err := score.Compute(files, score.Options{Property: p})
 			if err != nil {
 				continue
 			}
@@ -149,7 +150,7 @@ func FuzzAnalyzeRun(f *testing.F) {
 				t.Fatal(err)
 			}
 		}
-		s, err := ComputeScore(files, ScoreOptions{})
+		s, err := score.Compute(files, score.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

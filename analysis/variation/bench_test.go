@@ -1,4 +1,4 @@
-package analysis
+package variation
 
 import (
 	"testing"
@@ -24,20 +24,6 @@ func BenchmarkAnalyze(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		if _, err := Analyze(files, Options{Sync: sync}); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(keptEvents(f)), "ns/event")
-}
-
-// BenchmarkComputeScore reports the cost of the score, re-encoding
-// included, per event read.
-func BenchmarkComputeScore(b *testing.B) {
-	f := hotHelper(b, measure.Config{})
-	files := []*tracefile.File{f}
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		if _, err := ComputeScore(files, ScoreOptions{}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -1,14 +1,15 @@
-package analysis
+package score
 
 import (
 	"bufio"
 	"fmt"
-	"github.com/hmbtrace/hmbtrace/internal/textname"
 	"io"
 	"path/filepath"
 	"slices"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/hmbtrace/hmbtrace/internal/textname"
 
 	"github.com/hmbtrace/hmbtrace/filter"
 	"github.com/hmbtrace/hmbtrace/internal/units"
@@ -58,7 +59,7 @@ func (s *Score) WriteReport(out io.Writer) error {
 			units.Duration(r.Overhead), percent(r.Relative(opt.Property)), textname.Escape(r.Name))
 	}
 	tw.Flush()
-	fmt.Fprint(w, ScoreColumns(opt.Property))
+	fmt.Fprint(w, Columns(opt.Property))
 	if s.ShedLevels {
 		fmt.Fprintln(w, "  the buffer removed events: calls nested in the removed levels are not counted, so the pure times above them are too large")
 	}
@@ -137,10 +138,10 @@ func fileList(files []FileScore) string {
 	return strings.Join(names, ", ")
 }
 
-// ScoreColumns explains the columns of the score's table, for the report
+// Columns explains the columns of the score's table, for the report
 // and for hmbtrace score -h; p names the overhead property of the last
 // column.
-func ScoreColumns(p Property) string {
+func Columns(p Property) string {
 	what := map[Property]string{
 		TotalOverhead:  "whole cost (2 events per visit)",
 		PrologOverhead: "cost inside the region's own time (1 event per visit)",

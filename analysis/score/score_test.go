@@ -1,4 +1,4 @@
-package analysis
+package score
 
 import (
 	"bytes"
@@ -31,7 +31,7 @@ func TestScoreOverheadModel(t *testing.T) {
 	if !(cost > 0) {
 		t.Fatalf("probe cost %v in the file", cost)
 	}
-	s, err := ComputeScore([]*tracefile.File{f}, ScoreOptions{})
+	s, err := Compute([]*tracefile.File{f}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,33 +64,9 @@ func TestScoreOverheadModel(t *testing.T) {
 
 func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(math.Abs(a), math.Abs(b)) }
 
-// hotHelper is a run whose compute calls a tiny helper a thousand times per
-// iteration, once per microsecond: 30 ns each, its enter probe included,
-// about what its probes cost. A rare tiny region (setup, twice) costs as
-// much per visit but makes few visits. Everything else takes microseconds.
-func hotHelper(t testing.TB, cfg measure.Config) *tracefile.File {
-	locs := map[string][]call{}
-	for _, name := range []string{"w0", "w1"} {
-		var t0 uint64 = 10
-		iters := []call{c("setup", 0, 5), c("setup", 5, 10)}
-		for it := 0; it < 20; it++ {
-			var helpers []call
-			for h := uint64(0); h < 1000; h++ {
-				helpers = append(helpers, c("helper", t0+1+1000*h, t0+1+1000*h+30))
-			}
-			compute := c("compute", t0+1, t0+1+1000*1000, helpers...)
-			end := compute.End + 100000
-			iters = append(iters, c("iteration", t0, end, compute, c("wait", compute.End, end)))
-			t0 = end
-		}
-		locs[name] = []call{c("main", 0, t0+1, iters...)}
-	}
-	return recordCalls(t, cfg, 1, locs, "w0", "w1")
-}
-
 func TestScoreFlagsHotHelper(t *testing.T) {
 	f := hotHelper(t, measure.Config{})
-	s, err := ComputeScore([]*tracefile.File{f}, ScoreOptions{})
+	s, err := Compute([]*tracefile.File{f}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +76,7 @@ func TestScoreFlagsHotHelper(t *testing.T) {
 	if r := regionScore(t, s, "setup"); r.RelTotal <= DefaultThreshold || r.Flagged {
 		t.Errorf("setup: relative overhead %g, flagged %v; want above the threshold but too rare to flag", r.RelTotal, r.Flagged)
 	}
-	all, err := ComputeScore([]*tracefile.File{f}, ScoreOptions{MinShare: -1})
+	all, err := Compute([]*tracefile.File{f}, Options{MinShare: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +124,7 @@ func TestTraceBytesReencoded(t *testing.T) {
 		{"timer shift", measure.Config{TimerShift: 5}},
 	} {
 		f := hotHelper(t, tc.cfg)
-		s, err := ComputeScore([]*tracefile.File{f}, ScoreOptions{})
+		s, err := Compute([]*tracefile.File{f}, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -194,7 +170,7 @@ func TestTraceBytesMessages(t *testing.T) {
 		b.MessageAt(measure.Message{Recv: true, Peer: 7, PeerIsRank: true, Tag: 1, Bytes: 64}, at+500)
 		b.LeaveAt(recv, at+600)
 	}
-	s, err := ComputeScore([]*tracefile.File{tracetest.Finish(t, m)}, ScoreOptions{})
+	s, err := Compute([]*tracefile.File{tracetest.Finish(t, m)}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,7 +200,7 @@ func TestTraceBytesCollectives(t *testing.T) {
 		a.LeaveAt(allreduce, at+400)
 		a.LeaveAt(step, at+500)
 	}
-	s, err := ComputeScore([]*tracefile.File{tracetest.Finish(t, m)}, ScoreOptions{})
+	s, err := Compute([]*tracefile.File{tracetest.Finish(t, m)}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,7 +213,7 @@ func TestTraceBytesCollectives(t *testing.T) {
 func TestUnreducedBufferSuffices(t *testing.T) {
 	small := measure.Config{BufferSize: 16 << 10, BinSize: 512}
 	f := hotHelper(t, small)
-	s, err := ComputeScore([]*tracefile.File{f}, ScoreOptions{})
+	s, err := Compute([]*tracefile.File{f}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -275,8 +251,8 @@ func TestParseProperty(t *testing.T) {
 	if _, err := ParseProperty("tot"); err == nil || !strings.Contains(err.Error(), `"tot"`) {
 		t.Errorf("ParseProperty(tot): %v", err)
 	}
-	if _, err := ComputeScore(nil, ScoreOptions{Property: 7}); err == nil {
-		t.Error("ComputeScore with property 7: no error")
+	if _, err := Compute(nil, Options{Property: 7}); err == nil {
+		t.Error("Compute with property 7: no error")
 	}
 }
 
@@ -294,7 +270,7 @@ func TestBufferAdvice(t *testing.T) {
 	if got := f.bufferAdvice(); !strings.HasSuffix(got, "This run had 1.0 MiB and removed events.") {
 		t.Errorf("advice for a reduced run: %q", got)
 	}
-	if !strings.Contains(ScoreColumns(PrologOverhead), "  prolog ovhd the probes' cost inside the region's own time") {
-		t.Errorf("columns for prolog:\n%s", ScoreColumns(PrologOverhead))
+	if !strings.Contains(Columns(PrologOverhead), "  prolog ovhd the probes' cost inside the region's own time") {
+		t.Errorf("columns for prolog:\n%s", Columns(PrologOverhead))
 	}
 }

@@ -1,4 +1,4 @@
-package analysis
+package variation
 
 import (
 	"bytes"
@@ -10,7 +10,7 @@ import (
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
-const unit = 1000 // ns per time step of the seed's figures
+const unit = 1000 // ns per time step of the figures of Weber et al.
 
 // figure2 is Weber et al.'s figure 2: three processes running main, an
 // initialisation i, and three invocations of a that call b then c.

@@ -1,11 +1,11 @@
-package analysis_test
+package variation_test
 
 import (
 	"fmt"
 	"log"
 	"os"
 
-	"github.com/hmbtrace/hmbtrace/analysis"
+	"github.com/hmbtrace/hmbtrace/analysis/variation"
 	"github.com/hmbtrace/hmbtrace/filter"
 	"github.com/hmbtrace/hmbtrace/measure"
 	"github.com/hmbtrace/hmbtrace/tracefile"
@@ -56,7 +56,7 @@ func ExampleAnalyze() {
 	defer f.Close()
 
 	sync, _ := filter.ParsePatternList("wait*")
-	v, err := analysis.Analyze([]*tracefile.File{f}, analysis.Options{Sync: sync})
+	v, err := variation.Analyze([]*tracefile.File{f}, variation.Options{Sync: sync})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -75,27 +75,4 @@ func ExampleAnalyze() {
 	// rank 1 iteration 1: duration 10000000 ns, SOS-time 9000000 ns
 	// rank 1 iteration 2: duration 5000000 ns, SOS-time 4000000 ns
 	// stands out: rank 1 iteration 1
-}
-
-func ExampleComputeScore() {
-	dir, _ := os.MkdirTemp("", "example")
-	defer os.RemoveAll(dir)
-	f := record(dir, [2][3]uint64{{4, 4, 4}, {4, 9, 4}})
-	defer f.Close()
-
-	s, err := analysis.ComputeScore([]*tracefile.File{f}, analysis.ScoreOptions{})
-	if err != nil {
-		log.Fatal(err)
-	}
-	for _, r := range s.Regions {
-		fmt.Printf("%s: %d visits, %d enter/leave records kept\n", r.Name, r.Visits, r.KeptEvents)
-	}
-	// Regions of milliseconds cost far less than 5 % to measure.
-	fmt.Println("flagged:", s.Flagged())
-	// Output:
-	// iteration: 6 visits, 12 enter/leave records kept
-	// compute: 6 visits, 12 enter/leave records kept
-	// wait for neighbour: 6 visits, 12 enter/leave records kept
-	// main: 2 visits, 4 enter/leave records kept
-	// flagged: []
 }

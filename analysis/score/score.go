@@ -1,10 +1,11 @@
-package analysis
+package score
 
 import (
 	"fmt"
 	"math"
 	"sort"
 
+	"github.com/hmbtrace/hmbtrace/analysis"
 	"github.com/hmbtrace/hmbtrace/encode"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
@@ -53,14 +54,14 @@ func ParseProperty(s string) (Property, error) {
 	return 0, fmt.Errorf("analysis: unknown overhead property %q (want total or prolog)", s)
 }
 
-// Defaults of ScoreOptions.
+// Defaults of Options.
 const (
 	DefaultThreshold = 0.05 // Oleynik's threshold: 5 % of the pure time
 	DefaultMinShare  = 0.01 // scorep-score -g's default: 1 % of the trace
 )
 
-// ScoreOptions say which regions Score flags.
-type ScoreOptions struct {
+// Options say which regions Score flags.
+type Options struct {
 	Property Property
 	// Threshold is the relative overhead above which a region is flagged,
 	// as a fraction; 0 means DefaultThreshold.
@@ -147,7 +148,7 @@ func (f *FileScore) UnreducedBuffer() uint64 { return f.UnreducedBins * f.BinSiz
 // scorep-score): per region its visits, time, trace bytes and estimated
 // measurement overhead, and the regions whose overhead is excessive.
 type Score struct {
-	Options      ScoreOptions
+	Options      Options
 	Locations    int
 	LocationTime int64         // ns: each location counts its file's whole run
 	Regions      []RegionScore // by FullBytes, largest first, then name
@@ -168,9 +169,9 @@ type Score struct {
 	Throttled []tracefile.ThrottledRegion
 }
 
-// ComputeScore scores the regions of files, merged by name, reading every
+// Compute scores the regions of files, merged by name, reading every
 // kept event once.
-func ComputeScore(files []*tracefile.File, opt ScoreOptions) (*Score, error) {
+func Compute(files []*tracefile.File, opt Options) (*Score, error) {
 	if opt.Threshold == 0 {
 		opt.Threshold = DefaultThreshold
 	}
@@ -226,7 +227,7 @@ func ComputeScore(files []*tracefile.File, opt ScoreOptions) (*Score, error) {
 			name := f.RegionName(uint32(id))
 			r := byName[name]
 			if r == nil {
-				r = &RegionScore{Name: name, Sync: defaultSync.Match(name)}
+				r = &RegionScore{Name: name, Sync: analysis.SyncMatcher{}.Match(name)}
 				byName[name] = r
 			}
 			r.Visits += p.visits

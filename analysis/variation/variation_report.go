@@ -1,13 +1,14 @@
-package analysis
+package variation
 
 import (
 	"bufio"
 	"fmt"
-	"github.com/hmbtrace/hmbtrace/internal/textname"
 	"io"
 	"strconv"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/hmbtrace/hmbtrace/internal/textname"
 
 	"github.com/hmbtrace/hmbtrace/internal/units"
 )

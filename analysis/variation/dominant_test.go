@@ -1,4 +1,4 @@
-package analysis
+package variation
 
 import (
 	"bytes"
@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hmbtrace/hmbtrace/analysis"
 	"github.com/hmbtrace/hmbtrace/filter"
 	"github.com/hmbtrace/hmbtrace/measure"
 	"github.com/hmbtrace/hmbtrace/tracefile"
@@ -149,7 +150,7 @@ func TestWaitShareNested(t *testing.T) {
 			c("outer", 20, 40, c(bar, 20, 36, c(task, 22, 30, c("work", 22, 30))))),
 		},
 	}, "thread 0")
-	cl := newClassifier([]*tracefile.File{f}, syncMatcher{})
+	cl := newClassifier([]*tracefile.File{f}, analysis.SyncMatcher{})
 	ws, err := waitShares([]*tracefile.File{f}, cl)
 	if err != nil {
 		t.Fatal(err)
