@@ -40,3 +40,7 @@ func IsTaskRun(name string) bool {
 	rest, ok := strings.CutPrefix(name, "!$omp task")
 	return ok && (rest == "" || rest[0] == ' ')
 }
+
+// IsOpenMPName tells the regions the OpenMP adapter (cshim/openmp) names,
+// also in files that do not record their paradigm.
+func IsOpenMPName(name string) bool { return strings.HasPrefix(name, "!$omp ") }

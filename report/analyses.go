@@ -10,6 +10,7 @@ import (
 	"github.com/hmbtrace/hmbtrace/analysis/trend"
 	"github.com/hmbtrace/hmbtrace/analysis/variation"
 	"github.com/hmbtrace/hmbtrace/internal/units"
+	"github.com/hmbtrace/hmbtrace/render"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
@@ -67,10 +68,10 @@ func variationSection(r *run, opt Options) []byte {
 	if err != nil {
 		return unavailable(b, "variation heat map", err)
 	}
-	if err := figure(b, "variation-heatmap", "hot/cold view", func(w *bytes.Buffer) error { return v.WriteSVG(w) }); err != nil {
+	if err := figure(b, "variation-heatmap", "hot/cold view", func(w *bytes.Buffer) error { return render.VariationSVG(w, v) }); err != nil {
 		return unavailable(b, "variation heat map", err)
 	}
-	if err := text(b, func(w *bytes.Buffer) error { return v.WriteReport(w, variation.DefaultMinScore, 20) }); err != nil {
+	if err := text(b, func(w *bytes.Buffer) error { return render.VariationText(w, v, variation.DefaultMinScore, 20) }); err != nil {
 		return unavailable(b, "variation report", err)
 	}
 	b.WriteString("</section>\n")

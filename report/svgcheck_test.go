@@ -17,6 +17,7 @@ import (
 	"github.com/hmbtrace/hmbtrace/analysis/variation"
 	"github.com/hmbtrace/hmbtrace/internal/tracetest"
 	"github.com/hmbtrace/hmbtrace/measure"
+	"github.com/hmbtrace/hmbtrace/render"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
@@ -165,7 +166,7 @@ func TestSVGsInChromium(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	draw("variation", func(b *bytes.Buffer) error { return v.WriteSVG(b) })
+	draw("variation", func(b *bytes.Buffer) error { return render.VariationSVG(b, v) })
 	m, err := comm.FromFiles(files)
 	if err != nil {
 		t.Fatal(err)
@@ -225,7 +226,7 @@ func TestReportWidthsInChromium(t *testing.T) {
 	files := fixtures(t)
 	dir := artifacts(t)
 	path := filepath.Join(dir, "report-widths.html")
-	if err := os.WriteFile(path, render(t, files, Options{}), 0o644); err != nil {
+	if err := os.WriteFile(path, writePage(t, files, Options{}), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	for _, w := range widths {

@@ -1,7 +1,9 @@
-package variation
+package variation_test
 
 import (
 	"testing"
+
+	. "github.com/hmbtrace/hmbtrace/analysis/variation"
 
 	"github.com/hmbtrace/hmbtrace/filter"
 	"github.com/hmbtrace/hmbtrace/measure"

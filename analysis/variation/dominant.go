@@ -106,7 +106,7 @@ func (c classifier) kind(name string) regionKind {
 		return kindSync
 	case analysis.IsTaskRun(name):
 		return kindTask
-	case c.paradigm[name] != 0 || isOpenMPName(name):
+	case c.paradigm[name] != 0 || analysis.IsOpenMPName(name):
 		return kindParadigm
 	}
 	return kindWork
@@ -118,10 +118,6 @@ func (c classifier) kind(name string) regionKind {
 func (c classifier) waits(name string, k regionKind) bool {
 	return k == kindSync || k == kindParadigm && c.paradigm[name] == tracefile.ParadigmMPI
 }
-
-// isOpenMPName tells the regions the OpenMP adapter (cshim/openmp) names,
-// also in files that do not record their paradigm.
-func isOpenMPName(name string) bool { return strings.HasPrefix(name, "!$omp ") }
 
 // TimeDominant picks the time-dominant region of files, from their exact
 // flat profiles (events the buffer shed count too), and the share of each

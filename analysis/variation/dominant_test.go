@@ -1,4 +1,4 @@
-package variation
+package variation_test
 
 import (
 	"bytes"
@@ -7,7 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hmbtrace/hmbtrace/analysis"
+	. "github.com/hmbtrace/hmbtrace/analysis/variation"
+	"github.com/hmbtrace/hmbtrace/render"
+
 	"github.com/hmbtrace/hmbtrace/filter"
 	"github.com/hmbtrace/hmbtrace/measure"
 	"github.com/hmbtrace/hmbtrace/tracefile"
@@ -81,7 +83,7 @@ func TestDominantCG(t *testing.T) {
 		t.Errorf("top segment %s %d; want the planted slow spmv, rank 2 segment 17", v.Rows[top.Row].Label, top.Index)
 	}
 	var out bytes.Buffer
-	if err := v.WriteReport(&out, DefaultMinScore, 5); err != nil {
+	if err := render.VariationText(&out, v, DefaultMinScore, 5); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"Time-dominant region: spmv", "passed over: MPI_Allreduce", "a synchronization region",
@@ -150,15 +152,14 @@ func TestWaitShareNested(t *testing.T) {
 			c("outer", 20, 40, c(bar, 20, 36, c(task, 22, 30, c("work", 22, 30))))),
 		},
 	}, "thread 0")
-	cl := newClassifier([]*tracefile.File{f}, analysis.SyncMatcher{})
-	ws, err := waitShares([]*tracefile.File{f}, cl)
+	ws, err := WaitShares([]*tracefile.File{f})
 	if err != nil {
 		t.Fatal(err)
 	}
 	check := func(name string, traced, waiting int64) {
 		t.Helper()
-		if got := ws[name]; got.traced != traced*unit || got.waiting != waiting*unit {
-			t.Errorf("%s: traced %d, waiting %d; want %d and %d", name, got.traced, got.waiting, traced*unit, waiting*unit)
+		if got := ws[name]; got.Traced != traced*unit || got.Waiting != waiting*unit {
+			t.Errorf("%s: traced %d, waiting %d; want %d and %d", name, got.Traced, got.Waiting, traced*unit, waiting*unit)
 		}
 	}
 	check("outer", 40, 10+8)  // MPI_Recv's 10, the barrier's 16 less the task's 8
@@ -167,7 +168,7 @@ func TestWaitShareNested(t *testing.T) {
 	check("main", 100, 18)    // all of it
 	check("MPI_Recv", 10, 10) // a wait waits
 	check(task, 8, 0)         // a task run in a barrier works
-	if s := ws["outer"].share(); s != 18.0/40 {
+	if s := ws["outer"].Share; s != 18.0/40 {
 		t.Errorf("outer's share %g; want 0.45", s)
 	}
 }
@@ -190,7 +191,7 @@ func TestSlowestRows(t *testing.T) {
 		t.Fatalf("slowest rows %v; want rank 3 first with a median of 30 steps", rows)
 	}
 	var out bytes.Buffer
-	if err := v.WriteReport(&out, DefaultMinScore, 5); err != nil {
+	if err := render.VariationText(&out, v, DefaultMinScore, 5); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(out.String(), "Slowest locations by median SOS-time: rank 3 30.000 µs (") {
@@ -221,7 +222,7 @@ func TestBalancedRows(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	if err := v.WriteReport(&out, DefaultMinScore, 5); err != nil {
+	if err := render.VariationText(&out, v, DefaultMinScore, 5); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(out.String(), "Locations by median SOS-time: none stands out (the slowest, ") {

@@ -1,10 +1,13 @@
-package variation
+package variation_test
 
 import (
 	"bytes"
 	"io"
 	"os"
 	"testing"
+
+	. "github.com/hmbtrace/hmbtrace/analysis/variation"
+	"github.com/hmbtrace/hmbtrace/render"
 
 	"github.com/hmbtrace/hmbtrace/analysis/score"
 	"github.com/hmbtrace/hmbtrace/filter"
@@ -52,13 +55,13 @@ func FuzzAnalyze(f *testing.F) {
 					t.Fatalf("segment %+v of %d rows", s, len(v.Rows))
 				}
 			}
-			if err := v.WriteReport(io.Discard, DefaultMinScore, 5); err != nil {
+			if err := render.VariationText(io.Discard, v, DefaultMinScore, 5); err != nil {
 				t.Fatal(err)
 			}
-			if err := v.WriteTSV(io.Discard); err != nil {
+			if err := render.VariationTSV(io.Discard, v); err != nil {
 				t.Fatal(err)
 			}
-			if err := v.WriteSVG(io.Discard); err != nil {
+			if err := render.VariationSVG(io.Discard, v); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -143,10 +146,10 @@ func FuzzAnalyzeRun(f *testing.F) {
 					t.Fatalf("segment %+v: sync time outside the segment", s)
 				}
 			}
-			if err := v.WriteReport(io.Discard, DefaultMinScore, 5); err != nil {
+			if err := render.VariationText(io.Discard, v, DefaultMinScore, 5); err != nil {
 				t.Fatal(err)
 			}
-			if err := v.WriteSVG(io.Discard); err != nil {
+			if err := render.VariationSVG(io.Discard, v); err != nil {
 				t.Fatal(err)
 			}
 		}

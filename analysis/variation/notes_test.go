@@ -1,8 +1,10 @@
-package variation
+package variation_test
 
 import (
 	"strings"
 	"testing"
+
+	. "github.com/hmbtrace/hmbtrace/analysis/variation"
 
 	"github.com/hmbtrace/hmbtrace/filter"
 	"github.com/hmbtrace/hmbtrace/measure"

@@ -1,9 +1,12 @@
-package variation
+package variation_test
 
 import (
 	"bytes"
 	"strings"
 	"testing"
+
+	. "github.com/hmbtrace/hmbtrace/analysis/variation"
+	"github.com/hmbtrace/hmbtrace/render"
 
 	"github.com/hmbtrace/hmbtrace/analysis/score"
 	"github.com/hmbtrace/hmbtrace/filter"
@@ -80,7 +83,7 @@ func TestOpenMPSync(t *testing.T) {
 		t.Errorf("with -sync step: segment region %q, want calc", w.Region)
 	}
 	var out bytes.Buffer
-	if err := v.WriteReport(&out, 3, 10); err != nil {
+	if err := render.VariationText(&out, v, 3, 10); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(out.String(), "passed over: !$omp barrier @a.c:20, 44") {

@@ -1,4 +1,4 @@
-package variation
+package variation_test
 
 import (
 	"bytes"
@@ -11,6 +11,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	. "github.com/hmbtrace/hmbtrace/analysis/variation"
+	"github.com/hmbtrace/hmbtrace/render"
 
 	"github.com/hmbtrace/hmbtrace/filter"
 	"github.com/hmbtrace/hmbtrace/measure"
@@ -93,7 +96,7 @@ func TestPlantedSlowSegmentsRankFirst(t *testing.T) {
 
 	// The report lists exactly the planted segments.
 	var out bytes.Buffer
-	if err := v.WriteReport(&out, DefaultMinScore, 20); err != nil {
+	if err := render.VariationText(&out, v, DefaultMinScore, 20); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(out.String(), "stand out (robust z-score >= 3.5): 3 of 320") {
@@ -123,7 +126,7 @@ func TestTSV(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	if err := v.WriteTSV(&out); err != nil {
+	if err := render.VariationTSV(&out, v); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
@@ -160,6 +163,9 @@ func TestTSV(t *testing.T) {
 		t.Errorf("planted SOS %d", v.Segments[6].SOS)
 	}
 }
+
+// plotWidth is the hot/cold view's time axis in pixels (render.VariationSVG).
+const plotWidth = 1000
 
 // svgDoc is what the tests read back from an SVG.
 type svgDoc struct {
@@ -254,7 +260,7 @@ func hasText(doc svgDoc, s string) bool {
 }
 
 // hot is the palette's red end; cold is its blue quarter, where red is low.
-func hot(fill string) bool { return fill == hexColor(palette[len(palette)-1]) }
+func hot(fill string) bool { return fill == render.Hex(render.HotCold.Hot()) }
 func cold(fill string) bool {
 	if len(fill) != 7 || fill[0] != '#' {
 		return false
@@ -273,7 +279,7 @@ func TestSVGFewLocations(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	if err := v.WriteSVG(&out); err != nil {
+	if err := render.VariationSVG(&out, v); err != nil {
 		t.Fatal(err)
 	}
 	doc := parseSVG(t, &out)
@@ -323,7 +329,7 @@ func TestSVGThousandLocations(t *testing.T) {
 		t.Errorf("first ranked %+v", r)
 	}
 	var out bytes.Buffer
-	if err := v.WriteSVG(&out); err != nil {
+	if err := render.VariationSVG(&out, v); err != nil {
 		t.Fatal(err)
 	}
 	if out.Len() > 4<<20 {
@@ -346,16 +352,16 @@ func TestSVGThousandLocations(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b := img.Bounds(); b.Dx() != svgPlotWidth || b.Dy() != locations {
-		t.Fatalf("raster %v; want %d×%d", b, svgPlotWidth, locations)
+	if b := img.Bounds(); b.Dx() != plotWidth || b.Dy() != locations {
+		t.Fatalf("raster %v; want %d×%d", b, plotWidth, locations)
 	}
 	hotAt := func(x, y int) bool {
 		r, g, b, _ := img.At(x, y).RGBA()
-		return r>>8 == uint32(palette[len(palette)-1].R) && g>>8 == uint32(palette[len(palette)-1].G) && b>>8 == uint32(palette[len(palette)-1].B)
+		return r>>8 == uint32(render.HotCold.Hot().R) && g>>8 == uint32(render.HotCold.Hot().G) && b>>8 == uint32(render.HotCold.Hot().B)
 	}
 	var hotPixels []image.Point
 	for y := 0; y < locations; y++ {
-		for x := 0; x < svgPlotWidth; x++ {
+		for x := 0; x < plotWidth; x++ {
 			if hotAt(x, y) {
 				hotPixels = append(hotPixels, image.Pt(x, y))
 			}
@@ -367,7 +373,7 @@ func TestSVGThousandLocations(t *testing.T) {
 	seg := v.Segments[617*iterations+33]
 	t0 := v.Segments[0].Start
 	span := float64(v.Segments[len(v.Segments)-1].End() - t0)
-	x0, x1 := int(float64(seg.Start-t0)/span*svgPlotWidth), int(float64(seg.End()-t0)/span*svgPlotWidth)+1
+	x0, x1 := int(float64(seg.Start-t0)/span*plotWidth), int(float64(seg.End()-t0)/span*plotWidth)+1
 	for _, p := range hotPixels {
 		if p.Y != 617 || p.X < x0 || p.X > x1 {
 			t.Errorf("red pixel at %v; the planted segment is row 617, x %d-%d", p, x0, x1)

@@ -1,4 +1,4 @@
-package variation
+package variation_test
 
 import (
 	"bytes"
@@ -13,6 +13,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	. "github.com/hmbtrace/hmbtrace/analysis/variation"
+	"github.com/hmbtrace/hmbtrace/render"
 
 	"github.com/hmbtrace/hmbtrace/filter"
 	"github.com/hmbtrace/hmbtrace/internal/tracetest"
@@ -61,6 +64,15 @@ func svgSize(t *testing.T, svg []byte) (int, int) {
 	return doc.Width, doc.Height
 }
 
+// The layout of render.VariationSVG, in SVG pixels, that the screenshot is
+// read by: a change there fails this test rather than passing unnoticed.
+const (
+	svgMaxPlotH = 1000
+	svgMaxRowH  = 24
+	svgTop      = 48
+	svgLegendW  = 320
+)
+
 // In a browser, the planted segment is red where the SVG puts it and the
 // others are blue, at 4 locations (vector) and at 1,000 (raster).
 func TestSVGRendersInChromium(t *testing.T) {
@@ -76,7 +88,7 @@ func TestSVGRendersInChromium(t *testing.T) {
 			t.Fatal(err)
 		}
 		var svg bytes.Buffer
-		if err := v.WriteSVG(&svg); err != nil {
+		if err := render.VariationSVG(&svg, v); err != nil {
 			t.Fatal(err)
 		}
 		w, h := svgSize(t, svg.Bytes())
@@ -93,11 +105,11 @@ func TestSVGRendersInChromium(t *testing.T) {
 		left := min(max(labelChars, 8), 36)*7 + 16
 		t0, span := v.Segments[0].Start, float64(v.Segments[len(v.Segments)-1].End()-v.Segments[0].Start)
 		center := func(s Segment) (int, int) {
-			x := float64(left) + (float64(s.Start-t0)+float64(s.Duration)/2)/span*svgPlotWidth
+			x := float64(left) + (float64(s.Start-t0)+float64(s.Duration)/2)/span*plotWidth
 			return int(x), svgTop + s.Row*rowH + rowH/2
 		}
 		slow := v.Segments[slowRow*40+21]
-		hotColor, coldColor := palette[len(palette)-1], palette[0]
+		hotColor, coldColor := render.HotCold.Hot(), render.HotCold.Cold()
 		if x, y := center(slow); !like(img.At(x, y), hotColor) {
 			t.Errorf("%d locations: planted segment at (%d, %d) renders as %v", n, x, y, img.At(x, y))
 		}
@@ -115,26 +127,6 @@ func TestSVGRendersInChromium(t *testing.T) {
 		}
 		if !strings.Contains(svg.String(), "rank 0") {
 			t.Errorf("no row label")
-		}
-	}
-}
-
-// TestAxisLabel checks that a time axis keeps one unit and the decimals its
-// step needs.
-func TestAxisLabel(t *testing.T) {
-	for _, c := range []struct {
-		t, step, last float64
-		want          string
-	}{
-		{800e6, 200e6, 1.2e9, "0.8 s"},
-		{1e9, 200e6, 1.2e9, "1.0 s"},
-		{10e6, 5e6, 45e6, "10 ms"},
-		{12.5e3, 0.5e3, 20e3, "12.5 µs"},
-		{20, 10, 90, "20 ns"},
-		{18.485e6, 5e3, 18.5e6, "18.485 ms"},
-	} {
-		if got := axisLabel(c.t, c.step, c.last); got != c.want {
-			t.Errorf("axisLabel(%g, %g, %g) = %q; want %q", c.t, c.step, c.last, got, c.want)
 		}
 	}
 }

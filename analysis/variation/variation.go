@@ -12,6 +12,10 @@ import (
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
+// DefaultMinScore is the robust z-score from which a segment stands out:
+// Iglewicz and Hoaglin's bound for outliers.
+const DefaultMinScore = 3.5
+
 // Options say how Analyze cuts the run into segments.
 type Options struct {
 	// Region segments the run by the invocations of this region; "" picks

@@ -1,9 +1,12 @@
-package variation
+package variation_test
 
 import (
 	"bytes"
 	"strings"
 	"testing"
+
+	. "github.com/hmbtrace/hmbtrace/analysis/variation"
+	"github.com/hmbtrace/hmbtrace/render"
 
 	"github.com/hmbtrace/hmbtrace/filter"
 	"github.com/hmbtrace/hmbtrace/measure"
@@ -129,7 +132,7 @@ func TestNoSyncRegion(t *testing.T) {
 		}
 	}
 	var out bytes.Buffer
-	if err := v.WriteReport(&out, DefaultMinScore, 10); err != nil {
+	if err := render.VariationText(&out, v, DefaultMinScore, 10); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(out.String(), "no region of the trace is a synchronization region") {
@@ -185,8 +188,12 @@ func TestSegmentCount(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := v.segmentCount(), "5 on 2 of 3 locations (3 on p0, 2 on p1); none on p2"; got != want {
-		t.Errorf("segment count %q; want %q", got, want)
+	var text bytes.Buffer
+	if err := render.VariationText(&text, v, DefaultMinScore, 5); err != nil {
+		t.Fatal(err)
+	}
+	if want := "Segments: 5 on 2 of 3 locations (3 on p0, 2 on p1); none on p2;"; !strings.Contains(text.String(), want) {
+		t.Errorf("report:\n%s\nwant %q", text.String(), want)
 	}
 	g := figure3(t, "MPI_Barrier")
 	w, err := Analyze([]*tracefile.File{g}, Options{})
@@ -194,7 +201,7 @@ func TestSegmentCount(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	if err := w.WriteReport(&out, DefaultMinScore, 5); err != nil {
+	if err := render.VariationText(&out, w, DefaultMinScore, 5); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(out.String(), "Segments: 9, 3 on each of 3 locations;") {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/hmbtrace/hmbtrace/analysis/variation"
 	"github.com/hmbtrace/hmbtrace/filter"
+	"github.com/hmbtrace/hmbtrace/render"
 )
 
 func init() {
@@ -41,14 +42,14 @@ func runVariation(args []string, out io.Writer) error {
 		return err
 	}
 	if *svg != "" {
-		if err := writeFile(*svg, v.WriteSVG); err != nil {
+		if err := writeFile(*svg, func(w io.Writer) error { return render.VariationSVG(w, v) }); err != nil {
 			return err
 		}
 	}
 	if *tsv {
-		return v.WriteTSV(out)
+		return render.VariationTSV(out, v)
 	}
-	if err := v.WriteReport(out, *minScore, *top); err != nil {
+	if err := render.VariationText(out, v, *minScore, *top); err != nil {
 		return err
 	}
 	if *svg != "" {

@@ -1,4 +1,4 @@
-package variation
+package render
 
 import (
 	"bufio"
@@ -8,24 +8,22 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/hmbtrace/hmbtrace/analysis"
+	"github.com/hmbtrace/hmbtrace/analysis/variation"
 	"github.com/hmbtrace/hmbtrace/internal/textname"
 
 	"github.com/hmbtrace/hmbtrace/internal/units"
 )
 
-// DefaultMinScore is the robust z-score from which a segment stands out:
-// Iglewicz and Hoaglin's bound for outliers.
-const DefaultMinScore = 3.5
-
 // WriteReport writes the analysis for a reader: the segment region and why,
 // the synchronization regions, the SOS-time statistics, then the segments
 // whose score is at least minScore, highest first, at most top of them
 // (all if top <= 0).
-func (v *Variation) WriteReport(out io.Writer, minScore float64, top int) error {
+func VariationText(out io.Writer, v *variation.Variation, minScore float64, top int) error {
 	w := bufio.NewWriter(out)
 	d := &v.Dominance
 	if v.Picked {
-		fmt.Fprintf(w, "Segment region: %s (chosen by the user)\n", textname.Escape(v.Region))
+		fmt.Fprintf(w, "variation.Segment region: %s (chosen by the user)\n", textname.Escape(v.Region))
 		if v.HasDominance {
 			fmt.Fprintf(w, "  the time-dominant region would be %s: %s invocations, %s aggregated inclusive time\n",
 				textname.Escape(d.Region.Name), units.Count(d.Region.Visits), units.Duration(float64(d.Region.Inclusive)))
@@ -47,7 +45,7 @@ func (v *Variation) WriteReport(out io.Writer, minScore float64, top int) error 
 		}
 		for _, t := range d.Paradigm {
 			what := "an MPI call"
-			if isOpenMPName(t.Name) {
+			if analysis.IsOpenMPName(t.Name) {
 				what = "an OpenMP construct"
 			}
 			fmt.Fprintf(w, "  passed over: %s, %s, %s\n", textname.Escape(t.Name), units.Duration(float64(t.Inclusive)), what)
@@ -59,14 +57,14 @@ func (v *Variation) WriteReport(out io.Writer, minScore float64, top int) error 
 	if len(v.SyncRegions) > 0 {
 		fmt.Fprintf(w, "Synchronization regions: %s\n", quoteList(v.SyncRegions))
 	}
-	fmt.Fprintf(w, "Segments: %s; SOS-time median %s, MAD %s\n", v.segmentCount(), units.Duration(v.Median), units.Duration(v.MAD))
+	fmt.Fprintf(w, "Segments: %s; SOS-time median %s, MAD %s\n", segmentCount(v), units.Duration(v.Median), units.Duration(v.MAD))
 	for _, n := range v.Notes {
 		fmt.Fprintf(w, "  note: %s\n", n)
 	}
-	v.writeSlowestRows(w)
+	writeSlowestRows(w, v)
 
 	ranked := v.Ranked()
-	var standOut []Segment
+	var standOut []variation.Segment
 	for _, s := range ranked {
 		if s.Score < minScore {
 			break
@@ -98,7 +96,7 @@ func (v *Variation) WriteReport(out io.Writer, minScore float64, top int) error 
 // WriteTSV writes every segment as a line
 // <location>\t<segment>\t<start-ns>\t<sos-ns>\t<score>, by location then
 // segment.
-func (v *Variation) WriteTSV(out io.Writer) error {
+func VariationTSV(out io.Writer, v *variation.Variation) error {
 	w := bufio.NewWriterSize(out, 1<<16)
 	var b []byte
 	for _, s := range v.Segments {
@@ -133,7 +131,7 @@ func quoteList(names []string) string {
 // segmentCount says how many segments each location has: "120, 30 on each
 // of 4 locations", or the count per location when they differ, the
 // locations without any named.
-func (v *Variation) segmentCount() string {
+func segmentCount(v *variation.Variation) string {
 	total := units.Count(uint64(len(v.Segments)))
 	same := true
 	for _, r := range v.Rows {
@@ -184,7 +182,7 @@ const balanced = 1.1
 // whole, by their median SOS-time: a rank with more work than the others
 // (a load imbalance) is slow in every segment, which single segments'
 // scores do not tell when the machine's noise makes others stand out more.
-func (v *Variation) writeSlowestRows(w io.Writer) {
+func writeSlowestRows(w io.Writer, v *variation.Variation) {
 	rows := v.SlowestRows()
 	if len(rows) < 2 || v.Median <= 0 {
 		return
