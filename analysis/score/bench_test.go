@@ -1,7 +1,9 @@
-package score
+package score_test
 
 import (
 	"testing"
+
+	. "github.com/hmbtrace/hmbtrace/analysis/score"
 
 	"github.com/hmbtrace/hmbtrace/measure"
 	"github.com/hmbtrace/hmbtrace/tracefile"

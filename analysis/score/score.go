@@ -251,7 +251,7 @@ func Compute(files []*tracefile.File, opt Options) (*Score, error) {
 		}
 	}
 	for _, r := range byName {
-		r.RelTotal, r.RelProlog = ratio(r.Overhead, r.Pure), ratio(r.Overhead/2, r.Pure)
+		r.RelTotal, r.RelProlog = Ratio(r.Overhead, r.Pure), Ratio(r.Overhead/2, r.Pure)
 		if allVisits > 0 {
 			r.Share = float64(r.Visits) / float64(allVisits)
 		}
@@ -292,8 +292,8 @@ func mergeThrottled(files []*tracefile.File) []tracefile.ThrottledRegion {
 	return out
 }
 
-// ratio is part/whole, +Inf when whole is not positive.
-func ratio(part, whole float64) float64 {
+// Ratio is part/whole, +Inf when whole is not positive.
+func Ratio(part, whole float64) float64 {
 	if whole <= 0 {
 		if part <= 0 {
 			return 0

@@ -1,10 +1,13 @@
-package score
+package score_test
 
 import (
 	"bytes"
 	"math"
 	"strings"
 	"testing"
+
+	. "github.com/hmbtrace/hmbtrace/analysis/score"
+	"github.com/hmbtrace/hmbtrace/render"
 
 	"github.com/hmbtrace/hmbtrace/filter"
 	"github.com/hmbtrace/hmbtrace/internal/tracetest"
@@ -86,7 +89,7 @@ func TestScoreFlagsHotHelper(t *testing.T) {
 
 	// The filter file excludes helper and nothing else.
 	var ff bytes.Buffer
-	if err := s.WriteFilter(&ff); err != nil {
+	if err := render.ScoreFilter(&ff, s); err != nil {
 		t.Fatal(err)
 	}
 	flt, err := filter.Parse("generated", bytes.NewReader(ff.Bytes()))
@@ -100,7 +103,7 @@ func TestScoreFlagsHotHelper(t *testing.T) {
 	}
 
 	var out bytes.Buffer
-	if err := s.WriteReport(&out); err != nil {
+	if err := render.ScoreText(&out, s); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"Flagged (+) 1 region(s)", `"helper"`, "re-encoding gives", "would keep it (an estimate). This run had ",
@@ -132,12 +135,12 @@ func TestTraceBytesReencoded(t *testing.T) {
 		if fs.Reencoded != fs.FileBytes {
 			t.Errorf("%s: re-encoded %d bytes, the file holds %d", tc.name, fs.Reencoded, fs.FileBytes)
 		}
-		w, err := walkFile(f)
+		bins, err := WalkBins(f)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if w.bins != fs.FileBins {
-			t.Errorf("%s: re-encoding gives %d bins, the file has %d", tc.name, w.bins, fs.FileBins)
+		if bins != fs.FileBins {
+			t.Errorf("%s: re-encoding gives %d bins, the file has %d", tc.name, bins, fs.FileBins)
 		}
 		var regionBytes float64
 		for _, r := range s.Regions {
@@ -253,24 +256,5 @@ func TestParseProperty(t *testing.T) {
 	}
 	if _, err := Compute(nil, Options{Property: 7}); err == nil {
 		t.Error("Compute with property 7: no error")
-	}
-}
-
-// TestBufferAdvice checks the sentence that says which buffer would have
-// kept the whole run, for a run that kept everything and one that did not.
-func TestBufferAdvice(t *testing.T) {
-	f := FileScore{UnreducedBytes: 3 << 20, UnreducedBins: 384, BinSize: 8 << 10, Buffer: 64 << 20}
-	got := f.bufferAdvice()
-	want := "The whole run unreduced takes about 3.0 MiB of records in 384 bins of 8.0 KiB: HMB_BUFFER_SIZE=" +
-		sizeSetting(f.UnreducedBuffer()) + " would keep it (an estimate). This run had 64.0 MiB and kept every event."
-	if got != want {
-		t.Errorf("advice\n%q; want\n%q", got, want)
-	}
-	f.Buffer, f.Removed = 1<<20, 10
-	if got := f.bufferAdvice(); !strings.HasSuffix(got, "This run had 1.0 MiB and removed events.") {
-		t.Errorf("advice for a reduced run: %q", got)
-	}
-	if !strings.Contains(Columns(PrologOverhead), "  prolog ovhd the probes' cost inside the region's own time") {
-		t.Errorf("columns for prolog:\n%s", Columns(PrologOverhead))
 	}
 }

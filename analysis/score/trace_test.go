@@ -1,8 +1,9 @@
-package score
+package score_test
 
 import (
 	"strings"
 	"testing"
+
 
 	"github.com/hmbtrace/hmbtrace/internal/tracetest"
 	"github.com/hmbtrace/hmbtrace/measure"

@@ -70,10 +70,10 @@ func FuzzAnalyze(f *testing.F) {
 			if err != nil {
 				continue
 			}
-			if err := s.WriteReport(io.Discard); err != nil {
+			if err := render.ScoreText(io.Discard, s); err != nil {
 				t.Fatal(err)
 			}
-			s.WriteFilter(io.Discard) // names a filter file cannot hold are an error, not a panic
+			render.ScoreFilter(io.Discard, s) // names a filter file cannot hold are an error, not a panic
 		}
 	})
 }
@@ -161,10 +161,10 @@ func FuzzAnalyzeRun(f *testing.F) {
 		if fs.Removed == 0 && fs.Reencoded != fs.FileBytes {
 			t.Fatalf("unreduced trace: re-encoded %d bytes, the file holds %d", fs.Reencoded, fs.FileBytes)
 		}
-		if err := s.WriteReport(io.Discard); err != nil {
+		if err := render.ScoreText(io.Discard, s); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.WriteFilter(io.Discard); err != nil {
+		if err := render.ScoreFilter(io.Discard, s); err != nil {
 			t.Fatal(err)
 		}
 	})

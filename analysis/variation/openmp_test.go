@@ -107,7 +107,7 @@ func TestScoreKeepsSync(t *testing.T) {
 		}
 	}
 	var out bytes.Buffer
-	if err := s.WriteReport(&out); err != nil {
+	if err := render.ScoreText(&out, s); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(out.String(), "s: a synchronization region") {

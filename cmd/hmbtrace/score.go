@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/hmbtrace/hmbtrace/analysis/score"
+	"github.com/hmbtrace/hmbtrace/render"
 )
 
 func init() {
@@ -12,7 +13,7 @@ func init() {
 overhead, flagging the regions whose overhead is too large for their time (Oleynik, Automatic
 Characterization of Performance Dynamics with Periscope, chapter 4); -g writes a filter file that
 excludes them. The columns:
-` + score.Columns(score.TotalOverhead) + "\n"
+` + render.ScoreColumns(score.TotalOverhead) + "\n"
 }
 
 func runScore(args []string, out io.Writer) error {
@@ -47,11 +48,11 @@ func runScore(args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := s.WriteReport(out); err != nil {
+	if err := render.ScoreText(out, s); err != nil {
 		return err
 	}
 	if *gen != "" {
-		if err := writeFile(*gen, s.WriteFilter); err != nil {
+		if err := writeFile(*gen, func(w io.Writer) error { return render.ScoreFilter(w, s) }); err != nil {
 			return err
 		}
 		fmt.Fprintf(out, "filter file: %s (HMB_FILTER_FILE=%s excludes the %d flagged regions)\n", *gen, *gen, len(s.Flagged()))

@@ -1,9 +1,8 @@
-package score
+package render
 
 import (
 	"fmt"
 	"math"
-	"strconv"
 )
 
 // percent formats a fraction as a percentage; an infinite one (a ratio to
@@ -31,16 +30,4 @@ func sizeSetting(b uint64) string {
 		return fmt.Sprintf("%dM", (b+m-1)/m)
 	}
 	return fmt.Sprintf("%dK", (b+k-1)/k)
-}
-
-// quoteList quotes names and joins them with commas.
-func quoteList(names []string) string {
-	s := ""
-	for i, n := range names {
-		if i > 0 {
-			s += ", "
-		}
-		s += strconv.Quote(n)
-	}
-	return s
 }
