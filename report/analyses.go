@@ -115,10 +115,10 @@ func commSection(r *run, _ Options) []byte {
 		fmt.Fprintf(b, "<p class=\"note\">%s messages name a peer that is not in these files.</p>\n", units.Count(m.Unmatched))
 	}
 	b.WriteString("<div class=\"pair\">")
-	if err := figure(b, "comm-matrix", "communication matrix", func(w *bytes.Buffer) error { return m.WriteMatrixSVG(w, comm.Messages) }); err != nil {
+	if err := figure(b, "comm-matrix", "communication matrix", func(w *bytes.Buffer) error { return render.CommMatrixSVG(w, m, comm.Messages) }); err != nil {
 		return unavailable(b, "communication matrix", err)
 	}
-	if err := figure(b, "comm-diagram", "sender/receiver diagram", func(w *bytes.Buffer) error { return m.WriteDiagramSVG(w) }); err != nil {
+	if err := figure(b, "comm-diagram", "sender/receiver diagram", func(w *bytes.Buffer) error { return render.CommDiagramSVG(w, m) }); err != nil {
 		return unavailable(b, "sender/receiver diagram", err)
 	}
 	b.WriteString("</div>\n")

@@ -171,20 +171,20 @@ func TestSVGsInChromium(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	draw("matrix", func(b *bytes.Buffer) error { return m.WriteMatrixSVG(b, comm.Messages) })
-	draw("matrix-bytes", func(b *bytes.Buffer) error { return m.WriteMatrixSVG(b, comm.Bytes) })
-	draw("diagram", func(b *bytes.Buffer) error { return m.WriteDiagramSVG(b) })
+	draw("matrix", func(b *bytes.Buffer) error { return render.CommMatrixSVG(b, m, comm.Messages) })
+	draw("matrix-bytes", func(b *bytes.Buffer) error { return render.CommMatrixSVG(b, m, comm.Bytes) })
+	draw("diagram", func(b *bytes.Buffer) error { return render.CommDiagramSVG(b, m) })
 	eq, err := comm.FromFiles([]*tracefile.File{ring(t, 4, 200, "worker ")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	draw("matrix-equal", func(b *bytes.Buffer) error { return eq.WriteMatrixSVG(b, comm.Messages) })
+	draw("matrix-equal", func(b *bytes.Buffer) error { return render.CommMatrixSVG(b, eq, comm.Messages) })
 	// Many nodes with long names: small turned labels, shortened ones.
 	many, err := comm.FromFiles([]*tracefile.File{ring(t, 60, 3, "solver::halo_exchange_with_a_very_long_template_name<double> worker ")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	draw("matrix-many", func(b *bytes.Buffer) error { return many.WriteMatrixSVG(b, comm.Messages) })
+	draw("matrix-many", func(b *bytes.Buffer) error { return render.CommMatrixSVG(b, many, comm.Messages) })
 	names := []string{"variation", "matrix", "matrix-bytes", "diagram", "matrix-equal", "matrix-many"}
 	if res, err := trend.Analyze(files, trend.Options{}); err == nil && len(res.Findings) > 0 {
 		draw("dynamics", func(b *bytes.Buffer) error { return res.WriteSVG(b, 6) })

@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/hmbtrace/hmbtrace/internal/textname"
+	"github.com/hmbtrace/hmbtrace/render"
 
 	"github.com/hmbtrace/hmbtrace/analysis/comm"
 )
@@ -38,8 +39,8 @@ func runComm(args []string, out io.Writer) error {
 		path string
 		draw func(io.Writer) error
 	}{
-		{*matrix, func(w io.Writer) error { return m.WriteMatrixSVG(w, v) }},
-		{*diagram, m.WriteDiagramSVG},
+		{*matrix, func(w io.Writer) error { return render.CommMatrixSVG(w, m, v) }},
+		{*diagram, func(w io.Writer) error { return render.CommDiagramSVG(w, m) }},
 	} {
 		if w.path == "" {
 			continue
@@ -49,7 +50,7 @@ func runComm(args []string, out io.Writer) error {
 		}
 	}
 	if *tsv {
-		return m.WriteTSV(out)
+		return render.CommTSV(out, m)
 	}
 	msgs, bytes := m.Totals()
 	fmt.Fprintf(out, "%d locations, %d communicating pairs, %d messages, %d bytes (counted at the sender)\n", len(m.Nodes), len(m.Cells), msgs, bytes)

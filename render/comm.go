@@ -1,37 +1,20 @@
-package comm
+package render
 
 import (
 	"bufio"
 	"bytes"
 	"encoding/base64"
 	"fmt"
-	"html"
 	"image"
-	"image/color"
 	"image/png"
 	"io"
 	"math"
 	"sort"
 	"strings"
+
+	"github.com/hmbtrace/hmbtrace/analysis/comm"
+	"github.com/hmbtrace/hmbtrace/internal/textname"
 )
-
-// heat maps t in [0, 1] to a colour from dark blue through cyan and yellow
-// to red.
-func heat(t float64) color.RGBA {
-	t = math.Max(0, math.Min(1, t))
-	stops := []color.RGBA{{0x1b, 0x2a, 0x6b, 255}, {0x1f, 0x9e, 0xc9, 255}, {0xf2, 0xe0, 0x3a, 255}, {0xd7, 0x26, 0x1e, 255}}
-	x := t * float64(len(stops)-1)
-	i := int(x)
-	if i >= len(stops)-1 {
-		return stops[len(stops)-1]
-	}
-	f := x - float64(i)
-	a, b := stops[i], stops[i+1]
-	mix := func(p, q uint8) uint8 { return uint8(float64(p) + f*(float64(q)-float64(p))) }
-	return color.RGBA{mix(a.R, b.R), mix(a.G, b.G), mix(a.B, b.B), 255}
-}
-
-func hex(c color.RGBA) string { return fmt.Sprintf("#%02x%02x%02x", c.R, c.G, c.B) }
 
 // scale maps values to [0, 1] on a log scale when they span more than two
 // decades, linearly otherwise.
@@ -88,14 +71,14 @@ func humanize(v float64) string {
 // the SVG stays a few MB at 1,000 nodes.
 const vectorLimit = 200
 
-// WriteMatrixSVG draws the communication matrix: senders as rows,
+// CommMatrixSVG draws the communication matrix: senders as rows,
 // receivers as columns, each cell coloured by v, with a legend.
-func (m *Matrix) WriteMatrixSVG(w io.Writer, v Value) error {
+func CommMatrixSVG(w io.Writer, m *comm.Matrix, v comm.Value) error {
 	n := len(m.Nodes)
 	bw := bufio.NewWriter(w)
 	vals := make([]float64, len(m.Cells))
 	for i, c := range m.Cells {
-		vals[i] = c.value(v)
+		vals[i] = c.Amount(v)
 	}
 	sc := newScale(vals)
 	const margin, legendW, titleH, maxLabel = 20.0, 90.0, 36.0, 300.0
@@ -136,21 +119,21 @@ func (m *Matrix) WriteMatrixSVG(w io.Writer, v Value) error {
 	fmt.Fprintf(bw, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="#f4f4f4" stroke="#999"/>`+"\n", ox, oy, side, side)
 	if n <= vectorLimit {
 		for _, c := range m.Cells {
-			col := heat(sc.at(c.value(v)))
+			col := Traffic.At(sc.at(c.Amount(v)))
 			fmt.Fprintf(bw, `<rect x="%.2f" y="%.2f" width="%.2f" height="%.2f" fill="%s"><title>%s → %s: %d messages, %d bytes</title></rect>`+"\n",
-				ox+float64(c.To)*cell, oy+float64(c.From)*cell, cell, cell, hex(col),
-				html.EscapeString(m.Nodes[c.From].Name), html.EscapeString(m.Nodes[c.To].Name), c.Messages, c.Bytes)
+				ox+float64(c.To)*cell, oy+float64(c.From)*cell, cell, cell, Hex(col),
+				Esc(m.Nodes[c.From].Name), Esc(m.Nodes[c.To].Name), c.Messages, c.Bytes)
 		}
 		if labelled {
 			for i := range m.Nodes {
-				fmt.Fprintf(bw, `<text x="%.1f" y="%.1f" text-anchor="end" font-size="%.1f">%s</text>`+"\n", ox-4, oy+(float64(i)+0.7)*cell, fs, html.EscapeString(names[i]))
-				fmt.Fprintf(bw, `<text transform="translate(%.1f,%.1f) rotate(-60)" font-size="%.1f">%s</text>`+"\n", ox+(float64(i)+0.6)*cell, oy-4, fs, html.EscapeString(names[i]))
+				fmt.Fprintf(bw, `<text x="%.1f" y="%.1f" text-anchor="end" font-size="%.1f">%s</text>`+"\n", ox-4, oy+(float64(i)+0.7)*cell, fs, Esc(names[i]))
+				fmt.Fprintf(bw, `<text transform="translate(%.1f,%.1f) rotate(-60)" font-size="%.1f">%s</text>`+"\n", ox+(float64(i)+0.6)*cell, oy-4, fs, Esc(names[i]))
 			}
 		}
 	} else {
 		img := image.NewRGBA(image.Rect(0, 0, n, n))
 		for _, c := range m.Cells {
-			img.Set(c.To, c.From, heat(sc.at(c.value(v))))
+			img.Set(c.To, c.From, Traffic.At(sc.at(c.Amount(v))))
 		}
 		var buf bytes.Buffer
 		if err := png.Encode(&buf, img); err != nil {
@@ -159,7 +142,7 @@ func (m *Matrix) WriteMatrixSVG(w io.Writer, v Value) error {
 		fmt.Fprintf(bw, `<image x="%.1f" y="%.1f" width="%.1f" height="%.1f" preserveAspectRatio="none" style="image-rendering:pixelated" href="data:image/png;base64,%s"/>`+"\n",
 			ox, oy, side, side, base64.StdEncoding.EncodeToString(buf.Bytes()))
 		fmt.Fprintf(bw, `<text x="%.1f" y="%.1f" text-anchor="end">%s</text><text x="%.1f" y="%.1f" text-anchor="end">%s</text>`+"\n",
-			ox-4, oy+10, html.EscapeString(names[0]), ox-4, oy+side, html.EscapeString(names[n-1]))
+			ox-4, oy+10, Esc(names[0]), ox-4, oy+side, Esc(names[n-1]))
 	}
 	legend(bw, sc, ox+side+20, oy, side, string(v))
 	fmt.Fprintln(bw, "</svg>")
@@ -170,14 +153,14 @@ func (m *Matrix) WriteMatrixSVG(w io.Writer, v Value) error {
 func legend(w io.Writer, sc scale, x, y, h float64, title string) {
 	fmt.Fprintf(w, `<defs><linearGradient id="scale" x1="0" y1="1" x2="0" y2="0">`)
 	for i := 0; i <= 10; i++ {
-		fmt.Fprintf(w, `<stop offset="%.1f" stop-color="%s"/>`, float64(i)/10, hex(heat(float64(i)/10)))
+		fmt.Fprintf(w, `<stop offset="%.1f" stop-color="%s"/>`, float64(i)/10, Hex(Traffic.At(float64(i)/10)))
 	}
 	fmt.Fprintln(w, `</linearGradient></defs>`)
-	fmt.Fprintf(w, `<text x="%.1f" y="%.1f">%s</text>`+"\n", x, y-6, html.EscapeString(title))
+	fmt.Fprintf(w, `<text x="%.1f" y="%.1f">%s</text>`+"\n", x, y-6, Esc(title))
 	if sc.hi <= sc.lo {
 		// Every cell has the same value, drawn in the colour of the top:
 		// one swatch and one label, not a scale of five equal numbers.
-		fmt.Fprintf(w, `<rect x="%.1f" y="%.1f" width="14" height="14" fill="%s" stroke="#999"/>`+"\n", x, y, hex(heat(sc.at(sc.hi))))
+		fmt.Fprintf(w, `<rect x="%.1f" y="%.1f" width="14" height="14" fill="%s" stroke="#999"/>`+"\n", x, y, Hex(Traffic.At(sc.at(sc.hi))))
 		fmt.Fprintf(w, `<text x="%.1f" y="%.1f">%s</text>`+"\n", x+18, y+11, humanize(sc.hi))
 		fmt.Fprintf(w, `<text x="%.1f" y="%.1f" font-size="9">all cells equal</text>`+"\n", x, y+28)
 		return
@@ -229,13 +212,13 @@ const grid = 8
 // so that at 1,000 nodes the SVG holds thousands of paths, not a million.
 const bundleLimit = 64
 
-// WriteDiagramSVG draws the sender/receiver diagram (Brendel et al. §V-B):
+// CommDiagramSVG draws the sender/receiver diagram (Brendel et al. §V-B):
 // senders on the left, receivers on the right, each edge routed through a
 // grid of control points by YX routing that prefers diagonals (its rows
 // change first, one diagonal step per column, then it runs straight),
 // drawn as a quadratic B-spline coloured by sender, its width by messages,
 // with additive blending so that shared paths glow.
-func (m *Matrix) WriteDiagramSVG(w io.Writer) error {
+func CommDiagramSVG(w io.Writer, m *comm.Matrix) error {
 	n := len(m.Nodes)
 	bw := bufio.NewWriter(w)
 	groups := n
@@ -305,14 +288,14 @@ func (m *Matrix) WriteDiagramSVG(w io.Writer) error {
 		col := senderColour(k.from, groups)
 		wd := 0.6 + 3.4*math.Sqrt(float64(msgs)/float64(max(maxMsgs, 1)))
 		fmt.Fprintf(bw, `<path d="%s" fill="none" stroke="%s" stroke-width="%.2f" stroke-opacity="0.55" style="mix-blend-mode:screen"><title>%s → %s: %d messages</title></path>`+"\n",
-			bspline(pts), col, wd, html.EscapeString(label(k.from)), html.EscapeString(label(k.to)), msgs)
+			bspline(pts), col, wd, Esc(label(k.from)), Esc(label(k.to)), msgs)
 	}
 	fmt.Fprintln(bw, `</g>`)
 	if groups <= 80 {
 		for g := 0; g < groups; g++ {
 			y := yOf(g)
-			fmt.Fprintf(bw, `<circle cx="%.1f" cy="%.1f" r="3" fill="%s"/><text x="%.1f" y="%.1f" text-anchor="end" fill="#ccc">%s</text>`+"\n", x0, y, senderColour(g, groups), x0-6, y+4, html.EscapeString(label(g)))
-			fmt.Fprintf(bw, `<circle cx="%.1f" cy="%.1f" r="3" fill="#ccc"/><text x="%.1f" y="%.1f" fill="#ccc">%s</text>`+"\n", x1, y, x1+6, y+4, html.EscapeString(label(g)))
+			fmt.Fprintf(bw, `<circle cx="%.1f" cy="%.1f" r="3" fill="%s"/><text x="%.1f" y="%.1f" text-anchor="end" fill="#ccc">%s</text>`+"\n", x0, y, senderColour(g, groups), x0-6, y+4, Esc(label(g)))
+			fmt.Fprintf(bw, `<circle cx="%.1f" cy="%.1f" r="3" fill="#ccc"/><text x="%.1f" y="%.1f" fill="#ccc">%s</text>`+"\n", x1, y, x1+6, y+4, Esc(label(g)))
 		}
 	}
 	fmt.Fprintln(bw, "</svg>")
@@ -346,4 +329,15 @@ func bspline(p [][2]float64) string {
 		fmt.Fprintf(&b, " Q%.1f,%.1f %.1f,%.1f", p[i][0], p[i][1], e[0], e[1])
 	}
 	return b.String()
+}
+
+// CommTSV writes one line per communicating pair:
+// <from>\t<to>\t<messages>\t<bytes>.
+func CommTSV(w io.Writer, m *comm.Matrix) error {
+	for _, c := range m.Cells {
+		if _, err := fmt.Fprintf(w, "%s\t%s\t%d\t%d\n", textname.Escape(m.Nodes[c.From].Name), textname.Escape(m.Nodes[c.To].Name), c.Messages, c.Bytes); err != nil {
+			return err
+		}
+	}
+	return nil
 }
