@@ -84,11 +84,11 @@ func dynamicsSection(r *run, opt Options) []byte {
 	if err != nil {
 		return unavailable(b, "dynamics findings", err)
 	}
-	if err := text(b, func(w *bytes.Buffer) error { return res.WriteText(w, opt.Findings) }); err != nil {
+	if err := text(b, func(w *bytes.Buffer) error { return render.DynamicsText(w, res, opt.Findings) }); err != nil {
 		return unavailable(b, "dynamics findings", err)
 	}
 	if len(res.Findings) > 0 {
-		if err := figure(b, "dynamics-series", "series with the worst findings", func(w *bytes.Buffer) error { return res.WriteSVG(w, min(opt.Findings, 6)) }); err != nil {
+		if err := figure(b, "dynamics-series", "series with the worst findings", func(w *bytes.Buffer) error { return render.DynamicsSVG(w, res, min(opt.Findings, 6)) }); err != nil {
 			return unavailable(b, "dynamics plot", err)
 		}
 	}

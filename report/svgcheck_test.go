@@ -187,7 +187,7 @@ func TestSVGsInChromium(t *testing.T) {
 	draw("matrix-many", func(b *bytes.Buffer) error { return render.CommMatrixSVG(b, many, comm.Messages) })
 	names := []string{"variation", "matrix", "matrix-bytes", "diagram", "matrix-equal", "matrix-many"}
 	if res, err := trend.Analyze(files, trend.Options{}); err == nil && len(res.Findings) > 0 {
-		draw("dynamics", func(b *bytes.Buffer) error { return res.WriteSVG(b, 6) })
+		draw("dynamics", func(b *bytes.Buffer) error { return render.DynamicsSVG(b, res, 6) })
 		names = append(names, "dynamics")
 	}
 	checkSVGs(t, svgs, names)

@@ -97,10 +97,10 @@ type Options struct {
 
 // Why a series has no findings.
 const (
-	quietShort = "too short"
-	quietFlat  = "flat within its noise"
-	quietSmall = "changes too small to matter"
-	quietEcho  = "echoes a region inside it"
+	QuietShort = "too short"
+	QuietFlat  = "flat within its noise"
+	QuietSmall = "changes too small to matter"
+	QuietEcho  = "echoes a region inside it"
 )
 
 // Analyze builds the series of the files and analyses each that has enough
@@ -168,13 +168,13 @@ func Analyze(files []*tracefile.File, opt Options) (*Result, error) {
 		switch {
 		case len(r.Relevant[i]) > 0:
 		case len(s.Values) < dynamics.MinFeatureSamples:
-			r.Quiet[i] = quietShort
+			r.Quiet[i] = QuietShort
 		case r.echoes[s]:
-			r.Quiet[i] = quietEcho
+			r.Quiet[i] = QuietEcho
 		case len(r.Analyses[i].Features) == 0:
-			r.Quiet[i] = quietFlat
+			r.Quiet[i] = QuietFlat
 		default:
-			r.Quiet[i] = quietSmall
+			r.Quiet[i] = QuietSmall
 		}
 	}
 	return r, nil
@@ -304,4 +304,13 @@ func nonzero(v []float64) int {
 		}
 	}
 	return n
+}
+
+// Share returns the finding's cost as a fraction of the location's time in
+// the loop, or NaN when that is not a time or not known.
+func (f Finding) Share() float64 {
+	if f.Series.Unit != "ns" || f.Series.Loop <= 0 {
+		return math.NaN()
+	}
+	return f.Severity / f.Series.Loop
 }

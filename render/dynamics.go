@@ -1,9 +1,8 @@
-package trend
+package render
 
 import (
 	"bufio"
 	"fmt"
-	"html"
 	"io"
 	"math"
 	"slices"
@@ -11,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/hmbtrace/hmbtrace/analysis/dynamics"
+	"github.com/hmbtrace/hmbtrace/analysis/trend"
 	"github.com/hmbtrace/hmbtrace/internal/units"
 )
 
@@ -32,16 +32,8 @@ func axisAmount(v float64, unit string) string {
 	return fmt.Sprintf("%.4g", v)
 }
 
-// share returns the finding's cost as a fraction of the location's time in
-// the loop, or NaN when that is not a time or not known.
-func (f Finding) share() float64 {
-	if f.Series.Unit != "ns" || f.Series.Loop <= 0 {
-		return math.NaN()
-	}
-	return f.Severity / f.Series.Loop
-}
-
-func (f Finding) sentence() string {
+// sentence says what a finding is and costs, in one sentence.
+func sentence(f trend.Finding) string {
 	k := f.Feature.Kind
 	var what string
 	switch k {
@@ -62,7 +54,7 @@ func (f Finding) sentence() string {
 		}
 	}
 	cost := amount(math.Abs(f.Severity), f.Series.Unit)
-	if s := f.share(); !math.IsNaN(s) {
+	if s := f.Share(); !math.IsNaN(s) {
 		cost += fmt.Sprintf(" (%s of the loop)", units.Share(math.Abs(f.Severity), f.Series.Loop))
 	}
 	var effect string
@@ -92,7 +84,7 @@ func quoted(names []string) string {
 }
 
 // counts says how many series there are and what became of them.
-func (r *Result) counts() string {
+func dynamicsCounts(r *trend.Result) string {
 	n := map[string]int{}
 	with := 0
 	for i := range r.Series {
@@ -104,10 +96,10 @@ func (r *Result) counts() string {
 	}
 	parts := []string{fmt.Sprintf("%d with findings", with)}
 	for _, q := range []struct{ key, text string }{
-		{quietFlat, "flat within their noise"},
-		{quietSmall, fmt.Sprintf("with changes below %s of the loop's time", units.Share(r.MinShare, 1))},
-		{quietEcho, "only echoing a region inside them"},
-		{quietShort, fmt.Sprintf("too short (fewer than %d values)", dynamics.MinFeatureSamples)},
+		{trend.QuietFlat, "flat within their noise"},
+		{trend.QuietSmall, fmt.Sprintf("with changes below %s of the loop's time", units.Share(r.MinShare, 1))},
+		{trend.QuietEcho, "only echoing a region inside them"},
+		{trend.QuietShort, fmt.Sprintf("too short (fewer than %d values)", dynamics.MinFeatureSamples)},
 	} {
 		if n[q.key] > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", n[q.key], q.text))
@@ -116,11 +108,11 @@ func (r *Result) counts() string {
 	return fmt.Sprintf("%d series (region × location × metric): %s", len(r.Series), strings.Join(parts, ", "))
 }
 
-// WriteText writes the findings, costliest first (at most top of them; all
+// DynamicsText writes the findings, costliest first (at most top of them; all
 // if top <= 0), then a sentence per series that has any.
-func (r *Result) WriteText(w io.Writer, top int) error {
+func DynamicsText(w io.Writer, r *trend.Result, top int) error {
 	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "Iterations: %s.\n%s.\n", r.Source, r.counts())
+	fmt.Fprintf(bw, "Iterations: %s.\n%s.\n", r.Source, dynamicsCounts(r))
 	for _, n := range r.Notes {
 		fmt.Fprintf(bw, "note: %s\n", n)
 	}
@@ -134,7 +126,7 @@ func (r *Result) WriteText(w io.Writer, top int) error {
 		shown = shown[:top]
 	}
 	for i, f := range shown {
-		fmt.Fprintf(bw, "%3d. %s\n", i+1, f.sentence())
+		fmt.Fprintf(bw, "%3d. %s\n", i+1, sentence(f))
 	}
 	if len(shown) < len(r.Findings) {
 		fmt.Fprintf(bw, "     … and %d more (-top 0 lists all)\n", len(r.Findings)-len(shown))
@@ -153,19 +145,19 @@ func (r *Result) WriteText(w io.Writer, top int) error {
 	return bw.Flush()
 }
 
-// TSVHeader is the first line WriteTSV writes.
-const TSVHeader = "region\tlocation\tmetric\tkind\tfrom_iteration\tto_iteration\tcost\tunit\tshare_of_loop\talso_in"
+// DynamicsTSVHeader is the first line DynamicsTSV writes.
+const DynamicsTSVHeader = "region\tlocation\tmetric\tkind\tfrom_iteration\tto_iteration\tcost\tunit\tshare_of_loop\talso_in"
 
-// WriteTSV writes a header line and every finding, costliest first: the
+// DynamicsTSV writes a header line and every finding, costliest first: the
 // cost in the series' unit × iterations (ns for times; negative for a dip),
 // its share of the location's time in the loop (empty when the series is
 // not a time), and the enclosing regions folded into it, comma-separated.
-func (r *Result) WriteTSV(w io.Writer) error {
+func DynamicsTSV(w io.Writer, r *trend.Result) error {
 	bw := bufio.NewWriter(w)
-	fmt.Fprintln(bw, TSVHeader)
+	fmt.Fprintln(bw, DynamicsTSVHeader)
 	for _, f := range r.Findings {
 		share := ""
-		if s := f.share(); !math.IsNaN(s) {
+		if s := f.Share(); !math.IsNaN(s) {
 			share = fmt.Sprintf("%.4f", s)
 		}
 		fmt.Fprintf(bw, "%s\t%s\t%s\t%s\t%d\t%d\t%.0f\t%s\t%s\t%s\n", f.Series.Region, f.Series.Location, f.Series.Metric,
@@ -258,15 +250,15 @@ func valueRange(v []float64) (lo, hi float64) {
 	return lo, hi
 }
 
-// WriteSVG plots the top series (those with the costliest findings) as lines
+// DynamicsSVG plots the top series (those with the costliest findings) as lines
 // over the iterations, with their features marked as shaded spans and
 // labelled where the label fits without touching another.
-func (r *Result) WriteSVG(w io.Writer, top int) error {
+func DynamicsSVG(w io.Writer, r *trend.Result, top int) error {
 	if top <= 0 {
 		top = 4
 	}
 	var picked []int
-	seen := map[*Series]bool{}
+	seen := map[*trend.Series]bool{}
 	for _, f := range r.Findings {
 		if !seen[f.Series] && len(picked) < top {
 			seen[f.Series] = true
@@ -281,7 +273,7 @@ func (r *Result) WriteSVG(w io.Writer, top int) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, `<svg xmlns="http://www.w3.org/2000/svg" width="%.0f" height="%.0f" viewBox="0 0 %.0f %.0f" font-family="sans-serif" font-size="11">`+"\n", svgWidth, height, svgWidth, height)
 	fmt.Fprintf(bw, `<title>Dynamics</title><rect width="100%%" height="100%%" fill="white"/><text x="%.0f" y="%.0f" font-size="14">%s</text>`+"\n",
-		svgMargin, svgMargin+10, html.EscapeString(fit("Iterations: "+r.Source, (svgWidth-2*svgMargin)*labelSize/14)))
+		svgMargin, svgMargin+10, Esc(fit("Iterations: "+r.Source, (svgWidth-2*svgMargin)*labelSize/14)))
 	if len(picked) == 0 {
 		fmt.Fprintf(bw, `<text x="%.0f" y="%.0f">No relevant change over the iterations.</text>`+"\n", svgMargin, svgMargin+50)
 	}
@@ -297,10 +289,10 @@ func (r *Result) WriteSVG(w io.Writer, top int) error {
 		xAt := func(k float64) float64 { return x0 + (x1-x0)*k/math.Max(1, float64(len(s.Values)-1)) }
 		yAt := func(v float64) float64 { return top + ph*(1-(math.Min(v, hi)-lo)/(hi-lo)) }
 		fmt.Fprintf(bw, `<text x="%.0f" y="%.0f" font-weight="bold">%s</text>`+"\n", x0, y0+12,
-			html.EscapeString(fit(fmt.Sprintf("%s on %s: %s", s.Region, s.Location, s.Metric), (x1-x0)*labelSize/11)))
+			Esc(fit(fmt.Sprintf("%s on %s: %s", s.Region, s.Location, s.Metric), (x1-x0)*labelSize/11)))
 		var starts []float64
 		var texts []string
-		var mine []Finding
+		var mine []trend.Finding
 		for _, f := range r.Findings {
 			if f.Series == s {
 				mine = append(mine, f)
@@ -312,11 +304,11 @@ func (r *Result) WriteSVG(w io.Writer, top int) error {
 				// A tick at each of its places, not a span over the run.
 				for i := f.Feature.From; i <= f.Feature.To && f.Feature.Period > 0; i += f.Feature.Period {
 					fmt.Fprintf(bw, `<rect x="%.1f" y="%.1f" width="1.5" height="%.1f" fill="%s" fill-opacity="0.5"><title>%s</title></rect>`+"\n",
-						xAt(float64(i))-0.75, top, ph, colours[f.Feature.Kind], html.EscapeString(f.sentence()))
+						xAt(float64(i))-0.75, top, ph, colours[f.Feature.Kind], Esc(sentence(f)))
 				}
 			} else {
 				fmt.Fprintf(bw, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s" fill-opacity="0.25"><title>%s</title></rect>`+"\n",
-					math.Max(a, x0), top, math.Max(1, math.Min(b, x1)-math.Max(a, x0)), ph, colours[f.Feature.Kind], html.EscapeString(f.sentence()))
+					math.Max(a, x0), top, math.Max(1, math.Min(b, x1)-math.Max(a, x0)), ph, colours[f.Feature.Kind], Esc(sentence(f)))
 			}
 			starts = append(starts, math.Max(a, x0))
 			texts = append(texts, f.Feature.Kind.String())
@@ -329,7 +321,7 @@ func (r *Result) WriteSVG(w io.Writer, top int) error {
 				continue
 			}
 			fmt.Fprintf(bw, `<text class="label" x="%.1f" y="%.1f" fill="%s" font-size="%.0f">%s<title>%s</title></text>`+"\n",
-				xs[k], y0+20+labelLineGap*float64(l+1)-3, colours[mine[k].Feature.Kind], labelSize, texts[k], html.EscapeString(mine[k].sentence()))
+				xs[k], y0+20+labelLineGap*float64(l+1)-3, colours[mine[k].Feature.Kind], labelSize, texts[k], Esc(sentence(mine[k])))
 		}
 		var pts []string
 		for k, v := range s.Values {

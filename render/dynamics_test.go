@@ -1,4 +1,4 @@
-package trend
+package render
 
 import (
 	"bytes"
@@ -19,6 +19,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/hmbtrace/hmbtrace/analysis/trend"
+
 	"github.com/hmbtrace/hmbtrace/analysis/dynamics"
 	"github.com/hmbtrace/hmbtrace/internal/tracetest"
 )
@@ -26,11 +28,11 @@ import (
 // crowded returns a result with two series whose features sit a few
 // iterations apart, of every kind, with long names: what makes labels
 // collide ("peakpeakpeak").
-func crowded() *Result {
-	r := &Result{Source: "the phase series of \"a very long progress loop name that goes on and on and on\"", MinShare: 0.01}
+func crowded() *trend.Result {
+	r := &trend.Result{Source: "the phase series of \"a very long progress loop name that goes on and on and on\"", MinShare: 0.01}
 	kinds := []dynamics.Kind{dynamics.Peak, dynamics.Dip, dynamics.StepUp, dynamics.StepDown, dynamics.TrendUp, dynamics.TrendDown}
 	for k := 0; k < 2; k++ {
-		s := &Series{Region: strings.Repeat("region_with_a_long_name_", 6) + fmt.Sprint(k), Location: "rank 12: thread 7",
+		s := &trend.Series{Region: strings.Repeat("region_with_a_long_name_", 6) + fmt.Sprint(k), Location: "rank 12: thread 7",
 			Metric: "time per iteration", Unit: "ns", Width: 1, Iterations: 300, Loop: 3e8}
 		for i := 0; i < 300; i++ {
 			s.Values = append(s.Values, 1e6+1e5*math.Sin(float64(i)/3))
@@ -41,7 +43,7 @@ func crowded() *Result {
 		for i := 0; i < 60; i++ {
 			f := dynamics.Feature{Kind: kinds[(i+k)%len(kinds)], From: 5 * i, To: 5*i + i%3, Severity: float64(1e6 + i)}
 			rel = append(rel, f)
-			r.Findings = append(r.Findings, Finding{Series: s, Feature: f, From: uint64(f.From), To: uint64(f.To), Severity: f.Severity})
+			r.Findings = append(r.Findings, trend.Finding{Series: s, Feature: f, From: uint64(f.From), To: uint64(f.To), Severity: f.Severity})
 		}
 		r.Relevant = append(r.Relevant, rel)
 		r.Quiet = append(r.Quiet, "")
@@ -124,7 +126,7 @@ func textBoxes(t *testing.T, svg []byte) (boxes []box, width float64) {
 // within the picture; labels left out are counted on the panel.
 func TestSVGLabelsDoNotOverlap(t *testing.T) {
 	var b bytes.Buffer
-	if err := crowded().WriteSVG(&b, 4); err != nil {
+	if err := DynamicsSVG(&b, crowded(), 4); err != nil {
 		t.Fatal(err)
 	}
 	boxes, width := textBoxes(t, b.Bytes())
@@ -189,7 +191,7 @@ func TestSVGInChromium(t *testing.T) {
 		t.Fatal(err)
 	}
 	var b bytes.Buffer
-	if err := crowded().WriteSVG(&b, 4); err != nil {
+	if err := DynamicsSVG(&b, crowded(), 4); err != nil {
 		t.Fatal(err)
 	}
 	page := `<!doctype html><meta charset="utf-8"><body style="margin:0">
