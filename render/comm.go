@@ -187,13 +187,11 @@ func legend(w io.Writer, sc scale, x, y, h float64, title string) {
 // it would be wider than room at px: the picture grows for long names up
 // to a point, and clips none.
 func fitWidth(s string, px, room float64) string {
-	r := []rune(s)
 	keep := int(room / (0.6 * px))
-	if len(r) <= keep || keep < 3 {
+	if keep < 3 {
 		return s
 	}
-	head := (keep - 1) / 2
-	return string(r[:head]) + "…" + string(r[len(r)-(keep-1-head):])
+	return Shorten(s, keep)
 }
 
 // textWidth estimates the width of s in a sans-serif font of size px: a

@@ -219,12 +219,10 @@ func placeLabels(starts []float64, texts []string, right float64) (lanes []int, 
 // fit shortens s to at most width pixels of text, cutting its middle.
 func fit(s string, width float64) string {
 	n := int(width / charWidth)
-	r := []rune(s)
-	if len(r) <= n || n < 5 {
+	if n < 5 {
 		return s
 	}
-	head := (n - 1) / 2
-	return string(r[:head]) + "…" + string(r[len(r)-(n-1-head):])
+	return Shorten(s, n)
 }
 
 // valueRange returns the axis range of a series: from its lowest value to

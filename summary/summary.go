@@ -10,10 +10,10 @@ import (
 	"sort"
 	"strings"
 	"text/tabwriter"
-	"unicode/utf8"
 
 	"github.com/hmbtrace/hmbtrace/internal/textname"
 	"github.com/hmbtrace/hmbtrace/internal/units"
+	"github.com/hmbtrace/hmbtrace/render"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
@@ -35,26 +35,9 @@ const DefaultNameWidth = 60
 // Options are the summary's settings; the zero value means the defaults.
 type Options struct {
 	// NameWidth is the longest region name the tables print, in
-	// characters; a longer one loses its middle to an ellipsis (Shorten).
+	// characters; a longer one loses its middle to an ellipsis (render.Shorten).
 	// 0 means DefaultNameWidth, a negative value full names.
 	NameWidth int
-}
-
-// Shorten returns name if it has at most width characters, else its
-// beginning and end joined by an ellipsis, width characters in all: the
-// beginning of a qualified name says where it is (namespace, module,
-// class), the end which one it is (procedure, C++ parameters).
-func Shorten(name string, width int) string {
-	if width <= 0 || utf8.RuneCountInString(name) <= width {
-		return name
-	}
-	r := []rune(name)
-	if width == 1 {
-		return "…"
-	}
-	head := (width - 1) / 2
-	tail := width - 1 - head
-	return string(r[:head]) + "…" + string(r[len(r)-tail:])
 }
 
 // Write writes the summary of the files, which may be the ranks of one run
@@ -131,7 +114,7 @@ func WriteOptions(out io.Writer, files []*tracefile.File, opt Options) error {
 	fmt.Fprintf(tw, "visits\tinclusive\texclusive\t%s\t%s\t  region\n", "%incl", "%excl")
 	for _, r := range sorted {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t  %s\n", units.Count(r.visits), units.Duration(float64(r.incl)), units.Duration(float64(r.excl)),
-			units.Share(float64(r.incl), float64(totalNs)), units.Share(float64(r.excl), float64(totalNs)), Shorten(r.name, width))
+			units.Share(float64(r.incl), float64(totalNs)), units.Share(float64(r.excl), float64(totalNs)), render.Shorten(r.name, width))
 	}
 	tw.Flush()
 	overRun(out, files)
@@ -206,7 +189,7 @@ func rankTable(out io.Writer, rows []*regionRow, files []*tracefile.File, width 
 		if mean > 0 {
 			ratio = fmt.Sprintf("%.2f", float64(hi)/mean)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t  %s\n", units.Duration(float64(lo)), units.Duration(mean), units.Duration(float64(hi)), ratio, slowest, Shorten(row.name, width))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t  %s\n", units.Duration(float64(lo)), units.Duration(mean), units.Duration(float64(hi)), ratio, slowest, render.Shorten(row.name, width))
 	}
 	tw.Flush()
 }
@@ -263,7 +246,7 @@ func counterTable(out io.Writer, rows []*regionRow, files []*tracefile.File, wid
 				fmt.Fprint(tw, "-\t")
 			}
 		}
-		fmt.Fprintf(tw, "  %s\n", Shorten(r.name, width))
+		fmt.Fprintf(tw, "  %s\n", render.Shorten(r.name, width))
 	}
 	tw.Flush()
 	for _, f := range files {
