@@ -9,16 +9,43 @@ import (
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
+// fileFacts is what the page's Run section shows of one file: its facts,
+// the buffer's story and its tables.
+type fileFacts struct {
+	Path      string
+	Facts     []nameValue
+	Story     []nameValue
+	HasDepths bool
+	Depths    []depthRow
+	Locations []locationRow
+}
+
+type nameValue struct{ Name, Value string }
+
+type depthRow struct {
+	Depth                 int
+	Kept, Removed         uint64
+	KeptText, RemovedText string
+	Closed                string
+}
+
+type locationRow struct {
+	Name                                              string
+	Recorded, Kept, Filtered, Removed                 uint64
+	RecordedText, KeptText, FilteredText, RemovedText string
+	Notes                                             string
+}
+
 // writeFacts writes the run's facts and the buffer's story, per file: what
 // hmbtrace summary prints, as tables.
 func writeFacts(p *page, r *run) {
-	p.printf("<section id=\"facts\">\n<h2>Run</h2>\n")
+	var files []fileFacts
 	for fi, f := range r.files {
 		h := &f.Header
-		p.printf("<h3>%s</h3>\n<table class=\"facts\">\n", esc(f.Path))
+		ff := fileFacts{Path: f.Path}
 		fact := func(name, value string) {
 			if value != "" {
-				p.printf("<tr><th>%s</th><td>%s</td></tr>\n", esc(name), esc(value))
+				ff.Facts = append(ff.Facts, nameValue{name, value})
 			}
 		}
 		fact("trace", h.Name)
@@ -56,18 +83,17 @@ func writeFacts(p *page, r *run) {
 		if off := encode.All &^ h.Techniques; off != 0 {
 			fact("encoding", fmt.Sprintf("techniques switched off: %v", off))
 		}
-		p.printf("</table>\n")
-		bufferStory(p, f)
+		bufferStory(&ff, f)
+		files = append(files, ff)
 	}
-	p.printf("</section>\n")
+	p.execute("facts", files)
 }
 
-// bufferStory writes the file's Story (what the buffer kept, filtered,
-// removed and reduced) as tables.
-func bufferStory(p *page, f *tracefile.File) {
+// bufferStory tells the file's Story (what the buffer kept, filtered,
+// removed and reduced) as rows of tables.
+func bufferStory(ff *fileFacts, f *tracefile.File) {
 	st := f.Story()
-	p.printf("<h4>The buffer's story</h4>\n<table class=\"facts\">\n")
-	row := func(name, value string) { p.printf("<tr><th>%s</th><td>%s</td></tr>\n", esc(name), esc(value)) }
+	row := func(name, value string) { ff.Story = append(ff.Story, nameValue{name, value}) }
 	row("events recorded", units.Count(st.Recorded))
 	k := fmt.Sprintf("%s (%s), %s in %d bins", units.Count(st.Kept), units.Share(float64(st.Kept), float64(st.Recorded)), units.Size(float64(st.Bytes)), st.Bins)
 	if st.Kept > 0 {
@@ -137,9 +163,8 @@ func bufferStory(p *page, f *tracefile.File) {
 	} else {
 		row("usage errors", "none")
 	}
-	p.printf("</table>\n")
-	if len(st.Depths) > 0 {
-		p.printf("<table class=\"sortable numeric small\"><thead><tr><th>depth</th><th>kept</th><th>removed</th><th>closed</th></tr></thead><tbody>\n")
+	ff.HasDepths = len(st.Depths) > 0
+	if ff.HasDepths {
 		for _, dr := range st.Depths {
 			removed := dr.Removed.Total()
 			if dr.Kept == 0 && removed == 0 {
@@ -149,11 +174,9 @@ func bufferStory(p *page, f *tracefile.File) {
 			if dr.Closed {
 				closed = "closed"
 			}
-			p.printf("<tr><td data-v=\"%d\">%d</td><td data-v=\"%d\">%s</td><td data-v=\"%d\">%s</td><td>%s</td></tr>\n", dr.Depth, dr.Depth, dr.Kept, units.Count(dr.Kept), removed, units.Count(removed), closed)
+			ff.Depths = append(ff.Depths, depthRow{dr.Depth, dr.Kept, removed, units.Count(dr.Kept), units.Count(removed), closed})
 		}
-		p.printf("</tbody></table>\n")
 	}
-	p.printf("<details><summary>Per location</summary>\n<div class=\"scroll\"><table class=\"sortable numeric small\"><thead><tr><th>location</th><th>recorded</th><th>kept</th><th>filtered</th><th>removed</th><th>notes</th></tr></thead><tbody>\n")
 	for i := range f.Locations {
 		l := &f.Locations[i]
 		var notes []string
@@ -176,11 +199,13 @@ func bufferStory(p *page, f *tracefile.File) {
 			notes = append(notes, units.Count(u)+" usage errors")
 		}
 		filtered := l.FilteredName + l.FilteredDuration
-		p.printf("<tr><td>%s</td><td data-v=\"%d\">%s</td><td data-v=\"%d\">%s</td><td data-v=\"%d\">%s</td><td data-v=\"%d\">%s</td><td>%s</td></tr>\n",
-			esc(l.Name), l.Recorded, units.Count(l.Recorded), l.Kept(), units.Count(l.Kept()), filtered, units.Count(filtered),
-			l.Removed().Total(), units.Count(l.Removed().Total()), esc(strings.Join(notes, "; ")))
+		removed := l.Removed().Total()
+		ff.Locations = append(ff.Locations, locationRow{
+			Name: l.Name, Recorded: l.Recorded, Kept: l.Kept(), Filtered: filtered, Removed: removed,
+			RecordedText: units.Count(l.Recorded), KeptText: units.Count(l.Kept()), FilteredText: units.Count(filtered), RemovedText: units.Count(removed),
+			Notes: strings.Join(notes, "; "),
+		})
 	}
-	p.printf("</tbody></table></div></details>\n")
 }
 
 // reductionText tells one reduction step as hmbtrace summary does.
