@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"html"
 	"html/template"
 	"io"
 	"path/filepath"
@@ -196,8 +195,6 @@ func (p *page) write(b []byte) {
 		_, p.err = p.w.Write(b)
 	}
 }
-
-func esc(s string) string { return html.EscapeString(s) }
 
 // appendStrings appends a JSON array of strings that is safe inside a
 // <script> element: encoding/json escapes <, > and &.
