@@ -7,9 +7,10 @@ import (
 	"time"
 )
 
-// runApplication times examples/heat three ways, interleaved: with the
-// probes compiled out, instrumented with the defaults, and instrumented
-// with the measurement disabled at run time (HMB_ENABLE=0).
+// runApplication times examples/heat four ways, interleaved: with the
+// probes compiled out, instrumented with the defaults, instrumented with
+// the measurement disabled at run time (HMB_ENABLE=0), and with the buffer
+// in a mapping that outlives the process (HMB_SURVIVE=1).
 func runApplication(o *options, r *report) error {
 	args := []string{"-quiet"}
 	if o.quick {
@@ -30,6 +31,7 @@ func runApplication(o *options, r *report) error {
 		{"uninstrumented (-tags hmbtrace_off)", off, nil},
 		{"instrumented (defaults)", on, nil},
 		{"instrumented, HMB_ENABLE=0", on, []string{"HMB_ENABLE=0"}},
+		{"instrumented, HMB_SURVIVE=1", on, []string{"HMB_SURVIVE=1"}},
 	}
 	for round := 0; round < o.rounds; round++ {
 		for _, s := range subjects {

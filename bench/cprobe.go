@@ -37,10 +37,11 @@ func cProbes(o *options) (string, error) {
 
 // The C subjects: hmbtrace's in both probe modes (HMB_C_PROBE), libotf2's.
 const (
-	cDirect = "hmbtrace (C shim)"
-	cStaged = "hmbtrace (C shim, HMB_C_PROBE=staged)"
-	cOTF2   = "libotf2 OTF2_EvtWriter (C)"
-	cHooks  = "hmbtrace -finstrument-functions (C)"
+	cDirect  = "hmbtrace (C shim)"
+	cSurvive = "hmbtrace (C shim, HMB_SURVIVE=1)"
+	cStaged  = "hmbtrace (C shim, HMB_C_PROBE=staged)"
+	cOTF2    = "libotf2 OTF2_EvtWriter (C)"
+	cHooks   = "hmbtrace -finstrument-functions (C)"
 )
 
 // runCProbes runs it once in each probe mode and returns ns/event per
@@ -55,12 +56,17 @@ func runCProbes(path string, quick bool) (map[string]float64, error) {
 		return nil, err
 	}
 	direct[cStaged] = staged[cStaged]
+	survive, err := runCProbesMode(path, quick, "direct", map[string]string{"hmbtrace": cSurvive}, "HMB_SURVIVE=1")
+	if err != nil {
+		return nil, err
+	}
+	direct[cSurvive] = survive[cSurvive]
 	return direct, nil
 }
 
-// runCProbesMode runs it under HMB_C_PROBE=mode and returns the figures of
-// the variants names maps to subjects.
-func runCProbesMode(path string, quick bool, mode string, names map[string]string) (map[string]float64, error) {
+// runCProbesMode runs it under HMB_C_PROBE=mode and the extra variables
+// env, and returns the figures of the variants names maps to subjects.
+func runCProbesMode(path string, quick bool, mode string, names map[string]string, env ...string) (map[string]float64, error) {
 	rounds, iters := "3", "800000"
 	if quick {
 		rounds, iters = "1", "200000"
@@ -68,6 +74,7 @@ func runCProbesMode(path string, quick bool, mode string, names map[string]strin
 	cmd := exec.Command(path, rounds, iters)
 	cmd.Dir = filepath.Dir(path)
 	cmd.Env = append(os.Environ(), "HMB_OUTPUT="+filepath.Join(filepath.Dir(path), "hmb-out"), "HMB_C_PROBE="+mode, "HMB_THROTTLE=0")
+	cmd.Env = append(cmd.Env, env...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v\n%s", path, err, out)

@@ -26,18 +26,24 @@ func runProbe(o *options, r *report) error {
 	counterPath := ""
 	for round := 0; round < o.rounds; round++ {
 		r.add("clock read ("+clock.Active().String()+")", "ns/event", clockRead(2*pairs))
-		ns, err := goProbes(o, pairs, nil, nil)
+		ns, err := goProbes(o, pairs, nil, nil, false)
 		if err != nil {
 			return err
 		}
 		r.add("hmbtrace (Go)", "ns/event", ns)
+		// The same with the buffer in a mapping that outlives the process.
+		if ns, err := goProbes(o, pairs, nil, nil, true); err == nil {
+			r.add("hmbtrace (Go, HMB_SURVIVE=1)", "ns/event", ns)
+		} else if round == 0 {
+			r.skip("hmbtrace (Go, HMB_SURVIVE=1)", err.Error())
+		}
 		if ns, err := runtimeTraceRegions(pairs); err == nil {
 			r.add("runtime/trace region", "ns/event", ns)
 		} else if round == 0 {
 			r.skip("runtime/trace region", err.Error())
 		}
 		for _, set := range [][]string{{"task-clock"}, {"task-clock", "page-faults", "minor-faults"}} {
-			ns, err := goProbes(o, counterPairs, set, &counterPath)
+			ns, err := goProbes(o, counterPairs, set, &counterPath, false)
 			if err != nil {
 				if round == 0 {
 					r.skip("hmbtrace + counters", err.Error())
@@ -57,7 +63,7 @@ func runProbe(o *options, r *report) error {
 					r.skip("hmbtrace (C shim), libotf2 (C)", err.Error())
 				}
 			} else {
-				for _, subject := range []string{cDirect, cStaged, cOTF2, cHooks} {
+				for _, subject := range []string{cDirect, cSurvive, cStaged, cOTF2, cHooks} {
 					r.add(subject, "ns/event", res[subject])
 				}
 			}
@@ -82,9 +88,10 @@ func clockRead(n int) float64 {
 
 // goProbes times enter/leave pairs into a fresh measurement whose buffer
 // keeps them all, on a goroutine of its own (counters lock it to its
-// thread).
-func goProbes(o *options, pairs int, metrics []string, path *string) (float64, error) {
-	m, err := measure.Start(measure.Config{Output: o.work, Name: "probe", BufferSize: 128 << 20, Metrics: metrics, MetricsStrict: true, NoThrottle: true})
+// thread); with survive, the buffer is in a mapping under /dev/shm
+// (HMB_SURVIVE=1).
+func goProbes(o *options, pairs int, metrics []string, path *string, survive bool) (float64, error) {
+	m, err := measure.Start(measure.Config{Output: o.work, Name: "probe", BufferSize: 128 << 20, Metrics: metrics, MetricsStrict: true, NoThrottle: true, Survive: survive})
 	if err != nil {
 		return 0, err
 	}

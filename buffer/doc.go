@@ -36,4 +36,13 @@
 // (counted as no-bin) if even that frees nothing. A writer that is
 // finished or about to sleep calls Hierarchy.Release, which seals its
 // partly filled bins so that a reduction takes them at once.
+//
+// # Outliving the process
+//
+// With Config.Mapping the bins and their descriptors are a file mapping
+// (package internal/survive) that a process leaves behind however it
+// dies. Every record is followed by a store of its bin's fill mark, with
+// or without a mapping; taking, freeing and closing store the
+// bookkeeping in the order internal/survive defines, so that a reader of
+// the file after any death sees complete records only.
 package buffer

@@ -30,6 +30,11 @@ type Hierarchy struct {
 	// up waiting for them (Pool.idleLocked). Both clear when it syncs.
 	pending int
 	idle    bool
+
+	// Publish, if set, is called by the writer's refills of a surviving
+	// pool, under the pool's mutex: the measurement copies its counts into
+	// the mapping there.
+	Publish func()
 }
 
 // Open reports whether records at depth of class c are kept, in the view of
@@ -55,6 +60,7 @@ func (h *Hierarchy) Stale() bool { return h.pool.epoch.Load() != h.epoch }
 func (h *Hierarchy) Sync() {
 	h.pool.mu.Lock()
 	h.syncLocked()
+	h.mirrorDroppedLocked()
 	h.pool.mu.Unlock()
 }
 
@@ -102,13 +108,15 @@ func (h *Hierarchy) newLevel(depth int, c Class) *Level {
 	for depth >= len(h.levels) {
 		h.levels = append(h.levels, [NumClasses]*Level{})
 	}
-	lv := &Level{h: h, depth: depth, class: c, enc: encode.NewEncoder(p.tech), cur: -1, head: -1, tail: -1}
+	lv := &Level{h: h, depth: depth, class: c, enc: encode.NewEncoder(p.tech), cur: -1, head: -1, tail: -1, entry: -1}
+	lv.mark = &lv.sink
 	switch {
 	case depth >= p.limit[c.group()]:
 		lv.closed, lv.closedBy = true, ByDepth
 	case p.classClosed&(1<<c) != 0:
 		lv.closed, lv.closedBy = true, ByClass
 	}
+	p.enterLevelLocked(lv)
 	h.levels[depth][c] = lv
 	return lv
 }
@@ -147,15 +155,26 @@ func (h *Hierarchy) refill(lv *Level, t uint64, open uint32) bool {
 		default:
 			lv.Dropped[NoBin]++
 		}
+		p.mirrorDropped(lv)
 		return false
 	}
 	lv.pos = lv.enc.StartBin(lv.bin, t, open)
+	*lv.mark = uint32(lv.pos) // after the bin's header: a reader takes the bin from here
+	h.mirrorDroppedLocked()
+	if h.Publish != nil && p.surv != nil {
+		h.Publish()
+	}
 	return true
 }
 
 func (h *Hierarchy) advanceWindowLocked(t uint64, seq uint32) {
 	if !h.windowed || t > h.windowTime || (t == h.windowTime && seq > h.windowSeq) {
 		h.windowed, h.windowTime, h.windowSeq = true, t, seq
+		if s := h.pool.surv; s != nil {
+			if e := s.Loc(h.ID); e != nil {
+				e.WindowTime, e.WindowSeq, e.Windowed = t, uint64(seq), 1
+			}
+		}
 	}
 }
 
@@ -227,6 +246,7 @@ func (h *Hierarchy) Release() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	h.syncLocked()
+	h.mirrorDroppedLocked()
 	for _, row := range h.levels {
 		for _, lv := range row {
 			switch {

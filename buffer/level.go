@@ -105,6 +105,16 @@ type Level struct {
 	n   uint32         // records in bin
 	cur int32          // index of bin, -1 if none
 
+	// mark is the current bin's fill mark (survive.BinDesc.Used): stored
+	// after the bytes of every record, so that a reader of a mapping
+	// the process left sees complete records only. It points at sink
+	// until the level takes its first bin.
+	mark *uint32
+	sink uint32
+	ords uint32 // bins taken so far: the next one's position in the chain
+	// entry is the level's index in the mapping's table, -1 if none.
+	entry int32
+
 	// Dropped counts records dropped before they reached a bin, by reason.
 	// Written by the writer only.
 	Dropped [NumReasons]uint64
@@ -142,6 +152,7 @@ func (lv *Level) Encoder() *encode.Encoder { return &lv.enc }
 func (lv *Level) Advance(n int) {
 	lv.pos += n
 	lv.n++
+	*lv.mark = uint32(lv.pos)
 }
 
 // Refill gives the level a new bin starting at time t with region open at
@@ -159,6 +170,7 @@ func (lv *Level) Enter(t uint64, seq, region uint32) bool {
 	}
 	lv.pos += lv.enc.Enter(lv.bin[lv.pos:], t, seq, region)
 	lv.n++
+	*lv.mark = uint32(lv.pos)
 	return true
 }
 
@@ -171,6 +183,7 @@ func (lv *Level) Leave(t uint64, seq, open uint32) bool {
 	}
 	lv.pos += lv.enc.Leave(lv.bin[lv.pos:], t, seq)
 	lv.n++
+	*lv.mark = uint32(lv.pos)
 	return true
 }
 
@@ -181,6 +194,7 @@ func (lv *Level) Message(k encode.Kind, t uint64, seq, open uint32, peer uint64,
 	}
 	lv.pos += lv.enc.Message(lv.bin[lv.pos:], k, t, seq, peer, rank, tag, bytes)
 	lv.n++
+	*lv.mark = uint32(lv.pos)
 	return true
 }
 
@@ -191,6 +205,7 @@ func (lv *Level) MessageComm(k encode.Kind, t uint64, seq, open uint32, peer uin
 	}
 	lv.pos += lv.enc.MessageComm(lv.bin[lv.pos:], k, t, seq, peer, rank, tag, bytes, comm)
 	lv.n++
+	*lv.mark = uint32(lv.pos)
 	return true
 }
 
@@ -209,6 +224,7 @@ func (lv *Level) Put(r *encode.Record, open uint32) bool {
 	lv.pos += n
 	if n > 0 {
 		lv.n++
+		*lv.mark = uint32(lv.pos)
 	}
 	return n > 0
 }
@@ -220,6 +236,7 @@ func (lv *Level) Metric(t uint64, seq, open uint32, values []uint64) bool {
 	}
 	lv.pos += lv.enc.Metric(lv.bin[lv.pos:], t, seq, values)
 	lv.n++
+	*lv.mark = uint32(lv.pos)
 	return true
 }
 
@@ -234,6 +251,7 @@ func (lv *Level) EnterCollective(t uint64, seq, region, infoSeq uint32, root int
 	lv.pos += lv.enc.Enter(lv.bin[lv.pos:], t, seq, region)
 	lv.pos += lv.enc.Collective(lv.bin[lv.pos:], t, infoSeq, root, bytes)
 	lv.n += 2
+	*lv.mark = uint32(lv.pos)
 	return true
 }
 
@@ -247,6 +265,7 @@ func (lv *Level) EnterCollectiveComm(t uint64, seq, region, infoSeq uint32, root
 	lv.pos += lv.enc.Enter(lv.bin[lv.pos:], t, seq, region)
 	lv.pos += lv.enc.CollectiveComm(lv.bin[lv.pos:], t, infoSeq, root, sent, received, comm)
 	lv.n += 2
+	*lv.mark = uint32(lv.pos)
 	return true
 }
 
@@ -254,7 +273,7 @@ func (lv *Level) EnterCollectiveComm(t uint64, seq, region, infoSeq uint32, root
 // encoder that the C shim's probes write in place (see measure.CProbeLayout):
 // bin (a slice), pos, the encoder's techniques, time and next, and n; then
 // Hierarchy's ClassClosed, which they read, and the encoding's constants
-// they use.
+// they use; last the fill mark's pointer, which they store through.
 func LevelLayout() []uintptr {
 	var lv Level
 	var h Hierarchy
@@ -263,5 +282,5 @@ func LevelLayout() []uintptr {
 	return []uintptr{unsafe.Offsetof(lv.bin), unsafe.Offsetof(lv.pos), enc + tech, enc + time, enc + next,
 		unsafe.Offsetof(lv.n), unsafe.Offsetof(h.ClassClosed),
 		uintptr(encode.All), encode.MaxEnterLeaveSize, encode.MaxMessageSize, encode.TokSend, encode.TokRecv, encode.TokSendRank,
-		encode.MaxCollectiveSize, encode.TokColl}
+		encode.MaxCollectiveSize, encode.TokColl, unsafe.Offsetof(lv.mark)}
 }

@@ -10,6 +10,7 @@ import (
 	"unsafe"
 
 	"github.com/hmbtrace/hmbtrace/encode"
+	"github.com/hmbtrace/hmbtrace/internal/survive"
 )
 
 // Limits of the configuration.
@@ -26,6 +27,11 @@ type Config struct {
 	Policy     Policy            // what a full buffer sheds
 	ClassOrder []Class           // PolicyClass: least important first; nil = DefaultClassOrder
 	Techniques encode.Techniques // how records are encoded
+
+	// Mapping, when set, holds the bins and their bookkeeping in a file
+	// mapping that outlives the process (survive.go); Size and BinSize
+	// must match its layout.
+	Mapping *survive.Mapping
 }
 
 // Pool is the fixed allocation, cut into bins, shared by all hierarchies of
@@ -35,6 +41,8 @@ type Pool struct {
 	frozen atomic.Bool   // Freeze was called: no more records
 
 	mem     []byte
+	descs   []survive.BinDesc // per bin: owner, chain position, fill mark
+	surv    *survive.Mapping  // nil unless the buffer must survive the process
 	binSize int
 	policy  Policy
 	order   []Class
@@ -112,8 +120,14 @@ func NewPool(c Config) (*Pool, error) {
 		}
 	}
 	n := c.Size / c.BinSize
+	mem, descs, err := poolMemory(c, n)
+	if err != nil {
+		return nil, err
+	}
 	p := &Pool{
-		mem:     make([]byte, n*c.BinSize),
+		mem:     mem,
+		descs:   descs,
+		surv:    c.Mapping,
 		binSize: c.BinSize,
 		policy:  c.Policy,
 		order:   append([]Class(nil), order...),
@@ -130,6 +144,11 @@ func NewPool(c Config) (*Pool, error) {
 	}
 	if c.Policy == PolicyLast {
 		p.oldest = make([]int32, 0, n)
+	}
+	if c.Mapping != nil {
+		// The mapping goes with the pool: nothing stores into it once
+		// the pool is unreachable.
+		runtime.SetFinalizer(p, func(p *Pool) { p.surv.Unmap() })
 	}
 	return p, nil
 }
@@ -225,6 +244,7 @@ func (p *Pool) takeLocked(lv *Level, t uint64) bool {
 	b := p.free[len(p.free)-1]
 	p.free = p.free[:len(p.free)-1]
 	p.meta[b] = binMeta{next: -1, level: lv}
+	p.claimLocked(b, lv)
 	p.countDepthLocked(lv, +1)
 	if used := len(p.meta) - len(p.free); used > p.peakUsed {
 		p.peakUsed = used
@@ -267,6 +287,7 @@ func (p *Pool) sealLocked(lv *Level) {
 
 // freeLocked returns bin b of level lv to the pool.
 func (p *Pool) freeLocked(b int32, lv *Level) {
+	p.descs[b].Level = 0 // first: from here on a reader skips the bin
 	p.meta[b].level = nil
 	p.free = append(p.free, b)
 	p.countDepthLocked(lv, -1)
@@ -283,6 +304,7 @@ func (p *Pool) revokeChainLocked(lv *Level, why Reason) (bins int, records uint6
 	}
 	lv.head, lv.tail, lv.sealed = -1, -1, 0
 	lv.revoked[why] += records
+	p.mirrorLocked(lv)
 	return bins, records
 }
 
@@ -294,6 +316,7 @@ func (p *Pool) closeLocked(lv *Level, why Reason, trigger *Hierarchy) (int, uint
 	bins, records := 0, uint64(0)
 	if !lv.closed {
 		lv.closed, lv.closedBy = true, why
+		p.mirrorLocked(lv)
 		if lv.cur >= 0 {
 			if lv.h == trigger {
 				bins, records = 1, uint64(lv.n)
@@ -315,6 +338,7 @@ func (p *Pool) closeLocked(lv *Level, why Reason, trigger *Hierarchy) (int, uint
 func (p *Pool) handBackLocked(lv *Level) {
 	lv.written += uint64(lv.n)
 	lv.revoked[lv.closedBy] += uint64(lv.n)
+	p.mirrorLocked(lv)
 	p.freeLocked(lv.cur, lv)
 	lv.cur, lv.bin, lv.pos, lv.n = -1, nil, 0, 0
 }
@@ -354,6 +378,7 @@ func (p *Pool) reduceLocked(trigger *Hierarchy, t uint64) bool {
 		if !p.stopped {
 			p.stopped = true
 			p.reductions = append(p.reductions, Reduction{Reason: ByFirst, Time: t, Steps: 1})
+			p.noteReductionLocked()
 			p.publishLocked()
 		}
 		return false
@@ -443,6 +468,7 @@ func (p *Pool) closeDeepestLocked(t uint64, trigger *Hierarchy) bool {
 			// what is there and stop recording instead.
 			p.stopped = true
 			p.reductions = append(p.reductions, Reduction{Reason: ByFirst, Depth: top, Time: t, Steps: 1})
+			p.noteReductionLocked()
 			p.publishLocked()
 			return false
 		}
@@ -485,6 +511,7 @@ func (p *Pool) closeDepthLocked(g, d int, t uint64, trigger *Hierarchy) {
 	}
 	r.Pending = p.pending - before
 	p.reductions = append(p.reductions, r)
+	p.noteReductionLocked()
 	p.publishLocked()
 }
 
@@ -504,6 +531,7 @@ func (p *Pool) closeClassLocked(c Class, t uint64, trigger *Hierarchy) {
 	}
 	r.Pending = p.pending - before
 	p.reductions = append(p.reductions, r)
+	p.noteReductionLocked()
 	p.publishLocked()
 }
 
@@ -527,6 +555,7 @@ func (p *Pool) revokeOldestLocked(t uint64) bool {
 	}
 	lv.sealed--
 	lv.revoked[ByLast] += uint64(m.records)
+	p.mirrorLocked(lv)
 	lv.h.advanceWindowLocked(m.lastTime, m.lastSeq)
 	p.freeLocked(b, lv)
 	if n := len(p.reductions); n > 0 && p.reductions[n-1].Reason == ByLast {
@@ -538,6 +567,7 @@ func (p *Pool) revokeOldestLocked(t uint64) bool {
 	} else {
 		p.reductions = append(p.reductions, Reduction{Reason: ByLast, Time: t, Steps: 1, Bins: 1, Records: uint64(m.records)})
 	}
+	p.noteReductionLocked()
 	return true
 }
 
@@ -696,12 +726,16 @@ func (p *Pool) countBeforeWindowLocked(h *Hierarchy) {
 	}
 }
 
-// PinForC pins the pool and its memory for the C shim's probes, which read
-// the epoch and write into bins in place; it returns the epoch's word.
+// PinForC pins the pool, its memory and the bins' descriptors for the C
+// shim's probes, which read the epoch and write into bins and fill marks in
+// place; it returns the epoch's word.
 func (p *Pool) PinForC(pin *runtime.Pinner) unsafe.Pointer {
 	pin.Pin(p)
 	if len(p.mem) > 0 {
 		pin.Pin(&p.mem[0])
+	}
+	if len(p.descs) > 0 {
+		pin.Pin(&p.descs[0]) // the levels' fill marks, which they store through
 	}
 	return unsafe.Pointer(&p.epoch)
 }

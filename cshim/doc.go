@@ -17,22 +17,25 @@
 // their source line, which Runtime.CodeAt finds for hmb_code_at.
 //
 // Tasks break the per-thread call stack: a task may be suspended at a
-// scheduling point inside it and resumed later, and an untied task on
-// another thread. The adapter records a task's execution as a region on
-// the thread that runs it, entered when the runtime switches to it and
-// left when it completes; tasks run at a barrier or taskwait nest inside
-// it. This is right whenever a suspended task resumes on the thread that
-// suspended it, before that thread leaves the region it suspended in:
-// always with libgomp (it never migrates a task, untied ones included)
-// and for tied tasks with libomp. An untied task that libomp resumes on
-// another thread is entered there again; the first thread keeps it open
-// until its implicit task ends, where the leave closes it and counts a
-// usage error. The fix is a stack per task rather than per thread, as
-// Score-P keeps (Knüpfer et al.): a task's events go to its own region
-// stack, and a thread's location records which task runs (a task switch
-// record: task id, the task left and the one resumed). The buffer would
-// then nest per task, readers would follow the switches to rebuild each
-// thread's time line, and the OTF2 export would write
-// ThreadTaskCreate/Switch/Complete. That changes the record format and
-// every reader, and is left for a decision.
+// scheduling point inside it and resumed later, an untied one on another
+// thread. Both adapters record a task's life with hmb_task_create (the
+// creating thread: a TASK_CREATE record and an id unique in the process),
+// hmb_task_switch (the thread that starts or resumes it, and the switch
+// back to the task it interrupted, 0 for its implicit task) and
+// hmb_task_complete; between its first switch and its completion the
+// thread records the task's region "!$omp task @file:line" and what runs
+// inside it. A task runs as a call from a scheduling point of the thread
+// that picks it (a barrier, taskwait, taskgroup end or task creation), so
+// its regions nest on that thread's stack above the scheduling point, and
+// a task suspended at a taskwait resumes there after the tasks run inside
+// it: each location's stream stays well nested, as the buffer's depth
+// levels and the reader need. Score-P's per-task region stacks (Knüpfer et
+// al.) are the pieces of the stream between switch records; the OTF2
+// export writes ThreadTaskCreate/Switch/Complete so that tools rebuild
+// them. libgomp never migrates a task (it runs untied ones as tied). An
+// untied task whose code libomp returns to the scheduler with regions open
+// (to resume it later, maybe on another thread) is suspended:
+// hmb_task_suspend leaves its regions on the thread it stops on, and the
+// switch that resumes it enters them again (measure.Location.TaskSuspend;
+// ompt.c tells such a suspension from a nested one).
 package cshim

@@ -129,6 +129,7 @@ func checkOpenMP(t *testing.T, p program, n int, src string, perThread int) {
 	if got := total("!$omp taskwait @"); got != rounds {
 		t.Errorf("%d taskwait regions, want %d", got, rounds)
 	}
+	checkPlaces(t, files[0])
 
 	// The first barrier in each outer implicit task follows the loop in
 	// which thread t works t+1 units and sleeps t ms per iteration: the
@@ -174,6 +175,32 @@ func checkOpenMP(t *testing.T, p program, n int, src string, perThread int) {
 	}
 }
 
+// checkPlaces checks that each location of a trace has the OpenMP place
+// its name says (dump -locations): "thread 1:2" is thread 2 of a level 2
+// team forked by thread 1. (Two OS threads may have one name in turn.)
+func checkPlaces(t *testing.T, file string) {
+	t.Helper()
+	out, err := run(root, nil, built.hmbtrace, "dump", "-locations", file)
+	if err != nil {
+		t.Fatalf("hmbtrace dump -locations: %v\n%s", err, out)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) < 2 {
+		t.Fatalf("dump -locations: %d lines, want a location per thread:\n%s", len(lines), out)
+	}
+	for _, line := range lines {
+		f := strings.Split(line, "\t")
+		nums := strings.Split(strings.TrimPrefix(f[0], "thread "), ":")
+		want := "level 1, thread " + nums[0]
+		if len(nums) > 1 {
+			want = fmt.Sprintf("level %d, thread %s of a team forked by thread %s", len(nums), nums[len(nums)-1], strings.Join(nums[:len(nums)-1], ":"))
+		}
+		if len(f) != 4 || f[3] != want {
+			t.Errorf("dump -locations: %q, want the place %q", line, want)
+		}
+	}
+}
+
 func keys[V any](m map[string]V) []string {
 	var out []string
 	for k := range m {
@@ -214,6 +241,38 @@ func TestOpenMPClang(t *testing.T) {
 			os.RemoveAll(p.out)
 			checkOpenMP(t, p, n, "omp.c", 2)
 		})
+	}
+}
+
+// TestOpenMPClangNoDebugInfo: without -g, a construct in Clang's outlined
+// body has no line to be told by, and its function is ".omp_outlined.":
+// such constructs are named after the function holding the parallel
+// region, as the parallel region is.
+func TestOpenMPClangNoDebugInfo(t *testing.T) {
+	tracetest.RequireTool(t, "clang", "clang and libomp-dev")
+	build := library(t)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "omp")
+	pc, err := run(root, pkgEnv(build), "pkg-config", "--cflags", "--libs", "hmbtrace-omp")
+	if err != nil {
+		t.Fatalf("pkg-config --cflags --libs hmbtrace-omp: %v\n%s", err, pc)
+	}
+	args := append([]string{"-O2", "-fopenmp", "-o", out, filepath.Join(root, "cshim", "testdata", "openmp", "omp.c")}, strings.Fields(string(pc))...)
+	if msg, err := run(dir, nil, "clang", args...); err != nil {
+		t.Fatalf("clang %s: %v\n%s", strings.Join(args, " "), err, msg)
+	}
+	p := program{path: out, out: filepath.Join(dir, "hmb-out")}
+	p.run(t, []string{"OMP_NUM_THREADS=2", "OMP_WAIT_POLICY=passive", "KMP_BLOCKTIME=0"}, "1", "1000")
+	enters := checkTrace(t, dump(t, filepath.Join(p.out, "omp.0.hmb")), nil, nil)
+	for _, want := range []string{"!$omp parallel main", "!$omp for main", "!$omp single main"} {
+		if enters[want] == 0 {
+			t.Errorf("no region %q in %v", want, enters)
+		}
+	}
+	for r := range enters {
+		if strings.HasPrefix(r, "!$omp ") && strings.Contains(r, "omp_outlined") {
+			t.Errorf("region %q is named after Clang's outlined body", r)
+		}
 	}
 }
 

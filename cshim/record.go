@@ -81,10 +81,14 @@ func MakeMPIRecord(t uint64, r encode.Record) [MPIRecords]Record {
 	if r.Kind == encode.KindCollective || r.Kind == encode.KindCollComplete {
 		peer = uint64(r.Root)
 	}
+	req := r.Request
+	if r.Kind >= encode.KindTaskCreate && r.Kind <= encode.KindTaskSuspend {
+		req = r.Task
+	}
 	return [MPIRecords]Record{
 		{Time: t, Word: KindMPI<<kindShift | uint64(r.Kind)},
 		{Time: peer, Word: uint64(r.Tag) | uint64(r.Comm)<<32},
-		{Time: r.Bytes, Word: r.Request},
+		{Time: r.Bytes, Word: req},
 		{Time: r.Received, Word: uint64(r.Region)},
 	}
 }
@@ -179,8 +183,9 @@ func (t *Thread) replayOther(recs []Record, i int, malformed *uint64) int {
 }
 
 // replayMPI replays a KindMPI probe: the records of communicators and
-// requests (measure's RecordAt), and a collective with received bytes or a
-// communicator. It returns false for a kind that is none of these.
+// requests (measure's RecordAt), a collective with received bytes or a
+// communicator, and the task records (the task id in the request's place).
+// It returns false for a kind that is none of these.
 func (t *Thread) replayMPI(recs []Record) bool {
 	k := encode.Kind(recs[0].Word & payloadMask)
 	r := encode.Record{Kind: k, Peer: recs[1].Time, PeerRank: true, Tag: uint32(recs[1].Word), Comm: uint32(recs[1].Word >> 32),
@@ -193,6 +198,8 @@ func (t *Thread) replayMPI(recs []Record) bool {
 		r.Root, r.Peer, r.PeerRank = int64(r.Peer), 0, false
 	case encode.KindIsendComplete, encode.KindIrecvRequest, encode.KindRequestCancelled, encode.KindCollRequest:
 		r.Peer, r.PeerRank = 0, false
+	case encode.KindTaskCreate, encode.KindTaskSwitch, encode.KindTaskComplete, encode.KindTaskSuspend:
+		r = encode.Record{Kind: k, Task: r.Request}
 	case encode.KindSend, encode.KindRecv, encode.KindIsend, encode.KindIrecv:
 	default:
 		if !k.IsRma() {

@@ -443,3 +443,42 @@ func TestReplayMPI(t *testing.T) {
 		t.Errorf("matrix %+v", m)
 	}
 }
+
+// Task records replay with their ids, in order with the enters and leaves
+// around them.
+func TestReplayTasks(t *testing.T) {
+	rt := startRuntime(t)
+	task := rt.Region("!$omp task @t.c:1", "", 0)
+	th := rt.Thread(rt.NewThread(44, ""))
+	t0 := rt.Measurement().Now()
+	var recs []Record
+	add := func(dt uint64, r encode.Record) {
+		mr := MakeMPIRecord(t0+dt, r)
+		recs = append(recs, mr[:]...)
+	}
+	add(0, encode.Record{Kind: encode.KindTaskCreate, Task: 1 << 40})
+	add(10, encode.Record{Kind: encode.KindTaskSwitch, Task: 1 << 40})
+	recs = append(recs, MakeRecord(KindEnter, t0+20, uint64(task)), MakeRecord(KindLeave, t0+30, uint64(task)))
+	add(40, encode.Record{Kind: encode.KindTaskComplete, Task: 1 << 40})
+	add(50, encode.Record{Kind: encode.KindTaskSwitch})
+	if bad := th.Replay(recs); bad != 0 {
+		t.Errorf("Replay: %d malformed, want 0", bad)
+	}
+	if err := rt.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f := tracetest.Open(t, rt.Measurement().Path())
+	var got []string
+	it := f.Events(f.Locations[0].ID)
+	var e tracefile.Event
+	for it.Next(&e) {
+		got = append(got, fmt.Sprintf("%v %d %d", e.Kind, e.Depth, e.Task))
+	}
+	if err := it.Err(); err != nil {
+		t.Fatal(err)
+	}
+	want := "TASK_CREATE 0 1099511627776\nTASK_SWITCH 0 1099511627776\nENTER 1 0\nLEAVE 1 0\nTASK_COMPLETE 0 1099511627776\nTASK_SWITCH 0 0"
+	if strings.Join(got, "\n") != want {
+		t.Errorf("events:\n%s\nwant\n%s", strings.Join(got, "\n"), want)
+	}
+}

@@ -115,6 +115,8 @@ func maxSize(k Kind) int {
 		return MaxMessageSize
 	case KindCollective, KindCollRequest, KindCollComplete:
 		return MaxCollectiveSize
+	case KindTaskCreate, KindTaskSwitch, KindTaskComplete, KindTaskSuspend:
+		return MaxTaskSize
 	}
 	return MaxMetricSize
 }

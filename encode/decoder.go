@@ -337,6 +337,11 @@ func (d *Decoder) Next(r *Record) bool {
 		if ok {
 			r.Request, ok = d.uint(8, leb)
 		}
+	case tok == TokTask:
+		t, ok = d.timeField(leb)
+		if ok {
+			ok = d.task(r)
+		}
 	case tok == TokRma:
 		t, ok = d.rma(r, leb)
 	default:

@@ -346,6 +346,8 @@ func (e *Encoder) Put(b []byte, r Record) int {
 		return e.Request(b, r.Kind, r.Time, r.Seq, r.Request)
 	case KindCollComplete:
 		return e.CollectiveComplete(b, r.Time, r.Seq, r.Region, r.Root, r.Bytes, r.Received, r.Comm, r.Request)
+	case KindTaskCreate, KindTaskSwitch, KindTaskComplete, KindTaskSuspend:
+		return e.Task(b, r.Kind, r.Time, r.Seq, r.Task)
 	}
 	if r.Kind.IsRma() {
 		return e.Rma(b, &r)

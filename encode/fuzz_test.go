@@ -119,6 +119,19 @@ func fuzzSeeds() []fuzzSeed {
 		}
 		seeds = append(seeds, fuzzSeed{b, tech})
 	}
+	// Then task records among enters and leaves, after the others.
+	for _, tech := range []Techniques{All, 0} {
+		recs := randomTaskRecords(rng, 24)
+		e := NewEncoder(tech)
+		scratch := make([]byte, 1024)
+		n := e.StartBin(scratch, recs[0].Time, 3)
+		b := append([]byte(nil), scratch[:n]...)
+		for _, r := range recs {
+			n := e.Put(scratch, r)
+			b = append(b, scratch[:n]...)
+		}
+		seeds = append(seeds, fuzzSeed{b, tech})
+	}
 	return seeds
 }
 

@@ -25,12 +25,45 @@ const (
 	KindCollComplete     // a non-blocking collective completes: region, root, bytes, received, comm
 )
 
-var kindNames = [...]string{1: "ENTER", 2: "LEAVE", 3: "SEND", 4: "RECV", 5: "METRIC", 6: "COLLECTIVE",
-	7: "ISEND", 8: "ISEND_COMPLETE", 9: "IRECV_REQUEST", 10: "IRECV", 11: "REQUEST_CANCELLED", 12: "COLL_REQUEST", 13: "COLL_COMPLETE",
-	20: "RMA_WIN_CREATE", 21: "RMA_WIN_DESTROY", 22: "RMA_COLLECTIVE_BEGIN", 23: "RMA_COLLECTIVE_END",
-	24: "RMA_GROUP_SYNC", 25: "RMA_REQUEST_LOCK", 26: "RMA_ACQUIRE_LOCK", 27: "RMA_TRY_LOCK", 28: "RMA_RELEASE_LOCK",
-	29: "RMA_SYNC", 30: "RMA_WAIT_CHANGE", 31: "RMA_PUT", 32: "RMA_GET", 33: "RMA_ATOMIC",
-	34: "RMA_OP_COMPLETE_BLOCKING", 35: "RMA_OP_COMPLETE_NON_BLOCKING", 36: "RMA_OP_TEST", 37: "RMA_OP_COMPLETE_REMOTE"}
+// kindNames is keyed so that kinds added in separate places (encode/task.go
+// and others) each add their own lines.
+var kindNames = [...]string{
+	KindEnter:            "ENTER",
+	KindLeave:            "LEAVE",
+	KindSend:             "SEND",
+	KindRecv:             "RECV",
+	KindMetric:           "METRIC",
+	KindCollective:       "COLLECTIVE",
+	KindIsend:            "ISEND",
+	KindIsendComplete:    "ISEND_COMPLETE",
+	KindIrecvRequest:     "IRECV_REQUEST",
+	KindIrecv:            "IRECV",
+	KindRequestCancelled: "REQUEST_CANCELLED",
+	KindCollRequest:      "COLL_REQUEST",
+	KindCollComplete:     "COLL_COMPLETE",
+	KindTaskCreate:       "TASK_CREATE",
+	KindTaskSwitch:       "TASK_SWITCH",
+	KindTaskComplete:     "TASK_COMPLETE",
+	KindTaskSuspend:      "TASK_SUSPEND",
+	20:                   "RMA_WIN_CREATE",
+	21:                   "RMA_WIN_DESTROY",
+	22:                   "RMA_COLLECTIVE_BEGIN",
+	23:                   "RMA_COLLECTIVE_END",
+	24:                   "RMA_GROUP_SYNC",
+	25:                   "RMA_REQUEST_LOCK",
+	26:                   "RMA_ACQUIRE_LOCK",
+	27:                   "RMA_TRY_LOCK",
+	28:                   "RMA_RELEASE_LOCK",
+	29:                   "RMA_SYNC",
+	30:                   "RMA_WAIT_CHANGE",
+	31:                   "RMA_PUT",
+	32:                   "RMA_GET",
+	33:                   "RMA_ATOMIC",
+	34:                   "RMA_OP_COMPLETE_BLOCKING",
+	35:                   "RMA_OP_COMPLETE_NON_BLOCKING",
+	36:                   "RMA_OP_TEST",
+	37:                   "RMA_OP_COMPLETE_REMOTE",
+}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) && kindNames[k] != "" {
@@ -80,6 +113,11 @@ type Record struct {
 	// bytes this process contributed or received. Bytes is shared with
 	// messages.
 	Root int64
+
+	// KindTaskCreate, KindTaskSwitch, KindTaskComplete, KindTaskSuspend: the task, an id
+	// unique in the process over the run; 0 in a switch is the location's
+	// implicit task (the thread's own code outside any explicit task).
+	Task uint64
 
 	// One-sided communication (the KindRma* kinds, see rma.go): the window
 	// (an id of the file's windows), the target as a world rank (-1: all

@@ -51,6 +51,7 @@ func (m *Measurement) DefineComm(name string, parent CommID, members, remote []i
 	}
 	c.ID = uint32(len(m.comms) + 1)
 	m.comms = append(m.comms, c)
+	m.surviveComm(c)
 	return CommID(c.ID), nil
 }
 
@@ -273,8 +274,9 @@ func (l *Location) CollectiveComplete(r Region, root int, sent, received uint64,
 // taken earlier from Measurement.Now, like EnterAt: for replaying probes
 // buffered elsewhere, as the C shim does. r.Kind is one of encode's
 // KindSend, KindRecv, KindIsend, KindIsendComplete, KindIrecvRequest,
-// KindIrecv, KindRequestCancelled, KindCollRequest, KindCollComplete or
-// an RMA kind (KindRma*, see Location.Rma);
+// KindIrecv, KindRequestCancelled, KindCollRequest or KindCollComplete, an
+// RMA kind (KindRma*, see Location.Rma), or a task record (KindTaskCreate,
+// KindTaskSwitch, KindTaskComplete, KindTaskSuspend);
 // r.Time and r.Seq are ignored. Other kinds are counted as usage errors
 // (an undefined region) and dropped.
 func (l *Location) RecordAt(r encode.Record, t uint64) {
@@ -287,6 +289,14 @@ func (l *Location) RecordAt(r encode.Record, t uint64) {
 	case encode.KindIsend, encode.KindIrecv, encode.KindIsendComplete, encode.KindIrecvRequest,
 		encode.KindRequestCancelled, encode.KindCollRequest, encode.KindCollComplete:
 		l.mpiRecord(&r, t, false)
+	case encode.KindTaskCreate:
+		l.taskRecord(r.Kind, r.Task, t, false)
+	case encode.KindTaskSwitch:
+		l.taskSwitch(r.Task, t, false)
+	case encode.KindTaskComplete:
+		l.taskComplete(r.Task, t, false)
+	case encode.KindTaskSuspend:
+		l.taskSuspend(r.Task, t, false)
 	default:
 		if r.Kind.IsRma() {
 			l.rmaRecord(&r, t, false)

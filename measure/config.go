@@ -141,6 +141,15 @@ type Config struct {
 	NoThrottle    bool
 	ThrottleCalls uint64
 	ThrottleTime  time.Duration
+
+	// Survive keeps the buffer, the definitions and the levels'
+	// bookkeeping in a file mapping that outlives the process, so that
+	// `hmbtrace recover` makes a trace of a run that died of anything,
+	// SIGKILL and the OOM killer included (HMB_SURVIVE=1). SurviveDir is
+	// where the mapping goes: a local tmpfs, "" for /dev/shm
+	// (HMB_SURVIVE_DIR). Close removes it after writing the trace.
+	Survive    bool
+	SurviveDir string
 }
 
 // envVars lists every variable ConfigFromEnv knows, with what it takes.
@@ -172,6 +181,8 @@ var envVars = map[string]string{
 	"HMB_THROTTLE":        "1/0, true/false, yes/no, on/off",
 	"HMB_THROTTLE_CALLS":  "a number of visits, 1 or more",
 	"HMB_THROTTLE_TIME":   "a duration such as 250ns or 1us, more than 0",
+	"HMB_SURVIVE":         "1/0, true/false, yes/no, on/off",
+	"HMB_SURVIVE_DIR":     "a directory on a local tmpfs such as /dev/shm",
 }
 
 // LauncherRankVars are the variables, in the order they are read, by which
@@ -403,6 +414,16 @@ func configFromLookup(lookup func(string) (string, bool), environ []string, warn
 			return c, bad("HMB_THROTTLE", v, nil)
 		}
 		c.NoThrottle = !on
+	}
+	if v, ok := get("HMB_SURVIVE"); ok {
+		on, err := parseBool(v)
+		if err != nil {
+			return c, bad("HMB_SURVIVE", v, nil)
+		}
+		c.Survive = on
+	}
+	if v, ok := get("HMB_SURVIVE_DIR"); ok && v != "" {
+		c.SurviveDir = v
 	}
 	if v, ok := get("HMB_THROTTLE_CALLS"); ok && v != "" {
 		n, err := strconv.ParseUint(v, 10, 64)

@@ -9,6 +9,7 @@ import (
 	"github.com/hmbtrace/hmbtrace/encode"
 	"github.com/hmbtrace/hmbtrace/hwcounter"
 	"github.com/hmbtrace/hmbtrace/internal/clock"
+	"github.com/hmbtrace/hmbtrace/internal/survive"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
@@ -112,6 +113,12 @@ type Location struct {
 	stopped    atomic.Bool // the probes saw the freeze and touch nothing more
 
 	commUsed int // lines of commLines in use
+
+	surv *survive.LocEntry // the location's counts in a surviving buffer's mapping, nil if none
+
+	team []int // an OpenMP thread's place (SetTeam), under m.mu
+
+	taskBase map[uint64]int // depth at the last switch to each task running here (task.go)
 }
 
 // Name returns the location's name.
@@ -132,6 +139,7 @@ func (l *Location) SetName(name string) {
 	l.m.mu.Lock()
 	l.name = name
 	l.m.mu.Unlock()
+	l.m.surviveLocation(l.id, name)
 }
 
 // stamp clamps t to the location's last time and reduces it: the reduced
@@ -474,6 +482,7 @@ func (l *Location) Done() {
 	if l == nil || l.closed || l.pool.Frozen() {
 		return
 	}
+	l.surviveCounts()
 	l.h.Release()
 }
 
@@ -609,6 +618,7 @@ func (l *Location) sync() bool {
 		l.limit = l.lostAt
 	}
 	l.plimit = l.h.PLimit
+	l.surviveCounts()
 	if r := l.m.phase.Load(); r != l.phaseRegion && l.phase == nil {
 		l.phaseRegion = r
 		l.phase = newPhaseSeries(r, l.m.cfg.PhaseSlots, l.nmet)

@@ -18,6 +18,7 @@ import (
 	"github.com/hmbtrace/hmbtrace/hwcounter"
 	"github.com/hmbtrace/hmbtrace/internal/clock"
 	"github.com/hmbtrace/hmbtrace/internal/fatalsignal"
+	"github.com/hmbtrace/hmbtrace/internal/survive"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 	"github.com/klauspost/cpuid/v2"
 )
@@ -79,6 +80,10 @@ type Measurement struct {
 	minDurLive atomic.Uint64 // the duration filter set while running
 	minDurSet  atomic.Bool
 	liveServer io.Closer
+
+	surv *survive.Mapping // Config.Survive: the mapping that outlives the process (survive.go)
+
+	suspended suspendedTasks // tasks suspended with regions open (task.go)
 }
 
 // Start begins a measurement with the given configuration. With
@@ -114,14 +119,26 @@ func Start(cfg Config) (*Measurement, error) {
 		}
 		m.filter = f
 	}
+	if cfg.Survive {
+		s, err := openMapping(&cfg)
+		if err != nil {
+			return nil, err
+		}
+		m.surv = s
+	}
 	pool, err := newPool(buffer.Config{
 		Size:       cfg.BufferSize,
 		BinSize:    cfg.BinSize,
 		Policy:     cfg.Reduction,
 		ClassOrder: cfg.ClassOrder,
 		Techniques: encode.All &^ cfg.EncodingOff,
+		Mapping:    m.surv,
 	})
 	if err != nil {
+		if m.surv != nil {
+			m.surv.Close()
+			m.surv.Unmap()
+		}
 		return nil, fmt.Errorf("hmbtrace: buffer: %v (HMB_BUFFER_SIZE=%s, HMB_BIN_SIZE=%s)", err, formatSize(cfg.BufferSize), formatSize(cfg.BinSize))
 	}
 	m.pool = pool
@@ -135,6 +152,7 @@ func Start(cfg Config) (*Measurement, error) {
 	// The wall time of the start goes with the start's ticks: readers add
 	// the measured duration to it to tell when the run ended.
 	m.wall = time.Now()
+	m.surviveHeader()
 	if cfg.Signals {
 		m.handleSignals()
 	}
@@ -250,6 +268,7 @@ func (m *Measurement) define(name, file string, line int, p tracefile.Paradigm) 
 		filtered: m.filter.Excluded(name, file), counted: m.regionCounted(name)})
 	r := Region(m.regions.len())
 	m.byName[name] = r
+	m.surviveRegion(r, m.regions.at(int(r)-1))
 	return r
 }
 
@@ -343,6 +362,11 @@ func (m *Measurement) Location(name string) *Location {
 	l.levels = make([]*buffer.Level, 16)
 	l.thrCalls, l.thrTicks = throttleLimits(&m.cfg, m.startTPS)
 	l.attachCounters()
+	if m.surv != nil {
+		m.surviveLocation(l.id, name)
+		l.surv = m.surv.Loc(int(l.id))
+		h.Publish = l.surviveCounts
+	}
 	l.sync()
 	m.mu.Lock()
 	m.locations = append(m.locations, l)
@@ -376,6 +400,7 @@ func (m *Measurement) SetRank(rank int) {
 	m.mu.Lock()
 	m.cfg.Rank = rank
 	m.mu.Unlock()
+	m.surviveHeader()
 }
 
 // SyncClock records that at local time ticks (of Now) the reference
@@ -391,6 +416,7 @@ func (m *Measurement) SyncClock(ticks uint64, offset int64, referenceStart uint6
 	m.clockSync = append(m.clockSync, tracefile.ClockSync{Ticks: ticks, Offset: offset})
 	m.referenceStart = referenceStart
 	m.mu.Unlock()
+	m.surviveHeader()
 }
 
 // StartTicks returns the clock reading at the start of the measurement, in
@@ -447,12 +473,15 @@ func (m *Measurement) finalize() error {
 		l.closeCounters()
 	}
 	if err := os.MkdirAll(m.cfg.Output, 0o755); err != nil {
-		return fmt.Errorf("hmbtrace: output directory (HMB_OUTPUT): %v", err)
+		return fmt.Errorf("hmbtrace: output directory (HMB_OUTPUT): %v%s", err, m.mappingLeft())
 	}
 	path := m.Path()
 	pl, err := m.writeTrace(path)
 	if err != nil {
-		return fmt.Errorf("hmbtrace: writing %s: %v", path, err)
+		return fmt.Errorf("hmbtrace: writing %s: %v%s", path, err, m.mappingLeft())
+	}
+	if err := m.closeMapping(); err != nil {
+		fmt.Fprintf(os.Stderr, "hmbtrace: removing the buffer's mapping: %v\n", err)
 	}
 	m.mu.Lock()
 	m.path = pl.Path

@@ -275,6 +275,12 @@ func BenchmarkClock(b *testing.B) {
 // The first touch of the buffer's pages is part of what is measured, as in
 // a real run.
 func BenchmarkEnterLeave(b *testing.B) {
+	benchEnterLeave(b, Config{BufferSize: 16 << 20, NoThrottle: true}) // the region is as short as regions get
+}
+
+// benchEnterLeave measures enter/leave pairs into measurements of cfg, a
+// new one every 2^20 pairs.
+func benchEnterLeave(b *testing.B, cfg Config) {
 	const round = 1 << 20
 	var kept uint64
 	var bytes int64
@@ -289,7 +295,7 @@ func BenchmarkEnterLeave(b *testing.B) {
 			kept += st.Kept
 			bytes += st.BytesUsed
 		}
-		m = startTest(b, Config{BufferSize: 16 << 20, NoThrottle: true}) // the region is as short as regions get
+		m = startTest(b, cfg)
 		r = m.Region("bench")
 		loc = m.Location("bench")
 		b.StartTimer()

@@ -44,6 +44,7 @@ func (m *Measurement) DefineWin(comm CommID) (WinID, error) {
 	}
 	w := tracefile.Win{ID: uint32(len(m.rma.wins) + 1), Comm: uint32(comm)}
 	m.rma.wins = append(m.rma.wins, w)
+	m.surviveWin(w)
 	return WinID(w.ID), nil
 }
 
@@ -59,6 +60,7 @@ func (m *Measurement) NameWin(w WinID, name string) error {
 		return fmt.Errorf("measure: window %d is not defined (%d windows are)", w, len(m.rma.wins))
 	}
 	m.rma.wins[w-1].Name = name
+	m.surviveWin(m.rma.wins[w-1])
 	return nil
 }
 
@@ -93,6 +95,7 @@ func (m *Measurement) DefineRmaGroup(members []int32) (RmaGroupID, error) {
 	g := tracefile.RmaGroup{ID: uint32(len(m.rma.groups) + 1), Members: slices.Clone(members)}
 	m.rma.groups = append(m.rma.groups, g)
 	m.rma.byKey[key.String()] = RmaGroupID(g.ID)
+	m.surviveRmaGroup(g)
 	return RmaGroupID(g.ID), nil
 }
 

@@ -28,6 +28,7 @@ type Event struct {
 	Comm     uint32 // messages and collectives: Trace.Comms id, 0 if none given
 	Request  uint64 // non-blocking operations
 	Received uint64 // collectives: bytes received
+	Task     uint64 // task records: the task (0 in a switch: the implicit task)
 
 	// One-sided communication (the encode.KindRma* kinds): as in
 	// encode.Record. Win is an id of Trace.Wins, Group of Trace.RmaGroups.
@@ -209,7 +210,7 @@ func (it *Events) Next(e *Event) bool {
 	r := &s.head
 	*e = Event{Kind: r.Kind, Time: r.Time, Seq: r.Seq, Depth: s.lv.depth, Class: s.lv.class,
 		Peer: r.Peer, PeerRank: r.PeerRank, Tag: r.Tag, Bytes: r.Bytes, Root: r.Root,
-		Comm: r.Comm, Request: r.Request, Received: r.Received,
+		Comm: r.Comm, Request: r.Request, Received: r.Received, Task: r.Task,
 		Win: r.Win, Remote: r.Remote, Aux: r.Aux, Level: r.Level, Group: r.Group}
 	if r.Kind == encode.KindMetric {
 		it.values = append(it.values[:0], r.Values...)

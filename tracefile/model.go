@@ -339,6 +339,12 @@ type Location struct {
 	// peer, counted at the probe, so exact whatever the buffer shed.
 	// Sorted by (PeerRank, Peer); nil in files written before it was kept.
 	Comm []CommCount
+
+	// Team is an OpenMP thread's place (team.go): its thread number in
+	// each enclosing team, from the outermost in, so its nesting level is
+	// len(Team) and the thread that forked its team is Team[:len-1]. nil
+	// for a location that is not an OpenMP thread, and in older files.
+	Team []int
 }
 
 // CommCount is one peer's line of a location's exact communication matrix,

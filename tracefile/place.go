@@ -29,7 +29,8 @@ type Placement struct {
 	// Displaced names where a concurrent process's trace went when it
 	// arrived at Path in the instant between judging a file there stale and
 	// moving that file away; "" when this did not happen (it takes three
-	// processes writing the same name at once).
+	// processes writing the same name at once, on a file system that
+	// refuses flock: elsewhere the directory's lock keeps them apart).
 	Displaced string
 }
 
@@ -66,6 +67,12 @@ func WriteNew(path string, t *Trace, bins func(put func(Bin) error) error) (Plac
 // place moves the complete file tmp to path or, when a concurrent trace
 // holds path, to the first free distinct name.
 func place(tmp, path string, self *Header) (Placement, error) {
+	defer lockDir(filepath.Dir(path))()
+	return placeLocked(tmp, path, self)
+}
+
+// placeLocked is place with the directory's lock held (or not to be had).
+func placeLocked(tmp, path string, self *Header) (Placement, error) {
 	var pl Placement
 	for i := 0; i < maxNames; i++ {
 		dst := distinctName(path, self.PID, i)
@@ -149,7 +156,7 @@ func placeAt(tmp, dst string, self *Header, pl *Placement) (done bool, kept *Hea
 		if herr != nil {
 			oh = &Header{PID: os.Getpid()}
 		}
-		opl, err := place(aside, dst, oh)
+		opl, err := placeLocked(aside, dst, oh)
 		if err != nil {
 			return false, nil, fmt.Errorf("a concurrent trace moved away from %s could not be put back: %v (it is %s)", dst, err, aside)
 		}

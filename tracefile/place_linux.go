@@ -25,3 +25,29 @@ func moveNoReplace(src, dst string) error {
 	}
 	return &os.LinkError{Op: "rename", Old: src, New: dst, Err: err}
 }
+
+// lockDir takes an exclusive flock on directory dir, so that the processes
+// placing traces there judge and replace a stale file one at a time; it
+// returns the unlock. Without it, a process that judged a stale file and
+// moved it away could move away instead the trace another process had just
+// put in its place, and that process would name a path its trace no longer
+// has. Where the file system refuses flock (Lustre without -o flock, some
+// NFS mounts) it returns a no-op: placing stays safe, only that report may
+// then be wrong in a three-process race (Placement.Displaced).
+func lockDir(dir string) (unlock func()) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return func() {}
+	}
+	for {
+		err = unix.Flock(int(f.Fd()), unix.LOCK_EX)
+		if !errors.Is(err, unix.EINTR) {
+			break
+		}
+	}
+	if err != nil {
+		f.Close()
+		return func() {}
+	}
+	return func() { f.Close() } // closing releases the lock
+}

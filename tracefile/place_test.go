@@ -41,6 +41,20 @@ func writeNew(t *testing.T, path string, pid int, start time.Time, d time.Durati
 	return pl
 }
 
+// writeStale writes the trace of an earlier run, which started at start
+// and lasted d, with the modification time its writing at the end of that
+// run gave it. Written now, its modification time would be about the
+// tests' own start, which the kernel's coarse file clock puts before or
+// after time.Now() by chance: a file modified after a run started is
+// concurrent to it, so the tests failed or passed by that chance.
+func writeStale(t *testing.T, path string, pid int, start time.Time, d time.Duration) {
+	t.Helper()
+	writeNew(t, path, pid, start, d)
+	if err := os.Chtimes(path, start.Add(d), start.Add(d)); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func headerPID(t *testing.T, path string) int {
 	t.Helper()
 	f, err := Open(path)
@@ -70,7 +84,7 @@ func TestWriteNewReplacesStale(t *testing.T) {
 	path := filepath.Join(dir, "run.0.hmb")
 	now := time.Now()
 	// An earlier run: ended an hour before this one started.
-	writeNew(t, path, 100, now.Add(-2*time.Hour), time.Hour)
+	writeStale(t, path, 100, now.Add(-2*time.Hour), time.Hour)
 	pl := writeNew(t, path, 200, now, time.Second)
 	if pl.Path != path || !pl.Replaced || pl.Kept {
 		t.Errorf("placement %+v, want the stale file replaced at %s", pl, path)
@@ -144,7 +158,7 @@ func TestWriteNewConcurrentWriters(t *testing.T) {
 			path := filepath.Join(dir, "run.0.hmb")
 			start := time.Now()
 			if stale {
-				writeNew(t, path, 1, start.Add(-2*time.Hour), time.Hour)
+				writeStale(t, path, 1, start.Add(-2*time.Hour), time.Hour)
 			}
 			const writers = 8
 			var wg sync.WaitGroup

@@ -48,6 +48,9 @@ type levelRef struct {
 // Open opens and checks a trace file: structure and checksum. The bins are
 // read later, as events are asked for.
 func Open(path string) (*File, error) {
+	if IsMapping(path) {
+		return openMapping(path)
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -256,6 +259,16 @@ func Read(r io.ReaderAt, size int64) (*File, error) {
 			}
 			fl.done()
 			if fl.err != nil {
+				return nil, fl.err
+			}
+		case secTeams:
+			p := make([]byte, length)
+			if err := s.read(p, sectionName(kind)); err != nil {
+				return nil, err
+			}
+			fl := &fields{b: p, base: body, sec: sectionName(kind)}
+			f.decodeTeams(fl)
+			if fl.done(); fl.err != nil {
 				return nil, fl.err
 			}
 		default: // a section of a later version: skip it

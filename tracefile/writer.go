@@ -62,6 +62,9 @@ func NewWriter(w io.Writer, t *Trace) (*Writer, error) {
 	if m := encodeCommMatrix(t.Locations); m != nil {
 		wr.section(secCommMatrix, m)
 	}
+	if p := encodeTeams(t.Locations); p != nil {
+		wr.section(secTeams, p)
+	}
 	if p := encodeRma(t); p != nil {
 		wr.section(secRma, p)
 	}

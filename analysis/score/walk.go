@@ -69,7 +69,8 @@ func recordRoom(k encode.Kind) int64 {
 	case encode.KindMetric:
 		return encode.MaxMetricSize
 	case encode.KindIsend, encode.KindIsendComplete, encode.KindIrecvRequest, encode.KindIrecv,
-		encode.KindRequestCancelled, encode.KindCollRequest, encode.KindCollComplete:
+		encode.KindRequestCancelled, encode.KindCollRequest, encode.KindCollComplete,
+		encode.KindTaskCreate, encode.KindTaskSwitch, encode.KindTaskComplete, encode.KindTaskSuspend:
 		return max(encode.MaxMessageSize, encode.MaxCollectiveSize) // buffer.Level.Put
 	}
 	return encode.MaxMessageSize

@@ -13,6 +13,7 @@ import (
 
 func runDump(args []string, out io.Writer) error {
 	fs := newFlags("dump")
+	locations := fs.Bool("locations", false, "print the locations' definitions instead of the events")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -25,6 +26,17 @@ func runDump(args []string, out io.Writer) error {
 	}
 	defer f.Close()
 	w := bufio.NewWriterSize(out, 1<<16)
+	if *locations {
+		for i := range f.Locations {
+			l := &f.Locations[i]
+			fmt.Fprintf(w, "%s\t%d\t%d", textname.Escape(l.Name), l.ID, l.Recorded)
+			if s := l.TeamLabel(); s != "" {
+				fmt.Fprintf(w, "\t%s", s)
+			}
+			w.WriteByte('\n')
+		}
+		return w.Flush()
+	}
 	if err := dump(w, f); err != nil {
 		w.Flush()
 		return err
@@ -42,6 +54,7 @@ func runDump(args []string, out io.Writer) error {
 //	<location> <time-ns> METRIC <region> <depth> <name>=<value>...
 //	<location> <time-ns> COLLECTIVE <region> <depth> root=<rank> bytes=<n> [received=<n> comm=<id>]
 //	<location> <time-ns> COLL_COMPLETE <started-by> <depth> root=<rank> bytes=<n> received=<n> comm=<id> req=<n>
+//	<location> <time-ns> TASK_CREATE|TASK_SWITCH|TASK_COMPLETE|TASK_SUSPEND <region> <depth> task=<id>
 //	<location> <time-ns> RMA_<kind> <region> <depth> [win=<id>] [target=<rank>|all] [root=<rank>] [bytes=<n>] [received=<n>] [id=<n>] [type=<n>] [level=<n>] [group=<id>]
 //
 // separated by tabs. Names are escaped (textname.Escape): a tab, newline,
@@ -49,7 +62,9 @@ func runDump(args []string, out io.Writer) error {
 // \n, \\, \xHH. A METRIC line follows the enter or leave whose
 // counters it holds (absolute values). comm is an id of the file's
 // communicators (0: none given); the request-only records name the region
-// they happen in, COLL_COMPLETE the call that started the operation.
+// they happen in, COLL_COMPLETE the call that started the operation. A task
+// id is unique in the file; TASK_SWITCH task=0 resumes the thread's
+// implicit task.
 func dump(w *bufio.Writer, f *tracefile.File) error {
 	var e tracefile.Event
 	for i := range f.Locations {
@@ -72,6 +87,8 @@ func dump(w *bufio.Writer, f *tracefile.File) error {
 				fmt.Fprintf(w, "%s\t%d\t%v\t%s\t%d\t%d\tcomm=%d\treq=%d\n", loc, ns, e.Kind, peerName(f, e), e.Tag, e.Bytes, e.Comm, e.Request)
 			case encode.KindIsendComplete, encode.KindIrecvRequest, encode.KindRequestCancelled, encode.KindCollRequest:
 				fmt.Fprintf(w, "%s\t%d\t%v\t%s\t%d\treq=%d\n", loc, ns, e.Kind, region(e.Region), e.Depth, e.Request)
+			case encode.KindTaskCreate, encode.KindTaskSwitch, encode.KindTaskComplete, encode.KindTaskSuspend:
+				fmt.Fprintf(w, "%s\t%d\t%v\t%s\t%d\ttask=%d\n", loc, ns, e.Kind, region(e.Region), e.Depth, e.Task)
 			case encode.KindCollective:
 				fmt.Fprintf(w, "%s\t%d\t%v\t%s\t%d\troot=%d\tbytes=%d", loc, ns, e.Kind, region(e.Region), e.Depth, e.Root, e.Bytes)
 				if e.Received != 0 || e.Comm != 0 {

@@ -63,6 +63,12 @@ func runExport(args []string, out io.Writer) error {
 		if st.TasksWithoutTeam > 0 {
 			fmt.Fprintf(out, "note: %d OpenMP implicit tasks are written without their thread team: no parallel region of their file encloses them unambiguously, or its thread's own implicit task is missing\n", st.TasksWithoutTeam)
 		}
+		if st.TaskEventsLeftOut > 0 {
+			fmt.Fprintf(out, "note: %d OpenMP task events left out: no thread team is known for them\n", st.TaskEventsLeftOut)
+		}
+		if st.TasksWithoutCreation > 0 {
+			fmt.Fprintf(out, "note: %d OpenMP tasks have no ThreadTaskCreate: the buffer shed their creation; they are named after the first thread that runs them\n", st.TasksWithoutCreation)
+		}
 		if st.UndefinedComms > 0 {
 			fmt.Fprintf(out, "note: %d communicator ids that records name are not defined in their file; their events were left out\n", st.UndefinedComms)
 		}

@@ -12,6 +12,7 @@
 //	hmbtrace comm FILE...        communication matrix and sender/receiver diagram
 //	hmbtrace dynamics FILE...    trends, steps and peaks over the iterations
 //	hmbtrace report FILE... -o report.html   the whole run as one self-contained HTML page
+//	hmbtrace recover [DIR|FILE...]  the trace of a process that died, from its mapping (HMB_SURVIVE=1)
 //
 // Where a command takes FILE..., a directory stands for the *.hmb files in
 // it: the ranks of an MPI run (HMB_OUTPUT) are read as one trace.
@@ -39,6 +40,7 @@ var commands = []command{
 	{"score", "score FILE...        per region: visits, trace bytes, measurement overhead [-g FILTERFILE -threshold PERCENT -property total|prolog]", runScore},
 	{"comm", "comm FILE...         who sent what to whom [-tsv -matrix FILE.svg -diagram FILE.svg -value messages|bytes|mean]", runComm},
 	{"dynamics", "dynamics FILE...     how the run changes over its iterations: peaks, dips, steps, trends, costliest first [-tsv -svg FILE -top N -min-share F]", runDynamics},
+	{"recover", "recover [DIR|FILE...]   the trace of a process that died with HMB_SURVIVE=1, from its mapping (default: /dev/shm, HMB_SURVIVE_DIR) [-force -o DIR -keep]", runRecover},
 	{"report", "report FILE... -o FILE.html   one self-contained HTML page: facts, profile, timeline, heat map, dynamics, communication, counters [-title T -region NAME -sync PATTERNS -top N]", runReport},
 }
 
@@ -117,6 +119,11 @@ var helpOf = map[string]string{
   <location> <time-ns> COLLECTIVE <region> <depth> root=<rank> bytes=<n> [received=<n> comm=<id>]
   <location> <time-ns> COLL_COMPLETE <started-by> <depth> root=<rank> bytes=<n> received=<n> comm=<id> req=<n>
   <location> <time-ns> METRIC <region> <depth> <name>=<value>...
+  <location> <time-ns> TASK_CREATE|TASK_SWITCH|TASK_COMPLETE|TASK_SUSPEND <region> <depth> task=<id>
+A task id is unique in the file; TASK_SWITCH task=0 resumes the thread's implicit task. TASK_SUSPEND
+follows the leaves of the regions a suspended task had open; they are entered again after its next switch.
+-locations prints the locations instead, one a line: <location> <id> <events recorded> [<OpenMP place>],
+the place of an OpenMP thread being its nesting level and its number in its team.
 A peer is a world rank or a location's name; comm is an id of the file's communicators (0: none given).
 An IRECV is where the receive completed; a COLL_COMPLETE names the call that started the operation.
 Names are shown escaped, so that each event stays one line of fields (also in summary, comm, score

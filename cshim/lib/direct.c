@@ -106,6 +106,7 @@ int hmb_direct_layout_ok(const uintptr_t *go, size_t n)
 		HMB_TOK_SEND_RANK,
 		HMB_MAX_COLLECTIVE,
 		HMB_TOK_COLL,
+		offsetof(struct hmb_go_level, mark),
 	};
 	if (n != sizeof want / sizeof want[0]) {
 		return 0;

@@ -97,7 +97,21 @@ struct hmb_go_level {
 	uint32_t next;
 	uint64_t prev[16];
 	uint32_t n;
+	int32_t cur;
+	uint32_t *mark;
 };
+
+/*
+ * hmb_mark stores the current bin's fill mark after a record's bytes (see
+ * Go's package internal/survive): a mapping left by a process that died
+ * holds complete records up to the mark. The barrier keeps the compiler
+ * from moving the bytes' stores after it; it emits no instruction.
+ */
+static inline void hmb_mark(struct hmb_go_level *lv)
+{
+	__asm__ __volatile__("" ::: "memory");
+	*(volatile uint32_t *)lv->mark = (uint32_t)lv->pos;
+}
 
 /* measure's frame states, buffer's classes, encode.All and the records' largest sizes. */
 enum {
@@ -411,6 +425,7 @@ static int hmb_direct_enter_on(struct hmb_thread *th, struct hmb_go_location *L,
 	if (lv != NULL) {
 		lv->pos += hmb_put_enter(lv, (uint8_t *)lv->bin.ptr + lv->pos, tr, seq, r);
 		lv->n++;
+		hmb_mark(lv);
 		f->state = HMB_FRAME_WRITTEN;
 	} else {
 		hmb_direct_drop(th, th->drops, d);
@@ -489,6 +504,7 @@ static int hmb_direct_leave_on(struct hmb_thread *th, struct hmb_go_location *L,
 	if (lv != NULL) {
 		lv->pos += hmb_put_leave(lv, (uint8_t *)lv->bin.ptr + lv->pos, tr, seq);
 		lv->n++;
+		hmb_mark(lv);
 	} else {
 		hmb_direct_drop(th, cls == HMB_CLASS_COLLECTIVE ? th->cdrops : th->drops, d);
 	}
@@ -561,6 +577,7 @@ HMB_NOINST static inline int hmb_direct_message(struct hmb_thread *th, int recv,
 	if (lv != NULL) {
 		lv->pos += hmb_put_message(lv, (uint8_t *)lv->bin.ptr + lv->pos, recv, tr, seq, peer, tag, bytes, comm);
 		lv->n++;
+		hmb_mark(lv);
 	} else {
 		hmb_direct_drop(th, th->mdrops, d);
 	}
@@ -618,6 +635,7 @@ HMB_NOINST static inline int hmb_direct_mpi(struct hmb_thread *th, const struct 
 	if (lv != NULL) {
 		lv->pos += hmb_put_mpi(lv, (uint8_t *)lv->bin.ptr + lv->pos, tr, seq, r);
 		lv->n++;
+		hmb_mark(lv);
 	} else {
 		hmb_direct_drop(th, coll ? th->cdrops : th->mdrops, d);
 	}
@@ -670,6 +688,7 @@ HMB_NOINST static inline int hmb_direct_collective(struct hmb_thread *th, uint32
 		n += hmb_put_collective(lv, b + n, tr, seq + 1, root, bytes, received, comm);
 		lv->pos += n;
 		lv->n += 2;
+		hmb_mark(lv);
 		f->state = HMB_FRAME_WRITTEN;
 	} else {
 		hmb_direct_drop(th, th->cdrops, d);

@@ -35,7 +35,9 @@ var (
 		(C.HMB_ENC_COLLECTIVE-int(encode.KindCollective))|(C.HMB_ENC_ISEND-int(encode.KindIsend))|
 		(C.HMB_ENC_ISEND_COMPLETE-int(encode.KindIsendComplete))|(C.HMB_ENC_IRECV_REQUEST-int(encode.KindIrecvRequest))|
 		(C.HMB_ENC_IRECV-int(encode.KindIrecv))|(C.HMB_ENC_REQUEST_CANCELLED-int(encode.KindRequestCancelled))|
-		(C.HMB_ENC_COLL_REQUEST-int(encode.KindCollRequest))|(C.HMB_ENC_COLL_COMPLETE-int(encode.KindCollComplete))]
+		(C.HMB_ENC_COLL_REQUEST-int(encode.KindCollRequest))|(C.HMB_ENC_COLL_COMPLETE-int(encode.KindCollComplete))|
+		(C.HMB_ENC_TASK_CREATE-int(encode.KindTaskCreate))|(C.HMB_ENC_TASK_SWITCH-int(encode.KindTaskSwitch))|
+		(C.HMB_ENC_TASK_COMPLETE-int(encode.KindTaskComplete))|(C.HMB_ENC_TASK_SUSPEND-int(encode.KindTaskSuspend))]
 	// The RMA kinds and types of hmbtrace.h are encode's.
 	_ = [1]struct{}{}[(C.HMB_RMA_WIN_CREATE-int(encode.KindRmaWinCreate))|(C.HMB_RMA_OP_COMPLETE_REMOTE-int(encode.KindRmaOpCompleteRemote))|
 		(C.HMB_RMA_PUT-int(encode.KindRmaPut))|(C.HMB_RMA_ATOMIC-int(encode.KindRmaAtomic))|(C.HMB_RMA_GROUP_SYNC-int(encode.KindRmaGroupSync))|
@@ -203,6 +205,20 @@ func hmbgo_thread_name(index C.uint32_t, name *C.char, n C.size_t) {
 	if t := rt.Thread(uint32(index)); t != nil {
 		t.Location().SetName(C.GoStringN(name, C.int(n)))
 	}
+}
+
+//export hmbgo_thread_team
+func hmbgo_thread_team(index C.uint32_t, levels C.int, numbers *C.int) {
+	defer contain("hmb_thread_team", func() {})
+	t := rt.Thread(uint32(index))
+	if t == nil || levels <= 0 {
+		return
+	}
+	team := make([]int, levels)
+	for i, n := range unsafe.Slice(numbers, int(levels)) {
+		team[i] = int(n)
+	}
+	t.Location().SetTeam(team)
 }
 
 //export hmbgo_replay

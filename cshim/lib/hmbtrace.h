@@ -250,6 +250,35 @@ void hmb_collective_complete(uint32_t region, int root, uint64_t sent, uint64_t 
 			     uint64_t request);
 
 /*
+ * Tasks that can be suspended and resumed, on another thread too (OpenMP
+ * explicit tasks: the OpenMP adapter calls these). hmb_task_create records
+ * the creation of a task on the calling thread, inside the region that
+ * creates it, and returns its id: unique in the process over the run, never
+ * 0. hmb_task_switch records that the calling thread now runs task, which
+ * starts or resumes here (0: the thread's implicit task, its own code in its
+ * innermost team); hmb_task_complete that task completed on it. The task's
+ * regions are entered and left on the thread that runs them, as any other,
+ * between the switch to the task and the switch away from it. Each is a
+ * record of the OpenMP paradigm's class at the calling depth; the OTF2
+ * export writes ThreadTaskCreate, ThreadTaskSwitch and ThreadTaskComplete.
+ * They are replayed in Go at once (or staged under the staging settings): a
+ * call into Go per record, which a task's own cost dwarfs.
+ */
+uint64_t hmb_task_create(void);
+void hmb_task_switch(uint64_t task);
+void hmb_task_complete(uint64_t task);
+
+/*
+ * hmb_task_suspend records that task, which the calling thread runs, stops
+ * with regions open that it entered since the thread's last switch to it,
+ * and will resume from elsewhere (another thread, or another scheduling
+ * point): an untied task whose code returned to the scheduler. The thread
+ * leaves those regions now, and the switch that resumes the task, on any
+ * thread, enters them again, so that every thread's regions stay nested.
+ */
+void hmb_task_suspend(uint64_t task);
+
+/*
  * One-sided communication (MPI windows), as libhmbtrace-mpi records it,
  * after OTF2's RMA records (Knuepfer et al. for Score-P). Ranks are world
  * ranks; -1 is all of the window's processes (MPI_Win_lock_all) or none.
@@ -352,6 +381,15 @@ void hmb_clock_sync(uint64_t ticks, int64_t offset, uint64_t reference_start);
  * default). The trace carries the last name given.
  */
 void hmb_thread_name(const char *name);
+
+/*
+ * hmb_thread_team records the calling thread's place in OpenMP's thread
+ * teams in its location's definition (the OpenMP adapter calls it with the
+ * name): its thread number in each of the levels enclosing teams, from the
+ * outermost in (at most 16 kept). The trace carries the last place given;
+ * readers group a nested team's threads under the thread that forked it.
+ */
+void hmb_thread_team(int levels, const int *numbers);
 
 /*
  * hmb_finalize ends the measurement: it takes every thread's staged probes,

@@ -448,6 +448,9 @@ HMB_NOINST static int hmb_location(struct hmb_thread *th)
 			th->epoch_word = epoch;
 			th->loc = loc;
 		}
+		if (th->index != HMB_NO_INDEX && th->team_levels > 0) {
+			hmbgo_thread_team(th->index, th->team_levels, th->team);
+		}
 	}
 	return th->index != HMB_NO_INDEX;
 }
@@ -811,6 +814,58 @@ HMB_NOINST void hmb_thread_name(const char *name)
 	int st = atomic_load(&hmb_state);
 	if (th->index != HMB_NO_INDEX && !th->closed && (st == ST_RUNNING || st == ST_CLOSING)) {
 		hmbgo_thread_name(th->index, copy, strlen(copy));
+	}
+	pthread_mutex_unlock(&th->lock);
+}
+
+/*
+ * hmb_flush_staged replays the calling thread's staged records into its
+ * location now, as a full array does (nothing on a direct thread, whose
+ * array is empty): a task's suspension must reach the measurement before
+ * another thread resumes the task.
+ */
+HMB_NOINST void hmb_flush_staged(void)
+{
+	struct hmb_thread *th = hmb_self;
+	if (th == NULL || th->in_direct || atomic_exchange(&th->in_slow, 1)) {
+		return;
+	}
+	pthread_mutex_lock(&th->lock);
+	int st = atomic_load_explicit(&hmb_state, memory_order_acquire);
+	if (th->buf != NULL && !th->closed && (st == ST_RUNNING || st == ST_CLOSING) && hmb_location(th)) {
+		hmb_record *c = atomic_load_explicit(&th->cur, memory_order_relaxed);
+		if (c != th->buf) {
+			hmb_replay(th, th->buf, c);
+			atomic_store_explicit(&th->cur, th->buf, memory_order_relaxed);
+		}
+	}
+	pthread_mutex_unlock(&th->lock);
+	th->in_slow = 0;
+}
+
+/* hmb_thread_team keeps the place as hmb_thread_name keeps the name: for the location now or when it is made. */
+HMB_NOINST void hmb_thread_team(int levels, const int *numbers)
+{
+	if (levels <= 0 || numbers == NULL) {
+		return;
+	}
+	if (levels > HMB_TEAM_LEVELS) {
+		levels = HMB_TEAM_LEVELS;
+	}
+	hmb_lazy_init();
+	struct hmb_thread *th = hmb_self;
+	if (th == NULL) {
+		int st = atomic_load(&hmb_state);
+		if ((st != ST_UNINIT && st != ST_RUNNING) || (th = hmb_register()) == NULL) {
+			return;
+		}
+	}
+	pthread_mutex_lock(&th->lock);
+	th->team_levels = levels;
+	memcpy(th->team, numbers, (size_t)levels * sizeof numbers[0]);
+	int st = atomic_load(&hmb_state);
+	if (th->index != HMB_NO_INDEX && !th->closed && (st == ST_RUNNING || st == ST_CLOSING)) {
+		hmbgo_thread_team(th->index, levels, th->team);
 	}
 	pthread_mutex_unlock(&th->lock);
 }

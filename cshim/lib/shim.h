@@ -63,9 +63,16 @@ enum {
 	HMB_ENC_REQUEST_CANCELLED = 11,
 	HMB_ENC_COLL_REQUEST = 12,
 	HMB_ENC_COLL_COMPLETE = 13,
+	HMB_ENC_TASK_CREATE = 14,
+	HMB_ENC_TASK_SWITCH = 15,
+	HMB_ENC_TASK_COMPLETE = 16,
+	HMB_ENC_TASK_SUSPEND = 17,
 };
 
 #define HMB_PAYLOAD_MASK ((UINT64_C(1) << HMB_KIND_SHIFT) - 1)
+
+/* Nesting levels of OpenMP teams a thread's place keeps (hmb_thread_team). */
+#define HMB_TEAM_LEVELS 16
 
 /* No Go location yet (hmbgo_thread failed, or was not called). */
 #define HMB_NO_INDEX UINT32_MAX
@@ -107,6 +114,8 @@ struct hmb_thread {
 	uint32_t index;  /* the Go location, HMB_NO_INDEX until it exists */
 	long tid;
 	char *name;  /* from hmb_thread_name, or NULL */
+	int team_levels;                 /* from hmb_thread_team, 0: none */
+	int team[HMB_TEAM_LEVELS];
 	int closed;  /* hmb_finalize took its records */
 	int exited;  /* its thread-exit destructor ran */
 	int interrupted; /* hmb_finalize found it stopped inside a direct probe */
@@ -143,6 +152,8 @@ uint32_t hmb_region_n(const char *name, size_t nlen, const char *file, int line,
  */
 void hmb_count_dropped(uint64_t n) HMB_NOINST;
 
+/* hmb_flush_staged replays the calling thread's staged records now (task suspension). */
+void hmb_flush_staged(void) HMB_NOINST HMB_HIDDEN;
 /* For the definitions of rma.c: hmb_def_ready starts the measurement if
  * nothing did and tells whether it takes definitions; hmb_def_error keeps
  * and frees an error message from Go. */

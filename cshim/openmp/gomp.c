@@ -194,6 +194,9 @@ NOINST static void name_thread(void)
 	hmb_omp_name(level, anc);
 }
 
+/* The explicit task the thread runs (hmb_task_create's id), 0 in its implicit task. */
+static HMB_OMP_TLS uint64_t current_task;
+
 /* A parallel region's body as every thread of the team runs it. */
 struct body {
 	void (*fn)(void *);
@@ -208,6 +211,9 @@ NOINST static void body(void *arg)
 	struct body *b = arg;
 	name_thread();
 	int depth = nopen;
+	/* A team's implicit task, also on a thread that forks it from a task. */
+	uint64_t up_task = current_task;
+	current_task = 0;
 	enter(b->task);
 	if (b->work_kind != 0) {
 		push(b->work_kind, b->work); /* the body's GOMP_*_end_nowait leaves it */
@@ -224,6 +230,7 @@ NOINST static void body(void *arg)
 		leave(b->barrier);
 	}
 	leave(b->task);
+	current_task = up_task;
 }
 
 /* body_init prepares a body and reports whether it records anything (not when the measurement is off). */
@@ -823,18 +830,21 @@ LOCK(omp_set_nest_lock_, K_NEST_LOCK)
 
 /*
  * Tasks. A task's body is wrapped, so that the thread that runs it, when
- * and wherever libgomp runs it, records "!$omp task @file:line" around
- * it. The wrapper's header goes in front of the task's data, which
- * libgomp copies with the task; a copy function (C++ firstprivate) is
- * wrapped to copy the header and construct the rest from the original.
- * libgomp never suspends a task in the middle and resumes it elsewhere
- * (it runs untied tasks as tied), so task regions nest on the thread's
- * stack: inside the barrier, taskwait or task creation that ran them.
+ * and wherever libgomp runs it, records the switch to the task,
+ * "!$omp task @file:line" around its body, its completion and the switch
+ * back to the task it interrupted. The wrapper's header goes in front of
+ * the task's data, which libgomp copies with the task; a copy function
+ * (C++ firstprivate) is wrapped to copy the header and construct the rest
+ * from the original. libgomp never suspends a task in the middle and
+ * resumes it elsewhere (it runs untied tasks as tied): a task runs whole,
+ * as a call inside the barrier, taskwait, taskgroup end or task creation
+ * of the thread that runs it, so its regions nest on that thread's stack.
  */
 struct task_head {
 	void (*fn)(void *);
 	void (*cpyfn)(void *, void *);
 	void *orig;
+	uint64_t id; /* from hmb_task_create */
 	uint32_t region;
 	long off;
 };
@@ -843,6 +853,9 @@ NOINST static void task_body(void *arg)
 {
 	struct task_head *h = arg;
 	int depth = nopen;
+	uint64_t up_task = current_task;
+	current_task = h->id;
+	hmb_task_switch(h->id);
 	enter(h->region);
 	void (*up)(void *) = hmb_omp_running;
 	hmb_omp_running = h->fn;
@@ -850,6 +863,9 @@ NOINST static void task_body(void *arg)
 	hmb_omp_running = up;
 	close_to(depth);
 	leave(h->region);
+	hmb_task_complete(h->id);
+	current_task = up_task;
+	hmb_task_switch(up_task);
 }
 
 NOINST static void task_copy(void *dst, void *src)
@@ -896,6 +912,7 @@ EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void
 		memcpy(buf + off, data, (size_t)arg_size);
 	}
 	enter(create);
+	h->id = hmb_task_create();
 	real_GOMP_task(task_body, buf, cpyfn != NULL ? task_copy : NULL, size, align, if_clause, flags, depend,
 		       priority, detach);
 	leave(create);

@@ -65,6 +65,17 @@ uint32_t hmb_omp_site(int kind, const void *at, const void *fn) HMB_OMP_NOINST H
  */
 extern HMB_OMP_TLS void (*hmb_omp_running)(void *) HMB_OMP_HIDDEN;
 
+/*
+ * hmb_omp_parallel_at returns the return address of the call that started
+ * a parallel region the calling thread runs an implicit task of: the
+ * innermost for up = 0, the one enclosing that for 1, and so on; NULL
+ * past the outermost or when unknown (outside parallel regions, or
+ * libgomp, whose outlined functions carry their host's name). sites.c
+ * names a construct in Clang's outlined body (.omp_outlined.) after the
+ * function that holds the parallel region.
+ */
+const void *hmb_omp_parallel_at(int up) HMB_OMP_NOINST HMB_OMP_HIDDEN;
+
 /* hmb_omp_name gives the calling thread's location its OpenMP name when it changed. */
 void hmb_omp_name(int level, const int *ancestors) HMB_OMP_NOINST HMB_OMP_HIDDEN;
 

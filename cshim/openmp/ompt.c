@@ -9,23 +9,24 @@
  * (omp-tools.h), declared here so that the adapter builds with any C
  * compiler, without clang's headers.
  *
- * Tasks. OMPT tells a task's creation, and each switch between tasks on a
- * thread (task_schedule). A switch to an explicit task enters its region
- * "!$omp task @file:line" on the thread that runs it; the task's
- * completion leaves it. A task that is suspended (at a taskwait, a
- * taskyield, a barrier inside it) stays open while the tasks run there
- * nest inside it: the per-thread stack stays well nested as long as a
- * suspended task resumes on the thread that suspended it, which holds for
- * tied tasks, the default. An untied task that resumes on another thread
- * is entered there again and left there, and stays open on the first
- * thread until its implicit task ends (hmb_leave of the enclosing region
- * closes it, counted as a usage error). Score-P (Knüpfer et al.) avoids
- * this by giving each task its own region stack and recording the
- * switches; for hmbtrace that is a location per task, or a task id on
- * each event and a switch record that the reader, the analyses and the
- * OTF2 export (ThreadTaskSwitch) follow: a change of the record format
- * and of every reader, left for a later step.
+ * Tasks. OMPT tells a task's creation (task_create: hmb_task_create on
+ * the creating thread gives it its id) and each switch between tasks on a
+ * thread (task_schedule). A switch to an explicit task records the switch,
+ * and the first one enters its region "!$omp task @file:line" on the
+ * thread that runs it; its completion leaves the region, records the
+ * completion, and the switch to the task the thread resumes (0: its
+ * implicit task). A task suspended at a scheduling point inside it (a
+ * taskwait, a taskyield, a barrier) while others run there stays open: they
+ * nest inside it. A task that libomp leaves for the task below it on the
+ * thread without completing it has returned to the scheduler: an untied
+ * task's part, which may resume on another thread. It is suspended
+ * (hmb_task_suspend leaves the regions it has open), and the switch that
+ * resumes it, on any thread, enters them again: every thread's stack stays
+ * well nested, and the switch records give each task its own stack in the
+ * OTF2 export, as Score-P has it (Knüpfer et al.).
  */
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -150,6 +151,14 @@ NOINST static void pop(int kind)
 #define LEVELS 16
 static HMB_OMP_TLS int path[LEVELS];
 static HMB_OMP_TLS int level;
+/* The parallel construct's return address at each level of the thread's implicit tasks (1-based). */
+static HMB_OMP_TLS const void *parallel_at[LEVELS + 1];
+
+NOINST const void *hmb_omp_parallel_at(int up)
+{
+	int l = level - up;
+	return up >= 0 && l > 0 && l <= LEVELS ? parallel_at[l] : NULL;
+}
 
 /*
  * A worker (a thread other than a team's thread 0) whose implicit task
@@ -227,6 +236,50 @@ NOINST static void close_task(void)
 /* An implicit task's data: its region, and the thread's level and worker flag before it. */
 #define TASK_EXPLICIT (1ull << 63)
 
+/*
+ * An explicit task's data points to its task_info, tagged with
+ * TASK_EXPLICIT (a user-space pointer never has bit 63 set): made at its
+ * creation, freed at its completion (a detached task's at its fulfillment).
+ */
+#define SAVED_MAX 16
+struct task_info {
+	uint64_t id; /* from hmb_task_create */
+	uint32_t region;
+	int started, done;
+	_Atomic int active; /* a thread runs it, or has yet to record its suspension */
+	int base; /* the thread's open constructs (nopen) when it last switched to the task */
+	/* The task's constructs open when it was suspended, entered again where it resumes. */
+	int nsaved;
+	struct {
+		uint32_t region;
+		int kind;
+	} saved[SAVED_MAX];
+};
+
+NOINST static inline struct task_info *explicit_task(const ompt_data_t *t)
+{
+	return t != NULL && (t->value & TASK_EXPLICIT) ? (struct task_info *)(uintptr_t)(t->value & ~TASK_EXPLICIT) : NULL;
+}
+
+/*
+ * The explicit tasks the thread runs, innermost last, each at a scheduling
+ * point of the one before; NULL marks where an implicit task begins. A
+ * task that the runtime leaves for the one below it without completing it
+ * has returned to the scheduler with constructs open: an untied task's
+ * part, which may resume on another thread. It is suspended
+ * (hmb_task_suspend leaves its regions), and its constructs are opened
+ * again where it resumes. A task left for a new one at a scheduling point
+ * (a taskwait) is not: the new one nests inside it.
+ */
+#define RUNNING_MAX 256
+static HMB_OMP_TLS struct task_info *running[RUNNING_MAX];
+static HMB_OMP_TLS int nrunning;
+
+NOINST static inline struct task_info *running_at(int i)
+{
+	return i >= 0 && i < nrunning && i < RUNNING_MAX ? running[i] : NULL;
+}
+
 NOINST static void on_implicit_task(int endpoint, ompt_data_t *parallel, ompt_data_t *task, unsigned actual,
 				    unsigned index, int flags)
 {
@@ -245,13 +298,26 @@ NOINST static void on_implicit_task(int endpoint, ompt_data_t *parallel, ompt_da
 			path[l] = (int)index;
 		}
 		level = l + 1;
+		if (level <= LEVELS) {
+			parallel_at[level] = p != NULL ? p->ra : NULL;
+		}
 		hmb_omp_name(level < LEVELS ? level : LEVELS, path);
 		uint32_t r = hmb_omp_site(K_IMPLICIT_TASK, p != NULL ? p->ra : NULL, NULL);
 		task->value = (uint64_t)r | (uint64_t)(uint16_t)prev << 32 | (uint64_t)(worker != 0) << 48;
 		worker = index != 0;
 		joined = 0;
+		if (nrunning < RUNNING_MAX) {
+			running[nrunning] = NULL;
+		}
+		nrunning++;
 		push(K_IMPLICIT_TASK, r);
 	} else if (endpoint == ompt_scope_end) {
+		while (nrunning > 0) {
+			nrunning--;
+			if (nrunning >= RUNNING_MAX || running[nrunning] == NULL) {
+				break;
+			}
+		}
 		if (!joined) {
 			close_task();
 		}
@@ -399,22 +465,109 @@ NOINST static void on_task_create(ompt_data_t *task, const ompt_frame_t *frame, 
 				  int deps, const void *ra)
 {
 	(void)task, (void)frame, (void)deps;
-	if (created != NULL && (flags & ompt_task_explicit)) {
-		created->value = TASK_EXPLICIT | hmb_omp_site(K_TASK, ra, NULL);
+	if (created == NULL || !(flags & ompt_task_explicit)) {
+		return;
+	}
+	struct task_info *t = calloc(1, sizeof *t);
+	if (t == NULL) {
+		return; /* not recorded */
+	}
+	t->region = hmb_omp_site(K_TASK, ra, NULL);
+	t->id = hmb_task_create();
+	created->value = TASK_EXPLICIT | (uint64_t)(uintptr_t)t;
+}
+
+/* suspend leaves p, the thread's running task, at a point its code returned from with constructs open. */
+NOINST static void suspend(struct task_info *p)
+{
+	p->nsaved = 0;
+	for (int i = p->base; i < nopen && i < OPEN_MAX && p->nsaved < SAVED_MAX; i++) {
+		p->saved[p->nsaved].region = opened[i].region;
+		p->saved[p->nsaved].kind = opened[i].kind;
+		p->nsaved++;
+	}
+	if (nopen > p->base) {
+		nopen = p->base; /* hmb_task_suspend leaves their regions */
+	}
+	hmb_task_suspend(p->id);
+	atomic_store_explicit(&p->active, 0, memory_order_release);
+}
+
+/*
+ * wait_suspended waits for the thread that suspended n to have recorded it
+ * (a bounded wait: past it, n resumes without its regions, and the leaves
+ * are usage errors): libomp hands an untied task's next part to the queue
+ * before the part returns, so another thread may pick it up before the
+ * first reports the switch away from it.
+ */
+NOINST static void wait_suspended(struct task_info *n)
+{
+	for (int i = 0; i < 100000 && atomic_load_explicit(&n->active, memory_order_acquire); i++) {
+		sched_yield();
 	}
 }
 
 NOINST static void on_task_schedule(ompt_data_t *prior, int status, ompt_data_t *next)
 {
-	if (status == ompt_task_early_fulfill || status == ompt_task_late_fulfill) {
+	struct task_info *p = explicit_task(prior), *n = explicit_task(next);
+	if (status == ompt_task_early_fulfill) {
 		return; /* a detached task's event, not a switch */
 	}
-	if ((status == ompt_task_complete || status == ompt_task_cancel || status == ompt_task_detach) && prior != NULL &&
-	    (prior->value & TASK_EXPLICIT)) {
-		pop(K_TASK);
+	if (status == ompt_task_late_fulfill) {
+		if (p != NULL && p->done) {
+			prior->value = 0;
+			free(p);
+		}
+		return;
 	}
-	if (next != NULL && (next->value & TASK_EXPLICIT)) {
-		push(K_TASK, (uint32_t)next->value);
+	int done = status == ompt_task_complete || status == ompt_task_cancel || status == ompt_task_detach;
+	if (p != NULL) {
+		int top = running_at(nrunning - 1) == p && nrunning <= RUNNING_MAX;
+		if (done) {
+			pop(K_TASK);
+			hmb_task_complete(p->id);
+			p->done = 1;
+			if (top) {
+				nrunning--;
+			}
+		} else if (top && (nrunning == 1 ? n == NULL : running_at(nrunning - 2) == n)) {
+			suspend(p);
+			nrunning--;
+		}
+	}
+	if (n != NULL) {
+		int below = running_at(nrunning - 1) == n && nrunning > 0;
+		if (!below && n->started) {
+			wait_suspended(n);
+		}
+		atomic_store_explicit(&n->active, 1, memory_order_relaxed);
+		hmb_task_switch(n->id);
+		if (!below) {
+			if (nrunning < RUNNING_MAX) {
+				running[nrunning] = n;
+			}
+			nrunning++;
+			n->base = nopen;
+		}
+		if (!n->started) {
+			n->started = 1;
+			push(K_TASK, n->region);
+		} else {
+			/* hmb_task_switch entered their regions again */
+			for (int i = 0; i < n->nsaved; i++, nopen++) {
+				if (nopen < OPEN_MAX) {
+					opened[nopen].region = n->saved[i].region;
+					opened[nopen].kind = n->saved[i].kind;
+				}
+			}
+			n->nsaved = 0;
+		}
+	} else if (p != NULL) {
+		hmb_task_switch(0); /* back in the implicit task */
+	}
+	if (p != NULL && done && status != ompt_task_detach) {
+		prior->value = 0;
+		free(p);
 	}
 }
 

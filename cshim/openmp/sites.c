@@ -77,6 +77,18 @@ HMB_OMP_NOINST static const char *base(const char *path)
 	return s != NULL ? s + 1 : path;
 }
 
+/*
+ * outlined_body reports whether func names a body Clang outlined from a
+ * construct (".omp_outlined.", ".omp_outlined..1", "__omp_outlined__2"): a
+ * name that says nothing of where the construct is.
+ */
+HMB_OMP_NOINST static int outlined_body(const char *func)
+{
+	return strncmp(func, ".omp_outlined.", 14) == 0 || strncmp(func, "__omp_outlined__", 16) == 0;
+}
+
+HMB_OMP_NOINST static int own_code(const void *at);
+
 /* site_define names and defines the region (sites_mu held). */
 HMB_OMP_NOINST static uint32_t site_define(int kind, const void *at, const void *fn)
 {
@@ -87,6 +99,26 @@ HMB_OMP_NOINST static uint32_t site_define(int kind, const void *at, const void 
 		/* A return address is the instruction after the call: one back is the call. */
 		const char *code = (const char *)at - 1;
 		have = hmb_code_at(code, func, sizeof func, file, sizeof file, &line);
+		/*
+		 * A construct in Clang's outlined body, without a line to tell it
+		 * by: named after the function that holds the parallel region (the
+		 * next enclosing one while that is an outlined body too: a nested
+		 * region). An outlined body belongs to one construct, so the name
+		 * is the same from wherever it runs, and caching by at stays right.
+		 */
+		const void *host;
+		for (int up = 0; have && line <= 0 && outlined_body(func) && (host = hmb_omp_parallel_at(up)) != NULL;
+		     up++) {
+			char hfunc[512], hfile[1024];
+			int hline = 0;
+			hfunc[0] = 0;
+			if (own_code(host) ||
+			    !hmb_code_at((const char *)host - 1, hfunc, sizeof hfunc, hfile, sizeof hfile, &hline) ||
+			    hfunc[0] == 0) {
+				break;
+			}
+			memcpy(func, hfunc, sizeof func);
+		}
 	}
 	if (fn != NULL) {
 		ohave = hmb_code_at(fn, outlined, sizeof outlined, ofile, sizeof ofile, &oline);
@@ -245,6 +277,7 @@ HMB_OMP_NOINST void hmb_omp_name(int level, const int *ancestors)
 		n += (size_t)snprintf(name + n, sizeof name - n, i == 0 ? "%d" : ":%d", ancestors[i]);
 	}
 	hmb_thread_name(name);
+	hmb_thread_team(level, ancestors);
 	named_level = level;
 	memcpy(named, ancestors, (size_t)level * sizeof named[0]);
 }

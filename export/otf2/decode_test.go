@@ -224,6 +224,12 @@ func (d *eventDecoder) event(id byte) (decodedEvent, error) {
 		if e.values, err = d.fields("b"); err != nil {
 			return e, err
 		}
+	case eventThreadTaskCreate, eventThreadTaskSwitch, eventThreadTaskComplete:
+		e.kind = map[byte]string{eventThreadTaskCreate: "THREAD_TASK_CREATE", eventThreadTaskSwitch: "THREAD_TASK_SWITCH",
+			eventThreadTaskComplete: "THREAD_TASK_COMPLETE"}[id]
+		if e.values, err = d.fields("ccc"); err != nil {
+			return e, err
+		}
 	case eventThreadTeamBegin, eventThreadTeamEnd:
 		e.kind = map[byte]string{eventThreadTeamBegin: "THREAD_TEAM_BEGIN", eventThreadTeamEnd: "THREAD_TEAM_END"}[id]
 		if e.values, err = d.fields("c"); err != nil {

@@ -214,7 +214,8 @@ var pythonKinds = map[string]string{"ENTER": "Enter", "LEAVE": "Leave", "METRIC"
 	"MPI_IRECV": "MpiIrecv", "MPI_REQUEST_TEST": "MpiRequestTest", "MPI_REQUEST_CANCELLED": "MpiRequestCancelled",
 	"MPI_COLLECTIVE_BEGIN": "MpiCollectiveBegin", "MPI_COLLECTIVE_END": "MpiCollectiveEnd",
 	"NON_BLOCKING_COLLECTIVE_REQUEST": "NonBlockingCollectiveRequest", "NON_BLOCKING_COLLECTIVE_COMPLETE": "NonBlockingCollectiveComplete",
-	"THREAD_FORK": "ThreadFork", "THREAD_JOIN": "ThreadJoin", "THREAD_TEAM_BEGIN": "ThreadTeamBegin", "THREAD_TEAM_END": "ThreadTeamEnd"}
+	"THREAD_FORK": "ThreadFork", "THREAD_JOIN": "ThreadJoin", "THREAD_TEAM_BEGIN": "ThreadTeamBegin", "THREAD_TEAM_END": "ThreadTeamEnd",
+	"THREAD_TASK_CREATE": "ThreadTaskCreate", "THREAD_TASK_SWITCH": "ThreadTaskSwitch", "THREAD_TASK_COMPLETE": "ThreadTaskComplete"}
 
 // TestPythonReader reads every scenario's archive with python3-otf2 and
 // checks the location definitions, the number and kinds of events per

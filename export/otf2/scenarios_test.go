@@ -182,6 +182,7 @@ var scenarios = []scenario{
 	{"multichunk", scenarioMultichunk, Options{Creator: creator, Description: "multi-chunk", EventChunkSize: 256 << 10}, ""},
 	{"manydefs", scenarioManyDefs, Options{Creator: creator, EventChunkSize: 256 << 10, DefChunkSize: 256 << 10}, ""},
 	{"attic", scenarioAttic, Options{Creator: creator}, "python3-otf2 rejects groups of type UNKNOWN"},
+	{"tasks", scenarioTasks, Options{Creator: creator, Description: "OpenMP tasks"}, ""},
 }
 
 func scenarioSingle(b *builder) {
@@ -337,6 +338,69 @@ func scenarioThreads(b *builder) {
 	b.other(w[0], "THREAD_JOIN", 195, w[0].ThreadJoin(195, ParadigmOpenMP), []uint64{uint64(ParadigmOpenMP)}, "Model", "OPENMP")
 	b.leave(w[0], 200, rmain)
 	b.ok(b.a.ClockProperties(1000000000, 100, 101))
+}
+
+// scenarioTasks is scenarioThreads with explicit tasks: thread 0 creates
+// two tasks in a single construct; thread 1 runs the first, thread 0 the
+// second inside its taskwait, each switching back to its implicit task
+// (generation 0) after the completion.
+func scenarioTasks(b *builder) {
+	node := b.stn("node0", "node", NoParent)
+	p := b.lg("Rank 0", node)
+	w := []*EventWriter{b.loc("thread 0", p), b.loc("thread 1", p)}
+	rpar := b.region("!$omp parallel @t.c:10", "", "", "t.c", 10, 0, RoleParallel, ParadigmOpenMP, 0)
+	rimpl := b.region("!$omp implicit task", "", "", "", 0, 0, RoleTask, ParadigmOpenMP, 0)
+	rcreate := b.region("!$omp create task @t.c:12", "", "", "t.c", 12, 0, RoleTaskCreate, ParadigmOpenMP, 0)
+	rtask := b.region("!$omp task @t.c:12", "", "", "t.c", 12, 0, RoleTask, ParadigmOpenMP, 0)
+	rwait := b.region("!$omp taskwait @t.c:14", "", "", "t.c", 14, 0, RoleTaskWait, ParadigmOpenMP, 0)
+	b.group("", GroupTypeCommLocations, ParadigmOpenMP, 0, []uint64{0, 1})
+	gteam := b.group("", GroupTypeCommGroup, ParadigmOpenMP, 0, []uint64{0, 1})
+	team, err := b.a.Comm("Rank 0 team thread 0, thread 1", gteam, NoComm)
+	b.ok(err)
+	name := fmt.Sprint(team)
+	task := func(w *EventWriter, kind string, ts uint64, creator, gen uint32) {
+		var err error
+		switch kind {
+		case "THREAD_TASK_CREATE":
+			err = w.ThreadTaskCreate(ts, team, creator, gen)
+		case "THREAD_TASK_SWITCH":
+			err = w.ThreadTaskSwitch(ts, team, creator, gen)
+		default:
+			err = w.ThreadTaskComplete(ts, team, creator, gen)
+		}
+		b.other(w, kind, ts, err, []uint64{uint64(team), uint64(creator), uint64(gen)},
+			"Thread Team", name, "Creating Thread", fmt.Sprint(creator), "Generation Number", fmt.Sprint(gen))
+	}
+	b.other(w[0], "THREAD_FORK", 100, w[0].ThreadFork(100, ParadigmOpenMP, 2), []uint64{uint64(ParadigmOpenMP), 2},
+		"Model", "OPENMP", "# Requested Threads", "2")
+	b.enter(w[0], 100, rpar)
+	for k := range uint64(2) {
+		b.other(w[k], "THREAD_TEAM_BEGIN", 101+k, w[k].ThreadTeamBegin(101+k, team), []uint64{uint64(team)}, "Thread Team", name)
+		b.enter(w[k], 101+k, rimpl)
+	}
+	b.enter(w[0], 110, rcreate)
+	task(w[0], "THREAD_TASK_CREATE", 111, 0, 1)
+	task(w[0], "THREAD_TASK_CREATE", 112, 0, 2)
+	b.leave(w[0], 113, rcreate)
+	task(w[1], "THREAD_TASK_SWITCH", 114, 0, 1)
+	b.enter(w[1], 114, rtask)
+	b.enter(w[0], 115, rwait)
+	task(w[0], "THREAD_TASK_SWITCH", 116, 0, 2)
+	b.enter(w[0], 116, rtask)
+	b.leave(w[0], 150, rtask)
+	task(w[0], "THREAD_TASK_COMPLETE", 150, 0, 2)
+	task(w[0], "THREAD_TASK_SWITCH", 151, 0, 0)
+	b.leave(w[1], 160, rtask)
+	task(w[1], "THREAD_TASK_COMPLETE", 160, 0, 1)
+	task(w[1], "THREAD_TASK_SWITCH", 161, 1, 0)
+	b.leave(w[0], 162, rwait)
+	for k := range uint64(2) {
+		b.leave(w[k], 190-k, rimpl)
+		b.other(w[k], "THREAD_TEAM_END", 190-k, w[k].ThreadTeamEnd(190-k, team), []uint64{uint64(team)}, "Thread Team", name)
+	}
+	b.leave(w[0], 195, rpar)
+	b.other(w[0], "THREAD_JOIN", 195, w[0].ThreadJoin(195, ParadigmOpenMP), []uint64{uint64(ParadigmOpenMP)}, "Model", "OPENMP")
+	b.ok(b.a.ClockProperties(1000000000, 100, 96))
 }
 
 func scenarioMPI(b *builder) {

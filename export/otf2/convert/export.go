@@ -72,6 +72,15 @@ type Stats struct {
 	// task is missing from its region (see openmp.go).
 	ThreadTeams      int
 	TasksWithoutTeam uint64
+	// TaskEvents counts the OpenMP explicit tasks' events written
+	// (ThreadTaskCreate, ThreadTaskSwitch, ThreadTaskComplete);
+	// TaskEventsLeftOut those left out because no thread team is known
+	// for them (see TasksWithoutTeam). TasksWithoutCreation counts the
+	// tasks whose creation the buffer shed: they are named after the first
+	// thread that runs them (see task.go).
+	TaskEvents           uint64
+	TaskEventsLeftOut    uint64
+	TasksWithoutCreation uint64
 
 	// RmaOperations counts the RMA operations written (RmaPut, RmaGet,
 	// RmaAtomic); RmaLeftOut the RMA records left out because they name a
@@ -166,6 +175,8 @@ type exporter struct {
 
 	omp                      []*ompPlan // per file; nil for a file without OpenMP parallel regions
 	parallels, implicitTasks int        // entered so far on the location being exported
+	loc                      int        // the location being exported, an index of its file's
+	lastTeam                 teamOfLoc  // of the location's last implicit task with a team
 }
 
 // openRegion is a region open on the location being exported, with the
@@ -175,9 +186,10 @@ type openRegion struct {
 	coll *pendingColl
 	// An OpenMP parallel region forked a team (ThreadJoin after its
 	// leave); an implicit task is in a team (ThreadTeamEnd after it).
-	fork    bool
-	hasTeam bool
-	team    otf2.CommRef
+	fork     bool
+	hasTeam  bool
+	team     otf2.CommRef
+	teamRank uint32 // the location's rank in team
 }
 
 type pendingColl struct {
@@ -326,7 +338,7 @@ func (x *exporter) location(i, k int, w *otf2.EventWriter) error {
 	f := x.files[i]
 	l := &f.Locations[k]
 	x.open = x.open[:0]
-	x.parallels, x.implicitTasks = 0, 0
+	x.parallels, x.implicitTasks, x.loc, x.lastTeam = 0, 0, k, teamOfLoc{}
 	clear(x.skipped)
 	if err := x.skipRequests(i, l); err != nil {
 		return err
@@ -444,6 +456,12 @@ func (x *exporter) event(i, k int, w *otf2.EventWriter, e *tracefile.Event, ts u
 		}
 		x.st.Collectives++
 		return w.NonBlockingCollectiveComplete(ts, op, c, root, e.Bytes, e.Received, e.Request)
+	case encode.KindTaskCreate, encode.KindTaskSwitch, encode.KindTaskComplete:
+		return x.task(i, w, e, ts)
+	case encode.KindTaskSuspend:
+		// OTF2 has no event for it: the task's regions were left before
+		// it, and the switch that follows says which task runs now.
+		return nil
 	case encode.KindMetric:
 		names := x.files[i].Header.Metrics
 		if len(e.Values) != len(names) {

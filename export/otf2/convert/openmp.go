@@ -85,8 +85,11 @@ func ompRole(name string) otf2.RegionRole {
 // team, so the export derives it from time: an implicit task belongs to
 // the parallel region that encloses it: on its own location the innermost
 // one (the forking thread's own implicit task), for a nested team's thread
-// "thread p:n" the innermost on "thread p", and else the tightest of the
-// file. A task that two regions of the same length enclose is left without
+// the innermost on the thread that forked its team (by the place the file
+// defines for it, or in older files by its name: "thread p:n" was forked by
+// "thread p"), and else the tightest of the file. A thread's number in its
+// team, its rank in the team's communicator, is the last level of its
+// place (or n of its name). A task that two regions of the same length enclose is left without
 // a team and counted (Stats.TasksWithoutTeam), as is a region whose
 // forking thread's own implicit task is missing (shed by the buffer).
 
@@ -120,10 +123,18 @@ type ompPlan struct {
 	kinds []ompKind     // by region id
 	forks [][]uint32    // per location, per parallel region: the team's size
 	teams [][]teamOfLoc // per location, per implicit task
+
+	tasks   map[uint64]taskOrigin // explicit tasks by id (task.go)
+	created []uint32              // per location: tasks created
+	unnamed map[uint64]taskRef    // tasks whose creation is not in the trace, named by the export
+	extra   []uint32              // per location: such tasks named after it
 }
 
+// teamOfLoc is the team of an implicit task and the location's rank in it
+// (its thread number).
 type teamOfLoc struct {
 	comm otf2.CommRef
+	rank uint32
 	ok   bool
 }
 
@@ -205,6 +216,15 @@ func (x *exporter) planOpenMP() error {
 						plan.teams[k] = append(plan.teams[k], teamOfLoc{})
 					}
 					open = append(open, o)
+				case encode.KindTaskCreate:
+					ord := -1
+					for n := len(open) - 1; n >= 0; n-- {
+						if open[n].kind == ompImplicitTask {
+							ord = tasks[open[n].idx].ord
+							break
+						}
+					}
+					plan.addTask(e.Task, k, ord)
 				case encode.KindLeave:
 					if len(open) == 0 {
 						continue
@@ -261,22 +281,17 @@ func (x *exporter) planOpenMP() error {
 				forking = append(forking, l)
 			}
 		}
-		byName := map[string]int{}
-		for k, l := range f.Locations {
-			byName[l.Name] = k
-		}
+		forkers := forkersOf(f)
 		for ti, t := range tasks {
 			best, bestLoc, tie := -1, -1, false
 			// The forking thread's own implicit task lies directly in its
-			// parallel region; a nested team's thread "thread p:n" was
-			// forked by "thread p". Only the others are told by time.
+			// parallel region; a nested team's thread was forked by the
+			// thread its place names. Only the others are told by time.
 			var cands []int
 			if n := enclosing(t.loc, t); n >= 0 {
 				best, bestLoc = n, t.loc
-			} else if name := f.Locations[t.loc].Name; strings.HasPrefix(name, "thread ") && strings.Contains(name, ":") {
-				if k, ok := byName[name[:strings.LastIndexByte(name, ':')]]; ok {
-					cands = []int{k}
-				}
+			} else if k := forkers[t.loc]; k >= 0 {
+				cands = []int{k}
 			}
 			if best < 0 && cands == nil {
 				cands = forking
@@ -329,7 +344,7 @@ func (x *exporter) planOpenMP() error {
 					continue
 				}
 				slices.SortFunc(members[1:], func(a, b int) int {
-					return cmp.Compare(threadNumber(f.Locations[a].Name, a), threadNumber(f.Locations[b].Name, b))
+					return cmp.Compare(locThreadNumber(&f.Locations[a], a), locThreadNumber(&f.Locations[b], b))
 				})
 				key = strconv.AppendInt(key[:0], int64(i), 10)
 				for _, m := range members {
@@ -342,7 +357,8 @@ func (x *exporter) planOpenMP() error {
 					teams = append(teams, team{file: i, members: members, name: teamName(f, members)})
 				}
 				for _, t := range p.tasks {
-					plan.teams[tasks[t].loc][tasks[t].ord] = teamOfLoc{comm: otf2.CommRef(ti), ok: true}
+					rank := uint32(slices.Index(members, tasks[t].loc))
+					plan.teams[tasks[t].loc][tasks[t].ord] = teamOfLoc{comm: otf2.CommRef(ti), rank: rank, ok: true}
 				}
 			}
 		}
@@ -396,6 +412,51 @@ func (x *exporter) planOpenMP() error {
 	return nil
 }
 
+// forkersOf returns, per location of f, the location whose thread forked
+// the nested team it is a thread of, -1 if none or not known: by the
+// places the file defines (tracefile.Location.Team: the forker's is the
+// place without the last level), else, in files before those, by the
+// names the OpenMP adapter gives ("thread p:n" was forked by "thread p").
+func forkersOf(f *tracefile.File) []int {
+	out := make([]int, len(f.Locations))
+	byName := map[string]int{}
+	byPlace := map[string]int{}
+	for k := range f.Locations {
+		l := &f.Locations[k]
+		byName[l.Name] = k
+		if len(l.Team) > 0 {
+			byPlace[fmt.Sprint(l.Team)] = k
+		}
+	}
+	for k := range f.Locations {
+		l := &f.Locations[k]
+		out[k] = -1
+		if len(l.Team) > 0 {
+			if len(l.Team) > 1 {
+				if p, ok := byPlace[fmt.Sprint(l.Team[:len(l.Team)-1])]; ok {
+					out[k] = p
+				}
+			}
+			continue
+		}
+		if name := l.Name; strings.HasPrefix(name, "thread ") && strings.Contains(name, ":") {
+			if p, ok := byName[name[:strings.LastIndexByte(name, ':')]]; ok {
+				out[k] = p
+			}
+		}
+	}
+	return out
+}
+
+// locThreadNumber is location l's (index loc) number in its team: the last
+// level of its place, else by its name (threadNumber).
+func locThreadNumber(l *tracefile.Location, loc int) int {
+	if len(l.Team) > 0 {
+		return l.Team[len(l.Team)-1]
+	}
+	return threadNumber(l.Name, loc)
+}
+
 // threadNumber is the number of thread location name in its team: n of
 // "thread n" or "thread p:n"; other names sort after, by location.
 func threadNumber(name string, loc int) int {
@@ -435,7 +496,8 @@ func (x *exporter) ompEnter(i, k int, id uint32, o *openRegion, w *otf2.EventWri
 			return fmt.Errorf("implicit task %d not seen when the teams were derived", n)
 		}
 		if t := plan.teams[k][n]; t.ok {
-			o.team, o.hasTeam = t.comm, true
+			o.team, o.teamRank, o.hasTeam = t.comm, t.rank, true
+			x.lastTeam = t
 			return w.ThreadTeamBegin(ts, t.comm)
 		}
 	}

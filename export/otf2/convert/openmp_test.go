@@ -1,6 +1,7 @@
 package convert
 
 import (
+	"fmt"
 	"math"
 	"path/filepath"
 	"reflect"
@@ -172,13 +173,28 @@ func TestOpenMPThreadTeam(t *testing.T) {
 // the tighter: its name says it is thread 1's. An implicit task outside
 // any parallel region gets no team and is counted.
 func TestOpenMPNestedTeams(t *testing.T) {
+	testOpenMPNestedTeams(t, []string{"thread 0", "thread 1", "thread 1:1", "thread 9", "thread 0:1"}, nil)
+}
+
+// TestOpenMPTeamsByPlace is TestOpenMPNestedTeams with locations named
+// otherwise (hmb_thread_name) but with their OpenMP places defined: the
+// places, not the names, tell the teams and the ranks in them.
+func TestOpenMPTeamsByPlace(t *testing.T) {
+	testOpenMPNestedTeams(t, []string{"main", "helper", "helper's", "stray", "main's"},
+		[][]int{{0}, {1}, {1, 1}, nil, {0, 1}})
+}
+
+func testOpenMPNestedTeams(t *testing.T, names []string, places [][]int) {
 	b := tracetest.NewBuilder("omp", "node", 3, time.Unix(100, 0), "main",
 		"!$omp parallel outer @a.c:10", "!$omp implicit task outer",
 		"!$omp parallel inner @a.c:20", "!$omp implicit task inner")
 	for i := 1; i < len(b.Trace.Regions); i++ {
 		b.Trace.Regions[i].Paradigm = tracefile.ParadigmOpenMP
 	}
-	t0, t1, t11, stray, t01 := b.Location("thread 0"), b.Location("thread 1"), b.Location("thread 1:1"), b.Location("thread 9"), b.Location("thread 0:1")
+	t0, t1, t11, stray, t01 := b.Location(names[0]), b.Location(names[1]), b.Location(names[2]), b.Location(names[3]), b.Location(names[4])
+	for i, p := range places {
+		b.Trace.Locations[i].Team = p
+	}
 	t0.Enter(0, 1)
 	t0.Enter(10, 2)
 	t0.Enter(11, 3)
@@ -205,7 +221,9 @@ func TestOpenMPNestedTeams(t *testing.T) {
 	anchor, st := export(t, files, otf2.Options{})
 	checkArchive(t, anchor, files)
 	_, threads := checkArchiveThreads(t, anchor, files)
-	const outer, inner0, inner1 = `"Rank 3 team thread 0, thread 1"`, `"Rank 3 team thread 0, thread 0:1"`, `"Rank 3 team thread 1, thread 1:1"`
+	outer := fmt.Sprintf(`"Rank 3 team %s, %s"`, names[0], names[1])
+	inner0 := fmt.Sprintf(`"Rank 3 team %s, %s"`, names[0], names[4])
+	inner1 := fmt.Sprintf(`"Rank 3 team %s, %s"`, names[1], names[2])
 	want := map[uint64][]string{
 		0: {"THREAD_FORK 10 OPENMP 2", "THREAD_TEAM_BEGIN 11 " + outer,
 			"THREAD_FORK 30 OPENMP 2", "THREAD_TEAM_BEGIN 31 " + inner0, "THREAD_TEAM_END 49 " + inner0, "THREAD_JOIN 50 OPENMP",
@@ -222,9 +240,10 @@ func TestOpenMPNestedTeams(t *testing.T) {
 		t.Errorf("stats %+v: want 3 teams, 1 task without one", st)
 	}
 	defs := definitions(t, anchor)
+	q := func(i int) string { return regexp.QuoteMeta(names[i]) }
 	for _, want := range []string{
-		`GROUP .* Type: COMM_LOCATIONS, Paradigm: OPENMP, .*4 Members: "thread 0" <0>, "thread 1" <1>, "thread 0:1" <4>, "thread 1:1" <2>`,
-		`GROUP .* Type: COMM_GROUP, Paradigm: OPENMP, .*2 Members: 1 \("thread 1" <1>\), 3 \("thread 1:1" <2>\)`,
+		fmt.Sprintf(`GROUP .* Type: COMM_LOCATIONS, Paradigm: OPENMP, .*4 Members: "%s" <0>, "%s" <1>, "%s" <4>, "%s" <2>`, q(0), q(1), q(4), q(2)),
+		fmt.Sprintf(`GROUP .* Type: COMM_GROUP, Paradigm: OPENMP, .*2 Members: 1 \("%s" <1>\), 3 \("%s" <2>\)`, q(1), q(2)),
 	} {
 		if !regexp.MustCompile(want).MatchString(defs) {
 			t.Errorf("definitions lack %s:\n%s", want, defs)

@@ -774,6 +774,57 @@ static void threads(const char* dir)
     close_archive();
 }
 
+/* tasks: threads with explicit tasks: thread 0 creates two, thread 1 runs
+ * the first, thread 0 the second inside its taskwait, each switching back
+ * to its implicit task (generation 0) after the completion (scenarioTasks
+ * in scenarios_test.go). */
+static void tasks(const char* dir)
+{
+    open_archive(dir, 1 << 20, 4 << 20, creator, "", "OpenMP tasks");
+    uint32_t node = stn("node0", "node", UNDEF32);
+    uint32_t p = lg("Rank 0", node);
+    OTF2_EvtWriter* w[2] = { loc("thread 0", p), loc("thread 1", p) };
+    uint32_t rpar = region("!$omp parallel @t.c:10", "", "", "t.c", 10, 0, OTF2_REGION_ROLE_PARALLEL, OTF2_PARADIGM_OPENMP, 0);
+    uint32_t rimpl = region("!$omp implicit task", "", "", "", 0, 0, OTF2_REGION_ROLE_TASK, OTF2_PARADIGM_OPENMP, 0);
+    uint32_t rcreate = region("!$omp create task @t.c:12", "", "", "t.c", 12, 0, OTF2_REGION_ROLE_TASK_CREATE, OTF2_PARADIGM_OPENMP, 0);
+    uint32_t rtask = region("!$omp task @t.c:12", "", "", "t.c", 12, 0, OTF2_REGION_ROLE_TASK, OTF2_PARADIGM_OPENMP, 0);
+    uint32_t rwait = region("!$omp taskwait @t.c:14", "", "", "t.c", 14, 0, OTF2_REGION_ROLE_TASK_WAIT, OTF2_PARADIGM_OPENMP, 0);
+    uint64_t locs[2] = { 0, 1 };
+    group("", OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_OPENMP, OTF2_GROUP_FLAG_NONE, 2, locs);
+    uint32_t gteam = group("", OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_OPENMP, OTF2_GROUP_FLAG_NONE, 2, locs);
+    uint32_t team = comm("Rank 0 team thread 0, thread 1", gteam, UNDEF32);
+    check(OTF2_EvtWriter_ThreadFork(w[0], NULL, 100, OTF2_PARADIGM_OPENMP, 2), "ThreadFork");
+    ENTER(w[0], 100, rpar);
+    for (int k = 0; k < 2; k++) {
+        check(OTF2_EvtWriter_ThreadTeamBegin(w[k], NULL, 101 + k, team), "ThreadTeamBegin");
+        ENTER(w[k], 101 + k, rimpl);
+    }
+    ENTER(w[0], 110, rcreate);
+    check(OTF2_EvtWriter_ThreadTaskCreate(w[0], NULL, 111, team, 0, 1), "ThreadTaskCreate");
+    check(OTF2_EvtWriter_ThreadTaskCreate(w[0], NULL, 112, team, 0, 2), "ThreadTaskCreate");
+    LEAVE(w[0], 113, rcreate);
+    check(OTF2_EvtWriter_ThreadTaskSwitch(w[1], NULL, 114, team, 0, 1), "ThreadTaskSwitch");
+    ENTER(w[1], 114, rtask);
+    ENTER(w[0], 115, rwait);
+    check(OTF2_EvtWriter_ThreadTaskSwitch(w[0], NULL, 116, team, 0, 2), "ThreadTaskSwitch");
+    ENTER(w[0], 116, rtask);
+    LEAVE(w[0], 150, rtask);
+    check(OTF2_EvtWriter_ThreadTaskComplete(w[0], NULL, 150, team, 0, 2), "ThreadTaskComplete");
+    check(OTF2_EvtWriter_ThreadTaskSwitch(w[0], NULL, 151, team, 0, 0), "ThreadTaskSwitch");
+    LEAVE(w[1], 160, rtask);
+    check(OTF2_EvtWriter_ThreadTaskComplete(w[1], NULL, 160, team, 0, 1), "ThreadTaskComplete");
+    check(OTF2_EvtWriter_ThreadTaskSwitch(w[1], NULL, 161, team, 1, 0), "ThreadTaskSwitch");
+    LEAVE(w[0], 162, rwait);
+    for (int k = 0; k < 2; k++) {
+        LEAVE(w[k], 190 - k, rimpl);
+        check(OTF2_EvtWriter_ThreadTeamEnd(w[k], NULL, 190 - k, team), "ThreadTeamEnd");
+    }
+    LEAVE(w[0], 195, rpar);
+    check(OTF2_EvtWriter_ThreadJoin(w[0], NULL, 195, OTF2_PARADIGM_OPENMP), "ThreadJoin");
+    clock_properties(1000000000, 100, 96);
+    close_archive();
+}
+
 int main(int argc, char** argv)
 {
     if (argc != 3) die("usage: gen SCENARIO OUTDIR");
@@ -781,7 +832,7 @@ int main(int argc, char** argv)
         { "single", single }, { "locations", locations }, { "metrics", metrics }, { "mpi", mpi },
         { "mpinb", mpinb }, { "intercomm", intercomm },
         { "multichunk", multichunk }, { "manydefs", manydefs }, { "attic", attic },
-        { "threads", threads },
+        { "threads", threads }, { "tasks", tasks },
     };
     for (size_t i = 0; i < sizeof scenarios / sizeof scenarios[0]; i++) {
         if (strcmp(argv[1], scenarios[i].name) == 0) {

@@ -11,7 +11,7 @@ trap 'rm -rf "$tmp"' EXIT
 # shellcheck disable=SC2046 # otf2-config prints several flags
 gcc -std=gnu11 -O2 -Wall -Wextra -o "$tmp/gen" "$here/gen.c" $(otf2-config --cflags --ldflags --libs)
 mkdir -p "$golden"
-for s in single locations metrics mpi mpinb intercomm attic threads; do
+for s in single locations metrics mpi mpinb intercomm attic threads tasks; do
 	rm -rf "${golden:?}/$s"
 	"$tmp/gen" "$s" "$golden/$s"
 done

@@ -1,0 +1,137 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/hmbtrace/hmbtrace/internal/survive"
+	"github.com/hmbtrace/hmbtrace/tracefile"
+)
+
+func runRecover(args []string, out io.Writer) error {
+	fs := newFlags("recover")
+	force := fs.Bool("force", false, "read the mapping of a process that still runs, as it stands (it is kept)")
+	outDir := fs.String("o", "", "directory for the trace files (default: the one the process would have written to, HMB_OUTPUT)")
+	keep := fs.Bool("keep", false, "keep the mapping after its trace is written (it holds the buffer's memory on tmpfs until removed)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	paths, err := mappingPaths(fs.Args())
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, p := range paths {
+		err := recoverOne(out, p.path, *outDir, *force, *keep)
+		if errors.Is(err, tracefile.ErrAlive) && p.found {
+			// Found in a directory, not named: say so and go on.
+			fmt.Fprintf(out, "%s: skipped: %v\n", p.path, err)
+			continue
+		}
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// mappingPath is a mapping file to recover; found says it was found in a
+// directory rather than named.
+type mappingPath struct {
+	path  string
+	found bool
+}
+
+// mappingPaths expands the arguments: a directory stands for the mapping
+// files in it; no argument for those in HMB_SURVIVE_DIR or /dev/shm.
+func mappingPaths(args []string) ([]mappingPath, error) {
+	if len(args) == 0 {
+		dir := os.Getenv("HMB_SURVIVE_DIR")
+		if dir == "" {
+			dir = survive.DefaultDir
+		}
+		args = []string{dir}
+	}
+	var paths []mappingPath
+	for _, a := range args {
+		st, err := os.Stat(a)
+		if err != nil {
+			return nil, err
+		}
+		if !st.IsDir() {
+			if !tracefile.IsMapping(a) {
+				return nil, fmt.Errorf("%s: not a mapping an hmbtrace process left (HMB_SURVIVE=1)", a)
+			}
+			paths = append(paths, mappingPath{a, false})
+			continue
+		}
+		found, err := filepath.Glob(filepath.Join(a, "hmbtrace-*.shm"))
+		if err != nil {
+			return nil, err
+		}
+		n := 0
+		for _, p := range found {
+			if tracefile.IsMapping(p) {
+				paths = append(paths, mappingPath{p, true})
+				n++
+			}
+		}
+		if n == 0 {
+			return nil, fmt.Errorf("%s: no mapping of an hmbtrace process (hmbtrace-*.shm) in it", a)
+		}
+	}
+	return paths, nil
+}
+
+// recoverOne makes the trace file of one mapping and says what it holds.
+func recoverOne(out io.Writer, path, outDir string, force, keep bool) error {
+	r, err := tracefile.Recover(path, force)
+	if err != nil {
+		return err
+	}
+	h := &r.Trace.Header
+	dir := outDir
+	if dir == "" {
+		dir = r.Output
+	}
+	if dir == "" {
+		dir = "."
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	want := filepath.Join(dir, fmt.Sprintf("%s.%d.hmb", h.Name, h.Rank))
+	pl, err := r.Write(want)
+	if err != nil {
+		return fmt.Errorf("%s: writing %s: %v", path, want, err)
+	}
+	var notes []string
+	if r.Unaccounted > 0 {
+		notes = append(notes, fmt.Sprintf("%d events recorded whose fate the mapping does not say (the trace counts what it accounts for)", r.Unaccounted))
+	}
+	if r.Cut > 0 {
+		notes = append(notes, fmt.Sprintf("%d bins cut at their last complete record", r.Cut))
+	}
+	if r.Orphans > 0 {
+		notes = append(notes, fmt.Sprintf("%d bins of levels without an entry left out", r.Orphans))
+	}
+	if r.LostDefs > 0 || r.LostLevels > 0 {
+		notes = append(notes, fmt.Sprintf("%d definitions and %d levels did not fit the mapping", r.LostDefs, r.LostLevels))
+	}
+	fmt.Fprintf(out, "%s: pid %d %s\n", path, r.PID, r.Cause)
+	fmt.Fprintf(out, "  %s: %d locations, %d regions, %d records in %d bins", pl.Path, len(r.Trace.Locations), len(r.Trace.Regions), r.Records, len(r.Bins))
+	if len(notes) > 0 {
+		fmt.Fprintf(out, "; %s", strings.Join(notes, "; "))
+	}
+	fmt.Fprintln(out)
+	if !keep && !r.Alive {
+		if err := os.Remove(path); err != nil {
+			return fmt.Errorf("%s: the trace is written, the mapping stays: %v", path, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,116 @@
+package convert
+
+import (
+	"github.com/hmbtrace/hmbtrace/encode"
+	"github.com/hmbtrace/hmbtrace/export/otf2"
+	"github.com/hmbtrace/hmbtrace/tracefile"
+)
+
+// OpenMP explicit tasks. The trace names a task by an id unique in its
+// process; OTF2 by its thread team, the creating thread's number in that
+// team and the creating thread's generation number for it, counted from 1
+// in creation order. The team of a task is that of the implicit task its
+// creator was in when it created it, found by the same pass over the
+// events that derives the teams (planOpenMP). A switch to task 0, the
+// thread's implicit task, names the implicit task open on the location:
+// its team, the location's own number, generation 0 (no explicit task has
+// it). A worker's implicit task may end before the team's last barrier,
+// where it still runs the team's tasks (libomp's workers, see
+// cshim/openmp/ompt.c): a switch back there names the location's last
+// implicit task.
+
+// taskOrigin is where a task was created: the location, the ordinal of
+// the implicit task it was created in (-1: none) and the generation.
+type taskOrigin struct {
+	loc, ord int
+	gen      uint32
+}
+
+// addTask notes the creation of task on location k inside its implicit
+// task ord. A second creation of one id (a file written by something else
+// than libhmbtrace) keeps the first.
+func (p *ompPlan) addTask(task uint64, k, ord int) {
+	if p.tasks == nil {
+		p.tasks = map[uint64]taskOrigin{}
+	}
+	if p.created == nil {
+		p.created = make([]uint32, len(p.teams))
+	}
+	p.created[k]++
+	if _, ok := p.tasks[task]; !ok {
+		p.tasks[task] = taskOrigin{loc: k, ord: ord, gen: p.created[k]}
+	}
+}
+
+// taskName returns the OTF2 name of task of file i, as seen from location
+// k: ok is false when the export cannot tell its team.
+func (x *exporter) taskName(i, k int, task uint64) (name taskRef, ok bool) {
+	current := func() (teamOfLoc, bool) {
+		for n := len(x.open) - 1; n >= 0; n-- {
+			if o := &x.open[n]; o.hasTeam {
+				return teamOfLoc{comm: o.team, rank: o.teamRank, ok: true}, true
+			}
+		}
+		return x.lastTeam, x.lastTeam.ok
+	}
+	if task == 0 {
+		t, ok := current()
+		return taskRef{t.comm, t.rank, 0}, ok
+	}
+	plan := x.omp[i]
+	if plan == nil {
+		return taskRef{}, false
+	}
+	if org, found := plan.tasks[task]; found && org.ord >= 0 && org.ord < len(plan.teams[org.loc]) {
+		if t := plan.teams[org.loc][org.ord]; t.ok {
+			return taskRef{t.comm, t.rank, org.gen}, true
+		}
+	}
+	// The buffer shed its creation (or its team): it is named after the
+	// first location that runs it, in that location's team, with a
+	// generation past those of the tasks the location created, so that no
+	// other task has its name.
+	if n, found := plan.unnamed[task]; found {
+		return n, true
+	}
+	t, ok := current()
+	if !ok {
+		return taskRef{}, false
+	}
+	if plan.unnamed == nil {
+		plan.unnamed = map[uint64]taskRef{}
+		plan.extra = make([]uint32, len(plan.teams))
+	}
+	if plan.created == nil {
+		plan.created = make([]uint32, len(plan.teams))
+	}
+	plan.extra[k]++
+	name = taskRef{t.comm, t.rank, plan.created[k] + plan.extra[k]}
+	plan.unnamed[task] = name
+	x.st.TasksWithoutCreation++
+	return name, true
+}
+
+// taskRef is a task's name in OTF2.
+type taskRef struct {
+	team       otf2.CommRef
+	creator    uint32
+	generation uint32
+}
+
+// task writes a task record of file i as its OTF2 event.
+func (x *exporter) task(i int, w *otf2.EventWriter, e *tracefile.Event, ts uint64) error {
+	n, ok := x.taskName(i, x.loc, e.Task)
+	if !ok {
+		x.st.TaskEventsLeftOut++
+		return nil
+	}
+	x.st.TaskEvents++
+	switch e.Kind {
+	case encode.KindTaskCreate:
+		return w.ThreadTaskCreate(ts, n.team, n.creator, n.generation)
+	case encode.KindTaskSwitch:
+		return w.ThreadTaskSwitch(ts, n.team, n.creator, n.generation)
+	}
+	return w.ThreadTaskComplete(ts, n.team, n.creator, n.generation)
+}

@@ -1,0 +1,99 @@
+package tracefile_test
+
+import (
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hmbtrace/hmbtrace/measure"
+	"github.com/hmbtrace/hmbtrace/tracefile"
+)
+
+// liveMapping records into a surviving measurement and returns the bytes
+// of its mapping as they stand, with the measurement still open.
+func liveMapping(t *testing.T) []byte {
+	t.Helper()
+	dir := t.TempDir()
+	m, err := measure.Start(measure.Config{Output: t.TempDir(), Name: "damaged", Survive: true, SurviveDir: dir, BufferSize: 16 << 10, BinSize: 512})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close() })
+	a, b := m.Region("a"), m.Region("b")
+	loc := m.Location("main")
+	for i := 0; i < 3000; i++ {
+		loc.Enter(a)
+		loc.Enter(b)
+		loc.Send(loc, 1, 8)
+		loc.Leave(b)
+		loc.Leave(a)
+	}
+	found, _ := filepath.Glob(filepath.Join(dir, "*.shm"))
+	if len(found) != 1 {
+		t.Fatalf("mappings %v", found)
+	}
+	data, err := os.ReadFile(found[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// TestRecoverDamaged: a mapping that is truncated or has bytes changed
+// anywhere gives an error or a trace that reads, never a panic and never
+// events out of order.
+func TestRecoverDamaged(t *testing.T) {
+	orig := liveMapping(t)
+	if _, err := tracefile.RecoverBytes(orig[:len(orig)-1], true); err == nil || !strings.Contains(err.Error(), "truncated") {
+		t.Errorf("a truncated mapping: %v", err)
+	}
+	if _, err := tracefile.RecoverBytes(orig[:100], true); err == nil {
+		t.Error("the first 100 bytes of a mapping recovered")
+	}
+	// The used part of the file: header, the first entries, descriptors,
+	// the log's start and the bins.
+	r, err := tracefile.RecoverBytes(orig, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Records == 0 {
+		t.Fatal("nothing recovered from the intact mapping")
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	b := make([]byte, len(orig))
+	for i := 0; i < 300; i++ {
+		copy(b, orig)
+		for k := 0; k < 1+rng.IntN(8); k++ {
+			var at int
+			switch rng.IntN(3) {
+			case 0:
+				at = rng.IntN(4096) // the header
+			case 1:
+				at = len(b) - 16<<10 + rng.IntN(16<<10) // the bins
+			default:
+				at = rng.IntN(len(b))
+			}
+			b[at] ^= byte(1 + rng.IntN(255))
+		}
+		r, err := tracefile.RecoverBytes(b, true)
+		if err != nil {
+			continue
+		}
+		data, err := r.Bytes()
+		if err != nil {
+			continue
+		}
+		f, err := tracefile.Read(strings.NewReader(string(data)), int64(len(data)))
+		if err != nil {
+			continue
+		}
+		for _, l := range f.Locations {
+			it := f.Events(l.ID)
+			var e tracefile.Event
+			for it.Next(&e) {
+			}
+		}
+	}
+}
