@@ -140,7 +140,7 @@ func DynamicsText(w io.Writer, r *trend.Result, top int) error {
 		width := float64(s.Width)
 		format := func(v float64) string { return amount(v*width, s.Unit) }
 		fmt.Fprintf(bw, "  %q on %s, %s: %s (dynamic energy %.0f%% of the total)\n", s.Region, s.Location, s.Metric,
-			dynamics.DescribeWith(fs, len(s.Values), format), 100*r.Analyses[i].Energy.Variability())
+			DescribeFeaturesWith(fs, len(s.Values), format), 100*r.Analyses[i].Energy.Variability())
 	}
 	return bw.Flush()
 }

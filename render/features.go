@@ -1,59 +1,61 @@
-package dynamics
+package render
 
 import (
 	"fmt"
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/hmbtrace/hmbtrace/analysis/dynamics"
 )
 
-// DescribeLimit is the number of features Describe tells: a person reading
+// DescribeFeaturesLimit is the number of features DescribeFeatures tells: a person reading
 // a plot names a handful, the largest.
-const DescribeLimit = 10
+const DescribeFeaturesLimit = 10
 
-// Describe turns the features of a series of n iterations into sentences a
+// DescribeFeatures turns the features of a series of n iterations into sentences a
 // person would say looking at the plot: first what happens in time order,
 // with the quiet stretches between ("flat until iteration 99"), then the
 // time the features add over the baseline, largest first (a fall is told
-// by the slow stretch it ends), and the time the dips save. Of more than DescribeLimit features it tells the largest by
+// by the slow stretch it ends), and the time the dips save. Of more than DescribeFeaturesLimit features it tells the largest by
 // |Severity| and counts the others, calling the stretches that hold them
 // "minor changes" instead of "flat". unit names the values' unit; severities
 // are in unit × iterations, which is the unit itself when the values are
 // per-iteration amounts such as times. Iterations are numbered from 0, as in
-// Feature.
-func Describe(features []Feature, n int, unit string) string {
-	return DescribeWith(features, n, func(v float64) string { return quantity(v, unit) })
+// dynamics.Feature.
+func DescribeFeatures(features []dynamics.Feature, n int, unit string) string {
+	return DescribeFeaturesWith(features, n, func(v float64) string { return quantity(v, unit) })
 }
 
-// DescribeWith is Describe with the amounts (value units × iterations)
+// DescribeFeaturesWith is DescribeFeatures with the amounts (value units × iterations)
 // written by format, so that a caller can word them as it does elsewhere.
-func DescribeWith(features []Feature, n int, format func(float64) string) string {
+func DescribeFeaturesWith(features []dynamics.Feature, n int, format func(float64) string) string {
 	if n <= 0 {
 		return "Empty series."
 	}
 	if len(features) == 0 {
 		return fmt.Sprintf("No significant change over the %d iterations.", n)
 	}
-	// Periodic peaks are the series' regular work: told apart from the
+	// dynamics.Periodic peaks are the series' regular work: told apart from the
 	// changes, after them.
-	var fs, periodic []Feature
+	var fs, periodic []dynamics.Feature
 	for _, f := range features {
-		if f.Kind == Periodic {
+		if f.Kind == dynamics.Periodic {
 			periodic = append(periodic, f)
 		} else {
 			fs = append(fs, f)
 		}
 	}
-	var omitted []Feature
-	if len(fs) > DescribeLimit {
-		slices.SortStableFunc(fs, func(a, b Feature) int {
+	var omitted []dynamics.Feature
+	if len(fs) > DescribeFeaturesLimit {
+		slices.SortStableFunc(fs, func(a, b dynamics.Feature) int {
 			return -cmpFloat(math.Abs(a.Severity), math.Abs(b.Severity))
 		})
-		fs, omitted = fs[:DescribeLimit], fs[DescribeLimit:]
+		fs, omitted = fs[:DescribeFeaturesLimit], fs[DescribeFeaturesLimit:]
 	}
 	// In time order of where each is told: a step at its first new
 	// iteration, the others at their first.
-	slices.SortStableFunc(fs, func(a, b Feature) int { return toldAt(a) - toldAt(b) })
+	slices.SortStableFunc(fs, func(a, b dynamics.Feature) int { return toldAt(a) - toldAt(b) })
 	// quiet names a stretch [from, to] without told features.
 	quiet := func(from, to int) string {
 		for _, f := range omitted {
@@ -93,7 +95,7 @@ func DescribeWith(features []Feature, n int, format func(float64) string) string
 		fmt.Fprintf(&b, " %d smaller features are not told.", len(omitted))
 	}
 
-	var worse, better []Feature
+	var worse, better []dynamics.Feature
 	for _, f := range fs {
 		switch {
 		case f.Severity > 0:
@@ -102,11 +104,11 @@ func DescribeWith(features []Feature, n int, format func(float64) string) string
 			better = append(better, f)
 		}
 	}
-	rank := func(title string, list []Feature) {
+	rank := func(title string, list []dynamics.Feature) {
 		if len(list) == 0 {
 			return
 		}
-		slices.SortStableFunc(list, func(a, c Feature) int {
+		slices.SortStableFunc(list, func(a, c dynamics.Feature) int {
 			return -cmpFloat(math.Abs(a.Severity), math.Abs(c.Severity))
 		})
 		b.WriteString(" " + title + ": ")
@@ -118,9 +120,9 @@ func DescribeWith(features []Feature, n int, format func(float64) string) string
 			switch {
 			case f.Severity < 0:
 				fmt.Fprintf(&b, "%s saves %s", shortPhrase(f, n), amount)
-			case f.Kind == StepDown || f.Kind == TrendDown:
+			case f.Kind == dynamics.StepDown || f.Kind == dynamics.TrendDown:
 				fmt.Fprintf(&b, "the slower iterations before %s cost %s", shortPhrase(f, n), amount)
-			case f.Kind == Periodic:
+			case f.Kind == dynamics.Periodic:
 				fmt.Fprintf(&b, "%s cost %s", shortPhrase(f, n), amount)
 			default:
 				fmt.Fprintf(&b, "%s costs %s", shortPhrase(f, n), amount)
@@ -133,24 +135,24 @@ func DescribeWith(features []Feature, n int, format func(float64) string) string
 	return b.String()
 }
 
-// toldAt returns the iteration Describe places a feature at: the
+// toldAt returns the iteration DescribeFeatures places a feature at: the
 // iteration before a step is still at the old level.
-func toldAt(f Feature) int {
-	if f.Kind == StepUp || f.Kind == StepDown {
+func toldAt(f dynamics.Feature) int {
+	if f.Kind == dynamics.StepUp || f.Kind == dynamics.StepDown {
 		return f.To
 	}
 	return f.From
 }
 
 // phrase names a feature with its place in time.
-func phrase(f Feature, n int) string {
+func phrase(f dynamics.Feature, n int) string {
 	switch f.Kind {
-	case Peak, Dip:
+	case dynamics.Peak, dynamics.Dip:
 		if f.From == f.To {
 			return fmt.Sprintf("%s at iteration %d", article(f.Kind), f.From)
 		}
 		return fmt.Sprintf("%s near iteration %d (iterations %d–%d)", article(f.Kind), (f.From+f.To)/2, f.From, f.To)
-	case StepUp, StepDown:
+	case dynamics.StepUp, dynamics.StepDown:
 		return fmt.Sprintf("%s at iteration %d", article(f.Kind), f.To)
 	default:
 		if f.To >= n-1 {
@@ -161,30 +163,30 @@ func phrase(f Feature, n int) string {
 }
 
 // shortPhrase names a feature for the ranking.
-func shortPhrase(f Feature, n int) string {
+func shortPhrase(f dynamics.Feature, n int) string {
 	switch f.Kind {
-	case Peak, Dip:
+	case dynamics.Peak, dynamics.Dip:
 		return fmt.Sprintf("the %s at %d", noun(f.Kind), (f.From+f.To)/2)
-	case Periodic:
+	case dynamics.Periodic:
 		return fmt.Sprintf("the peaks every %d iterations", f.Period)
-	case StepUp, StepDown:
+	case dynamics.StepUp, dynamics.StepDown:
 		return fmt.Sprintf("the %s at %d", noun(f.Kind), f.To)
 	default:
 		return fmt.Sprintf("the %s from %d", noun(f.Kind), f.From)
 	}
 }
 
-func noun(k Kind) string {
+func noun(k dynamics.Kind) string {
 	switch k {
-	case StepUp:
+	case dynamics.StepUp:
 		return "step increase"
-	case StepDown:
+	case dynamics.StepDown:
 		return "step decrease"
 	}
 	return k.String()
 }
 
-func article(k Kind) string {
+func article(k dynamics.Kind) string {
 	w := noun(k)
 	if strings.ContainsRune("aeiou", rune(w[0])) {
 		return "an " + w
