@@ -1,8 +1,8 @@
-// Package analysis points the analyst at the slow and the costly parts of a
-// run, from trace files read by package tracefile: the time-dominant region and
-// the synchronization-oblivious segment times of its invocations with their
-// outliers and hot/cold view (Weber et al.), and the per-region
-// measurement score with the overhead properties and generated filter file of
-// Oleynik's chapter 4, as Score-P's scorep-score does.
-// hmbtrace variation and hmbtrace score print what it computes.
+// Package analysis holds what the analyses of trace files share: the
+// synchronization regions every analysis knows (DefaultSync) and the
+// regions that run explicit tasks. The analyses live below it:
+// variation (the time-dominant region and the SOS-time of its invocations,
+// Weber et al.), score (measurement overhead per region, Oleynik's
+// chapter 4), comm (who sent what to whom), trend and dynamics (how a run
+// changes over its iterations).
 package analysis

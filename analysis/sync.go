@@ -23,20 +23,24 @@ const DefaultSync = "MPI_Wait*, MPI_Recv, MPI_Sendrecv*, MPI_Probe, MPI_Mprobe, 
 // defaultSync is DefaultSync parsed; sync_test.go checks that it parses.
 var defaultSync, _ = filter.ParsePatternList(DefaultSync)
 
-// syncMatcher tells synchronization regions by name: DefaultSync or one of
+// SyncMatcher tells synchronization regions by name: DefaultSync or one of
 // the extra patterns.
-type syncMatcher struct {
-	extra filter.Patterns
+type SyncMatcher struct {
+	Extra filter.Patterns
 }
 
-func (s syncMatcher) match(name string) bool {
-	return defaultSync.Match(name) || s.extra.Match(name)
+func (s SyncMatcher) Match(name string) bool {
+	return defaultSync.Match(name) || s.Extra.Match(name)
 }
 
-// isTaskRun tells the region of an explicit task's execution ("!$omp task
+// IsTaskRun tells the region of an explicit task's execution ("!$omp task
 // @a.c:30"), which the adapter nests in the barrier or taskwait where the
 // thread ran it: that time is work, not waiting.
-func isTaskRun(name string) bool {
+func IsTaskRun(name string) bool {
 	rest, ok := strings.CutPrefix(name, "!$omp task")
 	return ok && (rest == "" || rest[0] == ' ')
 }
+
+// IsOpenMPName tells the regions the OpenMP adapter (cshim/openmp) names,
+// also in files that do not record their paradigm.
+func IsOpenMPName(name string) bool { return strings.HasPrefix(name, "!$omp ") }

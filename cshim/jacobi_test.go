@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/hmbtrace/hmbtrace/analysis"
+	"github.com/hmbtrace/hmbtrace/analysis/variation"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
@@ -24,7 +24,7 @@ func TestMPIJacobiImbalance(t *testing.T) {
 	files := rankFiles(t, p.out, "mpi-jacobi", np)
 
 	var sweep, init int64
-	for _, r := range analysis.Totals(files) {
+	for _, r := range variation.Totals(files) {
 		switch r.Name {
 		case "sweep":
 			sweep = r.Inclusive
@@ -48,7 +48,7 @@ func TestMPIJacobiImbalance(t *testing.T) {
 		t.Errorf("summary: slowest rank in sweep %d, want the heavy rank %d:\n%s", slowest, heavy, sum)
 	}
 
-	v, err := analysis.Analyze(files, analysis.Options{})
+	v, err := variation.Analyze(files, variation.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,7 +21,13 @@ func TestParadigmKeptLongest(t *testing.T) {
 }
 
 func testParadigmKeptLongest(t *testing.T, minDur time.Duration) {
-	m := startTest(t, Config{BufferSize: 64 << 10, BinSize: 512, NoThrottle: true, MinDuration: minDur})
+	// The MPI calls' records (8 per step) take 2–5 bytes each, by how far
+	// apart in time the probes run: under -race or a loaded machine 16,000
+	// of them outgrew a 64 KiB buffer of their own, and the test failed
+	// about one run in three. 128 KiB holds them at any pace, while the
+	// compute calls at depths 6 to 8 (120 per step) still fill it many
+	// times over.
+	m := startTest(t, Config{BufferSize: 128 << 10, BinSize: 512, NoThrottle: true, MinDuration: minDur})
 	var compute []Region
 	for d := 1; d <= 9; d++ {
 		compute = append(compute, m.Region(fmt.Sprintf("compute %d", d)))

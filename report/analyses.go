@@ -3,13 +3,15 @@ package report
 import (
 	"bytes"
 	"fmt"
+	"html/template"
 	"sort"
 	"strings"
 
-	"github.com/hmbtrace/hmbtrace/analysis"
 	"github.com/hmbtrace/hmbtrace/analysis/comm"
 	"github.com/hmbtrace/hmbtrace/analysis/trend"
+	"github.com/hmbtrace/hmbtrace/analysis/variation"
 	"github.com/hmbtrace/hmbtrace/internal/units"
+	"github.com/hmbtrace/hmbtrace/render"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
@@ -24,18 +26,25 @@ func analyses(r *run, opt Options) [][]byte {
 	return out
 }
 
+// execTo writes the page template's part name with data to b. Its data
+// are of the template's types, and b takes any length, so it does not fail
+// but by a mistake in the template, which TestGolden of cmd/hmbtrace and
+// the tests of this package show.
+func execTo(b *bytes.Buffer, name string, data any) {
+	if err := pageTemplate.ExecuteTemplate(b, name, data); err != nil {
+		fmt.Fprintf(b, "<p class=\"note unavailable\">%s</p>\n", template.HTMLEscapeString(err.Error()))
+	}
+}
+
 // section starts a section's HTML.
 func section(id, title, intro string) *bytes.Buffer {
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "<section id=\"%s\">\n<h2>%s</h2>\n", id, esc(title))
-	if intro != "" {
-		fmt.Fprintf(&b, "<p>%s</p>\n", esc(intro))
-	}
+	execTo(&b, "section-head", struct{ ID, Title, Intro string }{id, title, intro})
 	return &b
 }
 
 func unavailable(b *bytes.Buffer, what string, err error) []byte {
-	fmt.Fprintf(b, "<p class=\"note unavailable\">No %s for these traces: %s</p>\n</section>\n", esc(what), esc(err.Error()))
+	execTo(b, "unavailable", struct{ What, Err string }{what, err.Error()})
 	return b.Bytes()
 }
 
@@ -45,9 +54,10 @@ func figure(b *bytes.Buffer, id, alt string, write func(*bytes.Buffer) error) er
 	if err := write(&svg); err != nil {
 		return err
 	}
-	fmt.Fprintf(b, "<div class=\"figure scroll\" id=\"%s\">", id)
-	b.Write(inlineSVG(svg.Bytes(), id, alt))
-	b.WriteString("</div>\n")
+	execTo(b, "figure", struct {
+		ID  string
+		SVG template.HTML
+	}{id, inlineSVG(svg.Bytes(), id, alt)})
 	return nil
 }
 
@@ -57,20 +67,20 @@ func text(b *bytes.Buffer, write func(*bytes.Buffer) error) error {
 	if err := write(&t); err != nil {
 		return err
 	}
-	fmt.Fprintf(b, "<pre>%s</pre>\n", esc(t.String()))
+	execTo(b, "text", t.String())
 	return nil
 }
 
 func variationSection(r *run, opt Options) []byte {
 	b := section("variation", "Variation", "The run cut into segments at the invocations of one region, each coloured by its synchronization-oblivious segment time (Weber et al.): hot segments took longer than the others without waiting for anyone.")
-	v, err := analysis.Analyze(r.files, opt.Variation)
+	v, err := variation.Analyze(r.files, opt.Variation)
 	if err != nil {
 		return unavailable(b, "variation heat map", err)
 	}
-	if err := figure(b, "variation-heatmap", "hot/cold view", func(w *bytes.Buffer) error { return v.WriteSVG(w) }); err != nil {
+	if err := figure(b, "variation-heatmap", "hot/cold view", func(w *bytes.Buffer) error { return render.VariationSVG(w, v) }); err != nil {
 		return unavailable(b, "variation heat map", err)
 	}
-	if err := text(b, func(w *bytes.Buffer) error { return v.WriteReport(w, analysis.DefaultMinScore, 20) }); err != nil {
+	if err := text(b, func(w *bytes.Buffer) error { return render.VariationText(w, v, variation.DefaultMinScore, 20) }); err != nil {
 		return unavailable(b, "variation report", err)
 	}
 	b.WriteString("</section>\n")
@@ -83,11 +93,11 @@ func dynamicsSection(r *run, opt Options) []byte {
 	if err != nil {
 		return unavailable(b, "dynamics findings", err)
 	}
-	if err := text(b, func(w *bytes.Buffer) error { return res.WriteText(w, opt.Findings) }); err != nil {
+	if err := text(b, func(w *bytes.Buffer) error { return render.DynamicsText(w, res, opt.Findings) }); err != nil {
 		return unavailable(b, "dynamics findings", err)
 	}
 	if len(res.Findings) > 0 {
-		if err := figure(b, "dynamics-series", "series with the worst findings", func(w *bytes.Buffer) error { return res.WriteSVG(w, min(opt.Findings, 6)) }); err != nil {
+		if err := figure(b, "dynamics-series", "series with the worst findings", func(w *bytes.Buffer) error { return render.DynamicsSVG(w, res, min(opt.Findings, 6)) }); err != nil {
 			return unavailable(b, "dynamics plot", err)
 		}
 	}
@@ -103,38 +113,52 @@ func commSection(r *run, _ Options) []byte {
 	}
 	msgs, nbytes := m.Totals()
 	if len(m.Cells) == 0 {
-		fmt.Fprintf(b, "<p class=\"note\">No messages between the %d locations of these traces.%s</p>\n</section>\n", len(m.Nodes), shedMessages(r, m))
+		execTo(b, "comm-none", struct {
+			Nodes int
+			Shed  string
+		}{len(m.Nodes), shedMessages(r, m)})
 		return b.Bytes()
 	}
-	fmt.Fprintf(b, "<p>%d locations, %d communicating pairs, %s messages, %s.</p>\n", len(m.Nodes), len(m.Cells), units.Count(msgs), esc(units.Size(float64(nbytes))))
-	if s := shedMessages(r, m); s != "" {
-		fmt.Fprintf(b, "<p class=\"note\">%s</p>\n", esc(strings.TrimSpace(s)))
-	}
+	head := struct {
+		Nodes, Pairs          int
+		Messages, Bytes, Shed string
+		Unmatched             string
+	}{Nodes: len(m.Nodes), Pairs: len(m.Cells), Messages: units.Count(msgs), Bytes: units.Size(float64(nbytes)), Shed: strings.TrimSpace(shedMessages(r, m))}
 	if m.Unmatched > 0 {
-		fmt.Fprintf(b, "<p class=\"note\">%s messages name a peer that is not in these files.</p>\n", units.Count(m.Unmatched))
+		head.Unmatched = units.Count(m.Unmatched)
 	}
+	execTo(b, "comm-head", head)
 	b.WriteString("<div class=\"pair\">")
-	if err := figure(b, "comm-matrix", "communication matrix", func(w *bytes.Buffer) error { return m.WriteMatrixSVG(w, comm.Messages) }); err != nil {
+	if err := figure(b, "comm-matrix", "communication matrix", func(w *bytes.Buffer) error { return render.CommMatrixSVG(w, m, comm.Messages) }); err != nil {
 		return unavailable(b, "communication matrix", err)
 	}
-	if err := figure(b, "comm-diagram", "sender/receiver diagram", func(w *bytes.Buffer) error { return m.WriteDiagramSVG(w) }); err != nil {
+	if err := figure(b, "comm-diagram", "sender/receiver diagram", func(w *bytes.Buffer) error { return render.CommDiagramSVG(w, m) }); err != nil {
 		return unavailable(b, "sender/receiver diagram", err)
 	}
 	b.WriteString("</div>\n")
 	cells := append([]comm.Cell(nil), m.Cells...)
 	sort.SliceStable(cells, func(i, j int) bool { return cells[i].Bytes > cells[j].Bytes })
+	type pair struct {
+		From, To                          string
+		Messages, Bytes                   uint64
+		Mean                              string
+		MessagesText, BytesText, MeanText string
+	}
+	var pairs struct {
+		Top   int
+		Cells []pair
+	}
 	const shown = 50
 	if len(cells) > shown {
-		fmt.Fprintf(b, "<p>The %d pairs that exchange the most bytes:</p>\n", shown)
+		pairs.Top = shown
 		cells = cells[:shown]
 	}
-	b.WriteString("<table class=\"sortable numeric small\"><thead><tr><th>from</th><th>to</th><th>messages</th><th>bytes</th><th>mean size</th></tr></thead><tbody>\n")
 	for _, c := range cells {
 		mean := float64(c.Bytes) / float64(max(c.Messages, 1))
-		fmt.Fprintf(b, "<tr><td>%s</td><td>%s</td><td data-v=\"%d\">%s</td><td data-v=\"%d\">%s</td><td data-v=\"%g\">%s</td></tr>\n",
-			esc(m.Nodes[c.From].Name), esc(m.Nodes[c.To].Name), c.Messages, units.Count(c.Messages), c.Bytes, units.Count(c.Bytes), mean, esc(units.Size(mean)))
+		pairs.Cells = append(pairs.Cells, pair{m.Nodes[c.From].Name, m.Nodes[c.To].Name, c.Messages, c.Bytes, fmt.Sprintf("%g", mean),
+			units.Count(c.Messages), units.Count(c.Bytes), units.Size(mean)})
 	}
-	b.WriteString("</tbody></table>\n</section>\n")
+	execTo(b, "comm-pairs", pairs)
 	return b.Bytes()
 }
 

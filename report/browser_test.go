@@ -269,7 +269,7 @@ func TestReportInChromium(t *testing.T) {
 	tracetest.Chromium(t)
 	files := fixtures(t)
 	dir := artifacts(t)
-	page := render(t, files, Options{})
+	page := writePage(t, files, Options{})
 	path := filepath.Join(dir, "report.html")
 	if err := os.WriteFile(path, page, 0o644); err != nil {
 		t.Fatal(err)
@@ -354,7 +354,7 @@ const (
 func TestNastyTraceInChromium(t *testing.T) {
 	tracetest.Chromium(t)
 	files := nastyTrace(t)
-	page := render(t, files, Options{})
+	page := writePage(t, files, Options{})
 	if bytes.Contains(page, []byte(nastyRegion)) || bytes.Contains(page, []byte(nastyLocation)) {
 		t.Errorf("a name went into the page unescaped")
 	}
@@ -385,7 +385,7 @@ func TestNastyTraceInChromium(t *testing.T) {
 // the console: the checks above can fail.
 func TestBrokenPageIsCaught(t *testing.T) {
 	tracetest.Chromium(t)
-	page := render(t, good0(t), Options{})
+	page := writePage(t, good0(t), Options{})
 	start := bytes.Index(page, []byte(`id="timeline-data">`)) + len(`id="timeline-data">`)
 	end := start + bytes.Index(page[start:], []byte("</script>"))
 	broken := append(append(append([]byte(nil), page[:start]...), "AAAA"...), page[end:]...)

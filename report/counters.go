@@ -13,7 +13,18 @@ import (
 // instructions per cycle where both were counted), and per location what
 // its measured regions counted.
 func writeCounters(p *page, r *run, prof *profile) {
-	p.printf("<section id=\"counters\">\n<h2>Counters</h2>\n")
+	type fileNote struct{ Path, Facts string }
+	type cell struct{ V, Text string }
+	type row struct {
+		Name  string
+		Cells []cell
+	}
+	var data struct {
+		Files              []fileNote
+		Metrics            []string
+		IPC                bool
+		Regions, Locations []row
+	}
 	for _, f := range r.files {
 		h := &f.Header
 		var facts []string
@@ -41,11 +52,12 @@ func writeCounters(p *page, r *run, prof *profile) {
 			facts = append(facts, "multiplexed by the kernel and extrapolated on "+strings.Join(mux, ", "))
 		}
 		if len(facts) > 0 {
-			p.printf("<p>%s: %s.</p>\n", esc(f.Path), esc(strings.Join(facts, "; ")))
+			data.Files = append(data.Files, fileNote{f.Path, strings.Join(facts, "; ")})
 		}
 	}
+	data.Metrics, data.IPC = r.metrics, prof.ipc
 	if len(r.metrics) == 0 {
-		p.printf("<p class=\"note\">These traces hold no counters: the runs did not ask for any (HMB_METRICS, e.g. HMB_METRICS=cycles,instructions or task-clock,page-faults).</p>\n</section>\n")
+		p.execute("counters", data)
 		return
 	}
 	// Regions over all locations: the profile's total rows.
@@ -56,30 +68,24 @@ func writeCounters(p *page, r *run, prof *profile) {
 		}
 	}
 	sort.SliceStable(rows, func(i, j int) bool { return rows[i].excl > rows[j].excl })
-	p.printf("<p>Counter sums of the regions that read counters, over all locations: inclusive / exclusive, as for time.</p>\n")
-	p.printf("<div class=\"scroll\"><table id=\"counter-table\" class=\"sortable numeric small\"><thead><tr><th>region</th>")
-	for _, m := range r.metrics {
-		p.printf("<th>%s incl.</th><th>%s excl.</th>", esc(m), esc(m))
-	}
-	if prof.ipc {
-		p.printf("<th>IPC</th>")
-	}
-	p.printf("</tr></thead><tbody>\n")
-	for _, row := range rows {
-		p.printf("<tr><td>%s</td>", esc(r.regions[row.region]))
+	for _, pr := range rows {
+		rw := row{Name: r.regions[pr.region]}
 		for g := range r.metrics {
-			if row.counted[g] {
-				p.printf("<td data-v=\"%d\">%s</td><td data-v=\"%d\">%s</td>", row.cincl[g], units.Count(row.cincl[g]), row.cexcl[g], units.Count(row.cexcl[g]))
+			if pr.counted[g] {
+				rw.Cells = append(rw.Cells, cell{fmt.Sprint(pr.cincl[g]), units.Count(pr.cincl[g])}, cell{fmt.Sprint(pr.cexcl[g]), units.Count(pr.cexcl[g])})
 			} else {
-				p.printf("<td data-v=\"-1\">-</td><td data-v=\"-1\">-</td>")
+				rw.Cells = append(rw.Cells, cell{"-1", "-"}, cell{"-1", "-"})
 			}
 		}
 		if prof.ipc {
-			p.printf("%s", ipcCell(row))
+			if ipc, ok := pr.ipc(); ok {
+				rw.Cells = append(rw.Cells, cell{fmt.Sprintf("%g", ipc), fmt.Sprintf("%.2f", ipc)})
+			} else {
+				rw.Cells = append(rw.Cells, cell{"-1", "-"})
+			}
 		}
-		p.printf("</tr>\n")
+		data.Regions = append(data.Regions, rw)
 	}
-	p.printf("</tbody></table></div>\n")
 
 	// Per location: the exclusive sums add up to what its measured regions
 	// counted.
@@ -103,30 +109,16 @@ func writeCounters(p *page, r *run, prof *profile) {
 			}
 		}
 	}
-	p.printf("<details><summary>Per location: what its measured regions counted</summary>\n<div class=\"scroll\"><table class=\"sortable numeric small\"><thead><tr><th>location</th>")
-	for _, m := range r.metrics {
-		p.printf("<th>%s</th>", esc(m))
-	}
-	p.printf("</tr></thead><tbody>\n")
-	for li, s := range sums {
-		p.printf("<tr><td>%s</td>", esc(prof.locations[li]))
+	for li, sum := range sums {
+		rw := row{Name: prof.locations[li]}
 		for g := range r.metrics {
-			if s.counted != nil && s.counted[g] {
-				p.printf("<td data-v=\"%d\">%s</td>", s.excl[g], units.Count(s.excl[g]))
+			if sum.counted != nil && sum.counted[g] {
+				rw.Cells = append(rw.Cells, cell{fmt.Sprint(sum.excl[g]), units.Count(sum.excl[g])})
 			} else {
-				p.printf("<td data-v=\"-1\">-</td>")
+				rw.Cells = append(rw.Cells, cell{"-1", "-"})
 			}
 		}
-		p.printf("</tr>\n")
+		data.Locations = append(data.Locations, rw)
 	}
-	p.printf("</tbody></table></div></details>\n</section>\n")
-}
-
-// ipcCell is the instructions per cycle of a region's inclusive counts.
-func ipcCell(row profileRow) string {
-	ipc, ok := row.ipc()
-	if !ok {
-		return "<td data-v=\"-1\">-</td>"
-	}
-	return fmt.Sprintf("<td data-v=\"%g\">%.2f</td>", ipc, ipc)
+	p.execute("counters", data)
 }

@@ -9,16 +9,43 @@ import (
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
+// fileFacts is what the page's Run section shows of one file: its facts,
+// the buffer's story and its tables.
+type fileFacts struct {
+	Path      string
+	Facts     []nameValue
+	Story     []nameValue
+	HasDepths bool
+	Depths    []depthRow
+	Locations []locationRow
+}
+
+type nameValue struct{ Name, Value string }
+
+type depthRow struct {
+	Depth                 int
+	Kept, Removed         uint64
+	KeptText, RemovedText string
+	Closed                string
+}
+
+type locationRow struct {
+	Name                                              string
+	Recorded, Kept, Filtered, Removed                 uint64
+	RecordedText, KeptText, FilteredText, RemovedText string
+	Notes                                             string
+}
+
 // writeFacts writes the run's facts and the buffer's story, per file: what
 // hmbtrace summary prints, as tables.
 func writeFacts(p *page, r *run) {
-	p.printf("<section id=\"facts\">\n<h2>Run</h2>\n")
+	var files []fileFacts
 	for fi, f := range r.files {
 		h := &f.Header
-		p.printf("<h3>%s</h3>\n<table class=\"facts\">\n", esc(f.Path))
+		ff := fileFacts{Path: f.Path}
 		fact := func(name, value string) {
 			if value != "" {
-				p.printf("<tr><th>%s</th><td>%s</td></tr>\n", esc(name), esc(value))
+				ff.Facts = append(ff.Facts, nameValue{name, value})
 			}
 		}
 		fact("trace", h.Name)
@@ -56,35 +83,32 @@ func writeFacts(p *page, r *run) {
 		if off := encode.All &^ h.Techniques; off != 0 {
 			fact("encoding", fmt.Sprintf("techniques switched off: %v", off))
 		}
-		p.printf("</table>\n")
-		bufferStory(p, f)
+		bufferStory(&ff, f)
+		files = append(files, ff)
 	}
-	p.printf("</section>\n")
+	p.execute("facts", files)
 }
 
-// bufferStory writes what the buffer kept, filtered, removed and reduced.
-func bufferStory(p *page, f *tracefile.File) {
-	t := f.Totals()
-	bins, bytes := f.Bins()
-	p.printf("<h4>The buffer's story</h4>\n<table class=\"facts\">\n")
-	row := func(name, value string) { p.printf("<tr><th>%s</th><td>%s</td></tr>\n", esc(name), esc(value)) }
-	row("events recorded", units.Count(t.Recorded))
-	k := fmt.Sprintf("%s (%s), %s in %d bins", units.Count(t.Kept), units.Share(float64(t.Kept), float64(t.Recorded)), units.Size(float64(bytes)), bins)
-	if t.Kept > 0 {
-		k += fmt.Sprintf(", %.2f bytes/event", float64(bytes)/float64(t.Kept))
+// bufferStory tells the file's Story (what the buffer kept, filtered,
+// removed and reduced) as rows of tables.
+func bufferStory(ff *fileFacts, f *tracefile.File) {
+	st := f.Story()
+	row := func(name, value string) { ff.Story = append(ff.Story, nameValue{name, value}) }
+	row("events recorded", units.Count(st.Recorded))
+	k := fmt.Sprintf("%s (%s), %s in %d bins", units.Count(st.Kept), units.Share(float64(st.Kept), float64(st.Recorded)), units.Size(float64(st.Bytes)), st.Bins)
+	if st.Kept > 0 {
+		k += fmt.Sprintf(", %.2f bytes/event", st.BytesPerEvent())
 	}
 	row("events kept", k)
-	var classes []string
-	for c, v := range t.KeptByClass {
-		if v > 0 {
-			classes = append(classes, fmt.Sprintf("%s %s", tracefile.Class(c), units.Count(v)))
+	if len(st.KeptClasses) > 1 {
+		var classes []string
+		for _, c := range st.KeptClasses {
+			classes = append(classes, fmt.Sprintf("%s %s", c.Class, units.Count(c.N)))
 		}
-	}
-	if len(classes) > 1 {
 		row("kept by class", strings.Join(classes, ", "))
 	}
-	byName, byDuration := t.FilteredName, t.FilteredDuration
-	if f.Header.FilterFile != "" || f.Header.MinDuration > 0 || byName+byDuration > 0 {
+	byName, byDuration := st.FilteredName, st.FilteredDuration
+	if f.Header.FilterFile != "" || f.Header.MinDuration > 0 || st.Filtered > 0 {
 		var why []string
 		if f.Header.FilterFile != "" || byName > 0 {
 			why = append(why, units.Count(byName)+" of regions the filter file excludes")
@@ -92,28 +116,27 @@ func bufferStory(p *page, f *tracefile.File) {
 		if f.Header.MinDuration > 0 || byDuration > 0 {
 			why = append(why, units.Count(byDuration)+" of calls shorter than "+units.Duration(float64(f.Header.MinDuration)))
 		}
-		row("events filtered", units.Count(byName+byDuration)+": "+strings.Join(why, ", "))
+		row("events filtered", units.Count(st.Filtered)+": "+strings.Join(why, ", "))
 	}
-	removed := t.Removed.Total()
-	rm := units.Count(removed)
-	if s := removedText(t.Removed); s != "" {
+	rm := units.Count(st.RemovedTotal)
+	if s := removedText(st.Removed); s != "" {
 		rm += " (" + s + ")"
 	}
 	row("events removed", rm)
-	if t.Recorded != t.Kept+byName+byDuration+removed {
-		row("warning", fmt.Sprintf("recorded != kept + filtered + removed (%d != %d + %d + %d)", t.Recorded, t.Kept, byName+byDuration, removed))
+	if !st.Balanced {
+		row("warning", fmt.Sprintf("recorded != kept + filtered + removed (%d != %d + %d + %d)", st.Recorded, st.Kept, st.Filtered, st.RemovedTotal))
 	}
-	if len(f.Reductions) == 0 {
+	if len(st.Reductions) == 0 {
 		row("reductions", "none: the whole run fit")
 	} else {
 		var b strings.Builder
-		for i, red := range f.Reductions {
+		for i, red := range st.Reductions {
 			if i > 0 {
 				b.WriteString("; ")
 			}
-			b.WriteString(reductionText(f, red))
+			b.WriteString(reductionText(red))
 		}
-		row(fmt.Sprintf("reductions (%d)", len(f.Reductions)), b.String())
+		row(fmt.Sprintf("reductions (%d)", len(st.Reductions)), b.String())
 	}
 	for i := range f.Locations {
 		if l := &f.Locations[i]; l.Windowed {
@@ -123,7 +146,7 @@ func bufferStory(p *page, f *tracefile.File) {
 			row("interrupted", l.Name+" was still running when a signal ended the run: its last event may be uncounted, its open regions stay open")
 		}
 	}
-	if th := f.Throttled(); len(th) > 0 {
+	if th := st.Throttled; len(th) > 0 {
 		var parts []string
 		for _, r := range th {
 			parts = append(parts, fmt.Sprintf("%s at %s on %d location(s), %s visits timed before, %s counted after",
@@ -131,15 +154,18 @@ func bufferStory(p *page, f *tracefile.File) {
 		}
 		row(fmt.Sprintf("throttled (%d)", len(th)), "switched off by HMB_THROTTLE, visits after it counted but not timed: "+strings.Join(parts, "; "))
 	}
-	if u := usageText(t.Usage); u != "" {
-		row("usage errors", u)
+	if len(st.UsageKinds) > 0 {
+		var parts []string
+		for _, c := range st.UsageKinds {
+			parts = append(parts, units.Count(c.N)+" "+c.What)
+		}
+		row("usage errors", strings.Join(parts, "; "))
 	} else {
 		row("usage errors", "none")
 	}
-	p.printf("</table>\n")
-	if len(t.Depths) > 0 {
-		p.printf("<table class=\"sortable numeric small\"><thead><tr><th>depth</th><th>kept</th><th>removed</th><th>closed</th></tr></thead><tbody>\n")
-		for _, dr := range t.Depths {
+	ff.HasDepths = len(st.Depths) > 0
+	if ff.HasDepths {
+		for _, dr := range st.Depths {
 			removed := dr.Removed.Total()
 			if dr.Kept == 0 && removed == 0 {
 				continue
@@ -148,11 +174,9 @@ func bufferStory(p *page, f *tracefile.File) {
 			if dr.Closed {
 				closed = "closed"
 			}
-			p.printf("<tr><td data-v=\"%d\">%d</td><td data-v=\"%d\">%s</td><td data-v=\"%d\">%s</td><td>%s</td></tr>\n", dr.Depth, dr.Depth, dr.Kept, units.Count(dr.Kept), removed, units.Count(removed), closed)
+			ff.Depths = append(ff.Depths, depthRow{dr.Depth, dr.Kept, removed, units.Count(dr.Kept), units.Count(removed), closed})
 		}
-		p.printf("</tbody></table>\n")
 	}
-	p.printf("<details><summary>Per location</summary>\n<div class=\"scroll\"><table class=\"sortable numeric small\"><thead><tr><th>location</th><th>recorded</th><th>kept</th><th>filtered</th><th>removed</th><th>notes</th></tr></thead><tbody>\n")
 	for i := range f.Locations {
 		l := &f.Locations[i]
 		var notes []string
@@ -175,16 +199,18 @@ func bufferStory(p *page, f *tracefile.File) {
 			notes = append(notes, units.Count(u)+" usage errors")
 		}
 		filtered := l.FilteredName + l.FilteredDuration
-		p.printf("<tr><td>%s</td><td data-v=\"%d\">%s</td><td data-v=\"%d\">%s</td><td data-v=\"%d\">%s</td><td data-v=\"%d\">%s</td><td>%s</td></tr>\n",
-			esc(l.Name), l.Recorded, units.Count(l.Recorded), l.Kept(), units.Count(l.Kept()), filtered, units.Count(filtered),
-			l.Removed().Total(), units.Count(l.Removed().Total()), esc(strings.Join(notes, "; ")))
+		removed := l.Removed().Total()
+		ff.Locations = append(ff.Locations, locationRow{
+			Name: l.Name, Recorded: l.Recorded, Kept: l.Kept(), Filtered: filtered, Removed: removed,
+			RecordedText: units.Count(l.Recorded), KeptText: units.Count(l.Kept()), FilteredText: units.Count(filtered), RemovedText: units.Count(removed),
+			Notes: strings.Join(notes, "; "),
+		})
 	}
-	p.printf("</tbody></table></div></details>\n")
 }
 
 // reductionText tells one reduction step as hmbtrace summary does.
-func reductionText(f *tracefile.File, r tracefile.Reduction) string {
-	at := units.Duration(float64(f.Nanos(r.Time)))
+func reductionText(r tracefile.StoryReduction) string {
+	at := units.Duration(float64(r.At))
 	switch r.Reason {
 	case tracefile.ByDepth:
 		what := ""
@@ -203,15 +229,4 @@ func reductionText(f *tracefile.File, r tracefile.Reduction) string {
 		return fmt.Sprintf("until %s revoked the oldest bin %d times (%s events), keeping the last", at, r.Steps, units.Count(r.Records))
 	}
 	return fmt.Sprintf("at %s %s: %d bins (%s events)", at, r.Reason, r.Bins, units.Count(r.Records))
-}
-
-// usageText lists the usage errors that happened: "2 probes after Close".
-func usageText(u tracefile.UsageErrors) string {
-	var parts []string
-	for _, c := range u.Counts() {
-		if c.N > 0 {
-			parts = append(parts, units.Count(c.N)+" "+c.What)
-		}
-	}
-	return strings.Join(parts, "; ")
 }

@@ -76,8 +76,8 @@ func parsePage(t testing.TB, page []byte) (*pageData, []decodedRow) {
 	return &d, rows
 }
 
-// render writes the report of files.
-func render(t testing.TB, files []*tracefile.File, opt Options) []byte {
+// writePage writes the report of files.
+func writePage(t testing.TB, files []*tracefile.File, opt Options) []byte {
 	t.Helper()
 	var b bytes.Buffer
 	if err := Write(&b, files, opt); err != nil {

@@ -7,14 +7,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"html"
+	"html/template"
 	"io"
 	"path/filepath"
 	"strings"
 	"time"
 
-	"github.com/hmbtrace/hmbtrace/analysis"
 	"github.com/hmbtrace/hmbtrace/analysis/trend"
+	"github.com/hmbtrace/hmbtrace/analysis/variation"
 	"github.com/hmbtrace/hmbtrace/internal/units"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
@@ -25,12 +25,19 @@ var css string
 //go:embed assets/report.js
 var script string
 
+//go:embed assets/page.tmpl
+var pageText string
+
+// pageTemplate holds the page's frame and the run's facts; html/template
+// escapes what they show by its context.
+var pageTemplate = template.Must(template.New("page").Parse(pageText))
+
 // Options tune the report. The zero value means the defaults.
 type Options struct {
 	// Title heads the page; "" names it after the traces.
 	Title string
 	// Variation says how the variation heat map cuts the run into segments.
-	Variation analysis.Options
+	Variation variation.Options
 	// Dynamics tunes the dynamics findings.
 	Dynamics trend.Options
 	// Findings is how many dynamics findings to list; 0 means 10.
@@ -110,41 +117,29 @@ func writeHead(p *page, r *run, opt Options) {
 	for _, f := range r.files {
 		locations += len(f.Locations)
 	}
-	p.printf("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n")
-	p.printf("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n")
-	p.printf("<title>%s</title>\n<style>\n%s</style>\n</head>\n<body>\n", esc(title), css)
-	p.printf("<header>\n<h1>%s</h1>\n<p class=\"lead\">%d trace file%s, %d locations, %s of run, written %s by hmbtrace report.</p>\n",
-		esc(title), len(r.files), plural(len(r.files)), locations, esc(units.Duration(float64(r.span))), esc(opt.Now.Format("2006-01-02 15:04:05 MST")))
-	p.printf("<nav>")
-	for _, s := range []struct{ id, name string }{{"facts", "Run"}, {"profile", "Profile"}, {"timeline", "Timeline"},
-		{"variation", "Variation"}, {"dynamics", "Dynamics"}, {"communication", "Communication"}, {"counters", "Counters"}} {
-		p.printf("<a href=\"#%s\">%s</a> ", s.id, s.name)
-	}
-	p.printf("</nav>\n<noscript><p class=\"note\">The profile table and the timeline need JavaScript.</p></noscript>\n</header>\n")
+	type link struct{ ID, Name string }
+	p.execute("head", struct {
+		Title            string
+		CSS              template.CSS
+		Files, Locations int
+		Span, Stamp      string
+		Nav              []link
+	}{title, template.CSS(css), len(r.files), locations, units.Duration(float64(r.span)), opt.Now.Format("2006-01-02 15:04:05 MST"),
+		[]link{{"facts", "Run"}, {"profile", "Profile"}, {"timeline", "Timeline"},
+			{"variation", "Variation"}, {"dynamics", "Dynamics"}, {"communication", "Communication"}, {"counters", "Counters"}}})
 }
 
 // writeProfileSection writes the profile's frame; the script fills the
 // table from the page's data.
-func writeProfileSection(p *page) {
-	p.printf("<section id=\"profile\">\n<h2>Profile</h2>\n")
-	p.printf("<p>The exact flat profile: every call the probes saw, including those the buffer shed. Inclusive time counts a recursion once; %% is of the location's run (of all locations' runs for the total). Click a column to sort.</p>\n")
-	p.printf("<p><label>Location <select id=\"profile-location\"></select></label></p>\n")
-	p.printf("<div class=\"scroll\"><table id=\"profile-table\" class=\"sortable numeric\"></table></div>\n</section>\n")
-}
+func writeProfileSection(p *page) { p.execute("profile", nil) }
 
 // writeTimelineSection writes the timeline's frame: its help, toolbar,
 // canvas, legend and what the budget left out; the script draws it.
 func writeTimelineSection(p *page, tl *timeline) {
-	p.printf("<section id=\"timeline\">\n<h2>Timeline</h2>\n")
-	p.printf("<p>Each location's calls by calling depth. Wheel or the buttons zoom, dragging pans, hovering names what is under the pointer. Calls at least %s long are drawn one by one; shorter ones are summed per column into tiles coloured by the region that spent the most time there (fainter where they cover less of it). Hatched stretches are where the buffer shed events. A link to the page ending in #zoom=8&amp;at=0.25 opens it on an eighth of the run around its first quarter.</p>\n",
-		esc(units.Duration(tl.ExactMin)))
-	p.printf("<div class=\"tl-toolbar\"><button type=\"button\" id=\"tl-out\" title=\"zoom out\">&minus;</button><button type=\"button\" id=\"tl-in\" title=\"zoom in\">+</button><button type=\"button\" id=\"tl-reset\">whole run</button> <span id=\"tl-status\"></span></div>\n")
-	p.printf("<div class=\"tl-wrap\" id=\"tl-wrap\"><canvas id=\"tl-canvas\" width=\"800\" height=\"200\"></canvas><div id=\"tl-tip\" hidden></div></div>\n")
-	p.printf("<p class=\"tl-legend\"><span class=\"hatch closed\"></span> depth closed: dropped at the probe from then on <span class=\"hatch revoked\"></span> revoked when the depth closed <span class=\"hatch window\"></span> before the keep-last window <span class=\"hatch stopped\"></span> recording stopped (keep first) <span class=\"trunc-key\"></span> entered before the window <span class=\"open-key\"></span> never left</p>\n")
-	for _, o := range tl.Omitted {
-		p.printf("<p class=\"note\">%s</p>\n", esc(o))
-	}
-	p.printf("<div id=\"tl-notes\"></div>\n</section>\n")
+	p.execute("timeline", struct {
+		ExactMin string
+		Omitted  []string
+	}{units.Duration(tl.ExactMin), tl.Omitted})
 }
 
 // writeData writes the self-check's place, the data the script reads (the
@@ -188,19 +183,17 @@ func (p *page) printf(format string, args ...any) {
 	}
 }
 
+// execute writes the page template's part name with data.
+func (p *page) execute(name string, data any) {
+	if p.err == nil {
+		p.err = pageTemplate.ExecuteTemplate(p.w, name, data)
+	}
+}
+
 func (p *page) write(b []byte) {
 	if p.err == nil {
 		_, p.err = p.w.Write(b)
 	}
-}
-
-func esc(s string) string { return html.EscapeString(s) }
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }
 
 // appendStrings appends a JSON array of strings that is safe inside a

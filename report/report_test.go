@@ -22,7 +22,7 @@ var sections = []string{"facts", "profile", "timeline", "variation", "dynamics",
 
 func TestWriteSections(t *testing.T) {
 	files := fixtures(t)
-	page := string(render(t, files, Options{}))
+	page := string(writePage(t, files, Options{}))
 	section := func(id string) string {
 		i := strings.Index(page, `<section id="`+id+`">`)
 		if i < 0 {
@@ -69,7 +69,7 @@ func TestWriteSections(t *testing.T) {
 // The page needs nothing but itself: no scripts, styles, fonts or images
 // from anywhere, and the only URLs are SVG's namespaces.
 func TestSelfContained(t *testing.T) {
-	page := string(render(t, fixtures(t), Options{}))
+	page := string(writePage(t, fixtures(t), Options{}))
 	for _, m := range regexp.MustCompile(`(?i)\b(src|href)\s*=\s*"([^"]*)"`).FindAllStringSubmatch(page, -1) {
 		if !strings.HasPrefix(m[2], "#") && !strings.HasPrefix(m[2], "data:") {
 			t.Errorf("%s=%q refers outside the page", m[1], m[2])
@@ -93,7 +93,7 @@ func TestSelfContained(t *testing.T) {
 // enters and filters are marked.
 func TestTimelineData(t *testing.T) {
 	files := fixtures(t)
-	d, rows := parsePage(t, render(t, files, Options{}))
+	d, rows := parsePage(t, writePage(t, files, Options{}))
 	tl := &d.Timeline
 	if len(tl.Locations) != 4 || len(tl.Rows) != 16 {
 		t.Fatalf("%d locations, %d rows; want 4 and 16", len(tl.Locations), len(tl.Rows))
@@ -219,7 +219,7 @@ func checkDrawn(t *testing.T, l *lod, calls []call, got decodedRow, meta tlRow) 
 // are the traces' flat profiles.
 func TestProfileData(t *testing.T) {
 	files := fixtures(t)
-	d, _ := parsePage(t, render(t, files, Options{}))
+	d, _ := parsePage(t, writePage(t, files, Options{}))
 	var p struct {
 		Locations []string
 		Times     []int64
@@ -275,7 +275,7 @@ func TestProfileData(t *testing.T) {
 // says what it left out.
 func TestTimelineBudget(t *testing.T) {
 	files := fixtures(t)
-	d, rows := parsePage(t, render(t, files, Options{MaxCells: 12 * minColumns, MaxIntervals: 100}))
+	d, rows := parsePage(t, writePage(t, files, Options{MaxCells: 12 * minColumns, MaxIntervals: 100}))
 	tl := &d.Timeline
 	if len(tl.Rows) != 12 || len(rows) != 12 {
 		t.Fatalf("%d rows, want 12", len(tl.Rows))
@@ -295,7 +295,7 @@ func TestTimelineBudget(t *testing.T) {
 	if exact > 100 {
 		t.Errorf("%d exact calls, budget 100", exact)
 	}
-	d, _ = parsePage(t, render(t, files, Options{MaxCells: 2 * minColumns}))
+	d, _ = parsePage(t, writePage(t, files, Options{MaxCells: 2 * minColumns}))
 	if len(d.Timeline.Rows) != 2 || len(d.Timeline.Omitted) != 2 || !strings.Contains(d.Timeline.Omitted[1], "2 locations are not drawn") {
 		t.Errorf("%d rows, omitted %q", len(d.Timeline.Rows), d.Timeline.Omitted)
 	}
@@ -368,7 +368,7 @@ func TestCounters(t *testing.T) {
 	if len(files[0].Header.Metrics) == 0 {
 		t.Skipf("this machine counted nothing: %q", files[0].Header.MetricsMissing)
 	}
-	page := render(t, files, Options{})
+	page := writePage(t, files, Options{})
 	for _, want := range []string{`<table id="counter-table"`, "<th>task-clock incl.</th>", "<th>page-faults excl.</th>", "counted task-clock, page-faults, read with"} {
 		if !bytes.Contains(page, []byte(want)) {
 			t.Errorf("page lacks %q", want)

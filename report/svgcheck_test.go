@@ -12,11 +12,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hmbtrace/hmbtrace/analysis"
 	"github.com/hmbtrace/hmbtrace/analysis/comm"
 	"github.com/hmbtrace/hmbtrace/analysis/trend"
+	"github.com/hmbtrace/hmbtrace/analysis/variation"
 	"github.com/hmbtrace/hmbtrace/internal/tracetest"
 	"github.com/hmbtrace/hmbtrace/measure"
+	"github.com/hmbtrace/hmbtrace/render"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
@@ -161,32 +162,32 @@ func TestSVGsInChromium(t *testing.T) {
 		}
 		svgs[name] = b.Bytes()
 	}
-	v, err := analysis.Analyze(files, analysis.Options{})
+	v, err := variation.Analyze(files, variation.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	draw("variation", func(b *bytes.Buffer) error { return v.WriteSVG(b) })
+	draw("variation", func(b *bytes.Buffer) error { return render.VariationSVG(b, v) })
 	m, err := comm.FromFiles(files)
 	if err != nil {
 		t.Fatal(err)
 	}
-	draw("matrix", func(b *bytes.Buffer) error { return m.WriteMatrixSVG(b, comm.Messages) })
-	draw("matrix-bytes", func(b *bytes.Buffer) error { return m.WriteMatrixSVG(b, comm.Bytes) })
-	draw("diagram", func(b *bytes.Buffer) error { return m.WriteDiagramSVG(b) })
+	draw("matrix", func(b *bytes.Buffer) error { return render.CommMatrixSVG(b, m, comm.Messages) })
+	draw("matrix-bytes", func(b *bytes.Buffer) error { return render.CommMatrixSVG(b, m, comm.Bytes) })
+	draw("diagram", func(b *bytes.Buffer) error { return render.CommDiagramSVG(b, m) })
 	eq, err := comm.FromFiles([]*tracefile.File{ring(t, 4, 200, "worker ")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	draw("matrix-equal", func(b *bytes.Buffer) error { return eq.WriteMatrixSVG(b, comm.Messages) })
+	draw("matrix-equal", func(b *bytes.Buffer) error { return render.CommMatrixSVG(b, eq, comm.Messages) })
 	// Many nodes with long names: small turned labels, shortened ones.
 	many, err := comm.FromFiles([]*tracefile.File{ring(t, 60, 3, "solver::halo_exchange_with_a_very_long_template_name<double> worker ")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	draw("matrix-many", func(b *bytes.Buffer) error { return many.WriteMatrixSVG(b, comm.Messages) })
+	draw("matrix-many", func(b *bytes.Buffer) error { return render.CommMatrixSVG(b, many, comm.Messages) })
 	names := []string{"variation", "matrix", "matrix-bytes", "diagram", "matrix-equal", "matrix-many"}
 	if res, err := trend.Analyze(files, trend.Options{}); err == nil && len(res.Findings) > 0 {
-		draw("dynamics", func(b *bytes.Buffer) error { return res.WriteSVG(b, 6) })
+		draw("dynamics", func(b *bytes.Buffer) error { return render.DynamicsSVG(b, res, 6) })
 		names = append(names, "dynamics")
 	}
 	checkSVGs(t, svgs, names)
@@ -225,7 +226,7 @@ func TestReportWidthsInChromium(t *testing.T) {
 	files := fixtures(t)
 	dir := artifacts(t)
 	path := filepath.Join(dir, "report-widths.html")
-	if err := os.WriteFile(path, render(t, files, Options{}), 0o644); err != nil {
+	if err := os.WriteFile(path, writePage(t, files, Options{}), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	for _, w := range widths {

@@ -57,7 +57,7 @@ func hybrid(t *testing.T, ranks, threads int) []*tracefile.File {
 // (the page data's group), and that the page draws them without errors.
 func TestTimelineThreadsUnderRank(t *testing.T) {
 	files := hybrid(t, 2, 3)
-	page := render(t, files, Options{})
+	page := writePage(t, files, Options{})
 	d, _ := parsePage(t, page)
 	var got []string
 	for _, l := range d.Timeline.Locations {
@@ -73,7 +73,7 @@ func TestTimelineThreadsUnderRank(t *testing.T) {
 		}
 	}
 	// One file of one location has no group.
-	one := render(t, files[:1], Options{})
+	one := writePage(t, files[:1], Options{})
 	if d1, _ := parsePage(t, one); d1.Timeline.Locations[0].Group != "" || d1.Timeline.Locations[0].Label != "thread 0" {
 		t.Errorf("one file: first location %+v; want thread 0 without a group", d1.Timeline.Locations[0])
 	}

@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/hmbtrace/hmbtrace/analysis"
 	"github.com/hmbtrace/hmbtrace/encode"
 	"github.com/hmbtrace/hmbtrace/internal/units"
 	"github.com/hmbtrace/hmbtrace/tracefile"
@@ -78,7 +77,7 @@ type run struct {
 }
 
 func newRun(files []*tracefile.File) *run {
-	r := &run{files: files, byFile: analysis.SharedRank(files)}
+	r := &run{files: files, byFile: tracefile.SharedRank(files)}
 	byName := map[string]int{}
 	metricByName := map[string]int{}
 	for _, f := range files {
@@ -191,7 +190,7 @@ func locationOrder(f *tracefile.File) []int {
 // label names location l of file i: with several files, prefixed by the
 // file's rank, or by its name when ranks repeat (unrelated runs).
 func (r *run) label(i int, l *tracefile.Location) string {
-	return analysis.LocationLabel(r.files, i, r.byFile, l.Name)
+	return tracefile.LocationLabel(r.files, i, r.byFile, l.Name)
 }
 
 // statsDepth is the deepest calling depth the statistics of l know of.

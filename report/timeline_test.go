@@ -23,7 +23,7 @@ func TestOpenCallsOfInterruptedLocation(t *testing.T) {
 	l.Enter(9500, 2)
 	b.Trace.Locations[0].Interrupted = true
 	f := b.Write(t, t.TempDir())
-	d, rows := parsePage(t, render(t, []*tracefile.File{f}, Options{}))
+	d, rows := parsePage(t, writePage(t, []*tracefile.File{f}, Options{}))
 	tl := &d.Timeline
 	if tl.Span != 50000 || len(rows) != 2 || !tl.Locations[0].Interrupted || !strings.Contains(strings.Join(tl.Locations[0].Notes, " "), "interrupted") {
 		t.Fatalf("span %d, %d rows, location %+v", tl.Span, len(rows), tl.Locations[0])

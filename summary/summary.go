@@ -10,11 +10,10 @@ import (
 	"sort"
 	"strings"
 	"text/tabwriter"
-	"unicode/utf8"
 
-	"github.com/hmbtrace/hmbtrace/analysis"
 	"github.com/hmbtrace/hmbtrace/internal/textname"
 	"github.com/hmbtrace/hmbtrace/internal/units"
+	"github.com/hmbtrace/hmbtrace/render"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
@@ -36,26 +35,9 @@ const DefaultNameWidth = 60
 // Options are the summary's settings; the zero value means the defaults.
 type Options struct {
 	// NameWidth is the longest region name the tables print, in
-	// characters; a longer one loses its middle to an ellipsis (Shorten).
+	// characters; a longer one loses its middle to an ellipsis (render.Shorten).
 	// 0 means DefaultNameWidth, a negative value full names.
 	NameWidth int
-}
-
-// Shorten returns name if it has at most width characters, else its
-// beginning and end joined by an ellipsis, width characters in all: the
-// beginning of a qualified name says where it is (namespace, module,
-// class), the end which one it is (procedure, C++ parameters).
-func Shorten(name string, width int) string {
-	if width <= 0 || utf8.RuneCountInString(name) <= width {
-		return name
-	}
-	r := []rune(name)
-	if width == 1 {
-		return "…"
-	}
-	head := (width - 1) / 2
-	tail := width - 1 - head
-	return string(r[:head]) + "…" + string(r[len(r)-tail:])
 }
 
 // Write writes the summary of the files, which may be the ranks of one run
@@ -132,7 +114,7 @@ func WriteOptions(out io.Writer, files []*tracefile.File, opt Options) error {
 	fmt.Fprintf(tw, "visits\tinclusive\texclusive\t%s\t%s\t  region\n", "%incl", "%excl")
 	for _, r := range sorted {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t  %s\n", units.Count(r.visits), units.Duration(float64(r.incl)), units.Duration(float64(r.excl)),
-			units.Share(float64(r.incl), float64(totalNs)), units.Share(float64(r.excl), float64(totalNs)), Shorten(r.name, width))
+			units.Share(float64(r.incl), float64(totalNs)), units.Share(float64(r.excl), float64(totalNs)), render.Shorten(r.name, width))
 	}
 	tw.Flush()
 	overRun(out, files)
@@ -177,7 +159,7 @@ func rankTable(out io.Writer, rows []*regionRow, files []*tracefile.File, width 
 	if len(files) < 2 {
 		return
 	}
-	if analysis.SharedRank(files) {
+	if tracefile.SharedRank(files) {
 		return // unrelated runs, or one run's files twice: no per-rank view
 	}
 	byRank := make([]int, len(files)) // file indices in rank order
@@ -207,7 +189,7 @@ func rankTable(out io.Writer, rows []*regionRow, files []*tracefile.File, width 
 		if mean > 0 {
 			ratio = fmt.Sprintf("%.2f", float64(hi)/mean)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t  %s\n", units.Duration(float64(lo)), units.Duration(mean), units.Duration(float64(hi)), ratio, slowest, Shorten(row.name, width))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t  %s\n", units.Duration(float64(lo)), units.Duration(mean), units.Duration(float64(hi)), ratio, slowest, render.Shorten(row.name, width))
 	}
 	tw.Flush()
 }
@@ -264,7 +246,7 @@ func counterTable(out io.Writer, rows []*regionRow, files []*tracefile.File, wid
 				fmt.Fprint(tw, "-\t")
 			}
 		}
-		fmt.Fprintf(tw, "  %s\n", Shorten(r.name, width))
+		fmt.Fprintf(tw, "  %s\n", render.Shorten(r.name, width))
 	}
 	tw.Flush()
 	for _, f := range files {
@@ -317,63 +299,56 @@ func runFacts(out io.Writer, f *tracefile.File) {
 		h.Clock, units.Rate(h.TicksPerSecond), units.Duration(f.Resolution()), h.TimerShift, h.ProbeCost)
 }
 
+// bufferStory tells the file's Story as text.
 func bufferStory(out io.Writer, f *tracefile.File) {
 	h := &f.Header
-	t := f.Totals()
-	bins, bytes := f.Bins()
+	st := f.Story()
 	fmt.Fprintf(out, "\nBuffer of %s (rank %d): %s in %d bins of %s, reduction policy %s\n", f.Path, h.Rank, units.Size(float64(h.BufferSize)),
 		h.BufferSize/max(h.BinSize, 1), units.Size(float64(h.BinSize)), h.Policy)
-	fmt.Fprintf(out, "  events recorded  %s\n", units.Count(t.Recorded))
-	fmt.Fprintf(out, "  events kept      %s (%s), %s in %d bins", units.Count(t.Kept), units.Share(float64(t.Kept), float64(t.Recorded)), units.Size(float64(bytes)), bins)
-	if t.Kept > 0 {
-		fmt.Fprintf(out, ", %.2f bytes/event", float64(bytes)/float64(t.Kept))
+	fmt.Fprintf(out, "  events recorded  %s\n", units.Count(st.Recorded))
+	fmt.Fprintf(out, "  events kept      %s (%s), %s in %d bins", units.Count(st.Kept), units.Share(float64(st.Kept), float64(st.Recorded)), units.Size(float64(st.Bytes)), st.Bins)
+	if st.Kept > 0 {
+		fmt.Fprintf(out, ", %.2f bytes/event", st.BytesPerEvent())
 	}
 	fmt.Fprintln(out)
-	if t.KeptByClass[tracefile.ClassRegion] != t.Kept {
+	if st.KeptByClass[tracefile.ClassRegion] != st.Kept {
 		var parts []string
-		for c, v := range t.KeptByClass {
-			if v > 0 {
-				parts = append(parts, fmt.Sprintf("%s %s", tracefile.Class(c), units.Count(v)))
-			}
+		for _, c := range st.KeptClasses {
+			parts = append(parts, fmt.Sprintf("%s %s", c.Class, units.Count(c.N)))
 		}
 		fmt.Fprintf(out, "    by class       %s\n", strings.Join(parts, ", "))
 	}
 	if h.FilterFile != "" || h.MinDuration > 0 {
-		fmt.Fprintf(out, "  events filtered  %s", units.Count(t.FilteredName+t.FilteredDuration))
+		fmt.Fprintf(out, "  events filtered  %s", units.Count(st.Filtered))
 		if h.FilterFile != "" {
-			fmt.Fprintf(out, "; %s of regions excluded by %s", units.Count(t.FilteredName), h.FilterFile)
+			fmt.Fprintf(out, "; %s of regions excluded by %s", units.Count(st.FilteredName), h.FilterFile)
 		}
 		if h.MinDuration > 0 {
-			fmt.Fprintf(out, "; %s of calls shorter than %s", units.Count(t.FilteredDuration), units.Duration(float64(h.MinDuration)))
+			fmt.Fprintf(out, "; %s of calls shorter than %s", units.Count(st.FilteredDuration), units.Duration(float64(h.MinDuration)))
 		}
 		fmt.Fprintln(out)
 	}
-	dropped := t.Removed.Total()
 	var parts []string
-	for r, v := range t.Removed {
-		if v > 0 {
-			parts = append(parts, fmt.Sprintf("%s %s", tracefile.Reason(r), units.Count(v)))
-		}
+	for _, r := range st.RemovedBy {
+		parts = append(parts, fmt.Sprintf("%s %s", r.Reason, units.Count(r.N)))
 	}
-	fmt.Fprintf(out, "  events removed   %s", units.Count(dropped))
+	fmt.Fprintf(out, "  events removed   %s", units.Count(st.RemovedTotal))
 	if len(parts) > 0 {
 		fmt.Fprintf(out, " (by %s)", strings.Join(parts, ", "))
 	}
 	fmt.Fprintln(out)
-	if t.Recorded != t.Kept+t.FilteredName+t.FilteredDuration+dropped {
-		fmt.Fprintf(out, "  WARNING: recorded != kept + filtered + removed (%d != %d + %d + %d)\n", t.Recorded, t.Kept, t.FilteredName+t.FilteredDuration, dropped)
+	if !st.Balanced {
+		fmt.Fprintf(out, "  WARNING: recorded != kept + filtered + removed (%d != %d + %d + %d)\n", st.Recorded, st.Kept, st.Filtered, st.RemovedTotal)
 	}
-	for i := range f.Locations {
-		if l := &f.Locations[i]; l.Interrupted {
-			fmt.Fprintf(out, "  %s was still running when a signal ended the run: its last event may be uncounted, its open regions stay open\n", textname.Escape(l.Name))
-		}
+	for _, name := range st.Interrupted {
+		fmt.Fprintf(out, "  %s was still running when a signal ended the run: its last event may be uncounted, its open regions stay open\n", textname.Escape(name))
 	}
-	if len(f.Reductions) == 0 {
+	if len(st.Reductions) == 0 {
 		fmt.Fprintln(out, "  reductions       none: the whole run fit")
 	} else {
-		fmt.Fprintf(out, "  reductions       %d\n", len(f.Reductions))
-		for _, r := range f.Reductions {
-			at := units.Duration(float64(f.Nanos(r.Time)))
+		fmt.Fprintf(out, "  reductions       %d\n", len(st.Reductions))
+		for _, r := range st.Reductions {
+			at := units.Duration(float64(r.At))
 			switch r.Reason {
 			case tracefile.ByDepth:
 				what := "closed depth %d and deeper"
@@ -391,19 +366,17 @@ func bufferStory(out io.Writer, f *tracefile.File) {
 				}
 			case tracefile.ByLast:
 				fmt.Fprintf(out, "    until %s: revoked the oldest bin %d times (%s events), keeping the last\n", at, r.Steps, units.Count(r.Records))
-				for i := range f.Locations {
-					if l := &f.Locations[i]; l.Windowed {
-						fmt.Fprintf(out, "      %s: complete from %s on\n", textname.Escape(l.Name), units.Duration(float64(f.Nanos(l.WindowTime))))
-					}
+				for _, w := range st.Windows {
+					fmt.Fprintf(out, "      %s: complete from %s on\n", textname.Escape(w.Name), units.Duration(float64(w.At)))
 				}
 			}
 		}
 	}
-	if len(t.Depths) > 0 {
+	if len(st.Depths) > 0 {
 		fmt.Fprintln(out, "  per depth:")
 		tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "    depth\tkept\tremoved\t\t")
-		for _, row := range t.Depths {
+		for _, row := range st.Depths {
 			removed := row.Removed.Total()
 			if row.Kept == 0 && removed == 0 {
 				continue
@@ -416,78 +389,43 @@ func bufferStory(out io.Writer, f *tracefile.File) {
 		}
 		tw.Flush()
 	}
-	for i, r := range f.Throttled() {
+	for i, r := range st.Throttled {
 		if i == 0 {
 			fmt.Fprintln(out, "  throttled        regions switched off by HMB_THROTTLE (visits after it counted, not timed):")
 		}
 		fmt.Fprintf(out, "    %s at %s on %d location(s): %s visits timed before, %s after\n", textname.Escape(r.Name), units.Duration(float64(r.FirstAt)),
 			r.Locations, units.Count(r.Visits), units.Count(r.VisitsAfter))
 	}
-	messageStory(out, f)
-	if t.Usage.Total() == 0 {
+	messageStory(out, st.Messages)
+	if st.UsageTotal == 0 {
 		fmt.Fprintln(out, "  usage errors     none")
 	} else {
-		fmt.Fprintf(out, "  usage errors     %s:", units.Count(t.Usage.Total()))
-		for _, u := range t.Usage.Counts() {
-			if u.N > 0 {
-				fmt.Fprintf(out, " %s %s;", units.Count(u.N), u.What)
-			}
+		fmt.Fprintf(out, "  usage errors     %s:", units.Count(st.UsageTotal))
+		for _, u := range st.UsageKinds {
+			fmt.Fprintf(out, " %s %s;", units.Count(u.N), u.What)
 		}
 		fmt.Fprintln(out)
 	}
 }
 
-// messageStory prints the file's messages: from the exact matrices where
-// the locations have them (counted at the probe, whatever the buffer
-// shed), else the message events kept, from the level statistics.
-func messageStory(out io.Writer, f *tracefile.File) {
-	var sent, sentB, recv, recvB, shed, keptEvents uint64
-	peers := map[[2]uint64]bool{}
-	exact, counted := 0, 0
-	for i := range f.Locations {
-		l := &f.Locations[i]
-		var events uint64
-		for _, lv := range l.Levels {
-			if lv.Class == tracefile.ClassMessage {
-				shed += lv.Removed().Total()
-				events += lv.Kept()
-			}
-		}
-		switch {
-		case l.Comm != nil:
-			exact++
-			for _, c := range l.Comm {
-				sent += c.Sent
-				sentB += c.SentBytes
-				recv += c.Received
-				recvB += c.ReceivedBytes
-				rank := uint64(0)
-				if c.PeerRank {
-					rank = 1
-				}
-				peers[[2]uint64{c.Peer, rank}] = true
-			}
-		case events > 0:
-			counted++
-			keptEvents += events
-		}
-	}
-	if exact == 0 && counted == 0 {
+// messageStory prints the file's messages (tracefile.MessageStory).
+func messageStory(out io.Writer, m tracefile.MessageStory) {
+	if m.Exact == 0 && m.Counted == 0 {
 		return
 	}
-	if exact > 0 {
+	if m.Exact > 0 {
 		fmt.Fprintf(out, "  messages         sent %s (%s), received %s (%s), %d peers; exact, counted at the probe\n",
-			units.Count(sent), units.Size(float64(sentB)), units.Count(recv), units.Size(float64(recvB)), len(peers))
+			units.Count(m.Sent), units.Size(float64(m.SentBytes)), units.Count(m.Received), units.Size(float64(m.ReceivedBytes)), m.Peers)
 	}
-	if counted > 0 {
+	if m.Counted > 0 {
 		fmt.Fprintf(out, "  message events   %s kept on %d locations without an exact matrix (a file written before it was kept)\n",
-			units.Count(keptEvents), counted)
+			units.Count(m.KeptEvents), m.Counted)
 	}
-	if shed > 0 {
-		if counted == 0 {
-			fmt.Fprintf(out, "    the buffer shed %s message events; the counts above include their messages\n", units.Count(shed))
+	if m.Shed > 0 {
+		if m.Counted == 0 {
+			fmt.Fprintf(out, "    the buffer shed %s message events; the counts above include their messages\n", units.Count(m.Shed))
 		} else {
-			fmt.Fprintf(out, "    the buffer shed %s message events, missing from the events kept\n", units.Count(shed))
+			fmt.Fprintf(out, "    the buffer shed %s message events, missing from the events kept\n", units.Count(m.Shed))
 		}
 	}
 }

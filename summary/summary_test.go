@@ -80,31 +80,6 @@ func TestNoRanksForUnrelatedFiles(t *testing.T) {
 	}
 }
 
-func TestShorten(t *testing.T) {
-	for _, c := range []struct {
-		name  string
-		width int
-		want  string
-	}{
-		{"solve", 10, "solve"},
-		{"solve", 5, "solve"},
-		{"abcdefghij", 5, "ab…ij"},
-		{"abcdefghij", 6, "ab…hij"},
-		{"abcdefghij", 1, "…"},
-		{"abcdefghij", 0, "abcdefghij"},
-		{"abcdefghij", -1, "abcdefghij"},
-		{"äöüßäöüß", 5, "äö…üß"},
-	} {
-		got := summary.Shorten(c.name, c.width)
-		if got != c.want {
-			t.Errorf("Shorten(%q, %d) = %q, want %q", c.name, c.width, got, c.want)
-		}
-		if c.width > 0 && utf8.RuneCountInString(got) > c.width {
-			t.Errorf("Shorten(%q, %d) = %q: longer than %d", c.name, c.width, got, c.width)
-		}
-	}
-}
-
 // A C++ or Fortran name of hundreds of characters keeps the table's lines
 // short; the TSV has it whole.
 func TestLongNames(t *testing.T) {

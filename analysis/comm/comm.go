@@ -8,11 +8,8 @@ package comm
 
 import (
 	"fmt"
-	"github.com/hmbtrace/hmbtrace/internal/textname"
-	"io"
 	"sort"
 
-	"github.com/hmbtrace/hmbtrace/analysis"
 	"github.com/hmbtrace/hmbtrace/encode"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
@@ -59,11 +56,11 @@ type Matrix struct {
 func FromFiles(files []*tracefile.File) (*Matrix, error) {
 	m := &Matrix{}
 	first := make([]int, len(files)) // per file: the node of its first location
-	byFile := analysis.SharedRank(files)
+	byFile := tracefile.SharedRank(files)
 	for i, f := range files {
 		first[i] = len(m.Nodes)
 		for _, l := range f.Locations {
-			name := analysis.LocationLabel(files, i, byFile, l.Name)
+			name := tracefile.LocationLabel(files, i, byFile, l.Name)
 			if len(files) > 1 && !byFile && len(f.Locations) == 1 {
 				name = fmt.Sprintf("rank %d", f.Header.Rank) // the rank says it all
 			}
@@ -177,17 +174,6 @@ func keptSends(f *tracefile.File, l *tracefile.Location) (uint64, error) {
 	return countSends(f, l, func(*tracefile.Event) error { return nil })
 }
 
-// WriteTSV writes one line per communicating pair:
-// <from>\t<to>\t<messages>\t<bytes>.
-func (m *Matrix) WriteTSV(w io.Writer) error {
-	for _, c := range m.Cells {
-		if _, err := fmt.Fprintf(w, "%s\t%s\t%d\t%d\n", textname.Escape(m.Nodes[c.From].Name), textname.Escape(m.Nodes[c.To].Name), c.Messages, c.Bytes); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // Totals returns the messages and bytes of all pairs.
 func (m *Matrix) Totals() (messages, bytes uint64) {
 	for _, c := range m.Cells {
@@ -216,7 +202,8 @@ func ParseValue(s string) (Value, error) {
 	return "", fmt.Errorf("unknown value %q (want messages, bytes or mean)", s)
 }
 
-func (c Cell) value(v Value) float64 {
+// Amount is what the cell shows as v.
+func (c Cell) Amount(v Value) float64 {
 	switch v {
 	case Bytes:
 		return float64(c.Bytes)

@@ -1,4 +1,4 @@
-package comm
+package comm_test
 
 import (
 	"bytes"
@@ -7,6 +7,9 @@ import (
 	"io"
 	"strings"
 	"testing"
+
+	. "github.com/hmbtrace/hmbtrace/analysis/comm"
+	"github.com/hmbtrace/hmbtrace/render"
 
 	"github.com/hmbtrace/hmbtrace/internal/tracetest"
 	"github.com/hmbtrace/hmbtrace/measure"
@@ -77,11 +80,11 @@ func TestPatternsGiveExactlyTheirCells(t *testing.T) {
 				}
 			}
 			var got strings.Builder
-			m.WriteTSV(&got)
+			render.CommTSV(&got, m)
 			if got.String() != want.String() {
 				t.Errorf("TSV\n%s\nwant\n%s", got.String(), want.String())
 			}
-			for _, draw := range []func(io.Writer) error{func(w io.Writer) error { return m.WriteMatrixSVG(w, Messages) }, m.WriteDiagramSVG} {
+			for _, draw := range []func(io.Writer) error{func(w io.Writer) error { return render.CommMatrixSVG(w, m, Messages) }, func(w io.Writer) error { return render.CommDiagramSVG(w, m) }} {
 				var b bytes.Buffer
 				if err := draw(&b); err != nil {
 					t.Fatal(err)
@@ -145,7 +148,7 @@ func TestThousandLocationsStaySmall(t *testing.T) {
 		t.Fatalf("%d cells", len(m.Cells))
 	}
 	for name, draw := range map[string]func(io.Writer) error{
-		"matrix": func(w io.Writer) error { return m.WriteMatrixSVG(w, Bytes) }, "diagram": m.WriteDiagramSVG,
+		"matrix": func(w io.Writer) error { return render.CommMatrixSVG(w, m, Bytes) }, "diagram": func(w io.Writer) error { return render.CommDiagramSVG(w, m) },
 	} {
 		var b bytes.Buffer
 		if err := draw(&b); err != nil {

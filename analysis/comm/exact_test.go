@@ -1,10 +1,12 @@
-package comm
+package comm_test
 
 import (
 	"fmt"
 	"reflect"
 	"testing"
 	"time"
+
+	. "github.com/hmbtrace/hmbtrace/analysis/comm"
 
 	"github.com/hmbtrace/hmbtrace/encode"
 	"github.com/hmbtrace/hmbtrace/internal/tracetest"

@@ -1,9 +1,11 @@
-package comm
+package comm_test
 
 import (
 	"strings"
 	"testing"
 	"time"
+
+	. "github.com/hmbtrace/hmbtrace/analysis/comm"
 
 	"github.com/hmbtrace/hmbtrace/encode"
 	"github.com/hmbtrace/hmbtrace/internal/tracetest"

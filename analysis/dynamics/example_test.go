@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/hmbtrace/hmbtrace/analysis/dynamics"
+	"github.com/hmbtrace/hmbtrace/render"
 )
 
 // The time one region took in each of 96 iterations of the progress loop:
@@ -29,7 +30,7 @@ func ExampleAnalyze() {
 	for _, f := range a.Features {
 		fmt.Printf("%v over iterations %d-%d: %+.0f ms\n", f.Kind, f.From, f.To, f.Severity)
 	}
-	fmt.Println(dynamics.Describe(a.Features, len(x), "ms"))
+	fmt.Println(render.DescribeFeatures(a.Features, len(x), "ms"))
 	// Output:
 	// peak over iterations 30-30: +4 ms
 	// step up over iterations 59-60: +108 ms

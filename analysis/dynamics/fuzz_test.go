@@ -87,7 +87,6 @@ func FuzzAnalyze(f *testing.F) {
 				t.Fatalf("features out of order: %v", a.Features)
 			}
 		}
-		_ = Describe(a.Features, len(x), "s")
 	})
 }
 

@@ -1,9 +1,12 @@
-package trend
+package trend_test
 
 import (
 	"math"
 	"strings"
 	"testing"
+
+	. "github.com/hmbtrace/hmbtrace/analysis/trend"
+	"github.com/hmbtrace/hmbtrace/render"
 
 	"github.com/hmbtrace/hmbtrace/analysis/dynamics"
 	"github.com/hmbtrace/hmbtrace/tracefile"
@@ -18,12 +21,12 @@ func TestNestedEchoIsFolded(t *testing.T) {
 		t.Fatal(err)
 	}
 	var text strings.Builder
-	if err := r.WriteText(&text, 0); err != nil {
+	if err := render.DynamicsText(&text, r, 0); err != nil {
 		t.Fatal(err)
 	}
 	for _, f := range r.Findings {
 		if f.Series.Region == "step" {
-			t.Errorf("step's finding is listed although it echoes work's or io's: %s\n%s", f.sentence(), text.String())
+			t.Errorf("step's finding is listed although it echoes work's or io's: %s\n%s", f.Feature.Kind.String(), text.String())
 		}
 	}
 	work := find(r, "work", "time per iteration", dynamics.TrendUp)
@@ -47,29 +50,5 @@ func TestNestedEchoIsFolded(t *testing.T) {
 	if counted == 0 || !strings.Contains(text.String(), "6 series (region × location × metric): 2 with findings") ||
 		!strings.Contains(text.String(), "1 only echoing a region inside them") {
 		t.Errorf("counts:\n%s", text.String())
-	}
-}
-
-// A region that does not enclose another (its values are smaller in some
-// iteration) keeps its feature even if it happens at the same place.
-func TestEnclosureNeedsEveryIteration(t *testing.T) {
-	p := &Series{Region: "a", Values: []float64{5, 5, 9, 5}}
-	c := &Series{Region: "b", Values: []float64{4, 6, 8, 4}}
-	if encloses(p, c) {
-		t.Error("a encloses b although b is larger in iteration 1")
-	}
-	c.Values[1] = 5
-	if !encloses(p, c) || encloses(c, p) {
-		t.Error("a should enclose b, not the reverse")
-	}
-	f := dynamics.Feature{Kind: dynamics.Peak, From: 2, To: 2, Severity: 4}
-	if !echoes(f, dynamics.Feature{Kind: dynamics.Peak, From: 2, To: 2, Severity: 3.9}) {
-		t.Error("the same peak should echo")
-	}
-	if echoes(f, dynamics.Feature{Kind: dynamics.Peak, From: 2, To: 2, Severity: 1}) {
-		t.Error("a peak a quarter as costly explains only a quarter")
-	}
-	if echoes(f, dynamics.Feature{Kind: dynamics.StepUp, From: 1, To: 2, Severity: 4}) {
-		t.Error("a step is not a peak")
 	}
 }

@@ -1,6 +1,7 @@
-package trend
+package trend_test
 
 import (
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -8,6 +9,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	. "github.com/hmbtrace/hmbtrace/analysis/trend"
+	"github.com/hmbtrace/hmbtrace/render"
 
 	"github.com/hmbtrace/hmbtrace/analysis/dynamics"
 	"github.com/hmbtrace/hmbtrace/internal/tracetest"
@@ -43,7 +47,7 @@ func TestHeatIsNotNoise(t *testing.T) {
 		t.Fatal(err)
 	}
 	var text strings.Builder
-	if err := r.WriteText(&text, 0); err != nil {
+	if err := render.DynamicsText(&text, r, 0); err != nil {
 		t.Fatal(err)
 	}
 	t.Log(text.String())
@@ -52,8 +56,8 @@ func TestHeatIsNotNoise(t *testing.T) {
 		if k := fd.Feature.Kind; k == dynamics.Peak || k == dynamics.Dip {
 			peaks++
 		}
-		if s := fd.share(); abs(s) < r.MinShare*(1-1e-9) && fd.Severity != 0 {
-			t.Errorf("%s: below the relevance floor", fd.sentence())
+		if s := fd.Share(); math.Abs(s) < r.MinShare*(1-1e-9) && fd.Severity != 0 {
+			t.Errorf("%s %v on %s: below the relevance floor", fd.Series.Region, fd.Feature.Kind, fd.Series.Location)
 		}
 	}
 	// When other jobs load the machine far beyond its cores, heat itself

@@ -15,8 +15,8 @@ import (
 	"slices"
 	"sort"
 
-	"github.com/hmbtrace/hmbtrace/analysis"
 	"github.com/hmbtrace/hmbtrace/analysis/dynamics"
+	"github.com/hmbtrace/hmbtrace/analysis/variation"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
@@ -97,10 +97,10 @@ type Options struct {
 
 // Why a series has no findings.
 const (
-	quietShort = "too short"
-	quietFlat  = "flat within its noise"
-	quietSmall = "changes too small to matter"
-	quietEcho  = "echoes a region inside it"
+	QuietShort = "too short"
+	QuietFlat  = "flat within its noise"
+	QuietSmall = "changes too small to matter"
+	QuietEcho  = "echoes a region inside it"
 )
 
 // Analyze builds the series of the files and analyses each that has enough
@@ -168,13 +168,13 @@ func Analyze(files []*tracefile.File, opt Options) (*Result, error) {
 		switch {
 		case len(r.Relevant[i]) > 0:
 		case len(s.Values) < dynamics.MinFeatureSamples:
-			r.Quiet[i] = quietShort
+			r.Quiet[i] = QuietShort
 		case r.echoes[s]:
-			r.Quiet[i] = quietEcho
+			r.Quiet[i] = QuietEcho
 		case len(r.Analyses[i].Features) == 0:
-			r.Quiet[i] = quietFlat
+			r.Quiet[i] = QuietFlat
 		default:
-			r.Quiet[i] = quietSmall
+			r.Quiet[i] = QuietSmall
 		}
 	}
 	return r, nil
@@ -193,7 +193,7 @@ func (r *Result) finding(s *Series, ft dynamics.Feature) Finding {
 // visits of every region, and its counters, per location.
 func (r *Result) fromPhases(files []*tracefile.File) {
 	r.Source = "the phase series"
-	byFile := analysis.SharedRank(files)
+	byFile := tracefile.SharedRank(files)
 	for fi, f := range files {
 		for i := range f.Locations {
 			l := &f.Locations[i]
@@ -202,7 +202,7 @@ func (r *Result) fromPhases(files []*tracefile.File) {
 				continue
 			}
 			r.Source = fmt.Sprintf("the phase series of %q", f.RegionName(ps.Region))
-			where := analysis.LocationLabel(files, fi, byFile, l.Name)
+			where := tracefile.LocationLabel(files, fi, byFile, l.Name)
 			n := len(ps.Samples)
 			iters := func(k int) float64 {
 				if k < n-1 {
@@ -262,13 +262,13 @@ func (r *Result) fromPhases(files []*tracefile.File) {
 // fromSegments makes series from the invocations of the time-dominant
 // region (or the one named): each invocation is an iteration.
 func (r *Result) fromSegments(files []*tracefile.File, region string) error {
-	v, err := analysis.Analyze(files, analysis.Options{Region: region})
+	v, err := variation.Analyze(files, variation.Options{Region: region})
 	if err != nil {
 		return err
 	}
 	r.Source = fmt.Sprintf("the invocations of %q (no phase series in the trace)", v.Region)
 	r.Notes = append(r.Notes, v.Notes...)
-	byRow := map[int][]analysis.Segment{}
+	byRow := map[int][]variation.Segment{}
 	for _, s := range v.Segments {
 		byRow[s.Row] = append(byRow[s.Row], s)
 	}
@@ -304,4 +304,13 @@ func nonzero(v []float64) int {
 		}
 	}
 	return n
+}
+
+// Share returns the finding's cost as a fraction of the location's time in
+// the loop, or NaN when that is not a time or not known.
+func (f Finding) Share() float64 {
+	if f.Series.Unit != "ns" || f.Series.Loop <= 0 {
+		return math.NaN()
+	}
+	return f.Severity / f.Series.Loop
 }

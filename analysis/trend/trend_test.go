@@ -1,4 +1,4 @@
-package trend
+package trend_test
 
 import (
 	"bytes"
@@ -8,6 +8,9 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	. "github.com/hmbtrace/hmbtrace/analysis/trend"
+	"github.com/hmbtrace/hmbtrace/render"
 
 	"github.com/hmbtrace/hmbtrace/analysis/dynamics"
 	"github.com/hmbtrace/hmbtrace/internal/tracetest"
@@ -72,7 +75,7 @@ func TestPlantedDegradation(t *testing.T) {
 			t.Fatal(err)
 		}
 		var text strings.Builder
-		r.WriteText(&text, 0)
+		render.DynamicsText(&text, r, 0)
 		t.Log(text.String())
 		if phase {
 			trend := find(r, "work", "time per iteration", dynamics.TrendUp)
@@ -101,9 +104,9 @@ func TestPlantedDegradation(t *testing.T) {
 			}
 		}
 		var tsv strings.Builder
-		r.WriteTSV(&tsv)
+		render.DynamicsTSV(&tsv, r)
 		lines := strings.Split(strings.TrimRight(tsv.String(), "\n"), "\n")
-		if lines[0] != TSVHeader || len(lines) != len(r.Findings)+1 {
+		if lines[0] != render.DynamicsTSVHeader || len(lines) != len(r.Findings)+1 {
 			t.Errorf("TSV:\n%s", tsv.String())
 		}
 		for _, line := range lines {
@@ -112,7 +115,7 @@ func TestPlantedDegradation(t *testing.T) {
 			}
 		}
 		var svg bytes.Buffer
-		if err := r.WriteSVG(&svg, 4); err != nil {
+		if err := render.DynamicsSVG(&svg, r, 4); err != nil {
 			t.Fatal(err)
 		}
 		d := xml.NewDecoder(&svg)
@@ -225,7 +228,7 @@ func TestPlantedRampInTrace(t *testing.T) {
 			good++
 		} else {
 			var text strings.Builder
-			r.WriteText(&text, 0)
+			render.DynamicsText(&text, r, 0)
 			t.Logf("seed %d (planted %.0f ns):\n%s", seed, planted, text.String())
 		}
 	}
@@ -266,7 +269,7 @@ func TestPeriodicRegion(t *testing.T) {
 		t.Fatal(err)
 	}
 	var text strings.Builder
-	r.WriteText(&text, 0)
+	render.DynamicsText(&text, r, 0)
 	// The checkpoint's time, and its visits, are periodic; nothing else.
 	if len(r.Findings) != 2 || r.Findings[0].Feature.Kind != dynamics.Periodic || r.Findings[0].Series.Region != "checkpoint" ||
 		r.Findings[1].Feature.Kind != dynamics.Periodic || r.Findings[1].Series.Metric != "visits per iteration" ||
@@ -275,7 +278,7 @@ func TestPeriodicRegion(t *testing.T) {
 		t.Errorf("want one periodic finding at checkpoint, step's folded into it:\n%s", text.String())
 	}
 	var svg bytes.Buffer
-	if err := r.WriteSVG(&svg, 4); err != nil || bytes.Count(svg.Bytes(), []byte(`fill="#7b4fa8" fill-opacity="0.5"`)) != 2*40 {
+	if err := render.DynamicsSVG(&svg, r, 4); err != nil || bytes.Count(svg.Bytes(), []byte(`fill="#7b4fa8" fill-opacity="0.5"`)) != 2*40 {
 		t.Errorf("SVG: want a tick at each of the 40 checkpoints: %v", err)
 	}
 }

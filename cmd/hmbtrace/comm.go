@@ -1,12 +1,9 @@
 package main
 
 import (
-	"fmt"
-	"github.com/hmbtrace/hmbtrace/internal/textname"
 	"io"
-	"sort"
-	"strings"
-	"text/tabwriter"
+
+	"github.com/hmbtrace/hmbtrace/render"
 
 	"github.com/hmbtrace/hmbtrace/analysis/comm"
 )
@@ -37,8 +34,8 @@ func runComm(args []string, out io.Writer) error {
 		path string
 		draw func(io.Writer) error
 	}{
-		{*matrix, func(w io.Writer) error { return m.WriteMatrixSVG(w, v) }},
-		{*diagram, m.WriteDiagramSVG},
+		{*matrix, func(w io.Writer) error { return render.CommMatrixSVG(w, m, v) }},
+		{*diagram, func(w io.Writer) error { return render.CommDiagramSVG(w, m) }},
 	} {
 		if w.path == "" {
 			continue
@@ -48,39 +45,7 @@ func runComm(args []string, out io.Writer) error {
 		}
 	}
 	if *tsv {
-		return m.WriteTSV(out)
+		return render.CommTSV(out, m)
 	}
-	msgs, bytes := m.Totals()
-	fmt.Fprintf(out, "%d locations, %d communicating pairs, %d messages, %d bytes (counted at the sender)\n", len(m.Nodes), len(m.Cells), msgs, bytes)
-	fmt.Fprint(out, countedHow(m))
-	if m.Unmatched > 0 {
-		fmt.Fprintf(out, "%d messages name a peer that is not in these files\n", m.Unmatched)
-	}
-	cells := append([]comm.Cell(nil), m.Cells...)
-	sort.SliceStable(cells, func(i, j int) bool { return cells[i].Bytes > cells[j].Bytes })
-	if len(cells) > 20 {
-		fmt.Fprintln(out, "the 20 pairs that exchange the most bytes:")
-		cells = cells[:20]
-	}
-	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "from\tto\tmessages\tbytes\tmean size")
-	for _, c := range cells {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%.0f\n", textname.Escape(m.Nodes[c.From].Name), textname.Escape(m.Nodes[c.To].Name), c.Messages, c.Bytes, float64(c.Bytes)/float64(max(c.Messages, 1)))
-	}
-	return tw.Flush()
-}
-
-// countedHow says where the counts come from: the files' exact matrices,
-// which count the messages whose events the buffer shed, or the events
-// kept, for files written before hmbtrace kept the matrix.
-func countedHow(m *comm.Matrix) string {
-	var b strings.Builder
-	if m.Shed > 0 {
-		fmt.Fprintf(&b, "the buffer shed the events of %d of these messages; the counts include them (exact, taken at the probe)\n", m.Shed)
-	}
-	if m.Counted > 0 {
-		fmt.Fprintf(&b, "%d of %d senders counted from the events kept (their files have no exact matrix): messages the buffer shed are missing\n",
-			m.Counted, m.Counted+m.Exact)
-	}
-	return b.String()
+	return render.CommText(out, m)
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/hmbtrace/hmbtrace/analysis/trend"
+	"github.com/hmbtrace/hmbtrace/render"
 )
 
 func init() {
@@ -52,12 +53,12 @@ func runDynamics(args []string, out io.Writer) error {
 		return err
 	}
 	if *svg != "" {
-		if err := writeFile(*svg, func(w io.Writer) error { return r.WriteSVG(w, *top) }); err != nil {
+		if err := writeFile(*svg, func(w io.Writer) error { return render.DynamicsSVG(w, r, *top) }); err != nil {
 			return err
 		}
 	}
 	if *tsv {
-		return r.WriteTSV(out)
+		return render.DynamicsTSV(out, r)
 	}
-	return r.WriteText(out, *top)
+	return render.DynamicsText(out, r, *top)
 }

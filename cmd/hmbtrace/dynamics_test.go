@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hmbtrace/hmbtrace/analysis/trend"
 	"github.com/hmbtrace/hmbtrace/measure"
+	"github.com/hmbtrace/hmbtrace/render"
 )
 
 // dynamics -tsv starts with its header; a bad -min-share is a usage error
@@ -35,7 +35,7 @@ func TestDynamicsTSVAndFlags(t *testing.T) {
 		t.Fatalf("exit %d: %s", rc, errOut.String())
 	}
 	lines := strings.Split(strings.TrimRight(out.String(), "\n"), "\n")
-	if lines[0] != trend.TSVHeader || len(lines) != 2 || !strings.HasPrefix(lines[1], "step\tmain\ttime per iteration\tpeak\t40\t40\t") {
+	if lines[0] != render.DynamicsTSVHeader || len(lines) != 2 || !strings.HasPrefix(lines[1], "step\tmain\ttime per iteration\tpeak\t40\t40\t") {
 		t.Errorf("dynamics -tsv:\n%s", out.String())
 	}
 	out.Reset()

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/hmbtrace/hmbtrace/measure"
+	"github.com/hmbtrace/hmbtrace/render"
 	"github.com/hmbtrace/hmbtrace/summary"
 )
 
@@ -254,12 +255,12 @@ func TestSummaryNames(t *testing.T) {
 		t.Fatal(err)
 	}
 	path := m.Path()
-	cut := summary.Shorten(long, summary.DefaultNameWidth)
+	cut := render.Shorten(long, summary.DefaultNameWidth)
 	if s := runOK(t, "summary", path); !strings.Contains(s, "  "+cut+"\n") || strings.Contains(s, long) {
 		t.Errorf("summary does not print %q alone:\n%s", cut, s)
 	}
-	if s := runOK(t, "summary", "-width", "20", path); !strings.Contains(s, "  "+summary.Shorten(long, 20)+"\n") {
-		t.Errorf("summary -width 20 does not print %q:\n%s", summary.Shorten(long, 20), s)
+	if s := runOK(t, "summary", "-width", "20", path); !strings.Contains(s, "  "+render.Shorten(long, 20)+"\n") {
+		t.Errorf("summary -width 20 does not print %q:\n%s", render.Shorten(long, 20), s)
 	}
 	if s := runOK(t, "summary", "-width", "0", path); !strings.Contains(s, "  "+long+"\n") {
 		t.Errorf("summary -width 0 does not print the full name:\n%s", s)

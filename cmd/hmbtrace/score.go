@@ -4,7 +4,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/hmbtrace/hmbtrace/analysis"
+	"github.com/hmbtrace/hmbtrace/analysis/score"
+	"github.com/hmbtrace/hmbtrace/render"
 )
 
 func init() {
@@ -12,19 +13,19 @@ func init() {
 overhead, flagging the regions whose overhead is too large for their time (Oleynik, Automatic
 Characterization of Performance Dynamics with Periscope, chapter 4); -g writes a filter file that
 excludes them. The columns:
-` + analysis.ScoreColumns(analysis.TotalOverhead) + "\n"
+` + render.ScoreColumns(score.TotalOverhead) + "\n"
 }
 
 func runScore(args []string, out io.Writer) error {
 	fs := newFlags("score")
 	gen := fs.String("g", "", "write a filter file (HMB_FILTER_FILE) that excludes the flagged regions")
-	threshold := fs.Float64("threshold", 100*analysis.DefaultThreshold, "flag regions whose relative overhead exceeds this many percent")
+	threshold := fs.Float64("threshold", 100*score.DefaultThreshold, "flag regions whose relative overhead exceeds this many percent")
 	property := fs.String("property", "total", "overhead property: total (the probes' whole cost) or prolog (the part inside the region's own time)")
-	minShare := fs.Float64("min-share", 100*analysis.DefaultMinShare, "flag only regions with at least this many percent of all visits (0: any)")
+	minShare := fs.Float64("min-share", 100*score.DefaultMinShare, "flag only regions with at least this many percent of all visits (0: any)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	prop, err := analysis.ParseProperty(*property)
+	prop, err := score.ParseProperty(*property)
 	if err != nil {
 		return usageError{err.Error()}
 	}
@@ -34,7 +35,7 @@ func runScore(args []string, out io.Writer) error {
 	if !(*minShare >= 0 && *minShare <= 100) {
 		return usageError{fmt.Sprintf("-min-share %v: want a percentage from 0 to 100", *minShare)}
 	}
-	opt := analysis.ScoreOptions{Property: prop, Threshold: *threshold / 100, MinShare: *minShare / 100}
+	opt := score.Options{Property: prop, Threshold: *threshold / 100, MinShare: *minShare / 100}
 	if *minShare == 0 {
 		opt.MinShare = -1 // any share
 	}
@@ -43,15 +44,15 @@ func runScore(args []string, out io.Writer) error {
 		return err
 	}
 	defer closeAll(files)
-	s, err := analysis.ComputeScore(files, opt)
+	s, err := score.Compute(files, opt)
 	if err != nil {
 		return err
 	}
-	if err := s.WriteReport(out); err != nil {
+	if err := render.ScoreText(out, s); err != nil {
 		return err
 	}
 	if *gen != "" {
-		if err := writeFile(*gen, s.WriteFilter); err != nil {
+		if err := writeFile(*gen, func(w io.Writer) error { return render.ScoreFilter(w, s) }); err != nil {
 			return err
 		}
 		fmt.Fprintf(out, "filter file: %s (HMB_FILTER_FILE=%s excludes the %d flagged regions)\n", *gen, *gen, len(s.Flagged()))

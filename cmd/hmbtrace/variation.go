@@ -4,8 +4,9 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/hmbtrace/hmbtrace/analysis"
+	"github.com/hmbtrace/hmbtrace/analysis/variation"
 	"github.com/hmbtrace/hmbtrace/filter"
+	"github.com/hmbtrace/hmbtrace/render"
 )
 
 func init() {
@@ -13,7 +14,7 @@ func init() {
 synchronization-oblivious segment time (SOS-time: its duration less the time in synchronization
 regions nested in it) by its robust z-score among all segments (Weber et al., Detection and
 Visualization of Performance Variations).
-` + analysis.DominanceRule + "\n"
+` + variation.DominanceRule + "\n"
 }
 
 func runVariation(args []string, out io.Writer) error {
@@ -22,7 +23,7 @@ func runVariation(args []string, out io.Writer) error {
 	syncList := fs.String("sync", "", "more synchronization regions: comma-separated wildcard patterns")
 	tsv := fs.Bool("tsv", false, "print every segment: location, segment, start ns, SOS ns, score")
 	svg := fs.String("svg", "", "write the hot/cold view to this SVG file")
-	minScore := fs.Float64("z", analysis.DefaultMinScore, "robust z-score from which a segment stands out")
+	minScore := fs.Float64("z", variation.DefaultMinScore, "robust z-score from which a segment stands out")
 	top := fs.Int("top", 20, "list at most this many segments that stand out (0: all)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -36,19 +37,19 @@ func runVariation(args []string, out io.Writer) error {
 		return err
 	}
 	defer closeAll(files)
-	v, err := analysis.Analyze(files, analysis.Options{Region: *region, Sync: sync})
+	v, err := variation.Analyze(files, variation.Options{Region: *region, Sync: sync})
 	if err != nil {
 		return err
 	}
 	if *svg != "" {
-		if err := writeFile(*svg, v.WriteSVG); err != nil {
+		if err := writeFile(*svg, func(w io.Writer) error { return render.VariationSVG(w, v) }); err != nil {
 			return err
 		}
 	}
 	if *tsv {
-		return v.WriteTSV(out)
+		return render.VariationTSV(out, v)
 	}
-	if err := v.WriteReport(out, *minScore, *top); err != nil {
+	if err := render.VariationText(out, v, *minScore, *top); err != nil {
 		return err
 	}
 	if *svg != "" {

@@ -1,0 +1,6 @@
+// Package variation points the analyst at the slow parts of a run, from
+// trace files read by package tracefile: the time-dominant region and the
+// synchronization-oblivious segment times of its invocations with their
+// outliers and hot/cold view (Weber et al.). hmbtrace variation prints what
+// it computes.
+package variation

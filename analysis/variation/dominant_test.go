@@ -1,0 +1,231 @@
+package variation_test
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	. "github.com/hmbtrace/hmbtrace/analysis/variation"
+	"github.com/hmbtrace/hmbtrace/render"
+
+	"github.com/hmbtrace/hmbtrace/filter"
+	"github.com/hmbtrace/hmbtrace/measure"
+	"github.com/hmbtrace/hmbtrace/tracefile"
+)
+
+// cg is a conjugate-gradient solver on p ranks as a fully instrumented run
+// on a loaded machine shows it: each iteration computes a sparse
+// matrix–vector product (spmv), exchanges halos (MPI_Isend, MPI_Irecv,
+// MPI_Waitall), and waits in two MPI_Allreduce that take wait steps each,
+// far longer than the computation. slow plants an spmv that computes 3×
+// longer at (rank, iteration).
+func cg(t testing.TB, ranks, iterations int, wait uint64, slow [2]int) *tracefile.File {
+	locs := map[string][]call{}
+	var order []string
+	for r := 0; r < ranks; r++ {
+		var iters []call
+		var at uint64 = 1
+		for it := 0; it < iterations; it++ {
+			spmv := 10 + uint64(r*3+it*7)%4
+			if r == slow[0] && it == slow[1] {
+				spmv *= 3
+			}
+			start := at
+			at += 1
+			halo := []call{c("MPI_Isend", at, at+1), c("MPI_Irecv", at+1, at+2), c("MPI_Waitall", at+2, at+4)}
+			at += 4
+			k := c("spmv", at, at+spmv)
+			at += spmv
+			d1 := c("dot", at, at+1)
+			r1 := c("MPI_Allreduce", at+1, at+1+wait)
+			at += 1 + wait
+			ax := c("axpy", at, at+2)
+			r2 := c("MPI_Allreduce", at+2, at+2+wait)
+			at += 2 + wait
+			iters = append(iters, c("cg_iteration", start, at, append(halo, k, d1, r1, ax, r2)...))
+			at++
+		}
+		name := fmt.Sprintf("rank %d", r)
+		order = append(order, name)
+		locs[name] = []call{c("main", 0, at+1, c("MPI_Init", 0, 1), c("solve", 1, at, iters...))}
+	}
+	return recordCalls(t, measure.Config{}, unit, locs, order...)
+}
+
+// TestDominantCG checks that the time-dominant region of a CG solver is its
+// computation, not the collective it mostly waits in: MPI_Allreduce has
+// the most inclusive time of the regions invoked often enough, the
+// iteration spends most of its time in it, and spmv is what remains.
+func TestDominantCG(t *testing.T) {
+	f := cg(t, 4, 30, 40, [2]int{2, 17})
+	files := []*tracefile.File{f}
+	d, err := TimeDominant(files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Region.Name != "spmv" {
+		t.Errorf("time-dominant %q; want spmv", d.Region.Name)
+	}
+	if len(d.Sync) == 0 || d.Sync[0].Name != "MPI_Allreduce" {
+		t.Errorf("passed over as synchronization %+v; want MPI_Allreduce first", d.Sync)
+	}
+	if len(d.Waiting) != 1 || d.Waiting[0].Name != "cg_iteration" || d.Waiting[0].Share < 0.75 || d.Waiting[0].Share > 0.85 {
+		t.Errorf("passed over as waiting %+v; want cg_iteration with about 80%% of its time waiting", d.Waiting)
+	}
+	v, err := Analyze(files, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	top := v.Ranked()[0]
+	if v.Rows[top.Row].Label != "rank 2" || top.Index != 17 {
+		t.Errorf("top segment %s %d; want the planted slow spmv, rank 2 segment 17", v.Rows[top.Row].Label, top.Index)
+	}
+	var out bytes.Buffer
+	if err := render.VariationText(&out, v, DefaultMinScore, 5); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Time-dominant region: spmv", "passed over: MPI_Allreduce", "a synchronization region",
+		"passed over: cg_iteration", "% of it in MPI calls and synchronization"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, out.String())
+		}
+	}
+
+	// On a quiet machine the iteration computes more than it waits and,
+	// holding spmv, is the time-dominant region.
+	quiet := cg(t, 4, 30, 1, [2]int{-1, -1})
+	if d, err := TimeDominant([]*tracefile.File{quiet}); err != nil || d.Region.Name != "cg_iteration" {
+		t.Errorf("quiet machine: time-dominant %q, %v; want cg_iteration", d.Region.Name, err)
+	}
+}
+
+// TestDominantMPIOnly checks that a trace of the MPI wrappers alone has no
+// time-dominant region, and the error says why instead of ranking MPI calls.
+func TestDominantMPIOnly(t *testing.T) {
+	locs := map[string][]call{}
+	var order []string
+	for r := 0; r < 3; r++ {
+		var calls []call
+		var at uint64
+		for it := 0; it < 20; it++ {
+			calls = append(calls, c("MPI_Isend", at, at+1), c("MPI_Irecv", at+1, at+2), c("MPI_Waitall", at+2, at+9),
+				c("MPI_Allreduce", at+12, at+14))
+			at += 15
+		}
+		calls = append([]call{c("MPI_Init", 0, 0)}, calls...)
+		name := fmt.Sprintf("rank %d", r)
+		order = append(order, name)
+		locs[name] = calls
+	}
+	f := recordCalls(t, measure.Config{}, unit, locs, order...)
+	_, err := TimeDominant([]*tracefile.File{f})
+	if !errors.Is(err, ErrNoComputation) {
+		t.Fatalf("err %v; want ErrNoComputation", err)
+	}
+	for _, want := range []string{"MPI calls or OpenMP constructs (MPI_Irecv, MPI_Isend)", "synchronization (MPI_Waitall, MPI_Allreduce)", "name the region"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q: %v", want, err)
+		}
+	}
+	if _, err := Analyze([]*tracefile.File{f}, Options{}); !errors.Is(err, ErrNoComputation) {
+		t.Errorf("Analyze: err %v; want ErrNoComputation", err)
+	}
+	// A region named by the user still segments the run.
+	if v, err := Analyze([]*tracefile.File{f}, Options{Region: "MPI_Waitall"}); err != nil || len(v.Segments) != 60 {
+		t.Errorf("-region MPI_Waitall: %v", err)
+	}
+}
+
+// TestWaitShareNested checks the share of a region's time that waits: a
+// wait nested in it counts, a task run in that wait does not, and a region
+// called inside a wait does not wait itself.
+func TestWaitShareNested(t *testing.T) {
+	const (
+		bar  = "!$omp barrier @a.c:3"
+		task = "!$omp task @a.c:4"
+	)
+	f := recordCalls(t, measure.Config{}, unit, map[string][]call{
+		"thread 0": {c("main", 0, 100,
+			c("outer", 0, 20, c("MPI_Recv", 2, 12, c("progress", 4, 6))),
+			c("outer", 20, 40, c(bar, 20, 36, c(task, 22, 30, c("work", 22, 30))))),
+		},
+	}, "thread 0")
+	ws, err := WaitShares([]*tracefile.File{f})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func(name string, traced, waiting int64) {
+		t.Helper()
+		if got := ws[name]; got.Traced != traced*unit || got.Waiting != waiting*unit {
+			t.Errorf("%s: traced %d, waiting %d; want %d and %d", name, got.Traced, got.Waiting, traced*unit, waiting*unit)
+		}
+	}
+	check("outer", 40, 10+8)  // MPI_Recv's 10, the barrier's 16 less the task's 8
+	check("progress", 2, 0)   // inside MPI_Recv, waits in nothing of its own
+	check("work", 8, 0)       // the task's body
+	check("main", 100, 18)    // all of it
+	check("MPI_Recv", 10, 10) // a wait waits
+	check(task, 8, 0)         // a task run in a barrier works
+	if s := ws["outer"].Share; s != 18.0/40 {
+		t.Errorf("outer's share %g; want 0.45", s)
+	}
+}
+
+// TestSlowestRows checks that a location slow in every segment (a load
+// imbalance) is named first by its median SOS-time, before a location slow
+// in a single segment.
+func TestSlowestRows(t *testing.T) {
+	slow := map[[2]int]bool{{1, 5}: true}
+	for it := 0; it < 40; it++ {
+		slow[[2]int{3, it}] = true
+	}
+	f := planted{locations: 6, iterations: 40, slow: slow}.record(t)
+	sync, _ := filter.ParsePatternList("barrier wait")
+	v, err := Analyze([]*tracefile.File{f}, Options{Sync: sync})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rows := v.SlowestRows(); len(rows) != 6 || v.Rows[rows[0]].Label != "rank 3" || v.Rows[rows[0]].Median != 30*unit {
+		t.Fatalf("slowest rows %v; want rank 3 first with a median of 30 steps", rows)
+	}
+	var out bytes.Buffer
+	if err := render.VariationText(&out, v, DefaultMinScore, 5); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "Slowest locations by median SOS-time: rank 3 30.000 µs (") {
+		t.Errorf("report does not name rank 3 first:\n%s", out.String())
+	}
+}
+
+// TestBalancedRows checks that without an imbalance no location is named
+// as slowest.
+func TestBalancedRows(t *testing.T) {
+	locs := map[string][]call{}
+	var order []string
+	for l := 0; l < 4; l++ {
+		var iters []call
+		var at uint64
+		for it := 0; it < 20; it++ {
+			d := 10 + uint64(it+l)%3 // every location computes 10, 11 and 12 steps in turn
+			iters = append(iters, c("iteration", at, at+d))
+			at += d
+		}
+		name := fmt.Sprintf("rank %d", l)
+		order = append(order, name)
+		locs[name] = []call{c("main", 0, at, iters...)}
+	}
+	f := recordCalls(t, measure.Config{}, unit, locs, order...)
+	v, err := Analyze([]*tracefile.File{f}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := render.VariationText(&out, v, DefaultMinScore, 5); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "Locations by median SOS-time: none stands out (the slowest, ") {
+		t.Errorf("report of a balanced run:\n%s", out.String())
+	}
+}

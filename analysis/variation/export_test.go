@@ -1,0 +1,27 @@
+package variation
+
+import (
+	"github.com/hmbtrace/hmbtrace/analysis"
+	"github.com/hmbtrace/hmbtrace/tracefile"
+)
+
+// WaitShareOf is a region's waitShare for the tests of package
+// variation_test, which are external so that they can render with package
+// render.
+type WaitShareOf struct {
+	Traced, Waiting int64
+	Share           float64
+}
+
+// WaitShares is waitShares with the default synchronization regions.
+func WaitShares(files []*tracefile.File) (map[string]WaitShareOf, error) {
+	ws, err := waitShares(files, newClassifier(files, analysis.SyncMatcher{}))
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]WaitShareOf, len(ws))
+	for name, w := range ws {
+		out[name] = WaitShareOf{Traced: w.traced, Waiting: w.waiting, Share: w.share()}
+	}
+	return out, nil
+}

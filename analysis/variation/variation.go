@@ -1,0 +1,369 @@
+package variation
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/hmbtrace/hmbtrace/analysis"
+	"github.com/hmbtrace/hmbtrace/encode"
+	"github.com/hmbtrace/hmbtrace/filter"
+	"github.com/hmbtrace/hmbtrace/internal/units"
+	"github.com/hmbtrace/hmbtrace/tracefile"
+)
+
+// DefaultMinScore is the robust z-score from which a segment stands out:
+// Iglewicz and Hoaglin's bound for outliers.
+const DefaultMinScore = 3.5
+
+// Options say how Analyze cuts the run into segments.
+type Options struct {
+	// Region segments the run by the invocations of this region; "" picks
+	// the time-dominant region. A smaller region gives finer segments
+	// (Weber et al., figure 5c).
+	Region string
+	// Sync adds synchronization regions to DefaultSync, e.g. a program's
+	// own waits.
+	Sync filter.Patterns
+}
+
+// Row is one location of the analysis: a row of the hot/cold view.
+type Row struct {
+	Label    string // location name, prefixed with the rank when there are several files
+	File     int    // index into the files given to Analyze
+	Location uint32 // tracefile.Location.ID
+	Segments int    // segments found on it
+	// Invocations of the segment region in the exact flat profile; more
+	// than Segments when the buffer shed some of them.
+	Invocations uint64
+	// Synchronization calls in the flat profile and in the trace: fewer
+	// kept than made means the buffer shed some, and the segments that
+	// held them count that wait as their own time.
+	SyncCalls, SyncKept uint64
+	// Truncated counts segments left out because they began before the
+	// window the keep-last policy kept.
+	Truncated int
+	// Recursive counts invocations of the segment region inside one of its
+	// own: they belong to the enclosing segment.
+	Recursive int
+	// Median is the median SOS-time of its segments, in ns (0 without
+	// any): a location slow in every segment (a load imbalance) stands
+	// out by it, not by single segments.
+	Median float64
+}
+
+// Segment is one invocation of the segment region on one location.
+type Segment struct {
+	Row int // index into Variation.Rows
+	// Index is the invocation number on its location, from 0, in time
+	// order; after the keep-last policy revoked the oldest events, the kept
+	// invocations are numbered as the last ones made.
+	Index    int
+	Start    int64 // ns on the common time axis (see Variation.Rows)
+	Duration int64 // ns: the invocation's inclusive time
+	Sync     int64 // ns spent in synchronization regions nested in it, less the OpenMP tasks run in them
+	SOS      int64 // ns: Duration - Sync, the synchronization-oblivious segment time
+	// Score is the robust z-score of SOS among all segments: its distance
+	// from their median in units of 1.4826 × MAD.
+	Score float64
+}
+
+// End returns the end of the segment on the common time axis.
+func (s Segment) End() int64 { return s.Start + s.Duration }
+
+// Variation is the performance-variation analysis of Weber et al.: the run cut
+// into segments at the invocations of one region, each measured by its
+// synchronization-oblivious segment time (SOS-time).
+//
+// Times of several files are put on one axis by their wall-clock start
+// times; with one file, Start is the time since the start of the
+// measurement.
+type Variation struct {
+	// Dominance is how the time-dominant region was chosen; HasDominance
+	// is false when no region qualifies (then Options.Region named one).
+	Dominance    Dominance
+	HasDominance bool
+	Region       string // the segment region
+	Picked       bool   // Region was given in Options, not chosen
+
+	Sync        filter.Patterns // the extra synchronization patterns
+	SyncRegions []string        // regions of the trace taken as synchronization, with visits
+	Rows        []Row
+	Segments    []Segment // by row, then index
+
+	// Median and MAD of all SOS-times, in ns; Spread is the unit of the
+	// scores (1.4826 × MAD, or 1.2533 × the mean absolute deviation when
+	// the MAD is 0; 0 when all SOS-times are equal).
+	Median, MAD, Spread float64
+
+	// Notes say what limits the result: missing synchronization regions,
+	// invocations and waits the buffer shed.
+	Notes []string
+}
+
+// Analyze cuts the locations of files into segments and scores their
+// SOS-times. It reads every event of every location once.
+func Analyze(files []*tracefile.File, opt Options) (*Variation, error) {
+	v := &Variation{Sync: opt.Sync}
+	dom, domErr := timeDominant(files, analysis.SyncMatcher{Extra: opt.Sync})
+	v.Dominance, v.HasDominance = dom, domErr == nil
+	totals := Totals(files)
+	switch {
+	case opt.Region != "":
+		v.Region, v.Picked = opt.Region, true
+		known := false
+		for _, t := range totals {
+			known = known || t.Name == opt.Region
+		}
+		if !known {
+			return nil, fmt.Errorf("analysis: no location visits a region named %q", opt.Region)
+		}
+	case domErr != nil:
+		return nil, domErr
+	default:
+		v.Region = dom.Region.Name
+	}
+	sync := analysis.SyncMatcher{Extra: opt.Sync}
+	for _, t := range totals {
+		if sync.Match(t.Name) && t.Name != v.Region {
+			v.SyncRegions = append(v.SyncRegions, t.Name)
+		}
+	}
+	sort.Strings(v.SyncRegions)
+
+	for _, ref := range locations(files) {
+		if err := v.scan(files[ref.file], ref, sync); err != nil {
+			return nil, err
+		}
+	}
+	if len(v.Segments) == 0 {
+		return nil, fmt.Errorf("analysis: no invocation of %q is in the trace%s", v.Region, shedHint(files))
+	}
+	sos := make([]float64, len(v.Segments))
+	for i, s := range v.Segments {
+		sos[i] = float64(s.SOS)
+	}
+	v.Median, v.MAD, v.Spread = robustScale(sos)
+	for i := range v.Segments {
+		v.Segments[i].Score = robustZ(sos[i], v.Median, v.Spread)
+	}
+	// Segments are by row: each row's SOS-times are one run of sos.
+	for i, at := 0, 0; i < len(v.Rows); i++ {
+		n := v.Rows[i].Segments
+		if n > 0 {
+			v.Rows[i].Median, _, _ = robustScale(sos[at : at+n])
+		}
+		at += n
+	}
+	v.notes(files)
+	return v, nil
+}
+
+// scan finds the segments of one location.
+func (v *Variation) scan(f *tracefile.File, ref locationRef, sync analysis.SyncMatcher) error {
+	isSeg := make([]bool, len(f.Regions)+1)
+	isSync := make([]bool, len(f.Regions)+1)
+	isTask := make([]bool, len(f.Regions)+1)
+	for _, r := range f.Regions {
+		if int(r.ID) < len(isSeg) {
+			isSeg[r.ID] = r.Name == v.Region
+			isSync[r.ID] = !isSeg[r.ID] && sync.Match(r.Name)
+			isTask[r.ID] = !isSeg[r.ID] && !isSync[r.ID] && analysis.IsTaskRun(r.Name)
+		}
+	}
+	flag := func(set []bool, id uint32) bool { return int(id) < len(set) && set[id] }
+
+	row := Row{Label: ref.label, File: ref.file, Location: ref.loc.ID}
+	for _, p := range ref.loc.Profile {
+		switch {
+		case flag(isSeg, p.Region):
+			row.Invocations += p.Visits
+		case flag(isSync, p.Region):
+			row.SyncCalls += p.Visits
+		}
+	}
+	rowIndex := len(v.Rows)
+
+	// open holds the sync and task regions open in the segment: time is
+	// synchronization while the innermost of them is a sync region, so
+	// that a task run inside a barrier or taskwait counts as work.
+	type mark struct {
+		depth int
+		sync  bool
+	}
+	var (
+		e                tracefile.Event
+		inSeg, truncated bool
+		segDepth         int // depth of the open segment
+		open             []mark
+		segStart, syncAt int64
+		syncNs           int64
+		index            int
+	)
+	waiting := func() bool { return len(open) > 0 && open[len(open)-1].sync }
+	it := f.Events(ref.loc.ID)
+	for it.Next(&e) {
+		switch e.Kind {
+		case encode.KindEnter:
+			if flag(isSync, e.Region) && !e.Truncated {
+				row.SyncKept++
+			}
+			switch {
+			case inSeg && flag(isSeg, e.Region):
+				row.Recursive++
+			case !inSeg && flag(isSeg, e.Region):
+				inSeg, truncated, segDepth = true, e.Truncated, e.Depth
+				segStart, syncNs, open = f.Nanos(e.Time), 0, open[:0]
+			case inSeg && (flag(isSync, e.Region) || flag(isTask, e.Region)):
+				now := f.Nanos(e.Time)
+				if waiting() {
+					syncNs += now - syncAt
+				}
+				open = append(open, mark{depth: e.Depth, sync: flag(isSync, e.Region)})
+				syncAt = now
+			}
+		case encode.KindLeave:
+			if !inSeg {
+				continue
+			}
+			now := f.Nanos(e.Time)
+			// A leave the buffer shed inside would leave a mark open: a
+			// leave at or above a mark's depth closes it.
+			for n := len(open); n > 0 && e.Depth <= open[n-1].depth; n-- {
+				if waiting() {
+					syncNs += now - syncAt
+				}
+				open = open[:n-1]
+				syncAt = now
+			}
+			if e.Depth == segDepth {
+				inSeg = false
+				if truncated {
+					row.Truncated++
+					index++
+					continue
+				}
+				dur := now - segStart
+				v.Segments = append(v.Segments, Segment{Row: rowIndex, Index: index,
+					Start: ref.offset + segStart, Duration: dur, Sync: syncNs, SOS: dur - syncNs})
+				row.Segments++
+				index++
+			}
+		}
+	}
+	if err := it.Err(); err != nil {
+		return err
+	}
+	// The keep-last policy lost the oldest invocations: number the kept
+	// ones as the last of all that were made.
+	if kept := uint64(row.Segments + row.Truncated + row.Recursive); ref.loc.Windowed && row.Invocations > kept {
+		lost := int(row.Invocations - kept)
+		for i := len(v.Segments) - row.Segments; i < len(v.Segments); i++ {
+			v.Segments[i].Index += lost
+		}
+	}
+	v.Rows = append(v.Rows, row)
+	return nil
+}
+
+// notes explains what limits the result.
+func (v *Variation) notes(files []*tracefile.File) {
+	if len(v.SyncRegions) == 0 {
+		pats := "the MPI and OpenMP defaults"
+		if v.Sync.Len() > 0 {
+			pats += " and " + v.Sync.String()
+		}
+		v.Notes = append(v.Notes, fmt.Sprintf("no region of the trace is a synchronization region (patterns: %s): SOS-times are the plain segment durations", pats))
+	}
+	var missingSeg, invocations, shedSync, syncCalls uint64
+	var shedSyncRows, truncated int
+	for _, r := range v.Rows {
+		invocations += r.Invocations
+		if kept := uint64(r.Segments + r.Truncated + r.Recursive); r.Invocations > kept {
+			missingSeg += r.Invocations - kept
+		}
+		syncCalls += r.SyncCalls
+		if r.SyncCalls > r.SyncKept {
+			shedSync += r.SyncCalls - r.SyncKept
+			shedSyncRows++
+		}
+		truncated += r.Truncated
+	}
+	how := shedHint(files)
+	if missingSeg > 0 {
+		v.Notes = append(v.Notes, fmt.Sprintf("%s of %s invocations of %s are not in the trace%s; they have no segment",
+			units.Count(missingSeg), units.Count(invocations), v.Region, how))
+	}
+	if shedSync > 0 {
+		v.Notes = append(v.Notes, fmt.Sprintf("%s of %s synchronization calls on %d locations are not in the trace%s: segments that held them count that wait as their own time",
+			units.Count(shedSync), units.Count(syncCalls), shedSyncRows, how))
+	}
+	if truncated > 0 {
+		v.Notes = append(v.Notes, fmt.Sprintf("%d segments began before the window the keep-last policy kept and are left out", truncated))
+	}
+}
+
+// shedHint says how the buffers of files lost events: " (shed by the
+// buffer: depth >= 4 closed)", or "" when nothing was removed.
+func shedHint(files []*tracefile.File) string {
+	var why []string
+	seen := map[string]bool{}
+	add := func(s string) {
+		if !seen[s] {
+			seen[s] = true
+			why = append(why, s)
+		}
+	}
+	for _, f := range files {
+		for _, r := range f.Reductions {
+			switch r.Reason {
+			case tracefile.ByDepth:
+				add(fmt.Sprintf("depth >= %d closed", r.Depth))
+			case tracefile.ByClass:
+				add(fmt.Sprintf("class %s closed", r.Class))
+			case tracefile.ByFirst:
+				add("recording stopped when the buffer was full")
+			case tracefile.ByLast:
+				add("oldest events revoked")
+			}
+		}
+		for i := range f.Locations {
+			l := &f.Locations[i]
+			if l.Removed()[tracefile.NoBin] > 0 {
+				add("events dropped for want of a bin")
+			}
+			if l.FilteredDuration > 0 {
+				add("calls shorter than the duration filter left out")
+			}
+		}
+	}
+	if len(why) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(why, "; ") + ")"
+}
+
+// SlowestRows returns the indices of the rows that have segments, by the
+// median SOS-time of their segments, highest first; ties in row order.
+func (v *Variation) SlowestRows() []int {
+	var rows []int
+	for i, r := range v.Rows {
+		if r.Segments > 0 {
+			rows = append(rows, i)
+		}
+	}
+	sort.SliceStable(rows, func(i, j int) bool { return v.Rows[rows[i]].Median > v.Rows[rows[j]].Median })
+	return rows
+}
+
+// Ranked returns the segments by score, highest first; ties in time order.
+func (v *Variation) Ranked() []Segment {
+	r := append([]Segment(nil), v.Segments...)
+	sort.SliceStable(r, func(i, j int) bool {
+		if r[i].Score != r[j].Score {
+			return r[i].Score > r[j].Score
+		}
+		return r[i].Start < r[j].Start
+	})
+	return r
+}

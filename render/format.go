@@ -1,0 +1,33 @@
+package render
+
+import (
+	"fmt"
+	"math"
+)
+
+// percent formats a fraction as a percentage; an infinite one (a ratio to
+// nothing) is "inf", and shares of 100 and more drop the decimal.
+func percent(fraction float64) string {
+	switch {
+	case math.IsNaN(fraction):
+		return "-"
+	case math.IsInf(fraction, 1):
+		return "inf"
+	case fraction >= 100:
+		return fmt.Sprintf("%.0f%%", 100*fraction)
+	}
+	return fmt.Sprintf("%.1f%%", 100*fraction)
+}
+
+// sizeSetting formats bytes as an HMB_BUFFER_SIZE value: whole KiB, MiB or
+// GiB, rounded up so that the setting is at least b.
+func sizeSetting(b uint64) string {
+	const k, m, g = 1 << 10, 1 << 20, 1 << 30
+	switch {
+	case b >= 8*g:
+		return fmt.Sprintf("%dG", (b+g-1)/g)
+	case b >= 8*m:
+		return fmt.Sprintf("%dM", (b+m-1)/m)
+	}
+	return fmt.Sprintf("%dK", (b+k-1)/k)
+}
