@@ -114,7 +114,7 @@ func DynamicsText(w io.Writer, r *trend.Result, top int) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "Iterations: %s.\n%s.\n", r.Source, dynamicsCounts(r))
 	for _, n := range r.Notes {
-		fmt.Fprintf(bw, "note: %s\n", n)
+		fmt.Fprintf(bw, "note: %s\n", VariationNote(n))
 	}
 	if len(r.Findings) == 0 {
 		fmt.Fprintf(bw, "\nNo relevant change over the iterations: no series changes by %s of the loop's time or more beyond its noise.\n", units.Share(r.MinShare, 1))

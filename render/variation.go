@@ -59,7 +59,7 @@ func VariationText(out io.Writer, v *variation.Variation, minScore float64, top 
 	}
 	fmt.Fprintf(w, "Segments: %s; SOS-time median %s, MAD %s\n", segmentCount(v), units.Duration(v.Median), units.Duration(v.MAD))
 	for _, n := range v.Notes {
-		fmt.Fprintf(w, "  note: %s\n", n)
+		fmt.Fprintf(w, "  note: %s\n", VariationNote(n))
 	}
 	writeSlowestRows(w, v)
 

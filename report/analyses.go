@@ -44,7 +44,7 @@ func section(id, title, intro string) *bytes.Buffer {
 }
 
 func unavailable(b *bytes.Buffer, what string, err error) []byte {
-	execTo(b, "unavailable", struct{ What, Err string }{what, err.Error()})
+	execTo(b, "unavailable", struct{ What, Err string }{what, render.ErrorText(err)})
 	return b.Bytes()
 }
 

@@ -71,7 +71,8 @@ type Result struct {
 	Relevant [][]dynamics.Feature
 	// Per series: why it has no findings ("" if it has some).
 	Quiet []string
-	Notes []string
+	// Notes say what limits the iterations cut by the variation analysis.
+	Notes []variation.Note
 	// MinShare is the relevance floor used.
 	MinShare float64
 

@@ -3,12 +3,9 @@ package variation
 import (
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/hmbtrace/hmbtrace/analysis"
 	"github.com/hmbtrace/hmbtrace/encode"
-	"github.com/hmbtrace/hmbtrace/internal/textname"
-	"github.com/hmbtrace/hmbtrace/internal/units"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
@@ -29,8 +26,8 @@ then name one with -region.`
 // and still be a candidate for the time-dominant region.
 const MaxWaitShare = 0.5
 
-// ErrNoComputation is the error (wrapped, with the regions that were
-// passed over) of a trace in which every region invoked often enough is an
+// ErrNoComputation is the error (a *NoComputationError, with the regions
+// that were passed over) of a trace in which every region invoked often enough is an
 // MPI call, an OpenMP construct, a synchronization region or mostly waits
 // in them.
 var ErrNoComputation = errors.New("no computation region")
@@ -191,46 +188,9 @@ func timeDominant(files []*tracefile.File, sync analysis.SyncMatcher) (Dominance
 	case found:
 		return d, nil
 	case often > 0:
-		return d, fmt.Errorf("analysis: %w: the regions invoked at least %d times (2 × %d locations) are %s; the time-dominant region must be of the program's own computation: instrument it (hmb_region, -finstrument-functions) or name the region to segment by",
-			ErrNoComputation, d.MinVisits, d.Locations, d.passedOver())
+		return d, &NoComputationError{Dominance: d}
 	}
 	return d, fmt.Errorf("analysis: no region is invoked at least %d times (2 × %d locations); name the region to segment by", d.MinVisits, d.Locations)
-}
-
-// passedOver says why the regions invoked often enough are not candidates,
-// the first few of each reason.
-func (d *Dominance) passedOver() string {
-	var parts []string
-	names := func(ts []RegionTotal) string {
-		var ns []string
-		for _, t := range ts {
-			if t.Visits >= d.MinVisits {
-				ns = append(ns, textname.Escape(t.Name))
-			}
-		}
-		if len(ns) > 3 {
-			ns = append(ns[:3], fmt.Sprintf("%d more", len(ns)-3))
-		}
-		return strings.Join(ns, ", ")
-	}
-	if s := names(d.Paradigm); s != "" {
-		parts = append(parts, "MPI calls or OpenMP constructs ("+s+")")
-	}
-	if s := names(d.Sync); s != "" {
-		parts = append(parts, "synchronization ("+s+")")
-	}
-	var w []string
-	for _, t := range d.Waiting {
-		if len(w) == 3 {
-			w = append(w, fmt.Sprintf("%d more", len(d.Waiting)-3))
-			break
-		}
-		w = append(w, fmt.Sprintf("%s %s", textname.Escape(t.Name), units.Share(t.Share, 1)))
-	}
-	if len(w) > 0 {
-		parts = append(parts, "regions that mostly wait in them ("+strings.Join(w, ", ")+")")
-	}
-	return strings.Join(parts, ", ")
 }
 
 // waitShare is a region's traced inclusive time, its outermost calls'

@@ -125,7 +125,7 @@ func TestDominantMPIOnly(t *testing.T) {
 		t.Fatalf("err %v; want ErrNoComputation", err)
 	}
 	for _, want := range []string{"MPI calls or OpenMP constructs (MPI_Irecv, MPI_Isend)", "synchronization (MPI_Waitall, MPI_Allreduce)", "name the region"} {
-		if !strings.Contains(err.Error(), want) {
+		if !strings.Contains(render.ErrorText(err), want) {
 			t.Errorf("error lacks %q: %v", want, err)
 		}
 	}

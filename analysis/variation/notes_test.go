@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	. "github.com/hmbtrace/hmbtrace/analysis/variation"
+	"github.com/hmbtrace/hmbtrace/render"
 
 	"github.com/hmbtrace/hmbtrace/filter"
 	"github.com/hmbtrace/hmbtrace/measure"
@@ -13,7 +14,7 @@ import (
 
 func hasNote(v *Variation, s string) bool {
 	for _, n := range v.Notes {
-		if strings.Contains(n, s) {
+		if strings.Contains(render.VariationNote(n), s) {
 			return true
 		}
 	}

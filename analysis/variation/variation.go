@@ -3,12 +3,10 @@ package variation
 import (
 	"fmt"
 	"sort"
-	"strings"
 
 	"github.com/hmbtrace/hmbtrace/analysis"
 	"github.com/hmbtrace/hmbtrace/encode"
 	"github.com/hmbtrace/hmbtrace/filter"
-	"github.com/hmbtrace/hmbtrace/internal/units"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
@@ -98,7 +96,7 @@ type Variation struct {
 
 	// Notes say what limits the result: missing synchronization regions,
 	// invocations and waits the buffer shed.
-	Notes []string
+	Notes []Note
 }
 
 // Analyze cuts the locations of files into segments and scores their
@@ -137,7 +135,7 @@ func Analyze(files []*tracefile.File, opt Options) (*Variation, error) {
 		}
 	}
 	if len(v.Segments) == 0 {
-		return nil, fmt.Errorf("analysis: no invocation of %q is in the trace%s", v.Region, shedHint(files))
+		return nil, &NoInvocationError{Region: v.Region, Losses: lossesOf(files)}
 	}
 	sos := make([]float64, len(v.Segments))
 	for i, s := range v.Segments {
@@ -266,14 +264,10 @@ func (v *Variation) scan(f *tracefile.File, ref locationRef, sync analysis.SyncM
 	return nil
 }
 
-// notes explains what limits the result.
+// notes records what limits the result.
 func (v *Variation) notes(files []*tracefile.File) {
 	if len(v.SyncRegions) == 0 {
-		pats := "the MPI and OpenMP defaults"
-		if v.Sync.Len() > 0 {
-			pats += " and " + v.Sync.String()
-		}
-		v.Notes = append(v.Notes, fmt.Sprintf("no region of the trace is a synchronization region (patterns: %s): SOS-times are the plain segment durations", pats))
+		v.Notes = append(v.Notes, Note{Kind: NoteNoSync, Sync: v.Sync})
 	}
 	var missingSeg, invocations, shedSync, syncCalls uint64
 	var shedSyncRows, truncated int
@@ -289,58 +283,54 @@ func (v *Variation) notes(files []*tracefile.File) {
 		}
 		truncated += r.Truncated
 	}
-	how := shedHint(files)
+	losses := lossesOf(files)
 	if missingSeg > 0 {
-		v.Notes = append(v.Notes, fmt.Sprintf("%s of %s invocations of %s are not in the trace%s; they have no segment",
-			units.Count(missingSeg), units.Count(invocations), v.Region, how))
+		v.Notes = append(v.Notes, Note{Kind: NoteShedInvocations, Missing: missingSeg, Of: invocations, Region: v.Region, Losses: losses})
 	}
 	if shedSync > 0 {
-		v.Notes = append(v.Notes, fmt.Sprintf("%s of %s synchronization calls on %d locations are not in the trace%s: segments that held them count that wait as their own time",
-			units.Count(shedSync), units.Count(syncCalls), shedSyncRows, how))
+		v.Notes = append(v.Notes, Note{Kind: NoteShedSync, Missing: shedSync, Of: syncCalls, Locations: shedSyncRows, Losses: losses})
 	}
 	if truncated > 0 {
-		v.Notes = append(v.Notes, fmt.Sprintf("%d segments began before the window the keep-last policy kept and are left out", truncated))
+		v.Notes = append(v.Notes, Note{Kind: NoteTruncated, Missing: uint64(truncated)})
 	}
 }
 
-// shedHint says how the buffers of files lost events: " (shed by the
-// buffer: depth >= 4 closed)", or "" when nothing was removed.
-func shedHint(files []*tracefile.File) string {
-	var why []string
-	seen := map[string]bool{}
-	add := func(s string) {
-		if !seen[s] {
-			seen[s] = true
-			why = append(why, s)
+// lossesOf returns the ways the buffers of files lost events, each once,
+// in the order the files record them; nil when nothing was removed.
+func lossesOf(files []*tracefile.File) []Loss {
+	var out []Loss
+	add := func(l Loss) {
+		for _, o := range out {
+			if o == l {
+				return
+			}
 		}
+		out = append(out, l)
 	}
 	for _, f := range files {
 		for _, r := range f.Reductions {
 			switch r.Reason {
 			case tracefile.ByDepth:
-				add(fmt.Sprintf("depth >= %d closed", r.Depth))
+				add(Loss{Kind: LossDepth, Depth: r.Depth})
 			case tracefile.ByClass:
-				add(fmt.Sprintf("class %s closed", r.Class))
+				add(Loss{Kind: LossClass, Class: r.Class})
 			case tracefile.ByFirst:
-				add("recording stopped when the buffer was full")
+				add(Loss{Kind: LossFirst})
 			case tracefile.ByLast:
-				add("oldest events revoked")
+				add(Loss{Kind: LossLast})
 			}
 		}
 		for i := range f.Locations {
 			l := &f.Locations[i]
 			if l.Removed()[tracefile.NoBin] > 0 {
-				add("events dropped for want of a bin")
+				add(Loss{Kind: LossNoBin})
 			}
 			if l.FilteredDuration > 0 {
-				add("calls shorter than the duration filter left out")
+				add(Loss{Kind: LossDuration})
 			}
 		}
 	}
-	if len(why) == 0 {
-		return ""
-	}
-	return " (" + strings.Join(why, "; ") + ")"
+	return out
 }
 
 // SlowestRows returns the indices of the rows that have segments, by the

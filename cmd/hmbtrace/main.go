@@ -24,6 +24,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/hmbtrace/hmbtrace/render"
 )
 
 type command struct {
@@ -80,7 +82,7 @@ func run(args []string, out, errOut io.Writer) int {
 			if errors.Is(err, flag.ErrHelp) {
 				return 0
 			}
-			fmt.Fprintf(errOut, "hmbtrace %s: %v\n", c.name, err)
+			fmt.Fprintf(errOut, "hmbtrace %s: %s\n", c.name, render.ErrorText(err))
 			var ue usageError
 			if errors.As(err, &ue) {
 				fmt.Fprintf(errOut, "usage: hmbtrace %s\n", c.usage)

@@ -1,0 +1,58 @@
+package render
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/hmbtrace/hmbtrace/analysis/variation"
+	"github.com/hmbtrace/hmbtrace/tracefile"
+)
+
+// TestVariationNote checks the wording of the notes that no small trace of
+// analysis/variation's tests produces (those are in its notes.golden).
+func TestVariationNote(t *testing.T) {
+	all := []variation.Loss{{Kind: variation.LossDepth, Depth: 4}, {Kind: variation.LossClass, Class: tracefile.ClassMessage},
+		{Kind: variation.LossFirst}, {Kind: variation.LossLast}, {Kind: variation.LossNoBin}, {Kind: variation.LossDuration}}
+	for _, tc := range []struct {
+		n    variation.Note
+		want string
+	}{
+		{variation.Note{Kind: variation.NoteTruncated, Missing: 3}, "3 segments began before the window the keep-last policy kept and are left out"},
+		{variation.Note{Kind: variation.NoteShedInvocations, Missing: 1234, Of: 5000, Region: "solve"},
+			"1,234 of 5,000 invocations of solve are not in the trace; they have no segment"},
+		{variation.Note{Kind: variation.NoteShedSync, Missing: 7, Of: 9, Locations: 2, Losses: all},
+			"7 of 9 synchronization calls on 2 locations are not in the trace (depth >= 4 closed; class " + tracefile.ClassMessage.String() +
+				" closed; recording stopped when the buffer was full; oldest events revoked; events dropped for want of a bin; calls shorter than the duration filter left out): segments that held them count that wait as their own time"},
+	} {
+		if got := VariationNote(tc.n); got != tc.want {
+			t.Errorf("got  %q\nwant %q", got, tc.want)
+		}
+	}
+}
+
+// TestErrorText checks that the typed errors are worded in full, also when
+// a caller wrapped them, and that other errors keep their text.
+func TestErrorText(t *testing.T) {
+	ni := &variation.NoInvocationError{Region: "iteration", Losses: []variation.Loss{{Kind: variation.LossLast}}}
+	want := `analysis: no invocation of "iteration" is in the trace (oldest events revoked)`
+	if got := ErrorText(ni); got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+	if got := ErrorText(fmt.Errorf("rank 3: %w", ni)); got != "rank 3: "+want {
+		t.Errorf("wrapped: got %q", got)
+	}
+	nc := &variation.NoComputationError{Dominance: variation.Dominance{Locations: 2, MinVisits: 4,
+		Paradigm: []variation.RegionTotal{{Name: "MPI_Init", Visits: 2}, {Name: "MPI_Send", Visits: 8}},
+		Waiting:  []variation.WaitingRegion{{RegionTotal: variation.RegionTotal{Name: "a\tb", Visits: 4}, Share: 0.75}}}}
+	if !errors.Is(nc, variation.ErrNoComputation) {
+		t.Error("errors.Is(NoComputationError, ErrNoComputation) is false")
+	}
+	want = `analysis: no computation region: the regions invoked at least 4 times (2 × 2 locations) are MPI calls or OpenMP constructs (MPI_Send), regions that mostly wait in them (a\tb 75.0%); the time-dominant region must be of the program's own computation: instrument it (hmb_region, -finstrument-functions) or name the region to segment by`
+	if got := ErrorText(nc); got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+	if got := ErrorText(errors.New("plain")); got != "plain" {
+		t.Errorf("plain error: got %q", got)
+	}
+}
