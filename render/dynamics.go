@@ -70,17 +70,9 @@ func sentence(f trend.Finding) string {
 	}
 	s := fmt.Sprintf("%q on %s, %s: %s, %s", f.Series.Region, f.Series.Location, f.Series.Metric, what, effect)
 	if len(f.Also) > 0 {
-		s += fmt.Sprintf("; also in %s around it", quoted(f.Also))
+		s += fmt.Sprintf("; also in %s around it", quoteList(f.Also))
 	}
 	return s
-}
-
-func quoted(names []string) string {
-	q := make([]string, len(names))
-	for i, n := range names {
-		q[i] = fmt.Sprintf("%q", n)
-	}
-	return strings.Join(q, ", ")
 }
 
 // counts says how many series there are and what became of them.

@@ -3,6 +3,8 @@ package render
 import (
 	"fmt"
 	"math"
+	"strconv"
+	"strings"
 )
 
 // percent formats a fraction as a percentage; an infinite one (a ratio to
@@ -30,4 +32,14 @@ func sizeSetting(b uint64) string {
 		return fmt.Sprintf("%dM", (b+m-1)/m)
 	}
 	return fmt.Sprintf("%dK", (b+k-1)/k)
+}
+
+// quoteList writes names as Go-quoted strings separated by commas, so that
+// a name with a comma, quote or control character stays one readable item.
+func quoteList(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = strconv.Quote(n)
+	}
+	return strings.Join(q, ", ")
 }

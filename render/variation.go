@@ -117,17 +117,6 @@ func VariationTSV(out io.Writer, v *variation.Variation) error {
 	return w.Flush()
 }
 
-func quoteList(names []string) string {
-	s := ""
-	for i, n := range names {
-		if i > 0 {
-			s += ", "
-		}
-		s += strconv.Quote(n)
-	}
-	return s
-}
-
 // segmentCount says how many segments each location has: "120, 30 on each
 // of 4 locations", or the count per location when they differ, the
 // locations without any named.
