@@ -104,7 +104,7 @@ func dynamicsCounts(r *trend.Result) string {
 // if top <= 0), then a sentence per series that has any.
 func DynamicsText(w io.Writer, r *trend.Result, top int) error {
 	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "Iterations: %s.\n%s.\n", r.Source, dynamicsCounts(r))
+	fmt.Fprintf(bw, "Iterations: %s.\n%s.\n", DynamicsSource(r.Source), dynamicsCounts(r))
 	for _, n := range r.Notes {
 		fmt.Fprintf(bw, "note: %s\n", VariationNote(n))
 	}
@@ -263,7 +263,7 @@ func DynamicsSVG(w io.Writer, r *trend.Result, top int) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, `<svg xmlns="http://www.w3.org/2000/svg" width="%.0f" height="%.0f" viewBox="0 0 %.0f %.0f" font-family="sans-serif" font-size="11">`+"\n", svgWidth, height, svgWidth, height)
 	fmt.Fprintf(bw, `<title>Dynamics</title><rect width="100%%" height="100%%" fill="white"/><text x="%.0f" y="%.0f" font-size="14">%s</text>`+"\n",
-		svgMargin, svgMargin+10, Esc(fit("Iterations: "+r.Source, (svgWidth-2*svgMargin)*labelSize/14)))
+		svgMargin, svgMargin+10, Esc(fit("Iterations: "+DynamicsSource(r.Source), (svgWidth-2*svgMargin)*labelSize/14)))
 	if len(picked) == 0 {
 		fmt.Fprintf(bw, `<text x="%.0f" y="%.0f">No relevant change over the iterations.</text>`+"\n", svgMargin, svgMargin+50)
 	}
@@ -339,4 +339,15 @@ func DynamicsSVG(w io.Writer, r *trend.Result, top int) error {
 	}
 	fmt.Fprintln(bw, "</svg>")
 	return bw.Flush()
+}
+
+// DynamicsSource says where the iterations of a dynamics result come from.
+func DynamicsSource(s trend.Source) string {
+	switch {
+	case s.Invocations:
+		return fmt.Sprintf("the invocations of %q (no phase series in the trace)", s.Region)
+	case s.Region != "":
+		return fmt.Sprintf("the phase series of %q", s.Region)
+	}
+	return "the phase series"
 }

@@ -29,7 +29,7 @@ import (
 // iterations apart, of every kind, with long names: what makes labels
 // collide ("peakpeakpeak").
 func crowded() *trend.Result {
-	r := &trend.Result{Source: "the phase series of \"a very long progress loop name that goes on and on and on\"", MinShare: 0.01}
+	r := &trend.Result{Source: trend.Source{Region: "a very long progress loop name that goes on and on and on"}, MinShare: 0.01}
 	kinds := []dynamics.Kind{dynamics.Peak, dynamics.Dip, dynamics.StepUp, dynamics.StepDown, dynamics.TrendUp, dynamics.TrendDown}
 	for k := 0; k < 2; k++ {
 		s := &trend.Series{Region: strings.Repeat("region_with_a_long_name_", 6) + fmt.Sprint(k), Location: "rank 12: thread 7",

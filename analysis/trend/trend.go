@@ -59,9 +59,17 @@ type Finding struct {
 	Also []string
 }
 
+// Source says where a Result's iterations come from: the phase series (of
+// the phase region Region, "" if no location has one), or, without phase
+// series, the invocations of the time-dominant region Region.
+type Source struct {
+	Invocations bool
+	Region      string
+}
+
 // Result is the dynamics of a run.
 type Result struct {
-	Source   string // where the iterations come from
+	Source   Source // where the iterations come from
 	Series   []*Series
 	Analyses []dynamics.Analysis // one per series
 	Findings []Finding           // costliest first
@@ -193,7 +201,7 @@ func (r *Result) finding(s *Series, ft dynamics.Feature) Finding {
 // fromPhases makes series from the phase samples: inclusive time and
 // visits of every region, and its counters, per location.
 func (r *Result) fromPhases(files []*tracefile.File) {
-	r.Source = "the phase series"
+	r.Source = Source{}
 	byFile := tracefile.SharedRank(files)
 	for fi, f := range files {
 		for i := range f.Locations {
@@ -202,7 +210,7 @@ func (r *Result) fromPhases(files []*tracefile.File) {
 			if ps == nil || len(ps.Samples) == 0 {
 				continue
 			}
-			r.Source = fmt.Sprintf("the phase series of %q", f.RegionName(ps.Region))
+			r.Source = Source{Region: f.RegionName(ps.Region)}
 			where := tracefile.LocationLabel(files, fi, byFile, l.Name)
 			n := len(ps.Samples)
 			iters := func(k int) float64 {
@@ -267,7 +275,7 @@ func (r *Result) fromSegments(files []*tracefile.File, region string) error {
 	if err != nil {
 		return err
 	}
-	r.Source = fmt.Sprintf("the invocations of %q (no phase series in the trace)", v.Region)
+	r.Source = Source{Invocations: true, Region: v.Region}
 	r.Notes = append(r.Notes, v.Notes...)
 	byRow := map[int][]variation.Segment{}
 	for _, s := range v.Segments {

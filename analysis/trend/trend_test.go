@@ -93,8 +93,8 @@ func TestPlantedDegradation(t *testing.T) {
 				t.Errorf("the spike is not described in a sentence:\n%s", text.String())
 			}
 		} else {
-			if !strings.Contains(r.Source, `"step"`) {
-				t.Errorf("segments from %q, want the dominant region step", r.Source)
+			if !r.Source.Invocations || r.Source.Region != "step" {
+				t.Errorf("segments from %+v, want the dominant region step", r.Source)
 			}
 			if f := find(r, "step", "time per iteration", dynamics.Peak); f == nil || f.From != 100 {
 				t.Errorf("the spike in io shows in step at iteration 100: %+v\n%s", f, text.String())
