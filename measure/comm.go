@@ -329,16 +329,30 @@ func (l *Location) mpiRecord(r *encode.Record, t uint64, read bool) {
 	if r.Kind == encode.KindCollRequest || r.Kind == encode.KindCollComplete {
 		c = buffer.ClassCollective
 	}
+	l.putAtDepth(r, d, c)
+}
+
+// putAtDepth writes r, of class c (message, collective or paradigm), at
+// the current depth d, after the calls held by the duration filter around
+// it were written where they can be: into the level of its class, or
+// counted as dropped where that depth or class is closed. A record that
+// finds no bin is counted by the level.
+func (l *Location) putAtDepth(r *encode.Record, d int, c buffer.Class) {
 	if l.pendingFrom != 0 {
-		l.flush(d) // the calls around it are kept where they can be
+		l.flush(d)
 	}
 	if d >= l.plimit || l.h.ClassClosed&(1<<c) != 0 {
 		l.drop(d, c)
 		return
 	}
-	lv := l.msgLevel(d)
-	if c == buffer.ClassCollective {
+	var lv *buffer.Level
+	switch c {
+	case buffer.ClassCollective:
 		lv = l.collLevel(d)
+	case buffer.ClassParadigm:
+		lv = l.parLevel(d)
+	default:
+		lv = l.msgLevel(d)
 	}
 	lv.Put(r, l.stack[d].region)
 }

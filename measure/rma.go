@@ -148,16 +148,5 @@ func (l *Location) rmaRecord(r *encode.Record, t uint64, read bool) {
 	d := l.depth
 	l.recorded++
 	c := rmaClass(r.Kind)
-	if l.pendingFrom != 0 {
-		l.flush(d) // the calls around it are kept where they can be
-	}
-	if d >= l.plimit || l.h.ClassClosed&(1<<c) != 0 {
-		l.drop(d, c)
-		return
-	}
-	lv := l.msgLevel(d)
-	if c == buffer.ClassCollective {
-		lv = l.collLevel(d)
-	}
-	lv.Put(r, l.stack[d].region)
+	l.putAtDepth(r, d, c)
 }

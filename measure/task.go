@@ -154,14 +154,7 @@ func (l *Location) taskRecord(k encode.Kind, task uint64, t uint64, read bool) {
 	d := l.depth
 	l.recorded++
 	c := buffer.ClassParadigm
-	if l.pendingFrom != 0 {
-		l.flush(d) // the calls around it are kept where they can be
-	}
-	if d >= l.plimit || l.h.ClassClosed&(1<<c) != 0 {
-		l.drop(d, c)
-		return
-	}
-	l.parLevel(d).Put(&r, l.stack[d].region) // a record that finds no bin is counted there
+	l.putAtDepth(&r, d, c)
 }
 
 // SetTeam records the location's place as an OpenMP thread: its thread
