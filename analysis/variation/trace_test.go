@@ -11,3 +11,8 @@ var (
 	recordCalls = tracetest.RecordCalls
 	hotHelper   = tracetest.HotHelper
 )
+
+// unit and figure2 are Weber et al.'s figures' time step and figure 2.
+const unit = tracetest.WeberUnit
+
+var figure2 = tracetest.WeberFigure2

@@ -13,26 +13,6 @@ import (
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
-const unit = 1000 // ns per time step of the figures of Weber et al.
-
-// figure2 is Weber et al.'s figure 2: three processes running main, an
-// initialisation i, and three invocations of a that call b then c.
-func figure2(t testing.TB) *tracefile.File {
-	iterations := func(b1 uint64) []call {
-		return []call{
-			c("i", 0, 4),
-			c("a", 4, 10, c("b", 4, 4+b1), c("c", 4+b1, 10)),
-			c("a", 10, 13, c("b", 10, 12), c("c", 12, 13)),
-			c("a", 13, 16, c("b", 13, 15), c("c", 15, 16)),
-		}
-	}
-	return recordCalls(t, measure.Config{}, unit, map[string][]call{
-		"process 0": {c("main", 0, 18, iterations(5)...)},
-		"process 1": {c("main", 0, 18, iterations(3)...)},
-		"process 2": {c("main", 0, 18, iterations(1)...)},
-	}, "process 0", "process 1", "process 2")
-}
-
 // figure3 is Weber et al.'s figure 3: each iteration a is a calculation calc
 // followed by an MPI synchronization; in the first, process 0 computes for
 // 5 steps and process 2 for 1, so process 2 waits 5.

@@ -91,3 +91,25 @@ func HotHelper(t testing.TB, cfg measure.Config) *tracefile.File {
 	}
 	return RecordCalls(t, cfg, 1, locs, "w0", "w1")
 }
+
+// WeberUnit is the nanoseconds of one time step of the figures of Weber et
+// al. in WeberFigure2.
+const WeberUnit = 1000
+
+// WeberFigure2 is Weber et al.'s figure 2: three processes running main,
+// an initialisation i, and three invocations of a that call b then c.
+func WeberFigure2(t testing.TB) *tracefile.File {
+	iterations := func(b1 uint64) []Call {
+		return []Call{
+			C("i", 0, 4),
+			C("a", 4, 10, C("b", 4, 4+b1), C("c", 4+b1, 10)),
+			C("a", 10, 13, C("b", 10, 12), C("c", 12, 13)),
+			C("a", 13, 16, C("b", 13, 15), C("c", 15, 16)),
+		}
+	}
+	return RecordCalls(t, measure.Config{}, WeberUnit, map[string][]Call{
+		"process 0": {C("main", 0, 18, iterations(5)...)},
+		"process 1": {C("main", 0, 18, iterations(3)...)},
+		"process 2": {C("main", 0, 18, iterations(1)...)},
+	}, "process 0", "process 1", "process 2")
+}
