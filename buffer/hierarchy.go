@@ -31,6 +31,11 @@ type Hierarchy struct {
 	pending int
 	idle    bool
 
+	// busy is 1 while the writer puts a record, from Level.Room to the
+	// record's fill mark (mark_*.go): a reduction takes the current bins
+	// of closed levels from a writer that is not (Pool.reclaimLocked).
+	busy uint32
+
 	// Publish, if set, is called by the writer's refills of a surviving
 	// pool, under the pool's mutex: the measurement copies its counts into
 	// the mapping there.
@@ -156,6 +161,7 @@ func (h *Hierarchy) refill(lv *Level, t uint64, open uint32) bool {
 			lv.Dropped[NoBin]++
 		}
 		p.mirrorDropped(lv)
+		h.markDone() // no record follows
 		return false
 	}
 	lv.pos = lv.enc.StartBin(lv.bin, t, open)

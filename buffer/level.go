@@ -102,10 +102,23 @@ func (lv *Level) Class() Class { return lv.class }
 // The probes' direct path: Room, Tail, Encoder and Advance let a caller put
 // a record with one call into the encoder, where Enter and Leave make two.
 // The caller must check Room (and Refill) first, and must keep the rule of
-// Enter: room for the leave after every enter.
+// Enter: room for the leave after every enter. A record begun with Room
+// must end with Advance, unless Refill failed.
 
 // Room returns the bytes free in the level's current bin (0 without one).
-func (lv *Level) Room() int { return len(lv.bin) - lv.pos }
+// It begins a record: from here until Advance, or a Refill that fails, the
+// writer is busy, and a reduction does not reclaim its current bins. It
+// checks the epoch after marking the writer busy, and syncs if it changed,
+// so that a bin reclaimed before the mark is never written (the package's
+// doc says why both are needed).
+func (lv *Level) Room() int {
+	h := lv.h
+	h.markBusy()
+	if h.pool.epoch.Load() != h.epoch {
+		h.Sync()
+	}
+	return len(lv.bin) - lv.pos
+}
 
 // Tail returns the free part of the current bin.
 func (lv *Level) Tail() []byte { return lv.bin[lv.pos:] }
@@ -113,11 +126,12 @@ func (lv *Level) Tail() []byte { return lv.bin[lv.pos:] }
 // Encoder returns the level's encoder.
 func (lv *Level) Encoder() *encode.Encoder { return &lv.enc }
 
-// Advance accounts for a record of n bytes put into Tail.
+// Advance accounts for a record of n bytes put into Tail, and ends it.
 func (lv *Level) Advance(n int) {
 	lv.pos += n
 	lv.n++
 	*lv.mark = uint32(lv.pos)
+	lv.h.markDone()
 }
 
 // Refill gives the level a new bin starting at time t with region open at
@@ -130,12 +144,13 @@ func (lv *Level) Refill(t uint64, open uint32) bool { return lv.h.refill(lv, t, 
 // open call, so that leave always fits, whatever happens to the pool. A
 // caller must not put a leave for an enter that was dropped.
 func (lv *Level) Enter(t uint64, seq, region uint32) bool {
-	if len(lv.bin)-lv.pos < 2*encode.MaxEnterLeaveSize && !lv.h.refill(lv, t, 0) {
+	if lv.Room() < 2*encode.MaxEnterLeaveSize && !lv.h.refill(lv, t, 0) {
 		return false
 	}
 	lv.pos += lv.enc.Enter(lv.bin[lv.pos:], t, seq, region)
 	lv.n++
 	*lv.mark = uint32(lv.pos)
+	lv.h.markDone()
 	return true
 }
 
@@ -143,34 +158,37 @@ func (lv *Level) Enter(t uint64, seq, region uint32) bool {
 // is stored only in the header of a new bin; false means it was dropped
 // because the level was closed. After a kept Enter it always finds room.
 func (lv *Level) Leave(t uint64, seq, open uint32) bool {
-	if len(lv.bin)-lv.pos < encode.MaxEnterLeaveSize && !lv.h.refill(lv, t, open) {
+	if lv.Room() < encode.MaxEnterLeaveSize && !lv.h.refill(lv, t, open) {
 		return false
 	}
 	lv.pos += lv.enc.Leave(lv.bin[lv.pos:], t, seq)
 	lv.n++
 	*lv.mark = uint32(lv.pos)
+	lv.h.markDone()
 	return true
 }
 
 // Message puts a send or receive record; open is the region that owns it.
 func (lv *Level) Message(k encode.Kind, t uint64, seq, open uint32, peer uint64, rank bool, tag uint32, bytes uint64) bool {
-	if len(lv.bin)-lv.pos < encode.MaxMessageSize && !lv.h.refill(lv, t, open) {
+	if lv.Room() < encode.MaxMessageSize && !lv.h.refill(lv, t, open) {
 		return false
 	}
 	lv.pos += lv.enc.Message(lv.bin[lv.pos:], k, t, seq, peer, rank, tag, bytes)
 	lv.n++
 	*lv.mark = uint32(lv.pos)
+	lv.h.markDone()
 	return true
 }
 
 // MessageComm is Message for a message on communicator comm (0: none).
 func (lv *Level) MessageComm(k encode.Kind, t uint64, seq, open uint32, peer uint64, rank bool, tag uint32, bytes uint64, comm uint32) bool {
-	if len(lv.bin)-lv.pos < encode.MaxMessageSize && !lv.h.refill(lv, t, open) {
+	if lv.Room() < encode.MaxMessageSize && !lv.h.refill(lv, t, open) {
 		return false
 	}
 	lv.pos += lv.enc.MessageComm(lv.bin[lv.pos:], k, t, seq, peer, rank, tag, bytes, comm)
 	lv.n++
 	*lv.mark = uint32(lv.pos)
+	lv.h.markDone()
 	return true
 }
 
@@ -182,7 +200,7 @@ func (lv *Level) Put(r *encode.Record, open uint32) bool {
 	if r.Kind == encode.KindEnter || r.Kind == encode.KindLeave {
 		return false
 	}
-	if len(lv.bin)-lv.pos < max(encode.MaxMessageSize, encode.MaxCollectiveSize) && !lv.h.refill(lv, r.Time, open) {
+	if lv.Room() < max(encode.MaxMessageSize, encode.MaxCollectiveSize) && !lv.h.refill(lv, r.Time, open) {
 		return false
 	}
 	n := lv.enc.Put(lv.bin[lv.pos:], *r)
@@ -191,17 +209,19 @@ func (lv *Level) Put(r *encode.Record, open uint32) bool {
 		lv.n++
 		*lv.mark = uint32(lv.pos)
 	}
+	lv.h.markDone()
 	return n > 0
 }
 
 // Metric puts counter values; open is the region they were read at.
 func (lv *Level) Metric(t uint64, seq, open uint32, values []uint64) bool {
-	if len(lv.bin)-lv.pos < encode.MaxMetricSize && !lv.h.refill(lv, t, open) {
+	if lv.Room() < encode.MaxMetricSize && !lv.h.refill(lv, t, open) {
 		return false
 	}
 	lv.pos += lv.enc.Metric(lv.bin[lv.pos:], t, seq, values)
 	lv.n++
 	*lv.mark = uint32(lv.pos)
+	lv.h.markDone()
 	return true
 }
 
@@ -209,7 +229,7 @@ func (lv *Level) Metric(t uint64, seq, open uint32, values []uint64) bool {
 // after it (sequence number infoSeq), its root and bytes, keeping room for
 // the leave as Enter does; false means both were dropped (and counted).
 func (lv *Level) EnterCollective(t uint64, seq, region, infoSeq uint32, root int64, bytes uint64) bool {
-	if len(lv.bin)-lv.pos < 2*encode.MaxEnterLeaveSize+encode.MaxCollectiveSize && !lv.h.refill(lv, t, 0) {
+	if lv.Room() < 2*encode.MaxEnterLeaveSize+encode.MaxCollectiveSize && !lv.h.refill(lv, t, 0) {
 		lv.Dropped[lv.h.DropReason(lv.depth, lv.class)]++ // the info record goes with its enter
 		return false
 	}
@@ -217,13 +237,14 @@ func (lv *Level) EnterCollective(t uint64, seq, region, infoSeq uint32, root int
 	lv.pos += lv.enc.Collective(lv.bin[lv.pos:], t, infoSeq, root, bytes)
 	lv.n += 2
 	*lv.mark = uint32(lv.pos)
+	lv.h.markDone()
 	return true
 }
 
 // EnterCollectiveComm is EnterCollective with the bytes received and the
 // communicator (0: none).
 func (lv *Level) EnterCollectiveComm(t uint64, seq, region, infoSeq uint32, root int64, sent, received uint64, comm uint32) bool {
-	if len(lv.bin)-lv.pos < 2*encode.MaxEnterLeaveSize+encode.MaxCollectiveSize && !lv.h.refill(lv, t, 0) {
+	if lv.Room() < 2*encode.MaxEnterLeaveSize+encode.MaxCollectiveSize && !lv.h.refill(lv, t, 0) {
 		lv.Dropped[lv.h.DropReason(lv.depth, lv.class)]++ // the info record goes with its enter
 		return false
 	}
@@ -231,5 +252,6 @@ func (lv *Level) EnterCollectiveComm(t uint64, seq, region, infoSeq uint32, root
 	lv.pos += lv.enc.CollectiveComm(lv.bin[lv.pos:], t, infoSeq, root, sent, received, comm)
 	lv.n += 2
 	*lv.mark = uint32(lv.pos)
+	lv.h.markDone()
 	return true
 }

@@ -60,26 +60,36 @@ type Pool struct {
 	oldest      []int32 // PolicyLast: sealed bins, a min-heap on their last record's key
 	reductions  []Reduction
 	peakUsed    int
-	pending     int // current bins of closed levels their owners still hold
-	coming      int // those of pending whose owners are not idle: bins on their way back
+	pending     int  // current bins of closed levels their owners still hold
+	coming      int  // those of pending whose owners are not idle: bins on their way back
+	noReclaim   bool // some writer puts records without the busy mark (the C probes)
 	waitLimit   time.Duration
 	waits       WaitStats
 }
 
 // DefaultWaitLimit is how long a take waits at most for the bins of a
 // reduction that are on their way back before it counts their owners as
-// idle. Owners that probe hand them back within microseconds, or within a
-// few time slices of the scheduler when there are more of them than cores;
-// owners that sleep in a barrier or a receive do not, and the wait is paid
-// once for each time they fall idle, not once per event.
+// idle, where bins cannot be reclaimed (see the package's doc). Owners that
+// probe hand them back within microseconds, or within a few time slices of
+// the scheduler when there are more of them than cores; owners that sleep
+// in a barrier or a receive do not, and the wait is paid once for each time
+// they fall idle, not once per event.
 const DefaultWaitLimit = 200 * time.Millisecond
+
+// BusyWaitLimit is how long a take waits at most for a writer that is in
+// the middle of a record to finish it, so that its bins can be reclaimed.
+// A record takes nanoseconds and never blocks, so only a thread the system
+// does not run waits this long; the bound is there so that a writer that
+// never finished a record (a bug) cannot stop the others for good.
+const BusyWaitLimit = 10 * time.Second
 
 // WaitStats counts the takes that waited for bins on their way back.
 type WaitStats struct {
-	Waits    uint64        // takes that waited
-	TimedOut uint64        // of those, the ones that gave up on idle owners
-	Total    time.Duration // time spent waiting, in all
-	Longest  time.Duration // the longest wait
+	Waits     uint64        // takes that waited
+	TimedOut  uint64        // of those, the ones that gave up on idle owners
+	Total     time.Duration // time spent waiting, in all
+	Longest   time.Duration // the longest wait
+	Reclaimed uint64        // bins reclaimed from writers that had not handed them back
 }
 
 type binMeta struct {
@@ -183,8 +193,8 @@ func (p *Pool) binBytes(b int32) []byte {
 }
 
 // SetWaitLimit sets how long a take waits at most for bins on their way
-// back (DefaultWaitLimit unless set); 0 makes it not wait at all, as when
-// one goroutine drives several locations and no other will ever probe.
+// back where they cannot be reclaimed (DefaultWaitLimit unless set); 0
+// makes it not wait at all.
 func (p *Pool) SetWaitLimit(d time.Duration) {
 	p.mu.Lock()
 	p.waitLimit = max(d, 0)
@@ -201,25 +211,35 @@ func (p *Pool) Waits() WaitStats {
 // takeLocked gives lv a free bin, reducing if the pool is empty. It returns
 // false if no bin could be had: lv was closed meanwhile, recording stopped,
 // or the pool was finalized with none free. While the bins of a reduction
-// are on their way back it waits for them, with the mutex released, rather
-// than close another level (see the package's doc).
+// are on their way back it reclaims them from their owners, or waits for
+// them with the mutex released, rather than close another level (see the
+// package's doc).
 func (p *Pool) takeLocked(lv *Level, t uint64) bool {
 	var start time.Time
 	for spins := 0; len(p.free) == 0 && !lv.closed && !p.stopped && !p.final; {
+		if p.reclaimLocked() {
+			continue
+		}
 		if p.coming == 0 {
 			p.reduceLocked(lv.h, t)
 			lv.h.syncLocked() // the reduction may have closed lv itself
-			if len(p.free) == 0 && p.coming == 0 {
+			if len(p.free) == 0 && p.coming == 0 && !p.reclaimLocked() {
 				break // nothing was left to reduce
 			}
 			continue
 		}
+		limit := p.waitLimit
+		if !p.noReclaim {
+			// Every owner of a bin on its way back is in the middle of a
+			// record: it will finish it, and its bins be reclaimed.
+			limit = BusyWaitLimit
+		}
 		if start.IsZero() {
 			start = time.Now()
 			p.waits.Waits++
-		} else if time.Since(start) >= p.waitLimit || p.frozen.Load() {
-			// The owners sleep, or will not probe again: reduce as if
-			// their bins were gone.
+		} else if time.Since(start) >= limit || p.frozen.Load() {
+			// The owners sleep, or will not probe again: their bins
+			// come back when they do, but no take waits for them.
 			p.idleLocked()
 			p.waits.TimedOut++
 			continue
@@ -353,6 +373,40 @@ func (p *Pool) returnedLocked(h *Hierarchy) {
 	}
 }
 
+// reclaimLocked takes back the current bins of closed levels from the
+// writers that hold them and are not in the middle of a record, as their
+// own sync would, and reports whether it took any. A closure bumped the
+// epoch before: a writer that begins a record after the fence below loads
+// the new epoch in Level.Room and syncs under the mutex before it touches
+// the level; one whose mark the fence shows busy is left alone until it
+// has ended its record.
+func (p *Pool) reclaimLocked() bool {
+	if p.pending == 0 || p.noReclaim {
+		return false
+	}
+	if !fence() {
+		p.noReclaim = true
+		return false
+	}
+	n := 0
+	for _, h := range p.hier {
+		if h.pending == 0 || atomic.LoadUint32(&h.busy) != 0 {
+			continue
+		}
+		for _, row := range h.levels {
+			for _, lv := range row {
+				if lv != nil && lv.closed && lv.cur >= 0 {
+					p.handBackLocked(lv)
+					p.returnedLocked(h)
+					n++
+				}
+			}
+		}
+	}
+	p.waits.Reclaimed += uint64(n)
+	return n > 0
+}
+
 // idleLocked counts the owners of the bins on their way back as idle: a
 // take waited for them long enough. Their bins still come back when they
 // probe, but no take waits for them until they have.
@@ -422,18 +476,22 @@ func (p *Pool) CloseFrom(d int, t uint64) {
 // never closes depth 1 or 0: when they are all that is left, it stops
 // recording, keeping what the buffer holds (as PolicyFirst does).
 // If that frees nothing now because its bins are all current bins still held
-// by their owners, those count as freed: the take that needed a bin waits
-// for them instead of closing more. Only bins of idle owners (see
-// idleLocked) do not count, and the next depth up is closed.
+// by their owners, those count as freed: the take that needed a bin
+// reclaims them or waits for them instead of closing more. It never closes
+// a depth whose closure would free nothing, now or later, because all it
+// holds are current bins of idle owners (idleLocked): it closes the deepest
+// one that frees something, or nothing, and returns false.
 func (p *Pool) closeDeepestLocked(t uint64, trigger *Hierarchy) bool {
 	for {
-		g, d := -1, -1
+		g, d, held := -1, -1, false
 		for _, group := range [...]int{groupCompute, groupComm} {
 			at := p.binsAtDepth[group]
-			for i := min(p.limit[group], len(at)) - 1; i >= 2; i-- {
+			for i := min(p.limit[group], len(at)) - 1; i >= 2 && d < 0; i-- {
 				if at[i] > 0 {
-					g, d = group, i
-					break
+					held = true
+					if p.freesLocked(group, i, trigger) {
+						g, d = group, i
+					}
 				}
 			}
 			if d >= 0 {
@@ -442,15 +500,19 @@ func (p *Pool) closeDeepestLocked(t uint64, trigger *Hierarchy) bool {
 		}
 		if p.policy == PolicyClass && d >= 0 {
 			// The class policy ranked the classes itself: its depth
-			// fallback closes every class at the deepest depth in use.
+			// fallback closes every class at the deepest depth in use
+			// that frees something.
 			for group, at := range p.binsAtDepth {
 				for i := min(p.limit[group], len(at)) - 1; i > d; i-- {
-					if at[i] > 0 {
+					if at[i] > 0 && p.freesLocked(groupAll, i, trigger) {
 						d = i
 					}
 				}
 			}
 			g = groupAll
+		}
+		if d < 0 && held {
+			return false // what is left comes back when its idle owners probe
 		}
 		if d < 0 {
 			top := -1
@@ -477,6 +539,26 @@ func (p *Pool) closeDeepestLocked(t uint64, trigger *Hierarchy) bool {
 			return true
 		}
 	}
+}
+
+// freesLocked reports whether closing depth d and every deeper one of the
+// classes of group g (groupAll: of every class) would free a bin, now or
+// when its owner syncs: a sealed bin, a current bin of trigger, or one of
+// an owner that is not idle.
+func (p *Pool) freesLocked(g, d int, trigger *Hierarchy) bool {
+	for _, h := range p.hier {
+		for depth := d; depth < len(h.levels); depth++ {
+			for _, lv := range h.levels[depth] {
+				if lv == nil || lv.closed || (g != groupAll && classGroup(lv.class) != g) {
+					continue
+				}
+				if lv.sealed > 0 || (lv.cur >= 0 && (h == trigger || !h.idle)) {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // closeDepthLocked closes calling depth d and every deeper one of the
@@ -729,7 +811,14 @@ func (p *Pool) countBeforeWindowLocked(h *Hierarchy) {
 // PinForC pins the pool, its memory and the bins' descriptors for the C
 // shim's probes, which read the epoch and write into bins and fill marks in
 // place; it returns the epoch's word.
+//
+// The C probes write bins without the busy mark that Level.Room sets, so
+// from then on no bin is reclaimed from its owner: reductions wait for them
+// and then count their owners idle, as DefaultWaitLimit says.
 func (p *Pool) PinForC(pin *runtime.Pinner) unsafe.Pointer {
+	p.mu.Lock()
+	p.noReclaim = true
+	p.mu.Unlock()
 	pin.Pin(p)
 	if len(p.mem) > 0 {
 		pin.Pin(&p.mem[0])

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/hmbtrace/hmbtrace/buffer"
 	"github.com/hmbtrace/hmbtrace/encode"
@@ -217,5 +218,83 @@ func TestPropertyReductionClosesNoMore(t *testing.T) {
 			}
 			checkReducedRun(t, p, bins*binSize, binSize, ref)
 		})
+	}
+}
+
+// TestReductionReclaimsBinsOfABlockedLocation is the over-reduction a slow
+// or blocked owner caused: a location that holds current bins 20 deep and
+// then does not probe (here it waits on a channel, without Done) for far
+// longer than the wait limit, while another fills the buffer at depths 1 to
+// 3. Each reduction must take the blocked location's bins of the depth it
+// closes back instead of closing the next depth up, level after level,
+// down to the worker's.
+func TestReductionReclaimsBinsOfABlockedLocation(t *testing.T) {
+	const depth, bins, binSize = 20, 32, 4096
+	m := startTest(t, Config{BufferSize: bins * binSize, BinSize: binSize, Reduction: ReduceDepth})
+	m.pool.SetWaitLimit(time.Millisecond) // the wait main gave up after, shortened
+	r := make([]Region, depth+1)
+	for d := 1; d <= depth; d++ {
+		r[d] = m.Region(fmt.Sprintf("depth%d", d))
+	}
+	worker, blocked := m.Location("worker"), m.Location("blocked")
+	ready, release, done := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		for d := 1; d <= depth; d++ {
+			blocked.Enter(r[d])
+		}
+		close(ready)
+		<-release
+		for d := depth; d >= 1; d-- {
+			blocked.Leave(r[d])
+		}
+	}()
+	<-ready
+	events := 0
+	for range 1500 {
+		worker.Enter(r[1])
+		for range 4 {
+			worker.Enter(r[2])
+			for range 4 {
+				worker.Enter(r[3])
+				worker.Leave(r[3])
+			}
+			worker.Leave(r[2])
+		}
+		worker.Leave(r[1])
+		events += 42
+	}
+	close(release)
+	<-done
+	w := m.pool.Waits()
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f := openTrace(t, m)
+	t.Logf("waits %+v; reductions %+v", w, f.Reductions)
+	if len(f.Reductions) == 0 {
+		t.Fatal("the worker never filled the buffer")
+	}
+	seen := map[uint64]bool{}
+	for _, red := range f.Reductions {
+		if red.Reason != tracefile.ByDepth {
+			t.Fatalf("reduction %+v", red)
+		}
+		if seen[red.Time] {
+			t.Fatalf("two depths closed at time %d, for one bin", red.Time)
+		}
+		seen[red.Time] = true
+	}
+	if limit, _ := finalDepthLimit(f); limit <= 3 {
+		t.Fatalf("depth %d closed: the worker's own calls lost", limit)
+	}
+	for id := range uint32(2) {
+		checkCounts(t, f.Location(id))
+	}
+	if evs, _ := readBack(t, f, worker.ID()); len(evs) != events {
+		t.Fatalf("the worker's trace holds %d events, want all %d", len(evs), events)
+	}
+	if w.TimedOut != 0 {
+		t.Fatalf("a take gave up on the blocked location: %+v", w)
 	}
 }
