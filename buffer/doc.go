@@ -24,18 +24,35 @@
 // A reduction closes one level (one depth, or one class) at a time and
 // stops as soon as a bin is free or on its way back: the current bins of
 // the closed levels that other writers hold count as freed. The writer
-// that needed a bin then waits for them, with the mutex released
-// (runtime.Gosched, then sleeps of at most 1 ms), rather than close more
-// levels or drop its record: a record at a depth the trace keeps is not
-// dropped for want of a bin while bins are coming back, so a depth-reduced
-// trace holds everything down to its depth limit. The wait is bounded
-// (DefaultWaitLimit, or SetWaitLimit): owners that have not probed by then
-// are counted idle, no take waits for their bins again until they sync,
-// and the reduction closes the next level up. That is the one case where
-// it closes more than it must, and where a record may still be dropped
-// (counted as no-bin) if even that frees nothing. A writer that is
-// finished or about to sleep calls Hierarchy.Release, which seals its
-// partly filled bins so that a reduction takes them at once.
+// that needed a bin then takes them back itself rather than close more
+// levels or drop its record, so that a depth-reduced trace holds
+// everything down to its depth limit, whether their owners probe again
+// soon, late (a goroutine the system does not run) or not at all (one
+// asleep in a receive or a barrier).
+//
+// It may take an owner's current bin only while the owner is not putting
+// a record into it. The writer marks itself busy from Level.Room, which
+// begins every record, to the record's fill mark, which ends it, and Room
+// loads the epoch after the mark. The reclaiming writer, under the mutex,
+// after the closure bumped the epoch, loads the marks: an owner it sees
+// idle has either ended its last record, or will see the new epoch at its
+// next Room and sync under the mutex before it touches the level again.
+// On amd64 the mark is a plain store, and a membarrier before the marks
+// are loaded gives the store-load order both sides need (the C probes'
+// in_direct mark works the same way); elsewhere, and under the race
+// detector, it is an atomic store. The owner that is busy is waited for,
+// with the mutex released: a record takes nanoseconds and never blocks
+// (BusyWaitLimit bounds it against a writer that never ends one).
+//
+// The C probes write bins without the mark, so a pool they write into
+// (PinForC) reclaims nothing. There the wait is bounded (DefaultWaitLimit,
+// or SetWaitLimit): owners that have not probed by then are counted idle,
+// no take waits for their bins again until they sync, and the reduction
+// closes the deepest level up whose closure frees a bin, never one that
+// holds only idle owners' current bins. If none does, the record is
+// dropped (counted as no-bin). A writer that is finished or about to sleep
+// calls Hierarchy.Release, which seals its partly filled bins so that a
+// reduction takes them at once.
 //
 // # Outliving the process
 //

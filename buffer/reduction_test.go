@@ -1,7 +1,10 @@
 package buffer
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"runtime"
+	"sync"
 	"testing"
 	"time"
 
@@ -168,4 +171,120 @@ func TestReleaseLetsReductionsTakeBinsAtOnce(t *testing.T) {
 	if w := p.Waits(); w.Waits != 0 {
 		t.Fatalf("waits %+v", w)
 	}
+}
+
+// Writers that pause between probes, and in the middle of records, while
+// others reduce and reclaim their bins: every record put is in a bin of
+// its own level, whole, or counted as revoked, and no bin holds another
+// writer's records. Under -race the busy mark's atomic variant must order
+// every record before the reclaim that follows it; without it, the plain
+// one and its membarrier are what is tested.
+func TestReclaimUnderConcurrentWriters(t *testing.T) {
+	// Whether a round reclaims depends on the scheduling (about 1 in 20
+	// does not): 8 rounds that all do not would mean it never happens.
+	reclaimed := uint64(0)
+	for round := range uint64(8) {
+		t.Run(fmt.Sprint(round), func(t *testing.T) { reclaimed += testReclaimUnderConcurrentWriters(t, round) })
+	}
+	if reclaimed == 0 {
+		t.Fatal("no bin was reclaimed: the test tests nothing")
+	}
+}
+
+func testReclaimUnderConcurrentWriters(t *testing.T, seed uint64) uint64 {
+	const writers, bins, maxDepth, steps = 6, 24, 12, 20000
+	p := newPool(t, bins, 256, PolicyDepth)
+	p.SetWaitLimit(time.Millisecond)
+	hs := make([]*Hierarchy, writers)
+	for i := range hs {
+		hs[i] = p.NewHierarchy()
+	}
+	put := make([]map[*Level]uint64, writers)
+	var wg sync.WaitGroup
+	for i, h := range hs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rng := rand.New(rand.NewPCG(seed, uint64(i)))
+			counts := map[*Level]uint64{}
+			region := uint32(i + 1)
+			var open []bool // open[d-1]: the enter at depth d was kept
+			for tm := uint64(1); tm <= steps; tm++ {
+				d := len(open)
+				if d == 0 || (d < maxDepth && rng.IntN(2) == 0) {
+					lv, ok := h.Level(d+1, ClassRegion), false
+					if rng.IntN(8) == 0 {
+						// The probes' direct path, paused in the middle.
+						if lv.Room() >= 2*encode.MaxEnterLeaveSize || lv.Refill(tm, 0) {
+							runtime.Gosched()
+							lv.Advance(lv.Encoder().Enter(lv.Tail(), tm, 0, region))
+							ok = true
+						}
+					} else {
+						ok = lv.Enter(tm, 0, region)
+					}
+					if ok {
+						counts[lv]++
+					}
+					open = append(open, ok)
+				} else {
+					lv := h.Level(d, ClassRegion)
+					if open[d-1] && lv.Leave(tm, 0, region) {
+						counts[lv]++
+					}
+					open = open[:d-1]
+				}
+				if rng.IntN(400) == 0 {
+					// Idle between probes, holding bins.
+					time.Sleep(time.Duration(rng.IntN(2000)) * time.Microsecond)
+				}
+			}
+			put[i] = counts
+		}()
+	}
+	wg.Wait()
+	p.Finalize()
+	dec := encode.NewDecoder(encode.All)
+	var r encode.Record
+	inUse := 0
+	for i, h := range hs {
+		h.Levels(func(lv *Level) {
+			kept := uint64(0)
+			last := uint64(0)
+			lv.Bins(func(data []byte, records uint32) {
+				inUse++
+				if err := dec.Reset(data); err != nil {
+					t.Fatalf("writer %d depth %d: %v", i, lv.Depth(), err)
+				}
+				n := uint32(0)
+				for dec.Next(&r) {
+					n++
+					if r.Time < last {
+						t.Fatalf("writer %d depth %d: time %d after %d", i, lv.Depth(), r.Time, last)
+					}
+					last = r.Time
+					if r.Kind == encode.KindEnter && r.Region != uint32(i+1) {
+						t.Fatalf("writer %d depth %d: an enter of region %d, another writer's", i, lv.Depth(), r.Region)
+					}
+				}
+				if dec.Err() != nil || n != records {
+					t.Fatalf("writer %d depth %d: %d of %d records decode: %v", i, lv.Depth(), n, records, dec.Err())
+				}
+				kept += uint64(n)
+			})
+			revoked := uint64(0)
+			for _, n := range lv.Revoked() {
+				revoked += n
+			}
+			if w := lv.Written(); w != put[i][lv] || kept+revoked != w {
+				t.Fatalf("writer %d depth %d: put %d, written %d, kept %d + revoked %d", i, lv.Depth(), put[i][lv], w, kept, revoked)
+			}
+		})
+	}
+	if used, _ := p.Usage(); used != inUse || p.pending != 0 || p.coming != 0 {
+		t.Fatalf("%d bins in use, %d hold records; %d pending, %d coming", used, inUse, p.pending, p.coming)
+	}
+	w := p.Waits()
+	t.Logf("reductions %d, waits %+v", len(p.Reductions()), w)
+	return w.Reclaimed
 }
