@@ -141,13 +141,18 @@ func (h *Hierarchy) DropReason(depth int, c Class) Reason {
 }
 
 // refill seals lv's full bin and gives it a new one that starts at time t
-// with region open at the level's depth. It returns false, counting the
-// record as dropped, if the level is closed or no bin could be had.
-func (h *Hierarchy) refill(lv *Level, t uint64, open uint32) bool {
+// with region open at the level's depth, unless it was called because
+// Level.Room saw a new epoch and the bin still has the room the record
+// needs. It returns false, counting the record as dropped, if the level is
+// closed or no bin could be had.
+func (h *Hierarchy) refill(lv *Level, t uint64, open uint32, need int) bool {
 	p := h.pool
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	h.syncLocked()
+	if lv.cur >= 0 && !lv.closed && len(lv.bin)-lv.pos >= need {
+		return true // Level.Room saw a new epoch; the level is open and has room
+	}
 	if lv.cur >= 0 {
 		p.sealLocked(lv)
 	}

@@ -108,14 +108,14 @@ func (lv *Level) Class() Class { return lv.class }
 // Room returns the bytes free in the level's current bin (0 without one).
 // It begins a record: from here until Advance, or a Refill that fails, the
 // writer is busy, and a reduction does not reclaim its current bins. It
-// checks the epoch after marking the writer busy, and syncs if it changed,
-// so that a bin reclaimed before the mark is never written (the package's
-// doc says why both are needed).
+// loads the epoch after the mark, and returns 0 if it changed, so that the
+// caller's Refill syncs before the record is put: a bin reclaimed before
+// the mark is never written (the package's doc says why both are needed).
 func (lv *Level) Room() int {
 	h := lv.h
 	h.markBusy()
 	if h.pool.epoch.Load() != h.epoch {
-		h.Sync()
+		return 0
 	}
 	return len(lv.bin) - lv.pos
 }
@@ -134,17 +134,26 @@ func (lv *Level) Advance(n int) {
 	lv.h.markDone()
 }
 
-// Refill gives the level a new bin starting at time t with region open at
-// its depth (0 before an enter); false means the record that needed it is
-// dropped, and counted.
-func (lv *Level) Refill(t uint64, open uint32) bool { return lv.h.refill(lv, t, open) }
+// Refill makes room for the enter or leave Room found none for: it syncs,
+// keeps the current bin if Room only saw a new epoch and the record fits,
+// and else gives the level a new bin starting at time t with region open
+// at its depth. open is 0 before an enter (which keeps room for its leave)
+// and the region left before a leave. False means the record is dropped,
+// and counted. Other records have methods of their own.
+func (lv *Level) Refill(t uint64, open uint32) bool {
+	need := encode.MaxEnterLeaveSize
+	if open == 0 {
+		need = 2 * encode.MaxEnterLeaveSize
+	}
+	return lv.h.refill(lv, t, open, need)
+}
 
 // Enter puts an enter record; false means it was dropped (and counted).
 // It keeps room in the bin for the matching leave: a level holds at most one
 // open call, so that leave always fits, whatever happens to the pool. A
 // caller must not put a leave for an enter that was dropped.
 func (lv *Level) Enter(t uint64, seq, region uint32) bool {
-	if lv.Room() < 2*encode.MaxEnterLeaveSize && !lv.h.refill(lv, t, 0) {
+	if need := 2 * encode.MaxEnterLeaveSize; lv.Room() < need && !lv.h.refill(lv, t, 0, need) {
 		return false
 	}
 	lv.pos += lv.enc.Enter(lv.bin[lv.pos:], t, seq, region)
@@ -158,7 +167,7 @@ func (lv *Level) Enter(t uint64, seq, region uint32) bool {
 // is stored only in the header of a new bin; false means it was dropped
 // because the level was closed. After a kept Enter it always finds room.
 func (lv *Level) Leave(t uint64, seq, open uint32) bool {
-	if lv.Room() < encode.MaxEnterLeaveSize && !lv.h.refill(lv, t, open) {
+	if need := encode.MaxEnterLeaveSize; lv.Room() < need && !lv.h.refill(lv, t, open, need) {
 		return false
 	}
 	lv.pos += lv.enc.Leave(lv.bin[lv.pos:], t, seq)
@@ -170,7 +179,7 @@ func (lv *Level) Leave(t uint64, seq, open uint32) bool {
 
 // Message puts a send or receive record; open is the region that owns it.
 func (lv *Level) Message(k encode.Kind, t uint64, seq, open uint32, peer uint64, rank bool, tag uint32, bytes uint64) bool {
-	if lv.Room() < encode.MaxMessageSize && !lv.h.refill(lv, t, open) {
+	if need := encode.MaxMessageSize; lv.Room() < need && !lv.h.refill(lv, t, open, need) {
 		return false
 	}
 	lv.pos += lv.enc.Message(lv.bin[lv.pos:], k, t, seq, peer, rank, tag, bytes)
@@ -182,7 +191,7 @@ func (lv *Level) Message(k encode.Kind, t uint64, seq, open uint32, peer uint64,
 
 // MessageComm is Message for a message on communicator comm (0: none).
 func (lv *Level) MessageComm(k encode.Kind, t uint64, seq, open uint32, peer uint64, rank bool, tag uint32, bytes uint64, comm uint32) bool {
-	if lv.Room() < encode.MaxMessageSize && !lv.h.refill(lv, t, open) {
+	if need := encode.MaxMessageSize; lv.Room() < need && !lv.h.refill(lv, t, open, need) {
 		return false
 	}
 	lv.pos += lv.enc.MessageComm(lv.bin[lv.pos:], k, t, seq, peer, rank, tag, bytes, comm)
@@ -200,7 +209,7 @@ func (lv *Level) Put(r *encode.Record, open uint32) bool {
 	if r.Kind == encode.KindEnter || r.Kind == encode.KindLeave {
 		return false
 	}
-	if lv.Room() < max(encode.MaxMessageSize, encode.MaxCollectiveSize) && !lv.h.refill(lv, r.Time, open) {
+	if need := max(encode.MaxMessageSize, encode.MaxCollectiveSize); lv.Room() < need && !lv.h.refill(lv, r.Time, open, need) {
 		return false
 	}
 	n := lv.enc.Put(lv.bin[lv.pos:], *r)
@@ -215,7 +224,7 @@ func (lv *Level) Put(r *encode.Record, open uint32) bool {
 
 // Metric puts counter values; open is the region they were read at.
 func (lv *Level) Metric(t uint64, seq, open uint32, values []uint64) bool {
-	if lv.Room() < encode.MaxMetricSize && !lv.h.refill(lv, t, open) {
+	if need := encode.MaxMetricSize; lv.Room() < need && !lv.h.refill(lv, t, open, need) {
 		return false
 	}
 	lv.pos += lv.enc.Metric(lv.bin[lv.pos:], t, seq, values)
@@ -229,7 +238,7 @@ func (lv *Level) Metric(t uint64, seq, open uint32, values []uint64) bool {
 // after it (sequence number infoSeq), its root and bytes, keeping room for
 // the leave as Enter does; false means both were dropped (and counted).
 func (lv *Level) EnterCollective(t uint64, seq, region, infoSeq uint32, root int64, bytes uint64) bool {
-	if lv.Room() < 2*encode.MaxEnterLeaveSize+encode.MaxCollectiveSize && !lv.h.refill(lv, t, 0) {
+	if need := 2*encode.MaxEnterLeaveSize + encode.MaxCollectiveSize; lv.Room() < need && !lv.h.refill(lv, t, 0, need) {
 		lv.Dropped[lv.h.DropReason(lv.depth, lv.class)]++ // the info record goes with its enter
 		return false
 	}
@@ -244,7 +253,7 @@ func (lv *Level) EnterCollective(t uint64, seq, region, infoSeq uint32, root int
 // EnterCollectiveComm is EnterCollective with the bytes received and the
 // communicator (0: none).
 func (lv *Level) EnterCollectiveComm(t uint64, seq, region, infoSeq uint32, root int64, sent, received uint64, comm uint32) bool {
-	if lv.Room() < 2*encode.MaxEnterLeaveSize+encode.MaxCollectiveSize && !lv.h.refill(lv, t, 0) {
+	if need := 2*encode.MaxEnterLeaveSize + encode.MaxCollectiveSize; lv.Room() < need && !lv.h.refill(lv, t, 0, need) {
 		lv.Dropped[lv.h.DropReason(lv.depth, lv.class)]++ // the info record goes with its enter
 		return false
 	}
