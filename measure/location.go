@@ -478,9 +478,10 @@ type Message struct {
 // not record for a long time, or ever again: it is finished, or about to
 // wait in a barrier. Call it from that goroutine. Its partly filled bins
 // then go to the buffer, where a reduction can take them at once; without
-// it a reduction that closes their levels waits for the location's next
-// probe, and after a bounded wait closes more than it had to. The location
-// may record again afterwards.
+// it a reduction that closes their levels takes them back from the
+// location itself (package buffer's doc says how), or, in a pool the C
+// probes write, waits a bounded time for its next probe. The location may
+// record again afterwards.
 func (l *Location) Done() {
 	if l == nil || l.closed || l.pool.Frozen() {
 		return
