@@ -120,7 +120,8 @@ func (lv *Level) Room() int {
 	return len(lv.bin) - lv.pos
 }
 
-// Tail returns the free part of the current bin.
+// Tail returns the free part of the current bin, between Room (or Refill)
+// and Advance only: outside, the bin may be reclaimed.
 func (lv *Level) Tail() []byte { return lv.bin[lv.pos:] }
 
 // Encoder returns the level's encoder.
