@@ -43,16 +43,29 @@ func (e *Encoder) StartBin(b []byte, t uint64, openRegion uint32) int {
 
 // Enter puts an enter record of region at time t with sequence number seq.
 func (e *Encoder) Enter(b []byte, t uint64, seq uint32, region uint32) int {
-	// The common case, written without a call: every technique on, the
-	// region the stream entered last, a delta below 512, the default seq.
-	if d := t - e.time; e.tech == All && t >= e.time && d < 1<<9 && region == e.pred[0] && region != 0 && seq == e.defaultSeq(d) && len(b) >= 2 {
-		e.time, e.next = t, seq+1
-		if d < 16 {
-			b[0] = TokPredEnter | byte(d)
-			return 1
+	// The common cases, written without a call: every technique on, a
+	// delta below 512, the default seq, and the region the stream entered
+	// last, or the one before (a loop that calls two regions in turn).
+	if d := t - e.time; e.tech == All && t >= e.time && d < 1<<9 && seq == e.defaultSeq(d) && region != 0 && len(b) >= 2 {
+		if region == e.pred[0] {
+			e.time, e.next = t, seq+1
+			if d < 16 {
+				b[0] = TokPredEnter | byte(d)
+				return 1
+			}
+			b[0], b[1] = TokPredEnterSlot|byte(d>>8), byte(d)
+			return 2
 		}
-		b[0], b[1] = TokPredEnterSlot|byte(d>>8), byte(d)
-		return 2
+		if region == e.pred[1] {
+			e.time, e.next = t, seq+1
+			e.pred[0], e.pred[1] = region, e.pred[0]
+			if d == 0 {
+				b[0] = TokPredEnterSlotNow | 1
+				return 1
+			}
+			b[0], b[1] = TokPredEnterSlot|1<<1|byte(d>>8), byte(d)
+			return 2
+		}
 	}
 	return e.enterSlow(b, t, seq, region)
 }

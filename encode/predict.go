@@ -67,7 +67,9 @@ func predict(p *[predSlots]uint32, region uint32) int {
 	if p[i] != region {
 		slot = -1 // region falls in at slot 0; the last slot's falls out
 	}
-	copy(p[1:i+1], p[:i])
+	for ; i > 0; i-- { // a loop: copy would call memmove for a few words
+		p[i] = p[i-1]
+	}
 	p[0] = region
 	return slot
 }
