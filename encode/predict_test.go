@@ -151,3 +151,17 @@ func TestPredictFastPathMatchesSlow(t *testing.T) {
 		}
 	}
 }
+
+func TestOff(t *testing.T) {
+	for _, c := range []struct{ set, off Techniques }{
+		{All, 0},
+		{All &^ Predict, 0}, // a file of the first table
+		{All &^ Delta, Delta},
+		{All &^ Delta &^ Predict, Delta | Predict},
+		{0, All},
+	} {
+		if got := c.set.Off(); got != c.off {
+			t.Errorf("(%v).Off() = %v, want %v", c.set, got, c.off)
+		}
+	}
+}

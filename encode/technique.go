@@ -86,3 +86,16 @@ func ParseTechniques(s string) (Techniques, error) {
 
 // Valid reports whether the set holds only known techniques.
 func (t Techniques) Valid() bool { return t&^All == 0 }
+
+// Off returns the techniques of All that a trace written with t had
+// switched off. A trace of the first token table (every technique but
+// Predict) is not said to lack Predict: that is the set of every file
+// written before Predict existed, and its bins are the ones Predict's
+// switch writes.
+func (t Techniques) Off() Techniques {
+	off := All &^ t
+	if off == Predict {
+		return 0
+	}
+	return off
+}
