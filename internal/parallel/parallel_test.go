@@ -1,0 +1,242 @@
+package parallel
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+)
+
+func TestProcs(t *testing.T) {
+	if n, err := Procs(3); n != 3 || err != nil {
+		t.Errorf("Procs(3) = %d, %v", n, err)
+	}
+	if _, err := Procs(-1); err == nil {
+		t.Error("Procs(-1): no error")
+	}
+	t.Setenv(Env, "5")
+	if n, err := Procs(0); n != 5 || err != nil {
+		t.Errorf("%s=5: %d, %v", Env, n, err)
+	}
+	if n, err := Procs(2); n != 2 || err != nil {
+		t.Errorf("the flag wins over %s: %d, %v", Env, n, err)
+	}
+	for _, bad := range []string{"0", "-2", "two", ""} {
+		t.Setenv(Env, bad)
+		_, err := Procs(0)
+		if err == nil || !strings.Contains(err.Error(), Env) {
+			t.Errorf("%s=%q: error %v, want one naming %s", Env, bad, err, Env)
+		}
+	}
+}
+
+func TestProcsDefault(t *testing.T) {
+	// Unset: GOMAXPROCS. t.Setenv restores the variable afterwards.
+	t.Setenv(Env, "")
+	if err := unsetenv(Env); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := Procs(0); n != runtime.GOMAXPROCS(0) || err != nil {
+		t.Errorf("unset: %d, %v; want GOMAXPROCS %d", n, err, runtime.GOMAXPROCS(0))
+	}
+}
+
+func TestDoRunsEveryTask(t *testing.T) {
+	for _, procs := range []int{1, 2, 7} {
+		const n = 100
+		var seen [n]atomic.Int32
+		if err := Do(procs, n, func(i int) error { seen[i].Add(1); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		for i := range seen {
+			if c := seen[i].Load(); c != 1 {
+				t.Errorf("procs %d: task %d ran %d times", procs, i, c)
+			}
+		}
+	}
+}
+
+// The error is that of the lowest failing task, as in a sequential run,
+// even when a later task fails first.
+func TestDoLowestError(t *testing.T) {
+	for _, procs := range []int{1, 2, 4} {
+		release := make(chan struct{})
+		err := Do(procs, 20, func(i int) error {
+			switch i {
+			case 3:
+				if procs > 1 {
+					<-release // fails after task 5 did
+				}
+				return fmt.Errorf("task %d", i)
+			case 5:
+				if procs > 1 {
+					close(release)
+				}
+				return fmt.Errorf("task %d", i)
+			}
+			return nil
+		})
+		if err == nil || err.Error() != "task 3" {
+			t.Errorf("procs %d: %v, want task 3", procs, err)
+		}
+	}
+}
+
+func TestDoStopsAfterError(t *testing.T) {
+	var ran atomic.Int32
+	err := Do(2, 1000, func(i int) error {
+		ran.Add(1)
+		if i == 0 {
+			return errors.New("first")
+		}
+		return nil
+	})
+	if err == nil || err.Error() != "first" {
+		t.Fatalf("err %v", err)
+	}
+	// Task 0 fails at once; the other worker may finish a few tasks, not
+	// the thousand.
+	if r := ran.Load(); r > 500 {
+		t.Errorf("%d tasks ran after task 0 failed", r)
+	}
+}
+
+func TestDoPanic(t *testing.T) {
+	defer func() {
+		p := recover()
+		if p == nil || !strings.Contains(fmt.Sprint(p), "boom") {
+			t.Errorf("recovered %v, want the task's panic", p)
+		}
+	}()
+	Do(2, 10, func(i int) error {
+		if i == 4 {
+			panic("boom")
+		}
+		return nil
+	})
+	t.Error("Do returned after a task panicked")
+}
+
+func TestOrderedInOrder(t *testing.T) {
+	for _, procs := range []int{1, 2, 3, 8} {
+		const n = 200
+		var got []int
+		var ahead, most atomic.Int32
+		err := Ordered(procs, n, 4, func(i int) (int, error) {
+			a := ahead.Add(1)
+			for {
+				m := most.Load()
+				if a <= m || most.CompareAndSwap(m, a) {
+					break
+				}
+			}
+			if i%7 == 0 {
+				runtime.Gosched()
+			}
+			return i * i, nil
+		}, func(i, v int) error {
+			ahead.Add(-1)
+			if v != i*i {
+				t.Errorf("procs %d: result %d for task %d", procs, v, i)
+			}
+			got = append(got, i)
+			return nil
+		}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, v := range got {
+			if v != i {
+				t.Fatalf("procs %d: consumed %v, want 0..%d in order", procs, got, n-1)
+			}
+		}
+		if len(got) != n {
+			t.Fatalf("procs %d: consumed %d of %d", procs, len(got), n)
+		}
+		if w := max(4, procs); procs > 1 && int(most.Load()) > w {
+			t.Errorf("procs %d: %d results ahead of consume, window %d", procs, most.Load(), w)
+		}
+	}
+}
+
+// After an error every result made but not consumed is dropped, and the
+// error is the first in task order.
+func TestOrderedErrorDrops(t *testing.T) {
+	for _, procs := range []int{1, 2, 4} {
+		var mu sync.Mutex
+		made := map[int]bool{}
+		err := Ordered(procs, 100, 8, func(i int) (int, error) {
+			if i == 10 {
+				return 0, fmt.Errorf("task %d", i)
+			}
+			mu.Lock()
+			made[i] = true
+			mu.Unlock()
+			return i, nil
+		}, func(i, v int) error {
+			mu.Lock()
+			delete(made, v)
+			mu.Unlock()
+			return nil
+		}, func(v int) {
+			mu.Lock()
+			delete(made, v)
+			mu.Unlock()
+		})
+		if err == nil || err.Error() != "task 10" {
+			t.Errorf("procs %d: %v, want task 10", procs, err)
+		}
+		if len(made) != 0 {
+			t.Errorf("procs %d: results neither consumed nor dropped: %v", procs, made)
+		}
+	}
+}
+
+func TestOrderedConsumeError(t *testing.T) {
+	err := Ordered(2, 50, 2, func(i int) (int, error) { return i, nil },
+		func(i, v int) error {
+			if i == 7 {
+				return errors.New("disk full")
+			}
+			return nil
+		}, nil)
+	if err == nil || err.Error() != "disk full" {
+		t.Errorf("err %v", err)
+	}
+}
+
+// Work done under Order.Wait happens in task order, whatever the workers.
+func TestOrderWait(t *testing.T) {
+	for _, procs := range []int{1, 2, 5} {
+		var mu sync.Mutex
+		o := NewOrder(40, &mu)
+		var seq []int
+		err := Do(procs, 40, func(i int) error {
+			defer func() { mu.Lock(); o.Finish(i); mu.Unlock() }()
+			if i%3 == 0 {
+				mu.Lock()
+				o.Wait(i)
+				seq = append(seq, i)
+				mu.Unlock()
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k := 1; k < len(seq); k++ {
+			if seq[k] < seq[k-1] {
+				t.Fatalf("procs %d: ordered work ran as %v", procs, seq)
+			}
+		}
+		if len(seq) != 14 {
+			t.Fatalf("procs %d: %d ordered steps, want 14", procs, len(seq))
+		}
+	}
+}
+
+func unsetenv(k string) error { return os.Unsetenv(k) }
