@@ -2,6 +2,7 @@ package tracefile
 
 import (
 	"math"
+	"sync"
 
 	"github.com/hmbtrace/hmbtrace/encode"
 )
@@ -16,10 +17,13 @@ type Endpoint struct {
 // an MPI world rank: the file whose header has that rank, and in it the
 // location that exchanges messages by rank (MPI names processes, not
 // threads). The exporters and the communication matrix share it, so that
-// they pair the same ends.
+// they pair the same ends. It is safe for concurrent use: the tools resolve
+// the messages of several locations at once.
 type Peers struct {
-	files   []*File
-	byRank  map[int]int // world rank -> file index, -1 if several files claim it
+	files  []*File
+	byRank map[int]int // world rank -> file index, -1 if several files claim it
+
+	mu      sync.Mutex
 	rankLoc map[int]int // file index -> its rank location (-1: none), found on first use
 }
 
@@ -55,13 +59,18 @@ func (p *Peers) Resolve(i int, e *Event) (end Endpoint, ok bool, err error) {
 	if !known || j < 0 {
 		return Endpoint{}, false, nil
 	}
+	// The search reads events, so it is done once per file, under the
+	// lock: the answer does not depend on who asks first.
+	p.mu.Lock()
 	k, done := p.rankLoc[j]
 	if !done {
 		if k, err = p.findRankLocation(j); err != nil {
+			p.mu.Unlock()
 			return Endpoint{}, false, err
 		}
 		p.rankLoc[j] = k
 	}
+	p.mu.Unlock()
 	return Endpoint{File: j, Loc: k}, k >= 0, nil
 }
 

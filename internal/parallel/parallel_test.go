@@ -240,3 +240,34 @@ func TestOrderWait(t *testing.T) {
 }
 
 func unsetenv(k string) error { return os.Unsetenv(k) }
+
+func TestSpool(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir())
+	for _, limit := range []int{0, 10, 1 << 20} {
+		s := NewSpool(limit)
+		var want []byte
+		for i := 0; i < 1000; i++ {
+			p := []byte(fmt.Sprintf("line %d\n", i))
+			want = append(want, p...)
+			if _, err := s.Write(p); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if s.Len() != int64(len(want)) {
+			t.Errorf("limit %d: Len %d, want %d", limit, s.Len(), len(want))
+		}
+		var got strings.Builder
+		if _, err := s.WriteTo(&got); err != nil {
+			t.Fatal(err)
+		}
+		if got.String() != string(want) {
+			t.Errorf("limit %d: spool gave %d bytes, want %d", limit, got.Len(), len(want))
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if left, _ := os.ReadDir(os.Getenv("TMPDIR")); len(left) > 0 {
+			t.Errorf("limit %d: %d files left in TMPDIR", limit, len(left))
+		}
+	}
+}

@@ -1,0 +1,41 @@
+package chrome
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/hmbtrace/hmbtrace/internal/tracetest"
+	"github.com/hmbtrace/hmbtrace/tracefile"
+)
+
+// The document is the same byte for byte whatever the number of workers,
+// also when the locations read ahead go to temporary files.
+func TestExportProcsIdentical(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir())
+	files := tracetest.Ranks(t, t.TempDir(), 3, 4, 300, 0)
+	shed := tracetest.Ranks(t, t.TempDir(), 2, 3, 2000, 64<<10)
+	if len(shed[0].Reductions) == 0 {
+		t.Fatal("the small buffer shed nothing")
+	}
+	// The whole trace's locations outgrow a spool's memory: the test
+	// reads some back from their temporary files.
+	big := tracetest.Ranks(t, t.TempDir(), 1, 3, 1500, 0)
+	for name, fs := range map[string][]*tracefile.File{"whole": files, "shed": shed, "big": big} {
+		var want bytes.Buffer
+		if err := ExportProcs(&want, fs, 1); err != nil {
+			t.Fatal(err)
+		}
+		if name == "big" && want.Len()/3 < 3*spoolMemory/2 {
+			t.Fatalf("big: %d bytes for 3 locations, want more than 1.5 spools' memory each", want.Len())
+		}
+		for _, procs := range []int{2, 3, 8} {
+			var got bytes.Buffer
+			if err := ExportProcs(&got, fs, procs); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got.Bytes(), want.Bytes()) {
+				t.Errorf("%s: %d workers give %d bytes, 1 worker %d: not the same document", name, procs, got.Len(), want.Len())
+			}
+		}
+	}
+}
