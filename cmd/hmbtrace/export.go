@@ -41,7 +41,7 @@ func runExport(args []string, out io.Writer) error {
 	defer closeAll(files)
 	switch *format {
 	case "otf2":
-		st, err := convert.Export(*output, files, otf2.Options{Creator: "hmbtrace export"})
+		st, err := convert.ExportProcs(*output, files, otf2.Options{Creator: "hmbtrace export"}, procs)
 		if err != nil {
 			return oneLine(err)
 		}
