@@ -242,6 +242,20 @@ func (o *Order) Wait(i int) {
 	}
 }
 
+// WaitFor blocks until tasks 0..i-1 have finished or ready reports true,
+// which it asks under the lock each time a task finishes or Notify is
+// called: a task that needs what an earlier task may make first waits
+// only until it is made. The caller holds the lock.
+func (o *Order) WaitFor(i int, ready func() bool) {
+	for o.low < i && !ready() {
+		o.cond.Wait()
+	}
+}
+
+// Notify wakes the tasks in WaitFor to ask again. The caller holds the
+// lock.
+func (o *Order) Notify() { o.cond.Broadcast() }
+
 // Finish marks task i finished, whether it succeeded or not. The caller
 // holds the lock.
 func (o *Order) Finish(i int) {

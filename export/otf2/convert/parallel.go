@@ -17,8 +17,9 @@ import (
 // depend on the order of the events that need them. Such work is done on
 // the shared exporter under one lock, and only by the lowest location not
 // yet finished: a worker that needs a definition not yet made waits until
-// every location before its own is finished. Then the definitions come in
-// the order of a sequential export, location by location. Everything else a
+// every location before its own is finished, or until that location made
+// it. Then the definitions come in the order of a sequential export,
+// location by location. Everything else a
 // location needs was defined before the events (definitions, OpenMP plan)
 // and is only read, and the counts of each location are added up at the end.
 
@@ -90,13 +91,15 @@ func (sh *shared) forLocation(n, i int, st *Stats) *exporter {
 func (sh *shared) region(lx *exporter, i int, id uint32) (otf2.RegionRef, error) {
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
-	ref, ok := sh.master.regionRefs[i][id]
+	m := sh.master
+	sh.order.WaitFor(lx.n, func() bool { _, ok := m.regionRefs[i][id]; return ok })
+	ref, ok := m.regionRefs[i][id]
 	if !ok {
-		sh.order.Wait(lx.n)
 		var err error
-		if ref, err = sh.master.region(i, id); err != nil {
+		if ref, err = m.region(i, id); err != nil {
 			return 0, err
 		}
+		sh.order.Notify()
 	}
 	lx.regionRefs[i][id] = ref
 	return ref, nil
@@ -108,13 +111,12 @@ func (sh *shared) defineComm(lx *exporter) error {
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
 	m := sh.master
+	sh.order.WaitFor(lx.n, func() bool { return m.hasComm })
 	if !m.hasComm {
-		sh.order.Wait(lx.n)
-		if !m.hasComm {
-			if err := m.defineComm(); err != nil {
-				return err
-			}
+		if err := m.defineComm(); err != nil {
+			return err
 		}
+		sh.order.Notify()
 	}
 	lx.comm, lx.hasComm = m.comm, true
 	return nil
@@ -126,13 +128,12 @@ func (sh *shared) defineMPI(lx *exporter) error {
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
 	m := sh.master
+	sh.order.WaitFor(lx.n, func() bool { return m.mpi != nil })
 	if m.mpi == nil {
-		sh.order.Wait(lx.n)
-		if m.mpi == nil {
-			if err := m.defineMPI(); err != nil {
-				return err
-			}
+		if err := m.defineMPI(); err != nil {
+			return err
 		}
+		sh.order.Notify()
 	}
 	lx.mpi = m.mpi
 	return nil
@@ -144,9 +145,9 @@ func (sh *shared) rmaGroup(lx *exporter, i int, id uint32) (otf2.GroupRef, bool,
 	defer sh.mu.Unlock()
 	m := sh.master
 	if g := m.files[i].RmaGroup(id); g != nil && m.rma != nil {
-		if _, ok := m.rma.groups[ranksKey(g.Members)]; !ok {
-			sh.order.Wait(lx.n)
-		}
+		key := ranksKey(g.Members)
+		sh.order.WaitFor(lx.n, func() bool { _, ok := m.rma.groups[key]; return ok })
+		defer sh.order.Notify()
 	}
 	return m.rmaGroup(i, id)
 }

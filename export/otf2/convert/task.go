@@ -85,10 +85,11 @@ func (x *exporter) taskName(i, k int, task uint64) (name taskRef, ok bool) {
 	if x.sh != nil {
 		// The name depends on which location runs the task first: the
 		// first in the order of a sequential export.
-		x.sh.order.Wait(x.n)
+		x.sh.order.WaitFor(x.n, func() bool { _, found := plan.unnamed[task]; return found })
 		if n, found := plan.unnamed[task]; found {
 			return n, true
 		}
+		defer x.sh.order.Notify()
 	}
 	if plan.unnamed == nil {
 		plan.unnamed = map[uint64]taskRef{}
