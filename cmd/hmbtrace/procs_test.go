@@ -22,6 +22,7 @@ func TestProcsSameOutput(t *testing.T) {
 		{"summary", "-tsv"},
 		{"comm", "-tsv"},
 		{"comm", "-matrix", "OUT/matrix.svg"},
+		{"score", "-g", "OUT/filter.txt"},
 		{"variation", "-tsv"},
 		{"variation", "-svg", "OUT/v.svg"},
 		{"dynamics", "-tsv", "-top", "0"},
