@@ -138,7 +138,7 @@ func ExportProcs(dir string, files []*tracefile.File, opt otf2.Options, procs in
 	if err := x.define(); err != nil {
 		return st, fmt.Errorf("otf2 export: %w", err)
 	}
-	if err := x.planOpenMP(); err != nil {
+	if err := x.planOpenMP(procs); err != nil {
 		return st, fmt.Errorf("otf2 export: %w", err)
 	}
 	if err := x.locations(procs); err != nil {
