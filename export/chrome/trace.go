@@ -60,7 +60,7 @@ func ExportProcs(w io.Writer, files []*tracefile.File, procs int) error {
 	out.raw(`{"traceEvents":[`)
 	out.metadata()
 	var err error
-	if procs <= 1 {
+	if procs <= 1 || len(locs) <= 1 {
 		// One track, written as it is read.
 		for _, l := range locs {
 			if err = out.location(l.file, &files[l.file].Locations[l.loc], l.tid); err == nil {
