@@ -39,9 +39,10 @@ const spoolMemory = 1 << 20
 
 // ExportProcs is Export with procs workers, each reading a location; the
 // document is the same for any number. Procs 1 writes each event to w as
-// it is read. With more, a location read ahead of the one being written
-// waits in a spool of at most 1 MiB of memory, the rest in a temporary
-// file; at most 2 × procs locations are ahead.
+// it is read. With more, the location next in the document is written to w
+// as it is read, and one read ahead of it waits in a spool of at most 1 MiB
+// of memory, the rest in a temporary file, until its turn: at most procs
+// spools (parallel.Stream).
 func ExportProcs(w io.Writer, files []*tracefile.File, procs int) error {
 	if len(files) == 0 {
 		return errors.New("chrome export: no trace files")
@@ -71,24 +72,22 @@ func ExportProcs(w io.Writer, files []*tracefile.File, procs int) error {
 			}
 		}
 	} else {
-		err = parallel.Ordered(procs, len(locs), 2*procs, func(n int) (*parallel.Spool, error) {
+		// The worker whose location is next writes straight to w, the
+		// others into spools until their turn.
+		st := parallel.NewStream(out.w, spoolMemory)
+		err = parallel.Do(procs, len(locs), func(n int) error {
 			l := locs[n]
-			sp := parallel.NewSpool(spoolMemory)
-			t := &track{exporter: x, w: sp, events: out.events}
+			sw := st.Writer(n)
+			t := &track{exporter: x, w: sw, events: out.events}
 			err := t.location(l.file, &files[l.file].Locations[l.loc], l.tid)
 			if err == nil {
 				err = t.err
 			}
-			if err != nil {
-				sp.Close()
-				return nil, err
+			if ferr := sw.Finish(err != nil); err == nil {
+				err = ferr
 			}
-			return sp, nil
-		}, func(_ int, sp *parallel.Spool) error {
-			defer sp.Close()
-			_, err := sp.WriteTo(out.w)
 			return err
-		}, func(sp *parallel.Spool) { sp.Close() })
+		})
 	}
 	if err != nil {
 		return fmt.Errorf("chrome export: %w", err)

@@ -121,94 +121,6 @@ func TestDoPanic(t *testing.T) {
 	t.Error("Do returned after a task panicked")
 }
 
-func TestOrderedInOrder(t *testing.T) {
-	for _, procs := range []int{1, 2, 3, 8} {
-		const n = 200
-		var got []int
-		var ahead, most atomic.Int32
-		err := Ordered(procs, n, 4, func(i int) (int, error) {
-			a := ahead.Add(1)
-			for {
-				m := most.Load()
-				if a <= m || most.CompareAndSwap(m, a) {
-					break
-				}
-			}
-			if i%7 == 0 {
-				runtime.Gosched()
-			}
-			return i * i, nil
-		}, func(i, v int) error {
-			ahead.Add(-1)
-			if v != i*i {
-				t.Errorf("procs %d: result %d for task %d", procs, v, i)
-			}
-			got = append(got, i)
-			return nil
-		}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i, v := range got {
-			if v != i {
-				t.Fatalf("procs %d: consumed %v, want 0..%d in order", procs, got, n-1)
-			}
-		}
-		if len(got) != n {
-			t.Fatalf("procs %d: consumed %d of %d", procs, len(got), n)
-		}
-		if w := max(4, procs); procs > 1 && int(most.Load()) > w {
-			t.Errorf("procs %d: %d results ahead of consume, window %d", procs, most.Load(), w)
-		}
-	}
-}
-
-// After an error every result made but not consumed is dropped, and the
-// error is the first in task order.
-func TestOrderedErrorDrops(t *testing.T) {
-	for _, procs := range []int{1, 2, 4} {
-		var mu sync.Mutex
-		made := map[int]bool{}
-		err := Ordered(procs, 100, 8, func(i int) (int, error) {
-			if i == 10 {
-				return 0, fmt.Errorf("task %d", i)
-			}
-			mu.Lock()
-			made[i] = true
-			mu.Unlock()
-			return i, nil
-		}, func(i, v int) error {
-			mu.Lock()
-			delete(made, v)
-			mu.Unlock()
-			return nil
-		}, func(v int) {
-			mu.Lock()
-			delete(made, v)
-			mu.Unlock()
-		})
-		if err == nil || err.Error() != "task 10" {
-			t.Errorf("procs %d: %v, want task 10", procs, err)
-		}
-		if len(made) != 0 {
-			t.Errorf("procs %d: results neither consumed nor dropped: %v", procs, made)
-		}
-	}
-}
-
-func TestOrderedConsumeError(t *testing.T) {
-	err := Ordered(2, 50, 2, func(i int) (int, error) { return i, nil },
-		func(i, v int) error {
-			if i == 7 {
-				return errors.New("disk full")
-			}
-			return nil
-		}, nil)
-	if err == nil || err.Error() != "disk full" {
-		t.Errorf("err %v", err)
-	}
-}
-
 // Work done under Order.Wait happens in task order, whatever the workers.
 func TestOrderWait(t *testing.T) {
 	for _, procs := range []int{1, 2, 5} {
@@ -268,6 +180,73 @@ func TestSpool(t *testing.T) {
 		}
 		if left, _ := os.ReadDir(os.Getenv("TMPDIR")); len(left) > 0 {
 			t.Errorf("limit %d: %d files left in TMPDIR", limit, len(left))
+		}
+	}
+}
+
+// The tasks' outputs come out in task order, whatever the workers and
+// however long each task takes, also through temporary files.
+func TestStream(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir())
+	for _, procs := range []int{1, 2, 3, 8} {
+		for _, memory := range []int{0, 64, 1 << 20} {
+			var out strings.Builder
+			var want strings.Builder
+			const n = 40
+			for i := 0; i < n; i++ {
+				for k := 0; k < i*7%23; k++ {
+					fmt.Fprintf(&want, "task %d line %d\n", i, k)
+				}
+			}
+			s := NewStream(&out, memory)
+			err := Do(procs, n, func(i int) error {
+				w := s.Writer(i)
+				for k := 0; k < i*7%23; k++ {
+					if k%5 == 0 {
+						runtime.Gosched()
+					}
+					if _, err := fmt.Fprintf(w, "task %d line %d\n", i, k); err != nil {
+						return err
+					}
+				}
+				return w.Finish(false)
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out.String() != want.String() {
+				t.Fatalf("procs %d, memory %d: the stream is out of order", procs, memory)
+			}
+			if left, _ := os.ReadDir(os.Getenv("TMPDIR")); len(left) > 0 {
+				t.Errorf("procs %d, memory %d: %d spool files left", procs, memory, len(left))
+			}
+		}
+	}
+}
+
+// A failed task ends the stream: no later task waits forever, and the
+// error is the failed task's.
+func TestStreamFailure(t *testing.T) {
+	for _, procs := range []int{1, 2, 4} {
+		var out strings.Builder
+		s := NewStream(&out, 16)
+		err := Do(procs, 30, func(i int) error {
+			w := s.Writer(i)
+			fmt.Fprintf(w, "task %d\n", i)
+			var err error
+			if i == 6 {
+				err = fmt.Errorf("task %d failed", i)
+			}
+			if ferr := w.Finish(err != nil); err == nil {
+				err = ferr
+			}
+			return err
+		})
+		if err == nil || err.Error() != "task 6 failed" {
+			t.Errorf("procs %d: %v", procs, err)
+		}
+		if !strings.HasPrefix(out.String(), "task 0\ntask 1\ntask 2\ntask 3\ntask 4\ntask 5\n") {
+			t.Errorf("procs %d: the tasks before the failure wrote %q", procs, out.String())
 		}
 	}
 }
