@@ -2,6 +2,7 @@ package score_test
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/hmbtrace/hmbtrace/analysis/score"
@@ -30,5 +31,26 @@ func TestComputeProcsIdentical(t *testing.T) {
 				t.Errorf("%s: %d workers give another score than 1", name, procs)
 			}
 		}
+	}
+}
+
+// An error is the one a sequential walk stops at, the first bad
+// location's.
+func TestComputeProcsError(t *testing.T) {
+	files := []*tracefile.File{tracetest.BadNesting(t, t.TempDir())}
+	var want string
+	for _, procs := range []int{1, 2, 3, 6} {
+		_, err := score.ComputeProcs(files, score.Options{}, procs)
+		if err == nil {
+			t.Fatalf("%d workers: no error", procs)
+		}
+		if procs == 1 {
+			want = err.Error()
+		} else if err.Error() != want {
+			t.Errorf("%d workers: %v; 1 worker: %s", procs, err, want)
+		}
+	}
+	if !strings.Contains(want, `"thread 1"`) {
+		t.Errorf("error %q does not name the first bad location", want)
 	}
 }

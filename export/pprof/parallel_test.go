@@ -2,6 +2,8 @@ package pprof
 
 import (
 	"bytes"
+	"io"
+	"strings"
 	"testing"
 
 	"github.com/hmbtrace/hmbtrace/internal/tracetest"
@@ -38,5 +40,26 @@ func TestExportProcsIdentical(t *testing.T) {
 				t.Errorf("%s: %d workers give another profile than 1 (%d bytes, %d)", name, procs, got.Len(), want.Len())
 			}
 		}
+	}
+}
+
+// An error is the one a sequential export stops at, the first bad
+// location's.
+func TestExportProcsError(t *testing.T) {
+	files := []*tracefile.File{tracetest.BadNesting(t, t.TempDir())}
+	var want string
+	for _, procs := range []int{1, 2, 3, 6} {
+		err := ExportProcs(io.Discard, files, procs)
+		if err == nil {
+			t.Fatalf("%d workers: no error", procs)
+		}
+		if procs == 1 {
+			want = err.Error()
+		} else if err.Error() != want {
+			t.Errorf("%d workers: %v; 1 worker: %s", procs, err, want)
+		}
+	}
+	if !strings.Contains(want, `"thread 1"`) {
+		t.Errorf("error %q does not name the first bad location", want)
 	}
 }

@@ -3,7 +3,9 @@ package tracetest
 import (
 	"fmt"
 	"testing"
+	"time"
 
+	"github.com/hmbtrace/hmbtrace/encode"
 	"github.com/hmbtrace/hmbtrace/measure"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
@@ -74,4 +76,28 @@ func Ranks(t testing.TB, dir string, ranks, locs, iters, bufferSize int) []*trac
 		files = append(files, Finish(t, m))
 	}
 	return files
+}
+
+// BadNesting writes a trace of six locations whose second and fifth do not
+// nest (a leave at a depth nothing is open at, at different times), for
+// the tests that check that an error of a tool on several workers is the
+// one of a sequential run: the first bad location's. The file is closed
+// when the test ends.
+func BadNesting(t testing.TB, dir string) *tracefile.File {
+	t.Helper()
+	b := NewBuilder("bad", "node", 0, time.Unix(1700000000, 0), "main", "work")
+	for n := 0; n < 6; n++ {
+		l := b.Location(fmt.Sprintf("thread %d", n))
+		l.Enter(10, 1)
+		for k := uint64(0); k < 500; k++ {
+			l.Enter(20+10*k, 2)
+			l.Leave(25 + 10*k)
+		}
+		if n == 1 || n == 4 {
+			l.Put(3, tracefile.ClassRegion, encode.Record{Kind: encode.KindLeave, Time: 3000 + uint64(n)})
+		}
+		l.Leave(9000)
+	}
+	f := b.Write(t, dir)
+	return f
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -133,5 +134,30 @@ func TestStatsAdd(t *testing.T) {
 		if (f.Kind() == reflect.Slice && f.Len() != 2) || (f.Kind() != reflect.Slice && !f.Equal(reflect.ValueOf(2).Convert(f.Type()))) {
 			t.Errorf("Stats.%s is not added up", w.Type().Field(k).Name)
 		}
+	}
+}
+
+// An error is the one a sequential export stops at, the first bad
+// location's, and nothing is left behind.
+func TestExportProcsError(t *testing.T) {
+	files := []*tracefile.File{tracetest.BadNesting(t, t.TempDir())}
+	var want string
+	for _, procs := range []int{1, 2, 3, 6} {
+		dir := filepath.Join(t.TempDir(), "archive")
+		_, err := ExportProcs(dir, files, otf2.Options{}, procs)
+		if err == nil {
+			t.Fatalf("%d workers: no error", procs)
+		}
+		if procs == 1 {
+			want = err.Error()
+		} else if err.Error() != want {
+			t.Errorf("%d workers: %v; 1 worker: %s", procs, err, want)
+		}
+		if _, serr := os.Stat(dir); !os.IsNotExist(serr) {
+			t.Errorf("%d workers: %s left behind", procs, dir)
+		}
+	}
+	if !strings.Contains(want, `"thread 1"`) {
+		t.Errorf("error %q does not name the first bad location", want)
 	}
 }
