@@ -1,9 +1,12 @@
 package tracefile_test
 
 import (
+	"fmt"
 	"reflect"
+	"runtime"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/hmbtrace/hmbtrace/encode"
 	"github.com/hmbtrace/hmbtrace/internal/tracetest"
@@ -64,4 +67,79 @@ func TestConcurrentReaders(t *testing.T) {
 		}
 	}
 	wg.Wait()
+}
+
+// EventsAhead gives the events and the error of Events.
+func TestEventsAhead(t *testing.T) {
+	b := tracetest.NewBuilder("metrics", "node", 0, time.Unix(1700000000, 0), "main", "work")
+	b.Trace.Header.Metrics = []string{"cycles", "instructions"}
+	l := b.Location("thread 0")
+	l.Enter(10, 1, 5, 6)
+	for k := uint64(0); k < 3*4096; k++ {
+		l.Enter(20+10*k, 2, 100+k, 200+k)
+		l.Leave(25+10*k, 150+k, 250+k)
+	}
+	l.Leave(200000, 7, 8)
+	traces := [][]*tracefile.File{
+		tracetest.Ranks(t, t.TempDir(), 2, 3, 700, 0),
+		tracetest.Ranks(t, t.TempDir(), 1, 3, 1500, 64<<10),
+		{b.Write(t, t.TempDir())},
+		{tracetest.BadNesting(t, t.TempDir())},
+	}
+	for _, files := range traces {
+		for _, f := range files {
+			for _, loc := range f.Locations {
+				var want, got []tracefile.Event
+				var wantVals, gotVals [][]uint64
+				var e tracefile.Event
+				it := f.Events(loc.ID)
+				for it.Next(&e) {
+					want = append(want, e)
+					wantVals = append(wantVals, append([]uint64(nil), e.Values...))
+				}
+				ahead := f.EventsAhead(loc.ID)
+				for ahead.Next(&e) {
+					got = append(got, e)
+					gotVals = append(gotVals, append([]uint64(nil), e.Values...))
+				}
+				if fmt.Sprint(it.Err()) != fmt.Sprint(ahead.Err()) {
+					t.Errorf("%s %s: error %v, Events gives %v", f.Path, loc.Name, ahead.Err(), it.Err())
+				}
+				for k := range want {
+					want[k].Values, wantVals[k] = nil, nilIfEmpty(wantVals[k])
+				}
+				for k := range got {
+					got[k].Values, gotVals[k] = nil, nilIfEmpty(gotVals[k])
+				}
+				if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(gotVals, wantVals) {
+					t.Errorf("%s %s: %d events ahead, %d from Events, or other ones", f.Path, loc.Name, len(got), len(want))
+				}
+				ahead.Close()
+			}
+		}
+	}
+}
+
+func nilIfEmpty(v []uint64) []uint64 {
+	if len(v) == 0 {
+		return nil
+	}
+	return v
+}
+
+// Close stops the reader of a caller that stops early.
+func TestEventsAheadClose(t *testing.T) {
+	files := tracetest.Ranks(t, t.TempDir(), 1, 2, 3000, 0)
+	before := runtime.NumGoroutine()
+	for i := 0; i < 20; i++ {
+		it := files[0].EventsAhead(files[0].Locations[i%2].ID)
+		var e tracefile.Event
+		for k := 0; k < 5000 && it.Next(&e); k++ {
+		}
+		it.Close()
+		it.Close()
+	}
+	if after := runtime.NumGoroutine(); after > before {
+		t.Errorf("%d goroutines after closing, %d before", after, before)
+	}
 }
