@@ -137,3 +137,11 @@ func (it *Events) Close() {
 		}
 	}
 }
+
+// EventsWith is EventsAhead if ahead is set, else Events.
+func (f *File) EventsWith(id uint32, ahead bool) *Events {
+	if ahead {
+		return f.EventsAhead(id)
+	}
+	return f.Events(id)
+}

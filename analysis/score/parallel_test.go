@@ -39,7 +39,7 @@ func TestComputeProcsIdentical(t *testing.T) {
 func TestComputeProcsError(t *testing.T) {
 	files := []*tracefile.File{tracetest.BadNesting(t, t.TempDir())}
 	var want string
-	for _, procs := range []int{1, 2, 3, 6} {
+	for _, procs := range []int{1, 2, 3, 6, 8} {
 		_, err := score.ComputeProcs(files, score.Options{}, procs)
 		if err == nil {
 			t.Fatalf("%d workers: no error", procs)

@@ -92,7 +92,7 @@ func walkFiles(files []*tracefile.File, procs int) ([]*fileWalk, error) {
 	parts := make([]*fileWalk, len(locs))
 	err := parallel.Do(procs, len(locs), func(n int) error {
 		f := files[locs[n].file]
-		w, err := walkLocation(f, &f.Locations[locs[n].loc])
+		w, err := walkLocation(f, &f.Locations[locs[n].loc], procs > len(locs))
 		parts[n] = w
 		return err
 	})
@@ -138,9 +138,10 @@ func newFileWalk(f *tracefile.File) *fileWalk {
 	return &fileWalk{regions: make([]regionWalk, len(f.Regions)+1), levels: map[levelKey]*levelWalk{}}
 }
 
-// walkLocation reads every kept event of location loc of f; its walk's
-// bytes and records are left to walkFiles.
-func walkLocation(f *tracefile.File, loc *tracefile.Location) (*fileWalk, error) {
+// walkLocation reads every kept event of location loc of f (with ahead, on
+// a goroutine of their own); its walk's bytes and records are left to
+// walkFiles.
+func walkLocation(f *tracefile.File, loc *tracefile.Location, ahead bool) (*fileWalk, error) {
 	w := newFileWalk(f)
 	binSize := int64(math.MaxInt32)
 	if f.Header.BinSize < uint64(binSize) {
@@ -169,7 +170,8 @@ func walkLocation(f *tracefile.File, loc *tracefile.Location) (*fileWalk, error)
 	// The location's levels by depth and class, found without a map
 	// lookup per event.
 	var levels [][tracefile.NumClasses]*levelWalk
-	it := f.Events(loc.ID)
+	it := f.EventsWith(loc.ID, ahead)
+	defer it.Close()
 	for it.Next(&e) {
 		if e.Kind == encode.KindEnter {
 			if !e.Truncated {

@@ -259,7 +259,7 @@ func waitShares(files []*tracefile.File, cl classifier, procs int) (map[string]w
 	perLoc := make([][]waitShare, len(locs))
 	err := parallel.Do(procs, len(locs), func(n int) error {
 		f, fr := files[locs[n].file], byFile[locs[n].file]
-		per, err := locationWaits(f, &f.Locations[locs[n].loc], fr.kinds, fr.waits)
+		per, err := locationWaits(f, &f.Locations[locs[n].loc], fr.kinds, fr.waits, procs > len(locs))
 		perLoc[n] = per
 		return err
 	})
@@ -282,8 +282,9 @@ func waitShares(files []*tracefile.File, cl classifier, procs int) (map[string]w
 }
 
 // locationWaits returns the waitShare of each region id of file f (0 for
-// the ids the file does not define) on location loc.
-func locationWaits(f *tracefile.File, loc *tracefile.Location, kinds []regionKind, waits []bool) ([]waitShare, error) {
+// the ids the file does not define) on location loc; with ahead, its
+// events are read on a goroutine of their own.
+func locationWaits(f *tracefile.File, loc *tracefile.Location, kinds []regionKind, waits []bool, ahead bool) ([]waitShare, error) {
 	type frame struct {
 		region    uint32
 		outermost bool
@@ -324,7 +325,8 @@ func locationWaits(f *tracefile.File, loc *tracefile.Location, kinds []regionKin
 		}
 		since = now
 	}
-	it := f.Events(loc.ID)
+	it := f.EventsWith(loc.ID, ahead)
+	defer it.Close()
 	for it.Next(&e) {
 		switch e.Kind {
 		case encode.KindEnter:

@@ -145,7 +145,7 @@ func Analyze(files []*tracefile.File, opt Options) (*Variation, error) {
 	segs := make([][]Segment, len(refs))
 	err = parallel.Do(procs, len(refs), func(n int) error {
 		var err error
-		rows[n], segs[n], err = v.scan(files[refs[n].file], refs[n], n, sync)
+		rows[n], segs[n], err = v.scan(files[refs[n].file], refs[n], n, sync, procs > len(refs))
 		return err
 	})
 	if err != nil {
@@ -179,7 +179,8 @@ func Analyze(files []*tracefile.File, opt Options) (*Variation, error) {
 }
 
 // scan finds the segments of one location, row rowIndex. It only reads v.
-func (v *Variation) scan(f *tracefile.File, ref locationRef, rowIndex int, sync analysis.SyncMatcher) (Row, []Segment, error) {
+// With ahead, the events are read on a goroutine of their own.
+func (v *Variation) scan(f *tracefile.File, ref locationRef, rowIndex int, sync analysis.SyncMatcher, ahead bool) (Row, []Segment, error) {
 	isSeg := make([]bool, len(f.Regions)+1)
 	isSync := make([]bool, len(f.Regions)+1)
 	isTask := make([]bool, len(f.Regions)+1)
@@ -220,7 +221,8 @@ func (v *Variation) scan(f *tracefile.File, ref locationRef, rowIndex int, sync 
 		index            int
 	)
 	waiting := func() bool { return len(open) > 0 && open[len(open)-1].sync }
-	it := f.Events(ref.loc.ID)
+	it := f.EventsWith(ref.loc.ID, ahead)
+	defer it.Close()
 	for it.Next(&e) {
 		switch e.Kind {
 		case encode.KindEnter:

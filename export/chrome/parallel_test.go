@@ -47,7 +47,7 @@ func TestExportProcsIdentical(t *testing.T) {
 func TestExportProcsError(t *testing.T) {
 	files := []*tracefile.File{tracetest.BadNesting(t, t.TempDir())}
 	var want string
-	for _, procs := range []int{1, 2, 3, 6} {
+	for _, procs := range []int{1, 2, 3, 6, 8} {
 		err := ExportProcs(io.Discard, files, procs)
 		if err == nil {
 			t.Fatalf("%d workers: no error", procs)

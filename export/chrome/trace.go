@@ -57,6 +57,7 @@ func ExportProcs(w io.Writer, files []*tracefile.File, procs int) error {
 		}
 	}
 	x.axis = tracefile.NewAxis(files)
+	x.ahead = procs > len(locs)
 	out := &track{exporter: x, w: bufio.NewWriterSize(w, 64<<10)}
 	out.raw(`{"traceEvents":[`)
 	out.metadata()
@@ -119,6 +120,9 @@ type exporter struct {
 	// firstLoc is, per file, the index of its first location over all
 	// files' locations (thread id - 1): how flows name their ends.
 	firstLoc []int
+	// ahead reads each location's events on a goroutine of their own:
+	// there are more workers than locations.
+	ahead bool
 }
 
 // track writes events: the document's start and end, and the events of
@@ -215,7 +219,8 @@ func (x *track) location(i int, l *tracefile.Location, tid int) error {
 	x.open = x.open[:0]
 	var e tracefile.Event
 	var last uint64
-	it := f.Events(l.ID)
+	it := f.EventsWith(l.ID, x.ahead)
+	defer it.Close()
 	for it.Next(&e) && x.err == nil {
 		ts := uint64(x.axis.Nanos(i, f, e.Time))
 		last = ts

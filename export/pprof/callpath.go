@@ -64,6 +64,7 @@ type walker struct {
 	touched  []*node // nodes with ticks
 	gen      int
 	root     *root // the call tree of the location
+	ahead    bool  // read the events on a goroutine of their own
 }
 
 // root is the call tree of one location, whose samples carry its labels:
@@ -85,7 +86,8 @@ func (w *walker) location(l *tracefile.Location) error {
 	// pending is set after a leave: its frame, frames[depth], waits for the
 	// metric record that may follow it. entered is set after an enter.
 	pending, entered := false, false
-	it := w.f.Events(l.ID)
+	it := w.f.EventsWith(l.ID, w.ahead)
+	defer it.Close()
 	for it.Next(&e) {
 		last = e.Time
 		if pending && (e.Kind != encode.KindMetric || e.Depth != w.depth+1) {

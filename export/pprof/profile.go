@@ -100,7 +100,7 @@ func BuildProcs(files []*tracefile.File, procs int) (*profile.Profile, error) {
 		f := files[locs[n].file]
 		l := &f.Locations[locs[n].loc]
 		w := &walker{f: f, shift: f.Header.TimerShift, cmap: cmaps[locs[n].file], counters: len(b.counters),
-			fnOf: map[uint32]int{}, funcIdx: map[funcKey]int{}, gen: 1,
+			fnOf: map[uint32]int{}, funcIdx: map[funcKey]int{}, gen: 1, ahead: procs > len(locs),
 			root: &root{rank: f.Header.Rank, location: l.Name, host: f.Header.Host}}
 		if err := w.location(l); err != nil {
 			return fmt.Errorf("pprof export: %w", err)

@@ -192,6 +192,9 @@ type exporter struct {
 	// export (see parallel.go); nil on the sequential path.
 	sh *shared
 	n  int
+	// ahead reads each location's events on a goroutine of their own:
+	// there are more workers than locations.
+	ahead bool
 }
 
 // openRegion is a region open on the location being exported, with the
@@ -363,7 +366,8 @@ func (x *exporter) location(i, k int, w *otf2.EventWriter) error {
 	}
 	var e tracefile.Event
 	var last uint64
-	it := f.Events(l.ID)
+	it := f.EventsWith(l.ID, x.ahead)
+	defer it.Close()
 	for it.Next(&e) {
 		ts := x.tl.at(i, f, e.Time)
 		last = ts

@@ -39,6 +39,7 @@ func (x *exporter) locations(procs int) error {
 			locs = append(locs, where{i, k})
 		}
 	}
+	x.ahead = procs > len(locs)
 	if procs <= 1 {
 		for _, l := range locs {
 			if err := x.location(l.file, l.loc, x.writers[l.file][l.loc]); err != nil {

@@ -142,7 +142,7 @@ func TestStatsAdd(t *testing.T) {
 func TestExportProcsError(t *testing.T) {
 	files := []*tracefile.File{tracetest.BadNesting(t, t.TempDir())}
 	var want string
-	for _, procs := range []int{1, 2, 3, 6} {
+	for _, procs := range []int{1, 2, 3, 6, 8} {
 		dir := filepath.Join(t.TempDir(), "archive")
 		_, err := ExportProcs(dir, files, otf2.Options{}, procs)
 		if err == nil {
