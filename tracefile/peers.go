@@ -23,13 +23,17 @@ type Peers struct {
 	files  []*File
 	byRank map[int]int // world rank -> file index, -1 if several files claim it
 
-	mu      sync.Mutex
-	rankLoc map[int]int // file index -> its rank location (-1: none), found on first use
+	// Per file: its rank location (-1: none), found on first use, once:
+	// the search reads events, and its answer does not depend on who asks
+	// first. Later asks cost an atomic load, however many workers ask.
+	once    []sync.Once
+	rankLoc []int
+	rankErr []error
 }
 
 // NewPeers returns the resolver for messages of the files.
 func NewPeers(files []*File) *Peers {
-	p := &Peers{files: files, byRank: map[int]int{}, rankLoc: map[int]int{}}
+	p := &Peers{files: files, byRank: map[int]int{}, once: make([]sync.Once, len(files)), rankLoc: make([]int, len(files)), rankErr: make([]error, len(files))}
 	for i, f := range files {
 		if _, dup := p.byRank[f.Header.Rank]; dup {
 			p.byRank[f.Header.Rank] = -1
@@ -59,18 +63,11 @@ func (p *Peers) Resolve(i int, e *Event) (end Endpoint, ok bool, err error) {
 	if !known || j < 0 {
 		return Endpoint{}, false, nil
 	}
-	// The search reads events, so it is done once per file, under the
-	// lock: the answer does not depend on who asks first.
-	p.mu.Lock()
-	k, done := p.rankLoc[j]
-	if !done {
-		if k, err = p.findRankLocation(j); err != nil {
-			p.mu.Unlock()
-			return Endpoint{}, false, err
-		}
-		p.rankLoc[j] = k
+	p.once[j].Do(func() { p.rankLoc[j], p.rankErr[j] = p.findRankLocation(j) })
+	if err := p.rankErr[j]; err != nil {
+		return Endpoint{}, false, err
 	}
-	p.mu.Unlock()
+	k := p.rankLoc[j]
 	return Endpoint{File: j, Loc: k}, k >= 0, nil
 }
 
