@@ -179,14 +179,20 @@ HMB_OMP_NOINST static int own_segment(struct dl_phdr_info *info, size_t size, vo
 	return 0;
 }
 
+static atomic_int own_found;
+
 HMB_OMP_NOINST static void own_find(void)
 {
 	dl_iterate_phdr(own_segment, NULL);
+	atomic_store_explicit(&own_found, 1, memory_order_release);
 }
 
+/* own_code reports whether at is in this library: after the first call, two compares and no call. */
 HMB_OMP_NOINST static int own_code(const void *at)
 {
-	pthread_once(&own_once, own_find);
+	if (__builtin_expect(!atomic_load_explicit(&own_found, memory_order_acquire), 0)) {
+		pthread_once(&own_once, own_find);
+	}
 	return (uintptr_t)at >= own_lo && (uintptr_t)at < own_hi;
 }
 
