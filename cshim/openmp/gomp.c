@@ -100,7 +100,7 @@ NOINST static void *next(const char *name)
 	}
 
 /* OpenMP queries: libgomp's, found in the process (this library does not link it). */
-static int (*q_level)(void), (*q_ancestor)(int);
+static int (*q_level)(void), (*q_ancestor)(int), (*q_num_threads)(void);
 /* OMP_CANCELLATION, which the program cannot change once it runs. */
 static int cancellation;
 
@@ -116,6 +116,7 @@ NOINST static void setup(void)
 	}
 	q_level = (int (*)(void))dlsym(RTLD_DEFAULT, "omp_get_level");
 	q_ancestor = (int (*)(int))dlsym(RTLD_DEFAULT, "omp_get_ancestor_thread_num");
+	q_num_threads = (int (*)(void))dlsym(RTLD_DEFAULT, "omp_get_num_threads");
 	int (*q_cancellation)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "omp_get_cancellation");
 	cancellation = q_cancellation != NULL && q_cancellation();
 	int on = !hmb_omp_env_off() && !hmb_ompt_active && q_level != NULL && q_ancestor != NULL;
@@ -215,6 +216,8 @@ NOINST static void name_thread(void)
 
 /* The explicit task the thread runs (hmb_task_create's id), 0 in its implicit task. */
 static HMB_OMP_TLS uint64_t current_task;
+/* The tasks (and taskloops) the thread created so far. */
+static HMB_OMP_TLS unsigned long tasks_made;
 
 /* A parallel region's body as every thread of the team runs it. */
 struct body {
@@ -238,6 +241,7 @@ NOINST static void body(void *arg)
 		push(b->work_kind, b->work); /* the body's GOMP_*_end_nowait leaves it */
 	}
 	void (*up)(void *) = hmb_omp_running;
+	unsigned long made = tasks_made;
 	hmb_omp_running = b->fn;
 	b->fn(b->data);
 	hmb_omp_running = up;
@@ -245,7 +249,14 @@ NOINST static void body(void *arg)
 	if (b->end_barrier) {
 		REAL(GOMP_barrier);
 		enter(b->barrier);
-		real_GOMP_barrier();
+		/*
+		 * A team of one waits for nobody: without tasks of its own to
+		 * run there, the barrier would only cost (a nested region
+		 * that is not active, a serial run).
+		 */
+		if (made != tasks_made || q_num_threads == NULL || q_num_threads() > 1) {
+			real_GOMP_barrier();
+		}
 		leave(b->barrier);
 	}
 	leave(b->task);
@@ -956,6 +967,7 @@ EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void
 		buf = aligned_alloc((size_t)align, (size_t)((size + align - 1) / align * align));
 		if (buf == NULL) { /* record the creation only */
 			enter(create);
+			tasks_made++;
 			real_GOMP_task(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend, priority, detach);
 			leave(create);
 			return;
@@ -971,6 +983,7 @@ EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void
 		memcpy(buf + off, data, (size_t)arg_size);
 	}
 	enter(create);
+	tasks_made++;
 	h->id = hmb_task_create();
 	real_GOMP_task(task_body, buf, cpyfn != NULL ? task_copy : NULL, size, align, if_clause, flags, depend,
 		       priority, detach);
@@ -1045,6 +1058,7 @@ EXPORT void GOMP_taskloop(void (*fn)(void *), void *data, void (*cpyfn)(void *, 
 	}
 	uint32_t r = SITE(K_TASKLOOP);
 	enter(r);
+	tasks_made++;
 	real_GOMP_taskloop(fn, data, cpyfn, arg_size, arg_align, flags, num_tasks, priority, start, end, step);
 	leave(r);
 }
@@ -1064,6 +1078,7 @@ EXPORT void GOMP_taskloop_ull(void (*fn)(void *), void *data, void (*cpyfn)(void
 	}
 	uint32_t r = SITE(K_TASKLOOP);
 	enter(r);
+	tasks_made++;
 	real_GOMP_taskloop_ull(fn, data, cpyfn, arg_size, arg_align, flags, num_tasks, priority, start, end, step);
 	leave(r);
 }
