@@ -160,16 +160,17 @@ func (s *segmentScan) event(e *tracefile.Event) {
 func (s *segmentScan) add(start, dur, sync int64) {
 	k := s.row.Segments
 	s.row.Segments++
-	if n := len(s.groups); n > 0 && (k-1)/s.width == k/s.width {
-		g := &s.groups[n-1]
+	if k > 0 && (k-1)/s.width != k/s.width && len(s.groups) == s.limit {
+		// With an odd limit the last group is not full after this.
+		s.coarsen()
+	}
+	if k > 0 && (k-1)/s.width == k/s.width {
+		g := &s.groups[len(s.groups)-1]
 		g.end = max(g.end, start+dur)
 		g.dur += dur
 		g.sync += sync
 		g.n++
 		return
-	}
-	if len(s.groups) == s.limit {
-		s.coarsen()
 	}
 	s.groups = append(s.groups, segGroup{index: s.index, start: start, end: start + dur, dur: dur, sync: sync, n: 1})
 }
