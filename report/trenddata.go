@@ -63,9 +63,13 @@ func analyseSeries(r *trend.Result, opt trend.Options) (*trend.Result, error) {
 	}
 	dopt := opt.Dynamics
 	dopt.MinRelativeSeverity = 0 // the floor is applied here, against the loop
+	// The series are analysed on every core, each on its own.
+	analyses := make([]dynamics.Analysis, len(r.Series))
+	errs := make([]error, len(r.Series))
+	parallel(len(r.Series), func(i int) { analyses[i], errs[i] = dynamics.Analyze(r.Series[i].Values, dopt) })
 	var floors []float64
-	for _, s := range r.Series {
-		a, err := dynamics.Analyze(s.Values, dopt)
+	for i, s := range r.Series {
+		a, err := analyses[i], errs[i]
 		if err != nil {
 			return nil, fmt.Errorf("%s on %s (%s): %v", s.Region, s.Location, s.Metric, err)
 		}
