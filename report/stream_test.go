@@ -295,3 +295,32 @@ func TestReportHeapBounded(t *testing.T) {
 		t.Errorf("peak heap %.1f MB, more than %.0f MB", float64(peak)/1e6, bound/1e6)
 	}
 }
+
+// Region ids a file does not define get placeholder names in the order a
+// sequential read meets them, however many workers read the locations.
+func TestUndefinedRegionsInOrder(t *testing.T) {
+	b := tracetest.NewBuilder("undefined", "", 0, time.Unix(1700000000, 0), "main", "work")
+	b.Trace.Header.EndTicks = 100000
+	for i, ids := range [][]uint32{{2, 2}, {2, 7}, {9, 2}} {
+		l := b.Location(fmt.Sprintf("worker %d", i))
+		l.Enter(1000, 1)
+		for k, id := range ids {
+			l.Enter(uint64(2000+10000*k), id)
+			l.Leave(uint64(9000 + 10000*k))
+		}
+		l.Leave(90000)
+	}
+	files := []*tracefile.File{b.Write(t, t.TempDir())}
+	opt := Options{Now: time.Unix(0, 0)}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	one := writePage(t, files, opt)
+	d, _ := parsePage(t, one)
+	want := []string{"main", "work", files[0].RegionName(7), files[0].RegionName(9)}
+	if !reflect.DeepEqual(d.Regions, want) {
+		t.Errorf("regions %q, want %q", d.Regions, want)
+	}
+	runtime.GOMAXPROCS(3)
+	if many := writePage(t, files, opt); !bytes.Equal(one, many) {
+		t.Error("3 workers: the page differs from the sequential one")
+	}
+}
