@@ -1,13 +1,14 @@
 package main
 
 import (
-	"errors"
+	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"syscall"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/hmbtrace/hmbtrace/measure"
@@ -76,7 +77,7 @@ func runReport(o *options, r *report) error {
 		}
 	}
 	r.note("the trace: 4 locations, a solver loop over 4 calling depths with messages, recorded with EnterAt; %d CPUs", cores)
-	r.note("each run is a child process (GOMAXPROCS %d, and 1): seconds of wall time, CPU seconds user+sys and max RSS (ru_maxrss, the child's VmHWM) from wait4; the 1-core row's ratio is the inverse speedup", cores)
+	r.note("each run is a child process (GOMAXPROCS %d, and 1): wall seconds, CPU seconds (user+sys, from wait4), max RSS (the child's VmHWM, read from /proc every 2 ms); the 1-core row's ratio is the inverse speedup", cores)
 	return nil
 }
 
@@ -88,26 +89,70 @@ type reportRun struct {
 }
 
 // reportChild runs `hmbtrace report` on trace with procs workers.
+//
+// The child's peak memory is its VmHWM, read from /proc every few
+// milliseconds while it runs: ru_maxrss from wait4 would not do, as Go
+// starts a child with vfork, and Linux counts the parent's peak (this
+// process made the trace in a buffer of hundreds of MB) into the child's
+// ru_maxrss when it execs.
 func reportChild(bin, trace, out string, procs int) (reportRun, error) {
 	cmd := exec.Command(bin, "report", "-o", out, trace)
 	cmd.Env = append(os.Environ(), fmt.Sprintf("GOMAXPROCS=%d", procs))
+	var msg bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &msg, &msg
 	start := time.Now()
-	msg, err := cmd.CombinedOutput()
-	wall := time.Since(start)
-	if err != nil {
-		return reportRun{}, fmt.Errorf("hmbtrace report %s: %v\n%s", trace, err, msg)
+	if err := cmd.Start(); err != nil {
+		return reportRun{}, err
 	}
-	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	if !ok {
-		return reportRun{}, errors.New("hmbtrace report: the kernel gave no resource usage")
+	status := fmt.Sprintf("/proc/%d/status", cmd.Process.Pid)
+	done, peak := make(chan struct{}), make(chan int64)
+	go func() {
+		var hwm int64
+		tick := time.NewTicker(2 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			if v, ok := vmHWM(status); ok {
+				hwm = max(hwm, v)
+			}
+			select {
+			case <-done:
+				peak <- hwm
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	err := cmd.Wait()
+	wall := time.Since(start)
+	close(done)
+	hwm := <-peak
+	if err != nil {
+		return reportRun{}, fmt.Errorf("hmbtrace report %s: %v\n%s", trace, err, msg.Bytes())
+	}
+	if hwm == 0 {
+		return reportRun{}, fmt.Errorf("hmbtrace report: no VmHWM in %s while it ran", status)
 	}
 	st, err := os.Stat(out)
 	if err != nil {
 		return reportRun{}, err
 	}
-	// Linux counts ru_maxrss in KiB.
-	return reportRun{wall: wall, cpu: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(),
-		maxRSS: ru.Maxrss * 1024, html: st.Size()}, nil
+	return reportRun{wall: wall, cpu: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), maxRSS: hwm, html: st.Size()}, nil
+}
+
+// vmHWM reads the peak resident set size, in bytes, from a
+// /proc/<pid>/status file; false once the process has exited.
+func vmHWM(status string) (int64, bool) {
+	b, err := os.ReadFile(status)
+	if err != nil {
+		return 0, false
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
+			return kb * 1024, err == nil
+		}
+	}
+	return 0, false
 }
 
 // keptEvents returns how many events the trace at path keeps.
