@@ -46,7 +46,7 @@ var sections = []section{
 	{"tools", "the tools on 1 worker and on every core, higher is better", "export otf2", runTools},
 	{"mpi", "MPI ping-pong of small messages, 2 ranks", "plain", runMPI},
 	{"autoinst", "examples/cxx-mpi built by hmbtrace-instrument, 2 ranks", "plain mpicxx", runAutoinst},
-	{"openmp", "empty parallel regions and barriers, 2 threads, ns", "gcc plain", runOpenMP},
+	{"openmp", "empty parallel regions, barriers and tasks, 2 threads, ns", "gcc plain", runOpenMP},
 }
 
 func main() {
