@@ -103,3 +103,58 @@ func readEvents(t *testing.T, f *tracefile.File) []tracefile.Event {
 	}
 	return out
 }
+
+// A probe into a closed depth and a throttled region's probe allocate
+// nothing either (TestProbesAllocateNothing covers the kept ones).
+func TestDroppedAndThrottledProbesAllocateNothing(t *testing.T) {
+	m := startTest(t, Config{BufferSize: 1 << 20, BinSize: 4096, ThrottleCalls: 1, ThrottleTime: time.Hour})
+	outer, inner, tiny := m.Region("outer"), m.Region("inner"), m.Region("tiny")
+	loc := m.Location("main")
+	loc.Enter(outer)
+	loc.Enter(inner) // depth 2 must exist to be closed
+	loc.Leave(inner)
+	loc.Enter(tiny)
+	loc.Leave(tiny) // throttled here, as inner was
+	if err := m.CloseDepth(2); err != nil {
+		t.Fatal(err)
+	}
+	allocs := testing.AllocsPerRun(10000, func() {
+		loc.Enter(tiny)
+		loc.Leave(tiny)
+	})
+	if allocs != 0 {
+		t.Errorf("a throttled region's probes allocate %v times per run", allocs)
+	}
+	loc.Leave(outer)
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if p := openTrace(t, m).Locations[0].Profile[2]; !p.Throttled || p.VisitsAfter != 10001 {
+		t.Errorf("tiny: %+v, want throttled with 10001 visits after", p)
+	}
+
+	// The closed depth: a region that is not throttled (ThrottleCalls 1e9).
+	m = startTest(t, Config{BufferSize: 1 << 20, BinSize: 4096, ThrottleCalls: 1e9})
+	outer, inner = m.Region("outer"), m.Region("inner")
+	loc = m.Location("main")
+	loc.Enter(outer)
+	loc.Enter(inner)
+	loc.Leave(inner)
+	if err := m.CloseDepth(2); err != nil {
+		t.Fatal(err)
+	}
+	allocs = testing.AllocsPerRun(10000, func() {
+		loc.Enter(inner)
+		loc.Leave(inner)
+	})
+	if allocs != 0 {
+		t.Errorf("probes into a closed depth allocate %v times per run", allocs)
+	}
+	loc.Leave(outer)
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if st := m.Stats(); st.Depths[2].Removed == ([len(st.Depths[2].Removed)]uint64{}) || st.Depths[2].Kept != 0 {
+		t.Errorf("depth 2: %+v, want every event removed", st.Depths[2])
+	}
+}
