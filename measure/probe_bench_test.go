@@ -1,6 +1,10 @@
 package measure
 
-import "testing"
+import (
+	"runtime"
+	"testing"
+	"time"
+)
 
 // The probes' cost on the call pattern of the C shim's probe_bench (two
 // nested regions, four events an iteration), kept and dropped at a closed
@@ -66,6 +70,9 @@ func benchNested(b *testing.B, closed bool) {
 		b.StartTimer()
 	}
 	rotate()
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	cpu := threadCPU()
 	for i := 0; i < b.N; i++ {
 		if i%round == round-1 {
 			rotate()
@@ -76,6 +83,7 @@ func benchNested(b *testing.B, closed bool) {
 		loc.Leave(outer)
 	}
 	ns := float64(b.Elapsed().Nanoseconds()) / float64(4*b.N)
+	cpuNs := float64(threadCPU()-cpu) / float64(4*b.N) // rotations included: a few per million iterations
 	b.StopTimer()
 	finish()
 	events := 4 * uint64(b.N)
@@ -87,5 +95,39 @@ func benchNested(b *testing.B, closed bool) {
 		b.Fatalf("kept %d and dropped %d of %d events (and %d before the closure)", kept, dropped, events, 2*rounds*at)
 	}
 	b.ReportMetric(ns, "ns/event")
+	b.ReportMetric(cpuNs, "cpu-ns/event")
 	b.ReportMetric(0, "ns/op")
+}
+
+// BenchmarkNestedThrottled times the pattern on two regions throttled at
+// their first leave: the flag tested before the clock, the visit counted.
+func BenchmarkNestedThrottled(b *testing.B) {
+	m := startTest(b, Config{ThrottleCalls: 1, ThrottleTime: time.Hour})
+	outer, inner := m.Region("outer"), m.Region("inner")
+	loc := m.Location("bench")
+	loc.Enter(outer)
+	loc.Enter(inner)
+	loc.Leave(inner)
+	loc.Leave(outer) // both throttled by now
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	b.ResetTimer()
+	cpu := threadCPU()
+	for i := 0; i < b.N; i++ {
+		loc.Enter(outer)
+		loc.Enter(inner)
+		loc.Leave(inner)
+		loc.Leave(outer)
+	}
+	cpuNs := float64(threadCPU()-cpu) / float64(4*b.N)
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(4*b.N), "ns/event")
+	b.ReportMetric(cpuNs, "cpu-ns/event")
+	b.ReportMetric(0, "ns/op")
+	b.StopTimer()
+	m.Close()
+	for _, p := range openTrace(b, m).Locations[0].Profile {
+		if !p.Throttled || p.VisitsAfter != uint64(b.N) {
+			b.Fatalf("%+v after %d iterations", p, b.N)
+		}
+	}
 }
