@@ -176,12 +176,17 @@ func (l *Location) now() uint64 {
 // A throttled region's probe ends at its flag: the visit is counted, the
 // clock is not read.
 func (l *Location) enter(r Region, t uint64, read bool) {
-	p := l.entry(r)
-	if p == nil || p.off != offNone {
-		if p != nil && p.off == offThrottled {
+	// l.entry, written out so that a throttled region's probe returns
+	// before the block where the compiler spills the arguments.
+	var p *profEntry
+	if i := uint(r) >> profPageBits; i < uint(len(l.prof)) && l.prof[i] != nil {
+		p = &l.prof[i].e[r&(profPageSize-1)]
+		if p.off == offThrottled {
 			p.after++
 			return
 		}
+	}
+	if p == nil || p.off != offNone {
 		if p = l.enterOff(r, p); p == nil {
 			return // filtered or undefined
 		}
@@ -327,9 +332,15 @@ func (l *Location) enterOff(r Region, p *profEntry) *profEntry {
 // stack, its enter written or dropped, not held by the duration filter),
 // the rest in leaveGeneral.
 func (l *Location) leave(r Region, t uint64, read bool) {
-	p := l.entry(r)
+	var p *profEntry // as in enter
+	if i := uint(r) >> profPageBits; i < uint(len(l.prof)) && l.prof[i] != nil {
+		p = &l.prof[i].e[r&(profPageSize-1)]
+		if p.off == offThrottled {
+			return
+		}
+	}
 	if p == nil || p.off != offNone {
-		if p != nil && (p.off == offThrottled || l.leaveOff(r, p)) {
+		if p != nil && l.leaveOff(r, p) {
 			return
 		}
 		p = nil // undefined: a usage error, which leaveGeneral counts
