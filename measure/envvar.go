@@ -12,6 +12,7 @@ import (
 	"github.com/hmbtrace/hmbtrace/filter"
 	"github.com/hmbtrace/hmbtrace/hwcounter"
 	"github.com/hmbtrace/hmbtrace/internal/clock"
+	"github.com/hmbtrace/hmbtrace/internal/parallel"
 )
 
 // envVar is one HMB_* variable: the one place that says what it is called,
@@ -296,6 +297,11 @@ var envVars = []envVar{
 	{
 		name: "HMB_C_PROBE", def: "direct", takes: "direct or staged (read by the C library)",
 		doc: "C probes: `direct` (write events in place, in C) or `staged` (16-byte records replayed in Go)",
+		set: nil,
+	},
+	{
+		name: parallel.Env, def: "GOMAXPROCS", takes: "a number of workers, 1 or more (read by the tools)",
+		doc: "workers with which `summary`, `export`, `report`, `comm`, `score`, `variation` and `dynamics` read locations and files in parallel, unless their `-procs` flag says; 1 reads sequentially. The output is the same for any number",
 		set: nil,
 	},
 	{
