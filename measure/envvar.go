@@ -300,6 +300,16 @@ var envVars = []envVar{
 		set: nil,
 	},
 	{
+		name: "HMB_OPENMP", def: "1", takes: "0, off, false or no to turn it off (read by the C library)",
+		doc: "the OpenMP adapter: the OMPT tool for LLVM's and Intel's runtimes and the libgomp wrappers for GCC's",
+		set: nil,
+	},
+	{
+		name: "HMB_INSTRUMENT_FLAGS", def: "none", takes: "`hmbtrace-instrument` options (read by it, at build time)",
+		doc: "options for the named forms `hmbtrace-mpicc`, `hmbtrace-gcc`, …, which take no options on their command line",
+		set: nil,
+	},
+	{
 		name: parallel.Env, def: "GOMAXPROCS", takes: "a number of workers, 1 or more (read by the tools)",
 		doc: "workers with which `summary`, `export`, `report`, `comm`, `score`, `variation` and `dynamics` read locations and files in parallel, unless their `-procs` flag says; 1 reads sequentially. The output is the same for any number",
 		set: nil,
