@@ -1,0 +1,172 @@
+/*
+ * direct_mpi.h - the direct path of a blocking MPI call's two probes,
+ * each written as one: the enter of its region with its send
+ * (hmb_enter_send), its receive with the leave of its region
+ * (hmb_recv_leave). One begin and end, one lookup of the location, the
+ * region, the levels and the matrix line, one clock read for both events:
+ * the bookkeeping of two probes is most of what a wrapper adds to an MPI
+ * call. Not installed.
+ *
+ * It takes the common case only, and only whole: the region of the MPI
+ * paradigm (never throttled), both levels there with room, the peer's line
+ * in the matrix. Without a message (a call to MPI_PROC_NULL, a failed
+ * call, or any MPI call's other probe), it is a lean enter or leave of an
+ * MPI region. If a check fails it writes nothing and returns
+ * HMB_DIRECT_APART, before the clock is read, and the caller records the
+ * two events one by one with direct.h's probes, which handle every case.
+ * The steps are those of hmb_direct_enter_on then hmb_direct_message, and
+ * of hmb_direct_message then hmb_direct_leave_on.
+ */
+#ifndef HMBTRACE_DIRECT_MPI_H
+#define HMBTRACE_DIRECT_MPI_H
+
+#include "direct.h"
+
+/* Not taken whole: record the events one by one. */
+enum { HMB_DIRECT_APART = 3 };
+
+/*
+ * hmb_direct_mpi_open begins a fused probe of region r: *L is the
+ * location, *p the region's entry. It returns 0 (and ends the probe) if
+ * the probe cannot take the fused path: the checks of hmb_direct_open and
+ * of the region's entry, which must be the MPI paradigm's and on.
+ */
+HMB_NOINST static inline int hmb_direct_mpi_open(struct hmb_thread *th, uint32_t r, struct hmb_go_location **L,
+						 struct hmb_go_prof **p)
+{
+	if (hmb_direct_begin(th) != HMB_DIRECT_GO) {
+		return 0;
+	}
+	*L = th->loc;
+	if (*L == NULL || (*L)->cpt != NULL || (*L)->min_dur != 0 || (*p = hmb_prof(*L, r)) == NULL ||
+	    (*p)->off != HMB_OFF_NONE || (*p)->cls != HMB_CLASS_PARADIGM ||
+	    atomic_load_explicit(th->epoch_word, memory_order_relaxed) != (*L)->epoch || (*L)->pending_from != 0) {
+		hmb_direct_end(th, HMB_DIRECT_APART);
+		return 0;
+	}
+	return 1;
+}
+
+/* hmb_direct_mpi_level returns levels[d] if it has room bytes left, else NULL. */
+HMB_NOINST static inline struct hmb_go_level *hmb_direct_mpi_level(struct hmb_go_slice *levels, int64_t d,
+								   int64_t room)
+{
+	struct hmb_go_level *lv;
+	if (d >= levels->len || (lv = ((struct hmb_go_level **)levels->ptr)[d]) == NULL || lv->bin.len - lv->pos < room) {
+		return NULL;
+	}
+	return lv;
+}
+
+/* hmb_direct_mpi_message writes a send or receive at the stamp of now: hmb_direct_message's last steps. */
+HMB_NOINST static inline void hmb_direct_mpi_message(struct hmb_go_location *L, struct hmb_go_level *mlv,
+						     struct hmb_go_commline *line, uint64_t now, int recv,
+						     uint64_t peer, uint32_t tag, uint64_t bytes, uint32_t comm)
+{
+	uint64_t tt, tr;
+	uint32_t seq = hmb_stamp(L, now, &tt, &tr);
+	L->recorded++;
+	if (recv) {
+		line->recv++;
+		line->recv_b += bytes;
+	} else {
+		line->sent++;
+		line->sent_b += bytes;
+	}
+	mlv->pos += hmb_put_message(mlv, (uint8_t *)mlv->bin.ptr + mlv->pos, recv, tr, seq, peer, tag, bytes, comm);
+	mlv->n++;
+	hmb_mark(mlv);
+}
+
+/*
+ * hmb_direct_mpi_msg looks up what a message at depth d needs, the level
+ * and the peer's line: 0 if the message class is closed there or either is
+ * missing.
+ */
+HMB_NOINST static inline int hmb_direct_mpi_msg(struct hmb_go_location *L, int64_t d, uint64_t peer,
+						struct hmb_go_level **mlv, struct hmb_go_commline **line)
+{
+	return (((struct hmb_go_hierarchy *)L->h)->class_closed & (1u << HMB_CLASS_MESSAGE)) == 0 &&
+	       (*mlv = hmb_direct_mpi_level(&L->msg_levels, d, HMB_MAX_MESSAGE)) != NULL &&
+	       (*line = hmb_comm_line(L, peer)) != NULL;
+}
+
+/*
+ * hmb_direct_enter_send records the enter of MPI region r and, if msg is
+ * set, at the same time and depth, a send to world rank peer on
+ * communicator comm.
+ */
+HMB_NOINST static inline int hmb_direct_enter_send(struct hmb_thread *th, uint32_t r, int msg, uint64_t peer,
+						   uint32_t tag, uint64_t bytes, uint32_t comm)
+{
+	struct hmb_go_location *L;
+	struct hmb_go_prof *p;
+	if (!hmb_direct_mpi_open(th, r, &L, &p)) {
+		return HMB_DIRECT_APART;
+	}
+	int64_t d = L->depth + 1;
+	struct hmb_go_level *lv, *mlv = NULL;
+	struct hmb_go_commline *line = NULL;
+	if (d >= L->stack.len || d >= L->plimit ||
+	    (lv = hmb_direct_mpi_level(&L->par_levels, d, 2 * HMB_MAX_ENTER_LEAVE)) == NULL ||
+	    (msg && !hmb_direct_mpi_msg(L, d, peer, &mlv, &line))) {
+		return hmb_direct_end(th, HMB_DIRECT_APART);
+	}
+	uint64_t now = hmb_now(), tt, tr;
+	uint32_t seq = hmb_stamp(L, now, &tt, &tr);
+	L->recorded++;
+	struct hmb_go_frame *f = hmb_direct_push(L, p, d, r, HMB_CLASS_PARADIGM, tt, tr, seq);
+	lv->pos += hmb_put_enter(lv, (uint8_t *)lv->bin.ptr + lv->pos, tr, seq, r);
+	lv->n++;
+	hmb_mark(lv);
+	f->state = HMB_FRAME_WRITTEN;
+	if (msg) {
+		hmb_direct_mpi_message(L, mlv, line, now, 0, peer, tag, bytes, comm);
+	}
+	return hmb_direct_end(th, HMB_DIRECT_DONE);
+}
+
+/*
+ * hmb_direct_recv_leave records, if msg is set, a receive from world rank
+ * peer on communicator comm and, at the same time, the leave of MPI region
+ * r, which must be the open one.
+ */
+HMB_NOINST static inline int hmb_direct_recv_leave(struct hmb_thread *th, uint32_t r, int msg, uint64_t peer,
+						   uint32_t tag, uint64_t bytes, uint32_t comm)
+{
+	struct hmb_go_location *L;
+	struct hmb_go_prof *p;
+	if (!hmb_direct_mpi_open(th, r, &L, &p)) {
+		return HMB_DIRECT_APART;
+	}
+	int64_t d = L->depth;
+	struct hmb_go_frame *f = (struct hmb_go_frame *)L->stack.ptr + d;
+	struct hmb_go_level *lv, *mlv = NULL;
+	struct hmb_go_commline *line = NULL;
+	/* hmb_direct_leave_on's checks, the enter/leave level's lookup included. */
+	if (d == 0 || f->region != r || f->counted || f->region == L->phase_region || f->state != HMB_FRAME_WRITTEN ||
+	    f->cls != HMB_CLASS_PARADIGM || hmb_direct_mpi_level(&L->levels, d, 0) == NULL ||
+	    (lv = hmb_direct_mpi_level(&L->par_levels, d, HMB_MAX_ENTER_LEAVE)) == NULL ||
+	    (msg && (d >= L->plimit || !hmb_direct_mpi_msg(L, d, peer, &mlv, &line)))) {
+		return hmb_direct_end(th, HMB_DIRECT_APART);
+	}
+	uint64_t now = hmb_now(), tt, tr;
+	if (msg) {
+		hmb_direct_mpi_message(L, mlv, line, now, 1, peer, tag, bytes, comm);
+	}
+	uint32_t seq = hmb_stamp(L, now, &tt, &tr);
+	uint64_t dur = tt - f->start;
+	if (--p->active == 0) {
+		p->incl += dur; /* a paradigm's region is never throttled */
+	}
+	p->excl += dur - f->child;
+	L->depth = d - 1;
+	f[-1].child += dur;
+	L->recorded++;
+	lv->pos += hmb_put_leave(lv, (uint8_t *)lv->bin.ptr + lv->pos, tr, seq);
+	lv->n++;
+	hmb_mark(lv);
+	return hmb_direct_end(th, HMB_DIRECT_DONE);
+}
+
+#endif /* HMBTRACE_DIRECT_MPI_H */
