@@ -58,6 +58,43 @@ HMB_NOINST static inline struct hmb_go_level *hmb_direct_mpi_level(struct hmb_go
 	return lv;
 }
 
+/*
+ * hmb_put_message_inline is hmb_put_message (direct.c) for the common
+ * message of an MPI call, inline: a communicator, a time delta, peer, tag
+ * and communicator of one byte each, a sequence number that needs no
+ * prefix or a one-byte one (a send is the second event of its tick).
+ * Anything else goes to hmb_put_message. The bytes are the same.
+ */
+HMB_NOINST static inline int hmb_put_message_inline(struct hmb_go_level *lv, uint8_t *b, int recv, uint64_t t,
+						    uint32_t seq, uint64_t peer, uint32_t tag, uint64_t bytes,
+						    uint32_t comm)
+{
+	uint64_t d = t - lv->time;
+	int prefix = seq != (d == 0 ? lv->next : 0);
+	if (__builtin_expect(t < lv->time || d >= 0x80 || (peer | tag | comm) >= 0x80 || comm == 0 ||
+				     (prefix && (seq == 0 || seq >= 32)),
+			     0)) {
+		return hmb_put_message(lv, b, recv, t, seq, peer, tag, bytes, comm);
+	}
+	int n = 0;
+	if (prefix) {
+		b[n++] = (uint8_t)(HMB_TOK_SEQ_INLINE | seq);
+	}
+	lv->time = t;
+	lv->next = seq + 1;
+	b[n++] = (uint8_t)(HMB_TOK_SEND_RANK_COMM + (recv ? 1 : 0));
+	b[n++] = (uint8_t)d;
+	b[n++] = (uint8_t)peer;
+	b[n++] = (uint8_t)tag;
+	while (bytes >= 0x80) {
+		b[n++] = (uint8_t)(bytes | 0x80);
+		bytes >>= 7;
+	}
+	b[n++] = (uint8_t)bytes;
+	b[n++] = (uint8_t)comm;
+	return n;
+}
+
 /* hmb_direct_mpi_message writes a send or receive at the stamp of now: hmb_direct_message's last steps. */
 HMB_NOINST static inline void hmb_direct_mpi_message(struct hmb_go_location *L, struct hmb_go_level *mlv,
 						     struct hmb_go_commline *line, uint64_t now, int recv,
@@ -73,7 +110,7 @@ HMB_NOINST static inline void hmb_direct_mpi_message(struct hmb_go_location *L, 
 		line->sent++;
 		line->sent_b += bytes;
 	}
-	mlv->pos += hmb_put_message(mlv, (uint8_t *)mlv->bin.ptr + mlv->pos, recv, tr, seq, peer, tag, bytes, comm);
+	mlv->pos += hmb_put_message_inline(mlv, (uint8_t *)mlv->bin.ptr + mlv->pos, recv, tr, seq, peer, tag, bytes, comm);
 	mlv->n++;
 	hmb_mark(mlv);
 }

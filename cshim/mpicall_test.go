@@ -1,0 +1,150 @@
+package cshim_test
+
+import (
+	"fmt"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/hmbtrace/hmbtrace/encode"
+	"github.com/hmbtrace/hmbtrace/tracefile"
+)
+
+// TestMPICallProbes runs testdata/c/mpicall.c, which makes the probes of
+// libhmbtrace-mpi's blocking calls (hmb_enter_send, hmb_recv_leave) on
+// their fused direct path and on every path they fall back to, with the
+// probes written in place (HMB_C_PROBE=direct) and replayed in Go
+// (staged). Both traces must hold the same messages in the same regions,
+// each send inside its call after the enter, each receive before the
+// leave; on the direct path a send has its enter's time and a receive its
+// leave's, the clock read they share.
+func TestMPICallProbes(t *testing.T) {
+	build := library(t)
+	p := buildC(t, build, "mpicall", nil, filepath.Join(root, "cshim", "testdata", "c", "mpicall.c"))
+	const calls = 20000
+	record := func(t *testing.T, mode string, env []string) *tracefile.File {
+		t.Helper()
+		q := p
+		q.out = filepath.Join(t.TempDir(), mode)
+		if _, stderr := q.run(t, append([]string{"HMB_C_PROBE=" + mode}, env...)); stderr != "" {
+			t.Errorf("HMB_C_PROBE=%s: stderr:\n%s", mode, stderr)
+		}
+		f, err := tracefile.Open(filepath.Join(q.out, "mpicall.0.hmb"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { f.Close() })
+		if len(f.Locations) != 1 {
+			t.Fatalf("HMB_C_PROBE=%s: %d locations, want 1", mode, len(f.Locations))
+		}
+		return f
+	}
+	for _, c := range []struct {
+		name string
+		env  []string
+	}{
+		{"whole", nil},
+		// Bins fill every few dozen calls: the fused probes find no room
+		// and fall back to the probes that take a new bin.
+		{"small bins", []string{"HMB_BIN_SIZE=1K"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			direct := record(t, "direct", c.env)
+			staged := record(t, "staged", c.env)
+			dm := callMessages(t, direct, true)
+			sm := callMessages(t, staged, false)
+			if len(dm) != 2*(calls/5*4)+2*(calls/100) {
+				t.Errorf("direct: %d messages, want %d", len(dm), 2*(calls/5*4)+2*(calls/100))
+			}
+			if !reflect.DeepEqual(dm, sm) {
+				n := min(len(dm), len(sm), 8)
+				t.Errorf("messages differ: direct %d, staged %d; first direct %v, staged %v", len(dm), len(sm), dm[:n], sm[:n])
+			}
+			for _, f := range []*tracefile.File{direct, staged} {
+				l := &f.Locations[0]
+				if l.Accounted() != l.Recorded {
+					t.Errorf("%s: %d events accounted for, %d recorded", f.Path, l.Accounted(), l.Recorded)
+				}
+			}
+			if !reflect.DeepEqual(direct.Locations[0].Comm, staged.Locations[0].Comm) {
+				t.Errorf("matrix differs\ndirect: %+v\nstaged: %+v", direct.Locations[0].Comm, staged.Locations[0].Comm)
+			}
+		})
+	}
+}
+
+// callMessage is a message as the calls of mpicall.c record it: the
+// region it is in, its kind and fields.
+type callMessage struct {
+	region, kind string
+	peer         uint64
+	tag          uint32
+	bytes        uint64
+}
+
+// callMessages reads the sends and receives of f's location and checks
+// that each lies in the region of its call: a send after its enter
+// (shared reads it at the enter's time), a receive before its leave (at
+// the leave's time), and that the events' times never go back.
+func callMessages(t *testing.T, f *tracefile.File, shared bool) []callMessage {
+	t.Helper()
+	type open struct {
+		region string
+		time   uint64
+	}
+	var (
+		stack   []open
+		out     []callMessage
+		pending *tracefile.Event // the receive that waits for its leave
+		last    tracefile.Event
+		e       tracefile.Event
+		apart   []string // messages not at their enter's or leave's time
+	)
+	it := f.Events(f.Locations[0].ID)
+	for n := 0; it.Next(&e); n++ {
+		if n > 0 && (e.Time < last.Time || (e.Time == last.Time && e.Seq <= last.Seq)) {
+			t.Fatalf("%s: event %d (%v) at %d.%d after %d.%d", f.Path, n, e.Kind, e.Time, e.Seq, last.Time, last.Seq)
+		}
+		last = e
+		switch e.Kind {
+		case encode.KindEnter:
+			if pending != nil {
+				t.Fatalf("%s: event %d: an enter between a receive and its leave", f.Path, n)
+			}
+			stack = append(stack, open{f.RegionName(e.Region), e.Time})
+		case encode.KindLeave:
+			if len(stack) == 0 {
+				t.Fatalf("%s: event %d: a leave with no region open", f.Path, n)
+			}
+			if pending != nil && shared && pending.Time != e.Time {
+				apart = append(apart, fmt.Sprintf("a receive at %d, its leave of %s at %d", pending.Time, stack[len(stack)-1].region, e.Time))
+			}
+			pending = nil
+			stack = stack[:len(stack)-1]
+		case encode.KindSend, encode.KindRecv:
+			if len(stack) == 0 || pending != nil {
+				t.Fatalf("%s: event %d: a message outside a call, or two in one", f.Path, n)
+			}
+			top := stack[len(stack)-1]
+			m := callMessage{region: top.region, kind: "send", peer: e.Peer, tag: e.Tag, bytes: e.Bytes}
+			if !e.PeerRank || e.Comm == 0 {
+				t.Fatalf("%s: event %d: %+v, want a world rank on a communicator", f.Path, n, e)
+			}
+			if e.Kind == encode.KindRecv {
+				m.kind = "recv"
+				ev := e
+				pending = &ev
+			} else if shared && e.Time != top.time {
+				apart = append(apart, fmt.Sprintf("a send at %d in %s entered at %d", e.Time, top.region, top.time))
+			}
+			out = append(out, m)
+		}
+	}
+	if err := it.Err(); err != nil {
+		t.Fatalf("%s: %v", f.Path, err)
+	}
+	if len(apart) > 0 {
+		t.Errorf("%s: %d messages not at the time of the probe they share, e.g. %s", f.Path, len(apart), apart[0])
+	}
+	return out
+}
