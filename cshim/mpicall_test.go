@@ -60,6 +60,21 @@ func TestMPICallProbes(t *testing.T) {
 				n := min(len(dm), len(sm), 8)
 				t.Errorf("messages differ: direct %d, staged %d; first direct %v, staged %v", len(dm), len(sm), dm[:n], sm[:n])
 			}
+			// The RMA records: one of each kind, and a put and a get to
+			// targets no rank can be, every tenth call.
+			dr, sr := rmaRecords(t, direct), rmaRecords(t, staged)
+			if want := (calls / 10) * (int(encode.KindRmaOpCompleteRemote-encode.KindRmaWinCreate) + 3); len(dr) != want {
+				t.Errorf("direct: %d RMA records, want %d", len(dr), want)
+			}
+			if !reflect.DeepEqual(dr, sr) {
+				n := min(len(dr), len(sr), 20)
+				t.Errorf("RMA records differ: direct %d, staged %d; first direct %v\nstaged %v", len(dr), len(sr), dr[:n], sr[:n])
+			}
+			for _, r := range dr {
+				if (r.Kind == encode.KindRmaPut || r.Kind == encode.KindRmaGet) && r.Bytes == 8 && r.Remote != -1 {
+					t.Fatalf("direct: %+v: a target out of range, want remote -1 (none)", r)
+				}
+			}
 			for _, f := range []*tracefile.File{direct, staged} {
 				l := &f.Locations[0]
 				if l.Accounted() != l.Recorded {
@@ -145,6 +160,32 @@ func callMessages(t *testing.T, f *tracefile.File, shared bool) []callMessage {
 	}
 	if len(apart) > 0 {
 		t.Errorf("%s: %d messages not at the time of the probe they share, e.g. %s", f.Path, len(apart), apart[0])
+	}
+	return out
+}
+
+// rmaRecord is an RMA record's kind and fields.
+type rmaRecord struct {
+	Kind                     encode.Kind
+	Win, Aux, Level, Group   uint32
+	Remote                   int64
+	Bytes, Received, Request uint64
+	region                   string
+}
+
+// rmaRecords reads the RMA records of f's location.
+func rmaRecords(t *testing.T, f *tracefile.File) []rmaRecord {
+	t.Helper()
+	var out []rmaRecord
+	var e tracefile.Event
+	it := f.Events(f.Locations[0].ID)
+	for it.Next(&e) {
+		if e.Kind.IsRma() {
+			out = append(out, rmaRecord{e.Kind, e.Win, e.Aux, e.Level, e.Group, e.Remote, e.Bytes, e.Received, e.Request, f.RegionName(e.Region)})
+		}
+	}
+	if err := it.Err(); err != nil {
+		t.Fatalf("%s: %v", f.Path, err)
 	}
 	return out
 }

@@ -12,8 +12,9 @@
  * in the matrix. Without a message (a call to MPI_PROC_NULL, a failed
  * call, or any MPI call's other probe), it is a lean enter or leave of an
  * MPI region. If a check fails it writes nothing and returns
- * HMB_DIRECT_APART, before the clock is read, and the caller records the
- * two events one by one with direct.h's probes, which handle every case.
+ * HMB_DIRECT_APART, with the time it read in *t, and the caller records
+ * the events one by one at that time with direct.h's probes, which handle
+ * every case.
  * The steps are those of hmb_direct_enter_on then hmb_direct_message, and
  * of hmb_direct_message then hmb_direct_leave_on.
  */
@@ -21,6 +22,7 @@
 #define HMBTRACE_DIRECT_MPI_H
 
 #include "direct.h"
+#include "hmbtrace.h" /* HMB_RMA_* */
 
 /* Not taken whole: record the events one by one. */
 enum { HMB_DIRECT_APART = 3 };
@@ -96,7 +98,7 @@ HMB_NOINST static inline int hmb_put_message_inline(struct hmb_go_level *lv, uin
 }
 
 /* hmb_direct_mpi_message writes a send or receive at the stamp of now: hmb_direct_message's last steps. */
-HMB_NOINST static inline void hmb_direct_mpi_message(struct hmb_go_location *L, struct hmb_go_level *mlv,
+HMB_NOINST __attribute__((always_inline)) static inline void hmb_direct_mpi_message(struct hmb_go_location *L, struct hmb_go_level *mlv,
 						     struct hmb_go_commline *line, uint64_t now, int recv,
 						     uint64_t peer, uint32_t tag, uint64_t bytes, uint32_t comm)
 {
@@ -134,8 +136,10 @@ HMB_NOINST static inline int hmb_direct_mpi_msg(struct hmb_go_location *L, int64
  * communicator comm.
  */
 HMB_NOINST static inline int hmb_direct_enter_send(struct hmb_thread *th, uint32_t r, int msg, uint64_t peer,
-						   uint32_t tag, uint64_t bytes, uint32_t comm)
+						   uint32_t tag, uint64_t bytes, uint32_t comm, uint64_t *t)
 {
+	/* The clock first: its read (some 40 cycles) overlaps the checks. */
+	uint64_t now = *t = hmb_now(), tt, tr;
 	struct hmb_go_location *L;
 	struct hmb_go_prof *p;
 	if (!hmb_direct_mpi_open(th, r, &L, &p)) {
@@ -149,7 +153,6 @@ HMB_NOINST static inline int hmb_direct_enter_send(struct hmb_thread *th, uint32
 	    (msg && !hmb_direct_mpi_msg(L, d, peer, &mlv, &line))) {
 		return hmb_direct_end(th, HMB_DIRECT_APART);
 	}
-	uint64_t now = hmb_now(), tt, tr;
 	uint32_t seq = hmb_stamp(L, now, &tt, &tr);
 	L->recorded++;
 	struct hmb_go_frame *f = hmb_direct_push(L, p, d, r, HMB_CLASS_PARADIGM, tt, tr, seq);
@@ -169,8 +172,9 @@ HMB_NOINST static inline int hmb_direct_enter_send(struct hmb_thread *th, uint32
  * r, which must be the open one.
  */
 HMB_NOINST static inline int hmb_direct_recv_leave(struct hmb_thread *th, uint32_t r, int msg, uint64_t peer,
-						   uint32_t tag, uint64_t bytes, uint32_t comm)
+						   uint32_t tag, uint64_t bytes, uint32_t comm, uint64_t *t)
 {
+	uint64_t now = *t = hmb_now(), tt, tr;
 	struct hmb_go_location *L;
 	struct hmb_go_prof *p;
 	if (!hmb_direct_mpi_open(th, r, &L, &p)) {
@@ -187,7 +191,6 @@ HMB_NOINST static inline int hmb_direct_recv_leave(struct hmb_thread *th, uint32
 	    (msg && (d >= L->plimit || !hmb_direct_mpi_msg(L, d, peer, &mlv, &line)))) {
 		return hmb_direct_end(th, HMB_DIRECT_APART);
 	}
-	uint64_t now = hmb_now(), tt, tr;
 	if (msg) {
 		hmb_direct_mpi_message(L, mlv, line, now, 1, peer, tag, bytes, comm);
 	}
@@ -203,6 +206,65 @@ HMB_NOINST static inline int hmb_direct_recv_leave(struct hmb_thread *th, uint32
 	lv->pos += hmb_put_leave(lv, (uint8_t *)lv->bin.ptr + lv->pos, tr, seq);
 	lv->n++;
 	hmb_mark(lv);
+	return hmb_direct_end(th, HMB_DIRECT_DONE);
+}
+
+/*
+ * An RMA record for the direct path: what hmb_put_rma encodes, the RMA
+ * fields of encode.Record (kind is one of HMB_RMA_*, encode's KindRma*).
+ */
+struct hmb_rma {
+	unsigned kind;
+	uint32_t win, aux, level, group;
+	int64_t remote;
+	uint64_t bytes, received, request;
+};
+
+int hmb_put_rma(struct hmb_go_level *lv, uint8_t *b, uint64_t t, uint32_t seq, const struct hmb_rma *r) HMB_NOINST
+	HMB_HIDDEN;
+
+/*
+ * hmb_direct_rma records RMA record r at the current depth: measure's
+ * rmaRecord, in the collective class for window creation and destruction,
+ * collective RMA operations and group synchronisations, else in the
+ * message class, as hmb_direct_mpi does for requests.
+ */
+HMB_NOINST static inline int hmb_direct_rma(struct hmb_thread *th, const struct hmb_rma *r, uint64_t *t)
+{
+	struct hmb_go_location *L;
+	int go = hmb_direct_open(th, &L);
+	if (go != HMB_DIRECT_GO) {
+		return go;
+	}
+	uint64_t now = hmb_time(t);
+	int64_t d = L->depth;
+	if (atomic_load_explicit(th->epoch_word, memory_order_relaxed) != L->epoch || L->pending_from != 0) {
+		return hmb_direct_end(th, HMB_DIRECT_FLUSH);
+	}
+	int coll = r->kind == HMB_RMA_WIN_CREATE || r->kind == HMB_RMA_WIN_DESTROY ||
+		   r->kind == HMB_RMA_COLLECTIVE_BEGIN || r->kind == HMB_RMA_COLLECTIVE_END ||
+		   r->kind == HMB_RMA_GROUP_SYNC;
+	unsigned cls = coll ? HMB_CLASS_COLLECTIVE : HMB_CLASS_MESSAGE;
+	struct hmb_go_level *lv = NULL;
+	int closed = d >= L->plimit || (((struct hmb_go_hierarchy *)L->h)->class_closed & (1u << cls)) != 0;
+	if (!closed) {
+		/* buffer.Level.Put's room, which an RMA record fits (encode.MaxRmaSize). */
+		if ((lv = hmb_direct_mpi_level(coll ? &L->coll_levels : &L->msg_levels, d, HMB_MAX_COLLECTIVE)) == NULL) {
+			return hmb_direct_end(th, HMB_DIRECT_FLUSH);
+		}
+	} else if (d >= HMB_DIRECT_DEPTHS) {
+		return hmb_direct_end(th, HMB_DIRECT_FLUSH);
+	}
+	uint64_t tt, tr;
+	uint32_t seq = hmb_stamp(L, now, &tt, &tr);
+	L->recorded++;
+	if (lv != NULL) {
+		lv->pos += hmb_put_rma(lv, (uint8_t *)lv->bin.ptr + lv->pos, tr, seq, r);
+		lv->n++;
+		hmb_mark(lv);
+	} else {
+		hmb_direct_drop(th, coll ? th->cdrops : th->mdrops, d);
+	}
 	return hmb_direct_end(th, HMB_DIRECT_DONE);
 }
 

@@ -126,7 +126,7 @@ HMB_NOINST static inline uint64_t hmb_message_event(uint64_t t, uint64_t word, i
 		}
 		if (comm == 0) {
 			hmb_declined(rc, t, word, (uint64_t)(int64_t)peer, bytes, 2);
-			return t;
+			return rc == HMB_DIRECT_STAGE ? 0 : t;
 		}
 		hmb_record rec[HMB_MPI_RECORDS];
 		hmb_mpi_record(rec, recv ? HMB_ENC_RECV : HMB_ENC_SEND, peer, tag, comm, bytes, 0, 0, 0);
@@ -141,7 +141,7 @@ HMB_NOINST static inline uint64_t hmb_message_event(uint64_t t, uint64_t word, i
 		default:
 			hmb_stage_recs(rec, HMB_MPI_RECORDS);
 		}
-		return t;
+		return rc == HMB_DIRECT_STAGE ? 0 : t;
 	}
 	if (comm == 0) {
 		hmb_stage2(word, (uint64_t)(int64_t)peer, bytes);
@@ -214,13 +214,13 @@ HMB_NOINST static inline void hmb_mpi_region_event(uint32_t region, int leave, u
 HMB_NOINST void hmb_enter_send(uint32_t region, int peer, uint32_t tag, uint64_t bytes, uint32_t comm)
 {
 	struct hmb_thread *th = hmb_self;
+	uint64_t t = 0;
 	if (__builtin_expect(th != NULL && th->loc != NULL, 1) &&
-	    __builtin_expect(hmb_direct_enter_send(th, region, peer >= 0, (uint64_t)peer, tag, bytes, comm) ==
+	    __builtin_expect(hmb_direct_enter_send(th, region, peer >= 0, (uint64_t)peer, tag, bytes, comm, &t) ==
 				     HMB_DIRECT_DONE,
 			     1)) {
 		return;
 	}
-	uint64_t t = 0;
 	hmb_mpi_region_event(region, 0, &t);
 	if (peer >= 0) {
 		hmb_message_event(t, (uint64_t)HMB_KIND_SEND << HMB_KIND_SHIFT | tag, 0, peer, tag, bytes, comm);
@@ -230,15 +230,15 @@ HMB_NOINST void hmb_enter_send(uint32_t region, int peer, uint32_t tag, uint64_t
 HMB_NOINST void hmb_recv_leave(uint32_t region, int peer, uint32_t tag, uint64_t bytes, uint32_t comm)
 {
 	struct hmb_thread *th = hmb_self;
+	uint64_t t = 0;
 	if (__builtin_expect(th != NULL && th->loc != NULL, 1) &&
-	    __builtin_expect(hmb_direct_recv_leave(th, region, peer >= 0, (uint64_t)peer, tag, bytes, comm) ==
+	    __builtin_expect(hmb_direct_recv_leave(th, region, peer >= 0, (uint64_t)peer, tag, bytes, comm, &t) ==
 				     HMB_DIRECT_DONE,
 			     1)) {
 		return;
 	}
-	uint64_t t = 0;
 	if (peer >= 0) {
-		t = hmb_message_event(0, (uint64_t)HMB_KIND_RECV << HMB_KIND_SHIFT | tag, 1, peer, tag, bytes, comm);
+		t = hmb_message_event(t, (uint64_t)HMB_KIND_RECV << HMB_KIND_SHIFT | tag, 1, peer, tag, bytes, comm);
 	}
 	hmb_mpi_region_event(region, 1, &t);
 }
@@ -344,12 +344,12 @@ HMB_NOINST void hmb_task_suspend(uint64_t task)
 }
 
 /*
- * An RMA event has no direct path: it is rarer than a message (one per
- * one-sided call), so it is replayed in Go at once on a thread whose probes
- * are direct, which keeps it in order with them, and staged on the others,
- * as an MPI record: remote in [1].time, aux | win<<32 in [1].word, bytes
- * and id in [2], received in [3].time, group | level<<32 in [3].word
- * (cshim.Thread.replayMPI reads it back).
+ * An RMA event takes the direct path as an MPI record does (direct_mpi.h's
+ * hmb_direct_rma). Where it cannot, it is replayed in Go at once on a
+ * thread whose probes are direct, which keeps it in order with them, and
+ * staged on the others, as an MPI record: remote in [1].time, aux |
+ * win<<32 in [1].word, bytes and id in [2], received in [3].time, group |
+ * level<<32 in [3].word (cshim.Thread.replayMPI reads it back).
  */
 HMB_NOINST void hmb_rma(unsigned kind, uint32_t win, int remote, uint64_t bytes, uint64_t received, uint64_t id,
 			uint32_t aux, uint32_t level, uint32_t group)
@@ -369,6 +369,17 @@ HMB_NOINST void hmb_rma(unsigned kind, uint32_t win, int remote, uint64_t bytes,
 	rec[3].word = (uint64_t)group | (uint64_t)level << 32;
 	struct hmb_thread *th = hmb_self;
 	if (th != NULL && th->loc != NULL) {
+		struct hmb_rma r = {.kind = kind, .win = win, .aux = aux, .level = level, .group = group, .remote = remote,
+				    .bytes = bytes, .received = received, .request = id};
+		uint64_t t = 0;
+		switch (hmb_direct_rma(th, &r, &t)) {
+		case HMB_DIRECT_DONE:
+			return;
+		case HMB_DIRECT_DROP:
+			hmb_count_dropped(1);
+			return;
+		}
+		rec[0].time = t; /* 0 if it was not read: hmb_slow_n reads it */
 		hmb_slow_n(rec, HMB_MPI_RECORDS);
 		return;
 	}

@@ -4,13 +4,32 @@
  * sends and receives on a communicator, with a peer (MPI_PROC_NULL: -1),
  * tags and sizes that take the inline encoder and the general one, MPI
  * regions entered and left with and without a message, the probes used on
- * a region that is not MPI's, and enough calls to fill many bins.
+ * a region that is not MPI's, and enough calls to fill many bins; and
+ * every kind of RMA record (hmb_rma), as the one-sided wrappers make them.
  *
  *   mpicall [calls]     default 20000
  */
+#include <limits.h>
 #include <stdlib.h>
 
 #include <hmbtrace.h>
+
+/* rma records one of each RMA kind in region r, fields varying with i. */
+static void rma(uint32_t r, uint32_t win, uint32_t group, long i)
+{
+	int target = (int)(i % 4);
+	uint64_t bytes = i % 3 == 0 ? (uint64_t)1 << 30 : 64, id = (uint64_t)i + 1;
+	hmb_enter_send(r, -1, 0, 0, 0);
+	for (unsigned k = HMB_RMA_WIN_CREATE; k <= HMB_RMA_OP_COMPLETE_REMOTE; k++) {
+		hmb_rma(k, win, k == HMB_RMA_COLLECTIVE_END ? -1 : target, bytes, bytes / 2, id,
+			k == HMB_RMA_ATOMIC ? HMB_RMA_ATOMIC_FETCH_AND_ACCUMULATE : HMB_RMA_LOCK_SHARED,
+			HMB_RMA_LEVEL_PROCESS | HMB_RMA_LEVEL_MEMORY, group);
+	}
+	/* Targets no MPI rank can be: stored as none. */
+	hmb_rma(HMB_RMA_PUT, win, INT_MAX, 8, 0, id, 0, 0, 0);
+	hmb_rma(HMB_RMA_GET, win, -5, 8, 0, id, 0, 0, 0);
+	hmb_recv_leave(r, -1, 0, 0, 0);
+}
 
 int main(int argc, char **argv)
 {
@@ -21,6 +40,9 @@ int main(int argc, char **argv)
 	uint32_t step = hmb_region("step"), work = hmb_region("work");
 	const int32_t world[4] = {0, 1, 2, 3};
 	uint32_t comm = hmb_comm_define("MPI_COMM_WORLD", 0, world, 4, NULL, 0);
+	uint32_t put = hmb_region_paradigm("MPI_Put", HMB_PARADIGM_MPI), win = hmb_win_define(comm);
+	const int32_t pair[2] = {1, 3};
+	uint32_t group = hmb_rma_group_define(pair, 2);
 	for (long i = 0; i < n; i++) {
 		int peer = (int)(i % 5) - 1;
 		uint32_t tag = i % 3 == 0 ? 300 : (uint32_t)(i % 7);
@@ -42,6 +64,9 @@ int main(int argc, char **argv)
 			/* The probes on a region that is not MPI's: the general path. */
 			hmb_enter_send(work, 2, 5, 64, comm);
 			hmb_recv_leave(work, 3, 6, 32, comm);
+		}
+		if (i % 10 == 0) {
+			rma(put, win, group, i);
 		}
 		hmb_leave(step);
 	}
