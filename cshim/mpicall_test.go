@@ -1,7 +1,6 @@
 package cshim_test
 
 import (
-	"fmt"
 	"path/filepath"
 	"reflect"
 	"testing"
@@ -12,12 +11,12 @@ import (
 
 // TestMPICallProbes runs testdata/c/mpicall.c, which makes the probes of
 // libhmbtrace-mpi's blocking calls (hmb_enter_send, hmb_recv_leave) on
-// their fused direct path and on every path they fall back to, with the
-// probes written in place (HMB_C_PROBE=direct) and replayed in Go
-// (staged). Both traces must hold the same messages in the same regions,
-// each send inside its call after the enter, each receive before the
-// leave; on the direct path a send has its enter's time and a receive its
-// leave's, the clock read they share.
+// their fused direct path and on every path they fall back to, and RMA
+// records of every kind, with the probes written in place
+// (HMB_C_PROBE=direct) and replayed in Go (staged). Both traces must hold
+// the same messages in the same regions, each send inside its call after
+// the enter, each receive right before the leave, and the same RMA
+// records.
 func TestMPICallProbes(t *testing.T) {
 	build := library(t)
 	p := buildC(t, build, "mpicall", nil, filepath.Join(root, "cshim", "testdata", "c", "mpicall.c"))
@@ -51,8 +50,8 @@ func TestMPICallProbes(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			direct := record(t, "direct", c.env)
 			staged := record(t, "staged", c.env)
-			dm := callMessages(t, direct, true)
-			sm := callMessages(t, staged, false)
+			dm := callMessages(t, direct)
+			sm := callMessages(t, staged)
 			if len(dm) != 2*(calls/5*4)+2*(calls/100) {
 				t.Errorf("direct: %d messages, want %d", len(dm), 2*(calls/5*4)+2*(calls/100))
 			}
@@ -98,23 +97,20 @@ type callMessage struct {
 }
 
 // callMessages reads the sends and receives of f's location and checks
-// that each lies in the region of its call: a send after its enter
-// (shared reads it at the enter's time), a receive before its leave (at
-// the leave's time), and that the events' times never go back.
-func callMessages(t *testing.T, f *tracefile.File, shared bool) []callMessage {
+// that each lies in the region of the probe that made it, MPI_Send or work
+// for a send, MPI_Recv or work for a receive: a send after its enter, a
+// receive right before its leave, and that the events' times never go
+// back, so Enter <= MpiSend <= Leave and Enter <= MpiRecv <= Leave.
+func callMessages(t *testing.T, f *tracefile.File) []callMessage {
 	t.Helper()
-	type open struct {
-		region string
-		time   uint64
-	}
 	var (
-		stack   []open
+		stack   []string
 		out     []callMessage
-		pending *tracefile.Event // the receive that waits for its leave
+		pending bool // a receive waits for its leave
 		last    tracefile.Event
 		e       tracefile.Event
-		apart   []string // messages not at their enter's or leave's time
 	)
+	in := map[string]map[string]bool{"send": {"MPI_Send": true, "work": true}, "recv": {"MPI_Recv": true, "work": true}}
 	it := f.Events(f.Locations[0].ID)
 	for n := 0; it.Next(&e); n++ {
 		if n > 0 && (e.Time < last.Time || (e.Time == last.Time && e.Seq <= last.Seq)) {
@@ -123,43 +119,36 @@ func callMessages(t *testing.T, f *tracefile.File, shared bool) []callMessage {
 		last = e
 		switch e.Kind {
 		case encode.KindEnter:
-			if pending != nil {
+			if pending {
 				t.Fatalf("%s: event %d: an enter between a receive and its leave", f.Path, n)
 			}
-			stack = append(stack, open{f.RegionName(e.Region), e.Time})
+			stack = append(stack, f.RegionName(e.Region))
 		case encode.KindLeave:
 			if len(stack) == 0 {
 				t.Fatalf("%s: event %d: a leave with no region open", f.Path, n)
 			}
-			if pending != nil && shared && pending.Time != e.Time {
-				apart = append(apart, fmt.Sprintf("a receive at %d, its leave of %s at %d", pending.Time, stack[len(stack)-1].region, e.Time))
-			}
-			pending = nil
+			pending = false
 			stack = stack[:len(stack)-1]
 		case encode.KindSend, encode.KindRecv:
-			if len(stack) == 0 || pending != nil {
-				t.Fatalf("%s: event %d: a message outside a call, or two in one", f.Path, n)
-			}
-			top := stack[len(stack)-1]
-			m := callMessage{region: top.region, kind: "send", peer: e.Peer, tag: e.Tag, bytes: e.Bytes}
 			if !e.PeerRank || e.Comm == 0 {
 				t.Fatalf("%s: event %d: %+v, want a world rank on a communicator", f.Path, n, e)
 			}
+			m := callMessage{kind: "send", peer: e.Peer, tag: e.Tag, bytes: e.Bytes}
 			if e.Kind == encode.KindRecv {
 				m.kind = "recv"
-				ev := e
-				pending = &ev
-			} else if shared && e.Time != top.time {
-				apart = append(apart, fmt.Sprintf("a send at %d in %s entered at %d", e.Time, top.region, top.time))
 			}
+			if len(stack) > 0 {
+				m.region = stack[len(stack)-1]
+			}
+			if pending || !in[m.kind][m.region] {
+				t.Fatalf("%s: event %d: a %s in %q (a receive pending: %v), want it inside its call", f.Path, n, m.kind, m.region, pending)
+			}
+			pending = m.kind == "recv"
 			out = append(out, m)
 		}
 	}
 	if err := it.Err(); err != nil {
 		t.Fatalf("%s: %v", f.Path, err)
-	}
-	if len(apart) > 0 {
-		t.Errorf("%s: %d messages not at the time of the probe they share, e.g. %s", f.Path, len(apart), apart[0])
 	}
 	return out
 }

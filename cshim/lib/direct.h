@@ -162,19 +162,6 @@ HMB_NOINST static inline void hmb_direct_drop(struct hmb_thread *th, uint64_t *c
 }
 
 /*
- * hmb_time returns the time of a direct probe's event: *t if the caller
- * gives one (an MPI call's message and its enter or leave share one clock
- * read), else the clock's, which it stores in *t.
- */
-HMB_NOINST static inline uint64_t hmb_time(uint64_t *t)
-{
-	if (*t != 0) {
-		return *t;
-	}
-	return *t = hmb_now();
-}
-
-/*
  * hmb_stamp is measure's stamp: the time t clamped to the location's last
  * (*tt), reduced (*tr), and its sequence number among the events of its
  * tick, which it returns.
@@ -257,8 +244,7 @@ HMB_NOINST static inline struct hmb_go_frame *hmb_direct_push(struct hmb_go_loca
 /*
  * hmb_direct_enter records an enter of region r at the clock's time: the
  * steps of measure's enter with neither counters, call paths nor duration
- * filter. *t is the time of the event, or 0: then the clock is read (if
- * the event is recorded) and *t receives its time. The region's entry says
+ * filter. *t receives the time when it was read. The region's entry says
  * its class: enter/leave, or paradigm (MPI, OpenMP), which has its own
  * levels and depth limit.
  */
@@ -291,7 +277,7 @@ HMB_NOINST __attribute__((always_inline)) static inline int hmb_direct_enter(str
 static int hmb_direct_enter_on(struct hmb_thread *th, struct hmb_go_location *L, struct hmb_go_prof *p, uint32_t r,
 			       uint64_t *t)
 {
-	uint64_t now = hmb_time(t);
+	uint64_t now = *t = hmb_now();
 	int64_t d = L->depth + 1;
 	if (atomic_load_explicit(th->epoch_word, memory_order_relaxed) != L->epoch || d >= L->stack.len) {
 		return hmb_direct_end(th, HMB_DIRECT_FLUSH);
@@ -353,7 +339,7 @@ HMB_NOINST __attribute__((always_inline)) static inline int hmb_direct_leave(str
 static int hmb_direct_leave_on(struct hmb_thread *th, struct hmb_go_location *L, struct hmb_go_prof *p, uint32_t r,
 			       uint64_t *t)
 {
-	uint64_t now = hmb_time(t);
+	uint64_t now = *t = hmb_now();
 	int64_t d = L->depth;
 	struct hmb_go_frame *f = (struct hmb_go_frame *)L->stack.ptr + d;
 	if (atomic_load_explicit(th->epoch_word, memory_order_relaxed) != L->epoch || d == 0 || f->region != r ||
@@ -438,7 +424,7 @@ HMB_NOINST static inline int hmb_direct_message(struct hmb_thread *th, int recv,
 	if (go != HMB_DIRECT_GO) {
 		return go;
 	}
-	uint64_t now = hmb_time(t);
+	uint64_t now = *t = hmb_now();
 	int64_t d = L->depth;
 	struct hmb_go_commline *line;
 	if (atomic_load_explicit(th->epoch_word, memory_order_relaxed) != L->epoch || L->pending_from != 0 ||
@@ -489,7 +475,7 @@ HMB_NOINST static inline int hmb_direct_mpi(struct hmb_thread *th, const struct 
 	if (go != HMB_DIRECT_GO) {
 		return go;
 	}
-	uint64_t now = hmb_time(t);
+	uint64_t now = *t = hmb_now();
 	int64_t d = L->depth;
 	int counted = r->kind == HMB_ENC_ISEND || r->kind == HMB_ENC_IRECV;
 	struct hmb_go_commline *line = NULL;
@@ -551,7 +537,7 @@ HMB_NOINST static inline int hmb_direct_collective(struct hmb_thread *th, uint32
 	if (p == NULL || p->off != HMB_OFF_NONE) {
 		return hmb_direct_off(th, L, p, 0);
 	}
-	uint64_t now = hmb_time(t);
+	uint64_t now = *t = hmb_now();
 	int64_t d = L->depth + 1;
 	if (atomic_load_explicit(th->epoch_word, memory_order_relaxed) != L->epoch || d >= L->stack.len ||
 	    L->pending_from != 0) {

@@ -2,21 +2,23 @@
  * direct_mpi.h - the direct path of a blocking MPI call's two probes,
  * each written as one: the enter of its region with its send
  * (hmb_enter_send), its receive with the leave of its region
- * (hmb_recv_leave). One begin and end, one lookup of the location, the
- * region, the levels and the matrix line, one clock read for both events:
- * the bookkeeping of two probes is most of what a wrapper adds to an MPI
- * call. Not installed.
+ * (hmb_recv_leave); and of the RMA records. One begin and end, one lookup
+ * of the location, the region, the levels and the matrix line for two
+ * events: the bookkeeping of two probes was most of what a wrapper added
+ * to an MPI call. Each event keeps its own clock read: one read for both
+ * saved no time here (the reads overlap the probe's other work) and cost
+ * a SEQ byte on the message and on the leave, as equal times need. Not
+ * installed.
  *
  * It takes the common case only, and only whole: the region of the MPI
  * paradigm (never throttled), both levels there with room, the peer's line
  * in the matrix. Without a message (a call to MPI_PROC_NULL, a failed
  * call, or any MPI call's other probe), it is a lean enter or leave of an
  * MPI region. If a check fails it writes nothing and returns
- * HMB_DIRECT_APART, with the time it read in *t, and the caller records
- * the events one by one at that time with direct.h's probes, which handle
- * every case.
- * The steps are those of hmb_direct_enter_on then hmb_direct_message, and
- * of hmb_direct_message then hmb_direct_leave_on.
+ * HMB_DIRECT_APART, and the caller records the events one by one with
+ * direct.h's probes, which handle every case. The steps are those of
+ * hmb_direct_enter_on then hmb_direct_message, and of hmb_direct_message
+ * then hmb_direct_leave_on.
  */
 #ifndef HMBTRACE_DIRECT_MPI_H
 #define HMBTRACE_DIRECT_MPI_H
@@ -136,10 +138,10 @@ HMB_NOINST static inline int hmb_direct_mpi_msg(struct hmb_go_location *L, int64
  * communicator comm.
  */
 HMB_NOINST static inline int hmb_direct_enter_send(struct hmb_thread *th, uint32_t r, int msg, uint64_t peer,
-						   uint32_t tag, uint64_t bytes, uint32_t comm, uint64_t *t)
+						   uint32_t tag, uint64_t bytes, uint32_t comm)
 {
 	/* The clock first: its read (some 40 cycles) overlaps the checks. */
-	uint64_t now = *t = hmb_now(), tt, tr;
+	uint64_t now = hmb_now(), tt, tr;
 	struct hmb_go_location *L;
 	struct hmb_go_prof *p;
 	if (!hmb_direct_mpi_open(th, r, &L, &p)) {
@@ -161,7 +163,7 @@ HMB_NOINST static inline int hmb_direct_enter_send(struct hmb_thread *th, uint32
 	hmb_mark(lv);
 	f->state = HMB_FRAME_WRITTEN;
 	if (msg) {
-		hmb_direct_mpi_message(L, mlv, line, now, 0, peer, tag, bytes, comm);
+		hmb_direct_mpi_message(L, mlv, line, hmb_now(), 0, peer, tag, bytes, comm);
 	}
 	return hmb_direct_end(th, HMB_DIRECT_DONE);
 }
@@ -172,9 +174,9 @@ HMB_NOINST static inline int hmb_direct_enter_send(struct hmb_thread *th, uint32
  * r, which must be the open one.
  */
 HMB_NOINST static inline int hmb_direct_recv_leave(struct hmb_thread *th, uint32_t r, int msg, uint64_t peer,
-						   uint32_t tag, uint64_t bytes, uint32_t comm, uint64_t *t)
+						   uint32_t tag, uint64_t bytes, uint32_t comm)
 {
-	uint64_t now = *t = hmb_now(), tt, tr;
+	uint64_t now = hmb_now(), tt, tr;
 	struct hmb_go_location *L;
 	struct hmb_go_prof *p;
 	if (!hmb_direct_mpi_open(th, r, &L, &p)) {
@@ -193,6 +195,7 @@ HMB_NOINST static inline int hmb_direct_recv_leave(struct hmb_thread *th, uint32
 	}
 	if (msg) {
 		hmb_direct_mpi_message(L, mlv, line, now, 1, peer, tag, bytes, comm);
+		now = hmb_now();
 	}
 	uint32_t seq = hmb_stamp(L, now, &tt, &tr);
 	uint64_t dur = tt - f->start;
@@ -236,7 +239,7 @@ HMB_NOINST static inline int hmb_direct_rma(struct hmb_thread *th, const struct 
 	if (go != HMB_DIRECT_GO) {
 		return go;
 	}
-	uint64_t now = hmb_time(t);
+	uint64_t now = *t = hmb_now();
 	int64_t d = L->depth;
 	if (atomic_load_explicit(th->epoch_word, memory_order_relaxed) != L->epoch || L->pending_from != 0) {
 		return hmb_direct_end(th, HMB_DIRECT_FLUSH);

@@ -208,11 +208,10 @@ void hmb_recv_comm(int peer, uint32_t tag, uint64_t bytes, uint32_t comm);
 
 /*
  * A blocking MPI call in one probe less: hmb_enter_send enters region and
- * records a send (hmb_send_comm) at the same time, as a wrapper does before
+ * records a send (hmb_send_comm) inside it, as a wrapper does before
  * MPI_Send; hmb_recv_leave records a receive (hmb_recv_comm) and leaves
- * region at the same time, as a wrapper does after MPI_Recv returns. A
- * peer < 0 records no message (MPI_PROC_NULL, a failed call): the enter or
- * leave alone. One clock read serves both events.
+ * region, as a wrapper does after MPI_Recv returns. A peer < 0 records no
+ * message (MPI_PROC_NULL, a failed call): the enter or leave alone.
  */
 void hmb_enter_send(uint32_t region, int peer, uint32_t tag, uint64_t bytes, uint32_t comm);
 void hmb_recv_leave(uint32_t region, int peer, uint32_t tag, uint64_t bytes, uint32_t comm);

@@ -111,22 +111,21 @@ HMB_NOINST static void hmb_mpi_event(const struct hmb_mpi *r, hmb_record rec[HMB
 
 /*
  * hmb_message_event records a send or receive on communicator comm (0:
- * none), word being its staged form without one, at time t (0: the
- * clock's). It returns the time it recorded at where it read or took one
- * on the direct path, else 0 (a staged record reads the clock itself).
+ * none), word being its staged form without one.
  */
-HMB_NOINST static inline uint64_t hmb_message_event(uint64_t t, uint64_t word, int recv, int peer, uint32_t tag,
-						    uint64_t bytes, uint32_t comm)
+HMB_NOINST static inline void hmb_message_event(uint64_t word, int recv, int peer, uint32_t tag, uint64_t bytes,
+						uint32_t comm)
 {
 	struct hmb_thread *th = hmb_self;
 	if (th != NULL && th->loc != NULL) {
+		uint64_t t = 0;
 		int rc = hmb_direct_message(th, recv, (uint64_t)(int64_t)peer, tag, bytes, comm, &t);
 		if (rc == HMB_DIRECT_DONE) {
-			return t;
+			return;
 		}
 		if (comm == 0) {
 			hmb_declined(rc, t, word, (uint64_t)(int64_t)peer, bytes, 2);
-			return rc == HMB_DIRECT_STAGE ? 0 : t;
+			return;
 		}
 		hmb_record rec[HMB_MPI_RECORDS];
 		hmb_mpi_record(rec, recv ? HMB_ENC_RECV : HMB_ENC_SEND, peer, tag, comm, bytes, 0, 0, 0);
@@ -141,16 +140,15 @@ HMB_NOINST static inline uint64_t hmb_message_event(uint64_t t, uint64_t word, i
 		default:
 			hmb_stage_recs(rec, HMB_MPI_RECORDS);
 		}
-		return rc == HMB_DIRECT_STAGE ? 0 : t;
+		return;
 	}
 	if (comm == 0) {
 		hmb_stage2(word, (uint64_t)(int64_t)peer, bytes);
-		return 0;
+		return;
 	}
 	hmb_record rec[HMB_MPI_RECORDS];
 	hmb_mpi_record(rec, recv ? HMB_ENC_RECV : HMB_ENC_SEND, peer, tag, comm, bytes, 0, 0, 0);
 	hmb_stage_recs(rec, HMB_MPI_RECORDS);
-	return 0;
 }
 
 HMB_NOINST void hmb_enter(uint32_t region)
@@ -165,82 +163,59 @@ HMB_NOINST void hmb_leave(uint32_t region)
 
 HMB_NOINST void hmb_send(int peer, uint32_t tag, uint64_t bytes)
 {
-	hmb_message_event(0, (uint64_t)HMB_KIND_SEND << HMB_KIND_SHIFT | tag, 0, peer, tag, bytes, 0);
+	hmb_message_event((uint64_t)HMB_KIND_SEND << HMB_KIND_SHIFT | tag, 0, peer, tag, bytes, 0);
 }
 
 HMB_NOINST void hmb_recv(int peer, uint32_t tag, uint64_t bytes)
 {
-	hmb_message_event(0, (uint64_t)HMB_KIND_RECV << HMB_KIND_SHIFT | tag, 1, peer, tag, bytes, 0);
+	hmb_message_event((uint64_t)HMB_KIND_RECV << HMB_KIND_SHIFT | tag, 1, peer, tag, bytes, 0);
 }
 
 HMB_NOINST void hmb_send_comm(int peer, uint32_t tag, uint64_t bytes, uint32_t comm)
 {
-	hmb_message_event(0, (uint64_t)HMB_KIND_SEND << HMB_KIND_SHIFT | tag, 0, peer, tag, bytes, comm);
+	hmb_message_event((uint64_t)HMB_KIND_SEND << HMB_KIND_SHIFT | tag, 0, peer, tag, bytes, comm);
 }
 
 HMB_NOINST void hmb_recv_comm(int peer, uint32_t tag, uint64_t bytes, uint32_t comm)
 {
-	hmb_message_event(0, (uint64_t)HMB_KIND_RECV << HMB_KIND_SHIFT | tag, 1, peer, tag, bytes, comm);
+	hmb_message_event((uint64_t)HMB_KIND_RECV << HMB_KIND_SHIFT | tag, 1, peer, tag, bytes, comm);
 }
 
 /*
- * An MPI call's message shares a clock read with the call's region: a
- * blocking send is issued when the call starts, so it is recorded at its
- * enter's time (as OTF2's MpiSend goes right after the Enter), and a
- * receive is complete when the call returns, so it is recorded at its
- * leave's time. Enter <= send and receive <= leave hold on every path: a
- * record that cannot take the direct path reads the clock later, never
- * earlier. One clock read less per call (RDTSC costs about 10 ns on a VM).
+ * A blocking MPI call's message goes with its region's enter (a send,
+ * issued when the call starts: Enter, then MpiSend, as OTF2 orders them)
+ * or leave (a receive, complete when the call returns: MpiRecv, then
+ * Leave), in one direct probe (direct_mpi.h). Where that cannot be taken,
+ * the two events are recorded one by one, in the same order.
  */
-
-/* hmb_mpi_region_event is hmb_region_event at time *t (0: the clock's, then stored in *t). */
-HMB_NOINST static inline void hmb_mpi_region_event(uint32_t region, int leave, uint64_t *t)
-{
-	uint64_t word = (uint64_t)(leave ? HMB_KIND_LEAVE : HMB_KIND_ENTER) << HMB_KIND_SHIFT | region;
-	struct hmb_thread *th = hmb_self;
-	if (__builtin_expect(th != NULL && th->loc != NULL, 1)) {
-		int rc = leave ? hmb_direct_leave(th, region, t) : hmb_direct_enter(th, region, t);
-		if (__builtin_expect(rc != HMB_DIRECT_DONE, 0)) {
-			hmb_declined(rc, *t, word, 0, 0, 1);
-			if (rc != HMB_DIRECT_FLUSH) {
-				*t = 0; /* staged (or dropped): the record reads its own time */
-			}
-		}
-		return;
-	}
-	hmb_stage(word);
-}
-
 HMB_NOINST void hmb_enter_send(uint32_t region, int peer, uint32_t tag, uint64_t bytes, uint32_t comm)
 {
 	struct hmb_thread *th = hmb_self;
-	uint64_t t = 0;
 	if (__builtin_expect(th != NULL && th->loc != NULL, 1) &&
-	    __builtin_expect(hmb_direct_enter_send(th, region, peer >= 0, (uint64_t)peer, tag, bytes, comm, &t) ==
+	    __builtin_expect(hmb_direct_enter_send(th, region, peer >= 0, (uint64_t)peer, tag, bytes, comm) ==
 				     HMB_DIRECT_DONE,
 			     1)) {
 		return;
 	}
-	hmb_mpi_region_event(region, 0, &t);
+	hmb_enter(region);
 	if (peer >= 0) {
-		hmb_message_event(t, (uint64_t)HMB_KIND_SEND << HMB_KIND_SHIFT | tag, 0, peer, tag, bytes, comm);
+		hmb_send_comm(peer, tag, bytes, comm);
 	}
 }
 
 HMB_NOINST void hmb_recv_leave(uint32_t region, int peer, uint32_t tag, uint64_t bytes, uint32_t comm)
 {
 	struct hmb_thread *th = hmb_self;
-	uint64_t t = 0;
 	if (__builtin_expect(th != NULL && th->loc != NULL, 1) &&
-	    __builtin_expect(hmb_direct_recv_leave(th, region, peer >= 0, (uint64_t)peer, tag, bytes, comm, &t) ==
+	    __builtin_expect(hmb_direct_recv_leave(th, region, peer >= 0, (uint64_t)peer, tag, bytes, comm) ==
 				     HMB_DIRECT_DONE,
 			     1)) {
 		return;
 	}
 	if (peer >= 0) {
-		t = hmb_message_event(t, (uint64_t)HMB_KIND_RECV << HMB_KIND_SHIFT | tag, 1, peer, tag, bytes, comm);
+		hmb_recv_comm(peer, tag, bytes, comm);
 	}
-	hmb_mpi_region_event(region, 1, &t);
+	hmb_leave(region);
 }
 
 /* hmb_mpi_probe records MPI record r on whichever path it can take. */
