@@ -70,6 +70,10 @@ func TestQuickSections(t *testing.T) {
 					if x.metric == "B/event synthetic" && strings.HasPrefix(x.subject, "OTF2") && math.Abs(x.median()-12) > 0.01 {
 						t.Errorf("OTF2 takes %.3f B/event on the synthetic stream, want 12.000", x.median())
 					}
+					// Issue 23's goal, met by region prediction (encode/predict.go).
+					if x.metric == "B/event synthetic" && x.subject == "hmbtrace" && x.median() > 2.0 {
+						t.Errorf("hmbtrace takes %.3f B/event on the synthetic stream, want at most 2.0", x.median())
+					}
 				}
 			}
 			dir := t.TempDir()

@@ -45,7 +45,7 @@ var sections = []section{
 	{"report", "hmbtrace report on a large trace", "hmbtrace report", runReport},
 	{"mpi", "MPI ping-pong of small messages, 2 ranks", "plain", runMPI},
 	{"autoinst", "examples/cxx-mpi built by hmbtrace-instrument, 2 ranks", "plain mpicxx", runAutoinst},
-	{"openmp", "empty parallel regions and barriers, 2 threads, ns", "gcc plain", runOpenMP},
+	{"openmp", "empty parallel regions, barriers and tasks, 2 threads, ns", "gcc plain", runOpenMP},
 }
 
 func main() {

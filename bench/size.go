@@ -37,6 +37,7 @@ func runSize(o *options, r *report) error {
 		{"hmbtrace without LEB128", encode.LEB128, 0},
 		{"hmbtrace without delta", encode.Delta, 0},
 		{"hmbtrace without tokens", encode.Tokens, 0},
+		{"hmbtrace without region prediction", encode.Predict, 0},
 		{"hmbtrace without resolution reduction", 0, measure.NoTimerShift},
 	}
 	for _, s := range streams {

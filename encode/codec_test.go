@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// allTechniqueSets lists every combination of the four switchable techniques.
+// allTechniqueSets lists every combination of the five switchable techniques.
 func allTechniqueSets() []Techniques {
 	var s []Techniques
 	for t := Techniques(0); t <= All; t++ {
@@ -231,7 +231,7 @@ func TestEachTechniqueSaves(t *testing.T) {
 	// rule most of the time; the test stream above does too.
 	size := func(tech Techniques) int { return len(encodeBin(t, tech, 0, recs)) }
 	all := size(All)
-	for _, tech := range []Techniques{SplitTiming, LEB128, Delta, Tokens} {
+	for _, tech := range []Techniques{SplitTiming, LEB128, Delta, Tokens, Predict} {
 		without := size(All &^ tech)
 		t.Logf("without %-12s %6d bytes (all: %d)", tech, without, all)
 		if without <= all {
@@ -290,6 +290,7 @@ func TestEncodeAllocatesNothing(t *testing.T) {
 }
 
 func TestDecoderErrors(t *testing.T) {
+	const v1 = All &^ Predict // the first token table
 	cases := []struct {
 		name string
 		tech Techniques
@@ -299,9 +300,17 @@ func TestDecoderErrors(t *testing.T) {
 		{"empty", All, nil, "offset 0: bin does not start with a BIN record"},
 		{"no bin", All, []byte{0x41, 0}, "offset 0: bin does not start with a BIN record"},
 		{"truncated bin time", All, []byte{TokBin, 0x80}, "offset 1: truncated varint"},
-		{"truncated enter", All, []byte{TokBin, 5, 0, 0x41}, "offset 4: truncated varint"},
-		{"reserved token", All, []byte{TokBin, 5, 0, 0xFF}, "offset 3: token 0xFF is not valid with techniques split-timing,leb128,delta,tokens"},
-		{"inline leave without tokens", All &^ Tokens, []byte{TokBin, 5, 0, 0x01}, "offset 3: token 0x01 is not valid with techniques split-timing,leb128,delta"},
+		{"truncated enter", v1, []byte{TokBin, 5, 0, 0x41}, "offset 4: truncated varint"},
+		{"reserved token", All, []byte{TokBin, 5, 0, 0xFF}, "offset 3: token 0xFF is not valid with techniques split-timing,leb128,delta,tokens,predict"},
+		{"inline leave without tokens", All &^ Tokens, []byte{TokBin, 5, 0, 0x01}, "offset 3: token 0x01 is not valid with techniques split-timing,leb128,delta,predict"},
+		{"truncated predicted leave", All, []byte{TokBin, 5, 0, TokPredLeave12 | 3}, "offset 4: truncated delta"},
+		{"truncated predicted enter", All, []byte{TokBin, 5, 0, TokPredEnterSlot | 1<<1}, "offset 4: truncated delta"},
+		{"truncated long leave", All, []byte{TokBin, 5, 0, TokPredLeaveLong, 0x80}, "offset 4: truncated varint"},
+		{"empty prediction slot", All, []byte{TokBin, 5, 0, TokPredEnter | 2}, "offset 3: enter of an empty prediction slot"},
+		{"empty later slot", All, []byte{TokBin, 5, 7, TokPredLeave | 1, TokPredEnterSlotNow | 1}, "offset 4: enter of an empty prediction slot"},
+		{"unused predicted token", All, []byte{TokBin, 5, 0, 0xB7}, "offset 3: token 0xB7 is not valid with techniques split-timing,leb128,delta,tokens,predict"},
+		{"predicted enter-now without split timing", All &^ SplitTiming, []byte{TokBin, 5, 0, TokPredEnterNow, 3}, "offset 3: token 0xB6 is not valid with techniques leb128,delta,tokens,predict"},
+		{"predicted enter overflows time", All, []byte{TokBin, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01, 7, TokPredEnterSlot, 2}, "offset 12: time overflows"},
 		{"seq at end", All, []byte{TokBin, 5, 0, 0xC3}, "offset 4: SEQ prefix at the end of the bin"},
 		{"double seq", All, []byte{TokBin, 5, 0, 0xC3, 0xC4, 0x00}, "offset 4: two SEQ prefixes in a row"},
 		{"too many metrics", All, []byte{TokBin, 5, 0, TokMetric, 0, 17}, "offset 6: metric record with 17 values (at most 16)"},

@@ -23,6 +23,7 @@ type Decoder struct {
 	next       uint32
 	binTime    uint64
 	openRegion uint32
+	pred       [predSlots]uint32 // the Encoder's pred
 	prev       [MaxMetrics]uint64
 	vals       [MaxMetrics]uint64
 	err        error
@@ -51,6 +52,7 @@ func (d *Decoder) Reset(b []byte) error {
 		return d.fail("open region out of range")
 	}
 	d.time, d.binTime, d.openRegion = t, t, uint32(r)
+	d.pred[0] = uint32(r)
 	return nil
 }
 
@@ -179,7 +181,10 @@ func (d *Decoder) Next(r *Record) bool {
 	t := d.time
 	*r = Record{}
 	ok := true
+	pred := d.tech&predictOn == predictOn
 	switch {
+	case pred && tok < TokSeqInline:
+		t, ok = d.predRecord(r, tok, start)
 	case tok < TokEnterInline:
 		if d.tech&(Tokens|Delta|LEB128) != Tokens|Delta|LEB128 {
 			return d.badToken(start, tok)
@@ -349,6 +354,9 @@ func (d *Decoder) Next(r *Record) bool {
 	}
 	if !ok {
 		return false
+	}
+	if pred && r.Kind == KindEnter {
+		predict(&d.pred, r.Region)
 	}
 	if !explicit && t == d.time {
 		seq = d.next

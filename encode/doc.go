@@ -16,11 +16,14 @@
 // when it cannot be inferred: a record whose time equals the previous record
 // of the same stream defaults to that record's Seq+1, any other record to 0.
 //
-// # Wire format (version 1)
+// # Wire format
 //
 // Every bin starts with a BIN record holding the absolute time and the region
 // open at the bin's depth, so a bin decodes on its own after any other bin was
-// revoked. Then, with all techniques on:
+// revoked. Then, with all techniques on, the tokens below 0xC0 are those of
+// region prediction (predict.go), and the rest as below. The first table,
+// which files written before Predict use and which is written with Predict
+// off, has below 0xC0:
 //
 //	0x00-0x3F  LEAVE: the delta's low 5 bits are in the token; bit 5 set means
 //	           the rest (delta >> 5) follows as a uvarint

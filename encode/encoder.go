@@ -10,6 +10,7 @@ type Encoder struct {
 	tech Techniques
 	time uint64             // time of the previous record in the bin
 	next uint32             // Seq that a record at time gets without a prefix
+	pred [predSlots]uint32  // regions entered last in the bin, latest first; 0: none (Predict)
 	prev [MaxMetrics]uint64 // previous counter values in the bin
 }
 
@@ -34,21 +35,37 @@ func (e *Encoder) StartBin(b []byte, t uint64, openRegion uint32) int {
 	e.time = t
 	e.next = 0
 	e.prev = [MaxMetrics]uint64{}
+	// The region open at the bin's start is the likeliest to be entered
+	// again after its leave: a loop's body.
+	e.pred = [predSlots]uint32{openRegion}
 	return n
 }
 
 // Enter puts an enter record of region at time t with sequence number seq.
 func (e *Encoder) Enter(b []byte, t uint64, seq uint32, region uint32) int {
-	// The common case, written without a call: every technique on, a small
-	// region, a small delta, the default seq.
-	if d := t - e.time; e.tech == All && t >= e.time && d < 0x80 && region-1 < 63 && seq == e.defaultSeq(d) && len(b) >= 2 {
-		e.time, e.next = t, seq+1
-		if d == 0 {
-			b[0] = TokEnterNowInline | byte(region)
-			return 1
+	// The common cases, written without a call: every technique on, a
+	// delta below 512, the default seq, and the region the stream entered
+	// last, or the one before (a loop that calls two regions in turn).
+	if d := t - e.time; e.tech == All && t >= e.time && d < 1<<9 && seq == e.defaultSeq(d) && region != 0 && len(b) >= 2 {
+		if region == e.pred[0] {
+			e.time, e.next = t, seq+1
+			if d < 16 {
+				b[0] = TokPredEnter | byte(d)
+				return 1
+			}
+			b[0], b[1] = TokPredEnterSlot|byte(d>>8), byte(d)
+			return 2
 		}
-		b[0], b[1] = TokEnterInline|byte(region), byte(d)
-		return 2
+		if region == e.pred[1] {
+			e.time, e.next = t, seq+1
+			e.pred[0], e.pred[1] = region, e.pred[0]
+			if d == 0 {
+				b[0] = TokPredEnterSlotNow | 1
+				return 1
+			}
+			b[0], b[1] = TokPredEnterSlot|1<<1|byte(d>>8), byte(d)
+			return 2
+		}
 	}
 	return e.enterSlow(b, t, seq, region)
 }
@@ -66,29 +83,14 @@ func (e *Encoder) enterSlow(b []byte, t uint64, seq uint32, region uint32) int {
 	if t < e.time {
 		t = e.time
 	}
-	if e.tech == All {
+	if e.tech&predictOn == predictOn {
 		n := 0
 		d := t - e.time
 		if seq != e.defaultSeq(d) {
 			n = e.putSeq(b, seq)
 		}
 		e.time, e.next = t, seq+1
-		if region < 64 && region != 0 {
-			if d == 0 {
-				b[n] = TokEnterNowInline | byte(region)
-				return n + 1
-			}
-			b[n] = TokEnterInline | byte(region)
-			return n + 1 + putUvarint(b[n+1:], d)
-		}
-		if d == 0 {
-			b[n] = TokEnterNowInline
-			return n + 1 + putUvarint(b[n+1:], uint64(region))
-		}
-		b[n] = TokEnterInline
-		n++
-		n += putUvarint(b[n:], uint64(region))
-		return n + putUvarint(b[n:], d)
+		return n + e.putPredEnter(b[n:], d, region)
 	}
 	return e.enterGeneral(b, t, seq, region)
 }
@@ -134,13 +136,13 @@ func (e *Encoder) enterGeneral(b []byte, t uint64, seq uint32, region uint32) in
 func (e *Encoder) Leave(b []byte, t uint64, seq uint32) int {
 	// The common case, written without a call: a delta that fits the token
 	// with one more byte at most, the default seq.
-	if d := t - e.time; e.tech == All && t >= e.time && d < 32<<7 && seq == e.defaultSeq(d) && len(b) >= 2 {
+	if d := t - e.time; e.tech == All && t >= e.time && d < 1<<12 && seq == e.defaultSeq(d) && len(b) >= 2 {
 		e.time, e.next = t, seq+1
-		if d < 32 {
-			b[0] = TokLeaveInline | byte(d)
+		if d < 0x80 {
+			b[0] = TokPredLeave | byte(d)
 			return 1
 		}
-		b[0], b[1] = TokLeaveInline|0x20|byte(d&0x1F), byte(d>>5)
+		b[0], b[1] = TokPredLeave12|byte(d>>8), byte(d)
 		return 2
 	}
 	return e.leaveSlow(b, t, seq)
@@ -150,14 +152,14 @@ func (e *Encoder) leaveSlow(b []byte, t uint64, seq uint32) int {
 	if t < e.time {
 		t = e.time
 	}
-	if e.tech == All {
+	if e.tech&predictOn == predictOn {
 		n := 0
 		d := t - e.time
 		if seq != e.defaultSeq(d) {
 			n = e.putSeq(b, seq)
 		}
 		e.time, e.next = t, seq+1
-		return n + putLeaveDelta(b[n:], d)
+		return n + putPredLeave(b[n:], d)
 	}
 	return e.leaveGeneral(b, t, seq)
 }

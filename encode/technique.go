@@ -23,10 +23,16 @@ const (
 	// Tokens carries small values (time deltas, region ids, sequence
 	// numbers) inside the token byte.
 	Tokens
+	// Predict codes an enter's region as its place among the four regions
+	// its stream entered last, and spends the token values that region ids
+	// took on shorter leaves (predict.go). It takes effect together with
+	// Tokens, Delta and LEB128 only. Files written before it have the bit
+	// clear and keep the first token table.
+	Predict
 
 	// All is every technique: the default and the only sensible choice
 	// outside of measurements.
-	All = SplitTiming | LEB128 | Delta | Tokens
+	All = SplitTiming | LEB128 | Delta | Tokens | Predict
 )
 
 var techniqueNames = [...]struct {
@@ -37,6 +43,7 @@ var techniqueNames = [...]struct {
 	{LEB128, "leb128"},
 	{Delta, "delta"},
 	{Tokens, "tokens"},
+	{Predict, "predict"},
 }
 
 // String lists the techniques in the set, e.g. "split-timing,leb128".
@@ -71,7 +78,7 @@ func ParseTechniques(s string) (Techniques, error) {
 			}
 		}
 		if !found {
-			return 0, fmt.Errorf("encode: unknown technique %q (want split-timing, leb128, delta, tokens or none)", p)
+			return 0, fmt.Errorf("encode: unknown technique %q (want split-timing, leb128, delta, tokens, predict or none)", p)
 		}
 	}
 	return t, nil
@@ -79,3 +86,16 @@ func ParseTechniques(s string) (Techniques, error) {
 
 // Valid reports whether the set holds only known techniques.
 func (t Techniques) Valid() bool { return t&^All == 0 }
+
+// Off returns the techniques of All that a trace written with t had
+// switched off. A trace of the first token table (every technique but
+// Predict) is not said to lack Predict: that is the set of every file
+// written before Predict existed, and its bins are the ones Predict's
+// switch writes.
+func (t Techniques) Off() Techniques {
+	off := All &^ t
+	if off == Predict {
+		return 0
+	}
+	return off
+}

@@ -282,8 +282,8 @@ var envVars = []envVar{
 		},
 	},
 	{
-		name: "HMB_ENCODING_OFF", def: "none", takes: "a list of split-timing, leb128, delta, tokens",
-		doc: "switch encoding techniques off to measure them: `split-timing,leb128,delta,tokens`",
+		name: "HMB_ENCODING_OFF", def: "none", takes: "a list of split-timing, leb128, delta, tokens, predict",
+		doc: "switch encoding techniques off to measure them: `split-timing,leb128,delta,tokens,predict`",
 		set: nonEmpty(func(c *Config, v string) error {
 			t, err := encode.ParseTechniques(v)
 			if err != nil {

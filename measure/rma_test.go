@@ -124,7 +124,7 @@ func TestRmaDefinitionErrors(t *testing.T) {
 // far too small for the compute events: like messages, they outlive every
 // compute depth the policy can close.
 func TestRmaKeptLongest(t *testing.T) {
-	m := startTest(t, Config{BufferSize: 256 << 10, BinSize: 512, NoThrottle: true})
+	m := startTest(t, Config{BufferSize: 128 << 10, BinSize: 512, NoThrottle: true})
 	world, _ := m.DefineComm("MPI_COMM_WORLD", 0, []int32{0, 1}, nil)
 	win, _ := m.DefineWin(world)
 	var compute []Region

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/hmbtrace/hmbtrace/encode"
 	"github.com/hmbtrace/hmbtrace/internal/units"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
@@ -80,7 +79,7 @@ func writeFacts(p *page, r *run) {
 		if len(h.Metrics) > 0 {
 			fact("counters", strings.Join(h.Metrics, ", "))
 		}
-		if off := encode.All &^ h.Techniques; off != 0 {
+		if off := h.Techniques.Off(); off != 0 {
 			fact("encoding", fmt.Sprintf("techniques switched off: %v", off))
 		}
 		bufferStory(&ff, f)

@@ -65,23 +65,55 @@ static int hmb_put_prefix(struct hmb_go_level *lv, uint8_t *b, uint64_t t, uint3
 	return n;
 }
 
+/*
+ * hmb_predict is encode's predict: the slot of region in the stream's
+ * prediction, or -1, after which region is moved (or put) in slot 0.
+ */
+static int hmb_predict(struct hmb_go_level *lv, uint32_t region)
+{
+	enum { slots = sizeof lv->pred / sizeof lv->pred[0] };
+	if (region == 0) {
+		return -1;
+	}
+	int i = 0;
+	while (i < slots - 1 && lv->pred[i] != region) {
+		i++;
+	}
+	int slot = lv->pred[i] == region ? i : -1;
+	for (; i > 0; i--) {
+		lv->pred[i] = lv->pred[i - 1];
+	}
+	lv->pred[0] = region;
+	return slot;
+}
+
 int hmb_put_enter_slow(struct hmb_go_level *lv, uint8_t *b, uint64_t t, uint32_t seq, uint32_t region)
 {
 	uint64_t d;
 	int n = hmb_put_prefix(lv, b, t, seq, &d);
-	if (region < 64 && region != 0) {
-		if (d == 0) {
-			b[n] = (uint8_t)(HMB_TOK_ENTER_NOW_INLINE | region);
-			return n + 1;
-		}
-		b[n] = (uint8_t)(HMB_TOK_ENTER_INLINE | region);
+	int slot = hmb_predict(lv, region);
+	if (slot == 0 && d < 16) {
+		b[n] = (uint8_t)(HMB_TOK_PRED_ENTER | d);
+		return n + 1;
+	}
+	if (slot > 0 && d == 0) {
+		b[n] = (uint8_t)(HMB_TOK_PRED_ENTER_SLOT_NOW | slot);
+		return n + 1;
+	}
+	if (slot >= 0 && d < (1 << 9)) {
+		b[n] = (uint8_t)(HMB_TOK_PRED_ENTER_SLOT | slot << 1 | (d >> 8));
+		b[n + 1] = (uint8_t)d;
+		return n + 2;
+	}
+	if (slot >= 0 && slot < 4) {
+		b[n] = (uint8_t)(HMB_TOK_PRED_ENTER_SLOT_LONG | slot);
 		return n + 1 + hmb_put_uvarint(b + n + 1, d);
 	}
 	if (d == 0) {
-		b[n] = HMB_TOK_ENTER_NOW_INLINE;
+		b[n] = HMB_TOK_PRED_ENTER_NOW;
 		return n + 1 + hmb_put_uvarint(b + n + 1, region);
 	}
-	b[n++] = HMB_TOK_ENTER_INLINE;
+	b[n++] = HMB_TOK_PRED_ENTER_REGION;
 	n += hmb_put_uvarint(b + n, region);
 	return n + hmb_put_uvarint(b + n, d);
 }
@@ -90,12 +122,17 @@ int hmb_put_leave_slow(struct hmb_go_level *lv, uint8_t *b, uint64_t t, uint32_t
 {
 	uint64_t d;
 	int n = hmb_put_prefix(lv, b, t, seq, &d);
-	if (d < 32) {
-		b[n] = (uint8_t)(HMB_TOK_LEAVE_INLINE | d);
+	if (d < 0x80) {
+		b[n] = (uint8_t)(HMB_TOK_PRED_LEAVE | d);
 		return n + 1;
 	}
-	b[n] = (uint8_t)(HMB_TOK_LEAVE_INLINE | 0x20 | (d & 0x1F));
-	return n + 1 + hmb_put_uvarint(b + n + 1, d >> 5);
+	if (d < (1 << 12)) {
+		b[n] = (uint8_t)(HMB_TOK_PRED_LEAVE12 | (d >> 8));
+		b[n + 1] = (uint8_t)d;
+		return n + 2;
+	}
+	b[n] = HMB_TOK_PRED_LEAVE_LONG;
+	return n + 1 + hmb_put_uvarint(b + n + 1, d);
 }
 
 /*

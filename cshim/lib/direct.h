@@ -64,20 +64,40 @@ int hmb_put_collective(struct hmb_go_level *lv, uint8_t *b, uint64_t t, uint32_t
 		       uint64_t received, uint32_t comm) HMB_NOINST HMB_HIDDEN;
 int hmb_put_mpi(struct hmb_go_level *lv, uint8_t *b, uint64_t t, uint32_t seq, const struct hmb_mpi *r) HMB_NOINST HMB_HIDDEN;
 
-/* hmb_put_enter is encode.Encoder.Enter with every technique on. */
+/*
+ * hmb_put_enter is encode.Encoder.Enter with every technique on: the common
+ * cases are an enter of the region the stream entered last (slot 0 of its
+ * prediction, encode/predict.go), whose place in the list does not change,
+ * and of the one before (slot 1: a loop calling two regions in turn).
+ */
 HMB_NOINST static inline int hmb_put_enter(struct hmb_go_level *lv, uint8_t *b, uint64_t t, uint32_t seq, uint32_t region)
 {
 	uint64_t d = t - lv->time;
-	if (__builtin_expect(t >= lv->time && d < 0x80 && region - 1 < 63 && seq == (d == 0 ? lv->next : 0), 1)) {
-		lv->time = t;
-		lv->next = seq + 1;
-		if (d == 0) {
-			b[0] = (uint8_t)(HMB_TOK_ENTER_NOW_INLINE | region);
-			return 1;
+	if (__builtin_expect(t >= lv->time && d < (1 << 9) && seq == (d == 0 ? lv->next : 0) && region != 0, 1)) {
+		if (__builtin_expect(region == lv->pred[0], 1)) {
+			lv->time = t;
+			lv->next = seq + 1;
+			if (d < 16) {
+				b[0] = (uint8_t)(HMB_TOK_PRED_ENTER | d);
+				return 1;
+			}
+			b[0] = (uint8_t)(HMB_TOK_PRED_ENTER_SLOT | (d >> 8));
+			b[1] = (uint8_t)d;
+			return 2;
 		}
-		b[0] = (uint8_t)(HMB_TOK_ENTER_INLINE | region);
-		b[1] = (uint8_t)d;
-		return 2;
+		if (region == lv->pred[1]) {
+			lv->time = t;
+			lv->next = seq + 1;
+			lv->pred[1] = lv->pred[0];
+			lv->pred[0] = region;
+			if (d == 0) {
+				b[0] = (uint8_t)(HMB_TOK_PRED_ENTER_SLOT_NOW | 1);
+				return 1;
+			}
+			b[0] = (uint8_t)(HMB_TOK_PRED_ENTER_SLOT | 1 << 1 | (d >> 8));
+			b[1] = (uint8_t)d;
+			return 2;
+		}
 	}
 	return hmb_put_enter_slow(lv, b, t, seq, region);
 }
@@ -86,15 +106,15 @@ HMB_NOINST static inline int hmb_put_enter(struct hmb_go_level *lv, uint8_t *b, 
 HMB_NOINST static inline int hmb_put_leave(struct hmb_go_level *lv, uint8_t *b, uint64_t t, uint32_t seq)
 {
 	uint64_t d = t - lv->time;
-	if (__builtin_expect(t >= lv->time && d < (32 << 7) && seq == (d == 0 ? lv->next : 0), 1)) {
+	if (__builtin_expect(t >= lv->time && d < (1 << 12) && seq == (d == 0 ? lv->next : 0), 1)) {
 		lv->time = t;
 		lv->next = seq + 1;
-		if (d < 32) {
-			b[0] = (uint8_t)(HMB_TOK_LEAVE_INLINE | d);
+		if (d < 0x80) {
+			b[0] = (uint8_t)(HMB_TOK_PRED_LEAVE | d);
 			return 1;
 		}
-		b[0] = (uint8_t)(HMB_TOK_LEAVE_INLINE | 0x20 | (d & 0x1F));
-		b[1] = (uint8_t)(d >> 5);
+		b[0] = (uint8_t)(HMB_TOK_PRED_LEAVE12 | (d >> 8));
+		b[1] = (uint8_t)d;
 		return 2;
 	}
 	return hmb_put_leave_slow(lv, b, t, seq);

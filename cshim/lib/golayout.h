@@ -182,6 +182,7 @@ struct hmb_go_level {
 	uint8_t tech;
 	uint64_t time;
 	uint32_t next;
+	uint32_t pred[8];
 	uint64_t prev[16];
 	uint32_t n;
 	int32_t cur;
@@ -195,10 +196,11 @@ _Static_assert(offsetof(struct hmb_go_level, pos) == 48, "buffer.Level.pos");
 _Static_assert(offsetof(struct hmb_go_level, tech) == 56, "buffer.Level.tech");
 _Static_assert(offsetof(struct hmb_go_level, time) == 64, "buffer.Level.time");
 _Static_assert(offsetof(struct hmb_go_level, next) == 72, "buffer.Level.next");
-_Static_assert(offsetof(struct hmb_go_level, prev) == 80, "buffer.Level.prev");
-_Static_assert(offsetof(struct hmb_go_level, n) == 208, "buffer.Level.n");
-_Static_assert(offsetof(struct hmb_go_level, cur) == 212, "buffer.Level.cur");
-_Static_assert(offsetof(struct hmb_go_level, mark) == 216, "buffer.Level.mark");
+_Static_assert(offsetof(struct hmb_go_level, pred) == 76, "buffer.Level.pred");
+_Static_assert(offsetof(struct hmb_go_level, prev) == 112, "buffer.Level.prev");
+_Static_assert(offsetof(struct hmb_go_level, n) == 240, "buffer.Level.n");
+_Static_assert(offsetof(struct hmb_go_level, cur) == 244, "buffer.Level.cur");
+_Static_assert(offsetof(struct hmb_go_level, mark) == 248, "buffer.Level.mark");
 
 /* encode.Class: the event classes */
 enum {
@@ -239,17 +241,23 @@ enum {
 
 /* encode: every technique, and the records' largest sizes */
 enum {
-	HMB_TECH_ALL = 0xf,
+	HMB_TECH_ALL = 0x1f,
 	HMB_MAX_ENTER_LEAVE = 0x16,
 	HMB_MAX_MESSAGE = 0x39,
 	HMB_MAX_COLLECTIVE = 0x43,
 };
 
-/* the tokens of encode/record.go */
+/* the tokens of encode/record.go and encode/predict.go */
 enum {
-	HMB_TOK_LEAVE_INLINE = 0x0,
-	HMB_TOK_ENTER_INLINE = 0x40,
-	HMB_TOK_ENTER_NOW_INLINE = 0x80,
+	HMB_TOK_PRED_LEAVE = 0x0,
+	HMB_TOK_PRED_LEAVE12 = 0x80,
+	HMB_TOK_PRED_LEAVE_LONG = 0xb4,
+	HMB_TOK_PRED_ENTER = 0x90,
+	HMB_TOK_PRED_ENTER_SLOT = 0xa0,
+	HMB_TOK_PRED_ENTER_SLOT_LONG = 0xb0,
+	HMB_TOK_PRED_ENTER_SLOT_NOW = 0xb8,
+	HMB_TOK_PRED_ENTER_REGION = 0xb5,
+	HMB_TOK_PRED_ENTER_NOW = 0xb6,
 	HMB_TOK_SEQ_INLINE = 0xc0,
 	HMB_TOK_SEND = 0xe6,
 	HMB_TOK_RECV = 0xe7,

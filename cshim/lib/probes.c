@@ -277,48 +277,6 @@ HMB_NOINST void hmb_collective_complete(uint32_t region, int root, uint64_t sent
 }
 
 /*
- * Task records take the slow path: on a thread whose events are direct (or
- * that has yet to become so) they go to Go at once, in order with the
- * thread's other records; under the staging settings they are staged, and
- * a suspension is replayed at once with what came before it. So a task
- * suspended on one thread has its regions saved before another resumes it.
- */
-HMB_NOINST static void hmb_task_event(unsigned kind, uint64_t task)
-{
-	hmb_record rec[HMB_MPI_RECORDS];
-	hmb_mpi_record(rec, kind, 0, 0, 0, 0, task, 0, 0);
-	hmb_slow_n(rec, HMB_MPI_RECORDS);
-	if (kind == HMB_ENC_TASK_SUSPEND) {
-		hmb_flush_staged();
-	}
-}
-
-/* Task ids: one counter for the process, so that ids tie records across threads. */
-static _Atomic uint64_t hmb_tasks;
-
-HMB_NOINST uint64_t hmb_task_create(void)
-{
-	uint64_t id = atomic_fetch_add_explicit(&hmb_tasks, 1, memory_order_relaxed) + 1;
-	hmb_task_event(HMB_ENC_TASK_CREATE, id);
-	return id;
-}
-
-HMB_NOINST void hmb_task_switch(uint64_t task)
-{
-	hmb_task_event(HMB_ENC_TASK_SWITCH, task);
-}
-
-HMB_NOINST void hmb_task_complete(uint64_t task)
-{
-	hmb_task_event(HMB_ENC_TASK_COMPLETE, task);
-}
-
-HMB_NOINST void hmb_task_suspend(uint64_t task)
-{
-	hmb_task_event(HMB_ENC_TASK_SUSPEND, task);
-}
-
-/*
  * An RMA event takes the direct path as an MPI record does (direct_mpi.h's
  * hmb_direct_rma). Where it cannot, it is replayed in Go at once on a
  * thread whose probes are direct, which keeps it in order with them, and

@@ -1,0 +1,57 @@
+/*
+ * encoding.c - the direct path's encoder alone: reads a level stream's
+ * records from stdin and prints the bytes hmb_put_enter and hmb_put_leave
+ * write for each, one line of hex per record, for TestDirectEncoding to
+ * compare with encode.Encoder's. Built with lib/direct.c and nothing else.
+ *
+ * Input: "B <time> <open region>" starts a bin (encode.Encoder.StartBin's
+ * state, without the BIN record's bytes), then "E <time> <seq> <region>"
+ * and "L <time> <seq>".
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "direct.h"
+
+int main(void)
+{
+	static uint8_t bin[64];
+	struct hmb_go_level lv;
+	memset(&lv, 0, sizeof lv);
+	char kind;
+	while (scanf(" %c", &kind) == 1) {
+		uint64_t t;
+		uint32_t seq = 0, region = 0;
+		int n = 0;
+		switch (kind) {
+		case 'B':
+			if (scanf("%" SCNu64 " %" SCNu32, &t, &region) != 2) {
+				return 2;
+			}
+			memset(&lv, 0, sizeof lv);
+			lv.time = t;
+			lv.pred[0] = region;
+			continue;
+		case 'E':
+			if (scanf("%" SCNu64 " %" SCNu32 " %" SCNu32, &t, &seq, &region) != 3) {
+				return 2;
+			}
+			n = hmb_put_enter(&lv, bin, t, seq, region);
+			break;
+		case 'L':
+			if (scanf("%" SCNu64 " %" SCNu32, &t, &seq) != 2) {
+				return 2;
+			}
+			n = hmb_put_leave(&lv, bin, t, seq);
+			break;
+		default:
+			return 2;
+		}
+		for (int i = 0; i < n; i++) {
+			printf("%02x", bin[i]);
+		}
+		printf("\n");
+	}
+	return 0;
+}

@@ -1,0 +1,167 @@
+package encode
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"reflect"
+	"testing"
+)
+
+// randomLoopStream makes the records of one level stream of a loop: enters
+// of a few regions in turn (so that the prediction hits every slot and
+// misses), each followed by its leave, with deltas of every size the
+// predicted forms tell apart, records at the previous record's time, and
+// sequence numbers that break the default now and then.
+func randomLoopStream(rng *rand.Rand, n int) []Record {
+	var out []Record
+	t := rng.Uint64N(1 << 40)
+	var seq uint32
+	regions := rng.IntN(12) + 1
+	step := func() {
+		switch rng.IntN(8) {
+		case 0:
+			seq++ // same time
+		case 1:
+			t += 1 << (9 + rng.IntN(20)) // beyond the two-byte forms
+			seq = 0
+		case 2:
+			t += uint64(rng.IntN(1 << 12))
+			seq = 0
+		default:
+			t += uint64(rng.IntN(1 << (4 + rng.IntN(5))))
+			seq = 0
+		}
+		if rng.IntN(30) == 0 {
+			seq += 1 + uint32(rng.IntN(40))
+		}
+	}
+	for len(out) < n {
+		region := uint32(1 + rng.IntN(regions))
+		if rng.IntN(40) == 0 {
+			region = rng.Uint32() // a region id of any size, 0 included now and then
+			if rng.IntN(4) == 0 {
+				region = 0
+			}
+		}
+		step()
+		out = append(out, Record{Kind: KindEnter, Time: t, Seq: seq, Region: region})
+		step()
+		out = append(out, Record{Kind: KindLeave, Time: t, Seq: seq})
+	}
+	return out
+}
+
+func TestPredictRoundTrip(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, tech := range allTechniqueSets() {
+		for trial := 0; trial < 10; trial++ {
+			recs := randomLoopStream(rng, 2+rng.IntN(400))
+			open := uint32(rng.IntN(4))
+			b := encodeBin(t, tech, open, recs)
+			_, got := decodeBin(t, tech, b)
+			if !reflect.DeepEqual(normalize(got), normalize(recs)) {
+				t.Fatalf("techniques %s: records differ\n got %+v\nwant %+v", tech, got, recs)
+			}
+		}
+	}
+}
+
+// Every form of the predicted table, with the bytes it must take.
+func TestPredictForms(t *testing.T) {
+	const t0 = 1000
+	cases := []struct {
+		name  string
+		tech  Techniques
+		open  uint32
+		recs  []Record // after the bin's start at t0
+		bytes []byte   // of the last record
+	}{
+		{"short leave", All, 3, []Record{{Kind: KindLeave, Time: t0 + 127}}, []byte{0x7F}},
+		{"12-bit leave", All, 3, []Record{{Kind: KindLeave, Time: t0 + 0x123}}, []byte{0x81, 0x23}},
+		{"long leave", All, 3, []Record{{Kind: KindLeave, Time: t0 + 4096}}, []byte{0xB4, 0x80, 0x20}},
+		{"leave at the same time", All, 3, []Record{{Kind: KindLeave, Time: t0}}, []byte{0x00}},
+		{"enter of the open region", All, 3, []Record{{Kind: KindLeave, Time: t0 + 1}, {Kind: KindEnter, Time: t0 + 17, Region: 3}},
+			[]byte{0xA0, 16}},
+		{"short enter of slot 0", All, 3, []Record{{Kind: KindLeave, Time: t0 + 1}, {Kind: KindEnter, Time: t0 + 16, Region: 3}, {Kind: KindLeave, Time: t0 + 20}, {Kind: KindEnter, Time: t0 + 35, Region: 3}},
+			[]byte{0x9F}},
+		{"enter of slot 1, 9-bit delta", All, 3, []Record{{Kind: KindLeave, Time: t0 + 1}, {Kind: KindEnter, Time: t0 + 2, Region: 9}, {Kind: KindLeave, Time: t0 + 3}, {Kind: KindEnter, Time: t0 + 3 + 0x1FF, Region: 3}},
+			[]byte{0xA3, 0xFF}},
+		{"long enter of slot 1", All, 3, []Record{{Kind: KindLeave, Time: t0 + 1}, {Kind: KindEnter, Time: t0 + 2, Region: 9}, {Kind: KindLeave, Time: t0 + 3}, {Kind: KindEnter, Time: t0 + 3 + 512, Region: 3}},
+			[]byte{0xB1, 0x80, 0x04}},
+		{"enter of slot 1 at the same time", All, 3, []Record{{Kind: KindLeave, Time: t0 + 1}, {Kind: KindEnter, Time: t0 + 2, Region: 9}, {Kind: KindLeave, Time: t0 + 3}, {Kind: KindEnter, Time: t0 + 3, Seq: 1, Region: 3}},
+			[]byte{0xB9}},
+		{"same time without split timing", All &^ SplitTiming, 3, []Record{{Kind: KindLeave, Time: t0 + 1}, {Kind: KindEnter, Time: t0 + 2, Region: 9}, {Kind: KindLeave, Time: t0 + 3}, {Kind: KindEnter, Time: t0 + 3, Seq: 1, Region: 3}},
+			[]byte{0xA2, 0x00}},
+		{"region not predicted", All, 3, []Record{{Kind: KindEnter, Time: t0 + 5, Region: 200}}, []byte{0xB5, 0xC8, 0x01, 5}},
+		{"region not predicted, same time", All, 3, []Record{{Kind: KindEnter, Time: t0, Region: 7}}, []byte{0xB6, 7}},
+		{"region 0 is never predicted", All, 0, []Record{{Kind: KindEnter, Time: t0 + 1, Region: 0}}, []byte{0xB5, 0, 1}},
+		{"slot 4 has no long form", All, 1, []Record{
+			{Kind: KindEnter, Time: t0 + 1, Region: 2}, {Kind: KindEnter, Time: t0 + 2, Region: 3}, {Kind: KindEnter, Time: t0 + 3, Region: 4},
+			{Kind: KindEnter, Time: t0 + 4, Region: 5}, {Kind: KindEnter, Time: t0 + 1000, Region: 1}},
+			[]byte{0xB5, 1, 0xE4, 0x07}},
+		{"the ninth region pushes the first out", All, 1, []Record{
+			{Kind: KindEnter, Time: t0 + 1, Region: 2}, {Kind: KindEnter, Time: t0 + 2, Region: 3}, {Kind: KindEnter, Time: t0 + 3, Region: 4},
+			{Kind: KindEnter, Time: t0 + 4, Region: 5}, {Kind: KindEnter, Time: t0 + 5, Region: 6}, {Kind: KindEnter, Time: t0 + 6, Region: 7},
+			{Kind: KindEnter, Time: t0 + 7, Region: 8}, {Kind: KindEnter, Time: t0 + 8, Region: 9}, {Kind: KindEnter, Time: t0 + 9, Region: 1}},
+			[]byte{0xB5, 1, 1}},
+		{"slot 7", All, 1, []Record{
+			{Kind: KindEnter, Time: t0 + 1, Region: 2}, {Kind: KindEnter, Time: t0 + 2, Region: 3}, {Kind: KindEnter, Time: t0 + 3, Region: 4},
+			{Kind: KindEnter, Time: t0 + 4, Region: 5}, {Kind: KindEnter, Time: t0 + 5, Region: 6}, {Kind: KindEnter, Time: t0 + 6, Region: 7},
+			{Kind: KindEnter, Time: t0 + 7, Region: 8}, {Kind: KindEnter, Time: t0 + 8, Region: 1}},
+			[]byte{0xAE, 1}},
+		{"seq prefix", All, 3, []Record{{Kind: KindLeave, Time: t0 + 3, Seq: 2}}, []byte{0xC2, 0x03}},
+		{"without predict: the first table", All &^ Predict, 3, []Record{{Kind: KindEnter, Time: t0 + 200, Region: 3}}, []byte{0x43, 0xC8, 0x01}},
+	}
+	for _, c := range cases {
+		e := NewEncoder(c.tech)
+		b := make([]byte, 64)
+		e.StartBin(b, t0, c.open)
+		var last []byte
+		for _, r := range c.recs {
+			n := e.Put(b, r)
+			last = append(last[:0], b[:n]...)
+		}
+		if !bytes.Equal(last, c.bytes) {
+			t.Errorf("%s: % x, want % x", c.name, last, c.bytes)
+		}
+		_, got := decodeBin(t, c.tech, encodeBin(t, c.tech, c.open, append([]Record{{Kind: KindLeave, Time: t0}}, c.recs...)))
+		if want := append([]Record{{Kind: KindLeave, Time: t0}}, c.recs...); !reflect.DeepEqual(normalize(got), normalize(want)) {
+			t.Errorf("%s: decoded %+v, want %+v", c.name, got, want)
+		}
+	}
+}
+
+// The fast paths of Enter and Leave write what the general path writes.
+func TestPredictFastPathMatchesSlow(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	recs := randomLoopStream(rng, 20000)
+	fast, slow := NewEncoder(All), NewEncoder(All)
+	bf, bs := make([]byte, 64), make([]byte, 64)
+	fast.StartBin(bf, recs[0].Time, 1)
+	slow.StartBin(bs, recs[0].Time, 1)
+	for i, r := range recs {
+		var nf, ns int
+		if r.Kind == KindEnter {
+			nf, ns = fast.Enter(bf, r.Time, r.Seq, r.Region), slow.enterSlow(bs, r.Time, r.Seq, r.Region)
+		} else {
+			nf, ns = fast.Leave(bf, r.Time, r.Seq), slow.leaveSlow(bs, r.Time, r.Seq)
+		}
+		if !bytes.Equal(bf[:nf], bs[:ns]) || fast != slow {
+			t.Fatalf("record %d %+v: fast % x, slow % x", i, r, bf[:nf], bs[:ns])
+		}
+	}
+}
+
+func TestOff(t *testing.T) {
+	for _, c := range []struct{ set, off Techniques }{
+		{All, 0},
+		{All &^ Predict, 0}, // a file of the first table
+		{All &^ Delta, Delta},
+		{All &^ Delta &^ Predict, Delta | Predict},
+		{0, All},
+	} {
+		if got := c.set.Off(); got != c.off {
+			t.Errorf("(%v).Off() = %v, want %v", c.set, got, c.off)
+		}
+	}
+}
