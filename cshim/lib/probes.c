@@ -29,19 +29,68 @@ HMB_NOINST static inline void hmb_declined(int rc, uint64_t t, uint64_t word, ui
 	}
 }
 
-/* hmb_region_event records an enter (leave 0) or leave of region, word being its staged form. */
-HMB_NOINST static inline void hmb_region_event(uint32_t region, uint64_t word, int leave)
+/*
+ * hmb_region_enter and hmb_region_leave finish a direct enter or leave of
+ * region (entry p) on location L that hmb_direct_region let go on; a probe
+ * the direct path declines is staged or replayed at once.
+ */
+HMB_NOINST __attribute__((noinline)) static void hmb_region_enter(struct hmb_thread *th, struct hmb_go_location *L,
+								  struct hmb_go_prof *p, uint32_t region, uint64_t word)
+{
+	uint64_t t = 0;
+	int rc = hmb_direct_enter_on(th, L, p, region, &t);
+	if (__builtin_expect(rc != HMB_DIRECT_DONE, 0)) {
+		hmb_declined(rc, t, word, 0, 0, 1);
+	}
+}
+
+HMB_NOINST __attribute__((noinline)) static void hmb_region_leave(struct hmb_thread *th, struct hmb_go_location *L,
+								  struct hmb_go_prof *p, uint32_t region, uint64_t word)
+{
+	uint64_t t = 0;
+	int rc = hmb_direct_leave_on(th, L, p, region, &t);
+	if (__builtin_expect(rc != HMB_DIRECT_DONE, 0)) {
+		hmb_declined(rc, t, word, 0, 0, 1);
+	}
+}
+
+/* hmb_region_declined stages a probe the direct path declined before the clock, or replays it at once. */
+HMB_NOINST __attribute__((noinline, cold)) static void hmb_region_declined(int rc, uint64_t word)
+{
+	hmb_declined(rc, 0, word, 0, 0, 1);
+}
+
+/* hmb_region_staged stages a probe on a thread whose probes are not direct. */
+HMB_NOINST __attribute__((noinline)) static void hmb_region_staged(uint64_t word)
+{
+	hmb_stage(word);
+}
+
+/*
+ * hmb_region_event records an enter (leave 0) or leave of region, word
+ * being its staged form. It is inlined into each probe, where a throttled
+ * region's probe ends without a stack frame; every other path is a jump to
+ * a function of its own (a call in tail position), so that GCC needs none.
+ */
+HMB_NOINST __attribute__((always_inline)) static inline void hmb_region_event(uint32_t region, uint64_t word, int leave)
 {
 	struct hmb_thread *th = hmb_self;
 	if (__builtin_expect(th != NULL && th->loc != NULL, 1)) {
-		uint64_t t = 0;
-		int rc = leave ? hmb_direct_leave(th, region, &t) : hmb_direct_enter(th, region, &t);
-		if (__builtin_expect(rc != HMB_DIRECT_DONE, 0)) {
-			hmb_declined(rc, t, word, 0, 0, 1);
+		struct hmb_go_location *L;
+		struct hmb_go_prof *p;
+		int rc = hmb_direct_region(th, region, leave, &L, &p);
+		if (__builtin_expect(rc == HMB_DIRECT_GO, 1)) {
+			if (leave) {
+				hmb_region_leave(th, L, p, region, word);
+			} else {
+				hmb_region_enter(th, L, p, region, word);
+			}
+		} else if (rc != HMB_DIRECT_DONE) {
+			hmb_region_declined(rc, word);
 		}
 		return;
 	}
-	hmb_stage(word);
+	hmb_region_staged(word);
 }
 
 /*
