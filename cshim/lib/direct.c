@@ -224,43 +224,10 @@ int hmb_put_mpi(struct hmb_go_level *lv, uint8_t *b, uint64_t t, uint32_t seq, c
 	return n + hmb_put_uv(b + n, r->request);
 }
 
-/* encode.TokRma, which golayout.h does not carry: TestMPICallProbes reads
- * back what hmb_put_rma writes. */
-#define HMB_TOK_RMA 0xFA
-
-/* The fields each RMA kind stores, in this order (encode's rmaFields). */
-enum {
-	HMB_RMA_F_WIN = 1 << 0,
-	HMB_RMA_F_REMOTE = 1 << 1,
-	HMB_RMA_F_BYTES = 1 << 2,
-	HMB_RMA_F_RECEIVED = 1 << 3,
-	HMB_RMA_F_REQUEST = 1 << 4,
-	HMB_RMA_F_AUX = 1 << 5,
-	HMB_RMA_F_LEVEL = 1 << 6,
-	HMB_RMA_F_GROUP = 1 << 7,
-};
-static const uint8_t hmb_rma_fields[HMB_RMA_OP_COMPLETE_REMOTE - HMB_RMA_WIN_CREATE + 1] = {
-	[HMB_RMA_WIN_CREATE - HMB_RMA_WIN_CREATE] = HMB_RMA_F_WIN,
-	[HMB_RMA_WIN_DESTROY - HMB_RMA_WIN_CREATE] = HMB_RMA_F_WIN,
-	[HMB_RMA_COLLECTIVE_BEGIN - HMB_RMA_WIN_CREATE] = 0,
-	[HMB_RMA_COLLECTIVE_END - HMB_RMA_WIN_CREATE] = HMB_RMA_F_WIN | HMB_RMA_F_REMOTE | HMB_RMA_F_BYTES |
-							  HMB_RMA_F_RECEIVED | HMB_RMA_F_AUX | HMB_RMA_F_LEVEL,
-	[HMB_RMA_GROUP_SYNC - HMB_RMA_WIN_CREATE] = HMB_RMA_F_WIN | HMB_RMA_F_LEVEL | HMB_RMA_F_GROUP,
-	[HMB_RMA_REQUEST_LOCK - HMB_RMA_WIN_CREATE] = HMB_RMA_F_WIN | HMB_RMA_F_REMOTE | HMB_RMA_F_REQUEST | HMB_RMA_F_AUX,
-	[HMB_RMA_ACQUIRE_LOCK - HMB_RMA_WIN_CREATE] = HMB_RMA_F_WIN | HMB_RMA_F_REMOTE | HMB_RMA_F_REQUEST | HMB_RMA_F_AUX,
-	[HMB_RMA_TRY_LOCK - HMB_RMA_WIN_CREATE] = HMB_RMA_F_WIN | HMB_RMA_F_REMOTE | HMB_RMA_F_REQUEST | HMB_RMA_F_AUX,
-	[HMB_RMA_RELEASE_LOCK - HMB_RMA_WIN_CREATE] = HMB_RMA_F_WIN | HMB_RMA_F_REMOTE | HMB_RMA_F_REQUEST,
-	[HMB_RMA_SYNC - HMB_RMA_WIN_CREATE] = HMB_RMA_F_WIN | HMB_RMA_F_REMOTE | HMB_RMA_F_AUX,
-	[HMB_RMA_WAIT_CHANGE - HMB_RMA_WIN_CREATE] = HMB_RMA_F_WIN,
-	[HMB_RMA_PUT - HMB_RMA_WIN_CREATE] = HMB_RMA_F_WIN | HMB_RMA_F_REMOTE | HMB_RMA_F_BYTES | HMB_RMA_F_REQUEST,
-	[HMB_RMA_GET - HMB_RMA_WIN_CREATE] = HMB_RMA_F_WIN | HMB_RMA_F_REMOTE | HMB_RMA_F_BYTES | HMB_RMA_F_REQUEST,
-	[HMB_RMA_ATOMIC - HMB_RMA_WIN_CREATE] = HMB_RMA_F_WIN | HMB_RMA_F_REMOTE | HMB_RMA_F_BYTES | HMB_RMA_F_RECEIVED |
-						 HMB_RMA_F_REQUEST | HMB_RMA_F_AUX,
-	[HMB_RMA_OP_COMPLETE_BLOCKING - HMB_RMA_WIN_CREATE] = HMB_RMA_F_WIN | HMB_RMA_F_REQUEST,
-	[HMB_RMA_OP_COMPLETE_NON_BLOCKING - HMB_RMA_WIN_CREATE] = HMB_RMA_F_WIN | HMB_RMA_F_REQUEST,
-	[HMB_RMA_OP_TEST - HMB_RMA_WIN_CREATE] = HMB_RMA_F_WIN | HMB_RMA_F_REQUEST,
-	[HMB_RMA_OP_COMPLETE_REMOTE - HMB_RMA_WIN_CREATE] = HMB_RMA_F_WIN | HMB_RMA_F_REQUEST,
-};
+/* The fields each RMA kind stores, in order (encode.RmaFields, through golayout.h). */
+static const uint8_t hmb_rma_fields[] = HMB_RMA_FIELDS_INIT;
+_Static_assert(HMB_RMA_FIELDS_FIRST == HMB_RMA_WIN_CREATE, "RMA kinds of hmbtrace.h and encode");
+_Static_assert(sizeof hmb_rma_fields == HMB_RMA_OP_COMPLETE_REMOTE - HMB_RMA_WIN_CREATE + 1, "RMA kinds of hmbtrace.h and encode");
 
 /*
  * hmb_put_rma is encode.Encoder.Rma with every technique on: the record's
@@ -274,7 +241,7 @@ int hmb_put_rma(struct hmb_go_level *lv, uint8_t *b, uint64_t t, uint32_t seq, c
 	b[n++] = HMB_TOK_RMA;
 	b[n++] = (uint8_t)r->kind;
 	n += hmb_put_uv(b + n, d);
-	unsigned m = hmb_rma_fields[r->kind - HMB_RMA_WIN_CREATE];
+	unsigned m = hmb_rma_fields[r->kind - HMB_RMA_FIELDS_FIRST];
 	if (m & HMB_RMA_F_WIN) {
 		n += hmb_put_uv(b + n, r->win);
 	}

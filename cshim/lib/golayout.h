@@ -274,6 +274,23 @@ enum {
 	HMB_TOK_COLL_REQUEST = 0xf7,
 	HMB_TOK_COLL_COMM = 0xf8,
 	HMB_TOK_COLL_COMPLETE = 0xf9,
+	HMB_TOK_RMA = 0xfa,
 };
+
+/* encode.RmaFieldNames: the fields of an RMA record, in the order they are stored */
+enum {
+	HMB_RMA_F_WIN = 0x1,
+	HMB_RMA_F_REMOTE = 0x2,
+	HMB_RMA_F_BYTES = 0x4,
+	HMB_RMA_F_RECEIVED = 0x8,
+	HMB_RMA_F_REQUEST = 0x10,
+	HMB_RMA_F_AUX = 0x20,
+	HMB_RMA_F_LEVEL = 0x40,
+	HMB_RMA_F_GROUP = 0x80,
+	HMB_RMA_FIELDS_FIRST = 0x14,
+};
+
+/* encode.RmaFields of each RMA kind from HMB_RMA_FIELDS_FIRST on */
+#define HMB_RMA_FIELDS_INIT {0x1, 0x1, 0x0, 0x6f, 0xc1, 0x33, 0x33, 0x33, 0x13, 0x23, 0x1, 0x17, 0x17, 0x3f, 0x11, 0x11, 0x11, 0x11}
 
 #endif
