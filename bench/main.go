@@ -43,9 +43,10 @@ var sections = []section{
 	{"longrun", "a long run in a fixed buffer", "hmbtrace", runLongRun},
 	{"application", "examples/heat wall time, ms", "instrumented (defaults)", runApplication},
 	{"report", "hmbtrace report on a large trace", "hmbtrace report", runReport},
+	{"tools", "the tools on 1 worker and on every core, higher is better", "export otf2", runTools},
 	{"mpi", "MPI ping-pong of small messages, 2 ranks", "plain", runMPI},
 	{"autoinst", "examples/cxx-mpi built by hmbtrace-instrument, 2 ranks", "plain mpicxx", runAutoinst},
-	{"openmp", "empty parallel regions and barriers, 2 threads, ns", "gcc plain", runOpenMP},
+	{"openmp", "empty parallel regions, barriers and tasks, 2 threads, ns", "gcc plain", runOpenMP},
 }
 
 func main() {
@@ -53,7 +54,7 @@ func main() {
 	quick := flag.Bool("quick", false, "small sizes and few rounds: under a minute")
 	tsv := flag.Bool("tsv", false, "print <section>\\t<subject>\\t<metric>\\t<value> lines instead of tables")
 	svg := flag.String("svg", "", "write one SVG chart per section into this directory")
-	only := flag.String("sections", "", "comma-separated sections to run (default all: probe,size,reduction,longrun,application,report,mpi,autoinst,openmp)")
+	only := flag.String("sections", "", "comma-separated sections to run (default all: probe,size,reduction,longrun,application,report,tools,mpi,autoinst,openmp)")
 	rounds := flag.Int("rounds", 0, "rounds of interleaved runs (default 5, 2 with -quick)")
 	flag.Parse()
 	o := &options{quick: *quick, rounds: *rounds}
@@ -79,7 +80,7 @@ func main() {
 	}
 	for s := range want {
 		if !known(s) {
-			fatal(fmt.Errorf("unknown section %q (want probe, size, reduction, longrun, application, report, mpi, autoinst, openmp)", s))
+			fatal(fmt.Errorf("unknown section %q (want probe, size, reduction, longrun, application, report, tools, mpi, autoinst, openmp)", s))
 		}
 	}
 	if !*tsv {

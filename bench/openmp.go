@@ -10,11 +10,30 @@ import (
 )
 
 // The openmp section: what the OpenMP adapter (libhmbtrace-omp) adds to an
-// empty parallel region and to a barrier, for 2 threads, with GCC's
-// libgomp (interposed) and clang's libomp (OMPT), each plain, traced, and
-// traced with HMB_ENABLE=0, interleaved over the rounds. A parallel
-// region's events: the region and, on each thread, its implicit task and
-// implicit barrier (10); a barrier's: its enter and leave on each thread.
+// empty parallel region, a barrier and an empty task, for 2 threads, with
+// GCC's libgomp (interposed) and clang's libomp (OMPT), each plain, traced,
+// and traced with HMB_ENABLE=0, interleaved over the rounds. Per construct
+// it prints the time, and for the traced runs the time added per event
+// (traced minus plain of the same round, over the construct's events) and
+// that as a multiple of a C probe's event (hmb_enter/hmb_leave), timed in
+// the same traced process.
+
+// ompEvents is the number of events each construct records with 2 threads,
+// as the traces of openmp_bench count them.
+var ompEvents = map[string]map[string]int{
+	// gcc: the region on the forking thread, and on each thread its
+	// implicit task and the implicit barrier at its end (made explicit); a
+	// task: its creation region with TASK_CREATE in it, the switch to it,
+	// its region, its completion and the switch back.
+	"gcc": {"parallel region": 10, "barrier": 4, "task": 8},
+	// clang: the same, but a worker's implicit barrier at the end, which
+	// libomp does not report; a task's creation is a record without a region.
+	"clang": {"parallel region": 8, "barrier": 4, "task": 6},
+}
+
+// ompConstructs are the constructs openmp_bench times, in its output's order.
+var ompConstructs = []string{"parallel region", "barrier", "task"}
+
 func runOpenMP(o *options, r *report) error {
 	if _, err := exec.LookPath("make"); err != nil {
 		r.skip("OpenMP", "no make (Debian package make)")
@@ -31,8 +50,9 @@ func runOpenMP(o *options, r *report) error {
 		n = 5_000
 	}
 	type subject struct {
-		name, path string
-		env        []string
+		name, cc, path string
+		env            []string
+		traced         bool
 	}
 	var subjects []subject
 	for _, cc := range []string{"gcc", "clang"} {
@@ -41,40 +61,107 @@ func runOpenMP(o *options, r *report) error {
 			continue
 		}
 		subjects = append(subjects,
-			subject{cc + " plain", bin + "_" + cc + "_plain", nil},
-			subject{cc + " libhmbtrace-omp", bin + "_" + cc, []string{"HMB_OUTPUT=" + filepath.Join(o.work, "openmp")}},
-			subject{cc + " libhmbtrace-omp, HMB_ENABLE=0", bin + "_" + cc, []string{"HMB_ENABLE=0"}})
+			subject{cc + " plain", cc, bin + "_" + cc + "_plain", nil, false},
+			subject{cc + " libhmbtrace-omp", cc, bin + "_" + cc, []string{"HMB_OUTPUT=" + filepath.Join(o.work, "openmp")}, true},
+			subject{cc + " libhmbtrace-omp, HMB_ENABLE=0", cc, bin + "_" + cc, []string{"HMB_ENABLE=0"}, false})
 	}
+	// Per compiler and construct, each round's added ns per event and its
+	// multiple of the C probe's: printed as notes, since either may come
+	// out negative on a loaded machine, where a table row wants a ratio.
+	added := map[string]map[string][]float64{}
+	times := map[string]map[string][]float64{}
+	probes := map[string][]float64{}
 	for round := 0; round < o.rounds; round++ {
+		plain := map[string]ompResult{}
 		for _, s := range subjects {
-			par, bar, err := ompBench(s.path, n, s.env)
+			res, err := ompBench(s.path, n, s.env)
 			if err != nil {
 				return err
 			}
-			r.add(s.name, "ns/parallel region", par)
-			r.add(s.name, "ns/barrier", bar)
+			for _, c := range ompConstructs {
+				r.add(s.name, "ns/"+c, res.ns[c])
+			}
+			if !s.traced {
+				if !strings.Contains(s.name, "HMB_ENABLE") {
+					plain[s.cc] = res
+				}
+				continue
+			}
+			base, ok := plain[s.cc]
+			if !ok {
+				continue
+			}
+			if added[s.cc] == nil {
+				added[s.cc], times[s.cc] = map[string][]float64{}, map[string][]float64{}
+			}
+			probes[s.cc] = append(probes[s.cc], res.probe)
+			for _, c := range ompConstructs {
+				a := (res.ns[c] - base.ns[c]) / float64(ompEvents[s.cc][c])
+				added[s.cc][c] = append(added[s.cc][c], a)
+				times[s.cc][c] = append(times[s.cc][c], a/res.probe)
+			}
 		}
 	}
-	r.note("2 threads, %d empty parallel regions and %d barriers per run, the best of 5 rounds in each; with gcc a traced parallel region also ends in an explicit barrier (the implicit one, made visible)", n, n)
+	r.note("2 threads, %d empty parallel regions, barriers and tasks per run, the best of 5 rounds in each; "+
+		"with gcc a traced parallel region also ends in an explicit barrier (the implicit one, made visible)", n)
+	for _, cc := range []string{"gcc", "clang"} {
+		if len(probes[cc]) == 0 {
+			continue
+		}
+		var parts []string
+		for _, c := range ompConstructs {
+			parts = append(parts, fmt.Sprintf("%s %+.1f ns/event (%d events) = %.2fx", c, median(added[cc][c]),
+				ompEvents[cc][c], median(times[cc][c])))
+		}
+		r.note("%s, added per event (traced - plain of the same round, medians over the rounds), and that over the "+
+			"C probe's %.1f ns/event (hmb_enter/hmb_leave in the same traced process): %s",
+			cc, median(probes[cc]), strings.Join(parts, ", "))
+	}
 	return nil
 }
 
-// ompBench runs the OpenMP benchmark with 2 threads and returns its ns per
-// parallel region and per barrier.
-func ompBench(path string, n int, env []string) (par, bar float64, err error) {
+// ompResult is one run of openmp_bench: ns per construct, and the C
+// probe's ns per event (-1 in a plain build).
+type ompResult struct {
+	ns    map[string]float64
+	probe float64
+}
+
+// ompBench runs the OpenMP benchmark with 2 threads.
+func ompBench(path string, n int, env []string) (ompResult, error) {
 	cmd := exec.Command(path, strconv.Itoa(n))
 	cmd.Env = append(os.Environ(), append([]string{"OMP_NUM_THREADS=2"}, env...)...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		return 0, 0, fmt.Errorf("%s: %v\n%s", path, err, out)
+		return ompResult{}, fmt.Errorf("%s: %v\n%s", path, err, out)
 	}
-	// "parallel region 588 ns, barrier 265 ns (best of 5 rounds of 20000)"
-	f := strings.Fields(string(out))
-	if len(f) < 6 || f[0] != "parallel" || f[3] != "ns," || f[4] != "barrier" {
-		return 0, 0, fmt.Errorf("%s: no result in %q", path, out)
+	return parseOMPBench(string(out))
+}
+
+// parseOMPBench reads openmp_bench's line: "parallel region 588 ns,
+// barrier 265 ns, task 120 ns, probe 11.2 ns/event (best of 5 rounds of 20000)".
+func parseOMPBench(out string) (ompResult, error) {
+	res := ompResult{ns: map[string]float64{}}
+	line, _, _ := strings.Cut(strings.TrimSpace(out), " (")
+	fields := strings.Split(line, ", ")
+	if len(fields) != len(ompConstructs)+1 {
+		return res, fmt.Errorf("openmp_bench: no result in %q", out)
 	}
-	if par, err = strconv.ParseFloat(f[2], 64); err == nil {
-		bar, err = strconv.ParseFloat(f[5], 64)
+	for i, c := range ompConstructs {
+		v, ok := strings.CutPrefix(fields[i], c+" ")
+		v, ok2 := strings.CutSuffix(v, " ns")
+		x, err := strconv.ParseFloat(v, 64)
+		if !ok || !ok2 || err != nil {
+			return res, fmt.Errorf("openmp_bench: %q: want %q <ns> ns", fields[i], c)
+		}
+		res.ns[c] = x
 	}
-	return par, bar, err
+	v, ok := strings.CutPrefix(fields[len(ompConstructs)], "probe ")
+	v, ok2 := strings.CutSuffix(v, " ns/event")
+	x, err := strconv.ParseFloat(v, 64)
+	if !ok || !ok2 || err != nil {
+		return res, fmt.Errorf("openmp_bench: %q: want probe <ns> ns/event", fields[len(ompConstructs)])
+	}
+	res.probe = x
+	return res, nil
 }

@@ -1,54 +1,176 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
-	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/hmbtrace/hmbtrace/measure"
-	htmlreport "github.com/hmbtrace/hmbtrace/report"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
-// runReport times `hmbtrace report` on a trace of 10⁷ events (10⁶ with
-// -quick) and measures the page it writes.
+// runReport times `hmbtrace report` as a child process on traces of 10⁷
+// and 10⁸ events (10⁶ with -quick), on every core and on one, and takes
+// the child's peak resident memory from the kernel: the report's memory
+// is bounded by its budgets, not by the events, and its locations are
+// read in parallel.
 func runReport(o *options, r *report) error {
-	events := 10_000_000
+	sizes := []int{10_000_000, 100_000_000}
 	if o.quick {
-		events = 1_000_000
+		sizes = []int{1_000_000}
 	}
-	path, err := bigTrace(o, events)
-	if err != nil {
-		return err
+	bin := filepath.Join(o.work, "hmbtrace-report")
+	cmd := exec.Command("go", "build", "-o", bin, "./cmd/hmbtrace")
+	cmd.Dir = o.root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("go build ./cmd/hmbtrace: %v\n%s", err, out)
 	}
-	f, err := tracefile.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	for round := 0; round < min(o.rounds, 2); round++ {
-		var cw countingWriter
-		start := time.Now()
-		if err := htmlreport.Write(&cw, []*tracefile.File{f}, htmlreport.Options{}); err != nil {
+	cores := runtime.NumCPU()
+	for _, size := range sizes {
+		dir := filepath.Join(o.work, fmt.Sprintf("report-%d", size))
+		path, err := bigTrace(dir, size)
+		if err != nil {
 			return err
 		}
-		r.add("hmbtrace report", fmt.Sprintf("seconds for %.0e events", float64(events)), time.Since(start).Seconds())
-		r.add("hmbtrace report", "MB of HTML", float64(cw.n)/1e6)
+		events, err := keptEvents(path)
+		if err != nil {
+			return err
+		}
+		label := fmt.Sprintf("%.0e events", float64(size))
+		rounds := min(o.rounds, 2)
+		if size >= 100_000_000 {
+			rounds = 1 // a minute of CPU per run
+		}
+		for round := 0; round < rounds; round++ {
+			for _, procs := range []int{cores, 1} {
+				if procs == 1 && cores == 1 && round == 0 {
+					r.note("one CPU: no speedup to measure")
+				}
+				if procs == 1 && cores == 1 {
+					continue
+				}
+				subject := "hmbtrace report"
+				if procs == 1 && cores > 1 {
+					subject = "hmbtrace report, 1 core"
+				}
+				run, err := reportChild(bin, path, filepath.Join(dir, "report.html"), procs)
+				if err != nil {
+					return err
+				}
+				r.add(subject, "seconds for "+label, run.wall.Seconds())
+				r.add(subject, "CPU seconds for "+label, run.cpu.Seconds())
+				r.add(subject, "M events/s, "+label, float64(events)/run.wall.Seconds()/1e6)
+				r.add(subject, "M events/s per core used, "+label, float64(events)/run.cpu.Seconds()/1e6)
+				r.add(subject, "MB max RSS, "+label, float64(run.maxRSS)/1e6)
+				r.add(subject, "MB of HTML, "+label, float64(run.html)/1e6)
+			}
+		}
+		// The traces take 2 bytes per event on disk.
+		if err := os.RemoveAll(dir); err != nil {
+			return err
+		}
 	}
-	r.note("the trace: 4 locations, a solver loop over 4 calling depths with messages, recorded with EnterAt")
+	r.note("the trace: 4 locations, a solver loop over 4 calling depths with messages, recorded with EnterAt; %d CPUs", cores)
+	r.note("each run is a child process (GOMAXPROCS %d, and 1): wall seconds, CPU seconds (user+sys, from wait4), max RSS (the child's VmHWM, read from /proc every 2 ms); the 1-core row's ratio is the inverse speedup", cores)
 	return nil
 }
 
-type countingWriter struct{ n int64 }
+// reportRun is what one run of hmbtrace report took.
+type reportRun struct {
+	wall, cpu time.Duration
+	maxRSS    int64 // bytes
+	html      int64 // bytes
+}
 
-func (c *countingWriter) Write(p []byte) (int, error) { c.n += int64(len(p)); return len(p), nil }
+// reportChild runs `hmbtrace report` on trace with procs workers.
+//
+// The child's peak memory is its VmHWM, read from /proc every few
+// milliseconds while it runs: ru_maxrss from wait4 would not do, as Go
+// starts a child with vfork, and Linux counts the parent's peak (this
+// process made the trace in a buffer of hundreds of MB) into the child's
+// ru_maxrss when it execs.
+func reportChild(bin, trace, out string, procs int) (reportRun, error) {
+	cmd := exec.Command(bin, "report", "-o", out, trace)
+	cmd.Env = append(os.Environ(), fmt.Sprintf("GOMAXPROCS=%d", procs))
+	var msg bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &msg, &msg
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return reportRun{}, err
+	}
+	status := fmt.Sprintf("/proc/%d/status", cmd.Process.Pid)
+	done, peak := make(chan struct{}), make(chan int64)
+	go func() {
+		var hwm int64
+		tick := time.NewTicker(2 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			if v, ok := vmHWM(status); ok {
+				hwm = max(hwm, v)
+			}
+			select {
+			case <-done:
+				peak <- hwm
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	err := cmd.Wait()
+	wall := time.Since(start)
+	close(done)
+	hwm := <-peak
+	if err != nil {
+		return reportRun{}, fmt.Errorf("hmbtrace report %s: %v\n%s", trace, err, msg.Bytes())
+	}
+	if hwm == 0 {
+		return reportRun{}, fmt.Errorf("hmbtrace report: no VmHWM in %s while it ran", status)
+	}
+	st, err := os.Stat(out)
+	if err != nil {
+		return reportRun{}, err
+	}
+	return reportRun{wall: wall, cpu: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), maxRSS: hwm, html: st.Size()}, nil
+}
 
-var _ io.Writer = (*countingWriter)(nil)
+// vmHWM reads the peak resident set size, in bytes, from a
+// /proc/<pid>/status file; false once the process has exited.
+func vmHWM(status string) (int64, bool) {
+	b, err := os.ReadFile(status)
+	if err != nil {
+		return 0, false
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
+			return kb * 1024, err == nil
+		}
+	}
+	return 0, false
+}
 
-// bigTrace records events enter/leave events of a solver-like call tree
-// over 4 locations into a buffer that keeps them all.
-func bigTrace(o *options, events int) (string, error) {
-	m, err := measure.Start(measure.Config{Output: o.work, Name: "report-bench", BufferSize: 512 << 20, Clock: "monotonic", NoThrottle: true})
+// keptEvents returns how many events the trace at path keeps.
+func keptEvents(path string) (uint64, error) {
+	f, err := tracefile.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	return f.Story().Kept, nil
+}
+
+// bigTrace records about events enter/leave events of a solver-like call
+// tree over 4 locations, into dir, in a buffer that keeps them all.
+func bigTrace(dir string, events int) (string, error) {
+	// About 2 bytes per event are kept: room for all of them.
+	size := events*3 + 16<<20
+	m, err := measure.Start(measure.Config{Output: dir, Name: "report-bench", BufferSize: size, Clock: "monotonic", NoThrottle: true})
 	if err != nil {
 		return "", err
 	}

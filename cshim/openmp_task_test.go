@@ -48,6 +48,21 @@ func TestOpenMPTasks(t *testing.T) {
 			}
 			file := filepath.Join(p.out, strings.TrimSuffix(filepath.Base(p.path), filepath.Ext(p.path))+".0.hmb")
 			tasks := checkTasks(t, file, taskfibTasks)
+			// Every task is tied: its four records (creation, switch,
+			// completion, switch back) take the direct path but where
+			// Go must make a level, a bin or a location first.
+			if c.source == "taskfib.c" {
+				if d := directTaskRecords(t, out); d < 4*taskfibTasks*9/10 {
+					t.Errorf("%d task records took the direct path, want at least 9/10 of %d", d, 4*taskfibTasks)
+				}
+				// Staged, the tied records are replayed in Go, and read the same.
+				staged := program{path: p.path, out: filepath.Join(t.TempDir(), "staged")}
+				out, _ := staged.run(t, append(env, "HMB_C_PROBE=staged"))
+				if d := directTaskRecords(t, out); d != 0 {
+					t.Errorf("HMB_C_PROBE=staged: %d task records took the direct path, want none", d)
+				}
+				checkTasks(t, filepath.Join(staged.out, filepath.Base(file)), taskfibTasks)
+			}
 			if tasks.elsewhere == 0 {
 				t.Errorf("no task ran on a thread other than its creator's")
 			}
@@ -80,6 +95,18 @@ func TestOpenMPTasks(t *testing.T) {
 			}
 		})
 	}
+}
+
+// directTaskRecords reads taskfib.c's count of the task records its
+// threads wrote on the direct path.
+func directTaskRecords(t *testing.T, out string) int {
+	t.Helper()
+	m := regexp.MustCompile(`direct task records ([0-9]+)`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("output %q: no direct task records", out)
+	}
+	n, _ := strconv.Atoi(m[1])
+	return n
 }
 
 // taskCounts is what checkTasks found.

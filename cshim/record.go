@@ -34,6 +34,11 @@ const (
 // MPIRecords is the number of records of a KindMPI probe.
 const MPIRecords = 4
 
+// TaskTied, in [1].Time of a task record's KindMPI probe, marks a tied
+// task's record (hmb_task_switch_tied, hmb_task_complete_tied): replayed
+// with measure's TiedTaskAt, without the bookkeeping of suspension.
+const TaskTied = 1
+
 const (
 	kindShift   = 60
 	payloadMask = 1<<kindShift - 1
@@ -199,6 +204,10 @@ func (t *Thread) replayMPI(recs []Record) bool {
 	case encode.KindIsendComplete, encode.KindIrecvRequest, encode.KindRequestCancelled, encode.KindCollRequest:
 		r.Peer, r.PeerRank = 0, false
 	case encode.KindTaskCreate, encode.KindTaskSwitch, encode.KindTaskComplete, encode.KindTaskSuspend:
+		if recs[1].Time&TaskTied != 0 || k == encode.KindTaskCreate {
+			t.loc.TiedTaskAt(k, r.Request, recs[0].Time)
+			return true
+		}
 		r = encode.Record{Kind: k, Task: r.Request}
 	case encode.KindSend, encode.KindRecv, encode.KindIsend, encode.KindIrecv:
 	default:

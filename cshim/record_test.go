@@ -482,3 +482,57 @@ func TestReplayTasks(t *testing.T) {
 		t.Errorf("events:\n%s\nwant\n%s", strings.Join(got, "\n"), want)
 	}
 }
+
+// TestReplayTiedTask replays the staged task records of a tied task
+// (TaskTied in [1].Time) and of one that may be suspended: the same
+// records, but only the second keeps where it started, so only its
+// suspension leaves the regions it entered.
+func TestReplayTiedTask(t *testing.T) {
+	rt := startRuntime(t)
+	task := uint64(rt.Region("task", "", 0))
+	th := rt.Thread(rt.NewThread(9, ""))
+	t0 := rt.Measurement().Now()
+	taskRec := func(at uint64, k encode.Kind, id uint64, tied bool) []Record {
+		r := MakeMPIRecord(at, encode.Record{Kind: k, Task: id})
+		if tied {
+			r[1].Time = TaskTied
+		}
+		return r[:]
+	}
+	var recs []Record
+	recs = append(recs, taskRec(t0, encode.KindTaskCreate, 1, true)...)
+	recs = append(recs, taskRec(t0+10, encode.KindTaskSwitch, 1, true)...)
+	recs = append(recs, MakeRecord(KindEnter, t0+20, task))
+	recs = append(recs, taskRec(t0+30, encode.KindTaskSuspend, 1, false)...) // not kept: nothing to leave
+	recs = append(recs, MakeRecord(KindLeave, t0+40, task))
+	recs = append(recs, taskRec(t0+50, encode.KindTaskComplete, 1, true)...)
+	recs = append(recs, taskRec(t0+60, encode.KindTaskSwitch, 2, false)...)
+	recs = append(recs, MakeRecord(KindEnter, t0+70, task))
+	recs = append(recs, taskRec(t0+80, encode.KindTaskSuspend, 2, false)...) // leaves "task"
+	recs = append(recs, taskRec(t0+90, encode.KindTaskSwitch, 0, true)...)
+	if bad := th.Replay(recs); bad != 0 {
+		t.Errorf("Replay: %d malformed, want 0", bad)
+	}
+	if err := rt.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	f := tracetest.Open(t, rt.Measurement().Path())
+	it := f.Events(f.Locations[0].ID)
+	var e tracefile.Event
+	for it.Next(&e) {
+		if e.Kind == encode.KindEnter || e.Kind == encode.KindLeave {
+			got = append(got, fmt.Sprintf("%v %s", e.Kind, f.RegionName(e.Region)))
+		} else {
+			got = append(got, fmt.Sprintf("%v %d", e.Kind, e.Task))
+		}
+	}
+	if it.Err() != nil {
+		t.Fatal(it.Err())
+	}
+	want := []string{"TASK_CREATE 1", "TASK_SWITCH 1", "ENTER task", "TASK_SUSPEND 1", "LEAVE task", "TASK_COMPLETE 1",
+		"TASK_SWITCH 2", "ENTER task", "LEAVE task", "TASK_SUSPEND 2", "TASK_SWITCH 0"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("events\n%q\nwant\n%q", got, want)
+	}
+}

@@ -64,6 +64,20 @@ var rmaFields = [...]uint8{
 	KindRmaOpCompleteRemote - firstRma:   rmaWin | rmaRequest,
 }
 
+// RmaFieldNames names the bits of an RMA kind's field mask, bit i for
+// name i: the C encoder (cshim's direct path) mirrors the record through
+// golayout.h, which measure's generator writes from these and RmaFields.
+var RmaFieldNames = [...]string{"WIN", "REMOTE", "BYTES", "RECEIVED", "REQUEST", "AUX", "LEVEL", "GROUP"}
+
+// RmaFields returns the mask of the fields an RMA record of kind k stores,
+// in RmaFieldNames' bits, and 0 for a kind that is not RMA.
+func RmaFields(k Kind) uint8 {
+	if !k.IsRma() {
+		return 0
+	}
+	return rmaFields[k-firstRma]
+}
+
 // MaxRmaSize bounds an RMA record: seq prefix, token, kind, time and the
 // largest field set (an atomic's: window, target, type, two byte counts,
 // matching id; a remote is a world rank, 32 bits). It fits the room

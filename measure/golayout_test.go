@@ -99,7 +99,26 @@ func goLayoutConsts() []cConst {
 		{name: "HMB_TOK_COLL_REQUEST", value: encode.TokCollRequest},
 		{name: "HMB_TOK_COLL_COMM", value: encode.TokCollComm},
 		{name: "HMB_TOK_COLL_COMPLETE", value: encode.TokCollComplete},
+		{name: "HMB_TOK_RMA", value: encode.TokRma},
 	}
+}
+
+// goLayoutRmaFields are the bits of encode's RMA field masks, and the
+// masks by kind as a C initializer (HMB_RMA_FIELDS_INIT, indexed by the
+// kind minus HMB_RMA_FIELDS_FIRST).
+func goLayoutRmaFields() ([]cConst, string) {
+	var cs []cConst
+	for i, n := range encode.RmaFieldNames {
+		cs = append(cs, cConst{name: "HMB_RMA_F_" + n, value: 1 << i})
+	}
+	cs[0].doc = "encode.RmaFieldNames: the fields of an RMA record, in the order they are stored"
+	first := encode.KindRmaWinCreate
+	cs = append(cs, cConst{name: "HMB_RMA_FIELDS_FIRST", value: uint64(first)})
+	var init []string
+	for k := first; k.IsRma(); k++ {
+		init = append(init, fmt.Sprintf("%#x", encode.RmaFields(k)))
+	}
+	return cs, "{" + strings.Join(init, ", ") + "}"
 }
 
 // goLayoutEnums are the enumerations C shares with Go, written out whole.
@@ -283,7 +302,8 @@ struct hmb_go_slice {
 		}
 		named[s.typ] = s.name
 	}
-	for _, group := range [][]cConst{goLayoutEnums(), goLayoutConsts()} {
+	rmaBits, rmaInit := goLayoutRmaFields()
+	for _, group := range [][]cConst{goLayoutEnums(), goLayoutConsts(), rmaBits} {
 		for i, c := range group {
 			if c.doc != "" {
 				if i > 0 {
@@ -295,6 +315,7 @@ struct hmb_go_slice {
 		}
 		b.WriteString("};\n")
 	}
+	fmt.Fprintf(&b, "\n/* encode.RmaFields of each RMA kind from HMB_RMA_FIELDS_FIRST on */\n#define HMB_RMA_FIELDS_INIT %s\n", rmaInit)
 	b.WriteString("\n#endif\n")
 	return b.Bytes(), nil
 }

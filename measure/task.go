@@ -73,6 +73,24 @@ func (l *Location) TaskSuspend(task uint64) {
 	}
 }
 
+// TiedTaskAt records task record k (KindTaskCreate, KindTaskSwitch or
+// KindTaskComplete) at time t for a tied task: one that is never
+// suspended (TaskSuspend), as OpenMP's tied tasks are not, so its switches
+// need none of the bookkeeping that resumes a suspended task's regions.
+// The C probes write such records in place on their direct path; this is
+// their replay, and the same record. Any other kind is a usage error.
+func (l *Location) TiedTaskAt(k encode.Kind, task uint64, t uint64) {
+	if l == nil || !ProbesCompiledIn {
+		return
+	}
+	switch k {
+	case encode.KindTaskCreate, encode.KindTaskSwitch, encode.KindTaskComplete:
+		l.taskRecord(k, task, t, false)
+	default:
+		l.usage.UnknownRegion++
+	}
+}
+
 // suspendedTasks holds the regions of the tasks suspended with regions
 // open, by task, outermost first, until a location resumes them.
 type suspendedTasks struct {

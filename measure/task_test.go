@@ -161,3 +161,51 @@ func TestTaskSuspend(t *testing.T) {
 		}
 	}
 }
+
+// A tied task's records (TiedTaskAt: the C direct path's replay) are the
+// same records at the same depths, and leave no bookkeeping behind: a
+// suspension finds nothing to leave, and a kind that is not a tied task's
+// is a usage error.
+func TestTiedTask(t *testing.T) {
+	m := startTest(t, Config{NoThrottle: true})
+	task := m.RegionParadigm("!$omp task @t.c:3", tracefile.ParadigmOpenMP)
+	barrier := m.RegionParadigm("!$omp barrier @t.c:9", tracefile.ParadigmOpenMP)
+	a := m.Location("thread 0")
+	a.Enter(barrier)
+	a.TiedTaskAt(encode.KindTaskCreate, 5, m.Now())
+	a.TiedTaskAt(encode.KindTaskSwitch, 5, m.Now())
+	a.Enter(task)
+	if len(a.taskBase) != 0 {
+		t.Errorf("a tied task's switch kept its base: %v", a.taskBase)
+	}
+	a.Leave(task)
+	a.TiedTaskAt(encode.KindTaskComplete, 5, m.Now())
+	a.TiedTaskAt(encode.KindTaskSwitch, 0, m.Now())
+	a.TiedTaskAt(encode.KindTaskSuspend, 5, m.Now())
+	a.Leave(barrier)
+	m.Close()
+	f := openTrace(t, m)
+	var got []string
+	it := f.Events(f.Locations[0].ID)
+	var e tracefile.Event
+	for it.Next(&e) {
+		s := fmt.Sprintf("%v %d", e.Kind, e.Depth)
+		if e.Kind == encode.KindEnter || e.Kind == encode.KindLeave {
+			s += " " + f.RegionName(e.Region)
+		} else {
+			s += fmt.Sprintf(" task=%d", e.Task)
+		}
+		got = append(got, s)
+	}
+	if err := it.Err(); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"ENTER 1 !$omp barrier @t.c:9", "TASK_CREATE 1 task=5", "TASK_SWITCH 1 task=5", "ENTER 2 !$omp task @t.c:3",
+		"LEAVE 2 !$omp task @t.c:3", "TASK_COMPLETE 1 task=5", "TASK_SWITCH 1 task=0", "LEAVE 1 !$omp barrier @t.c:9"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("events\n got %q\nwant %q", got, want)
+	}
+	if u := f.Locations[0].Usage; u.UnknownRegion != 1 || u.Total() != 1 {
+		t.Errorf("usage errors %+v, want the suspension of a tied task's record as the one unknown", u)
+	}
+}

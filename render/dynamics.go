@@ -131,10 +131,30 @@ func DynamicsText(w io.Writer, r *trend.Result, top int) error {
 		}
 		width := float64(s.Width)
 		format := func(v float64) string { return amount(v*width, s.Unit) }
+		n := len(s.Values)
+		if s.Width > 1 {
+			fs, n = inIterations(fs, s), int(s.Iterations)
+		}
 		fmt.Fprintf(bw, "  %q on %s, %s: %s (dynamic energy %.0f%% of the total)\n", s.Region, s.Location, s.Metric,
-			DescribeFeaturesWith(fs, len(s.Values), format), 100*r.Analyses[i].Energy.Variability())
+			DescribeFeaturesWith(fs, n, format), 100*r.Analyses[i].Energy.Variability())
 	}
 	return bw.Flush()
+}
+
+// inIterations places the features of a series whose values hold Width
+// iterations each (a merged phase series, or the report's segment groups)
+// in iterations, as the findings are: from the first iteration of the
+// first value to the last of the last.
+func inIterations(fs []dynamics.Feature, s *trend.Series) []dynamics.Feature {
+	out := make([]dynamics.Feature, len(fs))
+	for i, f := range fs {
+		from := uint64(f.From) * s.Width
+		to := min(uint64(f.To+1)*s.Width, s.Iterations)
+		f.From, f.To = int(from), int(max(to, from+1)-1)
+		f.Period *= int(s.Width)
+		out[i] = f
+	}
+	return out
 }
 
 // DynamicsTSVHeader is the first line DynamicsTSV writes.

@@ -10,20 +10,56 @@ import (
 	"github.com/hmbtrace/hmbtrace/analysis/comm"
 	"github.com/hmbtrace/hmbtrace/analysis/trend"
 	"github.com/hmbtrace/hmbtrace/analysis/variation"
+	"github.com/hmbtrace/hmbtrace/filter"
 	"github.com/hmbtrace/hmbtrace/internal/units"
 	"github.com/hmbtrace/hmbtrace/render"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
+// analysisPlans are the heat map's and the dynamics' cuts of the run into
+// segments, decided before the events are read.
+type analysisPlans struct {
+	variation *segmentPlan
+	// trend is nil when the files have phase series: the dynamics are
+	// made of those, and read no event.
+	trend *segmentPlan
+}
+
+func planAnalyses(files []*tracefile.File, opt Options) *analysisPlans {
+	dc := &dominanceCache{files: files, totals: variation.Totals(files), byKey: map[string]dominanceResult{}}
+	p := &analysisPlans{variation: planSegments(dc, opt.Variation.Region, opt.Variation.Sync)}
+	if !phased(files) {
+		// trend.Analyze cuts its segments without the extra patterns.
+		p.trend = planSegments(dc, opt.Dynamics.Region, filter.Patterns{})
+	}
+	return p
+}
+
+func (p *analysisPlans) segmentPlans() []*segmentPlan {
+	if p.trend == nil {
+		return []*segmentPlan{p.variation}
+	}
+	return []*segmentPlan{p.variation, p.trend}
+}
+
+// phased reports whether a location of files has a phase series, of which
+// trend.Analyze makes the dynamics.
+func phased(files []*tracefile.File) bool {
+	for _, f := range files {
+		for i := range f.Locations {
+			if f.Locations[i].Phase != nil {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // analyses renders the sections of the other packages' analyses: the
 // variation heat map, the dynamics findings and the communication views.
 // An analysis that these traces do not allow says why in its section.
-func analyses(r *run, opt Options) [][]byte {
-	var out [][]byte
-	for _, s := range []func(*run, Options) []byte{variationSection, dynamicsSection, commSection} {
-		out = append(out, s(r, opt))
-	}
-	return out
+func analyses(r *run, opt Options, plans *analysisPlans) [][]byte {
+	return [][]byte{variationSection(r, opt, plans), dynamicsSection(r, opt, plans), commSection(r, opt)}
 }
 
 // execTo writes the page template's part name with data to b. Its data
@@ -71,11 +107,18 @@ func text(b *bytes.Buffer, write func(*bytes.Buffer) error) error {
 	return nil
 }
 
-func variationSection(r *run, opt Options) []byte {
+func variationSection(r *run, _ Options, plans *analysisPlans) []byte {
 	b := section("variation", "Variation", "The run cut into segments at the invocations of one region, each coloured by its synchronization-oblivious segment time (Weber et al.): hot segments took longer than the others without waiting for anyone.")
-	v, err := variation.Analyze(r.files, opt.Variation)
-	if err != nil {
+	p := plans.variation
+	if p.err != nil {
+		return unavailable(b, "variation heat map", p.err)
+	}
+	v := p.v
+	if err := p.set.variation(v, r.files); err != nil {
 		return unavailable(b, "variation heat map", err)
+	}
+	if g := p.set.groupText(); g != "" {
+		execTo(b, "note", g)
 	}
 	if err := figure(b, "variation-heatmap", "hot/cold view", func(w *bytes.Buffer) error { return render.VariationSVG(w, v) }); err != nil {
 		return unavailable(b, "variation heat map", err)
@@ -87,9 +130,9 @@ func variationSection(r *run, opt Options) []byte {
 	return b.Bytes()
 }
 
-func dynamicsSection(r *run, opt Options) []byte {
+func dynamicsSection(r *run, opt Options, plans *analysisPlans) []byte {
 	b := section("dynamics", "Dynamics", "How the run changes over its iterations: peaks, dips, steps and trends per region, location and metric, worst degradations first (Oleynik, chapter 6).")
-	res, err := trend.Analyze(r.files, opt.Dynamics)
+	res, err := dynamicsOf(r, opt, plans.trend)
 	if err != nil {
 		return unavailable(b, "dynamics findings", err)
 	}
@@ -103,6 +146,24 @@ func dynamicsSection(r *run, opt Options) []byte {
 	}
 	b.WriteString("</section>\n")
 	return b.Bytes()
+}
+
+// dynamicsOf makes the dynamics of the phase series when p is nil, else of
+// p's segments.
+func dynamicsOf(r *run, opt Options, p *segmentPlan) (*trend.Result, error) {
+	if p == nil {
+		return trend.Analyze(r.files, opt.Dynamics)
+	}
+	if p.err != nil {
+		return nil, p.err
+	}
+	// The trend's own variation tells the notes of its segments.
+	v := *p.v
+	if err := p.set.found(&v, r.files); err != nil {
+		return nil, err
+	}
+	p.set.notes(&v, r.files)
+	return trendFromSegments(p.set, &v, opt.Dynamics)
 }
 
 func commSection(r *run, _ Options) []byte {

@@ -4,4 +4,10 @@
 // every location's calls whose level-of-detail encoding stays small and fast
 // for millions of events, the variation heat map, the dynamics findings, the
 // communication views and the counters. hmbtrace report writes it.
+//
+// It reads the trace once, the locations on GOMAXPROCS workers whose
+// results are merged in location order (the page does not depend on their
+// number), and keeps of each location its timeline tiles and at most a
+// bounded number of segment groups: its memory is bounded by those budgets
+// and the number of locations, not by the events.
 package report

@@ -57,8 +57,12 @@ type Options struct {
 // Write writes the report of files as one self-contained HTML page: the run's
 // facts, the profile, the timeline, the variation heat map, the dynamics
 // findings, the communication views and the counters. It reads every event
-// of every location a few times (timeline, variation, dynamics,
-// communication). An analysis that cannot be made of these traces (no
+// of every location once for the timeline, the heat map and the dynamics
+// together, on GOMAXPROCS workers (and again for the communication matrix
+// of files without an exact one, and for the choice of the time-dominant
+// region when a candidate's waiting must be measured); the memory it takes
+// is bounded by the timeline's budget and the segments' (segments.go),
+// not by the events. An analysis that cannot be made of these traces (no
 // iterations, no messages) says so in its section; an unreadable trace is an
 // error.
 func Write(w io.Writer, files []*tracefile.File, opt Options) error {
@@ -78,12 +82,13 @@ func Write(w io.Writer, files []*tracefile.File, opt Options) error {
 		opt.Now = time.Now()
 	}
 	r := newRun(files)
-	tl, err := buildTimeline(r, opt.MaxIntervals, opt.MaxCells)
+	plans := planAnalyses(files, opt)
+	tl, err := readAll(r, planTimeline(r, opt.MaxIntervals, opt.MaxCells), plans.segmentPlans())
 	if err != nil {
 		return err
 	}
 	prof := newProfile(r)
-	sections := analyses(r, opt)
+	sections := analyses(r, opt, plans)
 
 	bw := bufio.NewWriterSize(w, 1<<16)
 	p := &page{w: bw}

@@ -143,6 +143,15 @@ func (r *run) region(i int, id uint32) int {
 	return len(r.regions) - 1
 }
 
+// lookup returns the page's index of region id of file i when the file
+// defines it; it does not change r, so that workers may call it at once.
+func (r *run) lookup(i int, id uint32) (int, bool) {
+	if ids := r.regionIndex[i]; int(id) < len(ids) && ids[id] >= 0 {
+		return ids[id], true
+	}
+	return 0, false
+}
+
 func (r *run) grow(i int, id uint32, idx int) {
 	for int(id) >= len(r.regionIndex[i]) {
 		r.regionIndex[i] = append(r.regionIndex[i], -1)
@@ -207,10 +216,21 @@ func statsDepth(l *tracefile.Location) int {
 	return d
 }
 
-// buildTimeline reads every location's events once and encodes its calls.
-// The budget bounds rows, exact calls and tiles (see lod.go); the calls per
-// row that it plans for come from the statistics.
-func buildTimeline(r *run, maxIntervals, maxCells int) (*timeline, error) {
+// timelinePlan is the timeline's budget applied to the run's statistics:
+// the level-of-detail scheme, the depths drawn, and which locations are
+// drawn for sure not (they come after the budget's rows are used up).
+type timelinePlan struct {
+	lod           lod
+	limit         int // deepest depth drawn
+	maxRows       int
+	beyond        [][]bool // per file and location index: no row left for it
+	depthsOmitted string
+}
+
+// planTimeline plans the timeline from the statistics: the budget bounds
+// rows, exact calls and tiles (see lod.go); the calls per row that it plans
+// for come from the statistics.
+func planTimeline(r *run, maxIntervals, maxCells int) *timelinePlan {
 	maxRows := max(maxCells/minColumns, 1)
 	// Rows from the statistics, deepest levels left out first when there
 	// are more than the budget allows.
@@ -244,28 +264,73 @@ func buildTimeline(r *run, maxIntervals, maxCells int) (*timeline, error) {
 			}
 		}
 	}
-	l := newLOD(r.span, calls, maxIntervals, maxCells)
-	tl := &timeline{Span: l.span, Columns: l.columns, ExactMin: l.exactMin}
+	p := &timelinePlan{lod: newLOD(r.span, calls, maxIntervals, maxCells), limit: limit, maxRows: maxRows}
 	if limit < maxDepth(depths) {
-		tl.Omitted = append(tl.Omitted, fmt.Sprintf("calling depths below %d are not drawn: %d rows would exceed the timeline's budget of %d", limit, total, maxRows))
+		p.depthsOmitted = fmt.Sprintf("calling depths below %d are not drawn: %d rows would exceed the timeline's budget of %d", limit, total, maxRows)
+	}
+	// A location has at least as many rows as its statistics' depths
+	// (up to limit): once those of the locations before it fill the
+	// budget, it is not drawn, and its calls need not be encoded.
+	rows := 0
+	for _, f := range r.files {
+		beyond := make([]bool, len(f.Locations))
+		for _, k := range locationOrder(f) {
+			beyond[k] = rows >= maxRows
+			rows += min(max(statsDepth(&f.Locations[k]), 1), limit)
+		}
+		p.beyond = append(p.beyond, beyond)
+	}
+	return p
+}
+
+// assemble makes the timeline of the locations' encoded calls in drawing
+// order, as many as the budget's rows take; get returns location k of file
+// fi encoded, or ok false when it is to be encoded again one location after
+// the other (its events use a region id the file does not define).
+func (p *timelinePlan) assemble(r *run, get func(fi, k int) (lt *locationTimeline, ok bool)) (*timeline, bool, error) {
+	tl := &timeline{Span: p.lod.span, Columns: p.lod.columns, ExactMin: p.lod.exactMin}
+	if p.depthsOmitted != "" {
+		tl.Omitted = append(tl.Omitted, p.depthsOmitted)
 	}
 	skipped := 0
 	for i, f := range r.files {
 		for _, k := range locationOrder(f) {
-			loc := &f.Locations[k]
-			if len(tl.Rows) >= maxRows {
+			if len(tl.Rows) >= p.maxRows {
 				skipped++
 				continue
 			}
-			if err := tl.addLocation(r, &l, i, loc, limit, maxRows); err != nil {
-				return nil, err
+			lt, ok := get(i, k)
+			if !ok {
+				return nil, false, nil
 			}
+			if lt.err != nil {
+				return nil, true, lt.err
+			}
+			tl.appendLocation(lt, p.maxRows)
 		}
 	}
 	if skipped > 0 {
-		tl.Omitted = append(tl.Omitted, fmt.Sprintf("%d locations are not drawn: the timeline's budget is %d rows", skipped, maxRows))
+		tl.Omitted = append(tl.Omitted, fmt.Sprintf("%d locations are not drawn: the timeline's budget is %d rows", skipped, p.maxRows))
 	}
-	return tl, nil
+	return tl, true, nil
+}
+
+// sequential encodes the locations one after the other, as many as the
+// budget draws, and defines a placeholder region for every region id their
+// events use that their file does not define, in the order met.
+func (p *timelinePlan) sequential(r *run) (*timeline, error) {
+	tl, _, err := p.assemble(r, func(fi, k int) (*locationTimeline, bool) {
+		f := r.files[fi]
+		lt := p.newLocation(r, fi, &f.Locations[k], func(fi int, id uint32) (int, bool) { return r.region(fi, id), true })
+		var e tracefile.Event
+		it := f.Events(lt.loc.ID)
+		for it.Next(&e) {
+			lt.event(&e)
+		}
+		lt.err = it.Err()
+		return lt, true
+	})
+	return tl, err
 }
 
 // statsCalls is how many calls depth d of l holds according to its
@@ -300,11 +365,76 @@ type openCall struct {
 	flags  int
 }
 
-// addLocation reads one location's events into rows of at most limit
-// depths.
-func (tl *timeline) addLocation(r *run, l *lod, fi int, loc *tracefile.Location, limit, maxRows int) error {
+// locationTimeline encodes one location's calls into rows of at most
+// limit depths as its events stream by.
+type locationTimeline struct {
+	r      *run
+	fi     int
+	loc    *tracefile.Location
+	off    int64
+	lod    *lod
+	limit  int
+	enc    []*rowEncoder
+	stack  []openCall
+	region func(fi int, id uint32) (int, bool)
+	// missed is set when region did not know an id: the encoding is
+	// incomplete, and the location is encoded again by sequential.
+	missed bool
+	err    error
+}
+
+func (p *timelinePlan) newLocation(r *run, fi int, loc *tracefile.Location, region func(fi int, id uint32) (int, bool)) *locationTimeline {
+	lt := &locationTimeline{r: r, fi: fi, loc: loc, off: r.offsets[fi], lod: &p.lod, limit: p.limit, region: region}
+	lt.row(min(max(statsDepth(loc), 1), p.limit))
+	return lt
+}
+
+// row returns the encoder of depth d, nil below the limit.
+func (lt *locationTimeline) row(d int) *rowEncoder {
+	for len(lt.enc) < d && len(lt.enc) < lt.limit {
+		lt.enc = append(lt.enc, newRowEncoder(lt.lod))
+	}
+	if d > len(lt.enc) {
+		return nil
+	}
+	return lt.enc[d-1]
+}
+
+// event takes the location's next event.
+func (lt *locationTimeline) event(e *tracefile.Event) {
+	if lt.missed {
+		return
+	}
+	f := lt.r.files[lt.fi]
+	switch e.Kind {
+	case encode.KindEnter:
+		region, ok := lt.region(lt.fi, e.Region)
+		if !ok {
+			lt.missed = true
+			return
+		}
+		c := openCall{start: lt.off + f.Nanos(e.Time), region: region}
+		if e.Truncated {
+			c.flags = flagTruncated
+		}
+		lt.stack = append(lt.stack, c)
+	case encode.KindLeave:
+		if len(lt.stack) == 0 {
+			return // the reader checks nesting; nothing to draw
+		}
+		c := lt.stack[len(lt.stack)-1]
+		lt.stack = lt.stack[:len(lt.stack)-1]
+		if enc := lt.row(len(lt.stack) + 1); enc != nil {
+			enc.add(c.start, lt.off+f.Nanos(e.Time), c.region, c.flags)
+		}
+	}
+}
+
+// appendLocation appends the location's rows, while the budget's rows
+// last.
+func (tl *timeline) appendLocation(lt *locationTimeline, maxRows int) {
+	r, fi, loc, off := lt.r, lt.fi, lt.loc, lt.off
 	f := r.files[fi]
-	off := r.offsets[fi]
 	end := off + f.Duration()
 	li := len(tl.Locations)
 	tl.Locations = append(tl.Locations, tlLocation{Label: r.label(fi, loc), Start: off, End: end,
@@ -312,59 +442,21 @@ func (tl *timeline) addLocation(r *run, l *lod, fi int, loc *tracefile.Location,
 	if len(r.files) > 1 && len(f.Locations) > 1 {
 		tl.Locations[li].Group, tl.Locations[li].Name = r.group(fi), loc.Name
 	}
-	depth := min(max(statsDepth(loc), 1), limit)
-	enc := make([]*rowEncoder, 0, depth)
-	row := func(d int) *rowEncoder {
-		for len(enc) < d && len(enc) < limit {
-			enc = append(enc, newRowEncoder(l))
-		}
-		if d > len(enc) {
-			return nil
-		}
-		return enc[d-1]
-	}
-	row(depth)
-	var stack []openCall
-	var e tracefile.Event
-	it := f.Events(loc.ID)
-	for it.Next(&e) {
-		switch e.Kind {
-		case encode.KindEnter:
-			c := openCall{start: off + f.Nanos(e.Time), region: r.region(fi, e.Region)}
-			if e.Truncated {
-				c.flags = flagTruncated
-			}
-			stack = append(stack, c)
-		case encode.KindLeave:
-			if len(stack) == 0 {
-				continue // the reader checks nesting; nothing to draw
-			}
-			c := stack[len(stack)-1]
-			stack = stack[:len(stack)-1]
-			if enc := row(len(stack) + 1); enc != nil {
-				enc.add(c.start, off+f.Nanos(e.Time), c.region, c.flags)
-			}
-		}
-	}
-	if err := it.Err(); err != nil {
-		return err
-	}
 	// Calls never left (a run ended by a signal) last to the end.
-	for d := len(stack); d >= 1; d-- {
-		if enc := row(d); enc != nil {
-			c := stack[d-1]
+	for d := len(lt.stack); d >= 1; d-- {
+		if enc := lt.row(d); enc != nil {
+			c := lt.stack[d-1]
 			enc.add(c.start, end, c.region, c.flags|flagOpen)
 		}
 	}
 	marks := shedMarks(f, loc, off, end)
-	for d := 1; d <= len(enc) && len(tl.Rows) < maxRows; d++ {
+	for d := 1; d <= len(lt.enc) && len(tl.Rows) < maxRows; d++ {
 		var nExact int
 		var tiles []int
-		tl.data, nExact, tiles = enc[d-1].finish(tl.data)
+		tl.data, nExact, tiles = lt.enc[d-1].finish(tl.data)
 		tl.Rows = append(tl.Rows, tlRow{Loc: li, Depth: d, Exact: nExact, Tiles: tiles,
 			Stats: depthStats(loc, d), Marks: marks(d)})
 	}
-	return nil
 }
 
 // locationNotes says what happened to a location's events besides being

@@ -59,6 +59,7 @@ type Events struct {
 	values []uint64
 	queue  []Event // truncated enters at a window start, emitted first
 	err    error
+	ahead  *ahead // set by EventsAhead: the events come from its reader
 }
 
 type stream struct {
@@ -189,13 +190,17 @@ func (it *Events) fix() {
 // Err returns the error that stopped the iteration, if any.
 func (it *Events) Err() error { return it.err }
 
-// Depth returns the number of regions open after the last event.
+// Depth returns the number of regions open after the last event (not for
+// an iterator of EventsAhead, whose stack is its reader's).
 func (it *Events) Depth() int { return len(it.stack) }
 
 // Next stores the next event in e and reports whether there was one.
 func (it *Events) Next(e *Event) bool {
 	if it.err != nil {
 		return false
+	}
+	if it.ahead != nil {
+		return it.ahead.next(it, e)
 	}
 	if len(it.queue) > 0 {
 		*e = it.queue[0]

@@ -2,6 +2,7 @@ package tracefile
 
 import (
 	"math"
+	"sync"
 
 	"github.com/hmbtrace/hmbtrace/encode"
 )
@@ -16,16 +17,23 @@ type Endpoint struct {
 // an MPI world rank: the file whose header has that rank, and in it the
 // location that exchanges messages by rank (MPI names processes, not
 // threads). The exporters and the communication matrix share it, so that
-// they pair the same ends.
+// they pair the same ends. It is safe for concurrent use: the tools resolve
+// the messages of several locations at once.
 type Peers struct {
-	files   []*File
-	byRank  map[int]int // world rank -> file index, -1 if several files claim it
-	rankLoc map[int]int // file index -> its rank location (-1: none), found on first use
+	files  []*File
+	byRank map[int]int // world rank -> file index, -1 if several files claim it
+
+	// Per file: its rank location (-1: none), found on first use, once:
+	// the search reads events, and its answer does not depend on who asks
+	// first. Later asks cost an atomic load, however many workers ask.
+	once    []sync.Once
+	rankLoc []int
+	rankErr []error
 }
 
 // NewPeers returns the resolver for messages of the files.
 func NewPeers(files []*File) *Peers {
-	p := &Peers{files: files, byRank: map[int]int{}, rankLoc: map[int]int{}}
+	p := &Peers{files: files, byRank: map[int]int{}, once: make([]sync.Once, len(files)), rankLoc: make([]int, len(files)), rankErr: make([]error, len(files))}
 	for i, f := range files {
 		if _, dup := p.byRank[f.Header.Rank]; dup {
 			p.byRank[f.Header.Rank] = -1
@@ -55,13 +63,11 @@ func (p *Peers) Resolve(i int, e *Event) (end Endpoint, ok bool, err error) {
 	if !known || j < 0 {
 		return Endpoint{}, false, nil
 	}
-	k, done := p.rankLoc[j]
-	if !done {
-		if k, err = p.findRankLocation(j); err != nil {
-			return Endpoint{}, false, err
-		}
-		p.rankLoc[j] = k
+	p.once[j].Do(func() { p.rankLoc[j], p.rankErr[j] = p.findRankLocation(j) })
+	if err := p.rankErr[j]; err != nil {
+		return Endpoint{}, false, err
 	}
+	k := p.rankLoc[j]
 	return Endpoint{File: j, Loc: k}, k >= 0, nil
 }
 

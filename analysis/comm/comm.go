@@ -11,6 +11,7 @@ import (
 	"sort"
 
 	"github.com/hmbtrace/hmbtrace/encode"
+	"github.com/hmbtrace/hmbtrace/internal/parallel"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
@@ -52,79 +53,114 @@ type Matrix struct {
 // shed) where the file has one, else from its send events. A send to a
 // location of the same process goes to that location; a send to an MPI
 // world rank goes to the location of that rank's file that exchanges
-// messages by rank, as the exporters pair them (tracefile.Peers).
+// messages by rank, as the exporters pair them (tracefile.Peers). The
+// locations whose events are read are read by HMB_TOOL_PROCS or GOMAXPROCS
+// workers.
 func FromFiles(files []*tracefile.File) (*Matrix, error) {
+	procs, err := parallel.Procs(0)
+	if err != nil {
+		return nil, fmt.Errorf("comm: %w", err)
+	}
+	return FromFilesProcs(files, procs)
+}
+
+// sender is what one location sent, before the matrix sums it up.
+type sender struct {
+	cells          map[int]*Cell // by receiving node
+	unmatched      uint64
+	exact, counted bool
+	shed           uint64
+}
+
+// FromFilesProcs is FromFiles with procs workers, each counting the sends
+// of one location; the sums are of integers, so the matrix is the same
+// for any number.
+func FromFilesProcs(files []*tracefile.File, procs int) (*Matrix, error) {
 	m := &Matrix{}
 	first := make([]int, len(files)) // per file: the node of its first location
 	byFile := tracefile.SharedRank(files)
+	type where struct{ file, loc int }
+	var locs []where
 	for i, f := range files {
 		first[i] = len(m.Nodes)
-		for _, l := range f.Locations {
+		for k, l := range f.Locations {
 			name := tracefile.LocationLabel(files, i, byFile, l.Name)
 			if len(files) > 1 && !byFile && len(f.Locations) == 1 {
 				name = fmt.Sprintf("rank %d", f.Header.Rank) // the rank says it all
 			}
 			m.Nodes = append(m.Nodes, Node{Name: name, Rank: f.Header.Rank, Loc: l.ID})
+			locs = append(locs, where{i, k})
 		}
 	}
 	peers := tracefile.NewPeers(files)
-	cells := map[[2]int]*Cell{}
-	add := func(i, from int, e *tracefile.Event, n uint64) error {
-		end, ok, err := peers.Resolve(i, e)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			m.Unmatched += n
+	senders := make([]sender, len(locs))
+	err := parallel.Do(procs, len(locs), func(n int) error {
+		i, k := locs[n].file, locs[n].loc
+		s := &senders[n]
+		s.cells = map[int]*Cell{}
+		from := first[i] + k
+		add := func(e *tracefile.Event, count uint64) error {
+			end, ok, err := peers.Resolve(i, e)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				s.unmatched += count
+				return nil
+			}
+			to := first[end.File] + end.Loc
+			c := s.cells[to]
+			if c == nil {
+				c = &Cell{From: from, To: to}
+				s.cells[to] = c
+			}
+			c.Messages += count
+			c.Bytes += e.Bytes
 			return nil
 		}
-		to := first[end.File] + end.Loc
-		c := cells[[2]int{from, to}]
-		if c == nil {
-			c = &Cell{From: from, To: to}
-			cells[[2]int{from, to}] = c
-		}
-		c.Messages += n
-		c.Bytes += e.Bytes
-		return nil
-	}
-	for i, f := range files {
-		for k := range f.Locations {
-			l := &f.Locations[k]
-			from := first[i] + k
-			if l.Comm != nil {
-				var sent uint64
-				for _, c := range l.Comm {
-					if c.Sent == 0 {
-						continue
-					}
-					sent += c.Sent
-					e := tracefile.Event{Kind: encode.KindSend, Peer: c.Peer, PeerRank: c.PeerRank, Bytes: c.SentBytes}
-					if err := add(i, from, &e, c.Sent); err != nil {
-						return nil, err
-					}
+		f := files[i]
+		l := &f.Locations[k]
+		if l.Comm != nil {
+			var sent uint64
+			for _, c := range l.Comm {
+				if c.Sent == 0 {
+					continue
 				}
-				if sent > 0 {
-					m.Exact++
-					kept, err := keptSends(f, l)
-					if err != nil {
-						return nil, err
-					}
-					m.Shed += sent - min(kept, sent)
+				sent += c.Sent
+				e := tracefile.Event{Kind: encode.KindSend, Peer: c.Peer, PeerRank: c.PeerRank, Bytes: c.SentBytes}
+				if err := add(&e, c.Sent); err != nil {
+					return err
 				}
-				continue
 			}
-			n, err := countSends(f, l, func(e *tracefile.Event) error { return add(i, from, e, 1) })
-			if err != nil {
-				return nil, err
+			if sent > 0 {
+				s.exact = true
+				kept, err := keptSends(f, l)
+				if err != nil {
+					return err
+				}
+				s.shed = sent - min(kept, sent)
 			}
-			if n > 0 {
-				m.Counted++
-			}
+			return nil
 		}
+		n2, err := countSends(f, l, func(e *tracefile.Event) error { return add(e, 1) })
+		s.counted = n2 > 0
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
-	for _, c := range cells {
-		m.Cells = append(m.Cells, *c)
+	for _, s := range senders {
+		m.Unmatched += s.unmatched
+		m.Shed += s.shed
+		if s.exact {
+			m.Exact++
+		}
+		if s.counted {
+			m.Counted++
+		}
+		for _, c := range s.cells {
+			m.Cells = append(m.Cells, *c)
+		}
 	}
 	sort.Slice(m.Cells, func(i, j int) bool {
 		a, b := m.Cells[i], m.Cells[j]

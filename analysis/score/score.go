@@ -7,6 +7,7 @@ import (
 
 	"github.com/hmbtrace/hmbtrace/analysis"
 	"github.com/hmbtrace/hmbtrace/encode"
+	"github.com/hmbtrace/hmbtrace/internal/parallel"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
@@ -170,8 +171,18 @@ type Score struct {
 }
 
 // Compute scores the regions of files, merged by name, reading every
-// kept event once.
+// kept event once, the locations on HMB_TOOL_PROCS or GOMAXPROCS workers.
 func Compute(files []*tracefile.File, opt Options) (*Score, error) {
+	procs, err := parallel.Procs(0)
+	if err != nil {
+		return nil, fmt.Errorf("analysis: %w", err)
+	}
+	return ComputeProcs(files, opt, procs)
+}
+
+// ComputeProcs is Compute with procs workers; the score is the same for
+// any number.
+func ComputeProcs(files []*tracefile.File, opt Options, procs int) (*Score, error) {
 	if opt.Threshold == 0 {
 		opt.Threshold = DefaultThreshold
 	}
@@ -184,11 +195,12 @@ func Compute(files []*tracefile.File, opt Options) (*Score, error) {
 	s := &Score{Options: opt}
 	byName := map[string]*RegionScore{}
 	var allVisits uint64
-	for _, f := range files {
-		w, err := walkFile(f)
-		if err != nil {
-			return nil, err
-		}
+	walks, err := walkFiles(files, procs)
+	if err != nil {
+		return nil, err
+	}
+	for fi, f := range files {
+		w := walks[fi]
 		fs := scoreFile(f, w)
 		s.Files = append(s.Files, fs)
 		s.Locations += len(f.Locations)
@@ -256,7 +268,6 @@ func Compute(files []*tracefile.File, opt Options) (*Score, error) {
 			r.Share = float64(r.Visits) / float64(allVisits)
 		}
 		r.Flagged = !r.Sync && r.Overhead > 0 && r.Relative(opt.Property) > opt.Threshold && r.Share >= opt.MinShare
-		s.Overhead += r.Overhead
 		s.Regions = append(s.Regions, *r)
 	}
 	sort.Slice(s.Regions, func(i, j int) bool {
@@ -266,6 +277,11 @@ func Compute(files []*tracefile.File, opt Options) (*Score, error) {
 		}
 		return a.Name < b.Name
 	})
+	// Summed in the regions' order, not the map's: a float sum depends
+	// on its order in the last digits.
+	for _, r := range s.Regions {
+		s.Overhead += r.Overhead
+	}
 	s.Throttled = mergeThrottled(files)
 	return s, nil
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/hmbtrace/hmbtrace/analysis/dynamics"
 	"github.com/hmbtrace/hmbtrace/analysis/variation"
+	"github.com/hmbtrace/hmbtrace/internal/parallel"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
@@ -102,6 +103,10 @@ type Options struct {
 	// and counters, of the series' own total). 0 means DefaultMinShare;
 	// a negative value keeps every feature that stands out of its noise.
 	MinShare float64
+	// Procs is the number of workers reading the locations and analysing
+	// the series; 0 means HMB_TOOL_PROCS, else GOMAXPROCS. The result is
+	// the same for any.
+	Procs int
 }
 
 // Why a series has no findings.
@@ -115,6 +120,10 @@ const (
 // Analyze builds the series of the files and analyses each that has enough
 // iterations.
 func Analyze(files []*tracefile.File, opt Options) (*Result, error) {
+	procs, err := parallel.Procs(opt.Procs)
+	if err != nil {
+		return nil, fmt.Errorf("analysis: %w", err)
+	}
 	r := &Result{echoes: map[*Series]bool{}}
 	phased := false
 	for _, f := range files {
@@ -126,7 +135,7 @@ func Analyze(files []*tracefile.File, opt Options) (*Result, error) {
 	}
 	if phased {
 		r.fromPhases(files)
-	} else if err := r.fromSegments(files, opt.Region); err != nil {
+	} else if err := r.fromSegments(files, opt.Region, procs); err != nil {
 		return nil, err
 	}
 	r.MinShare = opt.MinShare
@@ -138,13 +147,23 @@ func Analyze(files []*tracefile.File, opt Options) (*Result, error) {
 	}
 	dopt := opt.Dynamics
 	dopt.MinRelativeSeverity = 0 // the floor is applied here, against the loop
-	var floors []float64
-	for _, s := range r.Series {
+	// The series are analysed each on its own, on the workers.
+	r.Analyses = make([]dynamics.Analysis, len(r.Series))
+	err = parallel.Do(procs, len(r.Series), func(i int) error {
+		s := r.Series[i]
 		a, err := dynamics.Analyze(s.Values, dopt)
 		if err != nil {
-			return nil, fmt.Errorf("%s on %s (%s): %v", s.Region, s.Location, s.Metric, err)
+			return fmt.Errorf("%s on %s (%s): %v", s.Region, s.Location, s.Metric, err)
 		}
-		r.Analyses = append(r.Analyses, a)
+		r.Analyses[i] = a
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	var floors []float64
+	for i, s := range r.Series {
+		a := r.Analyses[i]
 		ref := s.Total()
 		if s.Unit == "ns" && s.Loop > 0 {
 			ref = s.Loop
@@ -270,8 +289,8 @@ func (r *Result) fromPhases(files []*tracefile.File) {
 
 // fromSegments makes series from the invocations of the time-dominant
 // region (or the one named): each invocation is an iteration.
-func (r *Result) fromSegments(files []*tracefile.File, region string) error {
-	v, err := variation.Analyze(files, variation.Options{Region: region})
+func (r *Result) fromSegments(files []*tracefile.File, region string, procs int) error {
+	v, err := variation.Analyze(files, variation.Options{Region: region, Procs: procs})
 	if err != nil {
 		return err
 	}

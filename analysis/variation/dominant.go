@@ -6,6 +6,7 @@ import (
 
 	"github.com/hmbtrace/hmbtrace/analysis"
 	"github.com/hmbtrace/hmbtrace/encode"
+	"github.com/hmbtrace/hmbtrace/internal/parallel"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
@@ -121,13 +122,18 @@ func (c classifier) waits(name string, k regionKind) bool {
 // candidate's traced time spent waiting, from their events. Ties in
 // inclusive time go to the region with more invocations, then to the name
 // first in order.
+// The events are read by HMB_TOOL_PROCS or GOMAXPROCS workers.
 func TimeDominant(files []*tracefile.File) (Dominance, error) {
-	return timeDominant(files, analysis.SyncMatcher{})
+	procs, err := parallel.Procs(0)
+	if err != nil {
+		return Dominance{}, fmt.Errorf("analysis: %w", err)
+	}
+	return timeDominant(files, analysis.SyncMatcher{}, procs)
 }
 
 // timeDominant is TimeDominant that also passes over the regions of the
-// extra synchronization patterns (variation -sync).
-func timeDominant(files []*tracefile.File, sync analysis.SyncMatcher) (Dominance, error) {
+// extra synchronization patterns (variation -sync), with procs workers.
+func timeDominant(files []*tracefile.File, sync analysis.SyncMatcher, procs int) (Dominance, error) {
 	d := Dominance{}
 	for _, f := range files {
 		d.Locations += len(f.Locations)
@@ -167,7 +173,7 @@ func timeDominant(files []*tracefile.File, sync analysis.SyncMatcher) (Dominance
 		nested := t.Inclusive - t.Exclusive
 		if shares == nil && float64(nested) > MaxWaitShare*float64(t.Inclusive) {
 			var err error
-			if shares, err = waitShares(files, cl); err != nil {
+			if shares, err = waitShares(files, cl, procs); err != nil {
 				return d, err
 			}
 		}
@@ -213,9 +219,10 @@ func (w waitShare) share() float64 {
 }
 
 // waitShares reads every event of files once and returns the waitShare of
-// each region by name. Without any MPI or synchronization region no region
-// waits, and no event is read.
-func waitShares(files []*tracefile.File, cl classifier) (map[string]waitShare, error) {
+// each region by name, the locations on procs workers (the sums are of
+// integers, so they do not depend on the order). Without any MPI or
+// synchronization region no region waits, and no event is read.
+func waitShares(files []*tracefile.File, cl classifier, procs int) (map[string]waitShare, error) {
 	out := map[string]waitShare{}
 	some := false
 	for _, f := range files {
@@ -226,100 +233,41 @@ func waitShares(files []*tracefile.File, cl classifier) (map[string]waitShare, e
 	if !some {
 		return out, nil
 	}
-	type frame struct {
-		region    uint32
-		outermost bool
-		enter     int64 // ns
-		marks     int   // open marks when it was entered
-		waitedAt  int64 // nested[marks] when it was entered
-		mark      bool  // a wait or task region: changes whether time is waiting
+	type fileRegions struct {
+		kinds []regionKind
+		waits []bool
+		names []string
 	}
-	var e tracefile.Event
-	for _, f := range files {
+	byFile := make([]fileRegions, len(files))
+	type where struct{ file, loc int }
+	var locs []where
+	for i, f := range files {
 		n := len(f.Regions) + 1
-		kinds := make([]regionKind, n)
-		waits := make([]bool, n)
-		names := make([]string, n)
+		fr := fileRegions{kinds: make([]regionKind, n), waits: make([]bool, n), names: make([]string, n)}
 		for _, r := range f.Regions {
 			if int(r.ID) < n {
-				kinds[r.ID] = cl.kind(r.Name)
-				waits[r.ID] = cl.waits(r.Name, kinds[r.ID])
-				names[r.ID] = r.Name
+				fr.kinds[r.ID] = cl.kind(r.Name)
+				fr.waits[r.ID] = cl.waits(r.Name, fr.kinds[r.ID])
+				fr.names[r.ID] = r.Name
 			}
 		}
-		active := make([]int, n)
-		slot := func(id uint32) uint32 {
-			if int(id) < n {
-				return id
-			}
-			return 0
+		byFile[i] = fr
+		for k := range f.Locations {
+			locs = append(locs, where{i, k})
 		}
-		per := make([]waitShare, n)
-		for i := range f.Locations {
-			loc := &f.Locations[i]
-			clear(active)
-			var (
-				stack []frame
-				marks []bool // the open wait (true) and task (false) regions, innermost last
-				// nested[k] is the time spent waiting so far while the
-				// innermost open mark was the k-th or a later one: the
-				// waiting nested in a call entered with k marks open.
-				nested []int64
-				since  int64 // last time accounted
-			)
-			// account adds the time up to now to the waiting in the
-			// innermost mark, and to that of every call around it.
-			account := func(now int64) {
-				if k := len(marks) - 1; k >= 0 && marks[k] {
-					for len(nested) <= k {
-						nested = append(nested, 0)
-					}
-					for j := 0; j <= k; j++ {
-						nested[j] += now - since
-					}
-				}
-				since = now
-			}
-			it := f.Events(loc.ID)
-			for it.Next(&e) {
-				switch e.Kind {
-				case encode.KindEnter:
-					id := slot(e.Region)
-					now := f.Nanos(e.Time)
-					account(now)
-					fr := frame{region: id, outermost: active[id] == 0 && !e.Truncated, enter: now,
-						marks: len(marks), mark: waits[id] || kinds[id] == kindTask}
-					for len(nested) <= fr.marks {
-						nested = append(nested, 0)
-					}
-					fr.waitedAt = nested[fr.marks]
-					if fr.mark {
-						marks = append(marks, waits[id])
-					}
-					stack = append(stack, fr)
-					active[id]++
-				case encode.KindLeave:
-					if len(stack) == 0 {
-						continue
-					}
-					now := f.Nanos(e.Time)
-					account(now)
-					fr := stack[len(stack)-1]
-					stack = stack[:len(stack)-1]
-					active[fr.region]--
-					if fr.mark && len(marks) > 0 {
-						marks = marks[:len(marks)-1]
-					}
-					if fr.outermost {
-						per[fr.region].traced += now - fr.enter
-						per[fr.region].waiting += nested[fr.marks] - fr.waitedAt
-					}
-				}
-			}
-			if err := it.Err(); err != nil {
-				return nil, err
-			}
-		}
+	}
+	perLoc := make([][]waitShare, len(locs))
+	err := parallel.Do(procs, len(locs), func(n int) error {
+		f, fr := files[locs[n].file], byFile[locs[n].file]
+		per, err := locationWaits(f, &f.Locations[locs[n].loc], fr.kinds, fr.waits, procs > len(locs))
+		perLoc[n] = per
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	for n, per := range perLoc {
+		names := byFile[locs[n].file].names
 		for id, s := range per {
 			if id == 0 || s.traced == 0 {
 				continue
@@ -331,4 +279,88 @@ func waitShares(files []*tracefile.File, cl classifier) (map[string]waitShare, e
 		}
 	}
 	return out, nil
+}
+
+// locationWaits returns the waitShare of each region id of file f (0 for
+// the ids the file does not define) on location loc; with ahead, its
+// events are read on a goroutine of their own.
+func locationWaits(f *tracefile.File, loc *tracefile.Location, kinds []regionKind, waits []bool, ahead bool) ([]waitShare, error) {
+	type frame struct {
+		region    uint32
+		outermost bool
+		enter     int64 // ns
+		marks     int   // open marks when it was entered
+		waitedAt  int64 // nested[marks] when it was entered
+		mark      bool  // a wait or task region: changes whether time is waiting
+	}
+	n := len(kinds)
+	slot := func(id uint32) uint32 {
+		if int(id) < n {
+			return id
+		}
+		return 0
+	}
+	active := make([]int, n)
+	per := make([]waitShare, n)
+	var (
+		e     tracefile.Event
+		stack []frame
+		marks []bool // the open wait (true) and task (false) regions, innermost last
+		// nested[k] is the time spent waiting so far while the
+		// innermost open mark was the k-th or a later one: the
+		// waiting nested in a call entered with k marks open.
+		nested []int64
+		since  int64 // last time accounted
+	)
+	// account adds the time up to now to the waiting in the
+	// innermost mark, and to that of every call around it.
+	account := func(now int64) {
+		if k := len(marks) - 1; k >= 0 && marks[k] {
+			for len(nested) <= k {
+				nested = append(nested, 0)
+			}
+			for j := 0; j <= k; j++ {
+				nested[j] += now - since
+			}
+		}
+		since = now
+	}
+	it := f.EventsWith(loc.ID, ahead)
+	defer it.Close()
+	for it.Next(&e) {
+		switch e.Kind {
+		case encode.KindEnter:
+			id := slot(e.Region)
+			now := f.Nanos(e.Time)
+			account(now)
+			fr := frame{region: id, outermost: active[id] == 0 && !e.Truncated, enter: now,
+				marks: len(marks), mark: waits[id] || kinds[id] == kindTask}
+			for len(nested) <= fr.marks {
+				nested = append(nested, 0)
+			}
+			fr.waitedAt = nested[fr.marks]
+			if fr.mark {
+				marks = append(marks, waits[id])
+			}
+			stack = append(stack, fr)
+			active[id]++
+		case encode.KindLeave:
+			if len(stack) == 0 {
+				continue
+			}
+			now := f.Nanos(e.Time)
+			account(now)
+			fr := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			active[fr.region]--
+			if fr.mark && len(marks) > 0 {
+				marks = marks[:len(marks)-1]
+			}
+			if fr.outermost {
+				per[fr.region].traced += now - fr.enter
+				per[fr.region].waiting += nested[fr.marks] - fr.waitedAt
+			}
+		}
+	}
+	return per, it.Err()
 }

@@ -13,9 +13,10 @@ type WaitShareOf struct {
 	Share           float64
 }
 
-// WaitShares is waitShares with the default synchronization regions.
+// WaitShares is waitShares with the default synchronization regions, on
+// several workers.
 func WaitShares(files []*tracefile.File) (map[string]WaitShareOf, error) {
-	ws, err := waitShares(files, newClassifier(files, analysis.SyncMatcher{}))
+	ws, err := waitShares(files, newClassifier(files, analysis.SyncMatcher{}), 4)
 	if err != nil {
 		return nil, err
 	}

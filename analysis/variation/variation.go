@@ -7,6 +7,7 @@ import (
 	"github.com/hmbtrace/hmbtrace/analysis"
 	"github.com/hmbtrace/hmbtrace/encode"
 	"github.com/hmbtrace/hmbtrace/filter"
+	"github.com/hmbtrace/hmbtrace/internal/parallel"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
@@ -23,6 +24,9 @@ type Options struct {
 	// Sync adds synchronization regions to DefaultSync, e.g. a program's
 	// own waits.
 	Sync filter.Patterns
+	// Procs is the number of workers reading the locations; 0 means
+	// HMB_TOOL_PROCS, else GOMAXPROCS. The result is the same for any.
+	Procs int
 }
 
 // Row is one location of the analysis: a row of the hot/cold view.
@@ -100,10 +104,15 @@ type Variation struct {
 }
 
 // Analyze cuts the locations of files into segments and scores their
-// SOS-times. It reads every event of every location once.
+// SOS-times. It reads every event of every location once, the locations
+// on Options.Procs workers.
 func Analyze(files []*tracefile.File, opt Options) (*Variation, error) {
+	procs, err := parallel.Procs(opt.Procs)
+	if err != nil {
+		return nil, fmt.Errorf("analysis: %w", err)
+	}
 	v := &Variation{Sync: opt.Sync}
-	dom, domErr := timeDominant(files, analysis.SyncMatcher{Extra: opt.Sync})
+	dom, domErr := timeDominant(files, analysis.SyncMatcher{Extra: opt.Sync}, procs)
 	v.Dominance, v.HasDominance = dom, domErr == nil
 	totals := Totals(files)
 	switch {
@@ -129,10 +138,22 @@ func Analyze(files []*tracefile.File, opt Options) (*Variation, error) {
 	}
 	sort.Strings(v.SyncRegions)
 
-	for _, ref := range locations(files) {
-		if err := v.scan(files[ref.file], ref, sync); err != nil {
-			return nil, err
-		}
+	// Each location is scanned on its own; its row and segments are put
+	// in location order, as a sequential scan makes them.
+	refs := locations(files)
+	rows := make([]Row, len(refs))
+	segs := make([][]Segment, len(refs))
+	err = parallel.Do(procs, len(refs), func(n int) error {
+		var err error
+		rows[n], segs[n], err = v.scan(files[refs[n].file], refs[n], n, sync, procs > len(refs))
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	v.Rows = rows
+	for _, s := range segs {
+		v.Segments = append(v.Segments, s...)
 	}
 	if len(v.Segments) == 0 {
 		return nil, &NoInvocationError{Region: v.Region, Losses: lossesOf(files)}
@@ -157,8 +178,9 @@ func Analyze(files []*tracefile.File, opt Options) (*Variation, error) {
 	return v, nil
 }
 
-// scan finds the segments of one location.
-func (v *Variation) scan(f *tracefile.File, ref locationRef, sync analysis.SyncMatcher) error {
+// scan finds the segments of one location, row rowIndex. It only reads v.
+// With ahead, the events are read on a goroutine of their own.
+func (v *Variation) scan(f *tracefile.File, ref locationRef, rowIndex int, sync analysis.SyncMatcher, ahead bool) (Row, []Segment, error) {
 	isSeg := make([]bool, len(f.Regions)+1)
 	isSync := make([]bool, len(f.Regions)+1)
 	isTask := make([]bool, len(f.Regions)+1)
@@ -180,7 +202,7 @@ func (v *Variation) scan(f *tracefile.File, ref locationRef, sync analysis.SyncM
 			row.SyncCalls += p.Visits
 		}
 	}
-	rowIndex := len(v.Rows)
+	var segments []Segment
 
 	// open holds the sync and task regions open in the segment: time is
 	// synchronization while the innermost of them is a sync region, so
@@ -199,7 +221,8 @@ func (v *Variation) scan(f *tracefile.File, ref locationRef, sync analysis.SyncM
 		index            int
 	)
 	waiting := func() bool { return len(open) > 0 && open[len(open)-1].sync }
-	it := f.Events(ref.loc.ID)
+	it := f.EventsWith(ref.loc.ID, ahead)
+	defer it.Close()
 	for it.Next(&e) {
 		switch e.Kind {
 		case encode.KindEnter:
@@ -242,7 +265,7 @@ func (v *Variation) scan(f *tracefile.File, ref locationRef, sync analysis.SyncM
 					continue
 				}
 				dur := now - segStart
-				v.Segments = append(v.Segments, Segment{Row: rowIndex, Index: index,
+				segments = append(segments, Segment{Row: rowIndex, Index: index,
 					Start: ref.offset + segStart, Duration: dur, Sync: syncNs, SOS: dur - syncNs})
 				row.Segments++
 				index++
@@ -250,18 +273,17 @@ func (v *Variation) scan(f *tracefile.File, ref locationRef, sync analysis.SyncM
 		}
 	}
 	if err := it.Err(); err != nil {
-		return err
+		return Row{}, nil, err
 	}
 	// The keep-last policy lost the oldest invocations: number the kept
 	// ones as the last of all that were made.
 	if kept := uint64(row.Segments + row.Truncated + row.Recursive); ref.loc.Windowed && row.Invocations > kept {
 		lost := int(row.Invocations - kept)
-		for i := len(v.Segments) - row.Segments; i < len(v.Segments); i++ {
-			v.Segments[i].Index += lost
+		for i := range segments {
+			segments[i].Index += lost
 		}
 	}
-	v.Rows = append(v.Rows, row)
-	return nil
+	return row, segments, nil
 }
 
 // notes records what limits the result.

@@ -14,6 +14,7 @@ func runComm(args []string, out io.Writer) error {
 	matrix := fs.String("matrix", "", "write the communication matrix as SVG to this file")
 	diagram := fs.String("diagram", "", "write the sender/receiver diagram as SVG to this file")
 	value := fs.String("value", "messages", "what the matrix colours: messages, bytes or mean (message size)")
+	procsOpt := procsFlag(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -21,12 +22,12 @@ func runComm(args []string, out io.Writer) error {
 	if err != nil {
 		return usageError{err.Error()}
 	}
-	files, err := openAll(fs.Args())
+	files, procs, err := openProcs(fs.Args(), *procsOpt)
 	if err != nil {
 		return err
 	}
 	defer closeAll(files)
-	m, err := comm.FromFiles(files)
+	m, err := comm.FromFilesProcs(files, procs)
 	if err != nil {
 		return err
 	}

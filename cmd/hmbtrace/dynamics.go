@@ -33,18 +33,19 @@ func runDynamics(args []string, out io.Writer) error {
 	top := fs.Int("top", 10, "findings to list (0: all); series to plot with -svg")
 	region := fs.String("region", "", "without a phase series: the region whose invocations are the iterations (default the time-dominant one)")
 	minShare := fs.Float64("min-share", trend.DefaultMinShare, "list features costing at least this fraction of the location's time in the loop (Oleynik's thresholdTime; 0 lists every feature that stands out of the noise)")
+	procsOpt := procsFlag(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if *minShare < 0 || *minShare >= 1 {
 		return usageError{fmt.Sprintf("-min-share %v: want a fraction in [0, 1)", *minShare)}
 	}
-	files, err := openAll(fs.Args())
+	files, procs, err := openProcs(fs.Args(), *procsOpt)
 	if err != nil {
 		return err
 	}
 	defer closeAll(files)
-	opt := trend.Options{Region: *region, MinShare: *minShare}
+	opt := trend.Options{Region: *region, MinShare: *minShare, Procs: procs}
 	if *minShare == 0 {
 		opt.MinShare = -1 // every feature that stands out of its noise
 	}

@@ -22,6 +22,7 @@ func runExport(args []string, out io.Writer) error {
 	fs := newFlags("export")
 	format := fs.String("format", "", "otf2, pprof or chrome")
 	output := fs.String("o", "", "output: a new directory for otf2, a file for pprof and chrome")
+	procsOpt := procsFlag(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -33,14 +34,14 @@ func runExport(args []string, out io.Writer) error {
 	case *output == "":
 		return usageError{"want -o OUT"}
 	}
-	files, err := openAll(fs.Args())
+	files, procs, err := openProcs(fs.Args(), *procsOpt)
 	if err != nil {
 		return err
 	}
 	defer closeAll(files)
 	switch *format {
 	case "otf2":
-		st, err := convert.Export(*output, files, otf2.Options{Creator: "hmbtrace export"})
+		st, err := convert.ExportProcs(*output, files, otf2.Options{Creator: "hmbtrace export"}, procs)
 		if err != nil {
 			return oneLine(err)
 		}
@@ -77,9 +78,9 @@ func runExport(args []string, out io.Writer) error {
 		}
 		return nil
 	case "pprof":
-		err = writeFile(*output, func(w io.Writer) error { return pprof.Export(w, files) })
+		err = writeFile(*output, func(w io.Writer) error { return pprof.ExportProcs(w, files, procs) })
 	default:
-		err = writeFile(*output, func(w io.Writer) error { return chrome.Export(w, files) })
+		err = writeFile(*output, func(w io.Writer) error { return chrome.ExportProcs(w, files, procs) })
 	}
 	if err != nil {
 		return oneLine(err)

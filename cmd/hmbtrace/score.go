@@ -22,6 +22,7 @@ func runScore(args []string, out io.Writer) error {
 	threshold := fs.Float64("threshold", 100*score.DefaultThreshold, "flag regions whose relative overhead exceeds this many percent")
 	property := fs.String("property", "total", "overhead property: total (the probes' whole cost) or prolog (the part inside the region's own time)")
 	minShare := fs.Float64("min-share", 100*score.DefaultMinShare, "flag only regions with at least this many percent of all visits (0: any)")
+	procsOpt := procsFlag(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -39,12 +40,12 @@ func runScore(args []string, out io.Writer) error {
 	if *minShare == 0 {
 		opt.MinShare = -1 // any share
 	}
-	files, err := openAll(fs.Args())
+	files, procs, err := openProcs(fs.Args(), *procsOpt)
 	if err != nil {
 		return err
 	}
 	defer closeAll(files)
-	s, err := score.Compute(files, opt)
+	s, err := score.ComputeProcs(files, opt, procs)
 	if err != nil {
 		return err
 	}

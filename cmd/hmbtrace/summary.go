@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -8,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/hmbtrace/hmbtrace/internal/parallel"
 	"github.com/hmbtrace/hmbtrace/summary"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
@@ -16,13 +18,14 @@ func runSummary(args []string, out io.Writer) error {
 	fs := newFlags("summary")
 	width := fs.Int("width", summary.DefaultNameWidth, "print at most this many characters of a region's name, cutting the middle of longer ones (0: full names)")
 	tsv := fs.Bool("tsv", false, "print only the flat profile, with full names: <region>\\t<visits>\\t<inclusive-ns>\\t<exclusive-ns>")
+	procs := procsFlag(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if *width < 0 {
 		return usageError{fmt.Sprintf("-width %d: want 0 (full names) or more", *width)}
 	}
-	files, err := openAll(fs.Args())
+	files, _, err := openProcs(fs.Args(), *procs)
 	if err != nil {
 		return err
 	}
@@ -40,25 +43,32 @@ func runSummary(args []string, out io.Writer) error {
 // openAll opens the trace files named by paths, at least one (else it is
 // a usage error). A directory stands for
 // the *.hmb files in it (the ranks of a run: HMB_OUTPUT), in the order of
-// their run name and rank.
+// their run name and rank. The files are opened (and their checksums
+// verified) by HMB_TOOL_PROCS or GOMAXPROCS workers.
 func openAll(paths []string) ([]*tracefile.File, error) {
+	procs, err := parallel.Procs(0)
+	if err != nil {
+		return nil, err
+	}
+	return openAllProcs(paths, procs)
+}
+
+// openAllProcs is openAll with procs workers.
+func openAllProcs(paths []string, procs int) ([]*tracefile.File, error) {
 	if len(paths) == 0 {
 		return nil, usageError{"want at least one trace file or directory"}
 	}
-	var files []*tracefile.File
+	// The files to open, and the groups a directory makes: they are put
+	// in run and rank order once their headers are read.
+	var names []string
+	var dirs [][2]int // [first, end) in names of each directory's files
 	for _, p := range paths {
 		fi, err := os.Stat(p)
 		if err != nil {
-			closeAll(files)
 			return nil, err
 		}
 		if !fi.IsDir() {
-			f, err := tracefile.Open(p)
-			if err != nil {
-				closeAll(files)
-				return nil, err
-			}
-			files = append(files, f)
+			names = append(names, p)
 			continue
 		}
 		inDir, err := traceFilesIn(p)
@@ -66,19 +76,28 @@ func openAll(paths []string) ([]*tracefile.File, error) {
 			err = fmt.Errorf("%s: a directory with no trace files (*.hmb) in it", p)
 		}
 		if err != nil {
-			closeAll(files)
 			return nil, err
 		}
-		var ranks []*tracefile.File
-		for _, q := range inDir {
-			f, err := tracefile.Open(q)
-			if err != nil {
-				closeAll(files)
-				closeAll(ranks)
-				return nil, err
+		dirs = append(dirs, [2]int{len(names), len(names) + len(inDir)})
+		names = append(names, inDir...)
+	}
+	files := make([]*tracefile.File, len(names))
+	err := parallel.Do(procs, len(names), func(i int) error {
+		f, err := tracefile.Open(names[i])
+		files[i] = f
+		return err
+	})
+	if err != nil {
+		// Workers may have opened files past the one that failed.
+		for _, f := range files {
+			if f != nil {
+				f.Close()
 			}
-			ranks = append(ranks, f)
 		}
+		return nil, err
+	}
+	for _, d := range dirs {
+		ranks := files[d[0]:d[1]]
 		sort.SliceStable(ranks, func(i, j int) bool {
 			a, b := &ranks[i].Header, &ranks[j].Header
 			if a.Name != b.Name {
@@ -86,9 +105,23 @@ func openAll(paths []string) ([]*tracefile.File, error) {
 			}
 			return a.Rank < b.Rank
 		})
-		files = append(files, ranks...)
 	}
 	return files, nil
+}
+
+// procsFlag adds -procs to a command that reads traces in parallel.
+func procsFlag(fs *flag.FlagSet) *int {
+	return fs.Int("procs", 0, "workers reading locations and files in parallel (default HMB_TOOL_PROCS, else GOMAXPROCS; 1 reads sequentially); the output is the same for any number")
+}
+
+// openProcs resolves -procs and opens the files with that many workers.
+func openProcs(paths []string, flagProcs int) ([]*tracefile.File, int, error) {
+	procs, err := parallel.Procs(flagProcs)
+	if err != nil {
+		return nil, 0, usageError{"-procs: " + err.Error()}
+	}
+	files, err := openAllProcs(paths, procs)
+	return files, procs, err
 }
 
 // traceFilesIn lists the *.hmb files of directory dir.

@@ -25,6 +25,7 @@ func runVariation(args []string, out io.Writer) error {
 	svg := fs.String("svg", "", "write the hot/cold view to this SVG file")
 	minScore := fs.Float64("z", variation.DefaultMinScore, "robust z-score from which a segment stands out")
 	top := fs.Int("top", 20, "list at most this many segments that stand out (0: all)")
+	procsOpt := procsFlag(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -32,12 +33,12 @@ func runVariation(args []string, out io.Writer) error {
 	if err != nil {
 		return usageError{fmt.Sprintf("-sync: %v", err)}
 	}
-	files, err := openAll(fs.Args())
+	files, procs, err := openProcs(fs.Args(), *procsOpt)
 	if err != nil {
 		return err
 	}
 	defer closeAll(files)
-	v, err := variation.Analyze(files, variation.Options{Region: *region, Sync: sync})
+	v, err := variation.Analyze(files, variation.Options{Region: *region, Sync: sync, Procs: procs})
 	if err != nil {
 		return err
 	}

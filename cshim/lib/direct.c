@@ -8,6 +8,8 @@
 #include <stdio.h>
 
 #include "direct.h"
+#include "direct_mpi.h"
+#include "hmbtrace.h"
 
 int hmb_direct_on;
 
@@ -220,4 +222,50 @@ int hmb_put_mpi(struct hmb_go_level *lv, uint8_t *b, uint64_t t, uint32_t seq, c
 	}
 	n += hmb_put_uv(b + n, d);
 	return n + hmb_put_uv(b + n, r->request);
+}
+
+/* The fields each RMA kind stores, in order (encode.RmaFields, through golayout.h). */
+static const uint8_t hmb_rma_fields[] = HMB_RMA_FIELDS_INIT;
+_Static_assert(HMB_RMA_FIELDS_FIRST == HMB_RMA_WIN_CREATE, "RMA kinds of hmbtrace.h and encode");
+_Static_assert(sizeof hmb_rma_fields == HMB_RMA_OP_COMPLETE_REMOTE - HMB_RMA_WIN_CREATE + 1, "RMA kinds of hmbtrace.h and encode");
+
+/*
+ * hmb_put_rma is encode.Encoder.Rma with every technique on: the record's
+ * head with the kind between the token and the time, then the kind's
+ * fields. r->kind is one of HMB_RMA_* (hmb_rma checks it).
+ */
+int hmb_put_rma(struct hmb_go_level *lv, uint8_t *b, uint64_t t, uint32_t seq, const struct hmb_rma *r)
+{
+	uint64_t d;
+	int n = hmb_put_prefix(lv, b, t, seq, &d);
+	b[n++] = HMB_TOK_RMA;
+	b[n++] = (uint8_t)r->kind;
+	n += hmb_put_uv(b + n, d);
+	unsigned m = hmb_rma_fields[r->kind - HMB_RMA_FIELDS_FIRST];
+	if (m & HMB_RMA_F_WIN) {
+		n += hmb_put_uv(b + n, r->win);
+	}
+	if (m & HMB_RMA_F_REMOTE) {
+		/* A remote out of an int's ranks is stored as none. */
+		n += hmb_put_uv(b + n, r->remote >= 0 && r->remote < INT64_C(2147483647) ? (uint64_t)r->remote + 1 : 0);
+	}
+	if (m & HMB_RMA_F_BYTES) {
+		n += hmb_put_uv(b + n, r->bytes);
+	}
+	if (m & HMB_RMA_F_RECEIVED) {
+		n += hmb_put_uv(b + n, r->received);
+	}
+	if (m & HMB_RMA_F_REQUEST) {
+		n += hmb_put_uv(b + n, r->request);
+	}
+	if (m & HMB_RMA_F_AUX) {
+		n += hmb_put_uv(b + n, r->aux);
+	}
+	if (m & HMB_RMA_F_LEVEL) {
+		n += hmb_put_uv(b + n, r->level);
+	}
+	if (m & HMB_RMA_F_GROUP) {
+		n += hmb_put_uv(b + n, r->group);
+	}
+	return n;
 }

@@ -107,6 +107,7 @@ struct hmb_go_location {
 	uint32_t run;
 	uint8_t shift;
 	uint8_t tsc;
+	uint8_t general;
 	int64_t depth;
 	struct hmb_go_slice stack;
 	struct hmb_go_slice prof;
@@ -136,6 +137,7 @@ _Static_assert(offsetof(struct hmb_go_location, last_tr) == 64, "measure.probeSt
 _Static_assert(offsetof(struct hmb_go_location, run) == 72, "measure.probeState.run");
 _Static_assert(offsetof(struct hmb_go_location, shift) == 76, "measure.probeState.shift");
 _Static_assert(offsetof(struct hmb_go_location, tsc) == 77, "measure.probeState.tsc");
+_Static_assert(offsetof(struct hmb_go_location, general) == 78, "measure.probeState.general");
 _Static_assert(offsetof(struct hmb_go_location, depth) == 80, "measure.probeState.depth");
 _Static_assert(offsetof(struct hmb_go_location, stack) == 88, "measure.probeState.stack");
 _Static_assert(offsetof(struct hmb_go_location, prof) == 112, "measure.probeState.prof");
@@ -272,6 +274,23 @@ enum {
 	HMB_TOK_COLL_REQUEST = 0xf7,
 	HMB_TOK_COLL_COMM = 0xf8,
 	HMB_TOK_COLL_COMPLETE = 0xf9,
+	HMB_TOK_RMA = 0xfa,
 };
+
+/* encode.RmaFieldNames: the fields of an RMA record, in the order they are stored */
+enum {
+	HMB_RMA_F_WIN = 0x1,
+	HMB_RMA_F_REMOTE = 0x2,
+	HMB_RMA_F_BYTES = 0x4,
+	HMB_RMA_F_RECEIVED = 0x8,
+	HMB_RMA_F_REQUEST = 0x10,
+	HMB_RMA_F_AUX = 0x20,
+	HMB_RMA_F_LEVEL = 0x40,
+	HMB_RMA_F_GROUP = 0x80,
+	HMB_RMA_FIELDS_FIRST = 0x14,
+};
+
+/* encode.RmaFields of each RMA kind from HMB_RMA_FIELDS_FIRST on */
+#define HMB_RMA_FIELDS_INIT {0x1, 0x1, 0x0, 0x6f, 0xc1, 0x33, 0x33, 0x33, 0x13, 0x23, 0x1, 0x17, 0x17, 0x3f, 0x11, 0x11, 0x11, 0x11}
 
 #endif

@@ -207,6 +207,16 @@ void hmb_send_comm(int peer, uint32_t tag, uint64_t bytes, uint32_t comm);
 void hmb_recv_comm(int peer, uint32_t tag, uint64_t bytes, uint32_t comm);
 
 /*
+ * A blocking MPI call in one probe less: hmb_enter_send enters region and
+ * records a send (hmb_send_comm) inside it, as a wrapper does before
+ * MPI_Send; hmb_recv_leave records a receive (hmb_recv_comm) and leaves
+ * region, as a wrapper does after MPI_Recv returns. A peer < 0 records no
+ * message (MPI_PROC_NULL, a failed call): the enter or leave alone.
+ */
+void hmb_enter_send(uint32_t region, int peer, uint32_t tag, uint64_t bytes, uint32_t comm);
+void hmb_recv_leave(uint32_t region, int peer, uint32_t tag, uint64_t bytes, uint32_t comm);
+
+/*
  * Non-blocking point-to-point. request names the operation from its start
  * to its completion: a number unique to the calling thread over the run,
  * which the caller chooses (a per-process counter), never an MPI_Request
@@ -261,12 +271,31 @@ void hmb_collective_complete(uint32_t region, int root, uint64_t sent, uint64_t 
  * between the switch to the task and the switch away from it. Each is a
  * record of the OpenMP paradigm's class at the calling depth; the OTF2
  * export writes ThreadTaskCreate, ThreadTaskSwitch and ThreadTaskComplete.
- * They are replayed in Go at once (or staged under the staging settings): a
- * call into Go per record, which a task's own cost dwarfs.
+ * hmb_task_create and hmb_task_switch(0) cost about a C probe each (written
+ * in place by the calling thread, as hmb_enter); hmb_task_switch to a task
+ * and hmb_task_complete are a call into Go each, which keeps what resumes a
+ * task that hmb_task_suspend may stop: use the _tied forms for the others.
  */
 uint64_t hmb_task_create(void);
 void hmb_task_switch(uint64_t task);
 void hmb_task_complete(uint64_t task);
+
+/*
+ * hmb_task_switch_tied and hmb_task_complete_tied are hmb_task_switch and
+ * hmb_task_complete for a tied task: one never suspended with
+ * hmb_task_suspend (OpenMP's tied tasks; every task of GCC's libgomp). They
+ * cost about a C probe each. A task takes one form or the other for its
+ * whole life.
+ */
+void hmb_task_switch_tied(uint64_t task);
+void hmb_task_complete_tied(uint64_t task);
+
+/*
+ * hmb_task_direct_records returns how many task records the calling thread
+ * wrote in place (the C probes' direct path) rather than through Go: for
+ * tests and benchmarks.
+ */
+uint64_t hmb_task_direct_records(void);
 
 /*
  * hmb_task_suspend records that task, which the calling thread runs, stops

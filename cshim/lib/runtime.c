@@ -862,6 +862,12 @@ HMB_NOINST void hmb_thread_team(int levels, const int *numbers)
 		hmbgo_thread_team(th->index, levels, th->team);
 	}
 	pthread_mutex_unlock(&th->lock);
+	/*
+	 * A runtime's thread that has its place has its name: its location is
+	 * made now, so that its probes take the direct path from the first,
+	 * where they would be staged until its array filled.
+	 */
+	hmb_flush_staged();
 }
 
 HMB_NOINST int hmb_finalize(void)

@@ -152,7 +152,11 @@ uint32_t hmb_region_n(const char *name, size_t nlen, const char *file, int line,
  */
 void hmb_count_dropped(uint64_t n) HMB_NOINST;
 
-/* hmb_flush_staged replays the calling thread's staged records now (task suspension). */
+/*
+ * hmb_flush_staged replays the calling thread's staged records now (task
+ * suspension), making its location first if it has none (a thread given
+ * its team place: its probes are then direct from the first).
+ */
 void hmb_flush_staged(void) HMB_NOINST HMB_HIDDEN;
 /* For the definitions of rma.c: hmb_def_ready starts the measurement if
  * nothing did and tells whether it takes definitions; hmb_def_error keeps

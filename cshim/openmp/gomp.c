@@ -36,6 +36,7 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdalign.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -99,10 +100,14 @@ NOINST static void *next(const char *name)
 	}
 
 /* OpenMP queries: libgomp's, found in the process (this library does not link it). */
-static int (*q_level)(void), (*q_ancestor)(int), (*q_cancellation)(void);
+static int (*q_level)(void), (*q_ancestor)(int), (*q_num_threads)(void);
+/* OMP_CANCELLATION, which the program cannot change once it runs. */
+static int cancellation;
 
+/* Whether the wrappers record: 0 until setup ran, then ON or OFF. */
+enum { ON = 1, OFF = 2 };
 static pthread_once_t once = PTHREAD_ONCE_INIT;
-static int enabled;
+static _Atomic int enabled;
 
 NOINST static void setup(void)
 {
@@ -111,14 +116,22 @@ NOINST static void setup(void)
 	}
 	q_level = (int (*)(void))dlsym(RTLD_DEFAULT, "omp_get_level");
 	q_ancestor = (int (*)(int))dlsym(RTLD_DEFAULT, "omp_get_ancestor_thread_num");
-	q_cancellation = (int (*)(void))dlsym(RTLD_DEFAULT, "omp_get_cancellation");
-	enabled = !hmb_omp_env_off() && !hmb_ompt_active && q_level != NULL && q_ancestor != NULL;
+	q_num_threads = (int (*)(void))dlsym(RTLD_DEFAULT, "omp_get_num_threads");
+	int (*q_cancellation)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "omp_get_cancellation");
+	cancellation = q_cancellation != NULL && q_cancellation();
+	int on = !hmb_omp_env_off() && !hmb_ompt_active && q_level != NULL && q_ancestor != NULL;
+	atomic_store_explicit(&enabled, on ? ON : OFF, memory_order_release);
 }
 
+/* on reports whether the wrappers record: after the first call, one load and no call. */
 NOINST static inline int on(void)
 {
-	pthread_once(&once, setup);
-	return enabled;
+	int e = atomic_load_explicit(&enabled, memory_order_acquire);
+	if (__builtin_expect(e == 0, 0)) {
+		pthread_once(&once, setup);
+		e = atomic_load_explicit(&enabled, memory_order_relaxed);
+	}
+	return e == ON;
 }
 
 NOINST static inline void enter(uint32_t r)
@@ -180,22 +193,31 @@ NOINST static void close_to(int depth)
 
 #define SITE(kind) hmb_omp_site(kind, __builtin_return_address(0), NULL)
 
-/* name_thread names the calling thread after its OpenMP thread numbers. */
+/* name_thread names the calling thread after its OpenMP thread numbers, when they changed. */
 NOINST static void name_thread(void)
 {
+	static HMB_OMP_TLS int named_level, named[16];
 	int level = q_level();
-	int anc[16];
+	int anc[16], same = level == named_level;
 	if (level > 16) {
 		level = 16;
 	}
 	for (int l = 1; l <= level; l++) {
 		anc[l - 1] = q_ancestor(l);
+		same = same && anc[l - 1] == named[l - 1];
+	}
+	if (same) {
+		return; /* the team's place of the last region: a thread's common case */
 	}
 	hmb_omp_name(level, anc);
+	named_level = level;
+	memcpy(named, anc, (size_t)level * sizeof anc[0]);
 }
 
 /* The explicit task the thread runs (hmb_task_create's id), 0 in its implicit task. */
 static HMB_OMP_TLS uint64_t current_task;
+/* The tasks (and taskloops) the thread created so far. */
+static HMB_OMP_TLS unsigned long tasks_made;
 
 /* A parallel region's body as every thread of the team runs it. */
 struct body {
@@ -219,6 +241,7 @@ NOINST static void body(void *arg)
 		push(b->work_kind, b->work); /* the body's GOMP_*_end_nowait leaves it */
 	}
 	void (*up)(void *) = hmb_omp_running;
+	unsigned long made = tasks_made;
 	hmb_omp_running = b->fn;
 	b->fn(b->data);
 	hmb_omp_running = up;
@@ -226,23 +249,65 @@ NOINST static void body(void *arg)
 	if (b->end_barrier) {
 		REAL(GOMP_barrier);
 		enter(b->barrier);
-		real_GOMP_barrier();
+		/*
+		 * A team of one waits for nobody: without tasks of its own to
+		 * run there, the barrier would only cost (a nested region
+		 * that is not active, a serial run).
+		 */
+		if (made != tasks_made || q_num_threads == NULL || q_num_threads() > 1) {
+			real_GOMP_barrier();
+		}
 		leave(b->barrier);
 	}
 	leave(b->task);
 	current_task = up_task;
 }
 
+/*
+ * The regions of the parallel constructs a thread forked last, by the
+ * construct's call (ra), outlined function and work kind, and the body the
+ * thread runs (a construct in it may be named after it: sites.c): one
+ * lookup per region instead of four. Direct-mapped, per thread, so neither
+ * locks nor atomics.
+ */
+#define PAR_CACHE 8
+struct par_site {
+	const void *ra;
+	void (*fn)(void *), (*running)(void *);
+	int work_kind;
+	uint32_t parallel, task, barrier, work;
+};
+static HMB_OMP_TLS struct par_site par_cache[PAR_CACHE];
+
+NOINST static struct par_site par_site(const void *ra, void (*fn)(void *), int work_kind)
+{
+	struct par_site *c = &par_cache[((uintptr_t)ra >> 2 ^ (uintptr_t)fn >> 4) % PAR_CACHE];
+	if (__builtin_expect(c->ra == ra && c->fn == fn && c->work_kind == work_kind && c->running == hmb_omp_running &&
+				     ra != NULL,
+			     1)) {
+		return *c;
+	}
+	struct par_site s = {ra, fn, hmb_omp_running, work_kind, 0, 0, 0, 0};
+	s.parallel = hmb_omp_site(K_PARALLEL, ra, (const void *)fn);
+	s.task = hmb_omp_site(K_IMPLICIT_TASK, ra, (const void *)fn);
+	s.barrier = hmb_omp_site(K_IMPLICIT_BARRIER, ra, (const void *)fn);
+	s.work = work_kind != 0 ? hmb_omp_site(work_kind, ra, NULL) : 0;
+	if (s.parallel != 0 || s.task != 0 || s.barrier != 0 || s.work != 0) {
+		*c = s; /* not when the measurement is off: nothing to keep */
+	}
+	return s;
+}
+
 /* body_init prepares a body and reports whether it records anything (not when the measurement is off). */
-NOINST static int body_init(struct body *b, const void *ra, void (*fn)(void *), void *data, int work_kind)
+NOINST static int body_init(struct body *b, const struct par_site *s, void (*fn)(void *), void *data, int work_kind)
 {
 	b->fn = fn;
 	b->data = data;
-	b->task = hmb_omp_site(K_IMPLICIT_TASK, ra, (const void *)fn);
-	b->barrier = hmb_omp_site(K_IMPLICIT_BARRIER, ra, (const void *)fn);
+	b->task = s->task;
+	b->barrier = s->barrier;
 	b->work_kind = work_kind;
-	b->work = work_kind != 0 ? hmb_omp_site(work_kind, ra, NULL) : 0;
-	b->end_barrier = q_cancellation == NULL || !q_cancellation();
+	b->work = s->work;
+	b->end_barrier = !cancellation;
 	return b->task != 0 || b->barrier != 0 || b->work != 0;
 }
 
@@ -255,9 +320,10 @@ EXPORT void GOMP_parallel(void (*fn)(void *), void *data, unsigned num_threads, 
 		return;
 	}
 	const void *ra = __builtin_return_address(0);
-	uint32_t r = hmb_omp_site(K_PARALLEL, ra, (const void *)fn);
+	struct par_site ps = par_site(ra, fn, 0);
+	uint32_t r = ps.parallel;
 	struct body b;
-	if (!body_init(&b, ra, fn, data, 0) && r == 0) {
+	if (!body_init(&b, &ps, fn, data, 0) && r == 0) {
 		real_GOMP_parallel(fn, data, num_threads, flags); /* nothing to record: no extra barrier either */
 		return;
 	}
@@ -274,9 +340,10 @@ EXPORT unsigned GOMP_parallel_reductions(void (*fn)(void *), void *data, unsigne
 		return real_GOMP_parallel_reductions(fn, data, num_threads, flags);
 	}
 	const void *ra = __builtin_return_address(0);
-	uint32_t r = hmb_omp_site(K_PARALLEL, ra, (const void *)fn);
+	struct par_site ps = par_site(ra, fn, 0);
+	uint32_t r = ps.parallel;
 	struct body b;
-	if (!body_init(&b, ra, fn, data, 0) && r == 0) {
+	if (!body_init(&b, &ps, fn, data, 0) && r == 0) {
 		return real_GOMP_parallel_reductions(fn, data, num_threads, flags);
 	}
 	enter(r);
@@ -297,9 +364,10 @@ EXPORT unsigned GOMP_parallel_reductions(void (*fn)(void *), void *data, unsigne
 			return;                                                  \
 		}                                                                \
 		const void *ra = __builtin_return_address(0);                    \
-		uint32_t r = hmb_omp_site(K_PARALLEL, ra, (const void *)fn);     \
+		struct par_site ps = par_site(ra, fn, K_FOR);                    \
+		uint32_t r = ps.parallel;                                        \
 		struct body b;                                                   \
-		if (!body_init(&b, ra, fn, data, K_FOR) && r == 0) {             \
+		if (!body_init(&b, &ps, fn, data, K_FOR) && r == 0) {            \
 			real_##f(fn, data, num_threads, __VA_ARGS__, flags);     \
 			return;                                                  \
 		}                                                                \
@@ -334,9 +402,10 @@ EXPORT void GOMP_parallel_sections(void (*fn)(void *), void *data, unsigned num_
 		return;
 	}
 	const void *ra = __builtin_return_address(0);
-	uint32_t r = hmb_omp_site(K_PARALLEL, ra, (const void *)fn);
+	struct par_site ps = par_site(ra, fn, K_SECTIONS);
+	uint32_t r = ps.parallel;
 	struct body b;
-	if (!body_init(&b, ra, fn, data, K_SECTIONS) && r == 0) {
+	if (!body_init(&b, &ps, fn, data, K_SECTIONS) && r == 0) {
 		real_GOMP_parallel_sections(fn, data, num_threads, count, flags);
 		return;
 	}
@@ -366,8 +435,9 @@ NOINST static struct old_region *old_start(const void *ra, void (*fn)(void *), v
 	if (o == NULL) {
 		return NULL;
 	}
-	o->parallel = hmb_omp_site(K_PARALLEL, ra, (const void *)fn);
-	if (!body_init(&o->b, ra, fn, data, work_kind) && o->parallel == 0) {
+	struct par_site ps = par_site(ra, fn, work_kind);
+	o->parallel = ps.parallel;
+	if (!body_init(&o->b, &ps, fn, data, work_kind) && o->parallel == 0) {
 		free(o);
 		return NULL;
 	}
@@ -855,7 +925,7 @@ NOINST static void task_body(void *arg)
 	int depth = nopen;
 	uint64_t up_task = current_task;
 	current_task = h->id;
-	hmb_task_switch(h->id);
+	hmb_task_switch_tied(h->id); /* libgomp never suspends a task */
 	enter(h->region);
 	void (*up)(void *) = hmb_omp_running;
 	hmb_omp_running = h->fn;
@@ -863,9 +933,9 @@ NOINST static void task_body(void *arg)
 	hmb_omp_running = up;
 	close_to(depth);
 	leave(h->region);
-	hmb_task_complete(h->id);
+	hmb_task_complete_tied(h->id);
 	current_task = up_task;
-	hmb_task_switch(up_task);
+	hmb_task_switch_tied(up_task);
 }
 
 NOINST static void task_copy(void *dst, void *src)
@@ -897,6 +967,7 @@ EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void
 		buf = aligned_alloc((size_t)align, (size_t)((size + align - 1) / align * align));
 		if (buf == NULL) { /* record the creation only */
 			enter(create);
+			tasks_made++;
 			real_GOMP_task(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend, priority, detach);
 			leave(create);
 			return;
@@ -912,6 +983,7 @@ EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void
 		memcpy(buf + off, data, (size_t)arg_size);
 	}
 	enter(create);
+	tasks_made++;
 	h->id = hmb_task_create();
 	real_GOMP_task(task_body, buf, cpyfn != NULL ? task_copy : NULL, size, align, if_clause, flags, depend,
 		       priority, detach);
@@ -986,6 +1058,7 @@ EXPORT void GOMP_taskloop(void (*fn)(void *), void *data, void (*cpyfn)(void *, 
 	}
 	uint32_t r = SITE(K_TASKLOOP);
 	enter(r);
+	tasks_made++;
 	real_GOMP_taskloop(fn, data, cpyfn, arg_size, arg_align, flags, num_tasks, priority, start, end, step);
 	leave(r);
 }
@@ -1005,6 +1078,7 @@ EXPORT void GOMP_taskloop_ull(void (*fn)(void *), void *data, void (*cpyfn)(void
 	}
 	uint32_t r = SITE(K_TASKLOOP);
 	enter(r);
+	tasks_made++;
 	real_GOMP_taskloop_ull(fn, data, cpyfn, arg_size, arg_align, flags, num_tasks, priority, start, end, step);
 	leave(r);
 }

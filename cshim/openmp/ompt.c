@@ -23,7 +23,11 @@
  * (hmb_task_suspend leaves the regions it has open), and the switch that
  * resumes it, on any thread, enters them again: every thread's stack stays
  * well nested, and the switch records give each task its own stack in the
- * OTF2 export, as Score-P has it (Knüpfer et al.).
+ * OTF2 export, as Score-P has it (Knüpfer et al.). Only an untied task
+ * (ompt_task_untied at its creation) can be suspended so: a tied task's
+ * switches and completion are hmb_task_switch_tied and
+ * hmb_task_complete_tied, which cost about a C probe, where the untied
+ * task's are a call into Go each.
  */
 #include <sched.h>
 #include <stdatomic.h>
@@ -101,7 +105,13 @@ enum {
 	ompt_mutex_atomic = 6,
 	ompt_mutex_ordered = 7,
 };
-enum { ompt_task_initial = 1, ompt_task_implicit = 2, ompt_task_explicit = 4, ompt_task_target = 8 };
+enum {
+	ompt_task_initial = 1,
+	ompt_task_implicit = 2,
+	ompt_task_explicit = 4,
+	ompt_task_target = 8,
+	ompt_task_untied = 0x10000000,
+};
 enum {
 	ompt_task_complete = 1,
 	ompt_task_yield = 2,
@@ -246,6 +256,7 @@ struct task_info {
 	uint64_t id; /* from hmb_task_create */
 	uint32_t region;
 	int started, done;
+	int untied; /* only an untied task is ever suspended: a tied one's records take the direct path */
 	_Atomic int active; /* a thread runs it, or has yet to record its suspension */
 	int base; /* the thread's open constructs (nopen) when it last switched to the task */
 	/* The task's constructs open when it was suspended, entered again where it resumes. */
@@ -473,6 +484,7 @@ NOINST static void on_task_create(ompt_data_t *task, const ompt_frame_t *frame, 
 		return; /* not recorded */
 	}
 	t->region = hmb_omp_site(K_TASK, ra, NULL);
+	t->untied = (flags & ompt_task_untied) != 0;
 	t->id = hmb_task_create();
 	created->value = TASK_EXPLICIT | (uint64_t)(uintptr_t)t;
 }
@@ -525,7 +537,11 @@ NOINST static void on_task_schedule(ompt_data_t *prior, int status, ompt_data_t 
 		int top = running_at(nrunning - 1) == p && nrunning <= RUNNING_MAX;
 		if (done) {
 			pop(K_TASK);
-			hmb_task_complete(p->id);
+			if (p->untied) {
+				hmb_task_complete(p->id);
+			} else {
+				hmb_task_complete_tied(p->id);
+			}
 			p->done = 1;
 			if (top) {
 				nrunning--;
@@ -541,7 +557,11 @@ NOINST static void on_task_schedule(ompt_data_t *prior, int status, ompt_data_t 
 			wait_suspended(n);
 		}
 		atomic_store_explicit(&n->active, 1, memory_order_relaxed);
-		hmb_task_switch(n->id);
+		if (n->untied) {
+			hmb_task_switch(n->id);
+		} else {
+			hmb_task_switch_tied(n->id);
+		}
 		if (!below) {
 			if (nrunning < RUNNING_MAX) {
 				running[nrunning] = n;

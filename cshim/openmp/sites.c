@@ -179,16 +179,31 @@ HMB_OMP_NOINST static int own_segment(struct dl_phdr_info *info, size_t size, vo
 	return 0;
 }
 
+static atomic_int own_found;
+
 HMB_OMP_NOINST static void own_find(void)
 {
 	dl_iterate_phdr(own_segment, NULL);
+	atomic_store_explicit(&own_found, 1, memory_order_release);
 }
 
+/* own_code reports whether at is in this library: after the first call, two compares and no call. */
 HMB_OMP_NOINST static int own_code(const void *at)
 {
-	pthread_once(&own_once, own_find);
+	if (__builtin_expect(!atomic_load_explicit(&own_found, memory_order_acquire), 0)) {
+		pthread_once(&own_once, own_find);
+	}
 	return (uintptr_t)at >= own_lo && (uintptr_t)at < own_hi;
 }
+
+/* A thread's most recent constructs: direct-mapped, so neither locks nor atomics. */
+#define NEAR 16
+struct near {
+	const void *at, *fn;
+	int kind;
+	uint32_t region; /* 0: empty */
+};
+static HMB_OMP_TLS struct near near[NEAR];
 
 HMB_OMP_NOINST uint32_t hmb_omp_site(int kind, const void *at, const void *fn)
 {
@@ -205,6 +220,11 @@ HMB_OMP_NOINST uint32_t hmb_omp_site(int kind, const void *at, const void *fn)
 			fn = (const void *)hmb_omp_running;
 		}
 	}
+	/* The thread's own cache first: a construct in a loop finds its region in a few instructions. */
+	struct near *c = &near[((uintptr_t)at >> 3 ^ (uintptr_t)fn >> 4 ^ (uintptr_t)kind) % NEAR];
+	if (__builtin_expect(c->at == at && c->fn == fn && c->kind == kind && c->region != 0, 1)) {
+		return c->region;
+	}
 	size_t i = site_hash(kind, at, fn);
 	for (size_t n = 0; n < SITES; n++, i = (i + 1) & (SITES - 1)) {
 		struct site *s = &sites[i];
@@ -212,6 +232,7 @@ HMB_OMP_NOINST uint32_t hmb_omp_site(int kind, const void *at, const void *fn)
 			break;
 		}
 		if (s->at == at && s->fn == fn && s->kind == kind) {
+			*c = (struct near){at, fn, kind, s->region};
 			return s->region;
 		}
 	}
@@ -268,8 +289,12 @@ HMB_OMP_NOINST void hmb_omp_name(int level, const int *ancestors)
 	if (level > NAME_LEVELS) {
 		level = NAME_LEVELS;
 	}
-	if (level == named_level && memcmp(named, ancestors, (size_t)level * sizeof named[0]) == 0) {
-		return;
+	int same = level == named_level;
+	for (int i = 0; same && i < level; i++) {
+		same = named[i] == ancestors[i];
+	}
+	if (same) {
+		return; /* the place it had: every region's common case */
 	}
 	char name[16 + NAME_LEVELS * 12] = "thread ";
 	size_t n = strlen(name);

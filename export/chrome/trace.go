@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/hmbtrace/hmbtrace/encode"
+	"github.com/hmbtrace/hmbtrace/internal/parallel"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
@@ -23,74 +24,129 @@ import (
 // each file placed by its wall-clock start. Process ids are 1, 2, ... in the
 // order of the files, thread ids 1, 2, ... over all their locations.
 // Regions still open at the end of a location are ended at its last event.
+// The locations are read by HMB_TOOL_PROCS or GOMAXPROCS workers.
 func Export(w io.Writer, files []*tracefile.File) error {
+	procs, err := parallel.Procs(0)
+	if err != nil {
+		return fmt.Errorf("chrome export: %w", err)
+	}
+	return ExportProcs(w, files, procs)
+}
+
+// spoolMemory is what a location written ahead of its turn holds in
+// memory before it goes to a temporary file.
+const spoolMemory = 1 << 20
+
+// ExportProcs is Export with procs workers, each reading a location; the
+// document is the same for any number. Procs 1 writes each event to w as
+// it is read. With more, the location next in the document is written to w
+// as it is read, and one read ahead of it waits in a spool of at most 1 MiB
+// of memory, the rest in a temporary file, until its turn: at most procs
+// spools (parallel.Stream).
+func ExportProcs(w io.Writer, files []*tracefile.File, procs int) error {
 	if len(files) == 0 {
 		return errors.New("chrome export: no trace files")
 	}
-	x := &exporter{w: bufio.NewWriterSize(w, 64<<10), files: files, peers: tracefile.NewPeers(files), sent: map[channel]uint64{}}
-	n := 0
-	for _, f := range files {
-		x.firstLoc = append(x.firstLoc, n)
-		n += len(f.Locations)
-	}
-	x.axis = tracefile.NewAxis(files)
-	x.raw(`{"traceEvents":[`)
-	x.metadata()
-	tid := 0
+	x := &exporter{files: files, peers: tracefile.NewPeers(files)}
+	type where struct{ file, loc, tid int }
+	var locs []where
 	for i, f := range files {
+		x.firstLoc = append(x.firstLoc, len(locs))
 		for k := range f.Locations {
-			tid++
-			if err := x.location(i, &f.Locations[k], tid); err != nil {
-				return fmt.Errorf("chrome export: %w", err)
-			}
-			if x.err != nil {
-				return fmt.Errorf("chrome export: %w", x.err)
-			}
+			locs = append(locs, where{i, k, len(locs) + 1})
 		}
 	}
-	x.raw("\n],\n")
-	x.buf = append(x.buf[:0], `"displayTimeUnit":"ns","otherData":{"creator":"hmbtrace","files":`...)
+	x.axis = tracefile.NewAxis(files)
+	x.ahead = procs > len(locs)
+	out := &track{exporter: x, w: bufio.NewWriterSize(w, 64<<10)}
+	out.raw(`{"traceEvents":[`)
+	out.metadata()
+	var err error
+	if procs <= 1 || len(locs) <= 1 {
+		// One track, written as it is read.
+		for _, l := range locs {
+			if err = out.location(l.file, &files[l.file].Locations[l.loc], l.tid); err == nil {
+				err = out.err
+			}
+			if err != nil {
+				break
+			}
+		}
+	} else {
+		// The worker whose location is next writes straight to w, the
+		// others into spools until their turn.
+		st := parallel.NewStream(out.w, spoolMemory)
+		err = parallel.Do(procs, len(locs), func(n int) error {
+			l := locs[n]
+			sw := st.Writer(n)
+			t := &track{exporter: x, w: sw, events: out.events}
+			err := t.location(l.file, &files[l.file].Locations[l.loc], l.tid)
+			if err == nil {
+				err = t.err
+			}
+			if ferr := sw.Finish(err != nil); err == nil {
+				err = ferr
+			}
+			return err
+		})
+	}
+	if err != nil {
+		return fmt.Errorf("chrome export: %w", err)
+	}
+	out.raw("\n],\n")
+	out.buf = append(out.buf[:0], `"displayTimeUnit":"ns","otherData":{"creator":"hmbtrace","files":`...)
 	paths := make([]string, len(files))
 	for i, f := range files {
 		paths[i] = f.Path
 	}
-	x.buf = appendString(x.buf, strings.Join(paths, ", "))
-	x.buf = append(x.buf, "}}\n"...)
-	x.raw(string(x.buf))
-	if x.err == nil {
-		x.err = x.w.Flush()
+	out.buf = appendString(out.buf, strings.Join(paths, ", "))
+	out.buf = append(out.buf, "}}\n"...)
+	out.raw(string(out.buf))
+	if out.err == nil {
+		out.err = out.w.(*bufio.Writer).Flush()
 	}
-	if x.err != nil {
-		return fmt.Errorf("chrome export: %w", x.err)
+	if out.err != nil {
+		return fmt.Errorf("chrome export: %w", out.err)
 	}
 	return nil
 }
 
+// exporter holds what the locations' tracks share; it does not change
+// while they are written.
 type exporter struct {
-	w     *bufio.Writer
-	err   error // the first write error; later writes do nothing
 	files []*tracefile.File
 	axis  *tracefile.Axis
 	peers *tracefile.Peers
 	// firstLoc is, per file, the index of its first location over all
 	// files' locations (thread id - 1): how flows name their ends.
 	firstLoc []int
-	buf      []byte // the event being put together
-	events   int    // events written, for the separators
+	// ahead reads each location's events on a goroutine of their own:
+	// there are more workers than locations.
+	ahead bool
+}
+
+// track writes events: the document's start and end, and the events of
+// one location at a time.
+type track struct {
+	*exporter
+	w      io.Writer
+	err    error  // the first write error; later writes do nothing
+	buf    []byte // the event being put together
+	events int    // events written, for the separators
 
 	// Per location: messages so far on each channel from and to it.
 	sent, received map[channel]uint64
 	open           []string // regions open, innermost last
 }
 
-func (x *exporter) raw(s string) {
+func (x *track) raw(s string) {
 	if x.err == nil {
-		_, x.err = x.w.WriteString(s)
+		_, x.err = io.WriteString(x.w, s)
 	}
 }
 
 // start begins an event: phase, name, time, process and thread.
-func (x *exporter) start(ph byte, name string, ts uint64, pid, tid int) {
+func (x *track) start(ph byte, name string, ts uint64, pid, tid int) {
 	b := x.buf[:0]
 	if x.events > 0 {
 		b = append(b, ',')
@@ -111,7 +167,7 @@ func (x *exporter) start(ph byte, name string, ts uint64, pid, tid int) {
 }
 
 // end closes the event and writes it.
-func (x *exporter) end() {
+func (x *track) end() {
 	x.buf = append(x.buf, '}')
 	if x.err == nil {
 		_, x.err = x.w.Write(x.buf)
@@ -120,7 +176,7 @@ func (x *exporter) end() {
 }
 
 // metadata names the processes and threads and keeps them in file order.
-func (x *exporter) metadata() {
+func (x *track) metadata() {
 	tid := 0
 	for i, f := range x.files {
 		h := &f.Header
@@ -152,18 +208,19 @@ func (x *exporter) metadata() {
 }
 
 // location writes the events of location l of file i on track tid.
-func (x *exporter) location(i int, l *tracefile.Location, tid int) error {
+func (x *track) location(i int, l *tracefile.Location, tid int) error {
 	f := x.files[i]
 	pid := i + 1
-	clear(x.sent)
-	if x.received == nil {
-		x.received = map[channel]uint64{}
+	if x.sent == nil {
+		x.sent, x.received = map[channel]uint64{}, map[channel]uint64{}
 	}
+	clear(x.sent)
 	clear(x.received)
 	x.open = x.open[:0]
 	var e tracefile.Event
 	var last uint64
-	it := f.Events(l.ID)
+	it := f.EventsWith(l.ID, x.ahead)
+	defer it.Close()
 	for it.Next(&e) && x.err == nil {
 		ts := uint64(x.axis.Nanos(i, f, e.Time))
 		last = ts
@@ -225,7 +282,7 @@ func (x *exporter) location(i int, l *tracefile.Location, tid int) error {
 
 // message writes an instant event with the message's peer, tag and size,
 // and the start or end of the flow arrow from send to receive.
-func (x *exporter) message(i int, e *tracefile.Event, ts uint64, pid, tid int) error {
+func (x *track) message(i int, e *tracefile.Event, ts uint64, pid, tid int) error {
 	me := tid - 1
 	end, ok, err := x.peers.Resolve(i, e)
 	if err != nil {

@@ -10,7 +10,7 @@ import (
 // node is a call path: the path of its parent plus one function. It sums
 // what happened in the innermost frame of the path over every location.
 type node struct {
-	fn       int // index into builder.funcs
+	fn       int // index into builder.funcs (the walker's functions until numbered)
 	parent   *node
 	children map[int]*node
 	calls    uint64
@@ -21,7 +21,7 @@ type node struct {
 	// converted to nanoseconds once per location as the flat profile is,
 	// so that rounding does not add up over calls.
 	ticks uint64
-	gen   int // location number when ticks was last added to
+	gen   int // set when ticks was first added to, for the walker's touched list
 }
 
 func (n *node) child(fn int) *node {
@@ -50,16 +50,21 @@ type frame struct {
 	childCounts []uint64
 }
 
-// walker holds the state of one location's walk, reused over locations.
+// walker holds the state of one location's walk.
 type walker struct {
-	b      *builder
-	f      *tracefile.File
-	cmap   []int // the file's counter index -> profile counter index
-	frames []frame
-	depth  int
-	shift  uint8
-	fnOf   map[uint32]int // the file's region id -> function index
-	root   *root          // the call tree of the location being walked
+	f        *tracefile.File
+	cmap     []int // the file's counter index -> profile counter index
+	counters int   // the profile's counters
+	frames   []frame
+	depth    int
+	shift    uint8
+	fnOf     map[uint32]int // the file's region id -> the walk's function index
+	funcs    []localFunc    // the walk's functions, in the order of their first call
+	funcIdx  map[funcKey]int
+	touched  []*node // nodes with ticks
+	gen      int
+	root     *root // the call tree of the location
+	ahead    bool  // read the events on a goroutine of their own
 }
 
 // root is the call tree of one location, whose samples carry its labels:
@@ -81,7 +86,8 @@ func (w *walker) location(l *tracefile.Location) error {
 	// pending is set after a leave: its frame, frames[depth], waits for the
 	// metric record that may follow it. entered is set after an enter.
 	pending, entered := false, false
-	it := w.f.Events(l.ID)
+	it := w.f.EventsWith(l.ID, w.ahead)
+	defer it.Close()
 	for it.Next(&e) {
 		last = e.Time
 		if pending && (e.Kind != encode.KindMetric || e.Depth != w.depth+1) {
@@ -162,9 +168,9 @@ func (w *walker) leave(t uint64) {
 	}
 	excl := dur - min(dur, fr.child)
 	n := fr.node
-	if n.gen != w.b.gen {
-		n.gen = w.b.gen
-		w.b.touched = append(w.b.touched, n)
+	if n.gen != w.gen {
+		n.gen = w.gen
+		w.touched = append(w.touched, n)
 	}
 	n.ticks += excl << w.shift
 }
@@ -195,7 +201,7 @@ func (w *walker) finish(end []uint64) {
 	}
 	n := fr.node
 	if n.counts == nil {
-		n.counts = make([]uint64, len(w.b.counters))
+		n.counts = make([]uint64, w.counters)
 	}
 	for k, v := range end {
 		delta := v - min(v, fr.start[k])
@@ -206,12 +212,12 @@ func (w *walker) finish(end []uint64) {
 	}
 }
 
-// flush converts the current location's exclusive ticks to nanoseconds.
+// flush converts the location's exclusive ticks to nanoseconds.
 func (w *walker) flush() {
-	for _, n := range w.b.touched {
+	for _, n := range w.touched {
 		n.ns += w.f.TicksToNanos(n.ticks)
 		n.ticks = 0
 	}
-	w.b.touched = w.b.touched[:0]
-	w.b.gen++
+	w.touched = w.touched[:0]
+	w.gen++
 }

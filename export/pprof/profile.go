@@ -19,6 +19,7 @@ import (
 
 	"github.com/google/pprof/profile"
 
+	"github.com/hmbtrace/hmbtrace/internal/parallel"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
@@ -30,9 +31,20 @@ const (
 )
 
 // Export writes the call-path profile of the files to w as `go tool pprof`
-// reads it (gzipped protocol buffer).
+// reads it (gzipped protocol buffer). The locations are read by
+// HMB_TOOL_PROCS or GOMAXPROCS workers.
 func Export(w io.Writer, files []*tracefile.File) error {
-	p, err := Build(files)
+	procs, err := parallel.Procs(0)
+	if err != nil {
+		return fmt.Errorf("pprof export: %w", err)
+	}
+	return ExportProcs(w, files, procs)
+}
+
+// ExportProcs is Export with procs workers; the profile is the same for
+// any number.
+func ExportProcs(w io.Writer, files []*tracefile.File, procs int) error {
+	p, err := BuildProcs(files, procs)
 	if err != nil {
 		return err
 	}
@@ -46,52 +58,115 @@ func Export(w io.Writer, files []*tracefile.File) error {
 // their locations. Regions with the same name and source file are one
 // function; counters with the same name are one sample type.
 func Build(files []*tracefile.File) (*profile.Profile, error) {
+	procs, err := parallel.Procs(0)
+	if err != nil {
+		return nil, fmt.Errorf("pprof export: %w", err)
+	}
+	return BuildProcs(files, procs)
+}
+
+// BuildProcs is Build with procs workers, each walking one location's
+// events into the location's own call tree. The trees are then numbered
+// in the order of the locations, functions by their first call, so the
+// profile is the same for any number of workers.
+func BuildProcs(files []*tracefile.File, procs int) (*profile.Profile, error) {
 	if len(files) == 0 {
 		return nil, errors.New("pprof export: no trace files")
 	}
-	b := &builder{funcIdx: map[funcKey]int{}, gen: 1}
+	b := &builder{funcIdx: map[funcKey]int{}}
 	seen := map[string]bool{}
-	for _, f := range files {
+	cmaps := make([][]int, len(files)) // per file: its counter index -> profile counter index
+	for i, f := range files {
 		for _, m := range f.Header.Metrics {
 			if !seen[m] {
 				seen[m] = true
 				b.counters = append(b.counters, m)
 			}
 		}
-	}
-	w := &walker{b: b}
-	for _, f := range files {
-		w.f, w.shift, w.fnOf = f, f.Header.TimerShift, map[uint32]int{}
-		w.cmap = w.cmap[:0]
 		for _, m := range f.Header.Metrics {
-			w.cmap = append(w.cmap, slices.Index(b.counters, m))
+			cmaps[i] = append(cmaps[i], slices.Index(b.counters, m))
 		}
+	}
+	type where struct{ file, loc int }
+	var locs []where
+	for i, f := range files {
 		for k := range f.Locations {
-			l := &f.Locations[k]
-			w.root = &root{rank: f.Header.Rank, location: l.Name, host: f.Header.Host}
-			b.roots = append(b.roots, w.root)
-			if err := w.location(l); err != nil {
-				return nil, fmt.Errorf("pprof export: %w", err)
-			}
-			w.flush()
+			locs = append(locs, where{i, k})
 		}
+	}
+	b.roots = make([]*root, len(locs))
+	funcs := make([][]localFunc, len(locs))
+	err := parallel.Do(procs, len(locs), func(n int) error {
+		f := files[locs[n].file]
+		l := &f.Locations[locs[n].loc]
+		w := &walker{f: f, shift: f.Header.TimerShift, cmap: cmaps[locs[n].file], counters: len(b.counters),
+			fnOf: map[uint32]int{}, funcIdx: map[funcKey]int{}, gen: 1, ahead: procs > len(locs),
+			root: &root{rank: f.Header.Rank, location: l.Name, host: f.Header.Host}}
+		if err := w.location(l); err != nil {
+			return fmt.Errorf("pprof export: %w", err)
+		}
+		w.flush()
+		b.roots[n], funcs[n] = w.root, w.funcs
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for n, r := range b.roots {
+		b.number(&r.node, funcs[n])
 	}
 	return b.profile(files), nil
 }
 
 type funcKey struct{ name, file string }
 
-// builder holds the call tree and the functions of the profile.
+// localFunc is a function as one location's walk first calls it.
+type localFunc struct {
+	key  funcKey
+	line int
+}
+
+// builder holds the call trees and the functions of the profile.
 type builder struct {
 	roots    []*root // one per location, in the files' order
 	funcs    []*profile.Function
 	funcIdx  map[funcKey]int
 	counters []string
-	touched  []*node // nodes with ticks of the current location
-	gen      int
 }
 
-// function returns the function index of region id of the walker's file.
+// number gives the functions of a location's tree, numbered by the
+// location's walk, the profile's function indices: a function new to the
+// profile is numbered next, in the order the location first called it.
+func (b *builder) number(top *node, local []localFunc) {
+	global := make([]int, len(local))
+	for k, lf := range local {
+		fn, ok := b.funcIdx[lf.key]
+		if !ok {
+			fn = len(b.funcs)
+			b.funcs = append(b.funcs, &profile.Function{ID: uint64(fn + 1), Name: lf.key.name, SystemName: lf.key.name,
+				Filename: lf.key.file, StartLine: int64(lf.line)})
+			b.funcIdx[lf.key] = fn
+		}
+		global[k] = fn
+	}
+	var renumber func(n *node)
+	renumber = func(n *node) {
+		if len(n.children) == 0 {
+			return
+		}
+		children := make(map[int]*node, len(n.children))
+		for _, c := range n.children {
+			c.fn = global[c.fn]
+			children[c.fn] = c
+			renumber(c)
+		}
+		n.children = children
+	}
+	renumber(top)
+}
+
+// function returns the location's function index of region id of the
+// walker's file.
 func (w *walker) function(id uint32) int {
 	if fn, ok := w.fnOf[id]; ok {
 		return fn
@@ -105,13 +180,11 @@ func (w *walker) function(id uint32) int {
 			break
 		}
 	}
-	b := w.b
-	fn, ok := b.funcIdx[key]
+	fn, ok := w.funcIdx[key]
 	if !ok {
-		fn = len(b.funcs)
-		b.funcs = append(b.funcs, &profile.Function{ID: uint64(fn + 1), Name: key.name, SystemName: key.name,
-			Filename: key.file, StartLine: int64(line)})
-		b.funcIdx[key] = fn
+		fn = len(w.funcs)
+		w.funcs = append(w.funcs, localFunc{key, line})
+		w.funcIdx[key] = fn
 	}
 	w.fnOf[id] = fn
 	return fn

@@ -4,8 +4,8 @@
  * children (taskwait), many tasks created by one thread in a single
  * construct and run by the team at its barrier, and tasks in a taskgroup.
  * Each task body enters a region of its own ("leaf", "work"), which the
- * trace must show nested in the task. It prints what it computed and how
- * many tasks it created.
+ * trace must show nested in the task. It prints what it computed, how
+ * many tasks it created, and how many task records took the direct path.
  */
 #include <omp.h>
 #include <stdio.h>
@@ -84,5 +84,10 @@ int main(int argc, char **argv)
 		}
 	}
 	printf("fib %ld many %ld group %ld tasks %ld\n", f, ran, grouped, created);
+	/* The task records the team's threads wrote in place (libgomp and libomp reuse them). */
+	unsigned long long direct = 0;
+#pragma omp parallel reduction(+ : direct)
+	direct += hmb_task_direct_records();
+	printf("direct task records %llu\n", direct);
 	return 0;
 }

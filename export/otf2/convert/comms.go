@@ -337,7 +337,13 @@ func refOf(c *comm) otf2.CommRef {
 // the file does not define gives false and is counted once.
 func (x *exporter) commOf(i int, id uint32) (*comm, bool, error) {
 	if x.mpi == nil {
-		if err := x.defineMPI(); err != nil {
+		var err error
+		if x.sh != nil {
+			err = x.sh.defineMPI(x)
+		} else {
+			err = x.defineMPI()
+		}
+		if err != nil {
 			return nil, false, err
 		}
 	}
@@ -346,6 +352,11 @@ func (x *exporter) commOf(i int, id uint32) (*comm, bool, error) {
 	}
 	c, ok := x.mpi.perFile[i][id]
 	if !ok {
+		if x.sh != nil {
+			// The workers share the set of communicators counted.
+			x.sh.mu.Lock()
+			defer x.sh.mu.Unlock()
+		}
 		k := [2]uint64{uint64(i), uint64(id)}
 		if !x.mpi.undef[k] {
 			x.mpi.undef[k] = true

@@ -22,6 +22,7 @@ import (
 
 	"github.com/hmbtrace/hmbtrace/encode"
 	"github.com/hmbtrace/hmbtrace/export/otf2"
+	"github.com/hmbtrace/hmbtrace/internal/parallel"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
@@ -95,8 +96,21 @@ type Stats struct {
 // dir/traces.otf2 is what readers open. Times are nanoseconds since the
 // start of the earliest file (see timeline). On any error nothing is left
 // behind, dir included. A zero Options gives libotf2's chunk sizes and the
-// creator "hmbtrace".
+// creator "hmbtrace". The locations are written by HMB_TOOL_PROCS or
+// GOMAXPROCS workers.
 func Export(dir string, files []*tracefile.File, opt otf2.Options) (st Stats, err error) {
+	procs, err := parallel.Procs(0)
+	if err != nil {
+		return st, fmt.Errorf("otf2 export: %w", err)
+	}
+	return ExportProcs(dir, files, opt, procs)
+}
+
+// ExportProcs is Export with procs workers, each writing one location's
+// event file at a time. The archive is the same byte for byte for any
+// number (see parallel.go); its memory grows by one event chunk and one
+// location's reading buffers per worker.
+func ExportProcs(dir string, files []*tracefile.File, opt otf2.Options, procs int) (st Stats, err error) {
 	if len(files) == 0 {
 		return st, errors.New("otf2 export: no trace files")
 	}
@@ -124,15 +138,11 @@ func Export(dir string, files []*tracefile.File, opt otf2.Options) (st Stats, er
 	if err := x.define(); err != nil {
 		return st, fmt.Errorf("otf2 export: %w", err)
 	}
-	if err := x.planOpenMP(); err != nil {
+	if err := x.planOpenMP(procs); err != nil {
 		return st, fmt.Errorf("otf2 export: %w", err)
 	}
-	for i, f := range files {
-		for k := range f.Locations {
-			if err := x.location(i, k, x.writers[i][k]); err != nil {
-				return st, fmt.Errorf("otf2 export: %w", err)
-			}
-		}
+	if err := x.locations(procs); err != nil {
+		return st, fmt.Errorf("otf2 export: %w", err)
 	}
 	_, last, _ := a.TimeRange()
 	if err := a.ClockProperties(1e9, 0, max(x.tl.end, last)+1); err != nil {
@@ -177,6 +187,14 @@ type exporter struct {
 	parallels, implicitTasks int        // entered so far on the location being exported
 	loc                      int        // the location being exported, an index of its file's
 	lastTeam                 teamOfLoc  // of the location's last implicit task with a team
+
+	// sh is set on a worker's exporter of one location, the n-th of the
+	// export (see parallel.go); nil on the sequential path.
+	sh *shared
+	n  int
+	// ahead reads each location's events on a goroutine of their own:
+	// there are more workers than locations.
+	ahead bool
 }
 
 // openRegion is a region open on the location being exported, with the
@@ -267,6 +285,9 @@ func (x *exporter) region(i int, id uint32) (otf2.RegionRef, error) {
 	if ref, ok := x.regionRefs[i][id]; ok {
 		return ref, nil
 	}
+	if x.sh != nil {
+		return x.sh.region(x, i, id)
+	}
 	f := x.files[i]
 	key := regionKey{name: f.RegionName(id)}
 	paradigm := tracefile.ParadigmUser
@@ -345,7 +366,8 @@ func (x *exporter) location(i, k int, w *otf2.EventWriter) error {
 	}
 	var e tracefile.Event
 	var last uint64
-	it := f.Events(l.ID)
+	it := f.EventsWith(l.ID, x.ahead)
+	defer it.Close()
 	for it.Next(&e) {
 		ts := x.tl.at(i, f, e.Time)
 		last = ts
@@ -492,7 +514,12 @@ func (x *exporter) p2p(i int, e *tracefile.Event) (c otf2.CommRef, rank uint32, 
 	}
 	if !e.PeerRank {
 		if !x.hasComm {
-			if err := x.defineComm(); err != nil {
+			if x.sh != nil {
+				err = x.sh.defineComm(x)
+			} else {
+				err = x.defineComm()
+			}
+			if err != nil {
 				return 0, 0, false, err
 			}
 		}

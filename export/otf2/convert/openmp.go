@@ -10,8 +10,95 @@ import (
 
 	"github.com/hmbtrace/hmbtrace/encode"
 	"github.com/hmbtrace/hmbtrace/export/otf2"
+	"github.com/hmbtrace/hmbtrace/internal/parallel"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
+
+// ompWalk is what one location's events give the plan: its parallel
+// regions and implicit tasks (by ordinal on the location, loc not set) and
+// the explicit tasks it created, in the order of its events.
+type ompWalk struct {
+	pars, tasks []interval
+	creates     []taskCreate
+}
+
+type taskCreate struct {
+	task uint64
+	ord  int // the implicit task it was created in, -1: none
+}
+
+// ompLocation reads the events of location k of file i for the plan.
+func (x *exporter) ompLocation(i int, f *tracefile.File, k int, kind func(uint32) ompKind) (ompWalk, error) {
+	var w ompWalk
+	type openKind struct {
+		kind ompKind
+		idx  int
+	}
+	var open []openKind
+	var last uint64
+	var e tracefile.Event
+	it := f.Events(f.Locations[k].ID)
+	for it.Next(&e) {
+		ts := x.tl.at(i, f, e.Time)
+		last = ts
+		switch e.Kind {
+		case encode.KindEnter:
+			o := openKind{kind: kind(e.Region), idx: -1}
+			switch o.kind {
+			case ompParallel:
+				parent := -1
+				for n := len(open) - 1; n >= 0; n-- {
+					if open[n].kind == ompParallel {
+						parent = open[n].idx
+						break
+					}
+				}
+				o.idx = len(w.pars)
+				w.pars = append(w.pars, interval{loc: k, ord: o.idx, begin: ts, end: math.MaxUint64, parent: parent})
+			case ompImplicitTask:
+				o.idx = len(w.tasks)
+				w.tasks = append(w.tasks, interval{ord: o.idx, begin: ts, end: math.MaxUint64})
+			}
+			open = append(open, o)
+		case encode.KindTaskCreate:
+			ord := -1
+			for n := len(open) - 1; n >= 0; n-- {
+				if open[n].kind == ompImplicitTask {
+					ord = w.tasks[open[n].idx].ord
+					break
+				}
+			}
+			w.creates = append(w.creates, taskCreate{e.Task, ord})
+		case encode.KindLeave:
+			if len(open) == 0 {
+				continue
+			}
+			o := open[len(open)-1]
+			open = open[:len(open)-1]
+			switch o.kind {
+			case ompParallel:
+				w.pars[o.idx].end = ts
+			case ompImplicitTask:
+				w.tasks[o.idx].end = ts
+			}
+		}
+	}
+	if err := it.Err(); err != nil {
+		return w, fmt.Errorf("%s: %w", f.Path, err)
+	}
+	// Regions still open end where the export closes them.
+	for n := range w.pars {
+		if w.pars[n].end == math.MaxUint64 {
+			w.pars[n].end = last
+		}
+	}
+	for n := range w.tasks {
+		if w.tasks[n].end == math.MaxUint64 {
+			w.tasks[n].end = last
+		}
+	}
+	return w, nil
+}
 
 // The OpenMP constructs by the name the adapter (cshim/openmp) gives their
 // regions: "!$omp <construct>", then the outlined function and the source
@@ -150,7 +237,7 @@ type interval struct {
 // planOpenMP derives the thread teams of every file with OpenMP parallel
 // regions and defines their communicators. It reads those files' events a
 // second time; files without OpenMP are not read.
-func (x *exporter) planOpenMP() error {
+func (x *exporter) planOpenMP(procs int) error {
 	x.omp = make([]*ompPlan, len(x.files))
 	type team struct {
 		file    int
@@ -183,75 +270,27 @@ func (x *exporter) planOpenMP() error {
 		x.omp[i] = plan
 		pars := make([][]interval, len(f.Locations)) // per location, in enter order
 		var tasks []interval
-		for k := range f.Locations {
-			type openKind struct {
-				kind ompKind
-				idx  int
+		// Each location's intervals are read on a worker; they are put
+		// together in location order, as one pass over them makes them.
+		walks := make([]ompWalk, len(f.Locations))
+		err := parallel.Do(procs, len(f.Locations), func(k int) error {
+			var err error
+			walks[k], err = x.ompLocation(i, f, k, kind)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		for k, w := range walks {
+			pars[k] = w.pars
+			first := len(tasks)
+			for _, t := range w.tasks {
+				t.loc = k
+				tasks = append(tasks, t)
 			}
-			var open []openKind
-			var last uint64
-			first := len(tasks) // this location's tasks follow
-			var e tracefile.Event
-			it := f.Events(f.Locations[k].ID)
-			for it.Next(&e) {
-				ts := x.tl.at(i, f, e.Time)
-				last = ts
-				switch e.Kind {
-				case encode.KindEnter:
-					o := openKind{kind: kind(e.Region), idx: -1}
-					switch o.kind {
-					case ompParallel:
-						parent := -1
-						for n := len(open) - 1; n >= 0; n-- {
-							if open[n].kind == ompParallel {
-								parent = open[n].idx
-								break
-							}
-						}
-						o.idx = len(pars[k])
-						pars[k] = append(pars[k], interval{loc: k, ord: o.idx, begin: ts, end: math.MaxUint64, parent: parent})
-					case ompImplicitTask:
-						o.idx = len(tasks)
-						tasks = append(tasks, interval{loc: k, ord: len(plan.teams[k]), begin: ts, end: math.MaxUint64})
-						plan.teams[k] = append(plan.teams[k], teamOfLoc{})
-					}
-					open = append(open, o)
-				case encode.KindTaskCreate:
-					ord := -1
-					for n := len(open) - 1; n >= 0; n-- {
-						if open[n].kind == ompImplicitTask {
-							ord = tasks[open[n].idx].ord
-							break
-						}
-					}
-					plan.addTask(e.Task, k, ord)
-				case encode.KindLeave:
-					if len(open) == 0 {
-						continue
-					}
-					o := open[len(open)-1]
-					open = open[:len(open)-1]
-					switch o.kind {
-					case ompParallel:
-						pars[k][o.idx].end = ts
-					case ompImplicitTask:
-						tasks[o.idx].end = ts
-					}
-				}
-			}
-			if err := it.Err(); err != nil {
-				return fmt.Errorf("%s: %w", f.Path, err)
-			}
-			// Regions still open end where the export closes them.
-			for n := range pars[k] {
-				if pars[k][n].end == math.MaxUint64 {
-					pars[k][n].end = last
-				}
-			}
-			for n := first; n < len(tasks); n++ {
-				if tasks[n].end == math.MaxUint64 {
-					tasks[n].end = last
-				}
+			plan.teams[k] = make([]teamOfLoc, len(tasks)-first)
+			for _, c := range w.creates {
+				plan.addTask(c.task, k, c.ord)
 			}
 			plan.forks[k] = make([]uint32, len(pars[k]))
 		}

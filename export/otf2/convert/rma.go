@@ -99,6 +99,9 @@ func (x *exporter) defineRma() error {
 // rmaGroup returns the COMM_GROUP of RMA group id of file i, defined on
 // first use and shared by the files that name the same members.
 func (x *exporter) rmaGroup(i int, id uint32) (otf2.GroupRef, bool, error) {
+	if x.sh != nil {
+		return x.sh.rmaGroup(x, i, id)
+	}
 	g := x.files[i].RmaGroup(id)
 	if g == nil {
 		return 0, false, nil

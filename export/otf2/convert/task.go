@@ -70,12 +70,26 @@ func (x *exporter) taskName(i, k int, task uint64) (name taskRef, ok bool) {
 	// first location that runs it, in that location's team, with a
 	// generation past those of the tasks the location created, so that no
 	// other task has its name.
+	if x.sh != nil {
+		// The workers share the names given so far.
+		x.sh.mu.Lock()
+		defer x.sh.mu.Unlock()
+	}
 	if n, found := plan.unnamed[task]; found {
 		return n, true
 	}
 	t, ok := current()
 	if !ok {
 		return taskRef{}, false
+	}
+	if x.sh != nil {
+		// The name depends on which location runs the task first: the
+		// first in the order of a sequential export.
+		x.sh.order.WaitFor(x.n, func() bool { _, found := plan.unnamed[task]; return found })
+		if n, found := plan.unnamed[task]; found {
+			return n, true
+		}
+		defer x.sh.order.Notify()
 	}
 	if plan.unnamed == nil {
 		plan.unnamed = map[uint64]taskRef{}

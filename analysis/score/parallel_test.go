@@ -1,0 +1,56 @@
+package score_test
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/hmbtrace/hmbtrace/analysis/score"
+	"github.com/hmbtrace/hmbtrace/internal/tracetest"
+	"github.com/hmbtrace/hmbtrace/tracefile"
+)
+
+// The score is the same whatever the number of workers walking the
+// locations.
+func TestComputeProcsIdentical(t *testing.T) {
+	traces := map[string][]*tracefile.File{
+		"whole": tracetest.Ranks(t, t.TempDir(), 3, 4, 100, 0),
+		"shed":  tracetest.Ranks(t, t.TempDir(), 2, 3, 1500, 64<<10),
+	}
+	for name, files := range traces {
+		want, err := score.ComputeProcs(files, score.Options{}, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, procs := range []int{2, 3, 8} {
+			got, err := score.ComputeProcs(files, score.Options{}, procs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("%s: %d workers give another score than 1", name, procs)
+			}
+		}
+	}
+}
+
+// An error is the one a sequential walk stops at, the first bad
+// location's.
+func TestComputeProcsError(t *testing.T) {
+	files := []*tracefile.File{tracetest.BadNesting(t, t.TempDir())}
+	var want string
+	for _, procs := range []int{1, 2, 3, 6, 8} {
+		_, err := score.ComputeProcs(files, score.Options{}, procs)
+		if err == nil {
+			t.Fatalf("%d workers: no error", procs)
+		}
+		if procs == 1 {
+			want = err.Error()
+		} else if err.Error() != want {
+			t.Errorf("%d workers: %v; 1 worker: %s", procs, err, want)
+		}
+	}
+	if !strings.Contains(want, `"thread 1"`) {
+		t.Errorf("error %q does not name the first bad location", want)
+	}
+}

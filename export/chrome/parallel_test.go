@@ -1,0 +1,64 @@
+package chrome
+
+import (
+	"bytes"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/hmbtrace/hmbtrace/internal/tracetest"
+	"github.com/hmbtrace/hmbtrace/tracefile"
+)
+
+// The document is the same byte for byte whatever the number of workers,
+// also when the locations read ahead go to temporary files.
+func TestExportProcsIdentical(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir())
+	files := tracetest.Ranks(t, t.TempDir(), 3, 4, 300, 0)
+	shed := tracetest.Ranks(t, t.TempDir(), 2, 3, 2000, 64<<10)
+	if len(shed[0].Reductions) == 0 {
+		t.Fatal("the small buffer shed nothing")
+	}
+	// The whole trace's locations outgrow a spool's memory: the test
+	// reads some back from their temporary files.
+	big := tracetest.Ranks(t, t.TempDir(), 1, 3, 1500, 0)
+	for name, fs := range map[string][]*tracefile.File{"whole": files, "shed": shed, "big": big} {
+		var want bytes.Buffer
+		if err := ExportProcs(&want, fs, 1); err != nil {
+			t.Fatal(err)
+		}
+		if name == "big" && want.Len()/3 < 3*spoolMemory/2 {
+			t.Fatalf("big: %d bytes for 3 locations, want more than 1.5 spools' memory each", want.Len())
+		}
+		for _, procs := range []int{2, 3, 8} {
+			var got bytes.Buffer
+			if err := ExportProcs(&got, fs, procs); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got.Bytes(), want.Bytes()) {
+				t.Errorf("%s: %d workers give %d bytes, 1 worker %d: not the same document", name, procs, got.Len(), want.Len())
+			}
+		}
+	}
+}
+
+// An error is the one a sequential export stops at, the first bad
+// location's.
+func TestExportProcsError(t *testing.T) {
+	files := []*tracefile.File{tracetest.BadNesting(t, t.TempDir())}
+	var want string
+	for _, procs := range []int{1, 2, 3, 6, 8} {
+		err := ExportProcs(io.Discard, files, procs)
+		if err == nil {
+			t.Fatalf("%d workers: no error", procs)
+		}
+		if procs == 1 {
+			want = err.Error()
+		} else if err.Error() != want {
+			t.Errorf("%d workers: %v; 1 worker: %s", procs, err, want)
+		}
+	}
+	if !strings.Contains(want, `"thread 1"`) {
+		t.Errorf("error %q does not name the first bad location", want)
+	}
+}
