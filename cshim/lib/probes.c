@@ -12,6 +12,7 @@
 #include "hmbtrace.h"
 #include "shim.h"
 #include "direct.h"
+#include "direct_mpi.h"
 
 /* hmb_declined finishes a probe the direct path did not take: staged, replayed at once, or dropped. */
 HMB_NOINST static inline void hmb_declined(int rc, uint64_t t, uint64_t word, uint64_t ext_time, uint64_t ext_word, int n)
@@ -229,6 +230,43 @@ HMB_NOINST void hmb_recv_comm(int peer, uint32_t tag, uint64_t bytes, uint32_t c
 	hmb_message_event((uint64_t)HMB_KIND_RECV << HMB_KIND_SHIFT | tag, 1, peer, tag, bytes, comm);
 }
 
+/*
+ * A blocking MPI call's message goes with its region's enter (a send,
+ * issued when the call starts: Enter, then MpiSend, as OTF2 orders them)
+ * or leave (a receive, complete when the call returns: MpiRecv, then
+ * Leave), in one direct probe (direct_mpi.h). Where that cannot be taken,
+ * the two events are recorded one by one, in the same order.
+ */
+HMB_NOINST void hmb_enter_send(uint32_t region, int peer, uint32_t tag, uint64_t bytes, uint32_t comm)
+{
+	struct hmb_thread *th = hmb_self;
+	if (__builtin_expect(th != NULL && th->loc != NULL, 1) &&
+	    __builtin_expect(hmb_direct_enter_send(th, region, peer >= 0, (uint64_t)peer, tag, bytes, comm) ==
+				     HMB_DIRECT_DONE,
+			     1)) {
+		return;
+	}
+	hmb_enter(region);
+	if (peer >= 0) {
+		hmb_send_comm(peer, tag, bytes, comm);
+	}
+}
+
+HMB_NOINST void hmb_recv_leave(uint32_t region, int peer, uint32_t tag, uint64_t bytes, uint32_t comm)
+{
+	struct hmb_thread *th = hmb_self;
+	if (__builtin_expect(th != NULL && th->loc != NULL, 1) &&
+	    __builtin_expect(hmb_direct_recv_leave(th, region, peer >= 0, (uint64_t)peer, tag, bytes, comm) ==
+				     HMB_DIRECT_DONE,
+			     1)) {
+		return;
+	}
+	if (peer >= 0) {
+		hmb_recv_comm(peer, tag, bytes, comm);
+	}
+	hmb_leave(region);
+}
+
 /* hmb_mpi_probe records MPI record r on whichever path it can take. */
 HMB_NOINST static void hmb_mpi_probe(const struct hmb_mpi *r)
 {
@@ -288,12 +326,12 @@ HMB_NOINST void hmb_collective_complete(uint32_t region, int root, uint64_t sent
 }
 
 /*
- * An RMA event has no direct path: it is rarer than a message (one per
- * one-sided call), so it is replayed in Go at once on a thread whose probes
- * are direct, which keeps it in order with them, and staged on the others,
- * as an MPI record: remote in [1].time, aux | win<<32 in [1].word, bytes
- * and id in [2], received in [3].time, group | level<<32 in [3].word
- * (cshim.Thread.replayMPI reads it back).
+ * An RMA event takes the direct path as an MPI record does (direct_mpi.h's
+ * hmb_direct_rma). Where it cannot, it is replayed in Go at once on a
+ * thread whose probes are direct, which keeps it in order with them, and
+ * staged on the others, as an MPI record: remote in [1].time, aux |
+ * win<<32 in [1].word, bytes and id in [2], received in [3].time, group |
+ * level<<32 in [3].word (cshim.Thread.replayMPI reads it back).
  */
 HMB_NOINST void hmb_rma(unsigned kind, uint32_t win, int remote, uint64_t bytes, uint64_t received, uint64_t id,
 			uint32_t aux, uint32_t level, uint32_t group)
@@ -313,6 +351,17 @@ HMB_NOINST void hmb_rma(unsigned kind, uint32_t win, int remote, uint64_t bytes,
 	rec[3].word = (uint64_t)group | (uint64_t)level << 32;
 	struct hmb_thread *th = hmb_self;
 	if (th != NULL && th->loc != NULL) {
+		struct hmb_rma r = {.kind = kind, .win = win, .aux = aux, .level = level, .group = group, .remote = remote,
+				    .bytes = bytes, .received = received, .request = id};
+		uint64_t t = 0;
+		switch (hmb_direct_rma(th, &r, &t)) {
+		case HMB_DIRECT_DONE:
+			return;
+		case HMB_DIRECT_DROP:
+			hmb_count_dropped(1);
+			return;
+		}
+		rec[0].time = t; /* 0 if it was not read: hmb_slow_n reads it */
 		hmb_slow_n(rec, HMB_MPI_RECORDS);
 		return;
 	}
