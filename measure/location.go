@@ -169,9 +169,10 @@ func (l *Location) now() uint64 {
 
 // enter records an enter of region r at time t, or at the clock's time if
 // read. It does the common case in one frame and without a call but the
-// clock's and the encoder's: a region measured on a location without call
-// paths, counters, phases or duration filter (l.general false), into a
-// level whose bin has room, or a closed one. Anything else goes to
+// clock's: a region measured on a location without call paths, counters,
+// phases or duration filter (l.general false), into a level whose bin has
+// room, or a closed one, in a record EnterFast writes (the encoder's Enter
+// is called for the others). Anything else goes to
 // enterGeneral, before enter has changed anything but the clock read.
 // A throttled region's probe ends at its flag: the visit is counted, the
 // clock is not read.
@@ -217,7 +218,7 @@ func (l *Location) enter(r Region, t uint64, read bool) {
 	}
 	if d < len(l.levels) {
 		if lv := l.levels[d]; lv != nil && lv.Room() >= 2*encode.MaxEnterLeaveSize {
-			f.state = frameWritten // first: only lv lives across the encoder's call
+			f.state = frameWritten // first: only lv lives across a call of Enter
 			// EnterFast is inlined: the common record makes no call.
 			n := lv.Encoder().EnterFast(lv.Tail(), tr, seq, uint32(r))
 			if n == 0 {
