@@ -36,8 +36,12 @@ func (e *Encoder) StartBin(b []byte, t uint64, openRegion uint32) int {
 	e.next = 0
 	e.prev = [MaxMetrics]uint64{}
 	// The region open at the bin's start is the likeliest to be entered
-	// again after its leave: a loop's body.
-	e.pred = [predSlots]uint32{openRegion}
+	// again after its leave: a loop's body. The prediction stays empty
+	// without Predict, which EnterFast counts on.
+	e.pred = [predSlots]uint32{}
+	if e.tech&predictOn == predictOn {
+		e.pred[0] = openRegion
+	}
 	return n
 }
 

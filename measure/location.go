@@ -169,9 +169,10 @@ func (l *Location) now() uint64 {
 
 // enter records an enter of region r at time t, or at the clock's time if
 // read. It does the common case in one frame and without a call but the
-// clock's and the encoder's: a region measured on a location without call
-// paths, counters, phases or duration filter (l.general false), into a
-// level whose bin has room, or a closed one. Anything else goes to
+// clock's: a region measured on a location without call paths, counters,
+// phases or duration filter (l.general false), into a level whose bin has
+// room, or a closed one, in a record EnterFast writes (the encoder's Enter
+// is called for the others). Anything else goes to
 // enterGeneral, before enter has changed anything but the clock read.
 // A throttled region's probe ends at its flag: the visit is counted, the
 // clock is not read.
@@ -199,13 +200,14 @@ func (l *Location) enter(r Region, t uint64, read bool) {
 		}
 	}
 	d := l.depth + 1
-	if l.general || p.class != buffer.ClassRegion || l.pool.Epoch() != l.epoch || d >= len(l.stack) {
+	stack := l.stack // a local, and an unsigned test, spare stack[d] its bounds check
+	if l.general || p.class != buffer.ClassRegion || l.pool.Epoch() != l.epoch || uint(d) >= uint(len(stack)) {
 		l.enterGeneral(r, p, t)
 		return
 	}
 	l.recorded++
 	t, tr, seq := l.stamp(t)
-	f := &l.stack[d]
+	f := &stack[d]
 	f.start, f.child, f.tr, f.seq, f.region, f.state, f.counted, f.class = t, 0, tr, seq, uint32(r), frameDropped, false, buffer.ClassRegion
 	l.depth = d
 	p.visits++
@@ -216,8 +218,13 @@ func (l *Location) enter(r Region, t uint64, read bool) {
 	}
 	if d < len(l.levels) {
 		if lv := l.levels[d]; lv != nil && lv.Room() >= 2*encode.MaxEnterLeaveSize {
-			f.state = frameWritten // first: only lv lives across the encoder's call
-			lv.Advance(lv.Encoder().Enter(lv.Tail(), tr, seq, uint32(r)))
+			f.state = frameWritten // first: only lv lives across a call of Enter
+			// EnterFast is inlined: the common record makes no call.
+			n := lv.Encoder().EnterFast(lv.Tail(), tr, seq, uint32(r))
+			if n == 0 {
+				n = lv.Encoder().Enter(lv.Tail(), tr, seq, uint32(r))
+			}
+			lv.Advance(n)
 			return
 		}
 	}
@@ -353,7 +360,8 @@ func (l *Location) leave(r Region, t uint64, read bool) {
 		}
 	}
 	d := l.depth
-	f := &l.stack[d]
+	stack := l.stack // a local: stack[d-1] below needs no bounds check
+	f := &stack[d]
 	if p == nil || l.general || l.pool.Epoch() != l.epoch || f.region != uint32(r) || d == 0 ||
 		f.class != buffer.ClassRegion || f.state == framePending || f.counted {
 		l.leaveGeneral(r, t)
@@ -370,13 +378,17 @@ func (l *Location) leave(r Region, t uint64, read bool) {
 	}
 	p.excl += dur - f.child
 	l.depth = d - 1
-	l.stack[d-1].child += dur
+	stack[d-1].child += dur
 	l.recorded++
 	if f.state == frameWritten {
 		// A kept enter left room for its leave.
 		if d < len(l.levels) {
 			if lv := l.levels[d]; lv != nil && lv.Room() >= encode.MaxEnterLeaveSize {
-				lv.Advance(lv.Encoder().Leave(lv.Tail(), tr, seq))
+				n := lv.Encoder().LeaveFast(lv.Tail(), tr, seq) // inlined, as in enter
+				if n == 0 {
+					n = lv.Encoder().Leave(lv.Tail(), tr, seq)
+				}
+				lv.Advance(n)
 				return
 			}
 		}
