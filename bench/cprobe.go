@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -95,4 +96,42 @@ func runCProbesMode(path string, quick bool, mode string, names map[string]strin
 		return nil, fmt.Errorf("unexpected output of %s:\n%s", path, out)
 	}
 	return res, nil
+}
+
+// runCThrottled runs the benchmark's throttled mode: two regions switched
+// off at their first leave (HMB_THROTTLE_CALLS=1, HMB_THROTTLE_TIME=1h),
+// and the same loop of empty calls. It returns both, ns/event.
+func runCThrottled(path string, quick bool) (throttled, empty float64, err error) {
+	rounds, iters := "3", "800000"
+	if quick {
+		rounds, iters = "1", "200000"
+	}
+	cmd := exec.Command(path, "throttled", rounds, iters)
+	cmd.Dir = filepath.Dir(path)
+	cmd.Env = append(os.Environ(), "HMB_OUTPUT="+filepath.Join(filepath.Dir(path), "hmb-out"), "HMB_THROTTLE_CALLS=1", "HMB_THROTTLE_TIME=1h")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return 0, 0, fmt.Errorf("%s throttled: %v\n%s", path, err, out)
+	}
+	throttled, empty = math.NaN(), math.NaN()
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		for _, v := range []struct {
+			label string
+			to    *float64
+		}{{"throttled", &throttled}, {"empty call", &empty}} {
+			if rest, ok := strings.CutPrefix(line, v.label+" "); ok {
+				if f := strings.Fields(rest); len(f) >= 2 && f[1] == "ns" {
+					if x, err := strconv.ParseFloat(f[0], 64); err == nil {
+						*v.to = x
+					}
+				}
+			}
+		}
+	}
+	if math.IsNaN(throttled) || math.IsNaN(empty) {
+		return 0, 0, fmt.Errorf("unexpected output of %s throttled:\n%s", path, out)
+	}
+	return throttled, empty, nil
 }

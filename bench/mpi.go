@@ -10,11 +10,19 @@ import (
 	"strings"
 )
 
-// The mpi section: a ping-pong of small messages between two ranks, built
-// plain and linked with libhmbtrace-mpi (tracing, and with HMB_ENABLE=0),
-// interleaved over the rounds. Each round trip has four MPI calls on its
-// critical path (a send and a receive on each rank), so what the wrappers
-// add per call is a quarter of what they add per round trip.
+// The mpi section: what the PMPI wrappers add to an MPI call, measured two
+// ways, each built plain and linked with libhmbtrace-mpi and interleaved
+// over the rounds.
+//
+// The ping-pong bounces small messages between two ranks (and is run with
+// HMB_ENABLE=0 too); each round trip has four MPI calls on its critical
+// path, a send and a receive on each rank, but a rank's probes partly
+// overlap the other rank's work, and the time includes the scheduling of
+// two processes. selfsend is one rank's MPI_Send to itself and the
+// MPI_Recv that takes it, best of many short repeats: what the wrappers
+// add to a call alone, a region and a message per call. The notes give the
+// added ns per call: the median over the rounds of traced minus plain of
+// the same round (a row needs a plain one to take its ratio to).
 func runMPI(o *options, r *report) error {
 	for _, need := range []struct{ what, pkg string }{{"mpicc", "libopenmpi-dev"}, {"mpirun", "openmpi-bin"}, {"make", "make"}} {
 		if _, err := exec.LookPath(need.what); err != nil {
@@ -27,55 +35,75 @@ func runMPI(o *options, r *report) error {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("building the ping-pong: %v\n%s", err, out)
 	}
-	bin := filepath.Join(o.root, "build", "bench", "pingpong")
-	trips := 200_000
+	bench := filepath.Join(o.root, "build", "bench")
+	trips, rounds := 200_000, 10_000
 	if o.quick {
 		trips = 50_000
 	}
-	subjects := []struct {
-		name, path string
-		env        []string
-	}{
-		{"plain", bin + "_plain", nil},
-		{"libhmbtrace-mpi", bin, []string{"HMB_OUTPUT=" + filepath.Join(o.work, "pingpong")}},
-		{"libhmbtrace-mpi, HMB_ENABLE=0", bin, []string{"HMB_ENABLE=0"}},
-	}
+	traced := []string{"HMB_OUTPUT=" + filepath.Join(o.work, "pingpong")}
+	var addedOn, addedOff, addedSelf []float64
 	for round := 0; round < o.rounds; round++ {
-		for _, s := range subjects {
-			ns, err := pingPong(s.path, trips, s.env)
-			if err != nil {
-				return err
-			}
-			r.add(s.name, "ns/round trip", ns)
+		plain, err := pingPong(filepath.Join(bench, "pingpong_plain"), trips, nil)
+		if err != nil {
+			return err
 		}
-	}
-	var plain, traced, off float64
-	for _, x := range r.rows {
-		switch x.subject {
-		case "plain":
-			plain = x.median()
-		case "libhmbtrace-mpi":
-			traced = x.median()
-		case "libhmbtrace-mpi, HMB_ENABLE=0":
-			off = x.median()
+		on, err := pingPong(filepath.Join(bench, "pingpong"), trips, traced)
+		if err != nil {
+			return err
 		}
+		off, err := pingPong(filepath.Join(bench, "pingpong"), trips, []string{"HMB_ENABLE=0"})
+		if err != nil {
+			return err
+		}
+		r.add("plain", "ns/round trip", plain)
+		r.add("libhmbtrace-mpi", "ns/round trip", on)
+		r.add("libhmbtrace-mpi, HMB_ENABLE=0", "ns/round trip", off)
+		addedOn = append(addedOn, (on-plain)/4)
+		addedOff = append(addedOff, (off-plain)/4)
+
+		self, err := selfSend(filepath.Join(bench, "selfsend_plain"), rounds, nil)
+		if err != nil {
+			return err
+		}
+		selfOn, err := selfSend(filepath.Join(bench, "selfsend"), rounds, traced)
+		if err != nil {
+			return err
+		}
+		r.add("plain", "ns/send+recv to self", self)
+		r.add("libhmbtrace-mpi", "ns/send+recv to self", selfOn)
+		addedSelf = append(addedSelf, (selfOn-self)/2)
 	}
-	r.note("8-byte messages, %d round trips per run; 4 MPI calls per round trip: the wrappers add %.0f ns per MPI call tracing, %.0f ns with HMB_ENABLE=0",
-		trips, (traced-plain)/4, (off-plain)/4)
+	r.note("ping-pong: 8-byte messages, %d round trips per run, 4 MPI calls per round trip: the wrappers add %.0f ns per MPI call tracing, %.0f ns with HMB_ENABLE=0",
+		trips, median(addedOn), median(addedOff))
+	r.note("to self: 1 rank, best of 30 repeats of %d sends and receives, 2 MPI calls each: the wrappers add %.1f ns per MPI call tracing",
+		rounds, median(addedSelf))
 	return nil
 }
 
 // pingPong runs the ping-pong on two ranks and returns its ns per round trip.
 func pingPong(path string, trips int, env []string) (float64, error) {
-	args := []string{"--allow-run-as-root", "-np", "2"}
+	args := []string{"-np", "2"}
 	if runtime.NumCPU() < 2 {
 		// Oversubscribed, OpenMPI yields while it waits: slower, but it runs.
 		args = append(args, "--oversubscribe")
 	}
+	return mpiRun("pingpong", path, args, env, strconv.Itoa(trips))
+}
+
+// selfSend runs selfsend on one rank and returns its best ns per send and
+// receive over 30 repeats of rounds.
+func selfSend(path string, rounds int, env []string) (float64, error) {
+	return mpiRun("selfsend", path, []string{"-np", "1"}, env, strconv.Itoa(rounds), "30")
+}
+
+// mpiRun runs path under mpirun with the variables env and returns the
+// number of its output line "<name> <number> ns ...".
+func mpiRun(name, path string, mpiArgs, env []string, progArgs ...string) (float64, error) {
+	args := append([]string{"--allow-run-as-root"}, mpiArgs...)
 	for _, kv := range env {
 		args = append(args, "-x", kv[:strings.IndexByte(kv, '=')])
 	}
-	args = append(args, path, strconv.Itoa(trips))
+	args = append(append(args, path), progArgs...)
 	cmd := exec.Command("mpirun", args...)
 	cmd.Env = append(os.Environ(), env...)
 	out, err := cmd.CombinedOutput()
@@ -83,7 +111,7 @@ func pingPong(path string, trips int, env []string) (float64, error) {
 		return 0, fmt.Errorf("mpirun %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
 	for _, line := range strings.Split(string(out), "\n") {
-		if f := strings.Fields(line); len(f) >= 3 && f[0] == "pingpong" && f[2] == "ns" {
+		if f := strings.Fields(line); len(f) >= 3 && f[0] == name && f[2] == "ns" {
 			return strconv.ParseFloat(f[1], 64)
 		}
 	}

@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
+	"math"
 	"os"
 	"runtime"
 	"runtime/trace"
@@ -11,6 +13,7 @@ import (
 
 	"github.com/hmbtrace/hmbtrace/internal/clock"
 	"github.com/hmbtrace/hmbtrace/measure"
+	"golang.org/x/sys/unix"
 )
 
 // runProbe times one probe of each kind, interleaved over the rounds.
@@ -25,7 +28,8 @@ func runProbe(o *options, r *report) error {
 		r.skip("hmbtrace (C shim), libotf2 (C)", cerr.Error())
 	}
 	counterPath := ""
-	var goOverC []float64 // per round: the Go probe's cost over the C probe's, both run in that round
+	var goOverC []float64    // per round: the Go probe's cost over the C probe's, both run in that round
+	var thrGoOverC []float64 // the same for a throttled region's probe
 	for round := 0; round < o.rounds; round++ {
 		r.add("clock read ("+clock.Active().String()+")", "ns/event", clockRead(2*pairs))
 		goNs, err := goProbes(o, pairs, nil, nil, false)
@@ -58,7 +62,19 @@ func runProbe(o *options, r *report) error {
 			}
 			r.add(name, "ns/event", ns)
 		}
+		goThr := goThrottled(o, pairs)
+		r.add("hmbtrace throttled region (Go)", "ns/event", goThr)
+		r.add("empty call (Go)", "ns/event", emptyCalls(2*pairs))
 		if cpath != "" {
+			if thr, empty, err := runCThrottled(cpath, o.quick); err != nil {
+				if round == 0 {
+					r.skip("hmbtrace throttled region (C)", err.Error())
+				}
+			} else {
+				r.add("hmbtrace throttled region (C)", "ns/event", thr)
+				r.add("empty call (C)", "ns/event", empty)
+				thrGoOverC = append(thrGoOverC, goThr/thr)
+			}
 			res, err := runCProbes(cpath, o.quick)
 			if err != nil {
 				if round == 0 {
@@ -80,27 +96,57 @@ func runProbe(o *options, r *report) error {
 		r.note("Go probe / C probe (direct): %.2f, the median over %d rounds of the ratio within a round (%.2f–%.2f)",
 			median(goOverC), len(goOverC), slices.Min(goOverC), slices.Max(goOverC))
 	}
+	if len(thrGoOverC) > 0 {
+		r.note("throttled region, Go probe / C probe: %.2f, the median over %d rounds of the ratio within a round (%.2f–%.2f); an empty call is the floor of both",
+			median(thrGoOverC), len(thrGoOverC), slices.Min(thrGoOverC), slices.Max(thrGoOverC))
+	}
 	if counterPath != "" {
 		r.note("counters are software events read with %s; this machine has no hardware PMU (or it is not exposed)", counterPath)
 	}
 	return nil
 }
 
+// cpuTimer locks the calling goroutine to its OS thread and returns a
+// function that unlocks it and returns the thread's CPU time since, in ns.
+// The probes are timed in CPU time, as the C benchmark times its variants:
+// on a shared machine the wall time of a loop counts the time its thread
+// waited for a CPU, which moved the Go/C ratio from 0.6 to 4 between two
+// rounds of one run.
+func cpuTimer() func() int64 {
+	runtime.LockOSThread()
+	start := threadCPU()
+	return func() int64 {
+		d := threadCPU() - start
+		runtime.UnlockOSThread()
+		return d
+	}
+}
+
+// threadCPU returns the calling thread's CPU time in ns.
+func threadCPU() int64 {
+	var ts unix.Timespec
+	if err := unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &ts); err != nil {
+		return 0
+	}
+	return ts.Nano()
+}
+
 func clockRead(n int) float64 {
 	var s uint64
-	start := time.Now()
+	stop := cpuTimer()
 	for i := 0; i < n; i++ {
 		s += clock.Now()
 	}
-	el := time.Since(start)
+	el := stop()
 	runtime.KeepAlive(s)
-	return float64(el.Nanoseconds()) / float64(n)
+	return float64(el) / float64(n)
 }
 
-// goProbes times enter/leave pairs into a fresh measurement whose buffer
-// keeps them all, on a goroutine of its own (counters lock it to its
-// thread); with survive, the buffer is in a mapping under /dev/shm
-// (HMB_SURVIVE=1).
+// goProbes times the call pattern of the C probe benchmark (two nested
+// regions: enter outer, enter inner, leave inner, leave outer) for pairs/2
+// iterations, into a fresh measurement whose buffer keeps every event, on a
+// goroutine of its own (counters lock it to its thread); with survive, the
+// buffer is in a mapping under /dev/shm (HMB_SURVIVE=1).
 func goProbes(o *options, pairs int, metrics []string, path *string, survive bool) (float64, error) {
 	m, err := measure.Start(measure.Config{Output: o.work, Name: "probe", BufferSize: 128 << 20, Metrics: metrics, MetricsStrict: true, NoThrottle: true, Survive: survive})
 	if err != nil {
@@ -113,17 +159,23 @@ func goProbes(o *options, pairs int, metrics []string, path *string, survive boo
 	done := make(chan result)
 	go func() {
 		loc := m.Location("bench")
-		r := m.Region("bench")
-		start := time.Now()
-		for i := 0; i < pairs; i++ {
-			loc.Enter(r)
-			loc.Leave(r)
+		outer, inner := m.Region("outer"), m.Region("inner")
+		n := pairs / 2
+		stop := cpuTimer()
+		for i := 0; i < n; i++ {
+			loc.Enter(outer)
+			loc.Enter(inner)
+			loc.Leave(inner)
+			loc.Leave(outer)
 		}
-		done <- result{float64(time.Since(start).Nanoseconds()) / float64(2*pairs)}
+		done <- result{float64(stop()) / float64(4*n)}
 	}()
 	res := <-done
 	if err := m.Close(); err != nil {
 		return 0, err
+	}
+	if st := m.Stats(); st.Kept != st.Recorded {
+		return 0, fmt.Errorf("the Go probe benchmark kept %d of %d events: its buffer is too small", st.Kept, st.Recorded)
 	}
 	if path != nil && len(metrics) > 0 {
 		if f, err := openTrace(m.Path()); err == nil {
@@ -134,6 +186,49 @@ func goProbes(o *options, pairs int, metrics []string, path *string, survive boo
 	return res.ns, nil
 }
 
+// goThrottled times the same pattern on two regions throttled at their
+// first leave: what a switched-off region's probe costs, the flag tested
+// before the clock.
+func goThrottled(o *options, pairs int) float64 {
+	m, err := measure.Start(measure.Config{Output: o.work, Name: "throttled", BufferSize: 1 << 20, ThrottleCalls: 1, ThrottleTime: time.Hour})
+	if err != nil {
+		return math.NaN()
+	}
+	defer func() {
+		m.Close()
+		os.Remove(m.Path())
+	}()
+	loc := m.Location("bench")
+	outer, inner := m.Region("throttled outer"), m.Region("throttled inner")
+	loc.Enter(outer)
+	loc.Enter(inner)
+	loc.Leave(inner) // throttles inner
+	loc.Leave(outer) // and outer
+	n := pairs / 2
+	stop := cpuTimer()
+	for i := 0; i < n; i++ {
+		loc.Enter(outer)
+		loc.Enter(inner)
+		loc.Leave(inner)
+		loc.Leave(outer)
+	}
+	return float64(stop()) / float64(4*n)
+}
+
+// emptyCall is a call in place of a probe: the floor under any probe that
+// is not inlined, Go's or C's.
+//
+//go:noinline
+func emptyCall(r measure.Region) {}
+
+func emptyCalls(n int) float64 {
+	stop := cpuTimer()
+	for i := 0; i < n; i++ {
+		emptyCall(measure.Region(i & 1))
+	}
+	return float64(stop()) / float64(n)
+}
+
 // runtimeTraceRegions times runtime/trace regions with tracing on, into
 // io.Discard: what a Go developer uses today.
 func runtimeTraceRegions(pairs int) (float64, error) {
@@ -142,9 +237,9 @@ func runtimeTraceRegions(pairs int) (float64, error) {
 	}
 	defer trace.Stop()
 	ctx := context.Background()
-	start := time.Now()
+	stop := cpuTimer()
 	for i := 0; i < pairs; i++ {
 		trace.StartRegion(ctx, "bench").End()
 	}
-	return float64(time.Since(start).Nanoseconds()) / float64(2*pairs), nil
+	return float64(stop()) / float64(2*pairs), nil
 }

@@ -2,7 +2,6 @@ package measure
 
 import (
 	"github.com/hmbtrace/hmbtrace/buffer"
-	"github.com/hmbtrace/hmbtrace/internal/clock"
 )
 
 // EnterCollective records that the goroutine enters region r, a collective
@@ -38,7 +37,7 @@ func (l *Location) enterCollective(r Region, root int, bytes, received uint64, c
 		}
 	}
 	if read {
-		t = clock.Now()
+		t = l.now()
 	}
 	if l.pool.Epoch() != l.epoch && !l.sync() {
 		return

@@ -10,7 +10,6 @@ import (
 
 	"github.com/hmbtrace/hmbtrace/buffer"
 	"github.com/hmbtrace/hmbtrace/encode"
-	"github.com/hmbtrace/hmbtrace/internal/clock"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
@@ -311,7 +310,7 @@ func (l *Location) RecordAt(r encode.Record, t uint64) {
 // message class, or the collective class for the collectives' records.
 func (l *Location) mpiRecord(r *encode.Record, t uint64, read bool) {
 	if read {
-		t = clock.Now()
+		t = l.now()
 	}
 	if l.pool.Epoch() != l.epoch && !l.sync() {
 		return

@@ -3,8 +3,11 @@ package measure
 import (
 	"bytes"
 	"flag"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -217,6 +220,48 @@ func TestEnvVarsTable(t *testing.T) {
 		typo := v.name[:len(v.name)-1] + "X"
 		if got := closestVar(typo); got != v.name {
 			t.Errorf("closestVar(%s) = %s, want %s", typo, got, v.name)
+		}
+	}
+}
+
+// TestEveryVariableKnown checks that every HMB_* variable the sources name
+// (the C library's getenv calls, hmbtrace-instrument, the tools) is in
+// envVars: one that is not draws an "unknown variable" warning from every
+// instrumented program that runs with it set.
+func TestEveryVariableKnown(t *testing.T) {
+	name := regexp.MustCompile(`"(HMB_[A-Z0-9_]*[A-Z0-9])"`)
+	seen := map[string]string{}
+	for _, dir := range []string{"../cshim", "../cmd", "../internal", "../export", "../report"} {
+		err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.IsDir() && (d.Name() == "testdata" || d.Name() == "tracetest") { // tracetest: the test suite's own switches
+				return filepath.SkipDir
+			}
+			ext := filepath.Ext(path)
+			if d.IsDir() || strings.HasSuffix(path, "_test.go") || ext != ".go" && ext != ".c" && ext != ".h" {
+				return nil
+			}
+			b, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			for _, m := range name.FindAllStringSubmatch(string(b), -1) {
+				seen[m[1]] = path
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(seen) == 0 {
+		t.Fatal("no HMB_ variable found in the sources: the test reads the wrong place")
+	}
+	for v, path := range seen {
+		if lookupEnvVar(v) == nil {
+			t.Errorf("%s (named in %s) is not in envVars (measure/envvar.go)", v, path)
 		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/hmbtrace/hmbtrace/filter"
 	"github.com/hmbtrace/hmbtrace/hwcounter"
 	"github.com/hmbtrace/hmbtrace/internal/clock"
+	"github.com/hmbtrace/hmbtrace/internal/parallel"
 )
 
 // envVar is one HMB_* variable: the one place that says what it is called,
@@ -296,6 +297,21 @@ var envVars = []envVar{
 	{
 		name: "HMB_C_PROBE", def: "direct", takes: "direct or staged (read by the C library)",
 		doc: "C probes: `direct` (write events in place, in C) or `staged` (16-byte records replayed in Go)",
+		set: nil,
+	},
+	{
+		name: "HMB_OPENMP", def: "1", takes: "0, off, false or no to turn it off (read by the C library)",
+		doc: "the OpenMP adapter: the OMPT tool for LLVM's and Intel's runtimes and the libgomp wrappers for GCC's",
+		set: nil,
+	},
+	{
+		name: "HMB_INSTRUMENT_FLAGS", def: "none", takes: "`hmbtrace-instrument` options (read by it, at build time)",
+		doc: "options for the named forms `hmbtrace-mpicc`, `hmbtrace-gcc`, …, which take no options on their command line",
+		set: nil,
+	},
+	{
+		name: parallel.Env, def: "GOMAXPROCS", takes: "a number of workers, 1 or more (read by the tools)",
+		doc: "workers with which `summary`, `export`, `report`, `comm`, `score`, `variation` and `dynamics` read locations and files in parallel, unless their `-procs` flag says; 1 reads sequentially. The output is the same for any number",
 		set: nil,
 	},
 	{

@@ -55,10 +55,15 @@ type probeState struct {
 	run         uint32
 	shift       uint8
 	tsc         bool // the probes read the TSC, else CLOCK_MONOTONIC: chosen once, when the location is made
-	depth       int
-	stack       []frame         // stack[d] is the region open at depth d; stack[0] is a sentinel
-	prof        []*profPage     // region r's entry: prof[r/profPageSize].e[r%profPageSize]; nil pages not made yet
-	levels      []*buffer.Level // enter/leave level by depth, cached
+	// general sends every probe of a measured region to enterGeneral and
+	// leaveGeneral: the location keeps call paths, counters, phases or a
+	// duration filter. One test for all of them on the probes' fast path;
+	// set at each sync.
+	general bool
+	depth   int
+	stack   []frame         // stack[d] is the region open at depth d; stack[0] is a sentinel
+	prof    []*profPage     // region r's entry: prof[r/profPageSize].e[r%profPageSize]; nil pages not made yet
+	levels  []*buffer.Level // enter/leave level by depth, cached
 
 	recorded     uint64
 	filteredName uint64
@@ -151,22 +156,36 @@ func (l *Location) stamp(t uint64) (uint64, uint64, uint32) {
 	return t, tr, 0
 }
 
-// enter is the probes' first step: it finds the region's profile entry and
-// finishes the probe of a throttled region, counting the visit and nothing
-// else, not even the clock. It is small enough to inline into Enter, so
-// that a throttled region's probe makes no call; enterOn does the rest.
-func (l *Location) enter(r Region, t uint64, read bool) {
-	p := l.entry(r)
-	if p != nil && p.off == offThrottled {
-		p.after++
-		return
+// now reads the location's clock: the TSC, or CLOCK_MONOTONIC where the
+// TSC is not invariant, chosen once when the location was made, so that a
+// probe tests a plain field and not the clock package's atomic flag. Its
+// two calls keep it from inlining: enter and leave repeat its test.
+func (l *Location) now() uint64 {
+	if l.tsc {
+		return clock.TSC()
 	}
-	l.enterOn(r, p, t, read)
+	return clock.Monotonic()
 }
 
-// enterOn records an enter of region r, whose entry p (nil if not made yet)
-// is not throttled.
-func (l *Location) enterOn(r Region, p *profEntry, t uint64, read bool) {
+// enter records an enter of region r at time t, or at the clock's time if
+// read. It does the common case in one frame and without a call but the
+// clock's and the encoder's: a region measured on a location without call
+// paths, counters, phases or duration filter (l.general false), into a
+// level whose bin has room, or a closed one. Anything else goes to
+// enterGeneral, before enter has changed anything but the clock read.
+// A throttled region's probe ends at its flag: the visit is counted, the
+// clock is not read.
+func (l *Location) enter(r Region, t uint64, read bool) {
+	// l.entry, written out so that a throttled region's probe returns
+	// before the block where the compiler spills the arguments.
+	var p *profEntry
+	if i := uint(r) >> profPageBits; i < uint(len(l.prof)) && l.prof[i] != nil {
+		p = &l.prof[i].e[r&(profPageSize-1)]
+		if p.off == offThrottled {
+			p.after++
+			return
+		}
+	}
 	if p == nil || p.off != offNone {
 		if p = l.enterOff(r, p); p == nil {
 			return // filtered or undefined
@@ -179,6 +198,52 @@ func (l *Location) enterOn(r Region, p *profEntry, t uint64, read bool) {
 			t = clock.Monotonic()
 		}
 	}
+	d := l.depth + 1
+	if l.general || p.class != buffer.ClassRegion || l.pool.Epoch() != l.epoch || d >= len(l.stack) {
+		l.enterGeneral(r, p, t)
+		return
+	}
+	l.recorded++
+	t, tr, seq := l.stamp(t)
+	f := &l.stack[d]
+	f.start, f.child, f.tr, f.seq, f.region, f.state, f.counted, f.class = t, 0, tr, seq, uint32(r), frameDropped, false, buffer.ClassRegion
+	l.depth = d
+	p.visits++
+	p.active++
+	if d >= l.limit {
+		l.drop(d, buffer.ClassRegion)
+		return
+	}
+	if d < len(l.levels) {
+		if lv := l.levels[d]; lv != nil && lv.Room() >= 2*encode.MaxEnterLeaveSize {
+			f.state = frameWritten // first: only lv lives across the encoder's call
+			lv.Advance(lv.Encoder().Enter(lv.Tail(), tr, seq, uint32(r)))
+			return
+		}
+	}
+	l.enterRefill(f, d, tr, seq)
+}
+
+// enterRefill writes the enter of frame f at depth d, whose level is not
+// cached yet or has no room left in its bin: enterGeneral's end for a
+// plain region.
+//
+//go:noinline
+func (l *Location) enterRefill(f *frame, d int, tr uint64, seq uint32) {
+	lv := l.level(d)
+	if lv.Room() >= 2*encode.MaxEnterLeaveSize || lv.Refill(tr, 0) {
+		lv.Advance(lv.Encoder().Enter(lv.Tail(), tr, seq, f.region))
+		f.state = frameWritten
+		return
+	}
+	l.lose(d)
+}
+
+// enterGeneral records an enter of region r at time t, whose entry p is
+// neither filtered nor throttled: every case enter leaves to it.
+//
+//go:noinline
+func (l *Location) enterGeneral(r Region, p *profEntry, t uint64) {
 	if l.pool.Epoch() != l.epoch && !l.sync() {
 		return
 	}
@@ -262,9 +327,23 @@ func (l *Location) enterOff(r Region, p *profEntry) *profEntry {
 	return p
 }
 
+// leave records a leave of region r at time t, or at the clock's time if
+// read: like enter, the common case in one frame (the region on top of the
+// stack, its enter written or dropped, not held by the duration filter),
+// the rest in leaveGeneral.
 func (l *Location) leave(r Region, t uint64, read bool) {
-	if p := l.entry(r); p != nil && p.off != offNone && (p.off == offThrottled || l.leaveOff(r, p)) {
-		return
+	var p *profEntry // as in enter
+	if i := uint(r) >> profPageBits; i < uint(len(l.prof)) && l.prof[i] != nil {
+		p = &l.prof[i].e[r&(profPageSize-1)]
+		if p.off == offThrottled {
+			return
+		}
+	}
+	if p == nil || p.off != offNone {
+		if p != nil && l.leaveOff(r, p) {
+			return
+		}
+		p = nil // undefined: a usage error, which leaveGeneral counts
 	}
 	if read { // first thing, so that the bookkeeping is not in the caller's time
 		if l.tsc { // a plain field, not the clock package's atomic flag
@@ -273,6 +352,61 @@ func (l *Location) leave(r Region, t uint64, read bool) {
 			t = clock.Monotonic()
 		}
 	}
+	d := l.depth
+	f := &l.stack[d]
+	if p == nil || l.general || l.pool.Epoch() != l.epoch || f.region != uint32(r) || d == 0 ||
+		f.class != buffer.ClassRegion || f.state == framePending || f.counted {
+		l.leaveGeneral(r, t)
+		return
+	}
+	t, tr, seq := l.stamp(t)
+	dur := t - f.start
+	p.active--
+	if p.active == 0 {
+		p.incl += dur
+		if p.visits >= l.thrCalls && p.incl < p.visits*l.thrTicks {
+			l.throttle(p, f.region, f.class, t)
+		}
+	}
+	p.excl += dur - f.child
+	l.depth = d - 1
+	l.stack[d-1].child += dur
+	l.recorded++
+	if f.state == frameWritten {
+		// A kept enter left room for its leave.
+		if d < len(l.levels) {
+			if lv := l.levels[d]; lv != nil && lv.Room() >= encode.MaxEnterLeaveSize {
+				lv.Advance(lv.Encoder().Leave(lv.Tail(), tr, seq))
+				return
+			}
+		}
+		l.leaveRefill(d, tr, seq, f.region)
+		return
+	}
+	if d == l.lostAt {
+		l.lostAt = 0
+		l.limit = l.viewLimit()
+	}
+	l.drop(d, buffer.ClassRegion)
+}
+
+// leaveRefill writes a leave at depth d of region, whose enter was written
+// and whose level is not cached or has no room: only a level closed since
+// the enter has none, and Refill then counts the leave as dropped.
+//
+//go:noinline
+func (l *Location) leaveRefill(d int, tr uint64, seq uint32, region uint32) {
+	lv := l.level(d)
+	if lv.Room() >= encode.MaxEnterLeaveSize || lv.Refill(tr, region) {
+		lv.Advance(lv.Encoder().Leave(lv.Tail(), tr, seq))
+	}
+}
+
+// leaveGeneral records a leave of region r at time t: every case leave
+// leaves to it.
+//
+//go:noinline
+func (l *Location) leaveGeneral(r Region, t uint64) {
 	if l.pool.Epoch() != l.epoch && !l.sync() {
 		return
 	}
@@ -515,11 +649,7 @@ func (l *Location) messageTo(recv bool, peer *Location, tag uint32, bytes uint64
 // whatever the buffer keeps.
 func (l *Location) message(k encode.Kind, peer uint64, rank bool, tag uint32, bytes uint64, comm uint32, t uint64, read bool) {
 	if read {
-		if l.tsc { // a plain field, not the clock package's atomic flag
-			t = clock.TSC()
-		} else {
-			t = clock.Monotonic()
-		}
+		t = l.now()
 	}
 	if l.pool.Epoch() != l.epoch && !l.sync() {
 		return
@@ -632,6 +762,7 @@ func (l *Location) sync() bool {
 	if l.m.live.Load() {
 		l.publish()
 	}
+	l.general = l.cpt != nil || l.src != nil || l.phaseRegion != 0 || l.minDur != 0
 	return true
 }
 

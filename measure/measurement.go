@@ -265,11 +265,26 @@ func (m *Measurement) define(name, file string, line int, p tracefile.Paradigm) 
 		return r
 	}
 	m.regions.append(regionDef{name: name, file: file, line: line, paradigm: p,
-		filtered: m.filter.Excluded(name, file), counted: m.regionCounted(name)})
+		filtered: m.filter.Excluded(name, file) || p == tracefile.ParadigmCompiler && outlinedBody(name),
+		counted:  m.regionCounted(name)})
 	r := Region(m.regions.len())
 	m.byName[name] = r
 	m.surviveRegion(r, m.regions.at(int(r)-1))
 	return r
+}
+
+// outlinedBody reports whether a compiler-instrumented function is the body
+// Clang outlines from an OpenMP construct (".omp_outlined.",
+// ".omp_outlined..3", "__omp_outlined__2", ".omp_task_entry."). Clang's
+// -finstrument-functions instruments them, GCC's does not instrument its
+// "._omp_fn.N". The OpenMP adapter records the construct and its implicit
+// or explicit task over the same time, so the body's own region would only
+// nest a second region named after no source construct (and, being the
+// longest on a worker thread, be chosen as time-dominant): it is filtered,
+// counted as such.
+func outlinedBody(name string) bool {
+	return strings.HasPrefix(name, ".omp_outlined.") || strings.HasPrefix(name, "__omp_outlined__") ||
+		strings.HasPrefix(name, ".omp_task_entry.")
 }
 
 // keptLongest reports whether a paradigm's regions go to the paradigm

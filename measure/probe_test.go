@@ -379,3 +379,26 @@ func TestFilteredRegionDefinedLate(t *testing.T) {
 		t.Errorf("events %s, want %s", got, want)
 	}
 }
+
+// TestOutlinedBodiesFiltered: Clang's outlined OpenMP bodies, when the
+// compiler instruments them, are counted as filtered, and a user region of
+// the same name, or a compiler region of another, is kept.
+func TestOutlinedBodiesFiltered(t *testing.T) {
+	m := startTest(t, Config{Output: t.TempDir()})
+	loc := m.Location("main")
+	for _, name := range []string{".omp_outlined.", ".omp_outlined..3", "__omp_outlined__2", ".omp_task_entry."} {
+		r := m.RegionParadigm(name, tracefile.ParadigmCompiler)
+		loc.Enter(r)
+		loc.Leave(r)
+	}
+	for _, r := range []Region{m.RegionParadigm("._omp_fn.0", tracefile.ParadigmCompiler), m.Region(".omp_outlined.x")} {
+		loc.Enter(r)
+		loc.Leave(r)
+	}
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if st := m.Stats(); st.Recorded != 12 || st.FilteredName != 8 || st.Kept != 4 {
+		t.Errorf("recorded %d, filtered %d, kept %d; want 12, 8, 4", st.Recorded, st.FilteredName, st.Kept)
+	}
+}

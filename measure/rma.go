@@ -9,7 +9,6 @@ import (
 
 	"github.com/hmbtrace/hmbtrace/buffer"
 	"github.com/hmbtrace/hmbtrace/encode"
-	"github.com/hmbtrace/hmbtrace/internal/clock"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
@@ -139,7 +138,7 @@ func rmaClass(k encode.Kind) buffer.Class {
 // does for requests.
 func (l *Location) rmaRecord(r *encode.Record, t uint64, read bool) {
 	if read {
-		t = clock.Now()
+		t = l.now()
 	}
 	if l.pool.Epoch() != l.epoch && !l.sync() {
 		return

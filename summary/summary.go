@@ -318,10 +318,14 @@ func bufferStory(out io.Writer, f *tracefile.File) {
 		}
 		fmt.Fprintf(out, "    by class       %s\n", strings.Join(parts, ", "))
 	}
-	if h.FilterFile != "" || h.MinDuration > 0 {
+	if h.FilterFile != "" || h.MinDuration > 0 || st.Filtered > 0 {
 		fmt.Fprintf(out, "  events filtered  %s", units.Count(st.Filtered))
-		if h.FilterFile != "" {
+		switch {
+		case h.FilterFile != "":
 			fmt.Fprintf(out, "; %s of regions excluded by %s", units.Count(st.FilteredName), h.FilterFile)
+		case st.FilteredName > 0:
+			// Without a filter file, only Clang's outlined OpenMP bodies are excluded (measure's outlinedBody).
+			fmt.Fprintf(out, "; %s of Clang's outlined OpenMP bodies", units.Count(st.FilteredName))
 		}
 		if h.MinDuration > 0 {
 			fmt.Fprintf(out, "; %s of calls shorter than %s", units.Count(st.FilteredDuration), units.Duration(float64(h.MinDuration)))

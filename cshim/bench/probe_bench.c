@@ -9,7 +9,8 @@
  * Each round times every variant over the same call pattern, two nested
  * regions (4 events per iteration), in an order that rotates from round to
  * round, because the machine is shared and noisy; a variant's figure is its
- * median over the rounds, with the spread. The first round warms up and is
+ * median over the rounds, with the spread, in the thread's CPU time (the
+ * time it waited for a CPU is not the probes'). The first round warms up and is
  * not counted.
  *
  *   hmbtrace     hmb_enter/hmb_leave: the direct path (direct.h), which
@@ -64,6 +65,26 @@ static uint64_t monotonic_ns(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * thread_cpu_ns returns the calling thread's CPU time. Each variant is timed
+ * with it, as bench/probe.go times the Go probes: on a shared machine the
+ * wall time of a run counts the time the thread waited for a CPU.
+ */
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* timed runs variant f and returns its thread CPU time per event, ns. */
+static double timed(uint64_t (*f)(void))
+{
+	uint64_t c0 = thread_cpu_ns();
+	f();
+	return (double)(thread_cpu_ns() - c0) / ((double)iterations * EVENTS_PER_ITERATION);
 }
 
 static volatile int sink;
@@ -306,18 +327,16 @@ static int throttled_main(void)
 	hmb_leave(hmb_inner);
 	hmb_leave(hmb_outer);
 	double probe[rounds], empty[rounds];
-	uint64_t ns0 = monotonic_ns(), tsc0 = rdtsc();
 	for (int round = 0; round <= rounds; round++) {
-		uint64_t a = run_hmbtrace(), b = run_no_probe();
+		double a = timed(run_hmbtrace), b = timed(run_no_probe);
 		if (round > 0) {
-			probe[round - 1] = (double)a / ((double)iterations * EVENTS_PER_ITERATION);
-			empty[round - 1] = (double)b / ((double)iterations * EVENTS_PER_ITERATION);
+			probe[round - 1] = a;
+			empty[round - 1] = b;
 		}
 	}
-	uint64_t ns1 = monotonic_ns(), tsc1 = rdtsc();
-	double ghz = (double)(tsc1 - tsc0) / (double)(ns1 - ns0);
-	double p = median(probe, rounds) / ghz, e = median(empty, rounds) / ghz;
-	printf("throttled regions, per event, median of %d rounds of %d events:\n", rounds, iterations * EVENTS_PER_ITERATION);
+	double p = median(probe, rounds), e = median(empty, rounds);
+	printf("throttled regions, per event, median of %d rounds of %d events, thread CPU time:\n", rounds,
+	       iterations * EVENTS_PER_ITERATION);
 	printf("  %-12s %7.2f ns\n  %-12s %7.2f ns\n  %-12s %7.2f ns  (the probe beyond a call)\n", "throttled", p,
 	       "empty call", e, "difference", p - e);
 	if (hmb_finalize() != 0) {
@@ -350,7 +369,7 @@ int main(int argc, char **argv)
 	if (throttled) {
 		return throttled_main();
 	}
-	double *ticks[NVARIANTS];
+	double *ticks[NVARIANTS]; /* ns per event, by variant and round */
 	for (int v = 0; v < NVARIANTS; v++) {
 		ticks[v] = malloc((size_t)rounds * sizeof *ticks[v]);
 		if (ticks[v] == NULL) {
@@ -379,9 +398,9 @@ int main(int argc, char **argv)
 	for (int round = 0; round <= rounds; round++) {
 		for (int k = 0; k < NVARIANTS; k++) {
 			int v = (k + round) % NVARIANTS;
-			uint64_t t = run[v]();
+			double ns = timed(run[v]);
 			if (round > 0) {
-				ticks[v][round - 1] = (double)t / ((double)iterations * EVENTS_PER_ITERATION);
+				ticks[v][round - 1] = ns;
 			}
 		}
 	}
@@ -391,11 +410,11 @@ int main(int argc, char **argv)
 
 	double med[NVARIANTS], lo[NVARIANTS], hi[NVARIANTS];
 	for (int v = 0; v < NVARIANTS; v++) {
-		med[v] = median(ticks[v], rounds) / ghz; /* sorts */
-		lo[v] = ticks[v][0] / ghz;
-		hi[v] = ticks[v][rounds - 1] / ghz;
+		med[v] = median(ticks[v], rounds); /* sorts */
+		lo[v] = ticks[v][0];
+		hi[v] = ticks[v][rounds - 1];
 	}
-	printf("per event, median of %d rounds of %d events (min..max), TSC at %.3f GHz:\n", rounds,
+	printf("per event, median of %d rounds of %d events (min..max), thread CPU time, TSC at %.3f GHz:\n", rounds,
 	       iterations * EVENTS_PER_ITERATION, ghz);
 	for (int v = 0; v < NVARIANTS; v++) {
 		printf("  %-12s %7.2f ns  (%.2f..%.2f)\n", names[v], med[v], lo[v], hi[v]);

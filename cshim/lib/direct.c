@@ -8,6 +8,8 @@
 #include <stdio.h>
 
 #include "direct.h"
+#include "direct_mpi.h"
+#include "hmbtrace.h"
 
 int hmb_direct_on;
 
@@ -220,4 +222,83 @@ int hmb_put_mpi(struct hmb_go_level *lv, uint8_t *b, uint64_t t, uint32_t seq, c
 	}
 	n += hmb_put_uv(b + n, d);
 	return n + hmb_put_uv(b + n, r->request);
+}
+
+/* encode.TokRma, which golayout.h does not carry: TestMPICallProbes reads
+ * back what hmb_put_rma writes. */
+#define HMB_TOK_RMA 0xFA
+
+/* The fields each RMA kind stores, in this order (encode's rmaFields). */
+enum {
+	HMB_RMA_F_WIN = 1 << 0,
+	HMB_RMA_F_REMOTE = 1 << 1,
+	HMB_RMA_F_BYTES = 1 << 2,
+	HMB_RMA_F_RECEIVED = 1 << 3,
+	HMB_RMA_F_REQUEST = 1 << 4,
+	HMB_RMA_F_AUX = 1 << 5,
+	HMB_RMA_F_LEVEL = 1 << 6,
+	HMB_RMA_F_GROUP = 1 << 7,
+};
+static const uint8_t hmb_rma_fields[HMB_RMA_OP_COMPLETE_REMOTE - HMB_RMA_WIN_CREATE + 1] = {
+	[HMB_RMA_WIN_CREATE - HMB_RMA_WIN_CREATE] = HMB_RMA_F_WIN,
+	[HMB_RMA_WIN_DESTROY - HMB_RMA_WIN_CREATE] = HMB_RMA_F_WIN,
+	[HMB_RMA_COLLECTIVE_BEGIN - HMB_RMA_WIN_CREATE] = 0,
+	[HMB_RMA_COLLECTIVE_END - HMB_RMA_WIN_CREATE] = HMB_RMA_F_WIN | HMB_RMA_F_REMOTE | HMB_RMA_F_BYTES |
+							  HMB_RMA_F_RECEIVED | HMB_RMA_F_AUX | HMB_RMA_F_LEVEL,
+	[HMB_RMA_GROUP_SYNC - HMB_RMA_WIN_CREATE] = HMB_RMA_F_WIN | HMB_RMA_F_LEVEL | HMB_RMA_F_GROUP,
+	[HMB_RMA_REQUEST_LOCK - HMB_RMA_WIN_CREATE] = HMB_RMA_F_WIN | HMB_RMA_F_REMOTE | HMB_RMA_F_REQUEST | HMB_RMA_F_AUX,
+	[HMB_RMA_ACQUIRE_LOCK - HMB_RMA_WIN_CREATE] = HMB_RMA_F_WIN | HMB_RMA_F_REMOTE | HMB_RMA_F_REQUEST | HMB_RMA_F_AUX,
+	[HMB_RMA_TRY_LOCK - HMB_RMA_WIN_CREATE] = HMB_RMA_F_WIN | HMB_RMA_F_REMOTE | HMB_RMA_F_REQUEST | HMB_RMA_F_AUX,
+	[HMB_RMA_RELEASE_LOCK - HMB_RMA_WIN_CREATE] = HMB_RMA_F_WIN | HMB_RMA_F_REMOTE | HMB_RMA_F_REQUEST,
+	[HMB_RMA_SYNC - HMB_RMA_WIN_CREATE] = HMB_RMA_F_WIN | HMB_RMA_F_REMOTE | HMB_RMA_F_AUX,
+	[HMB_RMA_WAIT_CHANGE - HMB_RMA_WIN_CREATE] = HMB_RMA_F_WIN,
+	[HMB_RMA_PUT - HMB_RMA_WIN_CREATE] = HMB_RMA_F_WIN | HMB_RMA_F_REMOTE | HMB_RMA_F_BYTES | HMB_RMA_F_REQUEST,
+	[HMB_RMA_GET - HMB_RMA_WIN_CREATE] = HMB_RMA_F_WIN | HMB_RMA_F_REMOTE | HMB_RMA_F_BYTES | HMB_RMA_F_REQUEST,
+	[HMB_RMA_ATOMIC - HMB_RMA_WIN_CREATE] = HMB_RMA_F_WIN | HMB_RMA_F_REMOTE | HMB_RMA_F_BYTES | HMB_RMA_F_RECEIVED |
+						 HMB_RMA_F_REQUEST | HMB_RMA_F_AUX,
+	[HMB_RMA_OP_COMPLETE_BLOCKING - HMB_RMA_WIN_CREATE] = HMB_RMA_F_WIN | HMB_RMA_F_REQUEST,
+	[HMB_RMA_OP_COMPLETE_NON_BLOCKING - HMB_RMA_WIN_CREATE] = HMB_RMA_F_WIN | HMB_RMA_F_REQUEST,
+	[HMB_RMA_OP_TEST - HMB_RMA_WIN_CREATE] = HMB_RMA_F_WIN | HMB_RMA_F_REQUEST,
+	[HMB_RMA_OP_COMPLETE_REMOTE - HMB_RMA_WIN_CREATE] = HMB_RMA_F_WIN | HMB_RMA_F_REQUEST,
+};
+
+/*
+ * hmb_put_rma is encode.Encoder.Rma with every technique on: the record's
+ * head with the kind between the token and the time, then the kind's
+ * fields. r->kind is one of HMB_RMA_* (hmb_rma checks it).
+ */
+int hmb_put_rma(struct hmb_go_level *lv, uint8_t *b, uint64_t t, uint32_t seq, const struct hmb_rma *r)
+{
+	uint64_t d;
+	int n = hmb_put_prefix(lv, b, t, seq, &d);
+	b[n++] = HMB_TOK_RMA;
+	b[n++] = (uint8_t)r->kind;
+	n += hmb_put_uv(b + n, d);
+	unsigned m = hmb_rma_fields[r->kind - HMB_RMA_WIN_CREATE];
+	if (m & HMB_RMA_F_WIN) {
+		n += hmb_put_uv(b + n, r->win);
+	}
+	if (m & HMB_RMA_F_REMOTE) {
+		/* A remote out of an int's ranks is stored as none. */
+		n += hmb_put_uv(b + n, r->remote >= 0 && r->remote < INT64_C(2147483647) ? (uint64_t)r->remote + 1 : 0);
+	}
+	if (m & HMB_RMA_F_BYTES) {
+		n += hmb_put_uv(b + n, r->bytes);
+	}
+	if (m & HMB_RMA_F_RECEIVED) {
+		n += hmb_put_uv(b + n, r->received);
+	}
+	if (m & HMB_RMA_F_REQUEST) {
+		n += hmb_put_uv(b + n, r->request);
+	}
+	if (m & HMB_RMA_F_AUX) {
+		n += hmb_put_uv(b + n, r->aux);
+	}
+	if (m & HMB_RMA_F_LEVEL) {
+		n += hmb_put_uv(b + n, r->level);
+	}
+	if (m & HMB_RMA_F_GROUP) {
+		n += hmb_put_uv(b + n, r->group);
+	}
+	return n;
 }

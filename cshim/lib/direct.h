@@ -262,40 +262,57 @@ HMB_NOINST static inline struct hmb_go_frame *hmb_direct_push(struct hmb_go_loca
 }
 
 /*
- * hmb_direct_enter records an enter of region r at the clock's time: the
- * steps of measure's enter with neither counters, call paths nor duration
- * filter. *t receives the time when it was read. The region's entry says
- * its class: enter/leave, or paradigm (MPI, OpenMP), which has its own
- * levels and depth limit.
+ * hmb_direct_region begins a direct enter or leave of region r: it marks the
+ * probe in_direct, finds the region's entry *P on the thread's location *L,
+ * and finishes the probe of a throttled region itself, before the clock is
+ * read (an enter counts the visit; a leave does nothing, the region having
+ * been throttled with no call open). It returns HMB_DIRECT_DONE for that,
+ * HMB_DIRECT_GO for a region measured on a location whose probes may go on
+ * with hmb_direct_enter_on or hmb_direct_leave_on (neither call paths nor a
+ * duration filter, which need the Go probes for every event), else what to
+ * do with the probe, the mark cleared. It is inlined into the probe and
+ * needs no stack frame, so that a throttled region's probe costs the call
+ * and a dozen loads and compares: the probe's other paths are calls in tail
+ * position (probes.c).
  */
-HMB_NOINST __attribute__((noinline)) static int hmb_direct_enter_on(struct hmb_thread *th, struct hmb_go_location *L,
-								  struct hmb_go_prof *p, uint32_t r, uint64_t *t);
-
-/*
- * The part of hmb_direct_enter before the clock is inlined into the probe,
- * so that a throttled or filtered region costs no call beyond the probe's.
- */
-HMB_NOINST __attribute__((always_inline)) static inline int hmb_direct_enter(struct hmb_thread *th, uint32_t r,
-									     uint64_t *t)
+HMB_NOINST __attribute__((always_inline)) static inline int hmb_direct_region(struct hmb_thread *th, uint32_t r, int leave,
+									      struct hmb_go_location **L,
+									      struct hmb_go_prof **P)
 {
 	int go = hmb_direct_begin(th);
 	if (go != HMB_DIRECT_GO) {
 		return go;
 	}
 	/* A region switched off is one whatever the location keeps: its flag comes first. */
-	struct hmb_go_location *L = th->loc;
-	struct hmb_go_prof *p = L != NULL ? hmb_prof(L, r) : NULL;
-	if (__builtin_expect(p == NULL || p->off != HMB_OFF_NONE, 0)) {
-		return L != NULL ? hmb_direct_off(th, L, p, 0) : hmb_direct_end(th, HMB_DIRECT_STAGE);
+	struct hmb_go_location *l = *L = th->loc;
+	struct hmb_go_prof *p = *P = l != NULL ? hmb_prof(l, r) : NULL;
+	if (__builtin_expect(p != NULL && p->off == HMB_OFF_THROTTLED, 0)) {
+		if (!leave) {
+			p->after++;
+		}
+		return hmb_direct_end(th, HMB_DIRECT_DONE);
 	}
-	if (L->cpt != NULL || L->min_dur != 0) {
+	if (__builtin_expect(p == NULL || p->off != HMB_OFF_NONE, 0)) {
+		return l != NULL ? hmb_direct_off(th, l, p, leave) : hmb_direct_end(th, HMB_DIRECT_STAGE);
+	}
+	if (l->cpt != NULL || l->min_dur != 0) {
 		return hmb_direct_end(th, HMB_DIRECT_STAGE); /* hmb_direct_open's rule */
 	}
-	return hmb_direct_enter_on(th, L, p, r, t);
+	return HMB_DIRECT_GO;
 }
 
-static int hmb_direct_enter_on(struct hmb_thread *th, struct hmb_go_location *L, struct hmb_go_prof *p, uint32_t r,
-			       uint64_t *t)
+/*
+ * hmb_direct_enter_on records an enter of region r (entry p, measured) at
+ * the clock's time, after hmb_direct_region said HMB_DIRECT_GO: the steps of
+ * measure's enter with neither counters, call paths nor duration filter.
+ * *t receives the time when it was read. The region's entry says its
+ * class: enter/leave, or paradigm (MPI, OpenMP), which has its own levels
+ * and depth limit.
+ */
+HMB_NOINST __attribute__((always_inline)) static inline int hmb_direct_enter_on(struct hmb_thread *th,
+										struct hmb_go_location *L,
+										struct hmb_go_prof *p, uint32_t r,
+										uint64_t *t)
 {
 	uint64_t now = *t = hmb_now();
 	int64_t d = L->depth + 1;
@@ -331,33 +348,14 @@ static int hmb_direct_enter_on(struct hmb_thread *th, struct hmb_go_location *L,
 }
 
 /*
- * hmb_direct_leave records a leave of region r: measure's leave and
- * leaveTop for the common case, throttling included.
+ * hmb_direct_leave_on records a leave of region r (entry p, measured),
+ * after hmb_direct_region said HMB_DIRECT_GO: measure's leave and leaveTop
+ * for the common case, throttling included.
  */
-HMB_NOINST __attribute__((noinline)) static int hmb_direct_leave_on(struct hmb_thread *th, struct hmb_go_location *L,
-								  struct hmb_go_prof *p, uint32_t r, uint64_t *t);
-
-HMB_NOINST __attribute__((always_inline)) static inline int hmb_direct_leave(struct hmb_thread *th, uint32_t r,
-									     uint64_t *t)
-{
-	int go = hmb_direct_begin(th);
-	if (go != HMB_DIRECT_GO) {
-		return go;
-	}
-	/* A region switched off is one whatever the location keeps: its flag comes first. */
-	struct hmb_go_location *L = th->loc;
-	struct hmb_go_prof *p = L != NULL ? hmb_prof(L, r) : NULL;
-	if (__builtin_expect(p == NULL || p->off != HMB_OFF_NONE, 0)) {
-		return L != NULL ? hmb_direct_off(th, L, p, 1) : hmb_direct_end(th, HMB_DIRECT_STAGE);
-	}
-	if (L->cpt != NULL || L->min_dur != 0) {
-		return hmb_direct_end(th, HMB_DIRECT_STAGE); /* hmb_direct_open's rule */
-	}
-	return hmb_direct_leave_on(th, L, p, r, t);
-}
-
-static int hmb_direct_leave_on(struct hmb_thread *th, struct hmb_go_location *L, struct hmb_go_prof *p, uint32_t r,
-			       uint64_t *t)
+HMB_NOINST __attribute__((always_inline)) static inline int hmb_direct_leave_on(struct hmb_thread *th,
+										struct hmb_go_location *L,
+										struct hmb_go_prof *p, uint32_t r,
+										uint64_t *t)
 {
 	uint64_t now = *t = hmb_now();
 	int64_t d = L->depth;

@@ -107,6 +107,7 @@ struct hmb_go_location {
 	uint32_t run;
 	uint8_t shift;
 	uint8_t tsc;
+	uint8_t general;
 	int64_t depth;
 	struct hmb_go_slice stack;
 	struct hmb_go_slice prof;
@@ -136,6 +137,7 @@ _Static_assert(offsetof(struct hmb_go_location, last_tr) == 64, "measure.probeSt
 _Static_assert(offsetof(struct hmb_go_location, run) == 72, "measure.probeState.run");
 _Static_assert(offsetof(struct hmb_go_location, shift) == 76, "measure.probeState.shift");
 _Static_assert(offsetof(struct hmb_go_location, tsc) == 77, "measure.probeState.tsc");
+_Static_assert(offsetof(struct hmb_go_location, general) == 78, "measure.probeState.general");
 _Static_assert(offsetof(struct hmb_go_location, depth) == 80, "measure.probeState.depth");
 _Static_assert(offsetof(struct hmb_go_location, stack) == 88, "measure.probeState.stack");
 _Static_assert(offsetof(struct hmb_go_location, prof) == 112, "measure.probeState.prof");

@@ -207,6 +207,16 @@ void hmb_send_comm(int peer, uint32_t tag, uint64_t bytes, uint32_t comm);
 void hmb_recv_comm(int peer, uint32_t tag, uint64_t bytes, uint32_t comm);
 
 /*
+ * A blocking MPI call in one probe less: hmb_enter_send enters region and
+ * records a send (hmb_send_comm) inside it, as a wrapper does before
+ * MPI_Send; hmb_recv_leave records a receive (hmb_recv_comm) and leaves
+ * region, as a wrapper does after MPI_Recv returns. A peer < 0 records no
+ * message (MPI_PROC_NULL, a failed call): the enter or leave alone.
+ */
+void hmb_enter_send(uint32_t region, int peer, uint32_t tag, uint64_t bytes, uint32_t comm);
+void hmb_recv_leave(uint32_t region, int peer, uint32_t tag, uint64_t bytes, uint32_t comm);
+
+/*
  * Non-blocking point-to-point. request names the operation from its start
  * to its completion: a number unique to the calling thread over the run,
  * which the caller chooses (a per-process counter), never an MPI_Request

@@ -12,6 +12,7 @@
 #include "hmbtrace.h"
 #include "shim.h"
 #include "direct.h"
+#include "direct_mpi.h"
 
 /* hmb_declined finishes a probe the direct path did not take: staged, replayed at once, or dropped. */
 HMB_NOINST static inline void hmb_declined(int rc, uint64_t t, uint64_t word, uint64_t ext_time, uint64_t ext_word, int n)
@@ -28,19 +29,68 @@ HMB_NOINST static inline void hmb_declined(int rc, uint64_t t, uint64_t word, ui
 	}
 }
 
-/* hmb_region_event records an enter (leave 0) or leave of region, word being its staged form. */
-HMB_NOINST static inline void hmb_region_event(uint32_t region, uint64_t word, int leave)
+/*
+ * hmb_region_enter and hmb_region_leave finish a direct enter or leave of
+ * region (entry p) on location L that hmb_direct_region let go on; a probe
+ * the direct path declines is staged or replayed at once.
+ */
+HMB_NOINST __attribute__((noinline)) static void hmb_region_enter(struct hmb_thread *th, struct hmb_go_location *L,
+								  struct hmb_go_prof *p, uint32_t region, uint64_t word)
+{
+	uint64_t t = 0;
+	int rc = hmb_direct_enter_on(th, L, p, region, &t);
+	if (__builtin_expect(rc != HMB_DIRECT_DONE, 0)) {
+		hmb_declined(rc, t, word, 0, 0, 1);
+	}
+}
+
+HMB_NOINST __attribute__((noinline)) static void hmb_region_leave(struct hmb_thread *th, struct hmb_go_location *L,
+								  struct hmb_go_prof *p, uint32_t region, uint64_t word)
+{
+	uint64_t t = 0;
+	int rc = hmb_direct_leave_on(th, L, p, region, &t);
+	if (__builtin_expect(rc != HMB_DIRECT_DONE, 0)) {
+		hmb_declined(rc, t, word, 0, 0, 1);
+	}
+}
+
+/* hmb_region_declined stages a probe the direct path declined before the clock, or replays it at once. */
+HMB_NOINST __attribute__((noinline, cold)) static void hmb_region_declined(int rc, uint64_t word)
+{
+	hmb_declined(rc, 0, word, 0, 0, 1);
+}
+
+/* hmb_region_staged stages a probe on a thread whose probes are not direct. */
+HMB_NOINST __attribute__((noinline)) static void hmb_region_staged(uint64_t word)
+{
+	hmb_stage(word);
+}
+
+/*
+ * hmb_region_event records an enter (leave 0) or leave of region, word
+ * being its staged form. It is inlined into each probe, where a throttled
+ * region's probe ends without a stack frame; every other path is a jump to
+ * a function of its own (a call in tail position), so that GCC needs none.
+ */
+HMB_NOINST __attribute__((always_inline)) static inline void hmb_region_event(uint32_t region, uint64_t word, int leave)
 {
 	struct hmb_thread *th = hmb_self;
 	if (__builtin_expect(th != NULL && th->loc != NULL, 1)) {
-		uint64_t t = 0;
-		int rc = leave ? hmb_direct_leave(th, region, &t) : hmb_direct_enter(th, region, &t);
-		if (__builtin_expect(rc != HMB_DIRECT_DONE, 0)) {
-			hmb_declined(rc, t, word, 0, 0, 1);
+		struct hmb_go_location *L;
+		struct hmb_go_prof *p;
+		int rc = hmb_direct_region(th, region, leave, &L, &p);
+		if (__builtin_expect(rc == HMB_DIRECT_GO, 1)) {
+			if (leave) {
+				hmb_region_leave(th, L, p, region, word);
+			} else {
+				hmb_region_enter(th, L, p, region, word);
+			}
+		} else if (rc != HMB_DIRECT_DONE) {
+			hmb_region_declined(rc, word);
 		}
 		return;
 	}
-	hmb_stage(word);
+	hmb_region_staged(word);
 }
 
 /*
@@ -180,6 +230,43 @@ HMB_NOINST void hmb_recv_comm(int peer, uint32_t tag, uint64_t bytes, uint32_t c
 	hmb_message_event((uint64_t)HMB_KIND_RECV << HMB_KIND_SHIFT | tag, 1, peer, tag, bytes, comm);
 }
 
+/*
+ * A blocking MPI call's message goes with its region's enter (a send,
+ * issued when the call starts: Enter, then MpiSend, as OTF2 orders them)
+ * or leave (a receive, complete when the call returns: MpiRecv, then
+ * Leave), in one direct probe (direct_mpi.h). Where that cannot be taken,
+ * the two events are recorded one by one, in the same order.
+ */
+HMB_NOINST void hmb_enter_send(uint32_t region, int peer, uint32_t tag, uint64_t bytes, uint32_t comm)
+{
+	struct hmb_thread *th = hmb_self;
+	if (__builtin_expect(th != NULL && th->loc != NULL, 1) &&
+	    __builtin_expect(hmb_direct_enter_send(th, region, peer >= 0, (uint64_t)peer, tag, bytes, comm) ==
+				     HMB_DIRECT_DONE,
+			     1)) {
+		return;
+	}
+	hmb_enter(region);
+	if (peer >= 0) {
+		hmb_send_comm(peer, tag, bytes, comm);
+	}
+}
+
+HMB_NOINST void hmb_recv_leave(uint32_t region, int peer, uint32_t tag, uint64_t bytes, uint32_t comm)
+{
+	struct hmb_thread *th = hmb_self;
+	if (__builtin_expect(th != NULL && th->loc != NULL, 1) &&
+	    __builtin_expect(hmb_direct_recv_leave(th, region, peer >= 0, (uint64_t)peer, tag, bytes, comm) ==
+				     HMB_DIRECT_DONE,
+			     1)) {
+		return;
+	}
+	if (peer >= 0) {
+		hmb_recv_comm(peer, tag, bytes, comm);
+	}
+	hmb_leave(region);
+}
+
 /* hmb_mpi_probe records MPI record r on whichever path it can take. */
 HMB_NOINST static void hmb_mpi_probe(const struct hmb_mpi *r)
 {
@@ -239,12 +326,12 @@ HMB_NOINST void hmb_collective_complete(uint32_t region, int root, uint64_t sent
 }
 
 /*
- * An RMA event has no direct path: it is rarer than a message (one per
- * one-sided call), so it is replayed in Go at once on a thread whose probes
- * are direct, which keeps it in order with them, and staged on the others,
- * as an MPI record: remote in [1].time, aux | win<<32 in [1].word, bytes
- * and id in [2], received in [3].time, group | level<<32 in [3].word
- * (cshim.Thread.replayMPI reads it back).
+ * An RMA event takes the direct path as an MPI record does (direct_mpi.h's
+ * hmb_direct_rma). Where it cannot, it is replayed in Go at once on a
+ * thread whose probes are direct, which keeps it in order with them, and
+ * staged on the others, as an MPI record: remote in [1].time, aux |
+ * win<<32 in [1].word, bytes and id in [2], received in [3].time, group |
+ * level<<32 in [3].word (cshim.Thread.replayMPI reads it back).
  */
 HMB_NOINST void hmb_rma(unsigned kind, uint32_t win, int remote, uint64_t bytes, uint64_t received, uint64_t id,
 			uint32_t aux, uint32_t level, uint32_t group)
@@ -264,6 +351,17 @@ HMB_NOINST void hmb_rma(unsigned kind, uint32_t win, int remote, uint64_t bytes,
 	rec[3].word = (uint64_t)group | (uint64_t)level << 32;
 	struct hmb_thread *th = hmb_self;
 	if (th != NULL && th->loc != NULL) {
+		struct hmb_rma r = {.kind = kind, .win = win, .aux = aux, .level = level, .group = group, .remote = remote,
+				    .bytes = bytes, .received = received, .request = id};
+		uint64_t t = 0;
+		switch (hmb_direct_rma(th, &r, &t)) {
+		case HMB_DIRECT_DONE:
+			return;
+		case HMB_DIRECT_DROP:
+			hmb_count_dropped(1);
+			return;
+		}
+		rec[0].time = t; /* 0 if it was not read: hmb_slow_n reads it */
 		hmb_slow_n(rec, HMB_MPI_RECORDS);
 		return;
 	}

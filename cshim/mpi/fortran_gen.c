@@ -62,13 +62,13 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_accumulate(void *f_origin_addr, MPI_Fint 
 	int target_rank = (int)*f_target_rank;
 	int origin_count = (int)*f_origin_count;
 	MPI_Datatype origin_datatype = MPI_Type_f2c(*f_origin_datatype);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_accumulate_(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_op, f_win, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_rma_op(win, target_rank, HMB_RMA_ATOMIC, HMB_RMA_ATOMIC_ACCUMULATE, origin_count, origin_datatype, 0, MPI_DATATYPE_NULL, MPI_REQUEST_NULL);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_accumulate, mpi_accumulate_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_accumulate, mpi_accumulate__)
@@ -92,13 +92,13 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_accumulate(void *f_origin_addr, MPI_Fin
 	int target_rank = (int)*f_target_rank;
 	int origin_count = (int)*f_origin_count;
 	MPI_Datatype origin_datatype = MPI_Type_f2c(*f_origin_datatype);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_accumulate_f08_(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_op, f_win, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_rma_op(win, target_rank, HMB_RMA_ATOMIC, HMB_RMA_ATOMIC_ACCUMULATE, origin_count, origin_datatype, 0, MPI_DATATYPE_NULL, MPI_REQUEST_NULL);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_accumulate, mpi_accumulate_f08_)
 #endif
@@ -121,7 +121,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_allgather(void *f_sendbuf, MPI_Fint *f_se
 	hmbmpi_coll_allgather(&c, sendbuf, sendcount, sendtype, recvcount, recvtype, comm);
 	hmbmpi_coll_enter(r, &c);
 	pmpi_allgather_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_allgather, mpi_allgather_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_allgather, mpi_allgather__)
@@ -151,7 +151,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_allgather(void *f_sendbuf, MPI_Fint *f_
 	hmbmpi_coll_allgather(&c, sendbuf, sendcount, sendtype, recvcount, recvtype, comm);
 	hmbmpi_coll_enter(r, &c);
 	pmpi_allgather_f08_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_allgather, mpi_allgather_f08_)
 #endif
@@ -180,7 +180,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_iallgather(void *f_sendbuf, MPI_Fint *f_s
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_icoll(r, &c, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_iallgather, mpi_iallgather_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_iallgather, mpi_iallgather__)
@@ -216,7 +216,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_iallgather(void *f_sendbuf, MPI_Fint *f
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_icoll(r, &c, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_iallgather, mpi_iallgather_f08_)
 #endif
@@ -239,7 +239,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_allgatherv(void *f_sendbuf, MPI_Fint *f_s
 	hmbmpi_coll_allgatherv(&c, sendbuf, sendcount, sendtype, recvcounts, recvtype, comm);
 	hmbmpi_coll_enter(r, &c);
 	pmpi_allgatherv_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_allgatherv, mpi_allgatherv_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_allgatherv, mpi_allgatherv__)
@@ -269,7 +269,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_allgatherv(void *f_sendbuf, MPI_Fint *f
 	hmbmpi_coll_allgatherv(&c, sendbuf, sendcount, sendtype, recvcounts, recvtype, comm);
 	hmbmpi_coll_enter(r, &c);
 	pmpi_allgatherv_f08_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_allgatherv, mpi_allgatherv_f08_)
 #endif
@@ -298,7 +298,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_iallgatherv(void *f_sendbuf, MPI_Fint *f_
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_icoll(r, &c, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_iallgatherv, mpi_iallgatherv_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_iallgatherv, mpi_iallgatherv__)
@@ -334,7 +334,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_iallgatherv(void *f_sendbuf, MPI_Fint *
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_icoll(r, &c, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_iallgatherv, mpi_iallgatherv_f08_)
 #endif
@@ -347,9 +347,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_alloc_mem(MPI_Aint *f_size, MPI_Fint *f_i
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Alloc_mem);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_alloc_mem_(f_size, f_info, f_baseptr, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_alloc_mem, mpi_alloc_mem_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_alloc_mem, mpi_alloc_mem__)
@@ -369,9 +369,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_alloc_mem(MPI_Aint *f_size, MPI_Fint *f
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Alloc_mem);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_alloc_mem_f08_(f_size, f_info, f_baseptr, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_alloc_mem, mpi_alloc_mem_f08_)
 #endif
@@ -391,7 +391,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_allreduce(void *f_sendbuf, void *f_recvbu
 	hmbmpi_coll_allreduce(&c, count, datatype, comm);
 	hmbmpi_coll_enter(r, &c);
 	pmpi_allreduce_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_allreduce, mpi_allreduce_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_allreduce, mpi_allreduce__)
@@ -418,7 +418,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_allreduce(void *f_sendbuf, void *f_recv
 	hmbmpi_coll_allreduce(&c, count, datatype, comm);
 	hmbmpi_coll_enter(r, &c);
 	pmpi_allreduce_f08_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_allreduce, mpi_allreduce_f08_)
 #endif
@@ -444,7 +444,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_iallreduce(void *f_sendbuf, void *f_recvb
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_icoll(r, &c, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_iallreduce, mpi_iallreduce_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_iallreduce, mpi_iallreduce__)
@@ -477,7 +477,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_iallreduce(void *f_sendbuf, void *f_rec
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_icoll(r, &c, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_iallreduce, mpi_iallreduce_f08_)
 #endif
@@ -500,7 +500,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_alltoall(void *f_sendbuf, MPI_Fint *f_sen
 	hmbmpi_coll_alltoall(&c, sendbuf, sendcount, sendtype, recvcount, recvtype, comm);
 	hmbmpi_coll_enter(r, &c);
 	pmpi_alltoall_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_alltoall, mpi_alltoall_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_alltoall, mpi_alltoall__)
@@ -530,7 +530,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_alltoall(void *f_sendbuf, MPI_Fint *f_s
 	hmbmpi_coll_alltoall(&c, sendbuf, sendcount, sendtype, recvcount, recvtype, comm);
 	hmbmpi_coll_enter(r, &c);
 	pmpi_alltoall_f08_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_alltoall, mpi_alltoall_f08_)
 #endif
@@ -559,7 +559,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_ialltoall(void *f_sendbuf, MPI_Fint *f_se
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_icoll(r, &c, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_ialltoall, mpi_ialltoall_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_ialltoall, mpi_ialltoall__)
@@ -595,7 +595,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_ialltoall(void *f_sendbuf, MPI_Fint *f_
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_icoll(r, &c, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_ialltoall, mpi_ialltoall_f08_)
 #endif
@@ -618,7 +618,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_alltoallv(void *f_sendbuf, MPI_Fint *f_se
 	hmbmpi_coll_alltoallv(&c, sendbuf, sendcounts, sendtype, recvcounts, recvtype, comm);
 	hmbmpi_coll_enter(r, &c);
 	pmpi_alltoallv_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_alltoallv, mpi_alltoallv_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_alltoallv, mpi_alltoallv__)
@@ -648,7 +648,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_alltoallv(void *f_sendbuf, MPI_Fint *f_
 	hmbmpi_coll_alltoallv(&c, sendbuf, sendcounts, sendtype, recvcounts, recvtype, comm);
 	hmbmpi_coll_enter(r, &c);
 	pmpi_alltoallv_f08_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_alltoallv, mpi_alltoallv_f08_)
 #endif
@@ -677,7 +677,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_ialltoallv(void *f_sendbuf, MPI_Fint *f_s
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_icoll(r, &c, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_ialltoallv, mpi_ialltoallv_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_ialltoallv, mpi_ialltoallv__)
@@ -713,7 +713,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_ialltoallv(void *f_sendbuf, MPI_Fint *f
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_icoll(r, &c, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_ialltoallv, mpi_ialltoallv_f08_)
 #endif
@@ -738,7 +738,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_alltoallw(void *f_sendbuf, MPI_Fint *f_se
 	hmbmpi_coll_alltoallw(&c, sendbuf, sendcounts, sendtypes, sendtypes_f, recvcounts, recvtypes, recvtypes_f, comm);
 	hmbmpi_coll_enter(r, &c);
 	pmpi_alltoallw_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_alltoallw, mpi_alltoallw_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_alltoallw, mpi_alltoallw__)
@@ -770,7 +770,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_alltoallw(void *f_sendbuf, MPI_Fint *f_
 	hmbmpi_coll_alltoallw(&c, sendbuf, sendcounts, sendtypes, sendtypes_f, recvcounts, recvtypes, recvtypes_f, comm);
 	hmbmpi_coll_enter(r, &c);
 	pmpi_alltoallw_f08_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_alltoallw, mpi_alltoallw_f08_)
 #endif
@@ -801,7 +801,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_ialltoallw(void *f_sendbuf, MPI_Fint *f_s
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_icoll(r, &c, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_ialltoallw, mpi_ialltoallw_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_ialltoallw, mpi_ialltoallw__)
@@ -839,7 +839,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_ialltoallw(void *f_sendbuf, MPI_Fint *f
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_icoll(r, &c, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_ialltoallw, mpi_ialltoallw_f08_)
 #endif
@@ -857,7 +857,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_barrier(MPI_Fint *f_comm, MPI_Fint *ierr)
 	hmbmpi_coll_barrier(&c, comm);
 	hmbmpi_coll_enter(r, &c);
 	pmpi_barrier_(f_comm, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_barrier, mpi_barrier_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_barrier, mpi_barrier__)
@@ -882,7 +882,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_barrier(MPI_Fint *f_comm, MPI_Fint *ier
 	hmbmpi_coll_barrier(&c, comm);
 	hmbmpi_coll_enter(r, &c);
 	pmpi_barrier_f08_(f_comm, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_barrier, mpi_barrier_f08_)
 #endif
@@ -906,7 +906,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_ibarrier(MPI_Fint *f_comm, MPI_Fint *f_re
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_icoll(r, &c, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_ibarrier, mpi_ibarrier_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_ibarrier, mpi_ibarrier__)
@@ -937,7 +937,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_ibarrier(MPI_Fint *f_comm, MPI_Fint *f_
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_icoll(r, &c, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_ibarrier, mpi_ibarrier_f08_)
 #endif
@@ -958,7 +958,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_bcast(void *f_buffer, MPI_Fint *f_count, 
 	hmbmpi_coll_bcast(&c, count, datatype, root, comm);
 	hmbmpi_coll_enter(r, &c);
 	pmpi_bcast_(f_buffer, f_count, f_datatype, f_root, f_comm, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_bcast, mpi_bcast_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_bcast, mpi_bcast__)
@@ -986,7 +986,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_bcast(void *f_buffer, MPI_Fint *f_count
 	hmbmpi_coll_bcast(&c, count, datatype, root, comm);
 	hmbmpi_coll_enter(r, &c);
 	pmpi_bcast_f08_(f_buffer, f_count, f_datatype, f_root, f_comm, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_bcast, mpi_bcast_f08_)
 #endif
@@ -1004,10 +1004,11 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_bsend(void *f_buf, MPI_Fint *f_count, MPI
 	int tag = (int)*f_tag;
 	int count = (int)*f_count;
 	MPI_Datatype datatype = MPI_Type_f2c(*f_datatype);
-	hmbmpi_send(comm, dest, tag, count, datatype);
-	hmb_enter(r);
+	struct hmbmpi_msg s;
+	hmbmpi_send(&s, comm, dest, tag, count, datatype);
+	hmb_enter_send(r, s.peer, s.tag, s.bytes, s.comm);
 	pmpi_bsend_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_bsend, mpi_bsend_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_bsend, mpi_bsend__)
@@ -1032,10 +1033,11 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_bsend(void *f_buf, MPI_Fint *f_count, M
 	int tag = (int)*f_tag;
 	int count = (int)*f_count;
 	MPI_Datatype datatype = MPI_Type_f2c(*f_datatype);
-	hmbmpi_send(comm, dest, tag, count, datatype);
-	hmb_enter(r);
+	struct hmbmpi_msg s;
+	hmbmpi_send(&s, comm, dest, tag, count, datatype);
+	hmb_enter_send(r, s.peer, s.tag, s.bytes, s.comm);
 	pmpi_bsend_f08_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_bsend, mpi_bsend_f08_)
 #endif
@@ -1062,7 +1064,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_ibcast(void *f_buffer, MPI_Fint *f_count,
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_icoll(r, &c, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_ibcast, mpi_ibcast_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_ibcast, mpi_ibcast__)
@@ -1096,7 +1098,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_ibcast(void *f_buffer, MPI_Fint *f_coun
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_icoll(r, &c, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_ibcast, mpi_ibcast_f08_)
 #endif
@@ -1115,14 +1117,14 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_bsend_init(void *f_buf, MPI_Fint *f_count
 	int count = (int)*f_count;
 	MPI_Datatype datatype = MPI_Type_f2c(*f_datatype);
 	MPI_Request request_v = MPI_REQUEST_NULL, *request = &request_v;
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_bsend_init_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_send_init(comm, dest, tag, count, datatype, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_bsend_init, mpi_bsend_init_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_bsend_init, mpi_bsend_init__)
@@ -1148,14 +1150,14 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_bsend_init(void *f_buf, MPI_Fint *f_cou
 	int count = (int)*f_count;
 	MPI_Datatype datatype = MPI_Type_f2c(*f_datatype);
 	MPI_Request request_v = MPI_REQUEST_NULL, *request = &request_v;
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_bsend_init_f08_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_send_init(comm, dest, tag, count, datatype, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_bsend_init, mpi_bsend_init_f08_)
 #endif
@@ -1168,9 +1170,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_buffer_attach(void *f_buffer, MPI_Fint *f
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Buffer_attach);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_buffer_attach_(f_buffer, f_size, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_buffer_attach, mpi_buffer_attach_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_buffer_attach, mpi_buffer_attach__)
@@ -1190,9 +1192,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_buffer_attach(void *f_buffer, MPI_Fint 
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Buffer_attach);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_buffer_attach_f08_(f_buffer, f_size, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_buffer_attach, mpi_buffer_attach_f08_)
 #endif
@@ -1205,9 +1207,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_buffer_detach(void *f_buffer, MPI_Fint *f
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Buffer_detach);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_buffer_detach_(f_buffer, f_size, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_buffer_detach, mpi_buffer_detach_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_buffer_detach, mpi_buffer_detach__)
@@ -1227,9 +1229,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_buffer_detach(void *f_buffer, MPI_Fint 
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Buffer_detach);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_buffer_detach_f08_(f_buffer, f_size, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_buffer_detach, mpi_buffer_detach_f08_)
 #endif
@@ -1242,9 +1244,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_cancel(MPI_Fint *f_request, MPI_Fint *ier
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Cancel);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_cancel_(f_request, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_cancel, mpi_cancel_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_cancel, mpi_cancel__)
@@ -1264,9 +1266,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_cancel(MPI_Fint *f_request, MPI_Fint *i
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Cancel);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_cancel_f08_(f_request, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_cancel, mpi_cancel_f08_)
 #endif
@@ -1281,14 +1283,14 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_cart_create(MPI_Fint *f_old_comm, MPI_Fin
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Cart_create);
 	MPI_Comm old_comm = MPI_Comm_f2c(*f_old_comm);
 	MPI_Comm comm_cart_v = MPI_COMM_NULL, *comm_cart = &comm_cart_v;
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_cart_create_(f_old_comm, f_ndims, f_dims, f_periods, f_reorder, f_comm_cart, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		comm_cart_v = MPI_Comm_f2c(*f_comm_cart);
 		hmbmpi_comm_created(old_comm, *comm_cart);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_cart_create, mpi_cart_create_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_cart_create, mpi_cart_create__)
@@ -1310,14 +1312,14 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_cart_create(MPI_Fint *f_old_comm, MPI_F
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Cart_create);
 	MPI_Comm old_comm = MPI_Comm_f2c(*f_old_comm);
 	MPI_Comm comm_cart_v = MPI_COMM_NULL, *comm_cart = &comm_cart_v;
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_cart_create_f08_(f_old_comm, f_ndims, f_dims, f_periods, f_reorder, f_comm_cart, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		comm_cart_v = MPI_Comm_f2c(*f_comm_cart);
 		hmbmpi_comm_created(old_comm, *comm_cart);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_cart_create, mpi_cart_create_f08_)
 #endif
@@ -1332,14 +1334,14 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_cart_sub(MPI_Fint *f_comm, MPI_Fint *f_re
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Cart_sub);
 	MPI_Comm comm = MPI_Comm_f2c(*f_comm);
 	MPI_Comm new_comm_v = MPI_COMM_NULL, *new_comm = &new_comm_v;
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_cart_sub_(f_comm, f_remain_dims, f_new_comm, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		new_comm_v = MPI_Comm_f2c(*f_new_comm);
 		hmbmpi_comm_created(comm, *new_comm);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_cart_sub, mpi_cart_sub_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_cart_sub, mpi_cart_sub__)
@@ -1361,14 +1363,14 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_cart_sub(MPI_Fint *f_comm, MPI_Fint *f_
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Cart_sub);
 	MPI_Comm comm = MPI_Comm_f2c(*f_comm);
 	MPI_Comm new_comm_v = MPI_COMM_NULL, *new_comm = &new_comm_v;
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_cart_sub_f08_(f_comm, f_remain_dims, f_new_comm, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		new_comm_v = MPI_Comm_f2c(*f_new_comm);
 		hmbmpi_comm_created(comm, *new_comm);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_cart_sub, mpi_cart_sub_f08_)
 #endif
@@ -1381,9 +1383,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_close_port(char *f_port_name, MPI_Fint *i
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Close_port);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_close_port_(f_port_name, ierr, f_port_name_len);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_close_port, mpi_close_port_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_close_port, mpi_close_port__)
@@ -1403,9 +1405,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_close_port(char *f_port_name, MPI_Fint 
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Close_port);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_close_port_f08_(f_port_name, ierr, f_port_name_len);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_close_port, mpi_close_port_f08_)
 #endif
@@ -1420,14 +1422,14 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_comm_accept(char *f_port_name, MPI_Fint *
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Comm_accept);
 	MPI_Comm comm = MPI_Comm_f2c(*f_comm);
 	MPI_Comm newcomm_v = MPI_COMM_NULL, *newcomm = &newcomm_v;
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_comm_accept_(f_port_name, f_info, f_root, f_comm, f_newcomm, ierr, f_port_name_len);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		newcomm_v = MPI_Comm_f2c(*f_newcomm);
 		hmbmpi_comm_created(comm, *newcomm);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_comm_accept, mpi_comm_accept_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_comm_accept, mpi_comm_accept__)
@@ -1449,14 +1451,14 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_comm_accept(char *f_port_name, MPI_Fint
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Comm_accept);
 	MPI_Comm comm = MPI_Comm_f2c(*f_comm);
 	MPI_Comm newcomm_v = MPI_COMM_NULL, *newcomm = &newcomm_v;
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_comm_accept_f08_(f_port_name, f_info, f_root, f_comm, f_newcomm, ierr, f_port_name_len);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		newcomm_v = MPI_Comm_f2c(*f_newcomm);
 		hmbmpi_comm_created(comm, *newcomm);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_comm_accept, mpi_comm_accept_f08_)
 #endif
@@ -1471,14 +1473,14 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_comm_connect(char *f_port_name, MPI_Fint 
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Comm_connect);
 	MPI_Comm comm = MPI_Comm_f2c(*f_comm);
 	MPI_Comm newcomm_v = MPI_COMM_NULL, *newcomm = &newcomm_v;
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_comm_connect_(f_port_name, f_info, f_root, f_comm, f_newcomm, ierr, f_port_name_len);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		newcomm_v = MPI_Comm_f2c(*f_newcomm);
 		hmbmpi_comm_created(comm, *newcomm);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_comm_connect, mpi_comm_connect_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_comm_connect, mpi_comm_connect__)
@@ -1500,14 +1502,14 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_comm_connect(char *f_port_name, MPI_Fin
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Comm_connect);
 	MPI_Comm comm = MPI_Comm_f2c(*f_comm);
 	MPI_Comm newcomm_v = MPI_COMM_NULL, *newcomm = &newcomm_v;
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_comm_connect_f08_(f_port_name, f_info, f_root, f_comm, f_newcomm, ierr, f_port_name_len);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		newcomm_v = MPI_Comm_f2c(*f_newcomm);
 		hmbmpi_comm_created(comm, *newcomm);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_comm_connect, mpi_comm_connect_f08_)
 #endif
@@ -1522,14 +1524,14 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_comm_create_group(MPI_Fint *f_comm, MPI_F
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Comm_create_group);
 	MPI_Comm comm = MPI_Comm_f2c(*f_comm);
 	MPI_Comm newcomm_v = MPI_COMM_NULL, *newcomm = &newcomm_v;
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_comm_create_group_(f_comm, f_group, f_tag, f_newcomm, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		newcomm_v = MPI_Comm_f2c(*f_newcomm);
 		hmbmpi_comm_created(comm, *newcomm);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_comm_create_group, mpi_comm_create_group_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_comm_create_group, mpi_comm_create_group__)
@@ -1551,14 +1553,14 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_comm_create_group(MPI_Fint *f_comm, MPI
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Comm_create_group);
 	MPI_Comm comm = MPI_Comm_f2c(*f_comm);
 	MPI_Comm newcomm_v = MPI_COMM_NULL, *newcomm = &newcomm_v;
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_comm_create_group_f08_(f_comm, f_group, f_tag, f_newcomm, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		newcomm_v = MPI_Comm_f2c(*f_newcomm);
 		hmbmpi_comm_created(comm, *newcomm);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_comm_create_group, mpi_comm_create_group_f08_)
 #endif
@@ -1573,14 +1575,14 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_comm_create(MPI_Fint *f_comm, MPI_Fint *f
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Comm_create);
 	MPI_Comm comm = MPI_Comm_f2c(*f_comm);
 	MPI_Comm newcomm_v = MPI_COMM_NULL, *newcomm = &newcomm_v;
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_comm_create_(f_comm, f_group, f_newcomm, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		newcomm_v = MPI_Comm_f2c(*f_newcomm);
 		hmbmpi_comm_created(comm, *newcomm);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_comm_create, mpi_comm_create_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_comm_create, mpi_comm_create__)
@@ -1602,14 +1604,14 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_comm_create(MPI_Fint *f_comm, MPI_Fint 
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Comm_create);
 	MPI_Comm comm = MPI_Comm_f2c(*f_comm);
 	MPI_Comm newcomm_v = MPI_COMM_NULL, *newcomm = &newcomm_v;
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_comm_create_f08_(f_comm, f_group, f_newcomm, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		newcomm_v = MPI_Comm_f2c(*f_newcomm);
 		hmbmpi_comm_created(comm, *newcomm);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_comm_create, mpi_comm_create_f08_)
 #endif
@@ -1622,9 +1624,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_comm_disconnect(MPI_Fint *f_comm, MPI_Fin
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Comm_disconnect);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_comm_disconnect_(f_comm, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_comm_disconnect, mpi_comm_disconnect_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_comm_disconnect, mpi_comm_disconnect__)
@@ -1644,9 +1646,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_comm_disconnect(MPI_Fint *f_comm, MPI_F
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Comm_disconnect);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_comm_disconnect_f08_(f_comm, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_comm_disconnect, mpi_comm_disconnect_f08_)
 #endif
@@ -1661,14 +1663,14 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_comm_dup(MPI_Fint *f_comm, MPI_Fint *f_ne
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Comm_dup);
 	MPI_Comm comm = MPI_Comm_f2c(*f_comm);
 	MPI_Comm newcomm_v = MPI_COMM_NULL, *newcomm = &newcomm_v;
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_comm_dup_(f_comm, f_newcomm, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		newcomm_v = MPI_Comm_f2c(*f_newcomm);
 		hmbmpi_comm_created(comm, *newcomm);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_comm_dup, mpi_comm_dup_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_comm_dup, mpi_comm_dup__)
@@ -1690,14 +1692,14 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_comm_dup(MPI_Fint *f_comm, MPI_Fint *f_
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Comm_dup);
 	MPI_Comm comm = MPI_Comm_f2c(*f_comm);
 	MPI_Comm newcomm_v = MPI_COMM_NULL, *newcomm = &newcomm_v;
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_comm_dup_f08_(f_comm, f_newcomm, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		newcomm_v = MPI_Comm_f2c(*f_newcomm);
 		hmbmpi_comm_created(comm, *newcomm);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_comm_dup, mpi_comm_dup_f08_)
 #endif
@@ -1712,14 +1714,14 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_comm_idup(MPI_Fint *f_comm, MPI_Fint *f_n
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Comm_idup);
 	MPI_Comm comm = MPI_Comm_f2c(*f_comm);
 	MPI_Request request_v = MPI_REQUEST_NULL, *request = &request_v;
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_comm_idup_(f_comm, f_newcomm, f_request, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_comm_idup(comm, NULL, f_newcomm, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_comm_idup, mpi_comm_idup_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_comm_idup, mpi_comm_idup__)
@@ -1741,14 +1743,14 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_comm_idup(MPI_Fint *f_comm, MPI_Fint *f
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Comm_idup);
 	MPI_Comm comm = MPI_Comm_f2c(*f_comm);
 	MPI_Request request_v = MPI_REQUEST_NULL, *request = &request_v;
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_comm_idup_f08_(f_comm, f_newcomm, f_request, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_comm_idup(comm, NULL, f_newcomm, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_comm_idup, mpi_comm_idup_f08_)
 #endif
@@ -1763,14 +1765,14 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_comm_dup_with_info(MPI_Fint *f_comm, MPI_
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Comm_dup_with_info);
 	MPI_Comm comm = MPI_Comm_f2c(*f_comm);
 	MPI_Comm newcomm_v = MPI_COMM_NULL, *newcomm = &newcomm_v;
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_comm_dup_with_info_(f_comm, f_info, f_newcomm, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		newcomm_v = MPI_Comm_f2c(*f_newcomm);
 		hmbmpi_comm_created(comm, *newcomm);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_comm_dup_with_info, mpi_comm_dup_with_info_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_comm_dup_with_info, mpi_comm_dup_with_info__)
@@ -1792,14 +1794,14 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_comm_dup_with_info(MPI_Fint *f_comm, MP
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Comm_dup_with_info);
 	MPI_Comm comm = MPI_Comm_f2c(*f_comm);
 	MPI_Comm newcomm_v = MPI_COMM_NULL, *newcomm = &newcomm_v;
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_comm_dup_with_info_f08_(f_comm, f_info, f_newcomm, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		newcomm_v = MPI_Comm_f2c(*f_newcomm);
 		hmbmpi_comm_created(comm, *newcomm);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_comm_dup_with_info, mpi_comm_dup_with_info_f08_)
 #endif
@@ -1812,9 +1814,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_comm_free(MPI_Fint *f_comm, MPI_Fint *ier
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Comm_free);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_comm_free_(f_comm, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_comm_free, mpi_comm_free_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_comm_free, mpi_comm_free__)
@@ -1834,9 +1836,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_comm_free(MPI_Fint *f_comm, MPI_Fint *i
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Comm_free);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_comm_free_f08_(f_comm, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_comm_free, mpi_comm_free_f08_)
 #endif
@@ -1851,14 +1853,14 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_dist_graph_create(MPI_Fint *f_comm_old, M
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Dist_graph_create);
 	MPI_Comm comm_old = MPI_Comm_f2c(*f_comm_old);
 	MPI_Comm newcomm_v = MPI_COMM_NULL, *newcomm = &newcomm_v;
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_dist_graph_create_(f_comm_old, f_n, f_nodes, f_degrees, f_targets, f_weights, f_info, f_reorder, f_newcomm, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		newcomm_v = MPI_Comm_f2c(*f_newcomm);
 		hmbmpi_comm_created(comm_old, *newcomm);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_dist_graph_create, mpi_dist_graph_create_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_dist_graph_create, mpi_dist_graph_create__)
@@ -1880,14 +1882,14 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_dist_graph_create(MPI_Fint *f_comm_old,
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Dist_graph_create);
 	MPI_Comm comm_old = MPI_Comm_f2c(*f_comm_old);
 	MPI_Comm newcomm_v = MPI_COMM_NULL, *newcomm = &newcomm_v;
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_dist_graph_create_f08_(f_comm_old, f_n, f_nodes, f_degrees, f_targets, f_weights, f_info, f_reorder, f_newcomm, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		newcomm_v = MPI_Comm_f2c(*f_newcomm);
 		hmbmpi_comm_created(comm_old, *newcomm);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_dist_graph_create, mpi_dist_graph_create_f08_)
 #endif
@@ -1902,14 +1904,14 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_dist_graph_create_adjacent(MPI_Fint *f_co
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Dist_graph_create_adjacent);
 	MPI_Comm comm_old = MPI_Comm_f2c(*f_comm_old);
 	MPI_Comm comm_dist_graph_v = MPI_COMM_NULL, *comm_dist_graph = &comm_dist_graph_v;
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_dist_graph_create_adjacent_(f_comm_old, f_indegree, f_sources, f_sourceweights, f_outdegree, f_destinations, f_destweights, f_info, f_reorder, f_comm_dist_graph, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		comm_dist_graph_v = MPI_Comm_f2c(*f_comm_dist_graph);
 		hmbmpi_comm_created(comm_old, *comm_dist_graph);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_dist_graph_create_adjacent, mpi_dist_graph_create_adjacent_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_dist_graph_create_adjacent, mpi_dist_graph_create_adjacent__)
@@ -1931,14 +1933,14 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_dist_graph_create_adjacent(MPI_Fint *f_
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Dist_graph_create_adjacent);
 	MPI_Comm comm_old = MPI_Comm_f2c(*f_comm_old);
 	MPI_Comm comm_dist_graph_v = MPI_COMM_NULL, *comm_dist_graph = &comm_dist_graph_v;
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_dist_graph_create_adjacent_f08_(f_comm_old, f_indegree, f_sources, f_sourceweights, f_outdegree, f_destinations, f_destweights, f_info, f_reorder, f_comm_dist_graph, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		comm_dist_graph_v = MPI_Comm_f2c(*f_comm_dist_graph);
 		hmbmpi_comm_created(comm_old, *comm_dist_graph);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_dist_graph_create_adjacent, mpi_dist_graph_create_adjacent_f08_)
 #endif
@@ -1952,14 +1954,14 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_comm_join(MPI_Fint *f_fd, MPI_Fint *f_int
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Comm_join);
 	MPI_Comm intercomm_v = MPI_COMM_NULL, *intercomm = &intercomm_v;
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_comm_join_(f_fd, f_intercomm, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		intercomm_v = MPI_Comm_f2c(*f_intercomm);
 		hmbmpi_comm_created(MPI_COMM_NULL, *intercomm);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_comm_join, mpi_comm_join_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_comm_join, mpi_comm_join__)
@@ -1980,14 +1982,14 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_comm_join(MPI_Fint *f_fd, MPI_Fint *f_i
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Comm_join);
 	MPI_Comm intercomm_v = MPI_COMM_NULL, *intercomm = &intercomm_v;
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_comm_join_f08_(f_fd, f_intercomm, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		intercomm_v = MPI_Comm_f2c(*f_intercomm);
 		hmbmpi_comm_created(MPI_COMM_NULL, *intercomm);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_comm_join, mpi_comm_join_f08_)
 #endif
@@ -2002,14 +2004,14 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_comm_split(MPI_Fint *f_comm, MPI_Fint *f_
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Comm_split);
 	MPI_Comm comm = MPI_Comm_f2c(*f_comm);
 	MPI_Comm newcomm_v = MPI_COMM_NULL, *newcomm = &newcomm_v;
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_comm_split_(f_comm, f_color, f_key, f_newcomm, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		newcomm_v = MPI_Comm_f2c(*f_newcomm);
 		hmbmpi_comm_created(comm, *newcomm);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_comm_split, mpi_comm_split_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_comm_split, mpi_comm_split__)
@@ -2031,14 +2033,14 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_comm_split(MPI_Fint *f_comm, MPI_Fint *
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Comm_split);
 	MPI_Comm comm = MPI_Comm_f2c(*f_comm);
 	MPI_Comm newcomm_v = MPI_COMM_NULL, *newcomm = &newcomm_v;
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_comm_split_f08_(f_comm, f_color, f_key, f_newcomm, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		newcomm_v = MPI_Comm_f2c(*f_newcomm);
 		hmbmpi_comm_created(comm, *newcomm);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_comm_split, mpi_comm_split_f08_)
 #endif
@@ -2053,14 +2055,14 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_comm_split_type(MPI_Fint *f_comm, MPI_Fin
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Comm_split_type);
 	MPI_Comm comm = MPI_Comm_f2c(*f_comm);
 	MPI_Comm newcomm_v = MPI_COMM_NULL, *newcomm = &newcomm_v;
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_comm_split_type_(f_comm, f_split_type, f_key, f_info, f_newcomm, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		newcomm_v = MPI_Comm_f2c(*f_newcomm);
 		hmbmpi_comm_created(comm, *newcomm);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_comm_split_type, mpi_comm_split_type_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_comm_split_type, mpi_comm_split_type__)
@@ -2082,14 +2084,14 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_comm_split_type(MPI_Fint *f_comm, MPI_F
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Comm_split_type);
 	MPI_Comm comm = MPI_Comm_f2c(*f_comm);
 	MPI_Comm newcomm_v = MPI_COMM_NULL, *newcomm = &newcomm_v;
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_comm_split_type_f08_(f_comm, f_split_type, f_key, f_info, f_newcomm, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		newcomm_v = MPI_Comm_f2c(*f_newcomm);
 		hmbmpi_comm_created(comm, *newcomm);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_comm_split_type, mpi_comm_split_type_f08_)
 #endif
@@ -2105,13 +2107,13 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_compare_and_swap(void *f_origin_addr, voi
 	MPI_Win win = MPI_Win_f2c(*f_win);
 	int target_rank = (int)*f_target_rank;
 	MPI_Datatype datatype = MPI_Type_f2c(*f_datatype);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_compare_and_swap_(f_origin_addr, f_compare_addr, f_result_addr, f_datatype, f_target_rank, f_target_disp, f_win, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_rma_op(win, target_rank, HMB_RMA_ATOMIC, HMB_RMA_ATOMIC_COMPARE_AND_SWAP, 1, datatype, 1, datatype, MPI_REQUEST_NULL);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_compare_and_swap, mpi_compare_and_swap_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_compare_and_swap, mpi_compare_and_swap__)
@@ -2134,13 +2136,13 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_compare_and_swap(void *f_origin_addr, v
 	MPI_Win win = MPI_Win_f2c(*f_win);
 	int target_rank = (int)*f_target_rank;
 	MPI_Datatype datatype = MPI_Type_f2c(*f_datatype);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_compare_and_swap_f08_(f_origin_addr, f_compare_addr, f_result_addr, f_datatype, f_target_rank, f_target_disp, f_win, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_rma_op(win, target_rank, HMB_RMA_ATOMIC, HMB_RMA_ATOMIC_COMPARE_AND_SWAP, 1, datatype, 1, datatype, MPI_REQUEST_NULL);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_compare_and_swap, mpi_compare_and_swap_f08_)
 #endif
@@ -2160,7 +2162,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_exscan(void *f_sendbuf, void *f_recvbuf, 
 	hmbmpi_coll_scan(&c, count, datatype, comm);
 	hmbmpi_coll_enter(r, &c);
 	pmpi_exscan_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_exscan, mpi_exscan_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_exscan, mpi_exscan__)
@@ -2187,7 +2189,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_exscan(void *f_sendbuf, void *f_recvbuf
 	hmbmpi_coll_scan(&c, count, datatype, comm);
 	hmbmpi_coll_enter(r, &c);
 	pmpi_exscan_f08_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_exscan, mpi_exscan_f08_)
 #endif
@@ -2203,13 +2205,13 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_fetch_and_op(void *f_origin_addr, void *f
 	MPI_Win win = MPI_Win_f2c(*f_win);
 	int target_rank = (int)*f_target_rank;
 	MPI_Datatype datatype = MPI_Type_f2c(*f_datatype);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_fetch_and_op_(f_origin_addr, f_result_addr, f_datatype, f_target_rank, f_target_disp, f_op, f_win, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_rma_op(win, target_rank, HMB_RMA_ATOMIC, HMB_RMA_ATOMIC_FETCH_AND_ACCUMULATE, 1, datatype, 1, datatype, MPI_REQUEST_NULL);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_fetch_and_op, mpi_fetch_and_op_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_fetch_and_op, mpi_fetch_and_op__)
@@ -2232,13 +2234,13 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_fetch_and_op(void *f_origin_addr, void 
 	MPI_Win win = MPI_Win_f2c(*f_win);
 	int target_rank = (int)*f_target_rank;
 	MPI_Datatype datatype = MPI_Type_f2c(*f_datatype);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_fetch_and_op_f08_(f_origin_addr, f_result_addr, f_datatype, f_target_rank, f_target_disp, f_op, f_win, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_rma_op(win, target_rank, HMB_RMA_ATOMIC, HMB_RMA_ATOMIC_FETCH_AND_ACCUMULATE, 1, datatype, 1, datatype, MPI_REQUEST_NULL);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_fetch_and_op, mpi_fetch_and_op_f08_)
 #endif
@@ -2264,7 +2266,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_iexscan(void *f_sendbuf, void *f_recvbuf,
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_icoll(r, &c, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_iexscan, mpi_iexscan_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_iexscan, mpi_iexscan__)
@@ -2297,7 +2299,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_iexscan(void *f_sendbuf, void *f_recvbu
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_icoll(r, &c, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_iexscan, mpi_iexscan_f08_)
 #endif
@@ -2310,9 +2312,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_file_open(MPI_Fint *f_comm, char *f_filen
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_open);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_file_open_(f_comm, f_filename, f_amode, f_info, f_fh, ierr, f_filename_len);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_file_open, mpi_file_open_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_file_open, mpi_file_open__)
@@ -2332,9 +2334,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_file_open(MPI_Fint *f_comm, char *f_fil
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_open);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_file_open_f08_(f_comm, f_filename, f_amode, f_info, f_fh, ierr, f_filename_len);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_file_open, mpi_file_open_f08_)
 #endif
@@ -2347,9 +2349,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_file_close(MPI_Fint *f_fh, MPI_Fint *ierr
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_close);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_file_close_(f_fh, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_file_close, mpi_file_close_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_file_close, mpi_file_close__)
@@ -2369,9 +2371,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_file_close(MPI_Fint *f_fh, MPI_Fint *ie
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_close);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_file_close_f08_(f_fh, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_file_close, mpi_file_close_f08_)
 #endif
@@ -2384,9 +2386,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_file_delete(char *f_filename, MPI_Fint *f
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_delete);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_file_delete_(f_filename, f_info, ierr, f_filename_len);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_file_delete, mpi_file_delete_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_file_delete, mpi_file_delete__)
@@ -2406,9 +2408,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_file_delete(char *f_filename, MPI_Fint 
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_delete);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_file_delete_f08_(f_filename, f_info, ierr, f_filename_len);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_file_delete, mpi_file_delete_f08_)
 #endif
@@ -2421,9 +2423,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_file_set_size(MPI_Fint *f_fh, MPI_Offset 
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_set_size);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_file_set_size_(f_fh, f_size, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_file_set_size, mpi_file_set_size_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_file_set_size, mpi_file_set_size__)
@@ -2443,9 +2445,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_file_set_size(MPI_Fint *f_fh, MPI_Offse
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_set_size);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_file_set_size_f08_(f_fh, f_size, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_file_set_size, mpi_file_set_size_f08_)
 #endif
@@ -2458,9 +2460,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_file_preallocate(MPI_Fint *f_fh, MPI_Offs
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_preallocate);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_file_preallocate_(f_fh, f_size, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_file_preallocate, mpi_file_preallocate_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_file_preallocate, mpi_file_preallocate__)
@@ -2480,9 +2482,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_file_preallocate(MPI_Fint *f_fh, MPI_Of
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_preallocate);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_file_preallocate_f08_(f_fh, f_size, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_file_preallocate, mpi_file_preallocate_f08_)
 #endif
@@ -2495,9 +2497,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_file_set_info(MPI_Fint *f_fh, MPI_Fint *f
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_set_info);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_file_set_info_(f_fh, f_info, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_file_set_info, mpi_file_set_info_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_file_set_info, mpi_file_set_info__)
@@ -2517,9 +2519,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_file_set_info(MPI_Fint *f_fh, MPI_Fint 
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_set_info);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_file_set_info_f08_(f_fh, f_info, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_file_set_info, mpi_file_set_info_f08_)
 #endif
@@ -2532,9 +2534,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_file_set_view(MPI_Fint *f_fh, MPI_Offset 
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_set_view);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_file_set_view_(f_fh, f_disp, f_etype, f_filetype, f_datarep, f_info, ierr, f_datarep_len);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_file_set_view, mpi_file_set_view_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_file_set_view, mpi_file_set_view__)
@@ -2554,9 +2556,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_file_set_view(MPI_Fint *f_fh, MPI_Offse
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_set_view);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_file_set_view_f08_(f_fh, f_disp, f_etype, f_filetype, f_datarep, f_info, ierr, f_datarep_len);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_file_set_view, mpi_file_set_view_f08_)
 #endif
@@ -2569,9 +2571,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_file_read_at(MPI_Fint *f_fh, MPI_Offset *
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_read_at);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_file_read_at_(f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_file_read_at, mpi_file_read_at_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_file_read_at, mpi_file_read_at__)
@@ -2591,9 +2593,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_file_read_at(MPI_Fint *f_fh, MPI_Offset
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_read_at);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_file_read_at_f08_(f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_file_read_at, mpi_file_read_at_f08_)
 #endif
@@ -2606,9 +2608,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_file_read_at_all(MPI_Fint *f_fh, MPI_Offs
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_read_at_all);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_file_read_at_all_(f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_file_read_at_all, mpi_file_read_at_all_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_file_read_at_all, mpi_file_read_at_all__)
@@ -2628,9 +2630,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_file_read_at_all(MPI_Fint *f_fh, MPI_Of
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_read_at_all);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_file_read_at_all_f08_(f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_file_read_at_all, mpi_file_read_at_all_f08_)
 #endif
@@ -2643,9 +2645,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_file_write_at(MPI_Fint *f_fh, MPI_Offset 
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_write_at);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_file_write_at_(f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_file_write_at, mpi_file_write_at_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_file_write_at, mpi_file_write_at__)
@@ -2665,9 +2667,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_file_write_at(MPI_Fint *f_fh, MPI_Offse
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_write_at);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_file_write_at_f08_(f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_file_write_at, mpi_file_write_at_f08_)
 #endif
@@ -2680,9 +2682,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_file_write_at_all(MPI_Fint *f_fh, MPI_Off
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_write_at_all);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_file_write_at_all_(f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_file_write_at_all, mpi_file_write_at_all_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_file_write_at_all, mpi_file_write_at_all__)
@@ -2702,9 +2704,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_file_write_at_all(MPI_Fint *f_fh, MPI_O
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_write_at_all);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_file_write_at_all_f08_(f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_file_write_at_all, mpi_file_write_at_all_f08_)
 #endif
@@ -2717,9 +2719,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_file_iread_at(MPI_Fint *f_fh, MPI_Offset 
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_iread_at);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_file_iread_at_(f_fh, f_offset, f_buf, f_count, f_datatype, f_request, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_file_iread_at, mpi_file_iread_at_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_file_iread_at, mpi_file_iread_at__)
@@ -2739,9 +2741,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_file_iread_at(MPI_Fint *f_fh, MPI_Offse
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_iread_at);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_file_iread_at_f08_(f_fh, f_offset, f_buf, f_count, f_datatype, f_request, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_file_iread_at, mpi_file_iread_at_f08_)
 #endif
@@ -2754,9 +2756,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_file_iwrite_at(MPI_Fint *f_fh, MPI_Offset
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_iwrite_at);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_file_iwrite_at_(f_fh, f_offset, f_buf, f_count, f_datatype, f_request, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_file_iwrite_at, mpi_file_iwrite_at_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_file_iwrite_at, mpi_file_iwrite_at__)
@@ -2776,9 +2778,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_file_iwrite_at(MPI_Fint *f_fh, MPI_Offs
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_iwrite_at);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_file_iwrite_at_f08_(f_fh, f_offset, f_buf, f_count, f_datatype, f_request, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_file_iwrite_at, mpi_file_iwrite_at_f08_)
 #endif
@@ -2791,9 +2793,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_file_iread_at_all(MPI_Fint *f_fh, MPI_Off
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_iread_at_all);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_file_iread_at_all_(f_fh, f_offset, f_buf, f_count, f_datatype, f_request, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_file_iread_at_all, mpi_file_iread_at_all_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_file_iread_at_all, mpi_file_iread_at_all__)
@@ -2813,9 +2815,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_file_iread_at_all(MPI_Fint *f_fh, MPI_O
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_iread_at_all);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_file_iread_at_all_f08_(f_fh, f_offset, f_buf, f_count, f_datatype, f_request, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_file_iread_at_all, mpi_file_iread_at_all_f08_)
 #endif
@@ -2828,9 +2830,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_file_iwrite_at_all(MPI_Fint *f_fh, MPI_Of
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_iwrite_at_all);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_file_iwrite_at_all_(f_fh, f_offset, f_buf, f_count, f_datatype, f_request, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_file_iwrite_at_all, mpi_file_iwrite_at_all_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_file_iwrite_at_all, mpi_file_iwrite_at_all__)
@@ -2850,9 +2852,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_file_iwrite_at_all(MPI_Fint *f_fh, MPI_
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_iwrite_at_all);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_file_iwrite_at_all_f08_(f_fh, f_offset, f_buf, f_count, f_datatype, f_request, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_file_iwrite_at_all, mpi_file_iwrite_at_all_f08_)
 #endif
@@ -2865,9 +2867,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_file_read(MPI_Fint *f_fh, void *f_buf, MP
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_read);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_file_read_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_file_read, mpi_file_read_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_file_read, mpi_file_read__)
@@ -2887,9 +2889,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_file_read(MPI_Fint *f_fh, void *f_buf, 
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_read);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_file_read_f08_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_file_read, mpi_file_read_f08_)
 #endif
@@ -2902,9 +2904,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_file_read_all(MPI_Fint *f_fh, void *f_buf
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_read_all);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_file_read_all_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_file_read_all, mpi_file_read_all_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_file_read_all, mpi_file_read_all__)
@@ -2924,9 +2926,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_file_read_all(MPI_Fint *f_fh, void *f_b
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_read_all);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_file_read_all_f08_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_file_read_all, mpi_file_read_all_f08_)
 #endif
@@ -2939,9 +2941,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_file_write(MPI_Fint *f_fh, void *f_buf, M
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_write);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_file_write_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_file_write, mpi_file_write_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_file_write, mpi_file_write__)
@@ -2961,9 +2963,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_file_write(MPI_Fint *f_fh, void *f_buf,
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_write);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_file_write_f08_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_file_write, mpi_file_write_f08_)
 #endif
@@ -2976,9 +2978,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_file_write_all(MPI_Fint *f_fh, void *f_bu
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_write_all);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_file_write_all_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_file_write_all, mpi_file_write_all_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_file_write_all, mpi_file_write_all__)
@@ -2998,9 +3000,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_file_write_all(MPI_Fint *f_fh, void *f_
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_write_all);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_file_write_all_f08_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_file_write_all, mpi_file_write_all_f08_)
 #endif
@@ -3013,9 +3015,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_file_iread(MPI_Fint *f_fh, void *f_buf, M
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_iread);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_file_iread_(f_fh, f_buf, f_count, f_datatype, f_request, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_file_iread, mpi_file_iread_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_file_iread, mpi_file_iread__)
@@ -3035,9 +3037,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_file_iread(MPI_Fint *f_fh, void *f_buf,
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_iread);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_file_iread_f08_(f_fh, f_buf, f_count, f_datatype, f_request, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_file_iread, mpi_file_iread_f08_)
 #endif
@@ -3050,9 +3052,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_file_iwrite(MPI_Fint *f_fh, void *f_buf, 
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_iwrite);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_file_iwrite_(f_fh, f_buf, f_count, f_datatype, f_request, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_file_iwrite, mpi_file_iwrite_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_file_iwrite, mpi_file_iwrite__)
@@ -3072,9 +3074,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_file_iwrite(MPI_Fint *f_fh, void *f_buf
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_iwrite);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_file_iwrite_f08_(f_fh, f_buf, f_count, f_datatype, f_request, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_file_iwrite, mpi_file_iwrite_f08_)
 #endif
@@ -3087,9 +3089,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_file_iread_all(MPI_Fint *f_fh, void *f_bu
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_iread_all);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_file_iread_all_(f_fh, f_buf, f_count, f_datatype, f_request, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_file_iread_all, mpi_file_iread_all_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_file_iread_all, mpi_file_iread_all__)
@@ -3109,9 +3111,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_file_iread_all(MPI_Fint *f_fh, void *f_
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_iread_all);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_file_iread_all_f08_(f_fh, f_buf, f_count, f_datatype, f_request, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_file_iread_all, mpi_file_iread_all_f08_)
 #endif
@@ -3124,9 +3126,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_file_iwrite_all(MPI_Fint *f_fh, void *f_b
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_iwrite_all);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_file_iwrite_all_(f_fh, f_buf, f_count, f_datatype, f_request, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_file_iwrite_all, mpi_file_iwrite_all_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_file_iwrite_all, mpi_file_iwrite_all__)
@@ -3146,9 +3148,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_file_iwrite_all(MPI_Fint *f_fh, void *f
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_iwrite_all);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_file_iwrite_all_f08_(f_fh, f_buf, f_count, f_datatype, f_request, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_file_iwrite_all, mpi_file_iwrite_all_f08_)
 #endif
@@ -3161,9 +3163,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_file_seek(MPI_Fint *f_fh, MPI_Offset *f_o
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_seek);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_file_seek_(f_fh, f_offset, f_whence, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_file_seek, mpi_file_seek_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_file_seek, mpi_file_seek__)
@@ -3183,9 +3185,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_file_seek(MPI_Fint *f_fh, MPI_Offset *f
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_seek);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_file_seek_f08_(f_fh, f_offset, f_whence, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_file_seek, mpi_file_seek_f08_)
 #endif
@@ -3198,9 +3200,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_file_read_shared(MPI_Fint *f_fh, void *f_
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_read_shared);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_file_read_shared_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_file_read_shared, mpi_file_read_shared_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_file_read_shared, mpi_file_read_shared__)
@@ -3220,9 +3222,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_file_read_shared(MPI_Fint *f_fh, void *
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_read_shared);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_file_read_shared_f08_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_file_read_shared, mpi_file_read_shared_f08_)
 #endif
@@ -3235,9 +3237,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_file_write_shared(MPI_Fint *f_fh, void *f
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_write_shared);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_file_write_shared_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_file_write_shared, mpi_file_write_shared_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_file_write_shared, mpi_file_write_shared__)
@@ -3257,9 +3259,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_file_write_shared(MPI_Fint *f_fh, void 
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_write_shared);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_file_write_shared_f08_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_file_write_shared, mpi_file_write_shared_f08_)
 #endif
@@ -3272,9 +3274,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_file_iread_shared(MPI_Fint *f_fh, void *f
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_iread_shared);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_file_iread_shared_(f_fh, f_buf, f_count, f_datatype, f_request, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_file_iread_shared, mpi_file_iread_shared_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_file_iread_shared, mpi_file_iread_shared__)
@@ -3294,9 +3296,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_file_iread_shared(MPI_Fint *f_fh, void 
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_iread_shared);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_file_iread_shared_f08_(f_fh, f_buf, f_count, f_datatype, f_request, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_file_iread_shared, mpi_file_iread_shared_f08_)
 #endif
@@ -3309,9 +3311,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_file_iwrite_shared(MPI_Fint *f_fh, void *
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_iwrite_shared);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_file_iwrite_shared_(f_fh, f_buf, f_count, f_datatype, f_request, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_file_iwrite_shared, mpi_file_iwrite_shared_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_file_iwrite_shared, mpi_file_iwrite_shared__)
@@ -3331,9 +3333,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_file_iwrite_shared(MPI_Fint *f_fh, void
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_iwrite_shared);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_file_iwrite_shared_f08_(f_fh, f_buf, f_count, f_datatype, f_request, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_file_iwrite_shared, mpi_file_iwrite_shared_f08_)
 #endif
@@ -3346,9 +3348,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_file_read_ordered(MPI_Fint *f_fh, void *f
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_read_ordered);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_file_read_ordered_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_file_read_ordered, mpi_file_read_ordered_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_file_read_ordered, mpi_file_read_ordered__)
@@ -3368,9 +3370,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_file_read_ordered(MPI_Fint *f_fh, void 
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_read_ordered);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_file_read_ordered_f08_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_file_read_ordered, mpi_file_read_ordered_f08_)
 #endif
@@ -3383,9 +3385,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_file_write_ordered(MPI_Fint *f_fh, void *
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_write_ordered);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_file_write_ordered_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_file_write_ordered, mpi_file_write_ordered_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_file_write_ordered, mpi_file_write_ordered__)
@@ -3405,9 +3407,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_file_write_ordered(MPI_Fint *f_fh, void
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_write_ordered);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_file_write_ordered_f08_(f_fh, f_buf, f_count, f_datatype, f_status, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_file_write_ordered, mpi_file_write_ordered_f08_)
 #endif
@@ -3420,9 +3422,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_file_seek_shared(MPI_Fint *f_fh, MPI_Offs
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_seek_shared);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_file_seek_shared_(f_fh, f_offset, f_whence, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_file_seek_shared, mpi_file_seek_shared_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_file_seek_shared, mpi_file_seek_shared__)
@@ -3442,9 +3444,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_file_seek_shared(MPI_Fint *f_fh, MPI_Of
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_seek_shared);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_file_seek_shared_f08_(f_fh, f_offset, f_whence, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_file_seek_shared, mpi_file_seek_shared_f08_)
 #endif
@@ -3457,9 +3459,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_file_read_at_all_begin(MPI_Fint *f_fh, MP
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_read_at_all_begin);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_file_read_at_all_begin_(f_fh, f_offset, f_buf, f_count, f_datatype, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_file_read_at_all_begin, mpi_file_read_at_all_begin_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_file_read_at_all_begin, mpi_file_read_at_all_begin__)
@@ -3479,9 +3481,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_file_read_at_all_begin(MPI_Fint *f_fh, 
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_read_at_all_begin);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_file_read_at_all_begin_f08_(f_fh, f_offset, f_buf, f_count, f_datatype, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_file_read_at_all_begin, mpi_file_read_at_all_begin_f08_)
 #endif
@@ -3494,9 +3496,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_file_read_at_all_end(MPI_Fint *f_fh, void
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_read_at_all_end);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_file_read_at_all_end_(f_fh, f_buf, f_status, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_file_read_at_all_end, mpi_file_read_at_all_end_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_file_read_at_all_end, mpi_file_read_at_all_end__)
@@ -3516,9 +3518,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_file_read_at_all_end(MPI_Fint *f_fh, vo
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_read_at_all_end);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_file_read_at_all_end_f08_(f_fh, f_buf, f_status, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_file_read_at_all_end, mpi_file_read_at_all_end_f08_)
 #endif
@@ -3531,9 +3533,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_file_write_at_all_begin(MPI_Fint *f_fh, M
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_write_at_all_begin);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_file_write_at_all_begin_(f_fh, f_offset, f_buf, f_count, f_datatype, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_file_write_at_all_begin, mpi_file_write_at_all_begin_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_file_write_at_all_begin, mpi_file_write_at_all_begin__)
@@ -3553,9 +3555,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_file_write_at_all_begin(MPI_Fint *f_fh,
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_write_at_all_begin);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_file_write_at_all_begin_f08_(f_fh, f_offset, f_buf, f_count, f_datatype, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_file_write_at_all_begin, mpi_file_write_at_all_begin_f08_)
 #endif
@@ -3568,9 +3570,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_file_write_at_all_end(MPI_Fint *f_fh, voi
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_write_at_all_end);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_file_write_at_all_end_(f_fh, f_buf, f_status, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_file_write_at_all_end, mpi_file_write_at_all_end_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_file_write_at_all_end, mpi_file_write_at_all_end__)
@@ -3590,9 +3592,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_file_write_at_all_end(MPI_Fint *f_fh, v
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_write_at_all_end);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_file_write_at_all_end_f08_(f_fh, f_buf, f_status, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_file_write_at_all_end, mpi_file_write_at_all_end_f08_)
 #endif
@@ -3605,9 +3607,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_file_read_all_begin(MPI_Fint *f_fh, void 
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_read_all_begin);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_file_read_all_begin_(f_fh, f_buf, f_count, f_datatype, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_file_read_all_begin, mpi_file_read_all_begin_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_file_read_all_begin, mpi_file_read_all_begin__)
@@ -3627,9 +3629,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_file_read_all_begin(MPI_Fint *f_fh, voi
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_read_all_begin);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_file_read_all_begin_f08_(f_fh, f_buf, f_count, f_datatype, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_file_read_all_begin, mpi_file_read_all_begin_f08_)
 #endif
@@ -3642,9 +3644,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_file_read_all_end(MPI_Fint *f_fh, void *f
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_read_all_end);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_file_read_all_end_(f_fh, f_buf, f_status, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_file_read_all_end, mpi_file_read_all_end_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_file_read_all_end, mpi_file_read_all_end__)
@@ -3664,9 +3666,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_file_read_all_end(MPI_Fint *f_fh, void 
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_read_all_end);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_file_read_all_end_f08_(f_fh, f_buf, f_status, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_file_read_all_end, mpi_file_read_all_end_f08_)
 #endif
@@ -3679,9 +3681,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_file_write_all_begin(MPI_Fint *f_fh, void
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_write_all_begin);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_file_write_all_begin_(f_fh, f_buf, f_count, f_datatype, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_file_write_all_begin, mpi_file_write_all_begin_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_file_write_all_begin, mpi_file_write_all_begin__)
@@ -3701,9 +3703,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_file_write_all_begin(MPI_Fint *f_fh, vo
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_write_all_begin);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_file_write_all_begin_f08_(f_fh, f_buf, f_count, f_datatype, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_file_write_all_begin, mpi_file_write_all_begin_f08_)
 #endif
@@ -3716,9 +3718,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_file_write_all_end(MPI_Fint *f_fh, void *
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_write_all_end);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_file_write_all_end_(f_fh, f_buf, f_status, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_file_write_all_end, mpi_file_write_all_end_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_file_write_all_end, mpi_file_write_all_end__)
@@ -3738,9 +3740,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_file_write_all_end(MPI_Fint *f_fh, void
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_write_all_end);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_file_write_all_end_f08_(f_fh, f_buf, f_status, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_file_write_all_end, mpi_file_write_all_end_f08_)
 #endif
@@ -3753,9 +3755,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_file_read_ordered_begin(MPI_Fint *f_fh, v
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_read_ordered_begin);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_file_read_ordered_begin_(f_fh, f_buf, f_count, f_datatype, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_file_read_ordered_begin, mpi_file_read_ordered_begin_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_file_read_ordered_begin, mpi_file_read_ordered_begin__)
@@ -3775,9 +3777,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_file_read_ordered_begin(MPI_Fint *f_fh,
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_read_ordered_begin);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_file_read_ordered_begin_f08_(f_fh, f_buf, f_count, f_datatype, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_file_read_ordered_begin, mpi_file_read_ordered_begin_f08_)
 #endif
@@ -3790,9 +3792,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_file_read_ordered_end(MPI_Fint *f_fh, voi
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_read_ordered_end);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_file_read_ordered_end_(f_fh, f_buf, f_status, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_file_read_ordered_end, mpi_file_read_ordered_end_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_file_read_ordered_end, mpi_file_read_ordered_end__)
@@ -3812,9 +3814,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_file_read_ordered_end(MPI_Fint *f_fh, v
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_read_ordered_end);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_file_read_ordered_end_f08_(f_fh, f_buf, f_status, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_file_read_ordered_end, mpi_file_read_ordered_end_f08_)
 #endif
@@ -3827,9 +3829,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_file_write_ordered_begin(MPI_Fint *f_fh, 
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_write_ordered_begin);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_file_write_ordered_begin_(f_fh, f_buf, f_count, f_datatype, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_file_write_ordered_begin, mpi_file_write_ordered_begin_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_file_write_ordered_begin, mpi_file_write_ordered_begin__)
@@ -3849,9 +3851,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_file_write_ordered_begin(MPI_Fint *f_fh
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_write_ordered_begin);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_file_write_ordered_begin_f08_(f_fh, f_buf, f_count, f_datatype, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_file_write_ordered_begin, mpi_file_write_ordered_begin_f08_)
 #endif
@@ -3864,9 +3866,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_file_write_ordered_end(MPI_Fint *f_fh, vo
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_write_ordered_end);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_file_write_ordered_end_(f_fh, f_buf, f_status, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_file_write_ordered_end, mpi_file_write_ordered_end_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_file_write_ordered_end, mpi_file_write_ordered_end__)
@@ -3886,9 +3888,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_file_write_ordered_end(MPI_Fint *f_fh, 
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_write_ordered_end);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_file_write_ordered_end_f08_(f_fh, f_buf, f_status, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_file_write_ordered_end, mpi_file_write_ordered_end_f08_)
 #endif
@@ -3901,9 +3903,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_file_set_atomicity(MPI_Fint *f_fh, MPI_Fi
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_set_atomicity);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_file_set_atomicity_(f_fh, f_flag, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_file_set_atomicity, mpi_file_set_atomicity_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_file_set_atomicity, mpi_file_set_atomicity__)
@@ -3923,9 +3925,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_file_set_atomicity(MPI_Fint *f_fh, MPI_
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_set_atomicity);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_file_set_atomicity_f08_(f_fh, f_flag, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_file_set_atomicity, mpi_file_set_atomicity_f08_)
 #endif
@@ -3938,9 +3940,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_file_sync(MPI_Fint *f_fh, MPI_Fint *ierr)
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_sync);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_file_sync_(f_fh, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_file_sync, mpi_file_sync_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_file_sync, mpi_file_sync__)
@@ -3960,9 +3962,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_file_sync(MPI_Fint *f_fh, MPI_Fint *ier
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_sync);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_file_sync_f08_(f_fh, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_file_sync, mpi_file_sync_f08_)
 #endif
@@ -3976,9 +3978,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_finalize(MPI_Fint *ierr)
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Finalize);
 	hmbmpi_before_finalize();
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_finalize_(ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	hmbmpi_after_finalize();
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_finalize, mpi_finalize_)
@@ -4000,9 +4002,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_finalize(MPI_Fint *ierr)
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Finalize);
 	hmbmpi_before_finalize();
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_finalize_f08_(ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	hmbmpi_after_finalize();
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_finalize, mpi_finalize_f08_)
@@ -4016,9 +4018,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_free_mem(void *f_base, MPI_Fint *ierr)
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Free_mem);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_free_mem_(f_base, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_free_mem, mpi_free_mem_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_free_mem, mpi_free_mem__)
@@ -4038,9 +4040,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_free_mem(void *f_base, MPI_Fint *ierr)
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Free_mem);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_free_mem_f08_(f_base, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_free_mem, mpi_free_mem_f08_)
 #endif
@@ -4064,7 +4066,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_gather(void *f_sendbuf, MPI_Fint *f_sendc
 	hmbmpi_coll_gather(&c, sendbuf, sendcount, sendtype, recvcount, recvtype, root, comm);
 	hmbmpi_coll_enter(r, &c);
 	pmpi_gather_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_gather, mpi_gather_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_gather, mpi_gather__)
@@ -4095,7 +4097,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_gather(void *f_sendbuf, MPI_Fint *f_sen
 	hmbmpi_coll_gather(&c, sendbuf, sendcount, sendtype, recvcount, recvtype, root, comm);
 	hmbmpi_coll_enter(r, &c);
 	pmpi_gather_f08_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_gather, mpi_gather_f08_)
 #endif
@@ -4125,7 +4127,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_igather(void *f_sendbuf, MPI_Fint *f_send
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_icoll(r, &c, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_igather, mpi_igather_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_igather, mpi_igather__)
@@ -4162,7 +4164,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_igather(void *f_sendbuf, MPI_Fint *f_se
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_icoll(r, &c, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_igather, mpi_igather_f08_)
 #endif
@@ -4186,7 +4188,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_gatherv(void *f_sendbuf, MPI_Fint *f_send
 	hmbmpi_coll_gatherv(&c, sendbuf, sendcount, sendtype, recvcounts, recvtype, root, comm);
 	hmbmpi_coll_enter(r, &c);
 	pmpi_gatherv_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_root, f_comm, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_gatherv, mpi_gatherv_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_gatherv, mpi_gatherv__)
@@ -4217,7 +4219,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_gatherv(void *f_sendbuf, MPI_Fint *f_se
 	hmbmpi_coll_gatherv(&c, sendbuf, sendcount, sendtype, recvcounts, recvtype, root, comm);
 	hmbmpi_coll_enter(r, &c);
 	pmpi_gatherv_f08_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_root, f_comm, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_gatherv, mpi_gatherv_f08_)
 #endif
@@ -4247,7 +4249,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_igatherv(void *f_sendbuf, MPI_Fint *f_sen
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_icoll(r, &c, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_igatherv, mpi_igatherv_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_igatherv, mpi_igatherv__)
@@ -4284,7 +4286,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_igatherv(void *f_sendbuf, MPI_Fint *f_s
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_icoll(r, &c, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_igatherv, mpi_igatherv_f08_)
 #endif
@@ -4301,13 +4303,13 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_get(void *f_origin_addr, MPI_Fint *f_orig
 	int target_rank = (int)*f_target_rank;
 	int origin_count = (int)*f_origin_count;
 	MPI_Datatype origin_datatype = MPI_Type_f2c(*f_origin_datatype);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_get_(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_win, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_rma_op(win, target_rank, HMB_RMA_GET, 0, origin_count, origin_datatype, 0, MPI_DATATYPE_NULL, MPI_REQUEST_NULL);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_get, mpi_get_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_get, mpi_get__)
@@ -4331,13 +4333,13 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_get(void *f_origin_addr, MPI_Fint *f_or
 	int target_rank = (int)*f_target_rank;
 	int origin_count = (int)*f_origin_count;
 	MPI_Datatype origin_datatype = MPI_Type_f2c(*f_origin_datatype);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_get_f08_(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_win, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_rma_op(win, target_rank, HMB_RMA_GET, 0, origin_count, origin_datatype, 0, MPI_DATATYPE_NULL, MPI_REQUEST_NULL);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_get, mpi_get_f08_)
 #endif
@@ -4356,13 +4358,13 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_get_accumulate(void *f_origin_addr, MPI_F
 	MPI_Datatype origin_datatype = MPI_Type_f2c(*f_origin_datatype);
 	int result_count = (int)*f_result_count;
 	MPI_Datatype result_datatype = MPI_Type_f2c(*f_result_datatype);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_get_accumulate_(f_origin_addr, f_origin_count, f_origin_datatype, f_result_addr, f_result_count, f_result_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_op, f_win, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_rma_op(win, target_rank, HMB_RMA_ATOMIC, HMB_RMA_ATOMIC_FETCH_AND_ACCUMULATE, origin_count, origin_datatype, result_count, result_datatype, MPI_REQUEST_NULL);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_get_accumulate, mpi_get_accumulate_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_get_accumulate, mpi_get_accumulate__)
@@ -4388,13 +4390,13 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_get_accumulate(void *f_origin_addr, MPI
 	MPI_Datatype origin_datatype = MPI_Type_f2c(*f_origin_datatype);
 	int result_count = (int)*f_result_count;
 	MPI_Datatype result_datatype = MPI_Type_f2c(*f_result_datatype);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_get_accumulate_f08_(f_origin_addr, f_origin_count, f_origin_datatype, f_result_addr, f_result_count, f_result_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_op, f_win, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_rma_op(win, target_rank, HMB_RMA_ATOMIC, HMB_RMA_ATOMIC_FETCH_AND_ACCUMULATE, origin_count, origin_datatype, result_count, result_datatype, MPI_REQUEST_NULL);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_get_accumulate, mpi_get_accumulate_f08_)
 #endif
@@ -4409,14 +4411,14 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_graph_create(MPI_Fint *f_comm_old, MPI_Fi
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Graph_create);
 	MPI_Comm comm_old = MPI_Comm_f2c(*f_comm_old);
 	MPI_Comm comm_graph_v = MPI_COMM_NULL, *comm_graph = &comm_graph_v;
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_graph_create_(f_comm_old, f_nnodes, f_index, f_edges, f_reorder, f_comm_graph, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		comm_graph_v = MPI_Comm_f2c(*f_comm_graph);
 		hmbmpi_comm_created(comm_old, *comm_graph);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_graph_create, mpi_graph_create_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_graph_create, mpi_graph_create__)
@@ -4438,14 +4440,14 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_graph_create(MPI_Fint *f_comm_old, MPI_
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Graph_create);
 	MPI_Comm comm_old = MPI_Comm_f2c(*f_comm_old);
 	MPI_Comm comm_graph_v = MPI_COMM_NULL, *comm_graph = &comm_graph_v;
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_graph_create_f08_(f_comm_old, f_nnodes, f_index, f_edges, f_reorder, f_comm_graph, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		comm_graph_v = MPI_Comm_f2c(*f_comm_graph);
 		hmbmpi_comm_created(comm_old, *comm_graph);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_graph_create, mpi_graph_create_f08_)
 #endif
@@ -4458,9 +4460,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_group_difference(MPI_Fint *f_group1, MPI_
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Group_difference);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_group_difference_(f_group1, f_group2, f_newgroup, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_group_difference, mpi_group_difference_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_group_difference, mpi_group_difference__)
@@ -4480,9 +4482,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_group_difference(MPI_Fint *f_group1, MP
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Group_difference);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_group_difference_f08_(f_group1, f_group2, f_newgroup, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_group_difference, mpi_group_difference_f08_)
 #endif
@@ -4495,9 +4497,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_group_excl(MPI_Fint *f_group, MPI_Fint *f
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Group_excl);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_group_excl_(f_group, f_n, f_ranks, f_newgroup, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_group_excl, mpi_group_excl_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_group_excl, mpi_group_excl__)
@@ -4517,9 +4519,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_group_excl(MPI_Fint *f_group, MPI_Fint 
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Group_excl);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_group_excl_f08_(f_group, f_n, f_ranks, f_newgroup, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_group_excl, mpi_group_excl_f08_)
 #endif
@@ -4532,9 +4534,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_group_free(MPI_Fint *f_group, MPI_Fint *i
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Group_free);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_group_free_(f_group, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_group_free, mpi_group_free_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_group_free, mpi_group_free__)
@@ -4554,9 +4556,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_group_free(MPI_Fint *f_group, MPI_Fint 
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Group_free);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_group_free_f08_(f_group, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_group_free, mpi_group_free_f08_)
 #endif
@@ -4569,9 +4571,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_group_incl(MPI_Fint *f_group, MPI_Fint *f
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Group_incl);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_group_incl_(f_group, f_n, f_ranks, f_newgroup, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_group_incl, mpi_group_incl_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_group_incl, mpi_group_incl__)
@@ -4591,9 +4593,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_group_incl(MPI_Fint *f_group, MPI_Fint 
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Group_incl);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_group_incl_f08_(f_group, f_n, f_ranks, f_newgroup, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_group_incl, mpi_group_incl_f08_)
 #endif
@@ -4606,9 +4608,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_group_intersection(MPI_Fint *f_group1, MP
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Group_intersection);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_group_intersection_(f_group1, f_group2, f_newgroup, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_group_intersection, mpi_group_intersection_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_group_intersection, mpi_group_intersection__)
@@ -4628,9 +4630,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_group_intersection(MPI_Fint *f_group1, 
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Group_intersection);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_group_intersection_f08_(f_group1, f_group2, f_newgroup, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_group_intersection, mpi_group_intersection_f08_)
 #endif
@@ -4643,9 +4645,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_group_range_excl(MPI_Fint *f_group, MPI_F
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Group_range_excl);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_group_range_excl_(f_group, f_n, f_ranges, f_newgroup, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_group_range_excl, mpi_group_range_excl_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_group_range_excl, mpi_group_range_excl__)
@@ -4665,9 +4667,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_group_range_excl(MPI_Fint *f_group, MPI
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Group_range_excl);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_group_range_excl_f08_(f_group, f_n, f_ranges, f_newgroup, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_group_range_excl, mpi_group_range_excl_f08_)
 #endif
@@ -4680,9 +4682,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_group_range_incl(MPI_Fint *f_group, MPI_F
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Group_range_incl);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_group_range_incl_(f_group, f_n, f_ranges, f_newgroup, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_group_range_incl, mpi_group_range_incl_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_group_range_incl, mpi_group_range_incl__)
@@ -4702,9 +4704,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_group_range_incl(MPI_Fint *f_group, MPI
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Group_range_incl);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_group_range_incl_f08_(f_group, f_n, f_ranges, f_newgroup, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_group_range_incl, mpi_group_range_incl_f08_)
 #endif
@@ -4717,9 +4719,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_group_union(MPI_Fint *f_group1, MPI_Fint 
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Group_union);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_group_union_(f_group1, f_group2, f_newgroup, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_group_union, mpi_group_union_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_group_union, mpi_group_union__)
@@ -4739,9 +4741,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_group_union(MPI_Fint *f_group1, MPI_Fin
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Group_union);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_group_union_f08_(f_group1, f_group2, f_newgroup, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_group_union, mpi_group_union_f08_)
 #endif
@@ -4760,14 +4762,14 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_ibsend(void *f_buf, MPI_Fint *f_count, MP
 	int count = (int)*f_count;
 	MPI_Datatype datatype = MPI_Type_f2c(*f_datatype);
 	MPI_Request request_v = MPI_REQUEST_NULL, *request = &request_v;
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_ibsend_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_isend(comm, dest, tag, count, datatype, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_ibsend, mpi_ibsend_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_ibsend, mpi_ibsend__)
@@ -4793,14 +4795,14 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_ibsend(void *f_buf, MPI_Fint *f_count, 
 	int count = (int)*f_count;
 	MPI_Datatype datatype = MPI_Type_f2c(*f_datatype);
 	MPI_Request request_v = MPI_REQUEST_NULL, *request = &request_v;
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_ibsend_f08_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_isend(comm, dest, tag, count, datatype, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_ibsend, mpi_ibsend_f08_)
 #endif
@@ -4816,7 +4818,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_improbe(MPI_Fint *f_source, MPI_Fint *f_t
 	MPI_Comm comm = MPI_Comm_f2c(*f_comm);
 	MPI_Message message_v = MPI_MESSAGE_NULL, *message = &message_v;
 	int flag_v = 0, *flag = &flag_v;
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_improbe_(f_source, f_tag, f_comm, f_flag, f_message, f_status, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
@@ -4826,7 +4828,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_improbe(MPI_Fint *f_source, MPI_Fint *f_t
 			hmbmpi_mprobe(comm, *message);
 		}
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_improbe, mpi_improbe_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_improbe, mpi_improbe__)
@@ -4849,7 +4851,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_improbe(MPI_Fint *f_source, MPI_Fint *f
 	MPI_Comm comm = MPI_Comm_f2c(*f_comm);
 	MPI_Message message_v = MPI_MESSAGE_NULL, *message = &message_v;
 	int flag_v = 0, *flag = &flag_v;
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_improbe_f08_(f_source, f_tag, f_comm, f_flag, f_message, f_status, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
@@ -4859,7 +4861,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_improbe(MPI_Fint *f_source, MPI_Fint *f
 			hmbmpi_mprobe(comm, *message);
 		}
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_improbe, mpi_improbe_f08_)
 #endif
@@ -4877,14 +4879,14 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_imrecv(void *f_buf, MPI_Fint *f_count, MP
 	MPI_Datatype datatype = MPI_Type_f2c(*f_datatype);
 	MPI_Request request_v = MPI_REQUEST_NULL, *request = &request_v;
 	MPI_Message before = *message;
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_imrecv_(f_buf, f_count, f_datatype, f_message, f_request, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_imrecv(before, datatype, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_imrecv, mpi_imrecv_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_imrecv, mpi_imrecv__)
@@ -4909,14 +4911,14 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_imrecv(void *f_buf, MPI_Fint *f_count, 
 	MPI_Datatype datatype = MPI_Type_f2c(*f_datatype);
 	MPI_Request request_v = MPI_REQUEST_NULL, *request = &request_v;
 	MPI_Message before = *message;
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_imrecv_f08_(f_buf, f_count, f_datatype, f_message, f_request, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_imrecv(before, datatype, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_imrecv, mpi_imrecv_f08_)
 #endif
@@ -4929,13 +4931,13 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_init(MPI_Fint *ierr)
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Init);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_init_(ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_after_init();
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_init, mpi_init_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_init, mpi_init__)
@@ -4955,13 +4957,13 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_init(MPI_Fint *ierr)
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Init);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_init_f08_(ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_after_init();
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_init, mpi_init_f08_)
 #endif
@@ -4974,13 +4976,13 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_init_thread(MPI_Fint *f_required, MPI_Fin
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Init_thread);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_init_thread_(f_required, f_provided, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_after_init();
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_init_thread, mpi_init_thread_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_init_thread, mpi_init_thread__)
@@ -5000,13 +5002,13 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_init_thread(MPI_Fint *f_required, MPI_F
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Init_thread);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_init_thread_f08_(f_required, f_provided, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_after_init();
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_init_thread, mpi_init_thread_f08_)
 #endif
@@ -5021,14 +5023,14 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_intercomm_create(MPI_Fint *f_local_comm, 
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Intercomm_create);
 	MPI_Comm local_comm = MPI_Comm_f2c(*f_local_comm);
 	MPI_Comm newintercomm_v = MPI_COMM_NULL, *newintercomm = &newintercomm_v;
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_intercomm_create_(f_local_comm, f_local_leader, f_bridge_comm, f_remote_leader, f_tag, f_newintercomm, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		newintercomm_v = MPI_Comm_f2c(*f_newintercomm);
 		hmbmpi_comm_created(local_comm, *newintercomm);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_intercomm_create, mpi_intercomm_create_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_intercomm_create, mpi_intercomm_create__)
@@ -5050,14 +5052,14 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_intercomm_create(MPI_Fint *f_local_comm
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Intercomm_create);
 	MPI_Comm local_comm = MPI_Comm_f2c(*f_local_comm);
 	MPI_Comm newintercomm_v = MPI_COMM_NULL, *newintercomm = &newintercomm_v;
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_intercomm_create_f08_(f_local_comm, f_local_leader, f_bridge_comm, f_remote_leader, f_tag, f_newintercomm, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		newintercomm_v = MPI_Comm_f2c(*f_newintercomm);
 		hmbmpi_comm_created(local_comm, *newintercomm);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_intercomm_create, mpi_intercomm_create_f08_)
 #endif
@@ -5072,14 +5074,14 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_intercomm_merge(MPI_Fint *f_intercomm, MP
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Intercomm_merge);
 	MPI_Comm intercomm = MPI_Comm_f2c(*f_intercomm);
 	MPI_Comm newintercomm_v = MPI_COMM_NULL, *newintercomm = &newintercomm_v;
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_intercomm_merge_(f_intercomm, f_high, f_newintercomm, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		newintercomm_v = MPI_Comm_f2c(*f_newintercomm);
 		hmbmpi_comm_created(intercomm, *newintercomm);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_intercomm_merge, mpi_intercomm_merge_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_intercomm_merge, mpi_intercomm_merge__)
@@ -5101,14 +5103,14 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_intercomm_merge(MPI_Fint *f_intercomm, 
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Intercomm_merge);
 	MPI_Comm intercomm = MPI_Comm_f2c(*f_intercomm);
 	MPI_Comm newintercomm_v = MPI_COMM_NULL, *newintercomm = &newintercomm_v;
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_intercomm_merge_f08_(f_intercomm, f_high, f_newintercomm, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		newintercomm_v = MPI_Comm_f2c(*f_newintercomm);
 		hmbmpi_comm_created(intercomm, *newintercomm);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_intercomm_merge, mpi_intercomm_merge_f08_)
 #endif
@@ -5121,9 +5123,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_iprobe(MPI_Fint *f_source, MPI_Fint *f_ta
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Iprobe);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_iprobe_(f_source, f_tag, f_comm, f_flag, f_status, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_iprobe, mpi_iprobe_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_iprobe, mpi_iprobe__)
@@ -5143,9 +5145,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_iprobe(MPI_Fint *f_source, MPI_Fint *f_
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Iprobe);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_iprobe_f08_(f_source, f_tag, f_comm, f_flag, f_status, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_iprobe, mpi_iprobe_f08_)
 #endif
@@ -5162,14 +5164,14 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_irecv(void *f_buf, MPI_Fint *f_count, MPI
 	int source = (int)*f_source;
 	MPI_Datatype datatype = MPI_Type_f2c(*f_datatype);
 	MPI_Request request_v = MPI_REQUEST_NULL, *request = &request_v;
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_irecv_(f_buf, f_count, f_datatype, f_source, f_tag, f_comm, f_request, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_irecv(comm, source, datatype, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_irecv, mpi_irecv_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_irecv, mpi_irecv__)
@@ -5193,14 +5195,14 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_irecv(void *f_buf, MPI_Fint *f_count, M
 	int source = (int)*f_source;
 	MPI_Datatype datatype = MPI_Type_f2c(*f_datatype);
 	MPI_Request request_v = MPI_REQUEST_NULL, *request = &request_v;
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_irecv_f08_(f_buf, f_count, f_datatype, f_source, f_tag, f_comm, f_request, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_irecv(comm, source, datatype, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_irecv, mpi_irecv_f08_)
 #endif
@@ -5219,14 +5221,14 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_irsend(void *f_buf, MPI_Fint *f_count, MP
 	int count = (int)*f_count;
 	MPI_Datatype datatype = MPI_Type_f2c(*f_datatype);
 	MPI_Request request_v = MPI_REQUEST_NULL, *request = &request_v;
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_irsend_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_isend(comm, dest, tag, count, datatype, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_irsend, mpi_irsend_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_irsend, mpi_irsend__)
@@ -5252,14 +5254,14 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_irsend(void *f_buf, MPI_Fint *f_count, 
 	int count = (int)*f_count;
 	MPI_Datatype datatype = MPI_Type_f2c(*f_datatype);
 	MPI_Request request_v = MPI_REQUEST_NULL, *request = &request_v;
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_irsend_f08_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_isend(comm, dest, tag, count, datatype, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_irsend, mpi_irsend_f08_)
 #endif
@@ -5278,14 +5280,14 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_isend(void *f_buf, MPI_Fint *f_count, MPI
 	int count = (int)*f_count;
 	MPI_Datatype datatype = MPI_Type_f2c(*f_datatype);
 	MPI_Request request_v = MPI_REQUEST_NULL, *request = &request_v;
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_isend_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_isend(comm, dest, tag, count, datatype, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_isend, mpi_isend_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_isend, mpi_isend__)
@@ -5311,14 +5313,14 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_isend(void *f_buf, MPI_Fint *f_count, M
 	int count = (int)*f_count;
 	MPI_Datatype datatype = MPI_Type_f2c(*f_datatype);
 	MPI_Request request_v = MPI_REQUEST_NULL, *request = &request_v;
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_isend_f08_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_isend(comm, dest, tag, count, datatype, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_isend, mpi_isend_f08_)
 #endif
@@ -5337,14 +5339,14 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_issend(void *f_buf, MPI_Fint *f_count, MP
 	int count = (int)*f_count;
 	MPI_Datatype datatype = MPI_Type_f2c(*f_datatype);
 	MPI_Request request_v = MPI_REQUEST_NULL, *request = &request_v;
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_issend_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_isend(comm, dest, tag, count, datatype, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_issend, mpi_issend_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_issend, mpi_issend__)
@@ -5370,14 +5372,14 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_issend(void *f_buf, MPI_Fint *f_count, 
 	int count = (int)*f_count;
 	MPI_Datatype datatype = MPI_Type_f2c(*f_datatype);
 	MPI_Request request_v = MPI_REQUEST_NULL, *request = &request_v;
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_issend_f08_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_isend(comm, dest, tag, count, datatype, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_issend, mpi_issend_f08_)
 #endif
@@ -5390,9 +5392,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_lookup_name(char *f_service_name, MPI_Fin
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Lookup_name);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_lookup_name_(f_service_name, f_info, f_port_name, ierr, f_service_name_len, f_port_name_len);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_lookup_name, mpi_lookup_name_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_lookup_name, mpi_lookup_name__)
@@ -5412,9 +5414,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_lookup_name(char *f_service_name, MPI_F
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Lookup_name);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_lookup_name_f08_(f_service_name, f_info, f_port_name, ierr, f_service_name_len, f_port_name_len);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_lookup_name, mpi_lookup_name_f08_)
 #endif
@@ -5429,14 +5431,14 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_mprobe(MPI_Fint *f_source, MPI_Fint *f_ta
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Mprobe);
 	MPI_Comm comm = MPI_Comm_f2c(*f_comm);
 	MPI_Message message_v = MPI_MESSAGE_NULL, *message = &message_v;
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_mprobe_(f_source, f_tag, f_comm, f_message, f_status, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		message_v = MPI_Message_f2c(*f_message);
 		hmbmpi_mprobe(comm, *message);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_mprobe, mpi_mprobe_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_mprobe, mpi_mprobe__)
@@ -5458,14 +5460,14 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_mprobe(MPI_Fint *f_source, MPI_Fint *f_
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Mprobe);
 	MPI_Comm comm = MPI_Comm_f2c(*f_comm);
 	MPI_Message message_v = MPI_MESSAGE_NULL, *message = &message_v;
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_mprobe_f08_(f_source, f_tag, f_comm, f_message, f_status, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		message_v = MPI_Message_f2c(*f_message);
 		hmbmpi_mprobe(comm, *message);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_mprobe, mpi_mprobe_f08_)
 #endif
@@ -5487,14 +5489,15 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_mrecv(void *f_buf, MPI_Fint *f_count, MPI
 	}
 	MPI_Status status_v, *status = &status_v;
 	MPI_Message before = *message;
-	hmb_enter(r);
+	struct hmbmpi_msg m = HMBMPI_NO_MSG;
+	hmbmpi_enter(r);
 	pmpi_mrecv_(f_buf, f_count, f_datatype, f_message, f_status, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		MPI_Status_f2c(f_status, status);
-		hmbmpi_mrecv(before, datatype, status);
+		hmbmpi_mrecv(&m, before, datatype, status);
 	}
-	hmb_leave(r);
+	hmb_recv_leave(r, m.peer, m.tag, m.bytes, m.comm);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_mrecv, mpi_mrecv_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_mrecv, mpi_mrecv__)
@@ -5523,14 +5526,15 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_mrecv(void *f_buf, MPI_Fint *f_count, M
 	}
 	MPI_Status status_v, *status = &status_v;
 	MPI_Message before = *message;
-	hmb_enter(r);
+	struct hmbmpi_msg m = HMBMPI_NO_MSG;
+	hmbmpi_enter(r);
 	pmpi_mrecv_f08_(f_buf, f_count, f_datatype, f_message, f_status, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		MPI_Status_f2c(f_status, status);
-		hmbmpi_mrecv(before, datatype, status);
+		hmbmpi_mrecv(&m, before, datatype, status);
 	}
-	hmb_leave(r);
+	hmb_recv_leave(r, m.peer, m.tag, m.bytes, m.comm);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_mrecv, mpi_mrecv_f08_)
 #endif
@@ -5552,7 +5556,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_neighbor_allgather(void *f_sendbuf, MPI_F
 	hmbmpi_coll_neighbor_allgather(&c, sendcount, sendtype, recvcount, recvtype, comm);
 	hmbmpi_coll_enter(r, &c);
 	pmpi_neighbor_allgather_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_neighbor_allgather, mpi_neighbor_allgather_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_neighbor_allgather, mpi_neighbor_allgather__)
@@ -5581,7 +5585,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_neighbor_allgather(void *f_sendbuf, MPI
 	hmbmpi_coll_neighbor_allgather(&c, sendcount, sendtype, recvcount, recvtype, comm);
 	hmbmpi_coll_enter(r, &c);
 	pmpi_neighbor_allgather_f08_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_neighbor_allgather, mpi_neighbor_allgather_f08_)
 #endif
@@ -5609,7 +5613,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_ineighbor_allgather(void *f_sendbuf, MPI_
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_icoll(r, &c, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_ineighbor_allgather, mpi_ineighbor_allgather_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_ineighbor_allgather, mpi_ineighbor_allgather__)
@@ -5644,7 +5648,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_ineighbor_allgather(void *f_sendbuf, MP
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_icoll(r, &c, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_ineighbor_allgather, mpi_ineighbor_allgather_f08_)
 #endif
@@ -5666,7 +5670,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_neighbor_allgatherv(void *f_sendbuf, MPI_
 	hmbmpi_coll_neighbor_allgatherv(&c, sendcount, sendtype, recvcounts, recvtype, comm);
 	hmbmpi_coll_enter(r, &c);
 	pmpi_neighbor_allgatherv_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_neighbor_allgatherv, mpi_neighbor_allgatherv_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_neighbor_allgatherv, mpi_neighbor_allgatherv__)
@@ -5695,7 +5699,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_neighbor_allgatherv(void *f_sendbuf, MP
 	hmbmpi_coll_neighbor_allgatherv(&c, sendcount, sendtype, recvcounts, recvtype, comm);
 	hmbmpi_coll_enter(r, &c);
 	pmpi_neighbor_allgatherv_f08_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_neighbor_allgatherv, mpi_neighbor_allgatherv_f08_)
 #endif
@@ -5723,7 +5727,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_ineighbor_allgatherv(void *f_sendbuf, MPI
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_icoll(r, &c, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_ineighbor_allgatherv, mpi_ineighbor_allgatherv_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_ineighbor_allgatherv, mpi_ineighbor_allgatherv__)
@@ -5758,7 +5762,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_ineighbor_allgatherv(void *f_sendbuf, M
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_icoll(r, &c, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_ineighbor_allgatherv, mpi_ineighbor_allgatherv_f08_)
 #endif
@@ -5780,7 +5784,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_neighbor_alltoall(void *f_sendbuf, MPI_Fi
 	hmbmpi_coll_neighbor_alltoall(&c, sendcount, sendtype, recvcount, recvtype, comm);
 	hmbmpi_coll_enter(r, &c);
 	pmpi_neighbor_alltoall_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_neighbor_alltoall, mpi_neighbor_alltoall_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_neighbor_alltoall, mpi_neighbor_alltoall__)
@@ -5809,7 +5813,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_neighbor_alltoall(void *f_sendbuf, MPI_
 	hmbmpi_coll_neighbor_alltoall(&c, sendcount, sendtype, recvcount, recvtype, comm);
 	hmbmpi_coll_enter(r, &c);
 	pmpi_neighbor_alltoall_f08_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_neighbor_alltoall, mpi_neighbor_alltoall_f08_)
 #endif
@@ -5837,7 +5841,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_ineighbor_alltoall(void *f_sendbuf, MPI_F
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_icoll(r, &c, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_ineighbor_alltoall, mpi_ineighbor_alltoall_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_ineighbor_alltoall, mpi_ineighbor_alltoall__)
@@ -5872,7 +5876,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_ineighbor_alltoall(void *f_sendbuf, MPI
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_icoll(r, &c, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_ineighbor_alltoall, mpi_ineighbor_alltoall_f08_)
 #endif
@@ -5894,7 +5898,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_neighbor_alltoallv(void *f_sendbuf, MPI_F
 	hmbmpi_coll_neighbor_alltoallv(&c, sendcounts, sendtype, recvcounts, recvtype, comm);
 	hmbmpi_coll_enter(r, &c);
 	pmpi_neighbor_alltoallv_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_neighbor_alltoallv, mpi_neighbor_alltoallv_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_neighbor_alltoallv, mpi_neighbor_alltoallv__)
@@ -5923,7 +5927,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_neighbor_alltoallv(void *f_sendbuf, MPI
 	hmbmpi_coll_neighbor_alltoallv(&c, sendcounts, sendtype, recvcounts, recvtype, comm);
 	hmbmpi_coll_enter(r, &c);
 	pmpi_neighbor_alltoallv_f08_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_neighbor_alltoallv, mpi_neighbor_alltoallv_f08_)
 #endif
@@ -5951,7 +5955,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_ineighbor_alltoallv(void *f_sendbuf, MPI_
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_icoll(r, &c, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_ineighbor_alltoallv, mpi_ineighbor_alltoallv_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_ineighbor_alltoallv, mpi_ineighbor_alltoallv__)
@@ -5986,7 +5990,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_ineighbor_alltoallv(void *f_sendbuf, MP
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_icoll(r, &c, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_ineighbor_alltoallv, mpi_ineighbor_alltoallv_f08_)
 #endif
@@ -6010,7 +6014,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_neighbor_alltoallw(void *f_sendbuf, MPI_F
 	hmbmpi_coll_neighbor_alltoallw(&c, sendcounts, sendtypes, sendtypes_f, recvcounts, recvtypes, recvtypes_f, comm);
 	hmbmpi_coll_enter(r, &c);
 	pmpi_neighbor_alltoallw_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_neighbor_alltoallw, mpi_neighbor_alltoallw_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_neighbor_alltoallw, mpi_neighbor_alltoallw__)
@@ -6041,7 +6045,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_neighbor_alltoallw(void *f_sendbuf, MPI
 	hmbmpi_coll_neighbor_alltoallw(&c, sendcounts, sendtypes, sendtypes_f, recvcounts, recvtypes, recvtypes_f, comm);
 	hmbmpi_coll_enter(r, &c);
 	pmpi_neighbor_alltoallw_f08_(f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_neighbor_alltoallw, mpi_neighbor_alltoallw_f08_)
 #endif
@@ -6071,7 +6075,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_ineighbor_alltoallw(void *f_sendbuf, MPI_
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_icoll(r, &c, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_ineighbor_alltoallw, mpi_ineighbor_alltoallw_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_ineighbor_alltoallw, mpi_ineighbor_alltoallw__)
@@ -6108,7 +6112,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_ineighbor_alltoallw(void *f_sendbuf, MP
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_icoll(r, &c, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_ineighbor_alltoallw, mpi_ineighbor_alltoallw_f08_)
 #endif
@@ -6121,9 +6125,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_open_port(MPI_Fint *f_info, char *f_port_
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Open_port);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_open_port_(f_info, f_port_name, ierr, f_port_name_len);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_open_port, mpi_open_port_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_open_port, mpi_open_port__)
@@ -6143,9 +6147,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_open_port(MPI_Fint *f_info, char *f_por
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Open_port);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_open_port_f08_(f_info, f_port_name, ierr, f_port_name_len);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_open_port, mpi_open_port_f08_)
 #endif
@@ -6158,9 +6162,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_probe(MPI_Fint *f_source, MPI_Fint *f_tag
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Probe);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_probe_(f_source, f_tag, f_comm, f_status, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_probe, mpi_probe_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_probe, mpi_probe__)
@@ -6180,9 +6184,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_probe(MPI_Fint *f_source, MPI_Fint *f_t
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Probe);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_probe_f08_(f_source, f_tag, f_comm, f_status, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_probe, mpi_probe_f08_)
 #endif
@@ -6195,9 +6199,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_publish_name(char *f_service_name, MPI_Fi
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Publish_name);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_publish_name_(f_service_name, f_info, f_port_name, ierr, f_service_name_len, f_port_name_len);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_publish_name, mpi_publish_name_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_publish_name, mpi_publish_name__)
@@ -6217,9 +6221,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_publish_name(char *f_service_name, MPI_
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Publish_name);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_publish_name_f08_(f_service_name, f_info, f_port_name, ierr, f_service_name_len, f_port_name_len);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_publish_name, mpi_publish_name_f08_)
 #endif
@@ -6236,13 +6240,13 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_put(void *f_origin_addr, MPI_Fint *f_orig
 	int target_rank = (int)*f_target_rank;
 	int origin_count = (int)*f_origin_count;
 	MPI_Datatype origin_datatype = MPI_Type_f2c(*f_origin_datatype);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_put_(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_win, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_rma_op(win, target_rank, HMB_RMA_PUT, 0, origin_count, origin_datatype, 0, MPI_DATATYPE_NULL, MPI_REQUEST_NULL);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_put, mpi_put_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_put, mpi_put__)
@@ -6266,13 +6270,13 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_put(void *f_origin_addr, MPI_Fint *f_or
 	int target_rank = (int)*f_target_rank;
 	int origin_count = (int)*f_origin_count;
 	MPI_Datatype origin_datatype = MPI_Type_f2c(*f_origin_datatype);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_put_f08_(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_win, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_rma_op(win, target_rank, HMB_RMA_PUT, 0, origin_count, origin_datatype, 0, MPI_DATATYPE_NULL, MPI_REQUEST_NULL);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_put, mpi_put_f08_)
 #endif
@@ -6290,14 +6294,14 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_raccumulate(void *f_origin_addr, MPI_Fint
 	int origin_count = (int)*f_origin_count;
 	MPI_Datatype origin_datatype = MPI_Type_f2c(*f_origin_datatype);
 	MPI_Request request_v = MPI_REQUEST_NULL, *request = &request_v;
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_raccumulate_(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_op, f_win, f_request, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_rma_op(win, target_rank, HMB_RMA_ATOMIC, HMB_RMA_ATOMIC_ACCUMULATE, origin_count, origin_datatype, 0, MPI_DATATYPE_NULL, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_raccumulate, mpi_raccumulate_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_raccumulate, mpi_raccumulate__)
@@ -6322,14 +6326,14 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_raccumulate(void *f_origin_addr, MPI_Fi
 	int origin_count = (int)*f_origin_count;
 	MPI_Datatype origin_datatype = MPI_Type_f2c(*f_origin_datatype);
 	MPI_Request request_v = MPI_REQUEST_NULL, *request = &request_v;
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_raccumulate_f08_(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_op, f_win, f_request, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_rma_op(win, target_rank, HMB_RMA_ATOMIC, HMB_RMA_ATOMIC_ACCUMULATE, origin_count, origin_datatype, 0, MPI_DATATYPE_NULL, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_raccumulate, mpi_raccumulate_f08_)
 #endif
@@ -6346,14 +6350,14 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_recv_init(void *f_buf, MPI_Fint *f_count,
 	int source = (int)*f_source;
 	MPI_Datatype datatype = MPI_Type_f2c(*f_datatype);
 	MPI_Request request_v = MPI_REQUEST_NULL, *request = &request_v;
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_recv_init_(f_buf, f_count, f_datatype, f_source, f_tag, f_comm, f_request, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_recv_init(comm, source, datatype, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_recv_init, mpi_recv_init_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_recv_init, mpi_recv_init__)
@@ -6377,14 +6381,14 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_recv_init(void *f_buf, MPI_Fint *f_coun
 	int source = (int)*f_source;
 	MPI_Datatype datatype = MPI_Type_f2c(*f_datatype);
 	MPI_Request request_v = MPI_REQUEST_NULL, *request = &request_v;
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_recv_init_f08_(f_buf, f_count, f_datatype, f_source, f_tag, f_comm, f_request, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_recv_init(comm, source, datatype, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_recv_init, mpi_recv_init_f08_)
 #endif
@@ -6404,14 +6408,15 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_recv(void *f_buf, MPI_Fint *f_count, MPI_
 		f_status = status_local;
 	}
 	MPI_Status status_v, *status = &status_v;
-	hmb_enter(r);
+	struct hmbmpi_msg m = HMBMPI_NO_MSG;
+	hmbmpi_enter(r);
 	pmpi_recv_(f_buf, f_count, f_datatype, f_source, f_tag, f_comm, f_status, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		MPI_Status_f2c(f_status, status);
-		hmbmpi_recv(comm, datatype, status);
+		hmbmpi_recv(&m, comm, datatype, status);
 	}
-	hmb_leave(r);
+	hmb_recv_leave(r, m.peer, m.tag, m.bytes, m.comm);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_recv, mpi_recv_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_recv, mpi_recv__)
@@ -6438,14 +6443,15 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_recv(void *f_buf, MPI_Fint *f_count, MP
 		f_status = status_local;
 	}
 	MPI_Status status_v, *status = &status_v;
-	hmb_enter(r);
+	struct hmbmpi_msg m = HMBMPI_NO_MSG;
+	hmbmpi_enter(r);
 	pmpi_recv_f08_(f_buf, f_count, f_datatype, f_source, f_tag, f_comm, f_status, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		MPI_Status_f2c(f_status, status);
-		hmbmpi_recv(comm, datatype, status);
+		hmbmpi_recv(&m, comm, datatype, status);
 	}
-	hmb_leave(r);
+	hmb_recv_leave(r, m.peer, m.tag, m.bytes, m.comm);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_recv, mpi_recv_f08_)
 #endif
@@ -6466,7 +6472,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_reduce(void *f_sendbuf, void *f_recvbuf, 
 	hmbmpi_coll_reduce(&c, count, datatype, root, comm);
 	hmbmpi_coll_enter(r, &c);
 	pmpi_reduce_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_root, f_comm, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_reduce, mpi_reduce_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_reduce, mpi_reduce__)
@@ -6494,7 +6500,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_reduce(void *f_sendbuf, void *f_recvbuf
 	hmbmpi_coll_reduce(&c, count, datatype, root, comm);
 	hmbmpi_coll_enter(r, &c);
 	pmpi_reduce_f08_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_root, f_comm, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_reduce, mpi_reduce_f08_)
 #endif
@@ -6521,7 +6527,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_ireduce(void *f_sendbuf, void *f_recvbuf,
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_icoll(r, &c, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_ireduce, mpi_ireduce_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_ireduce, mpi_ireduce__)
@@ -6555,7 +6561,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_ireduce(void *f_sendbuf, void *f_recvbu
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_icoll(r, &c, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_ireduce, mpi_ireduce_f08_)
 #endif
@@ -6575,7 +6581,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_reduce_scatter(void *f_sendbuf, void *f_r
 	hmbmpi_coll_reduce_scatter(&c, recvcounts, datatype, comm);
 	hmbmpi_coll_enter(r, &c);
 	pmpi_reduce_scatter_(f_sendbuf, f_recvbuf, f_recvcounts, f_datatype, f_op, f_comm, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_reduce_scatter, mpi_reduce_scatter_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_reduce_scatter, mpi_reduce_scatter__)
@@ -6602,7 +6608,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_reduce_scatter(void *f_sendbuf, void *f
 	hmbmpi_coll_reduce_scatter(&c, recvcounts, datatype, comm);
 	hmbmpi_coll_enter(r, &c);
 	pmpi_reduce_scatter_f08_(f_sendbuf, f_recvbuf, f_recvcounts, f_datatype, f_op, f_comm, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_reduce_scatter, mpi_reduce_scatter_f08_)
 #endif
@@ -6628,7 +6634,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_ireduce_scatter(void *f_sendbuf, void *f_
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_icoll(r, &c, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_ireduce_scatter, mpi_ireduce_scatter_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_ireduce_scatter, mpi_ireduce_scatter__)
@@ -6661,7 +6667,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_ireduce_scatter(void *f_sendbuf, void *
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_icoll(r, &c, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_ireduce_scatter, mpi_ireduce_scatter_f08_)
 #endif
@@ -6681,7 +6687,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_reduce_scatter_block(void *f_sendbuf, voi
 	hmbmpi_coll_reduce_scatter_block(&c, recvcount, datatype, comm);
 	hmbmpi_coll_enter(r, &c);
 	pmpi_reduce_scatter_block_(f_sendbuf, f_recvbuf, f_recvcount, f_datatype, f_op, f_comm, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_reduce_scatter_block, mpi_reduce_scatter_block_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_reduce_scatter_block, mpi_reduce_scatter_block__)
@@ -6708,7 +6714,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_reduce_scatter_block(void *f_sendbuf, v
 	hmbmpi_coll_reduce_scatter_block(&c, recvcount, datatype, comm);
 	hmbmpi_coll_enter(r, &c);
 	pmpi_reduce_scatter_block_f08_(f_sendbuf, f_recvbuf, f_recvcount, f_datatype, f_op, f_comm, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_reduce_scatter_block, mpi_reduce_scatter_block_f08_)
 #endif
@@ -6734,7 +6740,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_ireduce_scatter_block(void *f_sendbuf, vo
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_icoll(r, &c, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_ireduce_scatter_block, mpi_ireduce_scatter_block_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_ireduce_scatter_block, mpi_ireduce_scatter_block__)
@@ -6767,7 +6773,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_ireduce_scatter_block(void *f_sendbuf, 
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_icoll(r, &c, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_ireduce_scatter_block, mpi_ireduce_scatter_block_f08_)
 #endif
@@ -6783,13 +6789,13 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_request_free(MPI_Fint *f_request, MPI_Fin
 	MPI_Request request_v = MPI_REQUEST_NULL, *request = &request_v;
 	request_v = MPI_Request_f2c(*f_request);
 	MPI_Request before = *request;
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_request_free_(f_request, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_request_free(before);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_request_free, mpi_request_free_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_request_free, mpi_request_free__)
@@ -6812,13 +6818,13 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_request_free(MPI_Fint *f_request, MPI_F
 	MPI_Request request_v = MPI_REQUEST_NULL, *request = &request_v;
 	request_v = MPI_Request_f2c(*f_request);
 	MPI_Request before = *request;
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_request_free_f08_(f_request, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_request_free(before);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_request_free, mpi_request_free_f08_)
 #endif
@@ -6836,14 +6842,14 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_rget(void *f_origin_addr, MPI_Fint *f_ori
 	int origin_count = (int)*f_origin_count;
 	MPI_Datatype origin_datatype = MPI_Type_f2c(*f_origin_datatype);
 	MPI_Request request_v = MPI_REQUEST_NULL, *request = &request_v;
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_rget_(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_win, f_request, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_rma_op(win, target_rank, HMB_RMA_GET, 0, origin_count, origin_datatype, 0, MPI_DATATYPE_NULL, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_rget, mpi_rget_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_rget, mpi_rget__)
@@ -6868,14 +6874,14 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_rget(void *f_origin_addr, MPI_Fint *f_o
 	int origin_count = (int)*f_origin_count;
 	MPI_Datatype origin_datatype = MPI_Type_f2c(*f_origin_datatype);
 	MPI_Request request_v = MPI_REQUEST_NULL, *request = &request_v;
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_rget_f08_(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_win, f_request, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_rma_op(win, target_rank, HMB_RMA_GET, 0, origin_count, origin_datatype, 0, MPI_DATATYPE_NULL, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_rget, mpi_rget_f08_)
 #endif
@@ -6895,14 +6901,14 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_rget_accumulate(void *f_origin_addr, MPI_
 	int result_count = (int)*f_result_count;
 	MPI_Datatype result_datatype = MPI_Type_f2c(*f_result_datatype);
 	MPI_Request request_v = MPI_REQUEST_NULL, *request = &request_v;
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_rget_accumulate_(f_origin_addr, f_origin_count, f_origin_datatype, f_result_addr, f_result_count, f_result_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_op, f_win, f_request, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_rma_op(win, target_rank, HMB_RMA_ATOMIC, HMB_RMA_ATOMIC_FETCH_AND_ACCUMULATE, origin_count, origin_datatype, result_count, result_datatype, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_rget_accumulate, mpi_rget_accumulate_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_rget_accumulate, mpi_rget_accumulate__)
@@ -6929,14 +6935,14 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_rget_accumulate(void *f_origin_addr, MP
 	int result_count = (int)*f_result_count;
 	MPI_Datatype result_datatype = MPI_Type_f2c(*f_result_datatype);
 	MPI_Request request_v = MPI_REQUEST_NULL, *request = &request_v;
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_rget_accumulate_f08_(f_origin_addr, f_origin_count, f_origin_datatype, f_result_addr, f_result_count, f_result_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_op, f_win, f_request, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_rma_op(win, target_rank, HMB_RMA_ATOMIC, HMB_RMA_ATOMIC_FETCH_AND_ACCUMULATE, origin_count, origin_datatype, result_count, result_datatype, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_rget_accumulate, mpi_rget_accumulate_f08_)
 #endif
@@ -6954,14 +6960,14 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_rput(void *f_origin_addr, MPI_Fint *f_ori
 	int origin_count = (int)*f_origin_count;
 	MPI_Datatype origin_datatype = MPI_Type_f2c(*f_origin_datatype);
 	MPI_Request request_v = MPI_REQUEST_NULL, *request = &request_v;
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_rput_(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_cout, f_target_datatype, f_win, f_request, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_rma_op(win, target_rank, HMB_RMA_PUT, 0, origin_count, origin_datatype, 0, MPI_DATATYPE_NULL, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_rput, mpi_rput_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_rput, mpi_rput__)
@@ -6986,14 +6992,14 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_rput(void *f_origin_addr, MPI_Fint *f_o
 	int origin_count = (int)*f_origin_count;
 	MPI_Datatype origin_datatype = MPI_Type_f2c(*f_origin_datatype);
 	MPI_Request request_v = MPI_REQUEST_NULL, *request = &request_v;
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_rput_f08_(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_cout, f_target_datatype, f_win, f_request, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_rma_op(win, target_rank, HMB_RMA_PUT, 0, origin_count, origin_datatype, 0, MPI_DATATYPE_NULL, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_rput, mpi_rput_f08_)
 #endif
@@ -7011,10 +7017,11 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_rsend(void *f_ibuf, MPI_Fint *f_count, MP
 	int tag = (int)*f_tag;
 	int count = (int)*f_count;
 	MPI_Datatype datatype = MPI_Type_f2c(*f_datatype);
-	hmbmpi_send(comm, dest, tag, count, datatype);
-	hmb_enter(r);
+	struct hmbmpi_msg s;
+	hmbmpi_send(&s, comm, dest, tag, count, datatype);
+	hmb_enter_send(r, s.peer, s.tag, s.bytes, s.comm);
 	pmpi_rsend_(f_ibuf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_rsend, mpi_rsend_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_rsend, mpi_rsend__)
@@ -7039,10 +7046,11 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_rsend(void *f_ibuf, MPI_Fint *f_count, 
 	int tag = (int)*f_tag;
 	int count = (int)*f_count;
 	MPI_Datatype datatype = MPI_Type_f2c(*f_datatype);
-	hmbmpi_send(comm, dest, tag, count, datatype);
-	hmb_enter(r);
+	struct hmbmpi_msg s;
+	hmbmpi_send(&s, comm, dest, tag, count, datatype);
+	hmb_enter_send(r, s.peer, s.tag, s.bytes, s.comm);
 	pmpi_rsend_f08_(f_ibuf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_rsend, mpi_rsend_f08_)
 #endif
@@ -7061,14 +7069,14 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_rsend_init(void *f_buf, MPI_Fint *f_count
 	int count = (int)*f_count;
 	MPI_Datatype datatype = MPI_Type_f2c(*f_datatype);
 	MPI_Request request_v = MPI_REQUEST_NULL, *request = &request_v;
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_rsend_init_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_send_init(comm, dest, tag, count, datatype, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_rsend_init, mpi_rsend_init_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_rsend_init, mpi_rsend_init__)
@@ -7094,14 +7102,14 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_rsend_init(void *f_buf, MPI_Fint *f_cou
 	int count = (int)*f_count;
 	MPI_Datatype datatype = MPI_Type_f2c(*f_datatype);
 	MPI_Request request_v = MPI_REQUEST_NULL, *request = &request_v;
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_rsend_init_f08_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_send_init(comm, dest, tag, count, datatype, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_rsend_init, mpi_rsend_init_f08_)
 #endif
@@ -7121,7 +7129,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_scan(void *f_sendbuf, void *f_recvbuf, MP
 	hmbmpi_coll_scan(&c, count, datatype, comm);
 	hmbmpi_coll_enter(r, &c);
 	pmpi_scan_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_scan, mpi_scan_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_scan, mpi_scan__)
@@ -7148,7 +7156,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_scan(void *f_sendbuf, void *f_recvbuf, 
 	hmbmpi_coll_scan(&c, count, datatype, comm);
 	hmbmpi_coll_enter(r, &c);
 	pmpi_scan_f08_(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_scan, mpi_scan_f08_)
 #endif
@@ -7174,7 +7182,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_iscan(void *f_sendbuf, void *f_recvbuf, M
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_icoll(r, &c, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_iscan, mpi_iscan_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_iscan, mpi_iscan__)
@@ -7207,7 +7215,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_iscan(void *f_sendbuf, void *f_recvbuf,
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_icoll(r, &c, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_iscan, mpi_iscan_f08_)
 #endif
@@ -7231,7 +7239,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_scatter(void *f_sendbuf, MPI_Fint *f_send
 	hmbmpi_coll_scatter(&c, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
 	hmbmpi_coll_enter(r, &c);
 	pmpi_scatter_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_scatter, mpi_scatter_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_scatter, mpi_scatter__)
@@ -7262,7 +7270,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_scatter(void *f_sendbuf, MPI_Fint *f_se
 	hmbmpi_coll_scatter(&c, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
 	hmbmpi_coll_enter(r, &c);
 	pmpi_scatter_f08_(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_scatter, mpi_scatter_f08_)
 #endif
@@ -7292,7 +7300,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_iscatter(void *f_sendbuf, MPI_Fint *f_sen
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_icoll(r, &c, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_iscatter, mpi_iscatter_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_iscatter, mpi_iscatter__)
@@ -7329,7 +7337,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_iscatter(void *f_sendbuf, MPI_Fint *f_s
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_icoll(r, &c, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_iscatter, mpi_iscatter_f08_)
 #endif
@@ -7353,7 +7361,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_scatterv(void *f_sendbuf, MPI_Fint *f_sen
 	hmbmpi_coll_scatterv(&c, sendcounts, sendtype, recvbuf, recvcount, recvtype, root, comm);
 	hmbmpi_coll_enter(r, &c);
 	pmpi_scatterv_(f_sendbuf, f_sendcounts, f_displs, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_scatterv, mpi_scatterv_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_scatterv, mpi_scatterv__)
@@ -7384,7 +7392,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_scatterv(void *f_sendbuf, MPI_Fint *f_s
 	hmbmpi_coll_scatterv(&c, sendcounts, sendtype, recvbuf, recvcount, recvtype, root, comm);
 	hmbmpi_coll_enter(r, &c);
 	pmpi_scatterv_f08_(f_sendbuf, f_sendcounts, f_displs, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_scatterv, mpi_scatterv_f08_)
 #endif
@@ -7414,7 +7422,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_iscatterv(void *f_sendbuf, MPI_Fint *f_se
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_icoll(r, &c, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_iscatterv, mpi_iscatterv_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_iscatterv, mpi_iscatterv__)
@@ -7451,7 +7459,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_iscatterv(void *f_sendbuf, MPI_Fint *f_
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_icoll(r, &c, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_iscatterv, mpi_iscatterv_f08_)
 #endif
@@ -7470,14 +7478,14 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_send_init(void *f_buf, MPI_Fint *f_count,
 	int count = (int)*f_count;
 	MPI_Datatype datatype = MPI_Type_f2c(*f_datatype);
 	MPI_Request request_v = MPI_REQUEST_NULL, *request = &request_v;
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_send_init_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_send_init(comm, dest, tag, count, datatype, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_send_init, mpi_send_init_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_send_init, mpi_send_init__)
@@ -7503,14 +7511,14 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_send_init(void *f_buf, MPI_Fint *f_coun
 	int count = (int)*f_count;
 	MPI_Datatype datatype = MPI_Type_f2c(*f_datatype);
 	MPI_Request request_v = MPI_REQUEST_NULL, *request = &request_v;
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_send_init_f08_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_send_init(comm, dest, tag, count, datatype, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_send_init, mpi_send_init_f08_)
 #endif
@@ -7528,10 +7536,11 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_send(void *f_buf, MPI_Fint *f_count, MPI_
 	int tag = (int)*f_tag;
 	int count = (int)*f_count;
 	MPI_Datatype datatype = MPI_Type_f2c(*f_datatype);
-	hmbmpi_send(comm, dest, tag, count, datatype);
-	hmb_enter(r);
+	struct hmbmpi_msg s;
+	hmbmpi_send(&s, comm, dest, tag, count, datatype);
+	hmb_enter_send(r, s.peer, s.tag, s.bytes, s.comm);
 	pmpi_send_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_send, mpi_send_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_send, mpi_send__)
@@ -7556,10 +7565,11 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_send(void *f_buf, MPI_Fint *f_count, MP
 	int tag = (int)*f_tag;
 	int count = (int)*f_count;
 	MPI_Datatype datatype = MPI_Type_f2c(*f_datatype);
-	hmbmpi_send(comm, dest, tag, count, datatype);
-	hmb_enter(r);
+	struct hmbmpi_msg s;
+	hmbmpi_send(&s, comm, dest, tag, count, datatype);
+	hmb_enter_send(r, s.peer, s.tag, s.bytes, s.comm);
 	pmpi_send_f08_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_send, mpi_send_f08_)
 #endif
@@ -7583,15 +7593,16 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_sendrecv(void *f_sendbuf, MPI_Fint *f_sen
 		f_status = status_local;
 	}
 	MPI_Status status_v, *status = &status_v;
-	hmbmpi_send(comm, dest, sendtag, sendcount, sendtype);
-	hmb_enter(r);
+	struct hmbmpi_msg s, m = HMBMPI_NO_MSG;
+	hmbmpi_send(&s, comm, dest, sendtag, sendcount, sendtype);
+	hmb_enter_send(r, s.peer, s.tag, s.bytes, s.comm);
 	pmpi_sendrecv_(f_sendbuf, f_sendcount, f_sendtype, f_dest, f_sendtag, f_recvbuf, f_recvcount, f_recvtype, f_source, f_recvtag, f_comm, f_status, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		MPI_Status_f2c(f_status, status);
-		hmbmpi_recv(comm, recvtype, status);
+		hmbmpi_recv(&m, comm, recvtype, status);
 	}
-	hmb_leave(r);
+	hmb_recv_leave(r, m.peer, m.tag, m.bytes, m.comm);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_sendrecv, mpi_sendrecv_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_sendrecv, mpi_sendrecv__)
@@ -7622,15 +7633,16 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_sendrecv(void *f_sendbuf, MPI_Fint *f_s
 		f_status = status_local;
 	}
 	MPI_Status status_v, *status = &status_v;
-	hmbmpi_send(comm, dest, sendtag, sendcount, sendtype);
-	hmb_enter(r);
+	struct hmbmpi_msg s, m = HMBMPI_NO_MSG;
+	hmbmpi_send(&s, comm, dest, sendtag, sendcount, sendtype);
+	hmb_enter_send(r, s.peer, s.tag, s.bytes, s.comm);
 	pmpi_sendrecv_f08_(f_sendbuf, f_sendcount, f_sendtype, f_dest, f_sendtag, f_recvbuf, f_recvcount, f_recvtype, f_source, f_recvtag, f_comm, f_status, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		MPI_Status_f2c(f_status, status);
-		hmbmpi_recv(comm, recvtype, status);
+		hmbmpi_recv(&m, comm, recvtype, status);
 	}
-	hmb_leave(r);
+	hmb_recv_leave(r, m.peer, m.tag, m.bytes, m.comm);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_sendrecv, mpi_sendrecv_f08_)
 #endif
@@ -7653,15 +7665,16 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_sendrecv_replace(void *f_buf, MPI_Fint *f
 		f_status = status_local;
 	}
 	MPI_Status status_v, *status = &status_v;
-	hmbmpi_send(comm, dest, sendtag, count, datatype);
-	hmb_enter(r);
+	struct hmbmpi_msg s, m = HMBMPI_NO_MSG;
+	hmbmpi_send(&s, comm, dest, sendtag, count, datatype);
+	hmb_enter_send(r, s.peer, s.tag, s.bytes, s.comm);
 	pmpi_sendrecv_replace_(f_buf, f_count, f_datatype, f_dest, f_sendtag, f_source, f_recvtag, f_comm, f_status, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		MPI_Status_f2c(f_status, status);
-		hmbmpi_recv(comm, datatype, status);
+		hmbmpi_recv(&m, comm, datatype, status);
 	}
-	hmb_leave(r);
+	hmb_recv_leave(r, m.peer, m.tag, m.bytes, m.comm);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_sendrecv_replace, mpi_sendrecv_replace_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_sendrecv_replace, mpi_sendrecv_replace__)
@@ -7691,15 +7704,16 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_sendrecv_replace(void *f_buf, MPI_Fint 
 		f_status = status_local;
 	}
 	MPI_Status status_v, *status = &status_v;
-	hmbmpi_send(comm, dest, sendtag, count, datatype);
-	hmb_enter(r);
+	struct hmbmpi_msg s, m = HMBMPI_NO_MSG;
+	hmbmpi_send(&s, comm, dest, sendtag, count, datatype);
+	hmb_enter_send(r, s.peer, s.tag, s.bytes, s.comm);
 	pmpi_sendrecv_replace_f08_(f_buf, f_count, f_datatype, f_dest, f_sendtag, f_source, f_recvtag, f_comm, f_status, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		MPI_Status_f2c(f_status, status);
-		hmbmpi_recv(comm, datatype, status);
+		hmbmpi_recv(&m, comm, datatype, status);
 	}
-	hmb_leave(r);
+	hmb_recv_leave(r, m.peer, m.tag, m.bytes, m.comm);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_sendrecv_replace, mpi_sendrecv_replace_f08_)
 #endif
@@ -7718,14 +7732,14 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_ssend_init(void *f_buf, MPI_Fint *f_count
 	int count = (int)*f_count;
 	MPI_Datatype datatype = MPI_Type_f2c(*f_datatype);
 	MPI_Request request_v = MPI_REQUEST_NULL, *request = &request_v;
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_ssend_init_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_send_init(comm, dest, tag, count, datatype, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_ssend_init, mpi_ssend_init_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_ssend_init, mpi_ssend_init__)
@@ -7751,14 +7765,14 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_ssend_init(void *f_buf, MPI_Fint *f_cou
 	int count = (int)*f_count;
 	MPI_Datatype datatype = MPI_Type_f2c(*f_datatype);
 	MPI_Request request_v = MPI_REQUEST_NULL, *request = &request_v;
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_ssend_init_f08_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_send_init(comm, dest, tag, count, datatype, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_ssend_init, mpi_ssend_init_f08_)
 #endif
@@ -7776,10 +7790,11 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_ssend(void *f_buf, MPI_Fint *f_count, MPI
 	int tag = (int)*f_tag;
 	int count = (int)*f_count;
 	MPI_Datatype datatype = MPI_Type_f2c(*f_datatype);
-	hmbmpi_send(comm, dest, tag, count, datatype);
-	hmb_enter(r);
+	struct hmbmpi_msg s;
+	hmbmpi_send(&s, comm, dest, tag, count, datatype);
+	hmb_enter_send(r, s.peer, s.tag, s.bytes, s.comm);
 	pmpi_ssend_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_ssend, mpi_ssend_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_ssend, mpi_ssend__)
@@ -7804,10 +7819,11 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_ssend(void *f_buf, MPI_Fint *f_count, M
 	int tag = (int)*f_tag;
 	int count = (int)*f_count;
 	MPI_Datatype datatype = MPI_Type_f2c(*f_datatype);
-	hmbmpi_send(comm, dest, tag, count, datatype);
-	hmb_enter(r);
+	struct hmbmpi_msg s;
+	hmbmpi_send(&s, comm, dest, tag, count, datatype);
+	hmb_enter_send(r, s.peer, s.tag, s.bytes, s.comm);
 	pmpi_ssend_f08_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_ssend, mpi_ssend_f08_)
 #endif
@@ -7822,13 +7838,13 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_start(MPI_Fint *f_request, MPI_Fint *ierr
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Start);
 	MPI_Request request_v = MPI_REQUEST_NULL, *request = &request_v;
 	request_v = MPI_Request_f2c(*f_request);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_start_(f_request, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_start(*request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_start, mpi_start_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_start, mpi_start__)
@@ -7850,13 +7866,13 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_start(MPI_Fint *f_request, MPI_Fint *ie
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Start);
 	MPI_Request request_v = MPI_REQUEST_NULL, *request = &request_v;
 	request_v = MPI_Request_f2c(*f_request);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_start_f08_(f_request, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_start(*request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_start, mpi_start_f08_)
 #endif
@@ -7870,7 +7886,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_startall(MPI_Fint *f_count, MPI_Fint *f_a
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Startall);
 	int count = (int)*f_count;
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_startall_(f_count, f_array_of_requests, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
@@ -7878,7 +7894,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_startall(MPI_Fint *f_count, MPI_Fint *f_a
 			hmbmpi_start(MPI_Request_f2c(f_array_of_requests[i]));
 		}
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_startall, mpi_startall_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_startall, mpi_startall__)
@@ -7899,7 +7915,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_startall(MPI_Fint *f_count, MPI_Fint *f
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Startall);
 	int count = (int)*f_count;
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_startall_f08_(f_count, f_array_of_requests, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
@@ -7907,7 +7923,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_startall(MPI_Fint *f_count, MPI_Fint *f
 			hmbmpi_start(MPI_Request_f2c(f_array_of_requests[i]));
 		}
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_startall, mpi_startall_f08_)
 #endif
@@ -7925,11 +7941,11 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_testall(MPI_Fint *f_count, MPI_Fint *f_ar
 	if (!hmbmpi_reqs_take_f(&q, count, f_array_of_requests, 1, f_array_of_statuses)) {
 		{ pmpi_testall_(f_count, f_array_of_requests, f_flag, f_array_of_statuses, ierr); return; }
 	}
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_testall_(f_count, f_array_of_requests, f_flag, q.fst, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_ERR_IN_STATUS || (rc == MPI_SUCCESS && *f_flag)) hmbmpi_completed_all_f(&q, count, rc);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	hmbmpi_reqs_free(&q);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_testall, mpi_testall_)
@@ -7955,11 +7971,11 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_testall(MPI_Fint *f_count, MPI_Fint *f_
 	if (!hmbmpi_reqs_take_f(&q, count, f_array_of_requests, 1, f_array_of_statuses)) {
 		{ pmpi_testall_f08_(f_count, f_array_of_requests, f_flag, f_array_of_statuses, ierr); return; }
 	}
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_testall_f08_(f_count, f_array_of_requests, f_flag, q.fst, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_ERR_IN_STATUS || (rc == MPI_SUCCESS && *f_flag)) hmbmpi_completed_all_f(&q, count, rc);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	hmbmpi_reqs_free(&q);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_testall, mpi_testall_f08_)
@@ -7983,7 +7999,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_testany(MPI_Fint *f_count, MPI_Fint *f_ar
 	if (!hmbmpi_reqs_take_f(&q, count, f_array_of_requests, 0, NULL)) {
 		{ pmpi_testany_(f_count, f_array_of_requests, f_index, f_flag, f_status, ierr); return; }
 	}
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_testany_(f_count, f_array_of_requests, f_index, f_flag, f_status, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
@@ -7992,7 +8008,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_testany(MPI_Fint *f_count, MPI_Fint *f_ar
 			hmbmpi_complete(q.before[*f_index - 1], status);
 		}
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	hmbmpi_reqs_free(&q);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_testany, mpi_testany_)
@@ -8023,7 +8039,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_testany(MPI_Fint *f_count, MPI_Fint *f_
 	if (!hmbmpi_reqs_take_f(&q, count, f_array_of_requests, 0, NULL)) {
 		{ pmpi_testany_f08_(f_count, f_array_of_requests, f_index, f_flag, f_status, ierr); return; }
 	}
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_testany_f08_(f_count, f_array_of_requests, f_index, f_flag, f_status, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
@@ -8032,7 +8048,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_testany(MPI_Fint *f_count, MPI_Fint *f_
 			hmbmpi_complete(q.before[*f_index - 1], status);
 		}
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	hmbmpi_reqs_free(&q);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_testany, mpi_testany_f08_)
@@ -8055,7 +8071,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_test(MPI_Fint *f_request, MPI_Fint *f_fla
 	}
 	MPI_Status status_v, *status = &status_v;
 	MPI_Request before = *request;
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_test_(f_request, f_flag, f_status, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
@@ -8065,7 +8081,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_test(MPI_Fint *f_request, MPI_Fint *f_fla
 			hmbmpi_complete(before, status);
 		}
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_test, mpi_test_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_test, mpi_test__)
@@ -8094,7 +8110,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_test(MPI_Fint *f_request, MPI_Fint *f_f
 	}
 	MPI_Status status_v, *status = &status_v;
 	MPI_Request before = *request;
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_test_f08_(f_request, f_flag, f_status, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
@@ -8104,7 +8120,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_test(MPI_Fint *f_request, MPI_Fint *f_f
 			hmbmpi_complete(before, status);
 		}
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_test, mpi_test_f08_)
 #endif
@@ -8122,11 +8138,11 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_testsome(MPI_Fint *f_incount, MPI_Fint *f
 	if (!hmbmpi_reqs_take_f(&q, incount, f_array_of_requests, 1, f_array_of_statuses)) {
 		{ pmpi_testsome_(f_incount, f_array_of_requests, f_outcount, f_array_of_indices, f_array_of_statuses, ierr); return; }
 	}
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_testsome_(f_incount, f_array_of_requests, f_outcount, f_array_of_indices, q.fst, ierr);
 	int rc = (int)*ierr;
 	hmbmpi_completed_some_f(&q, *f_outcount, f_array_of_indices, rc);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	hmbmpi_reqs_free(&q);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_testsome, mpi_testsome_)
@@ -8152,11 +8168,11 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_testsome(MPI_Fint *f_incount, MPI_Fint 
 	if (!hmbmpi_reqs_take_f(&q, incount, f_array_of_requests, 1, f_array_of_statuses)) {
 		{ pmpi_testsome_f08_(f_incount, f_array_of_requests, f_outcount, f_array_of_indices, f_array_of_statuses, ierr); return; }
 	}
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_testsome_f08_(f_incount, f_array_of_requests, f_outcount, f_array_of_indices, q.fst, ierr);
 	int rc = (int)*ierr;
 	hmbmpi_completed_some_f(&q, *f_outcount, f_array_of_indices, rc);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	hmbmpi_reqs_free(&q);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_testsome, mpi_testsome_f08_)
@@ -8170,9 +8186,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_unpublish_name(char *f_service_name, MPI_
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Unpublish_name);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_unpublish_name_(f_service_name, f_info, f_port_name, ierr, f_service_name_len, f_port_name_len);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_unpublish_name, mpi_unpublish_name_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_unpublish_name, mpi_unpublish_name__)
@@ -8192,9 +8208,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_unpublish_name(char *f_service_name, MP
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Unpublish_name);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_unpublish_name_f08_(f_service_name, f_info, f_port_name, ierr, f_service_name_len, f_port_name_len);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_unpublish_name, mpi_unpublish_name_f08_)
 #endif
@@ -8212,11 +8228,11 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_waitall(MPI_Fint *f_count, MPI_Fint *f_ar
 	if (!hmbmpi_reqs_take_f(&q, count, f_array_of_requests, 1, f_array_of_statuses)) {
 		{ pmpi_waitall_(f_count, f_array_of_requests, f_array_of_statuses, ierr); return; }
 	}
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_waitall_(f_count, f_array_of_requests, q.fst, ierr);
 	int rc = (int)*ierr;
 	hmbmpi_completed_all_f(&q, count, rc);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	hmbmpi_reqs_free(&q);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_waitall, mpi_waitall_)
@@ -8242,11 +8258,11 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_waitall(MPI_Fint *f_count, MPI_Fint *f_
 	if (!hmbmpi_reqs_take_f(&q, count, f_array_of_requests, 1, f_array_of_statuses)) {
 		{ pmpi_waitall_f08_(f_count, f_array_of_requests, f_array_of_statuses, ierr); return; }
 	}
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_waitall_f08_(f_count, f_array_of_requests, q.fst, ierr);
 	int rc = (int)*ierr;
 	hmbmpi_completed_all_f(&q, count, rc);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	hmbmpi_reqs_free(&q);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_waitall, mpi_waitall_f08_)
@@ -8270,7 +8286,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_waitany(MPI_Fint *f_count, MPI_Fint *f_ar
 	if (!hmbmpi_reqs_take_f(&q, count, f_array_of_requests, 0, NULL)) {
 		{ pmpi_waitany_(f_count, f_array_of_requests, f_index, f_status, ierr); return; }
 	}
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_waitany_(f_count, f_array_of_requests, f_index, f_status, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
@@ -8279,7 +8295,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_waitany(MPI_Fint *f_count, MPI_Fint *f_ar
 			hmbmpi_complete(q.before[*f_index - 1], status);
 		}
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	hmbmpi_reqs_free(&q);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_waitany, mpi_waitany_)
@@ -8310,7 +8326,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_waitany(MPI_Fint *f_count, MPI_Fint *f_
 	if (!hmbmpi_reqs_take_f(&q, count, f_array_of_requests, 0, NULL)) {
 		{ pmpi_waitany_f08_(f_count, f_array_of_requests, f_index, f_status, ierr); return; }
 	}
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_waitany_f08_(f_count, f_array_of_requests, f_index, f_status, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
@@ -8319,7 +8335,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_waitany(MPI_Fint *f_count, MPI_Fint *f_
 			hmbmpi_complete(q.before[*f_index - 1], status);
 		}
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	hmbmpi_reqs_free(&q);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_waitany, mpi_waitany_f08_)
@@ -8341,14 +8357,14 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_wait(MPI_Fint *f_request, MPI_Fint *f_sta
 	}
 	MPI_Status status_v, *status = &status_v;
 	MPI_Request before = *request;
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_wait_(f_request, f_status, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		MPI_Status_f2c(f_status, status);
 		hmbmpi_complete(before, status);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_wait, mpi_wait_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_wait, mpi_wait__)
@@ -8376,14 +8392,14 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_wait(MPI_Fint *f_request, MPI_Fint *f_s
 	}
 	MPI_Status status_v, *status = &status_v;
 	MPI_Request before = *request;
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_wait_f08_(f_request, f_status, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		MPI_Status_f2c(f_status, status);
 		hmbmpi_complete(before, status);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_wait, mpi_wait_f08_)
 #endif
@@ -8401,11 +8417,11 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_waitsome(MPI_Fint *f_incount, MPI_Fint *f
 	if (!hmbmpi_reqs_take_f(&q, incount, f_array_of_requests, 1, f_array_of_statuses)) {
 		{ pmpi_waitsome_(f_incount, f_array_of_requests, f_outcount, f_array_of_indices, f_array_of_statuses, ierr); return; }
 	}
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_waitsome_(f_incount, f_array_of_requests, f_outcount, f_array_of_indices, q.fst, ierr);
 	int rc = (int)*ierr;
 	hmbmpi_completed_some_f(&q, *f_outcount, f_array_of_indices, rc);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	hmbmpi_reqs_free(&q);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_waitsome, mpi_waitsome_)
@@ -8431,11 +8447,11 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_waitsome(MPI_Fint *f_incount, MPI_Fint 
 	if (!hmbmpi_reqs_take_f(&q, incount, f_array_of_requests, 1, f_array_of_statuses)) {
 		{ pmpi_waitsome_f08_(f_incount, f_array_of_requests, f_outcount, f_array_of_indices, f_array_of_statuses, ierr); return; }
 	}
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_waitsome_f08_(f_incount, f_array_of_requests, f_outcount, f_array_of_indices, q.fst, ierr);
 	int rc = (int)*ierr;
 	hmbmpi_completed_some_f(&q, *f_outcount, f_array_of_indices, rc);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	hmbmpi_reqs_free(&q);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_waitsome, mpi_waitsome_f08_)
@@ -8451,7 +8467,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_win_allocate(MPI_Aint *f_size, MPI_Fint *
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_allocate);
 	MPI_Comm comm = MPI_Comm_f2c(*f_comm);
 	MPI_Win win_v = MPI_WIN_NULL, *win = &win_v;
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	hmb_rma(HMB_RMA_COLLECTIVE_BEGIN, 0, -1, 0, 0, 0, 0, 0, 0);
 	pmpi_win_allocate_(f_size, f_disp_unit, f_info, f_comm, f_baseptr, f_win, ierr);
 	int rc = (int)*ierr;
@@ -8459,7 +8475,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_win_allocate(MPI_Aint *f_size, MPI_Fint *
 		win_v = MPI_Win_f2c(*f_win);
 	}
 	hmbmpi_win_created(rc, comm, rc == MPI_SUCCESS ? *win : MPI_WIN_NULL, 1);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_win_allocate, mpi_win_allocate_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_win_allocate, mpi_win_allocate__)
@@ -8481,7 +8497,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_win_allocate(MPI_Aint *f_size, MPI_Fint
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_allocate);
 	MPI_Comm comm = MPI_Comm_f2c(*f_comm);
 	MPI_Win win_v = MPI_WIN_NULL, *win = &win_v;
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	hmb_rma(HMB_RMA_COLLECTIVE_BEGIN, 0, -1, 0, 0, 0, 0, 0, 0);
 	pmpi_win_allocate_f08_(f_size, f_disp_unit, f_info, f_comm, f_baseptr, f_win, ierr);
 	int rc = (int)*ierr;
@@ -8489,7 +8505,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_win_allocate(MPI_Aint *f_size, MPI_Fint
 		win_v = MPI_Win_f2c(*f_win);
 	}
 	hmbmpi_win_created(rc, comm, rc == MPI_SUCCESS ? *win : MPI_WIN_NULL, 1);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_win_allocate, mpi_win_allocate_f08_)
 #endif
@@ -8504,7 +8520,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_win_allocate_shared(MPI_Aint *f_size, MPI
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_allocate_shared);
 	MPI_Comm comm = MPI_Comm_f2c(*f_comm);
 	MPI_Win win_v = MPI_WIN_NULL, *win = &win_v;
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	hmb_rma(HMB_RMA_COLLECTIVE_BEGIN, 0, -1, 0, 0, 0, 0, 0, 0);
 	pmpi_win_allocate_shared_(f_size, f_disp_unit, f_info, f_comm, f_baseptr, f_win, ierr);
 	int rc = (int)*ierr;
@@ -8512,7 +8528,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_win_allocate_shared(MPI_Aint *f_size, MPI
 		win_v = MPI_Win_f2c(*f_win);
 	}
 	hmbmpi_win_created(rc, comm, rc == MPI_SUCCESS ? *win : MPI_WIN_NULL, 1);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_win_allocate_shared, mpi_win_allocate_shared_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_win_allocate_shared, mpi_win_allocate_shared__)
@@ -8534,7 +8550,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_win_allocate_shared(MPI_Aint *f_size, M
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_allocate_shared);
 	MPI_Comm comm = MPI_Comm_f2c(*f_comm);
 	MPI_Win win_v = MPI_WIN_NULL, *win = &win_v;
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	hmb_rma(HMB_RMA_COLLECTIVE_BEGIN, 0, -1, 0, 0, 0, 0, 0, 0);
 	pmpi_win_allocate_shared_f08_(f_size, f_disp_unit, f_info, f_comm, f_baseptr, f_win, ierr);
 	int rc = (int)*ierr;
@@ -8542,7 +8558,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_win_allocate_shared(MPI_Aint *f_size, M
 		win_v = MPI_Win_f2c(*f_win);
 	}
 	hmbmpi_win_created(rc, comm, rc == MPI_SUCCESS ? *win : MPI_WIN_NULL, 1);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_win_allocate_shared, mpi_win_allocate_shared_f08_)
 #endif
@@ -8555,9 +8571,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_win_attach(MPI_Fint *f_win, void *f_base,
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_attach);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_win_attach_(f_win, f_base, f_size, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_win_attach, mpi_win_attach_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_win_attach, mpi_win_attach__)
@@ -8577,9 +8593,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_win_attach(MPI_Fint *f_win, void *f_bas
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_attach);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_win_attach_f08_(f_win, f_base, f_size, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_win_attach, mpi_win_attach_f08_)
 #endif
@@ -8593,13 +8609,13 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_win_complete(MPI_Fint *f_win, MPI_Fint *i
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_complete);
 	MPI_Win win = MPI_Win_f2c(*f_win);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_win_complete_(f_win, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_win_complete(win, 0);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_win_complete, mpi_win_complete_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_win_complete, mpi_win_complete__)
@@ -8620,13 +8636,13 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_win_complete(MPI_Fint *f_win, MPI_Fint 
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_complete);
 	MPI_Win win = MPI_Win_f2c(*f_win);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_win_complete_f08_(f_win, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_win_complete(win, 0);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_win_complete, mpi_win_complete_f08_)
 #endif
@@ -8641,7 +8657,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_win_create(void *f_base, MPI_Aint *f_size
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_create);
 	MPI_Comm comm = MPI_Comm_f2c(*f_comm);
 	MPI_Win win_v = MPI_WIN_NULL, *win = &win_v;
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	hmb_rma(HMB_RMA_COLLECTIVE_BEGIN, 0, -1, 0, 0, 0, 0, 0, 0);
 	pmpi_win_create_(f_base, f_size, f_disp_unit, f_info, f_comm, f_win, ierr);
 	int rc = (int)*ierr;
@@ -8649,7 +8665,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_win_create(void *f_base, MPI_Aint *f_size
 		win_v = MPI_Win_f2c(*f_win);
 	}
 	hmbmpi_win_created(rc, comm, rc == MPI_SUCCESS ? *win : MPI_WIN_NULL, 0);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_win_create, mpi_win_create_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_win_create, mpi_win_create__)
@@ -8671,7 +8687,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_win_create(void *f_base, MPI_Aint *f_si
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_create);
 	MPI_Comm comm = MPI_Comm_f2c(*f_comm);
 	MPI_Win win_v = MPI_WIN_NULL, *win = &win_v;
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	hmb_rma(HMB_RMA_COLLECTIVE_BEGIN, 0, -1, 0, 0, 0, 0, 0, 0);
 	pmpi_win_create_f08_(f_base, f_size, f_disp_unit, f_info, f_comm, f_win, ierr);
 	int rc = (int)*ierr;
@@ -8679,7 +8695,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_win_create(void *f_base, MPI_Aint *f_si
 		win_v = MPI_Win_f2c(*f_win);
 	}
 	hmbmpi_win_created(rc, comm, rc == MPI_SUCCESS ? *win : MPI_WIN_NULL, 0);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_win_create, mpi_win_create_f08_)
 #endif
@@ -8694,7 +8710,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_win_create_dynamic(MPI_Fint *f_info, MPI_
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_create_dynamic);
 	MPI_Comm comm = MPI_Comm_f2c(*f_comm);
 	MPI_Win win_v = MPI_WIN_NULL, *win = &win_v;
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	hmb_rma(HMB_RMA_COLLECTIVE_BEGIN, 0, -1, 0, 0, 0, 0, 0, 0);
 	pmpi_win_create_dynamic_(f_info, f_comm, f_win, ierr);
 	int rc = (int)*ierr;
@@ -8702,7 +8718,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_win_create_dynamic(MPI_Fint *f_info, MPI_
 		win_v = MPI_Win_f2c(*f_win);
 	}
 	hmbmpi_win_created(rc, comm, rc == MPI_SUCCESS ? *win : MPI_WIN_NULL, 0);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_win_create_dynamic, mpi_win_create_dynamic_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_win_create_dynamic, mpi_win_create_dynamic__)
@@ -8724,7 +8740,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_win_create_dynamic(MPI_Fint *f_info, MP
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_create_dynamic);
 	MPI_Comm comm = MPI_Comm_f2c(*f_comm);
 	MPI_Win win_v = MPI_WIN_NULL, *win = &win_v;
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	hmb_rma(HMB_RMA_COLLECTIVE_BEGIN, 0, -1, 0, 0, 0, 0, 0, 0);
 	pmpi_win_create_dynamic_f08_(f_info, f_comm, f_win, ierr);
 	int rc = (int)*ierr;
@@ -8732,7 +8748,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_win_create_dynamic(MPI_Fint *f_info, MP
 		win_v = MPI_Win_f2c(*f_win);
 	}
 	hmbmpi_win_created(rc, comm, rc == MPI_SUCCESS ? *win : MPI_WIN_NULL, 0);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_win_create_dynamic, mpi_win_create_dynamic_f08_)
 #endif
@@ -8745,9 +8761,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_win_detach(MPI_Fint *f_win, void *f_base,
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_detach);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_win_detach_(f_win, f_base, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_win_detach, mpi_win_detach_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_win_detach, mpi_win_detach__)
@@ -8767,9 +8783,9 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_win_detach(MPI_Fint *f_win, void *f_bas
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_detach);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_win_detach_f08_(f_win, f_base, ierr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_win_detach, mpi_win_detach_f08_)
 #endif
@@ -8783,12 +8799,12 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_win_fence(MPI_Fint *f_assert, MPI_Fint *f
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_fence);
 	MPI_Win win = MPI_Win_f2c(*f_win);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	hmb_rma(HMB_RMA_COLLECTIVE_BEGIN, 0, -1, 0, 0, 0, 0, 0, 0);
 	pmpi_win_fence_(f_assert, f_win, ierr);
 	int rc = (int)*ierr;
 	hmbmpi_win_fence(rc, win);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_win_fence, mpi_win_fence_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_win_fence, mpi_win_fence__)
@@ -8809,12 +8825,12 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_win_fence(MPI_Fint *f_assert, MPI_Fint 
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_fence);
 	MPI_Win win = MPI_Win_f2c(*f_win);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	hmb_rma(HMB_RMA_COLLECTIVE_BEGIN, 0, -1, 0, 0, 0, 0, 0, 0);
 	pmpi_win_fence_f08_(f_assert, f_win, ierr);
 	int rc = (int)*ierr;
 	hmbmpi_win_fence(rc, win);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_win_fence, mpi_win_fence_f08_)
 #endif
@@ -8829,13 +8845,13 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_win_flush(MPI_Fint *f_rank, MPI_Fint *f_w
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_flush);
 	int rank = (int)*f_rank;
 	MPI_Win win = MPI_Win_f2c(*f_win);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_win_flush_(f_rank, f_win, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_win_flush(win, rank, 1);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_win_flush, mpi_win_flush_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_win_flush, mpi_win_flush__)
@@ -8857,13 +8873,13 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_win_flush(MPI_Fint *f_rank, MPI_Fint *f
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_flush);
 	int rank = (int)*f_rank;
 	MPI_Win win = MPI_Win_f2c(*f_win);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_win_flush_f08_(f_rank, f_win, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_win_flush(win, rank, 1);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_win_flush, mpi_win_flush_f08_)
 #endif
@@ -8877,13 +8893,13 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_win_flush_all(MPI_Fint *f_win, MPI_Fint *
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_flush_all);
 	MPI_Win win = MPI_Win_f2c(*f_win);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_win_flush_all_(f_win, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_win_flush(win, HMBMPI_ALL, 1);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_win_flush_all, mpi_win_flush_all_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_win_flush_all, mpi_win_flush_all__)
@@ -8904,13 +8920,13 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_win_flush_all(MPI_Fint *f_win, MPI_Fint
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_flush_all);
 	MPI_Win win = MPI_Win_f2c(*f_win);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_win_flush_all_f08_(f_win, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_win_flush(win, HMBMPI_ALL, 1);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_win_flush_all, mpi_win_flush_all_f08_)
 #endif
@@ -8925,13 +8941,13 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_win_flush_local(MPI_Fint *f_rank, MPI_Fin
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_flush_local);
 	int rank = (int)*f_rank;
 	MPI_Win win = MPI_Win_f2c(*f_win);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_win_flush_local_(f_rank, f_win, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_win_flush(win, rank, 0);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_win_flush_local, mpi_win_flush_local_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_win_flush_local, mpi_win_flush_local__)
@@ -8953,13 +8969,13 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_win_flush_local(MPI_Fint *f_rank, MPI_F
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_flush_local);
 	int rank = (int)*f_rank;
 	MPI_Win win = MPI_Win_f2c(*f_win);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_win_flush_local_f08_(f_rank, f_win, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_win_flush(win, rank, 0);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_win_flush_local, mpi_win_flush_local_f08_)
 #endif
@@ -8973,13 +8989,13 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_win_flush_local_all(MPI_Fint *f_win, MPI_
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_flush_local_all);
 	MPI_Win win = MPI_Win_f2c(*f_win);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_win_flush_local_all_(f_win, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_win_flush(win, HMBMPI_ALL, 0);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_win_flush_local_all, mpi_win_flush_local_all_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_win_flush_local_all, mpi_win_flush_local_all__)
@@ -9000,13 +9016,13 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_win_flush_local_all(MPI_Fint *f_win, MP
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_flush_local_all);
 	MPI_Win win = MPI_Win_f2c(*f_win);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_win_flush_local_all_f08_(f_win, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_win_flush(win, HMBMPI_ALL, 0);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_win_flush_local_all, mpi_win_flush_local_all_f08_)
 #endif
@@ -9022,11 +9038,11 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_win_free(MPI_Fint *f_win, MPI_Fint *ierr)
 	MPI_Win win_v = MPI_WIN_NULL, *win = &win_v;
 	win_v = MPI_Win_f2c(*f_win);
 	struct hmbmpi_win_free wf;
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	hmbmpi_win_free_begin(&wf, *win);
 	pmpi_win_free_(f_win, ierr);
 	hmbmpi_win_free_end(&wf);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_win_free, mpi_win_free_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_win_free, mpi_win_free__)
@@ -9049,11 +9065,11 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_win_free(MPI_Fint *f_win, MPI_Fint *ier
 	MPI_Win win_v = MPI_WIN_NULL, *win = &win_v;
 	win_v = MPI_Win_f2c(*f_win);
 	struct hmbmpi_win_free wf;
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	hmbmpi_win_free_begin(&wf, *win);
 	pmpi_win_free_f08_(f_win, ierr);
 	hmbmpi_win_free_end(&wf);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_win_free, mpi_win_free_f08_)
 #endif
@@ -9069,13 +9085,13 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_win_lock(MPI_Fint *f_lock_type, MPI_Fint 
 	int lock_type = (int)*f_lock_type;
 	int rank = (int)*f_rank;
 	MPI_Win win = MPI_Win_f2c(*f_win);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_win_lock_(f_lock_type, f_rank, f_assert, f_win, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_win_lock(win, rank, lock_type);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_win_lock, mpi_win_lock_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_win_lock, mpi_win_lock__)
@@ -9098,13 +9114,13 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_win_lock(MPI_Fint *f_lock_type, MPI_Fin
 	int lock_type = (int)*f_lock_type;
 	int rank = (int)*f_rank;
 	MPI_Win win = MPI_Win_f2c(*f_win);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_win_lock_f08_(f_lock_type, f_rank, f_assert, f_win, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_win_lock(win, rank, lock_type);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_win_lock, mpi_win_lock_f08_)
 #endif
@@ -9118,13 +9134,13 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_win_lock_all(MPI_Fint *f_assert, MPI_Fint
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_lock_all);
 	MPI_Win win = MPI_Win_f2c(*f_win);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_win_lock_all_(f_assert, f_win, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_win_lock(win, HMBMPI_ALL, MPI_LOCK_SHARED);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_win_lock_all, mpi_win_lock_all_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_win_lock_all, mpi_win_lock_all__)
@@ -9145,13 +9161,13 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_win_lock_all(MPI_Fint *f_assert, MPI_Fi
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_lock_all);
 	MPI_Win win = MPI_Win_f2c(*f_win);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_win_lock_all_f08_(f_assert, f_win, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_win_lock(win, HMBMPI_ALL, MPI_LOCK_SHARED);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_win_lock_all, mpi_win_lock_all_f08_)
 #endif
@@ -9166,13 +9182,13 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_win_post(MPI_Fint *f_group, MPI_Fint *f_a
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_post);
 	MPI_Group group = MPI_Group_f2c(*f_group);
 	MPI_Win win = MPI_Win_f2c(*f_win);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_win_post_(f_group, f_assert, f_win, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_win_group(win, group, 1);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_win_post, mpi_win_post_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_win_post, mpi_win_post__)
@@ -9194,13 +9210,13 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_win_post(MPI_Fint *f_group, MPI_Fint *f
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_post);
 	MPI_Group group = MPI_Group_f2c(*f_group);
 	MPI_Win win = MPI_Win_f2c(*f_win);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_win_post_f08_(f_group, f_assert, f_win, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_win_group(win, group, 1);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_win_post, mpi_win_post_f08_)
 #endif
@@ -9215,13 +9231,13 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_win_start(MPI_Fint *f_group, MPI_Fint *f_
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_start);
 	MPI_Group group = MPI_Group_f2c(*f_group);
 	MPI_Win win = MPI_Win_f2c(*f_win);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_win_start_(f_group, f_assert, f_win, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_win_group(win, group, 0);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_win_start, mpi_win_start_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_win_start, mpi_win_start__)
@@ -9243,13 +9259,13 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_win_start(MPI_Fint *f_group, MPI_Fint *
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_start);
 	MPI_Group group = MPI_Group_f2c(*f_group);
 	MPI_Win win = MPI_Win_f2c(*f_win);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_win_start_f08_(f_group, f_assert, f_win, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_win_group(win, group, 0);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_win_start, mpi_win_start_f08_)
 #endif
@@ -9263,13 +9279,13 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_win_sync(MPI_Fint *f_win, MPI_Fint *ierr)
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_sync);
 	MPI_Win win = MPI_Win_f2c(*f_win);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_win_sync_(f_win, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_win_sync(win);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_win_sync, mpi_win_sync_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_win_sync, mpi_win_sync__)
@@ -9290,13 +9306,13 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_win_sync(MPI_Fint *f_win, MPI_Fint *ier
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_sync);
 	MPI_Win win = MPI_Win_f2c(*f_win);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_win_sync_f08_(f_win, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_win_sync(win);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_win_sync, mpi_win_sync_f08_)
 #endif
@@ -9311,7 +9327,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_win_test(MPI_Fint *f_win, MPI_Fint *f_fla
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_test);
 	MPI_Win win = MPI_Win_f2c(*f_win);
 	int flag_v = 0, *flag = &flag_v;
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_win_test_(f_win, f_flag, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
@@ -9320,7 +9336,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_win_test(MPI_Fint *f_win, MPI_Fint *f_fla
 			hmbmpi_win_complete(win, 1);
 		}
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_win_test, mpi_win_test_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_win_test, mpi_win_test__)
@@ -9342,7 +9358,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_win_test(MPI_Fint *f_win, MPI_Fint *f_f
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_test);
 	MPI_Win win = MPI_Win_f2c(*f_win);
 	int flag_v = 0, *flag = &flag_v;
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_win_test_f08_(f_win, f_flag, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
@@ -9351,7 +9367,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_win_test(MPI_Fint *f_win, MPI_Fint *f_f
 			hmbmpi_win_complete(win, 1);
 		}
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_win_test, mpi_win_test_f08_)
 #endif
@@ -9366,13 +9382,13 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_win_unlock(MPI_Fint *f_rank, MPI_Fint *f_
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_unlock);
 	int rank = (int)*f_rank;
 	MPI_Win win = MPI_Win_f2c(*f_win);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_win_unlock_(f_rank, f_win, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_win_unlock(win, rank);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_win_unlock, mpi_win_unlock_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_win_unlock, mpi_win_unlock__)
@@ -9394,13 +9410,13 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_win_unlock(MPI_Fint *f_rank, MPI_Fint *
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_unlock);
 	int rank = (int)*f_rank;
 	MPI_Win win = MPI_Win_f2c(*f_win);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_win_unlock_f08_(f_rank, f_win, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_win_unlock(win, rank);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_win_unlock, mpi_win_unlock_f08_)
 #endif
@@ -9414,13 +9430,13 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_win_unlock_all(MPI_Fint *f_win, MPI_Fint 
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_unlock_all);
 	MPI_Win win = MPI_Win_f2c(*f_win);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_win_unlock_all_(f_win, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_win_unlock(win, HMBMPI_ALL);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_win_unlock_all, mpi_win_unlock_all_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_win_unlock_all, mpi_win_unlock_all__)
@@ -9441,13 +9457,13 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_win_unlock_all(MPI_Fint *f_win, MPI_Fin
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_unlock_all);
 	MPI_Win win = MPI_Win_f2c(*f_win);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_win_unlock_all_f08_(f_win, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_win_unlock(win, HMBMPI_ALL);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_win_unlock_all, mpi_win_unlock_all_f08_)
 #endif
@@ -9461,13 +9477,13 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_win_wait(MPI_Fint *f_win, MPI_Fint *ierr)
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_wait);
 	MPI_Win win = MPI_Win_f2c(*f_win);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_win_wait_(f_win, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_win_complete(win, 1);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_win_wait, mpi_win_wait_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_win_wait, mpi_win_wait__)
@@ -9488,13 +9504,13 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_win_wait(MPI_Fint *f_win, MPI_Fint *ier
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_wait);
 	MPI_Win win = MPI_Win_f2c(*f_win);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	pmpi_win_wait_f08_(f_win, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_win_complete(win, 1);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_win_wait, mpi_win_wait_f08_)
 #endif

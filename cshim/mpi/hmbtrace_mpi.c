@@ -32,8 +32,10 @@ HMB_NOINST int hmbmpi_off_slow(void)
 	return s == 2;
 }
 
-static int world_rank = -1, world_size = 0;
-static uint32_t world_id, self_id;
+static int world_rank = -1;
+int hmbmpi_world_size;
+uint32_t hmbmpi_world_id;
+static uint32_t self_id;
 static MPI_Comm sync_comm = MPI_COMM_NULL;
 
 /*
@@ -167,7 +169,7 @@ HMB_NOINST static struct comm_info *info_of(MPI_Comm comm, MPI_Comm parent)
 HMB_NOINST static uint32_t comm_id(MPI_Comm comm)
 {
 	if (comm == MPI_COMM_WORLD) {
-		return world_id;
+		return hmbmpi_world_id;
 	}
 	if (comm == MPI_COMM_SELF) {
 		return self_id;
@@ -188,8 +190,8 @@ HMB_NOINST static uint32_t comm_id(MPI_Comm comm)
 HMB_NOINST static int world(MPI_Comm comm, int rank, uint32_t *id)
 {
 	if (comm == MPI_COMM_WORLD) {
-		*id = world_id;
-		return rank >= 0 && rank < world_size ? rank : -1;
+		*id = hmbmpi_world_id;
+		return rank >= 0 && rank < hmbmpi_world_size ? rank : -1;
 	}
 	if (comm == MPI_COMM_SELF) {
 		*id = self_id;
@@ -458,13 +460,13 @@ HMB_NOINST void hmbmpi_rma_request(MPI_Request req, uint32_t win, uint64_t id)
 
 /* Point-to-point. */
 
-HMB_NOINST void hmbmpi_send(MPI_Comm comm, int dest, int tag, int count, MPI_Datatype type)
+HMB_NOINST void hmbmpi_send_slow(struct hmbmpi_msg *m, MPI_Comm comm, int dest, int tag, int count, MPI_Datatype type)
 {
-	uint32_t id;
-	uint64_t n;
-	int to = world(comm, dest, &id);
-	if (to >= 0 && send_bytes(tag, count, type, &n)) { /* not MPI_PROC_NULL, nor a rank the call will fail on */
-		hmb_send_comm(to, (uint32_t)tag, n, id);
+	int to = world(comm, dest, &m->comm);
+	m->peer = -1;
+	if (to >= 0 && send_bytes(tag, count, type, &m->bytes)) { /* not MPI_PROC_NULL, nor a rank the call will fail on */
+		m->peer = to;
+		m->tag = (uint32_t)tag;
 	} else if (to == NO_TRANSLATION) {
 		hmb_count_dropped(1);
 	}
@@ -490,21 +492,30 @@ HMB_NOINST static int received(MPI_Comm comm, MPI_Datatype type, const MPI_Statu
 	if (*from < 0) {
 		return 0;
 	}
-	int count = 0;
-	if (PMPI_Get_count(st, type, &count) != MPI_SUCCESS || count == MPI_UNDEFINED) {
-		count = 0;
-	}
-	*n = bytes(count, type);
+	*n = hmbmpi_status_bytes(st, type);
 	return 1;
 }
 
-HMB_NOINST void hmbmpi_recv(MPI_Comm comm, MPI_Datatype type, const MPI_Status *st)
+/* The bytes at once, counted in MPI_BYTE; in the datatype's elements only
+ * when they are too many for an int. */
+HMB_NOINST uint64_t hmbmpi_status_bytes_slow(const MPI_Status *st, MPI_Datatype type)
+{
+	int count = 0;
+	if (PMPI_Get_count(st, MPI_BYTE, &count) == MPI_SUCCESS && count != MPI_UNDEFINED) {
+		return count >= 0 ? (uint64_t)count : 0;
+	}
+	if (PMPI_Get_count(st, type, &count) != MPI_SUCCESS || count == MPI_UNDEFINED) {
+		count = 0;
+	}
+	return bytes(count, type);
+}
+
+HMB_NOINST void hmbmpi_recv_slow(struct hmbmpi_msg *m, MPI_Comm comm, MPI_Datatype type, const MPI_Status *st)
 {
 	int from;
-	uint64_t n;
-	uint32_t id;
-	if (received(comm, type, st, &from, &n, &id, NULL)) {
-		hmb_recv_comm(from, (uint32_t)st->MPI_TAG, n, id);
+	if (received(comm, type, st, &from, &m->bytes, &m->comm, NULL)) {
+		m->peer = from;
+		m->tag = (uint32_t)st->MPI_TAG;
 	}
 }
 
@@ -656,11 +667,11 @@ HMB_NOINST void hmbmpi_mprobe(MPI_Comm comm, MPI_Message msg)
 	pend_add((struct pending){.key = msg_key(msg), .what = P_MESSAGE, .comm = comm, .id = 1}, 1);
 }
 
-HMB_NOINST void hmbmpi_mrecv(MPI_Message before, MPI_Datatype type, const MPI_Status *st)
+HMB_NOINST void hmbmpi_mrecv(struct hmbmpi_msg *m, MPI_Message before, MPI_Datatype type, const MPI_Status *st)
 {
 	struct pending p;
 	if (before != MPI_MESSAGE_NULL && pend_take(msg_key(before), &p, 0)) {
-		hmbmpi_recv(p.comm, type, st);
+		hmbmpi_recv(m, p.comm, type, st);
 	}
 }
 
@@ -752,7 +763,7 @@ HMB_NOINST static int peers(MPI_Comm comm, int *rank, int *inter)
 	*inter = 0;
 	if (comm == MPI_COMM_WORLD) {
 		*rank = world_rank;
-		return world_size;
+		return hmbmpi_world_size;
 	}
 	if (comm == MPI_COMM_SELF) {
 		*rank = 0;
@@ -1077,7 +1088,7 @@ HMB_NOINST void hmbmpi_coll_enter(uint32_t region, const struct hmbmpi_coll *c)
 HMB_NOINST void hmbmpi_icoll_enter(uint32_t region, const struct hmbmpi_coll *c)
 {
 	(void)c;
-	hmb_enter(region);
+	hmbmpi_enter(region);
 }
 
 HMB_NOINST void hmbmpi_icoll(uint32_t region, const struct hmbmpi_coll *c, MPI_Request req)
@@ -1127,7 +1138,7 @@ HMB_NOINST static void clock_sync(void)
 	PMPI_Bcast(&ref_start, 1, MPI_UINT64_T, 0, sync_comm);
 	if (world_rank == 0) {
 		hmb_clock_sync(hmb_clock(), 0, ref_start);
-		for (int r = 1; r < world_size; r++) {
+		for (int r = 1; r < hmbmpi_world_size; r++) {
 			for (int k = 0; k < SYNC_ROUNDS; k++) {
 				char ping;
 				PMPI_Recv(&ping, 1, MPI_CHAR, r, 1, sync_comm, MPI_STATUS_IGNORE);
@@ -1163,18 +1174,18 @@ HMB_NOINST static void clock_sync(void)
 HMB_NOINST void hmbmpi_after_init(void)
 {
 	PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
-	PMPI_Comm_size(MPI_COMM_WORLD, &world_size);
+	PMPI_Comm_size(MPI_COMM_WORLD, &hmbmpi_world_size);
 	PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, info_delete, &info_key, NULL);
 	hmb_set_rank(world_rank);
 	char name[32];
 	snprintf(name, sizeof name, "rank %d", world_rank);
 	hmb_thread_name(name);
-	int32_t *all = malloc(((size_t)world_size + 1) * sizeof *all);
+	int32_t *all = malloc(((size_t)hmbmpi_world_size + 1) * sizeof *all);
 	if (all != NULL) {
-		for (int i = 0; i < world_size; i++) {
+		for (int i = 0; i < hmbmpi_world_size; i++) {
 			all[i] = i;
 		}
-		world_id = hmb_comm_define("MPI_COMM_WORLD", 0, all, world_size, NULL, 0);
+		hmbmpi_world_id = hmb_comm_define("MPI_COMM_WORLD", 0, all, hmbmpi_world_size, NULL, 0);
 		free(all);
 	} else {
 		hmb_count_dropped(1);

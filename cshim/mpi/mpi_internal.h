@@ -47,9 +47,87 @@ void hmbmpi_before_finalize(void);
 void hmbmpi_after_finalize(void);
 void hmbmpi_abort(uint32_t region, MPI_Comm comm);
 
-/* Point-to-point: peers are ranks of comm, translated into world ranks. */
-void hmbmpi_send(MPI_Comm comm, int dest, int tag, int count, MPI_Datatype type);
-void hmbmpi_recv(MPI_Comm comm, MPI_Datatype type, const MPI_Status *st);
+/*
+ * Point-to-point: peers are ranks of comm, translated into world ranks. A
+ * blocking call's message is recorded with its region, in one probe
+ * (hmb_enter_send, hmb_recv_leave): hmbmpi_send, hmbmpi_recv and
+ * hmbmpi_mrecv say what it is, a peer of -1 for none.
+ */
+struct hmbmpi_msg {
+	int peer;
+	uint32_t tag, comm;
+	uint64_t bytes;
+};
+#define HMBMPI_NO_MSG {.peer = -1}
+void hmbmpi_send_slow(struct hmbmpi_msg *m, MPI_Comm comm, int dest, int tag, int count, MPI_Datatype type);
+void hmbmpi_recv_slow(struct hmbmpi_msg *m, MPI_Comm comm, MPI_Datatype type, const MPI_Status *st);
+uint64_t hmbmpi_status_bytes_slow(const MPI_Status *st, MPI_Datatype type);
+
+/* MPI_COMM_WORLD, whose ranks are world ranks: its size (0 before
+ * MPI_Init) and its id in the trace. */
+extern int hmbmpi_world_size;
+extern uint32_t hmbmpi_world_id;
+
+/*
+ * hmbmpi_send says what a blocking send sends, a peer of -1 for nothing to
+ * record. The common call, on MPI_COMM_WORLD to a rank of it, is seen to
+ * inline; any other goes to hmbmpi_send_slow, which translates the rank.
+ */
+HMB_NOINST static inline void hmbmpi_send(struct hmbmpi_msg *m, MPI_Comm comm, int dest, int tag, int count,
+					  MPI_Datatype type)
+{
+	int size;
+	if (__builtin_expect(comm == MPI_COMM_WORLD && dest >= 0 && dest < hmbmpi_world_size && tag >= 0 && count >= 0 &&
+				     type != MPI_DATATYPE_NULL,
+			     1) &&
+	    __builtin_expect(PMPI_Type_size(type, &size) == MPI_SUCCESS && size >= 0, 1)) {
+		m->peer = dest;
+		m->tag = (uint32_t)tag;
+		m->comm = hmbmpi_world_id;
+		m->bytes = (uint64_t)count * (uint64_t)size;
+		return;
+	}
+	hmbmpi_send_slow(m, comm, dest, tag, count, type);
+}
+
+/*
+ * hmbmpi_status_bytes returns the bytes a completed receive's status
+ * tells. Open MPI keeps them in the status (_ucount, from 1.7 to 5 at
+ * least): read there, they cost no call and no division (MPI_Get_count
+ * divides by the datatype's size).
+ */
+#if defined(OPEN_MPI) && OPEN_MPI && defined(OMPI_MAJOR_VERSION) && OMPI_MAJOR_VERSION >= 2 && OMPI_MAJOR_VERSION <= 5
+#define HMBMPI_UCOUNT 1
+#else
+#define HMBMPI_UCOUNT 0
+#endif
+HMB_NOINST static inline uint64_t hmbmpi_status_bytes(const MPI_Status *st, MPI_Datatype type)
+{
+#if HMBMPI_UCOUNT
+	(void)type;
+	return (uint64_t)st->_ucount;
+#else
+	return hmbmpi_status_bytes_slow(st, type);
+#endif
+}
+
+/* hmbmpi_recv says what a blocking receive received, as hmbmpi_send does. */
+HMB_NOINST static inline void hmbmpi_recv(struct hmbmpi_msg *m, MPI_Comm comm, MPI_Datatype type,
+					  const MPI_Status *st)
+{
+	if (__builtin_expect(comm == MPI_COMM_WORLD && st->MPI_SOURCE >= 0 && st->MPI_SOURCE < hmbmpi_world_size, 1)) {
+		m->peer = st->MPI_SOURCE;
+		m->tag = (uint32_t)st->MPI_TAG;
+		m->comm = hmbmpi_world_id;
+		m->bytes = hmbmpi_status_bytes(st, type);
+		return;
+	}
+	hmbmpi_recv_slow(m, comm, type, st);
+}
+
+/* The enter and leave of MPI region r with no message. */
+#define hmbmpi_enter(r) hmb_enter_send((r), -1, 0, 0, 0)
+#define hmbmpi_leave(r) hmb_recv_leave((r), -1, 0, 0, 0)
 void hmbmpi_isend(MPI_Comm comm, int dest, int tag, int count, MPI_Datatype type, MPI_Request req);
 void hmbmpi_irecv(MPI_Comm comm, int source, MPI_Datatype type, MPI_Request req);
 void hmbmpi_send_init(MPI_Comm comm, int dest, int tag, int count, MPI_Datatype type, MPI_Request req);
@@ -58,7 +136,7 @@ void hmbmpi_start(MPI_Request req);
 void hmbmpi_complete(MPI_Request before, const MPI_Status *st);
 void hmbmpi_request_free(MPI_Request before);
 void hmbmpi_mprobe(MPI_Comm comm, MPI_Message msg);
-void hmbmpi_mrecv(MPI_Message before, MPI_Datatype type, const MPI_Status *st);
+void hmbmpi_mrecv(struct hmbmpi_msg *m, MPI_Message before, MPI_Datatype type, const MPI_Status *st);
 void hmbmpi_imrecv(MPI_Message before, MPI_Datatype type, MPI_Request req);
 
 /*

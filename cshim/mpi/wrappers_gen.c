@@ -219,12 +219,12 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Accumulate(const void *origin_addr, int origin_
 		return PMPI_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Accumulate);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_rma_op(win, target_rank, HMB_RMA_ATOMIC, HMB_RMA_ATOMIC_ACCUMULATE, origin_count, origin_datatype, 0, MPI_DATATYPE_NULL, MPI_REQUEST_NULL);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -238,7 +238,7 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Allgather(const void *sendbuf, int sendcount, M
 	hmbmpi_coll_allgather(&c, sendbuf, sendcount, sendtype, recvcount, recvtype, comm);
 	hmbmpi_coll_enter(r, &c);
 	int rc = PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -255,7 +255,7 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Iallgather(const void *sendbuf, int sendcount, 
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_icoll(r, &c, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -269,7 +269,7 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Allgatherv(const void *sendbuf, int sendcount, 
 	hmbmpi_coll_allgatherv(&c, sendbuf, sendcount, sendtype, recvcounts, recvtype, comm);
 	hmbmpi_coll_enter(r, &c);
 	int rc = PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -286,7 +286,7 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Iallgatherv(const void *sendbuf, int sendcount,
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_icoll(r, &c, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -296,9 +296,9 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *b
 		return PMPI_Alloc_mem(size, info, baseptr);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Alloc_mem);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_Alloc_mem(size, info, baseptr);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -312,7 +312,7 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Allreduce(const void *sendbuf, void *recvbuf, i
 	hmbmpi_coll_allreduce(&c, count, datatype, comm);
 	hmbmpi_coll_enter(r, &c);
 	int rc = PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -329,7 +329,7 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Iallreduce(const void *sendbuf, void *recvbuf, 
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_icoll(r, &c, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -343,7 +343,7 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Alltoall(const void *sendbuf, int sendcount, MP
 	hmbmpi_coll_alltoall(&c, sendbuf, sendcount, sendtype, recvcount, recvtype, comm);
 	hmbmpi_coll_enter(r, &c);
 	int rc = PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -360,7 +360,7 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Ialltoall(const void *sendbuf, int sendcount, M
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_icoll(r, &c, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -374,7 +374,7 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Alltoallv(const void *sendbuf, const int sendco
 	hmbmpi_coll_alltoallv(&c, sendbuf, sendcounts, sendtype, recvcounts, recvtype, comm);
 	hmbmpi_coll_enter(r, &c);
 	int rc = PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -391,7 +391,7 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Ialltoallv(const void *sendbuf, const int sendc
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_icoll(r, &c, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -407,7 +407,7 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Alltoallw(const void *sendbuf, const int sendco
 	hmbmpi_coll_alltoallw(&c, sendbuf, sendcounts, sendtypes, sendtypes_f, recvcounts, recvtypes, recvtypes_f, comm);
 	hmbmpi_coll_enter(r, &c);
 	int rc = PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -426,7 +426,7 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Ialltoallw(const void *sendbuf, const int sendc
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_icoll(r, &c, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -440,7 +440,7 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Barrier(MPI_Comm comm)
 	hmbmpi_coll_barrier(&c, comm);
 	hmbmpi_coll_enter(r, &c);
 	int rc = PMPI_Barrier(comm);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -457,7 +457,7 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_icoll(r, &c, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -471,7 +471,7 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Bcast(void *buffer, int count, MPI_Datatype dat
 	hmbmpi_coll_bcast(&c, count, datatype, root, comm);
 	hmbmpi_coll_enter(r, &c);
 	int rc = PMPI_Bcast(buffer, count, datatype, root, comm);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -481,10 +481,11 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Bsend(const void *buf, int count, MPI_Datatype 
 		return PMPI_Bsend(buf, count, datatype, dest, tag, comm);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Bsend);
-	hmbmpi_send(comm, dest, tag, count, datatype);
-	hmb_enter(r);
+	struct hmbmpi_msg s;
+	hmbmpi_send(&s, comm, dest, tag, count, datatype);
+	hmb_enter_send(r, s.peer, s.tag, s.bytes, s.comm);
 	int rc = PMPI_Bsend(buf, count, datatype, dest, tag, comm);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -501,7 +502,7 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Ibcast(void *buffer, int count, MPI_Datatype da
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_icoll(r, &c, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -511,12 +512,12 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Bsend_init(const void *buf, int count, MPI_Data
 		return PMPI_Bsend_init(buf, count, datatype, dest, tag, comm, request);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Bsend_init);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_Bsend_init(buf, count, datatype, dest, tag, comm, request);
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_send_init(comm, dest, tag, count, datatype, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -526,9 +527,9 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Buffer_attach(void *buffer, int size)
 		return PMPI_Buffer_attach(buffer, size);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Buffer_attach);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_Buffer_attach(buffer, size);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -538,9 +539,9 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Buffer_detach(void *buffer, int *size)
 		return PMPI_Buffer_detach(buffer, size);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Buffer_detach);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_Buffer_detach(buffer, size);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -550,9 +551,9 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Cancel(MPI_Request *request)
 		return PMPI_Cancel(request);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Cancel);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_Cancel(request);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -562,12 +563,12 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Cart_create(MPI_Comm old_comm, int ndims, const
 		return PMPI_Cart_create(old_comm, ndims, dims, periods, reorder, comm_cart);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Cart_create);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_Cart_create(old_comm, ndims, dims, periods, reorder, comm_cart);
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_comm_created(old_comm, *comm_cart);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -577,12 +578,12 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[]
 		return PMPI_Cart_sub(comm, remain_dims, new_comm);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Cart_sub);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_Cart_sub(comm, remain_dims, new_comm);
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_comm_created(comm, *new_comm);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -592,9 +593,9 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Close_port(const char *port_name)
 		return PMPI_Close_port(port_name);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Close_port);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_Close_port(port_name);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -604,12 +605,12 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Comm_accept(const char *port_name, MPI_Info inf
 		return PMPI_Comm_accept(port_name, info, root, comm, newcomm);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Comm_accept);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_Comm_accept(port_name, info, root, comm, newcomm);
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_comm_created(comm, *newcomm);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -619,12 +620,12 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Comm_connect(const char *port_name, MPI_Info in
 		return PMPI_Comm_connect(port_name, info, root, comm, newcomm);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Comm_connect);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_Comm_connect(port_name, info, root, comm, newcomm);
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_comm_created(comm, *newcomm);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -634,12 +635,12 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Comm_create_group(MPI_Comm comm, MPI_Group grou
 		return PMPI_Comm_create_group(comm, group, tag, newcomm);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Comm_create_group);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_Comm_create_group(comm, group, tag, newcomm);
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_comm_created(comm, *newcomm);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -649,12 +650,12 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI
 		return PMPI_Comm_create(comm, group, newcomm);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Comm_create);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_Comm_create(comm, group, newcomm);
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_comm_created(comm, *newcomm);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -664,9 +665,9 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Comm_disconnect(MPI_Comm *comm)
 		return PMPI_Comm_disconnect(comm);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Comm_disconnect);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_Comm_disconnect(comm);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -676,12 +677,12 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 		return PMPI_Comm_dup(comm, newcomm);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Comm_dup);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_Comm_dup(comm, newcomm);
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_comm_created(comm, *newcomm);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -691,12 +692,12 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI
 		return PMPI_Comm_idup(comm, newcomm, request);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Comm_idup);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_Comm_idup(comm, newcomm, request);
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_comm_idup(comm, newcomm, NULL, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -706,12 +707,12 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info
 		return PMPI_Comm_dup_with_info(comm, info, newcomm);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Comm_dup_with_info);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_Comm_dup_with_info(comm, info, newcomm);
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_comm_created(comm, *newcomm);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -721,9 +722,9 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Comm_free(MPI_Comm *comm)
 		return PMPI_Comm_free(comm);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Comm_free);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_Comm_free(comm);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -733,12 +734,12 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Dist_graph_create(MPI_Comm comm_old, int n, con
 		return PMPI_Dist_graph_create(comm_old, n, nodes, degrees, targets, weights, info, reorder, newcomm);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Dist_graph_create);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_Dist_graph_create(comm_old, n, nodes, degrees, targets, weights, info, reorder, newcomm);
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_comm_created(comm_old, *newcomm);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -748,12 +749,12 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, i
 		return PMPI_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Dist_graph_create_adjacent);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph);
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_comm_created(comm_old, *comm_dist_graph);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -763,12 +764,12 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Comm_join(int fd, MPI_Comm *intercomm)
 		return PMPI_Comm_join(fd, intercomm);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Comm_join);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_Comm_join(fd, intercomm);
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_comm_created(MPI_COMM_NULL, *intercomm);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -778,12 +779,12 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Comm_spawn(const char *command, char *argv[], i
 		return PMPI_Comm_spawn(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Comm_spawn);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_Comm_spawn(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes);
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_comm_created(comm, *intercomm);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -793,12 +794,12 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Comm_spawn_multiple(int count, char *array_of_c
 		return PMPI_Comm_spawn_multiple(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Comm_spawn_multiple);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_Comm_spawn_multiple(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes);
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_comm_created(comm, *intercomm);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -808,12 +809,12 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Comm_split(MPI_Comm comm, int color, int key, M
 		return PMPI_Comm_split(comm, color, key, newcomm);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Comm_split);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_Comm_split(comm, color, key, newcomm);
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_comm_created(comm, *newcomm);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -823,12 +824,12 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Comm_split_type(MPI_Comm comm, int split_type, 
 		return PMPI_Comm_split_type(comm, split_type, key, info, newcomm);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Comm_split_type);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_Comm_split_type(comm, split_type, key, info, newcomm);
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_comm_created(comm, *newcomm);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -838,12 +839,12 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Compare_and_swap(const void *origin_addr, const
 		return PMPI_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Compare_and_swap);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win);
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_rma_op(win, target_rank, HMB_RMA_ATOMIC, HMB_RMA_ATOMIC_COMPARE_AND_SWAP, 1, datatype, 1, datatype, MPI_REQUEST_NULL);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -857,7 +858,7 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Exscan(const void *sendbuf, void *recvbuf, int 
 	hmbmpi_coll_scan(&c, count, datatype, comm);
 	hmbmpi_coll_enter(r, &c);
 	int rc = PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -867,12 +868,12 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Fetch_and_op(const void *origin_addr, void *res
 		return PMPI_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Fetch_and_op);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win);
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_rma_op(win, target_rank, HMB_RMA_ATOMIC, HMB_RMA_ATOMIC_FETCH_AND_ACCUMULATE, 1, datatype, 1, datatype, MPI_REQUEST_NULL);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -889,7 +890,7 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Iexscan(const void *sendbuf, void *recvbuf, int
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_icoll(r, &c, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -899,9 +900,9 @@ HMB_NOINST HMBMPI_EXPORT int MPI_File_open(MPI_Comm comm, const char *filename, 
 		return PMPI_File_open(comm, filename, amode, info, fh);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_open);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_File_open(comm, filename, amode, info, fh);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -911,9 +912,9 @@ HMB_NOINST HMBMPI_EXPORT int MPI_File_close(MPI_File *fh)
 		return PMPI_File_close(fh);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_close);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_File_close(fh);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -923,9 +924,9 @@ HMB_NOINST HMBMPI_EXPORT int MPI_File_delete(const char *filename, MPI_Info info
 		return PMPI_File_delete(filename, info);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_delete);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_File_delete(filename, info);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -935,9 +936,9 @@ HMB_NOINST HMBMPI_EXPORT int MPI_File_set_size(MPI_File fh, MPI_Offset size)
 		return PMPI_File_set_size(fh, size);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_set_size);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_File_set_size(fh, size);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -947,9 +948,9 @@ HMB_NOINST HMBMPI_EXPORT int MPI_File_preallocate(MPI_File fh, MPI_Offset size)
 		return PMPI_File_preallocate(fh, size);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_preallocate);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_File_preallocate(fh, size);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -959,9 +960,9 @@ HMB_NOINST HMBMPI_EXPORT int MPI_File_set_info(MPI_File fh, MPI_Info info)
 		return PMPI_File_set_info(fh, info);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_set_info);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_File_set_info(fh, info);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -971,9 +972,9 @@ HMB_NOINST HMBMPI_EXPORT int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI
 		return PMPI_File_set_view(fh, disp, etype, filetype, datarep, info);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_set_view);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_File_set_view(fh, disp, etype, filetype, datarep, info);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -983,9 +984,9 @@ HMB_NOINST HMBMPI_EXPORT int MPI_File_read_at(MPI_File fh, MPI_Offset offset, vo
 		return PMPI_File_read_at(fh, offset, buf, count, datatype, status);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_read_at);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_File_read_at(fh, offset, buf, count, datatype, status);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -995,9 +996,9 @@ HMB_NOINST HMBMPI_EXPORT int MPI_File_read_at_all(MPI_File fh, MPI_Offset offset
 		return PMPI_File_read_at_all(fh, offset, buf, count, datatype, status);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_read_at_all);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_File_read_at_all(fh, offset, buf, count, datatype, status);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -1007,9 +1008,9 @@ HMB_NOINST HMBMPI_EXPORT int MPI_File_write_at(MPI_File fh, MPI_Offset offset, c
 		return PMPI_File_write_at(fh, offset, buf, count, datatype, status);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_write_at);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_File_write_at(fh, offset, buf, count, datatype, status);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -1019,9 +1020,9 @@ HMB_NOINST HMBMPI_EXPORT int MPI_File_write_at_all(MPI_File fh, MPI_Offset offse
 		return PMPI_File_write_at_all(fh, offset, buf, count, datatype, status);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_write_at_all);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_File_write_at_all(fh, offset, buf, count, datatype, status);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -1031,9 +1032,9 @@ HMB_NOINST HMBMPI_EXPORT int MPI_File_iread_at(MPI_File fh, MPI_Offset offset, v
 		return PMPI_File_iread_at(fh, offset, buf, count, datatype, request);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_iread_at);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_File_iread_at(fh, offset, buf, count, datatype, request);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -1043,9 +1044,9 @@ HMB_NOINST HMBMPI_EXPORT int MPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, 
 		return PMPI_File_iwrite_at(fh, offset, buf, count, datatype, request);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_iwrite_at);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_File_iwrite_at(fh, offset, buf, count, datatype, request);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -1055,9 +1056,9 @@ HMB_NOINST HMBMPI_EXPORT int MPI_File_iread_at_all(MPI_File fh, MPI_Offset offse
 		return PMPI_File_iread_at_all(fh, offset, buf, count, datatype, request);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_iread_at_all);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_File_iread_at_all(fh, offset, buf, count, datatype, request);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -1067,9 +1068,9 @@ HMB_NOINST HMBMPI_EXPORT int MPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offs
 		return PMPI_File_iwrite_at_all(fh, offset, buf, count, datatype, request);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_iwrite_at_all);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_File_iwrite_at_all(fh, offset, buf, count, datatype, request);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -1079,9 +1080,9 @@ HMB_NOINST HMBMPI_EXPORT int MPI_File_read(MPI_File fh, void *buf, int count, MP
 		return PMPI_File_read(fh, buf, count, datatype, status);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_read);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_File_read(fh, buf, count, datatype, status);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -1091,9 +1092,9 @@ HMB_NOINST HMBMPI_EXPORT int MPI_File_read_all(MPI_File fh, void *buf, int count
 		return PMPI_File_read_all(fh, buf, count, datatype, status);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_read_all);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_File_read_all(fh, buf, count, datatype, status);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -1103,9 +1104,9 @@ HMB_NOINST HMBMPI_EXPORT int MPI_File_write(MPI_File fh, const void *buf, int co
 		return PMPI_File_write(fh, buf, count, datatype, status);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_write);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_File_write(fh, buf, count, datatype, status);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -1115,9 +1116,9 @@ HMB_NOINST HMBMPI_EXPORT int MPI_File_write_all(MPI_File fh, const void *buf, in
 		return PMPI_File_write_all(fh, buf, count, datatype, status);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_write_all);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_File_write_all(fh, buf, count, datatype, status);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -1127,9 +1128,9 @@ HMB_NOINST HMBMPI_EXPORT int MPI_File_iread(MPI_File fh, void *buf, int count, M
 		return PMPI_File_iread(fh, buf, count, datatype, request);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_iread);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_File_iread(fh, buf, count, datatype, request);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -1139,9 +1140,9 @@ HMB_NOINST HMBMPI_EXPORT int MPI_File_iwrite(MPI_File fh, const void *buf, int c
 		return PMPI_File_iwrite(fh, buf, count, datatype, request);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_iwrite);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_File_iwrite(fh, buf, count, datatype, request);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -1151,9 +1152,9 @@ HMB_NOINST HMBMPI_EXPORT int MPI_File_iread_all(MPI_File fh, void *buf, int coun
 		return PMPI_File_iread_all(fh, buf, count, datatype, request);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_iread_all);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_File_iread_all(fh, buf, count, datatype, request);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -1163,9 +1164,9 @@ HMB_NOINST HMBMPI_EXPORT int MPI_File_iwrite_all(MPI_File fh, const void *buf, i
 		return PMPI_File_iwrite_all(fh, buf, count, datatype, request);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_iwrite_all);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_File_iwrite_all(fh, buf, count, datatype, request);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -1175,9 +1176,9 @@ HMB_NOINST HMBMPI_EXPORT int MPI_File_seek(MPI_File fh, MPI_Offset offset, int w
 		return PMPI_File_seek(fh, offset, whence);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_seek);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_File_seek(fh, offset, whence);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -1187,9 +1188,9 @@ HMB_NOINST HMBMPI_EXPORT int MPI_File_read_shared(MPI_File fh, void *buf, int co
 		return PMPI_File_read_shared(fh, buf, count, datatype, status);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_read_shared);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_File_read_shared(fh, buf, count, datatype, status);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -1199,9 +1200,9 @@ HMB_NOINST HMBMPI_EXPORT int MPI_File_write_shared(MPI_File fh, const void *buf,
 		return PMPI_File_write_shared(fh, buf, count, datatype, status);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_write_shared);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_File_write_shared(fh, buf, count, datatype, status);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -1211,9 +1212,9 @@ HMB_NOINST HMBMPI_EXPORT int MPI_File_iread_shared(MPI_File fh, void *buf, int c
 		return PMPI_File_iread_shared(fh, buf, count, datatype, request);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_iread_shared);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_File_iread_shared(fh, buf, count, datatype, request);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -1223,9 +1224,9 @@ HMB_NOINST HMBMPI_EXPORT int MPI_File_iwrite_shared(MPI_File fh, const void *buf
 		return PMPI_File_iwrite_shared(fh, buf, count, datatype, request);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_iwrite_shared);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_File_iwrite_shared(fh, buf, count, datatype, request);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -1235,9 +1236,9 @@ HMB_NOINST HMBMPI_EXPORT int MPI_File_read_ordered(MPI_File fh, void *buf, int c
 		return PMPI_File_read_ordered(fh, buf, count, datatype, status);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_read_ordered);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_File_read_ordered(fh, buf, count, datatype, status);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -1247,9 +1248,9 @@ HMB_NOINST HMBMPI_EXPORT int MPI_File_write_ordered(MPI_File fh, const void *buf
 		return PMPI_File_write_ordered(fh, buf, count, datatype, status);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_write_ordered);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_File_write_ordered(fh, buf, count, datatype, status);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -1259,9 +1260,9 @@ HMB_NOINST HMBMPI_EXPORT int MPI_File_seek_shared(MPI_File fh, MPI_Offset offset
 		return PMPI_File_seek_shared(fh, offset, whence);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_seek_shared);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_File_seek_shared(fh, offset, whence);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -1271,9 +1272,9 @@ HMB_NOINST HMBMPI_EXPORT int MPI_File_read_at_all_begin(MPI_File fh, MPI_Offset 
 		return PMPI_File_read_at_all_begin(fh, offset, buf, count, datatype);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_read_at_all_begin);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_File_read_at_all_begin(fh, offset, buf, count, datatype);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -1283,9 +1284,9 @@ HMB_NOINST HMBMPI_EXPORT int MPI_File_read_at_all_end(MPI_File fh, void *buf, MP
 		return PMPI_File_read_at_all_end(fh, buf, status);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_read_at_all_end);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_File_read_at_all_end(fh, buf, status);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -1295,9 +1296,9 @@ HMB_NOINST HMBMPI_EXPORT int MPI_File_write_at_all_begin(MPI_File fh, MPI_Offset
 		return PMPI_File_write_at_all_begin(fh, offset, buf, count, datatype);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_write_at_all_begin);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_File_write_at_all_begin(fh, offset, buf, count, datatype);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -1307,9 +1308,9 @@ HMB_NOINST HMBMPI_EXPORT int MPI_File_write_at_all_end(MPI_File fh, const void *
 		return PMPI_File_write_at_all_end(fh, buf, status);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_write_at_all_end);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_File_write_at_all_end(fh, buf, status);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -1319,9 +1320,9 @@ HMB_NOINST HMBMPI_EXPORT int MPI_File_read_all_begin(MPI_File fh, void *buf, int
 		return PMPI_File_read_all_begin(fh, buf, count, datatype);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_read_all_begin);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_File_read_all_begin(fh, buf, count, datatype);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -1331,9 +1332,9 @@ HMB_NOINST HMBMPI_EXPORT int MPI_File_read_all_end(MPI_File fh, void *buf, MPI_S
 		return PMPI_File_read_all_end(fh, buf, status);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_read_all_end);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_File_read_all_end(fh, buf, status);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -1343,9 +1344,9 @@ HMB_NOINST HMBMPI_EXPORT int MPI_File_write_all_begin(MPI_File fh, const void *b
 		return PMPI_File_write_all_begin(fh, buf, count, datatype);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_write_all_begin);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_File_write_all_begin(fh, buf, count, datatype);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -1355,9 +1356,9 @@ HMB_NOINST HMBMPI_EXPORT int MPI_File_write_all_end(MPI_File fh, const void *buf
 		return PMPI_File_write_all_end(fh, buf, status);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_write_all_end);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_File_write_all_end(fh, buf, status);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -1367,9 +1368,9 @@ HMB_NOINST HMBMPI_EXPORT int MPI_File_read_ordered_begin(MPI_File fh, void *buf,
 		return PMPI_File_read_ordered_begin(fh, buf, count, datatype);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_read_ordered_begin);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_File_read_ordered_begin(fh, buf, count, datatype);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -1379,9 +1380,9 @@ HMB_NOINST HMBMPI_EXPORT int MPI_File_read_ordered_end(MPI_File fh, void *buf, M
 		return PMPI_File_read_ordered_end(fh, buf, status);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_read_ordered_end);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_File_read_ordered_end(fh, buf, status);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -1391,9 +1392,9 @@ HMB_NOINST HMBMPI_EXPORT int MPI_File_write_ordered_begin(MPI_File fh, const voi
 		return PMPI_File_write_ordered_begin(fh, buf, count, datatype);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_write_ordered_begin);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_File_write_ordered_begin(fh, buf, count, datatype);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -1403,9 +1404,9 @@ HMB_NOINST HMBMPI_EXPORT int MPI_File_write_ordered_end(MPI_File fh, const void 
 		return PMPI_File_write_ordered_end(fh, buf, status);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_write_ordered_end);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_File_write_ordered_end(fh, buf, status);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -1415,9 +1416,9 @@ HMB_NOINST HMBMPI_EXPORT int MPI_File_set_atomicity(MPI_File fh, int flag)
 		return PMPI_File_set_atomicity(fh, flag);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_set_atomicity);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_File_set_atomicity(fh, flag);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -1427,9 +1428,9 @@ HMB_NOINST HMBMPI_EXPORT int MPI_File_sync(MPI_File fh)
 		return PMPI_File_sync(fh);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_File_sync);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_File_sync(fh);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -1440,9 +1441,9 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Finalize(void)
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Finalize);
 	hmbmpi_before_finalize();
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_Finalize();
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	hmbmpi_after_finalize();
 	return rc;
 }
@@ -1453,9 +1454,9 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Free_mem(void *base)
 		return PMPI_Free_mem(base);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Free_mem);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_Free_mem(base);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -1469,7 +1470,7 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Gather(const void *sendbuf, int sendcount, MPI_
 	hmbmpi_coll_gather(&c, sendbuf, sendcount, sendtype, recvcount, recvtype, root, comm);
 	hmbmpi_coll_enter(r, &c);
 	int rc = PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -1486,7 +1487,7 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Igather(const void *sendbuf, int sendcount, MPI
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_icoll(r, &c, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -1500,7 +1501,7 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Gatherv(const void *sendbuf, int sendcount, MPI
 	hmbmpi_coll_gatherv(&c, sendbuf, sendcount, sendtype, recvcounts, recvtype, root, comm);
 	hmbmpi_coll_enter(r, &c);
 	int rc = PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -1517,7 +1518,7 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Igatherv(const void *sendbuf, int sendcount, MP
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_icoll(r, &c, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -1527,12 +1528,12 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Get(void *origin_addr, int origin_count, MPI_Da
 		return PMPI_Get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Get);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_Get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_rma_op(win, target_rank, HMB_RMA_GET, 0, origin_count, origin_datatype, 0, MPI_DATATYPE_NULL, MPI_REQUEST_NULL);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -1542,12 +1543,12 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Get_accumulate(const void *origin_addr, int ori
 		return PMPI_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Get_accumulate);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_rma_op(win, target_rank, HMB_RMA_ATOMIC, HMB_RMA_ATOMIC_FETCH_AND_ACCUMULATE, origin_count, origin_datatype, result_count, result_datatype, MPI_REQUEST_NULL);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -1557,12 +1558,12 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Graph_create(MPI_Comm comm_old, int nnodes, con
 		return PMPI_Graph_create(comm_old, nnodes, index, edges, reorder, comm_graph);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Graph_create);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_Graph_create(comm_old, nnodes, index, edges, reorder, comm_graph);
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_comm_created(comm_old, *comm_graph);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -1572,9 +1573,9 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Group_difference(MPI_Group group1, MPI_Group gr
 		return PMPI_Group_difference(group1, group2, newgroup);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Group_difference);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_Group_difference(group1, group2, newgroup);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -1584,9 +1585,9 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Group_excl(MPI_Group group, int n, const int ra
 		return PMPI_Group_excl(group, n, ranks, newgroup);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Group_excl);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_Group_excl(group, n, ranks, newgroup);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -1596,9 +1597,9 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Group_free(MPI_Group *group)
 		return PMPI_Group_free(group);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Group_free);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_Group_free(group);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -1608,9 +1609,9 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Group_incl(MPI_Group group, int n, const int ra
 		return PMPI_Group_incl(group, n, ranks, newgroup);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Group_incl);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_Group_incl(group, n, ranks, newgroup);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -1620,9 +1621,9 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Group_intersection(MPI_Group group1, MPI_Group 
 		return PMPI_Group_intersection(group1, group2, newgroup);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Group_intersection);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_Group_intersection(group1, group2, newgroup);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -1632,9 +1633,9 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Group_range_excl(MPI_Group group, int n, int ra
 		return PMPI_Group_range_excl(group, n, ranges, newgroup);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Group_range_excl);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_Group_range_excl(group, n, ranges, newgroup);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -1644,9 +1645,9 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Group_range_incl(MPI_Group group, int n, int ra
 		return PMPI_Group_range_incl(group, n, ranges, newgroup);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Group_range_incl);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_Group_range_incl(group, n, ranges, newgroup);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -1656,9 +1657,9 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Group_union(MPI_Group group1, MPI_Group group2,
 		return PMPI_Group_union(group1, group2, newgroup);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Group_union);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_Group_union(group1, group2, newgroup);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -1668,12 +1669,12 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Ibsend(const void *buf, int count, MPI_Datatype
 		return PMPI_Ibsend(buf, count, datatype, dest, tag, comm, request);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Ibsend);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_Ibsend(buf, count, datatype, dest, tag, comm, request);
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_isend(comm, dest, tag, count, datatype, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -1683,14 +1684,14 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Improbe(int source, int tag, MPI_Comm comm, int
 		return PMPI_Improbe(source, tag, comm, flag, message, status);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Improbe);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_Improbe(source, tag, comm, flag, message, status);
 	if (rc == MPI_SUCCESS) {
 		if (*flag) {
 			hmbmpi_mprobe(comm, *message);
 		}
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -1701,12 +1702,12 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Imrecv(void *buf, int count, MPI_Datatype datat
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Imrecv);
 	MPI_Message before = *message;
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_Imrecv(buf, count, datatype, message, request);
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_imrecv(before, datatype, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -1716,12 +1717,12 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Init(int *argc, char ***argv)
 		return PMPI_Init(argc, argv);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Init);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_Init(argc, argv);
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_after_init();
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -1731,12 +1732,12 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Init_thread(int *argc, char ***argv, int requir
 		return PMPI_Init_thread(argc, argv, required, provided);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Init_thread);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_Init_thread(argc, argv, required, provided);
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_after_init();
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -1746,12 +1747,12 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Intercomm_create(MPI_Comm local_comm, int local
 		return PMPI_Intercomm_create(local_comm, local_leader, bridge_comm, remote_leader, tag, newintercomm);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Intercomm_create);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_Intercomm_create(local_comm, local_leader, bridge_comm, remote_leader, tag, newintercomm);
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_comm_created(local_comm, *newintercomm);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -1761,12 +1762,12 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Intercomm_merge(MPI_Comm intercomm, int high, M
 		return PMPI_Intercomm_merge(intercomm, high, newintercomm);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Intercomm_merge);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_Intercomm_merge(intercomm, high, newintercomm);
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_comm_created(intercomm, *newintercomm);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -1776,9 +1777,9 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Iprobe(int source, int tag, MPI_Comm comm, int 
 		return PMPI_Iprobe(source, tag, comm, flag, status);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Iprobe);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_Iprobe(source, tag, comm, flag, status);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -1788,12 +1789,12 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Irecv(void *buf, int count, MPI_Datatype dataty
 		return PMPI_Irecv(buf, count, datatype, source, tag, comm, request);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Irecv);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_Irecv(buf, count, datatype, source, tag, comm, request);
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_irecv(comm, source, datatype, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -1803,12 +1804,12 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Irsend(const void *buf, int count, MPI_Datatype
 		return PMPI_Irsend(buf, count, datatype, dest, tag, comm, request);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Irsend);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_Irsend(buf, count, datatype, dest, tag, comm, request);
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_isend(comm, dest, tag, count, datatype, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -1818,12 +1819,12 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Isend(const void *buf, int count, MPI_Datatype 
 		return PMPI_Isend(buf, count, datatype, dest, tag, comm, request);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Isend);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_Isend(buf, count, datatype, dest, tag, comm, request);
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_isend(comm, dest, tag, count, datatype, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -1833,12 +1834,12 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Issend(const void *buf, int count, MPI_Datatype
 		return PMPI_Issend(buf, count, datatype, dest, tag, comm, request);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Issend);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_Issend(buf, count, datatype, dest, tag, comm, request);
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_isend(comm, dest, tag, count, datatype, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -1848,9 +1849,9 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Lookup_name(const char *service_name, MPI_Info 
 		return PMPI_Lookup_name(service_name, info, port_name);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Lookup_name);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_Lookup_name(service_name, info, port_name);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -1860,12 +1861,12 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_
 		return PMPI_Mprobe(source, tag, comm, message, status);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Mprobe);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_Mprobe(source, tag, comm, message, status);
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_mprobe(comm, *message);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -1880,12 +1881,13 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Mrecv(void *buf, int count, MPI_Datatype dataty
 		status = &status_local;
 	}
 	MPI_Message before = *message;
-	hmb_enter(r);
+	struct hmbmpi_msg m = HMBMPI_NO_MSG;
+	hmbmpi_enter(r);
 	int rc = PMPI_Mrecv(buf, count, datatype, message, status);
 	if (rc == MPI_SUCCESS) {
-		hmbmpi_mrecv(before, datatype, status);
+		hmbmpi_mrecv(&m, before, datatype, status);
 	}
-	hmb_leave(r);
+	hmb_recv_leave(r, m.peer, m.tag, m.bytes, m.comm);
 	return rc;
 }
 
@@ -1899,7 +1901,7 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Neighbor_allgather(const void *sendbuf, int sen
 	hmbmpi_coll_neighbor_allgather(&c, sendcount, sendtype, recvcount, recvtype, comm);
 	hmbmpi_coll_enter(r, &c);
 	int rc = PMPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -1916,7 +1918,7 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Ineighbor_allgather(const void *sendbuf, int se
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_icoll(r, &c, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -1930,7 +1932,7 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Neighbor_allgatherv(const void *sendbuf, int se
 	hmbmpi_coll_neighbor_allgatherv(&c, sendcount, sendtype, recvcounts, recvtype, comm);
 	hmbmpi_coll_enter(r, &c);
 	int rc = PMPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -1947,7 +1949,7 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Ineighbor_allgatherv(const void *sendbuf, int s
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_icoll(r, &c, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -1961,7 +1963,7 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Neighbor_alltoall(const void *sendbuf, int send
 	hmbmpi_coll_neighbor_alltoall(&c, sendcount, sendtype, recvcount, recvtype, comm);
 	hmbmpi_coll_enter(r, &c);
 	int rc = PMPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -1978,7 +1980,7 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Ineighbor_alltoall(const void *sendbuf, int sen
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_icoll(r, &c, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -1992,7 +1994,7 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Neighbor_alltoallv(const void *sendbuf, const i
 	hmbmpi_coll_neighbor_alltoallv(&c, sendcounts, sendtype, recvcounts, recvtype, comm);
 	hmbmpi_coll_enter(r, &c);
 	int rc = PMPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -2009,7 +2011,7 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Ineighbor_alltoallv(const void *sendbuf, const 
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_icoll(r, &c, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -2025,7 +2027,7 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Neighbor_alltoallw(const void *sendbuf, const i
 	hmbmpi_coll_neighbor_alltoallw(&c, sendcounts, sendtypes, sendtypes_f, recvcounts, recvtypes, recvtypes_f, comm);
 	hmbmpi_coll_enter(r, &c);
 	int rc = PMPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -2044,7 +2046,7 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Ineighbor_alltoallw(const void *sendbuf, const 
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_icoll(r, &c, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -2054,9 +2056,9 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Open_port(MPI_Info info, char *port_name)
 		return PMPI_Open_port(info, port_name);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Open_port);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_Open_port(info, port_name);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -2066,9 +2068,9 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_S
 		return PMPI_Probe(source, tag, comm, status);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Probe);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_Probe(source, tag, comm, status);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -2078,9 +2080,9 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Publish_name(const char *service_name, MPI_Info
 		return PMPI_Publish_name(service_name, info, port_name);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Publish_name);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_Publish_name(service_name, info, port_name);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -2090,12 +2092,12 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Put(const void *origin_addr, int origin_count, 
 		return PMPI_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Put);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_rma_op(win, target_rank, HMB_RMA_PUT, 0, origin_count, origin_datatype, 0, MPI_DATATYPE_NULL, MPI_REQUEST_NULL);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -2105,12 +2107,12 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Raccumulate(const void *origin_addr, int origin
 		return PMPI_Raccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Raccumulate);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_Raccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_rma_op(win, target_rank, HMB_RMA_ATOMIC, HMB_RMA_ATOMIC_ACCUMULATE, origin_count, origin_datatype, 0, MPI_DATATYPE_NULL, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -2120,12 +2122,12 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Recv_init(void *buf, int count, MPI_Datatype da
 		return PMPI_Recv_init(buf, count, datatype, source, tag, comm, request);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Recv_init);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_Recv_init(buf, count, datatype, source, tag, comm, request);
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_recv_init(comm, source, datatype, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -2139,12 +2141,13 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Recv(void *buf, int count, MPI_Datatype datatyp
 	if (status == MPI_STATUS_IGNORE) {
 		status = &status_local;
 	}
-	hmb_enter(r);
+	struct hmbmpi_msg m = HMBMPI_NO_MSG;
+	hmbmpi_enter(r);
 	int rc = PMPI_Recv(buf, count, datatype, source, tag, comm, status);
 	if (rc == MPI_SUCCESS) {
-		hmbmpi_recv(comm, datatype, status);
+		hmbmpi_recv(&m, comm, datatype, status);
 	}
-	hmb_leave(r);
+	hmb_recv_leave(r, m.peer, m.tag, m.bytes, m.comm);
 	return rc;
 }
 
@@ -2158,7 +2161,7 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Reduce(const void *sendbuf, void *recvbuf, int 
 	hmbmpi_coll_reduce(&c, count, datatype, root, comm);
 	hmbmpi_coll_enter(r, &c);
 	int rc = PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -2175,7 +2178,7 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Ireduce(const void *sendbuf, void *recvbuf, int
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_icoll(r, &c, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -2189,7 +2192,7 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Reduce_scatter(const void *sendbuf, void *recvb
 	hmbmpi_coll_reduce_scatter(&c, recvcounts, datatype, comm);
 	hmbmpi_coll_enter(r, &c);
 	int rc = PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -2206,7 +2209,7 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Ireduce_scatter(const void *sendbuf, void *recv
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_icoll(r, &c, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -2220,7 +2223,7 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Reduce_scatter_block(const void *sendbuf, void 
 	hmbmpi_coll_reduce_scatter_block(&c, recvcount, datatype, comm);
 	hmbmpi_coll_enter(r, &c);
 	int rc = PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -2237,7 +2240,7 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Ireduce_scatter_block(const void *sendbuf, void
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_icoll(r, &c, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -2248,12 +2251,12 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Request_free(MPI_Request *request)
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Request_free);
 	MPI_Request before = *request;
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_Request_free(request);
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_request_free(before);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -2263,12 +2266,12 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Rget(void *origin_addr, int origin_count, MPI_D
 		return PMPI_Rget(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Rget);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_Rget(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_rma_op(win, target_rank, HMB_RMA_GET, 0, origin_count, origin_datatype, 0, MPI_DATATYPE_NULL, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -2278,12 +2281,12 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Rget_accumulate(const void *origin_addr, int or
 		return PMPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Rget_accumulate);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_rma_op(win, target_rank, HMB_RMA_ATOMIC, HMB_RMA_ATOMIC_FETCH_AND_ACCUMULATE, origin_count, origin_datatype, result_count, result_datatype, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -2293,12 +2296,12 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Rput(const void *origin_addr, int origin_count,
 		return PMPI_Rput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_cout, target_datatype, win, request);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Rput);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_Rput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_cout, target_datatype, win, request);
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_rma_op(win, target_rank, HMB_RMA_PUT, 0, origin_count, origin_datatype, 0, MPI_DATATYPE_NULL, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -2308,10 +2311,11 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Rsend(const void *ibuf, int count, MPI_Datatype
 		return PMPI_Rsend(ibuf, count, datatype, dest, tag, comm);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Rsend);
-	hmbmpi_send(comm, dest, tag, count, datatype);
-	hmb_enter(r);
+	struct hmbmpi_msg s;
+	hmbmpi_send(&s, comm, dest, tag, count, datatype);
+	hmb_enter_send(r, s.peer, s.tag, s.bytes, s.comm);
 	int rc = PMPI_Rsend(ibuf, count, datatype, dest, tag, comm);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -2321,12 +2325,12 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Rsend_init(const void *buf, int count, MPI_Data
 		return PMPI_Rsend_init(buf, count, datatype, dest, tag, comm, request);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Rsend_init);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_Rsend_init(buf, count, datatype, dest, tag, comm, request);
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_send_init(comm, dest, tag, count, datatype, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -2340,7 +2344,7 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Scan(const void *sendbuf, void *recvbuf, int co
 	hmbmpi_coll_scan(&c, count, datatype, comm);
 	hmbmpi_coll_enter(r, &c);
 	int rc = PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -2357,7 +2361,7 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Iscan(const void *sendbuf, void *recvbuf, int c
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_icoll(r, &c, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -2371,7 +2375,7 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Scatter(const void *sendbuf, int sendcount, MPI
 	hmbmpi_coll_scatter(&c, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
 	hmbmpi_coll_enter(r, &c);
 	int rc = PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -2388,7 +2392,7 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Iscatter(const void *sendbuf, int sendcount, MP
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_icoll(r, &c, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -2402,7 +2406,7 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Scatterv(const void *sendbuf, const int sendcou
 	hmbmpi_coll_scatterv(&c, sendcounts, sendtype, recvbuf, recvcount, recvtype, root, comm);
 	hmbmpi_coll_enter(r, &c);
 	int rc = PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -2419,7 +2423,7 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Iscatterv(const void *sendbuf, const int sendco
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_icoll(r, &c, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -2429,12 +2433,12 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Send_init(const void *buf, int count, MPI_Datat
 		return PMPI_Send_init(buf, count, datatype, dest, tag, comm, request);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Send_init);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_Send_init(buf, count, datatype, dest, tag, comm, request);
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_send_init(comm, dest, tag, count, datatype, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -2444,10 +2448,11 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Send(const void *buf, int count, MPI_Datatype d
 		return PMPI_Send(buf, count, datatype, dest, tag, comm);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Send);
-	hmbmpi_send(comm, dest, tag, count, datatype);
-	hmb_enter(r);
+	struct hmbmpi_msg s;
+	hmbmpi_send(&s, comm, dest, tag, count, datatype);
+	hmb_enter_send(r, s.peer, s.tag, s.bytes, s.comm);
 	int rc = PMPI_Send(buf, count, datatype, dest, tag, comm);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -2461,13 +2466,14 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Sendrecv(const void *sendbuf, int sendcount, MP
 	if (status == MPI_STATUS_IGNORE) {
 		status = &status_local;
 	}
-	hmbmpi_send(comm, dest, sendtag, sendcount, sendtype);
-	hmb_enter(r);
+	struct hmbmpi_msg s, m = HMBMPI_NO_MSG;
+	hmbmpi_send(&s, comm, dest, sendtag, sendcount, sendtype);
+	hmb_enter_send(r, s.peer, s.tag, s.bytes, s.comm);
 	int rc = PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
 	if (rc == MPI_SUCCESS) {
-		hmbmpi_recv(comm, recvtype, status);
+		hmbmpi_recv(&m, comm, recvtype, status);
 	}
-	hmb_leave(r);
+	hmb_recv_leave(r, m.peer, m.tag, m.bytes, m.comm);
 	return rc;
 }
 
@@ -2481,13 +2487,14 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Sendrecv_replace(void * buf, int count, MPI_Dat
 	if (status == MPI_STATUS_IGNORE) {
 		status = &status_local;
 	}
-	hmbmpi_send(comm, dest, sendtag, count, datatype);
-	hmb_enter(r);
+	struct hmbmpi_msg s, m = HMBMPI_NO_MSG;
+	hmbmpi_send(&s, comm, dest, sendtag, count, datatype);
+	hmb_enter_send(r, s.peer, s.tag, s.bytes, s.comm);
 	int rc = PMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
 	if (rc == MPI_SUCCESS) {
-		hmbmpi_recv(comm, datatype, status);
+		hmbmpi_recv(&m, comm, datatype, status);
 	}
-	hmb_leave(r);
+	hmb_recv_leave(r, m.peer, m.tag, m.bytes, m.comm);
 	return rc;
 }
 
@@ -2497,12 +2504,12 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Ssend_init(const void *buf, int count, MPI_Data
 		return PMPI_Ssend_init(buf, count, datatype, dest, tag, comm, request);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Ssend_init);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_Ssend_init(buf, count, datatype, dest, tag, comm, request);
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_send_init(comm, dest, tag, count, datatype, *request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -2512,10 +2519,11 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Ssend(const void *buf, int count, MPI_Datatype 
 		return PMPI_Ssend(buf, count, datatype, dest, tag, comm);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Ssend);
-	hmbmpi_send(comm, dest, tag, count, datatype);
-	hmb_enter(r);
+	struct hmbmpi_msg s;
+	hmbmpi_send(&s, comm, dest, tag, count, datatype);
+	hmb_enter_send(r, s.peer, s.tag, s.bytes, s.comm);
 	int rc = PMPI_Ssend(buf, count, datatype, dest, tag, comm);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -2525,12 +2533,12 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Start(MPI_Request *request)
 		return PMPI_Start(request);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Start);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_Start(request);
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_start(*request);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -2540,14 +2548,14 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Startall(int count, MPI_Request array_of_reques
 		return PMPI_Startall(count, array_of_requests);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Startall);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_Startall(count, array_of_requests);
 	if (rc == MPI_SUCCESS) {
 		for (int i = 0; i < count; i++) {
 			hmbmpi_start(array_of_requests[i]);
 		}
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -2561,10 +2569,10 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Testall(int count, MPI_Request array_of_request
 	if (!hmbmpi_reqs_take(&q, count, array_of_requests, 1, array_of_statuses)) {
 		return PMPI_Testall(count, array_of_requests, flag, array_of_statuses);
 	}
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_Testall(count, array_of_requests, flag, q.st);
 	if (rc == MPI_ERR_IN_STATUS || (rc == MPI_SUCCESS && *flag)) hmbmpi_completed_all(&q, count, rc);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	hmbmpi_reqs_free(&q);
 	return rc;
 }
@@ -2583,14 +2591,14 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Testany(int count, MPI_Request array_of_request
 	if (!hmbmpi_reqs_take(&q, count, array_of_requests, 0, MPI_STATUSES_IGNORE)) {
 		return PMPI_Testany(count, array_of_requests, index, flag, status);
 	}
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_Testany(count, array_of_requests, index, flag, status);
 	if (rc == MPI_SUCCESS) {
 		if (*flag && *index != MPI_UNDEFINED) {
 			hmbmpi_complete(q.before[*index], status);
 		}
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	hmbmpi_reqs_free(&q);
 	return rc;
 }
@@ -2606,14 +2614,14 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Test(MPI_Request *request, int *flag, MPI_Statu
 		status = &status_local;
 	}
 	MPI_Request before = *request;
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_Test(request, flag, status);
 	if (rc == MPI_SUCCESS) {
 		if (*flag) {
 			hmbmpi_complete(before, status);
 		}
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -2627,10 +2635,10 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Testsome(int incount, MPI_Request array_of_requ
 	if (!hmbmpi_reqs_take(&q, incount, array_of_requests, 1, array_of_statuses)) {
 		return PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
 	}
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, q.st);
 	hmbmpi_completed_some(&q, *outcount, array_of_indices, rc);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	hmbmpi_reqs_free(&q);
 	return rc;
 }
@@ -2641,9 +2649,9 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Unpublish_name(const char *service_name, MPI_In
 		return PMPI_Unpublish_name(service_name, info, port_name);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Unpublish_name);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_Unpublish_name(service_name, info, port_name);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -2657,10 +2665,10 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Waitall(int count, MPI_Request array_of_request
 	if (!hmbmpi_reqs_take(&q, count, array_of_requests, 1, array_of_statuses)) {
 		return PMPI_Waitall(count, array_of_requests, array_of_statuses);
 	}
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_Waitall(count, array_of_requests, q.st);
 	hmbmpi_completed_all(&q, count, rc);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	hmbmpi_reqs_free(&q);
 	return rc;
 }
@@ -2679,14 +2687,14 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Waitany(int count, MPI_Request array_of_request
 	if (!hmbmpi_reqs_take(&q, count, array_of_requests, 0, MPI_STATUSES_IGNORE)) {
 		return PMPI_Waitany(count, array_of_requests, index, status);
 	}
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_Waitany(count, array_of_requests, index, status);
 	if (rc == MPI_SUCCESS) {
 		if (*index != MPI_UNDEFINED) {
 			hmbmpi_complete(q.before[*index], status);
 		}
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	hmbmpi_reqs_free(&q);
 	return rc;
 }
@@ -2702,12 +2710,12 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Wait(MPI_Request *request, MPI_Status *status)
 		status = &status_local;
 	}
 	MPI_Request before = *request;
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_Wait(request, status);
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_complete(before, status);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -2721,10 +2729,10 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Waitsome(int incount, MPI_Request array_of_requ
 	if (!hmbmpi_reqs_take(&q, incount, array_of_requests, 1, array_of_statuses)) {
 		return PMPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
 	}
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, q.st);
 	hmbmpi_completed_some(&q, *outcount, array_of_indices, rc);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	hmbmpi_reqs_free(&q);
 	return rc;
 }
@@ -2735,11 +2743,11 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_
 		return PMPI_Win_allocate(size, disp_unit, info, comm, baseptr, win);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_allocate);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	hmb_rma(HMB_RMA_COLLECTIVE_BEGIN, 0, -1, 0, 0, 0, 0, 0, 0);
 	int rc = PMPI_Win_allocate(size, disp_unit, info, comm, baseptr, win);
 	hmbmpi_win_created(rc, comm, rc == MPI_SUCCESS ? *win : MPI_WIN_NULL, 1);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -2749,11 +2757,11 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Win_allocate_shared(MPI_Aint size, int disp_uni
 		return PMPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_allocate_shared);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	hmb_rma(HMB_RMA_COLLECTIVE_BEGIN, 0, -1, 0, 0, 0, 0, 0, 0);
 	int rc = PMPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win);
 	hmbmpi_win_created(rc, comm, rc == MPI_SUCCESS ? *win : MPI_WIN_NULL, 1);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -2763,9 +2771,9 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Win_attach(MPI_Win win, void *base, MPI_Aint si
 		return PMPI_Win_attach(win, base, size);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_attach);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_Win_attach(win, base, size);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -2775,12 +2783,12 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Win_complete(MPI_Win win)
 		return PMPI_Win_complete(win);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_complete);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_Win_complete(win);
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_win_complete(win, 0);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -2790,11 +2798,11 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Win_create(void *base, MPI_Aint size, int disp_
 		return PMPI_Win_create(base, size, disp_unit, info, comm, win);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_create);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	hmb_rma(HMB_RMA_COLLECTIVE_BEGIN, 0, -1, 0, 0, 0, 0, 0, 0);
 	int rc = PMPI_Win_create(base, size, disp_unit, info, comm, win);
 	hmbmpi_win_created(rc, comm, rc == MPI_SUCCESS ? *win : MPI_WIN_NULL, 0);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -2804,11 +2812,11 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm
 		return PMPI_Win_create_dynamic(info, comm, win);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_create_dynamic);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	hmb_rma(HMB_RMA_COLLECTIVE_BEGIN, 0, -1, 0, 0, 0, 0, 0, 0);
 	int rc = PMPI_Win_create_dynamic(info, comm, win);
 	hmbmpi_win_created(rc, comm, rc == MPI_SUCCESS ? *win : MPI_WIN_NULL, 0);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -2818,9 +2826,9 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Win_detach(MPI_Win win, const void *base)
 		return PMPI_Win_detach(win, base);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_detach);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_Win_detach(win, base);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -2830,11 +2838,11 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Win_fence(int assert, MPI_Win win)
 		return PMPI_Win_fence(assert, win);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_fence);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	hmb_rma(HMB_RMA_COLLECTIVE_BEGIN, 0, -1, 0, 0, 0, 0, 0, 0);
 	int rc = PMPI_Win_fence(assert, win);
 	hmbmpi_win_fence(rc, win);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -2844,12 +2852,12 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Win_flush(int rank, MPI_Win win)
 		return PMPI_Win_flush(rank, win);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_flush);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_Win_flush(rank, win);
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_win_flush(win, rank, 1);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -2859,12 +2867,12 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Win_flush_all(MPI_Win win)
 		return PMPI_Win_flush_all(win);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_flush_all);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_Win_flush_all(win);
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_win_flush(win, HMBMPI_ALL, 1);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -2874,12 +2882,12 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Win_flush_local(int rank, MPI_Win win)
 		return PMPI_Win_flush_local(rank, win);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_flush_local);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_Win_flush_local(rank, win);
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_win_flush(win, rank, 0);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -2889,12 +2897,12 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Win_flush_local_all(MPI_Win win)
 		return PMPI_Win_flush_local_all(win);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_flush_local_all);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_Win_flush_local_all(win);
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_win_flush(win, HMBMPI_ALL, 0);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -2905,11 +2913,11 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Win_free(MPI_Win *win)
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_free);
 	struct hmbmpi_win_free wf;
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	hmbmpi_win_free_begin(&wf, *win);
 	int rc = PMPI_Win_free(win);
 	hmbmpi_win_free_end(&wf);
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -2919,12 +2927,12 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Win_lock(int lock_type, int rank, int assert, M
 		return PMPI_Win_lock(lock_type, rank, assert, win);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_lock);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_Win_lock(lock_type, rank, assert, win);
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_win_lock(win, rank, lock_type);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -2934,12 +2942,12 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Win_lock_all(int assert, MPI_Win win)
 		return PMPI_Win_lock_all(assert, win);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_lock_all);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_Win_lock_all(assert, win);
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_win_lock(win, HMBMPI_ALL, MPI_LOCK_SHARED);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -2949,12 +2957,12 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Win_post(MPI_Group group, int assert, MPI_Win w
 		return PMPI_Win_post(group, assert, win);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_post);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_Win_post(group, assert, win);
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_win_group(win, group, 1);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -2964,12 +2972,12 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Win_set_name(MPI_Win win, const char *win_name)
 		return PMPI_Win_set_name(win, win_name);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_set_name);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_Win_set_name(win, win_name);
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_win_name(win, win_name);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -2979,12 +2987,12 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Win_start(MPI_Group group, int assert, MPI_Win 
 		return PMPI_Win_start(group, assert, win);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_start);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_Win_start(group, assert, win);
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_win_group(win, group, 0);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -2994,12 +3002,12 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Win_sync(MPI_Win win)
 		return PMPI_Win_sync(win);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_sync);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_Win_sync(win);
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_win_sync(win);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -3009,14 +3017,14 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Win_test(MPI_Win win, int *flag)
 		return PMPI_Win_test(win, flag);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_test);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_Win_test(win, flag);
 	if (rc == MPI_SUCCESS) {
 		if (*flag) {
 			hmbmpi_win_complete(win, 1);
 		}
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -3026,12 +3034,12 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Win_unlock(int rank, MPI_Win win)
 		return PMPI_Win_unlock(rank, win);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_unlock);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_Win_unlock(rank, win);
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_win_unlock(win, rank);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -3041,12 +3049,12 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Win_unlock_all(MPI_Win win)
 		return PMPI_Win_unlock_all(win);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_unlock_all);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_Win_unlock_all(win);
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_win_unlock(win, HMBMPI_ALL);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }
 
@@ -3056,11 +3064,11 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Win_wait(MPI_Win win)
 		return PMPI_Win_wait(win);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Win_wait);
-	hmb_enter(r);
+	hmbmpi_enter(r);
 	int rc = PMPI_Win_wait(win);
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_win_complete(win, 1);
 	}
-	hmb_leave(r);
+	hmbmpi_leave(r);
 	return rc;
 }

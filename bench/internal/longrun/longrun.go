@@ -8,6 +8,7 @@ import (
 	"bufio"
 	"fmt"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/hmbtrace/hmbtrace/measure"
 	"github.com/hmbtrace/hmbtrace/tracefile"
+	"golang.org/x/sys/unix"
 )
 
 // Options configure a run.
@@ -39,7 +41,7 @@ type Result struct {
 	BasicBytes    uint64 // bytes the basic record stream would need
 	BufferSize    int
 	PeakRSS       int64         // VmHWM, bytes
-	NsBefore      float64       // ns/event before the first reduction, driver included
+	NsBefore      float64       // ns/event before the first reduction, driver included (thread CPU time)
 	NsAfter       float64       // after the last one
 	NsDriver      float64       // ns/event of the driver alone (probes on a nil location)
 	DepthsClosed  []int         // by the reductions, in order
@@ -111,7 +113,7 @@ type driver struct {
 
 type block struct {
 	events     int64
-	ns         int64
+	ns         int64 // CPU time of the driver's thread
 	reductions int
 }
 
@@ -124,19 +126,34 @@ func (d *driver) now() uint64 {
 	return t
 }
 
+// threadCPU returns the CPU time of the calling OS thread, in ns. The
+// drivers time their blocks with it, locked to their threads: on a shared
+// machine the wall time of a block counts the time the thread waited for a
+// CPU, which made the probe look five times dearer after the reductions
+// than before on a loaded run and says nothing about the probe.
+func threadCPU() int64 {
+	var ts unix.Timespec
+	if err := unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &ts); err != nil {
+		return 0
+	}
+	return ts.Nano()
+}
+
 // calibrate times the driver alone: the same call tree recorded into a nil
 // location, whose probes return at once.
 func (d *driver) calibrate(events int64) float64 {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	loc := d.loc
 	d.loc = nil
 	defer func() { d.loc, d.events, d.basic, d.ref = loc, 0, 0, newProfile() }()
-	start := time.Now()
+	start := threadCPU()
 	d.enter(0)
 	for d.events < events {
 		d.timestep()
 	}
 	d.leave()
-	return float64(time.Since(start).Nanoseconds()) / float64(d.events)
+	return float64(threadCPU()-start) / float64(d.events)
 }
 
 func (d *driver) enter(r int) {
@@ -214,15 +231,17 @@ func (d *driver) timestep() {
 }
 
 func (d *driver) run(quota int64, reductions func() int) {
+	runtime.LockOSThread() // for threadCPU
+	defer runtime.UnlockOSThread()
 	d.enter(0) // main
 	const blockEvents = 1 << 20
 	for d.events < quota {
-		start := time.Now()
+		start := threadCPU()
 		first := d.events
 		for d.events-first < blockEvents && d.events < quota {
 			d.timestep()
 		}
-		d.blocks = append(d.blocks, block{events: d.events - first, ns: time.Since(start).Nanoseconds(), reductions: reductions()})
+		d.blocks = append(d.blocks, block{events: d.events - first, ns: threadCPU() - start, reductions: reductions()})
 	}
 	d.leave()
 }

@@ -127,7 +127,7 @@ func cWrapper(w *fn) string {
 	b.WriteString(indent(strings.ReplaceAll(s.pre, "$PLAIN", "return "+plain+";"), 1))
 	enter := s.enter
 	if enter == "" {
-		enter = "hmb_enter(r);"
+		enter = "hmbmpi_enter(r);"
 	}
 	b.WriteString(indent(enter, 1))
 	fmt.Fprintf(&b, "\tint rc = P%s(%s);\n", w.name, strings.Join(call, ", "))
@@ -135,10 +135,18 @@ func cWrapper(w *fn) string {
 		fmt.Fprintf(&b, "\tif (rc == MPI_SUCCESS) {\n%s\t}\n", indent(s.post, 2))
 	}
 	b.WriteString(indent(s.always, 1))
-	b.WriteString("\thmb_leave(r);\n")
+	b.WriteString(indent(leaveOf(s), 1))
 	b.WriteString(indent(s.after, 1))
 	b.WriteString("\treturn rc;\n}\n")
 	return b.String()
+}
+
+// leaveOf is the statement that leaves a wrapper's region r.
+func leaveOf(s spec) string {
+	if s.leave != "" {
+		return s.leave
+	}
+	return "hmbmpi_leave(r);"
 }
 
 // fType is the C type of a parameter of the Fortran binding, "" with a
@@ -277,7 +285,7 @@ func fWrapper(w *fn, f08 bool) (string, error) {
 		b.WriteString(indent(strings.ReplaceAll(pre, "$PLAIN", "{ "+plain+" return; }"), 1))
 		enter := s.enter
 		if enter == "" {
-			enter = "hmb_enter(r);"
+			enter = "hmbmpi_enter(r);"
 		}
 		b.WriteString(indent(enter, 1))
 		fmt.Fprintf(&b, "\t%s(%s);\n", pmpi, strings.Join(fcall, ", "))
@@ -296,7 +304,7 @@ func fWrapper(w *fn, f08 bool) (string, error) {
 			fmt.Fprintf(&b, "\tif (rc == MPI_SUCCESS) {\n%s%s\t}\n", indent(strings.Join(afterConv, "\n"), 2), indent(post, 2))
 		}
 		b.WriteString(indent(always, 1))
-		b.WriteString("\thmb_leave(r);\n")
+		b.WriteString(indent(leaveOf(s), 1))
 		after := s.after
 		if s.fafter != "" {
 			after = s.fafter

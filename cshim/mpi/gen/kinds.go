@@ -11,9 +11,10 @@ type spec struct {
 	uses   []string // parameters the statements read; "x>" is read after the call (an output)
 	status string   // an MPI_Status * parameter filled even when the program ignores it
 	pre    string   // before the region is entered; $PLAIN is the untraced call and return
-	enter  string   // enters the region r (hmb_enter(r) when empty)
+	enter  string   // enters the region r (hmbmpi_enter(r) when empty)
 	post   string   // after a successful call
 	always string   // after the call, whatever rc it returned
+	leave  string   // leaves the region r (hmbmpi_leave(r) when empty)
 	after  string   // after the region is left
 	// The Fortran wrapper's own statements where they differ (arrays of
 	// requests and statuses, 1-based indices), and arguments it passes
@@ -49,6 +50,13 @@ var shapes = map[string][]string{
 	"neighbor_alltoallw":   {"sendcounts", "sendtypes", "sendtypes_f", "recvcounts", "recvtypes", "recvtypes_f", "comm"},
 }
 
+// The statements of a blocking call's message: s is its send, m its receive.
+const (
+	noMsg     = "struct hmbmpi_msg m = HMBMPI_NO_MSG;"
+	enterSend = "hmb_enter_send(r, s.peer, s.tag, s.bytes, s.comm);"
+	recvLeave = "hmb_recv_leave(r, m.peer, m.tag, m.bytes, m.comm);"
+)
+
 // specOf returns what f's kind does.
 func specOf(f *fn) spec {
 	switch f.kind {
@@ -60,20 +68,22 @@ func specOf(f *fn) spec {
 		return spec{pre: "hmbmpi_before_finalize();", after: "hmbmpi_after_finalize();"}
 	case "abort":
 		return spec{uses: []string{"comm"}}
+	// A blocking call's message goes with its region's enter (a send) or
+	// leave (a receive), in one probe that reads the clock once for both.
 	case "send":
 		return spec{uses: []string{"comm", "dest", "tag", "count", "datatype"},
-			pre: "hmbmpi_send(comm, dest, tag, count, datatype);"}
+			pre: "struct hmbmpi_msg s;\nhmbmpi_send(&s, comm, dest, tag, count, datatype);", enter: enterSend}
 	case "recv":
 		return spec{uses: []string{"comm", "datatype"}, status: "status",
-			post: "hmbmpi_recv(comm, datatype, status);"}
+			pre: noMsg, post: "hmbmpi_recv(&m, comm, datatype, status);", leave: recvLeave}
 	case "sendrecv":
 		return spec{uses: []string{"comm", "dest", "sendtag", "sendcount", "sendtype", "recvtype"}, status: "status",
-			pre:  "hmbmpi_send(comm, dest, sendtag, sendcount, sendtype);",
-			post: "hmbmpi_recv(comm, recvtype, status);"}
+			pre:  "struct hmbmpi_msg s, m = HMBMPI_NO_MSG;\nhmbmpi_send(&s, comm, dest, sendtag, sendcount, sendtype);",
+			post: "hmbmpi_recv(&m, comm, recvtype, status);", enter: enterSend, leave: recvLeave}
 	case "sendrecv_replace":
 		return spec{uses: []string{"comm", "dest", "sendtag", "count", "datatype"}, status: "status",
-			pre:  "hmbmpi_send(comm, dest, sendtag, count, datatype);",
-			post: "hmbmpi_recv(comm, datatype, status);"}
+			pre:  "struct hmbmpi_msg s, m = HMBMPI_NO_MSG;\nhmbmpi_send(&s, comm, dest, sendtag, count, datatype);",
+			post: "hmbmpi_recv(&m, comm, datatype, status);", enter: enterSend, leave: recvLeave}
 	case "isend", "send_init":
 		return spec{uses: []string{"comm", "dest", "tag", "count", "datatype", "request>"},
 			post: "hmbmpi_" + f.kind + "(comm, dest, tag, count, datatype, *request);"}
@@ -137,7 +147,8 @@ func specOf(f *fn) spec {
 		return s
 	case "mrecv":
 		return spec{uses: []string{"message", "datatype"}, status: "status",
-			pre: "MPI_Message before = *message;", post: "hmbmpi_mrecv(before, datatype, status);"}
+			pre:  "MPI_Message before = *message;\n" + noMsg,
+			post: "hmbmpi_mrecv(&m, before, datatype, status);", leave: recvLeave}
 	case "imrecv":
 		return spec{uses: []string{"message", "datatype", "request>"},
 			pre: "MPI_Message before = *message;", post: "hmbmpi_imrecv(before, datatype, *request);"}

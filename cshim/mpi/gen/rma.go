@@ -19,7 +19,7 @@ var rmaKinds = map[string]spec{
 	// window and RmaCollectiveEnd after it, whatever it returned.
 	"win_create":          {uses: []string{"comm", "win>"}, enter: rmaCollBegin, always: "hmbmpi_win_created(rc, comm, rc == MPI_SUCCESS ? *win : MPI_WIN_NULL, 0);"},
 	"win_allocate":        {uses: []string{"comm", "win>"}, enter: rmaCollBegin, always: "hmbmpi_win_created(rc, comm, rc == MPI_SUCCESS ? *win : MPI_WIN_NULL, 1);"},
-	"win_free":            {uses: []string{"win"}, pre: "struct hmbmpi_win_free wf;", enter: "hmb_enter(r);\nhmbmpi_win_free_begin(&wf, *win);", always: "hmbmpi_win_free_end(&wf);"},
+	"win_free":            {uses: []string{"win"}, pre: "struct hmbmpi_win_free wf;", enter: "hmbmpi_enter(r);\nhmbmpi_win_free_begin(&wf, *win);", always: "hmbmpi_win_free_end(&wf);"},
 	"win_name":            {uses: []string{"win", "win_name"}, post: "hmbmpi_win_name(win, win_name);"},
 	"win_fence":           {uses: []string{"win"}, enter: rmaCollBegin, always: "hmbmpi_win_fence(rc, win);"},
 	"win_lock":            {uses: []string{"lock_type", "rank", "win"}, post: "hmbmpi_win_lock(win, rank, lock_type);"},
@@ -38,7 +38,7 @@ var rmaKinds = map[string]spec{
 	"win_test":            {uses: []string{"win", "flag>"}, post: "if (*flag) {\n\thmbmpi_win_complete(win, 1);\n}"},
 }
 
-const rmaCollBegin = "hmb_enter(r);\nhmb_rma(HMB_RMA_COLLECTIVE_BEGIN, 0, -1, 0, 0, 0, 0, 0, 0);"
+const rmaCollBegin = "hmbmpi_enter(r);\nhmb_rma(HMB_RMA_COLLECTIVE_BEGIN, 0, -1, 0, 0, 0, 0, 0, 0);"
 
 // rmaOps gives each operation's arguments of hmbmpi_rma_op after the
 // window and target: the RMA kind, the atomic type, the count and datatype

@@ -25,8 +25,8 @@ func TestRmaKinds(t *testing.T) {
 	c, f := string(files[1].data), string(files[2].data)
 	for _, want := range []string{
 		"if (rc == MPI_SUCCESS) {\n\t\thmbmpi_rma_op(win, target_rank, HMB_RMA_PUT, 0, origin_count, origin_datatype, 0, MPI_DATATYPE_NULL, *request);",
-		"hmb_enter(r);\n\thmb_rma(HMB_RMA_COLLECTIVE_BEGIN, 0, -1, 0, 0, 0, 0, 0, 0);\n\tint rc = PMPI_Win_create(",
-		"hmbmpi_win_created(rc, comm, rc == MPI_SUCCESS ? *win : MPI_WIN_NULL, 0);\n\thmb_leave(r);",
+		"hmbmpi_enter(r);\n\thmb_rma(HMB_RMA_COLLECTIVE_BEGIN, 0, -1, 0, 0, 0, 0, 0, 0);\n\tint rc = PMPI_Win_create(",
+		"hmbmpi_win_created(rc, comm, rc == MPI_SUCCESS ? *win : MPI_WIN_NULL, 0);\n\thmbmpi_leave(r);",
 		"hmbmpi_win_free_begin(&wf, *win);\n\tint rc = PMPI_Win_free(win);\n\thmbmpi_win_free_end(&wf);",
 	} {
 		if !strings.Contains(c, want) {

@@ -1,0 +1,274 @@
+/*
+ * direct_mpi.h - the direct path of a blocking MPI call's two probes,
+ * each written as one: the enter of its region with its send
+ * (hmb_enter_send), its receive with the leave of its region
+ * (hmb_recv_leave); and of the RMA records. One begin and end, one lookup
+ * of the location, the region, the levels and the matrix line for two
+ * events: the bookkeeping of two probes was most of what a wrapper added
+ * to an MPI call. Each event keeps its own clock read: one read for both
+ * saved no time here (the reads overlap the probe's other work) and cost
+ * a SEQ byte on the message and on the leave, as equal times need. Not
+ * installed.
+ *
+ * It takes the common case only, and only whole: the region of the MPI
+ * paradigm (never throttled), both levels there with room, the peer's line
+ * in the matrix. Without a message (a call to MPI_PROC_NULL, a failed
+ * call, or any MPI call's other probe), it is a lean enter or leave of an
+ * MPI region. If a check fails it writes nothing and returns
+ * HMB_DIRECT_APART, and the caller records the events one by one with
+ * direct.h's probes, which handle every case. The steps are those of
+ * hmb_direct_enter_on then hmb_direct_message, and of hmb_direct_message
+ * then hmb_direct_leave_on.
+ */
+#ifndef HMBTRACE_DIRECT_MPI_H
+#define HMBTRACE_DIRECT_MPI_H
+
+#include "direct.h"
+#include "hmbtrace.h" /* HMB_RMA_* */
+
+/* Not taken whole: record the events one by one. */
+enum { HMB_DIRECT_APART = 3 };
+
+/*
+ * hmb_direct_mpi_open begins a fused probe of region r: *L is the
+ * location, *p the region's entry. It returns 0 (and ends the probe) if
+ * the probe cannot take the fused path: the checks of hmb_direct_open and
+ * of the region's entry, which must be the MPI paradigm's and on.
+ */
+HMB_NOINST static inline int hmb_direct_mpi_open(struct hmb_thread *th, uint32_t r, struct hmb_go_location **L,
+						 struct hmb_go_prof **p)
+{
+	if (hmb_direct_begin(th) != HMB_DIRECT_GO) {
+		return 0;
+	}
+	*L = th->loc;
+	if (*L == NULL || (*L)->cpt != NULL || (*L)->min_dur != 0 || (*p = hmb_prof(*L, r)) == NULL ||
+	    (*p)->off != HMB_OFF_NONE || (*p)->cls != HMB_CLASS_PARADIGM ||
+	    atomic_load_explicit(th->epoch_word, memory_order_relaxed) != (*L)->epoch || (*L)->pending_from != 0) {
+		hmb_direct_end(th, HMB_DIRECT_APART);
+		return 0;
+	}
+	return 1;
+}
+
+/* hmb_direct_mpi_level returns levels[d] if it has room bytes left, else NULL. */
+HMB_NOINST static inline struct hmb_go_level *hmb_direct_mpi_level(struct hmb_go_slice *levels, int64_t d,
+								   int64_t room)
+{
+	struct hmb_go_level *lv;
+	if (d >= levels->len || (lv = ((struct hmb_go_level **)levels->ptr)[d]) == NULL || lv->bin.len - lv->pos < room) {
+		return NULL;
+	}
+	return lv;
+}
+
+/*
+ * hmb_put_message_inline is hmb_put_message (direct.c) for the common
+ * message of an MPI call, inline: a communicator, a time delta, peer, tag
+ * and communicator of one byte each, a sequence number that needs no
+ * prefix or a one-byte one (a send is the second event of its tick).
+ * Anything else goes to hmb_put_message. The bytes are the same.
+ */
+HMB_NOINST static inline int hmb_put_message_inline(struct hmb_go_level *lv, uint8_t *b, int recv, uint64_t t,
+						    uint32_t seq, uint64_t peer, uint32_t tag, uint64_t bytes,
+						    uint32_t comm)
+{
+	uint64_t d = t - lv->time;
+	int prefix = seq != (d == 0 ? lv->next : 0);
+	if (__builtin_expect(t < lv->time || d >= 0x80 || (peer | tag | comm) >= 0x80 || comm == 0 ||
+				     (prefix && (seq == 0 || seq >= 32)),
+			     0)) {
+		return hmb_put_message(lv, b, recv, t, seq, peer, tag, bytes, comm);
+	}
+	int n = 0;
+	if (prefix) {
+		b[n++] = (uint8_t)(HMB_TOK_SEQ_INLINE | seq);
+	}
+	lv->time = t;
+	lv->next = seq + 1;
+	b[n++] = (uint8_t)(HMB_TOK_SEND_RANK_COMM + (recv ? 1 : 0));
+	b[n++] = (uint8_t)d;
+	b[n++] = (uint8_t)peer;
+	b[n++] = (uint8_t)tag;
+	while (bytes >= 0x80) {
+		b[n++] = (uint8_t)(bytes | 0x80);
+		bytes >>= 7;
+	}
+	b[n++] = (uint8_t)bytes;
+	b[n++] = (uint8_t)comm;
+	return n;
+}
+
+/* hmb_direct_mpi_message writes a send or receive at the stamp of now: hmb_direct_message's last steps. */
+HMB_NOINST __attribute__((always_inline)) static inline void hmb_direct_mpi_message(struct hmb_go_location *L, struct hmb_go_level *mlv,
+						     struct hmb_go_commline *line, uint64_t now, int recv,
+						     uint64_t peer, uint32_t tag, uint64_t bytes, uint32_t comm)
+{
+	uint64_t tt, tr;
+	uint32_t seq = hmb_stamp(L, now, &tt, &tr);
+	L->recorded++;
+	if (recv) {
+		line->recv++;
+		line->recv_b += bytes;
+	} else {
+		line->sent++;
+		line->sent_b += bytes;
+	}
+	mlv->pos += hmb_put_message_inline(mlv, (uint8_t *)mlv->bin.ptr + mlv->pos, recv, tr, seq, peer, tag, bytes, comm);
+	mlv->n++;
+	hmb_mark(mlv);
+}
+
+/*
+ * hmb_direct_mpi_msg looks up what a message at depth d needs, the level
+ * and the peer's line: 0 if the message class is closed there or either is
+ * missing.
+ */
+HMB_NOINST static inline int hmb_direct_mpi_msg(struct hmb_go_location *L, int64_t d, uint64_t peer,
+						struct hmb_go_level **mlv, struct hmb_go_commline **line)
+{
+	return (((struct hmb_go_hierarchy *)L->h)->class_closed & (1u << HMB_CLASS_MESSAGE)) == 0 &&
+	       (*mlv = hmb_direct_mpi_level(&L->msg_levels, d, HMB_MAX_MESSAGE)) != NULL &&
+	       (*line = hmb_comm_line(L, peer)) != NULL;
+}
+
+/*
+ * hmb_direct_enter_send records the enter of MPI region r and, if msg is
+ * set, at the same time and depth, a send to world rank peer on
+ * communicator comm.
+ */
+HMB_NOINST static inline int hmb_direct_enter_send(struct hmb_thread *th, uint32_t r, int msg, uint64_t peer,
+						   uint32_t tag, uint64_t bytes, uint32_t comm)
+{
+	/* The clock first: its read (some 40 cycles) overlaps the checks. */
+	uint64_t now = hmb_now(), tt, tr;
+	struct hmb_go_location *L;
+	struct hmb_go_prof *p;
+	if (!hmb_direct_mpi_open(th, r, &L, &p)) {
+		return HMB_DIRECT_APART;
+	}
+	int64_t d = L->depth + 1;
+	struct hmb_go_level *lv, *mlv = NULL;
+	struct hmb_go_commline *line = NULL;
+	if (d >= L->stack.len || d >= L->plimit ||
+	    (lv = hmb_direct_mpi_level(&L->par_levels, d, 2 * HMB_MAX_ENTER_LEAVE)) == NULL ||
+	    (msg && !hmb_direct_mpi_msg(L, d, peer, &mlv, &line))) {
+		return hmb_direct_end(th, HMB_DIRECT_APART);
+	}
+	uint32_t seq = hmb_stamp(L, now, &tt, &tr);
+	L->recorded++;
+	struct hmb_go_frame *f = hmb_direct_push(L, p, d, r, HMB_CLASS_PARADIGM, tt, tr, seq);
+	lv->pos += hmb_put_enter(lv, (uint8_t *)lv->bin.ptr + lv->pos, tr, seq, r);
+	lv->n++;
+	hmb_mark(lv);
+	f->state = HMB_FRAME_WRITTEN;
+	if (msg) {
+		hmb_direct_mpi_message(L, mlv, line, hmb_now(), 0, peer, tag, bytes, comm);
+	}
+	return hmb_direct_end(th, HMB_DIRECT_DONE);
+}
+
+/*
+ * hmb_direct_recv_leave records, if msg is set, a receive from world rank
+ * peer on communicator comm and, at the same time, the leave of MPI region
+ * r, which must be the open one.
+ */
+HMB_NOINST static inline int hmb_direct_recv_leave(struct hmb_thread *th, uint32_t r, int msg, uint64_t peer,
+						   uint32_t tag, uint64_t bytes, uint32_t comm)
+{
+	uint64_t now = hmb_now(), tt, tr;
+	struct hmb_go_location *L;
+	struct hmb_go_prof *p;
+	if (!hmb_direct_mpi_open(th, r, &L, &p)) {
+		return HMB_DIRECT_APART;
+	}
+	int64_t d = L->depth;
+	struct hmb_go_frame *f = (struct hmb_go_frame *)L->stack.ptr + d;
+	struct hmb_go_level *lv, *mlv = NULL;
+	struct hmb_go_commline *line = NULL;
+	/* hmb_direct_leave_on's checks, the enter/leave level's lookup included. */
+	if (d == 0 || f->region != r || f->counted || f->region == L->phase_region || f->state != HMB_FRAME_WRITTEN ||
+	    f->cls != HMB_CLASS_PARADIGM || hmb_direct_mpi_level(&L->levels, d, 0) == NULL ||
+	    (lv = hmb_direct_mpi_level(&L->par_levels, d, HMB_MAX_ENTER_LEAVE)) == NULL ||
+	    (msg && (d >= L->plimit || !hmb_direct_mpi_msg(L, d, peer, &mlv, &line)))) {
+		return hmb_direct_end(th, HMB_DIRECT_APART);
+	}
+	if (msg) {
+		hmb_direct_mpi_message(L, mlv, line, now, 1, peer, tag, bytes, comm);
+		now = hmb_now();
+	}
+	uint32_t seq = hmb_stamp(L, now, &tt, &tr);
+	uint64_t dur = tt - f->start;
+	if (--p->active == 0) {
+		p->incl += dur; /* a paradigm's region is never throttled */
+	}
+	p->excl += dur - f->child;
+	L->depth = d - 1;
+	f[-1].child += dur;
+	L->recorded++;
+	lv->pos += hmb_put_leave(lv, (uint8_t *)lv->bin.ptr + lv->pos, tr, seq);
+	lv->n++;
+	hmb_mark(lv);
+	return hmb_direct_end(th, HMB_DIRECT_DONE);
+}
+
+/*
+ * An RMA record for the direct path: what hmb_put_rma encodes, the RMA
+ * fields of encode.Record (kind is one of HMB_RMA_*, encode's KindRma*).
+ */
+struct hmb_rma {
+	unsigned kind;
+	uint32_t win, aux, level, group;
+	int64_t remote;
+	uint64_t bytes, received, request;
+};
+
+int hmb_put_rma(struct hmb_go_level *lv, uint8_t *b, uint64_t t, uint32_t seq, const struct hmb_rma *r) HMB_NOINST
+	HMB_HIDDEN;
+
+/*
+ * hmb_direct_rma records RMA record r at the current depth: measure's
+ * rmaRecord, in the collective class for window creation and destruction,
+ * collective RMA operations and group synchronisations, else in the
+ * message class, as hmb_direct_mpi does for requests.
+ */
+HMB_NOINST static inline int hmb_direct_rma(struct hmb_thread *th, const struct hmb_rma *r, uint64_t *t)
+{
+	struct hmb_go_location *L;
+	int go = hmb_direct_open(th, &L);
+	if (go != HMB_DIRECT_GO) {
+		return go;
+	}
+	uint64_t now = *t = hmb_now();
+	int64_t d = L->depth;
+	if (atomic_load_explicit(th->epoch_word, memory_order_relaxed) != L->epoch || L->pending_from != 0) {
+		return hmb_direct_end(th, HMB_DIRECT_FLUSH);
+	}
+	int coll = r->kind == HMB_RMA_WIN_CREATE || r->kind == HMB_RMA_WIN_DESTROY ||
+		   r->kind == HMB_RMA_COLLECTIVE_BEGIN || r->kind == HMB_RMA_COLLECTIVE_END ||
+		   r->kind == HMB_RMA_GROUP_SYNC;
+	unsigned cls = coll ? HMB_CLASS_COLLECTIVE : HMB_CLASS_MESSAGE;
+	struct hmb_go_level *lv = NULL;
+	int closed = d >= L->plimit || (((struct hmb_go_hierarchy *)L->h)->class_closed & (1u << cls)) != 0;
+	if (!closed) {
+		/* buffer.Level.Put's room, which an RMA record fits (encode.MaxRmaSize). */
+		if ((lv = hmb_direct_mpi_level(coll ? &L->coll_levels : &L->msg_levels, d, HMB_MAX_COLLECTIVE)) == NULL) {
+			return hmb_direct_end(th, HMB_DIRECT_FLUSH);
+		}
+	} else if (d >= HMB_DIRECT_DEPTHS) {
+		return hmb_direct_end(th, HMB_DIRECT_FLUSH);
+	}
+	uint64_t tt, tr;
+	uint32_t seq = hmb_stamp(L, now, &tt, &tr);
+	L->recorded++;
+	if (lv != NULL) {
+		lv->pos += hmb_put_rma(lv, (uint8_t *)lv->bin.ptr + lv->pos, tr, seq, r);
+		lv->n++;
+		hmb_mark(lv);
+	} else {
+		hmb_direct_drop(th, coll ? th->cdrops : th->mdrops, d);
+	}
+	return hmb_direct_end(th, HMB_DIRECT_DONE);
+}
+
+#endif /* HMBTRACE_DIRECT_MPI_H */

@@ -1,0 +1,180 @@
+package cshim_test
+
+import (
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/hmbtrace/hmbtrace/encode"
+	"github.com/hmbtrace/hmbtrace/tracefile"
+)
+
+// TestMPICallProbes runs testdata/c/mpicall.c, which makes the probes of
+// libhmbtrace-mpi's blocking calls (hmb_enter_send, hmb_recv_leave) on
+// their fused direct path and on every path they fall back to, and RMA
+// records of every kind, with the probes written in place
+// (HMB_C_PROBE=direct) and replayed in Go (staged). Both traces must hold
+// the same messages in the same regions, each send inside its call after
+// the enter, each receive right before the leave, and the same RMA
+// records.
+func TestMPICallProbes(t *testing.T) {
+	build := library(t)
+	p := buildC(t, build, "mpicall", nil, filepath.Join(root, "cshim", "testdata", "c", "mpicall.c"))
+	const calls = 20000
+	record := func(t *testing.T, mode string, env []string) *tracefile.File {
+		t.Helper()
+		q := p
+		q.out = filepath.Join(t.TempDir(), mode)
+		if _, stderr := q.run(t, append([]string{"HMB_C_PROBE=" + mode}, env...)); stderr != "" {
+			t.Errorf("HMB_C_PROBE=%s: stderr:\n%s", mode, stderr)
+		}
+		f, err := tracefile.Open(filepath.Join(q.out, "mpicall.0.hmb"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { f.Close() })
+		if len(f.Locations) != 1 {
+			t.Fatalf("HMB_C_PROBE=%s: %d locations, want 1", mode, len(f.Locations))
+		}
+		return f
+	}
+	for _, c := range []struct {
+		name string
+		env  []string
+	}{
+		{"whole", nil},
+		// Bins fill every few dozen calls: the fused probes find no room
+		// and fall back to the probes that take a new bin.
+		{"small bins", []string{"HMB_BIN_SIZE=1K"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			direct := record(t, "direct", c.env)
+			staged := record(t, "staged", c.env)
+			dm := callMessages(t, direct)
+			sm := callMessages(t, staged)
+			if len(dm) != 2*(calls/5*4)+2*(calls/100) {
+				t.Errorf("direct: %d messages, want %d", len(dm), 2*(calls/5*4)+2*(calls/100))
+			}
+			if !reflect.DeepEqual(dm, sm) {
+				n := min(len(dm), len(sm), 8)
+				t.Errorf("messages differ: direct %d, staged %d; first direct %v, staged %v", len(dm), len(sm), dm[:n], sm[:n])
+			}
+			// The RMA records: one of each kind, and a put and a get to
+			// targets no rank can be, every tenth call.
+			dr, sr := rmaRecords(t, direct), rmaRecords(t, staged)
+			if want := (calls / 10) * (int(encode.KindRmaOpCompleteRemote-encode.KindRmaWinCreate) + 3); len(dr) != want {
+				t.Errorf("direct: %d RMA records, want %d", len(dr), want)
+			}
+			if !reflect.DeepEqual(dr, sr) {
+				n := min(len(dr), len(sr), 20)
+				t.Errorf("RMA records differ: direct %d, staged %d; first direct %v\nstaged %v", len(dr), len(sr), dr[:n], sr[:n])
+			}
+			for _, r := range dr {
+				if (r.Kind == encode.KindRmaPut || r.Kind == encode.KindRmaGet) && r.Bytes == 8 && r.Remote != -1 {
+					t.Fatalf("direct: %+v: a target out of range, want remote -1 (none)", r)
+				}
+			}
+			for _, f := range []*tracefile.File{direct, staged} {
+				l := &f.Locations[0]
+				if l.Accounted() != l.Recorded {
+					t.Errorf("%s: %d events accounted for, %d recorded", f.Path, l.Accounted(), l.Recorded)
+				}
+			}
+			if !reflect.DeepEqual(direct.Locations[0].Comm, staged.Locations[0].Comm) {
+				t.Errorf("matrix differs\ndirect: %+v\nstaged: %+v", direct.Locations[0].Comm, staged.Locations[0].Comm)
+			}
+		})
+	}
+}
+
+// callMessage is a message as the calls of mpicall.c record it: the
+// region it is in, its kind and fields.
+type callMessage struct {
+	region, kind string
+	peer         uint64
+	tag          uint32
+	bytes        uint64
+}
+
+// callMessages reads the sends and receives of f's location and checks
+// that each lies in the region of the probe that made it, MPI_Send or work
+// for a send, MPI_Recv or work for a receive: a send after its enter, a
+// receive right before its leave, and that the events' times never go
+// back, so Enter <= MpiSend <= Leave and Enter <= MpiRecv <= Leave.
+func callMessages(t *testing.T, f *tracefile.File) []callMessage {
+	t.Helper()
+	var (
+		stack   []string
+		out     []callMessage
+		pending bool // a receive waits for its leave
+		last    tracefile.Event
+		e       tracefile.Event
+	)
+	in := map[string]map[string]bool{"send": {"MPI_Send": true, "work": true}, "recv": {"MPI_Recv": true, "work": true}}
+	it := f.Events(f.Locations[0].ID)
+	for n := 0; it.Next(&e); n++ {
+		if n > 0 && (e.Time < last.Time || (e.Time == last.Time && e.Seq <= last.Seq)) {
+			t.Fatalf("%s: event %d (%v) at %d.%d after %d.%d", f.Path, n, e.Kind, e.Time, e.Seq, last.Time, last.Seq)
+		}
+		last = e
+		switch e.Kind {
+		case encode.KindEnter:
+			if pending {
+				t.Fatalf("%s: event %d: an enter between a receive and its leave", f.Path, n)
+			}
+			stack = append(stack, f.RegionName(e.Region))
+		case encode.KindLeave:
+			if len(stack) == 0 {
+				t.Fatalf("%s: event %d: a leave with no region open", f.Path, n)
+			}
+			pending = false
+			stack = stack[:len(stack)-1]
+		case encode.KindSend, encode.KindRecv:
+			if !e.PeerRank || e.Comm == 0 {
+				t.Fatalf("%s: event %d: %+v, want a world rank on a communicator", f.Path, n, e)
+			}
+			m := callMessage{kind: "send", peer: e.Peer, tag: e.Tag, bytes: e.Bytes}
+			if e.Kind == encode.KindRecv {
+				m.kind = "recv"
+			}
+			if len(stack) > 0 {
+				m.region = stack[len(stack)-1]
+			}
+			if pending || !in[m.kind][m.region] {
+				t.Fatalf("%s: event %d: a %s in %q (a receive pending: %v), want it inside its call", f.Path, n, m.kind, m.region, pending)
+			}
+			pending = m.kind == "recv"
+			out = append(out, m)
+		}
+	}
+	if err := it.Err(); err != nil {
+		t.Fatalf("%s: %v", f.Path, err)
+	}
+	return out
+}
+
+// rmaRecord is an RMA record's kind and fields.
+type rmaRecord struct {
+	Kind                     encode.Kind
+	Win, Aux, Level, Group   uint32
+	Remote                   int64
+	Bytes, Received, Request uint64
+	region                   string
+}
+
+// rmaRecords reads the RMA records of f's location.
+func rmaRecords(t *testing.T, f *tracefile.File) []rmaRecord {
+	t.Helper()
+	var out []rmaRecord
+	var e tracefile.Event
+	it := f.Events(f.Locations[0].ID)
+	for it.Next(&e) {
+		if e.Kind.IsRma() {
+			out = append(out, rmaRecord{e.Kind, e.Win, e.Aux, e.Level, e.Group, e.Remote, e.Bytes, e.Received, e.Request, f.RegionName(e.Region)})
+		}
+	}
+	if err := it.Err(); err != nil {
+		t.Fatalf("%s: %v", f.Path, err)
+	}
+	return out
+}

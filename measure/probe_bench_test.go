@@ -1,0 +1,133 @@
+package measure
+
+import (
+	"runtime"
+	"testing"
+	"time"
+)
+
+// The probes' cost on the call pattern of the C shim's probe_bench (two
+// nested regions, four events an iteration), kept and dropped at a closed
+// depth. Run them under callgrind for instruction counts, which the load
+// of a shared machine does not move:
+//
+//	go test -c -o m.test ./measure
+//	GODEBUG=asyncpreemptoff=1 valgrind --tool=callgrind m.test -test.run '^$' -test.bench 'Nested$' -test.benchtime 200000x
+//
+// and again with 400000x: the difference over 200000 iterations is one
+// iteration's instructions, setup cancelled.
+
+// BenchmarkNested times two nested regions whose events are all kept.
+func BenchmarkNested(b *testing.B) {
+	benchNested(b, false)
+}
+
+// BenchmarkNestedClosed times the same probes into a closed depth: the
+// inner region's events are dropped at the probe and counted, the outer
+// ones kept.
+func BenchmarkNestedClosed(b *testing.B) {
+	benchNested(b, true)
+}
+
+// benchNested runs b.N iterations of the pattern into measurements made
+// new every 2^20 iterations, so that the buffer never fills (a reduction
+// would change what is measured), and checks where every event went.
+func benchNested(b *testing.B, closed bool) {
+	const round = 1 << 20
+	var (
+		m                 *Measurement
+		loc               *Location
+		outer, inner      Region
+		kept, dropped, at uint64
+	)
+	finish := func() {
+		if err := m.Close(); err != nil {
+			b.Fatal(err)
+		}
+		st := m.Stats()
+		kept += st.Kept
+		dropped += st.Dropped()
+	}
+	rotate := func() {
+		b.StopTimer()
+		if m != nil {
+			finish()
+		}
+		m = startTest(b, Config{BufferSize: 64 << 20, NoThrottle: true})
+		outer, inner = m.Region("outer"), m.Region("inner")
+		loc = m.Location("bench")
+		if closed {
+			// Depth 2 must exist before it can be closed.
+			loc.Enter(outer)
+			loc.Enter(inner)
+			loc.Leave(inner)
+			loc.Leave(outer)
+			at = 2 // the outer pair kept, the inner one revoked by the closure
+			if err := m.CloseDepth(2); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.StartTimer()
+	}
+	rotate()
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	cpu := threadCPU()
+	for i := 0; i < b.N; i++ {
+		if i%round == round-1 {
+			rotate()
+		}
+		loc.Enter(outer)
+		loc.Enter(inner)
+		loc.Leave(inner)
+		loc.Leave(outer)
+	}
+	ns := float64(b.Elapsed().Nanoseconds()) / float64(4*b.N)
+	cpuNs := float64(threadCPU()-cpu) / float64(4*b.N) // rotations included: a few per million iterations
+	b.StopTimer()
+	finish()
+	events := 4 * uint64(b.N)
+	rounds := uint64(b.N/round + 1)
+	switch {
+	case !closed && (kept != events || dropped != 0):
+		b.Fatalf("kept %d and dropped %d of %d events", kept, dropped, events)
+	case closed && (kept != events/2+rounds*at || dropped != events/2+rounds*at):
+		b.Fatalf("kept %d and dropped %d of %d events (and %d before the closure)", kept, dropped, events, 2*rounds*at)
+	}
+	b.ReportMetric(ns, "ns/event")
+	b.ReportMetric(cpuNs, "cpu-ns/event")
+	b.ReportMetric(0, "ns/op")
+}
+
+// BenchmarkNestedThrottled times the pattern on two regions throttled at
+// their first leave: the flag tested before the clock, the visit counted.
+func BenchmarkNestedThrottled(b *testing.B) {
+	m := startTest(b, Config{ThrottleCalls: 1, ThrottleTime: time.Hour})
+	outer, inner := m.Region("outer"), m.Region("inner")
+	loc := m.Location("bench")
+	loc.Enter(outer)
+	loc.Enter(inner)
+	loc.Leave(inner)
+	loc.Leave(outer) // both throttled by now
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	b.ResetTimer()
+	cpu := threadCPU()
+	for i := 0; i < b.N; i++ {
+		loc.Enter(outer)
+		loc.Enter(inner)
+		loc.Leave(inner)
+		loc.Leave(outer)
+	}
+	cpuNs := float64(threadCPU()-cpu) / float64(4*b.N)
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(4*b.N), "ns/event")
+	b.ReportMetric(cpuNs, "cpu-ns/event")
+	b.ReportMetric(0, "ns/op")
+	b.StopTimer()
+	m.Close()
+	for _, p := range openTrace(b, m).Locations[0].Profile {
+		if !p.Throttled || p.VisitsAfter != uint64(b.N) {
+			b.Fatalf("%+v after %d iterations", p, b.N)
+		}
+	}
+}
