@@ -25,12 +25,14 @@ type analysisPlans struct {
 	trend *segmentPlan
 }
 
-func planAnalyses(files []*tracefile.File, opt Options) *analysisPlans {
-	dc := &dominanceCache{files: files, totals: variation.Totals(files), byKey: map[string]dominanceResult{}}
-	p := &analysisPlans{variation: planSegments(dc, opt.Variation.Region, opt.Variation.Sync)}
-	if !phased(files) {
+// planAnalyses plans the segments of r's files; the time-dominant region
+// is chosen once for both when the heat map has no extra patterns.
+func planAnalyses(r *run, opt Options) *analysisPlans {
+	pl := variation.NewPlanner(r.files, r.procs)
+	p := &analysisPlans{variation: planSegments(pl, opt.Variation.Region, opt.Variation.Sync)}
+	if !phased(r.files) {
 		// trend.Analyze cuts its segments without the extra patterns.
-		p.trend = planSegments(dc, opt.Dynamics.Region, filter.Patterns{})
+		p.trend = planSegments(pl, opt.Dynamics.Region, filter.Patterns{})
 	}
 	return p
 }
@@ -113,8 +115,8 @@ func variationSection(r *run, _ Options, plans *analysisPlans) []byte {
 	if p.err != nil {
 		return unavailable(b, "variation heat map", p.err)
 	}
-	v := p.v
-	if err := p.set.variation(v, r.files); err != nil {
+	v, err := p.set.variation(p.plan, r.files)
+	if err != nil {
 		return unavailable(b, "variation heat map", err)
 	}
 	if g := p.set.groupText(); g != "" {
@@ -151,24 +153,20 @@ func dynamicsSection(r *run, opt Options, plans *analysisPlans) []byte {
 // dynamicsOf makes the dynamics of the phase series when p is nil, else of
 // p's segments.
 func dynamicsOf(r *run, opt Options, p *segmentPlan) (*trend.Result, error) {
+	topt := opt.Dynamics
+	topt.Procs = r.procs
 	if p == nil {
-		return trend.Analyze(r.files, opt.Dynamics)
+		return trend.Analyze(r.files, topt)
 	}
 	if p.err != nil {
 		return nil, p.err
 	}
-	// The trend's own variation tells the notes of its segments.
-	v := *p.v
-	if err := p.set.found(&v, r.files); err != nil {
-		return nil, err
-	}
-	p.set.notes(&v, r.files)
-	return trendFromSegments(p.set, &v, opt.Dynamics)
+	return p.set.trend(p.plan, r.files, topt)
 }
 
 func commSection(r *run, _ Options) []byte {
 	b := section("communication", "Communication", "Who sent what to whom, counted at the sender: the matrix of messages per sender and receiver, and the sender/receiver diagram (Brendel et al.), whose edges share paths so that heavy traffic glows.")
-	m, err := comm.FromFiles(r.files)
+	m, err := comm.FromFilesProcs(r.files, r.procs)
 	if err != nil {
 		return unavailable(b, "communication views", err)
 	}

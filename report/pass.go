@@ -1,19 +1,15 @@
 package report
 
 import (
-	"fmt"
-	"path/filepath"
-	"sort"
-
-	"github.com/hmbtrace/hmbtrace/analysis"
 	"github.com/hmbtrace/hmbtrace/analysis/variation"
 	"github.com/hmbtrace/hmbtrace/filter"
+	"github.com/hmbtrace/hmbtrace/internal/parallel"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
 // The report reads the trace once: every location's events stream through
 // the timeline's encoder and the segment scans of the heat map and the
-// dynamics together, the locations on GOMAXPROCS workers. What a location
+// dynamics together, the locations on Options.Procs workers. What a location
 // leaves behind is bounded by the timeline's tiles and the segment groups,
 // not by its events, and the results are merged in location order, so the
 // page is the same whatever the number of workers.
@@ -22,100 +18,18 @@ import (
 // phase series) cuts the run into segments: what variation.Analyze decides
 // before it reads any event, and then the segments read.
 type segmentPlan struct {
-	v   *variation.Variation // dominance, region, synchronization regions
-	cfg segmentConfig
-	err error       // no region to segment by, or a location unreadable
-	set *segmentSet // after the pass
+	plan *variation.Plan // dominance, region, synchronization regions
+	err  error           // no region to segment by, or a location unreadable
+	set  *segmentSet     // after the pass
 	// same is an earlier plan that cuts the same segments: its are used.
 	same *segmentPlan
 }
 
-// dominanceCache computes the time-dominant region once per set of extra
-// synchronization patterns.
-type dominanceCache struct {
-	files  []*tracefile.File
-	totals []variation.RegionTotal
-	byKey  map[string]dominanceResult
-}
-
-type dominanceResult struct {
-	d   variation.Dominance
-	err error
-}
-
-func (c *dominanceCache) get(extra filter.Patterns) (variation.Dominance, error) {
-	k := extra.String()
-	if r, ok := c.byKey[k]; ok {
-		return r.d, r.err
-	}
-	d, err := timeDominant(c.files, c.totals, analysis.SyncMatcher{Extra: extra})
-	c.byKey[k] = dominanceResult{d, err}
-	return d, err
-}
-
 // planSegments decides the segment region and the synchronization regions
 // as variation.Analyze does.
-func planSegments(dc *dominanceCache, region string, extra filter.Patterns) *segmentPlan {
-	v := &variation.Variation{Sync: extra}
-	p := &segmentPlan{v: v}
-	dom, domErr := dc.get(extra)
-	v.Dominance, v.HasDominance = dom, domErr == nil
-	switch {
-	case region != "":
-		v.Region, v.Picked = region, true
-		known := false
-		for _, t := range dc.totals {
-			known = known || t.Name == region
-		}
-		if !known {
-			p.err = fmt.Errorf("analysis: no location visits a region named %q", region)
-			return p
-		}
-	case domErr != nil:
-		p.err = domErr
-		return p
-	default:
-		v.Region = dom.Region.Name
-	}
-	sync := analysis.SyncMatcher{Extra: extra}
-	for _, t := range dc.totals {
-		if sync.Match(t.Name) && t.Name != v.Region {
-			v.SyncRegions = append(v.SyncRegions, t.Name)
-		}
-	}
-	sort.Strings(v.SyncRegions)
-	p.cfg = segmentConfig{region: v.Region, sync: sync}
-	return p
-}
-
-// segmentRef is a location as the analyses label it and place it in time.
-type segmentRef struct {
-	file, loc int
-	label     string
-	offset    int64 // ns, the file's start on tracefile.Axis
-}
-
-// segmentRefs lists the locations of files in file order with the labels
-// and offsets of package variation.
-func segmentRefs(files []*tracefile.File) []segmentRef {
-	byFile := tracefile.SharedRank(files)
-	axis := tracefile.NewAxis(files)
-	var refs []segmentRef
-	for i, f := range files {
-		offset := axis.Nanos(i, f, f.Header.StartTicks>>f.Header.TimerShift)
-		for j := range f.Locations {
-			label := f.Locations[j].Name
-			switch {
-			case len(files) == 1:
-			case byFile:
-				label = fmt.Sprintf("%s:%s", filepath.Base(f.Path), label)
-			default:
-				label = fmt.Sprintf("%d:%s", f.Header.Rank, label)
-			}
-			refs = append(refs, segmentRef{file: i, loc: j, label: label, offset: offset})
-		}
-	}
-	return refs
+func planSegments(pl *variation.Planner, region string, extra filter.Patterns) *segmentPlan {
+	p, err := pl.Plan(region, extra)
+	return &segmentPlan{plan: p, err: err}
 }
 
 // readAll reads every location's events once, in parallel, into the
@@ -128,7 +42,7 @@ func readAll(r *run, tp *timelinePlan, plans []*segmentPlan) (*timeline, error) 
 			continue
 		}
 		for _, q := range active {
-			if q.cfg.region == p.cfg.region && q.v.Sync.String() == p.v.Sync.String() {
+			if q.plan.Region == p.plan.Region && q.plan.Sync.String() == p.plan.Sync.String() {
 				p.same = q
 			}
 		}
@@ -136,7 +50,7 @@ func readAll(r *run, tp *timelinePlan, plans []*segmentPlan) (*timeline, error) 
 			active = append(active, p)
 		}
 	}
-	refs := segmentRefs(r.files)
+	refs := variation.Locations(r.files)
 	limit := groupsPerRow(len(refs))
 	type result struct {
 		lt    *locationTimeline
@@ -144,16 +58,18 @@ func readAll(r *run, tp *timelinePlan, plans []*segmentPlan) (*timeline, error) 
 		err   error
 	}
 	results := make([]result, len(refs))
-	parallel(len(refs), func(i int) {
+	// A location that cannot be read fails its own result, not the pass:
+	// the timeline and the analyses say so each in their place.
+	_ = parallel.Do(r.procs, len(refs), func(i int) error {
 		ref := refs[i]
-		f := r.files[ref.file]
-		loc := &f.Locations[ref.loc]
+		f := r.files[ref.File]
+		loc := ref.Location
 		res := &results[i]
-		if !tp.beyond[ref.file][ref.loc] {
-			res.lt = tp.newLocation(r, ref.file, loc, r.lookup)
+		if !tp.beyond[ref.File][ref.Index] {
+			res.lt = tp.newLocation(r, ref.File, loc, r.lookup)
 		}
 		for _, p := range active {
-			res.scans = append(res.scans, newSegmentScan(p.cfg, f, ref.file, loc, ref.label, ref.offset, limit))
+			res.scans = append(res.scans, newSegmentScan(p.plan, f, ref, i, limit))
 		}
 		var e tracefile.Event
 		it := f.Events(loc.ID)
@@ -170,11 +86,12 @@ func readAll(r *run, tp *timelinePlan, plans []*segmentPlan) (*timeline, error) 
 			res.lt.err = res.err
 		}
 		for _, s := range res.scans {
-			s.finish(loc)
+			s.finish()
 		}
+		return nil
 	})
 	for k, p := range active {
-		p.set = &segmentSet{cfg: p.cfg, width: 1}
+		p.set = &segmentSet{width: 1}
 		for i := range results {
 			if err := results[i].err; err != nil {
 				p.err, p.set = err, nil
@@ -195,7 +112,7 @@ func readAll(r *run, tp *timelinePlan, plans []*segmentPlan) (*timeline, error) 
 		byLoc[i] = make([]*locationTimeline, len(f.Locations))
 	}
 	for i, ref := range refs {
-		byLoc[ref.file][ref.loc] = results[i].lt
+		byLoc[ref.File][ref.Index] = results[i].lt
 	}
 	tl, ok, err := tp.assemble(r, func(fi, k int) (*locationTimeline, bool) {
 		lt := byLoc[fi][k]

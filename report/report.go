@@ -15,6 +15,7 @@ import (
 
 	"github.com/hmbtrace/hmbtrace/analysis/trend"
 	"github.com/hmbtrace/hmbtrace/analysis/variation"
+	"github.com/hmbtrace/hmbtrace/internal/parallel"
 	"github.com/hmbtrace/hmbtrace/internal/units"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
@@ -52,13 +53,17 @@ type Options struct {
 	MaxCells int
 	// Now stamps the page; the zero time means time.Now.
 	Now time.Time
+	// Procs is the number of workers reading the locations and making the
+	// analyses, in place of Variation.Procs and Dynamics.Procs; 0 means
+	// HMB_TOOL_PROCS, else GOMAXPROCS. The page is the same for any.
+	Procs int
 }
 
 // Write writes the report of files as one self-contained HTML page: the run's
 // facts, the profile, the timeline, the variation heat map, the dynamics
 // findings, the communication views and the counters. It reads every event
 // of every location once for the timeline, the heat map and the dynamics
-// together, on GOMAXPROCS workers (and again for the communication matrix
+// together, on Options.Procs workers (and again for the communication matrix
 // of files without an exact one, and for the choice of the time-dominant
 // region when a candidate's waiting must be measured); the memory it takes
 // is bounded by the timeline's budget and the segments' (segments.go),
@@ -81,8 +86,13 @@ func Write(w io.Writer, files []*tracefile.File, opt Options) error {
 	if opt.Now.IsZero() {
 		opt.Now = time.Now()
 	}
+	procs, err := parallel.Procs(opt.Procs)
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
 	r := newRun(files)
-	plans := planAnalyses(files, opt)
+	r.procs = procs
+	plans := planAnalyses(r, opt)
 	tl, err := readAll(r, planTimeline(r, opt.MaxIntervals, opt.MaxCells), plans.segmentPlans())
 	if err != nil {
 		return err

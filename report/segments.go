@@ -2,12 +2,9 @@ package report
 
 import (
 	"fmt"
-	"math"
-	"sort"
 
-	"github.com/hmbtrace/hmbtrace/analysis"
+	"github.com/hmbtrace/hmbtrace/analysis/trend"
 	"github.com/hmbtrace/hmbtrace/analysis/variation"
-	"github.com/hmbtrace/hmbtrace/encode"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
@@ -20,10 +17,8 @@ import (
 // of consecutive invocations, doubling the group's width when the groups
 // fill up, so that memory is bounded by locations, not by events. Up to
 // that bound a group is one invocation and the analyses are exactly those
-// of package variation and package trend.
-//
-// This file and dominance.go, trenddata.go follow variation.Analyze and
-// trend.Analyze step by step; those packages offer no streaming API yet.
+// of package variation and package trend, whose streaming pieces
+// (variation.Plan and Scanner, trend.AnalyzeSeries) make them.
 
 // segmentBudget bounds the segment groups over all locations; each
 // location gets an equal share, at least minGroupsPerRow.
@@ -37,129 +32,41 @@ func groupsPerRow(n int) int {
 	return max(segmentBudget/max(n, 1), minGroupsPerRow)
 }
 
-// segmentConfig says how one analysis cuts a location into segments.
-type segmentConfig struct {
-	region string
-	sync   analysis.SyncMatcher
-}
-
 // segGroup is a group of consecutive segments (invocations) of one
 // location: their sums, the first one's index and start, the last one's end.
 type segGroup struct {
-	index      int   // invocation number of the first, before the window shift
+	index      int   // invocation number of the first
 	start, end int64 // ns on the time axis
 	dur, sync  int64 // sums over the group, ns
 	n          int
 }
 
-// segmentScan finds the segments of one location as its events stream by,
-// as variation's scan does, and sums them into groups.
+// segmentScan sums the segments a variation.Scanner finds on one location
+// into groups.
 type segmentScan struct {
-	f      *tracefile.File
-	offset int64
-	row    variation.Row
-	isSeg  []bool
-	isSync []bool
-	isTask []bool
-
-	inSeg, truncated bool
-	segDepth         int
-	open             []segMark
-	segStart, syncAt int64
-	syncNs           int64
-	index            int
+	scan *variation.Scanner
+	row  variation.Row // after finish: Segments counts invocations, not groups
+	n    int           // segments added
 
 	width, limit int // invocations per group, groups at most
 	groups       []segGroup
 }
 
-// segMark is a sync or task region open in the segment: time is
-// synchronization while the innermost of them is a sync region, so that a
-// task run inside a barrier or taskwait counts as work.
-type segMark struct {
-	depth int
-	sync  bool
-}
-
-func newSegmentScan(cfg segmentConfig, f *tracefile.File, fi int, loc *tracefile.Location, label string, offset int64, limit int) *segmentScan {
-	s := &segmentScan{f: f, offset: offset, width: 1, limit: max(limit, 2),
-		isSeg: make([]bool, len(f.Regions)+1), isSync: make([]bool, len(f.Regions)+1), isTask: make([]bool, len(f.Regions)+1)}
-	for _, r := range f.Regions {
-		if int(r.ID) < len(s.isSeg) {
-			s.isSeg[r.ID] = r.Name == cfg.region
-			s.isSync[r.ID] = !s.isSeg[r.ID] && cfg.sync.Match(r.Name)
-			s.isTask[r.ID] = !s.isSeg[r.ID] && !s.isSync[r.ID] && analysis.IsTaskRun(r.Name)
-		}
-	}
-	s.row = variation.Row{Label: label, File: fi, Location: loc.ID}
-	for _, p := range loc.Profile {
-		switch {
-		case flagged(s.isSeg, p.Region):
-			s.row.Invocations += p.Visits
-		case flagged(s.isSync, p.Region):
-			s.row.SyncCalls += p.Visits
-		}
-	}
+func newSegmentScan(p *variation.Plan, f *tracefile.File, ref variation.LocationRef, row, limit int) *segmentScan {
+	s := &segmentScan{width: 1, limit: max(limit, 2)}
+	s.scan = p.NewScanner(f, ref, row, s.add)
 	return s
 }
 
-func flagged(set []bool, id uint32) bool { return int(id) < len(set) && set[id] }
-
-func (s *segmentScan) waiting() bool { return len(s.open) > 0 && s.open[len(s.open)-1].sync }
-
 // event takes the location's next event.
-func (s *segmentScan) event(e *tracefile.Event) {
-	switch e.Kind {
-	case encode.KindEnter:
-		if flagged(s.isSync, e.Region) && !e.Truncated {
-			s.row.SyncKept++
-		}
-		switch {
-		case s.inSeg && flagged(s.isSeg, e.Region):
-			s.row.Recursive++
-		case !s.inSeg && flagged(s.isSeg, e.Region):
-			s.inSeg, s.truncated, s.segDepth = true, e.Truncated, e.Depth
-			s.segStart, s.syncNs, s.open = s.f.Nanos(e.Time), 0, s.open[:0]
-		case s.inSeg && (flagged(s.isSync, e.Region) || flagged(s.isTask, e.Region)):
-			now := s.f.Nanos(e.Time)
-			if s.waiting() {
-				s.syncNs += now - s.syncAt
-			}
-			s.open = append(s.open, segMark{depth: e.Depth, sync: flagged(s.isSync, e.Region)})
-			s.syncAt = now
-		}
-	case encode.KindLeave:
-		if !s.inSeg {
-			return
-		}
-		now := s.f.Nanos(e.Time)
-		// A leave the buffer shed inside would leave a mark open: a
-		// leave at or above a mark's depth closes it.
-		for n := len(s.open); n > 0 && e.Depth <= s.open[n-1].depth; n-- {
-			if s.waiting() {
-				s.syncNs += now - s.syncAt
-			}
-			s.open = s.open[:n-1]
-			s.syncAt = now
-		}
-		if e.Depth == s.segDepth {
-			s.inSeg = false
-			if s.truncated {
-				s.row.Truncated++
-				s.index++
-				return
-			}
-			s.add(s.offset+s.segStart, now-s.segStart, s.syncNs)
-			s.index++
-		}
-	}
-}
+func (s *segmentScan) event(e *tracefile.Event) { s.scan.Event(e) }
 
 // add sums one segment into its group: the k-th segment of the location
 // goes to group k/width, so every group but the last holds width segments.
-func (s *segmentScan) add(start, dur, sync int64) {
-	k := s.row.Segments
-	s.row.Segments++
+func (s *segmentScan) add(seg variation.Segment) {
+	start, dur, sync := seg.Start, seg.Duration, seg.Sync
+	k := s.n
+	s.n++
 	if k > 0 && (k-1)/s.width != k/s.width && len(s.groups) == s.limit {
 		// With an odd limit the last group is not full after this.
 		s.coarsen()
@@ -172,7 +79,7 @@ func (s *segmentScan) add(start, dur, sync int64) {
 		g.n++
 		return
 	}
-	s.groups = append(s.groups, segGroup{index: s.index, start: start, end: start + dur, dur: dur, sync: sync, n: 1})
+	s.groups = append(s.groups, segGroup{index: seg.Index, start: start, end: start + dur, dur: dur, sync: sync, n: 1})
 }
 
 // coarsen doubles the width: groups 2i and 2i+1 become group i.
@@ -193,24 +100,19 @@ func (s *segmentScan) coarsen() {
 	s.groups = out
 }
 
-// finish numbers the kept invocations as the last of all made when the
-// keep-last policy lost the oldest (as variation does) and returns the
-// segments: one per group, the group's mean invocation when it holds
-// several (see segments).
-func (s *segmentScan) finish(loc *tracefile.Location) {
-	lost := 0
-	if kept := uint64(s.row.Segments + s.row.Truncated + s.row.Recursive); loc.Windowed && s.row.Invocations > kept {
-		lost = int(s.row.Invocations - kept)
-	}
+// finish takes the location's row and numbers the kept invocations as
+// the last of all made when the keep-last policy lost the oldest.
+func (s *segmentScan) finish() {
+	var shift int
+	s.row, shift = s.scan.Finish()
 	for i := range s.groups {
-		s.groups[i].index += lost
+		s.groups[i].index += shift
 	}
 }
 
 // segmentSet is the segments of every location, in location order, as
 // the heat map and the dynamics take them.
 type segmentSet struct {
-	cfg   segmentConfig
 	scans []*segmentScan
 	// Width is the most invocations a segment group of any location holds:
 	// 1 when every segment is one invocation.
@@ -222,10 +124,11 @@ type segmentSet struct {
 // their whole span, and its SOS-time is theirs on average, so that a
 // group's score compares like with like, and the last, smaller group of a
 // location does not stand out for its size.
-func (ss *segmentSet) variation(v *variation.Variation, files []*tracefile.File) error {
-	if err := ss.found(v, files); err != nil {
-		return err
+func (ss *segmentSet) variation(p *variation.Plan, files []*tracefile.File) (*variation.Variation, error) {
+	if ss.groups() == 0 {
+		return nil, p.NoInvocation(files)
 	}
+	v := p.Variation()
 	v.Segments = make([]variation.Segment, 0, ss.groups())
 	for ri, sc := range ss.scans {
 		row := sc.row
@@ -242,23 +145,9 @@ func (ss *segmentSet) variation(v *variation.Variation, files []*tracefile.File)
 			v.Segments = append(v.Segments, seg)
 		}
 	}
-	sos := make([]float64, len(v.Segments))
-	for i, s := range v.Segments {
-		sos[i] = float64(s.SOS)
-	}
-	v.Median, v.MAD, v.Spread = robustScale(sos)
-	for i := range v.Segments {
-		v.Segments[i].Score = robustZ(sos[i], v.Median, v.Spread)
-	}
-	for i, at := 0, 0; i < len(v.Rows); i++ {
-		n := v.Rows[i].Segments
-		if n > 0 {
-			v.Rows[i].Median, _, _ = robustScale(sos[at : at+n])
-		}
-		at += n
-	}
-	ss.notes(v, files)
-	return nil
+	v.Score()
+	v.Notes = ss.notes(p, files)
+	return v, nil
 }
 
 // groups returns the segment groups of all locations.
@@ -270,45 +159,33 @@ func (ss *segmentSet) groups() int {
 	return n
 }
 
-// found returns variation's error when no location has a segment.
-func (ss *segmentSet) found(v *variation.Variation, files []*tracefile.File) error {
-	if ss.groups() == 0 {
-		return &variation.NoInvocationError{Region: v.Region, Losses: lossesOf(files)}
+// notes says what limits the result, from the invocations found (not the
+// groups).
+func (ss *segmentSet) notes(p *variation.Plan, files []*tracefile.File) []variation.Note {
+	rows := make([]variation.Row, len(ss.scans))
+	for i, sc := range ss.scans {
+		rows[i] = sc.row
 	}
-	return nil
+	return p.Notes(rows, files)
 }
 
-// notes records what limits the result, as variation does, from the
-// invocations found (not the groups).
-func (ss *segmentSet) notes(v *variation.Variation, files []*tracefile.File) {
-	if len(v.SyncRegions) == 0 {
-		v.Notes = append(v.Notes, variation.Note{Kind: variation.NoteNoSync, Sync: v.Sync})
+// trend returns the dynamics of the segment groups as trend.Analyze makes
+// them of all segments: a group of several invocations is a sample of
+// width iterations, as a merged phase series' sample is, so that the
+// dynamics analyse a bounded series, in time bounded by it.
+func (ss *segmentSet) trend(p *variation.Plan, files []*tracefile.File, opt trend.Options) (*trend.Result, error) {
+	if ss.groups() == 0 {
+		return nil, p.NoInvocation(files)
 	}
-	var missingSeg, invocations, shedSync, syncCalls uint64
-	var shedSyncRows, truncated int
+	var series []*trend.Series
 	for _, sc := range ss.scans {
-		r := sc.row
-		invocations += r.Invocations
-		if kept := uint64(r.Segments + r.Truncated + r.Recursive); r.Invocations > kept {
-			missingSeg += r.Invocations - kept
+		groups := make([]trend.Invocations, len(sc.groups))
+		for i, g := range sc.groups {
+			groups[i] = trend.Invocations{N: g.n, Duration: g.dur, SOS: g.dur - g.sync}
 		}
-		syncCalls += r.SyncCalls
-		if r.SyncCalls > r.SyncKept {
-			shedSync += r.SyncCalls - r.SyncKept
-			shedSyncRows++
-		}
-		truncated += r.Truncated
+		series = append(series, trend.InvocationSeries(p.Region, sc.row.Label, uint64(sc.width), groups)...)
 	}
-	losses := lossesOf(files)
-	if missingSeg > 0 {
-		v.Notes = append(v.Notes, variation.Note{Kind: variation.NoteShedInvocations, Missing: missingSeg, Of: invocations, Region: v.Region, Losses: losses})
-	}
-	if shedSync > 0 {
-		v.Notes = append(v.Notes, variation.Note{Kind: variation.NoteShedSync, Missing: shedSync, Of: syncCalls, Locations: shedSyncRows, Losses: losses})
-	}
-	if truncated > 0 {
-		v.Notes = append(v.Notes, variation.Note{Kind: variation.NoteTruncated, Missing: uint64(truncated)})
-	}
+	return trend.AnalyzeSeries(trend.Source{Invocations: true, Region: p.Region}, series, ss.notes(p, files), opt)
 }
 
 // groupText says how many invocations a heat-map segment holds when the
@@ -322,86 +199,4 @@ func (ss *segmentSet) groupText() string {
 		total += sc.row.Segments
 	}
 	return fmt.Sprintf("The %d invocations are grouped into segments of up to %d consecutive ones per location, to bound the report's memory: a segment spans its group, its SOS-time is the group's mean.", total, ss.width)
-}
-
-// lossesOf returns the ways the buffers of files lost events, each once,
-// in the order the files record them; nil when nothing was removed.
-func lossesOf(files []*tracefile.File) []variation.Loss {
-	var out []variation.Loss
-	add := func(l variation.Loss) {
-		for _, o := range out {
-			if o == l {
-				return
-			}
-		}
-		out = append(out, l)
-	}
-	for _, f := range files {
-		for _, r := range f.Reductions {
-			switch r.Reason {
-			case tracefile.ByDepth:
-				add(variation.Loss{Kind: variation.LossDepth, Depth: r.Depth})
-			case tracefile.ByClass:
-				add(variation.Loss{Kind: variation.LossClass, Class: r.Class})
-			case tracefile.ByFirst:
-				add(variation.Loss{Kind: variation.LossFirst})
-			case tracefile.ByLast:
-				add(variation.Loss{Kind: variation.LossLast})
-			}
-		}
-		for i := range f.Locations {
-			l := &f.Locations[i]
-			if l.Removed()[tracefile.NoBin] > 0 {
-				add(variation.Loss{Kind: variation.LossNoBin})
-			}
-			if l.FilteredDuration > 0 {
-				add(variation.Loss{Kind: variation.LossDuration})
-			}
-		}
-	}
-	return out
-}
-
-// robustScale returns the median of xs and the spread robust z-scores are
-// measured in: 1.4826 × MAD, or 1.2533 × the mean absolute deviation from
-// the median when the MAD is zero (Iglewicz and Hoaglin), as variation
-// scores its segments. xs is not modified.
-func robustScale(xs []float64) (median, mad, spread float64) {
-	if len(xs) == 0 {
-		return 0, 0, 0
-	}
-	s := append([]float64(nil), xs...)
-	sort.Float64s(s)
-	median = middle(s)
-	var meanAD float64
-	for i, x := range s {
-		d := math.Abs(x - median)
-		s[i] = d
-		meanAD += d
-	}
-	meanAD /= float64(len(s))
-	sort.Float64s(s)
-	mad = middle(s)
-	switch {
-	case mad > 0:
-		spread = 1.4826 * mad
-	case meanAD > 0:
-		spread = 1.2533 * meanAD
-	}
-	return median, mad, spread
-}
-
-func middle(s []float64) float64 {
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
-}
-
-func robustZ(x, median, spread float64) float64 {
-	if spread == 0 {
-		return 0
-	}
-	return (x - median) / spread
 }

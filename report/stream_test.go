@@ -6,12 +6,14 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/hmbtrace/hmbtrace/analysis/trend"
 	"github.com/hmbtrace/hmbtrace/analysis/variation"
 	"github.com/hmbtrace/hmbtrace/filter"
+	"github.com/hmbtrace/hmbtrace/internal/parallel"
 	"github.com/hmbtrace/hmbtrace/internal/tracetest"
 	"github.com/hmbtrace/hmbtrace/measure"
 	"github.com/hmbtrace/hmbtrace/tracefile"
@@ -22,17 +24,15 @@ import (
 func streamed(t *testing.T, files []*tracefile.File, opt Options) (*variation.Variation, error, *trend.Result, error) {
 	t.Helper()
 	r := newRun(files)
-	plans := planAnalyses(files, opt)
+	r.procs = 3 // the report's own grouping and merging, on workers
+	plans := planAnalyses(r, opt)
 	if _, err := readAll(r, planTimeline(r, DefaultMaxIntervals, DefaultMaxCells), plans.segmentPlans()); err != nil {
 		t.Fatal(err)
 	}
 	var v *variation.Variation
 	verr := plans.variation.err
 	if verr == nil {
-		v = plans.variation.v
-		if verr = plans.variation.set.variation(v, files); verr != nil {
-			v = nil
-		}
+		v, verr = plans.variation.set.variation(plans.variation.plan, files)
 	}
 	tr, terr := dynamicsOf(r, opt, plans.trend)
 	return v, verr, tr, terr
@@ -119,8 +119,8 @@ func TestSegmentGroups(t *testing.T) {
 		var dur, sync int64
 		for k := range c.n {
 			d, y := int64(100+k%13), int64(k%5)
-			s.index = k + k/3 // indices may skip invocations (truncated ones)
-			s.add(int64(1000*k), d, y)
+			// Indices may skip invocations (truncated ones).
+			s.add(variation.Segment{Index: k + k/3, Start: int64(1000 * k), Duration: d, Sync: y, SOS: d - y})
 			dur += d
 			sync += y
 		}
@@ -145,7 +145,7 @@ func TestSegmentGroups(t *testing.T) {
 			gs += g.sync
 			n += g.n
 		}
-		if n != c.n || gd != dur || gs != sync || s.row.Segments != c.n {
+		if n != c.n || gd != dur || gs != sync || s.n != c.n {
 			t.Errorf("%d segments, limit %d: groups hold %d, %d ns, %d ns sync; want %d ns, %d ns", c.n, c.limit, n, gd, gs, dur, sync)
 		}
 		if c.n > 0 && len(s.groups) <= c.limit/2 && s.width > 1 {
@@ -231,13 +231,12 @@ func TestGroupedSegments(t *testing.T) {
 func TestParallelSameAsSequential(t *testing.T) {
 	files := fixtures(t)
 	files = append(files, open(t, filepath.Join("..", "cmd", "hmbtrace", "testdata", "golden", "traces", "heat", "heat.0.hmb"))...)
-	opt := Options{Now: time.Unix(0, 0)}
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	opt := Options{Now: time.Unix(0, 0), Procs: 1}
 	one := writePage(t, files, opt)
 	for _, procs := range []int{2, 5} {
-		runtime.GOMAXPROCS(procs)
+		opt.Procs = procs
 		if many := writePage(t, files, opt); !bytes.Equal(one, many) {
-			t.Errorf("GOMAXPROCS %d: the page differs from the sequential one", procs)
+			t.Errorf("%d workers: the page differs from the sequential one", procs)
 		}
 	}
 }
@@ -311,16 +310,32 @@ func TestUndefinedRegionsInOrder(t *testing.T) {
 		l.Leave(90000)
 	}
 	files := []*tracefile.File{b.Write(t, t.TempDir())}
-	opt := Options{Now: time.Unix(0, 0)}
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	opt := Options{Now: time.Unix(0, 0), Procs: 1}
 	one := writePage(t, files, opt)
 	d, _ := parsePage(t, one)
 	want := []string{"main", "work", files[0].RegionName(7), files[0].RegionName(9)}
 	if !reflect.DeepEqual(d.Regions, want) {
 		t.Errorf("regions %q, want %q", d.Regions, want)
 	}
-	runtime.GOMAXPROCS(3)
+	opt.Procs = 3
 	if many := writePage(t, files, opt); !bytes.Equal(one, many) {
 		t.Error("3 workers: the page differs from the sequential one")
+	}
+}
+
+// A malformed HMB_TOOL_PROCS is an error that names it, not a silent
+// default; -procs (Options.Procs) takes precedence over it.
+func TestProcsFromEnvironment(t *testing.T) {
+	files := fixtures(t)
+	t.Setenv(parallel.Env, "many")
+	err := Write(&byteCounter{}, files, Options{Now: time.Unix(0, 0)})
+	if err == nil || !strings.Contains(err.Error(), parallel.Env) {
+		t.Errorf("HMB_TOOL_PROCS=many: error %v, want one naming %s", err, parallel.Env)
+	}
+	if err := Write(&byteCounter{}, files, Options{Now: time.Unix(0, 0), Procs: 2}); err != nil {
+		t.Errorf("Procs 2 with HMB_TOOL_PROCS=many: %v", err)
+	}
+	if err := Write(&byteCounter{}, files, Options{Now: time.Unix(0, 0), Procs: -1}); err == nil {
+		t.Error("Procs -1: no error")
 	}
 }

@@ -74,6 +74,9 @@ type run struct {
 	metrics     []string
 	metricIndex [][]int // per file: its metric index -> index into metrics
 	byFile      bool    // files share a rank: locations are labelled by file
+	// procs is the number of workers reading the locations (and making
+	// the analyses): 1 or less reads them one after the other.
+	procs int
 }
 
 func newRun(files []*tracefile.File) *run {

@@ -138,6 +138,32 @@ func Analyze(files []*tracefile.File, opt Options) (*Result, error) {
 	} else if err := r.fromSegments(files, opt.Region, procs); err != nil {
 		return nil, err
 	}
+	if err := r.analyze(opt, procs); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// AnalyzeSeries analyses series made elsewhere, as Analyze analyses the
+// series it makes: a tool that reads the events itself (the report) makes
+// them with InvocationSeries. src and notes say where their iterations
+// come from and what limits them; the series are analysed on opt.Procs
+// workers.
+func AnalyzeSeries(src Source, series []*Series, notes []variation.Note, opt Options) (*Result, error) {
+	procs, err := parallel.Procs(opt.Procs)
+	if err != nil {
+		return nil, fmt.Errorf("analysis: %w", err)
+	}
+	r := &Result{Source: src, Series: series, Notes: notes, echoes: map[*Series]bool{}}
+	if err := r.analyze(opt, procs); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// analyze finds the dynamics of r's series, their relevant features and
+// the findings, on procs workers.
+func (r *Result) analyze(opt Options, procs int) error {
 	r.MinShare = opt.MinShare
 	switch {
 	case r.MinShare == 0:
@@ -149,7 +175,7 @@ func Analyze(files []*tracefile.File, opt Options) (*Result, error) {
 	dopt.MinRelativeSeverity = 0 // the floor is applied here, against the loop
 	// The series are analysed each on its own, on the workers.
 	r.Analyses = make([]dynamics.Analysis, len(r.Series))
-	err = parallel.Do(procs, len(r.Series), func(i int) error {
+	err := parallel.Do(procs, len(r.Series), func(i int) error {
 		s := r.Series[i]
 		a, err := dynamics.Analyze(s.Values, dopt)
 		if err != nil {
@@ -159,7 +185,7 @@ func Analyze(files []*tracefile.File, opt Options) (*Result, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return err
 	}
 	var floors []float64
 	for i, s := range r.Series {
@@ -205,7 +231,7 @@ func Analyze(files []*tracefile.File, opt Options) (*Result, error) {
 			r.Quiet[i] = QuietSmall
 		}
 	}
-	return r, nil
+	return nil
 }
 
 // finding places a feature of s in iterations of the loop. A value of a
@@ -296,32 +322,51 @@ func (r *Result) fromSegments(files []*tracefile.File, region string, procs int)
 	}
 	r.Source = Source{Invocations: true, Region: v.Region}
 	r.Notes = append(r.Notes, v.Notes...)
-	byRow := map[int][]variation.Segment{}
+	byRow := make([][]Invocations, len(v.Rows))
 	for _, s := range v.Segments {
-		byRow[s.Row] = append(byRow[s.Row], s)
+		byRow[s.Row] = append(byRow[s.Row], Invocations{N: 1, Duration: s.Duration, SOS: s.SOS})
 	}
-	for row := range v.Rows {
-		segs := byRow[row]
-		if len(segs) == 0 {
-			continue
-		}
-		name := v.Rows[row].Label
-		t := &Series{Region: v.Region, Location: name, Metric: "time per iteration", Unit: "ns", Width: 1, Iterations: uint64(len(segs))}
-		sos := &Series{Region: v.Region, Location: name, Metric: "SOS-time per iteration", Unit: "ns", Width: 1, Iterations: uint64(len(segs))}
-		for _, s := range segs {
-			t.Values = append(t.Values, float64(s.Duration))
-			sos.Values = append(sos.Values, float64(s.SOS))
-			t.Loop += float64(s.Duration)
-		}
-		sos.Loop = t.Loop
-		r.Series = append(r.Series, t)
-		// Without synchronization in the segments the SOS-time is the
-		// time: the same series twice would tell every finding twice.
-		if !slices.Equal(t.Values, sos.Values) {
-			r.Series = append(r.Series, sos)
-		}
+	for row, groups := range byRow {
+		r.Series = append(r.Series, InvocationSeries(v.Region, v.Rows[row].Label, 1, groups)...)
 	}
 	return nil
+}
+
+// Invocations are N consecutive invocations of the segment region on one
+// location, their inclusive and synchronization-oblivious times summed, in
+// ns.
+type Invocations struct {
+	N             int
+	Duration, SOS int64
+}
+
+// InvocationSeries returns the series of one location's invocations of
+// region, in groups of width consecutive ones (every group but the last
+// full): time and SOS-time per iteration, each value a group's mean, the
+// SOS-time only when it differs from the time. It returns none without
+// invocations.
+func InvocationSeries(region, location string, width uint64, groups []Invocations) []*Series {
+	if len(groups) == 0 {
+		return nil
+	}
+	var n uint64
+	for _, g := range groups {
+		n += uint64(g.N)
+	}
+	t := &Series{Region: region, Location: location, Metric: "time per iteration", Unit: "ns", Width: width, Iterations: n}
+	sos := &Series{Region: region, Location: location, Metric: "SOS-time per iteration", Unit: "ns", Width: width, Iterations: n}
+	for _, g := range groups {
+		t.Values = append(t.Values, float64(g.Duration)/float64(g.N))
+		sos.Values = append(sos.Values, float64(g.SOS)/float64(g.N))
+		t.Loop += float64(g.Duration)
+	}
+	sos.Loop = t.Loop
+	// Without synchronization in the segments the SOS-time is the time:
+	// the same series twice would tell every finding twice.
+	if slices.Equal(t.Values, sos.Values) {
+		return []*Series{t}
+	}
+	return []*Series{t, sos}
 }
 
 func nonzero(v []float64) int {

@@ -128,12 +128,13 @@ func TimeDominant(files []*tracefile.File) (Dominance, error) {
 	if err != nil {
 		return Dominance{}, fmt.Errorf("analysis: %w", err)
 	}
-	return timeDominant(files, analysis.SyncMatcher{}, procs)
+	return timeDominant(files, Totals(files), analysis.SyncMatcher{}, procs)
 }
 
-// timeDominant is TimeDominant that also passes over the regions of the
-// extra synchronization patterns (variation -sync), with procs workers.
-func timeDominant(files []*tracefile.File, sync analysis.SyncMatcher, procs int) (Dominance, error) {
+// timeDominant is TimeDominant of the files' Totals that also passes over
+// the regions of the extra synchronization patterns (variation -sync),
+// with procs workers.
+func timeDominant(files []*tracefile.File, totals []RegionTotal, sync analysis.SyncMatcher, procs int) (Dominance, error) {
 	d := Dominance{}
 	for _, f := range files {
 		d.Locations += len(f.Locations)
@@ -145,7 +146,7 @@ func timeDominant(files []*tracefile.File, sync analysis.SyncMatcher, procs int)
 	cl := newClassifier(files, sync)
 	var shares map[string]waitShare // computed when the first candidate needs it
 	found, often := false, 0
-	for _, t := range Totals(files) {
+	for _, t := range totals {
 		k := cl.kind(t.Name)
 		if t.Visits >= d.MinVisits {
 			often++

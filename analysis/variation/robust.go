@@ -61,3 +61,24 @@ func robustZ(x, median, spread float64) float64 {
 	}
 	return (x - median) / spread
 }
+
+// Score sets the robust z-score of every segment of v among all of them,
+// v's Median, MAD and Spread, and the median SOS-time of each row, whose
+// Segments say how many of v.Segments (which are by row) are its.
+func (v *Variation) Score() {
+	sos := make([]float64, len(v.Segments))
+	for i, s := range v.Segments {
+		sos[i] = float64(s.SOS)
+	}
+	v.Median, v.MAD, v.Spread = robustScale(sos)
+	for i := range v.Segments {
+		v.Segments[i].Score = robustZ(sos[i], v.Median, v.Spread)
+	}
+	for i, at := 0, 0; i < len(v.Rows); i++ {
+		n := v.Rows[i].Segments
+		if n > 0 {
+			v.Rows[i].Median, _, _ = robustScale(sos[at : at+n])
+		}
+		at += n
+	}
+}

@@ -7,23 +7,26 @@ import (
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
-// locationRef names one location of one of several files.
-type locationRef struct {
-	file  int
-	loc   *tracefile.Location
-	label string
-	// offset is the file's start on the common time axis of all files, in ns
-	// (tracefile.Axis: clock-sync points, or else wall-clock starts).
-	offset int64
+// LocationRef is one location of one of several files, as the analysis
+// labels it and places it in time.
+type LocationRef struct {
+	File     int                 // index into the files
+	Index    int                 // index into the file's Locations
+	Location *tracefile.Location // the file's Locations[Index]
+	// Label is the location's name, prefixed with the rank when there are
+	// several files (or with the file name when ranks repeat).
+	Label string
+	// Offset is the file's start on the common time axis of all files, in
+	// ns (tracefile.Axis: clock-sync points, or else wall-clock starts).
+	Offset int64
 }
 
-// locations lists the locations of files in file order. Labels are the
-// location names, prefixed with the rank when there are several files (or
-// with the file name when ranks repeat).
-func locations(files []*tracefile.File) []locationRef {
+// Locations lists the locations of files in file order: the rows of the
+// analysis.
+func Locations(files []*tracefile.File) []LocationRef {
 	byFile := tracefile.SharedRank(files)
 	axis := tracefile.NewAxis(files)
-	var refs []locationRef
+	var refs []LocationRef
 	for i, f := range files {
 		offset := axis.Nanos(i, f, f.Header.StartTicks>>f.Header.TimerShift)
 		for j := range f.Locations {
@@ -36,7 +39,7 @@ func locations(files []*tracefile.File) []locationRef {
 			default:
 				label = fmt.Sprintf("%d:%s", f.Header.Rank, l.Name)
 			}
-			refs = append(refs, locationRef{file: i, loc: l, label: label, offset: offset})
+			refs = append(refs, LocationRef{File: i, Index: j, Location: l, Label: label, Offset: offset})
 		}
 	}
 	return refs

@@ -17,6 +17,7 @@ func runReport(args []string, out io.Writer) error {
 	region := fs.String("region", "", "segment the variation heat map by this region instead of the time-dominant one")
 	syncList := fs.String("sync", "", "more synchronization regions for the heat map: comma-separated wildcard patterns")
 	findings := fs.Int("top", 10, "dynamics findings to list")
+	procsOpt := procsFlag(fs)
 	// Flags may come after the files: "report FILE... -o report.html".
 	var paths []string
 	for {
@@ -44,12 +45,12 @@ func runReport(args []string, out io.Writer) error {
 	if _, err := os.Stat(filepath.Dir(*output)); err != nil {
 		return fmt.Errorf("%s: %w", *output, err)
 	}
-	files, err := openAll(paths)
+	files, procs, err := openProcs(paths, *procsOpt)
 	if err != nil {
 		return err
 	}
 	defer closeAll(files)
-	opt := report.Options{Title: *title, Findings: *findings}
+	opt := report.Options{Title: *title, Findings: *findings, Procs: procs}
 	opt.Variation.Region, opt.Variation.Sync = *region, sync
 	opt.Dynamics.Region = *region
 	if err := writeFile(*output, func(w io.Writer) error { return report.Write(w, files, opt) }); err != nil {

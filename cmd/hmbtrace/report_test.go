@@ -17,7 +17,7 @@ func TestReport(t *testing.T) {
 		html string
 	}{
 		{[]string{"report", path, "-o", a}, a}, // flags after the files, as the usage says
-		{[]string{"report", "-title", "two", "-o", b, path, path}, b},
+		{[]string{"report", "-title", "two", "-procs", "2", "-o", b, path, path}, b},
 	} {
 		var out, errOut bytes.Buffer
 		if rc := run(c.args, &out, &errOut); rc != 0 {
@@ -56,6 +56,7 @@ func TestReportErrors(t *testing.T) {
 		{[]string{"report", path, "-o", dir}, "is a directory"},
 		{[]string{"report", path, "-o", filepath.Join(dir, "no", "such", "dir.html")}, "no such file or directory"},
 		{[]string{"report", path, "-x"}, "flag provided but not defined"},
+		{[]string{"report", path, "-procs", "-2", "-o", out}, "-procs"},
 	} {
 		var stdout, errOut bytes.Buffer
 		if rc := run(c.args, &stdout, &errOut); rc != 1 || !strings.Contains(errOut.String(), c.want) {

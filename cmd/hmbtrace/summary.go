@@ -40,20 +40,11 @@ func runSummary(args []string, out io.Writer) error {
 	return summary.WriteOptions(out, files, opt)
 }
 
-// openAll opens the trace files named by paths, at least one (else it is
-// a usage error). A directory stands for
-// the *.hmb files in it (the ranks of a run: HMB_OUTPUT), in the order of
-// their run name and rank. The files are opened (and their checksums
-// verified) by HMB_TOOL_PROCS or GOMAXPROCS workers.
-func openAll(paths []string) ([]*tracefile.File, error) {
-	procs, err := parallel.Procs(0)
-	if err != nil {
-		return nil, err
-	}
-	return openAllProcs(paths, procs)
-}
-
-// openAllProcs is openAll with procs workers.
+// openAllProcs opens the trace files named by paths, at least one (else it
+// is a usage error), with procs workers. A directory stands for the *.hmb
+// files in it (the ranks of a run: HMB_OUTPUT), in the order of their run
+// name and rank. The files are opened (and their checksums verified) on
+// the workers.
 func openAllProcs(paths []string, procs int) ([]*tracefile.File, error) {
 	if len(paths) == 0 {
 		return nil, usageError{"want at least one trace file or directory"}
