@@ -96,7 +96,7 @@ type reportRun struct {
 // process made the trace in a buffer of hundreds of MB) into the child's
 // ru_maxrss when it execs.
 func reportChild(bin, trace, out string, procs int) (reportRun, error) {
-	cmd := exec.Command(bin, "report", "-o", out, trace)
+	cmd := exec.Command(bin, "report", "-procs", fmt.Sprint(procs), "-o", out, trace)
 	cmd.Env = append(os.Environ(), fmt.Sprintf("GOMAXPROCS=%d", procs))
 	var msg bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &msg, &msg
