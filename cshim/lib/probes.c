@@ -111,11 +111,8 @@ HMB_NOINST static inline void hmb_mpi_record(hmb_record rec[HMB_MPI_RECORDS], un
 	rec[3].word = region;
 }
 
-/*
- * hmb_stage_recs stages a probe of n records on a thread that stages (the
- * fast path of hmb_stage_n, for any n), else takes the slow path.
- */
-HMB_NOINST static void hmb_stage_recs(hmb_record *rec, int n)
+/* hmb_stage_recs: see shim.h. */
+void hmb_stage_recs(hmb_record *rec, int n)
 {
 	struct hmb_thread *th = hmb_self;
 	if (th != NULL) {

@@ -141,6 +141,12 @@ void hmb_stage_collective_n(hmb_record *rec, int n) HMB_NOINST HMB_HIDDEN;
  * HMB_MPI_RECORDS: rec[0].time is the probe's time (0: read it).
  */
 void hmb_slow_n(hmb_record *rec, int n) HMB_NOINST HMB_HIDDEN;
+
+/*
+ * hmb_stage_recs stages a probe of n records on a thread that stages (the
+ * fast path of hmb_stage_n, for any n), else takes the slow path.
+ */
+void hmb_stage_recs(hmb_record *rec, int n) HMB_NOINST HMB_HIDDEN;
 /* hmb_slow for a probe that read the clock already (t; 0: read it). */
 void hmb_slow_at(uint64_t t, uint64_t word, uint64_t ext_time, uint64_t ext_word, int n) HMB_NOINST HMB_HIDDEN;
 uint32_t hmb_region_n(const char *name, size_t nlen, const char *file, int line, int paradigm) HMB_NOINST HMB_HIDDEN;

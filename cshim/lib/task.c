@@ -101,24 +101,6 @@ HMB_NOINST static int hmb_direct_task(struct hmb_thread *th, unsigned kind, uint
 	return hmb_direct_end(th, HMB_DIRECT_DONE);
 }
 
-/* hmb_task_stage stages a task record on the probes' fast path (shim.h), else takes the slow path. */
-HMB_NOINST static void hmb_task_stage(hmb_record rec[HMB_MPI_RECORDS])
-{
-	struct hmb_thread *th = hmb_self;
-	if (th != NULL) {
-		hmb_record *p = atomic_load_explicit(&th->cur, memory_order_relaxed);
-		if (p + (HMB_MPI_RECORDS - 1) < atomic_load_explicit(&th->end, memory_order_relaxed)) {
-			rec[0].time = hmb_now();
-			for (int i = 0; i < HMB_MPI_RECORDS; i++) {
-				p[i] = rec[i];
-			}
-			atomic_store_explicit(&th->cur, p + HMB_MPI_RECORDS, memory_order_release);
-			return;
-		}
-	}
-	hmb_slow_n(rec, HMB_MPI_RECORDS);
-}
-
 /*
  * hmb_task_record records task record kind of task; tied: one that needs
  * none of Go's bookkeeping (see the top of the file). Its staged form is an
@@ -155,7 +137,7 @@ HMB_NOINST static void hmb_task_record(unsigned kind, uint64_t task, int tied)
 			return;
 		}
 	}
-	hmb_task_stage(rec);
+	hmb_stage_recs(rec, HMB_MPI_RECORDS);
 }
 
 /* Task ids: one counter for the process, so that ids tie records across threads. */
