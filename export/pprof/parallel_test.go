@@ -3,7 +3,6 @@ package pprof
 import (
 	"bytes"
 	"io"
-	"strings"
 	"testing"
 
 	"github.com/hmbtrace/hmbtrace/internal/tracetest"
@@ -47,19 +46,7 @@ func TestExportProcsIdentical(t *testing.T) {
 // location's.
 func TestExportProcsError(t *testing.T) {
 	files := []*tracefile.File{tracetest.BadNesting(t, t.TempDir())}
-	var want string
-	for _, procs := range []int{1, 2, 3, 6, 8} {
-		err := ExportProcs(io.Discard, files, procs)
-		if err == nil {
-			t.Fatalf("%d workers: no error", procs)
-		}
-		if procs == 1 {
-			want = err.Error()
-		} else if err.Error() != want {
-			t.Errorf("%d workers: %v; 1 worker: %s", procs, err, want)
-		}
-	}
-	if !strings.Contains(want, `"thread 1"`) {
-		t.Errorf("error %q does not name the first bad location", want)
-	}
+	tracetest.SameErrorForProcs(t, func(procs int) error {
+		return ExportProcs(io.Discard, files, procs)
+	})
 }

@@ -2,6 +2,7 @@ package tracetest
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -100,4 +101,27 @@ func BadNesting(t testing.TB, dir string) *tracefile.File {
 	}
 	f := b.Write(t, dir)
 	return f
+}
+
+// SameErrorForProcs checks that run, given a trace from BadNesting, fails
+// with 1, 2, 3, 6 and 8 workers, each time with the error of 1 worker,
+// which names the first bad location ("thread 1"): the error a sequential
+// run stops at. run gets the number of workers.
+func SameErrorForProcs(t testing.TB, run func(procs int) error) {
+	t.Helper()
+	var want string
+	for _, procs := range []int{1, 2, 3, 6, 8} {
+		err := run(procs)
+		if err == nil {
+			t.Fatalf("%d workers: no error", procs)
+		}
+		if procs == 1 {
+			want = err.Error()
+		} else if err.Error() != want {
+			t.Errorf("%d workers: %v; 1 worker: %s", procs, err, want)
+		}
+	}
+	if !strings.Contains(want, `"thread 1"`) {
+		t.Errorf("error %q does not name the first bad location", want)
+	}
 }
