@@ -200,6 +200,28 @@ HMB_NOINST static inline uint32_t hmb_stamp(struct hmb_go_location *L, uint64_t 
 }
 
 /*
+ * hmb_message_stamp stamps a send or receive at now and counts it in the
+ * location's matrix line, whatever the buffer keeps of it: the first steps
+ * of every direct message probe (measure's message). It returns the seq
+ * and sets *tr.
+ */
+HMB_NOINST static inline uint32_t hmb_message_stamp(struct hmb_go_location *L, struct hmb_go_commline *line, uint64_t now,
+						 int recv, uint64_t bytes, uint64_t *tr)
+{
+	uint64_t tt;
+	uint32_t seq = hmb_stamp(L, now, &tt, tr);
+	L->recorded++;
+	if (recv) {
+		line->recv++;
+		line->recv_b += bytes;
+	} else {
+		line->sent++;
+		line->sent_b += bytes;
+	}
+	return seq;
+}
+
+/*
  * hmb_prof returns region r's profile entry, NULL if its page is not made
  * yet (measure's Location.entry).
  */
@@ -459,16 +481,8 @@ HMB_NOINST static inline int hmb_direct_message(struct hmb_thread *th, int recv,
 	} else if (d >= HMB_DIRECT_DEPTHS) {
 		return hmb_direct_end(th, HMB_DIRECT_FLUSH);
 	}
-	uint64_t tt, tr;
-	uint32_t seq = hmb_stamp(L, now, &tt, &tr);
-	L->recorded++;
-	if (recv) {
-		line->recv++;
-		line->recv_b += bytes;
-	} else {
-		line->sent++;
-		line->sent_b += bytes;
-	}
+	uint64_t tr;
+	uint32_t seq = hmb_message_stamp(L, line, now, recv, bytes, &tr);
 	if (lv != NULL) {
 		lv->pos += hmb_put_message(lv, (uint8_t *)lv->bin.ptr + lv->pos, recv, tr, seq, peer, tag, bytes, comm);
 		lv->n++;

@@ -104,16 +104,8 @@ HMB_NOINST __attribute__((always_inline)) static inline void hmb_direct_mpi_mess
 						     struct hmb_go_commline *line, uint64_t now, int recv,
 						     uint64_t peer, uint32_t tag, uint64_t bytes, uint32_t comm)
 {
-	uint64_t tt, tr;
-	uint32_t seq = hmb_stamp(L, now, &tt, &tr);
-	L->recorded++;
-	if (recv) {
-		line->recv++;
-		line->recv_b += bytes;
-	} else {
-		line->sent++;
-		line->sent_b += bytes;
-	}
+	uint64_t tr;
+	uint32_t seq = hmb_message_stamp(L, line, now, recv, bytes, &tr);
 	mlv->pos += hmb_put_message_inline(mlv, (uint8_t *)mlv->bin.ptr + mlv->pos, recv, tr, seq, peer, tag, bytes, comm);
 	mlv->n++;
 	hmb_mark(mlv);
