@@ -122,7 +122,7 @@ func maxSize(k Kind) int {
 }
 
 // encodeBin writes records into one bin and checks each stays in its bound.
-func encodeBin(t *testing.T, tech Techniques, open uint32, recs []Record) []byte {
+func encodeBin(t testing.TB, tech Techniques, open uint32, recs []Record) []byte {
 	t.Helper()
 	e := NewEncoder(tech)
 	var b []byte

@@ -13,7 +13,7 @@ import (
 // it must never panic, times must never decrease, and whatever decodes must
 // survive a re-encode and decode unchanged.
 func FuzzDecode(f *testing.F) {
-	for _, s := range fuzzSeeds() {
+	for _, s := range fuzzSeeds(f) {
 		f.Add(s.bin, byte(s.tech))
 	}
 	f.Fuzz(func(t *testing.T, b []byte, techByte byte) {
@@ -77,7 +77,7 @@ type fuzzSeed struct {
 	tech Techniques
 }
 
-func fuzzSeeds() []fuzzSeed {
+func fuzzSeeds(t testing.TB) []fuzzSeed {
 	rng := rand.New(rand.NewPCG(7, 8))
 	var seeds []fuzzSeed
 	// The seeds made before Predict use the sets of then, which now lack
@@ -85,55 +85,23 @@ func fuzzSeeds() []fuzzSeed {
 	const v1 = All &^ Predict
 	for _, tech := range []Techniques{v1, 0, v1 &^ Tokens, v1 &^ LEB128, v1 &^ Delta, v1 &^ SplitTiming} {
 		recs := randomRecords(rng, 12)
-		e := NewEncoder(tech)
-		scratch := make([]byte, 1024)
-		n := e.StartBin(scratch, recs[0].Time, 3)
-		b := append([]byte(nil), scratch[:n]...)
-		for _, r := range recs {
-			n := e.Put(scratch, r)
-			b = append(b, scratch[:n]...)
-		}
-		seeds = append(seeds, fuzzSeed{b, tech})
+		seeds = append(seeds, fuzzSeed{encodeBin(t, tech, 3, recs), tech})
 	}
 	// Then streams with the records of communicators and requests, after
 	// the first version's seeds so that those stay as they were.
 	for _, tech := range []Techniques{v1, 0, v1 &^ LEB128} {
 		recs := randomMPIRecords(rng, 24)
-		e := NewEncoder(tech)
-		scratch := make([]byte, 1024)
-		n := e.StartBin(scratch, recs[0].Time, 3)
-		b := append([]byte(nil), scratch[:n]...)
-		for _, r := range recs {
-			n := e.Put(scratch, r)
-			b = append(b, scratch[:n]...)
-		}
-		seeds = append(seeds, fuzzSeed{b, tech})
+		seeds = append(seeds, fuzzSeed{encodeBin(t, tech, 3, recs), tech})
 	}
 	// Then the one-sided communication records (rma.go).
 	for _, tech := range []Techniques{v1, 0, v1 &^ LEB128} {
 		recs := randomRmaRecords(rng, 24)
-		e := NewEncoder(tech)
-		scratch := make([]byte, 1024)
-		n := e.StartBin(scratch, recs[0].Time, 3)
-		b := append([]byte(nil), scratch[:n]...)
-		for _, r := range recs {
-			n := e.Put(scratch, r)
-			b = append(b, scratch[:n]...)
-		}
-		seeds = append(seeds, fuzzSeed{b, tech})
+		seeds = append(seeds, fuzzSeed{encodeBin(t, tech, 3, recs), tech})
 	}
 	// Then task records among enters and leaves, after the others.
 	for _, tech := range []Techniques{v1, 0} {
 		recs := randomTaskRecords(rng, 24)
-		e := NewEncoder(tech)
-		scratch := make([]byte, 1024)
-		n := e.StartBin(scratch, recs[0].Time, 3)
-		b := append([]byte(nil), scratch[:n]...)
-		for _, r := range recs {
-			n := e.Put(scratch, r)
-			b = append(b, scratch[:n]...)
-		}
-		seeds = append(seeds, fuzzSeed{b, tech})
+		seeds = append(seeds, fuzzSeed{encodeBin(t, tech, 3, recs), tech})
 	}
 	// Then the predicted table (predict.go): loops that hit every slot,
 	// with and without split timing, and a mixed stream.
@@ -142,15 +110,7 @@ func fuzzSeeds() []fuzzSeed {
 		if i == 3 {
 			recs = randomMPIRecords(rng, 40)
 		}
-		e := NewEncoder(tech)
-		scratch := make([]byte, 1024)
-		n := e.StartBin(scratch, recs[0].Time, uint32(i))
-		b := append([]byte(nil), scratch[:n]...)
-		for _, r := range recs {
-			n := e.Put(scratch, r)
-			b = append(b, scratch[:n]...)
-		}
-		seeds = append(seeds, fuzzSeed{b, tech})
+		seeds = append(seeds, fuzzSeed{encodeBin(t, tech, uint32(i), recs), tech})
 	}
 	return seeds
 }
@@ -165,7 +125,7 @@ func TestWriteFuzzCorpus(t *testing.T) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for i, s := range fuzzSeeds() {
+	for i, s := range fuzzSeeds(t) {
 		body := fmt.Sprintf("go test fuzz v1\n[]byte(%q)\nbyte(%d)\n", s.bin, byte(s.tech))
 		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("seed-%02d", i)), []byte(body), 0o644); err != nil {
 			t.Fatal(err)
