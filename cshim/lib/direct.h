@@ -17,7 +17,9 @@
  * thread's staging array is empty and open (cur == buf < end). hmb_finalize
  * closes the arrays, issues a membarrier, which orders every thread's mark
  * before its check, and waits for the marks to clear: after that no probe
- * touches a location.
+ * touches a location. A probe of a region throttled on the location, once
+ * its thread's cache knows the region, takes no mark: it counts the visit
+ * in the cache, C memory, which hmb_finalize empties and takes (shim.h).
  */
 #ifndef HMBTRACE_DIRECT_H
 #define HMBTRACE_DIRECT_H
@@ -125,7 +127,7 @@ HMB_NOINST static inline int hmb_put_leave(struct hmb_go_level *lv, uint8_t *b, 
  * (HMB_DIRECT_GO); if not, whether to stage the probe or to have it replayed
  * at once with a staged collective (flush_next).
  */
-enum { HMB_DIRECT_GO = 2 };
+enum { HMB_DIRECT_GO = 2, HMB_DIRECT_THROTTLED = 3 };
 HMB_NOINST static inline int hmb_direct_begin(struct hmb_thread *th)
 {
 	if (__builtin_expect(th->in_direct, 0)) {
@@ -284,18 +286,37 @@ HMB_NOINST static inline struct hmb_go_frame *hmb_direct_push(struct hmb_go_loca
 }
 
 /*
+ * hmb_thr_fold adds n visits of region r after it was throttled to its
+ * entry of location L's profile (where the location is the caller's to
+ * write): what the caches counted in C.
+ */
+void hmb_thr_fold(struct hmb_go_location *L, uint32_t r, uint64_t n) HMB_NOINST HMB_HIDDEN;
+
+/*
+ * hmb_count_visit counts a visit of a throttled region in a cache's entry:
+ * one instruction on x86-64, which a signal handler of the thread cannot
+ * split, so that a handler's probe counting the same entry is not lost.
+ */
+HMB_NOINST static inline void hmb_count_visit(uint64_t *n)
+{
+#if defined(__x86_64__)
+	__asm__ __volatile__("addq $1, %0" : "+m"(*n));
+#else
+	(*n)++; /* a load, an add and a store: a signal handler's count in between is lost */
+#endif
+}
+
+/*
  * hmb_direct_region begins a direct enter or leave of region r: it marks the
- * probe in_direct, finds the region's entry *P on the thread's location *L,
- * and finishes the probe of a throttled region itself, before the clock is
- * read (an enter counts the visit; a leave does nothing, the region having
- * been throttled with no call open). It returns HMB_DIRECT_DONE for that,
- * HMB_DIRECT_GO for a region measured on a location whose probes may go on
- * with hmb_direct_enter_on or hmb_direct_leave_on (neither call paths nor a
- * duration filter, which need the Go probes for every event), else what to
+ * probe in_direct and finds the region's entry *P on the thread's location
+ * *L. It returns HMB_DIRECT_THROTTLED for a region throttled there, whose
+ * probe hmb_thr_learn finishes before the clock is read; HMB_DIRECT_GO for
+ * a region measured on a location whose probes may go on with
+ * hmb_direct_enter_on or hmb_direct_leave_on (neither call paths nor a
+ * duration filter, which need the Go probes for every event); else what to
  * do with the probe, the mark cleared. It is inlined into the probe and
- * needs no stack frame, so that a throttled region's probe costs the call
- * and a dozen loads and compares: the probe's other paths are calls in tail
- * position (probes.c).
+ * needs no stack frame: the probe's paths are calls in tail position
+ * (probes.c).
  */
 HMB_NOINST __attribute__((always_inline)) static inline int hmb_direct_region(struct hmb_thread *th, uint32_t r, int leave,
 									      struct hmb_go_location **L,
@@ -309,10 +330,7 @@ HMB_NOINST __attribute__((always_inline)) static inline int hmb_direct_region(st
 	struct hmb_go_location *l = *L = th->loc;
 	struct hmb_go_prof *p = *P = l != NULL ? hmb_prof(l, r) : NULL;
 	if (__builtin_expect(p != NULL && p->off == HMB_OFF_THROTTLED, 0)) {
-		if (!leave) {
-			p->after++;
-		}
-		return hmb_direct_end(th, HMB_DIRECT_DONE);
+		return HMB_DIRECT_THROTTLED;
 	}
 	if (__builtin_expect(p == NULL || p->off != HMB_OFF_NONE, 0)) {
 		return l != NULL ? hmb_direct_off(th, l, p, leave) : hmb_direct_end(th, HMB_DIRECT_STAGE);

@@ -54,6 +54,58 @@ HMB_NOINST __attribute__((noinline)) static void hmb_region_leave(struct hmb_thr
 	}
 }
 
+/*
+ * hmb_thr_learn finishes a probe of region r (entry p), which is throttled
+ * on the thread's location L, on the marked path: an enter counts the
+ * visit in the profile, and the thread's cache learns the region, so that
+ * its next probes count their visits in C, with no mark (shim.h). fslot is
+ * the slot of the function cache the probe came through, or -1 for
+ * hmb_enter and hmb_leave, whose cache holds regions by id: a region in
+ * the same slot before has its count added to its profile entry first.
+ * It clears the mark.
+ */
+HMB_NOINST __attribute__((noinline)) static void hmb_thr_learn(struct hmb_thread *th, struct hmb_go_location *L,
+								struct hmb_go_prof *p, uint32_t r, int leave, int fslot)
+{
+	if (!leave) {
+		p->after++;
+	}
+	if (fslot >= 0) {
+		/* Its count is 0: hmb_func_cache took it when the entry last changed. */
+		th->thr_funcs[fslot].addr = th->funcs[fslot].addr;
+		hmb_direct_end(th, HMB_DIRECT_DONE);
+		return;
+	}
+	size_t i = r % HMB_THR_CACHE;
+	uint32_t old = th->thr_region[i];
+	if (old != HMB_THR_EMPTY(i)) {
+		/*
+		 * Emptied first, so that a signal handler's probe of the old
+		 * region takes the marked path (and, finding the mark, stages):
+		 * one that counted in the entry before is in what is folded.
+		 */
+		th->thr_region[i] = HMB_THR_EMPTY(i);
+		atomic_signal_fence(memory_order_seq_cst);
+		hmb_thr_fold(L, old, th->thr_after[i]);
+		th->thr_after[i] = 0;
+	}
+	atomic_signal_fence(memory_order_seq_cst);
+	th->thr_region[i] = r;
+	hmb_direct_end(th, HMB_DIRECT_DONE);
+}
+
+/* hmb_thr_fold: see direct.h. */
+HMB_NOINST void hmb_thr_fold(struct hmb_go_location *L, uint32_t r, uint64_t n)
+{
+	struct hmb_go_prof *p = hmb_prof(L, r);
+	if (p != NULL) {
+		p->after += n;
+	} else if (n > 0) {
+		/* Not reached: a region is throttled in its profile entry, and entries never go. */
+		hmb_count_dropped(n);
+	}
+}
+
 /* hmb_region_declined stages a probe the direct path declined before the clock, or replays it at once. */
 HMB_NOINST __attribute__((noinline, cold)) static void hmb_region_declined(int rc, uint64_t word)
 {
@@ -67,14 +119,15 @@ HMB_NOINST __attribute__((noinline)) static void hmb_region_staged(uint64_t word
 }
 
 /*
- * hmb_region_event records an enter (leave 0) or leave of region, word
- * being its staged form. It is inlined into each probe, where a throttled
- * region's probe ends without a stack frame; every other path is a jump to
- * a function of its own (a call in tail position), so that GCC needs none.
+ * hmb_region_event records an enter (leave 0) or leave of region on thread
+ * th (hmb_self), word being its staged form, fslot the slot of the function
+ * cache it came through (-1: none). It is inlined into each probe, where
+ * it needs no stack frame; every path is a jump to a function of its own
+ * (a call in tail position), so that GCC needs none.
  */
-HMB_NOINST __attribute__((always_inline)) static inline void hmb_region_event(uint32_t region, uint64_t word, int leave)
+HMB_NOINST __attribute__((always_inline)) static inline void hmb_region_event(struct hmb_thread *th, uint32_t region,
+									     uint64_t word, int leave, int fslot)
 {
-	struct hmb_thread *th = hmb_self;
 	if (__builtin_expect(th != NULL && th->loc != NULL, 1)) {
 		struct hmb_go_location *L;
 		struct hmb_go_prof *p;
@@ -85,6 +138,8 @@ HMB_NOINST __attribute__((always_inline)) static inline void hmb_region_event(ui
 			} else {
 				hmb_region_enter(th, L, p, region, word);
 			}
+		} else if (rc == HMB_DIRECT_THROTTLED) {
+			hmb_thr_learn(th, L, p, region, leave, fslot);
 		} else if (rc != HMB_DIRECT_DONE) {
 			hmb_region_declined(rc, word);
 		}
@@ -197,14 +252,32 @@ HMB_NOINST static inline void hmb_message_event(uint64_t word, int recv, int pee
 	hmb_stage_recs(rec, HMB_MPI_RECORDS);
 }
 
+/*
+ * A region throttled on the thread's location, once its cache knows it
+ * (shim.h), costs a probe a look at one entry: an enter counts the visit
+ * there, a leave does nothing. No mark is needed, since no Go memory is
+ * touched, and no clock is read.
+ */
 HMB_NOINST void hmb_enter(uint32_t region)
 {
-	hmb_region_event(region, (uint64_t)HMB_KIND_ENTER << HMB_KIND_SHIFT | region, 0);
+	struct hmb_thread *th = hmb_self;
+	if (__builtin_expect(th != NULL, 1)) {
+		uint32_t i = region % HMB_THR_CACHE;
+		if (th->thr_region[i] == region) {
+			hmb_count_visit(&th->thr_after[i]);
+			return;
+		}
+	}
+	hmb_region_event(th, region, (uint64_t)HMB_KIND_ENTER << HMB_KIND_SHIFT | region, 0, -1);
 }
 
 HMB_NOINST void hmb_leave(uint32_t region)
 {
-	hmb_region_event(region, (uint64_t)HMB_KIND_LEAVE << HMB_KIND_SHIFT | region, 1);
+	struct hmb_thread *th = hmb_self;
+	if (__builtin_expect(th != NULL, 1) && th->thr_region[region % HMB_THR_CACHE] == region) {
+		return;
+	}
+	hmb_region_event(th, region, (uint64_t)HMB_KIND_LEAVE << HMB_KIND_SHIFT | region, 1, -1);
 }
 
 HMB_NOINST void hmb_send(int peer, uint32_t tag, uint64_t bytes)
@@ -425,32 +498,49 @@ HMB_NOINST void hmb_enter_collective_comm(uint32_t region, int root, uint64_t se
 /*
  * The hooks GCC and Clang call at the entry and exit of every function
  * compiled with -finstrument-functions. A function the thread's cache knows
- * takes the direct path with its region; else its address is staged, and
- * the Go side names it by its ELF symbol when it replays the record (and
- * tells the cache).
+ * takes the direct path with its region, or, throttled, counts its visit
+ * in the cache's entry and returns; else its address is staged, and the Go
+ * side names it by its ELF symbol when it replays the record (and tells
+ * the cache).
  */
 void __cyg_profile_func_enter(void *fn, void *call_site) HMB_NOINST;
 void __cyg_profile_func_exit(void *fn, void *call_site) HMB_NOINST;
 
-HMB_NOINST static inline void hmb_func_event(void *fn, int exit)
+HMB_NOINST __attribute__((always_inline)) static inline void hmb_func_event(void *fn, int exit)
 {
-	uint64_t addr = (uintptr_t)fn & HMB_PAYLOAD_MASK;
-	uint64_t word = (uint64_t)(exit ? HMB_KIND_FUNC_EXIT : HMB_KIND_FUNC_ENTER) << HMB_KIND_SHIFT | addr;
+	/*
+	 * The cache holds the staged form's payload, the address without its
+	 * top 4 bits, which is the address itself for any user-space code.
+	 */
+	uint64_t addr = (uintptr_t)fn;
 	struct hmb_thread *th = hmb_self;
-	if (__builtin_expect(th != NULL && th->loc != NULL, 1)) {
+	if (__builtin_expect(th != NULL, 1)) {
 		size_t i = (addr >> 4) % HMB_FUNC_CACHE;
-		if (__builtin_expect(th->funcs[i].addr == addr && th->funcs[i].region != 0, 1)) {
-			hmb_region_event(th->funcs[i].region, word, exit);
+		/* Slot i's offset in the 16-byte entries, i * 16, in one instruction: the hooks run for every call. */
+		size_t off = addr & ((HMB_FUNC_CACHE - 1) << 4);
+		struct hmb_thr_func *t = (struct hmb_thr_func *)((char *)th->thr_funcs + off);
+		if (t->addr == addr) {
+			if (!exit) {
+				hmb_count_visit(&t->after);
+			}
 			return;
 		}
-		if (th->in_direct) {
-			hmb_stage(word); /* a signal handler inside a probe: Go must wait */
-		} else {
-			hmb_slow_at(0, word, 0, 0, 1); /* replayed at once, and the cache told */
+		struct hmb_func *f = (struct hmb_func *)((char *)th->funcs + off);
+		if (__builtin_expect(f->addr == addr && f->region != 0, 1)) {
+			hmb_region_event(th, f->region,
+					 (uint64_t)(exit ? HMB_KIND_FUNC_EXIT : HMB_KIND_FUNC_ENTER) << HMB_KIND_SHIFT | addr, exit,
+					 (int)i);
+			return;
 		}
+	}
+	addr &= HMB_PAYLOAD_MASK;
+	uint64_t word = (uint64_t)(exit ? HMB_KIND_FUNC_EXIT : HMB_KIND_FUNC_ENTER) << HMB_KIND_SHIFT | addr;
+	if (__builtin_expect(th != NULL && th->loc != NULL, 1) && !th->in_direct) {
+		hmb_slow_at(0, word, 0, 0, 1); /* replayed at once, and the cache told */
 		return;
 	}
-	hmb_stage(word);
+	/* Staged; on a thread inside a probe (a signal handler's), for Go to take later. */
+	hmb_region_staged(word);
 }
 
 void __cyg_profile_func_enter(void *fn, void *call_site)

@@ -166,6 +166,13 @@ static void hmb_forked(void)
 	hmb_direct_on = 0;
 	for (struct hmb_thread *th = hmb_threads; th != NULL; th = th->next) {
 		th->loc = NULL;
+		/* The throttled visits the caches counted are the parent's too; the child's go the slow way. */
+		memset(th->thr_funcs, 0, sizeof th->thr_funcs);
+		for (size_t i = 0; i < HMB_THR_CACHE; i++) {
+			th->thr_region[i] = HMB_THR_EMPTY(i);
+			th->thr_after[i] = 0;
+		}
+		th->thr_taken = 0;
 		/* What the array holds is the parent's, which the parent replays. */
 		th->cut = atomic_load_explicit(&th->cur, memory_order_relaxed);
 	}
@@ -394,6 +401,9 @@ HMB_NOINST static struct hmb_thread *hmb_register(void)
 		return NULL;
 	}
 	memset(th, 0, sizeof *th);
+	for (size_t i = 0; i < HMB_THR_CACHE; i++) {
+		th->thr_region[i] = HMB_THR_EMPTY(i);
+	}
 	pthread_mutex_init(&th->lock, NULL);
 	th->buf = buf;
 	th->cap = HMB_STAGING_RECORDS;
@@ -478,14 +488,105 @@ HMB_NOINST static void hmb_replay(struct hmb_thread *th, hmb_record *from, hmb_r
 HMB_NOINST static void hmb_func_cache(struct hmb_thread *th, uint64_t addr)
 {
 	size_t i = (addr >> 4) % HMB_FUNC_CACHE;
-	if (th->loc == NULL || th->index == HMB_NO_INDEX || (th->funcs[i].addr == addr && th->funcs[i].region != 0)) {
+	struct hmb_func *f = &th->funcs[i];
+	if (th->loc == NULL || th->index == HMB_NO_INDEX || (f->addr == addr && f->region != 0)) {
 		return;
 	}
 	uint32_t r = hmbgo_func_region(th->index, addr);
-	if (r != 0) {
-		th->funcs[i].addr = addr;
-		th->funcs[i].region = r;
+	if (r == 0) {
+		return;
 	}
+	/*
+	 * The entry is emptied first, then refilled, so that a signal
+	 * handler's probe never finds the new address with the old region, or
+	 * counts into it while its count goes to the profile.
+	 */
+	f->addr = 0;
+	th->thr_funcs[i].addr = 0;
+	atomic_signal_fence(memory_order_seq_cst);
+	if (th->thr_funcs[i].after != 0) {
+		hmb_thr_fold(th->loc, f->region, th->thr_funcs[i].after);
+		th->thr_funcs[i].after = 0;
+	}
+	f->region = r;
+	atomic_signal_fence(memory_order_seq_cst);
+	f->addr = addr;
+}
+
+/*
+ * hmb_thr_take empties the thread's caches of throttled regions (shim.h)
+ * and takes the visits they counted: into the location's profile (fold),
+ * or into the dropped count. own says the caller is the thread itself (its
+ * exit, or the only thread of a child of fork), which clears the counts;
+ * else (hmb_finalize, the thread's direct path shut) the owner may still
+ * count a visit in an entry it looked at before it was emptied, so the
+ * counts stay and thr_taken remembers what was taken: hmb_thr_late counts
+ * the rest as dropped. Lock held.
+ */
+HMB_NOINST static void hmb_thr_take(struct hmb_thread *th, int fold, int own)
+{
+	uint64_t taken = 0, dropped = 0;
+	for (size_t i = 0; i < HMB_FUNC_CACHE + HMB_THR_CACHE; i++) {
+		uint32_t r;
+		uint64_t *after;
+		if (i < HMB_FUNC_CACHE) {
+			if (th->thr_funcs[i].addr == 0) {
+				continue; /* its count is 0 */
+			}
+			r = th->funcs[i].region;
+			after = &th->thr_funcs[i].after;
+			th->thr_funcs[i].addr = 0;
+		} else {
+			size_t k = i - HMB_FUNC_CACHE;
+			r = th->thr_region[k];
+			if (r == HMB_THR_EMPTY(k)) {
+				continue;
+			}
+			after = &th->thr_after[k];
+			th->thr_region[k] = HMB_THR_EMPTY(k);
+		}
+		/* Emptied first: a signal handler's probe now takes the marked path. */
+		atomic_signal_fence(memory_order_seq_cst);
+		uint64_t n = __atomic_load_n(after, __ATOMIC_RELAXED);
+		if (own) {
+			*after = 0;
+		}
+		taken += n;
+		if (fold && th->loc != NULL) {
+			hmb_thr_fold(th->loc, r, n);
+		} else {
+			dropped += n;
+		}
+	}
+	hmb_drop(dropped);
+	if (!own) {
+		th->thr_taken += taken;
+	}
+}
+
+/*
+ * hmb_thr_late counts as dropped the visits a thread's owner counted in
+ * its caches after hmb_finalize took them (hmb_thr_take): probes that
+ * raced it, having looked at an entry before it was emptied. own: the
+ * caller is the owner, which clears the counts. Lock held.
+ */
+HMB_NOINST static void hmb_thr_late(struct hmb_thread *th, int own)
+{
+	uint64_t n = 0;
+	for (size_t i = 0; i < HMB_FUNC_CACHE; i++) {
+		n += __atomic_load_n(&th->thr_funcs[i].after, __ATOMIC_RELAXED);
+		if (own) {
+			th->thr_funcs[i].after = 0;
+		}
+	}
+	for (size_t i = 0; i < HMB_THR_CACHE; i++) {
+		n += __atomic_load_n(&th->thr_after[i], __ATOMIC_RELAXED);
+		if (own) {
+			th->thr_after[i] = 0;
+		}
+	}
+	hmb_drop(n - th->thr_taken);
+	th->thr_taken = own ? 0 : n;
 }
 
 /*
@@ -654,9 +755,11 @@ static void hmb_thread_exit(void *arg)
 	int st = atomic_load_explicit(&hmb_state, memory_order_acquire);
 	if (th->closed) {
 		hmb_count_late(th);
+		hmb_thr_late(th, 1);
 		hmb_release(th);
 	} else if (st == ST_RUNNING || st == ST_CLOSING) {
 		hmb_replay(th, th->buf, atomic_load_explicit(&th->cur, memory_order_relaxed));
+		hmb_thr_take(th, 1, 1); /* its throttled visits into its profile */
 		if (st == ST_RUNNING) {
 			/* Its partly filled bins are sealed for a reduction to take at
 			   once: a thread that is gone never probes again to hand
@@ -979,6 +1082,7 @@ HMB_NOINST int hmb_finalize(void)
 			if (th->index != HMB_NO_INDEX) {
 				hmbgo_interrupt(th->index);
 			}
+			hmb_thr_take(th, 0, 0); /* its location is the interrupted replay's */
 			th->closed = 1;
 			continue;
 		}
@@ -1000,6 +1104,7 @@ HMB_NOINST int hmb_finalize(void)
 				lost += th->drops[d] + th->mdrops[d] + th->cdrops[d];
 			}
 			hmb_drop(lost);
+			hmb_thr_take(th, 0, 0);
 			th->cut = c;
 			th->closed = 1;
 			pthread_mutex_unlock(&th->lock);
@@ -1007,7 +1112,8 @@ HMB_NOINST int hmb_finalize(void)
 		}
 		hmb_replay(th, th->buf, c);
 		hmb_location(th); /* also for a thread that only named itself */
-		th->loc = NULL;   /* its probes never go direct again */
+		hmb_thr_take(th, 1, 0);
+		th->loc = NULL; /* its probes never go direct again */
 		th->cut = c;
 		th->closed = 1;
 		pthread_mutex_unlock(&th->lock);
@@ -1033,8 +1139,32 @@ static void hmb_atexit_finalize(void)
 	}
 }
 
+/*
+ * hmb_thr_sweep counts the throttled visits that raced hmb_finalize
+ * (hmb_thr_late) of every thread, for hmb_dropped and the report at exit.
+ * wait: block for the locks; else skip what is held (at exit, a signal
+ * handler may hold one).
+ */
+HMB_NOINST static void hmb_thr_sweep(int wait)
+{
+	if (atomic_load(&hmb_state) != ST_FINALIZED || (wait ? pthread_mutex_lock(&hmb_mu) : pthread_mutex_trylock(&hmb_mu)) != 0) {
+		return;
+	}
+	for (struct hmb_thread *th = hmb_threads; th != NULL; th = th->next) {
+		if ((wait ? pthread_mutex_lock(&th->lock) : pthread_mutex_trylock(&th->lock)) != 0) {
+			continue;
+		}
+		if (th->closed) {
+			hmb_thr_late(th, 0);
+		}
+		pthread_mutex_unlock(&th->lock);
+	}
+	pthread_mutex_unlock(&hmb_mu);
+}
+
 static void hmb_atexit_report(void)
 {
+	hmb_thr_sweep(0);
 	if (atomic_load(&hmb_state) == ST_FORKED) {
 		if (hmb_self != NULL) {
 			hmb_forked_drop(hmb_self);
@@ -1099,6 +1229,7 @@ HMB_NOINST uint64_t hmb_dropped(void)
 	if (atomic_load(&hmb_state) == ST_FORKED && hmb_self != NULL && !hmb_self->in_slow) {
 		hmb_forked_drop(hmb_self); /* the child's staged probes count when asked */
 	}
+	hmb_thr_sweep(1);
 	return atomic_load(&hmb_dropped_count);
 }
 

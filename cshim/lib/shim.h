@@ -81,6 +81,10 @@ enum {
 #define HMB_DIRECT_DEPTHS 128
 /* Entries of a thread's cache of function regions (-finstrument-functions). */
 #define HMB_FUNC_CACHE 1024
+/* Entries of a thread's cache of the regions throttled on its location (hmb_enter, hmb_leave). */
+#define HMB_THR_CACHE 1024
+/* What an empty slot i of that cache holds: no region of that slot (region % HMB_THR_CACHE != i), not even 0. */
+#define HMB_THR_EMPTY(i) ((uint32_t)(i) + 1)
 
 struct hmb_go_location; /* direct.h */
 
@@ -102,10 +106,28 @@ struct hmb_thread {
 	uint64_t mdrops[HMB_DIRECT_DEPTHS]; /* messages at closed depths or class */
 	uint64_t cdrops[HMB_DIRECT_DEPTHS]; /* collectives' records at closed depths or class */
 	int flush_next;                     /* a collective is staged: the next probe replays it */
-	struct {
-		uint64_t addr;
-		uint32_t region;
-	} funcs[HMB_FUNC_CACHE]; /* function address -> region, 0: not known */
+	/*
+	 * A region throttled on the thread's location is off for the rest of
+	 * the run, so its probes need none of the location: the caches below
+	 * say which regions are, as the probes learnt it (direct.h,
+	 * hmb_thr_learn), and count their visits since in C memory that
+	 * outlives the location, with no mark, clock or Go memory. The counts
+	 * go into the location's profile (its after) when an entry is
+	 * replaced, when the thread exits and at hmb_finalize (runtime.c).
+	 * Owner only, and hmb_finalize once the thread's direct path is shut.
+	 */
+	struct hmb_func {
+		uint64_t addr;   /* function address, 0: none */
+		uint32_t region; /* its region, 0: not known */
+	} funcs[HMB_FUNC_CACHE]; /* slot (addr >> 4) % HMB_FUNC_CACHE */
+	struct hmb_thr_func {
+		uint64_t addr; /* funcs[slot].addr if its region is throttled, else 0 */
+		uint64_t after;
+	} thr_funcs[HMB_FUNC_CACHE];
+	/* Slot region % HMB_THR_CACHE: the region, or HMB_THR_EMPTY(slot), and its count. */
+	uint32_t thr_region[HMB_THR_CACHE];
+	uint64_t thr_after[HMB_THR_CACHE];
+	uint64_t thr_taken;    /* visits of both caches hmb_finalize took from their counts (under lock) */
 
 	pthread_mutex_t lock;
 	hmb_record *buf; /* the staging array; NULL once the thread exited */
@@ -122,6 +144,11 @@ struct hmb_thread {
 	_Atomic int in_slow; /* owner only (and its signal handlers): a probe is in the slow path */
 	struct hmb_thread *next;
 } __attribute__((aligned(64)));
+
+/* The hooks index both function caches by the address's bits 4..13 as an offset (probes.c). */
+_Static_assert(sizeof(struct hmb_func) == 16 && sizeof(struct hmb_thr_func) == 16, "16-byte function cache entries");
+_Static_assert((HMB_FUNC_CACHE & (HMB_FUNC_CACHE - 1)) == 0 && (HMB_THR_CACHE & (HMB_THR_CACHE - 1)) == 0,
+	       "caches of a power of two entries");
 
 extern __thread struct hmb_thread *hmb_self
 	__attribute__((tls_model("initial-exec"))) HMB_HIDDEN;

@@ -1,0 +1,150 @@
+package cshim_test
+
+import (
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/hmbtrace/hmbtrace/internal/tracetest"
+	"github.com/hmbtrace/hmbtrace/tracefile"
+)
+
+// throttleRun builds testdata/c/throttle.c with -finstrument-functions,
+// runs it in mode, and returns the trace, the enters each thread made of
+// each region ("thread <tid>" -> region -> n), and hmb_dropped.
+func throttleRun(t *testing.T, mode string) (*tracefile.File, map[string]map[string]uint64, uint64) {
+	t.Helper()
+	build := library(t)
+	p := buildC(t, build, "throttle", []string{"-finstrument-functions"}, filepath.Join(root, "cshim", "testdata", "c", "throttle.c"))
+	out, stderr := p.run(t, []string{"HMB_THROTTLE_CALLS=10", "HMB_THROTTLE_TIME=1h"}, mode)
+	made := map[string]map[string]uint64{}
+	dropped := uint64(0)
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		f := strings.Fields(line)
+		n, err := strconv.ParseUint(f[len(f)-1], 10, 64)
+		if err != nil {
+			t.Fatalf("output line %q: %v", line, err)
+		}
+		switch {
+		case f[0] == "thread" && len(f) == 4:
+			loc := "thread " + f[1]
+			if made[loc] == nil {
+				made[loc] = map[string]uint64{}
+			}
+			made[loc][f[2]] = n
+		case f[0] == "dropped":
+			dropped = n
+		default:
+			t.Fatalf("output line %q", line)
+		}
+	}
+	if dropped > 0 && !strings.Contains(stderr, fmt.Sprintf("%d probes dropped", dropped)) {
+		t.Errorf("hmb_dropped %d, stderr %q: want the same count reported at exit", dropped, stderr)
+	}
+	return tracetest.Open(t, filepath.Join(p.out, "throttle.0.hmb")), made, dropped
+}
+
+// visits returns a location's visits of each region by name, timed and
+// after throttling, and which regions were throttled there.
+func visits(f *tracefile.File, l *tracefile.Location) (all map[string]uint64, throttled map[string]bool) {
+	all, throttled = map[string]uint64{}, map[string]bool{}
+	for _, e := range l.Profile {
+		name := f.RegionName(e.Region)
+		all[name] = e.Visits + e.VisitsAfter
+		if e.Throttled {
+			throttled[name] = true
+		}
+	}
+	return all, throttled
+}
+
+// TestThrottledVisitsExact checks that the visits of throttled regions,
+// which the C probes count in their thread's caches, all reach the profile:
+// through hmb_enter and the -finstrument-functions hooks, with two regions
+// and two functions taking one slot of their cache from each other, on
+// threads that exit before hmb_finalize and after it, and on the main
+// thread, whose probes after hmb_finalize are dropped and counted.
+// Throttling is per location: a thread that stays under the threshold keeps
+// the region measured.
+func TestThrottledVisitsExact(t *testing.T) {
+	f, made, dropped := throttleRun(t, "exact")
+	if len(f.Locations) != len(made) {
+		t.Errorf("%d locations, %d threads", len(f.Locations), len(made))
+	}
+	under := 0
+	for i := range f.Locations {
+		l := &f.Locations[i]
+		want, ok := made[l.Name]
+		if !ok {
+			t.Errorf("location %q is none of the threads", l.Name)
+			continue
+		}
+		got, throttled := visits(f, l)
+		for _, name := range []string{"hot", "twin", "hot_func", "twin_a", "twin_b"} {
+			region := name
+			if name == "twin" {
+				region = f.RegionName(twinRegion(t, f))
+			}
+			if got[region] != want[name] {
+				t.Errorf("%s: %s visited %d times in the profile, %d made", l.Name, region, got[region], want[name])
+			}
+			if want[name] >= 10 && !throttled[region] {
+				t.Errorf("%s: %s (%d visits) not throttled", l.Name, region, want[name])
+			}
+		}
+		if want["hot"] < 10 {
+			under++
+			if throttled["hot"] {
+				t.Errorf("%s: hot throttled after %d visits, under HMB_THROTTLE_CALLS", l.Name, want["hot"])
+			}
+		}
+	}
+	if under != 1 {
+		t.Errorf("%d locations under the threshold, want 1", under)
+	}
+	// The main thread's 7 enters and leaves after hmb_finalize.
+	if dropped != 14 {
+		t.Errorf("hmb_dropped %d, want the 14 probes after hmb_finalize", dropped)
+	}
+}
+
+// twinRegion returns the id of the region throttle.c visits as its twin:
+// the one besides hot whose name starts with "pad".
+func twinRegion(t *testing.T, f *tracefile.File) uint32 {
+	t.Helper()
+	var id uint32
+	for i := range f.Locations {
+		for _, e := range f.Locations[i].Profile {
+			if strings.HasPrefix(f.RegionName(e.Region), "pad ") {
+				id = e.Region
+			}
+		}
+	}
+	if id == 0 {
+		t.Fatal("no pad region visited")
+	}
+	return id
+}
+
+// TestThrottledVisitsRaceFinalize checks that threads entering a throttled
+// region while hmb_finalize runs, and after it, lose no visit uncounted:
+// each is in the profile or in hmb_dropped.
+func TestThrottledVisitsRaceFinalize(t *testing.T) {
+	f, made, dropped := throttleRun(t, "race")
+	var enters, inTrace uint64
+	for _, m := range made {
+		enters += m["hot"]
+	}
+	for i := range f.Locations {
+		got, _ := visits(f, &f.Locations[i])
+		inTrace += got["hot"]
+	}
+	if dropped == 0 {
+		t.Errorf("no probe dropped: the threads were to go on after hmb_finalize")
+	}
+	if inTrace+dropped != enters {
+		t.Errorf("%d visits in the profile + %d dropped = %d, the threads made %d", inTrace, dropped, inTrace+dropped, enters)
+	}
+}
