@@ -98,10 +98,19 @@ func runCProbesMode(path string, quick bool, mode string, names map[string]strin
 	return res, nil
 }
 
+// cThrottled is what the benchmark's throttled mode measures, ns/event.
+type cThrottled struct {
+	probe   float64 // hmb_enter/hmb_leave of a throttled region
+	hooks   float64 // -finstrument-functions hooks of throttled functions, beyond the calls
+	empty   float64 // an empty call to a local function
+	library float64 // an empty call into a shared object, through the PLT as hmb_enter's
+}
+
 // runCThrottled runs the benchmark's throttled mode: two regions switched
 // off at their first leave (HMB_THROTTLE_CALLS=1, HMB_THROTTLE_TIME=1h),
-// and the same loop of empty calls. It returns both, ns/event.
-func runCThrottled(path string, quick bool) (throttled, empty float64, err error) {
+// two throttled functions through the hooks, and the same loop of empty
+// calls, local and into a shared object.
+func runCThrottled(path string, quick bool) (cThrottled, error) {
 	rounds, iters := "3", "800000"
 	if quick {
 		rounds, iters = "1", "200000"
@@ -111,27 +120,28 @@ func runCThrottled(path string, quick bool) (throttled, empty float64, err error
 	cmd.Env = append(os.Environ(), "HMB_OUTPUT="+filepath.Join(filepath.Dir(path), "hmb-out"), "HMB_THROTTLE_CALLS=1", "HMB_THROTTLE_TIME=1h")
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		return 0, 0, fmt.Errorf("%s throttled: %v\n%s", path, err, out)
+		return cThrottled{}, fmt.Errorf("%s throttled: %v\n%s", path, err, out)
 	}
-	throttled, empty = math.NaN(), math.NaN()
+	r := cThrottled{math.NaN(), math.NaN(), math.NaN(), math.NaN()}
+	to := map[string]*float64{"throttled": &r.probe, "throttled cyg": &r.hooks, "empty call": &r.empty, "library call": &r.library}
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		for _, v := range []struct {
-			label string
-			to    *float64
-		}{{"throttled", &throttled}, {"empty call", &empty}} {
-			if rest, ok := strings.CutPrefix(line, v.label+" "); ok {
-				if f := strings.Fields(rest); len(f) >= 2 && f[1] == "ns" {
-					if x, err := strconv.ParseFloat(f[0], 64); err == nil {
-						*v.to = x
-					}
+		// "  <label> <value> ns  (...)": the label is the words before the value.
+		f := strings.Fields(sc.Text())
+		for i := 1; i+1 < len(f); i++ {
+			if f[i+1] != "ns" {
+				continue
+			}
+			if x, err := strconv.ParseFloat(f[i], 64); err == nil {
+				if p, ok := to[strings.Join(f[:i], " ")]; ok {
+					*p = x
 				}
 			}
+			break
 		}
 	}
-	if math.IsNaN(throttled) || math.IsNaN(empty) {
-		return 0, 0, fmt.Errorf("unexpected output of %s throttled:\n%s", path, out)
+	if math.IsNaN(r.probe) || math.IsNaN(r.hooks) || math.IsNaN(r.empty) || math.IsNaN(r.library) {
+		return cThrottled{}, fmt.Errorf("unexpected output of %s throttled:\n%s", path, out)
 	}
-	return throttled, empty, nil
+	return r, nil
 }

@@ -30,7 +30,12 @@
  *   probe_bench throttled [rounds [iterations]]   (make bench-c runs both)
  *                hmb_enter/hmb_leave of two regions throttled at run time
  *                (HMB_THROTTLE_CALLS=1, HMB_THROTTLE_TIME=1h), against the
- *                same loop of empty calls: what a switched-off region costs
+ *                same loop of empty calls: what a switched-off region costs.
+ *                Also the two functions of kernel.c, throttled, minus the
+ *                same calls without hooks; and the empty calls made into a
+ *                shared object of their own (empty_call.c), as a call of
+ *                hmb_enter is: through the PLT, the floor of any probe of
+ *                libhmbtrace.so, where the first empty calls are local
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -300,6 +305,21 @@ __attribute__((noinline)) static void no_probe(uint32_t r)
 	__asm__ __volatile__("" : : "r"(r) : "memory");
 }
 
+/* empty_call.c, in a shared object of its own. */
+void bench_empty_call(uint32_t r);
+
+static uint64_t run_library_call(void)
+{
+	uint64_t t0 = rdtsc();
+	for (int i = 0; i < iterations; i++) {
+		bench_empty_call(hmb_outer);
+		bench_empty_call(hmb_inner);
+		bench_empty_call(hmb_inner);
+		bench_empty_call(hmb_outer);
+	}
+	return rdtsc() - t0;
+}
+
 static uint64_t run_no_probe(void)
 {
 	uint64_t t0 = rdtsc();
@@ -321,24 +341,45 @@ static int throttled_main(void)
 	}
 	hmb_outer = hmb_region("throttled outer");
 	hmb_inner = hmb_region("throttled inner");
-	/* The first calls throttle both (HMB_THROTTLE_CALLS=1, HMB_THROTTLE_TIME=1h). */
+	/* The first calls throttle both (HMB_THROTTLE_CALLS=1, HMB_THROTTLE_TIME=1h); the functions' too. */
 	hmb_enter(hmb_outer);
 	hmb_enter(hmb_inner);
 	hmb_leave(hmb_inner);
 	hmb_leave(hmb_outer);
-	double probe[rounds], empty[rounds];
-	for (int round = 0; round <= rounds; round++) {
-		double a = timed(run_hmbtrace), b = timed(run_no_probe);
-		if (round > 0) {
-			probe[round - 1] = a;
-			empty[round - 1] = b;
+	sink = bench_outer(0);
+	enum { T_PROBE, T_EMPTY, T_LIBRARY, T_CYG, T_PLAIN, NT };
+	static uint64_t (*const run[NT])(void) = {run_hmbtrace, run_no_probe, run_library_call, run_cyg, run_plain_calls};
+	double *ns[NT];
+	for (int v = 0; v < NT; v++) {
+		ns[v] = malloc((size_t)rounds * sizeof *ns[v]);
+		if (ns[v] == NULL) {
+			perror("probe_bench: malloc");
+			return 1;
 		}
 	}
-	double p = median(probe, rounds), e = median(empty, rounds);
+	for (int round = 0; round <= rounds; round++) {
+		for (int k = 0; k < NT; k++) {
+			int v = (k + round) % NT; /* rotated, as in the main mode */
+			double x = timed(run[v]);
+			if (round > 0) {
+				ns[v][round - 1] = x;
+			}
+		}
+	}
+	double med[NT];
+	for (int v = 0; v < NT; v++) {
+		med[v] = median(ns[v], rounds);
+		free(ns[v]);
+	}
 	printf("throttled regions, per event, median of %d rounds of %d events, thread CPU time:\n", rounds,
 	       iterations * EVENTS_PER_ITERATION);
-	printf("  %-12s %7.2f ns\n  %-12s %7.2f ns\n  %-12s %7.2f ns  (the probe beyond a call)\n", "throttled", p,
-	       "empty call", e, "difference", p - e);
+	printf("  %-14s %7.2f ns\n", "throttled", med[T_PROBE]);
+	printf("  %-14s %7.2f ns  (a local function)\n", "empty call", med[T_EMPTY]);
+	printf("  %-14s %7.2f ns  (through the PLT, as hmb_enter is called)\n", "library call", med[T_LIBRARY]);
+	printf("  %-14s %7.2f ns  (the probe beyond a local call)\n", "difference", med[T_PROBE] - med[T_EMPTY]);
+	printf("  %-14s %7.2f ns  (the probe beyond a library call)\n", "beyond library", med[T_PROBE] - med[T_LIBRARY]);
+	printf("  %-14s %7.2f ns  (-finstrument-functions hooks of throttled functions: cyg minus plain calls)\n",
+	       "throttled cyg", med[T_CYG] - med[T_PLAIN]);
 	if (hmb_finalize() != 0) {
 		fprintf(stderr, "probe_bench: hmb_finalize: %s\n", hmb_last_error());
 		return 1;
