@@ -66,14 +66,16 @@ func runProbe(o *options, r *report) error {
 		r.add("hmbtrace throttled region (Go)", "ns/event", goThr)
 		r.add("empty call (Go)", "ns/event", emptyCalls(2*pairs))
 		if cpath != "" {
-			if thr, empty, err := runCThrottled(cpath, o.quick); err != nil {
+			if thr, err := runCThrottled(cpath, o.quick); err != nil {
 				if round == 0 {
 					r.skip("hmbtrace throttled region (C)", err.Error())
 				}
 			} else {
-				r.add("hmbtrace throttled region (C)", "ns/event", thr)
-				r.add("empty call (C)", "ns/event", empty)
-				thrGoOverC = append(thrGoOverC, goThr/thr)
+				r.add("hmbtrace throttled region (C)", "ns/event", thr.probe)
+				r.add("hmbtrace throttled function (C hooks, beyond the calls)", "ns/event", thr.hooks)
+				r.add("empty call (C)", "ns/event", thr.empty)
+				r.add("empty call into a shared object (C)", "ns/event", thr.library)
+				thrGoOverC = append(thrGoOverC, goThr/thr.probe)
 			}
 			res, err := runCProbes(cpath, o.quick)
 			if err != nil {
