@@ -37,22 +37,26 @@ static uint32_t r_hot, r_twin;
 
 /*
  * Regions through the hooks: hot_func alone in its slot of the function
- * cache; twin_a and twin_b aligned alike, so that they share theirs.
+ * cache, bits 4..13 of its address (main checks it); twin_a and twin_b
+ * aligned alike, so that they share theirs. The twins have a section of
+ * their own, so that their alignment does not move hot_func.
  */
 __attribute__((noipa)) int hot_func(int x)
 {
 	return x + 1;
 }
 
-__attribute__((noipa, aligned(16384))) int twin_a(int x)
+__attribute__((noipa, aligned(16384), section(".text.twins"))) int twin_a(int x)
 {
 	return x + 2;
 }
 
-__attribute__((noipa, aligned(16384))) int twin_b(int x)
+__attribute__((noipa, aligned(16384), section(".text.twins"))) int twin_b(int x)
 {
 	return x + 3;
 }
+
+#define SLOT(f) (((uintptr_t)(f) >> 4) % 1024)
 
 static volatile int sink;
 
@@ -153,6 +157,11 @@ NOINST static void report(struct job *j)
 NOINST int main(int argc, char **argv)
 {
 	int is_race = argc > 1 && strcmp(argv[1], "race") == 0;
+	if (SLOT(twin_a) != SLOT(twin_b) || SLOT(hot_func) == SLOT(twin_a)) {
+		fprintf(stderr, "throttle: slots of hot_func %lu, twin_a %lu, twin_b %lu: the test needs the twins alone in one\n",
+			(unsigned long)SLOT(hot_func), (unsigned long)SLOT(twin_a), (unsigned long)SLOT(twin_b));
+		return 1;
+	}
 	if (hmb_init() != 0) {
 		fprintf(stderr, "throttle: %s\n", hmb_last_error());
 		return 1;
