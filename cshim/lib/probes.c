@@ -253,31 +253,46 @@ HMB_NOINST static inline void hmb_message_event(uint64_t word, int recv, int pee
 }
 
 /*
+ * hmb_enter_event and hmb_leave_event are hmb_enter and hmb_leave past the
+ * cache of throttled regions: functions of their own, so that the test in
+ * front of them needs no register moves and falls through on a hit.
+ */
+HMB_NOINST __attribute__((noinline)) static void hmb_enter_event(uint32_t region, struct hmb_thread *th)
+{
+	hmb_region_event(th, region, (uint64_t)HMB_KIND_ENTER << HMB_KIND_SHIFT | region, 0, -1);
+}
+
+HMB_NOINST __attribute__((noinline)) static void hmb_leave_event(uint32_t region, struct hmb_thread *th)
+{
+	hmb_region_event(th, region, (uint64_t)HMB_KIND_LEAVE << HMB_KIND_SHIFT | region, 1, -1);
+}
+
+/*
  * A region throttled on the thread's location, once its cache knows it
  * (shim.h), costs a probe a look at one entry: an enter counts the visit
  * there, a leave does nothing. No mark is needed, since no Go memory is
- * touched, and no clock is read.
+ * touched, and no clock is read: 10 and 9 instructions.
  */
 HMB_NOINST void hmb_enter(uint32_t region)
 {
 	struct hmb_thread *th = hmb_self;
 	if (__builtin_expect(th != NULL, 1)) {
-		uint32_t i = region % HMB_THR_CACHE;
-		if (th->thr_region[i] == region) {
+		size_t i = region % HMB_THR_CACHE;
+		if (__builtin_expect(th->thr_region[i] == region, 1)) {
 			hmb_count_visit(&th->thr_after[i]);
 			return;
 		}
 	}
-	hmb_region_event(th, region, (uint64_t)HMB_KIND_ENTER << HMB_KIND_SHIFT | region, 0, -1);
+	hmb_enter_event(region, th);
 }
 
 HMB_NOINST void hmb_leave(uint32_t region)
 {
 	struct hmb_thread *th = hmb_self;
-	if (__builtin_expect(th != NULL, 1) && th->thr_region[region % HMB_THR_CACHE] == region) {
+	if (__builtin_expect(th != NULL && th->thr_region[region % HMB_THR_CACHE] == region, 1)) {
 		return;
 	}
-	hmb_region_event(th, region, (uint64_t)HMB_KIND_LEAVE << HMB_KIND_SHIFT | region, 1, -1);
+	hmb_leave_event(region, th);
 }
 
 HMB_NOINST void hmb_send(int peer, uint32_t tag, uint64_t bytes)
