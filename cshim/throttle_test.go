@@ -20,7 +20,7 @@ func throttleRun(t *testing.T, mode string) (*tracefile.File, map[string]map[str
 	p := buildC(t, build, "throttle", []string{"-finstrument-functions"}, filepath.Join(root, "cshim", "testdata", "c", "throttle.c"))
 	out, stderr := p.run(t, []string{"HMB_THROTTLE_CALLS=10", "HMB_THROTTLE_TIME=1h"}, mode)
 	made := map[string]map[string]uint64{}
-	dropped := uint64(0)
+	dropped, handler := uint64(0), uint64(0)
 	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
 		f := strings.Fields(line)
 		n, err := strconv.ParseUint(f[len(f)-1], 10, 64)
@@ -28,6 +28,8 @@ func throttleRun(t *testing.T, mode string) (*tracefile.File, map[string]map[str
 			t.Fatalf("output line %q: %v", line, err)
 		}
 		switch {
+		case f[0] == "handler":
+			handler = n
 		case f[0] == "thread" && len(f) == 4:
 			loc := "thread " + f[1]
 			if made[loc] == nil {
@@ -39,6 +41,9 @@ func throttleRun(t *testing.T, mode string) (*tracefile.File, map[string]map[str
 		default:
 			t.Fatalf("output line %q", line)
 		}
+	}
+	if mode == "signal" && handler == 0 {
+		t.Fatalf("the timer's handler never ran:\n%s", out)
 	}
 	if dropped > 0 && !strings.Contains(stderr, fmt.Sprintf("%d probes dropped", dropped)) {
 		t.Errorf("hmb_dropped %d, stderr %q: want the same count reported at exit", dropped, stderr)
@@ -146,5 +151,34 @@ func TestThrottledVisitsRaceFinalize(t *testing.T) {
 	}
 	if inTrace+dropped != enters {
 		t.Errorf("%d visits in the profile + %d dropped = %d, the threads made %d", inTrace, dropped, inTrace+dropped, enters)
+	}
+}
+
+// TestThrottledVisitsSignal checks the caches against a signal handler that
+// enters a throttled region sharing its slot with the one the interrupted
+// main loop counts, and the loop taking the slot back: the handler lands
+// in the fast path, in the marked path replacing the slot's region (whose
+// count goes to the profile), and in the slow path replaying in Go (where
+// its probe is dropped and counted). Every visit is in the profile or
+// dropped. (A handler that takes the slot between the interrupted probe's
+// compare and its count makes that one visit count for the handler's
+// region: the total stays exact, so only the total is checked.)
+func TestThrottledVisitsSignal(t *testing.T) {
+	f, made, dropped := throttleRun(t, "signal")
+	if len(f.Locations) != 1 || len(made) != 1 {
+		t.Fatalf("%d locations, %d threads: want the main thread alone", len(f.Locations), len(made))
+	}
+	var enters, inTrace uint64
+	for _, m := range made {
+		enters = m["hot"] + m["twin"]
+	}
+	got, throttled := visits(f, &f.Locations[0])
+	twin := f.RegionName(twinRegion(t, f))
+	inTrace = got["hot"] + got[twin]
+	if !throttled["hot"] || !throttled[twin] {
+		t.Errorf("throttled %v, want hot and %s", throttled, twin)
+	}
+	if inTrace+dropped != enters {
+		t.Errorf("%d visits in the profile + %d dropped = %d, the thread and its handler made %d", inTrace, dropped, inTrace+dropped, enters)
 	}
 }

@@ -62,7 +62,9 @@ HMB_NOINST __attribute__((noinline)) static void hmb_region_leave(struct hmb_thr
  * the slot of the function cache the probe came through, or -1 for
  * hmb_enter and hmb_leave, whose cache holds regions by id: a region in
  * the same slot before has its count added to its profile entry first.
- * It clears the mark.
+ * (A signal handler's probe that does so while the interrupted probe is
+ * between its compare and its count makes that one visit count for the
+ * handler's region; none is lost.) It clears the mark.
  */
 HMB_NOINST __attribute__((noinline)) static void hmb_thr_learn(struct hmb_thread *th, struct hmb_go_location *L,
 								struct hmb_go_prof *p, uint32_t r, int leave, int fslot)

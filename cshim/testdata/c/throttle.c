@@ -12,12 +12,17 @@
  *                    hmb_finalize, which are dropped and counted.
  *   throttle race    threads enter a throttled region as fast as they can
  *                    while the main thread calls hmb_finalize, and after.
+ *   throttle signal  a timer's signal handler enters a throttled region
+ *                    that shares its cache slot with the main loop's, so
+ *                    that it interrupts the main thread's probes as they
+ *                    count, replace the slot's region, or replay in Go.
  *
  * Prints "thread <tid> <name> <enters>" per thread and region, then
  * "dropped <n>" (hmb_dropped, after every thread was joined).
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -139,6 +144,67 @@ NOINST static void *race(void *arg)
 	return NULL;
 }
 
+static volatile sig_atomic_t handler_enters;
+
+NOINST static void on_timer(int sig)
+{
+	(void)sig;
+	hmb_enter(r_twin); /* throttled: an enter alone is one visit */
+	handler_enters++;
+}
+
+/*
+ * signal_main: the main loop takes hot and twin in turns (each replaces the
+ * other in their slot) while a timer's handler enters twin, on this
+ * thread. Prints what it made, as "thread" lines, and hmb_dropped.
+ */
+NOINST static int signal_main(void)
+{
+	long tid = (long)syscall(SYS_gettid);
+	visit(r_hot, CALLS);
+	visit(r_twin, CALLS);
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_timer;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	timer_t timer;
+	struct sigevent sev;
+	memset(&sev, 0, sizeof sev);
+	sev.sigev_notify = SIGEV_THREAD_ID;
+	sev.sigev_signo = SIGRTMIN + 2;
+	sev._sigev_un._tid = (pid_t)tid;
+	if (sigaction(SIGRTMIN + 2, &sa, NULL) != 0 || timer_create(CLOCK_MONOTONIC, &sev, &timer) != 0) {
+		perror("throttle: timer");
+		return 1;
+	}
+	struct itimerspec every = {{0, 10000}, {0, 10000}}; /* every 10 µs */
+	timer_settime(timer, 0, &every, NULL);
+	uint64_t hot = CALLS, twin = CALLS;
+	for (int i = 0; i < 3000000; i++) {
+		hmb_enter(r_hot);
+		hmb_leave(r_hot);
+		hot++;
+		if (i % 3 == 0) {
+			hmb_enter(r_twin);
+			hmb_leave(r_twin);
+			twin++;
+		}
+	}
+	struct itimerspec off = {{0, 0}, {0, 0}};
+	timer_settime(timer, 0, &off, NULL);
+	timer_delete(timer);
+	if (hmb_finalize() != 0) {
+		fprintf(stderr, "throttle: %s\n", hmb_last_error());
+		return 1;
+	}
+	printf("thread %ld hot %llu\n", tid, (unsigned long long)hot);
+	printf("thread %ld twin %llu\n", tid, (unsigned long long)(twin + handler_enters));
+	printf("handler %d\n", (int)handler_enters);
+	printf("dropped %llu\n", (unsigned long long)hmb_dropped());
+	return 0;
+}
+
 NOINST static void sleep_ms(long ms)
 {
 	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
@@ -176,6 +242,9 @@ NOINST int main(int argc, char **argv)
 	if (r_twin % 1024 != r_hot % 1024) {
 		fprintf(stderr, "throttle: no region shares hot's slot (%u, %u)\n", r_hot, r_twin);
 		return 1;
+	}
+	if (argc > 1 && strcmp(argv[1], "signal") == 0) {
+		return signal_main();
 	}
 	struct job jobs[THREADS];
 	memset(jobs, 0, sizeof jobs);
