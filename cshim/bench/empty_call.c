@@ -1,7 +1,7 @@
 /*
  * empty_call.c - an empty function in a shared object of its own, for
- * probe_bench's throttled mode: what any call into a shared library costs
- * (the PLT's indirect jump, a call the compiler cannot see into), the
+ * probe_bench's throttled mode: what a call into a shared library costs
+ * (an indirect call or jump, a call the compiler cannot see into), the
  * floor of a probe of libhmbtrace.so that does nothing.
  */
 #include <stdint.h>

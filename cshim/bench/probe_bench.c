@@ -33,9 +33,10 @@
  *                same loop of empty calls: what a switched-off region costs.
  *                Also the two functions of kernel.c, throttled, minus the
  *                same calls without hooks; and the empty calls made into a
- *                shared object of their own (empty_call.c), as a call of
- *                hmb_enter is: through the PLT, the floor of any probe of
- *                libhmbtrace.so, where the first empty calls are local
+ *                shared object of their own (empty_call.c), called as
+ *                hmb_enter is (with GCC through the GOT, else the PLT): the
+ *                floor of any probe of libhmbtrace.so, where the first
+ *                empty calls are local
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -305,8 +306,8 @@ __attribute__((noinline)) static void no_probe(uint32_t r)
 	__asm__ __volatile__("" : : "r"(r) : "memory");
 }
 
-/* empty_call.c, in a shared object of its own. */
-void bench_empty_call(uint32_t r);
+/* empty_call.c, in a shared object of its own, called as hmb_enter is (hmbtrace.h). */
+void bench_empty_call(uint32_t r) HMB_PROBE_CALL;
 
 static uint64_t run_library_call(void)
 {
@@ -375,7 +376,7 @@ static int throttled_main(void)
 	       iterations * EVENTS_PER_ITERATION);
 	printf("  %-14s %7.2f ns\n", "throttled", med[T_PROBE]);
 	printf("  %-14s %7.2f ns  (a local function)\n", "empty call", med[T_EMPTY]);
-	printf("  %-14s %7.2f ns  (through the PLT, as hmb_enter is called)\n", "library call", med[T_LIBRARY]);
+	printf("  %-14s %7.2f ns  (into a shared object, as hmb_enter is called)\n", "library call", med[T_LIBRARY]);
 	printf("  %-14s %7.2f ns  (the probe beyond a local call)\n", "difference", med[T_PROBE] - med[T_EMPTY]);
 	printf("  %-14s %7.2f ns  (the probe beyond a library call)\n", "beyond library", med[T_PROBE] - med[T_LIBRARY]);
 	printf("  %-14s %7.2f ns  (-finstrument-functions hooks of throttled functions: cyg minus plain calls)\n",
