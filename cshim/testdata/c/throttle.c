@@ -166,8 +166,18 @@ NOINST static int signal_main(void)
 	struct sigaction sa;
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_timer;
-	sa.sa_flags = SA_RESTART;
+	/*
+	 * On a stack of its own: the signal may come while the library's Go
+	 * code runs on this thread (a replay), on a goroutine's small stack.
+	 */
+	sa.sa_flags = SA_RESTART | SA_ONSTACK;
 	sigemptyset(&sa.sa_mask);
+	static char altstack[64 * 1024];
+	stack_t ss = {.ss_sp = altstack, .ss_size = sizeof altstack};
+	if (sigaltstack(&ss, NULL) != 0) {
+		perror("throttle: sigaltstack");
+		return 1;
+	}
 	timer_t timer;
 	struct sigevent sev;
 	memset(&sev, 0, sizeof sev);
