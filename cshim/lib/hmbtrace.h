@@ -163,7 +163,9 @@ int hmb_code_at(const void *addr, char *name, size_t nsize, char *file, size_t f
  * hmb_enter records that the calling thread enters region. A region the
  * thread visited HMB_THROTTLE_CALLS times with a mean inclusive time below
  * HMB_THROTTLE_TIME is throttled (HMB_THROTTLE=0: never): its probes then
- * count the visit, read no clock and record nothing.
+ * count the visit, read no clock and record nothing. A signal handler may
+ * probe; install it with SA_ONSTACK, since the library's Go code may be
+ * running on the thread it interrupts (Go's rule for handlers of C code).
  */
 void hmb_enter(uint32_t region) HMB_PROBE_CALL;
 
