@@ -95,6 +95,16 @@ type Location struct {
 	*counterState
 	pub *published
 
+	// offRegion and offVisits are a direct-mapped cache of the throttled
+	// regions (throttle.go): slot uint8(r) holds region r and its visits
+	// since it was throttled, or, while empty, a region that maps to another
+	// slot. Enter and Leave test it where they are inlined, so that a
+	// throttled region's probe is a load, a compare and an increment in the
+	// caller, with no call. A region whose slot another holds is skipped by
+	// enterAt's test of its profile entry instead, after a call.
+	offRegion [offSlots]Region
+	offVisits [offSlots]uint64
+
 	phase *phaseSeries
 
 	filteredDuration uint64
@@ -168,15 +178,39 @@ func (l *Location) now() uint64 {
 }
 
 // enter records an enter of region r at time t, or at the clock's time if
-// read. It does the common case in one frame and without a call but the
+// read: for the callers that replay a time of their own (task.go).
+func (l *Location) enter(r Region, t uint64, read bool) {
+	l.enterAt(r, atTime(t, read))
+}
+
+// leave records a leave of region r at time t, or at the clock's time if
+// read, as enter does.
+func (l *Location) leave(r Region, t uint64, read bool) {
+	l.leaveAt(r, atTime(t, read))
+}
+
+// atTime is the time argument of enterAt and leaveAt: 0 to read the clock,
+// else t, where a given 0 becomes 1 (no clock reads 0 after boot, and the
+// probes clamp times to the location's last one anyway).
+func atTime(t uint64, read bool) uint64 {
+	if read {
+		return 0
+	}
+	return max(t, 1)
+}
+
+// enterAt records an enter of region r at time t, or at the clock's time
+// if t is 0: one argument fewer than a flag would take, which keeps Enter,
+// with its test of the switched-off regions, under the inliner's budget.
+// It does the common case in one frame and without a call but the
 // clock's: a region measured on a location without call paths, counters,
 // phases or duration filter (l.general false), into a level whose bin has
 // room, or a closed one, in a record EnterFast writes (the encoder's Enter
 // is called for the others). Anything else goes to
 // enterGeneral, before enter has changed anything but the clock read.
-// A throttled region's probe ends at its flag: the visit is counted, the
-// clock is not read.
-func (l *Location) enter(r Region, t uint64, read bool) {
+// A throttled region's probe ends at its flag when Enter's test of the
+// cache missed it: the visit is counted, the clock is not read.
+func (l *Location) enterAt(r Region, t uint64) {
 	// l.entry, written out so that a throttled region's probe returns
 	// before the block where the compiler spills the arguments.
 	var p *profEntry
@@ -192,7 +226,7 @@ func (l *Location) enter(r Region, t uint64, read bool) {
 			return // filtered or undefined
 		}
 	}
-	if read { // first thing, so that the bookkeeping is not in the caller's time
+	if t == 0 { // first thing, so that the bookkeeping is not in the caller's time
 		if l.tsc { // a plain field, not the clock package's atomic flag
 			t = clock.TSC()
 		} else {
@@ -334,12 +368,12 @@ func (l *Location) enterOff(r Region, p *profEntry) *profEntry {
 	return p
 }
 
-// leave records a leave of region r at time t, or at the clock's time if
-// read: like enter, the common case in one frame (the region on top of the
+// leaveAt records a leave of region r at time t, or at the clock's time if
+// t is 0: like enterAt, the common case in one frame (the region on top of the
 // stack, its enter written or dropped, not held by the duration filter),
 // the rest in leaveGeneral.
-func (l *Location) leave(r Region, t uint64, read bool) {
-	var p *profEntry // as in enter
+func (l *Location) leaveAt(r Region, t uint64) {
+	var p *profEntry // as in enterAt
 	if i := uint(r) >> profPageBits; i < uint(len(l.prof)) && l.prof[i] != nil {
 		p = &l.prof[i].e[r&(profPageSize-1)]
 		if p.off == offThrottled {
@@ -352,7 +386,7 @@ func (l *Location) leave(r Region, t uint64, read bool) {
 		}
 		p = nil // undefined: a usage error, which leaveGeneral counts
 	}
-	if read { // first thing, so that the bookkeeping is not in the caller's time
+	if t == 0 { // first thing, so that the bookkeeping is not in the caller's time
 		if l.tsc { // a plain field, not the clock package's atomic flag
 			t = clock.TSC()
 		} else {
