@@ -211,17 +211,20 @@ func atTime(t uint64, read bool) uint64 {
 // A throttled region's probe ends at its flag when Enter's test of the
 // cache missed it: the visit is counted, the clock is not read.
 func (l *Location) enterAt(r Region, t uint64) {
-	// l.entry, written out so that a throttled region's probe returns
-	// before the block where the compiler spills the arguments.
+	// l.entry, written out, and one test of p.off for a measured region:
+	// a throttled region's probe (one Enter's cache missed) returns in the
+	// branch, before anything is spilled for a call.
 	var p *profEntry
-	if i := uint(r) >> profPageBits; i < uint(len(l.prof)) && l.prof[i] != nil {
-		p = &l.prof[i].e[r&(profPageSize-1)]
-		if p.off == offThrottled {
-			p.after++
-			return
+	if i := uint(r) >> profPageBits; i < uint(len(l.prof)) {
+		if pg := l.prof[i]; pg != nil {
+			p = &pg.e[r&(profPageSize-1)]
 		}
 	}
 	if p == nil || p.off != offNone {
+		if p != nil && p.off == offThrottled {
+			p.after++
+			return
+		}
 		if p = l.enterOff(r, p); p == nil {
 			return // filtered or undefined
 		}
@@ -235,23 +238,30 @@ func (l *Location) enterAt(r Region, t uint64) {
 	}
 	d := l.depth + 1
 	stack := l.stack // a local, and an unsigned test, spare stack[d] its bounds check
-	if l.general || p.class != buffer.ClassRegion || l.pool.Epoch() != l.epoch || uint(d) >= uint(len(stack)) {
+	// Begin, last, marks the location busy before its one test of the
+	// epoch, which both refreshes the location's view of the closed set
+	// and keeps its current bins from a reclaim until the record's end
+	// (Advance, or End before a drop).
+	if l.general || p.class != buffer.ClassRegion || uint(d) >= uint(len(stack)) || !l.h.Begin(l.epoch) {
 		l.enterGeneral(r, p, t)
 		return
 	}
 	l.recorded++
 	t, tr, seq := l.stamp(t)
 	f := &stack[d]
-	f.start, f.child, f.tr, f.seq, f.region, f.state, f.counted, f.class = t, 0, tr, seq, uint32(r), frameDropped, false, buffer.ClassRegion
+	// tr and seq are kept only for an enter the duration filter holds:
+	// enterGeneral's.
+	f.start, f.child, f.region, f.state, f.counted, f.class = t, 0, uint32(r), frameDropped, false, buffer.ClassRegion
 	l.depth = d
 	p.visits++
 	p.active++
 	if d >= l.limit {
+		l.h.End()
 		l.drop(d, buffer.ClassRegion)
 		return
 	}
 	if d < len(l.levels) {
-		if lv := l.levels[d]; lv != nil && lv.Room() >= 2*encode.MaxEnterLeaveSize {
+		if lv := l.levels[d]; lv != nil && lv.Free() >= 2*encode.MaxEnterLeaveSize {
 			f.state = frameWritten // first: only lv lives across a call of Enter
 			// EnterFast is inlined: the common record makes no call.
 			n := lv.Encoder().EnterFast(lv.Tail(), tr, seq, uint32(r))
@@ -374,14 +384,13 @@ func (l *Location) enterOff(r Region, p *profEntry) *profEntry {
 // the rest in leaveGeneral.
 func (l *Location) leaveAt(r Region, t uint64) {
 	var p *profEntry // as in enterAt
-	if i := uint(r) >> profPageBits; i < uint(len(l.prof)) && l.prof[i] != nil {
-		p = &l.prof[i].e[r&(profPageSize-1)]
-		if p.off == offThrottled {
-			return
+	if i := uint(r) >> profPageBits; i < uint(len(l.prof)) {
+		if pg := l.prof[i]; pg != nil {
+			p = &pg.e[r&(profPageSize-1)]
 		}
 	}
 	if p == nil || p.off != offNone {
-		if p != nil && l.leaveOff(r, p) {
+		if p != nil && (p.off == offThrottled || l.leaveOff(r, p)) {
 			return
 		}
 		p = nil // undefined: a usage error, which leaveGeneral counts
@@ -396,8 +405,8 @@ func (l *Location) leaveAt(r Region, t uint64) {
 	d := l.depth
 	stack := l.stack // a local: stack[d-1] below needs no bounds check
 	f := &stack[d]
-	if p == nil || l.general || l.pool.Epoch() != l.epoch || f.region != uint32(r) || d == 0 ||
-		f.class != buffer.ClassRegion || f.state == framePending || f.counted {
+	if p == nil || l.general || f.region != uint32(r) || d == 0 ||
+		f.class != buffer.ClassRegion || f.state == framePending || f.counted || !l.h.Begin(l.epoch) { // Begin as in enterAt
 		l.leaveGeneral(r, t)
 		return
 	}
@@ -417,8 +426,8 @@ func (l *Location) leaveAt(r Region, t uint64) {
 	if f.state == frameWritten {
 		// A kept enter left room for its leave.
 		if d < len(l.levels) {
-			if lv := l.levels[d]; lv != nil && lv.Room() >= encode.MaxEnterLeaveSize {
-				n := lv.Encoder().LeaveFast(lv.Tail(), tr, seq) // inlined, as in enter
+			if lv := l.levels[d]; lv != nil && lv.Free() >= encode.MaxEnterLeaveSize {
+				n := lv.Encoder().LeaveFast(lv.Tail(), tr, seq) // inlined, as in enterAt
 				if n == 0 {
 					n = lv.Encoder().Leave(lv.Tail(), tr, seq)
 				}
@@ -429,6 +438,7 @@ func (l *Location) leaveAt(r Region, t uint64) {
 		l.leaveRefill(d, tr, seq, f.region)
 		return
 	}
+	l.h.End()
 	if d == l.lostAt {
 		l.lostAt = 0
 		l.limit = l.viewLimit()

@@ -35,7 +35,8 @@ func throttleLimits(c *Config, tps float64) (calls, ticks uint64) {
 
 // throttle switches region r off at time t (ticks), at a leave that left it
 // with no call open (p.active == 0): from now on its enters and leaves are
-// skipped before the clock is read, and counted in p.after. The phase
+// skipped before the clock is read, and counted in the location's cache
+// (where Enter is inlined) or in p.after. The phase
 // region and the calls kept longest (MPI, collectives) are never throttled:
 // the phase profile and the communication need them whole.
 func (l *Location) throttle(p *profEntry, r uint32, c buffer.Class, t uint64) {
