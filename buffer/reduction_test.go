@@ -208,7 +208,7 @@ func testReclaimUnderConcurrentWriters(t *testing.T, seed uint64) uint64 {
 			rng := rand.New(rand.NewPCG(seed, uint64(i)))
 			counts := map[*Level]uint64{}
 			region := uint32(i + 1)
-			var open []bool // open[d-1]: the enter at depth d was kept
+			var open []bool   // open[d-1]: the enter at depth d was kept
 			view := p.Epoch() // the writer's own view of the epoch, as measure's locations keep it
 			h.Sync()
 			for tm := uint64(1); tm <= steps; tm++ {
