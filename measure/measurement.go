@@ -376,6 +376,7 @@ func (m *Measurement) Location(name string) *Location {
 	}
 	l.stack = make([]frame, 16)
 	l.levels = make([]*buffer.Level, 16)
+	l.initOffCache()
 	l.thrCalls, l.thrTicks = throttleLimits(&m.cfg, m.startTPS)
 	l.attachCounters()
 	if m.surv != nil {
