@@ -859,10 +859,13 @@ func (l *Location) growStack() { // cold: kept out of the probes' code
 	}
 }
 
-// closeOpenRegions leaves every open region at time t; Close calls it.
-func (l *Location) closeOpenRegions(t uint64) {
+// closeOpenRegions leaves every open region at time t, counting each as a
+// usage error if misuse; Close calls it.
+func (l *Location) closeOpenRegions(t uint64, misuse bool) {
 	for l.depth > 0 {
-		l.usage.OpenAtClose++
+		if misuse {
+			l.usage.OpenAtClose++
+		}
 		l.leaveTop(t)
 	}
 }
