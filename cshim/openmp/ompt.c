@@ -250,7 +250,15 @@ NOINST static void close_task(void)
  * An explicit task's data points to its task_info, tagged with
  * TASK_EXPLICIT (a user-space pointer never has bit 63 set): made at its
  * creation, freed at its completion (a detached task's at its fulfillment).
+ * A tied task, which is never suspended, needs no more than its id, its
+ * region and whether it started: they are packed into its data instead
+ * (TASK_PACKED), which spares the creating thread a malloc and the thread
+ * that completes it a free of memory another thread wrote.
  */
+#define TASK_PACKED (1ull << 62)
+#define TASK_STARTED (1ull << 61)
+#define PACKED_ID_BITS 40
+#define PACKED_REGION_BITS 21
 #define SAVED_MAX 16
 struct task_info {
 	uint64_t id; /* from hmb_task_create */
@@ -272,23 +280,35 @@ NOINST static inline struct task_info *explicit_task(const ompt_data_t *t)
 	return t != NULL && (t->value & TASK_EXPLICIT) ? (struct task_info *)(uintptr_t)(t->value & ~TASK_EXPLICIT) : NULL;
 }
 
+/* task_key tells an explicit task by its data (0: none, an implicit or initial task). */
+NOINST static inline uint64_t task_key(const ompt_data_t *t)
+{
+	if (t == NULL) {
+		return 0;
+	}
+	if (t->value & TASK_EXPLICIT) {
+		return t->value;
+	}
+	return (t->value & TASK_PACKED) ? t->value & ~TASK_STARTED : 0;
+}
+
 /*
- * The explicit tasks the thread runs, innermost last, each at a scheduling
- * point of the one before; NULL marks where an implicit task begins. A
- * task that the runtime leaves for the one below it without completing it
- * has returned to the scheduler with constructs open: an untied task's
- * part, which may resume on another thread. It is suspended
+ * The explicit tasks the thread runs (their task_key), innermost last,
+ * each at a scheduling point of the one before; 0 marks where an implicit
+ * task begins. A task that the runtime leaves for the one below it without
+ * completing it has returned to the scheduler with constructs open: an
+ * untied task's part, which may resume on another thread. It is suspended
  * (hmb_task_suspend leaves its regions), and its constructs are opened
  * again where it resumes. A task left for a new one at a scheduling point
  * (a taskwait) is not: the new one nests inside it.
  */
 #define RUNNING_MAX 256
-static HMB_OMP_TLS struct task_info *running[RUNNING_MAX];
+static HMB_OMP_TLS uint64_t running[RUNNING_MAX];
 static HMB_OMP_TLS int nrunning;
 
-NOINST static inline struct task_info *running_at(int i)
+NOINST static inline uint64_t running_at(int i)
 {
-	return i >= 0 && i < nrunning && i < RUNNING_MAX ? running[i] : NULL;
+	return i >= 0 && i < nrunning && i < RUNNING_MAX ? running[i] : 0;
 }
 
 NOINST static void on_implicit_task(int endpoint, ompt_data_t *parallel, ompt_data_t *task, unsigned actual,
@@ -318,14 +338,14 @@ NOINST static void on_implicit_task(int endpoint, ompt_data_t *parallel, ompt_da
 		worker = index != 0;
 		joined = 0;
 		if (nrunning < RUNNING_MAX) {
-			running[nrunning] = NULL;
+			running[nrunning] = 0;
 		}
 		nrunning++;
 		push(K_IMPLICIT_TASK, r);
 	} else if (endpoint == ompt_scope_end) {
 		while (nrunning > 0) {
 			nrunning--;
-			if (nrunning >= RUNNING_MAX || running[nrunning] == NULL) {
+			if (nrunning >= RUNNING_MAX || running[nrunning] == 0) {
 				break;
 			}
 		}
@@ -479,12 +499,22 @@ NOINST static void on_task_create(ompt_data_t *task, const ompt_frame_t *frame, 
 	if (created == NULL || !(flags & ompt_task_explicit)) {
 		return;
 	}
+	uint32_t region = hmb_omp_site(K_TASK, ra, NULL);
+	int untied = (flags & ompt_task_untied) != 0;
+	if (!untied && region < (1u << PACKED_REGION_BITS)) {
+		uint64_t id = hmb_task_create();
+		if (id < (1ull << PACKED_ID_BITS)) {
+			created->value = TASK_PACKED | (uint64_t)region << PACKED_ID_BITS | id;
+			return;
+		}
+		/* ids past 2^40: the task_info below, with another id (this one is a creation without a run) */
+	}
 	struct task_info *t = calloc(1, sizeof *t);
 	if (t == NULL) {
 		return; /* not recorded */
 	}
-	t->region = hmb_omp_site(K_TASK, ra, NULL);
-	t->untied = (flags & ompt_task_untied) != 0;
+	t->region = region;
+	t->untied = untied;
 	t->id = hmb_task_create();
 	created->value = TASK_EXPLICIT | (uint64_t)(uintptr_t)t;
 }
@@ -522,6 +552,7 @@ NOINST static void wait_suspended(struct task_info *n)
 NOINST static void on_task_schedule(ompt_data_t *prior, int status, ompt_data_t *next)
 {
 	struct task_info *p = explicit_task(prior), *n = explicit_task(next);
+	uint64_t pk = task_key(prior), nk = task_key(next);
 	if (status == ompt_task_early_fulfill) {
 		return; /* a detached task's event, not a switch */
 	}
@@ -533,46 +564,61 @@ NOINST static void on_task_schedule(ompt_data_t *prior, int status, ompt_data_t 
 		return;
 	}
 	int done = status == ompt_task_complete || status == ompt_task_cancel || status == ompt_task_detach;
-	if (p != NULL) {
-		int top = running_at(nrunning - 1) == p && nrunning <= RUNNING_MAX;
+	if (pk != 0) {
+		int top = running_at(nrunning - 1) == pk && nrunning <= RUNNING_MAX;
 		if (done) {
 			pop(K_TASK);
-			if (p->untied) {
+			if (p == NULL) {
+				hmb_task_complete_tied(pk & ((1ull << PACKED_ID_BITS) - 1));
+			} else if (p->untied) {
 				hmb_task_complete(p->id);
 			} else {
 				hmb_task_complete_tied(p->id);
 			}
-			p->done = 1;
+			if (p != NULL) {
+				p->done = 1;
+			}
 			if (top) {
 				nrunning--;
 			}
-		} else if (top && (nrunning == 1 ? n == NULL : running_at(nrunning - 2) == n)) {
+		} else if (p != NULL && top && (nrunning == 1 ? nk == 0 : running_at(nrunning - 2) == nk)) {
+			/* Only an untied task returns to the scheduler so; a tied one is packed and never does. */
 			suspend(p);
 			nrunning--;
 		}
 	}
-	if (n != NULL) {
-		int below = running_at(nrunning - 1) == n && nrunning > 0;
-		if (!below && n->started) {
-			wait_suspended(n);
-		}
-		atomic_store_explicit(&n->active, 1, memory_order_relaxed);
-		if (n->untied) {
-			hmb_task_switch(n->id);
+	if (nk != 0) {
+		int below = running_at(nrunning - 1) == nk && nrunning > 0;
+		int started;
+		if (n != NULL) {
+			if (!below && n->started) {
+				wait_suspended(n);
+			}
+			atomic_store_explicit(&n->active, 1, memory_order_relaxed);
+			if (n->untied) {
+				hmb_task_switch(n->id);
+			} else {
+				hmb_task_switch_tied(n->id);
+			}
+			started = n->started;
+			n->started = 1;
 		} else {
-			hmb_task_switch_tied(n->id);
+			hmb_task_switch_tied(nk & ((1ull << PACKED_ID_BITS) - 1));
+			started = (next->value & TASK_STARTED) != 0;
+			next->value |= TASK_STARTED;
 		}
 		if (!below) {
 			if (nrunning < RUNNING_MAX) {
-				running[nrunning] = n;
+				running[nrunning] = nk;
 			}
 			nrunning++;
-			n->base = nopen;
+			if (n != NULL) {
+				n->base = nopen;
+			}
 		}
-		if (!n->started) {
-			n->started = 1;
-			push(K_TASK, n->region);
-		} else {
+		if (!started) {
+			push(K_TASK, n != NULL ? n->region : (uint32_t)(nk >> PACKED_ID_BITS) & ((1u << PACKED_REGION_BITS) - 1));
+		} else if (n != NULL) {
 			/* hmb_task_switch entered their regions again */
 			for (int i = 0; i < n->nsaved; i++, nopen++) {
 				if (nopen < OPEN_MAX) {
@@ -582,7 +628,7 @@ NOINST static void on_task_schedule(ompt_data_t *prior, int status, ompt_data_t 
 			}
 			n->nsaved = 0;
 		}
-	} else if (p != NULL) {
+	} else if (pk != 0) {
 		hmb_task_switch(0); /* back in the implicit task */
 	}
 	if (p != NULL && done && status != ompt_task_detach) {
