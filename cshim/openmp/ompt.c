@@ -181,10 +181,14 @@ NOINST const void *hmb_omp_parallel_at(int up)
 static HMB_OMP_TLS int worker;
 static HMB_OMP_TLS int joined;
 
-/* A parallel region: where it is and the path of the thread that forked it. */
+/*
+ * A parallel region: where it is, its regions and the path of the thread
+ * that forked it, as far as its level (the team's threads read it: an
+ * outermost region's fits in the first cache line with the rest).
+ */
 struct parallel {
 	const void *ra;
-	uint32_t region;
+	uint32_t region, task; /* the parallel region, and the implicit tasks' */
 	int level;
 	int path[LEVELS];
 };
@@ -206,8 +210,9 @@ NOINST static void on_parallel_begin(ompt_data_t *task, const ompt_frame_t *fram
 	}
 	p->ra = ra;
 	p->level = level;
-	memcpy(p->path, path, sizeof path);
+	memcpy(p->path, path, (size_t)(level < LEVELS ? level : LEVELS) * sizeof path[0]);
 	p->region = hmb_omp_site(K_PARALLEL, ra, NULL);
+	p->task = hmb_omp_site(K_IMPLICIT_TASK, ra, NULL); /* once for the team */
 	push(K_PARALLEL, p->region);
 }
 
@@ -323,7 +328,7 @@ NOINST static void on_implicit_task(int endpoint, ompt_data_t *parallel, ompt_da
 		int prev = level;
 		int l = p != NULL ? p->level : 0;
 		if (p != NULL) {
-			memcpy(path, p->path, sizeof path);
+			memcpy(path, p->path, (size_t)(l < LEVELS ? l : LEVELS) * sizeof path[0]);
 		}
 		if (l < LEVELS) {
 			path[l] = (int)index;
@@ -333,7 +338,7 @@ NOINST static void on_implicit_task(int endpoint, ompt_data_t *parallel, ompt_da
 			parallel_at[level] = p != NULL ? p->ra : NULL;
 		}
 		hmb_omp_name(level < LEVELS ? level : LEVELS, path);
-		uint32_t r = hmb_omp_site(K_IMPLICIT_TASK, p != NULL ? p->ra : NULL, NULL);
+		uint32_t r = p != NULL ? p->task : hmb_omp_site(K_IMPLICIT_TASK, NULL, NULL);
 		task->value = (uint64_t)r | (uint64_t)(uint16_t)prev << 32 | (uint64_t)(worker != 0) << 48;
 		worker = index != 0;
 		joined = 0;
