@@ -30,6 +30,7 @@
  * task's are a call into Go each.
  */
 #include <sched.h>
+#include <stdalign.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -161,14 +162,15 @@ NOINST static void pop(int kind)
 #define LEVELS 16
 static HMB_OMP_TLS int path[LEVELS];
 static HMB_OMP_TLS int level;
-/* The parallel construct's return address at each level of the thread's implicit tasks (1-based). */
+/*
+ * The parallel construct's return address at each level of the thread's
+ * implicit tasks (1-based), or the struct parallel that has it (the
+ * forking thread's, alive while the region is: read only when a
+ * construct is named, so that the team's threads need not read it).
+ */
+struct parallel;
 static HMB_OMP_TLS const void *parallel_at[LEVELS + 1];
-
-NOINST const void *hmb_omp_parallel_at(int up)
-{
-	int l = level - up;
-	return up >= 0 && l > 0 && l <= LEVELS ? parallel_at[l] : NULL;
-}
+static HMB_OMP_TLS const struct parallel *parallel_of[LEVELS + 1];
 
 /*
  * A worker (a thread other than a team's thread 0) whose implicit task
@@ -183,28 +185,74 @@ static HMB_OMP_TLS int joined;
 
 /*
  * A parallel region: where it is, its regions and the path of the thread
- * that forked it, as far as its level (the team's threads read it: an
- * outermost region's fits in the first cache line with the rest).
+ * that forked it, as far as its level. Its parallel data is a pointer to
+ * it, or, for one of the forking thread's first FORKED (in its TLS, alive
+ * as long as the thread), the pointer packed with the level and the
+ * implicit tasks' region (PAR_PACKED): what the team's threads need at the
+ * start of their implicit tasks, in the runtime's team structure that they
+ * read anyway, so that those of an outermost region need not read this
+ * one, which the forking thread has just written (a cache miss each).
  */
 struct parallel {
 	const void *ra;
 	uint32_t region, task; /* the parallel region, and the implicit tasks' */
 	int level;
 	int path[LEVELS];
-};
+} __attribute__((aligned(64)));
+
+#define PAR_PACKED (1ull << 63)
+#define PAR_PTR_BITS 41 /* the address >> 6: 47 bits, 64-byte aligned */
+#define PAR_LEVEL_BITS 4
+#define PAR_TASK_BITS 18
 
 #define FORKED 8
 static HMB_OMP_TLS struct parallel forked[FORKED];
 static HMB_OMP_TLS int nforked;
+
+NOINST const void *hmb_omp_parallel_at(int up)
+{
+	int l = level - up;
+	if (up < 0 || l <= 0 || l > LEVELS) {
+		return NULL;
+	}
+	return parallel_of[l] != NULL ? parallel_of[l]->ra : parallel_at[l];
+}
+
+/* parallel_pack returns p's parallel data: packed when it fits. */
+NOINST static uint64_t parallel_pack(struct parallel *p, int packable)
+{
+	uintptr_t a = (uintptr_t)p;
+	if (packable && p->level >= 0 && p->level < (1 << PAR_LEVEL_BITS) && p->task < (1u << PAR_TASK_BITS) &&
+	    (a & 63) == 0 && (a >> 6) < (1ull << PAR_PTR_BITS)) {
+		return PAR_PACKED | (uint64_t)p->task << (PAR_PTR_BITS + PAR_LEVEL_BITS) |
+		       (uint64_t)p->level << PAR_PTR_BITS | (uint64_t)(a >> 6);
+	}
+	return (uint64_t)a;
+}
+
+/* parallel_unpack returns the struct parallel of parallel data v, and its level and implicit tasks' region. */
+NOINST static inline struct parallel *parallel_unpack(uint64_t v, int *level_of, uint32_t *task)
+{
+	if (v & PAR_PACKED) {
+		*level_of = (int)(v >> PAR_PTR_BITS) & ((1 << PAR_LEVEL_BITS) - 1);
+		*task = (uint32_t)(v >> (PAR_PTR_BITS + PAR_LEVEL_BITS)) & ((1u << PAR_TASK_BITS) - 1);
+		return (struct parallel *)(uintptr_t)((v & ((1ull << PAR_PTR_BITS) - 1)) << 6);
+	}
+	struct parallel *p = (struct parallel *)(uintptr_t)v;
+	*level_of = p != NULL ? p->level : 0;
+	*task = p != NULL ? p->task : 0;
+	return p;
+}
 
 NOINST static void on_parallel_begin(ompt_data_t *task, const ompt_frame_t *frame, ompt_data_t *parallel,
 				     unsigned requested, int flags, const void *ra)
 {
 	(void)task, (void)frame, (void)requested, (void)flags;
 	/* Parallel regions nest on the thread that forks them: a stack, malloc beyond it. */
-	struct parallel *p = nforked < FORKED ? &forked[nforked] : malloc(sizeof *p);
+	int own = nforked < FORKED;
+	struct parallel *p = own ? &forked[nforked] : aligned_alloc(alignof(struct parallel), sizeof *p);
 	nforked++;
-	parallel->ptr = p;
+	parallel->value = 0;
 	if (p == NULL) {
 		return;
 	}
@@ -213,6 +261,7 @@ NOINST static void on_parallel_begin(ompt_data_t *task, const ompt_frame_t *fram
 	memcpy(p->path, path, (size_t)(level < LEVELS ? level : LEVELS) * sizeof path[0]);
 	p->region = hmb_omp_site(K_PARALLEL, ra, NULL);
 	p->task = hmb_omp_site(K_IMPLICIT_TASK, ra, NULL); /* once for the team */
+	parallel->value = parallel_pack(p, own);
 	push(K_PARALLEL, p->region);
 }
 
@@ -222,12 +271,12 @@ NOINST static void on_parallel_end(ompt_data_t *parallel, ompt_data_t *task, int
 	if (nforked > 0) {
 		nforked--;
 	}
-	if (parallel->ptr != NULL) {
+	if (parallel->value != 0) {
 		pop(K_PARALLEL);
 		if (nforked >= FORKED) {
-			free(parallel->ptr);
+			free((void *)(uintptr_t)parallel->value); /* never packed */
 		}
-		parallel->ptr = NULL;
+		parallel->value = 0;
 	}
 }
 
@@ -324,10 +373,12 @@ NOINST static void on_implicit_task(int endpoint, ompt_data_t *parallel, ompt_da
 		return; /* the program's own thread outside any parallel region */
 	}
 	if (endpoint == ompt_scope_begin) {
-		struct parallel *p = parallel != NULL ? parallel->ptr : NULL;
+		int l;
+		uint32_t r;
+		uint64_t v = parallel != NULL ? parallel->value : 0;
+		struct parallel *p = parallel_unpack(v, &l, &r);
 		int prev = level;
-		int l = p != NULL ? p->level : 0;
-		if (p != NULL) {
+		if (p != NULL && l > 0) {
 			memcpy(path, p->path, (size_t)(l < LEVELS ? l : LEVELS) * sizeof path[0]);
 		}
 		if (l < LEVELS) {
@@ -335,10 +386,14 @@ NOINST static void on_implicit_task(int endpoint, ompt_data_t *parallel, ompt_da
 		}
 		level = l + 1;
 		if (level <= LEVELS) {
-			parallel_at[level] = p != NULL ? p->ra : NULL;
+			/* a packed one is the forking thread's own, alive with it; another is freed at its end */
+			parallel_of[level] = (v & PAR_PACKED) ? p : NULL;
+			parallel_at[level] = (v & PAR_PACKED) || p == NULL ? NULL : p->ra;
 		}
 		hmb_omp_name(level < LEVELS ? level : LEVELS, path);
-		uint32_t r = p != NULL ? p->task : hmb_omp_site(K_IMPLICIT_TASK, NULL, NULL);
+		if (p == NULL) {
+			r = hmb_omp_site(K_IMPLICIT_TASK, NULL, NULL);
+		}
 		task->value = (uint64_t)r | (uint64_t)(uint16_t)prev << 32 | (uint64_t)(worker != 0) << 48;
 		worker = index != 0;
 		joined = 0;
