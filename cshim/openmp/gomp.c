@@ -10,13 +10,13 @@
  *  - The implicit barrier at the end of a parallel region is inside
  *    libgomp, where each thread waits at its own time without a call.
  *    Each thread's "!$omp implicit barrier" begins when its part of the
- *    body returns to the wrapper. Thread 0 ends it, with its implicit task,
- *    when GOMP_parallel returns: libgomp's barrier is behind it. The other
- *    threads count their arrival in the region's join word and wait there
- *    until the whole team has arrived, which is when libgomp's barrier
- *    would let them go, before they end theirs and return to it; thread 0
- *    never waits there, so the team meets no extra barrier round (see
- *    struct body). A region in which tasks were created before thread 0
+ *    body returns to the wrapper, where it counts its arrival in the
+ *    region's join word. Thread 0, unless it arrived last, ends it with its
+ *    implicit task when GOMP_parallel returns: libgomp's barrier is behind
+ *    it. The other threads wait on the word until the whole team has
+ *    arrived, which is when libgomp's barrier would let them go, before
+ *    they end theirs and return to it; thread 0 never waits there, so the
+ *    team meets no extra barrier round (see struct body). A region in which tasks were created before thread 0
  *    arrived ends with libgomp's GOMP_barrier on every thread instead,
  *    which runs the tasks inside the implicit barrier as libgomp would;
  *    a task created by another thread after thread 0 arrived may run
@@ -183,7 +183,8 @@ NOINST static void setup(void)
 	join_setup();
 	int (*q_cancellation)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "omp_get_cancellation");
 	cancellation = q_cancellation != NULL && q_cancellation();
-	int on = !hmb_omp_env_off() && !hmb_ompt_active && q_level != NULL && q_ancestor != NULL;
+	int on = !hmb_omp_env_off() && !hmb_ompt_active && q_level != NULL && q_ancestor != NULL &&
+		 q_num_threads != NULL && q_thread_num != NULL;
 	atomic_store_explicit(&enabled, on ? ON : OFF, memory_order_release);
 }
 
@@ -402,15 +403,20 @@ NOINST static void body(void *arg)
 	 * count, the last arrival adds to the count and then reads J_SLEEP;
 	 * one of them sees the other's.
 	 */
-	uint32_t n = q_num_threads != NULL ? (uint32_t)q_num_threads() : 1;
-	int zero = q_thread_num == NULL || q_thread_num() == 0;
+	uint32_t n = (uint32_t)q_num_threads();
+	int zero = q_thread_num() == 0;
 	uint32_t old = atomic_fetch_add_explicit(&b->join, 1 | (zero ? J_ZERO : 0), memory_order_seq_cst);
 	uint32_t w = old + 1 + (zero ? J_ZERO : 0);
 	if ((w & J_COUNT) >= n && (w & J_SLEEP)) {
 		futex_wake(&b->join);
 	}
 	if (zero) {
-		if (!(old & J_TASKED) || cancellation) {
+		/*
+		 * The last to arrive ends its barrier now: the others still have
+		 * to record theirs before libgomp's barrier lets thread 0 go, a
+		 * wait of the adapter's, not of the team.
+		 */
+		if ((!(old & J_TASKED) || cancellation) && (w & J_COUNT) < n) {
 			b->open = 1; /* GOMP_parallel's return is its end */
 			return;
 		}
