@@ -256,11 +256,14 @@ NOINST static void on_parallel_begin(ompt_data_t *task, const ompt_frame_t *fram
 	if (p == NULL) {
 		return;
 	}
-	p->ra = ra;
 	p->level = level;
 	memcpy(p->path, path, (size_t)(level < LEVELS ? level : LEVELS) * sizeof path[0]);
-	p->region = hmb_omp_site(K_PARALLEL, ra, NULL);
-	p->task = hmb_omp_site(K_IMPLICIT_TASK, ra, NULL); /* once for the team */
+	/* The slot's last region at this depth is most often this one again: its regions are known. */
+	if (!own || p->ra != ra || p->region == 0 || p->task == 0) {
+		p->ra = ra;
+		p->region = hmb_omp_site(K_PARALLEL, ra, NULL);
+		p->task = hmb_omp_site(K_IMPLICIT_TASK, ra, NULL); /* once for the team */
+	}
 	parallel->value = parallel_pack(p, own);
 	push(K_PARALLEL, p->region);
 }
