@@ -1,8 +1,10 @@
 package cshim_test
 
 import (
+	"fmt"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/hmbtrace/hmbtrace/encode"
@@ -10,16 +12,19 @@ import (
 )
 
 // TestMPICallProbes runs testdata/c/mpicall.c, which makes the probes of
-// libhmbtrace-mpi's blocking calls (hmb_enter_send, hmb_recv_leave) on
-// their fused direct path and on every path they fall back to, and RMA
-// records of every kind, with the probes written in place
-// (HMB_C_PROBE=direct) and replayed in Go (staged). Both traces must hold
-// the same messages in the same regions, each send inside its call after
-// the enter, each receive right before the leave, and the same RMA
-// records.
+// libhmbtrace-mpi's blocking calls (hmb_enter_send, hmb_recv_leave, and
+// hmb_mpi_call, which records a call whole after it returned) on their
+// fused direct path and on every path they fall back to, and RMA records
+// of every kind, with the probes written in place (HMB_C_PROBE=direct) and
+// replayed in Go (staged). Both traces must hold the same messages in the
+// same regions, each send inside its call after the enter, each receive
+// right before the leave, and the same RMA records. A call recorded whole
+// on the direct path has its send at its enter's time and its receive at
+// its leave's.
 func TestMPICallProbes(t *testing.T) {
 	build := library(t)
-	p := buildC(t, build, "mpicall", nil, filepath.Join(root, "cshim", "testdata", "c", "mpicall.c"))
+	p := buildC(t, build, "mpicall", []string{"-I" + filepath.Join(root, "cshim", "lib")},
+		filepath.Join(root, "cshim", "testdata", "c", "mpicall.c"))
 	const calls = 20000
 	record := func(t *testing.T, mode string, env []string) *tracefile.File {
 		t.Helper()
@@ -52,8 +57,11 @@ func TestMPICallProbes(t *testing.T) {
 			staged := record(t, "staged", c.env)
 			dm := callMessages(t, direct)
 			sm := callMessages(t, staged)
-			if len(dm) != 2*(calls/5*4)+2*(calls/100) {
-				t.Errorf("direct: %d messages, want %d", len(dm), 2*(calls/5*4)+2*(calls/100))
+			if want := callCount(calls); len(dm) != want {
+				t.Errorf("direct: %d messages, want %d", len(dm), want)
+			}
+			if c.env == nil {
+				wholeCalls(t, direct, calls)
 			}
 			if !reflect.DeepEqual(dm, sm) {
 				n := min(len(dm), len(sm), 8)
@@ -110,7 +118,10 @@ func callMessages(t *testing.T, f *tracefile.File) []callMessage {
 		last    tracefile.Event
 		e       tracefile.Event
 	)
-	in := map[string]map[string]bool{"send": {"MPI_Send": true, "work": true}, "recv": {"MPI_Recv": true, "work": true}}
+	in := map[string]map[string]bool{
+		"send": {"MPI_Send": true, "MPI_Ssend": true, "MPI_Sendrecv": true, "work": true},
+		"recv": {"MPI_Recv": true, "MPI_Mrecv": true, "MPI_Sendrecv": true, "work": true},
+	}
 	it := f.Events(f.Locations[0].ID)
 	for n := 0; it.Next(&e); n++ {
 		if n > 0 && (e.Time < last.Time || (e.Time == last.Time && e.Seq <= last.Seq)) {
@@ -151,6 +162,91 @@ func callMessages(t *testing.T, f *tracefile.File) []callMessage {
 		t.Fatalf("%s: %v", f.Path, err)
 	}
 	return out
+}
+
+// callCount is the number of messages mpicall.c records in calls iterations.
+func callCount(calls int) int {
+	n := 0
+	for i := 0; i < calls; i++ {
+		if i%5 != 0 { // a peer, not MPI_PROC_NULL
+			n += 2 // hmb_enter_send and hmb_recv_leave
+			if i%3 == 0 {
+				n += 2 // MPI_Sendrecv
+			} else {
+				n++ // MPI_Ssend or MPI_Mrecv
+			}
+		}
+		if i%100 == 0 {
+			n += 2 // hmb_enter_send and hmb_recv_leave on work
+		}
+		if i%100 == 1 {
+			n += 2 // hmb_mpi_call on work
+		}
+	}
+	return n
+}
+
+// wholeCalls checks the calls that mpicall.c records with hmb_mpi_call
+// (MPI_Ssend, MPI_Mrecv, MPI_Sendrecv) on the direct path: each is
+// written whole, its send at its enter's time and next in
+// its tick, its receive at its leave's time and just before it, but for
+// the first messages to each peer, which the probes take to Go to add the
+// peer's line to the matrix, and the calls that find a bin full. A call of work recorded while the MPI call
+// ran comes before the call's enter.
+func wholeCalls(t *testing.T, f *tracefile.File, calls int) {
+	t.Helper()
+	whole := map[string]bool{"MPI_Ssend": true, "MPI_Mrecv": true, "MPI_Sendrecv": true}
+	var (
+		e, enter, recv tracefile.Event
+		open           string // the call recorded whole that is open
+		apart          bool   // it was not written whole
+		n, works       int
+		firsts         []string
+	)
+	it := f.Events(f.Locations[0].ID)
+	for it.Next(&e) {
+		switch e.Kind {
+		case encode.KindEnter:
+			if name := f.RegionName(e.Region); whole[name] {
+				open, enter, recv, apart = name, e, tracefile.Event{}, false
+			} else if name == "work" && open == "" {
+				works++
+			}
+		case encode.KindSend:
+			if open != "" && (e.Time != enter.Time || e.Seq != enter.Seq+1) {
+				apart = true
+				firsts = append(firsts, fmt.Sprintf("%s: a send at %d.%d, its enter at %d.%d", open, e.Time, e.Seq, enter.Time, enter.Seq))
+			}
+		case encode.KindRecv:
+			recv = e
+		case encode.KindLeave:
+			if open == "" {
+				continue
+			}
+			if recv.Kind == encode.KindRecv && (recv.Time != e.Time || recv.Seq+1 != e.Seq) && !apart {
+				firsts = append(firsts, fmt.Sprintf("%s: its leave at %d.%d, its receive at %d.%d", open, e.Time, e.Seq, recv.Time, recv.Seq))
+			}
+			open = ""
+			n++
+		}
+	}
+	if err := it.Err(); err != nil {
+		t.Fatalf("%s: %v", f.Path, err)
+	}
+	if n != calls {
+		t.Errorf("%s: %d calls of MPI_Ssend, MPI_Mrecv or MPI_Sendrecv, want %d", f.Path, n, calls)
+	}
+	// 4 peers, each new to a send and to a receive, and a bin that fills
+	// every few hundred calls.
+	if len(firsts) > calls/100 {
+		t.Errorf("%s: %d calls not written whole, want at most %d:\n%s", f.Path, len(firsts), calls/100, strings.Join(firsts[:min(len(firsts), 20)], "\n"))
+	}
+	// Calls of work at depth 2 outside any MPI call: one per i%100 == 0
+	// (hmb_enter_send) and i%100 == 1 (hmb_mpi_call), one per i%50 == 7
+	// (recorded while a call ran, so before its enter).
+	if want := calls/100*2 + calls/50; works != want {
+		t.Errorf("%s: %d calls of work outside MPI calls, want %d", f.Path, works, want)
+	}
 }
 
 // rmaRecord is an RMA record's kind and fields.
