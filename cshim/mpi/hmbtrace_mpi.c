@@ -212,7 +212,7 @@ HMB_NOINST static int world(MPI_Comm comm, int rank, uint32_t *id)
 HMB_NOINST static uint64_t bytes(int count, MPI_Datatype type)
 {
 	int size = 0;
-	if (count <= 0 || type == MPI_DATATYPE_NULL || PMPI_Type_size(type, &size) != MPI_SUCCESS || size < 0) {
+	if (count <= 0 || type == MPI_DATATYPE_NULL || !hmbmpi_type_size(type, &size)) {
 		return 0;
 	}
 	return (uint64_t)count * (uint64_t)size;
@@ -220,15 +220,15 @@ HMB_NOINST static uint64_t bytes(int count, MPI_Datatype type)
 
 /*
  * send_bytes sets *n to a send's bytes and tells whether MPI will accept
- * its arguments as far as the wrappers can tell without MPI's help: a send
- * is recorded before its call (where OTF2 puts it), so one that MPI
- * rejects (with MPI_ERRORS_RETURN) must not be recorded. A rank out of
- * range is caught by the translation into a world rank.
+ * its arguments as far as the wrappers can tell without MPI's help, so
+ * that a send that MPI rejects (with MPI_ERRORS_RETURN) is never recorded,
+ * whatever the wrapper asks first. A rank out of range is caught by the
+ * translation into a world rank.
  */
 HMB_NOINST static int send_bytes(int tag, int count, MPI_Datatype type, uint64_t *n)
 {
 	int size = 0;
-	if (tag < 0 || count < 0 || type == MPI_DATATYPE_NULL || PMPI_Type_size(type, &size) != MPI_SUCCESS || size < 0) {
+	if (tag < 0 || count < 0 || type == MPI_DATATYPE_NULL || !hmbmpi_type_size(type, &size)) {
 		return 0;
 	}
 	*n = (uint64_t)count * (uint64_t)size;

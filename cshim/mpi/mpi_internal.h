@@ -92,6 +92,27 @@ extern int hmbmpi_world_size;
 extern uint32_t hmbmpi_world_id;
 
 /*
+ * hmbmpi_type_size is PMPI_Type_size without the call for the predefined
+ * types programs send most, whose sizes are those of their C types; 0 if
+ * the size is not known.
+ */
+HMB_NOINST static inline int hmbmpi_type_size(MPI_Datatype type, int *size)
+{
+	if (type == MPI_DOUBLE) {
+		*size = (int)sizeof(double);
+	} else if (type == MPI_BYTE || type == MPI_CHAR) {
+		*size = 1;
+	} else if (type == MPI_INT) {
+		*size = (int)sizeof(int);
+	} else if (type == MPI_FLOAT) {
+		*size = (int)sizeof(float);
+	} else if (PMPI_Type_size(type, size) != MPI_SUCCESS || *size < 0) {
+		return 0;
+	}
+	return 1;
+}
+
+/*
  * hmbmpi_send says what a blocking send sends, a peer of -1 for nothing to
  * record. The common call, on MPI_COMM_WORLD to a rank of it, is seen to
  * inline; any other goes to hmbmpi_send_slow, which translates the rank.
@@ -103,7 +124,7 @@ HMB_NOINST static inline void hmbmpi_send(struct hmb_mpi_msg *m, MPI_Comm comm, 
 	if (__builtin_expect(comm == MPI_COMM_WORLD && dest >= 0 && dest < hmbmpi_world_size && tag >= 0 && count >= 0 &&
 				     type != MPI_DATATYPE_NULL,
 			     1) &&
-	    __builtin_expect(PMPI_Type_size(type, &size) == MPI_SUCCESS && size >= 0, 1)) {
+	    __builtin_expect(hmbmpi_type_size(type, &size), 1)) {
 		m->peer = dest;
 		m->tag = (uint32_t)tag;
 		m->comm = hmbmpi_world_id;
