@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hmbtrace/hmbtrace/encode"
 	"github.com/hmbtrace/hmbtrace/tracefile"
@@ -273,4 +275,78 @@ func rmaRecords(t *testing.T, f *tracefile.File) []rmaRecord {
 		t.Fatalf("%s: %v", f.Path, err)
 	}
 	return out
+}
+
+// TestMPICallClock runs selfsend (MPI_Send to itself and the MPI_Recv that
+// takes it) with each clock: the wrappers read the time before a blocking
+// call themselves, inline, and must read the clock libhmbtrace reads, or
+// the call's enter lands hours away from its leave. Every call lies within
+// the run, and nearly every one is written whole (its send at its enter's
+// time).
+func TestMPICallClock(t *testing.T) {
+	build := mpiLibrary(t)
+	prog := filepath.Join(t.TempDir(), "selfsend")
+	pc, err := run(root, pkgEnv(build), "pkg-config", "--cflags", "--libs", "hmbtrace-mpi")
+	if err != nil {
+		t.Fatalf("pkg-config hmbtrace-mpi: %v\n%s", err, pc)
+	}
+	args := append([]string{"-O2", "-o", prog, filepath.Join(root, "cshim", "testdata", "mpi", "selfsend.c")}, strings.Fields(string(pc))...)
+	if msg, err := run(root, nil, "mpicc", args...); err != nil {
+		t.Fatalf("mpicc %v: %v\n%s", args, err, msg)
+	}
+	const rounds, repeats = 2000, 2
+	for _, clock := range []string{"default", "monotonic"} {
+		t.Run(clock, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "hmb-out")
+			var env []string
+			if clock != "default" {
+				env = []string{"HMB_CLOCK=" + clock}
+			}
+			start := time.Now()
+			mpirun(t, 1, out, env, prog, strconv.Itoa(rounds), strconv.Itoa(repeats))
+			wall := time.Since(start).Nanoseconds()
+			f := rankFiles(t, out, "selfsend", 1)[0]
+			var (
+				e, first, enter tracefile.Event
+				n, calls, apart int
+				open            string
+			)
+			it := f.Events(f.Locations[0].ID)
+			for ; it.Next(&e); n++ {
+				if n == 0 {
+					first = e
+				}
+				switch e.Kind {
+				case encode.KindEnter:
+					if name := f.RegionName(e.Region); name == "MPI_Send" || name == "MPI_Recv" {
+						open, enter = name, e
+					}
+				case encode.KindSend:
+					if open == "MPI_Send" && (e.Time != enter.Time || e.Seq != enter.Seq+1) {
+						apart++
+					}
+				case encode.KindLeave:
+					if open != "" {
+						if d := f.Nanos(e.Time) - f.Nanos(enter.Time); d < 0 || d > wall {
+							t.Fatalf("%s: %s lasted %d ns, in a run of %d ns", f.Path, open, d, wall)
+						}
+						open = ""
+						calls++
+					}
+				}
+			}
+			if err := it.Err(); err != nil {
+				t.Fatalf("%s: %v", f.Path, err)
+			}
+			if span := f.Nanos(e.Time) - f.Nanos(first.Time); span < 0 || span > wall {
+				t.Errorf("%s: events over %d ns, in a run of %d ns", f.Path, span, wall)
+			}
+			if want := 2 * rounds * repeats; calls != want {
+				t.Errorf("%s: %d calls of MPI_Send and MPI_Recv, want %d", f.Path, calls, want)
+			}
+			if apart > rounds*repeats/100 {
+				t.Errorf("%s: %d of %d sends not at their enter's time, want them written whole", f.Path, apart, rounds*repeats)
+			}
+		})
+	}
 }
