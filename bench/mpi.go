@@ -15,14 +15,18 @@ import (
 // over the rounds.
 //
 // The ping-pong bounces small messages between two ranks (and is run with
-// HMB_ENABLE=0 too); each round trip has four MPI calls on its critical
-// path, a send and a receive on each rank, but a rank's probes partly
-// overlap the other rank's work, and the time includes the scheduling of
-// two processes. selfsend is one rank's MPI_Send to itself and the
-// MPI_Recv that takes it, best of many short repeats: what the wrappers
-// add to a call alone, a region and a message per call. The notes give the
-// added ns per call: the median over the rounds of traced minus plain of
-// the same round (a row needs a plain one to take its ratio to).
+// HMB_ENABLE=0 too); each round trip has four MPI calls, a send and a
+// receive on each rank. A blocking call is recorded whole when it returns
+// (cshim/lib/mpicall.h), so what lies on the round trip's critical path is
+// a rank's work from its receive's return to its send's start: the
+// receive's probe and the send's clock read; the send's probe overlaps
+// the other rank's work. The time includes the scheduling of two
+// processes. selfsend is one rank's MPI_Send to itself and the MPI_Recv
+// that takes it, best of many short repeats: what the wrappers add to a
+// call alone, a region and a message per call, all of it on the path. The
+// notes give the added ns per call: the median over the rounds of traced
+// minus plain of the same round (a row needs a plain one to take its ratio
+// to). cshim/bench/mpi_ab.sh compares two builds the same way.
 func runMPI(o *options, r *report) error {
 	for _, need := range []struct{ what, pkg string }{{"mpicc", "libopenmpi-dev"}, {"mpirun", "openmpi-bin"}, {"make", "make"}} {
 		if _, err := exec.LookPath(need.what); err != nil {
