@@ -29,7 +29,12 @@ func ScoreText(out io.Writer, s *score.Score) error {
 		}
 	}
 	for _, p := range s.NoProbeCost {
-		fmt.Fprintf(w, "  %s: no probe cost in the file; its overhead counts as 0\n", p)
+		fmt.Fprintf(w, "  %s: no probe cost in the file\n", p)
+	}
+	if measured := len(s.Files) - len(s.NoProbeCost); s.ProbeCost > 0 && (measured > 1 || len(s.NoProbeCost) > 0) {
+		fmt.Fprintf(w, "Overheads are estimated at %.1f ns per event, the least of the files' measurements (a rank preempted while it measured measures too much)\n", s.ProbeCost)
+	} else if s.ProbeCost == 0 {
+		fmt.Fprintln(w, "No file carries a probe cost: overheads count as 0")
 	}
 	var visits uint64
 	for _, r := range s.Regions {
@@ -155,7 +160,8 @@ func ScoreColumns(p score.Property) string {
   kept bytes  the trace bytes of its events in the files; full bytes: had the buffer removed none
   overhead    what its probes cost the run: 2 events per visit at the probe cost
   %-11s the probes' %s relative to the region's pure time
-              (inclusive less the probe costs inside it)
+              (inclusive less the probe costs inside it); inf: the estimated probe costs are
+              all of its time
 `, p.String()+" ovhd", what)
 }
 

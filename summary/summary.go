@@ -19,8 +19,14 @@ import (
 
 // regionRow is a region's line of the profile, over all files and locations.
 type regionRow struct {
-	name       string
-	visits     uint64
+	name   string
+	visits uint64 // timed visits: the flat profile's
+	// after are the visits counted but not timed once the probes had
+	// switched the region off (HMB_THROTTLE), on any location: its times
+	// then cover only the visits before, and differ by rank with when each
+	// rank switched it off.
+	after      uint64
+	throttled  bool
 	incl, excl int64   // ns
 	inclByFile []int64 // ns, by index in the files: for the per-rank table
 	// counter sums by metric name, for regions that read counters
@@ -65,6 +71,10 @@ func profile(files []*tracefile.File) ([]*regionRow, int64) {
 				}
 				incl := f.TicksToNanos(p.Inclusive)
 				r.visits += p.Visits
+				if p.Throttled {
+					r.throttled = true
+					r.after += p.VisitsAfter
+				}
 				r.incl += incl
 				r.inclByFile[fi] += incl
 				r.excl += f.TicksToNanos(p.Exclusive)
@@ -113,10 +123,16 @@ func WriteOptions(out io.Writer, files []*tracefile.File, opt Options) error {
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "visits\tinclusive\texclusive\t%s\t%s\t  region\n", "%incl", "%excl")
 	for _, r := range sorted {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t  %s\n", units.Count(r.visits), units.Duration(float64(r.incl)), units.Duration(float64(r.excl)),
-			units.Share(float64(r.incl), float64(totalNs)), units.Share(float64(r.excl), float64(totalNs)), render.Shorten(r.name, width))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t  %s%s\n", units.Count(r.visits+r.after), units.Duration(float64(r.incl)), units.Duration(float64(r.excl)),
+			units.Share(float64(r.incl), float64(totalNs)), units.Share(float64(r.excl), float64(totalNs)), render.Shorten(r.name, width), throttledMark(r))
 	}
 	tw.Flush()
+	for _, r := range sorted {
+		if r.throttled {
+			fmt.Fprintln(out, "  [throttled]: switched off during the run (HMB_THROTTLE); visits count every call, the times only the timed ones")
+			break
+		}
+	}
 	overRun(out, files)
 	rankTable(out, sorted, files, width)
 	counterTable(out, sorted, files, width)
@@ -189,9 +205,26 @@ func rankTable(out io.Writer, rows []*regionRow, files []*tracefile.File, width 
 		if mean > 0 {
 			ratio = fmt.Sprintf("%.2f", float64(hi)/mean)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t  %s\n", units.Duration(float64(lo)), units.Duration(mean), units.Duration(float64(hi)), ratio, slowest, render.Shorten(row.name, width))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t  %s%s\n", units.Duration(float64(lo)), units.Duration(mean), units.Duration(float64(hi)), ratio, slowest, render.Shorten(row.name, width), throttledMark(row))
 	}
 	tw.Flush()
+	for _, row := range rows {
+		if row.throttled {
+			fmt.Fprintln(out, "  [throttled]: each rank timed the visits before it switched the region off, so its times do not measure balance")
+			break
+		}
+	}
+}
+
+// throttledMark is the tables' mark of a region the probes switched off.
+func throttledMark(r *regionRow) string {
+	if !r.throttled {
+		return ""
+	}
+	if r.after == 0 {
+		return "  [throttled]"
+	}
+	return fmt.Sprintf("  [throttled: %s of the visits timed]", units.Count(r.visits))
 }
 
 // counterTable prints the regions' counter sums, inclusive/exclusive, and

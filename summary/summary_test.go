@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/hmbtrace/hmbtrace/internal/tracetest"
@@ -33,6 +34,42 @@ func rankTrace(t *testing.T, dir string, rank int, work uint64, extra bool) *tra
 		l.LeaveAt(x, t0+1020+work)
 	}
 	return tracetest.Finish(t, m)
+}
+
+// A region the probes switched off on one rank counts all its visits, and
+// both tables mark it: its times cover only the timed visits.
+func TestThrottledRegionMarked(t *testing.T) {
+	dir := t.TempDir()
+	var files []*tracefile.File
+	for rank, n := range []int{10, 4} {
+		m, err := measure.Start(measure.Config{Output: dir, Name: "run", Rank: rank, TimerShift: measure.NoTimerShift, Clock: "monotonic",
+			ThrottleCalls: 3, ThrottleTime: time.Hour})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := m.Region("tiny")
+		l := m.Location("main")
+		for i := 0; i < n; i++ {
+			l.Enter(r)
+			l.Leave(r)
+		}
+		files = append(files, tracetest.Finish(t, m))
+	}
+	var out strings.Builder
+	if err := summary.Write(&out, files); err != nil {
+		t.Fatal(err)
+	}
+	s := out.String()
+	for _, want := range []string{
+		`(?m)^\s*14\s.*tiny  \[throttled: [0-9]+ of the visits timed\]$`,
+		`(?m)^\s.*µs\s+[0-9.]+\s+[01]\s+tiny  \[throttled: 6 of the visits timed\]$`,
+		`\[throttled\]: switched off during the run`,
+		`\[throttled\]: each rank timed the visits before`,
+	} {
+		if !regexp.MustCompile(want).MatchString(s) {
+			t.Errorf("no match for %q in\n%s", want, s)
+		}
+	}
 }
 
 func TestRanks(t *testing.T) {

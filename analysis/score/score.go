@@ -84,8 +84,7 @@ type RegionScore struct {
 	// from the kept events (fewer than made when the buffer shed deeper
 	// levels).
 	Nested uint64
-	// Overhead is what its probes cost: 2 × Visits × the probe cost in ns
-	// (the probe cost each file measured at Start).
+	// Overhead is what its probes cost: 2 × Visits × Score.ProbeCost.
 	Overhead float64
 	// Pure is its inclusive time without the probe costs inside it: less
 	// one probe per visit (its enters) and two per nested call.
@@ -154,7 +153,14 @@ type Score struct {
 	LocationTime int64         // ns: each location counts its file's whole run
 	Regions      []RegionScore // by FullBytes, largest first, then name
 	Files        []FileScore
-	Overhead     float64 // ns, all regions
+	// ProbeCost is the ns per event every region's overhead is estimated
+	// with: the least of the files' measurements at Start. The files of one
+	// run probe with the same library on the same kind of machine, and a
+	// rank that was preempted while it measured (oversubscribed, or sharing
+	// a core with its OpenMP threads) measures several times the cost: one
+	// run's ranks measured 21.7 and 166.5 ns.
+	ProbeCost float64
+	Overhead  float64 // ns, all regions
 	// UnattributedBytes are records outside any region (messages at depth
 	// 0), estimated like KeptBytes.
 	UnattributedBytes float64
@@ -163,7 +169,8 @@ type Score struct {
 	// above the removed levels too small.
 	ShedLevels bool
 	// NoProbeCost lists files that carry no probe cost: their regions'
-	// overheads count as zero.
+	// overheads use ProbeCost, the other files' least, or count as zero when
+	// no file has one.
 	NoProbeCost []string
 	// Throttled lists the regions the probes switched off during the run,
 	// merged by name over the files.
@@ -200,16 +207,21 @@ func ComputeProcs(files []*tracefile.File, opt Options, procs int) (*Score, erro
 		return nil, err
 	}
 	for fi, f := range files {
-		w := walks[fi]
-		fs := scoreFile(f, w)
+		fs := scoreFile(f, walks[fi])
 		s.Files = append(s.Files, fs)
+		if c := fs.ProbeCost; c > 0 && (s.ProbeCost == 0 || c < s.ProbeCost) {
+			s.ProbeCost = c
+		}
+	}
+	for fi, f := range files {
+		w, fs := walks[fi], &s.Files[fi]
 		s.Locations += len(f.Locations)
 		s.LocationTime += f.Duration() * int64(len(f.Locations))
 		if fs.Removed > 0 {
 			s.ShedLevels = true
 		}
-		cost := fs.ProbeCost
-		if cost == 0 {
+		cost := s.ProbeCost
+		if fs.ProbeCost == 0 {
 			s.NoProbeCost = append(s.NoProbeCost, f.Path)
 		}
 		fallback := fallbackBytesPerEvent(f, w)

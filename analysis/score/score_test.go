@@ -65,6 +65,33 @@ func TestScoreOverheadModel(t *testing.T) {
 	}
 }
 
+// The files of one run are scored with the least of their probe costs: a
+// rank preempted while it measured must not make its regions look costly.
+func TestScoreLeastProbeCost(t *testing.T) {
+	f := figure2(t)
+	cost := f.Header.ProbeCost
+	slow := *f
+	slow.Path += ".preempted"
+	slow.Header.ProbeCost = 8 * cost
+	s, err := Compute([]*tracefile.File{&slow, f}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.ProbeCost != cost || s.Files[0].ProbeCost != 8*cost || s.Files[1].ProbeCost != cost {
+		t.Errorf("probe cost %g, files %g %g; want %g, %g, %g", s.ProbeCost, s.Files[0].ProbeCost, s.Files[1].ProbeCost, cost, 8*cost, cost)
+	}
+	if r := regionScore(t, s, "main"); !near(r.Overhead, 2*6*cost) {
+		t.Errorf("main: overhead %g, want %g", r.Overhead, 2*6*cost)
+	}
+	var out bytes.Buffer
+	if err := render.ScoreText(&out, s); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "estimated at") {
+		t.Errorf("the text does not say which probe cost it used:\n%s", out.String())
+	}
+}
+
 func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(math.Abs(a), math.Abs(b)) }
 
 func TestScoreFlagsHotHelper(t *testing.T) {

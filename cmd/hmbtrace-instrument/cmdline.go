@@ -38,8 +38,13 @@ type cmdline struct {
 	inputs   int      // input files of every kind
 	isystem  []string // -isystem directories: their headers are system headers
 	openmp   bool
-	static   bool
-	shared   bool
+	// ompRuntime is the index in args of the first OpenMP runtime the
+	// command names itself (-lgomp, -lomp, -liomp5 or its file), -1 if none.
+	// The adapter must be linked before it, or the runtime's GOMP_*
+	// functions are the ones called.
+	ompRuntime int
+	static     bool
+	shared     bool
 }
 
 // source is an input file the compiler compiles.
@@ -112,7 +117,7 @@ func langOfFile(name string) lang {
 
 // parseCmdline classifies a compiler's command line.
 func parseCmdline(argv []string) cmdline {
-	c := cmdline{compiler: argv[0], args: argv[1:]}
+	c := cmdline{compiler: argv[0], args: argv[1:], ompRuntime: -1}
 	if launchers[filepath.Base(c.compiler)] && len(c.args) > 0 && !strings.HasPrefix(c.args[0], "-") {
 		c.launcher, c.compiler, c.args = c.compiler, c.args[0], c.args[1:]
 	}
@@ -123,6 +128,9 @@ func parseCmdline(argv []string) cmdline {
 		a := args[i]
 		if a == "-" || !strings.HasPrefix(a, "-") {
 			c.inputs++
+			if isOpenMPRuntime(filepath.Base(a)) {
+				c.openMPRuntimeAt(i)
+			}
 			l := langOfFile(a)
 			if xset {
 				l = xlang
@@ -140,6 +148,10 @@ func parseCmdline(argv []string) cmdline {
 					xlang, xset = langOfX(args[i])
 				case "-isystem":
 					c.isystem = append(c.isystem, args[i])
+				case "-l":
+					if isOpenMPRuntime("lib" + args[i] + ".so") {
+						c.openMPRuntimeAt(i - 1)
+					}
 				}
 			}
 			continue
@@ -158,6 +170,8 @@ func parseCmdline(argv []string) cmdline {
 		case a == "-fopenmp" || strings.HasPrefix(a, "-fopenmp=") || a == "-qopenmp" ||
 			a == "-fiopenmp" || a == "-openmp" || a == "-mp" || strings.HasPrefix(a, "-mp="):
 			c.openmp = true
+		case strings.HasPrefix(a, "-l") && isOpenMPRuntime("lib"+a[2:]+".so"):
+			c.openMPRuntimeAt(i)
 		case strings.HasPrefix(a, "-x"):
 			xlang, xset = langOfX(a[2:])
 		case strings.HasPrefix(a, "-isystem"):
@@ -179,6 +193,29 @@ func parseCmdline(argv []string) cmdline {
 		c.mode = modeLink
 	}
 	return c
+}
+
+// openMPRuntimeAt notes an OpenMP runtime named at args[i]: the program
+// is an OpenMP one even when the link has no -fopenmp (Makefiles that link
+// with "$(CC) ... -lgomp").
+func (c *cmdline) openMPRuntimeAt(i int) {
+	c.openmp = true
+	if c.ompRuntime < 0 {
+		c.ompRuntime = i
+	}
+}
+
+// isOpenMPRuntime reports whether a library file name is one of the OpenMP
+// runtimes: GCC's libgomp, LLVM's libomp, Intel's libiomp5 (shared, with or
+// without a version, or static).
+func isOpenMPRuntime(name string) bool {
+	for _, lib := range []string{"libgomp", "libomp", "libiomp5"} {
+		rest, ok := strings.CutPrefix(name, lib)
+		if ok && (rest == ".a" || rest == ".so" || strings.HasPrefix(rest, ".so.")) {
+			return true
+		}
+	}
+	return false
 }
 
 // instrumentable reports whether any source is compiled code that

@@ -56,7 +56,9 @@ func gccPluginFlags(o options, c *cmdline, info compilerInfo, f *filter.Filter, 
 	// link, which the plugin is not loaded into.
 	for _, a := range c.args {
 		if strings.HasPrefix(a, "-flto") && a != "-flto=0" && a != "-fno-lto" {
-			return fallback(a+": with LTO the functions are optimised at the link, where the plugin is not loaded", true)
+			// Said without --verbose: the build gets the slower, inline-blind
+			// instrumentation, and the user can drop -flto to avoid it.
+			return fallback(a+": with LTO the functions are optimised at the link, where the plugin is not loaded (drop "+a+" for the plugin's cheaper instrumentation)", false)
 		}
 		// Both would call the hooks twice per function.
 		if a == "-finstrument-functions" {

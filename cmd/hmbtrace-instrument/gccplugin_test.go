@@ -58,6 +58,11 @@ func TestPlanPlugin(t *testing.T) {
 		t.Errorf("other GCC: notes %+v", notes)
 	}
 
+	// -flto: the fallback is said without --verbose, with what to do.
+	if _, notes, _ := plan(options{}, strings.Fields("gcc -O3 -flto -c x.c"), e); len(notes) != 1 || notes[0].verbose || !strings.Contains(notes[0].text, "drop -flto") {
+		t.Errorf("-flto: notes %+v", notes)
+	}
+
 	// Clang never gets the plugin.
 	clang := e
 	clang.probe = func(string, ...string) ([]byte, error) { return []byte("clang version 16.0.6\n"), nil }

@@ -231,6 +231,27 @@ func TestPlanLink(t *testing.T) {
 	if i := slices.Index(argv, "-lhmbtrace-omp"); i < 0 || argv[i+1] != "-lhmbtrace-mpi" || len(notes) != 0 {
 		t.Errorf("-fopenmp with the adapter: %q %v", argv, notes)
 	}
+	// A command that names the OpenMP runtime itself (miniAMR's "-lm
+	// -lgomp", with or without -fopenmp): the adapter goes right before it,
+	// else libgomp's GOMP_parallel is the one the program calls.
+	const adapter = "-L/opt/hmb/lib -Wl,--push-state,--no-as-needed -lhmbtrace-omp -Wl,--pop-state "
+	for _, tc := range []struct{ cmd, want string }{
+		{"mpicc -o prog a.o -lm -lgomp", "mpicc -o prog a.o -lm " + adapter + "-lgomp"},
+		{"gcc -fopenmp -o prog a.o -l gomp -lgomp", "gcc -fopenmp -o prog a.o " + adapter + "-l gomp -lgomp"},
+		{"clang -o prog a.o /usr/lib/llvm-14/lib/libomp.so.5", "clang -o prog a.o " + adapter + "/usr/lib/llvm-14/lib/libomp.so.5"},
+		{"ccache gcc -o prog a.o -liomp5", "ccache gcc -o prog a.o " + adapter + "-liomp5"},
+	} {
+		argv, _, err := plan(options{}, strings.Fields(tc.cmd), eo)
+		got := strings.Join(argv, " ")
+		if err != nil || !strings.HasPrefix(got, tc.want+" ") || strings.Count(got, "-lhmbtrace-omp") != 1 {
+			t.Errorf("%s:\n got %s (%v)\nwant %s ...", tc.cmd, got, err, tc.want)
+		}
+	}
+	// -lgompx and libgomp.txt are not the runtime.
+	if argv, _, _ := plan(options{}, strings.Fields("gcc -o prog a.o -lgompx libgomp.txt"), eo); slices.Contains(argv, "-lhmbtrace-omp") {
+		t.Errorf("not a runtime: %q", argv)
+	}
+
 	// An MPI compiler without the wrappers, a missing library: errors
 	// naming the file and the directory.
 	en, _ := fakeEnv("/opt/hmb/lib/libhmbtrace.so")

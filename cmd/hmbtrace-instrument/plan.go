@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/hmbtrace/hmbtrace/filter"
@@ -66,6 +67,16 @@ func plan(o options, argv []string, e env) ([]string, []note, error) {
 	notes = append(notes, n...)
 	if err != nil {
 		return nil, notes, err
+	}
+	if i := slices.Index(flags, "-l"+ompLibrary); i >= 0 && c.ompRuntime >= 0 {
+		// The command names the OpenMP runtime itself: the adapter goes
+		// before it, since the first library that defines GOMP_parallel
+		// is the one the program calls.
+		flags = slices.Delete(flags, i, i+1)
+		at := len(c.argv()) - len(c.args) + c.ompRuntime // past the launcher and compiler
+		adapter := []string{"-L" + lib.libDir, "-Wl,--push-state,--no-as-needed", "-l" + ompLibrary, "-Wl,--pop-state"}
+		out = slices.Insert(out, at, adapter...)
+		notes = append(notes, note{text: fmt.Sprintf("OpenMP: -l%s placed before %s, whose functions it wraps", ompLibrary, c.args[c.ompRuntime]), verbose: true})
 	}
 	return append(out, flags...), notes, nil
 }

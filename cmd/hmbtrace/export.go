@@ -13,6 +13,7 @@ import (
 	"github.com/hmbtrace/hmbtrace/export/otf2"
 	"github.com/hmbtrace/hmbtrace/export/otf2/convert"
 	"github.com/hmbtrace/hmbtrace/export/pprof"
+	"github.com/hmbtrace/hmbtrace/internal/units"
 )
 
 // runExport writes trace files in the format of another tool: an OTF2
@@ -86,8 +87,17 @@ func runExport(args []string, out io.Writer) error {
 		return oneLine(err)
 	}
 	fmt.Fprintf(out, "wrote %s\n", *output)
+	if fi, err := os.Stat(*output); err == nil && *format == "chrome" && fi.Size() > chromeLarge {
+		fmt.Fprintf(out, "note: %s of JSON: chrome://tracing loads a few hundred MB at most and the Perfetto UI about 1 GB in the browser; open it with Perfetto's trace_processor --httpd, or export OTF2 for Vampir\n",
+			units.Size(float64(fi.Size())))
+	}
 	return nil
 }
+
+// chromeLarge is the JSON size from which export says that the viewers
+// will not load it: millions of events make gigabytes (3.3·10⁷ events,
+// 2.6 GB), and a browser fails on them without saying why.
+var chromeLarge int64 = 1 << 30
 
 // writeFile writes path through a temporary file in its directory, renamed
 // over path only once write succeeded: a failure leaves nothing behind.

@@ -237,6 +237,20 @@ func TestExportPprofHeat(t *testing.T) {
 	}
 }
 
+// A Chrome file too large for the viewers gets a note saying so.
+func TestExportChromeLarge(t *testing.T) {
+	path := recordMessages(t)
+	out := filepath.Join(t.TempDir(), "trace.json")
+	if got := hmbtrace(t, "export", "-format", "chrome", "-o", out, path); strings.Contains(got, "note:") {
+		t.Errorf("a small file got a note:\n%s", got)
+	}
+	defer func(old int64) { chromeLarge = old }(chromeLarge)
+	chromeLarge = 100
+	if got := hmbtrace(t, "export", "-format", "chrome", "-o", out, path); !strings.Contains(got, "of JSON: chrome://tracing loads") {
+		t.Errorf("no note for a large file:\n%s", got)
+	}
+}
+
 // TestExportChrome checks that the JSON parses and that each thread's
 // B and E events balance.
 func TestExportChrome(t *testing.T) {
