@@ -33,7 +33,9 @@
 // It may take an owner's current bin only while the owner is not putting
 // a record into it. The writer marks itself busy from Level.Room, which
 // begins every record, to the record's fill mark, which ends it, and Room
-// loads the epoch after the mark. The reclaiming writer, under the mutex,
+// loads the epoch after the mark. measure's probes begin theirs with
+// Hierarchy.Begin instead, which marks them busy before the one load of
+// the epoch they make anyway, against their own view of it. The reclaiming writer, under the mutex,
 // after the closure bumped the epoch, loads the marks: an owner it sees
 // idle has either ended its last record, or will see the new epoch at its
 // next Room and sync under the mutex before it touches the level again.

@@ -56,6 +56,25 @@ func (h *Hierarchy) limit(c Class) int {
 	return h.Limit
 }
 
+// Begin begins a record of the probes' direct path (see Level.Room): it
+// marks the writer busy, then reports whether the pool's epoch is still
+// epoch, the caller's view of the closed set. That view must be no newer
+// than the hierarchy's (the caller syncs it, after it took epoch), so an
+// unchanged epoch means the hierarchy's is current too, and its levels'
+// current bins are the writer's until it ends the record with
+// Level.Advance or End. On false the mark is cleared already.
+func (h *Hierarchy) Begin(epoch uint64) bool {
+	h.markBusy()
+	if h.pool.epoch.Load() != epoch {
+		h.markDone()
+		return false
+	}
+	return true
+}
+
+// End ends a record Begin began without putting one.
+func (h *Hierarchy) End() { h.markDone() }
+
 // Stale reports whether the closed set changed since the last Sync. The
 // probes call it for every event: one atomic load.
 func (h *Hierarchy) Stale() bool { return h.pool.epoch.Load() != h.epoch }

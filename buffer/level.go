@@ -1,6 +1,8 @@
 package buffer
 
 import (
+	"unsafe"
+
 	"github.com/hmbtrace/hmbtrace/encode"
 )
 
@@ -104,6 +106,13 @@ func (lv *Level) Class() Class { return lv.class }
 // The caller must check Room (and Refill) first, and must keep the rule of
 // Enter: room for the leave after every enter. A record begun with Room
 // must end with Advance, unless Refill failed.
+//
+// A writer that checks the closed set's epoch itself anyway (measure's
+// probes do, to refresh their view of it) begins the record with
+// Hierarchy.Begin instead, which marks it busy before that one check, and
+// then asks the level for Free bytes, which neither marks nor loads the
+// epoch again: the record ends with Advance, or with Hierarchy.End if
+// it puts none.
 
 // Room returns the bytes free in the level's current bin (0 without one).
 // It begins a record: from here until Advance, or a Refill that fails, the
@@ -120,9 +129,17 @@ func (lv *Level) Room() int {
 	return len(lv.bin) - lv.pos
 }
 
-// Tail returns the free part of the current bin, between Room (or Refill)
-// and Advance only: outside, the bin may be reclaimed.
-func (lv *Level) Tail() []byte { return lv.bin[lv.pos:] }
+// Free returns the bytes free in the level's current bin (0 without one),
+// for a record Hierarchy.Begin began.
+func (lv *Level) Free() int { return len(lv.bin) - lv.pos }
+
+// Tail returns the free part of the current bin, between Room (or Refill,
+// or Begin) and Advance only: outside, the bin may be reclaimed. It is
+// made without a bounds check, as the probes' path has no room for one:
+// pos never passes len(bin), whoever writes either.
+func (lv *Level) Tail() []byte {
+	return unsafe.Slice((*byte)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(lv.bin)), lv.pos)), len(lv.bin)-lv.pos)
+}
 
 // Encoder returns the level's encoder.
 func (lv *Level) Encoder() *encode.Encoder { return &lv.enc }

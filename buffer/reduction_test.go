@@ -208,19 +208,43 @@ func testReclaimUnderConcurrentWriters(t *testing.T, seed uint64) uint64 {
 			rng := rand.New(rand.NewPCG(seed, uint64(i)))
 			counts := map[*Level]uint64{}
 			region := uint32(i + 1)
-			var open []bool // open[d-1]: the enter at depth d was kept
+			var open []bool   // open[d-1]: the enter at depth d was kept
+			view := p.Epoch() // the writer's own view of the epoch, as measure's locations keep it
+			h.Sync()
 			for tm := uint64(1); tm <= steps; tm++ {
 				d := len(open)
 				if d == 0 || (d < maxDepth && rng.IntN(2) == 0) {
 					lv, ok := h.Level(d+1, ClassRegion), false
-					if rng.IntN(8) == 0 {
+					switch rng.IntN(8) {
+					case 0:
 						// The probes' direct path, paused in the middle.
 						if lv.Room() >= 2*encode.MaxEnterLeaveSize || lv.Refill(tm, 0) {
 							runtime.Gosched()
 							lv.Advance(lv.Encoder().Enter(lv.Tail(), tm, 0, region))
 							ok = true
 						}
-					} else {
+					case 1:
+						// measure's probes: Begin against the writer's view,
+						// which a failed Begin refreshes as Location.sync does.
+						switch {
+						case !h.Begin(view):
+							view = p.Epoch()
+							h.Sync()
+							ok = lv.Enter(tm, 0, region)
+						case !h.Open(d+1, ClassRegion):
+							h.End()
+							ok = lv.Enter(tm, 0, region) // dropped, and counted
+						case lv.Free() >= 2*encode.MaxEnterLeaveSize:
+							runtime.Gosched()
+							lv.Advance(lv.Encoder().Enter(lv.Tail(), tm, 0, region))
+							ok = true
+						default:
+							if lv.Room() >= 2*encode.MaxEnterLeaveSize || lv.Refill(tm, 0) {
+								lv.Advance(lv.Encoder().Enter(lv.Tail(), tm, 0, region))
+								ok = true
+							}
+						}
+					default:
 						ok = lv.Enter(tm, 0, region)
 					}
 					if ok {

@@ -95,6 +95,16 @@ type Location struct {
 	*counterState
 	pub *published
 
+	// offRegion and offVisits are a direct-mapped cache of the throttled
+	// regions (throttle.go): slot uint8(r) holds region r and its visits
+	// since it was throttled, or, while empty, a region that maps to another
+	// slot. Enter and Leave test it where they are inlined, so that a
+	// throttled region's probe is a load, a compare and an increment in the
+	// caller, with no call. A region whose slot another holds is skipped by
+	// enterAt's test of its profile entry instead, after a call.
+	offRegion [offSlots]Region
+	offVisits [offSlots]uint64
+
 	phase *phaseSeries
 
 	filteredDuration uint64
@@ -168,31 +178,58 @@ func (l *Location) now() uint64 {
 }
 
 // enter records an enter of region r at time t, or at the clock's time if
-// read. It does the common case in one frame and without a call but the
+// read: for the callers that replay a time of their own (task.go).
+func (l *Location) enter(r Region, t uint64, read bool) {
+	l.enterAt(r, atTime(t, read))
+}
+
+// leave records a leave of region r at time t, or at the clock's time if
+// read, as enter does.
+func (l *Location) leave(r Region, t uint64, read bool) {
+	l.leaveAt(r, atTime(t, read))
+}
+
+// atTime is the time argument of enterAt and leaveAt: 0 to read the clock,
+// else t, where a given 0 becomes 1 (no clock reads 0 after boot, and the
+// probes clamp times to the location's last one anyway).
+func atTime(t uint64, read bool) uint64 {
+	if read {
+		return 0
+	}
+	return max(t, 1)
+}
+
+// enterAt records an enter of region r at time t, or at the clock's time
+// if t is 0: one argument fewer than a flag would take, which keeps Enter,
+// with its test of the switched-off regions, under the inliner's budget.
+// It does the common case in one frame and without a call but the
 // clock's: a region measured on a location without call paths, counters,
 // phases or duration filter (l.general false), into a level whose bin has
 // room, or a closed one, in a record EnterFast writes (the encoder's Enter
 // is called for the others). Anything else goes to
 // enterGeneral, before enter has changed anything but the clock read.
-// A throttled region's probe ends at its flag: the visit is counted, the
-// clock is not read.
-func (l *Location) enter(r Region, t uint64, read bool) {
-	// l.entry, written out so that a throttled region's probe returns
-	// before the block where the compiler spills the arguments.
+// A throttled region's probe ends at its flag when Enter's test of the
+// cache missed it: the visit is counted, the clock is not read.
+func (l *Location) enterAt(r Region, t uint64) {
+	// l.entry, written out, and one test of p.off for a measured region:
+	// a throttled region's probe (one Enter's cache missed) returns in the
+	// branch, before anything is spilled for a call.
 	var p *profEntry
-	if i := uint(r) >> profPageBits; i < uint(len(l.prof)) && l.prof[i] != nil {
-		p = &l.prof[i].e[r&(profPageSize-1)]
-		if p.off == offThrottled {
-			p.after++
-			return
+	if i := uint(r) >> profPageBits; i < uint(len(l.prof)) {
+		if pg := l.prof[i]; pg != nil {
+			p = &pg.e[r&(profPageSize-1)]
 		}
 	}
 	if p == nil || p.off != offNone {
+		if p != nil && p.off == offThrottled {
+			p.after++
+			return
+		}
 		if p = l.enterOff(r, p); p == nil {
 			return // filtered or undefined
 		}
 	}
-	if read { // first thing, so that the bookkeeping is not in the caller's time
+	if t == 0 { // first thing, so that the bookkeeping is not in the caller's time
 		if l.tsc { // a plain field, not the clock package's atomic flag
 			t = clock.TSC()
 		} else {
@@ -201,23 +238,30 @@ func (l *Location) enter(r Region, t uint64, read bool) {
 	}
 	d := l.depth + 1
 	stack := l.stack // a local, and an unsigned test, spare stack[d] its bounds check
-	if l.general || p.class != buffer.ClassRegion || l.pool.Epoch() != l.epoch || uint(d) >= uint(len(stack)) {
+	// Begin, last, marks the location busy before its one test of the
+	// epoch, which both refreshes the location's view of the closed set
+	// and keeps its current bins from a reclaim until the record's end
+	// (Advance, or End before a drop).
+	if l.general || p.class != buffer.ClassRegion || uint(d) >= uint(len(stack)) || !l.h.Begin(l.epoch) {
 		l.enterGeneral(r, p, t)
 		return
 	}
 	l.recorded++
 	t, tr, seq := l.stamp(t)
 	f := &stack[d]
-	f.start, f.child, f.tr, f.seq, f.region, f.state, f.counted, f.class = t, 0, tr, seq, uint32(r), frameDropped, false, buffer.ClassRegion
+	// tr and seq are kept only for an enter the duration filter holds:
+	// enterGeneral's.
+	f.start, f.child, f.region, f.state, f.counted, f.class = t, 0, uint32(r), frameDropped, false, buffer.ClassRegion
 	l.depth = d
 	p.visits++
 	p.active++
 	if d >= l.limit {
+		l.h.End()
 		l.drop(d, buffer.ClassRegion)
 		return
 	}
 	if d < len(l.levels) {
-		if lv := l.levels[d]; lv != nil && lv.Room() >= 2*encode.MaxEnterLeaveSize {
+		if lv := l.levels[d]; lv != nil && lv.Free() >= 2*encode.MaxEnterLeaveSize {
 			f.state = frameWritten // first: only lv lives across a call of Enter
 			// EnterFast is inlined: the common record makes no call.
 			n := lv.Encoder().EnterFast(lv.Tail(), tr, seq, uint32(r))
@@ -334,25 +378,24 @@ func (l *Location) enterOff(r Region, p *profEntry) *profEntry {
 	return p
 }
 
-// leave records a leave of region r at time t, or at the clock's time if
-// read: like enter, the common case in one frame (the region on top of the
+// leaveAt records a leave of region r at time t, or at the clock's time if
+// t is 0: like enterAt, the common case in one frame (the region on top of the
 // stack, its enter written or dropped, not held by the duration filter),
 // the rest in leaveGeneral.
-func (l *Location) leave(r Region, t uint64, read bool) {
-	var p *profEntry // as in enter
-	if i := uint(r) >> profPageBits; i < uint(len(l.prof)) && l.prof[i] != nil {
-		p = &l.prof[i].e[r&(profPageSize-1)]
-		if p.off == offThrottled {
-			return
+func (l *Location) leaveAt(r Region, t uint64) {
+	var p *profEntry // as in enterAt
+	if i := uint(r) >> profPageBits; i < uint(len(l.prof)) {
+		if pg := l.prof[i]; pg != nil {
+			p = &pg.e[r&(profPageSize-1)]
 		}
 	}
 	if p == nil || p.off != offNone {
-		if p != nil && l.leaveOff(r, p) {
+		if p != nil && (p.off == offThrottled || l.leaveOff(r, p)) {
 			return
 		}
 		p = nil // undefined: a usage error, which leaveGeneral counts
 	}
-	if read { // first thing, so that the bookkeeping is not in the caller's time
+	if t == 0 { // first thing, so that the bookkeeping is not in the caller's time
 		if l.tsc { // a plain field, not the clock package's atomic flag
 			t = clock.TSC()
 		} else {
@@ -362,8 +405,8 @@ func (l *Location) leave(r Region, t uint64, read bool) {
 	d := l.depth
 	stack := l.stack // a local: stack[d-1] below needs no bounds check
 	f := &stack[d]
-	if p == nil || l.general || l.pool.Epoch() != l.epoch || f.region != uint32(r) || d == 0 ||
-		f.class != buffer.ClassRegion || f.state == framePending || f.counted {
+	if p == nil || l.general || f.region != uint32(r) || d == 0 ||
+		f.class != buffer.ClassRegion || f.state == framePending || f.counted || !l.h.Begin(l.epoch) { // Begin as in enterAt
 		l.leaveGeneral(r, t)
 		return
 	}
@@ -383,8 +426,8 @@ func (l *Location) leave(r Region, t uint64, read bool) {
 	if f.state == frameWritten {
 		// A kept enter left room for its leave.
 		if d < len(l.levels) {
-			if lv := l.levels[d]; lv != nil && lv.Room() >= encode.MaxEnterLeaveSize {
-				n := lv.Encoder().LeaveFast(lv.Tail(), tr, seq) // inlined, as in enter
+			if lv := l.levels[d]; lv != nil && lv.Free() >= encode.MaxEnterLeaveSize {
+				n := lv.Encoder().LeaveFast(lv.Tail(), tr, seq) // inlined, as in enterAt
 				if n == 0 {
 					n = lv.Encoder().Leave(lv.Tail(), tr, seq)
 				}
@@ -395,6 +438,7 @@ func (l *Location) leave(r Region, t uint64, read bool) {
 		l.leaveRefill(d, tr, seq, f.region)
 		return
 	}
+	l.h.End()
 	if d == l.lostAt {
 		l.lostAt = 0
 		l.limit = l.viewLimit()
@@ -815,10 +859,13 @@ func (l *Location) growStack() { // cold: kept out of the probes' code
 	}
 }
 
-// closeOpenRegions leaves every open region at time t; Close calls it.
-func (l *Location) closeOpenRegions(t uint64) {
+// closeOpenRegions leaves every open region at time t, counting each as a
+// usage error if misuse; Close calls it.
+func (l *Location) closeOpenRegions(t uint64, misuse bool) {
 	for l.depth > 0 {
-		l.usage.OpenAtClose++
+		if misuse {
+			l.usage.OpenAtClose++
+		}
 		l.leaveTop(t)
 	}
 }

@@ -376,6 +376,7 @@ func (m *Measurement) Location(name string) *Location {
 	}
 	l.stack = make([]frame, 16)
 	l.levels = make([]*buffer.Level, 16)
+	l.initOffCache()
 	l.thrCalls, l.thrTicks = throttleLimits(&m.cfg, m.startTPS)
 	l.attachCounters()
 	if m.surv != nil {
@@ -450,11 +451,24 @@ func (m *Measurement) Close() error {
 	if !m.Enabled() {
 		return nil
 	}
-	m.closeOnce.Do(func() { m.closeErr = m.finalize() })
+	m.closeOnce.Do(func() { m.closeErr = m.finalize(false) })
 	return m.closeErr
 }
 
-func (m *Measurement) finalize() error {
+// CloseAtExit is Close for a process that is exiting with functions still
+// running: exit called inside them, as Fortran's STOP and EXIT do in a
+// subroutine, or MPI_Abort. The regions still open are where it exited
+// from; they are left at Close's time, as by Close, but are no usage
+// error.
+func (m *Measurement) CloseAtExit() error {
+	if !m.Enabled() {
+		return nil
+	}
+	m.closeOnce.Do(func() { m.closeErr = m.finalize(true) })
+	return m.closeErr
+}
+
+func (m *Measurement) finalize(atExit bool) error {
 	m.stopSignals()
 	if m.liveServer != nil {
 		m.liveServer.Close()
@@ -482,7 +496,7 @@ func (m *Measurement) finalize() error {
 			l.interrupted = true
 			continue
 		}
-		l.closeOpenRegions(m.end.Ticks)
+		l.closeOpenRegions(m.end.Ticks, !atExit)
 	}
 	m.pool.Finalize()
 	for _, l := range locs {

@@ -139,6 +139,39 @@ func TestUsageErrors(t *testing.T) {
 	}
 }
 
+// A process that exits inside regions (Fortran's STOP in a subroutine)
+// leaves them at Close's time, with no usage error; a second Close does
+// nothing.
+func TestCloseAtExit(t *testing.T) {
+	m := startTest(t, Config{})
+	a, b := m.Region("main"), m.Region("stop_run")
+	loc := m.Location("main")
+	loc.Enter(a)
+	loc.Enter(b)
+	if err := m.CloseAtExit(); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if u := m.Stats().Usage; u != (UsageErrors{}) {
+		t.Errorf("usage errors %+v, want none", u)
+	}
+	f := openTrace(t, m)
+	var names []string
+	it := f.Events(0)
+	var e tracefile.Event
+	for it.Next(&e) {
+		names = append(names, fmt.Sprintf("%v %s %d", e.Kind, f.RegionName(e.Region), e.Depth))
+	}
+	if it.Err() != nil {
+		t.Fatal(it.Err())
+	}
+	if got, want := strings.Join(names, ", "), "ENTER main 1, ENTER stop_run 2, LEAVE stop_run 2, LEAVE main 1"; got != want {
+		t.Errorf("events\n %s\nwant\n %s", got, want)
+	}
+}
+
 func TestDisabledMeasurement(t *testing.T) {
 	dir := t.TempDir()
 	m, err := Start(Config{Disabled: true, Output: dir})

@@ -35,7 +35,8 @@ func throttleLimits(c *Config, tps float64) (calls, ticks uint64) {
 
 // throttle switches region r off at time t (ticks), at a leave that left it
 // with no call open (p.active == 0): from now on its enters and leaves are
-// skipped before the clock is read, and counted in p.after. The phase
+// skipped before the clock is read, and counted in the location's cache
+// (where Enter is inlined) or in p.after. The phase
 // region and the calls kept longest (MPI, collectives) are never throttled:
 // the phase profile and the communication need them whole.
 func (l *Location) throttle(p *profEntry, r uint32, c buffer.Class, t uint64) {
@@ -43,4 +44,38 @@ func (l *Location) throttle(p *profEntry, r uint32, c buffer.Class, t uint64) {
 		return
 	}
 	p.off, p.throttledAt = offThrottled, t
+	l.cacheOff(Region(r))
+}
+
+// offSlots is the size of a location's cache of throttled regions: 256,
+// so that uint8(r) indexes it with no bounds check and no mask, which
+// Enter's inlining budget could not pay for. 3 KiB per location.
+const offSlots = 256
+
+// initOffCache marks every slot of the cache empty: slot i holds i+1,
+// which Enter looks for in slot i+1, so no region matches an empty slot
+// (the zero value would match region 0, an undefined one that must be
+// counted as a usage error).
+func (l *Location) initOffCache() {
+	for i := range l.offRegion {
+		l.offRegion[i] = Region(i + 1)
+	}
+}
+
+// cacheOff puts throttled region r into its slot of the cache if the slot
+// is empty; if another region holds it, r's probes keep skipping it at its
+// profile entry, after a call.
+func (l *Location) cacheOff(r Region) {
+	if i := uint8(r); l.offRegion[i] == Region(i)+1 {
+		l.offRegion[i], l.offVisits[i] = r, 0
+	}
+}
+
+// offCount returns the visits Enter counted in region r's slot of the
+// cache: 0 unless r holds it. The profile adds them to the entry's after.
+func (l *Location) offCount(r uint32) uint64 {
+	if i := uint8(r); l.offRegion[i] == Region(r) {
+		return l.offVisits[i]
+	}
+	return 0
 }

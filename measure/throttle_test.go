@@ -2,6 +2,9 @@ package measure
 
 import (
 	"fmt"
+	"os"
+	"os/exec"
+	"regexp"
 	"runtime"
 	"strings"
 	"testing"
@@ -215,5 +218,78 @@ func TestManyRegionsAllocateLinearly(t *testing.T) {
 	m.Close()
 	if n := len(openTrace(t, m).Locations[0].Profile); n != 42000 {
 		t.Errorf("%d profile entries, want 42000", n)
+	}
+}
+
+// Enter and Leave test a cache of the throttled regions where they are
+// inlined. Regions that share a slot (the same id mod 256) are throttled
+// all the same, the one without the slot at its profile entry, and every
+// visit after is counted for the region it belongs to; ids that are not
+// regions (0, undefined ones) never match an empty slot.
+func TestThrottleCacheSharedSlots(t *testing.T) {
+	m := startTest(t, Config{ThrottleCalls: 10, ThrottleTime: time.Hour})
+	loc := m.Location("main")
+	regions := make([]Region, 600) // ids past 512: three regions share most slots
+	for i := range regions {
+		regions[i] = m.Region(fmt.Sprintf("r%d", i))
+	}
+	for k := 0; k < 10; k++ { // throttled at its 10th leave, in order
+		for _, r := range regions {
+			loc.Enter(r)
+			loc.Leave(r)
+		}
+	}
+	shared, cached := 0, 0
+	for i, r := range regions {
+		for k := 0; k <= i%7; k++ {
+			loc.Enter(r)
+			loc.Leave(r)
+		}
+		if loc.offRegion[uint8(r)] == r {
+			cached++
+		} else if loc.offRegion[uint8(r)] != Region(uint8(r))+1 {
+			shared++
+		}
+	}
+	if cached != offSlots || shared != len(regions)-offSlots {
+		t.Errorf("%d regions in the cache, %d at their entries: want %d and %d", cached, shared, offSlots, len(regions)-offSlots)
+	}
+	// Not regions: each a usage error, none a throttled visit.
+	loc.Enter(0)
+	loc.Leave(0)
+	loc.Enter(Region(len(regions) + 1000))
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f := openTrace(t, m)
+	l := &f.Locations[0]
+	if len(l.Profile) != len(regions) {
+		t.Fatalf("%d profile entries, want %d", len(l.Profile), len(regions))
+	}
+	for i, p := range l.Profile {
+		if p.Region != uint32(regions[i]) || !p.Throttled || p.Visits != 10 || p.VisitsAfter != uint64(i%7+1) {
+			t.Errorf("region %d: %+v, want throttled after 10 visits with %d after", regions[i], p, i%7+1)
+		}
+	}
+	if u := l.Usage; u.UnknownRegion != 2 || u.LeaveNothingOpen != 1 {
+		t.Errorf("usage %+v: want 2 unknown regions and a leave with nothing open", u)
+	}
+}
+
+// A throttled region's Enter and Leave must stay inlined: the test of the
+// cache and the count happen in the caller only then. One more node in
+// Enter puts it over the inliner's budget of 80, so this is watched.
+func TestProbesInline(t *testing.T) {
+	if testing.Short() {
+		t.Skip("compiles the package")
+	}
+	out, err := exec.Command("go", "build", "-gcflags=-m", "-o", os.DevNull, ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build -gcflags=-m: %v\n%s", err, out)
+	}
+	for _, probe := range []string{"Enter", "Leave"} {
+		if !regexp.MustCompile(`(?m)can inline \(\*Location\)\.` + probe + `( with|$)`).Match(out) {
+			t.Errorf("(*Location).%s is not inlined any more; go build -gcflags=-m=2 ./measure says why", probe)
+		}
 	}
 }

@@ -144,7 +144,7 @@ func (l *Location) profileEntry(id uint32, p *profEntry) tracefile.ProfileEntry 
 	n := l.nmet
 	e := tracefile.ProfileEntry{Region: id, Visits: p.visits, Inclusive: p.incl, Exclusive: p.excl}
 	if p.off == offThrottled {
-		e.Throttled, e.ThrottledAt, e.VisitsAfter = true, p.throttledAt, p.after
+		e.Throttled, e.ThrottledAt, e.VisitsAfter = true, p.throttledAt, p.after+l.offCount(id)
 	}
 	if p.counted && l.src != nil {
 		sums := l.sums(id)
