@@ -413,7 +413,7 @@ HMB_NOINST static int pend_take(uint64_t key, struct pending *out, int keep)
  * MPI_Abort) as dropped: they completed where no wrapper saw them (a call
  * not wrapped), or never.
  */
-HMB_NOINST static void pend_drop_unseen(void)
+HMB_NOINST static uint64_t pend_drop_unseen(void)
 {
 	pthread_mutex_lock(&pend_mu);
 	uint64_t n = 0;
@@ -427,6 +427,7 @@ HMB_NOINST static void pend_drop_unseen(void)
 	pend_cap = pend_len = pend_deleted = 0;
 	pthread_mutex_unlock(&pend_mu);
 	hmb_count_dropped(n);
+	return n;
 }
 
 HMB_NOINST static uint64_t new_request(void)
@@ -1212,7 +1213,14 @@ HMB_NOINST void hmbmpi_before_finalize(void)
  * to main's return, is in the trace too. */
 HMB_NOINST void hmbmpi_after_finalize(void)
 {
-	pend_drop_unseen();
+	/* Said here, with its reason: the exit report only sums the drops. */
+	uint64_t n = pend_drop_unseen();
+	if (n > 0) {
+		fprintf(stderr,
+			"hmbtrace: rank %d: %llu MPI requests were still active at MPI_Finalize: their completions "
+			"are not in the trace (counted as dropped probes)\n",
+			world_rank, (unsigned long long)n);
+	}
 }
 
 /*
