@@ -28,6 +28,9 @@ type options struct {
 	rounds int
 	work   string // scratch directory
 	root   string // the module's root, for building examples
+	// ompBaseline: a directory with an older libhmbtrace-omp.so and
+	// libhmbtrace.so, run as a further subject of the openmp section.
+	ompBaseline string
 }
 
 type section struct {
@@ -56,8 +59,9 @@ func main() {
 	svg := flag.String("svg", "", "write one SVG chart per section into this directory")
 	only := flag.String("sections", "", "comma-separated sections to run (default all: probe,size,reduction,longrun,application,report,tools,mpi,autoinst,openmp)")
 	rounds := flag.Int("rounds", 0, "rounds of interleaved runs (default 5, 2 with -quick)")
+	ompBaseline := flag.String("openmp-baseline", "", "openmp: also run the traced benchmarks with the libhmbtrace-omp.so and libhmbtrace.so of this directory (a before/after comparison)")
 	flag.Parse()
-	o := &options{quick: *quick, rounds: *rounds}
+	o := &options{quick: *quick, rounds: *rounds, ompBaseline: *ompBaseline}
 	if o.rounds <= 0 {
 		o.rounds = 5
 		if o.quick {

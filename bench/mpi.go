@@ -15,16 +15,23 @@ import (
 // over the rounds.
 //
 // The ping-pong bounces small messages between two ranks (and is run with
-// HMB_ENABLE=0 too); each round trip has four MPI calls on its critical
-// path, a send and a receive on each rank, but a rank's probes partly
-// overlap the other rank's work, and the time includes the scheduling of
-// two processes. selfsend is one rank's MPI_Send to itself and the
-// MPI_Recv that takes it, best of many short repeats: what the wrappers
-// add to a call alone, a region and a message per call. The notes give the
-// added ns per call: the median over the rounds of traced minus plain of
-// the same round (a row needs a plain one to take its ratio to).
+// HMB_ENABLE=0 too); each round trip has four MPI calls, a send and a
+// receive on each rank. A blocking call is recorded whole when it returns
+// (cshim/lib/mpicall.h), so what lies on the round trip's critical path is
+// a rank's work from its receive's return to its send's start: the
+// receive's probe and the send's clock read; the send's probe overlaps
+// the other rank's work. The time includes the scheduling of two
+// processes. selfsend is one rank's MPI_Send to itself and the MPI_Recv
+// that takes it, best of many short repeats: what the wrappers add to a
+// call alone, a region and a message per call, all of it on the path. The
+// notes give the added ns per call: the median over the rounds of traced
+// minus plain of the same round (a row needs a plain one to take its ratio
+// to). A note gives that work alone, timed without MPI
+// (cshim/bench/mpi_critical.c), the wrappers' way and the two probes' way
+// of 5e847ce: a figure the scheduling of two ranks cannot move.
+// cshim/bench/mpi_ab.sh compares two builds the same way as this section.
 func runMPI(o *options, r *report) error {
-	for _, need := range []struct{ what, pkg string }{{"mpicc", "libopenmpi-dev"}, {"mpirun", "openmpi-bin"}, {"make", "make"}} {
+	for _, need := range []struct{ what, pkg string }{{"mpicc", "libopenmpi-dev"}, {"mpirun", "openmpi-bin"}, {"make", "make"}, {"gcc", "gcc"}} {
 		if _, err := exec.LookPath(need.what); err != nil {
 			r.skip("MPI ping-pong", fmt.Sprintf("no %s (Debian package %s)", need.what, need.pkg))
 			return nil
@@ -36,12 +43,16 @@ func runMPI(o *options, r *report) error {
 		return fmt.Errorf("building the ping-pong: %v\n%s", err, out)
 	}
 	bench := filepath.Join(o.root, "build", "bench")
+	critical, err := buildCritical(o)
+	if err != nil {
+		return err
+	}
 	trips, rounds := 200_000, 10_000
 	if o.quick {
 		trips = 50_000
 	}
 	traced := []string{"HMB_OUTPUT=" + filepath.Join(o.work, "pingpong")}
-	var addedOn, addedOff, addedSelf []float64
+	var addedOn, addedOff, addedSelf, onPathWhole, onPathTwo []float64
 	for round := 0; round < o.rounds; round++ {
 		plain, err := pingPong(filepath.Join(bench, "pingpong_plain"), trips, nil)
 		if err != nil {
@@ -72,12 +83,67 @@ func runMPI(o *options, r *report) error {
 		r.add("plain", "ns/send+recv to self", self)
 		r.add("libhmbtrace-mpi", "ns/send+recv to self", selfOn)
 		addedSelf = append(addedSelf, (selfOn-self)/2)
+
+		ways, err := criticalPath(critical, filepath.Join(o.work, "critical"))
+		if err != nil {
+			return err
+		}
+		onPathWhole = append(onPathWhole, ways["whole"])
+		onPathTwo = append(onPathTwo, ways["two probes"])
 	}
 	r.note("ping-pong: 8-byte messages, %d round trips per run, 4 MPI calls per round trip: the wrappers add %.0f ns per MPI call tracing, %.0f ns with HMB_ENABLE=0",
 		trips, median(addedOn), median(addedOff))
 	r.note("to self: 1 rank, best of 30 repeats of %d sends and receives, 2 MPI calls each: the wrappers add %.1f ns per MPI call tracing",
 		rounds, median(addedSelf))
+	r.note("on a ping-pong's critical path (cshim/bench/mpi_critical.c: from a receive's return to the next send, without MPI): "+
+		"%.1f ns per half round trip the wrappers' way (hmb_mpi_call and a clock read), %.1f ns with two probes (hmb_recv_leave, hmb_enter_send)",
+		median(onPathWhole), median(onPathTwo))
 	return nil
+}
+
+// buildCritical builds cshim/bench/mpi_critical.c against the library
+// just built, into the work directory.
+func buildCritical(o *options) (string, error) {
+	out := filepath.Join(o.work, "mpi_critical")
+	lib := filepath.Join(o.root, "build", "lib")
+	cmd := exec.Command("gcc", "-O2", "-I"+filepath.Join(o.root, "cshim", "lib"), "-o", out,
+		filepath.Join(o.root, "cshim", "bench", "mpi_critical.c"), "-L"+lib, "-Wl,-rpath,"+lib, "-lhmbtrace")
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("building mpi_critical: %v\n%s", err, msg)
+	}
+	return out, nil
+}
+
+// criticalPath runs mpi_critical and returns its ns on the path per way.
+func criticalPath(path, out string) (map[string]float64, error) {
+	cmd := exec.Command(path, "100000")
+	cmd.Env = append(os.Environ(), "HMB_OUTPUT="+out)
+	msg, err := cmd.CombinedOutput()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v\n%s", path, err, msg)
+	}
+	ways := map[string]float64{}
+	for _, line := range strings.Split(string(msg), "\n") {
+		// mpi_critical <way>: on the path <ns> ns, off it ...
+		rest, ok := strings.CutPrefix(line, "mpi_critical ")
+		way, rest, ok2 := strings.Cut(rest, ": on the path ")
+		if !ok || !ok2 {
+			continue
+		}
+		f := strings.Fields(rest)
+		if len(f) == 0 {
+			continue
+		}
+		v, err := strconv.ParseFloat(f[0], 64)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %q: %v", path, line, err)
+		}
+		ways[way] = v
+	}
+	if len(ways) != 2 {
+		return nil, fmt.Errorf("%s: want the two ways' lines in\n%s", path, msg)
+	}
+	return ways, nil
 }
 
 // pingPong runs the ping-pong on two ranks and returns its ns per round trip.

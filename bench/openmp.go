@@ -16,15 +16,18 @@ import (
 // it prints the time, and for the traced runs the time added per event
 // (traced minus plain of the same round, over the construct's events) and
 // that as a multiple of a C probe's event (hmb_enter/hmb_leave), timed in
-// the same traced process.
+// the same traced process. With -openmp-baseline DIR, the traced binaries
+// also run with the libraries of DIR (LD_LIBRARY_PATH, which the binaries'
+// RUNPATH gives way to), interleaved with the rest: a before/after
+// comparison in one run.
 
 // ompEvents is the number of events each construct records with 2 threads,
 // as the traces of openmp_bench count them.
 var ompEvents = map[string]map[string]int{
 	// gcc: the region on the forking thread, and on each thread its
-	// implicit task and the implicit barrier at its end (made explicit); a
-	// task: its creation region with TASK_CREATE in it, the switch to it,
-	// its region, its completion and the switch back.
+	// implicit task and the implicit barrier at its end; a task: its
+	// creation region with TASK_CREATE in it, the switch to it, its
+	// region, its completion and the switch back.
 	"gcc": {"parallel region": 10, "barrier": 4, "task": 8},
 	// clang: the same, but a worker's implicit barrier at the end, which
 	// libomp does not report; a task's creation is a record without a region.
@@ -55,19 +58,29 @@ func runOpenMP(o *options, r *report) error {
 		traced         bool
 	}
 	var subjects []subject
+	if o.ompBaseline != "" {
+		if _, err := os.Stat(filepath.Join(o.ompBaseline, "libhmbtrace-omp.so")); err != nil {
+			return fmt.Errorf("-openmp-baseline: %v", err)
+		}
+	}
 	for _, cc := range []string{"gcc", "clang"} {
 		if _, err := os.Stat(bin + "_" + cc); err != nil {
 			r.skip(cc, "not built (clang: Debian packages clang, libomp-dev)")
 			continue
 		}
+		out := "HMB_OUTPUT=" + filepath.Join(o.work, "openmp")
+		subjects = append(subjects, subject{cc + " plain", cc, bin + "_" + cc + "_plain", nil, false})
+		if o.ompBaseline != "" {
+			subjects = append(subjects, subject{cc + " baseline", cc, bin + "_" + cc,
+				[]string{out, "LD_LIBRARY_PATH=" + o.ompBaseline}, true})
+		}
 		subjects = append(subjects,
-			subject{cc + " plain", cc, bin + "_" + cc + "_plain", nil, false},
-			subject{cc + " libhmbtrace-omp", cc, bin + "_" + cc, []string{"HMB_OUTPUT=" + filepath.Join(o.work, "openmp")}, true},
+			subject{cc + " libhmbtrace-omp", cc, bin + "_" + cc, []string{out}, true},
 			subject{cc + " libhmbtrace-omp, HMB_ENABLE=0", cc, bin + "_" + cc, []string{"HMB_ENABLE=0"}, false})
 	}
-	// Per compiler and construct, each round's added ns per event and its
-	// multiple of the C probe's: printed as notes, since either may come
-	// out negative on a loaded machine, where a table row wants a ratio.
+	// Per traced subject and construct, each round's added ns per event and
+	// its multiple of the C probe's: printed as notes, since either may
+	// come out negative on a loaded machine, where a table row wants a ratio.
 	added := map[string]map[string][]float64{}
 	times := map[string]map[string][]float64{}
 	probes := map[string][]float64{}
@@ -91,31 +104,30 @@ func runOpenMP(o *options, r *report) error {
 			if !ok {
 				continue
 			}
-			if added[s.cc] == nil {
-				added[s.cc], times[s.cc] = map[string][]float64{}, map[string][]float64{}
+			if added[s.name] == nil {
+				added[s.name], times[s.name] = map[string][]float64{}, map[string][]float64{}
 			}
-			probes[s.cc] = append(probes[s.cc], res.probe)
+			probes[s.name] = append(probes[s.name], res.probe)
 			for _, c := range ompConstructs {
 				a := (res.ns[c] - base.ns[c]) / float64(ompEvents[s.cc][c])
-				added[s.cc][c] = append(added[s.cc][c], a)
-				times[s.cc][c] = append(times[s.cc][c], a/res.probe)
+				added[s.name][c] = append(added[s.name][c], a)
+				times[s.name][c] = append(times[s.name][c], a/res.probe)
 			}
 		}
 	}
-	r.note("2 threads, %d empty parallel regions, barriers and tasks per run, the best of 5 rounds in each; "+
-		"with gcc a traced parallel region also ends in an explicit barrier (the implicit one, made visible)", n)
-	for _, cc := range []string{"gcc", "clang"} {
-		if len(probes[cc]) == 0 {
+	r.note("2 threads, %d empty parallel regions, barriers and tasks per run, the best of 5 rounds in each", n)
+	for _, s := range subjects {
+		if len(probes[s.name]) == 0 {
 			continue
 		}
 		var parts []string
 		for _, c := range ompConstructs {
-			parts = append(parts, fmt.Sprintf("%s %+.1f ns/event (%d events) = %.2fx", c, median(added[cc][c]),
-				ompEvents[cc][c], median(times[cc][c])))
+			parts = append(parts, fmt.Sprintf("%s %+.1f ns/event (%d events) = %.2fx", c, median(added[s.name][c]),
+				ompEvents[s.cc][c], median(times[s.name][c])))
 		}
 		r.note("%s, added per event (traced - plain of the same round, medians over the rounds), and that over the "+
 			"C probe's %.1f ns/event (hmb_enter/hmb_leave in the same traced process): %s",
-			cc, median(probes[cc]), strings.Join(parts, ", "))
+			s.name, median(probes[s.name]), strings.Join(parts, ", "))
 	}
 	return nil
 }

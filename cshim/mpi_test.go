@@ -342,6 +342,15 @@ func TestMPICommunicators(t *testing.T) {
 		case unseen != "0" && (said == nil || said[1] != unseen):
 			t.Errorf("rank %d: want %s probes dropped said on stderr, got:\n%s", r, unseen, errs[r])
 		}
+		// Those still active at MPI_Finalize are said with that reason.
+		if active := regexp.MustCompile(`hmbtrace: rank \d+: (\d+) MPI requests were still active at MPI_Finalize`).FindStringSubmatch(errs[r]); active != nil {
+			n, _ := strconv.Atoi(active[1])
+			if dropped := 0; said == nil {
+				t.Errorf("rank %d: %d requests active at MPI_Finalize, no drops said; stderr:\n%s", r, n, errs[r])
+			} else if dropped, _ = strconv.Atoi(said[1]); n > dropped {
+				t.Errorf("rank %d: %s requests active at MPI_Finalize, but %v dropped; stderr:\n%s", r, active[1], said, errs[r])
+			}
+		}
 		sort.Strings(want)
 		sort.Strings(got)
 		if strings.Join(got, "\n") != strings.Join(want, "\n") {

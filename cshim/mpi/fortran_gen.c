@@ -1004,11 +1004,13 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_bsend(void *f_buf, MPI_Fint *f_count, MPI
 	int tag = (int)*f_tag;
 	int count = (int)*f_count;
 	MPI_Datatype datatype = MPI_Type_f2c(*f_datatype);
-	struct hmbmpi_msg s;
-	hmbmpi_send(&s, comm, dest, tag, count, datatype);
-	hmb_enter_send(r, s.peer, s.tag, s.bytes, s.comm);
+	struct hmb_mpi_call c = HMBMPI_CALL(r);
 	pmpi_bsend_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
-	hmbmpi_leave(r);
+	int rc = (int)*ierr;
+	if (rc == MPI_SUCCESS) {
+		hmbmpi_send(&c.send, comm, dest, tag, count, datatype);
+	}
+	hmb_mpi_call(&c);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_bsend, mpi_bsend_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_bsend, mpi_bsend__)
@@ -1033,11 +1035,13 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_bsend(void *f_buf, MPI_Fint *f_count, M
 	int tag = (int)*f_tag;
 	int count = (int)*f_count;
 	MPI_Datatype datatype = MPI_Type_f2c(*f_datatype);
-	struct hmbmpi_msg s;
-	hmbmpi_send(&s, comm, dest, tag, count, datatype);
-	hmb_enter_send(r, s.peer, s.tag, s.bytes, s.comm);
+	struct hmb_mpi_call c = HMBMPI_CALL(r);
 	pmpi_bsend_f08_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
-	hmbmpi_leave(r);
+	int rc = (int)*ierr;
+	if (rc == MPI_SUCCESS) {
+		hmbmpi_send(&c.send, comm, dest, tag, count, datatype);
+	}
+	hmb_mpi_call(&c);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_bsend, mpi_bsend_f08_)
 #endif
@@ -5489,15 +5493,14 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_mrecv(void *f_buf, MPI_Fint *f_count, MPI
 	}
 	MPI_Status status_v, *status = &status_v;
 	MPI_Message before = *message;
-	struct hmbmpi_msg m = HMBMPI_NO_MSG;
-	hmbmpi_enter(r);
+	struct hmb_mpi_call c = HMBMPI_CALL(r);
 	pmpi_mrecv_(f_buf, f_count, f_datatype, f_message, f_status, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		MPI_Status_f2c(f_status, status);
-		hmbmpi_mrecv(&m, before, datatype, status);
+		hmbmpi_mrecv(&c.recv, before, datatype, status);
 	}
-	hmb_recv_leave(r, m.peer, m.tag, m.bytes, m.comm);
+	hmb_mpi_call(&c);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_mrecv, mpi_mrecv_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_mrecv, mpi_mrecv__)
@@ -5526,15 +5529,14 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_mrecv(void *f_buf, MPI_Fint *f_count, M
 	}
 	MPI_Status status_v, *status = &status_v;
 	MPI_Message before = *message;
-	struct hmbmpi_msg m = HMBMPI_NO_MSG;
-	hmbmpi_enter(r);
+	struct hmb_mpi_call c = HMBMPI_CALL(r);
 	pmpi_mrecv_f08_(f_buf, f_count, f_datatype, f_message, f_status, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		MPI_Status_f2c(f_status, status);
-		hmbmpi_mrecv(&m, before, datatype, status);
+		hmbmpi_mrecv(&c.recv, before, datatype, status);
 	}
-	hmb_recv_leave(r, m.peer, m.tag, m.bytes, m.comm);
+	hmb_mpi_call(&c);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_mrecv, mpi_mrecv_f08_)
 #endif
@@ -6408,15 +6410,14 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_recv(void *f_buf, MPI_Fint *f_count, MPI_
 		f_status = status_local;
 	}
 	MPI_Status status_v, *status = &status_v;
-	struct hmbmpi_msg m = HMBMPI_NO_MSG;
-	hmbmpi_enter(r);
+	struct hmb_mpi_call c = HMBMPI_CALL(r);
 	pmpi_recv_(f_buf, f_count, f_datatype, f_source, f_tag, f_comm, f_status, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		MPI_Status_f2c(f_status, status);
-		hmbmpi_recv(&m, comm, datatype, status);
+		hmbmpi_recv(&c.recv, comm, datatype, status);
 	}
-	hmb_recv_leave(r, m.peer, m.tag, m.bytes, m.comm);
+	hmb_mpi_call(&c);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_recv, mpi_recv_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_recv, mpi_recv__)
@@ -6443,15 +6444,14 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_recv(void *f_buf, MPI_Fint *f_count, MP
 		f_status = status_local;
 	}
 	MPI_Status status_v, *status = &status_v;
-	struct hmbmpi_msg m = HMBMPI_NO_MSG;
-	hmbmpi_enter(r);
+	struct hmb_mpi_call c = HMBMPI_CALL(r);
 	pmpi_recv_f08_(f_buf, f_count, f_datatype, f_source, f_tag, f_comm, f_status, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		MPI_Status_f2c(f_status, status);
-		hmbmpi_recv(&m, comm, datatype, status);
+		hmbmpi_recv(&c.recv, comm, datatype, status);
 	}
-	hmb_recv_leave(r, m.peer, m.tag, m.bytes, m.comm);
+	hmb_mpi_call(&c);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_recv, mpi_recv_f08_)
 #endif
@@ -7017,11 +7017,13 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_rsend(void *f_ibuf, MPI_Fint *f_count, MP
 	int tag = (int)*f_tag;
 	int count = (int)*f_count;
 	MPI_Datatype datatype = MPI_Type_f2c(*f_datatype);
-	struct hmbmpi_msg s;
-	hmbmpi_send(&s, comm, dest, tag, count, datatype);
-	hmb_enter_send(r, s.peer, s.tag, s.bytes, s.comm);
+	struct hmb_mpi_call c = HMBMPI_CALL(r);
 	pmpi_rsend_(f_ibuf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
-	hmbmpi_leave(r);
+	int rc = (int)*ierr;
+	if (rc == MPI_SUCCESS) {
+		hmbmpi_send(&c.send, comm, dest, tag, count, datatype);
+	}
+	hmb_mpi_call(&c);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_rsend, mpi_rsend_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_rsend, mpi_rsend__)
@@ -7046,11 +7048,13 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_rsend(void *f_ibuf, MPI_Fint *f_count, 
 	int tag = (int)*f_tag;
 	int count = (int)*f_count;
 	MPI_Datatype datatype = MPI_Type_f2c(*f_datatype);
-	struct hmbmpi_msg s;
-	hmbmpi_send(&s, comm, dest, tag, count, datatype);
-	hmb_enter_send(r, s.peer, s.tag, s.bytes, s.comm);
+	struct hmb_mpi_call c = HMBMPI_CALL(r);
 	pmpi_rsend_f08_(f_ibuf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
-	hmbmpi_leave(r);
+	int rc = (int)*ierr;
+	if (rc == MPI_SUCCESS) {
+		hmbmpi_send(&c.send, comm, dest, tag, count, datatype);
+	}
+	hmb_mpi_call(&c);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_rsend, mpi_rsend_f08_)
 #endif
@@ -7536,11 +7540,13 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_send(void *f_buf, MPI_Fint *f_count, MPI_
 	int tag = (int)*f_tag;
 	int count = (int)*f_count;
 	MPI_Datatype datatype = MPI_Type_f2c(*f_datatype);
-	struct hmbmpi_msg s;
-	hmbmpi_send(&s, comm, dest, tag, count, datatype);
-	hmb_enter_send(r, s.peer, s.tag, s.bytes, s.comm);
+	struct hmb_mpi_call c = HMBMPI_CALL(r);
 	pmpi_send_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
-	hmbmpi_leave(r);
+	int rc = (int)*ierr;
+	if (rc == MPI_SUCCESS) {
+		hmbmpi_send(&c.send, comm, dest, tag, count, datatype);
+	}
+	hmb_mpi_call(&c);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_send, mpi_send_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_send, mpi_send__)
@@ -7565,11 +7571,13 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_send(void *f_buf, MPI_Fint *f_count, MP
 	int tag = (int)*f_tag;
 	int count = (int)*f_count;
 	MPI_Datatype datatype = MPI_Type_f2c(*f_datatype);
-	struct hmbmpi_msg s;
-	hmbmpi_send(&s, comm, dest, tag, count, datatype);
-	hmb_enter_send(r, s.peer, s.tag, s.bytes, s.comm);
+	struct hmb_mpi_call c = HMBMPI_CALL(r);
 	pmpi_send_f08_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
-	hmbmpi_leave(r);
+	int rc = (int)*ierr;
+	if (rc == MPI_SUCCESS) {
+		hmbmpi_send(&c.send, comm, dest, tag, count, datatype);
+	}
+	hmb_mpi_call(&c);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_send, mpi_send_f08_)
 #endif
@@ -7593,16 +7601,15 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_sendrecv(void *f_sendbuf, MPI_Fint *f_sen
 		f_status = status_local;
 	}
 	MPI_Status status_v, *status = &status_v;
-	struct hmbmpi_msg s, m = HMBMPI_NO_MSG;
-	hmbmpi_send(&s, comm, dest, sendtag, sendcount, sendtype);
-	hmb_enter_send(r, s.peer, s.tag, s.bytes, s.comm);
+	struct hmb_mpi_call c = HMBMPI_CALL(r);
 	pmpi_sendrecv_(f_sendbuf, f_sendcount, f_sendtype, f_dest, f_sendtag, f_recvbuf, f_recvcount, f_recvtype, f_source, f_recvtag, f_comm, f_status, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		MPI_Status_f2c(f_status, status);
-		hmbmpi_recv(&m, comm, recvtype, status);
+		hmbmpi_send(&c.send, comm, dest, sendtag, sendcount, sendtype);
+		hmbmpi_recv(&c.recv, comm, recvtype, status);
 	}
-	hmb_recv_leave(r, m.peer, m.tag, m.bytes, m.comm);
+	hmb_mpi_call(&c);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_sendrecv, mpi_sendrecv_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_sendrecv, mpi_sendrecv__)
@@ -7633,16 +7640,15 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_sendrecv(void *f_sendbuf, MPI_Fint *f_s
 		f_status = status_local;
 	}
 	MPI_Status status_v, *status = &status_v;
-	struct hmbmpi_msg s, m = HMBMPI_NO_MSG;
-	hmbmpi_send(&s, comm, dest, sendtag, sendcount, sendtype);
-	hmb_enter_send(r, s.peer, s.tag, s.bytes, s.comm);
+	struct hmb_mpi_call c = HMBMPI_CALL(r);
 	pmpi_sendrecv_f08_(f_sendbuf, f_sendcount, f_sendtype, f_dest, f_sendtag, f_recvbuf, f_recvcount, f_recvtype, f_source, f_recvtag, f_comm, f_status, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		MPI_Status_f2c(f_status, status);
-		hmbmpi_recv(&m, comm, recvtype, status);
+		hmbmpi_send(&c.send, comm, dest, sendtag, sendcount, sendtype);
+		hmbmpi_recv(&c.recv, comm, recvtype, status);
 	}
-	hmb_recv_leave(r, m.peer, m.tag, m.bytes, m.comm);
+	hmb_mpi_call(&c);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_sendrecv, mpi_sendrecv_f08_)
 #endif
@@ -7665,16 +7671,15 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_sendrecv_replace(void *f_buf, MPI_Fint *f
 		f_status = status_local;
 	}
 	MPI_Status status_v, *status = &status_v;
-	struct hmbmpi_msg s, m = HMBMPI_NO_MSG;
-	hmbmpi_send(&s, comm, dest, sendtag, count, datatype);
-	hmb_enter_send(r, s.peer, s.tag, s.bytes, s.comm);
+	struct hmb_mpi_call c = HMBMPI_CALL(r);
 	pmpi_sendrecv_replace_(f_buf, f_count, f_datatype, f_dest, f_sendtag, f_source, f_recvtag, f_comm, f_status, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		MPI_Status_f2c(f_status, status);
-		hmbmpi_recv(&m, comm, datatype, status);
+		hmbmpi_send(&c.send, comm, dest, sendtag, count, datatype);
+		hmbmpi_recv(&c.recv, comm, datatype, status);
 	}
-	hmb_recv_leave(r, m.peer, m.tag, m.bytes, m.comm);
+	hmb_mpi_call(&c);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_sendrecv_replace, mpi_sendrecv_replace_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_sendrecv_replace, mpi_sendrecv_replace__)
@@ -7704,16 +7709,15 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_sendrecv_replace(void *f_buf, MPI_Fint 
 		f_status = status_local;
 	}
 	MPI_Status status_v, *status = &status_v;
-	struct hmbmpi_msg s, m = HMBMPI_NO_MSG;
-	hmbmpi_send(&s, comm, dest, sendtag, count, datatype);
-	hmb_enter_send(r, s.peer, s.tag, s.bytes, s.comm);
+	struct hmb_mpi_call c = HMBMPI_CALL(r);
 	pmpi_sendrecv_replace_f08_(f_buf, f_count, f_datatype, f_dest, f_sendtag, f_source, f_recvtag, f_comm, f_status, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		MPI_Status_f2c(f_status, status);
-		hmbmpi_recv(&m, comm, datatype, status);
+		hmbmpi_send(&c.send, comm, dest, sendtag, count, datatype);
+		hmbmpi_recv(&c.recv, comm, datatype, status);
 	}
-	hmb_recv_leave(r, m.peer, m.tag, m.bytes, m.comm);
+	hmb_mpi_call(&c);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_sendrecv_replace, mpi_sendrecv_replace_f08_)
 #endif
@@ -7790,11 +7794,13 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_ssend(void *f_buf, MPI_Fint *f_count, MPI
 	int tag = (int)*f_tag;
 	int count = (int)*f_count;
 	MPI_Datatype datatype = MPI_Type_f2c(*f_datatype);
-	struct hmbmpi_msg s;
-	hmbmpi_send(&s, comm, dest, tag, count, datatype);
-	hmb_enter_send(r, s.peer, s.tag, s.bytes, s.comm);
+	struct hmb_mpi_call c = HMBMPI_CALL(r);
 	pmpi_ssend_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
-	hmbmpi_leave(r);
+	int rc = (int)*ierr;
+	if (rc == MPI_SUCCESS) {
+		hmbmpi_send(&c.send, comm, dest, tag, count, datatype);
+	}
+	hmb_mpi_call(&c);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_ssend, mpi_ssend_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_ssend, mpi_ssend__)
@@ -7819,11 +7825,13 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_ssend(void *f_buf, MPI_Fint *f_count, M
 	int tag = (int)*f_tag;
 	int count = (int)*f_count;
 	MPI_Datatype datatype = MPI_Type_f2c(*f_datatype);
-	struct hmbmpi_msg s;
-	hmbmpi_send(&s, comm, dest, tag, count, datatype);
-	hmb_enter_send(r, s.peer, s.tag, s.bytes, s.comm);
+	struct hmb_mpi_call c = HMBMPI_CALL(r);
 	pmpi_ssend_f08_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
-	hmbmpi_leave(r);
+	int rc = (int)*ierr;
+	if (rc == MPI_SUCCESS) {
+		hmbmpi_send(&c.send, comm, dest, tag, count, datatype);
+	}
+	hmb_mpi_call(&c);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_ssend, mpi_ssend_f08_)
 #endif

@@ -27,9 +27,12 @@ HMB_NOINST uint32_t hmbmpi_region_slow(int r)
 /* A measurement that failed to start is not off: its probes are dropped and counted. */
 HMB_NOINST int hmbmpi_off_slow(void)
 {
-	int s = hmb_init() == 0 && hmbmpi_region(HMBMPI_R_MPI_Init) == 0 ? 2 : 1;
+	int s = HMBMPI_OFF;
+	if (hmb_init() != 0 || hmbmpi_region(HMBMPI_R_MPI_Init) != 0) {
+		s = hmb_clock_tsc() ? HMBMPI_ON_TSC : HMBMPI_ON_MONOTONIC;
+	}
 	__atomic_store_n(&hmbmpi_off_state, s, __ATOMIC_RELAXED);
-	return s == 2;
+	return s == HMBMPI_OFF;
 }
 
 static int world_rank = -1;
@@ -209,7 +212,7 @@ HMB_NOINST static int world(MPI_Comm comm, int rank, uint32_t *id)
 HMB_NOINST static uint64_t bytes(int count, MPI_Datatype type)
 {
 	int size = 0;
-	if (count <= 0 || type == MPI_DATATYPE_NULL || PMPI_Type_size(type, &size) != MPI_SUCCESS || size < 0) {
+	if (count <= 0 || type == MPI_DATATYPE_NULL || !hmbmpi_type_size(type, &size)) {
 		return 0;
 	}
 	return (uint64_t)count * (uint64_t)size;
@@ -217,15 +220,15 @@ HMB_NOINST static uint64_t bytes(int count, MPI_Datatype type)
 
 /*
  * send_bytes sets *n to a send's bytes and tells whether MPI will accept
- * its arguments as far as the wrappers can tell without MPI's help: a send
- * is recorded before its call (where OTF2 puts it), so one that MPI
- * rejects (with MPI_ERRORS_RETURN) must not be recorded. A rank out of
- * range is caught by the translation into a world rank.
+ * its arguments as far as the wrappers can tell without MPI's help, so
+ * that a send that MPI rejects (with MPI_ERRORS_RETURN) is never recorded,
+ * whatever the wrapper asks first. A rank out of range is caught by the
+ * translation into a world rank.
  */
 HMB_NOINST static int send_bytes(int tag, int count, MPI_Datatype type, uint64_t *n)
 {
 	int size = 0;
-	if (tag < 0 || count < 0 || type == MPI_DATATYPE_NULL || PMPI_Type_size(type, &size) != MPI_SUCCESS || size < 0) {
+	if (tag < 0 || count < 0 || type == MPI_DATATYPE_NULL || !hmbmpi_type_size(type, &size)) {
 		return 0;
 	}
 	*n = (uint64_t)count * (uint64_t)size;
@@ -410,7 +413,7 @@ HMB_NOINST static int pend_take(uint64_t key, struct pending *out, int keep)
  * MPI_Abort) as dropped: they completed where no wrapper saw them (a call
  * not wrapped), or never.
  */
-HMB_NOINST static void pend_drop_unseen(void)
+HMB_NOINST static uint64_t pend_drop_unseen(void)
 {
 	pthread_mutex_lock(&pend_mu);
 	uint64_t n = 0;
@@ -424,6 +427,7 @@ HMB_NOINST static void pend_drop_unseen(void)
 	pend_cap = pend_len = pend_deleted = 0;
 	pthread_mutex_unlock(&pend_mu);
 	hmb_count_dropped(n);
+	return n;
 }
 
 HMB_NOINST static uint64_t new_request(void)
@@ -460,7 +464,7 @@ HMB_NOINST void hmbmpi_rma_request(MPI_Request req, uint32_t win, uint64_t id)
 
 /* Point-to-point. */
 
-HMB_NOINST void hmbmpi_send_slow(struct hmbmpi_msg *m, MPI_Comm comm, int dest, int tag, int count, MPI_Datatype type)
+HMB_NOINST void hmbmpi_send_slow(struct hmb_mpi_msg *m, MPI_Comm comm, int dest, int tag, int count, MPI_Datatype type)
 {
 	int to = world(comm, dest, &m->comm);
 	m->peer = -1;
@@ -510,7 +514,7 @@ HMB_NOINST uint64_t hmbmpi_status_bytes_slow(const MPI_Status *st, MPI_Datatype 
 	return bytes(count, type);
 }
 
-HMB_NOINST void hmbmpi_recv_slow(struct hmbmpi_msg *m, MPI_Comm comm, MPI_Datatype type, const MPI_Status *st)
+HMB_NOINST void hmbmpi_recv_slow(struct hmb_mpi_msg *m, MPI_Comm comm, MPI_Datatype type, const MPI_Status *st)
 {
 	int from;
 	if (received(comm, type, st, &from, &m->bytes, &m->comm, NULL)) {
@@ -667,7 +671,7 @@ HMB_NOINST void hmbmpi_mprobe(MPI_Comm comm, MPI_Message msg)
 	pend_add((struct pending){.key = msg_key(msg), .what = P_MESSAGE, .comm = comm, .id = 1}, 1);
 }
 
-HMB_NOINST void hmbmpi_mrecv(struct hmbmpi_msg *m, MPI_Message before, MPI_Datatype type, const MPI_Status *st)
+HMB_NOINST void hmbmpi_mrecv(struct hmb_mpi_msg *m, MPI_Message before, MPI_Datatype type, const MPI_Status *st)
 {
 	struct pending p;
 	if (before != MPI_MESSAGE_NULL && pend_take(msg_key(before), &p, 0)) {
@@ -1209,7 +1213,14 @@ HMB_NOINST void hmbmpi_before_finalize(void)
  * to main's return, is in the trace too. */
 HMB_NOINST void hmbmpi_after_finalize(void)
 {
-	pend_drop_unseen();
+	/* Said here, with its reason: the exit report only sums the drops. */
+	uint64_t n = pend_drop_unseen();
+	if (n > 0) {
+		fprintf(stderr,
+			"hmbtrace: rank %d: %llu MPI requests were still active at MPI_Finalize: their completions "
+			"are not in the trace (counted as dropped probes)\n",
+			world_rank, (unsigned long long)n);
+	}
 }
 
 /*

@@ -11,9 +11,11 @@
 #include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "hmbtrace.h"
 #include "shim.h" /* hmb_count_dropped, HMB_NOINST */
+#include "mpicall.h"
 #include "api_compat.h"
 #include "regions_gen.h"
 
@@ -30,7 +32,12 @@ HMB_NOINST static inline uint32_t hmbmpi_region(int r)
 	return id != 0 ? (uint32_t)(id - 1) : hmbmpi_region_slow(r);
 }
 
-/* 0 not known yet, 1 on (or failed to start: probes are counted), 2 off. */
+/*
+ * 0 not known yet, 2 off; on (or failed to start: probes are counted), 1
+ * with the TSC as the clock, 3 with CLOCK_MONOTONIC. One word says both, so
+ * that a thread that sees the wrappers on sees their clock.
+ */
+enum { HMBMPI_ON_TSC = 1, HMBMPI_OFF = 2, HMBMPI_ON_MONOTONIC = 3 };
 extern int hmbmpi_off_state;
 int hmbmpi_off_slow(void);
 
@@ -38,7 +45,26 @@ int hmbmpi_off_slow(void);
 HMB_NOINST static inline int hmbmpi_off(void)
 {
 	int s = __atomic_load_n(&hmbmpi_off_state, __ATOMIC_RELAXED);
-	return s != 0 ? s == 2 : hmbmpi_off_slow();
+	return s != 0 ? s == HMBMPI_OFF : hmbmpi_off_slow();
+}
+
+/*
+ * hmbmpi_now reads hmb_clock() inline, after hmbmpi_off said the wrappers
+ * are on: a blocking call's time before its PMPI call (hmb_mpi_call), which
+ * a call into libhmbtrace would delay.
+ */
+HMB_NOINST static inline uint64_t hmbmpi_now(void)
+{
+#if defined(__x86_64__)
+	if (__builtin_expect(__atomic_load_n(&hmbmpi_off_state, __ATOMIC_RELAXED) == HMBMPI_ON_TSC, 1)) {
+		uint32_t lo, hi;
+		__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
+		return ((uint64_t)hi << 32) | lo;
+	}
+#endif
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 /* The environment. */
@@ -49,18 +75,15 @@ void hmbmpi_abort(uint32_t region, MPI_Comm comm);
 
 /*
  * Point-to-point: peers are ranks of comm, translated into world ranks. A
- * blocking call's message is recorded with its region, in one probe
- * (hmb_enter_send, hmb_recv_leave): hmbmpi_send, hmbmpi_recv and
- * hmbmpi_mrecv say what it is, a peer of -1 for none.
+ * blocking call is recorded whole when it returns, its messages with its
+ * region, in one probe (hmb_mpi_call, mpicall.h): hmbmpi_send, hmbmpi_recv
+ * and hmbmpi_mrecv say what they are, a peer of -1 for none.
  */
-struct hmbmpi_msg {
-	int peer;
-	uint32_t tag, comm;
-	uint64_t bytes;
-};
 #define HMBMPI_NO_MSG {.peer = -1}
-void hmbmpi_send_slow(struct hmbmpi_msg *m, MPI_Comm comm, int dest, int tag, int count, MPI_Datatype type);
-void hmbmpi_recv_slow(struct hmbmpi_msg *m, MPI_Comm comm, MPI_Datatype type, const MPI_Status *st);
+/* HMBMPI_CALL begins call c of region r: its time before the PMPI call, no message yet. */
+#define HMBMPI_CALL(r) {.t0 = hmbmpi_now(), .region = (r), .send = HMBMPI_NO_MSG, .recv = HMBMPI_NO_MSG}
+void hmbmpi_send_slow(struct hmb_mpi_msg *m, MPI_Comm comm, int dest, int tag, int count, MPI_Datatype type);
+void hmbmpi_recv_slow(struct hmb_mpi_msg *m, MPI_Comm comm, MPI_Datatype type, const MPI_Status *st);
 uint64_t hmbmpi_status_bytes_slow(const MPI_Status *st, MPI_Datatype type);
 
 /* MPI_COMM_WORLD, whose ranks are world ranks: its size (0 before
@@ -69,18 +92,39 @@ extern int hmbmpi_world_size;
 extern uint32_t hmbmpi_world_id;
 
 /*
+ * hmbmpi_type_size is PMPI_Type_size without the call for the predefined
+ * types programs send most, whose sizes are those of their C types; 0 if
+ * the size is not known.
+ */
+HMB_NOINST static inline int hmbmpi_type_size(MPI_Datatype type, int *size)
+{
+	if (type == MPI_DOUBLE) {
+		*size = (int)sizeof(double);
+	} else if (type == MPI_BYTE || type == MPI_CHAR) {
+		*size = 1;
+	} else if (type == MPI_INT) {
+		*size = (int)sizeof(int);
+	} else if (type == MPI_FLOAT) {
+		*size = (int)sizeof(float);
+	} else if (PMPI_Type_size(type, size) != MPI_SUCCESS || *size < 0) {
+		return 0;
+	}
+	return 1;
+}
+
+/*
  * hmbmpi_send says what a blocking send sends, a peer of -1 for nothing to
  * record. The common call, on MPI_COMM_WORLD to a rank of it, is seen to
  * inline; any other goes to hmbmpi_send_slow, which translates the rank.
  */
-HMB_NOINST static inline void hmbmpi_send(struct hmbmpi_msg *m, MPI_Comm comm, int dest, int tag, int count,
+HMB_NOINST static inline void hmbmpi_send(struct hmb_mpi_msg *m, MPI_Comm comm, int dest, int tag, int count,
 					  MPI_Datatype type)
 {
 	int size;
 	if (__builtin_expect(comm == MPI_COMM_WORLD && dest >= 0 && dest < hmbmpi_world_size && tag >= 0 && count >= 0 &&
 				     type != MPI_DATATYPE_NULL,
 			     1) &&
-	    __builtin_expect(PMPI_Type_size(type, &size) == MPI_SUCCESS && size >= 0, 1)) {
+	    __builtin_expect(hmbmpi_type_size(type, &size), 1)) {
 		m->peer = dest;
 		m->tag = (uint32_t)tag;
 		m->comm = hmbmpi_world_id;
@@ -112,7 +156,7 @@ HMB_NOINST static inline uint64_t hmbmpi_status_bytes(const MPI_Status *st, MPI_
 }
 
 /* hmbmpi_recv says what a blocking receive received, as hmbmpi_send does. */
-HMB_NOINST static inline void hmbmpi_recv(struct hmbmpi_msg *m, MPI_Comm comm, MPI_Datatype type,
+HMB_NOINST static inline void hmbmpi_recv(struct hmb_mpi_msg *m, MPI_Comm comm, MPI_Datatype type,
 					  const MPI_Status *st)
 {
 	if (__builtin_expect(comm == MPI_COMM_WORLD && st->MPI_SOURCE >= 0 && st->MPI_SOURCE < hmbmpi_world_size, 1)) {
@@ -136,7 +180,7 @@ void hmbmpi_start(MPI_Request req);
 void hmbmpi_complete(MPI_Request before, const MPI_Status *st);
 void hmbmpi_request_free(MPI_Request before);
 void hmbmpi_mprobe(MPI_Comm comm, MPI_Message msg);
-void hmbmpi_mrecv(struct hmbmpi_msg *m, MPI_Message before, MPI_Datatype type, const MPI_Status *st);
+void hmbmpi_mrecv(struct hmb_mpi_msg *m, MPI_Message before, MPI_Datatype type, const MPI_Status *st);
 void hmbmpi_imrecv(MPI_Message before, MPI_Datatype type, MPI_Request req);
 
 /*

@@ -72,7 +72,7 @@ HMB_NOINST static int world_of(const struct win_info *w, int rank)
 HMB_NOINST static uint64_t type_bytes(int count, MPI_Datatype type)
 {
 	int size = 0;
-	if (count <= 0 || type == MPI_DATATYPE_NULL || PMPI_Type_size(type, &size) != MPI_SUCCESS || size < 0) {
+	if (count <= 0 || type == MPI_DATATYPE_NULL || !hmbmpi_type_size(type, &size)) {
 		return 0;
 	}
 	return (uint64_t)count * (uint64_t)size;

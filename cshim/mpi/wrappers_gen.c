@@ -481,11 +481,12 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Bsend(const void *buf, int count, MPI_Datatype 
 		return PMPI_Bsend(buf, count, datatype, dest, tag, comm);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Bsend);
-	struct hmbmpi_msg s;
-	hmbmpi_send(&s, comm, dest, tag, count, datatype);
-	hmb_enter_send(r, s.peer, s.tag, s.bytes, s.comm);
+	struct hmb_mpi_call c = HMBMPI_CALL(r);
 	int rc = PMPI_Bsend(buf, count, datatype, dest, tag, comm);
-	hmbmpi_leave(r);
+	if (rc == MPI_SUCCESS) {
+		hmbmpi_send(&c.send, comm, dest, tag, count, datatype);
+	}
+	hmb_mpi_call(&c);
 	return rc;
 }
 
@@ -1881,13 +1882,12 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Mrecv(void *buf, int count, MPI_Datatype dataty
 		status = &status_local;
 	}
 	MPI_Message before = *message;
-	struct hmbmpi_msg m = HMBMPI_NO_MSG;
-	hmbmpi_enter(r);
+	struct hmb_mpi_call c = HMBMPI_CALL(r);
 	int rc = PMPI_Mrecv(buf, count, datatype, message, status);
 	if (rc == MPI_SUCCESS) {
-		hmbmpi_mrecv(&m, before, datatype, status);
+		hmbmpi_mrecv(&c.recv, before, datatype, status);
 	}
-	hmb_recv_leave(r, m.peer, m.tag, m.bytes, m.comm);
+	hmb_mpi_call(&c);
 	return rc;
 }
 
@@ -2141,13 +2141,12 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Recv(void *buf, int count, MPI_Datatype datatyp
 	if (status == MPI_STATUS_IGNORE) {
 		status = &status_local;
 	}
-	struct hmbmpi_msg m = HMBMPI_NO_MSG;
-	hmbmpi_enter(r);
+	struct hmb_mpi_call c = HMBMPI_CALL(r);
 	int rc = PMPI_Recv(buf, count, datatype, source, tag, comm, status);
 	if (rc == MPI_SUCCESS) {
-		hmbmpi_recv(&m, comm, datatype, status);
+		hmbmpi_recv(&c.recv, comm, datatype, status);
 	}
-	hmb_recv_leave(r, m.peer, m.tag, m.bytes, m.comm);
+	hmb_mpi_call(&c);
 	return rc;
 }
 
@@ -2311,11 +2310,12 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Rsend(const void *ibuf, int count, MPI_Datatype
 		return PMPI_Rsend(ibuf, count, datatype, dest, tag, comm);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Rsend);
-	struct hmbmpi_msg s;
-	hmbmpi_send(&s, comm, dest, tag, count, datatype);
-	hmb_enter_send(r, s.peer, s.tag, s.bytes, s.comm);
+	struct hmb_mpi_call c = HMBMPI_CALL(r);
 	int rc = PMPI_Rsend(ibuf, count, datatype, dest, tag, comm);
-	hmbmpi_leave(r);
+	if (rc == MPI_SUCCESS) {
+		hmbmpi_send(&c.send, comm, dest, tag, count, datatype);
+	}
+	hmb_mpi_call(&c);
 	return rc;
 }
 
@@ -2448,11 +2448,12 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Send(const void *buf, int count, MPI_Datatype d
 		return PMPI_Send(buf, count, datatype, dest, tag, comm);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Send);
-	struct hmbmpi_msg s;
-	hmbmpi_send(&s, comm, dest, tag, count, datatype);
-	hmb_enter_send(r, s.peer, s.tag, s.bytes, s.comm);
+	struct hmb_mpi_call c = HMBMPI_CALL(r);
 	int rc = PMPI_Send(buf, count, datatype, dest, tag, comm);
-	hmbmpi_leave(r);
+	if (rc == MPI_SUCCESS) {
+		hmbmpi_send(&c.send, comm, dest, tag, count, datatype);
+	}
+	hmb_mpi_call(&c);
 	return rc;
 }
 
@@ -2466,14 +2467,13 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Sendrecv(const void *sendbuf, int sendcount, MP
 	if (status == MPI_STATUS_IGNORE) {
 		status = &status_local;
 	}
-	struct hmbmpi_msg s, m = HMBMPI_NO_MSG;
-	hmbmpi_send(&s, comm, dest, sendtag, sendcount, sendtype);
-	hmb_enter_send(r, s.peer, s.tag, s.bytes, s.comm);
+	struct hmb_mpi_call c = HMBMPI_CALL(r);
 	int rc = PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
 	if (rc == MPI_SUCCESS) {
-		hmbmpi_recv(&m, comm, recvtype, status);
+		hmbmpi_send(&c.send, comm, dest, sendtag, sendcount, sendtype);
+		hmbmpi_recv(&c.recv, comm, recvtype, status);
 	}
-	hmb_recv_leave(r, m.peer, m.tag, m.bytes, m.comm);
+	hmb_mpi_call(&c);
 	return rc;
 }
 
@@ -2487,14 +2487,13 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Sendrecv_replace(void * buf, int count, MPI_Dat
 	if (status == MPI_STATUS_IGNORE) {
 		status = &status_local;
 	}
-	struct hmbmpi_msg s, m = HMBMPI_NO_MSG;
-	hmbmpi_send(&s, comm, dest, sendtag, count, datatype);
-	hmb_enter_send(r, s.peer, s.tag, s.bytes, s.comm);
+	struct hmb_mpi_call c = HMBMPI_CALL(r);
 	int rc = PMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
 	if (rc == MPI_SUCCESS) {
-		hmbmpi_recv(&m, comm, datatype, status);
+		hmbmpi_send(&c.send, comm, dest, sendtag, count, datatype);
+		hmbmpi_recv(&c.recv, comm, datatype, status);
 	}
-	hmb_recv_leave(r, m.peer, m.tag, m.bytes, m.comm);
+	hmb_mpi_call(&c);
 	return rc;
 }
 
@@ -2519,11 +2518,12 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Ssend(const void *buf, int count, MPI_Datatype 
 		return PMPI_Ssend(buf, count, datatype, dest, tag, comm);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Ssend);
-	struct hmbmpi_msg s;
-	hmbmpi_send(&s, comm, dest, tag, count, datatype);
-	hmb_enter_send(r, s.peer, s.tag, s.bytes, s.comm);
+	struct hmb_mpi_call c = HMBMPI_CALL(r);
 	int rc = PMPI_Ssend(buf, count, datatype, dest, tag, comm);
-	hmbmpi_leave(r);
+	if (rc == MPI_SUCCESS) {
+		hmbmpi_send(&c.send, comm, dest, tag, count, datatype);
+	}
+	hmb_mpi_call(&c);
 	return rc;
 }
 

@@ -8,12 +8,22 @@
  * What the calls cannot tell is approximated, as OPARI2 does for Score-P
  * (Knüpfer et al.):
  *  - The implicit barrier at the end of a parallel region is inside
- *    libgomp, where each thread waits at its own time without a call. The
- *    wrapper of the region's body ends it with an explicit barrier, which
- *    is recorded as "!$omp implicit barrier"; libgomp's own barrier then
- *    finds the team there already. Not with OMP_CANCELLATION=true, where
- *    a cancelled region must not meet an extra barrier: the wait at the
- *    end is then not seen.
+ *    libgomp, where each thread waits at its own time without a call.
+ *    Each thread's "!$omp implicit barrier" begins when its part of the
+ *    body returns to the wrapper, where it counts its arrival in the
+ *    region's join word. Thread 0, unless it arrived last, ends it with its
+ *    implicit task when GOMP_parallel returns: libgomp's barrier is behind
+ *    it. The other threads wait on the word until the whole team has
+ *    arrived, which is when libgomp's barrier would let them go, before
+ *    they end theirs and return to it; thread 0 never waits there, so the
+ *    team meets no extra barrier round (see struct body). A region in which tasks were created before thread 0
+ *    arrived ends with libgomp's GOMP_barrier on every thread instead,
+ *    which runs the tasks inside the implicit barrier as libgomp would;
+ *    a task created by another thread after thread 0 arrived may run
+ *    after its thread's implicit barrier (the first time at that
+ *    construct: the construct then takes the barrier from its start).
+ *    With OMP_CANCELLATION=true no GOMP_barrier is added (a cancelled
+ *    region must not meet one): tasks then run after it.
  *  - GCC schedules a loop with schedule(static) (the default) inline: no
  *    call starts it, and its implicit barrier is a GOMP_barrier call, as is
  *    the one at the end of a single construct: "!$omp barrier @file:line"
@@ -43,6 +53,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <linux/futex.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "hmbtrace.h"
@@ -100,9 +113,58 @@ NOINST static void *next(const char *name)
 	}
 
 /* OpenMP queries: libgomp's, found in the process (this library does not link it). */
-static int (*q_level)(void), (*q_ancestor)(int), (*q_num_threads)(void);
+static int (*q_level)(void), (*q_ancestor)(int), (*q_num_threads)(void), (*q_thread_num)(void);
 /* OMP_CANCELLATION, which the program cannot change once it runs. */
 static int cancellation;
+
+/*
+ * How long a thread spins at the end of a region before it sleeps: as
+ * libgomp's own barriers do, after OMP_WAIT_POLICY and GOMP_SPINCOUNT
+ * (a count with k, M, G or T, or "infinite"), and 1000 at most when the
+ * team has more threads than the machine has CPUs.
+ */
+static unsigned long long join_spins = 300000;
+static long online_cpus;
+
+NOINST static void join_setup(void)
+{
+	online_cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	const char *p = getenv("OMP_WAIT_POLICY");
+	if (p != NULL && strcasecmp(p, "passive") == 0) {
+		join_spins = 0;
+	} else if (p != NULL && strcasecmp(p, "active") == 0) {
+		join_spins = 30000000000ull;
+	}
+	const char *c = getenv("GOMP_SPINCOUNT");
+	if (c == NULL) {
+		return;
+	}
+	if (strcasecmp(c, "infinite") == 0 || strcasecmp(c, "infinity") == 0) {
+		join_spins = ~0ull;
+		return;
+	}
+	char *end;
+	unsigned long long v = strtoull(c, &end, 10);
+	if (end == c) {
+		return; /* libgomp ignores what it cannot read too */
+	}
+	switch (*end) {
+	case 'k':
+	case 'K':
+		v *= 1000ull;
+		break;
+	case 'M':
+		v *= 1000000ull;
+		break;
+	case 'G':
+		v *= 1000000000ull;
+		break;
+	case 'T':
+		v *= 1000000000000ull;
+		break;
+	}
+	join_spins = v;
+}
 
 /* Whether the wrappers record: 0 until setup ran, then ON or OFF. */
 enum { ON = 1, OFF = 2 };
@@ -117,9 +179,12 @@ NOINST static void setup(void)
 	q_level = (int (*)(void))dlsym(RTLD_DEFAULT, "omp_get_level");
 	q_ancestor = (int (*)(int))dlsym(RTLD_DEFAULT, "omp_get_ancestor_thread_num");
 	q_num_threads = (int (*)(void))dlsym(RTLD_DEFAULT, "omp_get_num_threads");
+	q_thread_num = (int (*)(void))dlsym(RTLD_DEFAULT, "omp_get_thread_num");
+	join_setup();
 	int (*q_cancellation)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "omp_get_cancellation");
 	cancellation = q_cancellation != NULL && q_cancellation();
-	int on = !hmb_omp_env_off() && !hmb_ompt_active && q_level != NULL && q_ancestor != NULL;
+	int on = !hmb_omp_env_off() && !hmb_ompt_active && q_level != NULL && q_ancestor != NULL &&
+		 q_num_threads != NULL && q_thread_num != NULL;
 	atomic_store_explicit(&enabled, on ? ON : OFF, memory_order_release);
 }
 
@@ -216,17 +281,96 @@ NOINST static void name_thread(void)
 
 /* The explicit task the thread runs (hmb_task_create's id), 0 in its implicit task. */
 static HMB_OMP_TLS uint64_t current_task;
-/* The tasks (and taskloops) the thread created so far. */
-static HMB_OMP_TLS unsigned long tasks_made;
 
-/* A parallel region's body as every thread of the team runs it. */
+/*
+ * The join word of a parallel region (struct body's): how many of the
+ * team's threads arrived at its end, and what happened to the region.
+ */
+#define J_COUNT 0x0fffffffu /* the arrivals */
+#define J_SLEEP (1u << 28) /* a thread sleeps on the word: the last arrival wakes it */
+#define J_LATE (1u << 29) /* tasks were created after thread 0 arrived */
+#define J_TASKED (1u << 30) /* tasks were created before: the region ends in GOMP_barrier */
+#define J_ZERO (1u << 31) /* thread 0 arrived */
+
+/*
+ * A parallel region's body as every thread of the team runs it: in one
+ * cache line, which each worker reads once and writes once (the join).
+ */
 struct body {
 	void (*fn)(void *);
 	void *data;
 	uint32_t task, barrier, work;
 	int work_kind;
-	int end_barrier; /* end with an explicit barrier: the region's implicit one */
-};
+	int end_barrier; /* the implicit barrier is seen (not the pre-4.9 ABI's GOMP_parallel_start) */
+	int open; /* thread 0 left its implicit task and barrier open for the wrapper to leave */
+	_Atomic uint32_t join;
+} __attribute__((aligned(64)));
+
+/* The body whose part the thread runs: where its tasks mark the region as tasked. */
+static HMB_OMP_TLS struct body *running_body;
+
+NOINST static void futex_wait(_Atomic uint32_t *w, uint32_t v)
+{
+	syscall(SYS_futex, (uint32_t *)w, FUTEX_WAIT_PRIVATE, v, NULL, NULL, 0);
+}
+
+NOINST static void futex_wake(_Atomic uint32_t *w)
+{
+	syscall(SYS_futex, (uint32_t *)w, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL, NULL, 0);
+}
+
+/*
+ * mark_tasked notes that the thread creates a task in the region it runs
+ * a part of: before thread 0 arrived at its end, the team ends it in
+ * GOMP_barrier, which runs the tasks; after, the region is marked late
+ * (the wrapper then makes its construct end in GOMP_barrier from the
+ * next time on). Once per region: a load after the first.
+ */
+NOINST static void mark_tasked(void)
+{
+	struct body *b = running_body;
+	if (b == NULL) {
+		return;
+	}
+	uint32_t w = atomic_load_explicit(&b->join, memory_order_relaxed);
+	while (!(w & (J_TASKED | J_LATE))) {
+		uint32_t nw = w | ((w & J_ZERO) ? J_LATE : J_TASKED);
+		if (atomic_compare_exchange_weak_explicit(&b->join, &w, nw, memory_order_acq_rel, memory_order_relaxed)) {
+			if ((nw & J_TASKED) && (w & J_SLEEP)) {
+				futex_wake(&b->join); /* the sleepers go to GOMP_barrier now */
+			}
+			return;
+		}
+	}
+}
+
+/*
+ * join_wait waits until the team arrived or the region turned out tasked
+ * (the thread then goes to GOMP_barrier; not with OMP_CANCELLATION, which
+ * adds none), and returns the join word then: spinning first, as
+ * libgomp's own barrier does, then asleep on it.
+ */
+NOINST static uint32_t join_wait(struct body *b, uint32_t n)
+{
+	unsigned long long spins = n > (uint32_t)online_cpus && online_cpus > 0 && join_spins > 1000 ? 1000 : join_spins;
+	for (unsigned long long i = 0;; i++) {
+		uint32_t w = atomic_load_explicit(&b->join, memory_order_acquire);
+		if ((w & J_COUNT) >= n || ((w & J_TASKED) && !cancellation)) {
+			return w;
+		}
+		if (i < spins) {
+			__builtin_ia32_pause();
+			continue;
+		}
+		if (!(w & J_SLEEP)) {
+			w = atomic_fetch_or_explicit(&b->join, J_SLEEP, memory_order_seq_cst) | J_SLEEP;
+			if ((w & J_COUNT) >= n || ((w & J_TASKED) && !cancellation)) {
+				return w;
+			}
+		}
+		futex_wait(&b->join, w);
+	}
+}
 
 NOINST static void body(void *arg)
 {
@@ -241,26 +385,60 @@ NOINST static void body(void *arg)
 		push(b->work_kind, b->work); /* the body's GOMP_*_end_nowait leaves it */
 	}
 	void (*up)(void *) = hmb_omp_running;
-	unsigned long made = tasks_made;
+	struct body *up_body = running_body;
 	hmb_omp_running = b->fn;
+	running_body = b;
 	b->fn(b->data);
+	running_body = up_body;
 	hmb_omp_running = up;
 	close_to(depth);
-	if (b->end_barrier) {
-		REAL(GOMP_barrier);
-		enter(b->barrier);
-		/*
-		 * A team of one waits for nobody: without tasks of its own to
-		 * run there, the barrier would only cost (a nested region
-		 * that is not active, a serial run).
-		 */
-		if (made != tasks_made || q_num_threads == NULL || q_num_threads() > 1) {
-			real_GOMP_barrier();
-		}
-		leave(b->barrier);
-	}
-	leave(b->task);
 	current_task = up_task;
+	if (!b->end_barrier) {
+		leave(b->task); /* GOMP_parallel_end's barrier ends the region */
+		return;
+	}
+	enter(b->barrier);
+	/*
+	 * The arrival, seq_cst: a sleeper sets J_SLEEP and then reads the
+	 * count, the last arrival adds to the count and then reads J_SLEEP;
+	 * one of them sees the other's.
+	 */
+	uint32_t n = (uint32_t)q_num_threads();
+	int zero = q_thread_num() == 0;
+	uint32_t old = atomic_fetch_add_explicit(&b->join, 1 | (zero ? J_ZERO : 0), memory_order_seq_cst);
+	uint32_t w = old + 1 + (zero ? J_ZERO : 0);
+	if ((w & J_COUNT) >= n && (w & J_SLEEP)) {
+		futex_wake(&b->join);
+	}
+	if (zero) {
+		/*
+		 * The last to arrive ends its barrier now: the others still have
+		 * to record theirs before libgomp's barrier lets thread 0 go, a
+		 * wait of the adapter's, not of the team.
+		 */
+		if ((!(old & J_TASKED) || cancellation) && (w & J_COUNT) < n) {
+			b->open = 1; /* GOMP_parallel's return is its end */
+			return;
+		}
+	} else if ((w & J_COUNT) < n && (!(w & J_TASKED) || cancellation)) {
+		w = join_wait(b, n);
+	}
+	/* J_TASKED is final once thread 0 arrived, and set before it arrived: every thread decides alike. */
+	if ((w & J_TASKED) && !cancellation) {
+		REAL(GOMP_barrier);
+		real_GOMP_barrier();
+	}
+	leave(b->barrier);
+	leave(b->task);
+}
+
+/* join ends thread 0's implicit barrier and task once libgomp joined the team. */
+NOINST static inline void join(struct body *b)
+{
+	if (b->open) {
+		leave(b->barrier);
+		leave(b->task);
+	}
 }
 
 /*
@@ -275,25 +453,30 @@ struct par_site {
 	const void *ra;
 	void (*fn)(void *), (*running)(void *);
 	int work_kind;
+	int tasky; /* it created tasks: it ends in GOMP_barrier from its start */
 	uint32_t parallel, task, barrier, work;
 };
 static HMB_OMP_TLS struct par_site par_cache[PAR_CACHE];
 
-NOINST static struct par_site par_site(const void *ra, void (*fn)(void *), int work_kind)
+/* par_site returns the construct's regions, and its cache entry (NULL when there is none) in *entry. */
+NOINST static struct par_site par_site(const void *ra, void (*fn)(void *), int work_kind, struct par_site **entry)
 {
 	struct par_site *c = &par_cache[((uintptr_t)ra >> 2 ^ (uintptr_t)fn >> 4) % PAR_CACHE];
+	*entry = NULL;
 	if (__builtin_expect(c->ra == ra && c->fn == fn && c->work_kind == work_kind && c->running == hmb_omp_running &&
 				     ra != NULL,
 			     1)) {
+		*entry = c;
 		return *c;
 	}
-	struct par_site s = {ra, fn, hmb_omp_running, work_kind, 0, 0, 0, 0};
+	struct par_site s = {ra, fn, hmb_omp_running, work_kind, 0, 0, 0, 0, 0};
 	s.parallel = hmb_omp_site(K_PARALLEL, ra, (const void *)fn);
 	s.task = hmb_omp_site(K_IMPLICIT_TASK, ra, (const void *)fn);
 	s.barrier = hmb_omp_site(K_IMPLICIT_BARRIER, ra, (const void *)fn);
 	s.work = work_kind != 0 ? hmb_omp_site(work_kind, ra, NULL) : 0;
 	if (s.parallel != 0 || s.task != 0 || s.barrier != 0 || s.work != 0) {
 		*c = s; /* not when the measurement is off: nothing to keep */
+		*entry = c;
 	}
 	return s;
 }
@@ -307,8 +490,19 @@ NOINST static int body_init(struct body *b, const struct par_site *s, void (*fn)
 	b->barrier = s->barrier;
 	b->work_kind = work_kind;
 	b->work = s->work;
-	b->end_barrier = !cancellation;
+	b->end_barrier = 1;
+	b->open = 0;
+	atomic_init(&b->join, s->tasky ? J_TASKED : 0);
 	return b->task != 0 || b->barrier != 0 || b->work != 0;
+}
+
+/* joined ends thread 0's part once libgomp joined the team, and keeps whether the construct makes tasks. */
+NOINST static inline void joined(struct body *b, struct par_site *entry)
+{
+	join(b);
+	if (entry != NULL && (atomic_load_explicit(&b->join, memory_order_relaxed) & (J_TASKED | J_LATE))) {
+		entry->tasky = 1;
+	}
 }
 
 void GOMP_parallel(void (*fn)(void *), void *data, unsigned num_threads, unsigned flags);
@@ -320,15 +514,17 @@ EXPORT void GOMP_parallel(void (*fn)(void *), void *data, unsigned num_threads, 
 		return;
 	}
 	const void *ra = __builtin_return_address(0);
-	struct par_site ps = par_site(ra, fn, 0);
+	struct par_site *entry;
+	struct par_site ps = par_site(ra, fn, 0, &entry);
 	uint32_t r = ps.parallel;
 	struct body b;
 	if (!body_init(&b, &ps, fn, data, 0) && r == 0) {
-		real_GOMP_parallel(fn, data, num_threads, flags); /* nothing to record: no extra barrier either */
+		real_GOMP_parallel(fn, data, num_threads, flags); /* nothing to record */
 		return;
 	}
 	enter(r);
 	real_GOMP_parallel(body, &b, num_threads, flags);
+	joined(&b, entry);
 	leave(r);
 }
 
@@ -340,7 +536,8 @@ EXPORT unsigned GOMP_parallel_reductions(void (*fn)(void *), void *data, unsigne
 		return real_GOMP_parallel_reductions(fn, data, num_threads, flags);
 	}
 	const void *ra = __builtin_return_address(0);
-	struct par_site ps = par_site(ra, fn, 0);
+	struct par_site *entry;
+	struct par_site ps = par_site(ra, fn, 0, &entry);
 	uint32_t r = ps.parallel;
 	struct body b;
 	if (!body_init(&b, &ps, fn, data, 0) && r == 0) {
@@ -348,6 +545,7 @@ EXPORT unsigned GOMP_parallel_reductions(void (*fn)(void *), void *data, unsigne
 	}
 	enter(r);
 	unsigned n = real_GOMP_parallel_reductions(body, &b, num_threads, flags);
+	joined(&b, entry);
 	leave(r);
 	return n;
 }
@@ -364,7 +562,8 @@ EXPORT unsigned GOMP_parallel_reductions(void (*fn)(void *), void *data, unsigne
 			return;                                                  \
 		}                                                                \
 		const void *ra = __builtin_return_address(0);                    \
-		struct par_site ps = par_site(ra, fn, K_FOR);                    \
+		struct par_site *entry;                                          \
+		struct par_site ps = par_site(ra, fn, K_FOR, &entry);            \
 		uint32_t r = ps.parallel;                                        \
 		struct body b;                                                   \
 		if (!body_init(&b, &ps, fn, data, K_FOR) && r == 0) {            \
@@ -373,6 +572,7 @@ EXPORT unsigned GOMP_parallel_reductions(void (*fn)(void *), void *data, unsigne
 		}                                                                \
 		enter(r);                                                        \
 		real_##f(body, &b, num_threads, __VA_ARGS__, flags);             \
+		joined(&b, entry);                                               \
 		leave(r);                                                        \
 	}
 
@@ -402,7 +602,8 @@ EXPORT void GOMP_parallel_sections(void (*fn)(void *), void *data, unsigned num_
 		return;
 	}
 	const void *ra = __builtin_return_address(0);
-	struct par_site ps = par_site(ra, fn, K_SECTIONS);
+	struct par_site *entry;
+	struct par_site ps = par_site(ra, fn, K_SECTIONS, &entry);
 	uint32_t r = ps.parallel;
 	struct body b;
 	if (!body_init(&b, &ps, fn, data, K_SECTIONS) && r == 0) {
@@ -411,6 +612,7 @@ EXPORT void GOMP_parallel_sections(void (*fn)(void *), void *data, unsigned num_
 	}
 	enter(r);
 	real_GOMP_parallel_sections(body, &b, num_threads, count, flags);
+	joined(&b, entry);
 	leave(r);
 }
 
@@ -431,11 +633,12 @@ static HMB_OMP_TLS struct old_region *old_regions;
 
 NOINST static struct old_region *old_start(const void *ra, void (*fn)(void *), void *data, int work_kind)
 {
-	struct old_region *o = malloc(sizeof *o);
+	struct old_region *o = aligned_alloc(alignof(struct old_region), sizeof *o); /* a body is a cache line */
 	if (o == NULL) {
 		return NULL;
 	}
-	struct par_site ps = par_site(ra, fn, work_kind);
+	struct par_site *entry; /* the old ABI's regions end in GOMP_parallel_end's barrier: no join word */
+	struct par_site ps = par_site(ra, fn, work_kind, &entry);
 	o->parallel = ps.parallel;
 	if (!body_init(&o->b, &ps, fn, data, work_kind) && o->parallel == 0) {
 		free(o);
@@ -967,7 +1170,7 @@ EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void
 		buf = aligned_alloc((size_t)align, (size_t)((size + align - 1) / align * align));
 		if (buf == NULL) { /* record the creation only */
 			enter(create);
-			tasks_made++;
+			mark_tasked();
 			real_GOMP_task(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend, priority, detach);
 			leave(create);
 			return;
@@ -983,7 +1186,7 @@ EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void
 		memcpy(buf + off, data, (size_t)arg_size);
 	}
 	enter(create);
-	tasks_made++;
+	mark_tasked();
 	h->id = hmb_task_create();
 	real_GOMP_task(task_body, buf, cpyfn != NULL ? task_copy : NULL, size, align, if_clause, flags, depend,
 		       priority, detach);
@@ -1058,7 +1261,7 @@ EXPORT void GOMP_taskloop(void (*fn)(void *), void *data, void (*cpyfn)(void *, 
 	}
 	uint32_t r = SITE(K_TASKLOOP);
 	enter(r);
-	tasks_made++;
+	mark_tasked();
 	real_GOMP_taskloop(fn, data, cpyfn, arg_size, arg_align, flags, num_tasks, priority, start, end, step);
 	leave(r);
 }
@@ -1078,7 +1281,7 @@ EXPORT void GOMP_taskloop_ull(void (*fn)(void *), void *data, void (*cpyfn)(void
 	}
 	uint32_t r = SITE(K_TASKLOOP);
 	enter(r);
-	tasks_made++;
+	mark_tasked();
 	real_GOMP_taskloop_ull(fn, data, cpyfn, arg_size, arg_align, flags, num_tasks, priority, start, end, step);
 	leave(r);
 }

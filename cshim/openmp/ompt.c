@@ -30,6 +30,7 @@
  * task's are a call into Go each.
  */
 #include <sched.h>
+#include <stdalign.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -161,14 +162,15 @@ NOINST static void pop(int kind)
 #define LEVELS 16
 static HMB_OMP_TLS int path[LEVELS];
 static HMB_OMP_TLS int level;
-/* The parallel construct's return address at each level of the thread's implicit tasks (1-based). */
+/*
+ * The parallel construct's return address at each level of the thread's
+ * implicit tasks (1-based), or the struct parallel that has it (the
+ * forking thread's, alive while the region is: read only when a
+ * construct is named, so that the team's threads need not read it).
+ */
+struct parallel;
 static HMB_OMP_TLS const void *parallel_at[LEVELS + 1];
-
-NOINST const void *hmb_omp_parallel_at(int up)
-{
-	int l = level - up;
-	return up >= 0 && l > 0 && l <= LEVELS ? parallel_at[l] : NULL;
-}
+static HMB_OMP_TLS const struct parallel *parallel_of[LEVELS + 1];
 
 /*
  * A worker (a thread other than a team's thread 0) whose implicit task
@@ -181,33 +183,88 @@ NOINST const void *hmb_omp_parallel_at(int up)
 static HMB_OMP_TLS int worker;
 static HMB_OMP_TLS int joined;
 
-/* A parallel region: where it is and the path of the thread that forked it. */
+/*
+ * A parallel region: where it is, its regions and the path of the thread
+ * that forked it, as far as its level. Its parallel data is a pointer to
+ * it, or, for one of the forking thread's first FORKED (in its TLS, alive
+ * as long as the thread), the pointer packed with the level and the
+ * implicit tasks' region (PAR_PACKED): what the team's threads need at the
+ * start of their implicit tasks, in the runtime's team structure that they
+ * read anyway, so that those of an outermost region need not read this
+ * one, which the forking thread has just written (a cache miss each).
+ */
 struct parallel {
 	const void *ra;
-	uint32_t region;
+	uint32_t region, task; /* the parallel region, and the implicit tasks' */
 	int level;
 	int path[LEVELS];
-};
+} __attribute__((aligned(64)));
+
+#define PAR_PACKED (1ull << 63)
+#define PAR_PTR_BITS 41 /* the address >> 6: 47 bits, 64-byte aligned */
+#define PAR_LEVEL_BITS 4
+#define PAR_TASK_BITS 18
 
 #define FORKED 8
 static HMB_OMP_TLS struct parallel forked[FORKED];
 static HMB_OMP_TLS int nforked;
+
+NOINST const void *hmb_omp_parallel_at(int up)
+{
+	int l = level - up;
+	if (up < 0 || l <= 0 || l > LEVELS) {
+		return NULL;
+	}
+	return parallel_of[l] != NULL ? parallel_of[l]->ra : parallel_at[l];
+}
+
+/* parallel_pack returns p's parallel data: packed when it fits. */
+NOINST static uint64_t parallel_pack(struct parallel *p, int packable)
+{
+	uintptr_t a = (uintptr_t)p;
+	if (packable && p->level >= 0 && p->level < (1 << PAR_LEVEL_BITS) && p->task < (1u << PAR_TASK_BITS) &&
+	    (a & 63) == 0 && (a >> 6) < (1ull << PAR_PTR_BITS)) {
+		return PAR_PACKED | (uint64_t)p->task << (PAR_PTR_BITS + PAR_LEVEL_BITS) |
+		       (uint64_t)p->level << PAR_PTR_BITS | (uint64_t)(a >> 6);
+	}
+	return (uint64_t)a;
+}
+
+/* parallel_unpack returns the struct parallel of parallel data v, and its level and implicit tasks' region. */
+NOINST static inline struct parallel *parallel_unpack(uint64_t v, int *level_of, uint32_t *task)
+{
+	if (v & PAR_PACKED) {
+		*level_of = (int)(v >> PAR_PTR_BITS) & ((1 << PAR_LEVEL_BITS) - 1);
+		*task = (uint32_t)(v >> (PAR_PTR_BITS + PAR_LEVEL_BITS)) & ((1u << PAR_TASK_BITS) - 1);
+		return (struct parallel *)(uintptr_t)((v & ((1ull << PAR_PTR_BITS) - 1)) << 6);
+	}
+	struct parallel *p = (struct parallel *)(uintptr_t)v;
+	*level_of = p != NULL ? p->level : 0;
+	*task = p != NULL ? p->task : 0;
+	return p;
+}
 
 NOINST static void on_parallel_begin(ompt_data_t *task, const ompt_frame_t *frame, ompt_data_t *parallel,
 				     unsigned requested, int flags, const void *ra)
 {
 	(void)task, (void)frame, (void)requested, (void)flags;
 	/* Parallel regions nest on the thread that forks them: a stack, malloc beyond it. */
-	struct parallel *p = nforked < FORKED ? &forked[nforked] : malloc(sizeof *p);
+	int own = nforked < FORKED;
+	struct parallel *p = own ? &forked[nforked] : aligned_alloc(alignof(struct parallel), sizeof *p);
 	nforked++;
-	parallel->ptr = p;
+	parallel->value = 0;
 	if (p == NULL) {
 		return;
 	}
-	p->ra = ra;
 	p->level = level;
-	memcpy(p->path, path, sizeof path);
-	p->region = hmb_omp_site(K_PARALLEL, ra, NULL);
+	memcpy(p->path, path, (size_t)(level < LEVELS ? level : LEVELS) * sizeof path[0]);
+	/* The slot's last region at this depth is most often this one again: its regions are known. */
+	if (!own || p->ra != ra || p->region == 0 || p->task == 0) {
+		p->ra = ra;
+		p->region = hmb_omp_site(K_PARALLEL, ra, NULL);
+		p->task = hmb_omp_site(K_IMPLICIT_TASK, ra, NULL); /* once for the team */
+	}
+	parallel->value = parallel_pack(p, own);
 	push(K_PARALLEL, p->region);
 }
 
@@ -217,12 +274,12 @@ NOINST static void on_parallel_end(ompt_data_t *parallel, ompt_data_t *task, int
 	if (nforked > 0) {
 		nforked--;
 	}
-	if (parallel->ptr != NULL) {
+	if (parallel->value != 0) {
 		pop(K_PARALLEL);
 		if (nforked >= FORKED) {
-			free(parallel->ptr);
+			free((void *)(uintptr_t)parallel->value); /* never packed */
 		}
-		parallel->ptr = NULL;
+		parallel->value = 0;
 	}
 }
 
@@ -250,7 +307,15 @@ NOINST static void close_task(void)
  * An explicit task's data points to its task_info, tagged with
  * TASK_EXPLICIT (a user-space pointer never has bit 63 set): made at its
  * creation, freed at its completion (a detached task's at its fulfillment).
+ * A tied task, which is never suspended, needs no more than its id, its
+ * region and whether it started: they are packed into its data instead
+ * (TASK_PACKED), which spares the creating thread a malloc and the thread
+ * that completes it a free of memory another thread wrote.
  */
+#define TASK_PACKED (1ull << 62)
+#define TASK_STARTED (1ull << 61)
+#define PACKED_ID_BITS 40
+#define PACKED_REGION_BITS 21
 #define SAVED_MAX 16
 struct task_info {
 	uint64_t id; /* from hmb_task_create */
@@ -272,23 +337,35 @@ NOINST static inline struct task_info *explicit_task(const ompt_data_t *t)
 	return t != NULL && (t->value & TASK_EXPLICIT) ? (struct task_info *)(uintptr_t)(t->value & ~TASK_EXPLICIT) : NULL;
 }
 
+/* task_key tells an explicit task by its data (0: none, an implicit or initial task). */
+NOINST static inline uint64_t task_key(const ompt_data_t *t)
+{
+	if (t == NULL) {
+		return 0;
+	}
+	if (t->value & TASK_EXPLICIT) {
+		return t->value;
+	}
+	return (t->value & TASK_PACKED) ? t->value & ~TASK_STARTED : 0;
+}
+
 /*
- * The explicit tasks the thread runs, innermost last, each at a scheduling
- * point of the one before; NULL marks where an implicit task begins. A
- * task that the runtime leaves for the one below it without completing it
- * has returned to the scheduler with constructs open: an untied task's
- * part, which may resume on another thread. It is suspended
+ * The explicit tasks the thread runs (their task_key), innermost last,
+ * each at a scheduling point of the one before; 0 marks where an implicit
+ * task begins. A task that the runtime leaves for the one below it without
+ * completing it has returned to the scheduler with constructs open: an
+ * untied task's part, which may resume on another thread. It is suspended
  * (hmb_task_suspend leaves its regions), and its constructs are opened
  * again where it resumes. A task left for a new one at a scheduling point
  * (a taskwait) is not: the new one nests inside it.
  */
 #define RUNNING_MAX 256
-static HMB_OMP_TLS struct task_info *running[RUNNING_MAX];
+static HMB_OMP_TLS uint64_t running[RUNNING_MAX];
 static HMB_OMP_TLS int nrunning;
 
-NOINST static inline struct task_info *running_at(int i)
+NOINST static inline uint64_t running_at(int i)
 {
-	return i >= 0 && i < nrunning && i < RUNNING_MAX ? running[i] : NULL;
+	return i >= 0 && i < nrunning && i < RUNNING_MAX ? running[i] : 0;
 }
 
 NOINST static void on_implicit_task(int endpoint, ompt_data_t *parallel, ompt_data_t *task, unsigned actual,
@@ -299,33 +376,39 @@ NOINST static void on_implicit_task(int endpoint, ompt_data_t *parallel, ompt_da
 		return; /* the program's own thread outside any parallel region */
 	}
 	if (endpoint == ompt_scope_begin) {
-		struct parallel *p = parallel != NULL ? parallel->ptr : NULL;
+		int l;
+		uint32_t r;
+		uint64_t v = parallel != NULL ? parallel->value : 0;
+		struct parallel *p = parallel_unpack(v, &l, &r);
 		int prev = level;
-		int l = p != NULL ? p->level : 0;
-		if (p != NULL) {
-			memcpy(path, p->path, sizeof path);
+		if (p != NULL && l > 0) {
+			memcpy(path, p->path, (size_t)(l < LEVELS ? l : LEVELS) * sizeof path[0]);
 		}
 		if (l < LEVELS) {
 			path[l] = (int)index;
 		}
 		level = l + 1;
 		if (level <= LEVELS) {
-			parallel_at[level] = p != NULL ? p->ra : NULL;
+			/* a packed one is the forking thread's own, alive with it; another is freed at its end */
+			parallel_of[level] = (v & PAR_PACKED) ? p : NULL;
+			parallel_at[level] = (v & PAR_PACKED) || p == NULL ? NULL : p->ra;
 		}
 		hmb_omp_name(level < LEVELS ? level : LEVELS, path);
-		uint32_t r = hmb_omp_site(K_IMPLICIT_TASK, p != NULL ? p->ra : NULL, NULL);
+		if (p == NULL) {
+			r = hmb_omp_site(K_IMPLICIT_TASK, NULL, NULL);
+		}
 		task->value = (uint64_t)r | (uint64_t)(uint16_t)prev << 32 | (uint64_t)(worker != 0) << 48;
 		worker = index != 0;
 		joined = 0;
 		if (nrunning < RUNNING_MAX) {
-			running[nrunning] = NULL;
+			running[nrunning] = 0;
 		}
 		nrunning++;
 		push(K_IMPLICIT_TASK, r);
 	} else if (endpoint == ompt_scope_end) {
 		while (nrunning > 0) {
 			nrunning--;
-			if (nrunning >= RUNNING_MAX || running[nrunning] == NULL) {
+			if (nrunning >= RUNNING_MAX || running[nrunning] == 0) {
 				break;
 			}
 		}
@@ -479,12 +562,22 @@ NOINST static void on_task_create(ompt_data_t *task, const ompt_frame_t *frame, 
 	if (created == NULL || !(flags & ompt_task_explicit)) {
 		return;
 	}
+	uint32_t region = hmb_omp_site(K_TASK, ra, NULL);
+	int untied = (flags & ompt_task_untied) != 0;
+	if (!untied && region < (1u << PACKED_REGION_BITS)) {
+		uint64_t id = hmb_task_create();
+		if (id < (1ull << PACKED_ID_BITS)) {
+			created->value = TASK_PACKED | (uint64_t)region << PACKED_ID_BITS | id;
+			return;
+		}
+		/* ids past 2^40: the task_info below, with another id (this one is a creation without a run) */
+	}
 	struct task_info *t = calloc(1, sizeof *t);
 	if (t == NULL) {
 		return; /* not recorded */
 	}
-	t->region = hmb_omp_site(K_TASK, ra, NULL);
-	t->untied = (flags & ompt_task_untied) != 0;
+	t->region = region;
+	t->untied = untied;
 	t->id = hmb_task_create();
 	created->value = TASK_EXPLICIT | (uint64_t)(uintptr_t)t;
 }
@@ -522,6 +615,7 @@ NOINST static void wait_suspended(struct task_info *n)
 NOINST static void on_task_schedule(ompt_data_t *prior, int status, ompt_data_t *next)
 {
 	struct task_info *p = explicit_task(prior), *n = explicit_task(next);
+	uint64_t pk = task_key(prior), nk = task_key(next);
 	if (status == ompt_task_early_fulfill) {
 		return; /* a detached task's event, not a switch */
 	}
@@ -533,46 +627,61 @@ NOINST static void on_task_schedule(ompt_data_t *prior, int status, ompt_data_t 
 		return;
 	}
 	int done = status == ompt_task_complete || status == ompt_task_cancel || status == ompt_task_detach;
-	if (p != NULL) {
-		int top = running_at(nrunning - 1) == p && nrunning <= RUNNING_MAX;
+	if (pk != 0) {
+		int top = running_at(nrunning - 1) == pk && nrunning <= RUNNING_MAX;
 		if (done) {
 			pop(K_TASK);
-			if (p->untied) {
+			if (p == NULL) {
+				hmb_task_complete_tied(pk & ((1ull << PACKED_ID_BITS) - 1));
+			} else if (p->untied) {
 				hmb_task_complete(p->id);
 			} else {
 				hmb_task_complete_tied(p->id);
 			}
-			p->done = 1;
+			if (p != NULL) {
+				p->done = 1;
+			}
 			if (top) {
 				nrunning--;
 			}
-		} else if (top && (nrunning == 1 ? n == NULL : running_at(nrunning - 2) == n)) {
+		} else if (p != NULL && top && (nrunning == 1 ? nk == 0 : running_at(nrunning - 2) == nk)) {
+			/* Only an untied task returns to the scheduler so; a tied one is packed and never does. */
 			suspend(p);
 			nrunning--;
 		}
 	}
-	if (n != NULL) {
-		int below = running_at(nrunning - 1) == n && nrunning > 0;
-		if (!below && n->started) {
-			wait_suspended(n);
-		}
-		atomic_store_explicit(&n->active, 1, memory_order_relaxed);
-		if (n->untied) {
-			hmb_task_switch(n->id);
+	if (nk != 0) {
+		int below = running_at(nrunning - 1) == nk && nrunning > 0;
+		int started;
+		if (n != NULL) {
+			if (!below && n->started) {
+				wait_suspended(n);
+			}
+			atomic_store_explicit(&n->active, 1, memory_order_relaxed);
+			if (n->untied) {
+				hmb_task_switch(n->id);
+			} else {
+				hmb_task_switch_tied(n->id);
+			}
+			started = n->started;
+			n->started = 1;
 		} else {
-			hmb_task_switch_tied(n->id);
+			hmb_task_switch_tied(nk & ((1ull << PACKED_ID_BITS) - 1));
+			started = (next->value & TASK_STARTED) != 0;
+			next->value |= TASK_STARTED;
 		}
 		if (!below) {
 			if (nrunning < RUNNING_MAX) {
-				running[nrunning] = n;
+				running[nrunning] = nk;
 			}
 			nrunning++;
-			n->base = nopen;
+			if (n != NULL) {
+				n->base = nopen;
+			}
 		}
-		if (!n->started) {
-			n->started = 1;
-			push(K_TASK, n->region);
-		} else {
+		if (!started) {
+			push(K_TASK, n != NULL ? n->region : (uint32_t)(nk >> PACKED_ID_BITS) & ((1u << PACKED_REGION_BITS) - 1));
+		} else if (n != NULL) {
 			/* hmb_task_switch entered their regions again */
 			for (int i = 0; i < n->nsaved; i++, nopen++) {
 				if (nopen < OPEN_MAX) {
@@ -582,7 +691,7 @@ NOINST static void on_task_schedule(ompt_data_t *prior, int status, ompt_data_t 
 			}
 			n->nsaved = 0;
 		}
-	} else if (p != NULL) {
+	} else if (pk != 0) {
 		hmb_task_switch(0); /* back in the implicit task */
 	}
 	if (p != NULL && done && status != ompt_task_detach) {

@@ -50,11 +50,13 @@ var shapes = map[string][]string{
 	"neighbor_alltoallw":   {"sendcounts", "sendtypes", "sendtypes_f", "recvcounts", "recvtypes", "recvtypes_f", "comm"},
 }
 
-// The statements of a blocking call's message: s is its send, m its receive.
+// A blocking point-to-point call is recorded whole when it returns
+// (hmb_mpi_call, cshim/lib/mpicall.h): callBegin reads the clock before the
+// PMPI call, the call's post fills c.send and c.recv, and callEnd records
+// the region with its messages. A failed call records no message.
 const (
-	noMsg     = "struct hmbmpi_msg m = HMBMPI_NO_MSG;"
-	enterSend = "hmb_enter_send(r, s.peer, s.tag, s.bytes, s.comm);"
-	recvLeave = "hmb_recv_leave(r, m.peer, m.tag, m.bytes, m.comm);"
+	callBegin = "struct hmb_mpi_call c = HMBMPI_CALL(r);"
+	callEnd   = "hmb_mpi_call(&c);"
 )
 
 // specOf returns what f's kind does.
@@ -68,22 +70,22 @@ func specOf(f *fn) spec {
 		return spec{pre: "hmbmpi_before_finalize();", after: "hmbmpi_after_finalize();"}
 	case "abort":
 		return spec{uses: []string{"comm"}}
-	// A blocking call's message goes with its region's enter (a send) or
-	// leave (a receive), in one probe that reads the clock once for both.
+	// A blocking call's messages go with its region, recorded in one probe
+	// after the call, which reads the clock once before it and once after.
 	case "send":
-		return spec{uses: []string{"comm", "dest", "tag", "count", "datatype"},
-			pre: "struct hmbmpi_msg s;\nhmbmpi_send(&s, comm, dest, tag, count, datatype);", enter: enterSend}
+		return spec{uses: []string{"comm", "dest", "tag", "count", "datatype"}, enter: callBegin,
+			post: "hmbmpi_send(&c.send, comm, dest, tag, count, datatype);", leave: callEnd}
 	case "recv":
-		return spec{uses: []string{"comm", "datatype"}, status: "status",
-			pre: noMsg, post: "hmbmpi_recv(&m, comm, datatype, status);", leave: recvLeave}
+		return spec{uses: []string{"comm", "datatype"}, status: "status", enter: callBegin,
+			post: "hmbmpi_recv(&c.recv, comm, datatype, status);", leave: callEnd}
 	case "sendrecv":
 		return spec{uses: []string{"comm", "dest", "sendtag", "sendcount", "sendtype", "recvtype"}, status: "status",
-			pre:  "struct hmbmpi_msg s, m = HMBMPI_NO_MSG;\nhmbmpi_send(&s, comm, dest, sendtag, sendcount, sendtype);",
-			post: "hmbmpi_recv(&m, comm, recvtype, status);", enter: enterSend, leave: recvLeave}
+			enter: callBegin, leave: callEnd,
+			post: "hmbmpi_send(&c.send, comm, dest, sendtag, sendcount, sendtype);\nhmbmpi_recv(&c.recv, comm, recvtype, status);"}
 	case "sendrecv_replace":
 		return spec{uses: []string{"comm", "dest", "sendtag", "count", "datatype"}, status: "status",
-			pre:  "struct hmbmpi_msg s, m = HMBMPI_NO_MSG;\nhmbmpi_send(&s, comm, dest, sendtag, count, datatype);",
-			post: "hmbmpi_recv(&m, comm, datatype, status);", enter: enterSend, leave: recvLeave}
+			enter: callBegin, leave: callEnd,
+			post: "hmbmpi_send(&c.send, comm, dest, sendtag, count, datatype);\nhmbmpi_recv(&c.recv, comm, datatype, status);"}
 	case "isend", "send_init":
 		return spec{uses: []string{"comm", "dest", "tag", "count", "datatype", "request>"},
 			post: "hmbmpi_" + f.kind + "(comm, dest, tag, count, datatype, *request);"}
@@ -147,8 +149,8 @@ func specOf(f *fn) spec {
 		return s
 	case "mrecv":
 		return spec{uses: []string{"message", "datatype"}, status: "status",
-			pre:  "MPI_Message before = *message;\n" + noMsg,
-			post: "hmbmpi_mrecv(&m, before, datatype, status);", leave: recvLeave}
+			pre: "MPI_Message before = *message;", enter: callBegin,
+			post: "hmbmpi_mrecv(&c.recv, before, datatype, status);", leave: callEnd}
 	case "imrecv":
 		return spec{uses: []string{"message", "datatype", "request>"},
 			pre: "MPI_Message before = *message;", post: "hmbmpi_imrecv(before, datatype, *request);"}

@@ -1,0 +1,121 @@
+package cshim_test
+
+import (
+	"encoding/hex"
+	"fmt"
+	"math/rand/v2"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hmbtrace/hmbtrace/encode"
+	"github.com/hmbtrace/hmbtrace/internal/tracetest"
+)
+
+// TestDirectMPIEncoding compares the encoders of a blocking MPI call's
+// direct probe (hmb_put_message_inline and hmb_put_leave_seq in
+// lib/direct_mpi.h, which write the common forms themselves and hand the
+// rest to direct.c) with encode.Encoder byte for byte, on level streams
+// that mix enters, leaves and messages: deltas, peers, tags and
+// communicators of one, two and more LEB128 bytes, no communicator, sizes
+// up to 2^40, records at the previous one's time, sequence numbers that
+// need a SEQ prefix of one byte or more, and times that go back (clamped).
+func TestDirectMPIEncoding(t *testing.T) {
+	tracetest.RequireTool(t, "gcc", "gcc")
+	bin := filepath.Join(t.TempDir(), "encoding_mpi")
+	lib := filepath.Join(root, "cshim", "lib")
+	if out, err := exec.Command("gcc", "-O2", "-Wall", "-Werror", "-I", lib, "-o", bin,
+		filepath.Join(root, "cshim", "testdata", "c", "encoding_mpi.c"), filepath.Join(lib, "direct.c")).CombinedOutput(); err != nil {
+		t.Fatalf("gcc encoding_mpi.c: %v\n%s", err, out)
+	}
+	rng := rand.New(rand.NewPCG(16, 17))
+	// size returns a value of 1, 2 or more LEB128 bytes, small ones most often.
+	size := func() uint64 {
+		switch rng.IntN(6) {
+		case 0, 1, 2:
+			return rng.Uint64N(0x80)
+		case 3, 4:
+			return 0x80 + rng.Uint64N(0x4000-0x80)
+		}
+		return rng.Uint64N(1 << uint(14+rng.IntN(27)))
+	}
+	var in strings.Builder
+	var want []string
+	b := make([]byte, 128)
+	prefixed := 0
+	for bins := 0; bins < 100; bins++ {
+		tm := rng.Uint64N(1 << 40)
+		open := uint32(rng.IntN(3))
+		e := encode.NewEncoder(encode.All)
+		e.StartBin(b, tm, open)
+		fmt.Fprintf(&in, "B %d %d\n", tm, open)
+		var seq uint32
+		for i := 0; i < 300; i++ {
+			switch rng.IntN(8) {
+			case 0:
+				seq++ // the next in its tick, as a send after its enter
+			case 1:
+				tm -= uint64(rng.IntN(3)) // clamped to the stream's time
+			default:
+				tm += size()
+				seq = 0
+			}
+			if rng.IntN(25) == 0 {
+				seq = uint32(rng.Uint64N(1 << uint(rng.IntN(32))))
+			}
+			var n int
+			switch rng.IntN(3) {
+			case 0:
+				region := uint32(1 + rng.IntN(4))
+				n = e.Enter(b, tm, seq, region)
+				fmt.Fprintf(&in, "E %d %d %d\n", tm, seq, region)
+			case 1:
+				n = e.Leave(b, tm, seq)
+				fmt.Fprintf(&in, "L %d %d\n", tm, seq)
+			default:
+				recv := rng.IntN(2)
+				k := encode.KindSend
+				if recv == 1 {
+					k = encode.KindRecv
+				}
+				peer, tag, bytes, comm := size(), uint32(size()), size(), uint32(size())
+				if rng.IntN(10) == 0 {
+					comm = 0
+				}
+				if rng.IntN(4) == 0 {
+					bytes = rng.Uint64N(1 << 40)
+				}
+				n = e.MessageComm(b, k, tm, seq, peer, true, tag, bytes, comm)
+				fmt.Fprintf(&in, "M %d %d %d %d %d %d %d\n", recv, tm, seq, peer, tag, bytes, comm)
+			}
+			if b[0] >= encode.TokSeqInline && b[0] < encode.TokSeqInline+0x20 && n > 1 {
+				prefixed++
+			}
+			want = append(want, hex.EncodeToString(b[:n]))
+		}
+	}
+	cmd := exec.Command(bin)
+	cmd.Stdin = strings.NewReader(in.String())
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("encoding_mpi: %v", err)
+	}
+	got := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+	if len(got) != len(want) {
+		t.Fatalf("C wrote %d records, Go %d", len(got), len(want))
+	}
+	rec := 0
+	for _, l := range strings.Split(in.String(), "\n") {
+		if l == "" || l[0] == 'B' {
+			continue
+		}
+		if got[rec] != want[rec] {
+			t.Fatalf("record %d (%s): C % x, Go % x", rec, l, unhex(got[rec]), unhex(want[rec]))
+		}
+		rec++
+	}
+	if prefixed < 100 {
+		t.Errorf("%d records with a SEQ prefix, want at least 100 to prove the prefixes", prefixed)
+	}
+}

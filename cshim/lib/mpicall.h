@@ -1,0 +1,58 @@
+/*
+ * mpicall.h - the probe of a blocking MPI call recorded whole when it
+ * returns, shared by libhmbtrace (mpicall.c) and libhmbtrace-mpi's
+ * wrappers. Not installed.
+ *
+ * A wrapper reads the clock before its PMPI call and hands that time, the
+ * call's region and its messages to hmb_mpi_call after it: the enter of the
+ * region, its send, its receive and its leave are then written in one
+ * probe, with one begin and end of the direct path, one lookup of the
+ * location, the region and the levels, and two clock reads for the call
+ * instead of three. Nothing is written before the call, so what little the
+ * wrapper does first (a clock read) is all it adds to the time before the
+ * message leaves: on a ping-pong, the probe's work moves off the critical
+ * path of the rank that sends.
+ *
+ * What the thread records while the call runs (a signal handler's probes,
+ * an error handler, a wrapped call that the MPI library makes itself) is
+ * recorded before the call's enter, which then takes the time of the last
+ * of it (probes never go back in time): the trace stays well nested and
+ * in order, and those events are the call's neighbours, not its children.
+ * Calls that run the program's code in the normal case (collectives with
+ * their user-defined operations, communicator creation with its attribute
+ * callbacks, completions of generalized requests) keep a probe before the
+ * call and one after.
+ */
+#ifndef HMBTRACE_MPICALL_H
+#define HMBTRACE_MPICALL_H
+
+#include <stdint.h>
+
+/* A message of a blocking MPI call: its peer as a world rank (< 0: none), tag, communicator id, bytes. */
+struct hmb_mpi_msg {
+	int peer;
+	uint32_t tag, comm;
+	uint64_t bytes;
+};
+
+/*
+ * A blocking MPI call: its region, the time (of hmb_clock) read before the
+ * PMPI call, the message it sent (recorded at t0, after the enter) and the
+ * one it received (recorded when it returned, before the leave).
+ */
+struct hmb_mpi_call {
+	uint64_t t0;
+	uint32_t region;
+	struct hmb_mpi_msg send, recv;
+};
+
+/* hmb_mpi_call records call c, which has returned. */
+void hmb_mpi_call(const struct hmb_mpi_call *c) __attribute__((no_instrument_function));
+
+/*
+ * hmb_clock_tsc tells how to read hmb_clock's ticks without calling it: 1
+ * if they are the TSC's (RDTSC), 0 if CLOCK_MONOTONIC's nanoseconds.
+ */
+int hmb_clock_tsc(void) __attribute__((no_instrument_function));
+
+#endif /* HMBTRACE_MPICALL_H */

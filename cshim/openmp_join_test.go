@@ -1,0 +1,100 @@
+package cshim_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestOpenMPJoin: with GCC, the end of a parallel region meets no extra
+// barrier (gomp.c, struct body), yet every thread has its implicit task and
+// the implicit barrier at its end in each region, and their waits show the
+// imbalance: the threads that arrive first wait longer. A region whose
+// last thread creates tasks only after thread 0 reached its end still
+// runs them all, well nested. With OMP_CANCELLATION=true (no GOMP_barrier
+// may be added) and with sleeping waits (passive) too, and with 3 threads.
+func TestOpenMPJoin(t *testing.T) {
+	build := library(t)
+	p := buildOpenMP(t, build, "gcc", filepath.Join(root, "cshim", "testdata", "openmp", "join.c"))
+	const rounds, sleepUS, tasks = 3, 3000, 10
+	for _, c := range []struct {
+		name    string
+		threads int
+		env     []string
+	}{
+		{"default", 2, nil},
+		{"passive", 2, []string{"OMP_WAIT_POLICY=passive"}},
+		{"spin", 3, []string{"GOMP_SPINCOUNT=infinite"}},
+		{"cancellation", 2, []string{"OMP_CANCELLATION=true"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			os.RemoveAll(p.out)
+			env := append([]string{fmt.Sprintf("OMP_NUM_THREADS=%d", c.threads)}, c.env...)
+			out, _ := p.run(t, env, fmt.Sprint(rounds), fmt.Sprint(sleepUS), fmt.Sprint(tasks))
+			if want := fmt.Sprintf("ran %d", rounds*tasks); !strings.Contains(out, want) {
+				t.Fatalf("output %q, want %q", out, want)
+			}
+			evs := dump(t, filepath.Join(p.out, "join.0.hmb"))
+			checkTrace(t, evs, nil, nil)
+			// Per location and function: implicit tasks, implicit barriers,
+			// and the barriers' summed waits.
+			type key struct{ loc, fn, kind string }
+			count := map[key]int{}
+			wait := map[key]int64{}
+			type open struct {
+				region string
+				ns     int64
+			}
+			stacks := map[string][]open{}
+			completed := 0
+			for _, e := range evs {
+				st := stacks[e.loc]
+				switch e.kind {
+				case "ENTER":
+					st = append(st, open{e.region, e.ns})
+				case "LEAVE":
+					top := st[len(st)-1]
+					st = st[:len(st)-1]
+					for _, fn := range []string{"zero_slow", "last_slow", "late_tasks"} {
+						for _, kind := range []string{"!$omp implicit task ", "!$omp implicit barrier "} {
+							if strings.HasPrefix(top.region, kind+fn+"._omp_fn") {
+								k := key{e.loc, fn, kind}
+								count[k]++
+								wait[k] += e.ns - top.ns
+							}
+						}
+					}
+				case "TASK_COMPLETE":
+					completed++
+				}
+				stacks[e.loc] = st
+			}
+			last := fmt.Sprintf("thread %d", c.threads-1)
+			for i := 0; i < c.threads; i++ {
+				loc := fmt.Sprintf("thread %d", i)
+				for _, fn := range []string{"zero_slow", "last_slow", "late_tasks"} {
+					for _, kind := range []string{"!$omp implicit task ", "!$omp implicit barrier "} {
+						if n := count[key{loc, fn, kind}]; n != rounds {
+							t.Errorf("%s: %d %s%s, want %d", loc, n, kind, fn, rounds)
+						}
+					}
+				}
+			}
+			b := "!$omp implicit barrier "
+			if w0, wl := wait[key{"thread 0", "zero_slow", b}], wait[key{last, "zero_slow", b}]; wl <= w0 {
+				t.Errorf("zero_slow (thread 0 sleeps): %s waited %d ns at the end, thread 0 %d ns; want %s longer", last, wl, w0, last)
+			}
+			if w0, wl := wait[key{"thread 0", "last_slow", b}], wait[key{last, "last_slow", b}]; w0 <= wl {
+				t.Errorf("last_slow (%s sleeps): thread 0 waited %d ns at the end, %s %d ns; want thread 0 longer", last, w0, last, wl)
+			}
+			if enters := count[key{last, "late_tasks", b}]; enters != rounds {
+				t.Errorf("late_tasks: %d implicit barriers on %s, want %d", enters, last, rounds)
+			}
+			if completed != rounds*tasks {
+				t.Errorf("%d tasks completed in the trace, want %d", completed, rounds*tasks)
+			}
+		})
+	}
+}

@@ -1,0 +1,66 @@
+/*
+ * encoding_mpi.c - the encoders of a blocking MPI call's direct probe
+ * alone (lib/direct_mpi.h: hmb_put_message_inline, hmb_put_leave_seq, with
+ * direct.h's hmb_put_enter): reads a level stream's records from stdin and
+ * prints the bytes written for each, one line of hex per record, for
+ * TestDirectMPIEncoding to compare with encode.Encoder's. Built with
+ * lib/direct.c and nothing else.
+ *
+ * Input: "B <time> <open region>" starts a bin, then "E <time> <seq>
+ * <region>", "L <time> <seq>" and "M <recv> <time> <seq> <peer> <tag>
+ * <bytes> <comm>".
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "direct_mpi.h"
+
+int main(void)
+{
+	static uint8_t bin[128];
+	struct hmb_go_level lv;
+	memset(&lv, 0, sizeof lv);
+	char kind;
+	while (scanf(" %c", &kind) == 1) {
+		uint64_t t, peer, bytes;
+		uint32_t seq = 0, region = 0, tag, comm;
+		int recv, n = 0;
+		switch (kind) {
+		case 'B':
+			if (scanf("%" SCNu64 " %" SCNu32, &t, &region) != 2) {
+				return 2;
+			}
+			memset(&lv, 0, sizeof lv);
+			lv.time = t;
+			lv.pred[0] = region;
+			continue;
+		case 'E':
+			if (scanf("%" SCNu64 " %" SCNu32 " %" SCNu32, &t, &seq, &region) != 3) {
+				return 2;
+			}
+			n = hmb_put_enter(&lv, bin, t, seq, region);
+			break;
+		case 'L':
+			if (scanf("%" SCNu64 " %" SCNu32, &t, &seq) != 2) {
+				return 2;
+			}
+			n = hmb_put_leave_seq(&lv, bin, t, seq);
+			break;
+		case 'M':
+			if (scanf("%d %" SCNu64 " %" SCNu32 " %" SCNu64 " %" SCNu32 " %" SCNu64 " %" SCNu32, &recv, &t, &seq,
+				  &peer, &tag, &bytes, &comm) != 7) {
+				return 2;
+			}
+			n = hmb_put_message_inline(&lv, bin, recv, t, seq, peer, tag, bytes, comm);
+			break;
+		default:
+			return 2;
+		}
+		for (int i = 0; i < n; i++) {
+			printf("%02x", bin[i]);
+		}
+		printf("\n");
+	}
+	return 0;
+}
