@@ -521,6 +521,26 @@ func TestMisuse(t *testing.T) {
 	checkTrace(t, dump(t, filepath.Join(p.out, "misuse.0.hmb")), []string{"a", "b"}, nil)
 }
 
+// TestExitInside: a program that exits inside regions has them left at
+// exit, with no usage error (an explicit hmb_finalize inside one still
+// counts it: TestMisuse).
+func TestExitInside(t *testing.T) {
+	build := library(t)
+	p := buildC(t, build, "exit_inside", nil, filepath.Join(root, "cshim", "testdata", "c", "exit_inside.c"))
+	p.run(t, nil)
+	path := filepath.Join(p.out, "exit_inside.0.hmb")
+	f := tracetest.Open(t, path)
+	if len(f.Locations) != 1 {
+		t.Fatalf("%d locations, want 1", len(f.Locations))
+	}
+	if got := f.Locations[0].Usage; got != (tracefile.UsageErrors{}) {
+		t.Errorf("usage errors %+v, want none", got)
+	}
+	if enters := checkTrace(t, dump(t, path), []string{"work", "stop_run"}, nil); enters["work"] != 1 || enters["stop_run"] != 1 {
+		t.Errorf("enters %v, want work and stop_run once", enters)
+	}
+}
+
 func TestInitFailure(t *testing.T) {
 	build := library(t)
 	p := buildC(t, build, "initfail", nil, filepath.Join(root, "cshim", "testdata", "c", "initfail.c"))

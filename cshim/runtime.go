@@ -263,7 +263,12 @@ func (rt *Runtime) funcRegion(addr uint64) measure.Region {
 
 // Close ends the measurement and writes the trace file. The C side calls
 // it after it replayed every thread's records.
-func (rt *Runtime) Close() error {
+func (rt *Runtime) Close() error { return rt.CloseAt(false) }
+
+// CloseAt is Close; atExit says that the process is exiting with functions
+// still running (hmb_exiting), whose open regions are then no usage error
+// (measure's CloseAtExit).
+func (rt *Runtime) CloseAt(atExit bool) error {
 	rt.mu.Lock()
 	m := rt.m
 	rt.closed = true
@@ -274,7 +279,12 @@ func (rt *Runtime) Close() error {
 	if m == nil {
 		return nil
 	}
-	err := m.Close()
+	var err error
+	if atExit {
+		err = m.CloseAtExit()
+	} else {
+		err = m.Close()
+	}
 	// The C side stopped its probes before it called Close.
 	rt.mu.Lock()
 	for _, t := range rt.threads {

@@ -237,9 +237,9 @@ func hmbgo_thread_done(index C.uint32_t) {
 }
 
 //export hmbgo_finalize
-func hmbgo_finalize() (msg *C.char) {
+func hmbgo_finalize(atExit C.int) (msg *C.char) {
 	defer contain("hmb_finalize", func() { msg = C.CString("hmbtrace: hmb_finalize: internal error") })
-	if err := rt.Close(); err != nil {
+	if err := rt.CloseAt(atExit != 0); err != nil {
 		return C.CString(err.Error())
 	}
 	return nil

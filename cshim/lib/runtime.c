@@ -73,6 +73,7 @@ static _Atomic int hmb_state = ST_UNINIT;
 static struct hmb_thread *hmb_threads, *hmb_threads_tail; /* guarded by hmb_mu */
 static int hmb_final_result;                               /* guarded by hmb_mu */
 static _Atomic uint64_t hmb_dropped_count;
+static _Atomic int hmb_at_exit; /* hmb_exiting: open regions are where the process exits */
 static const char *_Atomic hmb_error = "";
 
 static pthread_once_t hmb_once = PTHREAD_ONCE_INIT;
@@ -1118,7 +1119,7 @@ HMB_NOINST int hmb_finalize(void)
 		th->closed = 1;
 		pthread_mutex_unlock(&th->lock);
 	}
-	char *err = hmbgo_finalize();
+	char *err = hmbgo_finalize(atomic_load(&hmb_at_exit));
 	hmb_final_result = 0;
 	if (err != NULL) {
 		hmb_set_error(err);
@@ -1131,8 +1132,14 @@ HMB_NOINST int hmb_finalize(void)
 	return rc;
 }
 
+void hmb_exiting(void)
+{
+	atomic_store(&hmb_at_exit, 1);
+}
+
 static void hmb_atexit_finalize(void)
 {
+	hmb_exiting();
 	int st = atomic_load(&hmb_state);
 	if (st != ST_FINALIZED && st != ST_FAILED && st != ST_FORKED && hmb_finalize() != 0) {
 		fprintf(stderr, "%s\n", atomic_load(&hmb_error));

@@ -179,6 +179,14 @@ void hmb_slow_at(uint64_t t, uint64_t word, uint64_t ext_time, uint64_t ext_word
 uint32_t hmb_region_n(const char *name, size_t nlen, const char *file, int line, int paradigm) HMB_NOINST HMB_HIDDEN;
 
 /*
+ * hmb_exiting says that the process is ending with functions still running:
+ * exit called inside them (Fortran's STOP in a subroutine) or MPI_Abort.
+ * hmb_finalize then leaves the regions still open without counting them as
+ * usage errors.
+ */
+void hmb_exiting(void) HMB_NOINST;
+
+/*
  * hmb_count_dropped counts n probes that libhmbtrace-mpi could not record
  * (out of memory, a receive that completed where no wrapper saw it): they
  * are reported with the library's own (hmb_dropped).

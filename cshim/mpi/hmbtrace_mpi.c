@@ -1233,6 +1233,7 @@ HMB_NOINST void hmbmpi_abort(uint32_t region, MPI_Comm comm)
 	hmb_enter(region);
 	hmb_leave(region);
 	pend_drop_unseen();
+	hmb_exiting(); /* the calls around MPI_Abort stay open */
 	if (hmb_finalize() != 0) {
 		fprintf(stderr, "hmbtrace: MPI_Abort: the trace could not be written: %s\n", hmb_last_error());
 	}
