@@ -307,6 +307,19 @@ func TestOpenMPOff(t *testing.T) {
 				}
 			}
 		}
+		if cc == "clang" {
+			// libomp says whether a tool attached: with HMB_ENABLE=0 the
+			// adapter stays out, and libomp makes no callbacks for nothing.
+			const started = "Tool was started"
+			_, on := p.run(t, []string{"OMP_NUM_THREADS=2", "OMP_TOOL_VERBOSE_INIT=stderr"}, "1", "10")
+			_, off := p.run(t, []string{"OMP_NUM_THREADS=2", "OMP_TOOL_VERBOSE_INIT=stderr", "HMB_ENABLE=0"}, "1", "10")
+			switch {
+			case !strings.Contains(on, started):
+				t.Logf("libomp does not say %q with OMP_TOOL_VERBOSE_INIT: not checked", started)
+			case strings.Contains(off, started):
+				t.Errorf("clang with HMB_ENABLE=0: the OMPT tool attached:\n%s", off)
+			}
+		}
 	}
 }
 

@@ -76,7 +76,7 @@ func nonEmpty(set func(c *Config, v string) error) func(*Config, string) error {
 var envVars = []envVar{
 	{
 		name: "HMB_ENABLE", def: "1", takes: "1/0, true/false, yes/no, on/off",
-		doc: "0 turns measurement off",
+		doc: "0 turns measurement off (and the OpenMP adapter: no OMPT tool attaches)",
 		set: boolVar(func(c *Config, on bool) { c.Disabled = !on }),
 	},
 	{

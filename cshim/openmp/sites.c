@@ -307,11 +307,23 @@ HMB_OMP_NOINST void hmb_omp_name(int level, const int *ancestors)
 	memcpy(named, ancestors, (size_t)level * sizeof named[0]);
 }
 
-HMB_OMP_NOINST int hmb_omp_env_off(void)
+/* env_says_off reports whether variable name is set to one of the false values measure accepts. */
+HMB_OMP_NOINST static int env_says_off(const char *name)
 {
-	const char *v = getenv("HMB_OPENMP");
+	const char *v = getenv(name);
 	if (v == NULL) {
 		return 0;
 	}
 	return strcmp(v, "0") == 0 || strcasecmp(v, "off") == 0 || strcasecmp(v, "false") == 0 || strcasecmp(v, "no") == 0;
+}
+
+/*
+ * hmb_omp_env_off reports whether the adapter stays out: HMB_OPENMP=0, or
+ * HMB_ENABLE=0, where nothing is recorded and an OMPT tool attached for
+ * nothing would still cost libomp its callbacks (a parallel region took
+ * 1.41x plain's time so, against 1.04x for MPI's wrappers).
+ */
+HMB_OMP_NOINST int hmb_omp_env_off(void)
+{
+	return env_says_off("HMB_OPENMP") || env_says_off("HMB_ENABLE");
 }
