@@ -5,12 +5,10 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/hmbtrace/hmbtrace/encode"
-	"github.com/hmbtrace/hmbtrace/internal/tracetest"
 )
 
 // TestDirectMPIEncoding compares the encoders of a blocking MPI call's
@@ -22,13 +20,7 @@ import (
 // up to 2^40, records at the previous one's time, sequence numbers that
 // need a SEQ prefix of one byte or more, and times that go back (clamped).
 func TestDirectMPIEncoding(t *testing.T) {
-	tracetest.RequireTool(t, "gcc", "gcc")
-	bin := filepath.Join(t.TempDir(), "encoding_mpi")
-	lib := filepath.Join(root, "cshim", "lib")
-	if out, err := exec.Command("gcc", "-O2", "-Wall", "-Werror", "-I", lib, "-o", bin,
-		filepath.Join(root, "cshim", "testdata", "c", "encoding_mpi.c"), filepath.Join(lib, "direct.c")).CombinedOutput(); err != nil {
-		t.Fatalf("gcc encoding_mpi.c: %v\n%s", err, out)
-	}
+	bin := encodingProgram(t)
 	rng := rand.New(rand.NewPCG(16, 17))
 	// size returns a value of 1, 2 or more LEB128 bytes, small ones most often.
 	size := func() uint64 {
@@ -72,7 +64,7 @@ func TestDirectMPIEncoding(t *testing.T) {
 				fmt.Fprintf(&in, "E %d %d %d\n", tm, seq, region)
 			case 1:
 				n = e.Leave(b, tm, seq)
-				fmt.Fprintf(&in, "L %d %d\n", tm, seq)
+				fmt.Fprintf(&in, "S %d %d\n", tm, seq)
 			default:
 				recv := rng.IntN(2)
 				k := encode.KindSend
@@ -99,7 +91,7 @@ func TestDirectMPIEncoding(t *testing.T) {
 	cmd.Stdin = strings.NewReader(in.String())
 	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("encoding_mpi: %v", err)
+		t.Fatalf("encoding: %v", err)
 	}
 	got := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
 	if len(got) != len(want) {

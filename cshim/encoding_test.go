@@ -21,7 +21,10 @@ import (
 // misses, deltas of every size, records at the previous one's time,
 // sequence numbers off the default, times that go back (clamped), and bins
 // started with and without an open region.
-func TestDirectEncoding(t *testing.T) {
+// encodingProgram builds cshim/testdata/c/encoding.c, the C direct path's
+// encoders alone, and returns its path.
+func encodingProgram(t *testing.T) string {
+	t.Helper()
 	tracetest.RequireTool(t, "gcc", "gcc")
 	bin := filepath.Join(t.TempDir(), "encoding")
 	lib := filepath.Join(root, "cshim", "lib")
@@ -29,6 +32,11 @@ func TestDirectEncoding(t *testing.T) {
 		filepath.Join(root, "cshim", "testdata", "c", "encoding.c"), filepath.Join(lib, "direct.c")).CombinedOutput(); err != nil {
 		t.Fatalf("gcc encoding.c: %v\n%s", err, out)
 	}
+	return bin
+}
+
+func TestDirectEncoding(t *testing.T) {
+	bin := encodingProgram(t)
 	rng := rand.New(rand.NewPCG(11, 12))
 	var in strings.Builder
 	var want []string

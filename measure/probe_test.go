@@ -122,17 +122,7 @@ func TestUsageErrors(t *testing.T) {
 		t.Errorf("usage errors %+v, want %+v", st.Usage, want)
 	}
 	// The stream stays balanced: the reader nests every event.
-	f := openTrace(t, m)
-	var names []string
-	it := f.Events(0)
-	var e tracefile.Event
-	for it.Next(&e) {
-		names = append(names, fmt.Sprintf("%v %s %d", e.Kind, f.RegionName(e.Region), e.Depth))
-	}
-	if it.Err() != nil {
-		t.Fatal(it.Err())
-	}
-	got := strings.Join(names, ", ")
+	got := eventLine(t, openTrace(t, m))
 	wantSeq := "ENTER a 1, ENTER b 2, ENTER c 3, LEAVE c 3, LEAVE b 2, LEAVE a 1, ENTER a 1, LEAVE a 1, ENTER b 1, LEAVE b 1"
 	if got != wantSeq {
 		t.Errorf("events\n %s\nwant\n %s", got, wantSeq)
@@ -157,7 +147,14 @@ func TestCloseAtExit(t *testing.T) {
 	if u := m.Stats().Usage; u != (UsageErrors{}) {
 		t.Errorf("usage errors %+v, want none", u)
 	}
-	f := openTrace(t, m)
+	if got, want := eventLine(t, openTrace(t, m)), "ENTER main 1, ENTER stop_run 2, LEAVE stop_run 2, LEAVE main 1"; got != want {
+		t.Errorf("events\n %s\nwant\n %s", got, want)
+	}
+}
+
+// eventLine lists location 0's events as "KIND region depth", comma-separated.
+func eventLine(t *testing.T, f *tracefile.File) string {
+	t.Helper()
 	var names []string
 	it := f.Events(0)
 	var e tracefile.Event
@@ -167,9 +164,7 @@ func TestCloseAtExit(t *testing.T) {
 	if it.Err() != nil {
 		t.Fatal(it.Err())
 	}
-	if got, want := strings.Join(names, ", "), "ENTER main 1, ENTER stop_run 2, LEAVE stop_run 2, LEAVE main 1"; got != want {
-		t.Errorf("events\n %s\nwant\n %s", got, want)
-	}
+	return strings.Join(names, ", ")
 }
 
 func TestDisabledMeasurement(t *testing.T) {

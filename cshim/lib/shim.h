@@ -212,19 +212,30 @@ void hmb_shim_go_ready(void) HMB_NOINST;
 void hmb_init_f(int *ierr) HMB_NOINST;
 void hmb_finalize_f(int *ierr) HMB_NOINST;
 
-/* hmb_now reads the clock the Go side reads: the TSC or CLOCK_MONOTONIC in ns. */
-HMB_NOINST static inline uint64_t hmb_now(void)
+/*
+ * hmb_clock_read reads the clock the Go side reads: the TSC if tsc (on
+ * x86-64), else CLOCK_MONOTONIC in ns. Each library says which it was
+ * told: libhmbtrace in hmb_use_tsc, libhmbtrace-mpi in its own state.
+ */
+HMB_NOINST static inline uint64_t hmb_clock_read(int tsc)
 {
 #if defined(__x86_64__)
-	if (__builtin_expect(hmb_use_tsc, 1)) {
+	if (__builtin_expect(tsc, 1)) {
 		uint32_t lo, hi;
 		__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
 		return ((uint64_t)hi << 32) | lo;
 	}
 #endif
+	(void)tsc;
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* hmb_now reads the clock the Go side reads. */
+HMB_NOINST static inline uint64_t hmb_now(void)
+{
+	return hmb_clock_read(hmb_use_tsc);
 }
 
 /*

@@ -55,16 +55,7 @@ HMB_NOINST static inline int hmbmpi_off(void)
  */
 HMB_NOINST static inline uint64_t hmbmpi_now(void)
 {
-#if defined(__x86_64__)
-	if (__builtin_expect(__atomic_load_n(&hmbmpi_off_state, __ATOMIC_RELAXED) == HMBMPI_ON_TSC, 1)) {
-		uint32_t lo, hi;
-		__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
-		return ((uint64_t)hi << 32) | lo;
-	}
-#endif
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return hmb_clock_read(__atomic_load_n(&hmbmpi_off_state, __ATOMIC_RELAXED) == HMBMPI_ON_TSC);
 }
 
 /* The environment. */

@@ -1,18 +1,21 @@
 /*
- * encoding.c - the direct path's encoder alone: reads a level stream's
- * records from stdin and prints the bytes hmb_put_enter and hmb_put_leave
- * write for each, one line of hex per record, for TestDirectEncoding to
+ * encoding.c - the direct path's encoders alone: reads a level stream's
+ * records from stdin and prints the bytes written for each, one line of
+ * hex per record, for TestDirectEncoding and TestDirectMPIEncoding to
  * compare with encode.Encoder's. Built with lib/direct.c and nothing else.
  *
  * Input: "B <time> <open region>" starts a bin (encode.Encoder.StartBin's
  * state, without the BIN record's bytes), then "E <time> <seq> <region>"
- * and "L <time> <seq>".
+ * (hmb_put_enter), "L <time> <seq>" (hmb_put_leave), and the forms of a
+ * blocking MPI call's direct probe (lib/direct_mpi.h): "S <time> <seq>"
+ * (hmb_put_leave_seq) and "M <recv> <time> <seq> <peer> <tag> <bytes>
+ * <comm>" (hmb_put_message_inline).
  */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "direct.h"
+#include "direct_mpi.h"
 
 int main(void)
 {
@@ -21,9 +24,9 @@ int main(void)
 	memset(&lv, 0, sizeof lv);
 	char kind;
 	while (scanf(" %c", &kind) == 1) {
-		uint64_t t;
-		uint32_t seq = 0, region = 0;
-		int n = 0;
+		uint64_t t, peer, bytes;
+		uint32_t seq = 0, region = 0, tag, comm;
+		int recv, n = 0;
 		switch (kind) {
 		case 'B':
 			if (scanf("%" SCNu64 " %" SCNu32, &t, &region) != 2) {
@@ -44,6 +47,19 @@ int main(void)
 				return 2;
 			}
 			n = hmb_put_leave(&lv, bin, t, seq);
+			break;
+		case 'S':
+			if (scanf("%" SCNu64 " %" SCNu32, &t, &seq) != 2) {
+				return 2;
+			}
+			n = hmb_put_leave_seq(&lv, bin, t, seq);
+			break;
+		case 'M':
+			if (scanf("%d %" SCNu64 " %" SCNu32 " %" SCNu64 " %" SCNu32 " %" SCNu64 " %" SCNu32, &recv, &t, &seq,
+				  &peer, &tag, &bytes, &comm) != 7) {
+				return 2;
+			}
+			n = hmb_put_message_inline(&lv, bin, recv, t, seq, peer, tag, bytes, comm);
 			break;
 		default:
 			return 2;
