@@ -1187,7 +1187,8 @@ static void hmb_atexit_report(void)
 	if (n > 0) {
 		fprintf(stderr,
 			"hmbtrace: %llu probes dropped, not in the trace (after hmb_finalize, while the "
-			"measurement could not start, or MPI messages the wrappers could not record)\n",
+			"measurement could not start, MPI messages the wrappers could not record, or MPI "
+			"requests still active at MPI_Finalize)\n",
 			(unsigned long long)n);
 	}
 }
