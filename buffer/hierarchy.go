@@ -14,7 +14,8 @@ type Hierarchy struct {
 	// The writer's view of the closed set, refreshed by Sync. A record at
 	// depth d of class c may be put only if Open(d, c).
 	Limit       int   // depths >= Limit are closed for enter/leave and metrics (0 when recording stopped)
-	PLimit      int   // depths >= PLimit are closed for the classes kept longest (Class.KeptLongest)
+	PLimit      int   // depths >= PLimit are closed for the paradigm regions' enters and leaves
+	MLimit      int   // depths >= MLimit are closed for messages and collectives, kept longest
 	ClassClosed uint8 // bit c: class c is closed
 	Stopped     bool  // PolicyFirst filled the buffer
 	Final       bool  // the pool was finalized
@@ -50,8 +51,11 @@ func (h *Hierarchy) Open(depth int, c Class) bool {
 
 // limit returns the depth limit of class c in the view of the last Sync.
 func (h *Hierarchy) limit(c Class) int {
-	if classGroup(c) == groupComm {
+	switch classGroup(c) {
+	case groupParadigm:
 		return h.PLimit
+	case groupComm:
+		return h.MLimit
 	}
 	return h.Limit
 }
@@ -109,9 +113,10 @@ func (h *Hierarchy) syncLocked() {
 
 func (h *Hierarchy) syncViewLocked() {
 	p := h.pool
-	h.Limit, h.PLimit, h.ClassClosed, h.Stopped, h.Final = p.limit[groupCompute], p.limit[groupComm], p.classClosed, p.stopped, p.final
+	h.Limit, h.PLimit, h.MLimit = p.limit[groupCompute], p.limit[groupParadigm], p.limit[groupComm]
+	h.ClassClosed, h.Stopped, h.Final = p.classClosed, p.stopped, p.final
 	if p.stopped || p.final {
-		h.Limit, h.PLimit = 0, 0
+		h.Limit, h.PLimit, h.MLimit = 0, 0, 0
 	}
 }
 

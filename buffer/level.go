@@ -24,20 +24,27 @@ const (
 // collective, paradigm.
 func ParseClass(s string) (Class, error) { return encode.ParseClass(s) }
 
-// The depth policy treats the classes in two groups: compute (enter/leave
-// and metric) and communication (paradigm, message and collective). Each
-// group has its own depth limit, and the communication group's is lowered
-// only when no compute level is left to close.
+// The depth policy treats the classes in three groups: compute (enter/leave
+// and metric), paradigm (the enters and leaves of MPI and OpenMP regions)
+// and communication (messages and collectives). Each group has its own
+// depth limit, lowered only when no level of the groups before it is left
+// to close: a thread whose MPI calls sit deeper than another's (under an
+// OpenMP parallel region) keeps its messages after the buffer shed the
+// other's millions of MPI_Test calls.
 const (
 	groupCompute = iota
+	groupParadigm
 	groupComm
 	numGroups
-	groupAll = -1 // both, for closeDepthLocked
+	groupAll = -1 // every group, for closeDepthLocked
 )
 
 // classGroup returns the class's group for the depth policy.
 func classGroup(c Class) int {
-	if c.KeptLongest() {
+	switch {
+	case c == ClassParadigm:
+		return groupParadigm
+	case c.KeptLongest():
 		return groupComm
 	}
 	return groupCompute

@@ -144,7 +144,7 @@ func NewPool(c Config) (*Pool, error) {
 		tech:    c.Techniques,
 		free:    make([]int32, n),
 		meta:    make([]binMeta, n),
-		limit:   [numGroups]int{math.MaxInt32, math.MaxInt32},
+		limit:   [numGroups]int{math.MaxInt32, math.MaxInt32, math.MaxInt32},
 
 		waitLimit: DefaultWaitLimit,
 	}
@@ -464,15 +464,16 @@ func (p *Pool) CloseFrom(d int, t uint64) {
 	if p.final {
 		return
 	}
-	if d < p.limit[groupCompute] || d < p.limit[groupComm] {
+	if d < max(p.limit[groupCompute], p.limit[groupParadigm], p.limit[groupComm]) {
 		p.closeDepthLocked(groupAll, d, t, nil)
 	}
 }
 
 // closeDeepestLocked closes the deepest open calling depth that holds bins
 // of a compute class (enter/leave, metric); only when none is left below
-// depth 2 does it close the deepest of the communication classes (paradigm
-// regions, messages, collectives), so that these are kept longest. It
+// depth 2 does it close the deepest of the paradigm regions' enters and
+// leaves, and only when none of those is left either the deepest of the
+// messages and collectives, so that these are kept longest. It
 // never closes depth 1 or 0: when they are all that is left, it stops
 // recording, keeping what the buffer holds (as PolicyFirst does).
 // If that frees nothing now because its bins are all current bins still held
@@ -484,7 +485,7 @@ func (p *Pool) CloseFrom(d int, t uint64) {
 func (p *Pool) closeDeepestLocked(t uint64, trigger *Hierarchy) bool {
 	for {
 		g, d, held := -1, -1, false
-		for _, group := range [...]int{groupCompute, groupComm} {
+		for _, group := range [...]int{groupCompute, groupParadigm, groupComm} {
 			at := p.binsAtDepth[group]
 			for i := min(p.limit[group], len(at)) - 1; i >= 2 && d < 0; i-- {
 				if at[i] > 0 {
@@ -574,9 +575,12 @@ func (p *Pool) closeDepthLocked(g, d int, t uint64, trigger *Hierarchy) {
 		for i := range p.limit {
 			p.limit[i] = min(p.limit[i], d)
 		}
-	case groupComm:
+	case groupParadigm:
 		r.Class = ClassParadigm
-		fallthrough
+		p.limit[g] = d
+	case groupComm:
+		r.Class = ClassMessage
+		p.limit[g] = d
 	default:
 		p.limit[g] = d
 	}

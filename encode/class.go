@@ -17,8 +17,8 @@ const (
 	ClassCollective              // collective operations (MPI)
 	// ClassParadigm holds the enters and leaves of a paradigm's regions (MPI
 	// calls that are not collectives, OpenMP synchronisation): the default
-	// depth policy sheds it, with messages and collectives, only after every
-	// compute level it could close.
+	// depth policy sheds it only after every compute level it could close,
+	// and messages and collectives only after that.
 	ClassParadigm
 	NumClasses
 )

@@ -63,7 +63,7 @@ func (l *Location) enterCollective(r Region, root int, bytes, received uint64, c
 	if l.pendingFrom != 0 {
 		l.flush(d - 1) // the calls around it are kept where they can be
 	}
-	closed := d >= l.plimit || l.h.ClassClosed&(1<<buffer.ClassCollective) != 0
+	closed := d >= l.mlimit || l.h.ClassClosed&(1<<buffer.ClassCollective) != 0
 	if !closed && l.collLevel(d).EnterCollectiveComm(tr, seq, uint32(r), infoSeq, int64(root), bytes, received, comm) {
 		f.state = frameWritten
 		if f.counted {

@@ -340,7 +340,7 @@ func (l *Location) putAtDepth(r *encode.Record, d int, c buffer.Class) {
 	if l.pendingFrom != 0 {
 		l.flush(d)
 	}
-	if d >= l.plimit || l.h.ClassClosed&(1<<c) != 0 {
+	if d >= l.limitOf(c) || l.h.ClassClosed&(1<<c) != 0 {
 		l.drop(d, c)
 		return
 	}

@@ -72,7 +72,8 @@ type probeState struct {
 	msgLevels    []*buffer.Level // message level by depth, cached
 	collLevels   []*buffer.Level // collective level by depth, cached
 	parLevels    []*buffer.Level // paradigm (MPI, OpenMP) enter/leave level by depth, cached
-	plimit       int             // depths >= plimit are not kept for the communication classes
+	plimit       int             // depths >= plimit are not kept for paradigm enters and leaves
+	mlimit       int             // depths >= mlimit are not kept for messages and collectives
 	thrCalls     uint64          // a region is throttled at a leave after this many visits ...
 	thrTicks     uint64          // ... if its mean inclusive time is below this (ticks)
 
@@ -718,7 +719,7 @@ func (l *Location) message(k encode.Kind, peer uint64, rank bool, tag uint32, by
 	if l.pendingFrom != 0 {
 		l.flush(d) // the calls around a kept message are kept where they can be
 	}
-	if d >= l.plimit || l.h.ClassClosed&(1<<buffer.ClassMessage) != 0 {
+	if d >= l.mlimit || l.h.ClassClosed&(1<<buffer.ClassMessage) != 0 {
 		l.drop(d, buffer.ClassMessage)
 		return
 	}
@@ -761,6 +762,18 @@ func (l *Location) msgLevel(d int) *buffer.Level {
 // keeps it in the location's cache of that class (levels, msgLevels,
 // collLevels, metLevels, parLevels), by depth. The C probes follow all but metLevels: what
 // it makes is pinned for them.
+// limitOf returns the depth from which records of class c are not kept, in
+// the view of the last sync.
+func (l *Location) limitOf(c buffer.Class) int {
+	switch c {
+	case buffer.ClassRegion, buffer.ClassMetric:
+		return l.limit
+	case buffer.ClassParadigm:
+		return l.plimit
+	}
+	return l.mlimit
+}
+
 func (l *Location) newLevel(d int, c buffer.Class) *buffer.Level {
 	cache := &l.levels
 	switch c {
@@ -807,7 +820,7 @@ func (l *Location) sync() bool {
 	if l.lostAt > 0 && l.lostAt < l.limit {
 		l.limit = l.lostAt
 	}
-	l.plimit = l.h.PLimit
+	l.plimit, l.mlimit = l.h.PLimit, l.h.MLimit
 	l.surviveCounts()
 	if r := l.m.phase.Load(); r != l.phaseRegion && l.phase == nil {
 		l.phaseRegion = r

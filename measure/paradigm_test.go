@@ -66,10 +66,10 @@ func testParadigmKeptLongest(t *testing.T, minDur time.Duration) {
 	f := openTrace(t, m)
 	depthReduced := false
 	for _, r := range f.Reductions {
-		if r.Reason == tracefile.ByDepth && r.Class != tracefile.ClassParadigm && r.Depth <= 6 {
+		if r.Reason == tracefile.ByDepth && r.Class == tracefile.ClassRegion && r.Depth <= 6 {
 			depthReduced = true
 		}
-		if r.Reason == tracefile.ByDepth && r.Class == tracefile.ClassParadigm {
+		if r.Reason == tracefile.ByDepth && r.Class != tracefile.ClassRegion {
 			t.Errorf("communication closed: %+v", r)
 		}
 	}
@@ -111,4 +111,68 @@ func testParadigmKeptLongest(t *testing.T, minDur time.Duration) {
 		t.Errorf("recorded %d, accounted %d", l.Recorded, l.Accounted())
 	}
 	t.Logf("reductions %+v; depth-6 compute calls kept: %d of %d", f.Reductions, compute6, 21*steps)
+}
+
+// SNAP's case: one thread makes its MPI calls, with messages, at depth 3
+// (under an OpenMP parallel region and its implicit task), another polls
+// MPI_Test at depth 2 far more often than the buffer holds. The depth
+// policy closes the paradigm regions' depths, the first thread's MPI
+// calls first, but keeps every message: messages and collectives are shed
+// only after the enters and leaves of every paradigm region.
+func TestMessagesOutliveParadigmRegions(t *testing.T) {
+	m := startTest(t, Config{BufferSize: 64 << 10, BinSize: 512, NoThrottle: true})
+	parallel := m.RegionParadigm("!$omp parallel", tracefile.ParadigmOpenMP)
+	task := m.RegionParadigm("!$omp implicit task", tracefile.ParadigmOpenMP)
+	send := m.RegionParadigm("MPI_Send", tracefile.ParadigmMPI)
+	test := m.RegionParadigm("MPI_Test", tracefile.ParadigmMPI)
+	master, worker := m.Location("thread 0"), m.Location("thread 1")
+	master.Enter(parallel)
+	master.Enter(task)
+	worker.Enter(task)
+	const steps = 300
+	for s := 0; s < steps; s++ {
+		master.Enter(send) // depth 3
+		master.SendRank(1, uint32(s), 64)
+		master.Leave(send)
+		for k := 0; k < 200; k++ {
+			worker.Enter(test) // depth 2
+			worker.Leave(test)
+		}
+	}
+	worker.Leave(task)
+	master.Leave(task)
+	master.Leave(parallel)
+	m.Close()
+	f := openTrace(t, m)
+	var paradigm int
+	for _, r := range f.Reductions {
+		switch {
+		case r.Reason == tracefile.ByDepth && r.Class == tracefile.ClassParadigm:
+			paradigm++
+		case r.Reason == tracefile.ByDepth && r.Class == tracefile.ClassMessage:
+			t.Errorf("messages closed: %+v", r)
+		}
+	}
+	if paradigm == 0 {
+		t.Fatalf("no paradigm depth closed: the test does not test what it says (%+v)", f.Reductions)
+	}
+	it := f.Events(f.Locations[0].ID)
+	var e tracefile.Event
+	var sends int
+	for it.Next(&e) {
+		if e.Kind == encode.KindSend {
+			sends++
+		}
+	}
+	if it.Err() != nil {
+		t.Fatal(it.Err())
+	}
+	if f.Locations[0].Name != "thread 0" || sends != steps {
+		t.Errorf("%s kept %d of %d sends", f.Locations[0].Name, sends, steps)
+	}
+	for i := range f.Locations {
+		if l := &f.Locations[i]; l.Recorded != l.Accounted() {
+			t.Errorf("%s: recorded %d, accounted %d", l.Name, l.Recorded, l.Accounted())
+		}
+	}
 }

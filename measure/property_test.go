@@ -269,8 +269,9 @@ func finalDepthLimit(f *tracefile.File) (calls, comm int) {
 			continue
 		}
 		switch {
-		case r.Class == tracefile.ClassParadigm:
+		case r.Class == tracefile.ClassMessage: // the depth policy's messages and collectives
 			comm = min(comm, r.Depth)
+		case r.Class == tracefile.ClassParadigm: // no paradigm regions here: nothing else closes
 		case f.Header.Policy == "class": // its depth fallback closes every class
 			comm = min(comm, r.Depth)
 			calls = min(calls, r.Depth)

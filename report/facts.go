@@ -213,8 +213,11 @@ func reductionText(r tracefile.StoryReduction) string {
 	switch r.Reason {
 	case tracefile.ByDepth:
 		what := ""
-		if r.Class == tracefile.ClassParadigm {
-			what = " of MPI regions, messages and collectives"
+		switch r.Class {
+		case tracefile.ClassParadigm:
+			what = " of MPI and OpenMP regions"
+		case tracefile.ClassMessage:
+			what = " of messages and collectives"
 		}
 		return fmt.Sprintf("at %s closed depth %d and deeper%s, revoking %d bins (%s events)", at, r.Depth, what, r.Bins, units.Count(r.Records))
 	case tracefile.ByClass:

@@ -389,8 +389,11 @@ func bufferStory(out io.Writer, f *tracefile.File) {
 			switch r.Reason {
 			case tracefile.ByDepth:
 				what := "closed depth %d and deeper"
-				if r.Class == tracefile.ClassParadigm {
-					what = "closed depth %d and deeper of MPI regions, messages and collectives"
+				switch r.Class {
+				case tracefile.ClassParadigm:
+					what = "closed depth %d and deeper of MPI and OpenMP regions"
+				case tracefile.ClassMessage:
+					what = "closed depth %d and deeper of messages and collectives"
 				}
 				fmt.Fprintf(out, "    at %s: "+what+", revoking %d bins (%s events)\n", at, r.Depth, r.Bins, units.Count(r.Records))
 			case tracefile.ByClass:

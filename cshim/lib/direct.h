@@ -490,7 +490,7 @@ HMB_NOINST static inline int hmb_direct_message(struct hmb_thread *th, int recv,
 		return hmb_direct_end(th, HMB_DIRECT_FLUSH);
 	}
 	struct hmb_go_level *lv = NULL;
-	int closed = d >= L->plimit || (((struct hmb_go_hierarchy *)L->h)->class_closed & (1u << HMB_CLASS_MESSAGE)) != 0;
+	int closed = d >= L->mlimit || (((struct hmb_go_hierarchy *)L->h)->class_closed & (1u << HMB_CLASS_MESSAGE)) != 0;
 	if (!closed) {
 		if (d >= L->msg_levels.len || (lv = ((struct hmb_go_level **)L->msg_levels.ptr)[d]) == NULL ||
 		    lv->bin.len - lv->pos < HMB_MAX_MESSAGE) {
@@ -537,7 +537,7 @@ HMB_NOINST static inline int hmb_direct_mpi(struct hmb_thread *th, const struct 
 	unsigned cls = coll ? HMB_CLASS_COLLECTIVE : HMB_CLASS_MESSAGE;
 	struct hmb_go_slice *levels = coll ? &L->coll_levels : &L->msg_levels;
 	struct hmb_go_level *lv = NULL;
-	int closed = d >= L->plimit || (((struct hmb_go_hierarchy *)L->h)->class_closed & (1u << cls)) != 0;
+	int closed = d >= L->mlimit || (((struct hmb_go_hierarchy *)L->h)->class_closed & (1u << cls)) != 0;
 	if (!closed) {
 		/* buffer.Level.Put's room: the larger of a message and a collective. */
 		if (d >= levels->len || (lv = ((struct hmb_go_level **)levels->ptr)[d]) == NULL ||
@@ -594,7 +594,7 @@ HMB_NOINST static inline int hmb_direct_collective(struct hmb_thread *th, uint32
 		return hmb_direct_end(th, HMB_DIRECT_FLUSH);
 	}
 	struct hmb_go_level *lv = NULL;
-	int closed = d >= L->plimit || (((struct hmb_go_hierarchy *)L->h)->class_closed & (1u << HMB_CLASS_COLLECTIVE)) != 0;
+	int closed = d >= L->mlimit || (((struct hmb_go_hierarchy *)L->h)->class_closed & (1u << HMB_CLASS_COLLECTIVE)) != 0;
 	if (!closed) {
 		if (d >= L->coll_levels.len || (lv = ((struct hmb_go_level **)L->coll_levels.ptr)[d]) == NULL ||
 		    lv->bin.len - lv->pos < 2 * HMB_MAX_ENTER_LEAVE + HMB_MAX_COLLECTIVE) {

@@ -135,7 +135,7 @@ HMB_NOINST __attribute__((always_inline)) static inline void hmb_direct_mpi_mess
 HMB_NOINST static inline int hmb_direct_mpi_msg(struct hmb_go_location *L, int64_t d, uint64_t peer,
 						struct hmb_go_level **mlv, struct hmb_go_commline **line)
 {
-	return (((struct hmb_go_hierarchy *)L->h)->class_closed & (1u << HMB_CLASS_MESSAGE)) == 0 &&
+	return d < L->mlimit && (((struct hmb_go_hierarchy *)L->h)->class_closed & (1u << HMB_CLASS_MESSAGE)) == 0 &&
 	       (*mlv = hmb_direct_mpi_level(&L->msg_levels, d, HMB_MAX_MESSAGE)) != NULL &&
 	       (*line = hmb_comm_line(L, peer)) != NULL;
 }
@@ -198,7 +198,7 @@ HMB_NOINST static inline int hmb_direct_recv_leave(struct hmb_thread *th, uint32
 	if (d == 0 || f->region != r || f->counted || f->region == L->phase_region || f->state != HMB_FRAME_WRITTEN ||
 	    f->cls != HMB_CLASS_PARADIGM || hmb_direct_mpi_level(&L->levels, d, 0) == NULL ||
 	    (lv = hmb_direct_mpi_level(&L->par_levels, d, HMB_MAX_ENTER_LEAVE)) == NULL ||
-	    (msg && (d >= L->plimit || !hmb_direct_mpi_msg(L, d, peer, &mlv, &line)))) {
+	    (msg && !hmb_direct_mpi_msg(L, d, peer, &mlv, &line))) {
 		return hmb_direct_end(th, HMB_DIRECT_APART);
 	}
 	if (msg) {
@@ -274,7 +274,7 @@ HMB_NOINST static inline int hmb_direct_mpi_call(struct hmb_thread *th, const st
 	if (d >= L->stack.len || d >= L->plimit || r == L->phase_region || hmb_direct_mpi_level(&L->levels, d, 0) == NULL ||
 	    (lv = hmb_direct_mpi_level(&L->par_levels, d, 2 * HMB_MAX_ENTER_LEAVE)) == NULL ||
 	    ((send | recv) &&
-	     ((((struct hmb_go_hierarchy *)L->h)->class_closed & (1u << HMB_CLASS_MESSAGE)) != 0 ||
+	     (d >= L->mlimit || (((struct hmb_go_hierarchy *)L->h)->class_closed & (1u << HMB_CLASS_MESSAGE)) != 0 ||
 	      (mlv = hmb_direct_mpi_level(&L->msg_levels, d, (send + recv) * HMB_MAX_MESSAGE)) == NULL ||
 	      (send && (sline = hmb_comm_line(L, (uint64_t)c->send.peer)) == NULL) ||
 	      (recv && (rline = hmb_comm_line(L, (uint64_t)c->recv.peer)) == NULL)))) {
@@ -361,7 +361,7 @@ HMB_NOINST static inline int hmb_direct_rma(struct hmb_thread *th, const struct 
 		   r->kind == HMB_RMA_GROUP_SYNC;
 	unsigned cls = coll ? HMB_CLASS_COLLECTIVE : HMB_CLASS_MESSAGE;
 	struct hmb_go_level *lv = NULL;
-	int closed = d >= L->plimit || (((struct hmb_go_hierarchy *)L->h)->class_closed & (1u << cls)) != 0;
+	int closed = d >= L->mlimit || (((struct hmb_go_hierarchy *)L->h)->class_closed & (1u << cls)) != 0;
 	if (!closed) {
 		/* buffer.Level.Put's room, which an RMA record fits (encode.MaxRmaSize). */
 		if ((lv = hmb_direct_mpi_level(coll ? &L->coll_levels : &L->msg_levels, d, HMB_MAX_COLLECTIVE)) == NULL) {

@@ -120,6 +120,7 @@ struct hmb_go_location {
 	struct hmb_go_slice coll_levels;
 	struct hmb_go_slice par_levels;
 	int64_t plimit;
+	int64_t mlimit;
 	uint64_t thr_calls;
 	uint64_t thr_ticks;
 	struct hmb_go_slice comm_lines;
@@ -150,11 +151,12 @@ _Static_assert(offsetof(struct hmb_go_location, msg_levels) == 192, "measure.pro
 _Static_assert(offsetof(struct hmb_go_location, coll_levels) == 216, "measure.probeState.coll_levels");
 _Static_assert(offsetof(struct hmb_go_location, par_levels) == 240, "measure.probeState.par_levels");
 _Static_assert(offsetof(struct hmb_go_location, plimit) == 264, "measure.probeState.plimit");
-_Static_assert(offsetof(struct hmb_go_location, thr_calls) == 272, "measure.probeState.thr_calls");
-_Static_assert(offsetof(struct hmb_go_location, thr_ticks) == 280, "measure.probeState.thr_ticks");
-_Static_assert(offsetof(struct hmb_go_location, comm_lines) == 288, "measure.probeState.comm_lines");
-_Static_assert(offsetof(struct hmb_go_location, comm_shift) == 312, "measure.probeState.comm_shift");
-_Static_assert(sizeof(struct hmb_go_location) == 320, "size of measure.probeState");
+_Static_assert(offsetof(struct hmb_go_location, mlimit) == 272, "measure.probeState.mlimit");
+_Static_assert(offsetof(struct hmb_go_location, thr_calls) == 280, "measure.probeState.thr_calls");
+_Static_assert(offsetof(struct hmb_go_location, thr_ticks) == 288, "measure.probeState.thr_ticks");
+_Static_assert(offsetof(struct hmb_go_location, comm_lines) == 296, "measure.probeState.comm_lines");
+_Static_assert(offsetof(struct hmb_go_location, comm_shift) == 320, "measure.probeState.comm_shift");
+_Static_assert(sizeof(struct hmb_go_location) == 328, "size of measure.probeState");
 
 /* the head of buffer.Hierarchy */
 struct hmb_go_hierarchy {
@@ -164,6 +166,7 @@ struct hmb_go_hierarchy {
 	uint64_t epoch;
 	int64_t limit;
 	int64_t p_limit;
+	int64_t m_limit;
 	uint8_t class_closed;
 };
 _Static_assert(offsetof(struct hmb_go_hierarchy, pool) == 0, "buffer.Hierarchy.pool");
@@ -172,7 +175,8 @@ _Static_assert(offsetof(struct hmb_go_hierarchy, levels) == 16, "buffer.Hierarch
 _Static_assert(offsetof(struct hmb_go_hierarchy, epoch) == 40, "buffer.Hierarchy.epoch");
 _Static_assert(offsetof(struct hmb_go_hierarchy, limit) == 48, "buffer.Hierarchy.limit");
 _Static_assert(offsetof(struct hmb_go_hierarchy, p_limit) == 56, "buffer.Hierarchy.p_limit");
-_Static_assert(offsetof(struct hmb_go_hierarchy, class_closed) == 64, "buffer.Hierarchy.class_closed");
+_Static_assert(offsetof(struct hmb_go_hierarchy, m_limit) == 64, "buffer.Hierarchy.m_limit");
+_Static_assert(offsetof(struct hmb_go_hierarchy, class_closed) == 72, "buffer.Hierarchy.class_closed");
 
 /* the head of buffer.Level, with its encode.Encoder's fields in place */
 struct hmb_go_level {
