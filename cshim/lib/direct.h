@@ -174,6 +174,58 @@ HMB_NOINST static inline int hmb_direct_open(struct hmb_thread *th, struct hmb_g
 	return HMB_DIRECT_GO;
 }
 
+/*
+ * hmb_direct_record begins a direct record at the location's current
+ * depth (a message, an MPI or RMA record, a task's): hmb_direct_open, the
+ * clock read into *t first, so that the read overlaps the rest, and the
+ * checks every such record makes: the pool's epoch unchanged, and no
+ * enters held by the duration filter, which Go writes around the record.
+ */
+HMB_NOINST __attribute__((always_inline)) static inline int hmb_direct_record(struct hmb_thread *th,
+									      struct hmb_go_location **L, uint64_t *t)
+{
+	int go = hmb_direct_open(th, L);
+	if (go != HMB_DIRECT_GO) {
+		return go;
+	}
+	*t = hmb_now();
+	if (atomic_load_explicit(th->epoch_word, memory_order_relaxed) != (*L)->epoch || (*L)->pending_from != 0) {
+		return hmb_direct_end(th, HMB_DIRECT_FLUSH);
+	}
+	return HMB_DIRECT_GO;
+}
+
+/*
+ * hmb_closed reports whether records of class cls at depth d are not kept:
+ * measure's Location.limitOf for the paradigm and communication classes,
+ * and the classes the pool closed.
+ */
+HMB_NOINST static inline int hmb_closed(const struct hmb_go_location *L, int64_t d, unsigned cls)
+{
+	return d >= (cls == HMB_CLASS_PARADIGM ? L->plimit : L->mlimit) ||
+	       (((const struct hmb_go_hierarchy *)L->h)->class_closed & (1u << cls)) != 0;
+}
+
+/*
+ * hmb_declined_recs finishes a probe of n records that the direct path did
+ * not take (rc; t is its time if the clock was read, else 0): replayed at
+ * once, dropped and counted, or staged.
+ */
+HMB_NOINST static inline void hmb_declined_recs(int rc, uint64_t t, hmb_record *rec, int n)
+{
+	switch (rc) {
+	case HMB_DIRECT_FLUSH:
+		rec[0].time = t;
+		hmb_slow_n(rec, n);
+		break;
+	case HMB_DIRECT_DROP:
+		hmb_count_dropped(1);
+		break;
+	default:
+		hmb_stage_recs(rec, n);
+	}
+}
+
 /* hmb_direct_drop counts an event at closed depth d in counts (drops, mdrops or cdrops), for Go. */
 HMB_NOINST static inline void hmb_direct_drop(struct hmb_thread *th, uint64_t *counts, int64_t d)
 {
@@ -478,19 +530,18 @@ HMB_NOINST static inline int hmb_direct_message(struct hmb_thread *th, int recv,
 						uint64_t bytes, uint32_t comm, uint64_t *t)
 {
 	struct hmb_go_location *L;
-	int go = hmb_direct_open(th, &L);
+	int go = hmb_direct_record(th, &L, t);
 	if (go != HMB_DIRECT_GO) {
 		return go;
 	}
-	uint64_t now = *t = hmb_now();
+	uint64_t now = *t;
 	int64_t d = L->depth;
-	struct hmb_go_commline *line;
-	if (atomic_load_explicit(th->epoch_word, memory_order_relaxed) != L->epoch || L->pending_from != 0 ||
-	    (line = hmb_comm_line(L, peer)) == NULL) {
+	struct hmb_go_commline *line = hmb_comm_line(L, peer);
+	if (line == NULL) {
 		return hmb_direct_end(th, HMB_DIRECT_FLUSH);
 	}
 	struct hmb_go_level *lv = NULL;
-	int closed = d >= L->mlimit || (((struct hmb_go_hierarchy *)L->h)->class_closed & (1u << HMB_CLASS_MESSAGE)) != 0;
+	int closed = hmb_closed(L, d, HMB_CLASS_MESSAGE);
 	if (!closed) {
 		if (d >= L->msg_levels.len || (lv = ((struct hmb_go_level **)L->msg_levels.ptr)[d]) == NULL ||
 		    lv->bin.len - lv->pos < HMB_MAX_MESSAGE) {
@@ -521,23 +572,22 @@ HMB_NOINST static inline int hmb_direct_message(struct hmb_thread *th, int recv,
 HMB_NOINST static inline int hmb_direct_mpi(struct hmb_thread *th, const struct hmb_mpi *r, uint64_t *t)
 {
 	struct hmb_go_location *L;
-	int go = hmb_direct_open(th, &L);
+	int go = hmb_direct_record(th, &L, t);
 	if (go != HMB_DIRECT_GO) {
 		return go;
 	}
-	uint64_t now = *t = hmb_now();
+	uint64_t now = *t;
 	int64_t d = L->depth;
 	int counted = r->kind == HMB_ENC_ISEND || r->kind == HMB_ENC_IRECV;
 	struct hmb_go_commline *line = NULL;
-	if (atomic_load_explicit(th->epoch_word, memory_order_relaxed) != L->epoch || L->pending_from != 0 ||
-	    (counted && (line = hmb_comm_line(L, r->peer)) == NULL)) {
+	if (counted && (line = hmb_comm_line(L, r->peer)) == NULL) {
 		return hmb_direct_end(th, HMB_DIRECT_FLUSH);
 	}
 	int coll = r->kind == HMB_ENC_COLL_REQUEST || r->kind == HMB_ENC_COLL_COMPLETE;
 	unsigned cls = coll ? HMB_CLASS_COLLECTIVE : HMB_CLASS_MESSAGE;
 	struct hmb_go_slice *levels = coll ? &L->coll_levels : &L->msg_levels;
 	struct hmb_go_level *lv = NULL;
-	int closed = d >= L->mlimit || (((struct hmb_go_hierarchy *)L->h)->class_closed & (1u << cls)) != 0;
+	int closed = hmb_closed(L, d, cls);
 	if (!closed) {
 		/* buffer.Level.Put's room: the larger of a message and a collective. */
 		if (d >= levels->len || (lv = ((struct hmb_go_level **)levels->ptr)[d]) == NULL ||
@@ -594,7 +644,7 @@ HMB_NOINST static inline int hmb_direct_collective(struct hmb_thread *th, uint32
 		return hmb_direct_end(th, HMB_DIRECT_FLUSH);
 	}
 	struct hmb_go_level *lv = NULL;
-	int closed = d >= L->mlimit || (((struct hmb_go_hierarchy *)L->h)->class_closed & (1u << HMB_CLASS_COLLECTIVE)) != 0;
+	int closed = hmb_closed(L, d, HMB_CLASS_COLLECTIVE);
 	if (!closed) {
 		if (d >= L->coll_levels.len || (lv = ((struct hmb_go_level **)L->coll_levels.ptr)[d]) == NULL ||
 		    lv->bin.len - lv->pos < 2 * HMB_MAX_ENTER_LEAVE + HMB_MAX_COLLECTIVE) {

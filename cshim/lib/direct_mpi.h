@@ -135,7 +135,7 @@ HMB_NOINST __attribute__((always_inline)) static inline void hmb_direct_mpi_mess
 HMB_NOINST static inline int hmb_direct_mpi_msg(struct hmb_go_location *L, int64_t d, uint64_t peer,
 						struct hmb_go_level **mlv, struct hmb_go_commline **line)
 {
-	return d < L->mlimit && (((struct hmb_go_hierarchy *)L->h)->class_closed & (1u << HMB_CLASS_MESSAGE)) == 0 &&
+	return !hmb_closed(L, d, HMB_CLASS_MESSAGE) &&
 	       (*mlv = hmb_direct_mpi_level(&L->msg_levels, d, HMB_MAX_MESSAGE)) != NULL &&
 	       (*line = hmb_comm_line(L, peer)) != NULL;
 }
@@ -274,7 +274,7 @@ HMB_NOINST static inline int hmb_direct_mpi_call(struct hmb_thread *th, const st
 	if (d >= L->stack.len || d >= L->plimit || r == L->phase_region || hmb_direct_mpi_level(&L->levels, d, 0) == NULL ||
 	    (lv = hmb_direct_mpi_level(&L->par_levels, d, 2 * HMB_MAX_ENTER_LEAVE)) == NULL ||
 	    ((send | recv) &&
-	     (d >= L->mlimit || (((struct hmb_go_hierarchy *)L->h)->class_closed & (1u << HMB_CLASS_MESSAGE)) != 0 ||
+	     (hmb_closed(L, d, HMB_CLASS_MESSAGE) ||
 	      (mlv = hmb_direct_mpi_level(&L->msg_levels, d, (send + recv) * HMB_MAX_MESSAGE)) == NULL ||
 	      (send && (sline = hmb_comm_line(L, (uint64_t)c->send.peer)) == NULL) ||
 	      (recv && (rline = hmb_comm_line(L, (uint64_t)c->recv.peer)) == NULL)))) {
@@ -347,21 +347,18 @@ int hmb_put_rma(struct hmb_go_level *lv, uint8_t *b, uint64_t t, uint32_t seq, c
 HMB_NOINST static inline int hmb_direct_rma(struct hmb_thread *th, const struct hmb_rma *r, uint64_t *t)
 {
 	struct hmb_go_location *L;
-	int go = hmb_direct_open(th, &L);
+	int go = hmb_direct_record(th, &L, t);
 	if (go != HMB_DIRECT_GO) {
 		return go;
 	}
-	uint64_t now = *t = hmb_now();
+	uint64_t now = *t;
 	int64_t d = L->depth;
-	if (atomic_load_explicit(th->epoch_word, memory_order_relaxed) != L->epoch || L->pending_from != 0) {
-		return hmb_direct_end(th, HMB_DIRECT_FLUSH);
-	}
 	int coll = r->kind == HMB_RMA_WIN_CREATE || r->kind == HMB_RMA_WIN_DESTROY ||
 		   r->kind == HMB_RMA_COLLECTIVE_BEGIN || r->kind == HMB_RMA_COLLECTIVE_END ||
 		   r->kind == HMB_RMA_GROUP_SYNC;
 	unsigned cls = coll ? HMB_CLASS_COLLECTIVE : HMB_CLASS_MESSAGE;
 	struct hmb_go_level *lv = NULL;
-	int closed = d >= L->mlimit || (((struct hmb_go_hierarchy *)L->h)->class_closed & (1u << cls)) != 0;
+	int closed = hmb_closed(L, d, cls);
 	if (!closed) {
 		/* buffer.Level.Put's room, which an RMA record fits (encode.MaxRmaSize). */
 		if ((lv = hmb_direct_mpi_level(coll ? &L->coll_levels : &L->msg_levels, d, HMB_MAX_COLLECTIVE)) == NULL) {

@@ -197,17 +197,11 @@ HMB_NOINST static void hmb_mpi_event(const struct hmb_mpi *r, hmb_record rec[HMB
 	struct hmb_thread *th = hmb_self;
 	if (th != NULL && th->loc != NULL) {
 		uint64_t t = 0;
-		switch (hmb_direct_mpi(th, r, &t)) {
-		case HMB_DIRECT_DONE:
-			return;
-		case HMB_DIRECT_FLUSH:
-			rec[0].time = t;
-			hmb_slow_n(rec, HMB_MPI_RECORDS);
-			return;
-		case HMB_DIRECT_DROP:
-			hmb_count_dropped(1);
-			return;
+		int rc = hmb_direct_mpi(th, r, &t);
+		if (rc != HMB_DIRECT_DONE) {
+			hmb_declined_recs(rc, t, rec, HMB_MPI_RECORDS);
 		}
+		return;
 	}
 	hmb_stage_recs(rec, HMB_MPI_RECORDS);
 }

@@ -78,16 +78,14 @@ HMB_NOINST static int hmb_put_task(struct hmb_go_level *lv, uint8_t *b, uint64_t
 HMB_NOINST static int hmb_direct_task(struct hmb_thread *th, unsigned kind, uint64_t task, uint64_t *t)
 {
 	struct hmb_go_location *L;
-	int go = hmb_direct_open(th, &L);
+	int go = hmb_direct_record(th, &L, t);
 	if (go != HMB_DIRECT_GO) {
 		return go;
 	}
-	uint64_t now = *t = hmb_now();
+	uint64_t now = *t;
 	int64_t d = L->depth;
 	struct hmb_go_level *lv;
-	if (atomic_load_explicit(th->epoch_word, memory_order_relaxed) != L->epoch || L->pending_from != 0 ||
-	    d >= L->plimit || (((struct hmb_go_hierarchy *)L->h)->class_closed & (1u << HMB_CLASS_PARADIGM)) != 0 ||
-	    d >= L->par_levels.len || (lv = ((struct hmb_go_level **)L->par_levels.ptr)[d]) == NULL ||
+	if (hmb_closed(L, d, HMB_CLASS_PARADIGM) || d >= L->par_levels.len || (lv = ((struct hmb_go_level **)L->par_levels.ptr)[d]) == NULL ||
 	    lv->bin.len - lv->pos < HMB_PUT_ROOM) {
 		return hmb_direct_end(th, HMB_DIRECT_FLUSH);
 	}
@@ -125,17 +123,11 @@ HMB_NOINST static void hmb_task_record(unsigned kind, uint64_t task, int tied)
 	struct hmb_thread *th = hmb_self;
 	if (__builtin_expect(th != NULL && th->loc != NULL, 1)) {
 		uint64_t t = 0;
-		switch (hmb_direct_task(th, kind, task, &t)) {
-		case HMB_DIRECT_DONE:
-			return;
-		case HMB_DIRECT_FLUSH:
-			rec[0].time = t;
-			hmb_slow_n(rec, HMB_MPI_RECORDS);
-			return;
-		case HMB_DIRECT_DROP:
-			hmb_count_dropped(1);
-			return;
+		int rc = hmb_direct_task(th, kind, task, &t);
+		if (rc != HMB_DIRECT_DONE) {
+			hmb_declined_recs(rc, t, rec, HMB_MPI_RECORDS);
 		}
+		return;
 	}
 	hmb_stage_recs(rec, HMB_MPI_RECORDS);
 }
