@@ -22,21 +22,9 @@ func TestExportProcsIdentical(t *testing.T) {
 	// reads some back from their temporary files.
 	big := tracetest.Ranks(t, t.TempDir(), 1, 3, 1500, 0)
 	for name, fs := range map[string][]*tracefile.File{"whole": files, "shed": shed, "big": big} {
-		var want bytes.Buffer
-		if err := ExportProcs(&want, fs, 1); err != nil {
-			t.Fatal(err)
-		}
-		if name == "big" && want.Len()/3 < 3*spoolMemory/2 {
-			t.Fatalf("big: %d bytes for 3 locations, want more than 1.5 spools' memory each", want.Len())
-		}
-		for _, procs := range []int{2, 3, 8} {
-			var got bytes.Buffer
-			if err := ExportProcs(&got, fs, procs); err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(got.Bytes(), want.Bytes()) {
-				t.Errorf("%s: %d workers give %d bytes, 1 worker %d: not the same document", name, procs, got.Len(), want.Len())
-			}
+		want := tracetest.SameOutputForProcs(t, name, func(w *bytes.Buffer, procs int) error { return ExportProcs(w, fs, procs) })
+		if name == "big" && len(want)/3 < 3*spoolMemory/2 {
+			t.Fatalf("big: %d bytes for 3 locations, want more than 1.5 spools' memory each", len(want))
 		}
 	}
 }

@@ -26,19 +26,7 @@ func TestExportProcsIdentical(t *testing.T) {
 	}
 	mixed := []*tracefile.File{b.Write(t, t.TempDir())}
 	for name, fs := range map[string][]*tracefile.File{"whole": whole, "shed": shed, "mixed": mixed} {
-		var want bytes.Buffer
-		if err := ExportProcs(&want, fs, 1); err != nil {
-			t.Fatal(err)
-		}
-		for _, procs := range []int{2, 3, 8} {
-			var got bytes.Buffer
-			if err := ExportProcs(&got, fs, procs); err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(got.Bytes(), want.Bytes()) {
-				t.Errorf("%s: %d workers give another profile than 1 (%d bytes, %d)", name, procs, got.Len(), want.Len())
-			}
-		}
+		tracetest.SameOutputForProcs(t, name, func(w *bytes.Buffer, procs int) error { return ExportProcs(w, fs, procs) })
 	}
 }
 

@@ -1,6 +1,7 @@
 package tracetest
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 	"testing"
@@ -124,4 +125,25 @@ func SameErrorForProcs(t testing.TB, run func(procs int) error) {
 	if !strings.Contains(want, `"thread 1"`) {
 		t.Errorf("error %q does not name the first bad location", want)
 	}
+}
+
+// SameOutputForProcs checks that write, which writes a tool's output of the
+// trace named name with procs workers, writes with 2, 3 and 8 workers the
+// bytes it writes with 1, and returns those.
+func SameOutputForProcs(t testing.TB, name string, write func(w *bytes.Buffer, procs int) error) []byte {
+	t.Helper()
+	var want bytes.Buffer
+	if err := write(&want, 1); err != nil {
+		t.Fatal(err)
+	}
+	for _, procs := range []int{2, 3, 8} {
+		var got bytes.Buffer
+		if err := write(&got, procs); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got.Bytes(), want.Bytes()) {
+			t.Errorf("%s: %d workers write %d bytes, 1 worker %d: not the same output", name, procs, got.Len(), want.Len())
+		}
+	}
+	return want.Bytes()
 }
