@@ -5,9 +5,9 @@
  * parallel region, implicit task, barrier, worksharing construct, mutex
  * and task. HMB_OPENMP=0 turns the tool off (ompt_start_tool returns NULL).
  *
- * The OMPT types below are the ABI the OpenMP 5.1 specification defines
- * (omp-tools.h), declared here so that the adapter builds with any C
- * compiler, without clang's headers.
+ * The OMPT types are the ABI the OpenMP 5.1 specification defines
+ * (omp-tools.h), declared in ompt_abi.h so that the adapter builds with any
+ * C compiler, without clang's headers.
  *
  * Tasks. OMPT tells a task's creation (task_create: hmb_task_create on
  * the creating thread gives it its id) and each switch between tasks on a
@@ -38,90 +38,10 @@
 
 #include "hmbtrace.h"
 #include "omp.h"
+#include "ompt_abi.h"
 
 #define NOINST HMB_OMP_NOINST
 #define EXPORT __attribute__((visibility("default"))) NOINST
-
-/* The OMPT ABI (OpenMP 5.1, section 4), as much as the tool uses. */
-typedef union {
-	uint64_t value;
-	void *ptr;
-} ompt_data_t;
-typedef struct {
-	ompt_data_t exit_frame, enter_frame;
-	int exit_frame_flags, enter_frame_flags;
-} ompt_frame_t;
-typedef void (*ompt_interface_fn_t)(void);
-typedef ompt_interface_fn_t (*ompt_function_lookup_t)(const char *name);
-typedef void (*ompt_callback_t)(void);
-typedef int (*ompt_set_callback_t)(int event, ompt_callback_t callback);
-typedef struct {
-	int (*initialize)(ompt_function_lookup_t lookup, int initial_device_num, ompt_data_t *tool_data);
-	void (*finalize)(ompt_data_t *tool_data);
-	ompt_data_t tool_data;
-} ompt_start_tool_result_t;
-
-enum {
-	ompt_callback_parallel_begin = 3,
-	ompt_callback_parallel_end = 4,
-	ompt_callback_task_create = 5,
-	ompt_callback_task_schedule = 6,
-	ompt_callback_implicit_task = 7,
-	ompt_callback_mutex_released = 17,
-	ompt_callback_work = 20,
-	ompt_callback_masked = 21,
-	ompt_callback_sync_region = 23,
-	ompt_callback_mutex_acquire = 26,
-	ompt_callback_mutex_acquired = 27,
-};
-enum { ompt_scope_begin = 1, ompt_scope_end = 2, ompt_scope_beginend = 3 };
-enum {
-	ompt_sync_region_barrier = 1,
-	ompt_sync_region_barrier_implicit = 2,
-	ompt_sync_region_barrier_explicit = 3,
-	ompt_sync_region_barrier_implementation = 4,
-	ompt_sync_region_taskwait = 5,
-	ompt_sync_region_taskgroup = 6,
-	ompt_sync_region_reduction = 7,
-	ompt_sync_region_barrier_implicit_workshare = 8,
-	ompt_sync_region_barrier_implicit_parallel = 9,
-	ompt_sync_region_barrier_teams = 10,
-};
-enum {
-	ompt_work_loop = 1,
-	ompt_work_sections = 2,
-	ompt_work_single_executor = 3,
-	ompt_work_single_other = 4,
-	ompt_work_workshare = 5,
-	ompt_work_distribute = 6,
-	ompt_work_taskloop = 7,
-	ompt_work_scope = 8,
-};
-enum {
-	ompt_mutex_lock = 1,
-	ompt_mutex_test_lock = 2,
-	ompt_mutex_nest_lock = 3,
-	ompt_mutex_test_nest_lock = 4,
-	ompt_mutex_critical = 5,
-	ompt_mutex_atomic = 6,
-	ompt_mutex_ordered = 7,
-};
-enum {
-	ompt_task_initial = 1,
-	ompt_task_implicit = 2,
-	ompt_task_explicit = 4,
-	ompt_task_target = 8,
-	ompt_task_untied = 0x10000000,
-};
-enum {
-	ompt_task_complete = 1,
-	ompt_task_yield = 2,
-	ompt_task_cancel = 3,
-	ompt_task_detach = 4,
-	ompt_task_early_fulfill = 5,
-	ompt_task_late_fulfill = 6,
-	ompt_task_switch = 7,
-};
 
 /*
  * A thread's open regions whose end is a later callback, with their kind,
@@ -708,17 +628,13 @@ NOINST static int initialize(ompt_function_lookup_t lookup, int device, ompt_dat
 		return 0;
 	}
 	hmb_ompt_active = 1;
-	set(ompt_callback_parallel_begin, (ompt_callback_t)on_parallel_begin);
-	set(ompt_callback_parallel_end, (ompt_callback_t)on_parallel_end);
-	set(ompt_callback_implicit_task, (ompt_callback_t)on_implicit_task);
-	set(ompt_callback_sync_region, (ompt_callback_t)on_sync_region);
-	set(ompt_callback_work, (ompt_callback_t)on_work);
-	set(ompt_callback_masked, (ompt_callback_t)on_masked);
-	set(ompt_callback_mutex_acquire, (ompt_callback_t)on_mutex_acquire);
-	set(ompt_callback_mutex_acquired, (ompt_callback_t)on_mutex_acquired);
-	set(ompt_callback_mutex_released, (ompt_callback_t)on_mutex_released);
-	set(ompt_callback_task_create, (ompt_callback_t)on_task_create);
-	set(ompt_callback_task_schedule, (ompt_callback_t)on_task_schedule);
+#define SET(event, name, type)                                                  \
+	do {                                                                    \
+		static type *const on = on_##name; /* checks the signature */ \
+		set(event, (ompt_callback_t)on);                                \
+	} while (0);
+	HMB_OMPT_CALLBACKS(SET)
+#undef SET
 	return 1; /* keep the tool */
 }
 
