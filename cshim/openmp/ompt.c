@@ -116,6 +116,7 @@ static HMB_OMP_TLS int joined;
 struct parallel {
 	const void *ra;
 	uint32_t region, task; /* the parallel region, and the implicit tasks' */
+	uint32_t barrier;      /* the forking thread's implicit barrier at its end, once known (0: not yet) */
 	int level;
 	int path[LEVELS];
 } __attribute__((aligned(64)));
@@ -177,12 +178,15 @@ NOINST static void on_parallel_begin(ompt_data_t *task, const ompt_frame_t *fram
 		return;
 	}
 	p->level = level;
-	memcpy(p->path, path, (size_t)(level < LEVELS ? level : LEVELS) * sizeof path[0]);
+	if (level > 0) { /* an outermost region's path is empty: no call to memcpy */
+		memcpy(p->path, path, (size_t)(level < LEVELS ? level : LEVELS) * sizeof path[0]);
+	}
 	/* The slot's last region at this depth is most often this one again: its regions are known. */
 	if (!own || p->ra != ra || p->region == 0 || p->task == 0) {
 		p->ra = ra;
 		p->region = hmb_omp_site(K_PARALLEL, ra, NULL);
 		p->task = hmb_omp_site(K_IMPLICIT_TASK, ra, NULL); /* once for the team */
+		p->barrier = 0;
 	}
 	parallel->value = parallel_pack(p, own);
 	push(K_PARALLEL, p->region);
@@ -288,6 +292,61 @@ NOINST static inline uint64_t running_at(int i)
 	return i >= 0 && i < nrunning && i < RUNNING_MAX ? running[i] : 0;
 }
 
+/*
+ * implicit_begin starts the thread's implicit task of the parallel region
+ * whose data is parallel, as thread index of its team. A function of its
+ * own, as implicit_end is, so that each saves only the registers it uses.
+ */
+NOINST __attribute__((noinline)) static void implicit_begin(ompt_data_t *parallel, ompt_data_t *task, unsigned index)
+{
+	int l;
+	uint32_t r;
+	uint64_t v = parallel != NULL ? parallel->value : 0;
+	struct parallel *p = parallel_unpack(v, &l, &r);
+	int prev = level;
+	if (p != NULL && l > 0) {
+		memcpy(path, p->path, (size_t)(l < LEVELS ? l : LEVELS) * sizeof path[0]);
+	}
+	if (l < LEVELS) {
+		path[l] = (int)index;
+	}
+	level = l + 1;
+	if (level <= LEVELS) {
+		/* a packed one is the forking thread's own, alive with it; another is freed at its end */
+		parallel_of[level] = (v & PAR_PACKED) ? p : NULL;
+		parallel_at[level] = (v & PAR_PACKED) || p == NULL ? NULL : p->ra;
+	}
+	hmb_omp_name_at(level < LEVELS ? level : LEVELS, path);
+	if (p == NULL) {
+		r = hmb_omp_site(K_IMPLICIT_TASK, NULL, NULL);
+	}
+	task->value = (uint64_t)r | (uint64_t)(uint16_t)prev << 32 | (uint64_t)(worker != 0) << 48;
+	worker = index != 0;
+	joined = 0;
+	if (nrunning < RUNNING_MAX) {
+		running[nrunning] = 0;
+	}
+	nrunning++;
+	push(K_IMPLICIT_TASK, r);
+}
+
+/* implicit_end ends the thread's implicit task whose data is task, unless it ended at its barrier. */
+NOINST __attribute__((noinline)) static void implicit_end(ompt_data_t *task)
+{
+	while (nrunning > 0) {
+		nrunning--;
+		if (nrunning >= RUNNING_MAX || running[nrunning] == 0) {
+			break;
+		}
+	}
+	if (!joined) {
+		close_task();
+	}
+	joined = 0;
+	level = (int)(uint16_t)(task->value >> 32);
+	worker = (int)(task->value >> 48) & 1;
+}
+
 NOINST static void on_implicit_task(int endpoint, ompt_data_t *parallel, ompt_data_t *task, unsigned actual,
 				    unsigned index, int flags)
 {
@@ -296,48 +355,9 @@ NOINST static void on_implicit_task(int endpoint, ompt_data_t *parallel, ompt_da
 		return; /* the program's own thread outside any parallel region */
 	}
 	if (endpoint == ompt_scope_begin) {
-		int l;
-		uint32_t r;
-		uint64_t v = parallel != NULL ? parallel->value : 0;
-		struct parallel *p = parallel_unpack(v, &l, &r);
-		int prev = level;
-		if (p != NULL && l > 0) {
-			memcpy(path, p->path, (size_t)(l < LEVELS ? l : LEVELS) * sizeof path[0]);
-		}
-		if (l < LEVELS) {
-			path[l] = (int)index;
-		}
-		level = l + 1;
-		if (level <= LEVELS) {
-			/* a packed one is the forking thread's own, alive with it; another is freed at its end */
-			parallel_of[level] = (v & PAR_PACKED) ? p : NULL;
-			parallel_at[level] = (v & PAR_PACKED) || p == NULL ? NULL : p->ra;
-		}
-		hmb_omp_name(level < LEVELS ? level : LEVELS, path);
-		if (p == NULL) {
-			r = hmb_omp_site(K_IMPLICIT_TASK, NULL, NULL);
-		}
-		task->value = (uint64_t)r | (uint64_t)(uint16_t)prev << 32 | (uint64_t)(worker != 0) << 48;
-		worker = index != 0;
-		joined = 0;
-		if (nrunning < RUNNING_MAX) {
-			running[nrunning] = 0;
-		}
-		nrunning++;
-		push(K_IMPLICIT_TASK, r);
+		implicit_begin(parallel, task, index);
 	} else if (endpoint == ompt_scope_end) {
-		while (nrunning > 0) {
-			nrunning--;
-			if (nrunning >= RUNNING_MAX || running[nrunning] == 0) {
-				break;
-			}
-		}
-		if (!joined) {
-			close_task();
-		}
-		joined = 0;
-		level = (int)(uint16_t)(task->value >> 32);
-		worker = (int)(task->value >> 48) & 1;
+		implicit_end(task);
 	}
 }
 
@@ -358,6 +378,26 @@ NOINST static int sync_kind(int kind)
 	}
 }
 
+/*
+ * implicit_barrier returns the region of an implicit barrier at code
+ * address ra in the parallel region whose data is parallel: on the forking
+ * thread, the barrier at the region's end, whose address libomp gives as
+ * the region's, kept in the region's struct parallel once known.
+ */
+NOINST static inline uint32_t implicit_barrier(ompt_data_t *parallel, const void *ra)
+{
+	int l;
+	uint32_t r;
+	struct parallel *p = parallel != NULL && !worker ? parallel_unpack(parallel->value, &l, &r) : NULL;
+	if (p == NULL || p->ra != ra || ra == NULL) {
+		return hmb_omp_site(K_IMPLICIT_BARRIER, ra, NULL);
+	}
+	if (p->barrier == 0) {
+		p->barrier = hmb_omp_site(K_IMPLICIT_BARRIER, ra, NULL);
+	}
+	return p->barrier;
+}
+
 NOINST static void on_sync_region(int kind, int endpoint, ompt_data_t *parallel, ompt_data_t *task, const void *ra)
 {
 	(void)parallel, (void)task;
@@ -372,7 +412,7 @@ NOINST static void on_sync_region(int kind, int endpoint, ompt_data_t *parallel,
 		return;
 	}
 	if (endpoint == ompt_scope_begin) {
-		push(k, hmb_omp_site(k, ra, NULL));
+		push(k, k == K_IMPLICIT_BARRIER ? implicit_barrier(parallel, ra) : hmb_omp_site(k, ra, NULL));
 	} else if (endpoint == ompt_scope_end) {
 		pop(k);
 	}

@@ -273,6 +273,7 @@ HMB_OMP_NOINST uint32_t hmb_omp_site(int kind, const void *at, const void *fn)
 #define NAME_LEVELS 16
 static HMB_OMP_TLS int named_level;
 static HMB_OMP_TLS int named[NAME_LEVELS];
+HMB_OMP_TLS int hmb_omp_named_outer;
 
 HMB_OMP_NOINST void hmb_omp_name(int level, const int *ancestors)
 {
@@ -294,6 +295,7 @@ HMB_OMP_NOINST void hmb_omp_name(int level, const int *ancestors)
 		same = named[i] == ancestors[i];
 	}
 	if (same) {
+		hmb_omp_named_outer = level == 1 ? ancestors[0] + 1 : 0;
 		return; /* the place it had: every region's common case */
 	}
 	char name[16 + NAME_LEVELS * 12] = "thread ";
@@ -305,6 +307,7 @@ HMB_OMP_NOINST void hmb_omp_name(int level, const int *ancestors)
 	hmb_thread_team(level, ancestors);
 	named_level = level;
 	memcpy(named, ancestors, (size_t)level * sizeof named[0]);
+	hmb_omp_named_outer = level == 1 ? ancestors[0] + 1 : 0;
 }
 
 /* env_says_off reports whether variable name is set to one of the false values measure accepts. */
