@@ -40,9 +40,9 @@ func runProbe(o *options, r *report) error {
 			r.skip("hmbtrace (Go) and (C shim) in alternated slices", err.Error())
 		}
 	}
-	slicePairs := 48
+	slicePairs := 192
 	if o.quick {
-		slicePairs = 16
+		slicePairs = 64
 	}
 	var allPairs []pair
 	for round := 0; round < o.rounds; round++ {

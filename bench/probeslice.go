@@ -15,9 +15,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// The Go and the C probe are compared in slices of a few milliseconds,
+// The Go and the C probe are compared in slices of half a millisecond,
 // alternated on one CPU: on this shared VM the whole machine's speed
-// changes for tenths of a second to seconds at a time (the host's load
+// changes for milliseconds to seconds at a time (the host's load
 // and clock; a chain of multiplies slows by 1.2x, the probes by up to
 // 1.7x, RDTSC hardly), so a Go run and a C run timed at different moments
 // compared the moments: the ratio of one run ranged from 0.57 to 1.39.
@@ -26,8 +26,12 @@ import (
 // same first-touch page faults of their bins, counted and printed.
 
 // sliceIterations is one slice's iterations of the pattern (4 events
-// each): about 2 ms, shorter than the machine's changes of speed.
-const sliceIterations = 20_000
+// each): about half a millisecond, shorter than the machine's changes of speed.
+const sliceIterations = 5_000
+
+// warmIterations run untimed before each slice, on both sides
+// (WARM_ITERATIONS in cslice/probe_slices.c).
+const warmIterations = 1000
 
 // sliceResult is one slice: ns per event in the thread's CPU time, and the
 // minor page faults it took.
@@ -128,6 +132,16 @@ func (s *probeSlices) goSide(ready chan<- error) {
 	outer, inner := s.m.Region("outer"), s.m.Region("inner")
 	ready <- nil
 	for n := range s.goIn {
+		// The first iterations after the switch from the other process
+		// refill the caches and TLBs, which costs the C side's larger
+		// code (a shared library) more: untimed on both sides, they
+		// would otherwise favour Go the more, the shorter the slice.
+		for i := 0; i < warmIterations; i++ {
+			loc.Enter(outer)
+			loc.Enter(inner)
+			loc.Leave(inner)
+			loc.Leave(outer)
+		}
 		f0 := minorFaults()
 		c0 := threadCPU()
 		for i := 0; i < n; i++ {

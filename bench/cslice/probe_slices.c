@@ -7,15 +7,16 @@
  * It pins itself to CPU, starts the measurement, then reads one number a
  * line from stdin, N, runs N iterations of the call pattern of
  * cshim/bench/probe_bench.c and of bench's Go probe (two nested regions:
- * enter outer, enter inner, leave inner, leave outer), and answers with
+ * enter outer, enter inner, leave inner, leave outer), after 1000 untimed
+ * ones, and answers with
  * one line: the thread CPU time per event in ns, and the minor faults the
  * slice took. At the end of its input it finalizes and exits.
  *
  * Why slices: on this shared VM the speed of the whole machine changes
- * for tenths of a second to seconds at a time (the host's other load and
+ * for milliseconds to seconds at a time (the host's other load and
  * clock), by up to 1.7x for the probes. A Go run and a C run timed at
- * different moments compare those moments, not the probes; slices of a
- * few milliseconds, alternated with the Go probe's on the same CPU, see
+ * different moments compare those moments, not the probes; slices of
+ * half a millisecond, alternated with the Go probe's on the same CPU, see
  * the same machine.
  */
 #define _GNU_SOURCE
@@ -26,6 +27,9 @@
 #include <time.h>
 
 #include "hmbtrace.h"
+
+/* Iterations run untimed before each slice; bench/probeslice.go's warmIterations. */
+#define WARM_ITERATIONS 1000
 
 static long long thread_cpu_ns(void)
 {
@@ -61,6 +65,14 @@ int main(int argc, char **argv)
 	uint32_t outer = hmb_region("outer"), inner = hmb_region("inner");
 	long n;
 	while (scanf("%ld", &n) == 1 && n > 0) {
+		/* As the Go side: the first iterations after the switch from the
+		   other process refill the caches and TLBs, untimed. */
+		for (long i = 0; i < WARM_ITERATIONS; i++) {
+			hmb_enter(outer);
+			hmb_enter(inner);
+			hmb_leave(inner);
+			hmb_leave(outer);
+		}
 		long f0 = minor_faults();
 		long long c0 = thread_cpu_ns();
 		for (long i = 0; i < n; i++) {
