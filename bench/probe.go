@@ -45,6 +45,7 @@ func runProbe(o *options, r *report) error {
 		slicePairs = 64
 	}
 	var allPairs []pair
+	var roundRatios []float64 // per round: the median ratio of its pairs
 	for round := 0; round < o.rounds; round++ {
 		r.add("clock read ("+clock.Active().String()+")", "ns/event", clockRead(2*pairs))
 		if sl != nil {
@@ -56,6 +57,7 @@ func runProbe(o *options, r *report) error {
 			r.add("hmbtrace (Go)", "ns/event", st.goNs)
 			r.add(cDirect, "ns/event", st.cNs)
 			allPairs = append(allPairs, ps...)
+			roundRatios = append(roundRatios, median(st.ratios))
 		} else {
 			goNs, err := goProbes(o, pairs, nil, nil, false)
 			if err != nil {
@@ -129,6 +131,8 @@ func runProbe(o *options, r *report) error {
 		r.note("Go probe / C probe (direct): %.3f, the median of the ratio within a pair over %d pairs (quartiles %.3f–%.3f, min–max %.2f–%.2f); page faults per 1000 events: Go %.2f, C %.2f",
 			median(st.ratios), len(st.ratios), quantile(st.ratios, 0.25), quantile(st.ratios, 0.75),
 			st.ratios[0], st.ratios[len(st.ratios)-1], st.goFaults, st.cFaults)
+		r.note("Go probe / C probe (direct), the median of each round: %.3f–%.3f over %d rounds",
+			slices.Min(roundRatios), slices.Max(roundRatios), len(roundRatios))
 	}
 	if len(thrGoOverC) > 0 {
 		r.note("throttled region, Go probe / C probe: %.2f, the median over %d rounds of the ratio within a round (%.2f–%.2f); an empty call is the floor of both",
