@@ -44,44 +44,50 @@
 #define EXPORT __attribute__((visibility("default"))) NOINST
 
 /*
- * A thread's open regions whose end is a later callback, with their kind,
- * so that an end leaves what its begin entered.
+ * The thread's state that every parallel region's callbacks touch, in one
+ * block: a callback finds all of it from one address, and the counts and
+ * the outermost levels' places share a cache line. opened holds the
+ * thread's open regions whose end is a later callback (nopen of them),
+ * with their kind, so that an end leaves what its begin entered; path the
+ * thread numbers from the outermost team in (level of them), as in
+ * hmb_omp_name; worker and joined are described below, nforked and
+ * nrunning count forked and running.
  */
 #define OPEN_MAX 64
+#define LEVELS 16
 static HMB_OMP_TLS struct {
-	uint32_t region;
-	int kind;
-} opened[OPEN_MAX];
-static HMB_OMP_TLS int nopen;
+	int nopen, level, worker, joined, nforked, nrunning;
+	int path[LEVELS];
+	struct {
+		uint32_t region;
+		int kind;
+	} opened[OPEN_MAX];
+} me;
 
 NOINST static void push(int kind, uint32_t region)
 {
-	if (nopen < OPEN_MAX) {
-		opened[nopen].kind = kind;
-		opened[nopen].region = region;
+	if (me.nopen < OPEN_MAX) {
+		me.opened[me.nopen].kind = kind;
+		me.opened[me.nopen].region = region;
 		if (region != 0) {
 			hmb_enter(region);
 		}
 	}
-	nopen++;
+	me.nopen++;
 }
 
 NOINST static void pop(int kind)
 {
-	if (nopen > OPEN_MAX) {
-		nopen--;
-	} else if (nopen > 0 && opened[nopen - 1].kind == kind) {
-		nopen--;
-		if (opened[nopen].region != 0) {
-			hmb_leave(opened[nopen].region);
+	if (me.nopen > OPEN_MAX) {
+		me.nopen--;
+	} else if (me.nopen > 0 && me.opened[me.nopen - 1].kind == kind) {
+		me.nopen--;
+		if (me.opened[me.nopen].region != 0) {
+			hmb_leave(me.opened[me.nopen].region);
 		}
 	}
 }
 
-/* The thread numbers from the outermost team in, as in hmb_omp_name. */
-#define LEVELS 16
-static HMB_OMP_TLS int path[LEVELS];
-static HMB_OMP_TLS int level;
 /*
  * The parallel construct's return address at each level of the thread's
  * implicit tasks (1-based), or the struct parallel that has it (the
@@ -100,8 +106,6 @@ static HMB_OMP_TLS const struct parallel *parallel_of[LEVELS + 1];
  * the worker's implicit task when it reaches that barrier instead, and
  * ignores the late ends.
  */
-static HMB_OMP_TLS int worker;
-static HMB_OMP_TLS int joined;
 
 /*
  * A parallel region: where it is, its regions and the path of the thread
@@ -128,11 +132,10 @@ struct parallel {
 
 #define FORKED 8
 static HMB_OMP_TLS struct parallel forked[FORKED];
-static HMB_OMP_TLS int nforked;
 
 NOINST const void *hmb_omp_parallel_at(int up)
 {
-	int l = level - up;
+	int l = me.level - up;
 	if (up < 0 || l <= 0 || l > LEVELS) {
 		return NULL;
 	}
@@ -170,16 +173,16 @@ NOINST static void on_parallel_begin(ompt_data_t *task, const ompt_frame_t *fram
 {
 	(void)task, (void)frame, (void)requested, (void)flags;
 	/* Parallel regions nest on the thread that forks them: a stack, malloc beyond it. */
-	int own = nforked < FORKED;
-	struct parallel *p = own ? &forked[nforked] : aligned_alloc(alignof(struct parallel), sizeof *p);
-	nforked++;
+	int own = me.nforked < FORKED;
+	struct parallel *p = own ? &forked[me.nforked] : aligned_alloc(alignof(struct parallel), sizeof *p);
+	me.nforked++;
 	parallel->value = 0;
 	if (p == NULL) {
 		return;
 	}
-	p->level = level;
-	if (level > 0) { /* an outermost region's path is empty: no call to memcpy */
-		memcpy(p->path, path, (size_t)(level < LEVELS ? level : LEVELS) * sizeof path[0]);
+	p->level = me.level;
+	if (me.level > 0) { /* an outermost region's path is empty: no call to memcpy */
+		memcpy(p->path, me.path, (size_t)(me.level < LEVELS ? me.level : LEVELS) * sizeof me.path[0]);
 	}
 	/* The slot's last region at this depth is most often this one again: its regions are known. */
 	if (!own || p->ra != ra || p->region == 0 || p->task == 0) {
@@ -195,12 +198,12 @@ NOINST static void on_parallel_begin(ompt_data_t *task, const ompt_frame_t *fram
 NOINST static void on_parallel_end(ompt_data_t *parallel, ompt_data_t *task, int flags, const void *ra)
 {
 	(void)task, (void)flags, (void)ra;
-	if (nforked > 0) {
-		nforked--;
+	if (me.nforked > 0) {
+		me.nforked--;
 	}
 	if (parallel->value != 0) {
 		pop(K_PARALLEL);
-		if (nforked >= FORKED) {
+		if (me.nforked >= FORKED) {
 			free((void *)(uintptr_t)parallel->value); /* never packed */
 		}
 		parallel->value = 0;
@@ -210,14 +213,14 @@ NOINST static void on_parallel_end(ompt_data_t *parallel, ompt_data_t *task, int
 /* close_task leaves the innermost implicit task and what it left open (an untied task resumed elsewhere). */
 NOINST static void close_task(void)
 {
-	while (nopen > 0) {
-		int top = nopen - 1 < OPEN_MAX ? opened[nopen - 1].kind : 0;
+	while (me.nopen > 0) {
+		int top = me.nopen - 1 < OPEN_MAX ? me.opened[me.nopen - 1].kind : 0;
 		if (top == K_IMPLICIT_TASK) {
 			pop(K_IMPLICIT_TASK);
 			return;
 		}
 		if (top == 0) {
-			nopen--;
+			me.nopen--;
 		} else {
 			pop(top);
 		}
@@ -285,11 +288,10 @@ NOINST static inline uint64_t task_key(const ompt_data_t *t)
  */
 #define RUNNING_MAX 256
 static HMB_OMP_TLS uint64_t running[RUNNING_MAX];
-static HMB_OMP_TLS int nrunning;
 
 NOINST static inline uint64_t running_at(int i)
 {
-	return i >= 0 && i < nrunning && i < RUNNING_MAX ? running[i] : 0;
+	return i >= 0 && i < me.nrunning && i < RUNNING_MAX ? running[i] : 0;
 }
 
 /*
@@ -303,48 +305,48 @@ NOINST __attribute__((noinline)) static void implicit_begin(ompt_data_t *paralle
 	uint32_t r;
 	uint64_t v = parallel != NULL ? parallel->value : 0;
 	struct parallel *p = parallel_unpack(v, &l, &r);
-	int prev = level;
+	int prev = me.level;
 	if (p != NULL && l > 0) {
-		memcpy(path, p->path, (size_t)(l < LEVELS ? l : LEVELS) * sizeof path[0]);
+		memcpy(me.path, p->path, (size_t)(l < LEVELS ? l : LEVELS) * sizeof me.path[0]);
 	}
 	if (l < LEVELS) {
-		path[l] = (int)index;
+		me.path[l] = (int)index;
 	}
-	level = l + 1;
-	if (level <= LEVELS) {
+	me.level = l + 1;
+	if (me.level <= LEVELS) {
 		/* a packed one is the forking thread's own, alive with it; another is freed at its end */
-		parallel_of[level] = (v & PAR_PACKED) ? p : NULL;
-		parallel_at[level] = (v & PAR_PACKED) || p == NULL ? NULL : p->ra;
+		parallel_of[me.level] = (v & PAR_PACKED) ? p : NULL;
+		parallel_at[me.level] = (v & PAR_PACKED) || p == NULL ? NULL : p->ra;
 	}
-	hmb_omp_name_at(level < LEVELS ? level : LEVELS, path);
+	hmb_omp_name_at(me.level < LEVELS ? me.level : LEVELS, me.path);
 	if (p == NULL) {
 		r = hmb_omp_site(K_IMPLICIT_TASK, NULL, NULL);
 	}
-	task->value = (uint64_t)r | (uint64_t)(uint16_t)prev << 32 | (uint64_t)(worker != 0) << 48;
-	worker = index != 0;
-	joined = 0;
-	if (nrunning < RUNNING_MAX) {
-		running[nrunning] = 0;
+	task->value = (uint64_t)r | (uint64_t)(uint16_t)prev << 32 | (uint64_t)(me.worker != 0) << 48;
+	me.worker = index != 0;
+	me.joined = 0;
+	if (me.nrunning < RUNNING_MAX) {
+		running[me.nrunning] = 0;
 	}
-	nrunning++;
+	me.nrunning++;
 	push(K_IMPLICIT_TASK, r);
 }
 
 /* implicit_end ends the thread's implicit task whose data is task, unless it ended at its barrier. */
 NOINST __attribute__((noinline)) static void implicit_end(ompt_data_t *task)
 {
-	while (nrunning > 0) {
-		nrunning--;
-		if (nrunning >= RUNNING_MAX || running[nrunning] == 0) {
+	while (me.nrunning > 0) {
+		me.nrunning--;
+		if (me.nrunning >= RUNNING_MAX || running[me.nrunning] == 0) {
 			break;
 		}
 	}
-	if (!joined) {
+	if (!me.joined) {
 		close_task();
 	}
-	joined = 0;
-	level = (int)(uint16_t)(task->value >> 32);
-	worker = (int)(task->value >> 48) & 1;
+	me.joined = 0;
+	me.level = (int)(uint16_t)(task->value >> 32);
+	me.worker = (int)(task->value >> 48) & 1;
 }
 
 NOINST static void on_implicit_task(int endpoint, ompt_data_t *parallel, ompt_data_t *task, unsigned actual,
@@ -388,7 +390,7 @@ NOINST static inline uint32_t implicit_barrier(ompt_data_t *parallel, const void
 {
 	int l;
 	uint32_t r;
-	struct parallel *p = parallel != NULL && !worker ? parallel_unpack(parallel->value, &l, &r) : NULL;
+	struct parallel *p = parallel != NULL && !me.worker ? parallel_unpack(parallel->value, &l, &r) : NULL;
 	if (p == NULL || p->ra != ra || ra == NULL) {
 		return hmb_omp_site(K_IMPLICIT_BARRIER, ra, NULL);
 	}
@@ -403,11 +405,11 @@ NOINST static void on_sync_region(int kind, int endpoint, ompt_data_t *parallel,
 	(void)parallel, (void)task;
 	int k = sync_kind(kind);
 	/* The barrier at the end of a parallel region; libomp before 5.1's kinds gives it no code address. */
-	if (worker && (kind == ompt_sync_region_barrier_implicit_parallel ||
+	if (me.worker && (kind == ompt_sync_region_barrier_implicit_parallel ||
 		       (kind == ompt_sync_region_barrier_implicit && ra == NULL))) {
-		if (endpoint == ompt_scope_begin && !joined) {
+		if (endpoint == ompt_scope_begin && !me.joined) {
 			close_task();
-			joined = 1;
+			me.joined = 1;
 		}
 		return;
 	}
@@ -546,13 +548,13 @@ NOINST static void on_task_create(ompt_data_t *task, const ompt_frame_t *frame, 
 NOINST static void suspend(struct task_info *p)
 {
 	p->nsaved = 0;
-	for (int i = p->base; i < nopen && i < OPEN_MAX && p->nsaved < SAVED_MAX; i++) {
-		p->saved[p->nsaved].region = opened[i].region;
-		p->saved[p->nsaved].kind = opened[i].kind;
+	for (int i = p->base; i < me.nopen && i < OPEN_MAX && p->nsaved < SAVED_MAX; i++) {
+		p->saved[p->nsaved].region = me.opened[i].region;
+		p->saved[p->nsaved].kind = me.opened[i].kind;
 		p->nsaved++;
 	}
-	if (nopen > p->base) {
-		nopen = p->base; /* hmb_task_suspend leaves their regions */
+	if (me.nopen > p->base) {
+		me.nopen = p->base; /* hmb_task_suspend leaves their regions */
 	}
 	hmb_task_suspend(p->id);
 	atomic_store_explicit(&p->active, 0, memory_order_release);
@@ -588,7 +590,7 @@ NOINST static void on_task_schedule(ompt_data_t *prior, int status, ompt_data_t 
 	}
 	int done = status == ompt_task_complete || status == ompt_task_cancel || status == ompt_task_detach;
 	if (pk != 0) {
-		int top = running_at(nrunning - 1) == pk && nrunning <= RUNNING_MAX;
+		int top = running_at(me.nrunning - 1) == pk && me.nrunning <= RUNNING_MAX;
 		if (done) {
 			pop(K_TASK);
 			if (p == NULL) {
@@ -602,16 +604,16 @@ NOINST static void on_task_schedule(ompt_data_t *prior, int status, ompt_data_t 
 				p->done = 1;
 			}
 			if (top) {
-				nrunning--;
+				me.nrunning--;
 			}
-		} else if (p != NULL && top && (nrunning == 1 ? nk == 0 : running_at(nrunning - 2) == nk)) {
+		} else if (p != NULL && top && (me.nrunning == 1 ? nk == 0 : running_at(me.nrunning - 2) == nk)) {
 			/* Only an untied task returns to the scheduler so; a tied one is packed and never does. */
 			suspend(p);
-			nrunning--;
+			me.nrunning--;
 		}
 	}
 	if (nk != 0) {
-		int below = running_at(nrunning - 1) == nk && nrunning > 0;
+		int below = running_at(me.nrunning - 1) == nk && me.nrunning > 0;
 		int started;
 		if (n != NULL) {
 			if (!below && n->started) {
@@ -631,22 +633,22 @@ NOINST static void on_task_schedule(ompt_data_t *prior, int status, ompt_data_t 
 			next->value |= TASK_STARTED;
 		}
 		if (!below) {
-			if (nrunning < RUNNING_MAX) {
-				running[nrunning] = nk;
+			if (me.nrunning < RUNNING_MAX) {
+				running[me.nrunning] = nk;
 			}
-			nrunning++;
+			me.nrunning++;
 			if (n != NULL) {
-				n->base = nopen;
+				n->base = me.nopen;
 			}
 		}
 		if (!started) {
 			push(K_TASK, n != NULL ? n->region : (uint32_t)(nk >> PACKED_ID_BITS) & ((1u << PACKED_REGION_BITS) - 1));
 		} else if (n != NULL) {
 			/* hmb_task_switch entered their regions again */
-			for (int i = 0; i < n->nsaved; i++, nopen++) {
-				if (nopen < OPEN_MAX) {
-					opened[nopen].region = n->saved[i].region;
-					opened[nopen].kind = n->saved[i].kind;
+			for (int i = 0; i < n->nsaved; i++, me.nopen++) {
+				if (me.nopen < OPEN_MAX) {
+					me.opened[me.nopen].region = n->saved[i].region;
+					me.opened[me.nopen].kind = n->saved[i].kind;
 				}
 			}
 			n->nsaved = 0;
