@@ -9,6 +9,8 @@
  */
 #include <stdint.h>
 
+/* This file defines hmb_enter and hmb_leave: the header's inline forms are for their callers. */
+#define HMB_NO_INLINE_PROBES
 #include "hmbtrace.h"
 #include "shim.h"
 #include "direct.h"
