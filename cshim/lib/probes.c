@@ -516,8 +516,14 @@ HMB_NOINST void hmb_enter_collective_comm(uint32_t region, int root, uint64_t se
  * side names it by its ELF symbol when it replays the record (and tells
  * the cache).
  */
-void __cyg_profile_func_enter(void *fn, void *call_site) HMB_NOINST;
-void __cyg_profile_func_exit(void *fn, void *call_site) HMB_NOINST;
+/*
+ * Weak, so that a static link taking libhmbtrace-hooks.a's hooks
+ * (pkg-config's flags with -Bstatic) takes this archive's too without a
+ * clash; the dynamic loader takes a weak definition as any other, so in
+ * libhmbtrace.so they still win over glibc's no-op ones.
+ */
+void __cyg_profile_func_enter(void *fn, void *call_site) HMB_NOINST __attribute__((weak));
+void __cyg_profile_func_exit(void *fn, void *call_site) HMB_NOINST __attribute__((weak));
 
 HMB_NOINST __attribute__((always_inline)) static inline void hmb_func_event(void *fn, int exit)
 {
@@ -554,6 +560,25 @@ HMB_NOINST __attribute__((always_inline)) static inline void hmb_func_event(void
 	}
 	/* Staged; on a thread inside a probe (a signal handler's), for Go to take later. */
 	hmb_region_staged(word);
+}
+
+/*
+ * The hooks of libhmbtrace-hooks.a (cshim/hooks), linked into the program,
+ * take the throttled functions' fast path there and call these on a miss:
+ * the library's hooks, under names the program's own hooks do not
+ * interpose. Their version is the cache's (hmbtrace.h).
+ */
+void hmbtrace_func_enter_v1(void *fn) HMB_NOINST;
+void hmbtrace_func_exit_v1(void *fn) HMB_NOINST;
+
+void hmbtrace_func_enter_v1(void *fn)
+{
+	hmb_func_event(fn, 0);
+}
+
+void hmbtrace_func_exit_v1(void *fn)
+{
+	hmb_func_event(fn, 1);
 }
 
 void __cyg_profile_func_enter(void *fn, void *call_site)
