@@ -2,6 +2,7 @@ package cshim_test
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -11,13 +12,78 @@ import (
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
-// throttleRun builds testdata/c/throttle.c with -finstrument-functions,
-// runs it in mode, and returns the trace, the enters each thread made of
-// each region ("thread <tid>" -> region -> n), and hmb_dropped.
+// throttleRun builds testdata/c/throttle.c with -finstrument-functions as
+// a user would (pkg-config: hmbtrace.h's inline probes and
+// libhmbtrace-hooks.a's hooks), runs it in mode, and returns the trace,
+// the enters each thread made of each region ("thread <tid>" -> region ->
+// n), and hmb_dropped.
 func throttleRun(t *testing.T, mode string) (*tracefile.File, map[string]map[string]uint64, uint64) {
 	t.Helper()
+	return throttleRunProgram(t, throttleProgram(t, true), mode)
+}
+
+// throttleProgram builds testdata/c/throttle.c with -finstrument-functions.
+// inline: as pkg-config has it, and checked to take the program's own fast
+// paths (it references the library's cache and defines the hooks); else
+// with HMB_NO_INLINE_PROBES and -lhmbtrace alone, and checked to call the
+// library for every probe and hook.
+func throttleProgram(t *testing.T, inline bool) program {
+	t.Helper()
 	build := library(t)
-	p := buildC(t, build, "throttle", []string{"-finstrument-functions"}, filepath.Join(root, "cshim", "testdata", "c", "throttle.c"))
+	src := filepath.Join(root, "cshim", "testdata", "c", "throttle.c")
+	var p program
+	if inline {
+		p = buildC(t, build, "throttle", []string{"-finstrument-functions"}, src)
+	} else {
+		dir := t.TempDir()
+		p = program{path: filepath.Join(dir, "throttle"), out: filepath.Join(dir, "hmb-out")}
+		lib := filepath.Join(build, "lib")
+		args := []string{"-O2", "-g", "-pthread", "-finstrument-functions", "-DHMB_NO_INLINE_PROBES", "-o", p.path, src,
+			"-I" + filepath.Join(build, "include"), "-L" + lib, "-Wl,-rpath," + lib, "-Wl,--no-as-needed", "-lhmbtrace"}
+		if msg, err := run(root, nil, "gcc", args...); err != nil {
+			t.Fatalf("gcc %s: %v\n%s", strings.Join(args, " "), err, msg)
+		}
+	}
+	syms := symbols(t, p.path)
+	if got := syms[throttleCache] == "U"; got != inline {
+		t.Fatalf("inline %v: the program references %s: %v", inline, throttleCache, got)
+	}
+	for _, hook := range []string{"__cyg_profile_func_enter", "__cyg_profile_func_exit"} {
+		if got := syms[hook] == "T"; got != inline {
+			t.Fatalf("inline %v: the program defines %s: %v (nm: %q)", inline, hook, got, syms[hook])
+		}
+	}
+	return p
+}
+
+// throttleCache is the library's thread-local pointer to a thread's cache
+// of throttled regions, which hmbtrace.h's inline probes read.
+const throttleCache = "hmbtrace_throttle_v1"
+
+// symbols returns the type nm gives each symbol of an executable's own
+// symbol table.
+func symbols(t *testing.T, path string) map[string]string {
+	t.Helper()
+	out, err := run(root, nil, "nm", path)
+	if err != nil {
+		t.Fatalf("nm %s: %v\n%s", path, err, out)
+	}
+	syms := map[string]string{}
+	for _, line := range strings.Split(string(out), "\n") {
+		f := strings.Fields(line)
+		switch len(f) {
+		case 2:
+			syms[f[1]] = f[0]
+		case 3:
+			syms[f[2]] = f[1]
+		}
+	}
+	return syms
+}
+
+// throttleRunProgram runs a build of throttle.c in mode; see throttleRun.
+func throttleRunProgram(t *testing.T, p program, mode string) (*tracefile.File, map[string]map[string]uint64, uint64) {
+	t.Helper()
 	out, stderr := p.run(t, []string{"HMB_THROTTLE_CALLS=10", "HMB_THROTTLE_TIME=1h"}, mode)
 	made := map[string]map[string]uint64{}
 	dropped, handler := uint64(0), uint64(0)
@@ -72,9 +138,20 @@ func visits(f *tracefile.File, l *tracefile.Location) (all map[string]uint64, th
 // threads that exit before hmb_finalize and after it, and on the main
 // thread, whose probes after hmb_finalize are dropped and counted.
 // Throttling is per location: a thread that stays under the threshold keeps
-// the region measured.
+// the region measured. Both with the program's own fast paths (hmbtrace.h's
+// inline probes, libhmbtrace-hooks.a) and with the library's alone.
 func TestThrottledVisitsExact(t *testing.T) {
-	f, made, dropped := throttleRun(t, "exact")
+	for _, inline := range []bool{true, false} {
+		t.Run(map[bool]string{true: "inline", false: "library"}[inline], func(t *testing.T) {
+			f, made, dropped := throttleRunProgram(t, throttleProgram(t, inline), "exact")
+			checkThrottledExact(t, f, made, dropped)
+		})
+	}
+}
+
+// checkThrottledExact checks a run of throttle.c's exact mode.
+func checkThrottledExact(t *testing.T, f *tracefile.File, made map[string]map[string]uint64, dropped uint64) {
+	t.Helper()
 	if len(f.Locations) != len(made) {
 		t.Errorf("%d locations, %d threads", len(f.Locations), len(made))
 	}
@@ -180,5 +257,71 @@ func TestThrottledVisitsSignal(t *testing.T) {
 	}
 	if inTrace+dropped != enters {
 		t.Errorf("%d visits in the profile + %d dropped = %d, the thread and its handler made %d", inTrace, dropped, inTrace+dropped, enters)
+	}
+}
+
+// TestThrottleVersionSkew checks that a program whose probes read the
+// library's cache of throttled regions (hmbtrace.h's inline hmb_enter and
+// hmb_leave; libhmbtrace-hooks.a's hooks) does not start with a
+// libhmbtrace.so of another layout of that cache, and that the loader's
+// message names the versioned symbol. Each build runs with the real
+// library first, so the failure is the skew's.
+func TestThrottleVersionSkew(t *testing.T) {
+	build := library(t)
+	tracetest.RequireTool(t, "nm", "binutils")
+	dir := t.TempDir()
+	libDir := filepath.Join(dir, "lib")
+	if err := os.Mkdir(libDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	so := filepath.Join(libDir, "libhmbtrace.so")
+	useReal := func() {
+		os.Remove(so)
+		if err := os.Symlink(filepath.Join(build, "lib", "libhmbtrace.so"), so); err != nil {
+			t.Fatal(err)
+		}
+	}
+	other := filepath.Join(dir, "other.so")
+	if msg, err := run(dir, nil, "gcc", "-O2", "-shared", "-fPIC", "-Wl,-soname,libhmbtrace.so", "-o", other,
+		filepath.Join(root, "cshim", "testdata", "c", "skew_lib.c")); err != nil {
+		t.Fatalf("gcc skew_lib.c: %v\n%s", err, msg)
+	}
+	src := filepath.Join(root, "cshim", "testdata", "c", "skew.c")
+	inc := "-I" + filepath.Join(build, "include")
+	link := []string{"-L" + libDir, "-Wl,-rpath," + libDir, "-Wl,--no-as-needed"}
+	for _, tc := range []struct {
+		name  string
+		flags []string
+	}{
+		{"inline probes", append([]string{"-DPROBES"}, append(link, "-lhmbtrace")...)},
+		{"program's hooks", append([]string{"-finstrument-functions", "-L" + filepath.Join(build, "lib")},
+			append(link, "-l:libhmbtrace-hooks.a", "-lhmbtrace")...)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			useReal()
+			prog := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "_"))
+			args := append([]string{"-O2", inc, "-o", prog, src}, tc.flags...)
+			if msg, err := run(dir, nil, "gcc", args...); err != nil {
+				t.Fatalf("gcc %s: %v\n%s", strings.Join(args, " "), err, msg)
+			}
+			if syms := symbols(t, prog); syms[throttleCache] != "U" {
+				t.Fatalf("the program does not reference %s (nm: %q)", throttleCache, syms[throttleCache])
+			}
+			env := []string{"HMB_OUTPUT=" + filepath.Join(dir, "out")}
+			if out, err := run(dir, env, prog); err != nil || !strings.HasPrefix(string(out), "started\n2\n") {
+				t.Fatalf("with its own library: %v\n%s", err, out)
+			}
+			os.Remove(so)
+			if err := os.Symlink(other, so); err != nil {
+				t.Fatal(err)
+			}
+			out, err := run(dir, env, prog)
+			if err == nil || strings.Contains(string(out), "started") {
+				t.Fatalf("with a library of another cache layout: %v, output %q: want no start", err, out)
+			}
+			if !strings.Contains(string(out), "undefined symbol: "+throttleCache) {
+				t.Errorf("with a library of another cache layout: %q, want the loader to name %s", out, throttleCache)
+			}
+		})
 	}
 }
