@@ -186,9 +186,10 @@ void hmb_leave(uint32_t region) HMB_PROBE_CALL;
  * -finstrument-functions hooks saw (libhmbtrace-hooks.a), is reached
  * through hmbtrace_throttle_v1, the library's pointer to the calling
  * thread's cache (NULL until the thread's first probe). A region the cache
- * does not hold goes to the library's hmb_enter or hmb_leave, which
- * measures it, or learns that it is throttled and fills the entry. The
- * library alone writes the entries; the inline path only counts a visit.
+ * does not hold goes to the library (hmbtrace_enter_miss_v1: hmb_enter
+ * past the cache, which the inline path looked at already), which measures
+ * it, or learns that it is throttled and fills the entry. The library
+ * alone writes the entries; the inline path only counts a visit.
  *
  * The layout below is part of the ABI, and the variable's name carries its
  * version: a program compiled against this header and run with a library
@@ -227,6 +228,10 @@ static inline __attribute__((always_inline, no_instrument_function)) void hmbtra
 #endif
 }
 
+/* hmb_enter and hmb_leave for a region the inline path did not find in the cache. */
+void hmbtrace_enter_miss_v1(uint32_t region) HMB_PROBE_CALL;
+void hmbtrace_leave_miss_v1(uint32_t region) HMB_PROBE_CALL;
+
 #if !defined(HMB_NO_INLINE_PROBES)
 static inline __attribute__((always_inline, no_instrument_function)) void hmbtrace_enter_inline(uint32_t region)
 {
@@ -236,7 +241,7 @@ static inline __attribute__((always_inline, no_instrument_function)) void hmbtra
 		hmbtrace_count_visit(&c->after[i]);
 		return;
 	}
-	hmb_enter(region);
+	hmbtrace_enter_miss_v1(region);
 }
 
 static inline __attribute__((always_inline, no_instrument_function)) void hmbtrace_leave_inline(uint32_t region)
@@ -245,7 +250,7 @@ static inline __attribute__((always_inline, no_instrument_function)) void hmbtra
 	if (__builtin_expect(c != NULL && c->region[region % HMB_THROTTLE_ENTRIES] == region, 1)) {
 		return;
 	}
-	hmb_leave(region);
+	hmbtrace_leave_miss_v1(region);
 }
 
 /* Function-like: &hmb_enter, (hmb_enter)(r) and declarations still name the library's functions. */

@@ -11,6 +11,8 @@ __thread void *hmbtrace_throttle_v2 __attribute__((tls_model("initial-exec")));
 uint32_t hmb_region(const char *name);
 void hmb_enter(uint32_t region);
 void hmb_leave(uint32_t region);
+void hmbtrace_enter_miss_v2(uint32_t region);
+void hmbtrace_leave_miss_v2(uint32_t region);
 void hmbtrace_func_enter_v2(void *fn);
 void hmbtrace_func_exit_v2(void *fn);
 void __cyg_profile_func_enter(void *fn, void *call_site);
@@ -27,6 +29,16 @@ void hmb_enter(uint32_t region)
 }
 
 void hmb_leave(uint32_t region)
+{
+	(void)region;
+}
+
+void hmbtrace_enter_miss_v2(uint32_t region)
+{
+	(void)region;
+}
+
+void hmbtrace_leave_miss_v2(uint32_t region)
 {
 	(void)region;
 }
