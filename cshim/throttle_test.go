@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -260,11 +261,16 @@ func TestThrottledVisitsSignal(t *testing.T) {
 	}
 }
 
+// versioned is the loader's message for a program that references the
+// names of this version of the cache (hmbtrace_throttle_v1,
+// hmbtrace_enter_miss_v1, ...) and a library that has none of them.
+var versioned = regexp.MustCompile(`symbol lookup error: .*undefined symbol: hmbtrace_\w+_v1\b`)
+
 // TestThrottleVersionSkew checks that a program whose probes read the
 // library's cache of throttled regions (hmbtrace.h's inline hmb_enter and
 // hmb_leave; libhmbtrace-hooks.a's hooks) does not start with a
 // libhmbtrace.so of another layout of that cache, and that the loader's
-// message names the versioned symbol. Each build runs with the real
+// message names a symbol of the cache's version. Each build runs with the real
 // library first, so the failure is the skew's.
 func TestThrottleVersionSkew(t *testing.T) {
 	build := library(t)
@@ -319,8 +325,8 @@ func TestThrottleVersionSkew(t *testing.T) {
 			if err == nil || strings.Contains(string(out), "started") {
 				t.Fatalf("with a library of another cache layout: %v, output %q: want no start", err, out)
 			}
-			if !strings.Contains(string(out), "undefined symbol: "+throttleCache) {
-				t.Errorf("with a library of another cache layout: %q, want the loader to name %s", out, throttleCache)
+			if !versioned.Match(out) {
+				t.Errorf("with a library of another cache layout: %q, want the loader to name a symbol of the cache's version (%s)", out, versioned)
 			}
 		})
 	}

@@ -46,7 +46,8 @@ HMB_NOINST static inline __attribute__((always_inline)) uint64_t *hmb_throttled_
 		return NULL;
 	}
 	uint64_t *e = (uint64_t *)((char *)c->func + (addr & ((uint64_t)(HMB_THROTTLE_ENTRIES - 1) << 4)));
-	return e[0] == addr ? e : NULL;
+	/* An atomic load, as in hmbtrace.h: a loop of calls sees the library empty the entry. */
+	return __atomic_load_n(&e[0], __ATOMIC_RELAXED) == addr ? e : NULL;
 }
 
 void __cyg_profile_func_enter(void *fn, void *call_site)

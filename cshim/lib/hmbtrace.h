@@ -193,8 +193,9 @@ void hmb_leave(uint32_t region) HMB_PROBE_CALL;
  *
  * The layout below is part of the ABI, and the variable's name carries its
  * version: a program compiled against this header and run with a library
- * of another layout fails to start, the dynamic loader naming the symbol
- * hmbtrace_throttle_v1 undefined, rather than misread the cache. Define
+ * of another layout fails to start, the dynamic loader naming
+ * hmbtrace_throttle_v1 (or another _v1 name) undefined, rather than
+ * misread the cache. Define
  * HMB_NO_INLINE_PROBES before including this header to call the library
  * every time (Fortran, dlsym and other languages always do).
  */
@@ -232,12 +233,23 @@ static inline __attribute__((always_inline, no_instrument_function)) void hmbtra
 void hmbtrace_enter_miss_v1(uint32_t region) HMB_PROBE_CALL;
 void hmbtrace_leave_miss_v1(uint32_t region) HMB_PROBE_CALL;
 
+/*
+ * hmbtrace_cached reads the region of slot i: an atomic load, so that a
+ * loop of probes with no call in it still sees the library empty the slot
+ * (hmb_finalize) rather than test a copy the compiler kept from before.
+ */
+static inline __attribute__((always_inline, no_instrument_function)) uint32_t
+hmbtrace_cached(const struct hmbtrace_throttle_v1 *c, uint32_t i)
+{
+	return __atomic_load_n(&c->region[i], __ATOMIC_RELAXED);
+}
+
 #if !defined(HMB_NO_INLINE_PROBES)
 static inline __attribute__((always_inline, no_instrument_function)) void hmbtrace_enter_inline(uint32_t region)
 {
 	struct hmbtrace_throttle_v1 *c = hmbtrace_throttle_v1;
 	uint32_t i = region % HMB_THROTTLE_ENTRIES;
-	if (__builtin_expect(c != NULL && c->region[i] == region, 1)) {
+	if (__builtin_expect(c != NULL && hmbtrace_cached(c, i) == region, 1)) {
 		hmbtrace_count_visit(&c->after[i]);
 		return;
 	}
@@ -247,7 +259,7 @@ static inline __attribute__((always_inline, no_instrument_function)) void hmbtra
 static inline __attribute__((always_inline, no_instrument_function)) void hmbtrace_leave_inline(uint32_t region)
 {
 	struct hmbtrace_throttle_v1 *c = hmbtrace_throttle_v1;
-	if (__builtin_expect(c != NULL && c->region[region % HMB_THROTTLE_ENTRIES] == region, 1)) {
+	if (__builtin_expect(c != NULL && hmbtrace_cached(c, region % HMB_THROTTLE_ENTRIES) == region, 1)) {
 		return;
 	}
 	hmbtrace_leave_miss_v1(region);
