@@ -331,3 +331,47 @@ func TestThrottleVersionSkew(t *testing.T) {
 		})
 	}
 }
+
+// TestInlineProbesLanguages builds inline_probes.cc with g++ at -O0 and
+// -O2 and as C with gcc -std=c99 -pedantic: the inline probes compile in
+// each (warnings are errors), and every visit of the throttled region,
+// through the inline forms and the library's functions, is in the profile.
+func TestInlineProbesLanguages(t *testing.T) {
+	build := library(t)
+	tracetest.RequireTool(t, "g++", "g++")
+	src := filepath.Join(root, "cshim", "testdata", "cxx", "inline_probes.cc")
+	pc, err := run(root, pkgEnv(build), "pkg-config", "--cflags", "--libs", "hmbtrace")
+	if err != nil {
+		t.Fatalf("pkg-config --cflags --libs hmbtrace: %v\n%s", err, pc)
+	}
+	for _, tc := range []struct {
+		name string
+		cmd  []string
+	}{
+		{"g++ -O0", []string{"g++", "-O0"}},
+		{"g++ -O2", []string{"g++", "-O2"}},
+		{"gcc -std=c99", []string{"gcc", "-std=c99", "-pedantic", "-O2", "-x", "c"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			p := program{path: filepath.Join(dir, "inline_probes"), out: filepath.Join(dir, "hmb-out")}
+			args := append(append(tc.cmd[1:], "-Wall", "-Wextra", "-Werror", "-o", p.path, src, "-x", "none"), strings.Fields(string(pc))...)
+			if msg, err := run(dir, nil, tc.cmd[0], args...); err != nil {
+				t.Fatalf("%s %s: %v\n%s", tc.cmd[0], strings.Join(args, " "), err, msg)
+			}
+			if syms := symbols(t, p.path); syms[throttleCache] != "U" {
+				t.Fatalf("the program does not reference %s: its probes are not the inline ones", throttleCache)
+			}
+			out, _ := p.run(t, []string{"HMB_THROTTLE_CALLS=100", "HMB_THROTTLE_TIME=1h"})
+			made, err := strconv.ParseUint(strings.TrimSpace(out), 10, 64)
+			if err != nil {
+				t.Fatalf("output %q", out)
+			}
+			f := tracetest.Open(t, filepath.Join(p.out, "inline_probes.0.hmb"))
+			got, throttled := visits(f, &f.Locations[0])
+			if got["inline"] != made || !throttled["inline"] {
+				t.Errorf("region inline: %d visits in the profile (throttled %v), %d made", got["inline"], throttled["inline"], made)
+			}
+		})
+	}
+}

@@ -265,7 +265,11 @@ static inline __attribute__((always_inline, no_instrument_function)) void hmbtra
 	hmbtrace_leave_miss_v1(region);
 }
 
-/* Function-like: &hmb_enter, (hmb_enter)(r) and declarations still name the library's functions. */
+/*
+ * Function-like: &hmb_enter and (hmb_enter)(r) still name the library's
+ * functions; a declaration of one of them after this header must be
+ * written void (hmb_enter)(uint32_t), or come with HMB_NO_INLINE_PROBES.
+ */
 #define hmb_enter(region) hmbtrace_enter_inline(region)
 #define hmb_leave(region) hmbtrace_leave_inline(region)
 #endif
