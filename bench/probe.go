@@ -135,7 +135,7 @@ func runProbe(o *options, r *report) error {
 			slices.Min(roundRatios), slices.Max(roundRatios), len(roundRatios))
 	}
 	if len(thrGoOverC) > 0 {
-		r.note("throttled region, Go probe / C probe: %.2f, the median over %d rounds of the ratio within a round (%.2f–%.2f); an empty call is the floor of both",
+		r.note("throttled region, Go probe / C probe: %.2f, the median over %d rounds of the ratio within a round (%.2f–%.2f); neither makes a call (the C one is inline in hmbtrace.h)",
 			median(thrGoOverC), len(thrGoOverC), slices.Min(thrGoOverC), slices.Max(thrGoOverC))
 	}
 	if counterPath != "" {
