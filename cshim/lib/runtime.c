@@ -291,6 +291,53 @@ HMB_NOINST static void hmb_not_ready(void)
 }
 
 /*
+ * Registering for private expedited membarriers (hmb_direct_start) costs
+ * a process that has more than one thread an RCU grace period: 12-20 ms
+ * here, most of a traced program's start (hmb_init took 16-27 ms, of which
+ * the Go side 4). A process of one thread registers in microseconds, so
+ * the library registers as it is loaded, before the Go runtime's
+ * constructor starts its threads (a constructor of priority 101 runs
+ * before those of default priority in the same object). hmb_mb_loaded
+ * holds the outcome: 1 registered, -errno failed, 0 not tried (loaded into
+ * a process that had threads already, by dlopen: hmb_direct_start
+ * registers then).
+ */
+static int hmb_mb_loaded;
+
+/* hmb_one_thread reports whether the process has a single thread. */
+HMB_NOINST static int hmb_one_thread(void)
+{
+	int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		return 0;
+	}
+	char buf[1024];
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0) {
+		return 0;
+	}
+	buf[n] = 0;
+	/* The command name may hold spaces and ')': fields count from the last ')'. */
+	char *p = strrchr(buf, ')');
+	if (p == NULL) {
+		return 0;
+	}
+	/* num_threads is field 20; after ')' come fields 3, 4, ... */
+	for (int field = 2; field < 20 && p != NULL; field++) {
+		p = strchr(p + 1, ' ');
+	}
+	return p != NULL && strtol(p + 1, NULL, 10) == 1;
+}
+
+__attribute__((constructor(101))) HMB_NOINST static void hmb_mb_register(void)
+{
+	if (hmb_one_thread()) {
+		hmb_mb_loaded = syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0 ? 1 : -errno;
+	}
+}
+
+/*
  * hmb_direct_start says whether the probes may take the direct path:
  * hmb_finalize can stop them (membarrier). Otherwise they stage, and the
  * reason is told once. (That their view of the Go location is right is
@@ -298,9 +345,15 @@ HMB_NOINST static void hmb_not_ready(void)
  */
 HMB_NOINST static int hmb_direct_start(void)
 {
-	if (syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) != 0) {
+	int err = 0;
+	if (hmb_mb_loaded < 0) {
+		err = -hmb_mb_loaded;
+	} else if (hmb_mb_loaded == 0 && syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) != 0) {
+		err = errno;
+	}
+	if (err != 0) {
 		fprintf(stderr, "hmbtrace: membarrier: %s: the C probes stage their records instead of writing them\n",
-			strerror(errno));
+			strerror(err));
 		return 0;
 	}
 	return 1;
