@@ -230,7 +230,7 @@ func TestFortranInlinedMain(t *testing.T) {
 	}{
 		{[]string{"-O2", "-g"}, map[string]string{"main": "tiny_prog"}},
 		{[]string{"-O0", "-g"}, map[string]string{"main": "main", "MAIN__": "tiny_prog"}}, // not inlined
-		{[]string{"-O2"}, map[string]string{"main": "main"}}, // no DWARF: nothing names the program
+		{[]string{"-O2"}, map[string]string{"main": "main"}},                              // no DWARF: nothing names the program
 	} {
 		exe := filepath.Join(dir, "tiny")
 		args := append([]string{"-o", exe, src}, c.flags...)
