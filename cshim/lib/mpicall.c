@@ -12,9 +12,6 @@
 #include "direct_mpi.h"
 #include "mpicall.h"
 
-enum { HMB_MPI_DEFERRED = 6 };
-int hmb_mpi_undefer(struct hmb_thread *th) HMB_NOINST HMB_HIDDEN;
-
 /*
  * hmb_enter_at records the enter of region at time t, read before the
  * call: staged with that time on a thread that stages, else replayed in Go
