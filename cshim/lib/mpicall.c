@@ -99,8 +99,18 @@ int hmb_mpi_undefer(struct hmb_thread *th)
 	if (cur != b + HMB_MPI_DEFERRED || cur > atomic_load_explicit(&th->end, memory_order_relaxed)) {
 		return 0; /* not a deferred receive alone, or the array is closed (hmb_finalize) */
 	}
-	/* Whatever staged them, records of this form are written so. */
+	/*
+	 * Whatever staged them, records of hmb_mpi_staged's form are written
+	 * so: the kinds, the zeros, the region and the time of the leave
+	 * checked here are what the form does not take from the call.
+	 */
 	uint64_t region = b[0].word & HMB_PAYLOAD_MASK;
+	if (b[0].word >> HMB_KIND_SHIFT != HMB_KIND_ENTER || region > UINT32_MAX ||
+	    b[1].word != ((uint64_t)HMB_KIND_MPI << HMB_KIND_SHIFT | HMB_ENC_RECV) || b[2].time > INT32_MAX ||
+	    b[3].word != 0 || (b[4].time | b[4].word) != 0 ||
+	    b[5].word != ((uint64_t)HMB_KIND_LEAVE << HMB_KIND_SHIFT | region) || b[5].time != b[1].time) {
+		return 0;
+	}
 	struct hmb_mpi_call c = {
 		.t0 = b[0].time,
 		.region = (uint32_t)region,
@@ -108,12 +118,7 @@ int hmb_mpi_undefer(struct hmb_thread *th)
 		.recv = {.peer = (int)b[2].time, .tag = (uint32_t)b[2].word, .comm = (uint32_t)(b[2].word >> 32),
 			 .bytes = b[3].time},
 	};
-	hmb_record want[HMB_MPI_DEFERRED];
-	hmb_mpi_staged(want, &c, b[1].time);
-	if (c.recv.peer < 0 || __builtin_memcmp(want, b, sizeof want) != 0) {
-		return 0;
-	}
-	if (hmb_direct_mpi_call_on(th, &c, want[1].time, 1) != HMB_DIRECT_DONE) {
+	if (hmb_direct_mpi_call_on(th, &c, b[1].time, 1) != HMB_DIRECT_DONE) {
 		return 0; /* the records stay: flush_next has the probe replay them */
 	}
 	if (atomic_load_explicit(&th->cur, memory_order_relaxed) == b) {
