@@ -17,10 +17,11 @@ import (
 // The ping-pong bounces small messages between two ranks (and is run with
 // HMB_ENABLE=0 too); each round trip has four MPI calls, a send and a
 // receive on each rank. A blocking call is recorded whole when it returns
-// (cshim/lib/mpicall.h), so what lies on the round trip's critical path is
-// a rank's work from its receive's return to its send's start: the
-// receive's probe and the send's clock read; the send's probe overlaps
-// the other rank's work. The time includes the scheduling of two
+// (cshim/lib/mpicall.h), a receive by the thread's next probe
+// (cshim/lib/mpicall.c), so what lies on the round trip's critical path is
+// a rank's work from its receive's return to its send's start: two clock
+// reads and the receive staged; the send's probe, which writes both calls,
+// overlaps the other rank's work. The time includes the scheduling of two
 // processes. selfsend is one rank's MPI_Send to itself and the MPI_Recv
 // that takes it, best of many short repeats: what the wrappers add to a
 // call alone, a region and a message per call, all of it on the path. The
@@ -113,7 +114,7 @@ func runMPI(o *options, r *report) error {
 	r.note("to self: 1 rank, best of 30 repeats of %d sends and receives, 2 MPI calls each: the wrappers add %.1f ns per MPI call tracing",
 		rounds, median(addedSelf))
 	r.note("on a ping-pong's critical path (cshim/bench/mpi_critical.c: from a receive's return to the next send, without MPI): "+
-		"%.1f ns per half round trip the wrappers' way (hmb_mpi_call and a clock read), %.1f ns with two probes (hmb_recv_leave, hmb_enter_send)",
+		"%.1f ns per half round trip the wrappers' way (hmb_mpi_call, which stages the receive, and a clock read), %.1f ns with two probes (hmb_recv_leave, hmb_enter_send)",
 		median(onPathWhole), median(onPathTwo))
 	return nil
 }
