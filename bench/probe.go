@@ -28,15 +28,43 @@ func runProbe(o *options, r *report) error {
 		r.skip("hmbtrace (C shim), libotf2 (C)", cerr.Error())
 	}
 	counterPath := ""
-	var goOverC []float64    // per round: the Go probe's cost over the C probe's, both run in that round
-	var thrGoOverC []float64 // the same for a throttled region's probe
+	var thrGoOverC []float64 // per round: the throttled Go probe's cost over the C probe's, both run in that round
+	// The Go and the C probe proper, in alternated slices (probeslice.go).
+	var sl *probeSlices
+	if cpath != "" {
+		spath, err := buildProbeSlices(o)
+		if err == nil {
+			sl, err = startProbeSlices(o, spath)
+		}
+		if err != nil {
+			r.skip("hmbtrace (Go) and (C shim) in alternated slices", err.Error())
+		}
+	}
+	slicePairs := 192
+	if o.quick {
+		slicePairs = 64
+	}
+	var allPairs []pair
+	var roundRatios []float64 // per round: the median ratio of its pairs
 	for round := 0; round < o.rounds; round++ {
 		r.add("clock read ("+clock.Active().String()+")", "ns/event", clockRead(2*pairs))
-		goNs, err := goProbes(o, pairs, nil, nil, false)
-		if err != nil {
-			return err
+		if sl != nil {
+			ps, err := sl.runPairs(slicePairs)
+			if err != nil {
+				return err
+			}
+			st := summarize(ps)
+			r.add("hmbtrace (Go)", "ns/event", st.goNs)
+			r.add(cDirect, "ns/event", st.cNs)
+			allPairs = append(allPairs, ps...)
+			roundRatios = append(roundRatios, median(st.ratios))
+		} else {
+			goNs, err := goProbes(o, pairs, nil, nil, false)
+			if err != nil {
+				return err
+			}
+			r.add("hmbtrace (Go)", "ns/event", goNs)
 		}
-		r.add("hmbtrace (Go)", "ns/event", goNs)
 		// The same with the buffer in a mapping that outlives the process.
 		if ns, err := goProbes(o, pairs, nil, nil, true); err == nil {
 			r.add("hmbtrace (Go, HMB_SURVIVE=1)", "ns/event", ns)
@@ -83,23 +111,31 @@ func runProbe(o *options, r *report) error {
 					r.skip("hmbtrace (C shim), libotf2 (C)", err.Error())
 				}
 			} else {
-				for _, subject := range []string{cDirect, cSurvive, cStaged, cOTF2, cHooks} {
-					r.add(subject, "ns/event", res[subject])
+				subjects := []string{cSurvive, cStaged, cOTF2, cHooks}
+				if sl == nil {
+					subjects = append(subjects, cDirect)
 				}
-				if c := res[cDirect]; c > 0 {
-					goOverC = append(goOverC, goNs/c)
+				for _, subject := range subjects {
+					r.add(subject, "ns/event", res[subject])
 				}
 			}
 		}
 	}
-	if len(goOverC) > 0 {
-		// Paired by round, so that the load of a shared machine, which
-		// moves both, cancels in the ratio more than in the medians'.
-		r.note("Go probe / C probe (direct): %.2f, the median over %d rounds of the ratio within a round (%.2f–%.2f)",
-			median(goOverC), len(goOverC), slices.Min(goOverC), slices.Max(goOverC))
+	if sl != nil {
+		if err := sl.close(); err != nil {
+			return err
+		}
+		st := summarize(allPairs)
+		r.note("hmbtrace (Go) and (C shim): %d pairs of slices of %d events, alternated on CPU %d, each side's thread CPU time; the slices ranged %.1f–%.1f ns (Go) and %.1f–%.1f (C) as the machine's speed changed",
+			len(allPairs), 4*sliceIterations, sl.cpu, st.goSpread[0], st.goSpread[1], st.cSpread[0], st.cSpread[1])
+		r.note("Go probe / C probe (direct): %.3f, the median of the ratio within a pair over %d pairs (quartiles %.3f–%.3f, min–max %.2f–%.2f); page faults per 1000 events: Go %.2f, C %.2f",
+			median(st.ratios), len(st.ratios), quantile(st.ratios, 0.25), quantile(st.ratios, 0.75),
+			st.ratios[0], st.ratios[len(st.ratios)-1], st.goFaults, st.cFaults)
+		r.note("Go probe / C probe (direct), the median of each round: %.3f–%.3f over %d rounds",
+			slices.Min(roundRatios), slices.Max(roundRatios), len(roundRatios))
 	}
 	if len(thrGoOverC) > 0 {
-		r.note("throttled region, Go probe / C probe: %.2f, the median over %d rounds of the ratio within a round (%.2f–%.2f); an empty call is the floor of both",
+		r.note("throttled region, Go probe / C probe: %.2f, the median over %d rounds of the ratio within a round (%.2f–%.2f); neither makes a call (the C one is inline in hmbtrace.h)",
 			median(thrGoOverC), len(thrGoOverC), slices.Min(thrGoOverC), slices.Max(thrGoOverC))
 	}
 	if counterPath != "" {

@@ -148,6 +148,13 @@ func (lv *Level) Tail() []byte {
 	return unsafe.Slice((*byte)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(lv.bin)), lv.pos)), len(lv.bin)-lv.pos)
 }
 
+// Head returns the first two bytes of Tail, for the encoder's EnterFast
+// and LeaveFast, under Tail's rules, for a caller that found Free (or Room)
+// at least 2: a pointer with no slice to build and check.
+func (lv *Level) Head() *[2]byte {
+	return (*[2]byte)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(lv.bin)), lv.pos))
+}
+
 // Encoder returns the level's encoder.
 func (lv *Level) Encoder() *encode.Encoder { return &lv.enc }
 

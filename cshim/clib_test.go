@@ -606,7 +606,7 @@ func TestInstall(t *testing.T) {
 	if msg, err := run(root, nil, "make", "-s", "-C", filepath.Join(root, "cshim"), "install", "BUILD="+build, "PREFIX="+prefix); err != nil {
 		t.Fatalf("make install: %v\n%s", err, msg)
 	}
-	for _, f := range []string{"lib/libhmbtrace.so", "lib/libhmbtrace.a", "lib/pkgconfig/hmbtrace.pc", "include/hmbtrace.h", "include/hmbtrace.f90", "bin/hmbtrace-instrument"} {
+	for _, f := range []string{"lib/libhmbtrace.so", "lib/libhmbtrace.a", "lib/libhmbtrace-hooks.a", "lib/pkgconfig/hmbtrace.pc", "include/hmbtrace.h", "include/hmbtrace.f90", "bin/hmbtrace-instrument"} {
 		if _, err := os.Stat(filepath.Join(prefix, f)); err != nil {
 			t.Errorf("installed %s: %v", f, err)
 		}
@@ -723,17 +723,33 @@ func TestProbeBench(t *testing.T) {
 		}
 	}
 
-	// The throttled mode: both regions switched off at their first leave,
-	// every later visit counted.
-	q := program{path: bench, out: t.TempDir()}
-	out, _ = q.run(t, []string{"HMB_THROTTLE_CALLS=1", "HMB_THROTTLE_TIME=1h"}, "throttled", strconv.Itoa(rounds), strconv.Itoa(iterations))
-	if !strings.Contains(out, "throttled ") || !strings.Contains(out, "empty call ") {
-		t.Errorf("throttled mode output:\n%s", out)
-	}
-	f = tracetest.Open(t, filepath.Join(q.out, "probe_bench.0.hmb"))
-	for _, e := range f.Locations[0].Profile {
-		if !e.Throttled || e.Visits != 1 || e.VisitsAfter != (rounds+1)*iterations {
-			t.Errorf("%s: %+v, want throttled after 1 visit, %d after", f.RegionName(e.Region), e, (rounds+1)*iterations)
+	// The throttled mode: both regions and both functions switched off at
+	// their first leave, every later visit counted: the regions' through
+	// the inline probes and the library's functions, the functions' through
+	// the program's own hooks, and in probe_bench_sohooks the library's.
+	for _, bin := range []string{bench, bench + "_sohooks"} {
+		q := program{path: bin, out: t.TempDir()}
+		out, _ = q.run(t, []string{"HMB_THROTTLE_CALLS=1", "HMB_THROTTLE_TIME=1h"}, "throttled", strconv.Itoa(rounds), strconv.Itoa(iterations))
+		for _, want := range []string{"throttled ", "throttled call ", "empty call ", "library call ", "throttled cyg "} {
+			if !strings.Contains(out, want) {
+				t.Errorf("%s throttled: output lacks %q:\n%s", filepath.Base(bin), want, out)
+			}
+		}
+		f = tracetest.Open(t, filepath.Join(q.out, filepath.Base(bin)+".0.hmb"))
+		seen := 0
+		for _, e := range f.Locations[0].Profile {
+			name := f.RegionName(e.Region)
+			after := uint64((rounds + 1) * iterations) // kernel.c's functions, once per iteration
+			if strings.HasPrefix(name, "throttled ") {
+				after *= 2 // hmb_enter inline and called
+			}
+			if !e.Throttled || e.Visits != 1 || e.VisitsAfter != after {
+				t.Errorf("%s: %s: %+v, want throttled after 1 visit, %d after", filepath.Base(bin), name, e, after)
+			}
+			seen++
+		}
+		if seen != 4 {
+			t.Errorf("%s: %d regions in the profile, want 2 regions and 2 functions", filepath.Base(bin), seen)
 		}
 	}
 }

@@ -53,7 +53,22 @@ func buildCxxMPI(t *testing.T, bin string, opts ...string) program {
 	if msg, err := run(filepath.Join(root, "examples", "cxx-mpi"), nil, "make", "-s", "O="+dir, "CXX="+cxx); err != nil {
 		t.Fatalf("make -C examples/cxx-mpi CXX=%q: %v\n%s", cxx, err, msg)
 	}
-	return program{path: filepath.Join(dir, "cxx-mpi"), out: filepath.Join(dir, "hmb-out")}
+	p := program{path: filepath.Join(dir, "cxx-mpi"), out: filepath.Join(dir, "hmb-out")}
+	checkOwnHooks(t, p.path)
+	return p
+}
+
+// checkOwnHooks checks that a program linked by hmbtrace-instrument has the
+// hooks of libhmbtrace-hooks.a, its throttled functions' fast path, in
+// itself: a direct call from its functions, no call into libhmbtrace.so.
+func checkOwnHooks(t *testing.T, prog string) {
+	t.Helper()
+	syms := symbols(t, prog)
+	for _, hook := range []string{"__cyg_profile_func_enter", "__cyg_profile_func_exit"} {
+		if syms[hook] != "T" {
+			t.Errorf("%s: %s is %q in nm, want defined in the program (T)", filepath.Base(prog), hook, syms[hook])
+		}
+	}
 }
 
 // TestInstrumentCxxMPI builds the C++ MPI example with
@@ -187,6 +202,7 @@ func TestInstrumentFortran(t *testing.T) {
 	if msg, err := run(dir, nil, bin, "gfortran", "-o", p.path, obj); err != nil {
 		t.Fatalf("hmbtrace-instrument gfortran (link): %v\n%s", err, msg)
 	}
+	checkOwnHooks(t, p.path)
 	out, _ := p.run(t, nil)
 	if !strings.Contains(out, "relax: steps=50") {
 		t.Fatalf("output %q", out)

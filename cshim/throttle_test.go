@@ -2,7 +2,9 @@ package cshim_test
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -11,13 +13,78 @@ import (
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
-// throttleRun builds testdata/c/throttle.c with -finstrument-functions,
-// runs it in mode, and returns the trace, the enters each thread made of
-// each region ("thread <tid>" -> region -> n), and hmb_dropped.
+// throttleRun builds testdata/c/throttle.c with -finstrument-functions as
+// a user would (pkg-config: hmbtrace.h's inline probes and
+// libhmbtrace-hooks.a's hooks), runs it in mode, and returns the trace,
+// the enters each thread made of each region ("thread <tid>" -> region ->
+// n), and hmb_dropped.
 func throttleRun(t *testing.T, mode string) (*tracefile.File, map[string]map[string]uint64, uint64) {
 	t.Helper()
+	return throttleRunProgram(t, throttleProgram(t, true), mode)
+}
+
+// throttleProgram builds testdata/c/throttle.c with -finstrument-functions.
+// inline: as pkg-config has it, and checked to take the program's own fast
+// paths (it references the library's cache and defines the hooks); else
+// with HMB_NO_INLINE_PROBES and -lhmbtrace alone, and checked to call the
+// library for every probe and hook.
+func throttleProgram(t *testing.T, inline bool) program {
+	t.Helper()
 	build := library(t)
-	p := buildC(t, build, "throttle", []string{"-finstrument-functions"}, filepath.Join(root, "cshim", "testdata", "c", "throttle.c"))
+	src := filepath.Join(root, "cshim", "testdata", "c", "throttle.c")
+	var p program
+	if inline {
+		p = buildC(t, build, "throttle", []string{"-finstrument-functions"}, src)
+	} else {
+		dir := t.TempDir()
+		p = program{path: filepath.Join(dir, "throttle"), out: filepath.Join(dir, "hmb-out")}
+		lib := filepath.Join(build, "lib")
+		args := []string{"-O2", "-g", "-pthread", "-finstrument-functions", "-DHMB_NO_INLINE_PROBES", "-o", p.path, src,
+			"-I" + filepath.Join(build, "include"), "-L" + lib, "-Wl,-rpath," + lib, "-Wl,--no-as-needed", "-lhmbtrace"}
+		if msg, err := run(root, nil, "gcc", args...); err != nil {
+			t.Fatalf("gcc %s: %v\n%s", strings.Join(args, " "), err, msg)
+		}
+	}
+	syms := symbols(t, p.path)
+	if got := syms[throttleCache] == "U"; got != inline {
+		t.Fatalf("inline %v: the program references %s: %v", inline, throttleCache, got)
+	}
+	for _, hook := range []string{"__cyg_profile_func_enter", "__cyg_profile_func_exit"} {
+		if got := syms[hook] == "T"; got != inline {
+			t.Fatalf("inline %v: the program defines %s: %v (nm: %q)", inline, hook, got, syms[hook])
+		}
+	}
+	return p
+}
+
+// throttleCache is the library's thread-local pointer to a thread's cache
+// of throttled regions, which hmbtrace.h's inline probes read.
+const throttleCache = "hmbtrace_throttle_v1"
+
+// symbols returns the type nm gives each symbol of an executable's own
+// symbol table.
+func symbols(t *testing.T, path string) map[string]string {
+	t.Helper()
+	out, err := run(root, nil, "nm", path)
+	if err != nil {
+		t.Fatalf("nm %s: %v\n%s", path, err, out)
+	}
+	syms := map[string]string{}
+	for _, line := range strings.Split(string(out), "\n") {
+		f := strings.Fields(line)
+		switch len(f) {
+		case 2:
+			syms[f[1]] = f[0]
+		case 3:
+			syms[f[2]] = f[1]
+		}
+	}
+	return syms
+}
+
+// throttleRunProgram runs a build of throttle.c in mode; see throttleRun.
+func throttleRunProgram(t *testing.T, p program, mode string) (*tracefile.File, map[string]map[string]uint64, uint64) {
+	t.Helper()
 	out, stderr := p.run(t, []string{"HMB_THROTTLE_CALLS=10", "HMB_THROTTLE_TIME=1h"}, mode)
 	made := map[string]map[string]uint64{}
 	dropped, handler := uint64(0), uint64(0)
@@ -72,9 +139,20 @@ func visits(f *tracefile.File, l *tracefile.Location) (all map[string]uint64, th
 // threads that exit before hmb_finalize and after it, and on the main
 // thread, whose probes after hmb_finalize are dropped and counted.
 // Throttling is per location: a thread that stays under the threshold keeps
-// the region measured.
+// the region measured. Both with the program's own fast paths (hmbtrace.h's
+// inline probes, libhmbtrace-hooks.a) and with the library's alone.
 func TestThrottledVisitsExact(t *testing.T) {
-	f, made, dropped := throttleRun(t, "exact")
+	for _, inline := range []bool{true, false} {
+		t.Run(map[bool]string{true: "inline", false: "library"}[inline], func(t *testing.T) {
+			f, made, dropped := throttleRunProgram(t, throttleProgram(t, inline), "exact")
+			checkThrottledExact(t, f, made, dropped)
+		})
+	}
+}
+
+// checkThrottledExact checks a run of throttle.c's exact mode.
+func checkThrottledExact(t *testing.T, f *tracefile.File, made map[string]map[string]uint64, dropped uint64) {
+	t.Helper()
 	if len(f.Locations) != len(made) {
 		t.Errorf("%d locations, %d threads", len(f.Locations), len(made))
 	}
@@ -180,5 +258,120 @@ func TestThrottledVisitsSignal(t *testing.T) {
 	}
 	if inTrace+dropped != enters {
 		t.Errorf("%d visits in the profile + %d dropped = %d, the thread and its handler made %d", inTrace, dropped, inTrace+dropped, enters)
+	}
+}
+
+// versioned is the loader's message for a program that references the
+// names of this version of the cache (hmbtrace_throttle_v1,
+// hmbtrace_enter_miss_v1, ...) and a library that has none of them.
+var versioned = regexp.MustCompile(`symbol lookup error: .*undefined symbol: hmbtrace_\w+_v1\b`)
+
+// TestThrottleVersionSkew checks that a program whose probes read the
+// library's cache of throttled regions (hmbtrace.h's inline hmb_enter and
+// hmb_leave; libhmbtrace-hooks.a's hooks) does not start with a
+// libhmbtrace.so of another layout of that cache, and that the loader's
+// message names a symbol of the cache's version. Each build runs with the real
+// library first, so the failure is the skew's.
+func TestThrottleVersionSkew(t *testing.T) {
+	build := library(t)
+	tracetest.RequireTool(t, "nm", "binutils")
+	dir := t.TempDir()
+	libDir := filepath.Join(dir, "lib")
+	if err := os.Mkdir(libDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	so := filepath.Join(libDir, "libhmbtrace.so")
+	useReal := func() {
+		os.Remove(so)
+		if err := os.Symlink(filepath.Join(build, "lib", "libhmbtrace.so"), so); err != nil {
+			t.Fatal(err)
+		}
+	}
+	other := filepath.Join(dir, "other.so")
+	if msg, err := run(dir, nil, "gcc", "-O2", "-shared", "-fPIC", "-Wl,-soname,libhmbtrace.so", "-o", other,
+		filepath.Join(root, "cshim", "testdata", "c", "skew_lib.c")); err != nil {
+		t.Fatalf("gcc skew_lib.c: %v\n%s", err, msg)
+	}
+	src := filepath.Join(root, "cshim", "testdata", "c", "skew.c")
+	inc := "-I" + filepath.Join(build, "include")
+	link := []string{"-L" + libDir, "-Wl,-rpath," + libDir, "-Wl,--no-as-needed"}
+	for _, tc := range []struct {
+		name  string
+		flags []string
+	}{
+		{"inline probes", append([]string{"-DPROBES"}, append(link, "-lhmbtrace")...)},
+		{"program's hooks", append([]string{"-finstrument-functions", "-L" + filepath.Join(build, "lib")},
+			append(link, "-l:libhmbtrace-hooks.a", "-lhmbtrace")...)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			useReal()
+			prog := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "_"))
+			args := append([]string{"-O2", inc, "-o", prog, src}, tc.flags...)
+			if msg, err := run(dir, nil, "gcc", args...); err != nil {
+				t.Fatalf("gcc %s: %v\n%s", strings.Join(args, " "), err, msg)
+			}
+			if syms := symbols(t, prog); syms[throttleCache] != "U" {
+				t.Fatalf("the program does not reference %s (nm: %q)", throttleCache, syms[throttleCache])
+			}
+			env := []string{"HMB_OUTPUT=" + filepath.Join(dir, "out")}
+			if out, err := run(dir, env, prog); err != nil || !strings.HasPrefix(string(out), "started\n2\n") {
+				t.Fatalf("with its own library: %v\n%s", err, out)
+			}
+			os.Remove(so)
+			if err := os.Symlink(other, so); err != nil {
+				t.Fatal(err)
+			}
+			out, err := run(dir, env, prog)
+			if err == nil || strings.Contains(string(out), "started") {
+				t.Fatalf("with a library of another cache layout: %v, output %q: want no start", err, out)
+			}
+			if !versioned.Match(out) {
+				t.Errorf("with a library of another cache layout: %q, want the loader to name a symbol of the cache's version (%s)", out, versioned)
+			}
+		})
+	}
+}
+
+// TestInlineProbesLanguages builds inline_probes.cc with g++ at -O0 and
+// -O2 and as C with gcc -std=c99 -pedantic: the inline probes compile in
+// each (warnings are errors), and every visit of the throttled region,
+// through the inline forms and the library's functions, is in the profile.
+func TestInlineProbesLanguages(t *testing.T) {
+	build := library(t)
+	tracetest.RequireTool(t, "g++", "g++")
+	src := filepath.Join(root, "cshim", "testdata", "cxx", "inline_probes.cc")
+	pc, err := run(root, pkgEnv(build), "pkg-config", "--cflags", "--libs", "hmbtrace")
+	if err != nil {
+		t.Fatalf("pkg-config --cflags --libs hmbtrace: %v\n%s", err, pc)
+	}
+	for _, tc := range []struct {
+		name string
+		cmd  []string
+	}{
+		{"g++ -O0", []string{"g++", "-O0"}},
+		{"g++ -O2", []string{"g++", "-O2"}},
+		{"gcc -std=c99", []string{"gcc", "-std=c99", "-pedantic", "-O2", "-x", "c"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			p := program{path: filepath.Join(dir, "inline_probes"), out: filepath.Join(dir, "hmb-out")}
+			args := append(append(tc.cmd[1:], "-Wall", "-Wextra", "-Werror", "-o", p.path, src, "-x", "none"), strings.Fields(string(pc))...)
+			if msg, err := run(dir, nil, tc.cmd[0], args...); err != nil {
+				t.Fatalf("%s %s: %v\n%s", tc.cmd[0], strings.Join(args, " "), err, msg)
+			}
+			if syms := symbols(t, p.path); syms[throttleCache] != "U" {
+				t.Fatalf("the program does not reference %s: its probes are not the inline ones", throttleCache)
+			}
+			out, _ := p.run(t, []string{"HMB_THROTTLE_CALLS=100", "HMB_THROTTLE_TIME=1h"})
+			made, err := strconv.ParseUint(strings.TrimSpace(out), 10, 64)
+			if err != nil {
+				t.Fatalf("output %q", out)
+			}
+			f := tracetest.Open(t, filepath.Join(p.out, "inline_probes.0.hmb"))
+			got, throttled := visits(f, &f.Locations[0])
+			if got["inline"] != made || !throttled["inline"] {
+				t.Errorf("region inline: %d visits in the profile (throttled %v), %d made", got["inline"], throttled["inline"], made)
+			}
+		})
 	}
 }

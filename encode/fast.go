@@ -15,14 +15,16 @@ package encode
 // the bytes against the general encoder's over random streams.
 
 // EnterFast puts an enter record of region at time t with sequence number
-// seq in one byte (slot 0, delta 1-15) or two (slot 0, delta 16-511), and
-// returns the bytes written; 0 means the record needs Enter.
-func (e *Encoder) EnterFast(b []byte, t uint64, seq uint32, region uint32) int {
+// seq in one byte (slot 0, delta 1-15) or two (slot 0, delta 16-511) at b,
+// and returns the bytes written; 0 means the record needs Enter. b is two
+// bytes, not a slice, so that the probes, which know the bin has room,
+// pay for no test of its length.
+func (e *Encoder) EnterFast(b *[2]byte, t uint64, seq uint32, region uint32) int {
 	d := t - e.time
 	// No test of the techniques: the prediction holds a region only with
 	// Predict on (StartBin and putPredEnter), and with a delta above 0
 	// SplitTiming changes nothing.
-	if t <= e.time || d >= 1<<9 || seq != 0 || len(b) < 2 || region != e.pred[0] || region == 0 {
+	if t <= e.time || d >= 1<<9 || seq != 0 || region != e.pred[0] || region == 0 {
 		return 0
 	}
 	e.time, e.next = t, 1
@@ -35,11 +37,11 @@ func (e *Encoder) EnterFast(b []byte, t uint64, seq uint32, region uint32) int {
 }
 
 // LeaveFast puts a leave record at time t with sequence number seq in one
-// byte (delta 1-127) or two (delta 128-4095), and returns the bytes written;
-// 0 means the record needs Leave.
-func (e *Encoder) LeaveFast(b []byte, t uint64, seq uint32) int {
+// byte (delta 1-127) or two (delta 128-4095) at b, and returns the bytes
+// written; 0 means the record needs Leave.
+func (e *Encoder) LeaveFast(b *[2]byte, t uint64, seq uint32) int {
 	d := t - e.time
-	if e.tech != All || t <= e.time || d >= 1<<12 || seq != 0 || len(b) < 2 {
+	if e.tech != All || t <= e.time || d >= 1<<12 || seq != 0 {
 		return 0
 	}
 	e.time, e.next = t, 1

@@ -53,7 +53,7 @@ func TestFastPathWritesWhatEnterAndLeaveWrite(t *testing.T) {
 				case KindEnter:
 					ng = general.enterSlow(bg[:], r.Time, r.Seq, r.Region)
 					np = public.Enter(bp[:], r.Time, r.Seq, r.Region)
-					if nf = fast.EnterFast(bf[:], r.Time, r.Seq, r.Region); nf != 0 {
+					if nf = fast.EnterFast((*[2]byte)(bf[:]), r.Time, r.Seq, r.Region); nf != 0 {
 						fastBytes += nf
 					} else {
 						nf = fast.Enter(bf[:], r.Time, r.Seq, r.Region)
@@ -61,7 +61,7 @@ func TestFastPathWritesWhatEnterAndLeaveWrite(t *testing.T) {
 				case KindLeave:
 					ng = general.leaveSlow(bg[:], r.Time, r.Seq)
 					np = public.Leave(bp[:], r.Time, r.Seq)
-					if nf = fast.LeaveFast(bf[:], r.Time, r.Seq); nf != 0 {
+					if nf = fast.LeaveFast((*[2]byte)(bf[:]), r.Time, r.Seq); nf != 0 {
 						fastBytes += nf
 					} else {
 						nf = fast.Leave(bf[:], r.Time, r.Seq)
@@ -89,25 +89,31 @@ func TestFastPathWritesWhatEnterAndLeaveWrite(t *testing.T) {
 	}
 }
 
-// Neither allocates, and both decline a bin without room for their longer
-// form rather than write past it.
-func TestFastPathShortTail(t *testing.T) {
+// Neither allocates, and each writes its short form into the first byte
+// of the two it is given and its long form into both, nothing beyond.
+func TestFastPathTwoBytes(t *testing.T) {
 	e := NewEncoder(All)
 	var b [32]byte
 	e.StartBin(b[:], 1000, 7)
-	if n := e.EnterFast(b[:1], 1001, 0, 7); n != 0 {
-		t.Errorf("EnterFast into 1 byte: %d", n)
+	at := len(b) - 2 // the last two bytes: a write past them would fail the test of the rest
+	for i := range b {
+		b[i] = 0xee
 	}
-	if n := e.LeaveFast(b[:1], 1001, 0); n != 0 {
-		t.Errorf("LeaveFast into 1 byte: %d", n)
+	if n := e.EnterFast((*[2]byte)(b[at:]), 1001, 0, 7); n != 1 || b[at] != TokPredEnter|1 || b[at+1] != 0xee {
+		t.Errorf("EnterFast: %d, % x; want 1 byte %x", n, b[at:], TokPredEnter|1)
 	}
-	if n := e.EnterFast(b[:], 1001, 0, 7); n != 1 || b[0] != TokPredEnter|1 {
-		t.Errorf("EnterFast: %d, % x; want 1 byte %x", n, b[:n], TokPredEnter|1)
+	if n := e.LeaveFast((*[2]byte)(b[at:]), 1001+0x100, 0); n != 2 || b[at] != TokPredLeave12|1 || b[at+1] != 0 {
+		t.Errorf("LeaveFast: %d, % x; want 2 bytes %x 00", n, b[at:], TokPredLeave12|1)
+	}
+	for i := 0; i < at; i++ {
+		if b[i] != 0xee {
+			t.Fatalf("byte %d written", i)
+		}
 	}
 	allocs := testing.AllocsPerRun(1000, func() {
 		tm := e.Time()
-		e.EnterFast(b[:], tm+20, 0, 7)
-		e.LeaveFast(b[:], tm+200, 0)
+		e.EnterFast((*[2]byte)(b[:]), tm+20, 0, 7)
+		e.LeaveFast((*[2]byte)(b[:]), tm+200, 0)
 	})
 	if allocs != 0 {
 		t.Errorf("%v allocations per enter and leave", allocs)

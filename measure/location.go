@@ -265,7 +265,7 @@ func (l *Location) enterAt(r Region, t uint64) {
 		if lv := l.levels[d]; lv != nil && lv.Free() >= 2*encode.MaxEnterLeaveSize {
 			f.state = frameWritten // first: only lv lives across a call of Enter
 			// EnterFast is inlined: the common record makes no call.
-			n := lv.Encoder().EnterFast(lv.Tail(), tr, seq, uint32(r))
+			n := lv.Encoder().EnterFast(lv.Head(), tr, seq, uint32(r))
 			if n == 0 {
 				n = lv.Encoder().Enter(lv.Tail(), tr, seq, uint32(r))
 			}
@@ -428,7 +428,7 @@ func (l *Location) leaveAt(r Region, t uint64) {
 		// A kept enter left room for its leave.
 		if d < len(l.levels) {
 			if lv := l.levels[d]; lv != nil && lv.Free() >= encode.MaxEnterLeaveSize {
-				n := lv.Encoder().LeaveFast(lv.Tail(), tr, seq) // inlined, as in enterAt
+				n := lv.Encoder().LeaveFast(lv.Head(), tr, seq) // inlined, as in enterAt
 				if n == 0 {
 					n = lv.Encoder().Leave(lv.Tail(), tr, seq)
 				}

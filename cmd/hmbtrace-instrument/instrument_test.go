@@ -55,7 +55,7 @@ func fakeEnv(files ...string) (env, *[]string) {
 	}, &probes
 }
 
-var installed = []string{"/opt/hmb/lib/libhmbtrace.so", "/opt/hmb/lib/libhmbtrace.a", "/opt/hmb/lib/libhmbtrace-mpi.so"}
+var installed = []string{"/opt/hmb/lib/libhmbtrace.so", "/opt/hmb/lib/libhmbtrace.a", "/opt/hmb/lib/libhmbtrace-hooks.a", "/opt/hmb/lib/libhmbtrace-mpi.so"}
 
 func TestModes(t *testing.T) {
 	for _, tc := range []struct {
@@ -210,9 +210,9 @@ func TestPlanLink(t *testing.T) {
 	e, _ := fakeEnv(installed...)
 	const hooks = "-L/opt/hmb/lib -Wl,-rpath,/opt/hmb/lib -Wl,-u,__cyg_profile_func_enter -Wl,-u,__cyg_profile_func_exit -Wl,--push-state,--no-as-needed"
 	for _, tc := range []struct{ cmd, want string }{
-		{"g++ -o prog a.o -lm", "g++ -o prog a.o -lm -I/opt/hmb/include " + hooks + " -lhmbtrace -Wl,--pop-state"},
-		{"mpicxx -o prog a.o", "mpicxx -o prog a.o -I/opt/hmb/include " + hooks + " -lhmbtrace-mpi -lhmbtrace -Wl,--pop-state"},
-		{"/usr/bin/mpif90 -o prog a.o", "/usr/bin/mpif90 -o prog a.o -I/opt/hmb/include " + hooks + " -lhmbtrace-mpi -lhmbtrace -Wl,--pop-state"},
+		{"g++ -o prog a.o -lm", "g++ -o prog a.o -lm -I/opt/hmb/include " + hooks + " -l:libhmbtrace-hooks.a -lhmbtrace -Wl,--pop-state"},
+		{"mpicxx -o prog a.o", "mpicxx -o prog a.o -I/opt/hmb/include " + hooks + " -lhmbtrace-mpi -l:libhmbtrace-hooks.a -lhmbtrace -Wl,--pop-state"},
+		{"/usr/bin/mpif90 -o prog a.o", "/usr/bin/mpif90 -o prog a.o -I/opt/hmb/include " + hooks + " -lhmbtrace-mpi -l:libhmbtrace-hooks.a -lhmbtrace -Wl,--pop-state"},
 		{"gcc -static -o prog a.o", "gcc -static -o prog a.o -I/opt/hmb/include -L/opt/hmb/lib -Wl,-u,__cyg_profile_func_enter -Wl,-u,__cyg_profile_func_exit -Wl,--push-state,--no-as-needed -lhmbtrace -Wl,--pop-state -lpthread -ldl"},
 		{"gcc -r -o all.o a.o", "gcc -r -o all.o a.o -I/opt/hmb/include"},
 	} {
@@ -220,6 +220,11 @@ func TestPlanLink(t *testing.T) {
 		if got := strings.Join(argv, " "); err != nil || got != tc.want {
 			t.Errorf("%s:\n got %s (%v)\nwant %s", tc.cmd, got, err, tc.want)
 		}
+	}
+	// An installation without the hooks' archive (an older one): the library's hooks.
+	eh, _ := fakeEnv("/opt/hmb/lib/libhmbtrace.so")
+	if argv, _, err := plan(options{}, strings.Fields("gcc -o prog a.o"), eh); err != nil || slices.Contains(argv, "-l:libhmbtrace-hooks.a") || !slices.Contains(argv, "-lhmbtrace") {
+		t.Errorf("without libhmbtrace-hooks.a: %q (%v)", argv, err)
 	}
 	// -fopenmp: the adapter when it is installed, else a note that says so.
 	argv, notes, _ := plan(options{}, strings.Fields("gcc -fopenmp -o prog a.o"), e)

@@ -16,6 +16,10 @@ const (
 	hookExit  = "__cyg_profile_func_exit"
 )
 
+// hooksArchive holds the hooks' fast path, linked into the program ahead
+// of libhmbtrace.so (cshim/hooks).
+const hooksArchive = "libhmbtrace-hooks.a"
+
 // ompLibrary is the OpenMP adapter's library, linked for -fopenmp when it
 // is installed next to libhmbtrace.
 const ompLibrary = "hmbtrace-omp"
@@ -199,6 +203,12 @@ func linkFlags(c *cmdline, lib libInfo, e env) ([]string, []note, error) {
 		}
 		// Before the MPI library, which the wrapper adds after these.
 		flags = append(flags, "-lhmbtrace-mpi")
+	}
+	// The hooks' fast path in the program itself (libhmbtrace-hooks.a),
+	// which saves throttled functions a call into libhmbtrace.so each. A
+	// static link has the library's hooks in the program already.
+	if !c.static && has(hooksArchive) {
+		flags = append(flags, "-l:"+hooksArchive)
 	}
 	flags = append(flags, "-lhmbtrace", "-Wl,--pop-state")
 	if c.static {

@@ -29,14 +29,17 @@
  *
  *   probe_bench throttled [rounds [iterations]]   (make bench-c runs both)
  *                hmb_enter/hmb_leave of two regions throttled at run time
- *                (HMB_THROTTLE_CALLS=1, HMB_THROTTLE_TIME=1h), against the
- *                same loop of empty calls: what a switched-off region costs.
- *                Also the two functions of kernel.c, throttled, minus the
- *                same calls without hooks; and the empty calls made into a
- *                shared object of their own (empty_call.c), called as
- *                hmb_enter is (with GCC through the GOT, else the PLT): the
- *                floor of any probe of libhmbtrace.so, where the first
- *                empty calls are local
+ *                (HMB_THROTTLE_CALLS=1, HMB_THROTTLE_TIME=1h): hmbtrace.h's
+ *                inline forms, which make no call, and the library's
+ *                functions called as Fortran calls them; against the same
+ *                loop of empty calls, local and into a shared object of
+ *                their own (empty_call.c), called as hmb_enter is (with
+ *                GCC through the GOT, else the PLT): the floor of any
+ *                probe that calls libhmbtrace.so. Also the two functions
+ *                of kernel.c, throttled, minus the same calls without
+ *                hooks: the program's own hooks (libhmbtrace-hooks.a), or
+ *                in probe_bench_sohooks, linked with -lhmbtrace alone, the
+ *                library's.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -51,6 +54,13 @@
 #include "shim.h" /* the probes' fast path, for the staging variant */
 
 #define EVENTS_PER_ITERATION 4
+
+/* Whose hooks kernel.c's instrumented functions call. */
+#ifdef LIBRARY_HOOKS
+#define HOOKS "libhmbtrace.so's"
+#else
+#define HOOKS "the program's own"
+#endif
 
 /* Rounds, and iterations per round and variant: argv[1] and argv[2]. */
 static int rounds = 9, iterations = 200000;
@@ -141,6 +151,19 @@ static uint64_t run_hmbtrace(void)
 		hmb_enter(hmb_inner);
 		hmb_leave(hmb_inner);
 		hmb_leave(hmb_outer);
+	}
+	return rdtsc() - t0;
+}
+
+/* The library's hmb_enter and hmb_leave, called: what Fortran and HMB_NO_INLINE_PROBES take. */
+static uint64_t run_hmbtrace_call(void)
+{
+	uint64_t t0 = rdtsc();
+	for (int i = 0; i < iterations; i++) {
+		(hmb_enter)(hmb_outer);
+		(hmb_enter)(hmb_inner);
+		(hmb_leave)(hmb_inner);
+		(hmb_leave)(hmb_outer);
 	}
 	return rdtsc() - t0;
 }
@@ -348,8 +371,9 @@ static int throttled_main(void)
 	hmb_leave(hmb_inner);
 	hmb_leave(hmb_outer);
 	sink = bench_outer(0);
-	enum { T_PROBE, T_EMPTY, T_LIBRARY, T_CYG, T_PLAIN, NT };
-	static uint64_t (*const run[NT])(void) = {run_hmbtrace, run_no_probe, run_library_call, run_cyg, run_plain_calls};
+	enum { T_PROBE, T_CALL, T_EMPTY, T_LIBRARY, T_CYG, T_PLAIN, NT };
+	static uint64_t (*const run[NT])(void) = {run_hmbtrace,     run_hmbtrace_call, run_no_probe,
+						  run_library_call, run_cyg,           run_plain_calls};
 	double *ns[NT];
 	for (int v = 0; v < NT; v++) {
 		ns[v] = malloc((size_t)rounds * sizeof *ns[v]);
@@ -374,13 +398,15 @@ static int throttled_main(void)
 	}
 	printf("throttled regions, per event, median of %d rounds of %d events, thread CPU time:\n", rounds,
 	       iterations * EVENTS_PER_ITERATION);
-	printf("  %-14s %7.2f ns\n", "throttled", med[T_PROBE]);
+	printf("  %-14s %7.2f ns  (hmb_enter/hmb_leave inline from hmbtrace.h: no call)\n", "throttled", med[T_PROBE]);
+	printf("  %-14s %7.2f ns  (the library's hmb_enter/hmb_leave called, as from Fortran)\n", "throttled call",
+	       med[T_CALL]);
 	printf("  %-14s %7.2f ns  (a local function)\n", "empty call", med[T_EMPTY]);
 	printf("  %-14s %7.2f ns  (into a shared object, as hmb_enter is called)\n", "library call", med[T_LIBRARY]);
-	printf("  %-14s %7.2f ns  (the probe beyond a local call)\n", "difference", med[T_PROBE] - med[T_EMPTY]);
-	printf("  %-14s %7.2f ns  (the probe beyond a library call)\n", "beyond library", med[T_PROBE] - med[T_LIBRARY]);
-	printf("  %-14s %7.2f ns  (-finstrument-functions hooks of throttled functions: cyg minus plain calls)\n",
-	       "throttled cyg", med[T_CYG] - med[T_PLAIN]);
+	printf("  %-14s %7.2f ns  (the called probe beyond a library call)\n", "beyond library",
+	       med[T_CALL] - med[T_LIBRARY]);
+	printf("  %-14s %7.2f ns  (-finstrument-functions hooks of throttled functions, %s: cyg minus plain calls)\n",
+	       "throttled cyg", med[T_CYG] - med[T_PLAIN], HOOKS);
 	if (hmb_finalize() != 0) {
 		fprintf(stderr, "probe_bench: hmb_finalize: %s\n", hmb_last_error());
 		return 1;

@@ -178,6 +178,104 @@ void hmb_enter(uint32_t region) HMB_PROBE_CALL;
 void hmb_leave(uint32_t region) HMB_PROBE_CALL;
 
 /*
+ * The throttled regions' fast path, inlined where the program calls
+ * hmb_enter and hmb_leave: a throttled region's probe then makes no call
+ * at all (a call into a shared object costs more than the 2 ns a
+ * switched-off region may cost). Each thread's cache of the regions
+ * throttled on it, and of the throttled functions the
+ * -finstrument-functions hooks saw (libhmbtrace-hooks.a), is reached
+ * through hmbtrace_throttle_v1, the library's pointer to the calling
+ * thread's cache (NULL until the thread's first probe). A region the cache
+ * does not hold goes to the library (hmbtrace_enter_miss_v1: hmb_enter
+ * past the cache, which the inline path looked at already), which measures
+ * it, or learns that it is throttled and fills the entry. The library
+ * alone writes the entries; the inline path only counts a visit.
+ *
+ * The layout below is part of the ABI, and the variable's name carries its
+ * version: a program compiled against this header and run with a library
+ * of another layout fails to start, the dynamic loader naming
+ * hmbtrace_throttle_v1 (or another _v1 name) undefined, rather than
+ * misread the cache. Define
+ * HMB_NO_INLINE_PROBES before including this header to call the library
+ * every time (Fortran, dlsym and other languages always do).
+ */
+#define HMB_THROTTLE_ENTRIES 1024
+struct hmbtrace_throttle_v1 {
+	/* Throttled functions of the hooks, slot (address >> 4) % entries: the address (0: none), visits since. */
+	struct {
+		uint64_t addr;
+		uint64_t after;
+	} func[HMB_THROTTLE_ENTRIES];
+	/* Throttled regions, slot region % entries: the region (an empty slot holds slot+1), visits since. */
+	uint32_t region[HMB_THROTTLE_ENTRIES];
+	uint64_t after[HMB_THROTTLE_ENTRIES];
+};
+
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__aarch64__))
+/* Initial-exec: the program reaches the library's variable through one GOT entry and the thread pointer. */
+extern __thread struct hmbtrace_throttle_v1 *hmbtrace_throttle_v1 __attribute__((tls_model("initial-exec")));
+
+/*
+ * hmbtrace_count_visit counts a visit in an entry of the cache in one
+ * instruction on x86-64, which a signal handler's probe of the same thread
+ * cannot split.
+ */
+static inline __attribute__((always_inline, no_instrument_function)) void hmbtrace_count_visit(uint64_t *n)
+{
+#if defined(__x86_64__)
+	__asm__ __volatile__("addq $1, %0" : "+m"(*n));
+#else
+	(*n)++; /* a load, an add and a store: a signal handler's count in between is lost */
+#endif
+}
+
+/* hmb_enter and hmb_leave for a region the inline path did not find in the cache. */
+void hmbtrace_enter_miss_v1(uint32_t region) HMB_PROBE_CALL;
+void hmbtrace_leave_miss_v1(uint32_t region) HMB_PROBE_CALL;
+
+/*
+ * hmbtrace_cached reads the region of slot i: an atomic load, so that a
+ * loop of probes with no call in it still sees the library empty the slot
+ * (hmb_finalize) rather than test a copy the compiler kept from before.
+ */
+static inline __attribute__((always_inline, no_instrument_function)) uint32_t
+hmbtrace_cached(const struct hmbtrace_throttle_v1 *c, uint32_t i)
+{
+	return __atomic_load_n(&c->region[i], __ATOMIC_RELAXED);
+}
+
+#if !defined(HMB_NO_INLINE_PROBES)
+static inline __attribute__((always_inline, no_instrument_function)) void hmbtrace_enter_inline(uint32_t region)
+{
+	struct hmbtrace_throttle_v1 *c = hmbtrace_throttle_v1;
+	uint32_t i = region % HMB_THROTTLE_ENTRIES;
+	if (__builtin_expect(c != NULL && hmbtrace_cached(c, i) == region, 1)) {
+		hmbtrace_count_visit(&c->after[i]);
+		return;
+	}
+	hmbtrace_enter_miss_v1(region);
+}
+
+static inline __attribute__((always_inline, no_instrument_function)) void hmbtrace_leave_inline(uint32_t region)
+{
+	struct hmbtrace_throttle_v1 *c = hmbtrace_throttle_v1;
+	if (__builtin_expect(c != NULL && hmbtrace_cached(c, region % HMB_THROTTLE_ENTRIES) == region, 1)) {
+		return;
+	}
+	hmbtrace_leave_miss_v1(region);
+}
+
+/*
+ * Function-like: &hmb_enter and (hmb_enter)(r) still name the library's
+ * functions; a declaration of one of them after this header must be
+ * written void (hmb_enter)(uint32_t), or come with HMB_NO_INLINE_PROBES.
+ */
+#define hmb_enter(region) hmbtrace_enter_inline(region)
+#define hmb_leave(region) hmbtrace_leave_inline(region)
+#endif
+#endif
+
+/*
  * hmb_send and hmb_recv record a point-to-point message of bytes bytes with
  * tag tag, sent to or received from peer, an MPI world rank, at the
  * calling thread's current calling depth.

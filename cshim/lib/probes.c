@@ -9,6 +9,8 @@
  */
 #include <stdint.h>
 
+/* This file defines hmb_enter and hmb_leave: the header's inline forms are for their callers. */
+#define HMB_NO_INLINE_PROBES
 #include "hmbtrace.h"
 #include "shim.h"
 #include "direct.h"
@@ -291,6 +293,17 @@ HMB_NOINST void hmb_leave(uint32_t region)
 	hmb_leave_event(region, th);
 }
 
+/* The inline probes' way into the library (hmbtrace.h): their cache missed. */
+HMB_NOINST void hmbtrace_enter_miss_v1(uint32_t region)
+{
+	hmb_enter_event(region, hmb_self);
+}
+
+HMB_NOINST void hmbtrace_leave_miss_v1(uint32_t region)
+{
+	hmb_leave_event(region, hmb_self);
+}
+
 HMB_NOINST void hmb_send(int peer, uint32_t tag, uint64_t bytes)
 {
 	hmb_message_event((uint64_t)HMB_KIND_SEND << HMB_KIND_SHIFT | tag, 0, peer, tag, bytes, 0);
@@ -514,8 +527,14 @@ HMB_NOINST void hmb_enter_collective_comm(uint32_t region, int root, uint64_t se
  * side names it by its ELF symbol when it replays the record (and tells
  * the cache).
  */
-void __cyg_profile_func_enter(void *fn, void *call_site) HMB_NOINST;
-void __cyg_profile_func_exit(void *fn, void *call_site) HMB_NOINST;
+/*
+ * Weak, so that a static link taking libhmbtrace-hooks.a's hooks
+ * (pkg-config's flags with -Bstatic) takes this archive's too without a
+ * clash; the dynamic loader takes a weak definition as any other, so in
+ * libhmbtrace.so they still win over glibc's no-op ones.
+ */
+void __cyg_profile_func_enter(void *fn, void *call_site) HMB_NOINST __attribute__((weak));
+void __cyg_profile_func_exit(void *fn, void *call_site) HMB_NOINST __attribute__((weak));
 
 HMB_NOINST __attribute__((always_inline)) static inline void hmb_func_event(void *fn, int exit)
 {
@@ -552,6 +571,25 @@ HMB_NOINST __attribute__((always_inline)) static inline void hmb_func_event(void
 	}
 	/* Staged; on a thread inside a probe (a signal handler's), for Go to take later. */
 	hmb_region_staged(word);
+}
+
+/*
+ * The hooks of libhmbtrace-hooks.a (cshim/hooks), linked into the program,
+ * take the throttled functions' fast path there and call these on a miss:
+ * the library's hooks, under names the program's own hooks do not
+ * interpose. Their version is the cache's (hmbtrace.h).
+ */
+void hmbtrace_func_enter_v1(void *fn) HMB_NOINST;
+void hmbtrace_func_exit_v1(void *fn) HMB_NOINST;
+
+void hmbtrace_func_enter_v1(void *fn)
+{
+	hmb_func_event(fn, 0);
+}
+
+void hmbtrace_func_exit_v1(void *fn)
+{
+	hmb_func_event(fn, 1);
 }
 
 void __cyg_profile_func_enter(void *fn, void *call_site)

@@ -66,6 +66,26 @@ enum {
 };
 
 __thread struct hmb_thread *hmb_self __attribute__((tls_model("initial-exec")));
+
+/*
+ * hmbtrace_throttle_v1 points at the thread's caches of throttled regions
+ * and functions (hmb_thread's thr_funcs, thr_region, thr_after), for the
+ * inline probes of hmbtrace.h and the hooks of libhmbtrace-hooks.a: the
+ * public struct is a view of those three fields, whose layout it fixes.
+ */
+__thread struct hmbtrace_throttle_v1 *hmbtrace_throttle_v1 __attribute__((tls_model("initial-exec")));
+_Static_assert(HMB_THROTTLE_ENTRIES == HMB_THR_CACHE && HMB_THROTTLE_ENTRIES == HMB_FUNC_CACHE,
+	       "hmbtrace.h's cache size is the library's");
+_Static_assert(offsetof(struct hmb_thread, thr_region) - offsetof(struct hmb_thread, thr_funcs) ==
+			       offsetof(struct hmbtrace_throttle_v1, region) &&
+		       offsetof(struct hmb_thread, thr_after) - offsetof(struct hmb_thread, thr_funcs) ==
+			       offsetof(struct hmbtrace_throttle_v1, after) &&
+		       offsetof(struct hmb_thread, thr_taken) - offsetof(struct hmb_thread, thr_funcs) ==
+			       sizeof(struct hmbtrace_throttle_v1),
+	       "hmbtrace_throttle_v1 is the layout of hmb_thread's caches");
+_Static_assert(sizeof(((struct hmbtrace_throttle_v1 *)0)->func[0]) == sizeof(struct hmb_thr_func) &&
+		       offsetof(struct hmb_thr_func, addr) == 0 && offsetof(struct hmb_thr_func, after) == 8,
+	       "hmbtrace_throttle_v1's function entries are hmb_thr_func");
 int hmb_use_tsc;
 
 static pthread_mutex_t hmb_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -434,6 +454,7 @@ HMB_NOINST static struct hmb_thread *hmb_register(void)
 		pthread_setspecific(hmb_key, th);
 	}
 	hmb_self = th;
+	hmbtrace_throttle_v1 = (struct hmbtrace_throttle_v1 *)(void *)th->thr_funcs;
 	return th;
 }
 
