@@ -261,6 +261,24 @@ HMB_NOINST static inline int hmb_put_leave_seq(struct hmb_go_level *lv, uint8_t 
 }
 
 /*
+ * hmb_cur_swap sets the thread's staging end th->cur to to if it is from,
+ * and says whether it did: on x86-64 in one instruction (cmpxchg, no lock:
+ * only the owner and its signal handlers write cur), which a signal
+ * handler of the thread cannot split, so that records a handler's probe
+ * staged in between are neither lost nor overwritten.
+ */
+HMB_NOINST static inline int hmb_cur_swap(struct hmb_thread *th, hmb_record *from, hmb_record *to)
+{
+#if defined(__x86_64__)
+	hmb_record *prev = from;
+	__asm__ __volatile__("cmpxchgq %2, %1" : "+a"(prev), "+m"(*(hmb_record **)&th->cur) : "r"(to) : "memory", "cc");
+	return prev == from;
+#else
+	return atomic_compare_exchange_strong(&th->cur, &from, to);
+#endif
+}
+
+/*
  * hmb_direct_mpi_call_on records blocking MPI call c (mpicall.h), which
  * returned at t1, all of it or nothing, on the direct path that
  * hmb_direct_begin opened: the enter of its region at c->t0, its send at
@@ -272,7 +290,7 @@ HMB_NOINST static inline int hmb_put_leave_seq(struct hmb_go_level *lv, uint8_t 
  * the one the enter pushes, so it needs none of the leave's frame checks.
  * With empty set, the thread's staging array, which holds the staged form
  * of c (a deferred receive, mpicall.c), is emptied once every check
- * passed, before the first write. It returns HMB_DIRECT_DONE or
+ * passed, before the first write, unless a signal handler staged more. It returns HMB_DIRECT_DONE or
  * HMB_DIRECT_APART (nothing written) and leaves the probe open.
  */
 HMB_NOINST static inline int hmb_direct_mpi_call_on(struct hmb_thread *th, const struct hmb_mpi_call *c, uint64_t t1,
@@ -298,10 +316,12 @@ HMB_NOINST static inline int hmb_direct_mpi_call_on(struct hmb_thread *th, const
 	      (recv && (rline = hmb_comm_line(L, (uint64_t)c->recv.peer)) == NULL)))) {
 		return HMB_DIRECT_APART;
 	}
-	if (empty) {
-		/* Before the writes: a signal handler's probe from here on stages behind them. */
-		atomic_store_explicit(&th->cur, th->buf, memory_order_relaxed);
-		atomic_signal_fence(memory_order_seq_cst);
+	/*
+	 * Before the writes, and only if the array still holds c alone: a
+	 * signal handler's probe staged behind it keeps the array for Go.
+	 */
+	if (empty && !hmb_cur_swap(th, th->buf + HMB_MPI_DEFERRED, th->buf)) {
+		return HMB_DIRECT_APART;
 	}
 	/* hmb_stamp for each event's first in its tick; the next one's is the run's next number. */
 	uint32_t seq = hmb_stamp(L, c->t0, &tt, &tr);

@@ -85,10 +85,21 @@ HMB_NOINST static int hmb_mpi_defer(struct hmb_thread *th, const struct hmb_mpi_
 		hmb_direct_end(th, HMB_DIRECT_APART);
 		return 0;
 	}
+	/*
+	 * The records' place first, then the records: a signal handler's probe
+	 * meanwhile finds the probe in_direct and stages behind them (none
+	 * replays the array then), and one that staged since hmb_direct_begin
+	 * keeps its records, the call going apart. hmb_finalize reads the array
+	 * only once the probe has ended.
+	 */
+	if (!hmb_cur_swap(th, b, b + HMB_MPI_DEFERRED)) {
+		hmb_direct_end(th, HMB_DIRECT_APART);
+		return 0;
+	}
+	atomic_signal_fence(memory_order_seq_cst);
 	hmb_mpi_staged(b, c, t1);
 	/* Replayed at once with the next probe if the direct path cannot take it then. */
 	th->flush_next = 1;
-	atomic_store_explicit(&th->cur, b + HMB_MPI_DEFERRED, memory_order_release);
 	hmb_direct_end(th, HMB_DIRECT_DONE);
 	return 1;
 }
