@@ -34,7 +34,7 @@ bench:
 	$(GO) test -run '^$$' -bench . -benchmem -count 5 ./encode ./measure ./internal/clock ./buffer | tee bench-go.txt
 
 # The C ABI: libhmbtrace.so, libhmbtrace.a, hmbtrace.h, the Fortran module,
-# hmbtrace.pc and bin/hmbtrace-instrument in build/; install copies them under PREFIX.
+# hmbtrace.pc, bin/hmbtrace-instrument and bin/hmbtrace in build/; install copies them under PREFIX.
 cshim:
 	$(MAKE) -C cshim cshim
 

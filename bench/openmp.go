@@ -20,6 +20,12 @@ import (
 // also run with the libraries of DIR (LD_LIBRARY_PATH, which the binaries'
 // RUNPATH gives way to), interleaved with the rest: a before/after
 // comparison in one run.
+//
+// With clang, the section also runs openmp_bench linked with a null OMPT
+// tool (cshim/bench/openmp_nulltool.c: the adapter's callbacks, each
+// returning at once) and prints its added time per event of the adapter's
+// beside the adapter's: what libomp itself spends with a tool attached,
+// which is part of the adapter's number and which no tool avoids.
 
 // ompEvents is the number of events each construct records with 2 threads,
 // as the traces of openmp_bench count them.
@@ -56,6 +62,7 @@ func runOpenMP(o *options, r *report) error {
 		name, cc, path string
 		env            []string
 		traced         bool
+		null           bool // the null OMPT tool: its cost is put over the C probe of the traced run
 	}
 	var subjects []subject
 	if o.ompBaseline != "" {
@@ -69,14 +76,18 @@ func runOpenMP(o *options, r *report) error {
 			continue
 		}
 		out := "HMB_OUTPUT=" + filepath.Join(o.work, "openmp")
-		subjects = append(subjects, subject{cc + " plain", cc, bin + "_" + cc + "_plain", nil, false})
+		subjects = append(subjects, subject{name: cc + " plain", cc: cc, path: bin + "_" + cc + "_plain"})
+		if _, err := os.Stat(bin + "_" + cc + "_null"); err == nil {
+			subjects = append(subjects, subject{name: cc + " null OMPT tool", cc: cc, path: bin + "_" + cc + "_null",
+				null: true})
+		}
 		if o.ompBaseline != "" {
-			subjects = append(subjects, subject{cc + " baseline", cc, bin + "_" + cc,
-				[]string{out, "LD_LIBRARY_PATH=" + o.ompBaseline}, true})
+			subjects = append(subjects, subject{name: cc + " baseline", cc: cc, path: bin + "_" + cc,
+				env: []string{out, "LD_LIBRARY_PATH=" + o.ompBaseline}, traced: true})
 		}
 		subjects = append(subjects,
-			subject{cc + " libhmbtrace-omp", cc, bin + "_" + cc, []string{out}, true},
-			subject{cc + " libhmbtrace-omp, HMB_ENABLE=0", cc, bin + "_" + cc, []string{"HMB_ENABLE=0"}, false})
+			subject{name: cc + " libhmbtrace-omp", cc: cc, path: bin + "_" + cc, env: []string{out}, traced: true},
+			subject{name: cc + " libhmbtrace-omp, HMB_ENABLE=0", cc: cc, path: bin + "_" + cc, env: []string{"HMB_ENABLE=0"}})
 	}
 	// Per traced subject and construct, each round's added ns per event and
 	// its multiple of the C probe's: printed as notes, since either may
@@ -85,8 +96,8 @@ func runOpenMP(o *options, r *report) error {
 	times := map[string]map[string][]float64{}
 	probes := map[string][]float64{}
 	for round := 0; round < o.rounds; round++ {
-		plain := map[string]ompResult{}
-		for _, s := range subjects {
+		results := make([]ompResult, len(subjects))
+		for i, s := range subjects {
 			res, err := ompBench(s.path, n, s.env)
 			if err != nil {
 				return err
@@ -94,24 +105,34 @@ func runOpenMP(o *options, r *report) error {
 			for _, c := range ompConstructs {
 				r.add(s.name, "ns/"+c, res.ns[c])
 			}
-			if !s.traced {
-				if !strings.Contains(s.name, "HMB_ENABLE") {
-					plain[s.cc] = res
-				}
-				continue
+			results[i] = res
+		}
+		// The plain run and the traced run (its C probe) of each compiler in this round.
+		plain, probe := map[string]ompResult{}, map[string]float64{}
+		for i, s := range subjects {
+			if strings.HasSuffix(s.name, " plain") {
+				plain[s.cc] = results[i]
+			} else if s.traced && !strings.HasSuffix(s.name, " baseline") {
+				probe[s.cc] = results[i].probe
 			}
+		}
+		for i, s := range subjects {
 			base, ok := plain[s.cc]
-			if !ok {
+			p := results[i].probe
+			if s.null {
+				p = probe[s.cc]
+			}
+			if !ok || !(s.traced || s.null) || p <= 0 {
 				continue
 			}
 			if added[s.name] == nil {
 				added[s.name], times[s.name] = map[string][]float64{}, map[string][]float64{}
 			}
-			probes[s.name] = append(probes[s.name], res.probe)
+			probes[s.name] = append(probes[s.name], p)
 			for _, c := range ompConstructs {
-				a := (res.ns[c] - base.ns[c]) / float64(ompEvents[s.cc][c])
+				a := (results[i].ns[c] - base.ns[c]) / float64(ompEvents[s.cc][c])
 				added[s.name][c] = append(added[s.name][c], a)
-				times[s.name][c] = append(times[s.name][c], a/res.probe)
+				times[s.name][c] = append(times[s.name][c], a/p)
 			}
 		}
 	}
@@ -124,6 +145,13 @@ func runOpenMP(o *options, r *report) error {
 		for _, c := range ompConstructs {
 			parts = append(parts, fmt.Sprintf("%s %+.1f ns/event (%d events) = %.2fx", c, median(added[s.name][c]),
 				ompEvents[s.cc][c], median(times[s.name][c])))
+		}
+		if s.null {
+			r.note("%s (libomp's own cost with a tool attached, part of the adapter's below), added per event of the "+
+				"adapter's (null tool - plain of the same round, medians over the rounds), and that over the "+
+				"C probe's %.1f ns/event of the traced run of the same round: %s",
+				s.name, median(probes[s.name]), strings.Join(parts, ", "))
+			continue
 		}
 		r.note("%s, added per event (traced - plain of the same round, medians over the rounds), and that over the "+
 			"C probe's %.1f ns/event (hmb_enter/hmb_leave in the same traced process): %s",

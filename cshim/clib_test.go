@@ -606,7 +606,7 @@ func TestInstall(t *testing.T) {
 	if msg, err := run(root, nil, "make", "-s", "-C", filepath.Join(root, "cshim"), "install", "BUILD="+build, "PREFIX="+prefix); err != nil {
 		t.Fatalf("make install: %v\n%s", err, msg)
 	}
-	for _, f := range []string{"lib/libhmbtrace.so", "lib/libhmbtrace.a", "lib/libhmbtrace-hooks.a", "lib/pkgconfig/hmbtrace.pc", "include/hmbtrace.h", "include/hmbtrace.f90", "bin/hmbtrace-instrument"} {
+	for _, f := range []string{"lib/libhmbtrace.so", "lib/libhmbtrace.a", "lib/libhmbtrace-hooks.a", "lib/pkgconfig/hmbtrace.pc", "include/hmbtrace.h", "include/hmbtrace.f90", "bin/hmbtrace-instrument", "bin/hmbtrace"} {
 		if _, err := os.Stat(filepath.Join(prefix, f)); err != nil {
 			t.Errorf("installed %s: %v", f, err)
 		}

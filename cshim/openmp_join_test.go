@@ -18,7 +18,9 @@ import (
 func TestOpenMPJoin(t *testing.T) {
 	build := library(t)
 	p := buildOpenMP(t, build, "gcc", filepath.Join(root, "cshim", "testdata", "openmp", "join.c"))
-	const rounds, sleepUS, tasks = 3, 3000, 10
+	// The sleep is long beside a scheduler's time slice (a few ms), so a
+	// thread preempted on a loaded machine cannot undo the imbalance.
+	const rounds, sleepUS, tasks = 3, 20000, 10
 	for _, c := range []struct {
 		name    string
 		threads int

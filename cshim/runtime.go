@@ -127,6 +127,11 @@ func (rt *Runtime) Start(env []string, clockName string) (enabled bool, err erro
 	rt.probe = probe
 	rt.funcs = map[uint64]measure.Region{}
 	rt.sym = NewSymbolizer()
+	if m.Enabled() {
+		if exe, err := os.Executable(); err == nil && callsHooks(exe) {
+			rt.sym.Preload(exe) // instrumented.go says why
+		}
+	}
 	if signals && m.Enabled() {
 		rt.handleSignals()
 	}

@@ -115,6 +115,9 @@ type objectFile struct {
 	lines  *lineTables       // nil until needed; noLines if there are none
 	ftn    *fortranNames     // nil until needed
 	byName map[string]uint64 // function symbols' addresses, built when needed
+	// mainInlined: a main and no MAIN__, so gfortran's main program, if
+	// the object has one, was inlined into main.
+	mainInlined bool
 }
 
 type elfFunc struct {
@@ -145,6 +148,12 @@ func openObject(path string) (*objectFile, error) {
 		}
 		obj.syms = append(obj.syms, elfFunc{value: sym.Value, size: sym.Size, name: sym.Name, global: elf.ST_BIND(sym.Info) != elf.STB_LOCAL})
 	}
+	hasMain, hasMAIN := false, false
+	for _, fn := range obj.syms {
+		hasMain = hasMain || fn.name == "main"
+		hasMAIN = hasMAIN || fn.name == "MAIN__" || strings.HasPrefix(fn.name, "MAIN__.")
+	}
+	obj.mainInlined = hasMain && !hasMAIN
 	// By address; at one address (aliases) a global symbol first, so that
 	// it is the one a lookup finds.
 	sort.SliceStable(obj.syms, func(i, j int) bool {
@@ -236,7 +245,9 @@ func (obj *objectFile) name(sym string, vaddr uint64, depth int) string {
 	if i := strings.IndexByte(sym, '.'); i > 0 {
 		base, suffix = sym[:i], sym[i:]
 	}
-	if base == "MAIN__" {
+	// Optimized, gfortran inlines the main program into the main it
+	// writes: that main is then the program.
+	if base == "MAIN__" || (sym == "main" && obj.mainInlined) {
 		if n := obj.fortran().main; n != "" {
 			if suffix != "" {
 				return n + " [clone " + suffix + "]"

@@ -213,3 +213,46 @@ func TestFortranNames(t *testing.T) {
 		})
 	}
 }
+
+// TestFortranInlinedMain: optimized, gfortran inlines the main program into
+// the main it writes (no MAIN__ symbol is left); main is then named after
+// the program, as MAIN__ is.
+func TestFortranInlinedMain(t *testing.T) {
+	tracetest.RequireTool(t, "gfortran", "gfortran")
+	dir := t.TempDir()
+	src := filepath.Join(dir, "tiny_prog.f90")
+	if err := os.WriteFile(src, []byte("program tiny_prog\n  integer :: i\n  i = command_argument_count()\n  if (i > 5) stop 3\nend program tiny_prog\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		flags []string
+		want  map[string]string
+	}{
+		{[]string{"-O2", "-g"}, map[string]string{"main": "tiny_prog"}},
+		{[]string{"-O0", "-g"}, map[string]string{"main": "main", "MAIN__": "tiny_prog"}}, // not inlined
+		{[]string{"-O2"}, map[string]string{"main": "main"}}, // no DWARF: nothing names the program
+	} {
+		exe := filepath.Join(dir, "tiny")
+		args := append([]string{"-o", exe, src}, c.flags...)
+		if out, err := exec.Command("gfortran", args...).CombinedOutput(); err != nil {
+			t.Fatalf("gfortran %v: %v\n%s", args, err, out)
+		}
+		obj, err := openObject(exe)
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := 0
+		for _, fn := range obj.syms {
+			if w, ok := c.want[fn.name]; ok {
+				found++
+				if sym, ok := obj.lookup(fn.value); !ok || sym.Name != w {
+					t.Errorf("%v: %s named %q (%v), want %q", c.flags, fn.name, sym.Name, ok, w)
+				}
+			}
+		}
+		if found != len(c.want) {
+			t.Errorf("%v: found %d of the symbols %v: gfortran inlines otherwise now", c.flags, found, c.want)
+		}
+		obj.f.Close()
+	}
+}

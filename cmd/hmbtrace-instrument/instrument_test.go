@@ -380,6 +380,12 @@ double run(ns::Dom &d) { double s = 0; for (long i = 0; i < 10; i++) s += d.x(i)
 	if _, _, err := plan(options{filterFile: flt}, []string{"g++", "-c", src}, e); err == nil || !strings.Contains(err.Error(), flt) {
 		t.Errorf("bad filter: %v", err)
 	}
+	// A missing one is named once, not as "filter file: filter file: ...".
+	missing := filepath.Join(t.TempDir(), "none.filter")
+	if _, _, err := plan(options{filterFile: missing}, []string{"g++", "-c", src}, e); err == nil ||
+		!strings.Contains(err.Error(), missing) || strings.Count(err.Error(), "filter file") != 1 {
+		t.Errorf("missing filter: %v", err)
+	}
 }
 
 func TestProbeArgs(t *testing.T) {

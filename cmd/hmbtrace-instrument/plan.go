@@ -100,7 +100,7 @@ func instrumentFlags(o options, c *cmdline, e env) ([]string, []note, error) {
 	if o.filterFile != "" {
 		var err error
 		if f, err = filter.ParseFile(o.filterFile); err != nil {
-			return nil, nil, fmt.Errorf("filter file: %v", err)
+			return nil, nil, err // ParseFile names the file
 		}
 	}
 	switch info.family {

@@ -10,6 +10,13 @@
  *         valgrind --tool=callgrind --callgrind-out-file=cg.$n ./c_traced WHAT $n
  *     done
  *
+ * With clang, -gdwarf-4 (valgrind 3.19 cannot read clang 14's DWARF 5), and
+ * KMP_BLOCKTIME=0 makes libomp's part vary less between runs; linked with
+ * openmp_nulltool.c instead of the library, it counts libomp's own cost with
+ * a tool attached:
+ *
+ *     clang -O2 -gdwarf-4 -fopenmp -o c_null openmp_constructs.c openmp_nulltool.c
+ *
  * WHAT: 0 parallel regions, 1 barriers, 2 tasks (created in a single
  * construct). Per construct: the difference of the two runs' counts
  * (callgrind_annotate, per function) over 2000. GODEBUG=asyncpreemptoff=1

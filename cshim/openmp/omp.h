@@ -79,6 +79,21 @@ const void *hmb_omp_parallel_at(int up) HMB_OMP_NOINST HMB_OMP_HIDDEN;
 /* hmb_omp_name gives the calling thread's location its OpenMP name when it changed. */
 void hmb_omp_name(int level, const int *ancestors) HMB_OMP_NOINST HMB_OMP_HIDDEN;
 
+/* The number + 1 of the thread in an outermost team that the thread is named after, else 0 (sites.c). */
+extern HMB_OMP_TLS int hmb_omp_named_outer HMB_OMP_HIDDEN;
+
+/*
+ * hmb_omp_name_at is hmb_omp_name with its most common case inline: a
+ * thread of an outermost team that has its name already, at every region.
+ */
+HMB_OMP_NOINST static inline void hmb_omp_name_at(int level, const int *ancestors)
+{
+	if (level == 1 && hmb_omp_named_outer == ancestors[0] + 1) {
+		return;
+	}
+	hmb_omp_name(level, ancestors);
+}
+
 /* hmb_omp_getenv_off reports whether HMB_OPENMP turns the adapter off ("0", "off", "false", "no"). */
 int hmb_omp_env_off(void) HMB_OMP_NOINST HMB_OMP_HIDDEN;
 

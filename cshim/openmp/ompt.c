@@ -5,9 +5,9 @@
  * parallel region, implicit task, barrier, worksharing construct, mutex
  * and task. HMB_OPENMP=0 turns the tool off (ompt_start_tool returns NULL).
  *
- * The OMPT types below are the ABI the OpenMP 5.1 specification defines
- * (omp-tools.h), declared here so that the adapter builds with any C
- * compiler, without clang's headers.
+ * The OMPT types are the ABI the OpenMP 5.1 specification defines
+ * (omp-tools.h), declared in ompt_abi.h so that the adapter builds with any
+ * C compiler, without clang's headers.
  *
  * Tasks. OMPT tells a task's creation (task_create: hmb_task_create on
  * the creating thread gives it its id) and each switch between tasks on a
@@ -38,130 +38,56 @@
 
 #include "hmbtrace.h"
 #include "omp.h"
+#include "ompt_abi.h"
 
 #define NOINST HMB_OMP_NOINST
 #define EXPORT __attribute__((visibility("default"))) NOINST
 
-/* The OMPT ABI (OpenMP 5.1, section 4), as much as the tool uses. */
-typedef union {
-	uint64_t value;
-	void *ptr;
-} ompt_data_t;
-typedef struct {
-	ompt_data_t exit_frame, enter_frame;
-	int exit_frame_flags, enter_frame_flags;
-} ompt_frame_t;
-typedef void (*ompt_interface_fn_t)(void);
-typedef ompt_interface_fn_t (*ompt_function_lookup_t)(const char *name);
-typedef void (*ompt_callback_t)(void);
-typedef int (*ompt_set_callback_t)(int event, ompt_callback_t callback);
-typedef struct {
-	int (*initialize)(ompt_function_lookup_t lookup, int initial_device_num, ompt_data_t *tool_data);
-	void (*finalize)(ompt_data_t *tool_data);
-	ompt_data_t tool_data;
-} ompt_start_tool_result_t;
-
-enum {
-	ompt_callback_parallel_begin = 3,
-	ompt_callback_parallel_end = 4,
-	ompt_callback_task_create = 5,
-	ompt_callback_task_schedule = 6,
-	ompt_callback_implicit_task = 7,
-	ompt_callback_mutex_released = 17,
-	ompt_callback_work = 20,
-	ompt_callback_masked = 21,
-	ompt_callback_sync_region = 23,
-	ompt_callback_mutex_acquire = 26,
-	ompt_callback_mutex_acquired = 27,
-};
-enum { ompt_scope_begin = 1, ompt_scope_end = 2, ompt_scope_beginend = 3 };
-enum {
-	ompt_sync_region_barrier = 1,
-	ompt_sync_region_barrier_implicit = 2,
-	ompt_sync_region_barrier_explicit = 3,
-	ompt_sync_region_barrier_implementation = 4,
-	ompt_sync_region_taskwait = 5,
-	ompt_sync_region_taskgroup = 6,
-	ompt_sync_region_reduction = 7,
-	ompt_sync_region_barrier_implicit_workshare = 8,
-	ompt_sync_region_barrier_implicit_parallel = 9,
-	ompt_sync_region_barrier_teams = 10,
-};
-enum {
-	ompt_work_loop = 1,
-	ompt_work_sections = 2,
-	ompt_work_single_executor = 3,
-	ompt_work_single_other = 4,
-	ompt_work_workshare = 5,
-	ompt_work_distribute = 6,
-	ompt_work_taskloop = 7,
-	ompt_work_scope = 8,
-};
-enum {
-	ompt_mutex_lock = 1,
-	ompt_mutex_test_lock = 2,
-	ompt_mutex_nest_lock = 3,
-	ompt_mutex_test_nest_lock = 4,
-	ompt_mutex_critical = 5,
-	ompt_mutex_atomic = 6,
-	ompt_mutex_ordered = 7,
-};
-enum {
-	ompt_task_initial = 1,
-	ompt_task_implicit = 2,
-	ompt_task_explicit = 4,
-	ompt_task_target = 8,
-	ompt_task_untied = 0x10000000,
-};
-enum {
-	ompt_task_complete = 1,
-	ompt_task_yield = 2,
-	ompt_task_cancel = 3,
-	ompt_task_detach = 4,
-	ompt_task_early_fulfill = 5,
-	ompt_task_late_fulfill = 6,
-	ompt_task_switch = 7,
-};
-
 /*
- * A thread's open regions whose end is a later callback, with their kind,
- * so that an end leaves what its begin entered.
+ * The thread's state that every parallel region's callbacks touch, in one
+ * block: a callback finds all of it from one address, and the counts and
+ * the outermost levels' places share a cache line. opened holds the
+ * thread's open regions whose end is a later callback (nopen of them),
+ * with their kind, so that an end leaves what its begin entered; path the
+ * thread numbers from the outermost team in (level of them), as in
+ * hmb_omp_name; worker and joined are described below, nforked and
+ * nrunning count forked and running.
  */
 #define OPEN_MAX 64
+#define LEVELS 16
 static HMB_OMP_TLS struct {
-	uint32_t region;
-	int kind;
-} opened[OPEN_MAX];
-static HMB_OMP_TLS int nopen;
+	int nopen, level, worker, joined, nforked, nrunning;
+	int path[LEVELS];
+	struct {
+		uint32_t region;
+		int kind;
+	} opened[OPEN_MAX];
+} me;
 
 NOINST static void push(int kind, uint32_t region)
 {
-	if (nopen < OPEN_MAX) {
-		opened[nopen].kind = kind;
-		opened[nopen].region = region;
+	if (me.nopen < OPEN_MAX) {
+		me.opened[me.nopen].kind = kind;
+		me.opened[me.nopen].region = region;
 		if (region != 0) {
 			hmb_enter(region);
 		}
 	}
-	nopen++;
+	me.nopen++;
 }
 
 NOINST static void pop(int kind)
 {
-	if (nopen > OPEN_MAX) {
-		nopen--;
-	} else if (nopen > 0 && opened[nopen - 1].kind == kind) {
-		nopen--;
-		if (opened[nopen].region != 0) {
-			hmb_leave(opened[nopen].region);
+	if (me.nopen > OPEN_MAX) {
+		me.nopen--;
+	} else if (me.nopen > 0 && me.opened[me.nopen - 1].kind == kind) {
+		me.nopen--;
+		if (me.opened[me.nopen].region != 0) {
+			hmb_leave(me.opened[me.nopen].region);
 		}
 	}
 }
 
-/* The thread numbers from the outermost team in, as in hmb_omp_name. */
-#define LEVELS 16
-static HMB_OMP_TLS int path[LEVELS];
-static HMB_OMP_TLS int level;
 /*
  * The parallel construct's return address at each level of the thread's
  * implicit tasks (1-based), or the struct parallel that has it (the
@@ -180,8 +106,6 @@ static HMB_OMP_TLS const struct parallel *parallel_of[LEVELS + 1];
  * the worker's implicit task when it reaches that barrier instead, and
  * ignores the late ends.
  */
-static HMB_OMP_TLS int worker;
-static HMB_OMP_TLS int joined;
 
 /*
  * A parallel region: where it is, its regions and the path of the thread
@@ -196,6 +120,7 @@ static HMB_OMP_TLS int joined;
 struct parallel {
 	const void *ra;
 	uint32_t region, task; /* the parallel region, and the implicit tasks' */
+	uint32_t barrier;      /* the forking thread's implicit barrier at its end, once known (0: not yet) */
 	int level;
 	int path[LEVELS];
 } __attribute__((aligned(64)));
@@ -207,11 +132,10 @@ struct parallel {
 
 #define FORKED 8
 static HMB_OMP_TLS struct parallel forked[FORKED];
-static HMB_OMP_TLS int nforked;
 
 NOINST const void *hmb_omp_parallel_at(int up)
 {
-	int l = level - up;
+	int l = me.level - up;
 	if (up < 0 || l <= 0 || l > LEVELS) {
 		return NULL;
 	}
@@ -249,20 +173,23 @@ NOINST static void on_parallel_begin(ompt_data_t *task, const ompt_frame_t *fram
 {
 	(void)task, (void)frame, (void)requested, (void)flags;
 	/* Parallel regions nest on the thread that forks them: a stack, malloc beyond it. */
-	int own = nforked < FORKED;
-	struct parallel *p = own ? &forked[nforked] : aligned_alloc(alignof(struct parallel), sizeof *p);
-	nforked++;
+	int own = me.nforked < FORKED;
+	struct parallel *p = own ? &forked[me.nforked] : aligned_alloc(alignof(struct parallel), sizeof *p);
+	me.nforked++;
 	parallel->value = 0;
 	if (p == NULL) {
 		return;
 	}
-	p->level = level;
-	memcpy(p->path, path, (size_t)(level < LEVELS ? level : LEVELS) * sizeof path[0]);
+	p->level = me.level;
+	if (me.level > 0) { /* an outermost region's path is empty: no call to memcpy */
+		memcpy(p->path, me.path, (size_t)(me.level < LEVELS ? me.level : LEVELS) * sizeof me.path[0]);
+	}
 	/* The slot's last region at this depth is most often this one again: its regions are known. */
 	if (!own || p->ra != ra || p->region == 0 || p->task == 0) {
 		p->ra = ra;
 		p->region = hmb_omp_site(K_PARALLEL, ra, NULL);
 		p->task = hmb_omp_site(K_IMPLICIT_TASK, ra, NULL); /* once for the team */
+		p->barrier = 0;
 	}
 	parallel->value = parallel_pack(p, own);
 	push(K_PARALLEL, p->region);
@@ -271,12 +198,12 @@ NOINST static void on_parallel_begin(ompt_data_t *task, const ompt_frame_t *fram
 NOINST static void on_parallel_end(ompt_data_t *parallel, ompt_data_t *task, int flags, const void *ra)
 {
 	(void)task, (void)flags, (void)ra;
-	if (nforked > 0) {
-		nforked--;
+	if (me.nforked > 0) {
+		me.nforked--;
 	}
 	if (parallel->value != 0) {
 		pop(K_PARALLEL);
-		if (nforked >= FORKED) {
+		if (me.nforked >= FORKED) {
 			free((void *)(uintptr_t)parallel->value); /* never packed */
 		}
 		parallel->value = 0;
@@ -286,14 +213,14 @@ NOINST static void on_parallel_end(ompt_data_t *parallel, ompt_data_t *task, int
 /* close_task leaves the innermost implicit task and what it left open (an untied task resumed elsewhere). */
 NOINST static void close_task(void)
 {
-	while (nopen > 0) {
-		int top = nopen - 1 < OPEN_MAX ? opened[nopen - 1].kind : 0;
+	while (me.nopen > 0) {
+		int top = me.nopen - 1 < OPEN_MAX ? me.opened[me.nopen - 1].kind : 0;
 		if (top == K_IMPLICIT_TASK) {
 			pop(K_IMPLICIT_TASK);
 			return;
 		}
 		if (top == 0) {
-			nopen--;
+			me.nopen--;
 		} else {
 			pop(top);
 		}
@@ -361,11 +288,65 @@ NOINST static inline uint64_t task_key(const ompt_data_t *t)
  */
 #define RUNNING_MAX 256
 static HMB_OMP_TLS uint64_t running[RUNNING_MAX];
-static HMB_OMP_TLS int nrunning;
 
 NOINST static inline uint64_t running_at(int i)
 {
-	return i >= 0 && i < nrunning && i < RUNNING_MAX ? running[i] : 0;
+	return i >= 0 && i < me.nrunning && i < RUNNING_MAX ? running[i] : 0;
+}
+
+/*
+ * implicit_begin starts the thread's implicit task of the parallel region
+ * whose data is parallel, as thread index of its team. A function of its
+ * own, as implicit_end is, so that each saves only the registers it uses.
+ */
+NOINST __attribute__((noinline)) static void implicit_begin(ompt_data_t *parallel, ompt_data_t *task, unsigned index)
+{
+	int l;
+	uint32_t r;
+	uint64_t v = parallel != NULL ? parallel->value : 0;
+	struct parallel *p = parallel_unpack(v, &l, &r);
+	int prev = me.level;
+	if (p != NULL && l > 0) {
+		memcpy(me.path, p->path, (size_t)(l < LEVELS ? l : LEVELS) * sizeof me.path[0]);
+	}
+	if (l < LEVELS) {
+		me.path[l] = (int)index;
+	}
+	me.level = l + 1;
+	if (me.level <= LEVELS) {
+		/* a packed one is the forking thread's own, alive with it; another is freed at its end */
+		parallel_of[me.level] = (v & PAR_PACKED) ? p : NULL;
+		parallel_at[me.level] = (v & PAR_PACKED) || p == NULL ? NULL : p->ra;
+	}
+	hmb_omp_name_at(me.level < LEVELS ? me.level : LEVELS, me.path);
+	if (p == NULL) {
+		r = hmb_omp_site(K_IMPLICIT_TASK, NULL, NULL);
+	}
+	task->value = (uint64_t)r | (uint64_t)(uint16_t)prev << 32 | (uint64_t)(me.worker != 0) << 48;
+	me.worker = index != 0;
+	me.joined = 0;
+	if (me.nrunning < RUNNING_MAX) {
+		running[me.nrunning] = 0;
+	}
+	me.nrunning++;
+	push(K_IMPLICIT_TASK, r);
+}
+
+/* implicit_end ends the thread's implicit task whose data is task, unless it ended at its barrier. */
+NOINST __attribute__((noinline)) static void implicit_end(ompt_data_t *task)
+{
+	while (me.nrunning > 0) {
+		me.nrunning--;
+		if (me.nrunning >= RUNNING_MAX || running[me.nrunning] == 0) {
+			break;
+		}
+	}
+	if (!me.joined) {
+		close_task();
+	}
+	me.joined = 0;
+	me.level = (int)(uint16_t)(task->value >> 32);
+	me.worker = (int)(task->value >> 48) & 1;
 }
 
 NOINST static void on_implicit_task(int endpoint, ompt_data_t *parallel, ompt_data_t *task, unsigned actual,
@@ -376,48 +357,9 @@ NOINST static void on_implicit_task(int endpoint, ompt_data_t *parallel, ompt_da
 		return; /* the program's own thread outside any parallel region */
 	}
 	if (endpoint == ompt_scope_begin) {
-		int l;
-		uint32_t r;
-		uint64_t v = parallel != NULL ? parallel->value : 0;
-		struct parallel *p = parallel_unpack(v, &l, &r);
-		int prev = level;
-		if (p != NULL && l > 0) {
-			memcpy(path, p->path, (size_t)(l < LEVELS ? l : LEVELS) * sizeof path[0]);
-		}
-		if (l < LEVELS) {
-			path[l] = (int)index;
-		}
-		level = l + 1;
-		if (level <= LEVELS) {
-			/* a packed one is the forking thread's own, alive with it; another is freed at its end */
-			parallel_of[level] = (v & PAR_PACKED) ? p : NULL;
-			parallel_at[level] = (v & PAR_PACKED) || p == NULL ? NULL : p->ra;
-		}
-		hmb_omp_name(level < LEVELS ? level : LEVELS, path);
-		if (p == NULL) {
-			r = hmb_omp_site(K_IMPLICIT_TASK, NULL, NULL);
-		}
-		task->value = (uint64_t)r | (uint64_t)(uint16_t)prev << 32 | (uint64_t)(worker != 0) << 48;
-		worker = index != 0;
-		joined = 0;
-		if (nrunning < RUNNING_MAX) {
-			running[nrunning] = 0;
-		}
-		nrunning++;
-		push(K_IMPLICIT_TASK, r);
+		implicit_begin(parallel, task, index);
 	} else if (endpoint == ompt_scope_end) {
-		while (nrunning > 0) {
-			nrunning--;
-			if (nrunning >= RUNNING_MAX || running[nrunning] == 0) {
-				break;
-			}
-		}
-		if (!joined) {
-			close_task();
-		}
-		joined = 0;
-		level = (int)(uint16_t)(task->value >> 32);
-		worker = (int)(task->value >> 48) & 1;
+		implicit_end(task);
 	}
 }
 
@@ -438,21 +380,41 @@ NOINST static int sync_kind(int kind)
 	}
 }
 
+/*
+ * implicit_barrier returns the region of an implicit barrier at code
+ * address ra in the parallel region whose data is parallel: on the forking
+ * thread, the barrier at the region's end, whose address libomp gives as
+ * the region's, kept in the region's struct parallel once known.
+ */
+NOINST static inline uint32_t implicit_barrier(ompt_data_t *parallel, const void *ra)
+{
+	int l;
+	uint32_t r;
+	struct parallel *p = parallel != NULL && !me.worker ? parallel_unpack(parallel->value, &l, &r) : NULL;
+	if (p == NULL || p->ra != ra || ra == NULL) {
+		return hmb_omp_site(K_IMPLICIT_BARRIER, ra, NULL);
+	}
+	if (p->barrier == 0) {
+		p->barrier = hmb_omp_site(K_IMPLICIT_BARRIER, ra, NULL);
+	}
+	return p->barrier;
+}
+
 NOINST static void on_sync_region(int kind, int endpoint, ompt_data_t *parallel, ompt_data_t *task, const void *ra)
 {
 	(void)parallel, (void)task;
 	int k = sync_kind(kind);
 	/* The barrier at the end of a parallel region; libomp before 5.1's kinds gives it no code address. */
-	if (worker && (kind == ompt_sync_region_barrier_implicit_parallel ||
+	if (me.worker && (kind == ompt_sync_region_barrier_implicit_parallel ||
 		       (kind == ompt_sync_region_barrier_implicit && ra == NULL))) {
-		if (endpoint == ompt_scope_begin && !joined) {
+		if (endpoint == ompt_scope_begin && !me.joined) {
 			close_task();
-			joined = 1;
+			me.joined = 1;
 		}
 		return;
 	}
 	if (endpoint == ompt_scope_begin) {
-		push(k, hmb_omp_site(k, ra, NULL));
+		push(k, k == K_IMPLICIT_BARRIER ? implicit_barrier(parallel, ra) : hmb_omp_site(k, ra, NULL));
 	} else if (endpoint == ompt_scope_end) {
 		pop(k);
 	}
@@ -586,13 +548,13 @@ NOINST static void on_task_create(ompt_data_t *task, const ompt_frame_t *frame, 
 NOINST static void suspend(struct task_info *p)
 {
 	p->nsaved = 0;
-	for (int i = p->base; i < nopen && i < OPEN_MAX && p->nsaved < SAVED_MAX; i++) {
-		p->saved[p->nsaved].region = opened[i].region;
-		p->saved[p->nsaved].kind = opened[i].kind;
+	for (int i = p->base; i < me.nopen && i < OPEN_MAX && p->nsaved < SAVED_MAX; i++) {
+		p->saved[p->nsaved].region = me.opened[i].region;
+		p->saved[p->nsaved].kind = me.opened[i].kind;
 		p->nsaved++;
 	}
-	if (nopen > p->base) {
-		nopen = p->base; /* hmb_task_suspend leaves their regions */
+	if (me.nopen > p->base) {
+		me.nopen = p->base; /* hmb_task_suspend leaves their regions */
 	}
 	hmb_task_suspend(p->id);
 	atomic_store_explicit(&p->active, 0, memory_order_release);
@@ -628,7 +590,7 @@ NOINST static void on_task_schedule(ompt_data_t *prior, int status, ompt_data_t 
 	}
 	int done = status == ompt_task_complete || status == ompt_task_cancel || status == ompt_task_detach;
 	if (pk != 0) {
-		int top = running_at(nrunning - 1) == pk && nrunning <= RUNNING_MAX;
+		int top = running_at(me.nrunning - 1) == pk && me.nrunning <= RUNNING_MAX;
 		if (done) {
 			pop(K_TASK);
 			if (p == NULL) {
@@ -642,16 +604,16 @@ NOINST static void on_task_schedule(ompt_data_t *prior, int status, ompt_data_t 
 				p->done = 1;
 			}
 			if (top) {
-				nrunning--;
+				me.nrunning--;
 			}
-		} else if (p != NULL && top && (nrunning == 1 ? nk == 0 : running_at(nrunning - 2) == nk)) {
+		} else if (p != NULL && top && (me.nrunning == 1 ? nk == 0 : running_at(me.nrunning - 2) == nk)) {
 			/* Only an untied task returns to the scheduler so; a tied one is packed and never does. */
 			suspend(p);
-			nrunning--;
+			me.nrunning--;
 		}
 	}
 	if (nk != 0) {
-		int below = running_at(nrunning - 1) == nk && nrunning > 0;
+		int below = running_at(me.nrunning - 1) == nk && me.nrunning > 0;
 		int started;
 		if (n != NULL) {
 			if (!below && n->started) {
@@ -671,22 +633,22 @@ NOINST static void on_task_schedule(ompt_data_t *prior, int status, ompt_data_t 
 			next->value |= TASK_STARTED;
 		}
 		if (!below) {
-			if (nrunning < RUNNING_MAX) {
-				running[nrunning] = nk;
+			if (me.nrunning < RUNNING_MAX) {
+				running[me.nrunning] = nk;
 			}
-			nrunning++;
+			me.nrunning++;
 			if (n != NULL) {
-				n->base = nopen;
+				n->base = me.nopen;
 			}
 		}
 		if (!started) {
 			push(K_TASK, n != NULL ? n->region : (uint32_t)(nk >> PACKED_ID_BITS) & ((1u << PACKED_REGION_BITS) - 1));
 		} else if (n != NULL) {
 			/* hmb_task_switch entered their regions again */
-			for (int i = 0; i < n->nsaved; i++, nopen++) {
-				if (nopen < OPEN_MAX) {
-					opened[nopen].region = n->saved[i].region;
-					opened[nopen].kind = n->saved[i].kind;
+			for (int i = 0; i < n->nsaved; i++, me.nopen++) {
+				if (me.nopen < OPEN_MAX) {
+					me.opened[me.nopen].region = n->saved[i].region;
+					me.opened[me.nopen].kind = n->saved[i].kind;
 				}
 			}
 			n->nsaved = 0;
@@ -708,17 +670,13 @@ NOINST static int initialize(ompt_function_lookup_t lookup, int device, ompt_dat
 		return 0;
 	}
 	hmb_ompt_active = 1;
-	set(ompt_callback_parallel_begin, (ompt_callback_t)on_parallel_begin);
-	set(ompt_callback_parallel_end, (ompt_callback_t)on_parallel_end);
-	set(ompt_callback_implicit_task, (ompt_callback_t)on_implicit_task);
-	set(ompt_callback_sync_region, (ompt_callback_t)on_sync_region);
-	set(ompt_callback_work, (ompt_callback_t)on_work);
-	set(ompt_callback_masked, (ompt_callback_t)on_masked);
-	set(ompt_callback_mutex_acquire, (ompt_callback_t)on_mutex_acquire);
-	set(ompt_callback_mutex_acquired, (ompt_callback_t)on_mutex_acquired);
-	set(ompt_callback_mutex_released, (ompt_callback_t)on_mutex_released);
-	set(ompt_callback_task_create, (ompt_callback_t)on_task_create);
-	set(ompt_callback_task_schedule, (ompt_callback_t)on_task_schedule);
+#define SET(event, name, type)                                                  \
+	do {                                                                    \
+		static type *const on = on_##name; /* checks the signature */ \
+		set(event, (ompt_callback_t)on);                                \
+	} while (0);
+	HMB_OMPT_CALLBACKS(SET)
+#undef SET
 	return 1; /* keep the tool */
 }
 

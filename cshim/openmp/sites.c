@@ -205,7 +205,8 @@ struct near {
 };
 static HMB_OMP_TLS struct near near[NEAR];
 
-HMB_OMP_NOINST uint32_t hmb_omp_site(int kind, const void *at, const void *fn)
+/* site_find is hmb_omp_site past its fast path: every case. */
+HMB_OMP_NOINST __attribute__((noinline)) static uint32_t site_find(int kind, const void *at, const void *fn)
 {
 	/*
 	 * A return address in this library: the outlined function the adapter
@@ -269,10 +270,29 @@ HMB_OMP_NOINST uint32_t hmb_omp_site(int kind, const void *at, const void *fn)
 	return r;
 }
 
+/*
+ * hmb_omp_site's fast path: a construct the thread's cache has, at an
+ * address outside this library, once its code is known. No stack frame:
+ * everything else is a call in tail position.
+ */
+HMB_OMP_NOINST uint32_t hmb_omp_site(int kind, const void *at, const void *fn)
+{
+	if (__builtin_expect(!atomic_load_explicit(&own_found, memory_order_acquire), 0) ||
+	    ((uintptr_t)at >= own_lo && (uintptr_t)at < own_hi)) {
+		return site_find(kind, at, fn);
+	}
+	const struct near *c = &near[((uintptr_t)at >> 3 ^ (uintptr_t)fn >> 4 ^ (uintptr_t)kind) % NEAR];
+	if (__builtin_expect(c->at == at && c->fn == fn && c->kind == kind && c->region != 0, 1)) {
+		return c->region;
+	}
+	return site_find(kind, at, fn);
+}
+
 /* The name last given to this thread: its nesting level and ancestors' thread numbers. */
 #define NAME_LEVELS 16
 static HMB_OMP_TLS int named_level;
 static HMB_OMP_TLS int named[NAME_LEVELS];
+HMB_OMP_TLS int hmb_omp_named_outer;
 
 HMB_OMP_NOINST void hmb_omp_name(int level, const int *ancestors)
 {
@@ -294,6 +314,7 @@ HMB_OMP_NOINST void hmb_omp_name(int level, const int *ancestors)
 		same = named[i] == ancestors[i];
 	}
 	if (same) {
+		hmb_omp_named_outer = level == 1 ? ancestors[0] + 1 : 0;
 		return; /* the place it had: every region's common case */
 	}
 	char name[16 + NAME_LEVELS * 12] = "thread ";
@@ -305,6 +326,7 @@ HMB_OMP_NOINST void hmb_omp_name(int level, const int *ancestors)
 	hmb_thread_team(level, ancestors);
 	named_level = level;
 	memcpy(named, ancestors, (size_t)level * sizeof named[0]);
+	hmb_omp_named_outer = level == 1 ? ancestors[0] + 1 : 0;
 }
 
 /* env_says_off reports whether variable name is set to one of the false values measure accepts. */
