@@ -17,10 +17,11 @@ import (
 // The ping-pong bounces small messages between two ranks (and is run with
 // HMB_ENABLE=0 too); each round trip has four MPI calls, a send and a
 // receive on each rank. A blocking call is recorded whole when it returns
-// (cshim/lib/mpicall.h), so what lies on the round trip's critical path is
-// a rank's work from its receive's return to its send's start: the
-// receive's probe and the send's clock read; the send's probe overlaps
-// the other rank's work. The time includes the scheduling of two
+// (cshim/lib/mpicall.h), a receive by the thread's next probe
+// (cshim/lib/mpicall.c), so what lies on the round trip's critical path is
+// a rank's work from its receive's return to its send's start: two clock
+// reads and the receive staged; the send's probe, which writes both calls,
+// overlaps the other rank's work. The time includes the scheduling of two
 // processes. selfsend is one rank's MPI_Send to itself and the MPI_Recv
 // that takes it, best of many short repeats: what the wrappers add to a
 // call alone, a region and a message per call, all of it on the path. The
@@ -29,7 +30,13 @@ import (
 // to). A note gives that work alone, timed without MPI
 // (cshim/bench/mpi_critical.c), the wrappers' way and the two probes' way
 // of 5e847ce: a figure the scheduling of two ranks cannot move.
-// cshim/bench/mpi_ab.sh compares two builds the same way as this section.
+// The floor is the ping-pong with the wrappers reduced to their two clock
+// reads per call (libhmbtrace-mpi built with HMBMPI_ABLATE=1, nothing
+// recorded): what any wrapper that takes the timestamps a trace needs
+// adds. pingpong.c reports the mean of the middle half of its round trips,
+// which a rank descheduled now and then leaves alone.
+// cshim/bench/mpi_ab.sh compares two builds the same way as this section,
+// cshim/bench/mpi_ablate.sh the wrappers' work step by step.
 func runMPI(o *options, r *report) error {
 	for _, need := range []struct{ what, pkg string }{{"mpicc", "libopenmpi-dev"}, {"mpirun", "openmpi-bin"}, {"make", "make"}, {"gcc", "gcc"}} {
 		if _, err := exec.LookPath(need.what); err != nil {
@@ -47,12 +54,16 @@ func runMPI(o *options, r *report) error {
 	if err != nil {
 		return err
 	}
+	floorLib, err := buildClockOnly(o)
+	if err != nil {
+		return err
+	}
 	trips, rounds := 200_000, 10_000
 	if o.quick {
 		trips = 50_000
 	}
 	traced := []string{"HMB_OUTPUT=" + filepath.Join(o.work, "pingpong")}
-	var addedOn, addedOff, addedSelf, onPathWhole, onPathTwo []float64
+	var addedOn, addedOff, addedFloor, addedSelf, onPathWhole, onPathTwo []float64
 	for round := 0; round < o.rounds; round++ {
 		plain, err := pingPong(filepath.Join(bench, "pingpong_plain"), trips, nil)
 		if err != nil {
@@ -66,11 +77,17 @@ func runMPI(o *options, r *report) error {
 		if err != nil {
 			return err
 		}
+		floor, err := pingPong(filepath.Join(bench, "pingpong"), trips, []string{"LD_LIBRARY_PATH=" + floorLib})
+		if err != nil {
+			return err
+		}
 		r.add("plain", "ns/round trip", plain)
 		r.add("libhmbtrace-mpi", "ns/round trip", on)
 		r.add("libhmbtrace-mpi, HMB_ENABLE=0", "ns/round trip", off)
+		r.add("wrappers reading the clock only", "ns/round trip", floor)
 		addedOn = append(addedOn, (on-plain)/4)
 		addedOff = append(addedOff, (off-plain)/4)
+		addedFloor = append(addedFloor, (floor-plain)/4)
 
 		self, err := selfSend(filepath.Join(bench, "selfsend_plain"), rounds, nil)
 		if err != nil {
@@ -91,12 +108,13 @@ func runMPI(o *options, r *report) error {
 		onPathWhole = append(onPathWhole, ways["whole"])
 		onPathTwo = append(onPathTwo, ways["two probes"])
 	}
-	r.note("ping-pong: 8-byte messages, %d round trips per run, 4 MPI calls per round trip: the wrappers add %.0f ns per MPI call tracing, %.0f ns with HMB_ENABLE=0",
-		trips, median(addedOn), median(addedOff))
+	r.note("ping-pong: 8-byte messages, %d round trips per run (mean of the middle half), 4 MPI calls per round trip: the wrappers add %.0f ns per MPI call tracing, %.0f ns with HMB_ENABLE=0; "+
+		"the floor, wrappers that only read the clock before and after each call (two RDTSC), adds %.0f",
+		trips, median(addedOn), median(addedOff), median(addedFloor))
 	r.note("to self: 1 rank, best of 30 repeats of %d sends and receives, 2 MPI calls each: the wrappers add %.1f ns per MPI call tracing",
 		rounds, median(addedSelf))
 	r.note("on a ping-pong's critical path (cshim/bench/mpi_critical.c: from a receive's return to the next send, without MPI): "+
-		"%.1f ns per half round trip the wrappers' way (hmb_mpi_call and a clock read), %.1f ns with two probes (hmb_recv_leave, hmb_enter_send)",
+		"%.1f ns per half round trip the wrappers' way (hmb_mpi_call, which stages the receive, and a clock read), %.1f ns with two probes (hmb_recv_leave, hmb_enter_send)",
 		median(onPathWhole), median(onPathTwo))
 	return nil
 }
@@ -112,6 +130,34 @@ func buildCritical(o *options) (string, error) {
 		return "", fmt.Errorf("building mpi_critical: %v\n%s", err, msg)
 	}
 	return out, nil
+}
+
+// buildClockOnly builds libhmbtrace-mpi with its wrappers reduced to
+// their clock reads (HMBMPI_ABLATE=1, cshim/mpi/mpi_internal.h) into a
+// directory of the work directory, next to a link to the libhmbtrace just
+// built, and returns that directory, for LD_LIBRARY_PATH.
+func buildClockOnly(o *options) (string, error) {
+	dir := filepath.Join(o.work, "mpi-clock-only")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	lib := filepath.Join(o.root, "build", "lib")
+	link := filepath.Join(dir, "libhmbtrace.so")
+	os.Remove(link)
+	if err := os.Symlink(filepath.Join(lib, "libhmbtrace.so"), link); err != nil {
+		return "", err
+	}
+	src := filepath.Join(o.root, "cshim")
+	args := []string{"-O2", "-shared", "-fPIC", "-fvisibility=hidden", "-Wl,-soname,libhmbtrace-mpi.so", "-DHMBMPI_ABLATE=1",
+		"-I" + filepath.Join(src, "lib"), "-I" + filepath.Join(src, "mpi"), "-o", filepath.Join(dir, "libhmbtrace-mpi.so")}
+	for _, f := range []string{"hmbtrace_mpi.c", "rma.c", "wrappers_gen.c", "fortran_gen.c"} {
+		args = append(args, filepath.Join(src, "mpi", f))
+	}
+	args = append(args, "-L"+lib, "-Wl,-rpath,$ORIGIN", "-lhmbtrace")
+	if msg, err := exec.Command("mpicc", args...).CombinedOutput(); err != nil {
+		return "", fmt.Errorf("building the clock-only wrappers: mpicc %s: %v\n%s", strings.Join(args, " "), err, msg)
+	}
+	return dir, nil
 }
 
 // criticalPath runs mpi_critical and returns its ns on the path per way.

@@ -9,8 +9,9 @@
  *   two probes   hmb_recv_leave after the receive, hmb_enter_send before
  *                the send (the wrappers up to 5e847ce)
  *   whole        hmb_mpi_call after the receive, a clock read before the
- *                send (cshim/lib/mpicall.h); its send's hmb_mpi_call is off
- *                the path
+ *                send (cshim/lib/mpicall.h); the receive's hmb_mpi_call
+ *                only stages the call (cshim/lib/mpicall.c), and the
+ *                send's, off the path, writes both
  *
  * Per way: the trimmed mean (10-90 %) of the time on the path and off it,
  * less the timer's own. Build (-DTWO_PROBES_ONLY against a library without

@@ -123,6 +123,16 @@ HMB_NOINST static inline int hmb_put_leave(struct hmb_go_level *lv, uint8_t *b, 
 }
 
 /*
+ * A blocking MPI receive, once it returned, is staged whole, in
+ * HMB_MPI_DEFERRED records, and written by the thread's next probe:
+ * hmb_mpi_undefer (mpicall.c) writes it on the direct path, inside that
+ * probe, if the staging array holds it alone, and returns 1; else 0, and
+ * the records stay for Go to replay.
+ */
+enum { HMB_MPI_DEFERRED = 6 };
+int hmb_mpi_undefer(struct hmb_thread *th) HMB_NOINST HMB_HIDDEN;
+
+/*
  * hmb_direct_begin marks the probe in_direct and says whether it may go on
  * (HMB_DIRECT_GO); if not, whether to stage the probe or to have it replayed
  * at once with a staged collective (flush_next).
@@ -142,6 +152,9 @@ HMB_NOINST static inline int hmb_direct_begin(struct hmb_thread *th)
 	atomic_signal_fence(memory_order_seq_cst); /* hmb_finalize's membarrier does the rest */
 	hmb_record *c = atomic_load_explicit(&th->cur, memory_order_relaxed);
 	if (__builtin_expect(c == th->buf && c < atomic_load_explicit(&th->end, memory_order_relaxed), 1)) {
+		return HMB_DIRECT_GO;
+	}
+	if (c == th->buf + HMB_MPI_DEFERRED && hmb_mpi_undefer(th)) {
 		return HMB_DIRECT_GO;
 	}
 	atomic_signal_fence(memory_order_seq_cst);

@@ -31,10 +31,25 @@
 enum { HMB_DIRECT_APART = 3 };
 
 /*
+ * hmb_direct_mpi_entry finds, for a fused probe of region r on the direct
+ * path (hmb_direct_begin said HMB_DIRECT_GO), the location *L and the
+ * region's entry *p: 0 if the probe cannot take the fused path: the checks
+ * of hmb_direct_open and of the region's entry, which must be the MPI
+ * paradigm's and on. It does not end the probe.
+ */
+HMB_NOINST static inline int hmb_direct_mpi_entry(struct hmb_thread *th, uint32_t r, struct hmb_go_location **L,
+						  struct hmb_go_prof **p)
+{
+	*L = th->loc;
+	return !(*L == NULL || (*L)->cpt != NULL || (*L)->min_dur != 0 || (*p = hmb_prof(*L, r)) == NULL ||
+		 (*p)->off != HMB_OFF_NONE || (*p)->cls != HMB_CLASS_PARADIGM ||
+		 atomic_load_explicit(th->epoch_word, memory_order_relaxed) != (*L)->epoch || (*L)->pending_from != 0);
+}
+
+/*
  * hmb_direct_mpi_open begins a fused probe of region r: *L is the
  * location, *p the region's entry. It returns 0 (and ends the probe) if
- * the probe cannot take the fused path: the checks of hmb_direct_open and
- * of the region's entry, which must be the MPI paradigm's and on.
+ * the probe cannot take the fused path (hmb_direct_mpi_entry).
  */
 HMB_NOINST static inline int hmb_direct_mpi_open(struct hmb_thread *th, uint32_t r, struct hmb_go_location **L,
 						 struct hmb_go_prof **p)
@@ -42,10 +57,7 @@ HMB_NOINST static inline int hmb_direct_mpi_open(struct hmb_thread *th, uint32_t
 	if (hmb_direct_begin(th) != HMB_DIRECT_GO) {
 		return 0;
 	}
-	*L = th->loc;
-	if (*L == NULL || (*L)->cpt != NULL || (*L)->min_dur != 0 || (*p = hmb_prof(*L, r)) == NULL ||
-	    (*p)->off != HMB_OFF_NONE || (*p)->cls != HMB_CLASS_PARADIGM ||
-	    atomic_load_explicit(th->epoch_word, memory_order_relaxed) != (*L)->epoch || (*L)->pending_from != 0) {
+	if (!hmb_direct_mpi_entry(th, r, L, p)) {
 		hmb_direct_end(th, HMB_DIRECT_APART);
 		return 0;
 	}
@@ -249,22 +261,46 @@ HMB_NOINST static inline int hmb_put_leave_seq(struct hmb_go_level *lv, uint8_t 
 }
 
 /*
- * hmb_direct_mpi_call records blocking MPI call c (mpicall.h) after it
- * returned, all of it or nothing: the enter of its region at c->t0, its
- * send at the same time, next in the tick, its receive now and the leave
- * at the same time, next in the tick. Sharing the ticks saves two of four
- * clock reads (some 12 ns each here) for a SEQ byte on the send and on the
+ * hmb_cur_swap sets the thread's staging end th->cur to to if it is from,
+ * and says whether it did: on x86-64 in one instruction (cmpxchg, no lock:
+ * only the owner and its signal handlers write cur), which a signal
+ * handler of the thread cannot split, so that records a handler's probe
+ * staged in between are neither lost nor overwritten.
+ */
+HMB_NOINST static inline int hmb_cur_swap(struct hmb_thread *th, hmb_record *from, hmb_record *to)
+{
+#if defined(__x86_64__)
+	hmb_record *prev = from;
+	__asm__ __volatile__("cmpxchgq %2, %1" : "+a"(prev), "+m"(*(hmb_record **)&th->cur) : "r"(to) : "memory", "cc");
+	return prev == from;
+#else
+	return atomic_compare_exchange_strong(&th->cur, &from, to);
+#endif
+}
+
+/*
+ * hmb_direct_mpi_call_on records blocking MPI call c (mpicall.h), which
+ * returned at t1, all of it or nothing, on the direct path that
+ * hmb_direct_begin opened: the enter of its region at c->t0, its send at
+ * the same time, next in the tick, its receive at t1 and the leave at the
+ * same time, next in the tick. Sharing the ticks saves two of four clock
+ * reads (some 12 ns each here) for a SEQ byte on the send and on the
  * leave. The steps and checks are hmb_direct_enter_send's and
  * hmb_direct_recv_leave's, once for the four events; the leave's frame is
  * the one the enter pushes, so it needs none of the leave's frame checks.
+ * With empty set, the thread's staging array, which holds the staged form
+ * of c (a deferred receive, mpicall.c), is emptied once every check
+ * passed, before the first write, unless a signal handler staged more. It returns HMB_DIRECT_DONE or
+ * HMB_DIRECT_APART (nothing written) and leaves the probe open.
  */
-HMB_NOINST static inline int hmb_direct_mpi_call(struct hmb_thread *th, const struct hmb_mpi_call *c)
+HMB_NOINST static inline int hmb_direct_mpi_call_on(struct hmb_thread *th, const struct hmb_mpi_call *c, uint64_t t1,
+						    int empty)
 {
-	uint64_t t1 = hmb_now(), tt, tr;
+	uint64_t tt, tr;
 	struct hmb_go_location *L;
 	struct hmb_go_prof *p;
 	uint32_t r = c->region;
-	if (!hmb_direct_mpi_open(th, r, &L, &p)) {
+	if (!hmb_direct_mpi_entry(th, r, &L, &p)) {
 		return HMB_DIRECT_APART;
 	}
 	int send = c->send.peer >= 0, recv = c->recv.peer >= 0;
@@ -278,7 +314,14 @@ HMB_NOINST static inline int hmb_direct_mpi_call(struct hmb_thread *th, const st
 	      (mlv = hmb_direct_mpi_level(&L->msg_levels, d, (send + recv) * HMB_MAX_MESSAGE)) == NULL ||
 	      (send && (sline = hmb_comm_line(L, (uint64_t)c->send.peer)) == NULL) ||
 	      (recv && (rline = hmb_comm_line(L, (uint64_t)c->recv.peer)) == NULL)))) {
-		return hmb_direct_end(th, HMB_DIRECT_APART);
+		return HMB_DIRECT_APART;
+	}
+	/*
+	 * Before the writes, and only if the array still holds c alone: a
+	 * signal handler's probe staged behind it keeps the array for Go.
+	 */
+	if (empty && !hmb_cur_swap(th, th->buf + HMB_MPI_DEFERRED, th->buf)) {
+		return HMB_DIRECT_APART;
 	}
 	/* hmb_stamp for each event's first in its tick; the next one's is the run's next number. */
 	uint32_t seq = hmb_stamp(L, c->t0, &tt, &tr);
@@ -321,7 +364,18 @@ HMB_NOINST static inline int hmb_direct_mpi_call(struct hmb_thread *th, const st
 	lv->pos += hmb_put_leave_seq(lv, (uint8_t *)lv->bin.ptr + lv->pos, tr, seq);
 	lv->n++;
 	hmb_mark(lv);
-	return hmb_direct_end(th, HMB_DIRECT_DONE);
+	return HMB_DIRECT_DONE;
+}
+
+/* hmb_direct_mpi_call records blocking MPI call c, which returns now: hmb_direct_mpi_call_on in a probe of its own. */
+HMB_NOINST static inline int hmb_direct_mpi_call(struct hmb_thread *th, const struct hmb_mpi_call *c)
+{
+	/* The clock first: its read overlaps the checks. */
+	uint64_t t1 = hmb_now();
+	if (hmb_direct_begin(th) != HMB_DIRECT_GO) {
+		return HMB_DIRECT_APART;
+	}
+	return hmb_direct_end(th, hmb_direct_mpi_call_on(th, c, t1, 0));
 }
 
 /*

@@ -46,12 +46,109 @@ HMB_NOINST __attribute__((noinline)) static void hmb_mpi_call_apart(const struct
 	hmb_leave(c->region);
 }
 
+/*
+ * hmb_mpi_staged fills rec with the staged form of blocking receive c,
+ * which returned at t1: the enter of its region at c->t0, the receive
+ * (hmb_message_event's form with a communicator) and the leave at t1.
+ */
+HMB_NOINST static void hmb_mpi_staged(hmb_record rec[HMB_MPI_DEFERRED], const struct hmb_mpi_call *c, uint64_t t1)
+{
+	rec[0] = (hmb_record){c->t0, (uint64_t)HMB_KIND_ENTER << HMB_KIND_SHIFT | c->region};
+	rec[1] = (hmb_record){t1, (uint64_t)HMB_KIND_MPI << HMB_KIND_SHIFT | HMB_ENC_RECV};
+	rec[2] = (hmb_record){(uint64_t)(int64_t)c->recv.peer, (uint64_t)c->recv.tag | (uint64_t)c->recv.comm << 32};
+	rec[3] = (hmb_record){c->recv.bytes, 0};
+	rec[4] = (hmb_record){0, 0};
+	rec[5] = (hmb_record){t1, (uint64_t)HMB_KIND_LEAVE << HMB_KIND_SHIFT | c->region};
+}
+
+/*
+ * hmb_mpi_defer puts off the record of blocking receive c, which returns
+ * now, to the thread's next probe: on a ping-pong, what a rank does from
+ * its receive's return to its send's start is on the round trip's
+ * critical path, and the next probe is the send's, after its PMPI call,
+ * off it. The receive is staged, all of it with its times, in the thread's
+ * staging array, which is empty on the direct path: the next probe finds
+ * it there (hmb_direct_begin) and writes it first, on the direct path
+ * (hmb_mpi_undefer), and everything that replays staged records (a probe
+ * that the direct path declines, the thread's exit, hmb_finalize) replays
+ * it in Go, in order. It returns 0 if the direct path is not open.
+ */
+HMB_NOINST static int hmb_mpi_defer(struct hmb_thread *th, const struct hmb_mpi_call *c)
+{
+	uint64_t t1 = hmb_now();
+	if (hmb_direct_begin(th) != HMB_DIRECT_GO) {
+		return 0;
+	}
+	/* hmb_direct_begin said the array is empty and open: cur == buf < end. */
+	hmb_record *b = th->buf;
+	if (b + HMB_MPI_DEFERRED > atomic_load_explicit(&th->end, memory_order_relaxed)) {
+		hmb_direct_end(th, HMB_DIRECT_APART);
+		return 0;
+	}
+	/*
+	 * The records' place first, then the records: a signal handler's probe
+	 * meanwhile finds the probe in_direct and stages behind them (none
+	 * replays the array then), and one that staged since hmb_direct_begin
+	 * keeps its records, the call going apart. hmb_finalize reads the array
+	 * only once the probe has ended.
+	 */
+	if (!hmb_cur_swap(th, b, b + HMB_MPI_DEFERRED)) {
+		hmb_direct_end(th, HMB_DIRECT_APART);
+		return 0;
+	}
+	atomic_signal_fence(memory_order_seq_cst);
+	hmb_mpi_staged(b, c, t1);
+	/* Replayed at once with the next probe if the direct path cannot take it then. */
+	th->flush_next = 1;
+	hmb_direct_end(th, HMB_DIRECT_DONE);
+	return 1;
+}
+
+int hmb_mpi_undefer(struct hmb_thread *th)
+{
+	hmb_record *b = th->buf, *cur = atomic_load_explicit(&th->cur, memory_order_relaxed);
+	if (cur != b + HMB_MPI_DEFERRED || cur > atomic_load_explicit(&th->end, memory_order_relaxed)) {
+		return 0; /* not a deferred receive alone, or the array is closed (hmb_finalize) */
+	}
+	/*
+	 * Whatever staged them, records of hmb_mpi_staged's form are written
+	 * so: the kinds, the zeros, the region and the time of the leave
+	 * checked here are what the form does not take from the call.
+	 */
+	uint64_t region = b[0].word & HMB_PAYLOAD_MASK;
+	if (b[0].word >> HMB_KIND_SHIFT != HMB_KIND_ENTER || region > UINT32_MAX ||
+	    b[1].word != ((uint64_t)HMB_KIND_MPI << HMB_KIND_SHIFT | HMB_ENC_RECV) || b[2].time > INT32_MAX ||
+	    b[3].word != 0 || (b[4].time | b[4].word) != 0 ||
+	    b[5].word != ((uint64_t)HMB_KIND_LEAVE << HMB_KIND_SHIFT | region) || b[5].time != b[1].time) {
+		return 0;
+	}
+	struct hmb_mpi_call c = {
+		.t0 = b[0].time,
+		.region = (uint32_t)region,
+		.send = {.peer = -1},
+		.recv = {.peer = (int)b[2].time, .tag = (uint32_t)b[2].word, .comm = (uint32_t)(b[2].word >> 32),
+			 .bytes = b[3].time},
+	};
+	if (hmb_direct_mpi_call_on(th, &c, b[1].time, 1) != HMB_DIRECT_DONE) {
+		return 0; /* the records stay: flush_next has the probe replay them */
+	}
+	if (atomic_load_explicit(&th->cur, memory_order_relaxed) == b) {
+		th->flush_next = 0; /* nothing a signal handler staged meanwhile */
+	}
+	return 1;
+}
+
 HMB_NOINST void hmb_mpi_call(const struct hmb_mpi_call *c)
 {
 	struct hmb_thread *th = hmb_self;
-	if (__builtin_expect(th != NULL && th->loc != NULL, 1) &&
-	    __builtin_expect(hmb_direct_mpi_call(th, c) == HMB_DIRECT_DONE, 1)) {
-		return;
+	if (__builtin_expect(th != NULL && th->loc != NULL, 1)) {
+		if (c->send.peer < 0 && c->recv.peer >= 0) {
+			if (__builtin_expect(hmb_mpi_defer(th, c), 1)) {
+				return;
+			}
+		} else if (__builtin_expect(hmb_direct_mpi_call(th, c) == HMB_DIRECT_DONE, 1)) {
+			return;
+		}
 	}
 	hmb_mpi_call_apart(c);
 }

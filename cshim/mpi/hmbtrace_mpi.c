@@ -16,6 +16,9 @@
 
 uint64_t hmbmpi_region_ids[HMBMPI_R_COUNT];
 int hmbmpi_off_state;
+#if HMBMPI_ABLATE == 1
+volatile uint64_t hmbmpi_ablate_sink;
+#endif
 
 HMB_NOINST uint32_t hmbmpi_region_slow(int r)
 {
