@@ -789,6 +789,10 @@ void hmb_slow_at(uint64_t t, uint64_t word, uint64_t ext_time, uint64_t ext_word
 
 void hmb_slow_n(hmb_record *rec, int n)
 {
+	if (__builtin_expect(hmb_go_thread, 0)) {
+		hmb_drop(1); /* a signal handler's probe on a Go thread (gothreads.c) */
+		return;
+	}
 	struct hmb_thread *th = hmb_self;
 	if (atomic_load_explicit(&hmb_state, memory_order_acquire) == ST_UNINIT) {
 		hmb_lazy_init();
@@ -1261,8 +1265,9 @@ static void hmb_atexit_report(void)
 	if (n > 0) {
 		fprintf(stderr,
 			"hmbtrace: %llu probes dropped, not in the trace (after hmb_finalize, while the "
-			"measurement could not start, MPI messages the wrappers could not record, or MPI "
-			"requests still active at MPI_Finalize)\n",
+			"measurement could not start, in signal handlers that interrupted a probe or ran on "
+			"a thread of the library's Go runtime, MPI messages the wrappers could not record, "
+			"or MPI requests still active at MPI_Finalize)\n",
 			(unsigned long long)n);
 	}
 }

@@ -150,6 +150,8 @@ _Static_assert(sizeof(struct hmb_func) == 16 && sizeof(struct hmb_thr_func) == 1
 _Static_assert((HMB_FUNC_CACHE & (HMB_FUNC_CACHE - 1)) == 0 && (HMB_THR_CACHE & (HMB_THR_CACHE - 1)) == 0,
 	       "caches of a power of two entries");
 
+/* hmb_go_thread is set on the threads the Go runtime made (gothreads.c). */
+extern __thread int hmb_go_thread __attribute__((tls_model("initial-exec"))) HMB_HIDDEN;
 extern __thread struct hmb_thread *hmb_self
 	__attribute__((tls_model("initial-exec"))) HMB_HIDDEN;
 extern int hmb_use_tsc HMB_HIDDEN;
