@@ -3,6 +3,7 @@ package cshim_test
 import (
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -38,5 +39,30 @@ func TestSignalOnGoThread(t *testing.T) {
 		if n != 2 {
 			t.Errorf("%d events of the main thread's handler, want 2", n)
 		}
+	}
+}
+
+// TestSignalInGoCall: a handler's probe that interrupts the thread's own
+// call into Go (hmb_region) is dropped, not made a second call into Go, which
+// aborted the process; the handler's probes elsewhere are recorded.
+func TestSignalInGoCall(t *testing.T) {
+	build := library(t)
+	p := buildC(t, build, "signal_in_go", nil, filepath.Join(root, "cshim", "testdata", "c", "signal_in_go.c"))
+	out, _ := p.run(t, nil)
+	if !strings.HasPrefix(out, "done ") {
+		t.Fatalf("output %q", out)
+	}
+	files, _ := filepath.Glob(filepath.Join(p.out, "*.hmb"))
+	if len(files) != 1 {
+		t.Fatalf("trace files %q, want one", files)
+	}
+	n := 0
+	for _, e := range dump(t, files[0]) {
+		if e.region == "in signal" {
+			n++
+		}
+	}
+	if n < 2 {
+		t.Errorf("%d events of region in signal, want the main thread's 2 at least", n)
 	}
 }

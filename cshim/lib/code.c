@@ -28,7 +28,7 @@ HMB_NOINST int hmb_code_at(const void *addr, char *name, size_t nsize, char *fil
 	if (hmb_init() != 0) {
 		return 0;
 	}
-	return hmbgo_code_at((uint64_t)(uintptr_t)addr, name, nsize, file, fsize, line);
+	return HMB_GO(hmbgo_code_at((uint64_t)(uintptr_t)addr, name, nsize, file, fsize, line));
 }
 
 HMB_NOINST uint32_t hmb_region_paradigm_ex(const char *name, const char *file, int line, int paradigm)

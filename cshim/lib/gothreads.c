@@ -28,6 +28,7 @@
 #include "shim.h"
 
 __thread int hmb_go_thread __attribute__((tls_model("initial-exec")));
+__thread int hmb_in_go __attribute__((tls_model("initial-exec")));
 
 #ifdef HMB_SHARED_LIBRARY
 

@@ -16,7 +16,7 @@ HMB_NOINST uint32_t hmb_win_define(uint32_t comm)
 		return 0;
 	}
 	char *err = NULL;
-	uint32_t id = hmbgo_win_define(comm, &err);
+	uint32_t id = HMB_GO(hmbgo_win_define(comm, &err));
 	hmb_def_error(err);
 	return id;
 }
@@ -27,7 +27,7 @@ HMB_NOINST void hmb_win_name(uint32_t win, const char *name)
 		return;
 	}
 	char *err = NULL;
-	hmbgo_win_name(win, (char *)name, strlen(name), &err);
+	HMB_GO(hmbgo_win_name(win, (char *)name, strlen(name), &err));
 	hmb_def_error(err);
 }
 
@@ -41,7 +41,7 @@ HMB_NOINST uint32_t hmb_rma_group_define(const int32_t *members, int nmembers)
 		return 0;
 	}
 	char *err = NULL;
-	uint32_t id = hmbgo_rma_group_define((int32_t *)members, (size_t)nmembers, &err);
+	uint32_t id = HMB_GO(hmbgo_rma_group_define((int32_t *)members, (size_t)nmembers, &err));
 	hmb_def_error(err);
 	return id;
 }

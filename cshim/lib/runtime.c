@@ -398,7 +398,7 @@ HMB_NOINST static int hmb_init_locked(int lazy)
 	}
 	char *err = NULL;
 	int direct = 0;
-	int rc = hmbgo_start(env, n, hmb_use_tsc, &err, &direct);
+	int rc = HMB_GO(hmbgo_start(env, n, hmb_use_tsc, &err, &direct));
 	free(env);
 	if (rc < 0) {
 		hmb_set_error(err != NULL ? err : "hmbtrace: hmb_init failed");
@@ -522,13 +522,13 @@ HMB_NOINST static int hmb_location(struct hmb_thread *th)
 		void *loc = NULL, *epoch = NULL;
 		/* Not for a thread hmb_finalize or its exit stopped probing. */
 		int direct = hmb_direct_on && atomic_load(&hmb_state) == ST_RUNNING && !th->closed && !th->exited;
-		th->index = hmbgo_thread(th->tid, (char *)name, strlen(name), direct, &loc, &epoch);
+		th->index = HMB_GO(hmbgo_thread(th->tid, (char *)name, strlen(name), direct, &loc, &epoch));
 		if (th->index != HMB_NO_INDEX && loc != NULL && epoch != NULL) {
 			th->epoch_word = epoch;
 			th->loc = loc;
 		}
 		if (th->index != HMB_NO_INDEX && th->team_levels > 0) {
-			hmbgo_thread_team(th->index, th->team_levels, th->team);
+			HMB_GO(hmbgo_thread_team(th->index, th->team_levels, th->team));
 		}
 	}
 	return th->index != HMB_NO_INDEX;
@@ -549,7 +549,7 @@ HMB_NOINST static void hmb_replay(struct hmb_thread *th, hmb_record *from, hmb_r
 		return;
 	}
 	/* The direct path's drops go first: they came before anything staged. */
-	hmb_drop(hmbgo_replay(th->index, from, (size_t)(to - from), th->drops, th->mdrops, th->cdrops, th->ndrops));
+	hmb_drop(HMB_GO(hmbgo_replay(th->index, from, (size_t)(to - from), th->drops, th->mdrops, th->cdrops, th->ndrops)));
 	memset(th->drops, 0, th->ndrops * sizeof th->drops[0]);
 	memset(th->mdrops, 0, th->ndrops * sizeof th->mdrops[0]);
 	memset(th->cdrops, 0, th->ndrops * sizeof th->cdrops[0]);
@@ -567,7 +567,7 @@ HMB_NOINST static void hmb_func_cache(struct hmb_thread *th, uint64_t addr)
 	if (th->loc == NULL || th->index == HMB_NO_INDEX || (f->addr == addr && f->region != 0)) {
 		return;
 	}
-	uint32_t r = hmbgo_func_region(th->index, addr);
+	uint32_t r = HMB_GO(hmbgo_func_region(th->index, addr));
 	if (r == 0) {
 		return;
 	}
@@ -789,8 +789,8 @@ void hmb_slow_at(uint64_t t, uint64_t word, uint64_t ext_time, uint64_t ext_word
 
 void hmb_slow_n(hmb_record *rec, int n)
 {
-	if (__builtin_expect(hmb_go_thread, 0)) {
-		hmb_drop(1); /* a signal handler's probe on a Go thread (gothreads.c) */
+	if (__builtin_expect(hmb_go_thread | hmb_in_go, 0)) {
+		hmb_drop(1); /* a signal handler's probe on a Go thread or in a call into Go (gothreads.c, shim.h) */
 		return;
 	}
 	struct hmb_thread *th = hmb_self;
@@ -843,7 +843,7 @@ static void hmb_thread_exit(void *arg)
 			/* Its partly filled bins are sealed for a reduction to take at
 			   once: a thread that is gone never probes again to hand
 			   them back. */
-			hmbgo_thread_done(th->index);
+			HMB_GO(hmbgo_thread_done(th->index));
 		}
 		hmb_release(th);
 	} else if (st == ST_FAILED) {
@@ -894,7 +894,7 @@ HMB_NOINST uint32_t hmb_region_n(const char *name, size_t nlen, const char *file
 		return 0;
 	}
 	const char *f = file != NULL ? file : "";
-	return hmbgo_region((char *)name, nlen, (char *)f, strlen(f), line, paradigm);
+	return HMB_GO(hmbgo_region((char *)name, nlen, (char *)f, strlen(f), line, paradigm));
 }
 
 HMB_NOINST uint32_t hmb_region(const char *name)
@@ -935,8 +935,8 @@ HMB_NOINST uint32_t hmb_comm_define(const char *name, uint32_t parent, const int
 	}
 	const char *n = name != NULL ? name : "";
 	char *err = NULL;
-	uint32_t id = hmbgo_comm_define((char *)n, strlen(n), parent, (int32_t *)members, (size_t)nmembers,
-					(int32_t *)remote, (size_t)nremote, &err);
+	uint32_t id = HMB_GO(hmbgo_comm_define((char *)n, strlen(n), parent, (int32_t *)members, (size_t)nmembers,
+					(int32_t *)remote, (size_t)nremote, &err));
 	if (err != NULL) {
 		hmb_set_error(err);
 		free(err);
@@ -989,7 +989,7 @@ HMB_NOINST void hmb_thread_name(const char *name)
 	th->name = copy;
 	int st = atomic_load(&hmb_state);
 	if (th->index != HMB_NO_INDEX && !th->closed && (st == ST_RUNNING || st == ST_CLOSING)) {
-		hmbgo_thread_name(th->index, copy, strlen(copy));
+		HMB_GO(hmbgo_thread_name(th->index, copy, strlen(copy)));
 	}
 	pthread_mutex_unlock(&th->lock);
 }
@@ -1041,7 +1041,7 @@ HMB_NOINST void hmb_thread_team(int levels, const int *numbers)
 	memcpy(th->team, numbers, (size_t)levels * sizeof numbers[0]);
 	int st = atomic_load(&hmb_state);
 	if (th->index != HMB_NO_INDEX && !th->closed && (st == ST_RUNNING || st == ST_CLOSING)) {
-		hmbgo_thread_team(th->index, levels, th->team);
+		HMB_GO(hmbgo_thread_team(th->index, levels, th->team));
 	}
 	pthread_mutex_unlock(&th->lock);
 	/*
@@ -1159,7 +1159,7 @@ HMB_NOINST int hmb_finalize(void)
 			/* Its probe holds the lock and will not go on before this returns. */
 			atomic_store_explicit(&th->end, th->buf, memory_order_relaxed);
 			if (th->index != HMB_NO_INDEX) {
-				hmbgo_interrupt(th->index);
+				HMB_GO(hmbgo_interrupt(th->index));
 			}
 			hmb_thr_take(th, 0, 0); /* its location is the interrupted replay's */
 			th->closed = 1;
@@ -1176,7 +1176,7 @@ HMB_NOINST int hmb_finalize(void)
 			 * counted. loc stays: the probe may still read it.
 			 */
 			if (th->index != HMB_NO_INDEX) {
-				hmbgo_interrupt(th->index);
+				HMB_GO(hmbgo_interrupt(th->index));
 			}
 			uint64_t lost = th->buf != NULL ? hmb_events(th->buf, c) : 0;
 			for (size_t d = 0; d < th->ndrops; d++) {
@@ -1197,7 +1197,7 @@ HMB_NOINST int hmb_finalize(void)
 		th->closed = 1;
 		pthread_mutex_unlock(&th->lock);
 	}
-	char *err = hmbgo_finalize(atomic_load(&hmb_at_exit));
+	char *err = HMB_GO(hmbgo_finalize(atomic_load(&hmb_at_exit)));
 	hmb_final_result = 0;
 	if (err != NULL) {
 		hmb_set_error(err);
@@ -1336,7 +1336,7 @@ HMB_NOINST static int hmb_running(void)
 HMB_NOINST void hmb_phase(uint32_t region)
 {
 	if (hmb_running()) {
-		hmbgo_phase(region);
+		HMB_GO(hmbgo_phase(region));
 	}
 }
 
@@ -1347,7 +1347,7 @@ HMB_NOINST void hmb_set_rank(int rank)
 		return;
 	}
 	if (hmb_running()) {
-		hmbgo_set_rank(rank);
+		HMB_GO(hmbgo_set_rank(rank));
 	}
 }
 
@@ -1359,12 +1359,12 @@ HMB_NOINST uint64_t hmb_clock(void)
 
 HMB_NOINST uint64_t hmb_start_ticks(void)
 {
-	return hmb_running() ? hmbgo_start_ticks() : 0;
+	return hmb_running() ? HMB_GO(hmbgo_start_ticks()) : 0;
 }
 
 HMB_NOINST void hmb_clock_sync(uint64_t ticks, int64_t offset, uint64_t reference_start)
 {
 	if (hmb_running()) {
-		hmbgo_clock_sync(ticks, offset, reference_start);
+		HMB_GO(hmbgo_clock_sync(ticks, offset, reference_start));
 	}
 }

@@ -152,6 +152,20 @@ _Static_assert((HMB_FUNC_CACHE & (HMB_FUNC_CACHE - 1)) == 0 && (HMB_THR_CACHE & 
 
 /* hmb_go_thread is set on the threads the Go runtime made (gothreads.c). */
 extern __thread int hmb_go_thread __attribute__((tls_model("initial-exec"))) HMB_HIDDEN;
+/*
+ * hmb_in_go counts the calls into Go the calling thread is inside. A signal
+ * handler's probe that interrupts one must not call into Go again (Go
+ * cannot take a callback on a thread that runs Go code: "exitsyscall:
+ * syscall frame is no longer valid"), so the slow path drops it then.
+ * HMB_GO(call) makes such a call with the count raised.
+ */
+extern __thread int hmb_in_go __attribute__((tls_model("initial-exec"))) HMB_HIDDEN;
+HMB_NOINST static inline void hmb_go_done(int *guard)
+{
+	(void)guard;
+	hmb_in_go--;
+}
+#define HMB_GO(call) ({ int hmb_go_guard_ __attribute__((cleanup(hmb_go_done), unused)) = hmb_in_go++; (call); })
 extern __thread struct hmb_thread *hmb_self
 	__attribute__((tls_model("initial-exec"))) HMB_HIDDEN;
 extern int hmb_use_tsc HMB_HIDDEN;
