@@ -167,6 +167,23 @@ type event struct {
 	depth  int
 }
 
+// regionEvents returns how many enters and leaves of region the run of p
+// wrote to its one trace file.
+func regionEvents(t *testing.T, p program, region string) int {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(p.out, "*.hmb"))
+	if len(files) != 1 {
+		t.Fatalf("trace files %q, want one", files)
+	}
+	n := 0
+	for _, e := range dump(t, files[0]) {
+		if e.region == region {
+			n++
+		}
+	}
+	return n
+}
+
 // dump runs `hmbtrace dump` on a trace and parses its lines.
 func dump(t *testing.T, path string) []event {
 	t.Helper()

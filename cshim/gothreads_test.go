@@ -26,16 +26,7 @@ func TestSignalOnGoThread(t *testing.T) {
 		if dropped != uint64(2*handled) {
 			t.Errorf("%d probes dropped, want the %d of the %d handlers on Go threads", dropped, 2*handled, handled)
 		}
-		files, _ := filepath.Glob(filepath.Join(p.out, "*.hmb"))
-		if len(files) != 1 {
-			t.Fatalf("trace files %q, want one", files)
-		}
-		n := 0
-		for _, e := range dump(t, files[0]) {
-			if e.region == "in signal" {
-				n++
-			}
-		}
+		n := regionEvents(t, p, "in signal")
 		if n != 2 {
 			t.Errorf("%d events of the main thread's handler, want 2", n)
 		}
@@ -52,16 +43,7 @@ func TestSignalInGoCall(t *testing.T) {
 	if !strings.HasPrefix(out, "done ") {
 		t.Fatalf("output %q", out)
 	}
-	files, _ := filepath.Glob(filepath.Join(p.out, "*.hmb"))
-	if len(files) != 1 {
-		t.Fatalf("trace files %q, want one", files)
-	}
-	n := 0
-	for _, e := range dump(t, files[0]) {
-		if e.region == "in signal" {
-			n++
-		}
-	}
+	n := regionEvents(t, p, "in signal")
 	if n < 2 {
 		t.Errorf("%d events of region in signal, want the main thread's 2 at least", n)
 	}

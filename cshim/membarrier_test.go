@@ -22,16 +22,7 @@ func TestMembarrierLate(t *testing.T) {
 	if strings.Contains(stderr, "membarrier") {
 		t.Errorf("stderr: %s", stderr)
 	}
-	files, _ := filepath.Glob(filepath.Join(p.out, "*.hmb"))
-	if len(files) != 1 {
-		t.Fatalf("trace files %q, want one", files)
-	}
-	n := 0
-	for _, e := range dump(t, files[0]) {
-		if e.region == "late" {
-			n++
-		}
-	}
+	n := regionEvents(t, p, "late")
 	if n != 2000 {
 		t.Errorf("%d events of region late, want 2000", n)
 	}
