@@ -200,12 +200,7 @@ func goProbes(o *options, pairs int, metrics []string, path *string, survive boo
 		outer, inner := m.Region("outer"), m.Region("inner")
 		n := pairs / 2
 		stop := cpuTimer()
-		for i := 0; i < n; i++ {
-			loc.Enter(outer)
-			loc.Enter(inner)
-			loc.Leave(inner)
-			loc.Leave(outer)
-		}
+		nestedPairs(loc, outer, inner, n)
 		done <- result{float64(stop()) / float64(4*n)}
 	}()
 	res := <-done
@@ -244,12 +239,7 @@ func goThrottled(o *options, pairs int) float64 {
 	loc.Leave(outer) // and outer
 	n := pairs / 2
 	stop := cpuTimer()
-	for i := 0; i < n; i++ {
-		loc.Enter(outer)
-		loc.Enter(inner)
-		loc.Leave(inner)
-		loc.Leave(outer)
-	}
+	nestedPairs(loc, outer, inner, n)
 	return float64(stop()) / float64(4*n)
 }
 
@@ -280,4 +270,15 @@ func runtimeTraceRegions(pairs int) (float64, error) {
 		trace.StartRegion(ctx, "bench").End()
 	}
 	return float64(stop()) / float64(2*pairs), nil
+}
+
+// nestedPairs probes n nested pairs of regions on loc, 4n events: the work
+// every Go probe measurement of this section times.
+func nestedPairs(loc *measure.Location, outer, inner measure.Region, n int) {
+	for i := 0; i < n; i++ {
+		loc.Enter(outer)
+		loc.Enter(inner)
+		loc.Leave(inner)
+		loc.Leave(outer)
+	}
 }

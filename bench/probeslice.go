@@ -136,20 +136,10 @@ func (s *probeSlices) goSide(ready chan<- error) {
 		// refill the caches and TLBs, which costs the C side's larger
 		// code (a shared library) more: untimed on both sides, they
 		// would otherwise favour Go the more, the shorter the slice.
-		for i := 0; i < warmIterations; i++ {
-			loc.Enter(outer)
-			loc.Enter(inner)
-			loc.Leave(inner)
-			loc.Leave(outer)
-		}
+		nestedPairs(loc, outer, inner, warmIterations)
 		f0 := minorFaults()
 		c0 := threadCPU()
-		for i := 0; i < n; i++ {
-			loc.Enter(outer)
-			loc.Enter(inner)
-			loc.Leave(inner)
-			loc.Leave(outer)
-		}
+		nestedPairs(loc, outer, inner, n)
 		c1 := threadCPU()
 		s.goOut <- sliceResult{float64(c1-c0) / float64(4*n), minorFaults() - f0}
 	}
