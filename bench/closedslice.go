@@ -13,15 +13,15 @@ import (
 
 // After a long run's reductions most events go into closed levels, and
 // such a probe must cost no more than one that keeps its event (issue 23).
-// The long run's before and after are each timed once, minutes apart, on
-// a machine whose speed changes by up to 1.7x for milliseconds to seconds
-// (probeslice.go): they compare the moments more than the probes. So the
-// two probes are also compared as the Go and the C probe are: the same
-// call shape (two nested regions at depths 2 and 3, under one at depth 1
-// that stays open), one into a measurement that keeps every event, one
-// into a measurement whose depth 2 is closed, in alternated slices of the
-// same length on one thread pinned to one CPU, each timed in the thread's
-// CPU time.
+// The long run's before and after are each timed once, tens of seconds
+// apart, on a machine whose speed changes by up to 1.7x for milliseconds
+// to seconds (probeslice.go): they compare the moments more than the
+// probes. So the two probes are also compared as the Go and the C probe
+// are: the same call shape (two nested regions at depths 2 and 3, under
+// one at depth 1 that stays open), one into a measurement that keeps
+// every event, one into a measurement whose depth 2 is closed, in
+// alternated slices of the same length on one thread pinned to one CPU,
+// each timed in the thread's CPU time.
 
 // closedSliceResult is what runClosedSlices measured: the pairs of each
 // round, in summarize's terms its Go side the closed probe and its C side
