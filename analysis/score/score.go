@@ -76,9 +76,14 @@ type Options struct {
 
 // RegionScore is one region's line of the score, over all files.
 type RegionScore struct {
-	Name      string
-	Visits    uint64
-	Inclusive int64 // ns, exact flat profile
+	Name string
+	// Visits are all its calls, from the exact flat profile; VisitsAfter
+	// of them came after the probes throttled it (HMB_THROTTLE), counted
+	// but not timed.
+	Visits, VisitsAfter uint64
+	// Inclusive and Exclusive are the times of the timed visits,
+	// Visits-VisitsAfter, from the exact flat profile.
+	Inclusive int64 // ns
 	Exclusive int64 // ns
 	// Nested counts the calls of other regions entered inside its calls,
 	// from the kept events (fewer than made when the buffer shed deeper
@@ -87,7 +92,8 @@ type RegionScore struct {
 	// Overhead is what its probes cost: 2 × Visits × Score.ProbeCost.
 	Overhead float64
 	// Pure is its inclusive time without the probe costs inside it: less
-	// one probe per visit (its enters) and two per nested call.
+	// one probe per timed visit (its enters) and two per nested call; for a
+	// throttled region scaled from the timed visits to all.
 	Pure float64
 	// RelTotal and RelProlog are the overheads of the two properties
 	// relative to Pure: Overhead/Pure and Overhead/2/Pure; +Inf when the
@@ -105,8 +111,14 @@ type RegionScore struct {
 	// collectives, OpenMP barriers and waits). It is never flagged:
 	// variation subtracts its time from the segments, which a filtered
 	// region would no longer do.
-	Sync    bool
-	Flagged bool
+	Sync bool
+	// Paradigm says it is an MPI or OpenMP region (its paradigm in any
+	// file). It is never flagged: the run-time filter keeps such regions
+	// whatever the filter file says, since their records carry the
+	// messages, collectives and waits the tools read (Score-P's
+	// scorep-score -g likewise filters user and compiler regions only).
+	Paradigm bool
+	Flagged  bool
 }
 
 // Relative returns the region's relative overhead of property p.
@@ -175,6 +187,8 @@ type Score struct {
 	// Throttled lists the regions the probes switched off during the run,
 	// merged by name over the files.
 	Throttled []tracefile.ThrottledRegion
+
+	paradigm map[string]bool // names of MPI and OpenMP regions (Filterable)
 }
 
 // Compute scores the regions of files, merged by name, reading every
@@ -228,8 +242,8 @@ func ComputeProcs(files []*tracefile.File, opt Options, procs int) (*Score, erro
 
 		// The flat profile, per region id of this file.
 		type prof struct {
-			visits     uint64
-			incl, excl int64
+			visits, after uint64 // all visits; those of them counted after a throttle
+			incl, excl    int64
 		}
 		profs := make([]prof, len(f.Regions)+1)
 		for i := range f.Locations {
@@ -237,6 +251,13 @@ func ComputeProcs(files []*tracefile.File, opt Options, procs int) (*Score, erro
 				if int(p.Region) < len(profs) && p.Region > 0 {
 					q := &profs[p.Region]
 					q.visits += p.Visits
+					if p.Throttled {
+						// Counted, not timed: they are visits all the
+						// same, which an unfiltered run measures and
+						// writes.
+						q.visits += p.VisitsAfter
+						q.after += p.VisitsAfter
+					}
 					q.incl += f.TicksToNanos(p.Inclusive)
 					q.excl += f.TicksToNanos(p.Exclusive)
 				}
@@ -255,11 +276,19 @@ func ComputeProcs(files []*tracefile.File, opt Options, procs int) (*Score, erro
 				byName[name] = r
 			}
 			r.Visits += p.visits
+			r.VisitsAfter += p.after
 			r.Inclusive += p.incl
 			r.Exclusive += p.excl
 			r.Nested += rw.nested
 			r.Overhead += 2 * float64(p.visits) * cost
-			r.Pure += float64(p.incl) - float64(p.visits)*cost - 2*float64(rw.nested)*cost
+			pure := float64(p.incl) - float64(p.visits-p.after)*cost - 2*float64(rw.nested)*cost
+			if timed := p.visits - p.after; p.after > 0 && timed > 0 {
+				// The untimed visits are taken to last as long as the
+				// timed ones, so the relative overhead is the timed
+				// visits' and the overhead that of all.
+				pure *= float64(p.visits) / float64(timed)
+			}
+			r.Pure += pure
 			r.KeptEvents += rw.events
 			r.KeptBytes += float64(rw.bytes)
 			perEvent := fallback
@@ -274,12 +303,23 @@ func ComputeProcs(files []*tracefile.File, opt Options, procs int) (*Score, erro
 			allVisits += p.visits
 		}
 	}
+	// A region's paradigm comes from its definitions, also in files where
+	// it made no visit.
+	s.paradigm = map[string]bool{}
+	for _, f := range files {
+		for _, def := range f.Regions {
+			if keptByFilter(def.Paradigm) {
+				s.paradigm[def.Name] = true
+			}
+		}
+	}
 	for _, r := range byName {
+		r.Paradigm = s.paradigm[r.Name]
 		r.RelTotal, r.RelProlog = Ratio(r.Overhead, r.Pure), Ratio(r.Overhead/2, r.Pure)
 		if allVisits > 0 {
 			r.Share = float64(r.Visits) / float64(allVisits)
 		}
-		r.Flagged = !r.Sync && r.Overhead > 0 && r.Relative(opt.Property) > opt.Threshold && r.Share >= opt.MinShare
+		r.Flagged = !r.Sync && !r.Paradigm && r.Overhead > 0 && r.Relative(opt.Property) > opt.Threshold && r.Share >= opt.MinShare
 		s.Regions = append(s.Regions, *r)
 	}
 	sort.Slice(s.Regions, func(i, j int) bool {
@@ -297,6 +337,17 @@ func ComputeProcs(files []*tracefile.File, opt Options, procs int) (*Score, erro
 	s.Throttled = mergeThrottled(files)
 	return s, nil
 }
+
+// keptByFilter reports whether the run-time filter keeps regions of
+// paradigm p whatever the filter file says (package measure).
+func keptByFilter(p tracefile.Paradigm) bool {
+	return p == tracefile.ParadigmMPI || p == tracefile.ParadigmOpenMP
+}
+
+// Filterable reports whether a filter file generated from the score may
+// exclude the region name: not an MPI or OpenMP region, which the
+// run-time filter would keep anyway.
+func (s *Score) Filterable(name string) bool { return !s.paradigm[name] }
 
 // mergeThrottled merges the files' throttled regions by name.
 func mergeThrottled(files []*tracefile.File) []tracefile.ThrottledRegion {
