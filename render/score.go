@@ -55,10 +55,12 @@ func ScoreText(out io.Writer, s *score.Score) error {
 			flag = "+"
 		case r.Sync:
 			flag = "s"
+		case r.Paradigm:
+			flag = "p"
 		}
 		perVisit := "-"
-		if r.Visits > 0 {
-			perVisit = units.Duration(float64(r.Inclusive) / float64(r.Visits))
+		if timed := r.Visits - r.VisitsAfter; timed > 0 {
+			perVisit = units.Duration(float64(r.Inclusive) / float64(timed))
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t  %s\n", flag, units.Count(r.Visits), perVisit,
 			percent(score.Ratio(float64(r.Exclusive), float64(s.LocationTime))), units.Size(r.KeptBytes), units.Size(r.FullBytes),
@@ -119,12 +121,15 @@ func ScoreFilter(out io.Writer, s *score.Score) error {
 	for _, r := range s.Regions {
 		if r.Flagged {
 			fmt.Fprintf(&b, "\n%s: %s visits, %s per visit, overhead %s (%s)", r.Name, units.Count(r.Visits),
-				units.Duration(float64(r.Inclusive)/float64(max(r.Visits, 1))), units.Duration(r.Overhead), percent(r.Relative(opt.Property)))
+				units.Duration(float64(r.Inclusive)/float64(max(r.Visits-r.VisitsAfter, 1))), units.Duration(r.Overhead), percent(r.Relative(opt.Property)))
 		}
 	}
 	// Regions the probes throttled were too short and too frequent to be
 	// worth measuring: the next run excludes them from the start.
 	for _, r := range s.Throttled {
+		if !s.Filterable(r.Name) {
+			continue // the run-time filter keeps MPI and OpenMP regions
+		}
 		if !slices.Contains(names, r.Name) {
 			names = append(names, r.Name)
 		}
@@ -153,9 +158,11 @@ func ScoreColumns(p score.Property) string {
 		score.PrologOverhead: "cost inside the region's own time (1 event per visit)",
 	}[p]
 	return fmt.Sprintf(`  flt         + flagged: the filter file (-g) excludes it; s: a synchronization region (MPI, OpenMP),
-              never flagged, as variation subtracts its time from the segments
-  visits      calls, from the exact flat profile (what the buffer removed counts too)
-  incl/visit  inclusive time per call
+              never flagged, as variation subtracts its time from the segments; p: another MPI or
+              OpenMP region, never flagged, as the run-time filter keeps them
+  visits      calls, from the exact flat profile (what the buffer removed or the throttle left
+              untimed counts too)
+  incl/visit  inclusive time per timed call
   %%excl       exclusive time, in %% of the location-time of all files
   kept bytes  the trace bytes of its events in the files; full bytes: had the buffer removed none
   overhead    what its probes cost the run: 2 events per visit at the probe cost
