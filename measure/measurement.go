@@ -264,8 +264,18 @@ func (m *Measurement) define(name, file string, line int, p tracefile.Paradigm) 
 	if r, ok := m.byName[name]; ok {
 		return r
 	}
+	excluded := m.filter.Excluded(name, file)
+	if excluded && keptLongest(p) {
+		// MPI and OpenMP regions carry the messages, collectives, waits
+		// and team structure the tools read; a filter file naming one
+		// (scorep-score -g of other versions, or by hand) would leave
+		// their records in the caller and break the nesting.
+		fmt.Fprintf(os.Stderr, "hmbtrace: HMB_FILTER_FILE %s excludes %s region %q: kept, as MPI and OpenMP regions are never filtered\n",
+			m.cfg.FilterFile, p, name)
+		excluded = false
+	}
 	m.regions.append(regionDef{name: name, file: file, line: line, paradigm: p,
-		filtered: m.filter.Excluded(name, file) || p == tracefile.ParadigmCompiler && outlinedBody(name),
+		filtered: excluded || p == tracefile.ParadigmCompiler && outlinedBody(name),
 		counted:  m.regionCounted(name)})
 	r := Region(m.regions.len())
 	m.byName[name] = r
