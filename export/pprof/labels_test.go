@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/pprof/profile"
 	"github.com/hmbtrace/hmbtrace/internal/tracetest"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
@@ -109,5 +110,32 @@ func TestGoToolPprofTags(t *testing.T) {
 	top = run("-top", "-unit=ns", "-nodefraction=0", "-tagfocus=location=thread 1")
 	if got := parseTop(t, top); got["work"] != 11+21+31 {
 		t.Errorf("-tagfocus location=thread 1: work %d ns, want 63:\n%s", got["work"], top)
+	}
+}
+
+// TestRankLabelRoundTrip writes the profile and parses it back as go tool
+// pprof does: every rank keeps its label, rank 0 too (pprof's decoder drops
+// a numeric label whose value and unit are both zero).
+func TestRankLabelRoundTrip(t *testing.T) {
+	var buf bytes.Buffer
+	if err := Export(&buf, labelled(t)); err != nil {
+		t.Fatal(err)
+	}
+	p, err := profile.Parse(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	samples := map[int64]int{}
+	for _, s := range p.Sample {
+		r := s.NumLabel["rank"]
+		if len(r) != 1 || len(s.NumUnit["rank"]) != 1 || s.NumUnit["rank"][0] != "rank" {
+			t.Fatalf("sample %s read back with rank %v unit %v", pathOf(s), r, s.NumUnit["rank"])
+		}
+		samples[r[0]]++
+	}
+	for r := range int64(3) {
+		if samples[r] == 0 {
+			t.Errorf("no sample of rank %d read back (samples per rank %v)", r, samples)
+		}
 	}
 }

@@ -255,11 +255,13 @@ func (b *builder) profile(files []*tracefile.File) *profile.Profile {
 	for _, r := range b.roots {
 		// The rank is a number so that -tagfocus rank=2 matches rank 2
 		// only, not 12 as a string's pattern would; samples of one
-		// location share its label maps, as pprof's own parser does.
+		// location share its label maps, as pprof's own parser does. It
+		// has a unit because pprof's decoder drops a numeric label whose
+		// value and unit are both zero, which would lose rank 0.
 		top = &r.node
 		labels = map[string][]string{"location": {r.location}, "host": {r.host}}
 		nums = map[string][]int64{"rank": {int64(r.rank)}}
-		units = map[string][]string{"rank": {""}}
+		units = map[string][]string{"rank": {"rank"}}
 		visit(top)
 	}
 	return p
