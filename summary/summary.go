@@ -175,8 +175,12 @@ func rankTable(out io.Writer, rows []*regionRow, files []*tracefile.File, width 
 	if len(files) < 2 {
 		return
 	}
-	if tracefile.SharedRank(files) {
-		return // unrelated runs, or one run's files twice: no per-rank view
+	if a, b, ok := tracefile.SameRank(files); ok {
+		// Unrelated runs, or one run's files twice: no per-rank view, and
+		// the reader is told why rather than left to wonder.
+		fmt.Fprintf(out, "\nNo regions per rank: %s and %s both hold rank %d (files of different runs, or a file given twice)\n",
+			files[a].Path, files[b].Path, files[a].Header.Rank)
+		return
 	}
 	byRank := make([]int, len(files)) // file indices in rank order
 	for i := range byRank {

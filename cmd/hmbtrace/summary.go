@@ -43,7 +43,7 @@ func runSummary(args []string, out io.Writer) error {
 // openAllProcs opens the trace files named by paths, at least one (else it
 // is a usage error), with procs workers. A directory stands for the *.hmb
 // files in it (the ranks of a run: HMB_OUTPUT), in the order of their run
-// name and rank. The files are opened (and their checksums verified) on
+// name and rank; they must be the files of one run (oneRun). The files are opened (and their checksums verified) on
 // the workers.
 func openAllProcs(paths []string, procs int) ([]*tracefile.File, error) {
 	if len(paths) == 0 {
@@ -52,7 +52,11 @@ func openAllProcs(paths []string, procs int) ([]*tracefile.File, error) {
 	// The files to open, and the groups a directory makes: they are put
 	// in run and rank order once their headers are read.
 	var names []string
-	var dirs [][2]int // [first, end) in names of each directory's files
+	type dirFiles struct {
+		path       string
+		first, end int // in names
+	}
+	var dirs []dirFiles
 	for _, p := range paths {
 		fi, err := os.Stat(p)
 		if err != nil {
@@ -69,7 +73,7 @@ func openAllProcs(paths []string, procs int) ([]*tracefile.File, error) {
 		if err != nil {
 			return nil, err
 		}
-		dirs = append(dirs, [2]int{len(names), len(names) + len(inDir)})
+		dirs = append(dirs, dirFiles{p, len(names), len(names) + len(inDir)})
 		names = append(names, inDir...)
 	}
 	files := make([]*tracefile.File, len(names))
@@ -88,7 +92,7 @@ func openAllProcs(paths []string, procs int) ([]*tracefile.File, error) {
 		return nil, err
 	}
 	for _, d := range dirs {
-		ranks := files[d[0]:d[1]]
+		ranks := files[d.first:d.end]
 		sort.SliceStable(ranks, func(i, j int) bool {
 			a, b := &ranks[i].Header, &ranks[j].Header
 			if a.Name != b.Name {
@@ -96,6 +100,10 @@ func openAllProcs(paths []string, procs int) ([]*tracefile.File, error) {
 			}
 			return a.Rank < b.Rank
 		})
+		if err := oneRun(d.path, ranks); err != nil {
+			closeAll(files)
+			return nil, err
+		}
 	}
 	return files, nil
 }
