@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/hmbtrace/hmbtrace/encode"
@@ -19,6 +21,9 @@ func runDump(args []string, out io.Writer) error {
 	}
 	if fs.NArg() != 1 {
 		return usageError{"want one trace file"}
+	}
+	if err := notDirectory(fs.Arg(0)); err != nil {
+		return err
 	}
 	f, err := tracefile.Open(fs.Arg(0))
 	if err != nil {
@@ -181,4 +186,31 @@ func rmaFields(e tracefile.Event) string {
 		fmt.Fprintf(&b, "\tgroup=%d", e.Group)
 	}
 	return b.String()
+}
+
+// notDirectory explains that dump reads one file when it is given a
+// directory (HMB_OUTPUT), naming the trace files in it to pick from.
+func notDirectory(path string) error {
+	fi, err := os.Stat(path)
+	if err != nil || !fi.IsDir() {
+		return nil // tracefile.Open says what is wrong
+	}
+	names, err := traceFilesIn(path)
+	if err != nil {
+		return err
+	}
+	if len(names) == 0 {
+		return usageError{fmt.Sprintf("%s is a directory with no trace files (*.hmb) in it; dump takes one trace file", path)}
+	}
+	const most = 8
+	var list []string
+	for i, n := range names {
+		if i == most {
+			list = append(list, fmt.Sprintf("... (%d files)", len(names)))
+			break
+		}
+		list = append(list, filepath.Base(n))
+	}
+	return usageError{fmt.Sprintf("%s is a directory; dump takes one trace file, e.g. %s (the files there: %s)",
+		path, names[0], strings.Join(list, ", "))}
 }

@@ -118,3 +118,22 @@ func TestDirectoryRuns(t *testing.T) {
 		t.Errorf("summary with a copied file: exit %d, stderr:\n%s", code, errOut.String())
 	}
 }
+
+// dump of a directory says that it takes one file and which files are
+// there.
+func TestDumpDirectory(t *testing.T) {
+	dir := t.TempDir()
+	runFile(t, dir, "nekbone", "./nekbone", 0, 5, time.Now())
+	runFile(t, dir, "nekbone", "./nekbone", 1, 5, time.Now())
+	var out, errOut bytes.Buffer
+	want := dir + " is a directory; dump takes one trace file, e.g. " + filepath.Join(dir, "nekbone.0.hmb") +
+		" (the files there: nekbone.0.hmb, nekbone.1.hmb)"
+	if code := run([]string{"dump", dir}, &out, &errOut); code != 1 || !strings.Contains(errOut.String(), want) {
+		t.Errorf("dump of a directory: exit %d, stderr:\n%s\nwant %s", code, errOut.String(), want)
+	}
+	empty := t.TempDir()
+	errOut.Reset()
+	if code := run([]string{"dump", empty}, &out, &errOut); code != 1 || !strings.Contains(errOut.String(), "no trace files (*.hmb) in it; dump takes one trace file") {
+		t.Errorf("dump of an empty directory: exit %d, stderr:\n%s", code, errOut.String())
+	}
+}
