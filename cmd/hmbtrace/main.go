@@ -101,7 +101,7 @@ func usage(w io.Writer) {
 	for _, c := range commands {
 		fmt.Fprintf(w, "  %s\n", c.usage)
 	}
-	fmt.Fprintln(w, "FILE... may name directories: their *.hmb files, e.g. the ranks of an MPI run, are read as one trace")
+	fmt.Fprintln(w, "FILE... may name directories: their *.hmb files, the ranks of one run, are read as one trace")
 }
 
 // newFlags makes a command's flag set that reports errors instead of exiting.

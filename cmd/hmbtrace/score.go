@@ -12,7 +12,7 @@ func init() {
 	helpOf["score"] = `Per region, as Score-P's scorep-score: visits, time, trace bytes and the estimated measurement
 overhead, flagging the regions whose overhead is too large for their time (Oleynik, Automatic
 Characterization of Performance Dynamics with Periscope, chapter 4); -g writes a filter file that
-excludes them. The columns:
+excludes them. MPI and OpenMP regions are never flagged: the run-time filter keeps them. The columns:
 ` + render.ScoreColumns(score.TotalOverhead) + "\n"
 }
 
