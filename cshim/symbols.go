@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/ianlancetaylor/demangle"
+	"golang.org/x/sys/unix"
 )
 
 // Symbol is what the Symbolizer knows of a code address: the function's
@@ -100,7 +101,7 @@ func (s *Symbolizer) Close() {
 	}
 	for _, obj := range s.files {
 		if obj != nil {
-			obj.f.Close()
+			obj.close()
 		}
 	}
 	s.files = map[string]*objectFile{}
@@ -110,6 +111,8 @@ func (s *Symbolizer) Close() {
 // DWARF line tables when it has them.
 type objectFile struct {
 	f      *elf.File
+	path   string
+	mem    []byte // the file's mapping that its DWARF is read from (dwarfmap.go), if any
 	loads  []elf.ProgHeader
 	syms   []elfFunc
 	lines  *lineTables       // nil until needed; noLines if there are none
@@ -131,7 +134,7 @@ func openObject(path string) (*objectFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	obj := &objectFile{f: f}
+	obj := &objectFile{f: f, path: path}
 	for _, p := range f.Progs {
 		if p.Type == elf.PT_LOAD {
 			obj.loads = append(obj.loads, p.ProgHeader)
@@ -164,6 +167,15 @@ func openObject(path string) (*objectFile, error) {
 		return a.global && !b.global
 	})
 	return obj, nil
+}
+
+// close releases the file and its mapping.
+func (obj *objectFile) close() {
+	obj.f.Close()
+	if obj.mem != nil {
+		unix.Munmap(obj.mem)
+		obj.mem = nil
+	}
 }
 
 // lookupOffset names the function at file offset off.
@@ -306,7 +318,7 @@ var noFortran = &fortranNames{}
 func (obj *objectFile) fortran() *fortranNames {
 	if obj.ftn == nil {
 		if obj.lines == nil {
-			obj.lines = newLineTables(obj.f)
+			obj.lines = obj.newLineTables()
 		}
 		obj.ftn = obj.lines.fortranNames()
 	}
@@ -407,7 +419,7 @@ func qualify(scope []string, name string) string {
 // line returns the source position of the code at vaddr, if known.
 func (obj *objectFile) line(vaddr uint64) (string, int) {
 	if obj.lines == nil {
-		obj.lines = newLineTables(obj.f)
+		obj.lines = obj.newLineTables()
 	}
 	return obj.lines.find(vaddr)
 }
@@ -427,14 +439,24 @@ type unitRange struct {
 
 var noLines = &lineTables{}
 
-func newLineTables(f *elf.File) *lineTables {
+func (obj *objectFile) newLineTables() *lineTables {
+	f := obj.f
 	if f.Section(".debug_info") == nil || f.Section(".debug_line") == nil {
 		return noLines
 	}
-	d, err := f.DWARF()
+	d, mem, err := mappedDWARF(obj.path, f)
+	if err != nil {
+		d, err = f.DWARF()
+	}
 	if err != nil {
 		return noLines
 	}
+	obj.mem = mem
+	return linesOf(d)
+}
+
+// linesOf indexes the compilation units of d by address range.
+func linesOf(d *dwarf.Data) *lineTables {
 	t := &lineTables{d: d, read: map[dwarf.Offset]*dwarf.LineReader{}}
 	r := d.Reader()
 	for {
