@@ -112,14 +112,7 @@ func (s *Symbolizer) Preload(path string) {
 // PreloadAt reads the symbol tables and DWARF names of the object that
 // holds the code address addr now, as Preload does for a path.
 func (s *Symbolizer) PreloadAt(addr uint64) {
-	m, ok := s.mapping(addr)
-	if !ok {
-		s.readMaps()
-		if m, ok = s.mapping(addr); !ok {
-			return
-		}
-	}
-	if strings.HasPrefix(m.Path, "/") {
+	if m, ok := s.find(addr); ok && strings.HasPrefix(m.Path, "/") {
 		s.Preload(m.Path)
 	}
 }

@@ -37,13 +37,9 @@ func NewSymbolizer() *Symbolizer {
 
 // Lookup names the function that contains addr, an address of the process.
 func (s *Symbolizer) Lookup(addr uint64) (Symbol, bool) {
-	m, ok := s.mapping(addr)
+	m, ok := s.find(addr)
 	if !ok {
-		// Mapped since the last read (dlopen), or not at all.
-		s.readMaps()
-		if m, ok = s.mapping(addr); !ok {
-			return Symbol{}, false
-		}
+		return Symbol{}, false
 	}
 	if !strings.HasPrefix(m.Path, "/") {
 		return Symbol{}, false
