@@ -1,9 +1,11 @@
 package cshim
 
 import (
+	"cmp"
 	"debug/dwarf"
 	"debug/elf"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 
@@ -155,12 +157,19 @@ func openObject(path string) (*objectFile, error) {
 	obj.mainInlined = hasMain && !hasMAIN
 	// By address; at one address (aliases) a global symbol first, so that
 	// it is the one a lookup finds.
-	sort.SliceStable(obj.syms, func(i, j int) bool {
-		a, b := obj.syms[i], obj.syms[j]
-		if a.value != b.value {
-			return a.value < b.value
+	// (slices' generic sort: sort.SliceStable's reflection took 0.18 ms of
+	// a cxx-mpi rank's start.)
+	slices.SortStableFunc(obj.syms, func(a, b elfFunc) int {
+		if c := cmp.Compare(a.value, b.value); c != 0 {
+			return c
 		}
-		return a.global && !b.global
+		switch {
+		case a.global && !b.global:
+			return -1
+		case b.global && !a.global:
+			return 1
+		}
+		return 0
 	})
 	return obj, nil
 }
