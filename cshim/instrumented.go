@@ -110,9 +110,12 @@ func (s *Symbolizer) Preload(path string) {
 }
 
 // PreloadAt reads the symbol tables and DWARF names of the object that
-// holds the code address addr now, as Preload does for a path.
-func (s *Symbolizer) PreloadAt(addr uint64) {
+// holds the code address addr now, as Preload does for a path, and
+// returns its path ("" if no file holds addr).
+func (s *Symbolizer) PreloadAt(addr uint64) string {
 	if m, ok := s.find(addr); ok && strings.HasPrefix(m.Path, "/") {
 		s.Preload(m.Path)
+		return m.Path
 	}
+	return ""
 }

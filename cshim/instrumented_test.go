@@ -77,11 +77,12 @@ func TestPreloadAt(t *testing.T) {
 	addr := uint64(reflect.ValueOf(TestPreloadAt).Pointer())
 	s := NewSymbolizer()
 	defer s.Close()
-	s.PreloadAt(0)
-	if len(s.files) != 0 {
-		t.Fatalf("PreloadAt(0) read %d files", len(s.files))
+	if path := s.PreloadAt(0); path != "" || len(s.files) != 0 {
+		t.Fatalf("PreloadAt(0) read %q, %d files", path, len(s.files))
 	}
-	s.PreloadAt(addr)
+	if path := s.PreloadAt(addr); path != exe {
+		t.Errorf("PreloadAt(%#x) says it read %q, want %s", addr, path, exe)
+	}
 	obj := s.files[exe]
 	if obj == nil {
 		t.Fatalf("PreloadAt(%#x) did not read %s (read: %v)", addr, exe, s.files)

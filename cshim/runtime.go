@@ -136,10 +136,13 @@ func (rt *Runtime) StartFrom(env []string, clockName string, fn uint64) (enabled
 	rt.funcs = map[uint64]measure.Region{}
 	rt.sym = NewSymbolizer()
 	if m.Enabled() {
-		// instrumented.go says why.
+		// instrumented.go says why. A shared object's constructor may be
+		// what starts: the executable is then checked as well.
+		read := ""
 		if fn != 0 {
-			rt.sym.PreloadAt(fn)
-		} else if exe, err := os.Executable(); err == nil && callsHooks(exe) {
+			read = rt.sym.PreloadAt(fn)
+		}
+		if exe, err := os.Executable(); err == nil && exe != read && callsHooks(exe) {
 			rt.sym.Preload(exe)
 		}
 	}
