@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"time"
 )
 
@@ -33,17 +34,33 @@ func runApplication(o *options, r *report) error {
 		{"instrumented, HMB_ENABLE=0", on, []string{"HMB_ENABLE=0"}},
 		{"instrumented, HMB_SURVIVE=1", on, []string{"HMB_SURVIVE=1"}},
 	}
+	// The VM's speed changes between runs (see probeslice.go), so the runs of
+	// one round, seconds apart, are compared with each other: the median of
+	// those ratios is steadier than a ratio of medians.
+	var wallRatios, cpuRatios []float64
 	for round := 0; round < o.rounds; round++ {
-		for _, s := range subjects {
+		var wall, cpu [2]float64 // uninstrumented, instrumented (defaults)
+		for i, s := range subjects {
 			cmd := exec.Command(s.bin, args...)
 			cmd.Env = append(append(os.Environ(), "HMB_OUTPUT="+o.work), s.env...)
 			start := time.Now()
 			if out, err := cmd.CombinedOutput(); err != nil {
 				return fmt.Errorf("%s: %v\n%s", s.name, err, out)
 			}
-			r.add(s.name, "wall ms", float64(time.Since(start).Milliseconds()))
+			w := float64(time.Since(start).Microseconds()) / 1e3
+			c := float64((cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Microseconds()) / 1e3
+			r.add(s.name, "wall ms", w)
+			r.add(s.name, "CPU ms", c)
+			if i < 2 {
+				wall[i], cpu[i] = w, c
+			}
 		}
+		wallRatios = append(wallRatios, wall[1]/wall[0])
+		cpuRatios = append(cpuRatios, cpu[1]/cpu[0])
 	}
-	r.note("heat %v, the whole process: start, run, writing the trace and its summary", args)
+	r.note("heat %v, the whole process: start, run, writing the trace and its summary; CPU ms is user+sys of the process", args)
+	r.note("instrumented (defaults) / uninstrumented within a round, the median over %d rounds: wall %.3f (%.3f–%.3f), CPU %.3f (%.3f–%.3f)",
+		len(wallRatios), median(wallRatios), slices.Min(wallRatios), slices.Max(wallRatios),
+		median(cpuRatios), slices.Min(cpuRatios), slices.Max(cpuRatios))
 	return nil
 }

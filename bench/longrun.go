@@ -38,6 +38,16 @@ func runLongRun(o *options, r *report) error {
 		res.Reductions, res.DepthsClosed, res.ProfileExact)
 	r.note("probe ns/event: the CPU time of the recording threads per event, less the driver's (%.1f ns/event): after the reductions the events of the closed depths are dropped at the probe",
 		res.NsDriver)
+	r.note("before and after reductions are one run's blocks before the first reduction and after the last, tens of seconds apart, on a machine whose speed changes by up to 1.7x for milliseconds to seconds, with the calibration of the driver at yet another moment: they compare the moments as much as the probes; the slices compare the two probes themselves")
+	rounds, pairs := o.rounds, 192
+	if o.quick {
+		pairs = 64
+	}
+	sl, err := runClosedSlices(o, rounds, pairs)
+	if err != nil {
+		return err
+	}
+	closedProbeReport(r, sl)
 	if !res.ProfileExact {
 		return fmt.Errorf("the flat profile differs from the unreduced reference: %v", res.ProfileIssues)
 	}

@@ -44,7 +44,7 @@ var sections = []section{
 	{"size", "bytes/event on two streams, lower is better", "hmbtrace", runSize},
 	{"reduction", "one depth reduction of a full buffer, ns", "hmbtrace HMB", runReduction},
 	{"longrun", "a long run in a fixed buffer", "hmbtrace", runLongRun},
-	{"application", "examples/heat wall time, ms", "instrumented (defaults)", runApplication},
+	{"application", "examples/heat wall and CPU time, ms", "instrumented (defaults)", runApplication},
 	{"report", "hmbtrace report on a large trace", "hmbtrace report", runReport},
 	{"tools", "the tools on 1 worker and on every core, higher is better", "export otf2", runTools},
 	{"mpi", "MPI ping-pong of small messages, 2 ranks", "plain", runMPI},

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"golang.org/x/sys/unix"
 )
 
 // The openmp section: what the OpenMP adapter (libhmbtrace-omp) adds to an
@@ -20,6 +22,13 @@ import (
 // also run with the libraries of DIR (LD_LIBRARY_PATH, which the binaries'
 // RUNPATH gives way to), interleaved with the rest: a before/after
 // comparison in one run.
+//
+// GCC's binaries also run with both threads on one CPU (taskset), as
+// mpirun runs a rank's threads when it binds the rank to a core: there a
+// thread that waits at a region's end holds the CPU the other needs, which
+// the adapter's join must not make worse than libgomp's own barrier
+// (gomp.c, join_wait). Fewer constructs per run: each costs context
+// switches there.
 //
 // With clang, the section also runs openmp_bench linked with a null OMPT
 // tool (cshim/bench/openmp_nulltool.c: the adapter's callbacks, each
@@ -63,7 +72,16 @@ func runOpenMP(o *options, r *report) error {
 		env            []string
 		traced         bool
 		null           bool // the null OMPT tool: its cost is put over the C probe of the traced run
+		cpu            int  // the one CPU both threads run on, or -1
 	}
+	// group is what a subject's plain run is: the same compiler and CPUs.
+	group := func(s subject) string {
+		if s.cpu >= 0 {
+			return s.cc + " one core"
+		}
+		return s.cc
+	}
+	oneCPU := firstCPU()
 	var subjects []subject
 	if o.ompBaseline != "" {
 		if _, err := os.Stat(filepath.Join(o.ompBaseline, "libhmbtrace-omp.so")); err != nil {
@@ -76,18 +94,29 @@ func runOpenMP(o *options, r *report) error {
 			continue
 		}
 		out := "HMB_OUTPUT=" + filepath.Join(o.work, "openmp")
-		subjects = append(subjects, subject{name: cc + " plain", cc: cc, path: bin + "_" + cc + "_plain"})
-		if _, err := os.Stat(bin + "_" + cc + "_null"); err == nil {
-			subjects = append(subjects, subject{name: cc + " null OMPT tool", cc: cc, path: bin + "_" + cc + "_null",
-				null: true})
+		cpus := []int{-1}
+		if cc == "gcc" && oneCPU >= 0 {
+			cpus = append(cpus, oneCPU)
 		}
-		if o.ompBaseline != "" {
-			subjects = append(subjects, subject{name: cc + " baseline", cc: cc, path: bin + "_" + cc,
-				env: []string{out, "LD_LIBRARY_PATH=" + o.ompBaseline}, traced: true})
+		for _, cpu := range cpus {
+			suffix := ""
+			if cpu >= 0 {
+				suffix = ", one core"
+			}
+			subjects = append(subjects, subject{name: cc + " plain" + suffix, cc: cc, path: bin + "_" + cc + "_plain", cpu: cpu})
+			if _, err := os.Stat(bin + "_" + cc + "_null"); err == nil && cpu < 0 {
+				subjects = append(subjects, subject{name: cc + " null OMPT tool", cc: cc, path: bin + "_" + cc + "_null",
+					null: true, cpu: cpu})
+			}
+			if o.ompBaseline != "" {
+				subjects = append(subjects, subject{name: cc + " baseline" + suffix, cc: cc, path: bin + "_" + cc,
+					env: []string{out, "LD_LIBRARY_PATH=" + o.ompBaseline}, traced: true, cpu: cpu})
+			}
+			subjects = append(subjects,
+				subject{name: cc + " libhmbtrace-omp" + suffix, cc: cc, path: bin + "_" + cc, env: []string{out}, traced: true, cpu: cpu},
+				subject{name: cc + " libhmbtrace-omp, HMB_ENABLE=0" + suffix, cc: cc, path: bin + "_" + cc,
+					env: []string{"HMB_ENABLE=0"}, cpu: cpu})
 		}
-		subjects = append(subjects,
-			subject{name: cc + " libhmbtrace-omp", cc: cc, path: bin + "_" + cc, env: []string{out}, traced: true},
-			subject{name: cc + " libhmbtrace-omp, HMB_ENABLE=0", cc: cc, path: bin + "_" + cc, env: []string{"HMB_ENABLE=0"}})
 	}
 	// Per traced subject and construct, each round's added ns per event and
 	// its multiple of the C probe's: printed as notes, since either may
@@ -98,7 +127,11 @@ func runOpenMP(o *options, r *report) error {
 	for round := 0; round < o.rounds; round++ {
 		results := make([]ompResult, len(subjects))
 		for i, s := range subjects {
-			res, err := ompBench(s.path, n, s.env)
+			m := n
+			if s.cpu >= 0 {
+				m = n / 10
+			}
+			res, err := ompBench(s.path, m, s.env, s.cpu)
 			if err != nil {
 				return err
 			}
@@ -110,17 +143,17 @@ func runOpenMP(o *options, r *report) error {
 		// The plain run and the traced run (its C probe) of each compiler in this round.
 		plain, probe := map[string]ompResult{}, map[string]float64{}
 		for i, s := range subjects {
-			if strings.HasSuffix(s.name, " plain") {
-				plain[s.cc] = results[i]
-			} else if s.traced && !strings.HasSuffix(s.name, " baseline") {
-				probe[s.cc] = results[i].probe
+			if strings.Contains(s.name, " plain") {
+				plain[group(s)] = results[i]
+			} else if s.traced && !strings.Contains(s.name, " baseline") {
+				probe[group(s)] = results[i].probe
 			}
 		}
 		for i, s := range subjects {
-			base, ok := plain[s.cc]
+			base, ok := plain[group(s)]
 			p := results[i].probe
 			if s.null {
-				p = probe[s.cc]
+				p = probe[group(s)]
 			}
 			if !ok || !(s.traced || s.null) || p <= 0 {
 				continue
@@ -136,7 +169,7 @@ func runOpenMP(o *options, r *report) error {
 			}
 		}
 	}
-	r.note("2 threads, %d empty parallel regions, barriers and tasks per run, the best of 5 rounds in each", n)
+	r.note("2 threads, %d empty parallel regions, barriers and tasks per run (%d on one core), the best of 5 rounds in each", n, n/10)
 	for _, s := range subjects {
 		if len(probes[s.name]) == 0 {
 			continue
@@ -160,6 +193,24 @@ func runOpenMP(o *options, r *report) error {
 	return nil
 }
 
+// firstCPU returns the first CPU the benchmark may run on, or -1 when
+// taskset or the affinity mask is not at hand (the one-core runs are left out).
+func firstCPU() int {
+	if _, err := exec.LookPath("taskset"); err != nil {
+		return -1
+	}
+	var set unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &set); err != nil {
+		return -1
+	}
+	for c := 0; c < 1024; c++ {
+		if set.IsSet(c) {
+			return c
+		}
+	}
+	return -1
+}
+
 // ompResult is one run of openmp_bench: ns per construct, and the C
 // probe's ns per event (-1 in a plain build).
 type ompResult struct {
@@ -167,9 +218,13 @@ type ompResult struct {
 	probe float64
 }
 
-// ompBench runs the OpenMP benchmark with 2 threads.
-func ompBench(path string, n int, env []string) (ompResult, error) {
+// ompBench runs the OpenMP benchmark with 2 threads, on CPU cpu alone
+// unless it is negative.
+func ompBench(path string, n int, env []string, cpu int) (ompResult, error) {
 	cmd := exec.Command(path, strconv.Itoa(n))
+	if cpu >= 0 {
+		cmd = exec.Command("taskset", "-c", strconv.Itoa(cpu), path, strconv.Itoa(n))
+	}
 	cmd.Env = append(os.Environ(), append([]string{"OMP_NUM_THREADS=2"}, env...)...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {

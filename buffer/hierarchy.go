@@ -50,14 +50,18 @@ func (h *Hierarchy) Open(depth int, c Class) bool {
 }
 
 // limit returns the depth limit of class c in the view of the last Sync.
-func (h *Hierarchy) limit(c Class) int {
+func (h *Hierarchy) limit(c Class) int { return *h.limitOf(c) }
+
+// limitOf returns where the view of the last Sync keeps the depth limit of
+// class c.
+func (h *Hierarchy) limitOf(c Class) *int {
 	switch classGroup(c) {
 	case groupParadigm:
-		return h.PLimit
+		return &h.PLimit
 	case groupComm:
-		return h.MLimit
+		return &h.MLimit
 	}
-	return h.Limit
+	return &h.Limit
 }
 
 // Begin begins a record of the probes' direct path (see Level.Room): it
@@ -137,7 +141,7 @@ func (h *Hierarchy) newLevel(depth int, c Class) *Level {
 	for depth >= len(h.levels) {
 		h.levels = append(h.levels, [NumClasses]*Level{})
 	}
-	lv := &Level{h: h, depth: depth, class: c, enc: encode.NewEncoder(p.tech), cur: -1, head: -1, tail: -1, entry: -1}
+	lv := &Level{h: h, depth: depth, class: c, enc: encode.NewEncoder(p.tech), cur: -1, head: -1, tail: -1, entry: -1, limit: h.limitOf(c)}
 	lv.mark = &lv.sink
 	switch {
 	case depth >= p.limit[classGroup(c)]:
@@ -153,10 +157,15 @@ func (h *Hierarchy) newLevel(depth int, c Class) *Level {
 // DropReason says why a record at depth of class c is not kept, in the view
 // of the last Sync.
 func (h *Hierarchy) DropReason(depth int, c Class) Reason {
+	return h.dropReason(depth, h.limit(c), c)
+}
+
+// dropReason is DropReason with the class's depth limit given.
+func (h *Hierarchy) dropReason(depth, limit int, c Class) Reason {
 	switch {
 	case h.Stopped:
 		return ByFirst
-	case depth >= h.limit(c) && !h.Final:
+	case depth >= limit && !h.Final:
 		return ByDepth
 	case h.ClassClosed&(1<<c) != 0:
 		return ByClass

@@ -93,6 +93,11 @@ type Level struct {
 	// Written by the writer only.
 	Dropped [NumReasons]uint64
 
+	// limit is the hierarchy's depth limit of the level's class (Limit,
+	// PLimit or MLimit): Drop reads it without a switch on the class, which
+	// keeps Drop small enough to inline into the probes.
+	limit *int
+
 	// Under the pool's mutex.
 	head, tail int32 // chain of sealed bins, oldest first; -1 if empty
 	sealed     int   // bins in the chain
@@ -165,6 +170,12 @@ func (lv *Level) Advance(n int) {
 	*lv.mark = uint32(lv.pos)
 	lv.h.markDone()
 }
+
+// Drop counts a record of the level that the writer does not put, for the
+// reason the hierarchy's view of the last Sync gives: what the probes do for
+// an event of a closed level, through the level they hold, without looking
+// it up again.
+func (lv *Level) Drop() { lv.Dropped[lv.h.dropReason(lv.depth, *lv.limit, lv.class)]++ }
 
 // Refill makes room for the enter or leave Room found none for: it syncs,
 // keeps the current bin if Room only saw a new epoch and the record fits,

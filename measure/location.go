@@ -258,7 +258,13 @@ func (l *Location) enterAt(r Region, t uint64) {
 	p.active++
 	if d >= l.limit {
 		l.h.End()
-		l.drop(d, buffer.ClassRegion)
+		if d < len(l.levels) {
+			if lv := l.levels[d]; lv != nil {
+				lv.Drop() // inlined: a closed level's probe makes no call
+				return
+			}
+		}
+		l.dropRegion(d)
 		return
 	}
 	if d < len(l.levels) {
@@ -444,7 +450,13 @@ func (l *Location) leaveAt(r Region, t uint64) {
 		l.lostAt = 0
 		l.limit = l.viewLimit()
 	}
-	l.drop(d, buffer.ClassRegion)
+	if d < len(l.levels) {
+		if lv := l.levels[d]; lv != nil {
+			lv.Drop() // inlined, as in enterAt
+			return
+		}
+	}
+	l.dropRegion(d)
 }
 
 // leaveRefill writes a leave at depth d of region, whose enter was written
@@ -799,6 +811,17 @@ func (l *Location) newLevel(d int, c buffer.Class) *buffer.Level {
 // drop counts an event that is not kept, for the reason its level gives.
 func (l *Location) drop(d int, c buffer.Class) {
 	l.h.Level(d, c).Dropped[l.h.DropReason(d, c)]++
+}
+
+// dropRegion is drop of an enter or leave at depth d whose level is not
+// cached: the probes' direct path counts an event of a closed level through
+// the level it caches, with no call (after the reductions most events go
+// there, and such a probe must cost no more than one that keeps its event:
+// issue 23). The level is cached now, so that the next one finds it.
+//
+//go:noinline
+func (l *Location) dropRegion(d int) {
+	l.level(d).Drop()
 }
 
 // sync refreshes the location's view of the closed levels. It returns false

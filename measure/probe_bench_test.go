@@ -154,3 +154,87 @@ func BenchmarkNestedThrottled(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkProbe compares a probe whose event is kept with one whose event
+// goes into a closed level (dropped at the probe, counted in the flat
+// profile): the same two nested regions at depths 2 and 3, under a region
+// at depth 1 that stays open, with depth 2 closed or not. Issue 23 asks
+// that the closed probe cost no more than the kept one.
+func BenchmarkProbe(b *testing.B) {
+	b.Run("kept", func(b *testing.B) { benchProbe(b, false) })
+	b.Run("closed", func(b *testing.B) { benchProbe(b, true) })
+}
+
+// benchProbe runs b.N iterations of the pattern at depths 2 and 3 into
+// measurements made new every 2^20 iterations, as benchNested does, and
+// checks where every event went.
+func benchProbe(b *testing.B, closed bool) {
+	const round = 1 << 20
+	var (
+		m                   *Measurement
+		loc                 *Location
+		main, outer, inner  Region
+		kept, dropped, warm uint64
+	)
+	finish := func() {
+		loc.Leave(main)
+		if err := m.Close(); err != nil {
+			b.Fatal(err)
+		}
+		st := m.Stats()
+		kept += st.Kept
+		dropped += st.Dropped()
+	}
+	rotate := func() {
+		b.StopTimer()
+		if m != nil {
+			finish()
+		}
+		m = startTest(b, Config{BufferSize: 64 << 20, NoThrottle: true})
+		main, outer, inner = m.Region("main"), m.Region("outer"), m.Region("inner")
+		loc = m.Location("bench")
+		loc.Enter(main)
+		// One iteration untimed on both sides: the levels of depths 2 and
+		// 3 exist before depth 2 can be closed.
+		loc.Enter(outer)
+		loc.Enter(inner)
+		loc.Leave(inner)
+		loc.Leave(outer)
+		warm += 4
+		if closed {
+			if err := m.CloseDepth(2); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.StartTimer()
+	}
+	rotate()
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	cpu := threadCPU()
+	for i := 0; i < b.N; i++ {
+		if i%round == round-1 {
+			rotate()
+		}
+		loc.Enter(outer)
+		loc.Enter(inner)
+		loc.Leave(inner)
+		loc.Leave(outer)
+	}
+	ns := float64(b.Elapsed().Nanoseconds()) / float64(4*b.N)
+	cpuNs := float64(threadCPU()-cpu) / float64(4*b.N)
+	b.StopTimer()
+	finish()
+	events := 4 * uint64(b.N)
+	mains := 2 * uint64(b.N/round+1) // main's enter and leave, kept
+	switch {
+	case !closed && (kept != events+warm+mains || dropped != 0):
+		b.Fatalf("kept %d and dropped %d of %d events", kept, dropped, events+warm+mains)
+	case closed && (kept != mains || dropped != events+warm):
+		// The warm iterations were kept, then revoked by the closure.
+		b.Fatalf("kept %d and dropped %d of %d events", kept, dropped, events+warm+mains)
+	}
+	b.ReportMetric(ns, "ns/event")
+	b.ReportMetric(cpuNs, "cpu-ns/event")
+	b.ReportMetric(0, "ns/op")
+}
