@@ -163,7 +163,7 @@ var envVars = []envVar{
 	},
 	{
 		name: "HMB_FILTER_FILE", def: "none", takes: "a Score-P filter file",
-		doc: "a Score-P filter file (`SCOREP_REGION_NAMES_BEGIN`, `EXCLUDE`/`INCLUDE` with `*` `?` wildcards, later rules win): excluded regions are not measured; a regular file (or a pipe) of at most 16 MiB",
+		doc: "a Score-P filter file (`SCOREP_REGION_NAMES_BEGIN`, `EXCLUDE`/`INCLUDE` with `*` `?` wildcards, later rules win): excluded regions are not measured, except MPI and OpenMP regions, which are kept with a line on stderr; a regular file (or a pipe) of at most 16 MiB",
 		set: nonEmpty(func(c *Config, v string) error { c.FilterFile = v; return nil }),
 	},
 	{
