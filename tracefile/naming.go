@@ -55,19 +55,19 @@ type Run struct {
 // records rank 0's start at MPI_Init to map its clock onto rank 0's
 // (Header.ReferenceStart), so that identifies the run, whatever each rank's
 // trace name. Files without it (no MPI, or older files) are grouped by trace
-// name: one directory holds one file per name and rank. Runs are ordered by
-// start, then name.
+// name and command line: one directory holds one file per name and rank.
+// Runs are ordered by start, then name.
 func Runs(files []*File) []Run {
 	type key struct {
-		ref  uint64
-		name string
+		ref           uint64
+		name, program string
 	}
 	idx := map[key]int{}
 	var runs []Run
 	for i, f := range files {
 		k := key{ref: f.Header.ReferenceStart}
 		if k.ref == 0 {
-			k.name = f.Header.Name
+			k.name, k.program = f.Header.Name, f.Header.Program
 		}
 		j, ok := idx[k]
 		if !ok {

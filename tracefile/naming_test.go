@@ -8,8 +8,10 @@ import (
 func TestRuns(t *testing.T) {
 	t0 := time.Unix(1000, 0)
 	file := func(name string, rank int, ref uint64, start time.Time) *File {
-		return &File{Trace: Trace{Header: Header{Name: name, Rank: rank, ReferenceStart: ref, StartWall: start}}}
+		return &File{Trace: Trace{Header: Header{Name: name, Rank: rank, ReferenceStart: ref, StartWall: start, Program: "./" + name}}}
 	}
+	other := file("a.out", 2, 0, t0.Add(time.Hour))
+	other.Header.Program = "./a.out -other" // another run without MPI
 	files := []*File{
 		file("nekbone", 0, 50, t0.Add(time.Minute)),
 		file("nekbone", 1, 50, t0.Add(time.Minute-time.Millisecond)),
@@ -17,6 +19,7 @@ func TestRuns(t *testing.T) {
 		file("coupler", 2, 50, t0.Add(time.Minute)), // another program of the MPI run
 		file("a.out", 1, 0, t0),
 		file("nekbone", 2, 40, t0), // an earlier MPI run of the same name
+		other,
 	}
 	runs := Runs(files)
 	type want struct {
@@ -24,7 +27,7 @@ func TestRuns(t *testing.T) {
 		files []int
 		start time.Time
 	}
-	wants := []want{{"a.out", []int{2, 4}, t0}, {"nekbone", []int{5}, t0}, {"nekbone", []int{0, 1, 3}, t0.Add(time.Minute - time.Millisecond)}}
+	wants := []want{{"a.out", []int{2, 4}, t0}, {"nekbone", []int{5}, t0}, {"nekbone", []int{0, 1, 3}, t0.Add(time.Minute - time.Millisecond)}, {"a.out", []int{6}, t0.Add(time.Hour)}}
 	if len(runs) != len(wants) {
 		t.Fatalf("%d runs %+v, want %d", len(runs), runs, len(wants))
 	}
