@@ -54,7 +54,7 @@ Compiling (-c, -S, or sources given to a link) instruments the functions of
 the program. With GCC (gcc, g++, gfortran, MPI wrappers around them) the
 hmbtrace GCC plugin does it after inlining: an inlined function costs
 nothing, a function with an out-of-line body is traced. Otherwise (another
-compiler, --no-plugin, -flto, no plugin installed) it adds
+compiler, --no-plugin, no plugin installed) it adds
 -finstrument-functions, which with GCC also instruments every inlined copy.
 The functions of system headers (the C++ standard library, headers in the
 compiler's system include directories and -isystem ones) are not

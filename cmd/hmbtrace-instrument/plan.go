@@ -71,6 +71,16 @@ func plan(o options, argv []string, e env) ([]string, []note, error) {
 	if libErr != nil {
 		return nil, notes, libErr
 	}
+	if !o.user && !c.instrumentable() {
+		// A link of objects: the plugin for the ones compiled with -flto.
+		// A link with sources has it already.
+		flags, n, err := linkPluginFlags(o, &c, e)
+		notes = append(notes, n...)
+		if err != nil {
+			return nil, notes, err
+		}
+		out = append(out, flags...)
+	}
 	flags, n, err := linkFlags(&c, lib, e)
 	notes = append(notes, n...)
 	if err != nil {
