@@ -2,6 +2,7 @@ package cshim_test
 
 import (
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -90,5 +91,74 @@ func TestInstrumentMPILibraryNamed(t *testing.T) {
 	checkMatched(t, sends, recvs)
 	if len(sends) != 20 {
 		t.Errorf("%d sends, want 20", len(sends))
+	}
+}
+
+// TestMPIWrappersAfterLibrary links the same objects with the wrappers
+// (pkg-config's flags) after the MPI library and before it: after it, the
+// program's MPI calls go to libmpi, nothing is traced, and rank 0, only,
+// says why at exit; before it, the calls are traced and nothing is said.
+func TestMPIWrappersAfterLibrary(t *testing.T) {
+	build := mpiLibrary(t)
+	dir := t.TempDir()
+	obj := filepath.Join(dir, "ring.o")
+	if msg, err := run(dir, nil, "mpicc", "-O2", "-c", "-o", obj, filepath.Join(root, "cshim", "testdata", "mpilink", "ring.c")); err != nil {
+		t.Fatalf("mpicc -c ring.c: %v\n%s", err, msg)
+	}
+	mpiLink, err := run(dir, nil, "mpicc", "-showme:link")
+	if err != nil {
+		t.Skipf("mpicc -showme:link (Open MPI's wrapper): %v\n%s", err, mpiLink)
+	}
+	wrap, err := run(root, pkgEnv(build), "pkg-config", "--libs", "hmbtrace-mpi")
+	if err != nil {
+		t.Fatalf("pkg-config --libs hmbtrace-mpi: %v\n%s", err, wrap)
+	}
+	const warning = "not through hmbtrace's MPI wrappers"
+	for _, tc := range []struct {
+		name  string
+		libs  []string
+		after bool
+	}{
+		{"after", append(strings.Fields(string(mpiLink)), strings.Fields(string(wrap))...), true},
+		{"before", append(strings.Fields(string(wrap)), strings.Fields(string(mpiLink))...), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			prog := filepath.Join(dir, "ring-"+tc.name)
+			args := append([]string{"-o", prog, obj}, tc.libs...)
+			if msg, err := run(dir, nil, "gcc", args...); err != nil {
+				t.Fatalf("gcc %s: %v\n%s", strings.Join(args, " "), err, msg)
+			}
+			out := filepath.Join(dir, "hmb-out-"+tc.name)
+			_, stderr := mpirun(t, 2, out, nil, prog)
+			if said := strings.Contains(stderr[0], warning); said != tc.after {
+				t.Errorf("rank 0's stderr %q: warning %v, want %v", stderr[0], said, tc.after)
+			}
+			if strings.Contains(stderr[1], warning) {
+				t.Errorf("rank 1 warned too: %q", stderr[1])
+			}
+			if tc.after {
+				// The library writes its files at exit all the same, with
+				// no MPI call in them.
+				entries, _ := os.ReadDir(out)
+				for _, e := range entries {
+					for region := range checkTrace(t, dump(t, filepath.Join(out, e.Name())), nil, nil) {
+						if strings.HasPrefix(region, "MPI_") {
+							t.Errorf("%s has %s: the wrappers ran", e.Name(), region)
+						}
+					}
+				}
+			} else {
+				sends, recvs, _ := messagesOf(t, rankFiles(t, out, "ring-before", 2))
+				checkMatched(t, sends, recvs)
+				if len(sends) != 20 {
+					t.Errorf("%d sends, want 20", len(sends))
+				}
+			}
+		})
+	}
+	// HMB_ENABLE=0 turns the wrappers off: nothing to say then.
+	out := filepath.Join(dir, "hmb-out-off")
+	if _, stderr := mpirun(t, 2, out, []string{"HMB_ENABLE=0"}, filepath.Join(dir, "ring-after")); strings.Contains(stderr[0], warning) {
+		t.Errorf("HMB_ENABLE=0: rank 0 warned: %q", stderr[0])
 	}
 }
