@@ -417,7 +417,11 @@ func (obj *objectFile) line(vaddr uint64) (string, int) {
 type lineTables struct {
 	d     *dwarf.Data
 	units []unitRange // sorted by lo
-	read  map[dwarf.Offset]*dwarf.LineReader
+	// unitsHi[i] is the highest hi of units[:i+1]: a lookup walks back
+	// from the last unit starting at or below an address only while an
+	// earlier one may still reach it.
+	unitsHi []uint64
+	read    map[dwarf.Offset]*lineTable
 }
 
 type unitRange struct {
@@ -435,7 +439,7 @@ func newLineTables(f *elf.File) *lineTables {
 	if err != nil {
 		return noLines
 	}
-	t := &lineTables{d: d, read: map[dwarf.Offset]*dwarf.LineReader{}}
+	t := &lineTables{d: d, read: map[dwarf.Offset]*lineTable{}}
 	r := d.Reader()
 	for {
 		e, err := r.Next()
@@ -453,6 +457,13 @@ func newLineTables(f *elf.File) *lineTables {
 		r.SkipChildren()
 	}
 	sort.Slice(t.units, func(i, j int) bool { return t.units[i].lo < t.units[j].lo })
+	t.unitsHi = make([]uint64, len(t.units))
+	for i, u := range t.units {
+		t.unitsHi[i] = u.hi
+		if i > 0 && t.unitsHi[i-1] > u.hi {
+			t.unitsHi[i] = t.unitsHi[i-1]
+		}
+	}
 	return t
 }
 
@@ -461,24 +472,103 @@ func (t *lineTables) find(vaddr uint64) (string, int) {
 		return "", 0
 	}
 	i := sort.Search(len(t.units), func(i int) bool { return t.units[i].lo > vaddr }) - 1
-	for ; i >= 0; i-- {
+	for ; i >= 0 && t.unitsHi[i] > vaddr; i-- {
 		u := t.units[i]
 		if vaddr >= u.hi {
 			continue
 		}
-		lr, ok := t.read[u.cu.Offset]
+		lt, ok := t.read[u.cu.Offset]
 		if !ok {
-			lr, _ = t.d.LineReader(u.cu)
-			t.read[u.cu.Offset] = lr
+			lt = readLineTable(t.d, u.cu)
+			t.read[u.cu.Offset] = lt
 		}
-		if lr == nil {
-			return "", 0
+		if file, line, ok := lt.find(vaddr); ok {
+			return file, line
 		}
-		var le dwarf.LineEntry
-		if err := lr.SeekPC(vaddr, &le); err != nil || le.File == nil {
-			return "", 0
-		}
-		return le.File.Name, le.Line
 	}
 	return "", 0
+}
+
+// lineTable is a compilation unit's line program as address ranges sorted
+// by address. Go's dwarf.LineReader.SeekPC cannot serve here: it assumes
+// the unit's sequences come in address order, and GCC's do not when a
+// unit's functions go to several sections (main in .text.startup, cold
+// parts in .text.unlikely, hot/cold splitting, inline functions in COMDAT
+// groups), which the linker places in another order than the assembler
+// wrote them. SeekPC then misses every address of the sequences that come
+// after a higher one (all of miniVite's OpenMP regions, optimised C++).
+type lineTable struct {
+	rows []lineRow // sorted by lo
+	// maxHi[i] is the highest hi of rows[:i+1]. Sequences can overlap:
+	// those of functions the linker discarded (COMDAT duplicates, with
+	// --gc-sections) keep their length but start at the linker's
+	// tombstone, 0 for GNU ld.
+	maxHi []uint64
+}
+
+// lineRow is one row of a line program with the addresses it covers,
+// [lo, hi): up to the next row of its sequence, or the sequence's end.
+type lineRow struct {
+	lo, hi uint64
+	file   string
+	line   int
+}
+
+// readLineTable reads the line program of unit cu into a lineTable; an
+// unreadable program gives an empty one, so that it is read only once.
+func readLineTable(d *dwarf.Data, cu *dwarf.Entry) *lineTable {
+	lt := &lineTable{}
+	lr, err := d.LineReader(cu)
+	if err != nil || lr == nil {
+		return lt
+	}
+	var (
+		le  dwarf.LineEntry
+		seq []dwarf.LineEntry // the rows of the current sequence
+	)
+	for {
+		if err := lr.Next(&le); err != nil {
+			break // io.EOF, or a damaged program: keep what was read
+		}
+		if !le.EndSequence {
+			seq = append(seq, le)
+			continue
+		}
+		for i, r := range seq {
+			hi := le.Address
+			if i+1 < len(seq) {
+				hi = seq[i+1].Address
+			}
+			// Rows at one address cover nothing but the last of them, as
+			// addr2line reads it; hi <= lo also drops sequences that wrap
+			// (lld's tombstone -1).
+			if hi <= r.Address || r.File == nil {
+				continue
+			}
+			lt.rows = append(lt.rows, lineRow{lo: r.Address, hi: hi, file: r.File.Name, line: r.Line})
+		}
+		seq = seq[:0]
+	}
+	sort.SliceStable(lt.rows, func(i, j int) bool { return lt.rows[i].lo < lt.rows[j].lo })
+	lt.maxHi = make([]uint64, len(lt.rows))
+	for i, r := range lt.rows {
+		lt.maxHi[i] = r.hi
+		if i > 0 && lt.maxHi[i-1] > r.hi {
+			lt.maxHi[i] = lt.maxHi[i-1]
+		}
+	}
+	return lt
+}
+
+// find returns the source position of vaddr. Where rows overlap, the one
+// starting closest below vaddr wins: a discarded function's sequence
+// starts lower than the code it overlaps.
+func (lt *lineTable) find(vaddr uint64) (string, int, bool) {
+	i := sort.Search(len(lt.rows), func(i int) bool { return lt.rows[i].lo > vaddr }) - 1
+	for ; i >= 0 && lt.maxHi[i] > vaddr; i-- {
+		if r := lt.rows[i]; vaddr < r.hi {
+			return r.file, r.line, true
+		}
+	}
+	return "", 0, false
 }
