@@ -1,9 +1,11 @@
 package cshim
 
 import (
+	"cmp"
 	"debug/dwarf"
 	"debug/elf"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 
@@ -523,33 +525,29 @@ func readLineTable(d *dwarf.Data, cu *dwarf.Entry) *lineTable {
 		return lt
 	}
 	var (
-		le  dwarf.LineEntry
-		seq []dwarf.LineEntry // the rows of the current sequence
+		le   dwarf.LineEntry
+		prev lineRow // the row before le in its sequence, while open is true
+		open bool
 	)
 	for {
 		if err := lr.Next(&le); err != nil {
 			break // io.EOF, or a damaged program: keep what was read
 		}
-		if !le.EndSequence {
-			seq = append(seq, le)
-			continue
+		// The previous row covers up to this one. Rows at one address
+		// cover nothing but the last of them, as addr2line reads it; and
+		// hi <= lo drops the rows of sequences that wrap (lld's tombstone -1).
+		if open && le.Address > prev.lo {
+			prev.hi = le.Address
+			lt.rows = append(lt.rows, prev)
 		}
-		for i, r := range seq {
-			hi := le.Address
-			if i+1 < len(seq) {
-				hi = seq[i+1].Address
-			}
-			// Rows at one address cover nothing but the last of them, as
-			// addr2line reads it; hi <= lo also drops sequences that wrap
-			// (lld's tombstone -1).
-			if hi <= r.Address || r.File == nil {
-				continue
-			}
-			lt.rows = append(lt.rows, lineRow{lo: r.Address, hi: hi, file: r.File.Name, line: r.Line})
+		open = !le.EndSequence && le.File != nil
+		if open {
+			prev = lineRow{lo: le.Address, file: le.File.Name, line: le.Line}
 		}
-		seq = seq[:0]
 	}
-	sort.SliceStable(lt.rows, func(i, j int) bool { return lt.rows[i].lo < lt.rows[j].lo })
+	// Sequences are sorted within; the linker's placement of their
+	// sections mixes them.
+	slices.SortStableFunc(lt.rows, func(a, b lineRow) int { return cmp.Compare(a.lo, b.lo) })
 	lt.maxHi = make([]uint64, len(lt.rows))
 	for i, r := range lt.rows {
 		lt.maxHi[i] = r.hi
