@@ -424,6 +424,7 @@ type lineTables struct {
 	// earlier one may still reach it.
 	unitsHi []uint64
 	read    map[dwarf.Offset]*lineTable
+	code    [][2]uint64 // the file's executable segments, [lo, hi)
 }
 
 type unitRange struct {
@@ -442,6 +443,11 @@ func newLineTables(f *elf.File) *lineTables {
 		return noLines
 	}
 	t := &lineTables{d: d, read: map[dwarf.Offset]*lineTable{}}
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_LOAD && p.Flags&elf.PF_X != 0 {
+			t.code = append(t.code, [2]uint64{p.Vaddr, p.Vaddr + p.Memsz})
+		}
+	}
 	r := d.Reader()
 	for {
 		e, err := r.Next()
@@ -481,7 +487,7 @@ func (t *lineTables) find(vaddr uint64) (string, int) {
 		}
 		lt, ok := t.read[u.cu.Offset]
 		if !ok {
-			lt = readLineTable(t.d, u.cu)
+			lt = readLineTable(t.d, u.cu, t.isCode)
 			t.read[u.cu.Offset] = lt
 		}
 		if file, line, ok := lt.find(vaddr); ok {
@@ -501,11 +507,6 @@ func (t *lineTables) find(vaddr uint64) (string, int) {
 // after a higher one (all of miniVite's OpenMP regions, optimised C++).
 type lineTable struct {
 	rows []lineRow // sorted by lo
-	// maxHi[i] is the highest hi of rows[:i+1]. Sequences can overlap:
-	// those of functions the linker discarded (COMDAT duplicates, with
-	// --gc-sections) keep their length but start at the linker's
-	// tombstone, 0 for GNU ld.
-	maxHi []uint64
 }
 
 // lineRow is one row of a line program with the addresses it covers,
@@ -516,26 +517,49 @@ type lineRow struct {
 	line   int
 }
 
+// isCode reports whether vaddr is in an executable segment of the file, or
+// the file has none (an object file).
+func (t *lineTables) isCode(vaddr uint64) bool {
+	for _, c := range t.code {
+		if c[0] <= vaddr && vaddr < c[1] {
+			return true
+		}
+	}
+	return len(t.code) == 0
+}
+
 // readLineTable reads the line program of unit cu into a lineTable; an
 // unreadable program gives an empty one, so that it is read only once.
-func readLineTable(d *dwarf.Data, cu *dwarf.Entry) *lineTable {
+// isCode tells the sequences of code in the file from those of functions
+// the linker dropped (--gc-sections), which start at its tombstone: 0 for
+// GNU ld, -1 for lld. They keep their rows and lengths, so they would
+// shadow the code at low addresses (a PIE's).
+func readLineTable(d *dwarf.Data, cu *dwarf.Entry, isCode func(uint64) bool) *lineTable {
 	lt := &lineTable{}
 	lr, err := d.LineReader(cu)
 	if err != nil || lr == nil {
 		return lt
 	}
 	var (
-		le   dwarf.LineEntry
-		prev lineRow // the row before le in its sequence, while open is true
-		open bool
+		le      dwarf.LineEntry
+		prev    lineRow // the row before le in its sequence, while open is true
+		open    bool
+		start   = true // le starts a sequence
+		dropped bool   // the sequence is a dropped function's
 	)
 	for {
 		if err := lr.Next(&le); err != nil {
 			break // io.EOF, or a damaged program: keep what was read
 		}
+		if start {
+			dropped = le.Address == 0 || !isCode(le.Address)
+		}
+		start = le.EndSequence
+		if dropped {
+			continue
+		}
 		// The previous row covers up to this one. Rows at one address
-		// cover nothing but the last of them, as addr2line reads it; and
-		// hi <= lo drops the rows of sequences that wrap (lld's tombstone -1).
+		// cover nothing but the last of them, as addr2line reads it.
 		if open && le.Address > prev.lo {
 			prev.hi = le.Address
 			lt.rows = append(lt.rows, prev)
@@ -548,25 +572,17 @@ func readLineTable(d *dwarf.Data, cu *dwarf.Entry) *lineTable {
 	// Sequences are sorted within; the linker's placement of their
 	// sections mixes them.
 	slices.SortStableFunc(lt.rows, func(a, b lineRow) int { return cmp.Compare(a.lo, b.lo) })
-	lt.maxHi = make([]uint64, len(lt.rows))
-	for i, r := range lt.rows {
-		lt.maxHi[i] = r.hi
-		if i > 0 && lt.maxHi[i-1] > r.hi {
-			lt.maxHi[i] = lt.maxHi[i-1]
-		}
-	}
 	return lt
 }
 
-// find returns the source position of vaddr. Where rows overlap, the one
-// starting closest below vaddr wins: a discarded function's sequence
-// starts lower than the code it overlaps.
+// find returns the source position of vaddr. The code's rows do not
+// overlap, so the last row starting at or below vaddr is the only one
+// that can hold it. (Two units can hold one COMDAT function: GNU ld
+// points the dropped copy's sequence at the kept one, the same code.)
 func (lt *lineTable) find(vaddr uint64) (string, int, bool) {
 	i := sort.Search(len(lt.rows), func(i int) bool { return lt.rows[i].lo > vaddr }) - 1
-	for ; i >= 0 && lt.maxHi[i] > vaddr; i-- {
-		if r := lt.rows[i]; vaddr < r.hi {
-			return r.file, r.line, true
-		}
+	if i >= 0 && vaddr < lt.rows[i].hi {
+		return lt.rows[i].file, lt.rows[i].line, true
 	}
 	return "", 0, false
 }

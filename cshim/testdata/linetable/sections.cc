@@ -11,6 +11,11 @@
 
 #include "scale.h"
 
+#ifdef WITH_DROPPED
+// Here, not at the end: GCC gives the static constructor the unit's last line.
+#include "dropped.cc"
+#endif
+
 static std::map<std::string, int> registry = {{"a", 1}, {"b", 2}};
 
 __attribute__((noinline)) int lookup(const std::string &key)
