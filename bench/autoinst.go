@@ -6,8 +6,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -95,30 +97,67 @@ func runAutoinst(o *options, r *report) error {
 		sDefaults = "hmbtrace-instrument defaults (GCC plugin)"
 		sScored   = "after score -g"
 	)
-	subjects := []struct {
+	type subject struct {
 		name, bin string
 		env       []string
-	}{
+	}
+	subjects := []subject{
 		{sPlain, plain, nil},
 		{sFull, full, []string{"HMB_THROTTLE=0"}},
 		{sNoPlugin, noPlugin, nil},
 		{sDefaults, defaults, nil},
 		{sScored, scored, []string{"HMB_FILTER_FILE=" + flt}},
 	}
+	// Every run starts with nothing of an earlier run's to write back: its
+	// trace files are removed and the page cache synced, untimed, after it.
+	// Otherwise the writeback of the unthrottled build's large traces fell
+	// on the runs after it. The three cheap builds run three times per
+	// round, interleaved, and each is compared with the plain run just
+	// before it: the VM's speed changes between rounds (see probeslice.go).
+	out := filepath.Join(dir, "out")
+	run := func(s subject) (float64, error) {
+		env := append([]string{"HMB_OUTPUT=" + out}, s.env...)
+		loop, wall, err := runProxy(s.bin, args, env)
+		if err != nil {
+			return 0, fmt.Errorf("%s: %v", s.name, err)
+		}
+		r.add(s.name, "loop ms", loop*1e3)
+		r.add(s.name, "wall ms", wall*1e3)
+		if err := os.RemoveAll(out); err != nil {
+			return 0, err
+		}
+		syscall.Sync()
+		return wall, nil
+	}
+	ratios := map[string][]float64{}
 	for round := 0; round < o.rounds; round++ {
-		for _, s := range subjects {
-			env := append([]string{"HMB_OUTPUT=" + filepath.Join(dir, "out")}, s.env...)
-			loop, wall, err := runProxy(s.bin, args, env)
+		for rep := 0; rep < 3; rep++ {
+			plainWall, err := run(subjects[0])
 			if err != nil {
-				return fmt.Errorf("%s: %v", s.name, err)
+				return err
 			}
-			r.add(s.name, "loop ms", loop*1e3)
-			r.add(s.name, "wall ms", wall*1e3)
+			for _, s := range subjects[3:] {
+				w, err := run(s)
+				if err != nil {
+					return err
+				}
+				ratios[s.name] = append(ratios[s.name], w/plainWall)
+			}
+		}
+		for _, s := range subjects[1:3] {
+			if _, err := run(s); err != nil {
+				return err
+			}
 		}
 	}
 	excluded, _ := os.ReadFile(flt)
-	r.note("cxx-mpi %s (elements per rank, steps) on 2 ranks; loop: rank 0's time steps, wall: the whole mpirun", strings.Join(args, " "))
+	r.note("cxx-mpi %s (elements per rank, steps) on 2 ranks; loop: rank 0's time steps, wall: the whole mpirun; plain, defaults and after score -g run 3 times a round, the others once; each run's traces removed and the page cache synced after it, untimed", strings.Join(args, " "))
 	r.note("score -g excluded: %s", strings.Join(filterNames(string(excluded)), ", "))
+	for _, s := range subjects[3:] {
+		q := ratios[s.name]
+		r.note("%s / plain mpicxx, wall, each run against the plain run just before it: median %.3f (%.3f–%.3f) over %d pairs",
+			s.name, median(q), slices.Min(q), slices.Max(q), len(q))
+	}
 	return nil
 }
 

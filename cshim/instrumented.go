@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"debug/elf"
 	"encoding/binary"
+	"strings"
 )
 
 // Reading an object's symbol tables and DWARF takes up to tens of
@@ -14,6 +15,12 @@ import (
 // starts, before the first probe's timestamp, if the executable calls the
 // -finstrument-functions hooks; a program that only links the library
 // (pkg-config puts the hooks into every executable) does not pay it.
+// When a hook's probe is what starts the measurement (the common case: the
+// first function entered, main or a constructor), the C side passes the
+// function's address and the Runtime reads the object that holds it,
+// executable or shared object, without first checking the executable for
+// calls of the hooks (a second pass over its symbols and code: 0.28 ms of a
+// cxx-mpi rank's start).
 
 // callsHooks reports whether the ELF executable at path calls
 // __cyg_profile_func_enter: through the PLT or the GOT when the hooks are
@@ -100,4 +107,15 @@ func (s *Symbolizer) Preload(path string) {
 	if obj := s.object(path); obj != nil {
 		obj.fortran()
 	}
+}
+
+// PreloadAt reads the symbol tables and DWARF names of the object that
+// holds the code address addr now, as Preload does for a path, and
+// returns its path ("" if no file holds addr).
+func (s *Symbolizer) PreloadAt(addr uint64) string {
+	if m, ok := s.find(addr); ok && strings.HasPrefix(m.Path, "/") {
+		s.Preload(m.Path)
+		return m.Path
+	}
+	return ""
 }

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"testing"
 )
 
@@ -60,5 +61,33 @@ int main(int argc, char **argv) { (void)argv; return work(argc) == 3 ? 0 : 1; }
 	}
 	if callsHooks(filepath.Join(dir, "none")) || callsHooks(prog) {
 		t.Error("callsHooks true for a missing file or a C source")
+	}
+}
+
+// TestPreloadAt: the object holding a code address is read, DWARF names
+// included, so that the first lookup in it reads nothing; an address that
+// no file holds reads nothing. (The C tests check the names an
+// instrumented program's trace gets.)
+func TestPreloadAt(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Skip(err)
+	}
+	exe, _ = filepath.EvalSymlinks(exe)
+	addr := uint64(reflect.ValueOf(TestPreloadAt).Pointer())
+	s := NewSymbolizer()
+	defer s.Close()
+	if path := s.PreloadAt(0); path != "" || len(s.files) != 0 {
+		t.Fatalf("PreloadAt(0) read %q, %d files", path, len(s.files))
+	}
+	if path := s.PreloadAt(addr); path != exe {
+		t.Errorf("PreloadAt(%#x) says it read %q, want %s", addr, path, exe)
+	}
+	obj := s.files[exe]
+	if obj == nil {
+		t.Fatalf("PreloadAt(%#x) did not read %s (read: %v)", addr, exe, s.files)
+	}
+	if obj.ftn == nil || obj.lines == nil {
+		t.Errorf("PreloadAt read the symbols of %s but not its DWARF", exe)
 	}
 }

@@ -83,6 +83,14 @@ func (rt *Runtime) ProbeMode() ProbeMode {
 // reports whether the measurement records (false for HMB_ENABLE=0). A
 // failed Start may be retried; a successful one may not.
 func (rt *Runtime) Start(env []string, clockName string) (enabled bool, err error) {
+	return rt.StartFrom(env, clockName, 0)
+}
+
+// StartFrom is Start for the probe of a -finstrument-functions hook that
+// enters the function at address fn (0: not such a probe): the symbols of
+// the object that holds fn are read now, before the probe's timestamp.
+// Without fn, those of the executable are, if it calls the hooks.
+func (rt *Runtime) StartFrom(env []string, clockName string, fn uint64) (enabled bool, err error) {
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
 	if rt.m != nil || rt.closed {
@@ -128,8 +136,14 @@ func (rt *Runtime) Start(env []string, clockName string) (enabled bool, err erro
 	rt.funcs = map[uint64]measure.Region{}
 	rt.sym = NewSymbolizer()
 	if m.Enabled() {
-		if exe, err := os.Executable(); err == nil && callsHooks(exe) {
-			rt.sym.Preload(exe) // instrumented.go says why
+		// instrumented.go says why. A shared object's constructor may be
+		// what starts: the executable is then checked as well.
+		read := ""
+		if fn != 0 {
+			read = rt.sym.PreloadAt(fn)
+		}
+		if exe, err := os.Executable(); err == nil && exe != read && callsHooks(exe) {
+			rt.sym.Preload(exe)
 		}
 	}
 	if signals && m.Enabled() {

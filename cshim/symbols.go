@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/ianlancetaylor/demangle"
+	"golang.org/x/sys/unix"
 )
 
 // Symbol is what the Symbolizer knows of a code address: the function's
@@ -38,13 +39,9 @@ func NewSymbolizer() *Symbolizer {
 
 // Lookup names the function that contains addr, an address of the process.
 func (s *Symbolizer) Lookup(addr uint64) (Symbol, bool) {
-	m, ok := s.mapping(addr)
+	m, ok := s.find(addr)
 	if !ok {
-		// Mapped since the last read (dlopen), or not at all.
-		s.readMaps()
-		if m, ok = s.mapping(addr); !ok {
-			return Symbol{}, false
-		}
+		return Symbol{}, false
 	}
 	if !strings.HasPrefix(m.Path, "/") {
 		return Symbol{}, false
@@ -102,7 +99,7 @@ func (s *Symbolizer) Close() {
 	}
 	for _, obj := range s.files {
 		if obj != nil {
-			obj.f.Close()
+			obj.close()
 		}
 	}
 	s.files = map[string]*objectFile{}
@@ -112,6 +109,8 @@ func (s *Symbolizer) Close() {
 // DWARF line tables when it has them.
 type objectFile struct {
 	f      *elf.File
+	path   string
+	mem    []byte // the file's mapping that its DWARF is read from (dwarfmap.go), if any
 	loads  []elf.ProgHeader
 	syms   []elfFunc
 	lines  *lineTables       // nil until needed; noLines if there are none
@@ -133,7 +132,7 @@ func openObject(path string) (*objectFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	obj := &objectFile{f: f}
+	obj := &objectFile{f: f, path: path}
 	for _, p := range f.Progs {
 		if p.Type == elf.PT_LOAD {
 			obj.loads = append(obj.loads, p.ProgHeader)
@@ -158,14 +157,30 @@ func openObject(path string) (*objectFile, error) {
 	obj.mainInlined = hasMain && !hasMAIN
 	// By address; at one address (aliases) a global symbol first, so that
 	// it is the one a lookup finds.
-	sort.SliceStable(obj.syms, func(i, j int) bool {
-		a, b := obj.syms[i], obj.syms[j]
-		if a.value != b.value {
-			return a.value < b.value
+	// (slices' generic sort: sort.SliceStable's reflection took 0.18 ms of
+	// a cxx-mpi rank's start.)
+	slices.SortStableFunc(obj.syms, func(a, b elfFunc) int {
+		if c := cmp.Compare(a.value, b.value); c != 0 {
+			return c
 		}
-		return a.global && !b.global
+		switch {
+		case a.global && !b.global:
+			return -1
+		case b.global && !a.global:
+			return 1
+		}
+		return 0
 	})
 	return obj, nil
+}
+
+// close releases the file and its mapping.
+func (obj *objectFile) close() {
+	obj.f.Close()
+	if obj.mem != nil {
+		unix.Munmap(obj.mem)
+		obj.mem = nil
+	}
 }
 
 // lookupOffset names the function at file offset off.
@@ -308,7 +323,7 @@ var noFortran = &fortranNames{}
 func (obj *objectFile) fortran() *fortranNames {
 	if obj.ftn == nil {
 		if obj.lines == nil {
-			obj.lines = newLineTables(obj.f)
+			obj.lines = obj.newLineTables()
 		}
 		obj.ftn = obj.lines.fortranNames()
 	}
@@ -409,7 +424,7 @@ func qualify(scope []string, name string) string {
 // line returns the source position of the code at vaddr, if known.
 func (obj *objectFile) line(vaddr uint64) (string, int) {
 	if obj.lines == nil {
-		obj.lines = newLineTables(obj.f)
+		obj.lines = obj.newLineTables()
 	}
 	return obj.lines.find(vaddr)
 }
@@ -434,14 +449,25 @@ type unitRange struct {
 
 var noLines = &lineTables{}
 
-func newLineTables(f *elf.File) *lineTables {
+func (obj *objectFile) newLineTables() *lineTables {
+	f := obj.f
 	if f.Section(".debug_info") == nil || f.Section(".debug_line") == nil {
 		return noLines
 	}
-	d, err := f.DWARF()
+	d, mem, err := mappedDWARF(obj.path, f)
+	if err != nil {
+		d, err = f.DWARF()
+	}
 	if err != nil {
 		return noLines
 	}
+	obj.mem = mem
+	return linesOf(d, f)
+}
+
+// linesOf indexes the compilation units of d, the DWARF of f, by address
+// range.
+func linesOf(d *dwarf.Data, f *elf.File) *lineTables {
 	t := &lineTables{d: d, read: map[dwarf.Offset]*lineTable{}}
 	for _, p := range f.Progs {
 		if p.Type == elf.PT_LOAD && p.Flags&elf.PF_X != 0 {

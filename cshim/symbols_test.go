@@ -195,7 +195,7 @@ func TestFortranNames(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer obj.f.Close()
+			defer obj.close()
 			found := 0
 			for _, fn := range obj.syms {
 				w, ok := c.want[fn.name]
@@ -253,6 +253,6 @@ func TestFortranInlinedMain(t *testing.T) {
 		if found != len(c.want) {
 			t.Errorf("%v: found %d of the symbols %v: gfortran inlines otherwise now", c.flags, found, c.want)
 		}
-		obj.f.Close()
+		obj.close()
 	}
 }

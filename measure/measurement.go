@@ -44,7 +44,8 @@ type Measurement struct {
 	shift    uint8
 	clock    clock.Source
 	start    clock.Pair
-	startTPS float64 // calibrated at Start, for conversions during the run
+	startTPS float64       // calibrated at Start, for conversions during the run
+	runTPS   atomic.Uint64 // float64 bits: the rate over the whole run, set by finalize
 	wall     time.Time
 	cost     float64 // probe cost in ns/event, measured at Start
 	filter   *filter.Filter
@@ -142,7 +143,7 @@ func Start(cfg Config) (*Measurement, error) {
 		return nil, fmt.Errorf("hmbtrace: buffer: %v (HMB_BUFFER_SIZE=%s, HMB_BIN_SIZE=%s)", err, formatSize(cfg.BufferSize), formatSize(cfg.BinSize))
 	}
 	m.pool = pool
-	m.startTPS = clock.Calibrate(2 * time.Millisecond)
+	m.startTPS = clock.Calibrate(startCalibration(cfg))
 	m.shift = timerShift(cfg.TimerShift, m.startTPS)
 	if cfg.MinDuration > 0 {
 		m.minDur = uint64(math.Ceil(cfg.MinDuration.Seconds() * m.startTPS))
@@ -489,6 +490,7 @@ func (m *Measurement) finalize(atExit bool) error {
 		}
 	}
 	m.end = clock.ReadPair()
+	m.runTPS.Store(math.Float64bits(m.rateOverRun()))
 	for _, l := range locs {
 		if l.interrupted || (m.grace > 0 && !l.stopped.Load()) {
 			// Blocked, or stopped in the middle of a probe: its state is
@@ -521,16 +523,51 @@ func (m *Measurement) finalize(atExit bool) error {
 	return nil
 }
 
-// ticksPerSecond returns the clock rate calibrated over the whole run, or
-// at Start if the run was too short to say better.
+// Calibrating the clock's rate by spinning at Start was 2 ms of a traced
+// process's start, more than anything else it did. Start now spins a
+// little only, enough for what the rate is needed for during the run (the
+// timer shift, the duration filter's and throttling's bounds in ticks, the
+// live view); the rate written into the trace is measured over the whole
+// run, from Start to Close, which is at least fullCalibration long: a
+// shorter run waits out the rest at Close. The mapping of Config.Survive
+// keeps the rate of Start for a process that dies, so it gets the full
+// calibration there.
+const (
+	quickCalibration = 250 * time.Microsecond
+	fullCalibration  = 2 * time.Millisecond
+)
+
+// startCalibration is how long Start calibrates the clock's rate.
+func startCalibration(cfg Config) time.Duration {
+	if cfg.Survive {
+		return fullCalibration
+	}
+	return quickCalibration
+}
+
+// rateOverRun returns the clock's rate between Start and the end of the
+// run, waiting until fullCalibration has passed since Start if the run was
+// shorter.
+func (m *Measurement) rateOverRun() float64 {
+	if m.clock == clock.SourceMonotonic {
+		return 1e9
+	}
+	to := m.end
+	if ran := time.Duration(int64(to.Nanos - m.start.Nanos)); ran < fullCalibration {
+		time.Sleep(fullCalibration - max(ran, 0))
+		to = clock.ReadPair()
+	}
+	return clock.TicksPerSecond(m.start, to)
+}
+
+// ticksPerSecond returns the clock rate calibrated over the whole run once
+// it ended, the one calibrated at Start before.
 func (m *Measurement) ticksPerSecond() float64 {
 	if m.clock == clock.SourceMonotonic {
 		return 1e9
 	}
-	if m.end.Nanos-m.start.Nanos >= uint64(50*time.Millisecond) {
-		if tps := clock.TicksPerSecond(m.start, m.end); tps > 0 {
-			return tps
-		}
+	if tps := math.Float64frombits(m.runTPS.Load()); tps > 0 {
+		return tps
 	}
 	return m.startTPS
 }

@@ -76,7 +76,7 @@ func contain(what string, onPanic func()) {
 }
 
 //export hmbgo_start
-func hmbgo_start(env **C.char, n C.int, tsc C.int, errOut **C.char, direct *C.int) (rc C.int) {
+func hmbgo_start(env **C.char, n C.int, tsc C.int, fn C.uint64_t, errOut **C.char, direct *C.int) (rc C.int) {
 	defer contain("hmb_init", func() {
 		*errOut = C.CString("hmbtrace: hmb_init: internal error")
 		rc = -1
@@ -89,7 +89,7 @@ func hmbgo_start(env **C.char, n C.int, tsc C.int, errOut **C.char, direct *C.in
 	if tsc != 0 {
 		name = "tsc"
 	}
-	enabled, err := rt.Start(vars, name)
+	enabled, err := rt.StartFrom(vars, name, uint64(fn))
 	switch {
 	case err != nil:
 		*errOut = C.CString(err.Error())

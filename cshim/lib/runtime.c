@@ -362,9 +362,12 @@ HMB_NOINST static int hmb_direct_start(void)
 /*
  * hmb_init_locked starts the Go side. lazy says a probe or another call
  * asked, not the program's hmb_init: its failure is then told on stderr,
- * since nobody else would.
+ * since nobody else would. fn is the function whose -finstrument-functions
+ * probe asked (0: none): the Go side reads the symbols of its object before
+ * the probe's timestamp, where it would otherwise check the executable for
+ * calls of the hooks first.
  */
-HMB_NOINST static int hmb_init_locked(int lazy)
+HMB_NOINST static int hmb_init_locked(int lazy, uint64_t fn)
 {
 	switch (atomic_load(&hmb_state)) {
 	case ST_RUNNING:
@@ -398,7 +401,7 @@ HMB_NOINST static int hmb_init_locked(int lazy)
 	}
 	char *err = NULL;
 	int direct = 0;
-	int rc = HMB_GO(hmbgo_start(env, n, hmb_use_tsc, &err, &direct));
+	int rc = HMB_GO(hmbgo_start(env, n, hmb_use_tsc, fn, &err, &direct));
 	free(env);
 	if (rc < 0) {
 		hmb_set_error(err != NULL ? err : "hmbtrace: hmb_init failed");
@@ -424,14 +427,14 @@ HMB_NOINST static int hmb_init_locked(int lazy)
 HMB_NOINST static int hmb_start(int implicit)
 {
 	if (atomic_load(&hmb_state) == ST_FORKED) {
-		return hmb_init_locked(0); /* which only says no: hmb_mu may be held by a thread of the parent */
+		return hmb_init_locked(0, 0); /* which only says no: hmb_mu may be held by a thread of the parent */
 	}
 	if (!hmb_wait_ready(HMB_READY_TIMEOUT_NS)) {
 		hmb_not_ready();
 		return -1;
 	}
 	pthread_mutex_lock(&hmb_mu);
-	int rc = hmb_init_locked(implicit);
+	int rc = hmb_init_locked(implicit, 0);
 	pthread_mutex_unlock(&hmb_mu);
 	return rc;
 }
@@ -446,9 +449,9 @@ HMB_NOINST int hmb_init(void)
  * process waits a little for Go, so that the measurement starts before the
  * probes' timestamps (the Go runtime of a library starts in a thread of its
  * own, while main may already run); later ones, and the first if Go did not
- * come, stage without waiting.
+ * come, stage without waiting. fn: the function a probe enters, else 0.
  */
-HMB_NOINST static void hmb_lazy_init(void)
+HMB_NOINST static void hmb_lazy_init(uint64_t fn)
 {
 	static _Atomic int waited;
 	if (!atomic_load(&hmb_go_ready) && !atomic_exchange(&waited, 1)) {
@@ -457,7 +460,7 @@ HMB_NOINST static void hmb_lazy_init(void)
 	if (atomic_load(&hmb_go_ready) && atomic_load(&hmb_state) == ST_UNINIT) {
 		pthread_mutex_lock(&hmb_mu);
 		if (atomic_load(&hmb_state) == ST_UNINIT) {
-			hmb_init_locked(1);
+			hmb_init_locked(1, fn);
 		}
 		pthread_mutex_unlock(&hmb_mu);
 	}
@@ -795,7 +798,7 @@ void hmb_slow_n(hmb_record *rec, int n)
 	}
 	struct hmb_thread *th = hmb_self;
 	if (atomic_load_explicit(&hmb_state, memory_order_acquire) == ST_UNINIT) {
-		hmb_lazy_init();
+		hmb_lazy_init((unsigned)(rec[0].word >> HMB_KIND_SHIFT) == HMB_KIND_FUNC_ENTER ? rec[0].word & HMB_PAYLOAD_MASK : 0);
 	}
 	if (th == NULL) {
 		int st = atomic_load_explicit(&hmb_state, memory_order_acquire);
@@ -972,7 +975,7 @@ HMB_NOINST void hmb_thread_name(const char *name)
 	if (name == NULL) {
 		return;
 	}
-	hmb_lazy_init();
+	hmb_lazy_init(0);
 	struct hmb_thread *th = hmb_self;
 	if (th == NULL) {
 		int st = atomic_load(&hmb_state);
@@ -1028,7 +1031,7 @@ HMB_NOINST void hmb_thread_team(int levels, const int *numbers)
 	if (levels > HMB_TEAM_LEVELS) {
 		levels = HMB_TEAM_LEVELS;
 	}
-	hmb_lazy_init();
+	hmb_lazy_init(0);
 	struct hmb_thread *th = hmb_self;
 	if (th == NULL) {
 		int st = atomic_load(&hmb_state);
@@ -1085,7 +1088,7 @@ HMB_NOINST int hmb_finalize(void)
 			return -1;
 		}
 		pthread_mutex_lock(&hmb_mu);
-		hmb_init_locked(1); /* the probes' start, not the program's: say why it failed */
+		hmb_init_locked(1, 0); /* the probes' start, not the program's: say why it failed */
 		st = atomic_load(&hmb_state);
 	}
 	if (st != ST_RUNNING) {
