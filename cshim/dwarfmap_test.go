@@ -54,7 +54,7 @@ int main(int argc, char **argv) { (void)argv; return work(argc) == 4 ? 0 : 1; }
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := linesOf(copied)
+			want := linesOf(copied, obj.f)
 			named := 0
 			for _, fn := range obj.syms {
 				gf, gl := got.find(fn.value)

@@ -434,7 +434,12 @@ func (obj *objectFile) line(vaddr uint64) (string, int) {
 type lineTables struct {
 	d     *dwarf.Data
 	units []unitRange // sorted by lo
-	read  map[dwarf.Offset]*dwarf.LineReader
+	// unitsHi[i] is the highest hi of units[:i+1]: a lookup walks back
+	// from the last unit starting at or below an address only while an
+	// earlier one may still reach it.
+	unitsHi []uint64
+	read    map[dwarf.Offset]*lineTable
+	code    [][2]uint64 // the file's executable segments, [lo, hi)
 }
 
 type unitRange struct {
@@ -457,12 +462,18 @@ func (obj *objectFile) newLineTables() *lineTables {
 		return noLines
 	}
 	obj.mem = mem
-	return linesOf(d)
+	return linesOf(d, f)
 }
 
-// linesOf indexes the compilation units of d by address range.
-func linesOf(d *dwarf.Data) *lineTables {
-	t := &lineTables{d: d, read: map[dwarf.Offset]*dwarf.LineReader{}}
+// linesOf indexes the compilation units of d, the DWARF of f, by address
+// range.
+func linesOf(d *dwarf.Data, f *elf.File) *lineTables {
+	t := &lineTables{d: d, read: map[dwarf.Offset]*lineTable{}}
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_LOAD && p.Flags&elf.PF_X != 0 {
+			t.code = append(t.code, [2]uint64{p.Vaddr, p.Vaddr + p.Memsz})
+		}
+	}
 	r := d.Reader()
 	for {
 		e, err := r.Next()
@@ -480,6 +491,13 @@ func linesOf(d *dwarf.Data) *lineTables {
 		r.SkipChildren()
 	}
 	sort.Slice(t.units, func(i, j int) bool { return t.units[i].lo < t.units[j].lo })
+	t.unitsHi = make([]uint64, len(t.units))
+	for i, u := range t.units {
+		t.unitsHi[i] = u.hi
+		if i > 0 && t.unitsHi[i-1] > u.hi {
+			t.unitsHi[i] = t.unitsHi[i-1]
+		}
+	}
 	return t
 }
 
@@ -488,24 +506,109 @@ func (t *lineTables) find(vaddr uint64) (string, int) {
 		return "", 0
 	}
 	i := sort.Search(len(t.units), func(i int) bool { return t.units[i].lo > vaddr }) - 1
-	for ; i >= 0; i-- {
+	for ; i >= 0 && t.unitsHi[i] > vaddr; i-- {
 		u := t.units[i]
 		if vaddr >= u.hi {
 			continue
 		}
-		lr, ok := t.read[u.cu.Offset]
+		lt, ok := t.read[u.cu.Offset]
 		if !ok {
-			lr, _ = t.d.LineReader(u.cu)
-			t.read[u.cu.Offset] = lr
+			lt = readLineTable(t.d, u.cu, t.isCode)
+			t.read[u.cu.Offset] = lt
 		}
-		if lr == nil {
-			return "", 0
+		if file, line, ok := lt.find(vaddr); ok {
+			return file, line
 		}
-		var le dwarf.LineEntry
-		if err := lr.SeekPC(vaddr, &le); err != nil || le.File == nil {
-			return "", 0
-		}
-		return le.File.Name, le.Line
 	}
 	return "", 0
+}
+
+// lineTable is a compilation unit's line program as address ranges sorted
+// by address. Go's dwarf.LineReader.SeekPC cannot serve here: it assumes
+// the unit's sequences come in address order, and GCC's do not when a
+// unit's functions go to several sections (main in .text.startup, cold
+// parts in .text.unlikely, hot/cold splitting, inline functions in COMDAT
+// groups), which the linker places in another order than the assembler
+// wrote them. SeekPC then misses every address of the sequences that come
+// after a higher one (all of miniVite's OpenMP regions, optimised C++).
+type lineTable struct {
+	rows []lineRow // sorted by lo
+}
+
+// lineRow is one row of a line program with the addresses it covers,
+// [lo, hi): up to the next row of its sequence, or the sequence's end.
+type lineRow struct {
+	lo, hi uint64
+	file   string
+	line   int
+}
+
+// isCode reports whether vaddr is in an executable segment of the file, or
+// the file has none (an object file).
+func (t *lineTables) isCode(vaddr uint64) bool {
+	for _, c := range t.code {
+		if c[0] <= vaddr && vaddr < c[1] {
+			return true
+		}
+	}
+	return len(t.code) == 0
+}
+
+// readLineTable reads the line program of unit cu into a lineTable; an
+// unreadable program gives an empty one, so that it is read only once.
+// isCode tells the sequences of code in the file from those of functions
+// the linker dropped (--gc-sections), which start at its tombstone: 0 for
+// GNU ld, -1 for lld. They keep their rows and lengths, so they would
+// shadow the code at low addresses (a PIE's).
+func readLineTable(d *dwarf.Data, cu *dwarf.Entry, isCode func(uint64) bool) *lineTable {
+	lt := &lineTable{}
+	lr, err := d.LineReader(cu)
+	if err != nil || lr == nil {
+		return lt
+	}
+	var (
+		le      dwarf.LineEntry
+		prev    lineRow // the row before le in its sequence, while open is true
+		open    bool
+		start   = true // le starts a sequence
+		dropped bool   // the sequence is a dropped function's
+	)
+	for {
+		if err := lr.Next(&le); err != nil {
+			break // io.EOF, or a damaged program: keep what was read
+		}
+		if start {
+			dropped = le.Address == 0 || !isCode(le.Address)
+		}
+		start = le.EndSequence
+		if dropped {
+			continue
+		}
+		// The previous row covers up to this one. Rows at one address
+		// cover nothing but the last of them, as addr2line reads it.
+		if open && le.Address > prev.lo {
+			prev.hi = le.Address
+			lt.rows = append(lt.rows, prev)
+		}
+		open = !le.EndSequence && le.File != nil
+		if open {
+			prev = lineRow{lo: le.Address, file: le.File.Name, line: le.Line}
+		}
+	}
+	// Sequences are sorted within; the linker's placement of their
+	// sections mixes them.
+	slices.SortStableFunc(lt.rows, func(a, b lineRow) int { return cmp.Compare(a.lo, b.lo) })
+	return lt
+}
+
+// find returns the source position of vaddr. The code's rows do not
+// overlap, so the last row starting at or below vaddr is the only one
+// that can hold it. (Two units can hold one COMDAT function: GNU ld
+// points the dropped copy's sequence at the kept one, the same code.)
+func (lt *lineTable) find(vaddr uint64) (string, int, bool) {
+	i := sort.Search(len(lt.rows), func(i int) bool { return lt.rows[i].lo > vaddr }) - 1
+	if i >= 0 && vaddr < lt.rows[i].hi {
+		return lt.rows[i].file, lt.rows[i].line, true
+	}
+	return "", 0, false
 }

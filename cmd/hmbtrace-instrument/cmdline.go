@@ -43,8 +43,14 @@ type cmdline struct {
 	// The adapter must be linked before it, or the runtime's GOMP_*
 	// functions are the ones called.
 	ompRuntime int
-	static     bool
-	shared     bool
+	// mpiLib is the index in args of the first MPI library the command
+	// names itself (CMake's MPI::MPI_C gives libmpi.so's path, pkg-config
+	// -lmpi), -1 if none. The wrappers must be linked before it.
+	mpiLib int
+	// mpiStatic is the static MPI library (libmpi.a) at mpiLib.
+	mpiStatic bool
+	static    bool
+	shared    bool
 }
 
 // source is an input file the compiler compiles.
@@ -117,7 +123,7 @@ func langOfFile(name string) lang {
 
 // parseCmdline classifies a compiler's command line.
 func parseCmdline(argv []string) cmdline {
-	c := cmdline{compiler: argv[0], args: argv[1:], ompRuntime: -1}
+	c := cmdline{compiler: argv[0], args: argv[1:], ompRuntime: -1, mpiLib: -1}
 	if launchers[filepath.Base(c.compiler)] && len(c.args) > 0 && !strings.HasPrefix(c.args[0], "-") {
 		c.launcher, c.compiler, c.args = c.compiler, c.args[0], c.args[1:]
 	}
@@ -131,6 +137,7 @@ func parseCmdline(argv []string) cmdline {
 			if isOpenMPRuntime(filepath.Base(a)) {
 				c.openMPRuntimeAt(i)
 			}
+			c.mpiLibraryAt(i, filepath.Base(a))
 			l := langOfFile(a)
 			if xset {
 				l = xlang
@@ -152,6 +159,7 @@ func parseCmdline(argv []string) cmdline {
 					if isOpenMPRuntime("lib" + args[i] + ".so") {
 						c.openMPRuntimeAt(i - 1)
 					}
+					c.mpiLibraryAt(i-1, libFileName(args[i]))
 				}
 			}
 			continue
@@ -172,6 +180,8 @@ func parseCmdline(argv []string) cmdline {
 			c.openmp = true
 		case strings.HasPrefix(a, "-l") && isOpenMPRuntime("lib"+a[2:]+".so"):
 			c.openMPRuntimeAt(i)
+		case strings.HasPrefix(a, "-l"):
+			c.mpiLibraryAt(i, libFileName(a[2:]))
 		case strings.HasPrefix(a, "-x"):
 			xlang, xset = langOfX(a[2:])
 		case strings.HasPrefix(a, "-isystem"):
@@ -205,6 +215,54 @@ func (c *cmdline) openMPRuntimeAt(i int) {
 	}
 }
 
+// mpiLibraryAt notes the MPI library file name at args[i], if it is one.
+func (c *cmdline) mpiLibraryAt(i int, name string) {
+	if c.mpiLib >= 0 {
+		return
+	}
+	if static, ok := isMPILibrary(name); ok {
+		c.mpiLib, c.mpiStatic = i, static
+	}
+}
+
+// libFileName is the file -l's argument names: -l:libmpi.so.40 names the
+// file itself, -lmpi names libmpi.so (or libmpi.a, which only the linker
+// knows; the shared one is what a dynamic link takes first).
+func libFileName(arg string) string {
+	if name, ok := strings.CutPrefix(arg, ":"); ok {
+		return name
+	}
+	return "lib" + arg + ".so"
+}
+
+// mpiLibraries are the MPI libraries that define the MPI and PMPI
+// functions the program calls: Open MPI's C library and its Fortran
+// bindings (mpif.h, use mpi, use mpi_f08) and C++ bindings; MPICH's and
+// Intel MPI's C, Fortran and C++ libraries.
+var mpiLibraries = []string{
+	"libmpi", "libmpi_mpifh", "libmpi_usempif08", "libmpi_usempi", "libmpi_usempi_ignore_tkr", "libmpi_cxx",
+	"libmpich", "libmpichf90", "libmpichcxx", "libmpifort", "libmpicxx",
+}
+
+// isMPILibrary reports whether a library file name is one of the MPI
+// libraries (shared, with or without a version, or static) and whether it
+// is the static one.
+func isMPILibrary(name string) (static, ok bool) {
+	for _, lib := range mpiLibraries {
+		rest, found := strings.CutPrefix(name, lib)
+		if !found {
+			continue
+		}
+		if rest == ".a" {
+			return true, true
+		}
+		if rest == ".so" || strings.HasPrefix(rest, ".so.") {
+			return false, true
+		}
+	}
+	return false, false
+}
+
 // isOpenMPRuntime reports whether a library file name is one of the OpenMP
 // runtimes: GCC's libgomp, LLVM's libomp, Intel's libiomp5 (shared, with or
 // without a version, or static).
@@ -227,6 +285,15 @@ func (c *cmdline) instrumentable() bool {
 		}
 	}
 	return false
+}
+
+// library is how the command names the library at args[i]: "-l mpi" as
+// one string.
+func (c *cmdline) library(i int) string {
+	if c.args[i] == "-l" && i+1 < len(c.args) {
+		return "-l " + c.args[i+1]
+	}
+	return c.args[i]
 }
 
 // has reports whether a source of language l is compiled.

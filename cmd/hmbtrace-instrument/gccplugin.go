@@ -24,7 +24,10 @@ const (
 
 // gccPluginFlags returns the flags that load hmbtrace's GCC plugin, which
 // instruments after inlining, and false with the reason when the compile
-// must fall back to -finstrument-functions.
+// must fall back to -finstrument-functions. With -flto the pass runs where
+// the optimisers do, in lto1 at the link, which takes the plugin from the
+// link's command line (linkPluginFlags); at the compile it instruments the
+// fat objects' code of -ffat-lto-objects.
 func gccPluginFlags(o options, c *cmdline, info compilerInfo, f *filter.Filter, e env) ([]string, []note, bool) {
 	fallback := func(why string, verbose bool) ([]string, []note, bool) {
 		return nil, []note{{text: "-finstrument-functions (inlined functions are instrumented too): " + why, verbose: verbose}}, false
@@ -52,14 +55,7 @@ func gccPluginFlags(o options, c *cmdline, info compilerInfo, f *filter.Filter, 
 		return fallback(fmt.Sprintf("the GCC plugin %s was built for GCC %s, %s is GCC %s or configured otherwise (rebuild hmbtrace with this GCC's plugin headers: make cshim PLUGIN_GCC=...)",
 			so, bv, c.compiler, info.version), false)
 	}
-	// The pass runs where the optimisers run: with LTO that is lto1 at the
-	// link, which the plugin is not loaded into.
 	for _, a := range c.args {
-		if strings.HasPrefix(a, "-flto") && a != "-flto=0" && a != "-fno-lto" {
-			// Said without --verbose: the build gets the slower, inline-blind
-			// instrumentation, and the user can drop -flto to avoid it.
-			return fallback(a+": with LTO the functions are optimised at the link, where the plugin is not loaded (drop "+a+" for the plugin's cheaper instrumentation)", false)
-		}
 		// Both would call the hooks twice per function.
 		if a == "-finstrument-functions" {
 			return fallback("the command line asks for it", true)
@@ -69,10 +65,11 @@ func gccPluginFlags(o options, c *cmdline, info compilerInfo, f *filter.Filter, 
 	notes := []note{{text: "GCC plugin " + so + ": functions are instrumented after inlining", verbose: true}}
 	if o.noExcludeSystem {
 		flags = append(flags, pluginArg+"keep-system")
-	} else if c.has(langC) || c.has(langCXX) {
+	} else if c.has(langC) || c.has(langCXX) || len(c.sources) == 0 {
 		// The plugin knows the compiler's system headers; an MPI wrapper's
 		// -I directories (its C++ bindings' inline functions) it is told,
-		// as -finstrument-functions-exclude-file-list is.
+		// as -finstrument-functions-exclude-file-list is. A link of objects
+		// may have lto1 compile C and C++ functions.
 		for _, d := range excludeDirs(append(append([]string(nil), info.systemDirs...), c.isystem...)) {
 			flags = append(flags, pluginArg+"system-dir="+d)
 		}
@@ -87,6 +84,39 @@ func gccPluginFlags(o options, c *cmdline, info compilerInfo, f *filter.Filter, 
 		}
 	}
 	return flags, notes, true
+}
+
+// linkPluginFlags returns the plugin's flags for a link of objects: a GCC
+// link runs lto1 on the objects compiled with -flto (with or without -flto
+// on the link), and lto1 loads the plugins the link names. Without LTO
+// objects nothing is compiled and the flags do nothing. The -isystem
+// directories of the compiles are not known here: GCC streams whether a
+// location is in a system header into the LTO objects, and the plugin asks
+// it.
+func linkPluginFlags(o options, c *cmdline, e env) ([]string, []note, error) {
+	// C++'s system include directories hold C's; a GCC without cc1plus
+	// names none for C++.
+	info := identify(e, c.compiler, langCXX)
+	if info.family != familyGCC {
+		return nil, nil, nil
+	}
+	if len(info.systemDirs) == 0 {
+		info = identify(e, c.compiler, langC)
+	}
+	var f *filter.Filter
+	if o.filterFile != "" {
+		var err error
+		if f, err = filter.ParseFile(o.filterFile); err != nil {
+			return nil, nil, err // ParseFile names the file
+		}
+	}
+	// The compiles said why the plugin is not used, or that it is, and
+	// what became of the filter.
+	flags, _, ok := gccPluginFlags(o, c, info, f, e)
+	if !ok {
+		return nil, nil, nil
+	}
+	return flags, []note{{text: "GCC plugin at the link too: lto1 instruments the functions of objects compiled with -flto", verbose: true}}, nil
 }
 
 // writeRules writes the filter's rules in the plugin's form, one a line:

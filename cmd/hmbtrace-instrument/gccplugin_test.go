@@ -15,6 +15,9 @@ const (
 	pluginBuiltFor = "12.2.0\nConfigured with: ../src/configure -v --with-pkgversion='Debian 12.2.0-14+deb12u1'\n"
 )
 
+// linkTail is what a link of the fake machine gets after the objects.
+const linkTail = "-L/opt/hmb/lib -Wl,-rpath,/opt/hmb/lib -Wl,-u,__cyg_profile_func_enter -Wl,-u,__cyg_profile_func_exit -Wl,--push-state,--no-as-needed -l:libhmbtrace-hooks.a -lhmbtrace -Wl,--pop-state"
+
 func TestPlanPlugin(t *testing.T) {
 	e, _ := fakeEnv(append(installed, pluginSO)...)
 	// The system include directories gccV names, for the plugin.
@@ -35,7 +38,17 @@ func TestPlanPlugin(t *testing.T) {
 		{options{noExcludeSystem: true}, "gcc -c x.c", "gcc -c x.c -fplugin=" + pluginSO + " " + pluginArg + "keep-system -I/opt/hmb/include"},
 		{options{noPlugin: true}, "gcc -c x.c", "gcc -c x.c -finstrument-functions -finstrument-functions-exclude-file-list=/usr/include/c++/12/,/usr/lib/gcc/x86_64-linux-gnu/12/../../../../include/c++/12/backward/,/usr/include/c++/12/backward/,/usr/include/ -I/opt/hmb/include"},
 		{options{}, "gcc -finstrument-functions -c x.c", "gcc -finstrument-functions -c x.c -finstrument-functions -finstrument-functions-exclude-file-list=/usr/include/c++/12/,/usr/lib/gcc/x86_64-linux-gnu/12/../../../../include/c++/12/backward/,/usr/include/c++/12/backward/,/usr/include/ -I/opt/hmb/include"},
-		{options{}, "gcc -flto -c x.c", "gcc -flto -c x.c -finstrument-functions -finstrument-functions-exclude-file-list=/usr/include/c++/12/,/usr/lib/gcc/x86_64-linux-gnu/12/../../../../include/c++/12/backward/,/usr/include/c++/12/backward/,/usr/include/ -I/opt/hmb/include"},
+		// -flto: the plugin at the compile (for -ffat-lto-objects' code)
+		// and at the link, where lto1 runs the pass.
+		{options{}, "gcc -flto -c x.c", "gcc -flto -c x.c -fplugin=" + pluginSO + sys + " -I/opt/hmb/include"},
+		{options{}, "gcc -flto=auto -O3 x.c -o x", "gcc -flto=auto -O3 x.c -o x -fplugin=" + pluginSO + sys + " -I/opt/hmb/include " + linkTail},
+		{options{}, "gcc -flto -O3 x.o y.o -o x", "gcc -flto -O3 x.o y.o -o x -I/opt/hmb/include -fplugin=" + pluginSO + sys + " " + linkTail},
+		// gcc links the objects of -flto compiles with LTO without -flto too.
+		{options{}, "gcc x.o -o x", "gcc x.o -o x -I/opt/hmb/include -fplugin=" + pluginSO + sys + " " + linkTail},
+		{options{}, "gfortran x.o -o x", "gfortran x.o -o x -I/opt/hmb/include -fplugin=" + pluginSO + sys + " " + linkTail},
+		{options{noExcludeSystem: true}, "gcc x.o -o x", "gcc x.o -o x -I/opt/hmb/include -fplugin=" + pluginSO + " " + pluginArg + "keep-system " + linkTail},
+		{options{noPlugin: true}, "gcc x.o -o x", "gcc x.o -o x -I/opt/hmb/include " + linkTail},
+		{options{user: true}, "gcc x.o -o x", "gcc x.o -o x -I/opt/hmb/include " + linkTail},
 	} {
 		argv, _, err := plan(tc.opts, strings.Fields(tc.cmd), e)
 		if err != nil {
@@ -58,9 +71,14 @@ func TestPlanPlugin(t *testing.T) {
 		t.Errorf("other GCC: notes %+v", notes)
 	}
 
-	// -flto: the fallback is said without --verbose, with what to do.
-	if _, notes, _ := plan(options{}, strings.Fields("gcc -O3 -flto -c x.c"), e); len(notes) != 1 || notes[0].verbose || !strings.Contains(notes[0].text, "drop -flto") {
-		t.Errorf("-flto: notes %+v", notes)
+	// The link says it loads the plugin with --verbose only.
+	if _, notes, _ := plan(options{}, strings.Fields("gcc -O3 -flto x.o -o x"), e); len(notes) != 1 || !notes[0].verbose || !strings.Contains(notes[0].text, "lto1 instruments") {
+		t.Errorf("-flto link: notes %+v", notes)
+	}
+	// A link whose compiles fell back to -finstrument-functions falls
+	// back too, without a word: the compiles said why.
+	if argv, notes, _ := plan(options{}, strings.Fields("g++ x.o -o x"), other); len(notes) != 0 || slices.ContainsFunc(argv, func(a string) bool { return strings.HasPrefix(a, "-fplugin") }) {
+		t.Errorf("other GCC link: %q %+v", argv, notes)
 	}
 
 	// Clang never gets the plugin.
@@ -68,6 +86,9 @@ func TestPlanPlugin(t *testing.T) {
 	clang.probe = func(string, ...string) ([]byte, error) { return []byte("clang version 16.0.6\n"), nil }
 	if argv, _, _ := plan(options{}, strings.Fields("clang -c x.c"), clang); !slices.Contains(argv, "-finstrument-functions-after-inlining") {
 		t.Errorf("clang: %q", argv)
+	}
+	if argv, _, _ := plan(options{}, strings.Fields("clang -flto x.o -o x"), clang); slices.ContainsFunc(argv, func(a string) bool { return strings.HasPrefix(a, "-fplugin") }) {
+		t.Errorf("clang link: %q", argv)
 	}
 }
 

@@ -400,3 +400,70 @@ func TestShellQuote(t *testing.T) {
 		t.Errorf("shellQuote = %s", got)
 	}
 }
+
+// TestPlanLinkMPILibrary: a plain compiler whose command names the MPI
+// library (CMake's MPI::MPI_C, pkg-config's -lmpi, the Fortran bindings)
+// gets the wrappers right before it, since the first library that defines
+// MPI_Send is the one the program calls.
+func TestPlanLinkMPILibrary(t *testing.T) {
+	e, _ := fakeEnv(installed...)
+	const wrappers = "-L/opt/hmb/lib -Wl,--push-state,--no-as-needed -lhmbtrace-mpi -Wl,--pop-state "
+	const ompi = "/usr/lib/x86_64-linux-gnu/openmpi/lib/"
+	for _, tc := range []struct{ cmd, want string }{
+		{"gcc t.o -o t -Wl,-rpath," + ompi + " " + ompi + "libmpi.so", "gcc t.o -o t -Wl,-rpath," + ompi + " " + wrappers + ompi + "libmpi.so"},
+		{"gcc -o t t.o -L" + ompi + " -lmpi -lm", "gcc -o t t.o -L" + ompi + " " + wrappers + "-lmpi -lm"},
+		{"gcc -o t t.o -l mpi", "gcc -o t t.o " + wrappers + "-l mpi"},
+		{"gcc -o t t.o -l:libmpi.so.40", "gcc -o t t.o " + wrappers + "-l:libmpi.so.40"},
+		{"ccache gcc -o t t.o /opt/mpich/lib/libmpich.so.12", "ccache gcc -o t t.o " + wrappers + "/opt/mpich/lib/libmpich.so.12"},
+		// CMake's MPI::MPI_Fortran: the Fortran bindings come first, and
+		// libhmbtrace-mpi holds their wrappers too.
+		{"gfortran t.o -o t " + ompi + "libmpi_usempif08.so " + ompi + "libmpi_usempi_ignore_tkr.so " + ompi + "libmpi_mpifh.so " + ompi + "libmpi.so",
+			"gfortran t.o -o t " + wrappers + ompi + "libmpi_usempif08.so " + ompi + "libmpi_usempi_ignore_tkr.so " + ompi + "libmpi_mpifh.so " + ompi + "libmpi.so"},
+		{"gfortran -o t t.o -lmpi_mpifh -lmpi", "gfortran -o t t.o " + wrappers + "-lmpi_mpifh -lmpi"},
+		// An MPI compiler whose command names the library as well: before it.
+		{"mpicc -o t t.o -lmpi", "mpicc -o t t.o " + wrappers + "-lmpi"},
+	} {
+		argv, notes, err := plan(options{}, strings.Fields(tc.cmd), e)
+		got := strings.Join(argv, " ")
+		if err != nil || !strings.HasPrefix(got, tc.want+" ") || strings.Count(got, "-lhmbtrace-mpi") != 1 {
+			t.Errorf("%s:\n got %s (%v)\nwant %s ...", tc.cmd, got, err, tc.want)
+		}
+		if len(notes) != 1 || !notes[0].verbose || !strings.Contains(notes[0].text, "-lhmbtrace-mpi placed before") {
+			// The fake machine has no GCC plugin: the link adds no note of it.
+			t.Errorf("%s: notes %+v", tc.cmd, notes)
+		}
+	}
+	// With the OpenMP runtime named too, each adapter before its library,
+	// in either order.
+	eo, _ := fakeEnv(append(installed, "/opt/hmb/lib/libhmbtrace-omp.so")...)
+	const adapter = "-L/opt/hmb/lib -Wl,--push-state,--no-as-needed -lhmbtrace-omp -Wl,--pop-state "
+	for _, tc := range []struct{ cmd, want string }{
+		{"gcc -o t t.o -lgomp -lmpi", "gcc -o t t.o " + adapter + "-lgomp " + wrappers + "-lmpi"},
+		{"gcc -o t t.o -lmpi -lgomp", "gcc -o t t.o " + wrappers + "-lmpi " + adapter + "-lgomp"},
+	} {
+		argv, _, err := plan(options{}, strings.Fields(tc.cmd), eo)
+		if got := strings.Join(argv, " "); err != nil || !strings.HasPrefix(got, tc.want+" ") {
+			t.Errorf("%s:\n got %s (%v)\nwant %s ...", tc.cmd, got, err, tc.want)
+		}
+	}
+	// Not MPI libraries: no wrappers, and no probe says otherwise.
+	for _, cmd := range []string{"gcc -o t t.o -lmpix -lmpfr libmpi.txt", "gcc -o t t.o -lompitrace"} {
+		if argv, _, _ := plan(options{}, strings.Fields(cmd), e); slices.Contains(argv, "-lhmbtrace-mpi") {
+			t.Errorf("%s: %q", cmd, argv)
+		}
+	}
+	// A static MPI library cannot be wrapped: said, not linked.
+	argv, notes, err := plan(options{}, strings.Fields("gcc -o t t.o /opt/mpi/lib/libmpi.a"), e)
+	if err != nil || slices.Contains(argv, "-lhmbtrace-mpi") || len(notes) != 1 || notes[0].verbose || !strings.Contains(notes[0].text, "/opt/mpi/lib/libmpi.a is a static MPI library") {
+		t.Errorf("libmpi.a: %q %+v %v", argv, notes, err)
+	}
+	// Without libhmbtrace-mpi: an error that names the library and why.
+	en, _ := fakeEnv("/opt/hmb/lib/libhmbtrace.so")
+	if _, _, err := plan(options{}, strings.Fields("gcc -o t t.o -l mpi"), en); err == nil || err.Error() != "the command links -l mpi, but there is no libhmbtrace-mpi.so in /opt/hmb/lib (make cshim builds it when mpicc is on PATH)" {
+		t.Errorf("no libhmbtrace-mpi: %v", err)
+	}
+	// A compile names no libraries.
+	if argv, _, _ := plan(options{user: true}, strings.Fields("gcc -c t.c -lmpi"), e); slices.Contains(argv, "-lhmbtrace-mpi") {
+		t.Errorf("compile: %q", argv)
+	}
+}

@@ -53,14 +53,17 @@ hmbtrace. Examples:
 Compiling (-c, -S, or sources given to a link) instruments the functions of
 the program. With GCC (gcc, g++, gfortran, MPI wrappers around them) the
 hmbtrace GCC plugin does it after inlining: an inlined function costs
-nothing, a function with an out-of-line body is traced. Otherwise (another
-compiler, --no-plugin, -flto, no plugin installed) it adds
+nothing, a function with an out-of-line body is traced. With -flto the link
+loads the plugin too, since lto1 optimises there. Otherwise (another
+compiler, --no-plugin, no plugin installed) it adds
 -finstrument-functions, which with GCC also instruments every inlined copy.
 The functions of system headers (the C++ standard library, headers in the
 compiler's system include directories and -isystem ones) are not
 instrumented. Linking appends libhmbtrace after the objects, with the MPI
-wrappers (libhmbtrace-mpi) for an MPI compiler wrapper and the OpenMP adapter
-for -fopenmp when it is installed. -E, -M, -MM and queries run unchanged.
+wrappers (libhmbtrace-mpi) for an MPI compiler wrapper or a command that
+names the MPI library (CMake's MPI::MPI_C: right before it) and the OpenMP
+adapter for -fopenmp when it is installed. -E, -M, -MM and queries run
+unchanged.
 
 Named forms: hmbtrace-cc, hmbtrace-gcc, hmbtrace-g++, hmbtrace-gfortran,
 hmbtrace-clang, hmbtrace-clang++, hmbtrace-mpicc, hmbtrace-mpicxx,

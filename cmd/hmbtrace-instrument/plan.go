@@ -24,6 +24,10 @@ const hooksArchive = "libhmbtrace-hooks.a"
 // is installed next to libhmbtrace.
 const ompLibrary = "hmbtrace-omp"
 
+// mpiLibrary is the MPI wrappers' library (C and, when the MPI library has
+// them, Fortran bindings), linked for MPI programs.
+const mpiLibrary = "hmbtrace-mpi"
+
 // note is a message for the user: always shown, or with --verbose only.
 type note struct {
 	text    string
@@ -67,20 +71,44 @@ func plan(o options, argv []string, e env) ([]string, []note, error) {
 	if libErr != nil {
 		return nil, notes, libErr
 	}
+	if !o.user && !c.instrumentable() {
+		// A link of objects: the plugin for the ones compiled with -flto.
+		// A link with sources has it already.
+		flags, n, err := linkPluginFlags(o, &c, e)
+		notes = append(notes, n...)
+		if err != nil {
+			return nil, notes, err
+		}
+		out = append(out, flags...)
+	}
 	flags, n, err := linkFlags(&c, lib, e)
 	notes = append(notes, n...)
 	if err != nil {
 		return nil, notes, err
 	}
+	// Libraries that wrap another one go right before it when the command
+	// names it itself: the first library that defines GOMP_parallel or
+	// MPI_Send is the one the program calls. The later index first, so
+	// that the earlier one stays where it was.
+	type insertion struct {
+		at   int // in c.args
+		flag string
+	}
+	var ins []insertion
 	if i := slices.Index(flags, "-l"+ompLibrary); i >= 0 && c.ompRuntime >= 0 {
-		// The command names the OpenMP runtime itself: the adapter goes
-		// before it, since the first library that defines GOMP_parallel
-		// is the one the program calls.
 		flags = slices.Delete(flags, i, i+1)
-		at := len(c.argv()) - len(c.args) + c.ompRuntime // past the launcher and compiler
-		adapter := []string{"-L" + lib.libDir, "-Wl,--push-state,--no-as-needed", "-l" + ompLibrary, "-Wl,--pop-state"}
-		out = slices.Insert(out, at, adapter...)
-		notes = append(notes, note{text: fmt.Sprintf("OpenMP: -l%s placed before %s, whose functions it wraps", ompLibrary, c.args[c.ompRuntime]), verbose: true})
+		ins = append(ins, insertion{c.ompRuntime, "-l" + ompLibrary})
+		notes = append(notes, note{text: fmt.Sprintf("OpenMP: -l%s placed before %s, whose functions it wraps", ompLibrary, c.library(c.ompRuntime)), verbose: true})
+	}
+	if i := slices.Index(flags, "-l"+mpiLibrary); i >= 0 && c.mpiLib >= 0 {
+		flags = slices.Delete(flags, i, i+1)
+		ins = append(ins, insertion{c.mpiLib, "-l" + mpiLibrary})
+		notes = append(notes, note{text: fmt.Sprintf("MPI: -l%s placed before %s, whose functions it wraps", mpiLibrary, c.library(c.mpiLib)), verbose: true})
+	}
+	slices.SortFunc(ins, func(a, b insertion) int { return b.at - a.at })
+	for _, in := range ins {
+		at := len(c.argv()) - len(c.args) + in.at // past the launcher and compiler
+		out = slices.Insert(out, at, "-L"+lib.libDir, "-Wl,--push-state,--no-as-needed", in.flag, "-Wl,--pop-state")
 	}
 	return append(out, flags...), notes, nil
 }
@@ -168,6 +196,19 @@ func excludeDirs(dirs []string) []string {
 	return out
 }
 
+// isMPILink reports whether a link is of an MPI program, and why: the
+// compiler is an MPI wrapper, or the command names an MPI library itself
+// (a plain compiler with CMake's MPI::MPI_C or pkg-config's -lmpi).
+func isMPILink(c *cmdline, e env) (bool, string) {
+	if c.mpiLib >= 0 {
+		return true, "the command links " + c.library(c.mpiLib)
+	}
+	if isMPI(e, c.compiler) {
+		return true, c.compiler + " is an MPI compiler"
+	}
+	return false, ""
+}
+
 // linkFlags returns what goes after the objects of a link.
 func linkFlags(c *cmdline, lib libInfo, e env) ([]string, []note, error) {
 	has := func(name string) bool { return e.exists(filepath.Join(lib.libDir, name)) }
@@ -194,15 +235,21 @@ func linkFlags(c *cmdline, lib libInfo, e env) ([]string, []note, error) {
 			notes = append(notes, note{text: fmt.Sprintf("OpenMP: the OpenMP adapter (lib%s) is not installed in %s: parallel regions and their threads' functions are traced as plain threads", ompLibrary, lib.libDir)})
 		}
 	}
-	if isMPI(e, c.compiler) {
-		if c.static {
+	if mpi, why := isMPILink(c, e); mpi {
+		switch {
+		case c.static:
 			return nil, notes, fmt.Errorf("-static: libhmbtrace-mpi exists only as a shared library (%s)", lib.libDir)
+		case c.mpiStatic:
+			// The wrappers call the shared MPI library: with the static one
+			// in the program too, it would have two MPI libraries.
+			notes = append(notes, note{text: fmt.Sprintf("MPI: %s is a static MPI library, and libhmbtrace-mpi wraps shared ones only: MPI calls are not traced", c.library(c.mpiLib))})
+		case !has("lib" + mpiLibrary + ".so"):
+			return nil, notes, fmt.Errorf("%s, but there is no libhmbtrace-mpi.so in %s (make cshim builds it when mpicc is on PATH)", why, lib.libDir)
+		default:
+			// Before the MPI library, which an MPI compiler adds after
+			// these; plan moves it before one the command names.
+			flags = append(flags, "-l"+mpiLibrary)
 		}
-		if !has("libhmbtrace-mpi.so") {
-			return nil, notes, fmt.Errorf("%s is an MPI compiler, but there is no libhmbtrace-mpi.so in %s (make cshim builds it when mpicc is on PATH)", c.compiler, lib.libDir)
-		}
-		// Before the MPI library, which the wrapper adds after these.
-		flags = append(flags, "-lhmbtrace-mpi")
 	}
 	// The hooks' fast path in the program itself (libhmbtrace-hooks.a),
 	// which saves throttled functions a call into libhmbtrace.so each. A

@@ -1174,12 +1174,48 @@ HMB_NOINST static void clock_sync(void)
 
 /* The environment. */
 
+/* wrapped_init is set when a wrapper of MPI_Init or MPI_Init_thread (C or
+ * Fortran) initialised MPI. */
+static int wrapped_init;
+
+/*
+ * An MPI library that comes before libhmbtrace-mpi on the link line takes
+ * the program's MPI calls: the wrappers never run and the trace has no MPI
+ * in it, although the link succeeded. Said at exit when MPI was initialised
+ * and no wrapper did it. Once per job: by rank 0 as the launcher numbers
+ * it (Open MPI, MPICH's Hydra, PMIx), or by each process if none does.
+ * This library needs libmpi, so its destructor runs before libmpi's, and
+ * MPI_Initialized may be called after MPI_Finalize.
+ */
+__attribute__((destructor)) HMB_NOINST static void check_wrapped(void)
+{
+	if (__atomic_load_n(&wrapped_init, __ATOMIC_RELAXED) || hmbmpi_off()) {
+		return;
+	}
+	int init = 0;
+	if (PMPI_Initialized(&init) != MPI_SUCCESS || !init) {
+		return;
+	}
+	const char *rank = NULL;
+	const char *vars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"};
+	for (size_t i = 0; i < sizeof vars / sizeof vars[0] && rank == NULL; i++) {
+		rank = getenv(vars[i]);
+	}
+	if (rank != NULL && strcmp(rank, "0") != 0) {
+		return;
+	}
+	fprintf(stderr, "hmbtrace: MPI was initialised, but not through hmbtrace's MPI wrappers: the MPI library "
+			"comes before libhmbtrace-mpi on the link line, so no MPI call is traced (link "
+			"-lhmbtrace-mpi before it; hmbtrace-instrument does)\n");
+}
+
 /*
  * hmbmpi_after_init learns the rank, defines MPI_COMM_WORLD and
  * MPI_COMM_SELF before any other communicator, and syncs the clocks.
  */
 HMB_NOINST void hmbmpi_after_init(void)
 {
+	__atomic_store_n(&wrapped_init, 1, __ATOMIC_RELAXED);
 	PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
 	PMPI_Comm_size(MPI_COMM_WORLD, &hmbmpi_world_size);
 	PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, info_delete, &info_key, NULL);

@@ -13,6 +13,7 @@
 #define _GNU_SOURCE
 #include <link.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,16 +90,87 @@ HMB_OMP_NOINST static int outlined_body(const char *func)
 
 HMB_OMP_NOINST static int own_code(const void *at);
 
+/*
+ * code is what hmb_code_at says of an address: the function's name, the
+ * source file and line, in buffers sized to them. hmb_code_at cuts a name
+ * to its buffer without a word, and C++ names of templates run to
+ * kilobytes, ending in what tells one construct's outlined body from the
+ * next of the same function ("[clone ._omp_fn.3]"): cut, they would merge
+ * into one region. A construct pays this once.
+ */
+struct code {
+	char *name, *file; /* NULL unless have */
+	int line, have;
+};
+
+/* Names longer are taken cut: no compiler makes one. */
+#define CODE_MAX ((size_t)1 << 20)
+
+HMB_OMP_NOINST static void code_free(struct code *c)
+{
+	free(c->name);
+	free(c->file);
+	*c = (struct code){0};
+}
+
+/* code_at fills c for addr; c->have is hmb_code_at's result. */
+HMB_OMP_NOINST static void code_at(struct code *c, const void *addr)
+{
+	*c = (struct code){0};
+	for (size_t nsize = 512, fsize = 1024;; nsize *= 2, fsize *= 2) {
+		c->name = malloc(nsize);
+		c->file = malloc(fsize);
+		if (c->name == NULL || c->file == NULL) {
+			code_free(c); /* out of memory: the construct is named by its kind */
+			return;
+		}
+		c->have = hmb_code_at(addr, c->name, nsize, c->file, fsize, &c->line);
+		if (!c->have) {
+			code_free(c);
+			return;
+		}
+		/* A name that fills its buffer may have been cut: ask again with twice the room. */
+		if ((strlen(c->name) + 1 < nsize && strlen(c->file) + 1 < fsize) || nsize * 2 > CODE_MAX) {
+			return;
+		}
+		code_free(c);
+	}
+}
+
+/*
+ * define_region defines the OpenMP region called by the formatted name,
+ * of whatever length, at file and line (NULL and 0 for none).
+ */
+HMB_OMP_NOINST __attribute__((format(printf, 3, 4))) static uint32_t define_region(const char *file, int line,
+										    const char *format, ...)
+{
+	va_list ap;
+	va_start(ap, format);
+	char *name = NULL;
+	int n = vasprintf(&name, format, ap);
+	va_end(ap);
+	uint32_t r;
+	if (n < 0) {
+		/* Out of memory: a name cut to the stack's buffer. */
+		char cut[512];
+		va_start(ap, format);
+		vsnprintf(cut, sizeof cut, format, ap);
+		va_end(ap);
+		r = hmb_region_paradigm_ex(cut, file, line, HMB_PARADIGM_OPENMP);
+	} else {
+		r = hmb_region_paradigm_ex(name, file, line, HMB_PARADIGM_OPENMP);
+		free(name);
+	}
+	return r;
+}
+
 /* site_define names and defines the region (sites_mu held). */
 HMB_OMP_NOINST static uint32_t site_define(int kind, const void *at, const void *fn)
 {
-	char func[512], file[1024], outlined[512], ofile[1024], name[2200];
-	int line = 0, oline = 0, have = 0, ohave = 0;
-	func[0] = file[0] = outlined[0] = ofile[0] = 0;
+	struct code c = {0}, o = {0};
 	if (at != NULL) {
 		/* A return address is the instruction after the call: one back is the call. */
-		const char *code = (const char *)at - 1;
-		have = hmb_code_at(code, func, sizeof func, file, sizeof file, &line);
+		code_at(&c, (const char *)at - 1);
 		/*
 		 * A construct in Clang's outlined body, without a line to tell it
 		 * by: named after the function that holds the parallel region (the
@@ -107,49 +179,52 @@ HMB_OMP_NOINST static uint32_t site_define(int kind, const void *at, const void 
 		 * is the same from wherever it runs, and caching by at stays right.
 		 */
 		const void *host;
-		for (int up = 0; have && line <= 0 && outlined_body(func) && (host = hmb_omp_parallel_at(up)) != NULL;
+		for (int up = 0; c.have && c.line <= 0 && outlined_body(c.name) && (host = hmb_omp_parallel_at(up)) != NULL;
 		     up++) {
-			char hfunc[512], hfile[1024];
-			int hline = 0;
-			hfunc[0] = 0;
-			if (own_code(host) ||
-			    !hmb_code_at((const char *)host - 1, hfunc, sizeof hfunc, hfile, sizeof hfile, &hline) ||
-			    hfunc[0] == 0) {
+			struct code h;
+			if (own_code(host)) {
 				break;
 			}
-			memcpy(func, hfunc, sizeof func);
+			code_at(&h, (const char *)host - 1);
+			if (!h.have || h.name[0] == 0) {
+				code_free(&h);
+				break;
+			}
+			/* The host's name; the construct still has no line. */
+			free(c.name);
+			c.name = h.name;
+			h.name = NULL;
+			code_free(&h);
 		}
 	}
 	if (fn != NULL) {
-		ohave = hmb_code_at(fn, outlined, sizeof outlined, ofile, sizeof ofile, &oline);
+		code_at(&o, fn);
 	}
 	const char *k = kind_names[kind];
+	uint32_t r;
 	if (fn != NULL) {
 		/* A parallel region and its implicit tasks: the outlined function, and the line of the construct. */
-		const char *f = line > 0 ? file : ofile;
-		int l = line > 0 ? line : oline;
-		if (l > 0) {
-			snprintf(name, sizeof name, "%s %s @%s:%d", k, ohave ? outlined : "", base(f), l);
-			if (!ohave) {
-				snprintf(name, sizeof name, "%s @%s:%d", k, base(f), l);
-			}
-		} else if (ohave) {
-			snprintf(name, sizeof name, "%s %s", k, outlined);
+		const char *f = c.line > 0 ? c.file : o.file;
+		int l = c.line > 0 ? c.line : o.line;
+		if (l > 0 && o.have) {
+			r = define_region(f, l, "%s %s @%s:%d", k, o.name, base(f), l);
+		} else if (l > 0) {
+			r = define_region(f, l, "%s @%s:%d", k, base(f), l);
+		} else if (o.have) {
+			r = define_region(NULL, 0, "%s %s", k, o.name);
 		} else {
-			snprintf(name, sizeof name, "%s", k);
+			r = define_region(NULL, 0, "%s", k);
 		}
-		return hmb_region_paradigm_ex(name, l > 0 ? f : NULL, l, HMB_PARADIGM_OPENMP);
-	}
-	if (line > 0) {
-		snprintf(name, sizeof name, "%s @%s:%d", k, base(file), line);
-		return hmb_region_paradigm_ex(name, file, line, HMB_PARADIGM_OPENMP);
-	}
-	if (have) {
-		snprintf(name, sizeof name, "%s %s", k, func);
+	} else if (c.line > 0) {
+		r = define_region(c.file, c.line, "%s @%s:%d", k, base(c.file), c.line);
+	} else if (c.have) {
+		r = define_region(NULL, 0, "%s %s", k, c.name);
 	} else {
-		snprintf(name, sizeof name, "%s", k);
+		r = define_region(NULL, 0, "%s", k);
 	}
-	return hmb_region_paradigm(name, HMB_PARADIGM_OPENMP);
+	code_free(&c);
+	code_free(&o);
+	return r;
 }
 
 HMB_OMP_TLS void (*hmb_omp_running)(void *);
