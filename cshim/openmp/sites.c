@@ -11,6 +11,7 @@
  * ready flag.
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <link.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -218,7 +219,20 @@ HMB_OMP_NOINST static uint32_t site_define(int kind, const void *at, const void 
 	} else if (c.line > 0) {
 		r = define_region(c.file, c.line, "%s @%s:%d", k, base(c.file), c.line);
 	} else if (c.have) {
-		r = define_region(NULL, 0, "%s %s", k, c.name);
+		/*
+		 * No line: the function alone would merge the constructs it holds
+		 * (two parallel regions in main, two loops in one outlined body),
+		 * so the call site's offset in its object tells them apart, the
+		 * same in every rank's trace.
+		 */
+		Dl_info in;
+		if (at != NULL && dladdr((const char *)at - 1, &in) != 0 && in.dli_fbase != NULL) {
+			const char *obj = in.dli_fname != NULL && in.dli_fname[0] != 0 ? base(in.dli_fname) : "exe";
+			r = define_region(NULL, 0, "%s %s @%s+0x%lx", k, c.name, obj,
+					  (unsigned long)((uintptr_t)at - 1 - (uintptr_t)in.dli_fbase));
+		} else {
+			r = define_region(NULL, 0, "%s %s", k, c.name);
+		}
 	} else {
 		r = define_region(NULL, 0, "%s", k);
 	}
