@@ -156,10 +156,9 @@ func parseCmdline(argv []string) cmdline {
 				case "-isystem":
 					c.isystem = append(c.isystem, args[i])
 				case "-l":
-					if isOpenMPRuntime("lib" + args[i] + ".so") {
-						c.openMPRuntimeAt(i - 1)
-					}
-					c.mpiLibraryAt(i-1, libFileName(args[i]))
+					c.libraryAt(i-1, args[i])
+				case "-Xlinker":
+					c.linkerArgsAt(i-1, []string{args[i]})
 				}
 			}
 			continue
@@ -178,10 +177,10 @@ func parseCmdline(argv []string) cmdline {
 		case a == "-fopenmp" || strings.HasPrefix(a, "-fopenmp=") || a == "-qopenmp" ||
 			a == "-fiopenmp" || a == "-openmp" || a == "-mp" || strings.HasPrefix(a, "-mp="):
 			c.openmp = true
-		case strings.HasPrefix(a, "-l") && isOpenMPRuntime("lib"+a[2:]+".so"):
-			c.openMPRuntimeAt(i)
 		case strings.HasPrefix(a, "-l"):
-			c.mpiLibraryAt(i, libFileName(a[2:]))
+			c.libraryAt(i, a[2:])
+		case strings.HasPrefix(a, "-Wl,"):
+			c.linkerArgsAt(i, strings.Split(a[len("-Wl,"):], ","))
 		case strings.HasPrefix(a, "-x"):
 			xlang, xset = langOfX(a[2:])
 		case strings.HasPrefix(a, "-isystem"):
@@ -203,6 +202,34 @@ func parseCmdline(argv []string) cmdline {
 		c.mode = modeLink
 	}
 	return c
+}
+
+// libraryAt notes the library that -l's argument names at args[i]: the
+// OpenMP runtime or an MPI library.
+func (c *cmdline) libraryAt(i int, arg string) {
+	if isOpenMPRuntime(libFileName(arg)) {
+		c.openMPRuntimeAt(i)
+		return
+	}
+	c.mpiLibraryAt(i, libFileName(arg))
+}
+
+// linkerArgsAt notes the libraries that the linker's own arguments at
+// args[i] name (-Wl,-lmpi, -Wl,--as-needed,-lmpi, -Xlinker -lmpi): what
+// goes in before args[i] comes before them on the link.
+func (c *cmdline) linkerArgsAt(i int, parts []string) {
+	for j := 0; j < len(parts); j++ {
+		p := parts[j]
+		switch {
+		case p == "-l" && j+1 < len(parts):
+			j++
+			c.libraryAt(i, parts[j])
+		case strings.HasPrefix(p, "-l") && len(p) > 2:
+			c.libraryAt(i, p[2:])
+		case strings.HasPrefix(p, "--library="):
+			c.libraryAt(i, p[len("--library="):])
+		}
+	}
 }
 
 // openMPRuntimeAt notes an OpenMP runtime named at args[i]: the program

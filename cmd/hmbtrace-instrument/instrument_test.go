@@ -422,6 +422,11 @@ func TestPlanLinkMPILibrary(t *testing.T) {
 		{"gfortran -o t t.o -lmpi_mpifh -lmpi", "gfortran -o t t.o " + wrappers + "-lmpi_mpifh -lmpi"},
 		// An MPI compiler whose command names the library as well: before it.
 		{"mpicc -o t t.o -lmpi", "mpicc -o t t.o " + wrappers + "-lmpi"},
+		// Named to the linker itself: before that argument.
+		{"gcc -o t t.o -Wl,--as-needed,-lmpi", "gcc -o t t.o " + wrappers + "-Wl,--as-needed,-lmpi"},
+		{"gcc -o t t.o -Wl,-l,mpi_mpifh", "gcc -o t t.o " + wrappers + "-Wl,-l,mpi_mpifh"},
+		{"gcc -o t t.o -Xlinker -lmpich", "gcc -o t t.o " + wrappers + "-Xlinker -lmpich"},
+		{"gcc -o t t.o -Wl,--library=mpi", "gcc -o t t.o " + wrappers + "-Wl,--library=mpi"},
 	} {
 		argv, notes, err := plan(options{}, strings.Fields(tc.cmd), e)
 		got := strings.Join(argv, " ")
@@ -440,6 +445,8 @@ func TestPlanLinkMPILibrary(t *testing.T) {
 	for _, tc := range []struct{ cmd, want string }{
 		{"gcc -o t t.o -lgomp -lmpi", "gcc -o t t.o " + adapter + "-lgomp " + wrappers + "-lmpi"},
 		{"gcc -o t t.o -lmpi -lgomp", "gcc -o t t.o " + wrappers + "-lmpi " + adapter + "-lgomp"},
+		{"gcc -o t t.o -Wl,-lgomp -lmpi", "gcc -o t t.o " + adapter + "-Wl,-lgomp " + wrappers + "-lmpi"},
+		{"gcc -o t t.o -l:libgomp.so.1 -Wl,-lmpi", "gcc -o t t.o " + adapter + "-l:libgomp.so.1 " + wrappers + "-Wl,-lmpi"},
 	} {
 		argv, _, err := plan(options{}, strings.Fields(tc.cmd), eo)
 		if got := strings.Join(argv, " "); err != nil || !strings.HasPrefix(got, tc.want+" ") {
