@@ -258,13 +258,9 @@ func (l *Location) enterAt(r Region, t uint64) {
 	p.active++
 	if d >= l.limit {
 		l.h.End()
-		if d < len(l.levels) {
-			if lv := l.levels[d]; lv != nil {
-				lv.Drop() // inlined: a closed level's probe makes no call
-				return
-			}
+		if !l.dropCached(d) {
+			l.dropRegion(d)
 		}
-		l.dropRegion(d)
 		return
 	}
 	if d < len(l.levels) {
@@ -450,13 +446,9 @@ func (l *Location) leaveAt(r Region, t uint64) {
 		l.lostAt = 0
 		l.limit = l.viewLimit()
 	}
-	if d < len(l.levels) {
-		if lv := l.levels[d]; lv != nil {
-			lv.Drop() // inlined, as in enterAt
-			return
-		}
+	if !l.dropCached(d) {
+		l.dropRegion(d)
 	}
-	l.dropRegion(d)
 }
 
 // leaveRefill writes a leave at depth d of region, whose enter was written
@@ -813,11 +805,24 @@ func (l *Location) drop(d int, c buffer.Class) {
 	l.h.Level(d, c).Dropped[l.h.DropReason(d, c)]++
 }
 
+// dropCached counts an enter or leave at depth d of a closed level through
+// the level the location caches, and reports whether it had one. It
+// inlines into the probes, with Level.Drop: after the reductions most
+// events go there, and such a probe must cost no more than one that keeps
+// its event (issue 23).
+func (l *Location) dropCached(d int) bool {
+	if d < len(l.levels) {
+		if lv := l.levels[d]; lv != nil {
+			lv.Drop()
+			return true
+		}
+	}
+	return false
+}
+
 // dropRegion is drop of an enter or leave at depth d whose level is not
-// cached: the probes' direct path counts an event of a closed level through
-// the level it caches, with no call (after the reductions most events go
-// there, and such a probe must cost no more than one that keeps its event:
-// issue 23). The level is cached now, so that the next one finds it.
+// cached (dropCached returned false). The level is cached now, so that the
+// next one finds it.
 //
 //go:noinline
 func (l *Location) dropRegion(d int) {
