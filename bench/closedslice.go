@@ -8,7 +8,6 @@ import (
 	"slices"
 
 	"github.com/hmbtrace/hmbtrace/measure"
-	"golang.org/x/sys/unix"
 )
 
 // After a long run's reductions most events go into closed levels, and
@@ -60,16 +59,7 @@ func newClosedSide(o *options, name string, size int, closed bool) (*closedSide,
 }
 
 // slice runs warmIterations untimed, then n iterations timed.
-func (s *closedSide) slice(n int) sliceResult {
-	// Untimed, as in probeslice.go: the first iterations after the other
-	// side's refill the caches with this side's data.
-	nestedPairs(s.loc, s.outer, s.inner, warmIterations)
-	f0 := minorFaults()
-	c0 := threadCPU()
-	nestedPairs(s.loc, s.outer, s.inner, n)
-	c1 := threadCPU()
-	return sliceResult{float64(c1-c0) / float64(4*n), minorFaults() - f0}
-}
+func (s *closedSide) slice(n int) sliceResult { return timedSlice(s.loc, s.outer, s.inner, n) }
 
 // close leaves main, closes the measurement and removes its trace.
 func (s *closedSide) close() (measure.Stats, error) {
@@ -105,10 +95,8 @@ func closedSlicesOnThread(o *options, rounds, k int) (*closedSliceResult, error)
 	if err != nil {
 		return nil, err
 	}
-	var set unix.CPUSet
-	set.Set(cpu)
-	if err := unix.SchedSetaffinity(0, &set); err != nil {
-		return nil, fmt.Errorf("pinning the probes' thread to CPU %d: %v", cpu, err)
+	if err := pinThread(cpu); err != nil {
+		return nil, fmt.Errorf("pinning the probes' thread: %v", err)
 	}
 	// The kept side's buffer holds every event it records (about 2 bytes
 	// each; 4 with room to spare), so that no reduction happens in it.

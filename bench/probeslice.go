@@ -121,28 +121,44 @@ func startProbeSlices(o *options, cpath string) (*probeSlices, error) {
 // pinned to s.cpu. It returns with the thread still locked, so that the
 // runtime ends the pinned thread instead of reusing it.
 func (s *probeSlices) goSide(ready chan<- error) {
-	runtime.LockOSThread()
-	var set unix.CPUSet
-	set.Set(s.cpu)
-	if err := unix.SchedSetaffinity(0, &set); err != nil {
-		ready <- fmt.Errorf("pinning the Go probe's thread to CPU %d: %v", s.cpu, err)
+	if err := pinThread(s.cpu); err != nil {
+		ready <- fmt.Errorf("pinning the Go probe's thread: %v", err)
 		return
 	}
 	loc := s.m.Location("bench")
 	outer, inner := s.m.Region("outer"), s.m.Region("inner")
 	ready <- nil
 	for n := range s.goIn {
-		// The first iterations after the switch from the other process
-		// refill the caches and TLBs, which costs the C side's larger
-		// code (a shared library) more: untimed on both sides, they
-		// would otherwise favour Go the more, the shorter the slice.
-		nestedPairs(loc, outer, inner, warmIterations)
-		f0 := minorFaults()
-		c0 := threadCPU()
-		nestedPairs(loc, outer, inner, n)
-		c1 := threadCPU()
-		s.goOut <- sliceResult{float64(c1-c0) / float64(4*n), minorFaults() - f0}
+		s.goOut <- timedSlice(loc, outer, inner, n)
 	}
+}
+
+// pinThread locks the calling goroutine to its thread and the thread to
+// cpu. The caller returns with the thread still locked, so that the
+// runtime ends the pinned thread instead of reusing it.
+func pinThread(cpu int) error {
+	runtime.LockOSThread()
+	var set unix.CPUSet
+	set.Set(cpu)
+	if err := unix.SchedSetaffinity(0, &set); err != nil {
+		return fmt.Errorf("to CPU %d: %v", cpu, err)
+	}
+	return nil
+}
+
+// timedSlice runs warmIterations nested pairs untimed, then n timed in the
+// thread's CPU time, and returns the cost per event and the page faults.
+// The first iterations after the switch from the other side refill the
+// caches and TLBs, which costs the C side's larger code (a shared library)
+// more: untimed on both sides, they would otherwise favour Go the more,
+// the shorter the slice.
+func timedSlice(loc *measure.Location, outer, inner measure.Region, n int) sliceResult {
+	nestedPairs(loc, outer, inner, warmIterations)
+	f0 := minorFaults()
+	c0 := threadCPU()
+	nestedPairs(loc, outer, inner, n)
+	c1 := threadCPU()
+	return sliceResult{float64(c1-c0) / float64(4*n), minorFaults() - f0}
 }
 
 // pair is one Go slice and one C slice, run back to back.
