@@ -266,7 +266,7 @@ func (m *Measurement) define(name, file string, line int, p tracefile.Paradigm) 
 		return r
 	}
 	excluded := m.filter.Excluded(name, file)
-	if excluded && keptLongest(p) {
+	if excluded && p.Runtime() {
 		// MPI and OpenMP regions carry the messages, collectives, waits
 		// and team structure the tools read; a filter file naming one
 		// (scorep-score -g of other versions, or by hand) would leave
@@ -296,12 +296,6 @@ func (m *Measurement) define(name, file string, line int, p tracefile.Paradigm) 
 func outlinedBody(name string) bool {
 	return strings.HasPrefix(name, ".omp_outlined.") || strings.HasPrefix(name, "__omp_outlined__") ||
 		strings.HasPrefix(name, ".omp_task_entry.")
-}
-
-// keptLongest reports whether a paradigm's regions go to the paradigm
-// event class.
-func keptLongest(p tracefile.Paradigm) bool {
-	return p == tracefile.ParadigmMPI || p == tracefile.ParadigmOpenMP
 }
 
 // Phase declares the progress loop's region, defining it if needed: each

@@ -115,7 +115,7 @@ func (l *Location) define(r Region) *profEntry {
 		}
 		e.counted = d.counted
 		e.class = buffer.ClassRegion
-		if keptLongest(d.paradigm) {
+		if d.paradigm.Runtime() {
 			e.class = buffer.ClassParadigm
 		}
 	}

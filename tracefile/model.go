@@ -45,6 +45,13 @@ func (p Paradigm) String() string {
 	return fmt.Sprintf("Paradigm(%d)", uint8(p))
 }
 
+// Runtime reports whether the regions of p are a parallel runtime's (MPI,
+// OpenMP): their records carry the messages, collectives, waits and team
+// structure the tools read, so the buffer keeps them longest (the paradigm
+// event class) and no filter removes them, at run time or in a filter file
+// that score -g writes.
+func (p Paradigm) Runtime() bool { return p == ParadigmMPI || p == ParadigmOpenMP }
+
 // Reason says why events were removed (encode's, which buffer shares).
 // The numbering is part of the format.
 type Reason = encode.Reason

@@ -308,7 +308,7 @@ func ComputeProcs(files []*tracefile.File, opt Options, procs int) (*Score, erro
 	s.paradigm = map[string]bool{}
 	for _, f := range files {
 		for _, def := range f.Regions {
-			if keptByFilter(def.Paradigm) {
+			if def.Paradigm.Runtime() {
 				s.paradigm[def.Name] = true
 			}
 		}
@@ -336,12 +336,6 @@ func ComputeProcs(files []*tracefile.File, opt Options, procs int) (*Score, erro
 	}
 	s.Throttled = mergeThrottled(files)
 	return s, nil
-}
-
-// keptByFilter reports whether the run-time filter keeps regions of
-// paradigm p whatever the filter file says (package measure).
-func keptByFilter(p tracefile.Paradigm) bool {
-	return p == tracefile.ParadigmMPI || p == tracefile.ParadigmOpenMP
 }
 
 // Filterable reports whether a filter file generated from the score may

@@ -90,7 +90,7 @@ func newClassifier(files []*tracefile.File, sync analysis.SyncMatcher) classifie
 	c := classifier{sync: sync, paradigm: map[string]tracefile.Paradigm{}}
 	for _, f := range files {
 		for _, r := range f.Regions {
-			if r.Paradigm == tracefile.ParadigmMPI || r.Paradigm == tracefile.ParadigmOpenMP {
+			if r.Paradigm.Runtime() {
 				c.paradigm[r.Name] = r.Paradigm
 			}
 		}
