@@ -43,8 +43,8 @@ func runSummary(args []string, out io.Writer) error {
 // openAllProcs opens the trace files named by paths, at least one (else it
 // is a usage error), with procs workers. A directory stands for the *.hmb
 // files in it (the ranks of a run: HMB_OUTPUT), in the order of their run
-// name and rank; they must be the files of one run (oneRun). The files are opened (and their checksums verified) on
-// the workers.
+// name and rank; they must be the files of one run (oneRun). The files are
+// opened (and their checksums verified) on the workers.
 func openAllProcs(paths []string, procs int) ([]*tracefile.File, error) {
 	if len(paths) == 0 {
 		return nil, usageError{"want at least one trace file or directory"}
