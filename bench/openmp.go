@@ -71,6 +71,8 @@ func runOpenMP(o *options, r *report) error {
 		name, cc, path string
 		env            []string
 		traced         bool
+		plain          bool // the uninstrumented build: what the others are compared with
+		baseline       bool // traced with -openmp-baseline's libraries
 		null           bool // the null OMPT tool: its cost is put over the C probe of the traced run
 		cpu            int  // the one CPU both threads run on, or -1
 	}
@@ -103,14 +105,14 @@ func runOpenMP(o *options, r *report) error {
 			if cpu >= 0 {
 				suffix = ", one core"
 			}
-			subjects = append(subjects, subject{name: cc + " plain" + suffix, cc: cc, path: bin + "_" + cc + "_plain", cpu: cpu})
+			subjects = append(subjects, subject{name: cc + " plain" + suffix, cc: cc, path: bin + "_" + cc + "_plain", plain: true, cpu: cpu})
 			if _, err := os.Stat(bin + "_" + cc + "_null"); err == nil && cpu < 0 {
 				subjects = append(subjects, subject{name: cc + " null OMPT tool", cc: cc, path: bin + "_" + cc + "_null",
 					null: true, cpu: cpu})
 			}
 			if o.ompBaseline != "" {
 				subjects = append(subjects, subject{name: cc + " baseline" + suffix, cc: cc, path: bin + "_" + cc,
-					env: []string{out, "LD_LIBRARY_PATH=" + o.ompBaseline}, traced: true, cpu: cpu})
+					env: []string{out, "LD_LIBRARY_PATH=" + o.ompBaseline}, traced: true, baseline: true, cpu: cpu})
 			}
 			subjects = append(subjects,
 				subject{name: cc + " libhmbtrace-omp" + suffix, cc: cc, path: bin + "_" + cc, env: []string{out}, traced: true, cpu: cpu},
@@ -143,9 +145,9 @@ func runOpenMP(o *options, r *report) error {
 		// The plain run and the traced run (its C probe) of each compiler in this round.
 		plain, probe := map[string]ompResult{}, map[string]float64{}
 		for i, s := range subjects {
-			if strings.Contains(s.name, " plain") {
+			if s.plain {
 				plain[group(s)] = results[i]
-			} else if s.traced && !strings.Contains(s.name, " baseline") {
+			} else if s.traced && !s.baseline {
 				probe[group(s)] = results[i].probe
 			}
 		}
