@@ -2,6 +2,7 @@ package cshim
 
 import (
 	"os"
+	"slices"
 	"sort"
 	"unsafe"
 
@@ -98,10 +99,7 @@ func insertMapping(maps []Mapping, m Mapping) []Mapping {
 		}
 	}
 	i := sort.Search(len(kept), func(i int) bool { return kept[i].Start > m.Start })
-	kept = append(kept, Mapping{})
-	copy(kept[i+1:], kept[i:])
-	kept[i] = m
-	return kept
+	return slices.Insert(kept, i, m)
 }
 
 // find returns the mapping that holds addr, asking the kernel when it is
