@@ -77,7 +77,7 @@ func runMPI(o *options, r *report) error {
 		if err != nil {
 			return err
 		}
-		floor, err := pingPong(filepath.Join(bench, "pingpong"), trips, []string{"LD_LIBRARY_PATH=" + floorLib})
+		floor, err := pingPong(filepath.Join(bench, "pingpong"), trips, append([]string{"LD_LIBRARY_PATH=" + floorLib}, traced...))
 		if err != nil {
 			return err
 		}
