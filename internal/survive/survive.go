@@ -402,6 +402,21 @@ func (m *Mapping) Leave() {
 // call it when the buffer is unreachable.
 func (m *Mapping) Unmap() error { return syscall.Munmap(m.mem) }
 
+// processZombie reports whether pid has exited and waits to be reaped
+// (state Z, or X while it is being reaped).
+func processZombie(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 || i+3 > len(s) {
+		return false
+	}
+	return s[i+2] == 'Z' || s[i+2] == 'X'
+}
+
 // ProcessStart returns a process's start time in clock ticks since boot,
 // which tells a live process from a later one with the same pid.
 func ProcessStart(pid int) (uint64, error) {
@@ -424,10 +439,12 @@ func ProcessStart(pid int) (uint64, error) {
 }
 
 // Alive reports whether the process that made a mapping with this header
-// is still running: its pid exists with the same start time.
+// is still running: its pid exists with the same start time and has not
+// exited. A zombie (dead, not yet reaped, as ranks are for a moment after
+// mpirun ends) is not running: its mapping will never change again.
 func (h *Header) Alive() bool {
 	st, err := ProcessStart(int(h.PID))
-	if err != nil {
+	if err != nil || processZombie(int(h.PID)) {
 		return false
 	}
 	if h.StartTime == 0 {
