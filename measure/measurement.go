@@ -69,6 +69,7 @@ type Measurement struct {
 	path      string
 	end       clock.Pair
 	grace     time.Duration // how long a signal's Close waits for running probes
+	dying     atomic.Bool   // a signal's Close runs: the process dies of it next
 	signals   *fatalsignal.Handler
 
 	clockSync      []tracefile.ClockSync
@@ -457,6 +458,7 @@ func (m *Measurement) Close() error {
 		return nil
 	}
 	m.closeOnce.Do(func() { m.closeErr = m.finalize(false) })
+	m.awaitSignalDeath()
 	return m.closeErr
 }
 
@@ -470,6 +472,7 @@ func (m *Measurement) CloseAtExit() error {
 		return nil
 	}
 	m.closeOnce.Do(func() { m.closeErr = m.finalize(true) })
+	m.awaitSignalDeath()
 	return m.closeErr
 }
 
