@@ -33,10 +33,19 @@ var (
 
 // manyTasks is the number of goroutines of the errgroup tests.
 func manyTasks() int {
-	if testing.Short() {
+	if testing.Short() || raceEnabled {
 		return 10000
 	}
 	return 100000
+}
+
+// unlimited is the errgroup limit of the tests of a goroutine per task: none,
+// except under the race detector, which allows 8128 goroutines at once.
+func unlimited() int {
+	if raceEnabled {
+		return 1000
+	}
+	return -1
 }
 
 // checkLanes checks a measurement whose tasks each recorded one task
@@ -91,7 +100,7 @@ func checkLanes(t *testing.T, m *Measurement, tasks int, peak int64) {
 // A goroutine per task through errgroup, each task a region with a region
 // inside, by StartRegion: as many lanes as ran at once, every event kept.
 func TestErrgroupStartRegion(t *testing.T) {
-	for _, limit := range []int{-1, 4} {
+	for _, limit := range []int{unlimited(), 4} {
 		t.Run(fmt.Sprintf("limit=%d", limit), func(t *testing.T) {
 			m := startTest(t, Config{NoThrottle: true})
 			ctx := context.Background()
@@ -124,6 +133,7 @@ func TestErrgroupLocationDone(t *testing.T) {
 	task, inner := m.Region("task"), m.Region("inner")
 	var c concurrency
 	var g errgroup.Group
+	g.SetLimit(unlimited())
 	tasks := manyTasks()
 	for i := range tasks {
 		g.Go(func() error {

@@ -47,12 +47,20 @@ func NewContext(ctx context.Context, m *Measurement) context.Context {
 // FromContext returns the measurement StartRegion records into for ctx:
 // the one ctx carries (NewContext), else Current. ctx may be nil.
 func FromContext(ctx context.Context) *Measurement {
-	if ctx != nil && contexts.Load() {
-		if m, ok := ctx.Value(contextKey{}).(*Measurement); ok {
+	if contexts.Load() && ctx != nil {
+		if m := carried(ctx); m != nil {
 			return m
 		}
 	}
 	return current.Load()
+}
+
+// carried returns the measurement ctx carries, nil if none.
+//
+//go:noinline
+func carried(ctx context.Context) *Measurement {
+	m, _ := ctx.Value(contextKey{}).(*Measurement)
+	return m
 }
 
 // Span is a region open on the calling goroutine's lane, from StartRegion
@@ -79,20 +87,35 @@ type Span struct {
 // The Span must be ended by the goroutine that started it, innermost
 // first, as the regions of runtime/trace must.
 func StartRegion(ctx context.Context, s *Site) Span {
-	m := FromContext(ctx)
+	// FromContext and Site.regionIn, written out: neither inlines.
+	var m *Measurement
+	if contexts.Load() && ctx != nil {
+		m = carried(ctx)
+	}
+	if m == nil {
+		m = current.Load()
+	}
 	if m == nil || m.pool == nil {
 		return Span{}
 	}
 	var r Region
 	if s != nil {
-		r = s.regionIn(m)
+		if b := s.bound.Load(); b != nil && b.m == m {
+			r = b.r
+		} else {
+			r = s.bind(m)
+		}
 	}
 	k := goroutine.Key()
 	slot := &m.lanes.table[laneSlot(k)]
 	l := slot.Load()
 	if l == nil || l.lane.own.Load() != k|ownActive {
-		if l = m.holdLane(k, slot, l); l == nil {
-			return Span{}
+		// Not active for the goroutine: its own idle lane is taken back
+		// with one compare-and-swap, anything else is holdLane's.
+		if l == nil || !l.lane.own.CompareAndSwap(k, k|ownActive) {
+			if l = m.holdLane(k, slot, l); l == nil {
+				return Span{}
+			}
 		}
 	}
 	l.Enter(r)
