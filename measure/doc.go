@@ -66,9 +66,9 @@
 // say so; the lane's regions are exported as usual.
 //
 // Two goroutines probing one lane at once corrupt its stream. The probes
-// detect it cheaply where one finds the other inside a probe (the buffer's
-// busy mark): they record nothing then, count it (Stats.SharedLane), and
-// Close prints which location was shared. Sharing that never overlaps a
+// detect it cheaply where a leave finds the other goroutine inside a probe
+// (the buffer's busy mark, one load): they record nothing then, count it
+// (Stats.SharedLane), and Close prints which location was shared. Sharing that never overlaps a
 // probe goes unseen there; `go test -race` and `go build -race` find it,
 // as a data race on the Location.
 //

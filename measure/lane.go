@@ -263,6 +263,13 @@ func (l *Location) idle() {
 // of the same lane. The probe records nothing: what the other goroutine
 // writes is left whole.
 //
+// The test is the buffer's busy mark (Hierarchy.Busy), which a probe sets
+// from the start of its record to its end. Leave tests it on its fast path,
+// a load and a branch (a leave follows every enter, so testing enters too
+// would double the cost for little more); the general paths of both test
+// it. Sharing that never overlaps a leave's test goes unseen: -race finds
+// it.
+//
 //go:noinline
 func (l *Location) sharedProbe() {
 	l.lane.shared.Add(1)

@@ -285,6 +285,7 @@ func TestSharedLaneDetected(t *testing.T) {
 	wg.Wait()
 	m.Close()
 	st := m.Stats()
+	t.Logf("%d probes recorded, %d found the other goroutine inside one; %d other usage errors", st.Recorded, st.SharedLane, st.Usage.Total())
 	if st.SharedLane == 0 || st.Locations[0].SharedLane != st.SharedLane {
 		t.Fatalf("SharedLane %d (location's %d): sharing not detected", st.SharedLane, st.Locations[0].SharedLane)
 	}
