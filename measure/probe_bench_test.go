@@ -295,11 +295,12 @@ func benchPairs(b *testing.B, nested bool, setup func(m *Measurement, loc *Locat
 	const round = 1 << 20
 	outerSite := NewRegion("outer")
 	var (
-		m     *Measurement
-		outer Span
-		body  func()
-		kept  uint64
-		rec   uint64
+		m      *Measurement
+		outer  Span
+		body   func()
+		kept   uint64
+		rec    uint64
+		rotCPU time.Duration // thread CPU time of the rotations, not the pairs'
 	)
 	finish := func() {
 		outer.End()
@@ -312,10 +313,12 @@ func benchPairs(b *testing.B, nested bool, setup func(m *Measurement, loc *Locat
 	}
 	rotate := func() {
 		b.StopTimer()
+		t0 := threadCPU()
+		defer func() { rotCPU += threadCPU() - t0 }()
 		if m != nil {
 			finish()
 		}
-		m = startTest(b, Config{BufferSize: 64 << 20, NoThrottle: true})
+		m = startTest(b, Config{BufferSize: 16 << 20, NoThrottle: true})
 		outer = Span{}
 		if nested {
 			outer = StartRegion(context.Background(), outerSite)
@@ -333,6 +336,7 @@ func benchPairs(b *testing.B, nested bool, setup func(m *Measurement, loc *Locat
 	rotate()
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
+	rotCPU = 0
 	cpu := threadCPU()
 	for i := 0; i < b.N; i++ {
 		if i%round == round-1 {
@@ -341,7 +345,7 @@ func benchPairs(b *testing.B, nested bool, setup func(m *Measurement, loc *Locat
 		body()
 	}
 	ns := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
-	cpuNs := float64(threadCPU()-cpu) / float64(b.N)
+	cpuNs := float64(threadCPU()-cpu-rotCPU) / float64(b.N)
 	b.StopTimer()
 	finish()
 	if kept != rec || kept < 2*uint64(b.N) {

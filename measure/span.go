@@ -126,13 +126,14 @@ func StartRegion(ctx context.Context, s *Site) Span {
 // goroutine's lane becomes idle: still bound to it, free for another
 // goroutine to take.
 func (s Span) End() {
-	l := s.l
-	if l == nil {
-		return
-	}
-	l.Leave(s.r)
-	if l.depth == 0 {
-		l.idle()
+	// leaveAt, not Leave: Leave's test of the throttled regions' cache
+	// saves a call for a Location's caller, and End is a call already (a
+	// throttled region's leave returns at its profile entry's flag).
+	if l := s.l; l != nil {
+		l.leaveAt(s.r, 0)
+		if l.depth == 0 {
+			l.idle()
+		}
 	}
 }
 
