@@ -14,6 +14,18 @@ import (
 	"golang.org/x/sync/errgroup"
 )
 
+// nilContext is the nil context StartRegion accepts (the contract
+// allows it; a variable keeps vet's nil-context check quiet).
+var nilContext context.Context
+
+// needProbes skips a test of what the probes record in a build without
+// them (-tags hmbtrace_off).
+func needProbes(t *testing.T) {
+	if !ProbesCompiledIn {
+		t.Skip("the probes are compiled out (hmbtrace_off)")
+	}
+}
+
 // concurrency tracks how many goroutines are inside a task at once, and the
 // most there were.
 type concurrency struct{ now, peak atomic.Int64 }
@@ -100,6 +112,7 @@ func checkLanes(t *testing.T, m *Measurement, tasks int, peak int64) {
 // A goroutine per task through errgroup, each task a region with a region
 // inside, by StartRegion: as many lanes as ran at once, every event kept.
 func TestErrgroupStartRegion(t *testing.T) {
+	needProbes(t)
 	for _, limit := range []int{unlimited(), 4} {
 		t.Run(fmt.Sprintf("limit=%d", limit), func(t *testing.T) {
 			m := startTest(t, Config{NoThrottle: true})
@@ -129,6 +142,7 @@ func TestErrgroupStartRegion(t *testing.T) {
 // task's goroutine, Done at its end. Done gives the lane back, so it is
 // bounded the same way.
 func TestErrgroupLocationDone(t *testing.T) {
+	needProbes(t)
 	m := startTest(t, Config{NoThrottle: true})
 	task, inner := m.Region("task"), m.Region("inner")
 	var c concurrency
@@ -183,6 +197,7 @@ func laneEvents(t *testing.T, m *Measurement) map[string][]string {
 // that needs one takes it while it is idle, and the trace shows the two
 // holders as tasks on the one lane, their regions nested in between.
 func TestLaneStolenWhileIdle(t *testing.T) {
+	needProbes(t)
 	m := startTest(t, Config{NoThrottle: true})
 	ctx := context.Background()
 	StartRegion(ctx, siteTask).End()
@@ -213,10 +228,11 @@ func TestLaneStolenWhileIdle(t *testing.T) {
 // A tight loop of outermost regions on one goroutine keeps one lane and
 // records only its regions.
 func TestLaneTightLoop(t *testing.T) {
+	needProbes(t)
 	m := startTest(t, Config{NoThrottle: true})
 	const n = 10000
 	for range n {
-		StartRegion(nil, siteTask).End()
+		StartRegion(nilContext, siteTask).End()
 	}
 	if err := m.Close(); err != nil {
 		t.Fatal(err)
@@ -231,6 +247,7 @@ func TestLaneTightLoop(t *testing.T) {
 // a task on it, under the lane's first name. With regions open Done keeps
 // it (a worker about to wait).
 func TestLocationReuse(t *testing.T) {
+	needProbes(t)
 	m := startTest(t, Config{NoThrottle: true})
 	r := m.Region("r")
 	a := m.Location("first")
@@ -260,6 +277,7 @@ func TestLocationReuse(t *testing.T) {
 // Two goroutines probing one Location at once are detected and counted,
 // and Close says so.
 func TestSharedLaneDetected(t *testing.T) {
+	needProbes(t)
 	if raceEnabled {
 		t.Skip("sharing a Location is a data race, which the race detector reports itself")
 	}
@@ -299,6 +317,7 @@ func TestSharedLaneDetected(t *testing.T) {
 // A Site bound in one measurement gives the right region in the next,
 // where the region has another id.
 func TestSiteRebinds(t *testing.T) {
+	needProbes(t)
 	s := NewRegion("site")
 	m1 := startTest(t, Config{})
 	r1 := m1.RegionOf(s)
@@ -328,6 +347,7 @@ func TestSiteRebinds(t *testing.T) {
 // Current is the running measurement; NewContext sends StartRegion to
 // another.
 func TestCurrentAndContext(t *testing.T) {
+	needProbes(t)
 	m1 := startTest(t, Config{})
 	if Current() != m1 {
 		t.Fatal("Current is not the measurement Start returned last")
@@ -349,12 +369,13 @@ func TestCurrentAndContext(t *testing.T) {
 			t.Errorf("%d events recorded, want %d", st.Recorded, c.want)
 		}
 	}
-	StartRegion(nil, siteTask).End() // nothing runs: nothing to do
+	StartRegion(nilContext, siteTask).End() // nothing runs: nothing to do
 }
 
 // The defer form and Do allocate nothing, once the site is bound and the
 // goroutine has its lane.
 func TestStartRegionAllocatesNothing(t *testing.T) {
+	needProbes(t)
 	m := startTest(t, Config{BufferSize: 1 << 20, BinSize: 4096})
 	defer m.Close()
 	ctx := context.Background()
@@ -371,8 +392,9 @@ func TestStartRegionAllocatesNothing(t *testing.T) {
 
 // A disabled measurement hands out zero Spans.
 func TestStartRegionDisabled(t *testing.T) {
+	needProbes(t)
 	m := startTest(t, Config{Disabled: true})
-	if sp := StartRegion(nil, siteTask); sp != (Span{}) {
+	if sp := StartRegion(nilContext, siteTask); sp != (Span{}) {
 		t.Errorf("StartRegion on a disabled measurement returned %+v", sp)
 	}
 	m.Close()
