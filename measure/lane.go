@@ -25,13 +25,16 @@ import (
 //     when its outermost region ends, with the low bit of own cleared: the
 //     lane is idle, and the next outermost StartRegion of the same
 //     goroutine takes it back with one compare-and-swap, no lock. A
-//     goroutine that needs a lane and has none takes a free one, else
-//     steals an idle one (with the same compare-and-swap, which fails if
-//     its goroutine began a region first), else makes one, "lane N". So a
+//     goroutine that needs a lane and has none steals an idle one, found
+//     in a published list without a lock (with the same compare-and-swap,
+//     which fails if its goroutine began a region first); else, under the
+//     mutex, it takes a free one, else makes one, "lane N", after letting
+//     the holders run a few times if there are many lanes already. So a
 //     lane bound to a goroutine that ended is reclaimed when another
-//     goroutine needs it, and the lanes made are at most the goroutines
-//     that had regions open at once (in practice: the scan that finds an
-//     idle lane races with goroutines that start and end).
+//     goroutine needs it, and the lanes made are about the goroutines
+//     that had regions open at once (not exactly: a scan races with the
+//     goroutines that start and end while it looks). 10^5 goroutines
+//     through an unlimited errgroup use 3 to 6 lanes (lane_test.go).
 //
 // Each holder of a lane after its first is a task on it, recorded with the
 // task records of task.go (as OpenMP's explicit tasks are): a switch to a
@@ -83,9 +86,9 @@ type laneState struct {
 // end never waits for a lock; whoever needs a lane takes the whole stack
 // under the mutex into free. Taking all at once is what keeps the stack
 // free of the ABA problem of a lock-free pop. The mutex also serializes
-// making lanes: a goroutine that waited for it looks for a returned lane
-// first, so that goroutines piling up on it (the scheduler starts new ones
-// while they wait) do not each make a lane.
+// making lanes: a goroutine that waited for it looks for a returned or
+// idle lane first, so that goroutines piling up on it (the scheduler
+// starts new ones while they wait) do not each make a lane.
 type laneSet struct {
 	mu       sync.Mutex
 	returned atomic.Pointer[Location]    // given back by Done at depth 0, linked by lane.next
