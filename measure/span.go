@@ -84,8 +84,10 @@ type Span struct {
 // it back without a lock, unless another goroutine that needed a lane took
 // it meanwhile (the package's doc says more). It allocates nothing.
 //
-// The Span must be ended by the goroutine that started it, innermost
-// first, as the regions of runtime/trace must.
+// The Span must be ended once, by the goroutine that started it, innermost
+// first, as the regions of runtime/trace must: a second End of an
+// outermost Span would write into a lane that may be another goroutine's
+// by then.
 func StartRegion(ctx context.Context, s *Site) Span {
 	// FromContext and Site.regionIn, written out: neither inlines.
 	var m *Measurement
