@@ -256,7 +256,14 @@ var benchSite = NewRegion("span")
 //     compare-and-swap) and leaves it idle again.
 //
 // Each reports ns/pair; issue 31 asks that defer be within 10 % of
-// enter-leave.
+// enter-leave. On the 2-core AMD EPYC VM of 2026-12-06 (loaded, thread CPU
+// time, median of 10 runs of 2000000x): enter-leave 60.6 ns, defer 75.7
+// (1.25x), do 78.8, defer-outermost 78.3; under callgrind, instructions
+// inside the iteration's function: enter-leave 351, defer 459 (1.31x),
+// defer-outermost 472. The difference is StartRegion's lookups (the
+// goroutine's key, the lane table and the lane's own word, the site's
+// binding, the measurement: about 40 instructions), its call and End's,
+// and the defer.
 func BenchmarkSpan(b *testing.B) {
 	b.Run("enter-leave", func(b *testing.B) {
 		benchPairs(b, true, func(m *Measurement, loc *Location) func() {
