@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"weak"
 
 	"github.com/hmbtrace/hmbtrace/encode"
 	"github.com/hmbtrace/hmbtrace/tracefile"
@@ -398,4 +399,25 @@ func TestStartRegionDisabled(t *testing.T) {
 		t.Errorf("StartRegion on a disabled measurement returned %+v", sp)
 	}
 	m.Close()
+}
+
+// A Site keeps no closed measurement alive: its binding is a serial
+// number, not a pointer to the measurement and its buffer.
+func TestSiteKeepsNoMeasurement(t *testing.T) {
+	needProbes(t)
+	s := NewRegion("kept alive?")
+	m := startTest(t, Config{BufferSize: 1 << 20, BinSize: 4096})
+	StartRegion(context.Background(), s).End()
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	w := weak.Make(m)
+	m = nil
+	for range 5 {
+		runtime.GC()
+		if w.Value() == nil {
+			return
+		}
+	}
+	t.Error("a closed measurement whose site was bound is still reachable")
 }

@@ -86,7 +86,8 @@ type Measurement struct {
 
 	suspended suspendedTasks // tasks suspended with regions open (task.go)
 
-	lanes laneSet // the locations as lanes: free ones, goroutines' ones (lane.go)
+	lanes  laneSet // the locations as lanes: free ones, goroutines' ones (lane.go)
+	serial uint32  // names the measurement in a Site's binding (site.go)
 }
 
 // Start begins a measurement with the given configuration. With
@@ -97,7 +98,7 @@ func Start(cfg Config) (*Measurement, error) {
 		return nil, err
 	}
 	cfg = cfg.withDefaults()
-	m := &Measurement{cfg: cfg, byName: map[string]Region{}, wall: time.Now()}
+	m := &Measurement{cfg: cfg, byName: map[string]Region{}, wall: time.Now(), serial: nextSerial()}
 	if cfg.Disabled || !ProbesCompiledIn {
 		current.Store(m)
 		return m, nil
@@ -205,7 +206,7 @@ func measureProbeCost(shift uint8) float64 {
 	if err != nil {
 		return 0
 	}
-	m := &Measurement{pool: pool, shift: shift, byName: map[string]Region{}}
+	m := &Measurement{pool: pool, shift: shift, byName: map[string]Region{}, serial: nextSerial()}
 	r := m.Region("probe cost")
 	loc := m.Location("probe cost")
 	const pairs = 2000

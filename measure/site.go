@@ -16,16 +16,27 @@ import (
 // code never passes region tables around. A Site is safe for concurrent
 // use.
 type Site struct {
-	name  string
-	file  string
-	line  int
-	bound atomic.Pointer[siteBinding]
+	name string
+	file string
+	line int
+	// bound is the site's region in one measurement: the measurement's
+	// serial number in the high 32 bits, the Region in the low ones. A
+	// number rather than a pointer, so that a site keeps no closed
+	// measurement (and its buffer) alive, and one load checks it.
+	bound atomic.Uint64
 }
 
-// siteBinding is a Site's region in one measurement.
-type siteBinding struct {
-	m *Measurement
-	r Region
+// serials numbers the measurements from 1, so that a Site's zero binding
+// names none.
+var serials atomic.Uint32
+
+// nextSerial returns a new measurement's serial number.
+func nextSerial() uint32 {
+	for {
+		if n := serials.Add(1); n != 0 {
+			return n
+		}
+	}
 }
 
 // NewRegion declares a region named name at the caller's file and line.
@@ -63,19 +74,19 @@ func (m *Measurement) RegionOf(s *Site) Region {
 // regionIn returns the site's region in enabled measurement m: a load and a
 // compare when it is bound to m already.
 func (s *Site) regionIn(m *Measurement) Region {
-	if b := s.bound.Load(); b != nil && b.m == m {
-		return b.r
+	if b := s.bound.Load(); uint32(b>>32) == m.serial {
+		return Region(b)
 	}
 	return s.bind(m)
 }
 
 // bind binds the site to its region in m. Two measurements recording one
-// site in turn bind it in turn, an allocation each time: sites are made
+// site in turn bind it in turn, each time under m's mutex: sites are made
 // for one measurement at a time, as a program runs them.
 //
 //go:noinline
 func (s *Site) bind(m *Measurement) Region {
 	r := m.RegionAt(s.name, s.file, s.line)
-	s.bound.Store(&siteBinding{m: m, r: r})
+	s.bound.Store(uint64(m.serial)<<32 | uint64(r))
 	return r
 }

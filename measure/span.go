@@ -102,8 +102,8 @@ func StartRegion(ctx context.Context, s *Site) Span {
 	}
 	var r Region
 	if s != nil {
-		if b := s.bound.Load(); b != nil && b.m == m {
-			r = b.r
+		if b := s.bound.Load(); uint32(b>>32) == m.serial {
+			r = Region(b)
 		} else {
 			r = s.bind(m)
 		}
