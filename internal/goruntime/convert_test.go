@@ -1,0 +1,180 @@
+package goruntime
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"runtime"
+	"runtime/trace"
+	"strings"
+	"testing"
+	"time"
+)
+
+// record is what a sink saw: one enter or leave.
+type record struct {
+	enter bool
+	track int64
+	name  string
+	ns    int64
+}
+
+type recordSink struct {
+	recs  []record
+	syncs int
+}
+
+func (s *recordSink) Enter(track int64, name string, ns int64) {
+	s.recs = append(s.recs, record{true, track, name, ns})
+}
+func (s *recordSink) Leave(track int64, name string, ns int64) {
+	s.recs = append(s.recs, record{false, track, name, ns})
+}
+func (s *recordSink) Sync() { s.syncs++ }
+
+// interval is a closed region on a track, with its nesting depth.
+type interval struct {
+	name       string
+	from, to   int64
+	depth      int
+	parentName string
+}
+
+// nest checks that every track's records are well nested and in time
+// order, and returns each track's intervals.
+func nest(t *testing.T, recs []record) map[int64][]interval {
+	t.Helper()
+	type frame struct {
+		name string
+		at   int64
+	}
+	stacks := map[int64][]frame{}
+	last := map[int64]int64{}
+	out := map[int64][]interval{}
+	for _, r := range recs {
+		if r.ns < last[r.track] {
+			t.Fatalf("track %d: %s at %d before the track's last time %d", r.track, r.name, r.ns, last[r.track])
+		}
+		last[r.track] = r.ns
+		st := stacks[r.track]
+		if r.enter {
+			stacks[r.track] = append(st, frame{r.name, r.ns})
+			continue
+		}
+		if len(st) == 0 || st[len(st)-1].name != r.name {
+			t.Fatalf("track %d: leave of %q does not match the open stack %v", r.track, r.name, st)
+		}
+		parent := ""
+		if len(st) > 1 {
+			parent = st[len(st)-2].name
+		}
+		out[r.track] = append(out[r.track], interval{r.name, st[len(st)-1].at, r.ns, len(st) - 1, parent})
+		stacks[r.track] = st[:len(st)-1]
+	}
+	for tr, st := range stacks {
+		if len(st) != 0 {
+			t.Fatalf("track %d: %v left open after Finish", tr, st)
+		}
+	}
+	return out
+}
+
+// TestConvertRealTrace traces a goroutine that holds lane 7, blocks on a
+// channel for about 20 ms, then forces a GC, and checks the regions.
+func TestConvertRealTrace(t *testing.T) {
+	if trace.IsEnabled() {
+		t.Skip("the execution tracer is already on (go test -trace)")
+	}
+	var buf bytes.Buffer
+	if err := trace.Start(&buf); err != nil {
+		t.Fatal(err)
+	}
+	before := time.Now()
+	ch := make(chan int)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		ctx := context.Background()
+		trace.Log(ctx, LaneCategory, HoldMessage(7))
+		<-ch // blocks until the main goroutine sends
+		trace.Log(ctx, LaneCategory, ReleaseMessage(7))
+		<-ch // not held: must not appear
+	}()
+	time.Sleep(20 * time.Millisecond)
+	ch <- 1
+	ch <- 2
+	<-done
+	runtime.GC()
+	elapsed := time.Since(before)
+	trace.Stop()
+
+	sink := &recordSink{}
+	c := NewConverter(sink)
+	if err := c.Run(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if sink.syncs == 0 {
+		t.Error("no Sync call")
+	}
+	if c.Stats.Holds != 1 || c.Stats.BadLogs != 0 {
+		t.Errorf("stats %+v: want 1 hold, no bad log", c.Stats)
+	}
+	tracks := nest(t, sink.recs)
+	for tr := range tracks {
+		if tr != 7 && tr != GCTrack {
+			t.Errorf("intervals on track %d, want only lane 7 and the GC track", tr)
+		}
+	}
+	var waits []interval
+	for _, iv := range tracks[7] {
+		if iv.name == WaitPrefix+"chan receive" {
+			waits = append(waits, iv)
+		}
+	}
+	if len(waits) != 1 {
+		t.Fatalf("lane 7: %d chan receive waits, want 1 (the held one): %v", len(waits), tracks[7])
+	}
+	if d := waits[0].to - waits[0].from; d < 0 || d > elapsed.Nanoseconds() {
+		t.Errorf("the wait lasted %d ns, want within [0, %d]", d, elapsed.Nanoseconds())
+	}
+	var gcs, stws int
+	for _, iv := range tracks[GCTrack] {
+		switch {
+		case iv.name == NameGC:
+			gcs++
+			if iv.depth != 0 {
+				t.Errorf("GC cycle at depth %d", iv.depth)
+			}
+		case strings.HasPrefix(iv.name, STWPrefix+"GC"):
+			stws++
+			if iv.parentName != NameGC {
+				t.Errorf("%s nested in %q, want in the GC cycle", iv.name, iv.parentName)
+			}
+		}
+	}
+	if gcs < 1 || stws < 2 {
+		t.Errorf("GC track: %d cycles and %d GC pauses, want >= 1 and >= 2: %v", gcs, stws, tracks[GCTrack])
+	}
+}
+
+// TestConvertLaneTakeover checks that a lane taken by a second goroutine
+// without a release closes the first one's intervals there.
+func TestConvertLaneTakeover(t *testing.T) {
+	sink := &recordSink{}
+	c := NewConverter(sink)
+	c.laneLog(1, HoldMessage(3), 10)
+	h := c.holders[1]
+	c.push(h, kindWait, WaitPrefix+"select", 20)
+	c.laneLog(2, HoldMessage(3), 30)
+	c.laneLog(2, "+x", 31)
+	c.laneLog(2, "", 31)
+	c.Finish()
+	got := fmt.Sprint(sink.recs)
+	want := fmt.Sprint([]record{{true, 3, WaitPrefix + "select", 20}, {false, 3, WaitPrefix + "select", 30}})
+	if got != want {
+		t.Errorf("records %s, want %s", got, want)
+	}
+	if c.Stats.BadLogs != 2 || len(c.holders) != 0 {
+		t.Errorf("stats %+v, holders %d: want 2 bad logs and none left", c.Stats, len(c.holders))
+	}
+}
