@@ -150,6 +150,13 @@ type Config struct {
 	// (HMB_SURVIVE_DIR). Close removes it after writing the trace.
 	Survive    bool
 	SurviveDir string
+
+	// GoRuntime puts Go's runtime into the trace (HMB_GORUNTIME=1): the
+	// execution tracer runs for the whole measurement, and its GC cycles
+	// and stop-the-world pauses, and the waits, runnable time, syscalls and
+	// GC assists of the goroutines that hold a location, become regions of
+	// paradigm go (see Measurement.Close and goruntime.go).
+	GoRuntime bool
 }
 
 // LauncherRankVars are the variables, in the order they are read, by which

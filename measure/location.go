@@ -683,6 +683,7 @@ func (l *Location) Done() {
 	}
 	l.surviveCounts()
 	l.h.Release()
+	l.m.goRuntimeRelease(l)
 }
 
 // ID returns the location's id, which names it as a message's peer.

@@ -85,6 +85,8 @@ type Measurement struct {
 	surv *survive.Mapping // Config.Survive: the mapping that outlives the process (survive.go)
 
 	suspended suspendedTasks // tasks suspended with regions open (task.go)
+
+	gort *goRuntime // Config.GoRuntime: the execution tracer's bridge (goruntime.go)
 }
 
 // Start begins a measurement with the given configuration. With
@@ -162,6 +164,9 @@ func Start(cfg Config) (*Measurement, error) {
 	}
 	if err := m.startLive(); err != nil {
 		return nil, err
+	}
+	if cfg.GoRuntime {
+		m.startGoRuntime()
 	}
 	return m, nil
 }
@@ -393,6 +398,7 @@ func (m *Measurement) Location(name string) *Location {
 	m.mu.Lock()
 	m.locations = append(m.locations, l)
 	m.mu.Unlock()
+	m.goRuntimeHold(l)
 	return l
 }
 
@@ -474,6 +480,7 @@ func (m *Measurement) CloseAtExit() error {
 }
 
 func (m *Measurement) finalize(atExit bool) error {
+	m.stopGoRuntime() // its last regions go in before the freeze
 	m.stopSignals()
 	if m.liveServer != nil {
 		m.liveServer.Close()
