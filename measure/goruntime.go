@@ -63,11 +63,13 @@ type goRuntime struct {
 
 	// The converter goroutine's own state.
 	tracks  map[int64]*Location
-	regions map[string]Region
+	regions []Region     // by goruntime.Name, 0 until defined
 	pairs   []clock.Pair // newest last, at most maxPairs
 	mono    bool         // the probes read CLOCK_MONOTONIC: ticks are nanoseconds
+	behind  bool         // the converter fell too far behind and stopped the tracer
 
-	stop sync.Once
+	halted sync.Once
+	closed sync.Once
 
 	mu   sync.Mutex
 	msgs [][2]string // by location id: hold and release messages, made once
@@ -77,9 +79,17 @@ type goRuntime struct {
 // time order a generation behind, so only the newest few are ever used.
 const maxPairs = 16
 
-// goRuntimeStopWait bounds how long Close waits for the converter after
-// the tracer stopped: a signal's Close must not hang on it.
-const goRuntimeStopWait = 5 * time.Second
+// goRuntimeSignalWait bounds how long a signal's Close waits for the
+// converter after the tracer stopped: the process must die of its signal
+// soon. Close waits until the converter has read everything.
+const goRuntimeSignalWait = 2 * time.Second
+
+// goRuntimeMaxLag is how far the converter may fall behind the run before
+// it stops the tracer: behind it, the runtime's trace buffers pile up in
+// memory. A program that blocks and wakes goroutines more often than the
+// converter can follow (a few hundred thousand times a second) gets its
+// runtime regions up to there, and a line on stderr.
+const goRuntimeMaxLag = 5 * time.Second
 
 // startGoRuntime starts the tracer and its converter, or says on stderr
 // why it cannot.
@@ -90,7 +100,7 @@ func (m *Measurement) startGoRuntime() {
 		return
 	}
 	g := &goRuntime{m: m, pw: pw, done: make(chan struct{}),
-		tracks: map[int64]*Location{}, regions: map[string]Region{},
+		tracks: map[int64]*Location{},
 		pairs: []clock.Pair{m.start}, mono: m.clock == clock.SourceMonotonic}
 	g.conv = goruntime.NewConverter(g)
 	m.gort = g
@@ -105,6 +115,14 @@ func (g *goRuntime) run(pr *io.PipeReader) {
 	io.Copy(io.Discard, pr)
 }
 
+// halt stops the tracer; the converter reads what it wrote, then the end.
+func (g *goRuntime) halt() {
+	g.halted.Do(func() {
+		trace.Stop() // returns once the tracer wrote everything into the pipe
+		g.pw.Close()
+	})
+}
+
 // stopGoRuntime stops the tracer and waits for the converter to record the
 // rest: Close calls it before it freezes the buffer.
 func (m *Measurement) stopGoRuntime() {
@@ -112,16 +130,19 @@ func (m *Measurement) stopGoRuntime() {
 	if g == nil {
 		return
 	}
-	g.stop.Do(func() {
-		trace.Stop() // returns once the tracer wrote everything into the pipe
-		g.pw.Close()
-		select {
-		case <-g.done:
-			if g.err != nil {
-				fmt.Fprintf(os.Stderr, "hmbtrace: HMB_GORUNTIME: %v: the runtime's regions stop there\n", g.err)
+	g.closed.Do(func() {
+		g.halt()
+		if m.grace > 0 {
+			select {
+			case <-g.done:
+			case <-time.After(goRuntimeSignalWait):
+				fmt.Fprintf(os.Stderr, "hmbtrace: HMB_GORUNTIME: the rest of the execution trace was not read within %v of the signal: the runtime's regions end early\n", goRuntimeSignalWait)
+				return
 			}
-		case <-time.After(goRuntimeStopWait):
-			fmt.Fprintf(os.Stderr, "hmbtrace: HMB_GORUNTIME: the execution trace was not read within %v: the runtime's regions end early\n", goRuntimeStopWait)
+		}
+		<-g.done
+		if g.err != nil {
+			fmt.Fprintf(os.Stderr, "hmbtrace: HMB_GORUNTIME: %v: the runtime's regions stop there\n", g.err)
 		}
 	})
 }
@@ -157,22 +178,28 @@ func (g *goRuntime) message(id uint32, k int) string {
 
 // Enter records an enter of the runtime's region name on track at
 // monotonic time ns (goruntime.Sink).
-func (g *goRuntime) Enter(track int64, name string, ns int64) {
+func (g *goRuntime) Enter(track int64, name goruntime.Name, ns int64) {
 	if l := g.track(track); l != nil {
 		l.EnterAt(g.region(name), g.ticks(ns))
 	}
 }
 
 // Leave records the leave that matches an Enter (goruntime.Sink).
-func (g *goRuntime) Leave(track int64, name string, ns int64) {
+func (g *goRuntime) Leave(track int64, name goruntime.Name, ns int64) {
 	if l := g.track(track); l != nil {
 		l.LeaveAt(g.region(name), g.ticks(ns))
 	}
 }
 
-// Sync reads a clock pair at each of the tracer's generations
-// (goruntime.Sink).
-func (g *goRuntime) Sync() {
+// Sync reads a clock pair at each of the tracer's generations, and stops
+// the tracer if the generation began too long ago (goruntime.Sink).
+func (g *goRuntime) Sync(mono int64) {
+	if now := int64(clock.Monotonic()); mono > 0 && !g.behind && time.Duration(now-mono) > goRuntimeMaxLag {
+		g.behind = true
+		fmt.Fprintf(os.Stderr, "hmbtrace: HMB_GORUNTIME: reading the execution trace fell %v behind the run (goroutines block and wake more often than it can follow): the runtime's regions end %.3f s into the run\n",
+			time.Duration(now-mono).Round(time.Millisecond), float64(mono-int64(g.m.start.Nanos))/1e9)
+		go g.halt() // not here: Stop waits for this goroutine to read the rest
+	}
 	if g.mono {
 		return
 	}
@@ -240,11 +267,14 @@ func (g *goRuntime) track(track int64) *Location {
 	return l
 }
 
-// region returns the runtime's region name, defined on first use.
-func (g *goRuntime) region(name string) Region {
-	r, ok := g.regions[name]
-	if !ok {
-		r = g.m.RegionParadigm(name, tracefile.ParadigmGo)
+// region returns the runtime's region of name, defined on first use.
+func (g *goRuntime) region(name goruntime.Name) Region {
+	if int(name) >= len(g.regions) {
+		g.regions = append(g.regions, make([]Region, int(name)+1-len(g.regions))...)
+	}
+	r := g.regions[name]
+	if r == 0 {
+		r = g.m.RegionParadigm(g.conv.Name(name), tracefile.ParadigmGo)
 		g.regions[name] = r
 	}
 	return r

@@ -49,15 +49,22 @@ const (
 )
 
 // Sink receives the intervals as enters and leaves in time order per track,
-// well nested on each track. Track is GCTrack or a lane.
+// well nested on each track. Track is GCTrack or a lane; name is the
+// region's name, as an index for Converter.Name, so that the sink maps
+// each name to a region of its own once, not per event.
 type Sink interface {
-	Enter(track int64, name string, ns int64)
-	Leave(track int64, name string, ns int64)
+	Enter(track int64, name Name, ns int64)
+	Leave(track int64, name Name, ns int64)
 	// Sync is called at each generation of the trace (about once a second
-	// and at the end), before the generation's events: a good time for the
-	// caller to read its own clock against the monotonic one.
-	Sync()
+	// and at the end), before the generation's events, with the monotonic
+	// time of its start (0 if the trace does not say): a good time for the
+	// caller to read its own clock against the monotonic one, and to see
+	// how far behind the run the conversion is.
+	Sync(mono int64)
 }
+
+// Name is the index of a region name in a Converter.
+type Name int32
 
 // Stats counts what the conversion did.
 type Stats struct {
@@ -79,7 +86,7 @@ const (
 
 type open struct {
 	kind kind
-	name string
+	name Name
 }
 
 // holder is a goroutine that holds a lane, and what it has open on it.
@@ -101,18 +108,32 @@ type Converter struct {
 	// pause and its mark phase to the last of its mark phase and its
 	// mark-termination pause, with every pause inside it nested.
 	cycle  bool
-	marked bool   // the cycle's mark phase has ended
-	stw    string // the open pause's region name, "" if none
+	marked bool // the cycle's mark phase has ended
+	stw    Name // the open pause's region name, noName if none
 
-	names map[nameKey]string // range and wait reasons to region names, made once
+	names    []string
+	byName   map[nameKey]Name // range and wait reasons to names, made once
+	gc       Name
+	runnable Name
+	syscall  Name
+	assist   Name
 
 	Stats Stats
 }
 
 // NewConverter returns a converter that gives its intervals to sink.
 func NewConverter(sink Sink) *Converter {
-	return &Converter{sink: sink, holders: map[xt.GoID]*holder{}, byLane: map[int64]xt.GoID{}, names: map[nameKey]string{}}
+	c := &Converter{sink: sink, holders: map[xt.GoID]*holder{}, byLane: map[int64]xt.GoID{}, byName: map[nameKey]Name{}, stw: noName}
+	c.gc, c.runnable = c.name(NameGC, ""), c.name(NameRunnable, "")
+	c.syscall, c.assist = c.name(NameSyscall, ""), c.name(NameAssist, "")
+	return c
 }
+
+// noName is no name: no pause is open.
+const noName Name = -1
+
+// Name returns the region name of index n.
+func (c *Converter) Name(n Name) string { return c.names[n] }
 
 // Run reads the trace from r until its end, then closes what is still
 // open at the last time seen. A read or parse error ends it too, after the
@@ -147,10 +168,12 @@ func (c *Converter) run(r io.Reader) error {
 func (c *Converter) Event(ev *xt.Event) {
 	c.Stats.Events++
 	if ev.Kind() == xt.EventSync {
+		mono := int64(0)
 		if s := ev.Sync(); s.ClockSnapshot != nil {
 			c.offset = int64(s.ClockSnapshot.Mono) - int64(s.ClockSnapshot.Trace)
+			mono = int64(s.ClockSnapshot.Mono)
 		}
-		c.sink.Sync()
+		c.sink.Sync(mono)
 		return
 	}
 	t := int64(ev.Time()) + c.offset
@@ -184,12 +207,12 @@ func (c *Converter) Finish() {
 		delete(c.holders, g)
 	}
 	clear(c.byLane)
-	if c.stw != "" {
+	if c.stw != noName {
 		c.sink.Leave(GCTrack, c.stw, c.last)
-		c.stw = ""
+		c.stw = noName
 	}
 	if c.cycle {
-		c.sink.Leave(GCTrack, NameGC, c.last)
+		c.sink.Leave(GCTrack, c.gc, c.last)
 		c.cycle, c.marked = false, false
 	}
 }
@@ -254,11 +277,14 @@ func (c *Converter) transition(g xt.GoID, h *holder, from, to xt.GoState, reason
 	}
 	switch to {
 	case xt.GoWaiting:
+		if reason == "" {
+			reason = "unknown"
+		}
 		c.push(h, kindWait, c.name(WaitPrefix, reason), t)
 	case xt.GoRunnable:
-		c.push(h, kindRunnable, NameRunnable, t)
+		c.push(h, kindRunnable, c.runnable, t)
 	case xt.GoSyscall:
-		c.push(h, kindSyscall, NameSyscall, t)
+		c.push(h, kindSyscall, c.syscall, t)
 	case xt.GoNotExist:
 		c.release(g, h, t)
 	}
@@ -275,12 +301,12 @@ func (c *Converter) rangeEvent(ev *xt.Event, t int64) {
 			return
 		}
 		c.marked = true
-		if c.stw == "" {
+		if c.stw == noName {
 			c.endCycle(t)
 		}
 	case strings.HasPrefix(rg.Name, "stop-the-world ("):
 		if begin {
-			if c.stw != "" {
+			if c.stw != noName {
 				return // pauses do not nest; keep the open one
 			}
 			if strings.HasPrefix(rg.Name, "stop-the-world (GC sweep termination") {
@@ -291,11 +317,11 @@ func (c *Converter) rangeEvent(ev *xt.Event, t int64) {
 			c.sink.Enter(GCTrack, c.stw, t)
 			return
 		}
-		if c.stw == "" {
+		if c.stw == noName {
 			return // begun before the trace
 		}
 		c.sink.Leave(GCTrack, c.stw, t)
-		c.stw = ""
+		c.stw = noName
 		if c.cycle && c.marked {
 			c.endCycle(t)
 		}
@@ -308,7 +334,7 @@ func (c *Converter) rangeEvent(ev *xt.Event, t int64) {
 			return
 		}
 		if begin {
-			c.push(h, kindAssist, NameAssist, t)
+			c.push(h, kindAssist, c.assist, t)
 		} else {
 			c.popTo(h, kindAssist, t)
 		}
@@ -319,47 +345,45 @@ func (c *Converter) beginCycle(t int64) {
 	if c.cycle {
 		return
 	}
-	if c.stw != "" {
+	if c.stw != noName {
 		// The pause began before the cycle was known: the cycle begins
 		// with it, so close it and open both again in order.
 		c.sink.Leave(GCTrack, c.stw, t)
 		c.cycle = true
 		c.Stats.Intervals++
-		c.sink.Enter(GCTrack, NameGC, t)
+		c.sink.Enter(GCTrack, c.gc, t)
 		c.sink.Enter(GCTrack, c.stw, t)
 		return
 	}
 	c.cycle = true
 	c.Stats.Intervals++
-	c.sink.Enter(GCTrack, NameGC, t)
+	c.sink.Enter(GCTrack, c.gc, t)
 }
 
 func (c *Converter) endCycle(t int64) {
 	if !c.cycle {
 		return
 	}
-	c.sink.Leave(GCTrack, NameGC, t)
+	c.sink.Leave(GCTrack, c.gc, t)
 	c.cycle, c.marked = false, false
 }
 
-// name returns prefix+reason, made once per reason so that the common
-// case allocates nothing.
-func (c *Converter) name(prefix, reason string) string {
-	if reason == "" {
-		reason = "unknown"
-	}
+// name returns the name prefix+reason, made once per reason so that the
+// common case allocates nothing.
+func (c *Converter) name(prefix, reason string) Name {
 	key := nameKey{prefix, reason}
-	if n, ok := c.names[key]; ok {
+	if n, ok := c.byName[key]; ok {
 		return n
 	}
-	n := prefix + reason
-	c.names[key] = n
+	n := Name(len(c.names))
+	c.names = append(c.names, prefix+reason)
+	c.byName[key] = n
 	return n
 }
 
 type nameKey struct{ prefix, reason string }
 
-func (c *Converter) push(h *holder, k kind, name string, t int64) {
+func (c *Converter) push(h *holder, k kind, name Name, t int64) {
 	h.stack = append(h.stack, open{k, name})
 	c.Stats.Intervals++
 	c.sink.Enter(h.lane, name, t)

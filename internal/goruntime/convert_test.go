@@ -20,17 +20,28 @@ type record struct {
 }
 
 type recordSink struct {
+	c     *Converter
 	recs  []record
 	syncs int
+	mono  []int64
 }
 
-func (s *recordSink) Enter(track int64, name string, ns int64) {
-	s.recs = append(s.recs, record{true, track, name, ns})
+func (s *recordSink) Enter(track int64, name Name, ns int64) {
+	s.recs = append(s.recs, record{true, track, s.c.Name(name), ns})
 }
-func (s *recordSink) Leave(track int64, name string, ns int64) {
-	s.recs = append(s.recs, record{false, track, name, ns})
+func (s *recordSink) Leave(track int64, name Name, ns int64) {
+	s.recs = append(s.recs, record{false, track, s.c.Name(name), ns})
 }
-func (s *recordSink) Sync() { s.syncs++ }
+func (s *recordSink) Sync(mono int64) {
+	s.syncs++
+	s.mono = append(s.mono, mono)
+}
+
+func newRecordSink() (*recordSink, *Converter) {
+	s := &recordSink{}
+	s.c = NewConverter(s)
+	return s, s.c
+}
 
 // interval is a closed region on a track, with its nesting depth.
 type interval struct {
@@ -108,13 +119,12 @@ func TestConvertRealTrace(t *testing.T) {
 	elapsed := time.Since(before)
 	trace.Stop()
 
-	sink := &recordSink{}
-	c := NewConverter(sink)
+	sink, c := newRecordSink()
 	if err := c.Run(&buf); err != nil {
 		t.Fatal(err)
 	}
-	if sink.syncs == 0 {
-		t.Error("no Sync call")
+	if sink.syncs == 0 || sink.mono[0] <= 0 {
+		t.Errorf("Sync calls %d, monotonic times %v: want some, with the clock snapshot's time", sink.syncs, sink.mono)
 	}
 	if c.Stats.Holds != 1 || c.Stats.BadLogs != 0 {
 		t.Errorf("stats %+v: want 1 hold, no bad log", c.Stats)
@@ -160,11 +170,10 @@ func TestConvertRealTrace(t *testing.T) {
 // TestConvertLaneTakeover checks that a lane taken by a second goroutine
 // without a release closes the first one's intervals there.
 func TestConvertLaneTakeover(t *testing.T) {
-	sink := &recordSink{}
-	c := NewConverter(sink)
+	sink, c := newRecordSink()
 	c.laneLog(1, HoldMessage(3), 10)
 	h := c.holders[1]
-	c.push(h, kindWait, WaitPrefix+"select", 20)
+	c.push(h, kindWait, c.name(WaitPrefix, "select"), 20)
 	c.laneLog(2, HoldMessage(3), 30)
 	c.laneLog(2, "+x", 31)
 	c.laneLog(2, "", 31)
