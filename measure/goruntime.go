@@ -101,7 +101,7 @@ func (m *Measurement) startGoRuntime() {
 	}
 	g := &goRuntime{m: m, pw: pw, done: make(chan struct{}),
 		tracks: map[int64]*Location{},
-		pairs: []clock.Pair{m.start}, mono: m.clock == clock.SourceMonotonic}
+		pairs:  []clock.Pair{m.start}, mono: m.clock == clock.SourceMonotonic}
 	g.conv = goruntime.NewConverter(g)
 	m.gort = g
 	go g.run(pr)
