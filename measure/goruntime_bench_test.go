@@ -104,10 +104,20 @@ func TestGoRuntimeHoldAllocatesNothing(t *testing.T) {
 	m := startTest(t, Config{GoRuntime: true})
 	defer m.Close()
 	loc := m.Location("x")
-	if a := testing.AllocsPerRun(100, func() {
-		m.goRuntimeHold(loc)
-		m.goRuntimeRelease(loc)
-	}); a != 0 {
-		t.Errorf("holding and releasing a location allocates %.1f times, want 0", a)
+	// AllocsPerRun counts every goroutine's allocations, the converter's
+	// among them when it parses a generation in the middle: the least of
+	// three tries is the hooks' own.
+	least := -1.0
+	for try := 0; try < 3; try++ {
+		a := testing.AllocsPerRun(100, func() {
+			m.goRuntimeHold(loc)
+			m.goRuntimeRelease(loc)
+		})
+		if least < 0 || a < least {
+			least = a
+		}
+	}
+	if least != 0 {
+		t.Errorf("holding and releasing a location allocates %.1f times, want 0", least)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hmbtrace/hmbtrace/encode"
+	"github.com/hmbtrace/hmbtrace/internal/clock"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
@@ -155,4 +156,31 @@ func TestGoRuntimeRegions(t *testing.T) {
 	if cycles < 1 || pauses < 2 {
 		t.Errorf("Go GC: %d cycles, %d GC pauses; want >= 1 and >= 2", cycles, pauses)
 	}
+}
+
+// The tracer's monotonic times become ticks between the clock pairs
+// around them, along the nearest segment outside them, and along the rate
+// of Start while there is one pair only.
+func TestGoRuntimeTicks(t *testing.T) {
+	g := &goRuntime{m: &Measurement{startTPS: 2e9}, pairs: []clock.Pair{{Ticks: 1000, Nanos: 100}}}
+	check := func(ns int64, want uint64) {
+		t.Helper()
+		if got := g.ticks(ns); got != want {
+			t.Errorf("ticks(%d) with pairs %v = %d, want %d", ns, g.pairs, got, want)
+		}
+	}
+	check(600, 2000)
+	g.pairs = append(g.pairs, clock.Pair{Ticks: 3500, Nanos: 1100}) // 2.5 GHz
+	check(600, 2250)
+	check(1600, 4750)
+	check(50, 875)
+	g.pairs = append(g.pairs, clock.Pair{Ticks: 6500, Nanos: 2100}) // 3 GHz
+	check(600, 2250)
+	check(1600, 5000)
+	check(2600, 8000)
+	check(-5000, 750) // no time before the clock's zero
+	g.pairs = []clock.Pair{{Ticks: 10, Nanos: 1000}, {Ticks: 20, Nanos: 2000}}
+	check(0, 1) // never 0, which the probes read as "now"
+	g.mono = true
+	check(1234, 1234)
 }
