@@ -282,7 +282,9 @@ func (m *Measurement) define(name, file string, line int, p tracefile.Paradigm) 
 	}
 	m.regions.append(regionDef{name: name, file: file, line: line, paradigm: p,
 		filtered: excluded || p == tracefile.ParadigmCompiler && outlinedBody(name),
-		counted:  m.regionCounted(name)})
+		// The Go runtime's regions are recorded by the converter
+		// (goruntime.go), whose thread's counters say nothing of them.
+		counted: m.regionCounted(name) && p != tracefile.ParadigmGo})
 	r := Region(m.regions.len())
 	m.byName[name] = r
 	m.surviveRegion(r, m.regions.at(int(r)-1))
