@@ -66,7 +66,8 @@ type goRuntime struct {
 	regions []Region     // by goruntime.Name, 0 until defined
 	pairs   []clock.Pair // newest last, at most maxPairs
 	mono    bool         // the probes read CLOCK_MONOTONIC: ticks are nanoseconds
-	behind  bool         // the converter fell too far behind and stopped the tracer
+	maxLag  time.Duration
+	behind  bool // the converter fell too far behind and stopped the tracer
 
 	halted sync.Once
 	closed sync.Once
@@ -88,8 +89,9 @@ const goRuntimeSignalWait = 2 * time.Second
 // it stops the tracer: behind it, the runtime's trace buffers pile up in
 // memory. A program that blocks and wakes goroutines more often than the
 // converter can follow (a few hundred thousand times a second) gets its
-// runtime regions up to there, and a line on stderr.
-const goRuntimeMaxLag = 5 * time.Second
+// runtime regions up to there, and a line on stderr. A variable for the
+// tests; the converter reads it at Start.
+var goRuntimeMaxLag = 5 * time.Second
 
 // startGoRuntime starts the tracer and its converter, or says on stderr
 // why it cannot.
@@ -100,8 +102,8 @@ func (m *Measurement) startGoRuntime() {
 		return
 	}
 	g := &goRuntime{m: m, pw: pw, done: make(chan struct{}),
-		tracks: map[int64]*Location{},
-		pairs:  []clock.Pair{m.start}, mono: m.clock == clock.SourceMonotonic}
+		tracks: map[int64]*Location{}, maxLag: goRuntimeMaxLag,
+		pairs: []clock.Pair{m.start}, mono: m.clock == clock.SourceMonotonic}
 	g.conv = goruntime.NewConverter(g)
 	m.gort = g
 	go g.run(pr)
@@ -194,7 +196,7 @@ func (g *goRuntime) Leave(track int64, name goruntime.Name, ns int64) {
 // Sync reads a clock pair at each of the tracer's generations, and stops
 // the tracer if the generation began too long ago (goruntime.Sink).
 func (g *goRuntime) Sync(mono int64) {
-	if now := int64(clock.Monotonic()); mono > 0 && !g.behind && time.Duration(now-mono) > goRuntimeMaxLag {
+	if now := int64(clock.Monotonic()); mono > 0 && !g.behind && time.Duration(now-mono) > g.maxLag {
 		g.behind = true
 		fmt.Fprintf(os.Stderr, "hmbtrace: HMB_GORUNTIME: reading the execution trace fell %v behind the run (goroutines block and wake more often than it can follow): the runtime's regions end %.3f s into the run\n",
 			time.Duration(now-mono).Round(time.Millisecond), float64(mono-int64(g.m.start.Nanos))/1e9)

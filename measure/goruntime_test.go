@@ -184,3 +184,39 @@ func TestGoRuntimeTicks(t *testing.T) {
 	g.mono = true
 	check(1234, 1234)
 }
+
+// A converter that falls behind the run stops the tracer; the regions it
+// read are kept and Close writes the trace as ever.
+func TestGoRuntimeBehind(t *testing.T) {
+	if trace.IsEnabled() {
+		t.Skip("the execution tracer is already on (go test -trace)")
+	}
+	defer func(d time.Duration) { goRuntimeMaxLag = d }(goRuntimeMaxLag)
+	goRuntimeMaxLag = time.Nanosecond // any generation is too old
+	m := startTest(t, Config{GoRuntime: true})
+	loc := m.Location("worker")
+	// The first generation ends within a second or so; then the tracer
+	// stops without Close.
+	deadline := time.Now().Add(10 * time.Second)
+	for trace.IsEnabled() && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if trace.IsEnabled() {
+		t.Fatal("the tracer still runs 10 s after a converter that is always behind")
+	}
+	loc.Done()
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if !m.gort.behind {
+		t.Error("the converter did not note that it fell behind")
+	}
+	f := openTrace(t, m)
+	var gc bool
+	for _, l := range f.Locations {
+		gc = gc || l.Name == "Go GC"
+	}
+	if !gc {
+		t.Error(`no "Go GC" location: the start's pause, read before the stop, is lost`)
+	}
+}
