@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	xt "golang.org/x/exp/trace"
 )
 
 // record is what a sink saw: one enter or leave.
@@ -185,5 +187,77 @@ func TestConvertLaneTakeover(t *testing.T) {
 	}
 	if c.Stats.BadLogs != 2 || len(c.holders) != 0 {
 		t.Errorf("stats %+v, holders %d: want 2 bad logs and none left", c.Stats, len(c.holders))
+	}
+}
+
+// A lane holder's syscall that loses its P, a preemption, a mark assist
+// with a wait inside, and its exit without a release, from events made by
+// hand: each becomes its region, nested, and the exit closes the lane.
+func TestConvertSyntheticHolder(t *testing.T) {
+	sink, c := newRecordSink()
+	const g = xt.GoID(5)
+	feed := func(ev xt.Event, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Event(&ev)
+	}
+	state := func(at xt.Time, from, to xt.GoState, reason string) {
+		t.Helper()
+		st := xt.MakeGoStateTransition(g, from, to)
+		st.Reason = reason
+		feed(xt.MakeEvent(xt.EventConfig[xt.StateTransition]{Time: at, Kind: xt.EventStateTransition, Goroutine: g, Details: st}))
+	}
+	rng := func(at xt.Time, k xt.EventKind, name string) {
+		t.Helper()
+		feed(xt.MakeEvent(xt.EventConfig[xt.Range]{Time: at, Kind: k, Goroutine: g, Details: xt.Range{Name: name, Scope: xt.MakeResourceID(g)}}))
+	}
+	feed(xt.MakeEvent(xt.EventConfig[xt.Log]{Time: 10, Kind: xt.EventLog, Goroutine: g, Details: xt.Log{Category: LaneCategory, Message: HoldMessage(2)}}))
+	state(20, xt.GoRunning, xt.GoSyscall, "")
+	state(30, xt.GoSyscall, xt.GoRunnable, "") // lost its P
+	state(40, xt.GoRunnable, xt.GoRunning, "")
+	state(50, xt.GoRunning, xt.GoRunnable, "preempted")
+	state(60, xt.GoRunnable, xt.GoRunning, "")
+	rng(70, xt.EventRangeBegin, "GC mark assist")
+	state(80, xt.GoRunning, xt.GoWaiting, "GC mark assist wait for work")
+	state(90, xt.GoWaiting, xt.GoRunnable, "")
+	state(100, xt.GoRunnable, xt.GoRunning, "")
+	rng(110, xt.EventRangeEnd, "GC mark assist")
+	state(120, xt.GoRunning, xt.GoWaiting, "select")
+	state(130, xt.GoWaiting, xt.GoRunnable, "")
+	state(140, xt.GoRunnable, xt.GoRunning, "")
+	rng(145, xt.EventRangeBegin, "GC mark assist")
+	state(150, xt.GoRunning, xt.GoNotExist, "") // exits inside an assist, without a release
+	state(160, xt.GoNotExist, xt.GoRunnable, "")
+	state(170, xt.GoRunnable, xt.GoRunning, "")
+	state(180, xt.GoRunning, xt.GoWaiting, "chan receive") // no one's: g holds nothing now
+	c.Finish()
+
+	type iv struct {
+		name     string
+		from, to int64
+		parent   string
+	}
+	var got []iv
+	for _, x := range nest(t, sink.recs)[2] {
+		got = append(got, iv{x.name, x.from, x.to, x.parentName})
+	}
+	want := []iv{
+		{NameSyscall, 20, 30, ""},
+		{NameRunnable, 30, 40, ""},
+		{NameRunnable, 50, 60, ""},
+		{WaitPrefix + "GC mark assist wait for work", 80, 90, NameAssist},
+		{NameRunnable, 90, 100, NameAssist},
+		{NameAssist, 70, 110, ""},
+		{WaitPrefix + "select", 120, 130, ""},
+		{NameRunnable, 130, 140, ""},
+		{NameAssist, 145, 150, ""},
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("lane 2:\n got %v\nwant %v", got, want)
+	}
+	if len(c.holders) != 0 {
+		t.Errorf("%d holders after the goroutine's exit", len(c.holders))
 	}
 }
