@@ -151,11 +151,16 @@ type Config struct {
 	Survive    bool
 	SurviveDir string
 
-	// GoRuntime puts Go's runtime into the trace (HMB_GORUNTIME=1): the
-	// execution tracer runs for the whole measurement, and its GC cycles
-	// and stop-the-world pauses, and the waits, runnable time, syscalls and
-	// GC assists of the goroutines that hold a location, become regions of
-	// paradigm go (see Measurement.Close and goruntime.go).
+	// GoRuntime puts Go's runtime into the trace (HMB_GORUNTIME=1), as
+	// regions of paradigm go (tracefile.ParadigmGo): GC cycles with their
+	// stop-the-world pauses on location "Go GC", and on "<name> (Go)",
+	// next to each location a goroutine held (from Measurement.Location to
+	// Location.Done), that goroutine's waits by the runtime's reason ("Go
+	// wait: chan receive", "Go wait: select", "Go wait: sync", ...), its
+	// time runnable but not running, its syscalls and GC mark assists.
+	// runtime/trace runs for the whole measurement, read as it comes (about
+	// a second behind) and stopped by Close: the program's own trace.Start
+	// fails meanwhile (a trace.FlightRecorder works).
 	GoRuntime bool
 }
 
