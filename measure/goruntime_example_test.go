@@ -23,14 +23,16 @@ func ExampleConfig_goRuntime() {
 		panic(err)
 	}
 	work := m.Region("work")
-	results := make(chan int)
+	results, ready := make(chan int), make(chan struct{})
 	go func() {
 		loc := m.Location("worker") // the goroutine holds the location from here ...
 		defer loc.Done()            // ... to here
 		loc.Enter(work)
+		close(ready)
 		results <- 42 // blocks until main receives
 		loc.Leave(work)
 	}()
+	<-ready
 	time.Sleep(10 * time.Millisecond)
 	fmt.Println("received", <-results)
 	if err := m.Close(); err != nil { // stops the tracer, records the rest

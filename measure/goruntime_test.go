@@ -78,16 +78,18 @@ func TestGoRuntimeRegions(t *testing.T) {
 	}
 	work := m.Region("work")
 	ch := make(chan int)
-	done := make(chan struct{})
+	ready, done := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(done)
 		loc := m.Location("worker")
 		loc.Enter(work)
+		close(ready) // the receive below blocks, however late this goroutine ran
 		<-ch
 		loc.Leave(work)
 		loc.Done()
 		<-ch // given back: this wait is no one's
 	}()
+	<-ready
 	time.Sleep(20 * time.Millisecond)
 	ch <- 1
 	ch <- 2

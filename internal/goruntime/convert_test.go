@@ -104,15 +104,17 @@ func TestConvertRealTrace(t *testing.T) {
 	}
 	before := time.Now()
 	ch := make(chan int)
-	done := make(chan struct{})
+	ready, done := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(done)
 		ctx := context.Background()
 		trace.Log(ctx, LaneCategory, HoldMessage(7))
-		<-ch // blocks until the main goroutine sends
+		close(ready) // the receive below blocks, however late this goroutine ran
+		<-ch         // blocks until the main goroutine sends
 		trace.Log(ctx, LaneCategory, ReleaseMessage(7))
 		<-ch // not held: must not appear
 	}()
+	<-ready
 	time.Sleep(20 * time.Millisecond)
 	ch <- 1
 	ch <- 2
