@@ -135,7 +135,11 @@ func TestGoRuntimeRegions(t *testing.T) {
 		t.Fatalf("worker (Go): %d chan receive waits, want 1: %+v", len(waits), waits)
 	}
 	w := waits[0]
-	if w.to < w.from || w.from < ws[0].from || w.to > ws[0].to || w.to > run {
+	// The tracer's clock counts in 64 ns steps and is mapped onto the
+	// probes' through clock pairs: the wait may seem to begin or end that
+	// much outside the region around it.
+	const slack = 1000
+	if w.to < w.from || w.from < ws[0].from-slack || w.to > ws[0].to+slack || w.to > run {
 		t.Errorf("the wait [%d, %d] ns is not inside the worker's region [%d, %d]", w.from, w.to, ws[0].from, ws[0].to)
 	}
 	t.Logf("work [%d, %d] ns, its chan receive wait [%d, %d] ns", ws[0].from, ws[0].to, w.from, w.to)
