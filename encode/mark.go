@@ -18,7 +18,9 @@ const (
 	// same channel and Token, so a reader pairs the two exactly, whoever
 	// received it.
 	KindChanSend Kind = 41
-	KindChanRecv Kind = 42 // the value sent with Token on channel Key is received: Key, Token, Bytes
+	// The value sent with Token on channel Key is received: Key, Token,
+	// Peer (the sending location's id, which the token carries), Bytes.
+	KindChanRecv Kind = 42
 
 	firstAnnotation = KindMark
 	lastAnnotation  = KindChanRecv
@@ -39,13 +41,13 @@ func (k Kind) IsAnnotation() bool { return k >= firstAnnotation && k <= lastAnno
 // TokAnnotation is the token of every annotation record: the kind byte
 // (38..42), the time field, then the fields of the kind: the key; for a
 // parameter its value (an int zigzag-encoded, a string's id); for a
-// channel message the token and the bytes.
+// channel message the token, the sender (a receive only) and the bytes.
 const TokAnnotation = 0xFC
 
 // MaxAnnotationSize bounds an annotation record: SEQ prefix, token, kind,
-// time, key, token, bytes (a channel message, the largest). It fits the
+// time, key, token, sender, bytes (a channel receive, the largest). It fits the
 // room buffer.Level.Put asks for any record, which the check below keeps so.
-const MaxAnnotationSize = 1 + 5 + 1 + 1 + 10 + 5 + 10 + 10
+const MaxAnnotationSize = 1 + 5 + 1 + 1 + 10 + 5 + 10 + 10 + 10
 
 var _ = [1]struct{}{}[max(0, MaxAnnotationSize-max(MaxMessageSize, MaxCollectiveSize))]
 
@@ -78,6 +80,9 @@ func (e *Encoder) Annotation(b []byte, r *Record) int {
 		n += putUint(b[n:], uint64(r.Value), 4, leb)
 	case KindChanSend, KindChanRecv:
 		n += putUint(b[n:], r.Token, 8, leb)
+		if r.Kind == KindChanRecv {
+			n += putUint(b[n:], r.Peer, 8, leb)
+		}
 		n += putUint(b[n:], r.Bytes, 8, leb)
 	}
 	return n
@@ -114,7 +119,11 @@ func (d *Decoder) annotation(r *Record, leb bool) (uint64, bool) {
 		s, ok = d.uint32Field("parameter string", leb)
 		r.Value = int64(s)
 	case KindChanSend, KindChanRecv:
-		if r.Token, ok = d.uint(8, leb); ok {
+		r.Token, ok = d.uint(8, leb)
+		if ok && k == KindChanRecv {
+			r.Peer, ok = d.uint(8, leb)
+		}
+		if ok {
 			r.Bytes, ok = d.uint(8, leb)
 		}
 	}

@@ -26,6 +26,9 @@ func randomAnnotationRecords(rng *rand.Rand, n int) []Record {
 			r.Value = int64(rng.Uint64N(1 << uint(rng.IntN(33))))
 		case KindChanSend, KindChanRecv:
 			r.Token, r.Bytes = rng.Uint64N(1<<uint(rng.IntN(64))), rng.Uint64N(1<<uint(rng.IntN(64)))
+			if r.Kind == KindChanRecv {
+				r.Peer = rng.Uint64N(1 << uint(rng.IntN(64)))
+			}
 		}
 		recs[i] = r
 	}
@@ -39,7 +42,7 @@ func TestAnnotationRoundTrip(t *testing.T) {
 		recs = append(recs,
 			Record{Kind: KindParamInt, Time: recs[len(recs)-1].Time + 1, Key: 1, Value: math.MinInt64},
 			Record{Kind: KindParamInt, Time: recs[len(recs)-1].Time + 2, Key: math.MaxUint32, Value: math.MaxInt64},
-			Record{Kind: KindChanRecv, Time: recs[len(recs)-1].Time + 3, Key: 7, Token: math.MaxUint64, Bytes: math.MaxUint64})
+			Record{Kind: KindChanRecv, Time: recs[len(recs)-1].Time + 3, Key: 7, Token: math.MaxUint64, Peer: math.MaxUint64, Bytes: math.MaxUint64})
 		_, got := decodeBin(t, tech, encodeBin(t, tech, 5, recs))
 		if !reflect.DeepEqual(normalize(got), normalize(recs)) {
 			t.Fatalf("techniques %s:\n got %+v\nwant %+v", tech, got, recs)
@@ -57,10 +60,11 @@ func TestAnnotationSize(t *testing.T) {
 		r    Record
 		want int
 	}{
-		{Record{Kind: KindMark, Time: 11, Key: 3}, 4},                          // token, kind, delta, key
-		{Record{Kind: KindParamInt, Time: 11, Seq: 1, Key: 3, Value: -5}, 5},   // ..., zigzag value
-		{Record{Kind: KindParamString, Time: 12, Key: 3, Value: 9}, 5},         // ..., string id
-		{Record{Kind: KindChanSend, Time: 13, Key: 2, Token: 40, Bytes: 8}, 6}, // ..., token, bytes
+		{Record{Kind: KindMark, Time: 11, Key: 3}, 4},                                   // token, kind, delta, key
+		{Record{Kind: KindParamInt, Time: 11, Seq: 1, Key: 3, Value: -5}, 5},            // ..., zigzag value
+		{Record{Kind: KindParamString, Time: 12, Key: 3, Value: 9}, 5},                  // ..., string id
+		{Record{Kind: KindChanSend, Time: 13, Key: 2, Token: 40, Bytes: 8}, 6},          // ..., token, bytes
+		{Record{Kind: KindChanRecv, Time: 14, Key: 2, Token: 40, Peer: 3, Bytes: 8}, 7}, // ..., token, sender, bytes
 	} {
 		if n := e.Put(b, c.r); n != c.want {
 			t.Errorf("%v: %d bytes, want %d", c.r.Kind, n, c.want)
@@ -76,7 +80,7 @@ func TestAnnotationSize(t *testing.T) {
 	for _, tech := range allTechniqueSets() {
 		e := NewEncoder(tech)
 		e.StartBin(b, 0, 0)
-		r := Record{Kind: KindChanSend, Time: math.MaxUint64 >> 1, Seq: math.MaxUint32, Key: math.MaxUint32, Token: math.MaxUint64, Bytes: math.MaxUint64}
+		r := Record{Kind: KindChanRecv, Time: math.MaxUint64 >> 1, Seq: math.MaxUint32, Key: math.MaxUint32, Token: math.MaxUint64, Peer: math.MaxUint64, Bytes: math.MaxUint64}
 		if n := e.Annotation(b, &r); n > MaxAnnotationSize {
 			t.Errorf("techniques %s: %d bytes, more than MaxAnnotationSize %d", tech, n, MaxAnnotationSize)
 		}

@@ -138,7 +138,8 @@ type Record struct {
 	// Annotations (the kinds of mark.go): Key is the mark, parameter or
 	// channel, an id of the file's definitions; Value a parameter's int,
 	// or the id of its string; Token a channel message's, which ties its
-	// send to its receive. Bytes is shared with messages.
+	// send to its receive. Bytes, and a receive's Peer (the sending
+	// location), are shared with messages.
 	Key   uint32
 	Value int64
 	Token uint64
