@@ -401,6 +401,8 @@ type Trace struct {
 	// and the groups its RMA synchronisations named; nil if none.
 	Wins      []Win
 	RmaGroups []RmaGroup
+
+	Annotations // marks, parameters, channels (annotation.go)
 }
 
 // Comm returns the communicator with the given id, or nil.

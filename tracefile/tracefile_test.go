@@ -199,7 +199,7 @@ func TestErrorMessages(t *testing.T) {
 		want string
 	}{
 		{"magic", func(b []byte) []byte { b[0] = 'X'; return b }, `offset 0: not an hmbtrace file (magic "XMBTRACE")`},
-		{"version", func(b []byte) []byte { b[8] = 9; return b }, "offset 8: format version 9; this reader reads version 1"},
+		{"version", func(b []byte) []byte { b[8] = 9; return b }, "offset 8: format version 9; this reader reads versions 1 to 2"},
 		{"checksum", func(b []byte) []byte { b[len(b)-1] ^= 1; return b }, "checksum mismatch"},
 		{"trailing", func(b []byte) []byte { return append(b, 0) }, "bytes after the END section"},
 	}

@@ -1,0 +1,323 @@
+package measure_test
+
+import (
+	"encoding/binary"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/hmbtrace/hmbtrace/encode"
+	"github.com/hmbtrace/hmbtrace/measure"
+	"github.com/hmbtrace/hmbtrace/tracefile"
+)
+
+// eventsOf returns the events of location id, one line each: kind,
+// region and what an annotation says.
+func eventsOf(t *testing.T, f *tracefile.File, id uint32) []string {
+	t.Helper()
+	var out []string
+	it := f.Events(id)
+	var e tracefile.Event
+	for it.Next(&e) {
+		s := fmt.Sprintf("%v %s d%d", e.Kind, f.RegionName(e.Region), e.Depth)
+		if d := f.Describe(&e); d != "" {
+			s += ": " + d
+		}
+		out = append(out, s)
+	}
+	if err := it.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func TestAnnotationsRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	m, err := measure.Start(measure.Config{Output: dir, Name: "annot", NoThrottle: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	solve, step := m.Region("solve"), m.Region("step")
+	n, mode := m.IntParam("n"), m.StringParam("mode")
+	converged := m.Mark("converged")
+	loc := m.Location("main")
+	loc.MarkName("start")
+	loc.EnterInt(solve, n, -42)
+	for i := 0; i < 2; i++ {
+		loc.EnterString(step, mode, []string{"coarse", "fine"}[i])
+		loc.ParamInt(n, int64(i))
+		loc.Leave(step)
+	}
+	loc.Mark(converged)
+	loc.Leave(solve)
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(m.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := binary.LittleEndian.Uint16(raw[8:]); v != 2 {
+		t.Errorf("a file with annotations has format version %d, want 2", v)
+	}
+	f, err := tracefile.Open(m.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	got := strings.Join(eventsOf(t, f, loc.ID()), "\n")
+	want := strings.Join([]string{
+		`MARK region#0 d0: mark "start"`,
+		`ENTER solve d1`,
+		`PARAM_INT solve d1: param n = -42`,
+		`ENTER step d2`,
+		`PARAM_STRING step d2: param mode = "coarse"`,
+		`PARAM_INT step d2: param n = 0`,
+		`LEAVE step d2`,
+		`ENTER step d2`,
+		`PARAM_STRING step d2: param mode = "fine"`,
+		`PARAM_INT step d2: param n = 1`,
+		`LEAVE step d2`,
+		`MARK solve d1: mark "converged"`,
+		`LEAVE solve d1`,
+	}, "\n")
+	if got != want {
+		t.Errorf("events:\n%s\nwant:\n%s", got, want)
+	}
+	if len(f.Params) != 2 || f.Params[0] != (tracefile.Param{Name: "n", Type: tracefile.ParamInt}) ||
+		f.Params[1] != (tracefile.Param{Name: "mode", Type: tracefile.ParamString}) {
+		t.Errorf("parameters %+v", f.Params)
+	}
+	if strings.Join(f.Marks, ",") != "converged,start" || strings.Join(f.Strings, ",") != "coarse,fine" {
+		t.Errorf("marks %q, strings %q", f.Marks, f.Strings)
+	}
+}
+
+// A trace without annotations stays format version 1, which every older
+// reader reads.
+func TestNoAnnotationsVersion1(t *testing.T) {
+	dir := t.TempDir()
+	m, err := measure.Start(measure.Config{Output: dir, Name: "plain"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	loc := m.Location("main")
+	r := m.Region("r")
+	loc.Enter(r)
+	loc.Leave(r)
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(m.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := binary.LittleEndian.Uint16(raw[8:]); v != 1 {
+		t.Errorf("format version %d, want 1", v)
+	}
+}
+
+// TestEnterIntFiltered: a filtered region opens nothing, and EnterInt
+// records no parameter for it (which would go to the region around it).
+func TestEnterIntFiltered(t *testing.T) {
+	dir := t.TempDir()
+	ff := filepath.Join(dir, "filter")
+	if err := os.WriteFile(ff, []byte("SCOREP_REGION_NAMES_BEGIN\nEXCLUDE hidden\nSCOREP_REGION_NAMES_END\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m, err := measure.Start(measure.Config{Output: dir, Name: "filtered", FilterFile: ff})
+	if err != nil {
+		t.Fatal(err)
+	}
+	outer, hidden := m.Region("outer"), m.Region("hidden")
+	p := m.IntParam("p")
+	loc := m.Location("main")
+	loc.Enter(outer)
+	loc.EnterInt(hidden, p, 7)
+	loc.Leave(hidden)
+	loc.Leave(outer)
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f, err := tracefile.Open(m.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if got := strings.Join(eventsOf(t, f, loc.ID()), "\n"); got != "ENTER outer d1\nLEAVE outer d1" {
+		t.Errorf("events:\n%s", got)
+	}
+}
+
+// TestAnnotationMisuse: handles of another measurement and tokens of
+// another channel are usage errors, not records.
+func TestAnnotationMisuse(t *testing.T) {
+	dir := t.TempDir()
+	m1, err := measure.Start(measure.Config{Output: dir, Name: "one"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m2, err := measure.Start(measure.Config{Output: dir, Name: "two"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	loc := m1.Location("main")
+	loc.Mark(m2.Mark("x"))
+	loc.ParamInt(m2.IntParam("p"), 1)
+	loc.ParamInt(m1.StringParam("s"), 1) // an int for a string parameter
+	a, b := m1.Channel("a"), m1.Channel("b")
+	tok := a.Send(loc, 8)
+	b.Recv(loc, tok, 8)
+	a.Recv(loc, tok, 8)
+	m2.Close()
+	if err := m1.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f, err := tracefile.Open(m1.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	u := f.Locations[0].Usage
+	if u.UnknownRegion != 3 || u.MessageNoPeer != 1 {
+		t.Errorf("usage errors %+v, want 3 undefined, 1 without a peer", u)
+	}
+	msgs, err := f.ChannelMessages()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(msgs) != 1 || !msgs[0].Sent || !msgs[0].Received {
+		t.Errorf("channel messages %+v, want the one on a, sent and received", msgs)
+	}
+}
+
+// TestChannelMatchingExact sends values from several senders to several
+// receivers through one Go channel, each value carrying its token and, to
+// check against, its sender's lane and a serial. The reader must pair every
+// receive with exactly its send.
+func TestChannelMatchingExact(t *testing.T) {
+	const senders, receivers, each = 4, 3, 500
+	dir := t.TempDir()
+	m, err := measure.Start(measure.Config{Output: dir, Name: "chan"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobs := m.Channel("jobs")
+	type job struct {
+		tok    measure.ChanToken
+		from   uint32
+		serial int
+	}
+	c := make(chan job, 16)
+	type got struct {
+		token    uint64
+		from, to uint32
+	}
+	results := make([][]got, receivers)
+	var wg, rg sync.WaitGroup
+	for s := 0; s < senders; s++ {
+		loc := m.Location(fmt.Sprint("sender ", s))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < each; i++ {
+				serial := s*each + i
+				c <- job{jobs.Send(loc, uint64(serial%7+1)), loc.ID(), serial}
+			}
+		}()
+	}
+	for r := 0; r < receivers; r++ {
+		loc := m.Location(fmt.Sprint("receiver ", r))
+		rg.Add(1)
+		go func() {
+			defer rg.Done()
+			for j := range c {
+				jobs.Recv(loc, j.tok, uint64(j.serial%7+1))
+				results[r] = append(results[r], got{j.tok.Number(), j.from, loc.ID()})
+			}
+		}()
+	}
+	wg.Wait()
+	close(c)
+	rg.Wait()
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f, err := tracefile.Open(m.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	msgs, err := f.ChannelMessages()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(msgs) != senders*each {
+		t.Fatalf("%d channel messages, want %d", len(msgs), senders*each)
+	}
+	// Every message is the program's own: the same token, sending lane
+	// and receiving lane.
+	want := map[uint64]got{}
+	for _, rs := range results {
+		for _, g := range rs {
+			want[g.token] = g
+		}
+	}
+	for _, msg := range msgs {
+		if !msg.Sent || !msg.Received {
+			t.Fatalf("message %+v not both sent and received", msg)
+		}
+		if msg.RecvTime < msg.SendTime {
+			t.Errorf("message %+v received before it was sent", msg)
+		}
+		if w := want[msg.Token]; w.from != msg.From || w.to != msg.To {
+			t.Fatalf("token %d: the reader pairs lanes %d -> %d, the program sent it %d -> %d", msg.Token, msg.From, msg.To, w.from, w.to)
+		}
+	}
+	// Each receive's bytes are those its own send recorded.
+	sent, recv := map[uint64]uint64{}, map[uint64]uint64{}
+	for _, l := range f.Locations {
+		it := f.Events(l.ID)
+		var e tracefile.Event
+		for it.Next(&e) {
+			switch e.Kind {
+			case encode.KindChanSend:
+				sent[e.Token] = e.Bytes
+			case encode.KindChanRecv:
+				recv[e.Token] = e.Bytes
+			}
+		}
+		if err := it.Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for tok, b := range sent {
+		if recv[tok] != b {
+			t.Fatalf("token %d: sent %d bytes, received %d", tok, b, recv[tok])
+		}
+	}
+}
+
+func TestAnnotationAllocs(t *testing.T) {
+	m, err := measure.Start(measure.Config{Output: t.TempDir(), Name: "allocs"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	loc := m.Location("main")
+	r, p, s, k, ch := m.Region("r"), m.IntParam("p"), m.StringParam("s"), m.Mark("k"), m.Channel("c")
+	loc.EnterString(r, s, "warm")
+	loc.Leave(r)
+	if n := testing.AllocsPerRun(1000, func() {
+		loc.EnterInt(r, p, 3)
+		loc.ParamString(s, "warm")
+		loc.Mark(k)
+		ch.Recv(loc, ch.Send(loc, 8), 8)
+		loc.Leave(r)
+	}); n != 0 {
+		t.Errorf("%v allocations per annotated call, want 0", n)
+	}
+}
