@@ -320,8 +320,10 @@ func TestWriteFuzzCorpus(t *testing.T) {
 	}
 	tr, bins := rmaSample(t)
 	rma := encodeTrace(t, tr, bins)
-	write("FuzzRead", [][]byte{data, data[:len(data)/2], data[:11], rma})
-	write("FuzzReadSealed", [][]byte{data[:len(data)-6], data[:len(data)-40], rma[:len(rma)-6]})
+	tr, bins = annotated(t)
+	annot := encodeTrace(t, tr, bins)
+	write("FuzzRead", [][]byte{data, data[:len(data)/2], data[:11], rma, annot})
+	write("FuzzReadSealed", [][]byte{data[:len(data)-6], data[:len(data)-40], rma[:len(rma)-6], annot[:len(annot)-6]})
 }
 
 func TestAxis(t *testing.T) {
