@@ -140,7 +140,7 @@ func (l *Location) Mark(k Mark) {
 		return
 	}
 	r := encode.Record{Kind: encode.KindMark, Key: k.id}
-	l.annotate(&r, buffer.ClassMessage)
+	l.annotate(&r)
 }
 
 // MarkName records the mark with the given name, defining it on first
@@ -223,7 +223,7 @@ func (l *Location) EnterString(r Region, p Param, s string) {
 func (l *Location) param(r *encode.Record) {
 	d := l.depth
 	if d == 0 {
-		l.annotate(r, buffer.ClassMessage)
+		l.annotate(r)
 		return
 	}
 	if l.pool.Epoch() != l.epoch && !l.sync() {
@@ -241,17 +241,37 @@ func (l *Location) param(r *encode.Record) {
 		l.drop(d, buffer.ClassMetric)
 		return
 	}
-	l.metLevel(d).Put(r, f.region)
+	putAnnotation(l.metLevel(d), r, f.region)
 }
 
-// annotate records r at the lane's depth in class c, as an RMA record.
-func (l *Location) annotate(r *encode.Record, c buffer.Class) {
+// annotate records r at the lane's depth in the message class, as
+// putAtDepth does for a message.
+func (l *Location) annotate(r *encode.Record) {
 	if l.pool.Epoch() != l.epoch && !l.sync() {
 		return
 	}
 	_, r.Time, r.Seq = l.stamp(l.now())
 	l.recorded++
-	l.putAtDepth(r, l.depth, c)
+	d := l.depth
+	if l.pendingFrom != 0 {
+		l.flush(d) // the calls around a kept record are kept where they can be
+	}
+	if d >= l.mlimit || l.h.ClassClosed&(1<<buffer.ClassMessage) != 0 {
+		l.drop(d, buffer.ClassMessage)
+		return
+	}
+	putAnnotation(l.msgLevel(d), r, l.stack[d].region)
+}
+
+// putAnnotation puts r into lv, whose open region is open: straight into
+// the current bin when it has room (Level's direct path, without Put's
+// copies of the record), else through Put, which takes a new bin.
+func putAnnotation(lv *buffer.Level, r *encode.Record, open uint32) {
+	if lv.Room() >= encode.MaxAnnotationSize {
+		lv.Advance(lv.Encoder().Annotation(lv.Tail(), r))
+		return
+	}
+	lv.Put(r, open)
 }
 
 // Channel is a named channel of a measurement: the trace's name for a Go
@@ -321,7 +341,7 @@ func (c *Channel) Send(l *Location, bytes uint64) ChanToken {
 	}
 	t := ChanToken{ch: c, seq: c.seq.Add(1), from: l.id}
 	r := encode.Record{Kind: encode.KindChanSend, Key: c.id, Token: t.seq, Bytes: bytes}
-	l.annotate(&r, buffer.ClassMessage)
+	l.annotate(&r)
 	return t
 }
 
@@ -337,5 +357,5 @@ func (c *Channel) Recv(l *Location, t ChanToken, bytes uint64) {
 		return
 	}
 	r := encode.Record{Kind: encode.KindChanRecv, Key: c.id, Token: t.seq, Peer: uint64(t.from), Bytes: bytes}
-	l.annotate(&r, buffer.ClassMessage)
+	l.annotate(&r)
 }
