@@ -321,3 +321,44 @@ func TestAnnotationAllocs(t *testing.T) {
 		t.Errorf("%v allocations per annotated call, want 0", n)
 	}
 }
+
+// TestAnnotationsRecovered: a trace recovered from a surviving mapping has
+// the annotation records (not their names, which the mapping does not
+// keep) and is format version 2, so that older readers refuse it by name.
+func TestAnnotationsRecovered(t *testing.T) {
+	dir, out := t.TempDir(), t.TempDir()
+	m, err := measure.Start(measure.Config{Output: out, Name: "surv", Survive: true, SurviveDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	loc := m.Location("main")
+	r := m.Region("r")
+	loc.EnterInt(r, m.IntParam("n"), 9)
+	loc.MarkName("here")
+	loc.Leave(r)
+	loc.Done()
+	paths, err := filepath.Glob(filepath.Join(dir, "*"))
+	if err != nil || len(paths) != 1 {
+		t.Fatalf("mappings %v, %v", paths, err)
+	}
+	rec, err := tracefile.Recover(paths[0], true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := rec.Bytes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := binary.LittleEndian.Uint16(b[8:]); v != 2 {
+		t.Errorf("recovered file has version %d, want 2", v)
+	}
+	f, err := tracefile.Read(strings.NewReader(string(b)), int64(len(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(eventsOf(t, f, loc.ID()), "\n")
+	if want := "ENTER r d1\nPARAM_INT r d1: param parameter 1 = 9\nMARK r d1: mark \"mark 1\"\nLEAVE r d1"; got != want {
+		t.Errorf("recovered events:\n%s\nwant\n%s", got, want)
+	}
+}

@@ -113,7 +113,7 @@ func (a *Annotations) Describe(e *Event) string {
 
 // fileVersion is the version a writer puts into the file of t.
 func (t *Trace) fileVersion() uint16 {
-	if !t.Annotations.empty() {
+	if !t.Annotations.empty() || t.annotated {
 		return versionAnnotations
 	}
 	return 1
