@@ -78,8 +78,8 @@ func (a *Annotations) MarkName(id uint32) string { return name(a.Marks, "mark", 
 // ChannelName returns the name of channel id.
 func (a *Annotations) ChannelName(id uint32) string { return name(a.Channels, "channel", id) }
 
-// String returns string id of the string parameters' values.
-func (a *Annotations) String(id uint32) string { return name(a.Strings, "string", id) }
+// StringValue returns string id of the string parameters' values.
+func (a *Annotations) StringValue(id uint32) string { return name(a.Strings, "string", id) }
 
 // Param returns the definition of parameter id; ok is false for an id the
 // file does not define.
@@ -102,7 +102,7 @@ func (a *Annotations) Describe(e *Event) string {
 		return fmt.Sprintf("param %s = %d", p.Name, e.Value)
 	case encode.KindParamString:
 		p, _ := a.Param(e.Key)
-		return fmt.Sprintf("param %s = %q", p.Name, a.String(uint32(e.Value)))
+		return fmt.Sprintf("param %s = %q", p.Name, a.StringValue(uint32(e.Value)))
 	case encode.KindChanSend:
 		return fmt.Sprintf("chan %q send #%d, %d bytes", a.ChannelName(e.Key), e.Token, e.Bytes)
 	case encode.KindChanRecv:

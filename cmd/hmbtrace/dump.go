@@ -126,7 +126,7 @@ func dump(w *bufio.Writer, f *tracefile.File) error {
 				p, _ := f.Param(e.Key)
 				v := fmt.Sprint(e.Value)
 				if e.Kind == encode.KindParamString {
-					v = fmt.Sprintf("%q", f.String(uint32(e.Value)))
+					v = fmt.Sprintf("%q", f.StringValue(uint32(e.Value)))
 				}
 				fmt.Fprintf(w, "%s\t%d\t%v\t%s\t%d\t%s=%s\n", loc, ns, e.Kind, region(e.Region), e.Depth, textname.Escape(p.Name), v)
 			case encode.KindChanSend:

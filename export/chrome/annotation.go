@@ -29,7 +29,7 @@ func (x *track) annotation(i int, f *tracefile.File, e *tracefile.Event, ts uint
 		if e.Kind == encode.KindParamInt {
 			x.buf = strconv.AppendInt(x.buf, e.Value, 10)
 		} else {
-			x.buf = appendString(x.buf, f.String(uint32(e.Value)))
+			x.buf = appendString(x.buf, f.StringValue(uint32(e.Value)))
 		}
 		b("}")
 		x.end()

@@ -55,9 +55,9 @@ type attributeDef struct {
 	typ               ValueType
 }
 
-// String defines string s (once: the same s gives the same reference), for
+// DefineString defines string s (once: the same s gives the same reference), for
 // the events and attributes that name strings.
-func (a *Archive) String(s string) (StringRef, error) {
+func (a *Archive) DefineString(s string) (StringRef, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if err := a.usable(); err != nil {

@@ -76,7 +76,7 @@ func (x *exporter) defineAnnotations() error {
 	strs := func(names []string) ([]otf2.StringRef, error) {
 		refs := make([]otf2.StringRef, len(names))
 		for k, s := range names {
-			if refs[k], err = a.String(s); err != nil {
+			if refs[k], err = a.DefineString(s); err != nil {
 				return nil, err
 			}
 		}
