@@ -2,6 +2,7 @@ package convert_test
 
 import (
 	"fmt"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -165,6 +166,33 @@ func TestExportAnnotations(t *testing.T) {
 	}
 	if len(seen) != msgs {
 		t.Fatalf("otf2-print shows %d channel tokens, want %d", len(seen), msgs)
+	}
+	// Debian's python3-otf2 (libotf2's own reader) reads the same.
+	const python = "/usr/bin/python3" // python3-otf2 is built for Debian's python only
+	if err := exec.Command(python, "-c", "import otf2").Run(); err != nil {
+		tracetest.SkipOrFail(t, fmt.Sprintf("%s cannot import otf2 (%v): install the Debian package python3-otf2", python, err))
+	}
+	out, err := exec.Command(python, "-c", `
+import sys, otf2
+n = {}
+with otf2.reader.open(sys.argv[1]) as trace:
+    for loc, ev in trace.events:
+        k = type(ev).__name__
+        if k == "ParameterString":
+            k += ":" + ev.parameter.name + "=" + ev.string
+        elif k == "ParameterInt":
+            k += ":" + ev.parameter.name
+        elif k in ("MpiSend", "MpiRecv"):
+            k += ":" + ",".join(sorted(a.name for a in ev.attributes))
+        n[k] = n.get(k, 0) + 1
+print(" ".join("%s=%d" % kv for kv in sorted(n.items())))
+`, anchor).CombinedOutput()
+	if err != nil {
+		t.Fatalf("python3-otf2: %v\n%s", err, out)
+	}
+	wantPy := fmt.Sprintf("Enter=%[1]d Leave=%[1]d MpiRecv:channel,token=%[1]d MpiSend:channel,token=%[1]d ParameterInt:n=%[1]d ParameterString:mark=received=%[1]d ParameterString:mode=fast=%[1]d", msgs)
+	if got := strings.TrimSpace(string(out)); got != wantPy {
+		t.Errorf("python3-otf2 reads\n%s\nwant\n%s", got, wantPy)
 	}
 	for tok, x := range seen {
 		var k uint64
