@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/hmbtrace/hmbtrace/encode"
 	"github.com/hmbtrace/hmbtrace/measure"
@@ -360,5 +361,118 @@ func TestAnnotationsRecovered(t *testing.T) {
 	got := strings.Join(eventsOf(t, f, loc.ID()), "\n")
 	if want := "ENTER r d1\nPARAM_INT r d1: param parameter 1 = 9\nMARK r d1: mark \"mark 1\"\nLEAVE r d1"; got != want {
 		t.Errorf("recovered events:\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestAnnotationsUnderReduction records parameters on every call of a deep
+// recursion, marks and channel messages, into a buffer far too small, with
+// each reduction policy and with the duration filter: whatever is kept
+// nests, and every parameter kept follows the enter of its own call (the
+// depth policy sheds it with that enter, never leaving it behind).
+func TestAnnotationsUnderReduction(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		cfg  measure.Config
+	}{
+		{"depth", measure.Config{Reduction: measure.ReduceDepth}},
+		{"class", measure.Config{Reduction: measure.ReduceClass}},
+		{"first", measure.Config{Reduction: measure.ReduceFirst}},
+		{"last", measure.Config{Reduction: measure.ReduceLast}},
+		{"min-duration", measure.Config{MinDuration: 300 * time.Nanosecond}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := c.cfg
+			cfg.Output, cfg.Name, cfg.NoThrottle = t.TempDir(), "reduce", true
+			if cfg.MinDuration == 0 {
+				cfg.BufferSize, cfg.BinSize = 32<<10, 1<<10
+			}
+			m, err := measure.Start(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			regions := []measure.Region{m.Region("a"), m.Region("b"), m.Region("c")}
+			depth, label := m.IntParam("depth"), m.StringParam("label")
+			ch := m.Channel("c")
+			loc := m.Location("main")
+			var rec func(d int)
+			rec = func(d int) {
+				loc.EnterInt(regions[d%3], depth, int64(d))
+				if d%2 == 0 {
+					loc.ParamString(label, fmt.Sprint("even ", d))
+				}
+				if d > 1 {
+					rec(d - 1)
+					rec(d - 2)
+				} else {
+					loc.MarkName("leaf")
+					ch.Recv(loc, ch.Send(loc, 8), 8)
+				}
+				loc.Leave(regions[d%3])
+			}
+			for i := 0; i < 60; i++ {
+				rec(3 + i%6)
+			}
+			if err := m.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if c.cfg.MinDuration == 0 && len(m.Reductions()) == 0 {
+				t.Fatal("no reduction happened: the test does not test them")
+			}
+			f, err := tracefile.Open(m.Path())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			type open struct {
+				region uint32
+				d      int64 // the call's own depth parameter, once seen
+			}
+			var stack []open
+			var params, marks int
+			it := f.Events(loc.ID())
+			var e tracefile.Event
+			for it.Next(&e) {
+				switch e.Kind {
+				case encode.KindEnter:
+					for len(stack) < e.Depth-1 {
+						stack = append(stack, open{}) // an ancestor the buffer removed
+					}
+					stack = append(stack[:e.Depth-1], open{region: e.Region, d: -1})
+				case encode.KindLeave:
+					stack = stack[:e.Depth-1]
+				case encode.KindParamInt, encode.KindParamString:
+					params++
+					if e.Depth != len(stack) || e.Depth == 0 || stack[e.Depth-1].region != e.Region || stack[e.Depth-1].region == 0 {
+						t.Fatalf("%s at depth %d (region %d) does not follow its call's enter: open %+v", f.Describe(&e), e.Depth, e.Region, stack)
+					}
+					if e.Kind == encode.KindParamInt {
+						// Depth d's call is region d%3: the value is its own.
+						if regions[e.Value%3] != measure.Region(e.Region) {
+							t.Fatalf("%s recorded in region %d, not its call's", f.Describe(&e), e.Region)
+						}
+					}
+				case encode.KindMark:
+					marks++
+				}
+			}
+			if err := it.Err(); err != nil {
+				t.Fatal(err)
+			}
+			// The class policy closes the metric class first, and the
+			// parameters with it, then the message class with the marks,
+			// as documented; the other policies keep some of each.
+			closed := map[tracefile.Class]bool{}
+			for _, r := range f.Reductions {
+				if r.Reason == tracefile.ByClass {
+					closed[r.Class] = true
+				}
+			}
+			if (params == 0 && !closed[tracefile.ClassMetric]) || (marks == 0 && !closed[tracefile.ClassMessage]) {
+				t.Errorf("%d parameters and %d marks kept, classes closed %v: nothing to check", params, marks, closed)
+			}
+			if _, err := f.ChannelMessages(); err != nil {
+				t.Fatal(err)
+			}
+		})
 	}
 }
