@@ -247,7 +247,9 @@ func (w *EventWriter) AttributeList(ts uint64, attrs ...AttributeValue) error {
 			p = appendCU64(p, at.Value)
 		}
 	}
-	if err := w.reserve(ts, recordBound(len(p))+recordBound(maxAttributedEvent)); err != nil {
+	// Room for the event too, timestamp included, though the event at ts
+	// writes none: its own reserve then never starts a new chunk.
+	if err := w.reserve(ts, recordBound(len(p))+recordBound(maxAttributedEvent)+timestampLen); err != nil {
 		return err
 	}
 	b := w.file.buf[w.file.pos:]
