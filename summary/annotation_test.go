@@ -40,4 +40,9 @@ func TestSummaryAnnotations(t *testing.T) {
 	if !strings.Contains(out.String(), want) {
 		t.Errorf("summary lacks\n%s\nin\n%s", want, out.String())
 	}
+	// Marks and channel messages are in the message class, which no
+	// matrix counts: they are not taken for messages of an old file.
+	if s := out.String(); strings.Contains(s, "without an exact matrix") || !strings.Contains(s, "marks, channels  3 records kept in the message class") {
+		t.Errorf("summary's message story:\n%s", s)
+	}
 }

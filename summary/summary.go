@@ -494,6 +494,10 @@ func bufferStory(out io.Writer, f *tracefile.File) {
 
 // messageStory prints the file's messages (tracefile.MessageStory).
 func messageStory(out io.Writer, m tracefile.MessageStory) {
+	if m.Annotated > 0 {
+		fmt.Fprintf(out, "  marks, channels  %s records kept in the message class on locations that sent no other message (hmbtrace dump lists them, hmbtrace comm counts the channel messages)\n",
+			units.Count(m.Annotated))
+	}
 	if m.Exact == 0 && m.Counted == 0 {
 		return
 	}
