@@ -63,6 +63,7 @@ type Measurement struct {
 	locations []*Location
 	comms     []tracefile.Comm // index id-1
 	rma       rmaDefs          // windows and RMA groups (rma.go)
+	annot     annotations      // marks, parameters, channels (mark.go)
 
 	closeOnce sync.Once
 	closeErr  error

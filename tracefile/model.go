@@ -404,6 +404,11 @@ type Trace struct {
 	// and the groups its RMA synchronisations named; nil if none.
 	Wins      []Win
 	RmaGroups []RmaGroup
+
+	Annotations // marks, parameters, channels (annotation.go)
+	// annotated is set by a recovery whose bins hold annotation records
+	// (a mapping keeps no definitions of them): the file is version 2.
+	annotated bool
 }
 
 // Comm returns the communicator with the given id, or nil.
