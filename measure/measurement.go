@@ -87,10 +87,15 @@ type Measurement struct {
 	suspended suspendedTasks // tasks suspended with regions open (task.go)
 }
 
-// Start begins a measurement with the given configuration. With
-// cfg.Disabled it returns a Measurement that records nothing: its
-// Location method returns nil, and probes on a nil *Location do nothing.
+// Start begins a measurement with the given configuration, over which the
+// HMB_* variables that are set win (see Config). With cfg.Disabled it
+// returns a Measurement that records nothing: its Location method returns
+// nil, and probes on a nil *Location do nothing.
 func Start(cfg Config) (*Measurement, error) {
+	cfg, err := cfg.withEnv()
+	if err != nil {
+		return nil, err
+	}
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
@@ -163,6 +168,7 @@ func Start(cfg Config) (*Measurement, error) {
 	if err := m.startLive(); err != nil {
 		return nil, err
 	}
+	addRunning(m) // for Exit
 	return m, nil
 }
 
@@ -474,6 +480,7 @@ func (m *Measurement) CloseAtExit() error {
 }
 
 func (m *Measurement) finalize(atExit bool) error {
+	removeRunning(m)
 	m.stopSignals()
 	if m.liveServer != nil {
 		m.liveServer.Close()
@@ -503,6 +510,9 @@ func (m *Measurement) finalize(atExit bool) error {
 			continue
 		}
 		l.closeOpenRegions(m.end.Ticks, !atExit)
+	}
+	if w := m.phaseWarning(); w != "" {
+		fmt.Fprintln(os.Stderr, w)
 	}
 	m.pool.Finalize()
 	for _, l := range locs {

@@ -144,16 +144,16 @@ func TestSurviveMatchesClose(t *testing.T) {
 // when they start it. It records in several goroutines, with reductions,
 // until it is killed.
 func TestSurviveChild(t *testing.T) {
-	dir := os.Getenv("HMB_SURVIVE_CHILD")
+	dir := os.Getenv("HMBTEST_SURVIVE_CHILD")
 	if dir == "" {
 		t.Skip("the child process of the survive tests")
 	}
 	policy := ReduceDepth
-	if os.Getenv("HMB_SURVIVE_LAST") != "" {
+	if os.Getenv("HMBTEST_SURVIVE_LAST") != "" {
 		policy = ReduceLast // a reduction with every bin taken: one is under way at any kill
 	}
 	m, err := Start(Config{Output: dir, Name: "killed", Survive: true, SurviveDir: dir, BufferSize: 64 << 10, BinSize: 1 << 10,
-		MinDuration: time.Duration(len(os.Getenv("HMB_SURVIVE_MINDUR"))) * time.Microsecond, Reduction: policy})
+		MinDuration: time.Duration(len(os.Getenv("HMBTEST_SURVIVE_MINDUR"))) * time.Microsecond, Reduction: policy})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(3)
@@ -191,12 +191,12 @@ func TestSurviveKill(t *testing.T) {
 	for i := 0; i < rounds; i++ {
 		dir := t.TempDir()
 		cmd := exec.Command(os.Args[0], "-test.run=^TestSurviveChild$", "-test.v=false")
-		cmd.Env = append(os.Environ(), "HMB_SURVIVE_CHILD="+dir)
+		cmd.Env = append(os.Environ(), "HMBTEST_SURVIVE_CHILD="+dir)
 		switch i % 3 {
 		case 1:
-			cmd.Env = append(cmd.Env, "HMB_SURVIVE_MINDUR=xx") // 2us: the duration filter's pending enters
+			cmd.Env = append(cmd.Env, "HMBTEST_SURVIVE_MINDUR=xx") // 2us: the duration filter's pending enters
 		case 2:
-			cmd.Env = append(cmd.Env, "HMB_SURVIVE_LAST=1")
+			cmd.Env = append(cmd.Env, "HMBTEST_SURVIVE_LAST=1")
 		}
 		out, _ := cmd.StdoutPipe()
 		var stderr strings.Builder
