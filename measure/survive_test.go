@@ -317,6 +317,47 @@ func BenchmarkEnterLeaveSurvive(b *testing.B) {
 	benchEnterLeave(b, Config{BufferSize: 16 << 20, NoThrottle: true, Survive: true})
 }
 
+// BenchmarkStartClose times what a measurement with the default buffer
+// costs a run that records little: Start, and Close writing the trace,
+// with the buffer on the heap and in the surviving mapping. Start
+// calibrates the clock longer for the mapping (fullCalibration), which
+// keeps the rate of Start for a process that dies; Close waits out the
+// rest of that time for the heap.
+//
+//	go test -run '^$' -bench StartClose -count 10 ./measure
+func BenchmarkStartClose(b *testing.B) {
+	for _, survive := range []bool{false, true} {
+		name := "heap"
+		if survive {
+			name = "survive"
+		}
+		b.Run(name, func(b *testing.B) {
+			dir := b.TempDir()
+			var start, close time.Duration
+			for i := 0; i < b.N; i++ {
+				t0 := time.Now()
+				m, err := Start(Config{Output: dir, Name: "start", Survive: survive, SurviveDir: dir, IgnoreEnv: true})
+				if err != nil {
+					b.Fatal(err)
+				}
+				t1 := time.Now()
+				r, loc := m.Region("main"), m.Location("main")
+				loc.Enter(r)
+				loc.Leave(r)
+				t2 := time.Now()
+				if err := m.Close(); err != nil {
+					b.Fatal(err)
+				}
+				start += t1.Sub(t0)
+				close += time.Since(t2)
+				os.Remove(m.Path())
+			}
+			b.ReportMetric(float64(start.Microseconds())/float64(b.N), "start-µs")
+			b.ReportMetric(float64(close.Microseconds())/float64(b.N), "close-µs")
+		})
+	}
+}
+
 // TestSurviveCloseFails: when Close cannot write the trace, the mapping
 // stays and the error names it; recover makes the trace from it.
 func TestSurviveCloseFails(t *testing.T) {
