@@ -7,7 +7,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
@@ -36,6 +38,24 @@ func TestExitChild(t *testing.T) {
 	}
 	switch mode {
 	case "Exit":
+		Exit(3)
+	case "Exit busy":
+		// Goroutines record as fast as they can while Exit comes.
+		var started sync.WaitGroup
+		for g := 0; g < 3; g++ {
+			started.Add(1)
+			go func(g int) {
+				loc := m.Location(fmt.Sprintf("g%d", g))
+				loc.Enter(main)
+				started.Done()
+				for {
+					loc.Enter(work)
+					loc.Leave(work)
+				}
+			}(g)
+		}
+		started.Wait()
+		time.Sleep(20 * time.Millisecond)
 		Exit(3)
 	case "Fatalf":
 		Fatalf("solver diverged at step %d", 7)
@@ -91,6 +111,34 @@ func TestExitWritesTrace(t *testing.T) {
 		t.Fatalf("exit status %d, want 3\n%s", code, stderr)
 	}
 	checkExitTrace(t, filepath.Join(dir, "exit.0.hmb"))
+}
+
+// Exit while other goroutines record: each stops at its next probe, and
+// the trace holds every location whole, its calls nested.
+func TestExitWhileRecording(t *testing.T) {
+	code, stderr, dir := runExitChild(t, "Exit busy")
+	if code != 3 {
+		t.Fatalf("exit status %d, want 3\n%s", code, stderr)
+	}
+	f := checkCrashTrace(t, filepath.Join(dir, "exit.0.hmb"))
+	if len(f.Locations) != 4 {
+		t.Fatalf("%d locations, want 4", len(f.Locations))
+	}
+	for i := range f.Locations {
+		l := &f.Locations[i]
+		// The probes made while Exit writes the trace are dropped and
+		// counted, as after any Close; nothing else is a usage error.
+		u := l.Usage
+		u.AfterClose = 0
+		if l.Interrupted || u != (tracefile.UsageErrors{}) {
+			t.Errorf("%s: interrupted %v, usage errors %+v; want neither", l.Name, l.Interrupted, l.Usage)
+		}
+		evs, _ := readBack(t, f, l.ID)
+		checkNested(t, evs)
+		if len(evs) < 2 || evs[len(evs)-1].region != 1 {
+			t.Errorf("%s: %d events, the last %v: want main left last", l.Name, len(evs), evs[len(evs)-1:])
+		}
+	}
 }
 
 func TestFatalWritesTrace(t *testing.T) {
