@@ -82,9 +82,9 @@ type Config struct {
 	Name string
 	// Output is the directory of the trace file; default ./hmb-out (HMB_OUTPUT).
 	Output string
-	// Rank numbers the process within a parallel run; default 0.
-	// ConfigFromEnv takes it from HMB_RANK, else from the launcher's
-	// variables (LauncherRankVars). An MPI wrapper's SetRank at MPI_Init
+	// Rank numbers the process within a parallel run; default 0. Start
+	// and ConfigFromEnv take it from HMB_RANK, else, when it is 0, from the
+	// launcher's variables (LauncherRankVars). An MPI wrapper's SetRank at MPI_Init
 	// overrides it.
 	Rank int
 	// BufferSize is the one memory budget for all events, in bytes;

@@ -3,6 +3,7 @@ package measure
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -379,5 +380,20 @@ func TestPhaseNeverRan(t *testing.T) {
 	m.Close()
 	if w, want := m.phaseWarning(), `hmbtrace: warning: Config.Phase="iteration": no region of that name ran, so the phase profile is empty`; w != want {
 		t.Errorf("warning %q, want %q", w, want)
+	}
+}
+
+// Start warns about an unknown HMB_ variable once per process, however
+// many measurements it starts.
+func TestWarnOnce(t *testing.T) {
+	var b bytes.Buffer
+	w := warnOnce{&b}
+	for i := 0; i < 3; i++ {
+		fmt.Fprintln(w, "hmbtrace: warning: unknown variable HMB_TEST_WARN_ONCE ignored")
+	}
+	fmt.Fprintln(w, "hmbtrace: warning: unknown variable HMB_TEST_WARN_TWICE ignored")
+	want := "hmbtrace: warning: unknown variable HMB_TEST_WARN_ONCE ignored\nhmbtrace: warning: unknown variable HMB_TEST_WARN_TWICE ignored\n"
+	if b.String() != want {
+		t.Errorf("wrote %q, want %q", b.String(), want)
 	}
 }

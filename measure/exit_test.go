@@ -209,21 +209,3 @@ func TestExitClosesRunning(t *testing.T) {
 		}
 	}
 }
-
-// A program that ends through os.Exit, or log.Fatal, ends through Exit or
-// Fatal instead, which write the trace first: the deferred Close would not
-// run. Not run here, as it ends the process.
-func ExampleExit() {
-	m, err := Start(Config{}) // HMB_* variables win over the literal
-	if err != nil {
-		Fatal(err) // log.Fatal, once the traces are written (none runs yet)
-	}
-	defer m.Close() // for the normal return; os.Exit skips it
-	solve := m.Region("solve")
-	loc := m.Location("main")
-	loc.Enter(solve)
-	if diverged := true; diverged {
-		Exit(3) // solve ends here; the trace is written, then os.Exit(3)
-	}
-	loc.Leave(solve)
-}
