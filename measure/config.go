@@ -59,9 +59,11 @@ const (
 // means the defaults.
 //
 // The environment wins over the code, as Score-P's SCOREP_* variables do:
-// Start sets each field whose HMB_* variable is set (and not empty) to the
-// variable's value, whatever the code put there, and leaves the others as
-// the code gave them, a zero field meaning the default. So HMB_ENABLE=0
+// Start sets each field whose HMB_* variable is set to the variable's
+// value, whatever the code put there, and leaves the others as the code
+// gave them, a zero field meaning the default. (A variable set to "" is
+// unset where its empty value would mean the default, such as
+// HMB_MIN_DURATION; for the others, such as HMB_ENABLE, it is malformed.) So HMB_ENABLE=0
 // turns off a program that starts with Config{}, and HMB_BUFFER_SIZE=1G
 // overrides a BufferSize in the literal. A malformed value is an error of
 // Start naming the variable and the value; an HMB_ variable that is not
