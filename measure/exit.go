@@ -39,7 +39,8 @@ func removeRunning(m *Measurement) {
 // os.Exit: deferred functions do not run either way, so `defer m.Close()`
 // does not; Exit closes each measurement as Measurement.CloseAtExit does,
 // the newest first. The regions still open are where the program exited
-// from: they end at Exit's time and are no usage error.
+// from: they end at Exit's time and are no usage error. With no
+// measurement running, Exit is os.Exit.
 //
 // Other goroutines may still be recording: each stops at its next probe
 // (Exit waits a few milliseconds for those in one), its regions end at the
@@ -87,21 +88,21 @@ func closeRunning() {
 	}
 }
 
-// Fatal is log.Fatal that writes the traces first: it prints its
-// arguments with the standard logger, as log.Print does, and then calls
-// Exit(1).
+// Fatal is log.Fatal for a measured program: it logs its arguments with
+// the standard logger, as log.Print does, then calls Exit(1), which writes
+// the traces before the process ends.
 func Fatal(v ...any) {
 	log.Output(2, fmt.Sprint(v...))
 	Exit(1)
 }
 
-// Fatalf is log.Fatalf that writes the traces first, as Fatal.
+// Fatalf is log.Fatalf for a measured program, as Fatal.
 func Fatalf(format string, v ...any) {
 	log.Output(2, fmt.Sprintf(format, v...))
 	Exit(1)
 }
 
-// Fatalln is log.Fatalln that writes the traces first, as Fatal.
+// Fatalln is log.Fatalln for a measured program, as Fatal.
 func Fatalln(v ...any) {
 	log.Output(2, fmt.Sprintln(v...))
 	Exit(1)
