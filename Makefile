@@ -20,11 +20,15 @@ lint:
 	$(GO) vet ./...
 	$(GOBIN)/staticcheck ./...
 
+# The tests run without the shell's HMB_* variables, which Start applies
+# over every Config (HMB_ARTIFACTS is the tests' own).
+NOENV := env $(addprefix -u ,$(filter-out HMB_ARTIFACTS,$(filter HMB_%,$(.VARIABLES))))
+
 unit:
-	$(GO) test -count=1 ./...
+	$(NOENV) $(GO) test -count=1 ./...
 
 race:
-	$(GO) test -count=1 -race -short $(RACE_PKGS)
+	$(NOENV) $(GO) test -count=1 -race -short $(RACE_PKGS)
 
 # Every comparison against the peers, side by side (bench.txt, charts in
 # bench-charts/), then the hot-path Go benchmarks five times (bench-go.txt,

@@ -42,7 +42,7 @@ type closedSide struct {
 // closed, one untimed iteration makes depths 2 and 3, then depth 2 and
 // the deeper ones are closed.
 func newClosedSide(o *options, name string, size int, closed bool) (*closedSide, error) {
-	m, err := measure.Start(measure.Config{Output: o.work, Name: name, BufferSize: size, NoThrottle: true})
+	m, err := measure.Start(measure.Config{IgnoreEnv: true, Output: o.work, Name: name, BufferSize: size, NoThrottle: true})
 	if err != nil {
 		return nil, err
 	}

@@ -186,7 +186,7 @@ func clockRead(n int) float64 {
 // goroutine of its own (counters lock it to its thread); with survive, the
 // buffer is in a mapping under /dev/shm (HMB_SURVIVE=1).
 func goProbes(o *options, pairs int, metrics []string, path *string, survive bool) (float64, error) {
-	m, err := measure.Start(measure.Config{Output: o.work, Name: "probe", BufferSize: 128 << 20, Metrics: metrics, MetricsStrict: true, NoThrottle: true, Survive: survive})
+	m, err := measure.Start(measure.Config{IgnoreEnv: true, Output: o.work, Name: "probe", BufferSize: 128 << 20, Metrics: metrics, MetricsStrict: true, NoThrottle: true, Survive: survive})
 	if err != nil {
 		return 0, err
 	}
@@ -223,7 +223,7 @@ func goProbes(o *options, pairs int, metrics []string, path *string, survive boo
 // first leave: what a switched-off region's probe costs, the flag tested
 // before the clock.
 func goThrottled(o *options, pairs int) float64 {
-	m, err := measure.Start(measure.Config{Output: o.work, Name: "throttled", BufferSize: 1 << 20, ThrottleCalls: 1, ThrottleTime: time.Hour})
+	m, err := measure.Start(measure.Config{IgnoreEnv: true, Output: o.work, Name: "throttled", BufferSize: 1 << 20, ThrottleCalls: 1, ThrottleTime: time.Hour})
 	if err != nil {
 		return math.NaN()
 	}

@@ -80,7 +80,7 @@ func startProbeSlices(o *options, cpath string) (*probeSlices, error) {
 		return nil, err
 	}
 	s := &probeSlices{cpu: cpu, goIn: make(chan int), goOut: make(chan sliceResult), cpath: cpath}
-	s.m, err = measure.Start(measure.Config{Output: o.work, Name: "slices", BufferSize: 128 << 20, NoThrottle: true})
+	s.m, err = measure.Start(measure.Config{IgnoreEnv: true, Output: o.work, Name: "slices", BufferSize: 128 << 20, NoThrottle: true})
 	if err != nil {
 		return nil, err
 	}

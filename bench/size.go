@@ -68,7 +68,7 @@ func runSize(o *options, r *report) error {
 // hmbtraceSize replays the stream into a measurement whose buffer keeps it
 // all, with the given techniques off, and returns bytes per kept event.
 func hmbtraceSize(o *options, s *stream, off encode.Techniques, shift int) (float64, error) {
-	m, err := measure.Start(measure.Config{Output: o.work, Name: "size", BufferSize: 256 << 20, Clock: "monotonic", EncodingOff: off, TimerShift: shift, NoThrottle: true})
+	m, err := measure.Start(measure.Config{IgnoreEnv: true, Output: o.work, Name: "size", BufferSize: 256 << 20, Clock: "monotonic", EncodingOff: off, TimerShift: shift, NoThrottle: true})
 	if err != nil {
 		return 0, err
 	}

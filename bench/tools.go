@@ -202,7 +202,7 @@ func fmtCount(n uint64) string {
 func toolsTrace(o *options, events, ranks, locs int) ([]string, error) {
 	var paths []string
 	for rank := 0; rank < ranks; rank++ {
-		m, err := measure.Start(measure.Config{Output: o.work, Name: "tools-bench", Rank: rank, BufferSize: 512 << 20, Clock: "monotonic", NoThrottle: true})
+		m, err := measure.Start(measure.Config{IgnoreEnv: true, Output: o.work, Name: "tools-bench", Rank: rank, BufferSize: 512 << 20, Clock: "monotonic", NoThrottle: true})
 		if err != nil {
 			return nil, err
 		}

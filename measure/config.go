@@ -2,12 +2,14 @@ package measure
 
 import (
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/hmbtrace/hmbtrace/buffer"
@@ -54,7 +56,25 @@ const (
 )
 
 // Config is the measurement's configuration. The zero value is valid and
-// means the defaults; ConfigFromEnv fills it from HMB_* variables.
+// means the defaults.
+//
+// The environment wins over the code, as Score-P's SCOREP_* variables do:
+// Start sets each field whose HMB_* variable is set to the variable's
+// value, whatever the code put there, and leaves the others as the code
+// gave them, a zero field meaning the default. (A variable set to "" is
+// unset where its empty value would mean the default, such as
+// HMB_MIN_DURATION; for the others, such as HMB_ENABLE, it is malformed.) So HMB_ENABLE=0
+// turns off a program that starts with Config{}, and HMB_BUFFER_SIZE=1G
+// overrides a BufferSize in the literal. A malformed value is an error of
+// Start naming the variable and the value; an HMB_ variable that is not
+// known is a warning on stderr, once per process. Rank 0 in the code means
+// "not said": HMB_RANK, else the launcher's rank (LauncherRankVars), fills
+// it.
+//
+// ConfigFromEnv applies the same variables over the zero Config; Start does
+// not apply them a second time to a Config it returned, so a program that
+// changes fields of that Config before Start gets its changes. IgnoreEnv
+// makes Start use a Config as it is.
 type Config struct {
 	// Disabled turns measurement off: Start returns a Measurement whose
 	// locations are nil and whose probes cost a nil check (HMB_ENABLE=0).
@@ -64,9 +84,9 @@ type Config struct {
 	Name string
 	// Output is the directory of the trace file; default ./hmb-out (HMB_OUTPUT).
 	Output string
-	// Rank numbers the process within a parallel run; default 0.
-	// ConfigFromEnv takes it from HMB_RANK, else from the launcher's
-	// variables (LauncherRankVars). An MPI wrapper's SetRank at MPI_Init
+	// Rank numbers the process within a parallel run; default 0. Start
+	// and ConfigFromEnv take it from HMB_RANK, else, when it is 0, from the
+	// launcher's variables (LauncherRankVars). An MPI wrapper's SetRank at MPI_Init
 	// overrides it.
 	Rank int
 	// BufferSize is the one memory budget for all events, in bytes;
@@ -148,6 +168,13 @@ type Config struct {
 	// SIGKILL and the OOM killer included (HMB_SURVIVE=1). SurviveDir is
 	// where the mapping goes: a local tmpfs, "" for /dev/shm
 	// (HMB_SURVIVE_DIR). Close removes it after writing the trace.
+	//
+	// It is off by default: the probes cost the same with it, but Start
+	// reserves the whole buffer in tmpfs at once (about 40 ms of system
+	// time for 64 MiB here, and that memory taken from the start) and
+	// calibrates the clock 2 ms instead of 0.25, and a dead run's mapping
+	// holds its memory until someone recovers or removes it. A Go
+	// program's own exits need none of it: use Exit and Fatal.
 	Survive    bool
 	SurviveDir string
 
@@ -162,6 +189,15 @@ type Config struct {
 	// a second behind) and stopped by Close: the program's own trace.Start
 	// fails meanwhile (a trace.FlightRecorder works).
 	GoRuntime bool
+
+	// IgnoreEnv makes Start use the Config as it is, without the HMB_*
+	// variables: for tests and benchmarks whose expectations depend on
+	// their configuration, and for programs that own theirs (a framework
+	// with its own settings). No variable sets it.
+	IgnoreEnv bool
+
+	fromEnv  bool // ConfigFromEnv made it: Start does not apply the variables again
+	phaseEnv bool // Phase came from HMB_PHASE, not from the code
 }
 
 // LauncherRankVars are the variables, in the order they are read, by which
@@ -202,11 +238,38 @@ func launcherRank(get func(string) (string, bool), warn interface{ Write([]byte)
 	return 0
 }
 
-// ConfigFromEnv reads the HMB_* environment variables. A malformed value is
-// an error that names the variable and the value; an HMB_ variable it does
-// not know is a warning on stderr, since it is most likely a typo.
+// ConfigFromEnv reads the HMB_* environment variables into a Config: the
+// zero Config with each set variable applied. A malformed value is an error
+// that names the variable and the value; an HMB_ variable it does not know
+// is a warning on stderr, since it is most likely a typo. Start does not
+// apply the variables again to the Config it returns (see Config).
 func ConfigFromEnv() (Config, error) {
-	return configFromLookup(os.LookupEnv, os.Environ(), os.Stderr)
+	c, err := configFromLookup(os.LookupEnv, os.Environ(), warnOnce{os.Stderr})
+	c.fromEnv = true
+	return c, err
+}
+
+// withEnv returns c with the environment applied over it, as Start takes
+// it: unchanged if c says IgnoreEnv or came from ConfigFromEnv.
+func (c Config) withEnv() (Config, error) {
+	if c.IgnoreEnv || c.fromEnv {
+		return c, nil
+	}
+	return c.mergeEnv(os.LookupEnv, os.Environ(), warnOnce{os.Stderr})
+}
+
+// warnOnce writes each warning once per process: a program that starts
+// several measurements, or a test binary that starts hundreds, says what
+// is wrong with its environment once.
+type warnOnce struct{ w io.Writer }
+
+var warned sync.Map // the warnings written, each one line
+
+func (o warnOnce) Write(p []byte) (int, error) {
+	if _, dup := warned.LoadOrStore(string(p), true); dup {
+		return len(p), nil
+	}
+	return o.w.Write(p)
 }
 
 type envError struct {
@@ -222,8 +285,14 @@ func (e *envError) Error() string {
 	return s
 }
 
-func configFromLookup(lookup func(string) (string, bool), environ []string, warn interface{ Write([]byte) (int, error) }) (Config, error) {
-	var c Config
+func configFromLookup(lookup func(string) (string, bool), environ []string, warn io.Writer) (Config, error) {
+	return Config{}.mergeEnv(lookup, environ, warn)
+}
+
+// mergeEnv applies the set variables over c: a variable that is set (and,
+// for those whose empty value means the default, not empty) replaces its
+// field; an unset one leaves the code's value.
+func (c Config) mergeEnv(lookup func(string) (string, bool), environ []string, warn io.Writer) (Config, error) {
 	for _, kv := range environ {
 		name, _, _ := strings.Cut(kv, "=")
 		if strings.HasPrefix(name, "HMB_") && lookupEnvVar(name) == nil {
@@ -240,11 +309,14 @@ func configFromLookup(lookup func(string) (string, bool), environ []string, warn
 	}
 	for _, ev := range envVars {
 		v, ok := get(ev.name)
-		if !ok && ev.name == "HMB_RANK" {
-			c.Rank = launcherRank(get, warn) // the rank the launcher gives, if HMB_RANK does not
+		if !ok && ev.name == "HMB_RANK" && c.Rank == 0 {
+			c.Rank = launcherRank(get, warn) // the rank the launcher gives, if neither HMB_RANK nor the code does
 		}
 		if !ok || ev.set == nil {
 			continue
+		}
+		if ev.name == "HMB_PHASE" && v != "" {
+			c.phaseEnv = true
 		}
 		if err := ev.set(&c, v); err != nil {
 			if err == errWant {

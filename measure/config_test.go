@@ -3,6 +3,7 @@ package measure
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -10,7 +11,9 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/hmbtrace/hmbtrace/buffer"
 	"github.com/hmbtrace/hmbtrace/encode"
 )
 
@@ -263,5 +266,134 @@ func TestEveryVariableKnown(t *testing.T) {
 		if lookupEnvVar(v) == nil {
 			t.Errorf("%s (named in %s) is not in envVars (measure/envvar.go)", v, path)
 		}
+	}
+}
+
+// The environment wins over the code: each set variable replaces its field,
+// an unset one leaves the code's value, zero or not.
+func TestEnvOverCode(t *testing.T) {
+	code := Config{Disabled: true, BufferSize: 16 << 20, TimerShift: 5, MinDuration: 5 * time.Microsecond, ClassOrder: []buffer.Class{buffer.ClassMessage},
+		Metrics: []string{"cycles"}, Rank: 3, Name: "code"}
+	lookup, environ := envFrom(map[string]string{
+		"HMB_ENABLE": "1", "HMB_BUFFER_SIZE": "2M", "HMB_CLASS_ORDER": "collective,metric",
+		"HMB_METRICS": "instructions", "OMPI_COMM_WORLD_RANK": "5", "HMB_MIN_DURATION": "",
+	})
+	c, err := code.mergeEnv(lookup, environ, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Config{BufferSize: 2 << 20, TimerShift: 5, MinDuration: 5 * time.Microsecond, ClassOrder: []buffer.Class{buffer.ClassCollective, buffer.ClassMetric},
+		Metrics: []string{"instructions"}, Rank: 3, Name: "code"}
+	if !reflect.DeepEqual(c, want) {
+		t.Errorf("merged %+v\nwant   %+v", c, want)
+	}
+	if !reflect.DeepEqual(code.ClassOrder, []buffer.Class{buffer.ClassMessage}) || !reflect.DeepEqual(code.Metrics, []string{"cycles"}) {
+		t.Errorf("the code's Config changed: %+v", code)
+	}
+	// Rank 0 in the code is not said: the launcher's rank fills it.
+	c, err = Config{}.mergeEnv(lookup, environ, &bytes.Buffer{})
+	if err != nil || c.Rank != 5 {
+		t.Errorf("rank %d, %v; want the launcher's 5", c.Rank, err)
+	}
+}
+
+func TestStartTakesEnv(t *testing.T) {
+	t.Setenv("HMB_ENABLE", "0")
+	m, err := Start(Config{Output: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Enabled() {
+		t.Error("HMB_ENABLE=0 over Config{}: the measurement records")
+	}
+	m.Close()
+
+	t.Setenv("HMB_ENABLE", "1")
+	t.Setenv("HMB_BUFFER_SIZE", "2M")
+	m = startTest(t, Config{BufferSize: 16 << 20, Disabled: true})
+	if !m.Enabled() || m.cfg.BufferSize != 2<<20 {
+		t.Errorf("HMB_ENABLE=1 HMB_BUFFER_SIZE=2M over a literal: enabled %v, buffer %d", m.Enabled(), m.cfg.BufferSize)
+	}
+	m.Close()
+
+	// IgnoreEnv: the literal as it is.
+	m = startTest(t, Config{BufferSize: 16 << 20, IgnoreEnv: true})
+	if m.cfg.BufferSize != 16<<20 {
+		t.Errorf("IgnoreEnv: buffer %d, want the literal's", m.cfg.BufferSize)
+	}
+	m.Close()
+
+	// ConfigFromEnv, then a change by the code: Start keeps the change.
+	c, err := ConfigFromEnv()
+	if err != nil || c.BufferSize != 2<<20 {
+		t.Fatalf("ConfigFromEnv: buffer %d, %v", c.BufferSize, err)
+	}
+	c.BufferSize = 4 << 20
+	m = startTest(t, c)
+	if m.cfg.BufferSize != 4<<20 {
+		t.Errorf("ConfigFromEnv changed by the code: buffer %d, want the code's 4M", m.cfg.BufferSize)
+	}
+	m.Close()
+
+	t.Setenv("HMB_BUFFER_SIZE", "12Q")
+	if _, err := Start(Config{Output: t.TempDir(), BufferSize: 16 << 20}); err == nil || !strings.Contains(err.Error(), `HMB_BUFFER_SIZE="12Q"`) {
+		t.Errorf("malformed HMB_BUFFER_SIZE over a literal: %v, want an error naming it and its value", err)
+	}
+}
+
+// A misspelt HMB_PHASE takes the place of the program's phase region: it
+// is a warning at Close naming the value and the regions it may have meant.
+func TestPhaseNeverRan(t *testing.T) {
+	t.Setenv("HMB_PHASE", "solvr")
+	m := startTest(t, Config{})
+	solve, setup := m.Region("solve"), m.Region("setup")
+	m.Region("solver")
+	m.Region("output")
+	loc := m.Location("main")
+	for _, r := range []Region{setup, solve, solve} {
+		loc.Enter(r)
+		loc.Leave(r)
+	}
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	const want = `hmbtrace: warning: HMB_PHASE="solvr": no region of that name ran, so the phase profile is empty; did you mean "solve" or "solver"?`
+	if w := m.phaseWarning(); w != want {
+		t.Errorf("warning\n%s\nwant\n%s", w, want)
+	}
+
+	// The phase region ran: nothing to say.
+	t.Setenv("HMB_PHASE", "solve")
+	m = startTest(t, Config{})
+	solve = m.Region("solve")
+	loc = m.Location("main")
+	loc.Enter(solve)
+	loc.Leave(solve)
+	m.Close()
+	if w := m.phaseWarning(); w != "" {
+		t.Errorf("the phase region ran, yet: %s", w)
+	}
+
+	// From the code, and nothing near: the warning says where it came from.
+	os.Unsetenv("HMB_PHASE")
+	m = startTest(t, Config{Phase: "iteration"})
+	m.Close()
+	if w, want := m.phaseWarning(), `hmbtrace: warning: Config.Phase="iteration": no region of that name ran, so the phase profile is empty`; w != want {
+		t.Errorf("warning %q, want %q", w, want)
+	}
+}
+
+// Start warns about an unknown HMB_ variable once per process, however
+// many measurements it starts.
+func TestWarnOnce(t *testing.T) {
+	var b bytes.Buffer
+	w := warnOnce{&b}
+	for i := 0; i < 3; i++ {
+		fmt.Fprintln(w, "hmbtrace: warning: unknown variable HMB_TEST_WARN_ONCE ignored")
+	}
+	fmt.Fprintln(w, "hmbtrace: warning: unknown variable HMB_TEST_WARN_TWICE ignored")
+	want := "hmbtrace: warning: unknown variable HMB_TEST_WARN_ONCE ignored\nhmbtrace: warning: unknown variable HMB_TEST_WARN_TWICE ignored\n"
+	if b.String() != want {
+		t.Errorf("wrote %q, want %q", b.String(), want)
 	}
 }

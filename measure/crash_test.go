@@ -19,11 +19,11 @@ import (
 // TestCrashChild is the child process of the crash tests; it runs only when
 // they start it.
 func TestCrashChild(t *testing.T) {
-	mode := os.Getenv("HMB_CRASH_CHILD")
+	mode := os.Getenv("HMBTEST_CRASH_CHILD")
 	if mode == "" {
 		t.Skip("the child process of the crash tests")
 	}
-	m, err := Start(Config{Output: os.Getenv("HMB_CRASH_DIR"), Name: "crash", Signals: mode == "signal" || mode == "sleep", BufferSize: 1 << 20, BinSize: 1024})
+	m, err := Start(Config{Output: os.Getenv("HMBTEST_CRASH_DIR"), Name: "crash", Signals: mode == "signal" || mode == "sleep", BufferSize: 1 << 20, BinSize: 1024})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(3)
@@ -110,7 +110,7 @@ func startChild(t *testing.T, mode string) (*exec.Cmd, *bufio.Reader, *strings.B
 	t.Helper()
 	dir := t.TempDir()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestCrashChild$", "-test.v=false")
-	cmd.Env = append(os.Environ(), "HMB_CRASH_CHILD="+mode, "HMB_CRASH_DIR="+dir)
+	cmd.Env = append(os.Environ(), "HMBTEST_CRASH_CHILD="+mode, "HMBTEST_CRASH_DIR="+dir)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

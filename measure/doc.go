@@ -78,4 +78,15 @@
 // Memory Buffer, without locks, atomic read-modify-writes or allocation.
 // When the buffer is full, the configured reduction sheds whole levels
 // (package buffer); the flat profile stays exact.
+//
+// The HMB_* environment variables win over the code's Config, as Score-P's
+// SCOREP_* variables do: Start applies each one that is set over the
+// Config it is given (Config.IgnoreEnv says not to), so a run is
+// reconfigured without a rebuild. A malformed value is an error of Start.
+//
+// os.Exit and log.Fatal skip deferred calls, and with them the deferred
+// Close: Exit, Fatal, Fatalf and Fatalln write the traces and then exit.
+// After a death Close cannot see (SIGKILL, the OOM killer, a segfault, or
+// an os.Exit left in place) the trace is made from the surviving mapping
+// of Config.Survive (HMB_SURVIVE=1) with `hmbtrace recover`.
 package measure

@@ -3,6 +3,7 @@ package measure
 import (
 	"errors"
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -139,13 +140,15 @@ var envVars = []envVar{
 		name: "HMB_CLASS_ORDER", def: "metric,message,collective", takes: "a list of message, metric, collective, least important first",
 		doc: "the `class` policy's order, least important first",
 		set: nonEmpty(func(c *Config, v string) error {
+			var order []buffer.Class // replaces the code's order, as every variable does
 			for _, name := range strings.Split(v, ",") {
 				cl, err := buffer.ParseClass(strings.TrimSpace(name))
 				if err != nil {
 					return err
 				}
-				c.ClassOrder = append(c.ClassOrder, cl)
+				order = append(order, cl)
 			}
+			c.ClassOrder = order
 			return nil
 		}),
 	},
@@ -194,6 +197,7 @@ var envVars = []envVar{
 			if err != nil {
 				return err
 			}
+			c.Metrics = nil // replaces the code's list
 			for _, e := range events {
 				c.Metrics = append(c.Metrics, e.Name)
 			}
@@ -366,6 +370,101 @@ func configTable() string {
 	b.WriteString("| variable | default | meaning |\n|---|---|---|\n")
 	for _, v := range envVars {
 		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", v.name, v.def, v.doc)
+	}
+	return b.String()
+}
+
+// phaseWarning returns the warning for a configured phase region that
+// never ran, "" if it ran or none was configured. Measurement.Phase is
+// first come, first served, so a misspelt HMB_PHASE takes the place of the
+// program's own phase region: without this the phase profile would just be
+// empty. It names the regions the value may have meant. The locations
+// must have stopped recording.
+func (m *Measurement) phaseWarning() string {
+	name := m.cfg.Phase
+	r := Region(m.phase.Load())
+	if name == "" || r == 0 {
+		return ""
+	}
+	m.mu.Lock()
+	locs := append([]*Location(nil), m.locations...)
+	var names []string
+	if d := m.regions.at(int(r) - 1); d.name != name {
+		m.mu.Unlock()
+		return "" // the program's Phase came first: HMB_PHASE did not rename it
+	}
+	for i := 0; i < m.regions.len(); i++ {
+		if Region(i+1) != r {
+			names = append(names, m.regions.at(i).name)
+		}
+	}
+	m.mu.Unlock()
+	for _, l := range locs {
+		if e := l.entry(r); e != nil && e.visits > 0 {
+			return ""
+		}
+	}
+	src := "Config.Phase"
+	if m.cfg.phaseEnv {
+		src = "HMB_PHASE"
+	}
+	msg := fmt.Sprintf("hmbtrace: warning: %s=%q: no region of that name ran, so the phase profile is empty", src, name)
+	if near := closestNames(name, names, 3); len(near) > 0 {
+		msg += "; did you mean " + quotedList(near) + "?"
+	}
+	return msg
+}
+
+// closestNames returns up to n of names that are near name: the same but
+// for case, one containing the other, or a few edits away (a third of the
+// name's length, at least 2), nearest first.
+func closestNames(name string, names []string, n int) []string {
+	type cand struct {
+		name string
+		dist int
+	}
+	var cs []cand
+	lower := strings.ToLower(name)
+	limit := max(2, len(name)/3)
+	for _, s := range names {
+		ls := strings.ToLower(s)
+		d := editDistance(lower, ls)
+		switch {
+		case ls == lower:
+			d = 0
+		case d <= limit:
+		case strings.Contains(ls, lower) || strings.Contains(lower, ls):
+			d = limit + 1 // after the misspellings
+		default:
+			continue
+		}
+		cs = append(cs, cand{s, d})
+	}
+	sort.SliceStable(cs, func(i, j int) bool {
+		if cs[i].dist != cs[j].dist {
+			return cs[i].dist < cs[j].dist
+		}
+		return cs[i].name < cs[j].name
+	})
+	var out []string
+	for _, c := range cs[:min(n, len(cs))] {
+		out = append(out, c.name)
+	}
+	return out
+}
+
+// quotedList writes names as "a", "b" or "c".
+func quotedList(names []string) string {
+	var b strings.Builder
+	for i, s := range names {
+		switch {
+		case i == 0:
+		case i == len(names)-1:
+			b.WriteString(" or ")
+		default:
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%q", s)
 	}
 	return b.String()
 }

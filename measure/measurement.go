@@ -93,10 +93,15 @@ type Measurement struct {
 	gort   *goRuntime // Config.GoRuntime: the execution tracer's bridge (goruntime.go)
 }
 
-// Start begins a measurement with the given configuration. With
-// cfg.Disabled it returns a Measurement that records nothing: its
-// Location method returns nil, and probes on a nil *Location do nothing.
+// Start begins a measurement with the given configuration, over which the
+// HMB_* variables that are set win (see Config). With cfg.Disabled it
+// returns a Measurement that records nothing: its Location method returns
+// nil, and probes on a nil *Location do nothing.
 func Start(cfg Config) (*Measurement, error) {
+	cfg, err := cfg.withEnv()
+	if err != nil {
+		return nil, err
+	}
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
@@ -174,6 +179,7 @@ func Start(cfg Config) (*Measurement, error) {
 		m.startGoRuntime()
 	}
 	current.Store(m)
+	addRunning(m) // for Exit
 	return m, nil
 }
 
@@ -507,6 +513,7 @@ func (m *Measurement) CloseAtExit() error {
 
 func (m *Measurement) finalize(atExit bool) error {
 	m.stopGoRuntime() // its last regions go in before the freeze
+	removeRunning(m)
 	m.stopSignals()
 	if m.liveServer != nil {
 		m.liveServer.Close()
@@ -538,6 +545,9 @@ func (m *Measurement) finalize(atExit bool) error {
 		l.closeOpenRegions(m.end.Ticks, !atExit)
 	}
 	reportShared(os.Stderr, locs)
+	if w := m.phaseWarning(); w != "" {
+		fmt.Fprintln(os.Stderr, w)
+	}
 	m.pool.Finalize()
 	for _, l := range locs {
 		l.closeCounters()

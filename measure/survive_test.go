@@ -144,16 +144,16 @@ func TestSurviveMatchesClose(t *testing.T) {
 // when they start it. It records in several goroutines, with reductions,
 // until it is killed.
 func TestSurviveChild(t *testing.T) {
-	dir := os.Getenv("HMB_SURVIVE_CHILD")
+	dir := os.Getenv("HMBTEST_SURVIVE_CHILD")
 	if dir == "" {
 		t.Skip("the child process of the survive tests")
 	}
 	policy := ReduceDepth
-	if os.Getenv("HMB_SURVIVE_LAST") != "" {
+	if os.Getenv("HMBTEST_SURVIVE_LAST") != "" {
 		policy = ReduceLast // a reduction with every bin taken: one is under way at any kill
 	}
 	m, err := Start(Config{Output: dir, Name: "killed", Survive: true, SurviveDir: dir, BufferSize: 64 << 10, BinSize: 1 << 10,
-		MinDuration: time.Duration(len(os.Getenv("HMB_SURVIVE_MINDUR"))) * time.Microsecond, Reduction: policy})
+		MinDuration: time.Duration(len(os.Getenv("HMBTEST_SURVIVE_MINDUR"))) * time.Microsecond, Reduction: policy})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(3)
@@ -191,12 +191,12 @@ func TestSurviveKill(t *testing.T) {
 	for i := 0; i < rounds; i++ {
 		dir := t.TempDir()
 		cmd := exec.Command(os.Args[0], "-test.run=^TestSurviveChild$", "-test.v=false")
-		cmd.Env = append(os.Environ(), "HMB_SURVIVE_CHILD="+dir)
+		cmd.Env = append(os.Environ(), "HMBTEST_SURVIVE_CHILD="+dir)
 		switch i % 3 {
 		case 1:
-			cmd.Env = append(cmd.Env, "HMB_SURVIVE_MINDUR=xx") // 2us: the duration filter's pending enters
+			cmd.Env = append(cmd.Env, "HMBTEST_SURVIVE_MINDUR=xx") // 2us: the duration filter's pending enters
 		case 2:
-			cmd.Env = append(cmd.Env, "HMB_SURVIVE_LAST=1")
+			cmd.Env = append(cmd.Env, "HMBTEST_SURVIVE_LAST=1")
 		}
 		out, _ := cmd.StdoutPipe()
 		var stderr strings.Builder
@@ -315,6 +315,47 @@ func TestSurviveConfig(t *testing.T) {
 // (go test -run '^$' -bench 'EnterLeave(Survive)?$' -count 10 ./measure).
 func BenchmarkEnterLeaveSurvive(b *testing.B) {
 	benchEnterLeave(b, Config{BufferSize: 16 << 20, NoThrottle: true, Survive: true})
+}
+
+// BenchmarkStartClose times what a measurement with the default buffer
+// costs a run that records little: Start, and Close writing the trace,
+// with the buffer on the heap and in the surviving mapping. Start
+// calibrates the clock longer for the mapping (fullCalibration), which
+// keeps the rate of Start for a process that dies; Close waits out the
+// rest of that time for the heap.
+//
+//	go test -run '^$' -bench StartClose -count 10 ./measure
+func BenchmarkStartClose(b *testing.B) {
+	for _, survive := range []bool{false, true} {
+		name := "heap"
+		if survive {
+			name = "survive"
+		}
+		b.Run(name, func(b *testing.B) {
+			dir := b.TempDir()
+			var start, close time.Duration
+			for i := 0; i < b.N; i++ {
+				t0 := time.Now()
+				m, err := Start(Config{Output: dir, Name: "start", Survive: survive, SurviveDir: dir, IgnoreEnv: true})
+				if err != nil {
+					b.Fatal(err)
+				}
+				t1 := time.Now()
+				r, loc := m.Region("main"), m.Location("main")
+				loc.Enter(r)
+				loc.Leave(r)
+				t2 := time.Now()
+				if err := m.Close(); err != nil {
+					b.Fatal(err)
+				}
+				start += t1.Sub(t0)
+				close += time.Since(t2)
+				os.Remove(m.Path())
+			}
+			b.ReportMetric(float64(start.Microseconds())/float64(b.N), "start-µs")
+			b.ReportMetric(float64(close.Microseconds())/float64(b.N), "close-µs")
+		})
+	}
 }
 
 // TestSurviveCloseFails: when Close cannot write the trace, the mapping

@@ -38,10 +38,11 @@ func RegionOf(m *measure.Measurement, name string) measure.Region {
 // calls happen at the given times times unit nanoseconds after the start
 // (the monotonic clock with no timer shift makes ticks nanoseconds), and
 // opens it. cfg's output, name and clock are set here, and its timer shift
-// unless it has one.
+// unless it has one; the HMB_* variables are ignored (Config.IgnoreEnv), so
+// that a fixture is the same in any shell.
 func RecordCalls(t testing.TB, cfg measure.Config, unit uint64, locs map[string][]Call, order ...string) *tracefile.File {
 	t.Helper()
-	cfg.Output, cfg.Name, cfg.Clock = t.TempDir(), "t", "monotonic"
+	cfg.Output, cfg.Name, cfg.Clock, cfg.IgnoreEnv = t.TempDir(), "t", "monotonic", true
 	if cfg.TimerShift == 0 {
 		cfg.TimerShift = measure.NoTimerShift
 	}

@@ -24,7 +24,7 @@ func Ranks(t testing.TB, dir string, ranks, locs, iters, bufferSize int) []*trac
 	t.Helper()
 	var files []*tracefile.File
 	for r := 0; r < ranks; r++ {
-		cfg := measure.Config{Output: dir, Name: "ranks", Rank: r, Clock: "monotonic", NoThrottle: true, BufferSize: 16 << 20}
+		cfg := measure.Config{IgnoreEnv: true, Output: dir, Name: "ranks", Rank: r, Clock: "monotonic", NoThrottle: true, BufferSize: 16 << 20}
 		if bufferSize > 0 {
 			cfg.BufferSize, cfg.BinSize = bufferSize, 1<<10
 		}

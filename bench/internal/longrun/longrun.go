@@ -251,7 +251,7 @@ func Run(o Options) (*Result, error) {
 	if o.Goroutines < 1 {
 		o.Goroutines = 2
 	}
-	m, err := measure.Start(measure.Config{Name: "longrun", Output: o.Output, BufferSize: o.BufferSize, NoThrottle: true})
+	m, err := measure.Start(measure.Config{IgnoreEnv: true, Name: "longrun", Output: o.Output, BufferSize: o.BufferSize, NoThrottle: true})
 	if err != nil {
 		return nil, err
 	}

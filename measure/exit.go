@@ -1,0 +1,109 @@
+package measure
+
+import (
+	"fmt"
+	"log"
+	"os"
+	"slices"
+	"sync"
+	"time"
+)
+
+// os.Exit ends the process without running deferred calls, so a program
+// that leaves through it, or through log.Fatal, which calls it, loses the
+// trace its `defer m.Close()` would have written. Exit is the way out that
+// writes it. The measurements it closes are those Start made and Close has
+// not ended yet: Start adds each to running, finalize takes it out.
+
+var running struct {
+	mu sync.Mutex
+	ms []*Measurement
+}
+
+// addRunning records that m runs until it is closed.
+func addRunning(m *Measurement) {
+	running.mu.Lock()
+	running.ms = append(running.ms, m)
+	running.mu.Unlock()
+}
+
+// removeRunning records that m is closing.
+func removeRunning(m *Measurement) {
+	running.mu.Lock()
+	running.ms = slices.DeleteFunc(running.ms, func(x *Measurement) bool { return x == m })
+	running.mu.Unlock()
+}
+
+// Exit writes the trace of every measurement still running, then ends the
+// process with os.Exit(code). Use it wherever the program would call
+// os.Exit: deferred functions do not run either way, so `defer m.Close()`
+// does not; Exit closes each measurement as Measurement.CloseAtExit does,
+// the newest first. The regions still open are where the program exited
+// from: they end at Exit's time and are no usage error. With no
+// measurement running, Exit is os.Exit.
+//
+// Other goroutines may still be recording: each stops at its next probe
+// (Exit waits a few milliseconds for those in one), its regions end at the
+// exit too, and what it records after that is dropped and counted as
+// probes after Close. A trace that cannot be written is an error on
+// stderr; the exit code is still code, the program's. Code built by
+// hmbtrace-go has its os.Exit and log.Fatal calls routed here.
+func Exit(code int) {
+	closeRunning()
+	os.Exit(code)
+}
+
+// exitGrace is how long Exit waits for the goroutines that record to see
+// that their measurements are closing. Exit may be called (by hmbtrace-go's
+// rewrite of log.Fatal, say) while other goroutines record: frozen first,
+// each of them stops at its next probe, touching nothing more, so Close
+// does not write into a location in the middle of a probe. A location that
+// has not stopped by then is taken to be between probes: its goroutine
+// blocks, computes, or is the one calling Exit. Unlike a signal's Close,
+// Exit leaves its regions at the exit, as CloseAtExit does.
+const exitGrace = 5 * time.Millisecond
+
+// closeRunning closes every measurement still running, the newest first.
+func closeRunning() {
+	running.mu.Lock()
+	ms := slices.Clone(running.ms)
+	running.mu.Unlock()
+	var locs []*Location
+	for _, m := range ms {
+		m.pool.Freeze()
+		m.mu.Lock()
+		locs = append(locs, m.locations...)
+		m.mu.Unlock()
+	}
+	deadline := time.Now().Add(exitGrace)
+	for _, l := range locs {
+		for !l.stopped.Load() && time.Now().Before(deadline) {
+			time.Sleep(100 * time.Microsecond)
+		}
+	}
+	for _, m := range slices.Backward(ms) {
+		if err := m.CloseAtExit(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+		}
+	}
+}
+
+// Fatal is log.Fatal for a measured program: it logs its arguments with
+// the standard logger, as log.Print does, then calls Exit(1), which writes
+// the traces before the process ends.
+func Fatal(v ...any) {
+	log.Output(2, fmt.Sprint(v...))
+	Exit(1)
+}
+
+// Fatalf is log.Fatalf for a measured program, as Fatal.
+func Fatalf(format string, v ...any) {
+	log.Output(2, fmt.Sprintf(format, v...))
+	Exit(1)
+}
+
+// Fatalln is log.Fatalln for a measured program, as Fatal.
+func Fatalln(v ...any) {
+	log.Output(2, fmt.Sprintln(v...))
+	Exit(1)
+}
