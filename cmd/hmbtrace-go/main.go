@@ -1,0 +1,83 @@
+// Command hmbtrace-go instruments Go programs for hmbtrace without a source
+// change: it adds a region to every function of the packages it is told to
+// (the main module's by default) as the go command compiles them.
+//
+// It runs either as the go command's -toolexec program:
+//
+//	go build -toolexec=hmbtrace-go ./...
+//
+// or as a front end that runs the go command so:
+//
+//	hmbtrace-go [-packages list] [-filter file] [-tiny] [-v] build|install|run|test [go flags] [packages]
+//
+// The instrumented program starts a measurement from the HMB_* environment
+// at its first probe and writes the trace when main.main returns or it calls
+// os.Exit or log.Fatal, log.Fatalf or log.Fatalln (see package
+// github.com/hmbtrace/hmbtrace/measure/auto). Each function gets
+//
+//	defer auto.Enter(site).End()
+//
+// as its first statement, site being a package-level region named as pprof
+// names the function: pkg/path.Func, pkg/path.(*T).Method,
+// pkg/path.T[...].Method, pkg/path.init.0, closures pkg/path.Func.func1 and
+// nested ones pkg/path.Func.func1.1, with the function's file and line.
+//
+// Settings (front-end flags, or environment variables for -toolexec use):
+//
+//	HMBTRACE_GO_PACKAGES  -packages  comma-separated import-path patterns
+//	                                 (`...` wildcards) to instrument; default:
+//	                                 the main module(s). The standard library
+//	                                 and hmbtrace are never instrumented.
+//	HMBTRACE_GO_FILTER    -filter    a Score-P filter file (`hmbtrace score -g`
+//	                                 writes one); excluded functions get no
+//	                                 probe. Default: $HMB_FILTER_FILE.
+//	HMBTRACE_GO_TINY=1    -tiny      also instrument tiny leaf functions (by
+//	                                 default left to the inliner).
+//	HMBTRACE_GO_VERBOSE=1 -v         print what is instrumented and what not.
+//
+// The module being built must require github.com/hmbtrace/hmbtrace (go get
+// github.com/hmbtrace/hmbtrace/measure/auto).
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:]))
+}
+
+func run(args []string) int {
+	if len(args) > 0 && isTool(args[0]) {
+		code, err := toolexec(args[0], args[1:])
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "hmbtrace-go: %v\n", err)
+			if code == 0 {
+				code = 1
+			}
+		}
+		return code
+	}
+	code, err := frontEnd(args)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "hmbtrace-go: %v\n", err)
+		if code == 0 {
+			code = 2
+		}
+	}
+	return code
+}
+
+// isTool reports whether arg is a tool the go command runs through
+// -toolexec: an absolute path, such as $GOROOT/pkg/tool/linux_amd64/compile.
+func isTool(arg string) bool {
+	return filepath.IsAbs(arg) && !strings.HasPrefix(filepath.Base(arg), "-")
+}
+
+// toolName is the tool's name without directory and .exe.
+func toolName(path string) string {
+	return strings.TrimSuffix(filepath.Base(path), ".exe")
+}
