@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 )
 
@@ -77,6 +78,22 @@ func frontEnd(args []string) (int, error) {
 	}
 	flags, _ := json.Marshal(relevantFlags(rest[1:]))
 	set(envBuildFlags, string(flags))
+	// The state is computed here, once, with the settings in the
+	// environment the go command and its tools get.
+	dir, err := os.MkdirTemp("", "hmbtrace-go-")
+	if err != nil {
+		return 1, err
+	}
+	defer os.RemoveAll(dir)
+	statePath := filepath.Join(dir, "state.json")
+	saved := os.Environ()
+	setEnv(env)
+	_, err = setup(statePath)
+	setEnv(saved)
+	if err != nil {
+		return 1, err
+	}
+	set(envState, statePath)
 	goArgs := append([]string{rest[0], "-toolexec=" + quoteField(self)}, rest[1:]...)
 	cmd := exec.Command(goBinary(), goArgs...)
 	cmd.Env = env
@@ -102,4 +119,14 @@ func quoteField(s string) string {
 		return "'" + s + "'"
 	}
 	return `"` + s + `"`
+}
+
+// setEnv makes env the process's environment.
+func setEnv(env []string) {
+	os.Clearenv()
+	for _, kv := range env {
+		if k, v, ok := strings.Cut(kv, "="); ok && k != "" {
+			os.Setenv(k, v)
+		}
+	}
 }

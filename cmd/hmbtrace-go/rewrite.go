@@ -6,6 +6,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -28,6 +29,7 @@ type options struct {
 
 // fileInput is one Go file of a package as the compiler is given it.
 type fileInput struct {
+	path         string // the file's absolute path, as the compiler would see it
 	name         string // file name recorded for its regions (after -trimpath)
 	src          []byte
 	redirectOnly bool // no probes: only os.Exit and log.Fatal* are redirected
@@ -107,7 +109,7 @@ type fileRewrite struct {
 	// directives: then the positions after an insertion are left to them
 	// rather than restored from the file's own lines.
 	lineDirectives bool
-	usesAuto       bool
+	redirected     []string // the functions redirected, once each
 }
 
 func (r *rewriter) file(index int, in *fileInput) (fileResult, error) {
@@ -146,13 +148,19 @@ func (r *rewriter) file(index int, in *fileInput) (fileResult, error) {
 	if len(fr.edits) == 0 {
 		return fileResult{src: in.src, skipped: fr.skipped}, nil
 	}
-	fr.usesAuto = true
+	// The copy's positions are the user's file's: the compiler maps the
+	// directive's file name with -trimpath as it would the file's own.
+	fr.edits = append(fr.edits, edit{text: fmt.Sprintf("/*line %s:1:1*/", fr.in.path), order: -2})
 	// The import goes right after the package clause, on its line, so
 	// that no line moves.
 	fr.insert(fr.offset(f.Name.End()), fmt.Sprintf(";import %s %q", autoName, autoPath), -1)
 	var decls strings.Builder
 	for i, s := range fr.sites {
 		fmt.Fprintf(&decls, "\nvar %s = %s.NewSite(%q, %q, %d)", fr.siteVar(i), autoName, s.name, s.file, s.line)
+	}
+	// A package whose only use was a redirected function stays used.
+	for _, p := range fr.redirected {
+		fmt.Fprintf(&decls, "\nvar _ = %s", p)
 	}
 	decls.WriteString("\n")
 	src := apply(in.src, fr.edits)
@@ -364,6 +372,9 @@ func (fr *fileRewrite) redirects(f *ast.File, osName, logName string) {
 			return true
 		}
 		fr.replace(fr.offset(sel.Pos()), fr.offset(sel.End()), autoName+"."+to, 0)
+		if orig := id.Name + "." + sel.Sel.Name; !slices.Contains(fr.redirected, orig) {
+			fr.redirected = append(fr.redirected, orig)
+		}
 		return false
 	})
 }

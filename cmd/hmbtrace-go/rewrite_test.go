@@ -15,7 +15,7 @@ import (
 
 func rewriteOne(t *testing.T, pkg, src string, opt options) fileResult {
 	t.Helper()
-	res, err := rewritePackage(pkg, []*fileInput{{name: "/src/a.go", src: []byte(src)}}, opt)
+	res, err := rewritePackage(pkg, []*fileInput{{path: "/src/a.go", name: "/src/a.go", src: []byte(src)}}, opt)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/hmbtrace/hmbtrace/filter"
@@ -29,10 +30,15 @@ const (
 	envTiny       = "HMBTRACE_GO_TINY"
 	envVerbose    = "HMBTRACE_GO_VERBOSE"
 	envBuildFlags = "HMBTRACE_GO_BUILDFLAGS" // set by the front end: the go command's build flags, JSON
+	envState      = "HMBTRACE_GO_STATE"      // set by the front end: the state file it computed
 )
 
-// state is what one go command's build needs in every tool invocation. The
-// go command runs `compile -V=full` once per build, in its own directory,
+// state is what one go command's build needs in every tool invocation:
+// the packages to instrument (which only the go command's directory tells,
+// not a compile's), the filter, and where auto and its dependencies are
+// built. The front end computes it before it runs the go command and names
+// its file in HMBTRACE_GO_STATE. Under a plain go build -toolexec, the go
+// command runs `compile -V=full` once per build, in its own directory and
 // before it compiles anything, to make the cache key; hmbtrace-go computes
 // the state there and leaves it in a file named after the go command's
 // process id, where the compiles and the link of the build find it.
@@ -41,10 +47,12 @@ type state struct {
 	FilterFile string            // "" for none
 	FilterHash string            // of its contents
 	Tiny       bool              // instrument tiny leaf functions
-	Verbose    bool              //
+	Verbose    bool              // say what is instrumented
 	Exports    map[string]string // import path -> export file, auto and its deps
 	AutoIDs    string            // build IDs of auto and its deps, hashed
-	Key        string            // hash of all the above and of hmbtrace-go itself
+	AutoAPI    string            // their export data, hashed
+	Key        string            // compile's cache key: the settings, AutoAPI, hmbtrace-go itself
+	LinkKey    string            // link's: Key and AutoIDs
 }
 
 // stateFile is where the state of the go command with process id pid is.
@@ -52,9 +60,22 @@ func stateFile(pid int) string {
 	return filepath.Join(os.TempDir(), fmt.Sprintf("hmbtrace-go-%d", os.Getuid()), fmt.Sprintf("state-%d.json", pid))
 }
 
-// loadState reads the state of the go command that runs this process.
+// loadState reads the state of the build this process is part of: the
+// front end's, else that of the go command that runs this process, or (on
+// Linux) of the one that runs the process that runs it, as `go tool
+// hmbtrace-go` in -toolexec does.
 func loadState() (*state, error) {
-	path := stateFile(os.Getppid())
+	path := os.Getenv(envState)
+	if path == "" {
+		path = stateFile(os.Getppid())
+		if _, err := os.Stat(path); err != nil {
+			if gp := grandparent(); gp > 0 {
+				if _, err := os.Stat(stateFile(gp)); err == nil {
+					path = stateFile(gp)
+				}
+			}
+		}
+	}
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("the build's settings (%s): %v; hmbtrace-go expects the go command to have run `compile -V=full` through it first", path, err)
@@ -66,9 +87,29 @@ func loadState() (*state, error) {
 	return &s, nil
 }
 
-// setup computes the state of the build of the go command that runs this
-// process (in its directory and environment) and saves it.
-func setup() (*state, error) {
+// grandparent is the process id of this process's parent's parent, 0 where
+// the system does not tell (all but Linux).
+func grandparent() int {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", os.Getppid()))
+	if err != nil {
+		return 0
+	}
+	// pid (comm) state ppid ...; comm may hold spaces and parentheses.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 2 {
+		return 0
+	}
+	pid, _ := strconv.Atoi(f[1])
+	return pid
+}
+
+// setup computes the state of a build run in this process's directory and
+// environment and saves it in path.
+func setup(path string) (*state, error) {
 	s := &state{Verbose: os.Getenv(envVerbose) == "1", Tiny: os.Getenv(envTiny) == "1"}
 	if p := os.Getenv(envPackages); p != "" {
 		for _, x := range strings.Split(p, ",") {
@@ -113,13 +154,20 @@ func setup() (*state, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.Key = hashOf([]byte(fmt.Sprintf("hmbtrace-go %s\npatterns %q\nfilter %s\ntiny %v\nauto %s\n",
-		self, s.Patterns, s.FilterHash, s.Tiny, s.AutoIDs)))[:24]
+	if s.AutoAPI, err = exportDataHash(exports); err != nil {
+		return nil, err
+	}
+	// A compile depends on auto's export data only (its API and inline
+	// bodies): a change in hmbtrace's code behind it relinks the program
+	// but recompiles nothing, least of all the standard library, which
+	// every change of the key recompiles.
+	s.Key = hashOf([]byte(fmt.Sprintf("hmbtrace-go %s\npatterns %q\nfilter %s\ntiny %v\nauto api %s\n",
+		self, s.Patterns, s.FilterHash, s.Tiny, s.AutoAPI)))[:24]
+	s.LinkKey = hashOf([]byte(s.Key + "\nauto " + s.AutoIDs))[:24]
 	b, err := json.Marshal(s)
 	if err != nil {
 		return nil, err
 	}
-	path := stateFile(os.Getppid())
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, err
 	}
@@ -241,7 +289,7 @@ func listAuto(flags []string) (map[string]string, string, error) {
 		if strings.Contains(msg, "no required module provides package") || strings.Contains(msg, "cannot find module providing package") ||
 			strings.Contains(msg, "is not in std") || strings.Contains(msg, "not in GOROOT") || strings.Contains(msg, "go.mod file not found") {
 			wd, _ := os.Getwd()
-			return nil, "", fmt.Errorf("the module in %s does not require %s, whose package measure/auto the instrumented code calls; add it with:\n\tgo get %s\n(%v)", wd, hmbtraceModule, autoPath, err)
+			return nil, "", fmt.Errorf("the module in %s does not require %s, whose package measure/auto the instrumented code calls; add it with:\n\tgo get -tool %s/cmd/hmbtrace-go\n(%v)", wd, hmbtraceModule, hmbtraceModule, err)
 		}
 		return nil, "", fmt.Errorf("building %s for the instrumented code: %v", autoPath, err)
 	}
@@ -275,6 +323,49 @@ func listAuto(flags []string) (map[string]string, string, error) {
 	}
 	sort.Strings(ids)
 	return exports, hashOf([]byte(strings.Join(ids, "\n"))), nil
+}
+
+// exportDataHash hashes the export data of the packages in exports: the
+// __.PKGDEF member of each archive, or the whole file if it is none.
+func exportDataHash(exports map[string]string) (string, error) {
+	paths := make([]string, 0, len(exports))
+	for p := range exports {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	h := sha256.New()
+	for _, p := range paths {
+		b, err := os.ReadFile(exports[p])
+		if err != nil {
+			return "", fmt.Errorf("export data of %s: %v", p, err)
+		}
+		fmt.Fprintf(h, "%s %s\n", p, hashOf(pkgDef(b)))
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// pkgDef returns the export data in the __.PKGDEF member of the Go archive
+// b, which the compiler writes first, or b if it has none.
+func pkgDef(b []byte) []byte {
+	const magic, hdr = "!<arch>\n", 60
+	if !bytes.HasPrefix(b, []byte(magic)) || len(b) < len(magic)+hdr {
+		return b
+	}
+	h := b[len(magic) : len(magic)+hdr]
+	if strings.TrimSpace(string(h[:16])) != "__.PKGDEF" {
+		return b
+	}
+	size, err := strconv.Atoi(strings.TrimSpace(string(h[48:58])))
+	if err != nil || size < 0 || len(magic)+hdr+size > len(b) {
+		return b
+	}
+	def := b[len(magic)+hdr : len(magic)+hdr+size]
+	// Its header names the build ID, which changes with any change of
+	// the package; the data proper starts at $$.
+	if i := bytes.Index(def, []byte("\n$$")); i >= 0 {
+		def = def[i:]
+	}
+	return def
 }
 
 // buildFlags are the go command's flags that change how auto and its
@@ -399,4 +490,3 @@ func (s *state) verbosef(format string, args ...any) {
 		fmt.Fprintf(os.Stderr, "hmbtrace-go: "+format+"\n", args...)
 	}
 }
-

@@ -51,7 +51,13 @@ func runTool(tool string, args []string) (int, error) {
 // and plain builds, or builds with other packages, another filter or
 // another hmbtrace, never share cache entries.
 func version(tool string, args []string) (int, error) {
-	s, err := setup()
+	var s *state
+	var err error
+	if os.Getenv(envState) != "" {
+		s, err = loadState()
+	} else {
+		s, err = setup(stateFile(os.Getppid()))
+	}
 	if err != nil {
 		return 1, err
 	}
@@ -59,14 +65,18 @@ func version(tool string, args []string) (int, error) {
 	if err != nil {
 		return 1, fmt.Errorf("%s -V=full: %v", tool, err)
 	}
+	key := s.Key
+	if toolName(tool) == "link" {
+		key = s.LinkKey
+	}
 	line := strings.TrimSpace(string(out))
 	f := strings.Fields(line)
 	if len(f) >= 3 && strings.Contains(f[2], "devel") {
 		// A development toolchain's cache key is its last field, the
 		// build ID.
-		fmt.Printf("%s+hmbtrace-go.%s\n", line, s.Key)
+		fmt.Printf("%s+hmbtrace-go.%s\n", line, key)
 	} else {
-		fmt.Printf("%s hmbtrace-go=%s\n", line, s.Key)
+		fmt.Printf("%s hmbtrace-go=%s\n", line, key)
 	}
 	return 0, nil
 }
@@ -133,8 +143,12 @@ func compileArgs(args []string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The go command's work directory holds the object directory: files
+	// there are made by it or by cgo, not the user's.
+	work := filepath.Dir(filepath.Dir(out))
 	var inputs []*fileInput
 	var idx []int
+	srcDir := ""
 	for i := first; i < len(args); i++ {
 		path := args[i]
 		if !filepath.IsAbs(path) {
@@ -147,9 +161,7 @@ func compileArgs(args []string) ([]string, error) {
 			if base != "_testmain.go" {
 				continue
 			}
-		} else if filepath.Dir(path) != wd || strings.HasPrefix(base, "_cgo_") || strings.HasSuffix(base, ".cgo1.go") {
-			// Files made by the go command or cgo (in its work
-			// directory) are not the user's.
+		} else if hasPathPrefix(path, work) || strings.HasPrefix(base, "_cgo_") || strings.HasSuffix(base, ".cgo1.go") {
 			continue
 		}
 		src, err := os.ReadFile(path)
@@ -160,8 +172,9 @@ func compileArgs(args []string) ([]string, error) {
 			continue
 		}
 		name, _ := applyRewrites(path, trimPath)
-		inputs = append(inputs, &fileInput{name: name, src: src, redirectOnly: testMain})
+		inputs = append(inputs, &fileInput{path: path, name: name, src: src, redirectOnly: testMain})
 		idx = append(idx, i)
+		srcDir = filepath.Dir(path)
 	}
 	if len(inputs) == 0 {
 		return args, nil
@@ -184,11 +197,7 @@ func compileArgs(args []string) ([]string, error) {
 			continue
 		}
 		i := idx[k]
-		orig := args[i]
-		if !filepath.IsAbs(orig) {
-			orig = filepath.Join(wd, orig)
-		}
-		copyPath := filepath.Join(dir, filepath.Base(orig))
+		copyPath := filepath.Join(dir, filepath.Base(inputs[k].path))
 		if err := os.WriteFile(copyPath, r.src, 0o644); err != nil {
 			return nil, err
 		}
@@ -205,11 +214,12 @@ func compileArgs(args []string) ([]string, error) {
 		return nil, err
 	}
 	args[iImportCfg] = cfg
-	// The copies' positions are the user's files': what the go command's
-	// own rules make of the package directory, or the directory itself.
-	mapped, ok := applyRewrites(wd, trimPath)
+	// The copies' positions are the user's files' (by the /*line*/
+	// directive at their start); in case the compiler looks at a copy's
+	// own name, it is mapped as the package directory would be.
+	mapped, ok := applyRewrites(srcDir, trimPath)
 	if !ok {
-		mapped = wd
+		mapped = srcDir
 	}
 	rule := dir + "=>" + mapped
 	if iTrimPath >= 0 {
