@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/hmbtrace/hmbtrace/encode"
@@ -30,54 +31,97 @@ func buildEnv(extra ...string) []string {
 	return append(env, append([]string{"GOTOOLCHAIN=local", "GOPROXY=off", "GOFLAGS=-mod=mod"}, extra...)...)
 }
 
-func goRun(t *testing.T, dir string, env []string, args ...string) string {
+func goRun(t *testing.T, dir string, env []string, args ...string) {
 	t.Helper()
-	cmd := exec.Command("go", args...)
-	cmd.Dir, cmd.Env = dir, env
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+	if err := goCmd(dir, env, args...); err != nil {
+		t.Fatal(err)
 	}
-	return string(out)
 }
 
-// testModule builds hmbtrace-go and sets up testdata/prog as a module of
-// its own that requires this repository (replaced by its directory), as
-// `go get -tool github.com/hmbtrace/hmbtrace/cmd/hmbtrace-go` would.
+// fixture is what every build test starts from, made once: hmbtrace-go,
+// and testdata/prog as a module of its own with its go.mod and go.sum
+// tidied.
+var fixture struct {
+	once     sync.Once
+	tmp      string
+	tool     string
+	template string
+	err      error
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if fixture.tmp != "" {
+		os.RemoveAll(fixture.tmp)
+	}
+	os.Exit(code)
+}
+
+// testModule returns hmbtrace-go and a fresh copy of testdata/prog set up
+// as a module that requires this repository (replaced by its directory),
+// as `go get -tool github.com/hmbtrace/hmbtrace/cmd/hmbtrace-go` would.
 func testModule(t *testing.T) (tool, dir string) {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("builds programs")
 	}
-	root, err := filepath.Abs("../..")
-	if err != nil {
+	fixture.once.Do(func() { fixture.err = makeSetup() })
+	if fixture.err != nil {
+		t.Fatal(fixture.err)
+	}
+	dir = filepath.Join(t.TempDir(), "prog")
+	if err := os.CopyFS(dir, os.DirFS(fixture.template)); err != nil {
 		t.Fatal(err)
 	}
-	tmp := t.TempDir()
-	tool = filepath.Join(tmp, "bin", "hmbtrace-go")
+	return fixture.tool, dir
+}
+
+func makeSetup() error {
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		return err
+	}
+	if fixture.tmp, err = os.MkdirTemp("", "hmbtrace-go-test-"); err != nil {
+		return err
+	}
+	fixture.tool = filepath.Join(fixture.tmp, "bin", "hmbtrace-go")
 	if runtime.GOOS == "windows" {
-		tool += ".exe"
+		fixture.tool += ".exe"
 	}
 	// Without VCS stamping the tool's bytes, which are in the cache key,
 	// stay the same from one commit to the next.
-	goRun(t, ".", buildEnv(), "build", "-buildvcs=false", "-o", tool, ".")
-	dir = filepath.Join(tmp, "prog")
+	if err := goCmd(".", buildEnv(), "build", "-buildvcs=false", "-o", fixture.tool, "."); err != nil {
+		return err
+	}
+	dir := filepath.Join(fixture.tmp, "prog")
 	if err := os.CopyFS(dir, os.DirFS("testdata/prog")); err != nil {
-		t.Fatal(err)
+		return err
 	}
 	mod := fmt.Sprintf("module example.com/prog\n\ngo 1.24\n\nrequire github.com/hmbtrace/hmbtrace v0.0.0\n\nreplace github.com/hmbtrace/hmbtrace => %s\n\ntool github.com/hmbtrace/hmbtrace/cmd/hmbtrace-go\n", root)
 	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte(mod), 0o644); err != nil {
-		t.Fatal(err)
+		return err
 	}
 	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
 	if err := os.WriteFile(filepath.Join(dir, "go.sum"), sum, 0o644); err != nil {
-		t.Fatal(err)
+		return err
 	}
-	goRun(t, dir, buildEnv(), "mod", "tidy")
-	return tool, dir
+	if err := goCmd(dir, buildEnv(), "mod", "tidy"); err != nil {
+		return err
+	}
+	fixture.template = dir
+	return nil
+}
+
+func goCmd(dir string, env []string, args ...string) error {
+	cmd := exec.Command("go", args...)
+	cmd.Dir, cmd.Env = dir, env
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return nil
 }
 
 // funcLine is a line "func NAME FILE:LINE" the program prints.
