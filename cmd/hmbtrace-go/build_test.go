@@ -132,6 +132,12 @@ type funcLine struct {
 
 func runProg(t *testing.T, exe, out string, env ...string) (stdout string, code int) {
 	t.Helper()
+	stdout, _, code = runProgErr(t, exe, out, env...)
+	return stdout, code
+}
+
+func runProgErr(t *testing.T, exe, out string, env ...string) (stdout, stderr string, code int) {
+	t.Helper()
 	cmd := exec.Command(exe)
 	cmd.Env = append(buildEnv("HMB_OUTPUT="+out), env...)
 	var so, se bytes.Buffer
@@ -143,7 +149,7 @@ func runProg(t *testing.T, exe, out string, env ...string) (stdout string, code 
 	} else if err != nil {
 		t.Fatalf("%s: %v", exe, err)
 	}
-	return so.String(), code
+	return so.String(), se.String(), code
 }
 
 func parseFuncs(t *testing.T, out string) []funcLine {
@@ -318,7 +324,8 @@ func TestToolexecBuild(t *testing.T) {
 }
 
 // TestToolexecExit checks that os.Exit and log.Fatalf in rewritten code
-// write the trace, with the functions exited from in it.
+// write the trace, with the functions exited from in it, and that a panic
+// does too, with a traceback that names the user's file and line.
 func TestToolexecExit(t *testing.T) {
 	tool, dir := testModule(t)
 	inst := filepath.Join(dir, "inst")
@@ -332,9 +339,15 @@ func TestToolexecExit(t *testing.T) {
 		mode string
 		code int
 		in   string
-	}{{"exit", 3, "main.leave"}, {"fatal", 1, "main.main"}} {
+	}{{"exit", 3, "main.leave"}, {"fatal", 1, "main.main"}, {"panic", 2, "main.boom"}} {
 		out := filepath.Join(dir, "out-"+c.mode)
-		_, code := runProg(t, inst, out, "PROG_EXIT="+c.mode)
+		_, stderr, code := runProgErr(t, inst, out, "PROG_EXIT="+c.mode)
+		if c.mode == "panic" && !strings.Contains(stderr, filepath.Join(dir, "main.go")+":75 ") {
+			t.Errorf("the traceback does not name %s:75:\n%s", filepath.Join(dir, "main.go"), stderr)
+		}
+		if c.mode == "fatal" && !strings.Contains(stderr, "fatal 4") {
+			t.Errorf("log.Fatalf's message is lost: %q", stderr)
+		}
 		if code != c.code {
 			t.Errorf("%s: exit code %d, want %d", c.mode, code, c.code)
 		}

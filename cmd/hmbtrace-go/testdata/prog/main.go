@@ -61,10 +61,16 @@ func main() {
 		leave(3)
 	case "fatal":
 		log.Fatalf("fatal %d", 4)
+	case "panic":
+		boom()
 	}
 }
 
 func leave(code int) {
 	here(67)
 	os.Exit(code)
+}
+
+func boom() {
+	panic("boom") // line 75: the test looks for it in the traceback
 }
