@@ -28,7 +28,7 @@ func frontEnd(args []string) (int, error) {
 	fs.SetOutput(io.Discard)
 	packages := fs.String("packages", "", "comma-separated import-path patterns to instrument (default: the main module)")
 	filterFile := fs.String("filter", "", "a Score-P filter file: excluded functions get no probe (default: $HMB_FILTER_FILE)")
-	tinyFuncs := fs.Bool("tiny", false, "also instrument tiny leaf functions")
+	tinyFuncs := fs.Bool("tiny", false, "also instrument the small functions the compiler would inline")
 	verbose := fs.Bool("v", false, "say what is instrumented and what not")
 	if err := fs.Parse(args); err != nil {
 		fmt.Fprint(os.Stderr, usage)

@@ -31,12 +31,22 @@
 //	HMBTRACE_GO_FILTER    -filter    a Score-P filter file (`hmbtrace score -g`
 //	                                 writes one); excluded functions get no
 //	                                 probe. Default: $HMB_FILTER_FILE.
-//	HMBTRACE_GO_TINY=1    -tiny      also instrument tiny leaf functions (by
-//	                                 default left to the inliner).
+//	HMBTRACE_GO_TINY=1    -tiny      also instrument the small functions the
+//	                                 compiler would inline (by default left
+//	                                 to it: a probe, a deferred call, keeps a
+//	                                 function from being inlined).
 //	HMBTRACE_GO_VERBOSE=1 -v         print what is instrumented and what not.
 //
-// The module being built must require github.com/hmbtrace/hmbtrace (go get
-// github.com/hmbtrace/hmbtrace/measure/auto).
+// The module being built must require github.com/hmbtrace/hmbtrace; as a
+// tool of the module it does, and keeps doing through go mod tidy:
+//
+//	go get -tool github.com/hmbtrace/hmbtrace/cmd/hmbtrace-go
+//	go tool hmbtrace-go build ./...
+//
+// Functions marked //go:nosplit, //go:systemstack, //go:nowritebarrier*,
+// //go:norace, //go:linkname or //go:cgo_*, functions named _, cgo's
+// generated files and the files the go command generates are not
+// instrumented.
 package main
 
 import (

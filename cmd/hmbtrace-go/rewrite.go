@@ -24,7 +24,7 @@ const autoName = "__hmb_auto"
 // options says what the rewrite instruments.
 type options struct {
 	filter *filter.Filter // excluded functions get no probe; nil: none
-	tiny   bool           // instrument tiny leaf functions too
+	tiny   bool           // instrument inlinable functions too
 }
 
 // fileInput is one Go file of a package as the compiler is given it.
@@ -74,7 +74,10 @@ func rewritePackage(pkgPath string, files []*fileInput, opt options) ([]fileResu
 	if len(files) > 0 {
 		pkgName = files[0].parsed.Name.Name
 	}
-	r := &rewriter{pkgPath: pkgPath, isMain: pkgName == "main", opt: opt, fset: fset}
+	r := &rewriter{pkgPath: pkgPath, isMain: pkgName == "main", opt: opt, fset: fset, inl: newInlining()}
+	for _, f := range files {
+		r.inl.addFile(f.parsed)
+	}
 	out := make([]fileResult, len(files))
 	for i, f := range files {
 		res, err := r.file(i, f)
@@ -91,6 +94,7 @@ type rewriter struct {
 	isMain  bool
 	opt     options
 	fset    *token.FileSet
+	inl     *inlining
 
 	inits     int // init functions seen so far in the package
 	globFuncs int // closures at package level seen so far
@@ -296,8 +300,8 @@ func (fr *fileRewrite) body(b *ast.BlockStmt, name string, pos token.Pos, probe,
 		fr.skipped = append(fr.skipped, name+": excluded by the filter")
 		return
 	}
-	if !fr.opt.tiny && !isMainMain && tiny(b) {
-		fr.skipped = append(fr.skipped, name+": tiny leaf, left to the inliner")
+	if !fr.opt.tiny && !isMainMain && fr.inl.tiny(b) {
+		fr.skipped = append(fr.skipped, name+": small, left to the inliner")
 		return
 	}
 	fr.sites = append(fr.sites, site{name: name, file: file, line: p.Line})
@@ -335,8 +339,8 @@ func (fr *fileRewrite) funcLit(lit *ast.FuncLit, name string) {
 		fr.skipped = append(fr.skipped, name+": excluded by the filter")
 		return
 	}
-	if !fr.opt.tiny && tiny(lit.Body) {
-		fr.skipped = append(fr.skipped, name+": tiny leaf, left to the inliner")
+	if !fr.opt.tiny && fr.inl.tiny(lit.Body) {
+		fr.skipped = append(fr.skipped, name+": small, left to the inliner")
 		return
 	}
 	fr.sites = append(fr.sites, site{name: name, file: file, line: p.Line})
@@ -433,42 +437,4 @@ func hasLineDirective(f *ast.File) bool {
 		}
 	}
 	return false
-}
-
-// tinyNodes bounds the size of a tiny function. The compiler inlines leaf
-// functions up to a cost of 80, roughly that many AST nodes; half of it
-// leaves out most of what it would not inline.
-const tinyNodes = 40
-
-// builtins are the calls that do not make a function a non-leaf.
-var builtins = map[string]bool{
-	"append": true, "cap": true, "clear": true, "complex": true, "copy": true, "delete": true,
-	"imag": true, "len": true, "make": true, "max": true, "min": true, "new": true, "real": true,
-}
-
-// tiny reports whether body is a small leaf: no calls but to builtins, no
-// loops, no closures, no defer or go statement, and at most tinyNodes
-// nodes. Such functions are what the compiler inlines; a probe would cost
-// more than their work and keep them from being inlined, as a deferred
-// call does.
-func tiny(body *ast.BlockStmt) bool {
-	nodes := 0
-	leaf := true
-	ast.Inspect(body, func(n ast.Node) bool {
-		if !leaf || n == nil {
-			return false
-		}
-		nodes++
-		switch x := n.(type) {
-		case *ast.CallExpr:
-			id, ok := x.Fun.(*ast.Ident)
-			if !ok || !builtins[id.Name] || id.Obj != nil {
-				leaf = false
-			}
-		case *ast.FuncLit, *ast.ForStmt, *ast.RangeStmt, *ast.GoStmt, *ast.DeferStmt, *ast.SelectStmt:
-			leaf = false
-		}
-		return leaf
-	})
-	return leaf && nodes <= tinyNodes
 }

@@ -166,3 +166,34 @@ func TestRewriteKeepsColumns(t *testing.T) {
 		t.Errorf("want %q in\n%s", want, r.src)
 	}
 }
+
+// Small functions that call only intrinsics and other small functions of
+// the package are left to the inliner; recursion, calls into other
+// packages and calls of function values are not small.
+func TestRewriteInlinable(t *testing.T) {
+	src := `package v
+
+import (
+	"fmt"
+	m "math"
+)
+
+type Vector struct{ X, Y, Z float64 }
+
+func (a Vector) Length() float64 { return m.Sqrt(a.Dot(a)) }
+func (a Vector) Dot(b Vector) float64 { return a.X*b.X + a.Y*b.Y + a.Z*b.Z }
+func (a Vector) Normalize() Vector { d := a.Length(); return Vector{a.X / d, a.Y / d, a.Z / d} }
+func scale(a Vector, f float64) Vector { return Vector(a).mul(f) }
+func (a Vector) mul(f float64) Vector { return Vector{a.X * f, a.Y * f, a.Z * f} }
+func show(a Vector) { fmt.Println(a) }
+func fact(n int) int { if n < 2 { return 1 }; return n * fact(n-1) }
+func apply(f func(int) int, x int) int { return f(x) }
+func big(a Vector) Vector {
+	return a.Normalize().Normalize().Normalize().Normalize().Normalize().Normalize()
+}
+`
+	r := rewriteOne(t, "v", src, options{})
+	if got, want := siteNames(r), []string{"v.show", "v.fact", "v.apply", "v.big"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("got %q, want %q (skipped: %q)", got, want, r.skipped)
+	}
+}
