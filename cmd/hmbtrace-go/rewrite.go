@@ -404,10 +404,10 @@ func importName(f *ast.File, path string) string {
 
 // blockingDirective returns the //go: directive in doc that forbids a
 // probe, "" if none. A deferred call needs stack and write barriers and
-// may run the scheduler; go:nosplit, go:systemstack, go:nowritebarrier*,
-// go:norace, go:linkname and go:cgo_* functions cannot have them or are
-// bound to the runtime's rules. go:noinline is no reason: the function is
-// called anyway, and go:uintptrescapes does not care.
+// may run the scheduler; the functions marked nosplit, systemstack,
+// nowritebarrier*, norace, linkname and cgo_* cannot have them or are
+// bound to the runtime's rules. noinline is no reason: the function is
+// called anyway, and uintptrescapes does not care.
 func blockingDirective(doc *ast.CommentGroup) string {
 	if doc == nil {
 		return ""

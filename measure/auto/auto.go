@@ -1,6 +1,7 @@
 package auto
 
 import (
+	"context"
 	"fmt"
 	"log"
 	"os"
@@ -33,7 +34,9 @@ func Enter(site *measure.Site) measure.Span {
 	if !started.Load() {
 		start()
 	}
-	return measure.StartRegion(nil, site)
+	// Background carries no measurement: StartRegion records into
+	// Current without looking into it.
+	return measure.StartRegion(context.Background(), site)
 }
 
 // start starts the measurement at the first probe. An error in the
