@@ -63,7 +63,9 @@ func start() {
 
 // Close ends the running measurement and writes its trace; the rewrite
 // defers it first in main.main, so that it runs when main returns, after
-// main's own region ended. An error is reported on stderr.
+// main's own region ended. An error is reported on stderr. A probe's End runs
+// after the function's own deferred calls, so a goroutine main waited for
+// through a deferred wg.Done may still be leaving its outermost region.
 func Close() {
 	closeCurrent(false)
 }
