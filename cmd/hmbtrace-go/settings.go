@@ -16,6 +16,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/hmbtrace/hmbtrace/filter"
 )
@@ -171,6 +172,7 @@ func setup(path string) (*state, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, err
 	}
+	removeStale(filepath.Dir(path), path)
 	// Written aside and renamed, so that a compile never reads half a file.
 	tmp, err := os.CreateTemp(filepath.Dir(path), "state-*.tmp")
 	if err != nil {
@@ -187,6 +189,22 @@ func setup(path string) (*state, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// removeStale removes the state files of builds older than a day from
+// dir: a plain go build -toolexec leaves its state behind, as nothing runs
+// at its end.
+func removeStale(dir, keep string) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		p := filepath.Join(dir, e.Name())
+		if info, err := e.Info(); err == nil && p != keep && strings.HasPrefix(e.Name(), "state-") && time.Since(info.ModTime()) > 24*time.Hour {
+			os.Remove(p)
+		}
+	}
 }
 
 func hashOf(b []byte) string {

@@ -57,7 +57,7 @@ func start() {
 				return
 			}
 		}
-		fmt.Fprintf(os.Stderr, "hmbtrace: automatic instrumentation: %v; the program runs untraced\n", err)
+		fmt.Fprintf(os.Stderr, "%v (automatic instrumentation: the program runs untraced)\n", err)
 	})
 }
 
