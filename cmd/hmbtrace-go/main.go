@@ -46,7 +46,8 @@
 // Functions marked //go:nosplit, //go:systemstack, //go:nowritebarrier*,
 // //go:norace, //go:linkname or //go:cgo_*, functions named _, cgo's
 // generated files and the files the go command generates are not
-// instrumented.
+// instrumented; so, in -cover builds, the covered packages, whose files
+// the cover tool rewrites first, are not either.
 package main
 
 import (
