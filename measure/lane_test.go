@@ -14,6 +14,18 @@ import (
 	"golang.org/x/sync/errgroup"
 )
 
+// nilContext is the nil context StartRegion accepts (the contract
+// allows it; a variable keeps vet's nil-context check quiet).
+var nilContext context.Context
+
+// needProbes skips a test of what the probes record in a build without
+// them (-tags hmbtrace_off).
+func needProbes(t *testing.T) {
+	if !ProbesCompiledIn {
+		t.Skip("the probes are compiled out (hmbtrace_off)")
+	}
+}
+
 // concurrency tracks how many goroutines are inside a task at once, and the
 // most there were.
 type concurrency struct{ now, peak atomic.Int64 }
@@ -33,10 +45,19 @@ var (
 
 // manyTasks is the number of goroutines of the errgroup tests.
 func manyTasks() int {
-	if testing.Short() {
+	if testing.Short() || raceEnabled {
 		return 10000
 	}
 	return 100000
+}
+
+// unlimited is the errgroup limit of the tests of a goroutine per task: none,
+// except under the race detector, which allows 8128 goroutines at once.
+func unlimited() int {
+	if raceEnabled {
+		return 1000
+	}
+	return -1
 }
 
 // checkLanes checks a measurement whose tasks each recorded one task
@@ -91,7 +112,8 @@ func checkLanes(t *testing.T, m *Measurement, tasks int, peak int64) {
 // A goroutine per task through errgroup, each task a region with a region
 // inside, by StartRegion: as many lanes as ran at once, every event kept.
 func TestErrgroupStartRegion(t *testing.T) {
-	for _, limit := range []int{-1, 4} {
+	needProbes(t)
+	for _, limit := range []int{unlimited(), 4} {
 		t.Run(fmt.Sprintf("limit=%d", limit), func(t *testing.T) {
 			m := startTest(t, Config{NoThrottle: true})
 			ctx := context.Background()
@@ -120,10 +142,12 @@ func TestErrgroupStartRegion(t *testing.T) {
 // task's goroutine, Done at its end. Done gives the lane back, so it is
 // bounded the same way.
 func TestErrgroupLocationDone(t *testing.T) {
+	needProbes(t)
 	m := startTest(t, Config{NoThrottle: true})
 	task, inner := m.Region("task"), m.Region("inner")
 	var c concurrency
 	var g errgroup.Group
+	g.SetLimit(unlimited())
 	tasks := manyTasks()
 	for i := range tasks {
 		g.Go(func() error {
@@ -173,6 +197,7 @@ func laneEvents(t *testing.T, m *Measurement) map[string][]string {
 // that needs one takes it while it is idle, and the trace shows the two
 // holders as tasks on the one lane, their regions nested in between.
 func TestLaneStolenWhileIdle(t *testing.T) {
+	needProbes(t)
 	m := startTest(t, Config{NoThrottle: true})
 	ctx := context.Background()
 	StartRegion(ctx, siteTask).End()
@@ -203,10 +228,11 @@ func TestLaneStolenWhileIdle(t *testing.T) {
 // A tight loop of outermost regions on one goroutine keeps one lane and
 // records only its regions.
 func TestLaneTightLoop(t *testing.T) {
+	needProbes(t)
 	m := startTest(t, Config{NoThrottle: true})
 	const n = 10000
 	for range n {
-		StartRegion(nil, siteTask).End()
+		StartRegion(nilContext, siteTask).End()
 	}
 	if err := m.Close(); err != nil {
 		t.Fatal(err)
@@ -221,6 +247,7 @@ func TestLaneTightLoop(t *testing.T) {
 // a task on it, under the lane's first name. With regions open Done keeps
 // it (a worker about to wait).
 func TestLocationReuse(t *testing.T) {
+	needProbes(t)
 	m := startTest(t, Config{NoThrottle: true})
 	r := m.Region("r")
 	a := m.Location("first")
@@ -250,6 +277,7 @@ func TestLocationReuse(t *testing.T) {
 // Two goroutines probing one Location at once are detected and counted,
 // and Close says so.
 func TestSharedLaneDetected(t *testing.T) {
+	needProbes(t)
 	if raceEnabled {
 		t.Skip("sharing a Location is a data race, which the race detector reports itself")
 	}
@@ -275,6 +303,7 @@ func TestSharedLaneDetected(t *testing.T) {
 	wg.Wait()
 	m.Close()
 	st := m.Stats()
+	t.Logf("%d probes recorded, %d found the other goroutine inside one; %d other usage errors", st.Recorded, st.SharedLane, st.Usage.Total())
 	if st.SharedLane == 0 || st.Locations[0].SharedLane != st.SharedLane {
 		t.Fatalf("SharedLane %d (location's %d): sharing not detected", st.SharedLane, st.Locations[0].SharedLane)
 	}
@@ -288,6 +317,7 @@ func TestSharedLaneDetected(t *testing.T) {
 // A Site bound in one measurement gives the right region in the next,
 // where the region has another id.
 func TestSiteRebinds(t *testing.T) {
+	needProbes(t)
 	s := NewRegion("site")
 	m1 := startTest(t, Config{})
 	r1 := m1.RegionOf(s)
@@ -317,6 +347,7 @@ func TestSiteRebinds(t *testing.T) {
 // Current is the running measurement; NewContext sends StartRegion to
 // another.
 func TestCurrentAndContext(t *testing.T) {
+	needProbes(t)
 	m1 := startTest(t, Config{})
 	if Current() != m1 {
 		t.Fatal("Current is not the measurement Start returned last")
@@ -338,12 +369,13 @@ func TestCurrentAndContext(t *testing.T) {
 			t.Errorf("%d events recorded, want %d", st.Recorded, c.want)
 		}
 	}
-	StartRegion(nil, siteTask).End() // nothing runs: nothing to do
+	StartRegion(nilContext, siteTask).End() // nothing runs: nothing to do
 }
 
 // The defer form and Do allocate nothing, once the site is bound and the
 // goroutine has its lane.
 func TestStartRegionAllocatesNothing(t *testing.T) {
+	needProbes(t)
 	m := startTest(t, Config{BufferSize: 1 << 20, BinSize: 4096})
 	defer m.Close()
 	ctx := context.Background()
@@ -360,8 +392,9 @@ func TestStartRegionAllocatesNothing(t *testing.T) {
 
 // A disabled measurement hands out zero Spans.
 func TestStartRegionDisabled(t *testing.T) {
+	needProbes(t)
 	m := startTest(t, Config{Disabled: true})
-	if sp := StartRegion(nil, siteTask); sp != (Span{}) {
+	if sp := StartRegion(nilContext, siteTask); sp != (Span{}) {
 		t.Errorf("StartRegion on a disabled measurement returned %+v", sp)
 	}
 	m.Close()

@@ -251,9 +251,7 @@ func (l *Location) enterAt(r Region, t uint64) {
 	// epoch, which both refreshes the location's view of the closed set
 	// and keeps its current bins from a reclaim until the record's end
 	// (Advance, or End before a drop).
-	// A busy hierarchy is another goroutine inside a probe of this
-	// location: enterGeneral counts it (lane.go).
-	if l.general || p.class != buffer.ClassRegion || uint(d) >= uint(len(stack)) || l.h.Busy() || !l.h.Begin(l.epoch) {
+	if l.general || p.class != buffer.ClassRegion || uint(d) >= uint(len(stack)) || !l.h.Begin(l.epoch) {
 		l.enterGeneral(r, p, t)
 		return
 	}
@@ -419,11 +417,18 @@ func (l *Location) leaveAt(r Region, t uint64) {
 			t = clock.Monotonic()
 		}
 	}
+	if l.h.Busy() {
+		// Another goroutine is inside a probe of this location: a leave
+		// follows every enter, so testing here alone finds sharing at
+		// half the cost of testing in both (lane.go).
+		l.sharedProbe()
+		return
+	}
 	d := l.depth
 	stack := l.stack // a local: stack[d-1] below needs no bounds check
 	f := &stack[d]
 	if p == nil || l.general || f.region != uint32(r) || d == 0 ||
-		f.class != buffer.ClassRegion || f.state == framePending || f.counted || l.h.Busy() || !l.h.Begin(l.epoch) { // Busy, Begin as in enterAt
+		f.class != buffer.ClassRegion || f.state == framePending || f.counted || !l.h.Begin(l.epoch) { // Begin as in enterAt
 		l.leaveGeneral(r, t)
 		return
 	}

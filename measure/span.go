@@ -47,12 +47,20 @@ func NewContext(ctx context.Context, m *Measurement) context.Context {
 // FromContext returns the measurement StartRegion records into for ctx:
 // the one ctx carries (NewContext), else Current. ctx may be nil.
 func FromContext(ctx context.Context) *Measurement {
-	if ctx != nil && contexts.Load() {
-		if m, ok := ctx.Value(contextKey{}).(*Measurement); ok {
+	if contexts.Load() && ctx != nil {
+		if m := carried(ctx); m != nil {
 			return m
 		}
 	}
 	return current.Load()
+}
+
+// carried returns the measurement ctx carries, nil if none.
+//
+//go:noinline
+func carried(ctx context.Context) *Measurement {
+	m, _ := ctx.Value(contextKey{}).(*Measurement)
+	return m
 }
 
 // Span is a region open on the calling goroutine's lane, from StartRegion
@@ -76,23 +84,40 @@ type Span struct {
 // it back without a lock, unless another goroutine that needed a lane took
 // it meanwhile (the package's doc says more). It allocates nothing.
 //
-// The Span must be ended by the goroutine that started it, innermost
-// first, as the regions of runtime/trace must.
+// The Span must be ended once, by the goroutine that started it, innermost
+// first, as the regions of runtime/trace must: a second End of an
+// outermost Span would write into a lane that may be another goroutine's
+// by then.
 func StartRegion(ctx context.Context, s *Site) Span {
-	m := FromContext(ctx)
+	// FromContext and Site.regionIn, written out: neither inlines.
+	var m *Measurement
+	if contexts.Load() && ctx != nil {
+		m = carried(ctx)
+	}
+	if m == nil {
+		m = current.Load()
+	}
 	if m == nil || m.pool == nil {
 		return Span{}
 	}
 	var r Region
 	if s != nil {
-		r = s.regionIn(m)
+		if b := s.bound.Load(); b != nil && b.m == m {
+			r = b.r
+		} else {
+			r = s.bind(m)
+		}
 	}
 	k := goroutine.Key()
 	slot := &m.lanes.table[laneSlot(k)]
 	l := slot.Load()
 	if l == nil || l.lane.own.Load() != k|ownActive {
-		if l = m.holdLane(k, slot, l); l == nil {
-			return Span{}
+		// Not active for the goroutine: its own idle lane is taken back
+		// with one compare-and-swap, anything else is holdLane's.
+		if l == nil || !l.lane.own.CompareAndSwap(k, k|ownActive) {
+			if l = m.holdLane(k, slot, l); l == nil {
+				return Span{}
+			}
 		}
 	}
 	l.Enter(r)
@@ -103,13 +128,14 @@ func StartRegion(ctx context.Context, s *Site) Span {
 // goroutine's lane becomes idle: still bound to it, free for another
 // goroutine to take.
 func (s Span) End() {
-	l := s.l
-	if l == nil {
-		return
-	}
-	l.Leave(s.r)
-	if l.depth == 0 {
-		l.idle()
+	// leaveAt, not Leave: Leave's test of the throttled regions' cache
+	// saves a call for a Location's caller, and End is a call already (a
+	// throttled region's leave returns at its profile entry's flag).
+	if l := s.l; l != nil {
+		l.leaveAt(s.r, 0)
+		if l.depth == 0 {
+			l.idle()
+		}
 	}
 }
 

@@ -11,5 +11,6 @@
 // goroutine only, never one that may have ended.
 //
 // On other architectures the key is the goroutine's id, parsed from the
-// header of runtime.Stack: correct, never reused, but about a microsecond.
+// header of runtime.Stack: correct, never reused, but microseconds a call
+// (7 µs on the machine of BenchmarkStackKey, against 4 ns for the g).
 package goroutine

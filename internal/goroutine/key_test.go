@@ -6,7 +6,12 @@ import (
 	"testing"
 )
 
-func TestKeyDistinct(t *testing.T) {
+func TestKeyDistinct(t *testing.T) { testDistinct(t, Key) }
+
+// The fallback of the architectures without an assembly Key.
+func TestStackKeyDistinct(t *testing.T) { testDistinct(t, stackKey) }
+
+func testDistinct(t *testing.T, Key func() uintptr) {
 	const n = 64
 	keys := make([]uintptr, n)
 	var ready, done sync.WaitGroup
@@ -43,7 +48,11 @@ func TestKeyDistinct(t *testing.T) {
 	}
 }
 
-func TestKeyStable(t *testing.T) {
+func TestKeyStable(t *testing.T) { testStable(t, Key) }
+
+func TestStackKeyStable(t *testing.T) { testStable(t, stackKey) }
+
+func testStable(t *testing.T, Key func() uintptr) {
 	k := Key()
 	runtime.Gosched()
 	runtime.GC() // may move the goroutine between threads, never its g
@@ -73,6 +82,14 @@ func BenchmarkKey(b *testing.B) {
 	var k uintptr
 	for b.Loop() {
 		k += Key()
+	}
+	sink = k
+}
+
+func BenchmarkStackKey(b *testing.B) {
+	var k uintptr
+	for b.Loop() {
+		k += stackKey()
 	}
 	sink = k
 }
