@@ -197,3 +197,31 @@ func big(a Vector) Vector {
 		t.Errorf("got %q, want %q (skipped: %q)", got, want, r.skipped)
 	}
 }
+
+// The go command's generated test main gets its os.Exit redirected, so
+// that go test writes the trace, and no probe.
+func TestRewriteTestMain(t *testing.T) {
+	src := `package main
+
+import (
+	"os"
+	"testing"
+)
+
+func main() {
+	m := testing.MainStart(nil, nil, nil, nil, nil)
+	os.Exit(m.Run())
+}
+`
+	res, err := rewritePackage("main", []*fileInput{{path: "/w/b001/_testmain.go", name: "_testmain.go", src: []byte(src), redirectOnly: true}}, options{tiny: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := res[0]
+	if len(r.sites) != 0 || bytes.Contains(r.src, []byte("Close()")) {
+		t.Errorf("the test main got probes:\n%s", r.src)
+	}
+	if !bytes.Contains(r.src, []byte("__hmb_auto.Exit/*line :10:9*/(m.Run())")) {
+		t.Errorf("os.Exit is not redirected:\n%s", r.src)
+	}
+}
