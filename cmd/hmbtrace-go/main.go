@@ -37,6 +37,11 @@
 //	                                 function from being inlined).
 //	HMBTRACE_GO_VERBOSE=1 -v         print what is instrumented and what not.
 //
+// Package measure/auto and its dependencies are built with the flags of the
+// build that change how packages compile (-tags, -race, -gcflags, ...):
+// the front end knows them; under a plain go build -toolexec they are read
+// from the go command's command line on Linux, and only GOFLAGS elsewhere.
+//
 // The module being built must require github.com/hmbtrace/hmbtrace; as a
 // tool of the module it does, and keeps doing through go mod tidy:
 //
