@@ -88,13 +88,23 @@ func frontEnd(args []string) (int, error) {
 	statePath := filepath.Join(dir, "state.json")
 	saved := os.Environ()
 	setEnv(env)
-	_, err = setup(statePath)
+	_, err = setupIn(chdirFlag(rest[1:]), statePath)
 	setEnv(saved)
 	if err != nil {
 		return 1, err
 	}
 	set(envState, statePath)
-	goArgs := append([]string{rest[0], "-toolexec=" + quoteField(self)}, rest[1:]...)
+	// -C must stay the first flag.
+	args = rest[1:]
+	goArgs := []string{rest[0]}
+	if chdirFlag(args) != "" {
+		n := 1
+		if args[0] == "-C" || args[0] == "--C" {
+			n = 2
+		}
+		goArgs, args = append(goArgs, args[:n]...), args[n:]
+	}
+	goArgs = append(append(goArgs, "-toolexec="+quoteField(self)), args...)
 	cmd := exec.Command(goBinary(), goArgs...)
 	cmd.Env = env
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
@@ -129,4 +139,38 @@ func setEnv(env []string) {
 			os.Setenv(k, v)
 		}
 	}
+}
+
+// chdirFlag is the directory of a -C flag among the go command's flags
+// (it must come first), "" if none.
+func chdirFlag(args []string) string {
+	if len(args) == 0 {
+		return ""
+	}
+	switch a := args[0]; {
+	case (a == "-C" || a == "--C") && len(args) > 1:
+		return args[1]
+	case strings.HasPrefix(a, "-C="):
+		return a[len("-C="):]
+	case strings.HasPrefix(a, "--C="):
+		return a[len("--C="):]
+	}
+	return ""
+}
+
+// setupIn runs setup in directory dir ("" for the current one), where the
+// go command will run with -C dir.
+func setupIn(dir, statePath string) (*state, error) {
+	if dir == "" {
+		return setup(statePath)
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return nil, err
+	}
+	if err := os.Chdir(dir); err != nil {
+		return nil, err
+	}
+	defer os.Chdir(wd)
+	return setup(statePath)
 }

@@ -63,3 +63,20 @@ func TestPkgDef(t *testing.T) {
 		t.Errorf("pkgDef of a plain file: %q", pkgDef(c))
 	}
 }
+
+func TestChdirFlag(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-C", "d", "-o", "x"}, "d"},
+		{[]string{"-C=d"}, "d"},
+		{[]string{"--C=d"}, "d"},
+		{[]string{"-o", "x", "-C", "d"}, ""},
+		{nil, ""},
+	} {
+		if got := chdirFlag(c.args); got != c.want {
+			t.Errorf("chdirFlag(%q) = %q, want %q", c.args, got, c.want)
+		}
+	}
+}
