@@ -10,7 +10,6 @@ import (
 	"github.com/hmbtrace/hmbtrace/buffer"
 	"github.com/hmbtrace/hmbtrace/filter"
 	"github.com/hmbtrace/hmbtrace/hwcounter"
-	"golang.org/x/sys/unix"
 )
 
 // openCounters opens the counters of a new location on the calling thread.
@@ -94,7 +93,7 @@ func (l *Location) attachCounters() {
 		return
 	}
 	n := len(m.metricEvents)
-	l.src, l.nmet, l.mdepth, l.tid = src, n, m.metricsDepth, unix.Gettid()
+	l.src, l.nmet, l.mdepth, l.tid = src, n, m.metricsDepth, osThreadID()
 	l.mvals = make([]uint64, n)
 	l.mstart = make([]uint64, len(l.stack)*n)
 	l.mchild = make([]uint64, len(l.stack)*n)
@@ -106,7 +105,7 @@ func (l *Location) attachCounters() {
 func (l *Location) onItsThread() bool {
 	tid := l.tid
 	l.tid = 0
-	if unix.Gettid() == tid {
+	if osThreadID() == tid {
 		return true
 	}
 	l.countersGone = "recorded on another OS thread than the one that called Measurement.Location; call it from the recording goroutine"
