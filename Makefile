@@ -7,9 +7,9 @@ RACE_PKGS := ./buffer/... ./measure/... ./hwcounter/... ./export/...
 
 PREFIX   ?= /usr/local
 
-.PHONY: test deps lint unit race bench heat clean cshim install bench-c
+.PHONY: test deps lint cross unit race bench heat clean cshim install bench-c
 
-test: deps lint unit race
+test: deps lint cross unit race
 
 deps:
 	@.ci/deps
@@ -19,6 +19,22 @@ lint:
 	  if [ -n "$$out" ]; then echo "gofmt needed on:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	$(GOBIN)/staticcheck ./...
+
+# Every platform: the library and the commands build for linux, darwin and
+# windows on amd64 and arm64, with the probes in and compiled out, and vet
+# (test files included) for windows, the system furthest from Linux. cshim
+# (the cgo shim) and bench (perf, CPU affinity and the C peers) are
+# Linux's only and left out.
+CROSS_OS   := linux darwin windows
+CROSS_ARCH := amd64 arm64
+cross:
+	@pkgs=$$($(GO) list ./... | grep -v -E '/(cshim|bench)(/|$$)') || exit 1; \
+	for os in $(CROSS_OS); do for arch in $(CROSS_ARCH); do for tags in "" hmbtrace_off; do \
+	  echo "cross: GOOS=$$os GOARCH=$$arch CGO_ENABLED=0 $(GO) build $${tags:+-tags $$tags} -o /dev/null"; \
+	  GOOS=$$os GOARCH=$$arch CGO_ENABLED=0 $(GO) build -tags "$$tags" -o /dev/null $$pkgs || exit 1; \
+	done; done; done; \
+	echo "cross: GOOS=windows GOARCH=amd64 CGO_ENABLED=0 $(GO) vet"; \
+	GOOS=windows GOARCH=amd64 CGO_ENABLED=0 $(GO) vet $$pkgs
 
 unit:
 	$(GO) test -count=1 ./...
