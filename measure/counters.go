@@ -60,10 +60,17 @@ func (m *Measurement) setUpCounters() error {
 			return fmt.Errorf("hmbtrace: HMB_METRICS_STRICT: %v", e)
 		}
 		m.metricsMissing = append(m.metricsMissing, e.Error())
-		fmt.Fprintf(os.Stderr, "hmbtrace: recording without %s: %s\n", e.Event, e.Reason)
+		if runtime.GOOS == "linux" {
+			fmt.Fprintf(os.Stderr, "hmbtrace: recording without %s: %s\n", e.Event, e.Reason)
+		}
 		if ev, err := hwcounter.ParseEvent(e.Event); err == nil {
 			gone[ev.Name] = true
 		}
+	}
+	if runtime.GOOS != "linux" && len(missing) > 0 {
+		// Every event is missing for the same reason: one line says it.
+		fmt.Fprintf(os.Stderr, "hmbtrace: warning: HMB_METRICS=%s: perf events need Linux (this is %s); recording without them\n",
+			strings.Join(cfg.Metrics, ","), runtime.GOOS)
 	}
 	for _, e := range events {
 		if !gone[e.Name] {
