@@ -23,7 +23,7 @@ func TestCrashChild(t *testing.T) {
 	if mode == "" {
 		t.Skip("the child process of the crash tests")
 	}
-	m, err := Start(Config{Output: os.Getenv("HMB_CRASH_DIR"), Name: "crash", Signals: mode == "signal", BufferSize: 1 << 20, BinSize: 1024})
+	m, err := Start(Config{Output: os.Getenv("HMB_CRASH_DIR"), Name: "crash", Signals: mode == "signal" || mode == "sleep", BufferSize: 1 << 20, BinSize: 1024})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(3)
@@ -65,7 +65,45 @@ func TestCrashChild(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 		fmt.Println("ready")
 		select {}
+	case "sleep":
+		// The signal comes while main sleeps and a worker waits: the
+		// signal's Close waits its grace for the worker, main wakes
+		// meanwhile and closes and exits as a program's end does.
+		loc := m.Location("main")
+		loc.Enter(outer)
+		loc.Leave(outer)
+		go func() {
+			w := m.Location("worker")
+			w.Enter(inner)
+			select {}
+		}()
+		fmt.Println("ready")
+		time.Sleep(100 * time.Millisecond)
+		m.Close()
+		os.Exit(0)
 	}
+}
+
+// TestSignalWhileAsleep: a signal HMB_SIGNALS catches ends the process by
+// that signal even when the program's own end comes while the trace is
+// written; a batch system must not see a job killed at its limit exit 0.
+func TestSignalWhileAsleep(t *testing.T) {
+	cmd, out, stderr, path := startChild(t, "sleep")
+	line, err := out.ReadString('\n')
+	if err != nil || strings.TrimSpace(line) != "ready" {
+		cmd.Process.Kill()
+		t.Fatalf("child said %q, %v\n%s", line, err, stderr)
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	err = cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) {
+		t.Fatalf("child: %v, want death by SIGTERM\n%s", err, stderr)
+	}
+	if ws := ee.Sys().(syscall.WaitStatus); !ws.Signaled() || ws.Signal() != syscall.SIGTERM {
+		t.Fatalf("child ended with %v, want death by SIGTERM\n%s", ee, stderr)
+	}
+	checkCrashTrace(t, path)
 }
 
 func startChild(t *testing.T, mode string) (*exec.Cmd, *bufio.Reader, *strings.Builder, string) {

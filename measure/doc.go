@@ -1,16 +1,77 @@
 // Package measure is hmbtrace's public Go API and its runtime: a
-// Measurement with its regions and locations, the enter/leave probes, the
+// Measurement with its regions and lanes, the enter/leave probes, the
 // clock, configuration from HMB_* environment variables, and the trace file
 // written at Close.
 //
-//	cfg, err := measure.ConfigFromEnv()
-//	m, err := measure.Start(cfg)
-//	defer m.Close()
+// Go code declares its regions once, at package level, and opens them
+// where it runs, with the context.Context it passes anyway:
+//
+//	var solve = measure.NewRegion("solve") // file:line of this line
+//
+//	func Solve(ctx context.Context, ...) {
+//		defer measure.StartRegion(ctx, solve).End()
+//		...
+//	}
+//
+//	func main() {
+//		cfg, err := measure.ConfigFromEnv()
+//		m, err := measure.Start(cfg)
+//		defer m.Close()
+//		Solve(context.Background(), ...)
+//	}
+//
+// A Site (NewRegion) binds to the running measurement (Current, or the one
+// a context carries: NewContext) at its first use in it, so it never names
+// a region of another measurement. StartRegion and Do allocate nothing.
+//
+// The explicit form, a Region and a Location, costs less still and is what
+// the C shim and code that manages its own streams use:
+//
 //	solve := m.Region("solve")
-//	loc := m.Location("worker 3") // one per goroutine
+//	loc := m.Location("worker 3")
 //	loc.Enter(solve)
 //	...
 //	loc.Leave(solve)
+//	loc.Done()
+//
+// # Lanes
+//
+// A Location is a lane: one single-writer stream of events, which a
+// goroutine holds while it records and then gives back. It may pass from
+// one goroutine to another while one holds it, when the two are ordered (a
+// channel, a mutex, a WaitGroup); it must never be written by two at once.
+// So a program that starts a goroutine per task, through errgroup or `go`
+// in a loop, uses as many lanes as tasks ran at once, and the trace and the
+// report show lanes, not a row per goroutine:
+//
+//   - StartRegion finds the calling goroutine's lane from the goroutine
+//     itself (a word the runtime keeps per goroutine, read in assembly on
+//     amd64 and arm64; elsewhere the goroutine's id parsed from
+//     runtime.Stack, which costs microseconds a region), never from
+//     the context, which Go code hands to the goroutines it starts. A
+//     goroutine takes a lane at its outermost region and keeps it bound
+//     when that region ends: its next region takes it back with one
+//     compare-and-swap, and a goroutine that needs a lane takes a free or
+//     idle one, else makes one, "lane N".
+//   - Measurement.Location hands out a lane that Done gave back at depth 0,
+//     else a new one: the idiom of a Location at the start of a task's
+//     goroutine and Done at its end is bounded the same way. A reused lane
+//     keeps its first name.
+//
+// Each holder of a lane after its first is a task on it, recorded with the
+// task records of OpenMP's explicit tasks: a switch to the task when it
+// takes the lane, its completion when it gives it back (Done) or when
+// another goroutine takes the idle lane (at the time of its last event).
+// A task's regions nest on its lane between the two. Readers that know no
+// thread team for such tasks (the OTF2 export) leave their records out and
+// say so; the lane's regions are exported as usual.
+//
+// Two goroutines probing one lane at once corrupt its stream. The probes
+// detect it cheaply where a leave finds the other goroutine inside a probe
+// (the buffer's busy mark, one load): they record nothing then, count it
+// (Stats.SharedLane), and Close prints which location was shared. Sharing that never overlaps a
+// probe goes unseen there; `go test -race` and `go build -race` find it,
+// as a data race on the Location.
 //
 // A probe reads the clock, keeps an exact per-location flat profile, and
 // encodes the event into the current bin of its level of the Hierarchical

@@ -84,9 +84,15 @@ type probeState struct {
 	commShift uint32
 }
 
-// Location is a stream of events written by one goroutine (or C thread).
-// Its probes are not safe for concurrent use. A nil *Location is valid:
-// its probes do nothing, which is what a disabled measurement hands out.
+// Location is a lane: a stream of events written by one goroutine (or C
+// thread) at a time. A goroutine holds it while it records; it may pass to
+// another goroutine while one holds it (handed over through a channel, a
+// mutex or a WaitGroup, which order the two), and Done at depth 0 gives it
+// back for reuse. Its probes are not safe for concurrent use: two
+// goroutines probing it at once are detected where a probe finds the other
+// inside one and counted (Stats.SharedLane), and the race detector finds
+// the rest. A nil *Location is valid: its probes do nothing, which is what
+// a disabled measurement hands out.
 type Location struct {
 	probeState // first: the C probes take the Location's address as the head's
 
@@ -128,6 +134,8 @@ type Location struct {
 	team []int // an OpenMP thread's place (SetTeam), under m.mu
 
 	taskBase map[uint64]int // depth at the last switch to each task running here (task.go)
+
+	lane laneState // who holds the location (lane.go)
 }
 
 // Name returns the location's name.
@@ -298,6 +306,10 @@ func (l *Location) enterRefill(f *frame, d int, tr uint64, seq uint32) {
 //
 //go:noinline
 func (l *Location) enterGeneral(r Region, p *profEntry, t uint64) {
+	if l.h.Busy() {
+		l.sharedProbe()
+		return
+	}
 	if l.pool.Epoch() != l.epoch && !l.sync() {
 		return
 	}
@@ -405,6 +417,13 @@ func (l *Location) leaveAt(r Region, t uint64) {
 			t = clock.Monotonic()
 		}
 	}
+	if l.h.Busy() {
+		// Another goroutine is inside a probe of this location: a leave
+		// follows every enter, so testing here alone finds sharing at
+		// half the cost of testing in both (lane.go).
+		l.sharedProbe()
+		return
+	}
 	d := l.depth
 	stack := l.stack // a local: stack[d-1] below needs no bounds check
 	f := &stack[d]
@@ -468,6 +487,10 @@ func (l *Location) leaveRefill(d int, tr uint64, seq uint32, region uint32) {
 //
 //go:noinline
 func (l *Location) leaveGeneral(r Region, t uint64) {
+	if l.h.Busy() {
+		l.sharedProbe()
+		return
+	}
 	if l.pool.Epoch() != l.epoch && !l.sync() {
 		return
 	}
@@ -670,15 +693,31 @@ type Message struct {
 }
 
 // Done tells the measurement that the location's goroutine or thread will
-// not record for a long time, or ever again: it is finished, or about to
-// wait in a barrier. Call it from that goroutine. Its partly filled bins
-// then go to the buffer, where a reduction can take them at once; without
-// it a reduction that closes their levels takes them back from the
-// location itself (package buffer's doc says how), or, in a pool the C
-// probes write, waits a bounded time for its next probe. The location may
-// record again afterwards.
+// not record for a long time, or ever again. Call it from that goroutine.
+//
+// With no region open (depth 0), Done gives the location back: it is a lane
+// (the package's doc says what that is), which the next call of
+// Measurement.Location hands out again, to a goroutine per task as to a
+// worker of a pool, so that the locations made are at most the holders at
+// once. The caller must not record into it afterwards; a goroutine that
+// goes on with its work calls Measurement.Location again. A location that
+// a C thread writes, or that reads counters (Config.Metrics, whose counters
+// belong to its OS thread), is not given back; neither is one with regions
+// open (a worker about to wait in a barrier): those may record again
+// afterwards.
+//
+// A location that is not given back hands its partly filled bins to the
+// buffer, where a reduction can take them at once; without it a reduction
+// that closes their levels takes them back from the location itself
+// (package buffer's doc says how), or, in a pool the C probes write, waits
+// a bounded time for its next probe. A location given back keeps its bins
+// for its next holder.
 func (l *Location) Done() {
 	if l == nil || l.closed || l.pool.Frozen() {
+		return
+	}
+	if l.depth == 0 && l.reusable() {
+		l.giveBack()
 		return
 	}
 	l.surviveCounts()

@@ -69,6 +69,7 @@ type Measurement struct {
 	path      string
 	end       clock.Pair
 	grace     time.Duration // how long a signal's Close waits for running probes
+	dying     atomic.Bool   // a signal's Close runs: the process dies of it next
 	signals   *fatalsignal.Handler
 
 	clockSync      []tracefile.ClockSync
@@ -85,6 +86,9 @@ type Measurement struct {
 	surv *survive.Mapping // Config.Survive: the mapping that outlives the process (survive.go)
 
 	suspended suspendedTasks // tasks suspended with regions open (task.go)
+
+	lanes  laneSet // the locations as lanes: free ones, goroutines' ones (lane.go)
+	serial uint32  // names the measurement in a Site's binding (site.go)
 }
 
 // Start begins a measurement with the given configuration. With
@@ -95,8 +99,9 @@ func Start(cfg Config) (*Measurement, error) {
 		return nil, err
 	}
 	cfg = cfg.withDefaults()
-	m := &Measurement{cfg: cfg, byName: map[string]Region{}, wall: time.Now()}
+	m := &Measurement{cfg: cfg, byName: map[string]Region{}, wall: time.Now(), serial: nextSerial()}
 	if cfg.Disabled || !ProbesCompiledIn {
+		current.Store(m)
 		return m, nil
 	}
 	if err := checkBufferSize(cfg.BufferSize); err != nil {
@@ -163,6 +168,7 @@ func Start(cfg Config) (*Measurement, error) {
 	if err := m.startLive(); err != nil {
 		return nil, err
 	}
+	current.Store(m)
 	return m, nil
 }
 
@@ -201,7 +207,7 @@ func measureProbeCost(shift uint8) float64 {
 	if err != nil {
 		return 0
 	}
-	m := &Measurement{pool: pool, shift: shift, byName: map[string]Region{}}
+	m := &Measurement{pool: pool, shift: shift, byName: map[string]Region{}, serial: nextSerial()}
 	r := m.Region("probe cost")
 	loc := m.Location("probe cost")
 	const pairs = 2000
@@ -361,18 +367,30 @@ func (m *Measurement) regionCount() int {
 	return m.regions.len()
 }
 
-// Location returns a new location: a stream of events recorded by one
-// goroutine. A Location is not safe for concurrent use; create one per
-// goroutine. On a disabled measurement it returns nil, on which every probe
-// is a no-op.
+// Location returns a location (a lane) for the calling goroutine to record
+// into: one that Done gave back at depth 0, if any, else a new one named
+// name. A reused lane keeps its first name, and the new holder is a task
+// on it (the package's doc says how tasks show in the trace). A Location is
+// not safe for concurrent use: call Location at the start of each task's
+// goroutine, or once per worker of a pool, and Done at the end. On a
+// disabled measurement it returns nil, on which every probe is a no-op.
 //
 // With counters (Config.Metrics), call Location from the goroutine that
 // will record into it: it locks that goroutine to its OS thread, whose
-// counters it opens, until the end of the process.
+// counters it opens, until the end of the process; such a location is
+// never reused.
 func (m *Measurement) Location(name string) *Location {
 	if !m.Enabled() {
 		return nil
 	}
+	l := m.lanes.location(m, name)
+	l.beginTask(0, true)
+	return l
+}
+
+// newLocation makes a location named name, with counters if asked and the
+// measurement reads them.
+func (m *Measurement) newLocation(name string, counters bool) *Location {
 	h := m.pool.NewHierarchy()
 	l := &Location{probeState: probeState{h: h, pool: m.pool, shift: m.shift, tsc: clock.TSCActive(), minDur: m.minDur},
 		counterState: new(counterState), pub: new(published), m: m, name: name, id: uint32(h.ID)}
@@ -383,7 +401,9 @@ func (m *Measurement) Location(name string) *Location {
 	l.levels = make([]*buffer.Level, 16)
 	l.initOffCache()
 	l.thrCalls, l.thrTicks = throttleLimits(&m.cfg, m.startTPS)
-	l.attachCounters()
+	if counters {
+		l.attachCounters()
+	}
 	if m.surv != nil {
 		m.surviveLocation(l.id, name)
 		l.surv = m.surv.Loc(int(l.id))
@@ -453,10 +473,12 @@ func (m *Measurement) StartTicks() uint64 { return m.start.Ticks }
 // A program that panics still writes its trace if it deferred Close; with
 // Config.Signals (HMB_SIGNALS=1), SIGINT and SIGTERM write it too.
 func (m *Measurement) Close() error {
+	m.notCurrent()
 	if !m.Enabled() {
 		return nil
 	}
 	m.closeOnce.Do(func() { m.closeErr = m.finalize(false) })
+	m.awaitSignalDeath()
 	return m.closeErr
 }
 
@@ -466,10 +488,12 @@ func (m *Measurement) Close() error {
 // from; they are left at Close's time, as by Close, but are no usage
 // error.
 func (m *Measurement) CloseAtExit() error {
+	m.notCurrent()
 	if !m.Enabled() {
 		return nil
 	}
 	m.closeOnce.Do(func() { m.closeErr = m.finalize(true) })
+	m.awaitSignalDeath()
 	return m.closeErr
 }
 
@@ -504,6 +528,7 @@ func (m *Measurement) finalize(atExit bool) error {
 		}
 		l.closeOpenRegions(m.end.Ticks, !atExit)
 	}
+	reportShared(os.Stderr, locs)
 	m.pool.Finalize()
 	for _, l := range locs {
 		l.closeCounters()

@@ -1,6 +1,7 @@
 package measure
 
 import (
+	"context"
 	"runtime"
 	"testing"
 	"time"
@@ -236,5 +237,128 @@ func benchProbe(b *testing.B, closed bool) {
 	}
 	b.ReportMetric(ns, "ns/event")
 	b.ReportMetric(cpuNs, "cpu-ns/event")
+	b.ReportMetric(0, "ns/op")
+}
+
+// benchSite is the region of BenchmarkSpan.
+var benchSite = NewRegion("span")
+
+// BenchmarkSpan compares the Go idiom with the probes it wraps, a region
+// entered and left each iteration inside an open one:
+//
+//   - enter-leave: loc.Enter(r); loc.Leave(r) on a Location.
+//   - defer: func() { defer measure.StartRegion(ctx, s).End() }(), the
+//     goroutine's lane found from its key, the Site's region from its
+//     binding.
+//   - do: measure.Do(ctx, s, f).
+//   - defer-outermost: the defer form with no region open around it, so
+//     that each iteration takes the goroutine's idle lane back (a
+//     compare-and-swap) and leaves it idle again.
+//
+// Each reports ns/pair; issue 31 asks that defer be within 10 % of
+// enter-leave. On the 2-core AMD EPYC VM of 2026-12-06 (loaded, thread CPU
+// time, median of 10 runs of 2000000x): enter-leave 60.6 ns, defer 75.7
+// (1.25x), do 78.8, defer-outermost 78.3; under callgrind, instructions
+// inside the iteration's function: enter-leave 351, defer 459 (1.31x),
+// defer-outermost 472. The difference is StartRegion's lookups (the
+// goroutine's key, the lane table and the lane's own word, the site's
+// binding, the measurement: about 40 instructions), its call and End's,
+// and the defer.
+func BenchmarkSpan(b *testing.B) {
+	b.Run("enter-leave", func(b *testing.B) {
+		benchPairs(b, true, func(m *Measurement, loc *Location) func() {
+			r := m.RegionOf(benchSite)
+			return func() {
+				loc.Enter(r)
+				loc.Leave(r)
+			}
+		})
+	})
+	ctx := context.Background()
+	b.Run("defer", func(b *testing.B) {
+		benchPairs(b, true, func(*Measurement, *Location) func() {
+			return func() { defer StartRegion(ctx, benchSite).End() }
+		})
+	})
+	b.Run("do", func(b *testing.B) {
+		f := func(context.Context) {}
+		benchPairs(b, true, func(*Measurement, *Location) func() {
+			return func() { Do(ctx, benchSite, f) }
+		})
+	})
+	b.Run("defer-outermost", func(b *testing.B) {
+		benchPairs(b, false, func(*Measurement, *Location) func() {
+			return func() { defer StartRegion(ctx, benchSite).End() }
+		})
+	})
+}
+
+// benchPairs runs b.N iterations of the body setup returns, each an enter
+// and a leave, into measurements made new every 2^20 iterations so that
+// the buffer never fills, inside an outer region on the goroutine's lane
+// if nested (the Location given to setup is that lane), and checks that
+// every event was kept.
+func benchPairs(b *testing.B, nested bool, setup func(m *Measurement, loc *Location) func()) {
+	const round = 1 << 20
+	outerSite := NewRegion("outer")
+	var (
+		m      *Measurement
+		outer  Span
+		body   func()
+		kept   uint64
+		rec    uint64
+		rotCPU time.Duration // thread CPU time of the rotations, not the pairs'
+	)
+	finish := func() {
+		outer.End()
+		if err := m.Close(); err != nil {
+			b.Fatal(err)
+		}
+		st := m.Stats()
+		kept += st.Kept
+		rec += st.Recorded
+	}
+	rotate := func() {
+		b.StopTimer()
+		t0 := threadCPU()
+		defer func() { rotCPU += threadCPU() - t0 }()
+		if m != nil {
+			finish()
+		}
+		m = startTest(b, Config{BufferSize: 16 << 20, NoThrottle: true})
+		outer = Span{}
+		if nested {
+			outer = StartRegion(context.Background(), outerSite)
+		} else {
+			StartRegion(context.Background(), outerSite).End() // binds the lane
+		}
+		loc := outer.l
+		if loc == nil {
+			loc = m.Location("bench")
+		}
+		body = setup(m, loc)
+		body() // binds the site
+		b.StartTimer()
+	}
+	rotate()
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	rotCPU = 0
+	cpu := threadCPU()
+	for i := 0; i < b.N; i++ {
+		if i%round == round-1 {
+			rotate()
+		}
+		body()
+	}
+	ns := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
+	cpuNs := float64(threadCPU()-cpu-rotCPU) / float64(b.N)
+	b.StopTimer()
+	finish()
+	if kept != rec || kept < 2*uint64(b.N) {
+		b.Fatalf("kept %d of %d events for %d pairs", kept, rec, b.N)
+	}
+	b.ReportMetric(ns, "ns/pair")
+	b.ReportMetric(cpuNs, "cpu-ns/pair")
 	b.ReportMetric(0, "ns/op")
 }

@@ -19,10 +19,22 @@ const signalGrace = 250 * time.Millisecond
 func (m *Measurement) handleSignals() {
 	m.signals = fatalsignal.Handle(func() {
 		m.grace = signalGrace
-		if err := m.Close(); err != nil {
-			fmt.Fprintln(os.Stderr, err)
+		m.dying.Store(true)
+		m.closeOnce.Do(func() { m.closeErr = m.finalize(false) })
+		if m.closeErr != nil {
+			fmt.Fprintln(os.Stderr, m.closeErr)
 		}
 	})
+}
+
+// awaitSignalDeath stops a Close that ran while a signal's Close wrote the
+// trace. The process is about to die of that signal; were this Close to
+// return, the program's end (main returning, os.Exit(0)) could win the race
+// and report success for a killed job.
+func (m *Measurement) awaitSignalDeath() {
+	if m.dying.Load() {
+		select {}
+	}
 }
 
 // stopSignals removes the handler when Close runs for any other reason.

@@ -21,10 +21,14 @@ type Stats struct {
 	Depths           []DepthStats              // by calling depth
 	Reductions       []buffer.Reduction
 	Usage            UsageErrors
-	BytesUsed        int64 // bytes of encoded events kept
-	Bins             int   // bins in the buffer
-	BinsPeak         int   // most bins in use at once
-	Locations        []LocationStats
+	// SharedLane counts the probes that found another goroutine inside a
+	// probe of the same location, and were not recorded: a usage error,
+	// the sharing of one Location by two goroutines at once (lane.go).
+	SharedLane uint64
+	BytesUsed  int64 // bytes of encoded events kept
+	Bins       int   // bins in the buffer
+	BinsPeak   int   // most bins in use at once
+	Locations  []LocationStats
 }
 
 // Dropped returns the events removed for any reason.
@@ -54,6 +58,7 @@ type LocationStats struct {
 	FilteredDuration uint64
 	Removed          [buffer.NumReasons]uint64
 	Usage            UsageErrors
+	SharedLane       uint64 // as Stats.SharedLane
 }
 
 // Stats reports the measurement's statistics. They are exact after Close.
@@ -85,7 +90,13 @@ func (m *Measurement) Stats() Stats {
 	m.mu.Lock()
 	locs := append([]*Location(nil), m.locations...)
 	m.mu.Unlock()
-	for _, l := range locs {
+	for i, l := range locs {
+		if n := l.lane.shared.Load(); n > 0 {
+			s.SharedLane += n
+			if i < len(s.Locations) {
+				s.Locations[i].SharedLane = n
+			}
+		}
 		l.h.Levels(func(lv *buffer.Level) {
 			lv.Bins(func(data []byte, _ uint32) { s.BytesUsed += int64(len(data)) })
 		})

@@ -299,6 +299,17 @@ func recoverMapping(b []byte, force, copyBins bool) (*Recovery, error) {
 		loc   uint32
 		group int
 	}
+	// The bookkeeping is the dead process's memory, which it may have
+	// scribbled on before it died: an index out of its range is an error
+	// naming the level, never a panic.
+	for i, e := range v.Levels {
+		if e.Closed != 0 && int(e.ClosedBy) >= survive.NumReasons {
+			return nil, fmt.Errorf("level %d (location %d, depth %d): closed by reason %d, not one of the %d known", i, e.Loc, e.Depth, e.ClosedBy, survive.NumReasons)
+		}
+		if Class(e.Class) >= NumClasses {
+			return nil, fmt.Errorf("level %d (location %d, depth %d): event class %d, not one of the %d known", i, e.Loc, e.Depth, e.Class, NumClasses)
+		}
+	}
 	depthLimit := map[groupKey]uint32{}
 	classClosed := map[[2]uint32]bool{}
 	for _, e := range v.Levels {

@@ -8,7 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unsafe"
 
+	"github.com/hmbtrace/hmbtrace/internal/survive"
 	"github.com/hmbtrace/hmbtrace/measure"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
@@ -96,6 +98,34 @@ func TestRecoverDamaged(t *testing.T) {
 			var e tracefile.Event
 			for it.Next(&e) {
 			}
+		}
+	}
+}
+
+// TestRecoverLevelIndices: a level entry whose reason or class is out of
+// range (a crashing program scribbled on its mapping) is an error naming
+// the level, not an index panic in recover, summary and dump.
+func TestRecoverLevelIndices(t *testing.T) {
+	orig := liveMapping(t)
+	v, err := survive.Read(orig)
+	if err != nil || len(v.Levels) == 0 {
+		t.Fatalf("levels %d: %v", len(v.Levels), err)
+	}
+	var e survive.LevelEntry
+	at := int(v.Header.OffLevels)
+	for _, c := range []struct {
+		off  uintptr
+		val  byte
+		want string
+	}{
+		{unsafe.Offsetof(e.ClosedBy), 200, "closed by reason 200"},
+		{unsafe.Offsetof(e.Class), 99, "event class 99"},
+	} {
+		b := append([]byte(nil), orig...)
+		b[at+int(unsafe.Offsetof(e.Closed))] = 1
+		b[at+int(c.off)] = c.val
+		if _, err := tracefile.RecoverBytes(b, true); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("want an error saying %q, got %v", c.want, err)
 		}
 	}
 }

@@ -12,6 +12,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+
+	"github.com/hmbtrace/hmbtrace/internal/tempfile"
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -143,15 +145,13 @@ func WriteFile(path string, t *Trace, bins func(put func(Bin) error) error) erro
 // writeTemp writes the complete trace to a new temporary file next to path
 // and returns its name.
 func writeTemp(path string, t *Trace, bins func(put func(Bin) error) error) (name string, err error) {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+	f, err := tempfile.Create(filepath.Dir(path), filepath.Base(path))
 	if err != nil {
 		return "", err
 	}
 	defer func() {
 		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
+			f.Discard()
 		}
 	}()
 	w, err := NewWriter(f, t)
@@ -164,13 +164,7 @@ func writeTemp(path string, t *Trace, bins func(put func(Bin) error) error) (nam
 	if err = w.Close(); err != nil {
 		return "", err
 	}
-	if err = f.Chmod(0o644); err != nil {
-		return "", err
-	}
-	if err = f.Close(); err != nil {
-		return "", err
-	}
-	return f.Name(), nil
+	return f.Finish()
 }
 
 func encodeHeader(h *Header) []byte {

@@ -13,6 +13,7 @@ import (
 	"github.com/hmbtrace/hmbtrace/export/otf2"
 	"github.com/hmbtrace/hmbtrace/export/otf2/convert"
 	"github.com/hmbtrace/hmbtrace/export/pprof"
+	"github.com/hmbtrace/hmbtrace/internal/tempfile"
 	"github.com/hmbtrace/hmbtrace/internal/units"
 )
 
@@ -66,7 +67,7 @@ func runExport(args []string, out io.Writer) error {
 			fmt.Fprintf(out, "note: %d OpenMP implicit tasks are written without their thread team: no parallel region of their file encloses them unambiguously, or its thread's own implicit task is missing\n", st.TasksWithoutTeam)
 		}
 		if st.TaskEventsLeftOut > 0 {
-			fmt.Fprintf(out, "note: %d OpenMP task events left out: no thread team is known for them\n", st.TaskEventsLeftOut)
+			fmt.Fprintf(out, "note: %d task events left out (OpenMP tasks, or the tasks of Go lanes): OTF2 names a task by its thread team, and none is known for them\n", st.TaskEventsLeftOut)
 		}
 		if st.TasksWithoutCreation > 0 {
 			fmt.Fprintf(out, "note: %d OpenMP tasks have no ThreadTaskCreate: the buffer shed their creation; they are named after the first thread that runs them\n", st.TasksWithoutCreation)
@@ -105,14 +106,13 @@ func writeFile(path string, write func(io.Writer) error) (err error) {
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		return fmt.Errorf("%s is a directory", path)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	tmp, err := tempfile.Create(filepath.Dir(path), filepath.Base(path))
 	if err != nil {
 		return err
 	}
 	defer func() {
 		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
+			tmp.Discard()
 		}
 	}()
 	w := bufio.NewWriter(tmp)
@@ -122,13 +122,14 @@ func writeFile(path string, write func(io.Writer) error) (err error) {
 	if err := w.Flush(); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	if err := tmp.Chmod(0o644); err != nil {
+	name, err := tmp.Finish()
+	if err != nil {
 		return err
 	}
-	if err := tmp.Close(); err != nil {
-		return err
+	if err = os.Rename(name, path); err != nil {
+		os.Remove(name)
 	}
-	return os.Rename(tmp.Name(), path)
+	return err
 }
 
 // oneLine keeps an error on one line of the terminal.

@@ -18,26 +18,69 @@ func runRecover(args []string, out io.Writer) error {
 	force := fs.Bool("force", false, "read the mapping of a process that still runs, as it stands (it is kept)")
 	outDir := fs.String("o", "", "directory for the trace files (default: the one the process would have written to, HMB_OUTPUT)")
 	keep := fs.Bool("keep", false, "keep the mapping after its trace is written (it holds the buffer's memory on tmpfs until removed)")
+	anyOwner := fs.Bool("any-owner", false, "also recover mappings other users own (needs -o: their own output directory is not trusted)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if *anyOwner && *outDir == "" {
+		return errors.New("recover -any-owner needs -o DIR: the output directory another user's mapping names is not trusted")
 	}
 	paths, err := mappingPaths(fs.Args())
 	if err != nil {
 		return err
 	}
 	var errs []error
+	skipped := 0
 	for _, p := range paths {
+		if !*anyOwner && !ownMapping(p.path) {
+			// Another user's mapping, planted or not, in a shared
+			// directory: its name and output directory are theirs.
+			fmt.Fprintf(out, "%s: skipped: owned by another user (recover -any-owner -o DIR reads it)\n", p.path)
+			skipped++
+			continue
+		}
 		err := recoverOne(out, p.path, *outDir, *force, *keep)
 		if errors.Is(err, tracefile.ErrAlive) && p.found {
 			// Found in a directory, not named: say so and go on.
 			fmt.Fprintf(out, "%s: skipped: %v\n", p.path, err)
+			skipped++
 			continue
 		}
 		if err != nil {
 			errs = append(errs, err)
 		}
 	}
+	if skipped > 0 {
+		errs = append(errs, fmt.Errorf("recover: skipped %d of %d mappings (see above)", skipped, len(paths)))
+	}
 	return errors.Join(errs...)
+}
+
+// ownMapping reports whether the file at path belongs to the user who runs
+// recover. A file whose owner cannot be told is not.
+func ownMapping(path string) bool {
+	uid, ok := fileOwner(path)
+	return ok && uid == os.Getuid()
+}
+
+// checkTraceName refuses a trace name from a mapping that could lead the
+// written file out of its directory or hide it: a path separator, "..",
+// control characters, or nothing at all.
+func checkTraceName(name string) error {
+	switch {
+	case name == "", name == ".", name == "..":
+		return fmt.Errorf("trace name %q is not a file name", name)
+	case strings.ContainsAny(name, "/\\"):
+		return fmt.Errorf("trace name %q holds a path separator", name)
+	case strings.Contains(name, ".."):
+		return fmt.Errorf("trace name %q holds \"..\"", name)
+	}
+	for _, r := range name {
+		if r < 0x20 || r == 0x7f {
+			return fmt.Errorf("trace name %q holds a control character", name)
+		}
+	}
+	return nil
 }
 
 // mappingPath is a mapping file to recover; found says it was found in a
@@ -100,6 +143,9 @@ func recoverOne(out io.Writer, path, outDir string, force, keep bool) error {
 		return err
 	}
 	h := &r.Trace.Header
+	if err := checkTraceName(h.Name); err != nil {
+		return fmt.Errorf("%s: refused: %v", path, err)
+	}
 	dir := outDir
 	if dir == "" {
 		dir = r.Output
@@ -111,6 +157,9 @@ func recoverOne(out io.Writer, path, outDir string, force, keep bool) error {
 		return err
 	}
 	want := filepath.Join(dir, fmt.Sprintf("%s.%d.hmb", h.Name, h.Rank))
+	if filepath.Dir(want) != filepath.Clean(dir) {
+		return fmt.Errorf("%s: refused: trace name %q leads out of %s", path, h.Name, dir)
+	}
 	pl, err := r.Write(want)
 	if err != nil {
 		return fmt.Errorf("%s: writing %s: %v", path, want, err)

@@ -125,6 +125,21 @@ func checkDir(dir string) error {
 // call it when the buffer is unreachable.
 func (m *Mapping) Unmap() error { return syscall.Munmap(m.mem) }
 
+// processZombie reports whether pid has exited and waits to be reaped
+// (state Z, or X while it is being reaped).
+func processZombie(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 || i+3 > len(s) {
+		return false
+	}
+	return s[i+2] == 'Z' || s[i+2] == 'X'
+}
+
 // ProcessStart returns a process's start time in clock ticks since boot,
 // which tells a live process from a later one with the same pid.
 func ProcessStart(pid int) (uint64, error) {

@@ -26,6 +26,10 @@ func (m *Mapping) reserveLocked(off uint64, done *uint64, need, cap uint64) bool
 // Unmap does nothing: no Mapping exists off Linux.
 func (m *Mapping) Unmap() error { return nil }
 
+// processZombie reports false: a process's state is read from Linux's
+// /proc, and ProcessStart already says no process here made the mapping.
+func processZombie(pid int) bool { return false }
+
 // ProcessStart returns an error: a process's start time is read from
 // Linux's /proc. A mapping read here came from another machine, so its
 // process is not one of this system's anyway.

@@ -296,10 +296,12 @@ func (m *Mapping) Leave() {
 }
 
 // Alive reports whether the process that made a mapping with this header
-// is still running: its pid exists with the same start time.
+// is still running: its pid exists with the same start time and has not
+// exited. A zombie (dead, not yet reaped, as ranks are for a moment after
+// mpirun ends) is not running: its mapping will never change again.
 func (h *Header) Alive() bool {
 	st, err := ProcessStart(int(h.PID))
-	if err != nil {
+	if err != nil || processZombie(int(h.PID)) {
 		return false
 	}
 	if h.StartTime == 0 {

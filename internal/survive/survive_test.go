@@ -4,9 +4,11 @@ package survive
 
 import (
 	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestLayout writes a mapping's parts and reads them back through a View
@@ -106,5 +108,35 @@ func TestCreateErrors(t *testing.T) {
 	}
 	if _, err := Read([]byte("HMBSURV1 but far too short")); err == nil {
 		t.Error("a short file was read as a mapping")
+	}
+}
+
+// TestZombieNotAlive: a process that exited but is not reaped yet (a rank
+// right after mpirun ends) is dead for recovery: its mapping is final.
+func TestZombieNotAlive(t *testing.T) {
+	cmd := exec.Command("true")
+	if err := cmd.Start(); err != nil {
+		t.Skipf("cannot start a child: %v", err)
+	}
+	pid := cmd.Process.Pid
+	start, err := ProcessStart(pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := Header{PID: uint64(pid), StartTime: start}
+	for i := 0; !processZombie(pid); i++ {
+		if i == 1000 {
+			t.Fatal("the child did not exit in 10 s")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if h.Alive() {
+		t.Error("a zombie's mapping counts as its live process's")
+	}
+	cmd.Wait()
+	self := Header{PID: uint64(os.Getpid())}
+	self.StartTime, _ = ProcessStart(os.Getpid())
+	if !self.Alive() {
+		t.Error("this process is not alive")
 	}
 }

@@ -6,15 +6,28 @@
 // access interface of Knüpfer et al. and Oleynik, chapter 5). Importing it lets
 // HMB_LISTEN start the server from the environment; Handler mounts it
 // anywhere. The probes never wait for it.
+//
+// The view can change the measurement, so it answers only requests that
+// cannot come from a web page the user happens to visit: a Host header
+// naming this machine's loopback interface (a rebound DNS name is refused),
+// no foreign Origin, and control requests only as application/json, which a
+// browser never sends cross-site without a preflight that this server does
+// not grant. Served on another interface, every request must also carry the
+// token printed at start.
 package live
 
 import (
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -43,26 +56,57 @@ func init() {
 }
 
 // Listen serves Handler(m) under Prefix at addr (see measure.ListenAddress
-// for what a bare port means) and returns the server and its URL.
+// for what a bare port means) and returns the server and its URL. On a
+// loopback address the URL is the view's; on any other it carries a token
+// made for this server (TokenHandler), which every request must present.
 func Listen(m *measure.Measurement, addr string) (*http.Server, string, error) {
 	a, err := measure.ListenAddress(addr)
 	if err != nil {
 		return nil, "", err
+	}
+	host, _, err := net.SplitHostPort(a)
+	if err != nil {
+		return nil, "", err
+	}
+	token := ""
+	if !loopbackHost(host) {
+		if token, err = newToken(); err != nil {
+			return nil, "", err
+		}
 	}
 	ln, err := net.Listen("tcp", a)
 	if err != nil {
 		return nil, "", err
 	}
 	mux := http.NewServeMux()
-	mux.Handle(Prefix, http.StripPrefix(strings.TrimSuffix(Prefix, "/"), Handler(m)))
+	mux.Handle(Prefix, http.StripPrefix(strings.TrimSuffix(Prefix, "/"), TokenHandler(m, token)))
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second, MaxHeaderBytes: 16 << 10}
 	go srv.Serve(ln)
-	return srv, "http://" + ln.Addr().String() + Prefix, nil
+	u := "http://" + ln.Addr().String() + Prefix
+	if token != "" {
+		u += "?token=" + token
+	}
+	return srv, u, nil
+}
+
+// newToken returns 128 random bits in hex.
+func newToken() (string, error) {
+	b := make([]byte, 16)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("live view token: %v", err)
+	}
+	return hex.EncodeToString(b), nil
 }
 
 // Handler serves m's live view: / lists the endpoints, /profile (pprof),
-// /phases and /stats (JSON), and /control (POST JSON).
-func Handler(m *measure.Measurement) http.Handler {
+// /phases and /stats (JSON), and /control (POST JSON). It answers only
+// requests addressed to a loopback host (see the package doc).
+func Handler(m *measure.Measurement) http.Handler { return TokenHandler(m, "") }
+
+// TokenHandler is Handler for a server that other hosts reach: a request
+// must carry token, as "Authorization: Bearer TOKEN" or a "token" query
+// parameter, whatever its Host. An empty token means Handler's rule.
+func TokenHandler(m *measure.Measurement, token string) http.Handler {
 	h := &handler{m: m}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/", h.index)
@@ -70,7 +114,56 @@ func Handler(m *measure.Measurement) http.Handler {
 	mux.HandleFunc("/phases", h.get(h.phases))
 	mux.HandleFunc("/stats", h.get(h.stats))
 	mux.HandleFunc("/control", h.control)
-	return mux
+	return guard{token: token, next: mux}
+}
+
+// guard admits the requests the package doc describes.
+type guard struct {
+	token string
+	next  http.Handler
+}
+
+func (g guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if g.token != "" {
+		given := r.URL.Query().Get("token")
+		if a, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
+			given = a
+		}
+		if subtle.ConstantTimeCompare([]byte(given), []byte(g.token)) != 1 {
+			http.Error(w, "forbidden: this live view needs the token it printed at start", http.StatusUnauthorized)
+			return
+		}
+	} else if host := hostOnly(r.Host); !loopbackHost(host) {
+		http.Error(w, fmt.Sprintf("forbidden: Host %q is not a loopback name; the live view answers only requests addressed to this machine", r.Host), http.StatusForbidden)
+		return
+	}
+	if o := r.Header.Get("Origin"); o != "" {
+		u, err := url.Parse(o)
+		if err != nil || (u.Host != r.Host && !(g.token == "" && loopbackHost(hostOnly(u.Host)))) {
+			http.Error(w, fmt.Sprintf("forbidden: cross-origin request from %q", o), http.StatusForbidden)
+			return
+		}
+	}
+	g.next.ServeHTTP(w, r)
+}
+
+// hostOnly strips the port from a Host header.
+func hostOnly(hostport string) string {
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		return h
+	}
+	return strings.TrimSuffix(strings.TrimPrefix(hostport, "["), "]")
+}
+
+// loopbackHost reports whether host names the loopback interface: the name
+// localhost or a loopback address. Any other name may be an attacker's DNS
+// name rebound to 127.0.0.1.
+func loopbackHost(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 type handler struct{ m *measure.Measurement }
@@ -117,6 +210,12 @@ func (h *handler) control(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", "POST")
 		http.Error(w, "method not allowed: POST a JSON object", http.StatusMethodNotAllowed)
+		return
+	}
+	// A browser sends text/plain, form and multipart bodies cross-site
+	// without asking; application/json needs a preflight we never grant.
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+		http.Error(w, fmt.Sprintf("unsupported media type %q: POST application/json", r.Header.Get("Content-Type")), http.StatusUnsupportedMediaType)
 		return
 	}
 	body := http.MaxBytesReader(w, r.Body, maxRequest)

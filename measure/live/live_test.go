@@ -177,3 +177,92 @@ func TestControl(t *testing.T) {
 		t.Errorf("POST profile: %d, want 405", code)
 	}
 }
+
+// do sends one request to the test server with the given headers.
+func do(t *testing.T, method, url, body string, hdr map[string]string) int {
+	t.Helper()
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range hdr {
+		if k == "Host" {
+			req.Host = v
+			continue
+		}
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// TestCrossSite plays a web page the user visits while the program runs: a
+// simple cross-site POST (text/plain needs no preflight), a request through
+// a rebound DNS name, and one from a foreign origin are all refused, and
+// none of them changes the measurement.
+func TestCrossSite(t *testing.T) {
+	m, srv := running(t)
+	url := srv.URL + "/debug/hmb/control"
+	jsonType := map[string]string{"Content-Type": "application/json"}
+	for _, c := range []struct {
+		name string
+		hdr  map[string]string
+		want int
+	}{
+		{"text/plain", map[string]string{"Content-Type": "text/plain"}, 415},
+		{"form", map[string]string{"Content-Type": "application/x-www-form-urlencoded"}, 415},
+		{"no type", map[string]string{}, 415},
+		{"rebound host", map[string]string{"Content-Type": "application/json", "Host": "evil.example:80"}, 403},
+		{"foreign origin", map[string]string{"Content-Type": "application/json", "Origin": "http://evil.example"}, 403},
+		{"null origin", map[string]string{"Content-Type": "application/json", "Origin": "null"}, 403},
+	} {
+		if code := do(t, "POST", url, `{"close_depth":3}`, c.hdr); code != c.want {
+			t.Errorf("%s: status %d, want %d", c.name, code, c.want)
+		}
+	}
+	if code := do(t, "GET", srv.URL+"/debug/hmb/stats", "", map[string]string{"Host": "attacker.example"}); code != 403 {
+		t.Errorf("GET stats through a rebound name: %d, want 403", code)
+	}
+	if red := m.Reductions(); len(red) != 0 {
+		t.Fatalf("a refused request closed depths: %+v", red)
+	}
+	for _, host := range []string{"localhost", "127.0.0.1:1", "[::1]:8080"} {
+		hdr := map[string]string{"Host": host, "Content-Type": "application/json; charset=utf-8"}
+		if code := do(t, "POST", url, `{"min_duration":"1us"}`, hdr); code != 200 {
+			t.Errorf("Host %s: status %d, want 200", host, code)
+		}
+	}
+	if code := do(t, "POST", url, `{"close_depth":3}`, jsonType); code != 200 {
+		t.Errorf("a local JSON request: %d, want 200", code)
+	}
+}
+
+// TestToken checks the handler other hosts reach: only the token admits.
+func TestToken(t *testing.T) {
+	m, err := measure.Start(measure.Config{Output: t.TempDir(), Name: "token", BufferSize: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	srv := httptest.NewServer(TokenHandler(m, "s3cret"))
+	defer srv.Close()
+	remote := map[string]string{"Host": "node17:7070"}
+	if code := do(t, "GET", srv.URL+"/stats", "", remote); code != 401 {
+		t.Errorf("no token: %d, want 401", code)
+	}
+	if code := do(t, "GET", srv.URL+"/stats?token=wrong", "", remote); code != 401 {
+		t.Errorf("wrong token: %d, want 401", code)
+	}
+	if code := do(t, "GET", srv.URL+"/stats?token=s3cret", "", remote); code != 200 {
+		t.Errorf("token in the query: %d, want 200", code)
+	}
+	hdr := map[string]string{"Host": "node17:7070", "Authorization": "Bearer s3cret", "Content-Type": "application/json"}
+	if code := do(t, "POST", srv.URL+"/control", `{"min_duration":"1us"}`, hdr); code != 200 {
+		t.Errorf("token in the header: %d, want 200", code)
+	}
+}

@@ -1,0 +1,3 @@
+package tempfile
+
+const unnamedExpected = true

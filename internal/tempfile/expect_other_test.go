@@ -1,0 +1,5 @@
+//go:build !linux
+
+package tempfile
+
+const unnamedExpected = false
