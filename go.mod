@@ -6,7 +6,8 @@ require (
 	github.com/google/pprof v0.0.0-20260709232956-b9395ee17fa0
 	github.com/ianlancetaylor/demangle v0.0.0-20250417193237-f615e6bd150b
 	github.com/klauspost/cpuid/v2 v2.4.2
-	golang.org/x/sync v0.16.0
+	golang.org/x/exp v0.0.0-20251219203646-944ab1f22d93
+	golang.org/x/sync v0.19.0
 	golang.org/x/sys v0.41.0
 	gonum.org/v1/plot v0.17.0
 )

@@ -349,6 +349,8 @@ func (d *Decoder) Next(r *Record) bool {
 		}
 	case tok == TokRma:
 		t, ok = d.rma(r, leb)
+	case tok == TokAnnotation:
+		t, ok = d.annotation(r, leb)
 	default:
 		return d.badToken(start, tok)
 	}

@@ -38,6 +38,8 @@
 //	0xFA       an RMA record (one-sided communication): kind byte (20..37),
 //	           time, then the fields of that kind (rma.go)
 //	0xFB       a task record: time, sub-kind (the Kind), task id
+//	0xFC       an annotation (mark, region parameter, channel message): kind
+//	           byte (38..42), time, key, then the fields of that kind (mark.go)
 //
 // With LEB128 off, integers are fixed width little endian (times, peers, byte
 // counts and counter values 8 bytes, regions, tags and seq 4 bytes, counts 1

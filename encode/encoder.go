@@ -356,6 +356,9 @@ func (e *Encoder) Put(b []byte, r Record) int {
 	if r.Kind.IsRma() {
 		return e.Rma(b, &r)
 	}
+	if r.Kind.IsAnnotation() {
+		return e.Annotation(b, &r)
+	}
 	return 0
 }
 

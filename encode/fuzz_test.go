@@ -112,6 +112,11 @@ func fuzzSeeds(t testing.TB) []fuzzSeed {
 		}
 		seeds = append(seeds, fuzzSeed{encodeBin(t, tech, uint32(i), recs), tech})
 	}
+	// Then marks, region parameters and channel messages (mark.go).
+	for _, tech := range []Techniques{All, 0, All &^ LEB128} {
+		recs := randomAnnotationRecords(rng, 24)
+		seeds = append(seeds, fuzzSeed{encodeBin(t, tech, 3, recs), tech})
+	}
 	return seeds
 }
 

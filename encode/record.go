@@ -69,6 +69,9 @@ func (k Kind) String() string {
 	if int(k) < len(kindNames) && kindNames[k] != "" {
 		return kindNames[k]
 	}
+	if k.IsAnnotation() {
+		return annotationNames[k-firstAnnotation]
+	}
 	return fmt.Sprintf("Kind(%d)", uint8(k))
 }
 
@@ -131,6 +134,15 @@ type Record struct {
 	Aux    uint32
 	Level  uint32
 	Group  uint32
+
+	// Annotations (the kinds of mark.go): Key is the mark, parameter or
+	// channel, an id of the file's definitions; Value a parameter's int,
+	// or the id of its string; Token a channel message's, which ties its
+	// send to its receive. Bytes, and a receive's Peer (the sending
+	// location), are shared with messages.
+	Key   uint32
+	Value int64
+	Token uint64
 }
 
 // Token values of the plain records. Compact tokens (below 0xE0) are

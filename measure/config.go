@@ -150,6 +150,18 @@ type Config struct {
 	// (HMB_SURVIVE_DIR). Close removes it after writing the trace.
 	Survive    bool
 	SurviveDir string
+
+	// GoRuntime puts Go's runtime into the trace (HMB_GORUNTIME=1), as
+	// regions of paradigm go (tracefile.ParadigmGo): GC cycles with their
+	// stop-the-world pauses on location "Go GC", and on "<name> (Go)",
+	// next to each location a goroutine held (from Measurement.Location to
+	// Location.Done), that goroutine's waits by the runtime's reason ("Go
+	// wait: chan receive", "Go wait: select", "Go wait: sync", ...), its
+	// time runnable but not running, its syscalls and GC mark assists.
+	// runtime/trace runs for the whole measurement, read as it comes (about
+	// a second behind) and stopped by Close: the program's own trace.Start
+	// fails meanwhile (a trace.FlightRecorder works).
+	GoRuntime bool
 }
 
 // LauncherRankVars are the variables, in the order they are read, by which

@@ -182,6 +182,11 @@ var envVars = []envVar{
 		set: nonEmpty(func(c *Config, v string) error { c.SurviveDir = v; return nil }),
 	},
 	{
+		name: "HMB_GORUNTIME", def: "0", takes: "1/0, true/false, yes/no, on/off",
+		doc: "1: Go's runtime in the trace: GC cycles and stop-the-world pauses on a location of their own, and the waits (channel, select, mutex, sleep, ...), runnable time, syscalls and GC assists of each goroutine while it holds a location on a companion location; runs `runtime/trace` for the whole measurement (see \"Go's runtime in the trace\")",
+		set: boolVar(func(c *Config, on bool) { c.GoRuntime = on }),
+	},
+	{
 		name: "HMB_METRICS", def: "none", takes: "a list of perf events such as cycles,instructions,page-faults",
 		doc: "perf events read at enter and leave, as `perf list` names them: `cycles`, `instructions`, `cache-misses`, `task-clock`, `page-faults`, `context-switches`, raw `rNNNN`, ...",
 		set: nonEmpty(func(c *Config, v string) error {

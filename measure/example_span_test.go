@@ -152,3 +152,25 @@ func ExampleLocation_Done() {
 	// Output:
 	// true task 1
 }
+
+// A region's parameters and a mark inside it, as Score-P's parameter
+// instrumentation records them; Instant marks the goroutine's lane
+// wherever it is.
+func ExampleSpan_Int() {
+	m, done := startExample("params")
+	defer done()
+
+	solve := func(ctx context.Context, n int, method string) {
+		sp := measure.StartRegion(ctx, exampleSolve)
+		defer sp.End()
+		sp.Int("n", int64(n))
+		sp.String("method", method)
+		// ... iterate ...
+		sp.Mark("converged")
+	}
+	ctx := context.Background()
+	solve(ctx, 1000, "cg")
+	measure.Instant(ctx, "solved")
+	fmt.Println(m.Stats().Usage.Total())
+	// Output: 0
+}

@@ -344,6 +344,9 @@ func (s *laneSet) yieldLocked(try int) bool {
 // The binding stays, so that the holder's next region takes it back
 // without a lock; another goroutine may steal it meanwhile.
 func (l *Location) idle() {
+	if l.m.gort != nil {
+		l.m.goRuntimeRelease(l)
+	}
 	l.lane.own.Store(l.lane.key)
 }
 

@@ -716,6 +716,7 @@ func (l *Location) Done() {
 	if l == nil || l.closed || l.pool.Frozen() {
 		return
 	}
+	l.m.goRuntimeRelease(l)
 	if l.depth == 0 && l.reusable() {
 		l.giveBack()
 		return

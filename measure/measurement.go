@@ -63,6 +63,7 @@ type Measurement struct {
 	locations []*Location
 	comms     []tracefile.Comm // index id-1
 	rma       rmaDefs          // windows and RMA groups (rma.go)
+	annot     annotations      // marks, parameters, channels (mark.go)
 
 	closeOnce sync.Once
 	closeErr  error
@@ -87,8 +88,9 @@ type Measurement struct {
 
 	suspended suspendedTasks // tasks suspended with regions open (task.go)
 
-	lanes  laneSet // the locations as lanes: free ones, goroutines' ones (lane.go)
-	serial uint32  // names the measurement in a Site's binding (site.go)
+	lanes  laneSet    // the locations as lanes: free ones, goroutines' ones (lane.go)
+	serial uint32     // names the measurement in a Site's binding (site.go)
+	gort   *goRuntime // Config.GoRuntime: the execution tracer's bridge (goruntime.go)
 }
 
 // Start begins a measurement with the given configuration. With
@@ -167,6 +169,9 @@ func Start(cfg Config) (*Measurement, error) {
 	}
 	if err := m.startLive(); err != nil {
 		return nil, err
+	}
+	if cfg.GoRuntime {
+		m.startGoRuntime()
 	}
 	current.Store(m)
 	return m, nil
@@ -283,7 +288,9 @@ func (m *Measurement) define(name, file string, line int, p tracefile.Paradigm) 
 	}
 	m.regions.append(regionDef{name: name, file: file, line: line, paradigm: p,
 		filtered: excluded || p == tracefile.ParadigmCompiler && outlinedBody(name),
-		counted:  m.regionCounted(name)})
+		// The Go runtime's regions are recorded by the converter
+		// (goruntime.go), whose thread's counters say nothing of them.
+		counted: m.regionCounted(name) && p != tracefile.ParadigmGo})
 	r := Region(m.regions.len())
 	m.byName[name] = r
 	m.surviveRegion(r, m.regions.at(int(r)-1))
@@ -385,6 +392,7 @@ func (m *Measurement) Location(name string) *Location {
 	}
 	l := m.lanes.location(m, name)
 	l.beginTask(0, true)
+	m.goRuntimeHold(l)
 	return l
 }
 
@@ -498,6 +506,7 @@ func (m *Measurement) CloseAtExit() error {
 }
 
 func (m *Measurement) finalize(atExit bool) error {
+	m.stopGoRuntime() // its last regions go in before the freeze
 	m.stopSignals()
 	if m.liveServer != nil {
 		m.liveServer.Close()

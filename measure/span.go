@@ -119,6 +119,9 @@ func StartRegion(ctx context.Context, s *Site) Span {
 				return Span{}
 			}
 		}
+		if m.gort != nil {
+			m.goRuntimeHold(l)
+		}
 	}
 	l.Enter(r)
 	return Span{l: l, r: r}

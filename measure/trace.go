@@ -81,6 +81,7 @@ func (m *Measurement) snapshot() *tracefile.Trace {
 	}
 	t.Comms = m.commDefs()
 	m.rmaTrace(t)
+	m.annotationsTrace(t)
 	for _, r := range m.pool.Reductions() {
 		t.Reductions = append(t.Reductions, tracefile.Reduction{
 			Reason: r.Reason, Depth: r.Depth, Class: r.Class,

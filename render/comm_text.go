@@ -42,6 +42,12 @@ func countedHow(m *comm.Matrix) string {
 	if m.Shed > 0 {
 		fmt.Fprintf(&b, "the buffer shed the events of %d of these messages; the counts include them (exact, taken at the probe)\n", m.Shed)
 	}
+	if m.Channel > 0 {
+		fmt.Fprintf(&b, "%d of these messages went through named channels: each receive paired with its send by the token its value carried, counted from the receives kept\n", m.Channel)
+	}
+	if m.ChannelUnreceived > 0 {
+		fmt.Fprintf(&b, "%d values sent on named channels have no receive in the files (never received, or shed): not counted\n", m.ChannelUnreceived)
+	}
 	if m.Counted > 0 {
 		fmt.Fprintf(&b, "%d of %d senders counted from the events kept (their files have no exact matrix): messages the buffer shed are missing\n",
 			m.Counted, m.Counted+m.Exact)

@@ -51,7 +51,23 @@ type tlRow struct {
 	Tiles []int    `json:"tiles"` // tiles per level
 	Stats string   `json:"stats"` // what the buffer did at this depth
 	Marks []tlMark `json:"marks,omitempty"`
+	// Points are the row's marks, region parameters and channel messages,
+	// in time order: at the depth of the call they happened in (a mark
+	// outside any call on the first row).
+	Points []tlPoint `json:"points,omitempty"`
 }
+
+// tlPoint is an instant on a row, drawn as a tick: kind is mark, param or
+// chan, label what it says (`mark "converged"`, `param n = 5`).
+type tlPoint struct {
+	T     int64  `json:"t"`
+	Kind  string `json:"kind"`
+	Label string `json:"label"`
+}
+
+// maxPointsPerRow bounds the ticks a row carries into the page: beyond,
+// they are counted in the location's notes, and hmbtrace dump lists all.
+const maxPointsPerRow = 2000
 
 // tlMark is a stretch of a row where the buffer shed events: drawn hatched,
 // its label shown on hover.
@@ -384,6 +400,9 @@ type locationTimeline struct {
 	// incomplete, and the location is encoded again by sequential.
 	missed bool
 	err    error
+
+	points        [][]tlPoint // by depth-1
+	pointsOmitted int
 }
 
 func (p *timelinePlan) newLocation(r *run, fi int, loc *tracefile.Location, region func(fi int, id uint32) (int, bool)) *locationTimeline {
@@ -430,7 +449,40 @@ func (lt *locationTimeline) event(e *tracefile.Event) {
 		if enc := lt.row(len(lt.stack) + 1); enc != nil {
 			enc.add(c.start, lt.off+f.Nanos(e.Time), c.region, c.flags)
 		}
+	default:
+		if e.Kind.IsAnnotation() {
+			lt.point(f, e)
+		}
 	}
+}
+
+// point keeps an annotation for the row of its depth.
+func (lt *locationTimeline) point(f *tracefile.File, e *tracefile.Event) {
+	d := max(e.Depth, 1)
+	if d > lt.limit {
+		return
+	}
+	for len(lt.points) < d {
+		lt.points = append(lt.points, nil)
+	}
+	if len(lt.points[d-1]) >= maxPointsPerRow {
+		lt.pointsOmitted++
+		return
+	}
+	kind := "chan"
+	switch e.Kind {
+	case encode.KindMark:
+		kind = "mark"
+	case encode.KindParamInt, encode.KindParamString:
+		kind = "param"
+	}
+	label := f.Describe(e)
+	if e.Kind == encode.KindChanRecv && e.Peer <= 0xFFFFFFFF {
+		if l := f.Location(uint32(e.Peer)); l != nil {
+			label = fmt.Sprintf("chan %q recv #%d from %s, %d bytes", f.ChannelName(e.Key), e.Token, l.Name, e.Bytes)
+		}
+	}
+	lt.points[d-1] = append(lt.points[d-1], tlPoint{T: lt.off + f.Nanos(e.Time), Kind: kind, Label: label})
 }
 
 // appendLocation appends the location's rows, while the budget's rows
@@ -452,13 +504,20 @@ func (tl *timeline) appendLocation(lt *locationTimeline, maxRows int) {
 			enc.add(c.start, end, c.region, c.flags|flagOpen)
 		}
 	}
+	if lt.pointsOmitted > 0 {
+		tl.Locations[li].Notes = append(tl.Locations[li].Notes, fmt.Sprintf(
+			"%s marks, parameters and channel messages not drawn: more than %d on a row (hmbtrace dump lists them)", units.Count(uint64(lt.pointsOmitted)), maxPointsPerRow))
+	}
 	marks := shedMarks(f, loc, off, end)
 	for d := 1; d <= len(lt.enc) && len(tl.Rows) < maxRows; d++ {
 		var nExact int
 		var tiles []int
 		tl.data, nExact, tiles = lt.enc[d-1].finish(tl.data)
-		tl.Rows = append(tl.Rows, tlRow{Loc: li, Depth: d, Exact: nExact, Tiles: tiles,
-			Stats: depthStats(loc, d), Marks: marks(d)})
+		row := tlRow{Loc: li, Depth: d, Exact: nExact, Tiles: tiles, Stats: depthStats(loc, d), Marks: marks(d)}
+		if d <= len(lt.points) {
+			row.Points = lt.points[d-1]
+		}
+		tl.Rows = append(tl.Rows, row)
 	}
 }
 

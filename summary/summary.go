@@ -136,10 +136,50 @@ func WriteOptions(out io.Writer, files []*tracefile.File, opt Options) error {
 	overRun(out, files)
 	rankTable(out, sorted, files, width)
 	counterTable(out, sorted, files, width)
+	annotations(out, files)
 	for _, f := range files {
 		bufferStory(out, f)
 	}
 	return nil
+}
+
+// annotations lists what the files' marks, region parameters and channels
+// are called, merged by name: the definitions, which the summary has
+// without reading events. hmbtrace dump shows each record, hmbtrace comm
+// the channel messages.
+func annotations(out io.Writer, files []*tracefile.File) {
+	var marks, params, chans []string
+	seen := map[string]bool{}
+	add := func(list *[]string, kind, s string) {
+		if !seen[kind+s] {
+			seen[kind+s] = true
+			*list = append(*list, textname.Escape(s))
+		}
+	}
+	for _, f := range files {
+		for _, m := range f.Marks {
+			add(&marks, "m", m)
+		}
+		for _, p := range f.Params {
+			add(&params, "p", fmt.Sprintf("%s (%v)", p.Name, p.Type))
+		}
+		for _, c := range f.Channels {
+			add(&chans, "c", c)
+		}
+	}
+	if len(marks)+len(params)+len(chans) == 0 {
+		return
+	}
+	fmt.Fprintln(out)
+	fmt.Fprintln(out, "Annotations (hmbtrace dump lists them, hmbtrace comm the channel messages)")
+	for _, l := range []struct {
+		what  string
+		names []string
+	}{{"marks", marks}, {"region parameters", params}, {"channels", chans}} {
+		if len(l.names) > 0 {
+			fmt.Fprintf(out, "  %s: %s\n", l.what, strings.Join(l.names, ", "))
+		}
+	}
 }
 
 // overRun notes the regions that last longer on a location than its file's
@@ -454,6 +494,10 @@ func bufferStory(out io.Writer, f *tracefile.File) {
 
 // messageStory prints the file's messages (tracefile.MessageStory).
 func messageStory(out io.Writer, m tracefile.MessageStory) {
+	if m.Annotated > 0 {
+		fmt.Fprintf(out, "  marks, channels  %s records kept in the message class on locations that sent no other message (hmbtrace dump lists them, hmbtrace comm counts the channel messages)\n",
+			units.Count(m.Annotated))
+	}
 	if m.Exact == 0 && m.Counted == 0 {
 		return
 	}

@@ -23,8 +23,11 @@ const (
 )
 
 const (
-	magic   = "HMBTRACE"
-	version = 1
+	magic = "HMBTRACE"
+	// version is the newest format version this reader reads; it reads
+	// every one before it too. A writer puts the oldest that holds the
+	// file's records (Trace.fileVersion).
+	version = versionAnnotations
 )
 
 var sectionNames = map[byte]string{

@@ -21,8 +21,19 @@
 // THROTTLED 0x21, the throttled regions; COMMS 0x22, the communicators in
 // creation order; COMM MATRIX 0x23, the locations' exact communication
 // matrices; RMA 0x24, the MPI windows and the groups RMA synchronisations
-// name), then any number of BIN sections. Integers in
+// name; ANNOTATIONS 0x30, the marks, region parameters, parameter strings
+// and channels annotation records name), then any number of BIN sections. Integers in
 // payloads are LEB128 varints, strings are a varint length followed by
 // UTF-8 bytes. A reader skips section kinds it does not know, so later
 // versions can add sections without breaking older tools.
+//
+// # Version 2
+//
+// A file whose bins may hold annotation records (marks, region parameters,
+// channel messages: encode's token 0xFC) has version 2 and an ANNOTATIONS
+// section; its layout is version 1's. Every other file is still written
+// as version 1. A version-1 reader cannot skip records inside a bin, so
+// it stops at the header of a version-2 file with an error naming the
+// version, instead of failing on an unknown token in some bin; this reader
+// reads both.
 package tracefile

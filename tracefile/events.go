@@ -38,6 +38,15 @@ type Event struct {
 	Level  uint32
 	Group  uint32
 
+	// Annotations (encode.KindMark, KindParamInt, KindParamString,
+	// KindChanSend, KindChanRecv): as in encode.Record. Key is an id of
+	// Trace.Annotations' marks, parameters or channels; a string
+	// parameter's Value an id of its Strings; a channel receive's Peer the
+	// sending location.
+	Key   uint32
+	Value int64
+	Token uint64
+
 	Values []uint64 // metrics; valid until the next call of Next
 
 	// Truncated marks an enter at the start of the window the keep-last
@@ -216,7 +225,8 @@ func (it *Events) Next(e *Event) bool {
 	*e = Event{Kind: r.Kind, Time: r.Time, Seq: r.Seq, Depth: s.lv.depth, Class: s.lv.class,
 		Peer: r.Peer, PeerRank: r.PeerRank, Tag: r.Tag, Bytes: r.Bytes, Root: r.Root,
 		Comm: r.Comm, Request: r.Request, Received: r.Received, Task: r.Task,
-		Win: r.Win, Remote: r.Remote, Aux: r.Aux, Level: r.Level, Group: r.Group}
+		Win: r.Win, Remote: r.Remote, Aux: r.Aux, Level: r.Level, Group: r.Group,
+		Key: r.Key, Value: r.Value, Token: r.Token}
 	if r.Kind == encode.KindMetric {
 		it.values = append(it.values[:0], r.Values...)
 		e.Values = it.values

@@ -33,10 +33,11 @@ const (
 	ParadigmCompiler                 // compiler instrumentation (-finstrument-functions)
 	ParadigmMPI                      // an MPI call
 	ParadigmOpenMP                   // an OpenMP construct
+	ParadigmGo                       // Go's runtime: GC, goroutine waits (measure's Config.GoRuntime)
 	NumParadigms
 )
 
-var paradigmNames = [NumParadigms]string{"user", "compiler", "mpi", "openmp"}
+var paradigmNames = [NumParadigms]string{"user", "compiler", "mpi", "openmp", "go"}
 
 func (p Paradigm) String() string {
 	if p < NumParadigms {
@@ -46,11 +47,13 @@ func (p Paradigm) String() string {
 }
 
 // Runtime reports whether the regions of p are a parallel runtime's (MPI,
-// OpenMP): their records carry the messages, collectives, waits and team
-// structure the tools read, so the buffer keeps them longest (the paradigm
-// event class) and no filter removes them, at run time or in a filter file
-// that score -g writes.
-func (p Paradigm) Runtime() bool { return p == ParadigmMPI || p == ParadigmOpenMP }
+// OpenMP, Go's scheduler and GC): their records carry the messages,
+// collectives, waits and team structure the tools read, so the buffer keeps
+// them longest (the paradigm event class) and no filter removes them, at
+// run time or in a filter file that score -g writes.
+func (p Paradigm) Runtime() bool {
+	return p == ParadigmMPI || p == ParadigmOpenMP || p == ParadigmGo
+}
 
 // Reason says why events were removed (encode's, which buffer shares).
 // The numbering is part of the format.
@@ -401,6 +404,11 @@ type Trace struct {
 	// and the groups its RMA synchronisations named; nil if none.
 	Wins      []Win
 	RmaGroups []RmaGroup
+
+	Annotations // marks, parameters, channels (annotation.go)
+	// annotated is set by a recovery whose bins hold annotation records
+	// (a mapping keeps no definitions of them): the file is version 2.
+	annotated bool
 }
 
 // Comm returns the communicator with the given id, or nil.

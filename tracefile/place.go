@@ -217,8 +217,8 @@ func ReadHeader(path string) (*Header, error) {
 	if string(head[:8]) != magic {
 		return nil, fail(0, "not an hmbtrace file (magic %q)", head[:8])
 	}
-	if v := binary.LittleEndian.Uint16(head[8:]); v != version {
-		return nil, fail(8, "format version %d; this reader reads version %d", v, version)
+	if v := binary.LittleEndian.Uint16(head[8:]); v < 1 || v > version {
+		return nil, fail(8, "format version %d; this reader reads versions 1 to %d (a newer hmbtrace wrote it)", v, version)
 	}
 	if head[10] != secHeader {
 		return nil, fail(10, "%s where HEADER was expected", sectionName(head[10]))

@@ -168,8 +168,8 @@ func Read(r io.ReaderAt, size int64) (*File, error) {
 	if string(head[:8]) != magic {
 		return nil, s.fail(0, "not an hmbtrace file (magic %q)", head[:8])
 	}
-	if v := binary.LittleEndian.Uint16(head[8:]); v != version {
-		return nil, s.fail(8, "format version %d; this reader reads version %d", v, version)
+	if v := binary.LittleEndian.Uint16(head[8:]); v < 1 || v > version {
+		return nil, s.fail(8, "format version %d; this reader reads versions 1 to %d (a newer hmbtrace wrote it)", v, version)
 	}
 	order := []byte{secHeader, secRegions, secLocations, secReductions}
 	seen := 0
@@ -259,6 +259,19 @@ func Read(r io.ReaderAt, size int64) (*File, error) {
 			}
 			fl.done()
 			if fl.err != nil {
+				return nil, fl.err
+			}
+		case secAnnotations:
+			p := make([]byte, length)
+			if err := s.read(p, sectionName(kind)); err != nil {
+				return nil, err
+			}
+			fl := &fields{b: p, base: body, sec: sectionName(kind)}
+			if !f.Annotations.empty() {
+				fl.fail("annotations", "a second ANNOTATIONS section")
+			}
+			decodeAnnotations(fl, &f.Annotations)
+			if fl.done(); fl.err != nil {
 				return nil, fl.err
 			}
 		case secTeams:

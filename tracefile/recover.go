@@ -253,6 +253,9 @@ func recoverMapping(b []byte, force, copyBins bool) (*Recovery, error) {
 			n++
 			end = dec.Offset()
 			last = max(last, r.Time)
+			// The mapping keeps no definitions of annotations, but the
+			// file must still be one older readers refuse at its header.
+			t.annotated = t.annotated || r.Kind.IsAnnotation()
 		}
 		if dec.Err() != nil {
 			rec.Cut++

@@ -70,6 +70,11 @@ type MessageStory struct {
 	Peers                                    int    // distinct peers of the exact matrices
 	KeptEvents                               uint64 // message events kept where no matrix is
 	Shed                                     uint64 // message events the buffer removed
+	// Annotated counts the message-class records kept on the locations
+	// of a file with annotations that have no matrix: marks and channel
+	// messages, which no matrix counts (a file that has annotations keeps
+	// the matrix of every location that sent a message).
+	Annotated uint64
 }
 
 // Story computes the buffer's story of f.
@@ -148,6 +153,8 @@ func messageStory(f *File) MessageStory {
 				}
 				peers[[2]uint64{c.Peer, rank}] = true
 			}
+		case events > 0 && f.fileVersion() >= versionAnnotations:
+			m.Annotated += events
 		case events > 0:
 			m.Counted++
 			m.KeptEvents += events

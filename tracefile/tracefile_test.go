@@ -199,7 +199,7 @@ func TestErrorMessages(t *testing.T) {
 		want string
 	}{
 		{"magic", func(b []byte) []byte { b[0] = 'X'; return b }, `offset 0: not an hmbtrace file (magic "XMBTRACE")`},
-		{"version", func(b []byte) []byte { b[8] = 9; return b }, "offset 8: format version 9; this reader reads version 1"},
+		{"version", func(b []byte) []byte { b[8] = 9; return b }, "offset 8: format version 9; this reader reads versions 1 to 2"},
 		{"checksum", func(b []byte) []byte { b[len(b)-1] ^= 1; return b }, "checksum mismatch"},
 		{"trailing", func(b []byte) []byte { return append(b, 0) }, "bytes after the END section"},
 	}
@@ -320,8 +320,10 @@ func TestWriteFuzzCorpus(t *testing.T) {
 	}
 	tr, bins := rmaSample(t)
 	rma := encodeTrace(t, tr, bins)
-	write("FuzzRead", [][]byte{data, data[:len(data)/2], data[:11], rma})
-	write("FuzzReadSealed", [][]byte{data[:len(data)-6], data[:len(data)-40], rma[:len(rma)-6]})
+	tr, bins = annotated(t)
+	annot := encodeTrace(t, tr, bins)
+	write("FuzzRead", [][]byte{data, data[:len(data)/2], data[:11], rma, annot})
+	write("FuzzReadSealed", [][]byte{data[:len(data)-6], data[:len(data)-40], rma[:len(rma)-6], annot[:len(annot)-6]})
 }
 
 func TestAxis(t *testing.T) {

@@ -44,7 +44,7 @@ func NewWriter(w io.Writer, t *Trace) (*Writer, error) {
 	wr := &Writer{w: bufio.NewWriterSize(w, 1<<16), crc: crc32.New(castagnoli)}
 	var head [10]byte
 	copy(head[:], magic)
-	binary.LittleEndian.PutUint16(head[8:], version)
+	binary.LittleEndian.PutUint16(head[8:], t.fileVersion())
 	wr.write(head[:])
 	wr.section(secHeader, encodeHeader(&t.Header))
 	wr.section(secRegions, encodeRegions(t.regions()))
@@ -69,6 +69,9 @@ func NewWriter(w io.Writer, t *Trace) (*Writer, error) {
 	}
 	if p := encodeRma(t); p != nil {
 		wr.section(secRma, p)
+	}
+	if p := encodeAnnotations(&t.Annotations); p != nil {
+		wr.section(secAnnotations, p)
 	}
 	return wr, wr.err
 }

@@ -45,6 +45,14 @@ type Matrix struct {
 	// Shed is the number of sends the exact matrices count that the
 	// buffer did not keep as events: the cells include them.
 	Shed uint64
+
+	// Channel counts the messages through named channels (measure's
+	// Channel), which the cells include: a receive is paired with its
+	// send by the token the value carried, and names its sender, so these
+	// are counted from the receives the buffer kept. ChannelUnreceived
+	// counts the values sent whose receive is not in the files (never
+	// received, or shed).
+	Channel, ChannelUnreceived uint64
 }
 
 // FromFiles makes the matrix of the files, which may be the ranks of one
@@ -149,6 +157,11 @@ func FromFilesProcs(files []*tracefile.File, procs int) (*Matrix, error) {
 	if err != nil {
 		return nil, err
 	}
+	for i, f := range files {
+		if err := m.addChannels(senders[first[i]:first[i]+len(f.Locations)], first[i], f); err != nil {
+			return nil, err
+		}
+	}
 	for _, s := range senders {
 		m.Unmatched += s.unmatched
 		m.Shed += s.shed
@@ -170,6 +183,43 @@ func FromFilesProcs(files []*tracefile.File, procs int) (*Matrix, error) {
 		return a.To < b.To
 	})
 	return m, nil
+}
+
+// addChannels adds the channel messages of file f, whose locations are the
+// nodes from first on and whose senders are ss, to the senders' cells.
+func (m *Matrix) addChannels(ss []sender, first int, f *tracefile.File) error {
+	if len(f.Channels) == 0 {
+		return nil
+	}
+	msgs, err := f.ChannelMessages()
+	if err != nil {
+		return err
+	}
+	idx := make(map[uint32]int, len(f.Locations))
+	for k, l := range f.Locations {
+		idx[l.ID] = k
+	}
+	for _, c := range msgs {
+		if !c.Received {
+			m.ChannelUnreceived++
+			continue
+		}
+		from, ok1 := idx[c.From]
+		to, ok2 := idx[c.To]
+		if !ok1 || !ok2 {
+			m.Unmatched++ // a sender the file does not define
+			continue
+		}
+		cell := ss[from].cells[first+to]
+		if cell == nil {
+			cell = &Cell{From: first + from, To: first + to}
+			ss[from].cells[first+to] = cell
+		}
+		cell.Messages++
+		cell.Bytes += c.Bytes
+		m.Channel++
+	}
+	return nil
 }
 
 // countSends calls add for each send event (blocking or not) of location

@@ -61,6 +61,10 @@ func runDump(args []string, out io.Writer) error {
 //	<location> <time-ns> COLL_COMPLETE <started-by> <depth> root=<rank> bytes=<n> received=<n> comm=<id> req=<n>
 //	<location> <time-ns> TASK_CREATE|TASK_SWITCH|TASK_COMPLETE|TASK_SUSPEND <region> <depth> task=<id>
 //	<location> <time-ns> RMA_<kind> <region> <depth> [win=<id>] [target=<rank>|all] [root=<rank>] [bytes=<n>] [received=<n>] [id=<n>] [type=<n>] [level=<n>] [group=<id>]
+//	<location> <time-ns> MARK <region> <depth> <mark>
+//	<location> <time-ns> PARAM_INT|PARAM_STRING <region> <depth> <parameter>=<value>
+//	<location> <time-ns> CHAN_SEND <region> <depth> <channel> token=<n> bytes=<n>
+//	<location> <time-ns> CHAN_RECV <region> <depth> <channel> token=<n> from=<location> bytes=<n>
 //
 // separated by tabs. Names are escaped (textname.Escape): a tab, newline,
 // backslash, control character or invalid UTF-8 in a name shows as \t,
@@ -69,7 +73,10 @@ func runDump(args []string, out io.Writer) error {
 // communicators (0: none given); the request-only records name the region
 // they happen in, COLL_COMPLETE the call that started the operation. A task
 // id is unique in the file; TASK_SWITCH task=0 resumes the thread's
-// implicit task.
+// implicit task. A parameter belongs to the region it names (the call it
+// was recorded in); a string value is quoted as Go quotes strings. A
+// channel message's token pairs its send with its receive; the receive
+// names the sending location.
 func dump(w *bufio.Writer, f *tracefile.File) error {
 	var e tracefile.Event
 	for i := range f.Locations {
@@ -113,6 +120,21 @@ func dump(w *bufio.Writer, f *tracefile.File) error {
 					fmt.Fprintf(w, "\t%s=%d", name, v)
 				}
 				w.WriteByte('\n')
+			case encode.KindMark:
+				fmt.Fprintf(w, "%s\t%d\t%v\t%s\t%d\t%s\n", loc, ns, e.Kind, region(e.Region), e.Depth, textname.Escape(f.MarkName(e.Key)))
+			case encode.KindParamInt, encode.KindParamString:
+				p, _ := f.Param(e.Key)
+				v := fmt.Sprint(e.Value)
+				if e.Kind == encode.KindParamString {
+					v = fmt.Sprintf("%q", f.StringValue(uint32(e.Value)))
+				}
+				fmt.Fprintf(w, "%s\t%d\t%v\t%s\t%d\t%s=%s\n", loc, ns, e.Kind, region(e.Region), e.Depth, textname.Escape(p.Name), v)
+			case encode.KindChanSend:
+				fmt.Fprintf(w, "%s\t%d\t%v\t%s\t%d\t%s\ttoken=%d\tbytes=%d\n", loc, ns, e.Kind, region(e.Region), e.Depth,
+					textname.Escape(f.ChannelName(e.Key)), e.Token, e.Bytes)
+			case encode.KindChanRecv:
+				fmt.Fprintf(w, "%s\t%d\t%v\t%s\t%d\t%s\ttoken=%d\tfrom=%s\tbytes=%d\n", loc, ns, e.Kind, region(e.Region), e.Depth,
+					textname.Escape(f.ChannelName(e.Key)), e.Token, peerName(f, e), e.Bytes)
 			default:
 				if e.Kind.IsRma() {
 					fmt.Fprintf(w, "%s\t%d\t%v\t%s\t%d%s\n", loc, ns, e.Kind, region(e.Region), e.Depth, rmaFields(e))

@@ -75,6 +75,13 @@ func runExport(args []string, out io.Writer) error {
 		if st.UndefinedComms > 0 {
 			fmt.Fprintf(out, "note: %d communicator ids that records name are not defined in their file; their events were left out\n", st.UndefinedComms)
 		}
+		if n := st.Marks + st.Parameters + st.ChannelMessages; n > 0 {
+			fmt.Fprintf(out, "annotations: %d marks (values of the parameter %q), %d region parameters, %d channel message ends (MpiSend/MpiRecv on %s)\n",
+				st.Marks, convert.MarkParameter, st.Parameters, st.ChannelMessages, convert.CommName)
+		}
+		if st.AnnotationsLeftOut > 0 {
+			fmt.Fprintf(out, "note: %d marks, parameters or channel messages were left out: their file does not define what they name (a trace recovered from a mapping)\n", st.AnnotationsLeftOut)
+		}
 		if st.RmaLeftOut > 0 {
 			fmt.Fprintf(out, "note: %d one-sided communication records were left out: their window, target or group is not in these files, or their type is not OTF2's\n", st.RmaLeftOut)
 		}

@@ -1,7 +1,9 @@
 // Package chrome writes hmbtrace traces as Chrome trace-event JSON, which
 // Perfetto UI and chrome://tracing open: a process per file, a thread track
 // per location with its regions as B/E slices, messages as instants with
-// flow arrows from send to receive, counters as C events. It streams: each
+// flow arrows from send to receive, counters as C events, marks and region
+// parameters as instants, channel messages as instants with flow arrows
+// between the lanes the reader paired by token. It streams: each
 // event goes to the writer as it is read, so memory does not grow with the
 // trace.
 package chrome
@@ -268,6 +270,10 @@ func (x *track) location(i int, l *tracefile.Location, tid int) error {
 			}
 			x.buf = append(x.buf, '}')
 			x.end()
+		default:
+			if e.Kind.IsAnnotation() {
+				x.annotation(i, f, &e, ts, pid, tid)
+			}
 		}
 	}
 	if err := it.Err(); err != nil {

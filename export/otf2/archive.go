@@ -65,11 +65,16 @@ type Archive struct {
 	rmaWins         []rmaWinDef // rma.go
 	metricMembers   []metricMemberDef
 	metricClasses   []metricClassDef
+	parameters      []parameterDef // parameter.go
+	attributes      []attributeDef
+	attributeTypes  []ValueType
 
 	// Counts of defined references that event writers check without
 	// taking mu; they only grow.
 	regionCount, commCount, metricCount atomic.Uint32
 	rmaWinCount                         atomic.Uint32
+	parameterCount, attributeCount      atomic.Uint32
+	stringCount                         atomic.Uint32 // set by the definitions event writers name strings through
 
 	spareChunks [][]byte // event chunk buffers of closed writers, for reuse
 

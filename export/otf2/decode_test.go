@@ -16,12 +16,14 @@ type decodedEvent struct {
 	time   uint64
 	ref    uint64
 	values []uint64 // metric values; for MPI: peer, tag, length
+	attrs  []uint64 // the attribute list before it: attribute, type, value, ...
 }
 
 type eventDecoder struct {
-	b    []byte
-	p    int
-	time uint64
+	b     []byte
+	p     int
+	attrs []uint64 // an attribute list read, for the next event
+	time  uint64
 }
 
 func (d *eventDecoder) byte() (byte, error) {
@@ -106,6 +108,9 @@ func decodeEventFile(data []byte, chunkSize int) ([]decodedEvent, error) {
 			}
 			switch id {
 			case endOfChunk:
+				if d.attrs != nil {
+					return nil, fmt.Errorf("chunk %d: an attribute list at its end, its event in the next chunk", chunk)
+				}
 				for _, c := range data[d.p:end] {
 					if c != 0 {
 						return nil, fmt.Errorf("chunk %d: non-zero padding", chunk)
@@ -118,6 +123,14 @@ func decodeEventFile(data []byte, chunkSize int) ([]decodedEvent, error) {
 				if c, err := d.byte(); err != nil || c != endOfBuffer || d.p != len(data) {
 					return nil, fmt.Errorf("chunk %d: END_OF_FILE not followed by END_OF_BUFFER at the end of the file", chunk)
 				}
+			case attributeListID:
+				if d.attrs != nil {
+					return nil, fmt.Errorf("chunk %d offset %d: two attribute lists in a row", chunk, d.p-1)
+				}
+				if d.attrs, err = d.attributeList(); err != nil {
+					return nil, fmt.Errorf("chunk %d: %w", chunk, err)
+				}
+				continue
 			case timestampID:
 				t, err := d.u64()
 				if err != nil {
@@ -136,6 +149,7 @@ func decodeEventFile(data []byte, chunkSize int) ([]decodedEvent, error) {
 				if err != nil {
 					return nil, fmt.Errorf("chunk %d: %w", chunk, err)
 				}
+				e.attrs, d.attrs = d.attrs, nil
 				evs = append(evs, e)
 				continue
 			}
@@ -235,6 +249,11 @@ func (d *eventDecoder) event(id byte) (decodedEvent, error) {
 		if e.values, err = d.fields("c"); err != nil {
 			return e, err
 		}
+	case eventParameterInt, eventParameterString:
+		e.kind = map[byte]string{eventParameterInt: "PARAMETER_INT64", eventParameterString: "PARAMETER_STRING"}[id]
+		if e.values, err = d.fields("cC"); err != nil {
+			return e, err
+		}
 	case eventMetric:
 		e.kind = "METRIC"
 		if e.ref, err = d.cu32(); err != nil {
@@ -272,6 +291,42 @@ var requestEventNames = map[byte]string{
 
 // fields reads fields by a layout: b a byte, c a compressed uint32, C a
 // compressed uint64.
+// attributeList reads an attribute list after its id: length, count, and
+// per attribute its reference, type and value (a string reference for
+// TypeString, a compressed integer for the others).
+func (d *eventDecoder) attributeList() ([]uint64, error) {
+	n, err := d.byte()
+	if err != nil {
+		return nil, err
+	}
+	end := d.p + int(n)
+	count, err := d.cu32()
+	if err != nil {
+		return nil, err
+	}
+	var out []uint64
+	for i := uint64(0); i < count; i++ {
+		vs, err := d.fields("cb")
+		if err != nil {
+			return nil, err
+		}
+		var v uint64
+		if vs[1] == uint64(TypeString) {
+			v, err = d.cu32()
+		} else {
+			v, err = d.cu64()
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, vs[0], vs[1], v)
+	}
+	if d.p != end {
+		return nil, fmt.Errorf("offset %d: attribute list of %d bytes, its fields take %d", d.p, n, int(n)+d.p-end)
+	}
+	return out, nil
+}
+
 func (d *eventDecoder) fields(layout string) ([]uint64, error) {
 	vs := make([]uint64, len(layout))
 	for i, c := range layout {

@@ -178,6 +178,10 @@ func (a *Archive) writeGlobalDefinitions(f *defFile) error {
 			return err
 		}
 	}
+	p, err = a.appendParameters(p, func(id byte, p []byte) ([]byte, error) { return p[:0], f.put(id, p) })
+	if err != nil {
+		return err
+	}
 	f.payload = p
 	return nil
 }

@@ -287,6 +287,8 @@ function runReport() {
   }
   var patterns = {};
   ["closed", "revoked", "window", "stopped"].forEach(function (k) { patterns[k] = patternFor(k); });
+  // Marks, region parameters and channel messages (their ticks).
+  var pointStyle = { mark: "#111", param: "#7d3c98", chan: "#1f6fb2" };
 
   // Tile colours: four steps of coverage, so that runs of equal tiles
   // merge into one rectangle.
@@ -412,6 +414,16 @@ function runReport() {
           fitText(regions[r.reg[e]], lx, y + h / 2, Math.min(x1, gutter + pw) - lx - 3, "#111");
         }
       }
+      // Marks, region parameters and channel messages: ticks over the
+      // calls, a mark the height of the row.
+      (r.meta.points || []).forEach(function (p) {
+        if (p.t < view.v0 || p.t > view.v1) return;
+        var px = X(p.t);
+        ctx.fillStyle = pointStyle[p.kind] || "#000";
+        if (p.kind === "mark") ctx.fillRect(px - 1, y, 2, h);
+        else if (p.kind === "param") ctx.fillRect(px - 1, y, 2, Math.max(h / 3, 2));
+        else ctx.fillRect(px - 1, y + h - Math.max(h / 3, 2), 2, Math.max(h / 3, 2));
+      });
       // The end of an interrupted location.
       if (loc.interrupted && loc.end > view.v0 && loc.end < view.v1) {
         ctx.fillStyle = "#c0392b";
@@ -525,6 +537,15 @@ function runReport() {
     var pw = plotWidth(), pxTime = (view.v1 - view.v0) / pw, level = levelFor(pxTime), w = widths[level];
     var loc = tl.locations[r.meta.loc];
     var out = { location: loc.label, depth: r.meta.depth, stats: r.meta.stats };
+    var points = r.meta.points || [];
+    for (var q = 0; q < points.length; q++) {
+      if (Math.abs(points[q].t - t) <= 3 * pxTime) {
+        out.kind = "point";
+        out.label = points[q].label;
+        out.start = points[q].t;
+        return out;
+      }
+    }
     var idx = r.exactAt[level];
     var j = firstEnding(r, idx, t - pxTime);
     if (j < idx.length) {
@@ -574,6 +595,8 @@ function runReport() {
       lines.push("busiest: " + h.region + "; short calls cover " + Math.round(100 * h.coverage) + "% of the tile");
     } else if (h.kind === "shed") {
       lines.push(h.label);
+    } else if (h.kind === "point") {
+      lines.push(h.label + " at " + dur(h.start));
     }
     lines.push(h.stats);
     return lines.join("\n");

@@ -90,6 +90,14 @@ type Stats struct {
 	// OTF2 does not have (see rma.go).
 	RmaOperations uint64
 	RmaLeftOut    uint64
+
+	// Annotations (annotation.go): the marks, region parameters and
+	// channel messages written (a channel message counts at its send and
+	// at its receive); AnnotationsLeftOut those that name a mark,
+	// parameter, string or channel their file does not define (a trace
+	// recovered from a mapping keeps no such definitions).
+	Marks, Parameters, ChannelMessages uint64
+	AnnotationsLeftOut                 uint64
 }
 
 // Export writes the files as one OTF2 archive in dir, which must not exist:
@@ -183,6 +191,8 @@ type exporter struct {
 	values  []otf2.MetricValue
 	open    []openRegion
 
+	annot *annotationDefs // nil without annotations (annotation.go)
+
 	omp                      []*ompPlan // per file; nil for a file without OpenMP parallel regions
 	parallels, implicitTasks int        // entered so far on the location being exported
 	loc                      int        // the location being exported, an index of its file's
@@ -264,6 +274,9 @@ func (x *exporter) define() error {
 		}
 	}
 	x.peers = tracefile.NewPeers(x.files)
+	if err := x.defineAnnotations(); err != nil {
+		return err
+	}
 	for _, f := range x.files {
 		if len(f.Comms) > 0 {
 			// An MPI run: its communicators are defined whether or not
@@ -497,6 +510,9 @@ func (x *exporter) event(i, k int, w *otf2.EventWriter, e *tracefile.Event, ts u
 	}
 	if e.Kind.IsRma() {
 		return x.rmaEvent(i, w, e, ts)
+	}
+	if e.Kind.IsAnnotation() {
+		return x.annotation(i, w, e, ts)
 	}
 	return fmt.Errorf("unknown event kind %d", e.Kind)
 }

@@ -172,4 +172,8 @@ func (s *Stats) add(o *Stats) {
 	s.TasksWithoutCreation += o.TasksWithoutCreation
 	s.RmaOperations += o.RmaOperations
 	s.RmaLeftOut += o.RmaLeftOut
+	s.Marks += o.Marks
+	s.Parameters += o.Parameters
+	s.ChannelMessages += o.ChannelMessages
+	s.AnnotationsLeftOut += o.AnnotationsLeftOut
 }
