@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -126,7 +125,7 @@ func runAutoinst(o *options, r *report) error {
 		if err := os.RemoveAll(out); err != nil {
 			return 0, err
 		}
-		syscall.Sync()
+		writeBack()
 		return wall, nil
 	}
 	ratios := map[string][]float64{}

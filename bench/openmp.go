@@ -7,8 +7,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-
-	"golang.org/x/sys/unix"
 )
 
 // The openmp section: what the OpenMP adapter (libhmbtrace-omp) adds to an
@@ -193,24 +191,6 @@ func runOpenMP(o *options, r *report) error {
 			s.name, median(probes[s.name]), strings.Join(parts, ", "))
 	}
 	return nil
-}
-
-// firstCPU returns the first CPU the benchmark may run on, or -1 when
-// taskset or the affinity mask is not at hand (the one-core runs are left out).
-func firstCPU() int {
-	if _, err := exec.LookPath("taskset"); err != nil {
-		return -1
-	}
-	var set unix.CPUSet
-	if err := unix.SchedGetaffinity(0, &set); err != nil {
-		return -1
-	}
-	for c := 0; c < 1024; c++ {
-		if set.IsSet(c) {
-			return c
-		}
-	}
-	return -1
 }
 
 // ompResult is one run of openmp_bench: ns per construct, and the C

@@ -11,9 +11,9 @@ import (
 	"slices"
 	"time"
 
+	"github.com/hmbtrace/hmbtrace/bench/internal/cputime"
 	"github.com/hmbtrace/hmbtrace/internal/clock"
 	"github.com/hmbtrace/hmbtrace/measure"
-	"golang.org/x/sys/unix"
 )
 
 // runProbe times one probe of each kind, interleaved over the rounds.
@@ -161,13 +161,7 @@ func cpuTimer() func() int64 {
 }
 
 // threadCPU returns the calling thread's CPU time in ns.
-func threadCPU() int64 {
-	var ts unix.Timespec
-	if err := unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &ts); err != nil {
-		return 0
-	}
-	return ts.Nano()
-}
+func threadCPU() int64 { return cputime.Thread() }
 
 func clockRead(n int) float64 {
 	var s uint64

@@ -9,10 +9,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"unsafe"
 
 	"github.com/hmbtrace/hmbtrace/measure"
-	"golang.org/x/sys/unix"
 )
 
 // The Go and the C probe are compared in slices of half a millisecond,
@@ -133,19 +131,6 @@ func (s *probeSlices) goSide(ready chan<- error) {
 	}
 }
 
-// pinThread locks the calling goroutine to its thread and the thread to
-// cpu. The caller returns with the thread still locked, so that the
-// runtime ends the pinned thread instead of reusing it.
-func pinThread(cpu int) error {
-	runtime.LockOSThread()
-	var set unix.CPUSet
-	set.Set(cpu)
-	if err := unix.SchedSetaffinity(0, &set); err != nil {
-		return fmt.Errorf("to CPU %d: %v", cpu, err)
-	}
-	return nil
-}
-
 // timedSlice runs warmIterations nested pairs untimed, then n timed in the
 // thread's CPU time, and returns the cost per event and the page faults.
 // The first iterations after the switch from the other side refill the
@@ -231,24 +216,6 @@ func (s *probeSlices) close() error {
 		return fmt.Errorf("%s: %v", s.cpath, err)
 	}
 	return nil
-}
-
-// currentCPU returns the CPU the calling thread runs on.
-func currentCPU() (int, error) {
-	var cpu, node uint32
-	if _, _, errno := unix.RawSyscall(unix.SYS_GETCPU, uintptr(unsafe.Pointer(&cpu)), uintptr(unsafe.Pointer(&node)), 0); errno != 0 {
-		return 0, fmt.Errorf("getcpu: %v", errno)
-	}
-	return int(cpu), nil
-}
-
-// minorFaults returns the calling thread's minor page faults so far.
-func minorFaults() int64 {
-	var ru unix.Rusage
-	if unix.Getrusage(unix.RUSAGE_THREAD, &ru) != nil {
-		return 0
-	}
-	return ru.Minflt
 }
 
 // sliceStats summarizes pairs: each side's median ns/event, the ratios'

@@ -7,12 +7,12 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"syscall"
 	"time"
 
 	"github.com/hmbtrace/hmbtrace/analysis/comm"
 	"github.com/hmbtrace/hmbtrace/analysis/trend"
 	"github.com/hmbtrace/hmbtrace/analysis/variation"
+	"github.com/hmbtrace/hmbtrace/bench/internal/cputime"
 	"github.com/hmbtrace/hmbtrace/export/chrome"
 	"github.com/hmbtrace/hmbtrace/export/otf2"
 	"github.com/hmbtrace/hmbtrace/export/otf2/convert"
@@ -176,13 +176,7 @@ func toFile(path string, write func(io.Writer) error) error {
 }
 
 // cpuSeconds is the user and system time of the process so far.
-func cpuSeconds() float64 {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
-}
+func cpuSeconds() float64 { return cputime.Process().Seconds() }
 
 func fmtCount(n uint64) string {
 	switch {

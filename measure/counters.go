@@ -10,7 +10,6 @@ import (
 	"github.com/hmbtrace/hmbtrace/buffer"
 	"github.com/hmbtrace/hmbtrace/filter"
 	"github.com/hmbtrace/hmbtrace/hwcounter"
-	"golang.org/x/sys/unix"
 )
 
 // openCounters opens the counters of a new location on the calling thread.
@@ -61,10 +60,17 @@ func (m *Measurement) setUpCounters() error {
 			return fmt.Errorf("hmbtrace: HMB_METRICS_STRICT: %v", e)
 		}
 		m.metricsMissing = append(m.metricsMissing, e.Error())
-		fmt.Fprintf(os.Stderr, "hmbtrace: recording without %s: %s\n", e.Event, e.Reason)
+		if runtime.GOOS == "linux" {
+			fmt.Fprintf(os.Stderr, "hmbtrace: recording without %s: %s\n", e.Event, e.Reason)
+		}
 		if ev, err := hwcounter.ParseEvent(e.Event); err == nil {
 			gone[ev.Name] = true
 		}
+	}
+	if runtime.GOOS != "linux" && len(missing) > 0 {
+		// Every event is missing for the same reason: one line says it.
+		fmt.Fprintf(os.Stderr, "hmbtrace: warning: HMB_METRICS=%s: perf events need Linux (this is %s); recording without them\n",
+			strings.Join(cfg.Metrics, ","), runtime.GOOS)
 	}
 	for _, e := range events {
 		if !gone[e.Name] {
@@ -94,7 +100,7 @@ func (l *Location) attachCounters() {
 		return
 	}
 	n := len(m.metricEvents)
-	l.src, l.nmet, l.mdepth, l.tid = src, n, m.metricsDepth, unix.Gettid()
+	l.src, l.nmet, l.mdepth, l.tid = src, n, m.metricsDepth, osThreadID()
 	l.mvals = make([]uint64, n)
 	l.mstart = make([]uint64, len(l.stack)*n)
 	l.mchild = make([]uint64, len(l.stack)*n)
@@ -106,7 +112,7 @@ func (l *Location) attachCounters() {
 func (l *Location) onItsThread() bool {
 	tid := l.tid
 	l.tid = 0
-	if unix.Gettid() == tid {
+	if osThreadID() == tid {
 		return true
 	}
 	l.countersGone = "recorded on another OS thread than the one that called Measurement.Location; call it from the recording goroutine"

@@ -1,3 +1,5 @@
+//go:build linux
+
 package measure
 
 import (
@@ -12,20 +14,6 @@ import (
 	"github.com/hmbtrace/hmbtrace/tracefile"
 	"golang.org/x/sys/unix"
 )
-
-// withReplay makes new locations read scripted counter values.
-func withReplay(t *testing.T, samples ...[]uint64) {
-	t.Helper()
-	old := openCounters
-	t.Cleanup(func() { openCounters = old })
-	openCounters = func(events []hwcounter.Event) (hwcounter.Source, error) {
-		var ss []hwcounter.ReplaySample
-		for _, v := range samples {
-			ss = append(ss, hwcounter.ReplaySample{Values: v})
-		}
-		return hwcounter.NewReplay(events, ss)
-	}
-}
 
 // TestCounterRoundTrip checks that the values the probes read come back
 // exactly from the file, in the metric records after their enters and
@@ -238,12 +226,6 @@ func TestSoftwareCountersArePlausible(t *testing.T) {
 	if cs := counters(t, f, "sleep")["context-switches"]; cs < 1 {
 		t.Errorf("a region that sleeps shows %d context switches", cs)
 	}
-}
-
-func threadCPU() time.Duration {
-	var ts unix.Timespec
-	unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &ts)
-	return time.Duration(ts.Nano())
 }
 
 // On a machine without a PMU, hardware events are recorded without and

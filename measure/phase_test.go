@@ -87,6 +87,7 @@ func TestPhaseSamplesMergePairwise(t *testing.T) {
 }
 
 func TestPhaseFromEnvironmentAndCounters(t *testing.T) {
+	needCounters(t)
 	withReplay(t, []uint64{0}, []uint64{7}, []uint64{10}, []uint64{30})
 	m := startTest(t, Config{Phase: "iteration", Metrics: []string{"page-faults"}})
 	it := m.Region("iteration")

@@ -20,8 +20,15 @@ import (
 // Close removes the mapping once the trace file is written; after any
 // other end of the process `hmbtrace recover` reads it.
 
-// openMapping makes the mapping for a buffer of cfg's sizes.
+// openMapping makes the mapping for a buffer of cfg's sizes. Off Linux
+// there is none: it says so once on stderr and returns nil, and the buffer
+// lives in the heap, so a job script that sets HMB_SURVIVE=1 still traces
+// on a laptop.
 func openMapping(cfg *Config) (*survive.Mapping, error) {
+	if !survive.Supported {
+		fmt.Fprintf(os.Stderr, "hmbtrace: warning: HMB_SURVIVE=1: the surviving mapping needs Linux (this is %s); the trace is written at Close only\n", runtime.GOOS)
+		return nil, nil
+	}
 	dir := cfg.SurviveDir
 	if dir == "" {
 		dir = survive.DefaultDir

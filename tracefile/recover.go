@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"os"
 	"slices"
-	"syscall"
 
 	"github.com/hmbtrace/hmbtrace/encode"
 	"github.com/hmbtrace/hmbtrace/internal/survive"
@@ -104,11 +103,11 @@ func Recover(path string, force bool) (*Recovery, error) {
 	// stays untouched. The bins' bytes are copied out before they are
 	// decoded, so that a live process's stores (force) cannot change
 	// them between the two.
-	b, err := syscall.Mmap(int(f.Fd()), 0, int(st.Size()), syscall.PROT_READ, syscall.MAP_SHARED)
+	b, release, err := mapFile(f, int(st.Size()))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", path, err)
 	}
-	defer syscall.Munmap(b)
+	defer release()
 	r, err := recoverMapping(b, force, true)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)

@@ -33,6 +33,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"strings"
 	"syscall"
@@ -137,6 +138,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "hmbtrace-instrument: %v\n", err)
 		return 2
+	}
+	if runtime.GOOS != "linux" {
+		// It builds everywhere, but what it links (libhmbtrace, the cgo
+		// shim) and its GCC plugin are built on Linux only.
+		fmt.Fprintf(stderr, "hmbtrace-instrument: libhmbtrace, which it links into the program, needs Linux (this is %s)\n", runtime.GOOS)
+		return 1
 	}
 	argv, notes, err := plan(opts, rest, newEnv())
 	for _, n := range notes {

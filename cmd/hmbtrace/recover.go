@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 
 	"github.com/hmbtrace/hmbtrace/internal/survive"
@@ -92,6 +93,11 @@ type mappingPath struct {
 // mappingPaths expands the arguments: a directory stands for the mapping
 // files in it; no argument for those in HMB_SURVIVE_DIR or /dev/shm.
 func mappingPaths(args []string) ([]mappingPath, error) {
+	if len(args) == 0 && !survive.Supported && os.Getenv("HMB_SURVIVE_DIR") == "" {
+		// Processes leave mappings on Linux only; here a mapping was
+		// copied from there, and no default place holds it.
+		return nil, fmt.Errorf("name the mapping files or their directory: processes leave them on Linux, in %s (this is %s)", survive.DefaultDir, runtime.GOOS)
+	}
 	if len(args) == 0 {
 		dir := os.Getenv("HMB_SURVIVE_DIR")
 		if dir == "" {

@@ -2,6 +2,11 @@
 // lets the process die of that signal, as it would have without the
 // handler: how a measurement writes its trace when a run is interrupted,
 // for Go programs (measure) and C programs (cshim) alike.
+//
+// It works wherever Go's os/signal does. What differs by system is how a
+// signal's disposition is read (disposition_linux.go asks the kernel, which
+// a C program needs; elsewhere the Go runtime's view serves) and how the
+// process then dies of it (raise_unix.go, raise_windows.go).
 package fatalsignal
 
 import (
@@ -9,7 +14,6 @@ import (
 	"os/signal"
 	"syscall"
 	"time"
-	"unsafe"
 )
 
 // Handler is an installed handler.
@@ -46,7 +50,7 @@ func Handle(action func()) *Handler {
 		action()
 		signal.Reset(sig)
 		s := sig.(syscall.Signal)
-		syscall.Kill(os.Getpid(), s)
+		raise(s)
 		// The default action ends the process; should the signal be
 		// blocked, exit with the status a shell gives to its death.
 		time.Sleep(time.Second)
@@ -64,17 +68,4 @@ func (h *Handler) Stop() {
 	signal.Stop(h.ch)
 	close(h.ch)
 	h.ch = nil
-}
-
-// Ignored reports whether the process ignores sig now. It asks the kernel,
-// not the Go runtime, whose view of a C program's dispositions dates from
-// when the library was loaded.
-func Ignored(sig syscall.Signal) bool {
-	// The kernel's struct sigaction begins with the handler; the rest is
-	// room for the flags, the restorer and the mask.
-	var old [4]uintptr
-	const sigIgn = 1
-	_, _, errno := syscall.RawSyscall6(syscall.SYS_RT_SIGACTION, uintptr(sig), 0,
-		uintptr(unsafe.Pointer(&old[0])), 8, 0, 0)
-	return errno == 0 && old[0] == sigIgn
 }

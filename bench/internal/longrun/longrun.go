@@ -14,9 +14,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hmbtrace/hmbtrace/bench/internal/cputime"
 	"github.com/hmbtrace/hmbtrace/measure"
 	"github.com/hmbtrace/hmbtrace/tracefile"
-	"golang.org/x/sys/unix"
 )
 
 // Options configure a run.
@@ -131,13 +131,7 @@ func (d *driver) now() uint64 {
 // machine the wall time of a block counts the time the thread waited for a
 // CPU, which made the probe look five times dearer after the reductions
 // than before on a loaded run and says nothing about the probe.
-func threadCPU() int64 {
-	var ts unix.Timespec
-	if err := unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &ts); err != nil {
-		return 0
-	}
-	return ts.Nano()
-}
+func threadCPU() int64 { return cputime.Thread() }
 
 // calibrate times the driver alone: the same call tree recorded into a nil
 // location, whose probes return at once.
