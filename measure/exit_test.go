@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hmbtrace/hmbtrace/encode"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
@@ -149,32 +150,24 @@ func TestFatalWritesTrace(t *testing.T) {
 	checkExitTrace(t, filepath.Join(dir, "exit.0.hmb"))
 }
 
-// os.Exit skips the deferred Close: no trace, as the docs say, unless the
-// buffer survives the process (Config.Survive), and then recover makes it.
-func TestOSExitLosesTraceUnlessSurvive(t *testing.T) {
-	code, stderr, dir := runExitChild(t, "os.Exit")
-	if code != 3 {
-		t.Fatalf("exit status %d, want 3\n%s", code, stderr)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "exit.0.hmb")); !errors.Is(err, os.ErrNotExist) {
-		t.Fatalf("a trace after os.Exit without Exit: %v; the docs say there is none", err)
-	}
-
-	code, stderr, dir = runExitChild(t, "os.Exit survive")
-	if code != 3 {
-		t.Fatalf("exit status %d, want 3\n%s", code, stderr)
-	}
-	r, err := tracefile.Recover(mappingOf(t, dir), false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pl, err := r.Write(filepath.Join(dir, "exit.0.hmb"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := checkCrashTrace(t, pl.Path)
-	if n := f.Locations[0].Kept(); n < 2001 {
-		t.Errorf("recovered %d events, want main's enter and 1000 calls of work", n)
+// checkNested checks that the enters and leaves of a location nest: each
+// leave leaves the innermost open region, at its depth.
+func checkNested(t *testing.T, evs []recEvent) {
+	t.Helper()
+	var stack []recEvent
+	for i, e := range evs {
+		switch e.kind {
+		case encode.KindEnter:
+			if e.depth != len(stack)+1 && len(stack) > 0 && e.depth <= stack[len(stack)-1].depth {
+				t.Fatalf("event %d: enter at depth %d inside depth %d", i, e.depth, stack[len(stack)-1].depth)
+			}
+			stack = append(stack, e)
+		case encode.KindLeave:
+			if len(stack) == 0 || stack[len(stack)-1].region != e.region || stack[len(stack)-1].depth != e.depth {
+				t.Fatalf("event %d: leave of %d at depth %d, open: %v", i, e.region, e.depth, stack)
+			}
+			stack = stack[:len(stack)-1]
+		}
 	}
 }
 

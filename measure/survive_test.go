@@ -16,7 +16,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hmbtrace/hmbtrace/encode"
 	"github.com/hmbtrace/hmbtrace/internal/survive"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
@@ -262,27 +261,6 @@ func TestSurviveKill(t *testing.T) {
 			t.Fatalf("round %d: the recovered file: %v", i, err)
 		}
 		g.Close()
-	}
-}
-
-// checkNested checks that the enters and leaves of a location nest: each
-// leave leaves the innermost open region, at its depth.
-func checkNested(t *testing.T, evs []recEvent) {
-	t.Helper()
-	var stack []recEvent
-	for i, e := range evs {
-		switch e.kind {
-		case encode.KindEnter:
-			if e.depth != len(stack)+1 && len(stack) > 0 && e.depth <= stack[len(stack)-1].depth {
-				t.Fatalf("event %d: enter at depth %d inside depth %d", i, e.depth, stack[len(stack)-1].depth)
-			}
-			stack = append(stack, e)
-		case encode.KindLeave:
-			if len(stack) == 0 || stack[len(stack)-1].region != e.region || stack[len(stack)-1].depth != e.depth {
-				t.Fatalf("event %d: leave of %d at depth %d, open: %v", i, e.region, e.depth, stack)
-			}
-			stack = stack[:len(stack)-1]
-		}
 	}
 }
 
