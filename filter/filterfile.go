@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 )
 
 // The keywords of a filter file. They are case-sensitive.
@@ -96,7 +97,7 @@ const MaxFileSize = 16 << 20
 // ParseFile reads and parses the filter file at path. It must be a regular
 // file or a pipe (a shell's <(...)) of at most MaxFileSize bytes.
 func ParseFile(path string) (*Filter, error) {
-	fh, err := os.Open(path)
+	fh, err := openFilterFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("filter file: %w", err)
 	}
@@ -123,6 +124,41 @@ func ParseFile(path string) (*Filter, error) {
 		return nil, fmt.Errorf("filter file %s: more than %d bytes, more than a filter file may have", path, MaxFileSize)
 	}
 	return Parse(path, bytes.NewReader(data))
+}
+
+// pipeWait bounds how long ParseFile waits for a pipe's writer: opening a
+// pipe blocks until one opens it, and a pipe nobody writes to would stop
+// the program at Start for ever.
+var pipeWait = 10 * time.Second
+
+// openFilterFile opens path, waiting at most pipeWait for the writer of a
+// pipe. A writer that comes later finds the pipe opened and closed.
+func openFilterFile(path string) (*os.File, error) {
+	if fi, err := os.Stat(path); err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
+		return os.Open(path)
+	}
+	type opened struct {
+		f   *os.File
+		err error
+	}
+	ch := make(chan opened, 1)
+	go func() {
+		f, err := os.Open(path)
+		ch <- opened{f, err}
+	}()
+	t := time.NewTimer(pipeWait)
+	defer t.Stop()
+	select {
+	case o := <-ch:
+		return o.f, o.err
+	case <-t.C:
+		go func() {
+			if o := <-ch; o.f != nil {
+				o.f.Close()
+			}
+		}()
+		return nil, fmt.Errorf("%s: a pipe that nobody writes to (waited %v)", path, pipeWait)
+	}
 }
 
 // Parse reads a filter file from r; name is used in error messages. Empty

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // TestParseFileRejectsDevicesAndHugeFiles checks that a path that is not a
@@ -65,5 +66,29 @@ func TestParseFileReadsAPipe(t *testing.T) {
 		if !c.ok && (err == nil || !strings.Contains(err.Error(), "more than")) {
 			t.Errorf("%s: ParseFile = %v, want an error for a pipe past the bound", c.name, err)
 		}
+	}
+}
+
+// TestParseFilePipeWithoutWriter: a pipe nobody opens for writing is an
+// error naming it after pipeWait, not a program stopped at Start for ever.
+func TestParseFilePipeWithoutWriter(t *testing.T) {
+	defer func(d time.Duration) { pipeWait = d }(pipeWait)
+	pipeWait = 50 * time.Millisecond
+	fifo := filepath.Join(t.TempDir(), "nobody")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip("mkfifo:", err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := ParseFile(fifo)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), fifo) || !strings.Contains(err.Error(), "nobody writes to") {
+			t.Errorf("ParseFile of a pipe without writer: %v", err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("ParseFile of a pipe without writer did not return in a minute")
 	}
 }

@@ -3,9 +3,11 @@ package measure
 import (
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -150,8 +152,13 @@ type Config struct {
 	CallPaths bool
 	// Listen serves the live view (package measure/live) at this address:
 	// "PORT" or ":PORT" binds the loopback interface, anything else must
-	// name the interface, e.g. "0.0.0.0:7070" (HMB_LISTEN).
+	// name the interface, e.g. "0.0.0.0:7070" (HMB_LISTEN). An interface
+	// other hosts reach needs ListenPublic.
 	Listen string
+	// ListenPublic allows Listen on an interface other hosts reach
+	// (HMB_LISTEN_PUBLIC=1). Every request must then carry the token the
+	// view prints at start: the view can change the measurement.
+	ListenPublic bool
 	// NoThrottle keeps every region measured however often it runs and
 	// however short it is (HMB_THROTTLE=0). Else a region visited at least
 	// ThrottleCalls times (0: DefaultThrottleCalls; HMB_THROTTLE_CALLS) with
@@ -293,16 +300,24 @@ func configFromLookup(lookup func(string) (string, bool), environ []string, warn
 // for those whose empty value means the default, not empty) replaces its
 // field; an unset one leaves the code's value.
 func (c Config) mergeEnv(lookup func(string) (string, bool), environ []string, warn io.Writer) (Config, error) {
-	for _, kv := range environ {
-		name, _, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(name, "HMB_") && lookupEnvVar(name) == nil {
-			msg := fmt.Sprintf("hmbtrace: warning: unknown variable %s ignored", name)
-			if s := closestVar(name); s != "" {
-				msg += fmt.Sprintf(" (did you mean %s?)", s)
-			}
-			fmt.Fprintln(warn, msg)
+	// Unknown variables are said once per run: by rank 0 as the
+	// launcher numbers it, or by each process where none does. An MPI
+	// job's ranks share one environment, so the others would say the same.
+	defer func() {
+		if c.Rank != 0 {
+			return
 		}
-	}
+		for _, kv := range environ {
+			name, _, _ := strings.Cut(kv, "=")
+			if strings.HasPrefix(name, "HMB_") && lookupEnvVar(name) == nil {
+				msg := fmt.Sprintf("hmbtrace: warning: unknown variable %s ignored", name)
+				if s := closestVar(name); s != "" {
+					msg += fmt.Sprintf(" (did you mean %s?)", s)
+				}
+				fmt.Fprintln(warn, msg)
+			}
+		}
+	}()
 	get := func(name string) (string, bool) {
 		v, ok := lookup(name)
 		return strings.TrimSpace(v), ok
@@ -311,6 +326,14 @@ func (c Config) mergeEnv(lookup func(string) (string, bool), environ []string, w
 		v, ok := get(ev.name)
 		if !ok && ev.name == "HMB_RANK" && c.Rank == 0 {
 			c.Rank = launcherRank(get, warn) // the rank the launcher gives, if neither HMB_RANK nor the code does
+		}
+		if ok && ev.set == nil && ev.check != nil {
+			if err := ev.check(v); err != nil {
+				if err == errWant {
+					err = nil
+				}
+				return c, &envError{name: ev.name, value: v, want: ev.takes, err: err}
+			}
 		}
 		if !ok || ev.set == nil {
 			continue
@@ -439,6 +462,13 @@ func editDistance(a, b string) int {
 }
 
 // validate checks the values a struct literal may have got wrong.
+// The bounds of settings whose memory grows with them: a phase sample
+// per slot and location, and ranks, which MPI numbers with an int.
+const (
+	maxPhaseSlots = 1 << 16
+	maxRank       = math.MaxInt32
+)
+
 func (c *Config) validate() error {
 	if c.BufferSize < 0 || c.BinSize < 0 {
 		return fmt.Errorf("hmbtrace: negative buffer or bin size")
@@ -471,8 +501,16 @@ func (c *Config) validate() error {
 	if _, err := filter.ParsePatternList(c.MetricsRegions); err != nil {
 		return fmt.Errorf("hmbtrace: metrics regions: %v", err)
 	}
-	if c.PhaseSlots < 0 || c.PhaseSlots == 1 {
-		return fmt.Errorf("hmbtrace: PhaseSlots %d: want 0 (the default) or 2 or more", c.PhaseSlots)
+	if c.PhaseSlots < 0 || c.PhaseSlots == 1 || c.PhaseSlots > maxPhaseSlots {
+		return fmt.Errorf("hmbtrace: PhaseSlots %d: want 0 (the default) or 2 to %d", c.PhaseSlots, maxPhaseSlots)
+	}
+	if c.Rank < 0 || c.Rank > maxRank {
+		return fmt.Errorf("hmbtrace: Rank %d: want 0 to %d", c.Rank, maxRank)
+	}
+	for i, cl := range c.ClassOrder {
+		if slices.Contains(c.ClassOrder[:i], cl) {
+			return fmt.Errorf("hmbtrace: ClassOrder: %v listed twice", cl)
+		}
 	}
 	if c.MetricsDepth < 0 {
 		return fmt.Errorf("hmbtrace: negative MetricsDepth %d", c.MetricsDepth)

@@ -59,6 +59,14 @@ func TestConfigFromEnvErrors(t *testing.T) {
 		{"HMB_RANK", "-2", `HMB_RANK="-2"`},
 		{"HMB_NAME", "a/b", `HMB_NAME="a/b"`},
 		{"HMB_ENCODING_OFF", "zip", `HMB_ENCODING_OFF="zip"`},
+		// Bounded: each of these was accepted, and some killed the program
+		// in a probe (a phase series of 10^14 slots).
+		{"HMB_CLASS_ORDER", "metric,metric", `HMB_CLASS_ORDER="metric,metric": want a list of message, metric, collective, least important first: metric listed twice`},
+		{"HMB_RANK", "99999999999", `HMB_RANK="99999999999": want a rank, 0 to 2147483647`},
+		{"HMB_PHASE_SLOTS", "100000000000000", `HMB_PHASE_SLOTS="100000000000000": want a number of samples, 2 to 65536`},
+		{"HMB_PHASE_SLOTS", "100000000", `HMB_PHASE_SLOTS="100000000"`},
+		{"HMB_OPENMP", "x", `HMB_OPENMP="x": want 1/0`},
+		{"HMB_C_PROBE", "fast", `HMB_C_PROBE="fast": want direct or staged`},
 	}
 	for _, c := range cases {
 		lookup, environ := envFrom(map[string]string{c.name: c.value})
@@ -86,6 +94,28 @@ func TestUnknownVariableWarns(t *testing.T) {
 	}
 }
 
+// TestUnknownVariableOnce: the ranks of a job share its environment, so
+// only rank 0 warns of a variable it does not know.
+func TestUnknownVariableOnce(t *testing.T) {
+	for _, c := range []struct {
+		vars map[string]string
+		warn bool
+	}{
+		{map[string]string{"HMB_ROOT": "/x", "OMPI_COMM_WORLD_RANK": "0"}, true},
+		{map[string]string{"HMB_ROOT": "/x", "OMPI_COMM_WORLD_RANK": "3"}, false},
+		{map[string]string{"HMB_ROOT": "/x", "HMB_RANK": "5"}, false},
+	} {
+		lookup, environ := envFrom(c.vars)
+		var warn bytes.Buffer
+		if _, err := configFromLookup(lookup, environ, &warn); err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(warn.String(), "unknown variable HMB_ROOT"); got != c.warn {
+			t.Errorf("%v: warned %v (%q), want %v", c.vars, got, warn.String(), c.warn)
+		}
+	}
+}
+
 func TestParseSize(t *testing.T) {
 	good := map[string]int{"0": 0, "4096": 4096, "8K": 8 << 10, "8k": 8 << 10, "8KB": 8 << 10, "8KiB": 8 << 10,
 		"64M": 64 << 20, "64mib": 64 << 20, "2G": 2 << 30, " 1M ": 1 << 20, "100B": 100}
@@ -109,6 +139,9 @@ func TestStartRejectsBadConfig(t *testing.T) {
 		{TimerShift: 99},
 		{Clock: "sundial"},
 		{Reduction: 42},
+		{PhaseSlots: 1 << 40},
+		{Rank: -1},
+		{ClassOrder: []buffer.Class{buffer.ClassMetric, buffer.ClassMetric}},
 	} {
 		c.Output = t.TempDir()
 		if m, err := Start(c); err == nil {
@@ -219,6 +252,9 @@ func TestEnvVarsTable(t *testing.T) {
 		}
 		if (v.set == nil) != strings.Contains(v.takes, "(read by ") {
 			t.Errorf("%s: set is nil: %v", v.name, v.set == nil)
+		}
+		if v.check != nil && v.set != nil {
+			t.Errorf("%s: both set and check", v.name)
 		}
 		typo := v.name[:len(v.name)-1] + "X"
 		if got := closestVar(typo); got != v.name {

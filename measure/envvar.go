@@ -3,6 +3,7 @@ package measure
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -29,6 +30,9 @@ type envVar struct {
 	// value that is simply not one of takes, or an error saying more.
 	// nil: the variable is read elsewhere (by the C library).
 	set func(c *Config, v string) error
+	// check validates the value of a variable read elsewhere, so that a
+	// bad one is an error at Start as for the others.
+	check func(v string) error
 }
 
 // errWant says that a value is not one of what its variable takes, with
@@ -103,11 +107,11 @@ var envVars = []envVar{
 		},
 	},
 	{
-		name: "HMB_RANK", def: "the launcher's, else 0", takes: "a rank, 0 or more",
+		name: "HMB_RANK", def: "the launcher's, else 0", takes: "a rank, 0 to 2147483647",
 		doc: "rank in a parallel run (file name); see below",
 		set: func(c *Config, v string) error {
 			n, err := strconv.Atoi(v)
-			if err != nil || n < 0 {
+			if err != nil || n < 0 || n > maxRank {
 				return errWant
 			}
 			c.Rank = n
@@ -145,6 +149,9 @@ var envVars = []envVar{
 				cl, err := buffer.ParseClass(strings.TrimSpace(name))
 				if err != nil {
 					return err
+				}
+				if slices.Contains(order, cl) {
+					return fmt.Errorf("%s listed twice", strings.TrimSpace(name))
 				}
 				order = append(order, cl)
 			}
@@ -191,7 +198,7 @@ var envVars = []envVar{
 	},
 	{
 		name: "HMB_METRICS", def: "none", takes: "a list of perf events such as cycles,instructions,page-faults",
-		doc: "perf events read at enter and leave, as `perf list` names them: `cycles`, `instructions`, `cache-misses`, `task-clock`, `page-faults`, `context-switches`, raw `rNNNN`, ...",
+		doc: "perf events read at enter and leave by the Go probes (the C probes read none, and say so), as `perf list` names them: `cycles`, `instructions`, `cache-misses`, `task-clock`, `page-faults`, `context-switches`, raw `rNNNN`, ...",
 		set: nonEmpty(func(c *Config, v string) error {
 			events, err := hwcounter.ParseList(v)
 			if err != nil {
@@ -238,11 +245,11 @@ var envVars = []envVar{
 		set: nonEmpty(func(c *Config, v string) error { c.Phase = v; return nil }),
 	},
 	{
-		name: "HMB_PHASE_SLOTS", def: "512", takes: "an even number of samples, 2 or more",
+		name: "HMB_PHASE_SLOTS", def: "512", takes: "a number of samples, 2 to 65536",
 		doc: "samples of the phase profile kept per location before adjacent ones merge",
 		set: nonEmpty(func(c *Config, v string) error {
 			n, err := strconv.Atoi(v)
-			if err != nil || n < 2 {
+			if err != nil || n < 2 || n > maxPhaseSlots {
 				return errWant
 			}
 			c.PhaseSlots = n
@@ -264,6 +271,11 @@ var envVars = []envVar{
 			c.Listen = v
 			return nil
 		}),
+	},
+	{
+		name: "HMB_LISTEN_PUBLIC", def: "0", takes: "1/0, true/false, yes/no, on/off",
+		doc: "1: allow `HMB_LISTEN` on an interface other hosts reach; every request must then carry the token the view prints at start",
+		set: boolVar(func(c *Config, on bool) { c.ListenPublic = on }),
 	},
 	{
 		name: "HMB_TIMER_SHIFT", def: "auto", takes: "0 to 32 bits, or -1 for full resolution",
@@ -306,12 +318,22 @@ var envVars = []envVar{
 	{
 		name: "HMB_C_PROBE", def: "direct", takes: "direct or staged (read by the C library)",
 		doc: "C probes: `direct` (write events in place, in C) or `staged` (16-byte records replayed in Go)",
-		set: nil,
+		check: func(v string) error {
+			if v != "direct" && v != "staged" {
+				return errWant
+			}
+			return nil
+		},
 	},
 	{
-		name: "HMB_OPENMP", def: "1", takes: "0, off, false or no to turn it off (read by the C library)",
+		name: "HMB_OPENMP", def: "1", takes: "1/0, true/false, yes/no, on/off (read by the C library)",
 		doc: "the OpenMP adapter: the OMPT tool for LLVM's and Intel's runtimes and the libgomp wrappers for GCC's",
-		set: nil,
+		check: func(v string) error {
+			if _, err := parseBool(v); err != nil {
+				return errWant
+			}
+			return nil
+		},
 	},
 	{
 		name: "HMB_INSTRUMENT_FLAGS", def: "none", takes: "`hmbtrace-instrument` options (read by it, at build time)",

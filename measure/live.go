@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"net"
+	"os"
 	"sync"
 	"time"
 
@@ -24,6 +26,15 @@ func RegisterLive(start func(m *Measurement, addr string) (io.Closer, error)) {
 	liveMu.Unlock()
 }
 
+// loopback reports whether host is a loopback address or localhost.
+func loopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
 func (m *Measurement) startLive() error {
 	if m.cfg.Listen == "" {
 		return nil
@@ -37,6 +48,12 @@ func (m *Measurement) startLive() error {
 	addr, err := ListenAddress(m.cfg.Listen)
 	if err != nil {
 		return fmt.Errorf("hmbtrace: HMB_LISTEN=%s: %v", m.cfg.Listen, err)
+	}
+	if host, _, _ := net.SplitHostPort(addr); !loopback(host) {
+		if !m.cfg.ListenPublic {
+			return fmt.Errorf("hmbtrace: HMB_LISTEN=%s: serves other hosts than this one, and the view can change the measurement: set HMB_LISTEN_PUBLIC=1 to allow it (requests then need the token printed at start)", m.cfg.Listen)
+		}
+		fmt.Fprintf(os.Stderr, "hmbtrace: warning: HMB_LISTEN=%s serves other hosts (HMB_LISTEN_PUBLIC=1): requests need the token in the URL below\n", m.cfg.Listen)
 	}
 	srv, err := start(m, addr)
 	if err != nil {

@@ -266,3 +266,29 @@ func TestToken(t *testing.T) {
 		t.Errorf("token in the header: %d, want 200", code)
 	}
 }
+
+// TestPublicNeedsOptIn: a view other hosts reach is an error at Start
+// unless HMB_LISTEN_PUBLIC allows it; then it asks for its token.
+func TestPublicNeedsOptIn(t *testing.T) {
+	cfg := measure.Config{Output: t.TempDir(), Name: "public", Listen: "0.0.0.0:0", IgnoreEnv: true}
+	if m, err := measure.Start(cfg); err == nil || !strings.Contains(err.Error(), "HMB_LISTEN_PUBLIC=1") {
+		if m != nil {
+			m.Close()
+		}
+		t.Fatalf("Start on 0.0.0.0 without the opt-in: %v", err)
+	}
+	cfg.ListenPublic = true
+	m, err := measure.Start(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Close()
+	srv, url, err := Listen(m, "0.0.0.0:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	if !strings.Contains(url, "?token=") {
+		t.Errorf("URL of a public view %q has no token", url)
+	}
+}
