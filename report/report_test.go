@@ -305,11 +305,17 @@ func TestWriteErrors(t *testing.T) {
 	if err := Write(&bytes.Buffer{}, nil, Options{}); err == nil {
 		t.Errorf("no files: no error")
 	}
-	// A bin whose records do not decode: the error names the file. It
-	// claims no more records than the statistics keep, which Open checks.
+	// A bin whose records do not decode: the error names the file. Its
+	// location's statistics keep just that bin, which Open checks.
 	good := fixtures(t)[0]
 	path := filepath.Join(t.TempDir(), "bad.hmb")
-	err := tracefile.WriteFile(path, &good.Trace, func(put func(tracefile.Bin) error) error {
+	tr := good.Trace
+	tr.Locations = append([]tracefile.Location(nil), tr.Locations...)
+	for i := range tr.Locations {
+		tr.Locations[i].Levels = nil
+	}
+	tr.Locations[0].Levels = []tracefile.LevelStats{{Depth: 1, Class: tracefile.ClassRegion, Written: 1}}
+	err := tracefile.WriteFile(path, &tr, func(put func(tracefile.Bin) error) error {
 		return put(tracefile.Bin{Location: good.Locations[0].ID, Depth: 1, Class: tracefile.ClassRegion, Records: 1, Data: []byte{0xff, 0xff, 0xff, 0xff}})
 	})
 	if err != nil {

@@ -174,6 +174,7 @@ func Read(r io.ReaderAt, size int64) (*File, error) {
 	order := []byte{secHeader, secRegions, secLocations, secReductions}
 	seen := 0
 	levelIdx := map[[3]uint64]*levelRef{}
+	sections := map[byte]bool{} // the sections seen that come once
 	for {
 		at := s.off
 		kb := []byte{0}
@@ -195,6 +196,10 @@ func Read(r io.ReaderAt, size int64) (*File, error) {
 			}
 			seen++
 		}
+		if once[kind] && sections[kind] {
+			return nil, s.fail(at, "a second %s section", sectionName(kind))
+		}
+		sections[kind] = true
 		switch kind {
 		case secEnd:
 			if length != 4 {
@@ -213,6 +218,9 @@ func Read(r io.ReaderAt, size int64) (*File, error) {
 			}
 			if seen < len(order) {
 				return nil, s.fail(at, "END before %s", sectionName(order[seen]))
+			}
+			if err := f.checkLevelsComplete(levelIdx); err != nil {
+				return nil, s.fail(at, "%v", err)
 			}
 			return f, nil
 		case secBin:
@@ -290,6 +298,35 @@ func Read(r io.ReaderAt, size int64) (*File, error) {
 			}
 		}
 	}
+}
+
+// once are the sections a file has at most one of.
+var once = map[byte]bool{secHeader: true, secRegions: true, secLocations: true, secReductions: true,
+	secParadigms: true, secThrottled: true, secComms: true, secRma: true, secAnnotations: true}
+
+// checkLevelsComplete checks that every level's bins hold what the
+// location's statistics say the file keeps of it: a bin removed from the
+// file (and the checksum made anew) would otherwise read as a run that
+// kept everything. Bins beyond the statistics are refused as they come.
+func (f *File) checkLevelsComplete(idx map[[3]uint64]*levelRef) error {
+	for _, l := range f.Locations {
+		if l.Windowed {
+			continue // keep-last: the statistics count what the window left as it ran
+		}
+		for _, st := range l.Levels {
+			want := st.Kept()
+			var got, slack uint64
+			if lv := idx[[3]uint64{uint64(l.ID), uint64(st.Depth), uint64(st.Class)}]; lv != nil {
+				got, slack = lv.records, lv.slack
+			} else if l.Interrupted {
+				slack = maxRecordsPerEvent
+			}
+			if got+slack < want {
+				return fmt.Errorf("location %d depth %d class %v: its statistics keep %d records, its bins hold %d (a bin missing?)", l.ID, st.Depth, st.Class, want, got)
+			}
+		}
+	}
+	return nil
 }
 
 // maxRecordsPerEvent bounds the records one event takes (an MPI event with

@@ -237,6 +237,17 @@ func TestInconsistentStreams(t *testing.T) {
 	// buffer makes: see TestKeptBelowRemoved.)
 	bins[0].Depth = 3
 	data := encodeTrace(t, tr, bins)
+	// Its statistics no longer match the bins' levels, which Read sees;
+	// with the statistics moved too, the events do not nest.
+	if _, err := Read(bytes.NewReader(data), int64(len(data))); err == nil || !strings.Contains(err.Error(), "a bin missing") {
+		t.Fatalf("Read: error %v, want the level's bins missing", err)
+	}
+	for i := range tr.Locations[0].Levels {
+		if st := &tr.Locations[0].Levels[i]; st.Depth == 1 && st.Class == ClassRegion {
+			st.Depth = 3
+		}
+	}
+	data = encodeTrace(t, tr, bins)
 	f, err := Read(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
 		t.Fatal(err)
@@ -244,6 +255,32 @@ func TestInconsistentStreams(t *testing.T) {
 	_, err = readAll(t, f, 0)
 	if err == nil || !strings.Contains(err.Error(), "do not nest") {
 		t.Fatalf("error %v", err)
+	}
+}
+
+// A bin removed from a file whose checksum was made anew, or a section
+// that comes once given twice, is refused at Read: a trace missing a bin
+// would read as a run that kept everything.
+func TestMissingBinAndSecondSection(t *testing.T) {
+	tr, bins := sample(t)
+	data := encodeTrace(t, tr, bins[1:])
+	if _, err := Read(bytes.NewReader(data), int64(len(data))); err == nil || !strings.Contains(err.Error(), "a bin missing") {
+		t.Errorf("a bin removed: error %v", err)
+	}
+	var buf bytes.Buffer
+	w, err := NewWriter(&buf, tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.section(secReductions, encodeReductions(tr.Reductions))
+	for _, b := range bins {
+		w.Bin(b)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Read(bytes.NewReader(buf.Bytes()), int64(buf.Len())); err == nil || !strings.Contains(err.Error(), "a second REDUCTIONS section") {
+		t.Errorf("a second REDUCTIONS section: error %v", err)
 	}
 }
 
