@@ -20,17 +20,24 @@ var running struct {
 	ms []*Measurement
 }
 
-// addRunning records that m runs until it is closed.
+// addRunning records that m runs until it is closed: it is Current.
 func addRunning(m *Measurement) {
 	running.mu.Lock()
 	running.ms = append(running.ms, m)
+	current.Store(m)
 	running.mu.Unlock()
 }
 
-// removeRunning records that m is closing.
+// removeRunning records that m is closing: Current is the newest of those
+// still running, or nil.
 func removeRunning(m *Measurement) {
 	running.mu.Lock()
 	running.ms = slices.DeleteFunc(running.ms, func(x *Measurement) bool { return x == m })
+	var last *Measurement
+	if n := len(running.ms); n > 0 {
+		last = running.ms[n-1]
+	}
+	current.Store(last)
 	running.mu.Unlock()
 }
 

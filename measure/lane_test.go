@@ -358,10 +358,13 @@ func TestCurrentAndContext(t *testing.T) {
 	StartRegion(ctx, siteTask).End()
 	StartRegion(context.Background(), siteInner).End() // Current: m2
 	m2.Close()
-	if Current() != nil {
-		t.Error("Current is not nil after the running measurement closed")
+	if Current() != m1 {
+		t.Error("Current is not the measurement still running after the newest closed")
 	}
 	m1.Close()
+	if Current() != nil {
+		t.Error("Current is not nil after every measurement closed")
+	}
 	for _, c := range []struct {
 		m    *Measurement
 		want uint64

@@ -108,7 +108,7 @@ func Start(cfg Config) (*Measurement, error) {
 	cfg = cfg.withDefaults()
 	m := &Measurement{cfg: cfg, byName: map[string]Region{}, wall: time.Now(), serial: nextSerial()}
 	if cfg.Disabled || !ProbesCompiledIn {
-		current.Store(m)
+		addRunning(m) // Current: StartRegion records nothing rather than into another
 		return m, nil
 	}
 	if err := checkBufferSize(cfg.BufferSize); err != nil {
@@ -178,8 +178,7 @@ func Start(cfg Config) (*Measurement, error) {
 	if cfg.GoRuntime {
 		m.startGoRuntime()
 	}
-	current.Store(m)
-	addRunning(m) // for Exit
+	addRunning(m) // Current, and for Exit
 	return m, nil
 }
 
@@ -487,7 +486,7 @@ func (m *Measurement) StartTicks() uint64 { return m.start.Ticks }
 // A program that panics still writes its trace if it deferred Close; with
 // Config.Signals (HMB_SIGNALS=1), SIGINT and SIGTERM write it too.
 func (m *Measurement) Close() error {
-	m.notCurrent()
+	removeRunning(m)
 	if !m.Enabled() {
 		return nil
 	}
@@ -502,7 +501,7 @@ func (m *Measurement) Close() error {
 // from; they are left at Close's time, as by Close, but are no usage
 // error.
 func (m *Measurement) CloseAtExit() error {
-	m.notCurrent()
+	removeRunning(m)
 	if !m.Enabled() {
 		return nil
 	}

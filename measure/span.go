@@ -8,7 +8,7 @@ import (
 )
 
 // current is the running measurement: the one Start made last and not yet
-// closed.
+// closed, the newest of running's (exit.go), which keeps it.
 var current atomic.Pointer[Measurement]
 
 // contexts is set by the first NewContext: until then StartRegion does not
@@ -19,18 +19,11 @@ var contexts atomic.Bool
 // contextKey is the key of the measurement a context carries.
 type contextKey struct{}
 
-// Current returns the running measurement: the one Start returned last,
-// if it is not closed yet, else nil. StartRegion and Do record into it
+// Current returns the running measurement: the one Start returned last
+// among those not closed yet, else nil. StartRegion and Do record into it
 // unless their context carries another (NewContext).
 func Current() *Measurement {
 	return current.Load()
-}
-
-// notCurrent stops m from being the running measurement, at its Close.
-func (m *Measurement) notCurrent() {
-	if m != nil {
-		current.CompareAndSwap(m, nil)
-	}
 }
 
 // NewContext returns a copy of ctx that carries measurement m: StartRegion
