@@ -64,7 +64,9 @@ const laneTaskBit = 1 << 63
 // laneSlots is the size of the measurement's table from goroutine key to
 // lane. The table is a cache that the lane's own word validates: two
 // goroutines in one slot cost a scan of the lanes, never a wrong lane.
-const laneSlots = 1024
+const laneSlots = 1 << laneSlotBits
+
+const laneSlotBits = 10
 
 // laneState is the lane part of a Location.
 type laneState struct {
@@ -105,7 +107,10 @@ type laneSet struct {
 // laneSlot returns the table slot of goroutine key k: the key is the
 // address of a g (or an id shifted by 3), so its low bits say little.
 func laneSlot(k uintptr) uintptr {
-	return (uintptr(uint64(k>>3)*0x9e3779b97f4a7c15) >> 32) % laneSlots
+	// Fibonacci hashing of the low 32 bits: a multiply by an immediate and
+	// a shift. The g's low 3 bits are 0, which costs the product's 3 low
+	// bits, not its high ones.
+	return uintptr(uint32(k)*0x9e3779b9) >> (32 - laneSlotBits)
 }
 
 // reusable reports whether Done at depth 0 may give the lane to another

@@ -108,21 +108,24 @@ func StartRegion(ctx context.Context, s *Site) Span {
 		return startSlow(m, s, 0)
 	}
 	k := goroutine.Key()
-	b := s.bound.Load()
 	l := m.lanes.table[laneSlot(k)].Load()
+	b := s.bound.Load()
 	if l == nil || uint32(b>>32) != m.serial {
 		return startSlow(m, s, k)
 	}
-	end := (*Location).leaveAt
-	if l.lane.own.Load() != k|ownActive {
-		if m.gort != nil || !l.lane.own.CompareAndSwap(k, k|ownActive) {
-			return startSlow(m, s, k)
-		}
-		end = (*Location).endOutermost
-	}
+	// enterAt, not Enter: Enter's test of the throttled regions' cache
+	// saves a call for a Location's caller, and this is a call already (a
+	// throttled region's enter returns at its profile entry's flag).
 	r := Region(b)
-	l.Enter(r)
-	return Span{l: l, end: end, r: r}
+	if l.lane.own.Load() == k|ownActive {
+		l.enterAt(r, 0)
+		return Span{l: l, end: (*Location).leaveAt, r: r}
+	}
+	if m.gort == nil && l.lane.own.CompareAndSwap(k, k|ownActive) {
+		l.enterAt(r, 0)
+		return Span{l: l, end: (*Location).endOutermost, r: r}
+	}
+	return startSlow(m, s, k)
 }
 
 // carriedOr returns the measurement ctx carries, else m.
