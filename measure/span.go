@@ -65,7 +65,7 @@ func carried(ctx context.Context) *Measurement {
 
 // Span is a region open on the calling goroutine's lane, from StartRegion
 // until its End. The zero Span, which StartRegion returns when nothing is
-// measured, ends nothing.
+// measured, ends nothing; its Lane is nil.
 type Span struct {
 	l *Location
 	// end is what End calls: (*Location).leaveAt for a region nested in
@@ -133,7 +133,7 @@ func StartRegion(ctx context.Context, s *Site) Span {
 //go:noinline
 func carriedOr(ctx context.Context, m *Measurement) *Measurement {
 	if ctx != nil {
-		if c := carried(ctx); c != nil {
+		if c, _ := ctx.Value(contextKey{}).(*Measurement); c != nil {
 			return c
 		}
 	}
@@ -183,9 +183,11 @@ func (l *Location) endOutermost(r Region, t uint64) {
 // goroutine's lane becomes idle: still bound to it, free for another
 // goroutine to take.
 func (s Span) End() {
-	// leaveAt, not Leave: Leave's test of the throttled regions' cache
-	// saves a call for a Location's caller, and End is a call already (a
-	// throttled region's leave returns at its profile entry's flag).
+	// Inlined into the defer's wrapper, which calls s.end: leaveAt, not
+	// Leave, for a nested region (Leave's test of the throttled regions'
+	// cache saves a call for a Location's caller, and this is a call
+	// already; a throttled region's leave returns at its profile entry's
+	// flag).
 	if s.end != nil {
 		s.end(s.l, s.r, 0)
 	}
