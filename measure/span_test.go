@@ -83,12 +83,12 @@ func TestStartRegionFilteredOutermost(t *testing.T) {
 	}
 	m := startTest(t, Config{Output: dir, FilterFile: path})
 	skipped, kept := NewRegion("skipped"), NewRegion("kept")
-	outer := StartRegion(nil, skipped)
+	outer := StartRegion(context.Background(), skipped)
 	l := outer.Lane()
 	if l == nil || !laneActive(l) || l.depth != 0 {
 		t.Fatalf("filtered outermost span: lane %p, depth %d", l, l.depth)
 	}
-	inner := StartRegion(nil, kept)
+	inner := StartRegion(context.Background(), kept)
 	if inner.Lane() != l || l.depth != 1 {
 		t.Fatalf("nested span on lane %p at depth %d, want %p at 1", inner.Lane(), l.depth, l)
 	}
