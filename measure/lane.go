@@ -64,9 +64,10 @@ const laneTaskBit = 1 << 63
 // laneSlots is the size of the measurement's table from goroutine key to
 // lane. The table is a cache that the lane's own word validates: two
 // goroutines in one slot cost a scan of the lanes, never a wrong lane.
-const laneSlots = 1 << laneSlotBits
-
-const laneSlotBits = 10
+const (
+	laneSlotBits = 10
+	laneSlots    = 1 << laneSlotBits
+)
 
 // laneState is the lane part of a Location.
 type laneState struct {
