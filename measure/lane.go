@@ -64,7 +64,10 @@ const laneTaskBit = 1 << 63
 // laneSlots is the size of the measurement's table from goroutine key to
 // lane. The table is a cache that the lane's own word validates: two
 // goroutines in one slot cost a scan of the lanes, never a wrong lane.
-const laneSlots = 1024
+const (
+	laneSlotBits = 10
+	laneSlots    = 1 << laneSlotBits
+)
 
 // laneState is the lane part of a Location.
 type laneState struct {
@@ -105,7 +108,10 @@ type laneSet struct {
 // laneSlot returns the table slot of goroutine key k: the key is the
 // address of a g (or an id shifted by 3), so its low bits say little.
 func laneSlot(k uintptr) uintptr {
-	return (uintptr(uint64(k>>3)*0x9e3779b97f4a7c15) >> 32) % laneSlots
+	// Fibonacci hashing of the low 32 bits: a multiply by an immediate and
+	// a shift. The g's low 3 bits are 0, which costs the product's 3 low
+	// bits, not its high ones.
+	return uintptr(uint32(k)*0x9e3779b9) >> (32 - laneSlotBits)
 }
 
 // reusable reports whether Done at depth 0 may give the lane to another
@@ -193,23 +199,28 @@ func (l *Location) endTask(t uint64, read bool) {
 	l.lane.task = 0
 }
 
-// holdLane returns the lane goroutine k records into, for a StartRegion
-// that found none active for it in its table slot (hint, from that slot,
-// may be nil or another goroutine's): its own idle lane, taken back, or one
-// it acquires. On a disabled or closed measurement it returns nil.
+// holdLane returns the lane goroutine k records into, for a caller that
+// found none active for it in its table slot (hint, from that slot, may be
+// nil or another goroutine's): its own idle lane, taken back, or one it
+// acquires; activated is false when the lane was active for k already
+// (the slot held another goroutine's lane), so that the caller's region is
+// not the outermost. On a disabled or closed measurement it returns nil.
 //
 //go:noinline
-func (m *Measurement) holdLane(k uintptr, slot *atomic.Pointer[Location], hint *Location) *Location {
+func (m *Measurement) holdLane(k uintptr, slot *atomic.Pointer[Location], hint *Location) (l *Location, activated bool) {
 	if hint != nil && hint.lane.own.CompareAndSwap(k, k|ownActive) {
-		return hint // its own, idle since its last outermost region ended
+		return hint, true // its own, idle since its last outermost region ended
 	}
 	l, prev := m.lanes.find(k)
 	if l == nil {
 		if l, prev = m.lanes.acquire(m, k); l == nil {
-			return nil
+			return nil, false
 		}
 	}
 	slot.Store(l)
+	if prev == k|ownActive {
+		return l, false
+	}
 	if prev != k && (prev != 0 || !l.lane.byKey) {
 		// Taken from another goroutine, or from the free list: the
 		// previous holder's task ended at its last event there.
@@ -219,13 +230,14 @@ func (m *Measurement) holdLane(k uintptr, slot *atomic.Pointer[Location], hint *
 	if prev != k {
 		l.beginTask(0, true)
 	}
-	return l
+	return l, true
 }
 
 // acquire finds goroutine k a lane and marks it active for k: its own
 // (bound, perhaps under another table slot), a free one, an idle one
 // stolen from another goroutine, or a new one. prev is the key of the
-// goroutine that held it, 0 if none. The scan is under the mutex so that
+// goroutine that held it, 0 if none, k|ownActive if it was active for k
+// already. The scan is under the mutex so that
 // two acquirers do not both make a lane when one would do.
 func (s *laneSet) acquire(m *Measurement, k uintptr) (l *Location, prev uintptr) {
 	s.mu.Lock()
@@ -270,7 +282,7 @@ func scanLanes(lanes []*Location, k uintptr, cursor *atomic.Uint32) (l *Location
 	for _, c := range lanes {
 		switch v := c.lane.own.Load(); v {
 		case k | ownActive:
-			return c, k // active for k already: a nested region after a slot was overwritten
+			return c, v // active for k already: a nested region after a slot was overwritten
 		case k:
 			if c.lane.own.CompareAndSwap(k, k|ownActive) {
 				return c, k
@@ -303,7 +315,7 @@ func (s *laneSet) findLocked(k uintptr) (l *Location, prev uintptr) {
 	for _, c := range s.byKey {
 		switch v := c.lane.own.Load(); v {
 		case k | ownActive:
-			return c, k // active for k already: a nested region after a slot was overwritten
+			return c, v // active for k already: a nested region after a slot was overwritten
 		case k:
 			if c.lane.own.CompareAndSwap(k, k|ownActive) {
 				return c, k

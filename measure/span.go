@@ -58,10 +58,16 @@ func carried(ctx context.Context) *Measurement {
 
 // Span is a region open on the calling goroutine's lane, from StartRegion
 // until its End. The zero Span, which StartRegion returns when nothing is
-// measured, ends nothing.
+// measured, ends nothing; its Lane is nil.
 type Span struct {
 	l *Location
-	r Region
+	// end is what End calls: (*Location).leaveAt for a region nested in
+	// another of the goroutine's, endOutermost for the region that made
+	// the lane active. Carried rather than found at End, so that End
+	// inlines into the defer's wrapper and a nested region's End is one
+	// call, as a Leave is.
+	end func(l *Location, r Region, t uint64)
+	r   Region
 }
 
 // StartRegion enters region s on the calling goroutine's lane and returns
@@ -82,56 +88,101 @@ type Span struct {
 // outermost Span would write into a lane that may be another goroutine's
 // by then.
 func StartRegion(ctx context.Context, s *Site) Span {
-	// FromContext and Site.regionIn, written out: neither inlines.
-	var m *Measurement
-	if contexts.Load() && ctx != nil {
-		m = carried(ctx)
+	// The common cases in this frame: a region nested in one the goroutine
+	// has open (its lane is active for it, in its table slot), or its
+	// outermost, taking its idle lane back; of a site bound to the
+	// measurement. Everything else is startSlow's, so that little lives
+	// across the calls of Key and enterAt (BenchmarkSpan).
+	m := current.Load()
+	if contexts.Load() {
+		m = carriedOr(ctx, m)
 	}
-	if m == nil {
-		m = current.Load()
+	if m == nil || s == nil {
+		return startSlow(m, s, 0)
 	}
+	k := goroutine.Key()
+	l := m.lanes.table[laneSlot(k)].Load()
+	b := s.bound.Load()
+	if l == nil || uint32(b>>32) != m.serial {
+		return startSlow(m, s, k)
+	}
+	// enterAt, not Enter: Enter's test of the throttled regions' cache
+	// saves a call for a Location's caller, and this is a call already (a
+	// throttled region's enter returns at its profile entry's flag).
+	r := Region(b)
+	if l.lane.own.Load() == k|ownActive {
+		l.enterAt(r, 0)
+		return Span{l: l, end: (*Location).leaveAt, r: r}
+	}
+	if m.gort == nil && l.lane.own.CompareAndSwap(k, k|ownActive) {
+		l.enterAt(r, 0)
+		return Span{l: l, end: (*Location).endOutermost, r: r}
+	}
+	return startSlow(m, s, k)
+}
+
+// carriedOr returns the measurement ctx carries, else m.
+//
+//go:noinline
+func carriedOr(ctx context.Context, m *Measurement) *Measurement {
+	if ctx != nil {
+		if c, _ := ctx.Value(contextKey{}).(*Measurement); c != nil {
+			return c
+		}
+	}
+	return m
+}
+
+// startSlow is StartRegion for all but its common cases: no measurement,
+// a disabled one, a nil site, a site not bound to m yet, a goroutine with
+// no lane in its table slot, or whose runtime events are traced. k is the
+// goroutine's key, 0 if not read yet.
+//
+//go:noinline
+func startSlow(m *Measurement, s *Site, k uintptr) Span {
 	if m == nil || m.pool == nil {
 		return Span{}
 	}
 	var r Region
 	if s != nil {
-		if b := s.bound.Load(); uint32(b>>32) == m.serial {
-			r = Region(b)
-		} else {
-			r = s.bind(m)
-		}
+		r = s.regionIn(m)
 	}
-	k := goroutine.Key()
-	slot := &m.lanes.table[laneSlot(k)]
-	l := slot.Load()
-	if l == nil || l.lane.own.Load() != k|ownActive {
-		// Not active for the goroutine: its own idle lane is taken back
-		// with one compare-and-swap, anything else is holdLane's.
-		if l == nil || !l.lane.own.CompareAndSwap(k, k|ownActive) {
-			if l = m.holdLane(k, slot, l); l == nil {
-				return Span{}
-			}
-		}
-		if m.gort != nil {
-			m.goRuntimeHold(l)
-		}
+	if k == 0 {
+		k = goroutine.Key()
+	}
+	l, activated := m.goroutineLane(k)
+	if l == nil {
+		return Span{}
 	}
 	l.Enter(r)
-	return Span{l: l, r: r}
+	if activated {
+		return Span{l: l, end: (*Location).endOutermost, r: r}
+	}
+	return Span{l: l, end: (*Location).leaveAt, r: r}
+}
+
+// endOutermost leaves the region that made goroutine lane l active, and
+// makes the lane idle if that closed its last region: still bound to the
+// goroutine, free for another goroutine to take. (Regions left open inside
+// it, by a Span never ended, keep the lane active: the goroutine's.)
+func (l *Location) endOutermost(r Region, t uint64) {
+	l.leaveAt(r, t)
+	if l.depth == 0 {
+		l.idle()
+	}
 }
 
 // End leaves the span's region. When it was the goroutine's outermost, the
 // goroutine's lane becomes idle: still bound to it, free for another
 // goroutine to take.
 func (s Span) End() {
-	// leaveAt, not Leave: Leave's test of the throttled regions' cache
-	// saves a call for a Location's caller, and End is a call already (a
-	// throttled region's leave returns at its profile entry's flag).
-	if l := s.l; l != nil {
-		l.leaveAt(s.r, 0)
-		if l.depth == 0 {
-			l.idle()
-		}
+	// Inlined into the defer's wrapper, which calls s.end: leaveAt, not
+	// Leave, for a nested region (Leave's test of the throttled regions'
+	// cache saves a call for a Location's caller, and this is a call
+	// already; a throttled region's leave returns at its profile entry's
+	// flag).
+	if s.end != nil {
+		s.end(s.l, s.r, 0)
 	}
 }
 

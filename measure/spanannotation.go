@@ -68,7 +68,7 @@ func Instant(ctx context.Context, name string) {
 	if m == nil || m.pool == nil {
 		return
 	}
-	l, activated := m.goroutineLane()
+	l, activated := m.goroutineLane(goroutine.Key())
 	if l == nil {
 		return
 	}
@@ -78,19 +78,19 @@ func Instant(ctx context.Context, name string) {
 	}
 }
 
-// goroutineLane returns the lane of the calling goroutine in m, active for
-// it, as StartRegion finds it; activated says it was idle or newly taken,
-// so that a caller that opens no region idles it again.
-func (m *Measurement) goroutineLane() (l *Location, activated bool) {
-	k := goroutine.Key()
+// goroutineLane returns the lane of the calling goroutine, of key k, in m,
+// active for it, as StartRegion finds it; activated says it was idle or
+// newly taken, so that a caller that opens no region idles it again.
+func (m *Measurement) goroutineLane(k uintptr) (l *Location, activated bool) {
 	slot := &m.lanes.table[laneSlot(k)]
 	l = slot.Load()
 	if l != nil && l.lane.own.Load() == k|ownActive {
 		return l, false
 	}
+	activated = true
 	if l == nil || !l.lane.own.CompareAndSwap(k, k|ownActive) {
-		if l = m.holdLane(k, slot, l); l == nil {
-			return nil, false
+		if l, activated = m.holdLane(k, slot, l); l == nil || !activated {
+			return l, false
 		}
 	}
 	if m.gort != nil {

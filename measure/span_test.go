@@ -1,0 +1,157 @@
+package measure
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/hmbtrace/hmbtrace/internal/goroutine"
+)
+
+// laneActive reports whether goroutine lane l is active for the calling
+// goroutine (it has regions open on it).
+func laneActive(l *Location) bool {
+	return l.lane.own.Load() == goroutine.Key()|ownActive
+}
+
+// A region throttled while the goroutine's lane is active, nested or
+// outermost, is counted at StartRegion (enterAt's test of its profile
+// entry, not Enter's cache) and leaves the lane as an unthrottled region
+// would: active under an open region, idle after the outermost.
+func TestStartRegionThrottled(t *testing.T) {
+	needProbes(t)
+	m := startTest(t, Config{ThrottleCalls: 100, ThrottleTime: time.Hour})
+	outerSite, tiny := NewRegion("outer"), NewRegion("tiny")
+	ctx := context.Background()
+	outer := StartRegion(ctx, outerSite)
+	l := outer.Lane()
+	for range 300 {
+		func() { defer StartRegion(ctx, tiny).End() }()
+		if !laneActive(l) {
+			t.Fatal("a nested span's End made the lane idle under an open region")
+		}
+	}
+	outer.End()
+	if laneActive(l) {
+		t.Fatal("the lane is active after its outermost region ended")
+	}
+	for range 300 { // outermost, throttled: each takes the idle lane back
+		sp := StartRegion(ctx, tiny)
+		if sp.Lane() != l || !laneActive(l) {
+			t.Fatalf("outermost throttled span on lane %p (active %v), want %p active", sp.Lane(), laneActive(l), l)
+		}
+		sp.End()
+		if laneActive(l) {
+			t.Fatal("the lane is active after an outermost throttled region ended")
+		}
+	}
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f := openTrace(t, m)
+	r := uint32(m.RegionOf(tiny))
+	for _, loc := range f.Locations {
+		for _, p := range loc.Profile {
+			if p.Region != r {
+				continue
+			}
+			// Throttled at the leave of the 100th visit.
+			if !p.Throttled || p.Visits != 100 || p.VisitsAfter != 500 {
+				t.Errorf("tiny on %s: %+v, want throttled after 100 visits with 500 after", loc.Name, p)
+			}
+		}
+		if loc.Recorded != loc.Accounted() {
+			t.Errorf("%s: recorded %d, accounted %d", loc.Name, loc.Recorded, loc.Accounted())
+		}
+	}
+	if st := m.Stats(); st.Usage != (UsageErrors{}) {
+		t.Errorf("usage errors %+v", st.Usage)
+	}
+}
+
+// An outermost region that the filter excludes opens nothing on the lane,
+// yet keeps it active until its End: a region nested in it is not the
+// outermost, and its End leaves the lane active.
+func TestStartRegionFilteredOutermost(t *testing.T) {
+	needProbes(t)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "filter.txt")
+	if err := os.WriteFile(path, []byte("SCOREP_REGION_NAMES_BEGIN\n  EXCLUDE skipped\nSCOREP_REGION_NAMES_END\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m := startTest(t, Config{Output: dir, FilterFile: path})
+	skipped, kept := NewRegion("skipped"), NewRegion("kept")
+	outer := StartRegion(context.Background(), skipped)
+	l := outer.Lane()
+	if l == nil || !laneActive(l) || l.depth != 0 {
+		t.Fatalf("filtered outermost span: lane %p, depth %d", l, l.depth)
+	}
+	inner := StartRegion(context.Background(), kept)
+	if inner.Lane() != l || l.depth != 1 {
+		t.Fatalf("nested span on lane %p at depth %d, want %p at 1", inner.Lane(), l.depth, l)
+	}
+	inner.End()
+	if !laneActive(l) {
+		t.Error("the End of a region nested in a filtered one made the lane idle")
+	}
+	outer.End()
+	if laneActive(l) {
+		t.Error("the lane is active after its outermost (filtered) region ended")
+	}
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if st := m.Stats(); st.Kept != 2 || st.FilteredName != 2 || st.Usage != (UsageErrors{}) {
+		t.Errorf("kept %d, filtered %d, usage %+v; want 2, 2, none", st.Kept, st.FilteredName, st.Usage)
+	}
+}
+
+// When another goroutine's lane took the goroutine's table slot while it
+// had a region open, its next StartRegion finds its own lane by a scan,
+// active already: that region is nested, not the outermost, and its End
+// leaves the lane active.
+func TestStartRegionSlotTaken(t *testing.T) {
+	needProbes(t)
+	m := startTest(t, Config{})
+	outerSite, innerSite := NewRegion("outer"), NewRegion("inner")
+	ctx := context.Background()
+	// Another goroutine's lane, active until the test ends.
+	held, release, done := make(chan *Location), make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		sp := StartRegion(ctx, innerSite)
+		held <- sp.Lane()
+		<-release
+		sp.End()
+	}()
+	other := <-held
+	outer := StartRegion(ctx, outerSite)
+	l := outer.Lane()
+	if other == nil || l == nil || other == l {
+		t.Fatalf("lanes %p and %p, want two", other, l)
+	}
+	slot := &m.lanes.table[laneSlot(goroutine.Key())]
+	slot.Store(other)
+	inner := StartRegion(ctx, innerSite)
+	if inner.Lane() != l || slot.Load() != l {
+		t.Fatalf("nested span on lane %p (slot %p), want %p", inner.Lane(), slot.Load(), l)
+	}
+	inner.End()
+	if !laneActive(l) || l.depth != 1 {
+		t.Errorf("after the nested End: active %v at depth %d, want active at 1", laneActive(l), l.depth)
+	}
+	outer.End()
+	if laneActive(l) {
+		t.Error("the lane is active after its outermost region ended")
+	}
+	close(release)
+	<-done
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if st := m.Stats(); st.Kept != 6 || st.Usage != (UsageErrors{}) {
+		t.Errorf("kept %d, usage %+v; want 6, none", st.Kept, st.Usage)
+	}
+}
