@@ -320,6 +320,9 @@ func (l *Location) mpiRecord(r *encode.Record, t uint64, read bool) {
 	if l.pool.Epoch() != l.epoch && !l.sync() {
 		return
 	}
+	if r.Kind == encode.KindCollComplete && !l.defined(Region(r.Region)) {
+		return // a region of another measurement, or none: readers could not name it
+	}
 	_, r.Time, r.Seq = l.stamp(t)
 	d := l.depth
 	l.recorded++
@@ -334,6 +337,17 @@ func (l *Location) mpiRecord(r *encode.Record, t uint64, read bool) {
 		c = buffer.ClassCollective
 	}
 	l.putAtDepth(r, d, c)
+}
+
+// defined reports whether region r is defined in the location's
+// measurement, and counts a usage error if it is not: for the records that
+// name a region they do not enter (a collective's completion names the
+// call that started it), which enter's own test does not cover.
+func (l *Location) defined(r Region) bool {
+	if p := l.entry(r); p != nil && p.off != offUndefined {
+		return true
+	}
+	return l.define(r) != nil
 }
 
 // putAtDepth writes r, of class c (message, collective or paradigm), at
