@@ -238,7 +238,7 @@ func TestDefineCommErrors(t *testing.T) {
 	m.Close()
 }
 
-// RecordAt replays what the probes record, at the times given.
+// recordAt replays what the probes record, at the times given.
 func TestRecordAt(t *testing.T) {
 	m := startTest(t, Config{})
 	r := m.Region("MPI_Wait")
@@ -252,7 +252,7 @@ func TestRecordAt(t *testing.T) {
 	m.Close()
 	f := openTrace(t, m)
 	if u := f.Locations[0].Usage.UnknownRegion; u != 1 {
-		t.Errorf("RecordAt of an enter: %d usage errors, want 1", u)
+		t.Errorf("recordAt of an enter: %d usage errors, want 1", u)
 	}
 	var kinds []string
 	it := f.Events(0)

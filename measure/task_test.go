@@ -10,7 +10,7 @@ import (
 
 // Task records sit at the depth of the region they occur in, in the
 // paradigm class, and read back in order between the enters and leaves
-// around them, from Go probes and replayed ones (RecordAt) alike.
+// around them, from Go probes and replayed ones (recordAt) alike.
 func TestTaskRecords(t *testing.T) {
 	m := startTest(t, Config{NoThrottle: true})
 	create := m.RegionParadigm("!$omp create task @t.c:3", tracefile.ParadigmOpenMP)
