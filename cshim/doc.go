@@ -37,12 +37,13 @@
 // untied task whose code libomp returns to the scheduler with regions open
 // (to resume it later, maybe on another thread) is suspended:
 // hmb_task_suspend leaves its regions on the thread it stops on, and the
-// switch that resumes it enters them again (measure.Location.TaskSuspend;
+// switch that resumes it enters them again (a KindTaskSuspend record;
 // ompt.c tells such a suspension from a nested one). Only such a task needs
 // the Go location's record of where it started on a thread: a tied task's
 // switches and completion (hmb_task_switch_tied, hmb_task_complete_tied:
 // every task of libgomp, and libomp's tied ones), its creation and a switch
 // to the implicit task are written in place by the C probes' direct path
-// (lib/task.c), about a C probe each, and replayed with
-// measure.Location.TiedTaskAt where the direct path hands over to Go.
+// (lib/task.c), about a C probe each, and replayed with measure's
+// tied-task replay (through internal/measureinternal, as the rest of what
+// only the shim calls) where the direct path hands over to Go.
 package cshim

@@ -130,7 +130,7 @@ func sameCounts(t *testing.T, direct, staged *tracefile.File) {
 		t.Errorf("direct: recorded %d, filtered %d, usage %+v\nstaged: recorded %d, filtered %d, usage %+v",
 			d.Recorded, d.FilteredName, d.Usage, s.Recorded, s.FilteredName, s.Usage)
 	}
-	if d.FilteredName == 0 || d.Usage.LeftImplicitly == 0 || d.Usage.LeaveNothingOpen == 0 {
+	if d.FilteredName == 0 || d.Usage.LeftImplicitly == 0 || d.Usage.LeaveNothingOpen == 0 || d.Usage.UnknownRegion == 0 {
 		t.Errorf("direct: filtered %d, usage %+v: the filter and the misuse of paths.c are not counted", d.FilteredName, d.Usage)
 	}
 	for _, l := range []*tracefile.Location{d, s} {

@@ -36,7 +36,7 @@ const MPIRecords = 4
 
 // TaskTied, in [1].Time of a task record's KindMPI probe, marks a tied
 // task's record (hmb_task_switch_tied, hmb_task_complete_tied): replayed
-// with measure's TiedTaskAt, without the bookkeeping of suspension.
+// as measure's tied-task replay, without the bookkeeping of suspension.
 const TaskTied = 1
 
 const (
@@ -119,6 +119,10 @@ type Thread struct {
 // Location returns the thread's location.
 func (t *Thread) Location() *measure.Location { return t.loc }
 
+// SetTeam records the thread's place as an OpenMP thread (hmb_thread_team):
+// its thread number in each enclosing team, outermost first.
+func (t *Thread) SetTeam(numbers []int) { mi.SetTeam(t.loc, numbers) }
+
 // Replay records the staged probes recs into the thread's location, in
 // order, with their timestamps. It returns how many probes it could not
 // decode (an unknown kind, a message cut short); the C side counts them as
@@ -188,7 +192,7 @@ func (t *Thread) replayOther(recs []Record, i int, malformed *uint64) int {
 }
 
 // replayMPI replays a KindMPI probe: the records of communicators and
-// requests (measure's RecordAt), a collective with received bytes or a
+// requests (measure's record replay), a collective with received bytes or a
 // communicator, and the task records (the task id in the request's place).
 // It returns false for a kind that is none of these.
 func (t *Thread) replayMPI(recs []Record) bool {
@@ -205,7 +209,7 @@ func (t *Thread) replayMPI(recs []Record) bool {
 		r.Peer, r.PeerRank = 0, false
 	case encode.KindTaskCreate, encode.KindTaskSwitch, encode.KindTaskComplete, encode.KindTaskSuspend:
 		if recs[1].Time&TaskTied != 0 || k == encode.KindTaskCreate {
-			t.loc.TiedTaskAt(k, r.Request, recs[0].Time)
+			mi.TiedTaskAt(t.loc, k, r.Request, recs[0].Time)
 			return true
 		}
 		r = encode.Record{Kind: k, Task: r.Request}
@@ -220,7 +224,7 @@ func (t *Thread) replayMPI(recs []Record) bool {
 			Bytes: recs[2].Time, Request: recs[2].Word, Received: recs[3].Time,
 			Group: uint32(recs[3].Word), Level: uint32(recs[3].Word >> 32)}
 	}
-	t.loc.RecordAt(r, recs[0].Time)
+	mi.RecordAt(t.loc, r, recs[0].Time)
 	return true
 }
 
@@ -229,14 +233,21 @@ func (t *Thread) replayMPI(recs []Record) bool {
 // collectives' records collectives[d], before anything else reaches the
 // location.
 func (t *Thread) AddDropped(regions, messages, collectives []uint64) {
+	// Most depths dropped nothing: no call for them.
 	for d, n := range regions {
-		t.loc.AddDropped(d, buffer.ClassRegion, n)
+		if n != 0 {
+			mi.AddDropped(t.loc, d, buffer.ClassRegion, n)
+		}
 	}
 	for d, n := range messages {
-		t.loc.AddDropped(d, buffer.ClassMessage, n)
+		if n != 0 {
+			mi.AddDropped(t.loc, d, buffer.ClassMessage, n)
+		}
 	}
 	for d, n := range collectives {
-		t.loc.AddDropped(d, buffer.ClassCollective, n)
+		if n != 0 {
+			mi.AddDropped(t.loc, d, buffer.ClassCollective, n)
+		}
 	}
 }
 

@@ -246,6 +246,63 @@ func BenchmarkReplay(b *testing.B) {
 	rt.Close()
 }
 
+// BenchmarkReplayMPI measures the replay of staged MPI request records
+// (an Isend and its completion inside a region, KindMPI records of four
+// words each), the path of the records the C probes cannot write in place:
+// per event, the enter and leave included.
+func BenchmarkReplayMPI(b *testing.B) {
+	const perMeasurement = 1 << 20
+	var recs []Record
+	var rt *Runtime
+	var th *Thread
+	var ra uint64
+	n := 0
+	rotate := func() {
+		b.StopTimer()
+		if rt != nil {
+			rt.Close()
+			if st := rt.Measurement().Stats(); st.Dropped() != 0 {
+				b.Fatalf("%d events dropped: the benchmark measured reductions", st.Dropped())
+			}
+		}
+		rt = &Runtime{}
+		if _, err := rt.Start([]string{"HMB_OUTPUT=" + b.TempDir(), "HMB_BUFFER_SIZE=16M"}, clock.Best().String()); err != nil {
+			b.Fatal(err)
+		}
+		ra = uint64(rt.Region("MPI_Isend", "", 0))
+		th = rt.Thread(rt.NewThread(1, ""))
+		n = 0
+		b.StartTimer()
+	}
+	rotate()
+	const batch = 64 // of an enter, two MPI records and a leave
+	t := clock.Now()
+	req := uint64(0)
+	for i := 0; i < b.N; i++ {
+		if n += 4 * batch; n > perMeasurement {
+			rotate()
+		}
+		recs = recs[:0]
+		for j := 0; j < batch; j++ {
+			req++
+			isend := MakeMPIRecord(t+10, encode.Record{Kind: encode.KindIsend, Peer: 1, PeerRank: true, Tag: 7, Bytes: 4096, Request: req})
+			done := MakeMPIRecord(t+20, encode.Record{Kind: encode.KindIsendComplete, Request: req})
+			recs = append(recs, MakeRecord(KindEnter, t, ra))
+			recs = append(recs, isend[:]...)
+			recs = append(recs, done[:]...)
+			recs = append(recs, MakeRecord(KindLeave, t+30, ra))
+			t += 40
+		}
+		if bad := th.Replay(recs); bad != 0 {
+			b.Fatalf("%d malformed records", bad)
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*4*batch), "ns/event")
+	b.ReportMetric(0, "ns/op")
+	rt.Close()
+}
+
 func TestRuntimeStart(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv("HMB_OUTPUT", dir)

@@ -18,7 +18,7 @@ func TestReplayRma(t *testing.T) {
 	th := rt.Thread(rt.NewThread(44, ""))
 	m := rt.Measurement()
 	comm, _ := m.DefineComm("MPI_COMM_WORLD", 0, []int32{0, 1, 2}, nil)
-	win, err := m.DefineWin(comm)
+	win, err := rt.DefineWin(comm)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,9 +10,13 @@ import (
 
 	"github.com/hmbtrace/hmbtrace/internal/clock"
 	"github.com/hmbtrace/hmbtrace/internal/fatalsignal"
+	"github.com/hmbtrace/hmbtrace/internal/measureinternal"
 	"github.com/hmbtrace/hmbtrace/measure"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
+
+// mi are the operations of package measure that only the C shim calls.
+var mi = measureinternal.Of[*measure.Location, *measure.Measurement]()
 
 // Runtime is the measurement behind the C ABI: started by hmb_init, with
 // one Thread per C thread, closed by hmb_finalize. The zero value is ready
@@ -211,6 +215,24 @@ func (rt *Runtime) RegionParadigm(name, file string, line int, p tracefile.Parad
 	return uint32(m.RegionParadigmAt(name, file, line, p))
 }
 
+// DefineWin defines an MPI window on communicator comm (hmb_win_define)
+// and returns the id RMA records name it by; 0 when there is no
+// measurement to record into.
+func (rt *Runtime) DefineWin(comm measure.CommID) (uint32, error) {
+	return mi.DefineWin(rt.Measurement(), uint32(comm))
+}
+
+// NameWin names window win (hmb_win_name); the last name given is kept.
+func (rt *Runtime) NameWin(win uint32, name string) error {
+	return mi.NameWin(rt.Measurement(), win, name)
+}
+
+// DefineRmaGroup returns the id of the RMA group of the given world ranks
+// (hmb_rma_group_define); the same members give the same id.
+func (rt *Runtime) DefineRmaGroup(members []int32) (uint32, error) {
+	return mi.DefineRmaGroup(rt.Measurement(), members)
+}
+
 // NoThread is NewThread's answer when there is no measurement to record into.
 const NoThread = ^uint32(0)
 
@@ -238,14 +260,14 @@ func (rt *Runtime) PinForC(i uint32) (loc, epoch unsafe.Pointer) {
 	if rt.probe != ProbeDirect || rt.closed || int64(i) >= int64(len(rt.threads)) {
 		return nil, nil
 	}
-	return rt.threads[i].loc.PinForC()
+	return mi.PinForC(rt.threads[i].loc)
 }
 
 // Interrupt marks thread i's location as stopped in the middle of a probe,
 // for Close to leave alone.
 func (rt *Runtime) Interrupt(i uint32) {
 	if t := rt.Thread(i); t != nil {
-		t.loc.Interrupt()
+		mi.Interrupt(t.loc)
 	}
 }
 
@@ -307,7 +329,7 @@ func (rt *Runtime) CloseAt(atExit bool) error {
 	// The C side stopped its probes before it called Close.
 	rt.mu.Lock()
 	for _, t := range rt.threads {
-		t.loc.UnpinC()
+		mi.UnpinC(t.loc)
 	}
 	rt.mu.Unlock()
 	return err

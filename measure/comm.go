@@ -15,7 +15,10 @@ import (
 
 // CommID is a communicator defined with DefineComm, as messages and
 // collectives name it. 0 is none given: readers take a rank peer's message
-// without one as on MPI_COMM_WORLD.
+// without one as on MPI_COMM_WORLD. Communicators and the MPI probes that
+// name them are for Go code that calls MPI itself, through a binding; C,
+// C++ and Fortran programs get the same records from hmbtrace's MPI
+// wrappers.
 type CommID uint32
 
 // DefineComm records the creation of a communicator: its name
@@ -187,7 +190,9 @@ func (l *Location) RecvRankComm(rank int, tag uint32, bytes uint64, comm CommID)
 // Isend records the start of a non-blocking send to world rank rank (at
 // MPI_Isend, or at the start of a persistent send). request names the
 // operation until IsendComplete: a number unique to the location over the
-// run, not an MPI_Request, which MPI reuses.
+// run, not an MPI_Request, which MPI reuses. Isend and the other request
+// probes (IsendComplete, IrecvRequest, Irecv, RequestCancelled) are for
+// Go code that calls MPI through a binding, as CommID says.
 func (l *Location) Isend(rank int, tag uint32, bytes uint64, comm CommID, request uint64) {
 	if l != nil && ProbesCompiledIn {
 		r := encode.Record{Kind: encode.KindIsend, Peer: uint64(rank), PeerRank: true, Tag: tag, Bytes: bytes, Comm: uint32(comm), Request: request}
@@ -269,16 +274,16 @@ func (l *Location) CollectiveComplete(r Region, root int, sent, received uint64,
 	}
 }
 
-// RecordAt records a message, request or collective completion at time t,
-// taken earlier from Measurement.Now, like EnterAt: for replaying probes
-// buffered elsewhere, as the C shim does. r.Kind is one of encode's
+// recordAt records a message, request or collective completion at time t,
+// taken earlier from Measurement.Now, like EnterAt: the C shim's replay of
+// the probes it staged (internal/measureinternal). r.Kind is one of encode's
 // KindSend, KindRecv, KindIsend, KindIsendComplete, KindIrecvRequest,
 // KindIrecv, KindRequestCancelled, KindCollRequest or KindCollComplete, an
-// RMA kind (KindRma*, see Location.Rma), or a task record (KindTaskCreate,
+// RMA kind (KindRma*, see rma), or a task record (KindTaskCreate,
 // KindTaskSwitch, KindTaskComplete, KindTaskSuspend);
 // r.Time and r.Seq are ignored. Other kinds are counted as usage errors
 // (an undefined region) and dropped.
-func (l *Location) RecordAt(r encode.Record, t uint64) {
+func (l *Location) recordAt(r encode.Record, t uint64) {
 	if l == nil || !ProbesCompiledIn {
 		return
 	}
@@ -315,6 +320,9 @@ func (l *Location) mpiRecord(r *encode.Record, t uint64, read bool) {
 	if l.pool.Epoch() != l.epoch && !l.sync() {
 		return
 	}
+	if r.Kind == encode.KindCollComplete && !l.defined(Region(r.Region)) {
+		return // a region of another measurement, or none: readers could not name it
+	}
 	_, r.Time, r.Seq = l.stamp(t)
 	d := l.depth
 	l.recorded++
@@ -329,6 +337,17 @@ func (l *Location) mpiRecord(r *encode.Record, t uint64, read bool) {
 		c = buffer.ClassCollective
 	}
 	l.putAtDepth(r, d, c)
+}
+
+// defined reports whether region r is defined in the location's
+// measurement, and counts a usage error if it is not: for the records that
+// name a region they do not enter (a collective's completion names the
+// call that started it), which enter's own test does not cover.
+func (l *Location) defined(r Region) bool {
+	if p := l.entry(r); p != nil && p.off != offUndefined {
+		return true
+	}
+	return l.define(r) != nil
 }
 
 // putAtDepth writes r, of class c (message, collective or paradigm), at

@@ -238,21 +238,21 @@ func TestDefineCommErrors(t *testing.T) {
 	m.Close()
 }
 
-// RecordAt replays what the probes record, at the times given.
+// recordAt replays what the probes record, at the times given.
 func TestRecordAt(t *testing.T) {
 	m := startTest(t, Config{})
 	r := m.Region("MPI_Wait")
 	loc := m.Location("main")
 	t0 := m.Now()
 	loc.EnterAt(r, t0)
-	loc.RecordAt(encode.Record{Kind: encode.KindIrecv, Peer: 1, PeerRank: true, Tag: 3, Bytes: 8, Comm: 0, Request: 9}, t0+10)
-	loc.RecordAt(encode.Record{Kind: encode.KindSend, Peer: 1, PeerRank: true, Tag: 3, Bytes: 8, Comm: 2}, t0+20)
-	loc.RecordAt(encode.Record{Kind: encode.KindEnter, Region: 1}, t0+30)
+	loc.recordAt(encode.Record{Kind: encode.KindIrecv, Peer: 1, PeerRank: true, Tag: 3, Bytes: 8, Comm: 0, Request: 9}, t0+10)
+	loc.recordAt(encode.Record{Kind: encode.KindSend, Peer: 1, PeerRank: true, Tag: 3, Bytes: 8, Comm: 2}, t0+20)
+	loc.recordAt(encode.Record{Kind: encode.KindEnter, Region: 1}, t0+30)
 	loc.LeaveAt(r, t0+40)
 	m.Close()
 	f := openTrace(t, m)
 	if u := f.Locations[0].Usage.UnknownRegion; u != 1 {
-		t.Errorf("RecordAt of an enter: %d usage errors, want 1", u)
+		t.Errorf("recordAt of an enter: %d usage errors, want 1", u)
 	}
 	var kinds []string
 	it := f.Events(0)

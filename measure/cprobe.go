@@ -15,15 +15,16 @@ import (
 // with everything else handed to these Go probes. What they need is here:
 // the objects they reach kept pinned, and a way to count the events they
 // dropped. The layout they mirror is generated into cshim/lib/golayout.h
-// (golayout_test.go).
+// (golayout_test.go). They are no public API: the shim reaches them through
+// internal/measureinternal (internalapi.go).
 
-// PinForC pins the location and everything its C probes reach through it
+// pinForC pins the location and everything its C probes reach through it
 // (its stack, profile, levels and their bins, the hierarchy, the pool's
 // epoch), now and as they grow, so that C may keep pointers to them. It
 // returns the location and the pool's epoch word. The pins are the
-// location's own, made by whoever runs its probes; UnpinC drops them once
+// location's own, made by whoever runs its probes; unpinC drops them once
 // the measurement is closed and the C probes stopped.
-func (l *Location) PinForC() (loc, epoch unsafe.Pointer) {
+func (l *Location) pinForC() (loc, epoch unsafe.Pointer) {
 	if l.pinner == nil {
 		l.pinner = new(runtime.Pinner)
 	}
@@ -35,17 +36,17 @@ func (l *Location) PinForC() (loc, epoch unsafe.Pointer) {
 	return unsafe.Pointer(l), epoch
 }
 
-// UnpinC drops what PinForC pinned.
-func (l *Location) UnpinC() {
+// unpinC drops what pinForC pinned.
+func (l *Location) unpinC() {
 	if l != nil && l.pinner != nil {
 		l.pinner.Unpin()
 	}
 }
 
-// Interrupt tells Close that the location's owner stopped in the middle of
+// interrupt tells Close that the location's owner stopped in the middle of
 // a probe and will not finish it: Close leaves its state alone, as for a
 // goroutine a signal's Close found still probing.
-func (l *Location) Interrupt() {
+func (l *Location) interrupt() {
 	if l != nil {
 		l.interrupted = true
 	}
@@ -88,12 +89,12 @@ func (l *Location) pinNew(p unsafe.Pointer) {
 	}
 }
 
-// AddDropped counts n events of class c (enters and leaves, messages, or
+// addDropped counts n events of class c (enters and leaves, messages, or
 // collectives' records) at depth d that the C probes did not keep, the depth
 // or class being closed in the view of the last sync: what drop does for a
 // Go probe. It must come before the location syncs again, so that the
 // reason is that view's.
-func (l *Location) AddDropped(d int, c buffer.Class, n uint64) {
+func (l *Location) addDropped(d int, c buffer.Class, n uint64) {
 	if l == nil || n == 0 {
 		return
 	}

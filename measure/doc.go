@@ -34,6 +34,21 @@
 //	loc.Leave(solve)
 //	loc.Done()
 //
+// A Region is an index into its measurement's table and says nothing of
+// which measurement that is: one of another measurement names whatever
+// region has its index here, or, past the table, is dropped and counted
+// (Stats.Usage). A Site cannot cross measurements.
+//
+// The probes of messages and MPI (SendRank, Isend, EnterCollective and
+// their forms, with DefineComm, SetRank and SyncClock) are for Go code that
+// calls MPI itself, through a binding: they record what hmbtrace's MPI
+// wrappers (libhmbtrace-mpi) record for C, C++ and Fortran. The At forms
+// (EnterAt, LeaveAt, MessageAt, EnterCollectiveAt) replay events recorded
+// elsewhere, with times taken from Measurement.Now. What only the C shim
+// needs (pinning a location for its C probes, replaying its staged
+// records, MPI one-sided communication, OpenMP's tasks and teams) is not
+// exported.
+//
 // # Lanes
 //
 // A Location is a lane: one single-writer stream of events, which a

@@ -18,9 +18,10 @@ var (
 	liveStart func(m *Measurement, addr string) (io.Closer, error)
 )
 
-// RegisterLive is how package measure/live offers Start its server for
-// Config.Listen (HMB_LISTEN); importing that package registers it.
-func RegisterLive(start func(m *Measurement, addr string) (io.Closer, error)) {
+// registerLive is how package measure/live offers Start its server for
+// Config.Listen (HMB_LISTEN), through internal/measureinternal; importing
+// that package registers it.
+func registerLive(start func(m *Measurement, addr string) (io.Closer, error)) {
 	liveMu.Lock()
 	liveStart = start
 	liveMu.Unlock()

@@ -23,8 +23,15 @@ import (
 	"github.com/klauspost/cpuid/v2"
 )
 
-// Region identifies a code region. Get one from Measurement.Region; the zero
-// Region is invalid.
+// Region identifies a code region of one Measurement: an index into its
+// table of regions, from Measurement.Region, RegionAt, RegionParadigm or
+// RegionOf; the zero Region is invalid. It is a bare number, the cheapest
+// handle a probe can take, and nothing in it says which measurement it
+// came from: a Region of another Measurement names whatever region has its
+// index in this one, or, past this one's table, is dropped by the probe
+// and counted as a usage error (Stats.Usage.UnknownRegion), never written.
+// A *Site (NewRegion) is the safe form: it binds to each measurement it is
+// used in, and StartRegion and Do take it.
 type Region uint32
 
 // regionDef is a region's definition.

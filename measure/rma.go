@@ -12,24 +12,29 @@ import (
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
-// WinID is an MPI window defined with DefineWin, as RMA records name it.
-type WinID uint32
+// MPI one-sided communication (RMA) reaches a measurement through the C
+// ABI only (hmb_win_define, hmb_rma, ...: cshim/mpi/rma.c), so its
+// definitions and records are no public API of this package: the C shim
+// calls them through internal/measureinternal (internalapi.go).
 
-// RmaGroupID is a group defined with DefineRmaGroup, as a group
+// winID is an MPI window defined with defineWin, as RMA records name it.
+type winID uint32
+
+// rmaGroupID is a group defined with defineRmaGroup, as a group
 // synchronisation (MPI_Win_post, MPI_Win_start, ...) names it.
-type RmaGroupID uint32
+type rmaGroupID uint32
 
 // rmaDefs are a measurement's windows and RMA groups, under m.mu.
 type rmaDefs struct {
 	wins   []tracefile.Win      // index id-1
 	groups []tracefile.RmaGroup // index id-1
-	byKey  map[string]RmaGroupID
+	byKey  map[string]rmaGroupID
 }
 
-// DefineWin records the creation of an MPI window on communicator comm (an
+// defineWin records the creation of an MPI window on communicator comm (an
 // id DefineComm returned). It returns the id RMA records take, unique in
 // the process. Safe for concurrent use; a disabled measurement returns 0.
-func (m *Measurement) DefineWin(comm CommID) (WinID, error) {
+func (m *Measurement) defineWin(comm CommID) (winID, error) {
 	if !m.Enabled() {
 		return 0, nil
 	}
@@ -44,12 +49,12 @@ func (m *Measurement) DefineWin(comm CommID) (WinID, error) {
 	w := tracefile.Win{ID: uint32(len(m.rma.wins) + 1), Comm: uint32(comm)}
 	m.rma.wins = append(m.rma.wins, w)
 	m.surviveWin(w)
-	return WinID(w.ID), nil
+	return winID(w.ID), nil
 }
 
-// NameWin gives window w a name (MPI_Win_set_name); the last name given
+// nameWin gives window w a name (MPI_Win_set_name); the last name given
 // is the one the trace keeps.
-func (m *Measurement) NameWin(w WinID, name string) error {
+func (m *Measurement) nameWin(w winID, name string) error {
 	if !m.Enabled() {
 		return nil
 	}
@@ -63,12 +68,12 @@ func (m *Measurement) NameWin(w WinID, name string) error {
 	return nil
 }
 
-// DefineRmaGroup returns the id of the group of processes whose members,
+// defineRmaGroup returns the id of the group of processes whose members,
 // as world ranks in the order of the group's ranks, are given: the same
 // members give the same id, so that a program that builds its group anew
 // for every epoch defines it once. Safe for concurrent use; a disabled
 // measurement returns 0.
-func (m *Measurement) DefineRmaGroup(members []int32) (RmaGroupID, error) {
+func (m *Measurement) defineRmaGroup(members []int32) (rmaGroupID, error) {
 	if !m.Enabled() {
 		return 0, nil
 	}
@@ -89,13 +94,13 @@ func (m *Measurement) DefineRmaGroup(members []int32) (RmaGroupID, error) {
 		return 0, errors.New("measure: more than 2^32-1 RMA groups")
 	}
 	if m.rma.byKey == nil {
-		m.rma.byKey = map[string]RmaGroupID{}
+		m.rma.byKey = map[string]rmaGroupID{}
 	}
 	g := tracefile.RmaGroup{ID: uint32(len(m.rma.groups) + 1), Members: slices.Clone(members)}
 	m.rma.groups = append(m.rma.groups, g)
-	m.rma.byKey[key.String()] = RmaGroupID(g.ID)
+	m.rma.byKey[key.String()] = rmaGroupID(g.ID)
 	m.surviveRmaGroup(g)
-	return RmaGroupID(g.ID), nil
+	return rmaGroupID(g.ID), nil
 }
 
 // rmaTrace puts copies of the windows and RMA groups into t.
@@ -106,7 +111,7 @@ func (m *Measurement) rmaTrace(t *tracefile.Trace) {
 	t.RmaGroups = slices.Clone(m.rma.groups)
 }
 
-// Rma records one event of MPI one-sided communication at the current
+// rma records one event of MPI one-sided communication at the current
 // depth: r.Kind is one of encode's KindRma* kinds, and the fields that kind
 // stores are set (see encode.Record: Win, Remote as a world rank or -1,
 // Bytes, Received, Request as the matching or lock id, Aux, Level, Group).
@@ -114,7 +119,7 @@ func (m *Measurement) rmaTrace(t *tracefile.Trace) {
 // for window creation and destruction, fences and group synchronisations),
 // which the default depth reduction sheds last. Another kind is counted as
 // a usage error and dropped.
-func (l *Location) Rma(r encode.Record) {
+func (l *Location) rma(r encode.Record) {
 	if l != nil && ProbesCompiledIn {
 		if !r.Kind.IsRma() {
 			l.usage.UnknownRegion++

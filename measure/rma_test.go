@@ -16,20 +16,20 @@ func TestRmaRoundTrip(t *testing.T) {
 	m := startTest(t, Config{})
 	world, _ := m.DefineComm("MPI_COMM_WORLD", 0, []int32{0, 1, 2, 3}, nil)
 	split, _ := m.DefineComm("", world, []int32{3, 1}, nil)
-	w1, err := m.DefineWin(world)
+	w1, err := m.defineWin(world)
 	if err != nil {
 		t.Fatal(err)
 	}
-	w2, _ := m.DefineWin(split)
+	w2, _ := m.defineWin(split)
 	if w1 != 1 || w2 != 2 {
 		t.Fatalf("window ids %d %d", w1, w2)
 	}
-	if err := m.NameWin(w2, "halo"); err != nil {
+	if err := m.nameWin(w2, "halo"); err != nil {
 		t.Fatal(err)
 	}
-	g1, _ := m.DefineRmaGroup([]int32{0, 2})
-	g2, _ := m.DefineRmaGroup([]int32{2, 0})
-	if again, _ := m.DefineRmaGroup([]int32{0, 2}); g1 != 1 || g2 != 2 || again != g1 {
+	g1, _ := m.defineRmaGroup([]int32{0, 2})
+	g2, _ := m.defineRmaGroup([]int32{2, 0})
+	if again, _ := m.defineRmaGroup([]int32{0, 2}); g1 != 1 || g2 != 2 || again != g1 {
 		t.Fatalf("group ids %d %d %d", g1, g2, again)
 	}
 	create, put, fence := m.RegionParadigm("MPI_Win_create", tracefile.ParadigmMPI), m.RegionParadigm("MPI_Put", tracefile.ParadigmMPI),
@@ -47,17 +47,17 @@ func TestRmaRoundTrip(t *testing.T) {
 	}
 	loc.Enter(create)
 	for _, r := range recs[:3] {
-		loc.Rma(r)
+		loc.rma(r)
 	}
 	loc.Leave(create)
 	loc.Enter(put)
-	loc.Rma(recs[3])
+	loc.rma(recs[3])
 	loc.Leave(put)
 	loc.Enter(fence)
 	for _, r := range recs[4:] {
-		loc.Rma(r)
+		loc.rma(r)
 	}
-	loc.Rma(encode.Record{Kind: encode.KindSend}) // not an RMA kind: a usage error
+	loc.rma(encode.Record{Kind: encode.KindSend}) // not an RMA kind: a usage error
 	loc.Leave(fence)
 	m.Close()
 	f := openTrace(t, m)
@@ -102,21 +102,21 @@ func TestRmaRoundTrip(t *testing.T) {
 
 func TestRmaDefinitionErrors(t *testing.T) {
 	m := startTest(t, Config{})
-	if _, err := m.DefineWin(1); err == nil || !strings.Contains(err.Error(), "communicator 1 is not defined") {
+	if _, err := m.defineWin(1); err == nil || !strings.Contains(err.Error(), "communicator 1 is not defined") {
 		t.Errorf("a window on no communicator: %v", err)
 	}
-	if err := m.NameWin(1, "x"); err == nil || !strings.Contains(err.Error(), "window 1 is not defined") {
+	if err := m.nameWin(1, "x"); err == nil || !strings.Contains(err.Error(), "window 1 is not defined") {
 		t.Errorf("naming an undefined window: %v", err)
 	}
-	if _, err := m.DefineRmaGroup([]int32{1, -2}); err == nil || !strings.Contains(err.Error(), "world rank -2") {
+	if _, err := m.defineRmaGroup([]int32{1, -2}); err == nil || !strings.Contains(err.Error(), "world rank -2") {
 		t.Errorf("a negative rank: %v", err)
 	}
 	var off *Measurement
-	if w, err := off.DefineWin(1); w != 0 || err != nil {
+	if w, err := off.defineWin(1); w != 0 || err != nil {
 		t.Errorf("disabled: %d %v", w, err)
 	}
 	var nl *Location
-	nl.Rma(encode.Record{Kind: encode.KindRmaPut}) // a nil location records nothing
+	nl.rma(encode.Record{Kind: encode.KindRmaPut}) // a nil location records nothing
 	m.Close()
 }
 
@@ -126,7 +126,7 @@ func TestRmaDefinitionErrors(t *testing.T) {
 func TestRmaKeptLongest(t *testing.T) {
 	m := startTest(t, Config{BufferSize: 128 << 10, BinSize: 512, NoThrottle: true})
 	world, _ := m.DefineComm("MPI_COMM_WORLD", 0, []int32{0, 1}, nil)
-	win, _ := m.DefineWin(world)
+	win, _ := m.defineWin(world)
 	var compute []Region
 	for d := 1; d <= 8; d++ {
 		compute = append(compute, m.Region(fmt.Sprintf("compute %d", d)))
@@ -146,12 +146,12 @@ func TestRmaKeptLongest(t *testing.T) {
 			loc.Leave(compute[6])
 		}
 		loc.Enter(put)
-		loc.Rma(encode.Record{Kind: encode.KindRmaPut, Win: uint32(win), Remote: 1, Bytes: 8, Request: uint64(s)})
+		loc.rma(encode.Record{Kind: encode.KindRmaPut, Win: uint32(win), Remote: 1, Bytes: 8, Request: uint64(s)})
 		loc.Leave(put)
 		loc.Enter(fence)
-		loc.Rma(encode.Record{Kind: encode.KindRmaCollectiveBegin})
-		loc.Rma(encode.Record{Kind: encode.KindRmaOpCompleteRemote, Win: uint32(win), Request: uint64(s)})
-		loc.Rma(encode.Record{Kind: encode.KindRmaCollectiveEnd, Win: uint32(win), Remote: -1, Level: encode.RmaLevelMemory | encode.RmaLevelProcess})
+		loc.rma(encode.Record{Kind: encode.KindRmaCollectiveBegin})
+		loc.rma(encode.Record{Kind: encode.KindRmaOpCompleteRemote, Win: uint32(win), Request: uint64(s)})
+		loc.rma(encode.Record{Kind: encode.KindRmaCollectiveEnd, Win: uint32(win), Remote: -1, Level: encode.RmaLevelMemory | encode.RmaLevelProcess})
 		loc.Leave(fence)
 		for d := 5; d >= 0; d-- {
 			loc.Leave(compute[d])

@@ -380,17 +380,17 @@ func TestSurviveDefinitions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := m.DefineWin(world)
+	w, err := m.defineWin(world)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := m.DefineWin(world); err != nil {
+	if _, err := m.defineWin(world); err != nil {
 		t.Fatal(err)
 	}
-	if err := m.NameWin(w, "halo"); err != nil {
+	if err := m.nameWin(w, "halo"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := m.DefineRmaGroup([]int32{2, 0}); err != nil {
+	if _, err := m.defineRmaGroup([]int32{2, 0}); err != nil {
 		t.Fatal(err)
 	}
 	r, err := tracefile.Recover(mappingOf(t, dir), true)

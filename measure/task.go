@@ -12,16 +12,20 @@ import (
 // Tasks (OpenMP explicit tasks, or any model whose tasks can be suspended
 // and resumed): a task's life is records on the locations that create and
 // run it, tied together by the task's id, which the caller makes unique in
-// the process (the C shim numbers them from one counter).
+// the process (the C shim numbers them from one counter). The OpenMP
+// adapters record them through the C ABI, whose replay (recordAt,
+// tiedTaskAt) brings them here; Go's own tasks are a lane's holders, which
+// the lanes record themselves (lane.go).
 //
-//   - TaskCreate, on the creating location, inside the region that creates
-//     it ("!$omp create task").
-//   - TaskSwitch, on the location that runs it, each time it starts or
-//     resumes there; a switch to task 0 resumes the location's implicit
-//     task (the thread's own code in its innermost team).
-//   - TaskComplete, on the location that ran its last part.
-//   - TaskSuspend, where it stops with regions open and resumes later from
-//     elsewhere than the scheduling point it stopped at.
+//   - KindTaskCreate, on the creating location, inside the region that
+//     creates it ("!$omp create task").
+//   - KindTaskSwitch (taskSwitch), on the location that runs it, each time
+//     it starts or resumes there; a switch to task 0 resumes the location's
+//     implicit task (the thread's own code in its innermost team).
+//   - KindTaskComplete (taskComplete), on the location that ran its last
+//     part.
+//   - KindTaskSuspend (taskSuspend), where it stops with regions open and
+//     resumes later from elsewhere than the scheduling point it stopped at.
 //
 // A task's own regions (its "!$omp task" region and what it calls) are
 // ordinary enters and leaves on the location that runs it, nested above the
@@ -29,57 +33,23 @@ import (
 // the runtime ran it from). A task suspended at a taskwait while others run
 // inside it resumes there when they are done: its regions stay open and the
 // stream stays nested. A task whose code returns to the scheduler with
-// regions open (an untied task's part in libomp) is suspended with
-// TaskSuspend: the location leaves the regions the task opened since its
-// switch, innermost first, and the location that resumes it enters them
-// again, outermost first, right after its switch to it. So each location's
-// stream stays well nested for the buffer's depth levels and for the
-// reader, and OTF2's per-task region stacks (Knüpfer et al.) are the pieces
-// of it between switches. The records are point events of the OpenMP
-// paradigm class at the depth of the region they occur in, kept as long as
-// the constructs around them.
+// regions open (an untied task's part in libomp) is suspended: the location
+// leaves the regions the task opened since its switch, innermost first, and
+// the location that resumes it enters them again, outermost first, right
+// after its switch to it. So each location's stream stays well nested for
+// the buffer's depth levels and for the reader, and OTF2's per-task region
+// stacks (Knüpfer et al.) are the pieces of it between switches. The
+// records are point events of the OpenMP paradigm class at the depth of
+// the region they occur in, kept as long as the constructs around them.
 
-// TaskCreate records that task was created on the location.
-func (l *Location) TaskCreate(task uint64) {
-	if l != nil && ProbesCompiledIn {
-		l.taskRecord(encode.KindTaskCreate, task, 0, true)
-	}
-}
-
-// TaskSwitch records that the location now runs task (0: its implicit
-// task), which starts or resumes here: the regions it had open when it was
-// suspended (TaskSuspend) are entered again.
-func (l *Location) TaskSwitch(task uint64) {
-	if l != nil && ProbesCompiledIn {
-		l.taskSwitch(task, 0, true)
-	}
-}
-
-// TaskComplete records that task completed on the location.
-func (l *Location) TaskComplete(task uint64) {
-	if l != nil && ProbesCompiledIn {
-		l.taskComplete(task, 0, true)
-	}
-}
-
-// TaskSuspend records that task, which the location runs, stops here with
-// the regions it entered since the location's last switch to it still
-// open, and resumes later from elsewhere (another location, or another
-// scheduling point): the location leaves those regions now, and the
-// switch that resumes the task enters them again.
-func (l *Location) TaskSuspend(task uint64) {
-	if l != nil && ProbesCompiledIn {
-		l.taskSuspend(task, 0, true)
-	}
-}
-
-// TiedTaskAt records task record k (KindTaskCreate, KindTaskSwitch or
+// tiedTaskAt records task record k (KindTaskCreate, KindTaskSwitch or
 // KindTaskComplete) at time t for a tied task: one that is never
-// suspended (TaskSuspend), as OpenMP's tied tasks are not, so its switches
-// need none of the bookkeeping that resumes a suspended task's regions.
-// The C probes write such records in place on their direct path; this is
-// their replay, and the same record. Any other kind is a usage error.
-func (l *Location) TiedTaskAt(k encode.Kind, task uint64, t uint64) {
+// suspended (KindTaskSuspend), as OpenMP's tied tasks are not, so its
+// switches need none of the bookkeeping that resumes a suspended task's
+// regions. The C probes write such records in place on their direct path;
+// this is their replay, and the same record. Any other kind is a usage
+// error.
+func (l *Location) tiedTaskAt(k encode.Kind, task uint64, t uint64) {
 	if l == nil || !ProbesCompiledIn {
 		return
 	}
@@ -98,6 +68,10 @@ type suspendedTasks struct {
 	regions map[uint64][]Region
 }
 
+// taskSwitch records at time t (the clock's if read) that the location now
+// runs task (0: its implicit task), which starts or resumes here: the
+// regions it had open when it was suspended (taskSuspend) are entered
+// again.
 func (l *Location) taskSwitch(task uint64, t uint64, read bool) {
 	if read {
 		t = clock.Now()
@@ -125,6 +99,7 @@ func (l *Location) taskSwitch(task uint64, t uint64, read bool) {
 	}
 }
 
+// taskComplete records that task completed on the location.
 func (l *Location) taskComplete(task uint64, t uint64, read bool) {
 	if read {
 		t = clock.Now()
@@ -133,6 +108,11 @@ func (l *Location) taskComplete(task uint64, t uint64, read bool) {
 	l.taskRecord(encode.KindTaskComplete, task, t, false)
 }
 
+// taskSuspend records that task, which the location runs, stops here with
+// the regions it entered since the location's last switch to it still
+// open, and resumes later from elsewhere (another location, or another
+// scheduling point): the location leaves those regions now, and the
+// switch that resumes the task enters them again.
 func (l *Location) taskSuspend(task uint64, t uint64, read bool) {
 	if read {
 		t = clock.Now()
@@ -175,12 +155,12 @@ func (l *Location) taskRecord(k encode.Kind, task uint64, t uint64, read bool) {
 	l.putAtDepth(&r, d, c)
 }
 
-// SetTeam records the location's place as an OpenMP thread: its thread
+// setTeam records the location's place as an OpenMP thread: its thread
 // number in each enclosing team, from the outermost in (so its nesting
 // level is len(numbers)). The trace keeps the last place given, in the
 // location's definition; readers use it to group threads under the thread
 // that forked their team. Levels past tracefile.MaxTeamLevels are not kept.
-func (l *Location) SetTeam(numbers []int) {
+func (l *Location) setTeam(numbers []int) {
 	if l == nil {
 		return
 	}
@@ -190,8 +170,8 @@ func (l *Location) SetTeam(numbers []int) {
 	l.m.mu.Unlock()
 }
 
-// Team returns the place SetTeam gave, nil if none.
-func (l *Location) Team() []int {
+// teamPlace returns the place setTeam gave, nil if none.
+func (l *Location) teamPlace() []int {
 	if l == nil {
 		return nil
 	}

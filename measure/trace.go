@@ -114,7 +114,7 @@ func (l *Location) snapshot() tracefile.Location {
 	})
 	tl.WindowTime, tl.WindowSeq, tl.Windowed = l.h.Window()
 	tl.Comm = l.commMatrix()
-	tl.Team = l.Team()
+	tl.Team = l.teamPlace()
 	if ps := l.phase; ps != nil && ps.iters > 0 {
 		tl.Phase = ps.export(l.nmet)
 	}

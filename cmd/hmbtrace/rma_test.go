@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/hmbtrace/hmbtrace/encode"
+	"github.com/hmbtrace/hmbtrace/internal/measureinternal"
 	"github.com/hmbtrace/hmbtrace/measure"
 )
 
@@ -18,9 +19,11 @@ func TestDumpRma(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// RMA reaches a measurement through the C shim only: its calls.
+	mi := measureinternal.Of[*measure.Location, *measure.Measurement]()
 	world, _ := m.DefineComm("MPI_COMM_WORLD", 0, []int32{0, 1}, nil)
-	win, _ := m.DefineWin(world)
-	g, _ := m.DefineRmaGroup([]int32{1})
+	win, _ := mi.DefineWin(m, uint32(world))
+	g, _ := mi.DefineRmaGroup(m, []int32{1})
 	fence := m.Region("MPI_Win_fence")
 	l := m.Location("main")
 	l.Enter(fence)
@@ -34,7 +37,7 @@ func TestDumpRma(t *testing.T) {
 		{Kind: encode.KindRmaCollectiveEnd, Win: uint32(win), Remote: -1, Level: 3},
 		{Kind: encode.KindRmaGet, Win: 7, Remote: 0, Bytes: 8, Request: 5}, // a window not defined
 	} {
-		l.Rma(r)
+		mi.RecordAt(l, r, m.Now())
 	}
 	l.Leave(fence)
 	if err := m.Close(); err != nil {

@@ -11,7 +11,7 @@
  *
  * The structures of golayout.h mirror the Go ones field for field; they
  * are generated from the Go types, and a mismatch fails the build. The Go
- * objects are pinned (measure.PinForC).
+ * objects are pinned (measure/cprobe.go: pinForC).
  *
  * Stopping: a direct probe marks itself in_direct, then checks that the
  * thread's staging array is empty and open (cur == buf < end). hmb_finalize
@@ -591,6 +591,14 @@ HMB_NOINST static inline int hmb_direct_mpi(struct hmb_thread *th, const struct 
 	}
 	uint64_t now = *t;
 	int64_t d = L->depth;
+	if (r->kind == HMB_ENC_COLL_COMPLETE) {
+		/* It names a region it does not enter: Go tells one the
+		 * measurement never defined, a usage error (measure's defined). */
+		struct hmb_go_prof *p = hmb_prof(L, r->region);
+		if (p == NULL || p->off == HMB_OFF_UNDEFINED) {
+			return hmb_direct_end(th, HMB_DIRECT_FLUSH);
+		}
+	}
 	int counted = r->kind == HMB_ENC_ISEND || r->kind == HMB_ENC_IRECV;
 	struct hmb_go_commline *line = NULL;
 	if (counted && (line = hmb_comm_line(L, r->peer)) == NULL) {

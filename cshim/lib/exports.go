@@ -134,7 +134,7 @@ func hmbgo_comm_define(name *C.char, nlen C.size_t, parent C.uint32_t, members *
 //export hmbgo_win_define
 func hmbgo_win_define(comm C.uint32_t, errOut **C.char) (id C.uint32_t) {
 	defer contain("hmb_win_define", func() { id = 0 })
-	w, err := rt.Measurement().DefineWin(measure.CommID(comm))
+	w, err := rt.DefineWin(measure.CommID(comm))
 	if err != nil {
 		*errOut = C.CString("hmbtrace: hmb_win_define: " + err.Error())
 		return 0
@@ -145,7 +145,7 @@ func hmbgo_win_define(comm C.uint32_t, errOut **C.char) (id C.uint32_t) {
 //export hmbgo_win_name
 func hmbgo_win_name(win C.uint32_t, name *C.char, nlen C.size_t, errOut **C.char) {
 	defer contain("hmb_win_name", func() {})
-	if err := rt.Measurement().NameWin(measure.WinID(win), C.GoStringN(name, C.int(nlen))); err != nil {
+	if err := rt.NameWin(uint32(win), C.GoStringN(name, C.int(nlen))); err != nil {
 		*errOut = C.CString("hmbtrace: hmb_win_name: " + err.Error())
 	}
 }
@@ -157,7 +157,7 @@ func hmbgo_rma_group_define(members *C.int32_t, n C.size_t, errOut **C.char) (id
 	if n > 0 {
 		g = unsafe.Slice((*int32)(unsafe.Pointer(members)), int(n))
 	}
-	gid, err := rt.Measurement().DefineRmaGroup(g)
+	gid, err := rt.DefineRmaGroup(g)
 	if err != nil {
 		*errOut = C.CString("hmbtrace: hmb_rma_group_define: " + err.Error())
 		return 0
@@ -210,7 +210,7 @@ func hmbgo_thread_team(index C.uint32_t, levels C.int, numbers *C.int) {
 	for i, n := range unsafe.Slice(numbers, int(levels)) {
 		team[i] = int(n)
 	}
-	t.Location().SetTeam(team)
+	t.SetTeam(team)
 }
 
 //export hmbgo_replay

@@ -32,6 +32,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hmbtrace/hmbtrace/internal/measureinternal"
 	"github.com/hmbtrace/hmbtrace/measure"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
@@ -46,7 +47,7 @@ const maxRequest = 4 << 10
 const publishWait = 50 * time.Millisecond
 
 func init() {
-	measure.RegisterLive(func(m *measure.Measurement, addr string) (io.Closer, error) {
+	measureinternal.Of[*measure.Location, *measure.Measurement]().RegisterLive(func(m *measure.Measurement, addr string) (io.Closer, error) {
 		srv, url, err := Listen(m, addr)
 		if err == nil {
 			fmt.Fprintf(os.Stderr, "hmbtrace: live view at %s\n", url)

@@ -5,8 +5,8 @@
  * inline range and past what a small buffer keeps, runs of events within
  * one timer tick (sequence numbers), long gaps (multi-byte deltas), a
  * filtered region, the phase region, messages and collectives between
- * events, a leave of an enclosing region and one with nothing open (usage
- * errors), and -finstrument-functions hooks (addresses named at finalize).
+ * events, a leave of an enclosing region and one with nothing open and a
+ * collective's completion naming a region never defined (usage errors), and -finstrument-functions hooks (addresses named at finalize).
  * And the records of MPI: communicators, messages on them (new peers that
  * grow the communication matrix, known ones counted in C), non-blocking
  * sends and receives, a cancelled request, a collective with received
@@ -122,6 +122,7 @@ int main(int argc, char **argv)
 		hmb_collective_complete(iallreduce, k % 4 - 1, 8, 64, split, creq);
 		hmb_leave(wait);
 		if (k % 40 == 0) {
+			hmb_collective_complete(1u << 30, -1, 8, 8, world, ++request); /* no such region */
 			/* Left implicitly by the leave of step. */
 			hmb_enter(regions[1]);
 			hmb_enter(regions[2]);

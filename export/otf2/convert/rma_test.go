@@ -12,6 +12,7 @@ import (
 	"github.com/hmbtrace/hmbtrace/encode"
 	"github.com/hmbtrace/hmbtrace/export/otf2"
 	"github.com/hmbtrace/hmbtrace/export/otf2/internal/otf2print"
+	"github.com/hmbtrace/hmbtrace/internal/measureinternal"
 	"github.com/hmbtrace/hmbtrace/internal/tracetest"
 	"github.com/hmbtrace/hmbtrace/measure"
 	"github.com/hmbtrace/hmbtrace/tracefile"
@@ -61,6 +62,8 @@ func checkRmaPython(t *testing.T, anchor string) RmaCheck {
 func rmaRun(t *testing.T) []*tracefile.File {
 	dir := t.TempDir()
 	var files []*tracefile.File
+	// RMA reaches a measurement through the C shim only: its calls.
+	mi := measureinternal.Of[*measure.Location, *measure.Measurement]()
 	for r := 0; r < 3; r++ {
 		rec := newRecorder(t, dir, r, measure.Config{})
 		m := rec.m
@@ -78,7 +81,7 @@ func rmaRun(t *testing.T) []*tracefile.File {
 		loc := m.Location(fmt.Sprintf("rank %d", r))
 		now := rec.t0
 		tick := func() uint64 { now += 10; return now }
-		rma := func(rc encode.Record) { loc.RecordAt(rc, tick()) }
+		rma := func(rc encode.Record) { mi.RecordAt(loc, rc, tick()) }
 		call := func(region measure.Region, recs ...encode.Record) {
 			loc.EnterAt(region, tick())
 			for _, rc := range recs {
@@ -87,13 +90,13 @@ func rmaRun(t *testing.T) []*tracefile.File {
 			loc.LeaveAt(region, tick())
 		}
 		begin := encode.Record{Kind: encode.KindRmaCollectiveBegin}
-		w1, _ := m.DefineWin(world)
+		w1, _ := mi.DefineWin(m, uint32(world))
 		call(create, begin, encode.Record{Kind: encode.KindRmaWinCreate, Win: uint32(w1)},
 			encode.Record{Kind: encode.KindRmaCollectiveEnd, Win: uint32(w1), Remote: -1, Aux: encode.RmaCollCreateHandle, Level: encode.RmaLevelProcess})
-		var w2 measure.WinID
+		var w2 uint32
 		if r != 1 {
-			w2, _ = m.DefineWin(sub)
-			if err := m.NameWin(w2, "sub"); err != nil {
+			w2, _ = mi.DefineWin(m, uint32(sub))
+			if err := mi.NameWin(m, w2, "sub"); err != nil {
 				t.Fatal(err)
 			}
 			call(create, begin, encode.Record{Kind: encode.KindRmaWinCreate, Win: uint32(w2)},
@@ -119,10 +122,10 @@ func rmaRun(t *testing.T) []*tracefile.File {
 				encode.Record{Kind: encode.KindRmaOpCompleteRemote, Win: uint32(w2), Request: 3},
 				encode.Record{Kind: encode.KindRmaReleaseLock, Win: uint32(w2), Remote: other})
 		}
-		g, _ := m.DefineRmaGroup([]int32{int32((r + 1) % 3)})
+		g, _ := mi.DefineRmaGroup(m, []int32{int32((r + 1) % 3)})
 		call(post, encode.Record{Kind: encode.KindRmaGroupSync, Win: uint32(w1), Level: encode.RmaLevelProcess, Group: uint32(g)})
 		call(post, encode.Record{Kind: encode.KindRmaPut, Win: 9, Remote: 0, Bytes: 1, Request: 9}) // an undefined window: left out
-		for _, w := range []measure.WinID{w2, w1} {
+		for _, w := range []uint32{w2, w1} {
 			if w == 0 {
 				continue
 			}

@@ -1,0 +1,88 @@
+// Package measureinternal gives this module's own packages the operations of
+// package measure that are not its public API: what the C shim (package
+// cshim and libhmbtrace, cshim/lib) needs to pin a C thread's location and
+// replay its staged records into it, the MPI one-sided (RMA) definitions that
+// only the C ABI reaches, and the registration of the live view
+// (measure/live). They are unexported in measure, so `go doc measure` shows
+// a Go user none of them, and Go's internal rule keeps code outside this
+// module from importing them here.
+//
+// Package measure fills in a Funcs at init (Register); a caller takes it
+// once, typed, with Of, at its own init, and then calls its fields: a call
+// through a func value of a concrete signature, with no type assertion or
+// interface per event.
+package measureinternal
+
+import (
+	"fmt"
+	"io"
+	"unsafe"
+
+	"github.com/hmbtrace/hmbtrace/buffer"
+	"github.com/hmbtrace/hmbtrace/encode"
+)
+
+// Funcs are the operations, on measure's *Location (L) and *Measurement
+// (M). This package cannot name those types (measure imports it), hence the
+// type parameters; there is only one instance, Funcs[*measure.Location,
+// *measure.Measurement].
+type Funcs[L, M any] struct {
+	// PinForC pins the location and everything its C probes reach
+	// through it (its stack, profile, levels and their bins, the pool's
+	// epoch), now and as they grow, so that C may keep pointers to them,
+	// and returns the location and the pool's epoch word. UnpinC drops the
+	// pins once the measurement is closed and the C probes stopped.
+	PinForC func(l L) (loc, epoch unsafe.Pointer)
+	UnpinC  func(l L)
+
+	// Interrupt tells Close that the location's owner stopped in the
+	// middle of a probe and will not finish it: Close leaves its state
+	// alone.
+	Interrupt func(l L)
+
+	// AddDropped counts n events of class c at depth d that the C probes
+	// did not keep, before the location syncs again.
+	AddDropped func(l L, d int, c buffer.Class, n uint64)
+
+	// RecordAt replays a staged message, request, collective completion,
+	// RMA or task record at time t (measure's recordAt says which kinds).
+	RecordAt func(l L, r encode.Record, t uint64)
+
+	// TiedTaskAt replays the task record k (create, switch or complete)
+	// of a tied task at time t, as the C probes' direct path writes it.
+	TiedTaskAt func(l L, k encode.Kind, task uint64, t uint64)
+
+	// SetTeam records the location's place as an OpenMP thread: its
+	// thread number in each enclosing team, outermost first.
+	SetTeam func(l L, numbers []int)
+
+	// DefineWin, NameWin and DefineRmaGroup define the MPI windows and
+	// RMA groups that RMA records name (hmb_win_define, hmb_win_name,
+	// hmb_rma_group_define); comm is a measure.CommID.
+	DefineWin      func(m M, comm uint32) (win uint32, err error)
+	NameWin        func(m M, win uint32, name string) error
+	DefineRmaGroup func(m M, members []int32) (group uint32, err error)
+
+	// RegisterLive is how measure/live offers Start its server for
+	// Config.Listen (HMB_LISTEN); importing that package registers it.
+	RegisterLive func(start func(m M, addr string) (io.Closer, error))
+}
+
+var funcs any
+
+// Register sets the operations. Package measure calls it once, at init,
+// before any package that imports measure is initialised.
+func Register[L, M any](f *Funcs[L, M]) { funcs = f }
+
+// Of returns the operations measure registered, for L *measure.Location and
+// M *measure.Measurement.
+func Of[L, M any]() *Funcs[L, M] {
+	f, ok := funcs.(*Funcs[L, M])
+	if !ok {
+		// Only a mistake in this module gets here: a wrong instance, or a
+		// caller initialised before measure, which importing measure
+		// rules out.
+		panic(fmt.Sprintf("measureinternal: Of[%T, %T]: measure registered %T", *new(L), *new(M), funcs))
+	}
+	return f
+}

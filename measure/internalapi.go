@@ -1,0 +1,33 @@
+package measure
+
+import "github.com/hmbtrace/hmbtrace/internal/measureinternal"
+
+// The operations only this module's packages call: the C shim's (cprobe.go,
+// recordAt, tiedTaskAt, setTeam, the RMA definitions) and measure/live's
+// registration. Unexported here, they reach those packages through
+// internal/measureinternal, which code outside the module cannot import, so
+// that the public API is what a Go program uses. Registered before any
+// importer of measure is initialised.
+func init() {
+	measureinternal.Register(&measureinternal.Funcs[*Location, *Measurement]{
+		PinForC:    (*Location).pinForC,
+		UnpinC:     (*Location).unpinC,
+		Interrupt:  (*Location).interrupt,
+		AddDropped: (*Location).addDropped,
+		RecordAt:   (*Location).recordAt,
+		TiedTaskAt: (*Location).tiedTaskAt,
+		SetTeam:    (*Location).setTeam,
+		DefineWin: func(m *Measurement, comm uint32) (uint32, error) {
+			w, err := m.defineWin(CommID(comm))
+			return uint32(w), err
+		},
+		NameWin: func(m *Measurement, w uint32, name string) error {
+			return m.nameWin(winID(w), name)
+		},
+		DefineRmaGroup: func(m *Measurement, members []int32) (uint32, error) {
+			g, err := m.defineRmaGroup(members)
+			return uint32(g), err
+		},
+		RegisterLive: registerLive,
+	})
+}
