@@ -247,7 +247,7 @@ func (rt *Runtime) NewThread(tid int64, name string) uint32 {
 	if name == "" {
 		name = fmt.Sprintf("thread %d", tid)
 	}
-	rt.threads = append(rt.threads, &Thread{rt: rt, loc: rt.m.Location(name)})
+	rt.threads = append(rt.threads, &Thread{rt: rt, loc: mi.NewThread(rt.m, name)})
 	return uint32(len(rt.threads) - 1)
 }
 

@@ -11,6 +11,7 @@ import "github.com/hmbtrace/hmbtrace/internal/measureinternal"
 func init() {
 	measureinternal.Register(&measureinternal.Funcs[*Location, *Measurement]{
 		PinForC:    (*Location).pinForC,
+		NewThread:  (*Measurement).threadLocation,
 		UnpinC:     (*Location).unpinC,
 		Interrupt:  (*Location).interrupt,
 		AddDropped: (*Location).addDropped,

@@ -408,6 +408,16 @@ func (m *Measurement) Location(name string) *Location {
 	return l
 }
 
+// threadLocation makes the location of a C thread, nil on a disabled
+// measurement. Unlike Location's lanes, it is never given back: Done only
+// seals its bins.
+func (m *Measurement) threadLocation(name string) *Location {
+	if !m.Enabled() {
+		return nil
+	}
+	return m.newLocation(name, true)
+}
+
 // newLocation makes a location named name, with counters if asked and the
 // measurement reads them.
 func (m *Measurement) newLocation(name string, counters bool) *Location {

@@ -33,6 +33,12 @@ type Funcs[L, M any] struct {
 	// and returns the location and the pool's epoch word. UnpinC drops the
 	// pins once the measurement is closed and the C probes stopped.
 	PinForC func(l L) (loc, epoch unsafe.Pointer)
+
+	// NewThread makes the location of a C thread: its own for the run,
+	// never a lane given back and handed to another holder, since the C
+	// thread keeps it (its TLS points into it) and may probe again after
+	// its exit, in later destructors.
+	NewThread func(m M, name string) L
 	UnpinC  func(l L)
 
 	// Interrupt tells Close that the location's owner stopped in the
