@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/hmbtrace/hmbtrace/encode"
 )
@@ -55,6 +57,15 @@ const (
 	ownFree     uintptr = 0 // on the free list, or not handed out
 	ownLocation uintptr = 1 // held by a caller of Measurement.Location
 	ownActive   uintptr = 1 // the low bit of a goroutine's key: it has regions open
+	// ownClosing marks a goroutine's lane that was still active when Close
+	// stopped waiting for it (settleLanes): its goroutine's next
+	// StartRegion finds it neither its own nor idle. Keys are multiples of
+	// 8, so the bit is free.
+	ownClosing uintptr = 2
+	// ownClosed is a lane Close took while it was idle: no goroutine's
+	// (it has the active bit, and no key is odd), so none takes it back or
+	// steals it, and Close reads and finishes its state.
+	ownClosed = ^uintptr(0)
 )
 
 // laneTaskBit marks the ids of the tasks of lanes, apart from the ids the
@@ -200,6 +211,12 @@ func (l *Location) endTask(t uint64, read bool) {
 //
 //go:noinline
 func (m *Measurement) holdLane(k uintptr, slot *atomic.Pointer[Location], hint *Location) *Location {
+	if m.closing.Load() {
+		// Close takes the lanes that go idle: this StartRegion is after
+		// Close, counted and dropped, and its Span ends nothing.
+		m.late.Add(1)
+		return nil
+	}
 	if hint != nil && hint.lane.own.CompareAndSwap(k, k|ownActive) {
 		return hint // its own, idle since its last outermost region ended
 	}
@@ -342,12 +359,72 @@ func (s *laneSet) yieldLocked(try int) bool {
 
 // idle marks goroutine lane l idle: its holder's outermost region ended.
 // The binding stays, so that the holder's next region takes it back
-// without a lock; another goroutine may steal it meanwhile.
+// without a lock; another goroutine may steal it meanwhile. A compare and
+// swap rather than a store (the same instruction's cost on amd64), so that
+// a lane Close gave up waiting for keeps its mark (settleLanes). The
+// store of the idle word is what hands the lane's state over to Close.
 func (l *Location) idle() {
 	if l.m.gort != nil {
 		l.m.goRuntimeRelease(l)
 	}
-	l.lane.own.Store(l.lane.key)
+	l.lane.own.CompareAndSwap(l.lane.key|ownActive, l.lane.key)
+}
+
+// closeWait bounds how long Close waits for the goroutines' lanes that
+// have regions open to go idle (settleLanes), and then for a probe under
+// way to end (Measurement.quiesce).
+const closeWait = 100 * time.Millisecond
+
+// settleLanes takes the goroutines' lanes from them for Close, which set
+// m.closing first (so that no StartRegion takes a lane any more): each
+// idle one at once, each active one when its outermost region ends (the
+// goroutine's End marks it idle), waiting until deadline. The compare and
+// swap that takes a lane orders everything its goroutine wrote before Close
+// reads it. A lane still active at the deadline is marked ownClosing and
+// returned: its goroutine may record into it at any time (its regions' Ends
+// do, until the freeze stops them), so Close leaves its state alone, as a
+// signal's Close does.
+//
+// This is what lets a goroutine's `defer wg.Done()` run before its
+// `defer measure.StartRegion(ctx, r).End()`: the main goroutine's Wait
+// returns, Close runs, and waits here the few microseconds to the End.
+func (s *laneSet) settleLanes(deadline time.Time) (active []*Location) {
+	s.mu.Lock()
+	pending := slices.Clone(s.byKey)
+	s.mu.Unlock()
+	for wait := time.Microsecond; ; wait = min(2*wait, time.Millisecond) {
+		rest := pending[:0]
+		for _, l := range pending {
+			v := l.lane.own.Load()
+			if v&ownActive == 0 && l.lane.own.CompareAndSwap(v, ownClosed) {
+				continue
+			}
+			if v != ownClosed {
+				rest = append(rest, l)
+			}
+		}
+		pending = rest
+		if len(pending) == 0 || !time.Now().Before(deadline) {
+			break
+		}
+		time.Sleep(wait)
+	}
+	for _, l := range pending {
+		for {
+			v := l.lane.own.Load()
+			if v == ownClosed {
+				break
+			}
+			if v&ownActive == 0 && l.lane.own.CompareAndSwap(v, ownClosed) {
+				break // idle after all
+			}
+			if v&ownActive != 0 && l.lane.own.CompareAndSwap(v, v|ownClosing) {
+				active = append(active, l)
+				break
+			}
+		}
+	}
+	return active
 }
 
 // sharedProbe counts a probe that found another goroutine inside a probe

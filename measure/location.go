@@ -522,8 +522,14 @@ func (l *Location) leaveOff(r Region, p *profEntry) bool {
 }
 
 // leaveTop records the leave of the region open at the top of the stack.
-func (l *Location) leaveTop(t uint64) {
-	d := l.depth
+func (l *Location) leaveTop(t uint64) { l.leaveFrame(l.depth, t, false) }
+
+// leaveFrame records the leave of the region open at depth d, the top of
+// the stack, or for Close (atClose) the top of what it has not left yet.
+// Close leaves the regions without writing what a probe reads before it
+// finds the measurement closed (the depth, a throttled region's flag), as
+// a goroutine may probe after Close, and the race detector would say so.
+func (l *Location) leaveFrame(d int, t uint64, atClose bool) {
 	if d <= 0 {
 		return // only if Close raced a probe it was told had stopped
 	}
@@ -534,7 +540,7 @@ func (l *Location) leaveTop(t uint64) {
 	p.active--
 	if p.active == 0 {
 		p.incl += dur
-		if p.visits >= l.thrCalls && p.incl < p.visits*l.thrTicks {
+		if !atClose && p.visits >= l.thrCalls && p.incl < p.visits*l.thrTicks {
 			l.throttle(p, f.region, f.class, t)
 		}
 	}
@@ -542,7 +548,9 @@ func (l *Location) leaveTop(t uint64) {
 	if l.cpt != nil {
 		l.cpt.leave(f.node, dur, f.child)
 	}
-	l.depth = d - 1
+	if !atClose {
+		l.depth = d - 1
+	}
 	l.stack[d-1].child += dur
 	l.recorded++
 	var mseq uint32
@@ -943,10 +951,10 @@ func (l *Location) growStack() { // cold: kept out of the probes' code
 // closeOpenRegions leaves every open region at time t, counting each as a
 // usage error if misuse; Close calls it.
 func (l *Location) closeOpenRegions(t uint64, misuse bool) {
-	for l.depth > 0 {
+	for d := l.depth; d > 0; d-- {
 		if misuse {
 			l.usage.OpenAtClose++
 		}
-		l.leaveTop(t)
+		l.leaveFrame(d, t, true)
 	}
 }
