@@ -3,6 +3,7 @@ package measure
 import (
 	"context"
 	"flag"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -22,7 +23,7 @@ func closeRaceRun(t *testing.T, goroutines int, wait time.Duration) {
 	outer, inner := NewRegion("outer"), NewRegion("inner")
 	ro, ri := m.RegionOf(outer), m.RegionOf(inner)
 	var stop, closed atomic.Bool // closed: Close returned
-	var late atomic.Uint64 // probes that began after Close returned
+	var late atomic.Uint64       // probes that began after Close returned
 	var wg sync.WaitGroup
 	for g := range goroutines {
 		wg.Add(1)
@@ -37,8 +38,8 @@ func closeRaceRun(t *testing.T, goroutines int, wait time.Duration) {
 					if closed {
 						late.Add(2) // two StartRegions that find no lane; the Ends of their empty Spans are no probes
 					}
-					if i%64 == 0 {
-						time.Sleep(10 * time.Microsecond) // let Close and the others run
+					if i%16 == 0 {
+						runtime.Gosched() // see closeRaceRun's doc
 					}
 				}
 			}()
@@ -56,8 +57,8 @@ func closeRaceRun(t *testing.T, goroutines int, wait time.Duration) {
 				if closed {
 					late.Add(4)
 				}
-				if i%64 == 0 {
-					time.Sleep(10 * time.Microsecond)
+				if i%16 == 0 {
+					runtime.Gosched()
 				}
 			}
 		}()

@@ -126,6 +126,11 @@ type Location struct {
 	id         uint32
 	afterClose atomic.Uint64
 	stopped    atomic.Bool // the probes saw the freeze and touch nothing more
+	// inProbe is 1 while a probe's general path (enterGeneral, ...) runs,
+	// from before its test of the epoch to its end: with the buffer's busy
+	// mark, which covers the fast paths' records, it tells Close a probe
+	// under way (Measurement.quiesce). Marked by probemark_*.go.
+	inProbe uint32
 
 	commUsed int // lines of commLines in use
 
@@ -265,10 +270,13 @@ func (l *Location) enterAt(r Region, t uint64) {
 	p.visits++
 	p.active++
 	if d >= l.limit {
-		l.h.End()
-		if !l.dropCached(d) {
-			l.dropRegion(d)
+		// The count first: it reads the hierarchy's view, which Close's
+		// Finalize writes once no record is under way.
+		if l.dropCached(d) {
+			l.h.End()
+			return
 		}
+		l.dropRegion(d)
 		return
 	}
 	if d < len(l.levels) {
@@ -292,10 +300,12 @@ func (l *Location) enterAt(r Region, t uint64) {
 //
 //go:noinline
 func (l *Location) enterRefill(f *frame, d int, tr uint64, seq uint32) {
+	l.markProbe() // before Begin's mark ends: lose writes after it
+	defer l.probeDone()
 	lv := l.level(d)
 	if lv.Room() >= 2*encode.MaxEnterLeaveSize || lv.Refill(tr, 0) {
-		lv.Advance(lv.Encoder().Enter(lv.Tail(), tr, seq, f.region))
 		f.state = frameWritten
+		lv.Advance(lv.Encoder().Enter(lv.Tail(), tr, seq, f.region))
 		return
 	}
 	l.lose(d)
@@ -310,6 +320,8 @@ func (l *Location) enterGeneral(r Region, p *profEntry, t uint64) {
 		l.sharedProbe()
 		return
 	}
+	l.markProbe()
+	defer l.probeDone()
 	if l.pool.Epoch() != l.epoch && !l.sync() {
 		return
 	}
@@ -376,6 +388,11 @@ func (l *Location) enterGeneral(r Region, p *profEntry, t uint64) {
 //
 //go:noinline
 func (l *Location) enterOff(r Region, p *profEntry) *profEntry {
+	l.markProbe()
+	defer l.probeDone()
+	if l.pool.Epoch() != l.epoch && !l.sync() {
+		return nil // after Close, counted
+	}
 	if p == nil || p.off == offUndefined {
 		if p = l.define(r); p == nil {
 			return nil
@@ -460,14 +477,15 @@ func (l *Location) leaveAt(r Region, t uint64) {
 		l.leaveRefill(d, tr, seq, f.region)
 		return
 	}
-	l.h.End()
-	if d == l.lostAt {
+	if d == l.lostAt { // before End, as in enterAt
 		l.lostAt = 0
 		l.limit = l.viewLimit()
 	}
-	if !l.dropCached(d) {
-		l.dropRegion(d)
+	if l.dropCached(d) {
+		l.h.End()
+		return
 	}
+	l.dropRegion(d)
 }
 
 // leaveRefill writes a leave at depth d of region, whose enter was written
@@ -491,6 +509,8 @@ func (l *Location) leaveGeneral(r Region, t uint64) {
 		l.sharedProbe()
 		return
 	}
+	l.markProbe()
+	defer l.probeDone()
 	if l.pool.Epoch() != l.epoch && !l.sync() {
 		return
 	}
@@ -510,6 +530,11 @@ func (l *Location) leaveGeneral(r Region, t uint64) {
 //
 //go:noinline
 func (l *Location) leaveOff(r Region, p *profEntry) bool {
+	l.markProbe()
+	defer l.probeDone()
+	if l.pool.Epoch() != l.epoch && !l.sync() {
+		return true // after Close, counted
+	}
 	switch p.off {
 	case offFiltered:
 		l.recorded++
@@ -869,12 +894,17 @@ func (l *Location) dropCached(d int) bool {
 }
 
 // dropRegion is drop of an enter or leave at depth d whose level is not
-// cached (dropCached returned false). The level is cached now, so that the
-// next one finds it.
+// cached (dropCached returned false), for a probe that Begin marked busy:
+// it ends that record, and marks the probe under way until it counted the
+// drop, as Close must not read the count before. The level is cached now,
+// so that the next one finds it.
 //
 //go:noinline
 func (l *Location) dropRegion(d int) {
+	l.markProbe()
+	l.h.End()
 	l.level(d).Drop()
+	l.probeDone()
 }
 
 // sync refreshes the location's view of the closed levels. It returns false

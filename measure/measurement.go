@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -564,7 +565,7 @@ func (m *Measurement) finalize(atExit bool) error {
 		l.interrupted = true
 	}
 	if m.grace == 0 {
-		m.quiesce(locs, time.Now().Add(closeWait))
+		m.quiesce(locs, time.Now().Add(probeWait))
 	}
 	if m.grace > 0 {
 		// Other goroutines go on probing until the signal kills them. A
@@ -623,26 +624,22 @@ func (m *Measurement) finalize(atExit bool) error {
 // probe) is left as interrupted; Pool.Finalize leaves that record's bin
 // where its probe writes.
 func (m *Measurement) quiesce(locs []*Location, deadline time.Time) {
+	pending := slices.Clone(locs)
 	for wait := time.Microsecond; ; wait = min(2*wait, time.Millisecond) {
-		busy := false
-		for _, l := range locs {
-			if l.h.Busy() {
-				busy = true
-				break
+		rest := pending[:0]
+		for _, l := range pending {
+			if l.h.Busy() || atomic.LoadUint32(&l.inProbe) != 0 {
+				rest = append(rest, l)
 			}
 		}
-		if !busy {
-			return
-		}
-		if !time.Now().Before(deadline) {
+		pending = rest
+		if len(pending) == 0 || !time.Now().Before(deadline) {
 			break
 		}
 		time.Sleep(wait)
 	}
-	for _, l := range locs {
-		if l.h.Busy() {
-			l.interrupted = true
-		}
+	for _, l := range pending {
+		l.interrupted = true
 	}
 }
 

@@ -78,7 +78,7 @@ func (m *Measurement) Stats() Stats {
 	s.FilteredName, s.FilteredDuration = tot.FilteredName, tot.FilteredDuration
 	s.Removed, s.Usage = tot.Removed, tot.Usage
 	s.Usage.AfterClose += m.late.Load() // StartRegions that found no lane (lane.go)
-	for _, d := range tot.Depths { // dense here: index = depth
+	for _, d := range tot.Depths {      // dense here: index = depth
 		for d.Depth >= len(s.Depths) {
 			s.Depths = append(s.Depths, DepthStats{Depth: len(s.Depths)})
 		}
