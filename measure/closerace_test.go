@@ -82,6 +82,9 @@ func closeRaceRun(t *testing.T, goroutines int, wait time.Duration) {
 		t.Fatalf("recorded %d != kept %d + filtered %d+%d + removed %d = %d", st.Recorded, st.Kept,
 			st.FilteredName, st.FilteredDuration, st.Dropped(), sum)
 	}
+	if st.SharedLane != 0 {
+		t.Fatalf("%d probes counted as sharing a lane: none shares one", st.SharedLane)
+	}
 	if st.Usage.AfterClose < late.Load() {
 		t.Fatalf("%d probes after Close counted, at least %d ran", st.Usage.AfterClose, late.Load())
 	}
@@ -99,5 +102,56 @@ func TestCloseWhileProbing(t *testing.T) {
 	}
 	for i := range runs {
 		closeRaceRun(t, 1000, time.Duration(1+i%5)*time.Millisecond)
+	}
+}
+
+// A goroutine whose `defer wg.Done()` runs before its region's End, as
+// in a function hmbtrace-go instrumented (its region's defer is the
+// function's first, so it runs last): the main goroutine's Wait returns,
+// and Close runs while the End is still to come. Close waits for the
+// lanes to go idle, so every event is kept, and under -race nothing
+// races.
+func TestCloseWaitsForLastEnd(t *testing.T) {
+	m := startTest(t, Config{BufferSize: 16 << 20, BinSize: 4 << 10, NoThrottle: true})
+	ctx := NewContext(context.Background(), m)
+	task, step := NewRegion("task"), NewRegion("step")
+	const goroutines, steps = 200, 10
+	var wg sync.WaitGroup
+	for range goroutines {
+		wg.Add(1)
+		go func() {
+			defer StartRegion(ctx, task).End()
+			defer wg.Done()
+			for range steps {
+				StartRegion(ctx, step).End()
+			}
+			runtime.Gosched() // widen the window between Done and End
+		}()
+	}
+	wg.Wait()
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	st := m.Stats()
+	if st.Kept != st.Recorded || st.Dropped() != 0 || st.Usage != (UsageErrors{}) {
+		t.Errorf("recorded %d, kept %d, removed %d, usage %+v; want all kept, no usage error", st.Recorded, st.Kept, st.Dropped(), st.Usage)
+	}
+	// Every region's every visit is in the trace's profiles, none left
+	// open at Close, no lane interrupted.
+	f := openTrace(t, m)
+	visits := map[uint32]uint64{}
+	for _, l := range f.Locations {
+		if l.Interrupted {
+			t.Errorf("location %q interrupted", l.Name)
+		}
+		for _, p := range l.Profile {
+			visits[p.Region] += p.Visits
+		}
+	}
+	if v, w := visits[uint32(m.RegionOf(task))], uint64(goroutines); v != w {
+		t.Errorf("task: %d visits, want %d", v, w)
+	}
+	if v, w := visits[uint32(m.RegionOf(step))], uint64(goroutines*steps); v != w {
+		t.Errorf("step: %d visits, want %d", v, w)
 	}
 }

@@ -455,8 +455,15 @@ func (s *laneSet) settleLanes(deadline time.Time) (active []*Location) {
 // it. Sharing that never overlaps a leave's test goes unseen: -race finds
 // it.
 //
+// After the freeze the mark may be Close's own, leaving the regions still
+// open (closeOpenRegions): the probe is one after Close, counted as such.
+//
 //go:noinline
 func (l *Location) sharedProbe() {
+	if l.pool.Frozen() {
+		l.afterClose.Add(1)
+		return
+	}
 	l.lane.shared.Add(1)
 }
 
