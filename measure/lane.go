@@ -58,9 +58,10 @@ const (
 	ownLocation uintptr = 1 // held by a caller of Measurement.Location
 	ownActive   uintptr = 1 // the low bit of a goroutine's key: it has regions open
 	// ownClosing marks a goroutine's lane that was still active when Close
-	// stopped waiting for it (settleLanes): its goroutine's next
-	// StartRegion finds it neither its own nor idle. Keys are multiples of
-	// 8, so the bit is free.
+	// stopped waiting for it (settleLanes): until its goroutine's End marks
+	// it idle, a StartRegion of that goroutine finds it neither its own nor
+	// idle, and records nothing. Keys are multiples of 8, so the bit is
+	// free.
 	ownClosing uintptr = 2
 	// ownClosed is a lane Close took while it was idle: no goroutine's
 	// (it has the active bit, and no key is odd), so none takes it back or
@@ -369,15 +370,15 @@ func (s *laneSet) yieldLocked(try int) bool {
 
 // idle marks goroutine lane l idle: its holder's outermost region ended.
 // The binding stays, so that the holder's next region takes it back
-// without a lock; another goroutine may steal it meanwhile. A compare and
-// swap rather than a store (the same instruction's cost on amd64), so that
-// a lane Close gave up waiting for keeps its mark (settleLanes). The
-// store of the idle word is what hands the lane's state over to Close.
+// without a lock; another goroutine may steal it meanwhile. The store is
+// what hands the lane's state over to Close (settleLanes). It may clear
+// the mark of a lane Close gave up waiting for: Close left it as
+// interrupted already, and the probes are frozen or about to be.
 func (l *Location) idle() {
 	if l.m.gort != nil {
 		l.m.goRuntimeRelease(l)
 	}
-	l.lane.own.CompareAndSwap(l.lane.key|ownActive, l.lane.key)
+	l.lane.own.Store(l.lane.key)
 }
 
 // closeWait bounds how long Close waits for the goroutines' lanes that

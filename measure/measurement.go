@@ -488,10 +488,10 @@ func (m *Measurement) StartTicks() uint64 { return m.start.Ticks }
 // Close's time. A second Close does nothing and returns the first one's
 // error.
 //
-// Close waits, up to 100 ms in all, for what other goroutines still do:
+// Close waits for what other goroutines still do:
 //
-//   - A goroutine's lane (StartRegion) with a region open is waited for
-//     until that region ends, so that a goroutine whose `defer wg.Done()`
+//   - A goroutine's lane (StartRegion) with a region open is waited for,
+//     up to 100 ms for all, until that region ends, so that a goroutine whose `defer wg.Done()`
 //     runs before its `defer measure.StartRegion(ctx, r).End()` (or the
 //     region hmbtrace-go puts first in each function) has its last End
 //     recorded, though the Wait before Close returned before it. Idle
@@ -501,14 +501,19 @@ func (m *Measurement) StartTicks() uint64 { return m.start.Ticks }
 //     it is, its regions open and its state unread by Close but for its
 //     counts, as for a signal (the trace marks its location
 //     interrupted); its later probes are dropped and counted.
-//   - Then Close stops the probes and waits for any probe under way to
-//     end (a goroutine preempted in the middle of one), so that it never
-//     reads an event half written nor takes a bin from under a probe.
+//   - Then Close stops the probes and waits for any probe under way on
+//     any location to end (a goroutine preempted in the middle of one;
+//     a probe never blocks, but with many goroutines runnable its
+//     goroutine may wait long to run again), up to 2 s, so that it never
+//     reads an event half written nor takes a bin from under a probe. A
+//     location still inside a probe then is left as interrupted.
 //
 // Close never waits when no other goroutine records. A Location's
-// goroutine that probes while Close runs is not waited for (Close cannot
-// tell it from one that returned): its probes after Close are dropped and
-// counted, and the race detector may report Close's reads of it.
+// goroutine that probes while Close runs is not waited for between its
+// probes (Close cannot tell it from one that returned): its probes after
+// the freeze touch nothing Close reads, and are dropped and counted, but
+// for those of a region throttled on that location, which count as its
+// throttled visits (the race detector may report Close's read of them).
 //
 // A program that panics still writes its trace if it deferred Close; with
 // Config.Signals (HMB_SIGNALS=1), SIGINT and SIGTERM write it too.
