@@ -320,9 +320,9 @@ func (l *Location) enterGeneral(r Region, p *profEntry, t uint64) {
 		l.sharedProbe()
 		return
 	}
-	l.markProbe()
-	defer l.probeDone()
+	l.markProbe() // cleared before each return: a defer costs the general path 2 ns
 	if l.pool.Epoch() != l.epoch && !l.sync() {
+		l.probeDone()
 		return
 	}
 	l.recorded++
@@ -352,6 +352,7 @@ func (l *Location) enterGeneral(r Region, p *profEntry, t uint64) {
 		if f.counted {
 			l.drop(d, buffer.ClassMetric)
 		}
+		l.probeDone()
 		return
 	}
 	if l.minDur != 0 {
@@ -359,6 +360,7 @@ func (l *Location) enterGeneral(r Region, p *profEntry, t uint64) {
 		if l.pendingFrom == 0 {
 			l.pendingFrom = d
 		}
+		l.probeDone()
 		return
 	}
 	lv := l.level(d)
@@ -371,6 +373,7 @@ func (l *Location) enterGeneral(r Region, p *profEntry, t uint64) {
 		if f.counted {
 			l.putMetric(d, f.tr, f.mseq, f.region, l.mstart[d*l.nmet:(d+1)*l.nmet])
 		}
+		l.probeDone()
 		return
 	}
 	if f.counted {
@@ -379,6 +382,7 @@ func (l *Location) enterGeneral(r Region, p *profEntry, t uint64) {
 	if c == buffer.ClassRegion {
 		l.lose(d)
 	}
+	l.probeDone()
 }
 
 // enterOff handles an enter of a region whose entry p is missing or says
@@ -509,17 +513,18 @@ func (l *Location) leaveGeneral(r Region, t uint64) {
 		l.sharedProbe()
 		return
 	}
-	l.markProbe()
-	defer l.probeDone()
+	l.markProbe() // cleared before each return, as in enterGeneral
 	if l.pool.Epoch() != l.epoch && !l.sync() {
+		l.probeDone()
 		return
 	}
 	d := l.depth
 	if l.stack[d].region != uint32(r) || d == 0 {
 		l.leaveOther(r, t)
-		return
+	} else {
+		l.leaveTop(t)
 	}
-	l.leaveTop(t)
+	l.probeDone()
 }
 
 // leaveOff reports whether a leave of region r, whose entry p says the
