@@ -400,7 +400,14 @@ func (m *Measurement) Location(name string) *Location {
 		return nil
 	}
 	l := m.lanes.location(m, name)
-	l.beginTask(0, true)
+	// Marked as a probe, so that a Close running now either sees the mark
+	// and waits for the task's switch, or is seen here: a Location after
+	// Close begins records nothing, and its probes are counted.
+	l.markProbe()
+	if !m.closing.Load() {
+		l.beginTask(0, true)
+	}
+	l.probeDone()
 	m.goRuntimeHold(l)
 	return l
 }
