@@ -727,12 +727,16 @@ func (p *Pool) Notify() {
 // Freeze tells the probes to stop: they see a new epoch, then Frozen, and
 // return without touching anything. Bins are still handed out, to a probe
 // that was under way and to Close, which leaves the regions still open;
-// Finalize follows.
+// Finalize follows. Once it returns, a writer's Busy is reliable: a probe
+// that began before the freeze is busy until it ends its record, one that
+// begins after sees the new epoch (the fence orders the writers' plain busy
+// marks, as for a reclaim).
 func (p *Pool) Freeze() {
 	p.mu.Lock()
-	defer p.mu.Unlock()
 	p.frozen.Store(true)
 	p.publishLocked()
+	p.mu.Unlock()
+	fence()
 }
 
 // Frozen reports whether Freeze was called. Probes check it without a lock.
@@ -740,7 +744,11 @@ func (p *Pool) Frozen() bool { return p.frozen.Load() }
 
 // Finalize seals every current bin (or hands back those of closed levels)
 // and stops the pool: later probes drop their events. The writers must have
-// stopped putting records; Finalize reads their current bins.
+// stopped putting records; Finalize reads their current bins. A writer
+// still inside a record (Busy after Freeze: one stuck in the middle of a
+// probe) keeps its bins where it writes: they are sealed with the records
+// complete now, and the rest of what it writes there is left out, but it
+// never writes through a bin taken from it.
 func (p *Pool) Finalize() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -749,11 +757,16 @@ func (p *Pool) Finalize() {
 	}
 	for _, h := range p.hier {
 		h.syncLocked()
+		busy := h.Busy()
 		for _, row := range h.levels {
 			for _, lv := range row {
 				if lv != nil && lv.cur >= 0 {
+					bin, pos := lv.bin, lv.pos
 					p.recountLocked(lv)
 					p.sealLocked(lv)
+					if busy {
+						lv.bin, lv.pos = bin, pos
+					}
 				}
 			}
 		}

@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/hmbtrace/hmbtrace/encode"
 )
@@ -55,6 +57,16 @@ const (
 	ownFree     uintptr = 0 // on the free list, or not handed out
 	ownLocation uintptr = 1 // held by a caller of Measurement.Location
 	ownActive   uintptr = 1 // the low bit of a goroutine's key: it has regions open
+	// ownClosing marks a goroutine's lane that was still active when Close
+	// stopped waiting for it (settleLanes): until its goroutine's End marks
+	// it idle, a StartRegion of that goroutine finds it neither its own nor
+	// idle, and records nothing. Keys are multiples of 8, so the bit is
+	// free.
+	ownClosing uintptr = 2
+	// ownClosed is a lane Close took while it was idle: no goroutine's
+	// (it has the active bit, and no key is odd), so none takes it back or
+	// steals it, and Close reads and finishes its state.
+	ownClosed = ^uintptr(0)
 )
 
 // laneTaskBit marks the ids of the tasks of lanes, apart from the ids the
@@ -208,6 +220,12 @@ func (l *Location) endTask(t uint64, read bool) {
 //
 //go:noinline
 func (m *Measurement) holdLane(k uintptr, slot *atomic.Pointer[Location], hint *Location) (l *Location, activated bool) {
+	if m.closing.Load() {
+		// Close takes the lanes that go idle: this StartRegion is after
+		// Close, counted and dropped, and its Span ends nothing.
+		m.late.Add(1)
+		return nil, false
+	}
 	if hint != nil && hint.lane.own.CompareAndSwap(k, k|ownActive) {
 		return hint, true // its own, idle since its last outermost region ended
 	}
@@ -216,6 +234,16 @@ func (m *Measurement) holdLane(k uintptr, slot *atomic.Pointer[Location], hint *
 		if l, prev = m.lanes.acquire(m, k); l == nil {
 			return nil, false
 		}
+	}
+	// What follows writes into the lane: marked as a probe under way, then
+	// a second look at closing, so that Close either sees the mark or this
+	// sees closing (Measurement.quiesce).
+	l.markProbe()
+	defer l.probeDone()
+	if m.closing.Load() {
+		l.lane.own.CompareAndSwap(k|ownActive, k) // idle again, for Close to take
+		m.late.Add(1)
+		return nil, false
 	}
 	slot.Store(l)
 	if prev == k|ownActive {
@@ -354,12 +382,79 @@ func (s *laneSet) yieldLocked(try int) bool {
 
 // idle marks goroutine lane l idle: its holder's outermost region ended.
 // The binding stays, so that the holder's next region takes it back
-// without a lock; another goroutine may steal it meanwhile.
+// without a lock; another goroutine may steal it meanwhile. The store is
+// what hands the lane's state over to Close (settleLanes). It may clear
+// the mark of a lane Close gave up waiting for: Close left it as
+// interrupted already, and the probes are frozen or about to be.
 func (l *Location) idle() {
 	if l.m.gort != nil {
 		l.m.goRuntimeRelease(l)
 	}
 	l.lane.own.Store(l.lane.key)
+}
+
+// closeWait bounds how long Close waits for the goroutines' lanes that
+// have regions open to go idle (settleLanes). probeWait bounds its wait
+// for the probes under way to end once the probes are frozen
+// (Measurement.quiesce): a probe does not block, so that takes as long as
+// its goroutine takes to be scheduled again, a few milliseconds with 1000
+// goroutines on 2 cores; only a goroutine stopped in a debugger, or one
+// that panicked inside a probe, makes Close wait it out.
+const (
+	closeWait = 100 * time.Millisecond
+	probeWait = 2 * time.Second
+)
+
+// settleLanes takes the goroutines' lanes from them for Close, which set
+// m.closing first (so that no StartRegion takes a lane any more): each
+// idle one at once, each active one when its outermost region ends (the
+// goroutine's End marks it idle), waiting until deadline. The compare and
+// swap that takes a lane orders everything its goroutine wrote before Close
+// reads it. A lane still active at the deadline is marked ownClosing and
+// returned: its goroutine may record into it at any time (its regions' Ends
+// do, until the freeze stops them), so Close leaves its state alone, as a
+// signal's Close does.
+//
+// This is what lets a goroutine's `defer wg.Done()` run before its
+// `defer measure.StartRegion(ctx, r).End()`: the main goroutine's Wait
+// returns, Close runs, and waits here the few microseconds to the End.
+func (s *laneSet) settleLanes(deadline time.Time) (active []*Location) {
+	s.mu.Lock()
+	pending := slices.Clone(s.byKey)
+	s.mu.Unlock()
+	for wait := time.Microsecond; ; wait = min(2*wait, time.Millisecond) {
+		rest := pending[:0]
+		for _, l := range pending {
+			v := l.lane.own.Load()
+			if v&ownActive == 0 && l.lane.own.CompareAndSwap(v, ownClosed) {
+				continue
+			}
+			if v != ownClosed {
+				rest = append(rest, l)
+			}
+		}
+		pending = rest
+		if len(pending) == 0 || !time.Now().Before(deadline) {
+			break
+		}
+		time.Sleep(wait)
+	}
+	for _, l := range pending {
+		for {
+			v := l.lane.own.Load()
+			if v == ownClosed {
+				break
+			}
+			if v&ownActive == 0 && l.lane.own.CompareAndSwap(v, ownClosed) {
+				break // idle after all
+			}
+			if v&ownActive != 0 && l.lane.own.CompareAndSwap(v, v|ownClosing) {
+				active = append(active, l)
+				break
+			}
+		}
+	}
+	return active
 }
 
 // sharedProbe counts a probe that found another goroutine inside a probe
@@ -373,8 +468,15 @@ func (l *Location) idle() {
 // it. Sharing that never overlaps a leave's test goes unseen: -race finds
 // it.
 //
+// After the freeze the mark may be Close's own, leaving the regions still
+// open (closeOpenRegions): the probe is one after Close, counted as such.
+//
 //go:noinline
 func (l *Location) sharedProbe() {
+	if l.pool.Frozen() {
+		l.afterClose.Add(1)
+		return
+	}
 	l.lane.shared.Add(1)
 }
 

@@ -126,6 +126,11 @@ type Location struct {
 	id         uint32
 	afterClose atomic.Uint64
 	stopped    atomic.Bool // the probes saw the freeze and touch nothing more
+	// inProbe is 1 while a probe's general path (enterGeneral, ...) runs,
+	// from before its test of the epoch to its end: with the buffer's busy
+	// mark, which covers the fast paths' records, it tells Close a probe
+	// under way (Measurement.quiesce). Marked by probemark_*.go.
+	inProbe uint32
 
 	commUsed int // lines of commLines in use
 
@@ -265,10 +270,13 @@ func (l *Location) enterAt(r Region, t uint64) {
 	p.visits++
 	p.active++
 	if d >= l.limit {
-		l.h.End()
-		if !l.dropCached(d) {
-			l.dropRegion(d)
+		// The count first: it reads the hierarchy's view, which Close's
+		// Finalize writes once no record is under way.
+		if l.dropCached(d) {
+			l.h.End()
+			return
 		}
+		l.dropRegion(d)
 		return
 	}
 	if d < len(l.levels) {
@@ -292,10 +300,12 @@ func (l *Location) enterAt(r Region, t uint64) {
 //
 //go:noinline
 func (l *Location) enterRefill(f *frame, d int, tr uint64, seq uint32) {
+	l.markProbe() // before Begin's mark ends: lose writes after it
+	defer l.probeDone()
 	lv := l.level(d)
 	if lv.Room() >= 2*encode.MaxEnterLeaveSize || lv.Refill(tr, 0) {
-		lv.Advance(lv.Encoder().Enter(lv.Tail(), tr, seq, f.region))
 		f.state = frameWritten
+		lv.Advance(lv.Encoder().Enter(lv.Tail(), tr, seq, f.region))
 		return
 	}
 	l.lose(d)
@@ -310,7 +320,9 @@ func (l *Location) enterGeneral(r Region, p *profEntry, t uint64) {
 		l.sharedProbe()
 		return
 	}
+	l.markProbe() // cleared before each return: a defer costs the general path 2 ns
 	if l.pool.Epoch() != l.epoch && !l.sync() {
+		l.probeDone()
 		return
 	}
 	l.recorded++
@@ -340,6 +352,7 @@ func (l *Location) enterGeneral(r Region, p *profEntry, t uint64) {
 		if f.counted {
 			l.drop(d, buffer.ClassMetric)
 		}
+		l.probeDone()
 		return
 	}
 	if l.minDur != 0 {
@@ -347,6 +360,7 @@ func (l *Location) enterGeneral(r Region, p *profEntry, t uint64) {
 		if l.pendingFrom == 0 {
 			l.pendingFrom = d
 		}
+		l.probeDone()
 		return
 	}
 	lv := l.level(d)
@@ -359,6 +373,7 @@ func (l *Location) enterGeneral(r Region, p *profEntry, t uint64) {
 		if f.counted {
 			l.putMetric(d, f.tr, f.mseq, f.region, l.mstart[d*l.nmet:(d+1)*l.nmet])
 		}
+		l.probeDone()
 		return
 	}
 	if f.counted {
@@ -367,6 +382,7 @@ func (l *Location) enterGeneral(r Region, p *profEntry, t uint64) {
 	if c == buffer.ClassRegion {
 		l.lose(d)
 	}
+	l.probeDone()
 }
 
 // enterOff handles an enter of a region whose entry p is missing or says
@@ -376,6 +392,11 @@ func (l *Location) enterGeneral(r Region, p *profEntry, t uint64) {
 //
 //go:noinline
 func (l *Location) enterOff(r Region, p *profEntry) *profEntry {
+	l.markProbe()
+	defer l.probeDone()
+	if l.pool.Epoch() != l.epoch && !l.sync() {
+		return nil // after Close, counted
+	}
 	if p == nil || p.off == offUndefined {
 		if p = l.define(r); p == nil {
 			return nil
@@ -460,14 +481,15 @@ func (l *Location) leaveAt(r Region, t uint64) {
 		l.leaveRefill(d, tr, seq, f.region)
 		return
 	}
-	l.h.End()
-	if d == l.lostAt {
+	if d == l.lostAt { // before End, as in enterAt
 		l.lostAt = 0
 		l.limit = l.viewLimit()
 	}
-	if !l.dropCached(d) {
-		l.dropRegion(d)
+	if l.dropCached(d) {
+		l.h.End()
+		return
 	}
+	l.dropRegion(d)
 }
 
 // leaveRefill writes a leave at depth d of region, whose enter was written
@@ -491,15 +513,18 @@ func (l *Location) leaveGeneral(r Region, t uint64) {
 		l.sharedProbe()
 		return
 	}
+	l.markProbe() // cleared before each return, as in enterGeneral
 	if l.pool.Epoch() != l.epoch && !l.sync() {
+		l.probeDone()
 		return
 	}
 	d := l.depth
 	if l.stack[d].region != uint32(r) || d == 0 {
 		l.leaveOther(r, t)
-		return
+	} else {
+		l.leaveTop(t)
 	}
-	l.leaveTop(t)
+	l.probeDone()
 }
 
 // leaveOff reports whether a leave of region r, whose entry p says the
@@ -510,6 +535,11 @@ func (l *Location) leaveGeneral(r Region, t uint64) {
 //
 //go:noinline
 func (l *Location) leaveOff(r Region, p *profEntry) bool {
+	l.markProbe()
+	defer l.probeDone()
+	if l.pool.Epoch() != l.epoch && !l.sync() {
+		return true // after Close, counted
+	}
 	switch p.off {
 	case offFiltered:
 		l.recorded++
@@ -522,8 +552,14 @@ func (l *Location) leaveOff(r Region, p *profEntry) bool {
 }
 
 // leaveTop records the leave of the region open at the top of the stack.
-func (l *Location) leaveTop(t uint64) {
-	d := l.depth
+func (l *Location) leaveTop(t uint64) { l.leaveFrame(l.depth, t, false) }
+
+// leaveFrame records the leave of the region open at depth d, the top of
+// the stack, or for Close (atClose) the top of what it has not left yet.
+// Close leaves the regions without writing what a probe reads before it
+// finds the measurement closed (the depth, a throttled region's flag), as
+// a goroutine may probe after Close, and the race detector would say so.
+func (l *Location) leaveFrame(d int, t uint64, atClose bool) {
 	if d <= 0 {
 		return // only if Close raced a probe it was told had stopped
 	}
@@ -534,7 +570,7 @@ func (l *Location) leaveTop(t uint64) {
 	p.active--
 	if p.active == 0 {
 		p.incl += dur
-		if p.visits >= l.thrCalls && p.incl < p.visits*l.thrTicks {
+		if !atClose && p.visits >= l.thrCalls && p.incl < p.visits*l.thrTicks {
 			l.throttle(p, f.region, f.class, t)
 		}
 	}
@@ -542,7 +578,9 @@ func (l *Location) leaveTop(t uint64) {
 	if l.cpt != nil {
 		l.cpt.leave(f.node, dur, f.child)
 	}
-	l.depth = d - 1
+	if !atClose {
+		l.depth = d - 1
+	}
 	l.stack[d-1].child += dur
 	l.recorded++
 	var mseq uint32
@@ -861,12 +899,17 @@ func (l *Location) dropCached(d int) bool {
 }
 
 // dropRegion is drop of an enter or leave at depth d whose level is not
-// cached (dropCached returned false). The level is cached now, so that the
-// next one finds it.
+// cached (dropCached returned false), for a probe that Begin marked busy:
+// it ends that record, and marks the probe under way until it counted the
+// drop, as Close must not read the count before. The level is cached now,
+// so that the next one finds it.
 //
 //go:noinline
 func (l *Location) dropRegion(d int) {
+	l.markProbe()
+	l.h.End()
 	l.level(d).Drop()
+	l.probeDone()
 }
 
 // sync refreshes the location's view of the closed levels. It returns false
@@ -943,10 +986,10 @@ func (l *Location) growStack() { // cold: kept out of the probes' code
 // closeOpenRegions leaves every open region at time t, counting each as a
 // usage error if misuse; Close calls it.
 func (l *Location) closeOpenRegions(t uint64, misuse bool) {
-	for l.depth > 0 {
+	for d := l.depth; d > 0; d-- {
 		if misuse {
 			l.usage.OpenAtClose++
 		}
-		l.leaveTop(t)
+		l.leaveFrame(d, t, true)
 	}
 }

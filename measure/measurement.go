@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -78,6 +79,8 @@ type Measurement struct {
 	end       clock.Pair
 	grace     time.Duration // how long a signal's Close waits for running probes
 	dying     atomic.Bool   // a signal's Close runs: the process dies of it next
+	closing   atomic.Bool   // Close began: no StartRegion takes a lane any more (lane.go)
+	late      atomic.Uint64 // StartRegions after that, which found no lane: probes after Close
 	signals   *fatalsignal.Handler
 
 	clockSync      []tracefile.ClockSync
@@ -403,7 +406,14 @@ func (m *Measurement) Location(name string) *Location {
 		return nil
 	}
 	l := m.lanes.location(m, name)
-	l.beginTask(0, true)
+	// Marked as a probe, so that a Close running now either sees the mark
+	// and waits for the task's switch, or is seen here: a Location after
+	// Close begins records nothing, and its probes are counted.
+	l.markProbe()
+	if !m.closing.Load() {
+		l.beginTask(0, true)
+	}
+	l.probeDone()
 	m.goRuntimeHold(l)
 	return l
 }
@@ -495,10 +505,38 @@ func (m *Measurement) SyncClock(ticks uint64, offset int64, referenceStart uint6
 // ticks of Now.
 func (m *Measurement) StartTicks() uint64 { return m.start.Ticks }
 
-// Close ends the measurement and writes the trace file. Probes must have
-// stopped: call it after the goroutines that record have returned. Later
-// probes are dropped and counted; regions still open are left at Close's
-// time. A second Close does nothing and returns the first one's error.
+// Close ends the measurement and writes the trace file. Call it after the
+// goroutines that record have returned; probes after it are dropped and
+// counted (Stats.Usage.AfterClose), and regions still open are left at
+// Close's time. A second Close does nothing and returns the first one's
+// error.
+//
+// Close waits for what other goroutines still do:
+//
+//   - A goroutine's lane (StartRegion) with a region open is waited for,
+//     up to 100 ms for all, until that region ends, so that a goroutine whose `defer wg.Done()`
+//     runs before its `defer measure.StartRegion(ctx, r).End()` (or the
+//     region hmbtrace-go puts first in each function) has its last End
+//     recorded, though the Wait before Close returned before it. Idle
+//     lanes Close takes at once, so that no goroutine starts a region in
+//     them afterwards: a StartRegion after Close begins records nothing
+//     and is counted. A lane still active when the wait ends is left as
+//     it is, its regions open and its state unread by Close but for its
+//     counts, as for a signal (the trace marks its location
+//     interrupted); its later probes are dropped and counted.
+//   - Then Close stops the probes and waits for any probe under way on
+//     any location to end (a goroutine preempted in the middle of one;
+//     a probe never blocks, but with many goroutines runnable its
+//     goroutine may wait long to run again), up to 2 s, so that it never
+//     reads an event half written nor takes a bin from under a probe. A
+//     location still inside a probe then is left as interrupted.
+//
+// Close never waits when no other goroutine records. A Location's
+// goroutine that probes while Close runs is not waited for between its
+// probes (Close cannot tell it from one that returned): its probes after
+// the freeze touch nothing Close reads, and are dropped and counted, but
+// for those of a region throttled on that location, which count as its
+// throttled visits (the race detector may report Close's read of them).
 //
 // A program that panics still writes its trace if it deferred Close; with
 // Config.Signals (HMB_SIGNALS=1), SIGINT and SIGTERM write it too.
@@ -534,10 +572,29 @@ func (m *Measurement) finalize(atExit bool) error {
 	if m.liveServer != nil {
 		m.liveServer.Close()
 	}
+	m.closing.Store(true)
+	deadline := time.Now().Add(closeWait)
+	var active []*Location
+	if m.grace == 0 {
+		// A signal's Close does not wait for lanes: the process dies next.
+		// Nor does Exit's, which froze the probes already: an End cannot
+		// make a lane idle any more.
+		d := deadline
+		if m.pool.Frozen() {
+			d = time.Now()
+		}
+		active = m.lanes.settleLanes(d)
+	}
 	m.pool.Freeze()
 	m.mu.Lock()
 	locs := append([]*Location(nil), m.locations...)
 	m.mu.Unlock()
+	for _, l := range active {
+		l.interrupted = true
+	}
+	if m.grace == 0 {
+		m.quiesce(locs, time.Now().Add(probeWait))
+	}
 	if m.grace > 0 {
 		// Other goroutines go on probing until the signal kills them. A
 		// location's state may be read once its probes saw the freeze;
@@ -585,6 +642,33 @@ func (m *Measurement) finalize(atExit bool) error {
 	m.mu.Unlock()
 	reportPlacement(os.Stderr, path, rank, pl)
 	return nil
+}
+
+// quiesce waits, until deadline, for the probes under way in locs to end:
+// after the freeze, a probe that begins returns before it writes anything
+// Close reads, but one that began before may have been preempted in the
+// middle of its record. A location whose probe is still under way at the
+// deadline (a goroutine stopped in a debugger, or that panicked inside a
+// probe) is left as interrupted; Pool.Finalize leaves that record's bin
+// where its probe writes.
+func (m *Measurement) quiesce(locs []*Location, deadline time.Time) {
+	pending := slices.Clone(locs)
+	for wait := time.Microsecond; ; wait = min(2*wait, time.Millisecond) {
+		rest := pending[:0]
+		for _, l := range pending {
+			if l.h.Busy() || atomic.LoadUint32(&l.inProbe) != 0 {
+				rest = append(rest, l)
+			}
+		}
+		pending = rest
+		if len(pending) == 0 || !time.Now().Before(deadline) {
+			break
+		}
+		time.Sleep(wait)
+	}
+	for _, l := range pending {
+		l.interrupted = true
+	}
 }
 
 // Calibrating the clock's rate by spinning at Start was 2 ms of a traced

@@ -77,7 +77,8 @@ func (m *Measurement) Stats() Stats {
 	s.Recorded, s.Kept = tot.Recorded, tot.Kept
 	s.FilteredName, s.FilteredDuration = tot.FilteredName, tot.FilteredDuration
 	s.Removed, s.Usage = tot.Removed, tot.Usage
-	for _, d := range tot.Depths { // dense here: index = depth
+	s.Usage.AfterClose += m.late.Load() // StartRegions that found no lane (lane.go)
+	for _, d := range tot.Depths {      // dense here: index = depth
 		for d.Depth >= len(s.Depths) {
 			s.Depths = append(s.Depths, DepthStats{Depth: len(s.Depths)})
 		}
