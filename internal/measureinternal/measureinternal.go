@@ -39,7 +39,7 @@ type Funcs[L, M any] struct {
 	// thread keeps it (its TLS points into it) and may probe again after
 	// its exit, in later destructors.
 	NewThread func(m M, name string) L
-	UnpinC  func(l L)
+	UnpinC    func(l L)
 
 	// Interrupt tells Close that the location's owner stopped in the
 	// middle of a probe and will not finish it: Close leaves its state
