@@ -16,6 +16,10 @@ import (
 	"github.com/hmbtrace/hmbtrace/internal/units"
 )
 
+// maxNameWidth is where score's tables cut a region's name; the filter
+// file it writes has every name whole.
+const maxNameWidth = 200
+
 // ScoreText writes the score for a reader, in the manner of scorep-score:
 // the run, the estimated overhead, one line per region (flagged ones marked
 // +), the trace bytes and the buffer that would have kept the whole run.
@@ -64,7 +68,7 @@ func ScoreText(out io.Writer, s *score.Score) error {
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t  %s\n", flag, units.Count(r.Visits), perVisit,
 			percent(score.Ratio(float64(r.Exclusive), float64(s.LocationTime))), units.Size(r.KeptBytes), units.Size(r.FullBytes),
-			units.Duration(r.Overhead), percent(r.Relative(opt.Property)), textname.Escape(r.Name))
+			units.Duration(r.Overhead), percent(r.Relative(opt.Property)), textname.Short(r.Name, maxNameWidth))
 	}
 	tw.Flush()
 	fmt.Fprint(w, ScoreColumns(opt.Property))
@@ -95,7 +99,7 @@ func ScoreText(out io.Writer, s *score.Score) error {
 		if i == 0 {
 			fmt.Fprintf(w, "Throttled at run time (HMB_THROTTLE; -g excludes them too):\n")
 		}
-		fmt.Fprintf(w, "    %s at %s on %d location(s), %s visits after it (counted, not timed)\n", textname.Escape(r.Name), units.Duration(float64(r.FirstAt)), r.Locations, units.Count(r.VisitsAfter))
+		fmt.Fprintf(w, "    %s at %s on %d location(s), %s visits after it (counted, not timed)\n", textname.Short(r.Name, maxNameWidth), units.Duration(float64(r.FirstAt)), r.Locations, units.Count(r.VisitsAfter))
 	}
 	if len(flagged) == 0 {
 		fmt.Fprintf(w, "No region has a %s.\n", crit)

@@ -7,13 +7,16 @@
 package textname
 
 import (
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
 
 // Escape returns s with a backslash as \\, a tab as \t, a newline as \n,
 // a carriage return as \r, any other control character (C0, DEL, C1) and
-// each byte of invalid UTF-8 as \xHH (C1 as \u0080 to \u009f). Every other
+// each byte of invalid UTF-8 as \xHH (C1 as \u0080 to \u009f), and the
+// characters that reorder text on a terminal (bidirectional controls such
+// as U+202E, which make a name read as another) as \uXXXX. Every other
 // character stays as it is; a name without any of these is returned
 // unchanged. The escaped form has no tab, newline or control character,
 // so it aligns by its characters.
@@ -29,7 +32,7 @@ func Escape(s string) string {
 			continue
 		}
 		r, n := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && n == 1 || r >= 0x80 && r <= 0x9f {
+		if r == utf8.RuneError && n == 1 || r >= 0x80 && r <= 0x9f || bidi(r) {
 			break
 		}
 		i += n
@@ -69,9 +72,11 @@ func Escape(s string) string {
 			b.WriteString(`\x`)
 			b.WriteByte(hex[c>>4])
 			b.WriteByte(hex[c&15])
-		case r >= 0x80 && r <= 0x9f:
-			b.WriteString(`\u00`)
-			b.WriteByte(hex[r>>4])
+		case r >= 0x80 && r <= 0x9f || bidi(r):
+			b.WriteString(`\u`)
+			b.WriteByte(hex[r>>12&15])
+			b.WriteByte(hex[r>>8&15])
+			b.WriteByte(hex[r>>4&15])
 			b.WriteByte(hex[r&15])
 		default:
 			b.WriteString(s[i : i+n])
@@ -79,4 +84,31 @@ func Escape(s string) string {
 		i += n
 	}
 	return b.String()
+}
+
+// bidi reports whether r is a bidirectional formatting character: the
+// marks (U+061C, U+200E, U+200F), embeddings and overrides (U+202A to
+// U+202E) and isolates (U+2066 to U+2069).
+func bidi(r rune) bool {
+	return r == 0x061c || r == 0x200e || r == 0x200f || r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069
+}
+
+// Short is Escape for a table's column: a name longer than max characters
+// (a generated one can have a megabyte) is cut there and ends with "…"
+// and its length in bytes, so that it stays recognisable and the table
+// readable. Filter files and other machine-read output take the whole
+// name, never Short's.
+func Short(s string, max int) string {
+	e := Escape(s)
+	if utf8.RuneCountInString(e) <= max {
+		return e
+	}
+	n := 0
+	for i := range e {
+		if n == max {
+			return e[:i] + "… (" + strconv.Itoa(len(s)) + " bytes)"
+		}
+		n++
+	}
+	return e
 }

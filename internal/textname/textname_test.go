@@ -18,6 +18,9 @@ func TestEscape(t *testing.T) {
 		"bad\xff\xfeutf8":    `bad\xff\xfeutf8`,
 		"cut\xc3":            `cut\xc3`,
 		"c1\u0085":           `c1\u0085`,
+		"evil\u202egnp.exe":  `evil\u202egnp.exe`,
+		"iso\u2066x\u2069":   `iso\u2066x\u2069`,
+		"mark\u200f":         `mark\u200f`,
 		"":                   "",
 	} {
 		got := Escape(in)
@@ -79,4 +82,15 @@ func hexVal(c byte) byte {
 		return c - 'a' + 10
 	}
 	return c - '0'
+}
+
+func TestShort(t *testing.T) {
+	long := strings.Repeat("a", 1<<20)
+	got := Short(long, 10)
+	if got != "aaaaaaaaaa… (1048576 bytes)" {
+		t.Errorf("Short of a 1 MiB name: %q", got)
+	}
+	if got := Short("solve\t", 10); got != `solve\t` {
+		t.Errorf("Short of a short name: %q", got)
+	}
 }
