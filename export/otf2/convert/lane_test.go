@@ -205,3 +205,41 @@ func checkTasksPython(t *testing.T, anchor string, tasks int) {
 		t.Errorf("python3-otf2 reads the tasks as %s, want %d created, switched to and completed, on their lane", out, tasks)
 	}
 }
+
+// TestLaneTeamWithMessages exports lane tasks and messages between
+// locations in one file: the communicator of locations and the lane team
+// share the user paradigm's one COMM_LOCATIONS group.
+func TestLaneTeamWithMessages(t *testing.T) {
+	b := tracetest.NewBuilder("lanes", "node", 2, time.Unix(100, 0), "work")
+	l1, l2 := b.Location("lane 1"), b.Location("lane 2")
+	l1.Enter(10, 1)
+	l1.Message(20, encode.KindSend, 2, false, 0, 8)
+	l1.Leave(30)
+	l2.Enter(10, 1)
+	l2.Message(25, encode.KindRecv, 1, false, 0, 8)
+	l2.Leave(30)
+	l2.Put(0, tracefile.ClassParadigm, encode.Record{Kind: encode.KindTaskSwitch, Time: 40, Task: laneTaskBit | 3})
+	l2.Enter(50, 1)
+	l2.Leave(60)
+	files := []*tracefile.File{b.Write(t, t.TempDir())}
+	anchor, st := export(t, files, otf2.Options{})
+	checkArchive(t, anchor, files)
+	_, threads := checkArchiveThreads(t, anchor, files)
+	want := map[uint64][]string{1: {`THREAD_TEAM_BEGIN 40 "Rank 2 lanes"`, `THREAD_TASK_CREATE 40 "Rank 2 lanes" 1 3`,
+		`THREAD_TASK_SWITCH 40 "Rank 2 lanes" 1 3`, `THREAD_TASK_COMPLETE 60 "Rank 2 lanes" 1 3`, `THREAD_TEAM_END 60 "Rank 2 lanes"`}}
+	if !reflect.DeepEqual(threads, want) {
+		t.Errorf("thread events\n got %q\nwant %q", threads, want)
+	}
+	if st.LaneTasksCompletedAtEnd != 1 || st.LaneTaskEvents != 3 || st.TaskEventsLeftOut != 0 {
+		t.Errorf("stats %+v: want 3 lane task events, 1 task completed at the end", st)
+	}
+	defs := definitions(t, anchor)
+	if n := strings.Count(defs, "Type: COMM_LOCATIONS, Paradigm: USER"); n != 1 {
+		t.Errorf("%d user COMM_LOCATIONS groups, want 1:\n%s", n, defs)
+	}
+	for _, c := range []string{`Name: "` + CommName + `"`, `Name: "Rank 2 lanes"`} {
+		if !strings.Contains(defs, c) {
+			t.Errorf("definitions lack %s:\n%s", c, defs)
+		}
+	}
+}
