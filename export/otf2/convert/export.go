@@ -3,7 +3,9 @@
 // location, regions with file and line, counters as metrics, and MPI as
 // OTF2 means it: communicators, point-to-point messages (blocking and
 // non-blocking, with request ids) on their communicator, collectives with
-// their operation, communicator, root and bytes. It streams each
+// their operation, communicator, root and bytes, OpenMP's thread teams
+// and tasks, and the tasks of Go's lanes as tasks of a thread team per
+// process (lane.go). It streams each
 // location's events from the reader into its event writer, so memory does
 // not grow with the trace.
 //
