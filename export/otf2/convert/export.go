@@ -5,9 +5,8 @@
 // non-blocking, with request ids) on their communicator, collectives with
 // their operation, communicator, root and bytes, OpenMP's thread teams
 // and tasks, and the tasks of Go's lanes as tasks of a thread team per
-// process (lane.go). It streams each
-// location's events from the reader into its event writer, so memory does
-// not grow with the trace.
+// process (lane.go). It streams each location's events from the reader
+// into its event writer, so memory does not grow with the trace.
 //
 // It is apart from package otf2 so that the OTF2 writer itself stays free of
 // hmbtrace's own packages: the writer knows the format, this package knows
