@@ -67,7 +67,7 @@ func runExport(args []string, out io.Writer) error {
 			fmt.Fprintf(out, "note: %d OpenMP implicit tasks are written without their thread team: no parallel region of their file encloses them unambiguously, or its thread's own implicit task is missing\n", st.TasksWithoutTeam)
 		}
 		if st.TaskEventsLeftOut > 0 {
-			fmt.Fprintf(out, "note: %d task events left out (OpenMP tasks, or the tasks of Go lanes): OTF2 names a task by its thread team, and none is known for them\n", st.TaskEventsLeftOut)
+			fmt.Fprintf(out, "note: %d task events left out: OTF2 names a task by its thread team, and none is known for these OpenMP tasks, or a Go lane's task number exceeds OTF2's 32 bits\n", st.TaskEventsLeftOut)
 		}
 		if st.TasksWithoutCreation > 0 {
 			fmt.Fprintf(out, "note: %d OpenMP tasks have no ThreadTaskCreate: the buffer shed their creation; they are named after the first thread that runs them\n", st.TasksWithoutCreation)

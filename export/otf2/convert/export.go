@@ -3,9 +3,10 @@
 // location, regions with file and line, counters as metrics, and MPI as
 // OTF2 means it: communicators, point-to-point messages (blocking and
 // non-blocking, with request ids) on their communicator, collectives with
-// their operation, communicator, root and bytes. It streams each
-// location's events from the reader into its event writer, so memory does
-// not grow with the trace.
+// their operation, communicator, root and bytes, OpenMP's thread teams
+// and tasks, and the tasks of Go's lanes as tasks of a thread team per
+// process (lane.go). It streams each location's events from the reader
+// into its event writer, so memory does not grow with the trace.
 //
 // It is apart from package otf2 so that the OTF2 writer itself stays free of
 // hmbtrace's own packages: the writer knows the format, this package knows
@@ -76,12 +77,25 @@ type Stats struct {
 	// TaskEvents counts the OpenMP explicit tasks' events written
 	// (ThreadTaskCreate, ThreadTaskSwitch, ThreadTaskComplete);
 	// TaskEventsLeftOut those left out because no thread team is known
-	// for them (see TasksWithoutTeam). TasksWithoutCreation counts the
+	// for them (see TasksWithoutTeam), and lane task records left out
+	// (see LaneTaskEvents). TasksWithoutCreation counts the
 	// tasks whose creation the buffer shed: they are named after the first
 	// thread that runs them (see task.go).
 	TaskEvents           uint64
 	TaskEventsLeftOut    uint64
 	TasksWithoutCreation uint64
+	// LaneTeams counts the thread teams defined for the tasks of Go's
+	// lanes, one per file that has them; LaneTaskEvents the events
+	// written for those tasks (ThreadTaskCreate, ThreadTaskSwitch,
+	// ThreadTaskComplete; see lane.go). A lane task record whose number
+	// OTF2 cannot hold counts in TaskEventsLeftOut.
+	// LaneTasksCompletedAtEnd counts the lane tasks whose completion the
+	// trace lacks (they held their lane when the measurement closed),
+	// completed at their lane's last event (or at the next task's switch,
+	// in a file not written by measure).
+	LaneTeams               int
+	LaneTaskEvents          uint64
+	LaneTasksCompletedAtEnd uint64
 
 	// RmaOperations counts the RMA operations written (RmaPut, RmaGet,
 	// RmaAtomic); RmaLeftOut the RMA records left out because they name a
@@ -142,7 +156,8 @@ func ExportProcs(dir string, files []*tracefile.File, opt otf2.Options, procs in
 			os.RemoveAll(dir) // we made it; Abort leaves the directory itself
 		}
 	}()
-	x := &exporter{a: a, files: files, tl: newTimeline(files), st: &st, skipped: map[uint64]bool{}}
+	x := &exporter{a: a, files: files, tl: newTimeline(files), st: &st, skipped: map[uint64]bool{},
+		lanes: make([]laneTeam, len(files))}
 	if err := x.define(); err != nil {
 		return st, fmt.Errorf("otf2 export: %w", err)
 	}
@@ -188,8 +203,11 @@ type exporter struct {
 	skipped map[uint64]bool // the location's requests left out, whose completion is too
 	comm    otf2.CommRef
 	hasComm bool
-	values  []otf2.MetricValue
-	open    []openRegion
+	// userIndex is a location's index in the user paradigm's
+	// COMM_LOCATIONS group, nil until defined (userLocations).
+	userIndex map[otf2.LocationRef]uint64
+	values    []otf2.MetricValue
+	open      []openRegion
 
 	annot *annotationDefs // nil without annotations (annotation.go)
 
@@ -197,6 +215,11 @@ type exporter struct {
 	parallels, implicitTasks int        // entered so far on the location being exported
 	loc                      int        // the location being exported, an index of its file's
 	lastTeam                 teamOfLoc  // of the location's last implicit task with a team
+
+	lanes        []laneTeam   // per file: the team of its lanes' tasks (lane.go)
+	inLaneTeam   bool         // the location being exported began its file's lane team
+	laneTeamRef  otf2.CommRef // that team
+	laneTaskOpen uint32       // the lane task running on the location (its generation), 0 if none
 
 	// sh is set on a worker's exporter of one location, the n-th of the
 	// export (see parallel.go); nil on the sequential path.
@@ -373,6 +396,7 @@ func (x *exporter) location(i, k int, w *otf2.EventWriter) error {
 	l := &f.Locations[k]
 	x.open = x.open[:0]
 	x.parallels, x.implicitTasks, x.loc, x.lastTeam = 0, 0, k, teamOfLoc{}
+	x.inLaneTeam, x.laneTaskOpen = false, 0
 	clear(x.skipped)
 	if err := x.skipRequests(i, l); err != nil {
 		return err
@@ -396,6 +420,16 @@ func (x *exporter) location(i, k int, w *otf2.EventWriter) error {
 			return err
 		}
 		x.st.ClosedAtEnd++
+	}
+	if x.laneTaskOpen != 0 {
+		if err := x.completeLaneTask(w, last); err != nil {
+			return err
+		}
+	}
+	if x.inLaneTeam {
+		if err := w.ThreadTeamEnd(last, x.laneTeamRef); err != nil {
+			return err
+		}
 	}
 	x.st.Events += w.Events()
 	return w.Close()
@@ -645,16 +679,14 @@ func (x *exporter) root(i int, c *comm, root int64) uint32 {
 // the user paradigm: OTF2 allows one COMM_LOCATIONS group per paradigm, and
 // MPI's lists ranks, not locations.
 func (x *exporter) defineComm() error {
-	locs := make([]uint64, 0, x.st.Locations)
+	if err := x.userLocations(); err != nil {
+		return err
+	}
 	ranks := make([]uint64, 0, x.st.Locations)
 	for _, ws := range x.writers {
 		for _, w := range ws {
-			ranks = append(ranks, uint64(len(locs)))
-			locs = append(locs, uint64(w.Ref()))
+			ranks = append(ranks, x.userIndex[w.Ref()])
 		}
-	}
-	if _, err := x.a.Group(otf2.GroupDef{Type: otf2.GroupTypeCommLocations, Paradigm: otf2.ParadigmUser, Members: locs}); err != nil {
-		return err
 	}
 	g, err := x.a.Group(otf2.GroupDef{Type: otf2.GroupTypeCommGroup, Paradigm: otf2.ParadigmUser, Members: ranks})
 	if err != nil {
@@ -665,5 +697,28 @@ func (x *exporter) defineComm() error {
 		return err
 	}
 	x.comm, x.hasComm = c, true
+	return nil
+}
+
+// userLocations defines the user paradigm's COMM_LOCATIONS group, of all
+// exported locations in the order of their references, at its first use:
+// the communicator of locations and the lanes' thread teams (lane.go)
+// index it.
+func (x *exporter) userLocations() error {
+	if x.userIndex != nil {
+		return nil
+	}
+	index := map[otf2.LocationRef]uint64{}
+	var locs []uint64
+	for _, ws := range x.writers {
+		for _, w := range ws {
+			index[w.Ref()] = uint64(len(locs))
+			locs = append(locs, uint64(w.Ref()))
+		}
+	}
+	if _, err := x.a.Group(otf2.GroupDef{Type: otf2.GroupTypeCommLocations, Paradigm: otf2.ParadigmUser, Members: locs}); err != nil {
+		return err
+	}
+	x.userIndex = index
 	return nil
 }

@@ -275,6 +275,14 @@ func printed(e otf2print.Event) (string, error) {
 		team, _ := e.Field("Thread Team")
 		team, _, _ = strings.Cut(team, " <")
 		return fmt.Sprintf("%s %d %s", e.Name, e.Time, team), nil
+	case "THREAD_TASK_CREATE", "THREAD_TASK_SWITCH", "THREAD_TASK_COMPLETE":
+		// Thread Team: "Rank 0 lanes" <0>, Creating Thread: 1 ("lane 2" <1>), Generation Number: 3
+		team, _ := e.Field("Thread Team")
+		team, _, _ = strings.Cut(team, " <")
+		creator, _ := e.Field("Creating Thread")
+		creator, _, _ = strings.Cut(creator, " ")
+		gen, _ := e.Field("Generation Number")
+		return fmt.Sprintf("%s %d %s %s %s", e.Name, e.Time, team, creator, gen), nil
 	case "MPI_COLLECTIVE_BEGIN":
 		return fmt.Sprintf("%s %d", e.Name, e.Time), nil
 	case "MPI_COLLECTIVE_END", "NON_BLOCKING_COLLECTIVE_COMPLETE":

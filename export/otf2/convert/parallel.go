@@ -2,6 +2,7 @@ package convert
 
 import (
 	"maps"
+	"slices"
 	"sync"
 
 	"github.com/hmbtrace/hmbtrace/export/otf2"
@@ -85,6 +86,8 @@ func (sh *shared) forLocation(n, i int, st *Stats) *exporter {
 	// file and none is left out, so mpi.partial is false and skipRequests
 	// has nothing to do whether or not they are defined yet.
 	lx.mpi = m.mpi
+	// The lane teams as far as defined; a miss asks the master (lane.go).
+	lx.lanes = slices.Clone(m.lanes)
 	return &lx
 }
 
@@ -170,6 +173,9 @@ func (s *Stats) add(o *Stats) {
 	s.TaskEvents += o.TaskEvents
 	s.TaskEventsLeftOut += o.TaskEventsLeftOut
 	s.TasksWithoutCreation += o.TasksWithoutCreation
+	s.LaneTeams += o.LaneTeams
+	s.LaneTaskEvents += o.LaneTaskEvents
+	s.LaneTasksCompletedAtEnd += o.LaneTasksCompletedAtEnd
 	s.RmaOperations += o.RmaOperations
 	s.RmaLeftOut += o.RmaLeftOut
 	s.Marks += o.Marks

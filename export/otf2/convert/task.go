@@ -114,6 +114,9 @@ type taskRef struct {
 
 // task writes a task record of file i as its OTF2 event.
 func (x *exporter) task(i int, w *otf2.EventWriter, e *tracefile.Event, ts uint64) error {
+	if e.Task&laneTaskBit != 0 {
+		return x.laneTask(i, w, e, ts)
+	}
 	n, ok := x.taskName(i, x.loc, e.Task)
 	if !ok {
 		x.st.TaskEventsLeftOut++
