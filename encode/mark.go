@@ -1,7 +1,5 @@
 package encode
 
-import "fmt"
-
 // Annotations: what a program says about its own run beside its regions.
 // A mark is an instant event with a name; a region parameter is an int or
 // a string recorded right after an enter, as Score-P's parameter
@@ -91,17 +89,7 @@ func (e *Encoder) Annotation(b []byte, r *Record) int {
 // annotation decodes the rest of an annotation record after its token:
 // kind, time and fields. It returns the record's time.
 func (d *Decoder) annotation(r *Record, leb bool) (uint64, bool) {
-	if d.off >= len(d.b) {
-		d.fail("annotation record without its kind")
-		return 0, false
-	}
-	k := Kind(d.b[d.off])
-	if !k.IsAnnotation() {
-		d.fail(fmt.Sprintf("annotation record of kind %d, not one of %d..%d", k, firstAnnotation, lastAnnotation))
-		return 0, false
-	}
-	d.off++
-	t, ok := d.timeField(leb)
+	k, t, ok := d.extended("annotation", firstAnnotation, lastAnnotation, leb)
 	if !ok {
 		return 0, false
 	}

@@ -137,20 +137,28 @@ func (e *Encoder) Rma(b []byte, r *Record) int {
 	return n
 }
 
-// rma decodes the rest of an RMA record after its token: kind, time and
-// fields. It returns the record's time.
-func (d *Decoder) rma(r *Record, leb bool) (uint64, bool) {
+// extended reads the kind byte and the time of a record of a family that
+// shares one token (RMA, annotations): what names the family in errors,
+// first..last are its kinds.
+func (d *Decoder) extended(what string, first, last Kind, leb bool) (Kind, uint64, bool) {
 	if d.off >= len(d.b) {
-		d.fail("RMA record without its kind")
-		return 0, false
+		d.fail(what + " record without its kind")
+		return 0, 0, false
 	}
 	k := Kind(d.b[d.off])
-	if !k.IsRma() {
-		d.fail(fmt.Sprintf("RMA record of kind %d, not one of %d..%d", k, firstRma, lastRma))
-		return 0, false
+	if k < first || k > last {
+		d.fail(fmt.Sprintf("%s record of kind %d, not one of %d..%d", what, k, first, last))
+		return 0, 0, false
 	}
 	d.off++
 	t, ok := d.timeField(leb)
+	return k, t, ok
+}
+
+// rma decodes the rest of an RMA record after its token: kind, time and
+// fields. It returns the record's time.
+func (d *Decoder) rma(r *Record, leb bool) (uint64, bool) {
+	k, t, ok := d.extended("RMA", firstRma, lastRma, leb)
 	if !ok {
 		return 0, false
 	}
