@@ -18,14 +18,14 @@ import (
 )
 
 // envVar is one HMB_* variable: the one place that says what it is called,
-// what it takes, what it does to a Config, and how the README's
+// what it takes, what it does to a Config, and how the guide's
 // configuration table describes it (TestREADMEConfigTable keeps the two in
 // step). ConfigFromEnv reads the variables in the table's order.
 type envVar struct {
 	name  string
-	def   string // the default, as the README gives it
+	def   string // the default, as the guide gives it
 	takes string // what a value must be: the error's "want"
-	doc   string // the README's meaning column (Markdown)
+	doc   string // the guide's meaning column (Markdown)
 	// set parses the value, trimmed, into c. It returns errWant for a
 	// value that is simply not one of takes, or an error saying more.
 	// nil: the variable is read elsewhere (by the C library).
@@ -77,7 +77,7 @@ func nonEmpty(set func(c *Config, v string) error) func(*Config, string) error {
 	}
 }
 
-// envVars is every variable ConfigFromEnv knows, in the README's order.
+// envVars is every variable ConfigFromEnv knows, in the guide's order.
 var envVars = []envVar{
 	{
 		name: "HMB_ENABLE", def: "1", takes: "1/0, true/false, yes/no, on/off",
@@ -386,7 +386,7 @@ func lookupEnvVar(name string) *envVar {
 	return nil
 }
 
-// configTable returns the README's configuration table, in Markdown.
+// configTable returns the guide's configuration table (docs/guide.md), in Markdown.
 func configTable() string {
 	var b strings.Builder
 	b.WriteString("| variable | default | meaning |\n|---|---|---|\n")

@@ -1,7 +1,7 @@
 /*
  * openmp_bench.c - what the OpenMP adapter adds to a construct: empty
  * parallel regions, barriers and tasks, timed per construct. Built plain
- * and with libhmbtrace-omp (see the README's OpenMP section):
+ * and with libhmbtrace-omp (see the guide's OpenMP section, docs/guide.md):
  *
  *     gcc -O2 -fopenmp -o omp_plain openmp_bench.c
  *     gcc -O2 -fopenmp -DHMB_PROBE -o omp_traced openmp_bench.c $(pkg-config --cflags --libs hmbtrace-omp)

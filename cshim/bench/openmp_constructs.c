@@ -1,7 +1,7 @@
 /*
  * openmp_constructs.c - N empty parallel regions, barriers or tasks, for
  * counting what the OpenMP adapter adds in instructions, which a shared
- * machine's load does not change (the README's OpenMP cost table):
+ * machine's load does not change (the guide's OpenMP cost table):
  *
  *     gcc -O2 -g -fopenmp -o c_plain openmp_constructs.c
  *     gcc -O2 -g -fopenmp -o c_traced openmp_constructs.c $(pkg-config --libs hmbtrace-omp)
