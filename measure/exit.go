@@ -6,7 +6,6 @@ import (
 	"os"
 	"slices"
 	"sync"
-	"time"
 )
 
 // os.Exit ends the process without running deferred calls, so a program
@@ -50,7 +49,7 @@ func removeRunning(m *Measurement) {
 // measurement running, Exit is os.Exit.
 //
 // Other goroutines may still be recording: each stops at its next probe
-// (Exit waits a few milliseconds for those in one), its regions end at the
+// (Close waits for the probes under way), its regions end at the
 // exit too, and what it records after that is dropped and counted as
 // probes after Close. A trace that cannot be written is an error on
 // stderr; the exit code is still code, the program's. Code built by
@@ -60,33 +59,16 @@ func Exit(code int) {
 	os.Exit(code)
 }
 
-// exitGrace is how long Exit waits for the goroutines that record to see
-// that their measurements are closing. Exit may be called (by hmbtrace-go's
-// rewrite of log.Fatal, say) while other goroutines record: frozen first,
-// each of them stops at its next probe, touching nothing more, so Close
-// does not write into a location in the middle of a probe. A location that
-// has not stopped by then is taken to be between probes: its goroutine
-// blocks, computes, or is the one calling Exit. Unlike a signal's Close,
-// Exit leaves its regions at the exit, as CloseAtExit does.
-const exitGrace = 5 * time.Millisecond
-
 // closeRunning closes every measurement still running, the newest first.
 func closeRunning() {
 	running.mu.Lock()
 	ms := slices.Clone(running.ms)
 	running.mu.Unlock()
-	var locs []*Location
+	// Frozen first, all of them: a goroutine still recording stops at its
+	// next probe, touching nothing more, while the others close; each
+	// Close then waits for the probes under way in its own (quiesce).
 	for _, m := range ms {
 		m.pool.Freeze()
-		m.mu.Lock()
-		locs = append(locs, m.locations...)
-		m.mu.Unlock()
-	}
-	deadline := time.Now().Add(exitGrace)
-	for _, l := range locs {
-		for !l.stopped.Load() && time.Now().Before(deadline) {
-			time.Sleep(100 * time.Microsecond)
-		}
 	}
 	for _, m := range slices.Backward(ms) {
 		if err := m.CloseAtExit(); err != nil {
