@@ -491,3 +491,24 @@ func reportShared(w io.Writer, locs []*Location) {
 		}
 	}
 }
+
+// goroutineLane returns the lane of the calling goroutine, of key k, in m,
+// active for it, as StartRegion finds it; activated says it was idle or
+// newly taken, so that a caller that opens no region idles it again.
+func (m *Measurement) goroutineLane(k uintptr) (l *Location, activated bool) {
+	slot := &m.lanes.table[laneSlot(k)]
+	l = slot.Load()
+	if l != nil && l.lane.own.Load() == k|ownActive {
+		return l, false
+	}
+	activated = true
+	if l == nil || !l.lane.own.CompareAndSwap(k, k|ownActive) {
+		if l, activated = m.holdLane(k, slot, l); l == nil || !activated {
+			return l, false
+		}
+	}
+	if m.gort != nil {
+		m.goRuntimeHold(l)
+	}
+	return l, true
+}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hmbtrace/hmbtrace/internal/clock"
+	"github.com/hmbtrace/hmbtrace/internal/loopback"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
@@ -27,15 +28,6 @@ func registerLive(start func(m *Measurement, addr string) (io.Closer, error)) {
 	liveMu.Unlock()
 }
 
-// loopback reports whether host is a loopback address or localhost.
-func loopback(host string) bool {
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
-
 func (m *Measurement) startLive() error {
 	if m.cfg.Listen == "" {
 		return nil
@@ -50,7 +42,7 @@ func (m *Measurement) startLive() error {
 	if err != nil {
 		return fmt.Errorf("hmbtrace: HMB_LISTEN=%s: %v", m.cfg.Listen, err)
 	}
-	if host, _, _ := net.SplitHostPort(addr); !loopback(host) {
+	if host, _, _ := net.SplitHostPort(addr); !loopback.Host(host) {
 		if !m.cfg.ListenPublic {
 			return fmt.Errorf("hmbtrace: HMB_LISTEN=%s: serves other hosts than this one, and the view can change the measurement: set HMB_LISTEN_PUBLIC=1 to allow it (requests then need the token printed at start)", m.cfg.Listen)
 		}

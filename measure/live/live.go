@@ -32,6 +32,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hmbtrace/hmbtrace/internal/loopback"
 	"github.com/hmbtrace/hmbtrace/internal/measureinternal"
 	"github.com/hmbtrace/hmbtrace/measure"
 	"github.com/hmbtrace/hmbtrace/tracefile"
@@ -70,7 +71,7 @@ func Listen(m *measure.Measurement, addr string) (*http.Server, string, error) {
 		return nil, "", err
 	}
 	token := ""
-	if !loopbackHost(host) {
+	if !loopback.Host(host) {
 		if token, err = newToken(); err != nil {
 			return nil, "", err
 		}
@@ -134,13 +135,13 @@ func (g guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, "forbidden: this live view needs the token it printed at start", http.StatusUnauthorized)
 			return
 		}
-	} else if host := hostOnly(r.Host); !loopbackHost(host) {
+	} else if host := hostOnly(r.Host); !loopback.Host(host) {
 		http.Error(w, fmt.Sprintf("forbidden: Host %q is not a loopback name; the live view answers only requests addressed to this machine", r.Host), http.StatusForbidden)
 		return
 	}
 	if o := r.Header.Get("Origin"); o != "" {
 		u, err := url.Parse(o)
-		if err != nil || (u.Host != r.Host && !(g.token == "" && loopbackHost(hostOnly(u.Host)))) {
+		if err != nil || (u.Host != r.Host && !(g.token == "" && loopback.Host(hostOnly(u.Host)))) {
 			http.Error(w, fmt.Sprintf("forbidden: cross-origin request from %q", o), http.StatusForbidden)
 			return
 		}
@@ -154,17 +155,6 @@ func hostOnly(hostport string) string {
 		return h
 	}
 	return strings.TrimSuffix(strings.TrimPrefix(hostport, "["), "]")
-}
-
-// loopbackHost reports whether host names the loopback interface: the name
-// localhost or a loopback address. Any other name may be an attacker's DNS
-// name rebound to 127.0.0.1.
-func loopbackHost(host string) bool {
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 type handler struct{ m *measure.Measurement }
