@@ -25,14 +25,28 @@ func (m *Mapping) reserveLocked(off uint64, done *uint64, need, cap uint64) bool
 	if need <= *done {
 		return true
 	}
-	grow := min(max(chunk, need-*done), cap-*done)
-	err := syscall.Fallocate(int(m.f.Fd()), 0, int64(off+*done), int64(grow))
-	if err != nil && !errors.Is(err, syscall.EOPNOTSUPP) {
+	if m.reserveSkip > 0 {
+		m.reserveSkip--
 		return false
 	}
+	grow := min(max(chunk, need-*done), cap-*done)
+	err := fallocate(int(m.f.Fd()), 0, int64(off+*done), int64(grow))
+	if err != nil && !errors.Is(err, syscall.EOPNOTSUPP) {
+		m.reserveBackoff = min(max(1, 2*m.reserveBackoff), maxReserveBackoff)
+		m.reserveSkip = m.reserveBackoff
+		return false
+	}
+	m.reserveBackoff = 0
 	*done += grow
 	return true
 }
+
+// fallocate is syscall.Fallocate; tests make it fail.
+var fallocate = syscall.Fallocate
+
+// maxReserveBackoff bounds the reservations skipped after a failure, so
+// that memory the file system frees later is used again soon.
+const maxReserveBackoff = 1024
 
 // Create makes the mapping file in dir and maps it. The file is sized at
 // once (sparse): a bus error on a full tmpfs would otherwise strike a probe.

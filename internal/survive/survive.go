@@ -198,6 +198,12 @@ type Mapping struct {
 	// Bytes reserved so far of the level table, the location table and
 	// the log.
 	resLevels, resLocs, resDefs uint64
+	// After a reservation failed (a full tmpfs), the next reserveSkip
+	// ones fail without asking the file system again, and the skip
+	// doubles with each failure: a failing fallocate per definition made
+	// 3·10⁵ definitions 46× slower. What is not reserved is lost and
+	// counted (DefLost, LevelLost; a location entry not reserved is nil) as before.
+	reserveSkip, reserveBackoff int
 }
 
 // chunk is how much of a table or the log is reserved at a time.
