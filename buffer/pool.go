@@ -65,6 +65,71 @@ type Pool struct {
 	noReclaim   bool // some writer puts records without the busy mark (the C probes)
 	waitLimit   time.Duration
 	waits       WaitStats
+	dry         Dry // the first time the pool ran dry
+}
+
+// Dry describes the pool at the first moment a writer found it empty.
+// Current counts the bins that were some level's current bin, partly
+// filled: when they are three quarters of the pool or more, the buffer ran dry for want of
+// bins, one per location and depth, not of bytes (Starved), and smaller
+// bins would have kept the events.
+type Dry struct {
+	Happened bool
+	Bins     int // bins in the pool
+	Current  int // of them, current bins of open levels
+	Levels   int // levels (location × depth × class) then
+}
+
+// Starved reports whether three quarters of the pool or more were current
+// bins when it ran dry: the number of levels, not the events' bytes,
+// exhausted it.
+func (d Dry) Starved() bool { return d.Happened && 4*d.Current >= 3*d.Bins }
+
+// FirstDry returns the pool's state the first time it ran dry.
+func (p *Pool) FirstDry() Dry {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.dry
+}
+
+// Levels returns the number of levels of all hierarchies: one per
+// location, calling depth and event class recorded at.
+func (p *Pool) Levels() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := 0
+	for _, h := range p.hier {
+		for _, row := range h.levels {
+			for _, lv := range row {
+				if lv != nil {
+					n++
+				}
+			}
+		}
+	}
+	return n
+}
+
+// noteDryLocked records the pool's state the first time it runs dry.
+func (p *Pool) noteDryLocked() {
+	if p.dry.Happened {
+		return
+	}
+	d := Dry{Happened: true, Bins: len(p.meta)}
+	for _, h := range p.hier {
+		for _, row := range h.levels {
+			for _, lv := range row {
+				if lv == nil {
+					continue
+				}
+				d.Levels++
+				if lv.cur >= 0 {
+					d.Current++
+				}
+			}
+		}
+	}
+	p.dry = d
 }
 
 // DefaultWaitLimit is how long a take waits at most for the bins of a
@@ -427,6 +492,7 @@ func (p *Pool) publishLocked() { p.epoch.Add(1) }
 // as soon as a bin is free or on its way back. It returns false if nothing
 // could be freed.
 func (p *Pool) reduceLocked(trigger *Hierarchy, t uint64) bool {
+	p.noteDryLocked()
 	switch p.policy {
 	case PolicyFirst:
 		if !p.stopped {

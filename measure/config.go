@@ -94,7 +94,9 @@ type Config struct {
 	// BufferSize is the one memory budget for all events, in bytes;
 	// default 64 MiB (HMB_BUFFER_SIZE).
 	BufferSize int
-	// BinSize is the size of one bin; default 8 KiB (HMB_BIN_SIZE).
+	// BinSize is the size of one bin (HMB_BIN_SIZE); default 8 KiB, or
+	// less for a buffer under 32 MiB, so that it has 4,096 bins (at least
+	// 1 KiB each).
 	BinSize int
 	// Reduction is what a full buffer sheds; default depth (HMB_REDUCTION).
 	Reduction Reduction
@@ -536,7 +538,29 @@ func (c Config) withDefaults() Config {
 		c.BufferSize = DefaultBufferSize
 	}
 	if c.BinSize == 0 {
-		c.BinSize = DefaultBinSize
+		c.BinSize = autoBinSize(c.BufferSize)
 	}
 	return c
+}
+
+// Bins are taken one per location, calling depth and class, so a buffer of
+// few bins runs dry for want of bins while mostly empty: 256 threads of 8
+// depths need 2,048 bins, more than a 4 MiB buffer of 8 KiB bins has. A
+// buffer smaller than DefaultBinSize × autoBins gets smaller bins, down to
+// minAutoBinSize, so that it has autoBins of them; HMB_BIN_SIZE decides
+// otherwise.
+const (
+	autoBins       = 4096
+	minAutoBinSize = 1 << 10
+)
+
+// autoBinSize returns the bin size for a buffer of size bytes when none is
+// given: DefaultBinSize, or the largest power of two that gives autoBins
+// bins, not below minAutoBinSize.
+func autoBinSize(size int) int {
+	b := DefaultBinSize
+	for b > minAutoBinSize && size/b < autoBins {
+		b /= 2
+	}
+	return b
 }

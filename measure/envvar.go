@@ -125,7 +125,7 @@ var envVars = []envVar{
 	},
 	{
 		name: "HMB_BIN_SIZE", def: "8K", takes: "a size such as 8K",
-		doc: "size of one bin: the unit of allocation and reduction",
+		doc: "size of one bin: the unit of allocation and reduction. Each location takes one bin per calling depth it records at, so the default gives a buffer under 32M smaller bins (4,096 of them, at least 1K each); with more locations × depths than bins, set it smaller",
 		set: sizeVar(func(c *Config) *int { return &c.BinSize }),
 	},
 	{

@@ -641,6 +641,12 @@ func (m *Measurement) finalize(atExit bool) error {
 	rank := m.cfg.Rank
 	m.mu.Unlock()
 	reportPlacement(os.Stderr, path, rank, pl)
+	// Said by rank 0 only, as the other warnings of a run are; every
+	// rank's trace holds its own story (hmbtrace summary).
+	if d := m.pool.FirstDry(); d.Starved() && rank == 0 {
+		st := m.Stats()
+		fmt.Fprintln(os.Stderr, starvedWarning(d, m.pool.Levels(), m.pool.BinSize(), m.pool.Bins()*m.pool.BinSize(), &st))
+	}
 	return nil
 }
 
