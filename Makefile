@@ -7,12 +7,17 @@ RACE_PKGS := ./buffer/... ./measure/... ./hwcounter/... ./export/...
 
 PREFIX   ?= /usr/local
 
-.PHONY: test deps lint cross unit race bench heat clean cshim install bench-c
+.PHONY: test deps lint cross unit race bench heat clean cshim install bench-c stress
 
 test: deps lint cross unit race
 
 deps:
 	@.ci/deps
+
+# The reliability probes too long for make test (about an hour): repeated
+# races, signals and recoveries, and every fuzz target (.ci/stress).
+stress: deps
+	@.ci/stress
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
