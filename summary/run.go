@@ -194,7 +194,7 @@ type ThrottledStats struct {
 	Locations uint64 // locations that did
 	// FirstAt is the earliest time it was switched off, in ns since the
 	// start of its rank's measurement.
-	FirstAt            int64
+	FirstAt             int64
 	Visits, VisitsAfter uint64 // timed before, counted after, summed
 }
 
@@ -396,7 +396,9 @@ func localThrottled(t *tracefile.Trace) []ThrottledStats {
 	return out
 }
 
-func compareThrottled(a, b ThrottledStats) int { return keyCompare(a.Name, a.Paradigm, b.Name, b.Paradigm) }
+func compareThrottled(a, b ThrottledStats) int {
+	return keyCompare(a.Name, a.Paradigm, b.Name, b.Paradigm)
+}
 
 func mergeThrottled(a, b ThrottledStats) ThrottledStats {
 	a.Ranks += b.Ranks
