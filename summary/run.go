@@ -57,6 +57,9 @@ func (s RankSet) Contains(rank int) bool {
 
 // union returns the ranks of s and o, in a new slice.
 func (s RankSet) union(o RankSet) RankSet {
+	if len(s)+len(o) == 0 {
+		return nil
+	}
 	all := make(RankSet, 0, len(s)+len(o))
 	all = append(append(all, s...), o...)
 	slices.SortFunc(all, func(a, b RankRange) int { return cmp.Compare(a.First, b.First) })
