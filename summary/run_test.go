@@ -332,3 +332,41 @@ func FuzzRunProfileDecode(f *testing.F) {
 		}
 	})
 }
+
+// Counters are summed by metric name over ranks that name them in other
+// orders; a name in two paradigms is two regions, each labelled.
+func TestRunProfileCountersAndParadigms(t *testing.T) {
+	trace := func(metrics []string, cycles, instr uint64) *tracefile.Trace {
+		vals := []uint64{cycles, instr}
+		if metrics[0] == "instructions" {
+			vals = []uint64{instr, cycles}
+		}
+		return &tracefile.Trace{
+			Header:  tracefile.Header{Name: "r", TicksPerSecond: 1e9, EndTicks: 1000, Metrics: metrics},
+			Regions: []tracefile.Region{{ID: 1, Name: "solve"}, {ID: 2, Name: "MPI_Send", Paradigm: tracefile.ParadigmMPI}, {ID: 3, Name: "MPI_Send"}},
+			Locations: []tracefile.Location{{Name: "main", Profile: []tracefile.ProfileEntry{
+				{Region: 1, Visits: 1, Inclusive: 500, Exclusive: 400, CounterInclusive: vals, CounterExclusive: vals},
+				{Region: 2, Visits: 2, Inclusive: 50, Exclusive: 50},
+				{Region: 3, Visits: 1, Inclusive: 40, Exclusive: 40},
+			}}},
+		}
+	}
+	p := Local(trace([]string{"cycles", "instructions"}, 1000, 3000), 0)
+	q := Local(trace([]string{"instructions", "cycles"}, 2000, 1000), 1)
+	p.Merge(&q)
+	var out strings.Builder
+	if err := WriteRun(&out, &p, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	s := out.String()
+	for _, want := range []string{
+		"cycles   instructions   IPC  region\n",
+		"3,000 / 3,000  4,000 / 4,000  1.33  solve\n",
+		"MPI_Send (mpi)\n", "MPI_Send (user)\n",
+		"Run r: 2 ranks (0-1) on 1 host (), start unknown, 2 locations\n",
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf("no %q in\n%s", want, s)
+		}
+	}
+}
