@@ -370,3 +370,40 @@ func TestRunProfileCountersAndParadigms(t *testing.T) {
 		}
 	}
 }
+
+// The run's buffer story names the ranks whose counts do not balance, the
+// locations a signal interrupted, what was filtered and the usage errors,
+// summed.
+func TestRunBufferStory(t *testing.T) {
+	trace := func(recorded uint64, interrupted bool) *tracefile.Trace {
+		return &tracefile.Trace{
+			Header: tracefile.Header{Name: "r", Host: "n", TicksPerSecond: 1e9, EndTicks: 1000, BufferSize: 1 << 20, BinSize: 1 << 10, Policy: "depth"},
+			Locations: []tracefile.Location{{Name: "main", Recorded: recorded, FilteredName: 2, FilteredDuration: 3, Interrupted: interrupted,
+				Usage:  tracefile.UsageErrors{LeaveNothingOpen: 1},
+				Levels: []tracefile.LevelStats{{Depth: 1, Class: tracefile.ClassRegion, Written: 5}}}},
+		}
+	}
+	var p RunProfile
+	for rank := range 8 {
+		// Ranks 3 and 4 recorded one event more than they account for.
+		l := Local(trace(map[bool]uint64{true: 11, false: 10}[rank == 3 || rank == 4], rank == 6), rank)
+		p.Merge(&l)
+	}
+	var out strings.Builder
+	if err := WriteRun(&out, &p, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	s := out.String()
+	for _, want := range []string{
+		"  events recorded  82\n",
+		"  events filtered  40; 16 by name, 24 of short calls\n",
+		"  WARNING: recorded != kept + filtered + removed on 2 ranks (3-4)\n",
+		"  1 location was still running when a signal ended the run",
+		"  usage errors     8: 8 leaves with no region open;\n",
+		"  reductions       none: the whole run fit on every rank\n",
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf("no %q in\n%s", want, s)
+		}
+	}
+}
