@@ -2,6 +2,13 @@
 // the flat profile of its regions, and the buffer's story (what was kept,
 // removed and reduced, and the usage errors). hmbtrace summary and the
 // examples print it.
+//
+// It also owns the run profile (RunProfile): the summary of a run as a
+// whole, from the ranks' statistics alone (flat profiles with their spread
+// over the ranks, the buffers' story, the throttled regions), which ranks
+// merge in any order (Local, Merge) and which encodes as a section of a
+// run's results (MarshalBinary). The summary of a run of more than
+// RunRanks ranks prints it (WriteRun) in place of each rank's story.
 package summary
 
 import (
@@ -44,6 +51,10 @@ type Options struct {
 	// characters; a longer one loses its middle to an ellipsis (render.Shorten).
 	// 0 means DefaultNameWidth, a negative value full names.
 	NameWidth int
+	// Ranks tells each rank of a run of more than RunRanks ranks as the
+	// summary of a few does (its file's facts, its regions per rank, its
+	// buffer's story) rather than the run as a whole.
+	Ranks bool
 }
 
 // Write writes the summary of the files, which may be the ranks of one run
@@ -55,7 +66,9 @@ func Write(out io.Writer, files []*tracefile.File) error {
 // profile merges the flat profiles of the files by region name and
 // returns the rows, most exclusive time first, and the run's
 // location-time in ns.
-func profile(files []*tracefile.File) ([]*regionRow, int64) {
+// inclByFile is filled when perFile is set: it takes a value per region
+// and file, which only the per-rank table of a few ranks needs.
+func profile(files []*tracefile.File, perFile bool) ([]*regionRow, int64) {
 	var totalNs int64 // location-time: each location counts the whole run
 	rows := map[string]*regionRow{}
 	for fi, f := range files {
@@ -66,7 +79,10 @@ func profile(files []*tracefile.File) ([]*regionRow, int64) {
 				name := textname.Escape(f.RegionName(p.Region))
 				r := rows[name]
 				if r == nil {
-					r = &regionRow{name: name, inclByFile: make([]int64, len(files))}
+					r = &regionRow{name: name}
+					if perFile {
+						r.inclByFile = make([]int64, len(files))
+					}
 					rows[name] = r
 				}
 				incl := f.TicksToNanos(p.Inclusive)
@@ -76,7 +92,9 @@ func profile(files []*tracefile.File) ([]*regionRow, int64) {
 					r.after += p.VisitsAfter
 				}
 				r.incl += incl
-				r.inclByFile[fi] += incl
+				if perFile {
+					r.inclByFile[fi] += incl
+				}
 				r.excl += f.TicksToNanos(p.Exclusive)
 				for i, v := range p.CounterInclusive {
 					if i >= len(f.Header.Metrics) {
@@ -111,7 +129,12 @@ func WriteOptions(out io.Writer, files []*tracefile.File, opt Options) error {
 	if width == 0 {
 		width = DefaultNameWidth
 	}
-	sorted, totalNs := profile(files)
+	if !opt.Ranks && runOf(files) {
+		p := Reduce(files)
+		writeRun(out, &p, files, opt)
+		return nil
+	}
+	sorted, totalNs := profile(files, true)
 	for _, f := range files {
 		runFacts(out, f)
 	}
@@ -523,7 +546,7 @@ func messageStory(out io.Writer, m tracefile.MessageStory) {
 // <region>\t<visits>\t<inclusive ns>\t<exclusive ns>. Names are escaped
 // (textname.Escape), so that a tab or newline in one does not break the line.
 func WriteTSV(out io.Writer, files []*tracefile.File) error {
-	rows, _ := profile(files)
+	rows, _ := profile(files, false)
 	for _, r := range rows {
 		if _, err := fmt.Fprintf(out, "%s\t%d\t%d\t%d\n", r.name, r.visits, r.incl, r.excl); err != nil {
 			return err

@@ -35,7 +35,7 @@ type command struct {
 }
 
 var commands = []command{
-	{"summary", "summary FILE...      per-region profile and what the buffer kept, dropped and reduced [-width N -tsv]", runSummary},
+	{"summary", "summary FILE...      per-region profile and what the buffer kept, dropped and reduced [-width N -tsv -ranks]", runSummary},
 	{"dump", "dump FILE            every event, one per line: location, time (ns), kind, then the kind's fields (dump -h)", runDump},
 	{"export", "export -format otf2|pprof|chrome -o OUT FILE...   OTF2 archive (OUT a new directory), pprof profile or Chrome/Perfetto JSON", runExport},
 	{"variation", "variation FILE...    time-dominant region, segments whose SOS-time stands out [-region NAME -sync PATTERNS -tsv -svg FILE]", runVariation},
