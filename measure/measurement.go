@@ -645,7 +645,9 @@ func (m *Measurement) finalize(atExit bool) error {
 	// rank's trace holds its own story (hmbtrace summary).
 	if d := m.pool.FirstDry(); d.Starved() && rank == 0 {
 		st := m.Stats()
-		fmt.Fprintln(os.Stderr, starvedWarning(d, m.pool.Levels(), m.pool.BinSize(), m.pool.Bins()*m.pool.BinSize(), &st))
+		if w := starvedWarning(d, m.pool.Levels(), m.pool.BinSize(), m.pool.Bins()*m.pool.BinSize(), &st); w != "" {
+			fmt.Fprintln(os.Stderr, w)
+		}
 	}
 	return nil
 }

@@ -7,7 +7,8 @@ import (
 )
 
 // starvedWarning returns the warning Close gives when the buffer ran dry
-// for want of bins rather than of bytes (buffer.Dry.Starved): each
+// for want of bins rather than of bytes (buffer.Dry.Starved), though its
+// events would have fit: each
 // location takes a bin per calling depth and class it records at, so many
 // threads or goroutines' lanes of a deep code can hold every bin while
 // the events would fit many times over. It says what was removed and the
@@ -19,6 +20,13 @@ func starvedWarning(d buffer.Dry, levels, binSize, bufferSize int, st *Stats) st
 	var removed uint64
 	for _, n := range st.Removed {
 		removed += n
+	}
+	// Only when the events would have fit: all of them, at the bytes per
+	// event of those kept, in three quarters of the buffer. Otherwise
+	// the buffer was too small for them anyway, and the reductions were
+	// its ordinary work.
+	if st.Kept == 0 || float64(st.Recorded)*float64(st.BytesUsed)/float64(st.Kept) > 0.75*float64(bufferSize) {
+		return ""
 	}
 	share := 0.0
 	if st.Recorded > 0 {

@@ -102,3 +102,42 @@ func TestStarvedRemedy(t *testing.T) {
 		}
 	}
 }
+
+// A buffer too small for the events says nothing of bins, though most of
+// its bins were current ones when it ran dry: smaller bins would not have
+// kept the events.
+func TestTooSmallNotStarved(t *testing.T) {
+	m := startTest(t, Config{BufferSize: 64 << 10, NoThrottle: true})
+	const locs, depth = 16, 4
+	regions := make([]Region, depth)
+	for d := range regions {
+		regions[d] = m.Region(fmt.Sprintf("level%d", d))
+	}
+	threads := make([]*Location, locs)
+	for i := range threads {
+		threads[i] = m.threadLocation(fmt.Sprintf("thread %d", i))
+	}
+	// Round robin, so that every level has its bin before the pool
+	// runs dry, as threads running at once do.
+	for k := 0; k < 2000; k++ {
+		for _, loc := range threads {
+			for _, r := range regions {
+				loc.Enter(r)
+			}
+			for d := depth - 1; d >= 0; d-- {
+				loc.Leave(regions[d])
+			}
+		}
+	}
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	st := m.Stats()
+	d := m.pool.FirstDry()
+	if !d.Starved() || st.Kept == st.Recorded {
+		t.Fatalf("a 64 KiB buffer for 64 levels: kept %d of %d events, FirstDry %+v; want a starved pool that removed events", st.Kept, st.Recorded, d)
+	}
+	if w := starvedWarning(d, m.pool.Levels(), m.pool.BinSize(), 64<<10, &st); w != "" {
+		t.Errorf("%d events of %d bytes each (kept %d) in a 64 KiB buffer: warned %q", st.Recorded, st.BytesUsed/int64(max(st.Kept, 1)), st.Kept, w)
+	}
+}
