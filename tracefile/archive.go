@@ -347,7 +347,8 @@ func (a *Archive) OpenRank(i int) (*File, error) {
 	case SlotEmpty:
 		p := a.RankFile(i)
 		if _, err := os.Stat(p); err != nil {
-			return nil, fmt.Errorf("%s: rank %d: %w; no trace file %s beside it", a.Path, s.Rank, ErrSlotEmpty, filepath.Base(p))
+			return nil, fmt.Errorf("%s: rank %d: %w; no trace file %s beside it (with HMB_SURVIVE=1, hmbtrace recover -o %s writes it from the rank's mapping)",
+				a.Path, s.Rank, ErrSlotEmpty, filepath.Base(p), filepath.Dir(a.Path))
 		}
 		f, err := Open(p)
 		if err != nil {

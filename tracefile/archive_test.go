@@ -65,6 +65,14 @@ func archiveOf(t testing.TB, dir string, files []*tracefile.File, eventsNone boo
 // events returns every event of every location of f, one per line.
 func events(t testing.TB, f *tracefile.File) string {
 	t.Helper()
+	s, err := eventsOf(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func eventsOf(f *tracefile.File) (string, error) {
 	var b strings.Builder
 	for _, l := range f.Locations {
 		it := f.Events(l.ID)
@@ -73,10 +81,10 @@ func events(t testing.TB, f *tracefile.File) string {
 			fmt.Fprintf(&b, "%d %+v\n", l.ID, e)
 		}
 		if err := it.Err(); err != nil {
-			t.Fatal(err)
+			return "", err
 		}
 	}
-	return b.String()
+	return b.String(), nil
 }
 
 func TestArchiveRoundTrip(t *testing.T) {
@@ -257,7 +265,7 @@ func TestArchiveSlotFull(t *testing.T) {
 	// Empty slot, no rank file beside it: the error names the archive, the
 	// rank and the reason.
 	_, err = a.OpenRank(1)
-	want := path + ": rank 1: slot empty: the process did not write its trace (it died, or was killed, after the collective end?); no trace file ranks.1.hmb beside it"
+	want := path + ": rank 1: slot empty: the process did not write its trace (it died, or was killed, after the collective end?); no trace file ranks.1.hmb beside it (with HMB_SURVIVE=1, hmbtrace recover -o " + dir + " writes it from the rank's mapping)"
 	if !errors.Is(err, tracefile.ErrSlotEmpty) || err.Error() != want {
 		t.Fatalf("empty slot: %v\nwant %s", err, want)
 	}
@@ -480,4 +488,43 @@ func ExampleCreateArchive() {
 	defer f.Close()
 	fmt.Println(filepath.Base(path), len(a.Slots), a.Slots[1].State, f.Header.Rank)
 	// Output: run.hmbrun 2 in place 1
+}
+
+// TestArchiveConcurrentRanks opens and reads the ranks of an archive on
+// several goroutines, closing the archive while they do (run with -race):
+// the shared file stays open until the last rank is closed.
+func TestArchiveConcurrentRanks(t *testing.T) {
+	files := tracetest.Ranks(t, t.TempDir(), 6, 2, 30, 0)
+	path := archiveOf(t, t.TempDir(), files, false)
+	a, err := tracefile.OpenArchive(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opened := make([]*tracefile.File, len(a.Slots))
+	for i := range opened {
+		if opened[i], err = a.OpenRank(i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	a.Close() // a second Close releases nothing more
+	errs := make(chan error, len(opened))
+	for i, f := range opened {
+		want := events(t, files[i])
+		go func() {
+			got, err := eventsOf(f)
+			if err != nil || got != want {
+				errs <- fmt.Errorf("rank %d: events differ (%v)", i, err)
+				return
+			}
+			errs <- f.Close()
+		}()
+	}
+	for range opened {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
 }
