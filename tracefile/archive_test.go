@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"io/fs"
 	"os"
@@ -245,6 +246,12 @@ func TestArchiveSlotFull(t *testing.T) {
 	if err := tracefile.WriteSlot(path, offs[1], 4096, 0, func(io.Writer) error { return nil }); err == nil || !strings.Contains(err.Error(), "rank 1's") {
 		t.Fatalf("WriteSlot of rank 0 at rank 1's slot: %v", err)
 	}
+	if err := tracefile.WriteSlot(path, offs[1], 8192, 1, func(io.Writer) error { return nil }); err == nil || !strings.Contains(err.Error(), "a capacity of 8192 bytes for a slot of 4096") {
+		t.Fatalf("WriteSlot past its slot: %v", err)
+	}
+	if err := tracefile.WriteSlot(path, offs[1]+4096, 4096, 1, func(io.Writer) error { return nil }); err == nil || !strings.Contains(err.Error(), "no slot at offset") {
+		t.Fatalf("WriteSlot at no slot: %v", err)
+	}
 	a, err = tracefile.OpenArchive(path)
 	if err != nil {
 		t.Fatal(err)
@@ -390,10 +397,22 @@ func TestArchiveCorrupt(t *testing.T) {
 			}
 		})
 	}
+	// An index entry whose slot lies far past the end, the index's
+	// checksum made right.
+	b := slices.Clone(orig)
+	ix := b[ixOff : ixOff+ixLen]
+	nameLen := int(ix[0]) + 1 // "ranks": a one-byte length
+	le.PutUint64(ix[nameLen+4:], 1<<63-4096)
+	le.PutUint32(ix[len(ix)-4:], crc32.Checksum(ix[:len(ix)-4], crc32.MakeTable(crc32.Castagnoli)))
+	p0 := filepath.Join(t.TempDir(), "ranks.hmbrun")
+	os.WriteFile(p0, b, 0o644)
+	if _, err := tracefile.OpenArchive(p0); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("file truncated: rank 0's slot of %d bytes at offset %d", slots[0].Cap, int64(1<<63-4096))) {
+		t.Fatalf("slot past the end: %v", err)
+	}
 	// Truncated: a slot past the end.
 	p := filepath.Join(t.TempDir(), "ranks.hmbrun")
 	os.WriteFile(p, orig[:slots[2].Off+100], 0o644)
-	if _, err := tracefile.OpenArchive(p); err == nil || !strings.Contains(err.Error(), "file truncated: rank 2's slot ends") {
+	if _, err := tracefile.OpenArchive(p); err == nil || !strings.Contains(err.Error(), "file truncated: rank 2's slot of ") {
 		t.Fatalf("truncated: %v", err)
 	}
 }
