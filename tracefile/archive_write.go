@@ -117,8 +117,11 @@ func placeArchive(tmp, path string, start time.Time) error {
 		return err
 	}
 	if !done {
-		return &os.PathError{Op: "create archive", Path: path,
-			Err: fmt.Errorf("a file modified since this run began is there (another process of this run, or a concurrent run, writes it): %w", fs.ErrExist)}
+		why := "a file modified since this run began is there (another process of this run, or a concurrent run, writes it)"
+		if start.IsZero() {
+			why = "a file is there, and the plan has no start time to judge it stale by"
+		}
+		return &os.PathError{Op: "create archive", Path: path, Err: fmt.Errorf("%s: %w", why, fs.ErrExist)}
 	}
 	return nil
 }
