@@ -96,6 +96,9 @@ func TestArchiveRoundTrip(t *testing.T) {
 			if !tracefile.IsArchive(path) || tracefile.IsArchive(files[0].Path) {
 				t.Fatal("IsArchive does not tell an archive from a trace file")
 			}
+			if _, err := tracefile.Open(path); err == nil || !strings.Contains(err.Error(), "a run archive, not one trace") {
+				t.Fatalf("Open of an archive: %v", err)
+			}
 			a, err := tracefile.OpenArchive(path)
 			if err != nil {
 				t.Fatal(err)
