@@ -36,4 +36,32 @@
 // it stops at the header of a version-2 file with an error naming the
 // version, instead of failing on an unknown token in some bin; this reader
 // reads both.
+//
+// # Run archive (version 1)
+//
+// At the collective end of an MPI run the ranks write one run archive,
+// <name>.hmbrun (or <name>.<g>.hmbrun for aggregator group g of several),
+// instead of one file per rank. Its leader creates, sizes and indexes it
+// (CreateArchive); each rank then writes its complete trace file, in the
+// layout above, into its own slot (WriteSlot). Little endian throughout:
+//
+//	prelude := magic "HMBRUN\x00\x01" | version u32 | flags u32 (bit 0: events none)
+//	           | world u32 | group u32 | groups u32 | nslots u32
+//	           | indexOff u64 | indexLen u64 | resultsOff u64 | resultsLen u64   (64 bytes)
+//	index   := name (uvarint length, UTF-8) | nslots × (rank u32 | slotOff u64 | slotCap u64)
+//	           | CRC-32C u32 of the index before it
+//	results := (kind u8 | length uvarint | payload)* | CRC-32C u32   (may be absent: 0, 0)
+//	slot    := magic "HMBSLOT\x00" | rank u32 | state u32 | length u64 | CRC-32C u32 of the payload
+//	           | pad to 32 bytes | payload
+//
+// The slots come in rank order, 4096-aligned, after the index and the
+// results; slotCap counts the slot's header. A slot's state is 0 (empty:
+// never written, the rank died), 1 (in place: the payload is the rank's
+// trace file, length bytes) or 2 (moved: the trace did not fit, and the
+// payload is the base name of the rank's trace file beside the archive).
+// A rank writes its payload first and the slot's header last, so a rank
+// that dies while writing leaves its slot empty. With the events-none flag
+// (HMB_OUTPUT_EVENTS=none) a slot's trace has its definitions and
+// statistics but no BIN sections. OpenArchive reads the prelude, index and
+// slot headers; Archive.OpenRank reads one rank's slot, and nothing else.
 package tracefile

@@ -20,6 +20,9 @@ import (
 type File struct {
 	Trace
 	Path string
+	// EventsNone is set for a rank read from a run archive written with
+	// HMB_OUTPUT_EVENTS=none: its definitions and statistics, no events.
+	EventsNone bool
 
 	r      io.ReaderAt
 	closer io.Closer
@@ -158,12 +161,20 @@ func (s *scanner) uvarint(what string) (uint64, error) {
 }
 
 // Read reads a trace from r, of the given size.
-func Read(r io.ReaderAt, size int64) (*File, error) {
+func Read(r io.ReaderAt, size int64) (*File, error) { return read(r, size, false) }
+
+// read reads a trace; noEvents is set for a rank of an archive written
+// with HMB_OUTPUT_EVENTS=none, whose statistics count the events its
+// buffer kept but which has no bins.
+func read(r io.ReaderAt, size int64, noEvents bool) (*File, error) {
 	s := &scanner{r: bufio.NewReaderSize(io.NewSectionReader(r, 0, size), 1<<16), crc: crc32.New(castagnoli), end: size}
 	f := &File{r: r, levels: map[uint32][]*levelRef{}, locIdx: map[uint32]int{}}
 	var head [10]byte
 	if err := s.read(head[:], "file header"); err != nil {
 		return nil, err
+	}
+	if string(head[:8]) == archiveMagic {
+		return nil, s.fail(0, "a run archive, not one trace (OpenArchive reads it; the tools take it whole, or one rank as ARCHIVE#RANK)")
 	}
 	if string(head[:8]) != magic {
 		return nil, s.fail(0, "not an hmbtrace file (magic %q)", head[:8])
@@ -219,11 +230,17 @@ func Read(r io.ReaderAt, size int64) (*File, error) {
 			if seen < len(order) {
 				return nil, s.fail(at, "END before %s", sectionName(order[seen]))
 			}
+			if noEvents {
+				return f, nil
+			}
 			if err := f.checkLevelsComplete(levelIdx); err != nil {
 				return nil, s.fail(at, "%v", err)
 			}
 			return f, nil
 		case secBin:
+			if noEvents {
+				return nil, s.fail(at, "a BIN section in a trace written without events (HMB_OUTPUT_EVENTS=none)")
+			}
 			if err := f.readBin(s, body, int64(length), levelIdx); err != nil {
 				return nil, err
 			}

@@ -157,17 +157,25 @@ func writeTemp(path string, t *Trace, bins func(put func(Bin) error) error) (nam
 			f.Discard()
 		}
 	}()
-	w, err := NewWriter(f, t)
-	if err != nil {
-		return "", err
-	}
-	if err = bins(w.Bin); err != nil {
-		return "", err
-	}
-	if err = w.Close(); err != nil {
+	if err = Write(f, t, bins); err != nil {
 		return "", err
 	}
 	return f.Finish()
+}
+
+// Write writes a complete trace to w: what WriteFile puts in its file. bins
+// is called with a function that writes one bin. It is how a trace goes
+// where a file name does not fit, such as a rank's slot of a run archive
+// (WriteSlot).
+func Write(w io.Writer, t *Trace, bins func(put func(Bin) error) error) error {
+	wr, err := NewWriter(w, t)
+	if err != nil {
+		return err
+	}
+	if err := bins(wr.Bin); err != nil {
+		return err
+	}
+	return wr.Close()
 }
 
 func encodeHeader(h *Header) []byte {
