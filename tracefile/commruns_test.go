@@ -316,3 +316,33 @@ func FuzzCommRuns(f *testing.F) {
 		}
 	})
 }
+
+// Files read at once by several goroutines, as the tools' workers read
+// them, share their groups too (run with -race).
+func TestCommListsConcurrent(t *testing.T) {
+	world := iota32(0, 256, 1)
+	data := encodeCommRuns(haloComms(world, 3, 16))
+	const workers = 8
+	got := make([][]Comm, workers*50)
+	done := make(chan bool)
+	for w := 0; w < workers; w++ {
+		go func() {
+			for i := w; i < len(got); i += workers {
+				got[i] = decodeCommRuns(&fields{b: data, sec: "COMM RUNS"})
+			}
+			done <- true
+		}()
+	}
+	for w := 0; w < workers; w++ {
+		<-done
+	}
+	for i, cs := range got {
+		if !reflect.DeepEqual(cs, haloComms(world, 3, 16)) {
+			t.Fatalf("read %d: %+v", i, cs)
+		}
+		if unsafe.SliceData(cs[0].Members) != unsafe.SliceData(got[0][0].Members) ||
+			unsafe.SliceData(cs[3].Members) != unsafe.SliceData(got[0][3].Members) {
+			t.Fatalf("read %d holds its own lists", i)
+		}
+	}
+}
