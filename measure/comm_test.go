@@ -2,7 +2,9 @@ package measure
 
 import (
 	"fmt"
+	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -278,5 +280,53 @@ func BenchmarkSendRank(b *testing.B) {
 			b.StopTimer()
 			m.Close()
 		})
+	}
+}
+
+// A communicator with its parent's members (MPI_Comm_dup, MPI_Cart_create
+// over every rank) holds the parent's list, and costs the file a few
+// bytes, not a list: the file of a rank that made world of 10^4 ranks and
+// two duplicates of it is no larger than with world of 10 ranks.
+func TestDefineCommSharesParentMembers(t *testing.T) {
+	size := func(ranks int) int64 {
+		m := startTest(t, Config{})
+		world := make([]int32, ranks)
+		for i := range world {
+			world[i] = int32(i)
+		}
+		w, err := m.DefineComm("MPI_COMM_WORLD", 0, world, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d1, _ := m.DefineComm("", w, world, nil)
+		d2, _ := m.DefineComm("", d1, slices.Clone(world), nil)
+		other, _ := m.DefineComm("", w, world[:ranks/2], nil)
+		cs := m.commDefs()
+		if &cs[d1-1].Members[0] != &cs[w-1].Members[0] || &cs[d2-1].Members[0] != &cs[w-1].Members[0] {
+			t.Errorf("%d ranks: the duplicates of world hold copies of its members", ranks)
+		}
+		if len(cs[other-1].Members) != ranks/2 {
+			t.Errorf("%d ranks: a half of world has %d members", ranks, len(cs[other-1].Members))
+		}
+		if err := m.Close(); err != nil {
+			t.Fatal(err)
+		}
+		f, err := tracefile.Open(m.Path())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if len(f.Comms) != 4 || !slices.Equal(f.Comms[2].Members, world) || !slices.Equal(f.Comms[3].Members, world[:ranks/2]) {
+			t.Errorf("%d ranks: communicators read back as %d, members differ", ranks, len(f.Comms))
+		}
+		st, err := os.Stat(m.Path())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st.Size()
+	}
+	small, large := size(10), size(10000)
+	if large-small > 64 {
+		t.Errorf("the file with world of 10^4 ranks and its duplicates is %d bytes, with 10 ranks %d", large, small)
 	}
 }

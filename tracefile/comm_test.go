@@ -126,10 +126,10 @@ func TestCommSectionErrors(t *testing.T) {
 		mod  func(*Trace) []Location
 		want string
 	}{
-		{"id 0", func(tr *Trace) []Location { tr.Comms[1].ID = 0; return nil }, "COMMS: communicator id: 0 is not a valid communicator id"},
-		{"duplicate id", func(tr *Trace) []Location { tr.Comms[1].ID = 1; return nil }, "COMMS: communicator id: id 1 defined twice"},
+		{"id 0", func(tr *Trace) []Location { tr.Comms[1].ID = 0; return nil }, "COMM RUNS: communicator id: 0 is not a valid communicator id"},
+		{"duplicate id", func(tr *Trace) []Location { tr.Comms[1].ID = 1; return nil }, "COMM RUNS: communicator id: id 1 defined twice"},
 		{"parent after", func(tr *Trace) []Location { tr.Comms[2].Parent = 4; return nil }, "communicator 3 names parent 4, which is not defined before it"},
-		{"negative rank", func(tr *Trace) []Location { tr.Comms[0].Members[2] = -1; return nil }, "COMMS: communicator members: value -1 out of range"},
+		{"negative rank", func(tr *Trace) []Location { tr.Comms[0].Members[2] = -1; return nil }, "COMM RUNS: communicator members: a run of 2 ranks from -1 by 4 leaves 0..2147483647"},
 		{"undefined location", func(tr *Trace) []Location {
 			locs := append([]Location(nil), tr.Locations...)
 			locs[0].ID = 7

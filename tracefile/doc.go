@@ -18,14 +18,20 @@
 // Sections come in this order: one HEADER, one REGIONS, one LOCATIONS, one
 // REDUCTIONS, the sections added since (the writer puts them here, once
 // each, and only when not empty: PARADIGMS 0x20, the regions' paradigms;
-// THROTTLED 0x21, the throttled regions; COMMS 0x22, the communicators in
-// creation order; COMM MATRIX 0x23, the locations' exact communication
-// matrices; RMA 0x24, the MPI windows and the groups RMA synchronisations
+// THROTTLED 0x21, the throttled regions; COMM RUNS 0x26, the
+// communicators in creation order, their members as runs of ranks
+// (commruns.go; files written before it hold COMMS 0x22, every member
+// listed, which this reader reads too); COMM MATRIX 0x23, the locations'
+// exact communication matrices; RMA 0x24, the MPI windows and the groups RMA synchronisations
 // name; ANNOTATIONS 0x30, the marks, region parameters, parameter strings
 // and channels annotation records name), then any number of BIN sections. Integers in
 // payloads are LEB128 varints, strings are a varint length followed by
 // UTF-8 bytes. A reader skips section kinds it does not know, so later
-// versions can add sections without breaking older tools.
+// versions can add sections without breaking older tools. A section that
+// replaces an older one keeps the version too, and says what a reader
+// that skips it misses: a reader older than COMM RUNS reads a file
+// without communicators (an export leaves out the records naming one, and
+// says how many ids were undefined; the other tools never used them).
 //
 // # Version 2
 //

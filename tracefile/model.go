@@ -338,7 +338,10 @@ type CommCount struct {
 	Sent, SentBytes, Received, ReceivedBytes uint64
 }
 
-// Comm is a communicator as this process saw it created.
+// Comm is a communicator as this process saw it created. The reader
+// shares Members and Remote between the communicators and files that hold
+// the same group (every rank's file names MPI_COMM_WORLD; see
+// commruns.go), so they are read-only: copy one to change it.
 type Comm struct {
 	ID      uint32  // >= 1, local to the file; records' Comm refers to it
 	Name    string  // "MPI_COMM_WORLD", "MPI_COMM_SELF", or "" for a derived one

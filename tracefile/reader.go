@@ -244,7 +244,7 @@ func read(r io.ReaderAt, size int64, noEvents bool) (*File, error) {
 			if err := f.readBin(s, body, int64(length), levelIdx); err != nil {
 				return nil, err
 			}
-		case secHeader, secRegions, secLocations, secReductions, secParadigms, secThrottled, secComms, secCommMatrix, secRma:
+		case secHeader, secRegions, secLocations, secReductions, secParadigms, secThrottled, secComms, secCommRuns, secCommMatrix, secRma:
 			p := make([]byte, length)
 			if err := s.read(p, sectionName(kind)); err != nil {
 				return nil, err
@@ -269,11 +269,15 @@ func read(r io.ReaderAt, size int64, noEvents bool) (*File, error) {
 				decodeParadigms(fl, f.Regions)
 			case secThrottled:
 				f.decodeThrottled(fl)
-			case secComms:
+			case secComms, secCommRuns:
 				if f.Comms != nil {
-					fl.fail("communicators", "a second COMMS section")
+					fl.fail("communicators", "a second section of communicators (COMMS or COMM RUNS)")
 				}
-				f.Comms = decodeComms(fl)
+				if kind == secComms {
+					f.Comms = decodeComms(fl)
+				} else {
+					f.Comms = decodeCommRuns(fl)
+				}
 			case secCommMatrix:
 				f.decodeCommMatrix(fl)
 			case secRma:
@@ -319,7 +323,7 @@ func read(r io.ReaderAt, size int64, noEvents bool) (*File, error) {
 
 // once are the sections a file has at most one of.
 var once = map[byte]bool{secHeader: true, secRegions: true, secLocations: true, secReductions: true,
-	secParadigms: true, secThrottled: true, secComms: true, secRma: true, secAnnotations: true}
+	secParadigms: true, secThrottled: true, secComms: true, secCommRuns: true, secRma: true, secAnnotations: true}
 
 // checkLevelsComplete checks that every level's bins hold what the
 // location's statistics say the file keeps of it: a bin removed from the
@@ -633,9 +637,9 @@ func decodeComms(f *fields) []Comm {
 	ids := make(map[uint32]bool, n)
 	for i := 0; i < n && f.err == nil; i++ {
 		c := Comm{ID: f.u32("communicator id"), Name: f.str("communicator name"), Parent: f.u32("communicator parent")}
-		c.Members = decodeRanks(f, "communicator members")
+		c.Members = decodeSharedRanks(f, "communicator members")
 		if f.bool("inter-communicator") {
-			c.Remote = decodeRanks(f, "communicator remote group")
+			c.Remote = decodeSharedRanks(f, "communicator remote group")
 			if c.Remote == nil {
 				c.Remote = []int32{}
 			}
@@ -655,6 +659,18 @@ func decodeComms(f *fields) []Comm {
 		cs = append(cs, c)
 	}
 	return cs
+}
+
+// decodeSharedRanks is decodeRanks for the groups of COMMS, which files
+// written before COMM RUNS hold: groups read before with the same
+// encoding give the same slice, as COMM RUNS's do.
+func decodeSharedRanks(f *fields, what string) []int32 {
+	start := f.off
+	rs := decodeRanks(f, what)
+	if f.err != nil || rs == nil {
+		return rs
+	}
+	return rankListsV1.get(f.b[start:f.off], len(rs), func() []int32 { return rs })
 }
 
 func decodeRanks(f *fields, what string) []int32 {

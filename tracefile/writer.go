@@ -59,7 +59,7 @@ func NewWriter(w io.Writer, t *Trace) (*Writer, error) {
 		wr.section(secThrottled, p)
 	}
 	if len(t.Comms) > 0 {
-		wr.section(secComms, encodeComms(t.Comms))
+		wr.section(secCommRuns, encodeCommRuns(t.Comms))
 	}
 	if m := encodeCommMatrix(t.Locations); m != nil {
 		wr.section(secCommMatrix, m)
@@ -419,24 +419,6 @@ func encodeReductions(rs []Reduction) []byte {
 		p.uvarint(uint64(max(r.Bins, 0)))
 		p.uvarint(r.Records)
 		p.uvarint(uint64(max(r.Steps, 0)))
-	}
-	return p
-}
-
-func encodeComms(cs []Comm) []byte {
-	var p payload
-	p.uvarint(uint64(len(cs)))
-	for _, c := range cs {
-		p.uvarint(uint64(c.ID))
-		p.str(c.Name)
-		p.uvarint(uint64(c.Parent))
-		encodeRanks(&p, c.Members)
-		// An intra-communicator (nil) and an inter-communicator with an
-		// empty remote group are told apart.
-		p.bool(c.Remote != nil)
-		if c.Remote != nil {
-			encodeRanks(&p, c.Remote)
-		}
 	}
 	return p
 }

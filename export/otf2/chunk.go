@@ -15,6 +15,26 @@ const (
 	DefaultDefChunkSize   = 4 << 20
 )
 
+// ReaderChunkBudget is what EventChunkSizeFor lets the event chunks of all
+// locations take together in a reader.
+const ReaderChunkBudget = 1 << 30
+
+// EventChunkSizeFor returns the event chunk size for an archive of the
+// given number of locations. A reader holds a chunk of every location at
+// once (otf2-print, and libotf2's global event reader under it, opens every
+// location's events to merge them), so at 1 MiB per location 10^4
+// locations need 10 GB to be read. The chunk is the largest power of two
+// that keeps all of them within ReaderChunkBudget, from MinChunkSize (the
+// least libotf2 accepts: 10^4 locations need 2.5 GB, 10^5 25 GB) to
+// DefaultEventChunkSize (up to 1024 locations, libotf2's own size).
+func EventChunkSizeFor(locations int) int {
+	size := DefaultEventChunkSize
+	for size > MinChunkSize && size*locations > ReaderChunkBudget {
+		size /= 2
+	}
+	return size
+}
+
 // chunkedFile is an OTF2 chunked buffer being written to one file: every
 // chunk but the last is exactly len(buf) bytes, zero padded, and starts with
 // an 18-byte header. Only the current chunk is held in memory; a full chunk is

@@ -213,6 +213,16 @@ func (l *Location) matrix() []tracefile.CommCount {
 // opens it; the file is closed when the test ends.
 func (b *Builder) Write(t testing.TB, dir string) *tracefile.File {
 	t.Helper()
+	path, err := b.WriteFile(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Open(t, path)
+}
+
+// WriteFile writes the trace to dir/<name>.<rank>.hmb as Write does, and
+// returns its path without opening it: for runs of thousands of files.
+func (b *Builder) WriteFile(dir string) (string, error) {
 	for i, l := range b.locs {
 		loc := &b.Trace.Locations[i]
 		loc.Levels, loc.Recorded = nil, 0
@@ -238,10 +248,7 @@ func (b *Builder) Write(t testing.TB, dir string) *tracefile.File {
 		}
 		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return Open(t, path)
+	return path, err
 }
 
 // encodeBin encodes records as one bin with every technique.

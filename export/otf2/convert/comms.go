@@ -1,6 +1,7 @@
 package convert
 
 import (
+	"encoding/binary"
 	"fmt"
 	"slices"
 	"strconv"
@@ -88,6 +89,16 @@ type mpiComms struct {
 	byKey   map[string]*comm
 	perFile []map[uint32]*comm // a file's communicator id -> its communicator
 	undef   map[[2]uint64]bool // (file, id) of communicators a file does not define, counted once
+	// groups are the COMM_GROUPs defined, by their members: communicators
+	// with the same members (MPI_COMM_WORLD, its duplicates, a cartesian
+	// communicator over every rank) share one, as OTF2 allows. OTF2
+	// groups list their members, with no ranges or strides, so one group
+	// per distinct list is as compact as the archive gets.
+	groups map[string]otf2.GroupRef
+	// keys are the memberKeys of the groups the files hold: the reader
+	// shares a list between the files that name it (tracefile's COMM
+	// RUNS), so each list's key is built once, not once per file.
+	keys map[listID]string
 	// partial is set when some members of the communicators have no
 	// exported file, or some communicators are left out: receives may then
 	// be left out.
@@ -99,6 +110,7 @@ type mpiComms struct {
 // unified across files.
 func (x *exporter) defineMPI() error {
 	m := &mpiComms{index: map[int32]uint64{}, byKey: map[string]*comm{}, undef: map[[2]uint64]bool{},
+		groups: map[string]otf2.GroupRef{}, keys: map[listID]string{},
 		perFile: make([]map[uint32]*comm, len(x.files))}
 	// The exported world ranks: those of exactly one file, which has a
 	// location for them.
@@ -189,7 +201,7 @@ func (x *exporter) fileComms(i int, f *tracefile.File) error {
 			local[c.ID] = m.self
 			continue
 		}
-		members := memberKey(c.Members, c.Remote)
+		members := m.memberKey(c.Members, c.Remote)
 		seen[members]++
 		key := members + "#" + strconv.Itoa(seen[members])
 		if u, ok := m.byKey[key]; ok {
@@ -250,10 +262,31 @@ func (x *exporter) invalidComm(f *tracefile.File, c tracefile.Comm, why string) 
 	x.st.InvalidComms = append(x.st.InvalidComms, fmt.Sprintf("%s: communicator %d %q: %s", f.Path, c.ID, c.Name, why))
 }
 
+// listID names a list of ranks by where it is: the same list read from
+// several files.
+type listID struct {
+	first *int32
+	n     int
+}
+
+// ranksKey is ranksKey(rs), remembered for the list rs is.
+func (m *mpiComms) ranksKey(rs []int32) string {
+	if len(rs) < 16 {
+		return ranksKey(rs) // a list this short is each file's own
+	}
+	id := listID{&rs[0], len(rs)}
+	k, ok := m.keys[id]
+	if !ok {
+		k = ranksKey(rs)
+		m.keys[id] = k
+	}
+	return k
+}
+
 // memberKey identifies a member set; an inter-communicator's two groups are
 // put in a fixed order, so that both sides find the same communicator.
-func memberKey(members, remote []int32) string {
-	a, b := ranksKey(members), ranksKey(remote)
+func (m *mpiComms) memberKey(members, remote []int32) string {
+	a, b := m.ranksKey(members), m.ranksKey(remote)
 	if remote == nil {
 		return a
 	}
@@ -286,8 +319,24 @@ func (x *exporter) commGroup(members []int32) (otf2.GroupRef, map[int32]uint32, 
 		rank[r] = uint32(len(idx))
 		idx = append(idx, k)
 	}
+	key := indexKey(idx)
+	if g, ok := x.mpi.groups[key]; ok {
+		return g, rank, nil
+	}
 	g, err := x.a.Group(otf2.GroupDef{Type: otf2.GroupTypeCommGroup, Paradigm: otf2.ParadigmMPI, Members: idx})
+	if err == nil {
+		x.mpi.groups[key] = g
+	}
 	return g, rank, err
+}
+
+// indexKey identifies a group's members.
+func indexKey(idx []uint64) string {
+	b := make([]byte, 0, 3*len(idx))
+	for _, k := range idx {
+		b = binary.AppendUvarint(b, k)
+	}
+	return string(b)
 }
 
 func (x *exporter) intraComm(name string, members []int32, parent *comm) (*comm, error) {
@@ -303,7 +352,7 @@ func (x *exporter) intraComm(name string, members []int32, parent *comm) (*comm,
 }
 
 func (x *exporter) interComm(name string, local, remote []int32, parent *comm) (*comm, error) {
-	if ranksKey(remote) < ranksKey(local) {
+	if x.mpi.ranksKey(remote) < x.mpi.ranksKey(local) {
 		local, remote = remote, local
 	}
 	ga, ra, err := x.commGroup(local)

@@ -117,8 +117,11 @@ type Stats struct {
 // Export writes the files as one OTF2 archive in dir, which must not exist:
 // dir/traces.otf2 is what readers open. Times are nanoseconds since the
 // start of the earliest file (see timeline). On any error nothing is left
-// behind, dir included. A zero Options gives libotf2's chunk sizes and the
-// creator "hmbtrace". The locations are written by HMB_TOOL_PROCS or
+// behind, dir included. A zero Options gives the creator "hmbtrace",
+// libotf2's definition chunk size, and event chunks sized so that a reader
+// of the archive holds one of every location within a gigabyte, down to
+// the least libotf2 reads (otf2.EventChunkSizeFor: libotf2's 1 MiB up to
+// 1024 locations, 256 KiB from 4096). The locations are written by HMB_TOOL_PROCS or
 // GOMAXPROCS workers.
 func Export(dir string, files []*tracefile.File, opt otf2.Options) (st Stats, err error) {
 	procs, err := parallel.Procs(0)
@@ -138,6 +141,13 @@ func ExportProcs(dir string, files []*tracefile.File, opt otf2.Options, procs in
 	}
 	if opt.Creator == "" {
 		opt.Creator = "hmbtrace"
+	}
+	if opt.EventChunkSize == 0 {
+		locs := 0
+		for _, f := range files {
+			locs += len(f.Locations)
+		}
+		opt.EventChunkSize = otf2.EventChunkSizeFor(locs)
 	}
 	if err := os.Mkdir(dir, 0o777); err != nil {
 		if errors.Is(err, fs.ErrExist) {

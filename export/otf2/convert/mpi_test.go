@@ -576,3 +576,35 @@ func TestInvalidComms(t *testing.T) {
 		t.Errorf("want one MPI_SEND and no receive request:\n%s", printed)
 	}
 }
+
+// TestMPIGroupsShared exports a halo code of 16 ranks (world, self, a
+// cartesian communicator over every rank, four rows and four columns):
+// one COMM_GROUP per distinct member list, world's shared by the
+// cartesian communicator, and otf2-print reads the archive clean.
+func TestMPIGroupsShared(t *testing.T) {
+	dir := t.TempDir()
+	var files []*tracefile.File
+	for r := 0; r < 16; r++ {
+		files = append(files, tracetest.HaloRank("halo", r, 16, 3).Write(t, dir))
+	}
+	anchor, st := export(t, files, otf2.Options{})
+	if st.UndefinedComms != 0 || len(st.InvalidComms) != 0 || st.MessagesWithoutPeer != 0 || st.CollectivesLeftOut != 0 {
+		t.Errorf("stats %+v, want nothing left out", st)
+	}
+	if err := otf2print.Check(anchor); err != nil {
+		t.Fatal(err)
+	}
+	defs := definitions(t, anchor)
+	groups := regexp.MustCompile(`(?m)^GROUP +(\d+)  Name: "" <\d+>, Type: COMM_GROUP, .*, (\d+) Members`).FindAllStringSubmatch(defs, -1)
+	sizes := map[string]int{}
+	for _, g := range groups {
+		sizes[g[2]]++
+	}
+	if len(groups) != 9 || sizes["16"] != 1 || sizes["4"] != 8 {
+		t.Errorf("%d COMM_GROUPs (by size %v), want world's and 4 rows' and 4 columns':\n%s", len(groups), sizes, defs)
+	}
+	comms := regexp.MustCompile(`(?m)^COMM +\d+  Name: "[^"]*" <\d+>, Group: "" <(\d+)>`).FindAllStringSubmatch(defs, -1)
+	if len(comms) != 11 || comms[0][1] != comms[2][1] {
+		t.Errorf("%d communicators, want 11, the cartesian one (2) with world's group (0):\n%s", len(comms), defs)
+	}
+}

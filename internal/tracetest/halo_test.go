@@ -1,0 +1,43 @@
+package tracetest
+
+import (
+	"os"
+	"strconv"
+	"testing"
+)
+
+// TestWriteHalo writes the rank files of a halo code when HMB_HALO_DIR
+// and HMB_HALO_RANKS are set (HMB_HALO_STEPS, default 20): the synthetic
+// run the communicators' cost at 10^3 and 10^4 ranks is measured on.
+func TestWriteHalo(t *testing.T) {
+	dir, n := os.Getenv("HMB_HALO_DIR"), os.Getenv("HMB_HALO_RANKS")
+	if dir == "" || n == "" {
+		t.Skip("HMB_HALO_DIR and HMB_HALO_RANKS are not set")
+	}
+	ranks, err := strconv.Atoi(n)
+	if err != nil || ranks < 1 {
+		t.Fatalf("HMB_HALO_RANKS=%q is not a positive number", n)
+	}
+	steps := 20
+	if s := os.Getenv("HMB_HALO_STEPS"); s != "" {
+		if steps, err = strconv.Atoi(s); err != nil || steps < 1 {
+			t.Fatalf("HMB_HALO_STEPS=%q is not a positive number", s)
+		}
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for r := 0; r < ranks; r++ {
+		if _, err := HaloRank("halo", r, ranks, steps).WriteFile(dir); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestHaloGrid(t *testing.T) {
+	for _, c := range []struct{ ranks, px, py int }{{1, 1, 1}, {7, 1, 7}, {1000, 25, 40}, {10000, 100, 100}} {
+		if px, py := HaloGrid(c.ranks); px != c.px || py != c.py {
+			t.Errorf("HaloGrid(%d) = %d x %d, want %d x %d", c.ranks, px, py, c.px, c.py)
+		}
+	}
+}
