@@ -235,16 +235,7 @@ func overRunOfRun(out io.Writer, files []*tracefile.File) {
 	var where, what, path string
 	for _, f := range files {
 		run := f.Duration()
-		var fw int64
-		var fl, fr string
-		for i := range f.Locations {
-			l := &f.Locations[i]
-			for _, e := range l.Profile {
-				if incl := f.TicksToNanos(e.Inclusive); incl > fw {
-					fw, fl, fr = incl, l.Name, f.RegionName(e.Region)
-				}
-			}
-		}
+		fw, fl, fr := longestRegion(f)
 		if float64(fw-run) > 2*f.Resolution() {
 			n++
 			if fw-run > worst-worstRun || n == 1 {

@@ -205,6 +205,20 @@ func annotations(out io.Writer, files []*tracefile.File) {
 	}
 }
 
+// longestRegion returns the longest inclusive time of a region on a
+// location of f, in ns, with the location's and the region's names.
+func longestRegion(f *tracefile.File) (incl int64, loc, region string) {
+	for i := range f.Locations {
+		l := &f.Locations[i]
+		for _, p := range l.Profile {
+			if t := f.TicksToNanos(p.Inclusive); t > incl {
+				incl, loc, region = t, l.Name, f.RegionName(p.Region)
+			}
+		}
+	}
+	return incl, loc, region
+}
+
 // overRun notes the regions that last longer on a location than its file's
 // run, which the percentages above then exceed 100 % for: events outside
 // the measurement's start and end (a file written before hmbtrace moved
@@ -213,16 +227,7 @@ func annotations(out io.Writer, files []*tracefile.File) {
 func overRun(out io.Writer, files []*tracefile.File) {
 	for _, f := range files {
 		run := f.Duration()
-		var worst int64
-		var where, what string
-		for i := range f.Locations {
-			l := &f.Locations[i]
-			for _, p := range l.Profile {
-				if incl := f.TicksToNanos(p.Inclusive); incl > worst {
-					worst, where, what = incl, l.Name, f.RegionName(p.Region)
-				}
-			}
-		}
+		worst, where, what := longestRegion(f)
 		if float64(worst-run) > 2*f.Resolution() {
 			fmt.Fprintf(out, "  note: %s on %s of %s lasts %s, longer than the file's run of %s: it holds events outside the measurement's start and end\n",
 				textname.Escape(what), textname.Escape(where), f.Path, units.Duration(float64(worst)), units.Duration(float64(run)))

@@ -144,22 +144,8 @@ type Slot struct {
 // index (and its checksum) and slot headers. The ranks' traces are read
 // by OpenRank.
 func OpenArchive(path string) (*Archive, error) {
-	f, err := os.Open(path)
+	f, a, err := openRead(path, readArchive)
 	if err != nil {
-		return nil, err
-	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	a, err := readArchive(f, st.Size())
-	if err != nil {
-		f.Close()
-		var fe *FormatError
-		if errors.As(err, &fe) {
-			fe.Path = path
-		}
 		return nil, err
 	}
 	a.Path = path

@@ -54,27 +54,38 @@ func Open(path string) (*File, error) {
 	if IsMapping(path) {
 		return openMapping(path)
 	}
-	f, err := os.Open(path)
+	f, tf, err := openRead(path, Read)
 	if err != nil {
 		return nil, err
+	}
+	tf.Path = path
+	tf.closer = f
+	return tf, nil
+}
+
+// openRead opens the file at path and reads it with read, naming path in
+// a FormatError; the file stays open for the caller unless read failed.
+func openRead[T any](path string, read func(io.ReaderAt, int64) (T, error)) (*os.File, T, error) {
+	var zero T
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, zero, err
 	}
 	st, err := f.Stat()
 	if err != nil {
 		f.Close()
-		return nil, err
+		return nil, zero, err
 	}
-	tf, err := Read(f, st.Size())
+	v, err := read(f, st.Size())
 	if err != nil {
 		f.Close()
 		var fe *FormatError
 		if errors.As(err, &fe) {
 			fe.Path = path
 		}
-		return nil, err
+		return nil, zero, err
 	}
-	tf.Path = path
-	tf.closer = f
-	return tf, nil
+	return f, v, nil
 }
 
 // Close releases the file.
