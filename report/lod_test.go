@@ -23,6 +23,7 @@ type decodedTile struct {
 	region   int
 	coverage byte
 	calls    uint64
+	agree    uint64 // a group's row: the members whose busiest region it is
 }
 
 type decodedRow struct {
@@ -94,8 +95,14 @@ func decodeRows(data []byte, rows []tlRow, levels int) ([]decodedRow, error) {
 				if err != nil {
 					return nil, err
 				}
+				var agree uint64
+				if meta.Members > 0 {
+					if agree, err = uv(); err != nil {
+						return nil, err
+					}
+				}
 				col += int64(dc) + 1
-				tiles = append(tiles, decodedTile{col: col, region: int(region), coverage: cov, calls: calls})
+				tiles = append(tiles, decodedTile{col: col, region: int(region), coverage: cov, calls: calls, agree: agree})
 			}
 			row.tiles = append(row.tiles, tiles)
 		}

@@ -1,0 +1,119 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hmbtrace/hmbtrace/internal/tracetest"
+	"github.com/hmbtrace/hmbtrace/tracefile"
+)
+
+// scaleRun records a run of ranks ranks of one location each (4 calling
+// depths), small buffers, as tracetest.Ranks makes them.
+func scaleRun(t testing.TB, ranks int) []*tracefile.File {
+	t.Helper()
+	return tracetest.Ranks(t, t.TempDir(), ranks, 1, 40, 256<<10)
+}
+
+// TestGroupsAtScale checks that a run of 512 ranks is drawn as groups: its
+// page has no more timeline rows than that of 32 ranks drawn one by one,
+// is within a small factor of its size, says how it grouped them, and
+// shows the groups in the profile, the tables, the heat map and the
+// matrix; runs of 16 and 32 ranks are drawn rank by rank. In Chromium, a
+// group's tile names the region most of its members were in and how many.
+func TestGroupsAtScale(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records 512 ranks")
+	}
+	sizes := map[int]int{}
+	rows := map[int]int{}
+	var big []byte
+	var bigData *pageData
+	var bigRows []decodedRow
+	for _, n := range []int{16, 32, 512} {
+		files := scaleRun(t, n)
+		page := writePage(t, files, Options{})
+		d, decoded := parsePage(t, page)
+		sizes[n], rows[n] = len(page), len(d.Timeline.Rows)
+		t.Logf("%d ranks: %d bytes of HTML, %d timeline rows, %d locations on the timeline", n, len(page), len(d.Timeline.Rows), len(d.Timeline.Locations))
+		if n < 512 && bytes.Contains(page, []byte(`id="tl-grouped"`)) {
+			t.Errorf("%d ranks are grouped", n)
+		}
+		big, bigData, bigRows = page, d, decoded
+	}
+	if rows[16] != 16*4 || rows[32] != 32*4 {
+		t.Errorf("16 and 32 ranks: %d and %d rows, want every rank's 4 depths", rows[16], rows[32])
+	}
+	if rows[512] > rows[32] || rows[512] > DefaultRows {
+		t.Errorf("512 ranks: %d rows, more than 32 ranks' %d", rows[512], rows[32])
+	}
+	if sizes[512] > sizes[32]*3/2 {
+		t.Errorf("512 ranks: %d bytes, more than 1.5 times 32 ranks' %d", sizes[512], sizes[32])
+	}
+	for _, want := range []string{
+		"512 ranks shown as 32 groups of 16", // the timeline says so
+		`ranks 0–15 (16 locations, summed)`,  // the profile's groups
+		`<td>ranks 496–511</td>`,             // the table of locations
+		"The heat map shows the 512 ranks",   // the heat map's note
+		"The matrix and the diagram show the 512 ranks",
+	} {
+		if !bytes.Contains(big, []byte(want)) {
+			t.Errorf("the page of 512 ranks lacks %q", want)
+		}
+	}
+	if n := bytes.Count(big, []byte("<h3>")); n != 1 {
+		t.Errorf("the page of 512 ranks has %d file headings in its Run section, want 1", n)
+	}
+	tl := &bigData.Timeline
+	if len(tl.Locations) != 32 {
+		t.Fatalf("%d groups on the timeline, want 32", len(tl.Locations))
+	}
+	// Every group's tiles: its members' votes, at most all of them, and
+	// the calls of every rank in the tiles of the coarsest level.
+	var calls uint64
+	for ri, r := range bigRows {
+		meta := tl.Rows[ri]
+		if meta.Members != 16 || len(r.exact) != 0 {
+			t.Fatalf("row %d: %d members, %d exact calls; want 16 and none", ri, meta.Members, len(r.exact))
+		}
+		for _, tile := range r.tiles[0] {
+			if tile.agree < 1 || tile.agree > 16 {
+				t.Fatalf("row %d: a tile with %d of 16 members agreeing", ri, tile.agree)
+			}
+		}
+	}
+	for _, tile := range bigRows[0].tiles[0] {
+		calls += tile.calls
+	}
+	if calls == 0 {
+		t.Error("the first group's first row has no calls")
+	}
+
+	tracetest.Chromium(t)
+	dir := artifacts(t)
+	path := filepath.Join(dir, "ranks512.html")
+	if err := os.WriteFile(path, big, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	first := load(t, path, "")
+	if first.Timeline.Rows != len(tl.Rows) {
+		t.Fatalf("the page decoded %d rows, want %d", first.Timeline.Rows, len(tl.Rows))
+	}
+	points, want := probePoints(tl, bigRows, bigData.Regions, first.Timeline.Level, first.Timeline.PxTime, first.Timeline.V0, first.Timeline.V1)
+	if len(points) > 40 {
+		points, want = points[:40], want[:40]
+	}
+	c := load(t, path, "#probe="+strings.Join(points, ","))
+	for i := range want {
+		if !sameHit(c.Probes[i], want[i]) {
+			t.Errorf("at %s the page draws %+v, want %+v", points[i], c.Probes[i], want[i])
+		} else if !strings.Contains(c.Probes[i].Text, fmt.Sprintf("mostly %s: the busiest region of", want[i].Region)) || !strings.Contains(c.Probes[i].Text, "of the 16") {
+			t.Errorf("at %s the tooltip says %q", points[i], c.Probes[i].Text)
+		}
+	}
+	screenshot(t, path, "#only=timeline", filepath.Join(dir, "ranks512.png"))
+}
