@@ -184,12 +184,18 @@ type groupTile struct {
 // members' votes for the region each spent the most time in, the sum of
 // their coverages and of their calls. Members hand their tiles in batches,
 // under the mutex, from the workers reading them; sums of integers make
-// the result the same in any order.
+// the result the same in any order. Columns are kept in chunks made when
+// first touched, so that a group busy in a part of the run costs that
+// part.
 type groupTiles struct {
 	mu     sync.Mutex
-	levels [][]columnVotes // per depth-1 and level: its columns, made when first touched
+	levels [][]*columnChunk // per depth-1 and level: its chunks of columns
 	nlev   int
 }
+
+const chunkColumns = 256
+
+type columnChunk [chunkColumns]columnVotes
 
 type columnVotes struct {
 	votes    []regionVote
@@ -200,7 +206,7 @@ type columnVotes struct {
 type regionVote struct{ region, n int32 }
 
 func newGroupTiles(depths, levels int) *groupTiles {
-	return &groupTiles{levels: make([][]columnVotes, depths*levels), nlev: levels}
+	return &groupTiles{levels: make([][]*columnChunk, depths*levels), nlev: levels}
 }
 
 // add takes a member's tiles.
@@ -212,12 +218,17 @@ func (gt *groupTiles) add(tiles []groupTile, columns []int) {
 		if i >= len(gt.levels) {
 			continue
 		}
-		cols := gt.levels[i]
-		if cols == nil {
-			cols = make([]columnVotes, columns[t.level])
-			gt.levels[i] = cols
+		chunks := gt.levels[i]
+		if chunks == nil {
+			chunks = make([]*columnChunk, (columns[t.level]+chunkColumns-1)/chunkColumns)
+			gt.levels[i] = chunks
 		}
-		c := &cols[t.col]
+		ch := chunks[t.col/chunkColumns]
+		if ch == nil {
+			ch = new(columnChunk)
+			chunks[t.col/chunkColumns] = ch
+		}
+		c := &ch[t.col%chunkColumns]
 		c.coverage += uint32(t.coverage)
 		c.calls += t.calls
 		found := false
@@ -241,28 +252,33 @@ func (gt *groupTiles) encode(out []byte, d, members int) ([]byte, []int) {
 	out = binary.AppendUvarint(out, 0) // no call is drawn one by one
 	tiles := make([]int, gt.nlev)
 	for l := range gt.nlev {
-		cols := gt.levels[(d-1)*gt.nlev+l]
 		var body []byte
 		prev := int64(-1)
-		for c := range cols {
-			cv := &cols[c]
-			if len(cv.votes) == 0 {
+		for ci, ch := range gt.levels[(d-1)*gt.nlev+l] {
+			if ch == nil {
 				continue
 			}
-			best := cv.votes[0]
-			for _, v := range cv.votes[1:] {
-				if v.n > best.n || v.n == best.n && v.region < best.region {
-					best = v
+			for k := range ch {
+				cv := &ch[k]
+				if len(cv.votes) == 0 {
+					continue
 				}
+				best := cv.votes[0]
+				for _, v := range cv.votes[1:] {
+					if v.n > best.n || v.n == best.n && v.region < best.region {
+						best = v
+					}
+				}
+				c := int64(ci*chunkColumns + k)
+				cov := (cv.coverage + uint32(members) - 1) / uint32(members)
+				body = binary.AppendUvarint(body, uint64(c-prev-1))
+				body = binary.AppendUvarint(body, uint64(best.region))
+				body = append(body, byte(min(max(cov, 1), 255)))
+				body = binary.AppendUvarint(body, cv.calls)
+				body = binary.AppendUvarint(body, uint64(best.n))
+				prev = c
+				tiles[l]++
 			}
-			cov := (cv.coverage + uint32(members) - 1) / uint32(members)
-			body = binary.AppendUvarint(body, uint64(int64(c)-prev-1))
-			body = binary.AppendUvarint(body, uint64(best.region))
-			body = append(body, byte(min(max(cov, 1), 255)))
-			body = binary.AppendUvarint(body, cv.calls)
-			body = binary.AppendUvarint(body, uint64(best.n))
-			prev = int64(c)
-			tiles[l]++
 		}
 		out = binary.AppendUvarint(out, uint64(tiles[l]))
 		out = append(out, body...)

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hmbtrace/hmbtrace/internal/tracetest"
 	"github.com/hmbtrace/hmbtrace/tracefile"
@@ -31,15 +32,17 @@ func TestGroupsAtScale(t *testing.T) {
 	}
 	sizes := map[int]int{}
 	rows := map[int]int{}
+	heap := map[int]uint64{}
 	var big []byte
 	var bigData *pageData
 	var bigRows []decodedRow
 	for _, n := range []int{16, 32, 512} {
 		files := scaleRun(t, n)
-		page := writePage(t, files, Options{})
+		var page []byte
+		heap[n] = peakHeap(func() { page = writePage(t, files, Options{}) })
 		d, decoded := parsePage(t, page)
 		sizes[n], rows[n] = len(page), len(d.Timeline.Rows)
-		t.Logf("%d ranks: %d bytes of HTML, %d timeline rows, %d locations on the timeline", n, len(page), len(d.Timeline.Rows), len(d.Timeline.Locations))
+		t.Logf("%d ranks: %d bytes of HTML, %d timeline rows, %d locations on the timeline, peak heap %.1f MB", n, len(page), len(d.Timeline.Rows), len(d.Timeline.Locations), float64(heap[n])/1e6)
 		if n < 512 && bytes.Contains(page, []byte(`id="tl-grouped"`)) {
 			t.Errorf("%d ranks are grouped", n)
 		}
@@ -50,6 +53,11 @@ func TestGroupsAtScale(t *testing.T) {
 	}
 	if rows[512] > rows[32] || rows[512] > DefaultRows {
 		t.Errorf("512 ranks: %d rows, more than 32 ranks' %d", rows[512], rows[32])
+	}
+	// Memory at most linear in the ranks: per rank no more at 512 than at
+	// 32, with a margin for the heap's sampling.
+	if heap[512]/512 > heap[32]/32*3/2 {
+		t.Errorf("peak heap %d bytes per rank at 512 ranks, %d at 32", heap[512]/512, heap[32]/32)
 	}
 	if sizes[512] > sizes[32]*3/2 {
 		t.Errorf("512 ranks: %d bytes, more than 1.5 times 32 ranks' %d", sizes[512], sizes[32])
@@ -116,4 +124,40 @@ func TestGroupsAtScale(t *testing.T) {
 		}
 	}
 	screenshot(t, path, "#only=timeline", filepath.Join(dir, "ranks512.png"))
+}
+
+// A run drawn in groups gives the same page whatever the number of
+// workers, who hand their members' tiles to the groups in any order; and
+// one of a few ranks is grouped when -rows asks for fewer rows.
+func TestGroupsSameForProcs(t *testing.T) {
+	files := tracetest.Ranks(t, t.TempDir(), 6, 2, 20, 0)
+	opt := Options{Now: time.Unix(0, 0), Procs: 1, Rows: 12}
+	one := writePage(t, files, opt)
+	d, rows := parsePage(t, one)
+	if len(d.Timeline.Locations) != 3 || d.Timeline.Locations[0].Label != "ranks 0–1" || d.Timeline.Locations[0].Members != 4 {
+		t.Fatalf("6 ranks of 2 locations in 12 rows: timeline locations %+v; want 3 groups of 2 ranks", d.Timeline.Locations)
+	}
+	if !bytes.Contains(one, []byte("6 ranks shown as 3 groups of 2")) {
+		t.Error("the page does not say how it grouped the ranks")
+	}
+	for ri, r := range rows {
+		for l, tiles := range r.tiles {
+			for _, tile := range tiles {
+				if tile.agree < 1 || tile.agree > 4 {
+					t.Fatalf("row %d level %d: a tile with %d of 4 members agreeing", ri, l, tile.agree)
+				}
+			}
+		}
+	}
+	for _, procs := range []int{2, 5} {
+		opt.Procs = procs
+		if many := writePage(t, files, opt); !bytes.Equal(one, many) {
+			t.Errorf("%d workers: the page differs from the sequential one", procs)
+		}
+	}
+	// Without -rows the same run is drawn location by location.
+	opt.Rows = 0
+	if d, _ := parsePage(t, writePage(t, files, opt)); len(d.Timeline.Locations) != 12 || d.Timeline.Locations[0].Members != 0 {
+		t.Errorf("6 ranks of 2 locations: %d locations on the timeline, want 12", len(d.Timeline.Locations))
+	}
 }

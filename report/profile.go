@@ -15,6 +15,9 @@ type profile struct {
 	times     []int64 // per location: the run's length, ns
 	total     int64   // location-time of all locations, ns
 	rows      []profileRow
+	// all is the number of locations when locations are groups of them
+	// (groups.go), else 0.
+	all int
 }
 
 // profileRow is one region on one location (loc -1: all locations).
@@ -54,6 +57,9 @@ func newProfile(r *run) *profile {
 	var groupRows map[[2]int]int
 	if g := r.groups; g != nil {
 		groupRows = map[[2]int]int{}
+		for _, f := range r.files {
+			p.all += len(f.Locations)
+		}
 		for _, gr := range g.groups {
 			p.locations = append(p.locations, fmt.Sprintf("%s (%d locations, summed)", gr.label, len(gr.members)))
 			p.times = append(p.times, 0)
@@ -155,6 +161,10 @@ func (p *profile) appendJSON(b []byte) []byte {
 	b = strconv.AppendBool(b, p.ipc)
 	b = append(b, `,"locations":`...)
 	b = appendStrings(b, p.locations)
+	if p.all > 0 {
+		b = append(b, `,"all":`...)
+		b = strconv.AppendInt(b, int64(p.all), 10)
+	}
 	b = append(b, `,"times":[`...)
 	for i, t := range p.times {
 		if i > 0 {

@@ -166,7 +166,9 @@ function runReport() {
     profTable.tBodies[0].innerHTML = html.join("");
   }
   (function () {
-    var opts = ['<option value="-1">all locations (' + prof.locations.length + ")</option>"];
+    // Groups of locations (a run of many ranks) are summed: "all" counts
+    // the locations, not the groups.
+    var opts = ['<option value="-1">all locations (' + (prof.all || prof.locations.length) + ")</option>"];
     prof.locations.forEach(function (name, i) { opts.push('<option value="' + i + '">' + escapeHTML(name) + "</option>"); });
     profSelect.innerHTML = opts.join("");
     var head = "<thead><tr>" + profColumns.map(function (c, i) {
