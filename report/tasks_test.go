@@ -80,7 +80,7 @@ func tasksOf(t *testing.T, f *tracefile.File, loc uint32) map[uint64]bool {
 // the run; a tasks column in the table of locations; and, in Chromium, a
 // tooltip over a lane that names the task running there.
 func TestLaneTasks(t *testing.T) {
-	const n = 3000
+	const n = 25600
 	f := goroutineTasks(t, n)
 	page := writePage(t, []*tracefile.File{f}, Options{})
 	d, _ := parsePage(t, page)
