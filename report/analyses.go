@@ -125,7 +125,7 @@ func variationSection(r *run, _ Options, plans *analysisPlans) []byte {
 	drawn := v
 	if g := r.groups; g != nil {
 		drawn = g.variation(r, v)
-		execTo(b, "note", "The heat map shows the "+g.text()+": a group's segment spans its members' segments of the same invocation, coloured by the hottest of them; the list below names the locations.")
+		execTo(b, "note", "The heat map shows the "+g.text()+": a group's segment spans its members' segments of the same invocation that overlap in time, coloured by the hottest of them; the list below names the locations.")
 	}
 	if err := figure(b, "variation-heatmap", "hot/cold view", func(w *bytes.Buffer) error { return render.VariationSVG(w, drawn) }); err != nil {
 		return unavailable(b, "variation heat map", err)

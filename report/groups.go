@@ -397,7 +397,8 @@ func (g *grouping) groupStats(r *run, gi, d int) string {
 	return s
 }
 
-// index returns the location index of location id of file fi.
+// groupOfID returns the group of location id of file fi, -1 if the file
+// has no such location.
 func (g *grouping) groupOfID(r *run, fi int, id uint32) int {
 	f := r.files[fi]
 	for k := range f.Locations {
@@ -409,8 +410,8 @@ func (g *grouping) groupOfID(r *run, fi int, id uint32) int {
 }
 
 // variation returns v with its rows drawn as the groups: a group's segment
-// k spans its members' k-th segments, and its SOS-time and score are those
-// of the hottest of them, so that a rank slower than the others still
+// k spans its members' k-th segments that overlap, and its SOS-time and
+// score are those of the hottest of them, so that a rank slower than the others still
 // lights its group up. The ranking in text stays per location (v itself).
 func (g *grouping) variation(r *run, v *variation.Variation) *variation.Variation {
 	out := *v
@@ -422,8 +423,11 @@ func (g *grouping) variation(r *run, v *variation.Variation) *variation.Variatio
 	for i, row := range v.Rows {
 		rowGroup[i] = g.groupOfID(r, row.File, row.Location)
 	}
+	// Members' segments of the same invocation merge when they overlap
+	// in time, as the iterations of an MPI code's ranks do; ranks that ran
+	// one after the other keep theirs apart.
 	type key struct{ group, index int }
-	at := map[key]int{}
+	at := map[key][]int{}
 	out.Segments = nil
 	for _, sg := range v.Segments {
 		gi := rowGroup[sg.Row]
@@ -431,23 +435,27 @@ func (g *grouping) variation(r *run, v *variation.Variation) *variation.Variatio
 			continue
 		}
 		k := key{gi, sg.Index}
-		i, ok := at[k]
-		if !ok {
-			at[k] = len(out.Segments)
+		merged := false
+		for _, i := range at[k] {
+			m := &out.Segments[i]
+			if sg.Start > m.End() || m.Start > sg.End() {
+				continue
+			}
+			end := max(m.End(), sg.End())
+			m.Start = min(m.Start, sg.Start)
+			m.Duration = end - m.Start
+			m.SOS = max(m.SOS, sg.SOS)
+			m.Score = max(m.Score, sg.Score)
+			m.Sync = m.Duration - m.SOS
+			merged = true
+			break
+		}
+		if !merged {
+			at[k] = append(at[k], len(out.Segments))
 			sg.Row = gi
 			out.Segments = append(out.Segments, sg)
 			out.Rows[gi].Segments++
-			continue
 		}
-		m := &out.Segments[i]
-		end := max(m.End(), sg.End())
-		m.Start = min(m.Start, sg.Start)
-		m.Duration = end - m.Start
-		if sg.SOS > m.SOS {
-			m.SOS = sg.SOS
-		}
-		m.Score = max(m.Score, sg.Score)
-		m.Sync = m.Duration - m.SOS
 	}
 	// By row, then invocation, as package variation orders them.
 	sort.SliceStable(out.Segments, func(i, j int) bool {
@@ -455,7 +463,10 @@ func (g *grouping) variation(r *run, v *variation.Variation) *variation.Variatio
 		if a.Row != b.Row {
 			return a.Row < b.Row
 		}
-		return a.Index < b.Index
+		if a.Index != b.Index {
+			return a.Index < b.Index
+		}
+		return a.Start < b.Start
 	})
 	return &out
 }

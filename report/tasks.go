@@ -107,7 +107,7 @@ func (tt *taskTrack) finish(end int64) {
 	}
 }
 
-// count is how many tasks ran.
+// total is how many tasks ran.
 func (tt *taskTrack) total() int { return tt.count }
 
 // page returns the page's data of the tasks, nil without any.

@@ -379,7 +379,7 @@ func planGroupTimeline(r *run, maxCells, maxRows int) *timelinePlan {
 		p.beyond = append(p.beyond, make([]bool, len(f.Locations)))
 	}
 	rows := 0
-	for gi, gr := range g.groups {
+	for _, gr := range g.groups {
 		var gt *groupTiles
 		if rows < maxRows {
 			gt = newGroupTiles(min(gr.depth, limit), len(p.lod.columns))
@@ -389,7 +389,6 @@ func planGroupTimeline(r *run, maxCells, maxRows int) *timelinePlan {
 		}
 		p.gtiles = append(p.gtiles, gt)
 		rows += min(gr.depth, limit)
-		_ = gi
 	}
 	return p
 }
