@@ -200,6 +200,7 @@ type columnChunk [chunkColumns]columnVotes
 type columnVotes struct {
 	votes    []regionVote
 	coverage uint32 // sum of the members' coverage bytes
+	lo, hi   byte   // the least and most coverage of a member with calls there
 	calls    uint64
 }
 
@@ -229,6 +230,10 @@ func (gt *groupTiles) add(tiles []groupTile, columns []int) {
 			chunks[t.col/chunkColumns] = ch
 		}
 		c := &ch[t.col%chunkColumns]
+		if len(c.votes) == 0 || t.coverage < c.lo {
+			c.lo = t.coverage
+		}
+		c.hi = max(c.hi, t.coverage)
 		c.coverage += uint32(t.coverage)
 		c.calls += t.calls
 		found := false
@@ -246,8 +251,11 @@ func (gt *groupTiles) add(tiles []groupTile, columns []int) {
 }
 
 // encode appends the row of depth d to out as lod.go encodes rows, with
-// one more varint per tile: how many of the members voted for its region.
-// It returns the tiles per level.
+// three more fields per tile: how many of the members voted for its region
+// (a varint), and the least and the most coverage of a member (a byte
+// each, 0 for the least when a member had no call there): the band of
+// its members about the mean that the tile's coverage is. It returns the
+// tiles per level.
 func (gt *groupTiles) encode(out []byte, d, members int) ([]byte, []int) {
 	out = binary.AppendUvarint(out, 0) // no call is drawn one by one
 	tiles := make([]int, gt.nlev)
@@ -276,6 +284,15 @@ func (gt *groupTiles) encode(out []byte, d, members int) ([]byte, []int) {
 				body = append(body, byte(min(max(cov, 1), 255)))
 				body = binary.AppendUvarint(body, cv.calls)
 				body = binary.AppendUvarint(body, uint64(best.n))
+				lo := cv.lo
+				n := int32(0)
+				for _, v := range cv.votes {
+					n += v.n
+				}
+				if int(n) < members {
+					lo = 0
+				}
+				body = append(body, lo, cv.hi)
 				prev = c
 				tiles[l]++
 			}

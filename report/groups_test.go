@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -89,8 +90,8 @@ func TestGroupsAtScale(t *testing.T) {
 			t.Fatalf("row %d: %d members, %d exact calls; want 16 and none", ri, meta.Members, len(r.exact))
 		}
 		for _, tile := range r.tiles[0] {
-			if tile.agree < 1 || tile.agree > 16 {
-				t.Fatalf("row %d: a tile with %d of 16 members agreeing", ri, tile.agree)
+			if tile.agree < 1 || tile.agree > 16 || tile.lo > tile.coverage || tile.coverage > tile.hi {
+				t.Fatalf("row %d: a tile with %d of 16 members agreeing, coverage %d in [%d, %d]", ri, tile.agree, tile.coverage, tile.lo, tile.hi)
 			}
 		}
 	}
@@ -119,9 +120,14 @@ func TestGroupsAtScale(t *testing.T) {
 	for i := range want {
 		if !sameHit(c.Probes[i], want[i]) {
 			t.Errorf("at %s the page draws %+v, want %+v", points[i], c.Probes[i], want[i])
-		} else if !strings.Contains(c.Probes[i].Text, fmt.Sprintf("mostly %s: the busiest region of", want[i].Region)) || !strings.Contains(c.Probes[i].Text, "of the 16") {
+		} else if !strings.Contains(c.Probes[i].Text, fmt.Sprintf("mostly %s: the busiest region of", want[i].Region)) || !strings.Contains(c.Probes[i].Text, "of the 16 locations") ||
+			!strings.Contains(c.Probes[i].Text, "of a location's time here") {
 			t.Errorf("at %s the tooltip says %q", points[i], c.Probes[i].Text)
 		}
+	}
+	// A user's wheel, drag and buttons work on groups as on locations.
+	if in := load(t, path, "#interact=1").Interaction; in == nil || in.WheelZoom <= 1.1 || math.Abs(in.DragPixels-100) > 1 || !in.Reset || in.LocationRows == 0 {
+		t.Errorf("interaction: %+v", in)
 	}
 	screenshot(t, path, "#only=timeline", filepath.Join(dir, "ranks512.png"))
 }
@@ -143,8 +149,8 @@ func TestGroupsSameForProcs(t *testing.T) {
 	for ri, r := range rows {
 		for l, tiles := range r.tiles {
 			for _, tile := range tiles {
-				if tile.agree < 1 || tile.agree > 4 {
-					t.Fatalf("row %d level %d: a tile with %d of 4 members agreeing", ri, l, tile.agree)
+				if tile.agree < 1 || tile.agree > 4 || tile.lo > tile.coverage || tile.coverage > tile.hi {
+					t.Fatalf("row %d level %d: a tile with %d of 4 members agreeing, coverage %d in [%d, %d]", ri, l, tile.agree, tile.coverage, tile.lo, tile.hi)
 				}
 			}
 		}

@@ -62,8 +62,8 @@ type tlRow struct {
 	// outside any call on the first row).
 	Points []tlPoint `json:"points,omitempty"`
 	// Members is the locations a group's row sums (groups.go): its tiles
-	// carry one more varint, how many of them spent the most time in the
-	// tile's region. 0 for a location's row.
+	// carry how many of them spent the most time in the tile's region and
+	// the least and most coverage of one of them. 0 for a location's row.
 	Members int `json:"members,omitempty"`
 }
 

@@ -234,8 +234,10 @@ function runReport() {
         var m = uv();
         if (m !== meta.tiles[l]) throw new Error("timeline row " + ri + " level " + l + ": " + m + " tiles, the metadata says " + meta.tiles[l]);
         var col = new Int32Array(m), treg = new Int32Array(m), cov = new Uint8Array(m), calls = new Float64Array(m);
-        // A group's row: each tile says how many members agree on its region.
+        // A group's row: each tile says how many members agree on its
+        // region, and the least and most coverage of a member.
         var agree = meta.members ? new Int32Array(m) : null;
+        var lo = meta.members ? new Uint8Array(m) : null, hi = meta.members ? new Uint8Array(m) : null;
         var c = -1;
         for (var k = 0; k < m; k++) {
           c += uv() + 1;
@@ -244,9 +246,14 @@ function runReport() {
           if (p >= buf.length) throw new Error("timeline data ends early at byte " + p);
           cov[k] = buf[p++];
           calls[k] = uv();
-          if (agree) agree[k] = uv();
+          if (agree) {
+            agree[k] = uv();
+            if (p + 2 > buf.length) throw new Error("timeline data ends early at byte " + p);
+            lo[k] = buf[p++];
+            hi[k] = buf[p++];
+          }
         }
-        return { col: col, reg: treg, cov: cov, calls: calls, agree: agree };
+        return { col: col, reg: treg, cov: cov, calls: calls, agree: agree, lo: lo, hi: hi };
       });
       return { meta: meta, start: start, len: len, reg: reg, flags: flags, exactAt: exactAt, tiles: tiles };
     });
@@ -631,6 +638,7 @@ function runReport() {
       if (tiles.agree) {
         out.members = r.meta.members;
         out.agree = tiles.agree[k];
+        out.band = [tiles.lo[k] / 255, tiles.hi[k] / 255];
       }
       return out;
     }
@@ -654,8 +662,9 @@ function runReport() {
       if (h.truncated) lines.push("entered before the keep-last window: its start is not in the trace");
       if (h.open) lines.push("never left: the run was interrupted");
     } else if (h.kind === "tile" && h.members) {
-      lines.push(count(h.calls) + " call" + (h.calls === 1 ? "" : "s") + " of " + h.members + " locations in " + dur(h.start) + " – " + dur(h.start + h.duration));
-      lines.push("mostly " + h.region + ": the busiest region of " + h.agree + " of the " + h.members + " (" + pct(h.agree, h.members) + "); calls cover " + Math.round(100 * h.coverage) + "% of their time on average");
+      lines.push(count(h.calls) + " call" + (h.calls === 1 ? "" : "s") + " in " + dur(h.start) + " – " + dur(h.start + h.duration));
+      lines.push("mostly " + h.region + ": the busiest region of " + h.agree + " of the " + h.members + " locations (" + pct(h.agree, h.members) + ")");
+      lines.push("calls cover " + Math.round(100 * h.band[0]) + "% to " + Math.round(100 * h.band[1]) + "% of a location's time here, " + Math.round(100 * h.coverage) + "% on average");
     } else if (h.kind === "tile") {
       lines.push(count(h.calls) + " short call" + (h.calls === 1 ? "" : "s") + " in " + dur(h.start) + " – " + dur(h.start + h.duration));
       lines.push("busiest: " + h.region + "; short calls cover " + Math.round(100 * h.coverage) + "% of the tile");
