@@ -20,7 +20,8 @@ import (
 // the report draws consecutive ranks (or, in a run of one file, consecutive
 // locations) as groups of equal size: a group's row shows, per tile, the
 // region that most of its members spent the most time in, how many of them
-// did, and their mean coverage; the profile, the heat map, the
+// did, and their mean coverage with the least and the most of one of them
+// (a min/mean/max band, as Cube shows for a metric); the profile, the heat map, the
 // communication views and the tables per location show the groups too. The
 // page is then as large as that of a run with as many ranks as groups, and
 // what the report keeps grows with the number of groups and of tile
@@ -73,7 +74,9 @@ func planGroups(r *run, rows int) *grouping {
 			for _, k := range locationOrder(f) {
 				u = append(u, locRef{fi, k})
 			}
-			units = append(units, u)
+			if len(u) > 0 { // a file without locations has no row
+				units = append(units, u)
+			}
 		}
 	} else {
 		for _, k := range locationOrder(r.files[0]) {

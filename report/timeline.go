@@ -492,6 +492,9 @@ func (p *timelinePlan) sequential(r *run) (*timeline, error) {
 		}
 		lt.err = it.Err()
 		lt.done()
+		if r.tasks != nil {
+			r.tasks[fi][k] = lt.tasks.total()
+		}
 		return lt, true
 	})
 	return tl, err
