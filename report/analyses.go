@@ -122,7 +122,12 @@ func variationSection(r *run, _ Options, plans *analysisPlans) []byte {
 	if g := p.set.groupText(); g != "" {
 		execTo(b, "note", g)
 	}
-	if err := figure(b, "variation-heatmap", "hot/cold view", func(w *bytes.Buffer) error { return render.VariationSVG(w, v) }); err != nil {
+	drawn := v
+	if g := r.groups; g != nil {
+		drawn = g.variation(r, v)
+		execTo(b, "note", "The heat map shows the "+g.text()+": a group's segment spans its members' segments of the same invocation that overlap in time, coloured by the hottest of them; the list below names the locations.")
+	}
+	if err := figure(b, "variation-heatmap", "hot/cold view", func(w *bytes.Buffer) error { return render.VariationSVG(w, drawn) }); err != nil {
 		return unavailable(b, "variation heat map", err)
 	}
 	if err := text(b, func(w *bytes.Buffer) error { return render.VariationText(w, v, variation.DefaultMinScore, 20) }); err != nil {
@@ -187,11 +192,16 @@ func commSection(r *run, _ Options) []byte {
 		head.Unmatched = units.Count(m.Unmatched)
 	}
 	execTo(b, "comm-head", head)
+	drawn := m
+	if g := r.groups; g != nil {
+		drawn = g.matrix(r, m)
+		execTo(b, "note", "The matrix and the diagram show the "+g.text()+": a cell sums what one group's locations sent the other's; the pairs below are locations.")
+	}
 	b.WriteString("<div class=\"pair\">")
-	if err := figure(b, "comm-matrix", "communication matrix", func(w *bytes.Buffer) error { return render.CommMatrixSVG(w, m, comm.Messages) }); err != nil {
+	if err := figure(b, "comm-matrix", "communication matrix", func(w *bytes.Buffer) error { return render.CommMatrixSVG(w, drawn, comm.Messages) }); err != nil {
 		return unavailable(b, "communication matrix", err)
 	}
-	if err := figure(b, "comm-diagram", "sender/receiver diagram", func(w *bytes.Buffer) error { return render.CommDiagramSVG(w, m) }); err != nil {
+	if err := figure(b, "comm-diagram", "sender/receiver diagram", func(w *bytes.Buffer) error { return render.CommDiagramSVG(w, drawn) }); err != nil {
 		return unavailable(b, "sender/receiver diagram", err)
 	}
 	b.WriteString("</div>\n")

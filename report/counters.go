@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -53,6 +54,18 @@ func writeCounters(p *page, r *run, prof *profile) {
 		}
 		if len(facts) > 0 {
 			data.Files = append(data.Files, fileNote{f.Path, strings.Join(facts, "; ")})
+		}
+	}
+	if r.groups != nil {
+		// Many files say the same: once for each run of them.
+		var names, texts []string
+		for _, fn := range data.Files {
+			names, texts = append(names, filepath.Base(fn.Path)), append(texts, fn.Facts)
+		}
+		names, texts = mergeRuns(names, texts)
+		data.Files = data.Files[:0]
+		for i := range names {
+			data.Files = append(data.Files, fileNote{names[i], texts[i]})
 		}
 	}
 	data.Metrics, data.IPC = r.metrics, prof.ipc

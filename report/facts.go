@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/hmbtrace/hmbtrace/internal/units"
@@ -17,6 +18,7 @@ type fileFacts struct {
 	HasDepths bool
 	Depths    []depthRow
 	Locations []locationRow
+	HasTasks  bool // a location ran tasks: the table counts them
 }
 
 type nameValue struct{ Name, Value string }
@@ -33,64 +35,77 @@ type locationRow struct {
 	Recorded, Kept, Filtered, Removed                 uint64
 	RecordedText, KeptText, FilteredText, RemovedText string
 	Notes                                             string
+	Tasks                                             int
+	TasksText                                         string
 }
 
 // writeFacts writes the run's facts and the buffer's story, per file: what
 // hmbtrace summary prints, as tables.
 func writeFacts(p *page, r *run) {
+	if r.groups != nil {
+		p.execute("facts", []fileFacts{groupFacts(r)})
+		return
+	}
 	var files []fileFacts
 	for fi, f := range r.files {
-		h := &f.Header
-		ff := fileFacts{Path: f.Path}
-		fact := func(name, value string) {
-			if value != "" {
-				ff.Facts = append(ff.Facts, nameValue{name, value})
-			}
-		}
-		fact("trace", h.Name)
-		fact("process", fmt.Sprintf("rank %d on %s, pid %d", h.Rank, h.Host, h.PID))
-		fact("program", h.Program)
-		if !h.StartWall.IsZero() {
-			fact("started", h.StartWall.Format("2006-01-02 15:04:05.000 MST"))
-		}
-		if len(r.files) > 1 {
-			fact("on the time axis", "from "+units.Duration(float64(r.offsets[fi])))
-		}
-		fact("duration", units.Duration(float64(f.Duration())))
-		fact("locations", fmt.Sprint(len(f.Locations)))
-		fact("regions", fmt.Sprint(len(f.Regions)))
-		fact("clock", fmt.Sprintf("%s at %s; timestamps kept to %s (shift %d)", h.Clock, units.Rate(h.TicksPerSecond), units.Duration(f.Resolution()), h.TimerShift))
-		if h.ProbeCost > 0 {
-			fact("probe cost", fmt.Sprintf("%.1f ns per event (measured at the start)", h.ProbeCost))
-		}
-		fact("CPU", h.CPU)
-		fact("Go", h.GoVersion)
-		buffer := fmt.Sprintf("%s in %d bins of %s, reduction policy %s", units.Size(float64(h.BufferSize)), h.BufferSize/max(h.BinSize, 1), units.Size(float64(h.BinSize)), h.Policy)
-		if h.Policy == "class" && len(h.ClassOrder) > 0 {
-			buffer += " (classes shed in the order " + strings.Join(h.ClassOrder, ", ") + ")"
-		}
-		fact("buffer", buffer)
-		if h.FilterFile != "" {
-			fact("filter file", h.FilterFile)
-		}
-		if h.MinDuration > 0 {
-			fact("duration filter", "calls shorter than "+units.Duration(float64(h.MinDuration))+" with nothing kept inside vanish")
-		}
-		if len(h.Metrics) > 0 {
-			fact("counters", strings.Join(h.Metrics, ", "))
-		}
-		if off := h.Techniques.Off(); off != 0 {
-			fact("encoding", fmt.Sprintf("techniques switched off: %v", off))
-		}
-		bufferStory(&ff, f)
+		ff := fileFacts{Path: f.Path, Facts: fileFactList(r, fi)}
+		bufferStory(&ff, f, r.tasks[fi])
 		files = append(files, ff)
 	}
 	p.execute("facts", files)
 }
 
+// fileFactList is what the Run section tells of file fi.
+func fileFactList(r *run, fi int) []nameValue {
+	f := r.files[fi]
+	h := &f.Header
+	var facts []nameValue
+	fact := func(name, value string) {
+		if value != "" {
+			facts = append(facts, nameValue{name, value})
+		}
+	}
+	fact("trace", h.Name)
+	fact("process", fmt.Sprintf("rank %d on %s, pid %d", h.Rank, h.Host, h.PID))
+	fact("program", h.Program)
+	if !h.StartWall.IsZero() {
+		fact("started", h.StartWall.Format("2006-01-02 15:04:05.000 MST"))
+	}
+	if len(r.files) > 1 {
+		fact("on the time axis", "from "+units.Duration(float64(r.offsets[fi])))
+	}
+	fact("duration", units.Duration(float64(f.Duration())))
+	fact("locations", fmt.Sprint(len(f.Locations)))
+	fact("regions", fmt.Sprint(len(f.Regions)))
+	fact("clock", fmt.Sprintf("%s at %s; timestamps kept to %s (shift %d)", h.Clock, units.Rate(h.TicksPerSecond), units.Duration(f.Resolution()), h.TimerShift))
+	if h.ProbeCost > 0 {
+		fact("probe cost", fmt.Sprintf("%.1f ns per event (measured at the start)", h.ProbeCost))
+	}
+	fact("CPU", h.CPU)
+	fact("Go", h.GoVersion)
+	buffer := fmt.Sprintf("%s in %d bins of %s, reduction policy %s", units.Size(float64(h.BufferSize)), h.BufferSize/max(h.BinSize, 1), units.Size(float64(h.BinSize)), h.Policy)
+	if h.Policy == "class" && len(h.ClassOrder) > 0 {
+		buffer += " (classes shed in the order " + strings.Join(h.ClassOrder, ", ") + ")"
+	}
+	fact("buffer", buffer)
+	if h.FilterFile != "" {
+		fact("filter file", h.FilterFile)
+	}
+	if h.MinDuration > 0 {
+		fact("duration filter", "calls shorter than "+units.Duration(float64(h.MinDuration))+" with nothing kept inside vanish")
+	}
+	if len(h.Metrics) > 0 {
+		fact("counters", strings.Join(h.Metrics, ", "))
+	}
+	if off := h.Techniques.Off(); off != 0 {
+		fact("encoding", fmt.Sprintf("techniques switched off: %v", off))
+	}
+	return facts
+}
+
 // bufferStory tells the file's Story (what the buffer kept, filtered,
 // removed and reduced) as rows of tables.
-func bufferStory(ff *fileFacts, f *tracefile.File) {
+func bufferStory(ff *fileFacts, f *tracefile.File, tasks []int) {
 	st := f.Story()
 	row := func(name, value string) { ff.Story = append(ff.Story, nameValue{name, value}) }
 	row("events recorded", units.Count(st.Recorded))
@@ -199,11 +214,16 @@ func bufferStory(ff *fileFacts, f *tracefile.File) {
 		}
 		filtered := l.FilteredName + l.FilteredDuration
 		removed := l.Removed().Total()
-		ff.Locations = append(ff.Locations, locationRow{
+		row := locationRow{
 			Name: l.Name, Recorded: l.Recorded, Kept: l.Kept(), Filtered: filtered, Removed: removed,
 			RecordedText: units.Count(l.Recorded), KeptText: units.Count(l.Kept()), FilteredText: units.Count(filtered), RemovedText: units.Count(removed),
 			Notes: strings.Join(notes, "; "),
-		})
+		}
+		if i < len(tasks) {
+			row.Tasks, row.TasksText = tasks[i], units.Count(uint64(tasks[i]))
+			ff.HasTasks = ff.HasTasks || tasks[i] > 0
+		}
+		ff.Locations = append(ff.Locations, row)
 	}
 }
 
@@ -231,4 +251,193 @@ func reductionText(r tracefile.StoryReduction) string {
 		return fmt.Sprintf("until %s revoked the oldest bin %d times (%s events), keeping the last", at, r.Steps, units.Count(r.Records))
 	}
 	return fmt.Sprintf("at %s %s: %d bins (%s events)", at, r.Reason, r.Bins, units.Count(r.Records))
+}
+
+// groupFacts is the Run section of a run drawn in groups: the files' facts
+// merged (a fact the files share once, else its most common value and how
+// many files have it), their buffers' stories summed with the worst file
+// named, and the table of locations by group. It is as long for 512 ranks
+// as for 32.
+func groupFacts(r *run) fileFacts {
+	g := r.groups
+	ff := fileFacts{Path: fmt.Sprintf("%d trace files: %s", len(r.files), g.text())}
+	// The processes, told once.
+	hosts := map[string]bool{}
+	var hostList []string
+	for _, f := range r.files {
+		if h := f.Header.Host; !hosts[h] {
+			hosts[h] = true
+			hostList = append(hostList, h)
+		}
+	}
+	if len(hostList) > 4 {
+		hostList = append(hostList[:4], "…")
+	}
+	ff.Facts = append(ff.Facts, nameValue{"processes", fmt.Sprintf("%d ranks on %d hosts (%s)", len(r.files), len(hosts), strings.Join(hostList, ", "))})
+	minDur, maxDur := r.files[0].Duration(), r.files[0].Duration()
+	for _, f := range r.files {
+		minDur, maxDur = min(minDur, f.Duration()), max(maxDur, f.Duration())
+	}
+	// Every other fact: the value of most files, first met first.
+	type tally struct {
+		values []string
+		counts []int
+	}
+	var names []string
+	tallies := map[string]*tally{}
+	for fi := range r.files {
+		for _, nv := range fileFactList(r, fi) {
+			switch nv.Name {
+			case "process", "on the time axis", "started", "duration":
+				continue // told above or below, per file they differ
+			}
+			t := tallies[nv.Name]
+			if t == nil {
+				t = &tally{}
+				tallies[nv.Name] = t
+				names = append(names, nv.Name)
+			}
+			k := 0
+			for k < len(t.values) && t.values[k] != nv.Value {
+				k++
+			}
+			if k == len(t.values) {
+				t.values, t.counts = append(t.values, nv.Value), append(t.counts, 0)
+			}
+			t.counts[k]++
+		}
+	}
+	for _, name := range names {
+		t := tallies[name]
+		best := 0
+		n := 0
+		for k := range t.values {
+			n += t.counts[k]
+			if t.counts[k] > t.counts[best] {
+				best = k
+			}
+		}
+		v := t.values[best]
+		if t.counts[best] < len(r.files) {
+			v += fmt.Sprintf(" (%d of the %d files; %d other values)", t.counts[best], len(r.files), len(t.values)-1)
+		}
+		ff.Facts = append(ff.Facts, nameValue{name, v})
+		if name == "trace" {
+			ff.Facts = append(ff.Facts, nameValue{"duration", durationRange(minDur, maxDur)})
+		}
+	}
+	groupStory(&ff, r)
+	return ff
+}
+
+func durationRange(lo, hi int64) string {
+	if lo == hi {
+		return units.Duration(float64(lo))
+	}
+	return units.Duration(float64(lo)) + " to " + units.Duration(float64(hi))
+}
+
+// groupStory tells the buffers' stories of all files at once: sums, and
+// the file that lost the most.
+func groupStory(ff *fileFacts, r *run) {
+	row := func(name, value string) { ff.Story = append(ff.Story, nameValue{name, value}) }
+	var recorded, kept, filtered, removedTotal, usage uint64
+	var bytes int64
+	var bins, reduced, steps int
+	var removed tracefile.ByReason
+	worst, worstN := -1, uint64(0)
+	depths := map[int]*depthRow{}
+	var depthOrder []int
+	closedOn := map[int]int{}
+	for fi, f := range r.files {
+		st := f.Story()
+		recorded += st.Recorded
+		kept += st.Kept
+		filtered += st.Filtered
+		removedTotal += st.RemovedTotal
+		usage += st.UsageTotal
+		bytes += st.Bytes
+		bins += st.Bins
+		for i, v := range st.Removed {
+			removed[i] += v
+		}
+		if len(st.Reductions) > 0 {
+			reduced++
+			steps += len(st.Reductions)
+		}
+		if st.RemovedTotal > worstN {
+			worst, worstN = fi, st.RemovedTotal
+		}
+		for _, dr := range st.Depths {
+			d := depths[dr.Depth]
+			if d == nil {
+				d = &depthRow{Depth: dr.Depth}
+				depths[dr.Depth] = d
+				depthOrder = append(depthOrder, dr.Depth)
+			}
+			d.Kept += dr.Kept
+			d.Removed += dr.Removed.Total()
+			if dr.Closed {
+				closedOn[dr.Depth]++
+			}
+		}
+	}
+	n := len(r.files)
+	row("events recorded", units.Count(recorded))
+	k := fmt.Sprintf("%s (%s), %s in %d bins", units.Count(kept), units.Share(float64(kept), float64(recorded)), units.Size(float64(bytes)), bins)
+	if kept > 0 {
+		k += fmt.Sprintf(", %.2f bytes/event", float64(bytes)/float64(kept))
+	}
+	row("events kept", k)
+	if filtered > 0 {
+		row("events filtered", units.Count(filtered))
+	}
+	rm := units.Count(removedTotal)
+	if t := removedText(removed); t != "" {
+		rm += " (" + t + ")"
+	}
+	if worst >= 0 {
+		rm += fmt.Sprintf("; the most by %s: %s", r.fileName(worst), units.Count(worstN))
+	}
+	row("events removed", rm)
+	if reduced == 0 {
+		row("reductions", fmt.Sprintf("none: the whole run fit on all %d ranks", n))
+	} else {
+		row("reductions", fmt.Sprintf("%d of the %d ranks reduced their buffers, %d steps in all (hmbtrace summary tells each)", reduced, n, steps))
+	}
+	if usage > 0 {
+		row("usage errors", units.Count(usage))
+	} else {
+		row("usage errors", "none")
+	}
+	sort.Ints(depthOrder)
+	ff.HasDepths = len(depthOrder) > 0
+	for _, d := range depthOrder {
+		dr := depths[d]
+		if dr.Kept == 0 && dr.Removed == 0 {
+			continue
+		}
+		dr.KeptText, dr.RemovedText = units.Count(dr.Kept), units.Count(dr.Removed)
+		if c := closedOn[d]; c > 0 {
+			dr.Closed = fmt.Sprintf("closed on %d of %d", c, n)
+		}
+		ff.Depths = append(ff.Depths, *dr)
+	}
+	for _, gr := range r.groups.groups {
+		var lr locationRow
+		lr.Name = gr.label
+		for _, m := range gr.members {
+			l := &r.files[m.file].Locations[m.index]
+			lr.Recorded += l.Recorded
+			lr.Kept += l.Kept()
+			lr.Filtered += l.FilteredName + l.FilteredDuration
+			lr.Removed += l.Removed().Total()
+			lr.Tasks += r.tasks[m.file][m.index]
+		}
+		lr.RecordedText, lr.KeptText, lr.FilteredText, lr.RemovedText = units.Count(lr.Recorded), units.Count(lr.Kept), units.Count(lr.Filtered), units.Count(lr.Removed)
+		lr.Notes = fmt.Sprintf("%d locations, summed", len(gr.members))
+		lr.TasksText = units.Count(uint64(lr.Tasks))
+		ff.HasTasks = ff.HasTasks || lr.Tasks > 0
+		ff.Locations = append(ff.Locations, lr)
+	}
 }

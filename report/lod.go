@@ -122,7 +122,10 @@ func (l *lod) tiles(calls []int) int {
 // rowEncoder builds one row's exact calls and tiles from its calls, given
 // in time order.
 type rowEncoder struct {
-	lod       *lod
+	lod *lod
+	// tilesOnly sums every call into tiles, none kept one by one: the rows
+	// of a group of locations (groups.go), whose calls overlap.
+	tilesOnly bool
 	exact     []byte
 	nExact    int
 	prevStart int64
@@ -140,6 +143,9 @@ type tileLevel struct {
 	parts   []regionTime
 	index   map[int]int // region -> parts index, once a column has many regions
 	calls   uint64
+	// sink, when set, takes each finished tile in place of out: a member
+	// of a group hands its tiles to the group (groups.go).
+	sink func(col int64, region int, coverage byte, calls uint64)
 }
 
 type regionTime struct {
@@ -162,7 +168,7 @@ func (r *rowEncoder) add(start, end int64, region int, flags int) {
 	start = min(max(start, 0), r.lod.span)
 	end = min(max(end, start), r.lod.span)
 	dur := end - start
-	exact := float64(dur) >= r.lod.exactMin
+	exact := !r.tilesOnly && float64(dur) >= r.lod.exactMin
 	if exact {
 		r.exact = binary.AppendUvarint(r.exact, uint64(start-r.prevStart))
 		r.exact = binary.AppendUvarint(r.exact, uint64(dur))
@@ -241,6 +247,13 @@ func (lv *tileLevel) flush() {
 	}
 	coverage := int(math.Ceil(math.Min(total/lv.width, 1) * 255))
 	coverage = min(max(coverage, 1), 255)
+	if lv.sink != nil {
+		lv.sink(lv.col, busiest.region, byte(coverage), lv.calls)
+		lv.parts = lv.parts[:0]
+		lv.index = nil
+		lv.calls = 0
+		return
+	}
 	lv.out = binary.AppendUvarint(lv.out, uint64(lv.col-lv.prevCol-1))
 	lv.out = binary.AppendUvarint(lv.out, uint64(busiest.region))
 	lv.out = append(lv.out, byte(coverage))

@@ -23,6 +23,8 @@ type decodedTile struct {
 	region   int
 	coverage byte
 	calls    uint64
+	agree    uint64 // a group's row: the members whose busiest region it is
+	lo, hi   byte   // a group's row: the least and most coverage of a member
 }
 
 type decodedRow struct {
@@ -94,8 +96,20 @@ func decodeRows(data []byte, rows []tlRow, levels int) ([]decodedRow, error) {
 				if err != nil {
 					return nil, err
 				}
+				var agree uint64
+				var band [2]byte
+				if meta.Members > 0 {
+					if agree, err = uv(); err != nil {
+						return nil, err
+					}
+					if p+2 > len(data) {
+						return nil, errors.New("data ends in a group's tile")
+					}
+					band = [2]byte{data[p], data[p+1]}
+					p += 2
+				}
 				col += int64(dc) + 1
-				tiles = append(tiles, decodedTile{col: col, region: int(region), coverage: cov, calls: calls})
+				tiles = append(tiles, decodedTile{col: col, region: int(region), coverage: cov, calls: calls, agree: agree, lo: band[0], hi: band[1]})
 			}
 			row.tiles = append(row.tiles, tiles)
 		}

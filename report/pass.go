@@ -2,6 +2,7 @@ package report
 
 import (
 	"github.com/hmbtrace/hmbtrace/analysis/variation"
+	"github.com/hmbtrace/hmbtrace/encode"
 	"github.com/hmbtrace/hmbtrace/filter"
 	"github.com/hmbtrace/hmbtrace/internal/parallel"
 	"github.com/hmbtrace/hmbtrace/tracefile"
@@ -55,6 +56,7 @@ func readAll(r *run, tp *timelinePlan, plans []*segmentPlan) (*timeline, error) 
 	type result struct {
 		lt    *locationTimeline
 		scans []*segmentScan // per active plan
+		tasks int
 		err   error
 	}
 	results := make([]result, len(refs))
@@ -66,16 +68,24 @@ func readAll(r *run, tp *timelinePlan, plans []*segmentPlan) (*timeline, error) 
 		loc := ref.Location
 		res := &results[i]
 		if !tp.beyond[ref.File][ref.Index] {
-			res.lt = tp.newLocation(r, ref.File, loc, r.lookup)
+			res.lt = tp.newLocation(r, ref.File, ref.Index, r.lookup)
 		}
 		for _, p := range active {
 			res.scans = append(res.scans, newSegmentScan(p.plan, f, ref, i, limit))
+		}
+		// A location not drawn still has its tasks counted, for the table
+		// of locations.
+		tasks := &taskTrack{countOnly: true}
+		if res.lt != nil {
+			tasks = &res.lt.tasks
 		}
 		var e tracefile.Event
 		it := f.Events(loc.ID)
 		for it.Next(&e) {
 			if res.lt != nil {
 				res.lt.event(&e)
+			} else if e.Kind >= encode.KindTaskSwitch && e.Kind <= encode.KindTaskSuspend {
+				tasks.event(&e, 0)
 			}
 			for _, s := range res.scans {
 				s.event(&e)
@@ -84,7 +94,11 @@ func readAll(r *run, tp *timelinePlan, plans []*segmentPlan) (*timeline, error) 
 		res.err = it.Err()
 		if res.lt != nil {
 			res.lt.err = res.err
+			res.lt.done()
+		} else {
+			tasks.finish(0)
 		}
+		res.tasks = tasks.total()
 		for _, s := range res.scans {
 			s.finish()
 		}
@@ -111,8 +125,13 @@ func readAll(r *run, tp *timelinePlan, plans []*segmentPlan) (*timeline, error) 
 	for i, f := range r.files {
 		byLoc[i] = make([]*locationTimeline, len(f.Locations))
 	}
+	r.tasks = make([][]int, len(r.files))
+	for i, f := range r.files {
+		r.tasks[i] = make([]int, len(f.Locations))
+	}
 	for i, ref := range refs {
 		byLoc[ref.File][ref.Index] = results[i].lt
+		r.tasks[ref.File][ref.Index] = results[i].tasks
 	}
 	tl, ok, err := tp.assemble(r, func(fi, k int) (*locationTimeline, bool) {
 		lt := byLoc[fi][k]

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"slices"
 	"strconv"
 )
@@ -14,6 +15,9 @@ type profile struct {
 	times     []int64 // per location: the run's length, ns
 	total     int64   // location-time of all locations, ns
 	rows      []profileRow
+	// all is the number of locations when locations are groups of them
+	// (groups.go), else 0.
+	all int
 }
 
 // profileRow is one region on one location (loc -1: all locations).
@@ -48,13 +52,31 @@ func newProfile(r *run) *profile {
 	totals := map[int]*profileRow{}
 	var order []int
 	nm := len(r.metrics)
+	// A run drawn in groups has a row per group and region, its members'
+	// sums, and a group's time is its members' (groups.go).
+	var groupRows map[[2]int]int
+	if g := r.groups; g != nil {
+		groupRows = map[[2]int]int{}
+		for _, f := range r.files {
+			p.all += len(f.Locations)
+		}
+		for _, gr := range g.groups {
+			p.locations = append(p.locations, fmt.Sprintf("%s (%d locations, summed)", gr.label, len(gr.members)))
+			p.times = append(p.times, 0)
+		}
+	}
 	for fi, f := range r.files {
 		dur := f.Duration()
 		for k := range f.Locations {
 			l := &f.Locations[k]
 			li := len(p.locations)
-			p.locations = append(p.locations, r.label(fi, l))
-			p.times = append(p.times, dur)
+			if r.groups != nil {
+				li = r.groups.of[fi][k]
+				p.times[li] += dur
+			} else {
+				p.locations = append(p.locations, r.label(fi, l))
+				p.times = append(p.times, dur)
+			}
 			p.total += dur
 			for _, e := range l.Profile {
 				row := profileRow{loc: li, region: r.region(fi, e.Region), visits: e.Visits,
@@ -73,31 +95,25 @@ func newProfile(r *run) *profile {
 						row.ipcInstructions, row.ipcCycles = row.cincl[ins], row.cincl[cyc]
 					}
 				}
-				p.rows = append(p.rows, row)
+				if groupRows != nil {
+					key := [2]int{li, row.region}
+					if at, ok := groupRows[key]; ok {
+						p.rows[at].add(&row, nm)
+					} else {
+						groupRows[key] = len(p.rows)
+						p.rows = append(p.rows, profileRow{loc: li, region: row.region})
+						p.rows[len(p.rows)-1].add(&row, nm)
+					}
+				} else {
+					p.rows = append(p.rows, row)
+				}
 				t := totals[row.region]
 				if t == nil {
 					t = &profileRow{loc: -1, region: row.region}
 					totals[row.region] = t
 					order = append(order, row.region)
 				}
-				t.visits += row.visits
-				t.ipcInstructions += row.ipcInstructions
-				t.ipcCycles += row.ipcCycles
-				t.incl += row.incl
-				t.excl += row.excl
-				if row.readsAnyCounters {
-					if !t.readsAnyCounters {
-						t.readsAnyCounters = true
-						t.cincl, t.cexcl, t.counted = make([]uint64, nm), make([]uint64, nm), make([]bool, nm)
-					}
-					for g := range nm {
-						if row.counted[g] {
-							t.cincl[g] += row.cincl[g]
-							t.cexcl[g] += row.cexcl[g]
-							t.counted[g] = true
-						}
-					}
-				}
+				t.add(&row, nm)
 			}
 		}
 	}
@@ -105,6 +121,28 @@ func newProfile(r *run) *profile {
 		p.rows = append(p.rows, *totals[region])
 	}
 	return p
+}
+
+// add adds row's visits, times and counters to t.
+func (t *profileRow) add(row *profileRow, nm int) {
+	t.visits += row.visits
+	t.ipcInstructions += row.ipcInstructions
+	t.ipcCycles += row.ipcCycles
+	t.incl += row.incl
+	t.excl += row.excl
+	if row.readsAnyCounters {
+		if !t.readsAnyCounters {
+			t.readsAnyCounters = true
+			t.cincl, t.cexcl, t.counted = make([]uint64, nm), make([]uint64, nm), make([]bool, nm)
+		}
+		for g := range nm {
+			if row.counted[g] {
+				t.cincl[g] += row.cincl[g]
+				t.cexcl[g] += row.cexcl[g]
+				t.counted[g] = true
+			}
+		}
+	}
 }
 
 // appendJSON appends the profile as the page reads it:
@@ -123,6 +161,10 @@ func (p *profile) appendJSON(b []byte) []byte {
 	b = strconv.AppendBool(b, p.ipc)
 	b = append(b, `,"locations":`...)
 	b = appendStrings(b, p.locations)
+	if p.all > 0 {
+		b = append(b, `,"all":`...)
+		b = strconv.AppendInt(b, int64(p.all), 10)
+	}
 	b = append(b, `,"times":[`...)
 	for i, t := range p.times {
 		if i > 0 {

@@ -53,6 +53,12 @@ type Options struct {
 	MaxCells int
 	// Now stamps the page; the zero time means time.Now.
 	Now time.Time
+	// Rows is how many timeline rows (a location's calling depths) the
+	// page draws before it draws consecutive ranks (or the locations of
+	// one file) in groups; 0 means DefaultRows. The profile, the heat map,
+	// the communication views and the tables per location then show the
+	// groups as well.
+	Rows int
 	// Procs is the number of workers reading the locations and making the
 	// analyses, in place of Variation.Procs and Dynamics.Procs; 0 means
 	// HMB_TOOL_PROCS, else GOMAXPROCS. The page is the same for any.
@@ -92,6 +98,10 @@ func Write(w io.Writer, files []*tracefile.File, opt Options) error {
 	}
 	r := newRun(files)
 	r.procs = procs
+	if opt.Rows <= 0 {
+		opt.Rows = DefaultRows
+	}
+	r.groups = planGroups(r, opt.Rows)
 	plans := planAnalyses(r, opt)
 	tl, err := readAll(r, planTimeline(r, opt.MaxIntervals, opt.MaxCells), plans.segmentPlans())
 	if err != nil {
@@ -105,7 +115,7 @@ func Write(w io.Writer, files []*tracefile.File, opt Options) error {
 	writeHead(p, r, opt)
 	writeFacts(p, r)
 	writeProfileSection(p)
-	writeTimelineSection(p, tl)
+	writeTimelineSection(p, r, tl, opt)
 	for _, s := range sections {
 		p.write(s)
 	}
@@ -125,6 +135,10 @@ func writeHead(p *page, r *run, opt Options) {
 		var names []string
 		for _, f := range r.files {
 			names = append(names, filepath.Base(f.Path))
+		}
+		if r.groups != nil && len(names) > 2 {
+			// Named by its first and last file, as long for 10⁴ as for 3.
+			names = []string{fmt.Sprintf("%s … %s (%d files)", names[0], names[len(names)-1], len(names))}
 		}
 		title = "hmbtrace report: " + strings.Join(names, ", ")
 	}
@@ -150,11 +164,17 @@ func writeProfileSection(p *page) { p.execute("profile", nil) }
 
 // writeTimelineSection writes the timeline's frame: its help, toolbar,
 // canvas, legend and what the budget left out; the script draws it.
-func writeTimelineSection(p *page, tl *timeline) {
-	p.execute("timeline", struct {
+func writeTimelineSection(p *page, r *run, tl *timeline, opt Options) {
+	data := struct {
 		ExactMin string
 		Omitted  []string
-	}{units.Duration(tl.ExactMin), tl.Omitted})
+		Grouped  string
+	}{ExactMin: units.Duration(tl.ExactMin), Omitted: tl.Omitted}
+	if g := r.groups; g != nil {
+		data.Grouped = g.text() + "; -rows N to change (hmbtrace report draws up to N rows, here " + fmt.Sprint(opt.Rows) + ", before it groups). " +
+			"A group's row shows per tile the region most of its members spent the most time in; the tooltip says how many of them did."
+	}
+	p.execute("timeline", data)
 }
 
 // writeData writes the self-check's place, the data the script reads (the

@@ -41,6 +41,12 @@ type tlLocation struct {
 	Notes       []string `json:"notes,omitempty"`
 	Short       []string `json:"short,omitempty"` // the notes in a few words, one per row under the label
 	Interrupted bool     `json:"interrupted,omitempty"`
+	// Members is how many locations a group of them (groups.go) has; 0
+	// for a location.
+	Members int `json:"members,omitempty"`
+	// Tasks are the location's tasks (a Go lane's goroutines, OpenMP's
+	// explicit tasks) in time order: what tasks.go keeps of them.
+	Tasks *tlTasks `json:"tasks,omitempty"`
 }
 
 // tlRow is one calling depth of one location.
@@ -55,6 +61,10 @@ type tlRow struct {
 	// in time order: at the depth of the call they happened in (a mark
 	// outside any call on the first row).
 	Points []tlPoint `json:"points,omitempty"`
+	// Members is the locations a group's row sums (groups.go): its tiles
+	// carry how many of them spent the most time in the tile's region and
+	// the least and most coverage of one of them. 0 for a location's row.
+	Members int `json:"members,omitempty"`
 }
 
 // tlPoint is an instant on a row, drawn as a tick: kind is mark, param or
@@ -90,6 +100,12 @@ type run struct {
 	metrics     []string
 	metricIndex [][]int // per file: its metric index -> index into metrics
 	byFile      bool    // files share a rank: locations are labelled by file
+	// groups is how the locations are drawn in groups, nil when each is
+	// drawn on its own (groups.go).
+	groups *grouping
+	// tasks counts the tasks of each location, per file and location
+	// index, once the events are read.
+	tasks [][]int
 	// procs is the number of workers reading the locations (and making
 	// the analyses): 1 or less reads them one after the other.
 	procs int
@@ -187,6 +203,15 @@ func (r *run) group(i int) string {
 	return fmt.Sprintf("rank %d", r.files[i].Header.Rank)
 }
 
+// fileName names file i for the reader: "rank N", or the file's name when
+// ranks repeat.
+func (r *run) fileName(i int) string {
+	if r.byFile || len(r.files) == 1 {
+		return filepath.Base(r.files[i].Path)
+	}
+	return fmt.Sprintf("rank %d", r.files[i].Header.Rank)
+}
+
 // locationOrder returns the indices of f's locations in the order the
 // timeline draws them: as recorded, except that threads named "thread <n>"
 // (OpenMP's, whose runtime may start them in any order) follow the others
@@ -244,13 +269,23 @@ type timelinePlan struct {
 	maxRows       int
 	beyond        [][]bool // per file and location index: no row left for it
 	depthsOmitted string
+	// groups, when the run is drawn in groups: gtiles holds each group's
+	// tiles, nil for a group after the budget's rows.
+	groups *grouping
+	gtiles []*groupTiles
+	// taskLimit is the task spans each location drawn keeps (tasks.go).
+	taskLimit int
 }
 
 // planTimeline plans the timeline from the statistics: the budget bounds
 // rows, exact calls and tiles (see lod.go); the calls per row that it plans
-// for come from the statistics.
+// for come from the statistics. A run drawn in groups (r.groups) is planned
+// by planGroupTimeline.
 func planTimeline(r *run, maxIntervals, maxCells int) *timelinePlan {
 	maxRows := max(maxCells/minColumns, 1)
+	if r.groups != nil {
+		return planGroupTimeline(r, maxCells, maxRows)
+	}
 	// Rows from the statistics, deepest levels left out first when there
 	// are more than the budget allows.
 	var depths []int
@@ -262,18 +297,7 @@ func planTimeline(r *run, maxIntervals, maxCells int) *timelinePlan {
 			total += d
 		}
 	}
-	limit := maxDepth(depths)
-	fits := func(lim int) bool {
-		n := 0
-		for _, d := range depths {
-			n += min(d, lim)
-		}
-		return n <= maxRows
-	}
-	for limit > 1 && !fits(limit) {
-		limit--
-	}
-	limit = max(limit, 1)
+	limit := depthLimit(depths, maxRows)
 	var calls []int
 	for _, f := range r.files {
 		for _, k := range locationOrder(f) {
@@ -283,7 +307,7 @@ func planTimeline(r *run, maxIntervals, maxCells int) *timelinePlan {
 			}
 		}
 	}
-	p := &timelinePlan{lod: newLOD(r.span, calls, maxIntervals, maxCells), limit: limit, maxRows: maxRows}
+	p := &timelinePlan{lod: newLOD(r.span, calls, maxIntervals, maxCells), limit: limit, maxRows: maxRows, taskLimit: tasksPerLocation(len(depths))}
 	if limit < maxDepth(depths) {
 		p.depthsOmitted = fmt.Sprintf("calling depths below %d are not drawn: %d rows would exceed the timeline's budget of %d", limit, total, maxRows)
 	}
@@ -302,6 +326,73 @@ func planTimeline(r *run, maxIntervals, maxCells int) *timelinePlan {
 	return p
 }
 
+// depthLimit is the deepest calling depth drawn when rows of the given
+// depths are to fit into maxRows: the deepest levels are left out first.
+func depthLimit(depths []int, maxRows int) int {
+	limit := maxDepth(depths)
+	fits := func(lim int) bool {
+		n := 0
+		for _, d := range depths {
+			n += min(d, lim)
+		}
+		return n <= maxRows
+	}
+	for limit > 1 && !fits(limit) {
+		limit--
+	}
+	return max(limit, 1)
+}
+
+// planGroupTimeline plans the rows of the groups of r: no call of a group's
+// row is drawn one by one (its members' calls overlap), every call is
+// summed into tiles, and a group whose rows come after the budget's is not
+// read for the timeline.
+func planGroupTimeline(r *run, maxCells, maxRows int) *timelinePlan {
+	g := r.groups
+	var depths []int
+	total := 0
+	for _, gr := range g.groups {
+		depths = append(depths, gr.depth)
+		total += gr.depth
+	}
+	limit := depthLimit(depths, maxRows)
+	var calls []int
+	for _, gr := range g.groups {
+		for d := 1; d <= min(gr.depth, limit) && len(calls) < maxRows; d++ {
+			n := 0
+			for _, m := range gr.members {
+				c := statsCalls(&r.files[m.file].Locations[m.index], d)
+				if c < 0 {
+					n = -1
+					break
+				}
+				n = min(n+c, 1<<40)
+			}
+			calls = append(calls, n)
+		}
+	}
+	p := &timelinePlan{lod: newLOD(r.span, calls, 1, maxCells), limit: limit, maxRows: maxRows, groups: g}
+	if limit < maxDepth(depths) {
+		p.depthsOmitted = fmt.Sprintf("calling depths below %d are not drawn: %d rows would exceed the timeline's budget of %d", limit, total, maxRows)
+	}
+	for _, f := range r.files {
+		p.beyond = append(p.beyond, make([]bool, len(f.Locations)))
+	}
+	rows := 0
+	for _, gr := range g.groups {
+		var gt *groupTiles
+		if rows < maxRows {
+			gt = newGroupTiles(min(gr.depth, limit), len(p.lod.columns))
+		}
+		for _, m := range gr.members {
+			p.beyond[m.file][m.index] = gt == nil
+		}
+		p.gtiles = append(p.gtiles, gt)
+		rows += min(gr.depth, limit)
+	}
+	return p
+}
+
 // assemble makes the timeline of the locations' encoded calls in drawing
 // order, as many as the budget's rows take; get returns location k of file
 // fi encoded, or ok false when it is to be encoded again one location after
@@ -310,6 +401,10 @@ func (p *timelinePlan) assemble(r *run, get func(fi, k int) (lt *locationTimelin
 	tl := &timeline{Span: p.lod.span, Columns: p.lod.columns, ExactMin: p.lod.exactMin}
 	if p.depthsOmitted != "" {
 		tl.Omitted = append(tl.Omitted, p.depthsOmitted)
+	}
+	if p.groups != nil {
+		ok, err := p.assembleGroups(r, tl, get)
+		return tl, ok, err
 	}
 	skipped := 0
 	for i, f := range r.files {
@@ -334,19 +429,72 @@ func (p *timelinePlan) assemble(r *run, get func(fi, k int) (lt *locationTimelin
 	return tl, true, nil
 }
 
+// assembleGroups appends the groups' rows, made of their members' tiles,
+// once every member drawn is encoded.
+func (p *timelinePlan) assembleGroups(r *run, tl *timeline, get func(fi, k int) (*locationTimeline, bool)) (bool, error) {
+	g := p.groups
+	skipped := 0
+	for gi, gr := range g.groups {
+		gt := p.gtiles[gi]
+		if gt == nil || len(tl.Rows) >= p.maxRows {
+			skipped++
+			continue
+		}
+		tasks := 0
+		for _, m := range gr.members {
+			lt, ok := get(m.file, m.index)
+			if !ok {
+				return false, nil
+			}
+			if lt.err != nil {
+				return true, lt.err
+			}
+			tasks += lt.tasks.total()
+		}
+		li := len(tl.Locations)
+		loc := g.groupLocation(r, gi)
+		if tasks > 0 {
+			loc.Tasks = &tlTasks{Count: tasks}
+			loc.Notes = append(loc.Notes, fmt.Sprintf("%s tasks on its locations", units.Count(uint64(tasks))))
+		}
+		tl.Locations = append(tl.Locations, loc)
+		for d := 1; d <= min(gr.depth, p.limit) && len(tl.Rows) < p.maxRows; d++ {
+			var tiles []int
+			tl.data, tiles = gt.encode(tl.data, d, len(gr.members))
+			tl.Rows = append(tl.Rows, tlRow{Loc: li, Depth: d, Tiles: tiles, Stats: g.groupStats(r, gi, d), Members: len(gr.members)})
+		}
+	}
+	if skipped > 0 {
+		tl.Omitted = append(tl.Omitted, fmt.Sprintf("%d groups are not drawn: the timeline's budget is %d rows", skipped, p.maxRows))
+	}
+	return true, nil
+}
+
 // sequential encodes the locations one after the other, as many as the
 // budget draws, and defines a placeholder region for every region id their
 // events use that their file does not define, in the order met.
 func (p *timelinePlan) sequential(r *run) (*timeline, error) {
+	if p.groups != nil {
+		// The groups' tiles of the parallel pass are incomplete: start over.
+		for gi, gt := range p.gtiles {
+			if gt != nil {
+				p.gtiles[gi] = newGroupTiles(len(gt.levels)/gt.nlev, gt.nlev)
+			}
+		}
+	}
 	tl, _, err := p.assemble(r, func(fi, k int) (*locationTimeline, bool) {
 		f := r.files[fi]
-		lt := p.newLocation(r, fi, &f.Locations[k], func(fi int, id uint32) (int, bool) { return r.region(fi, id), true })
+		lt := p.newLocation(r, fi, k, func(fi int, id uint32) (int, bool) { return r.region(fi, id), true })
 		var e tracefile.Event
 		it := f.Events(lt.loc.ID)
 		for it.Next(&e) {
 			lt.event(&e)
 		}
 		lt.err = it.Err()
+		lt.done()
+		if r.tasks != nil {
+			r.tasks[fi][k] = lt.tasks.total()
+		}
 		return lt, true
 	})
 	return tl, err
@@ -403,10 +551,22 @@ type locationTimeline struct {
 
 	points        [][]tlPoint // by depth-1
 	pointsOmitted int
+
+	// sink, for a member of a group, takes its tiles for the group's
+	// rows; nil for a location drawn on its own.
+	sink  *memberSink
+	tasks taskTrack
 }
 
-func (p *timelinePlan) newLocation(r *run, fi int, loc *tracefile.Location, region func(fi int, id uint32) (int, bool)) *locationTimeline {
+func (p *timelinePlan) newLocation(r *run, fi, k int, region func(fi int, id uint32) (int, bool)) *locationTimeline {
+	loc := &r.files[fi].Locations[k]
 	lt := &locationTimeline{r: r, fi: fi, loc: loc, off: r.offsets[fi], lod: &p.lod, limit: p.limit, region: region}
+	lt.tasks.limit = p.taskLimit
+	if p.groups != nil {
+		gt := p.gtiles[p.groups.of[fi][k]]
+		lt.sink = &memberSink{gt: gt, columns: p.lod.columns}
+		lt.tasks.countOnly = true
+	}
 	lt.row(min(max(statsDepth(loc), 1), p.limit))
 	return lt
 }
@@ -414,7 +574,14 @@ func (p *timelinePlan) newLocation(r *run, fi int, loc *tracefile.Location, regi
 // row returns the encoder of depth d, nil below the limit.
 func (lt *locationTimeline) row(d int) *rowEncoder {
 	for len(lt.enc) < d && len(lt.enc) < lt.limit {
-		lt.enc = append(lt.enc, newRowEncoder(lt.lod))
+		enc := newRowEncoder(lt.lod)
+		if lt.sink != nil {
+			enc.tilesOnly = true
+			for i := range enc.levels {
+				enc.levels[i].sink = lt.sink.tile(len(lt.enc), i)
+			}
+		}
+		lt.enc = append(lt.enc, enc)
 	}
 	if d > len(lt.enc) {
 		return nil
@@ -449,6 +616,8 @@ func (lt *locationTimeline) event(e *tracefile.Event) {
 		if enc := lt.row(len(lt.stack) + 1); enc != nil {
 			enc.add(c.start, lt.off+f.Nanos(e.Time), c.region, c.flags)
 		}
+	case encode.KindTaskSwitch, encode.KindTaskComplete, encode.KindTaskSuspend:
+		lt.tasks.event(e, lt.off+f.Nanos(e.Time))
 	default:
 		if e.Kind.IsAnnotation() {
 			lt.point(f, e)
@@ -456,11 +625,43 @@ func (lt *locationTimeline) event(e *tracefile.Event) {
 	}
 }
 
+// done is called after the location's last event: a task still running
+// ends at its end, and a group's member hands its last tiles over.
+func (lt *locationTimeline) done() {
+	lt.tasks.finish(lt.off + lt.r.files[lt.fi].Duration())
+	lt.finishMember()
+}
+
+// finishMember hands a group's member's last tiles to its group, its calls
+// never left lasting to its end; it does nothing for a location drawn on
+// its own, which appendLocation finishes.
+func (lt *locationTimeline) finishMember() {
+	if lt.sink == nil || lt.missed {
+		return
+	}
+	end := lt.off + lt.r.files[lt.fi].Duration()
+	for d := len(lt.stack); d >= 1; d-- {
+		if enc := lt.row(d); enc != nil {
+			c := lt.stack[d-1]
+			enc.add(c.start, end, c.region, c.flags|flagOpen)
+		}
+	}
+	for _, enc := range lt.enc {
+		for i := range enc.levels {
+			enc.levels[i].flush()
+		}
+	}
+	lt.sink.flush()
+	// What stays of a member until the timeline is assembled is its
+	// counts, not its encoders: memory grows with the groups' tiles.
+	lt.sink.batch, lt.enc, lt.stack = nil, nil, nil
+}
+
 // point keeps an annotation for the row of its depth.
 func (lt *locationTimeline) point(f *tracefile.File, e *tracefile.Event) {
 	d := max(e.Depth, 1)
-	if d > lt.limit {
-		return
+	if d > lt.limit || lt.sink != nil {
+		return // a group's row draws no annotation
 	}
 	for len(lt.points) < d {
 		lt.points = append(lt.points, nil)
@@ -503,6 +704,11 @@ func (tl *timeline) appendLocation(lt *locationTimeline, maxRows int) {
 			c := lt.stack[d-1]
 			enc.add(c.start, end, c.region, c.flags|flagOpen)
 		}
+	}
+	if t := lt.tasks.page(); t != nil {
+		tl.Locations[li].Tasks = t
+		tl.Locations[li].Notes = append(tl.Locations[li].Notes, t.notes()...)
+		tl.Locations[li].Short = append(tl.Locations[li].Short, units.Count(uint64(t.Count))+" tasks")
 	}
 	if lt.pointsOmitted > 0 {
 		tl.Locations[li].Notes = append(tl.Locations[li].Notes, fmt.Sprintf(

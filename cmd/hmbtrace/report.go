@@ -17,6 +17,7 @@ func runReport(args []string, out io.Writer) error {
 	region := fs.String("region", "", "segment the variation heat map by this region instead of the time-dominant one")
 	syncList := fs.String("sync", "", "more synchronization regions for the heat map: comma-separated wildcard patterns")
 	findings := fs.Int("top", 10, "dynamics findings to list")
+	rows := fs.Int("rows", report.DefaultRows, "timeline rows to draw before consecutive ranks are drawn as groups")
 	procsOpt := procsFlag(fs)
 	// Flags may come after the files: "report FILE... -o report.html".
 	var paths []string
@@ -36,6 +37,9 @@ func runReport(args []string, out io.Writer) error {
 	if *findings < 1 {
 		return usageError{"-top wants at least 1"}
 	}
+	if *rows < 1 {
+		return usageError{"-rows wants at least 1"}
+	}
 	sync, err := filter.ParsePatternList(*syncList)
 	if err != nil {
 		return usageError{fmt.Sprintf("-sync: %v", err)}
@@ -53,7 +57,7 @@ func runReport(args []string, out io.Writer) error {
 	if err := requireEvents("hmbtrace report (its timeline, heat map and analyses)", files); err != nil {
 		return err
 	}
-	opt := report.Options{Title: *title, Findings: *findings, Procs: procs}
+	opt := report.Options{Title: *title, Findings: *findings, Procs: procs, Rows: *rows}
 	opt.Variation.Region, opt.Variation.Sync = *region, sync
 	opt.Dynamics.Region = *region
 	if err := writeFile(*output, func(w io.Writer) error { return report.Write(w, files, opt) }); err != nil {

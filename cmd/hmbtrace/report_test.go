@@ -52,6 +52,7 @@ func TestReportErrors(t *testing.T) {
 		{[]string{"report", "-o", out}, "want at least one trace file"},
 		{[]string{"report", path, "-o", ""}, "-o wants a file name"},
 		{[]string{"report", path, "-top", "0", "-o", out}, "-top wants at least 1"},
+		{[]string{"report", path, "-rows", "0", "-o", out}, "-rows wants at least 1"},
 		{[]string{"report", filepath.Join(dir, "missing.hmb"), "-o", out}, "no such file"},
 		{[]string{"report", path, "-o", dir}, "is a directory"},
 		{[]string{"report", path, "-o", filepath.Join(dir, "no", "such", "dir.html")}, "no such file or directory"},

@@ -166,7 +166,9 @@ function runReport() {
     profTable.tBodies[0].innerHTML = html.join("");
   }
   (function () {
-    var opts = ['<option value="-1">all locations (' + prof.locations.length + ")</option>"];
+    // Groups of locations (a run of many ranks) are summed: "all" counts
+    // the locations, not the groups.
+    var opts = ['<option value="-1">all locations (' + (prof.all || prof.locations.length) + ")</option>"];
     prof.locations.forEach(function (name, i) { opts.push('<option value="' + i + '">' + escapeHTML(name) + "</option>"); });
     profSelect.innerHTML = opts.join("");
     var head = "<thead><tr>" + profColumns.map(function (c, i) {
@@ -232,6 +234,10 @@ function runReport() {
         var m = uv();
         if (m !== meta.tiles[l]) throw new Error("timeline row " + ri + " level " + l + ": " + m + " tiles, the metadata says " + meta.tiles[l]);
         var col = new Int32Array(m), treg = new Int32Array(m), cov = new Uint8Array(m), calls = new Float64Array(m);
+        // A group's row: each tile says how many members agree on its
+        // region, and the least and most coverage of a member.
+        var agree = meta.members ? new Int32Array(m) : null;
+        var lo = meta.members ? new Uint8Array(m) : null, hi = meta.members ? new Uint8Array(m) : null;
         var c = -1;
         for (var k = 0; k < m; k++) {
           c += uv() + 1;
@@ -240,13 +246,50 @@ function runReport() {
           if (p >= buf.length) throw new Error("timeline data ends early at byte " + p);
           cov[k] = buf[p++];
           calls[k] = uv();
+          if (agree) {
+            agree[k] = uv();
+            if (p + 2 > buf.length) throw new Error("timeline data ends early at byte " + p);
+            lo[k] = buf[p++];
+            hi[k] = buf[p++];
+          }
         }
-        return { col: col, reg: treg, cov: cov, calls: calls };
+        return { col: col, reg: treg, cov: cov, calls: calls, agree: agree, lo: lo, hi: hi };
       });
       return { meta: meta, start: start, len: len, reg: reg, flags: flags, exactAt: exactAt, tiles: tiles };
     });
     if (p !== buf.length) throw new Error("timeline data: " + (buf.length - p) + " bytes left over");
     return out;
+  }
+
+  // A location's tasks (tasks.go in package report): their spans as start,
+  // length and number, decoded from the triples of the page's data.
+  tl.locations.forEach(function (loc) {
+    var t = loc.tasks;
+    if (!t || !t.spans) return;
+    var n = t.spans.length / 3, at = 0;
+    t.start = new Float64Array(n); t.len = new Float64Array(n); t.num = new Float64Array(n);
+    for (var k = 0; k < n; k++) {
+      at += t.spans[3 * k];
+      t.start[k] = at;
+      t.len[k] = t.spans[3 * k + 1];
+      t.num[k] = t.spans[3 * k + 2];
+    }
+  });
+  // taskAt returns the index of loc's task running at t, else of one that
+  // ends or begins within slack of it, -1 if none.
+  function taskAt(loc, t, slack) {
+    var ts = loc.tasks;
+    if (!ts || !ts.start) return -1;
+    var lo = 0, hi = ts.start.length;
+    while (lo < hi) {
+      var mid = (lo + hi) >> 1;
+      if (ts.start[mid] <= t) lo = mid + 1; else hi = mid;
+    }
+    var k = lo - 1;
+    if (k >= 0 && t < ts.start[k] + ts.len[k]) return k;
+    if (k >= 0 && t - slack < ts.start[k] + ts.len[k]) return k;
+    if (k + 1 < ts.start.length && ts.start[k + 1] <= t + slack) return k + 1;
+    return -1;
   }
 
   // ---- timeline: view ----------------------------------------------------
@@ -424,6 +467,25 @@ function runReport() {
         else if (p.kind === "param") ctx.fillRect(px - 1, y, 2, Math.max(h / 3, 2));
         else ctx.fillRect(px - 1, y + h - Math.max(h / 3, 2), 2, Math.max(h / 3, 2));
       });
+      // Tasks: on the location's first row, a strip along its top whose
+      // shade alternates from task to task, and a tick where each began
+      // when they are a few pixels apart.
+      if (loc.tasks && loc.tasks.start && firstRowOf[r.meta.loc] === i) {
+        var ts = loc.tasks, stripH = Math.min(4, Math.max(h / 4, 2)), lastTick = -Infinity;
+        var k0 = Math.max(taskAt(loc, view.v0, 0), 0);
+        while (k0 > 0 && ts.start[k0] > view.v0) k0--;
+        for (var q = k0; q < ts.start.length && ts.start[q] < view.v1; q++) {
+          if (ts.start[q] + ts.len[q] <= view.v0) continue;
+          var tx0 = X(ts.start[q]), tx1 = X(ts.start[q] + ts.len[q]);
+          ctx.fillStyle = q % 2 ? "#8a8fa0" : "#262b38";
+          ctx.fillRect(tx0, y, Math.max(tx1 - tx0, 1), stripH);
+          if (tx0 - lastTick >= 4) {
+            ctx.fillStyle = "rgba(20,20,30,0.8)";
+            ctx.fillRect(tx0, y, 1, h);
+            lastTick = tx0;
+          }
+        }
+      }
       // The end of an interrupted location.
       if (loc.interrupted && loc.end > view.v0 && loc.end < view.v1) {
         ctx.fillStyle = "#c0392b";
@@ -537,6 +599,10 @@ function runReport() {
     var pw = plotWidth(), pxTime = (view.v1 - view.v0) / pw, level = levelFor(pxTime), w = widths[level];
     var loc = tl.locations[r.meta.loc];
     var out = { location: loc.label, depth: r.meta.depth, stats: r.meta.stats };
+    var tk = taskAt(loc, t, pxTime);
+    if (tk >= 0) {
+      out.task = { number: loc.tasks.num[tk], start: loc.tasks.start[tk], duration: loc.tasks.len[tk], lane: !!loc.tasks.lane };
+    }
     var points = r.meta.points || [];
     for (var q = 0; q < points.length; q++) {
       if (Math.abs(points[q].t - t) <= 3 * pxTime) {
@@ -569,6 +635,11 @@ function runReport() {
       out.duration = w;
       out.calls = tiles.calls[k];
       out.coverage = tiles.cov[k] / 255;
+      if (tiles.agree) {
+        out.members = r.meta.members;
+        out.agree = tiles.agree[k];
+        out.band = [tiles.lo[k] / 255, tiles.hi[k] / 255];
+      }
       return out;
     }
     var marks = r.meta.marks || [];
@@ -590,6 +661,10 @@ function runReport() {
       lines.push(h.region + ": " + dur(h.duration) + " from " + dur(h.start));
       if (h.truncated) lines.push("entered before the keep-last window: its start is not in the trace");
       if (h.open) lines.push("never left: the run was interrupted");
+    } else if (h.kind === "tile" && h.members) {
+      lines.push(count(h.calls) + " call" + (h.calls === 1 ? "" : "s") + " in " + dur(h.start) + " – " + dur(h.start + h.duration));
+      lines.push("mostly " + h.region + ": the busiest region of " + h.agree + " of the " + h.members + " locations (" + pct(h.agree, h.members) + ")");
+      lines.push("calls cover " + Math.round(100 * h.band[0]) + "% to " + Math.round(100 * h.band[1]) + "% of a location's time here, " + Math.round(100 * h.coverage) + "% on average");
     } else if (h.kind === "tile") {
       lines.push(count(h.calls) + " short call" + (h.calls === 1 ? "" : "s") + " in " + dur(h.start) + " – " + dur(h.start + h.duration));
       lines.push("busiest: " + h.region + "; short calls cover " + Math.round(100 * h.coverage) + "% of the tile");
@@ -597,6 +672,9 @@ function runReport() {
       lines.push(h.label);
     } else if (h.kind === "point") {
       lines.push(h.label + " at " + dur(h.start));
+    }
+    if (h.task) {
+      lines.push("in task " + h.task.number + (h.task.lane ? " (a goroutine holding the lane)" : "") + ": " + dur(h.task.duration) + " from " + dur(h.task.start));
     }
     lines.push(h.stats);
     return lines.join("\n");
@@ -661,7 +739,7 @@ function runReport() {
       return;
     }
     var h = hit(i, eventTime(ev));
-    if (!h || h.kind === "none") { tip.hidden = true; return; }
+    if (!h || (h.kind === "none" && !h.task)) { tip.hidden = true; return; }
     tip.textContent = describe(h);
     showTip(x, y);
   });
