@@ -1,0 +1,249 @@
+package cube
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/hmbtrace/hmbtrace/encode"
+	"github.com/hmbtrace/hmbtrace/internal/parallel"
+	"github.com/hmbtrace/hmbtrace/tracefile"
+)
+
+// The metrics FromFiles fills. Wait-state metrics go under Time (MetricPath
+// "Time > ...", then Carve), so that Time stays the run's total.
+const (
+	TimeMetric   = "time"
+	VisitsMetric = "visits"
+)
+
+// FromFiles builds the call-path profile of the files: Time (exclusive
+// seconds) and Visits per call path and location, over a system tree of one
+// machine, a node per host, a process per file (its rank) and a thread per
+// location. A location's call paths come from its exact call-path profile
+// when the measurement kept one (HMB_CALLPATHS), else from the events the
+// trace kept. Locations are walked by procs workers; the profile is the
+// same for any number.
+func FromFiles(files []*tracefile.File, procs int) (*Profile, error) {
+	if len(files) == 0 {
+		return nil, errors.New("cube export: no trace files")
+	}
+	if procs < 1 {
+		procs = 1
+	}
+	type where struct{ file, loc int }
+	var locs []where
+	for i, f := range files {
+		for k := range f.Locations {
+			locs = append(locs, where{i, k})
+		}
+	}
+	trees := make([][]lnode, len(locs))
+	err := parallel.Do(procs, len(locs), func(n int) error {
+		f := files[locs[n].file]
+		l := &f.Locations[locs[n].loc]
+		var err error
+		if len(l.CallPaths) > 0 {
+			trees[n], err = exactTree(f, l)
+		} else {
+			trees[n], err = walkTree(f, l, procs > len(locs))
+		}
+		if err != nil {
+			return fmt.Errorf("cube export: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+
+	p := NewProfile()
+	time, _ := p.AddMetric(nil, TimeMetric, "Time", "sec", Double, "Time spent in the call path itself, not in its callees")
+	visits, _ := p.AddMetric(nil, VisitsMetric, "Visits", "occ", Uint64, "Number of times the call path was entered")
+	time.URL = "https://github.com/hmbtrace/hmbtrace/blob/main/docs/guide.md"
+	visits.URL = time.URL
+	for _, f := range files {
+		p.Attrs = append(p.Attrs, [2]string{"hmbtrace trace", filepath.Base(f.Path)})
+		if p.Time.IsZero() || f.Header.StartWall.Before(p.Time) {
+			p.Time = f.Header.StartWall
+		}
+	}
+	p.Attrs = append(p.Attrs, [2]string{"Creator", "hmbtrace export -format cube"})
+	machine := p.AddMachine(machineName(files))
+	procOf := make([]*Process, len(files))
+	for i, f := range files {
+		host := f.Header.Host
+		if host == "" {
+			host = "unknown host"
+		}
+		procOf[i] = machine.Node(host).AddProcess(fmt.Sprintf("rank %d", f.Header.Rank), max(f.Header.Rank, 0))
+	}
+	regionOf := make([]map[uint32]*Region, len(files))
+	for n, w := range locs {
+		f := files[w.file]
+		if regionOf[w.file] == nil {
+			regionOf[w.file] = map[uint32]*Region{}
+		}
+		pr := procOf[w.file]
+		loc := p.AddLocation(pr, f.Locations[w.loc].Name, len(pr.Locations))
+		tree := trees[n]
+		cn := make([]*Cnode, len(tree))
+		for i, ln := range tree {
+			r := regionOf[w.file][ln.region]
+			if r == nil {
+				r = cubeRegion(p, f, ln.region)
+				regionOf[w.file][ln.region] = r
+			}
+			var parent *Cnode
+			if ln.parent >= 0 {
+				parent = cn[ln.parent]
+			}
+			cn[i] = p.Call(parent, r)
+			if ln.visits > 0 {
+				visits.Add(cn[i], loc, float64(ln.visits))
+			}
+			if ln.ticks > 0 {
+				time.Add(cn[i], loc, float64(f.TicksToNanos(ln.ticks))/1e9)
+			}
+		}
+	}
+	if len(p.roots) == 0 {
+		return nil, errors.New("cube export: the files hold no region calls")
+	}
+	return p, nil
+}
+
+// machineName is the run's name, the first file's trace name.
+func machineName(files []*tracefile.File) string {
+	if n := files[0].Header.Name; n != "" {
+		return n
+	}
+	return "hmbtrace run"
+}
+
+// cubeRegion adds region id of f to p. cube_sanity wants a module name for
+// every region: a region without a source file gets its paradigm's name.
+func cubeRegion(p *Profile, f *tracefile.File, id uint32) *Region {
+	name := f.RegionName(id)
+	var def tracefile.Region
+	for _, r := range f.Regions {
+		if r.ID == id {
+			def = r
+			break
+		}
+	}
+	mod := def.File
+	if mod == "" {
+		mod = strings.ToUpper(def.Paradigm.String()[:1]) + def.Paradigm.String()[1:]
+		switch def.Paradigm {
+		case tracefile.ParadigmMPI:
+			mod = "MPI"
+		case tracefile.ParadigmOpenMP:
+			mod = "OpenMP"
+		}
+	}
+	line := max(def.Line, 0)
+	return p.Region(name, mod, line, line, def.Paradigm.String(), "function")
+}
+
+// lnode is a call path of one location: parent is an index into the same
+// list (-1: a root), parents before children.
+type lnode struct {
+	parent   int
+	region   uint32
+	visits   uint64
+	ticks    uint64 // exclusive, in clock ticks
+	children map[uint32]int
+}
+
+// exactTree is the location's exact call-path profile.
+func exactTree(f *tracefile.File, l *tracefile.Location) ([]lnode, error) {
+	out := make([]lnode, len(l.CallPaths))
+	for i, c := range l.CallPaths {
+		parent := int(c.Parent) - 1
+		if parent >= i {
+			return nil, fmt.Errorf("%s: location %q: call path %d names a later parent %d", f.Path, l.Name, i, parent)
+		}
+		out[i] = lnode{parent: parent, region: c.Region, visits: c.Visits, ticks: c.Exclusive}
+	}
+	return out, nil
+}
+
+// walkTree builds the location's call paths from its events. Regions still
+// open at the end are left at the location's last event; a truncated enter
+// (a call begun before a keep-last window) counts its time, not its visit.
+func walkTree(f *tracefile.File, l *tracefile.Location, ahead bool) ([]lnode, error) {
+	var (
+		tree  []lnode
+		roots = map[uint32]int{}
+		stack []struct {
+			node         int
+			enter, child uint64
+		}
+		last uint64
+		e    tracefile.Event
+	)
+	shift := f.Header.TimerShift
+	leave := func(t uint64) {
+		top := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		dur := t - min(t, top.enter)
+		if len(stack) > 0 {
+			stack[len(stack)-1].child += dur
+		}
+		tree[top.node].ticks += (dur - min(dur, top.child)) << shift
+	}
+	it := f.EventsWith(l.ID, ahead)
+	defer it.Close()
+	for it.Next(&e) {
+		last = e.Time
+		switch e.Kind {
+		case encode.KindEnter:
+			kids, parent := roots, -1
+			if len(stack) > 0 {
+				parent = stack[len(stack)-1].node
+				if tree[parent].children == nil {
+					tree[parent].children = map[uint32]int{}
+				}
+				kids = tree[parent].children
+			}
+			n, ok := kids[e.Region]
+			if !ok {
+				n = len(tree)
+				tree = append(tree, lnode{parent: parent, region: e.Region})
+				kids[e.Region] = n
+			}
+			if !e.Truncated {
+				tree[n].visits++
+			}
+			stack = append(stack, struct {
+				node         int
+				enter, child uint64
+			}{n, e.Time, 0})
+		case encode.KindLeave:
+			if len(stack) == 0 {
+				return nil, fmt.Errorf("%s: location %q: leave at time %d with no region open", f.Path, l.Name, e.Time)
+			}
+			leave(e.Time)
+		}
+	}
+	if err := it.Err(); err != nil {
+		return nil, err
+	}
+	for len(stack) > 0 {
+		leave(last)
+	}
+	return tree, nil
+}
+
+// ExportProcs writes the call-path profile of the files (FromFiles) to w
+// as a .cubex archive.
+func ExportProcs(w io.Writer, files []*tracefile.File, procs int) error {
+	p, err := FromFiles(files, procs)
+	if err != nil {
+		return err
+	}
+	return p.Write(w)
+}
