@@ -317,17 +317,23 @@ func TestReadErrors(t *testing.T) {
 		t.Fatalf("the archive as written: %v", err)
 	}
 	for name, change := range map[string]func(m map[string][]byte){
-		"no anchor":     func(m map[string][]byte) { delete(m, "anchor.xml") },
-		"no data":       func(m map[string][]byte) { delete(m, "1.data") },
-		"no index":      func(m map[string][]byte) { delete(m, "0.index") },
-		"bad marker":    func(m map[string][]byte) { m["0.index"] = []byte("CUBEX.INDEY\x01\x00\x00\x00\x00\x00\x03") },
-		"sparse":        func(m map[string][]byte) { m["0.index"] = []byte("CUBEX.INDEX\x01\x00\x00\x00\x00\x00\x01\x00\x00\x00\x00") },
-		"big endian":    func(m map[string][]byte) { m["0.index"] = []byte("CUBEX.INDEX\x00\x00\x00\x01\x00\x00\x03") },
-		"compressed":    func(m map[string][]byte) { m["0.data"] = append([]byte("Z"), m["0.data"]...) },
-		"short data":    func(m map[string][]byte) { m["0.data"] = m["0.data"][:len(m["0.data"])-8] },
-		"bad xml":       func(m map[string][]byte) { m["anchor.xml"] = m["anchor.xml"][:100] },
-		"inclusive":     func(m map[string][]byte) { m["anchor.xml"] = bytes.Replace(m["anchor.xml"], []byte(`"EXCLUSIVE"`), []byte(`"INCLUSIVE"`), 1) },
-		"unknown calle": func(m map[string][]byte) { m["anchor.xml"] = bytes.Replace(m["anchor.xml"], []byte(`calleeId="0"`), []byte(`calleeId="99"`), 1) },
+		"no anchor":  func(m map[string][]byte) { delete(m, "anchor.xml") },
+		"no data":    func(m map[string][]byte) { delete(m, "1.data") },
+		"no index":   func(m map[string][]byte) { delete(m, "0.index") },
+		"bad marker": func(m map[string][]byte) { m["0.index"] = []byte("CUBEX.INDEY\x01\x00\x00\x00\x00\x00\x03") },
+		"sparse": func(m map[string][]byte) {
+			m["0.index"] = []byte("CUBEX.INDEX\x01\x00\x00\x00\x00\x00\x01\x00\x00\x00\x00")
+		},
+		"big endian": func(m map[string][]byte) { m["0.index"] = []byte("CUBEX.INDEX\x00\x00\x00\x01\x00\x00\x03") },
+		"compressed": func(m map[string][]byte) { m["0.data"] = append([]byte("Z"), m["0.data"]...) },
+		"short data": func(m map[string][]byte) { m["0.data"] = m["0.data"][:len(m["0.data"])-8] },
+		"bad xml":    func(m map[string][]byte) { m["anchor.xml"] = m["anchor.xml"][:100] },
+		"inclusive": func(m map[string][]byte) {
+			m["anchor.xml"] = bytes.Replace(m["anchor.xml"], []byte(`"EXCLUSIVE"`), []byte(`"INCLUSIVE"`), 1)
+		},
+		"unknown calle": func(m map[string][]byte) {
+			m["anchor.xml"] = bytes.Replace(m["anchor.xml"], []byte(`calleeId="0"`), []byte(`calleeId="99"`), 1)
+		},
 	} {
 		m := map[string][]byte{}
 		for k, v := range simple {
