@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/hmbtrace/hmbtrace/encode"
@@ -20,7 +21,8 @@ const (
 )
 
 // FromFiles builds the call-path profile of the files: Time (exclusive
-// seconds) and Visits per call path and location, over a system tree of one
+// seconds), Visits and each counter the files name (exclusive counts) per
+// call path and location, over a system tree of one
 // machine, a node per host, a process per file (its rank) and a thread per
 // location. A location's call paths come from its exact call-path profile
 // when the measurement kept one (HMB_CALLPATHS), else from the events the
@@ -40,6 +42,19 @@ func FromFiles(files []*tracefile.File, procs int) (*Profile, error) {
 			locs = append(locs, where{i, k})
 		}
 	}
+	// Counters with the same name are one metric.
+	var counters []string
+	cmaps := make([][]int, len(files)) // per file: its counter index -> profile counter
+	for i, f := range files {
+		for _, m := range f.Header.Metrics {
+			k := slices.Index(counters, m)
+			if k < 0 {
+				k = len(counters)
+				counters = append(counters, m)
+			}
+			cmaps[i] = append(cmaps[i], k)
+		}
+	}
 	trees := make([][]lnode, len(locs))
 	err := parallel.Do(procs, len(locs), func(n int) error {
 		f := files[locs[n].file]
@@ -48,7 +63,7 @@ func FromFiles(files []*tracefile.File, procs int) (*Profile, error) {
 		if len(l.CallPaths) > 0 {
 			trees[n], err = exactTree(f, l)
 		} else {
-			trees[n], err = walkTree(f, l, procs > len(locs))
+			trees[n], err = walkTree(f, l, cmaps[locs[n].file], len(counters), procs > len(locs))
 		}
 		if err != nil {
 			return fmt.Errorf("cube export: %w", err)
@@ -64,6 +79,18 @@ func FromFiles(files []*tracefile.File, procs int) (*Profile, error) {
 	visits, _ := p.AddMetric(nil, VisitsMetric, "Visits", "occ", Uint64, "Number of times the call path was entered")
 	time.URL = "https://github.com/hmbtrace/hmbtrace/blob/main/docs/guide.md"
 	visits.URL = time.URL
+	cmetrics := make([]*Metric, len(counters))
+	for k, c := range counters {
+		uniq := c
+		for n := 2; p.Metric(uniq) != nil; n++ {
+			uniq = fmt.Sprintf("%s_%d", c, n)
+		}
+		var err error
+		if cmetrics[k], err = p.AddMetric(nil, uniq, c, "occ", Uint64, "Counter "+c+" in the call path itself, not in its callees"); err != nil {
+			return nil, fmt.Errorf("cube export: %w", err)
+		}
+		cmetrics[k].URL = time.URL
+	}
 	for _, f := range files {
 		p.Attrs = append(p.Attrs, [2]string{"hmbtrace trace", filepath.Base(f.Path)})
 		if p.Time.IsZero() || f.Header.StartWall.Before(p.Time) {
@@ -106,6 +133,11 @@ func FromFiles(files []*tracefile.File, procs int) (*Profile, error) {
 			}
 			if ln.ticks > 0 {
 				time.Add(cn[i], loc, float64(f.TicksToNanos(ln.ticks))/1e9)
+			}
+			for k, v := range ln.counts {
+				if v > 0 {
+					cmetrics[k].Add(cn[i], loc, float64(v))
+				}
 			}
 		}
 	}
@@ -154,7 +186,8 @@ type lnode struct {
 	parent   int
 	region   uint32
 	visits   uint64
-	ticks    uint64 // exclusive, in clock ticks
+	ticks    uint64   // exclusive, in clock ticks
+	counts   []uint64 // exclusive, by profile counter; nil if none
 	children map[uint32]int
 }
 
@@ -171,34 +204,87 @@ func exactTree(f *tracefile.File, l *tracefile.Location) ([]lnode, error) {
 	return out, nil
 }
 
+// frame is an open call of the location being walked. Counters: counted
+// is set when a metric record followed the enter; start holds its values,
+// childCounts what the counted calls inside it counted, so that a call
+// path's counts are exclusive as its time is.
+type frame struct {
+	node         int
+	enter, child uint64
+	counted      bool
+	start        []uint64
+	childCounts  []uint64
+}
+
 // walkTree builds the location's call paths from its events. Regions still
 // open at the end are left at the location's last event; a truncated enter
 // (a call begun before a keep-last window) counts its time, not its visit.
-func walkTree(f *tracefile.File, l *tracefile.Location, ahead bool) ([]lnode, error) {
+// cmap maps the file's counters to the profile's.
+func walkTree(f *tracefile.File, l *tracefile.Location, cmap []int, counters int, ahead bool) ([]lnode, error) {
 	var (
 		tree  []lnode
 		roots = map[uint32]int{}
-		stack []struct {
-			node         int
-			enter, child uint64
-		}
-		last uint64
-		e    tracefile.Event
+		stack []frame
+		last  uint64
+		e     tracefile.Event
 	)
 	shift := f.Header.TimerShift
 	leave := func(t uint64) {
-		top := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
+		top := &stack[len(stack)-1]
 		dur := t - min(t, top.enter)
-		if len(stack) > 0 {
-			stack[len(stack)-1].child += dur
+		if len(stack) > 1 {
+			stack[len(stack)-2].child += dur
 		}
 		tree[top.node].ticks += (dur - min(dur, top.child)) << shift
 	}
+	// finish books the counters of the frame just left, given the values
+	// read at its leave (nil if none were), and pops it.
+	finish := func(end []uint64) {
+		fr := &stack[len(stack)-1]
+		defer func() { stack = stack[:len(stack)-1] }()
+		if !fr.counted {
+			return
+		}
+		var up []uint64 // the enclosing counted frame's child counts
+		for d := len(stack) - 2; d >= 0; d-- {
+			if stack[d].counted {
+				up = stack[d].childCounts
+				break
+			}
+		}
+		if end == nil {
+			// Counted at the enter only: what the calls inside counted
+			// goes to the enclosing count.
+			for k, v := range fr.childCounts {
+				if up != nil {
+					up[k] += v
+				}
+			}
+			return
+		}
+		n := &tree[fr.node]
+		if n.counts == nil {
+			n.counts = make([]uint64, counters)
+		}
+		for k, v := range end {
+			delta := v - min(v, fr.start[k])
+			n.counts[cmap[k]] += delta - min(delta, fr.childCounts[k])
+			if up != nil {
+				up[k] += delta
+			}
+		}
+	}
+	// pending is set after a leave: its frame waits for the metric record
+	// that may follow it. entered is set after an enter.
+	pending, entered := false, false
 	it := f.EventsWith(l.ID, ahead)
 	defer it.Close()
 	for it.Next(&e) {
 		last = e.Time
+		if pending && (e.Kind != encode.KindMetric || e.Depth != len(stack)) {
+			finish(nil)
+			pending = false
+		}
 		switch e.Kind {
 		case encode.KindEnter:
 			kids, parent := roots, -1
@@ -218,22 +304,39 @@ func walkTree(f *tracefile.File, l *tracefile.Location, ahead bool) ([]lnode, er
 			if !e.Truncated {
 				tree[n].visits++
 			}
-			stack = append(stack, struct {
-				node         int
-				enter, child uint64
-			}{n, e.Time, 0})
+			stack = append(stack, frame{node: n, enter: e.Time, childCounts: make([]uint64, len(cmap))})
 		case encode.KindLeave:
 			if len(stack) == 0 {
 				return nil, fmt.Errorf("%s: location %q: leave at time %d with no region open", f.Path, l.Name, e.Time)
 			}
 			leave(e.Time)
+			pending = true
+		case encode.KindMetric:
+			if len(e.Values) != len(cmap) {
+				return nil, fmt.Errorf("%s: location %q: metric record at time %d with %d values, the header names %d counters",
+					f.Path, l.Name, e.Time, len(e.Values), len(cmap))
+			}
+			switch {
+			case pending:
+				finish(e.Values)
+				pending = false
+			case entered && e.Depth == len(stack):
+				fr := &stack[len(stack)-1]
+				fr.counted = true
+				fr.start = append(fr.start[:0], e.Values...)
+			}
 		}
+		entered = e.Kind == encode.KindEnter
 	}
 	if err := it.Err(); err != nil {
 		return nil, err
 	}
+	if pending {
+		finish(nil)
+	}
 	for len(stack) > 0 {
 		leave(last)
+		finish(nil)
 	}
 	return tree, nil
 }

@@ -18,7 +18,10 @@ var ringStart = time.Date(2026, 12, 6, 12, 0, 0, 0, time.UTC)
 // calling compute [10, 400+r·100] and then MPI_Send (rank 0) or MPI_Recv
 // (rank 1) [500, 900]; its second thread runs compute [20, 220] twice
 // (the second ends at 520), and rank 1's second thread has a call still
-// open at the end (its last event at 700).
+// open at the end (its last event at 700). The main threads count cycles
+// (rank 1 also instructions, named first): 0 at main's enter, 100 and 500
+// around compute, 600 and 700 around the MPI call, 1000 at main's leave;
+// instructions are twice the cycles.
 func ring(t testing.TB) []*tracefile.File {
 	t.Helper()
 	dir := t.TempDir()
@@ -29,13 +32,19 @@ func ring(t testing.TB) []*tracefile.File {
 		b.Trace.Regions[1].File, b.Trace.Regions[1].Line = "ring.c", 30
 		b.Trace.Regions[2].Paradigm = tracefile.ParadigmMPI
 		b.Trace.Regions[3].Paradigm = tracefile.ParadigmMPI
+		count := func(c uint64) []uint64 { return []uint64{c} }
+		b.Trace.Header.Metrics = []string{"cycles"}
+		if r == 1 {
+			b.Trace.Header.Metrics = []string{"instructions", "cycles"}
+			count = func(c uint64) []uint64 { return []uint64{2 * c, c} }
+		}
 		m := b.Location("main")
-		m.Enter(0, 1)
-		m.Enter(10, 2)
-		m.Leave(uint64(400 + r*100))
-		m.Enter(500, uint32(3+r))
-		m.Leave(900)
-		m.Leave(uint64(1000 + r))
+		m.Enter(0, 1, count(0)...)
+		m.Enter(10, 2, count(100)...)
+		m.Leave(uint64(400+r*100), count(500)...)
+		m.Enter(500, uint32(3+r), count(600)...)
+		m.Leave(900, count(700)...)
+		m.Leave(uint64(1000+r), count(1000)...)
 		w := b.Location("thread 1")
 		w.Enter(20, 2)
 		w.Leave(220)
@@ -108,6 +117,27 @@ func TestFromFiles(t *testing.T) {
 	check(cn[0], locs[3], 50e-9, 1)
 	check(cn[1], locs[3], 50e-9, 1)
 	check(cn[4], locs[3], 400e-9, 2)
+	// Counters: one metric per name over the files, exclusive counts.
+	cyc, ins := p.Metric("cycles"), p.Metric("instructions")
+	if cyc == nil || ins == nil || cyc.Type != Uint64 {
+		t.Fatalf("counter metrics %v %v", cyc, ins)
+	}
+	for _, l := range []*Location{locs[0], locs[2]} {
+		for i, want := range []float64{500, 400} {
+			if got := cyc.Value(cn[i], l); got != want {
+				t.Errorf("cycles of %s at %s = %g, want %g", pathOf(cn[i]), l.Name, got, want)
+			}
+		}
+	}
+	if got := cyc.Value(cn[2], locs[0]); got != 100 {
+		t.Errorf("cycles of main/MPI_Send at rank 0 = %g, want 100", got)
+	}
+	if got := ins.Value(cn[3], locs[2]); got != 200 {
+		t.Errorf("instructions of main/MPI_Recv at rank 1 = %g, want 200", got)
+	}
+	if got := ins.Value(cn[0], locs[0]) + cyc.Value(cn[4], locs[1]); got != 0 {
+		t.Errorf("counts where none were read: %g", got)
+	}
 	if r := p.Regions()[2]; r.Name != "MPI_Send" || r.Mod != "MPI" || r.Paradigm != "mpi" {
 		t.Errorf("MPI_Send region %+v: want module MPI, paradigm mpi", r)
 	}
