@@ -67,7 +67,7 @@ func (p *Profile) Write(w io.Writer) error {
 		}
 		return nil
 	}
-	if err := put(anchorName, p.anchor(metrics, cnodes, locs)); err != nil {
+	if err := put(anchorName, padAnchor(p.anchor(metrics, cnodes, locs))); err != nil {
 		return err
 	}
 	var index bytes.Buffer
@@ -173,6 +173,20 @@ func (p *Profile) anchor(metrics []*Metric, cnodes []*Cnode, locs []*Location) [
 	}
 	b.WriteString("<topologies>\n</topologies>\n</system>\n</cube>\n")
 	return b.Bytes()
+}
+
+// padAnchor keeps the anchor's size off multiples of 512. cubelib's tar
+// reader (CubeTarReader.cpp) takes a member of n bytes to fill n/512+1
+// blocks, one more than tar pads a member of k·512 bytes to, and would
+// read the next member from the wrong place; cubew pads such a member
+// with a block of zeros, which standard tar readers take for the end of
+// the archive. A newline after the XML satisfies both. The index (18
+// bytes) and data files (10 + 8·n bytes) are never such a size.
+func padAnchor(b []byte) []byte {
+	if len(b)%512 == 0 {
+		b = append(b, '\n')
+	}
+	return b
 }
 
 var xmlEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", "\"", "&quot;", "'", "&apos;")

@@ -352,3 +352,30 @@ func TestReadErrors(t *testing.T) {
 		t.Error("not a tar file: no error")
 	}
 }
+
+// An anchor of k·512 bytes gets a newline: cubelib's tar reader would take
+// it for k+1 blocks.
+func TestAnchorOffBlockSize(t *testing.T) {
+	p := waitProfile(t, ring(t))
+	p.Attrs = append(p.Attrs, [2]string{"pad", ""})
+	n := len(p.anchor(p.MetricList(), p.Cnodes(), p.Locations()))
+	p.Attrs[len(p.Attrs)-1][1] = strings.Repeat("x", 512-n%512)
+	if n := len(p.anchor(p.MetricList(), p.Cnodes(), p.Locations())); n%512 != 0 {
+		t.Fatalf("anchor of %d bytes: the test wants a multiple of 512", n)
+	}
+	var b bytes.Buffer
+	if err := p.Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	tr := tar.NewReader(bytes.NewReader(b.Bytes()))
+	h, err := tr.Next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.Name != "anchor.xml" || h.Size%512 == 0 {
+		t.Errorf("%s of %d bytes", h.Name, h.Size)
+	}
+	if _, err := Read(bytes.NewReader(b.Bytes())); err != nil {
+		t.Error(err)
+	}
+}
