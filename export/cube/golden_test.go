@@ -12,6 +12,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/hmbtrace/hmbtrace/internal/tracetest"
+	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
 // The golden archives in testdata passed cube_sanity and were printed by
@@ -40,6 +43,19 @@ var goldens = []struct {
 		return p
 	}},
 	{"waitstate", func(t testing.TB) *Profile { return waitProfile(t, ring(t)) }},
+	// A real run: the C Jacobi example on two MPI ranks, traced with
+	// -finstrument-functions and the MPI wrappers (cmd/hmbtrace's golden).
+	{"mpi", func(t testing.TB) *Profile {
+		var files []*tracefile.File
+		for r := 0; r < 2; r++ {
+			files = append(files, tracetest.Open(t, filepath.Join("testdata", "mpi", fmt.Sprintf("mpi-jacobi.%d.hmb", r))))
+		}
+		p, err := FromFiles(files, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}},
 }
 
 func archiveOf(t testing.TB, p *Profile) []byte {

@@ -91,12 +91,15 @@ func FromFiles(files []*tracefile.File, procs int) (*Profile, error) {
 		}
 		cmetrics[k].URL = time.URL
 	}
-	for _, f := range files {
-		p.Attrs = append(p.Attrs, [2]string{"hmbtrace trace", filepath.Base(f.Path)})
+	// CUBE keeps attributes in a map: one key for all the files.
+	names := make([]string, len(files))
+	for i, f := range files {
+		names[i] = filepath.Base(f.Path)
 		if p.Time.IsZero() || f.Header.StartWall.Before(p.Time) {
 			p.Time = f.Header.StartWall
 		}
 	}
+	p.Attrs = append(p.Attrs, [2]string{"hmbtrace traces", strings.Join(names, ", ")})
 	p.Attrs = append(p.Attrs, [2]string{"Creator", "hmbtrace export -format cube"})
 	machine := p.AddMachine(machineName(files))
 	procOf := make([]*Process, len(files))
