@@ -8,9 +8,10 @@ import (
 	"github.com/hmbtrace/hmbtrace/export/cube"
 )
 
-// A profile by hand: Time over a two-level call tree on one thread, and a
-// Late Sender wait carved out of the receive's time, as a wait-state
-// analysis books it.
+// A profile by hand: Time over a two-level call tree on one thread, the
+// receive's time booked as MPI point-to-point, and a Late Sender wait
+// inside it, as a wait-state analysis books one. A metric's value includes
+// its sub-metrics', as CUBE4 stores it.
 func Example() {
 	p := cube.NewProfile()
 	time, err := p.AddMetric(nil, "time", "Time", "sec", cube.Double, "Time spent in the call path itself")
@@ -24,13 +25,18 @@ func Example() {
 	time.Add(main, thread, 0.25)
 	time.Add(recv, thread, 0.75)
 
-	late, err := p.MetricPath("Time > MPI > Communication > Point-to-point > Late Sender")
+	p2p, err := p.MetricPath(cube.PathP2P)
 	if err != nil {
 		log.Fatal(err)
 	}
-	if err := late.Carve(recv, thread, 0.5); err != nil {
+	for m := p2p; m != time; m = m.Parent {
+		m.Add(recv, thread, 0.75)
+	}
+	late, err := p.MetricPath(cube.PathP2P + " > Late Sender")
+	if err != nil {
 		log.Fatal(err)
 	}
+	late.Add(recv, thread, 0.5)
 
 	var archive bytes.Buffer // or a .cubex file
 	if err := p.Write(&archive); err != nil {
@@ -41,12 +47,12 @@ func Example() {
 		log.Fatal(err)
 	}
 	for _, m := range q.MetricList() {
-		fmt.Printf("%-14s %g s\n", m.Display, m.Value(q.Cnodes()[1], q.Locations()[0]))
+		fmt.Printf("%-15s %-14s %g s\n", m.Uniq, m.Display, m.Value(q.Cnodes()[1], q.Locations()[0]))
 	}
 	// Output:
-	// Time           0.25 s
-	// MPI            0 s
-	// Communication  0 s
-	// Point-to-point 0 s
-	// Late Sender    0.5 s
+	// time            Time           0.75 s
+	// mpi             MPI            0.75 s
+	// comm            Communication  0.75 s
+	// mpi_point2point Point-to-point 0.75 s
+	// mpi_latesender  Late Sender    0.5 s
 }

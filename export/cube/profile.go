@@ -8,12 +8,13 @@
 // and what cubelib's writers write uncompressed and dense, so tests can
 // compare an archive with what the real cube tools printed for it.
 //
-// Values are stored as CUBE stores them: exclusive along the call tree
-// (a call path's own time, not its callees') and exclusive along the
-// metric tree (a metric's own share; CubeGUI shows a collapsed metric as
-// its own value plus its descendants'). Carve moves a value from an
-// ancestor metric into a sub-metric, as Scalasca carves a wait state out of
-// the time of the MPI call it happened in.
+// Values are stored as CUBE4 stores them: exclusive along the call tree
+// (a call path's own time, not its callees') and inclusive along the
+// metric tree (Time holds all the time, MPI the part of it in MPI calls,
+// Late Sender the part of that spent waiting). cube tools derive a
+// metric's own share as its value less its sub-metrics'; Write refuses a
+// profile whose sub-metrics exceed their parent anywhere, which
+// cube_sanity would report as a negative exclusive value.
 package cube
 
 import (
@@ -65,8 +66,8 @@ func NewProfile() *Profile {
 	return &Profile{byUniq: map[string]*Metric{}, regionBy: map[regionKey]*Region{}}
 }
 
-// Metric is a node of the metric tree. Its values are its own share, per
-// (call path, location).
+// Metric is a node of the metric tree. Its values, per (call path,
+// location), include its sub-metrics'.
 type Metric struct {
 	Uniq     string // unique name: "time", "visits", "mpi_latesender"
 	Display  string // shown name: "Time", "Late Sender"
@@ -157,15 +158,18 @@ func (p *Profile) Metrics() []*Metric { return p.metrics }
 // MetricPath returns the metric at the end of a path of display names such
 // as "Time > MPI > Communication > Point-to-point > Late Sender", adding
 // the metrics it lacks as DOUBLE seconds (a wait-state tree) under the
-// existing ones. Their unique names are their display names, lower case,
+// existing ones. A metric it adds in the middle of the path holds no
+// values: the values added below it must be added to it too. Their unique names are their display names, lower case,
 // with spaces and punctuation as underscores, unless taken.
 func (p *Profile) MetricPath(path string) (*Metric, error) {
 	var parent *Metric
+	var sofar []string
 	for _, name := range strings.Split(path, ">") {
 		name = strings.TrimSpace(name)
 		if name == "" {
 			return nil, fmt.Errorf("cube: metric path %q has an empty name", path)
 		}
+		sofar = append(sofar, name)
 		list := p.metrics
 		if parent != nil {
 			list = parent.Children
@@ -178,22 +182,48 @@ func (p *Profile) MetricPath(path string) (*Metric, error) {
 			}
 		}
 		if found == nil {
-			uniq := uniqName(name)
+			base := scalascaNames[strings.Join(sofar, " > ")]
+			if base == "" {
+				base = uniqName(name)
+			}
+			uniq := base
 			for n := 2; p.byUniq[uniq] != nil; n++ {
-				uniq = fmt.Sprintf("%s_%d", uniqName(name), n)
+				uniq = fmt.Sprintf("%s_%d", base, n)
 			}
 			unit, t := "sec", Double
 			if parent != nil {
 				unit, t = parent.Unit, parent.Type
 			}
 			var err error
-			if found, err = p.AddMetric(parent, uniq, name, unit, t, name); err != nil {
+			if found, err = p.AddMetric(parent, uniq, name, unit, t, strings.Join(sofar, " > ")); err != nil {
 				return nil, err
 			}
 		}
 		parent = found
 	}
 	return parent, nil
+}
+
+// scalascaNames are the unique names Scalasca gives the metrics of its
+// tree, which scripts and tools (cube_dump -m, Extra-P) select by.
+var scalascaNames = map[string]string{
+	"Time > MPI":                                                  "mpi",
+	"Time > MPI > Communication":                                  "comm",
+	"Time > MPI > Communication > Point-to-point":                 "mpi_point2point",
+	"Time > MPI > Communication > Collective":                     "mpi_collective",
+	"Time > MPI > Synchronization":                                "mpi_synchronization",
+	"Time > MPI > Synchronization > Collective":                   "mpi_sync_collective",
+	"Time > OpenMP":                                               "omp_time",
+	"Time > OpenMP > Synchronization":                             "omp_synchronization",
+	"Time > OpenMP > Synchronization > Barrier":                   "omp_barrier",
+	"Time > MPI > Communication > Point-to-point > Late Sender":   "mpi_latesender",
+	"Time > MPI > Communication > Point-to-point > Late Receiver": "mpi_latereceiver",
+	"Time > MPI > Communication > Point-to-point > Late Sender > Messages in Wrong Order": "mpi_latesender_wo",
+	"Time > MPI > Communication > Collective > Wait at N x N":                             "mpi_wait_nxn",
+	"Time > MPI > Communication > Collective > Late Broadcast":                            "mpi_latebroadcast",
+	"Time > MPI > Communication > Collective > Early Reduce":                              "mpi_earlyreduce",
+	"Time > MPI > Synchronization > Collective > Wait at Barrier":                         "mpi_barrier_wait",
+	"Time > OpenMP > Synchronization > Barrier > Wait at Barrier":                         "omp_barrier_wait",
 }
 
 func uniqName(s string) string {
@@ -208,33 +238,15 @@ func uniqName(s string) string {
 	return b.String()
 }
 
-// Add adds v to m's own value at call path c and location l.
+// Add adds v to m's value at call path c and location l.
 func (m *Metric) Add(c *Cnode, l *Location, v float64) {
 	m.vals[cell{int32(c.id), int32(l.id)}] += v
 }
 
-// Value returns m's own value at call path c and location l.
+// Value returns m's value at call path c and location l (its sub-metrics'
+// included).
 func (m *Metric) Value(c *Cnode, l *Location) float64 {
 	return m.vals[cell{int32(c.id), int32(l.id)}]
-}
-
-// Carve moves v at (c, l) from m's nearest ancestor that holds a value
-// there into m: the ancestor's total is unchanged and m shows what part of
-// it is, as a Late Sender wait is part of the time of its MPI_Recv. It
-// reports an error, changing nothing, when no ancestor holds v there.
-func (m *Metric) Carve(c *Cnode, l *Location, v float64) error {
-	k := cell{int32(c.id), int32(l.id)}
-	for a := m.Parent; a != nil; a = a.Parent {
-		if have := a.vals[k]; have > 0 {
-			if v > have*(1+1e-9) {
-				return fmt.Errorf("cube: cannot carve %g of %s out of %s at %s: it holds %g", v, m.Uniq, a.Uniq, c.Region.Name, have)
-			}
-			a.vals[k] = max(have-v, 0)
-			m.vals[k] += v
-			return nil
-		}
-	}
-	return fmt.Errorf("cube: cannot carve %g of %s at %s: no ancestor metric holds a value there", v, m.Uniq, c.Region.Name)
 }
 
 // Region returns the region named name in file mod, added with the other
@@ -390,6 +402,9 @@ func (p *Profile) check() error {
 		return errors.New("cube: the profile has no location")
 	}
 	for _, m := range p.MetricList() {
+		if err := m.checkChildren(); err != nil {
+			return err
+		}
 		for k, v := range m.vals {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
 				return fmt.Errorf("cube: metric %s has value %g at cnode %d, location %d", m.Uniq, v, k.cnode, k.loc)
@@ -397,6 +412,27 @@ func (p *Profile) check() error {
 			if m.Type == Uint64 && (v < 0 || v != math.Trunc(v)) {
 				return fmt.Errorf("cube: UINT64 metric %s has value %g at cnode %d, location %d", m.Uniq, v, k.cnode, k.loc)
 			}
+		}
+	}
+	return nil
+}
+
+// checkChildren reports a call path and location where m's sub-metrics
+// add up to more than m: CUBE would show a negative share of m there.
+func (m *Metric) checkChildren() error {
+	if len(m.Children) == 0 {
+		return nil
+	}
+	sum := map[cell]float64{}
+	for _, c := range m.Children {
+		for k, v := range c.vals {
+			sum[k] += v
+		}
+	}
+	for k, v := range sum {
+		if have := m.vals[k]; v > have+1e-9*max(have, v) {
+			return fmt.Errorf("cube: the sub-metrics of %s add up to %g at cnode %d, location %d, where %s holds %g: a metric's value must include its sub-metrics'",
+				m.Uniq, v, k.cnode, k.loc, m.Uniq, have)
 		}
 	}
 	return nil

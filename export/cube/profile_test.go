@@ -15,10 +15,9 @@ import (
 // lateSenderPath is where Scalasca's metric tree puts Late Sender.
 const lateSenderPath = "Time > MPI > Communication > Point-to-point > Late Sender"
 
-// waitProfile is the ring's profile with a Late Sender wait of 100 ns
-// carved out of rank 1's MPI_Recv (its sender entered MPI_Send at 500,
-// the receive at 500; planted here as the wait-state analysis would book
-// it) and an empty Wait at N×N beside it.
+// waitProfile is the ring's profile with a Late Sender wait of 100 ns in
+// rank 1's MPI_Recv (planted here as the wait-state analysis would book
+// it) and an empty Wait at N x N beside it.
 func waitProfile(t testing.TB, files []*tracefile.File) *Profile {
 	t.Helper()
 	p, err := FromFiles(files, 1)
@@ -29,7 +28,7 @@ func waitProfile(t testing.TB, files []*tracefile.File) *Profile {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p.MetricPath("Time > MPI > Collective > Wait at N x N"); err != nil {
+	if _, err := p.MetricPath("Time > MPI > Communication > Collective > Wait at N x N"); err != nil {
 		t.Fatal(err)
 	}
 	var recv *Cnode
@@ -38,9 +37,7 @@ func waitProfile(t testing.TB, files []*tracefile.File) *Profile {
 			recv = c
 		}
 	}
-	if err := ls.Carve(recv, p.Locations()[2], 100e-9); err != nil {
-		t.Fatal(err)
-	}
+	ls.Add(recv, p.Locations()[2], 100e-9)
 	return p
 }
 
@@ -159,39 +156,46 @@ func TestWriteRead(t *testing.T) {
 	}
 }
 
-// Carving keeps the ancestor's total: Time's own value at the receive
-// loses what Late Sender gains.
-func TestCarve(t *testing.T) {
-	files := ring(t)
-	plain, err := FromFiles(files, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := waitProfile(t, files)
+// Time and the MPI metrics hold the receive's whole time, Late Sender the
+// wait; a wait longer than its call is refused.
+func TestSubMetrics(t *testing.T) {
+	p := waitProfile(t, ring(t))
 	cn, locs := p.Cnodes(), p.Locations()
-	recv := cn[3]
-	tm, ls := p.Metric(TimeMetric), p.Metric("late_sender")
-	if ls == nil {
-		t.Fatal("no metric late_sender")
+	recv, send := cn[3], cn[2]
+	for _, uniq := range []string{"time", "mpi", "comm", "mpi_point2point"} {
+		if got := p.Metric(uniq).Value(recv, locs[2]); got != 400e-9 {
+			t.Errorf("%s at MPI_Recv = %g, want 400 ns", uniq, got)
+		}
+		if got := p.Metric(uniq).Value(send, locs[0]); got != 400e-9 {
+			t.Errorf("%s at MPI_Send = %g, want 400 ns", uniq, got)
+		}
 	}
-	if got := tm.Value(recv, locs[2]); math.Abs(got-300e-9) > 1e-18 {
-		t.Errorf("Time's own value at MPI_Recv = %g, want 400 ns − 100 ns", got)
-	}
+	ls := p.Metric("mpi_latesender")
 	if got := ls.Value(recv, locs[2]); got != 100e-9 {
 		t.Errorf("Late Sender = %g, want 100 ns", got)
 	}
-	if got, want := tm.Value(recv, locs[2])+ls.Value(recv, locs[2]), plain.Metric(TimeMetric).Value(plain.Cnodes()[3], plain.Locations()[2]); math.Abs(got-want) > 1e-18 {
-		t.Errorf("Time's total at MPI_Recv = %g, want %g", got, want)
+	if got := p.Metric("mpi").Value(cn[0], locs[0]); got != 0 {
+		t.Errorf("MPI at main = %g, want 0", got)
 	}
-	// Too much, or where Time holds nothing: an error, nothing changed.
-	if err := ls.Carve(recv, locs[2], 1); err == nil {
-		t.Error("carving more than Time holds: no error")
+	if p.Metric("mpi_collective") == nil || p.Metric("mpi_wait_nxn") == nil {
+		t.Error("no Collective > Wait at N x N")
 	}
-	if err := ls.Carve(recv, locs[0], 1e-9); err == nil || !strings.Contains(err.Error(), "no ancestor") {
-		t.Errorf("carving where Time is 0: %v", err)
+	ls.Add(recv, locs[2], 400e-9)
+	if err := p.Write(io.Discard); err == nil || !strings.Contains(err.Error(), "sub-metrics of mpi_point2point") {
+		t.Errorf("a wait longer than its call: %v", err)
 	}
-	if got := ls.Value(recv, locs[2]); got != 100e-9 {
-		t.Errorf("Late Sender after failed carves = %g", got)
+}
+
+func TestMPIClass(t *testing.T) {
+	for name, want := range map[string]string{
+		"MPI_Recv": PathP2P, "MPI_Isend": PathP2P, "MPI_Waitall": PathP2P, "MPI_Sendrecv": PathP2P, "MPI_Iprobe": PathP2P,
+		"MPI_Allreduce": PathCollective, "MPI_Ireduce_scatter_block": PathCollective, "MPI_Bcast": PathCollective, "MPI_Alltoallv": PathCollective,
+		"MPI_Barrier": PathMPIBarrier, "MPI_Ibarrier": PathMPIBarrier,
+		"MPI_Init": PathMPI, "MPI_Comm_split": PathMPI, "MPI_Finalize": PathMPI,
+	} {
+		if got := mpiClass(name); got != want {
+			t.Errorf("%s: %s, want %s", name, got, want)
+		}
 	}
 }
 
@@ -205,13 +209,13 @@ func TestMetricPath(t *testing.T) {
 	if err != nil || a != b {
 		t.Errorf("the same path twice: %p %p %v", a, b, err)
 	}
-	if a.Uniq != "late_sender" || a.Parent.Uniq != "point_to_point" || a.Unit != "sec" || a.Type != Double {
+	if a.Uniq != "mpi_latesender" || a.Parent.Uniq != "mpi_point2point" || a.Unit != "sec" || a.Type != Double {
 		t.Errorf("Late Sender: %+v", a)
 	}
-	// A display name under another parent whose unique name is taken
-	// gets a number.
-	c, err := p.MetricPath("Time > Late Sender")
-	if err != nil || c.Uniq != "late_sender_2" {
+	// Names Scalasca does not have are made of the display name; a taken
+	// one gets a number.
+	c, err := p.MetricPath("Time > Late Sender > Late Sender")
+	if err != nil || c.Uniq != "late_sender_2" || c.Parent.Uniq != "late_sender" {
 		t.Errorf("second Late Sender: %+v %v", c, err)
 	}
 	if _, err := p.MetricPath("Time >> x"); err == nil {

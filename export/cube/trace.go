@@ -13,16 +13,85 @@ import (
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
-// The metrics FromFiles fills. Wait-state metrics go under Time (MetricPath
-// "Time > ...", then Carve), so that Time stays the run's total.
+// The metrics FromFiles fills. Time holds all the time; its sub-metrics
+// (Scalasca's names) the part of it in the calls of a paradigm, by class,
+// so that a wait state plugs in below the class of the call it waits in:
+// MetricPath("Time > MPI > Communication > Point-to-point > Late Sender"),
+// then Add.
 const (
 	TimeMetric   = "time"
 	VisitsMetric = "visits"
 )
 
+// The metric paths of the runtime's calls, under Time.
+const (
+	PathMPI           = "Time > MPI"
+	PathP2P           = "Time > MPI > Communication > Point-to-point"
+	PathCollective    = "Time > MPI > Communication > Collective"
+	PathMPIBarrier    = "Time > MPI > Synchronization > Collective"
+	PathOpenMP        = "Time > OpenMP"
+	PathOpenMPBarrier = "Time > OpenMP > Synchronization > Barrier"
+)
+
+// mpiClass is the metric path of the MPI call named name (as the wrappers
+// name it, "MPI_Recv"): point-to-point calls and the Wait and Test calls
+// that complete requests, collectives, barriers; other calls (Init,
+// Finalize, communicator management) count as MPI only.
+func mpiClass(name string) string {
+	n := strings.ToLower(strings.TrimPrefix(strings.TrimPrefix(name, "MPI_"), "mpi_"))
+	switch {
+	case n == "barrier" || n == "ibarrier":
+		return PathMPIBarrier
+	case strings.Contains(n, "send") || strings.Contains(n, "recv") || strings.HasPrefix(n, "wait") ||
+		strings.HasPrefix(n, "test") || strings.Contains(n, "probe") || n == "start" || n == "startall":
+		return PathP2P
+	}
+	for _, c := range []string{"allreduce", "reduce", "bcast", "gather", "scatter", "alltoall", "scan", "neighbor_"} {
+		if strings.Contains(n, c) {
+			return PathCollective
+		}
+	}
+	return PathMPI
+}
+
+// classify books the time of the calls of MPI and OpenMP regions under
+// Time's sub-metrics, each path's metrics holding what lies below them.
+// Only the paths the trace has calls for are made.
+func classify(p *Profile) error {
+	time := p.Metric(TimeMetric)
+	locs := p.Locations()
+	for _, c := range p.Cnodes() {
+		var path string
+		switch c.Region.Paradigm {
+		case tracefile.ParadigmMPI.String():
+			path = mpiClass(c.Region.Name)
+		case tracefile.ParadigmOpenMP.String():
+			path = PathOpenMP
+			if strings.Contains(strings.ToLower(c.Region.Name), "barrier") {
+				path = PathOpenMPBarrier
+			}
+		default:
+			continue
+		}
+		m, err := p.MetricPath(path)
+		if err != nil {
+			return err
+		}
+		for _, l := range locs {
+			if v := time.Value(c, l); v > 0 {
+				for a := m; a != time; a = a.Parent {
+					a.Add(c, l, v)
+				}
+			}
+		}
+	}
+	return nil
+}
+
 // FromFiles builds the call-path profile of the files: Time (exclusive
-// seconds), Visits and each counter the files name (exclusive counts) per
-// call path and location, over a system tree of one
+// seconds; under it the time of MPI and OpenMP calls by class, as
+// Scalasca's metric tree has it), Visits and each counter the files name
+// (exclusive counts) per call path and location, over a system tree of one
 // machine, a node per host, a process per file (its rank) and a thread per
 // location. A location's call paths come from its exact call-path profile
 // when the measurement kept one (HMB_CALLPATHS), else from the events the
@@ -146,6 +215,9 @@ func FromFiles(files []*tracefile.File, procs int) (*Profile, error) {
 	}
 	if len(p.roots) == 0 {
 		return nil, errors.New("cube export: the files hold no region calls")
+	}
+	if err := classify(p); err != nil {
+		return nil, fmt.Errorf("cube export: %w", err)
 	}
 	return p, nil
 }
