@@ -402,15 +402,15 @@ func (p *Profile) check() error {
 		return errors.New("cube: the profile has no location")
 	}
 	for _, m := range p.MetricList() {
-		if err := m.checkChildren(); err != nil {
+		if err := p.checkChildren(m); err != nil {
 			return err
 		}
 		for k, v := range m.vals {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return fmt.Errorf("cube: metric %s has value %g at cnode %d, location %d", m.Uniq, v, k.cnode, k.loc)
+				return fmt.Errorf("cube: metric %s has value %g at call path %s, location %s", m.Uniq, v, p.cnodeName(k.cnode), p.locationName(k.loc))
 			}
 			if m.Type == Uint64 && (v < 0 || v != math.Trunc(v)) {
-				return fmt.Errorf("cube: UINT64 metric %s has value %g at cnode %d, location %d", m.Uniq, v, k.cnode, k.loc)
+				return fmt.Errorf("cube: UINT64 metric %s has value %g at call path %s, location %s: want a whole number ≥ 0", m.Uniq, v, p.cnodeName(k.cnode), p.locationName(k.loc))
 			}
 		}
 	}
@@ -419,7 +419,7 @@ func (p *Profile) check() error {
 
 // checkChildren reports a call path and location where m's sub-metrics
 // add up to more than m: CUBE would show a negative share of m there.
-func (m *Metric) checkChildren() error {
+func (p *Profile) checkChildren(m *Metric) error {
 	if len(m.Children) == 0 {
 		return nil
 	}
@@ -431,9 +431,41 @@ func (m *Metric) checkChildren() error {
 	}
 	for k, v := range sum {
 		if have := m.vals[k]; v > have+1e-9*max(have, v) {
-			return fmt.Errorf("cube: the sub-metrics of %s add up to %g at cnode %d, location %d, where %s holds %g: a metric's value must include its sub-metrics'",
-				m.Uniq, v, k.cnode, k.loc, m.Uniq, have)
+			return fmt.Errorf("cube: the sub-metrics of %s add up to %g at call path %s, location %s, where %s holds %g: a metric's value must include its sub-metrics'",
+				m.Uniq, v, p.cnodeName(k.cnode), p.locationName(k.loc), m.Uniq, have)
 		}
 	}
 	return nil
+}
+
+// cnodeName names the call path of creation id id: its regions, outermost
+// first.
+func (p *Profile) cnodeName(id int32) string {
+	name := fmt.Sprintf("#%d", id)
+	p.walk(func(c *Cnode) {
+		if c.id == int(id) {
+			name = c.Region.Name
+			for a := c.Parent; a != nil; a = a.Parent {
+				name = a.Region.Name + "/" + name
+			}
+		}
+	})
+	return name
+}
+
+// locationName names the location of creation id id: its process and
+// thread.
+func (p *Profile) locationName(id int32) string {
+	for _, m := range p.machines {
+		for _, n := range m.Nodes {
+			for _, pr := range n.Processes {
+				for _, l := range pr.Locations {
+					if l.id == int(id) {
+						return fmt.Sprintf("%q of %q", l.Name, pr.Name)
+					}
+				}
+			}
+		}
+	}
+	return fmt.Sprintf("#%d", id)
 }
