@@ -227,10 +227,9 @@ func flavourShape(p *Profile, incl bool) shape {
 	return s
 }
 
-// cubeTool returns the path of a cubelib tool: under $CUBELIB/bin, else
-// on PATH; the test is skipped without it.
-func cubeTool(t *testing.T, name string) string {
-	t.Helper()
+// findTool returns the path of a cubelib tool: under $CUBELIB/bin, else on
+// PATH; "" if there is none.
+func findTool(name string) string {
 	if dir := os.Getenv("CUBELIB"); dir != "" {
 		p := filepath.Join(dir, "bin", name)
 		if _, err := os.Stat(p); err == nil {
@@ -238,6 +237,42 @@ func cubeTool(t *testing.T, name string) string {
 		}
 	}
 	if p, err := exec.LookPath(name); err == nil {
+		return p
+	}
+	return ""
+}
+
+// toolCheck checks an archive a test wrote with cube_sanity and cube_dump
+// when they are at hand, and does nothing otherwise: the tests that call
+// it test more than that.
+func toolCheck(t *testing.T, archive []byte) {
+	t.Helper()
+	sanity, dump := findTool("cube_sanity"), findTool("cube_dump")
+	if sanity == "" || dump == "" {
+		return
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "t.cubex")
+	if err := os.WriteFile(path, archive, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(sanity, "-o", filepath.Join(dir, "details"), path).CombinedOutput()
+	if err != nil {
+		t.Fatalf("cube_sanity: %v: %s", err, out)
+	}
+	if bad := failedChecks(normalize(string(out), dir)); len(bad) > 0 {
+		t.Errorf("cube_sanity: failed %q", bad)
+	}
+	if out, err := exec.Command(dump, "-m", "all", "-s", "csv2", path).CombinedOutput(); err != nil {
+		t.Errorf("cube_dump: %v: %s", err, out)
+	}
+}
+
+// cubeTool returns the path of a cubelib tool; the test is skipped
+// without it.
+func cubeTool(t *testing.T, name string) string {
+	t.Helper()
+	if p := findTool(name); p != "" {
 		return p
 	}
 	t.Skipf("%s not found: set CUBELIB to a cubelib install prefix or put its bin on PATH (docs/guide.md, \"CUBE4\", says how to build it)", name)

@@ -126,6 +126,7 @@ func TestWriteRead(t *testing.T) {
 	if err := p.Write(&b); err != nil {
 		t.Fatal(err)
 	}
+	toolCheck(t, b.Bytes())
 	q, err := Read(bytes.NewReader(b.Bytes()))
 	if err != nil {
 		t.Fatal(err)
@@ -269,6 +270,7 @@ func TestWriteEscapes(t *testing.T) {
 	if err := p.Write(&b); err != nil {
 		t.Fatal(err)
 	}
+	toolCheck(t, b.Bytes())
 	q, err := Read(&b)
 	if err != nil {
 		t.Fatal(err)
@@ -379,6 +381,7 @@ func TestAnchorOffBlockSize(t *testing.T) {
 	if h.Name != "anchor.xml" || h.Size%512 == 0 {
 		t.Errorf("%s of %d bytes", h.Name, h.Size)
 	}
+	toolCheck(t, b.Bytes())
 	if _, err := Read(bytes.NewReader(b.Bytes())); err != nil {
 		t.Error(err)
 	}

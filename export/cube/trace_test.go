@@ -2,6 +2,7 @@ package cube
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"testing"
 	"time"
@@ -201,4 +202,63 @@ func TestFromFilesErrors(t *testing.T) {
 		_, err := FromFiles([]*tracefile.File{bad}, procs)
 		return err
 	})
+}
+
+// OpenMP constructs go under Time > OpenMP, barriers under its
+// Synchronization > Barrier; a thread's time in a barrier is all three.
+func TestFromFilesOpenMP(t *testing.T) {
+	b := tracetest.NewBuilder("omp", "h", 0, ringStart, "main", "!$omp parallel @loop.c:5", "!$omp implicit barrier @loop.c:9", "work")
+	b.Trace.Regions[1].Paradigm = tracefile.ParadigmOpenMP
+	b.Trace.Regions[2].Paradigm = tracefile.ParadigmOpenMP
+	for th := 0; th < 2; th++ {
+		l := b.Location(fmt.Sprintf("thread %d", th))
+		if th == 0 {
+			l.Enter(0, 1)
+		}
+		l.Enter(10, 2)
+		l.Enter(20, 4)
+		l.Leave(uint64(100 + 50*th))
+		l.Enter(uint64(100+50*th), 3)
+		l.Leave(200)
+		l.Leave(210)
+		if th == 0 {
+			l.Leave(300)
+		}
+	}
+	f := b.Write(t, t.TempDir())
+	p, err := FromFiles([]*tracefile.File{f}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	omp, bar := p.Metric("omp_time"), p.Metric("omp_barrier")
+	if omp == nil || bar == nil || p.Metric("omp_synchronization") == nil || p.Metric("mpi") != nil {
+		t.Fatalf("metrics %v", p.MetricList())
+	}
+	locs := p.Locations()
+	barrier := p.Region("!$omp implicit barrier @loop.c:9", "OpenMP", 0, 0, "", "")
+	if len(p.Regions()) != 4 {
+		t.Fatalf("the barrier region is not the trace's: %d regions", len(p.Regions()))
+	}
+	if n := len(p.CnodesOf(barrier)); n != 2 {
+		t.Fatalf("%d call paths of the barrier, want 2", n)
+	}
+	for _, c := range p.CnodesOf(barrier) {
+		for th, want := range []float64{100e-9, 50e-9} {
+			l := locs[th]
+			if p.Metric(TimeMetric).Value(c, l) == 0 {
+				continue // the other thread's path
+			}
+			if got := bar.Value(c, l); math.Abs(got-want) > 1e-18 {
+				t.Errorf("barrier of %s = %g, want %g", l.Name, got, want)
+			}
+			if got := omp.Value(c, l); math.Abs(got-want) > 1e-18 {
+				t.Errorf("OpenMP at the barrier of %s = %g, want %g", l.Name, got, want)
+			}
+		}
+	}
+	var b2 bytes.Buffer
+	if err := p.Write(&b2); err != nil {
+		t.Fatal(err)
+	}
+	toolCheck(t, b2.Bytes())
 }
