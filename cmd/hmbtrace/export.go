@@ -90,7 +90,20 @@ func runExport(args []string, out io.Writer) error {
 	case "pprof":
 		err = writeFile(*output, func(w io.Writer) error { return pprof.ExportProcs(w, files, procs) })
 	case "cube":
-		err = writeFile(*output, func(w io.Writer) error { return cube.ExportProcs(w, files, procs) })
+		var p *cube.Profile
+		if p, err = cube.FromFiles(files, procs); err != nil {
+			return oneLine(err)
+		}
+		if err = writeFile(*output, p.Write); err != nil {
+			return oneLine(err)
+		}
+		fmt.Fprintf(out, "wrote %s\n", *output)
+		for _, a := range p.Attrs {
+			if a[0] == cube.NoteAttr {
+				fmt.Fprintf(out, "note: %s\n", a[1])
+			}
+		}
+		return nil
 	default:
 		err = writeFile(*output, func(w io.Writer) error { return chrome.ExportProcs(w, files, procs) })
 	}

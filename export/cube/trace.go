@@ -169,6 +169,9 @@ func FromFiles(files []*tracefile.File, procs int) (*Profile, error) {
 		}
 	}
 	p.Attrs = append(p.Attrs, [2]string{"hmbtrace traces", strings.Join(names, ", ")})
+	if note := coverage(files); note != "" {
+		p.Attrs = append(p.Attrs, [2]string{NoteAttr, note})
+	}
 	p.Attrs = append(p.Attrs, [2]string{"Creator", "hmbtrace export -format cube"})
 	machine := p.AddMachine(machineName(files))
 	procOf := make([]*Process, len(files))
@@ -220,6 +223,39 @@ func FromFiles(files []*tracefile.File, procs int) (*Profile, error) {
 		return nil, fmt.Errorf("cube export: %w", err)
 	}
 	return p, nil
+}
+
+// NoteAttr is the anchor attribute that says where the profile is not all
+// that happened; FromFiles sets it only then.
+const NoteAttr = "hmbtrace note"
+
+// coverage says which files' call paths cover only the events the trace
+// kept: locations without an exact call-path profile whose buffer or
+// duration filter removed events.
+func coverage(files []*tracefile.File) string {
+	var notes []string
+	for _, f := range files {
+		var removed uint64
+		windowed := false
+		for i := range f.Locations {
+			l := &f.Locations[i]
+			if len(l.CallPaths) > 0 {
+				continue
+			}
+			for _, v := range l.Removed() {
+				removed += v
+			}
+			removed += l.FilteredDuration
+			windowed = windowed || l.Windowed
+		}
+		if removed > 0 {
+			notes = append(notes, fmt.Sprintf("%s: %d events were removed (buffer reductions, duration filter): its call paths cover the kept events only; `hmbtrace summary` has the exact flat profile, HMB_CALLPATHS=1 keeps exact call paths", filepath.Base(f.Path), removed))
+		}
+		if windowed {
+			notes = append(notes, fmt.Sprintf("%s: keep-last window: calls open at its start count from there, and their visits are not counted", filepath.Base(f.Path)))
+		}
+	}
+	return strings.Join(notes, "; ")
 }
 
 // machineName is the run's name, the first file's trace name.

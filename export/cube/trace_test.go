@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -261,4 +262,32 @@ func TestFromFilesOpenMP(t *testing.T) {
 		t.Fatal(err)
 	}
 	toolCheck(t, b2.Bytes())
+}
+
+// A trace whose buffer shed events says so in the anchor; one that kept
+// all does not.
+func TestFromFilesNote(t *testing.T) {
+	shed := tracetest.Ranks(t, t.TempDir(), 1, 2, 3000, 64<<10)
+	p, err := FromFiles(shed, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	note := ""
+	for _, a := range p.Attrs {
+		if a[0] == NoteAttr {
+			note = a[1]
+		}
+	}
+	if !strings.Contains(note, "ranks.0.hmb: ") || !strings.Contains(note, "events were removed") {
+		t.Errorf("note %q", note)
+	}
+	q, err := FromFiles(ring(t), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range q.Attrs {
+		if a[0] == NoteAttr {
+			t.Errorf("a trace that kept everything: note %q", a[1])
+		}
+	}
 }
