@@ -55,6 +55,7 @@ type Profile struct {
 	regions  []*Region
 	regionBy map[regionKey]*Region
 	roots    []*Cnode
+	top      *Cnode // holds the roots' index by region
 	machines []*Machine
 
 	nlocs int // locations so far, numbered in the order they were added
@@ -102,6 +103,7 @@ type Cnode struct {
 	Parent   *Cnode
 	Children []*Cnode
 	id       int // order of creation: the key of its values
+	byRegion map[*Region]*Cnode
 }
 
 // Machine, Node, Process and Location make the system tree.
@@ -268,17 +270,23 @@ func (p *Profile) Regions() []*Region { return p.regions }
 // Call returns the call path parent → r (parent nil: a root of the call
 // tree), added on first use.
 func (p *Profile) Call(parent *Cnode, r *Region) *Cnode {
-	list := p.roots
-	if parent != nil {
-		list = parent.Children
+	// The roots are the children of a Cnode of no region.
+	if p.top == nil {
+		p.top = &Cnode{}
 	}
-	for _, c := range list {
-		if c.Region == r {
-			return c
-		}
+	up := parent
+	if up == nil {
+		up = p.top
+	}
+	if c := up.byRegion[r]; c != nil {
+		return c
 	}
 	c := &Cnode{Region: r, Parent: parent, id: p.ncn}
 	p.ncn++
+	if up.byRegion == nil {
+		up.byRegion = map[*Region]*Cnode{}
+	}
+	up.byRegion[r] = c
 	if parent == nil {
 		p.roots = append(p.roots, c)
 	} else {

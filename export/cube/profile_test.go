@@ -132,6 +132,11 @@ func TestWriteRead(t *testing.T) {
 		t.Fatal(err)
 	}
 	shapeOf(p).compare(t, shapeOf(q), 0)
+	// A read profile takes more values at its call paths.
+	main := q.Call(nil, q.Regions()[0])
+	if main != q.Cnodes()[0] {
+		t.Errorf("Call of a read profile made a new call path")
+	}
 	if len(q.Attrs) != len(p.Attrs) || q.Attrs[0] != p.Attrs[0] {
 		t.Errorf("attributes %q, want %q", q.Attrs, p.Attrs)
 	}

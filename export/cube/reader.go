@@ -167,6 +167,20 @@ func Read(r io.Reader) (*Profile, error) {
 		} else {
 			parent.Children = append(parent.Children, c)
 		}
+		// Call finds the first of them.
+		up := parent
+		if up == nil {
+			if p.top == nil {
+				p.top = &Cnode{}
+			}
+			up = p.top
+		}
+		if up.byRegion == nil {
+			up.byRegion = map[*Region]*Cnode{}
+		}
+		if up.byRegion[r] == nil {
+			up.byRegion[r] = c
+		}
 		for _, k := range x.Children {
 			if err := addCnode(c, k); err != nil {
 				return err
