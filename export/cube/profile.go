@@ -59,7 +59,10 @@ type Profile struct {
 	machines []*Machine
 
 	nlocs int // locations so far, numbered in the order they were added
-	ncn   int
+	// fileLocs are FromFiles's locations: by file, by the file's location
+	// index.
+	fileLocs [][]*Location
+	ncn      int
 }
 
 // NewProfile returns an empty profile.
@@ -293,6 +296,38 @@ func (p *Profile) Call(parent *Cnode, r *Region) *Cnode {
 		parent.Children = append(parent.Children, c)
 	}
 	return c
+}
+
+// FindCall returns the call path of the regions named names, outermost
+// first, nil if the profile has none (of two regions of one name in
+// different files, the first added is taken).
+func (p *Profile) FindCall(names ...string) *Cnode {
+	var c *Cnode
+	list := p.roots
+	for _, n := range names {
+		var next *Cnode
+		for _, k := range list {
+			if k.Region.Name == n {
+				next = k
+				break
+			}
+		}
+		if next == nil {
+			return nil
+		}
+		c, list = next, next.Children
+	}
+	return c
+}
+
+// FileLocation returns the location FromFiles made for the location of
+// index loc (in Locations) of file number file (in the files given), nil
+// if there is none: where an analysis of the same files books its values.
+func (p *Profile) FileLocation(file, loc int) *Location {
+	if file < 0 || file >= len(p.fileLocs) || loc < 0 || loc >= len(p.fileLocs[file]) {
+		return nil
+	}
+	return p.fileLocs[file][loc]
 }
 
 // Roots returns the roots of the call tree.

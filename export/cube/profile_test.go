@@ -31,13 +31,8 @@ func waitProfile(t testing.TB, files []*tracefile.File) *Profile {
 	if _, err := p.MetricPath("Time > MPI > Communication > Collective > Wait at N x N"); err != nil {
 		t.Fatal(err)
 	}
-	var recv *Cnode
-	for _, c := range p.Cnodes() {
-		if c.Region.Name == "MPI_Recv" {
-			recv = c
-		}
-	}
-	ls.Add(recv, p.Locations()[2], 100e-9)
+	recv := p.FindCall("main", "MPI_Recv")
+	ls.Add(recv, p.FileLocation(1, 0), 100e-9)
 	return p
 }
 
@@ -189,6 +184,25 @@ func TestSubMetrics(t *testing.T) {
 	ls.Add(recv, locs[2], 400e-9)
 	if err := p.Write(io.Discard); err == nil || !strings.Contains(err.Error(), `sub-metrics of mpi_point2point add up to 5e-07 at call path main/MPI_Recv, location "main" of "rank 1"`) {
 		t.Errorf("a wait longer than its call: %v", err)
+	}
+}
+
+func TestFind(t *testing.T) {
+	p, err := FromFiles(ring(t), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := p.FindCall("main", "MPI_Recv"); c == nil || c != p.Cnodes()[3] {
+		t.Errorf("FindCall(main, MPI_Recv) = %v", c)
+	}
+	if c := p.FindCall("main", "nothing"); c != nil {
+		t.Errorf("FindCall of a path not called: %v", c)
+	}
+	if l := p.FileLocation(1, 1); l == nil || l != p.Locations()[3] {
+		t.Errorf("FileLocation(1, 1) = %v", l)
+	}
+	if l := p.FileLocation(2, 0); l != nil {
+		t.Errorf("FileLocation of a third file: %v", l)
 	}
 }
 

@@ -183,6 +183,7 @@ func FromFiles(files []*tracefile.File, procs int) (*Profile, error) {
 		procOf[i] = machine.Node(host).AddProcess(fmt.Sprintf("rank %d", f.Header.Rank), max(f.Header.Rank, 0))
 	}
 	regionOf := make([]map[uint32]*Region, len(files))
+	p.fileLocs = make([][]*Location, len(files))
 	for n, w := range locs {
 		f := files[w.file]
 		if regionOf[w.file] == nil {
@@ -190,6 +191,7 @@ func FromFiles(files []*tracefile.File, procs int) (*Profile, error) {
 		}
 		pr := procOf[w.file]
 		loc := p.AddLocation(pr, f.Locations[w.loc].Name, len(pr.Locations))
+		p.fileLocs[w.file] = append(p.fileLocs[w.file], loc)
 		tree := trees[n]
 		cn := make([]*Cnode, len(tree))
 		for i, ln := range tree {
