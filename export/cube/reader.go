@@ -118,8 +118,8 @@ func Read(r io.Reader) (*Profile, error) {
 		}
 		t := Double
 		switch x.DType {
-		case "DOUBLE", "FLOAT":
-		case "UINT64", "INTEGER":
+		case "DOUBLE":
+		case "UINT64":
 			t = Uint64
 		default:
 			return fmt.Errorf("cube: metric %q has type %s: this reader reads DOUBLE and UINT64", x.Uniq, x.DType)
