@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/hmbtrace/hmbtrace/export/chrome"
+	"github.com/hmbtrace/hmbtrace/export/cube"
 	"github.com/hmbtrace/hmbtrace/export/otf2"
 	"github.com/hmbtrace/hmbtrace/export/otf2/convert"
 	"github.com/hmbtrace/hmbtrace/export/pprof"
@@ -18,21 +19,21 @@ import (
 )
 
 // runExport writes trace files in the format of another tool: an OTF2
-// archive (a new directory), a pprof profile or Chrome/Perfetto JSON (a
-// file, replaced only once complete).
+// archive (a new directory), a pprof profile, Chrome/Perfetto JSON or a
+// CUBE4 profile (a file, replaced only once complete).
 func runExport(args []string, out io.Writer) error {
 	fs := newFlags("export")
-	format := fs.String("format", "", "otf2, pprof or chrome")
-	output := fs.String("o", "", "output: a new directory for otf2, a file for pprof and chrome")
+	format := fs.String("format", "", "otf2, pprof, chrome or cube")
+	output := fs.String("o", "", "output: a new directory for otf2, a file for pprof, chrome and cube (.cubex)")
 	procsOpt := procsFlag(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	switch {
 	case *format == "":
-		return usageError{"want -format otf2, pprof or chrome"}
-	case *format != "otf2" && *format != "pprof" && *format != "chrome":
-		return usageError{fmt.Sprintf("unknown format %q: want otf2, pprof or chrome", *format)}
+		return usageError{"want -format otf2, pprof, chrome or cube"}
+	case *format != "otf2" && *format != "pprof" && *format != "chrome" && *format != "cube":
+		return usageError{fmt.Sprintf("unknown format %q: want otf2, pprof, chrome or cube", *format)}
 	case *output == "":
 		return usageError{"want -o OUT"}
 	}
@@ -91,6 +92,21 @@ func runExport(args []string, out io.Writer) error {
 		return nil
 	case "pprof":
 		err = writeFile(*output, func(w io.Writer) error { return pprof.ExportProcs(w, files, procs) })
+	case "cube":
+		var p *cube.Profile
+		if p, err = cube.FromFiles(files, procs); err != nil {
+			return oneLine(err)
+		}
+		if err = writeFile(*output, p.Write); err != nil {
+			return oneLine(err)
+		}
+		fmt.Fprintf(out, "wrote %s\n", *output)
+		for _, a := range p.Attrs {
+			if a[0] == cube.NoteAttr {
+				fmt.Fprintf(out, "note: %s\n", a[1])
+			}
+		}
+		return nil
 	default:
 		err = writeFile(*output, func(w io.Writer) error { return chrome.ExportProcs(w, files, procs) })
 	}

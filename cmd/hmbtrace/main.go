@@ -1,12 +1,12 @@
 // Command hmbtrace reads hmbtrace trace files: it prints their summary and
-// their events, exports them to OTF2, pprof and Chrome JSON, and analyses
-// them.
+// their events, exports them to OTF2, pprof, Chrome JSON and CUBE4, and
+// analyses them.
 //
 // Usage:
 //
 //	hmbtrace summary FILE...     flat profile and the buffer's story
 //	hmbtrace dump FILE           one event per line, in recorded order
-//	hmbtrace export -format otf2|pprof|chrome -o OUT FILE...
+//	hmbtrace export -format otf2|pprof|chrome|cube -o OUT FILE...
 //	hmbtrace variation FILE...   time-dominant region and SOS-time outliers
 //	hmbtrace score FILE...       measurement overhead per region, filter files
 //	hmbtrace comm FILE...        communication matrix and sender/receiver diagram
@@ -40,7 +40,7 @@ type command struct {
 var commands = []command{
 	{"summary", "summary FILE...      per-region profile and what the buffer kept, dropped and reduced [-width N -tsv -ranks]", runSummary},
 	{"dump", "dump FILE            every event, one per line: location, time (ns), kind, then the kind's fields (dump -h)", runDump},
-	{"export", "export -format otf2|pprof|chrome -o OUT FILE...   OTF2 archive (OUT a new directory), pprof profile or Chrome/Perfetto JSON", runExport},
+	{"export", "export -format otf2|pprof|chrome|cube -o OUT FILE...   OTF2 archive (OUT a new directory), pprof profile, Chrome/Perfetto JSON or CUBE4 .cubex", runExport},
 	{"variation", "variation FILE...    time-dominant region, segments whose SOS-time stands out [-region NAME -sync PATTERNS -tsv -svg FILE]", runVariation},
 	{"score", "score FILE...        per region: visits, trace bytes, measurement overhead [-g FILTERFILE -threshold PERCENT -property total|prolog]", runScore},
 	{"comm", "comm FILE...         who sent what to whom [-tsv -matrix FILE.svg -diagram FILE.svg -value messages|bytes|mean]", runComm},
