@@ -384,6 +384,9 @@ func runBuffer(out io.Writer, p *RunProfile) {
 		if b.Kept > 0 {
 			fmt.Fprintf(out, ", %.2f bytes/event", float64(b.Bytes)/float64(b.Kept))
 		}
+	} else if b.Kept > 0 {
+		// Kept in the buffer, yet in no bin of the files.
+		fmt.Fprint(out, ", not written: the run kept its results only (HMB_OUTPUT_EVENTS=none)")
 	}
 	fmt.Fprintln(out)
 	if b.KeptByClass[tracefile.ClassRegion] != b.Kept {

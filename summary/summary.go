@@ -411,9 +411,14 @@ func bufferStory(out io.Writer, f *tracefile.File) {
 	fmt.Fprintf(out, "\nBuffer of %s (rank %d): %s in %d bins of %s, reduction policy %s\n", f.Path, h.Rank, units.Size(float64(h.BufferSize)),
 		h.BufferSize/max(h.BinSize, 1), units.Size(float64(h.BinSize)), h.Policy)
 	fmt.Fprintf(out, "  events recorded  %s\n", units.Count(st.Recorded))
-	fmt.Fprintf(out, "  events kept      %s (%s), %s in %d bins", units.Count(st.Kept), units.Share(float64(st.Kept), float64(st.Recorded)), units.Size(float64(st.Bytes)), st.Bins)
-	if st.Kept > 0 {
-		fmt.Fprintf(out, ", %.2f bytes/event", st.BytesPerEvent())
+	fmt.Fprintf(out, "  events kept      %s (%s)", units.Count(st.Kept), units.Share(float64(st.Kept), float64(st.Recorded)))
+	switch {
+	case f.EventsNone:
+		fmt.Fprint(out, ", not written: the run kept its results only (HMB_OUTPUT_EVENTS=none)")
+	case st.Kept > 0:
+		fmt.Fprintf(out, ", %s in %d bins, %.2f bytes/event", units.Size(float64(st.Bytes)), st.Bins, st.BytesPerEvent())
+	default:
+		fmt.Fprintf(out, ", %s in %d bins", units.Size(float64(st.Bytes)), st.Bins)
 	}
 	fmt.Fprintln(out)
 	if st.KeptByClass[tracefile.ClassRegion] != st.Kept {

@@ -140,7 +140,12 @@ func FromFilesProcs(files []*tracefile.File, procs int) (*Matrix, error) {
 					return err
 				}
 			}
-			if sent > 0 {
+			// A file written without events (HMB_OUTPUT_EVENTS=none)
+			// has its matrices only: no send of it is shed, none is
+			// in the file.
+			if sent > 0 && f.EventsNone {
+				s.exact = true
+			} else if sent > 0 {
 				s.exact = true
 				kept, err := keptSends(f, l)
 				if err != nil {

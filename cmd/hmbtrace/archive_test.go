@@ -232,9 +232,28 @@ func TestArchiveEventsNone(t *testing.T) {
 		t.Fatalf("summary without events: %d lines, from rank files %d", len(al), len(rl))
 	}
 	for i := range al {
-		if al[i] != rl[i] && !(strings.Contains(al[i], "events kept") && strings.Contains(al[i], " 0 B in 0 bins")) {
+		if al[i] != rl[i] && !(strings.Contains(al[i], "events kept") && strings.HasSuffix(al[i], ", not written: the run kept its results only (HMB_OUTPUT_EVENTS=none)")) {
 			t.Errorf("summary without events differs: %q, from rank files %q", al[i], rl[i])
 		}
+	}
+	// comm of a run whose buffers shed messages tells the exact
+	// matrices without events, and no send as shed: there are no events
+	// to have shed them from.
+	shedDir, shedArch := t.TempDir(), t.TempDir()
+	shed := tracetest.Ranks(t, shedDir, 3, 2, 400, 16<<10)
+	writeArchives(t, shedArch, shed, 3, true)
+	a = outputs(t, []string{"comm", shedArch}, t.TempDir())["stdout"]
+	r = outputs(t, []string{"comm", shedDir}, t.TempDir())["stdout"]
+	if !bytes.Contains(r, []byte("shed")) {
+		t.Fatalf("the test's run shed no messages:\n%s", r)
+	}
+	if bytes.Contains(a, []byte("shed")) {
+		t.Errorf("comm without events counts sends as shed:\n%s", a)
+	}
+	a = outputs(t, []string{"comm", "-tsv", shedArch}, t.TempDir())["stdout"]
+	r = outputs(t, []string{"comm", "-tsv", shedDir}, t.TempDir())["stdout"]
+	if !bytes.Equal(a, r) {
+		t.Errorf("comm -tsv without events:\n%s\nfrom rank files:\n%s", a, r)
 	}
 	outputs(t, []string{"dump", "-locations", path + "#2"}, t.TempDir())
 	for _, c := range archiveCommands {
