@@ -1,0 +1,21 @@
+// Package waitstate owns the wait-state analysis of a run: it replays the
+// communication the trace files recorded (every rank's messages, requests
+// and collectives, and the OpenMP barriers of its threads) and says how
+// long each location waited, in which region, and because of which late
+// party. The patterns are Scalasca's, as Geimer et al. define them for the
+// parallel replay ("The Scalasca performance toolset architecture") and as
+// its metric tree names them: Late Sender and its wrong-order case, Late
+// Receiver, Wait at N×N, Wait at Barrier, Late Broadcast, Early Reduce, and
+// the wait at OpenMP barriers. The delay of a wait (its root cause) follows
+// the idea of Böhme et al. ("Identifying the root causes of wait states in
+// large-scale parallel applications"): the computation the late party did
+// between its previous synchronisation point and the operation the others
+// waited for.
+//
+// The analysis is post-mortem: Analyze reads the files of one run, puts
+// their times on the run's common axis (tracefile.Axis), matches sends to
+// receives and the members of each collective, and returns a Result, data
+// only; text.go renders it. Reading the locations and replaying each
+// receiver are spread over workers (internal/parallel); the result is the
+// same for any number of them.
+package waitstate

@@ -1,0 +1,166 @@
+package waitstate
+
+import (
+	"cmp"
+	"slices"
+)
+
+// Location is a location of the run: a thread or goroutine of a rank's
+// file.
+type Location struct {
+	File int    // index into the files analysed
+	Loc  int    // index into the file's Locations
+	ID   uint32 // the location's id in its file
+	Rank int
+	Name string // "rank 3: main", as the other tools label it
+}
+
+// Value is a pattern's time in one region on one location.
+type Value struct {
+	Pattern Pattern
+	Region  string // the region that waited (MPI_Recv, MPI_Waitall, ...)
+	Loc     int    // index into Result.Locations
+	Time    int64  // ns
+	Count   int    // instances
+}
+
+// Delay is the root cause of one wait, as far as the trace tells: the
+// late party's computation between its previous synchronisation point and
+// the operation the others waited for.
+type Delay struct {
+	Loc      int    `json:"location"`    // the late location
+	Region   string `json:"region"`      // the region with the most exclusive time in the interval
+	Time     int64  `json:"time_ns"`     // that region's exclusive time in the interval, ns
+	Interval int64  `json:"interval_ns"` // the interval's computation, all regions, ns
+}
+
+// Instance is one wait.
+type Instance struct {
+	Pattern Pattern
+	Region  string
+	Loc     int
+	Start   int64 // when the waiting call was entered, ns on the run's axis
+	Time    int64 // the wait, ns
+	Peer    int   // the late location (sender, root, last to enter), -1 if none
+	Delay   *Delay
+}
+
+// Result is the wait states of a run.
+type Result struct {
+	Locations []Location
+	// Total is the time of the run summed over its locations (each from
+	// its first event to its last), ns: the base of Share.
+	Total int64
+	// Synced tells whether the files' clocks were aligned by clock-sync
+	// points; without them, waits between ranks are only as good as the
+	// wall-clock starts.
+	Synced bool
+
+	Totals [NumPatterns]int64
+	Counts [NumPatterns]int
+	// Values holds every non-zero (pattern, region, location) time, sorted
+	// by pattern, region, location.
+	Values []Value
+	// Delays holds the waits' costs charged to the late party: per
+	// pattern, the region of the late location whose computation delayed
+	// the operation, with the waits it caused spread over the interval's
+	// regions by their share of its computation (the short-term delay
+	// costs of Böhme et al., on the interval since the late party's
+	// previous synchronisation point). Sorted as Values.
+	Delays []Value
+	// Worst are the longest waits, longest first (at most Options.Worst).
+	Worst []Instance
+
+	// Unmatched counts receives without their send among the files, and
+	// collectives some member of which is missing (not in the files, or
+	// shed by the buffer): they are not replayed.
+	UnmatchedRecvs, UnmatchedSends, UnmatchedCollectives uint64
+	// Unresolved counts messages whose peer is no location of the files.
+	Unresolved uint64
+	// ClockViolations counts messages received before their send was
+	// entered on the axis: the waits are clipped there.
+	ClockViolations uint64
+}
+
+// Share returns the pattern's share of the run's time (0 to 1).
+func (r *Result) Share(p Pattern) float64 {
+	if r.Total <= 0 || p >= NumPatterns {
+		return 0
+	}
+	return float64(r.Totals[p]) / float64(r.Total)
+}
+
+// Time returns the pattern's time in region on location loc, ns: the value
+// of a (call path, location) cell of a profile with the pattern as metric.
+func (r *Result) Time(p Pattern, region string, loc int) int64 {
+	i, ok := slices.BinarySearchFunc(r.Values, Value{Pattern: p, Region: region, Loc: loc}, compareValue)
+	if !ok {
+		return 0
+	}
+	return r.Values[i].Time
+}
+
+// Pattern returns the values of pattern p, sorted by region and location.
+func (r *Result) Pattern(p Pattern) []Value {
+	lo, _ := slices.BinarySearchFunc(r.Values, Value{Pattern: p}, compareValue)
+	hi, _ := slices.BinarySearchFunc(r.Values, Value{Pattern: p + 1}, compareValue)
+	return r.Values[lo:hi]
+}
+
+// Regions returns the regions with a wait of any pattern, sorted.
+func (r *Result) Regions() []string {
+	var out []string
+	for _, v := range r.Values {
+		out = append(out, v.Region)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// ByLocation returns the pattern's time per location, ns, indexed as
+// Locations.
+func (r *Result) ByLocation(p Pattern) []int64 {
+	out := make([]int64, len(r.Locations))
+	for _, v := range r.Pattern(p) {
+		out[v.Loc] += v.Time
+	}
+	return out
+}
+
+func compareValue(a, b Value) int {
+	if a.Pattern != b.Pattern {
+		return cmp.Compare(a.Pattern, b.Pattern)
+	}
+	if a.Region != b.Region {
+		return cmp.Compare(a.Region, b.Region)
+	}
+	return cmp.Compare(a.Loc, b.Loc)
+}
+
+// compareInstance orders waits longest first, then by place and time, so
+// that the worst are the same whatever the order they were found in.
+func compareInstance(a, b Instance) int {
+	if a.Time != b.Time {
+		return cmp.Compare(b.Time, a.Time)
+	}
+	if a.Pattern != b.Pattern {
+		return cmp.Compare(a.Pattern, b.Pattern)
+	}
+	if a.Loc != b.Loc {
+		return cmp.Compare(a.Loc, b.Loc)
+	}
+	if a.Start != b.Start {
+		return cmp.Compare(a.Start, b.Start)
+	}
+	return cmp.Compare(a.Region, b.Region)
+}
+
+// sortByTime orders values by time, largest first, then as Values.
+func sortByTime(vs []Value) {
+	slices.SortFunc(vs, func(a, b Value) int {
+		if a.Time != b.Time {
+			return cmp.Compare(b.Time, a.Time)
+		}
+		return compareValue(a, b)
+	})
+}
