@@ -109,10 +109,9 @@ type findings struct {
 	clock                                 uint64
 }
 
-// wait is one instance with what its delay needs.
+// wait is one instance.
 type wait struct {
 	Instance
-	lateCall int32 // the late party's call, whose gap delayed it; -1 if none
 }
 
 func (a *analysis) regionName(loc int, c int32) string {
@@ -183,7 +182,7 @@ func (a *analysis) receiver(n int, out *findings) {
 			sendEnter = rc.leave
 		}
 		if idle := sendEnter - rc.enter; idle > 0 {
-			w := wait{Instance: Instance{Pattern: LateSender, Region: a.regionName(n, q.call), Loc: n, Start: rc.enter, Time: idle, Peer: q.peer}, lateCall: s.call}
+			w := wait{Instance: Instance{Pattern: LateSender, Region: a.regionName(n, q.call), Loc: n, Start: rc.enter, Time: idle, Peer: q.peer}}
 			ls := lateSender{sendTime: s.time, w: w}
 			if multiCompletion(w.Region) {
 				if group == nil || idle > group.w.Time {
@@ -203,7 +202,7 @@ func (a *analysis) receiver(n int, out *findings) {
 			if sc.leave > post.enter {
 				if idle := post.enter - sc.enter; idle > 0 {
 					out.waits = append(out.waits, wait{Instance: Instance{Pattern: LateReceiver, Region: a.regionName(q.peer, s.call),
-						Loc: q.peer, Start: sc.enter, Time: idle, Peer: n}, lateCall: q.post})
+						Loc: q.peer, Start: sc.enter, Time: idle, Peer: n}})
 				}
 			}
 		}
@@ -347,7 +346,7 @@ func (a *analysis) collective(inst []member, ranks []int, out *findings) {
 			continue
 		}
 		out.waits = append(out.waits, wait{Instance: Instance{Pattern: p, Region: a.regionName(m.loc, m.op.call), Loc: m.loc,
-			Start: c.enter, Time: idle, Peer: inst[late].loc}, lateCall: inst[late].op.call})
+			Start: c.enter, Time: idle, Peer: inst[late].loc}})
 	}
 }
 
@@ -403,7 +402,7 @@ func (a *analysis) openmp(out *findings) {
 				p = OMPImplicitBarrier
 			}
 			out.waits = append(out.waits, wait{Instance: Instance{Pattern: p, Region: a.regionName(m.loc, m.op.call), Loc: m.loc,
-				Start: c.enter, Time: idle, Peer: g[latest].loc}, lateCall: g[latest].op.call})
+				Start: c.enter, Time: idle, Peer: g[latest].loc}})
 		}
 	}
 }
@@ -439,36 +438,34 @@ func (acc *accumulator) add(res *Result, f *findings) {
 		res.Counts[w.Pattern]++
 		acc.bump(acc.values, Value{Pattern: w.Pattern, Region: w.Region, Loc: w.Loc}, w.Time)
 		inst := w.Instance
-		if w.lateCall >= 0 && w.Peer >= 0 {
+		if w.Peer >= 0 {
 			inst.Delay = acc.delay(w, inst.Peer)
 		}
 		acc.worst = append(acc.worst, inst)
 	}
 }
 
-// delay charges wait w to the computation of the late location that
-// delayed it and returns the largest part of that computation.
+// delay charges wait w to what the late location did while the waiting
+// one waited, each region by its share of the wait's window, and returns
+// the region it spent most of the window in. The late party's own
+// waiting shows as its synchronisation call: the delay came from further
+// back.
 func (acc *accumulator) delay(w wait, late int) *Delay {
 	a := acc.a
-	if a == nil {
+	if a == nil || w.Time <= 0 {
 		return nil
 	}
-	c := a.data[late].calls[w.lateCall]
-	if len(c.gap) == 0 {
+	in := a.data[late].during(w.Start, w.Start+w.Time)
+	if len(in) == 0 {
 		return nil
 	}
 	f := a.files[a.locs[late].File]
-	var sum int64
-	for _, g := range c.gap {
-		sum += g.ns
+	// The window is the wait itself, so a region's time in it is its
+	// share of the wait.
+	for _, g := range in {
+		acc.bump(acc.delays, Value{Pattern: w.Pattern, Region: f.RegionName(g.region), Loc: late}, g.ns)
 	}
-	for _, g := range c.gap {
-		share := int64(float64(w.Time) * float64(g.ns) / float64(sum))
-		if share > 0 {
-			acc.bump(acc.delays, Value{Pattern: w.Pattern, Region: f.RegionName(g.region), Loc: late}, share)
-		}
-	}
-	return &Delay{Loc: late, Region: f.RegionName(c.gap[0].region), Time: c.gap[0].ns, Interval: sum}
+	return &Delay{Loc: late, Region: f.RegionName(in[0].region), Time: in[0].ns, Interval: w.Time}
 }
 
 func (acc *accumulator) finish(res *Result, worst int) {

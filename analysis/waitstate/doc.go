@@ -8,9 +8,8 @@
 // Receiver, Wait at N×N, Wait at Barrier, Late Broadcast, Early Reduce, and
 // the wait at OpenMP barriers. The delay of a wait (its root cause) follows
 // the idea of Böhme et al. ("Identifying the root causes of wait states in
-// large-scale parallel applications"): the computation the late party did
-// between its previous synchronisation point and the operation the others
-// waited for.
+// large-scale parallel applications") in its short-term form: what the
+// late party was doing, region by region, while the other waited for it.
 //
 // The analysis is post-mortem: Analyze reads the files of one run, puts
 // their times on the run's common axis (tracefile.Axis), matches sends to

@@ -16,15 +16,14 @@ import (
 type call struct {
 	region       uint32 // the file's region id
 	enter, leave int64
-	// gap is the computation since the location's previous
-	// synchronisation point: exclusive time per region, largest first.
-	gap []regionTime
 }
 
-// regionTime is a region's exclusive time in a gap.
-type regionTime struct {
-	region uint32
-	ns     int64
+// segment is a stretch of time a location spent in one region, its own
+// time (not in regions it called); the time in a synchronisation call is
+// that call's, whatever it calls.
+type segment struct {
+	start, end int64
+	region     uint32
 }
 
 // send is a message the location sent.
@@ -73,6 +72,7 @@ type locData struct {
 	recvs      []recv
 	colls      []collOp
 	omp        []ompVisit
+	segs       []segment // in time order: what the location did when
 	first      int64
 	last       int64
 	unresolved uint64 // messages whose peer is not among the files
@@ -163,8 +163,11 @@ func newRun(files []*tracefile.File) *run {
 	for i, f := range files {
 		r.first = append(r.first, len(r.locs))
 		for k, l := range f.Locations {
-			r.locs = append(r.locs, Location{File: i, Loc: k, ID: l.ID, Rank: f.Header.Rank,
-				Name: tracefile.LocationLabel(files, i, byFile, l.Name)})
+			name := tracefile.LocationLabel(files, i, byFile, l.Name)
+			if len(files) > 1 && !byFile && len(f.Locations) == 1 {
+				name = fmt.Sprintf("rank %d", f.Header.Rank) // the rank says it all, as in comm
+			}
+			r.locs = append(r.locs, Location{File: i, Loc: k, ID: l.ID, Rank: f.Header.Rank, Name: name})
 		}
 		if _, dup := r.byRank[f.Header.Rank]; dup {
 			r.byRank[f.Header.Rank] = -1
@@ -266,9 +269,6 @@ type frame struct {
 	call   int32 // its call, for a synchronisation region; -1 else
 }
 
-// maxGap bounds the regions a gap keeps: the delay names the largest.
-const maxGap = 8
-
 // read is the forward pass over location n: its synchronisation calls,
 // messages, collectives and barriers, on the run's time axis.
 func (r *run) read(n int) (*locData, error) {
@@ -278,9 +278,9 @@ func (r *run) read(n int) (*locData, error) {
 	var (
 		stack     []frame
 		e         tracefile.Event
-		prev      int64 // time of the previous event
-		gap       = map[uint32]int64{}
-		inSync    int // synchronisation calls open
+		prev      int64  // time of the previous event
+		inSync    int    // synchronisation calls open
+		syncReg   uint32 // the outermost one's region
 		tasks     = -1
 		visits    = map[uint32]int{} // barrier visits in the current implicit task
 		posted    = map[uint64]int32{}
@@ -295,9 +295,14 @@ func (r *run) read(n int) (*locData, error) {
 			d.first = t
 		}
 		d.last = max(d.last, t)
-		// The time since the previous event was the top region's own.
-		if inSync == 0 && len(stack) > 0 && stack[len(stack)-1].region != 0 && t > prev {
-			gap[stack[len(stack)-1].region] += t - prev
+		// The time since the previous event was the top region's own, or
+		// the open synchronisation call's.
+		if t > prev && len(stack) > 0 {
+			reg := stack[len(stack)-1].region
+			if inSync > 0 {
+				reg = syncReg
+			}
+			d.addSegment(prev, t, reg)
 		}
 		prev = max(prev, t)
 		top := func() int32 {
@@ -316,8 +321,10 @@ func (r *run) read(n int) (*locData, error) {
 			case regionMPI, regionOMPBarrier, regionOMPImplicitBarrier:
 				if inSync == 0 || k != regionMPI {
 					fr.call = int32(len(d.calls))
-					d.calls = append(d.calls, call{region: e.Region, enter: t, leave: t, gap: topGap(gap)})
-					clear(gap)
+					d.calls = append(d.calls, call{region: e.Region, enter: t, leave: t})
+				}
+				if inSync == 0 {
+					syncReg = e.Region
 				}
 				inSync++
 				if k != regionMPI && tasks >= 0 {
@@ -434,29 +441,6 @@ func (r *run) read(n int) (*locData, error) {
 	return d, nil
 }
 
-// topGap returns the largest entries of gap, largest first.
-func topGap(gap map[uint32]int64) []regionTime {
-	if len(gap) == 0 {
-		return nil
-	}
-	out := make([]regionTime, 0, len(gap))
-	for reg, ns := range gap {
-		if ns > 0 {
-			out = append(out, regionTime{reg, ns})
-		}
-	}
-	slices.SortFunc(out, func(a, b regionTime) int {
-		if a.ns != b.ns {
-			return cmp.Compare(b.ns, a.ns)
-		}
-		return cmp.Compare(a.region, b.region)
-	})
-	if len(out) > maxGap {
-		out = out[:maxGap]
-	}
-	return out
-}
-
 // endpoint resolves a message's peer to a run-wide location and its
 // communicator to a run-wide one.
 func (r *run) endpoint(file int, e *tracefile.Event) (peer, comm int, ok bool, err error) {
@@ -469,4 +453,54 @@ func (r *run) endpoint(file int, e *tracefile.Event) (peer, comm int, ok bool, e
 		comm = r.comms[file][0]
 	}
 	return r.first[end.File] + end.Loc, comm, true, nil
+}
+
+// addSegment notes that the location spent [from, to) in region.
+func (d *locData) addSegment(from, to int64, region uint32) {
+	if region == 0 || to <= from {
+		return
+	}
+	if n := len(d.segs); n > 0 && d.segs[n-1].region == region && d.segs[n-1].end == from {
+		d.segs[n-1].end = to
+		return
+	}
+	d.segs = append(d.segs, segment{from, to, region})
+}
+
+// regionTime is a region's time in a window.
+type regionTime struct {
+	region uint32
+	ns     int64
+}
+
+// during returns the regions the location was in during [from, to), and
+// how long each, longest first.
+func (d *locData) during(from, to int64) []regionTime {
+	i, _ := slices.BinarySearchFunc(d.segs, from, func(s segment, t int64) int {
+		if s.end <= t {
+			return -1
+		}
+		return 1
+	})
+	var out []regionTime
+	for ; i < len(d.segs) && d.segs[i].start < to; i++ {
+		s := d.segs[i]
+		ns := min(s.end, to) - max(s.start, from)
+		if ns <= 0 {
+			continue
+		}
+		k := slices.IndexFunc(out, func(r regionTime) bool { return r.region == s.region })
+		if k < 0 {
+			out = append(out, regionTime{s.region, ns})
+		} else {
+			out[k].ns += ns
+		}
+	}
+	slices.SortFunc(out, func(a, b regionTime) int {
+		if a.ns != b.ns {
+			return cmp.Compare(b.ns, a.ns)
+		}
+		return cmp.Compare(a.region, b.region)
+	})
+	return out
 }

@@ -24,9 +24,8 @@ type Value struct {
 	Count   int    // instances
 }
 
-// Delay is the root cause of one wait, as far as the trace tells: the
-// late party's computation between its previous synchronisation point and
-// the operation the others waited for.
+// Delay is the root cause of one wait, as far as the trace tells: what the
+// late party did while the other waited for it (the window of the wait).
 type Delay struct {
 	Loc      int    `json:"location"`    // the late location
 	Region   string `json:"region"`      // the region with the most exclusive time in the interval
@@ -61,12 +60,12 @@ type Result struct {
 	// Values holds every non-zero (pattern, region, location) time, sorted
 	// by pattern, region, location.
 	Values []Value
-	// Delays holds the waits' costs charged to the late party: per
-	// pattern, the region of the late location whose computation delayed
-	// the operation, with the waits it caused spread over the interval's
-	// regions by their share of its computation (the short-term delay
-	// costs of Böhme et al., on the interval since the late party's
-	// previous synchronisation point). Sorted as Values.
+	// Delays holds the waits charged to the late party (the short-term
+	// delay costs of Böhme et al., on the window of each wait): per
+	// pattern, the late location's regions, each with its own time during
+	// the waits it caused. A synchronisation call among them means the
+	// late party was itself waiting: the delay came from further back.
+	// Sorted as Values.
 	Delays []Value
 	// Worst are the longest waits, longest first (at most Options.Worst).
 	Worst []Instance

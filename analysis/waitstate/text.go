@@ -50,7 +50,7 @@ func WriteText(w io.Writer, r *Result, top int) error {
 		}
 		delay := "-"
 		if d := in.Delay; d != nil {
-			delay = fmt.Sprintf("%s in %s (%s of computation since its previous sync)", ms(d.Time), textname.Escape(d.Region), ms(d.Interval))
+			delay = fmt.Sprintf("%s in %s", ms(d.Time), textname.Escape(d.Region))
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", ms(in.Time), in.Pattern, textname.Escape(in.Region),
 			textname.Escape(r.describe(in.Loc)), ms(in.Start), textname.Escape(r.describe(in.Peer)), delay)
@@ -60,7 +60,7 @@ func WriteText(w io.Writer, r *Result, top int) error {
 	}
 	if len(r.Delays) > 0 {
 		fmt.Fprintln(w)
-		fmt.Fprintln(w, "Delay costs (the waits charged to the late party's computation):")
+		fmt.Fprintln(w, "Delay costs (each wait charged to what the late party did meanwhile):")
 		tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "cost\tcaused\tregion\tlocation")
 		byCost := append([]Value(nil), r.Delays...)

@@ -11,7 +11,7 @@ func init() {
 patterns (Geimer et al.): Late Sender (and its wrong-order part), Late Receiver, Wait at N x N, Wait at
 Barrier, Late Broadcast, Early Reduce, and the waits at OpenMP barriers; per pattern the time and its
 share of the run (summed over the locations), then the worst waits with the late party and the
-computation that delayed it since its previous synchronisation point (Böhme et al.).
+region it was in while the others waited, the delay (Böhme et al.).
 `
 }
 

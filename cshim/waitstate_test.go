@@ -1,0 +1,201 @@
+package cshim_test
+
+// The wait-state analysis on planted MPI programs (testdata/mpi/waitstate.c)
+// whose waits are known: each scenario runs 4 ranks under mpirun, and the
+// analysis of their files must find the planted wait, 5 ms (or its
+// multiple) an iteration within 5 %, and the wait the ranks measured
+// themselves around their calls within 2 %.
+
+import (
+	"bufio"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/hmbtrace/hmbtrace/analysis/waitstate"
+	"github.com/hmbtrace/hmbtrace/tracefile"
+)
+
+// timing is what one rank printed: per iteration, the planted call's
+// enter and leave, and the ring's send enter.
+type timing struct {
+	enter, leave, send map[int]int64
+}
+
+func parseTiming(t *testing.T, rank int, out string) timing {
+	t.Helper()
+	tm := timing{map[int]int64{}, map[int]int64{}, map[int]int64{}}
+	sc := bufio.NewScanner(strings.NewReader(out))
+	for sc.Scan() {
+		var it int
+		var a, b int64
+		if n, _ := fmt.Sscanf(sc.Text(), "call %d %d %d", &it, &a, &b); n == 3 {
+			tm.enter[it], tm.leave[it] = a, b
+		} else if n, _ := fmt.Sscanf(sc.Text(), "send %d %d", &it, &a); n == 2 {
+			tm.send[it] = a
+		} else {
+			t.Fatalf("rank %d printed %q", rank, sc.Text())
+		}
+	}
+	return tm
+}
+
+// rankTime sums a pattern's time over the locations of rank r's file.
+func rankTime(res *waitstate.Result, p waitstate.Pattern, r int) int64 {
+	var ns int64
+	by := res.ByLocation(p)
+	for i, l := range res.Locations {
+		if l.Rank == r {
+			ns += by[i]
+		}
+	}
+	return ns
+}
+
+func within(got, want int64, tol float64) bool {
+	return math.Abs(float64(got-want)) <= tol*float64(want)
+}
+
+func TestMPIWaitStates(t *testing.T) {
+	build := mpiLibrary(t)
+	prog := mpiBuild(t, build, "mpicc", "waitstate", "waitstate.c")
+	const np, iters, ms = 4, 6, int64(1_000_000)
+	pos := func(x int64) int64 { return max(x, 0) }
+	for _, c := range []struct {
+		scenario string
+		pattern  waitstate.Pattern
+		region   string
+		rank     int   // where the planted wait is; -1: summed over the ranks
+		planted  int64 // ns per iteration
+		late     int   // the rank that made the others wait
+		// measured computes the wait from the ranks' own timings.
+		measured func(tm []timing, it int) int64
+	}{
+		{"ring", waitstate.LateSender, "MPI_Recv", 3, 5 * ms, 2, func(tm []timing, it int) int64 {
+			return pos(min(tm[2].send[it], tm[3].leave[it]) - tm[3].enter[it])
+		}},
+		{"ssend", waitstate.LateReceiver, "MPI_Ssend", 0, 5 * ms, 1, func(tm []timing, it int) int64 {
+			if tm[0].leave[it] <= tm[1].enter[it] {
+				return 0
+			}
+			return pos(tm[1].enter[it] - tm[0].enter[it])
+		}},
+		{"allreduce", waitstate.WaitNxN, "MPI_Allreduce", -1, 12 * ms, 3, nil},
+		{"barrier", waitstate.WaitBarrier, "MPI_Barrier", -1, 12 * ms, 3, nil},
+		{"bcast", waitstate.LateBroadcast, "MPI_Bcast", -1, 15 * ms, 1, func(tm []timing, it int) int64 {
+			var ns int64
+			for r := range tm {
+				if r != 1 {
+					ns += pos(min(tm[1].enter[it], tm[r].leave[it]) - tm[r].enter[it])
+				}
+			}
+			return ns
+		}},
+		{"reduce", waitstate.EarlyReduce, "MPI_Reduce", 0, 5 * ms, 1, func(tm []timing, it int) int64 {
+			first := int64(math.MaxInt64)
+			for r := 1; r < len(tm); r++ {
+				first = min(first, tm[r].enter[it])
+			}
+			return pos(min(first, tm[0].leave[it]) - tm[0].enter[it])
+		}},
+	} {
+		t.Run(c.scenario, func(t *testing.T) {
+			out := t.TempDir()
+			stdout, _ := mpirun(t, np, out, nil, prog, c.scenario, fmt.Sprint(iters))
+			tm := make([]timing, np)
+			for r := range tm {
+				tm[r] = parseTiming(t, r, stdout[r])
+			}
+			measured := c.measured
+			if measured == nil { // N x N and barrier: up to the last to enter
+				measured = func(tm []timing, it int) int64 {
+					var last, ns int64
+					for r := range tm {
+						last = max(last, tm[r].enter[it])
+					}
+					for r := range tm {
+						ns += pos(min(last, tm[r].leave[it]) - tm[r].enter[it])
+					}
+					return ns
+				}
+			}
+			var want int64
+			for it := range iters {
+				want += measured(tm, it)
+			}
+			files := rankFiles(t, out, "waitstate", np)
+			res, err := waitstate.Analyze(files, waitstate.Options{Procs: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !res.Synced {
+				t.Error("the rank files are not on one clock")
+			}
+			var got int64
+			for _, v := range res.Pattern(c.pattern) {
+				if v.Region == c.region && (c.rank < 0 || res.Locations[v.Loc].Rank == c.rank) {
+					got += v.Time
+				}
+			}
+			planted := c.planted * iters
+			t.Logf("%v in %s: %.3f ms; the ranks measured %.3f ms; planted %.3f ms", c.pattern, c.region,
+				float64(got)/1e6, float64(want)/1e6, float64(planted)/1e6)
+			if !within(got, planted, 0.05) {
+				t.Errorf("%v in %s: %.3f ms, planted %.3f ms (± 5 %%)", c.pattern, c.region, float64(got)/1e6, float64(planted)/1e6)
+			}
+			if !within(got, want, 0.02) {
+				t.Errorf("%v in %s: %.3f ms, the ranks measured %.3f ms (± 2 %%)", c.pattern, c.region, float64(got)/1e6, float64(want)/1e6)
+			}
+			if c.rank >= 0 {
+				if other := res.Totals[c.pattern] - rankTime(res, c.pattern, c.rank); other > res.Totals[c.pattern]/20 {
+					t.Errorf("%v: %.3f ms elsewhere than on rank %d", c.pattern, float64(other)/1e6, c.rank)
+				}
+			}
+			// The delay: the late rank was computing while the others waited.
+			var cost int64
+			for _, v := range res.Delays {
+				if v.Pattern == c.pattern && v.Region == "compute" && res.Locations[v.Loc].Rank == c.late {
+					cost += v.Time
+				}
+			}
+			if !within(cost, got, 0.05) {
+				t.Errorf("%v: %.3f ms charged to rank %d's compute, want about the wait, %.3f ms (delays %+v)",
+					c.pattern, float64(cost)/1e6, c.late, float64(got)/1e6, res.Delays)
+			}
+			if w := res.Worst; len(w) == 0 || w[0].Pattern != c.pattern || w[0].Delay == nil || w[0].Delay.Region != "compute" {
+				t.Errorf("worst waits %+v: want %v first, delayed by compute", w, c.pattern)
+			}
+			if c.scenario == "ring" {
+				checkWaitstateCommand(t, out, files)
+			}
+		})
+	}
+}
+
+// checkWaitstateCommand runs hmbtrace waitstate on the ring's directory:
+// the same text for any -procs, the Late Sender line and the worst wait.
+func checkWaitstateCommand(t *testing.T, dir string, files []*tracefile.File) {
+	t.Helper()
+	one, err := run(root, nil, built.hmbtrace, "waitstate", "-procs", "1", dir)
+	if err != nil {
+		t.Fatalf("hmbtrace waitstate: %v\n%s", err, one)
+	}
+	three, err := run(root, nil, built.hmbtrace, "waitstate", "-procs", "3", dir)
+	if err != nil {
+		t.Fatalf("hmbtrace waitstate -procs 3: %v\n%s", err, three)
+	}
+	if string(one) != string(three) {
+		t.Errorf("-procs 1 and 3 print otherwise:\n%s\nvs\n%s", one, three)
+	}
+	for _, want := range []string{"Late Sender", "MPI_Recv", "rank 3", "compute"} {
+		if !strings.Contains(string(one), want) {
+			t.Errorf("hmbtrace waitstate prints no %q:\n%s", want, one)
+		}
+	}
+	js, err := run(root, nil, built.hmbtrace, "waitstate", "-json", dir)
+	if err != nil || !strings.Contains(string(js), `"metric": "mpi_latesender"`) {
+		t.Errorf("hmbtrace waitstate -json: %v\n%s", err, js)
+	}
+	_ = files
+}
