@@ -339,7 +339,7 @@ func TestRender(t *testing.T) {
 	if err := WriteText(&text, r, 3); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"Late Sender, wrong order", "Late Receiver", "work2", "rank 2: main"} {
+	for _, want := range []string{"Late Sender, wrong order", "Late Receiver", "work2", "rank 2"} {
 		if !strings.Contains(text.String(), want) {
 			t.Errorf("text lacks %q:\n%s", want, text.String())
 		}
