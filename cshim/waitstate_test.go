@@ -2,9 +2,11 @@ package cshim_test
 
 // The wait-state analysis on planted MPI programs (testdata/mpi/waitstate.c)
 // whose waits are known: each scenario runs 4 ranks under mpirun, and the
-// analysis of their files must find the planted wait, 5 ms (or its
-// multiple) an iteration within 5 %, and the wait the ranks measured
-// themselves around their calls within 2 %.
+// analysis of their files must find the wait that the planted calls' enter
+// and leave times in the files give by the pattern's definition (computed
+// here, apart from the analysis's matching), and, when the scheduler kept
+// to the plan, the planted wait: 5 ms (or its multiple) an iteration,
+// within 5 %. The ranks' own timings around their calls are logged beside.
 
 import (
 	"bufio"
@@ -14,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/hmbtrace/hmbtrace/analysis/waitstate"
+	"github.com/hmbtrace/hmbtrace/encode"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
@@ -41,6 +44,46 @@ func parseTiming(t *testing.T, rank int, out string) timing {
 	return tm
 }
 
+// traceTiming reads, per rank, the enters and leaves of region call(rank)
+// (one visit an iteration) and the enters of MPI_Send, on the run's axis.
+func traceTiming(t *testing.T, files []*tracefile.File, call func(rank int) string) []timing {
+	t.Helper()
+	axis := tracefile.NewAxis(files)
+	tms := make([]timing, len(files))
+	for r, f := range files {
+		tm := timing{map[int]int64{}, map[int]int64{}, map[int]int64{}}
+		var e tracefile.Event
+		var stack []uint32
+		visits, sends := 0, 0
+		it := f.Events(f.Locations[0].ID)
+		for it.Next(&e) {
+			ns := axis.Nanos(r, f, e.Time)
+			switch e.Kind {
+			case encode.KindEnter:
+				stack = append(stack, e.Region)
+				switch f.RegionName(e.Region) {
+				case call(r):
+					tm.enter[visits] = ns
+				case "MPI_Send":
+					tm.send[sends] = ns
+					sends++
+				}
+			case encode.KindLeave:
+				if len(stack) > 0 && f.RegionName(stack[len(stack)-1]) == call(r) {
+					tm.leave[visits] = ns
+					visits++
+				}
+				stack = stack[:len(stack)-1]
+			}
+		}
+		if err := it.Err(); err != nil {
+			t.Fatal(err)
+		}
+		tms[r] = tm
+	}
+	return tms
+}
+
 // rankTime sums a pattern's time over the locations of rank r's file.
 func rankTime(res *waitstate.Result, p waitstate.Pattern, r int) int64 {
 	var ns int64
@@ -62,6 +105,18 @@ func TestMPIWaitStates(t *testing.T) {
 	prog := mpiBuild(t, build, "mpicc", "waitstate", "waitstate.c")
 	const np, iters, ms = 4, 6, int64(1_000_000)
 	pos := func(x int64) int64 { return max(x, 0) }
+	// upToLast is the wait of N x N and barriers: each rank's time before
+	// the last entered.
+	upToLast := func(tm []timing, it int) int64 {
+		var last, ns int64
+		for r := range tm {
+			last = max(last, tm[r].enter[it])
+		}
+		for r := range tm {
+			ns += pos(min(last, tm[r].leave[it]) - tm[r].enter[it])
+		}
+		return ns
+	}
 	for _, c := range []struct {
 		scenario string
 		pattern  waitstate.Pattern
@@ -69,7 +124,7 @@ func TestMPIWaitStates(t *testing.T) {
 		rank     int   // where the planted wait is; -1: summed over the ranks
 		planted  int64 // ns per iteration
 		late     int   // the rank that made the others wait
-		// measured computes the wait from the ranks' own timings.
+		// measured computes an iteration's wait from the ranks' own timings.
 		measured func(tm []timing, it int) int64
 	}{
 		{"ring", waitstate.LateSender, "MPI_Recv", 3, 5 * ms, 2, func(tm []timing, it int) int64 {
@@ -81,8 +136,8 @@ func TestMPIWaitStates(t *testing.T) {
 			}
 			return pos(tm[1].enter[it] - tm[0].enter[it])
 		}},
-		{"allreduce", waitstate.WaitNxN, "MPI_Allreduce", -1, 12 * ms, 3, nil},
-		{"barrier", waitstate.WaitBarrier, "MPI_Barrier", -1, 12 * ms, 3, nil},
+		{"allreduce", waitstate.WaitNxN, "MPI_Allreduce", -1, 12 * ms, 3, upToLast},
+		{"barrier", waitstate.WaitBarrier, "MPI_Barrier", -1, 12 * ms, 3, upToLast},
 		{"bcast", waitstate.LateBroadcast, "MPI_Bcast", -1, 15 * ms, 1, func(tm []timing, it int) int64 {
 			var ns int64
 			for r := range tm {
@@ -101,81 +156,113 @@ func TestMPIWaitStates(t *testing.T) {
 		}},
 	} {
 		t.Run(c.scenario, func(t *testing.T) {
-			out := t.TempDir()
-			stdout, _ := mpirun(t, np, out, nil, prog, c.scenario, fmt.Sprint(iters))
-			tm := make([]timing, np)
-			for r := range tm {
-				tm[r] = parseTiming(t, r, stdout[r])
-			}
-			measured := c.measured
-			if measured == nil { // N x N and barrier: up to the last to enter
-				measured = func(tm []timing, it int) int64 {
-					var last, ns int64
-					for r := range tm {
-						last = max(last, tm[r].enter[it])
-					}
-					for r := range tm {
-						ns += pos(min(last, tm[r].leave[it]) - tm[r].enter[it])
-					}
-					return ns
+			// A machine busier than its cores can keep a late rank off its
+			// core past its planted time, which lengthens the wait for real:
+			// the ranks' own timings tell. A run is tried again (three times
+			// at most) until no iteration was disturbed so; the analysis
+			// must match the ranks' timings in every run, and the planted
+			// time in an undisturbed one.
+			var (
+				res      *waitstate.Result
+				out      string
+				want     int64
+				disturbs []string
+			)
+			call := func(rank int) string {
+				if c.scenario == "ssend" && rank == 1 {
+					return "MPI_Recv"
 				}
+				return c.region
 			}
-			var want int64
-			for it := range iters {
-				want += measured(tm, it)
-			}
-			files := rankFiles(t, out, "waitstate", np)
-			res, err := waitstate.Analyze(files, waitstate.Options{Procs: 2})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !res.Synced {
-				t.Error("the rank files are not on one clock")
-			}
-			var got int64
-			for _, v := range res.Pattern(c.pattern) {
-				if v.Region == c.region && (c.rank < 0 || res.Locations[v.Loc].Rank == c.rank) {
-					got += v.Time
+			for attempt := 1; attempt <= 3; attempt++ {
+				out = t.TempDir()
+				stdout, _ := mpirun(t, np, out, nil, prog, c.scenario, fmt.Sprint(iters))
+				own := make([]timing, np)
+				for r := range own {
+					own[r] = parseTiming(t, r, stdout[r])
 				}
+				files := rankFiles(t, out, "waitstate", np)
+				tm := traceTiming(t, files, call)
+				var measured int64
+				want, disturbs = 0, nil
+				for it := range iters {
+					w := c.measured(tm, it)
+					want += w
+					measured += c.measured(own, it)
+					if !within(w, c.planted, 0.05) {
+						disturbs = append(disturbs, fmt.Sprintf("iteration %d: %.3f ms", it, float64(w)/1e6))
+					}
+				}
+				var err error
+				res, err = waitstate.Analyze(files, waitstate.Options{Procs: 2, Worst: 1000})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !res.Synced {
+					t.Error("the rank files are not on one clock")
+				}
+				got := planted(res, c.pattern, c.region, c.rank)
+				t.Logf("attempt %d: %v in %s: %.3f ms; by definition from the calls' times %.3f ms; the ranks measured %.3f ms; planted %.3f ms",
+					attempt, c.pattern, c.region, float64(got)/1e6, float64(want)/1e6, float64(measured)/1e6, float64(c.planted*iters)/1e6)
+				if d := got - want; d < -int64(iters) || d > int64(iters) {
+					t.Errorf("%v in %s: %d ns, by definition from the calls' times %d ns", c.pattern, c.region, got, want)
+				}
+				if len(disturbs) == 0 {
+					break
+				}
+				t.Logf("the scheduler disturbed the plan: %s", strings.Join(disturbs, ", "))
 			}
-			planted := c.planted * iters
-			t.Logf("%v in %s: %.3f ms; the ranks measured %.3f ms; planted %.3f ms", c.pattern, c.region,
-				float64(got)/1e6, float64(want)/1e6, float64(planted)/1e6)
-			if !within(got, planted, 0.05) {
-				t.Errorf("%v in %s: %.3f ms, planted %.3f ms (± 5 %%)", c.pattern, c.region, float64(got)/1e6, float64(planted)/1e6)
-			}
-			if !within(got, want, 0.02) {
-				t.Errorf("%v in %s: %.3f ms, the ranks measured %.3f ms (± 2 %%)", c.pattern, c.region, float64(got)/1e6, float64(want)/1e6)
+			got := planted(res, c.pattern, c.region, c.rank)
+			if len(disturbs) == 0 && !within(got, c.planted*iters, 0.05) {
+				t.Errorf("%v in %s: %.3f ms, planted %.3f ms (± 5 %%)", c.pattern, c.region, float64(got)/1e6, float64(c.planted*iters)/1e6)
 			}
 			if c.rank >= 0 {
 				if other := res.Totals[c.pattern] - rankTime(res, c.pattern, c.rank); other > res.Totals[c.pattern]/20 {
 					t.Errorf("%v: %.3f ms elsewhere than on rank %d", c.pattern, float64(other)/1e6, c.rank)
 				}
 			}
-			// The delay: the late rank was computing while the others waited.
-			var cost int64
+			// The delay: a late rank was computing while the others waited;
+			// undisturbed, the planted one.
+			var cost, planted int64
 			for _, v := range res.Delays {
-				if v.Pattern == c.pattern && v.Region == "compute" && res.Locations[v.Loc].Rank == c.late {
+				if v.Pattern == c.pattern && v.Region == "compute" {
 					cost += v.Time
+					if res.Locations[v.Loc].Rank == c.late {
+						planted += v.Time
+					}
 				}
 			}
-			if !within(cost, got, 0.05) {
-				t.Errorf("%v: %.3f ms charged to rank %d's compute, want about the wait, %.3f ms (delays %+v)",
-					c.pattern, float64(cost)/1e6, c.late, float64(got)/1e6, res.Delays)
+			if len(disturbs) == 0 {
+				cost = planted
+			}
+			if !within(cost, res.Totals[c.pattern], 0.05) {
+				t.Errorf("%v: %.3f ms charged to compute (rank %d undisturbed), want about the wait, %.3f ms (delays %+v)",
+					c.pattern, float64(cost)/1e6, c.late, float64(res.Totals[c.pattern])/1e6, res.Delays)
 			}
 			if w := res.Worst; len(w) == 0 || w[0].Pattern != c.pattern || w[0].Delay == nil || w[0].Delay.Region != "compute" {
 				t.Errorf("worst waits %+v: want %v first, delayed by compute", w, c.pattern)
 			}
 			if c.scenario == "ring" {
-				checkWaitstateCommand(t, out, files)
+				checkWaitstateCommand(t, out)
 			}
 		})
 	}
 }
 
+// planted sums a pattern's time in region, on rank (-1: every rank).
+func planted(res *waitstate.Result, p waitstate.Pattern, region string, rank int) int64 {
+	var ns int64
+	for _, v := range res.Pattern(p) {
+		if v.Region == region && (rank < 0 || res.Locations[v.Loc].Rank == rank) {
+			ns += v.Time
+		}
+	}
+	return ns
+}
+
 // checkWaitstateCommand runs hmbtrace waitstate on the ring's directory:
 // the same text for any -procs, the Late Sender line and the worst wait.
-func checkWaitstateCommand(t *testing.T, dir string, files []*tracefile.File) {
+func checkWaitstateCommand(t *testing.T, dir string) {
 	t.Helper()
 	one, err := run(root, nil, built.hmbtrace, "waitstate", "-procs", "1", dir)
 	if err != nil {
@@ -197,5 +284,4 @@ func checkWaitstateCommand(t *testing.T, dir string, files []*tracefile.File) {
 	if err != nil || !strings.Contains(string(js), `"metric": "mpi_latesender"`) {
 		t.Errorf("hmbtrace waitstate -json: %v\n%s", err, js)
 	}
-	_ = files
 }
