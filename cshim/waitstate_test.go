@@ -12,11 +12,14 @@ import (
 	"bufio"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/hmbtrace/hmbtrace/analysis/waitstate"
 	"github.com/hmbtrace/hmbtrace/encode"
+	"github.com/hmbtrace/hmbtrace/internal/tracetest"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
@@ -283,5 +286,96 @@ func checkWaitstateCommand(t *testing.T, dir string) {
 	js, err := run(root, nil, built.hmbtrace, "waitstate", "-json", dir)
 	if err != nil || !strings.Contains(string(js), `"metric": "mpi_latesender"`) {
 		t.Errorf("hmbtrace waitstate -json: %v\n%s", err, js)
+	}
+}
+
+// An OpenMP loop with one slow thread (testdata/openmp/waitstate.c): the
+// wait at the explicit barrier is what the barrier visits' times give by
+// the definition, and, undisturbed, the planted 2 x 5 ms a round, charged
+// to thread 2's compute.
+func TestOpenMPWaitStates(t *testing.T) {
+	build := library(t)
+	p := buildOpenMP(t, build, "gcc", filepath.Join(root, "cshim", "testdata", "openmp", "waitstate.c"))
+	const rounds, planted = 4, int64(10_000_000)
+	var (
+		res      *waitstate.Result
+		disturbs []string
+	)
+	for attempt := 1; attempt <= 3; attempt++ {
+		os.RemoveAll(p.out)
+		p.run(t, []string{"OMP_NUM_THREADS=3", "OMP_WAIT_POLICY=passive"})
+		paths, err := filepath.Glob(filepath.Join(p.out, "*.hmb"))
+		if err != nil || len(paths) != 1 {
+			t.Fatalf("%s holds %v, want one trace file", p.out, paths)
+		}
+		f := tracetest.Open(t, paths[0])
+		// The definition: per round, each thread's time in the barrier
+		// before the last thread entered it.
+		type visit struct{ enter, leave int64 }
+		byThread := map[int][]visit{}
+		for _, l := range f.Locations {
+			if len(l.Team) != 1 {
+				continue
+			}
+			var e tracefile.Event
+			var open []int64
+			var names []string
+			it := f.Events(l.ID)
+			for it.Next(&e) {
+				switch e.Kind {
+				case encode.KindEnter:
+					open, names = append(open, f.Nanos(e.Time)), append(names, f.RegionName(e.Region))
+				case encode.KindLeave:
+					n := len(open) - 1
+					if strings.HasPrefix(names[n], "!$omp barrier") {
+						byThread[l.Team[0]] = append(byThread[l.Team[0]], visit{open[n], f.Nanos(e.Time)})
+					}
+					open, names = open[:n], names[:n]
+				}
+			}
+			if err := it.Err(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if len(byThread) != 3 {
+			t.Fatalf("barrier visits of threads %v, want 3 threads", byThread)
+		}
+		var want int64
+		disturbs = nil
+		for round := range rounds {
+			var last, w int64
+			for th := range 3 {
+				last = max(last, byThread[th][round].enter)
+			}
+			for th := range 3 {
+				v := byThread[th][round]
+				w += max(min(last, v.leave)-v.enter, 0)
+			}
+			want += w
+			if !within(w, planted, 0.05) {
+				disturbs = append(disturbs, fmt.Sprintf("round %d: %.3f ms", round, float64(w)/1e6))
+			}
+		}
+		res, err = waitstate.Analyze([]*tracefile.File{f}, waitstate.Options{Procs: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := res.Totals[waitstate.OMPBarrier]
+		t.Logf("attempt %d: %v %.3f ms; by definition from the visits' times %.3f ms; planted %.3f ms",
+			attempt, waitstate.OMPBarrier, float64(got)/1e6, float64(want)/1e6, float64(planted*rounds)/1e6)
+		if d := got - want; d < -rounds || d > rounds {
+			t.Errorf("%v: %d ns, by definition %d ns", waitstate.OMPBarrier, got, want)
+		}
+		if len(disturbs) == 0 {
+			break
+		}
+		t.Logf("the scheduler disturbed the plan: %s", strings.Join(disturbs, ", "))
+	}
+	got := res.Totals[waitstate.OMPBarrier]
+	if len(disturbs) == 0 && !within(got, planted*rounds, 0.05) {
+		t.Errorf("%v: %.3f ms, planted %.3f ms (± 5 %%)", waitstate.OMPBarrier, float64(got)/1e6, float64(planted*rounds)/1e6)
+	}
+	if w := res.Worst; len(w) == 0 || w[0].Pattern != waitstate.OMPBarrier || w[0].Delay == nil || w[0].Delay.Region != "compute" {
+		t.Errorf("worst waits %+v: want %v first, delayed by compute", w, waitstate.OMPBarrier)
 	}
 }
