@@ -63,16 +63,20 @@ func Analyze(files []*tracefile.File, opt Options) (*Result, error) {
 	a.openmp(&extra)
 
 	res := &Result{Locations: r.locs, Synced: r.axis.Synced()}
-	for _, d := range data {
+	var sends, matched uint64
+	for n, d := range data {
 		res.Total += d.last - d.first
 		res.Unresolved += d.unresolved
+		sends += uint64(len(d.sends))
+		matched += found[n].matched
 	}
-	acc := newAccumulator(a)
+	res.UnmatchedSends = sends - min(matched, sends)
+	acc := newAccumulator(a, max(worst, 0))
 	for i := range found {
 		acc.add(res, &found[i])
 	}
 	acc.add(res, &extra)
-	acc.finish(res, worst)
+	acc.finish(res)
 	return res, nil
 }
 
@@ -104,9 +108,10 @@ func (a *analysis) indexSends() {
 // findings is what the replay found: the waits (on any location) and the
 // counts of what it could not replay.
 type findings struct {
-	waits                                 []wait
-	unmatchedRecvs, unmatchedSends, colls uint64
-	clock                                 uint64
+	waits                 []wait
+	unmatchedRecvs, colls uint64
+	matched               uint64 // receives paired with their send
+	clock                 uint64
 }
 
 // wait is one instance.
@@ -208,11 +213,8 @@ func (a *analysis) receiver(n int, out *findings) {
 		}
 	}
 	flush()
-	// Sends to n that n never received.
-	for k, list := range a.sends {
-		if k.to == n && next[k] < len(list) {
-			out.unmatchedSends += uint64(len(list) - next[k])
-		}
+	for _, j := range next {
+		out.matched += uint64(j)
 	}
 }
 
@@ -410,12 +412,35 @@ func (a *analysis) openmp(out *findings) {
 // accumulator sums the waits into a Result.
 type accumulator struct {
 	values, delays map[Value]*Value // keyed without Time and Count
-	worst          []Instance
 	a              *analysis
+	// worst holds the longest waits so far, up to 4 times keep of them;
+	// once cut back to keep, bar is the shortest kept, below which a wait
+	// need not be kept (nor its delay named).
+	worst []Instance
+	keep  int
+	bar   *Instance
 }
 
-func newAccumulator(a *analysis) *accumulator {
-	return &accumulator{values: map[Value]*Value{}, delays: map[Value]*Value{}, a: a}
+func newAccumulator(a *analysis, keep int) *accumulator {
+	return &accumulator{values: map[Value]*Value{}, delays: map[Value]*Value{}, a: a, keep: keep}
+}
+
+// consider keeps inst among the worst if it may be one.
+func (acc *accumulator) consider(inst Instance) {
+	acc.worst = append(acc.worst, inst)
+	if len(acc.worst) >= 4*acc.keep {
+		acc.cut()
+	}
+}
+
+// cut sorts the worst and keeps keep of them.
+func (acc *accumulator) cut() {
+	slices.SortFunc(acc.worst, compareInstance)
+	if len(acc.worst) > acc.keep {
+		acc.worst = acc.worst[:acc.keep]
+		bar := acc.worst[acc.keep-1]
+		acc.bar = &bar
+	}
 }
 
 func (acc *accumulator) bump(m map[Value]*Value, k Value, t int64) {
@@ -430,7 +455,6 @@ func (acc *accumulator) bump(m map[Value]*Value, k Value, t int64) {
 
 func (acc *accumulator) add(res *Result, f *findings) {
 	res.UnmatchedRecvs += f.unmatchedRecvs
-	res.UnmatchedSends += f.unmatchedSends
 	res.UnmatchedCollectives += f.colls
 	res.ClockViolations += f.clock
 	for _, w := range f.waits {
@@ -438,10 +462,13 @@ func (acc *accumulator) add(res *Result, f *findings) {
 		res.Counts[w.Pattern]++
 		acc.bump(acc.values, Value{Pattern: w.Pattern, Region: w.Region, Loc: w.Loc}, w.Time)
 		inst := w.Instance
+		candidate := acc.keep > 0 && (acc.bar == nil || compareInstance(inst, *acc.bar) < 0)
 		if w.Peer >= 0 {
-			inst.Delay = acc.delay(w, inst.Peer)
+			inst.Delay = acc.delay(w, inst.Peer, candidate)
 		}
-		acc.worst = append(acc.worst, inst)
+		if candidate {
+			acc.consider(inst)
+		}
 	}
 }
 
@@ -450,7 +477,7 @@ func (acc *accumulator) add(res *Result, f *findings) {
 // the region it spent most of the window in. The late party's own
 // waiting shows as its synchronisation call: the delay came from further
 // back.
-func (acc *accumulator) delay(w wait, late int) *Delay {
+func (acc *accumulator) delay(w wait, late int, named bool) *Delay {
 	a := acc.a
 	if a == nil || w.Time <= 0 {
 		return nil
@@ -465,10 +492,13 @@ func (acc *accumulator) delay(w wait, late int) *Delay {
 	for _, g := range in {
 		acc.bump(acc.delays, Value{Pattern: w.Pattern, Region: f.RegionName(g.region), Loc: late}, g.ns)
 	}
+	if !named {
+		return nil
+	}
 	return &Delay{Loc: late, Region: f.RegionName(in[0].region), Time: in[0].ns, Interval: w.Time}
 }
 
-func (acc *accumulator) finish(res *Result, worst int) {
+func (acc *accumulator) finish(res *Result) {
 	for _, v := range acc.values {
 		res.Values = append(res.Values, *v)
 	}
@@ -477,9 +507,9 @@ func (acc *accumulator) finish(res *Result, worst int) {
 	}
 	slices.SortFunc(res.Values, compareValue)
 	slices.SortFunc(res.Delays, compareValue)
-	slices.SortFunc(acc.worst, compareInstance)
-	if worst > 0 {
-		res.Worst = acc.worst[:min(worst, len(acc.worst))]
+	if acc.keep > 0 {
+		acc.cut()
+		res.Worst = acc.worst
 	}
 }
 

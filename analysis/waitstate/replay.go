@@ -275,6 +275,14 @@ func (r *run) read(n int) (*locData, error) {
 	lo := r.locs[n]
 	f := r.files[lo.File]
 	d := &locData{first: -1}
+	// A segment begins at an event: the region events bound them.
+	var regionEvents uint64
+	for _, lv := range f.Locations[lo.Loc].Levels {
+		if lv.Class == tracefile.ClassRegion {
+			regionEvents += lv.Kept()
+		}
+	}
+	d.segs = make([]segment, 0, min(regionEvents+1, 1<<24))
 	var (
 		stack     []frame
 		e         tracefile.Event
