@@ -48,6 +48,7 @@ func Analyze(files []*tracefile.File, opt Options) (*Result, error) {
 	}
 	a := &analysis{run: r, data: data}
 	a.indexSends()
+	a.unifyPaths()
 
 	// The receivers replay their messages in parallel; each keeps what it
 	// found in its own slot, summed up in location order after.
@@ -62,7 +63,7 @@ func Analyze(files []*tracefile.File, opt Options) (*Result, error) {
 	a.collectives(&extra)
 	a.openmp(&extra)
 
-	res := &Result{Locations: r.locs, Synced: r.axis.Synced()}
+	res := &Result{Locations: r.locs, Synced: r.axis.Synced(), Paths: a.tree}
 	var sends, matched uint64
 	for n, d := range data {
 		res.Total += d.last - d.first
@@ -88,6 +89,39 @@ type analysis struct {
 	// MPI's non-overtaking rule pairs the k-th of them with the k-th
 	// receive of the same key.
 	sends map[msgKey][]int32
+	// The run's call tree, and per location its local paths' places in it.
+	tree  []CallPath
+	paths [][]int
+}
+
+// unifyPaths puts the locations' call trees together, in location order,
+// by region name.
+func (a *analysis) unifyPaths() {
+	type key struct {
+		parent int
+		name   string
+	}
+	idx := map[key]int{}
+	a.paths = make([][]int, len(a.data))
+	for n, d := range a.data {
+		f := a.files[a.locs[n].File]
+		ids := make([]int, len(d.paths))
+		for i, p := range d.paths {
+			parent := -1
+			if p.parent >= 0 {
+				parent = ids[p.parent]
+			}
+			k := key{parent, f.RegionName(p.region)}
+			id, ok := idx[k]
+			if !ok {
+				id = len(a.tree)
+				idx[k] = id
+				a.tree = append(a.tree, CallPath{Parent: parent, Region: k.name})
+			}
+			ids[i] = id
+		}
+		a.paths[n] = ids
+	}
 }
 
 type msgKey struct {
@@ -117,6 +151,11 @@ type findings struct {
 // wait is one instance.
 type wait struct {
 	Instance
+}
+
+// path returns the run-wide call path of call c of location loc.
+func (a *analysis) path(loc int, c int32) int {
+	return a.paths[loc][a.data[loc].calls[c].path]
 }
 
 func (a *analysis) regionName(loc int, c int32) string {
@@ -187,7 +226,7 @@ func (a *analysis) receiver(n int, out *findings) {
 			sendEnter = rc.leave
 		}
 		if idle := sendEnter - rc.enter; idle > 0 {
-			w := wait{Instance: Instance{Pattern: LateSender, Region: a.regionName(n, q.call), Loc: n, Start: rc.enter, Time: idle, Peer: q.peer}}
+			w := wait{Instance: Instance{Pattern: LateSender, Region: a.regionName(n, q.call), Path: a.path(n, q.call), Loc: n, Start: rc.enter, Time: idle, Peer: q.peer}}
 			ls := lateSender{sendTime: s.time, w: w}
 			if multiCompletion(w.Region) {
 				if group == nil || idle > group.w.Time {
@@ -206,7 +245,7 @@ func (a *analysis) receiver(n int, out *findings) {
 			post := d.calls[q.post]
 			if sc.leave > post.enter {
 				if idle := post.enter - sc.enter; idle > 0 {
-					out.waits = append(out.waits, wait{Instance: Instance{Pattern: LateReceiver, Region: a.regionName(q.peer, s.call),
+					out.waits = append(out.waits, wait{Instance: Instance{Pattern: LateReceiver, Region: a.regionName(q.peer, s.call), Path: a.path(q.peer, s.call),
 						Loc: q.peer, Start: sc.enter, Time: idle, Peer: n}})
 				}
 			}
@@ -347,7 +386,7 @@ func (a *analysis) collective(inst []member, ranks []int, out *findings) {
 		if idle <= 0 || late == i {
 			continue
 		}
-		out.waits = append(out.waits, wait{Instance: Instance{Pattern: p, Region: a.regionName(m.loc, m.op.call), Loc: m.loc,
+		out.waits = append(out.waits, wait{Instance: Instance{Pattern: p, Region: a.regionName(m.loc, m.op.call), Path: a.path(m.loc, m.op.call), Loc: m.loc,
 			Start: c.enter, Time: idle, Peer: inst[late].loc}})
 	}
 }
@@ -403,7 +442,7 @@ func (a *analysis) openmp(out *findings) {
 			if a.kind(k.file, c.region) == regionOMPImplicitBarrier {
 				p = OMPImplicitBarrier
 			}
-			out.waits = append(out.waits, wait{Instance: Instance{Pattern: p, Region: a.regionName(m.loc, m.op.call), Loc: m.loc,
+			out.waits = append(out.waits, wait{Instance: Instance{Pattern: p, Region: a.regionName(m.loc, m.op.call), Path: a.path(m.loc, m.op.call), Loc: m.loc,
 				Start: c.enter, Time: idle, Peer: g[latest].loc}})
 		}
 	}
@@ -446,7 +485,7 @@ func (acc *accumulator) cut() {
 func (acc *accumulator) bump(m map[Value]*Value, k Value, t int64) {
 	v := m[k]
 	if v == nil {
-		v = &Value{Pattern: k.Pattern, Region: k.Region, Loc: k.Loc}
+		v = &Value{Pattern: k.Pattern, Region: k.Region, Path: k.Path, Loc: k.Loc}
 		m[k] = v
 	}
 	v.Time += t
@@ -460,7 +499,7 @@ func (acc *accumulator) add(res *Result, f *findings) {
 	for _, w := range f.waits {
 		res.Totals[w.Pattern] += w.Time
 		res.Counts[w.Pattern]++
-		acc.bump(acc.values, Value{Pattern: w.Pattern, Region: w.Region, Loc: w.Loc}, w.Time)
+		acc.bump(acc.values, Value{Pattern: w.Pattern, Region: w.Region, Path: w.Path, Loc: w.Loc}, w.Time)
 		inst := w.Instance
 		candidate := acc.keep > 0 && (acc.bar == nil || compareInstance(inst, *acc.bar) < 0)
 		if w.Peer >= 0 {
@@ -490,7 +529,7 @@ func (acc *accumulator) delay(w wait, late int, named bool) *Delay {
 	// The window is the wait itself, so a region's time in it is its
 	// share of the wait.
 	for _, g := range in {
-		acc.bump(acc.delays, Value{Pattern: w.Pattern, Region: f.RegionName(g.region), Loc: late}, g.ns)
+		acc.bump(acc.delays, Value{Pattern: w.Pattern, Region: f.RegionName(g.region), Path: -1, Loc: late}, g.ns)
 	}
 	if !named {
 		return nil

@@ -15,6 +15,7 @@ import (
 // barrier) on a location, on the run's time axis.
 type call struct {
 	region       uint32 // the file's region id
+	path         int32  // its call path, an index of locData.paths
 	enter, leave int64
 }
 
@@ -73,6 +74,7 @@ type locData struct {
 	colls      []collOp
 	omp        []ompVisit
 	segs       []segment // in time order: what the location did when
+	paths      []localPath
 	first      int64
 	last       int64
 	unresolved uint64 // messages whose peer is not among the files
@@ -267,6 +269,14 @@ func (r *run) kind(file int, region uint32) regionKind {
 type frame struct {
 	region uint32
 	call   int32 // its call, for a synchronisation region; -1 else
+	path   int32 // its call path; -1 for none (a removed region), -2 not known yet
+}
+
+// localPath is a node of a location's call tree: region (an id of the
+// file) called from parent (-1: the top).
+type localPath struct {
+	parent int32
+	region uint32
 }
 
 // read is the forward pass over location n: its synchronisation calls,
@@ -295,7 +305,30 @@ func (r *run) read(n int) (*locData, error) {
 		collStart = map[uint64]int64{} // non-blocking collectives: request -> start
 		collSeq   = map[uint64]uint64{}
 		starts    uint64
+		pathIdx   = map[localPath]int32{}
 	)
+	// pathOf returns the call path of stack[i], made on first use: only
+	// the paths to synchronisation calls are needed.
+	var pathOf func(i int) int32
+	pathOf = func(i int) int32 {
+		if fr := &stack[i]; fr.path == -2 {
+			parent := int32(-1)
+			for j := i - 1; j >= 0 && parent < 0; j-- {
+				if stack[j].region != 0 {
+					parent = pathOf(j)
+				}
+			}
+			k := localPath{parent, fr.region}
+			id, ok := pathIdx[k]
+			if !ok {
+				id = int32(len(d.paths))
+				pathIdx[k] = id
+				d.paths = append(d.paths, k)
+			}
+			fr.path = id
+		}
+		return stack[i].path
+	}
 	it := f.Events(lo.ID)
 	for it.Next(&e) {
 		t := r.axis.Nanos(lo.File, f, e.Time)
@@ -322,14 +355,17 @@ func (r *run) read(n int) (*locData, error) {
 		switch e.Kind {
 		case encode.KindEnter:
 			for len(stack) < e.Depth-1 {
-				stack = append(stack, frame{call: -1}) // a removed ancestor
+				stack = append(stack, frame{call: -1, path: -1}) // a removed ancestor
 			}
-			fr := frame{region: e.Region, call: -1}
+			fr := frame{region: e.Region, call: -1, path: -2}
 			switch k := r.kind(lo.File, e.Region); k {
 			case regionMPI, regionOMPBarrier, regionOMPImplicitBarrier:
 				if inSync == 0 || k != regionMPI {
 					fr.call = int32(len(d.calls))
-					d.calls = append(d.calls, call{region: e.Region, enter: t, leave: t})
+					stack = append(stack, fr)
+					fr.path = pathOf(len(stack) - 1)
+					stack = stack[:len(stack)-1]
+					d.calls = append(d.calls, call{region: e.Region, path: fr.path, enter: t, leave: t})
 				}
 				if inSync == 0 {
 					syncReg = e.Region

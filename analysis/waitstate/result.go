@@ -8,17 +8,18 @@ import (
 // Location is a location of the run: a thread or goroutine of a rank's
 // file.
 type Location struct {
-	File int    // index into the files analysed
-	Loc  int    // index into the file's Locations
-	ID   uint32 // the location's id in its file
-	Rank int
-	Name string // "rank 3: main", as the other tools label it
+	File int    `json:"file"` // index into the files analysed
+	Loc  int    `json:"loc"`  // index into the file's Locations
+	ID   uint32 `json:"id"`   // the location's id in its file
+	Rank int    `json:"rank"`
+	Name string `json:"name"` // "rank 3", "rank 3: thread 1", as the other tools label it
 }
 
-// Value is a pattern's time in one region on one location.
+// Value is a pattern's time in one call path on one location.
 type Value struct {
 	Pattern Pattern
 	Region  string // the region that waited (MPI_Recv, MPI_Waitall, ...)
+	Path    int    // its call path, an index of Result.Paths (-1 in Delays: by region only)
 	Loc     int    // index into Result.Locations
 	Time    int64  // ns
 	Count   int    // instances
@@ -33,10 +34,19 @@ type Delay struct {
 	Interval int64  `json:"interval_ns"` // the interval's computation, all regions, ns
 }
 
+// CallPath is a node of the run's call tree: Region called from Parent
+// (an index of Result.Paths, -1 at the top). Parents come before their
+// children. The trees of the locations are merged by region name.
+type CallPath struct {
+	Parent int    `json:"parent"`
+	Region string `json:"region"`
+}
+
 // Instance is one wait.
 type Instance struct {
 	Pattern Pattern
 	Region  string
+	Path    int // an index of Result.Paths
 	Loc     int
 	Start   int64 // when the waiting call was entered, ns on the run's axis
 	Time    int64 // the wait, ns
@@ -47,6 +57,9 @@ type Instance struct {
 // Result is the wait states of a run.
 type Result struct {
 	Locations []Location
+	// Paths is the call tree of the synchronisation calls that waited
+	// (and of their callers).
+	Paths []CallPath
 	// Total is the time of the run summed over its locations (each from
 	// its first event to its last), ns: the base of Share.
 	Total int64
@@ -57,8 +70,8 @@ type Result struct {
 
 	Totals [NumPatterns]int64
 	Counts [NumPatterns]int
-	// Values holds every non-zero (pattern, region, location) time, sorted
-	// by pattern, region, location.
+	// Values holds every non-zero (pattern, call path, location) time,
+	// sorted by pattern, region, call path, location.
 	Values []Value
 	// Delays holds the waits charged to the late party (the short-term
 	// delay costs of Böhme et al., on the window of each wait): per
@@ -89,20 +102,48 @@ func (r *Result) Share(p Pattern) float64 {
 	return float64(r.Totals[p]) / float64(r.Total)
 }
 
-// Time returns the pattern's time in region on location loc, ns: the value
-// of a (call path, location) cell of a profile with the pattern as metric.
+// Time returns the pattern's time in region (over all its call paths) on
+// location loc, ns.
 func (r *Result) Time(p Pattern, region string, loc int) int64 {
-	i, ok := slices.BinarySearchFunc(r.Values, Value{Pattern: p, Region: region, Loc: loc}, compareValue)
-	if !ok {
-		return 0
+	var ns int64
+	for _, v := range r.Pattern(p) {
+		if v.Region == region && v.Loc == loc {
+			ns += v.Time
+		}
 	}
-	return r.Values[i].Time
+	return ns
 }
 
-// Pattern returns the values of pattern p, sorted by region and location.
+// PathTime returns the pattern's time in call path path (an index of
+// Paths) on location loc, ns: the value of a (call path, location) cell
+// of a profile with the pattern as metric.
+func (r *Result) PathTime(p Pattern, path, loc int) int64 {
+	for _, v := range r.Pattern(p) {
+		if v.Path == path && v.Loc == loc {
+			return v.Time
+		}
+	}
+	return 0
+}
+
+// PathName returns call path i as its regions' names from the top, joined
+// by " > ".
+func (r *Result) PathName(i int) string {
+	if i < 0 || i >= len(r.Paths) {
+		return ""
+	}
+	name := r.Paths[i].Region
+	for p := r.Paths[i].Parent; p >= 0; p = r.Paths[p].Parent {
+		name = r.Paths[p].Region + " > " + name
+	}
+	return name
+}
+
+// Pattern returns the values of pattern p, sorted by region, call path and
+// location.
 func (r *Result) Pattern(p Pattern) []Value {
-	lo, _ := slices.BinarySearchFunc(r.Values, Value{Pattern: p}, compareValue)
-	hi, _ := slices.BinarySearchFunc(r.Values, Value{Pattern: p + 1}, compareValue)
+	lo, _ := slices.BinarySearchFunc(r.Values, p, func(v Value, p Pattern) int { return cmp.Compare(v.Pattern, p) })
+	hi, _ := slices.BinarySearchFunc(r.Values, p+1, func(v Value, p Pattern) int { return cmp.Compare(v.Pattern, p) })
 	return r.Values[lo:hi]
 }
 
@@ -132,6 +173,9 @@ func compareValue(a, b Value) int {
 	}
 	if a.Region != b.Region {
 		return cmp.Compare(a.Region, b.Region)
+	}
+	if a.Path != b.Path {
+		return cmp.Compare(a.Path, b.Path)
 	}
 	return cmp.Compare(a.Loc, b.Loc)
 }

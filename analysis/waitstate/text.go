@@ -82,6 +82,7 @@ func ms(ns int64) string { return units.Duration(float64(ns)) }
 // jsonResult is the -json form of a Result: patterns by metric name.
 type jsonResult struct {
 	Locations []Location        `json:"locations"`
+	Paths     []CallPath        `json:"call_paths"`
 	TotalNs   int64             `json:"total_ns"`
 	Synced    bool              `json:"synced"`
 	Patterns  []jsonPattern     `json:"patterns"`
@@ -103,6 +104,7 @@ type jsonPattern struct {
 type jsonValue struct {
 	Metric string `json:"metric,omitempty"`
 	Region string `json:"region"`
+	Path   *int   `json:"call_path,omitempty"` // an index of call_paths
 	Loc    int    `json:"location"`
 	TimeNs int64  `json:"time_ns"`
 	Count  int    `json:"count"`
@@ -111,6 +113,7 @@ type jsonValue struct {
 type jsonInstance struct {
 	Metric  string `json:"metric"`
 	Region  string `json:"region"`
+	Path    int    `json:"call_path"`
 	Loc     int    `json:"location"`
 	StartNs int64  `json:"start_ns"`
 	TimeNs  int64  `json:"time_ns"`
@@ -120,7 +123,7 @@ type jsonInstance struct {
 
 // WriteJSON writes r as one JSON object.
 func WriteJSON(w io.Writer, r *Result) error {
-	j := jsonResult{Locations: r.Locations, TotalNs: r.Total, Synced: r.Synced, Patterns: []jsonPattern{}, Worst: []jsonInstance{}, Delays: []jsonValue{},
+	j := jsonResult{Locations: r.Locations, Paths: r.Paths, TotalNs: r.Total, Synced: r.Synced, Patterns: []jsonPattern{}, Worst: []jsonInstance{}, Delays: []jsonValue{},
 		Skipped: map[string]uint64{"receives": r.UnmatchedRecvs, "sends": r.UnmatchedSends, "collectives": r.UnmatchedCollectives,
 			"unresolved": r.Unresolved, "clock_violations": r.ClockViolations}}
 	for p := Pattern(0); p < NumPatterns; p++ {
@@ -129,12 +132,13 @@ func WriteJSON(w io.Writer, r *Result) error {
 			jp.Parent = q.Metric()
 		}
 		for _, v := range r.Pattern(p) {
-			jp.Values = append(jp.Values, jsonValue{Region: v.Region, Loc: v.Loc, TimeNs: v.Time, Count: v.Count})
+			path := v.Path
+			jp.Values = append(jp.Values, jsonValue{Region: v.Region, Path: &path, Loc: v.Loc, TimeNs: v.Time, Count: v.Count})
 		}
 		j.Patterns = append(j.Patterns, jp)
 	}
 	for _, in := range r.Worst {
-		j.Worst = append(j.Worst, jsonInstance{Metric: in.Pattern.Metric(), Region: in.Region, Loc: in.Loc, StartNs: in.Start, TimeNs: in.Time, Late: in.Peer, Delay: in.Delay})
+		j.Worst = append(j.Worst, jsonInstance{Metric: in.Pattern.Metric(), Region: in.Region, Path: in.Path, Loc: in.Loc, StartNs: in.Start, TimeNs: in.Time, Late: in.Peer, Delay: in.Delay})
 	}
 	for _, v := range r.Delays {
 		j.Delays = append(j.Delays, jsonValue{Metric: v.Pattern.Metric(), Region: v.Region, Loc: v.Loc, TimeNs: v.Time, Count: v.Count})

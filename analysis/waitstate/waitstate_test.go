@@ -361,3 +361,35 @@ func TestRender(t *testing.T) {
 		t.Errorf("JSON patterns %+v", back.Patterns)
 	}
 }
+
+// The waits are kept per call path: the same MPI call from two callers is
+// two cells.
+func TestCallPaths(t *testing.T) {
+	r0, r1 := newRank(0, 2), newRank(1, 2)
+	r0.send("MPI_Send", 100, 110, 1, 0)
+	r0.send("MPI_Send", 300, 310, 1, 0)
+	r1.l.Enter(10, id("work"))
+	r1.recv(50, 120, 0, 0) // waits 50 in work > MPI_Recv
+	r1.l.Leave(125)
+	r1.l.Enter(130, id("work2"))
+	r1.recv(200, 320, 0, 0) // waits 100 in work2 > MPI_Recv
+	r1.l.Leave(330)
+	res, err := Analyze(write(t, r0, r1), Options{Procs: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int64{}
+	for _, v := range res.Pattern(LateSender) {
+		got[res.PathName(v.Path)] += v.Time
+		if res.PathTime(LateSender, v.Path, v.Loc) != v.Time {
+			t.Errorf("PathTime(%d, %d) = %d, want %d", v.Path, v.Loc, res.PathTime(LateSender, v.Path, v.Loc), v.Time)
+		}
+	}
+	want := map[string]int64{"work > MPI_Recv": 50, "work2 > MPI_Recv": 100}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Late Sender by call path %v, want %v", got, want)
+	}
+	if res.Time(LateSender, "MPI_Recv", 1) != 150 {
+		t.Errorf("Late Sender in MPI_Recv on rank 1: %d, want 150 over both paths", res.Time(LateSender, "MPI_Recv", 1))
+	}
+}
