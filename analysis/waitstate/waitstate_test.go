@@ -393,3 +393,32 @@ func TestCallPaths(t *testing.T) {
 		t.Errorf("Late Sender in MPI_Recv on rank 1: %d, want 150 over both paths", res.Time(LateSender, "MPI_Recv", 1))
 	}
 }
+
+// A receive that ends before its send began (clocks out of step) waits at
+// most its own duration, and is counted.
+func TestClockViolation(t *testing.T) {
+	r0, r1 := newRank(0, 2), newRank(1, 2)
+	r0.send("MPI_Send", 500, 510, 1, 0)
+	r1.recv(100, 300, 0, 0)
+	res, err := Analyze(write(t, r0, r1), Options{Procs: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Totals[LateSender] != 200 || res.ClockViolations != 1 {
+		t.Errorf("Late Sender %d, clock violations %d: want 200 (the receive's duration) and 1", res.Totals[LateSender], res.ClockViolations)
+	}
+}
+
+// A receive with no send in the files is counted, not replayed.
+func TestUnmatched(t *testing.T) {
+	r0, r1 := newRank(0, 2), newRank(1, 2)
+	r0.send("MPI_Send", 100, 110, 1, 7) // received with another tag: both unmatched
+	r1.recv(50, 120, 0, 8)
+	res, err := Analyze(write(t, r0, r1), Options{Procs: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.UnmatchedRecvs != 1 || res.UnmatchedSends != 1 || res.Totals[LateSender] != 0 {
+		t.Errorf("unmatched receives %d, sends %d, Late Sender %d: want 1, 1, 0", res.UnmatchedRecvs, res.UnmatchedSends, res.Totals[LateSender])
+	}
+}
