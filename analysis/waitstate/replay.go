@@ -143,8 +143,11 @@ type run struct {
 	comms   []map[uint32]int
 	members [][]int32
 	byRank  map[int]int // world rank -> file, -1 when several files claim it
-	// Per file and region id: how the region synchronises.
-	kinds [][]regionKind
+	// Per file and region id: how the region synchronises; by map for
+	// the ids too large for the slice (ids are dense in files the probes
+	// write, not in every file a tool may be given).
+	kinds      [][]regionKind
+	kindsOfBig []map[uint32]regionKind
 }
 
 // regionKind says what a region is to the replay.
@@ -177,14 +180,20 @@ func newRun(files []*tracefile.File) *run {
 			r.byRank[f.Header.Rank] = i
 		}
 		world = append(world, int32(f.Header.Rank))
-		kinds := make([]regionKind, 0, len(f.Regions)+1)
+		kinds := make([]regionKind, len(f.Regions)+1)
+		var big map[uint32]regionKind
 		for _, reg := range f.Regions {
-			for int(reg.ID) >= len(kinds) {
-				kinds = append(kinds, regionCompute)
+			if int(reg.ID) < len(kinds) {
+				kinds[reg.ID] = kindOfRegion(reg)
+				continue
 			}
-			kinds[reg.ID] = kindOfRegion(reg)
+			if big == nil {
+				big = map[uint32]regionKind{}
+			}
+			big[reg.ID] = kindOfRegion(reg)
 		}
 		r.kinds = append(r.kinds, kinds)
+		r.kindsOfBig = append(r.kindsOfBig, big)
 	}
 	slices.Sort(world)
 	world = slices.Compact(world)
@@ -262,7 +271,7 @@ func (r *run) kind(file int, region uint32) regionKind {
 	if k := r.kinds[file]; int(region) < len(k) {
 		return k[region]
 	}
-	return regionCompute
+	return r.kindsOfBig[file][region]
 }
 
 // frame is an open region during the forward pass.

@@ -422,3 +422,29 @@ func TestUnmatched(t *testing.T) {
 		t.Errorf("unmatched receives %d, sends %d, Late Sender %d: want 1, 1, 0", res.UnmatchedRecvs, res.UnmatchedSends, res.Totals[LateSender])
 	}
 }
+
+// Records the replay cannot place are skipped, never a panic: a message
+// outside any call, a collective on a communicator the file does not
+// define, a completion of a request never started.
+func TestOddRecords(t *testing.T) {
+	r0, r1 := newRank(0, 2), newRank(1, 2)
+	r0.l.MessageComm(5, encode.KindSend, 1, 0, 8, 1)
+	r0.call("MPI_Allreduce", 10, 20, func() { r0.l.Collective(10, -1, 8, 8, 99) })
+	r1.call("MPI_Allreduce", 15, 20, func() { r1.l.Collective(15, -1, 8, 8, 99) })
+	r1.call("MPI_Wait", 30, 40, func() {
+		r1.l.Irecv(40, 0, 0, 8, 1, 77)
+		r1.l.CollComplete(40, id("MPI_Iallreduce"), -1, 8, 8, 1, 78)
+	})
+	res, err := Analyze(write(t, r0, r1), Options{Procs: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p := Pattern(0); p < NumPatterns; p++ {
+		if res.Totals[p] != 0 {
+			t.Errorf("%v: %d ns from records that cannot be replayed", p, res.Totals[p])
+		}
+	}
+	if res.UnmatchedRecvs != 1 {
+		t.Errorf("%d receives not replayed, want 1 (the send outside any call is not one)", res.UnmatchedRecvs)
+	}
+}
