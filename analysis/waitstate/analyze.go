@@ -148,9 +148,11 @@ type findings struct {
 	clock                 uint64
 }
 
-// wait is one instance.
+// wait is one instance, with the late party's call that ended its delay
+// (-1 if none).
 type wait struct {
 	Instance
+	lateCall int32
 }
 
 // path returns the run-wide call path of call c of location loc.
@@ -226,7 +228,7 @@ func (a *analysis) receiver(n int, out *findings) {
 			sendEnter = rc.leave
 		}
 		if idle := sendEnter - rc.enter; idle > 0 {
-			w := wait{Instance: Instance{Pattern: LateSender, Region: a.regionName(n, q.call), Path: a.path(n, q.call), Loc: n, Start: rc.enter, Time: idle, Peer: q.peer}}
+			w := wait{Instance: Instance{Pattern: LateSender, Region: a.regionName(n, q.call), Path: a.path(n, q.call), Loc: n, Start: rc.enter, Time: idle, Peer: q.peer}, lateCall: s.call}
 			ls := lateSender{sendTime: s.time, w: w}
 			if multiCompletion(w.Region) {
 				if group == nil || idle > group.w.Time {
@@ -246,7 +248,7 @@ func (a *analysis) receiver(n int, out *findings) {
 			if sc.leave > post.enter {
 				if idle := post.enter - sc.enter; idle > 0 {
 					out.waits = append(out.waits, wait{Instance: Instance{Pattern: LateReceiver, Region: a.regionName(q.peer, s.call), Path: a.path(q.peer, s.call),
-						Loc: q.peer, Start: sc.enter, Time: idle, Peer: n}})
+						Loc: q.peer, Start: sc.enter, Time: idle, Peer: n}, lateCall: q.post})
 				}
 			}
 		}
@@ -387,7 +389,7 @@ func (a *analysis) collective(inst []member, ranks []int, out *findings) {
 			continue
 		}
 		out.waits = append(out.waits, wait{Instance: Instance{Pattern: p, Region: a.regionName(m.loc, m.op.call), Path: a.path(m.loc, m.op.call), Loc: m.loc,
-			Start: c.enter, Time: idle, Peer: inst[late].loc}})
+			Start: c.enter, Time: idle, Peer: inst[late].loc}, lateCall: inst[late].op.call})
 	}
 }
 
@@ -443,7 +445,7 @@ func (a *analysis) openmp(out *findings) {
 				p = OMPImplicitBarrier
 			}
 			out.waits = append(out.waits, wait{Instance: Instance{Pattern: p, Region: a.regionName(m.loc, m.op.call), Path: a.path(m.loc, m.op.call), Loc: m.loc,
-				Start: c.enter, Time: idle, Peer: g[latest].loc}})
+				Start: c.enter, Time: idle, Peer: g[latest].loc}, lateCall: g[latest].op.call})
 		}
 	}
 }
@@ -534,7 +536,26 @@ func (acc *accumulator) delay(w wait, late int, named bool) *Delay {
 	if !named {
 		return nil
 	}
-	return &Delay{Loc: late, Region: f.RegionName(in[0].region), Time: in[0].ns, Interval: w.Time}
+	dl := &Delay{Loc: late, Region: f.RegionName(in[0].region), Time: in[0].ns, Interval: w.Time, Since: -1}
+	// The late party's work since its previous synchronisation point.
+	if c := w.lateCall; c >= 0 {
+		d := a.data[late]
+		from := d.first
+		if c > 0 {
+			from = d.calls[c-1].leave
+			dl.Since = from
+		}
+		for _, g := range d.during(from, d.calls[c].enter) {
+			if a.kind(a.locs[late].File, g.region) == regionCompute {
+				if dl.Work == nil {
+					dl.WorkRegion = f.RegionName(g.region)
+					dl.Work = new(int64)
+				}
+				*dl.Work += g.ns
+			}
+		}
+	}
+	return dl
 }
 
 func (acc *accumulator) finish(res *Result) {

@@ -26,12 +26,23 @@ type Value struct {
 }
 
 // Delay is the root cause of one wait, as far as the trace tells: what the
-// late party did while the other waited for it (the window of the wait).
+// late party did while the other waited for it (the window of the wait),
+// and what it computed since its previous synchronisation point before the
+// operation it was late for.
 type Delay struct {
 	Loc      int    `json:"location"`    // the late location
-	Region   string `json:"region"`      // the region with the most exclusive time in the interval
-	Time     int64  `json:"time_ns"`     // that region's exclusive time in the interval, ns
-	Interval int64  `json:"interval_ns"` // the interval's computation, all regions, ns
+	Region   string `json:"region"`      // the region the late party spent most of the window in (its own time)
+	Time     int64  `json:"time_ns"`     // that region's time in the window, ns
+	Interval int64  `json:"interval_ns"` // the window: the wait, ns
+	// Since is when the late party left its previous synchronisation
+	// point before the operation it was late for (ns on the run's axis,
+	// -1: none, its work counts from its first event); Work is its time
+	// in computation (no synchronisation call) from then to that
+	// operation, WorkRegion the region with the most of it. Work is nil
+	// when there was none.
+	Since      int64  `json:"since_ns"`
+	Work       *int64 `json:"work_ns,omitempty"`
+	WorkRegion string `json:"work_region,omitempty"`
 }
 
 // CallPath is a node of the run's call tree: Region called from Parent

@@ -51,6 +51,9 @@ func WriteText(w io.Writer, r *Result, top int) error {
 		delay := "-"
 		if d := in.Delay; d != nil {
 			delay = fmt.Sprintf("%s in %s", ms(d.Time), textname.Escape(d.Region))
+			if d.Work != nil {
+				delay += fmt.Sprintf("; %s of work since its previous sync, most in %s", ms(*d.Work), textname.Escape(d.WorkRegion))
+			}
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", ms(in.Time), in.Pattern, textname.Escape(in.Region),
 			textname.Escape(r.describe(in.Loc)), ms(in.Start), textname.Escape(r.describe(in.Peer)), delay)

@@ -152,6 +152,17 @@ func TestPointToPoint(t *testing.T) {
 	if w.Time != 250 || w.Loc != 1 || w.Peer != 2 || w.Delay == nil || w.Delay.Region != "work2" || w.Delay.Time != 195 || w.Delay.Loc != 2 {
 		t.Errorf("worst wait %+v (delay %+v), want 250 ns on rank 1 delayed by rank 2's work2, 195 ns", w, w.Delay)
 	}
+	// The second Late Sender of rank 1: rank 0 computed in work from its
+	// send's leave at 110 to its next send at 300.
+	var second *Instance
+	for i, w := range r.Worst {
+		if w.Pattern == LateSender && w.Loc == 1 && w.Peer == 0 && w.Time == 170 {
+			second = &r.Worst[i]
+		}
+	}
+	if d := second; d == nil || d.Delay == nil || d.Delay.Since != 110 || d.Delay.Work == nil || *d.Delay.Work != 190 || d.Delay.WorkRegion != "work" {
+		t.Errorf("the 170 ns Late Sender: %+v, want its delay since 110: 190 ns of work", d)
+	}
 	// The second Late Sender of rank 1 is charged to rank 0's work; the
 	// Late Receiver (700 to 850) to rank 2's work until 840.
 	for _, c := range []struct {
