@@ -72,13 +72,56 @@ func Analyze(files []*tracefile.File, opt Options) (*Result, error) {
 		matched += found[n].matched
 	}
 	res.UnmatchedSends = sends - min(matched, sends)
-	acc := newAccumulator(a, max(worst, 0))
-	for i := range found {
-		acc.add(res, &found[i])
+	var waits []wait
+	for _, f := range append(found, extra) {
+		res.UnmatchedRecvs += f.unmatchedRecvs
+		res.UnmatchedCollectives += f.colls
+		res.ClockViolations += f.clock
+		waits = append(waits, f.waits...)
 	}
-	acc.add(res, &extra)
-	acc.finish(res)
+	res.Values = sumWaits(res, waits)
+	named := worstOf(waits, max(worst, 0))
+	if err := a.delays(procs, res, waits, named); err != nil {
+		return nil, fmt.Errorf("waitstate: %w", err)
+	}
 	return res, nil
+}
+
+// sumWaits adds the waits up per (pattern, call path, location), sorted.
+func sumWaits(res *Result, waits []wait) []Value {
+	type key struct {
+		p         Pattern
+		path, loc int
+	}
+	sums := map[key]*Value{}
+	var out []Value
+	for _, w := range waits {
+		res.Totals[w.Pattern] += w.Time
+		res.Counts[w.Pattern]++
+		k := key{w.Pattern, w.Path, w.Loc}
+		v := sums[k]
+		if v == nil {
+			v = &Value{Pattern: w.Pattern, Region: w.Region, Path: w.Path, Loc: w.Loc}
+			sums[k] = v
+		}
+		v.Time += w.Time
+		v.Count++
+	}
+	for _, v := range sums {
+		out = append(out, *v)
+	}
+	slices.SortFunc(out, compareValue)
+	return out
+}
+
+// worstOf returns the indices of the n longest waits, longest first.
+func worstOf(waits []wait, n int) []int {
+	idx := make([]int, len(waits))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortFunc(idx, func(a, b int) int { return compareInstance(waits[a].Instance, waits[b].Instance) })
+	return idx[:min(n, len(idx))]
 }
 
 // analysis is the state of the replay after the forward pass.
@@ -447,129 +490,6 @@ func (a *analysis) openmp(out *findings) {
 			out.waits = append(out.waits, wait{Instance: Instance{Pattern: p, Region: a.regionName(m.loc, m.op.call), Path: a.path(m.loc, m.op.call), Loc: m.loc,
 				Start: c.enter, Time: idle, Peer: g[latest].loc}, lateCall: g[latest].op.call})
 		}
-	}
-}
-
-// accumulator sums the waits into a Result.
-type accumulator struct {
-	values, delays map[Value]*Value // keyed without Time and Count
-	a              *analysis
-	// worst holds the longest waits so far, up to 4 times keep of them;
-	// once cut back to keep, bar is the shortest kept, below which a wait
-	// need not be kept (nor its delay named).
-	worst []Instance
-	keep  int
-	bar   *Instance
-}
-
-func newAccumulator(a *analysis, keep int) *accumulator {
-	return &accumulator{values: map[Value]*Value{}, delays: map[Value]*Value{}, a: a, keep: keep}
-}
-
-// consider keeps inst among the worst if it may be one.
-func (acc *accumulator) consider(inst Instance) {
-	acc.worst = append(acc.worst, inst)
-	if len(acc.worst) >= 4*acc.keep {
-		acc.cut()
-	}
-}
-
-// cut sorts the worst and keeps keep of them.
-func (acc *accumulator) cut() {
-	slices.SortFunc(acc.worst, compareInstance)
-	if len(acc.worst) > acc.keep {
-		acc.worst = acc.worst[:acc.keep]
-		bar := acc.worst[acc.keep-1]
-		acc.bar = &bar
-	}
-}
-
-func (acc *accumulator) bump(m map[Value]*Value, k Value, t int64) {
-	v := m[k]
-	if v == nil {
-		v = &Value{Pattern: k.Pattern, Region: k.Region, Path: k.Path, Loc: k.Loc}
-		m[k] = v
-	}
-	v.Time += t
-	v.Count++
-}
-
-func (acc *accumulator) add(res *Result, f *findings) {
-	res.UnmatchedRecvs += f.unmatchedRecvs
-	res.UnmatchedCollectives += f.colls
-	res.ClockViolations += f.clock
-	for _, w := range f.waits {
-		res.Totals[w.Pattern] += w.Time
-		res.Counts[w.Pattern]++
-		acc.bump(acc.values, Value{Pattern: w.Pattern, Region: w.Region, Path: w.Path, Loc: w.Loc}, w.Time)
-		inst := w.Instance
-		candidate := acc.keep > 0 && (acc.bar == nil || compareInstance(inst, *acc.bar) < 0)
-		if w.Peer >= 0 {
-			inst.Delay = acc.delay(w, inst.Peer, candidate)
-		}
-		if candidate {
-			acc.consider(inst)
-		}
-	}
-}
-
-// delay charges wait w to what the late location did while the waiting
-// one waited, each region by its share of the wait's window, and returns
-// the region it spent most of the window in. The late party's own
-// waiting shows as its synchronisation call: the delay came from further
-// back.
-func (acc *accumulator) delay(w wait, late int, named bool) *Delay {
-	a := acc.a
-	if a == nil || w.Time <= 0 {
-		return nil
-	}
-	in := a.data[late].during(w.Start, w.Start+w.Time)
-	if len(in) == 0 {
-		return nil
-	}
-	f := a.files[a.locs[late].File]
-	// The window is the wait itself, so a region's time in it is its
-	// share of the wait.
-	for _, g := range in {
-		acc.bump(acc.delays, Value{Pattern: w.Pattern, Region: f.RegionName(g.region), Path: -1, Loc: late}, g.ns)
-	}
-	if !named {
-		return nil
-	}
-	dl := &Delay{Loc: late, Region: f.RegionName(in[0].region), Time: in[0].ns, Interval: w.Time, Since: -1}
-	// The late party's work since its previous synchronisation point.
-	if c := w.lateCall; c >= 0 {
-		d := a.data[late]
-		from := d.first
-		if c > 0 {
-			from = d.calls[c-1].leave
-			dl.Since = from
-		}
-		for _, g := range d.during(from, d.calls[c].enter) {
-			if a.kind(a.locs[late].File, g.region) == regionCompute {
-				if dl.Work == nil {
-					dl.WorkRegion = f.RegionName(g.region)
-					dl.Work = new(int64)
-				}
-				*dl.Work += g.ns
-			}
-		}
-	}
-	return dl
-}
-
-func (acc *accumulator) finish(res *Result) {
-	for _, v := range acc.values {
-		res.Values = append(res.Values, *v)
-	}
-	for _, v := range acc.delays {
-		res.Delays = append(res.Delays, *v)
-	}
-	slices.SortFunc(res.Values, compareValue)
-	slices.SortFunc(res.Delays, compareValue)
-	if acc.keep > 0 {
-		acc.cut()
-		res.Worst = acc.worst
 	}
 }
 

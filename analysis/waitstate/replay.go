@@ -19,14 +19,6 @@ type call struct {
 	enter, leave int64
 }
 
-// segment is a stretch of time a location spent in one region, its own
-// time (not in regions it called); the time in a synchronisation call is
-// that call's, whatever it calls.
-type segment struct {
-	start, end int64
-	region     uint32
-}
-
 // send is a message the location sent.
 type send struct {
 	call     int32 // the call that holds it: MPI_Send, MPI_Isend, ...
@@ -73,7 +65,6 @@ type locData struct {
 	recvs      []recv
 	colls      []collOp
 	omp        []ompVisit
-	segs       []segment // in time order: what the location did when
 	paths      []localPath
 	first      int64
 	last       int64
@@ -294,20 +285,27 @@ func (r *run) read(n int) (*locData, error) {
 	lo := r.locs[n]
 	f := r.files[lo.File]
 	d := &locData{first: -1}
-	// A segment begins at an event: the region events bound them.
-	var regionEvents uint64
-	for _, lv := range f.Locations[lo.Loc].Levels {
-		if lv.Class == tracefile.ClassRegion {
-			regionEvents += lv.Kept()
+	// The exact profile and communication matrix say how many calls and
+	// messages to expect (the buffer may have shed some of their events).
+	l := &f.Locations[lo.Loc]
+	var calls, sent, received uint64
+	for _, p := range l.Profile {
+		if k := r.kind(lo.File, p.Region); k == regionMPI || k == regionOMPBarrier || k == regionOMPImplicitBarrier {
+			calls += p.Visits
 		}
 	}
-	d.segs = make([]segment, 0, min(regionEvents+1, 1<<24))
+	for _, c := range l.Comm {
+		sent += c.Sent
+		received += c.Received
+	}
+	const most = 1 << 22 // a hint, not a promise: bound what a file may claim
+	d.calls = make([]call, 0, min(calls, most))
+	d.sends = make([]send, 0, min(sent, most))
+	d.recvs = make([]recv, 0, min(received, most))
 	var (
 		stack     []frame
 		e         tracefile.Event
-		prev      int64  // time of the previous event
-		inSync    int    // synchronisation calls open
-		syncReg   uint32 // the outermost one's region
+		inSync    int // synchronisation calls open
 		tasks     = -1
 		visits    = map[uint32]int{} // barrier visits in the current implicit task
 		posted    = map[uint64]int32{}
@@ -345,16 +343,7 @@ func (r *run) read(n int) (*locData, error) {
 			d.first = t
 		}
 		d.last = max(d.last, t)
-		// The time since the previous event was the top region's own, or
-		// the open synchronisation call's.
-		if t > prev && len(stack) > 0 {
-			reg := stack[len(stack)-1].region
-			if inSync > 0 {
-				reg = syncReg
-			}
-			d.addSegment(prev, t, reg)
-		}
-		prev = max(prev, t)
+
 		top := func() int32 {
 			if len(stack) == 0 || e.Depth != len(stack) {
 				return -1
@@ -375,9 +364,6 @@ func (r *run) read(n int) (*locData, error) {
 					fr.path = pathOf(len(stack) - 1)
 					stack = stack[:len(stack)-1]
 					d.calls = append(d.calls, call{region: e.Region, path: fr.path, enter: t, leave: t})
-				}
-				if inSync == 0 {
-					syncReg = e.Region
 				}
 				inSync++
 				if k != regionMPI && tasks >= 0 {
@@ -506,54 +492,4 @@ func (r *run) endpoint(file int, e *tracefile.Event) (peer, comm int, ok bool, e
 		comm = r.comms[file][0]
 	}
 	return r.first[end.File] + end.Loc, comm, true, nil
-}
-
-// addSegment notes that the location spent [from, to) in region.
-func (d *locData) addSegment(from, to int64, region uint32) {
-	if region == 0 || to <= from {
-		return
-	}
-	if n := len(d.segs); n > 0 && d.segs[n-1].region == region && d.segs[n-1].end == from {
-		d.segs[n-1].end = to
-		return
-	}
-	d.segs = append(d.segs, segment{from, to, region})
-}
-
-// regionTime is a region's time in a window.
-type regionTime struct {
-	region uint32
-	ns     int64
-}
-
-// during returns the regions the location was in during [from, to), and
-// how long each, longest first.
-func (d *locData) during(from, to int64) []regionTime {
-	i, _ := slices.BinarySearchFunc(d.segs, from, func(s segment, t int64) int {
-		if s.end <= t {
-			return -1
-		}
-		return 1
-	})
-	var out []regionTime
-	for ; i < len(d.segs) && d.segs[i].start < to; i++ {
-		s := d.segs[i]
-		ns := min(s.end, to) - max(s.start, from)
-		if ns <= 0 {
-			continue
-		}
-		k := slices.IndexFunc(out, func(r regionTime) bool { return r.region == s.region })
-		if k < 0 {
-			out = append(out, regionTime{s.region, ns})
-		} else {
-			out[k].ns += ns
-		}
-	}
-	slices.SortFunc(out, func(a, b regionTime) int {
-		if a.ns != b.ns {
-			return cmp.Compare(b.ns, a.ns)
-		}
-		return cmp.Compare(a.region, b.region)
-	})
-	return out
 }
