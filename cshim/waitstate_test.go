@@ -215,8 +215,28 @@ func TestMPIWaitStates(t *testing.T) {
 				}
 				t.Logf("the scheduler disturbed the plan: %s", strings.Join(disturbs, ", "))
 			}
+			// Every wait is charged to what its late party did meanwhile:
+			// never more than the waits.
+			var charged int64
+			for _, v := range res.Delays {
+				if v.Pattern == c.pattern {
+					charged += v.Time
+				}
+			}
+			if charged > res.Totals[c.pattern]+iters {
+				t.Errorf("%v: %d ns of delay costs for %d ns of waits", c.pattern, charged, res.Totals[c.pattern])
+			}
+			if c.scenario == "ring" {
+				checkWaitstateCommand(t, out)
+			}
+			if len(disturbs) > 0 {
+				// A late rank off its core makes others late in turn: the
+				// planted answer holds only for an undisturbed run.
+				t.Logf("every run was disturbed: the planted time and its delay were not checked")
+				return
+			}
 			got := planted(res, c.pattern, c.region, c.rank)
-			if len(disturbs) == 0 && !within(got, c.planted*iters, 0.05) {
+			if !within(got, c.planted*iters, 0.05) {
 				t.Errorf("%v in %s: %.3f ms, planted %.3f ms (± 5 %%)", c.pattern, c.region, float64(got)/1e6, float64(c.planted*iters)/1e6)
 			}
 			if c.rank >= 0 {
@@ -224,29 +244,21 @@ func TestMPIWaitStates(t *testing.T) {
 					t.Errorf("%v: %.3f ms elsewhere than on rank %d", c.pattern, float64(other)/1e6, c.rank)
 				}
 			}
-			// The delay: a late rank was computing while the others waited;
-			// undisturbed, the planted one.
-			var cost, planted int64
+			// The delay: the planted late rank was computing while the
+			// others waited.
+			var cost int64
 			for _, v := range res.Delays {
-				if v.Pattern == c.pattern && v.Region == "compute" {
+				if v.Pattern == c.pattern && v.Region == "compute" && res.Locations[v.Loc].Rank == c.late {
 					cost += v.Time
-					if res.Locations[v.Loc].Rank == c.late {
-						planted += v.Time
-					}
 				}
 			}
-			if len(disturbs) == 0 {
-				cost = planted
-			}
 			if !within(cost, res.Totals[c.pattern], 0.05) {
-				t.Errorf("%v: %.3f ms charged to compute (rank %d undisturbed), want about the wait, %.3f ms (delays %+v)",
+				t.Errorf("%v: %.3f ms charged to rank %d's compute, want about the wait, %.3f ms (delays %+v)",
 					c.pattern, float64(cost)/1e6, c.late, float64(res.Totals[c.pattern])/1e6, res.Delays)
 			}
-			if w := res.Worst; len(w) == 0 || w[0].Pattern != c.pattern || w[0].Delay == nil || w[0].Delay.Region != "compute" {
-				t.Errorf("worst waits %+v: want %v first, delayed by compute", w, c.pattern)
-			}
-			if c.scenario == "ring" {
-				checkWaitstateCommand(t, out)
+			if w := res.Worst; len(w) == 0 || w[0].Pattern != c.pattern || w[0].Delay == nil || w[0].Delay.Region != "compute" ||
+				res.Locations[w[0].Delay.Loc].Rank != c.late {
+				t.Errorf("worst waits %+v: want %v first, delayed by rank %d's compute", w, c.pattern, c.late)
 			}
 		})
 	}
@@ -371,8 +383,11 @@ func TestOpenMPWaitStates(t *testing.T) {
 		}
 		t.Logf("the scheduler disturbed the plan: %s", strings.Join(disturbs, ", "))
 	}
-	got := res.Totals[waitstate.OMPBarrier]
-	if len(disturbs) == 0 && !within(got, planted*rounds, 0.05) {
+	if len(disturbs) > 0 {
+		t.Logf("every run was disturbed: the planted time and its delay were not checked")
+		return
+	}
+	if got := res.Totals[waitstate.OMPBarrier]; !within(got, planted*rounds, 0.05) {
 		t.Errorf("%v: %.3f ms, planted %.3f ms (± 5 %%)", waitstate.OMPBarrier, float64(got)/1e6, float64(planted*rounds)/1e6)
 	}
 	if w := res.Worst; len(w) == 0 || w[0].Pattern != waitstate.OMPBarrier || w[0].Delay == nil || w[0].Delay.Region != "compute" {
