@@ -12,9 +12,15 @@
 // late party was doing, region by region, while the other waited for it.
 //
 // The analysis is post-mortem: Analyze reads the files of one run, puts
-// their times on the run's common axis (tracefile.Axis), matches sends to
-// receives and the members of each collective, and returns a Result, data
-// only; text.go renders it. Reading the locations and replaying each
-// receiver are spread over workers (internal/parallel); the result is the
+// their times on the run's common axis (tracefile.Axis), and replays them
+// in two passes. The forward pass keeps each location's synchronisation
+// calls, messages, collectives and barrier visits (not its other events);
+// sends are matched to receives by MPI's order rule, collectives by their
+// order on each communicator, barriers by team and visit, which gives the
+// waits. The second pass (delay.go) reads the late locations again, with
+// the windows of the waits they caused, for the delays. The Result is data
+// only, per (pattern, call path, location), for the CUBE4 writer as for the
+// command; text.go renders it as text and JSON. Both passes and the
+// receivers' replay run on workers (internal/parallel); the result is the
 // same for any number of them.
 package waitstate
