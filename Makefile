@@ -3,7 +3,7 @@ GO       ?= go
 export GOTOOLCHAIN := local
 GOBIN    := $(shell $(GO) env GOPATH)/bin
 # Packages with concurrent code, tested again under the race detector.
-RACE_PKGS := ./buffer/... ./measure/... ./hwcounter/... ./export/...
+RACE_PKGS := ./buffer/... ./measure/... ./hwcounter/... ./export/... ./analysis/waitstate/...
 
 PREFIX   ?= /usr/local
 

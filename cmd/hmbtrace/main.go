@@ -11,6 +11,7 @@
 //	hmbtrace score FILE...       measurement overhead per region, filter files
 //	hmbtrace comm FILE...        communication matrix and sender/receiver diagram
 //	hmbtrace dynamics FILE...    trends, steps and peaks over the iterations
+//	hmbtrace waitstate FILE...   wait states (Late Sender, Wait at N x N, ...) and their delays
 //	hmbtrace report FILE... -o report.html   the whole run as one self-contained HTML page
 //	hmbtrace recover [DIR|FILE...]  the trace of a process that died, from its mapping (HMB_SURVIVE=1)
 //
@@ -46,6 +47,7 @@ var commands = []command{
 	{"comm", "comm FILE...         who sent what to whom [-tsv -matrix FILE.svg -diagram FILE.svg -value messages|bytes|mean]", runComm},
 	{"dynamics", "dynamics FILE...     how the run changes over its iterations: peaks, dips, steps, trends, costliest first [-tsv -svg FILE -top N -min-share F]", runDynamics},
 	{"recover", "recover [DIR|FILE...]   the trace of a process that died with HMB_SURVIVE=1, from its mapping (default: /dev/shm, HMB_SURVIVE_DIR) [-force -o DIR -keep]", runRecover},
+	{"waitstate", "waitstate FILE...    why the ranks waited: Late Sender, Late Receiver, collective and OpenMP barrier waits, worst first, with their delay [-top N -json]", runWaitstate},
 	{"report", "report FILE... -o FILE.html   one self-contained HTML page: facts, profile, timeline, heat map, dynamics, communication, counters [-title T -region NAME -sync PATTERNS -top N]", runReport},
 }
 

@@ -1,0 +1,502 @@
+package waitstate
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/hmbtrace/hmbtrace/internal/parallel"
+	"github.com/hmbtrace/hmbtrace/tracefile"
+)
+
+// DefaultWorst is the number of worst waits a Result keeps by default.
+const DefaultWorst = 20
+
+// Options tunes Analyze.
+type Options struct {
+	// Procs is the number of workers: 0 for HMB_TOOL_PROCS or GOMAXPROCS,
+	// 1 for the sequential path. The result is the same for any number.
+	Procs int
+	// Worst is the number of longest waits to keep (0: DefaultWorst, < 0:
+	// none).
+	Worst int
+}
+
+// Analyze replays the communication of files, the ranks of one run (or one
+// process's file), and returns their wait states.
+func Analyze(files []*tracefile.File, opt Options) (*Result, error) {
+	if len(files) == 0 {
+		return nil, fmt.Errorf("waitstate: no trace files")
+	}
+	procs, err := parallel.Procs(opt.Procs)
+	if err != nil {
+		return nil, fmt.Errorf("waitstate: %w", err)
+	}
+	worst := opt.Worst
+	if worst == 0 {
+		worst = DefaultWorst
+	}
+	r := newRun(files)
+	data := make([]*locData, len(r.locs))
+	if err := parallel.Do(procs, len(r.locs), func(n int) error {
+		d, err := r.read(n)
+		data[n] = d
+		return err
+	}); err != nil {
+		return nil, fmt.Errorf("waitstate: %w", err)
+	}
+	a := &analysis{run: r, data: data}
+	a.indexSends()
+	a.unifyPaths()
+
+	// The receivers replay their messages in parallel; each keeps what it
+	// found in its own slot, summed up in location order after.
+	found := make([]findings, len(r.locs))
+	if err := parallel.Do(procs, len(r.locs), func(n int) error {
+		a.receiver(n, &found[n])
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	var extra findings
+	a.collectives(&extra)
+	a.openmp(&extra)
+
+	res := &Result{Locations: r.locs, Synced: r.axis.Synced(), Paths: a.tree}
+	var sends, matched uint64
+	for n, d := range data {
+		res.Total += d.last - d.first
+		res.Unresolved += d.unresolved
+		sends += uint64(len(d.sends))
+		matched += found[n].matched
+	}
+	res.UnmatchedSends = sends - min(matched, sends)
+	var waits []wait
+	for _, f := range append(found, extra) {
+		res.UnmatchedRecvs += f.unmatchedRecvs
+		res.UnmatchedCollectives += f.colls
+		res.ClockViolations += f.clock
+		waits = append(waits, f.waits...)
+	}
+	res.Values = sumWaits(res, waits)
+	named := worstOf(waits, max(worst, 0))
+	if err := a.delays(procs, res, waits, named); err != nil {
+		return nil, fmt.Errorf("waitstate: %w", err)
+	}
+	return res, nil
+}
+
+// sumWaits adds the waits up per (pattern, call path, location), sorted.
+func sumWaits(res *Result, waits []wait) []Value {
+	type key struct {
+		p         Pattern
+		path, loc int
+	}
+	sums := map[key]*Value{}
+	var out []Value
+	for _, w := range waits {
+		res.Totals[w.Pattern] += w.Time
+		res.Counts[w.Pattern]++
+		k := key{w.Pattern, w.Path, w.Loc}
+		v := sums[k]
+		if v == nil {
+			v = &Value{Pattern: w.Pattern, Region: w.Region, Path: w.Path, Loc: w.Loc}
+			sums[k] = v
+		}
+		v.Time += w.Time
+		v.Count++
+	}
+	for _, v := range sums {
+		out = append(out, *v)
+	}
+	slices.SortFunc(out, compareValue)
+	return out
+}
+
+// worstOf returns the indices of the n longest waits, longest first.
+func worstOf(waits []wait, n int) []int {
+	idx := make([]int, len(waits))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortFunc(idx, func(a, b int) int { return compareInstance(waits[a].Instance, waits[b].Instance) })
+	return idx[:min(n, len(idx))]
+}
+
+// analysis is the state of the replay after the forward pass.
+type analysis struct {
+	*run
+	data []*locData
+	// sends by (sender, receiver, communicator, tag), in sending order:
+	// MPI's non-overtaking rule pairs the k-th of them with the k-th
+	// receive of the same key.
+	sends map[msgKey][]int32
+	// The run's call tree, and per location its local paths' places in it.
+	tree  []CallPath
+	paths [][]int
+}
+
+// unifyPaths puts the locations' call trees together, in location order,
+// by region name.
+func (a *analysis) unifyPaths() {
+	type key struct {
+		parent int
+		name   string
+	}
+	idx := map[key]int{}
+	a.paths = make([][]int, len(a.data))
+	for n, d := range a.data {
+		f := a.files[a.locs[n].File]
+		ids := make([]int, len(d.paths))
+		for i, p := range d.paths {
+			parent := -1
+			if p.parent >= 0 {
+				parent = ids[p.parent]
+			}
+			k := key{parent, f.RegionName(p.region)}
+			id, ok := idx[k]
+			if !ok {
+				id = len(a.tree)
+				idx[k] = id
+				a.tree = append(a.tree, CallPath{Parent: parent, Region: k.name})
+			}
+			ids[i] = id
+		}
+		a.paths[n] = ids
+	}
+}
+
+type msgKey struct {
+	from, to, comm int
+	tag            uint32
+}
+
+func (a *analysis) indexSends() {
+	a.sends = map[msgKey][]int32{}
+	for n, d := range a.data {
+		for i, s := range d.sends {
+			k := msgKey{n, s.peer, s.comm, s.tag}
+			a.sends[k] = append(a.sends[k], int32(i))
+		}
+	}
+}
+
+// findings is what the replay found: the waits (on any location) and the
+// counts of what it could not replay.
+type findings struct {
+	waits                 []wait
+	unmatchedRecvs, colls uint64
+	matched               uint64 // receives paired with their send
+	clock                 uint64
+}
+
+// wait is one instance, with the late party's call that ended its delay
+// (-1 if none).
+type wait struct {
+	Instance
+	lateCall int32
+}
+
+// path returns the run-wide call path of call c of location loc.
+func (a *analysis) path(loc int, c int32) int {
+	return a.paths[loc][a.data[loc].calls[c].path]
+}
+
+func (a *analysis) regionName(loc int, c int32) string {
+	lo := a.locs[loc]
+	return a.files[lo.File].RegionName(a.data[loc].calls[c].region)
+}
+
+// lateSender is a Late Sender instance kept to find the wrong order.
+type lateSender struct {
+	sendTime int64
+	w        wait
+}
+
+// maxPending bounds the Late Sender instances a receiver keeps to find a
+// message received in the wrong order, as Scalasca does (100).
+const maxPending = 100
+
+// receiver replays the receives of location n: Late Sender (with its
+// wrong order) on n, Late Receiver on the senders.
+func (a *analysis) receiver(n int, out *findings) {
+	d := a.data[n]
+	next := map[msgKey]int{}
+	var pending []lateSender
+	// A call completing several receives counts the largest wait once.
+	var group *lateSender
+	var groupCall int32 = -1
+	flush := func() {
+		if group != nil {
+			out.waits = append(out.waits, group.w)
+			pending = appendPending(pending, *group)
+		}
+		group, groupCall = nil, -1
+	}
+	for _, q := range d.recvs {
+		if q.call != groupCall {
+			flush()
+		}
+		k := msgKey{q.peer, n, q.comm, q.tag}
+		list := a.sends[k]
+		j := next[k]
+		if j >= len(list) {
+			out.unmatchedRecvs++
+			continue
+		}
+		next[k] = j + 1
+		sd := a.data[q.peer]
+		s := sd.sends[list[j]]
+		sc := sd.calls[s.call]
+		rc := d.calls[q.call]
+
+		// Wrong order: earlier Late Sender waits for messages sent after
+		// this one, which was received only now.
+		kept := pending[:0]
+		for _, p := range pending {
+			if p.sendTime > s.time {
+				w := p.w
+				w.Pattern = LateSenderWrongOrder
+				out.waits = append(out.waits, w)
+				continue
+			}
+			kept = append(kept, p)
+		}
+		pending = kept
+
+		sendEnter := sc.enter
+		if sendEnter > rc.leave {
+			out.clock++
+			sendEnter = rc.leave
+		}
+		if idle := sendEnter - rc.enter; idle > 0 {
+			w := wait{Instance: Instance{Pattern: LateSender, Region: a.regionName(n, q.call), Path: a.path(n, q.call), Loc: n, Start: rc.enter, Time: idle, Peer: q.peer}, lateCall: s.call}
+			ls := lateSender{sendTime: s.time, w: w}
+			if multiCompletion(w.Region) {
+				if group == nil || idle > group.w.Time {
+					group = &ls
+				}
+				groupCall = q.call
+			} else {
+				out.waits = append(out.waits, w)
+				pending = appendPending(pending, ls)
+			}
+		}
+
+		// Late Receiver: the send could not return before this receive
+		// was posted.
+		if s.blocking {
+			post := d.calls[q.post]
+			if sc.leave > post.enter {
+				if idle := post.enter - sc.enter; idle > 0 {
+					out.waits = append(out.waits, wait{Instance: Instance{Pattern: LateReceiver, Region: a.regionName(q.peer, s.call), Path: a.path(q.peer, s.call),
+						Loc: q.peer, Start: sc.enter, Time: idle, Peer: n}, lateCall: q.post})
+				}
+			}
+		}
+	}
+	flush()
+	for _, j := range next {
+		out.matched += uint64(j)
+	}
+}
+
+func appendPending(p []lateSender, ls lateSender) []lateSender {
+	if len(p) == maxPending {
+		copy(p, p[1:])
+		p = p[:len(p)-1]
+	}
+	return append(p, ls)
+}
+
+// member is one rank's part in a collective instance.
+type member struct {
+	loc int
+	op  collOp
+}
+
+// collectives replays the collectives: each communicator's k-th operation
+// on every member is one instance (MPI orders collectives on a
+// communicator alike on all its members).
+func (a *analysis) collectives(out *findings) {
+	// Per file and communicator, the operations in start order.
+	type fileComm struct{ file, comm int }
+	ops := map[fileComm][]member{}
+	for n, d := range a.data {
+		f := a.locs[n].File
+		for _, op := range d.colls {
+			k := fileComm{f, op.comm}
+			ops[k] = append(ops[k], member{n, op})
+		}
+	}
+	for k, list := range ops {
+		slices.SortStableFunc(list, func(x, y member) int {
+			if x.op.start != y.op.start {
+				return cmp.Compare(x.op.start, y.op.start)
+			}
+			return cmp.Compare(x.loc, y.loc)
+		})
+		ops[k] = list
+	}
+	comms := make([]int, 0)
+	seen := map[int]bool{}
+	for k := range ops {
+		if !seen[k.comm] {
+			seen[k.comm] = true
+			comms = append(comms, k.comm)
+		}
+	}
+	slices.Sort(comms)
+	for _, c := range comms {
+		var lists [][]member
+		var rankOf []int
+		longest, complete := 0, true
+		for _, rank := range a.members[c] {
+			f, ok := a.byRank[int(rank)]
+			if !ok || f < 0 {
+				complete = false
+				continue
+			}
+			l := ops[fileComm{f, c}]
+			lists = append(lists, l)
+			rankOf = append(rankOf, int(rank))
+			longest = max(longest, len(l))
+		}
+		for j := 0; j < longest; j++ {
+			inst := make([]member, 0, len(lists))
+			for _, l := range lists {
+				if j < len(l) {
+					inst = append(inst, l[j])
+				}
+			}
+			if !complete || len(inst) < len(lists) || len(inst) < 2 {
+				out.colls++
+				continue
+			}
+			a.collective(inst, rankOf, out)
+		}
+	}
+}
+
+// collective computes the waits of one collective instance; ranks are the
+// members' world ranks.
+func (a *analysis) collective(inst []member, ranks []int, out *findings) {
+	latest, earliest := 0, -1
+	for i, m := range inst {
+		if m.op.start > inst[latest].op.start {
+			latest = i
+		}
+	}
+	root := -1
+	if r := inst[0].op.root; r >= 0 {
+		for i, rk := range ranks {
+			if int64(rk) == r {
+				root = i
+			}
+		}
+		for i, m := range inst {
+			if i != root && (earliest < 0 || m.op.start < inst[earliest].op.start) {
+				earliest = i
+			}
+		}
+	}
+	for i, m := range inst {
+		c := a.data[m.loc].calls[m.op.call]
+		var until int64
+		var late int
+		var p Pattern
+		switch m.op.kind {
+		case collBarrier:
+			p, until, late = WaitBarrier, inst[latest].op.start, latest
+		case collNxN:
+			if m.op.recvd == 0 {
+				continue
+			}
+			p, until, late = WaitNxN, inst[latest].op.start, latest
+		case coll1toN:
+			if root < 0 || i == root || m.op.recvd == 0 {
+				continue
+			}
+			p, until, late = LateBroadcast, inst[root].op.start, root
+		case collNto1:
+			if root < 0 || i != root || earliest < 0 || m.op.recvd == 0 {
+				continue
+			}
+			p, until, late = EarlyReduce, inst[earliest].op.start, earliest
+		default:
+			continue
+		}
+		idle := min(until, c.leave) - c.enter
+		if idle <= 0 || late == i {
+			continue
+		}
+		out.waits = append(out.waits, wait{Instance: Instance{Pattern: p, Region: a.regionName(m.loc, m.op.call), Path: a.path(m.loc, m.op.call), Loc: m.loc,
+			Start: c.enter, Time: idle, Peer: inst[late].loc}, lateCall: inst[late].op.call})
+	}
+}
+
+// openmp replays the OpenMP barriers: the visits of one barrier region by
+// the threads of one team, in the same parallel region, the same number of
+// times before, are one barrier. Threads are matched by their place
+// (tracefile.Location.Team) and their count of implicit tasks, which holds
+// when every parallel region uses the whole team.
+func (a *analysis) openmp(out *findings) {
+	type key struct {
+		file   int
+		forker string
+		task   int
+		region uint32
+		nth    int
+	}
+	groups := map[key][]member{}
+	var keys []key
+	for n, d := range a.data {
+		lo := a.locs[n]
+		team := a.files[lo.File].Locations[lo.Loc].Team
+		if len(team) == 0 {
+			continue
+		}
+		forker := fmt.Sprint(team[:len(team)-1])
+		for _, v := range d.omp {
+			k := key{lo.File, forker, v.task, d.calls[v.call].region, v.nth}
+			if _, ok := groups[k]; !ok {
+				keys = append(keys, k)
+			}
+			groups[k] = append(groups[k], member{loc: n, op: collOp{call: v.call, start: d.calls[v.call].enter}})
+		}
+	}
+	for _, k := range keys {
+		g := groups[k]
+		if len(g) < 2 {
+			continue
+		}
+		latest := 0
+		for i, m := range g {
+			if m.op.start > g[latest].op.start {
+				latest = i
+			}
+		}
+		for i, m := range g {
+			c := a.data[m.loc].calls[m.op.call]
+			idle := min(g[latest].op.start, c.leave) - c.enter
+			if idle <= 0 || i == latest {
+				continue
+			}
+			p := OMPBarrier
+			if a.kind(k.file, c.region) == regionOMPImplicitBarrier {
+				p = OMPImplicitBarrier
+			}
+			out.waits = append(out.waits, wait{Instance: Instance{Pattern: p, Region: a.regionName(m.loc, m.op.call), Path: a.path(m.loc, m.op.call), Loc: m.loc,
+				Start: c.enter, Time: idle, Peer: g[latest].loc}, lateCall: g[latest].op.call})
+		}
+	}
+}
+
+// describe names an instance's place for errors and text.
+func (r *Result) describe(loc int) string {
+	if loc < 0 || loc >= len(r.Locations) {
+		return "-"
+	}
+	return strings.TrimSpace(r.Locations[loc].Name)
+}

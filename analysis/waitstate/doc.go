@@ -1,0 +1,26 @@
+// Package waitstate owns the wait-state analysis of a run: it replays the
+// communication the trace files recorded (every rank's messages, requests
+// and collectives, and the OpenMP barriers of its threads) and says how
+// long each location waited, in which region, and because of which late
+// party. The patterns are Scalasca's, as Geimer et al. define them for the
+// parallel replay ("The Scalasca performance toolset architecture") and as
+// its metric tree names them: Late Sender and its wrong-order case, Late
+// Receiver, Wait at N×N, Wait at Barrier, Late Broadcast, Early Reduce, and
+// the wait at OpenMP barriers. The delay of a wait (its root cause) follows
+// the idea of Böhme et al. ("Identifying the root causes of wait states in
+// large-scale parallel applications") in its short-term form: what the
+// late party was doing, region by region, while the other waited for it.
+//
+// The analysis is post-mortem: Analyze reads the files of one run, puts
+// their times on the run's common axis (tracefile.Axis), and replays them
+// in two passes. The forward pass keeps each location's synchronisation
+// calls, messages, collectives and barrier visits (not its other events);
+// sends are matched to receives by MPI's order rule, collectives by their
+// order on each communicator, barriers by team and visit, which gives the
+// waits. The second pass (delay.go) reads the late locations again, with
+// the windows of the waits they caused, for the delays. The Result is data
+// only, per (pattern, call path, location), for the CUBE4 writer as for the
+// command; text.go renders it as text and JSON. Both passes and the
+// receivers' replay run on workers (internal/parallel); the result is the
+// same for any number of them.
+package waitstate

@@ -1,0 +1,50 @@
+package waitstate_test
+
+import (
+	"fmt"
+
+	"github.com/hmbtrace/hmbtrace/analysis/waitstate"
+)
+
+// The patterns are metrics: a profile writer (CUBE4) names them by
+// Metric and nests them by Parent.
+func ExamplePattern() {
+	for p := waitstate.Pattern(0); p < waitstate.NumPatterns; p++ {
+		parent := ""
+		if q, ok := p.Parent(); ok {
+			parent = " (in " + q.Metric() + ")"
+		}
+		fmt.Printf("%s: %s%s\n", p.Metric(), p, parent)
+	}
+	// Output:
+	// mpi_latesender: Late Sender
+	// mpi_latesender_wo: Late Sender, wrong order (in mpi_latesender)
+	// mpi_latereceiver: Late Receiver
+	// mpi_wait_nxn: Wait at N x N
+	// mpi_barrier_wait: Wait at Barrier
+	// mpi_latebroadcast: Late Broadcast
+	// mpi_earlyreduce: Early Reduce
+	// omp_ebarrier_wait: OpenMP wait at explicit barrier
+	// omp_ibarrier_wait: OpenMP wait at implicit barrier
+}
+
+// A Result's values are read per (pattern, region, location), as the cells
+// of a profile with the pattern as its metric.
+func ExampleResult_Time() {
+	r := &waitstate.Result{
+		Locations: []waitstate.Location{{Rank: 0, Name: "rank 0"}, {Rank: 1, Name: "rank 1"}},
+		Total:     2_000_000,
+		Values: []waitstate.Value{
+			{Pattern: waitstate.LateSender, Region: "MPI_Recv", Loc: 1, Time: 150_000, Count: 3},
+			{Pattern: waitstate.WaitNxN, Region: "MPI_Allreduce", Loc: 0, Time: 50_000, Count: 1},
+		},
+	}
+	r.Totals[waitstate.LateSender] = 150_000
+	fmt.Println(r.Time(waitstate.LateSender, "MPI_Recv", 1), r.Time(waitstate.LateSender, "MPI_Recv", 0))
+	fmt.Println(r.ByLocation(waitstate.WaitNxN))
+	fmt.Printf("%.1f%%\n", 100*r.Share(waitstate.LateSender))
+	// Output:
+	// 150000 0
+	// [50000 0]
+	// 7.5%
+}

@@ -1,0 +1,495 @@
+package waitstate
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/hmbtrace/hmbtrace/encode"
+	"github.com/hmbtrace/hmbtrace/tracefile"
+)
+
+// call is one visit of a synchronisation region (an MPI call, an OpenMP
+// barrier) on a location, on the run's time axis.
+type call struct {
+	region       uint32 // the file's region id
+	path         int32  // its call path, an index of locData.paths
+	enter, leave int64
+}
+
+// send is a message the location sent.
+type send struct {
+	call     int32 // the call that holds it: MPI_Send, MPI_Isend, ...
+	peer     int   // the receiving location (run-wide index)
+	comm     int   // run-wide communicator
+	tag      uint32
+	time     int64 // of the send record
+	blocking bool  // a blocking send whose return may wait for the receive
+}
+
+// recv is a message the location received.
+type recv struct {
+	call int32 // the call that completed it: MPI_Recv, MPI_Wait, ...
+	post int32 // the call that posted it (MPI_Irecv), or call
+	peer int   // the sending location
+	comm int
+	tag  uint32
+	time int64 // of the receive record
+}
+
+// collOp is one member's part in a collective operation.
+type collOp struct {
+	call  int32 // the call that waited: the collective, or the completion of a non-blocking one
+	start int64 // when the member entered the operation (the starting call's enter)
+	kind  collKind
+	comm  int
+	root  int64 // world rank, -1 for none
+	recvd uint64
+	seq   uint64 // order among the location's starts
+}
+
+// ompVisit is one visit of an OpenMP barrier by a thread.
+type ompVisit struct {
+	call     int32
+	implicit bool
+	task     int // which implicit task (parallel region) of the thread
+	nth      int // which visit of this barrier region within the task
+}
+
+// locData is what the forward pass gathers on one location.
+type locData struct {
+	calls      []call
+	sends      []send
+	recvs      []recv
+	colls      []collOp
+	omp        []ompVisit
+	paths      []localPath
+	first      int64
+	last       int64
+	unresolved uint64 // messages whose peer is not among the files
+}
+
+// collKind says how a collective synchronises.
+type collKind uint8
+
+const (
+	collOther collKind = iota
+	collBarrier
+	collNxN
+	coll1toN
+	collNto1
+)
+
+// collKindOf classifies an MPI collective by its name (blocking or not).
+func collKindOf(name string) collKind {
+	n, ok := strings.CutPrefix(name, "MPI_")
+	if !ok {
+		return collOther
+	}
+	if len(n) > 1 && n[0] == 'I' && n[1] >= 'a' && n[1] <= 'z' || strings.HasPrefix(n, "Ibarrier") {
+		n = strings.ToUpper(n[1:2]) + n[2:] // MPI_Iallreduce -> Allreduce
+	}
+	switch n {
+	case "Barrier":
+		return collBarrier
+	case "Allreduce", "Alltoall", "Alltoallv", "Alltoallw", "Allgather", "Allgatherv",
+		"Reduce_scatter", "Reduce_scatter_block":
+		return collNxN
+	case "Bcast", "Scatter", "Scatterv":
+		return coll1toN
+	case "Reduce", "Gather", "Gatherv":
+		return collNto1
+	}
+	return collOther
+}
+
+// blockingSend tells the sends whose call may not return before the
+// receive was posted. MPI_Bsend never waits; MPI_Sendrecv returns after
+// its own receive, which says nothing about the other side's.
+func blockingSend(name string) bool {
+	return name == "MPI_Send" || name == "MPI_Ssend" || name == "MPI_Rsend"
+}
+
+// multiCompletion tells the calls that complete several requests at once.
+func multiCompletion(name string) bool {
+	switch name {
+	case "MPI_Waitall", "MPI_Waitsome", "MPI_Testall", "MPI_Testsome":
+		return true
+	}
+	return false
+}
+
+// run is what the replay knows of the files: locations, communicators,
+// the time axis.
+type run struct {
+	files []*tracefile.File
+	axis  *tracefile.Axis
+	peers *tracefile.Peers
+	first []int // per file: the run-wide index of its first location
+	locs  []Location
+	// Per file: its communicators' run-wide ids by file-local id (0: the
+	// world), and the run-wide communicators' members.
+	comms   []map[uint32]int
+	members [][]int32
+	byRank  map[int]int // world rank -> file, -1 when several files claim it
+	// Per file and region id: how the region synchronises; by map for
+	// the ids too large for the slice (ids are dense in files the probes
+	// write, not in every file a tool may be given).
+	kinds      [][]regionKind
+	kindsOfBig []map[uint32]regionKind
+}
+
+// regionKind says what a region is to the replay.
+type regionKind uint8
+
+const (
+	regionCompute regionKind = iota
+	regionMPI
+	regionOMPBarrier
+	regionOMPImplicitBarrier
+	regionOMPImplicitTask
+)
+
+func newRun(files []*tracefile.File) *run {
+	r := &run{files: files, axis: tracefile.NewAxis(files), peers: tracefile.NewPeers(files), byRank: map[int]int{}}
+	byFile := tracefile.SharedRank(files)
+	var world []int32
+	for i, f := range files {
+		r.first = append(r.first, len(r.locs))
+		for k, l := range f.Locations {
+			name := tracefile.LocationLabel(files, i, byFile, l.Name)
+			if len(files) > 1 && !byFile && len(f.Locations) == 1 {
+				name = fmt.Sprintf("rank %d", f.Header.Rank) // the rank says it all, as in comm
+			}
+			r.locs = append(r.locs, Location{File: i, Loc: k, ID: l.ID, Rank: f.Header.Rank, Name: name})
+		}
+		if _, dup := r.byRank[f.Header.Rank]; dup {
+			r.byRank[f.Header.Rank] = -1
+		} else {
+			r.byRank[f.Header.Rank] = i
+		}
+		world = append(world, int32(f.Header.Rank))
+		kinds := make([]regionKind, len(f.Regions)+1)
+		var big map[uint32]regionKind
+		for _, reg := range f.Regions {
+			if int(reg.ID) < len(kinds) {
+				kinds[reg.ID] = kindOfRegion(reg)
+				continue
+			}
+			if big == nil {
+				big = map[uint32]regionKind{}
+			}
+			big[reg.ID] = kindOfRegion(reg)
+		}
+		r.kinds = append(r.kinds, kinds)
+		r.kindsOfBig = append(r.kindsOfBig, big)
+	}
+	slices.Sort(world)
+	world = slices.Compact(world)
+	// A communicator is the same on every member: the members (and remote
+	// group) and how many with the same members the process made before
+	// it, since MPI creates communicators collectively, in one order.
+	ids := map[string]int{}
+	intern := func(key string, members []int32) int {
+		id, ok := ids[key]
+		if !ok {
+			id = len(r.members)
+			ids[key] = id
+			r.members = append(r.members, members)
+		}
+		return id
+	}
+	for _, f := range files {
+		m := map[uint32]int{}
+		seen := map[string]int{}
+		worldID := -1
+		for _, c := range f.Comms {
+			var b strings.Builder
+			for _, x := range c.Members {
+				b.WriteString(strconv.Itoa(int(x)))
+				b.WriteByte(',')
+			}
+			if c.Remote != nil {
+				b.WriteByte('|')
+				for _, x := range c.Remote {
+					b.WriteString(strconv.Itoa(int(x)))
+					b.WriteByte(',')
+				}
+			}
+			set := b.String()
+			n := seen[set]
+			seen[set]++
+			id := intern(fmt.Sprintf("%s#%d", set, n), c.Members)
+			if c.Remote != nil {
+				id = -1 - id // inter-communicators: not replayed
+			}
+			m[c.ID] = id
+			if c.Name == "MPI_COMM_WORLD" {
+				worldID = id
+			}
+		}
+		if worldID < 0 {
+			var b strings.Builder
+			for _, x := range world {
+				b.WriteString(strconv.Itoa(int(x)))
+				b.WriteByte(',')
+			}
+			worldID = intern(b.String()+"#0", world)
+		}
+		m[0] = worldID
+		r.comms = append(r.comms, m)
+	}
+	return r
+}
+
+func kindOfRegion(reg tracefile.Region) regionKind {
+	switch {
+	case strings.HasPrefix(reg.Name, "!$omp barrier"):
+		return regionOMPBarrier
+	case strings.HasPrefix(reg.Name, "!$omp implicit barrier"):
+		return regionOMPImplicitBarrier
+	case strings.HasPrefix(reg.Name, "!$omp implicit task"):
+		return regionOMPImplicitTask
+	case reg.Paradigm == tracefile.ParadigmMPI || strings.HasPrefix(reg.Name, "MPI_"):
+		return regionMPI
+	}
+	return regionCompute
+}
+
+func (r *run) kind(file int, region uint32) regionKind {
+	if k := r.kinds[file]; int(region) < len(k) {
+		return k[region]
+	}
+	return r.kindsOfBig[file][region]
+}
+
+// frame is an open region during the forward pass.
+type frame struct {
+	region uint32
+	call   int32 // its call, for a synchronisation region; -1 else
+	path   int32 // its call path; -1 for none (a removed region), -2 not known yet
+}
+
+// localPath is a node of a location's call tree: region (an id of the
+// file) called from parent (-1: the top).
+type localPath struct {
+	parent int32
+	region uint32
+}
+
+// read is the forward pass over location n: its synchronisation calls,
+// messages, collectives and barriers, on the run's time axis.
+func (r *run) read(n int) (*locData, error) {
+	lo := r.locs[n]
+	f := r.files[lo.File]
+	d := &locData{first: -1}
+	// The exact profile and communication matrix say how many calls and
+	// messages to expect (the buffer may have shed some of their events).
+	l := &f.Locations[lo.Loc]
+	var calls, sent, received uint64
+	for _, p := range l.Profile {
+		if k := r.kind(lo.File, p.Region); k == regionMPI || k == regionOMPBarrier || k == regionOMPImplicitBarrier {
+			calls += p.Visits
+		}
+	}
+	for _, c := range l.Comm {
+		sent += c.Sent
+		received += c.Received
+	}
+	const most = 1 << 22 // a hint, not a promise: bound what a file may claim
+	d.calls = make([]call, 0, min(calls, most))
+	d.sends = make([]send, 0, min(sent, most))
+	d.recvs = make([]recv, 0, min(received, most))
+	var (
+		stack     []frame
+		e         tracefile.Event
+		inSync    int // synchronisation calls open
+		tasks     = -1
+		visits    = map[uint32]int{} // barrier visits in the current implicit task
+		posted    = map[uint64]int32{}
+		collStart = map[uint64]int64{} // non-blocking collectives: request -> start
+		collSeq   = map[uint64]uint64{}
+		starts    uint64
+		pathIdx   = map[localPath]int32{}
+	)
+	// pathOf returns the call path of stack[i], made on first use: only
+	// the paths to synchronisation calls are needed.
+	var pathOf func(i int) int32
+	pathOf = func(i int) int32 {
+		if fr := &stack[i]; fr.path == -2 {
+			parent := int32(-1)
+			for j := i - 1; j >= 0 && parent < 0; j-- {
+				if stack[j].region != 0 {
+					parent = pathOf(j)
+				}
+			}
+			k := localPath{parent, fr.region}
+			id, ok := pathIdx[k]
+			if !ok {
+				id = int32(len(d.paths))
+				pathIdx[k] = id
+				d.paths = append(d.paths, k)
+			}
+			fr.path = id
+		}
+		return stack[i].path
+	}
+	it := f.Events(lo.ID)
+	for it.Next(&e) {
+		t := r.axis.Nanos(lo.File, f, e.Time)
+		if d.first < 0 {
+			d.first = t
+		}
+		d.last = max(d.last, t)
+
+		top := func() int32 {
+			if len(stack) == 0 || e.Depth != len(stack) {
+				return -1
+			}
+			return stack[len(stack)-1].call
+		}
+		switch e.Kind {
+		case encode.KindEnter:
+			for len(stack) < e.Depth-1 {
+				stack = append(stack, frame{call: -1, path: -1}) // a removed ancestor
+			}
+			fr := frame{region: e.Region, call: -1, path: -2}
+			switch k := r.kind(lo.File, e.Region); k {
+			case regionMPI, regionOMPBarrier, regionOMPImplicitBarrier:
+				if inSync == 0 || k != regionMPI {
+					fr.call = int32(len(d.calls))
+					stack = append(stack, fr)
+					fr.path = pathOf(len(stack) - 1)
+					stack = stack[:len(stack)-1]
+					d.calls = append(d.calls, call{region: e.Region, path: fr.path, enter: t, leave: t})
+				}
+				inSync++
+				if k != regionMPI && tasks >= 0 {
+					d.omp = append(d.omp, ompVisit{call: fr.call, implicit: k == regionOMPImplicitBarrier, task: tasks, nth: visits[e.Region]})
+					visits[e.Region]++
+				}
+			case regionOMPImplicitTask:
+				tasks++
+				clear(visits)
+			}
+			stack = append(stack, fr)
+		case encode.KindLeave:
+			if len(stack) == 0 {
+				break
+			}
+			fr := stack[len(stack)-1]
+			if fr.call >= 0 {
+				d.calls[fr.call].leave = t
+			}
+			if k := r.kind(lo.File, fr.region); fr.region != 0 && (k == regionMPI || k == regionOMPBarrier || k == regionOMPImplicitBarrier) {
+				inSync--
+			}
+			// Close the region and the removed ancestors right above it, as
+			// the reader does.
+			n := len(stack) - 1
+			for n > 0 && stack[n-1].region == 0 {
+				n--
+			}
+			stack = stack[:n]
+		case encode.KindSend, encode.KindIsend:
+			c := top()
+			if c < 0 {
+				break
+			}
+			peer, comm, ok, err := r.endpoint(lo.File, &e)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				d.unresolved++
+				break
+			}
+			name := f.RegionName(d.calls[c].region)
+			d.sends = append(d.sends, send{call: c, peer: peer, comm: comm, tag: e.Tag, time: t,
+				blocking: e.Kind == encode.KindSend && blockingSend(name)})
+		case encode.KindIrecvRequest:
+			if c := top(); c >= 0 {
+				posted[e.Request] = c
+			}
+		case encode.KindRecv, encode.KindIrecv:
+			c := top()
+			if c < 0 {
+				break
+			}
+			peer, comm, ok, err := r.endpoint(lo.File, &e)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				d.unresolved++
+				break
+			}
+			p := c
+			if e.Kind == encode.KindIrecv {
+				if q, ok := posted[e.Request]; ok {
+					p = q
+					delete(posted, e.Request)
+				}
+			}
+			d.recvs = append(d.recvs, recv{call: c, post: p, peer: peer, comm: comm, tag: e.Tag, time: t})
+		case encode.KindCollective:
+			c := top()
+			if c < 0 {
+				break
+			}
+			comm, ok := r.comms[lo.File][e.Comm]
+			if !ok || comm < 0 {
+				break
+			}
+			d.colls = append(d.colls, collOp{call: c, start: d.calls[c].enter, kind: collKindOf(f.RegionName(d.calls[c].region)),
+				comm: comm, root: e.Root, recvd: e.Received, seq: starts})
+			starts++
+		case encode.KindCollRequest:
+			if c := top(); c >= 0 {
+				collStart[e.Request] = d.calls[c].enter
+				collSeq[e.Request] = starts
+				starts++
+			}
+		case encode.KindCollComplete:
+			c := top()
+			start, ok := collStart[e.Request]
+			if c < 0 || !ok {
+				break
+			}
+			delete(collStart, e.Request)
+			comm, ok := r.comms[lo.File][e.Comm]
+			if !ok || comm < 0 {
+				break
+			}
+			d.colls = append(d.colls, collOp{call: c, start: start, kind: collKindOf(f.RegionName(e.Region)),
+				comm: comm, root: e.Root, recvd: e.Received, seq: collSeq[e.Request]})
+			delete(collSeq, e.Request)
+		}
+	}
+	if err := it.Err(); err != nil {
+		return nil, err
+	}
+	if d.first < 0 {
+		d.first = 0
+	}
+	// Collectives in the order the location started them: what matches
+	// them with the other members'.
+	slices.SortStableFunc(d.colls, func(a, b collOp) int { return cmp.Compare(a.seq, b.seq) })
+	return d, nil
+}
+
+// endpoint resolves a message's peer to a run-wide location and its
+// communicator to a run-wide one.
+func (r *run) endpoint(file int, e *tracefile.Event) (peer, comm int, ok bool, err error) {
+	end, ok, err := r.peers.Resolve(file, e)
+	if err != nil || !ok {
+		return 0, 0, false, err
+	}
+	comm, ok = r.comms[file][e.Comm]
+	if !ok {
+		comm = r.comms[file][0]
+	}
+	return r.first[end.File] + end.Loc, comm, true, nil
+}

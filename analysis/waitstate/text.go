@@ -1,0 +1,152 @@
+package waitstate
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"github.com/hmbtrace/hmbtrace/internal/textname"
+	"github.com/hmbtrace/hmbtrace/internal/units"
+)
+
+// WriteText prints the pattern totals (time, share of the run, instances)
+// and the worst top waits with the delay that caused each.
+func WriteText(w io.Writer, r *Result, top int) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(w, "Wait states over %d locations, %s of run time in all", len(r.Locations), ms(r.Total))
+	if !r.Synced && len(r.Locations) > 1 {
+		fmt.Fprint(w, " (clocks aligned by wall-clock start only: waits between ranks are approximate)")
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(tw, "time\tshare\tinstances\t\tpattern\t")
+	for p := Pattern(0); p < NumPatterns; p++ {
+		name := p.String()
+		if _, ok := p.Parent(); ok {
+			name = "  " + name
+		}
+		fmt.Fprintf(tw, "%s\t%.2f%%\t%d\t\t%s\t\n", ms(r.Totals[p]), 100*r.Share(p), r.Counts[p], name)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if n := r.UnmatchedRecvs + r.UnmatchedSends + r.UnmatchedCollectives + r.Unresolved; n > 0 {
+		fmt.Fprintf(w, "not replayed: %d receives and %d sends without their other end, %d collectives with a member missing, %d messages to no location of the files\n",
+			r.UnmatchedRecvs, r.UnmatchedSends, r.UnmatchedCollectives, r.Unresolved)
+	}
+	if r.ClockViolations > 0 {
+		fmt.Fprintf(w, "%d messages received before their send was entered (clock condition violated): their waits are clipped\n", r.ClockViolations)
+	}
+	if top == 0 || len(r.Worst) == 0 {
+		return nil
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Worst waits:")
+	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "wait\tpattern\tregion\tlocation\tat\tlate\tdelay")
+	for i, in := range r.Worst {
+		if top > 0 && i >= top {
+			break
+		}
+		delay := "-"
+		if d := in.Delay; d != nil {
+			delay = fmt.Sprintf("%s in %s", ms(d.Time), textname.Escape(d.Region))
+			if d.Work != nil {
+				delay += fmt.Sprintf("; %s of work since its previous sync, most in %s", ms(*d.Work), textname.Escape(d.WorkRegion))
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", ms(in.Time), in.Pattern, textname.Escape(in.Region),
+			textname.Escape(r.describe(in.Loc)), ms(in.Start), textname.Escape(r.describe(in.Peer)), delay)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(r.Delays) > 0 {
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, "Delay costs (each wait charged to what the late party did meanwhile):")
+		tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "cost\tcaused\tregion\tlocation")
+		byCost := append([]Value(nil), r.Delays...)
+		sortByTime(byCost)
+		for i, v := range byCost {
+			if top > 0 && i >= top {
+				break
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", ms(v.Time), v.Pattern, textname.Escape(v.Region), textname.Escape(r.describe(v.Loc)))
+		}
+		return tw.Flush()
+	}
+	return nil
+}
+
+// ms prints a duration in ns with a unit that fits it.
+func ms(ns int64) string { return units.Duration(float64(ns)) }
+
+// jsonResult is the -json form of a Result: patterns by metric name.
+type jsonResult struct {
+	Locations []Location        `json:"locations"`
+	Paths     []CallPath        `json:"call_paths"`
+	TotalNs   int64             `json:"total_ns"`
+	Synced    bool              `json:"synced"`
+	Patterns  []jsonPattern     `json:"patterns"`
+	Worst     []jsonInstance    `json:"worst"`
+	Delays    []jsonValue       `json:"delays"`
+	Skipped   map[string]uint64 `json:"not_replayed"`
+}
+
+type jsonPattern struct {
+	Metric    string      `json:"metric"`
+	Name      string      `json:"name"`
+	Parent    string      `json:"parent,omitempty"`
+	TimeNs    int64       `json:"time_ns"`
+	Share     float64     `json:"share"`
+	Instances int         `json:"instances"`
+	Values    []jsonValue `json:"values"`
+}
+
+type jsonValue struct {
+	Metric string `json:"metric,omitempty"`
+	Region string `json:"region"`
+	Path   *int   `json:"call_path,omitempty"` // an index of call_paths
+	Loc    int    `json:"location"`
+	TimeNs int64  `json:"time_ns"`
+	Count  int    `json:"count"`
+}
+
+type jsonInstance struct {
+	Metric  string `json:"metric"`
+	Region  string `json:"region"`
+	Path    int    `json:"call_path"`
+	Loc     int    `json:"location"`
+	StartNs int64  `json:"start_ns"`
+	TimeNs  int64  `json:"time_ns"`
+	Late    int    `json:"late_location"`
+	Delay   *Delay `json:"delay,omitempty"`
+}
+
+// WriteJSON writes r as one JSON object.
+func WriteJSON(w io.Writer, r *Result) error {
+	j := jsonResult{Locations: r.Locations, Paths: r.Paths, TotalNs: r.Total, Synced: r.Synced, Patterns: []jsonPattern{}, Worst: []jsonInstance{}, Delays: []jsonValue{},
+		Skipped: map[string]uint64{"receives": r.UnmatchedRecvs, "sends": r.UnmatchedSends, "collectives": r.UnmatchedCollectives,
+			"unresolved": r.Unresolved, "clock_violations": r.ClockViolations}}
+	for p := Pattern(0); p < NumPatterns; p++ {
+		jp := jsonPattern{Metric: p.Metric(), Name: p.String(), TimeNs: r.Totals[p], Share: r.Share(p), Instances: r.Counts[p], Values: []jsonValue{}}
+		if q, ok := p.Parent(); ok {
+			jp.Parent = q.Metric()
+		}
+		for _, v := range r.Pattern(p) {
+			path := v.Path
+			jp.Values = append(jp.Values, jsonValue{Region: v.Region, Path: &path, Loc: v.Loc, TimeNs: v.Time, Count: v.Count})
+		}
+		j.Patterns = append(j.Patterns, jp)
+	}
+	for _, in := range r.Worst {
+		j.Worst = append(j.Worst, jsonInstance{Metric: in.Pattern.Metric(), Region: in.Region, Path: in.Path, Loc: in.Loc, StartNs: in.Start, TimeNs: in.Time, Late: in.Peer, Delay: in.Delay})
+	}
+	for _, v := range r.Delays {
+		j.Delays = append(j.Delays, jsonValue{Metric: v.Pattern.Metric(), Region: v.Region, Loc: v.Loc, TimeNs: v.Time, Count: v.Count})
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(j)
+}

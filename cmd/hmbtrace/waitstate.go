@@ -1,0 +1,48 @@
+package main
+
+import (
+	"io"
+
+	"github.com/hmbtrace/hmbtrace/analysis/waitstate"
+)
+
+func init() {
+	helpOf["waitstate"] = `Replays the run's recorded communication and says why the ranks waited: Scalasca's wait-state
+patterns (Geimer et al.): Late Sender (and its wrong-order part), Late Receiver, Wait at N x N, Wait at
+Barrier, Late Broadcast, Early Reduce, and the waits at OpenMP barriers; per pattern the time and its
+share of the run (summed over the locations), then the worst waits with the late party and the
+region it was in while the others waited, the delay (Böhme et al.).
+`
+}
+
+func runWaitstate(args []string, out io.Writer) error {
+	fs := newFlags("waitstate")
+	top := fs.Int("top", 10, "list the worst N waits and delay costs (0: none)")
+	asJSON := fs.Bool("json", false, "print the whole result as JSON: per pattern, region and location")
+	procsOpt := procsFlag(fs)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *top < 0 {
+		return usageError{"-top: want 0 or more"}
+	}
+	files, procs, err := openProcs(fs.Args(), *procsOpt)
+	if err != nil {
+		return err
+	}
+	defer closeAll(files)
+	worst := *top
+	if *asJSON {
+		worst = waitstate.DefaultWorst
+	} else if worst == 0 {
+		worst = -1
+	}
+	r, err := waitstate.Analyze(files, waitstate.Options{Procs: procs, Worst: worst})
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return waitstate.WriteJSON(out, r)
+	}
+	return waitstate.WriteText(out, r, *top)
+}
