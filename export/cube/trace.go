@@ -461,5 +461,8 @@ func ExportProcs(w io.Writer, files []*tracefile.File, procs int) error {
 	if err != nil {
 		return err
 	}
+	if err := exportWaitStates(p, files, procs); err != nil {
+		return err
+	}
 	return p.Write(w)
 }
