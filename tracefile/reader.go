@@ -329,6 +329,11 @@ func (f *File) checkLevelsComplete(idx map[[3]uint64]*levelRef) error {
 	return nil
 }
 
+// maxDepth bounds the calling depths a file holds. The readers' work does
+// not grow with a depth's value, only with the events; the bound keeps
+// depths in an int of any platform and refuses what no program reaches.
+const maxDepth = 1 << 30
+
 // maxRecordsPerEvent bounds the records one event takes (an MPI event with
 // its extensions): the slack of an interrupted location's counts.
 const maxRecordsPerEvent = 8
@@ -346,7 +351,7 @@ func (f *File) readBin(s *scanner, body, length int64, idx map[[3]uint64]*levelR
 	switch {
 	case loc > 0xFFFFFFFF:
 		return s.fail(body, "BIN: location %d out of range", loc)
-	case depth > 1<<30:
+	case depth > maxDepth:
 		return s.fail(body, "BIN: depth %d out of range", depth)
 	case class >= uint64(NumClasses):
 		return s.fail(body, "BIN: unknown event class %d", class)
@@ -469,7 +474,7 @@ func decodeLocations(f *fields) []Location {
 		nl := f.count("levels", 14)
 		for j := 0; j < nl && f.err == nil; j++ {
 			d := f.uvarint("level depth")
-			if d > 1<<30 {
+			if d > maxDepth {
 				f.fail("level depth", fmt.Sprintf("%d out of range", d))
 			}
 			lv := LevelStats{Depth: int(d), Class: f.class("level class"), Written: f.uvarint("written")}
@@ -601,7 +606,7 @@ func decodeReductions(f *fields) []Reduction {
 		b := f.uvarint("reduction bins")
 		r.Records = f.uvarint("reduction records")
 		st := f.uvarint("reduction steps")
-		if d > 1<<30 || b > 1<<40 || st > 1<<50 {
+		if d > maxDepth || b > 1<<40 || st > 1<<50 {
 			f.fail("reduction", "value out of range")
 		}
 		r.Depth, r.Bins, r.Steps = int(d), int(b), int(st)

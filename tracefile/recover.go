@@ -312,6 +312,9 @@ func recoverMapping(b []byte, force, copyBins bool) (*Recovery, error) {
 		if Class(e.Class) >= NumClasses {
 			return nil, fmt.Errorf("level %d (location %d, depth %d): event class %d, not one of the %d known", i, e.Loc, e.Depth, e.Class, NumClasses)
 		}
+		if e.Depth > maxDepth {
+			return nil, fmt.Errorf("level %d (location %d): depth %d, deeper than the %d a trace file holds", i, e.Loc, e.Depth, maxDepth)
+		}
 	}
 	depthLimit := map[groupKey]uint32{}
 	classClosed := map[[2]uint32]bool{}

@@ -94,7 +94,7 @@ func (w *Writer) section(kind byte, p []byte) {
 
 // Bin writes one bin.
 func (w *Writer) Bin(b Bin) error {
-	if b.Depth < 0 || b.Class >= NumClasses {
+	if b.Depth < 0 || b.Depth > maxDepth || b.Class >= NumClasses {
 		return fmt.Errorf("tracefile: bin of location %d has depth %d, class %d", b.Location, b.Depth, b.Class)
 	}
 	p := w.p[:0]
