@@ -282,6 +282,19 @@ func Read(r io.ReaderAt, size int64) (*File, error) {
 			if fl.done(); fl.err != nil {
 				return nil, fl.err
 			}
+		case secRecovered:
+			p := make([]byte, length)
+			if err := s.read(p, sectionName(kind)); err != nil {
+				return nil, err
+			}
+			fl := &fields{b: p, base: body, sec: sectionName(kind)}
+			if f.Recovered != nil {
+				fl.fail("recovered", "a second RECOVERED section")
+			}
+			f.Recovered = decodeRecovered(fl)
+			if fl.done(); fl.err != nil {
+				return nil, fl.err
+			}
 		case secTeams:
 			p := make([]byte, length)
 			if err := s.read(p, sectionName(kind)); err != nil {

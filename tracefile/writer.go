@@ -73,6 +73,9 @@ func NewWriter(w io.Writer, t *Trace) (*Writer, error) {
 	if p := encodeAnnotations(&t.Annotations); p != nil {
 		wr.section(secAnnotations, p)
 	}
+	if p := encodeRecovered(t.Recovered); p != nil {
+		wr.section(secRecovered, p)
+	}
 	return wr, wr.err
 }
 
