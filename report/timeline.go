@@ -589,8 +589,15 @@ func locationNotes(f *tracefile.File, l *tracefile.Location, off int64) []string
 	if l.Windowed {
 		notes = append(notes, fmt.Sprintf("keep-last window: complete from %s on", units.Duration(float64(off+f.Nanos(l.WindowTime)))))
 	}
+	if r := f.Recovered; r != nil {
+		notes = append(notes, "recovered by hmbtrace recover: "+r.EndText()+"; its counts are lower bounds")
+	}
 	if l.Interrupted {
-		notes = append(notes, "interrupted: a signal ended the run while it recorded; calls still open are drawn to the end")
+		what := "a signal ended the run"
+		if r := f.Recovered; r != nil && r.End != tracefile.EndSignal {
+			what = "the process ended"
+		}
+		notes = append(notes, "interrupted: "+what+" while it recorded; calls still open are drawn to the end")
 	}
 	if u := l.Usage.Total(); u > 0 {
 		notes = append(notes, fmt.Sprintf("%s usage errors", units.Count(u)))

@@ -65,6 +65,9 @@ func TestRecoverDamaged(t *testing.T) {
 	if r.Records == 0 {
 		t.Fatal("nothing recovered from the intact mapping")
 	}
+	if rc := r.Trace.Recovered; rc == nil || rc.End != tracefile.EndRunning || r.Cause != rc.EndText() {
+		t.Errorf("a live mapping read with force: recovered %+v, cause %q", rc, r.Cause)
+	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	b := make([]byte, len(orig))
 	for i := 0; i < 300; i++ {

@@ -170,6 +170,14 @@ func TestRecoveredSummary(t *testing.T) {
 		t.Errorf("an empty profile\n%s", s)
 	}
 	_ = counted
+	html := filepath.Join(t.TempDir(), "r.html")
+	var o, e bytes.Buffer
+	if rc := run([]string{"report", "-o", html, path}, &o, &e); rc != 0 {
+		t.Fatalf("report: exit %d: %s", rc, e.String())
+	}
+	if b, err := os.ReadFile(html); err != nil || !strings.Contains(string(b), "recovered by hmbtrace recover: died without closing") || strings.Contains(string(b), "a signal ended the run") {
+		t.Errorf("the report does not say the trace was recovered and how the run ended (%v)", err)
+	}
 
 	// SIGTERM caught by HMB_SIGNALS, then SIGKILL while the handler
 	// waits for the program's goroutines: the mapping names the signal.
