@@ -75,6 +75,13 @@ func waitDeath(t *testing.T, cmd *exec.Cmd, sig syscall.Signal, stderr *bytes.Bu
 // that each location's calls nest), export to OTF2 and the report.
 func recoverAndRead(t *testing.T, shm string, keep bool) (trace string, events int) {
 	t.Helper()
+	return recoverAndReadEnd(t, shm, keep, "died without closing the measurement and without a caught signal (SIGKILL, the OOM killer, a crash or _exit")
+}
+
+// recoverAndReadEnd is recoverAndRead for a run whose end recover and
+// summary are to tell as end.
+func recoverAndReadEnd(t *testing.T, shm string, keep bool, end string) (trace string, events int) {
+	t.Helper()
 	out := t.TempDir()
 	args := []string{"recover", "-o", out}
 	if keep {
@@ -84,8 +91,8 @@ func recoverAndRead(t *testing.T, shm string, keep bool) (trace string, events i
 	if err != nil {
 		t.Fatalf("hmbtrace recover: %v\n%s", err, msg)
 	}
-	if !strings.Contains(string(msg), "died without closing") {
-		t.Errorf("hmbtrace recover says %q, want the cause", msg)
+	if !strings.Contains(string(msg), end) {
+		t.Errorf("hmbtrace recover says %q, want the cause %q", msg, end)
 	}
 	trace = filepath.Join(out, "survive.0.hmb")
 	left, _ := filepath.Glob(filepath.Join(shm, "*.shm"))
@@ -97,8 +104,15 @@ func recoverAndRead(t *testing.T, shm string, keep bool) (trace string, events i
 		{"export", "-format", "otf2", "-o", filepath.Join(out, "otf2"), trace},
 		{"report", "-o", filepath.Join(out, "report.html"), trace},
 	} {
-		if msg, err := run(root, nil, built.hmbtrace, c...); err != nil {
+		msg, err := run(root, nil, built.hmbtrace, c...)
+		if err != nil {
 			t.Fatalf("hmbtrace %s: %v\n%s", strings.Join(c, " "), err, msg)
+		}
+		// The summary says the trace was recovered, how the run ended,
+		// and that its counts are lower bounds.
+		if s := string(msg); c[0] == "summary" && (!strings.Contains(s, "RECOVERED by hmbtrace recover from the mapping the process left: "+end) ||
+			!strings.Contains(s, "events recorded  >= ") || !strings.Contains(s, "lower bound: the flat profile")) {
+			t.Errorf("hmbtrace summary of a recovered trace does not say so, its end (%q) and its lower bounds:\n%s", end, s)
 		}
 	}
 	evs := dump(t, trace)
@@ -170,6 +184,30 @@ func TestSurviveKillC(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestSurviveCaughtC: SIGTERM caught by HMB_SIGNALS=1, then SIGKILL
+// while the handler writes the trace: the mapping names the signal the
+// handler caught, and recover and summary say the run ended by it. The
+// handler may finish first; then there is no mapping to recover and the
+// round is tried again.
+func TestSurviveCaughtC(t *testing.T) {
+	build := library(t)
+	p := buildC(t, build, "survive", nil, filepath.Join(root, "cshim", "testdata", "c", "survive.c"))
+	for try := 0; try < 5; try++ {
+		cmd, shm, stderr := startSurvivor(t, p, "kill", nil, "HMB_SIGNALS=1")
+		time.Sleep(10 * time.Millisecond)
+		cmd.Process.Signal(syscall.SIGTERM)
+		time.Sleep(time.Millisecond)
+		cmd.Process.Signal(syscall.SIGKILL)
+		waitDeath(t, cmd, syscall.SIGKILL, stderr)
+		if left, _ := filepath.Glob(filepath.Join(shm, "*.shm")); len(left) == 0 {
+			continue
+		}
+		recoverAndReadEnd(t, shm, false, "ended by signal 15 (SIGTERM), which its handler caught")
+		return
+	}
+	t.Skip("the handler wrote the trace before the SIGKILL in every try")
 }
 
 // TestSurviveCrashC: a segfault and abort() in C leave a trace.
