@@ -3,6 +3,7 @@ package cshim_test
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -13,6 +14,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unsafe"
+
+	"github.com/hmbtrace/hmbtrace/internal/survive"
 )
 
 // startSurvivor starts the survive test program with HMB_SURVIVE=1 and its
@@ -198,16 +202,52 @@ func TestSurviveCaughtC(t *testing.T) {
 		cmd, shm, stderr := startSurvivor(t, p, "kill", nil, "HMB_SIGNALS=1")
 		time.Sleep(10 * time.Millisecond)
 		cmd.Process.Signal(syscall.SIGTERM)
-		time.Sleep(time.Millisecond)
+		// SIGKILL once the handler stored the signal, before it wrote
+		// the trace (it first waits for the threads to leave the probes).
+		signaledMapping(shm)
 		cmd.Process.Signal(syscall.SIGKILL)
-		waitDeath(t, cmd, syscall.SIGKILL, stderr)
+		cmd.Wait()
 		if left, _ := filepath.Glob(filepath.Join(shm, "*.shm")); len(left) == 0 {
-			continue
+			continue // the handler wrote the trace, and the process died of SIGTERM
+		}
+		if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
+			t.Fatalf("ended with %v and left its mapping; stderr %q", cmd.ProcessState, stderr)
 		}
 		recoverAndReadEnd(t, shm, false, "ended by signal 15 (SIGTERM), which its handler caught")
 		return
 	}
 	t.Skip("the handler wrote the trace before the SIGKILL in every try")
+}
+
+// signaledMapping waits, up to a few seconds, until the mapping in dir
+// says a handler caught a signal, and reports whether it did (false: the
+// mapping is gone, the trace written, or the handler did not run).
+func signaledMapping(dir string) bool {
+	for end := time.Now().Add(5 * time.Second); time.Now().Before(end); time.Sleep(100 * time.Microsecond) {
+		found, _ := filepath.Glob(filepath.Join(dir, "*.shm"))
+		if len(found) != 1 {
+			return false
+		}
+		if mappingSignal(found[0]) != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// mappingSignal reads the signal a handler stored in the header of the
+// mapping at path; 0 if none (or the file is gone).
+func mappingSignal(path string) uint64 {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	var b [8]byte
+	if _, err := f.ReadAt(b[:], int64(unsafe.Offsetof(survive.Header{}.Signal))); err != nil {
+		return 0
+	}
+	return binary.LittleEndian.Uint64(b[:])
 }
 
 // TestSurviveCrashC: a segfault and abort() in C leave a trace.

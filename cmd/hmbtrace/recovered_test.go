@@ -5,6 +5,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"os"
@@ -14,7 +15,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unsafe"
 
+	"github.com/hmbtrace/hmbtrace/internal/survive"
 	"github.com/hmbtrace/hmbtrace/measure"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
@@ -96,7 +99,18 @@ func recoveredRun(t *testing.T, signals bool) (summary, path string, counted uin
 	time.Sleep(20 * time.Millisecond)
 	if signals {
 		cmd.Process.Signal(syscall.SIGTERM)
-		time.Sleep(2 * time.Millisecond)
+		// SIGKILL once the handler stored the signal, before it wrote
+		// the trace (it first waits for the goroutines to leave the
+		// probes).
+		for end := time.Now().Add(5 * time.Second); time.Now().Before(end); time.Sleep(100 * time.Microsecond) {
+			found, _ := filepath.Glob(filepath.Join(dir, "*.shm"))
+			if len(found) != 1 {
+				break
+			}
+			if mappingSignal(found[0]) != 0 {
+				break
+			}
+		}
 	}
 	cmd.Process.Signal(syscall.SIGKILL)
 	go io.Copy(io.Discard, rd)
@@ -119,6 +133,21 @@ func recoveredRun(t *testing.T, signals bool) (summary, path string, counted uin
 		t.Fatalf("summary: exit %d: %s", rc, e.String())
 	}
 	return o.String(), found[0], counted
+}
+
+// mappingSignal reads the signal a handler stored in the header of the
+// mapping at path; 0 if none (or the file is gone).
+func mappingSignal(path string) uint64 {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	var b [8]byte
+	if _, err := f.ReadAt(b[:], int64(unsafe.Offsetof(survive.Header{}.Signal))); err != nil {
+		return 0
+	}
+	return binary.LittleEndian.Uint64(b[:])
 }
 
 // TestRecoveredSummary: a program killed by SIGKILL after its buffer
