@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"syscall"
 	"unsafe"
 
 	"github.com/hmbtrace/hmbtrace/internal/clock"
@@ -159,7 +160,13 @@ func (rt *Runtime) StartFrom(env []string, clockName string, fn uint64) (enabled
 // handleSignals makes SIGINT and SIGTERM write the trace through OnSignal,
 // then die of the signal as the process would have without the handler.
 func (rt *Runtime) handleSignals() {
-	rt.signals = fatalsignal.Handle(func() {
+	rt.signals = fatalsignal.Handle(func(sig syscall.Signal) {
+		rt.mu.Lock()
+		m := rt.m
+		rt.mu.Unlock()
+		if m != nil {
+			mi.CaughtSignal(m, int(sig))
+		}
 		if rt.OnSignal != nil {
 			rt.OnSignal()
 		} else if err := rt.Close(); err != nil {

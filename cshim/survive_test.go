@@ -3,6 +3,7 @@ package cshim_test
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -13,6 +14,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unsafe"
+
+	"github.com/hmbtrace/hmbtrace/internal/survive"
 )
 
 // startSurvivor starts the survive test program with HMB_SURVIVE=1 and its
@@ -75,6 +79,13 @@ func waitDeath(t *testing.T, cmd *exec.Cmd, sig syscall.Signal, stderr *bytes.Bu
 // that each location's calls nest), export to OTF2 and the report.
 func recoverAndRead(t *testing.T, shm string, keep bool) (trace string, events int) {
 	t.Helper()
+	return recoverAndReadEnd(t, shm, keep, "died without closing the measurement and without a caught signal (SIGKILL, the OOM killer, a crash or _exit")
+}
+
+// recoverAndReadEnd is recoverAndRead for a run whose end recover and
+// summary are to tell as end.
+func recoverAndReadEnd(t *testing.T, shm string, keep bool, end string) (trace string, events int) {
+	t.Helper()
 	out := t.TempDir()
 	args := []string{"recover", "-o", out}
 	if keep {
@@ -84,8 +95,8 @@ func recoverAndRead(t *testing.T, shm string, keep bool) (trace string, events i
 	if err != nil {
 		t.Fatalf("hmbtrace recover: %v\n%s", err, msg)
 	}
-	if !strings.Contains(string(msg), "died without closing") {
-		t.Errorf("hmbtrace recover says %q, want the cause", msg)
+	if !strings.Contains(string(msg), end) {
+		t.Errorf("hmbtrace recover says %q, want the cause %q", msg, end)
 	}
 	trace = filepath.Join(out, "survive.0.hmb")
 	left, _ := filepath.Glob(filepath.Join(shm, "*.shm"))
@@ -97,8 +108,15 @@ func recoverAndRead(t *testing.T, shm string, keep bool) (trace string, events i
 		{"export", "-format", "otf2", "-o", filepath.Join(out, "otf2"), trace},
 		{"report", "-o", filepath.Join(out, "report.html"), trace},
 	} {
-		if msg, err := run(root, nil, built.hmbtrace, c...); err != nil {
+		msg, err := run(root, nil, built.hmbtrace, c...)
+		if err != nil {
 			t.Fatalf("hmbtrace %s: %v\n%s", strings.Join(c, " "), err, msg)
+		}
+		// The summary says the trace was recovered, how the run ended,
+		// and that its counts are lower bounds.
+		if s := string(msg); c[0] == "summary" && (!strings.Contains(s, "RECOVERED by hmbtrace recover from the mapping the process left: "+end) ||
+			!strings.Contains(s, "events recorded  >= ") || !strings.Contains(s, "lower bound: the flat profile")) {
+			t.Errorf("hmbtrace summary of a recovered trace does not say so, its end (%q) and its lower bounds:\n%s", end, s)
 		}
 	}
 	evs := dump(t, trace)
@@ -170,6 +188,66 @@ func TestSurviveKillC(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestSurviveCaughtC: SIGTERM caught by HMB_SIGNALS=1, then SIGKILL
+// while the handler writes the trace: the mapping names the signal the
+// handler caught, and recover and summary say the run ended by it. The
+// handler may finish first; then there is no mapping to recover and the
+// round is tried again.
+func TestSurviveCaughtC(t *testing.T) {
+	build := library(t)
+	p := buildC(t, build, "survive", nil, filepath.Join(root, "cshim", "testdata", "c", "survive.c"))
+	for try := 0; try < 5; try++ {
+		cmd, shm, stderr := startSurvivor(t, p, "kill", nil, "HMB_SIGNALS=1")
+		time.Sleep(10 * time.Millisecond)
+		cmd.Process.Signal(syscall.SIGTERM)
+		// SIGKILL once the handler stored the signal, before it wrote
+		// the trace (it first waits for the threads to leave the probes).
+		signaledMapping(shm)
+		cmd.Process.Signal(syscall.SIGKILL)
+		cmd.Wait()
+		if left, _ := filepath.Glob(filepath.Join(shm, "*.shm")); len(left) == 0 {
+			continue // the handler wrote the trace, and the process died of SIGTERM
+		}
+		if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
+			t.Fatalf("ended with %v and left its mapping; stderr %q", cmd.ProcessState, stderr)
+		}
+		recoverAndReadEnd(t, shm, false, "ended by signal 15 (SIGTERM), which its handler caught")
+		return
+	}
+	t.Skip("the handler wrote the trace before the SIGKILL in every try")
+}
+
+// signaledMapping waits, up to a few seconds, until the mapping in dir
+// says a handler caught a signal, and reports whether it did (false: the
+// mapping is gone, the trace written, or the handler did not run).
+func signaledMapping(dir string) bool {
+	for end := time.Now().Add(5 * time.Second); time.Now().Before(end); time.Sleep(100 * time.Microsecond) {
+		found, _ := filepath.Glob(filepath.Join(dir, "*.shm"))
+		if len(found) != 1 {
+			return false
+		}
+		if mappingSignal(found[0]) != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// mappingSignal reads the signal a handler stored in the header of the
+// mapping at path; 0 if none (or the file is gone).
+func mappingSignal(path string) uint64 {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	var b [8]byte
+	if _, err := f.ReadAt(b[:], int64(unsafe.Offsetof(survive.Header{}.Signal))); err != nil {
+		return 0
+	}
+	return binary.LittleEndian.Uint64(b[:])
 }
 
 // TestSurviveCrashC: a segfault and abort() in C leave a trace.

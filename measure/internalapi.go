@@ -29,6 +29,7 @@ func init() {
 			g, err := m.defineRmaGroup(members)
 			return uint32(g), err
 		},
+		CaughtSignal: (*Measurement).caughtSignal,
 		RegisterLive: registerLive,
 	})
 }

@@ -3,6 +3,7 @@ package measure
 import (
 	"fmt"
 	"os"
+	"syscall"
 	"time"
 
 	"github.com/hmbtrace/hmbtrace/internal/fatalsignal"
@@ -17,7 +18,8 @@ const signalGrace = 250 * time.Millisecond
 // handleSignals makes SIGINT and SIGTERM write the trace, then die of the
 // signal as the process would have without the handler.
 func (m *Measurement) handleSignals() {
-	m.signals = fatalsignal.Handle(func() {
+	m.signals = fatalsignal.Handle(func(sig syscall.Signal) {
+		m.caughtSignal(int(sig))
 		m.grace = signalGrace
 		m.dying.Store(true)
 		m.closeOnce.Do(func() { m.closeErr = m.finalize(false) })
@@ -25,6 +27,15 @@ func (m *Measurement) handleSignals() {
 			fmt.Fprintln(os.Stderr, m.closeErr)
 		}
 	})
+}
+
+// caughtSignal stores in the surviving mapping that a handler caught sig,
+// before the trace is written: should the process die before the file is
+// complete, recover tells a caught signal from a death no handler saw.
+func (m *Measurement) caughtSignal(sig int) {
+	if m.surv != nil {
+		m.surv.Signaled(sig)
+	}
 }
 
 // awaitSignalDeath stops a Close that ran while a signal's Close wrote the

@@ -108,7 +108,12 @@ func fileFactList(r *run, fi int) []nameValue {
 func bufferStory(ff *fileFacts, f *tracefile.File, tasks []int) {
 	st := f.Story()
 	row := func(name, value string) { ff.Story = append(ff.Story, nameValue{name, value}) }
-	row("events recorded", units.Count(st.Recorded))
+	if r := f.Recovered; r != nil {
+		row("recovered", "by hmbtrace recover from the mapping the process left: "+r.EndText()+"; lower bounds: "+strings.Join(r.LowerBounds(), "; "))
+		row("events recorded", ">= "+units.Count(st.Recorded+r.Unaccounted)+" (a lower bound)")
+	} else {
+		row("events recorded", units.Count(st.Recorded))
+	}
 	k := fmt.Sprintf("%s (%s), %s in %d bins", units.Count(st.Kept), units.Share(float64(st.Kept), float64(st.Recorded)), units.Size(float64(st.Bytes)), st.Bins)
 	if st.Kept > 0 {
 		k += fmt.Sprintf(", %.2f bytes/event", st.BytesPerEvent())
@@ -157,7 +162,11 @@ func bufferStory(ff *fileFacts, f *tracefile.File, tasks []int) {
 			row("keep-last window", fmt.Sprintf("%s complete from %s on", l.Name, units.Duration(float64(f.Nanos(l.WindowTime)))))
 		}
 		if l := &f.Locations[i]; l.Interrupted {
-			row("interrupted", l.Name+" was still running when a signal ended the run: its last event may be uncounted, its open regions stay open")
+			what := "a signal ended the run"
+			if r := f.Recovered; r != nil && r.End != tracefile.EndSignal {
+				what = "the process ended (" + r.EndText() + ")"
+			}
+			row("interrupted", l.Name+" was still running when "+what+": its last event may be uncounted, its open regions stay open")
 		}
 	}
 	if th := st.Throttled; len(th) > 0 {

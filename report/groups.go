@@ -59,7 +59,7 @@ func planGroups(r *run, rows int) *grouping {
 	total := 0
 	for _, f := range r.files {
 		for k := range f.Locations {
-			total += max(statsDepth(&f.Locations[k]), 1)
+			total += max(statsRows(&f.Locations[k]), 1)
 		}
 	}
 	if total <= rows {
@@ -89,7 +89,7 @@ func planGroups(r *run, rows int) *grouping {
 	depth := make([]int, len(units))
 	for i, u := range units {
 		for _, m := range u {
-			depth[i] = max(depth[i], statsDepth(&r.files[m.file].Locations[m.index]), 1)
+			depth[i] = max(depth[i], statsRows(&r.files[m.file].Locations[m.index]), 1)
 		}
 	}
 	rowsOf := func(size int) int {

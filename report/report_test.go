@@ -285,7 +285,7 @@ func TestTimelineBudget(t *testing.T) {
 			t.Errorf("depth %d drawn", meta.Depth)
 		}
 	}
-	if len(tl.Omitted) != 1 || !strings.Contains(tl.Omitted[0], "calling depths below 3 are not drawn") {
+	if len(tl.Omitted) != 1 || !strings.Contains(tl.Omitted[0], "calls below the 3 outermost calling depths are not drawn") {
 		t.Errorf("omitted %q", tl.Omitted)
 	}
 	exact := 0

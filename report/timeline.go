@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -246,19 +247,26 @@ func (r *run) label(i int, l *tracefile.Location) string {
 	return tracefile.LocationLabel(r.files, i, r.byFile, l.Name)
 }
 
-// statsDepth is the deepest calling depth the statistics of l know of.
-func statsDepth(l *tracefile.Location) int {
-	d := 0
+// callDepths returns the calling depths at which the statistics of l know
+// of calls, outermost first. They are the location's rows: the depths that
+// occur, not every depth down to the deepest, so that calls at depth 10^9
+// below removed ancestors take one row, not 10^9.
+func callDepths(l *tracefile.Location) []int {
+	var ds []int
 	for _, lv := range l.Levels {
 		if !lv.Class.Calls() {
 			continue
 		}
 		if lv.Written > 0 || lv.Kept() > 0 || lv.Removed().Total() > 0 {
-			d = max(d, lv.Depth)
+			ds = append(ds, lv.Depth)
 		}
 	}
-	return d
+	slices.Sort(ds)
+	return slices.Compact(ds)
 }
+
+// statsRows is the number of rows the statistics of l ask for.
+func statsRows(l *tracefile.Location) int { return len(callDepths(l)) }
 
 // timelinePlan is the timeline's budget applied to the run's statistics:
 // the level-of-detail scheme, the depths drawn, and which locations are
@@ -292,7 +300,7 @@ func planTimeline(r *run, maxIntervals, maxCells int) *timelinePlan {
 	total := 0
 	for _, f := range r.files {
 		for _, k := range locationOrder(f) {
-			d := max(statsDepth(&f.Locations[k]), 1)
+			d := max(statsRows(&f.Locations[k]), 1)
 			depths = append(depths, d)
 			total += d
 		}
@@ -302,14 +310,19 @@ func planTimeline(r *run, maxIntervals, maxCells int) *timelinePlan {
 	for _, f := range r.files {
 		for _, k := range locationOrder(f) {
 			loc := &f.Locations[k]
-			for d := 1; d <= min(max(statsDepth(loc), 1), limit) && len(calls) < maxRows; d++ {
-				calls = append(calls, statsCalls(loc, d))
+			depths := callDepths(loc)
+			for d := 1; d <= min(max(len(depths), 1), limit) && len(calls) < maxRows; d++ {
+				depth := d
+				if d <= len(depths) {
+					depth = depths[d-1]
+				}
+				calls = append(calls, statsCalls(loc, depth))
 			}
 		}
 	}
 	p := &timelinePlan{lod: newLOD(r.span, calls, maxIntervals, maxCells), limit: limit, maxRows: maxRows, taskLimit: tasksPerLocation(len(depths))}
 	if limit < maxDepth(depths) {
-		p.depthsOmitted = fmt.Sprintf("calling depths below %d are not drawn: %d rows would exceed the timeline's budget of %d", limit, total, maxRows)
+		p.depthsOmitted = fmt.Sprintf("calls below the %d outermost calling depths are not drawn: %d rows would exceed the timeline's budget of %d", limit, total, maxRows)
 	}
 	// A location has at least as many rows as its statistics' depths
 	// (up to limit): once those of the locations before it fill the
@@ -319,7 +332,7 @@ func planTimeline(r *run, maxIntervals, maxCells int) *timelinePlan {
 		beyond := make([]bool, len(f.Locations))
 		for _, k := range locationOrder(f) {
 			beyond[k] = rows >= maxRows
-			rows += min(max(statsDepth(&f.Locations[k]), 1), limit)
+			rows += min(max(statsRows(&f.Locations[k]), 1), limit)
 		}
 		p.beyond = append(p.beyond, beyond)
 	}
@@ -530,6 +543,7 @@ type openCall struct {
 	start  int64
 	region int
 	flags  int
+	depth  int
 }
 
 // locationTimeline encodes one location's calls into rows of at most
@@ -549,13 +563,40 @@ type locationTimeline struct {
 	missed bool
 	err    error
 
-	points        [][]tlPoint // by depth-1
+	points        [][]tlPoint // by row-1
 	pointsOmitted int
 
 	// sink, for a member of a group, takes its tiles for the group's
 	// rows; nil for a location drawn on its own.
 	sink  *memberSink
 	tasks taskTrack
+
+	// A row holds the calls at one position of the stack of known calls:
+	// depths whose levels were removed take none. depths are the calls'
+	// depths the statistics know, by row; seen those the events had.
+	depths []int
+	seen   []int
+}
+
+// rowDepth is the calling depth row d (from 1) shows.
+func (lt *locationTimeline) rowDepth(d int) int {
+	switch {
+	case d <= len(lt.seen) && lt.seen[d-1] > 0:
+		return lt.seen[d-1]
+	case d <= len(lt.depths):
+		return lt.depths[d-1]
+	}
+	return d
+}
+
+// see notes that row d drew a call at depth.
+func (lt *locationTimeline) see(d, depth int) {
+	for len(lt.seen) < d {
+		lt.seen = append(lt.seen, 0)
+	}
+	if lt.seen[d-1] == 0 {
+		lt.seen[d-1] = depth
+	}
 }
 
 func (p *timelinePlan) newLocation(r *run, fi, k int, region func(fi int, id uint32) (int, bool)) *locationTimeline {
@@ -567,7 +608,8 @@ func (p *timelinePlan) newLocation(r *run, fi, k int, region func(fi int, id uin
 		lt.sink = &memberSink{gt: gt, columns: p.lod.columns}
 		lt.tasks.countOnly = true
 	}
-	lt.row(min(max(statsDepth(loc), 1), p.limit))
+	lt.depths = callDepths(loc)
+	lt.row(min(max(len(lt.depths), 1), p.limit))
 	return lt
 }
 
@@ -602,7 +644,7 @@ func (lt *locationTimeline) event(e *tracefile.Event) {
 			lt.missed = true
 			return
 		}
-		c := openCall{start: lt.off + f.Nanos(e.Time), region: region}
+		c := openCall{start: lt.off + f.Nanos(e.Time), region: region, depth: e.Depth}
 		if e.Truncated {
 			c.flags = flagTruncated
 		}
@@ -614,6 +656,7 @@ func (lt *locationTimeline) event(e *tracefile.Event) {
 		c := lt.stack[len(lt.stack)-1]
 		lt.stack = lt.stack[:len(lt.stack)-1]
 		if enc := lt.row(len(lt.stack) + 1); enc != nil {
+			lt.see(len(lt.stack)+1, c.depth)
 			enc.add(c.start, lt.off+f.Nanos(e.Time), c.region, c.flags)
 		}
 	case encode.KindTaskSwitch, encode.KindTaskComplete, encode.KindTaskSuspend:
@@ -659,7 +702,9 @@ func (lt *locationTimeline) finishMember() {
 
 // point keeps an annotation for the row of its depth.
 func (lt *locationTimeline) point(f *tracefile.File, e *tracefile.Event) {
-	d := max(e.Depth, 1)
+	// Its row is that of the call open around it (the rows skip removed
+	// depths), the first one at the top level.
+	d := max(len(lt.stack), 1)
 	if d > lt.limit || lt.sink != nil {
 		return // a group's row draws no annotation
 	}
@@ -702,6 +747,7 @@ func (tl *timeline) appendLocation(lt *locationTimeline, maxRows int) {
 	for d := len(lt.stack); d >= 1; d-- {
 		if enc := lt.row(d); enc != nil {
 			c := lt.stack[d-1]
+			lt.see(d, c.depth)
 			enc.add(c.start, end, c.region, c.flags|flagOpen)
 		}
 	}
@@ -719,7 +765,8 @@ func (tl *timeline) appendLocation(lt *locationTimeline, maxRows int) {
 		var nExact int
 		var tiles []int
 		tl.data, nExact, tiles = lt.enc[d-1].finish(tl.data)
-		row := tlRow{Loc: li, Depth: d, Exact: nExact, Tiles: tiles, Stats: depthStats(loc, d), Marks: marks(d)}
+		depth := lt.rowDepth(d)
+		row := tlRow{Loc: li, Depth: depth, Exact: nExact, Tiles: tiles, Stats: depthStats(loc, depth), Marks: marks(depth)}
 		if d <= len(lt.points) {
 			row.Points = lt.points[d-1]
 		}
@@ -748,8 +795,15 @@ func locationNotes(f *tracefile.File, l *tracefile.Location, off int64) []string
 	if l.Windowed {
 		notes = append(notes, fmt.Sprintf("keep-last window: complete from %s on", units.Duration(float64(off+f.Nanos(l.WindowTime)))))
 	}
+	if r := f.Recovered; r != nil {
+		notes = append(notes, "recovered by hmbtrace recover: "+r.EndText()+"; its counts are lower bounds")
+	}
 	if l.Interrupted {
-		notes = append(notes, "interrupted: a signal ended the run while it recorded; calls still open are drawn to the end")
+		what := "a signal ended the run"
+		if r := f.Recovered; r != nil && r.End != tracefile.EndSignal {
+			what = "the process ended"
+		}
+		notes = append(notes, "interrupted: "+what+" while it recorded; calls still open are drawn to the end")
 	}
 	if u := l.Usage.Total(); u > 0 {
 		notes = append(notes, fmt.Sprintf("%s usage errors", units.Count(u)))

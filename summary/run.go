@@ -164,7 +164,15 @@ type BufferStats struct {
 	// Interrupted and Windowed count the locations a signal ended while
 	// they recorded, and those whose oldest bins keep-last revoked.
 	Interrupted, Windowed uint64
-	Messages              MessageSums
+	// Recovered are the ranks whose trace hmbtrace recover made from the
+	// mapping the process left: their counts of events recorded,
+	// filtered and dropped are lower bounds, at least Unaccounted more
+	// were published as recorded; Died are those of them that ended
+	// without a handler seeing a signal (SIGKILL, the OOM killer, a
+	// crash, _exit), whose interrupted locations no signal ended.
+	Recovered, Died RankSet
+	Unaccounted     uint64
+	Messages        MessageSums
 }
 
 // DepthStats is what happened at one calling depth, over the ranks.
@@ -354,6 +362,12 @@ func localBuffer(t *tracefile.Trace, rank int) BufferStats {
 	if tot.Recorded != tot.Kept+tot.FilteredName+tot.FilteredDuration+tot.Removed.Total() {
 		b.Unbalanced = RankSet{{rank, rank}}
 	}
+	if r := t.Recovered; r != nil {
+		b.Recovered, b.Unaccounted = RankSet{{rank, rank}}, r.Unaccounted
+		if r.End == tracefile.EndUnknown {
+			b.Died = RankSet{{rank, rank}}
+		}
+	}
 	for i := range t.Locations {
 		l := &t.Locations[i]
 		if l.Interrupted {
@@ -430,6 +444,8 @@ func (p *RunProfile) Merge(o *RunProfile) {
 		p.Buffer.Policies = slices.Clone(o.Buffer.Policies)
 		p.Buffer.Reduced = o.Buffer.Reduced.union(nil)
 		p.Buffer.Unbalanced = o.Buffer.Unbalanced.union(nil)
+		p.Buffer.Recovered = o.Buffer.Recovered.union(nil)
+		p.Buffer.Died = o.Buffer.Died.union(nil)
 		p.Throttled = slices.Clone(o.Throttled)
 		return
 	}
@@ -494,6 +510,9 @@ func (b *BufferStats) merge(o *BufferStats) {
 	b.Unbalanced = b.Unbalanced.union(o.Unbalanced)
 	b.Interrupted += o.Interrupted
 	b.Windowed += o.Windowed
+	b.Recovered = b.Recovered.union(o.Recovered)
+	b.Died = b.Died.union(o.Died)
+	b.Unaccounted += o.Unaccounted
 	m, om := &b.Messages, &o.Messages
 	m.Locations += om.Locations
 	m.Sent += om.Sent

@@ -407,3 +407,45 @@ func TestRunBufferStory(t *testing.T) {
 		}
 	}
 }
+
+// A run of ranks some of which hmbtrace recover made from their mappings
+// says which, that their counts are lower bounds, and which died unseen;
+// their interrupted locations are not blamed on a signal alone. The sets
+// survive the binary form.
+func TestRunRecovered(t *testing.T) {
+	var p RunProfile
+	for rank := range 4 {
+		tr := &tracefile.Trace{
+			Header: tracefile.Header{Name: "r", Host: "n", TicksPerSecond: 1e9, EndTicks: 1000, BufferSize: 1 << 20, BinSize: 1 << 10, Policy: "depth"},
+			Locations: []tracefile.Location{{Name: "main", Recorded: 5, Interrupted: rank >= 2,
+				Levels: []tracefile.LevelStats{{Depth: 1, Class: tracefile.ClassRegion, Written: 5}}}},
+		}
+		switch rank {
+		case 2:
+			tr.Recovered = &tracefile.Recovered{End: tracefile.EndSignal, Signal: 15, Unaccounted: 7}
+		case 3:
+			tr.Recovered = &tracefile.Recovered{End: tracefile.EndUnknown, Unaccounted: 5}
+		}
+		l := Local(tr, rank)
+		p.Merge(&l)
+	}
+	var q RunProfile
+	if err := q.UnmarshalBinary(marshal(t, &p)); err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	if err := WriteRun(&out, &q, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	s := out.String()
+	for _, want := range []string{
+		"  RECOVERED        2 ranks (2-3) by hmbtrace recover",
+		"lower bounds (12 more were published as recorded)",
+		"  ended unseen     1 rank (3) died without a handler seeing a signal",
+		"2 locations were still running when the run ended (a caught signal, or a death no handler saw",
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf("no %q in\n%s", want, s)
+		}
+	}
+}

@@ -31,7 +31,7 @@ const (
 
 // MarshalBinary encodes the profile (encoding.BinaryMarshaler).
 func (p *RunProfile) MarshalBinary() ([]byte, error) {
-	for _, s := range []RankSet{p.Ranks, p.Buffer.Reduced, p.Buffer.Unbalanced} {
+	for _, s := range []RankSet{p.Ranks, p.Buffer.Reduced, p.Buffer.Unbalanced, p.Buffer.Recovered, p.Buffer.Died} {
 		if len(s) > 0 && (s[0].First < minRank || s[len(s)-1].Last > maxRank) {
 			return nil, fmt.Errorf("run profile: ranks %d to %d: the binary form holds ranks of 32 bits", s[0].First, s[len(s)-1].Last)
 		}
@@ -100,6 +100,9 @@ func (p *RunProfile) MarshalBinary() ([]byte, error) {
 	e.ranks(b.Unbalanced)
 	e.uint(b.Interrupted)
 	e.uint(b.Windowed)
+	e.ranks(b.Recovered)
+	e.ranks(b.Died)
+	e.uint(b.Unaccounted)
 	m := &b.Messages
 	e.uints([]uint64{m.Locations, m.Sent, m.SentBytes, m.Received, m.ReceivedBytes, m.Shed})
 
@@ -275,6 +278,9 @@ func (p *RunProfile) UnmarshalBinary(data []byte) error {
 	b.Unbalanced = d.ranks("unbalanced ranks")
 	b.Interrupted = d.uint("interrupted")
 	b.Windowed = d.uint("windowed")
+	b.Recovered = d.ranks("recovered ranks")
+	b.Died = d.ranks("ranks that died")
+	b.Unaccounted = d.uint("unaccounted")
 	m := &b.Messages
 	msg := make([]uint64, 6)
 	d.array("messages", msg)

@@ -418,9 +418,21 @@ func runBuffer(out io.Writer, p *RunProfile) {
 	if r := b.Unbalanced; len(r) > 0 {
 		fmt.Fprintf(out, "  WARNING: recorded != kept + filtered + removed on %s (%s)\n", plural(r.Len(), "rank", "ranks"), ranksText(r, 6))
 	}
+	if r := b.Recovered; len(r) > 0 {
+		fmt.Fprintf(out, "  RECOVERED        %s (%s) by hmbtrace recover from the mappings left: their events recorded, filtered and dropped are lower bounds (%s more were published as recorded), their profiles built from the kept events, their runs at least as long as their last record or reduction\n",
+			plural(r.Len(), "rank", "ranks"), ranksText(r, 6), units.Count(b.Unaccounted))
+		if d := b.Died; len(d) > 0 {
+			fmt.Fprintf(out, "  ended unseen     %s (%s) died without a handler seeing a signal: SIGKILL, the OOM killer, a crash or _exit (hmbtrace summary -ranks says each rank's end)\n",
+				plural(d.Len(), "rank", "ranks"), ranksText(d, 6))
+		}
+	}
 	if b.Interrupted > 0 {
-		fmt.Fprintf(out, "  %s still running when a signal ended the run: their last event may be uncounted, their open regions stay open\n",
-			plural(int(b.Interrupted), "location was", "locations were"))
+		what := "a signal ended the run"
+		if len(b.Died) > 0 {
+			what = "the run ended (a caught signal, or a death no handler saw on the ranks above)"
+		}
+		fmt.Fprintf(out, "  %s still running when %s: their last event may be uncounted, their open regions stay open\n",
+			plural(int(b.Interrupted), "location was", "locations were"), what)
 	}
 	if len(b.Reduced) == 0 {
 		fmt.Fprintln(out, "  reductions       none: the whole run fit on every rank")

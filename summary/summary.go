@@ -402,6 +402,37 @@ func runFacts(out io.Writer, f *tracefile.File) {
 		f.Path, textname.Escape(h.Name), h.Rank, h.Host, h.PID, h.StartWall.Format("2006-01-02 15:04:05 MST"), units.Duration(float64(f.Duration())), len(f.Locations))
 	fmt.Fprintf(out, "  clock %s at %s, timestamps kept to %s (shift %d); probe cost %.1f ns/event\n",
 		h.Clock, units.Rate(h.TicksPerSecond), units.Duration(f.Resolution()), h.TimerShift, h.ProbeCost)
+	recovered(out, f.Recovered)
+}
+
+// interruptedBy names what interrupted a location: a signal for a trace
+// its process wrote (only a caught signal writes one with locations still
+// running); for a recovered one, what its mapping tells.
+func interruptedBy(r *tracefile.Recovered) string {
+	switch {
+	case r == nil || r.End == tracefile.EndSignal:
+		return "a signal ended the run"
+	case r.End == tracefile.EndRunning:
+		return "its buffer was read"
+	}
+	return "the process died (no handler saw a signal: SIGKILL, the OOM killer, a crash or _exit)"
+}
+
+// recovered says that a trace was recovered from its process's mapping,
+// what ended the run, and which figures are therefore lower bounds
+// (marked ">=" where they are printed).
+func recovered(out io.Writer, r *tracefile.Recovered) {
+	if r == nil {
+		return
+	}
+	fmt.Fprintf(out, "  RECOVERED by hmbtrace recover from the mapping the process left: %s\n", r.EndText())
+	for _, s := range r.LowerBounds() {
+		fmt.Fprintf(out, "    lower bound: %s\n", s)
+	}
+	if r.Cut > 0 || r.Orphans > 0 || r.LostDefs > 0 || r.LostLevels > 0 {
+		fmt.Fprintf(out, "    damaged: %d bins cut at their last complete record, %d bins without a level, %d definitions and %d levels that did not fit the mapping\n",
+			r.Cut, r.Orphans, r.LostDefs, r.LostLevels)
+	}
 }
 
 // bufferStory tells the file's Story as text.
@@ -410,7 +441,17 @@ func bufferStory(out io.Writer, f *tracefile.File) {
 	st := f.Story()
 	fmt.Fprintf(out, "\nBuffer of %s (rank %d): %s in %d bins of %s, reduction policy %s\n", f.Path, h.Rank, units.Size(float64(h.BufferSize)),
 		h.BufferSize/max(h.BinSize, 1), units.Size(float64(h.BinSize)), h.Policy)
-	fmt.Fprintf(out, "  events recorded  %s\n", units.Count(st.Recorded))
+	if r := f.Recovered; r != nil {
+		// Recorded is what the file accounts for; the locations had
+		// published more as recorded, and recorded more after that.
+		fmt.Fprintf(out, "  events recorded  >= %s (a lower bound: the counts as last published", units.Count(st.Recorded+r.Unaccounted))
+		if r.Unaccounted > 0 {
+			fmt.Fprintf(out, "; %s of them unaccounted for: dropped at a closed level or held by the duration filter after the last publication", units.Count(r.Unaccounted))
+		}
+		fmt.Fprintln(out, ")")
+	} else {
+		fmt.Fprintf(out, "  events recorded  %s\n", units.Count(st.Recorded))
+	}
 	fmt.Fprintf(out, "  events kept      %s (%s)", units.Count(st.Kept), units.Share(float64(st.Kept), float64(st.Recorded)))
 	switch {
 	case f.EventsNone:
@@ -455,7 +496,7 @@ func bufferStory(out io.Writer, f *tracefile.File) {
 		fmt.Fprintf(out, "  WARNING: recorded != kept + filtered + removed (%d != %d + %d + %d)\n", st.Recorded, st.Kept, st.Filtered, st.RemovedTotal)
 	}
 	for _, name := range st.Interrupted {
-		fmt.Fprintf(out, "  %s was still running when a signal ended the run: its last event may be uncounted, its open regions stay open\n", textname.Escape(name))
+		fmt.Fprintf(out, "  %s was still running when %s: its last event may be uncounted, its open regions stay open\n", textname.Escape(name), interruptedBy(f.Recovered))
 	}
 	if len(st.Reductions) == 0 {
 		fmt.Fprintln(out, "  reductions       none: the whole run fit")

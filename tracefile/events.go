@@ -63,12 +63,21 @@ type Events struct {
 	f      *File
 	loc    *Location
 	heap   []*stream
-	stack  []uint32 // open regions by depth-1
-	left   uint32   // the region left last, which a metric record may follow
+	stack  []openCall // the open regions known, outermost first
+	left   uint32     // the region left last, which a metric record may follow
 	values []uint64
 	queue  []Event // truncated enters at a window start, emitted first
 	err    error
 	ahead  *ahead // set by EventsAhead: the events come from its reader
+}
+
+// openCall is a region open at a depth. The depths between two of them
+// (and above the first) are ancestors whose levels were removed: they are
+// not stored, so that an event at calling depth 10^9 below removed
+// ancestors costs what one at depth 1 does.
+type openCall struct {
+	depth  int
+	region uint32
 }
 
 type stream struct {
@@ -201,7 +210,12 @@ func (it *Events) Err() error { return it.err }
 
 // Depth returns the number of regions open after the last event (not for
 // an iterator of EventsAhead, whose stack is its reader's).
-func (it *Events) Depth() int { return len(it.stack) }
+func (it *Events) Depth() int {
+	if n := len(it.stack); n > 0 {
+		return it.stack[n-1].depth
+	}
+	return 0
+}
 
 // Next stores the next event in e and reports whether there was one.
 func (it *Events) Next(e *Event) bool {
@@ -214,7 +228,7 @@ func (it *Events) Next(e *Event) bool {
 	if len(it.queue) > 0 {
 		*e = it.queue[0]
 		it.queue = it.queue[1:]
-		it.stack = append(it.stack, e.Region)
+		it.stack = append(it.stack, openCall{e.Depth, e.Region})
 		return true
 	}
 	if len(it.heap) == 0 {
@@ -258,24 +272,26 @@ func (it *Events) Next(e *Event) bool {
 // that were removed: an enter deeper than one below the top opens the
 // depths between as unknown (region 0), and they close with the event's
 // own region. What cannot happen still fails: an enter above the top, a
-// leave of anything but the top, a message above it.
+// leave of anything but the top, a message above it. The work per event is
+// constant whatever the depth: the removed depths are a gap in the stack.
 func (it *Events) nest(e *Event, r *encode.Record) error {
-	open := len(it.stack)
+	open := it.Depth()
+	var top uint32
+	if n := len(it.stack); n > 0 {
+		top = it.stack[n-1].region
+	}
 	switch e.Kind {
 	case encode.KindEnter:
 		if e.Depth <= open {
 			return it.inconsistent(e, open)
 		}
-		for len(it.stack) < e.Depth-1 {
-			it.stack = append(it.stack, 0) // an ancestor that was removed
-		}
 		e.Region = r.Region
-		it.stack = append(it.stack, r.Region)
+		it.stack = append(it.stack, openCall{e.Depth, r.Region})
 	case encode.KindLeave:
 		if e.Depth != open || open == 0 {
 			return it.inconsistent(e, open)
 		}
-		e.Region = it.stack[open-1]
+		e.Region = top
 		it.left = e.Region
 		it.pop()
 	case encode.KindMetric:
@@ -283,7 +299,7 @@ func (it *Events) nest(e *Event, r *encode.Record) error {
 		// a leave follow it one deeper than what is then open.
 		switch {
 		case e.Depth == open && open > 0:
-			e.Region = it.stack[open-1]
+			e.Region = top
 		case e.Depth > open && it.left != 0:
 			e.Region = it.left
 		default:
@@ -302,16 +318,17 @@ func (it *Events) nest(e *Event, r *encode.Record) error {
 			return it.inconsistent(e, open)
 		}
 		if e.Depth == open && open > 0 {
-			e.Region = it.stack[open-1]
+			e.Region = top
 		}
 	}
 	return nil
 }
 
-// pop closes the top region and the removed ancestors right above it.
+// pop closes the top region and the removed ancestors right above it: the
+// gap up to the next known call, and calls of unknown region (0).
 func (it *Events) pop() {
 	n := len(it.stack) - 1
-	for n > 0 && it.stack[n-1] == 0 {
+	for n > 0 && it.stack[n-1].region == 0 {
 		n--
 	}
 	it.stack = it.stack[:n]

@@ -409,6 +409,10 @@ type Trace struct {
 	RmaGroups []RmaGroup
 
 	Annotations // marks, parameters, channels (annotation.go)
+	// Recovered is set for a trace recovered from the mapping its process
+	// left (recovered.go): which figures are lower bounds, what ended the
+	// run. Nil for a trace its process wrote.
+	Recovered *Recovered
 	// annotated is set by a recovery whose bins hold annotation records
 	// (a mapping keeps no definitions of them): the file is version 2.
 	annotated bool

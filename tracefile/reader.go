@@ -314,6 +314,19 @@ func read(r io.ReaderAt, size int64, noEvents bool) (*File, error) {
 			if fl.done(); fl.err != nil {
 				return nil, fl.err
 			}
+		case secRecovered:
+			p := make([]byte, length)
+			if err := s.read(p, sectionName(kind)); err != nil {
+				return nil, err
+			}
+			fl := &fields{b: p, base: body, sec: sectionName(kind)}
+			if f.Recovered != nil {
+				fl.fail("recovered", "a second RECOVERED section")
+			}
+			f.Recovered = decodeRecovered(fl)
+			if fl.done(); fl.err != nil {
+				return nil, fl.err
+			}
 		case secTeams:
 			p := make([]byte, length)
 			if err := s.read(p, sectionName(kind)); err != nil {
@@ -361,6 +374,11 @@ func (f *File) checkLevelsComplete(idx map[[3]uint64]*levelRef) error {
 	return nil
 }
 
+// maxDepth bounds the calling depths a file holds. The readers' work does
+// not grow with a depth's value, only with the events; the bound keeps
+// depths in an int of any platform and refuses what no program reaches.
+const maxDepth = 1 << 30
+
 // maxRecordsPerEvent bounds the records one event takes (an MPI event with
 // its extensions): the slack of an interrupted location's counts.
 const maxRecordsPerEvent = 8
@@ -378,7 +396,7 @@ func (f *File) readBin(s *scanner, body, length int64, idx map[[3]uint64]*levelR
 	switch {
 	case loc > 0xFFFFFFFF:
 		return s.fail(body, "BIN: location %d out of range", loc)
-	case depth > 1<<30:
+	case depth > maxDepth:
 		return s.fail(body, "BIN: depth %d out of range", depth)
 	case class >= uint64(NumClasses):
 		return s.fail(body, "BIN: unknown event class %d", class)
@@ -501,7 +519,7 @@ func decodeLocations(f *fields) []Location {
 		nl := f.count("levels", 14)
 		for j := 0; j < nl && f.err == nil; j++ {
 			d := f.uvarint("level depth")
-			if d > 1<<30 {
+			if d > maxDepth {
 				f.fail("level depth", fmt.Sprintf("%d out of range", d))
 			}
 			lv := LevelStats{Depth: int(d), Class: f.class("level class"), Written: f.uvarint("written")}
@@ -633,7 +651,7 @@ func decodeReductions(f *fields) []Reduction {
 		b := f.uvarint("reduction bins")
 		r.Records = f.uvarint("reduction records")
 		st := f.uvarint("reduction steps")
-		if d > 1<<30 || b > 1<<40 || st > 1<<50 {
+		if d > maxDepth || b > 1<<40 || st > 1<<50 {
 			f.fail("reduction", "value out of range")
 		}
 		r.Depth, r.Bins, r.Steps = int(d), int(b), int(st)

@@ -132,17 +132,25 @@ func recoverMapping(b []byte, force, copyBins bool) (*Recovery, error) {
 	if rec.Alive && !force {
 		return nil, fmt.Errorf("pid %d: %w (recover -force reads its buffer as it stands)", h.PID, ErrAlive)
 	}
+	// What ended the run: the handler of HMB_SIGNALS stores the signal
+	// before it writes the trace, so a mapping still running without it
+	// died of what no handler sees.
+	end := &Recovered{End: EndUnknown, LostDefs: h.DefLost, LostLevels: h.LevelLost}
+	if h.Signal > 0 && h.Signal < 1<<10 {
+		end.Signal = int(h.Signal)
+	}
 	switch {
 	case rec.Alive:
-		rec.Cause = "still running: read as it stood"
+		end.End = EndRunning
 	case rec.Closed:
-		rec.Cause = "closed normally: its trace file was written"
+		end.End = EndClosed
 	case h.State == survive.StateLeft:
-		rec.Cause = "closed its measurement but could not write the trace file"
-	default:
-		rec.Cause = "died without closing the measurement (SIGKILL, the OOM killer, a crash, _exit): the cause is not recorded"
+		end.End = EndLeft
+	case end.Signal > 0:
+		end.End = EndSignal
 	}
-	t := &Trace{}
+	rec.Cause = end.EndText()
+	t := &Trace{Recovered: end}
 	rec.Trace = t
 	regions := map[uint32]Region{}
 	names := map[uint32]string{}
@@ -266,6 +274,11 @@ func recoverMapping(b []byte, force, copyBins bool) (*Recovery, error) {
 		}
 		byLevel[lv] = append(byLevel[lv], keptBin{v.Descs[i].Ord, data, n})
 	}
+	// The run lasted at least to its last record and its last reduction
+	// (whose trigger may be in a level removed since).
+	for _, r := range reductions {
+		last = max(last, r.Time)
+	}
 	t.Header.EndTicks = max(t.Header.EndTicks, last<<t.Header.TimerShift)
 
 	locs := map[uint32]*Location{}
@@ -311,6 +324,9 @@ func recoverMapping(b []byte, force, copyBins bool) (*Recovery, error) {
 		}
 		if Class(e.Class) >= NumClasses {
 			return nil, fmt.Errorf("level %d (location %d, depth %d): event class %d, not one of the %d known", i, e.Loc, e.Depth, e.Class, NumClasses)
+		}
+		if e.Depth > maxDepth {
+			return nil, fmt.Errorf("level %d (location %d): depth %d, deeper than the %d a trace file holds", i, e.Loc, e.Depth, maxDepth)
 		}
 	}
 	depthLimit := map[groupKey]uint32{}
@@ -380,6 +396,7 @@ func recoverMapping(b []byte, force, copyBins bool) (*Recovery, error) {
 		t.Locations = append(t.Locations, *l)
 	}
 	slices.SortFunc(t.Locations, func(a, b Location) int { return cmp.Compare(a.ID, b.ID) })
+	end.Unaccounted, end.Cut, end.Orphans = rec.Unaccounted, rec.Cut, rec.Orphans
 	if err := rec.deriveProfiles(); err != nil {
 		return nil, err
 	}

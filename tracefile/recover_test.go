@@ -65,6 +65,9 @@ func TestRecoverDamaged(t *testing.T) {
 	if r.Records == 0 {
 		t.Fatal("nothing recovered from the intact mapping")
 	}
+	if rc := r.Trace.Recovered; rc == nil || rc.End != tracefile.EndRunning || r.Cause != rc.EndText() {
+		t.Errorf("a live mapping read with force: recovered %+v, cause %q", rc, r.Cause)
+	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	b := make([]byte, len(orig))
 	for i := 0; i < 300; i++ {
@@ -127,5 +130,79 @@ func TestRecoverLevelIndices(t *testing.T) {
 		if _, err := tracefile.RecoverBytes(b, true); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("want an error saying %q, got %v", c.want, err)
 		}
+	}
+}
+
+// TestRecoverHugeDepth: a mapping whose levels sit at a huge calling depth
+// (below removed ancestors, or scribbled on) recovers in memory bounded by
+// its records, and one deeper than a trace file can hold is an error
+// naming the file, the level and the field.
+func TestRecoverHugeDepth(t *testing.T) {
+	orig := liveMapping(t)
+	v, err := survive.Read(orig)
+	if err != nil || len(v.Levels) == 0 {
+		t.Fatalf("levels %d: %v", len(v.Levels), err)
+	}
+	var e survive.LevelEntry
+	size, off := int(unsafe.Sizeof(e)), int(unsafe.Offsetof(e.Depth))
+	deepen := func(delta uint32) []byte {
+		b := append([]byte(nil), orig...)
+		for i := range v.Levels {
+			at := int(v.Header.OffLevels) + i*size + off
+			d := *(*uint32)(unsafe.Pointer(&b[at])) + delta
+			*(*uint32)(unsafe.Pointer(&b[at])) = d
+		}
+		return b
+	}
+	read := func(b []byte) (*tracefile.Recovery, int, error) {
+		r, err := tracefile.RecoverBytes(b, true)
+		if err != nil {
+			return nil, 0, err
+		}
+		data, err := r.Bytes()
+		if err != nil {
+			return nil, 0, err
+		}
+		f, err := tracefile.Read(strings.NewReader(string(data)), int64(len(data)))
+		if err != nil {
+			return nil, 0, err
+		}
+		n := 0
+		for _, l := range f.Locations {
+			it := f.Events(l.ID)
+			var e tracefile.Event
+			for it.Next(&e) {
+				n++
+			}
+			if it.Err() != nil {
+				return nil, 0, it.Err()
+			}
+		}
+		return r, n, nil
+	}
+	_, events, err := read(orig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := testing.AllocsPerRun(1, func() { read(orig) })
+	for _, delta := range []uint32{1e5, 1e7, 1e9} {
+		b := deepen(delta)
+		_, n, err := read(b)
+		if err != nil || n != events {
+			t.Fatalf("depth +%d: %d events of %d: %v", delta, n, events, err)
+		}
+		// Allocations, not bytes: the same events at any depth.
+		if a := testing.AllocsPerRun(1, func() { read(b) }); a > base*1.1+100 {
+			t.Errorf("depth +%d: %.0f allocations, %.0f at the recorded depth", delta, a, base)
+		}
+	}
+	// Deeper than a trace file's depth field holds: refused, by name.
+	path := filepath.Join(t.TempDir(), "scribbled.shm")
+	if err := os.WriteFile(path, deepen(1<<31), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err = tracefile.Recover(path, true)
+	if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "depth") || !strings.Contains(err.Error(), "level 0") {
+		t.Errorf("a level at depth 2^31: %v", err)
 	}
 }

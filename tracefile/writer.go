@@ -73,6 +73,9 @@ func NewWriter(w io.Writer, t *Trace) (*Writer, error) {
 	if p := encodeAnnotations(&t.Annotations); p != nil {
 		wr.section(secAnnotations, p)
 	}
+	if p := encodeRecovered(t.Recovered); p != nil {
+		wr.section(secRecovered, p)
+	}
 	return wr, wr.err
 }
 
@@ -94,7 +97,7 @@ func (w *Writer) section(kind byte, p []byte) {
 
 // Bin writes one bin.
 func (w *Writer) Bin(b Bin) error {
-	if b.Depth < 0 || b.Class >= NumClasses {
+	if b.Depth < 0 || b.Depth > maxDepth || b.Class >= NumClasses {
 		return fmt.Errorf("tracefile: bin of location %d has depth %d, class %d", b.Location, b.Depth, b.Class)
 	}
 	p := w.p[:0]

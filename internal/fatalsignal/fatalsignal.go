@@ -21,8 +21,8 @@ type Handler struct {
 	ch chan os.Signal
 }
 
-// Handle installs a handler that calls action on the first SIGINT or
-// SIGTERM, restores the signal's default action and raises it again.
+// Handle installs a handler that calls action with the signal on the first
+// SIGINT or SIGTERM, restores the signal's default action and raises it again.
 //
 // A signal the process ignores (a background job's SIGINT, nohup's SIGHUP
 // and what the program itself set to SIG_IGN) is left ignored, as
@@ -30,7 +30,7 @@ type Handler struct {
 // Go runtime installs its handlers with SA_RESTART, so the calls of a C
 // program that SA_RESTART restarts (read, write, wait) are not cut short
 // by a handled signal; sleep and nanosleep return early under any handler.
-func Handle(action func()) *Handler {
+func Handle(action func(sig syscall.Signal)) *Handler {
 	h := &Handler{ch: make(chan os.Signal, 1)}
 	var sigs []os.Signal
 	for _, s := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
@@ -47,9 +47,9 @@ func Handle(action func()) *Handler {
 		if !ok {
 			return
 		}
-		action()
-		signal.Reset(sig)
 		s := sig.(syscall.Signal)
+		action(s)
+		signal.Reset(sig)
 		raise(s)
 		// The default action ends the process; should the signal be
 		// blocked, exit with the status a shell gives to its death.

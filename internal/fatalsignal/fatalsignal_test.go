@@ -17,7 +17,7 @@ func TestIgnoredSignalStaysIgnored(t *testing.T) {
 	if Ignored(syscall.SIGTERM) {
 		t.Fatal("Ignored(SIGTERM) = true in a test that does not ignore it")
 	}
-	h := Handle(func() { t.Error("the action ran") })
+	h := Handle(func(syscall.Signal) { t.Error("the action ran") })
 	defer h.Stop()
 	if !Ignored(syscall.SIGINT) {
 		t.Error("Handle made an ignored SIGINT handled: it would kill a background job")

@@ -69,6 +69,11 @@ type Funcs[L, M any] struct {
 	NameWin        func(m M, win uint32, name string) error
 	DefineRmaGroup func(m M, members []int32) (group uint32, err error)
 
+	// CaughtSignal records in the surviving mapping (HMB_SURVIVE) that
+	// the C runtime's handler caught signal sig, before it writes the
+	// trace.
+	CaughtSignal func(m M, sig int)
+
 	// RegisterLive is how measure/live offers Start its server for
 	// Config.Listen (HMB_LISTEN); importing that package registers it.
 	RegisterLive func(start func(m M, addr string) (io.Closer, error))

@@ -101,6 +101,12 @@ type Header struct {
 
 	DefLost   uint64 // definitions that did not fit in the log
 	LevelLost uint64 // levels that found no entry
+
+	// Signal is the signal a handler caught (HMB_SIGNALS), stored before
+	// the handler begins to write the trace: a mapping still running
+	// with it set died of that signal, one without it of something no
+	// handler sees (SIGKILL, the OOM killer, a crash, _exit).
+	Signal uint64
 }
 
 // BinDesc describes one bin. Used is the bin's fill mark: the probes
@@ -290,6 +296,14 @@ func (m *Mapping) Close() error {
 	m.hdr.State = StateClosed
 	m.f.Close()
 	return os.Remove(m.path)
+}
+
+// Signaled records that a handler caught signal sig and is about to write
+// the trace.
+func (m *Mapping) Signaled(sig int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.hdr.Signal = uint64(sig)
 }
 
 // Leave marks the mapping final and leaves the file for recovery: Close

@@ -243,8 +243,9 @@ type exporter struct {
 // openRegion is a region open on the location being exported, with the
 // collective operation that ends before its leave, if any.
 type openRegion struct {
-	ref  otf2.RegionRef
-	coll *pendingColl
+	ref   otf2.RegionRef
+	depth int // its calling depth: removed ancestors make it more than its place
+	coll  *pendingColl
 	// An OpenMP parallel region forked a team (ThreadJoin after its
 	// leave); an implicit task is in a team (ThreadTeamEnd after it).
 	fork     bool
@@ -476,7 +477,7 @@ func (x *exporter) event(i, k int, w *otf2.EventWriter, e *tracefile.Event, ts u
 		if err != nil {
 			return err
 		}
-		o := openRegion{ref: r}
+		o := openRegion{ref: r, depth: e.Depth}
 		if err := x.ompEnter(i, k, e.Region, &o, w, ts); err != nil {
 			return err
 		}
@@ -640,7 +641,7 @@ func (x *exporter) skipRequests(i int, l *tracefile.Location) error {
 // region's: if the buffer shed the region's enter and leave, nothing names
 // it and the record is counted as left out.
 func (x *exporter) collective(i int, w *otf2.EventWriter, e *tracefile.Event, ts uint64) error {
-	if len(x.open) != e.Depth || len(x.open) == 0 || x.open[len(x.open)-1].coll != nil {
+	if len(x.open) == 0 || x.open[len(x.open)-1].depth != e.Depth || x.open[len(x.open)-1].coll != nil {
 		x.st.CollectivesLeftOut++
 		return nil
 	}

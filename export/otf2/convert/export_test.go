@@ -859,3 +859,27 @@ func TestCollectives(t *testing.T) {
 		}
 	}
 }
+
+// TestCollectiveBelowRemoved: the depth policy keeps the MPI calls and
+// their collectives longer than the compute regions around them, which
+// then sit below a removed ancestor, deeper than the regions open: each
+// collective is still exported inside its call.
+func TestCollectiveBelowRemoved(t *testing.T) {
+	b := tracetest.NewBuilder("below", "node", 0, time.Unix(1700000000, 0), "main", "MPI_Allreduce")
+	world := b.Comm("MPI_COMM_WORLD", 0, []int32{0}, nil)
+	l := b.Location("main")
+	l.Enter(100, 1)
+	// Depth 2 (a compute region) was removed; the call is at depth 3.
+	for k := uint64(0); k < 4; k++ {
+		now := 110 + 10*k
+		l.Put(3, tracefile.ClassRegion, encode.Record{Kind: encode.KindEnter, Time: now, Region: 2})
+		l.Put(3, tracefile.ClassCollective, encode.Record{Kind: encode.KindCollective, Time: now, Root: -1, Bytes: 8, Received: 8, Comm: world})
+		l.Put(3, tracefile.ClassRegion, encode.Record{Kind: encode.KindLeave, Time: now + 5})
+	}
+	l.Leave(200)
+	files := []*tracefile.File{b.Write(t, t.TempDir())}
+	_, st := export(t, files, otf2.Options{})
+	if st.Collectives != 4 || st.CollectivesLeftOut != 0 {
+		t.Errorf("stats %+v: want the 4 collectives below the removed region exported", st)
+	}
+}

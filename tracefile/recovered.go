@@ -1,0 +1,133 @@
+package tracefile
+
+import "fmt"
+
+// secRecovered marks a trace recovered from a mapping (recover.go): what
+// ended the run and what the recovery could not account for.
+const secRecovered = 0x27
+
+// End is what ended a run whose trace was recovered, as far as its mapping
+// tells.
+type End uint8
+
+const (
+	// EndUnknown: the process died without its measurement closing and
+	// without a handler catching a signal: SIGKILL (the OOM killer, a
+	// batch system's hard limit), a crash, _exit. The mapping cannot
+	// tell which.
+	EndUnknown End = iota
+	// EndSignal: HMB_SIGNALS caught a signal (Recovered.Signal) and its
+	// handler began to write the trace; the process died before the file
+	// was complete.
+	EndSignal
+	// EndRunning: the process still ran; its buffer was read as it stood.
+	EndRunning
+	// EndLeft: the measurement closed but could not write its trace file.
+	EndLeft
+	// EndClosed: the trace file was written; the mapping was left over.
+	EndClosed
+	numEnds
+)
+
+func (e End) String() string {
+	switch e {
+	case EndUnknown:
+		return "died without closing the measurement and without a caught signal (SIGKILL, the OOM killer, a crash or _exit: the mapping cannot tell which)"
+	case EndSignal:
+		return "ended by a signal its handler caught"
+	case EndRunning:
+		return "still running: read as it stood"
+	case EndLeft:
+		return "closed its measurement but could not write the trace file"
+	case EndClosed:
+		return "closed normally: its trace file was written"
+	}
+	return fmt.Sprintf("end %d", uint8(e))
+}
+
+// Recovered says a trace was recovered from the mapping its process left
+// (HMB_SURVIVE=1, hmbtrace recover) rather than written by Close. Such a
+// trace's counts of events recorded, filtered and dropped at the probes
+// are those each location last published (at a new bin, a sync): lower
+// bounds. Its flat profile was built from the kept events: exact for the
+// levels kept whole, lower bounds where the buffer removed calls. Its
+// duration ends at the last record or reduction known: the run may have
+// lasted longer.
+type Recovered struct {
+	End    End
+	Signal int // EndSignal: the signal's number
+	// Unaccounted counts the events the locations had published as
+	// recorded beyond those the file accounts for (kept, removed,
+	// filtered): the events recorded are at least Recorded + Unaccounted.
+	Unaccounted uint64
+	// Cut counts the bins cut at their last complete record, Orphans
+	// those whose level was lost; LostDefs and LostLevels the
+	// definitions and levels that did not fit the mapping's tables.
+	Cut, Orphans         int
+	LostDefs, LostLevels uint64
+}
+
+// EndText says what ended the run, with the signal's name.
+func (r *Recovered) EndText() string {
+	if r.End == EndSignal && r.Signal > 0 {
+		return fmt.Sprintf("ended by signal %d (%s), which its handler caught", r.Signal, signalName(r.Signal))
+	}
+	return r.End.String()
+}
+
+// LowerBounds names the figures of a recovered trace that are lower
+// bounds, in words.
+func (r *Recovered) LowerBounds() []string {
+	return []string{
+		"events recorded, filtered and dropped at the probes (each location's counts as last published)",
+		"the flat profile's visits and times (built from the kept events; calls of removed levels are missing)",
+		"the run's duration (it ends at the last record or reduction the mapping holds)",
+	}
+}
+
+func signalName(sig int) string {
+	switch sig {
+	case 1:
+		return "SIGHUP"
+	case 2:
+		return "SIGINT"
+	case 3:
+		return "SIGQUIT"
+	case 6:
+		return "SIGABRT"
+	case 9:
+		return "SIGKILL"
+	case 15:
+		return "SIGTERM"
+	}
+	return "a signal"
+}
+
+func encodeRecovered(r *Recovered) []byte {
+	if r == nil {
+		return nil
+	}
+	var p payload
+	p.u8(uint8(r.End))
+	p.varint(int64(r.Signal))
+	p.uvarint(r.Unaccounted)
+	p.varint(int64(r.Cut))
+	p.varint(int64(r.Orphans))
+	p.uvarint(r.LostDefs)
+	p.uvarint(r.LostLevels)
+	return p
+}
+
+func decodeRecovered(f *fields) *Recovered {
+	r := &Recovered{End: End(f.u8("end"))}
+	if f.err == nil && r.End >= numEnds {
+		f.fail("end", fmt.Sprintf("%d is not one of the %d known", r.End, numEnds))
+	}
+	r.Signal = f.int("signal", 0, 1<<10)
+	r.Unaccounted = f.uvarint("unaccounted")
+	r.Cut = f.int("cut bins", 0, 1<<40)
+	r.Orphans = f.int("orphan bins", 0, 1<<40)
+	r.LostDefs = f.uvarint("lost definitions")
+	r.LostLevels = f.uvarint("lost levels")
+	return r
+}
