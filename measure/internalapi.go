@@ -29,6 +29,10 @@ func init() {
 			g, err := m.defineRmaGroup(members)
 			return uint32(g), err
 		},
-		RegisterLive: registerLive,
+		RegisterLive:   registerLive,
+		RunEnd:         (*Measurement).runEnd,
+		TraceSize:      (*Measurement).traceSize,
+		CreateArchive:  (*Measurement).createArchive,
+		SetArchiveSlot: (*Measurement).setArchiveSlot,
 	})
 }
