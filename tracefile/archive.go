@@ -97,6 +97,12 @@ func decodeSlotHeader(b []byte) (slotHeader, error) {
 	return h, nil
 }
 
+// validRunName reports whether name can name files beside an archive:
+// not empty, no directory in it.
+func validRunName(name string) bool {
+	return name != "" && name != "." && name != ".." && !strings.ContainsAny(name, "/\\\x00")
+}
+
 // IsArchive reports whether path is a run archive file (by its magic).
 func IsArchive(path string) bool {
 	f, err := os.Open(path)
@@ -218,6 +224,9 @@ func readArchive(r io.ReaderAt, size int64) (*Archive, error) {
 	fl := &fields{b: ix[:ixLen-4], base: int64(ixOff), sec: "INDEX"}
 	a := &Archive{Name: fl.str("name"), World: int(world), Group: int(group), Groups: int(groups),
 		EventsNone: flags&flagEventsNone != 0, resultsOff: int64(resOff), resultsLen: int64(resLen)}
+	if fl.err == nil && !validRunName(a.Name) {
+		fl.fail("name", fmt.Sprintf("%q is not a trace name (its rank files are named after it)", a.Name))
+	}
 	if fl.err != nil {
 		return nil, fl.err
 	}

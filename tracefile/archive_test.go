@@ -424,17 +424,22 @@ func TestCreateArchiveNotOverwritten(t *testing.T) {
 
 func TestArchivePlanChecked(t *testing.T) {
 	for _, p := range []tracefile.ArchivePlan{
-		{World: 0, Groups: 1, Ranks: []int{0}, Capacity: []int64{4096}},
-		{World: 2, Groups: 1, Group: 1, Ranks: []int{0}, Capacity: []int64{4096}},
-		{World: 2, Groups: 1, Ranks: []int{1, 0}, Capacity: []int64{4096, 4096}},
-		{World: 2, Groups: 1, Ranks: []int{0, 2}, Capacity: []int64{4096, 4096}},
-		{World: 2, Groups: 1, Ranks: []int{0}, Capacity: []int64{4096, 4096}},
-		{World: 2, Groups: 1, Ranks: []int{0}, Capacity: []int64{16}},
-		{World: 2, Groups: 1, Ranks: []int{0}, Capacity: []int64{4096}, Results: []byte{1, 5, 0}},
+		{Name: "x", World: 0, Groups: 1, Ranks: []int{0}, Capacity: []int64{4096}},
+		{Name: "x", World: 2, Groups: 1, Group: 1, Ranks: []int{0}, Capacity: []int64{4096}},
+		{Name: "x", World: 2, Groups: 1, Ranks: []int{1, 0}, Capacity: []int64{4096, 4096}},
+		{Name: "x", World: 2, Groups: 1, Ranks: []int{0, 2}, Capacity: []int64{4096, 4096}},
+		{Name: "x", World: 2, Groups: 1, Ranks: []int{0}, Capacity: []int64{4096, 4096}},
+		{Name: "x", World: 2, Groups: 1, Ranks: []int{0}, Capacity: []int64{16}},
+		{Name: "x", World: 2, Groups: 1, Ranks: []int{0}, Capacity: []int64{4096}, Results: []byte{1, 5, 0}},
+		{Name: "a/b", World: 1, Groups: 1, Ranks: []int{0}, Capacity: []int64{4096}},
 	} {
 		if _, err := tracefile.CreateArchive(filepath.Join(t.TempDir(), "x.hmbrun"), p); err == nil {
 			t.Errorf("plan %+v: no error", p)
 		}
+	}
+	ok := tracefile.ArchivePlan{Name: "x", World: 2, Groups: 1, Ranks: []int{1}, Capacity: []int64{4096}}
+	if _, err := tracefile.CreateArchive(filepath.Join(t.TempDir(), "x.hmbrun"), ok); err != nil {
+		t.Errorf("plan %+v: %v", ok, err)
 	}
 }
 

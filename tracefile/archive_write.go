@@ -125,6 +125,8 @@ func placeArchive(tmp, path string, start time.Time) error {
 
 func (p *ArchivePlan) check() error {
 	switch {
+	case !validRunName(p.Name):
+		return fmt.Errorf("archive plan: %q is not a trace name", p.Name)
 	case p.World <= 0 || p.World > maxArchiveRanks:
 		return fmt.Errorf("archive plan: world of %d ranks", p.World)
 	case p.Groups <= 0 || p.Group < 0 || p.Group >= p.Groups:

@@ -25,11 +25,16 @@ func runDump(args []string, out io.Writer) error {
 	if err := notDirectory(fs.Arg(0)); err != nil {
 		return err
 	}
-	f, err := tracefile.Open(fs.Arg(0))
+	f, err := openOne(fs.Arg(0))
 	if err != nil {
 		return err
 	}
 	defer f.Close()
+	if !*locations {
+		if err := requireEvents("hmbtrace dump (without -locations)", []*tracefile.File{f}); err != nil {
+			return err
+		}
+	}
 	w := bufio.NewWriterSize(out, 1<<16)
 	if *locations {
 		for i := range f.Locations {
@@ -221,6 +226,13 @@ func notDirectory(path string) error {
 	if err != nil {
 		return err
 	}
+	archives, err := filesIn(path, tracefile.ArchiveExt)
+	if err != nil {
+		return err
+	}
+	if len(archives) > 0 {
+		return usageError{fmt.Sprintf("%s is a directory; dump takes one trace file, or one rank of a run archive, e.g. %s#0", path, archives[0])}
+	}
 	if len(names) == 0 {
 		return usageError{fmt.Sprintf("%s is a directory with no trace files (*.hmb) in it; dump takes one trace file", path)}
 	}
@@ -235,4 +247,31 @@ func notDirectory(path string) error {
 	}
 	return usageError{fmt.Sprintf("%s is a directory; dump takes one trace file, e.g. %s (the files there: %s)",
 		path, names[0], strings.Join(list, ", "))}
+}
+
+// openOne opens the one trace dump reads: a trace file, or one rank of a
+// run archive, ARCHIVE#RANK; an archive itself is a usage error naming
+// that form.
+func openOne(path string) (*tracefile.File, error) {
+	a, slot, ok, err := archiveRank(path)
+	if err != nil {
+		return nil, err
+	}
+	if ok {
+		defer a.Close()
+		f, err := a.OpenRank(slot)
+		if err == nil {
+			noteRankFiles([]source{{a: a, slot: slot}}, []*tracefile.File{f})
+		}
+		return f, err
+	}
+	if tracefile.IsArchive(path) {
+		a, err := tracefile.OpenArchive(path)
+		if err != nil {
+			return nil, err
+		}
+		defer a.Close()
+		return nil, usageError{fmt.Sprintf("%s is a run archive of %d ranks; dump takes one rank of it, e.g. %s#%d", path, len(a.Slots), path, a.Slots[0].Rank)}
+	}
+	return tracefile.Open(path)
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/hmbtrace/hmbtrace/analysis/trend"
 	"github.com/hmbtrace/hmbtrace/render"
+	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
 func init() {
@@ -45,6 +46,13 @@ func runDynamics(args []string, out io.Writer) error {
 		return err
 	}
 	defer closeAll(files)
+	if !phased(files) {
+		// Without a phase series the iterations are the invocations of
+		// the time-dominant region, found in the events.
+		if err := requireEvents("hmbtrace dynamics without a phase series (HMB_PHASE)", files); err != nil {
+			return err
+		}
+	}
 	opt := trend.Options{Region: *region, MinShare: *minShare, Procs: procs}
 	if *minShare == 0 {
 		opt.MinShare = -1 // every feature that stands out of its noise
@@ -62,4 +70,16 @@ func runDynamics(args []string, out io.Writer) error {
 		return render.DynamicsTSV(out, r)
 	}
 	return render.DynamicsText(out, r, *top)
+}
+
+// phased reports whether every location of files has a phase series.
+func phased(files []*tracefile.File) bool {
+	for _, f := range files {
+		for _, l := range f.Locations {
+			if l.Phase == nil {
+				return false
+			}
+		}
+	}
+	return true
 }

@@ -41,6 +41,9 @@ func runExport(args []string, out io.Writer) error {
 		return err
 	}
 	defer closeAll(files)
+	if err := requireEvents("hmbtrace export", files); err != nil {
+		return err
+	}
 	switch *format {
 	case "otf2":
 		st, err := convert.ExportProcs(*output, files, otf2.Options{Creator: "hmbtrace export"}, procs)

@@ -15,7 +15,10 @@
 //	hmbtrace recover [DIR|FILE...]  the trace of a process that died, from its mapping (HMB_SURVIVE=1)
 //
 // Where a command takes FILE..., a directory stands for the *.hmb files in
-// it: the ranks of an MPI run (HMB_OUTPUT) are read as one trace.
+// it: the ranks of an MPI run (HMB_OUTPUT) are read as one trace. A run
+// archive (*.hmbrun, the one result of an MPI run), or a directory holding
+// one or a run's group files, is read as the directory of its rank files
+// would be; ARCHIVE#RANK names one rank of it (as dump takes it).
 package main
 
 import (
@@ -102,6 +105,7 @@ func usage(w io.Writer) {
 		fmt.Fprintf(w, "  %s\n", c.usage)
 	}
 	fmt.Fprintln(w, "FILE... may name directories: their *.hmb files, the ranks of one run, are read as one trace")
+	fmt.Fprintln(w, "FILE... may name run archives (*.hmbrun), or directories holding them: their ranks, as their rank files; ARCHIVE#RANK is one rank")
 }
 
 // newFlags makes a command's flag set that reports errors instead of exiting.

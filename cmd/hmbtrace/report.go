@@ -50,6 +50,9 @@ func runReport(args []string, out io.Writer) error {
 		return err
 	}
 	defer closeAll(files)
+	if err := requireEvents("hmbtrace report (its timeline, heat map and analyses)", files); err != nil {
+		return err
+	}
 	opt := report.Options{Title: *title, Findings: *findings, Procs: procs}
 	opt.Variation.Region, opt.Variation.Sync = *region, sync
 	opt.Dynamics.Region = *region

@@ -45,6 +45,9 @@ func runScore(args []string, out io.Writer) error {
 		return err
 	}
 	defer closeAll(files)
+	if err := requireEvents("hmbtrace score (trace bytes per region are counted from the events)", files); err != nil {
+		return err
+	}
 	s, err := score.ComputeProcs(files, opt, procs)
 	if err != nil {
 		return err

@@ -4,14 +4,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
-	"sort"
-	"strings"
 
-	"github.com/hmbtrace/hmbtrace/internal/parallel"
 	"github.com/hmbtrace/hmbtrace/summary"
-	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
 func runSummary(args []string, out io.Writer) error {
@@ -40,106 +34,7 @@ func runSummary(args []string, out io.Writer) error {
 	return summary.WriteOptions(out, files, opt)
 }
 
-// openAllProcs opens the trace files named by paths, at least one (else it
-// is a usage error), with procs workers. A directory stands for the *.hmb
-// files in it (the ranks of a run: HMB_OUTPUT), in the order of their run
-// name and rank; they must be the files of one run (oneRun). The files are
-// opened (and their checksums verified) on the workers.
-func openAllProcs(paths []string, procs int) ([]*tracefile.File, error) {
-	if len(paths) == 0 {
-		return nil, usageError{"want at least one trace file or directory"}
-	}
-	// The files to open, and the groups a directory makes: they are put
-	// in run and rank order once their headers are read.
-	var names []string
-	type dirFiles struct {
-		path       string
-		first, end int // in names
-	}
-	var dirs []dirFiles
-	for _, p := range paths {
-		fi, err := os.Stat(p)
-		if err != nil {
-			return nil, err
-		}
-		if !fi.IsDir() {
-			names = append(names, p)
-			continue
-		}
-		inDir, err := traceFilesIn(p)
-		if err == nil && len(inDir) == 0 {
-			err = fmt.Errorf("%s: a directory with no trace files (*.hmb) in it", p)
-		}
-		if err != nil {
-			return nil, err
-		}
-		dirs = append(dirs, dirFiles{p, len(names), len(names) + len(inDir)})
-		names = append(names, inDir...)
-	}
-	files := make([]*tracefile.File, len(names))
-	err := parallel.Do(procs, len(names), func(i int) error {
-		f, err := tracefile.Open(names[i])
-		files[i] = f
-		return err
-	})
-	if err != nil {
-		// Workers may have opened files past the one that failed.
-		for _, f := range files {
-			if f != nil {
-				f.Close()
-			}
-		}
-		return nil, err
-	}
-	for _, d := range dirs {
-		ranks := files[d.first:d.end]
-		sort.SliceStable(ranks, func(i, j int) bool {
-			a, b := &ranks[i].Header, &ranks[j].Header
-			if a.Name != b.Name {
-				return a.Name < b.Name
-			}
-			return a.Rank < b.Rank
-		})
-		if err := oneRun(d.path, ranks); err != nil {
-			closeAll(files)
-			return nil, err
-		}
-	}
-	return files, nil
-}
-
 // procsFlag adds -procs to a command that reads traces in parallel.
 func procsFlag(fs *flag.FlagSet) *int {
 	return fs.Int("procs", 0, "workers reading locations and files in parallel (default HMB_TOOL_PROCS, else GOMAXPROCS; 1 reads sequentially); the output is the same for any number")
-}
-
-// openProcs resolves -procs and opens the files with that many workers.
-func openProcs(paths []string, flagProcs int) ([]*tracefile.File, int, error) {
-	procs, err := parallel.Procs(flagProcs)
-	if err != nil {
-		return nil, 0, usageError{"-procs: " + err.Error()}
-	}
-	files, err := openAllProcs(paths, procs)
-	return files, procs, err
-}
-
-// traceFilesIn lists the *.hmb files of directory dir.
-func traceFilesIn(dir string) ([]string, error) {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return nil, err
-	}
-	var paths []string
-	for _, e := range entries {
-		if !e.IsDir() && strings.HasSuffix(e.Name(), ".hmb") {
-			paths = append(paths, filepath.Join(dir, e.Name()))
-		}
-	}
-	return paths, nil
-}
-
-func closeAll(files []*tracefile.File) {
-	for _, f := range files {
-		f.Close()
-	}
 }

@@ -38,6 +38,9 @@ func runVariation(args []string, out io.Writer) error {
 		return err
 	}
 	defer closeAll(files)
+	if err := requireEvents("hmbtrace variation (segments and SOS-times are cut from the events)", files); err != nil {
+		return err
+	}
 	v, err := variation.Analyze(files, variation.Options{Region: *region, Sync: sync, Procs: procs})
 	if err != nil {
 		return err
