@@ -204,8 +204,9 @@ func (m *Measurement) writeSlot(s *archiveSlot, path string) (tracefile.Placemen
 		}
 		what := s.path
 		if s.groups > 1 {
-			what = fmt.Sprintf("%d files, %s", s.groups, filepath.Join(filepath.Dir(s.path), m.cfg.Name+".*"+tracefile.ArchiveExt))
-			size += " the first"
+			// Rank 0 knows its own group's file only.
+			what = fmt.Sprintf("%d files %s", s.groups, filepath.Join(filepath.Dir(s.path), m.cfg.Name+".*"+tracefile.ArchiveExt))
+			size = "the first " + size
 		}
 		ranks := "ranks"
 		if s.world == 1 {

@@ -201,8 +201,8 @@ type Config struct {
 	// LayoutArchive (or "", the default) has them write one run archive,
 	// <Output>/<Name>.hmbrun, each rank its trace in its own slot of it
 	// (one file per Aggregate ranks); LayoutRankFiles one file per rank,
-	// <Name>.<rank>.hmb (HMB_OUTPUT_LAYOUT). A process that is not an MPI
-	// rank writes its own file either way.
+	// <Name>.<rank>.hmb (HMB_OUTPUT_LAYOUT). A run of one rank, and a
+	// process that is not an MPI rank, write their own file either way.
 	OutputLayout string
 	// Aggregate is how many ranks share one archive file; 0 means
 	// DefaultAggregate (HMB_AGGREGATE).

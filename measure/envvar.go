@@ -120,7 +120,7 @@ var envVars = []envVar{
 	},
 	{
 		name: "HMB_OUTPUT_LAYOUT", def: "archive", takes: "archive or rank-files",
-		doc: "how the ranks of an MPI run write: `archive`, one run archive `<name>.hmbrun` (one per `HMB_AGGREGATE` ranks, `<name>.<group>.hmbrun`) with each rank's trace in its slot; `rank-files`, one `<name>.<rank>.hmb` per rank. A process that is not an MPI rank writes its own file either way",
+		doc: "how the ranks of an MPI run write: `archive`, one run archive `<name>.hmbrun` (one per `HMB_AGGREGATE` ranks, `<name>.<group>.hmbrun`) with each rank's trace in its slot; `rank-files`, one `<name>.<rank>.hmb` per rank. A run of one rank, and a process that is not an MPI rank, write their own file either way",
 		set: func(c *Config, v string) error {
 			if v != LayoutArchive && v != LayoutRankFiles {
 				return errWant

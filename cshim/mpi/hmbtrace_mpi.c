@@ -1489,7 +1489,8 @@ HMB_NOINST void hmbmpi_after_init(void)
 /*
  * hmbmpi_before_finalize is the collective end of the run, before
  * PMPI_Finalize: the clocks synchronised a second time (to correct drift),
- * then the run archive's slots (HMB_OUTPUT_LAYOUT=archive, the default).
+ * then the run archive's slots (HMB_OUTPUT_LAYOUT=archive, the default, for
+ * a run of more than one rank).
  */
 HMB_NOINST void hmbmpi_before_finalize(void)
 {
@@ -1499,7 +1500,8 @@ HMB_NOINST void hmbmpi_before_finalize(void)
 		coll_timeout_ns = timeout;
 	}
 	clock_sync();
-	if (archive) {
+	/* A run of one rank has one file already: its own, as a process outside MPI. */
+	if (archive && hmbmpi_world_size > 1) {
 		archive_end(aggregate > 0 ? aggregate : 1);
 	}
 	if (sync_comm != MPI_COMM_NULL && !coll_abandoned) {

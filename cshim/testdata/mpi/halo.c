@@ -4,18 +4,23 @@
  * computes, swaps a halo with both neighbours (periodic), passes a token
  * one step round the ring and reduces a residual.
  *
- *   halo [iterations] [cells] [mode]
+ *   halo [iterations] [cells] [mode] [seconds]
  *
  * mode "abort": rank 1 calls MPI_Abort halfway; "kill": rank 1 kills
  * itself with SIGKILL halfway (the others go on into MPI_Finalize);
- * "stall": rank 1 never calls MPI_Finalize (it sleeps), to exercise the
- * bounded waits of the collective end.
+ * "stall": rank 1 sleeps [seconds] (default 10) before MPI_Finalize, to
+ * exercise the bounded waits of the collective end (HMB_COLLECTIVE_TIMEOUT
+ * shorter than that).
+ *
+ * With HALO_TIMING set, each rank prints how long its MPI_Finalize took
+ * ("finalize <rank> <seconds>"): the collective end of the run.
  */
 #include <mpi.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static void compute(double *u, int n, int rank)
@@ -74,9 +79,15 @@ int main(int argc, char **argv)
 		printf("halo: ranks=%d iterations=%d cells=%d residual=%g token=%d\n", size, iters, n, res, token);
 	}
 	if (rank == 1 && strcmp(mode, "stall") == 0) {
-		sleep(3600);
+		sleep(argc > 4 ? (unsigned)atoi(argv[4]) : 10);
 	}
 	free(u);
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	MPI_Finalize();
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (getenv("HALO_TIMING") != NULL) {
+		printf("finalize %d %.6f\n", rank, (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec));
+	}
 	return 0;
 }
