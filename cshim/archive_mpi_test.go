@@ -239,7 +239,12 @@ func mpirunFails(t *testing.T, np int, out string, env []string, prog string, ar
 	}
 	argv = append(append(argv, prog), args...)
 	cmd := exec.CommandContext(ctx, "mpirun", argv...)
-	cmd.Env = append(withoutHMB(os.Environ()), append(env, "HMB_OUTPUT="+out, "OMPI_MCA_mpi_yield_when_idle=1")...)
+	// Open MPI sends SIGTERM to the others, then SIGKILL 1 s later: too
+	// soon for their handlers on a loaded machine. (They write their
+	// traces, but do not die of the SIGTERM they raise again: SIGKILL
+	// ends them.)
+	cmd.Env = append(withoutHMB(os.Environ()), append(env, "HMB_OUTPUT="+out, "OMPI_MCA_mpi_yield_when_idle=1",
+		"OMPI_MCA_odls_base_sigkill_timeout=5")...)
 	msg, err := cmd.CombinedOutput()
 	if ctx.Err() != nil {
 		t.Fatalf("mpirun %s: still running after 2 minutes\n%s", strings.Join(argv, " "), msg)

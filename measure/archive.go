@@ -200,13 +200,15 @@ func (m *Measurement) writeSlot(s *archiveSlot, path string) (tracefile.Placemen
 	if rank == 0 {
 		size := "?"
 		if fi, err := os.Stat(s.path); err == nil {
-			size = fmt.Sprintf("%.1f MB", float64(fi.Size())/1e6)
+			// The file's size: the slots with their margins, which take no
+			// disk blocks where the file system keeps files sparse.
+			size = fmt.Sprintf("%.1f MB reserved", float64(fi.Size())/1e6)
 		}
 		what := s.path
 		if s.groups > 1 {
 			// Rank 0 knows its own group's file only.
 			what = fmt.Sprintf("%d files %s", s.groups, filepath.Join(filepath.Dir(s.path), m.cfg.Name+".*"+tracefile.ArchiveExt))
-			size = "the first " + size
+			size = "the first: " + size
 		}
 		ranks := "ranks"
 		if s.world == 1 {
