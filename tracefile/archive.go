@@ -172,9 +172,9 @@ func archiveFail(off int64, format string, a ...any) error {
 	return &FormatError{Offset: off, Reason: fmt.Sprintf(format, a...)}
 }
 
-// readArchive reads and checks the prelude, index and slot headers of the
-// archive in r, of the given size.
-func readArchive(r io.ReaderAt, size int64) (*Archive, error) {
+// readIndex reads and checks the prelude and index of the archive in r,
+// of the given size: the slots' places, not their headers.
+func readIndex(r io.ReaderAt, size int64) (*Archive, error) {
 	var pre [preludeSize]byte
 	if n, err := r.ReadAt(pre[:], 0); n < preludeSize {
 		if err == nil || err == io.EOF {
@@ -247,11 +247,21 @@ func readArchive(r io.ReaderAt, size int64) (*Archive, error) {
 			return nil, archiveFail(eoff, "index: rank %d: slot at offset %d (want 4096-aligned, at or after %d)", s.Rank, s.Off, prevEnd)
 		case s.Cap < slotAlign || s.Cap%slotAlign != 0 || s.Cap > maxSlotCap:
 			return nil, archiveFail(eoff, "index: rank %d: slot of %d bytes", s.Rank, s.Cap)
-		case s.Off+s.Cap > size:
-			return nil, archiveFail(eoff, "file truncated: rank %d's slot ends at offset %d, the file at %d", s.Rank, s.Off+s.Cap, size)
+		case s.Off > size || s.Cap > size-s.Off:
+			return nil, archiveFail(eoff, "file truncated: rank %d's slot of %d bytes at offset %d passes the end of the file at %d", s.Rank, s.Cap, s.Off, size)
 		}
 		prevEnd = s.Off + s.Cap
 		a.Slots[i] = s
+	}
+	return a, nil
+}
+
+// readArchive reads and checks the prelude, index and slot headers of the
+// archive in r, of the given size.
+func readArchive(r io.ReaderAt, size int64) (*Archive, error) {
+	a, err := readIndex(r, size)
+	if err != nil {
+		return nil, err
 	}
 	var hb [slotHeaderSize]byte
 	for i := range a.Slots {
@@ -347,7 +357,8 @@ func (a *Archive) OpenRank(i int) (*File, error) {
 	case SlotEmpty:
 		p := a.RankFile(i)
 		if _, err := os.Stat(p); err != nil {
-			return nil, fmt.Errorf("%s: rank %d: %w; no trace file %s beside it", a.Path, s.Rank, ErrSlotEmpty, filepath.Base(p))
+			return nil, fmt.Errorf("%s: rank %d: %w; no trace file %s beside it (with HMB_SURVIVE=1, hmbtrace recover -o %s writes it from the rank's mapping)",
+				a.Path, s.Rank, ErrSlotEmpty, filepath.Base(p), filepath.Dir(a.Path))
 		}
 		f, err := Open(p)
 		if err != nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"io/fs"
 	"os"
@@ -65,6 +66,14 @@ func archiveOf(t testing.TB, dir string, files []*tracefile.File, eventsNone boo
 // events returns every event of every location of f, one per line.
 func events(t testing.TB, f *tracefile.File) string {
 	t.Helper()
+	s, err := eventsOf(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func eventsOf(f *tracefile.File) (string, error) {
 	var b strings.Builder
 	for _, l := range f.Locations {
 		it := f.Events(l.ID)
@@ -73,10 +82,10 @@ func events(t testing.TB, f *tracefile.File) string {
 			fmt.Fprintf(&b, "%d %+v\n", l.ID, e)
 		}
 		if err := it.Err(); err != nil {
-			t.Fatal(err)
+			return "", err
 		}
 	}
-	return b.String()
+	return b.String(), nil
 }
 
 func TestArchiveRoundTrip(t *testing.T) {
@@ -86,6 +95,9 @@ func TestArchiveRoundTrip(t *testing.T) {
 			path := archiveOf(t, t.TempDir(), files, false)
 			if !tracefile.IsArchive(path) || tracefile.IsArchive(files[0].Path) {
 				t.Fatal("IsArchive does not tell an archive from a trace file")
+			}
+			if _, err := tracefile.Open(path); err == nil || !strings.Contains(err.Error(), "a run archive, not one trace") {
+				t.Fatalf("Open of an archive: %v", err)
 			}
 			a, err := tracefile.OpenArchive(path)
 			if err != nil {
@@ -237,6 +249,12 @@ func TestArchiveSlotFull(t *testing.T) {
 	if err := tracefile.WriteSlot(path, offs[1], 4096, 0, func(io.Writer) error { return nil }); err == nil || !strings.Contains(err.Error(), "rank 1's") {
 		t.Fatalf("WriteSlot of rank 0 at rank 1's slot: %v", err)
 	}
+	if err := tracefile.WriteSlot(path, offs[1], 8192, 1, func(io.Writer) error { return nil }); err == nil || !strings.Contains(err.Error(), "a capacity of 8192 bytes for a slot of 4096") {
+		t.Fatalf("WriteSlot past its slot: %v", err)
+	}
+	if err := tracefile.WriteSlot(path, offs[1]+4096, 4096, 1, func(io.Writer) error { return nil }); err == nil || !strings.Contains(err.Error(), "no slot at offset") {
+		t.Fatalf("WriteSlot at no slot: %v", err)
+	}
 	a, err = tracefile.OpenArchive(path)
 	if err != nil {
 		t.Fatal(err)
@@ -257,7 +275,7 @@ func TestArchiveSlotFull(t *testing.T) {
 	// Empty slot, no rank file beside it: the error names the archive, the
 	// rank and the reason.
 	_, err = a.OpenRank(1)
-	want := path + ": rank 1: slot empty: the process did not write its trace (it died, or was killed, after the collective end?); no trace file ranks.1.hmb beside it"
+	want := path + ": rank 1: slot empty: the process did not write its trace (it died, or was killed, after the collective end?); no trace file ranks.1.hmb beside it (with HMB_SURVIVE=1, hmbtrace recover -o " + dir + " writes it from the rank's mapping)"
 	if !errors.Is(err, tracefile.ErrSlotEmpty) || err.Error() != want {
 		t.Fatalf("empty slot: %v\nwant %s", err, want)
 	}
@@ -382,10 +400,22 @@ func TestArchiveCorrupt(t *testing.T) {
 			}
 		})
 	}
+	// An index entry whose slot lies far past the end, the index's
+	// checksum made right.
+	b := slices.Clone(orig)
+	ix := b[ixOff : ixOff+ixLen]
+	nameLen := int(ix[0]) + 1 // "ranks": a one-byte length
+	le.PutUint64(ix[nameLen+4:], 1<<63-4096)
+	le.PutUint32(ix[len(ix)-4:], crc32.Checksum(ix[:len(ix)-4], crc32.MakeTable(crc32.Castagnoli)))
+	p0 := filepath.Join(t.TempDir(), "ranks.hmbrun")
+	os.WriteFile(p0, b, 0o644)
+	if _, err := tracefile.OpenArchive(p0); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("file truncated: rank 0's slot of %d bytes at offset %d", slots[0].Cap, int64(1<<63-4096))) {
+		t.Fatalf("slot past the end: %v", err)
+	}
 	// Truncated: a slot past the end.
 	p := filepath.Join(t.TempDir(), "ranks.hmbrun")
 	os.WriteFile(p, orig[:slots[2].Off+100], 0o644)
-	if _, err := tracefile.OpenArchive(p); err == nil || !strings.Contains(err.Error(), "file truncated: rank 2's slot ends") {
+	if _, err := tracefile.OpenArchive(p); err == nil || !strings.Contains(err.Error(), "file truncated: rank 2's slot of ") {
 		t.Fatalf("truncated: %v", err)
 	}
 }
@@ -480,4 +510,43 @@ func ExampleCreateArchive() {
 	defer f.Close()
 	fmt.Println(filepath.Base(path), len(a.Slots), a.Slots[1].State, f.Header.Rank)
 	// Output: run.hmbrun 2 in place 1
+}
+
+// TestArchiveConcurrentRanks opens and reads the ranks of an archive on
+// several goroutines, closing the archive while they do (run with -race):
+// the shared file stays open until the last rank is closed.
+func TestArchiveConcurrentRanks(t *testing.T) {
+	files := tracetest.Ranks(t, t.TempDir(), 6, 2, 30, 0)
+	path := archiveOf(t, t.TempDir(), files, false)
+	a, err := tracefile.OpenArchive(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opened := make([]*tracefile.File, len(a.Slots))
+	for i := range opened {
+		if opened[i], err = a.OpenRank(i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	a.Close() // a second Close releases nothing more
+	errs := make(chan error, len(opened))
+	for i, f := range opened {
+		want := events(t, files[i])
+		go func() {
+			got, err := eventsOf(f)
+			if err != nil || got != want {
+				errs <- fmt.Errorf("rank %d: events differ (%v)", i, err)
+				return
+			}
+			errs <- f.Close()
+		}()
+	}
+	for range opened {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
 }

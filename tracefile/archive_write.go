@@ -117,8 +117,11 @@ func placeArchive(tmp, path string, start time.Time) error {
 		return err
 	}
 	if !done {
-		return &os.PathError{Op: "create archive", Path: path,
-			Err: fmt.Errorf("a file modified since this run began is there (another process of this run, or a concurrent run, writes it): %w", fs.ErrExist)}
+		why := "a file modified since this run began is there (another process of this run, or a concurrent run, writes it)"
+		if start.IsZero() {
+			why = "a file is there, and the plan has no start time to judge it stale by"
+		}
+		return &os.PathError{Op: "create archive", Path: path, Err: fmt.Errorf("%s: %w", why, fs.ErrExist)}
 	}
 	return nil
 }
@@ -207,11 +210,14 @@ func (p *ArchivePlan) layout() (head []byte, offsets []int64, end int64) {
 // the trace exceeds capacity, WriteSlot stops, leaves the slot empty and
 // returns an error wrapping ErrSlotFull.
 func WriteSlot(path string, off, capacity int64, rank int, write func(w io.Writer) error) error {
-	f, err := openSlot(path, off, rank)
+	f, slotCap, err := openSlot(path, off, rank)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
+	if capacity > slotCap {
+		return fmt.Errorf("%s: rank %d: a capacity of %d bytes for a slot of %d", path, rank, capacity, slotCap)
+	}
 	sw := &slotWriter{f: f, off: off + slotHeaderSize, limit: capacity - slotHeaderSize, crc: crc32.New(castagnoli)}
 	werr := write(sw)
 	if sw.full {
@@ -237,11 +243,14 @@ func MarkSlotMoved(path string, off int64, rank int, base string) error {
 	if base == "" || base == "." || base == ".." || filepath.Base(base) != base || len(base) > maxMovedName {
 		return fmt.Errorf("%s: rank %d: %q is not the base name of a file beside the archive", path, rank, base)
 	}
-	f, err := openSlot(path, off, rank)
+	f, slotCap, err := openSlot(path, off, rank)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
+	if int64(len(base)) > slotCap-slotHeaderSize {
+		return fmt.Errorf("%s: rank %d: the name %q does not fit its slot of %d bytes", path, rank, base, slotCap)
+	}
 	if _, err := f.WriteAt([]byte(base), off+slotHeaderSize); err != nil {
 		return err
 	}
@@ -253,31 +262,54 @@ func MarkSlotMoved(path string, off int64, rank int, base string) error {
 }
 
 // openSlot opens the archive for writing rank's slot at off, after
-// checking that the slot there is rank's and still empty.
-func openSlot(path string, off int64, rank int) (*os.File, error) {
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
+// checking with the index that the slot there is rank's, and with its
+// header that it is still empty; it returns the slot's capacity.
+func openSlot(path string, off int64, rank int) (f *os.File, capacity int64, err error) {
+	f, err = os.OpenFile(path, os.O_RDWR, 0)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+		}
+	}()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, 0, err
+	}
+	a, err := readIndex(f, st.Size())
+	if err != nil {
+		var fe *FormatError
+		if errors.As(err, &fe) {
+			fe.Path = path
+		}
+		return nil, 0, err
+	}
+	var s *Slot
+	for i := range a.Slots {
+		if a.Slots[i].Off == off {
+			s = &a.Slots[i]
+		}
+	}
+	switch {
+	case s == nil:
+		return nil, 0, fmt.Errorf("%s: rank %d: no slot at offset %d", path, rank, off)
+	case s.Rank != rank:
+		return nil, 0, fmt.Errorf("%s: the slot at offset %d is rank %d's, not rank %d's", path, off, s.Rank, rank)
 	}
 	var b [slotHeaderSize]byte
 	if _, err := f.ReadAt(b[:], off); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("%s: rank %d: slot header at offset %d: %v", path, rank, off, err)
+		return nil, 0, fmt.Errorf("%s: rank %d: slot header at offset %d: %v", path, rank, off, err)
 	}
 	h, err := decodeSlotHeader(b[:])
 	switch {
 	case err != nil:
-		err = fmt.Errorf("%s: offset %d is not a slot: %v", path, off, err)
-	case h.Rank != uint32(rank):
-		err = fmt.Errorf("%s: the slot at offset %d is rank %d's, not rank %d's", path, off, h.Rank, rank)
+		return nil, 0, fmt.Errorf("%s: rank %d: slot at offset %d: %v", path, rank, off, err)
 	case h.State != SlotEmpty:
-		err = fmt.Errorf("%s: rank %d: slot already written (%v)", path, rank, h.State)
+		return nil, 0, fmt.Errorf("%s: rank %d: slot already written (%v)", path, rank, h.State)
 	}
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	return f, nil
+	return f, s.Cap, nil
 }
 
 // slotWriter puts a slot's payload in place with positioned writes,

@@ -173,6 +173,9 @@ func read(r io.ReaderAt, size int64, noEvents bool) (*File, error) {
 	if err := s.read(head[:], "file header"); err != nil {
 		return nil, err
 	}
+	if string(head[:8]) == archiveMagic {
+		return nil, s.fail(0, "a run archive, not one trace (OpenArchive reads it; the tools take it whole, or one rank as ARCHIVE#RANK)")
+	}
 	if string(head[:8]) != magic {
 		return nil, s.fail(0, "not an hmbtrace file (magic %q)", head[:8])
 	}
