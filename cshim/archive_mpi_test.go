@@ -21,6 +21,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hmbtrace/hmbtrace/encode"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
@@ -92,6 +93,64 @@ func rankNames(s string) string {
 	return s
 }
 
+// checkMessageOrder puts the ranks' events on one axis, by their clock
+// sync points to rank 0 composed through the tree, and checks that every
+// message is received (its receive completes) no earlier than it is sent
+// (its send begins), messages of one sender, receiver and tag pairing in
+// order as MPI matches them. On one host the ranks read one clock, so
+// what the axis moves is the synchronisation's error; on cores shared by
+// many ranks, a ping-pong's best round trip may take milliseconds, and the
+// first message of the ring was seen up to 1 ms early here, more than the
+// offsets measured at MPI_Init. The bound is that of the offsets in the
+// other MPI tests, 10 ms: a sign or composition error of the tree on a
+// machine whose clocks differ would pass it by far.
+func checkMessageOrder(t *testing.T, files []*tracefile.File) {
+	t.Helper()
+	axis := tracefile.NewAxis(files)
+	if !axis.Synced() {
+		t.Fatalf("the ranks' files are not aligned by clock sync points")
+	}
+	sent := map[string][]int64{}
+	type recv struct {
+		key string
+		at  int64
+	}
+	var recvs []recv
+	for r, f := range files {
+		for _, l := range f.Locations {
+			var e tracefile.Event
+			it := f.Events(l.ID)
+			for it.Next(&e) {
+				at := axis.Nanos(r, f, e.Time)
+				switch e.Kind {
+				case encode.KindSend, encode.KindIsend:
+					k := fmt.Sprintf("%d>%d tag %d", r, e.Peer, e.Tag)
+					sent[k] = append(sent[k], at)
+				case encode.KindRecv, encode.KindIrecv:
+					recvs = append(recvs, recv{fmt.Sprintf("%d>%d tag %d", e.Peer, r, e.Tag), at})
+				}
+			}
+		}
+	}
+	next := map[string]int{}
+	bad := 0
+	for _, m := range recvs {
+		i := next[m.key]
+		next[m.key]++
+		if i >= len(sent[m.key]) {
+			t.Fatalf("receive %s without a send", m.key)
+		}
+		if early := sent[m.key][i] - m.at; early > 10_000_000 {
+			if bad++; bad <= 5 {
+				t.Errorf("message %s #%d received %d ns before it was sent", m.key, i, early)
+			}
+		}
+	}
+	if bad > 5 {
+		t.Errorf("%d messages received before they were sent", bad)
+	}
+}
+
 // TestMPIArchiveLayouts: 8 ranks write one run archive by default; the
 // same program with HMB_OUTPUT_LAYOUT=rank-files writes 8 files, with the
 // same messages, visits and communication matrix; with HMB_AGGREGATE=3,
@@ -120,6 +179,7 @@ func TestMPIArchiveLayouts(t *testing.T) {
 	if len(sends) != np*30*3 {
 		t.Errorf("%d sends, want %d (two halo sends and one ring send per rank and iteration)", len(sends), np*30*3)
 	}
+	checkMessageOrder(t, files)
 	for _, f := range files {
 		// Synchronised through the tree: about 0 on one host.
 		if n := len(f.Header.ClockSync); n != 2 {
