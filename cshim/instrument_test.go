@@ -173,7 +173,7 @@ func TestInstrumentCxxMPI(t *testing.T) {
 	all := buildCxxMPI(t, bin, "--no-plugin", "--no-exclude-system")
 	mpirun(t, np, all.out, nil, all.path, "200", "2")
 	found := false
-	for _, e := range dump(t, filepath.Join(all.out, "cxx-mpi.0.hmb")) {
+	for _, e := range dump(t, rankFiles(t, all.out, "cxx-mpi", np)[0].Path) {
 		if e.kind == "ENTER" && systemRegion(e.region) && strings.Contains(e.region, "operator[]") {
 			found = true
 			break

@@ -59,7 +59,8 @@ func mpirun(t *testing.T, np int, out string, env []string, prog string, args ..
 		t.Fatalf("mpirun %s: %v\n%s", strings.Join(argv, " "), err, msg)
 	}
 	read := func(r int, name string) string {
-		b, err := os.ReadFile(filepath.Join(outputs, "1", fmt.Sprintf("rank.%d", r), name))
+		// Open MPI pads the rank to the width of the largest.
+		b, err := os.ReadFile(filepath.Join(outputs, "1", fmt.Sprintf("rank.%0*d", len(strconv.Itoa(np-1)), r), name))
 		if err != nil && !(name == "stderr" && os.IsNotExist(err)) {
 			t.Fatalf("rank %d's %s: %v", r, name, err)
 		}
@@ -72,28 +73,58 @@ func mpirun(t *testing.T, np int, out string, env []string, prog string, args ..
 	return stdout, stderr
 }
 
-// rankFiles opens the np files name.<rank>.hmb of dir and checks that
-// there are no others.
+// rankFiles opens the traces of the np ranks of run name in dir: the slots
+// of its run archive, name.hmbrun (the default layout of an MPI run), or
+// the files name.<rank>.hmb (HMB_OUTPUT_LAYOUT=rank-files, a run of one
+// rank, a run that gave its archive up), and checks that dir holds nothing
+// else. A rank read from the archive has the path ARCHIVE#RANK, which
+// `hmbtrace dump` takes.
 func rankFiles(t *testing.T, dir, name string, np int) []*tracefile.File {
 	t.Helper()
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(entries) != np {
-		var names []string
-		for _, e := range entries {
-			names = append(names, e.Name())
-		}
-		t.Fatalf("%s holds %v, want %d rank files", dir, names, np)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
 	}
 	files := make([]*tracefile.File, np)
-	for r := range files {
-		f := tracetest.Open(t, filepath.Join(dir, fmt.Sprintf("%s.%d.hmb", name, r)))
+	if archive := filepath.Join(dir, name+".hmbrun"); slices.Contains(names, name+".hmbrun") {
+		if len(entries) != 1 {
+			t.Fatalf("%s holds %v, want the run archive alone", dir, names)
+		}
+		a, err := tracefile.OpenArchive(archive)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer a.Close()
+		if a.World != np || len(a.Slots) != np {
+			t.Fatalf("%s: %d ranks, %d slots, want %d", archive, a.World, len(a.Slots), np)
+		}
+		for r := range files {
+			if s := a.Slots[r]; s.Rank != r || s.State != tracefile.SlotInPlace {
+				t.Fatalf("%s: slot %d: %+v, want rank %d's trace in place", archive, r, s, r)
+			}
+			f, err := a.OpenRank(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { f.Close() })
+			files[r] = f
+		}
+	} else {
+		if len(entries) != np {
+			t.Fatalf("%s holds %v, want %d rank files", dir, names, np)
+		}
+		for r := range files {
+			files[r] = tracetest.Open(t, filepath.Join(dir, fmt.Sprintf("%s.%d.hmb", name, r)))
+		}
+	}
+	for r, f := range files {
 		if f.Header.Rank != r {
 			t.Fatalf("%s: rank %d in the header", f.Path, f.Header.Rank)
 		}
-		files[r] = f
 	}
 	return files
 }
@@ -225,7 +256,7 @@ func TestMPIJacobi(t *testing.T) {
 		t.Errorf("summary: slowest rank in sweep %d, want the heavy rank %d:\n%s", slowest, heavy, sum)
 	}
 	for r := 0; r < np; r++ {
-		if !strings.Contains(string(sum), fmt.Sprintf("mpi-jacobi.%d.hmb (rank %d)", r, r)) {
+		if !strings.Contains(string(sum), fmt.Sprintf("%s (rank %d)", files[r].Path, r)) {
 			t.Errorf("summary has no buffer story of rank %d", r)
 		}
 	}

@@ -391,9 +391,9 @@ func TestOpenMPHybrid(t *testing.T) {
 			t.Errorf("rank %d printed %q", r, s)
 		}
 	}
-	rankFiles(t, out, "hybrid", 2)
+	files := rankFiles(t, out, "hybrid", 2)
 	for r := 0; r < 2; r++ {
-		path := filepath.Join(out, fmt.Sprintf("hybrid.%d.hmb", r))
+		path := files[r].Path
 		enters := map[string]map[string]int{}
 		evs := dump(t, path)
 		checkTrace(t, evs, nil, []string{"thread 0", "thread 1"})

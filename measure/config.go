@@ -199,6 +199,29 @@ type Config struct {
 	// fails meanwhile (a trace.FlightRecorder works).
 	GoRuntime bool
 
+	// OutputLayout is how the ranks of an MPI run write their traces:
+	// LayoutArchive (or "", the default) has them write one run archive,
+	// <Output>/<Name>.hmbrun, each rank its trace in its own slot of it
+	// (one file per Aggregate ranks); LayoutRankFiles one file per rank,
+	// <Name>.<rank>.hmb (HMB_OUTPUT_LAYOUT). A run of one rank, and a
+	// process that is not an MPI rank, write their own file either way.
+	OutputLayout string
+	// Aggregate is how many ranks share one archive file; 0 means
+	// DefaultAggregate (HMB_AGGREGATE).
+	Aggregate int
+	// NoEvents writes an MPI rank's slot of the run archive without its
+	// event data: the definitions, the exact profiles, the communication
+	// matrix and the buffer's statistics only, so that no event touches the
+	// file system (HMB_OUTPUT_EVENTS=none). A trace file of its own (the
+	// rank-files layout, a process outside MPI, a rank whose trace outgrew
+	// its slot) keeps its events.
+	NoEvents bool
+	// CollectiveTimeout bounds each wait of an MPI run's collective end
+	// (clock synchronisation, the archive's slots) for the other ranks:
+	// past it, a rank writes its own file and says why; 0 means
+	// DefaultCollectiveTimeout (HMB_COLLECTIVE_TIMEOUT).
+	CollectiveTimeout time.Duration
+
 	// IgnoreEnv makes Start use the Config as it is, without the HMB_*
 	// variables: for tests and benchmarks whose expectations depend on
 	// their configuration, and for programs that own theirs (a framework
@@ -519,6 +542,9 @@ func (c *Config) validate() error {
 	}
 	if c.ThrottleTime < 0 {
 		return fmt.Errorf("hmbtrace: negative ThrottleTime %v", c.ThrottleTime)
+	}
+	if err := c.validateOutput(); err != nil {
+		return err
 	}
 	return nil
 }

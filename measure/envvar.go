@@ -119,6 +119,56 @@ var envVars = []envVar{
 		},
 	},
 	{
+		name: "HMB_OUTPUT_LAYOUT", def: "archive", takes: "archive or rank-files",
+		doc: "how the ranks of an MPI run write: `archive`, one run archive `<name>.hmbrun` (one per `HMB_AGGREGATE` ranks, `<name>.<group>.hmbrun`) with each rank's trace in its slot; `rank-files`, one `<name>.<rank>.hmb` per rank. A run of one rank, and a process that is not an MPI rank, write their own file either way",
+		set: func(c *Config, v string) error {
+			if v != LayoutArchive && v != LayoutRankFiles {
+				return errWant
+			}
+			c.OutputLayout = v
+			return nil
+		},
+	},
+	{
+		name: "HMB_AGGREGATE", def: "1024", takes: "a number of ranks per archive file, 1 or more",
+		doc: "ranks per archive file: the run's ranks in groups of this many, each group's first rank (its aggregator) creating the group's file",
+		set: func(c *Config, v string) error {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 {
+				return errWant
+			}
+			c.Aggregate = n
+			return nil
+		},
+	},
+	{
+		name: "HMB_OUTPUT_EVENTS", def: "all", takes: "all or none",
+		doc: "`none`: an MPI run's archive holds the definitions, exact profiles, communication matrix and the buffer's statistics but no event data (the in-memory workflow: no event touches the file system); the views that need events say so. A rank's own `.hmb` file keeps its events",
+		set: func(c *Config, v string) error {
+			switch v {
+			case "all":
+				c.NoEvents = false
+			case "none":
+				c.NoEvents = true
+			default:
+				return errWant
+			}
+			return nil
+		},
+	},
+	{
+		name: "HMB_COLLECTIVE_TIMEOUT", def: "2m", takes: "a duration such as 30s or 2m, more than 0",
+		doc: "how long each step of an MPI run's collective end (clock synchronisation at `MPI_Init` and `MPI_Finalize`, the archive's slots) waits for the other ranks; past it (a rank died, or never reached `MPI_Finalize`) a rank writes its own `<name>.<rank>.hmb` and says why",
+		set: func(c *Config, v string) error {
+			d, err := time.ParseDuration(v)
+			if err != nil || d <= 0 {
+				return errWant
+			}
+			c.CollectiveTimeout = d
+			return nil
+		},
+	},
+	{
 		name: "HMB_BUFFER_SIZE", def: "64M", takes: "a size such as 64M (K, M, G: powers of 1024)",
 		doc: "the one memory budget for all events of the process; more than the machine's memory, the cgroup's limit or `ulimit -v`, or what the kernel refuses, is an error at start naming the value",
 		set: sizeVar(func(c *Config) *int { return &c.BufferSize }),

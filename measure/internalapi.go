@@ -29,7 +29,11 @@ func init() {
 			g, err := m.defineRmaGroup(members)
 			return uint32(g), err
 		},
-		CaughtSignal: (*Measurement).caughtSignal,
-		RegisterLive: registerLive,
+		CaughtSignal:   (*Measurement).caughtSignal,
+		RegisterLive:   registerLive,
+		RunEnd:         (*Measurement).runEnd,
+		TraceSize:      (*Measurement).traceSize,
+		CreateArchive:  (*Measurement).createArchive,
+		SetArchiveSlot: (*Measurement).setArchiveSlot,
 	})
 }

@@ -76,6 +76,7 @@ type Measurement struct {
 	closeOnce sync.Once
 	closeErr  error
 	path      string
+	archive   *archiveSlot // the slot of the run archive Close writes into (archive.go), nil for a file of its own
 	end       clock.Pair
 	grace     time.Duration // how long a signal's Close waits for running probes
 	dying     atomic.Bool   // a signal's Close runs: the process dies of it next
@@ -629,7 +630,16 @@ func (m *Measurement) finalize(atExit bool) error {
 		return fmt.Errorf("hmbtrace: output directory (HMB_OUTPUT): %v%s", err, m.mappingLeft())
 	}
 	path := m.Path()
-	pl, err := m.writeTrace(path)
+	m.mu.Lock()
+	slot := m.archive
+	m.mu.Unlock()
+	var pl tracefile.Placement
+	var err error
+	if slot != nil {
+		pl, err = m.writeSlot(slot, path) // archive.go
+	} else {
+		pl, err = m.writeTrace(path)
+	}
 	if err != nil {
 		return fmt.Errorf("hmbtrace: writing %s: %v%s", path, err, m.mappingLeft())
 	}

@@ -173,19 +173,7 @@ func (m *Measurement) writeTrace(path string) (tracefile.Placement, error) {
 	m.mu.Lock()
 	locs := append([]*Location(nil), m.locations...)
 	m.mu.Unlock()
-	return tracefile.WriteNew(path, t, func(put func(tracefile.Bin) error) error {
-		var err error
-		for _, l := range locs {
-			l.h.Levels(func(lv *buffer.Level) {
-				lv.Bins(func(data []byte, records uint32) {
-					if err == nil && len(data) > 0 {
-						err = put(tracefile.Bin{Location: l.id, Depth: lv.Depth(), Class: lv.Class(), Records: records, Data: data})
-					}
-				})
-			})
-		}
-		return err
-	})
+	return tracefile.WriteNew(path, t, m.traceBins(locs, false))
 }
 
 // reportPlacement says in one line on w why the trace of this process,

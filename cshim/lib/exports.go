@@ -14,6 +14,7 @@ import "C"
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"runtime/debug"
 	"sync"
@@ -270,4 +271,55 @@ func hmbgo_start_ticks() (t C.uint64_t) {
 func hmbgo_clock_sync(ticks C.uint64_t, offset C.int64_t, ref C.uint64_t) {
 	defer contain("hmb_clock_sync", func() {})
 	rt.Measurement().SyncClock(uint64(ticks), int64(offset), uint64(ref))
+}
+
+//export hmbgo_run_end
+func hmbgo_run_end(archive, aggregate *C.int, timeoutNs *C.int64_t) {
+	defer contain("hmb_run_end", func() { *archive = 0 })
+	a, n, d := rt.RunEnd()
+	if a {
+		*archive = 1
+	}
+	*aggregate = C.int(min(n, math.MaxInt32))
+	*timeoutNs = C.int64_t(d.Nanoseconds())
+}
+
+//export hmbgo_slot_capacity
+func hmbgo_slot_capacity(world C.int) (n C.int64_t) {
+	defer contain("hmb_slot_capacity", func() { n = 0 })
+	return C.int64_t(rt.SlotCapacity(int(world)))
+}
+
+//export hmbgo_archive_create
+func hmbgo_archive_create(group, groups, world C.int, ranks *C.int32_t, capacity *C.int64_t, n C.int, offsets *C.int64_t) (msg *C.char) {
+	defer contain("hmb_archive_create", func() { msg = C.CString("hmbtrace: hmb_archive_create: internal error") })
+	if n <= 0 || ranks == nil || capacity == nil || offsets == nil {
+		return C.CString("hmbtrace: hmb_archive_create: no ranks")
+	}
+	rs := make([]int, int(n))
+	for i, r := range unsafe.Slice(ranks, int(n)) {
+		rs[i] = int(r)
+	}
+	caps := make([]int64, int(n))
+	for i, c := range unsafe.Slice(capacity, int(n)) {
+		caps[i] = int64(c)
+	}
+	off, err := rt.CreateArchive(int(group), int(groups), int(world), rs, caps)
+	if err != nil {
+		return C.CString(err.Error())
+	}
+	out := unsafe.Slice(offsets, int(n))
+	if len(off) != len(out) {
+		return C.CString(fmt.Sprintf("hmbtrace: hmb_archive_create: %d slot offsets for %d ranks", len(off), len(out)))
+	}
+	for i := range out {
+		out[i] = C.int64_t(off[i])
+	}
+	return nil
+}
+
+//export hmbgo_archive_slot
+func hmbgo_archive_slot(group, groups, world C.int, off, capacity C.int64_t) {
+	defer contain("hmb_archive_slot", func() {})
+	rt.SetArchiveSlot(int(group), int(groups), int(world), int64(off), int64(capacity))
 }

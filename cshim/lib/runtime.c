@@ -1371,3 +1371,43 @@ HMB_NOINST void hmb_clock_sync(uint64_t ticks, int64_t offset, uint64_t referenc
 		HMB_GO(hmbgo_clock_sync(ticks, offset, reference_start));
 	}
 }
+
+HMB_NOINST int hmb_run_end(int *archive, int *aggregate, int64_t *timeout_ns)
+{
+	*archive = 0;
+	*aggregate = 1;
+	*timeout_ns = 0;
+	if (!hmb_running()) {
+		return 0;
+	}
+	HMB_GO(hmbgo_run_end(archive, aggregate, timeout_ns));
+	return 1;
+}
+
+HMB_NOINST int64_t hmb_slot_capacity(int world)
+{
+	return hmb_running() ? HMB_GO(hmbgo_slot_capacity(world)) : 0;
+}
+
+HMB_NOINST int hmb_archive_create(int group, int groups, int world, const int32_t *ranks, const int64_t *capacity,
+				  int n, int64_t *offsets)
+{
+	if (!hmb_running()) {
+		hmb_set_error("hmbtrace: hmb_archive_create: the measurement does not record");
+		return -1;
+	}
+	char *err = HMB_GO(hmbgo_archive_create(group, groups, world, (int32_t *)ranks, (int64_t *)capacity, n, offsets));
+	if (err != NULL) {
+		hmb_set_error(err);
+		free(err);
+		return -1;
+	}
+	return 0;
+}
+
+HMB_NOINST void hmb_archive_slot(int group, int groups, int world, int64_t off, int64_t capacity)
+{
+	if (hmb_running()) {
+		HMB_GO(hmbgo_archive_slot(group, groups, world, off, capacity));
+	}
+}

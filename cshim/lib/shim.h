@@ -210,6 +210,26 @@ void hmb_exiting(void) HMB_NOINST;
 void hmb_count_dropped(uint64_t n) HMB_NOINST;
 
 /*
+ * The collective end of an MPI run (libhmbtrace-mpi's MPI_Finalize wrapper,
+ * measure's archive.go). hmb_run_end says whether the ranks write a run
+ * archive (HMB_OUTPUT_LAYOUT), how many ranks share one file
+ * (HMB_AGGREGATE) and how long each step waits for the other ranks
+ * (HMB_COLLECTIVE_TIMEOUT); it returns 0 when the measurement does not
+ * record. hmb_slot_capacity returns the bytes this rank's slot needs, its
+ * trace now with the margin for what runs after MPI_Finalize, in a run of
+ * world ranks. hmb_archive_create, called by a group's first rank, creates
+ * the group's file for the n ranks given, each asking for its capacity, and
+ * sets their slot offsets in order; -1 with hmb_last_error on failure (the
+ * ranks then write their own files). hmb_archive_slot makes hmb_finalize
+ * write this rank's trace into its slot at off.
+ */
+int hmb_run_end(int *archive, int *aggregate, int64_t *timeout_ns) HMB_NOINST;
+int64_t hmb_slot_capacity(int world) HMB_NOINST;
+int hmb_archive_create(int group, int groups, int world, const int32_t *ranks, const int64_t *capacity, int n,
+		       int64_t *offsets) HMB_NOINST;
+void hmb_archive_slot(int group, int groups, int world, int64_t off, int64_t capacity) HMB_NOINST;
+
+/*
  * hmb_flush_staged replays the calling thread's staged records now (task
  * suspension), making its location first if it has none (a thread given
  * its team place: its probes are then direct from the first).

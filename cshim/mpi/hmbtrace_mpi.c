@@ -5,12 +5,17 @@
  * bindings); this file holds what they call: region lookup, rank
  * translation into MPI_COMM_WORLD, communicator ids, the table of
  * requests, the bytes of collectives, clock sync at MPI_Init and
- * MPI_Finalize. At exit each process writes <dir>/<name>.<rank>.hmb.
+ * MPI_Finalize, and the collective end of the run: the ranks agree on one
+ * run archive per group of HMB_AGGREGATE ranks, <dir>/<name>.hmbrun, into
+ * whose slots each writes its trace at exit (HMB_OUTPUT_LAYOUT=rank-files:
+ * each process writes <dir>/<name>.<rank>.hmb).
  */
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "mpi_internal.h"
 
@@ -1131,45 +1136,281 @@ HMB_NOINST static void comm_idup_done(const struct pending *p)
 }
 
 /*
- * clock_sync measures this process's clock offset to rank 0's: a few
- * ping-pongs, the shortest round trip wins, its midpoint taken as the
- * moment rank 0 answered. Rank 0 serves the ranks one after the other.
+ * The collective steps of MPI_Init and MPI_Finalize run on sync_comm, the
+ * private duplicate of MPI_COMM_WORLD, so that no message of the program
+ * can match theirs. Their waits are bounded (HMB_COLLECTIVE_TIMEOUT): a
+ * rank that died, or never reaches MPI_Finalize, would otherwise hold the
+ * others there for ever. Each step waits with nonblocking calls until its
+ * deadline; past it, this rank gives the collective end up, says why, and
+ * writes its own file as without an archive.
+ */
+enum { TAG_PING = 1, TAG_PONG, TAG_PARENT, TAG_CAPACITY, TAG_SLOT };
+static int64_t coll_timeout_ns = 120LL * 1000000000LL;
+static int64_t coll_deadline;
+static int coll_abandoned; /* a wait timed out or failed: no collective step any more */
+
+HMB_NOINST static int64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* step_begins sets the deadline of a collective step's waits. */
+HMB_NOINST static void step_begins(void)
+{
+	coll_deadline = mono_ns() + coll_timeout_ns;
+}
+
+/*
+ * abandon gives the collective steps up, with one line naming what this
+ * rank waited for. The point-to-point requests still active are cancelled
+ * and freed; sync_comm is left to MPI_Finalize, since freeing it is a
+ * collective call of its own.
+ */
+HMB_NOINST static void abandon(int n, MPI_Request *r, const char *what, const char *why)
+{
+	for (int i = 0; i < n; i++) {
+		if (r[i] != MPI_REQUEST_NULL) {
+			PMPI_Cancel(&r[i]);
+			PMPI_Request_free(&r[i]);
+		}
+	}
+	if (!coll_abandoned) {
+		fprintf(stderr,
+			"hmbtrace: rank %d: %s %s (a rank died, or did not reach MPI_Finalize): this rank writes its own "
+			"file <name>.%d.hmb (HMB_COLLECTIVE_TIMEOUT sets the wait)\n",
+			world_rank, why, what, world_rank);
+	}
+	coll_abandoned = 1;
+}
+
+/*
+ * bounded_wait waits for n point-to-point requests until the step's
+ * deadline; 0 if they did not all complete (then the collective steps are
+ * given up). It yields the processor between tests: ranks may outnumber
+ * cores, and the one it waits for may need this one's core.
+ */
+HMB_NOINST static int bounded_wait(int n, MPI_Request *r, const char *what)
+{
+	if (coll_abandoned) {
+		abandon(n, r, what, "");
+		return 0;
+	}
+	for (long spin = 0;; spin++) {
+		int done = 0;
+		if (PMPI_Testall(n, r, &done, MPI_STATUSES_IGNORE) != MPI_SUCCESS) {
+			abandon(n, r, what, "MPI failed while waiting for");
+			return 0;
+		}
+		if (done) {
+			return 1;
+		}
+		if ((spin & 63) == 0 && mono_ns() > coll_deadline) {
+			char why[64];
+			snprintf(why, sizeof why, "waited %.0f s in vain for", (double)coll_timeout_ns / 1e9);
+			abandon(n, r, what, why);
+			return 0;
+		}
+		if (spin < 2000) {
+			sched_yield();
+		} else {
+			struct timespec ts = {0, 100000};
+			nanosleep(&ts, NULL);
+		}
+	}
+}
+
+/*
+ * Clock synchronisation in ceil(log2 p) rounds: a binomial tree over the
+ * ranks of sync_comm. In the round of step s (from the highest power of
+ * two below p down to 1), each rank r with r mod 2s = s measures its
+ * offset to its parent r - s with a few ping-pongs, the shortest round
+ * trip winning (its midpoint taken as the moment the parent answered); the
+ * parent, whose own offset to rank 0 is known since an earlier round, then
+ * passes that offset (and rank 0's start) down, and the two compose. Each
+ * rank takes part in at most one round as a child and serves a child in
+ * each later one: no rank serves more than log2 p, where rank 0 served
+ * every rank one after the other before.
  */
 #define SYNC_ROUNDS 8
-HMB_NOINST static void clock_sync(void)
+
+/* What a parent passes down: its offset to rank 0, and rank 0's start. */
+struct sync_down {
+	int64_t offset;
+	uint64_t ref_start;
+};
+
+HMB_NOINST static int serve_child(int child, const struct sync_down *mine)
 {
-	if (sync_comm == MPI_COMM_NULL) {
-		return;
-	}
-	uint64_t ref_start = hmb_start_ticks();
-	PMPI_Bcast(&ref_start, 1, MPI_UINT64_T, 0, sync_comm);
-	if (world_rank == 0) {
-		hmb_clock_sync(hmb_clock(), 0, ref_start);
-		for (int r = 1; r < hmbmpi_world_size; r++) {
-			for (int k = 0; k < SYNC_ROUNDS; k++) {
-				char ping;
-				PMPI_Recv(&ping, 1, MPI_CHAR, r, 1, sync_comm, MPI_STATUS_IGNORE);
-				uint64_t t0 = hmb_clock();
-				PMPI_Send(&t0, 1, MPI_UINT64_T, r, 2, sync_comm);
-			}
+	char what[64];
+	snprintf(what, sizeof what, "rank %d's clock synchronisation", child);
+	for (int k = 0; k < SYNC_ROUNDS; k++) {
+		char ping;
+		MPI_Request r = MPI_REQUEST_NULL;
+		PMPI_Irecv(&ping, 1, MPI_CHAR, child, TAG_PING, sync_comm, &r);
+		if (!bounded_wait(1, &r, what)) {
+			return 0;
 		}
-		return;
+		uint64_t t0 = hmb_clock();
+		PMPI_Isend(&t0, 1, MPI_UINT64_T, child, TAG_PONG, sync_comm, &r);
+		if (!bounded_wait(1, &r, what)) {
+			return 0;
+		}
 	}
-	uint64_t best = UINT64_MAX, mid = 0;
+	MPI_Request r = MPI_REQUEST_NULL;
+	PMPI_Isend((void *)mine, (int)sizeof *mine, MPI_BYTE, child, TAG_PARENT, sync_comm, &r);
+	return bounded_wait(1, &r, what);
+}
+
+HMB_NOINST static int sync_with_parent(int parent, uint64_t *mid, struct sync_down *mine)
+{
+	char what[64];
+	snprintf(what, sizeof what, "rank %d for the clock synchronisation", parent);
+	uint64_t best = UINT64_MAX;
 	int64_t offset = 0;
 	for (int k = 0; k < SYNC_ROUNDS; k++) {
 		char ping = 0;
-		uint64_t t0, t1 = hmb_clock();
-		PMPI_Send(&ping, 1, MPI_CHAR, 0, 1, sync_comm);
-		PMPI_Recv(&t0, 1, MPI_UINT64_T, 0, 2, sync_comm, MPI_STATUS_IGNORE);
+		uint64_t t0 = 0;
+		MPI_Request r[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+		PMPI_Irecv(&t0, 1, MPI_UINT64_T, parent, TAG_PONG, sync_comm, &r[0]);
+		uint64_t t1 = hmb_clock();
+		PMPI_Isend(&ping, 1, MPI_CHAR, parent, TAG_PING, sync_comm, &r[1]);
+		if (!bounded_wait(2, r, what)) {
+			return 0;
+		}
 		uint64_t t2 = hmb_clock();
 		if (t2 - t1 < best) {
 			best = t2 - t1;
-			mid = t1 + (t2 - t1) / 2;
-			offset = (int64_t)(t0 - mid);
+			*mid = t1 + (t2 - t1) / 2;
+			offset = (int64_t)(t0 - *mid);
 		}
 	}
-	hmb_clock_sync(mid, offset, ref_start);
+	struct sync_down up;
+	MPI_Request r = MPI_REQUEST_NULL;
+	PMPI_Irecv(&up, (int)sizeof up, MPI_BYTE, parent, TAG_PARENT, sync_comm, &r);
+	if (!bounded_wait(1, &r, what)) {
+		return 0;
+	}
+	mine->offset = offset + up.offset;
+	mine->ref_start = up.ref_start;
+	return 1;
+}
+
+HMB_NOINST static void clock_sync(void)
+{
+	if (sync_comm == MPI_COMM_NULL || coll_abandoned) {
+		return;
+	}
+	step_begins();
+	int p = hmbmpi_world_size, r = world_rank, top = 1;
+	while (top < p) {
+		top <<= 1;
+	}
+	struct sync_down mine = {0, 0};
+	uint64_t mid = 0;
+	if (r == 0) {
+		mine.ref_start = hmb_start_ticks();
+		mid = hmb_clock();
+	}
+	for (int step = top >> 1; step >= 1; step >>= 1) {
+		if (r % (2 * step) == 0 && r + step < p) {
+			if (!serve_child(r + step, &mine)) {
+				return;
+			}
+		} else if (r % (2 * step) == step) {
+			if (!sync_with_parent(r - step, &mid, &mine)) {
+				return;
+			}
+		}
+	}
+	hmb_clock_sync(mid, mine.offset, mine.ref_start);
+}
+
+/*
+ * archive_end agrees on the run archive's slots: the ranks fall into groups
+ * of aggregate consecutive ranks, one file each; every rank sends its
+ * slot's capacity (its trace's size now, with a margin) to its group's
+ * first rank, which creates the file and sends each rank its slot's
+ * offset. The file is written at exit, each rank into its slot (measure's
+ * archive.go). A rank that gets no slot (0: the file could not be made)
+ * writes its own file. The leader's messages grow with its group, not
+ * with the run.
+ */
+HMB_NOINST static void archive_end(int aggregate)
+{
+	if (sync_comm == MPI_COMM_NULL || coll_abandoned) {
+		return;
+	}
+	step_begins();
+	int p = hmbmpi_world_size, r = world_rank;
+	int groups = (p + aggregate - 1) / aggregate, group = r / aggregate, leader = group * aggregate;
+	int n = p - leader < aggregate ? p - leader : aggregate;
+	int64_t cap = hmb_slot_capacity(p), off = -1;
+	char what[96];
+	if (r != leader) {
+		snprintf(what, sizeof what, "its slot of the run archive from rank %d", leader);
+		MPI_Request q[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+		PMPI_Irecv(&off, 1, MPI_INT64_T, leader, TAG_SLOT, sync_comm, &q[0]);
+		PMPI_Isend(&cap, 1, MPI_INT64_T, leader, TAG_CAPACITY, sync_comm, &q[1]);
+		if (bounded_wait(2, q, what) && off > 0) {
+			hmb_archive_slot(group, groups, p, off, cap);
+		}
+		return;
+	}
+	int64_t *caps = calloc((size_t)n, sizeof *caps), *offs = calloc((size_t)n, sizeof *offs);
+	int64_t *got = calloc((size_t)n, sizeof *got);
+	int32_t *ranks = calloc((size_t)n, sizeof *ranks);
+	MPI_Request *q = calloc((size_t)n, sizeof *q);
+	int ok = caps != NULL && offs != NULL && got != NULL && ranks != NULL && q != NULL;
+	if (ok) {
+		caps[0] = cap;
+		for (int i = 1; i < n; i++) {
+			PMPI_Irecv(&caps[i], 1, MPI_INT64_T, leader + i, TAG_CAPACITY, sync_comm, &q[i]);
+		}
+		snprintf(what, sizeof what, "the slot sizes of ranks %d to %d", leader + 1, leader + n - 1);
+		ok = n == 1 || bounded_wait(n - 1, q + 1, what);
+	}
+	if (ok) {
+		/* A rank that asks for nothing (its measurement is off) gets no slot. */
+		int m = 0;
+		for (int i = 0; i < n; i++) {
+			if (caps[i] > 0) {
+				ranks[m] = leader + i;
+				got[m++] = caps[i];
+			}
+		}
+		int64_t *mo = calloc((size_t)m + 1, sizeof *mo);
+		if (m > 0 && (mo == NULL || hmb_archive_create(group, groups, p, ranks, got, m, mo) != 0)) {
+			fprintf(stderr, "hmbtrace: rank %d: %s: ranks %d to %d write their own files\n", r,
+				mo == NULL ? "out of memory" : hmb_last_error(), leader, leader + n - 1);
+			m = 0;
+		}
+		for (int i = 0, j = 0; i < n; i++) {
+			offs[i] = j < m && ranks[j] == leader + i ? mo[j++] : -1;
+		}
+		free(mo);
+		for (int i = 1; i < n; i++) {
+			PMPI_Isend(&offs[i], 1, MPI_INT64_T, leader + i, TAG_SLOT, sync_comm, &q[i]);
+		}
+		snprintf(what, sizeof what, "ranks %d to %d to take their slots", leader + 1, leader + n - 1);
+		if ((n == 1 || bounded_wait(n - 1, q + 1, what)) && offs[0] > 0) {
+			hmb_archive_slot(group, groups, p, offs[0], cap);
+		}
+	} else if (q != NULL) {
+		/* The members that did send wait for an answer: no slot. */
+		for (int i = 1; i < n; i++) {
+			int64_t none = -1;
+			MPI_Request s = MPI_REQUEST_NULL;
+			PMPI_Isend(&none, 1, MPI_INT64_T, leader + i, TAG_SLOT, sync_comm, &s);
+			PMPI_Request_free(&s);
+		}
+	}
+	free(caps);
+	free(offs);
+	free(got);
+	free(ranks);
+	free(q);
 }
 
 /* The environment. */
@@ -1236,13 +1477,34 @@ HMB_NOINST void hmbmpi_after_init(void)
 	int32_t me = world_rank;
 	self_id = hmb_comm_define("MPI_COMM_SELF", 0, &me, 1, NULL, 0);
 	PMPI_Comm_dup(MPI_COMM_WORLD, &sync_comm);
+	int archive = 0, aggregate = 1;
+	int64_t timeout = 0;
+	/* Only the wait's bound matters here: the archive is made at MPI_Finalize. */
+	if (hmb_run_end(&archive, &aggregate, &timeout) && timeout > 0) {
+		coll_timeout_ns = timeout;
+	}
 	clock_sync();
 }
 
+/*
+ * hmbmpi_before_finalize is the collective end of the run, before
+ * PMPI_Finalize: the clocks synchronised a second time (to correct drift),
+ * then the run archive's slots (HMB_OUTPUT_LAYOUT=archive, the default, for
+ * a run of more than one rank).
+ */
 HMB_NOINST void hmbmpi_before_finalize(void)
 {
+	int archive = 0, aggregate = 1;
+	int64_t timeout = 0;
+	if (hmb_run_end(&archive, &aggregate, &timeout) && timeout > 0) {
+		coll_timeout_ns = timeout;
+	}
 	clock_sync();
-	if (sync_comm != MPI_COMM_NULL) {
+	/* A run of one rank has one file already: its own, as a process outside MPI. */
+	if (archive && hmbmpi_world_size > 1) {
+		archive_end(aggregate > 0 ? aggregate : 1);
+	}
+	if (sync_comm != MPI_COMM_NULL && !coll_abandoned) {
 		PMPI_Comm_free(&sync_comm);
 	}
 }

@@ -16,6 +16,7 @@ package measureinternal
 import (
 	"fmt"
 	"io"
+	"time"
 	"unsafe"
 
 	"github.com/hmbtrace/hmbtrace/buffer"
@@ -73,6 +74,17 @@ type Funcs[L, M any] struct {
 	// the C runtime's handler caught signal sig, before it writes the
 	// trace.
 	CaughtSignal func(m M, sig int)
+
+	// RunEnd, TraceSize, CreateArchive and SetArchiveSlot are the
+	// collective end of an MPI run (measure's archive.go): whether it
+	// writes a run archive, with how many ranks per file and how long it
+	// waits for the others; an upper bound of the trace's bytes now; the
+	// group leader's creation of the group's file, which returns the
+	// ranks' slot offsets; and the slot a rank's Close writes into.
+	RunEnd         func(m M) (archive bool, aggregate int, timeout time.Duration)
+	TraceSize      func(m M, world int) int64
+	CreateArchive  func(m M, group, groups, world int, ranks []int, capacity []int64) (path string, offsets []int64, err error)
+	SetArchiveSlot func(m M, group, groups, world int, off, capacity int64)
 
 	// RegisterLive is how measure/live offers Start its server for
 	// Config.Listen (HMB_LISTEN); importing that package registers it.

@@ -1,0 +1,386 @@
+package cshim_test
+
+// The collective end of an MPI run (issue 35): the run archive the ranks
+// write by default, against the rank files of HMB_OUTPUT_LAYOUT=rank-files;
+// HMB_OUTPUT_EVENTS=none; aggregator groups; 64 ranks oversubscribed; and
+// the runs whose end cannot be collective (MPI_Abort, SIGKILL, a rank that
+// comes late), which must end, with every trace that could be written
+// readable. The program is cshim/testdata/mpi/halo.c: a halo exchange, a
+// ring and an allreduce per iteration.
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hmbtrace/hmbtrace/encode"
+	"github.com/hmbtrace/hmbtrace/tracefile"
+)
+
+// hmbtraceRun runs the hmbtrace command and returns its standard output.
+func hmbtraceRun(t *testing.T, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, built.hmbtrace, args...)
+	out, err := cmd.Output()
+	if err != nil {
+		msg := ""
+		if ee, ok := err.(*exec.ExitError); ok {
+			msg = string(ee.Stderr)
+		}
+		t.Fatalf("hmbtrace %s: %v\n%s", strings.Join(args, " "), err, msg)
+	}
+	return string(out)
+}
+
+// rankVisits returns each rank's visits per region, from its flat profile.
+func rankVisits(files []*tracefile.File) []map[string]uint64 {
+	out := make([]map[string]uint64, len(files))
+	for r, f := range files {
+		out[r] = map[string]uint64{}
+		for _, l := range f.Locations {
+			for _, e := range l.Profile {
+				out[r][f.RegionName(e.Region)] += e.Visits
+			}
+		}
+	}
+	return out
+}
+
+// extractSlots copies each in-place slot of the archive at path into
+// dir/<name>.<rank>.hmb: a slot's payload is a complete trace file, 32
+// bytes (its header) past its offset.
+func extractSlots(t *testing.T, path, dir string) {
+	t.Helper()
+	a, err := tracefile.OpenArchive(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	src, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	for _, s := range a.Slots {
+		if s.State != tracefile.SlotInPlace {
+			t.Fatalf("%s: rank %d's slot is %v", path, s.Rank, s.State)
+		}
+		b := make([]byte, s.Len)
+		if _, err := src.ReadAt(b, s.Off+32); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("%s.%d.hmb", a.Name, s.Rank)), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// rankNames replaces the names ranks go by (ARCHIVE#RANK, DIR/NAME.RANK.hmb)
+// with "rank RANK", so that two layouts' outputs compare.
+func rankNames(s string) string {
+	s = regexp.MustCompile(`\S*\.hmbrun#(\d+)`).ReplaceAllString(s, "rank $1")
+	s = regexp.MustCompile(`\S*\.(\d+)\.hmb\b`).ReplaceAllString(s, "rank $1")
+	return s
+}
+
+// checkMessageOrder puts the ranks' events on one axis, by their clock
+// sync points to rank 0 composed through the tree, and checks that every
+// message is received (its receive completes) no earlier than it is sent
+// (its send begins), messages of one sender, receiver and tag pairing in
+// order as MPI matches them. On one host the ranks read one clock, so
+// what the axis moves is the synchronisation's error; on cores shared by
+// many ranks, a ping-pong's best round trip may take milliseconds, and the
+// first message of the ring was seen up to 1 ms early here, more than the
+// offsets measured at MPI_Init. The bound is that of the offsets in the
+// other MPI tests, 10 ms: a sign or composition error of the tree on a
+// machine whose clocks differ would pass it by far.
+func checkMessageOrder(t *testing.T, files []*tracefile.File) {
+	t.Helper()
+	axis := tracefile.NewAxis(files)
+	if !axis.Synced() {
+		t.Fatalf("the ranks' files are not aligned by clock sync points")
+	}
+	sent := map[string][]int64{}
+	type recv struct {
+		key string
+		at  int64
+	}
+	var recvs []recv
+	for r, f := range files {
+		for _, l := range f.Locations {
+			var e tracefile.Event
+			it := f.Events(l.ID)
+			for it.Next(&e) {
+				at := axis.Nanos(r, f, e.Time)
+				switch e.Kind {
+				case encode.KindSend, encode.KindIsend:
+					k := fmt.Sprintf("%d>%d tag %d", r, e.Peer, e.Tag)
+					sent[k] = append(sent[k], at)
+				case encode.KindRecv, encode.KindIrecv:
+					recvs = append(recvs, recv{fmt.Sprintf("%d>%d tag %d", e.Peer, r, e.Tag), at})
+				}
+			}
+		}
+	}
+	next := map[string]int{}
+	bad := 0
+	for _, m := range recvs {
+		i := next[m.key]
+		next[m.key]++
+		if i >= len(sent[m.key]) {
+			t.Fatalf("receive %s without a send", m.key)
+		}
+		if early := sent[m.key][i] - m.at; early > 10_000_000 {
+			if bad++; bad <= 5 {
+				t.Errorf("message %s #%d received %d ns before it was sent", m.key, i, early)
+			}
+		}
+	}
+	if bad > 5 {
+		t.Errorf("%d messages received before they were sent", bad)
+	}
+}
+
+// TestMPIArchiveLayouts: 8 ranks write one run archive by default; the
+// same program with HMB_OUTPUT_LAYOUT=rank-files writes 8 files, with the
+// same messages, visits and communication matrix; with HMB_AGGREGATE=3,
+// three group files. The tools print the same for the archive as for its
+// ranks' traces as rank files.
+func TestMPIArchiveLayouts(t *testing.T) {
+	build := mpiLibrary(t)
+	prog := mpiBuild(t, build, "mpicc", "halo", "halo.c")
+	const np = 8
+	dir := t.TempDir()
+	archive, rankDir, groups := filepath.Join(dir, "archive"), filepath.Join(dir, "ranks"), filepath.Join(dir, "groups")
+
+	_, errs := mpirun(t, np, archive, nil, prog, "30")
+	files := rankFiles(t, archive, "halo", np) // the archive alone, every slot in place
+	path := filepath.Join(archive, "halo.hmbrun")
+	if want := fmt.Sprintf("hmbtrace: %d ranks wrote %s (", np, path); !strings.Contains(errs[0], want) {
+		t.Errorf("rank 0's stderr %q lacks %q", errs[0], want)
+	}
+	for r := 1; r < np; r++ {
+		if strings.Contains(errs[r], "wrote") {
+			t.Errorf("rank %d says what it wrote: %q", r, errs[r])
+		}
+	}
+	sends, recvs, _ := messagesOf(t, files)
+	checkMatched(t, sends, recvs)
+	if len(sends) != np*30*3 {
+		t.Errorf("%d sends, want %d (two halo sends and one ring send per rank and iteration)", len(sends), np*30*3)
+	}
+	checkMessageOrder(t, files)
+	for _, f := range files {
+		// Synchronised through the tree: about 0 on one host.
+		if n := len(f.Header.ClockSync); n != 2 {
+			t.Errorf("%s: %d clock sync points, want 2 (init, finalize)", f.Path, n)
+		}
+		for _, c := range f.Header.ClockSync {
+			if ns := f.TicksToNanos(uint64(max(c.Offset, -c.Offset))); ns > 10_000_000 {
+				t.Errorf("%s: clock offset %d ns to rank 0 on the same host", f.Path, ns)
+			}
+		}
+	}
+
+	mpirun(t, np, rankDir, []string{"HMB_OUTPUT_LAYOUT=rank-files"}, prog, "30")
+	rfiles := rankFiles(t, rankDir, "halo", np)
+	if a, b := rankVisits(files), rankVisits(rfiles); !slices.EqualFunc(a, b, func(x, y map[string]uint64) bool { return fmt.Sprint(x) == fmt.Sprint(y) }) {
+		t.Errorf("visits per rank: archive %v, rank files %v", a, b)
+	}
+	comm := hmbtraceRun(t, "comm", "-tsv", archive)
+	if c := hmbtraceRun(t, "comm", "-tsv", rankDir); c != comm || comm == "" {
+		t.Errorf("comm -tsv of the archive\n%s\nof the rank files\n%s", comm, c)
+	}
+
+	mpirun(t, np, groups, []string{"HMB_AGGREGATE=3"}, prog, "30")
+	entries, _ := os.ReadDir(groups)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if want := []string{"halo.0.hmbrun", "halo.1.hmbrun", "halo.2.hmbrun"}; !slices.Equal(names, want) {
+		t.Fatalf("HMB_AGGREGATE=3: %v, want %v", names, want)
+	}
+	for g, n := range []int{3, 3, 2} {
+		a, err := tracefile.OpenArchive(filepath.Join(groups, names[g]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.Group != g || a.Groups != 3 || a.World != np || len(a.Slots) != n || a.Slots[0].Rank != 3*g {
+			t.Errorf("%s: group %d of %d, world %d, %d slots from rank %d", names[g], a.Group, a.Groups, a.World, len(a.Slots), a.Slots[0].Rank)
+		}
+		a.Close()
+	}
+	if c := hmbtraceRun(t, "comm", "-tsv", groups); c != comm {
+		t.Errorf("comm -tsv of the group files\n%s\nof the archive\n%s", c, comm)
+	}
+
+	// One run, two layouts: the archive, and its slots as rank files.
+	extracted := filepath.Join(dir, "extracted")
+	os.Mkdir(extracted, 0o755)
+	extractSlots(t, path, extracted)
+	for _, args := range [][]string{{"summary"}, {"comm"}, {"comm", "-tsv"}, {"score"}} {
+		a := rankNames(hmbtraceRun(t, append(args, archive)...))
+		b := rankNames(hmbtraceRun(t, append(args, extracted)...))
+		if a != b {
+			t.Errorf("hmbtrace %s: the archive\n%s\nits slots as rank files\n%s", strings.Join(args, " "), a, b)
+		}
+	}
+}
+
+// TestMPIArchiveEventsNone: with HMB_OUTPUT_EVENTS=none the slots hold the
+// definitions and statistics without a bin, and summary and comm read the
+// archive: the matrix is that of a run with its events.
+func TestMPIArchiveEventsNone(t *testing.T) {
+	build := mpiLibrary(t)
+	prog := mpiBuild(t, build, "mpicc", "halo", "halo.c")
+	const np = 4
+	none, all := filepath.Join(t.TempDir(), "none"), filepath.Join(t.TempDir(), "all")
+	mpirun(t, np, none, []string{"HMB_OUTPUT_EVENTS=none"}, prog, "20")
+	mpirun(t, np, all, nil, prog, "20")
+	files := rankFiles(t, none, "halo", np)
+	for _, f := range files {
+		if n, b := f.Bins(); n != 0 || !f.EventsNone {
+			t.Errorf("%s: %d bins (%d bytes), events none %v", f.Path, n, b, f.EventsNone)
+		}
+	}
+	if a, b := rankVisits(files), rankVisits(rankFiles(t, all, "halo", np)); fmt.Sprint(a) != fmt.Sprint(b) {
+		t.Errorf("visits without events %v, with %v", a, b)
+	}
+	sum := hmbtraceRun(t, "summary", none)
+	if !strings.Contains(sum, "MPI_Sendrecv_replace") {
+		t.Errorf("summary of the archive without events has no MPI_Sendrecv_replace:\n%s", sum)
+	}
+	if a, b := hmbtraceRun(t, "comm", "-tsv", none), hmbtraceRun(t, "comm", "-tsv", all); a != b {
+		t.Errorf("comm -tsv without events\n%s\nwith\n%s", a, b)
+	}
+}
+
+// TestMPIArchive64: 64 ranks on this machine's few cores, a small buffer,
+// one archive with every slot in place and every message matched.
+func TestMPIArchive64(t *testing.T) {
+	build := mpiLibrary(t)
+	prog := mpiBuild(t, build, "mpicc", "halo", "halo.c")
+	const np = 64
+	out := filepath.Join(t.TempDir(), "hmb-out")
+	_, errs := mpirun(t, np, out, []string{"HMB_BUFFER_SIZE=256K", "HMB_BIN_SIZE=1K"}, prog, "10", "16")
+	files := rankFiles(t, out, "halo", np)
+	sends, recvs, _ := messagesOf(t, files)
+	checkMatched(t, sends, recvs)
+	if len(sends) != np*10*3 {
+		t.Errorf("%d sends, want %d", len(sends), np*10*3)
+	}
+	for r, e := range errs {
+		if strings.Contains(e, "in vain") {
+			t.Errorf("rank %d gave the collective end up: %s", r, e)
+		}
+	}
+}
+
+// mpirunFails runs np ranks of prog that end the job abnormally (MPI_Abort,
+// SIGKILL): mpirun must exit non-zero, within the test's timeout.
+func mpirunFails(t *testing.T, np int, out string, env []string, prog string, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	argv := []string{"--oversubscribe", "--allow-run-as-root", "-np", strconv.Itoa(np), "-x", "HMB_OUTPUT"}
+	for _, kv := range env {
+		argv = append(argv, "-x", kv[:strings.IndexByte(kv, '=')])
+	}
+	argv = append(append(argv, prog), args...)
+	cmd := exec.CommandContext(ctx, "mpirun", argv...)
+	// Open MPI sends SIGTERM to the others, then SIGKILL 1 s later: too
+	// soon for their handlers on a loaded machine. (They write their
+	// traces, but do not die of the SIGTERM they raise again: SIGKILL
+	// ends them.)
+	cmd.Env = append(withoutHMB(os.Environ()), append(env, "HMB_OUTPUT="+out, "OMPI_MCA_mpi_yield_when_idle=1",
+		"OMPI_MCA_odls_base_sigkill_timeout=5")...)
+	msg, err := cmd.CombinedOutput()
+	if ctx.Err() != nil {
+		t.Fatalf("mpirun %s: still running after 2 minutes\n%s", strings.Join(argv, " "), msg)
+	}
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() == 0 {
+		t.Fatalf("mpirun %s: %v, want a failed job\n%s", strings.Join(argv, " "), err, msg)
+	}
+	return string(msg)
+}
+
+// checkReadable opens the traces of the ranks given in dir (their own
+// files: no collective end ran) and reads every event.
+func checkReadable(t *testing.T, dir string, ranks ...int) {
+	t.Helper()
+	for _, r := range ranks {
+		f, err := tracefile.Open(filepath.Join(dir, fmt.Sprintf("halo.%d.hmb", r)))
+		if err != nil {
+			t.Errorf("rank %d: %v", r, err)
+			continue
+		}
+		for _, l := range f.Locations {
+			var e tracefile.Event
+			it := f.Events(l.ID)
+			for it.Next(&e) {
+			}
+			if err := it.Err(); err != nil {
+				t.Errorf("%s: %v", f.Path, err)
+			}
+		}
+		f.Close()
+	}
+	if _, err := os.Stat(filepath.Join(dir, "halo.hmbrun")); err == nil {
+		t.Errorf("%s: a run archive, though the run never reached its end", dir)
+	}
+}
+
+// TestMPIArchiveAbort: rank 1 calls MPI_Abort halfway. Its own file is
+// written first (hmbmpi_abort); Open MPI kills the others, whose signal
+// handlers (HMB_SIGNALS=1) write theirs. No one waits for a collective end.
+func TestMPIArchiveAbort(t *testing.T) {
+	build := mpiLibrary(t)
+	prog := mpiBuild(t, build, "mpicc", "halo", "halo.c")
+	out := filepath.Join(t.TempDir(), "hmb-out")
+	mpirunFails(t, 4, out, []string{"HMB_SIGNALS=1"}, prog, "200", "64", "abort")
+	checkReadable(t, out, 0, 1, 2, 3)
+}
+
+// TestMPIArchiveKill: rank 1 dies of SIGKILL halfway, writing nothing;
+// mpirun ends the job, and the others' signal handlers write their files.
+func TestMPIArchiveKill(t *testing.T) {
+	build := mpiLibrary(t)
+	prog := mpiBuild(t, build, "mpicc", "halo", "halo.c")
+	out := filepath.Join(t.TempDir(), "hmb-out")
+	mpirunFails(t, 4, out, []string{"HMB_SIGNALS=1"}, prog, "200", "64", "kill")
+	checkReadable(t, out, 0, 2, 3)
+	if _, err := os.Stat(filepath.Join(out, "halo.1.hmb")); err == nil {
+		t.Errorf("rank 1 died of SIGKILL, yet wrote a trace")
+	}
+}
+
+// TestMPIArchiveLate: rank 1 reaches MPI_Finalize 5 s after the others,
+// who wait 2 s (HMB_COLLECTIVE_TIMEOUT) at each step of the collective
+// end: they give it up, say so, and write their own files, as rank 1 does
+// when it finds no one to synchronise with. The job ends.
+func TestMPIArchiveLate(t *testing.T) {
+	build := mpiLibrary(t)
+	prog := mpiBuild(t, build, "mpicc", "halo", "halo.c")
+	out := filepath.Join(t.TempDir(), "hmb-out")
+	_, errs := mpirun(t, 4, out, []string{"HMB_COLLECTIVE_TIMEOUT=2s"}, prog, "20", "64", "stall", "5")
+	for r, e := range errs {
+		if want := fmt.Sprintf("this rank writes its own file <name>.%d.hmb", r); !strings.Contains(e, want) {
+			t.Errorf("rank %d's stderr %q lacks %q", r, e, want)
+		}
+	}
+	checkReadable(t, out, 0, 1, 2, 3)
+	files := rankFiles(t, out, "halo", 4)
+	sends, recvs, _ := messagesOf(t, files)
+	checkMatched(t, sends, recvs)
+}
