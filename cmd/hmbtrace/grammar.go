@@ -22,15 +22,14 @@ import (
 // helpRequest holding the command's usage and flags.
 func parseFlags(fs *flag.FlagSet, args []string) error {
 	flags, files := splitFlags(fs, args)
-	// Parse the flags, then the files after a "--", so that fs.Args()
-	// holds exactly the files.
-	if err := fs.Parse(append(append(flags, "--"), files...)); err != nil {
+	if err := fs.Parse(flags); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return helpRequest{commandHelp(fs)}
 		}
 		return usageError{err.Error()}
 	}
-	return nil
+	// Then the files after a "--", so that fs.Args() holds exactly them.
+	return fs.Parse(append([]string{"--"}, files...))
 }
 
 // splitFlags separates args into the flags, each with its value where it
