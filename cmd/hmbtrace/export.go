@@ -51,7 +51,7 @@ func runExport(args []string, out io.Writer) error {
 		if err != nil {
 			return oneLine(err)
 		}
-		fmt.Fprintf(out, "wrote %s: %d locations, %d events\n", filepath.Join(*output, "traces.otf2"), st.Locations, st.Events)
+		fmt.Fprintf(out, "wrote %s: %s, %s\n", filepath.Join(*output, "traces.otf2"), units.Plural(st.Locations, "location", "locations"), units.Plural(int(st.Events), "event", "events"))
 		if st.ClosedAtEnd > 0 {
 			fmt.Fprintf(out, "note: %d regions open at the end of their location were left at its last event\n", st.ClosedAtEnd)
 		}

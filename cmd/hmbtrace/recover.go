@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/hmbtrace/hmbtrace/internal/survive"
+	"github.com/hmbtrace/hmbtrace/internal/units"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
@@ -178,7 +179,8 @@ func recoverOne(out io.Writer, path, outDir string, force, keep bool) error {
 		notes = append(notes, fmt.Sprintf("%d definitions and %d levels did not fit the mapping", r.LostDefs, r.LostLevels))
 	}
 	fmt.Fprintf(out, "%s: pid %d %s\n", path, r.PID, r.Cause)
-	fmt.Fprintf(out, "  %s: %d locations, %d regions, %d records in %d bins", pl.Path, len(r.Trace.Locations), len(r.Trace.Regions), r.Records, len(r.Bins))
+	fmt.Fprintf(out, "  %s: %s, %s, %s in %s", pl.Path, units.Plural(len(r.Trace.Locations), "location", "locations"), units.Plural(len(r.Trace.Regions), "region", "regions"),
+		units.Plural(int(r.Records), "record", "records"), units.Plural(len(r.Bins), "bin", "bins"))
 	if len(notes) > 0 {
 		fmt.Fprintf(out, "; %s", strings.Join(notes, "; "))
 	}
