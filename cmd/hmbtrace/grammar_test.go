@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -10,9 +11,10 @@ import (
 )
 
 // grammarCase is one command line split into its flags and its files. OUT
-// in either stands for a fresh directory.
+// in either stands for a fresh directory. base are flags kept in the run
+// without the flags (report's -o, lest it write report.html here).
 type grammarCase struct {
-	flags, files []string
+	flags, files, base []string
 }
 
 // grammarCases holds, for every command of the table in main.go, flags
@@ -21,16 +23,38 @@ type grammarCase struct {
 func grammarCases() map[string]grammarCase {
 	heat := filepath.Join("testdata", "golden", "traces", "heat")
 	return map[string]grammarCase{
-		"summary":   {[]string{"-width", "6", "-ranks"}, []string{heat}},
-		"dump":      {[]string{"-locations"}, []string{filepath.Join(heat, "heat.0.hmb")}},
-		"export":    {[]string{"-format", "pprof", "-o", "OUT/p.pprof"}, []string{heat}},
-		"variation": {[]string{"-top", "2", "-z", "2.5"}, []string{heat}},
-		"score":     {[]string{"-threshold", "1", "-property", "prolog"}, []string{heat}},
-		"comm":      {[]string{"-value", "bytes", "-tsv"}, []string{filepath.Join("testdata", "golden", "traces", "mpi")}},
-		"dynamics":  {[]string{"-tsv", "-top", "2"}, []string{heat}},
-		"report":    {[]string{"-o", "OUT/r.html", "-title", "-grammar-", "-rows", "4"}, []string{heat}},
-		"recover":   {[]string{"-any-owner"}, []string{filepath.Join("testdata", "no-such-mapping")}},
+		"summary":   {[]string{"-width", "6", "-ranks"}, []string{heat}, nil},
+		"dump":      {[]string{"-locations"}, []string{filepath.Join(heat, "heat.0.hmb")}, nil},
+		"export":    {[]string{"-format", "pprof", "-o", "OUT/p.pprof"}, []string{heat}, nil},
+		"variation": {[]string{"-top", "2", "-z", "2.5"}, []string{heat}, nil},
+		"score":     {[]string{"-threshold", "1", "-property", "prolog"}, []string{heat}, nil},
+		"comm":      {[]string{"-value", "bytes", "-tsv"}, []string{filepath.Join("testdata", "golden", "traces", "mpi")}, nil},
+		"dynamics":  {[]string{"-tsv", "-top", "2"}, []string{heat}, nil},
+		"report":    {[]string{"-o", "OUT/r.html", "-title", "-grammar-", "-rows", "4"}, []string{heat}, []string{"-o", "OUT/r.html"}},
+		"recover":   {[]string{"-any-owner"}, []string{filepath.Join("testdata", "no-such-mapping")}, nil},
 	}
+}
+
+// TestMain fails a test run that leaves a new file in the package
+// directory (a command run without -o writes its default output there).
+func TestMain(m *testing.M) {
+	names := func() map[string]bool {
+		entries, _ := os.ReadDir(".")
+		set := map[string]bool{}
+		for _, e := range entries {
+			set[e.Name()] = true
+		}
+		return set
+	}
+	before := names()
+	rc := m.Run()
+	for name := range names() {
+		if !before[name] {
+			fmt.Fprintf(os.Stderr, "the tests left %s in cmd/hmbtrace\n", name)
+			rc = 1
+		}
+	}
+	os.Exit(rc)
 }
 
 // runIn runs hmbtrace with OUT replaced by a fresh directory; it returns
@@ -95,7 +119,7 @@ func TestGrammarFlagsAnywhere(t *testing.T) {
 			}
 			// The flags change what the command does: else the
 			// comparison above would not tell that they were read.
-			rcNone, none, filesNone := runIn(t, join(name, gc.files))
+			rcNone, none, filesNone := runIn(t, join(name, gc.files, gc.base))
 			same := rcNone == rcBefore && none == before && len(filesNone) == len(filesBefore)
 			for f, data := range filesBefore {
 				same = same && filesNone[f] == data
