@@ -19,7 +19,8 @@ type grammarCase struct {
 
 // grammarCases holds, for every command of the table in main.go, flags
 // that change its output and files it reads. recover's case is an error
-// that only its flag causes.
+// that only its flag causes. A command added to the table needs a case
+// here: TestGrammarFlagsAnywhere fails without one.
 func grammarCases() map[string]grammarCase {
 	heat := filepath.Join("testdata", "golden", "traces", "heat")
 	return map[string]grammarCase{
@@ -32,6 +33,7 @@ func grammarCases() map[string]grammarCase {
 		"dynamics":  {[]string{"-tsv", "-top", "2"}, []string{heat}, nil},
 		"report":    {[]string{"-o", "OUT/r.html", "-title", "-grammar-", "-rows", "4"}, []string{heat}, []string{"-o", "OUT/r.html"}},
 		"recover":   {[]string{"-any-owner"}, []string{filepath.Join("testdata", "no-such-mapping")}, nil},
+		"waitstate": {[]string{"-top", "3", "-json"}, []string{filepath.Join("testdata", "golden", "traces", "mpi")}, nil},
 	}
 }
 
