@@ -37,13 +37,13 @@ func namedFormCheck(argv0 string, args []string, flags string) error {
 		if i > 0 && takesValue[args[i-1]] {
 			continue
 		}
-		opt, value, hasValue := strings.Cut(a, "=")
+		opt, _, hasValue := strings.Cut(a, "=")
 		if !isOwnOption(opt) {
 			continue
 		}
 		words := a
 		if opt == "--filter" && !hasValue {
-			value = "FILE"
+			value := "FILE"
 			if i+1 < len(args) {
 				value = args[i+1]
 			}
@@ -53,7 +53,7 @@ func namedFormCheck(argv0 string, args []string, flags string) error {
 		if opt == "--user" {
 			why = ": GCC reads --user as --user-dependencies, writes a dependency file and no program"
 		}
-		return fmt.Errorf("%s: %s is hmbtrace-instrument's option, not %s's, which would take it as its own%s; a named form takes hmbtrace-instrument's options from %s: %s=%s %s ..., or use hmbtrace-instrument %s %s ...",
+		return fmt.Errorf("%s: %s is hmbtrace-instrument's option, not %s's, which would take it as its own%s; a named form takes hmbtrace-instrument's options from %s: %s=%s %s ARGS, or hmbtrace-instrument %s %s ARGS",
 			name, opt, compiler, why, flagsVar, flagsVar, shellQuote([]string{words}), name, words, compiler)
 	}
 	words := strings.Fields(flags)

@@ -93,7 +93,7 @@ func TestNamedFormBinary(t *testing.T) {
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 {
 		t.Errorf("hmbtrace-gcc --user: %v, want exit 2\n%s", err, out)
 	}
-	if !strings.Contains(string(out), "HMB_INSTRUMENT_FLAGS=--user hmbtrace-gcc") || strings.Count(string(out), "\n") != 1 {
+	if !strings.Contains(string(out), "HMB_INSTRUMENT_FLAGS=--user hmbtrace-gcc ARGS") || strings.Count(string(out), "\n") != 1 {
 		t.Errorf("hmbtrace-gcc --user: %q", out)
 	}
 	entries, _ := os.ReadDir(work)
