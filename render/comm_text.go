@@ -9,16 +9,18 @@ import (
 
 	"github.com/hmbtrace/hmbtrace/analysis/comm"
 	"github.com/hmbtrace/hmbtrace/internal/textname"
+	"github.com/hmbtrace/hmbtrace/internal/units"
 )
 
 // CommText writes the communication matrix's totals, where its counts come
 // from, and the pairs that exchange the most bytes (at most 20) as a table.
 func CommText(out io.Writer, m *comm.Matrix) error {
 	msgs, bytes := m.Totals()
-	fmt.Fprintf(out, "%d locations, %d communicating pairs, %d messages, %d bytes (counted at the sender)\n", len(m.Nodes), len(m.Cells), msgs, bytes)
+	fmt.Fprintf(out, "%s, %s, %s, %s (counted at the sender)\n", units.Plural(len(m.Nodes), "location", "locations"),
+		units.Plural(len(m.Cells), "communicating pair", "communicating pairs"), units.Plural(int(msgs), "message", "messages"), units.Plural(int(bytes), "byte", "bytes"))
 	fmt.Fprint(out, countedHow(m))
 	if m.Unmatched > 0 {
-		fmt.Fprintf(out, "%d messages name a peer that is not in these files\n", m.Unmatched)
+		fmt.Fprintf(out, "%s a peer that is not in these files\n", units.Plural(int(m.Unmatched), "message names", "messages name"))
 	}
 	cells := append([]comm.Cell(nil), m.Cells...)
 	sort.SliceStable(cells, func(i, j int) bool { return cells[i].Bytes > cells[j].Bytes })
@@ -46,11 +48,15 @@ func countedHow(m *comm.Matrix) string {
 		fmt.Fprintf(&b, "%d of these messages went through named channels: each receive paired with its send by the token its value carried, counted from the receives kept\n", m.Channel)
 	}
 	if m.ChannelUnreceived > 0 {
-		fmt.Fprintf(&b, "%d values sent on named channels have no receive in the files (never received, or shed): not counted\n", m.ChannelUnreceived)
+		have := "have"
+		if m.ChannelUnreceived == 1 {
+			have = "has"
+		}
+		fmt.Fprintf(&b, "%s sent on named channels %s no receive in the files (never received, or shed): not counted\n", units.Plural(int(m.ChannelUnreceived), "value", "values"), have)
 	}
 	if m.Counted > 0 {
-		fmt.Fprintf(&b, "%d of %d senders counted from the events kept (their files have no exact matrix): messages the buffer shed are missing\n",
-			m.Counted, m.Counted+m.Exact)
+		fmt.Fprintf(&b, "%d of %s counted from the events kept (their files have no exact matrix): messages the buffer shed are missing\n",
+			m.Counted, units.Plural(m.Counted+m.Exact, "sender", "senders"))
 	}
 	return b.String()
 }

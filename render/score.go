@@ -26,7 +26,7 @@ const maxNameWidth = 200
 func ScoreText(out io.Writer, s *score.Score) error {
 	w := bufio.NewWriter(out)
 	opt := s.Options
-	fmt.Fprintf(w, "Score of %d file(s), %d locations, %s of location-time\n", len(s.Files), s.Locations, units.Duration(float64(s.LocationTime)))
+	fmt.Fprintf(w, "Score of %s, %s, %s of location-time\n", units.Plural(len(s.Files), "file", "files"), units.Plural(s.Locations, "location", "locations"), units.Duration(float64(s.LocationTime)))
 	for _, f := range s.Files {
 		if f.ProbeCost > 0 {
 			fmt.Fprintf(w, "  %s: probe cost %.1f ns per event (measured at Start)\n", f.Path, f.ProbeCost)

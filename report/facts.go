@@ -172,8 +172,8 @@ func bufferStory(ff *fileFacts, f *tracefile.File, tasks []int) {
 	if th := st.Throttled; len(th) > 0 {
 		var parts []string
 		for _, r := range th {
-			parts = append(parts, fmt.Sprintf("%s at %s on %d location(s), %s visits timed before, %s counted after",
-				r.Name, units.Duration(float64(r.FirstAt)), r.Locations, units.Count(r.Visits), units.Count(r.VisitsAfter)))
+			parts = append(parts, fmt.Sprintf("%s at %s on %s, %s visits timed before, %s counted after",
+				r.Name, units.Duration(float64(r.FirstAt)), units.Plural(r.Locations, "location", "locations"), units.Count(r.Visits), units.Count(r.VisitsAfter)))
 		}
 		row(fmt.Sprintf("throttled (%d)", len(th)), "switched off by HMB_THROTTLE, visits after it counted but not timed: "+strings.Join(parts, "; "))
 	}
@@ -282,7 +282,7 @@ func groupFacts(r *run) fileFacts {
 	if len(hostList) > 4 {
 		hostList = append(hostList[:4], "…")
 	}
-	ff.Facts = append(ff.Facts, nameValue{"processes", fmt.Sprintf("%d ranks on %d hosts (%s)", len(r.files), len(hosts), strings.Join(hostList, ", "))})
+	ff.Facts = append(ff.Facts, nameValue{"processes", fmt.Sprintf("%s on %s (%s)", units.Plural(len(r.files), "rank", "ranks"), units.Plural(len(hosts), "host", "hosts"), strings.Join(hostList, ", "))})
 	minDur, maxDur := r.files[0].Duration(), r.files[0].Duration()
 	for _, f := range r.files {
 		minDur, maxDur = min(minDur, f.Duration()), max(maxDur, f.Duration())

@@ -195,13 +195,6 @@ func spanText(lo, hi string) string {
 	return lo + " to " + hi
 }
 
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return fmt.Sprintf("%d %s", n, one)
-	}
-	return fmt.Sprintf("%d %s", n, many)
-}
-
 // runFactsOf writes the run's facts: its name, ranks, hosts and clocks.
 func runFactsOf(out io.Writer, p *RunProfile) {
 	f := &p.Facts
@@ -209,8 +202,8 @@ func runFactsOf(out io.Writer, p *RunProfile) {
 	if f.Start != 0 {
 		start = "started " + time.Unix(0, f.Start).Format("2006-01-02 15:04:05 MST")
 	}
-	fmt.Fprintf(out, "Run %s: %s (%s) on %s (%s), %s, %s\n", namesText(f.Names, 3), plural(p.Ranks.Len(), "rank", "ranks"), ranksText(p.Ranks, 4),
-		plural(len(f.Hosts), "host", "hosts"), namesText(f.Hosts, 3), start, plural(int(f.Locations), "location", "locations"))
+	fmt.Fprintf(out, "Run %s: %s (%s) on %s (%s), %s, %s\n", namesText(f.Names, 3), units.Plural(p.Ranks.Len(), "rank", "ranks"), ranksText(p.Ranks, 4),
+		units.Plural(len(f.Hosts), "host", "hosts"), namesText(f.Hosts, 3), start, units.Plural(int(f.Locations), "location", "locations"))
 	_, mean, _ := p.Spread(f.Duration, p.Ranks.Len())
 	fmt.Fprintf(out, "  measured %s per rank (mean %s)\n", spanText(units.Duration(float64(f.Duration.Min)), units.Duration(float64(f.Duration.Max))), units.Duration(mean))
 	// Each rank keeps timestamps to 2^shift ticks; the bounds are exact
@@ -245,7 +238,7 @@ func overRunOfRun(out io.Writer, files []*tracefile.File) {
 	}
 	if n > 0 {
 		fmt.Fprintf(out, "  note: %s hold events outside the measurement's start and end, regions lasting longer than the rank's run; most: %s on %s of %s lasts %s, the run %s\n",
-			plural(n, "rank", "ranks"), textname.Escape(what), textname.Escape(where), path, units.Duration(float64(worst)), units.Duration(float64(worstRun)))
+			units.Plural(n, "rank", "ranks"), textname.Escape(what), textname.Escape(where), path, units.Duration(float64(worst)), units.Duration(float64(worstRun)))
 	}
 }
 
@@ -288,9 +281,9 @@ func countersMissingOfRun(out io.Writer, files []*tracefile.File) {
 	}
 	for _, what := range order {
 		nt := notes[what]
-		who := plural(nt.ranks, "rank", "ranks")
+		who := units.Plural(nt.ranks, "rank", "ranks")
 		if nt.locs > 0 {
-			who = plural(nt.locs, "location", "locations") + " of " + who
+			who = units.Plural(nt.locs, "location", "locations") + " of " + who
 		}
 		fmt.Fprintf(out, "\n%s (%s first): %s", who, nt.first, what)
 	}
@@ -315,9 +308,9 @@ func countersReadOfRun(out io.Writer, files []*tracefile.File) {
 		}
 	}
 	for i, p := range paths {
-		fmt.Fprintf(out, "  counters read with %s on %s", p, plural(byPath[p], "rank", "ranks"))
+		fmt.Fprintf(out, "  counters read with %s on %s", p, units.Plural(byPath[p], "rank", "ranks"))
 		if i == len(paths)-1 && mux > 0 {
-			fmt.Fprintf(out, "; multiplexed and extrapolated on %s", plural(mux, "location", "locations"))
+			fmt.Fprintf(out, "; multiplexed and extrapolated on %s", units.Plural(mux, "location", "locations"))
 		}
 		fmt.Fprintln(out)
 	}
@@ -374,7 +367,7 @@ func runCounters(out io.Writer, rows []runRow, width int) {
 func runBuffer(out io.Writer, p *RunProfile) {
 	b := &p.Buffer
 	n := p.Ranks.Len()
-	fmt.Fprintf(out, "\nBuffers of the run (%s, summed): %s in bins of %s per rank, reduction policy %s\n", plural(n, "rank", "ranks"),
+	fmt.Fprintf(out, "\nBuffers of the run (%s, summed): %s in bins of %s per rank, reduction policy %s\n", units.Plural(n, "rank", "ranks"),
 		spanText(units.Size(float64(b.BufferSize.Min)), units.Size(float64(b.BufferSize.Max))),
 		spanText(units.Size(float64(b.BinSize.Min)), units.Size(float64(b.BinSize.Max))), strings.Join(b.Policies, ", "))
 	fmt.Fprintf(out, "  events recorded  %s\n", units.Count(b.Recorded))
@@ -416,14 +409,14 @@ func runBuffer(out io.Writer, p *RunProfile) {
 		fmt.Fprintf(out, "  least kept       rank %d: %s of its %s events\n", w.Rank, units.Share(float64(w.Kept), float64(w.Recorded)), units.Count(w.Recorded))
 	}
 	if r := b.Unbalanced; len(r) > 0 {
-		fmt.Fprintf(out, "  WARNING: recorded != kept + filtered + removed on %s (%s)\n", plural(r.Len(), "rank", "ranks"), ranksText(r, 6))
+		fmt.Fprintf(out, "  WARNING: recorded != kept + filtered + removed on %s (%s)\n", units.Plural(r.Len(), "rank", "ranks"), ranksText(r, 6))
 	}
 	if r := b.Recovered; len(r) > 0 {
 		fmt.Fprintf(out, "  RECOVERED        %s (%s) by hmbtrace recover from the mappings left: their events recorded, filtered and dropped are lower bounds (%s more were published as recorded), their profiles built from the kept events, their runs at least as long as their last record or reduction\n",
-			plural(r.Len(), "rank", "ranks"), ranksText(r, 6), units.Count(b.Unaccounted))
+			units.Plural(r.Len(), "rank", "ranks"), ranksText(r, 6), units.Count(b.Unaccounted))
 		if d := b.Died; len(d) > 0 {
 			fmt.Fprintf(out, "  ended unseen     %s (%s) died without a handler seeing a signal: SIGKILL, the OOM killer, a crash or _exit (hmbtrace summary -ranks says each rank's end)\n",
-				plural(d.Len(), "rank", "ranks"), ranksText(d, 6))
+				units.Plural(d.Len(), "rank", "ranks"), ranksText(d, 6))
 		}
 	}
 	if b.Interrupted > 0 {
@@ -432,7 +425,7 @@ func runBuffer(out io.Writer, p *RunProfile) {
 			what = "the run ended (a caught signal, or a death no handler saw on the ranks above)"
 		}
 		fmt.Fprintf(out, "  %s still running when %s: their last event may be uncounted, their open regions stay open\n",
-			plural(int(b.Interrupted), "location was", "locations were"), what)
+			units.Plural(int(b.Interrupted), "location was", "locations were"), what)
 	}
 	if len(b.Reduced) == 0 {
 		fmt.Fprintln(out, "  reductions       none: the whole run fit on every rank")
@@ -448,7 +441,7 @@ func runBuffer(out io.Writer, p *RunProfile) {
 		fmt.Fprintf(out, "  reductions       on %d of %d ranks (%s): %s steps (by %s)\n", b.Reduced.Len(), n, ranksText(b.Reduced, 6),
 			units.Count(total), strings.Join(steps, ", "))
 		if b.Windowed > 0 {
-			fmt.Fprintf(out, "    keep-last: %s complete only from a time on\n", plural(int(b.Windowed), "location", "locations"))
+			fmt.Fprintf(out, "    keep-last: %s complete only from a time on\n", units.Plural(int(b.Windowed), "location", "locations"))
 		}
 	}
 	if len(b.Depths) > 0 {
@@ -465,7 +458,7 @@ func runBuffer(out io.Writer, p *RunProfile) {
 			case d.ClosedRanks == n:
 				note = "closed"
 			case d.ClosedRanks > 0:
-				note = fmt.Sprintf("closed on %s", plural(d.ClosedRanks, "rank", "ranks"))
+				note = fmt.Sprintf("closed on %s", units.Plural(d.ClosedRanks, "rank", "ranks"))
 			}
 			fmt.Fprintf(tw, "    %d\t%s\t%s\t%s\t\n", d.Depth, units.Count(d.Kept), units.Count(removed), note)
 		}
@@ -476,12 +469,12 @@ func runBuffer(out io.Writer, p *RunProfile) {
 			fmt.Fprintln(out, "  throttled        regions switched off by HMB_THROTTLE (visits after it counted, not timed):")
 		}
 		fmt.Fprintf(out, "    %s on %d of %d ranks, %s, first at %s: %s visits timed before, %s after\n", textname.Escape(t.Name), t.Ranks, n,
-			plural(int(t.Locations), "location", "locations"), units.Duration(float64(t.FirstAt)), units.Count(t.Visits), units.Count(t.VisitsAfter))
+			units.Plural(int(t.Locations), "location", "locations"), units.Duration(float64(t.FirstAt)), units.Count(t.Visits), units.Count(t.VisitsAfter))
 	}
 	if m := b.Messages; m.Locations > 0 {
 		fmt.Fprintf(out, "  messages         sent %s (%s), received %s (%s); exact, counted at the probe on %s\n",
 			units.Count(m.Sent), units.Size(float64(m.SentBytes)), units.Count(m.Received), units.Size(float64(m.ReceivedBytes)),
-			plural(int(m.Locations), "location", "locations"))
+			units.Plural(int(m.Locations), "location", "locations"))
 		if m.Shed > 0 {
 			fmt.Fprintf(out, "    the buffers shed %s message events; the counts above include their messages\n", units.Count(m.Shed))
 		}

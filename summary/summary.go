@@ -398,8 +398,8 @@ func sameRank(out io.Writer, files []*tracefile.File) {
 
 func runFacts(out io.Writer, f *tracefile.File) {
 	h := &f.Header
-	fmt.Fprintf(out, "%s: %s, rank %d on %s (pid %d), %s, %s, %d locations\n",
-		f.Path, textname.Escape(h.Name), h.Rank, h.Host, h.PID, h.StartWall.Format("2006-01-02 15:04:05 MST"), units.Duration(float64(f.Duration())), len(f.Locations))
+	fmt.Fprintf(out, "%s: %s, rank %d on %s (pid %d), %s, %s, %s\n",
+		f.Path, textname.Escape(h.Name), h.Rank, h.Host, h.PID, h.StartWall.Format("2006-01-02 15:04:05 MST"), units.Duration(float64(f.Duration())), units.Plural(len(f.Locations), "location", "locations"))
 	fmt.Fprintf(out, "  clock %s at %s, timestamps kept to %s (shift %d); probe cost %.1f ns/event\n",
 		h.Clock, units.Rate(h.TicksPerSecond), units.Duration(f.Resolution()), h.TimerShift, h.ProbeCost)
 	recovered(out, f.Recovered)
@@ -551,8 +551,8 @@ func bufferStory(out io.Writer, f *tracefile.File) {
 		if i == 0 {
 			fmt.Fprintln(out, "  throttled        regions switched off by HMB_THROTTLE (visits after it counted, not timed):")
 		}
-		fmt.Fprintf(out, "    %s at %s on %d location(s): %s visits timed before, %s after\n", textname.Escape(r.Name), units.Duration(float64(r.FirstAt)),
-			r.Locations, units.Count(r.Visits), units.Count(r.VisitsAfter))
+		fmt.Fprintf(out, "    %s at %s on %s: %s visits timed before, %s after\n", textname.Escape(r.Name), units.Duration(float64(r.FirstAt)),
+			units.Plural(r.Locations, "location", "locations"), units.Count(r.Visits), units.Count(r.VisitsAfter))
 	}
 	messageStory(out, st.Messages)
 	if st.UsageTotal == 0 {
@@ -576,12 +576,12 @@ func messageStory(out io.Writer, m tracefile.MessageStory) {
 		return
 	}
 	if m.Exact > 0 {
-		fmt.Fprintf(out, "  messages         sent %s (%s), received %s (%s), %d peers; exact, counted at the probe\n",
-			units.Count(m.Sent), units.Size(float64(m.SentBytes)), units.Count(m.Received), units.Size(float64(m.ReceivedBytes)), m.Peers)
+		fmt.Fprintf(out, "  messages         sent %s (%s), received %s (%s), %s; exact, counted at the probe\n",
+			units.Count(m.Sent), units.Size(float64(m.SentBytes)), units.Count(m.Received), units.Size(float64(m.ReceivedBytes)), units.Plural(m.Peers, "peer", "peers"))
 	}
 	if m.Counted > 0 {
-		fmt.Fprintf(out, "  message events   %s kept on %d locations without an exact matrix (a file written before it was kept)\n",
-			units.Count(m.KeptEvents), m.Counted)
+		fmt.Fprintf(out, "  message events   %s kept on %s without an exact matrix (a file written before it was kept)\n",
+			units.Count(m.KeptEvents), units.Plural(m.Counted, "location", "locations"))
 	}
 	if m.Shed > 0 {
 		if m.Counted == 0 {

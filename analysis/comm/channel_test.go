@@ -89,7 +89,7 @@ func TestChannelMessages(t *testing.T) {
 	if err := render.CommText(&out, mx); err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []string{"90 of these messages went through named channels", "1 values sent on named channels have no receive"} {
+	for _, s := range []string{"90 of these messages went through named channels", "1 value sent on named channels has no receive"} {
 		if !strings.Contains(out.String(), s) {
 			t.Errorf("comm text lacks %q:\n%s", s, out.String())
 		}

@@ -10,7 +10,9 @@
 // Called through a link named hmbtrace-COMPILER (make cshim makes them for
 // the usual compilers), it is "hmbtrace-instrument COMPILER", with its own
 // options taken from HMB_INSTRUMENT_FLAGS: for build systems that want the
-// compiler to be one word, as Score-P's scorep-mpicc wrappers are.
+// compiler to be one word, as Score-P's scorep-mpicc wrappers are. Given
+// on its command line, those options are refused, not passed on: the
+// compiler would read them as its own.
 //
 // On a compile with GCC (gcc, g++, gfortran and MPI wrappers around them) it
 // loads hmbtrace's GCC plugin, which instruments functions after inlining
@@ -72,7 +74,9 @@ hmbtrace-mpif90, hmbtrace-mpifort, ... (links to this program, made by make
 cshim; any hmbtrace-COMPILER link works) are "hmbtrace-instrument COMPILER",
 for build systems that take the compiler as one word:
   make CC=hmbtrace-mpicc FC=hmbtrace-mpif90
-Their options come from HMB_INSTRUMENT_FLAGS (e.g. "--verbose --filter f").
+Their options come from HMB_INSTRUMENT_FLAGS (e.g. "--verbose --filter f"):
+given on their command line, --user, --filter, --verbose, --no-plugin and
+--no-exclude-system are refused, as the compiler would read them as its own.
 
 Options (before the compiler):
   --user               no compiler instrumentation: only the hmb_* API calls of
@@ -102,6 +106,10 @@ type options struct {
 }
 
 func main() {
+	if err := namedFormCheck(os.Args[0], os.Args[1:], os.Getenv(flagsVar)); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
 	os.Exit(run(wrapperArgs(os.Args[0], os.Args[1:], os.Getenv(flagsVar)), os.Stdout, os.Stderr))
 }
 

@@ -51,43 +51,43 @@ func runExport(args []string, out io.Writer) error {
 		if err != nil {
 			return oneLine(err)
 		}
-		fmt.Fprintf(out, "wrote %s: %d locations, %d events\n", filepath.Join(*output, "traces.otf2"), st.Locations, st.Events)
+		fmt.Fprintf(out, "wrote %s: %s, %s\n", filepath.Join(*output, "traces.otf2"), units.Plural(st.Locations, "location", "locations"), units.Plural(int(st.Events), "event", "events"))
 		if st.ClosedAtEnd > 0 {
-			fmt.Fprintf(out, "note: %d regions open at the end of their location were left at its last event\n", st.ClosedAtEnd)
+			fmt.Fprintf(out, "note: %s still open at the end of a location ended at its last event\n", units.Plural(int(st.ClosedAtEnd), "region", "regions"))
 		}
 		if st.MessagesWithoutPeer > 0 {
-			fmt.Fprintf(out, "note: %d messages whose peer is not in these files (or not in their communicator) were left out\n", st.MessagesWithoutPeer)
+			fmt.Fprintf(out, "note: left out %s whose peer is not in these files (or not in its communicator)\n", units.Plural(int(st.MessagesWithoutPeer), "message", "messages"))
 		}
 		if st.CollectivesLeftOut > 0 {
-			fmt.Fprintf(out, "note: %d collective operations were left out: their MPI region was shed by the buffer or is not a collective, or their communicator is not defined\n", st.CollectivesLeftOut)
+			fmt.Fprintf(out, "note: left out %s: their MPI region was shed by the buffer or is not a collective, or their communicator is not defined\n", units.Plural(int(st.CollectivesLeftOut), "collective operation", "collective operations"))
 		}
 		if st.CommMembersNotExported > 0 || st.RootsNotExported > 0 {
-			fmt.Fprintf(out, "note: ranks not in these files are left out of %d communicator memberships and %d collectives' roots\n", st.CommMembersNotExported, st.RootsNotExported)
+			fmt.Fprintf(out, "note: ranks not in these files are left out of %s and %s\n", units.Plural(int(st.CommMembersNotExported), "communicator membership", "communicator memberships"), units.Plural(int(st.RootsNotExported), "collective's root", "collectives' roots"))
 		}
 		for _, c := range st.InvalidComms {
 			fmt.Fprintf(out, "note: left out %s\n", c)
 		}
 		if st.TasksWithoutTeam > 0 {
-			fmt.Fprintf(out, "note: %d OpenMP implicit tasks are written without their thread team: no parallel region of their file encloses them unambiguously, or its thread's own implicit task is missing\n", st.TasksWithoutTeam)
+			fmt.Fprintf(out, "note: %s written without a thread team: no parallel region of the file encloses the task unambiguously, or its thread's own implicit task is missing\n", units.Plural(int(st.TasksWithoutTeam), "OpenMP implicit task", "OpenMP implicit tasks"))
 		}
 		if st.TaskEventsLeftOut > 0 {
-			fmt.Fprintf(out, "note: %d task events left out: OTF2 names a task by its thread team, and none is known for these OpenMP tasks, or a Go lane's task number exceeds OTF2's 32 bits\n", st.TaskEventsLeftOut)
+			fmt.Fprintf(out, "note: %s left out: OTF2 names a task by its thread team, and none is known for these OpenMP tasks, or a Go lane's task number exceeds OTF2's 32 bits\n", units.Plural(int(st.TaskEventsLeftOut), "task event", "task events"))
 		}
 		if st.TasksWithoutCreation > 0 {
-			fmt.Fprintf(out, "note: %d OpenMP tasks have no ThreadTaskCreate: the buffer shed their creation; they are named after the first thread that runs them\n", st.TasksWithoutCreation)
+			fmt.Fprintf(out, "note: %s no ThreadTaskCreate: the buffer shed the creation; such a task is named after the first thread that runs it\n", units.Plural(int(st.TasksWithoutCreation), "OpenMP task has", "OpenMP tasks have"))
 		}
 		if st.UndefinedComms > 0 {
-			fmt.Fprintf(out, "note: %d communicator ids that records name are not defined in their file; their events were left out\n", st.UndefinedComms)
+			fmt.Fprintf(out, "note: left out the events of %s that records name but their file does not define\n", units.Plural(int(st.UndefinedComms), "communicator id", "communicator ids"))
 		}
 		if n := st.Marks + st.Parameters + st.ChannelMessages; n > 0 {
 			fmt.Fprintf(out, "annotations: %d marks (values of the parameter %q), %d region parameters, %d channel message ends (MpiSend/MpiRecv on %s)\n",
 				st.Marks, convert.MarkParameter, st.Parameters, st.ChannelMessages, convert.CommName)
 		}
 		if st.AnnotationsLeftOut > 0 {
-			fmt.Fprintf(out, "note: %d marks, parameters or channel messages were left out: their file does not define what they name (a trace recovered from a mapping)\n", st.AnnotationsLeftOut)
+			fmt.Fprintf(out, "note: left out %s: their file does not define what they name (a trace recovered from a mapping)\n", units.Plural(int(st.AnnotationsLeftOut), "mark, parameter or channel message", "marks, parameters or channel messages"))
 		}
 		if st.RmaLeftOut > 0 {
-			fmt.Fprintf(out, "note: %d one-sided communication records were left out: their window, target or group is not in these files, or their type is not OTF2's\n", st.RmaLeftOut)
+			fmt.Fprintf(out, "note: left out %s: their window, target or group is not in these files, or their type is not OTF2's\n", units.Plural(int(st.RmaLeftOut), "one-sided communication record", "one-sided communication records"))
 		}
 		return nil
 	case "pprof":

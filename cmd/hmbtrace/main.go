@@ -12,8 +12,13 @@
 //	hmbtrace comm FILE...        communication matrix and sender/receiver diagram
 //	hmbtrace dynamics FILE...    trends, steps and peaks over the iterations
 //	hmbtrace waitstate FILE...   wait states (Late Sender, Wait at N x N, ...) and their delays
-//	hmbtrace report FILE... -o report.html   the whole run as one self-contained HTML page
+//	hmbtrace report FILE... -o report.html [-rows N]   the whole run as one self-contained HTML page
 //	hmbtrace recover [DIR|FILE...]  the trace of a process that died, from its mapping (HMB_SURVIVE=1)
+//	hmbtrace help [COMMAND]      the general usage, or a command's usage and flags
+//	hmbtrace version             the module version and the commit it was built from
+//
+// Flags may come before or after the files, for every command
+// ("hmbtrace summary hmb-out -width 20"); "--" ends them.
 //
 // Where a command takes FILE..., a directory stands for the *.hmb files in
 // it: the ranks of an MPI run (HMB_OUTPUT) are read as one trace. A run
@@ -48,7 +53,7 @@ var commands = []command{
 	{"dynamics", "dynamics FILE...     how the run changes over its iterations: peaks, dips, steps, trends, costliest first [-tsv -svg FILE -top N -min-share F]", runDynamics},
 	{"recover", "recover [DIR|FILE...]   the trace of a process that died with HMB_SURVIVE=1, from its mapping (default: /dev/shm, HMB_SURVIVE_DIR) [-force -o DIR -keep]", runRecover},
 	{"waitstate", "waitstate FILE...    why the ranks waited: Late Sender, Late Receiver, collective and OpenMP barrier waits, worst first, with their delay [-top N -json]", runWaitstate},
-	{"report", "report FILE... -o FILE.html   one self-contained HTML page: facts, profile, timeline, heat map, dynamics, communication, counters [-title T -region NAME -sync PATTERNS -top N]", runReport},
+	{"report", "report FILE... -o FILE.html   one self-contained HTML page: facts, profile, timeline, heat map, dynamics, communication, counters [-title T -region NAME -sync PATTERNS -top N -rows N]", runReport},
 }
 
 // usageOf maps a command to its usage line, for -h (filled at init: the
@@ -71,12 +76,14 @@ func main() {
 }
 
 func run(args []string, out, errOut io.Writer) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "-help" || args[0] == "--help" || args[0] == "help" {
+	switch {
+	case len(args) == 0:
 		usage(errOut)
-		if len(args) == 0 {
-			return 2
-		}
-		return 0
+		return 2
+	case args[0] == "-h" || args[0] == "-help" || args[0] == "--help" || args[0] == "help":
+		return help(args[1:], out, errOut)
+	case args[0] == "version" || args[0] == "-version" || args[0] == "--version":
+		return version(out)
 	}
 	for _, c := range commands {
 		if c.name == args[0] {
@@ -84,7 +91,9 @@ func run(args []string, out, errOut io.Writer) int {
 			if err == nil {
 				return 0
 			}
-			if errors.Is(err, flag.ErrHelp) {
+			var h helpRequest
+			if errors.As(err, &h) {
+				fmt.Fprint(out, h.text)
 				return 0
 			}
 			fmt.Fprintf(errOut, "hmbtrace %s: %s\n", c.name, render.ErrorText(err))
@@ -95,8 +104,7 @@ func run(args []string, out, errOut io.Writer) int {
 			return 1
 		}
 	}
-	fmt.Fprintf(errOut, "hmbtrace: unknown command %q\n", args[0])
-	usage(errOut)
+	fmt.Fprintf(errOut, "hmbtrace: unknown command %q; the commands: %s (hmbtrace help COMMAND tells one)\n", args[0], commandNames())
 	return 2
 }
 
@@ -106,6 +114,10 @@ func usage(w io.Writer) {
 	for _, c := range commands {
 		fmt.Fprintf(w, "  %s\n", c.usage)
 	}
+	for _, u := range builtinUsage {
+		fmt.Fprintf(w, "  %s\n", u)
+	}
+	fmt.Fprintln(w, "flags may come before or after the files; -- ends them")
 	fmt.Fprintln(w, "FILE... may name directories: their *.hmb files, the ranks of one run, are read as one trace")
 	fmt.Fprintln(w, "FILE... may name run archives (*.hmbrun), or directories holding them: their ranks, as their rank files; ARCHIVE#RANK is one rank")
 }
@@ -138,19 +150,4 @@ Names are shown escaped, so that each event stays one line of fields (also in su
 and variation): backslash as \\, tab as \t, newline as \n, carriage return as \r, other control
 characters and each byte of invalid UTF-8 as \xHH (C1 controls as \u0080 to \u009f).
 `,
-}
-
-// parseFlags parses a command's flags; -h prints its usage and flags.
-func parseFlags(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintf(os.Stdout, "usage: hmbtrace %s\n", usageOf[fs.Name()])
-			fmt.Fprint(os.Stdout, helpOf[fs.Name()])
-			fs.SetOutput(os.Stdout)
-			fs.PrintDefaults()
-			return err
-		}
-		return usageError{err.Error()}
-	}
-	return nil
 }

@@ -86,7 +86,7 @@ func TestCommExactAfterShedding(t *testing.T) {
 	if rc := run([]string{"summary", small[0]}, &out, &errOut); rc != 0 {
 		t.Fatalf("summary: exit %d: %s", rc, errOut.String())
 	}
-	for _, w := range []string{"messages         sent 4,000 (", "received 4,000 (", "1 peers; exact, counted at the probe",
+	for _, w := range []string{"messages         sent 4,000 (", "received 4,000 (", "1 peer; exact, counted at the probe",
 		"message events; the counts above include their messages"} {
 		if !strings.Contains(out.String(), w) {
 			t.Errorf("summary lacks %q:\n%s", w, out.String())

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/hmbtrace/hmbtrace/internal/survive"
+	"github.com/hmbtrace/hmbtrace/internal/units"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
@@ -166,19 +167,20 @@ func recoverOne(out io.Writer, path, outDir string, force, keep bool) error {
 	}
 	var notes []string
 	if r.Unaccounted > 0 {
-		notes = append(notes, fmt.Sprintf("%d events recorded whose fate the mapping does not say (the trace counts what it accounts for)", r.Unaccounted))
+		notes = append(notes, fmt.Sprintf("%s recorded whose fate the mapping does not say (the trace counts what it accounts for)", units.Plural(int(r.Unaccounted), "event", "events")))
 	}
 	if r.Cut > 0 {
-		notes = append(notes, fmt.Sprintf("%d bins cut at their last complete record", r.Cut))
+		notes = append(notes, fmt.Sprintf("%s cut at the last complete record", units.Plural(int(r.Cut), "bin", "bins")))
 	}
 	if r.Orphans > 0 {
-		notes = append(notes, fmt.Sprintf("%d bins of levels without an entry left out", r.Orphans))
+		notes = append(notes, fmt.Sprintf("%s of levels without an entry left out", units.Plural(int(r.Orphans), "bin", "bins")))
 	}
 	if r.LostDefs > 0 || r.LostLevels > 0 {
-		notes = append(notes, fmt.Sprintf("%d definitions and %d levels did not fit the mapping", r.LostDefs, r.LostLevels))
+		notes = append(notes, fmt.Sprintf("%s and %s did not fit the mapping", units.Plural(int(r.LostDefs), "definition", "definitions"), units.Plural(int(r.LostLevels), "level", "levels")))
 	}
 	fmt.Fprintf(out, "%s: pid %d %s\n", path, r.PID, r.Cause)
-	fmt.Fprintf(out, "  %s: %d locations, %d regions, %d records in %d bins", pl.Path, len(r.Trace.Locations), len(r.Trace.Regions), r.Records, len(r.Bins))
+	fmt.Fprintf(out, "  %s: %s, %s, %s in %s", pl.Path, units.Plural(len(r.Trace.Locations), "location", "locations"), units.Plural(len(r.Trace.Regions), "region", "regions"),
+		units.Plural(int(r.Records), "record", "records"), units.Plural(len(r.Bins), "bin", "bins"))
 	if len(notes) > 0 {
 		fmt.Fprintf(out, "; %s", strings.Join(notes, "; "))
 	}

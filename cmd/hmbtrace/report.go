@@ -19,18 +19,10 @@ func runReport(args []string, out io.Writer) error {
 	findings := fs.Int("top", 10, "dynamics findings to list")
 	rows := fs.Int("rows", report.DefaultRows, "timeline rows to draw before consecutive ranks are drawn as groups")
 	procsOpt := procsFlag(fs)
-	// Flags may come after the files: "report FILE... -o report.html".
-	var paths []string
-	for {
-		if err := parseFlags(fs, args); err != nil {
-			return err
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		paths = append(paths, fs.Arg(0))
-		args = fs.Args()[1:]
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
+	paths := fs.Args()
 	if *output == "" {
 		return usageError{"-o wants a file name"}
 	}

@@ -65,3 +65,14 @@ func Rate(hz float64) string {
 	}
 	return fmt.Sprintf("%.1f MHz", hz/1e6)
 }
+
+// Plural words a count with its noun: "1 location", "2 locations", "0
+// locations". many is the plural spelled out, as English has no one rule
+// ("1 location was", "3 locations were"). One implementation, so that no
+// tool prints "1 locations".
+func Plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}

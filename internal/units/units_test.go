@@ -30,6 +30,10 @@ func TestFormats(t *testing.T) {
 		{Share(5, -1), "-"},
 		{Rate(2.4e9), "2.400 GHz"},
 		{Rate(999.5e6), "999.5 MHz"},
+		{Plural(1, "location", "locations"), "1 location"},
+		{Plural(0, "location", "locations"), "0 locations"},
+		{Plural(12, "location was", "locations were"), "12 locations were"},
+		{Plural(-1, "rank", "ranks"), "-1 ranks"},
 	} {
 		if tc.got != tc.want {
 			t.Errorf("got %q, want %q", tc.got, tc.want)
@@ -40,4 +44,9 @@ func TestFormats(t *testing.T) {
 func Example() {
 	fmt.Println(Count(12345678), Duration(1.5e6), Size(3<<20), Share(1, 8), Rate(3e9))
 	// Output: 12,345,678 1.500 ms 3.0 MiB 12.5% 3.000 GHz
+}
+
+func ExamplePlural() {
+	fmt.Println(Plural(1, "location", "locations") + ", " + Plural(3, "process", "processes"))
+	// Output: 1 location, 3 processes
 }
