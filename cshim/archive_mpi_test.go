@@ -11,6 +11,7 @@ package cshim_test
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -22,6 +23,7 @@ import (
 	"time"
 
 	"github.com/hmbtrace/hmbtrace/encode"
+	"github.com/hmbtrace/hmbtrace/summary"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
@@ -180,6 +182,7 @@ func TestMPIArchiveLayouts(t *testing.T) {
 		t.Errorf("%d sends, want %d (two halo sends and one ring send per rank and iteration)", len(sends), np*30*3)
 	}
 	checkMessageOrder(t, files)
+	checkRunProfile(t, path, files, np)
 	for _, f := range files {
 		// Synchronised through the tree: about 0 on one host.
 		if n := len(f.Header.ClockSync); n != 2 {
@@ -383,4 +386,71 @@ func TestMPIArchiveLate(t *testing.T) {
 	files := rankFiles(t, out, "halo", 4)
 	sends, recvs, _ := messagesOf(t, files)
 	checkMatched(t, sends, recvs)
+}
+
+// checkRunProfile checks the run profile the ranks reduced over MPI at the
+// collective end (the archive's results) against the one the tools reduce
+// from the ranks' files: the same for every region but those still open
+// at MPI_Finalize, whose calls ended after it.
+func checkRunProfile(t *testing.T, path string, files []*tracefile.File, np int) {
+	t.Helper()
+	a, err := tracefile.OpenArchive(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	res, err := a.Results()
+	if err != nil {
+		t.Fatal(err)
+	}
+	secs, err := tracefile.ResultSections(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var in summary.RunProfile
+	found := false
+	for _, s := range secs {
+		if s.Kind == tracefile.ResultRunProfile {
+			if err := in.UnmarshalBinary(s.Data); err != nil {
+				t.Fatalf("%s: the run profile of the results: %v", path, err)
+			}
+			found = true
+		}
+	}
+	if !found {
+		t.Fatalf("%s: no run profile among its %d results sections", path, len(secs))
+	}
+	if in.Ranks.Len() != np {
+		t.Errorf("in-situ run profile of %d ranks, want %d", in.Ranks.Len(), np)
+	}
+	post := summary.Reduce(files)
+	open := map[string]bool{"main": true, "MPI_Finalize": true}
+	checked := 0
+	for i := range post.Regions {
+		r := &post.Regions[i]
+		if open[r.Name] {
+			continue
+		}
+		j := slices.IndexFunc(in.Regions, func(q summary.RegionStats) bool { return q.Name == r.Name && q.Paradigm == r.Paradigm })
+		if j < 0 {
+			t.Errorf("region %s: in the files, not in the in-situ profile", r.Name)
+			continue
+		}
+		q := &in.Regions[j]
+		// Visits are exact; times are ticks converted at the clock rate
+		// calibrated up to the collective end, not to Close: equal to a
+		// few parts per million.
+		near := func(a, b summary.Stat) bool {
+			ok := func(x, y int64) bool { return math.Abs(float64(x-y)) <= 1e-4*math.Abs(float64(y))+1 }
+			return ok(a.Sum, b.Sum) && ok(a.Min, b.Min) && ok(a.Max, b.Max)
+		}
+		if q.Visits != r.Visits || !near(q.Inclusive, r.Inclusive) || !near(q.Exclusive, r.Exclusive) || q.Ranks != r.Ranks {
+			t.Errorf("region %s: in-situ visits %+v incl %+v excl %+v on %d ranks; from the files %+v %+v %+v on %d",
+				r.Name, q.Visits, q.Inclusive, q.Exclusive, q.Ranks, r.Visits, r.Inclusive, r.Exclusive, r.Ranks)
+		}
+		checked++
+	}
+	if checked < 3 {
+		t.Errorf("only %d regions compared", checked)
+	}
 }

@@ -118,14 +118,30 @@ func (m *Measurement) createArchive(group, groups, world int, ranks []int, capac
 		return "", nil, fmt.Errorf("hmbtrace: output directory (HMB_OUTPUT): %v", err)
 	}
 	path := tracefile.ArchiveName(m.cfg.Output, m.cfg.Name, group, groups)
+	var results []byte
+	if group == 0 {
+		m.mu.Lock()
+		results = m.runResults
+		m.mu.Unlock()
+	}
 	off, err := tracefile.CreateArchive(path, tracefile.ArchivePlan{
 		Name: m.cfg.Name, World: world, Group: group, Groups: groups,
 		Ranks: ranks, Capacity: capacity, EventsNone: m.cfg.NoEvents, Start: m.wall,
+		Results: results,
 	})
 	if err != nil {
 		return path, nil, fmt.Errorf("hmbtrace: creating the run archive %s: %v", path, err)
 	}
 	return path, off, nil
+}
+
+// setRunResults keeps the run-wide results (tracefile's results
+// sections) that the ranks reduced at the collective end, for group 0's
+// archive, which this process creates when it is rank 0.
+func (m *Measurement) setRunResults(results []byte) {
+	m.mu.Lock()
+	m.runResults = results
+	m.mu.Unlock()
 }
 
 // setArchiveSlot makes Close write the trace into the slot at off, of

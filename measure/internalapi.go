@@ -35,5 +35,7 @@ func init() {
 		TraceSize:      (*Measurement).traceSize,
 		CreateArchive:  (*Measurement).createArchive,
 		SetArchiveSlot: (*Measurement).setArchiveSlot,
+		Snapshot:       (*Measurement).snapshot,
+		SetRunResults:  (*Measurement).setRunResults,
 	})
 }

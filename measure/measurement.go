@@ -73,16 +73,17 @@ type Measurement struct {
 	rma       rmaDefs          // windows and RMA groups (rma.go)
 	annot     annotations      // marks, parameters, channels (mark.go)
 
-	closeOnce sync.Once
-	closeErr  error
-	path      string
-	archive   *archiveSlot // the slot of the run archive Close writes into (archive.go), nil for a file of its own
-	end       clock.Pair
-	grace     time.Duration // how long a signal's Close waits for running probes
-	dying     atomic.Bool   // a signal's Close runs: the process dies of it next
-	closing   atomic.Bool   // Close began: no StartRegion takes a lane any more (lane.go)
-	late      atomic.Uint64 // StartRegions after that, which found no lane: probes after Close
-	signals   *fatalsignal.Handler
+	closeOnce  sync.Once
+	closeErr   error
+	path       string
+	archive    *archiveSlot // the slot of the run archive Close writes into (archive.go), nil for a file of its own
+	runResults []byte       // the run-wide results group 0's archive holds (setRunResults)
+	end        clock.Pair
+	grace      time.Duration // how long a signal's Close waits for running probes
+	dying      atomic.Bool   // a signal's Close runs: the process dies of it next
+	closing    atomic.Bool   // Close began: no StartRegion takes a lane any more (lane.go)
+	late       atomic.Uint64 // StartRegions after that, which found no lane: probes after Close
+	signals    *fatalsignal.Handler
 
 	clockSync      []tracefile.ClockSync
 	referenceStart uint64

@@ -474,6 +474,14 @@ func (r *fileRef) Close() error {
 	return err
 }
 
+// The kinds of results sections.
+const (
+	// ResultRunProfile is the run-wide profile the ranks reduced at the
+	// collective end of the run, over MPI (summary.RunProfile's binary
+	// form): what the statistics said up to MPI_Finalize.
+	ResultRunProfile byte = 1
+)
+
 // ResultSection is one section of an archive's run-wide results.
 type ResultSection struct {
 	Kind byte

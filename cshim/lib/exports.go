@@ -323,3 +323,34 @@ func hmbgo_archive_slot(group, groups, world C.int, off, capacity C.int64_t) {
 	defer contain("hmb_archive_slot", func() {})
 	rt.SetArchiveSlot(int(group), int(groups), int(world), int64(off), int64(capacity))
 }
+
+// The in-situ reduction of the run's profiles (cshim/runresults.go). The
+// buffers given back are C's malloc'd memory, for the caller to free.
+
+//export hmbgo_run_profile
+func hmbgo_run_profile(rank C.int, out **C.char, n *C.size_t) (msg *C.char) {
+	defer contain("hmb_run_profile", func() { msg = C.CString("hmbtrace: hmb_run_profile: internal error") })
+	b, err := rt.RunProfile(int(rank))
+	if err != nil {
+		return C.CString(err.Error())
+	}
+	*out, *n = (*C.char)(C.CBytes(b)), C.size_t(len(b))
+	return nil
+}
+
+//export hmbgo_run_merge
+func hmbgo_run_merge(a *C.char, an C.size_t, b *C.char, bn C.size_t, out **C.char, n *C.size_t) (msg *C.char) {
+	defer contain("hmb_run_merge", func() { msg = C.CString("hmbtrace: hmb_run_merge: internal error") })
+	m, err := cshim.MergeRunProfiles(C.GoBytes(unsafe.Pointer(a), C.int(an)), C.GoBytes(unsafe.Pointer(b), C.int(bn)))
+	if err != nil {
+		return C.CString("hmbtrace: hmb_run_merge: " + err.Error())
+	}
+	*out, *n = (*C.char)(C.CBytes(m)), C.size_t(len(m))
+	return nil
+}
+
+//export hmbgo_run_set_profile
+func hmbgo_run_set_profile(p *C.char, n C.size_t) {
+	defer contain("hmb_run_set_profile", func() {})
+	rt.SetRunProfile(C.GoBytes(unsafe.Pointer(p), C.int(n)))
+}

@@ -1411,3 +1411,40 @@ HMB_NOINST void hmb_archive_slot(int group, int groups, int world, int64_t off, 
 		HMB_GO(hmbgo_archive_slot(group, groups, world, off, capacity));
 	}
 }
+
+HMB_NOINST int hmb_run_profile(int rank, char **out, size_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	if (!hmb_running()) {
+		hmb_set_error("hmbtrace: hmb_run_profile: the measurement does not record");
+		return -1;
+	}
+	char *err = HMB_GO(hmbgo_run_profile(rank, out, n));
+	if (err != NULL) {
+		hmb_set_error(err);
+		free(err);
+		return -1;
+	}
+	return 0;
+}
+
+HMB_NOINST int hmb_run_merge(const char *a, size_t an, const char *b, size_t bn, char **out, size_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	char *err = HMB_GO(hmbgo_run_merge((char *)a, an, (char *)b, bn, out, n));
+	if (err != NULL) {
+		hmb_set_error(err);
+		free(err);
+		return -1;
+	}
+	return 0;
+}
+
+HMB_NOINST void hmb_run_set_profile(const char *p, size_t n)
+{
+	if (hmb_running()) {
+		HMB_GO(hmbgo_run_set_profile((char *)p, n));
+	}
+}

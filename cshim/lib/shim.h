@@ -230,6 +230,17 @@ int hmb_archive_create(int group, int groups, int world, const int32_t *ranks, c
 void hmb_archive_slot(int group, int groups, int world, int64_t off, int64_t capacity) HMB_NOINST;
 
 /*
+ * The in-situ reduction of the run's profiles at the collective end.
+ * hmb_run_profile sets *out to this rank's run profile now (malloc'd,
+ * *n bytes; the caller frees it); hmb_run_merge sets *out to the merge of
+ * two; hmb_run_set_profile gives rank 0's measurement the run's, for the
+ * archive. They return -1 with hmb_last_error on failure, 0 otherwise.
+ */
+int hmb_run_profile(int rank, char **out, size_t *n) HMB_NOINST;
+int hmb_run_merge(const char *a, size_t an, const char *b, size_t bn, char **out, size_t *n) HMB_NOINST;
+void hmb_run_set_profile(const char *p, size_t n) HMB_NOINST;
+
+/*
  * hmb_flush_staged replays the calling thread's staged records now (task
  * suspension), making its location first if it has none (a thread given
  * its team place: its probes are then direct from the first).

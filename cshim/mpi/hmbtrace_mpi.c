@@ -1144,7 +1144,7 @@ HMB_NOINST static void comm_idup_done(const struct pending *p)
  * deadline; past it, this rank gives the collective end up, says why, and
  * writes its own file as without an archive.
  */
-enum { TAG_PING = 1, TAG_PONG, TAG_PARENT, TAG_CAPACITY, TAG_SLOT };
+enum { TAG_PING = 1, TAG_PONG, TAG_PARENT, TAG_CAPACITY, TAG_SLOT, TAG_RUN_SIZE, TAG_RUN_DATA };
 static int64_t coll_timeout_ns = 120LL * 1000000000LL;
 static int64_t coll_deadline;
 static int coll_abandoned; /* a wait timed out or failed: no collective step any more */
@@ -1328,6 +1328,90 @@ HMB_NOINST static void clock_sync(void)
 }
 
 /*
+ * run_reduce reduces the ranks' run profiles (their flat profiles, buffer
+ * statistics and throttled regions, from the statistics as they stand) to
+ * rank 0 in ceil(log2 p) rounds: a binomial tree, each rank merging what
+ * its children send before it sends the result to its parent, so that no
+ * rank holds more than the run's profile and the messages grow with the
+ * regions, not the ranks. Rank 0 hands the run's profile to its
+ * measurement, for the results of group 0's archive. A rank whose profile
+ * cannot be made sends an empty one (size 0), which merges as nothing.
+ */
+HMB_NOINST static void run_reduce(void)
+{
+	if (sync_comm == MPI_COMM_NULL || coll_abandoned) {
+		return;
+	}
+	step_begins();
+	int p = hmbmpi_world_size, r = world_rank;
+	char *mine = NULL;
+	size_t n = 0;
+	if (hmb_run_profile(r, &mine, &n) != 0) {
+		fprintf(stderr, "hmbtrace: rank %d: %s: the run's profile in the archive lacks this rank\n", r, hmb_last_error());
+		mine = NULL;
+		n = 0;
+	}
+	char what[96];
+	for (int step = 1; step < p; step <<= 1) {
+		if (r % (2 * step) == step) {
+			snprintf(what, sizeof what, "rank %d to take this rank's run profile", r - step);
+			uint64_t size = n;
+			MPI_Request q[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+			PMPI_Isend(&size, 1, MPI_UINT64_T, r - step, TAG_RUN_SIZE, sync_comm, &q[0]);
+			if (n > 0) {
+				PMPI_Isend(mine, (int)n, MPI_BYTE, r - step, TAG_RUN_DATA, sync_comm, &q[1]);
+			}
+			bounded_wait(2, q, what);
+			free(mine);
+			return;
+		}
+		if (r % (2 * step) == 0 && r + step < p) {
+			snprintf(what, sizeof what, "rank %d's run profile", r + step);
+			uint64_t size = 0;
+			MPI_Request q = MPI_REQUEST_NULL;
+			PMPI_Irecv(&size, 1, MPI_UINT64_T, r + step, TAG_RUN_SIZE, sync_comm, &q);
+			if (!bounded_wait(1, &q, what)) {
+				free(mine);
+				return;
+			}
+			if (size == 0 || size > (uint64_t)INT32_MAX) {
+				continue;
+			}
+			char *theirs = malloc((size_t)size);
+			if (theirs == NULL) {
+				abandon(0, NULL, what, "out of memory for");
+				free(mine);
+				return;
+			}
+			PMPI_Irecv(theirs, (int)size, MPI_BYTE, r + step, TAG_RUN_DATA, sync_comm, &q);
+			if (!bounded_wait(1, &q, what)) {
+				free(theirs);
+				free(mine);
+				return;
+			}
+			char *merged = NULL;
+			size_t mn = 0;
+			if (mine == NULL) {
+				mine = theirs, n = (size_t)size;
+				continue;
+			}
+			if (hmb_run_merge(mine, n, theirs, (size_t)size, &merged, &mn) == 0) {
+				free(mine);
+				mine = merged, n = mn;
+			} else {
+				fprintf(stderr, "hmbtrace: rank %d: %s: the run's profile in the archive lacks rank %d's part\n", r,
+					hmb_last_error(), r + step);
+			}
+			free(theirs);
+		}
+	}
+	if (r == 0 && mine != NULL) {
+		hmb_run_set_profile(mine, n);
+	}
+	free(mine);
+}
+
+/*
  * archive_end agrees on the run archive's slots: the ranks fall into groups
  * of aggregate consecutive ranks, one file each; every rank sends its
  * slot's capacity (its trace's size now, with a margin) to its group's
@@ -1502,6 +1586,7 @@ HMB_NOINST void hmbmpi_before_finalize(void)
 	clock_sync();
 	/* A run of one rank has one file already: its own, as a process outside MPI. */
 	if (archive && hmbmpi_world_size > 1) {
+		run_reduce();
 		archive_end(aggregate > 0 ? aggregate : 1);
 	}
 	if (sync_comm != MPI_COMM_NULL && !coll_abandoned) {

@@ -21,6 +21,7 @@ import (
 
 	"github.com/hmbtrace/hmbtrace/buffer"
 	"github.com/hmbtrace/hmbtrace/encode"
+	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
 // Funcs are the operations, on measure's *Location (L) and *Measurement
@@ -85,6 +86,12 @@ type Funcs[L, M any] struct {
 	TraceSize      func(m M, world int) int64
 	CreateArchive  func(m M, group, groups, world int, ranks []int, capacity []int64) (path string, offsets []int64, err error)
 	SetArchiveSlot func(m M, group, groups, world int, off, capacity int64)
+	// Snapshot returns the measurement's trace but its bins as it stands
+	// (what the in-situ reduction of the run's profiles starts from);
+	// SetRunResults gives it the run-wide results the ranks reduced, which
+	// group 0's archive holds.
+	Snapshot      func(m M) *tracefile.Trace
+	SetRunResults func(m M, results []byte)
 
 	// RegisterLive is how measure/live offers Start its server for
 	// Config.Listen (HMB_LISTEN); importing that package registers it.
