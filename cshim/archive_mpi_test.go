@@ -453,4 +453,8 @@ func checkRunProfile(t *testing.T, path string, files []*tracefile.File, np int)
 	if checked < 3 {
 		t.Errorf("only %d regions compared", checked)
 	}
+	text := hmbtraceRun(t, "summary", "-insitu", filepath.Dir(path))
+	if want := fmt.Sprintf("%d ranks", np); !strings.Contains(text, want) || !strings.Contains(text, "MPI_Allreduce") {
+		t.Errorf("summary -insitu does not tell the run of %s:\n%s", want, text)
+	}
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hmbtrace/hmbtrace/internal/tracetest"
+	"github.com/hmbtrace/hmbtrace/summary"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
@@ -365,5 +366,37 @@ func TestArchiveSlots(t *testing.T) {
 	stderr.Reset()
 	if rc := run([]string{"summary", gdir}, &stdout, &stderr); rc != 1 || !strings.Contains(stderr.String(), "both hold rank 0") {
 		t.Errorf("a rank file and a slot of rank 0: exit %d, %s", rc, stderr.String())
+	}
+}
+
+// summary -insitu prints the run profile an archive's results hold, and
+// says so when they hold none.
+func TestArchiveInSitu(t *testing.T) {
+	rankDir, archDir := t.TempDir(), t.TempDir()
+	files := tracetest.Ranks(t, rankDir, 3, 1, 30, 0)
+	path := writeArchives(t, archDir, files, 3, false)[0]
+	var stdout, stderr bytes.Buffer
+	if rc := run([]string{"summary", "-insitu", archDir}, &stdout, &stderr); rc != 1 || !strings.Contains(stderr.String(), path+": its results hold no run profile") {
+		t.Errorf("summary -insitu of an archive without results: exit %d, %q", rc, stderr.String())
+	}
+	// An archive whose leader was given the run's profile.
+	p := summary.Reduce(files)
+	b, err := p.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	plan := tracefile.ArchivePlan{Name: files[0].Header.Name, World: 3, Groups: 1, Ranks: []int{0, 1, 2},
+		Capacity: []int64{4096, 4096, 4096}, Results: tracefile.AppendResult(nil, tracefile.ResultRunProfile, b), Start: time.Now()}
+	if _, err := tracefile.CreateArchive(tracefile.ArchiveName(dir, plan.Name, 0, 1), plan); err != nil {
+		t.Fatal(err)
+	}
+	var want bytes.Buffer
+	if err := summary.WriteRun(&want, &p, summary.Options{NameWidth: summary.DefaultNameWidth}); err != nil {
+		t.Fatal(err)
+	}
+	got := outputs(t, []string{"summary", "-insitu", dir}, t.TempDir())["stdout"]
+	if !bytes.Equal(got, want.Bytes()) {
+		t.Errorf("summary -insitu:\n%s\nwant:\n%s", got, want.Bytes())
 	}
 }

@@ -4,8 +4,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"sort"
 
 	"github.com/hmbtrace/hmbtrace/summary"
+	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
 func runSummary(args []string, out io.Writer) error {
@@ -13,12 +17,24 @@ func runSummary(args []string, out io.Writer) error {
 	width := fs.Int("width", summary.DefaultNameWidth, "print at most this many characters of a region's name, cutting the middle of longer ones (0: full names)")
 	tsv := fs.Bool("tsv", false, "print only the flat profile, with full names: <region>\\t<visits>\\t<inclusive-ns>\\t<exclusive-ns>; of a run, merged over its ranks (the visits timed, the times in ns summed)")
 	ranks := fs.Bool("ranks", false, fmt.Sprintf("tell each rank of a run of more than %d ranks (its file's facts, its inclusive time per region, its buffer's story), as for a run of fewer; without it, such a run is told as a whole: its profile with min, mean and max over the ranks and the slowest rank, and one story of its buffers", summary.RunRanks))
+	insitu := fs.Bool("insitu", false, "of a run archive, print the run's profile the ranks reduced over MPI at MPI_Finalize (its results), not the one of its ranks' files; the regions still open then (main, MPI_Finalize) are not in it")
 	procs := procsFlag(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if *width < 0 {
 		return usageError{fmt.Sprintf("-width %d: want 0 (full names) or more", *width)}
+	}
+	opt := summary.Options{NameWidth: *width, Ranks: *ranks}
+	if *width == 0 {
+		opt.NameWidth = -1
+	}
+	if *insitu {
+		p, err := inSituProfile(fs.Args())
+		if err != nil {
+			return err
+		}
+		return summary.WriteRun(out, p, opt)
 	}
 	files, _, err := openProcs(fs.Args(), *procs)
 	if err != nil {
@@ -28,11 +44,55 @@ func runSummary(args []string, out io.Writer) error {
 	if *tsv {
 		return summary.WriteTSV(out, files)
 	}
-	opt := summary.Options{NameWidth: *width, Ranks: *ranks}
-	if *width == 0 {
-		opt.NameWidth = -1
-	}
 	return summary.WriteOptions(out, files, opt)
+}
+
+// inSituProfile returns the run profile an archive's results hold: the
+// archive named, or group 0's of the directory named.
+func inSituProfile(paths []string) (*summary.RunProfile, error) {
+	if len(paths) != 1 {
+		return nil, usageError{"-insitu wants one run archive (or the directory holding it)"}
+	}
+	path := paths[0]
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		names, _ := filepath.Glob(filepath.Join(path, "*"+tracefile.ArchiveExt))
+		sort.Strings(names)
+		path = ""
+		for _, n := range names {
+			if a, err := tracefile.OpenArchive(n); err == nil {
+				if a.Group == 0 {
+					path = n
+				}
+				a.Close()
+			}
+		}
+		if path == "" {
+			return nil, fmt.Errorf("%s: no run archive (*%s) of group 0 in it", paths[0], tracefile.ArchiveExt)
+		}
+	}
+	a, err := tracefile.OpenArchive(path)
+	if err != nil {
+		return nil, err
+	}
+	defer a.Close()
+	res, err := a.Results()
+	if err != nil {
+		return nil, err
+	}
+	secs, err := tracefile.ResultSections(res)
+	if err != nil {
+		return nil, fmt.Errorf("%s: its results: %v", path, err)
+	}
+	for _, s := range secs {
+		if s.Kind == tracefile.ResultRunProfile {
+			var p summary.RunProfile
+			if err := p.UnmarshalBinary(s.Data); err != nil {
+				return nil, fmt.Errorf("%s: the run's profile in its results: %v", path, err)
+			}
+			return &p, nil
+		}
+	}
+	return nil, fmt.Errorf("%s: its results hold no run profile (the ranks reduce one at MPI_Finalize from this version on; a group other than 0 holds none)", path)
 }
 
 // procsFlag adds -procs to a command that reads traces in parallel.
