@@ -11,6 +11,7 @@ import (
 type WaitShareOf struct {
 	Traced, Waiting int64
 	Share           float64
+	Irregularity    float64
 }
 
 // WaitShares is waitShares with the default synchronization regions, on
@@ -22,7 +23,7 @@ func WaitShares(files []*tracefile.File) (map[string]WaitShareOf, error) {
 	}
 	out := make(map[string]WaitShareOf, len(ws))
 	for name, w := range ws {
-		out[name] = WaitShareOf{Traced: w.traced, Waiting: w.waiting, Share: w.share()}
+		out[name] = WaitShareOf{Traced: w.traced, Waiting: w.waiting, Share: w.share(), Irregularity: w.irregularity}
 	}
 	return out, nil
 }
