@@ -9,6 +9,7 @@ import (
 	. "github.com/hmbtrace/hmbtrace/analysis/variation"
 	"github.com/hmbtrace/hmbtrace/render"
 
+	"github.com/hmbtrace/hmbtrace/analysis/trend"
 	"github.com/hmbtrace/hmbtrace/internal/tracetest"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
@@ -74,5 +75,26 @@ func checkShape(t *testing.T, run tracetest.ShapeRun) {
 	weakNote := strings.Contains(out.String(), "HMB_PHASE")
 	if weakNote != between {
 		t.Errorf("weak-choice note printed %v; want %v:\n%s", weakNote, between, out.String())
+	}
+}
+
+// TestShapeDynamicsSaysWeak checks that dynamics, which cuts its
+// iterations as variation does, says where they come from and why the
+// choice is weak when the code is inlined into main.
+func TestShapeDynamicsSaysWeak(t *testing.T) {
+	f := tracetest.ShapeRun{Shape: tracetest.ShapeInlined, Ranks: 2, Iterations: 30, Slow: [2]int{-1, -1}}.Record(t)
+	r, err := trend.Analyze([]*tracefile.File{f}, trend.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := render.DynamicsText(&out, r, 5); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`Iterations: the intervals between consecutive calls of "MPI_Allreduce"`,
+		"note: no region of the program covers 10.0% of the run", "HMB_PHASE", "-fno-inline"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("dynamics lacks %q:\n%s", want, out.String())
+		}
 	}
 }
