@@ -69,7 +69,7 @@ func ErrorText(err error) string {
 	var nc *variation.NoComputationError
 	if errors.As(err, &nc) {
 		d := &nc.Dominance
-		return strings.Replace(msg, nc.Error(), fmt.Sprintf("analysis: %v: the regions invoked at least %d times (2 × %d locations) are %s; no MPI collective is called equally often on every location at a regular period; the time-dominant region must be of the program's own computation: instrument it (hmb_region, -finstrument-functions), mark the iterations with HMB_PHASE, or name the region to segment by",
+		return strings.Replace(msg, nc.Error(), fmt.Sprintf("analysis: %v: the regions invoked at least %d times (2 × %d locations) are %s; no MPI collective is called equally often on every location throughout the run; the time-dominant region must be of the program's own computation: instrument it (hmb_region, -finstrument-functions), mark the iterations with HMB_PHASE, or name the region to segment by",
 			variation.ErrNoComputation, d.MinVisits, d.Locations, passedOver(d)), 1)
 	}
 	var ni *variation.NoInvocationError
@@ -116,10 +116,10 @@ func weakChoice(n variation.Note) string {
 		return fmt.Sprintf("no region of the program covers %s of the run (its compute is inlined into main or not instrumented): the iterations are cut between consecutive calls of %s, %s calls on %d locations; to cut them at the program's own loop, %s",
 			units.Share(variation.WeakShare, 1), region, units.Count(n.Of), n.Locations, weakToDo)
 	case variation.WeakShareOfRun:
-		return fmt.Sprintf("the time-dominant region %s covers only %s of the run, and no MPI collective is called at a regular period to cut the iterations at: its segments miss most of what the run does; %s",
+		return fmt.Sprintf("the time-dominant region %s covers only %s of the run, and no MPI collective is called throughout the run to cut the iterations at: its segments miss most of what the run does; %s",
 			region, units.Share(n.Share, 1), weakToDo)
 	case variation.WeakFewerThanLoop:
-		return fmt.Sprintf("the time-dominant region %s is invoked %s times, fewer than half the %s calls of %s that a loop makes at a regular period: its segments may hold many iterations; %s",
+		return fmt.Sprintf("the time-dominant region %s is invoked %s times, fewer than half the %s calls of %s that a loop makes throughout the run: its segments may hold many iterations; %s",
 			region, units.Count(n.Missing), units.Count(n.Of), textname.Escape(n.Loop), weakToDo)
 	}
 	return fmt.Sprintf("the time-dominant region %s is a weak choice (reason %d)", region, n.Weak)

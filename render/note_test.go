@@ -48,7 +48,7 @@ func TestErrorText(t *testing.T) {
 	if !errors.Is(nc, variation.ErrNoComputation) {
 		t.Error("errors.Is(NoComputationError, ErrNoComputation) is false")
 	}
-	want = `analysis: no computation region: the regions invoked at least 4 times (2 × 2 locations) are MPI calls (MPI_Send), synchronization (a\tb); no MPI collective is called equally often on every location at a regular period; the time-dominant region must be of the program's own computation: instrument it (hmb_region, -finstrument-functions), mark the iterations with HMB_PHASE, or name the region to segment by`
+	want = `analysis: no computation region: the regions invoked at least 4 times (2 × 2 locations) are MPI calls (MPI_Send), synchronization (a\tb); no MPI collective is called equally often on every location throughout the run; the time-dominant region must be of the program's own computation: instrument it (hmb_region, -finstrument-functions), mark the iterations with HMB_PHASE, or name the region to segment by`
 	if got := ErrorText(nc); got != want {
 		t.Errorf("got  %q\nwant %q", got, want)
 	}

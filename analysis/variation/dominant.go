@@ -26,8 +26,9 @@ most is chosen, unless it is invoked at an irregular period (a helper called in 
 with at least 80 % of its SOS-time is regular. So a setup routine covering a few percent of the run
 is never chosen over a solver covering most of it, however long the solver waits.
 When no candidate covers 10 % of the run (compute inlined into main), the iterations are cut
-between consecutive calls of the MPI collective every location calls equally often at a regular
-period (the fewest such calls, at least 2 per location), and the output says so. A weak choice (under
+between consecutive calls of the MPI collective every location calls equally often, its calls
+spanning at least half the run (the fewest such calls, at least 2 per location), and the output
+says so. A weak choice (under
 10 % of the run, or fewer invocations than that collective's loop) is reported with what to do:
 mark the iterations with HMB_PHASE or a user region, or build with -fno-inline.
 A trace with neither has no time-dominant region: then name one with -region.`
@@ -36,21 +37,27 @@ A trace with neither has no time-dominant region: then name one with -region.`
 // candidate needs to be chosen over it when it is irregular.
 const StrongShare = 0.8
 
+// LoopSpan is the share of the run the calls of a collective must span,
+// from the first to the last, to be the loop the fallback cuts at.
+const LoopSpan = 0.5
+
 // WeakShare is the share of the run under which a chosen region is weak:
 // its segments miss most of what the run does.
 const WeakShare = 0.10
 
-// MaxIrregularity is the largest coefficient of variation of the intervals
-// between a region's consecutive invocations (the median over the
-// locations) at which its period counts as regular. Iterations on a loaded
-// machine stay far below it; a helper called in bursts, many times per
-// iteration, is far above it.
-const MaxIrregularity = 1.0
+// MaxIrregularity is the largest standard deviation of the natural
+// logarithms of the intervals between a region's consecutive invocations
+// (the median over the locations) at which its period counts as regular.
+// A loop of 40 iterations, 4 ranks on 2 shared cores, measured 1.15, and
+// a few iterations 20× as long as the others add 0.5 to 0.8; a helper
+// called 10 times in a burst per iteration, with a gap 1,000 times its
+// period, is above it (2.1).
+const MaxIrregularity = 2.0
 
 // ErrNoComputation is the error (a *NoComputationError, with the regions
 // that were passed over) of a trace in which every region invoked often
-// enough is an MPI call or a synchronization region and no collective is
-// called at a regular period to cut the iterations at.
+// enough is an MPI call or a synchronization region and no collective's
+// calls span the run to cut the iterations at.
 var ErrNoComputation = errors.New("no computation region")
 
 // Weakness says why the choice of the time-dominant region is weak.
@@ -85,8 +92,9 @@ type Dominance struct {
 	// iteration holds), in ns; Share is Region's inclusive time over it.
 	Run   int64
 	Share float64
-	// Irregularity is the median over the locations of the coefficient of
-	// variation of the intervals between Region's invocations.
+	// Irregularity is the median over the locations of the standard
+	// deviation of the logarithms of the intervals between Region's
+	// invocations (see MaxIrregularity).
 	Irregularity float64
 	// Waiting is the share of Region's traced time spent in MPI calls and
 	// synchronization nested in it: what its SOS-time subtracts.
@@ -97,8 +105,9 @@ type Dominance struct {
 	Between bool
 	// Weak says why the choice is weak (WeakNone when it is not).
 	Weak Weakness
-	// Loop is the collective called equally often on every location at a
-	// regular period, the fewest times (at least twice per location);
+	// Loop is the collective called equally often on every location, its
+	// calls spanning at least LoopSpan of the run, the fewest times (at
+	// least twice per location);
 	// HasLoop is false when there is none.
 	Loop    RegionTotal
 	HasLoop bool
@@ -216,20 +225,22 @@ func TimeDominant(files []*tracefile.File) (Dominance, error) {
 // with procs workers.
 func timeDominant(files []*tracefile.File, totals []RegionTotal, sync analysis.SyncMatcher, procs int) (Dominance, error) {
 	d := Dominance{}
+	var startup int64 // ns in MPI_Init and MPI_Finalize, all locations
 	for _, f := range files {
 		d.Locations += len(f.Locations)
 		for i := range f.Locations {
 			// The time in instrumented code: the exclusive times
 			// partition it, also without a main around everything.
-			var longest, covered, startup uint64
+			var longest, covered, init uint64
 			for _, p := range f.Locations[i].Profile {
 				longest = max(longest, p.Inclusive)
 				covered += p.Exclusive
 				if isStartup(f.RegionName(p.Region)) {
-					startup += p.Inclusive
+					init += p.Inclusive
 				}
 			}
-			d.Run += f.TicksToNanos(max(longest, covered) - min(startup, max(longest, covered)))
+			d.Run += f.TicksToNanos(max(longest, covered) - min(init, max(longest, covered)))
+			startup += f.TicksToNanos(init)
 		}
 	}
 	d.MinVisits = 2 * uint64(d.Locations)
@@ -253,16 +264,21 @@ func timeDominant(files []*tracefile.File, totals []RegionTotal, sync analysis.S
 	}
 	var walked map[string]waitShare
 	if len(cands)+len(loops) > 0 {
-		var err error
-		if walked, err = waitShares(files, cl, procs); err != nil {
+		ws, traced, err := waitShares(files, cl, procs)
+		if err != nil {
 			return d, err
 		}
+		walked = ws
+		// The events show the run also where the program's code is no
+		// region (main not instrumented).
+		d.Run = max(d.Run, traced-startup)
 	}
-	// The loop: the regular collective called the fewest times, so that
-	// an iteration calling it twice is not cut in halves when another
-	// collective is called once per iteration.
+	// The loop: of the collectives whose calls span at least LoopSpan of
+	// the run, the one called the fewest times, so that an iteration
+	// calling one twice is not cut in halves when another is called once
+	// per iteration, and a burst of calls in the setup is no loop.
 	for _, t := range loops {
-		if walked[t.Name].irregularity > MaxIrregularity {
+		if float64(walked[t.Name].span) < LoopSpan*float64(d.Run) {
 			continue
 		}
 		if !d.HasLoop || t.Visits < d.Loop.Visits || t.Visits == d.Loop.Visits && t.Inclusive > d.Loop.Inclusive {
@@ -376,33 +392,39 @@ func (d *Dominance) record(totals []RegionTotal, cl classifier, chosen RegionTot
 }
 
 // period accumulates the intervals between one region's consecutive
-// outermost invocations on one location.
+// outermost invocations on one location, as logarithms: their standard
+// deviation does not depend on the unit, and a few iterations 20× as
+// long as the others (the slowdowns the analysis is for) move it little,
+// while a helper called in bursts, tiny gaps and then a long one, moves
+// it much.
 type period struct {
-	n          int
-	last       int64 // ns: the previous invocation's start
-	sum, sumSq float64
+	n           int
+	first, last int64 // ns: the first and the previous invocation's start
+	sum, sumSq  float64
 }
 
 func (p *period) add(start int64) {
 	if p.n > 0 {
-		dt := float64(start - p.last)
-		p.sum += dt
-		p.sumSq += dt * dt
+		l := math.Log(float64(max(start-p.last, 1)))
+		p.sum += l
+		p.sumSq += l * l
+	}
+	if p.n == 0 {
+		p.first = start
 	}
 	p.n++
 	p.last = start
 }
 
-// cv returns the coefficient of variation of the intervals; 0 with fewer
-// than two of them, which cannot be irregular.
-func (p *period) cv() float64 {
+// irregularity returns the standard deviation of the logarithms of the
+// intervals; 0 with fewer than two of them, which cannot be irregular.
+func (p *period) irregularity() float64 {
 	k := float64(p.n - 1)
-	if k < 2 || p.sum <= 0 {
+	if k < 2 {
 		return 0
 	}
 	mean := p.sum / k
-	v := p.sumSq/k - mean*mean
-	return math.Sqrt(max(v, 0)) / mean
+	return math.Sqrt(max(p.sumSq/k-mean*mean, 0))
 }
 
 // waitShare is a region's traced inclusive time, its outermost calls'
@@ -413,10 +435,13 @@ func (p *period) cv() float64 {
 type waitShare struct {
 	traced, waiting int64 // ns
 	// irregularity is the median over the locations that invoke the
-	// region of the coefficient of variation of the intervals between
-	// its consecutive outermost invocations.
+	// region of the standard deviation of the logarithms of the intervals
+	// between its consecutive outermost invocations.
 	irregularity float64
-	period       period // of one location, while they are read
+	// span is the time from the first invocation's start to the last's,
+	// summed over the locations.
+	span   int64
+	period period // of one location, while they are read
 }
 
 // share returns the part of the traced time spent waiting; 0 for a region
@@ -444,7 +469,11 @@ func (w waitShare) sos(t RegionTotal) float64 {
 // each region by name, the locations on procs workers (the sums are of
 // integers and the irregularity a median, so they do not depend on the
 // order).
-func waitShares(files []*tracefile.File, cl classifier, procs int) (map[string]waitShare, error) {
+//
+// It also returns the time from each location's first event to its last,
+// summed: the run as the events show it, also where the program's own
+// code is not a region.
+func waitShares(files []*tracefile.File, cl classifier, procs int) (map[string]waitShare, int64, error) {
 	out := map[string]waitShare{}
 	type fileRegions struct {
 		kinds []regionKind
@@ -477,11 +506,13 @@ func waitShares(files []*tracefile.File, cl classifier, procs int) (map[string]w
 		return err
 	})
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
+	var traced int64
 	cvs := map[string][]float64{}
 	for n, per := range perLoc {
 		names := byFile[locs[n].file].names
+		traced += per[0].span // the location's (see locationWaits)
 		for id, s := range per {
 			if id == 0 || s.period.n == 0 {
 				continue
@@ -489,8 +520,9 @@ func waitShares(files []*tracefile.File, cl classifier, procs int) (map[string]w
 			t := out[names[id]]
 			t.traced += s.traced
 			t.waiting += s.waiting
+			t.span += s.period.last - s.period.first
 			out[names[id]] = t
-			cvs[names[id]] = append(cvs[names[id]], s.period.cv())
+			cvs[names[id]] = append(cvs[names[id]], s.period.irregularity())
 		}
 	}
 	for name, c := range cvs {
@@ -499,7 +531,7 @@ func waitShares(files []*tracefile.File, cl classifier, procs int) (map[string]w
 		t.irregularity = c[len(c)/2]
 		out[name] = t
 	}
-	return out, nil
+	return out, traced, nil
 }
 
 // locationWaits returns the waitShare of each region id of file f (0 for
@@ -546,6 +578,7 @@ func locationWaits(f *tracefile.File, loc *tracefile.Location, kinds []regionKin
 		}
 		since = now
 	}
+	var first, last int64 = -1, 0 // the location's first and last enter or leave
 	it := f.EventsWith(loc.ID, ahead)
 	defer it.Close()
 	for it.Next(&e) {
@@ -553,6 +586,10 @@ func locationWaits(f *tracefile.File, loc *tracefile.Location, kinds []regionKin
 		case encode.KindEnter:
 			id := slot(e.Region)
 			now := f.Nanos(e.Time)
+			if first < 0 {
+				first = now
+			}
+			last = now
 			account(now)
 			fr := frame{region: id, outermost: active[id] == 0 && !e.Truncated, enter: now,
 				marks: len(marks), mark: waits[id] || kinds[id] == kindTask}
@@ -573,6 +610,7 @@ func locationWaits(f *tracefile.File, loc *tracefile.Location, kinds []regionKin
 				continue
 			}
 			now := f.Nanos(e.Time)
+			last = now
 			account(now)
 			fr := stack[len(stack)-1]
 			stack = stack[:len(stack)-1]
@@ -586,5 +624,7 @@ func locationWaits(f *tracefile.File, loc *tracefile.Location, kinds []regionKin
 			}
 		}
 	}
+	// Slot 0 holds no region: it carries the location's traced span.
+	per[0] = waitShare{span: max(last-first, 0)}
 	return per, it.Err()
 }

@@ -186,8 +186,8 @@ func TestIrregularity(t *testing.T) {
 		for k := uint64(0); k < 10; k++ {
 			burst = append(burst, c("helper", at+k, at+k+1, c("helper", at+k, at+k+1)))
 		}
-		iters = append(iters, c("iteration", at, at+100, burst...))
-		at += 100
+		iters = append(iters, c("iteration", at, at+1000, burst...))
+		at += 1000
 	}
 	f := recordCalls(t, measure.Config{}, unit, map[string][]call{"thread 0": {c("main", 0, at, iters...)}}, "thread 0")
 	ws, err := WaitShares([]*tracefile.File{f})

@@ -17,7 +17,7 @@ type WaitShareOf struct {
 // WaitShares is waitShares with the default synchronization regions, on
 // several workers.
 func WaitShares(files []*tracefile.File) (map[string]WaitShareOf, error) {
-	ws, err := waitShares(files, newClassifier(files, analysis.SyncMatcher{}), 4)
+	ws, _, err := waitShares(files, newClassifier(files, analysis.SyncMatcher{}), 4)
 	if err != nil {
 		return nil, err
 	}

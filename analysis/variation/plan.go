@@ -80,7 +80,7 @@ func (pl *Planner) Plan(region string, sync filter.Patterns) (*Plan, error) {
 	}
 	m := p.matcher()
 	for _, t := range pl.totals {
-		if m.Match(t.Name) && t.Name != p.Region {
+		if m.Match(t.Name) && (t.Name != p.Region || p.Between) {
 			p.SyncRegions = append(p.SyncRegions, t.Name)
 		}
 	}
