@@ -364,6 +364,8 @@ func DynamicsSVG(w io.Writer, r *trend.Result, top int) error {
 // DynamicsSource says where the iterations of a dynamics result come from.
 func DynamicsSource(s trend.Source) string {
 	switch {
+	case s.Invocations && s.Between:
+		return fmt.Sprintf("the intervals between consecutive calls of %q (no phase series in the trace, no region of the program that carries them)", s.Region)
 	case s.Invocations:
 		return fmt.Sprintf("the invocations of %q (no phase series in the trace)", s.Region)
 	case s.Region != "":

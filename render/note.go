@@ -28,6 +28,8 @@ func VariationNote(n variation.Note) string {
 			units.Count(n.Missing), units.Count(n.Of), n.Locations, lossText(n.Losses))
 	case variation.NoteTruncated:
 		return fmt.Sprintf("%d segments began before the window the keep-last policy kept and are left out", n.Missing)
+	case variation.NoteWeakChoice:
+		return weakChoice(n)
 	}
 	return fmt.Sprintf("note of unknown kind %d", n.Kind)
 }
@@ -67,7 +69,7 @@ func ErrorText(err error) string {
 	var nc *variation.NoComputationError
 	if errors.As(err, &nc) {
 		d := &nc.Dominance
-		return strings.Replace(msg, nc.Error(), fmt.Sprintf("analysis: %v: the regions invoked at least %d times (2 × %d locations) are %s; the time-dominant region must be of the program's own computation: instrument it (hmb_region, -finstrument-functions) or name the region to segment by",
+		return strings.Replace(msg, nc.Error(), fmt.Sprintf("analysis: %v: the regions invoked at least %d times (2 × %d locations) are %s; no MPI collective is called equally often on every location throughout the run; the time-dominant region must be of the program's own computation: instrument it (hmb_region, -finstrument-functions), mark the iterations with HMB_PHASE, or name the region to segment by",
 			variation.ErrNoComputation, d.MinVisits, d.Locations, passedOver(d)), 1)
 	}
 	var ni *variation.NoInvocationError
@@ -94,21 +96,31 @@ func passedOver(d *variation.Dominance) string {
 		return strings.Join(ns, ", ")
 	}
 	if s := names(d.Paradigm); s != "" {
-		parts = append(parts, "MPI calls or OpenMP constructs ("+s+")")
+		parts = append(parts, "MPI calls ("+s+")")
 	}
 	if s := names(d.Sync); s != "" {
 		parts = append(parts, "synchronization ("+s+")")
 	}
-	var w []string
-	for _, t := range d.Waiting {
-		if len(w) == 3 {
-			w = append(w, fmt.Sprintf("%d more", len(d.Waiting)-3))
-			break
-		}
-		w = append(w, fmt.Sprintf("%s %s", textname.Escape(t.Name), units.Share(t.Share, 1)))
-	}
-	if len(w) > 0 {
-		parts = append(parts, "regions that mostly wait in them ("+strings.Join(w, ", ")+")")
-	}
 	return strings.Join(parts, ", ")
+}
+
+// weakToDo says how a user gives the analyses the iterations to cut at.
+const weakToDo = "mark each iteration with HMB_PHASE or a user region (hmb_region), or build with -fno-inline so the solver's functions keep their probes, or name the region with -region"
+
+// weakChoice words a NoteWeakChoice: why the segment region is a weak
+// choice, and what to do.
+func weakChoice(n variation.Note) string {
+	region := textname.Escape(n.Region)
+	switch n.Weak {
+	case variation.WeakFallback:
+		return fmt.Sprintf("no region of the program covers %s of the run (its compute is inlined into main or not instrumented): the iterations are cut between consecutive calls of %s, %s calls on %d locations; to cut them at the program's own loop, %s",
+			units.Share(variation.WeakShare, 1), region, units.Count(n.Of), n.Locations, weakToDo)
+	case variation.WeakShareOfRun:
+		return fmt.Sprintf("the time-dominant region %s covers only %s of the run, and no MPI collective is called throughout the run to cut the iterations at: its segments miss most of what the run does; %s",
+			region, units.Share(n.Share, 1), weakToDo)
+	case variation.WeakFewerThanLoop:
+		return fmt.Sprintf("the time-dominant region %s is invoked %s times, fewer than half the %s calls of %s that a loop makes throughout the run: its segments may hold many iterations; %s",
+			region, units.Count(n.Missing), units.Count(n.Of), textname.Escape(n.Loop), weakToDo)
+	}
+	return fmt.Sprintf("the time-dominant region %s is a weak choice (reason %d)", region, n.Weak)
 }

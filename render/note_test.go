@@ -44,11 +44,11 @@ func TestErrorText(t *testing.T) {
 	}
 	nc := &variation.NoComputationError{Dominance: variation.Dominance{Locations: 2, MinVisits: 4,
 		Paradigm: []variation.RegionTotal{{Name: "MPI_Init", Visits: 2}, {Name: "MPI_Send", Visits: 8}},
-		Waiting:  []variation.WaitingRegion{{RegionTotal: variation.RegionTotal{Name: "a\tb", Visits: 4}, Share: 0.75}}}}
+		Sync:     []variation.RegionTotal{{Name: "a\tb", Visits: 4}}}}
 	if !errors.Is(nc, variation.ErrNoComputation) {
 		t.Error("errors.Is(NoComputationError, ErrNoComputation) is false")
 	}
-	want = `analysis: no computation region: the regions invoked at least 4 times (2 × 2 locations) are MPI calls or OpenMP constructs (MPI_Send), regions that mostly wait in them (a\tb 75.0%); the time-dominant region must be of the program's own computation: instrument it (hmb_region, -finstrument-functions) or name the region to segment by`
+	want = `analysis: no computation region: the regions invoked at least 4 times (2 × 2 locations) are MPI calls (MPI_Send), synchronization (a\tb); no MPI collective is called equally often on every location throughout the run; the time-dominant region must be of the program's own computation: instrument it (hmb_region, -finstrument-functions), mark the iterations with HMB_PHASE, or name the region to segment by`
 	if got := ErrorText(nc); got != want {
 		t.Errorf("got  %q\nwant %q", got, want)
 	}

@@ -46,6 +46,10 @@ func ScoreText(out io.Writer, s *score.Score) error {
 	}
 	fmt.Fprintf(w, "Estimated measurement overhead: %s for %s visits (2 events each), %s of location-time\n",
 		units.Duration(s.Overhead), units.Count(visits), percent(score.Ratio(s.Overhead, float64(s.LocationTime))))
+	if s.ThrottledVisits > 0 {
+		fmt.Fprintf(w, "  of which %s for the %s visits counted after a throttle, at %.1f ns per event (a throttled probe tests a flag and counts), the timed ones at the probe cost\n",
+			units.Duration(s.Untimed), units.Count(s.ThrottledVisits), min(score.ThrottledProbeCost, s.ProbeCost))
+	}
 
 	fmt.Fprintln(w)
 	// The name is the line's last cell, not tab-terminated, so that the
@@ -125,7 +129,7 @@ func ScoreFilter(out io.Writer, s *score.Score) error {
 	for _, r := range s.Regions {
 		if r.Flagged {
 			fmt.Fprintf(&b, "\n%s: %s visits, %s per visit, overhead %s (%s)", r.Name, units.Count(r.Visits),
-				units.Duration(float64(r.Inclusive)/float64(max(r.Visits-r.VisitsAfter, 1))), units.Duration(r.Overhead), percent(r.Relative(opt.Property)))
+				units.Duration(float64(r.Inclusive)/float64(max(r.Visits-r.VisitsAfter, 1))), units.Duration(r.FullOverhead), percent(r.Relative(opt.Property)))
 		}
 	}
 	// Regions the probes throttled were too short and too frequent to be
@@ -169,10 +173,11 @@ func ScoreColumns(p score.Property) string {
   incl/visit  inclusive time per timed call
   %%excl       exclusive time, in %% of the location-time of all files
   kept bytes  the trace bytes of its events in the files; full bytes: had the buffer removed none
-  overhead    what its probes cost the run: 2 events per visit at the probe cost
+  overhead    what its probes cost the run: 2 events per visit at the probe cost, the visits
+              after a throttle at a throttled probe's cost
   %-11s the probes' %s relative to the region's pure time
-              (inclusive less the probe costs inside it); inf: the estimated probe costs are
-              all of its time
+              (inclusive less the probe costs inside it), every visit at the probe cost, as in a
+              run that measures it; inf: the estimated probe costs are all of its time
 `, p.String()+" ovhd", what)
 }
 

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/hmbtrace/hmbtrace/analysis"
 	"github.com/hmbtrace/hmbtrace/analysis/variation"
 	"github.com/hmbtrace/hmbtrace/internal/textname"
 
@@ -29,12 +28,17 @@ func VariationText(out io.Writer, v *variation.Variation, minScore float64, top 
 				textname.Escape(d.Region.Name), units.Count(d.Region.Visits), units.Duration(float64(d.Region.Inclusive)))
 		}
 	} else {
-		fmt.Fprintf(w, "Time-dominant region: %s\n", textname.Escape(v.Region))
-		fmt.Fprintf(w, "  %s invocations (at least 2p = %d for p = %d locations), %s aggregated inclusive time\n",
-			units.Count(d.Region.Visits), d.MinVisits, d.Locations, units.Duration(float64(d.Region.Inclusive)))
+		if v.Between {
+			fmt.Fprintf(w, "Iterations: between consecutive calls of %s (no region of the program carries them)\n", textname.Escape(v.Region))
+			fmt.Fprintf(w, "  %s calls on %d locations, every location as many, throughout the run\n", units.Count(d.Region.Visits), d.Locations)
+		} else {
+			fmt.Fprintf(w, "Time-dominant region: %s\n", textname.Escape(v.Region))
+			fmt.Fprintf(w, "  %s invocations (at least 2p = %d for p = %d locations), %s aggregated inclusive time, %s of the run\n",
+				units.Count(d.Region.Visits), d.MinVisits, d.Locations, units.Duration(float64(d.Region.Inclusive)), units.Share(d.Share, 1))
+		}
 		if d.HasRunnerUp {
 			fmt.Fprintf(w, "  runner-up: %s, %s invocations, %s\n", textname.Escape(d.RunnerUp.Name), units.Count(d.RunnerUp.Visits), units.Duration(float64(d.RunnerUp.Inclusive)))
-		} else {
+		} else if !v.Between {
 			fmt.Fprintln(w, "  runner-up: none, no other region is invoked that often")
 		}
 		for _, t := range d.Ineligible {
@@ -44,14 +48,10 @@ func VariationText(out io.Writer, v *variation.Variation, minScore float64, top 
 			fmt.Fprintf(w, "  passed over: %s, %s, a synchronization region\n", textname.Escape(t.Name), units.Duration(float64(t.Inclusive)))
 		}
 		for _, t := range d.Paradigm {
-			what := "an MPI call"
-			if analysis.IsOpenMPName(t.Name) {
-				what = "an OpenMP construct"
-			}
-			fmt.Fprintf(w, "  passed over: %s, %s, %s\n", textname.Escape(t.Name), units.Duration(float64(t.Inclusive)), what)
+			fmt.Fprintf(w, "  passed over: %s, %s, an MPI call\n", textname.Escape(t.Name), units.Duration(float64(t.Inclusive)))
 		}
-		for _, t := range d.Waiting {
-			fmt.Fprintf(w, "  passed over: %s, %s, %s of it in MPI calls and synchronization\n", textname.Escape(t.Name), units.Duration(float64(t.Inclusive)), units.Share(t.Share, 1))
+		for _, t := range d.Minor {
+			fmt.Fprintf(w, "  passed over: %s, %s, %s\n", textname.Escape(t.Name), units.Duration(float64(t.Inclusive)), minorWhy(d, t))
 		}
 	}
 	if len(v.SyncRegions) > 0 {
@@ -196,4 +196,17 @@ func writeSlowestRows(w io.Writer, v *variation.Variation) {
 			units.Duration(v.Rows[r].Median), v.Rows[r].Median/v.Median)
 	}
 	fmt.Fprintln(w)
+}
+
+// minorWhy says why a candidate with more inclusive time than the
+// time-dominant region was passed over.
+func minorWhy(d *variation.Dominance, t variation.MinorRegion) string {
+	chosenSOS := float64(d.Region.Inclusive) * (1 - d.Waiting)
+	switch {
+	case d.Between || t.SOS < variation.StrongShare*chosenSOS:
+		return fmt.Sprintf("%s of it in MPI calls and synchronization: SOS-time %s", units.Share(t.Waiting, 1), units.Duration(t.SOS))
+	case !t.Regular:
+		return fmt.Sprintf("%s invocations at an irregular period", units.Count(t.Visits))
+	}
+	return fmt.Sprintf("SOS-time %s, %s invocations", units.Duration(t.SOS), units.Count(t.Visits))
 }

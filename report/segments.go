@@ -185,7 +185,7 @@ func (ss *segmentSet) trend(p *variation.Plan, files []*tracefile.File, opt tren
 		}
 		series = append(series, trend.InvocationSeries(p.Region, sc.row.Label, uint64(sc.width), groups)...)
 	}
-	return trend.AnalyzeSeries(trend.Source{Invocations: true, Region: p.Region}, series, ss.notes(p, files), opt)
+	return trend.AnalyzeSeries(trend.Source{Invocations: true, Region: p.Region, Between: p.Between}, series, ss.notes(p, files), opt)
 }
 
 // groupText says how many invocations a heat-map segment holds when the

@@ -2,6 +2,7 @@ package score_test
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 	"time"
 
@@ -91,8 +92,24 @@ func TestScoreCountsThrottledVisits(t *testing.T) {
 	if r.VisitsAfter != s.Throttled[0].VisitsAfter || r.VisitsAfter != visits-s.Throttled[0].Visits || r.VisitsAfter == 0 {
 		t.Errorf("helper: %d visits after the throttle; the throttle says %d timed, %d after", r.VisitsAfter, s.Throttled[0].Visits, s.Throttled[0].VisitsAfter)
 	}
-	if !near(r.Overhead, 2*visits*s.ProbeCost) {
-		t.Errorf("helper: overhead %g, want %g", r.Overhead, 2*visits*s.ProbeCost)
+	// The timed visits at the probe cost, the rest at the throttled
+	// probe's; a run measuring every visit would cost the full figure.
+	timedVisits := float64(r.Visits - r.VisitsAfter)
+	wantOverhead := 2*timedVisits*s.ProbeCost + 2*float64(r.VisitsAfter)*ThrottledProbeCost
+	if !near(r.Overhead, wantOverhead) || !near(r.Untimed, 2*float64(r.VisitsAfter)*ThrottledProbeCost) || !near(r.FullOverhead, 2*visits*s.ProbeCost) {
+		t.Errorf("helper: overhead %g (untimed %g, full %g), want %g (untimed %g, full %g)", r.Overhead, r.Untimed, r.FullOverhead,
+			wantOverhead, 2*float64(r.VisitsAfter)*ThrottledProbeCost, 2*visits*s.ProbeCost)
+	}
+	if s.ThrottledVisits != r.VisitsAfter || !near(s.Untimed, r.Untimed) || r.Overhead >= r.FullOverhead/2 {
+		t.Errorf("score: %d throttled visits, untimed %g; want %d, %g, and the overhead %g well below the full %g",
+			s.ThrottledVisits, s.Untimed, r.VisitsAfter, r.Untimed, r.Overhead, r.FullOverhead)
+	}
+	var out bytes.Buffer
+	if err := render.ScoreText(&out, s); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "visits counted after a throttle, at 1.0 ns per event") {
+		t.Errorf("score does not say how it estimated the throttled visits:\n%s", out.String())
 	}
 	if !near(r.Share, want.Share) || r.FullBytes < want.FullBytes/2 {
 		t.Errorf("helper: share %g full bytes %g; unthrottled %g, %g", r.Share, r.FullBytes, want.Share, want.FullBytes)

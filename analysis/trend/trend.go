@@ -66,6 +66,10 @@ type Finding struct {
 type Source struct {
 	Invocations bool
 	Region      string
+	// Between says the iterations run from one call of Region (an MPI
+	// collective) to the next, as variation falls back to when no region
+	// of the program carries them.
+	Between bool
 }
 
 // Result is the dynamics of a run.
@@ -320,7 +324,7 @@ func (r *Result) fromSegments(files []*tracefile.File, region string, procs int)
 	if err != nil {
 		return err
 	}
-	r.Source = Source{Invocations: true, Region: v.Region}
+	r.Source = Source{Invocations: true, Region: v.Region, Between: v.Between}
 	r.Notes = append(r.Notes, v.Notes...)
 	byRow := make([][]Invocations, len(v.Rows))
 	for _, s := range v.Segments {

@@ -3,6 +3,9 @@ package variation
 import (
 	"errors"
 	"fmt"
+	"math"
+	"sort"
+	"strings"
 
 	"github.com/hmbtrace/hmbtrace/analysis"
 	"github.com/hmbtrace/hmbtrace/encode"
@@ -12,39 +15,103 @@ import (
 
 // DominanceRule says how the time-dominant region is chosen, for the help of
 // the commands that print it.
-const DominanceRule = `The time-dominant region (Weber et al.) is the region of the program's own computation with the
-highest inclusive time summed over all locations, among those invoked at least 2p times on p locations
-(so that its invocations cut every location into segments). Not candidates: MPI calls and OpenMP
-constructs, synchronization regions (MPI waits and collectives, OpenMP barriers and waits, -sync
-patterns), and regions that spend more than half of their traced time in MPI calls and
-synchronization nested in them (an iteration that mostly waits in MPI_Allreduce on a loaded
-machine): waiting and communication are what the SOS-time subtracts, never the work measured.
-A trace with no other region, such as one of the MPI wrappers alone, has no time-dominant region:
-then name one with -region.`
+const DominanceRule = `The time-dominant region is the region that carries the run's iterations. Candidates are the
+program's own regions and the OpenMP constructs that run its code (parallel regions, loops), invoked
+at least 2p times on p locations (Weber et al.), whatever share of their time they wait in MPI calls
+or synchronization nested in them: the SOS-time subtracts that waiting. MPI calls and
+synchronization regions (MPI waits and collectives, OpenMP barriers and waits, -sync patterns) are
+not candidates. Each candidate is weighed by its SOS-time (its aggregated inclusive time less the
+share of it spent waiting), which the load on the machine does not change, and the one with the
+most is chosen, unless it is invoked at an irregular period (a helper called in bursts) and another
+with at least 80 % of its SOS-time is regular. So a setup routine covering a few percent of the run
+is never chosen over a solver covering most of it, however long the solver waits.
+When no candidate covers 10 % of the run (compute inlined into main), the iterations are cut
+between consecutive calls of the MPI collective every location calls equally often, its calls
+spanning at least half the run (the fewest such calls, at least 2 per location), and the output
+says so. A weak choice (under
+10 % of the run, or fewer invocations than that collective's loop) is reported with what to do:
+mark the iterations with HMB_PHASE or a user region, or build with -fno-inline.
+A trace with neither has no time-dominant region: then name one with -region.`
 
-// MaxWaitShare is the share of its traced time a region may spend in MPI
-// calls, OpenMP constructs' waits and synchronization regions nested in it
-// and still be a candidate for the time-dominant region.
-const MaxWaitShare = 0.5
+// StrongShare is the share of the largest candidate's SOS-time a regular
+// candidate needs to be chosen over it when it is irregular.
+const StrongShare = 0.8
+
+// LoopSpan is the share of the run the calls of a collective must span,
+// from the first to the last, to be the loop the fallback cuts at.
+const LoopSpan = 0.5
+
+// WeakShare is the share of the run under which a chosen region is weak:
+// its segments miss most of what the run does.
+const WeakShare = 0.10
+
+// MaxIrregularity is the largest standard deviation of the natural
+// logarithms of the intervals between a region's consecutive invocations
+// (the median over the locations) at which its period counts as regular.
+// A loop of 40 iterations, 4 ranks on 2 shared cores, measured 1.15, and
+// a few iterations 20× as long as the others add 0.5 to 0.8; a helper
+// called 10 times in a burst per iteration, with a gap 1,000 times its
+// period, is above it (2.1).
+const MaxIrregularity = 2.0
 
 // ErrNoComputation is the error (a *NoComputationError, with the regions
-// that were passed over) of a trace in which every region invoked often enough is an
-// MPI call, an OpenMP construct, a synchronization region or mostly waits
-// in them.
+// that were passed over) of a trace in which every region invoked often
+// enough is an MPI call or a synchronization region and no collective's
+// calls span the run to cut the iterations at.
 var ErrNoComputation = errors.New("no computation region")
 
-// Dominance is the choice of the time-dominant region (Weber et al.,
-// section IV): of the regions of the program's computation invoked at least
-// 2p times over p locations, the one with the highest aggregated inclusive
-// time. Top-level regions such as main have the most inclusive time but only
-// one invocation per location; they would not cut the run into segments.
-// Communication and synchronization are what the SOS-time subtracts, so they
-// are never the candidate, and neither is a region that mostly waits in them.
+// Weakness says why the choice of the time-dominant region is weak.
+type Weakness uint8
+
+const (
+	// WeakNone: the region covers at least WeakShare of the run and is
+	// invoked as often as the collective loop, if any.
+	WeakNone Weakness = iota
+	// WeakShareOfRun: the region covers less than WeakShare of the run
+	// and no collective loop could replace it.
+	WeakShareOfRun
+	// WeakFewerThanLoop: the region is invoked fewer times per location
+	// than half the calls of the collective loop (Dominance.Loop).
+	WeakFewerThanLoop
+	// WeakFallback: no region of the program carries the iterations; they
+	// are cut between the calls of the collective Dominance.Loop.
+	WeakFallback
+)
+
+// Dominance is the choice of the time-dominant region (see DominanceRule):
+// of the regions of the program's computation invoked at least 2p times
+// over p locations, the one that carries the iterations. Top-level regions
+// such as main have the most inclusive time but only one invocation per
+// location; they would not cut the run into segments.
 type Dominance struct {
 	Locations int         // p: locations of all files
 	MinVisits uint64      // 2p
-	Region    RegionTotal // the time-dominant region
-	// RunnerUp is the eligible region with the next highest inclusive time;
+	Region    RegionTotal // the time-dominant region (the collective when Between)
+	// Run is the locations' run time summed (each location's time in
+	// instrumented code less MPI_Init and MPI_Finalize, which no
+	// iteration holds), in ns; Share is Region's inclusive time over it.
+	Run   int64
+	Share float64
+	// Irregularity is the median over the locations of the standard
+	// deviation of the logarithms of the intervals between Region's
+	// invocations (see MaxIrregularity).
+	Irregularity float64
+	// Waiting is the share of Region's traced time spent in MPI calls and
+	// synchronization nested in it: what its SOS-time subtracts.
+	Waiting float64
+	// Between says the segments run from one call of the collective
+	// Region to the next: the fallback when no region of the program
+	// carries the iterations.
+	Between bool
+	// Weak says why the choice is weak (WeakNone when it is not).
+	Weak Weakness
+	// Loop is the collective called equally often on every location, its
+	// calls spanning at least LoopSpan of the run, the fewest times (at
+	// least twice per location);
+	// HasLoop is false when there is none.
+	Loop    RegionTotal
+	HasLoop bool
+	// RunnerUp is the other candidate with the highest SOS-time;
 	// HasRunnerUp is false when there is none.
 	RunnerUp    RegionTotal
 	HasRunnerUp bool
@@ -55,19 +122,20 @@ type Dominance struct {
 	// inclusive time than Region: waiting is never the work a run is cut
 	// into segments by, however often a barrier is entered.
 	Sync []RegionTotal
-	// Paradigm are the MPI calls and OpenMP constructs, other than the
-	// synchronization regions, with more inclusive time than Region.
+	// Paradigm are the MPI calls, other than the synchronization regions,
+	// with more inclusive time than Region.
 	Paradigm []RegionTotal
-	// Waiting are the regions with more inclusive time than Region that
-	// spend more than MaxWaitShare of their traced time in MPI calls or
-	// synchronization regions nested in them.
-	Waiting []WaitingRegion
+	// Minor are the candidates with more inclusive time than Region passed
+	// over: a smaller SOS-time, an irregular period or fewer invocations.
+	Minor []MinorRegion
 }
 
-// WaitingRegion is a region passed over for waiting most of its time.
-type WaitingRegion struct {
+// MinorRegion is a candidate passed over for Dominance.Region.
+type MinorRegion struct {
 	RegionTotal
-	Share float64 // of its traced inclusive time, spent in MPI calls and synchronization
+	Waiting float64 // share of its traced time spent in MPI calls and synchronization
+	SOS     float64 // ns: its aggregated inclusive time less that share
+	Regular bool    // invoked at a regular period
 }
 
 // regionKind is what a region is to the choice of the time-dominant one.
@@ -76,8 +144,9 @@ type regionKind uint8
 const (
 	kindWork     regionKind = iota
 	kindSync                // a synchronization region: waiting
-	kindParadigm            // an MPI call (time in it is communication) or an OpenMP construct
+	kindParadigm            // an MPI call (time in it is communication)
 	kindTask                // an OpenMP task's execution: work even inside a barrier
+	kindOpenMP              // an OpenMP construct other than a wait: runs the program's code
 )
 
 // classifier tells the kind of a region by its name and paradigm.
@@ -104,7 +173,9 @@ func (c classifier) kind(name string) regionKind {
 		return kindSync
 	case analysis.IsTaskRun(name):
 		return kindTask
-	case c.paradigm[name] != 0 || analysis.IsOpenMPName(name):
+	case analysis.IsOpenMPName(name) || c.paradigm[name] == tracefile.ParadigmOpenMP:
+		return kindOpenMP
+	case c.paradigm[name] != 0:
 		return kindParadigm
 	}
 	return kindWork
@@ -117,11 +188,29 @@ func (c classifier) waits(name string, k regionKind) bool {
 	return k == kindSync || k == kindParadigm && c.paradigm[name] == tracefile.ParadigmMPI
 }
 
+// collectives are the MPI calls every process of a communicator makes
+// equally often: a loop that calls one per iteration is cut at its calls.
+var collectives = []string{"MPI_Allreduce", "MPI_Barrier", "MPI_Bcast", "MPI_Reduce", "MPI_Reduce_scatter",
+	"MPI_Scan", "MPI_Exscan", "MPI_Gather", "MPI_Scatter", "MPI_Allgather", "MPI_Alltoall"}
+
+func isCollective(name string) bool {
+	for _, c := range collectives {
+		if rest, ok := strings.CutPrefix(name, c); ok && (rest == "" || rest == "v" || rest == "w" || rest == "_block") {
+			return true
+		}
+	}
+	return false
+}
+
+// isStartup tells the MPI calls that start and end the processes' MPI,
+// which can take most of a short run and hold no iteration.
+func isStartup(name string) bool {
+	return name == "MPI_Init" || name == "MPI_Init_thread" || name == "MPI_Finalize"
+}
+
 // TimeDominant picks the time-dominant region of files, from their exact
-// flat profiles (events the buffer shed count too), and the share of each
-// candidate's traced time spent waiting, from their events. Ties in
-// inclusive time go to the region with more invocations, then to the name
-// first in order.
+// flat profiles (events the buffer shed count too) and the periods of the
+// candidates' invocations, from their events.
 // The events are read by HMB_TOOL_PROCS or GOMAXPROCS workers.
 func TimeDominant(files []*tracefile.File) (Dominance, error) {
 	procs, err := parallel.Procs(0)
@@ -136,68 +225,206 @@ func TimeDominant(files []*tracefile.File) (Dominance, error) {
 // with procs workers.
 func timeDominant(files []*tracefile.File, totals []RegionTotal, sync analysis.SyncMatcher, procs int) (Dominance, error) {
 	d := Dominance{}
+	var startup int64 // ns in MPI_Init and MPI_Finalize, all locations
 	for _, f := range files {
 		d.Locations += len(f.Locations)
+		for i := range f.Locations {
+			// The time in instrumented code: the exclusive times
+			// partition it, also without a main around everything.
+			var longest, covered, init uint64
+			for _, p := range f.Locations[i].Profile {
+				longest = max(longest, p.Inclusive)
+				covered += p.Exclusive
+				if isStartup(f.RegionName(p.Region)) {
+					init += p.Inclusive
+				}
+			}
+			d.Run += f.TicksToNanos(max(longest, covered) - min(init, max(longest, covered)))
+			startup += f.TicksToNanos(init)
+		}
 	}
 	d.MinVisits = 2 * uint64(d.Locations)
 	if d.Locations == 0 {
 		return d, fmt.Errorf("analysis: the trace has no locations")
 	}
 	cl := newClassifier(files, sync)
-	var shares map[string]waitShare // computed when the first candidate needs it
-	found, often := false, 0
+	var cands, loops []RegionTotal
+	often := 0
 	for _, t := range totals {
-		k := cl.kind(t.Name)
-		if t.Visits >= d.MinVisits {
-			often++
-		}
-		switch {
-		case k == kindSync:
-			if !found {
-				d.Sync = append(d.Sync, t)
-			}
-			continue
-		case k == kindParadigm:
-			if !found {
-				d.Paradigm = append(d.Paradigm, t)
-			}
-			continue
-		case t.Visits < d.MinVisits:
-			if !found {
-				d.Ineligible = append(d.Ineligible, t)
-			}
+		if t.Visits < d.MinVisits {
 			continue
 		}
-		// Time in nested regions is inclusive less exclusive time: a region
-		// with at most MaxWaitShare of it cannot wait more, and needs no
-		// walk over the events.
-		nested := t.Inclusive - t.Exclusive
-		if shares == nil && float64(nested) > MaxWaitShare*float64(t.Inclusive) {
-			var err error
-			if shares, err = waitShares(files, cl, procs); err != nil {
-				return d, err
-			}
+		often++
+		switch k := cl.kind(t.Name); {
+		case k == kindWork || k == kindTask || k == kindOpenMP:
+			cands = append(cands, t)
+		case isCollective(t.Name) && t.Locations == d.Locations && t.Visits%uint64(d.Locations) == 0:
+			loops = append(loops, t)
 		}
-		if s := shares[t.Name].share(); s > MaxWaitShare {
-			if !found {
-				d.Waiting = append(d.Waiting, WaitingRegion{t, s})
-			}
+	}
+	var walked map[string]waitShare
+	if len(cands)+len(loops) > 0 {
+		ws, traced, err := waitShares(files, cl, procs)
+		if err != nil {
+			return d, err
+		}
+		walked = ws
+		// The events show the run also where the program's code is no
+		// region (main not instrumented).
+		d.Run = max(d.Run, traced-startup)
+	}
+	// The loop: of the collectives whose calls span at least LoopSpan of
+	// the run, the one called the fewest times, so that an iteration
+	// calling one twice is not cut in halves when another is called once
+	// per iteration, and a burst of calls in the setup is no loop.
+	for _, t := range loops {
+		if float64(walked[t.Name].span) < LoopSpan*float64(d.Run) {
 			continue
 		}
-		switch {
-		case !found:
-			d.Region, found = t, true
-		case !d.HasRunnerUp:
-			d.RunnerUp, d.HasRunnerUp = t, true
+		if !d.HasLoop || t.Visits < d.Loop.Visits || t.Visits == d.Loop.Visits && t.Inclusive > d.Loop.Inclusive {
+			d.Loop, d.HasLoop = t, true
 		}
+	}
+	best, runnerUp, found, hasRunnerUp := chooseCandidate(cands, walked)
+	if found {
+		d.Region = best
+		d.Irregularity = walked[best.Name].irregularity
+		d.Waiting = walked[best.Name].share()
+	}
+	share := func(t RegionTotal) float64 {
+		if d.Run <= 0 {
+			return 0
+		}
+		return float64(t.Inclusive) / float64(d.Run)
 	}
 	switch {
+	case found && share(best) >= WeakShare:
+		if d.HasLoop && 2*best.Visits < d.Loop.Visits {
+			d.Weak = WeakFewerThanLoop
+		}
+	case d.HasLoop:
+		// No region of the program covers enough of the run to carry the
+		// iterations (its compute inlined into main): the collective
+		// loop does.
+		d.Region, d.Between, d.Weak, found = d.Loop, true, WeakFallback, true
+		d.Irregularity = walked[d.Loop.Name].irregularity
+		d.Waiting = 1
 	case found:
-		return d, nil
-	case often > 0:
-		return d, &NoComputationError{Dominance: d}
+		d.Weak = WeakShareOfRun
 	}
-	return d, fmt.Errorf("analysis: no region is invoked at least %d times (2 × %d locations); name the region to segment by", d.MinVisits, d.Locations)
+	if !found {
+		d.record(totals, cl, RegionTotal{Inclusive: -1}, walked)
+		if often > 0 {
+			return d, &NoComputationError{Dominance: d}
+		}
+		return d, fmt.Errorf("analysis: no region is invoked at least %d times (2 × %d locations); name the region to segment by", d.MinVisits, d.Locations)
+	}
+	d.Share = share(d.Region)
+	d.record(totals, cl, d.Region, walked)
+	if !d.Between {
+		d.RunnerUp, d.HasRunnerUp = runnerUp, hasRunnerUp
+	}
+	return d, nil
+}
+
+// chooseCandidate returns the candidate that carries the iterations. Each
+// is weighed by its SOS-time, its aggregated inclusive time less the share
+// of its traced time spent waiting in MPI calls and synchronization nested
+// in it: that share grows with the load on the machine, what remains does
+// not. The one with the largest SOS-time is chosen (Weber et al.'s rule,
+// less the waiting) unless its period is irregular: then the first
+// regular one with at least StrongShare of that SOS-time.
+// The runner-up is the other candidate with the largest SOS-time.
+func chooseCandidate(cands []RegionTotal, walked map[string]waitShare) (best, runnerUp RegionTotal, found, hasRunnerUp bool) {
+	if len(cands) == 0 {
+		return best, runnerUp, false, false
+	}
+	type cand struct {
+		t       RegionTotal
+		sos     float64
+		regular bool
+	}
+	cs := make([]cand, len(cands))
+	for i, t := range cands {
+		w := walked[t.Name]
+		cs[i] = cand{t, w.sos(t), w.irregularity <= MaxIrregularity}
+	}
+	// Stable: equal SOS-times keep the order of Totals.
+	sort.SliceStable(cs, func(i, j int) bool { return cs[i].sos > cs[j].sos })
+	floor := StrongShare * cs[0].sos
+	b := cs[0]
+	for _, c := range cs[1:] {
+		if c.sos < floor {
+			break
+		}
+		if c.regular && !b.regular {
+			b = c
+			break
+		}
+	}
+	for _, c := range cs {
+		if c.t.Name != b.t.Name {
+			return b.t, c.t, true, true
+		}
+	}
+	return b.t, runnerUp, true, false
+}
+
+// record lists the regions with more inclusive time than the chosen one
+// that were passed over, by why.
+func (d *Dominance) record(totals []RegionTotal, cl classifier, chosen RegionTotal, walked map[string]waitShare) {
+	for _, t := range totals {
+		if t.Name == chosen.Name || chosen.Inclusive >= 0 && t.Inclusive < chosen.Inclusive {
+			continue
+		}
+		switch k := cl.kind(t.Name); {
+		case k == kindSync:
+			d.Sync = append(d.Sync, t)
+		case k == kindParadigm:
+			d.Paradigm = append(d.Paradigm, t)
+		case t.Visits < d.MinVisits:
+			d.Ineligible = append(d.Ineligible, t)
+		default:
+			w := walked[t.Name]
+			d.Minor = append(d.Minor, MinorRegion{t, w.share(), w.sos(t), w.irregularity <= MaxIrregularity})
+		}
+	}
+}
+
+// period accumulates the intervals between one region's consecutive
+// outermost invocations on one location, as logarithms: their standard
+// deviation does not depend on the unit, and a few iterations 20× as
+// long as the others (the slowdowns the analysis is for) move it little,
+// while a helper called in bursts, tiny gaps and then a long one, moves
+// it much.
+type period struct {
+	n           int
+	first, last int64 // ns: the first and the previous invocation's start
+	sum, sumSq  float64
+}
+
+func (p *period) add(start int64) {
+	if p.n > 0 {
+		l := math.Log(float64(max(start-p.last, 1)))
+		p.sum += l
+		p.sumSq += l * l
+	}
+	if p.n == 0 {
+		p.first = start
+	}
+	p.n++
+	p.last = start
+}
+
+// irregularity returns the standard deviation of the logarithms of the
+// intervals; 0 with fewer than two of them, which cannot be irregular.
+func (p *period) irregularity() float64 {
+	k := float64(p.n - 1)
+	if k < 2 {
+		return 0
+	}
+	mean := p.sum / k
+	return math.Sqrt(max(p.sumSq/k-mean*mean, 0))
 }
 
 // waitShare is a region's traced inclusive time, its outermost calls'
@@ -207,6 +434,14 @@ func timeDominant(files []*tracefile.File, totals []RegionTotal, sync analysis.S
 // wait itself unless a wait is nested in it.
 type waitShare struct {
 	traced, waiting int64 // ns
+	// irregularity is the median over the locations that invoke the
+	// region of the standard deviation of the logarithms of the intervals
+	// between its consecutive outermost invocations.
+	irregularity float64
+	// span is the time from the first invocation's start to the last's,
+	// summed over the locations.
+	span   int64
+	period period // of one location, while they are read
 }
 
 // share returns the part of the traced time spent waiting; 0 for a region
@@ -219,21 +454,27 @@ func (w waitShare) share() float64 {
 	return float64(w.waiting) / float64(w.traced)
 }
 
+// sos returns the SOS-time of region t: its aggregated inclusive time
+// less the share of its traced time spent waiting; exact when the trace
+// holds all of its calls, so that a region and the one computation it
+// holds besides its waits tie.
+func (w waitShare) sos(t RegionTotal) float64 {
+	if w.traced == t.Inclusive {
+		return float64(t.Inclusive - w.waiting)
+	}
+	return float64(t.Inclusive) * (1 - w.share())
+}
+
 // waitShares reads every event of files once and returns the waitShare of
 // each region by name, the locations on procs workers (the sums are of
-// integers, so they do not depend on the order). Without any MPI or
-// synchronization region no region waits, and no event is read.
-func waitShares(files []*tracefile.File, cl classifier, procs int) (map[string]waitShare, error) {
+// integers and the irregularity a median, so they do not depend on the
+// order).
+//
+// It also returns the time from each location's first event to its last,
+// summed: the run as the events show it, also where the program's own
+// code is not a region.
+func waitShares(files []*tracefile.File, cl classifier, procs int) (map[string]waitShare, int64, error) {
 	out := map[string]waitShare{}
-	some := false
-	for _, f := range files {
-		for _, r := range f.Regions {
-			some = some || cl.waits(r.Name, cl.kind(r.Name))
-		}
-	}
-	if !some {
-		return out, nil
-	}
 	type fileRegions struct {
 		kinds []regionKind
 		waits []bool
@@ -265,21 +506,32 @@ func waitShares(files []*tracefile.File, cl classifier, procs int) (map[string]w
 		return err
 	})
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
+	var traced int64
+	cvs := map[string][]float64{}
 	for n, per := range perLoc {
 		names := byFile[locs[n].file].names
+		traced += per[0].span // the location's (see locationWaits)
 		for id, s := range per {
-			if id == 0 || s.traced == 0 {
+			if id == 0 || s.period.n == 0 {
 				continue
 			}
 			t := out[names[id]]
 			t.traced += s.traced
 			t.waiting += s.waiting
+			t.span += s.period.last - s.period.first
 			out[names[id]] = t
+			cvs[names[id]] = append(cvs[names[id]], s.period.irregularity())
 		}
 	}
-	return out, nil
+	for name, c := range cvs {
+		sort.Float64s(c)
+		t := out[name]
+		t.irregularity = c[len(c)/2]
+		out[name] = t
+	}
+	return out, traced, nil
 }
 
 // locationWaits returns the waitShare of each region id of file f (0 for
@@ -326,6 +578,7 @@ func locationWaits(f *tracefile.File, loc *tracefile.Location, kinds []regionKin
 		}
 		since = now
 	}
+	var first, last int64 = -1, 0 // the location's first and last enter or leave
 	it := f.EventsWith(loc.ID, ahead)
 	defer it.Close()
 	for it.Next(&e) {
@@ -333,6 +586,10 @@ func locationWaits(f *tracefile.File, loc *tracefile.Location, kinds []regionKin
 		case encode.KindEnter:
 			id := slot(e.Region)
 			now := f.Nanos(e.Time)
+			if first < 0 {
+				first = now
+			}
+			last = now
 			account(now)
 			fr := frame{region: id, outermost: active[id] == 0 && !e.Truncated, enter: now,
 				marks: len(marks), mark: waits[id] || kinds[id] == kindTask}
@@ -340,6 +597,9 @@ func locationWaits(f *tracefile.File, loc *tracefile.Location, kinds []regionKin
 				nested = append(nested, 0)
 			}
 			fr.waitedAt = nested[fr.marks]
+			if fr.outermost {
+				per[id].period.add(now)
+			}
 			if fr.mark {
 				marks = append(marks, waits[id])
 			}
@@ -350,6 +610,7 @@ func locationWaits(f *tracefile.File, loc *tracefile.Location, kinds []regionKin
 				continue
 			}
 			now := f.Nanos(e.Time)
+			last = now
 			account(now)
 			fr := stack[len(stack)-1]
 			stack = stack[:len(stack)-1]
@@ -363,5 +624,7 @@ func locationWaits(f *tracefile.File, loc *tracefile.Location, kinds []regionKin
 			}
 		}
 	}
+	// Slot 0 holds no region: it carries the location's traced span.
+	per[0] = waitShare{span: max(last-first, 0)}
 	return per, it.Err()
 }

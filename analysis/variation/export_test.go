@@ -11,18 +11,19 @@ import (
 type WaitShareOf struct {
 	Traced, Waiting int64
 	Share           float64
+	Irregularity    float64
 }
 
 // WaitShares is waitShares with the default synchronization regions, on
 // several workers.
 func WaitShares(files []*tracefile.File) (map[string]WaitShareOf, error) {
-	ws, err := waitShares(files, newClassifier(files, analysis.SyncMatcher{}), 4)
+	ws, _, err := waitShares(files, newClassifier(files, analysis.SyncMatcher{}), 4)
 	if err != nil {
 		return nil, err
 	}
 	out := make(map[string]WaitShareOf, len(ws))
 	for name, w := range ws {
-		out[name] = WaitShareOf{Traced: w.traced, Waiting: w.waiting, Share: w.share()}
+		out[name] = WaitShareOf{Traced: w.traced, Waiting: w.waiting, Share: w.share(), Irregularity: w.irregularity}
 	}
 	return out, nil
 }

@@ -25,6 +25,11 @@ const (
 	// NoteTruncated: Missing segments began before the window the
 	// keep-last policy kept and are left out.
 	NoteTruncated
+	// NoteWeakChoice: the time-dominant region Region is a weak choice,
+	// as Weak says: it covers Share of the run and is invoked Missing
+	// times on Locations locations; Loop is the collective called Of
+	// times that the iterations are cut at, or could be ("" if none).
+	NoteWeakChoice
 )
 
 // Note is one limit of the result, with the numbers and names that tell
@@ -36,6 +41,10 @@ type Note struct {
 	Region      string
 	Sync        filter.Patterns
 	Losses      []Loss
+	// NoteWeakChoice only.
+	Weak  Weakness
+	Share float64
+	Loop  string
 }
 
 // LossKind is a way a buffer lost events.

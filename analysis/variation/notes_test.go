@@ -36,7 +36,7 @@ func TestNoteShedSync(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !hasNote(v, "synchronization calls on 4 locations are not in the trace (depth >= 3 closed)") {
-		t.Errorf("notes %q", v.Notes)
+		t.Errorf("notes %+v", v.Notes)
 	}
 	for _, r := range v.Rows {
 		if r.SyncCalls != 400 || r.SyncKept != 0 || r.Segments != 400 {
@@ -57,7 +57,7 @@ func TestNoteWindow(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !hasNote(v, "invocations of iteration are not in the trace (oldest events revoked)") {
-		t.Errorf("notes %q", v.Notes)
+		t.Errorf("notes %+v", v.Notes)
 	}
 	for _, r := range v.Rows {
 		if r.Segments == 0 || uint64(r.Segments+r.Truncated) >= r.Invocations {

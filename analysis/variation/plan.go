@@ -21,6 +21,9 @@ type Plan struct {
 	HasDominance bool
 	Region       string // the segment region
 	Picked       bool   // Region was given, not chosen
+	// Between cuts the segments from one call of Region (a collective,
+	// the fallback of Dominance.Between) to the next.
+	Between bool
 
 	Sync        filter.Patterns // the extra synchronization patterns
 	SyncRegions []string        // regions of the trace taken as synchronization, with visits
@@ -73,11 +76,11 @@ func (pl *Planner) Plan(region string, sync filter.Patterns) (*Plan, error) {
 	case dom.err != nil:
 		return nil, dom.err
 	default:
-		p.Region = dom.d.Region.Name
+		p.Region, p.Between = dom.d.Region.Name, dom.d.Between
 	}
 	m := p.matcher()
 	for _, t := range pl.totals {
-		if m.Match(t.Name) && t.Name != p.Region {
+		if m.Match(t.Name) && (t.Name != p.Region || p.Between) {
 			p.SyncRegions = append(p.SyncRegions, t.Name)
 		}
 	}
@@ -91,7 +94,7 @@ func (p *Plan) matcher() analysis.SyncMatcher { return analysis.SyncMatcher{Extr
 // found: the choice of the region and the synchronization regions.
 func (p *Plan) Variation() *Variation {
 	return &Variation{Dominance: p.Dominance, HasDominance: p.HasDominance, Region: p.Region, Picked: p.Picked,
-		Sync: p.Sync, SyncRegions: p.SyncRegions}
+		Between: p.Between, Sync: p.Sync, SyncRegions: p.SyncRegions}
 }
 
 // NoInvocation returns Analyze's error for files in which no location
@@ -105,14 +108,26 @@ func (p *Plan) NoInvocation(files []*tracefile.File) error {
 // invocations, however a tool groups them).
 func (p *Plan) Notes(rows []Row, files []*tracefile.File) []Note {
 	var notes []Note
-	if len(p.SyncRegions) == 0 {
+	if d := &p.Dominance; !p.Picked && p.HasDominance && d.Weak != WeakNone {
+		n := Note{Kind: NoteWeakChoice, Weak: d.Weak, Region: d.Region.Name, Share: d.Share, Locations: d.Locations,
+			Missing: d.Region.Visits}
+		if d.HasLoop {
+			n.Loop, n.Of = d.Loop.Name, d.Loop.Visits
+		}
+		notes = append(notes, n)
+	}
+	if len(p.SyncRegions) == 0 && !p.Between {
 		notes = append(notes, Note{Kind: NoteNoSync, Sync: p.Sync})
 	}
 	var missingSeg, invocations, shedSync, syncCalls uint64
 	var shedSyncRows, truncated int
 	for _, r := range rows {
 		invocations += r.Invocations
-		if kept := uint64(r.Segments + r.Truncated + r.Recursive); r.Invocations > kept {
+		kept := uint64(r.Segments + r.Truncated + r.Recursive)
+		if p.Between && r.Invocations > 0 {
+			kept++ // the last call opens no segment
+		}
+		if r.Invocations > kept {
 			missingSeg += r.Invocations - kept
 		}
 		syncCalls += r.SyncCalls

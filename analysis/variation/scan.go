@@ -19,6 +19,9 @@ type Scanner struct {
 	isSeg  []bool
 	isSync []bool
 	isTask []bool
+	// between cuts the segments from one call of the segment region (a
+	// collective) to the next, the call's time as synchronization.
+	between bool
 
 	inSeg, truncated bool
 	segDepth         int // depth of the open segment
@@ -43,12 +46,12 @@ type scanMark struct {
 func (p *Plan) NewScanner(f *tracefile.File, ref LocationRef, row int, emit func(Segment)) *Scanner {
 	n := len(f.Regions) + 1
 	s := &Scanner{f: f, loc: ref.Location, offset: ref.Offset, emit: emit, rowAt: row,
-		isSeg: make([]bool, n), isSync: make([]bool, n), isTask: make([]bool, n)}
+		isSeg: make([]bool, n), isSync: make([]bool, n), isTask: make([]bool, n), between: p.Between}
 	sync := p.matcher()
 	for _, r := range f.Regions {
 		if int(r.ID) < n {
 			s.isSeg[r.ID] = r.Name == p.Region
-			s.isSync[r.ID] = !s.isSeg[r.ID] && sync.Match(r.Name)
+			s.isSync[r.ID] = (!s.isSeg[r.ID] || p.Between) && sync.Match(r.Name)
 			s.isTask[r.ID] = !s.isSeg[r.ID] && !s.isSync[r.ID] && analysis.IsTaskRun(r.Name)
 		}
 	}
@@ -76,6 +79,18 @@ func (s *Scanner) Event(e *tracefile.Event) {
 			s.row.SyncKept++
 		}
 		switch {
+		case s.between && flagged(s.isSeg, e.Region):
+			now := s.f.Nanos(e.Time)
+			if s.inSeg {
+				if s.waiting() {
+					s.syncNs += now - s.syncAt
+				}
+				s.end(now)
+			}
+			s.inSeg, s.truncated, s.segDepth = true, e.Truncated, e.Depth
+			s.segStart, s.syncNs, s.open = now, 0, s.open[:0]
+			s.open = append(s.open, scanMark{depth: e.Depth, sync: true})
+			s.syncAt = now
 		case s.inSeg && flagged(s.isSeg, e.Region):
 			s.row.Recursive++
 		case !s.inSeg && flagged(s.isSeg, e.Region):
@@ -103,20 +118,33 @@ func (s *Scanner) Event(e *tracefile.Event) {
 			s.open = s.open[:n-1]
 			s.syncAt = now
 		}
+		if s.between {
+			// Leaving the code that calls the collective ends the
+			// iterations: what follows the last call is no segment.
+			if e.Depth < s.segDepth {
+				s.inSeg = false
+			}
+			return
+		}
 		if e.Depth != s.segDepth {
 			return
 		}
-		s.inSeg = false
-		if s.truncated {
-			s.row.Truncated++
-			s.index++
-			return
-		}
-		dur := now - s.segStart
-		s.row.Segments++
-		s.emit(Segment{Row: s.rowAt, Index: s.index, Start: s.offset + s.segStart, Duration: dur, Sync: s.syncNs, SOS: dur - s.syncNs})
-		s.index++
+		s.end(now)
 	}
+}
+
+// end ends the open segment at now and emits it.
+func (s *Scanner) end(now int64) {
+	s.inSeg = false
+	if s.truncated {
+		s.row.Truncated++
+		s.index++
+		return
+	}
+	dur := now - s.segStart
+	s.row.Segments++
+	s.emit(Segment{Row: s.rowAt, Index: s.index, Start: s.offset + s.segStart, Duration: dur, Sync: s.syncNs, SOS: dur - s.syncNs})
+	s.index++
 }
 
 // Finish returns the location's row, its Median not yet set (see Score),
@@ -124,7 +152,11 @@ func (s *Scanner) Event(e *tracefile.Event) {
 // keep-last policy lost the oldest invocations, the kept ones are numbered
 // as the last of all that were made.
 func (s *Scanner) Finish() (row Row, shift int) {
-	if kept := uint64(s.row.Segments + s.row.Truncated + s.row.Recursive); s.loc.Windowed && s.row.Invocations > kept {
+	kept := uint64(s.row.Segments + s.row.Truncated + s.row.Recursive)
+	if s.between && s.row.Invocations > 0 {
+		kept++ // the last call opens no segment
+	}
+	if s.loc.Windowed && s.row.Invocations > kept {
 		shift = int(s.row.Invocations - kept)
 	}
 	return s.row, shift

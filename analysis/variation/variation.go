@@ -85,6 +85,9 @@ type Variation struct {
 	HasDominance bool
 	Region       string // the segment region
 	Picked       bool   // Region was given in Options, not chosen
+	// Between says the segments run from one call of Region (a
+	// collective) to the next, the fallback of Dominance.Between.
+	Between bool
 
 	Sync        filter.Patterns // the extra synchronization patterns
 	SyncRegions []string        // regions of the trace taken as synchronization, with visits

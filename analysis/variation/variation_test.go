@@ -93,7 +93,7 @@ func TestSOSTimeFigure3(t *testing.T) {
 			t.Errorf("%s: first iteration SOS-times %d and %d; want 5 and 1 steps", tc.mpi, v.Segments[0].SOS, v.Segments[6].SOS)
 		}
 		if len(v.Notes) != 0 {
-			t.Errorf("%s: notes %q", tc.mpi, v.Notes)
+			t.Errorf("%s: notes %+v", tc.mpi, v.Notes)
 		}
 	}
 }

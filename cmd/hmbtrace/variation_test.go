@@ -231,7 +231,7 @@ func TestVariationMPIOnly(t *testing.T) {
 		!strings.Contains(errOut.String(), "synchronization (MPI_Waitall)") {
 		t.Errorf("exit %d, stderr %q; want no computation region, MPI_Waitall as synchronization", rc, errOut.String())
 	}
-	if !strings.Contains(helpOf["variation"], "Not candidates: MPI calls") {
+	if !strings.Contains(helpOf["variation"], "MPI calls and\nsynchronization regions") {
 		t.Errorf("variation -h does not say the rule:\n%s", helpOf["variation"])
 	}
 }

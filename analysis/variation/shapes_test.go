@@ -1,0 +1,100 @@
+package variation_test
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+
+	. "github.com/hmbtrace/hmbtrace/analysis/variation"
+	"github.com/hmbtrace/hmbtrace/render"
+
+	"github.com/hmbtrace/hmbtrace/analysis/trend"
+	"github.com/hmbtrace/hmbtrace/internal/tracetest"
+	"github.com/hmbtrace/hmbtrace/tracefile"
+)
+
+// TestShapesSegmentBySolver checks issue 33's three shapes of program —
+// a CG solver waiting 70 % in MPI_Allreduce beside a 1 % setup routine,
+// an MPI+OpenMP solve whose work is all in parallel loops, and a code
+// with everything inlined into main — on 2 and 4 ranks, quiet and with
+// the timings perturbed as a loaded machine does: each is cut by its
+// solver loop, the planted slowdown ranks first, and the inlined one says
+// that its iterations are cut between the collective's calls.
+func TestShapesSegmentBySolver(t *testing.T) {
+	for _, shape := range []tracetest.Shape{tracetest.ShapeCG, tracetest.ShapeOpenMP, tracetest.ShapeInlined} {
+		for _, ranks := range []int{2, 4} {
+			for _, load := range []float64{0, 1} {
+				for seed := uint64(1); seed <= 2; seed++ {
+					if load == 0 && seed > 1 {
+						continue
+					}
+					t.Run(fmt.Sprintf("%s/%d ranks/load %g/seed %d", shape, ranks, load, seed), func(t *testing.T) {
+						checkShape(t, tracetest.ShapeRun{Shape: shape, Ranks: ranks, Threads: 2, Iterations: 30,
+							Load: load, Seed: seed, Slow: [2]int{1, 17}})
+					})
+				}
+			}
+		}
+	}
+}
+
+func checkShape(t *testing.T, run tracetest.ShapeRun) {
+	f := run.Record(t)
+	files := []*tracefile.File{f}
+	want, between := run.Shape.SolverRegion()
+	d, err := TimeDominant(files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Region.Name != want || d.Between != between {
+		t.Fatalf("chose %q (between calls: %v, weak %d, share %.3f); want %q", d.Region.Name, d.Between, d.Weak, d.Share, want)
+	}
+	if between != (d.Weak == WeakFallback) {
+		t.Errorf("weakness %d; want the fallback exactly when cut between calls", d.Weak)
+	}
+	v, err := Analyze(files, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The planted slowdown is location 1's iteration 17: segment 17 of
+	// the solver's invocations, or segment 16 between the collective's
+	// calls (from the end of iteration 16 to that of iteration 17).
+	wantIndex := 17
+	if between {
+		wantIndex = 16
+	}
+	top := v.Ranked()[0]
+	if top.Row != 1 || top.Index != wantIndex {
+		t.Errorf("top segment %s %d (score %.1f); want %s %d", v.Rows[top.Row].Label, top.Index, top.Score, v.Rows[1].Label, wantIndex)
+	}
+	var out bytes.Buffer
+	if err := render.VariationText(&out, v, DefaultMinScore, 3); err != nil {
+		t.Fatal(err)
+	}
+	weakNote := strings.Contains(out.String(), "HMB_PHASE")
+	if weakNote != between {
+		t.Errorf("weak-choice note printed %v; want %v:\n%s", weakNote, between, out.String())
+	}
+}
+
+// TestShapeDynamicsSaysWeak checks that dynamics, which cuts its
+// iterations as variation does, says where they come from and why the
+// choice is weak when the code is inlined into main.
+func TestShapeDynamicsSaysWeak(t *testing.T) {
+	f := tracetest.ShapeRun{Shape: tracetest.ShapeInlined, Ranks: 2, Iterations: 30, Slow: [2]int{-1, -1}}.Record(t)
+	r, err := trend.Analyze([]*tracefile.File{f}, trend.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := render.DynamicsText(&out, r, 5); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`Iterations: the intervals between consecutive calls of "MPI_Allreduce"`,
+		"note: no region of the program covers 10.0% of the run", "HMB_PHASE", "-fno-inline"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("dynamics lacks %q:\n%s", want, out.String())
+		}
+	}
+}

@@ -1,0 +1,56 @@
+package cshim_test
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hmbtrace/hmbtrace/analysis/variation"
+	"github.com/hmbtrace/hmbtrace/render"
+)
+
+// TestMPIInlinedSegmentsByCollective runs testdata/mpi/inlined.c, a C MPI
+// code whose computation is inlined into main (built -O2 against the MPI
+// wrappers, with one user region, init, entered twice per rank), on 2 and
+// 4 ranks: variation cuts its iterations between the calls of
+// MPI_Allreduce, not at init, says why the choice is weak and what to do,
+// and ranks rank 1's planted slow iteration first. Every check compares
+// the run with itself, never with a time.
+func TestMPIInlinedSegmentsByCollective(t *testing.T) {
+	build := mpiLibrary(t)
+	prog := mpiBuild(t, build, "mpicc", "inlined", "inlined.c")
+	for _, np := range []int{2, 4} {
+		t.Run(fmt.Sprintf("%d ranks", np), func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "hmb-out")
+			mpirun(t, np, out, nil, prog)
+			files := rankFiles(t, out, "inlined", np)
+			v, err := variation.Analyze(files, variation.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v.Region != "MPI_Allreduce" || !v.Between || v.Dominance.Weak != variation.WeakFallback {
+				t.Fatalf("segments by %q (between calls %v, weak %d); want between the calls of MPI_Allreduce",
+					v.Region, v.Between, v.Dominance.Weak)
+			}
+			// 40 calls per rank: 39 iterations from one to the next.
+			if len(v.Segments) != 39*np {
+				t.Errorf("%d segments; want %d", len(v.Segments), 39*np)
+			}
+			// Iteration 17's computation lies between calls 16 and 17.
+			top := v.Ranked()[0]
+			if files[v.Rows[top.Row].File].Header.Rank != 1 || top.Index != 16 {
+				t.Errorf("top segment %s %d (score %.1f); want rank 1's segment 16", v.Rows[top.Row].Label, top.Index, top.Score)
+			}
+			var text strings.Builder
+			if err := render.VariationText(&text, v, variation.DefaultMinScore, 3); err != nil {
+				t.Fatal(err)
+			}
+			for _, want := range []string{"Iterations: between consecutive calls of MPI_Allreduce", "HMB_PHASE", "-fno-inline"} {
+				if !strings.Contains(text.String(), want) {
+					t.Errorf("variation lacks %q:\n%s", want, text.String())
+				}
+			}
+		})
+	}
+}
