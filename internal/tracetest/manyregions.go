@@ -2,8 +2,10 @@ package tracetest
 
 import (
 	"fmt"
+	"testing"
 
 	"github.com/hmbtrace/hmbtrace/measure"
+	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
 // ManyRegionsName is the name of the region ManyRegions defines i-th
@@ -68,4 +70,32 @@ func ManyRegions(dir, name string, regions, ranks int) ([]string, error) {
 		paths = append(paths, m.Path())
 	}
 	return paths, nil
+}
+
+// OpenManyRegions records ManyRegions into a temporary directory and
+// opens its rank files; they are closed when the test ends.
+func OpenManyRegions(t testing.TB, regions, ranks int) []*tracefile.File {
+	t.Helper()
+	paths, err := ManyRegions(t.TempDir(), "many", regions, ranks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := make([]*tracefile.File, len(paths))
+	for i, p := range paths {
+		files[i] = Open(t, p)
+	}
+	return files
+}
+
+// LinearInRegions fails the test unless work, a count of what a tool does
+// on a trace of n regions (allocations, entries scanned; never a time),
+// grows at most about linearly from 10³ to 10⁴ regions: at most 15 times
+// (a scan per region makes it about 100 times).
+func LinearInRegions(t *testing.T, what string, work func(t *testing.T, regions int) float64) {
+	t.Helper()
+	small, large := work(t, 1_000), work(t, 10_000)
+	t.Logf("%s: %.0f at 10³ regions, %.0f at 10⁴ (%.1f×)", what, small, large, large/small)
+	if small <= 0 || large > 15*small {
+		t.Errorf("%s: %.0f at 10³ regions, %.0f at 10⁴: %.1f× for 10× the regions, want at most 15×", what, small, large, large/small)
+	}
 }
