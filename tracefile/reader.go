@@ -266,6 +266,7 @@ func read(r io.ReaderAt, size int64, noEvents bool) (*File, error) {
 				decodeHeader(fl, &f.Header)
 			case secRegions:
 				f.Regions = decodeRegions(fl)
+				f.indexRegions()
 			case secLocations:
 				f.Locations = decodeLocations(fl)
 				for i, l := range f.Locations {

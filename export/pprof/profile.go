@@ -174,11 +174,10 @@ func (w *walker) function(id uint32) int {
 	f := w.f
 	key := funcKey{name: f.RegionName(id)}
 	line := 0
-	for _, r := range f.Regions {
-		if r.ID == id {
-			key.file, line = r.File, r.Line
-			break
-		}
+	// By id, not a scan: a scan per region made the export quadratic in
+	// the regions.
+	if r := f.RegionByID(id); r != nil {
+		key.file, line = r.File, r.Line
 	}
 	fn, ok := w.funcIdx[key]
 	if !ok {

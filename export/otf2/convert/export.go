@@ -338,11 +338,10 @@ func (x *exporter) region(i int, id uint32) (otf2.RegionRef, error) {
 	f := x.files[i]
 	key := regionKey{name: f.RegionName(id)}
 	paradigm := tracefile.ParadigmUser
-	for _, r := range f.Regions {
-		if r.ID == id {
-			key.file, key.line, paradigm = r.File, r.Line, r.Paradigm
-			break
-		}
+	// By id, not a scan: a scan per region made the export quadratic in
+	// the regions (19 minutes at 10⁶).
+	if r := f.RegionByID(id); r != nil {
+		key.file, key.line, paradigm = r.File, r.Line, r.Paradigm
 	}
 	ref, ok := x.regions[key]
 	if !ok {
