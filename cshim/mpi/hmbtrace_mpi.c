@@ -1234,6 +1234,9 @@ HMB_NOINST static int bounded_wait(int n, MPI_Request *r, const char *what)
  * every rank one after the other before.
  */
 #define SYNC_ROUNDS 8
+#define SYNC_MAX_ROUNDS 64
+#define SYNC_GOOD_NS 100000 /* a round trip of 100 µs bounds the error at 50 µs */
+#define SYNC_DONE 1
 
 /* What a parent passes down: its offset to rank 0, and rank 0's start. */
 struct sync_down {
@@ -1245,12 +1248,17 @@ HMB_NOINST static int serve_child(int child, const struct sync_down *mine)
 {
 	char what[64];
 	snprintf(what, sizeof what, "rank %d's clock synchronisation", child);
-	for (int k = 0; k < SYNC_ROUNDS; k++) {
+	/* The child decides how many ping-pongs it needs, SYNC_MAX_ROUNDS at
+	 * most: a last ping says it is done. */
+	for (int k = 0; k <= SYNC_MAX_ROUNDS; k++) {
 		char ping;
 		MPI_Request r = MPI_REQUEST_NULL;
 		PMPI_Irecv(&ping, 1, MPI_CHAR, child, TAG_PING, sync_comm, &r);
 		if (!bounded_wait(1, &r, what)) {
 			return 0;
+		}
+		if (ping == SYNC_DONE) {
+			break;
 		}
 		uint64_t t0 = hmb_clock();
 		PMPI_Isend(&t0, 1, MPI_UINT64_T, child, TAG_PONG, sync_comm, &r);
@@ -1268,22 +1276,38 @@ HMB_NOINST static int sync_with_parent(int parent, uint64_t *mid, struct sync_do
 	char what[64];
 	snprintf(what, sizeof what, "rank %d for the clock synchronisation", parent);
 	uint64_t best = UINT64_MAX;
-	int64_t offset = 0;
-	for (int k = 0; k < SYNC_ROUNDS; k++) {
-		char ping = 0;
-		uint64_t t0 = 0;
+	int64_t offset = 0, best_ns = INT64_MAX;
+	for (int k = 0;; k++) {
+		/* At least SYNC_ROUNDS; more, up to SYNC_MAX_ROUNDS, while no
+		 * round trip was short: under load (ranks sharing cores) every
+		 * one may have waited for a time slice, and the offset's error is
+		 * up to half the round trip, which adds up along the tree. */
+		char ping = (k >= SYNC_ROUNDS && (best_ns <= SYNC_GOOD_NS || k >= SYNC_MAX_ROUNDS)) ? SYNC_DONE : 0;
 		MPI_Request r[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+		if (ping == SYNC_DONE) {
+			PMPI_Isend(&ping, 1, MPI_CHAR, parent, TAG_PING, sync_comm, &r[1]);
+			if (!bounded_wait(1, &r[1], what)) {
+				return 0;
+			}
+			break;
+		}
+		uint64_t t0 = 0;
 		PMPI_Irecv(&t0, 1, MPI_UINT64_T, parent, TAG_PONG, sync_comm, &r[0]);
+		int64_t n1 = mono_ns();
 		uint64_t t1 = hmb_clock();
 		PMPI_Isend(&ping, 1, MPI_CHAR, parent, TAG_PING, sync_comm, &r[1]);
 		if (!bounded_wait(2, r, what)) {
 			return 0;
 		}
 		uint64_t t2 = hmb_clock();
+		int64_t rtt = mono_ns() - n1;
 		if (t2 - t1 < best) {
 			best = t2 - t1;
 			*mid = t1 + (t2 - t1) / 2;
 			offset = (int64_t)(t0 - *mid);
+		}
+		if (rtt < best_ns) {
+			best_ns = rtt;
 		}
 	}
 	struct sync_down up;
