@@ -142,14 +142,6 @@ func checkMessageOrder(t *testing.T, files []*tracefile.File) {
 		if i >= len(sent[m.key]) {
 			t.Fatalf("receive %s without a send", m.key)
 		}
-		// The ring's MPI_Sendrecv_replace (tag 2) records its send when
-		// the call returns, after its own receive, not when it starts
-		// (the wrappers' combined calls do so today): under load that
-		// send lands after the peer's receive by as long as the sender
-		// waited, a defect of its timestamp, not of the clocks.
-		if strings.HasSuffix(m.key, " tag 2") {
-			continue
-		}
 		if early := sent[m.key][i] - m.at; early > 10_000_000 {
 			if bad++; bad <= 5 {
 				t.Errorf("message %s #%d received %d ns before it was sent", m.key, i, early)

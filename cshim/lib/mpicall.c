@@ -38,7 +38,8 @@ HMB_NOINST __attribute__((noinline)) static void hmb_mpi_call_apart(const struct
 {
 	hmb_enter_at(c->region, c->t0);
 	if (c->send.peer >= 0) {
-		hmb_send_comm(c->send.peer, c->send.tag, c->send.bytes, c->send.comm);
+		/* Issued when the call started, as the direct path records it. */
+		hmb_send_comm_at(c->t0, c->send.peer, c->send.tag, c->send.bytes, c->send.comm);
 	}
 	if (c->recv.peer >= 0) {
 		hmb_recv_comm(c->recv.peer, c->recv.tag, c->recv.bytes, c->recv.comm);

@@ -170,6 +170,38 @@ HMB_NOINST static inline void hmb_mpi_record(hmb_record rec[HMB_MPI_RECORDS], un
 	rec[3].word = region;
 }
 
+/*
+ * hmb_send_comm_at records a send on communicator comm at time t, read
+ * before the call that sent it: a combined call (MPI_Sendrecv) whose
+ * direct probe was declined issues its send when it starts, as OTF2 orders
+ * Enter and MpiSend, not when it returns after its own receive. Staged
+ * with that time on a thread that stages, else replayed in Go at once, as
+ * hmb_enter_at does; a send on no communicator (comm 0) goes by
+ * hmb_send_comm, at the time it is recorded.
+ */
+HMB_NOINST void hmb_send_comm_at(uint64_t t, int peer, uint32_t tag, uint64_t bytes, uint32_t comm)
+{
+	if (comm == 0) {
+		hmb_send_comm(peer, tag, bytes, comm);
+		return;
+	}
+	hmb_record rec[HMB_MPI_RECORDS];
+	hmb_mpi_record(rec, HMB_ENC_SEND, peer, tag, comm, bytes, 0, 0, 0);
+	rec[0].time = t;
+	struct hmb_thread *th = hmb_self;
+	if (th != NULL && th->loc == NULL) {
+		hmb_record *p = atomic_load_explicit(&th->cur, memory_order_relaxed);
+		if (p + (HMB_MPI_RECORDS - 1) < atomic_load_explicit(&th->end, memory_order_relaxed)) {
+			for (int i = 0; i < HMB_MPI_RECORDS; i++) {
+				p[i] = rec[i];
+			}
+			atomic_store_explicit(&th->cur, p + HMB_MPI_RECORDS, memory_order_release);
+			return;
+		}
+	}
+	hmb_slow_n(rec, HMB_MPI_RECORDS);
+}
+
 /* hmb_stage_recs: see shim.h. */
 void hmb_stage_recs(hmb_record *rec, int n)
 {

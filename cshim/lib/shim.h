@@ -184,6 +184,7 @@ void hmb_stage_collective_n(hmb_record *rec, int n) HMB_NOINST HMB_HIDDEN;
  * HMB_MPI_RECORDS: rec[0].time is the probe's time (0: read it).
  */
 void hmb_slow_n(hmb_record *rec, int n) HMB_NOINST HMB_HIDDEN;
+void hmb_send_comm_at(uint64_t t, int peer, uint32_t tag, uint64_t bytes, uint32_t comm) HMB_NOINST HMB_HIDDEN;
 
 /*
  * hmb_stage_recs stages a probe of n records on a thread that stages (the
