@@ -3981,8 +3981,8 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_finalize(MPI_Fint *ierr)
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Finalize);
-	hmbmpi_before_finalize();
 	hmbmpi_enter(r);
+	hmbmpi_before_finalize();
 	pmpi_finalize_(ierr);
 	hmbmpi_leave(r);
 	hmbmpi_after_finalize();
@@ -4005,8 +4005,8 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_finalize(MPI_Fint *ierr)
 		return;
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Finalize);
-	hmbmpi_before_finalize();
 	hmbmpi_enter(r);
+	hmbmpi_before_finalize();
 	pmpi_finalize_f08_(ierr);
 	hmbmpi_leave(r);
 	hmbmpi_after_finalize();

@@ -1441,8 +1441,8 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Finalize(void)
 		return PMPI_Finalize();
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Finalize);
-	hmbmpi_before_finalize();
 	hmbmpi_enter(r);
+	hmbmpi_before_finalize();
 	int rc = PMPI_Finalize();
 	hmbmpi_leave(r);
 	hmbmpi_after_finalize();

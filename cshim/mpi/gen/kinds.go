@@ -67,7 +67,11 @@ func specOf(f *fn) spec {
 	case "init", "init_thread":
 		return spec{post: "hmbmpi_after_init();"}
 	case "finalize":
-		return spec{pre: "hmbmpi_before_finalize();", after: "hmbmpi_after_finalize();"}
+		// The collective end of the run is inside MPI_Finalize's region:
+		// its time is the measurement's, not the program's between its
+		// last call and MPI_Finalize (which variation would take for
+		// work).
+		return spec{enter: "hmbmpi_enter(r);\nhmbmpi_before_finalize();", after: "hmbmpi_after_finalize();"}
 	case "abort":
 		return spec{uses: []string{"comm"}}
 	// A blocking call's messages go with its region, recorded in one probe
