@@ -97,17 +97,27 @@ func (p *Pool) FirstDry() Dry {
 func (p *Pool) Levels() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	n := 0
+	n, _ := p.levelsLocked()
+	return n
+}
+
+// levelsLocked counts the levels of all hierarchies, and those of them
+// that hold a current bin.
+func (p *Pool) levelsLocked() (levels, current int) {
 	for _, h := range p.hier {
 		for _, row := range h.levels {
 			for _, lv := range row {
-				if lv != nil {
-					n++
+				if lv == nil {
+					continue
+				}
+				levels++
+				if lv.cur >= 0 {
+					current++
 				}
 			}
 		}
 	}
-	return n
+	return levels, current
 }
 
 // noteDryLocked records the pool's state the first time it runs dry.
@@ -116,19 +126,7 @@ func (p *Pool) noteDryLocked() {
 		return
 	}
 	d := Dry{Happened: true, Bins: len(p.meta)}
-	for _, h := range p.hier {
-		for _, row := range h.levels {
-			for _, lv := range row {
-				if lv == nil {
-					continue
-				}
-				d.Levels++
-				if lv.cur >= 0 {
-					d.Current++
-				}
-			}
-		}
-	}
+	d.Levels, d.Current = p.levelsLocked()
 	p.dry = d
 }
 
