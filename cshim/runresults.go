@@ -2,7 +2,6 @@ package cshim
 
 import (
 	"errors"
-	"slices"
 
 	"github.com/hmbtrace/hmbtrace/summary"
 	"github.com/hmbtrace/hmbtrace/tracefile"
@@ -22,24 +21,8 @@ func (rt *Runtime) RunProfile(rank int) ([]byte, error) {
 	if m == nil || !m.Enabled() {
 		return nil, errors.New("hmbtrace: the run's profile: the measurement does not record")
 	}
-	p := summary.Local(materialize(mi.Snapshot(m)), rank)
+	p := summary.Local(mi.Snapshot(m), rank)
 	return p.MarshalBinary()
-}
-
-// materialize fills the regions and profiles a measurement's snapshot
-// gives as sequences (for its writer, which streams them), as a trace
-// read from a file has them.
-func materialize(t *tracefile.Trace) *tracefile.Trace {
-	if t.Regions == nil && t.RegionSeq != nil {
-		t.Regions = slices.Collect(t.RegionSeq)
-	}
-	for i := range t.Locations {
-		l := &t.Locations[i]
-		if l.Profile == nil && l.ProfileSeq != nil {
-			l.Profile = slices.Collect(l.ProfileSeq)
-		}
-	}
-	return t
 }
 
 // MergeRunProfiles returns the merge of two ranks' (or subtrees') run

@@ -218,8 +218,10 @@ func LocalFile(f *tracefile.File) RunProfile {
 	return p
 }
 
-// Local computes the run profile of one rank from its trace's statistics.
+// Local computes the run profile of one rank from its trace's statistics:
+// a file's, or a live measurement's snapshot.
 func Local(t *tracefile.Trace, rank int) RunProfile {
+	t = t.Collected()
 	h := &t.Header
 	dur := t.Duration()
 	p := RunProfile{

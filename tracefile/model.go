@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"iter"
 	"math"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -511,6 +512,31 @@ func (t *Trace) TicksToNanos(ticks uint64) int64 {
 		return math.MaxInt64
 	}
 	return int64(math.Round(ns))
+}
+
+// Collected returns t with its regions and flat profiles in Regions and
+// Location.Profile, as a reader fills them: t itself when they are there,
+// else a copy that collects the sequences a measurement's snapshot gives
+// its writer (RegionSeq, ProfileSeq).
+func (t *Trace) Collected() *Trace {
+	seqs := t.Regions == nil && t.RegionSeq != nil
+	for i := range t.Locations {
+		seqs = seqs || t.Locations[i].Profile == nil && t.Locations[i].ProfileSeq != nil
+	}
+	if !seqs {
+		return t
+	}
+	c := *t
+	if c.Regions == nil && c.RegionSeq != nil {
+		c.Regions = slices.Collect(c.RegionSeq)
+	}
+	c.Locations = slices.Clone(t.Locations)
+	for i := range c.Locations {
+		if l := &c.Locations[i]; l.Profile == nil && l.ProfileSeq != nil {
+			l.Profile = slices.Collect(l.ProfileSeq)
+		}
+	}
+	return &c
 }
 
 // GlobalNanos converts a reduced timestamp to nanoseconds since the start
