@@ -399,26 +399,16 @@ func checkRunProfile(t *testing.T, path string, files []*tracefile.File, np int)
 		t.Fatal(err)
 	}
 	defer a.Close()
-	res, err := a.Results()
+	b, found, err := a.Result(tracefile.ResultRunProfile)
 	if err != nil {
 		t.Fatal(err)
-	}
-	secs, err := tracefile.ResultSections(res)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var in summary.RunProfile
-	found := false
-	for _, s := range secs {
-		if s.Kind == tracefile.ResultRunProfile {
-			if err := in.UnmarshalBinary(s.Data); err != nil {
-				t.Fatalf("%s: the run profile of the results: %v", path, err)
-			}
-			found = true
-		}
 	}
 	if !found {
-		t.Fatalf("%s: no run profile among its %d results sections", path, len(secs))
+		t.Fatalf("%s: no run profile among its results", path)
+	}
+	var in summary.RunProfile
+	if err := in.UnmarshalBinary(b); err != nil {
+		t.Fatalf("%s: the run profile of the results: %v", path, err)
 	}
 	if in.Ranks.Len() != np {
 		t.Errorf("in-situ run profile of %d ranks, want %d", in.Ranks.Len(), np)

@@ -310,6 +310,22 @@ func (a *Archive) Results() ([]byte, error) {
 	return b[:n], nil
 }
 
+// Result returns the payload of the archive's results section of the
+// given kind (ResultRunProfile, ...), and false when it has none.
+func (a *Archive) Result(kind byte) ([]byte, bool, error) {
+	b, err := a.Results()
+	if err != nil {
+		return nil, false, err
+	}
+	secs, _ := ResultSections(b) // Results checked them
+	for _, s := range secs {
+		if s.Kind == kind {
+			return s.Data, true, nil
+		}
+	}
+	return nil, false, nil
+}
+
 // RankPath is the name a rank read from the archive goes by (File.Path):
 // the archive's path and the rank, "run.hmbrun#3".
 func (a *Archive) RankPath(rank int) string { return fmt.Sprintf("%s#%d", a.Path, rank) }

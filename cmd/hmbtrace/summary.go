@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"sort"
 
 	"github.com/hmbtrace/hmbtrace/summary"
 	"github.com/hmbtrace/hmbtrace/tracefile"
@@ -55,8 +53,10 @@ func inSituProfile(paths []string) (*summary.RunProfile, error) {
 	}
 	path := paths[0]
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		names, _ := filepath.Glob(filepath.Join(path, "*"+tracefile.ArchiveExt))
-		sort.Strings(names)
+		names, err := filesIn(path, tracefile.ArchiveExt)
+		if err != nil {
+			return nil, err
+		}
 		path = ""
 		for _, n := range names {
 			if a, err := tracefile.OpenArchive(n); err == nil {
@@ -75,22 +75,16 @@ func inSituProfile(paths []string) (*summary.RunProfile, error) {
 		return nil, err
 	}
 	defer a.Close()
-	res, err := a.Results()
+	b, ok, err := a.Result(tracefile.ResultRunProfile)
 	if err != nil {
 		return nil, err
 	}
-	secs, err := tracefile.ResultSections(res)
-	if err != nil {
-		return nil, fmt.Errorf("%s: its results: %v", path, err)
-	}
-	for _, s := range secs {
-		if s.Kind == tracefile.ResultRunProfile {
-			var p summary.RunProfile
-			if err := p.UnmarshalBinary(s.Data); err != nil {
-				return nil, fmt.Errorf("%s: the run's profile in its results: %v", path, err)
-			}
-			return &p, nil
+	if ok {
+		var p summary.RunProfile
+		if err := p.UnmarshalBinary(b); err != nil {
+			return nil, fmt.Errorf("%s: the run's profile in its results: %v", path, err)
 		}
+		return &p, nil
 	}
 	return nil, fmt.Errorf("%s: its results hold no run profile (the ranks reduce one at MPI_Finalize from this version on; a group other than 0 holds none)", path)
 }
