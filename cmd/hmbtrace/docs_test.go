@@ -106,7 +106,8 @@ func parseDocArgs(args []string, whole bool) error {
 		if len(args) > 2 {
 			return errors.New("help takes one command")
 		}
-		if len(args) == 2 {
+		// "hmbtrace help COMMAND" names the form, not a command.
+		if len(args) == 2 && strings.ToUpper(args[1]) != args[1] {
 			var b strings.Builder
 			if code := help(args[1:], io.Discard, &b); code != 0 {
 				return errors.New(strings.TrimSpace(b.String()))
@@ -189,7 +190,7 @@ func TestInvocations(t *testing.T) {
 			t.Errorf("parseDocArgs(%q) passed", args)
 		}
 	}
-	for _, args := range [][]string{{"summary", "hmb-out", "-width", "20"}, {"export", "-format", "otf2", "-o", "out", "hmb-out"}, {"help", "summary"}, {"version"}} {
+	for _, args := range [][]string{{"summary", "hmb-out", "-width", "20"}, {"export", "-format", "otf2", "-o", "out", "hmb-out"}, {"help", "summary"}, {"help", "COMMAND"}, {"version"}} {
 		if err := parseDocArgs(args, true); err != nil {
 			t.Errorf("parseDocArgs(%q): %v", args, err)
 		}
