@@ -6,6 +6,7 @@ import (
 	"io"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -70,7 +71,7 @@ var commandWord = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
 func invocations(line string) [][]string {
 	line = strings.TrimSpace(line)
 	line = strings.TrimPrefix(line, "$ ")
-	words := strings.Fields(line)
+	words := shellWords(line)
 	var out [][]string
 	for i := 0; i < len(words); i++ {
 		w := words[i]
@@ -86,11 +87,43 @@ func invocations(line string) [][]string {
 			if a == "|" || a == "&&" || a == "||" || a == ";" || a == ">" || a == "2>&1" || strings.HasPrefix(a, "#") || strings.HasPrefix(a, ">") {
 				break
 			}
-			args = append(args, strings.Trim(a, `"'`))
+			args = append(args, a)
 		}
 		out = append(out, args)
 	}
 	return out
+}
+
+// shellWords splits a line into words as a shell does for the simple
+// cases the pages show: spaces separate, quotes group and are removed.
+func shellWords(line string) []string {
+	var words []string
+	var w strings.Builder
+	in, quote := false, byte(0)
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		switch {
+		case quote != 0 && c == quote:
+			quote = 0
+		case quote != 0:
+			w.WriteByte(c)
+		case c == '\'' || c == '"':
+			quote, in = c, true
+		case c == ' ' || c == '\t':
+			if in {
+				words = append(words, w.String())
+				w.Reset()
+				in = false
+			}
+		default:
+			w.WriteByte(c)
+			in = true
+		}
+	}
+	if in {
+		words = append(words, w.String())
+	}
+	return words
 }
 
 // parseDocArgs checks one command line: args[0] is the command. Each
@@ -130,7 +163,13 @@ func parseDocArgs(args []string, whole bool) error {
 				rest = append(rest[:n:n], "VALUE")
 			}
 		}
-		err := c.run(append(append([]string(nil), rest...), "-h"), io.Discard)
+		// The -h goes before a "--", after which everything is a file.
+		end := len(rest)
+		if i := slices.Index(rest, "--"); i >= 0 {
+			end = i
+		}
+		try := append(append(append([]string(nil), rest[:end]...), "-h"), rest[end:]...)
+		err := c.run(try, io.Discard)
 		var h helpRequest
 		if errors.As(err, &h) {
 			return nil
@@ -168,12 +207,13 @@ func lastFlagHasValue(c command, a string) error {
 
 func TestInvocations(t *testing.T) {
 	for line, want := range map[string]string{
-		"hmbtrace summary hmb-out                # flat profile":      "[[summary hmb-out]]",
-		"$ hmbtrace export -format pprof -o x.pb.gz hmb-out":          "[[export -format pprof -o x.pb.gz hmb-out]]",
-		"go run ./cmd/hmbtrace summary -width 20 hmb-out | less":      "[[summary -width 20 hmb-out]]",
-		"hmbtrace: 5 usage errors, 12% of events not kept":            "[]",
-		"go install github.com/hmbtrace/hmbtrace/cmd/hmbtrace@latest": "[]",
-		"hmbtrace report -o r.html d && hmbtrace comm -tsv d":         "[[report -o r.html d] [comm -tsv d]]",
+		"hmbtrace summary hmb-out                # flat profile":             "[[summary hmb-out]]",
+		"$ hmbtrace export -format pprof -o x.pb.gz hmb-out":                 "[[export -format pprof -o x.pb.gz hmb-out]]",
+		"go run ./cmd/hmbtrace summary -width 20 hmb-out | less":             "[[summary -width 20 hmb-out]]",
+		"hmbtrace: 5 usage errors, 12% of events not kept":                   "[]",
+		"go install github.com/hmbtrace/hmbtrace/cmd/hmbtrace@latest":        "[]",
+		"hmbtrace report -o r.html d && hmbtrace comm -tsv d":                "[[report -o r.html d] [comm -tsv d]]",
+		"hmbtrace variation -sync 'halo wait,allreduce wait' -svg hot.svg d": "[[variation -sync halo wait,allreduce wait -svg hot.svg d]]",
 	} {
 		got := invocations(line)
 		s := fmt.Sprint(got)
