@@ -3,6 +3,7 @@ package measure
 import (
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -113,4 +114,62 @@ func TestPlaceholder(t *testing.T) {
 			t.Errorf("placeholder(%q) = %v", v, !want)
 		}
 	}
+}
+
+// TestREADMEGoQuickStart builds and runs the README's Go quick start: the
+// first program a Go user copies must compile and write its trace.
+func TestREADMEGoQuickStart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a program")
+	}
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command on PATH")
+	}
+	snippets, err := mdcode.Read("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var src strings.Builder
+	for _, s := range snippets {
+		if s.Lang == "go" {
+			src.WriteString(s.Text + "\n")
+		} else if src.Len() > 0 {
+			break
+		}
+	}
+	if !strings.Contains(src.String(), "package main") {
+		t.Fatalf("README.md has no Go program in a go block:\n%s", src.String())
+	}
+	dir := t.TempDir()
+	prog := filepath.Join(dir, "quickstart")
+	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(src.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	build := exec.Command(goTool, "build", "-o", prog, filepath.Join(dir, "main.go"))
+	build.Dir = ".."
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build of README.md's quick start: %v\n%s\n%s", err, out, src.String())
+	}
+	run := exec.Command(prog)
+	run.Dir = dir
+	run.Env = append(cleanEnv(), "HMB_OUTPUT="+filepath.Join(dir, "out"))
+	if out, err := run.CombinedOutput(); err != nil {
+		t.Fatalf("README.md's quick start: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "out", "quickstart.0.hmb")); err != nil {
+		t.Errorf("README.md's quick start wrote no trace: %v", err)
+	}
+}
+
+// cleanEnv is the environment without HMB_* variables, so that the
+// shell's settings do not change what the quick start writes.
+func cleanEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "HMB_") {
+			env = append(env, kv)
+		}
+	}
+	return env
 }
