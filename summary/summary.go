@@ -208,7 +208,8 @@ func annotations(out io.Writer, files []*tracefile.File) {
 		names []string
 	}{{"marks", marks}, {"region parameters", params}, {"channels", chans}} {
 		if len(l.names) > 0 {
-			fmt.Fprintf(out, "  %s: %s\n", l.what, strings.Join(l.names, ", "))
+			// A program may name thousands of marks: they wrap.
+			fmt.Fprintln(out, textname.Wrap("  "+l.what+": ", l.names, 100, "    "))
 		}
 	}
 }
