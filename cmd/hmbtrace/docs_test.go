@@ -33,7 +33,15 @@ func TestDocsCommands(t *testing.T) {
 			if !shellish(s.Lang) {
 				continue
 			}
-			for _, args := range invocations(s.Text) {
+			lines := invocations(s.Text)
+			// Prose names a command's flag without the binary:
+			// `summary -ranks`, `export -format cube`.
+			if s.Lang == "inline" && len(lines) == 0 {
+				if w := shellWords(s.Text); len(w) >= 2 && isCommand(w[0]) && strings.HasPrefix(w[1], "-") {
+					lines = append(lines, w)
+				}
+			}
+			for _, args := range lines {
 				checked++
 				// Prose names a flag by itself ("after `hmbtrace score
 				// -g`"): a value is wanted only on a command line.
@@ -92,6 +100,16 @@ func invocations(line string) [][]string {
 		out = append(out, args)
 	}
 	return out
+}
+
+// isCommand reports whether name is one of hmbtrace's commands.
+func isCommand(name string) bool {
+	for _, c := range commands {
+		if c.name == name {
+			return true
+		}
+	}
+	return false
 }
 
 // shellWords splits a line into words as a shell does for the simple
