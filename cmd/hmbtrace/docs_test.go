@@ -2,8 +2,10 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"io"
+	"os"
 	"path"
 	"regexp"
 	"slices"
@@ -253,4 +255,56 @@ func TestInvocations(t *testing.T) {
 			t.Errorf("parseDocArgs(%q): %v", args, err)
 		}
 	}
+}
+
+var updateDocs = flag.Bool("update-docs", false, "rewrite docs/commands.md's flag reference from the commands")
+
+// The flag reference of docs/commands.md lies between these lines.
+const (
+	refBegin = "<!-- the commands' help, generated: go test ./cmd/hmbtrace -run TestDocsFlagReference -update-docs -->\n"
+	refEnd   = "<!-- end of the generated help -->\n"
+)
+
+// flagReference returns every command's -h, as hmbtrace help COMMAND
+// prints it, in Markdown: one definition of the flags, mirrored.
+func flagReference(t *testing.T) string {
+	var b strings.Builder
+	b.WriteString(refBegin)
+	for _, c := range commands {
+		var h helpRequest
+		if err := c.run([]string{"-h"}, io.Discard); !errors.As(err, &h) {
+			t.Fatalf("%s -h: %v", c.name, err)
+		}
+		fmt.Fprintf(&b, "\n### hmbtrace %s\n\n```txt\n%s```\n", c.name, h.text)
+	}
+	b.WriteString("\n" + refEnd)
+	return b.String()
+}
+
+// TestDocsFlagReference keeps docs/commands.md's flag reference equal to
+// what the commands print for -h.
+func TestDocsFlagReference(t *testing.T) {
+	const path = "../../docs/commands.md"
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(b)
+	want := flagReference(t)
+	start := strings.Index(page, refBegin)
+	end := strings.Index(page, refEnd)
+	if start < 0 || end < start {
+		t.Fatalf("%s has no generated flag reference (a line %q and one %q)", path, strings.TrimSpace(refBegin), strings.TrimSpace(refEnd))
+	}
+	end += len(refEnd)
+	if page[start:end] == want {
+		return
+	}
+	if *updateDocs {
+		if err := os.WriteFile(path, []byte(page[:start]+want+page[end:]), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	t.Errorf("%s's flag reference is not what the commands print for -h: run go test ./cmd/hmbtrace -run TestDocsFlagReference -update-docs", path)
 }
