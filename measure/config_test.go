@@ -203,12 +203,12 @@ func TestRankFromLauncher(t *testing.T) {
 	}
 }
 
-var updateREADME = flag.Bool("update-readme", false, "rewrite docs/guide.md's configuration table from envVars")
+var updateREADME = flag.Bool("update-readme", false, "rewrite docs/configuration.md's configuration table from envVars")
 
 // TestREADMEConfigTable checks that the README's configuration table is
 // the one envVars makes; -update-readme rewrites it.
 func TestREADMEConfigTable(t *testing.T) {
-	const path = "../docs/guide.md"
+	const path = "../docs/configuration.md"
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -234,7 +234,7 @@ func TestREADMEConfigTable(t *testing.T) {
 		}
 		return
 	}
-	t.Errorf("docs/guide.md's configuration table is not envVars' (measure/envvar.go): run go test ./measure -run TestREADMEConfigTable -update-readme")
+	t.Errorf("docs/configuration.md's configuration table is not envVars' (measure/envvar.go): run go test ./measure -run TestREADMEConfigTable -update-readme")
 }
 
 // Every variable the table lists is read, by the measurement or by what its

@@ -436,7 +436,7 @@ func lookupEnvVar(name string) *envVar {
 	return nil
 }
 
-// configTable returns the guide's configuration table (docs/guide.md), in Markdown.
+// configTable returns the guide's configuration table (docs/configuration.md), in Markdown.
 func configTable() string {
 	var b strings.Builder
 	b.WriteString("| variable | default | meaning |\n|---|---|---|\n")

@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/hmbtrace/hmbtrace/internal/textname"
 )
 
 // percent formats a fraction as a percentage; an infinite one (a ratio to
@@ -37,9 +39,23 @@ func sizeSetting(b uint64) string {
 // quoteList writes names as Go-quoted strings separated by commas, so that
 // a name with a comma, quote or control character stays one readable item.
 func quoteList(names []string) string {
+	return strings.Join(quoted(names), ", ")
+}
+
+// listWidth is where the commands' long lists of names wrap: a line of
+// thousands of synchronisation regions reads as a paragraph.
+const listWidth = 100
+
+// quoteLines is quoteList after lead, wrapped at listWidth with further
+// lines indented by two spaces.
+func quoteLines(lead string, names []string) string {
+	return textname.Wrap(lead, quoted(names), listWidth, "  ")
+}
+
+func quoted(names []string) []string {
 	q := make([]string, len(names))
 	for i, n := range names {
 		q[i] = strconv.Quote(n)
 	}
-	return strings.Join(q, ", ")
+	return q
 }

@@ -20,6 +20,15 @@ import (
 // file it writes has every name whole.
 const maxNameWidth = 200
 
+// shortName is the name as the score's table shows it, or shortened alone
+// when the table has no row for it.
+func shortName(shortOf map[string]string, name string) string {
+	if s, ok := shortOf[name]; ok {
+		return s
+	}
+	return textname.Shorten(name, maxNameWidth)
+}
+
 // ScoreText writes the score for a reader, in the manner of scorep-score:
 // the run, the estimated overhead, one line per region (flagged ones marked
 // +), the trace bytes and the buffer that would have kept the whole run.
@@ -56,7 +65,16 @@ func ScoreText(out io.Writer, s *score.Score) error {
 	// tabwriter does not pad every line to the longest name.
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "flt\tvisits\tincl/visit\t%%excl\tkept bytes\tfull bytes\toverhead\t%s ovhd\t  region\n", opt.Property)
-	for _, r := range s.Regions {
+	names := make([]string, len(s.Regions))
+	for i, r := range s.Regions {
+		names[i] = r.Name
+	}
+	short := textname.Distinct(names, maxNameWidth)
+	shortOf := make(map[string]string, len(names))
+	for i, n := range names {
+		shortOf[n] = short[i]
+	}
+	for i, r := range s.Regions {
 		flag := ""
 		switch {
 		case r.Flagged:
@@ -72,7 +90,7 @@ func ScoreText(out io.Writer, s *score.Score) error {
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t  %s\n", flag, units.Count(r.Visits), perVisit,
 			percent(score.Ratio(float64(r.Exclusive), float64(s.LocationTime))), units.Size(r.KeptBytes), units.Size(r.FullBytes),
-			units.Duration(r.Overhead), percent(r.Relative(opt.Property)), textname.Short(r.Name, maxNameWidth))
+			units.Duration(r.Overhead), percent(r.Relative(opt.Property)), short[i])
 	}
 	tw.Flush()
 	fmt.Fprint(w, ScoreColumns(opt.Property))
@@ -103,12 +121,12 @@ func ScoreText(out io.Writer, s *score.Score) error {
 		if i == 0 {
 			fmt.Fprintf(w, "Throttled at run time (HMB_THROTTLE; -g excludes them too):\n")
 		}
-		fmt.Fprintf(w, "    %s at %s on %d location(s), %s visits after it (counted, not timed)\n", textname.Short(r.Name, maxNameWidth), units.Duration(float64(r.FirstAt)), r.Locations, units.Count(r.VisitsAfter))
+		fmt.Fprintf(w, "    %s at %s on %d location(s), %s visits after it (counted, not timed)\n", shortName(shortOf, r.Name), units.Duration(float64(r.FirstAt)), r.Locations, units.Count(r.VisitsAfter))
 	}
 	if len(flagged) == 0 {
 		fmt.Fprintf(w, "No region has a %s.\n", crit)
 	} else {
-		fmt.Fprintf(w, "Flagged (+) %d region(s) with a %s: %s\n", len(flagged), crit, quoteList(flagged))
+		fmt.Fprintln(w, quoteLines(fmt.Sprintf("Flagged (+) %d region(s) with a %s: ", len(flagged), crit), flagged))
 	}
 	return w.Flush()
 }

@@ -55,7 +55,7 @@ func VariationText(out io.Writer, v *variation.Variation, minScore float64, top 
 		}
 	}
 	if len(v.SyncRegions) > 0 {
-		fmt.Fprintf(w, "Synchronization regions: %s\n", quoteList(v.SyncRegions))
+		fmt.Fprintln(w, quoteLines("Synchronization regions: ", v.SyncRegions))
 	}
 	fmt.Fprintf(w, "Segments: %s; SOS-time median %s, MAD %s\n", segmentCount(v), units.Duration(v.Median), units.Duration(v.MAD))
 	for _, n := range v.Notes {

@@ -11,7 +11,6 @@ import (
 
 	"github.com/hmbtrace/hmbtrace/internal/textname"
 	"github.com/hmbtrace/hmbtrace/internal/units"
-	"github.com/hmbtrace/hmbtrace/render"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
@@ -66,6 +65,7 @@ func writeRun(out io.Writer, p *RunProfile, files []*tracefile.File, opt Options
 		width = DefaultNameWidth
 	}
 	rows := runRows(p)
+	shortNames(rows, width)
 	runFactsOf(out, p)
 	fmt.Fprintln(out)
 	fmt.Fprintf(out, "Regions (flat profile over all locations of the %d ranks; %% of the run's location-time)\n", p.Ranks.Len())
@@ -117,11 +117,26 @@ func writeRun(out io.Writer, p *RunProfile, files []*tracefile.File, opt Options
 // runRow is a region of the run's profile as the tables print it.
 type runRow struct {
 	*RegionStats
-	shared bool // another region of another paradigm has its name
+	shared bool   // another region of another paradigm has its name
+	short  string // the name in the tables' width (shortNames)
 }
 
-func (r runRow) label(width int) string {
-	name := render.Shorten(textname.Escape(r.Name), width)
+// shortNames sets each row's short name: one a user can tell from the
+// others' (textname.Distinct).
+func shortNames(rows []runRow, width int) {
+	names := make([]string, len(rows))
+	for i := range rows {
+		names[i] = rows[i].Name
+	}
+	for i, s := range textname.Distinct(names, width) {
+		rows[i].short = s
+	}
+}
+
+// label is the row's name as the tables print it; width is that of
+// shortNames, which must have run.
+func (r runRow) label(int) string {
+	name := r.short
 	if r.shared {
 		name += " (" + r.Paradigm.String() + ")"
 	}

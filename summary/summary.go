@@ -20,13 +20,13 @@ import (
 
 	"github.com/hmbtrace/hmbtrace/internal/textname"
 	"github.com/hmbtrace/hmbtrace/internal/units"
-	"github.com/hmbtrace/hmbtrace/render"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
 // regionRow is a region's line of the profile, over all files and locations.
 type regionRow struct {
-	name   string
+	name   string // escaped (textname.Escape)
+	short  string // name in the tables' width, told apart from the others'
 	visits uint64 // timed visits: the flat profile's
 	// after are the visits counted but not timed once the probes had
 	// switched the region off (HMB_THROTTLE), on any location: its times
@@ -48,7 +48,8 @@ const DefaultNameWidth = 60
 // Options are the summary's settings; the zero value means the defaults.
 type Options struct {
 	// NameWidth is the longest region name the tables print, in
-	// characters; a longer one loses its middle to an ellipsis (render.Shorten).
+	// characters; a longer one loses its parameters, template arguments,
+	// qualifiers, then its middle, never its own name (textname.Distinct).
 	// 0 means DefaultNameWidth, a negative value full names.
 	NameWidth int
 	// Ranks tells each rank of a run of more than RunRanks ranks as the
@@ -135,6 +136,13 @@ func WriteOptions(out io.Writer, files []*tracefile.File, opt Options) error {
 		return nil
 	}
 	sorted, totalNs := profile(files, true)
+	names := make([]string, len(sorted))
+	for i, r := range sorted {
+		names[i] = r.name
+	}
+	for i, short := range textname.DistinctEscaped(names, width) {
+		sorted[i].short = short
+	}
 	for _, f := range files {
 		runFacts(out, f)
 	}
@@ -147,7 +155,7 @@ func WriteOptions(out io.Writer, files []*tracefile.File, opt Options) error {
 	fmt.Fprintf(tw, "visits\tinclusive\texclusive\t%s\t%s\t  region\n", "%incl", "%excl")
 	for _, r := range sorted {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t  %s%s\n", units.Count(r.visits+r.after), units.Duration(float64(r.incl)), units.Duration(float64(r.excl)),
-			units.Share(float64(r.incl), float64(totalNs)), units.Share(float64(r.excl), float64(totalNs)), render.Shorten(r.name, width), throttledMark(r))
+			units.Share(float64(r.incl), float64(totalNs)), units.Share(float64(r.excl), float64(totalNs)), r.short, throttledMark(r))
 	}
 	tw.Flush()
 	for _, r := range sorted {
@@ -157,8 +165,8 @@ func WriteOptions(out io.Writer, files []*tracefile.File, opt Options) error {
 		}
 	}
 	overRun(out, files)
-	rankTable(out, sorted, files, width)
-	counterTable(out, sorted, files, width)
+	rankTable(out, sorted, files)
+	counterTable(out, sorted, files)
 	annotations(out, files)
 	for _, f := range files {
 		bufferStory(out, f)
@@ -200,7 +208,8 @@ func annotations(out io.Writer, files []*tracefile.File) {
 		names []string
 	}{{"marks", marks}, {"region parameters", params}, {"channels", chans}} {
 		if len(l.names) > 0 {
-			fmt.Fprintf(out, "  %s: %s\n", l.what, strings.Join(l.names, ", "))
+			// A program may name thousands of marks: they wrap.
+			fmt.Fprintln(out, textname.Wrap("  "+l.what+": ", l.names, 100, "    "))
 		}
 	}
 }
@@ -239,7 +248,7 @@ func overRun(out io.Writer, files []*tracefile.File) {
 // distinct ranks), each region's inclusive time per rank: min, mean and
 // max over the ranks (a rank that never entered the region counts 0), and
 // the slowest rank. Rows follow the flat profile's order.
-func rankTable(out io.Writer, rows []*regionRow, files []*tracefile.File, width int) {
+func rankTable(out io.Writer, rows []*regionRow, files []*tracefile.File) {
 	if len(files) < 2 {
 		return
 	}
@@ -277,7 +286,7 @@ func rankTable(out io.Writer, rows []*regionRow, files []*tracefile.File, width 
 		if mean > 0 {
 			ratio = fmt.Sprintf("%.2f", float64(hi)/mean)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t  %s%s\n", units.Duration(float64(lo)), units.Duration(mean), units.Duration(float64(hi)), ratio, slowest, render.Shorten(row.name, width), throttledMark(row))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t  %s%s\n", units.Duration(float64(lo)), units.Duration(mean), units.Duration(float64(hi)), ratio, slowest, row.short, throttledMark(row))
 	}
 	tw.Flush()
 	for _, row := range rows {
@@ -301,7 +310,7 @@ func throttledMark(r *regionRow) string {
 
 // counterTable prints the regions' counter sums, inclusive/exclusive, and
 // instructions per cycle where both were counted.
-func counterTable(out io.Writer, rows []*regionRow, files []*tracefile.File, width int) {
+func counterTable(out io.Writer, rows []*regionRow, files []*tracefile.File) {
 	var metrics []string
 	seen := map[string]bool{}
 	for _, f := range files {
@@ -351,7 +360,7 @@ func counterTable(out io.Writer, rows []*regionRow, files []*tracefile.File, wid
 				fmt.Fprint(tw, "-\t")
 			}
 		}
-		fmt.Fprintf(tw, "  %s\n", render.Shorten(r.name, width))
+		fmt.Fprintf(tw, "  %s\n", r.short)
 	}
 	tw.Flush()
 	for _, f := range files {

@@ -12,7 +12,7 @@ import (
 
 func runSummary(args []string, out io.Writer) error {
 	fs := newFlags("summary")
-	width := fs.Int("width", summary.DefaultNameWidth, "print at most this many characters of a region's name, cutting the middle of longer ones (0: full names)")
+	width := fs.Int("width", summary.DefaultNameWidth, "print at most this many characters of a region's name: a longer one loses its parameters, template arguments and namespaces, then its middle, never the function's own name (0: full names)")
 	tsv := fs.Bool("tsv", false, "print only the flat profile, with full names: <region>\\t<visits>\\t<inclusive-ns>\\t<exclusive-ns>; of a run, merged over its ranks (the visits timed, the times in ns summed)")
 	ranks := fs.Bool("ranks", false, fmt.Sprintf("tell each rank of a run of more than %d ranks (its file's facts, its inclusive time per region, its buffer's story), as for a run of fewer; without it, such a run is told as a whole: its profile with min, mean and max over the ranks and the slowest rank, and one story of its buffers", summary.RunRanks))
 	insitu := fs.Bool("insitu", false, "of a run archive, print the run's profile the ranks reduced over MPI at MPI_Finalize (its results), not the one of its ranks' files; the regions still open then (main, MPI_Finalize) are not in it")

@@ -3,11 +3,12 @@
 // variation): one line per record, fields split by tabs. Names are kept
 // as the program gave them, any bytes; shown raw, a tab or newline would
 // split a record, and a control character or invalid UTF-8 would garble a
-// terminal. Escape is the one escaping the commands share.
+// terminal. Escape is the one escaping the commands share; Shorten and
+// Distinct the one way their tables shorten a name (keeping the
+// function's own name), Wrap the one way their long lists wrap.
 package textname
 
 import (
-	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -91,24 +92,4 @@ func Escape(s string) string {
 // U+202E) and isolates (U+2066 to U+2069).
 func bidi(r rune) bool {
 	return r == 0x061c || r == 0x200e || r == 0x200f || r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069
-}
-
-// Short is Escape for a table's column: a name longer than max characters
-// (a generated one can have a megabyte) is cut there and ends with "…"
-// and its length in bytes, so that it stays recognisable and the table
-// readable. Filter files and other machine-read output take the whole
-// name, never Short's.
-func Short(s string, max int) string {
-	e := Escape(s)
-	if utf8.RuneCountInString(e) <= max {
-		return e
-	}
-	n := 0
-	for i := range e {
-		if n == max {
-			return e[:i] + "… (" + strconv.Itoa(len(s)) + " bytes)"
-		}
-		n++
-	}
-	return e
 }
