@@ -10,6 +10,7 @@ import (
 	"html/template"
 	"io"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -165,11 +166,24 @@ func writeProfileSection(p *page) { p.execute("profile", nil) }
 // writeTimelineSection writes the timeline's frame: its help, toolbar,
 // canvas, legend and what the budget left out; the script draws it.
 func writeTimelineSection(p *page, r *run, tl *timeline, opt Options) {
+	type key struct{ Name, Color string }
 	data := struct {
-		ExactMin string
-		Omitted  []string
-		Grouped  string
-	}{ExactMin: units.Duration(tl.ExactMin), Omitted: tl.Omitted}
+		ExactMin              string
+		Omitted               []string
+		Grouped               string
+		Kinds                 []key
+		Messages, Collectives bool
+	}{ExactMin: units.Duration(tl.ExactMin), Omitted: tl.Omitted, Messages: len(tl.Messages) > 0, Collectives: len(tl.Collectives) > 0}
+	// The legend names the paradigms the run has, in their order.
+	var has [numKinds]bool
+	for _, k := range r.kinds {
+		has[k] = true
+	}
+	for k, info := range kindInfo {
+		if has[k] {
+			data.Kinds = append(data.Kinds, key{info.Name, info.Color})
+		}
+	}
 	if g := r.groups; g != nil {
 		data.Grouped = g.text() + "; -rows N to change (hmbtrace report draws up to N rows, here " + fmt.Sprint(opt.Rows) + ", before it groups). " +
 			"A group's row shows per tile the region most of its members spent the most time in; the tooltip says how many of them did."
@@ -187,6 +201,16 @@ func writeData(p *page, r *run, prof *profile, tl *timeline) {
 		p.err = err
 	}
 	data := append([]byte(`{"regions":`), appendStrings(nil, r.regions)...)
+	data = append(data, `,"kinds":[`...)
+	for i, k := range r.kinds {
+		if i > 0 {
+			data = append(data, ',')
+		}
+		data = strconv.AppendInt(data, int64(k), 10)
+	}
+	data = append(data, `],"paradigms":`...)
+	kinds, _ := json.Marshal(kindInfo) // names and colours always marshal
+	data = append(data, kinds...)
 	data = append(data, `,"profile":`...)
 	data = prof.appendJSON(data)
 	data = append(data, `,"timeline":`...)

@@ -61,9 +61,23 @@ function runReport() {
     });
   }
 
-  // Region colours: hues a golden angle apart, so neighbours in the table
-  // differ; rgb triples for the canvas, which draws tiles with alpha.
-  var regionRGB = regions.map(function (_, i) { return hslToRGB((i * 137.508) % 360, 0.58, 0.52); });
+  // Region colours by paradigm, as Vampir has them: MPI red, OpenMP
+  // orange, I/O yellow, Go's runtime grey, each region of a paradigm a
+  // shade of its colour; the program's own regions take hues a golden angle
+  // apart between green and violet, never red. The paradigms' names and
+  // colours come from the page's data (paradigm.go in package report).
+  var kinds = data.kinds || [], paradigms = data.paradigms || [];
+  var regionRGB = (function () {
+    var nth = paradigms.map(function () { return 0; });
+    var base = [[0, 0.72, 0.5], [30, 0.78, 0.5], [54, 0.9, 0.42], [0, 0, 0.55]];
+    return regions.map(function (_, i) {
+      var k = kinds[i] || 0, j = nth[k]++;
+      if (k === 0) return hslToRGB(80 + (j * 137.508) % 210, 0.5, 0.5 + 0.08 * ((j % 3) - 1));
+      var b = base[k - 1] || [0, 0, 0.5];
+      // Shades: lightness steps around the paradigm's own.
+      return hslToRGB(b[0], b[1], b[2] + 0.07 * [0, 1, -1, 2, -2][j % 5]);
+    });
+  })();
   function hslToRGB(h, s, l) {
     var c = (1 - Math.abs(2 * l - 1)) * s, x = c * (1 - Math.abs((h / 60) % 2 - 1)), m = l - c / 2;
     var r = 0, g = 0, b = 0;
@@ -447,9 +461,9 @@ function runReport() {
           ctx.strokeStyle = "rgba(0,0,0,0.25)";
           ctx.strokeRect(x0 + 0.5, y + 0.5, cw - 1, h - 1);
         }
-        if (r.flags[e] & 1) { ctx.fillStyle = "#c0392b"; ctx.fillRect(x0, y, 3, h); }
+        if (r.flags[e] & 1) { ctx.fillStyle = "#1d2230"; ctx.fillRect(x0, y, 3, h); }
         if (r.flags[e] & 2) {
-          ctx.fillStyle = "#c0392b";
+          ctx.fillStyle = "#1d2230";
           for (var dy = 0; dy < h; dy += 4) ctx.fillRect(x0 + cw - 3, y + dy, 3, 2);
         }
         if (rowH >= 11 && cw > 24) {
@@ -488,10 +502,12 @@ function runReport() {
       }
       // The end of an interrupted location.
       if (loc.interrupted && loc.end > view.v0 && loc.end < view.v1) {
-        ctx.fillStyle = "#c0392b";
+        ctx.fillStyle = "#1d2230";
         ctx.fillRect(X(loc.end) - 1, y, 2, h);
       }
     }
+    drawCollectives(X, first, last);
+    drawMessages(X, first, last);
     ctx.restore();
     // Row labels and location separators.
     ctx.save();
@@ -551,6 +567,91 @@ function runReport() {
     status.textContent = dur(view.v0) + " – " + dur(view.v1) + " (" + dur(span) + " of " + dur(tl.span) + ", ×" +
       (tl.span / span).toFixed(1) + "): level " + (level + 1) + " of " + widths.length + ", tiles of " + dur(w) + "; " +
       count(nExact) + " calls and " + count(nTiles) + " tiles drawn";
+  }
+
+  // rowMid is the middle of row i on the canvas.
+  function rowMid(i) { return axisH + i * rowH - view.scroll + rowH / 2; }
+
+  // drawMessages draws a line from each send to its receive, with an
+  // arrowhead at the receive where there is room: Vampir's first cue.
+  // Lines whose both ends are above or below the rows shown are skipped.
+  var messages = tl.messages || [];
+  var drawnMessages = 0;
+  function drawMessages(X, first, last) {
+    drawnMessages = 0;
+    ctx.strokeStyle = "rgba(16,42,110,0.8)";
+    ctx.fillStyle = "rgba(16,42,110,0.9)";
+    ctx.lineWidth = 1;
+    ctx.beginPath();
+    var heads = [];
+    for (var m = 0; m + 3 < messages.length; m += 4) {
+      var r0 = messages[m], t0 = messages[m + 1], r1 = messages[m + 2], t1 = messages[m + 3];
+      if (Math.max(t0, t1) < view.v0 || Math.min(t0, t1) > view.v1) continue;
+      if (Math.max(r0, r1) < first || Math.min(r0, r1) >= last) continue;
+      var x0 = X(t0), y0 = rowMid(r0), x1 = X(t1), y1 = rowMid(r1);
+      ctx.moveTo(x0, y0);
+      ctx.lineTo(x1, y1);
+      drawnMessages++;
+      var len = Math.hypot(x1 - x0, y1 - y0);
+      if (len > 14) heads.push([x0, y0, x1, y1, len]);
+    }
+    ctx.stroke();
+    // Arrowheads, when few enough to tell apart.
+    if (heads.length > 400) return;
+    heads.forEach(function (a) {
+      var ux = (a[2] - a[0]) / a[4], uy = (a[3] - a[1]) / a[4];
+      ctx.beginPath();
+      ctx.moveTo(a[2], a[3]);
+      ctx.lineTo(a[2] - 7 * ux - 3 * uy, a[3] - 7 * uy + 3 * ux);
+      ctx.lineTo(a[2] - 7 * ux + 3 * uy, a[3] - 7 * uy - 3 * ux);
+      ctx.closePath();
+      ctx.fill();
+    });
+  }
+
+  // drawCollectives draws each collective operation as Vampir's marker:
+  // from each member's entry a line to the moment the last member entered,
+  // where a bar joins them all; the stretch each member waited is what the
+  // lines show.
+  var collectives = tl.collectives || [];
+  var drawnCollectives = 0;
+  function drawCollectives(X, first, last) {
+    drawnCollectives = 0;
+    ctx.strokeStyle = "#000";
+    ctx.fillStyle = "#000";
+    for (var c = 0; c + 2 < collectives.length;) {
+      var release = collectives[c + 1], n = collectives[c + 2], at = c + 3;
+      c = at + 2 * n;
+      var lo = Infinity, hi = -Infinity, tmin = Infinity;
+      for (var j = 0; j < n; j++) {
+        lo = Math.min(lo, collectives[at + 2 * j]);
+        hi = Math.max(hi, collectives[at + 2 * j]);
+        tmin = Math.min(tmin, collectives[at + 2 * j + 1]);
+      }
+      if (release < view.v0 && tmin < view.v0 || tmin > view.v1) continue;
+      if (hi < first || lo >= last) continue;
+      drawnCollectives++;
+      var xr = X(release);
+      ctx.lineWidth = 2;
+      ctx.beginPath();
+      ctx.moveTo(xr, rowMid(lo) - rowH / 3);
+      ctx.lineTo(xr, rowMid(hi) + rowH / 3);
+      ctx.stroke();
+      ctx.lineWidth = 1;
+      ctx.beginPath();
+      for (j = 0; j < n; j++) {
+        var y = rowMid(collectives[at + 2 * j]), x = X(collectives[at + 2 * j + 1]);
+        ctx.moveTo(x, y);
+        ctx.lineTo(xr, y);
+      }
+      ctx.stroke();
+      if (rowH >= 6) {
+        for (j = 0; j < n; j++) {
+          var yy = rowMid(collectives[at + 2 * j]), xx = X(collectives[at + 2 * j + 1]);
+          ctx.fillRect(xx - 1, yy - 3, 3, 6);
+        }
+      }
+    }
   }
 
   // axisLabels are the timeline axis's labels as last drawn, for the
@@ -873,6 +974,7 @@ function runReport() {
   check.timeline = {
     rows: rows.length, level: lastDraw.level, exact: lastDraw.exact, tiles: lastDraw.tiles,
     drawMs: Math.round(lastDraw.ms), decodeMs: Math.round(decodeMs), v0: view.v0, v1: view.v1,
+    messages: messages.length / 4, messagesDrawn: drawnMessages, collectivesDrawn: drawnCollectives,
     pxTime: (view.v1 - view.v0) / plotWidth(),
     canvas: [canvas.width, canvas.height]
   };
