@@ -109,14 +109,16 @@ func Write(w io.Writer, files []*tracefile.File, opt Options) error {
 		return err
 	}
 	prof := newProfile(r)
+	waits, werr := waitsOf(r)
 	sections := analyses(r, opt, plans)
 
 	bw := bufio.NewWriterSize(w, 1<<16)
 	p := &page{w: bw}
 	writeHead(p, r, opt)
-	writeFacts(p, r)
+	writeFacts(p, r, waits)
 	writeProfileSection(p)
 	writeTimelineSection(p, r, tl, opt)
+	p.write(waitSection(r, waits, werr, opt.Findings))
 	for _, s := range sections {
 		p.write(s)
 	}
@@ -155,7 +157,7 @@ func writeHead(p *page, r *run, opt Options) {
 		Span, Stamp      string
 		Nav              []link
 	}{title, template.CSS(css), len(r.files), locations, units.Duration(float64(r.span)), opt.Now.Format("2006-01-02 15:04:05 MST"),
-		[]link{{"facts", "Run"}, {"profile", "Profile"}, {"timeline", "Timeline"},
+		[]link{{"facts", "Run"}, {"profile", "Profile"}, {"timeline", "Timeline"}, {"waitstates", "Wait states"},
 			{"variation", "Variation"}, {"dynamics", "Dynamics"}, {"communication", "Communication"}, {"counters", "Counters"}}})
 }
 
