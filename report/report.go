@@ -110,20 +110,21 @@ func Write(w io.Writer, files []*tracefile.File, opt Options) error {
 	}
 	prof := newProfile(r)
 	waits, werr := waitsOf(r)
+	tree := newCallTree(r, r.trees, func(fi, k int) int { return prof.unitOf[fi][k] }, waits)
 	sections := analyses(r, opt, plans)
 
 	bw := bufio.NewWriterSize(w, 1<<16)
 	p := &page{w: bw}
 	writeHead(p, r, opt)
 	writeFacts(p, r, waits)
-	writeProfileSection(p)
+	writeProfileSection(p, r, tree)
 	writeTimelineSection(p, r, tl, opt)
 	p.write(waitSection(r, waits, werr, opt.Findings))
 	for _, s := range sections {
 		p.write(s)
 	}
 	writeCounters(p, r, prof)
-	writeData(p, r, prof, tl)
+	writeData(p, r, prof, tree, tl)
 	if p.err != nil {
 		return p.err
 	}
@@ -161,9 +162,32 @@ func writeHead(p *page, r *run, opt Options) {
 			{"variation", "Variation"}, {"dynamics", "Dynamics"}, {"communication", "Communication"}, {"counters", "Counters"}}})
 }
 
-// writeProfileSection writes the profile's frame; the script fills the
-// table from the page's data.
-func writeProfileSection(p *page) { p.execute("profile", nil) }
+// writeProfileSection writes the profile's frame and says where its call
+// tree comes from; the script fills the panes and the table from the page's
+// data.
+func writeProfileSection(p *page, r *run, tree *callTree) {
+	data := struct{ Over, Source string }{Over: "processes and threads"}
+	if len(r.files) == 1 {
+		data.Over = "locations"
+	}
+	if r.groups != nil {
+		data.Over = "groups of ranks"
+	}
+	switch {
+	case tree.locations == 0:
+		data.Source = "No location has calls."
+	case tree.exact == tree.locations:
+		data.Source = "The call tree is the exact call-path profile the measurement kept (HMB_CALLPATHS): every call, including those the buffer shed."
+	case tree.exact > 0:
+		data.Source = fmt.Sprintf("The call tree is the exact call-path profile on %d of the %d locations (HMB_CALLPATHS); on the others it is made of the calls the trace kept, without those the buffer shed (the flat profile below has them).", tree.exact, tree.locations)
+	default:
+		data.Source = "The call tree is made of the calls the trace kept: those the buffer shed are not in it (the flat profile below counts them; HMB_CALLPATHS=1 keeps the exact call-path profile)."
+	}
+	if tree.omitted > 0 {
+		data.Source += fmt.Sprintf(" %s calls on paths beyond the %d a location's tree holds are counted in their caller's path.", units.Count(tree.omitted), maxPathsPerLocation)
+	}
+	p.execute("profile", data)
+}
 
 // writeTimelineSection writes the timeline's frame: its help, toolbar,
 // canvas, legend and what the budget left out; the script draws it.
@@ -196,7 +220,7 @@ func writeTimelineSection(p *page, r *run, tl *timeline, opt Options) {
 // writeData writes the self-check's place, the data the script reads (the
 // regions, the profile and the timeline's metadata as JSON, the timeline's
 // encoding in base64) and the script.
-func writeData(p *page, r *run, prof *profile, tl *timeline) {
+func writeData(p *page, r *run, prof *profile, tree *callTree, tl *timeline) {
 	p.printf("<pre id=\"selfcheck\" hidden></pre>\n")
 	meta, err := json.Marshal(tl)
 	if err != nil && p.err == nil {
@@ -215,6 +239,8 @@ func writeData(p *page, r *run, prof *profile, tl *timeline) {
 	data = append(data, kinds...)
 	data = append(data, `,"profile":`...)
 	data = prof.appendJSON(data)
+	data = append(data, `,"tree":`...)
+	data = tree.appendJSON(data)
 	data = append(data, `,"timeline":`...)
 	data = append(data, meta...)
 	data = append(data, '}')

@@ -115,8 +115,10 @@ type run struct {
 	// drawn on its own (groups.go).
 	groups *grouping
 	// tasks counts the tasks of each location, per file and location
-	// index, once the events are read.
+	// index, once the events are read; trees are their call trees
+	// (calltree.go).
 	tasks [][]int
+	trees [][]*pathTree
 	// procs is the number of workers reading the locations (and making
 	// the analyses): 1 or less reads them one after the other.
 	procs int

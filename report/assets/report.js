@@ -200,6 +200,152 @@ function runReport() {
     renderProfile();
   })();
 
+  // ---- the profile as Cube shows it ----------------------------------------
+
+  // Three panes: the metric tree, the call tree and the system tree
+  // (calltree.go in package report). The values are exclusive per call
+  // path and system unit; a folded call path shows its subtree's sum
+  // (inclusive), an unfolded one its own, as in Cube. Choosing a metric
+  // sets what the call tree shows; choosing a call path what the system
+  // tree shows; choosing a unit there restricts the call tree to it.
+  var cube = (function () {
+    var tree = data.tree, units = prof.units || [];
+    var n = tree.nodes.length / 2, parent = new Int32Array(n), region = new Int32Array(n), kids = [], roots = [];
+    for (var i = 0; i < n; i++) {
+      parent[i] = tree.nodes[2 * i];
+      region[i] = tree.nodes[2 * i + 1];
+      kids.push([]);
+      if (parent[i] < 0) roots.push(i); else kids[parent[i]].push(i);
+    }
+    var state = { metric: 0, node: -1, units: null, open: {} };
+    var metricsEl = document.getElementById("cube-metrics"), callsEl = document.getElementById("cube-calls"), sysEl = document.getElementById("cube-system");
+    // values returns the exclusive and inclusive values of metric m per
+    // call path over the units in the set us (null: all).
+    function values(m, us) {
+      var excl = new Float64Array(n), v = tree.values[m] || [];
+      for (var k = 0; k + 2 < v.length; k += 3) if (!us || us[v[k + 1]]) excl[v[k]] += v[k + 2];
+      var incl = Float64Array.from(excl);
+      for (var j = n - 1; j >= 0; j--) if (parent[j] >= 0) incl[parent[j]] += incl[j];
+      return { excl: excl, incl: incl };
+    }
+    function fmt(m, x) { return tree.metrics[m].count ? count(x) : dur(x); }
+    function total(m, us) {
+      var t = 0, v = tree.values[m] || [];
+      for (var k = 0; k + 2 < v.length; k += 3) if (!us || us[v[k + 1]]) t += v[k + 2];
+      return t;
+    }
+    function row(label, val, share, selected, toggle, swatch, title) {
+      return '<div class="node' + (selected ? " selected" : "") + '"' + (title ? ' title="' + escapeHTML(title) + '"' : "") + '><span class="toggle">' + toggle + "</span>" +
+        '<span class="val">' + escapeHTML(val) + '</span><span class="share">' + escapeHTML(share) + "</span>" +
+        '<span class="bar" style="width:' + Math.round(Math.max(0, Math.min(1, share === "-" ? 0 : parseFloat(share) / 100)) * 60) + 'px"></span>' +
+        (swatch >= 0 ? '<span class="swatch" style="background:' + regionCSS(swatch, 1) + '"></span>' : "") +
+        '<span class="name">' + escapeHTML(label) + "</span></div>";
+    }
+    function renderMetrics() {
+      var html = [];
+      function add(m) {
+        var sub = [];
+        tree.metrics.forEach(function (mm, j) { if (mm.parent === m) sub.push(j); });
+        var t = total(m, state.units);
+        html.push('<li data-metric="' + m + '">' + row(tree.metrics[m].name, fmt(m, t), "", m === state.metric, "", -1, tree.metrics[m].about));
+        if (sub.length) { html.push("<ul>"); sub.forEach(add); html.push("</ul>"); }
+        html.push("</li>");
+      }
+      tree.metrics.forEach(function (mm, j) { if (mm.parent < 0) add(j); });
+      metricsEl.innerHTML = html.join("");
+    }
+    function renderCalls() {
+      var vals = values(state.metric, state.units), all = 0;
+      roots.forEach(function (r) { all += vals.incl[r]; });
+      var html = [];
+      function add(i) {
+        var open = !!state.open[i], k = kids[i].slice().sort(function (a, b) { return vals.incl[b] - vals.incl[a]; });
+        var v = open ? vals.excl[i] : vals.incl[i];
+        html.push('<li data-node="' + i + '">' + row(regions[region[i]], fmt(state.metric, v), pct(v, all), i === state.node, k.length ? (open ? "▾" : "▸") : "", region[i], ""));
+        if (open && k.length) { html.push("<ul>"); k.forEach(add); html.push("</ul>"); }
+        html.push("</li>");
+      }
+      roots.slice().sort(function (a, b) { return vals.incl[b] - vals.incl[a]; }).forEach(add);
+      callsEl.innerHTML = html.length ? html.join("") : '<li class="muted">no calls</li>';
+    }
+    function renderSystem() {
+      var m = state.metric, i = state.node, per = new Float64Array(units.length), v = tree.values[m] || [];
+      if (i >= 0) {
+        var inSub = new Uint8Array(n), open = !!state.open[i];
+        for (var j = 0; j < n; j++) inSub[j] = j === i || (!open && parent[j] >= 0 && inSub[parent[j]]) ? 1 : 0;
+        for (var k = 0; k + 2 < v.length; k += 3) if (inSub[v[k]]) per[v[k + 1]] += v[k + 2];
+      }
+      var all = 0;
+      per.forEach(function (x) { all += x; });
+      // host -> process -> location, each level only where it tells apart.
+      var hosts = [], byHost = {};
+      units.forEach(function (u, ui) {
+        if (!(u.host in byHost)) { byHost[u.host] = { procs: [], byProc: {}, sum: 0, units: [] }; hosts.push(u.host); }
+        var h = byHost[u.host];
+        if (!(u.proc in h.byProc)) { h.byProc[u.proc] = { units: [], sum: 0 }; h.procs.push(u.proc); }
+        h.byProc[u.proc].units.push(ui);
+        h.byProc[u.proc].sum += per[ui];
+        h.sum += per[ui];
+        h.units.push(ui);
+      });
+      var html = ['<li data-units="">' + row("all " + (prof.all || units.length) + " locations", fmt(m, all), all > 0 ? "100.0%" : "-", !state.units, "", -1, "") + "</li>"];
+      function sel(us) { return state.units && us.length === Object.keys(state.units).length && us.every(function (u) { return state.units[u]; }); }
+      hosts.forEach(function (hn) {
+        var h = byHost[hn], indent = hosts.length > 1;
+        if (indent) html.push('<li data-units="' + h.units.join(" ") + '">' + row(hn || "host", fmt(m, h.sum), pct(h.sum, all), sel(h.units), "", -1, "") + "<ul>");
+        h.procs.forEach(function (pn) {
+          var pr = h.byProc[pn], named = pr.units.filter(function (u) { return units[u].name; });
+          html.push('<li data-units="' + pr.units.join(" ") + '">' + row(pn, fmt(m, pr.sum), pct(pr.sum, all), sel(pr.units), "", -1, ""));
+          if (named.length > 0 && pr.units.length > 1) {
+            html.push("<ul>");
+            pr.units.forEach(function (u) { html.push('<li data-units="' + u + '">' + row(units[u].name || "main", fmt(m, per[u]), pct(per[u], all), sel([u]), "", -1, "") + "</li>"); });
+            html.push("</ul>");
+          }
+          html.push("</li>");
+        });
+        if (indent) html.push("</ul></li>");
+      });
+      sysEl.innerHTML = html.join("");
+    }
+    function render() { renderMetrics(); renderCalls(); renderSystem(); }
+    metricsEl.addEventListener("click", function (ev) {
+      var li = ev.target.closest("li[data-metric]");
+      if (!li) return;
+      state.metric = parseInt(li.getAttribute("data-metric"), 10);
+      render();
+    });
+    callsEl.addEventListener("click", function (ev) {
+      var li = ev.target.closest("li[data-node]");
+      if (!li) return;
+      var i = parseInt(li.getAttribute("data-node"), 10);
+      if (ev.target.classList.contains("toggle") || state.node === i) state.open[i] = !state.open[i];
+      state.node = i;
+      render();
+    });
+    sysEl.addEventListener("click", function (ev) {
+      var li = ev.target.closest("li[data-units]");
+      if (!li) return;
+      var us = li.getAttribute("data-units");
+      if (!us) state.units = null;
+      else {
+        state.units = {};
+        us.split(" ").forEach(function (u) { state.units[u] = true; });
+      }
+      render();
+    });
+    // At first: time, the heaviest path unfolded three calls deep, its
+    // end selected, as a reader would open it.
+    var start = values(0, null), at = -1, level = roots;
+    for (var d = 0; d < 3 && level.length; d++) {
+      at = level.reduce(function (a, b) { return start.incl[b] > start.incl[a] ? b : a; });
+      if (kids[at].length && d < 2) state.open[at] = true;
+      level = kids[at];
+    }
+    state.node = at;
+    render();
+    return { state: state, render: render, nodes: n };
+  })();
+
   // ---- timeline: decoding ------------------------------------------------
 
   var tl = data.timeline;
