@@ -1117,6 +1117,14 @@ function runReport() {
     check.sections[id] = !!s && s.querySelector("h2") !== null && s.textContent.length > 40;
   });
   check.profileRows = profTable.tBodies[0].rows.length;
+  // How tall each section is drawn, for the tests that keep what comes
+  // before the profile within a screen.
+  check.heights = {};
+  Array.prototype.forEach.call(document.querySelectorAll("body > section"), function (s) { check.heights[s.id] = s.offsetHeight; });
+  check.cube = {
+    nodes: cube.nodes, metrics: data.tree.metrics.length,
+    calls: document.querySelectorAll("#cube-calls li").length, system: document.querySelectorAll("#cube-system li").length
+  };
   check.timeline = {
     rows: rows.length, level: lastDraw.level, exact: lastDraw.exact, tiles: lastDraw.tiles,
     drawMs: Math.round(lastDraw.ms), decodeMs: Math.round(decodeMs), v0: view.v0, v1: view.v1,
