@@ -515,7 +515,7 @@ func sharedFacts(r *run) fileFacts {
 		}
 		v := t.values[best]
 		if t.counts[best] < len(r.files) {
-			v += fmt.Sprintf(" (%d of the %d files; %d other values)", t.counts[best], len(r.files), len(t.values)-1)
+			v += fmt.Sprintf(" (on %d of the %d files; %s)", t.counts[best], len(r.files), units.Plural(len(t.values)-1, "other value", "other values"))
 		}
 		ff.Facts = append(ff.Facts, nameValue{name, v})
 		if name == "trace" {
