@@ -19,8 +19,9 @@ import (
 
 // ringRun writes a run of ranks processes that pass a message around a
 // ring and then meet in an MPI_Allreduce, iters times: rank r sends to
-// r+1 at sendAt(r, i) and receives from r-1 at recvAt(r, i); it enters the
-// allreduce at collAt(r, i). Times are ns from a common start.
+// r+1 at sendAt(r, i) and receives from r-1 at recvAt(r, i), rank 0 in a
+// receive posted before its message was sent; it enters the allreduce at
+// collAt(r, i). Times are ns from a common start.
 func ringRun(t testing.TB, ranks, iters int) []*tracefile.File {
 	t.Helper()
 	dir := t.TempDir()
@@ -38,7 +39,13 @@ func ringRun(t testing.TB, ranks, iters int) []*tracefile.File {
 			l.Enter(sendAt(r, i)-10, 3)
 			l.MessageComm(sendAt(r, i), encode.KindSend, int32((r+1)%ranks), 7, 64, 0)
 			l.Leave(sendAt(r, i) + 10)
-			l.Enter(recvAt(r, ranks, i)-100, 4)
+			post := recvAt(r, ranks, i) - 100
+			if r == 0 {
+				// Rank 0 waits in its receive for the last rank's send: a
+				// late sender.
+				post = sendAt(ranks-1, i) - 500
+			}
+			l.Enter(post, 4)
 			l.MessageComm(recvAt(r, ranks, i), encode.KindRecv, int32((r+ranks-1)%ranks), 7, 64, 0)
 			l.Leave(recvAt(r, ranks, i) + 5)
 			l.Enter(collAt(r, i), 5)
@@ -82,13 +89,24 @@ func TestMessageLinesAndCollectives(t *testing.T) {
 			want = append(want, fmt.Sprintf("%d@%d->%d@%d", r, sendAt(r, i), (r+1)%ranks, recvAt((r+1)%ranks, ranks, i)))
 		}
 	}
+	late := 0
 	for m := 0; m < len(tl.Messages); m += 4 {
 		r0, t0, r1, t1 := tl.Messages[m], tl.Messages[m+1], tl.Messages[m+2], tl.Messages[m+3]
+		if r1 < 0 {
+			r1 = -1 - r1
+			late++
+			if rankOf(r1) != 0 {
+				t.Errorf("message %d to rank %d marked a late sender", m/4, rankOf(r1))
+			}
+		}
 		got = append(got, fmt.Sprintf("%d@%d->%d@%d", rankOf(r0), t0, rankOf(r1), t1))
 		// The call's row: MPI_Send and MPI_Recv are at depth 2.
 		if tl.Rows[r0].Depth != 2 || tl.Rows[r1].Depth != 2 {
 			t.Errorf("message %d: rows at depths %d and %d, want the calls' depth 2", m/4, tl.Rows[r0].Depth, tl.Rows[r1].Depth)
 		}
+	}
+	if late != iters {
+		t.Errorf("%d late senders marked, want the %d messages to rank 0", late, iters)
 	}
 	slices.Sort(want)
 	slices.Sort(got)
@@ -119,7 +137,7 @@ func TestMessageLinesAndCollectives(t *testing.T) {
 		t.Errorf("%d collectives, want %d", ops, iters)
 	}
 	legend := legendOf(t, page)
-	for _, want := range []string{"MPI", "your code", "message, sender to receiver", "collective", "not recorded: buffer full"} {
+	for _, want := range []string{"MPI", "your code", "message, sender to receiver", "late sender", "collective", "not recorded: buffer full"} {
 		if !strings.Contains(legend, want) {
 			t.Errorf("the legend lacks %q: %s", want, legend)
 		}

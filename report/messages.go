@@ -42,6 +42,9 @@ type commEvent struct {
 	// region is the page's region of the call (collectives: the
 	// collective's, on its first row).
 	region int
+	// call is when the call that holds it was entered: a receive whose
+	// call began before its send waited for it (a late sender).
+	call int64
 }
 
 // commTrack is what a location keeps of its messages and collectives.
@@ -63,6 +66,10 @@ func (c *commTrack) keep(list *[]commEvent, e commEvent) {
 func (lt *locationTimeline) message(f *tracefile.File, e *tracefile.Event) {
 	row := max(len(lt.stack), 1)
 	ce := commEvent{t: lt.off + f.Nanos(e.Time), row: row, tag: e.Tag, comm: lt.r.commKey(lt.fi, e.Comm)}
+	ce.call = ce.t
+	if n := len(lt.stack); n > 0 {
+		ce.call = lt.stack[n-1].start
+	}
 	switch e.Kind {
 	case encode.KindSend, encode.KindIsend, encode.KindRecv, encode.KindIrecv:
 		end, ok, err := lt.r.peers.Resolve(lt.fi, e)
@@ -168,6 +175,7 @@ func (tl *timeline) connect(r *run, lts []*locationTimeline, places map[tracefil
 	type line struct {
 		t0, t1     int64
 		row0, row1 int
+		late       bool
 	}
 	var lines []line
 	total := 0
@@ -190,13 +198,20 @@ func (tl *timeline) connect(r *run, lts []*locationTimeline, places map[tracefil
 				continue // within a group's row: no line to draw
 			}
 			total++
-			lines = append(lines, line{s.t, rv.t, rowOf(pf, s.row), rowOf(pt, rv.row)})
+			// The receiving call was waiting when the send happened: the
+			// wait-state analysis calls it a late sender.
+			lines = append(lines, line{s.t, rv.t, rowOf(pf, s.row), rowOf(pt, rv.row), rv.call < s.t})
 		}
 	}
 	slices.SortFunc(lines, func(a, b line) int { return cmp.Or(cmp.Compare(a.t0, b.t0), cmp.Compare(a.row0, b.row0)) })
 	lines = spread(lines, maxMessages)
 	for _, l := range lines {
-		tl.Messages = append(tl.Messages, int64(l.row0), l.t0, int64(l.row1), l.t1)
+		// A late sender's receiving row is stored negated, -1 - row.
+		row1 := int64(l.row1)
+		if l.late {
+			row1 = -1 - row1
+		}
+		tl.Messages = append(tl.Messages, int64(l.row0), l.t0, row1, l.t1)
 	}
 	if len(lines) < total {
 		tl.Omitted = append(tl.Omitted, fmt.Sprintf("%s of the %s messages between the rows are drawn, spread evenly over the run: more would not show more at this width (zoom in; hmbtrace comm counts them all)",

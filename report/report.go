@@ -199,7 +199,11 @@ func writeTimelineSection(p *page, r *run, tl *timeline, opt Options) {
 		Grouped               string
 		Kinds                 []key
 		Messages, Collectives bool
+		Late                  bool // a late sender's message is drawn
 	}{ExactMin: units.Duration(tl.ExactMin), Omitted: tl.Omitted, Messages: len(tl.Messages) > 0, Collectives: len(tl.Collectives) > 0}
+	for m := 2; m < len(tl.Messages); m += 4 {
+		data.Late = data.Late || tl.Messages[m] < 0
+	}
 	// The legend names the paradigms the run has, in their order.
 	var has [numKinds]bool
 	for _, k := range r.kinds {

@@ -24,8 +24,9 @@ type timeline struct {
 	Rows      []tlRow      `json:"rows"`
 	Omitted   []string     `json:"omitted,omitempty"`
 	// Messages are the lines from sends to receives: per message its
-	// sender's row, the send's time, the receiver's row, the receive's
-	// time (messages.go).
+	// sender's row, the send's time, the receiver's row (-1 - row when the
+	// receive waited for the send: a late sender), the receive's time
+	// (messages.go).
 	Messages []int64 `json:"messages,omitempty"`
 	// Collectives are the collective operations: per operation its
 	// region, the time its last member entered, the number of members

@@ -722,29 +722,40 @@ function runReport() {
   // arrowhead at the receive where there is room: Vampir's first cue.
   // Lines whose both ends are above or below the rows shown are skipped.
   var messages = tl.messages || [];
-  var drawnMessages = 0;
+  var drawnMessages = 0, drawnLate = 0, lateColor = "#e6007e";
   function drawMessages(X, first, last) {
     drawnMessages = 0;
+    drawnLate = 0;
     ctx.strokeStyle = "rgba(16,42,110,0.8)";
     ctx.fillStyle = "rgba(16,42,110,0.9)";
     ctx.lineWidth = 1;
-    ctx.beginPath();
     var heads = [];
-    for (var m = 0; m + 3 < messages.length; m += 4) {
-      var r0 = messages[m], t0 = messages[m + 1], r1 = messages[m + 2], t1 = messages[m + 3];
-      if (Math.max(t0, t1) < view.v0 || Math.min(t0, t1) > view.v1) continue;
-      if (Math.max(r0, r1) < first || Math.min(r0, r1) >= last) continue;
-      var x0 = X(t0), y0 = rowMid(r0), x1 = X(t1), y1 = rowMid(r1);
-      ctx.moveTo(x0, y0);
-      ctx.lineTo(x1, y1);
-      drawnMessages++;
-      var len = Math.hypot(x1 - x0, y1 - y0);
-      if (len > 14) heads.push([x0, y0, x1, y1, len]);
-    }
-    ctx.stroke();
+    // Two passes: the others, then the late senders' on top in their own
+    // colour (the receive waited for them).
+    [false, true].forEach(function (lateOnes) {
+      ctx.strokeStyle = lateOnes ? lateColor : "rgba(16,42,110,0.8)";
+      ctx.lineWidth = lateOnes ? 1.5 : 1;
+      ctx.beginPath();
+      for (var m = 0; m + 3 < messages.length; m += 4) {
+        var r0 = messages[m], t0 = messages[m + 1], r1 = messages[m + 2], t1 = messages[m + 3], late = r1 < 0;
+        if (late) r1 = -1 - r1;
+        if (late !== lateOnes) continue;
+        if (Math.max(t0, t1) < view.v0 || Math.min(t0, t1) > view.v1) continue;
+        if (Math.max(r0, r1) < first || Math.min(r0, r1) >= last) continue;
+        var x0 = X(t0), y0 = rowMid(r0), x1 = X(t1), y1 = rowMid(r1);
+        ctx.moveTo(x0, y0);
+        ctx.lineTo(x1, y1);
+        drawnMessages++;
+        if (late) drawnLate++;
+        var len = Math.hypot(x1 - x0, y1 - y0);
+        if (len > 14) heads.push([x0, y0, x1, y1, len, late]);
+      }
+      ctx.stroke();
+    });
     // Arrowheads, when few enough to tell apart.
     if (heads.length > 400) return;
     heads.forEach(function (a) {
+      ctx.fillStyle = a[5] ? lateColor : "rgba(16,42,110,0.9)";
       var ux = (a[2] - a[0]) / a[4], uy = (a[3] - a[1]) / a[4];
       ctx.beginPath();
       ctx.moveTo(a[2], a[3]);
@@ -1128,7 +1139,7 @@ function runReport() {
   check.timeline = {
     rows: rows.length, level: lastDraw.level, exact: lastDraw.exact, tiles: lastDraw.tiles,
     drawMs: Math.round(lastDraw.ms), decodeMs: Math.round(decodeMs), v0: view.v0, v1: view.v1,
-    messages: messages.length / 4, messagesDrawn: drawnMessages, collectivesDrawn: drawnCollectives,
+    messages: messages.length / 4, messagesDrawn: drawnMessages, lateDrawn: drawnLate, collectivesDrawn: drawnCollectives,
     pxTime: (view.v1 - view.v0) / plotWidth(),
     canvas: [canvas.width, canvas.height]
   };
