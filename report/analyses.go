@@ -99,16 +99,6 @@ func figure(b *bytes.Buffer, id, alt string, write func(*bytes.Buffer) error) er
 	return nil
 }
 
-// text writes a package's text output as preformatted text.
-func text(b *bytes.Buffer, write func(*bytes.Buffer) error) error {
-	var t bytes.Buffer
-	if err := write(&t); err != nil {
-		return err
-	}
-	execTo(b, "text", t.String())
-	return nil
-}
-
 func variationSection(r *run, _ Options, plans *analysisPlans) []byte {
 	b := section("variation", "Variation", "The run cut into segments at the invocations of one region, each coloured by its synchronization-oblivious segment time (Weber et al.): hot segments took longer than the others without waiting for anyone.")
 	p := plans.variation
@@ -118,6 +108,12 @@ func variationSection(r *run, _ Options, plans *analysisPlans) []byte {
 	v, err := p.set.variation(p.plan, r.files)
 	if err != nil {
 		return unavailable(b, "variation heat map", err)
+	}
+	names := r.analysisNames()
+	for i := range v.Rows {
+		if name, ok := names[v.Rows[i].Label]; ok {
+			v.Rows[i].Label = name
+		}
 	}
 	if g := p.set.groupText(); g != "" {
 		execTo(b, "note", g)
@@ -130,9 +126,7 @@ func variationSection(r *run, _ Options, plans *analysisPlans) []byte {
 	if err := figure(b, "variation-heatmap", "hot/cold view", func(w *bytes.Buffer) error { return render.VariationSVG(w, drawn) }); err != nil {
 		return unavailable(b, "variation heat map", err)
 	}
-	if err := text(b, func(w *bytes.Buffer) error { return render.VariationText(w, v, variation.DefaultMinScore, 20) }); err != nil {
-		return unavailable(b, "variation report", err)
-	}
+	variationFindings(b, v, 20)
 	b.WriteString("</section>\n")
 	return b.Bytes()
 }
@@ -143,9 +137,13 @@ func dynamicsSection(r *run, opt Options, plans *analysisPlans) []byte {
 	if err != nil {
 		return unavailable(b, "dynamics findings", err)
 	}
-	if err := text(b, func(w *bytes.Buffer) error { return render.DynamicsText(w, res, opt.Findings) }); err != nil {
-		return unavailable(b, "dynamics findings", err)
+	names := r.analysisNames()
+	for _, s := range res.Series {
+		if name, ok := names[s.Location]; ok {
+			s.Location = name
+		}
 	}
+	dynamicsFindings(b, res, opt.Findings)
 	if len(res.Findings) > 0 {
 		if err := figure(b, "dynamics-series", "series with the worst findings", func(w *bytes.Buffer) error { return render.DynamicsSVG(w, res, min(opt.Findings, 6)) }); err != nil {
 			return unavailable(b, "dynamics plot", err)
@@ -254,4 +252,14 @@ func shedMessages(r *run, m *comm.Matrix) string {
 	}
 	return fmt.Sprintf(" The buffer shed %s message events: they are not in the trace, and %d of %d senders are counted from the events kept (their files have no exact matrix), so their cells miss those messages.",
 		units.Count(n), m.Counted, m.Counted+m.Exact)
+}
+
+// analysisNames maps the analyses' names of the locations ("1:rank 1") to
+// the page's ("rank 1"), so that the page names each location one way.
+func (r *run) analysisNames() map[string]string {
+	m := map[string]string{}
+	for _, ref := range variation.Locations(r.files) {
+		m[ref.Label] = r.label(ref.File, ref.Location)
+	}
+	return m
 }

@@ -74,8 +74,12 @@ type selfCheck struct {
 	Errors      []string
 	Sections    map[string]bool
 	ProfileRows int
+	Heights     map[string]float64 // each section's height in px
+	Cube        struct{ Nodes, Metrics, Calls, System int }
 	Timeline    struct {
 		Rows, Level, Exact, Tiles int
+		Messages, MessagesDrawn   int
+		CollectivesDrawn          int
 		DrawMs, DecodeMs          float64
 		V0, V1, PxTime            float64
 		Axis                      []string // the axis labels drawn

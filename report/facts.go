@@ -39,20 +39,205 @@ type locationRow struct {
 	TasksText                                         string
 }
 
-// writeFacts writes the run's facts and the buffer's story, per file: what
-// hmbtrace summary prints, as tables.
-func writeFacts(p *page, r *run) {
-	if r.groups != nil {
-		p.execute("facts", []fileFacts{groupFacts(r)})
-		return
+// runSection is the page's Run section: what the run was, told once (the
+// facts its files share), one table with a row per rank (per location for
+// one file, per group past runTableMax ranks), and the buffer's story and
+// the locations' table folded away.
+type runSection struct {
+	Lead  string
+	Facts []nameValue
+	Table runTable
+	// Story is the buffer's story: of the one file, or summed over the
+	// files; Open unfolds it (one file).
+	Story fileFacts
+	Open  bool
+}
+
+// runTable is the table of the ranks (or locations, or groups).
+type runTable struct {
+	What     string // "rank", "location", "group"
+	Rows     []runRow
+	HasHost  bool
+	HasWaits bool
+	Capped   bool // more rows than a screen's part: the table scrolls
+}
+
+type runRow struct {
+	Name, Host                 string
+	Start, Duration            int64
+	StartText, DurationText    string
+	Recorded, Kept, Removed    uint64
+	RecordedText, KeptText     string
+	KeptShare                  float64
+	KeptShareText, RemovedText string
+	Wait                       int64
+	WaitText                   string
+	Notes                      string
+}
+
+// runTableMax is the most ranks the run table lists one by one; a run of
+// more lists its groups.
+const runTableMax = 1024
+
+// runTableVisible is how many rows the run table shows before it scrolls:
+// the section stays within a screen whatever the ranks.
+const runTableVisible = 12
+
+// writeFacts writes the Run section.
+func writeFacts(p *page, r *run, waits *waitInfo) {
+	p.execute("facts", runFacts(r, waits))
+}
+
+// runFacts makes the Run section of r; waits are the wait states of its
+// locations, nil when they could not be made.
+func runFacts(r *run, waits *waitInfo) runSection {
+	var rs runSection
+	if len(r.files) == 1 {
+		f := r.files[0]
+		rs.Facts = fileFactList(r, 0)
+		rs.Story = fileFacts{Path: f.Path}
+		bufferStory(&rs.Story, f, r.tasks[0])
+		rs.Open = true
+		rs.Lead = fmt.Sprintf("%s, %s, %s.", f.Path, units.Plural(len(f.Locations), "location", "locations"), units.Duration(float64(f.Duration())))
+	} else {
+		ff := sharedFacts(r)
+		rs.Facts = ff.Facts
+		rs.Story = ff
+		hosts := map[string]bool{}
+		lo, hi := r.files[0].Duration(), r.files[0].Duration()
+		for _, f := range r.files {
+			hosts[f.Header.Host] = true
+			lo, hi = min(lo, f.Duration()), max(hi, f.Duration())
+		}
+		rs.Lead = fmt.Sprintf("%s: %s on %s, %s, %s.", r.files[0].Header.Name, units.Plural(len(r.files), "process", "processes"),
+			units.Plural(len(hosts), "host", "hosts"), durationRange(lo, hi), ff.Path)
 	}
-	var files []fileFacts
-	for fi, f := range r.files {
-		ff := fileFacts{Path: f.Path, Facts: fileFactList(r, fi)}
-		bufferStory(&ff, f, r.tasks[fi])
-		files = append(files, ff)
+	rs.Table = makeRunTable(r, waits)
+	return rs
+}
+
+// makeRunTable makes the run table: one row per rank, per location of one
+// file, or per group past runTableMax ranks.
+func makeRunTable(r *run, waits *waitInfo) runTable {
+	var t runTable
+	hosts := map[string]bool{}
+	for _, f := range r.files {
+		hosts[f.Header.Host] = true
 	}
-	p.execute("facts", files)
+	t.HasHost = len(hosts) > 1
+	t.HasWaits = waits != nil && waits.any
+	add := func(name, host string, start, dur int64, locs []locRef) {
+		row := runRow{Name: name, Host: host, Start: start, Duration: dur,
+			StartText: units.Duration(float64(start)), DurationText: units.Duration(float64(dur))}
+		var notes []string
+		for _, m := range locs {
+			f := r.files[m.file]
+			l := &f.Locations[m.index]
+			row.Recorded += l.Recorded
+			row.Kept += l.Kept()
+			row.Removed += l.Removed().Total()
+			if waits != nil {
+				row.Wait += waits.byLoc[m.file][m.index]
+			}
+		}
+		if len(locs) > 0 {
+			notes = append(notes, lossNotes(r, locs)...)
+		}
+		row.RecordedText, row.KeptText, row.RemovedText = units.Count(row.Recorded), units.Count(row.Kept), units.Count(row.Removed)
+		row.KeptShare = 1
+		if row.Recorded > 0 {
+			row.KeptShare = float64(row.Kept) / float64(row.Recorded)
+		}
+		row.KeptShareText = units.Share(float64(row.Kept), float64(row.Recorded))
+		row.WaitText = units.Duration(float64(row.Wait))
+		if row.Wait > 0 && dur > 0 {
+			row.WaitText += " (" + units.Share(float64(row.Wait), float64(dur)) + ")"
+		}
+		row.Notes = strings.Join(notes, "; ")
+		t.Rows = append(t.Rows, row)
+	}
+	switch {
+	case len(r.files) == 1:
+		t.What = "location"
+		f := r.files[0]
+		for _, k := range locationOrder(f) {
+			add(r.label(0, &f.Locations[k]), f.Header.Host, 0, f.Duration(), []locRef{{0, k}})
+		}
+	case len(r.files) <= runTableMax || r.groups == nil:
+		t.What = "rank"
+		for fi, f := range r.files {
+			var locs []locRef
+			for k := range f.Locations {
+				locs = append(locs, locRef{fi, k})
+			}
+			add(r.fileName(fi), f.Header.Host, r.offsets[fi], f.Duration(), locs)
+		}
+	default:
+		t.What = "group"
+		for _, gr := range r.groups.groups {
+			var start, end int64 = -1, 0
+			host := ""
+			for _, m := range gr.members {
+				if start < 0 || r.offsets[m.file] < start {
+					start = r.offsets[m.file]
+				}
+				end = max(end, r.offsets[m.file]+r.files[m.file].Duration())
+				host = r.files[m.file].Header.Host
+			}
+			add(gr.label, host, max(start, 0), end-max(start, 0), gr.members)
+		}
+	}
+	t.Capped = len(t.Rows) > runTableVisible
+	return t
+}
+
+// lossNotes says in a user's words what the buffer and the filters did
+// not keep of the locations locs: "not recorded: buffer full at depth 5
+// from 1.2 s", "3 usage errors", "interrupted".
+func lossNotes(r *run, locs []locRef) []string {
+	var notes []string
+	seen := map[string]bool{}
+	note := func(s string) {
+		if !seen[s] {
+			seen[s] = true
+			notes = append(notes, s)
+		}
+	}
+	var usage, filtered uint64
+	for _, m := range locs {
+		f := r.files[m.file]
+		l := &f.Locations[m.index]
+		usage += l.Usage.Total()
+		filtered += l.FilteredName + l.FilteredDuration
+		if l.Interrupted {
+			note("interrupted")
+		}
+		if l.Windowed {
+			note("keep-last: only the end of the run kept")
+		}
+		if f.Recovered != nil {
+			note("recovered from the mapping")
+		}
+		for _, red := range f.Reductions {
+			at := units.Duration(float64(r.offsets[m.file] + f.Nanos(red.Time)))
+			switch red.Reason {
+			case tracefile.ByDepth:
+				note(fmt.Sprintf("not recorded: buffer full at depth %d (from %s)", red.Depth, at))
+			case tracefile.ByFirst:
+				note("not recorded: buffer full, recording stopped at " + at)
+			case tracefile.ByClass:
+				note(fmt.Sprintf("not recorded: buffer full, %s events dropped (from %s)", red.Class, at))
+			}
+			break // the first reduction says when the buffer filled up
+		}
+	}
+	if filtered > 0 {
+		notes = append(notes, units.Count(filtered)+" filtered")
+	}
+	if usage > 0 {
+		notes = append(notes, units.Plural(int(usage), "usage error", "usage errors"))
+	}
+	return notes
 }
 
 // fileFactList is what the Run section tells of file fi.
@@ -262,14 +447,16 @@ func reductionText(r tracefile.StoryReduction) string {
 	return fmt.Sprintf("at %s %s: %d bins (%s events)", at, r.Reason, r.Bins, units.Count(r.Records))
 }
 
-// groupFacts is the Run section of a run drawn in groups: the files' facts
+// sharedFacts is the Run section of a run of several files: the files' facts
 // merged (a fact the files share once, else its most common value and how
 // many files have it), their buffers' stories summed with the worst file
 // named, and the table of locations by group. It is as long for 512 ranks
 // as for 32.
-func groupFacts(r *run) fileFacts {
-	g := r.groups
-	ff := fileFacts{Path: fmt.Sprintf("%d trace files: %s", len(r.files), g.text())}
+func sharedFacts(r *run) fileFacts {
+	ff := fileFacts{Path: fmt.Sprintf("%d trace files", len(r.files))}
+	if g := r.groups; g != nil {
+		ff.Path += ": " + g.text()
+	}
 	// The processes, told once.
 	hosts := map[string]bool{}
 	var hostList []string
@@ -328,7 +515,7 @@ func groupFacts(r *run) fileFacts {
 		}
 		v := t.values[best]
 		if t.counts[best] < len(r.files) {
-			v += fmt.Sprintf(" (%d of the %d files; %d other values)", t.counts[best], len(r.files), len(t.values)-1)
+			v += fmt.Sprintf(" (on %d of the %d files; %s)", t.counts[best], len(r.files), units.Plural(len(t.values)-1, "other value", "other values"))
 		}
 		ff.Facts = append(ff.Facts, nameValue{name, v})
 		if name == "trace" {
@@ -431,6 +618,22 @@ func groupStory(ff *fileFacts, r *run) {
 			dr.Closed = fmt.Sprintf("closed on %d of %d", c, n)
 		}
 		ff.Depths = append(ff.Depths, *dr)
+	}
+	if r.groups == nil {
+		// Every location of every file, labelled by its process.
+		for fi, f := range r.files {
+			for _, k := range locationOrder(f) {
+				l := &f.Locations[k]
+				lr := locationRow{Name: r.label(fi, l), Recorded: l.Recorded, Kept: l.Kept(), Filtered: l.FilteredName + l.FilteredDuration,
+					Removed: l.Removed().Total(), Tasks: r.tasks[fi][k]}
+				lr.RecordedText, lr.KeptText, lr.FilteredText, lr.RemovedText = units.Count(lr.Recorded), units.Count(lr.Kept), units.Count(lr.Filtered), units.Count(lr.Removed)
+				lr.TasksText = units.Count(uint64(lr.Tasks))
+				lr.Notes = strings.Join(lossNotes(r, []locRef{{fi, k}}), "; ")
+				ff.HasTasks = ff.HasTasks || lr.Tasks > 0
+				ff.Locations = append(ff.Locations, lr)
+			}
+		}
+		return
 	}
 	for _, gr := range r.groups.groups {
 		var lr locationRow

@@ -74,8 +74,12 @@ func TestGroupsAtScale(t *testing.T) {
 			t.Errorf("the page of 512 ranks lacks %q", want)
 		}
 	}
-	if n := bytes.Count(big, []byte("<h3>")); n != 1 {
-		t.Errorf("the page of 512 ranks has %d file headings in its Run section, want 1", n)
+	facts := sectionOf(t, big, "facts")
+	if n := bytes.Count(facts, []byte("<h3>")); n != 0 {
+		t.Errorf("the page of 512 ranks has %d file headings in its Run section, want none: one run table", n)
+	}
+	if n := bytes.Count(facts, []byte(`id="run-table"`)); n != 1 {
+		t.Errorf("the page of 512 ranks has %d run tables, want 1", n)
 	}
 	tl := &bigData.Timeline
 	if len(tl.Locations) != 32 {
@@ -166,4 +170,18 @@ func TestGroupsSameForProcs(t *testing.T) {
 	if d, _ := parsePage(t, writePage(t, files, opt)); len(d.Timeline.Locations) != 12 || d.Timeline.Locations[0].Members != 0 {
 		t.Errorf("6 ranks of 2 locations: %d locations on the timeline, want 12", len(d.Timeline.Locations))
 	}
+}
+
+// sectionOf returns the HTML of the page's section id.
+func sectionOf(t testing.TB, page []byte, id string) []byte {
+	t.Helper()
+	start := bytes.Index(page, []byte(`<section id="`+id+`">`))
+	if start < 0 {
+		t.Fatalf("the page has no section %s", id)
+	}
+	end := bytes.Index(page[start:], []byte("</section>"))
+	if end < 0 {
+		t.Fatalf("section %s does not end", id)
+	}
+	return page[start : start+end]
 }

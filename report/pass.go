@@ -57,6 +57,7 @@ func readAll(r *run, tp *timelinePlan, plans []*segmentPlan) (*timeline, error) 
 		lt    *locationTimeline
 		scans []*segmentScan // per active plan
 		tasks int
+		tree  *pathTree // nil when the location has its exact call paths
 		err   error
 	}
 	results := make([]result, len(refs))
@@ -79,9 +80,16 @@ func readAll(r *run, tp *timelinePlan, plans []*segmentPlan) (*timeline, error) 
 		if res.lt != nil {
 			tasks = &res.lt.tasks
 		}
+		if len(loc.CallPaths) == 0 {
+			res.tree = newPathTree()
+		}
+		regionOf := func(id uint32) (int, bool) { return r.lookup(ref.File, id) }
 		var e tracefile.Event
 		it := f.Events(loc.ID)
 		for it.Next(&e) {
+			if res.tree != nil && (e.Kind == encode.KindEnter || e.Kind == encode.KindLeave) {
+				res.tree.event(&e, f.Nanos(e.Time), regionOf)
+			}
 			if res.lt != nil {
 				res.lt.event(&e)
 			} else if e.Kind >= encode.KindTaskSwitch && e.Kind <= encode.KindTaskSuspend {
@@ -99,6 +107,9 @@ func readAll(r *run, tp *timelinePlan, plans []*segmentPlan) (*timeline, error) 
 			tasks.finish(0)
 		}
 		res.tasks = tasks.total()
+		if res.tree != nil {
+			res.tree.finish()
+		}
 		for _, s := range res.scans {
 			s.finish()
 		}
@@ -129,9 +140,19 @@ func readAll(r *run, tp *timelinePlan, plans []*segmentPlan) (*timeline, error) 
 	for i, f := range r.files {
 		r.tasks[i] = make([]int, len(f.Locations))
 	}
+	r.trees = make([][]*pathTree, len(r.files))
+	for i, f := range r.files {
+		r.trees[i] = make([]*pathTree, len(f.Locations))
+	}
 	for i, ref := range refs {
 		byLoc[ref.File][ref.Index] = results[i].lt
 		r.tasks[ref.File][ref.Index] = results[i].tasks
+		r.trees[ref.File][ref.Index] = results[i].tree
+		if results[i].tree == nil {
+			// The exact call paths: their regions may define placeholders,
+			// which only one goroutine may do.
+			r.trees[ref.File][ref.Index] = exactTree(r, ref.File, &r.files[ref.File].Locations[ref.Index])
+		}
 	}
 	tl, ok, err := tp.assemble(r, func(fi, k int) (*locationTimeline, bool) {
 		lt := byLoc[fi][k]

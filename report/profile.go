@@ -1,6 +1,7 @@
 package report
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
@@ -18,6 +19,19 @@ type profile struct {
 	// all is the number of locations when locations are groups of them
 	// (groups.go), else 0.
 	all int
+	// units place the locations (or groups) in the system tree: host,
+	// process, and the location's own name under it; unitOf is the
+	// location index of each file's locations.
+	units  []systemUnit
+	unitOf [][]int
+}
+
+// systemUnit is a leaf of the system tree as Cube has it (machine, node,
+// process, thread): here host, process and location.
+type systemUnit struct {
+	Host string `json:"host"`
+	Proc string `json:"proc"`
+	Name string `json:"name"`
 }
 
 // profileRow is one region on one location (loc -1: all locations).
@@ -63,10 +77,13 @@ func newProfile(r *run) *profile {
 		for _, gr := range g.groups {
 			p.locations = append(p.locations, fmt.Sprintf("%s (%d locations, summed)", gr.label, len(gr.members)))
 			p.times = append(p.times, 0)
+			p.units = append(p.units, systemUnit{Proc: fmt.Sprintf("%s (%d locations)", gr.label, len(gr.members))})
 		}
 	}
+	p.unitOf = make([][]int, len(r.files))
 	for fi, f := range r.files {
 		dur := f.Duration()
+		p.unitOf[fi] = make([]int, len(f.Locations))
 		for k := range f.Locations {
 			l := &f.Locations[k]
 			li := len(p.locations)
@@ -76,7 +93,16 @@ func newProfile(r *run) *profile {
 			} else {
 				p.locations = append(p.locations, r.label(fi, l))
 				p.times = append(p.times, dur)
+				u := systemUnit{Host: f.Header.Host, Proc: r.label(fi, l)}
+				if len(r.files) > 1 || r.byFile {
+					u.Proc, u.Name = r.group(fi), r.ownName(fi, l)
+					if len(f.Locations) == 1 {
+						u.Name = ""
+					}
+				}
+				p.units = append(p.units, u)
 			}
+			p.unitOf[fi][k] = li
 			p.total += dur
 			for _, e := range l.Profile {
 				row := profileRow{loc: li, region: r.region(fi, e.Region), visits: e.Visits,
@@ -165,6 +191,9 @@ func (p *profile) appendJSON(b []byte) []byte {
 		b = append(b, `,"all":`...)
 		b = strconv.AppendInt(b, int64(p.all), 10)
 	}
+	units, _ := json.Marshal(p.units) // strings always marshal
+	b = append(b, `,"units":`...)
+	b = append(b, units...)
 	b = append(b, `,"times":[`...)
 	for i, t := range p.times {
 		if i > 0 {

@@ -10,6 +10,7 @@ import (
 	"html/template"
 	"io"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -108,19 +109,22 @@ func Write(w io.Writer, files []*tracefile.File, opt Options) error {
 		return err
 	}
 	prof := newProfile(r)
+	waits, werr := waitsOf(r)
+	tree := newCallTree(r, r.trees, func(fi, k int) int { return prof.unitOf[fi][k] }, waits)
 	sections := analyses(r, opt, plans)
 
 	bw := bufio.NewWriterSize(w, 1<<16)
 	p := &page{w: bw}
 	writeHead(p, r, opt)
-	writeFacts(p, r)
-	writeProfileSection(p)
+	writeFacts(p, r, waits)
+	writeProfileSection(p, r, tree)
 	writeTimelineSection(p, r, tl, opt)
+	p.write(waitSection(r, waits, werr, opt.Findings))
 	for _, s := range sections {
 		p.write(s)
 	}
 	writeCounters(p, r, prof)
-	writeData(p, r, prof, tl)
+	writeData(p, r, prof, tree, tl)
 	if p.err != nil {
 		return p.err
 	}
@@ -154,22 +158,62 @@ func writeHead(p *page, r *run, opt Options) {
 		Span, Stamp      string
 		Nav              []link
 	}{title, template.CSS(css), len(r.files), locations, units.Duration(float64(r.span)), opt.Now.Format("2006-01-02 15:04:05 MST"),
-		[]link{{"facts", "Run"}, {"profile", "Profile"}, {"timeline", "Timeline"},
+		[]link{{"facts", "Run"}, {"profile", "Profile"}, {"timeline", "Timeline"}, {"waitstates", "Wait states"},
 			{"variation", "Variation"}, {"dynamics", "Dynamics"}, {"communication", "Communication"}, {"counters", "Counters"}}})
 }
 
-// writeProfileSection writes the profile's frame; the script fills the
-// table from the page's data.
-func writeProfileSection(p *page) { p.execute("profile", nil) }
+// writeProfileSection writes the profile's frame and says where its call
+// tree comes from; the script fills the panes and the table from the page's
+// data.
+func writeProfileSection(p *page, r *run, tree *callTree) {
+	data := struct{ Over, Source string }{Over: "processes and threads"}
+	if len(r.files) == 1 {
+		data.Over = "locations"
+	}
+	if r.groups != nil {
+		data.Over = "groups of ranks"
+	}
+	switch {
+	case tree.locations == 0:
+		data.Source = "No location has calls."
+	case tree.exact == tree.locations:
+		data.Source = "The call tree is the exact call-path profile the measurement kept (HMB_CALLPATHS): every call, including those the buffer shed."
+	case tree.exact > 0:
+		data.Source = fmt.Sprintf("The call tree is the exact call-path profile on %d of the %d locations (HMB_CALLPATHS); on the others it is made of the calls the trace kept, without those the buffer shed (the flat profile below has them).", tree.exact, tree.locations)
+	default:
+		data.Source = "The call tree is made of the calls the trace kept: those the buffer shed are not in it (the flat profile below counts them; HMB_CALLPATHS=1 keeps the exact call-path profile)."
+	}
+	if tree.omitted > 0 {
+		data.Source += fmt.Sprintf(" %s calls on paths beyond the %d a location's tree holds are counted in their caller's path.", units.Count(tree.omitted), maxPathsPerLocation)
+	}
+	p.execute("profile", data)
+}
 
 // writeTimelineSection writes the timeline's frame: its help, toolbar,
 // canvas, legend and what the budget left out; the script draws it.
 func writeTimelineSection(p *page, r *run, tl *timeline, opt Options) {
+	type key struct{ Name, Color string }
 	data := struct {
-		ExactMin string
-		Omitted  []string
-		Grouped  string
-	}{ExactMin: units.Duration(tl.ExactMin), Omitted: tl.Omitted}
+		ExactMin              string
+		Omitted               []string
+		Grouped               string
+		Kinds                 []key
+		Messages, Collectives bool
+		Late                  bool // a late sender's message is drawn
+	}{ExactMin: units.Duration(tl.ExactMin), Omitted: tl.Omitted, Messages: len(tl.Messages) > 0, Collectives: len(tl.Collectives) > 0}
+	for m := 2; m < len(tl.Messages); m += 4 {
+		data.Late = data.Late || tl.Messages[m] < 0
+	}
+	// The legend names the paradigms the run has, in their order.
+	var has [numKinds]bool
+	for _, k := range r.kinds {
+		has[k] = true
+	}
+	for k, info := range kindInfo {
+		if has[k] {
+			data.Kinds = append(data.Kinds, key{info.Name, info.Color})
+		}
+	}
 	if g := r.groups; g != nil {
 		data.Grouped = g.text() + "; -rows N to change (hmbtrace report draws up to N rows, here " + fmt.Sprint(opt.Rows) + ", before it groups). " +
 			"A group's row shows per tile the region most of its members spent the most time in; the tooltip says how many of them did."
@@ -180,15 +224,27 @@ func writeTimelineSection(p *page, r *run, tl *timeline, opt Options) {
 // writeData writes the self-check's place, the data the script reads (the
 // regions, the profile and the timeline's metadata as JSON, the timeline's
 // encoding in base64) and the script.
-func writeData(p *page, r *run, prof *profile, tl *timeline) {
+func writeData(p *page, r *run, prof *profile, tree *callTree, tl *timeline) {
 	p.printf("<pre id=\"selfcheck\" hidden></pre>\n")
 	meta, err := json.Marshal(tl)
 	if err != nil && p.err == nil {
 		p.err = err
 	}
 	data := append([]byte(`{"regions":`), appendStrings(nil, r.regions)...)
+	data = append(data, `,"kinds":[`...)
+	for i, k := range r.kinds {
+		if i > 0 {
+			data = append(data, ',')
+		}
+		data = strconv.AppendInt(data, int64(k), 10)
+	}
+	data = append(data, `],"paradigms":`...)
+	kinds, _ := json.Marshal(kindInfo) // names and colours always marshal
+	data = append(data, kinds...)
 	data = append(data, `,"profile":`...)
 	data = prof.appendJSON(data)
+	data = append(data, `,"tree":`...)
+	data = tree.appendJSON(data)
 	data = append(data, `,"timeline":`...)
 	data = append(data, meta...)
 	data = append(data, '}')

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -470,13 +471,17 @@ func TestCountersIPC(t *testing.T) {
 }
 
 // TestLabels checks the timeline's location labels: by rank for the ranks
-// of one run, by file when files share a rank (unrelated runs).
+// of one run, by file when files share a rank (unrelated runs), the process
+// said once ("rank 1", "rank 1 thread 2", never "rank 1: rank 1").
 func TestLabels(t *testing.T) {
 	file := func(name string, rank int) *tracefile.File {
 		b := tracetest.NewBuilder(name, "host", rank, time.Unix(0, 0), "work")
-		l := b.Location("main")
+		l := b.Location(fmt.Sprintf("rank %d", rank))
 		l.Enter(10, 1)
 		l.Leave(20)
+		th := b.Location("thread 2")
+		th.Enter(10, 1)
+		th.Leave(20)
 		return b.Write(t, t.TempDir())
 	}
 	x0, x1, y0 := file("x", 0), file("x", 1), file("y", 0)
@@ -484,15 +489,19 @@ func TestLabels(t *testing.T) {
 		files []*tracefile.File
 		want  []string
 	}{
-		{[]*tracefile.File{x0}, []string{"main"}},
-		{[]*tracefile.File{x0, x1}, []string{"rank 0: main", "rank 1: main"}},
-		{[]*tracefile.File{x0, y0}, []string{"x.0.hmb: main", "y.0.hmb: main"}},
+		{[]*tracefile.File{x0}, []string{"rank 0", "thread 2"}},
+		{[]*tracefile.File{x0, x1}, []string{"rank 0", "rank 0 thread 2", "rank 1", "rank 1 thread 2"}},
+		{[]*tracefile.File{x0, y0}, []string{"x.0.hmb rank 0", "x.0.hmb thread 2", "y.0.hmb rank 0", "y.0.hmb thread 2"}},
 	} {
 		r := newRun(tc.files)
+		var got []string
 		for i, f := range tc.files {
-			if got := r.label(i, &f.Locations[0]); got != tc.want[i] {
-				t.Errorf("file %d of %d: label %q, want %q", i, len(tc.files), got, tc.want[i])
+			for k := range f.Locations {
+				got = append(got, r.label(i, &f.Locations[k]))
 			}
+		}
+		if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+			t.Errorf("labels %q, want %q", got, tc.want)
 		}
 	}
 }

@@ -68,7 +68,7 @@ func TestTimelineThreadsUnderRank(t *testing.T) {
 		t.Errorf("timeline locations %q; want %q", got, want)
 	}
 	for _, l := range d.Timeline.Locations {
-		if l.Label != l.Group+": "+l.Name {
+		if l.Label != l.Group+" "+l.Name {
 			t.Errorf("location %q in group %q named %q", l.Label, l.Group, l.Name)
 		}
 	}

@@ -23,6 +23,15 @@ type timeline struct {
 	Locations []tlLocation `json:"locations"`
 	Rows      []tlRow      `json:"rows"`
 	Omitted   []string     `json:"omitted,omitempty"`
+	// Messages are the lines from sends to receives: per message its
+	// sender's row, the send's time, the receiver's row (-1 - row when the
+	// receive waited for the send: a late sender), the receive's time
+	// (messages.go).
+	Messages []int64 `json:"messages,omitempty"`
+	// Collectives are the collective operations: per operation its
+	// region, the time its last member entered, the number of members
+	// drawn, and per member its row and the time it entered.
+	Collectives []int64 `json:"collectives,omitempty"`
 
 	data []byte // the rows' encoding, in the order of Rows
 }
@@ -96,6 +105,8 @@ type run struct {
 	offsets []int64 // per file: ns from the earliest start
 	span    int64   // ns: the end of the last file on the axis
 	regions []string
+	// kinds are the regions' paradigms, by index into regions.
+	kinds []kind
 	// regionIndex maps a file's region ids to indices into regions.
 	regionIndex [][]int
 	metrics     []string
@@ -105,15 +116,21 @@ type run struct {
 	// drawn on its own (groups.go).
 	groups *grouping
 	// tasks counts the tasks of each location, per file and location
-	// index, once the events are read.
+	// index, once the events are read; trees are their call trees
+	// (calltree.go).
 	tasks [][]int
+	trees [][]*pathTree
 	// procs is the number of workers reading the locations (and making
 	// the analyses): 1 or less reads them one after the other.
 	procs int
+	// peers finds the other end of a message; comms names the files'
+	// communicators alike on every member (messages.go).
+	peers *tracefile.Peers
+	comms []map[uint32]string
 }
 
 func newRun(files []*tracefile.File) *run {
-	r := &run{files: files, byFile: tracefile.SharedRank(files)}
+	r := &run{files: files, byFile: tracefile.SharedRank(files), peers: tracefile.NewPeers(files), comms: commKeys(files)}
 	byName := map[string]int{}
 	metricByName := map[string]int{}
 	for _, f := range files {
@@ -128,6 +145,7 @@ func newRun(files []*tracefile.File) *run {
 				idx = len(r.regions)
 				byName[name] = idx
 				r.regions = append(r.regions, name)
+				r.kinds = append(r.kinds, kindOf(name, reg.Paradigm))
 			}
 			ids[reg.ID] = idx
 		}
@@ -175,6 +193,7 @@ func (r *run) region(i int, id uint32) int {
 		}
 	}
 	r.regions = append(r.regions, name)
+	r.kinds = append(r.kinds, kindOf(name, tracefile.ParadigmUser))
 	r.grow(i, id, len(r.regions)-1)
 	return len(r.regions) - 1
 }
@@ -243,8 +262,28 @@ func locationOrder(f *tracefile.File) []int {
 
 // label names location l of file i: with several files, prefixed by the
 // file's rank, or by its name when ranks repeat (unrelated runs).
+//
+// The process is said once: "rank 1" for a process of one location or for
+// the location named as its process, "rank 1 thread 2" for another of its
+// threads, never "rank 1: rank 1".
 func (r *run) label(i int, l *tracefile.Location) string {
-	return tracefile.LocationLabel(r.files, i, r.byFile, l.Name)
+	if len(r.files) == 1 && !r.byFile {
+		return l.Name
+	}
+	group := r.group(i)
+	if len(r.files[i].Locations) == 1 || l.Name == group || l.Name == "" {
+		return group
+	}
+	return group + " " + l.Name
+}
+
+// ownName is location l of file i as drawn under its process's label:
+// its name, or "main" for the location named as its process.
+func (r *run) ownName(i int, l *tracefile.Location) string {
+	if l.Name == r.group(i) || l.Name == "" {
+		return "main"
+	}
+	return l.Name
 }
 
 // callDepths returns the calling depths at which the statistics of l know
@@ -415,8 +454,19 @@ func (p *timelinePlan) assemble(r *run, get func(fi, k int) (lt *locationTimelin
 	if p.depthsOmitted != "" {
 		tl.Omitted = append(tl.Omitted, p.depthsOmitted)
 	}
+	var lts []*locationTimeline
+	places := map[tracefile.Endpoint]place{}
 	if p.groups != nil {
-		ok, err := p.assembleGroups(r, tl, get)
+		ok, err := p.assembleGroups(r, tl, func(fi, k int) (*locationTimeline, bool) {
+			lt, ok := get(fi, k)
+			if ok {
+				lts = append(lts, lt)
+			}
+			return lt, ok
+		}, places)
+		if ok && err == nil {
+			tl.connect(r, lts, places)
+		}
 		return tl, ok, err
 	}
 	skipped := 0
@@ -433,18 +483,24 @@ func (p *timelinePlan) assemble(r *run, get func(fi, k int) (lt *locationTimelin
 			if lt.err != nil {
 				return nil, true, lt.err
 			}
+			first := len(tl.Rows)
 			tl.appendLocation(lt, p.maxRows)
+			if n := len(tl.Rows) - first; n > 0 {
+				places[tracefile.Endpoint{File: i, Loc: k}] = place{loc: len(tl.Locations) - 1, first: first, rows: n}
+			}
+			lts = append(lts, lt)
 		}
 	}
 	if skipped > 0 {
 		tl.Omitted = append(tl.Omitted, fmt.Sprintf("%d locations are not drawn: the timeline's budget is %d rows", skipped, p.maxRows))
 	}
+	tl.connect(r, lts, places)
 	return tl, true, nil
 }
 
 // assembleGroups appends the groups' rows, made of their members' tiles,
 // once every member drawn is encoded.
-func (p *timelinePlan) assembleGroups(r *run, tl *timeline, get func(fi, k int) (*locationTimeline, bool)) (bool, error) {
+func (p *timelinePlan) assembleGroups(r *run, tl *timeline, get func(fi, k int) (*locationTimeline, bool), places map[tracefile.Endpoint]place) (bool, error) {
 	g := p.groups
 	skipped := 0
 	for gi, gr := range g.groups {
@@ -471,10 +527,16 @@ func (p *timelinePlan) assembleGroups(r *run, tl *timeline, get func(fi, k int) 
 			loc.Notes = append(loc.Notes, fmt.Sprintf("%s tasks on its locations", units.Count(uint64(tasks))))
 		}
 		tl.Locations = append(tl.Locations, loc)
+		first := len(tl.Rows)
 		for d := 1; d <= min(gr.depth, p.limit) && len(tl.Rows) < p.maxRows; d++ {
 			var tiles []int
 			tl.data, tiles = gt.encode(tl.data, d, len(gr.members))
 			tl.Rows = append(tl.Rows, tlRow{Loc: li, Depth: d, Tiles: tiles, Stats: g.groupStats(r, gi, d), Members: len(gr.members)})
+		}
+		if n := len(tl.Rows) - first; n > 0 {
+			for _, m := range gr.members {
+				places[tracefile.Endpoint{File: m.file, Loc: m.index}] = place{loc: li, first: first, rows: n}
+			}
 		}
 	}
 	if skipped > 0 {
@@ -550,7 +612,7 @@ type openCall struct {
 // limit depths as its events stream by.
 type locationTimeline struct {
 	r      *run
-	fi     int
+	fi, k  int // the file and the location's index in it
 	loc    *tracefile.Location
 	off    int64
 	lod    *lod
@@ -570,6 +632,7 @@ type locationTimeline struct {
 	// rows; nil for a location drawn on its own.
 	sink  *memberSink
 	tasks taskTrack
+	comm  commTrack // its messages and collectives (messages.go)
 
 	// A row holds the calls at one position of the stack of known calls:
 	// depths whose levels were removed take none. depths are the calls'
@@ -601,7 +664,7 @@ func (lt *locationTimeline) see(d, depth int) {
 
 func (p *timelinePlan) newLocation(r *run, fi, k int, region func(fi int, id uint32) (int, bool)) *locationTimeline {
 	loc := &r.files[fi].Locations[k]
-	lt := &locationTimeline{r: r, fi: fi, loc: loc, off: r.offsets[fi], lod: &p.lod, limit: p.limit, region: region}
+	lt := &locationTimeline{r: r, fi: fi, k: k, loc: loc, off: r.offsets[fi], lod: &p.lod, limit: p.limit, region: region}
 	lt.tasks.limit = p.taskLimit
 	if p.groups != nil {
 		gt := p.gtiles[p.groups.of[fi][k]]
@@ -661,6 +724,8 @@ func (lt *locationTimeline) event(e *tracefile.Event) {
 		}
 	case encode.KindTaskSwitch, encode.KindTaskComplete, encode.KindTaskSuspend:
 		lt.tasks.event(e, lt.off+f.Nanos(e.Time))
+	case encode.KindSend, encode.KindIsend, encode.KindRecv, encode.KindIrecv, encode.KindCollective:
+		lt.message(f, e)
 	default:
 		if e.Kind.IsAnnotation() {
 			lt.point(f, e)
@@ -741,7 +806,7 @@ func (tl *timeline) appendLocation(lt *locationTimeline, maxRows int) {
 	tl.Locations = append(tl.Locations, tlLocation{Label: r.label(fi, loc), Start: off, End: end,
 		Notes: locationNotes(f, loc, off), Short: shortNotes(loc), Interrupted: loc.Interrupted})
 	if len(r.files) > 1 && len(f.Locations) > 1 {
-		tl.Locations[li].Group, tl.Locations[li].Name = r.group(fi), loc.Name
+		tl.Locations[li].Group, tl.Locations[li].Name = r.group(fi), r.ownName(fi, loc)
 	}
 	// Calls never left (a run ended by a signal) last to the end.
 	for d := len(lt.stack); d >= 1; d-- {

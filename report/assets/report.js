@@ -61,9 +61,23 @@ function runReport() {
     });
   }
 
-  // Region colours: hues a golden angle apart, so neighbours in the table
-  // differ; rgb triples for the canvas, which draws tiles with alpha.
-  var regionRGB = regions.map(function (_, i) { return hslToRGB((i * 137.508) % 360, 0.58, 0.52); });
+  // Region colours by paradigm, as Vampir has them: MPI red, OpenMP
+  // orange, I/O yellow, Go's runtime grey, each region of a paradigm a
+  // shade of its colour; the program's own regions take hues a golden angle
+  // apart between green and violet, never red. The paradigms' names and
+  // colours come from the page's data (paradigm.go in package report).
+  var kinds = data.kinds || [], paradigms = data.paradigms || [];
+  var regionRGB = (function () {
+    var nth = paradigms.map(function () { return 0; });
+    var base = [[0, 0.72, 0.5], [30, 0.78, 0.5], [54, 0.9, 0.42], [0, 0, 0.55]];
+    return regions.map(function (_, i) {
+      var k = kinds[i] || 0, j = nth[k]++;
+      if (k === 0) return hslToRGB(80 + (j * 137.508) % 210, 0.5, 0.5 + 0.08 * ((j % 3) - 1));
+      var b = base[k - 1] || [0, 0, 0.5];
+      // Shades: lightness steps around the paradigm's own.
+      return hslToRGB(b[0], b[1], b[2] + 0.07 * [0, 1, -1, 2, -2][j % 5]);
+    });
+  })();
   function hslToRGB(h, s, l) {
     var c = (1 - Math.abs(2 * l - 1)) * s, x = c * (1 - Math.abs((h / 60) % 2 - 1)), m = l - c / 2;
     var r = 0, g = 0, b = 0;
@@ -184,6 +198,152 @@ function runReport() {
     });
     profSelect.addEventListener("change", renderProfile);
     renderProfile();
+  })();
+
+  // ---- the profile as Cube shows it ----------------------------------------
+
+  // Three panes: the metric tree, the call tree and the system tree
+  // (calltree.go in package report). The values are exclusive per call
+  // path and system unit; a folded call path shows its subtree's sum
+  // (inclusive), an unfolded one its own, as in Cube. Choosing a metric
+  // sets what the call tree shows; choosing a call path what the system
+  // tree shows; choosing a unit there restricts the call tree to it.
+  var cube = (function () {
+    var tree = data.tree, units = prof.units || [];
+    var n = tree.nodes.length / 2, parent = new Int32Array(n), region = new Int32Array(n), kids = [], roots = [];
+    for (var i = 0; i < n; i++) {
+      parent[i] = tree.nodes[2 * i];
+      region[i] = tree.nodes[2 * i + 1];
+      kids.push([]);
+      if (parent[i] < 0) roots.push(i); else kids[parent[i]].push(i);
+    }
+    var state = { metric: 0, node: -1, units: null, open: {} };
+    var metricsEl = document.getElementById("cube-metrics"), callsEl = document.getElementById("cube-calls"), sysEl = document.getElementById("cube-system");
+    // values returns the exclusive and inclusive values of metric m per
+    // call path over the units in the set us (null: all).
+    function values(m, us) {
+      var excl = new Float64Array(n), v = tree.values[m] || [];
+      for (var k = 0; k + 2 < v.length; k += 3) if (!us || us[v[k + 1]]) excl[v[k]] += v[k + 2];
+      var incl = Float64Array.from(excl);
+      for (var j = n - 1; j >= 0; j--) if (parent[j] >= 0) incl[parent[j]] += incl[j];
+      return { excl: excl, incl: incl };
+    }
+    function fmt(m, x) { return tree.metrics[m].count ? count(x) : dur(x); }
+    function total(m, us) {
+      var t = 0, v = tree.values[m] || [];
+      for (var k = 0; k + 2 < v.length; k += 3) if (!us || us[v[k + 1]]) t += v[k + 2];
+      return t;
+    }
+    function row(label, val, share, selected, toggle, swatch, title) {
+      return '<div class="node' + (selected ? " selected" : "") + '"' + (title ? ' title="' + escapeHTML(title) + '"' : "") + '><span class="toggle">' + toggle + "</span>" +
+        '<span class="val">' + escapeHTML(val) + '</span><span class="share">' + escapeHTML(share) + "</span>" +
+        '<span class="bar" style="width:' + Math.round(Math.max(0, Math.min(1, share === "-" ? 0 : parseFloat(share) / 100)) * 60) + 'px"></span>' +
+        (swatch >= 0 ? '<span class="swatch" style="background:' + regionCSS(swatch, 1) + '"></span>' : "") +
+        '<span class="name">' + escapeHTML(label) + "</span></div>";
+    }
+    function renderMetrics() {
+      var html = [];
+      function add(m) {
+        var sub = [];
+        tree.metrics.forEach(function (mm, j) { if (mm.parent === m) sub.push(j); });
+        var t = total(m, state.units);
+        html.push('<li data-metric="' + m + '">' + row(tree.metrics[m].name, fmt(m, t), "", m === state.metric, "", -1, tree.metrics[m].about));
+        if (sub.length) { html.push("<ul>"); sub.forEach(add); html.push("</ul>"); }
+        html.push("</li>");
+      }
+      tree.metrics.forEach(function (mm, j) { if (mm.parent < 0) add(j); });
+      metricsEl.innerHTML = html.join("");
+    }
+    function renderCalls() {
+      var vals = values(state.metric, state.units), all = 0;
+      roots.forEach(function (r) { all += vals.incl[r]; });
+      var html = [];
+      function add(i) {
+        var open = !!state.open[i], k = kids[i].slice().sort(function (a, b) { return vals.incl[b] - vals.incl[a]; });
+        var v = open ? vals.excl[i] : vals.incl[i];
+        html.push('<li data-node="' + i + '">' + row(regions[region[i]], fmt(state.metric, v), pct(v, all), i === state.node, k.length ? (open ? "▾" : "▸") : "", region[i], ""));
+        if (open && k.length) { html.push("<ul>"); k.forEach(add); html.push("</ul>"); }
+        html.push("</li>");
+      }
+      roots.slice().sort(function (a, b) { return vals.incl[b] - vals.incl[a]; }).forEach(add);
+      callsEl.innerHTML = html.length ? html.join("") : '<li class="muted">no calls</li>';
+    }
+    function renderSystem() {
+      var m = state.metric, i = state.node, per = new Float64Array(units.length), v = tree.values[m] || [];
+      if (i >= 0) {
+        var inSub = new Uint8Array(n), open = !!state.open[i];
+        for (var j = 0; j < n; j++) inSub[j] = j === i || (!open && parent[j] >= 0 && inSub[parent[j]]) ? 1 : 0;
+        for (var k = 0; k + 2 < v.length; k += 3) if (inSub[v[k]]) per[v[k + 1]] += v[k + 2];
+      }
+      var all = 0;
+      per.forEach(function (x) { all += x; });
+      // host -> process -> location, each level only where it tells apart.
+      var hosts = [], byHost = {};
+      units.forEach(function (u, ui) {
+        if (!(u.host in byHost)) { byHost[u.host] = { procs: [], byProc: {}, sum: 0, units: [] }; hosts.push(u.host); }
+        var h = byHost[u.host];
+        if (!(u.proc in h.byProc)) { h.byProc[u.proc] = { units: [], sum: 0 }; h.procs.push(u.proc); }
+        h.byProc[u.proc].units.push(ui);
+        h.byProc[u.proc].sum += per[ui];
+        h.sum += per[ui];
+        h.units.push(ui);
+      });
+      var html = ['<li data-units="">' + row("all " + (prof.all || units.length) + " locations", fmt(m, all), all > 0 ? "100.0%" : "-", !state.units, "", -1, "") + "</li>"];
+      function sel(us) { return state.units && us.length === Object.keys(state.units).length && us.every(function (u) { return state.units[u]; }); }
+      hosts.forEach(function (hn) {
+        var h = byHost[hn], indent = hosts.length > 1;
+        if (indent) html.push('<li data-units="' + h.units.join(" ") + '">' + row(hn || "host", fmt(m, h.sum), pct(h.sum, all), sel(h.units), "", -1, "") + "<ul>");
+        h.procs.forEach(function (pn) {
+          var pr = h.byProc[pn], named = pr.units.filter(function (u) { return units[u].name; });
+          html.push('<li data-units="' + pr.units.join(" ") + '">' + row(pn, fmt(m, pr.sum), pct(pr.sum, all), sel(pr.units), "", -1, ""));
+          if (named.length > 0 && pr.units.length > 1) {
+            html.push("<ul>");
+            pr.units.forEach(function (u) { html.push('<li data-units="' + u + '">' + row(units[u].name || "main", fmt(m, per[u]), pct(per[u], all), sel([u]), "", -1, "") + "</li>"); });
+            html.push("</ul>");
+          }
+          html.push("</li>");
+        });
+        if (indent) html.push("</ul></li>");
+      });
+      sysEl.innerHTML = html.join("");
+    }
+    function render() { renderMetrics(); renderCalls(); renderSystem(); }
+    metricsEl.addEventListener("click", function (ev) {
+      var li = ev.target.closest("li[data-metric]");
+      if (!li) return;
+      state.metric = parseInt(li.getAttribute("data-metric"), 10);
+      render();
+    });
+    callsEl.addEventListener("click", function (ev) {
+      var li = ev.target.closest("li[data-node]");
+      if (!li) return;
+      var i = parseInt(li.getAttribute("data-node"), 10);
+      if (ev.target.classList.contains("toggle") || state.node === i) state.open[i] = !state.open[i];
+      state.node = i;
+      render();
+    });
+    sysEl.addEventListener("click", function (ev) {
+      var li = ev.target.closest("li[data-units]");
+      if (!li) return;
+      var us = li.getAttribute("data-units");
+      if (!us) state.units = null;
+      else {
+        state.units = {};
+        us.split(" ").forEach(function (u) { state.units[u] = true; });
+      }
+      render();
+    });
+    // At first: time, the heaviest path unfolded three calls deep, its
+    // end selected, as a reader would open it.
+    var start = values(0, null), at = -1, level = roots;
+    for (var d = 0; d < 3 && level.length; d++) {
+      at = level.reduce(function (a, b) { return start.incl[b] > start.incl[a] ? b : a; });
+      if (kids[at].length && d < 2) state.open[at] = true;
+      level = kids[at];
+    }
+    state.node = at;
+    render();
+    return { state: state, render: render, nodes: n };
   })();
 
   // ---- timeline: decoding ------------------------------------------------
@@ -447,9 +607,9 @@ function runReport() {
           ctx.strokeStyle = "rgba(0,0,0,0.25)";
           ctx.strokeRect(x0 + 0.5, y + 0.5, cw - 1, h - 1);
         }
-        if (r.flags[e] & 1) { ctx.fillStyle = "#c0392b"; ctx.fillRect(x0, y, 3, h); }
+        if (r.flags[e] & 1) { ctx.fillStyle = "#1d2230"; ctx.fillRect(x0, y, 3, h); }
         if (r.flags[e] & 2) {
-          ctx.fillStyle = "#c0392b";
+          ctx.fillStyle = "#1d2230";
           for (var dy = 0; dy < h; dy += 4) ctx.fillRect(x0 + cw - 3, y + dy, 3, 2);
         }
         if (rowH >= 11 && cw > 24) {
@@ -488,10 +648,12 @@ function runReport() {
       }
       // The end of an interrupted location.
       if (loc.interrupted && loc.end > view.v0 && loc.end < view.v1) {
-        ctx.fillStyle = "#c0392b";
+        ctx.fillStyle = "#1d2230";
         ctx.fillRect(X(loc.end) - 1, y, 2, h);
       }
     }
+    drawCollectives(X, first, last);
+    drawMessages(X, first, last);
     ctx.restore();
     // Row labels and location separators.
     ctx.save();
@@ -551,6 +713,102 @@ function runReport() {
     status.textContent = dur(view.v0) + " – " + dur(view.v1) + " (" + dur(span) + " of " + dur(tl.span) + ", ×" +
       (tl.span / span).toFixed(1) + "): level " + (level + 1) + " of " + widths.length + ", tiles of " + dur(w) + "; " +
       count(nExact) + " calls and " + count(nTiles) + " tiles drawn";
+  }
+
+  // rowMid is the middle of row i on the canvas.
+  function rowMid(i) { return axisH + i * rowH - view.scroll + rowH / 2; }
+
+  // drawMessages draws a line from each send to its receive, with an
+  // arrowhead at the receive where there is room: Vampir's first cue.
+  // Lines whose both ends are above or below the rows shown are skipped.
+  var messages = tl.messages || [];
+  var drawnMessages = 0, drawnLate = 0, lateColor = "#e6007e";
+  function drawMessages(X, first, last) {
+    drawnMessages = 0;
+    drawnLate = 0;
+    ctx.strokeStyle = "rgba(16,42,110,0.8)";
+    ctx.fillStyle = "rgba(16,42,110,0.9)";
+    ctx.lineWidth = 1;
+    var heads = [];
+    // Two passes: the others, then the late senders' on top in their own
+    // colour (the receive waited for them).
+    [false, true].forEach(function (lateOnes) {
+      ctx.strokeStyle = lateOnes ? lateColor : "rgba(16,42,110,0.8)";
+      ctx.lineWidth = lateOnes ? 1.5 : 1;
+      ctx.beginPath();
+      for (var m = 0; m + 3 < messages.length; m += 4) {
+        var r0 = messages[m], t0 = messages[m + 1], r1 = messages[m + 2], t1 = messages[m + 3], late = r1 < 0;
+        if (late) r1 = -1 - r1;
+        if (late !== lateOnes) continue;
+        if (Math.max(t0, t1) < view.v0 || Math.min(t0, t1) > view.v1) continue;
+        if (Math.max(r0, r1) < first || Math.min(r0, r1) >= last) continue;
+        var x0 = X(t0), y0 = rowMid(r0), x1 = X(t1), y1 = rowMid(r1);
+        ctx.moveTo(x0, y0);
+        ctx.lineTo(x1, y1);
+        drawnMessages++;
+        if (late) drawnLate++;
+        var len = Math.hypot(x1 - x0, y1 - y0);
+        if (len > 14) heads.push([x0, y0, x1, y1, len, late]);
+      }
+      ctx.stroke();
+    });
+    // Arrowheads, when few enough to tell apart.
+    if (heads.length > 400) return;
+    heads.forEach(function (a) {
+      ctx.fillStyle = a[5] ? lateColor : "rgba(16,42,110,0.9)";
+      var ux = (a[2] - a[0]) / a[4], uy = (a[3] - a[1]) / a[4];
+      ctx.beginPath();
+      ctx.moveTo(a[2], a[3]);
+      ctx.lineTo(a[2] - 7 * ux - 3 * uy, a[3] - 7 * uy + 3 * ux);
+      ctx.lineTo(a[2] - 7 * ux + 3 * uy, a[3] - 7 * uy - 3 * ux);
+      ctx.closePath();
+      ctx.fill();
+    });
+  }
+
+  // drawCollectives draws each collective operation as Vampir's marker:
+  // from each member's entry a line to the moment the last member entered,
+  // where a bar joins them all; the stretch each member waited is what the
+  // lines show.
+  var collectives = tl.collectives || [];
+  var drawnCollectives = 0;
+  function drawCollectives(X, first, last) {
+    drawnCollectives = 0;
+    ctx.strokeStyle = "#000";
+    ctx.fillStyle = "#000";
+    for (var c = 0; c + 2 < collectives.length;) {
+      var release = collectives[c + 1], n = collectives[c + 2], at = c + 3;
+      c = at + 2 * n;
+      var lo = Infinity, hi = -Infinity, tmin = Infinity;
+      for (var j = 0; j < n; j++) {
+        lo = Math.min(lo, collectives[at + 2 * j]);
+        hi = Math.max(hi, collectives[at + 2 * j]);
+        tmin = Math.min(tmin, collectives[at + 2 * j + 1]);
+      }
+      if (release < view.v0 && tmin < view.v0 || tmin > view.v1) continue;
+      if (hi < first || lo >= last) continue;
+      drawnCollectives++;
+      var xr = X(release);
+      ctx.lineWidth = 2;
+      ctx.beginPath();
+      ctx.moveTo(xr, rowMid(lo) - rowH / 3);
+      ctx.lineTo(xr, rowMid(hi) + rowH / 3);
+      ctx.stroke();
+      ctx.lineWidth = 1;
+      ctx.beginPath();
+      for (j = 0; j < n; j++) {
+        var y = rowMid(collectives[at + 2 * j]), x = X(collectives[at + 2 * j + 1]);
+        ctx.moveTo(x, y);
+        ctx.lineTo(xr, y);
+      }
+      ctx.stroke();
+      if (rowH >= 6) {
+        for (j = 0; j < n; j++) {
+          var yy = rowMid(collectives[at + 2 * j]), xx = X(collectives[at + 2 * j + 1]);
+          ctx.fillRect(xx - 1, yy - 3, 3, 6);
+        }
+      }
+    }
   }
 
   // axisLabels are the timeline axis's labels as last drawn, for the
@@ -870,9 +1128,18 @@ function runReport() {
     check.sections[id] = !!s && s.querySelector("h2") !== null && s.textContent.length > 40;
   });
   check.profileRows = profTable.tBodies[0].rows.length;
+  // How tall each section is drawn, for the tests that keep what comes
+  // before the profile within a screen.
+  check.heights = {};
+  Array.prototype.forEach.call(document.querySelectorAll("body > section"), function (s) { check.heights[s.id] = s.offsetHeight; });
+  check.cube = {
+    nodes: cube.nodes, metrics: data.tree.metrics.length,
+    calls: document.querySelectorAll("#cube-calls li").length, system: document.querySelectorAll("#cube-system li").length
+  };
   check.timeline = {
     rows: rows.length, level: lastDraw.level, exact: lastDraw.exact, tiles: lastDraw.tiles,
     drawMs: Math.round(lastDraw.ms), decodeMs: Math.round(decodeMs), v0: view.v0, v1: view.v1,
+    messages: messages.length / 4, messagesDrawn: drawnMessages, lateDrawn: drawnLate, collectivesDrawn: drawnCollectives,
     pxTime: (view.v1 - view.v0) / plotWidth(),
     canvas: [canvas.width, canvas.height]
   };
