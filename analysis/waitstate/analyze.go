@@ -3,6 +3,7 @@ package waitstate
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -114,14 +115,26 @@ func sumWaits(res *Result, waits []wait) []Value {
 	return out
 }
 
-// worstOf returns the indices of the n longest waits, longest first.
+// worstOf returns the indices of the n longest waits, longest first. It
+// keeps the n best seen so far in order, so it costs a comparison per
+// wait rather than a sort of them all.
 func worstOf(waits []wait, n int) []int {
-	idx := make([]int, len(waits))
-	for i := range idx {
-		idx[i] = i
+	best := make([]int, 0, n)
+	if n == 0 {
+		return best
 	}
-	slices.SortFunc(idx, func(a, b int) int { return compareInstance(waits[a].Instance, waits[b].Instance) })
-	return idx[:min(n, len(idx))]
+	less := func(i int, j int) int { return compareInstance(waits[i].Instance, waits[j].Instance) }
+	for i := range waits {
+		if len(best) == n && less(i, best[n-1]) >= 0 {
+			continue
+		}
+		at, _ := slices.BinarySearchFunc(best, i, less)
+		if len(best) == n {
+			best = best[:n-1]
+		}
+		best = slices.Insert(best, at, i)
+	}
+	return best
 }
 
 // analysis is the state of the replay after the forward pass.
@@ -131,7 +144,7 @@ type analysis struct {
 	// sends by (sender, receiver, communicator, tag), in sending order:
 	// MPI's non-overtaking rule pairs the k-th of them with the k-th
 	// receive of the same key.
-	sends map[msgKey][]int32
+	sends map[msgKey]*sendQueue
 	// The run's call tree, and per location its local paths' places in it.
 	tree  []CallPath
 	paths [][]int
@@ -167,17 +180,30 @@ func (a *analysis) unifyPaths() {
 	}
 }
 
+// sendQueue is the sends of one key in sending order, and how many of
+// them the receiver matched so far. Only the key's receiver moves next, so
+// the receivers' parallel replay needs no lock.
+type sendQueue struct {
+	ids  []int32
+	next int
+}
+
 type msgKey struct {
 	from, to, comm int
 	tag            uint32
 }
 
 func (a *analysis) indexSends() {
-	a.sends = map[msgKey][]int32{}
+	a.sends = map[msgKey]*sendQueue{}
 	for n, d := range a.data {
 		for i, s := range d.sends {
 			k := msgKey{n, s.peer, s.comm, s.tag}
-			a.sends[k] = append(a.sends[k], int32(i))
+			q := a.sends[k]
+			if q == nil {
+				q = &sendQueue{}
+				a.sends[k] = q
+			}
+			q.ids = append(q.ids, int32(i))
 		}
 	}
 }
@@ -208,10 +234,11 @@ func (a *analysis) regionName(loc int, c int32) string {
 	return a.files[lo.File].RegionName(a.data[loc].calls[c].region)
 }
 
-// lateSender is a Late Sender instance kept to find the wrong order.
+// lateSender is a Late Sender instance kept to find the wrong order: its
+// send's time and its index in the receiver's waits.
 type lateSender struct {
 	sendTime int64
-	w        wait
+	w        int
 }
 
 // maxPending bounds the Late Sender instances a receiver keeps to find a
@@ -222,48 +249,59 @@ const maxPending = 100
 // wrong order) on n, Late Receiver on the senders.
 func (a *analysis) receiver(n int, out *findings) {
 	d := a.data[n]
-	next := map[msgKey]int{}
 	var pending []lateSender
+	// The latest send among pending: a message sent after it (the usual
+	// order) cannot make any of them wrong-order, so the scan is skipped.
+	pendingMax := int64(math.MinInt64)
 	// A call completing several receives counts the largest wait once.
-	var group *lateSender
-	var groupCall int32 = -1
+	var (
+		group     wait
+		groupSend int64
+		grouped   bool
+		groupCall int32 = -1
+	)
 	flush := func() {
-		if group != nil {
-			out.waits = append(out.waits, group.w)
-			pending = appendPending(pending, *group)
+		if grouped {
+			pending = appendPending(pending, lateSender{groupSend, len(out.waits)})
+			pendingMax = max(pendingMax, groupSend)
+			out.waits = append(out.waits, group)
 		}
-		group, groupCall = nil, -1
+		grouped, groupCall = false, -1
 	}
 	for _, q := range d.recvs {
 		if q.call != groupCall {
 			flush()
 		}
 		k := msgKey{q.peer, n, q.comm, q.tag}
-		list := a.sends[k]
-		j := next[k]
-		if j >= len(list) {
+		sq := a.sends[k]
+		if sq == nil || sq.next >= len(sq.ids) {
 			out.unmatchedRecvs++
 			continue
 		}
-		next[k] = j + 1
 		sd := a.data[q.peer]
-		s := sd.sends[list[j]]
+		s := sd.sends[sq.ids[sq.next]]
+		sq.next++
+		out.matched++
 		sc := sd.calls[s.call]
 		rc := d.calls[q.call]
 
 		// Wrong order: earlier Late Sender waits for messages sent after
 		// this one, which was received only now.
-		kept := pending[:0]
-		for _, p := range pending {
-			if p.sendTime > s.time {
-				w := p.w
-				w.Pattern = LateSenderWrongOrder
-				out.waits = append(out.waits, w)
-				continue
+		if s.time < pendingMax {
+			kept := pending[:0]
+			pendingMax = math.MinInt64
+			for _, p := range pending {
+				if p.sendTime > s.time {
+					w := out.waits[p.w]
+					w.Pattern = LateSenderWrongOrder
+					out.waits = append(out.waits, w)
+					continue
+				}
+				kept = append(kept, p)
+				pendingMax = max(pendingMax, p.sendTime)
 			}
-			kept = append(kept, p)
+			pending = kept
 		}
-		pending = kept
 
 		sendEnter := sc.enter
 		if sendEnter > rc.leave {
@@ -272,15 +310,15 @@ func (a *analysis) receiver(n int, out *findings) {
 		}
 		if idle := sendEnter - rc.enter; idle > 0 {
 			w := wait{Instance: Instance{Pattern: LateSender, Region: a.regionName(n, q.call), Path: a.path(n, q.call), Loc: n, Start: rc.enter, Time: idle, Peer: q.peer}, lateCall: s.call}
-			ls := lateSender{sendTime: s.time, w: w}
 			if multiCompletion(w.Region) {
-				if group == nil || idle > group.w.Time {
-					group = &ls
+				if !grouped || idle > group.Time {
+					group, groupSend, grouped = w, s.time, true
 				}
 				groupCall = q.call
 			} else {
+				pending = appendPending(pending, lateSender{s.time, len(out.waits)})
+				pendingMax = max(pendingMax, s.time)
 				out.waits = append(out.waits, w)
-				pending = appendPending(pending, ls)
 			}
 		}
 
@@ -297,15 +335,14 @@ func (a *analysis) receiver(n int, out *findings) {
 		}
 	}
 	flush()
-	for _, j := range next {
-		out.matched += uint64(j)
-	}
 }
 
+// appendPending keeps the last maxPending instances. The oldest is
+// dropped by reslicing; append moves the rest to the front of a new array
+// only when the old one is full, so keeping costs O(1) per instance.
 func appendPending(p []lateSender, ls lateSender) []lateSender {
 	if len(p) == maxPending {
-		copy(p, p[1:])
-		p = p[:len(p)-1]
+		p = p[1:]
 	}
 	return append(p, ls)
 }

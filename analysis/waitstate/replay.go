@@ -336,13 +336,18 @@ func (r *run) read(n int) (*locData, error) {
 		}
 		return stack[i].path
 	}
+	// Only the synchronisation calls and messages need their time on the
+	// axis, which is monotonic in the file's ticks: the other events only
+	// move the first and last tick.
+	var firstTick, lastTick uint64
+	started := false
+	at := func() int64 { return r.axis.Nanos(lo.File, f, e.Time) }
 	it := f.Events(lo.ID)
 	for it.Next(&e) {
-		t := r.axis.Nanos(lo.File, f, e.Time)
-		if d.first < 0 {
-			d.first = t
+		if !started {
+			firstTick, started = e.Time, true
 		}
-		d.last = max(d.last, t)
+		lastTick = max(lastTick, e.Time)
 
 		top := func() int32 {
 			if len(stack) == 0 || e.Depth != len(stack) {
@@ -363,6 +368,7 @@ func (r *run) read(n int) (*locData, error) {
 					stack = append(stack, fr)
 					fr.path = pathOf(len(stack) - 1)
 					stack = stack[:len(stack)-1]
+					t := at()
 					d.calls = append(d.calls, call{region: e.Region, path: fr.path, enter: t, leave: t})
 				}
 				inSync++
@@ -381,7 +387,7 @@ func (r *run) read(n int) (*locData, error) {
 			}
 			fr := stack[len(stack)-1]
 			if fr.call >= 0 {
-				d.calls[fr.call].leave = t
+				d.calls[fr.call].leave = at()
 			}
 			if k := r.kind(lo.File, fr.region); fr.region != 0 && (k == regionMPI || k == regionOMPBarrier || k == regionOMPImplicitBarrier) {
 				inSync--
@@ -407,7 +413,7 @@ func (r *run) read(n int) (*locData, error) {
 				break
 			}
 			name := f.RegionName(d.calls[c].region)
-			d.sends = append(d.sends, send{call: c, peer: peer, comm: comm, tag: e.Tag, time: t,
+			d.sends = append(d.sends, send{call: c, peer: peer, comm: comm, tag: e.Tag, time: at(),
 				blocking: e.Kind == encode.KindSend && blockingSend(name)})
 		case encode.KindIrecvRequest:
 			if c := top(); c >= 0 {
@@ -433,7 +439,7 @@ func (r *run) read(n int) (*locData, error) {
 					delete(posted, e.Request)
 				}
 			}
-			d.recvs = append(d.recvs, recv{call: c, post: p, peer: peer, comm: comm, tag: e.Tag, time: t})
+			d.recvs = append(d.recvs, recv{call: c, post: p, peer: peer, comm: comm, tag: e.Tag, time: at()})
 		case encode.KindCollective:
 			c := top()
 			if c < 0 {
@@ -471,8 +477,9 @@ func (r *run) read(n int) (*locData, error) {
 	if err := it.Err(); err != nil {
 		return nil, err
 	}
-	if d.first < 0 {
-		d.first = 0
+	d.first = 0
+	if started {
+		d.first, d.last = r.axis.Nanos(lo.File, f, firstTick), r.axis.Nanos(lo.File, f, lastTick)
 	}
 	// Collectives in the order the location started them: what matches
 	// them with the other members'.
