@@ -85,6 +85,10 @@ func Analyze(files []*tracefile.File, opt Options) (*Result, error) {
 	if err := a.delays(procs, res, waits, named); err != nil {
 		return nil, fmt.Errorf("waitstate: %w", err)
 	}
+	if res.CriticalPath, err = a.criticalPath(procs, res, waits); err != nil {
+		return nil, fmt.Errorf("waitstate: %w", err)
+	}
+	res.Paths = a.tree // the passes after the first add the paths they charged
 	return res, nil
 }
 
@@ -146,35 +150,41 @@ type analysis struct {
 	// receive of the same key.
 	sends map[msgKey]*sendQueue
 	// The run's call tree, and per location its local paths' places in it.
-	tree  []CallPath
-	paths [][]int
+	tree    []CallPath
+	treeIdx map[treeKey]int
+	paths   [][]int
+}
+
+// treeKey is a node of the run's call tree: a region name under a parent.
+type treeKey struct {
+	parent int
+	name   string
 }
 
 // unifyPaths puts the locations' call trees together, in location order,
-// by region name.
+// by region name. Called again after a pass that made more local paths, it
+// adds only those.
 func (a *analysis) unifyPaths() {
-	type key struct {
-		parent int
-		name   string
+	if a.treeIdx == nil {
+		a.treeIdx = map[treeKey]int{}
+		a.paths = make([][]int, len(a.data))
 	}
-	idx := map[key]int{}
-	a.paths = make([][]int, len(a.data))
 	for n, d := range a.data {
 		f := a.files[a.locs[n].File]
-		ids := make([]int, len(d.paths))
-		for i, p := range d.paths {
+		ids := a.paths[n]
+		for _, p := range d.paths[len(ids):] {
 			parent := -1
 			if p.parent >= 0 {
 				parent = ids[p.parent]
 			}
-			k := key{parent, f.RegionName(p.region)}
-			id, ok := idx[k]
+			k := treeKey{parent, f.RegionName(p.region)}
+			id, ok := a.treeIdx[k]
 			if !ok {
 				id = len(a.tree)
-				idx[k] = id
+				a.treeIdx[k] = id
 				a.tree = append(a.tree, CallPath{Parent: parent, Region: k.name})
 			}
-			ids[i] = id
+			ids = append(ids, id)
 		}
 		a.paths[n] = ids
 	}
