@@ -82,13 +82,10 @@ func Analyze(files []*tracefile.File, opt Options) (*Result, error) {
 	}
 	res.Values = sumWaits(res, waits)
 	named := worstOf(waits, max(worst, 0))
-	if err := a.delays(procs, res, waits, named); err != nil {
+	if err := a.secondPass(procs, res, waits, named); err != nil {
 		return nil, fmt.Errorf("waitstate: %w", err)
 	}
-	if res.CriticalPath, err = a.criticalPath(procs, res, waits); err != nil {
-		return nil, fmt.Errorf("waitstate: %w", err)
-	}
-	res.Paths = a.tree // the passes after the first add the paths they charged
+	res.Paths = a.tree // the second pass adds the paths it charged
 	return res, nil
 }
 
@@ -228,11 +225,22 @@ type findings struct {
 }
 
 // wait is one instance, with the late party's call that ended its delay
-// (-1 if none).
+// (-1 if none), the waiting call, and what the two synchronised through
+// (a partner key: the other location for a message, else commPartner or
+// teamPartner).
 type wait struct {
 	Instance
 	lateCall int32
+	call     int32
+	partner  int
 }
+
+// teamPartner is the partner key of an OpenMP barrier: the whole team.
+const teamPartner = math.MinInt
+
+// commPartner is the partner key of a collective on run-wide communicator
+// comm.
+func commPartner(comm int) int { return -1 - comm }
 
 // path returns the run-wide call path of call c of location loc.
 func (a *analysis) path(loc int, c int32) int {
@@ -319,7 +327,7 @@ func (a *analysis) receiver(n int, out *findings) {
 			sendEnter = rc.leave
 		}
 		if idle := sendEnter - rc.enter; idle > 0 {
-			w := wait{Instance: Instance{Pattern: LateSender, Region: a.regionName(n, q.call), Path: a.path(n, q.call), Loc: n, Start: rc.enter, Time: idle, Peer: q.peer}, lateCall: s.call}
+			w := wait{Instance: Instance{Pattern: LateSender, Region: a.regionName(n, q.call), Path: a.path(n, q.call), Loc: n, Start: rc.enter, Time: idle, Peer: q.peer}, lateCall: s.call, call: q.call, partner: q.peer}
 			if multiCompletion(w.Region) {
 				if !grouped || idle > group.Time {
 					group, groupSend, grouped = w, s.time, true
@@ -339,7 +347,7 @@ func (a *analysis) receiver(n int, out *findings) {
 			if sc.leave > post.enter {
 				if idle := post.enter - sc.enter; idle > 0 {
 					out.waits = append(out.waits, wait{Instance: Instance{Pattern: LateReceiver, Region: a.regionName(q.peer, s.call), Path: a.path(q.peer, s.call),
-						Loc: q.peer, Start: sc.enter, Time: idle, Peer: n}, lateCall: q.post})
+						Loc: q.peer, Start: sc.enter, Time: idle, Peer: n}, lateCall: q.post, call: s.call, partner: n})
 				}
 			}
 		}
@@ -479,7 +487,7 @@ func (a *analysis) collective(inst []member, ranks []int, out *findings) {
 			continue
 		}
 		out.waits = append(out.waits, wait{Instance: Instance{Pattern: p, Region: a.regionName(m.loc, m.op.call), Path: a.path(m.loc, m.op.call), Loc: m.loc,
-			Start: c.enter, Time: idle, Peer: inst[late].loc}, lateCall: inst[late].op.call})
+			Start: c.enter, Time: idle, Peer: inst[late].loc}, lateCall: inst[late].op.call, call: m.op.call, partner: commPartner(m.op.comm)})
 	}
 }
 
@@ -535,7 +543,7 @@ func (a *analysis) openmp(out *findings) {
 				p = OMPImplicitBarrier
 			}
 			out.waits = append(out.waits, wait{Instance: Instance{Pattern: p, Region: a.regionName(m.loc, m.op.call), Path: a.path(m.loc, m.op.call), Loc: m.loc,
-				Start: c.enter, Time: idle, Peer: g[latest].loc}, lateCall: g[latest].op.call})
+				Start: c.enter, Time: idle, Peer: g[latest].loc}, lateCall: g[latest].op.call, call: m.op.call, partner: teamPartner})
 		}
 	}
 }

@@ -4,9 +4,6 @@ import (
 	"cmp"
 	"slices"
 
-	"github.com/hmbtrace/hmbtrace/encode"
-	"github.com/hmbtrace/hmbtrace/internal/parallel"
-	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
 // The critical path follows Böhme et al. ("Scalable critical-path based
@@ -71,9 +68,10 @@ type releaseAt struct {
 	peer int
 }
 
-// criticalPath walks the waits back from the end of the run and charges
-// the path to the call paths it crossed.
-func (a *analysis) criticalPath(procs int, res *Result, waits []wait) (*CriticalPath, error) {
+// walkCriticalPath walks the waits back from the end of the run: the
+// path, and the spans it crossed on each location (latest first), for the
+// second pass to charge to call paths.
+func (a *analysis) walkCriticalPath(waits []wait) (*CriticalPath, [][]span) {
 	if len(a.data) == 0 {
 		return nil, nil
 	}
@@ -119,22 +117,14 @@ func (a *analysis) criticalPath(procs int, res *Result, waits []wait) (*Critical
 		cp.Hops++
 	}
 	cp.Length = cp.End - cp.Start
+	return cp, spans
+}
 
-	// Charge the spans to call paths, location by location.
-	times := make([]map[int32]int64, len(a.data))
-	if err := parallel.Do(procs, len(a.data), func(n int) error {
-		if len(spans[n]) == 0 {
-			return nil
-		}
-		slices.Reverse(spans[n]) // the walk went backwards
-		times[n] = map[int32]int64{}
-		return a.pathSweep(n, spans[n], times[n])
-	}); err != nil {
-		return nil, err
-	}
-	a.unifyPaths()
-	for n, m := range times {
-		for p, ns := range m {
+// finishCriticalPath puts the second pass's path times into cp, by
+// run-wide call path, and the imbalance.
+func (a *analysis) finishCriticalPath(cp *CriticalPath, outs []delayOut, res *Result) {
+	for n, o := range outs {
+		for p, ns := range o.path {
 			g := a.paths[n][p]
 			cp.Values = append(cp.Values, PathTime{Region: a.tree[g].Region, Path: g, Loc: n, Time: ns})
 		}
@@ -146,7 +136,6 @@ func (a *analysis) criticalPath(procs int, res *Result, waits []wait) (*Critical
 		return cmp.Compare(x.Loc, y.Loc)
 	})
 	cp.Regions = a.imbalance(res, cp.Values)
-	return cp, nil
 }
 
 // imbalance is the critical-path profile by region against the regions'
@@ -188,77 +177,4 @@ func (a *analysis) imbalance(res *Result, vals []PathTime) []RegionImbalance {
 		return cmp.Compare(x.Region, y.Region)
 	})
 	return out
-}
-
-// pathSweep reads location n's events and adds to times, per local call
-// path, the part of spans (sorted, disjoint) the location spent in it: in
-// the region on top of its stack, or in the open synchronisation call
-// whatever that calls. It stops reading after the last span.
-func (a *analysis) pathSweep(n int, spans []span, times map[int32]int64) error {
-	lo := a.locs[n]
-	f := a.files[lo.File]
-	d := a.data[n]
-	var (
-		e       tracefile.Event
-		stack   []frame
-		sync    = -1 // the outermost open synchronisation call's place in stack
-		prev    int64
-		started bool
-		next    int
-	)
-	charge := func(s, t int64) {
-		for next < len(spans) && spans[next].end <= s {
-			next++
-		}
-		for i := next; i < len(spans) && spans[i].start < t; i++ {
-			ov := min(t, spans[i].end) - max(s, spans[i].start)
-			if ov <= 0 {
-				continue
-			}
-			at := len(stack) - 1
-			if sync >= 0 {
-				at = sync
-			}
-			for at >= 0 && stack[at].region == 0 {
-				at--
-			}
-			if at >= 0 {
-				times[d.pathOf(stack, at)] += ov
-			}
-		}
-	}
-	it := f.Events(lo.ID)
-	for next < len(spans) && it.Next(&e) {
-		if e.Kind != encode.KindEnter && e.Kind != encode.KindLeave {
-			continue
-		}
-		t := a.axis.Nanos(lo.File, f, e.Time)
-		if started && t > prev && len(stack) > 0 {
-			charge(prev, t)
-		}
-		prev, started = max(prev, t), true
-		switch e.Kind {
-		case encode.KindEnter:
-			for len(stack) < e.Depth-1 {
-				stack = append(stack, frame{call: -1, path: -1})
-			}
-			if k := a.kind(lo.File, e.Region); sync < 0 && (k == regionMPI || k == regionOMPBarrier || k == regionOMPImplicitBarrier) {
-				sync = len(stack)
-			}
-			stack = append(stack, frame{region: e.Region, call: -1, path: -2})
-		case encode.KindLeave:
-			if len(stack) == 0 {
-				break
-			}
-			m := len(stack) - 1
-			for m > 0 && stack[m-1].region == 0 {
-				m--
-			}
-			stack = stack[:m]
-			if sync >= len(stack) {
-				sync = -1
-			}
-		}
-	}
-	return it.Err()
 }

@@ -93,6 +93,15 @@ type Result struct {
 	Delays []Value
 	// Worst are the longest waits, longest first (at most Options.Worst).
 	Worst []Instance
+	// DelayCosts are the delay costs of Böhme et al. (delaycost.go): per
+	// pattern of the direct waits, the call paths on the late locations
+	// that caused them, short-term (the direct waits) and long-term (the
+	// waits those propagated into), sorted by pattern, long-term after
+	// short-term, call path, location. DelayUnexplained is the waiting
+	// time (with what it carried) whose late party showed neither excess
+	// time nor a wait of its own in the interval, ns.
+	DelayCosts       []DelayCost
+	DelayUnexplained int64
 	// CriticalPath is the run's critical path and the regions' part in it
 	// (nil for a run without events).
 	CriticalPath *CriticalPath

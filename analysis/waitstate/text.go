@@ -68,9 +68,9 @@ func WriteText(w io.Writer, r *Result, top int) error {
 	}
 	if len(r.Delays) > 0 {
 		fmt.Fprintln(w)
-		fmt.Fprintln(w, "Delay costs (each wait charged to what the late party did meanwhile):")
+		fmt.Fprintln(w, "During the waits (each charged to what the late party did meanwhile):")
 		tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "cost\tcaused\tregion\tlocation")
+		fmt.Fprintln(tw, "time\tcaused\tregion\tlocation")
 		byCost := append([]Value(nil), r.Delays...)
 		sortByTime(byCost)
 		for i, v := range byCost {
@@ -79,7 +79,36 @@ func WriteText(w io.Writer, r *Result, top int) error {
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", ms(v.Time), v.Pattern, textname.Escape(v.Region), textname.Escape(r.describe(v.Loc)))
 		}
-		return tw.Flush()
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	return writeDelayCosts(w, r, top)
+}
+
+// writeDelayCosts prints the delay costs by cause, largest first: short-
+// and long-term cost per (pattern, call path, location).
+func writeDelayCosts(w io.Writer, r *Result, top int) error {
+	causes := r.Causes()
+	if len(causes) == 0 {
+		return nil
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Delay costs (Böhme et al.: the waits each call path caused, directly and through the waits they propagated into):")
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "cost\tshort-term\tlong-term\tcaused\tcall path\tlocation")
+	for i, c := range causes {
+		if top > 0 && i >= top {
+			break
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", ms(c.Short+c.Long), ms(c.Short), ms(c.Long), c.Pattern,
+			textname.Escape(r.PathName(c.Path)), textname.Escape(r.describe(c.Loc)))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if r.DelayUnexplained > 0 {
+		fmt.Fprintf(w, "%s of waiting time found no delay on its late party (no excess, no wait of its own in the interval)\n", ms(r.DelayUnexplained))
 	}
 	return nil
 }
@@ -133,6 +162,14 @@ type jsonResult struct {
 	Delays    []jsonValue       `json:"delays"`
 	Skipped   map[string]uint64 `json:"not_replayed"`
 	Critical  *CriticalPath     `json:"critical_path,omitempty"`
+	Costs     []jsonDelayCost   `json:"delay_costs"`
+	// Unexplained is the waiting time without a delay, ns.
+	Unexplained int64 `json:"delay_unexplained_ns"`
+}
+
+type jsonDelayCost struct {
+	Metric string `json:"metric"` // the pattern of the waits caused
+	DelayCost
 }
 
 type jsonPattern struct {
@@ -186,6 +223,10 @@ func WriteJSON(w io.Writer, r *Result) error {
 	}
 	for _, v := range r.Delays {
 		j.Delays = append(j.Delays, jsonValue{Metric: v.Pattern.Metric(), Region: v.Region, Loc: v.Loc, TimeNs: v.Time, Count: v.Count})
+	}
+	j.Costs, j.Unexplained = []jsonDelayCost{}, r.DelayUnexplained
+	for _, c := range r.DelayCosts {
+		j.Costs = append(j.Costs, jsonDelayCost{c.Pattern.Metric(), c})
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
