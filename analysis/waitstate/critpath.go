@@ -3,7 +3,6 @@ package waitstate
 import (
 	"cmp"
 	"slices"
-
 )
 
 // The critical path follows Böhme et al. ("Scalable critical-path based

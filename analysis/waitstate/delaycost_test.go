@@ -27,7 +27,7 @@ func TestDelayCostsPropagate(t *testing.T) {
 	// of work2 (another path): all 400, and the carried 400 long-term.
 	want := map[DelayCost]bool{
 		{Pattern: LateSender, Region: "work", Loc: 0, Time: 400}:                 true,
-		{Pattern: LateSender, Region: "MPI_Recv", Loc: 1, Time: 20}:             true,
+		{Pattern: LateSender, Region: "MPI_Recv", Loc: 1, Time: 20}:              true,
 		{Pattern: LateSender, LongTerm: true, Region: "work", Loc: 0, Time: 400}: true,
 	}
 	var sum int64
