@@ -176,3 +176,34 @@ func TestCriticalPathText(t *testing.T) {
 		t.Errorf("JSON critical path %+v", back.Critical)
 	}
 }
+
+func TestWriteWhy(t *testing.T) {
+	r, err := Analyze(imbalancedRun(t, 3), Options{Worst: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := WriteWhy(&b, r, 3); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		`Why ranks wait`,
+		`1\.800 µs Wait at N x N, 37\.50% of the run: most in MPI_Allreduce on rank 0 \(600\.0 ns\); caused most by work on rank 2 \(1\.800 µs\)`,
+		`critical path 1\.200 µs; work holds 900\.0 ns of it, the largest imbalance is work's \(450\.0 ns`,
+	} {
+		if !regexp.MustCompile(want).MatchString(b.String()) {
+			t.Errorf("no %q in\n%s", want, b.String())
+		}
+	}
+	// A run without waits says nothing.
+	r0 := newRank(0, 1)
+	r0.call("work", 0, 10, nil)
+	r, err = Analyze(write(t, r0), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Reset()
+	if err := WriteWhy(&b, r, 3); err != nil || b.Len() > 0 {
+		t.Errorf("a run without waits: %q, %v", b.String(), err)
+	}
+}

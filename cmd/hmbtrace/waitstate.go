@@ -4,6 +4,7 @@ import (
 	"io"
 
 	"github.com/hmbtrace/hmbtrace/analysis/waitstate"
+	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
 func init() {
@@ -45,4 +46,18 @@ func runWaitstate(args []string, out io.Writer) error {
 		return waitstate.WriteJSON(out, r)
 	}
 	return waitstate.WriteText(out, r, *top)
+}
+
+// writeWhy ends a summary with why the ranks waited (the top three
+// patterns, their places and causes, the critical path), when the run has
+// MPI or OpenMP synchronisation to replay and waited in it.
+func writeWhy(out io.Writer, files []*tracefile.File, procs int) error {
+	if !waitstate.Replayable(files) {
+		return nil
+	}
+	r, err := waitstate.Analyze(files, waitstate.Options{Procs: procs, Worst: -1})
+	if err != nil {
+		return err
+	}
+	return waitstate.WriteWhy(out, r, 3)
 }
