@@ -37,6 +37,41 @@ func BenchmarkAnalyze(b *testing.B) {
 	b.ReportMetric(float64(cpuTime(b)-cpu0)/n, "cpu-ns/event")
 }
 
+// BenchmarkRead reads every event of the same run once, doing nothing
+// with them: the floor of a replay pass, the reader's cost.
+func BenchmarkRead(b *testing.B) {
+	dir := b.TempDir()
+	var files []*tracefile.File
+	for _, p := range tracetest.SyntheticRun(b, dir, "bench", 8, 2000) {
+		files = append(files, tracetest.Open(b, p))
+	}
+	var events uint64
+	for _, f := range files {
+		for _, l := range f.Locations {
+			events += l.Kept()
+		}
+	}
+	cpu0 := cpuTime(b)
+	b.ResetTimer()
+	var e tracefile.Event
+	for b.Loop() {
+		for _, f := range files {
+			for _, l := range f.Locations {
+				it := f.Events(l.ID)
+				for it.Next(&e) {
+				}
+				if err := it.Err(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	}
+	b.StopTimer()
+	n := float64(b.N) * float64(events)
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/n, "ns/event")
+	b.ReportMetric(float64(cpuTime(b)-cpu0)/n, "cpu-ns/event")
+}
+
 // cpuTime returns the process's user and system time so far, ns.
 func cpuTime(b *testing.B) int64 {
 	var ru syscall.Rusage

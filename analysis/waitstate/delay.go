@@ -23,6 +23,7 @@ type window struct {
 	wait       int // index of the wait (-1 for a stretch of the critical path)
 	kind       winKind
 	seen       []uint32 // winDuring: the regions counted once already
+	times      []pathNs // winPath, winLate, winWaiter: the time per local call path
 }
 
 // winKind says what a window is for.
@@ -103,7 +104,21 @@ func (a *analysis) secondPass(procs int, res *Result, waits []wait, named []int)
 			return nil
 		}
 		slices.SortStableFunc(wins[n], func(x, y window) int { return cmp.Compare(x.start, y.start) })
-		return a.sweep(n, waits, wins[n], isNamed, &outs[n])
+		if err := a.sweep(n, waits, wins[n], isNamed, &outs[n]); err != nil {
+			return err
+		}
+		// The windows' times, where the finishing steps look for them.
+		for _, w := range wins[n] {
+			switch w.kind {
+			case winPath:
+				for _, p := range w.times {
+					outs[n].path[p.path] += p.ns
+				}
+			case winLate, winWaiter:
+				outs[n].intervals[interval(w.wait, w.kind)] = w.times
+			}
+		}
+		return nil
 	})
 	if err != nil {
 		return err
@@ -257,12 +272,8 @@ func (a *analysis) sweep(n int, waits []wait, wins []window, named map[int]bool,
 // charge adds ov ns of local call path path (of region reg) to window w.
 func (a *analysis) charge(w *window, waits []wait, path int32, reg uint32, ov int64, named map[int]bool, file int, out *delayOut) {
 	switch w.kind {
-	case winPath:
-		out.path[path] += ov
-		return
-	case winLate, winWaiter:
-		k := interval(w.wait, w.kind)
-		out.intervals[k] = addPathNs(out.intervals[k], path, ov)
+	case winPath, winLate, winWaiter:
+		w.times = addPathNs(w.times, path, ov)
 		return
 	case winWork:
 		if a.kind(file, reg) == regionCompute {

@@ -65,38 +65,46 @@ func interval(wait int, side winKind) int { return 2*wait + int(side-winLate) }
 // intervalWindows finds every wait's synchronisation intervals and adds
 // them to the locations' windows.
 func (a *analysis) intervalWindows(waits []wait, wins [][]window) *delayPlan {
-	// Per location and partner key, its calls that synchronised with the
-	// partner, in call order.
-	partners := make([]map[int][]int32, len(a.data))
+	// Per location, its calls that synchronised with a partner, sorted by
+	// partner key and call: one slice a location rather than a map of
+	// lists.
+	type partnerCall struct {
+		key  int
+		call int32
+	}
+	cmpPC := func(x, y partnerCall) int {
+		if x.key != y.key {
+			return cmp.Compare(x.key, y.key)
+		}
+		return cmp.Compare(x.call, y.call)
+	}
+	partners := make([][]partnerCall, len(a.data))
 	for n, d := range a.data {
-		m := map[int][]int32{}
+		l := make([]partnerCall, 0, len(d.sends)+len(d.recvs)+len(d.colls)+len(d.omp))
 		for _, s := range d.sends {
-			m[s.peer] = append(m[s.peer], s.call)
+			l = append(l, partnerCall{s.peer, s.call})
 		}
 		for _, q := range d.recvs {
-			m[q.peer] = append(m[q.peer], q.call)
+			l = append(l, partnerCall{q.peer, q.call})
 		}
 		for _, op := range d.colls {
-			m[commPartner(op.comm)] = append(m[commPartner(op.comm)], op.call)
+			l = append(l, partnerCall{commPartner(op.comm), op.call})
 		}
 		for _, v := range d.omp {
-			m[teamPartner] = append(m[teamPartner], v.call)
+			l = append(l, partnerCall{teamPartner, v.call})
 		}
-		for k, l := range m {
-			slices.Sort(l)
-			m[k] = slices.Compact(l)
-		}
-		partners[n] = m
+		slices.SortFunc(l, cmpPC)
+		partners[n] = slices.Compact(l)
 	}
 	// from returns when location n last synchronised with partner before
 	// call c: that call's leave, or n's first event.
 	from := func(n, partner int, c int32) int64 {
-		l := partners[n][partner]
-		i, _ := slices.BinarySearch(l, c)
-		if i == 0 {
+		l := partners[n]
+		i, _ := slices.BinarySearchFunc(l, partnerCall{partner, c}, cmpPC)
+		if i == 0 || l[i-1].key != partner {
 			return a.data[n].first
 		}
-		return a.data[n].calls[l[i-1]].leave
+		return a.data[n].calls[l[i-1].call].leave
 	}
 	plan := &delayPlan{intervals: map[int]plannedInterval{}}
 	for i, w := range waits {
@@ -166,26 +174,33 @@ func (a *analysis) delayCosts(plan *delayPlan, waits []wait, outs []delayOut) ([
 		wait int
 		ns   int64
 	}
+	// Buffers reused from wait to wait: intervals hold few call paths.
+	var (
+		tLbuf, tWbuf []pathNs
+		props        []propagating
+		excess       []pathNs
+	)
 	for _, i := range order {
 		w := waits[i]
 		pi := plan.intervals[i]
-		tL := a.globalTimes(w.Peer, outs[w.Peer].intervals[interval(i, winLate)])
-		tW := a.globalTimes(w.Loc, outs[w.Loc].intervals[interval(i, winWaiter)])
-		var props []propagating
+		tL := a.globalTimes(w.Peer, outs[w.Peer].intervals[interval(i, winLate)], tLbuf[:0])
+		tW := a.globalTimes(w.Loc, outs[w.Loc].intervals[interval(i, winWaiter)], tWbuf[:0])
+		tLbuf, tWbuf = tL, tW
+		props = props[:0]
 		for _, j := range a.overlapping(own[w.Peer], waits, pi.late) {
 			ov := overlap(waits[j], pi.late)
-			tL[waits[j].Path] -= ov
+			tL = subPath(tL, waits[j].Path, ov)
 			props = append(props, propagating{j, ov})
 		}
 		for _, j := range a.overlapping(own[w.Loc], waits, pi.waiter) {
-			tW[waits[j].Path] -= overlap(waits[j], pi.waiter)
+			tW = subPath(tW, waits[j].Path, overlap(waits[j], pi.waiter))
 		}
 		var sum float64
-		paths := make([]int, 0, len(tL))
-		for p, ns := range tL {
-			if d := ns - tW[p]; d > 0 {
+		excess = excess[:0]
+		for _, p := range tL {
+			if d := p.ns - timeOf(tW, p.path); d > 0 {
 				sum += float64(d)
-				paths = append(paths, p)
+				excess = append(excess, pathNs{int32(p.path), d})
 			}
 		}
 		for _, g := range props {
@@ -196,12 +211,13 @@ func (a *analysis) delayCosts(plan *delayPlan, waits []wait, outs []delayOut) ([
 			unexplained += cost
 			continue
 		}
-		slices.Sort(paths) // the same sums in the same order every run
-		for _, p := range paths {
-			share := float64(tL[p]-tW[p]) / sum
-			costs[costKey{w.Pattern, false, p, w.Peer}] += float64(w.Time) * share
+		// The same sums in the same order every run.
+		slices.SortFunc(excess, func(x, y pathNs) int { return cmp.Compare(x.path, y.path) })
+		for _, e := range excess {
+			share := float64(e.ns) / sum
+			costs[costKey{w.Pattern, false, int(e.path), w.Peer}] += float64(w.Time) * share
 			if carried[i] > 0 {
-				costs[costKey{w.Pattern, true, p, w.Peer}] += carried[i] * share
+				costs[costKey{w.Pattern, true, int(e.path), w.Peer}] += carried[i] * share
 			}
 		}
 		for _, g := range props {
@@ -234,14 +250,28 @@ func compareDelayCost(x, y DelayCost) int {
 	return cmp.Compare(x.Loc, y.Loc)
 }
 
-// globalTimes turns location n's times per local call path into times per
-// run-wide call path.
-func (a *analysis) globalTimes(n int, local []pathNs) map[int]int64 {
-	m := make(map[int]int64, len(local))
+// globalTimes appends location n's times per local call path to buf as
+// times per run-wide call path (in pathNs.path), summed.
+func (a *analysis) globalTimes(n int, local []pathNs, buf []pathNs) []pathNs {
 	for _, p := range local {
-		m[a.paths[n][p.path]] += p.ns
+		buf = addPathNs(buf, int32(a.paths[n][p.path]), p.ns)
 	}
-	return m
+	return buf
+}
+
+// subPath takes ns off path's time in times.
+func subPath(times []pathNs, path int, ns int64) []pathNs {
+	return addPathNs(times, int32(path), -ns)
+}
+
+// timeOf returns path's time in times.
+func timeOf(times []pathNs, path int32) int64 {
+	for _, p := range times {
+		if p.path == path {
+			return p.ns
+		}
+	}
+	return 0
 }
 
 // overlapping returns the waits of byStart (indices of waits, sorted by
