@@ -11,8 +11,11 @@ func init() {
 	helpOf["waitstate"] = `Replays the run's recorded communication and says why the ranks waited: Scalasca's wait-state
 patterns (Geimer et al.): Late Sender (and its wrong-order part), Late Receiver, Wait at N x N, Wait at
 Barrier, Late Broadcast, Early Reduce, and the waits at OpenMP barriers; per pattern the time and its
-share of the run (summed over the locations), then the worst waits with the late party and the
-region it was in while the others waited, the delay (Böhme et al.).
+share of the run (summed over the locations); the run's critical path, its profile by region and the
+critical-path imbalance (path less the region's mean per location); the worst waits with the late
+party and the region it was in while the others waited; and the delay costs (Böhme et al.): the call
+paths whose excess time in the wait's synchronisation interval caused the waits, directly (short-term)
+and through the waits those propagated into (long-term).
 `
 }
 
