@@ -3,6 +3,7 @@ package waitstate
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -81,9 +82,10 @@ func Analyze(files []*tracefile.File, opt Options) (*Result, error) {
 	}
 	res.Values = sumWaits(res, waits)
 	named := worstOf(waits, max(worst, 0))
-	if err := a.delays(procs, res, waits, named); err != nil {
+	if err := a.secondPass(procs, res, waits, named); err != nil {
 		return nil, fmt.Errorf("waitstate: %w", err)
 	}
+	res.Paths = a.tree // the second pass adds the paths it charged
 	return res, nil
 }
 
@@ -114,14 +116,26 @@ func sumWaits(res *Result, waits []wait) []Value {
 	return out
 }
 
-// worstOf returns the indices of the n longest waits, longest first.
+// worstOf returns the indices of the n longest waits, longest first. It
+// keeps the n best seen so far in order, so it costs a comparison per
+// wait rather than a sort of them all.
 func worstOf(waits []wait, n int) []int {
-	idx := make([]int, len(waits))
-	for i := range idx {
-		idx[i] = i
+	best := make([]int, 0, n)
+	if n == 0 {
+		return best
 	}
-	slices.SortFunc(idx, func(a, b int) int { return compareInstance(waits[a].Instance, waits[b].Instance) })
-	return idx[:min(n, len(idx))]
+	less := func(i int, j int) int { return compareInstance(waits[i].Instance, waits[j].Instance) }
+	for i := range waits {
+		if len(best) == n && less(i, best[n-1]) >= 0 {
+			continue
+		}
+		at, _ := slices.BinarySearchFunc(best, i, less)
+		if len(best) == n {
+			best = best[:n-1]
+		}
+		best = slices.Insert(best, at, i)
+	}
+	return best
 }
 
 // analysis is the state of the replay after the forward pass.
@@ -131,40 +145,54 @@ type analysis struct {
 	// sends by (sender, receiver, communicator, tag), in sending order:
 	// MPI's non-overtaking rule pairs the k-th of them with the k-th
 	// receive of the same key.
-	sends map[msgKey][]int32
+	sends map[msgKey]*sendQueue
 	// The run's call tree, and per location its local paths' places in it.
-	tree  []CallPath
-	paths [][]int
+	tree    []CallPath
+	treeIdx map[treeKey]int
+	paths   [][]int
+}
+
+// treeKey is a node of the run's call tree: a region name under a parent.
+type treeKey struct {
+	parent int
+	name   string
 }
 
 // unifyPaths puts the locations' call trees together, in location order,
-// by region name.
+// by region name. Called again after a pass that made more local paths, it
+// adds only those.
 func (a *analysis) unifyPaths() {
-	type key struct {
-		parent int
-		name   string
+	if a.treeIdx == nil {
+		a.treeIdx = map[treeKey]int{}
+		a.paths = make([][]int, len(a.data))
 	}
-	idx := map[key]int{}
-	a.paths = make([][]int, len(a.data))
 	for n, d := range a.data {
 		f := a.files[a.locs[n].File]
-		ids := make([]int, len(d.paths))
-		for i, p := range d.paths {
+		ids := a.paths[n]
+		for _, p := range d.paths[len(ids):] {
 			parent := -1
 			if p.parent >= 0 {
 				parent = ids[p.parent]
 			}
-			k := key{parent, f.RegionName(p.region)}
-			id, ok := idx[k]
+			k := treeKey{parent, f.RegionName(p.region)}
+			id, ok := a.treeIdx[k]
 			if !ok {
 				id = len(a.tree)
-				idx[k] = id
+				a.treeIdx[k] = id
 				a.tree = append(a.tree, CallPath{Parent: parent, Region: k.name})
 			}
-			ids[i] = id
+			ids = append(ids, id)
 		}
 		a.paths[n] = ids
 	}
+}
+
+// sendQueue is the sends of one key in sending order, and how many of
+// them the receiver matched so far. Only the key's receiver moves next, so
+// the receivers' parallel replay needs no lock.
+type sendQueue struct {
+	ids  []int32
+	next int
 }
 
 type msgKey struct {
@@ -173,11 +201,16 @@ type msgKey struct {
 }
 
 func (a *analysis) indexSends() {
-	a.sends = map[msgKey][]int32{}
+	a.sends = map[msgKey]*sendQueue{}
 	for n, d := range a.data {
 		for i, s := range d.sends {
 			k := msgKey{n, s.peer, s.comm, s.tag}
-			a.sends[k] = append(a.sends[k], int32(i))
+			q := a.sends[k]
+			if q == nil {
+				q = &sendQueue{}
+				a.sends[k] = q
+			}
+			q.ids = append(q.ids, int32(i))
 		}
 	}
 }
@@ -192,11 +225,22 @@ type findings struct {
 }
 
 // wait is one instance, with the late party's call that ended its delay
-// (-1 if none).
+// (-1 if none), the waiting call, and what the two synchronised through
+// (a partner key: the other location for a message, else commPartner or
+// teamPartner).
 type wait struct {
 	Instance
 	lateCall int32
+	call     int32
+	partner  int
 }
+
+// teamPartner is the partner key of an OpenMP barrier: the whole team.
+const teamPartner = math.MinInt
+
+// commPartner is the partner key of a collective on run-wide communicator
+// comm.
+func commPartner(comm int) int { return -1 - comm }
 
 // path returns the run-wide call path of call c of location loc.
 func (a *analysis) path(loc int, c int32) int {
@@ -208,10 +252,11 @@ func (a *analysis) regionName(loc int, c int32) string {
 	return a.files[lo.File].RegionName(a.data[loc].calls[c].region)
 }
 
-// lateSender is a Late Sender instance kept to find the wrong order.
+// lateSender is a Late Sender instance kept to find the wrong order: its
+// send's time and its index in the receiver's waits.
 type lateSender struct {
 	sendTime int64
-	w        wait
+	w        int
 }
 
 // maxPending bounds the Late Sender instances a receiver keeps to find a
@@ -222,48 +267,59 @@ const maxPending = 100
 // wrong order) on n, Late Receiver on the senders.
 func (a *analysis) receiver(n int, out *findings) {
 	d := a.data[n]
-	next := map[msgKey]int{}
 	var pending []lateSender
+	// The latest send among pending: a message sent after it (the usual
+	// order) cannot make any of them wrong-order, so the scan is skipped.
+	pendingMax := int64(math.MinInt64)
 	// A call completing several receives counts the largest wait once.
-	var group *lateSender
-	var groupCall int32 = -1
+	var (
+		group     wait
+		groupSend int64
+		grouped   bool
+		groupCall int32 = -1
+	)
 	flush := func() {
-		if group != nil {
-			out.waits = append(out.waits, group.w)
-			pending = appendPending(pending, *group)
+		if grouped {
+			pending = appendPending(pending, lateSender{groupSend, len(out.waits)})
+			pendingMax = max(pendingMax, groupSend)
+			out.waits = append(out.waits, group)
 		}
-		group, groupCall = nil, -1
+		grouped, groupCall = false, -1
 	}
 	for _, q := range d.recvs {
 		if q.call != groupCall {
 			flush()
 		}
 		k := msgKey{q.peer, n, q.comm, q.tag}
-		list := a.sends[k]
-		j := next[k]
-		if j >= len(list) {
+		sq := a.sends[k]
+		if sq == nil || sq.next >= len(sq.ids) {
 			out.unmatchedRecvs++
 			continue
 		}
-		next[k] = j + 1
 		sd := a.data[q.peer]
-		s := sd.sends[list[j]]
+		s := sd.sends[sq.ids[sq.next]]
+		sq.next++
+		out.matched++
 		sc := sd.calls[s.call]
 		rc := d.calls[q.call]
 
 		// Wrong order: earlier Late Sender waits for messages sent after
 		// this one, which was received only now.
-		kept := pending[:0]
-		for _, p := range pending {
-			if p.sendTime > s.time {
-				w := p.w
-				w.Pattern = LateSenderWrongOrder
-				out.waits = append(out.waits, w)
-				continue
+		if s.time < pendingMax {
+			kept := pending[:0]
+			pendingMax = math.MinInt64
+			for _, p := range pending {
+				if p.sendTime > s.time {
+					w := out.waits[p.w]
+					w.Pattern = LateSenderWrongOrder
+					out.waits = append(out.waits, w)
+					continue
+				}
+				kept = append(kept, p)
+				pendingMax = max(pendingMax, p.sendTime)
 			}
-			kept = append(kept, p)
+			pending = kept
 		}
-		pending = kept
 
 		sendEnter := sc.enter
 		if sendEnter > rc.leave {
@@ -271,16 +327,16 @@ func (a *analysis) receiver(n int, out *findings) {
 			sendEnter = rc.leave
 		}
 		if idle := sendEnter - rc.enter; idle > 0 {
-			w := wait{Instance: Instance{Pattern: LateSender, Region: a.regionName(n, q.call), Path: a.path(n, q.call), Loc: n, Start: rc.enter, Time: idle, Peer: q.peer}, lateCall: s.call}
-			ls := lateSender{sendTime: s.time, w: w}
+			w := wait{Instance: Instance{Pattern: LateSender, Region: a.regionName(n, q.call), Path: a.path(n, q.call), Loc: n, Start: rc.enter, Time: idle, Peer: q.peer}, lateCall: s.call, call: q.call, partner: q.peer}
 			if multiCompletion(w.Region) {
-				if group == nil || idle > group.w.Time {
-					group = &ls
+				if !grouped || idle > group.Time {
+					group, groupSend, grouped = w, s.time, true
 				}
 				groupCall = q.call
 			} else {
+				pending = appendPending(pending, lateSender{s.time, len(out.waits)})
+				pendingMax = max(pendingMax, s.time)
 				out.waits = append(out.waits, w)
-				pending = appendPending(pending, ls)
 			}
 		}
 
@@ -291,21 +347,20 @@ func (a *analysis) receiver(n int, out *findings) {
 			if sc.leave > post.enter {
 				if idle := post.enter - sc.enter; idle > 0 {
 					out.waits = append(out.waits, wait{Instance: Instance{Pattern: LateReceiver, Region: a.regionName(q.peer, s.call), Path: a.path(q.peer, s.call),
-						Loc: q.peer, Start: sc.enter, Time: idle, Peer: n}, lateCall: q.post})
+						Loc: q.peer, Start: sc.enter, Time: idle, Peer: n}, lateCall: q.post, call: s.call, partner: n})
 				}
 			}
 		}
 	}
 	flush()
-	for _, j := range next {
-		out.matched += uint64(j)
-	}
 }
 
+// appendPending keeps the last maxPending instances. The oldest is
+// dropped by reslicing; append moves the rest to the front of a new array
+// only when the old one is full, so keeping costs O(1) per instance.
 func appendPending(p []lateSender, ls lateSender) []lateSender {
 	if len(p) == maxPending {
-		copy(p, p[1:])
-		p = p[:len(p)-1]
+		p = p[1:]
 	}
 	return append(p, ls)
 }
@@ -432,7 +487,7 @@ func (a *analysis) collective(inst []member, ranks []int, out *findings) {
 			continue
 		}
 		out.waits = append(out.waits, wait{Instance: Instance{Pattern: p, Region: a.regionName(m.loc, m.op.call), Path: a.path(m.loc, m.op.call), Loc: m.loc,
-			Start: c.enter, Time: idle, Peer: inst[late].loc}, lateCall: inst[late].op.call})
+			Start: c.enter, Time: idle, Peer: inst[late].loc}, lateCall: inst[late].op.call, call: m.op.call, partner: commPartner(m.op.comm)})
 	}
 }
 
@@ -488,7 +543,7 @@ func (a *analysis) openmp(out *findings) {
 				p = OMPImplicitBarrier
 			}
 			out.waits = append(out.waits, wait{Instance: Instance{Pattern: p, Region: a.regionName(m.loc, m.op.call), Path: a.path(m.loc, m.op.call), Loc: m.loc,
-				Start: c.enter, Time: idle, Peer: g[latest].loc}, lateCall: g[latest].op.call})
+				Start: c.enter, Time: idle, Peer: g[latest].loc}, lateCall: g[latest].op.call, call: m.op.call, partner: teamPartner})
 		}
 	}
 }

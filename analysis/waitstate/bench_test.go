@@ -1,6 +1,7 @@
 package waitstate
 
 import (
+	"syscall"
 	"testing"
 
 	"github.com/hmbtrace/hmbtrace/internal/tracetest"
@@ -9,7 +10,8 @@ import (
 
 // BenchmarkAnalyze replays a synthetic run of 8 ranks (two locations
 // each, halo exchanges and allreduces) with one worker: the cost per event
-// read.
+// read, in wall time and in the process's CPU time (user + system, GC
+// included), which a loaded machine inflates less.
 func BenchmarkAnalyze(b *testing.B) {
 	dir := b.TempDir()
 	var files []*tracefile.File
@@ -22,11 +24,59 @@ func BenchmarkAnalyze(b *testing.B) {
 			events += l.Kept()
 		}
 	}
+	cpu0 := cpuTime(b)
 	b.ResetTimer()
 	for b.Loop() {
 		if _, err := Analyze(files, Options{Procs: 1}); err != nil {
 			b.Fatal(err)
 		}
 	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(events), "ns/event")
+	b.StopTimer()
+	n := float64(b.N) * float64(events)
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/n, "ns/event")
+	b.ReportMetric(float64(cpuTime(b)-cpu0)/n, "cpu-ns/event")
+}
+
+// BenchmarkRead reads every event of the same run once, doing nothing
+// with them: the floor of a replay pass, the reader's cost.
+func BenchmarkRead(b *testing.B) {
+	dir := b.TempDir()
+	var files []*tracefile.File
+	for _, p := range tracetest.SyntheticRun(b, dir, "bench", 8, 2000) {
+		files = append(files, tracetest.Open(b, p))
+	}
+	var events uint64
+	for _, f := range files {
+		for _, l := range f.Locations {
+			events += l.Kept()
+		}
+	}
+	cpu0 := cpuTime(b)
+	b.ResetTimer()
+	var e tracefile.Event
+	for b.Loop() {
+		for _, f := range files {
+			for _, l := range f.Locations {
+				it := f.Events(l.ID)
+				for it.Next(&e) {
+				}
+				if err := it.Err(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	}
+	b.StopTimer()
+	n := float64(b.N) * float64(events)
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/n, "ns/event")
+	b.ReportMetric(float64(cpuTime(b)-cpu0)/n, "cpu-ns/event")
+}
+
+// cpuTime returns the process's user and system time so far, ns.
+func cpuTime(b *testing.B) int64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return ru.Utime.Nano() + ru.Stime.Nano()
 }

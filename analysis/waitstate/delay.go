@@ -17,20 +17,43 @@ import (
 // synchronisation point. Nothing of the first pass's events is kept, so
 // memory is that of the calls and messages, not of the events.
 
-// window is a stretch of a late location's time to account for.
+// window is a stretch of a location's time to account for.
 type window struct {
 	start, end int64
-	wait       int  // index of the wait
-	work       bool // the computation before the late call (named waits only), not the wait itself
-	seen       []uint32
+	wait       int // index of the wait (-1 for a stretch of the critical path)
+	kind       winKind
+	seen       []uint32 // winDuring: the regions counted once already
+	times      []pathNs // winPath, winLate, winWaiter: the time per local call path
 }
 
-// delayOut is what the pass found on one late location.
+// winKind says what a window is for.
+type winKind uint8
+
+const (
+	winDuring winKind = iota // the late party during a wait: the delay costs by region
+	winWork                  // the late party's work before the late call (named waits)
+	winPath                  // a stretch of the critical path
+	winLate                  // the late party's synchronisation interval (delaycost.go)
+	winWaiter                // the waiting party's synchronisation interval
+)
+
+// delayOut is what the second pass found on one location.
 type delayOut struct {
 	costs map[costKey]*Value // delay costs by (pattern, region)
 	// Per named wait: its regions during the window, and its work.
 	during map[int][]regionTime
 	work   map[int][]regionTime
+	// The critical path's time per local call path.
+	path map[int32]int64
+	// Per synchronisation interval (interval(wait, side)): its time per
+	// local call path.
+	intervals map[int][]pathNs
+}
+
+// pathNs is a time in a local call path.
+type pathNs struct {
+	path int32
+	ns   int64
 }
 
 type costKey struct {
@@ -44,10 +67,11 @@ type regionTime struct {
 	ns     int64
 }
 
-// delays charges every wait to what its late party did during it (the
-// Result's Delays) and names the delay of the worst waits (named, indices
-// of waits), which become the Result's Worst.
-func (a *analysis) delays(procs int, res *Result, waits []wait, named []int) error {
+// secondPass reads the locations again, once, for what needs the waits:
+// the delay of each wait on its late party (Delays, the worst waits'
+// Delay), the critical path, and the synchronisation intervals of the
+// delay costs (delaycost.go).
+func (a *analysis) secondPass(procs int, res *Result, waits []wait, named []int) error {
 	isNamed := make(map[int]bool, len(named))
 	for _, i := range named {
 		isNamed[i] = true
@@ -57,27 +81,49 @@ func (a *analysis) delays(procs int, res *Result, waits []wait, named []int) err
 		if w.Peer < 0 || w.Time <= 0 {
 			continue
 		}
-		wins[w.Peer] = append(wins[w.Peer], window{start: w.Start, end: w.Start + w.Time, wait: i})
+		wins[w.Peer] = append(wins[w.Peer], window{start: w.Start, end: w.Start + w.Time, wait: i, kind: winDuring})
 		if c := w.lateCall; isNamed[i] && c >= 0 {
 			d := a.data[w.Peer]
 			from := d.first
 			if c > 0 {
 				from = d.calls[c-1].leave
 			}
-			wins[w.Peer] = append(wins[w.Peer], window{start: from, end: d.calls[c].enter, wait: i, work: true})
+			wins[w.Peer] = append(wins[w.Peer], window{start: from, end: d.calls[c].enter, wait: i, kind: winWork})
 		}
 	}
+	cp, spans := a.walkCriticalPath(waits)
+	for n, l := range spans {
+		for _, s := range l {
+			wins[n] = append(wins[n], window{start: s.start, end: s.end, wait: -1, kind: winPath})
+		}
+	}
+	dc := a.intervalWindows(waits, wins)
 	outs := make([]delayOut, len(a.locs))
 	err := parallel.Do(procs, len(a.locs), func(n int) error {
 		if len(wins[n]) == 0 {
 			return nil
 		}
 		slices.SortStableFunc(wins[n], func(x, y window) int { return cmp.Compare(x.start, y.start) })
-		return a.sweep(n, waits, wins[n], isNamed, &outs[n])
+		if err := a.sweep(n, waits, wins[n], isNamed, &outs[n]); err != nil {
+			return err
+		}
+		// The windows' times, where the finishing steps look for them.
+		for _, w := range wins[n] {
+			switch w.kind {
+			case winPath:
+				for _, p := range w.times {
+					outs[n].path[p.path] += p.ns
+				}
+			case winLate, winWaiter:
+				outs[n].intervals[interval(w.wait, w.kind)] = w.times
+			}
+		}
+		return nil
 	})
 	if err != nil {
 		return err
 	}
+	a.unifyPaths() // the sweeps made the paths they charged
 	for n, o := range outs {
 		f := a.files[a.locs[n].File]
 		for k, v := range o.costs {
@@ -94,6 +140,11 @@ func (a *analysis) delays(procs int, res *Result, waits []wait, named []int) err
 		}
 		res.Worst = append(res.Worst, inst)
 	}
+	if cp != nil {
+		a.finishCriticalPath(cp, outs, res)
+		res.CriticalPath = cp
+	}
+	res.DelayCosts, res.DelayUnexplained = a.delayCosts(dc, waits, outs)
 	return nil
 }
 
@@ -133,91 +184,98 @@ func sortRegionTimes(rt []regionTime) {
 }
 
 // sweep reads location n's events again and lays its windows (sorted by
-// start) over the stretches of time it spent in each region: its own
+// start) over the stretches of time it spent in each call path: its own
 // time in the region on top of its stack, or the open synchronisation
-// call's time, whatever that calls.
+// call's time, whatever that calls. It stops after the last window.
 func (a *analysis) sweep(n int, waits []wait, wins []window, named map[int]bool, out *delayOut) error {
 	lo := a.locs[n]
 	f := a.files[lo.File]
+	d := a.data[n]
 	out.costs = map[costKey]*Value{}
 	out.during, out.work = map[int][]regionTime{}, map[int][]regionTime{}
+	out.path, out.intervals = map[int32]int64{}, map[int][]pathNs{}
 	var (
 		next   int
 		active []*window
+		e      tracefile.Event
+		stack  []frame
+		sync   = -1 // the outermost open synchronisation call's place in stack
+		prev   int64
+		begun  bool
 	)
-	segment := func(s, e int64, reg uint32) {
-		for next < len(wins) && wins[next].start < e {
+	segment := func(s, t int64) {
+		for next < len(wins) && wins[next].start < t {
 			if wins[next].end > wins[next].start {
 				active = append(active, &wins[next])
 			}
 			next++
 		}
+		if len(active) == 0 {
+			return
+		}
+		at := len(stack) - 1
+		if sync >= 0 {
+			at = sync
+		}
+		for at >= 0 && stack[at].region == 0 {
+			at--
+		}
 		kept := active[:0]
 		for _, w := range active {
-			if ov := min(e, w.end) - max(s, w.start); ov > 0 {
-				a.charge(w, waits, reg, ov, named, lo.File, out)
+			if ov := min(t, w.end) - max(s, w.start); ov > 0 && at >= 0 {
+				a.charge(w, waits, d.pathOf(stack, at), stack[at].region, ov, named, lo.File, out)
 			}
-			if w.end > e {
+			if w.end > t {
 				kept = append(kept, w)
 			}
 		}
 		active = kept
 	}
-	var (
-		e       tracefile.Event
-		stack   []uint32
-		inSync  int
-		syncReg uint32
-		prev    int64
-		started bool
-	)
 	it := f.Events(lo.ID)
-	for it.Next(&e) && (next < len(wins) || len(active) > 0) {
-		t := a.axis.Nanos(lo.File, f, e.Time)
-		if started && t > prev && len(stack) > 0 {
-			reg := stack[len(stack)-1]
-			if inSync > 0 {
-				reg = syncReg
-			}
-			if reg != 0 {
-				segment(prev, t, reg)
-			}
+	for (next < len(wins) || len(active) > 0) && it.Next(&e) {
+		if e.Kind != encode.KindEnter && e.Kind != encode.KindLeave {
+			continue
 		}
-		prev, started = max(prev, t), true
+		t := a.axis.Nanos(lo.File, f, e.Time)
+		if begun && t > prev && len(stack) > 0 {
+			segment(prev, t)
+		}
+		prev, begun = max(prev, t), true
 		switch e.Kind {
 		case encode.KindEnter:
 			for len(stack) < e.Depth-1 {
-				stack = append(stack, 0)
+				stack = append(stack, frame{call: -1, path: -1}) // a removed ancestor
 			}
-			if k := a.kind(lo.File, e.Region); k == regionMPI || k == regionOMPBarrier || k == regionOMPImplicitBarrier {
-				if inSync == 0 {
-					syncReg = e.Region
-				}
-				inSync++
+			if k := a.kind(lo.File, e.Region); sync < 0 && (k == regionMPI || k == regionOMPBarrier || k == regionOMPImplicitBarrier) {
+				sync = len(stack)
 			}
-			stack = append(stack, e.Region)
+			stack = append(stack, frame{region: e.Region, call: -1, path: -2})
 		case encode.KindLeave:
 			if len(stack) == 0 {
 				break
 			}
-			if reg := stack[len(stack)-1]; reg != 0 {
-				if k := a.kind(lo.File, reg); k == regionMPI || k == regionOMPBarrier || k == regionOMPImplicitBarrier {
-					inSync--
-				}
-			}
+			// Close the region and the removed ancestors right above it, as
+			// the reader does.
 			m := len(stack) - 1
-			for m > 0 && stack[m-1] == 0 {
+			for m > 0 && stack[m-1].region == 0 {
 				m--
 			}
 			stack = stack[:m]
+			if sync >= len(stack) {
+				sync = -1
+			}
 		}
 	}
 	return it.Err()
 }
 
-// charge adds ov ns of region reg to window w.
-func (a *analysis) charge(w *window, waits []wait, reg uint32, ov int64, named map[int]bool, file int, out *delayOut) {
-	if w.work {
+// charge adds ov ns of local call path path (of region reg) to window w.
+func (a *analysis) charge(w *window, waits []wait, path int32, reg uint32, ov int64, named map[int]bool, file int, out *delayOut) {
+	switch w.kind {
+	case winPath, winLate, winWaiter:
+		w.times = addPathNs(w.times, path, ov)
+		return
+	case winWork:
 		if a.kind(file, reg) == regionCompute {
 			out.work[w.wait] = addRegionTime(out.work[w.wait], reg, ov)
 		}
@@ -237,6 +295,16 @@ func (a *analysis) charge(w *window, waits []wait, reg uint32, ov int64, named m
 	if named[w.wait] {
 		out.during[w.wait] = addRegionTime(out.during[w.wait], reg, ov)
 	}
+}
+
+func addPathNs(pt []pathNs, path int32, ns int64) []pathNs {
+	for i := range pt {
+		if pt[i].path == path {
+			pt[i].ns += ns
+			return pt
+		}
+	}
+	return append(pt, pathNs{path, ns})
 }
 
 func addRegionTime(rt []regionTime, reg uint32, ns int64) []regionTime {

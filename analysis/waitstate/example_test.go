@@ -48,3 +48,25 @@ func ExampleResult_Time() {
 	// [50000 0]
 	// 7.5%
 }
+
+// Causes sums a Result's delay costs per (pattern, call path, late
+// location), short-term and long-term, the largest first: which region on
+// which rank made the others wait.
+func ExampleResult_Causes() {
+	r := &waitstate.Result{
+		Locations: []waitstate.Location{{Rank: 0, Name: "rank 0"}, {Rank: 1, Name: "rank 1"}, {Rank: 2, Name: "rank 2"}},
+		Paths:     []waitstate.CallPath{{Parent: -1, Region: "main"}, {Parent: 0, Region: "compute"}, {Parent: 0, Region: "MPI_Recv"}},
+		DelayCosts: []waitstate.DelayCost{
+			{Pattern: waitstate.LateSender, Region: "compute", Path: 1, Loc: 0, Time: 400},
+			{Pattern: waitstate.LateSender, Region: "MPI_Recv", Path: 2, Loc: 1, Time: 20},
+			{Pattern: waitstate.LateSender, LongTerm: true, Region: "compute", Path: 1, Loc: 0, Time: 400},
+		},
+	}
+	for _, c := range r.Causes() {
+		fmt.Printf("%s on %s: %d ns directly, %d ns through the waits it propagated (%v)\n",
+			r.PathName(c.Path), r.Locations[c.Loc].Name, c.Short, c.Long, c.Pattern)
+	}
+	// Output:
+	// main > compute on rank 0: 400 ns directly, 400 ns through the waits it propagated (Late Sender)
+	// main > MPI_Recv on rank 1: 20 ns directly, 0 ns through the waits it propagated (Late Sender)
+}

@@ -66,6 +66,7 @@ type locData struct {
 	colls      []collOp
 	omp        []ompVisit
 	paths      []localPath
+	pathIdx    map[localPath]int32 // the index of each of paths
 	first      int64
 	last       int64
 	unresolved uint64 // messages whose peer is not among the files
@@ -279,12 +280,35 @@ type localPath struct {
 	region uint32
 }
 
+// pathOf returns the call path of stack[i], made on first use (only the
+// paths that some analysis charges are needed). A removed ancestor (region
+// 0) is no node: its children hang on the next known one above.
+func (d *locData) pathOf(stack []frame, i int) int32 {
+	if fr := &stack[i]; fr.path == -2 {
+		parent := int32(-1)
+		for j := i - 1; j >= 0 && parent < 0; j-- {
+			if stack[j].region != 0 {
+				parent = d.pathOf(stack, j)
+			}
+		}
+		k := localPath{parent, fr.region}
+		id, ok := d.pathIdx[k]
+		if !ok {
+			id = int32(len(d.paths))
+			d.pathIdx[k] = id
+			d.paths = append(d.paths, k)
+		}
+		fr.path = id
+	}
+	return stack[i].path
+}
+
 // read is the forward pass over location n: its synchronisation calls,
 // messages, collectives and barriers, on the run's time axis.
 func (r *run) read(n int) (*locData, error) {
 	lo := r.locs[n]
 	f := r.files[lo.File]
-	d := &locData{first: -1}
+	d := &locData{first: -1, pathIdx: map[localPath]int32{}}
 	// The exact profile and communication matrix say how many calls and
 	// messages to expect (the buffer may have shed some of their events).
 	l := &f.Locations[lo.Loc]
@@ -312,37 +336,19 @@ func (r *run) read(n int) (*locData, error) {
 		collStart = map[uint64]int64{} // non-blocking collectives: request -> start
 		collSeq   = map[uint64]uint64{}
 		starts    uint64
-		pathIdx   = map[localPath]int32{}
 	)
-	// pathOf returns the call path of stack[i], made on first use: only
-	// the paths to synchronisation calls are needed.
-	var pathOf func(i int) int32
-	pathOf = func(i int) int32 {
-		if fr := &stack[i]; fr.path == -2 {
-			parent := int32(-1)
-			for j := i - 1; j >= 0 && parent < 0; j-- {
-				if stack[j].region != 0 {
-					parent = pathOf(j)
-				}
-			}
-			k := localPath{parent, fr.region}
-			id, ok := pathIdx[k]
-			if !ok {
-				id = int32(len(d.paths))
-				pathIdx[k] = id
-				d.paths = append(d.paths, k)
-			}
-			fr.path = id
-		}
-		return stack[i].path
-	}
+	// Only the synchronisation calls and messages need their time on the
+	// axis, which is monotonic in the file's ticks: the other events only
+	// move the first and last tick.
+	var firstTick, lastTick uint64
+	started := false
+	at := func() int64 { return r.axis.Nanos(lo.File, f, e.Time) }
 	it := f.Events(lo.ID)
 	for it.Next(&e) {
-		t := r.axis.Nanos(lo.File, f, e.Time)
-		if d.first < 0 {
-			d.first = t
+		if !started {
+			firstTick, started = e.Time, true
 		}
-		d.last = max(d.last, t)
+		lastTick = max(lastTick, e.Time)
 
 		top := func() int32 {
 			if len(stack) == 0 || e.Depth != len(stack) {
@@ -361,8 +367,9 @@ func (r *run) read(n int) (*locData, error) {
 				if inSync == 0 || k != regionMPI {
 					fr.call = int32(len(d.calls))
 					stack = append(stack, fr)
-					fr.path = pathOf(len(stack) - 1)
+					fr.path = d.pathOf(stack, len(stack)-1)
 					stack = stack[:len(stack)-1]
+					t := at()
 					d.calls = append(d.calls, call{region: e.Region, path: fr.path, enter: t, leave: t})
 				}
 				inSync++
@@ -381,7 +388,7 @@ func (r *run) read(n int) (*locData, error) {
 			}
 			fr := stack[len(stack)-1]
 			if fr.call >= 0 {
-				d.calls[fr.call].leave = t
+				d.calls[fr.call].leave = at()
 			}
 			if k := r.kind(lo.File, fr.region); fr.region != 0 && (k == regionMPI || k == regionOMPBarrier || k == regionOMPImplicitBarrier) {
 				inSync--
@@ -407,7 +414,7 @@ func (r *run) read(n int) (*locData, error) {
 				break
 			}
 			name := f.RegionName(d.calls[c].region)
-			d.sends = append(d.sends, send{call: c, peer: peer, comm: comm, tag: e.Tag, time: t,
+			d.sends = append(d.sends, send{call: c, peer: peer, comm: comm, tag: e.Tag, time: at(),
 				blocking: e.Kind == encode.KindSend && blockingSend(name)})
 		case encode.KindIrecvRequest:
 			if c := top(); c >= 0 {
@@ -433,7 +440,7 @@ func (r *run) read(n int) (*locData, error) {
 					delete(posted, e.Request)
 				}
 			}
-			d.recvs = append(d.recvs, recv{call: c, post: p, peer: peer, comm: comm, tag: e.Tag, time: t})
+			d.recvs = append(d.recvs, recv{call: c, post: p, peer: peer, comm: comm, tag: e.Tag, time: at()})
 		case encode.KindCollective:
 			c := top()
 			if c < 0 {
@@ -471,8 +478,9 @@ func (r *run) read(n int) (*locData, error) {
 	if err := it.Err(); err != nil {
 		return nil, err
 	}
-	if d.first < 0 {
-		d.first = 0
+	d.first = 0
+	if started {
+		d.first, d.last = r.axis.Nanos(lo.File, f, firstTick), r.axis.Nanos(lo.File, f, lastTick)
 	}
 	// Collectives in the order the location started them: what matches
 	// them with the other members'.

@@ -68,8 +68,8 @@ type Instance struct {
 // Result is the wait states of a run.
 type Result struct {
 	Locations []Location
-	// Paths is the call tree of the synchronisation calls that waited
-	// (and of their callers).
+	// Paths is the call tree of the synchronisation calls that waited,
+	// of the regions on the critical path, and of their callers.
 	Paths []CallPath
 	// Total is the time of the run summed over its locations (each from
 	// its first event to its last), ns: the base of Share.
@@ -93,6 +93,18 @@ type Result struct {
 	Delays []Value
 	// Worst are the longest waits, longest first (at most Options.Worst).
 	Worst []Instance
+	// DelayCosts are the delay costs of Böhme et al. (delaycost.go): per
+	// pattern of the direct waits, the call paths on the late locations
+	// that caused them, short-term (the direct waits) and long-term (the
+	// waits those propagated into), sorted by pattern, long-term after
+	// short-term, call path, location. DelayUnexplained is the waiting
+	// time (with what it carried) whose late party showed neither excess
+	// time nor a wait of its own in the interval, ns.
+	DelayCosts       []DelayCost
+	DelayUnexplained int64
+	// CriticalPath is the run's critical path and the regions' part in it
+	// (nil for a run without events).
+	CriticalPath *CriticalPath
 
 	// Unmatched counts receives without their send among the files, and
 	// collectives some member of which is missing (not in the files, or

@@ -1,9 +1,11 @@
 package waitstate
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"text/tabwriter"
 
 	"github.com/hmbtrace/hmbtrace/internal/textname"
@@ -37,6 +39,9 @@ func WriteText(w io.Writer, r *Result, top int) error {
 	if r.ClockViolations > 0 {
 		fmt.Fprintf(w, "%d messages received before their send was entered (clock condition violated): their waits are clipped\n", r.ClockViolations)
 	}
+	if err := writeCriticalPath(w, r, top); err != nil {
+		return err
+	}
 	if top == 0 || len(r.Worst) == 0 {
 		return nil
 	}
@@ -63,9 +68,9 @@ func WriteText(w io.Writer, r *Result, top int) error {
 	}
 	if len(r.Delays) > 0 {
 		fmt.Fprintln(w)
-		fmt.Fprintln(w, "Delay costs (each wait charged to what the late party did meanwhile):")
+		fmt.Fprintln(w, "During the waits (each charged to what the late party did meanwhile):")
 		tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "cost\tcaused\tregion\tlocation")
+		fmt.Fprintln(tw, "time\tcaused\tregion\tlocation")
 		byCost := append([]Value(nil), r.Delays...)
 		sortByTime(byCost)
 		for i, v := range byCost {
@@ -74,9 +79,73 @@ func WriteText(w io.Writer, r *Result, top int) error {
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", ms(v.Time), v.Pattern, textname.Escape(v.Region), textname.Escape(r.describe(v.Loc)))
 		}
-		return tw.Flush()
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	return writeDelayCosts(w, r, top)
+}
+
+// writeDelayCosts prints the delay costs by cause, largest first: short-
+// and long-term cost per (pattern, call path, location).
+func writeDelayCosts(w io.Writer, r *Result, top int) error {
+	causes := r.Causes()
+	if len(causes) == 0 {
+		return nil
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Delay costs (Böhme et al.: the waits each call path caused, directly and through the waits they propagated into):")
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "cost\tshort-term\tlong-term\tcaused\tcall path\tlocation")
+	for i, c := range causes {
+		if top > 0 && i >= top {
+			break
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", ms(c.Short+c.Long), ms(c.Short), ms(c.Long), c.Pattern,
+			textname.Escape(r.PathName(c.Path)), textname.Escape(r.describe(c.Loc)))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if r.DelayUnexplained > 0 {
+		fmt.Fprintf(w, "%s of waiting time found no delay on its late party (no excess, no wait of its own in the interval)\n", ms(r.DelayUnexplained))
 	}
 	return nil
+}
+
+// writeCriticalPath prints the critical path's length and its profile by
+// region with the imbalance, then where on the locations most of it ran
+// (top rows each; all for top < 0).
+func writeCriticalPath(w io.Writer, r *Result, top int) error {
+	cp := r.CriticalPath
+	if cp == nil || cp.Length <= 0 {
+		return nil
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "Critical path: %s, ends on %s, %s (a wait hands it to the party waited for)\n", ms(cp.Length),
+		textname.Escape(r.describe(cp.Last)), units.Plural(cp.Hops, "hop", "hops"))
+	rows := func(n int) int {
+		if top < 0 {
+			return n
+		}
+		return min(n, max(top, 3))
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "on path\tshare\tmean per location\timbalance\t\tregion\t")
+	for _, g := range cp.Regions[:rows(len(cp.Regions))] {
+		fmt.Fprintf(tw, "%s\t%.1f%%\t%s\t%s\t\t%s\t\n", ms(g.Path), 100*float64(g.Path)/float64(cp.Length), ms(g.Mean), ms(g.Imbalance), textname.Escape(g.Region))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	byTime := slices.Clone(cp.Values)
+	slices.SortStableFunc(byTime, func(a, b PathTime) int { return cmp.Compare(b.Time, a.Time) })
+	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "on path\tcall path\tlocation")
+	for _, v := range byTime[:rows(len(byTime))] {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", ms(v.Time), textname.Escape(r.PathName(v.Path)), textname.Escape(r.describe(v.Loc)))
+	}
+	return tw.Flush()
 }
 
 // ms prints a duration in ns with a unit that fits it.
@@ -92,6 +161,15 @@ type jsonResult struct {
 	Worst     []jsonInstance    `json:"worst"`
 	Delays    []jsonValue       `json:"delays"`
 	Skipped   map[string]uint64 `json:"not_replayed"`
+	Critical  *CriticalPath     `json:"critical_path,omitempty"`
+	Costs     []jsonDelayCost   `json:"delay_costs"`
+	// Unexplained is the waiting time without a delay, ns.
+	Unexplained int64 `json:"delay_unexplained_ns"`
+}
+
+type jsonDelayCost struct {
+	Metric string `json:"metric"` // the pattern of the waits caused
+	DelayCost
 }
 
 type jsonPattern struct {
@@ -128,7 +206,7 @@ type jsonInstance struct {
 func WriteJSON(w io.Writer, r *Result) error {
 	j := jsonResult{Locations: r.Locations, Paths: r.Paths, TotalNs: r.Total, Synced: r.Synced, Patterns: []jsonPattern{}, Worst: []jsonInstance{}, Delays: []jsonValue{},
 		Skipped: map[string]uint64{"receives": r.UnmatchedRecvs, "sends": r.UnmatchedSends, "collectives": r.UnmatchedCollectives,
-			"unresolved": r.Unresolved, "clock_violations": r.ClockViolations}}
+			"unresolved": r.Unresolved, "clock_violations": r.ClockViolations}, Critical: r.CriticalPath}
 	for p := Pattern(0); p < NumPatterns; p++ {
 		jp := jsonPattern{Metric: p.Metric(), Name: p.String(), TimeNs: r.Totals[p], Share: r.Share(p), Instances: r.Counts[p], Values: []jsonValue{}}
 		if q, ok := p.Parent(); ok {
@@ -145,6 +223,10 @@ func WriteJSON(w io.Writer, r *Result) error {
 	}
 	for _, v := range r.Delays {
 		j.Delays = append(j.Delays, jsonValue{Metric: v.Pattern.Metric(), Region: v.Region, Loc: v.Loc, TimeNs: v.Time, Count: v.Count})
+	}
+	j.Costs, j.Unexplained = []jsonDelayCost{}, r.DelayUnexplained
+	for _, c := range r.DelayCosts {
+		j.Costs = append(j.Costs, jsonDelayCost{c.Pattern.Metric(), c})
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")

@@ -94,7 +94,7 @@ func runExport(args []string, out io.Writer) error {
 		err = writeFile(*output, func(w io.Writer) error { return pprof.ExportProcs(w, files, procs) })
 	case "cube":
 		var p *cube.Profile
-		if p, err = cube.FromFiles(files, procs); err != nil {
+		if p, err = cube.FromFilesAnalysed(files, procs); err != nil {
 			return oneLine(err)
 		}
 		if err = writeFile(*output, p.Write); err != nil {
@@ -102,7 +102,7 @@ func runExport(args []string, out io.Writer) error {
 		}
 		fmt.Fprintf(out, "wrote %s\n", *output)
 		for _, a := range p.Attrs {
-			if a[0] == cube.NoteAttr {
+			if strings.HasPrefix(a[0], cube.NoteAttr) {
 				fmt.Fprintf(out, "note: %s\n", a[1])
 			}
 		}

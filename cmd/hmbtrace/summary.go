@@ -34,7 +34,7 @@ func runSummary(args []string, out io.Writer) error {
 		}
 		return summary.WriteRun(out, p, opt)
 	}
-	files, _, err := openProcs(fs.Args(), *procs)
+	files, nprocs, err := openProcs(fs.Args(), *procs)
 	if err != nil {
 		return err
 	}
@@ -42,7 +42,10 @@ func runSummary(args []string, out io.Writer) error {
 	if *tsv {
 		return summary.WriteTSV(out, files)
 	}
-	return summary.WriteOptions(out, files, opt)
+	if err := summary.WriteOptions(out, files, opt); err != nil {
+		return err
+	}
+	return writeWhy(out, files, nprocs)
 }
 
 // inSituProfile returns the run profile an archive's results hold: the

@@ -4,14 +4,18 @@ import (
 	"io"
 
 	"github.com/hmbtrace/hmbtrace/analysis/waitstate"
+	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
 func init() {
 	helpOf["waitstate"] = `Replays the run's recorded communication and says why the ranks waited: Scalasca's wait-state
 patterns (Geimer et al.): Late Sender (and its wrong-order part), Late Receiver, Wait at N x N, Wait at
 Barrier, Late Broadcast, Early Reduce, and the waits at OpenMP barriers; per pattern the time and its
-share of the run (summed over the locations), then the worst waits with the late party and the
-region it was in while the others waited, the delay (Böhme et al.).
+share of the run (summed over the locations); the run's critical path, its profile by region and the
+critical-path imbalance (path less the region's mean per location); the worst waits with the late
+party and the region it was in while the others waited; and the delay costs (Böhme et al.): the call
+paths whose excess time in the wait's synchronisation interval caused the waits, directly (short-term)
+and through the waits those propagated into (long-term).
 `
 }
 
@@ -45,4 +49,18 @@ func runWaitstate(args []string, out io.Writer) error {
 		return waitstate.WriteJSON(out, r)
 	}
 	return waitstate.WriteText(out, r, *top)
+}
+
+// writeWhy ends a summary with why the ranks waited (the top three
+// patterns, their places and causes, the critical path), when the run has
+// MPI or OpenMP synchronisation to replay and waited in it.
+func writeWhy(out io.Writer, files []*tracefile.File, procs int) error {
+	if !waitstate.Replayable(files) {
+		return nil
+	}
+	r, err := waitstate.Analyze(files, waitstate.Options{Procs: procs, Worst: -1})
+	if err != nil {
+		return err
+	}
+	return waitstate.WriteWhy(out, r, 3)
 }

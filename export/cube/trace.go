@@ -454,14 +454,26 @@ func walkTree(f *tracefile.File, l *tracefile.Location, cmap []int, counters int
 	return tree, nil
 }
 
-// ExportProcs writes the call-path profile of the files (FromFiles) to w
-// as a .cubex archive.
-func ExportProcs(w io.Writer, files []*tracefile.File, procs int) error {
+// FromFilesAnalysed is FromFiles with the results of the wait-state
+// replay (analysis/waitstate) booked as Scalasca's metrics: the wait
+// states, the critical path and the delay costs. What the profile cannot
+// hold is said in Attrs under names that start with NoteAttr.
+func FromFilesAnalysed(files []*tracefile.File, procs int) (*Profile, error) {
 	p, err := FromFiles(files, procs)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := exportWaitStates(p, files, procs); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// ExportProcs writes the call-path profile of the files with the
+// wait-state metrics (FromFilesAnalysed) to w as a .cubex archive.
+func ExportProcs(w io.Writer, files []*tracefile.File, procs int) error {
+	p, err := FromFilesAnalysed(files, procs)
+	if err != nil {
 		return err
 	}
 	return p.Write(w)

@@ -73,3 +73,72 @@ func TestExportWaitStates(t *testing.T) {
 		t.Errorf("%d of %d ns of waits left out of the archive", left, all)
 	}
 }
+
+// The export books the critical path and the delay costs in Scalasca's
+// trees: each metric's total is the analysis's, and the archive passes
+// the tools' checks when they are at hand.
+func TestExportCriticalPathAndDelays(t *testing.T) {
+	var files []*tracefile.File
+	for r := 0; r < 2; r++ {
+		files = append(files, tracetest.Open(t, filepath.Join("testdata", "mpi", fmt.Sprintf("mpi-jacobi.%d.hmb", r))))
+	}
+	res, err := waitstate.Analyze(files, waitstate.Options{Procs: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.CriticalPath == nil || len(res.DelayCosts) == 0 {
+		t.Fatalf("the Jacobi run has no critical path (%v) or no delay costs (%d): the test checks nothing", res.CriticalPath, len(res.DelayCosts))
+	}
+	var b bytes.Buffer
+	if err := ExportProcs(&b, files, 2); err != nil {
+		t.Fatal(err)
+	}
+	toolCheck(t, b.Bytes())
+	p, err := Read(bytes.NewReader(b.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := func(uniq string) float64 {
+		m := p.Metric(uniq)
+		if m == nil {
+			t.Errorf("no metric %s in the archive", uniq)
+			return 0
+		}
+		var sum float64
+		for _, c := range p.Cnodes() {
+			for _, l := range p.Locations() {
+				sum += m.Value(c, l)
+			}
+		}
+		return sum * 1e9
+	}
+	var imb, delays, long int64
+	for _, g := range res.CriticalPath.Regions {
+		imb += g.Imbalance
+	}
+	for _, d := range res.DelayCosts {
+		delays += d.Time
+		if d.LongTerm {
+			long += d.Time
+		}
+	}
+	for _, c := range []struct {
+		uniq string
+		want int64
+	}{
+		{"critical_path", res.CriticalPath.Length},
+		{"critical_path_imbalance", imb},
+		{"delay", delays},
+		{"delay_mpi", delays},
+	} {
+		if got := total(c.uniq); math.Abs(got-float64(c.want)) > 1e3 {
+			t.Errorf("%s: %.0f ns in the archive, the analysis says %d", c.uniq, got, c.want)
+		}
+	}
+	for _, a := range p.Attrs {
+		if a[0] == NoteAttr+" critical path" || a[0] == NoteAttr+" delay costs" {
+			t.Errorf("%s: %s", a[0], a[1])
+		}
+	}
+	t.Logf("critical path %d ns, imbalance %d ns, delay costs %d ns (%d long-term)", res.CriticalPath.Length, imb, delays, long)
+}

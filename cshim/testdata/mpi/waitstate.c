@@ -17,6 +17,9 @@
  *              5 ms later: Late Broadcast 3 x 5 = 15 ms
  *   reduce     root 0 enters MPI_Reduce, the others 5, 6 and 7 ms later:
  *              Early Reduce 5 ms (up to the first sender)
+ *   critpath   no pacing: every rank computes 2 ms, rank 2 6 ms (three
+ *              times as long), then MPI_Allreduce, iteration after
+ *              iteration: the critical path runs through rank 2's compute
  *
  * The late rank learns when the others entered through memory the ranks
  * share (MPI_Win_allocate_shared), not through MPI calls, so that nothing
@@ -112,6 +115,20 @@ static void compute(int it, int64_t after)
 	hmb_leave(r_compute);
 }
 
+/* spin computes for d ns of the clock, yielding the core while more than
+ * 100 us remain, as compute does. */
+static void spin(int64_t d)
+{
+	hmb_enter(r_compute);
+	int64_t end = now() + d, t;
+	while ((t = now()) < end) {
+		if (end - t > 100000) {
+			sched_yield();
+		}
+	}
+	hmb_leave(r_compute);
+}
+
 int main(int argc, char **argv)
 {
 	int rank, size;
@@ -125,7 +142,7 @@ int main(int argc, char **argv)
 	int iters = argc == 3 ? atoi(argv[2]) : 0;
 	if (argc != 3 || size != 4 || nodesize != 4 || iters < 1 || iters > MAXITER) {
 		if (rank == 0) {
-			fprintf(stderr, "usage: mpirun -np 4 waitstate ring|ssend|allreduce|barrier|bcast|reduce ITERATIONS (1 to %d), "
+			fprintf(stderr, "usage: mpirun -np 4 waitstate ring|ssend|allreduce|barrier|bcast|reduce|critpath ITERATIONS (1 to %d), "
 					"all ranks on one host\n", MAXITER);
 		}
 		MPI_Abort(MPI_COMM_WORLD, 2);
@@ -151,7 +168,9 @@ int main(int argc, char **argv)
 	double x = rank, y;
 	for (int it = 0; it < iters; it++) {
 		int64_t enter = 0, leave = 0;
-		idle(t0 + it * PERIOD);
+		if (strcmp(scenario, "critpath") != 0) {
+			idle(t0 + it * PERIOD);
+		}
 		if (strcmp(scenario, "ring") == 0) {
 			if (rank == 2) {
 				compute(it, 5 * MS);
@@ -204,6 +223,15 @@ int main(int argc, char **argv)
 			compute(it, rank == 1 ? 5 * MS : 0);
 			enter = now();
 			MPI_Bcast(&x, 1, MPI_DOUBLE, 1, MPI_COMM_WORLD);
+			leave = now();
+		} else if (strcmp(scenario, "critpath") == 0) {
+			/* Only here, the iterations follow each other at once. */
+			if (it == 0) {
+				idle(t0);
+			}
+			spin(rank == 2 ? 6 * MS : 2 * MS);
+			enter = now();
+			MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
 			leave = now();
 		} else if (strcmp(scenario, "reduce") == 0) {
 			if (rank > 0) {

@@ -1,0 +1,336 @@
+package waitstate
+
+import (
+	"cmp"
+	"math"
+	"slices"
+)
+
+// The delay costs follow Böhme et al. ("Identifying the root causes of
+// wait states in large-scale parallel applications"). A wait's
+// synchronisation interval is, on each of the two parties, the time from
+// the previous call in which they synchronised with each other (a message
+// between the two either way, the previous collective on the same
+// communicator, the team's previous barrier), or from the location's
+// first event, to the operation the wait was for. The delay is the late
+// party's excess in that interval: per call path, its time less the
+// waiting party's time there, when positive, with the waits of either
+// party taken out. The waits the late party itself suffered in the
+// interval (propagating waits) made it late too.
+//
+// The wait's cost is spread over its delays and propagating waits in
+// proportion to their amounts. The delays' part of the wait itself is
+// their short-term cost; a propagating wait's part, together with its
+// share of the costs the wait carries, becomes that earlier wait's
+// long-term cost, which it hands on in turn: the waits are visited from
+// the last to end back to the first (Böhme's backward replay), so every
+// wait has collected what it caused before it is spread. At a delay, that
+// carried part is its long-term cost: the indirect waits it caused.
+//
+// Deviations, said plainly: a collective's interval starts at the
+// previous collective on its communicator whatever the members did in
+// between; the proportional spread stands in for Böhme's scaling of the
+// delays when their sum differs from the wait; waits whose late party
+// shows no excess nor wait in its interval (clock effects, or a waiting
+// party slower in the interval than the late one) are left unexplained and
+// counted.
+
+// DelayCost is a delay cost: the waiting time a call path on a location
+// caused, by the pattern of the waits it caused directly.
+type DelayCost struct {
+	Pattern Pattern `json:"-"`
+	// LongTerm tells the long-term cost (the waits the direct waits
+	// propagated into) from the short-term one (the direct waits).
+	LongTerm bool   `json:"long_term"`
+	Region   string `json:"region"`
+	Path     int    `json:"call_path"` // an index of Result.Paths
+	Loc      int    `json:"location"`  // the late location
+	Time     int64  `json:"time_ns"`
+}
+
+// plannedInterval is the two synchronisation intervals of one wait.
+type plannedInterval struct {
+	late, waiter span
+}
+
+// delayPlan is what the second pass must measure for the delay costs.
+type delayPlan struct {
+	intervals map[int]plannedInterval // by wait
+}
+
+// interval returns the key of a wait's interval on one side (winLate,
+// winWaiter) in delayOut.intervals.
+func interval(wait int, side winKind) int { return 2*wait + int(side-winLate) }
+
+// intervalWindows finds every wait's synchronisation intervals and adds
+// them to the locations' windows.
+func (a *analysis) intervalWindows(waits []wait, wins [][]window) *delayPlan {
+	// Per location, its calls that synchronised with a partner, sorted by
+	// partner key and call: one slice a location rather than a map of
+	// lists.
+	type partnerCall struct {
+		key  int
+		call int32
+	}
+	cmpPC := func(x, y partnerCall) int {
+		if x.key != y.key {
+			return cmp.Compare(x.key, y.key)
+		}
+		return cmp.Compare(x.call, y.call)
+	}
+	partners := make([][]partnerCall, len(a.data))
+	for n, d := range a.data {
+		l := make([]partnerCall, 0, len(d.sends)+len(d.recvs)+len(d.colls)+len(d.omp))
+		for _, s := range d.sends {
+			l = append(l, partnerCall{s.peer, s.call})
+		}
+		for _, q := range d.recvs {
+			l = append(l, partnerCall{q.peer, q.call})
+		}
+		for _, op := range d.colls {
+			l = append(l, partnerCall{commPartner(op.comm), op.call})
+		}
+		for _, v := range d.omp {
+			l = append(l, partnerCall{teamPartner, v.call})
+		}
+		slices.SortFunc(l, cmpPC)
+		partners[n] = slices.Compact(l)
+	}
+	// from returns when location n last synchronised with partner before
+	// call c: that call's leave, or n's first event.
+	from := func(n, partner int, c int32) int64 {
+		l := partners[n]
+		i, _ := slices.BinarySearchFunc(l, partnerCall{partner, c}, cmpPC)
+		if i == 0 || l[i-1].key != partner {
+			return a.data[n].first
+		}
+		return a.data[n].calls[l[i-1].call].leave
+	}
+	plan := &delayPlan{intervals: map[int]plannedInterval{}}
+	for i, w := range waits {
+		if w.Pattern == LateSenderWrongOrder || w.Peer < 0 || w.Peer == w.Loc || w.Time <= 0 || w.lateCall < 0 || w.call < 0 {
+			continue
+		}
+		keyW, keyL := w.partner, w.partner
+		if w.partner >= 0 { // a message: the partner is the other party
+			keyW, keyL = w.Peer, w.Loc
+		}
+		pi := plannedInterval{
+			late:   span{from(w.Peer, keyL, w.lateCall), w.Start + w.Time},
+			waiter: span{from(w.Loc, keyW, w.call), w.Start},
+		}
+		pi.late.start = min(pi.late.start, pi.late.end)
+		pi.waiter.start = min(pi.waiter.start, pi.waiter.end)
+		plan.intervals[i] = pi
+		if pi.late.end > pi.late.start {
+			wins[w.Peer] = append(wins[w.Peer], window{start: pi.late.start, end: pi.late.end, wait: i, kind: winLate})
+		}
+		if pi.waiter.end > pi.waiter.start {
+			wins[w.Loc] = append(wins[w.Loc], window{start: pi.waiter.start, end: pi.waiter.end, wait: i, kind: winWaiter})
+		}
+	}
+	return plan
+}
+
+// delayCosts spreads the waits' costs over their delays, last wait first,
+// from the intervals the second pass measured. It returns the costs and
+// the waiting time it could not attribute, ns.
+func (a *analysis) delayCosts(plan *delayPlan, waits []wait, outs []delayOut) ([]DelayCost, int64) {
+	// Each location's own waits by start, to take out of its intervals.
+	own := make([][]int, len(a.data))
+	for i, w := range waits {
+		if w.Pattern == LateSenderWrongOrder || w.Time <= 0 {
+			continue
+		}
+		own[w.Loc] = append(own[w.Loc], i)
+	}
+	for _, l := range own {
+		slices.SortFunc(l, func(x, y int) int { return cmp.Compare(waits[x].Start, waits[y].Start) })
+	}
+	order := make([]int, 0, len(plan.intervals))
+	for i := range plan.intervals {
+		order = append(order, i)
+	}
+	slices.SortFunc(order, func(x, y int) int {
+		ex, ey := waits[x].Start+waits[x].Time, waits[y].Start+waits[y].Time
+		if ex != ey {
+			return cmp.Compare(ey, ex)
+		}
+		if waits[x].Start != waits[y].Start {
+			return cmp.Compare(waits[y].Start, waits[x].Start)
+		}
+		return cmp.Compare(y, x)
+	})
+
+	type costKey struct {
+		p         Pattern
+		long      bool
+		path, loc int
+	}
+	costs := map[costKey]float64{}
+	carried := make([]float64, len(waits)) // long-term costs a wait collected
+	var unexplained float64
+	type propagating struct {
+		wait int
+		ns   int64
+	}
+	// Buffers reused from wait to wait: intervals hold few call paths.
+	var (
+		tLbuf, tWbuf []pathNs
+		props        []propagating
+		excess       []pathNs
+	)
+	for _, i := range order {
+		w := waits[i]
+		pi := plan.intervals[i]
+		tL := a.globalTimes(w.Peer, outs[w.Peer].intervals[interval(i, winLate)], tLbuf[:0])
+		tW := a.globalTimes(w.Loc, outs[w.Loc].intervals[interval(i, winWaiter)], tWbuf[:0])
+		tLbuf, tWbuf = tL, tW
+		props = props[:0]
+		for _, j := range a.overlapping(own[w.Peer], waits, pi.late) {
+			ov := overlap(waits[j], pi.late)
+			tL = subPath(tL, waits[j].Path, ov)
+			props = append(props, propagating{j, ov})
+		}
+		for _, j := range a.overlapping(own[w.Loc], waits, pi.waiter) {
+			tW = subPath(tW, waits[j].Path, overlap(waits[j], pi.waiter))
+		}
+		var sum float64
+		excess = excess[:0]
+		for _, p := range tL {
+			if d := p.ns - timeOf(tW, p.path); d > 0 {
+				sum += float64(d)
+				excess = append(excess, pathNs{int32(p.path), d})
+			}
+		}
+		for _, g := range props {
+			sum += float64(g.ns)
+		}
+		cost := float64(w.Time) + carried[i]
+		if sum <= 0 {
+			unexplained += cost
+			continue
+		}
+		// The same sums in the same order every run.
+		slices.SortFunc(excess, func(x, y pathNs) int { return cmp.Compare(x.path, y.path) })
+		for _, e := range excess {
+			share := float64(e.ns) / sum
+			costs[costKey{w.Pattern, false, int(e.path), w.Peer}] += float64(w.Time) * share
+			if carried[i] > 0 {
+				costs[costKey{w.Pattern, true, int(e.path), w.Peer}] += carried[i] * share
+			}
+		}
+		for _, g := range props {
+			carried[g.wait] += cost * float64(g.ns) / sum
+		}
+	}
+	out := make([]DelayCost, 0, len(costs))
+	for k, ns := range costs {
+		if t := int64(math.Round(ns)); t > 0 {
+			out = append(out, DelayCost{Pattern: k.p, LongTerm: k.long, Region: a.tree[k.path].Region, Path: k.path, Loc: k.loc, Time: t})
+		}
+	}
+	slices.SortFunc(out, compareDelayCost)
+	return out, int64(math.Round(unexplained))
+}
+
+func compareDelayCost(x, y DelayCost) int {
+	if x.Pattern != y.Pattern {
+		return cmp.Compare(x.Pattern, y.Pattern)
+	}
+	if x.LongTerm != y.LongTerm {
+		if x.LongTerm {
+			return 1
+		}
+		return -1
+	}
+	if x.Path != y.Path {
+		return cmp.Compare(x.Path, y.Path)
+	}
+	return cmp.Compare(x.Loc, y.Loc)
+}
+
+// globalTimes appends location n's times per local call path to buf as
+// times per run-wide call path (in pathNs.path), summed.
+func (a *analysis) globalTimes(n int, local []pathNs, buf []pathNs) []pathNs {
+	for _, p := range local {
+		buf = addPathNs(buf, int32(a.paths[n][p.path]), p.ns)
+	}
+	return buf
+}
+
+// subPath takes ns off path's time in times.
+func subPath(times []pathNs, path int, ns int64) []pathNs {
+	return addPathNs(times, int32(path), -ns)
+}
+
+// timeOf returns path's time in times.
+func timeOf(times []pathNs, path int32) int64 {
+	for _, p := range times {
+		if p.path == path {
+			return p.ns
+		}
+	}
+	return 0
+}
+
+// overlapping returns the waits of byStart (indices of waits, sorted by
+// start) that overlap s.
+func (a *analysis) overlapping(byStart []int, waits []wait, s span) []int {
+	hi, _ := slices.BinarySearchFunc(byStart, s.end, func(i int, t int64) int { return cmp.Compare(waits[i].Start, t) })
+	var out []int
+	// Waits of one location do not overlap, so few before s.start can
+	// reach into s: stop at the first that ends before it.
+	for k := hi - 1; k >= 0; k-- {
+		w := waits[byStart[k]]
+		if w.Start+w.Time <= s.start {
+			break
+		}
+		out = append(out, byStart[k])
+	}
+	return out
+}
+
+// overlap returns how much of wait w lies in s, ns.
+func overlap(w wait, s span) int64 {
+	return max(min(w.Start+w.Time, s.end)-max(w.Start, s.start), 0)
+}
+
+// Cause is what one call path on one location caused: its delay costs for
+// one pattern.
+type Cause struct {
+	Pattern     Pattern
+	Path, Loc   int
+	Short, Long int64 // ns
+}
+
+// Causes returns the delay costs per (pattern, call path, location),
+// largest total first.
+func (r *Result) Causes() []Cause {
+	type key struct {
+		p         Pattern
+		path, loc int
+	}
+	at := map[key]int{}
+	var out []Cause
+	for _, c := range r.DelayCosts {
+		k := key{c.Pattern, c.Path, c.Loc}
+		i, ok := at[k]
+		if !ok {
+			i = len(out)
+			at[k] = i
+			out = append(out, Cause{Pattern: c.Pattern, Path: c.Path, Loc: c.Loc})
+		}
+		out[i].add(c)
+	}
+	slices.SortStableFunc(out, func(x, y Cause) int { return cmp.Compare(y.Short+y.Long, x.Short+x.Long) })
+	return out
+}
+
+func (c *Cause) add(d DelayCost) {
+	if d.LongTerm {
+		c.Long += d.Time
+	} else {
+		c.Short += d.Time
+	}
+}
