@@ -43,10 +43,9 @@ type usageNote struct {
 
 // exitState is what the measurement keeps for the line at exit.
 type exitState struct {
-	mu    sync.Mutex
-	last  usageNote
-	count uint64 // usage errors noted
-	run   *runTotals
+	mu   sync.Mutex
+	last usageNote
+	run  *runTotals
 }
 
 // noteUsage keeps a usage error of location l as the measurement's last.
@@ -62,7 +61,6 @@ func (l *Location) noteUsage(k usageKind, region, open uint32) {
 	now := clock.Monotonic()
 	m.exit.mu.Lock()
 	m.exit.last = usageNote{kind: k, region: region, open: open, location: l.name, nanos: now}
-	m.exit.count++
 	m.exit.mu.Unlock()
 }
 
@@ -159,11 +157,9 @@ func (m *Measurement) exitLine(st *Stats, path string, rank int, collective bool
 	switch {
 	case run != nil:
 		who = fmt.Sprintf("the run's %d ranks: ", run.Ranks)
-		usage, recorded, notKept = run.Usage, run.Recorded, run.NotKept
-		// What rank 0 did after the reduction is in its own counts.
-		if u := usageTotal(&st.Usage) + st.SharedLane; u > 0 && usage == 0 {
-			usage = u
-		}
+		// The run's counts are those at MPI_Finalize; rank 0's own, at
+		// exit, may have grown since (its usage errors after it).
+		usage, recorded, notKept = max(run.Usage, usage), run.Recorded, run.NotKept
 	case collective && rank != 0:
 		return "" // rank 0 says it for the run
 	case rank != 0 || collective:
