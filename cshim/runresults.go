@@ -3,6 +3,7 @@ package cshim
 import (
 	"errors"
 
+	"github.com/hmbtrace/hmbtrace/measure"
 	"github.com/hmbtrace/hmbtrace/summary"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
@@ -44,5 +45,32 @@ func MergeRunProfiles(a, b []byte) ([]byte, error) {
 func (rt *Runtime) SetRunProfile(b []byte) {
 	if m := rt.Measurement(); m != nil {
 		mi.SetRunResults(m, tracefile.AppendResult(nil, tracefile.ResultRunProfile, b))
+		var p summary.RunProfile
+		if p.UnmarshalBinary(b) == nil {
+			setRunTotals(m, &p)
+		}
 	}
+}
+
+// setRunTotals gives m the run's counts from its profile, for the one
+// line rank 0 says at exit for the whole run.
+func setRunTotals(m *measure.Measurement, p *summary.RunProfile) {
+	b := &p.Buffer
+	u := b.Usage
+	usage := u.UnknownRegion + u.LeaveNothingOpen + u.LeaveNotOpen + u.LeftImplicitly + u.OpenAtClose + u.AfterClose + u.MessageNoPeer
+	worst := 0.0
+	if w := b.Worst; w.Recorded > 0 && w.Kept < w.Recorded {
+		worst = float64(w.Recorded-w.Kept) / float64(w.Recorded)
+	}
+	mi.SetRunTotals(m, p.Ranks.Len(), b.Recorded, b.Removed.Total(), usage, b.Worst.Rank, worst)
+}
+
+// LastUsage returns the measurement's last usage error in words and the
+// CLOCK_MONOTONIC time it was noted at, for hmb_last_error; "" if none.
+func (rt *Runtime) LastUsage() (string, uint64) {
+	m := rt.Measurement()
+	if m == nil || !m.Enabled() {
+		return "", 0
+	}
+	return mi.LastUsage(m)
 }

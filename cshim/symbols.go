@@ -119,6 +119,10 @@ type objectFile struct {
 	// mainInlined: a main and no MAIN__, so gfortran's main program, if
 	// the object has one, was inlined into main.
 	mainInlined bool
+	// hasFortran: the object holds gfortran's code (a MAIN__, a call into
+	// libgfortran), so that a symbol with a trailing underscore is a
+	// Fortran procedure's (fortranExternal).
+	hasFortran bool
 }
 
 type elfFunc struct {
@@ -143,6 +147,7 @@ func openObject(path string) (*objectFile, error) {
 		syms, _ = f.DynamicSymbols()
 	}
 	for _, sym := range syms {
+		obj.hasFortran = obj.hasFortran || strings.HasPrefix(sym.Name, "_gfortran_") || sym.Name == "MAIN__"
 		t := elf.ST_TYPE(sym.Info)
 		if (t != elf.STT_FUNC && t != elf.STT_GNU_IFUNC) || sym.Section == elf.SHN_UNDEF || sym.Value == 0 || sym.Name == "" {
 			continue
@@ -224,6 +229,35 @@ func demangleSymbol(sym string) string {
 	return demangle.Filter(sym)
 }
 
+// fortranExternal names the symbol of an external procedure of gfortran as
+// its source does, without the trailing underscore gfortran adds
+// (randlc_ is randlc), which is the name DWARF gives it: one procedure has
+// one name with and without -g, and one filter rule matches it in both
+// builds. Only a symbol that can be gfortran's is changed: lower case (it
+// lowercases identifiers), digits and underscores, one trailing underscore,
+// in an object that holds Fortran code. A C function named so in such a
+// program is what Fortran calls by that name, and is named as Fortran
+// calls it. A clone suffix is kept as demangleSymbol keeps it.
+func fortranExternal(sym string) string {
+	base, suffix := sym, ""
+	if i := strings.IndexByte(sym, '.'); i > 0 {
+		base, suffix = sym[:i], sym[i:]
+	}
+	name, ok := strings.CutSuffix(base, "_")
+	if !ok || name == "" || strings.HasSuffix(name, "_") || !('a' <= name[0] && name[0] <= 'z') {
+		return sym
+	}
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '_') {
+			return sym
+		}
+	}
+	if suffix != "" {
+		return name + " [clone " + suffix + "]"
+	}
+	return name
+}
+
 // demangleFortran demangles the symbols only gfortran makes:
 // __<module>_MOD_<procedure> (module procedures, also those of submodules,
 // and the compiler's __copy_/__final_ procedures of derived types) and
@@ -279,6 +313,9 @@ func (obj *objectFile) name(sym string, vaddr uint64, depth int) string {
 	ft := obj.fortran()
 	dn, ok := ft.names[vaddr]
 	if !ok {
+		if obj.hasFortran {
+			return fortranExternal(sym)
+		}
 		return n
 	}
 	// The compiler names what it makes after the symbol it came from

@@ -150,7 +150,7 @@ func TestFortranNames(t *testing.T) {
 		"__advec_mom_kernel_mod_MOD_mixed_case":       "advec_mom_kernel_mod::mixed_case",
 		"__advec_mom_kernel_mod_MOD_sub_impl":         "advec_mom_kernel_mod::sub_impl",
 		"MAIN__":                                      "main program",
-		"external_sub_":                               "external_sub_",
+		"external_sub_":                               "external_sub",
 		"inner.0":                                     "inner.0",
 		"internal_of_main.1":                          "internal_of_main.1",
 		"main":                                        "main",
@@ -254,5 +254,27 @@ func TestFortranInlinedMain(t *testing.T) {
 			t.Errorf("%v: found %d of the symbols %v: gfortran inlines otherwise now", c.flags, found, c.want)
 		}
 		obj.close()
+	}
+}
+
+// TestFortranExternal: a gfortran symbol loses its trailing underscore,
+// and only such a symbol.
+func TestFortranExternal(t *testing.T) {
+	for sym, want := range map[string]string{
+		"randlc_":                 "randlc",
+		"x_solve_":                "x_solve",
+		"a1_":                     "a1",
+		"randlc_.constprop.0":     "randlc [clone .constprop.0]",
+		"external_sub_._omp_fn.0": "external_sub [clone ._omp_fn.0]",
+		"randlc":                  "randlc",
+		"two__":                   "two__",
+		"_":                       "_",
+		"_hidden_":                "_hidden_",
+		"Mixed_":                  "Mixed_",
+		"dollar$_":                "dollar$_",
+	} {
+		if got := fortranExternal(sym); got != want {
+			t.Errorf("fortranExternal(%q) = %q, want %q", sym, got, want)
+		}
 	}
 }

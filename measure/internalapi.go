@@ -37,5 +37,9 @@ func init() {
 		SetArchiveSlot: (*Measurement).setArchiveSlot,
 		Snapshot:       (*Measurement).snapshot,
 		SetRunResults:  (*Measurement).setRunResults,
+		SetRunTotals: func(m *Measurement, ranks int, recorded, notKept, usage uint64, worstRank int, worstNotKept float64) {
+			m.setRunTotals(runTotals{Ranks: ranks, Recorded: recorded, NotKept: notKept, Usage: usage, WorstRank: worstRank, WorstNotKept: worstNotKept})
+		},
+		LastUsage: (*Measurement).lastUsage,
 	})
 }

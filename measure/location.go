@@ -702,6 +702,7 @@ func (l *Location) lose(d int) {
 func (l *Location) leaveOther(r Region, t uint64) {
 	if l.depth == 0 {
 		l.usage.LeaveNothingOpen++
+		l.noteUsage(usageLeaveNothingOpen, uint32(r), 0)
 		return
 	}
 	k := l.depth - 1
@@ -710,8 +711,10 @@ func (l *Location) leaveOther(r Region, t uint64) {
 	}
 	if k == 0 {
 		l.usage.LeaveNotOpen++
+		l.noteUsage(usageLeaveNotOpen, uint32(r), 0)
 		return
 	}
+	l.noteUsage(usageLeftImplicitly, uint32(r), l.stack[l.depth].region)
 	for l.depth >= k {
 		if l.depth > k {
 			l.usage.LeftImplicitly++
@@ -774,6 +777,7 @@ func (l *Location) ID() uint32 {
 func (l *Location) messageTo(recv bool, peer *Location, tag uint32, bytes uint64) {
 	if peer == nil || peer.m != l.m {
 		l.usage.MessageNoPeer++
+		l.noteUsage(usageMessageNoPeer, 0, 0)
 		return
 	}
 	k := encode.KindSend

@@ -103,6 +103,8 @@ type Measurement struct {
 	lanes  laneSet    // the locations as lanes: free ones, goroutines' ones (lane.go)
 	serial uint32     // names the measurement in a Site's binding (site.go)
 	gort   *goRuntime // Config.GoRuntime: the execution tracer's bridge (goruntime.go)
+
+	exit exitState // the last usage error and the run's totals, for the line at exit (exitline.go)
 }
 
 // Start begins a measurement with the given configuration, over which the
@@ -177,6 +179,7 @@ func Start(cfg Config) (*Measurement, error) {
 	// The wall time of the start goes with the start's ticks: readers add
 	// the measured duration to it to tell when the run ended.
 	m.wall = time.Now()
+	m.moveEarlierRun(os.Stderr)
 	m.surviveHeader()
 	if cfg.Signals {
 		m.handleSignals()
@@ -652,6 +655,7 @@ func (m *Measurement) finalize(atExit bool) error {
 	rank := m.cfg.Rank
 	m.mu.Unlock()
 	reportPlacement(os.Stderr, path, rank, pl)
+	m.sayAtExit(os.Stderr, pl.Path, rank)
 	// Said by rank 0 only, as the other warnings of a run are; every
 	// rank's trace holds its own story (hmbtrace summary).
 	if d := m.pool.FirstDry(); d.Starved() && rank == 0 {

@@ -81,6 +81,7 @@ func (l *Location) define(r Region) *profEntry {
 	n := l.m.pageDefs(first, defs[:])
 	if r == 0 || int(r-first) >= n {
 		l.usage.UnknownRegion++
+		l.noteUsage(usageUnknownRegion, uint32(r), 0)
 		return nil
 	}
 	if i >= len(l.prof) {

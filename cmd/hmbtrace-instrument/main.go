@@ -171,6 +171,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "hmbtrace-instrument: compiler %s: %v\n", argv[0], err)
 		return 1
 	}
+	if c := parseCmdline(rest); c.mode == modeLink && opts.filterFile != "" && !opts.user {
+		// The link runs as a child, so that the filter's rules can be
+		// checked against what it linked (unmatched.go).
+		return runAndCheckFilter(path, argv, opts.filterFile, linkOutput(c.args), stderr)
+	}
 	// exec keeps the compiler's exit status, signals and process id, as
 	// build tools expect of a compiler.
 	err = syscall.Exec(path, argv, os.Environ())

@@ -162,6 +162,24 @@ fortran_p ()
   return strncmp (lang_hooks.name, "GNU Fortran", 11) == 0;
 }
 
+// fortran_external is cshim's fortranExternal for a symbol without a
+// clone suffix: gfortran's external procedure foo_ is foo.
+std::string
+fortran_external (const std::string &base)
+{
+  size_t n = base.size ();
+  if (n < 2 || base[n - 1] != '_' || base[n - 2] == '_' || base[0] < 'a'
+      || base[0] > 'z')
+    return base;
+  for (size_t i = 0; i + 1 < n; i++)
+    {
+      char c = base[i];
+      if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_'))
+	return base;
+    }
+  return base.substr (0, n - 1);
+}
+
 // region_name is the name hmbtrace's run time gives the function's region
 // (cshim's demangleSymbol and its DWARF names for Fortran), so that the
 // filter decides here as it would there.
@@ -187,7 +205,13 @@ region_name (tree fndecl)
 	  && mod > 2 && mod + 5 < base.size ())
 	return base.substr (2, mod - 2) + "::" + base.substr (mod + 5) + clone;
       if (!dwarf || !DECL_NAME (fndecl))
-	return sym;
+	{
+	  // The run time drops gfortran's trailing underscore of an external
+	  // procedure's symbol (cshim's fortranExternal), as DWARF names it;
+	  // other symbols it keeps as they are.
+	  std::string ext = fortran_external (base);
+	  return ext != base ? ext + clone : std::string (sym);
+	}
       // External procedures without their trailing underscore, contained
       // ones under their host.
       std::string name = IDENTIFIER_POINTER (DECL_NAME (fndecl));

@@ -349,6 +349,17 @@ func hmbgo_run_merge(a *C.char, an C.size_t, b *C.char, bn C.size_t, out **C.cha
 	return nil
 }
 
+//export hmbgo_last_usage
+func hmbgo_last_usage(at *C.uint64_t) (msg *C.char) {
+	defer contain("hmb_last_error", func() { msg = nil })
+	s, ns := rt.LastUsage()
+	if s == "" {
+		return nil
+	}
+	*at = C.uint64_t(ns)
+	return C.CString(s)
+}
+
 //export hmbgo_run_set_profile
 func hmbgo_run_set_profile(p *C.char, n C.size_t) {
 	defer contain("hmb_run_set_profile", func() {})

@@ -547,8 +547,11 @@ int hmb_finalize(void);
 
 /*
  * hmb_last_error returns the message of the last failure of hmb_init,
- * hmb_region or hmb_finalize, or "" if there was none. The string stays
- * valid for the life of the process.
+ * hmb_region or hmb_finalize, or of the last usage error of the probes (a
+ * leave of a region not open, an undefined region, ...), whichever came
+ * last; "" if there was none. The probes count usage errors and go on; at
+ * exit one line on stderr says how many there were. The string stays valid
+ * for the life of the process.
  */
 const char *hmb_last_error(void);
 

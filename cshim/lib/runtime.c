@@ -108,13 +108,39 @@ static void hmb_thread_exit(void *arg) HMB_NOINST;
 static void hmb_atexit_finalize(void) HMB_NOINST;
 static void hmb_atexit_report(void) HMB_NOINST;
 
-HMB_NOINST static void hmb_set_error(const char *msg)
+/* hmb_error_ns is when hmb_error was set (CLOCK_MONOTONIC), to order it
+ * against the usage errors the Go side notes (hmb_last_error). */
+static _Atomic uint64_t hmb_error_ns;
+
+HMB_NOINST static uint64_t hmb_monotonic_ns(void);
+
+HMB_NOINST static void hmb_set_error_at(const char *msg, uint64_t ns)
 {
 	char *copy = strdup(msg);
 	if (copy != NULL) {
 		/* The old message is left to readers that may still hold it. */
 		atomic_store(&hmb_error, copy);
+		atomic_store(&hmb_error_ns, ns);
 	}
+}
+
+HMB_NOINST static void hmb_set_error(const char *msg)
+{
+	hmb_set_error_at(msg, hmb_monotonic_ns());
+}
+
+/*
+ * hmb_user_error is hmb_set_error for a failure of a call the program
+ * made (hmb_region and the like, which hold no lock): the thread's staged
+ * probes are replayed first, so that a usage error among them, which came
+ * before in the program, is not taken for the later one.
+ */
+HMB_NOINST static void hmb_user_error(const char *msg)
+{
+	if (atomic_load(&hmb_state) == ST_RUNNING) {
+		hmb_flush_staged();
+	}
+	hmb_set_error(msg);
 }
 
 HMB_NOINST static void hmb_drop(uint64_t n)
@@ -866,7 +892,7 @@ static void hmb_thread_exit(void *arg)
 HMB_NOINST uint32_t hmb_region_n(const char *name, size_t nlen, const char *file, int line, int paradigm)
 {
 	if (name == NULL) {
-		hmb_set_error("hmbtrace: hmb_region: the name is NULL");
+		hmb_user_error("hmbtrace: hmb_region: the name is NULL");
 		return 0;
 	}
 	/*
@@ -879,7 +905,7 @@ HMB_NOINST uint32_t hmb_region_n(const char *name, size_t nlen, const char *file
 		size_t at = (size_t)(nul - name);
 		for (size_t i = at; i < nlen; i++) {
 			if (name[i] != 0 && name[i] != ' ') {
-				hmb_set_error("hmbtrace: hmb_region: the name has a NUL byte before its end; "
+				hmb_user_error("hmbtrace: hmb_region: the name has a NUL byte before its end; "
 					      "it is taken up to the NUL");
 				break;
 			}
@@ -913,7 +939,7 @@ HMB_NOINST uint32_t hmb_region_ex(const char *name, const char *file, int line)
 HMB_NOINST uint32_t hmb_region_paradigm(const char *name, int paradigm)
 {
 	if (paradigm < HMB_PARADIGM_USER || paradigm > HMB_PARADIGM_OPENMP) {
-		hmb_set_error("hmbtrace: hmb_region_paradigm: paradigm out of range (want HMB_PARADIGM_USER to HMB_PARADIGM_OPENMP)");
+		hmb_user_error("hmbtrace: hmb_region_paradigm: paradigm out of range (want HMB_PARADIGM_USER to HMB_PARADIGM_OPENMP)");
 		return 0;
 	}
 	return hmb_region_n(name, name != NULL ? strlen(name) : 0, NULL, 0, paradigm);
@@ -923,7 +949,7 @@ HMB_NOINST uint32_t hmb_comm_define(const char *name, uint32_t parent, const int
 				    const int32_t *remote, int nremote)
 {
 	if (nmembers < 0 || nremote < 0 || (nmembers > 0 && members == NULL) || (nremote > 0 && remote == NULL)) {
-		hmb_set_error("hmbtrace: hmb_comm_define: a group's count is negative, or its array NULL");
+		hmb_user_error("hmbtrace: hmb_comm_define: a group's count is negative, or its array NULL");
 		return 0;
 	}
 	int st = atomic_load(&hmb_state);
@@ -1309,8 +1335,29 @@ void hmb_count_dropped(uint64_t n)
 	hmb_drop(n);
 }
 
+/*
+ * hmb_last_error is the later of the library's last failure and the last
+ * usage error the probes met (a leave of a region not open, an undefined
+ * region...), which the measurement notes as it replays the probes: the
+ * calling thread's staged ones are replayed first, so that its own misuse
+ * is seen at once.
+ */
 HMB_NOINST const char *hmb_last_error(void)
 {
+	int st = atomic_load(&hmb_state);
+	if (atomic_load(&hmb_go_ready) && (st == ST_RUNNING || st == ST_CLOSING || st == ST_FINALIZED)) {
+		if (st == ST_RUNNING) {
+			hmb_flush_staged();
+		}
+		uint64_t at = 0;
+		char *usage = HMB_GO(hmbgo_last_usage(&at));
+		if (usage != NULL) {
+			if (at > atomic_load(&hmb_error_ns)) {
+				hmb_set_error_at(usage, at);
+			}
+			free(usage);
+		}
+	}
 	return atomic_load(&hmb_error);
 }
 

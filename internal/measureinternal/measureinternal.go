@@ -92,6 +92,13 @@ type Funcs[L, M any] struct {
 	// group 0's archive holds.
 	Snapshot      func(m M) *tracefile.Trace
 	SetRunResults func(m M, results []byte)
+	// SetRunTotals gives rank 0's measurement the run's counts for its
+	// line at exit: ranks, events recorded and not kept, usage errors, and
+	// the rank that kept the smallest share with the share it lost.
+	SetRunTotals func(m M, ranks int, recorded, notKept, usage uint64, worstRank int, worstNotKept float64)
+	// LastUsage returns the last usage error in words ("" if none) and
+	// the CLOCK_MONOTONIC time it happened at, for hmb_last_error.
+	LastUsage func(m M) (string, uint64)
 
 	// RegisterLive is how measure/live offers Start its server for
 	// Config.Listen (HMB_LISTEN); importing that package registers it.

@@ -1,0 +1,149 @@
+package measure
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+func TestLastUsageError(t *testing.T) {
+	m := startTest(t, Config{Name: "usage"})
+	if got := m.LastUsageError(); got != "" {
+		t.Fatalf("before any error: %q", got)
+	}
+	a, b, c := m.Region("a"), m.Region("b"), m.Region("c")
+	loc := m.Location("main")
+	loc.Enter(a)
+	loc.Enter(b)
+	loc.Leave(a) // b left implicitly
+	if got := m.LastUsageError(); !strings.Contains(got, `leave of "a" while "b"`) || !strings.Contains(got, `location "main"`) {
+		t.Errorf("after a leave over an open region: %q", got)
+	}
+	loc.Leave(c) // nothing open
+	if got := m.LastUsageError(); !strings.Contains(got, `leave of "c" with no region open`) {
+		t.Errorf("after a leave with nothing open: %q", got)
+	}
+	loc.Enter(Region(9999))
+	if got := m.LastUsageError(); !strings.Contains(got, "region id 9999") || !strings.Contains(got, "never defined") {
+		t.Errorf("after an undefined region: %q", got)
+	}
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var w bytes.Buffer
+	m.sayAtExit(&w, m.Path(), 0)
+	want := regexp.MustCompile(`^hmbtrace: 3 usage errors \(the last: usage error, location "main": a probe named region id 9999[^\n]*\); see hmbtrace summary ` +
+		regexp.QuoteMeta(m.Path()) + "\n$")
+	if !want.MatchString(w.String()) {
+		t.Errorf("exit line:\n%s\nwant it to match %s", w.String(), want)
+	}
+}
+
+func TestExitLineClean(t *testing.T) {
+	m := startTest(t, Config{Name: "clean"})
+	a := m.Region("a")
+	loc := m.Location("main")
+	loc.Enter(a)
+	loc.Leave(a)
+	loc.Enter(a) // open at exit: no usage error
+	if err := m.CloseAtExit(); err != nil {
+		t.Fatal(err)
+	}
+	var w bytes.Buffer
+	m.sayAtExit(&w, m.Path(), 0)
+	if w.Len() != 0 {
+		t.Errorf("a clean run says %q", w.String())
+	}
+}
+
+func TestExitLineNotKept(t *testing.T) {
+	m := startTest(t, Config{Name: "full", BufferSize: 64 << 10, BinSize: 1 << 10})
+	var rs [8]Region
+	for i := range rs {
+		rs[i] = m.Region(string(rune('a' + i)))
+	}
+	loc := m.Location("main")
+	for i := 0; i < 20000; i++ {
+		for _, r := range rs {
+			loc.Enter(r)
+		}
+		for j := len(rs) - 1; j >= 0; j-- {
+			loc.Leave(rs[j])
+		}
+	}
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	st := m.Stats()
+	if st.Dropped() == 0 {
+		t.Fatalf("the buffer kept all %d events: the test needs a smaller one", st.Recorded)
+	}
+	var w bytes.Buffer
+	m.sayAtExit(&w, m.Path(), 0)
+	want := regexp.MustCompile(`^hmbtrace: [0-9.]+% of events not kept \(the buffer was full: HMB_BUFFER_SIZE\); see hmbtrace summary \S+\n$`)
+	if !want.MatchString(w.String()) {
+		t.Errorf("exit line %q", w.String())
+	}
+	if p := percentNotKept(st.Dropped(), st.Recorded); !strings.Contains(w.String(), " "+p+" of events") {
+		t.Errorf("exit line %q does not say %s", w.String(), p)
+	}
+}
+
+func TestExitLineRanks(t *testing.T) {
+	m := startTest(t, Config{Name: "ranks"})
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	st := Stats{Recorded: 1000, Removed: [len(Stats{}.Removed)]uint64{100}}
+	st.Usage.LeaveNotOpen = 2
+	cases := []struct {
+		rank       int
+		collective bool
+		run        *runTotals
+		want       string
+	}{
+		{0, false, nil, "hmbtrace: 2 usage errors, 10% of events not kept (the buffer was full: HMB_BUFFER_SIZE); see hmbtrace summary F"},
+		{3, false, nil, "hmbtrace: rank 3: 2 usage errors, 10% of events not kept (the buffer was full: HMB_BUFFER_SIZE); see hmbtrace summary F"},
+		{3, true, nil, ""}, // rank 0 says it for the run
+		{0, true, &runTotals{Ranks: 4, Recorded: 4000, NotKept: 1, Usage: 5, WorstRank: 2, WorstNotKept: 0.0004},
+			"hmbtrace: the run's 4 ranks: 5 usage errors, <0.1% of events not kept (the buffer was full: HMB_BUFFER_SIZE), rank 2 the most: <0.1%; see hmbtrace summary F"},
+		{0, true, &runTotals{Ranks: 4, Recorded: 4000}, "hmbtrace: the run's 4 ranks: 2 usage errors; see hmbtrace summary F"},
+	}
+	for _, c := range cases {
+		m.exit.run = c.run
+		if got := m.exitLine(&st, "F", c.rank, c.collective); got != c.want {
+			t.Errorf("rank %d collective %v run %+v:\n got %q\nwant %q", c.rank, c.collective, c.run, got, c.want)
+		}
+	}
+}
+
+// TestExitLineProcess runs a program with a usage error and checks that
+// its stderr has the one line, once.
+func TestExitLineProcess(t *testing.T) {
+	if os.Getenv("HMB_TEST_EXITLINE") == "1" {
+		m, err := Start(Config{Name: "exitline"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := m.Region("a")
+		loc := m.Location("main")
+		loc.Leave(a)
+		Exit(0)
+	}
+	dir := t.TempDir()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestExitLineProcess$")
+	cmd.Env = append(os.Environ(), "HMB_TEST_EXITLINE=1", "HMB_OUTPUT="+dir)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	want := `hmbtrace: 1 usage error (the last: usage error, location "main": a leave of "a" with no region open` +
+		` (a leave without its enter, or one too many); ignored); see hmbtrace summary ` + filepath.Join(dir, "exitline.0.hmb") + "\n"
+	if n := strings.Count(string(out), want); n != 1 {
+		t.Errorf("the exit line %d times in:\n%s", n, out)
+	}
+}
