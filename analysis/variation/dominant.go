@@ -25,7 +25,10 @@ share of it spent waiting), which the load on the machine does not change, and t
 most is chosen, unless it is invoked at an irregular period (a helper called in bursts) and another
 with at least 80 % of its SOS-time is regular. So a setup routine covering a few percent of the run
 is never chosen over a solver covering most of it, however long the solver waits.
-When no candidate covers 10 % of the run (compute inlined into main), the iterations are cut
+When no candidate covers 10 % of the run, or, with a collective loop as below, the best holds under
+10 % of the run's computation (its time outside MPI calls and synchronization), or is called at
+least twice per call of the loop and holds under half of it (a phase of the iteration, the solver
+inlined into main as in LULESH), the iterations are cut
 between consecutive calls of the MPI collective every location calls equally often, its calls
 spanning at least half the run (the fewest such calls, at least 2 per location), and the output
 says so. A weak choice (under
@@ -297,8 +300,33 @@ func timeDominant(files []*tracefile.File, totals []RegionTotal, sync analysis.S
 		}
 		return float64(t.Inclusive) / float64(d.Run)
 	}
+	// The run's computation: its time outside MPI calls and
+	// synchronization, which a candidate's SOS-time is a part of.
+	work := d.Run
+	for _, t := range totals {
+		if cl.waits(t.Name, cl.kind(t.Name)) && !isStartup(t.Name) {
+			work -= t.Exclusive
+		}
+	}
+	// works says whether a candidate carries enough of the computation
+	// to be the iteration when a collective loop could be. A region whose
+	// inclusive time is mostly waiting nested in it can cover half the
+	// run and hold a sliver of its work, and one called at least twice
+	// per call of the loop holding under half of it is a phase of the
+	// iteration: LULESH's CommSend, three calls an iteration, 37 % of the
+	// run nearly all in MPI_Waitall, 12 % of the computation.
+	works := func(t RegionTotal) bool {
+		if work <= 0 {
+			return true
+		}
+		sos := walked[t.Name].sos(t)
+		if t.Visits >= 2*d.Loop.Visits && sos < 0.5*float64(work) {
+			return false
+		}
+		return sos >= WeakShare*float64(work)
+	}
 	switch {
-	case found && share(best) >= WeakShare:
+	case found && share(best) >= WeakShare && (!d.HasLoop || works(best)):
 		if d.HasLoop && 2*best.Visits < d.Loop.Visits {
 			d.Weak = WeakFewerThanLoop
 		}

@@ -28,6 +28,12 @@ const (
 	// main: init called twice per rank, then per iteration a halo
 	// exchange (MPI_Isend, MPI_Irecv, MPI_Waitall) and one MPI_Allreduce.
 	ShapeInlined
+	// ShapeExchange is a C++ MPI code shaped as LULESH is: its solver
+	// inlined into main, each iteration three calls of an exchange
+	// routine (CommSend) that packs a little and then waits long in a
+	// nested MPI_Waitall, the computation between them, and one
+	// MPI_Allreduce for the time step.
+	ShapeExchange
 )
 
 // String names the shape for test names.
@@ -39,6 +45,8 @@ func (s Shape) String() string {
 		return "openmp"
 	case ShapeInlined:
 		return "inlined"
+	case ShapeExchange:
+		return "exchange"
 	}
 	return fmt.Sprintf("shape %d", uint8(s))
 }
@@ -129,7 +137,7 @@ func (r ShapeRun) Calls() (map[string][]Call, []string) {
 					at += 4
 				}
 			}
-		case ShapeInlined:
+		case ShapeInlined, ShapeExchange:
 			for k := 0; k < 2; k++ {
 				top[l] = append(top[l], C("init", at, at+1))
 				at += 2
@@ -207,12 +215,42 @@ func (r ShapeRun) Calls() (map[string][]Call, []string) {
 					C("MPI_Waitall", at+2, at+4), C("MPI_Allreduce", at+4, end))
 			}
 			t = end + 1
+		case ShapeExchange:
+			// Three exchanges, each followed by a third of the
+			// computation, then the time step's MPI_Allreduce.
+			cur := make([]uint64, p)
+			for l := range cur {
+				cur[l] = t
+			}
+			for x := 0; x < 3; x++ {
+				pack := make([]uint64, p)
+				ready := uint64(0)
+				for l := range pack {
+					pack[l] = work(6)
+					ready = max(ready, cur[l]+pack[l])
+				}
+				end := ready + wait(60)
+				for l := range cur {
+					solve[l] = append(solve[l], C("CommSend", cur[l], end+1,
+						C("MPI_Waitall", cur[l]+pack[l], end)))
+					cur[l] = end + 2 + comp[l]/3
+				}
+			}
+			ready := uint64(0)
+			for l := range cur {
+				ready = max(ready, cur[l])
+			}
+			end := ready + wait(20)
+			for l := range cur {
+				solve[l] = append(solve[l], C("MPI_Allreduce", cur[l], end))
+			}
+			t = end + 1
 		}
 	}
 	locs := map[string][]Call{}
 	for l, name := range names {
 		calls := top[l]
-		if r.Shape == ShapeInlined {
+		if r.Shape == ShapeInlined || r.Shape == ShapeExchange {
 			calls = append(calls, solve[l]...)
 		} else {
 			calls = append(calls, C("solve", start, t, solve[l]...))
