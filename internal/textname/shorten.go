@@ -140,25 +140,35 @@ func cutBefore(s string, own, width int) string {
 	tail := s[own:]
 	nt := utf8.RuneCountInString(tail)
 	if nt+1 <= width {
-		// Fewer than three characters of the beginning say nothing.
-		if head := []rune(s[:own]); width-1-nt >= 3 {
-			return string(head[:width-1-nt]) + "…" + tail
+		// The head keeps its beginning (an OpenMP construct, a return
+		// type, the outer namespace) and its end, the class or module
+		// right before the own name, which tells Kernel_DGZ::LTimes from
+		// Kernel_GZD::LTimes. Fewer than three characters say nothing.
+		head := []rune(s[:own])
+		room := width - 1 - nt
+		switch {
+		case room < 3:
+			return "…" + tail
+		case room < 16:
+			return string(head[:room]) + "…" + tail
 		}
-		return "…" + tail
+		end := room / 2
+		return string(head[:room-end]) + "…" + string(head[len(head)-end:]) + tail
 	}
 	// The own name is the tail's first word: up to its parameter list or
-	// the first space. Too long, it loses its template arguments, then
-	// its leading dotted parts (main.main.func1), then its middle.
+	// the first space. Too long for it and two ellipses, it loses its
+	// template arguments, then its leading dotted parts (main.main.func1),
+	// then its middle.
 	end := len(tail)
 	if i := strings.IndexAny(tail, "( "); i > 0 {
 		end = i
 	}
 	name, rest := tail[:end], tail[end:]
 	cut := own > 0
-	if i := strings.IndexByte(name, '<'); i > 0 && utf8.RuneCountInString(name)+1 > width {
+	if i := strings.IndexByte(name, '<'); i > 0 && utf8.RuneCountInString(name)+2 > width {
 		name, cut = name[:i], true
 	}
-	for utf8.RuneCountInString(name)+1 > width {
+	for utf8.RuneCountInString(name)+2 > width {
 		i := strings.IndexByte(name, '.')
 		if i < 0 || i+1 == len(name) {
 			break
@@ -170,22 +180,21 @@ func cutBefore(s string, own, width int) string {
 		prefix = "…"
 	}
 	nn := utf8.RuneCountInString(prefix + name)
-	switch {
-	case nn > width:
-		if utf8.RuneCountInString(name) <= width {
-			return name
-		}
+	if rest != "" {
+		nn++ // the "…" that ends what follows the name
+	}
+	// Every form cut here shows an ellipsis, so that it never reads as
+	// another, uncut name (Distinct relies on it).
+	if nn > width {
 		return shortenMiddle(name, width)
-	case rest == "" || nn == width:
+	}
+	if rest == "" {
 		return prefix + name
 	}
-	// The name whole, and the beginning of what follows it.
+	// The name whole, and the beginning of what follows it: never all of
+	// it, or the tail would have fit.
 	rr := []rune(rest)
-	room := width - nn - 1
-	if room >= len(rr) {
-		return prefix + name + rest
-	}
-	return prefix + name + string(rr[:room]) + "…"
+	return prefix + name + string(rr[:min(width-nn, len(rr)-1)]) + "…"
 }
 
 // shortenMiddle keeps s's beginning and end around "…", width characters

@@ -172,3 +172,21 @@ func TestShortenHugeName(t *testing.T) {
 		t.Errorf("Shorten of %d bytes = %q", len(name), got)
 	}
 }
+
+// TestDistinctClasses: the same method of classes whose names differ at
+// their end keeps the class's end when the names clash.
+func TestDistinctClasses(t *testing.T) {
+	names := []string{
+		"!$omp implicit barrier Kernel_3d_DGZ::LTimes(Grid_Data*) [clone ._omp_fn.0]",
+		"!$omp implicit barrier Kernel_3d_GZD::LTimes(Grid_Data*) [clone ._omp_fn.0]",
+	}
+	got := Distinct(names, 60)
+	if got[0] == got[1] || !strings.Contains(got[0], "DGZ::LTimes(") || !strings.Contains(got[1], "GZD::LTimes(") || !strings.HasPrefix(got[0], "!$omp implicit") {
+		t.Errorf("Distinct(%q) = %q", names, got)
+	}
+	for _, g := range got {
+		if n := utf8.RuneCountInString(g); n > 60 {
+			t.Errorf("%q: %d characters", g, n)
+		}
+	}
+}
