@@ -190,3 +190,14 @@ func TestDistinctClasses(t *testing.T) {
 		}
 	}
 }
+
+func ExampleShorten() {
+	name := "hypre::krylov::PCG<hypre::ParVector>::Solve(hypre::ParCSRMatrix const&, hypre::ParVector&)"
+	for _, width := range []int{60, 30, 15} {
+		fmt.Println(Shorten(name, width))
+	}
+	// Output:
+	// hypre::krylov::PCG<hypre::ParVector>::Solve(…)
+	// …::krylov::PCG<…>::Solve(…)
+	// …::Solve(…)
+}
