@@ -201,3 +201,24 @@ func ExampleShorten() {
 	// …::krylov::PCG<…>::Solve(…)
 	// …::Solve(…)
 }
+
+// BenchmarkDistinct times the summary's naming of 10^5 regions: names
+// that fit (the common case, no bookkeeping) and C++ names that all need
+// shortening.
+func BenchmarkDistinct(b *testing.B) {
+	for _, c := range []struct{ name, format string }{
+		{"short", "region_%d"},
+		{"cxx", "ns::detail::Kernel_%d<double, std::allocator<double> >::apply(Grid_Data*, int) [clone ._omp_fn.0]"},
+	} {
+		names := make([]string, 100_000)
+		for i := range names {
+			names[i] = fmt.Sprintf(c.format, i)
+		}
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				Distinct(names, 60)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(names)), "ns/name")
+		})
+	}
+}
