@@ -26,19 +26,8 @@ func Shorten(name string, width int) string {
 	if width <= 0 || utf8.RuneCountInString(e) <= width {
 		return e
 	}
-	forms := shortForms(e)
-	return fitForm(forms, firstFit(forms, width), width)
-}
-
-// firstFit returns the index of the longest of forms that fits in width
-// characters, the last (shortest) when none does.
-func firstFit(forms []string, width int) int {
-	for i, f := range forms {
-		if utf8.RuneCountInString(f) <= width {
-			return i
-		}
-	}
-	return len(forms) - 1
+	forms := shortForms(e, width)
+	return fitForm(forms, len(forms)-1, width)
 }
 
 // Distinct shortens each of names as Shorten does, and makes the results
@@ -58,70 +47,77 @@ func DistinctEscaped(escaped []string, width int) []string {
 
 func distinct(names []string, width int, escape func(string) string) []string {
 	out := make([]string, len(names))
+	// Only names that were shortened can show alike: a shortened form
+	// holds an ellipsis, which no other name shows unless it has one of
+	// its own. The rest are their escaped selves, distinct as the names
+	// are, and need no bookkeeping, which keeps a million short names
+	// linear and cheap.
 	type entry struct {
-		forms []string
-		level int // index into forms of the form shown
+		forms  []string
+		level  int    // index into forms of the form shown
+		shown  string // forms[level] in the width
+		number int    // among the names that show alike, from 1; 0: none yet
 	}
-	entries := map[string]*entry{} // by name
-	var order []string             // the distinct names, first seen first
-	for _, n := range names {
+	entries := map[string]*entry{} // by name, of the names that take part
+	var order []string             // those names, first seen first
+	for i, n := range names {
+		esc := escape(n)
+		out[i] = esc
+		long := width > 0 && utf8.RuneCountInString(esc) > width
+		if !long && !strings.Contains(esc, "…") {
+			continue
+		}
 		if _, ok := entries[n]; !ok {
-			esc := escape(n)
 			e := &entry{forms: []string{esc}}
-			if width > 0 && utf8.RuneCountInString(esc) > width {
-				e.forms = shortForms(esc)
-				e.level = firstFit(e.forms, width)
+			if long {
+				e.forms = shortForms(esc, width)
+				e.level = len(e.forms) - 1
 			}
 			entries[n] = e
 			order = append(order, n)
 		}
 	}
-	shown := func(n string) string {
-		e := entries[n]
-		return fitForm(e.forms, e.level, width)
+	if len(order) == 0 {
+		return out
 	}
 	// A clash is a shown form that more than one name has. Each round
 	// moves every clashing name one form longer; a name at its full form
 	// stays there.
+	count := make(map[string]int, len(order))
 	for {
-		byShown := map[string][]string{}
+		clear(count)
 		for _, n := range order {
-			s := shown(n)
-			byShown[s] = append(byShown[s], n)
+			e := entries[n]
+			e.shown = fitForm(e.forms, e.level, width)
+			count[e.shown]++
 		}
 		moved := false
-		for _, ns := range byShown {
-			if len(ns) < 2 {
-				continue
-			}
-			for _, n := range ns {
-				if e := entries[n]; e.level > 0 {
-					e.level--
-					moved = true
-				}
+		for _, n := range order {
+			if e := entries[n]; count[e.shown] > 1 && e.level > 0 {
+				e.level--
+				moved = true
 			}
 		}
 		if !moved {
 			break
 		}
 	}
-	final := map[string]string{}
-	byShown := map[string][]string{}
-	for _, n := range order {
-		s := shown(n)
-		byShown[s] = append(byShown[s], n)
-		final[n] = s
-	}
-	for s, ns := range byShown {
-		if len(ns) < 2 {
+	// What no form sets apart is numbered, in the order of the names.
+	numbered := map[string]int{}
+	for i, n := range names {
+		e, ok := entries[n]
+		if !ok {
 			continue
 		}
-		for k, n := range ns {
-			final[n] = s + " #" + strconv.Itoa(k+1)
+		if count[e.shown] > 1 {
+			if e.number == 0 {
+				numbered[e.shown]++
+				e.number = numbered[e.shown]
+			}
+			out[i] = e.shown + " #" + strconv.Itoa(e.number)
+			continue
 		}
-	}
-	for i, n := range names {
-		out[i] = final[n]
+		out[i] = e.shown
 	}
 	return out
 }
@@ -144,25 +140,35 @@ func cutBefore(s string, own, width int) string {
 	tail := s[own:]
 	nt := utf8.RuneCountInString(tail)
 	if nt+1 <= width {
-		// Fewer than three characters of the beginning say nothing.
-		if head := []rune(s[:own]); width-1-nt >= 3 {
-			return string(head[:width-1-nt]) + "…" + tail
+		// The head keeps its beginning (an OpenMP construct, a return
+		// type, the outer namespace) and its end, the class or module
+		// right before the own name, which tells Kernel_DGZ::LTimes from
+		// Kernel_GZD::LTimes. Fewer than three characters say nothing.
+		head := []rune(s[:own])
+		room := width - 1 - nt
+		switch {
+		case room < 3:
+			return "…" + tail
+		case room < 16:
+			return string(head[:room]) + "…" + tail
 		}
-		return "…" + tail
+		end := room / 2
+		return string(head[:room-end]) + "…" + string(head[len(head)-end:]) + tail
 	}
 	// The own name is the tail's first word: up to its parameter list or
-	// the first space. Too long, it loses its template arguments, then
-	// its leading dotted parts (main.main.func1), then its middle.
+	// the first space. Too long for it and two ellipses, it loses its
+	// template arguments, then its leading dotted parts (main.main.func1),
+	// then its middle.
 	end := len(tail)
 	if i := strings.IndexAny(tail, "( "); i > 0 {
 		end = i
 	}
 	name, rest := tail[:end], tail[end:]
 	cut := own > 0
-	if i := strings.IndexByte(name, '<'); i > 0 && utf8.RuneCountInString(name)+1 > width {
+	if i := strings.IndexByte(name, '<'); i > 0 && utf8.RuneCountInString(name)+2 > width {
 		name, cut = name[:i], true
 	}
-	for utf8.RuneCountInString(name)+1 > width {
+	for utf8.RuneCountInString(name)+2 > width {
 		i := strings.IndexByte(name, '.')
 		if i < 0 || i+1 == len(name) {
 			break
@@ -174,22 +180,21 @@ func cutBefore(s string, own, width int) string {
 		prefix = "…"
 	}
 	nn := utf8.RuneCountInString(prefix + name)
-	switch {
-	case nn > width:
-		if utf8.RuneCountInString(name) <= width {
-			return name
-		}
+	if rest != "" {
+		nn++ // the "…" that ends what follows the name
+	}
+	// Every form cut here shows an ellipsis, so that it never reads as
+	// another, uncut name (Distinct relies on it).
+	if nn > width {
 		return shortenMiddle(name, width)
-	case rest == "" || nn == width:
+	}
+	if rest == "" {
 		return prefix + name
 	}
-	// The name whole, and the beginning of what follows it.
+	// The name whole, and the beginning of what follows it: never all of
+	// it, or the tail would have fit.
 	rr := []rune(rest)
-	room := width - nn - 1
-	if room >= len(rr) {
-		return prefix + name + rest
-	}
-	return prefix + name + string(rr[:room]) + "…"
+	return prefix + name + string(rr[:min(width-nn, len(rr)-1)]) + "…"
 }
 
 // shortenMiddle keeps s's beginning and end around "…", width characters
@@ -205,23 +210,33 @@ func shortenMiddle(s string, width int) string {
 }
 
 // shortForms returns the escaped name e and its shorter forms, each step
-// shorter than the one before: parameter lists emptied, template
+// shorter than the one before, up to the first that fits in width
+// characters (or all of them): parameter lists emptied, template
 // arguments emptied, then the leading qualifiers of the function's own
-// name dropped one at a time.
-func shortForms(e string) []string {
+// name dropped one at a time. The last form is the one to show.
+func shortForms(e string, width int) []string {
 	forms := []string{e}
+	fits := func() bool { return utf8.RuneCountInString(forms[len(forms)-1]) <= width }
 	add := func(s string) {
 		if s != forms[len(forms)-1] {
 			forms = append(forms, s)
 		}
 	}
-	add(collapse(forms[len(forms)-1], '(', ')'))
+	if fits() {
+		return forms
+	}
+	add(collapse(e, '(', ')'))
+	if fits() {
+		return forms
+	}
 	add(collapse(forms[len(forms)-1], '<', '>'))
 	// A generated name can nest thousands of qualifiers; past a few, the
 	// middle cut serves as well.
 	for range 16 {
-		last := forms[len(forms)-1]
-		s, ok := dropQualifier(last)
+		if fits() {
+			break
+		}
+		s, ok := dropQualifier(forms[len(forms)-1])
 		if !ok {
 			break
 		}

@@ -172,3 +172,53 @@ func TestShortenHugeName(t *testing.T) {
 		t.Errorf("Shorten of %d bytes = %q", len(name), got)
 	}
 }
+
+// TestDistinctClasses: the same method of classes whose names differ at
+// their end keeps the class's end when the names clash.
+func TestDistinctClasses(t *testing.T) {
+	names := []string{
+		"!$omp implicit barrier Kernel_3d_DGZ::LTimes(Grid_Data*) [clone ._omp_fn.0]",
+		"!$omp implicit barrier Kernel_3d_GZD::LTimes(Grid_Data*) [clone ._omp_fn.0]",
+	}
+	got := Distinct(names, 60)
+	if got[0] == got[1] || !strings.Contains(got[0], "DGZ::LTimes(") || !strings.Contains(got[1], "GZD::LTimes(") || !strings.HasPrefix(got[0], "!$omp implicit") {
+		t.Errorf("Distinct(%q) = %q", names, got)
+	}
+	for _, g := range got {
+		if n := utf8.RuneCountInString(g); n > 60 {
+			t.Errorf("%q: %d characters", g, n)
+		}
+	}
+}
+
+func ExampleShorten() {
+	name := "hypre::krylov::PCG<hypre::ParVector>::Solve(hypre::ParCSRMatrix const&, hypre::ParVector&)"
+	for _, width := range []int{60, 30, 15} {
+		fmt.Println(Shorten(name, width))
+	}
+	// Output:
+	// hypre::krylov::PCG<hypre::ParVector>::Solve(…)
+	// …::krylov::PCG<…>::Solve(…)
+	// …::Solve(…)
+}
+
+// BenchmarkDistinct times the summary's naming of 10^5 regions: names
+// that fit (the common case, no bookkeeping) and C++ names that all need
+// shortening.
+func BenchmarkDistinct(b *testing.B) {
+	for _, c := range []struct{ name, format string }{
+		{"short", "region_%d"},
+		{"cxx", "ns::detail::Kernel_%d<double, std::allocator<double> >::apply(Grid_Data*, int) [clone ._omp_fn.0]"},
+	} {
+		names := make([]string, 100_000)
+		for i := range names {
+			names[i] = fmt.Sprintf(c.format, i)
+		}
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				Distinct(names, 60)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(names)), "ns/name")
+		})
+	}
+}
