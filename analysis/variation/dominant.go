@@ -114,6 +114,12 @@ type Dominance struct {
 	// HasLoop is false when there is none.
 	Loop    RegionTotal
 	HasLoop bool
+	// RankLoop is a collective that would be the Loop but that only one
+	// location of each rank calls (the master thread of an MPI+OpenMP
+	// code): it cannot cut the other threads' iterations, which the weak
+	// choice's note says. HasRankLoop is false when there is none.
+	RankLoop    RegionTotal
+	HasRankLoop bool
 	// RunnerUp is the other candidate with the highest SOS-time;
 	// HasRunnerUp is false when there is none.
 	RunnerUp    RegionTotal
@@ -251,22 +257,35 @@ func timeDominant(files []*tracefile.File, totals []RegionTotal, sync analysis.S
 		return d, fmt.Errorf("analysis: the trace has no locations")
 	}
 	cl := newClassifier(files, sync)
-	var cands, loops []RegionTotal
-	often := 0
+	var cands, loops, rankLoops []RegionTotal
+	often, ranks := 0, 0
+	for _, f := range files {
+		if len(f.Locations) > 0 {
+			ranks++
+		}
+	}
 	for _, t := range totals {
-		if t.Visits < d.MinVisits {
+		if t.Visits < d.MinVisits && !(isCollective(t.Name) && t.Visits >= 2*uint64(ranks)) {
 			continue
 		}
-		often++
+		if t.Visits >= d.MinVisits {
+			often++
+		}
 		switch k := cl.kind(t.Name); {
+		case t.Visits < d.MinVisits:
+			if ranks < d.Locations && t.Locations == ranks && t.Visits%uint64(ranks) == 0 {
+				rankLoops = append(rankLoops, t)
+			}
 		case k == kindWork || k == kindTask || k == kindOpenMP:
 			cands = append(cands, t)
 		case isCollective(t.Name) && t.Locations == d.Locations && t.Visits%uint64(d.Locations) == 0:
 			loops = append(loops, t)
+		case isCollective(t.Name) && ranks < d.Locations && t.Locations == ranks && t.Visits%uint64(ranks) == 0:
+			rankLoops = append(rankLoops, t)
 		}
 	}
 	var walked map[string]waitShare
-	if len(cands)+len(loops) > 0 {
+	if len(cands)+len(loops)+len(rankLoops) > 0 {
 		ws, traced, err := waitShares(files, cl, procs)
 		if err != nil {
 			return d, err
@@ -286,6 +305,16 @@ func timeDominant(files []*tracefile.File, totals []RegionTotal, sync analysis.S
 		}
 		if !d.HasLoop || t.Visits < d.Loop.Visits || t.Visits == d.Loop.Visits && t.Inclusive > d.Loop.Inclusive {
 			d.Loop, d.HasLoop = t, true
+		}
+	}
+	// The same for the collectives one location of each rank calls: their
+	// spans, summed over those locations, against their share of the run.
+	for _, t := range rankLoops {
+		if float64(walked[t.Name].span) < LoopSpan*float64(d.Run)*float64(ranks)/float64(d.Locations) {
+			continue
+		}
+		if !d.HasRankLoop || t.Visits < d.RankLoop.Visits || t.Visits == d.RankLoop.Visits && t.Inclusive > d.RankLoop.Inclusive {
+			d.RankLoop, d.HasRankLoop = t, true
 		}
 	}
 	best, runnerUp, found, hasRunnerUp := chooseCandidate(cands, walked)

@@ -28,7 +28,8 @@ const (
 	// NoteWeakChoice: the time-dominant region Region is a weak choice,
 	// as Weak says: it covers Share of the run and is invoked Missing
 	// times on Locations locations; Loop is the collective called Of
-	// times that the iterations are cut at, or could be ("" if none).
+	// times that the iterations are cut at, or could be ("" if none); with
+	// WeakShareOfRun, the collective only one thread of each rank calls.
 	NoteWeakChoice
 )
 

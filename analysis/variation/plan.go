@@ -111,8 +111,11 @@ func (p *Plan) Notes(rows []Row, files []*tracefile.File) []Note {
 	if d := &p.Dominance; !p.Picked && p.HasDominance && d.Weak != WeakNone {
 		n := Note{Kind: NoteWeakChoice, Weak: d.Weak, Region: d.Region.Name, Share: d.Share, Locations: d.Locations,
 			Missing: d.Region.Visits}
-		if d.HasLoop {
+		switch {
+		case d.HasLoop:
 			n.Loop, n.Of = d.Loop.Name, d.Loop.Visits
+		case d.HasRankLoop:
+			n.Loop, n.Of = d.RankLoop.Name, d.RankLoop.Visits
 		}
 		notes = append(notes, n)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hmbtrace/hmbtrace/analysis/trend"
 	"github.com/hmbtrace/hmbtrace/internal/tracetest"
+	"github.com/hmbtrace/hmbtrace/measure"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
@@ -98,5 +99,52 @@ func TestShapeDynamicsSaysWeak(t *testing.T) {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("dynamics lacks %q:\n%s", want, out.String())
 		}
+	}
+}
+
+// TestHybridWeakNoteNamesRankCollective checks an MPI+OpenMP code whose
+// compute is inlined (LULESH with two threads): only small parallel
+// regions are candidates, and the MPI_Allreduce each rank's master thread
+// calls every iteration cannot cut the other threads' iterations, which
+// the weak choice's note says instead of "no collective".
+func TestHybridWeakNoteNamesRankCollective(t *testing.T) {
+	const ranks, threads, iters = 2, 2, 20
+	var files []*tracefile.File
+	for r := 0; r < ranks; r++ {
+		locs := map[string][]tracetest.Call{}
+		var order []string
+		for th := 0; th < threads; th++ {
+			name := fmt.Sprintf("rank %d thread %d", r, th)
+			order = append(order, name)
+			var calls []tracetest.Call
+			at := uint64(1)
+			for it := 0; it < iters; it++ {
+				calls = append(calls, tracetest.C("!$omp parallel @eos.c:7", at, at+3))
+				if th == 0 {
+					calls = append(calls, tracetest.C("MPI_Allreduce", at+90, at+99))
+				}
+				at += 100
+			}
+			locs[name] = []tracetest.Call{tracetest.C("main", 0, at+1, calls...)}
+		}
+		files = append(files, tracetest.RecordCalls(t, measure.Config{}, tracetest.WeberUnit, locs, order...))
+	}
+	d, err := TimeDominant(files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Weak != WeakShareOfRun || !d.HasRankLoop || d.RankLoop.Name != "MPI_Allreduce" || d.HasLoop {
+		t.Fatalf("weak %d, rank loop %v %q, loop %v; want WeakShareOfRun with MPI_Allreduce as the ranks' loop", d.Weak, d.HasRankLoop, d.RankLoop.Name, d.HasLoop)
+	}
+	v, err := Analyze(files, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := render.VariationText(&out, v, DefaultMinScore, 3); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "MPI_Allreduce, called throughout the run (40 calls), is called by one thread of each rank only") {
+		t.Errorf("the note does not name the ranks' collective:\n%s", out.String())
 	}
 }
