@@ -9,13 +9,16 @@ import (
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
-// The delays are found by a second pass over the late locations' events,
-// once the waits are known (Böhme et al. replay backwards; reading the
-// late party's events again in order, with the waits' windows sorted,
-// finds the same): what each late location was doing during each wait it
-// caused, and, for the worst waits, what it computed since its previous
-// synchronisation point. Nothing of the first pass's events is kept, so
-// memory is that of the calls and messages, not of the events.
+// Everything that needs the waits is found by one second pass over the
+// locations' events, once the waits are known (Böhme et al. replay
+// backwards; reading each location's events again in order, with its
+// windows sorted, gives the same sums): what each late location was doing
+// during each wait it caused, for the worst waits what it computed since
+// its previous synchronisation point, the stretches of the critical path,
+// and both parties' synchronisation intervals for the delay costs. Each
+// window collects its own time per call path. Nothing of the first pass's
+// events is kept, so memory is that of the calls, messages and windows,
+// not of the events.
 
 // window is a stretch of a location's time to account for.
 type window struct {
