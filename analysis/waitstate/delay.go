@@ -79,7 +79,25 @@ func (a *analysis) secondPass(procs int, res *Result, waits []wait, named []int)
 	for _, i := range named {
 		isNamed[i] = true
 	}
+	// Each wait makes at most a window during it and an interval on its
+	// late party, an interval on its waiting party, and the work window
+	// of a named one: sized once, the windows are not copied as they grow.
+	count := make([]int, len(a.locs))
+	for _, w := range waits {
+		if w.Peer >= 0 && w.Time > 0 {
+			count[w.Peer] += 2
+			count[w.Loc]++
+		}
+	}
+	for _, i := range named {
+		if p := waits[i].Peer; p >= 0 {
+			count[p]++
+		}
+	}
 	wins := make([][]window, len(a.locs))
+	for n, c := range count {
+		wins[n] = make([]window, 0, c+1) // +1: a span of the critical path, usually
+	}
 	for i, w := range waits {
 		if w.Peer < 0 || w.Time <= 0 {
 			continue
