@@ -397,74 +397,83 @@ func TestOpenMPWaitStates(t *testing.T) {
 
 // TestMPICriticalPath runs the critpath scenario: iterations of compute
 // and MPI_Allreduce without pacing, rank 2's compute three times the
-// others' (6 ms against 2 ms). The critical path runs through rank 2's
-// compute, the compute's critical-path imbalance is its time on the path
-// less its mean per rank (6 against 3 ms an iteration), and the delay
-// costs of the allreduce's waits go to rank 2's compute.
+// others' (6 ms against 2 ms). In every run, the critical path holds, of
+// each iteration, the compute of the rank that entered the allreduce last
+// (its release ends the others' waits), as the trace's times say. When
+// that rank was rank 2 every time (the scheduler kept to the plan; up to
+// three runs are tried), the path runs through rank 2's compute alone,
+// the compute's critical-path imbalance is at least 2 ms an iteration
+// (6 on the path against a mean of 3), and the delay costs of the
+// allreduce's waits go to rank 2's compute.
 func TestMPICriticalPath(t *testing.T) {
 	build := mpiLibrary(t)
 	prog := mpiBuild(t, build, "mpicc", "waitstate", "waitstate.c")
 	const np, iters, ms = 4, 8, int64(1_000_000)
-	out := t.TempDir()
-	mpirun(t, np, out, nil, prog, "critpath", fmt.Sprint(iters))
-	files := rankFiles(t, out, "waitstate", np)
-	res, err := waitstate.Analyze(files, waitstate.Options{Procs: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cp := res.CriticalPath
-	if cp == nil {
-		t.Fatal("no critical path")
-	}
-	onPath := make([]int64, np)
-	for _, v := range cp.Values {
-		if v.Region == "compute" {
-			onPath[res.Locations[v.Loc].Rank] += v.Time
+	for attempt := 1; attempt <= 3; attempt++ {
+		out := t.TempDir()
+		mpirun(t, np, out, nil, prog, "critpath", fmt.Sprint(iters))
+		files := rankFiles(t, out, "waitstate", np)
+		res, err := waitstate.Analyze(files, waitstate.Options{Procs: 2})
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	// Rank 2's compute, as the trace has it.
-	var slow, all int64
-	for r, f := range files {
-		for _, p := range f.Locations[0].Profile {
-			if f.RegionName(p.Region) == "compute" {
-				all += f.TicksToNanos(p.Exclusive)
-				if r == 2 {
-					slow = f.TicksToNanos(p.Exclusive)
-				}
+		cp := res.CriticalPath
+		if cp == nil {
+			t.Fatal("no critical path")
+		}
+		onPath := make([]int64, np)
+		for _, v := range cp.Values {
+			if v.Region == "compute" {
+				onPath[res.Locations[v.Loc].Rank] += v.Time
 			}
 		}
-	}
-	t.Logf("critical path %.3f ms, %d hops; compute on it by rank %v ns; rank 2 computed %.3f ms, all ranks %.3f ms",
-		float64(cp.Length)/1e6, cp.Hops, onPath, float64(slow)/1e6, float64(all)/1e6)
-	if slow < 6*ms*iters {
-		t.Fatalf("rank 2 computed %.3f ms, planted at least %d ms", float64(slow)/1e6, 6*iters)
-	}
-	// Every iteration's compute on rank 2 is on the path but perhaps the
-	// first's start (before the path reached rank 2) and the last one's,
-	// if another rank ended the run.
-	if onPath[2] < slow*(iters-1)/iters {
-		t.Errorf("the path holds %.3f ms of rank 2's compute, want at least %.3f", float64(onPath[2])/1e6, float64(slow*(iters-1)/iters)/1e6)
-	}
-	if other := onPath[0] + onPath[1] + onPath[3]; other > slow/iters+ms {
-		t.Errorf("the path holds %.3f ms of the other ranks' compute, want at most one iteration's", float64(other)/1e6)
-	}
-	for _, g := range cp.Regions {
-		if g.Region != "compute" {
+		// By definition from the trace's times: each iteration's last to
+		// enter the allreduce, and its compute.
+		compute := traceTiming(t, files, func(int) string { return "compute" })
+		allreduce := traceTiming(t, files, func(int) string { return "MPI_Allreduce" })
+		want := make([]int64, np)
+		planned := true
+		for it := range iters {
+			last := 0
+			for r := range np {
+				if allreduce[r].enter[it] > allreduce[last].enter[it] {
+					last = r
+				}
+			}
+			want[last] += compute[last].leave[it] - compute[last].enter[it]
+			planned = planned && last == 2
+		}
+		t.Logf("attempt %d: critical path %.3f ms, %d hops; compute on it by rank %v ns, by the last to enter each allreduce %v ns",
+			attempt, float64(cp.Length)/1e6, cp.Hops, onPath, want)
+		for r := range np {
+			if d := onPath[r] - want[r]; d < -int64(iters) || d > int64(iters) {
+				t.Errorf("rank %d: %d ns of compute on the path, the last entrants' compute says %d", r, onPath[r], want[r])
+			}
+		}
+		var all int64
+		for _, v := range compute {
+			for it := range iters {
+				all += v.leave[it] - v.enter[it]
+			}
+		}
+		if !planned {
+			t.Logf("rank 2 was not the last to enter every allreduce (a busy machine): the planted shape was not checked")
 			continue
 		}
-		// The imbalance is the path's compute less the mean per rank.
-		if want := g.Path - all/np; g.Imbalance != max(want, 0) || g.Imbalance < 2*ms*iters {
-			t.Errorf("compute: %d ns on the path, mean %d, imbalance %d; want path − mean = %d, at least %d", g.Path, g.Mean, g.Imbalance, want, 2*ms*iters)
+		for _, g := range cp.Regions {
+			if g.Region == "compute" && g.Imbalance < 2*ms*iters {
+				t.Errorf("compute: %d ns on the path, mean %d, imbalance %d; want at least %d", g.Path, g.Mean, g.Imbalance, 2*ms*iters)
+			}
 		}
-	}
-	var cost, waits int64
-	for _, c := range res.DelayCosts {
-		if c.Pattern == waitstate.WaitNxN && c.Region == "compute" && res.Locations[c.Loc].Rank == 2 {
-			cost += c.Time
+		var cost int64
+		for _, c := range res.DelayCosts {
+			if c.Pattern == waitstate.WaitNxN && c.Region == "compute" && res.Locations[c.Loc].Rank == 2 {
+				cost += c.Time
+			}
 		}
-	}
-	waits = res.Totals[waitstate.WaitNxN]
-	if cost < waits*9/10 {
-		t.Errorf("rank 2's compute carries %.3f ms of %.3f ms of Wait at N x N as delay cost (costs %+v)", float64(cost)/1e6, float64(waits)/1e6, res.DelayCosts)
+		if waits := res.Totals[waitstate.WaitNxN]; cost < waits*9/10 {
+			t.Errorf("rank 2's compute carries %.3f ms of %.3f ms of Wait at N x N as delay cost (costs %+v)", float64(cost)/1e6, float64(waits)/1e6, res.DelayCosts)
+		}
+		return
 	}
 }

@@ -73,12 +73,18 @@ func Analyze(files []*tracefile.File, opt Options) (*Result, error) {
 		matched += found[n].matched
 	}
 	res.UnmatchedSends = sends - min(matched, sends)
-	var waits []wait
-	for _, f := range append(found, extra) {
+	found = append(found, extra)
+	n := 0
+	for _, f := range found {
+		n += len(f.waits)
+	}
+	waits := make([]wait, 0, n)
+	for i, f := range found {
 		res.UnmatchedRecvs += f.unmatchedRecvs
 		res.UnmatchedCollectives += f.colls
 		res.ClockViolations += f.clock
 		waits = append(waits, f.waits...)
+		found[i].waits = nil // copied: let the collector have them
 	}
 	res.Values = sumWaits(res, waits)
 	named := worstOf(waits, max(worst, 0))

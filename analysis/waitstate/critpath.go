@@ -28,7 +28,9 @@ type CriticalPath struct {
 	Hops int `json:"hops"`
 	// Values holds the path's time per (call path, location), sorted by
 	// call path, then location. Time in a synchronisation call (past its
-	// wait) is the call's; time in a removed region is its caller's.
+	// wait) is the call's; time in a removed region is its caller's; time
+	// a location spent in no region at all is in none, so Values may add
+	// up to less than Length.
 	Values []PathTime `json:"values"`
 	// Regions is the critical-path profile by region and its imbalance,
 	// largest share of the path first.

@@ -9,13 +9,16 @@ import (
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
-// The delays are found by a second pass over the late locations' events,
-// once the waits are known (Böhme et al. replay backwards; reading the
-// late party's events again in order, with the waits' windows sorted,
-// finds the same): what each late location was doing during each wait it
-// caused, and, for the worst waits, what it computed since its previous
-// synchronisation point. Nothing of the first pass's events is kept, so
-// memory is that of the calls and messages, not of the events.
+// Everything that needs the waits is found by one second pass over the
+// locations' events, once the waits are known (Böhme et al. replay
+// backwards; reading each location's events again in order, with its
+// windows sorted, gives the same sums): what each late location was doing
+// during each wait it caused, for the worst waits what it computed since
+// its previous synchronisation point, the stretches of the critical path,
+// and both parties' synchronisation intervals for the delay costs. Each
+// window collects its own time per call path. Nothing of the first pass's
+// events is kept, so memory is that of the calls, messages and windows,
+// not of the events.
 
 // window is a stretch of a location's time to account for.
 type window struct {
@@ -76,7 +79,25 @@ func (a *analysis) secondPass(procs int, res *Result, waits []wait, named []int)
 	for _, i := range named {
 		isNamed[i] = true
 	}
+	// Each wait makes at most a window during it and an interval on its
+	// late party, an interval on its waiting party, and the work window
+	// of a named one: sized once, the windows are not copied as they grow.
+	count := make([]int, len(a.locs))
+	for _, w := range waits {
+		if w.Peer >= 0 && w.Time > 0 {
+			count[w.Peer] += 2
+			count[w.Loc]++
+		}
+	}
+	for _, i := range named {
+		if p := waits[i].Peer; p >= 0 {
+			count[p]++
+		}
+	}
 	wins := make([][]window, len(a.locs))
+	for n, c := range count {
+		wins[n] = make([]window, 0, c+1) // +1: a span of the critical path, usually
+	}
 	for i, w := range waits {
 		if w.Peer < 0 || w.Time <= 0 {
 			continue

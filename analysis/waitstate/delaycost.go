@@ -51,11 +51,22 @@ type DelayCost struct {
 // plannedInterval is the two synchronisation intervals of one wait.
 type plannedInterval struct {
 	late, waiter span
+	planned      bool // false: the wait has no delay to look for
 }
 
 // delayPlan is what the second pass must measure for the delay costs.
 type delayPlan struct {
-	intervals map[int]plannedInterval // by wait
+	intervals []plannedInterval // by wait
+}
+
+// packPartner packs a partner key (a location, or commPartner, or
+// teamPartner) and a call into one number that sorts by key, then call.
+func packPartner(key int, call int32) uint64 {
+	k := uint32(0) // teamPartner sorts first
+	if key != teamPartner {
+		k = uint32(int64(key) + 1<<31)
+	}
+	return uint64(k)<<32 | uint64(uint32(call))
 }
 
 // interval returns the key of a wait's interval on one side (winLate,
@@ -65,48 +76,39 @@ func interval(wait int, side winKind) int { return 2*wait + int(side-winLate) }
 // intervalWindows finds every wait's synchronisation intervals and adds
 // them to the locations' windows.
 func (a *analysis) intervalWindows(waits []wait, wins [][]window) *delayPlan {
-	// Per location, its calls that synchronised with a partner, sorted by
-	// partner key and call: one slice a location rather than a map of
-	// lists.
-	type partnerCall struct {
-		key  int
-		call int32
-	}
-	cmpPC := func(x, y partnerCall) int {
-		if x.key != y.key {
-			return cmp.Compare(x.key, y.key)
-		}
-		return cmp.Compare(x.call, y.call)
-	}
-	partners := make([][]partnerCall, len(a.data))
+	// Per location, its calls that synchronised with a partner, as
+	// packed (partner key, call) numbers, sorted: one slice of integers a
+	// location, which sorts fast.
+	partners := make([][]uint64, len(a.data))
 	for n, d := range a.data {
-		l := make([]partnerCall, 0, len(d.sends)+len(d.recvs)+len(d.colls)+len(d.omp))
+		l := make([]uint64, 0, len(d.sends)+len(d.recvs)+len(d.colls)+len(d.omp))
 		for _, s := range d.sends {
-			l = append(l, partnerCall{s.peer, s.call})
+			l = append(l, packPartner(s.peer, s.call))
 		}
 		for _, q := range d.recvs {
-			l = append(l, partnerCall{q.peer, q.call})
+			l = append(l, packPartner(q.peer, q.call))
 		}
 		for _, op := range d.colls {
-			l = append(l, partnerCall{commPartner(op.comm), op.call})
+			l = append(l, packPartner(commPartner(op.comm), op.call))
 		}
 		for _, v := range d.omp {
-			l = append(l, partnerCall{teamPartner, v.call})
+			l = append(l, packPartner(teamPartner, v.call))
 		}
-		slices.SortFunc(l, cmpPC)
-		partners[n] = slices.Compact(l)
+		slices.Sort(l)
+		partners[n] = l
 	}
 	// from returns when location n last synchronised with partner before
 	// call c: that call's leave, or n's first event.
 	from := func(n, partner int, c int32) int64 {
 		l := partners[n]
-		i, _ := slices.BinarySearchFunc(l, partnerCall{partner, c}, cmpPC)
-		if i == 0 || l[i-1].key != partner {
+		at := packPartner(partner, c)
+		i, _ := slices.BinarySearch(l, at)
+		if i == 0 || l[i-1]>>32 != at>>32 {
 			return a.data[n].first
 		}
-		return a.data[n].calls[l[i-1].call].leave
+		return a.data[n].calls[int32(uint32(l[i-1]))].leave
 	}
-	plan := &delayPlan{intervals: map[int]plannedInterval{}}
+	plan := &delayPlan{intervals: make([]plannedInterval, len(waits))}
 	for i, w := range waits {
 		if w.Pattern == LateSenderWrongOrder || w.Peer < 0 || w.Peer == w.Loc || w.Time <= 0 || w.lateCall < 0 || w.call < 0 {
 			continue
@@ -116,8 +118,9 @@ func (a *analysis) intervalWindows(waits []wait, wins [][]window) *delayPlan {
 			keyW, keyL = w.Peer, w.Loc
 		}
 		pi := plannedInterval{
-			late:   span{from(w.Peer, keyL, w.lateCall), w.Start + w.Time},
-			waiter: span{from(w.Loc, keyW, w.call), w.Start},
+			late:    span{from(w.Peer, keyL, w.lateCall), w.Start + w.Time},
+			waiter:  span{from(w.Loc, keyW, w.call), w.Start},
+			planned: true,
 		}
 		pi.late.start = min(pi.late.start, pi.late.end)
 		pi.waiter.start = min(pi.waiter.start, pi.waiter.end)
@@ -147,19 +150,26 @@ func (a *analysis) delayCosts(plan *delayPlan, waits []wait, outs []delayOut) ([
 	for _, l := range own {
 		slices.SortFunc(l, func(x, y int) int { return cmp.Compare(waits[x].Start, waits[y].Start) })
 	}
-	order := make([]int, 0, len(plan.intervals))
-	for i := range plan.intervals {
-		order = append(order, i)
+	// The waits from the last to end back; sorted as compact keys, not
+	// through the waits themselves.
+	type byEnd struct {
+		end, start int64
+		i          int
 	}
-	slices.SortFunc(order, func(x, y int) int {
-		ex, ey := waits[x].Start+waits[x].Time, waits[y].Start+waits[y].Time
-		if ex != ey {
-			return cmp.Compare(ey, ex)
+	keys := make([]byEnd, 0, len(plan.intervals))
+	for i, pi := range plan.intervals {
+		if pi.planned {
+			keys = append(keys, byEnd{waits[i].Start + waits[i].Time, waits[i].Start, i})
 		}
-		if waits[x].Start != waits[y].Start {
-			return cmp.Compare(waits[y].Start, waits[x].Start)
+	}
+	slices.SortFunc(keys, func(x, y byEnd) int {
+		if x.end != y.end {
+			return cmp.Compare(y.end, x.end)
 		}
-		return cmp.Compare(y, x)
+		if x.start != y.start {
+			return cmp.Compare(y.start, x.start)
+		}
+		return cmp.Compare(y.i, x.i)
 	})
 
 	type costKey struct {
@@ -180,19 +190,23 @@ func (a *analysis) delayCosts(plan *delayPlan, waits []wait, outs []delayOut) ([
 		props        []propagating
 		excess       []pathNs
 	)
-	for _, i := range order {
+	var near []int
+	for _, k := range keys {
+		i := k.i
 		w := waits[i]
 		pi := plan.intervals[i]
 		tL := a.globalTimes(w.Peer, outs[w.Peer].intervals[interval(i, winLate)], tLbuf[:0])
 		tW := a.globalTimes(w.Loc, outs[w.Loc].intervals[interval(i, winWaiter)], tWbuf[:0])
 		tLbuf, tWbuf = tL, tW
 		props = props[:0]
-		for _, j := range a.overlapping(own[w.Peer], waits, pi.late) {
+		near = overlapping(near[:0], own[w.Peer], waits, pi.late)
+		for _, j := range near {
 			ov := overlap(waits[j], pi.late)
 			tL = subPath(tL, waits[j].Path, ov)
 			props = append(props, propagating{j, ov})
 		}
-		for _, j := range a.overlapping(own[w.Loc], waits, pi.waiter) {
+		near = overlapping(near[:0], own[w.Loc], waits, pi.waiter)
+		for _, j := range near {
 			tW = subPath(tW, waits[j].Path, overlap(waits[j], pi.waiter))
 		}
 		var sum float64
@@ -274,11 +288,10 @@ func timeOf(times []pathNs, path int32) int64 {
 	return 0
 }
 
-// overlapping returns the waits of byStart (indices of waits, sorted by
-// start) that overlap s.
-func (a *analysis) overlapping(byStart []int, waits []wait, s span) []int {
+// overlapping appends to out the waits of byStart (indices of waits,
+// sorted by start) that overlap s.
+func overlapping(out, byStart []int, waits []wait, s span) []int {
 	hi, _ := slices.BinarySearchFunc(byStart, s.end, func(i int, t int64) int { return cmp.Compare(waits[i].Start, t) })
-	var out []int
 	// Waits of one location do not overlap, so few before s.start can
 	// reach into s: stop at the first that ends before it.
 	for k := hi - 1; k >= 0; k-- {

@@ -6,10 +6,13 @@
 // parallel replay ("The Scalasca performance toolset architecture") and as
 // its metric tree names them: Late Sender and its wrong-order case, Late
 // Receiver, Wait at N×N, Wait at Barrier, Late Broadcast, Early Reduce, and
-// the wait at OpenMP barriers. The delay of a wait (its root cause) follows
-// the idea of Böhme et al. ("Identifying the root causes of wait states in
-// large-scale parallel applications") in its short-term form: what the
-// late party was doing, region by region, while the other waited for it.
+// the wait at OpenMP barriers. From the waits it finds the run's critical
+// path and its imbalance (critpath.go), and the delay costs of Böhme et
+// al. ("Identifying the root causes of wait states in large-scale
+// parallel applications"): the call paths whose excess time in a wait's
+// synchronisation interval made the late party late, charged the wait
+// (short-term) and the waits it propagated into (long-term)
+// (delaycost.go). What the late party did during each wait is kept too.
 //
 // The analysis is post-mortem: Analyze reads the files of one run, puts
 // their times on the run's common axis (tracefile.Axis), and replays them
@@ -17,10 +20,10 @@
 // calls, messages, collectives and barrier visits (not its other events);
 // sends are matched to receives by MPI's order rule, collectives by their
 // order on each communicator, barriers by team and visit, which gives the
-// waits. The second pass (delay.go) reads the late locations again, with
-// the windows of the waits they caused, for the delays. The Result is data
-// only, per (pattern, call path, location), for the CUBE4 writer as for the
-// command; text.go renders it as text and JSON. Both passes and the
+// waits. The second pass (delay.go) reads the locations again, with the
+// windows the waits define, for the delays and the critical path. The
+// Result is data only, per (pattern, call path, location), for the CUBE4
+// writer as for the command; text.go renders it as text and JSON. Both passes and the
 // receivers' replay run on workers (internal/parallel); the result is the
 // same for any number of them.
 package waitstate

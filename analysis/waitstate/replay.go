@@ -67,6 +67,7 @@ type locData struct {
 	omp        []ompVisit
 	paths      []localPath
 	pathIdx    map[localPath]int32 // the index of each of paths
+	pathCache  [64]pathCacheEntry  // the last paths looked up
 	first      int64
 	last       int64
 	unresolved uint64 // messages whose peer is not among the files
@@ -273,6 +274,13 @@ type frame struct {
 	path   int32 // its call path; -1 for none (a removed region), -2 not known yet
 }
 
+// pathCacheEntry is a path of pathIdx, cached.
+type pathCacheEntry struct {
+	key  localPath
+	id   int32
+	used bool
+}
+
 // localPath is a node of a location's call tree: region (an id of the
 // file) called from parent (-1: the top).
 type localPath struct {
@@ -292,12 +300,20 @@ func (d *locData) pathOf(stack []frame, i int) int32 {
 			}
 		}
 		k := localPath{parent, fr.region}
+		// A loop enters the same paths again and again: a small cache in
+		// front of the map saves its hashing.
+		c := &d.pathCache[(uint32(parent)*0x9e3779b1^fr.region)%uint32(len(d.pathCache))]
+		if c.used && c.key == k {
+			fr.path = c.id
+			return fr.path
+		}
 		id, ok := d.pathIdx[k]
 		if !ok {
 			id = int32(len(d.paths))
 			d.pathIdx[k] = id
 			d.paths = append(d.paths, k)
 		}
+		*c = pathCacheEntry{key: k, id: id, used: true}
 		fr.path = id
 	}
 	return stack[i].path

@@ -84,8 +84,9 @@ type Result struct {
 	// Values holds every non-zero (pattern, call path, location) time,
 	// sorted by pattern, region, call path, location.
 	Values []Value
-	// Delays holds the waits charged to the late party (the short-term
-	// delay costs of Böhme et al., on the window of each wait): per
+	// Delays holds the waits charged to what the late party did during
+	// them (the window of each wait, a first look at the delay; the delay
+	// costs proper, on the synchronisation intervals, are DelayCosts): per
 	// pattern, the late location's regions, each with its own time during
 	// the waits it caused. A synchronisation call among them means the
 	// late party was itself waiting: the delay came from further back.

@@ -304,6 +304,43 @@ func TestOpenMPBarriers(t *testing.T) {
 	if w := res.Worst[0]; w.Pattern != OMPImplicitBarrier || w.Loc != 0 || w.Peer != 1 || w.Delay == nil || w.Delay.Region != "work" || w.Delay.Time != 200 {
 		t.Errorf("worst %+v delay %+v: want thread 0's 200 ns, delayed by thread 1's work all along", w, w.Delay)
 	}
+	// The delay costs: the implicit barrier's waits go to thread 1's
+	// work (280 ns against 80 and 130 since the threads' start), the
+	// explicit barrier's to thread 2's time in its implicit task since
+	// the implicit barrier (210 ns against 110 and 120).
+	want := map[DelayCost]bool{
+		{Pattern: OMPImplicitBarrier, Region: "work", Loc: 1, Time: 350}:        true,
+		{Pattern: OMPBarrier, Region: "!$omp implicit task", Loc: 2, Time: 190}: true,
+	}
+	for _, c := range res.DelayCosts {
+		c.Path = 0
+		if !want[c] {
+			t.Errorf("delay cost %+v not expected", c)
+		}
+		delete(want, c)
+	}
+	for c := range want {
+		t.Errorf("no delay cost %+v", c)
+	}
+	// The critical path: back from thread 0's end (1110) to the explicit
+	// barrier's release by thread 2 (1100), to the implicit barrier's by
+	// thread 1 (300), whose work holds 280 ns of it.
+	cp := res.CriticalPath
+	if cp.Last != 0 || cp.Hops != 2 || cp.Length != 1100 {
+		t.Errorf("critical path: last %d, %d hops, %d ns; want 0, 2, 1100", cp.Last, cp.Hops, cp.Length)
+	}
+	var work int64
+	for _, v := range cp.Values {
+		if v.Region == "work" {
+			if v.Loc != 1 {
+				t.Errorf("thread %d's work on the path", v.Loc)
+			}
+			work += v.Time
+		}
+	}
+	if work != 280 {
+		t.Errorf("%d ns of work on the path, want thread 1's 280", work)
+	}
 }
 
 // The result is the same for any number of workers.

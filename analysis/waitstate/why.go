@@ -41,8 +41,16 @@ func WriteWhy(w io.Writer, r *Result, top int) error {
 	}
 	slices.SortStableFunc(pats, func(a, b Pattern) int { return cmp.Compare(r.Totals[b], r.Totals[a]) })
 	causes := r.Causes()
+	var all int64
+	for _, p := range pats {
+		all += r.Totals[p]
+	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Why ranks wait (hmbtrace waitstate tells more):")
+	share := 0.0
+	if r.Total > 0 {
+		share = 100 * float64(all) / float64(r.Total)
+	}
+	fmt.Fprintf(w, "Why ranks wait: %s of waiting in all, %.2f%% of the run (hmbtrace waitstate tells more):\n", ms(all), share)
 	for i, p := range pats {
 		if i >= top {
 			break

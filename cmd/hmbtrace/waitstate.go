@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"io"
 
 	"github.com/hmbtrace/hmbtrace/analysis/waitstate"
@@ -51,12 +52,26 @@ func runWaitstate(args []string, out io.Writer) error {
 	return waitstate.WriteText(out, r, *top)
 }
 
+// whyMaxLocations bounds the runs whose summary replays the waits: the
+// replay holds every location's calls and windows (about 90 KB a rank of
+// a 20-step halo code), which past a thousand locations outweighs what
+// summary itself needs; waitstate replays any run.
+var whyMaxLocations = 1024
+
 // writeWhy ends a summary with why the ranks waited (the top three
 // patterns, their places and causes, the critical path), when the run has
 // MPI or OpenMP synchronisation to replay and waited in it.
 func writeWhy(out io.Writer, files []*tracefile.File, procs int) error {
 	if !waitstate.Replayable(files) {
 		return nil
+	}
+	locs := 0
+	for _, f := range files {
+		locs += len(f.Locations)
+	}
+	if locs > whyMaxLocations {
+		_, err := fmt.Fprintf(out, "\nWhy ranks wait: not replayed here for %d locations (more than %d); hmbtrace waitstate replays them\n", locs, whyMaxLocations)
+		return err
 	}
 	r, err := waitstate.Analyze(files, waitstate.Options{Procs: procs, Worst: -1})
 	if err != nil {

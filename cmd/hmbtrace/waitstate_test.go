@@ -54,3 +54,27 @@ func TestWaitstateCommand(t *testing.T) {
 		t.Errorf("-top -1: exit %d, %q: want a usage error naming -top", rc, errOut.String())
 	}
 }
+
+// summary ends with why the ranks waited; past whyMaxLocations it says
+// which command replays them instead.
+func TestSummaryWhy(t *testing.T) {
+	trace := filepath.Join("testdata", "golden", "traces", "mpi")
+	var out, errOut bytes.Buffer
+	if rc := run([]string{"summary", trace}, &out, &errOut); rc != 0 {
+		t.Fatalf("summary: exit %d: %s", rc, errOut.String())
+	}
+	for _, want := range []string{"Why ranks wait", "Wait at N x N", "caused most by", "critical path"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("summary prints no %q:\n%s", want, out.String())
+		}
+	}
+	defer func(n int) { whyMaxLocations = n }(whyMaxLocations)
+	whyMaxLocations = 1
+	out.Reset()
+	if rc := run([]string{"summary", trace}, &out, &errOut); rc != 0 {
+		t.Fatalf("summary: exit %d: %s", rc, errOut.String())
+	}
+	if !strings.Contains(out.String(), "Why ranks wait: not replayed here for 2 locations (more than 1); hmbtrace waitstate replays them") || strings.Contains(out.String(), "caused most by") {
+		t.Errorf("summary past the bound:\n%s", out.String())
+	}
+}

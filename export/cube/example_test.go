@@ -6,6 +6,7 @@ import (
 	"log"
 
 	"github.com/hmbtrace/hmbtrace/export/cube"
+	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
 // A profile by hand: Time over a two-level call tree on one thread, the
@@ -55,4 +56,35 @@ func Example() {
 	// comm            Communication  0.75 s
 	// mpi_point2point Point-to-point 0.75 s
 	// mpi_latesender  Late Sender    0.5 s
+}
+
+// A traced run's profile with what the wait-state replay found: the
+// patterns under Time, the critical path and the delay costs as roots of
+// their own, by Scalasca's unique names.
+func ExampleFromFilesAnalysed() {
+	var files []*tracefile.File
+	for r := range 2 {
+		f, err := tracefile.Open(fmt.Sprintf("testdata/mpi/mpi-jacobi.%d.hmb", r))
+		if err != nil {
+			log.Fatal(err)
+		}
+		defer f.Close()
+		files = append(files, f)
+	}
+	p, err := cube.FromFilesAnalysed(files, 1)
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, m := range p.Metrics() {
+		fmt.Print(m.Uniq)
+		for _, c := range m.Children {
+			fmt.Print(" > ", c.Uniq)
+		}
+		fmt.Println()
+	}
+	// Output:
+	// time > mpi
+	// visits
+	// critical_path > critical_path_imbalance
+	// delay > delay_mpi
 }
