@@ -13,6 +13,16 @@ import (
 
 var threadID = regexp.MustCompile(`"thread [0-9]+"`)
 
+// exitLines matches the lines a run says at its end when something was
+// wrong or missing, and at its start when it moved an earlier run aside.
+var exitLines = regexp.MustCompile(`(?m)^hmbtrace: (.*; see hmbtrace summary \S+|an earlier run's .* moved to .*)\n`)
+
+// withoutExitLines returns stderr without those lines, for tests that
+// check that a program says nothing else.
+func withoutExitLines(stderr string) string {
+	return exitLines.ReplaceAllString(stderr, "")
+}
+
 // TestLastErrorAndExitLine: a C program's usage errors are in
 // hmb_last_error as they happen, in order with the library's own
 // failures, and its exit says them in one line.
