@@ -19,7 +19,7 @@ import (
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
-var sections = []string{"facts", "profile", "timeline", "variation", "dynamics", "communication", "counters"}
+var sections = []string{"facts", "profile", "timeline", "waitstates", "variation", "dynamics", "communication", "counters"}
 
 func TestWriteSections(t *testing.T) {
 	files := fixtures(t)
@@ -41,19 +41,23 @@ func TestWriteSections(t *testing.T) {
 			t.Errorf("section %s: %s", id, s)
 		}
 	}
+	if strings.Contains(page, "<pre>") {
+		t.Error("the page shows an analysis as preformatted text")
+	}
 	for _, c := range []struct {
 		section string
 		want    []string
 	}{
-		{"facts", []string{"synthetic.0.hmb", "synthetic.1.hmb", "reduction policy depth", "reduction policy last",
-			"closed depth 4 and deeper", "keep-last window", "of calls shorter than 1.000 µs"}},
-		{"variation", []string{`<div class="figure scroll" id="variation-heatmap"><svg`, "<pre>"}},
-		{"dynamics", []string{`<div class="figure scroll" id="dynamics-series"><svg`, "<pre>"}},
+		{"facts", []string{"synthetic: 2 processes", `id="run-table"`, "<td>rank 0 worker 0</td>", "<td>rank 1 worker 1</td>", "reduction policy depth (on 1 of the 2 files",
+			"not recorded: buffer full at depth 4", "keep-last: only the end of the run kept", "calls shorter than 1.000 µs"}},
+		{"variation", []string{`<div class="figure scroll" id="variation-heatmap"><svg`, `<span class="k">iterations</span>`}},
+		{"dynamics", []string{`<div class="figure scroll" id="dynamics-series"><svg`, "<p>Iterations: "}},
+		{"waitstates", []string{"Wait states"}},
 		{"communication", []string{`id="comm-matrix"><svg`, `id="comm-diagram"><svg`, "<td>rank 1: worker 0</td><td>rank 1: worker 1</td>",
 			"The buffer shed"}}, // rank 0's messages were at the closed depth
 		{"counters", []string{"These traces hold no counters"}},
 		{"timeline", []string{`<canvas id="tl-canvas"`}},
-		{"profile", []string{`<table id="profile-table"`}},
+		{"profile", []string{`<table id="profile-table"`, `id="cube-metrics"`, `id="cube-calls"`, `id="cube-system"`}},
 	} {
 		s := section(c.section)
 		for _, want := range c.want {

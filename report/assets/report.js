@@ -675,8 +675,11 @@ function runReport() {
       var newLoc = i === 0 || rows[i - 1].meta.loc !== r.meta.loc;
       var newGroup = newLoc && (i === 0 || groupOf(i - 1) !== (loc.group || "") || !loc.group);
       if (newLoc) {
-        ctx.fillStyle = newGroup ? "#5b6275" : "#c3c7d2";
-        ctx.fillRect(newGroup ? 0 : indent, y - (newGroup ? 1 : 0.5), W, newGroup ? 2 : 1);
+        // Thin rows get a hairline, so that separators do not outweigh
+        // the calls of 64 ranks.
+        var thick = newGroup && rowH >= 8;
+        ctx.fillStyle = thick ? "#5b6275" : rowH >= 8 ? "#c3c7d2" : "rgba(255,255,255,0.8)";
+        ctx.fillRect(newGroup ? 0 : indent, y - (thick ? 1 : 0.5), W, thick ? 2 : 1);
       }
       if (loc.group && (i === first || newGroup)) {
         // The group's rows from here (or the first visible row) down.
@@ -774,7 +777,7 @@ function runReport() {
   var drawnCollectives = 0;
   function drawCollectives(X, first, last) {
     drawnCollectives = 0;
-    ctx.strokeStyle = "#000";
+    ctx.strokeStyle = "rgba(0,0,0,0.85)";
     ctx.fillStyle = "#000";
     for (var c = 0; c + 2 < collectives.length;) {
       var release = collectives[c + 1], n = collectives[c + 2], at = c + 3;
@@ -794,6 +797,9 @@ function runReport() {
       ctx.moveTo(xr, rowMid(lo) - rowH / 3);
       ctx.lineTo(xr, rowMid(hi) + rowH / 3);
       ctx.stroke();
+      // Rows too thin for a line each show the bar alone: the calls
+      // under it tell who waited.
+      if (rowH < 9) continue;
       ctx.lineWidth = 1;
       ctx.beginPath();
       for (j = 0; j < n; j++) {
@@ -802,7 +808,7 @@ function runReport() {
         ctx.lineTo(xr, y);
       }
       ctx.stroke();
-      if (rowH >= 6) {
+      {
         for (j = 0; j < n; j++) {
           var yy = rowMid(collectives[at + 2 * j]), xx = X(collectives[at + 2 * j + 1]);
           ctx.fillRect(xx - 1, yy - 3, 3, 6);
@@ -1112,9 +1118,12 @@ function runReport() {
     // A static table sorts too.
     var other = document.querySelector("#facts table.sortable");
     if (other && other.tBodies[0].rows.length > 1) {
-      other.tHead.rows[0].cells[0].click();
-      var first = parseFloat(other.tBodies[0].rows[0].cells[0].getAttribute("data-v"));
-      var last = parseFloat(other.tBodies[0].rows[other.tBodies[0].rows.length - 1].cells[0].getAttribute("data-v"));
+      // Its first numeric column, sorted largest first.
+      var cells = other.tBodies[0].rows[0].cells, col = 0;
+      while (col < cells.length && !cells[col].hasAttribute("data-v")) col++;
+      other.tHead.rows[0].cells[col].click();
+      var first = parseFloat(other.tBodies[0].rows[0].cells[col].getAttribute("data-v"));
+      var last = parseFloat(other.tBodies[0].rows[other.tBodies[0].rows.length - 1].cells[col].getAttribute("data-v"));
       out.staticSorted = first >= last;
     }
     view.v0 = saved.v0; view.v1 = saved.v1; view.scroll = saved.scroll;
@@ -1123,7 +1132,7 @@ function runReport() {
   }
 
   var check = { sections: {}, timeline: {}, probes: [] };
-  ["facts", "profile", "timeline", "variation", "dynamics", "communication", "counters"].forEach(function (id) {
+  ["facts", "profile", "timeline", "waitstates", "variation", "dynamics", "communication", "counters"].forEach(function (id) {
     var s = document.getElementById(id);
     check.sections[id] = !!s && s.querySelector("h2") !== null && s.textContent.length > 40;
   });
