@@ -309,6 +309,9 @@ func TestRunSectionAtScale(t *testing.T) {
 		if c.Timeline.Messages == 0 || c.Timeline.MessagesDrawn == 0 {
 			t.Errorf("at %d px: %d messages in the data, %d drawn", w, c.Timeline.Messages, c.Timeline.MessagesDrawn)
 		}
+		if !strings.HasPrefix(c.Timeline.MessageTip, "message rank") {
+			t.Errorf("at %d px the first message's line says %q when hovered", w, c.Timeline.MessageTip)
+		}
 		screenshot(t, path, "", filepath.Join(dir, fmt.Sprintf("ranks64-%d.png", w)), size)
 	}
 }

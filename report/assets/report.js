@@ -769,6 +769,32 @@ function runReport() {
     });
   }
 
+  // messageAt names the message whose line passes within 3 px of the
+  // canvas point (px, py), "" if none: who sent it to whom, when, and how
+  // long its receive waited for it.
+  function messageAt(px, py) {
+    var pxTime = (view.v1 - view.v0) / plotWidth(), best = 9, found = -1;
+    var X = function (t) { return gutter + (t - view.v0) / pxTime; };
+    for (var m = 0; m + 3 < messages.length; m += 4) {
+      var r1 = messages[m + 2];
+      if (r1 < 0) r1 = -1 - r1;
+      var x0 = X(messages[m + 1]), y0 = rowMid(messages[m]), x1 = X(messages[m + 3]), y1 = rowMid(r1);
+      if (px < Math.min(x0, x1) - 3 || px > Math.max(x0, x1) + 3 || py < Math.min(y0, y1) - 3 || py > Math.max(y0, y1) + 3) continue;
+      var dx = x1 - x0, dy = y1 - y0, l2 = dx * dx + dy * dy, u = l2 > 0 ? ((px - x0) * dx + (py - y0) * dy) / l2 : 0;
+      u = Math.max(0, Math.min(1, u));
+      var ex = x0 + u * dx - px, ey = y0 + u * dy - py, d2 = ex * ex + ey * ey;
+      if (d2 < best) { best = d2; found = m; }
+    }
+    if (found < 0) return "";
+    var to = messages[found + 2], late = to < 0;
+    if (late) to = -1 - to;
+    var from = tl.locations[rows[messages[found]].meta.loc].label, dest = tl.locations[rows[to].meta.loc].label;
+    var text = "message " + from + " → " + dest + "\nsent at " + dur(messages[found + 1]) + ", received at " + dur(messages[found + 3]) +
+      " (" + dur(messages[found + 3] - messages[found + 1]) + " later)";
+    if (late) text += "\nlate sender: the receive was waiting when it was sent";
+    return text;
+  }
+
   // drawCollectives draws each collective operation as Vampir's marker:
   // from each member's entry a line to the moment the last member entered,
   // where a bar joins them all; the stretch each member waited is what the
@@ -1002,6 +1028,12 @@ function runReport() {
       } else tip.hidden = true;
       return;
     }
+    var msg = messageAt(x, y + axisH);
+    if (msg) {
+      tip.textContent = msg;
+      showTip(x, y);
+      return;
+    }
     var h = hit(i, eventTime(ev));
     if (!h || (h.kind === "none" && !h.task)) { tip.hidden = true; return; }
     tip.textContent = describe(h);
@@ -1152,6 +1184,12 @@ function runReport() {
     pxTime: (view.v1 - view.v0) / plotWidth(),
     canvas: [canvas.width, canvas.height]
   };
+  // Hovering the middle of the first message's line names it.
+  if (messages.length >= 4) {
+    var mr1 = messages[2] < 0 ? -1 - messages[2] : messages[2], mpx = (view.v1 - view.v0) / plotWidth();
+    var mx = gutter + ((messages[1] + messages[3]) / 2 - view.v0) / mpx, my = (rowMid(messages[0]) + rowMid(mr1)) / 2;
+    check.timeline.messageTip = messageAt(mx, my);
+  }
   if (args.probe) {
     args.probe.split(",").forEach(function (p) {
       var rc = p.split(":"), h = hit(parseInt(rc[0], 10), parseFloat(rc[1]));
