@@ -140,16 +140,6 @@ func writeHead(p *page, r *run, opt Options) {
 		for _, f := range r.files {
 			names = append(names, filepath.Base(f.Path))
 		}
-		if archive, _, ok := strings.Cut(names[0], "#"); ok && len(names) > 1 {
-			// The ranks of one run archive: named by it.
-			same := true
-			for _, n := range names {
-				same = same && strings.HasPrefix(n, archive+"#")
-			}
-			if same {
-				names = []string{fmt.Sprintf("%s (%d ranks)", archive, len(names))}
-			}
-		}
 		if len(names) > 3 {
 			// Named by its first and last file, as long for 10⁴ as for 3.
 			names = []string{fmt.Sprintf("%s … %s (%d files)", names[0], names[len(names)-1], len(names))}

@@ -495,7 +495,7 @@ func TestLabels(t *testing.T) {
 	}{
 		{[]*tracefile.File{x0}, []string{"rank 0", "thread 2"}},
 		{[]*tracefile.File{x0, x1}, []string{"rank 0", "rank 0 thread 2", "rank 1", "rank 1 thread 2"}},
-		{[]*tracefile.File{x0, y0}, []string{"x.0.hmb rank 0", "x.0.hmb thread 2", "y.0.hmb rank 0", "y.0.hmb thread 2"}},
+		{[]*tracefile.File{x0, y0}, []string{"x.0.hmb: rank 0", "x.0.hmb: thread 2", "y.0.hmb: rank 0", "y.0.hmb: thread 2"}},
 	} {
 		r := newRun(tc.files)
 		var got []string

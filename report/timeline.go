@@ -265,7 +265,7 @@ func locationOrder(f *tracefile.File) []int {
 //
 // The process is said once: "rank 1" for a process of one location or for
 // the location named as its process, "rank 1 thread 2" for another of its
-// threads, never "rank 1: rank 1".
+// threads ("x.0.hmb: thread 2" by file), never "rank 1: rank 1".
 func (r *run) label(i int, l *tracefile.Location) string {
 	if len(r.files) == 1 && !r.byFile {
 		return l.Name
@@ -273,6 +273,9 @@ func (r *run) label(i int, l *tracefile.Location) string {
 	group := r.group(i)
 	if len(r.files[i].Locations) == 1 || l.Name == group || l.Name == "" {
 		return group
+	}
+	if r.byFile {
+		return group + ": " + l.Name // a file's name, then its location's
 	}
 	return group + " " + l.Name
 }
