@@ -56,7 +56,8 @@ func TestWriteSections(t *testing.T) {
 		{"communication", []string{`id="comm-matrix"><svg`, `id="comm-diagram"><svg`, "<td>rank 1: worker 0</td><td>rank 1: worker 1</td>",
 			"The buffer shed"}}, // rank 0's messages were at the closed depth
 		{"counters", []string{"These traces hold no counters"}},
-		{"timeline", []string{`<canvas id="tl-canvas"`}},
+		{"timeline", []string{`<canvas id="tl-canvas"`, "not recorded: buffer full at this depth", "recorded, then dropped to make room",
+			"before the kept last part of the run", "began before the kept part"}},
 		{"profile", []string{`<table id="profile-table"`, `id="cube-metrics"`, `id="cube-calls"`, `id="cube-system"`}},
 	} {
 		s := section(c.section)
@@ -155,7 +156,7 @@ func TestTimelineData(t *testing.T) {
 			continue
 		}
 		if len(meta.Marks) != 2 || meta.Marks[0].Kind != "revoked" || meta.Marks[1].Kind != "closed" ||
-			meta.Marks[1].From != files[0].Nanos(red.Time) || meta.Marks[1].Label != "shed: depth 4 closed at "+units.Duration(float64(files[0].Nanos(red.Time))) {
+			meta.Marks[1].From != files[0].Nanos(red.Time) || meta.Marks[1].Label != "not recorded: buffer full at depth 4 from "+units.Duration(float64(files[0].Nanos(red.Time)))+" on" {
 			t.Errorf("rank 0 depth 4 marks %+v, want revoked then closed at the reduction", meta.Marks)
 		}
 		if !strings.Contains(meta.Stats, "removed") || !strings.Contains(meta.Stats, "by depth") {
