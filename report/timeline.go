@@ -632,7 +632,7 @@ type locationTimeline struct {
 	missed bool
 	// truncated is set by a call entered before a keep-last window.
 	truncated bool
-	err    error
+	err       error
 
 	points        [][]tlPoint // by row-1
 	pointsOmitted int
