@@ -80,6 +80,7 @@ type selfCheck struct {
 		Rows, Level, Exact, Tiles int
 		Messages, MessagesDrawn   int
 		CollectivesDrawn          int
+		MessageTip                string // the tooltip over the first message's line
 		DrawMs, DecodeMs          float64
 		V0, V1, PxTime            float64
 		Axis                      []string // the axis labels drawn

@@ -369,7 +369,7 @@ func (g *grouping) groupLocation(r *run, gi int) tlLocation {
 		loc.Short = append(loc.Short, units.Count(filtered)+" filtered")
 	}
 	if removed > 0 {
-		loc.Notes = append(loc.Notes, fmt.Sprintf("shed: %s events on %d of the %d locations", units.Count(removed), shed, n))
+		loc.Notes = append(loc.Notes, fmt.Sprintf("not kept (buffer full): %s events on %d of the %d locations", units.Count(removed), shed, n))
 		loc.Short = append(loc.Short, units.Count(removed)+" shed")
 	}
 	if windowed > 0 {

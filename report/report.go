@@ -140,7 +140,7 @@ func writeHead(p *page, r *run, opt Options) {
 		for _, f := range r.files {
 			names = append(names, filepath.Base(f.Path))
 		}
-		if r.groups != nil && len(names) > 2 {
+		if len(names) > 3 {
 			// Named by its first and last file, as long for 10⁴ as for 3.
 			names = []string{fmt.Sprintf("%s … %s (%d files)", names[0], names[len(names)-1], len(names))}
 		}
@@ -200,7 +200,24 @@ func writeTimelineSection(p *page, r *run, tl *timeline, opt Options) {
 		Kinds                 []key
 		Messages, Collectives bool
 		Late                  bool // a late sender's message is drawn
+		// The buffer's marks drawn, by kind, and the ends of calls.
+		Marks           map[string]bool
+		Truncated, Open bool
 	}{ExactMin: units.Duration(tl.ExactMin), Omitted: tl.Omitted, Messages: len(tl.Messages) > 0, Collectives: len(tl.Collectives) > 0}
+	data.Marks = map[string]bool{}
+	for _, row := range tl.Rows {
+		for _, m := range row.Marks {
+			data.Marks[m.Kind] = true
+		}
+	}
+	data.Truncated, data.Open = tl.truncated, tl.open
+	if r.groups != nil {
+		// A group's row draws no marks of its own: name them all.
+		for _, k := range []string{"closed", "revoked", "window", "stopped"} {
+			data.Marks[k] = true
+		}
+		data.Truncated, data.Open = true, true
+	}
 	for m := 2; m < len(tl.Messages); m += 4 {
 		data.Late = data.Late || tl.Messages[m] < 0
 	}

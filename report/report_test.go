@@ -19,7 +19,7 @@ import (
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
-var sections = []string{"facts", "profile", "timeline", "variation", "dynamics", "communication", "counters"}
+var sections = []string{"facts", "profile", "timeline", "waitstates", "variation", "dynamics", "communication", "counters"}
 
 func TestWriteSections(t *testing.T) {
 	files := fixtures(t)
@@ -41,19 +41,24 @@ func TestWriteSections(t *testing.T) {
 			t.Errorf("section %s: %s", id, s)
 		}
 	}
+	if strings.Contains(page, "<pre>") {
+		t.Error("the page shows an analysis as preformatted text")
+	}
 	for _, c := range []struct {
 		section string
 		want    []string
 	}{
-		{"facts", []string{"synthetic.0.hmb", "synthetic.1.hmb", "reduction policy depth", "reduction policy last",
-			"closed depth 4 and deeper", "keep-last window", "of calls shorter than 1.000 µs"}},
-		{"variation", []string{`<div class="figure scroll" id="variation-heatmap"><svg`, "<pre>"}},
-		{"dynamics", []string{`<div class="figure scroll" id="dynamics-series"><svg`, "<pre>"}},
+		{"facts", []string{"synthetic: 2 processes", `id="run-table"`, "<td>rank 0 worker 0</td>", "<td>rank 1 worker 1</td>", "reduction policy depth (on 1 of the 2 files",
+			"not recorded: buffer full at depth 4", "keep-last: only the end of the run kept", "calls shorter than 1.000 µs"}},
+		{"variation", []string{`<div class="figure scroll" id="variation-heatmap"><svg`, `<span class="k">iterations</span>`}},
+		{"dynamics", []string{`<div class="figure scroll" id="dynamics-series"><svg`, "<p>Iterations: "}},
+		{"waitstates", []string{"Wait states"}},
 		{"communication", []string{`id="comm-matrix"><svg`, `id="comm-diagram"><svg`, "<td>rank 1: worker 0</td><td>rank 1: worker 1</td>",
 			"The buffer shed"}}, // rank 0's messages were at the closed depth
 		{"counters", []string{"These traces hold no counters"}},
-		{"timeline", []string{`<canvas id="tl-canvas"`}},
-		{"profile", []string{`<table id="profile-table"`}},
+		{"timeline", []string{`<canvas id="tl-canvas"`, "not recorded: buffer full at this depth", "recorded, then dropped to make room",
+			"before the kept last part of the run", "began before the kept part"}},
+		{"profile", []string{`<table id="profile-table"`, `id="cube-metrics"`, `id="cube-calls"`, `id="cube-system"`}},
 	} {
 		s := section(c.section)
 		for _, want := range c.want {
@@ -151,7 +156,7 @@ func TestTimelineData(t *testing.T) {
 			continue
 		}
 		if len(meta.Marks) != 2 || meta.Marks[0].Kind != "revoked" || meta.Marks[1].Kind != "closed" ||
-			meta.Marks[1].From != files[0].Nanos(red.Time) || meta.Marks[1].Label != "shed: depth 4 closed at "+units.Duration(float64(files[0].Nanos(red.Time))) {
+			meta.Marks[1].From != files[0].Nanos(red.Time) || meta.Marks[1].Label != "not recorded: buffer full at depth 4 from "+units.Duration(float64(files[0].Nanos(red.Time)))+" on" {
 			t.Errorf("rank 0 depth 4 marks %+v, want revoked then closed at the reduction", meta.Marks)
 		}
 		if !strings.Contains(meta.Stats, "removed") || !strings.Contains(meta.Stats, "by depth") {
@@ -491,7 +496,7 @@ func TestLabels(t *testing.T) {
 	}{
 		{[]*tracefile.File{x0}, []string{"rank 0", "thread 2"}},
 		{[]*tracefile.File{x0, x1}, []string{"rank 0", "rank 0 thread 2", "rank 1", "rank 1 thread 2"}},
-		{[]*tracefile.File{x0, y0}, []string{"x.0.hmb rank 0", "x.0.hmb thread 2", "y.0.hmb rank 0", "y.0.hmb thread 2"}},
+		{[]*tracefile.File{x0, y0}, []string{"x.0.hmb: rank 0", "x.0.hmb: thread 2", "y.0.hmb: rank 0", "y.0.hmb: thread 2"}},
 	} {
 		r := newRun(tc.files)
 		var got []string

@@ -34,6 +34,10 @@ type timeline struct {
 	Collectives []int64 `json:"collectives,omitempty"`
 
 	data []byte // the rows' encoding, in the order of Rows
+
+	// What the legend explains: calls entered before the kept window
+	// (truncated), calls never left (open); the marks' kinds are in Rows.
+	truncated, open bool
 }
 
 // tlLocation is a location of the timeline.
@@ -265,7 +269,7 @@ func locationOrder(f *tracefile.File) []int {
 //
 // The process is said once: "rank 1" for a process of one location or for
 // the location named as its process, "rank 1 thread 2" for another of its
-// threads, never "rank 1: rank 1".
+// threads ("x.0.hmb: thread 2" by file), never "rank 1: rank 1".
 func (r *run) label(i int, l *tracefile.Location) string {
 	if len(r.files) == 1 && !r.byFile {
 		return l.Name
@@ -273,6 +277,9 @@ func (r *run) label(i int, l *tracefile.Location) string {
 	group := r.group(i)
 	if len(r.files[i].Locations) == 1 || l.Name == group || l.Name == "" {
 		return group
+	}
+	if r.byFile {
+		return group + ": " + l.Name // a file's name, then its location's
 	}
 	return group + " " + l.Name
 }
@@ -623,7 +630,9 @@ type locationTimeline struct {
 	// missed is set when region did not know an id: the encoding is
 	// incomplete, and the location is encoded again by sequential.
 	missed bool
-	err    error
+	// truncated is set by a call entered before a keep-last window.
+	truncated bool
+	err       error
 
 	points        [][]tlPoint // by row-1
 	pointsOmitted int
@@ -710,6 +719,7 @@ func (lt *locationTimeline) event(e *tracefile.Event) {
 		c := openCall{start: lt.off + f.Nanos(e.Time), region: region, depth: e.Depth}
 		if e.Truncated {
 			c.flags = flagTruncated
+			lt.truncated = true
 		}
 		lt.stack = append(lt.stack, c)
 	case encode.KindLeave:
@@ -808,6 +818,8 @@ func (tl *timeline) appendLocation(lt *locationTimeline, maxRows int) {
 	if len(r.files) > 1 && len(f.Locations) > 1 {
 		tl.Locations[li].Group, tl.Locations[li].Name = r.group(fi), r.ownName(fi, loc)
 	}
+	tl.truncated = tl.truncated || lt.truncated
+	tl.open = tl.open || len(lt.stack) > 0
 	// Calls never left (a run ended by a signal) last to the end.
 	for d := len(lt.stack); d >= 1; d-- {
 		if enc := lt.row(d); enc != nil {
@@ -855,7 +867,7 @@ func locationNotes(f *tracefile.File, l *tracefile.Location, off int64) []string
 		notes = append(notes, fmt.Sprintf("filtered: %s events of calls shorter than %s", units.Count(l.FilteredDuration), units.Duration(float64(f.Header.MinDuration))))
 	}
 	if s := removedText(l.Removed()); s != "" {
-		notes = append(notes, "shed: "+s)
+		notes = append(notes, "not kept (buffer full): "+s)
 	}
 	if l.Windowed {
 		notes = append(notes, fmt.Sprintf("keep-last window: complete from %s on", units.Duration(float64(off+f.Nanos(l.WindowTime)))))
@@ -941,17 +953,22 @@ func shedMarks(f *tracefile.File, l *tracefile.Location, off, end int64) func(d 
 	if l.Windowed {
 		w := at(l.WindowTime)
 		common = append(common, tlMark{From: off, To: w, Kind: "window",
-			Label: fmt.Sprintf("shed: keep-last window starts at %s", units.Duration(float64(w)))})
+			Label: fmt.Sprintf("not kept: before the last part of the run the buffer keeps (from %s on)", units.Duration(float64(w)))})
 	}
 	for _, red := range f.Reductions {
 		if red.Reason == tracefile.ByFirst {
 			t := at(red.Time)
 			common = append(common, tlMark{From: t, To: end, Kind: "stopped",
-				Label: fmt.Sprintf("shed: buffer full at %s, recording stopped (keep first)", units.Duration(float64(t)))})
+				Label: fmt.Sprintf("not recorded: buffer full at %s, recording stopped", units.Duration(float64(t)))})
 			break
 		}
 	}
-	closedAt := map[int]tlMark{}
+	// A closed depth: its mark, and the label of what was dropped before.
+	type closedMark struct {
+		tlMark
+		dropped string
+	}
+	closedAt := map[int]closedMark{}
 	for _, lv := range l.Levels {
 		if !lv.Closed || lv.Class != tracefile.ClassRegion || lv.By == tracefile.ByFirst {
 			continue
@@ -964,23 +981,29 @@ func shedMarks(f *tracefile.File, l *tracefile.Location, off, end int64) func(d 
 				break
 			}
 		}
-		label := fmt.Sprintf("shed: depth %d closed", lv.Depth)
+		label := fmt.Sprintf("not recorded: buffer full at depth %d", lv.Depth)
+		at := ""
 		if t >= 0 {
-			label = fmt.Sprintf("shed: depth %d closed at %s", lv.Depth, units.Duration(float64(t)))
+			at = units.Duration(float64(t))
+			label += " from " + at + " on"
 		} else {
 			t = off
 		}
-		closedAt[lv.Depth] = tlMark{From: t, To: end, Kind: "closed", Label: label}
+		when := ""
+		if at != "" {
+			when = " at " + at
+		}
+		closedAt[lv.Depth] = closedMark{tlMark{From: t, To: end, Kind: "closed", Label: label},
+			fmt.Sprintf("not kept: recorded, then dropped when the buffer filled up%s (depth %d and deeper)", when, lv.Depth)}
 	}
 	return func(d int) []tlMark {
 		marks := append([]tlMark(nil), common...)
 		if c, ok := closedAt[d]; ok {
 			if c.From > off {
-				// "shed: depth 4 closed at T" -> "shed: revoked when depth 4 closed at T"
 				marks = append(marks, tlMark{From: off, To: c.From, Kind: "revoked",
-					Label: "shed: revoked when " + strings.TrimPrefix(c.Label, "shed: ")})
+					Label: c.dropped})
 			}
-			marks = append(marks, c)
+			marks = append(marks, c.tlMark)
 		}
 		return marks
 	}

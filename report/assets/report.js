@@ -675,8 +675,11 @@ function runReport() {
       var newLoc = i === 0 || rows[i - 1].meta.loc !== r.meta.loc;
       var newGroup = newLoc && (i === 0 || groupOf(i - 1) !== (loc.group || "") || !loc.group);
       if (newLoc) {
-        ctx.fillStyle = newGroup ? "#5b6275" : "#c3c7d2";
-        ctx.fillRect(newGroup ? 0 : indent, y - (newGroup ? 1 : 0.5), W, newGroup ? 2 : 1);
+        // Thin rows get a hairline, so that separators do not outweigh
+        // the calls of 64 ranks.
+        var thick = newGroup && rowH >= 8;
+        ctx.fillStyle = thick ? "#5b6275" : rowH >= 8 ? "#c3c7d2" : "rgba(255,255,255,0.8)";
+        ctx.fillRect(newGroup ? 0 : indent, y - (thick ? 1 : 0.5), W, thick ? 2 : 1);
       }
       if (loc.group && (i === first || newGroup)) {
         // The group's rows from here (or the first visible row) down.
@@ -766,6 +769,32 @@ function runReport() {
     });
   }
 
+  // messageAt names the message whose line passes within 3 px of the
+  // canvas point (px, py), "" if none: who sent it to whom, when, and how
+  // long its receive waited for it.
+  function messageAt(px, py) {
+    var pxTime = (view.v1 - view.v0) / plotWidth(), best = 9, found = -1;
+    var X = function (t) { return gutter + (t - view.v0) / pxTime; };
+    for (var m = 0; m + 3 < messages.length; m += 4) {
+      var r1 = messages[m + 2];
+      if (r1 < 0) r1 = -1 - r1;
+      var x0 = X(messages[m + 1]), y0 = rowMid(messages[m]), x1 = X(messages[m + 3]), y1 = rowMid(r1);
+      if (px < Math.min(x0, x1) - 3 || px > Math.max(x0, x1) + 3 || py < Math.min(y0, y1) - 3 || py > Math.max(y0, y1) + 3) continue;
+      var dx = x1 - x0, dy = y1 - y0, l2 = dx * dx + dy * dy, u = l2 > 0 ? ((px - x0) * dx + (py - y0) * dy) / l2 : 0;
+      u = Math.max(0, Math.min(1, u));
+      var ex = x0 + u * dx - px, ey = y0 + u * dy - py, d2 = ex * ex + ey * ey;
+      if (d2 < best) { best = d2; found = m; }
+    }
+    if (found < 0) return "";
+    var to = messages[found + 2], late = to < 0;
+    if (late) to = -1 - to;
+    var from = tl.locations[rows[messages[found]].meta.loc].label, dest = tl.locations[rows[to].meta.loc].label;
+    var text = "message " + from + " → " + dest + "\nsent at " + dur(messages[found + 1]) + ", received at " + dur(messages[found + 3]) +
+      " (" + dur(messages[found + 3] - messages[found + 1]) + " later)";
+    if (late) text += "\nlate sender: the receive was waiting when it was sent";
+    return text;
+  }
+
   // drawCollectives draws each collective operation as Vampir's marker:
   // from each member's entry a line to the moment the last member entered,
   // where a bar joins them all; the stretch each member waited is what the
@@ -774,7 +803,7 @@ function runReport() {
   var drawnCollectives = 0;
   function drawCollectives(X, first, last) {
     drawnCollectives = 0;
-    ctx.strokeStyle = "#000";
+    ctx.strokeStyle = "rgba(0,0,0,0.85)";
     ctx.fillStyle = "#000";
     for (var c = 0; c + 2 < collectives.length;) {
       var release = collectives[c + 1], n = collectives[c + 2], at = c + 3;
@@ -794,6 +823,9 @@ function runReport() {
       ctx.moveTo(xr, rowMid(lo) - rowH / 3);
       ctx.lineTo(xr, rowMid(hi) + rowH / 3);
       ctx.stroke();
+      // Rows too thin for a line each show the bar alone: the calls
+      // under it tell who waited.
+      if (rowH < 9) continue;
       ctx.lineWidth = 1;
       ctx.beginPath();
       for (j = 0; j < n; j++) {
@@ -802,7 +834,7 @@ function runReport() {
         ctx.lineTo(xr, y);
       }
       ctx.stroke();
-      if (rowH >= 6) {
+      {
         for (j = 0; j < n; j++) {
           var yy = rowMid(collectives[at + 2 * j]), xx = X(collectives[at + 2 * j + 1]);
           ctx.fillRect(xx - 1, yy - 3, 3, 6);
@@ -996,6 +1028,12 @@ function runReport() {
       } else tip.hidden = true;
       return;
     }
+    var msg = messageAt(x, y + axisH);
+    if (msg) {
+      tip.textContent = msg;
+      showTip(x, y);
+      return;
+    }
     var h = hit(i, eventTime(ev));
     if (!h || (h.kind === "none" && !h.task)) { tip.hidden = true; return; }
     tip.textContent = describe(h);
@@ -1112,9 +1150,12 @@ function runReport() {
     // A static table sorts too.
     var other = document.querySelector("#facts table.sortable");
     if (other && other.tBodies[0].rows.length > 1) {
-      other.tHead.rows[0].cells[0].click();
-      var first = parseFloat(other.tBodies[0].rows[0].cells[0].getAttribute("data-v"));
-      var last = parseFloat(other.tBodies[0].rows[other.tBodies[0].rows.length - 1].cells[0].getAttribute("data-v"));
+      // Its first numeric column, sorted largest first.
+      var cells = other.tBodies[0].rows[0].cells, col = 0;
+      while (col < cells.length && !cells[col].hasAttribute("data-v")) col++;
+      other.tHead.rows[0].cells[col].click();
+      var first = parseFloat(other.tBodies[0].rows[0].cells[col].getAttribute("data-v"));
+      var last = parseFloat(other.tBodies[0].rows[other.tBodies[0].rows.length - 1].cells[col].getAttribute("data-v"));
       out.staticSorted = first >= last;
     }
     view.v0 = saved.v0; view.v1 = saved.v1; view.scroll = saved.scroll;
@@ -1123,7 +1164,7 @@ function runReport() {
   }
 
   var check = { sections: {}, timeline: {}, probes: [] };
-  ["facts", "profile", "timeline", "variation", "dynamics", "communication", "counters"].forEach(function (id) {
+  ["facts", "profile", "timeline", "waitstates", "variation", "dynamics", "communication", "counters"].forEach(function (id) {
     var s = document.getElementById(id);
     check.sections[id] = !!s && s.querySelector("h2") !== null && s.textContent.length > 40;
   });
@@ -1143,6 +1184,12 @@ function runReport() {
     pxTime: (view.v1 - view.v0) / plotWidth(),
     canvas: [canvas.width, canvas.height]
   };
+  // Hovering the middle of the first message's line names it.
+  if (messages.length >= 4) {
+    var mr1 = messages[2] < 0 ? -1 - messages[2] : messages[2], mpx = (view.v1 - view.v0) / plotWidth();
+    var mx = gutter + ((messages[1] + messages[3]) / 2 - view.v0) / mpx, my = (rowMid(messages[0]) + rowMid(mr1)) / 2;
+    check.timeline.messageTip = messageAt(mx, my);
+  }
   if (args.probe) {
     args.probe.split(",").forEach(function (p) {
       var rc = p.split(":"), h = hit(parseInt(rc[0], 10), parseFloat(rc[1]));
