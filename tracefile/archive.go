@@ -496,6 +496,17 @@ const (
 	// collective end of the run, over MPI (summary.RunProfile's binary
 	// form): what the statistics said up to MPI_Finalize.
 	ResultRunProfile byte = 1
+	// ResultComm is the run's exact communication matrix, reduced the same
+	// way (comm.Parts, JSON): every sender's messages and bytes to every
+	// receiver, counted at the probe.
+	ResultComm byte = 2
+	// ResultVariation is the variation analysis the ranks ran on their own
+	// events at the collective end (variation.Variation, JSON).
+	ResultVariation byte = 3
+	// ResultDynamics is the run's phase series, cut by each rank from its
+	// own statistics at the collective end (trend.Series, JSON): what the
+	// dynamics analysis reads.
+	ResultDynamics byte = 4
 )
 
 // ResultSection is one section of an archive's run-wide results.
