@@ -204,7 +204,7 @@ func rankNodeName(rank int, name string, locs int) string {
 	if locs == 1 {
 		return fmt.Sprintf("rank %d", rank) // the rank says it all
 	}
-	return fmt.Sprintf("rank %d: %s", rank, name)
+	return tracefile.RankLabel(rank, name)
 }
 
 // countLocation passes what location l of file f sent to add, a peer
