@@ -507,7 +507,19 @@ const (
 	// own statistics at the collective end (trend.Series, JSON): what the
 	// dynamics analysis reads.
 	ResultDynamics byte = 4
+	// ResultCosts is what each pass of the collective end cost rank 0
+	// (JSON of []PassCost).
+	ResultCosts byte = 5
 )
+
+// PassCost is what one pass of the collective end cost rank 0, the root
+// of its tree: from making its own part to taking the run's, which
+// includes waiting for every other rank's; and the bytes of the run's.
+type PassCost struct {
+	Pass    string
+	Seconds float64
+	Bytes   int
+}
 
 // ResultSection is one section of an archive's run-wide results.
 type ResultSection struct {
