@@ -37,5 +37,6 @@ func init() {
 		SetArchiveSlot: (*Measurement).setArchiveSlot,
 		Snapshot:       (*Measurement).snapshot,
 		SetRunResults:  (*Measurement).setRunResults,
+		MemoryTrace:    (*Measurement).memoryTrace,
 	})
 }
