@@ -179,6 +179,22 @@ func (rt *Runtime) setResult(kind byte, payload []byte) {
 	}
 }
 
+// ResultsOnly reports whether the collective end writes only the run's
+// results (HMB_OUTPUT_EVENTS=none): rank 0 one archive of them, no rank a
+// trace.
+func (rt *Runtime) ResultsOnly() bool {
+	m := rt.Measurement()
+	return m != nil && m.Enabled() && mi.ResultsOnly(m)
+}
+
+// ResultsWritten makes this rank's Close write nothing: rank 0 wrote the
+// run's results.
+func (rt *Runtime) ResultsWritten(world int) {
+	if m := rt.Measurement(); m != nil {
+		mi.ResultsWritten(m, world)
+	}
+}
+
 // rankTrace returns this rank's trace with its events, read from memory
 // once for the passes.
 func (rt *Runtime) rankTrace() (*tracefile.File, error) {

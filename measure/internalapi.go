@@ -38,5 +38,7 @@ func init() {
 		Snapshot:       (*Measurement).snapshot,
 		SetRunResults:  (*Measurement).setRunResults,
 		MemoryTrace:    (*Measurement).memoryTrace,
+		ResultsOnly:    (*Measurement).resultsOnly,
+		ResultsWritten: (*Measurement).setResultsWritten,
 	})
 }

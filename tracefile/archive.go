@@ -122,7 +122,9 @@ type Archive struct {
 	Name                 string // the run's trace name
 	World, Group, Groups int
 	EventsNone           bool // HMB_OUTPUT_EVENTS=none: the slots hold no bins
-	Slots                []Slot
+	// An archive of HMB_OUTPUT_EVENTS=none written by the ranks' collective
+	// end has no Slots: only the run-wide results (ResultsOnly).
+	Slots []Slot
 
 	resultsOff, resultsLen int64
 	f                      *sharedFile
@@ -185,11 +187,16 @@ func readIndex(r io.ReaderAt, size int64) (*Archive, error) {
 		return nil, archiveFail(16, "a run of %d ranks", world)
 	case groups == 0 || groups > world || group >= groups:
 		return nil, archiveFail(20, "group %d of %d in a run of %d ranks", group, groups, world)
-	case nslots == 0 || nslots > world:
+	case nslots > world:
 		return nil, archiveFail(28, "%d slots in a run of %d ranks", nslots, world)
 	}
 	ixOff, ixLen, resOff, resLen := le.Uint64(pre[32:]), le.Uint64(pre[40:]), le.Uint64(pre[48:]), le.Uint64(pre[56:])
-	if ixOff < preludeSize || ixOff > uint64(size) || ixLen > uint64(size)-ixOff || ixLen < 1+indexEntrySize+4 {
+	// An archive of the run's results only (HMB_OUTPUT_EVENTS=none) has no
+	// slot; any other has one at least.
+	if nslots == 0 && (flags&flagEventsNone == 0 || resLen == 0) {
+		return nil, archiveFail(28, "no slots, and not an archive of the run's results only")
+	}
+	if ixOff < preludeSize || ixOff > uint64(size) || ixLen > uint64(size)-ixOff || ixLen < 1+4+uint64(nslots)*indexEntrySize {
 		return nil, archiveFail(32, "index of %d bytes at offset %d in a file of %d bytes", ixLen, ixOff, size)
 	}
 	headEnd := ixOff + ixLen
@@ -288,6 +295,11 @@ func readArchive(r io.ReaderAt, size int64) (*Archive, error) {
 	}
 	return a, nil
 }
+
+// ResultsOnly reports whether the archive holds the run's results and no
+// rank's trace: what the collective end of a run with
+// HMB_OUTPUT_EVENTS=none writes.
+func (a *Archive) ResultsOnly() bool { return len(a.Slots) == 0 }
 
 // Results returns the run-wide results sections (without their
 // checksum, which it verifies); nil when the file has none.

@@ -26,7 +26,7 @@ func runComm(args []string, out io.Writer) error {
 		return usageError{err.Error()}
 	}
 	var m *comm.Matrix
-	if *insitu {
+	if *insitu || resultsOnly(fs.Args()) {
 		m, err = inSituComm(fs.Args())
 	} else {
 		m, err = commOfFiles(fs.Args(), *procsOpt)

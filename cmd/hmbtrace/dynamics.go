@@ -49,7 +49,7 @@ func runDynamics(args []string, out io.Writer) error {
 	}
 	var r *trend.Result
 	var err error
-	if *insitu {
+	if *insitu || resultsOnly(fs.Args()) {
 		if *region != "" {
 			return usageError{"-insitu: the ranks cut the iterations by the phase series or the time-dominant region; -region needs the events"}
 		}

@@ -65,3 +65,35 @@ func groupZero(path string) (string, error) {
 	}
 	return "", fmt.Errorf("%s: no run archive (*%s) of group 0 in it", path, tracefile.ArchiveExt)
 }
+
+// fromResults says which commands read a run archive of results only
+// (HMB_OUTPUT_EVENTS=none): the run-wide results the ranks computed.
+const fromResults = "summary (the run's profile), comm (the exact matrix), variation and dynamics (the analyses the ranks ran)"
+
+// resultsOnlyError is the error of a command, or view, that needs the
+// ranks' traces, given the archive at path of the run's results only.
+func resultsOnlyError(path string) error {
+	return fmt.Errorf("%s holds the run's results only, no rank's trace (it was written with HMB_OUTPUT_EVENTS=none): %s read them; this view needs the events (HMB_OUTPUT_EVENTS=all, the default)", path, fromResults)
+}
+
+// resultsOnly reports whether paths name one run archive of results only,
+// or a directory whose group 0 archive is one: then summary, comm,
+// variation and dynamics read its results, and say so on noteOut.
+func resultsOnly(paths []string) bool {
+	if len(paths) != 1 {
+		return false
+	}
+	path, err := groupZero(paths[0])
+	if err != nil || !tracefile.IsArchive(path) {
+		return false
+	}
+	a, err := tracefile.OpenArchive(path)
+	if err != nil {
+		return false
+	}
+	defer a.Close()
+	if a.ResultsOnly() {
+		fmt.Fprintf(noteOut, "hmbtrace: %s holds the run's results only (HMB_OUTPUT_EVENTS=none): what the ranks computed at MPI_Finalize\n", path)
+	}
+	return a.ResultsOnly()
+}

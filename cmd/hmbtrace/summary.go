@@ -26,7 +26,7 @@ func runSummary(args []string, out io.Writer) error {
 	if *width == 0 {
 		opt.NameWidth = -1
 	}
-	if *insitu {
+	if *insitu || resultsOnly(fs.Args()) {
 		p, err := inSituProfile(fs.Args())
 		if err != nil {
 			return err

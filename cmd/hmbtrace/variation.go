@@ -36,7 +36,7 @@ func runVariation(args []string, out io.Writer) error {
 		return usageError{fmt.Sprintf("-sync: %v", err)}
 	}
 	var v *variation.Variation
-	if *insitu {
+	if *insitu || resultsOnly(fs.Args()) {
 		if *region != "" || *syncList != "" {
 			return usageError{"-insitu: the ranks chose the region and took the default synchronization; -region and -sync need the events"}
 		}

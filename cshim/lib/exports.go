@@ -293,16 +293,19 @@ func hmbgo_slot_capacity(world C.int) (n C.int64_t) {
 //export hmbgo_archive_create
 func hmbgo_archive_create(group, groups, world C.int, ranks *C.int32_t, capacity *C.int64_t, n C.int, offsets *C.int64_t) (msg *C.char) {
 	defer contain("hmb_archive_create", func() { msg = C.CString("hmbtrace: hmb_archive_create: internal error") })
-	if n <= 0 || ranks == nil || capacity == nil || offsets == nil {
+	// No ranks: the archive of the run's results only (results_end).
+	if n < 0 || n > 0 && (ranks == nil || capacity == nil || offsets == nil) {
 		return C.CString("hmbtrace: hmb_archive_create: no ranks")
 	}
 	rs := make([]int, int(n))
-	for i, r := range unsafe.Slice(ranks, int(n)) {
-		rs[i] = int(r)
-	}
 	caps := make([]int64, int(n))
-	for i, c := range unsafe.Slice(capacity, int(n)) {
-		caps[i] = int64(c)
+	if n > 0 {
+		for i, r := range unsafe.Slice(ranks, int(n)) {
+			rs[i] = int(r)
+		}
+		for i, c := range unsafe.Slice(capacity, int(n)) {
+			caps[i] = int64(c)
+		}
 	}
 	off, err := rt.CreateArchive(int(group), int(groups), int(world), rs, caps)
 	if err != nil {
@@ -378,6 +381,21 @@ func hmbgo_pass_set(pass C.int, p *C.char, n C.size_t, next **C.char, nextN *C.s
 		*next, *nextN = (*C.char)(C.CBytes(b)), C.size_t(len(b))
 	}
 	return nil
+}
+
+//export hmbgo_results_only
+func hmbgo_results_only() (only C.int) {
+	defer contain("hmb_results_only", func() { only = 0 })
+	if rt.ResultsOnly() {
+		return 1
+	}
+	return 0
+}
+
+//export hmbgo_results_written
+func hmbgo_results_written(world C.int) {
+	defer contain("hmb_results_written", func() {})
+	rt.ResultsWritten(int(world))
 }
 
 //export hmbgo_pass_end

@@ -1451,6 +1451,18 @@ HMB_NOINST int hmb_pass_set(int pass, const char *p, size_t n, char **next, size
 	return pass_error(HMB_GO(hmbgo_pass_set(pass, (char *)p, n, next, next_n)));
 }
 
+HMB_NOINST int hmb_results_only(void)
+{
+	return hmb_running() && HMB_GO(hmbgo_results_only());
+}
+
+HMB_NOINST void hmb_results_written(int world)
+{
+	if (hmb_running()) {
+		HMB_GO(hmbgo_results_written(world));
+	}
+}
+
 HMB_NOINST void hmb_pass_end(void)
 {
 	HMB_GO(hmbgo_pass_end());

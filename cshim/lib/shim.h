@@ -254,6 +254,15 @@ int hmb_pass_set(int pass, const char *p, size_t n, char **next, size_t *next_n)
 void hmb_pass_end(void) HMB_NOINST;
 
 /*
+ * hmb_results_only says whether the collective end writes only the run's
+ * results (HMB_OUTPUT_EVENTS=none): rank 0 an archive of them, created
+ * with hmb_archive_create of no ranks; hmb_results_written, once it did,
+ * makes every rank's exit write nothing.
+ */
+int hmb_results_only(void) HMB_NOINST;
+void hmb_results_written(int world) HMB_NOINST;
+
+/*
  * hmb_flush_staged replays the calling thread's staged records now (task
  * suspension), making its location first if it has none (a thread given
  * its team place: its probes are then direct from the first).

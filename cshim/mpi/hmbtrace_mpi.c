@@ -1554,6 +1554,35 @@ HMB_NOINST static void run_reduce(void)
 }
 
 /*
+ * results_end writes the run's results only (HMB_OUTPUT_EVENTS=none): rank
+ * 0 creates the run archive with them and no slot, and says down the tree
+ * that it did; then no rank writes a trace at exit. A rank that does not
+ * hear it writes its own file.
+ */
+HMB_NOINST static void results_end(void)
+{
+	if (sync_comm == MPI_COMM_NULL || coll_abandoned) {
+		return;
+	}
+	char *done = NULL;
+	size_t n = 0;
+	if (world_rank == 0) {
+		int64_t none = 0;
+		if (hmb_archive_create(0, 1, hmbmpi_world_size, NULL, NULL, 0, &none) != 0) {
+			fprintf(stderr, "hmbtrace: rank 0: %s: every rank writes its own file\n", hmb_last_error());
+		} else if ((done = malloc(1)) != NULL) {
+			done[0] = 1;
+			n = 1;
+		}
+	}
+	pass_down(&done, &n);
+	if (n == 1) {
+		hmb_results_written(hmbmpi_world_size);
+	}
+	free(done);
+}
+
+/*
  * archive_end agrees on the run archive's slots: the ranks fall into groups
  * of aggregate consecutive ranks, one file each; every rank sends its
  * slot's capacity (its trace's size now, with a margin) to its group's
@@ -1729,7 +1758,11 @@ HMB_NOINST void hmbmpi_before_finalize(void)
 	/* A run of one rank has one file already: its own, as a process outside MPI. */
 	if (archive && hmbmpi_world_size > 1) {
 		run_reduce();
-		archive_end(aggregate > 0 ? aggregate : 1);
+		if (hmb_results_only()) {
+			results_end();
+		} else {
+			archive_end(aggregate > 0 ? aggregate : 1);
+		}
 	}
 	if (sync_comm != MPI_COMM_NULL && !coll_abandoned) {
 		PMPI_Comm_free(&sync_comm);
