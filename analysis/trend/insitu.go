@@ -9,7 +9,7 @@ import (
 
 // InSitu is what the ranks of an MPI run cut in-situ for the dynamics at
 // the collective end: each rank its own phase series (RankPhaseSeries),
-// gathered up a reduction tree in rank order (about 8 bytes per sample,
+// gathered up a reduction tree in rank order (about 20 bytes per sample,
 // per region and metric, per location); a run archive's results keep it
 // (tracefile.ResultDynamics). Without phase series the iterations are the
 // segments of the in-situ variation analysis (SegmentSeries). Analyze

@@ -19,7 +19,7 @@ import (
 //     region chosen by chooseDominance, the one rule Analyze applies;
 //  2. the Cut goes down the tree, every rank cuts its own segments
 //     (Cut.Local) and the Segments are gathered up the tree, in rank
-//     order: the bytes are about 64 per segment and 200 per location;
+//     order: the bytes are about 110 per segment and 200 per location;
 //  3. the root scores them and writes the notes (Cut.Finish), as Analyze
 //     does on the files: the same Variation, but for the clock rate,
 //     calibrated to the collective end rather than to the end of the run.

@@ -1,9 +1,13 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
+
+	"github.com/hmbtrace/hmbtrace/internal/units"
 
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
@@ -64,6 +68,27 @@ func groupZero(path string) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("%s: no run archive (*%s) of group 0 in it", path, tracefile.ArchiveExt)
+}
+
+// writePassCosts says what each pass of the collective end cost rank 0,
+// when the archive's results say (nothing for an archive without them).
+func writePassCosts(out io.Writer, paths []string) error {
+	b, path, err := inSituResult(paths, tracefile.ResultCosts, "costs of the collective end")
+	if errors.Is(err, errNoResult) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	var costs []tracefile.PassCost
+	if err := json.Unmarshal(b, &costs); err != nil {
+		return fmt.Errorf("%s: the costs of the collective end: %v", path, err)
+	}
+	fmt.Fprintf(out, "\nThe collective end at MPI_Finalize, as rank 0 saw it (its passes' time, the result's size):\n")
+	for _, c := range costs {
+		fmt.Fprintf(out, "  %-36s %10s  %s\n", c.Pass, units.Duration(c.Seconds*1e9), units.Size(float64(c.Bytes)))
+	}
+	return nil
 }
 
 // fromResults says which commands read a run archive of results only

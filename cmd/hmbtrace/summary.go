@@ -31,7 +31,10 @@ func runSummary(args []string, out io.Writer) error {
 		if err != nil {
 			return err
 		}
-		return summary.WriteRun(out, p, opt)
+		if err := summary.WriteRun(out, p, opt); err != nil {
+			return err
+		}
+		return writePassCosts(out, fs.Args())
 	}
 	files, _, err := openProcs(fs.Args(), *procs)
 	if err != nil {
