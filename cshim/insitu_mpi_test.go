@@ -5,7 +5,6 @@ package cshim_test
 // against the post-mortem tools on the same run's events.
 
 import (
-	"fmt"
 	"math"
 	"path/filepath"
 	"strings"
@@ -47,15 +46,16 @@ func near(a, b float64) bool { return math.Abs(a-b) <= 1e-4*math.Abs(b)+10 }
 // the variation analysis they ran on their own events chose the region the
 // post-mortem one chooses, cut the same segments on the same locations,
 // and measured them alike (times within near; scores, which divide by the
-// MAD of all SOS-times, within 2 %); the dynamics series are those of the
-// post-mortem analysis. Passed-over regions may differ by the calls still
+// MAD of all SOS-times, within 2 %); the dynamics series, of the phase
+// series (HMB_PHASE) and of the segments, are those of the post-mortem
+// analysis (values within near). Passed-over regions may differ by the calls still
 // open at the collective end (MPI_Finalize), whose time in-situ is 0.
 func TestMPIInSitu(t *testing.T) {
 	build := mpiLibrary(t)
 	prog := mpiBuild(t, build, "mpicc", "halo", "halo.c")
 	const np = 8
 	out := filepath.Join(t.TempDir(), "out")
-	mpirun(t, np, out, nil, prog, "30")
+	mpirun(t, np, out, []string{"HMB_PHASE=MPI_Allreduce"}, prog, "30")
 	files := rankFiles(t, out, "halo", np)
 	path := filepath.Join(out, "halo.hmbrun")
 
@@ -107,26 +107,41 @@ func TestMPIInSitu(t *testing.T) {
 		t.Errorf("in-situ median %v MAD %v, post-mortem %v %v", v.Median, v.MAD, post.Median, post.MAD)
 	}
 
-	// The dynamics of the iterations the segments are.
-	_, series := trend.SegmentSeries(v)
+	// The dynamics: of the phase series (HMB_PHASE) each rank cut, and
+	// of the iterations the segments are.
+	phases, err := trend.DecodeInSitu(inSituResult(t, path, tracefile.ResultDynamics))
+	if err != nil {
+		t.Fatal(err)
+	}
 	pr, err := trend.Analyze(files, trend.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(series) != len(pr.Series) {
-		t.Fatalf("%d in-situ series, %d post-mortem", len(series), len(pr.Series))
+	if phases.Source != pr.Source || pr.Source.Region != "MPI_Allreduce" {
+		t.Errorf("in-situ phase series of %+v, post-mortem %+v", phases.Source, pr.Source)
 	}
-	for i, s := range series {
-		q := pr.Series[i]
-		ok := s.Region == q.Region && s.Location == q.Location && s.Metric == q.Metric && len(s.Values) == len(q.Values)
-		for k := 0; ok && k < len(s.Values); k++ {
-			ok = near(s.Values[k], q.Values[k])
+	_, segs := trend.SegmentSeries(v)
+	_, postSegs := trend.SegmentSeries(post)
+	for _, c := range []struct {
+		what      string
+		got, want []*trend.Series
+	}{{"phase", phases.Series, pr.Series}, {"segment", segs, postSegs}} {
+		if len(c.got) != len(c.want) || len(c.got) < np {
+			t.Errorf("%d in-situ %s series, %d post-mortem", len(c.got), c.what, len(c.want))
+			continue
 		}
-		if !ok {
-			t.Errorf("series %d: in-situ %s %s %s %v; post-mortem %s %s %s %v", i, s.Region, s.Location, s.Metric, s.Values, q.Region, q.Location, q.Metric, q.Values)
+		for i, s := range c.got {
+			q := c.want[i]
+			ok := s.Region == q.Region && s.Location == q.Location && s.Metric == q.Metric && len(s.Values) == len(q.Values) && near(s.Loop, q.Loop)
+			for k := 0; ok && k < len(s.Values); k++ {
+				ok = near(s.Values[k], q.Values[k])
+			}
+			if !ok {
+				t.Errorf("%s series %d: in-situ %s %s %s %v; post-mortem %s %s %s %v", c.what, i, s.Region, s.Location, s.Metric, s.Values, q.Region, q.Location, q.Metric, q.Values)
+			}
 		}
 	}
-	if text := hmbtraceRun(t, "dynamics", "-insitu", out); !containsAll(text, fmt.Sprintf("%q", v.Region), "series") {
+	if text := hmbtraceRun(t, "dynamics", "-insitu", out); !containsAll(text, `the phase series of "MPI_Allreduce"`, "series") {
 		t.Errorf("dynamics -insitu:\n%s", text)
 	}
 	if text := hmbtraceRun(t, "variation", "-insitu", out); !containsAll(text, "Segments: ", v.Region) {
