@@ -223,7 +223,12 @@ func makeProfile(rt *Runtime, rank int, _ []byte) ([]byte, error) {
 	if m == nil || !m.Enabled() {
 		return nil, errors.New("the measurement does not record")
 	}
-	p := summary.Local(mi.Snapshot(m), rank)
+	t := mi.Snapshot(m)
+	if t.Header.EndTicks == 0 {
+		// Still running: the rank's time so far, up to the collective end.
+		t.Header.EndTicks = m.Now()
+	}
+	p := summary.Local(t, rank)
 	return p.MarshalBinary()
 }
 
