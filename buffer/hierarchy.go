@@ -279,6 +279,24 @@ func (lv *Level) Bins(f func(data []byte, records uint32)) {
 	}
 }
 
+// Current calls f with the level's current bin as it stands, its complete
+// records only, when it has one and the pool was not finalized (then
+// Bins has it): with Bins, what a reader of a live measurement reads. Its
+// writer is expected to be still (the collective end of an MPI run reads
+// it from the thread inside MPI_Finalize); a record it is writing now is
+// left out.
+func (lv *Level) Current(f func(data []byte, records uint32)) {
+	p := lv.h.pool
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.final || lv.cur < 0 {
+		return
+	}
+	if n, end := p.completeLocked(lv); n > 0 {
+		f(lv.bin[:end], n)
+	}
+}
+
 // Release hands the writer's current bins to the pool, for a writer that
 // will not record for a long time or ever again (a goroutine that is done,
 // a thread about to wait): it seals those of open levels, so that a

@@ -847,19 +847,24 @@ func (p *Pool) Finalize() {
 // updates the count after the bytes, so if Finalize ran while a probe was
 // under way (a signal's Close), they could disagree.
 func (p *Pool) recountLocked(lv *Level) {
+	lv.n, lv.pos = p.completeLocked(lv)
+}
+
+// completeLocked returns how many records of a current bin decode, up to
+// the last complete one, and where that ends.
+func (p *Pool) completeLocked(lv *Level) (records uint32, end int) {
 	pos := min(lv.pos, len(lv.bin))
 	d := encode.NewDecoder(p.tech)
 	if d.Reset(lv.bin[:pos]) != nil {
-		lv.pos, lv.n = 0, 0
-		return
+		return 0, 0
 	}
 	var r encode.Record
-	n, end := uint32(0), d.Offset()
+	n, at := uint32(0), d.Offset()
 	for d.Next(&r) {
 		n++
-		end = d.Offset()
+		at = d.Offset()
 	}
-	lv.n, lv.pos = n, end
+	return n, at
 }
 
 // countBeforeWindowLocked counts, as removed by PolicyLast, the records of

@@ -241,31 +241,74 @@ func TestMPIArchiveLayouts(t *testing.T) {
 	}
 }
 
-// TestMPIArchiveEventsNone: with HMB_OUTPUT_EVENTS=none the slots hold the
-// definitions and statistics without a bin, and summary and comm read the
-// archive: the matrix is that of a run with its events.
+// TestMPIArchiveEventsNone: with HMB_OUTPUT_EVENTS=none the run writes
+// one archive holding the run-wide results the ranks computed and no
+// rank's trace; summary, comm, variation and dynamics read it (the matrix
+// and the visits those of a run with its events), and the views that need
+// events say so.
 func TestMPIArchiveEventsNone(t *testing.T) {
 	build := mpiLibrary(t)
 	prog := mpiBuild(t, build, "mpicc", "halo", "halo.c")
 	const np = 4
 	none, all := filepath.Join(t.TempDir(), "none"), filepath.Join(t.TempDir(), "all")
-	mpirun(t, np, none, []string{"HMB_OUTPUT_EVENTS=none"}, prog, "20")
+	_, errs := mpirun(t, np, none, []string{"HMB_OUTPUT_EVENTS=none"}, prog, "20")
 	mpirun(t, np, all, nil, prog, "20")
-	files := rankFiles(t, none, "halo", np)
-	for _, f := range files {
-		if n, b := f.Bins(); n != 0 || !f.EventsNone {
-			t.Errorf("%s: %d bins (%d bytes), events none %v", f.Path, n, b, f.EventsNone)
+	entries, _ := os.ReadDir(none)
+	if len(entries) != 1 || entries[0].Name() != "halo.hmbrun" {
+		t.Fatalf("%s holds %v, want halo.hmbrun alone", none, entries)
+	}
+	path := filepath.Join(none, "halo.hmbrun")
+	if !strings.Contains(errs[0], "results only") {
+		t.Errorf("rank 0 does not say it wrote the results only: %q", errs[0])
+	}
+	a, err := tracefile.OpenArchive(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !a.ResultsOnly() || !a.EventsNone || a.World != np {
+		t.Errorf("%s: results only %v, events none %v, world %d", path, a.ResultsOnly(), a.EventsNone, a.World)
+	}
+	for _, k := range []byte{tracefile.ResultRunProfile, tracefile.ResultComm, tracefile.ResultVariation, tracefile.ResultCosts} {
+		if _, ok, err := a.Result(k); !ok || err != nil {
+			t.Errorf("%s: no results section of kind %d (%v)", path, k, err)
 		}
 	}
-	if a, b := rankVisits(files), rankVisits(rankFiles(t, all, "halo", np)); fmt.Sprint(a) != fmt.Sprint(b) {
-		t.Errorf("visits without events %v, with %v", a, b)
+	a.Close()
+	files := rankFiles(t, all, "halo", np)
+	var p summary.RunProfile
+	if err := p.UnmarshalBinary(inSituResult(t, path, tracefile.ResultRunProfile)); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range summary.Reduce(files).Regions {
+		if r.Name == "MPI_Finalize" || r.Name == "main" {
+			continue
+		}
+		j := slices.IndexFunc(p.Regions, func(q summary.RegionStats) bool { return q.Name == r.Name })
+		if j < 0 || p.Regions[j].Visits != r.Visits {
+			t.Errorf("region %s: %d visits with events, not so in the results %+v", r.Name, r.Visits, p.Regions)
+		}
 	}
 	sum := hmbtraceRun(t, "summary", none)
-	if !strings.Contains(sum, "MPI_Sendrecv_replace") {
-		t.Errorf("summary of the archive without events has no MPI_Sendrecv_replace:\n%s", sum)
+	if !strings.Contains(sum, "MPI_Sendrecv_replace") || !strings.Contains(sum, fmt.Sprintf("%d ranks", np)) {
+		t.Errorf("summary of the results has no MPI_Sendrecv_replace or ranks:\n%s", sum)
 	}
 	if a, b := hmbtraceRun(t, "comm", "-tsv", none), hmbtraceRun(t, "comm", "-tsv", all); a != b {
-		t.Errorf("comm -tsv without events\n%s\nwith\n%s", a, b)
+		t.Errorf("comm -tsv of the results\n%s\nof a run with events\n%s", a, b)
+	}
+	if v := hmbtraceRun(t, "variation", path); !strings.Contains(v, "Segments: ") || !strings.Contains(v, "MPI_Allreduce") {
+		t.Errorf("variation of the results:\n%s", v)
+	}
+	if d := hmbtraceRun(t, "dynamics", none); !strings.Contains(d, "MPI_Allreduce") {
+		t.Errorf("dynamics of the results:\n%s", d)
+	}
+	for _, cmd := range [][]string{{"report", "-o", filepath.Join(t.TempDir(), "r.html")}, {"export", "-format", "otf2", "-o", filepath.Join(t.TempDir(), "x")}, {"dump", path + "#0"}, {"score"}} {
+		if cmd[0] != "dump" {
+			cmd = append(cmd, none)
+		}
+		out, err := exec.Command(built.hmbtrace, cmd...).CombinedOutput()
+		if err == nil || !strings.Contains(string(out), "HMB_OUTPUT_EVENTS=none") || !strings.Contains(string(out), "summary") {
+			t.Errorf("hmbtrace %s of the results: %v\n%s", strings.Join(cmd, " "), err, out)
+		}
 	}
 }
 

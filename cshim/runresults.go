@@ -1,34 +1,239 @@
 package cshim
 
 import (
+	"encoding/json"
 	"errors"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
 
+	"github.com/hmbtrace/hmbtrace/analysis/comm"
+	"github.com/hmbtrace/hmbtrace/analysis/trend"
+	"github.com/hmbtrace/hmbtrace/analysis/variation"
 	"github.com/hmbtrace/hmbtrace/measure"
 	"github.com/hmbtrace/hmbtrace/summary"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
 // The run-wide results of an MPI run, reduced over MPI at its collective
-// end (cshim/mpi: run_reduce): each rank makes its run profile from its
-// measurement's statistics as they stand (summary.Local, no events), the
-// ranks merge them two by two up a binomial tree, and rank 0 hands the
-// run's to its measurement, whose archive holds it (tracefile's results
-// section ResultRunProfile). A thread still recording at MPI_Finalize is
-// read as it is then.
+// end (cshim/mpi: run_reduce) in passes. In each pass every rank makes its
+// part (of the statistics as they stand, or of its own events, still in
+// memory), the ranks merge the parts two by two up a binomial tree, and
+// rank 0 hands the run's to its measurement, whose archive holds it
+// (tracefile's results sections), and may send something down the tree for
+// the next pass. A thread still recording at MPI_Finalize is read as it is
+// then. The passes, in order:
+//
+//   - PassProfile: summary.RunProfile (ResultRunProfile), from the
+//     statistics: about 60 bytes per region, whatever the ranks.
+//   - PassComm: comm.Part per rank (ResultComm), the exact matrix: about
+//     100 bytes per location and 60 per peer a location sent to.
+//   - PassChoice: variation.Choice, merged: about 100 bytes per region
+//     and 20 per location that invoked it; the root chooses the
+//     time-dominant region and sends the variation.Cut down the tree.
+//   - PassSegments: variation.Segments, gathered in rank order (about
+//     110 bytes per segment and 200 per location, JSON); the root scores
+//     them (ResultVariation).
+//   - PassPhases: trend.InSitu, the ranks' phase series gathered (about
+//     20 bytes per sample, per region and metric, per location;
+//     ResultDynamics).
+//
+// Measured at 64 ranks of cshim/testdata/mpi/halo.c (10 iterations, 256
+// KiB buffers, oversubscribed on 2 cores at a load of 170 to 300): rank
+// 0's passes took 0.33 to 0.58 s in all, the first (which absorbs the
+// ranks' arrival) 0.16 to 0.32 s; the results were 0.5 KB of profile,
+// 12.7 KB of matrix and 77 to 153 KB of variation (1,216 segments).
+//
+// The last three read the rank's events: its trace, written into memory
+// and read back once (a copy of the bins in use) for the three.
+const (
+	PassProfile = 1 + iota
+	PassComm
+	PassChoice
+	PassSegments
+	PassPhases
+)
 
-// RunProfile returns this rank's run profile now, in its binary form.
-func (rt *Runtime) RunProfile(rank int) ([]byte, error) {
+// passDef is what the ranks do in one pass: make a rank's part (given what
+// came down the tree, if anything), merge two parts (the second of ranks
+// after the first's), and, at the root, take the run's and return what
+// goes down the tree next.
+type passDef struct {
+	name  string
+	make  func(rt *Runtime, rank int, in []byte) ([]byte, error)
+	merge func(a, b []byte) ([]byte, error)
+	set   func(rt *Runtime, b []byte) ([]byte, error)
+}
+
+var passDefs = map[int]passDef{
+	PassProfile:  {"run profile", makeProfile, mergeProfiles, setProfile},
+	PassComm:     {"communication matrix", makeComm, mergeComm, setComm},
+	PassChoice:   {"time-dominant region", makeChoice, mergeChoices, setChoice},
+	PassSegments: {"variation", makeSegments, mergeSegments, setSegments},
+	PassPhases:   {"phase series", makePhases, mergePhases, setPhases},
+}
+
+// passState is what the passes keep between their calls on this rank.
+var passState struct {
+	mu       sync.Mutex
+	trace    *tracefile.File // the rank's trace, events too, read once
+	traceOK  bool
+	traceErr error
+	cut      *variation.Cut // the root's, between PassChoice and PassSegments
+	results  map[byte][]byte
+	began    map[int]time.Time // the root's pass starts
+	costs    []tracefile.PassCost
+}
+
+func passOf(pass int) (passDef, error) {
+	d, ok := passDefs[pass]
+	if !ok {
+		return d, fmt.Errorf("hmbtrace: the collective end: no pass %d", pass)
+	}
+	return d, nil
+}
+
+// PassMake returns this rank's part of pass, in binary form.
+func (rt *Runtime) PassMake(pass, rank int, in []byte) ([]byte, error) {
+	d, err := passOf(pass)
+	if err != nil {
+		return nil, err
+	}
+	if rank == 0 {
+		passState.mu.Lock()
+		if passState.began == nil {
+			passState.began = map[int]time.Time{}
+		}
+		passState.began[pass] = time.Now()
+		passState.mu.Unlock()
+	}
+	b, err := d.make(rt, rank, in)
+	if err != nil {
+		return nil, fmt.Errorf("hmbtrace: the collective end: rank %d's %s: %w", rank, d.name, err)
+	}
+	return b, nil
+}
+
+// PassMerge returns the merge of two parts of pass (the second of ranks
+// after the first's), in binary form.
+func PassMerge(pass int, a, b []byte) ([]byte, error) {
+	d, err := passOf(pass)
+	if err != nil {
+		return nil, err
+	}
+	m, err := d.merge(a, b)
+	if err != nil {
+		return nil, fmt.Errorf("hmbtrace: the collective end: merging the %s: %w", d.name, err)
+	}
+	return m, nil
+}
+
+// PassSet gives the measurement the run's result of pass (rank 0, at the
+// root of the tree) and returns what goes down the tree for the next.
+func (rt *Runtime) PassSet(pass int, b []byte) ([]byte, error) {
+	d, err := passOf(pass)
+	if err != nil {
+		return nil, err
+	}
+	next, err := d.set(rt, b)
+	passState.mu.Lock()
+	if t, ok := passState.began[pass]; ok {
+		passState.costs = append(passState.costs, tracefile.PassCost{Pass: d.name, Seconds: time.Since(t).Seconds(), Bytes: len(b)})
+	}
+	passState.mu.Unlock()
+	if err != nil {
+		return nil, fmt.Errorf("hmbtrace: the collective end: the run's %s: %w", d.name, err)
+	}
+	return next, nil
+}
+
+// PassEnd releases what the passes kept (the trace read back from memory)
+// and, at the root, adds the passes' costs to the results.
+func (rt *Runtime) PassEnd() {
+	passState.mu.Lock()
+	costs := passState.costs
+	passState.trace, passState.traceOK, passState.traceErr, passState.cut = nil, false, nil, nil
+	passState.costs, passState.began = nil, nil
+	passState.mu.Unlock()
+	if len(costs) > 0 {
+		if b, err := json.Marshal(costs); err == nil {
+			rt.setResult(tracefile.ResultCosts, b)
+		}
+	}
+}
+
+// setResult keeps one results section for the archive, in place of any
+// of its kind before, the sections in the order of their kinds.
+func (rt *Runtime) setResult(kind byte, payload []byte) {
+	passState.mu.Lock()
+	if passState.results == nil {
+		passState.results = map[byte][]byte{}
+	}
+	passState.results[kind] = payload
+	kinds := make([]int, 0, len(passState.results))
+	for k := range passState.results {
+		kinds = append(kinds, int(k))
+	}
+	sort.Ints(kinds)
+	var all []byte
+	for _, k := range kinds {
+		all = tracefile.AppendResult(all, byte(k), passState.results[byte(k)])
+	}
+	passState.mu.Unlock()
+	if m := rt.Measurement(); m != nil {
+		mi.SetRunResults(m, all)
+	}
+}
+
+// ResultsOnly reports whether the collective end writes only the run's
+// results (HMB_OUTPUT_EVENTS=none): rank 0 one archive of them, no rank a
+// trace.
+func (rt *Runtime) ResultsOnly() bool {
+	m := rt.Measurement()
+	return m != nil && m.Enabled() && mi.ResultsOnly(m)
+}
+
+// ResultsWritten makes this rank's Close write nothing: rank 0 wrote the
+// run's results.
+func (rt *Runtime) ResultsWritten(world int) {
+	if m := rt.Measurement(); m != nil {
+		mi.ResultsWritten(m, world)
+	}
+}
+
+// rankTrace returns this rank's trace with its events, read from memory
+// once for the passes.
+func (rt *Runtime) rankTrace() (*tracefile.File, error) {
+	passState.mu.Lock()
+	defer passState.mu.Unlock()
+	if !passState.traceOK {
+		m := rt.Measurement()
+		if m == nil || !m.Enabled() {
+			passState.traceErr = errors.New("the measurement does not record")
+		} else {
+			passState.trace, passState.traceErr = mi.MemoryTrace(m)
+		}
+		passState.traceOK = true
+	}
+	return passState.trace, passState.traceErr
+}
+
+func makeProfile(rt *Runtime, rank int, _ []byte) ([]byte, error) {
 	m := rt.Measurement()
 	if m == nil || !m.Enabled() {
-		return nil, errors.New("hmbtrace: the run's profile: the measurement does not record")
+		return nil, errors.New("the measurement does not record")
 	}
-	p := summary.Local(mi.Snapshot(m), rank)
+	t := mi.Snapshot(m)
+	if t.Header.EndTicks == 0 {
+		// Still running: the rank's time so far, up to the collective end.
+		t.Header.EndTicks = m.Now()
+	}
+	p := summary.Local(t, rank)
 	return p.MarshalBinary()
 }
 
-// MergeRunProfiles returns the merge of two ranks' (or subtrees') run
-// profiles, in binary form.
-func MergeRunProfiles(a, b []byte) ([]byte, error) {
+func mergeProfiles(a, b []byte) ([]byte, error) {
 	var p, q summary.RunProfile
 	if err := p.UnmarshalBinary(a); err != nil {
 		return nil, err
@@ -40,16 +245,177 @@ func MergeRunProfiles(a, b []byte) ([]byte, error) {
 	return p.MarshalBinary()
 }
 
-// SetRunProfile gives the measurement the run's profile (rank 0, at the
-// root of the reduction) for the archive's results.
-func (rt *Runtime) SetRunProfile(b []byte) {
+func setProfile(rt *Runtime, b []byte) ([]byte, error) {
+	rt.setResult(tracefile.ResultRunProfile, b)
 	if m := rt.Measurement(); m != nil {
-		mi.SetRunResults(m, tracefile.AppendResult(nil, tracefile.ResultRunProfile, b))
 		var p summary.RunProfile
 		if p.UnmarshalBinary(b) == nil {
 			setRunTotals(m, &p)
 		}
 	}
+	return nil, nil
+}
+
+func makeComm(rt *Runtime, _ int, _ []byte) ([]byte, error) {
+	f, err := rt.rankTrace()
+	if err != nil {
+		return nil, err
+	}
+	p, err := comm.Local(f)
+	if err != nil {
+		return nil, err
+	}
+	return comm.MarshalParts([]comm.Part{p})
+}
+
+func mergeComm(a, b []byte) ([]byte, error) {
+	p, err := comm.UnmarshalParts(a)
+	if err != nil {
+		return nil, err
+	}
+	q, err := comm.UnmarshalParts(b)
+	if err != nil {
+		return nil, err
+	}
+	return comm.MarshalParts(append(p, q...))
+}
+
+func setComm(rt *Runtime, b []byte) ([]byte, error) {
+	if _, err := comm.UnmarshalParts(b); err != nil {
+		return nil, err
+	}
+	rt.setResult(tracefile.ResultComm, b)
+	return nil, nil
+}
+
+func makeChoice(rt *Runtime, _ int, _ []byte) ([]byte, error) {
+	f, err := rt.rankTrace()
+	if err != nil {
+		return nil, err
+	}
+	c, err := variation.LocalChoice(f)
+	if err != nil {
+		return nil, err
+	}
+	return variation.Encode(c)
+}
+
+func mergeChoices(a, b []byte) ([]byte, error) {
+	var p, q variation.Choice
+	if err := variation.Decode(a, &p); err != nil {
+		return nil, err
+	}
+	if err := variation.Decode(b, &q); err != nil {
+		return nil, err
+	}
+	p.Merge(&q)
+	return variation.Encode(&p)
+}
+
+// setChoice chooses the time-dominant region and returns the Cut for the
+// ranks; without one, the results say why and no segments are cut.
+func setChoice(rt *Runtime, b []byte) ([]byte, error) {
+	var c variation.Choice
+	if err := variation.Decode(b, &c); err != nil {
+		return nil, err
+	}
+	cut, err := c.Cut()
+	if err != nil {
+		return nil, setVariation(rt, &variation.InSitu{Error: err.Error()})
+	}
+	passState.mu.Lock()
+	passState.cut = cut
+	passState.mu.Unlock()
+	return variation.Encode(cut)
+}
+
+func setVariation(rt *Runtime, v *variation.InSitu) error {
+	b, err := variation.Encode(v)
+	if err != nil {
+		return err
+	}
+	rt.setResult(tracefile.ResultVariation, b)
+	return nil
+}
+
+func makeSegments(rt *Runtime, _ int, in []byte) ([]byte, error) {
+	var cut variation.Cut
+	if err := variation.Decode(in, &cut); err != nil {
+		return nil, err
+	}
+	f, err := rt.rankTrace()
+	if err != nil {
+		return nil, err
+	}
+	s, err := cut.Local(f)
+	if err != nil {
+		return nil, err
+	}
+	return variation.Encode(s)
+}
+
+func mergeSegments(a, b []byte) ([]byte, error) {
+	var p, q variation.Segments
+	if err := variation.Decode(a, &p); err != nil {
+		return nil, err
+	}
+	if err := variation.Decode(b, &q); err != nil {
+		return nil, err
+	}
+	p.Merge(&q)
+	return variation.Encode(&p)
+}
+
+func setSegments(rt *Runtime, b []byte) ([]byte, error) {
+	var s variation.Segments
+	if err := variation.Decode(b, &s); err != nil {
+		return nil, err
+	}
+	passState.mu.Lock()
+	cut := passState.cut
+	passState.mu.Unlock()
+	if cut == nil {
+		return nil, errors.New("segments without the cut they were cut by")
+	}
+	v, err := cut.Finish(&s)
+	if err != nil {
+		return nil, setVariation(rt, &variation.InSitu{Error: err.Error()})
+	}
+	return nil, setVariation(rt, &variation.InSitu{Variation: v})
+}
+
+func makePhases(rt *Runtime, _ int, _ []byte) ([]byte, error) {
+	f, err := rt.rankTrace()
+	if err != nil {
+		return nil, err
+	}
+	src, series := trend.RankPhaseSeries(f)
+	return trend.EncodeInSitu(&trend.InSitu{Source: src, Series: series})
+}
+
+func mergePhases(a, b []byte) ([]byte, error) {
+	p, err := trend.DecodeInSitu(a)
+	if err != nil {
+		return nil, err
+	}
+	q, err := trend.DecodeInSitu(b)
+	if err != nil {
+		return nil, err
+	}
+	p.Merge(q)
+	return trend.EncodeInSitu(p)
+}
+
+// setPhases keeps the run's phase series, when it has any.
+func setPhases(rt *Runtime, b []byte) ([]byte, error) {
+	s, err := trend.DecodeInSitu(b)
+	if err != nil {
+		return nil, err
+	}
+	if len(s.Series) > 0 {
+		rt.setResult(tracefile.ResultDynamics, b)
+	}
+	return nil, nil
 }
 
 // setRunTotals gives m the run's counts from its profile, for the one

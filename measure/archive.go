@@ -63,11 +63,14 @@ func (m *Measurement) runEnd() (archive bool, aggregate int, timeout time.Durati
 }
 
 // archiveSlot is where this rank's trace goes: the slot at off, of
-// capacity bytes, of the archive at path.
+// capacity bytes, of the archive at path; nowhere when resultsOnly.
 type archiveSlot struct {
 	path          string
 	off, capacity int64
 	world, groups int // for the one line rank 0 says at exit
+	// resultsOnly: the archive holds the run's results, no rank's trace
+	// (HMB_OUTPUT_EVENTS=none), and Close writes nothing.
+	resultsOnly bool
 }
 
 // traceSize returns an upper bound of the bytes Close would write now for
@@ -156,6 +159,25 @@ func (m *Measurement) setArchiveSlot(group, groups, world int, off, capacity int
 	m.mu.Unlock()
 }
 
+// resultsOnly reports whether the collective end of this MPI run writes
+// only the run's results (HMB_OUTPUT_EVENTS=none, the archive layout).
+func (m *Measurement) resultsOnly() bool {
+	archive, _, _ := m.runEnd()
+	return archive && m.cfg.NoEvents
+}
+
+// setResultsWritten makes Close write nothing: rank 0 created the run's
+// archive of results at the collective end, the ranks of a run of world.
+func (m *Measurement) setResultsWritten(world int) {
+	if !m.Enabled() {
+		return
+	}
+	path := tracefile.ArchiveName(m.cfg.Output, m.cfg.Name, 0, 1)
+	m.mu.Lock()
+	m.archive = &archiveSlot{path: path, world: world, groups: 1, resultsOnly: true}
+	m.mu.Unlock()
+}
+
 // traceBins returns the writer's bins of the trace: every location's
 // levels, or none. Only a slot of a run archive goes without them (its
 // prelude says so to readers); a trace file of its own keeps its events,
@@ -183,6 +205,12 @@ func (m *Measurement) traceBins(locs []*Location, none bool) func(put func(trace
 // it does not fit, to path, the rank's own file beside the archive, and
 // records that in the slot. Rank 0 names the archive in one line.
 func (m *Measurement) writeSlot(s *archiveSlot, path string) (tracefile.Placement, error) {
+	if s.resultsOnly {
+		if m.cfg.Rank == 0 {
+			fmt.Fprintf(os.Stderr, "hmbtrace: %d ranks wrote %s: the run's results only, no events (HMB_OUTPUT_EVENTS=none); what ran after MPI_Finalize is not in it\n", s.world, s.path)
+		}
+		return tracefile.Placement{Path: s.path}, nil
+	}
 	t := m.snapshot()
 	m.mu.Lock()
 	locs := append([]*Location(nil), m.locations...)

@@ -209,12 +209,12 @@ type Config struct {
 	// Aggregate is how many ranks share one archive file; 0 means
 	// DefaultAggregate (HMB_AGGREGATE).
 	Aggregate int
-	// NoEvents writes an MPI rank's slot of the run archive without its
-	// event data: the definitions, the exact profiles, the communication
-	// matrix and the buffer's statistics only, so that no event touches the
-	// file system (HMB_OUTPUT_EVENTS=none). A trace file of its own (the
-	// rank-files layout, a process outside MPI, a rank whose trace outgrew
-	// its slot) keeps its events.
+	// NoEvents makes an MPI run write only the run-wide results its
+	// ranks computed at the collective end, one archive and no rank's
+	// trace, so that no event touches the file system
+	// (HMB_OUTPUT_EVENTS=none). A trace file of its own (the rank-files
+	// layout, a process outside MPI, a rank that missed the collective end)
+	// keeps its events.
 	NoEvents bool
 	// CollectiveTimeout bounds each wait of an MPI run's collective end
 	// (clock synchronisation, the archive's slots) for the other ranks:

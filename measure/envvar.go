@@ -143,7 +143,7 @@ var envVars = []envVar{
 	},
 	{
 		name: "HMB_OUTPUT_EVENTS", def: "all", takes: "all or none",
-		doc: "`none`: an MPI run's archive holds the definitions, exact profiles, communication matrix and the buffer's statistics but no event data (the in-memory workflow: no event touches the file system); the views that need events say so. A rank's own `.hmb` file keeps its events",
+		doc: "`none`: an MPI run writes only the run-wide results its ranks computed at `MPI_Finalize` (profile, exact communication matrix, variation, phase series), one archive and no rank's trace: the in-memory workflow, no event touches the file system; `summary`, `comm`, `variation` and `dynamics` read it, the views that need events say so. A rank that writes its own `.hmb` file (the `rank-files` layout, a failed collective end) keeps its events",
 		set: func(c *Config, v string) error {
 			switch v {
 			case "all":

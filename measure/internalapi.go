@@ -40,6 +40,9 @@ func init() {
 		SetRunTotals: func(m *Measurement, ranks int, recorded, notKept, usage uint64, worstRank int, worstNotKept float64) {
 			m.setRunTotals(runTotals{Ranks: ranks, Recorded: recorded, NotKept: notKept, Usage: usage, WorstRank: worstRank, WorstNotKept: worstNotKept})
 		},
-		LastUsage: (*Measurement).lastUsage,
+		LastUsage:      (*Measurement).lastUsage,
+		MemoryTrace:    (*Measurement).memoryTrace,
+		ResultsOnly:    (*Measurement).resultsOnly,
+		ResultsWritten: (*Measurement).setResultsWritten,
 	})
 }

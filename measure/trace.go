@@ -1,6 +1,7 @@
 package measure
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"iter"
@@ -174,6 +175,71 @@ func (m *Measurement) writeTrace(path string) (tracefile.Placement, error) {
 	locs := append([]*Location(nil), m.locations...)
 	m.mu.Unlock()
 	return tracefile.WriteNew(path, t, m.traceBins(locs, false))
+}
+
+// memoryTrace returns the trace as it stands, events too, those of the
+// current bins included: written into memory as writeTrace writes the
+// file, and read back. It costs a copy of the bins in use (at most the
+// buffer), for as long as the caller keeps it. The locations are expected
+// to be still (the collective end of an MPI run calls it from inside
+// MPI_Finalize): a record being written is left out, and a bin sealed
+// meanwhile would be read twice.
+func (m *Measurement) memoryTrace() (*tracefile.File, error) {
+	t := m.snapshot()
+	m.mu.Lock()
+	locs := append([]*Location(nil), m.locations...)
+	m.mu.Unlock()
+	// The current bins hold the latest records: they go last in their
+	// levels (copied now, before the statistics are written), and their
+	// records count as written.
+	at := make(map[uint32]int, len(t.Locations))
+	for i := range t.Locations {
+		at[t.Locations[i].ID] = i
+	}
+	cur := map[*buffer.Level]tracefile.Bin{}
+	for _, l := range locs {
+		i, ok := at[l.id]
+		if !ok {
+			continue
+		}
+		l.h.Levels(func(lv *buffer.Level) {
+			lv.Current(func(data []byte, records uint32) {
+				for k, s := range t.Locations[i].Levels {
+					if s.Depth == lv.Depth() && s.Class == lv.Class() {
+						t.Locations[i].Levels[k].Written += uint64(records)
+						cur[lv] = tracefile.Bin{Location: l.id, Depth: lv.Depth(), Class: lv.Class(), Records: records,
+							Data: append([]byte(nil), data...)}
+						return
+					}
+				}
+			})
+		})
+	}
+	bins := func(put func(tracefile.Bin) error) error {
+		var err error
+		for _, l := range locs {
+			l.h.Levels(func(lv *buffer.Level) {
+				lv.Bins(func(data []byte, records uint32) {
+					if err == nil && len(data) > 0 {
+						err = put(tracefile.Bin{Location: l.id, Depth: lv.Depth(), Class: lv.Class(), Records: records, Data: data})
+					}
+				})
+				if c, ok := cur[lv]; ok && err == nil {
+					err = put(c)
+				}
+			})
+		}
+		return err
+	}
+	var b bytes.Buffer
+	if err := tracefile.Write(&b, t, bins); err != nil {
+		return nil, fmt.Errorf("hmbtrace: the trace in memory: %v", err)
+	}
+	f, err := tracefile.Read(bytes.NewReader(b.Bytes()), int64(b.Len()))
+	if err != nil {
+		return nil, fmt.Errorf("hmbtrace: the trace in memory: %v", err)
+	}
+	return f, nil
 }
 
 // reportPlacement says in one line on w why the trace of this process,

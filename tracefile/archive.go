@@ -122,7 +122,9 @@ type Archive struct {
 	Name                 string // the run's trace name
 	World, Group, Groups int
 	EventsNone           bool // HMB_OUTPUT_EVENTS=none: the slots hold no bins
-	Slots                []Slot
+	// An archive of HMB_OUTPUT_EVENTS=none written by the ranks' collective
+	// end has no Slots: only the run-wide results (ResultsOnly).
+	Slots []Slot
 
 	resultsOff, resultsLen int64
 	f                      *sharedFile
@@ -185,11 +187,16 @@ func readIndex(r io.ReaderAt, size int64) (*Archive, error) {
 		return nil, archiveFail(16, "a run of %d ranks", world)
 	case groups == 0 || groups > world || group >= groups:
 		return nil, archiveFail(20, "group %d of %d in a run of %d ranks", group, groups, world)
-	case nslots == 0 || nslots > world:
+	case nslots > world:
 		return nil, archiveFail(28, "%d slots in a run of %d ranks", nslots, world)
 	}
 	ixOff, ixLen, resOff, resLen := le.Uint64(pre[32:]), le.Uint64(pre[40:]), le.Uint64(pre[48:]), le.Uint64(pre[56:])
-	if ixOff < preludeSize || ixOff > uint64(size) || ixLen > uint64(size)-ixOff || ixLen < 1+indexEntrySize+4 {
+	// An archive of the run's results only (HMB_OUTPUT_EVENTS=none) has no
+	// slot; any other has one at least.
+	if nslots == 0 && (flags&flagEventsNone == 0 || resLen == 0) {
+		return nil, archiveFail(28, "no slots, and not an archive of the run's results only")
+	}
+	if ixOff < preludeSize || ixOff > uint64(size) || ixLen > uint64(size)-ixOff || ixLen < 1+4+uint64(nslots)*indexEntrySize {
 		return nil, archiveFail(32, "index of %d bytes at offset %d in a file of %d bytes", ixLen, ixOff, size)
 	}
 	headEnd := ixOff + ixLen
@@ -288,6 +295,11 @@ func readArchive(r io.ReaderAt, size int64) (*Archive, error) {
 	}
 	return a, nil
 }
+
+// ResultsOnly reports whether the archive holds the run's results and no
+// rank's trace: what the collective end of a run with
+// HMB_OUTPUT_EVENTS=none writes.
+func (a *Archive) ResultsOnly() bool { return len(a.Slots) == 0 }
 
 // Results returns the run-wide results sections (without their
 // checksum, which it verifies); nil when the file has none.
@@ -496,7 +508,30 @@ const (
 	// collective end of the run, over MPI (summary.RunProfile's binary
 	// form): what the statistics said up to MPI_Finalize.
 	ResultRunProfile byte = 1
+	// ResultComm is the run's exact communication matrix, reduced the same
+	// way (comm.Parts, JSON): every sender's messages and bytes to every
+	// receiver, counted at the probe.
+	ResultComm byte = 2
+	// ResultVariation is the variation analysis the ranks ran on their own
+	// events at the collective end (variation.Variation, JSON).
+	ResultVariation byte = 3
+	// ResultDynamics is the run's phase series, cut by each rank from its
+	// own statistics at the collective end (trend.Series, JSON): what the
+	// dynamics analysis reads.
+	ResultDynamics byte = 4
+	// ResultCosts is what each pass of the collective end cost rank 0
+	// (JSON of []PassCost).
+	ResultCosts byte = 5
 )
+
+// PassCost is what one pass of the collective end cost rank 0, the root
+// of its tree: from making its own part to taking the run's, which
+// includes waiting for every other rank's; and the bytes of the run's.
+type PassCost struct {
+	Pass    string
+	Seconds float64
+	Bytes   int
+}
 
 // ResultSection is one section of an archive's run-wide results.
 type ResultSection struct {

@@ -134,7 +134,9 @@ func (p *ArchivePlan) check() error {
 		return fmt.Errorf("archive plan: world of %d ranks", p.World)
 	case p.Groups <= 0 || p.Group < 0 || p.Group >= p.Groups:
 		return fmt.Errorf("archive plan: group %d of %d", p.Group, p.Groups)
-	case len(p.Ranks) == 0:
+	case len(p.Ranks) == 0 && !(p.EventsNone && len(p.Results) > 0):
+		// Only the run's results, without a rank's trace, make an archive
+		// of no slots (HMB_OUTPUT_EVENTS=none).
 		return fmt.Errorf("archive plan: no ranks")
 	case len(p.Ranks) != len(p.Capacity):
 		return fmt.Errorf("archive plan: %d ranks, %d capacities", len(p.Ranks), len(p.Capacity))

@@ -38,10 +38,14 @@ func LocationLabel(files []*File, i int, byFile bool, name string) string {
 	case byFile:
 		return fmt.Sprintf("%s: %s", filepath.Base(files[i].Path), name)
 	case len(files) > 1:
-		return fmt.Sprintf("rank %d: %s", files[i].Header.Rank, name)
+		return RankLabel(files[i].Header.Rank, name)
 	}
 	return name
 }
+
+// RankLabel is LocationLabel of a location of one of a run's ranks, each in
+// a file of its own: what a rank calls its locations in-situ.
+func RankLabel(rank int, name string) string { return fmt.Sprintf("rank %d: %s", rank, name) }
 
 // Run is the files of one run among a set of files.
 type Run struct {

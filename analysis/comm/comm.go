@@ -93,8 +93,8 @@ func FromFilesProcs(files []*tracefile.File, procs int) (*Matrix, error) {
 		first[i] = len(m.Nodes)
 		for k, l := range f.Locations {
 			name := tracefile.LocationLabel(files, i, byFile, l.Name)
-			if len(files) > 1 && !byFile && len(f.Locations) == 1 {
-				name = fmt.Sprintf("rank %d", f.Header.Rank) // the rank says it all
+			if len(files) > 1 && !byFile {
+				name = rankNodeName(f.Header.Rank, l.Name, len(f.Locations))
 			}
 			m.Nodes = append(m.Nodes, Node{Name: name, Rank: f.Header.Rank, Loc: l.ID})
 			locs = append(locs, where{i, k})
@@ -126,37 +126,8 @@ func FromFilesProcs(files []*tracefile.File, procs int) (*Matrix, error) {
 			c.Bytes += e.Bytes
 			return nil
 		}
-		f := files[i]
-		l := &f.Locations[k]
-		if l.Comm != nil {
-			var sent uint64
-			for _, c := range l.Comm {
-				if c.Sent == 0 {
-					continue
-				}
-				sent += c.Sent
-				e := tracefile.Event{Kind: encode.KindSend, Peer: c.Peer, PeerRank: c.PeerRank, Bytes: c.SentBytes}
-				if err := add(&e, c.Sent); err != nil {
-					return err
-				}
-			}
-			// A file written without events (HMB_OUTPUT_EVENTS=none)
-			// has its matrices only: no send of it is shed, none is
-			// in the file.
-			if sent > 0 && f.EventsNone {
-				s.exact = true
-			} else if sent > 0 {
-				s.exact = true
-				kept, err := keptSends(f, l)
-				if err != nil {
-					return err
-				}
-				s.shed = sent - min(kept, sent)
-			}
-			return nil
-		}
-		n2, err := countSends(f, l, func(e *tracefile.Event) error { return add(e, 1) })
-		s.counted = n2 > 0
+		var err error
+		s.exact, s.counted, s.shed, err = countLocation(files[i], &files[i].Locations[k], add)
 		return err
 	})
 	if err != nil {
@@ -225,6 +196,47 @@ func (m *Matrix) addChannels(ss []sender, first int, f *tracefile.File) error {
 		m.Channel++
 	}
 	return nil
+}
+
+// rankNodeName names a location of one of a run's ranks, which has locs
+// locations: by its rank alone when it is the rank's only one.
+func rankNodeName(rank int, name string, locs int) string {
+	if locs == 1 {
+		return fmt.Sprintf("rank %d", rank) // the rank says it all
+	}
+	return tracefile.RankLabel(rank, name)
+}
+
+// countLocation passes what location l of file f sent to add, a peer
+// and a count at a time: from its exact matrix (counted at the probe) when
+// the file has one, then also returning how many of those sends the
+// buffer shed; else from its send events. exact and counted say which.
+func countLocation(f *tracefile.File, l *tracefile.Location, add func(e *tracefile.Event, count uint64) error) (exact, counted bool, shed uint64, err error) {
+	if l.Comm != nil {
+		var sent uint64
+		for _, c := range l.Comm {
+			if c.Sent == 0 {
+				continue
+			}
+			sent += c.Sent
+			e := tracefile.Event{Kind: encode.KindSend, Peer: c.Peer, PeerRank: c.PeerRank, Bytes: c.SentBytes}
+			if err := add(&e, c.Sent); err != nil {
+				return false, false, 0, err
+			}
+		}
+		// A file written without events (HMB_OUTPUT_EVENTS=none) has its
+		// matrices only: no send of it is shed, none is in the file.
+		if sent == 0 || f.EventsNone {
+			return sent > 0, false, 0, nil
+		}
+		kept, err := keptSends(f, l)
+		if err != nil {
+			return false, false, 0, err
+		}
+		return true, false, sent - min(kept, sent), nil
+	}
+	n, err := countSends(f, l, func(e *tracefile.Event) error { return add(e, 1) })
+	return false, n > 0, 0, err
 }
 
 // countSends calls add for each send event (blocking or not) of location

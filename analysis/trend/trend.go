@@ -250,8 +250,27 @@ func (r *Result) finding(s *Series, ft dynamics.Feature) Finding {
 // fromPhases makes series from the phase samples: inclusive time and
 // visits of every region, and its counters, per location.
 func (r *Result) fromPhases(files []*tracefile.File) {
-	r.Source = Source{}
 	byFile := tracefile.SharedRank(files)
+	r.Source, r.Series = phaseSeries(files, func(fi int, name string) string {
+		return tracefile.LocationLabel(files, fi, byFile, name)
+	})
+}
+
+// RankPhaseSeries returns the series of the phase samples of one rank of a
+// run of several, whose trace f is, as Analyze makes them from the run's
+// files, and their Source: what each rank cuts in-situ at the collective
+// end of the run, to be analysed with AnalyzeSeries.
+func RankPhaseSeries(f *tracefile.File) (Source, []*Series) {
+	return phaseSeries([]*tracefile.File{f}, func(_ int, name string) string {
+		return tracefile.RankLabel(f.Header.Rank, name)
+	})
+}
+
+// phaseSeries makes the series of the phase samples of files, a location
+// of file fi named name labelled label(fi, name).
+func phaseSeries(files []*tracefile.File, label func(fi int, name string) string) (Source, []*Series) {
+	var src Source
+	var out []*Series
 	for fi, f := range files {
 		for i := range f.Locations {
 			l := &f.Locations[i]
@@ -259,8 +278,8 @@ func (r *Result) fromPhases(files []*tracefile.File) {
 			if ps == nil || len(ps.Samples) == 0 {
 				continue
 			}
-			r.Source = Source{Region: f.RegionName(ps.Region)}
-			where := tracefile.LocationLabel(files, fi, byFile, l.Name)
+			src = Source{Region: f.RegionName(ps.Region)}
+			where := label(fi, l.Name)
 			n := len(ps.Samples)
 			iters := func(k int) float64 {
 				if k < n-1 {
@@ -310,11 +329,12 @@ func (r *Result) fromPhases(files []*tracefile.File) {
 				// A region with a value in one sample only, such as one that
 				// encloses the whole loop, has no dynamics to speak of.
 				if nonzero(series[k].Values) >= 2 {
-					r.Series = append(r.Series, series[k])
+					out = append(out, series[k])
 				}
 			}
 		}
 	}
+	return src, out
 }
 
 // fromSegments makes series from the invocations of the time-dominant
@@ -324,16 +344,26 @@ func (r *Result) fromSegments(files []*tracefile.File, region string, procs int)
 	if err != nil {
 		return err
 	}
-	r.Source = Source{Invocations: true, Region: v.Region, Between: v.Between}
+	r.Source, r.Series = SegmentSeries(v)
 	r.Notes = append(r.Notes, v.Notes...)
+	return nil
+}
+
+// SegmentSeries returns the series of the invocations of the segment
+// region of a variation analysis, each an iteration, and their Source:
+// what Analyze analyses without phase series (also of an analysis the
+// ranks ran in-situ).
+func SegmentSeries(v *variation.Variation) (Source, []*Series) {
+	src := Source{Invocations: true, Region: v.Region, Between: v.Between}
 	byRow := make([][]Invocations, len(v.Rows))
 	for _, s := range v.Segments {
 		byRow[s.Row] = append(byRow[s.Row], Invocations{N: 1, Duration: s.Duration, SOS: s.SOS})
 	}
+	var out []*Series
 	for row, groups := range byRow {
-		r.Series = append(r.Series, InvocationSeries(v.Region, v.Rows[row].Label, 1, groups)...)
+		out = append(out, InvocationSeries(v.Region, v.Rows[row].Label, 1, groups)...)
 	}
-	return nil
+	return src, out
 }
 
 // Invocations are N consecutive invocations of the segment region on one

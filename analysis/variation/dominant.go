@@ -233,37 +233,66 @@ func TimeDominant(files []*tracefile.File) (Dominance, error) {
 // the regions of the extra synchronization patterns (variation -sync),
 // with procs workers.
 func timeDominant(files []*tracefile.File, totals []RegionTotal, sync analysis.SyncMatcher, procs int) (Dominance, error) {
-	d := Dominance{}
-	var startup int64 // ns in MPI_Init and MPI_Finalize, all locations
+	in := dominanceInput{totals: totals, cl: newClassifier(files, sync)}
 	for _, f := range files {
-		d.Locations += len(f.Locations)
-		for i := range f.Locations {
-			// The time in instrumented code: the exclusive times
-			// partition it, also without a main around everything.
-			var longest, covered, init uint64
-			for _, p := range f.Locations[i].Profile {
-				longest = max(longest, p.Inclusive)
-				covered += p.Exclusive
-				if isStartup(f.RegionName(p.Region)) {
-					init += p.Inclusive
-				}
-			}
-			d.Run += f.TicksToNanos(max(longest, covered) - min(init, max(longest, covered)))
-			startup += f.TicksToNanos(init)
+		in.locations += len(f.Locations)
+		if len(f.Locations) > 0 {
+			in.ranks++
 		}
+		run, startup := runTimes(f)
+		in.run += run
+		in.startup += startup
 	}
+	return chooseDominance(in, func() (map[string]waitShare, int64, error) {
+		sums, traced, err := waitSumsOf(files, in.cl, procs)
+		return sums.shares(), traced, err
+	})
+}
+
+// runTimes returns the time in instrumented code of the locations of f,
+// less MPI_Init and MPI_Finalize, which no iteration holds, summed; and
+// that startup time, in ns.
+func runTimes(f *tracefile.File) (run, startup int64) {
+	for i := range f.Locations {
+		// The time in instrumented code: the exclusive times
+		// partition it, also without a main around everything.
+		var longest, covered, init uint64
+		for _, p := range f.Locations[i].Profile {
+			longest = max(longest, p.Inclusive)
+			covered += p.Exclusive
+			if isStartup(f.RegionName(p.Region)) {
+				init += p.Inclusive
+			}
+		}
+		run += f.TicksToNanos(max(longest, covered) - min(init, max(longest, covered)))
+		startup += f.TicksToNanos(init)
+	}
+	return run, startup
+}
+
+// dominanceInput is what the choice of the time-dominant region starts
+// from, besides the events: the run's totals, its locations, their run
+// and startup times summed (runTimes), and the kinds of its regions.
+type dominanceInput struct {
+	totals       []RegionTotal
+	locations    int
+	ranks        int // files (processes) with locations
+	run, startup int64
+	cl           classifier
+}
+
+// chooseDominance chooses the time-dominant region of in (DominanceRule);
+// walk returns the regions' waitShares and the traced time, from the
+// events, called only when some region is a candidate.
+func chooseDominance(in dominanceInput, walk func() (map[string]waitShare, int64, error)) (Dominance, error) {
+	d := Dominance{Locations: in.locations, Run: in.run}
+	totals, cl, startup := in.totals, in.cl, in.startup
 	d.MinVisits = 2 * uint64(d.Locations)
 	if d.Locations == 0 {
 		return d, fmt.Errorf("analysis: the trace has no locations")
 	}
-	cl := newClassifier(files, sync)
 	var cands, loops, rankLoops []RegionTotal
-	often, ranks := 0, 0
-	for _, f := range files {
-		if len(f.Locations) > 0 {
-			ranks++
-		}
-	}
+	often, ranks := 0, in.ranks
 	for _, t := range totals {
 		if t.Visits < d.MinVisits && !(isCollective(t.Name) && t.Visits >= 2*uint64(ranks)) {
 			continue
@@ -286,7 +315,7 @@ func timeDominant(files []*tracefile.File, totals []RegionTotal, sync analysis.S
 	}
 	var walked map[string]waitShare
 	if len(cands)+len(loops)+len(rankLoops) > 0 {
-		ws, traced, err := waitShares(files, cl, procs)
+		ws, traced, err := walk()
 		if err != nil {
 			return d, err
 		}
@@ -522,7 +551,66 @@ func (w waitShare) sos(t RegionTotal) float64 {
 	return float64(t.Inclusive) * (1 - w.share())
 }
 
-// waitShares reads every event of files once and returns the waitShare of
+// regionWaits is what the locations' waits in one region sum to, before
+// the median of their irregularities is taken: the locations may be read
+// by different processes (the ranks, in-situ) and their sums merged.
+type regionWaits struct {
+	Traced, Waiting, Span int64
+	// Irregular holds one location's irregularity per location that
+	// invokes the region, in no order.
+	Irregular []float64
+}
+
+// waitSums are the regionWaits of a run's regions, by name.
+type waitSums map[string]*regionWaits
+
+// add adds the waits of one location, per region id (locationWaits), whose
+// regions are named by names.
+func (w waitSums) add(per []waitShare, names []string) {
+	for id, s := range per {
+		if id == 0 || s.period.n == 0 {
+			continue
+		}
+		t := w[names[id]]
+		if t == nil {
+			t = &regionWaits{}
+			w[names[id]] = t
+		}
+		t.Traced += s.traced
+		t.Waiting += s.waiting
+		t.Span += s.period.last - s.period.first
+		t.Irregular = append(t.Irregular, s.period.irregularity())
+	}
+}
+
+// merge adds the sums of other locations.
+func (w waitSums) merge(o waitSums) {
+	for name, s := range o {
+		t := w[name]
+		if t == nil {
+			t = &regionWaits{}
+			w[name] = t
+		}
+		t.Traced += s.Traced
+		t.Waiting += s.Waiting
+		t.Span += s.Span
+		t.Irregular = append(t.Irregular, s.Irregular...)
+	}
+}
+
+// shares returns the waitShare of each region: the sums, and the median
+// of the irregularities (which does not depend on their order).
+func (w waitSums) shares() map[string]waitShare {
+	out := make(map[string]waitShare, len(w))
+	for name, s := range w {
+		c := append([]float64(nil), s.Irregular...)
+		sort.Float64s(c)
+		out[name] = waitShare{traced: s.Traced, waiting: s.Waiting, span: s.Span, irregularity: c[len(c)/2]}
+	}
+	return out
+}
+
+// waitSumsOf reads every event of files once and returns the waits of
 // each region by name, the locations on procs workers (the sums are of
 // integers and the irregularity a median, so they do not depend on the
 // order).
@@ -530,8 +618,8 @@ func (w waitShare) sos(t RegionTotal) float64 {
 // It also returns the time from each location's first event to its last,
 // summed: the run as the events show it, also where the program's own
 // code is not a region.
-func waitShares(files []*tracefile.File, cl classifier, procs int) (map[string]waitShare, int64, error) {
-	out := map[string]waitShare{}
+func waitSumsOf(files []*tracefile.File, cl classifier, procs int) (waitSums, int64, error) {
+	out := waitSums{}
 	type fileRegions struct {
 		kinds []regionKind
 		waits []bool
@@ -566,27 +654,9 @@ func waitShares(files []*tracefile.File, cl classifier, procs int) (map[string]w
 		return nil, 0, err
 	}
 	var traced int64
-	cvs := map[string][]float64{}
 	for n, per := range perLoc {
-		names := byFile[locs[n].file].names
 		traced += per[0].span // the location's (see locationWaits)
-		for id, s := range per {
-			if id == 0 || s.period.n == 0 {
-				continue
-			}
-			t := out[names[id]]
-			t.traced += s.traced
-			t.waiting += s.waiting
-			t.span += s.period.last - s.period.first
-			out[names[id]] = t
-			cvs[names[id]] = append(cvs[names[id]], s.period.irregularity())
-		}
-	}
-	for name, c := range cvs {
-		sort.Float64s(c)
-		t := out[name]
-		t.irregularity = c[len(c)/2]
-		out[name] = t
+		out.add(per, byFile[locs[n].file].names)
 	}
 	return out, traced, nil
 }

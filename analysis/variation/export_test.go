@@ -14,13 +14,14 @@ type WaitShareOf struct {
 	Irregularity    float64
 }
 
-// WaitShares is waitShares with the default synchronization regions, on
+// WaitShares is waitSumsOf's shares with the default synchronization regions, on
 // several workers.
 func WaitShares(files []*tracefile.File) (map[string]WaitShareOf, error) {
-	ws, _, err := waitShares(files, newClassifier(files, analysis.SyncMatcher{}), 4)
+	sums, _, err := waitSumsOf(files, newClassifier(files, analysis.SyncMatcher{}), 4)
 	if err != nil {
 		return nil, err
 	}
+	ws := sums.shares()
 	out := make(map[string]WaitShareOf, len(ws))
 	for name, w := range ws {
 		out[name] = WaitShareOf{Traced: w.traced, Waiting: w.waiting, Share: w.share(), Irregularity: w.irregularity}

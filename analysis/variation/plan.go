@@ -62,24 +62,30 @@ func (pl *Planner) Plan(region string, sync filter.Patterns) (*Plan, error) {
 		dom.d, dom.err = timeDominant(pl.files, pl.totals, analysis.SyncMatcher{Extra: sync}, pl.procs)
 		pl.byKey[k] = dom
 	}
-	p := &Plan{Sync: sync, Dominance: dom.d, HasDominance: dom.err == nil}
+	return makePlan(pl.totals, dom.d, dom.err, region, sync)
+}
+
+// makePlan is Plan of a run whose totals are totals and whose choice of
+// the time-dominant region is dom, or failed with domErr.
+func makePlan(totals []RegionTotal, dom Dominance, domErr error, region string, sync filter.Patterns) (*Plan, error) {
+	p := &Plan{Sync: sync, Dominance: dom, HasDominance: domErr == nil}
 	switch {
 	case region != "":
 		p.Region, p.Picked = region, true
 		known := false
-		for _, t := range pl.totals {
+		for _, t := range totals {
 			known = known || t.Name == region
 		}
 		if !known {
 			return nil, fmt.Errorf("analysis: no location visits a region named %q", region)
 		}
-	case dom.err != nil:
-		return nil, dom.err
+	case domErr != nil:
+		return nil, domErr
 	default:
-		p.Region, p.Between = dom.d.Region.Name, dom.d.Between
+		p.Region, p.Between = dom.Region.Name, dom.Between
 	}
 	m := p.matcher()
-	for _, t := range pl.totals {
+	for _, t := range totals {
 		if m.Match(t.Name) && (t.Name != p.Region || p.Between) {
 			p.SyncRegions = append(p.SyncRegions, t.Name)
 		}
@@ -107,6 +113,11 @@ func (p *Plan) NoInvocation(files []*tracefile.File) error {
 // rows of its locations as their Scanners finished them (Segments counting
 // invocations, however a tool groups them).
 func (p *Plan) Notes(rows []Row, files []*tracefile.File) []Note {
+	return p.notes(rows, func() []Loss { return Losses(files) })
+}
+
+// notes is Notes of the run whose buffers lost events as losses says.
+func (p *Plan) notes(rows []Row, losses func() []Loss) []Note {
 	var notes []Note
 	if d := &p.Dominance; !p.Picked && p.HasDominance && d.Weak != WeakNone {
 		n := Note{Kind: NoteWeakChoice, Weak: d.Weak, Region: d.Region.Name, Share: d.Share, Locations: d.Locations,
@@ -143,12 +154,12 @@ func (p *Plan) Notes(rows []Row, files []*tracefile.File) []Note {
 	if missingSeg == 0 && shedSync == 0 && truncated == 0 {
 		return notes
 	}
-	losses := Losses(files)
+	lost := losses()
 	if missingSeg > 0 {
-		notes = append(notes, Note{Kind: NoteShedInvocations, Missing: missingSeg, Of: invocations, Region: p.Region, Losses: losses})
+		notes = append(notes, Note{Kind: NoteShedInvocations, Missing: missingSeg, Of: invocations, Region: p.Region, Losses: lost})
 	}
 	if shedSync > 0 {
-		notes = append(notes, Note{Kind: NoteShedSync, Missing: shedSync, Of: syncCalls, Locations: shedSyncRows, Losses: losses})
+		notes = append(notes, Note{Kind: NoteShedSync, Missing: shedSync, Of: syncCalls, Locations: shedSyncRows, Losses: lost})
 	}
 	if truncated > 0 {
 		notes = append(notes, Note{Kind: NoteTruncated, Missing: uint64(truncated)})

@@ -37,10 +37,13 @@ func Locations(files []*tracefile.File) []LocationRef {
 			case byFile:
 				label = fmt.Sprintf("%s:%s", filepath.Base(f.Path), l.Name)
 			default:
-				label = fmt.Sprintf("%d:%s", f.Header.Rank, l.Name)
+				label = rankLabel(f.Header.Rank, l.Name)
 			}
 			refs = append(refs, LocationRef{File: i, Index: j, Location: l, Label: label, Offset: offset})
 		}
 	}
 	return refs
 }
+
+// rankLabel labels a location of one of a run's ranks.
+func rankLabel(rank int, name string) string { return fmt.Sprintf("%d:%s", rank, name) }

@@ -45,6 +45,12 @@ func Totals(files []*tracefile.File) []RegionTotal {
 	for _, t := range byName {
 		out = append(out, *t)
 	}
+	sortTotals(out)
+	return out
+}
+
+// sortTotals sorts totals as Totals returns them.
+func sortTotals(out []RegionTotal) {
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].Inclusive != out[j].Inclusive {
 			return out[i].Inclusive > out[j].Inclusive
@@ -54,5 +60,4 @@ func Totals(files []*tracefile.File) []RegionTotal {
 		}
 		return out[i].Name < out[j].Name
 	})
-	return out
 }

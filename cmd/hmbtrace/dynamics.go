@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 
@@ -34,6 +35,7 @@ func runDynamics(args []string, out io.Writer) error {
 	top := fs.Int("top", 10, "findings to list (0: all); series to plot with -svg")
 	region := fs.String("region", "", "without a phase series: the region whose invocations are the iterations (default the time-dominant one)")
 	minShare := fs.Float64("min-share", trend.DefaultMinShare, "list features costing at least this fraction of the location's time in the loop (Oleynik's thresholdTime; 0 lists every feature that stands out of the noise)")
+	insitu := fs.Bool("insitu", false, "of a run archive, the series the ranks cut at MPI_Finalize (its results: the phase series, else the segments of their variation analysis), not those of its ranks' traces")
 	procsOpt := procsFlag(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -41,23 +43,20 @@ func runDynamics(args []string, out io.Writer) error {
 	if *minShare < 0 || *minShare >= 1 {
 		return usageError{fmt.Sprintf("-min-share %v: want a fraction in [0, 1)", *minShare)}
 	}
-	files, procs, err := openProcs(fs.Args(), *procsOpt)
-	if err != nil {
-		return err
-	}
-	defer closeAll(files)
-	if !phased(files) {
-		// Without a phase series the iterations are the invocations of
-		// the time-dominant region, found in the events.
-		if err := requireEvents("hmbtrace dynamics without a phase series (HMB_PHASE)", files); err != nil {
-			return err
-		}
-	}
-	opt := trend.Options{Region: *region, MinShare: *minShare, Procs: procs}
+	opt := trend.Options{Region: *region, MinShare: *minShare, Procs: *procsOpt}
 	if *minShare == 0 {
 		opt.MinShare = -1 // every feature that stands out of its noise
 	}
-	r, err := trend.Analyze(files, opt)
+	var r *trend.Result
+	var err error
+	if *insitu || resultsOnly(fs.Args()) {
+		if *region != "" {
+			return usageError{"-insitu: the ranks cut the iterations by the phase series or the time-dominant region; -region needs the events"}
+		}
+		r, err = inSituDynamics(fs.Args(), opt)
+	} else {
+		r, err = dynamicsOfFiles(fs.Args(), opt)
+	}
 	if err != nil {
 		return err
 	}
@@ -70,6 +69,47 @@ func runDynamics(args []string, out io.Writer) error {
 		return render.DynamicsTSV(out, r)
 	}
 	return render.DynamicsText(out, r, *top)
+}
+
+// dynamicsOfFiles analyses the series of the traces at paths.
+func dynamicsOfFiles(paths []string, opt trend.Options) (*trend.Result, error) {
+	files, procs, err := openProcs(paths, opt.Procs)
+	if err != nil {
+		return nil, err
+	}
+	defer closeAll(files)
+	if !phased(files) {
+		// Without a phase series the iterations are the invocations of
+		// the time-dominant region, found in the events.
+		if err := requireEvents("hmbtrace dynamics without a phase series (HMB_PHASE; -insitu reads the series the ranks cut)", files); err != nil {
+			return nil, err
+		}
+	}
+	opt.Procs = procs
+	return trend.Analyze(files, opt)
+}
+
+// inSituDynamics analyses the series the ranks cut in-situ, which a run
+// archive's results hold: the phase series, or else the segments of the
+// variation analysis the ranks ran.
+func inSituDynamics(paths []string, opt trend.Options) (*trend.Result, error) {
+	b, path, err := inSituResult(paths, tracefile.ResultDynamics, "phase series")
+	if errors.Is(err, errNoResult) {
+		v, err := inSituVariation(paths)
+		if err != nil {
+			return nil, err
+		}
+		src, series := trend.SegmentSeries(v)
+		return trend.AnalyzeSeries(src, series, v.Notes, opt)
+	}
+	if err != nil {
+		return nil, err
+	}
+	in, err := trend.DecodeInSitu(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	return in.Analyze(opt)
 }
 
 // phased reports whether every location of files has a phase series.

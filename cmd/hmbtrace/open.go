@@ -131,6 +131,13 @@ func openAllProcs(paths []string, procs int) ([]*tracefile.File, error) {
 		groups = append(groups, group{p, len(srcs), len(srcs) + len(in)})
 		srcs = append(srcs, in...)
 	}
+	if len(srcs) == 0 {
+		for _, a := range archives {
+			if a.ResultsOnly() {
+				return nil, resultsOnlyError(a.Path)
+			}
+		}
+	}
 	files := make([]*tracefile.File, len(srcs))
 	err := parallel.Do(procs, len(srcs), func(i int) error {
 		f, err := srcs[i].open()
@@ -192,6 +199,9 @@ func archiveRank(path string) (a *tracefile.Archive, slot int, ok bool, err erro
 		}
 	}
 	a.Close()
+	if a.ResultsOnly() {
+		return nil, 0, true, resultsOnlyError(path[:i])
+	}
 	first, last := a.Slots[0].Rank, a.Slots[len(a.Slots)-1].Rank
 	return nil, 0, true, fmt.Errorf("%s: no rank %d in this archive (it holds ranks %d to %d of %d)", path[:i], rank, first, last, a.World)
 }
@@ -280,6 +290,9 @@ func checkGroups(dir string, archives []*tracefile.Archive) error {
 			j++
 		}
 		run := archives[i:j]
+		if len(run) == 1 && run[0].ResultsOnly() {
+			return resultsOnlyError(run[0].Path)
+		}
 		first, groups, ranks := run[0], run[0].Groups, 0
 		for k, a := range run {
 			switch {

@@ -4,7 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/hmbtrace/hmbtrace/summary"
 	"github.com/hmbtrace/hmbtrace/tracefile"
@@ -27,12 +26,15 @@ func runSummary(args []string, out io.Writer) error {
 	if *width == 0 {
 		opt.NameWidth = -1
 	}
-	if *insitu {
+	if *insitu || resultsOnly(fs.Args()) {
 		p, err := inSituProfile(fs.Args())
 		if err != nil {
 			return err
 		}
-		return summary.WriteRun(out, p, opt)
+		if err := summary.WriteRun(out, p, opt); err != nil {
+			return err
+		}
+		return writePassCosts(out, fs.Args())
 	}
 	files, nprocs, err := openProcs(fs.Args(), *procs)
 	if err != nil {
@@ -51,45 +53,15 @@ func runSummary(args []string, out io.Writer) error {
 // inSituProfile returns the run profile an archive's results hold: the
 // archive named, or group 0's of the directory named.
 func inSituProfile(paths []string) (*summary.RunProfile, error) {
-	if len(paths) != 1 {
-		return nil, usageError{"-insitu wants one run archive (or the directory holding it)"}
-	}
-	path := paths[0]
-	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		names, err := filesIn(path, tracefile.ArchiveExt)
-		if err != nil {
-			return nil, err
-		}
-		path = ""
-		for _, n := range names {
-			if a, err := tracefile.OpenArchive(n); err == nil {
-				if a.Group == 0 {
-					path = n
-				}
-				a.Close()
-			}
-		}
-		if path == "" {
-			return nil, fmt.Errorf("%s: no run archive (*%s) of group 0 in it", paths[0], tracefile.ArchiveExt)
-		}
-	}
-	a, err := tracefile.OpenArchive(path)
+	b, path, err := inSituResult(paths, tracefile.ResultRunProfile, "run profile")
 	if err != nil {
 		return nil, err
 	}
-	defer a.Close()
-	b, ok, err := a.Result(tracefile.ResultRunProfile)
-	if err != nil {
-		return nil, err
+	var p summary.RunProfile
+	if err := p.UnmarshalBinary(b); err != nil {
+		return nil, fmt.Errorf("%s: the run's profile in its results: %v", path, err)
 	}
-	if ok {
-		var p summary.RunProfile
-		if err := p.UnmarshalBinary(b); err != nil {
-			return nil, fmt.Errorf("%s: the run's profile in its results: %v", path, err)
-		}
-		return &p, nil
-	}
-	return nil, fmt.Errorf("%s: its results hold no run profile (the ranks reduce one at MPI_Finalize from this version on; a group other than 0 holds none)", path)
+	return &p, nil
 }
 
 // procsFlag adds -procs to a command that reads traces in parallel.

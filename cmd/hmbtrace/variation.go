@@ -7,6 +7,7 @@ import (
 	"github.com/hmbtrace/hmbtrace/analysis/variation"
 	"github.com/hmbtrace/hmbtrace/filter"
 	"github.com/hmbtrace/hmbtrace/render"
+	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
 func init() {
@@ -25,6 +26,7 @@ func runVariation(args []string, out io.Writer) error {
 	svg := fs.String("svg", "", "write the hot/cold view to this SVG file")
 	minScore := fs.Float64("z", variation.DefaultMinScore, "robust z-score from which a segment stands out")
 	top := fs.Int("top", 20, "list at most this many segments that stand out (0: all)")
+	insitu := fs.Bool("insitu", false, "of a run archive, the analysis the ranks ran on their own events at MPI_Finalize (its results; the time-dominant region, default synchronization), not one of its ranks' traces")
 	procsOpt := procsFlag(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -33,15 +35,15 @@ func runVariation(args []string, out io.Writer) error {
 	if err != nil {
 		return usageError{fmt.Sprintf("-sync: %v", err)}
 	}
-	files, procs, err := openProcs(fs.Args(), *procsOpt)
-	if err != nil {
-		return err
+	var v *variation.Variation
+	if *insitu || resultsOnly(fs.Args()) {
+		if *region != "" || *syncList != "" {
+			return usageError{"-insitu: the ranks chose the region and took the default synchronization; -region and -sync need the events"}
+		}
+		v, err = inSituVariation(fs.Args())
+	} else {
+		v, err = variationOfFiles(fs.Args(), *procsOpt, variation.Options{Region: *region, Sync: sync})
 	}
-	defer closeAll(files)
-	if err := requireEvents("hmbtrace variation (segments and SOS-times are cut from the events)", files); err != nil {
-		return err
-	}
-	v, err := variation.Analyze(files, variation.Options{Region: *region, Sync: sync, Procs: procs})
 	if err != nil {
 		return err
 	}
@@ -60,4 +62,35 @@ func runVariation(args []string, out io.Writer) error {
 		fmt.Fprintf(out, "\nhot/cold view: %s\n", *svg)
 	}
 	return nil
+}
+
+// variationOfFiles runs the analysis on the traces at paths.
+func variationOfFiles(paths []string, flagProcs int, opt variation.Options) (*variation.Variation, error) {
+	files, procs, err := openProcs(paths, flagProcs)
+	if err != nil {
+		return nil, err
+	}
+	defer closeAll(files)
+	if err := requireEvents("hmbtrace variation (segments and SOS-times are cut from the events; -insitu reads the analysis the ranks ran)", files); err != nil {
+		return nil, err
+	}
+	opt.Procs = procs
+	return variation.Analyze(files, opt)
+}
+
+// inSituVariation returns the analysis the ranks ran in-situ, which a run
+// archive's results hold, or the error it ended with.
+func inSituVariation(paths []string) (*variation.Variation, error) {
+	b, path, err := inSituResult(paths, tracefile.ResultVariation, "variation analysis")
+	if err != nil {
+		return nil, err
+	}
+	var in variation.InSitu
+	if err := variation.Decode(b, &in); err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	if in.Variation == nil {
+		return nil, fmt.Errorf("%s: the ranks' analysis at MPI_Finalize: %s", path, in.Error)
+	}
+	return in.Variation, nil
 }

@@ -293,16 +293,19 @@ func hmbgo_slot_capacity(world C.int) (n C.int64_t) {
 //export hmbgo_archive_create
 func hmbgo_archive_create(group, groups, world C.int, ranks *C.int32_t, capacity *C.int64_t, n C.int, offsets *C.int64_t) (msg *C.char) {
 	defer contain("hmb_archive_create", func() { msg = C.CString("hmbtrace: hmb_archive_create: internal error") })
-	if n <= 0 || ranks == nil || capacity == nil || offsets == nil {
+	// No ranks: the archive of the run's results only (results_end).
+	if n < 0 || n > 0 && (ranks == nil || capacity == nil || offsets == nil) {
 		return C.CString("hmbtrace: hmb_archive_create: no ranks")
 	}
 	rs := make([]int, int(n))
-	for i, r := range unsafe.Slice(ranks, int(n)) {
-		rs[i] = int(r)
-	}
 	caps := make([]int64, int(n))
-	for i, c := range unsafe.Slice(capacity, int(n)) {
-		caps[i] = int64(c)
+	if n > 0 {
+		for i, r := range unsafe.Slice(ranks, int(n)) {
+			rs[i] = int(r)
+		}
+		for i, c := range unsafe.Slice(capacity, int(n)) {
+			caps[i] = int64(c)
+		}
 	}
 	off, err := rt.CreateArchive(int(group), int(groups), int(world), rs, caps)
 	if err != nil {
@@ -324,13 +327,31 @@ func hmbgo_archive_slot(group, groups, world C.int, off, capacity C.int64_t) {
 	rt.SetArchiveSlot(int(group), int(groups), int(world), int64(off), int64(capacity))
 }
 
-// The in-situ reduction of the run's profiles (cshim/runresults.go). The
-// buffers given back are C's malloc'd memory, for the caller to free.
+// The passes of the collective end (cshim/runresults.go), numbered by
+// shim.h's enum hmb_pass. The buffers given back are C's malloc'd memory,
+// for the caller to free.
 
-//export hmbgo_run_profile
-func hmbgo_run_profile(rank C.int, out **C.char, n *C.size_t) (msg *C.char) {
-	defer contain("hmb_run_profile", func() { msg = C.CString("hmbtrace: hmb_run_profile: internal error") })
-	b, err := rt.RunProfile(int(rank))
+// The pass numbers are cshim's: a mismatch fails the build.
+var (
+	_ = [1]int{}[cshim.PassProfile-C.HMB_PASS_PROFILE]
+	_ = [1]int{}[cshim.PassComm-C.HMB_PASS_COMM]
+	_ = [1]int{}[cshim.PassChoice-C.HMB_PASS_CHOICE]
+	_ = [1]int{}[cshim.PassSegments-C.HMB_PASS_SEGMENTS]
+	_ = [1]int{}[cshim.PassPhases-C.HMB_PASS_PHASES]
+)
+
+// goBytes copies n bytes at p; none for a NULL p.
+func goBytes(p *C.char, n C.size_t) []byte {
+	if p == nil || n == 0 {
+		return nil
+	}
+	return C.GoBytes(unsafe.Pointer(p), C.int(n))
+}
+
+//export hmbgo_pass_make
+func hmbgo_pass_make(pass, rank C.int, in *C.char, inN C.size_t, out **C.char, n *C.size_t) (msg *C.char) {
+	defer contain("hmb_pass_make", func() { msg = C.CString("hmbtrace: hmb_pass_make: internal error") })
+	b, err := rt.PassMake(int(pass), int(rank), goBytes(in, inN))
 	if err != nil {
 		return C.CString(err.Error())
 	}
@@ -338,12 +359,12 @@ func hmbgo_run_profile(rank C.int, out **C.char, n *C.size_t) (msg *C.char) {
 	return nil
 }
 
-//export hmbgo_run_merge
-func hmbgo_run_merge(a *C.char, an C.size_t, b *C.char, bn C.size_t, out **C.char, n *C.size_t) (msg *C.char) {
-	defer contain("hmb_run_merge", func() { msg = C.CString("hmbtrace: hmb_run_merge: internal error") })
-	m, err := cshim.MergeRunProfiles(C.GoBytes(unsafe.Pointer(a), C.int(an)), C.GoBytes(unsafe.Pointer(b), C.int(bn)))
+//export hmbgo_pass_merge
+func hmbgo_pass_merge(pass C.int, a *C.char, an C.size_t, b *C.char, bn C.size_t, out **C.char, n *C.size_t) (msg *C.char) {
+	defer contain("hmb_pass_merge", func() { msg = C.CString("hmbtrace: hmb_pass_merge: internal error") })
+	m, err := cshim.PassMerge(int(pass), goBytes(a, an), goBytes(b, bn))
 	if err != nil {
-		return C.CString("hmbtrace: hmb_run_merge: " + err.Error())
+		return C.CString(err.Error())
 	}
 	*out, *n = (*C.char)(C.CBytes(m)), C.size_t(len(m))
 	return nil
@@ -360,8 +381,36 @@ func hmbgo_last_usage(at *C.uint64_t) (msg *C.char) {
 	return C.CString(s)
 }
 
-//export hmbgo_run_set_profile
-func hmbgo_run_set_profile(p *C.char, n C.size_t) {
-	defer contain("hmb_run_set_profile", func() {})
-	rt.SetRunProfile(C.GoBytes(unsafe.Pointer(p), C.int(n)))
+//export hmbgo_pass_set
+func hmbgo_pass_set(pass C.int, p *C.char, n C.size_t, next **C.char, nextN *C.size_t) (msg *C.char) {
+	defer contain("hmb_pass_set", func() { msg = C.CString("hmbtrace: hmb_pass_set: internal error") })
+	b, err := rt.PassSet(int(pass), goBytes(p, n))
+	if err != nil {
+		return C.CString(err.Error())
+	}
+	if len(b) > 0 {
+		*next, *nextN = (*C.char)(C.CBytes(b)), C.size_t(len(b))
+	}
+	return nil
+}
+
+//export hmbgo_results_only
+func hmbgo_results_only() (only C.int) {
+	defer contain("hmb_results_only", func() { only = 0 })
+	if rt.ResultsOnly() {
+		return 1
+	}
+	return 0
+}
+
+//export hmbgo_results_written
+func hmbgo_results_written(world C.int) {
+	defer contain("hmb_results_written", func() {})
+	rt.ResultsWritten(int(world))
+}
+
+//export hmbgo_pass_end
+func hmbgo_pass_end() {
+	defer contain("hmb_pass_end", func() {})
+	rt.PassEnd()
 }

@@ -1459,39 +1459,58 @@ HMB_NOINST void hmb_archive_slot(int group, int groups, int world, int64_t off, 
 	}
 }
 
-HMB_NOINST int hmb_run_profile(int rank, char **out, size_t *n)
+/* pass_error keeps Go's error message (malloc'd) for hmb_last_error. */
+HMB_NOINST static int pass_error(char *err)
+{
+	if (err != NULL) {
+		hmb_set_error(err);
+		free(err);
+		return -1;
+	}
+	return 0;
+}
+
+HMB_NOINST int hmb_pass_make(int pass, int rank, const char *in, size_t in_n, char **out, size_t *n)
 {
 	*out = NULL;
 	*n = 0;
 	if (!hmb_running()) {
-		hmb_set_error("hmbtrace: hmb_run_profile: the measurement does not record");
+		hmb_set_error("hmbtrace: the collective end: the measurement does not record");
 		return -1;
 	}
-	char *err = HMB_GO(hmbgo_run_profile(rank, out, n));
-	if (err != NULL) {
-		hmb_set_error(err);
-		free(err);
-		return -1;
-	}
-	return 0;
+	return pass_error(HMB_GO(hmbgo_pass_make(pass, rank, (char *)in, in_n, out, n)));
 }
 
-HMB_NOINST int hmb_run_merge(const char *a, size_t an, const char *b, size_t bn, char **out, size_t *n)
+HMB_NOINST int hmb_pass_merge(int pass, const char *a, size_t an, const char *b, size_t bn, char **out, size_t *n)
 {
 	*out = NULL;
 	*n = 0;
-	char *err = HMB_GO(hmbgo_run_merge((char *)a, an, (char *)b, bn, out, n));
-	if (err != NULL) {
-		hmb_set_error(err);
-		free(err);
-		return -1;
-	}
-	return 0;
+	return pass_error(HMB_GO(hmbgo_pass_merge(pass, (char *)a, an, (char *)b, bn, out, n)));
 }
 
-HMB_NOINST void hmb_run_set_profile(const char *p, size_t n)
+HMB_NOINST int hmb_pass_set(int pass, const char *p, size_t n, char **next, size_t *next_n)
+{
+	*next = NULL;
+	*next_n = 0;
+	if (!hmb_running()) {
+		return 0;
+	}
+	return pass_error(HMB_GO(hmbgo_pass_set(pass, (char *)p, n, next, next_n)));
+}
+
+HMB_NOINST int hmb_results_only(void)
+{
+	return hmb_running() && HMB_GO(hmbgo_results_only());
+}
+
+HMB_NOINST void hmb_results_written(int world)
 {
 	if (hmb_running()) {
-		HMB_GO(hmbgo_run_set_profile((char *)p, n));
+		HMB_GO(hmbgo_results_written(world));
 	}
+}
+
+HMB_NOINST void hmb_pass_end(void)
+{
+	HMB_GO(hmbgo_pass_end());
 }

@@ -231,15 +231,36 @@ int hmb_archive_create(int group, int groups, int world, const int32_t *ranks, c
 void hmb_archive_slot(int group, int groups, int world, int64_t off, int64_t capacity) HMB_NOINST;
 
 /*
- * The in-situ reduction of the run's profiles at the collective end.
- * hmb_run_profile sets *out to this rank's run profile now (malloc'd,
- * *n bytes; the caller frees it); hmb_run_merge sets *out to the merge of
- * two; hmb_run_set_profile gives rank 0's measurement the run's, for the
- * archive. They return -1 with hmb_last_error on failure, 0 otherwise.
+ * The passes of the collective end: each reduces one kind of payload up
+ * the ranks' binomial tree (cshim/runresults.go says what each holds).
+ * hmb_pass_make sets *out to this rank's part (malloc'd, *n bytes; the
+ * caller frees it), given what came down the tree before (in, or NULL);
+ * hmb_pass_merge sets *out to the merge of two; hmb_pass_set gives the
+ * root's measurement the run's, for the archive's results, and sets *next
+ * to what the next pass sends down the tree (NULL, 0 when nothing);
+ * hmb_pass_end releases what the passes kept. They return -1 with
+ * hmb_last_error on failure, 0 otherwise.
  */
-int hmb_run_profile(int rank, char **out, size_t *n) HMB_NOINST;
-int hmb_run_merge(const char *a, size_t an, const char *b, size_t bn, char **out, size_t *n) HMB_NOINST;
-void hmb_run_set_profile(const char *p, size_t n) HMB_NOINST;
+enum hmb_pass {
+	HMB_PASS_PROFILE = 1, /* summary.RunProfile */
+	HMB_PASS_COMM,	      /* comm.Part: the exact communication matrix */
+	HMB_PASS_CHOICE,      /* variation.Choice: the time-dominant region */
+	HMB_PASS_SEGMENTS,    /* variation.Segments, cut as the choice's Cut says */
+	HMB_PASS_PHASES,      /* trend.InSitu: the phase series */
+};
+int hmb_pass_make(int pass, int rank, const char *in, size_t in_n, char **out, size_t *n) HMB_NOINST;
+int hmb_pass_merge(int pass, const char *a, size_t an, const char *b, size_t bn, char **out, size_t *n) HMB_NOINST;
+int hmb_pass_set(int pass, const char *p, size_t n, char **next, size_t *next_n) HMB_NOINST;
+void hmb_pass_end(void) HMB_NOINST;
+
+/*
+ * hmb_results_only says whether the collective end writes only the run's
+ * results (HMB_OUTPUT_EVENTS=none): rank 0 an archive of them, created
+ * with hmb_archive_create of no ranks; hmb_results_written, once it did,
+ * makes every rank's exit write nothing.
+ */
+int hmb_results_only(void) HMB_NOINST;
+void hmb_results_written(int world) HMB_NOINST;
 
 /*
  * hmb_flush_staged replays the calling thread's staged records now (task

@@ -1352,87 +1352,234 @@ HMB_NOINST static void clock_sync(void)
 }
 
 /*
- * run_reduce reduces the ranks' run profiles (their flat profiles, buffer
- * statistics and throttled regions, from the statistics as they stand) to
- * rank 0 in ceil(log2 p) rounds: a binomial tree, each rank merging what
- * its children send before it sends the result to its parent, so that no
- * rank holds more than the run's profile and the messages grow with the
- * regions, not the ranks. Rank 0 hands the run's profile to its
- * measurement, for the results of group 0's archive. A rank whose profile
- * cannot be made sends an empty one (size 0), which merges as nothing.
+ * The run-wide results are reduced in passes (cshim/runresults.go says
+ * what each holds): in each, every rank makes its part, and the ranks
+ * merge the parts up a binomial tree to rank 0 in ceil(log2 p) rounds,
+ * each rank merging what its children send before it sends the result to
+ * its parent, so that no rank holds more than the run's result and no
+ * rank waits for more than log2 p messages. Rank 0 keeps the run's for
+ * group 0's archive, and may send something down the same tree for the
+ * next pass (the time-dominant region, which every rank then cuts its own
+ * events by). A part travels as its size, then its bytes. A rank whose
+ * part cannot be made sends an empty one (size 0), which merges as
+ * nothing.
  */
-HMB_NOINST static void run_reduce(void)
+enum { TAG_DOWN_SIZE = 64, TAG_DOWN_DATA };
+
+/* send_part sends n bytes at p (n may be 0) to rank to; 0 if it failed. */
+HMB_NOINST static int send_part(int to, int tag_size, int tag_data, const char *p, size_t n, const char *what)
 {
+	uint64_t size = n;
+	MPI_Request q[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+	PMPI_Isend(&size, 1, MPI_UINT64_T, to, tag_size, sync_comm, &q[0]);
+	if (n > 0) {
+		PMPI_Isend((void *)p, (int)n, MPI_BYTE, to, tag_data, sync_comm, &q[1]);
+	}
+	return bounded_wait(2, q, what);
+}
+
+/* recv_part receives what send_part sent from rank from into *p (malloc'd,
+ * NULL when empty); 0 if it failed. */
+HMB_NOINST static int recv_part(int from, int tag_size, int tag_data, char **p, size_t *n, const char *what)
+{
+	*p = NULL;
+	*n = 0;
+	uint64_t size = 0;
+	MPI_Request q = MPI_REQUEST_NULL;
+	PMPI_Irecv(&size, 1, MPI_UINT64_T, from, tag_size, sync_comm, &q);
+	if (!bounded_wait(1, &q, what)) {
+		return 0;
+	}
+	if (size == 0) {
+		return 1;
+	}
+	if (size > (uint64_t)INT32_MAX) {
+		abandon(0, NULL, what, "more than 2 GB in one message for");
+		return 0;
+	}
+	char *b = malloc((size_t)size);
+	if (b == NULL) {
+		abandon(0, NULL, what, "out of memory for");
+		return 0;
+	}
+	PMPI_Irecv(b, (int)size, MPI_BYTE, from, tag_data, sync_comm, &q);
+	if (!bounded_wait(1, &q, what)) {
+		free(b);
+		return 0;
+	}
+	*p = b;
+	*n = (size_t)size;
+	return 1;
+}
+
+static const char *const pass_names[] = {
+	[HMB_PASS_PROFILE] = "run profile",
+	[HMB_PASS_COMM] = "communication matrix",
+	[HMB_PASS_CHOICE] = "choice of the time-dominant region",
+	[HMB_PASS_SEGMENTS] = "segments",
+	[HMB_PASS_PHASES] = "phase series",
+};
+
+/*
+ * run_pass runs one pass up the tree, each rank's part made given in (what
+ * came down the tree before, or NULL); at rank 0, *next (when asked for)
+ * is what the pass sends down the tree next, malloc'd, or NULL.
+ */
+HMB_NOINST static void run_pass(int pass, const char *in, size_t in_n, char **next, size_t *next_n)
+{
+	if (next != NULL) {
+		*next = NULL;
+		*next_n = 0;
+	}
 	if (sync_comm == MPI_COMM_NULL || coll_abandoned) {
 		return;
 	}
 	step_begins();
 	int p = hmbmpi_world_size, r = world_rank;
+	const char *name = pass_names[pass];
 	char *mine = NULL;
 	size_t n = 0;
-	if (hmb_run_profile(r, &mine, &n) != 0) {
-		fprintf(stderr, "hmbtrace: rank %d: %s: the run's profile in the archive lacks this rank\n", r, hmb_last_error());
+	if (hmb_pass_make(pass, r, in, in_n, &mine, &n) != 0) {
+		fprintf(stderr, "hmbtrace: rank %d: %s: the run's %s lacks this rank\n", r, hmb_last_error(), name);
 		mine = NULL;
 		n = 0;
 	}
 	char what[96];
 	for (int step = 1; step < p; step <<= 1) {
 		if (r % (2 * step) == step) {
-			snprintf(what, sizeof what, "rank %d to take this rank's run profile", r - step);
-			uint64_t size = n;
-			MPI_Request q[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
-			PMPI_Isend(&size, 1, MPI_UINT64_T, r - step, TAG_RUN_SIZE, sync_comm, &q[0]);
-			if (n > 0) {
-				PMPI_Isend(mine, (int)n, MPI_BYTE, r - step, TAG_RUN_DATA, sync_comm, &q[1]);
-			}
-			bounded_wait(2, q, what);
+			snprintf(what, sizeof what, "rank %d to take this rank's %s", r - step, name);
+			send_part(r - step, TAG_RUN_SIZE, TAG_RUN_DATA, mine, n, what);
 			free(mine);
 			return;
 		}
 		if (r % (2 * step) == 0 && r + step < p) {
-			snprintf(what, sizeof what, "rank %d's run profile", r + step);
-			uint64_t size = 0;
-			MPI_Request q = MPI_REQUEST_NULL;
-			PMPI_Irecv(&size, 1, MPI_UINT64_T, r + step, TAG_RUN_SIZE, sync_comm, &q);
-			if (!bounded_wait(1, &q, what)) {
+			snprintf(what, sizeof what, "rank %d's %s", r + step, name);
+			char *theirs = NULL;
+			size_t tn = 0;
+			if (!recv_part(r + step, TAG_RUN_SIZE, TAG_RUN_DATA, &theirs, &tn, what)) {
 				free(mine);
 				return;
 			}
-			if (size == 0 || size > (uint64_t)INT32_MAX) {
+			if (theirs == NULL) {
 				continue;
 			}
-			char *theirs = malloc((size_t)size);
-			if (theirs == NULL) {
-				abandon(0, NULL, what, "out of memory for");
-				free(mine);
-				return;
-			}
-			PMPI_Irecv(theirs, (int)size, MPI_BYTE, r + step, TAG_RUN_DATA, sync_comm, &q);
-			if (!bounded_wait(1, &q, what)) {
-				free(theirs);
-				free(mine);
-				return;
+			if (mine == NULL) {
+				mine = theirs, n = tn;
+				continue;
 			}
 			char *merged = NULL;
 			size_t mn = 0;
-			if (mine == NULL) {
-				mine = theirs, n = (size_t)size;
-				continue;
-			}
-			if (hmb_run_merge(mine, n, theirs, (size_t)size, &merged, &mn) == 0) {
+			if (hmb_pass_merge(pass, mine, n, theirs, tn, &merged, &mn) == 0) {
 				free(mine);
 				mine = merged, n = mn;
 			} else {
-				fprintf(stderr, "hmbtrace: rank %d: %s: the run's profile in the archive lacks rank %d's part\n", r,
-					hmb_last_error(), r + step);
+				fprintf(stderr, "hmbtrace: rank %d: %s: the run's %s lacks ranks %d to %d\n", r, hmb_last_error(),
+					name, r + step, (r + 2 * step < p ? r + 2 * step : p) - 1);
 			}
 			free(theirs);
 		}
 	}
 	if (r == 0 && mine != NULL) {
-		hmb_run_set_profile(mine, n);
+		char *nb = NULL;
+		size_t nn = 0;
+		if (hmb_pass_set(pass, mine, n, &nb, &nn) != 0) {
+			fprintf(stderr, "hmbtrace: rank 0: %s\n", hmb_last_error());
+		}
+		if (next != NULL) {
+			*next = nb, *next_n = nn;
+		} else {
+			free(nb);
+		}
 	}
 	free(mine);
+}
+
+/*
+ * pass_down sends rank 0's *b (n bytes, maybe none) down the binomial tree
+ * to every rank, in ceil(log2 p) rounds; a rank that could not receive it
+ * is left with none.
+ */
+HMB_NOINST static void pass_down(char **b, size_t *n)
+{
+	if (sync_comm == MPI_COMM_NULL || coll_abandoned) {
+		free(*b);
+		*b = NULL;
+		*n = 0;
+		return;
+	}
+	step_begins();
+	int p = hmbmpi_world_size, r = world_rank, top = 1;
+	while (top < p) {
+		top <<= 1;
+	}
+	char what[96];
+	for (int step = top >> 1; step >= 1; step >>= 1) {
+		if (r % (2 * step) == 0 && r + step < p) {
+			snprintf(what, sizeof what, "rank %d to take the run's next pass", r + step);
+			if (!send_part(r + step, TAG_DOWN_SIZE, TAG_DOWN_DATA, *b, *n, what)) {
+				return;
+			}
+		} else if (r % (2 * step) == step) {
+			snprintf(what, sizeof what, "rank %d for the run's next pass", r - step);
+			if (!recv_part(r - step, TAG_DOWN_SIZE, TAG_DOWN_DATA, b, n, what)) {
+				return;
+			}
+		}
+	}
+}
+
+/*
+ * run_reduce runs the passes: the run's profile (its flat profiles, buffer
+ * statistics and throttled regions, from the statistics as they stand),
+ * its exact communication matrix, and the run-wide analyses on the ranks'
+ * own events: the time-dominant region chosen at the root from every
+ * rank's share and sent down, each rank's segments gathered and scored,
+ * and the phase series gathered.
+ */
+HMB_NOINST static void run_reduce(void)
+{
+	run_pass(HMB_PASS_PROFILE, NULL, 0, NULL, NULL);
+	run_pass(HMB_PASS_COMM, NULL, 0, NULL, NULL);
+	char *cut = NULL;
+	size_t cn = 0;
+	run_pass(HMB_PASS_CHOICE, NULL, 0, &cut, &cn);
+	pass_down(&cut, &cn);
+	/* Every rank has rank 0's answer: all cut segments, or none does. */
+	if (cn > 0) {
+		run_pass(HMB_PASS_SEGMENTS, cut, cn, NULL, NULL);
+	}
+	free(cut);
+	run_pass(HMB_PASS_PHASES, NULL, 0, NULL, NULL);
+	hmb_pass_end();
+}
+
+/*
+ * results_end writes the run's results only (HMB_OUTPUT_EVENTS=none): rank
+ * 0 creates the run archive with them and no slot, and says down the tree
+ * that it did; then no rank writes a trace at exit. A rank that does not
+ * hear it writes its own file.
+ */
+HMB_NOINST static void results_end(void)
+{
+	if (sync_comm == MPI_COMM_NULL || coll_abandoned) {
+		return;
+	}
+	char *done = NULL;
+	size_t n = 0;
+	if (world_rank == 0) {
+		int64_t none = 0;
+		if (hmb_archive_create(0, 1, hmbmpi_world_size, NULL, NULL, 0, &none) != 0) {
+			fprintf(stderr, "hmbtrace: rank 0: %s: every rank writes its own file\n", hmb_last_error());
+		} else if ((done = malloc(1)) != NULL) {
+			done[0] = 1;
+			n = 1;
+		}
+	}
+	pass_down(&done, &n);
+	if (n == 1) {
+		hmb_results_written(hmbmpi_world_size);
+	}
+	free(done);
 }
 
 /*
@@ -1611,7 +1758,11 @@ HMB_NOINST void hmbmpi_before_finalize(void)
 	/* A run of one rank has one file already: its own, as a process outside MPI. */
 	if (archive && hmbmpi_world_size > 1) {
 		run_reduce();
-		archive_end(aggregate > 0 ? aggregate : 1);
+		if (hmb_results_only()) {
+			results_end();
+		} else {
+			archive_end(aggregate > 0 ? aggregate : 1);
+		}
 	}
 	if (sync_comm != MPI_COMM_NULL && !coll_abandoned) {
 		PMPI_Comm_free(&sync_comm);

@@ -99,6 +99,15 @@ type Funcs[L, M any] struct {
 	// LastUsage returns the last usage error in words ("" if none) and
 	// the CLOCK_MONOTONIC time it happened at, for hmb_last_error.
 	LastUsage func(m M) (string, uint64)
+	// MemoryTrace returns the trace as it stands, events too, read back
+	// from memory: what a rank's in-situ analyses read at the collective
+	// end, while its events are still in its buffer.
+	MemoryTrace func(m M) (*tracefile.File, error)
+	// ResultsOnly reports whether the collective end writes only the
+	// run's results (HMB_OUTPUT_EVENTS=none); ResultsWritten, called on
+	// every rank once rank 0 wrote them, makes Close write nothing.
+	ResultsOnly    func(m M) bool
+	ResultsWritten func(m M, world int)
 
 	// RegisterLive is how measure/live offers Start its server for
 	// Config.Listen (HMB_LISTEN); importing that package registers it.
