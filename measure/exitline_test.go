@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -145,5 +146,40 @@ func TestExitLineProcess(t *testing.T) {
 		` (a leave without its enter, or one too many); ignored); see hmbtrace summary ` + filepath.Join(dir, "exitline.0.hmb") + "\n"
 	if n := strings.Count(string(out), want); n != 1 {
 		t.Errorf("the exit line %d times in:\n%s", n, out)
+	}
+}
+
+// TestLastUsageErrorConcurrent: lanes of several goroutines make usage
+// errors while another goroutine asks for the last one (run with -race).
+func TestLastUsageErrorConcurrent(t *testing.T) {
+	m := startTest(t, Config{Name: "usagerace"})
+	a := m.Region("a")
+	var wg sync.WaitGroup
+	for g := 0; g < 4; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			loc := m.Location("worker")
+			for i := 0; i < 1000; i++ {
+				loc.Leave(a)
+			}
+		}()
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 0; i < 100; i++ {
+			if s := m.LastUsageError(); s != "" && !strings.Contains(s, `a leave of "a" with no region open`) {
+				t.Errorf("last usage error %q", s)
+			}
+		}
+	}()
+	wg.Wait()
+	<-done
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if st := m.Stats(); st.Usage.LeaveNothingOpen != 4000 {
+		t.Errorf("%d leaves with nothing open counted, want 4000", st.Usage.LeaveNothingOpen)
 	}
 }

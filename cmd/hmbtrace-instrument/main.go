@@ -85,7 +85,9 @@ Options (before the compiler):
                        GCC plugin leaves out exactly what it excludes (without
                        the plugin, GCC drops the exact names it excludes where
                        its substring match drops nothing else); the run-time
-                       filter (HMB_FILTER_FILE) applies the whole file
+                       filter (HMB_FILTER_FILE) applies the whole file. The
+                       link names the rules that matched no function of the
+                       program (a name spelled as another build spells it)
   --no-exclude-system  instrument the functions of system headers too
   --no-plugin          with GCC, use -finstrument-functions, not the plugin
   --verbose            print the command that runs
