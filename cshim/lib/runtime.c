@@ -185,6 +185,7 @@ static void hmb_forked(void)
 	atomic_store(&hmb_dropped_count, 0);
 	/* The child's only thread: no lock, nobody else walks the list. */
 	hmb_direct_on = 0;
+	hmb_go_forked();
 	for (struct hmb_thread *th = hmb_threads; th != NULL; th = th->next) {
 		th->loc = NULL;
 		/* The throttled visits the caches counted are the parent's too; the child's go the slow way. */
@@ -518,20 +519,82 @@ HMB_NOINST static struct hmb_thread *hmb_register(void)
  * hmb_location makes sure the thread has its Go location (lock held), and,
  * for a thread that still probes, the pointers of its direct path.
  */
+/* The calls into Go a thread's location makes, each for hmb_go_via: its arguments and a function that calls. */
+struct hmb_location_call {
+	struct hmb_thread *th;
+	int direct;
+	void *loc, *epoch;
+};
+
+HMB_NOINST static void hmb_location_go(void *arg)
+{
+	struct hmb_location_call *c = arg;
+	struct hmb_thread *th = c->th;
+	const char *name = th->name != NULL ? th->name : "";
+	th->index = HMB_GO(hmbgo_thread(th->tid, (char *)name, strlen(name), c->direct, &c->loc, &c->epoch));
+	if (th->index != HMB_NO_INDEX && th->team_levels > 0) {
+		HMB_GO(hmbgo_thread_team(th->index, th->team_levels, th->team));
+	}
+}
+
+struct hmb_replay_call {
+	struct hmb_thread *th;
+	hmb_record *from;
+	size_t n;
+	uint64_t malformed;
+};
+
+HMB_NOINST static void hmb_replay_go(void *arg)
+{
+	struct hmb_replay_call *c = arg;
+	struct hmb_thread *th = c->th;
+	c->malformed = HMB_GO(hmbgo_replay(th->index, c->from, c->n, th->drops, th->mdrops, th->cdrops, th->ndrops));
+}
+
+struct hmb_thread_call {
+	struct hmb_thread *th;
+	unsigned what; /* 0: thread_done, 1: thread_name, 2: thread_team, 3: func_region */
+	uint64_t addr;
+	uint32_t region;
+};
+
+HMB_NOINST static void hmb_thread_go(void *arg)
+{
+	struct hmb_thread_call *c = arg;
+	struct hmb_thread *th = c->th;
+	switch (c->what) {
+	case 0:
+		HMB_GO(hmbgo_thread_done(th->index));
+		break;
+	case 1:
+		HMB_GO(hmbgo_thread_name(th->index, th->name, strlen(th->name)));
+		break;
+	case 2:
+		HMB_GO(hmbgo_thread_team(th->index, th->team_levels, th->team));
+		break;
+	default:
+		c->region = HMB_GO(hmbgo_func_region(th->index, c->addr));
+	}
+}
+
+/* hmb_thread_call_go makes call what (struct hmb_thread_call) for th and returns its region. */
+HMB_NOINST static uint32_t hmb_thread_call_go(struct hmb_thread *th, unsigned what, uint64_t addr)
+{
+	struct hmb_thread_call c = {.th = th, .what = what, .addr = addr};
+	hmb_go_via(th, hmb_thread_go, &c);
+	return c.region;
+}
+
 HMB_NOINST static int hmb_location(struct hmb_thread *th)
 {
 	if (th->index == HMB_NO_INDEX) {
-		const char *name = th->name != NULL ? th->name : "";
-		void *loc = NULL, *epoch = NULL;
 		/* Not for a thread hmb_finalize or its exit stopped probing. */
-		int direct = hmb_direct_on && atomic_load(&hmb_state) == ST_RUNNING && !th->closed && !th->exited;
-		th->index = HMB_GO(hmbgo_thread(th->tid, (char *)name, strlen(name), direct, &loc, &epoch));
-		if (th->index != HMB_NO_INDEX && loc != NULL && epoch != NULL) {
-			th->epoch_word = epoch;
-			th->loc = loc;
-		}
-		if (th->index != HMB_NO_INDEX && th->team_levels > 0) {
-			HMB_GO(hmbgo_thread_team(th->index, th->team_levels, th->team));
+		struct hmb_location_call c = {
+			.th = th, .direct = hmb_direct_on && atomic_load(&hmb_state) == ST_RUNNING && !th->closed && !th->exited};
+		hmb_go_via(th, hmb_location_go, &c);
+		if (th->index != HMB_NO_INDEX && c.loc != NULL && c.epoch != NULL) {
+			th->epoch_word = c.epoch;
+			th->loc = c.loc;
 		}
 	}
 	return th->index != HMB_NO_INDEX;
@@ -552,7 +615,9 @@ HMB_NOINST static void hmb_replay(struct hmb_thread *th, hmb_record *from, hmb_r
 		return;
 	}
 	/* The direct path's drops go first: they came before anything staged. */
-	hmb_drop(HMB_GO(hmbgo_replay(th->index, from, (size_t)(to - from), th->drops, th->mdrops, th->cdrops, th->ndrops)));
+	struct hmb_replay_call c = {.th = th, .from = from, .n = (size_t)(to - from)};
+	hmb_go_via(th, hmb_replay_go, &c);
+	hmb_drop(c.malformed);
 	memset(th->drops, 0, th->ndrops * sizeof th->drops[0]);
 	memset(th->mdrops, 0, th->ndrops * sizeof th->mdrops[0]);
 	memset(th->cdrops, 0, th->ndrops * sizeof th->cdrops[0]);
@@ -570,7 +635,7 @@ HMB_NOINST static void hmb_func_cache(struct hmb_thread *th, uint64_t addr)
 	if (th->loc == NULL || th->index == HMB_NO_INDEX || (f->addr == addr && f->region != 0)) {
 		return;
 	}
-	uint32_t r = HMB_GO(hmbgo_func_region(th->index, addr));
+	uint32_t r = hmb_thread_call_go(th, 3, addr);
 	if (r == 0) {
 		return;
 	}
@@ -846,7 +911,7 @@ static void hmb_thread_exit(void *arg)
 			/* Its partly filled bins are sealed for a reduction to take at
 			   once: a thread that is gone never probes again to hand
 			   them back. */
-			HMB_GO(hmbgo_thread_done(th->index));
+			hmb_thread_call_go(th, 0, 0);
 		}
 		hmb_release(th);
 	} else if (st == ST_FAILED) {
@@ -859,8 +924,23 @@ static void hmb_thread_exit(void *arg)
 		hmb_release(th); /* disabled */
 	}
 	/* ST_UNINIT: the records wait in the array for hmb_init or hmb_finalize. */
+	hmb_go_gone(th);
 	pthread_mutex_unlock(&th->lock);
 	th->in_slow = 0;
+}
+
+struct hmb_region_call {
+	const char *name;
+	size_t nlen;
+	const char *file;
+	int line, paradigm;
+	uint32_t region;
+};
+
+HMB_NOINST static void hmb_region_go(void *arg)
+{
+	struct hmb_region_call *c = arg;
+	c->region = HMB_GO(hmbgo_region((char *)c->name, c->nlen, (char *)c->file, strlen(c->file), c->line, c->paradigm));
 }
 
 HMB_NOINST uint32_t hmb_region_n(const char *name, size_t nlen, const char *file, int line, int paradigm)
@@ -896,8 +976,9 @@ HMB_NOINST uint32_t hmb_region_n(const char *name, size_t nlen, const char *file
 	if (st != ST_RUNNING && st != ST_CLOSING) {
 		return 0;
 	}
-	const char *f = file != NULL ? file : "";
-	return HMB_GO(hmbgo_region((char *)name, nlen, (char *)f, strlen(f), line, paradigm));
+	struct hmb_region_call c = {name, nlen, file != NULL ? file : "", line, paradigm, 0};
+	hmb_go_via(hmb_self, hmb_region_go, &c);
+	return c.region;
 }
 
 HMB_NOINST uint32_t hmb_region(const char *name)
@@ -992,7 +1073,7 @@ HMB_NOINST void hmb_thread_name(const char *name)
 	th->name = copy;
 	int st = atomic_load(&hmb_state);
 	if (th->index != HMB_NO_INDEX && !th->closed && (st == ST_RUNNING || st == ST_CLOSING)) {
-		HMB_GO(hmbgo_thread_name(th->index, copy, strlen(copy)));
+		hmb_thread_call_go(th, 1, 0);
 	}
 	pthread_mutex_unlock(&th->lock);
 }
@@ -1044,7 +1125,7 @@ HMB_NOINST void hmb_thread_team(int levels, const int *numbers)
 	memcpy(th->team, numbers, (size_t)levels * sizeof numbers[0]);
 	int st = atomic_load(&hmb_state);
 	if (th->index != HMB_NO_INDEX && !th->closed && (st == ST_RUNNING || st == ST_CLOSING)) {
-		HMB_GO(hmbgo_thread_team(th->index, levels, th->team));
+		hmb_thread_call_go(th, 2, 0);
 	}
 	pthread_mutex_unlock(&th->lock);
 	/*
