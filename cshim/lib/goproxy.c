@@ -15,9 +15,10 @@
  * it is paid by all threads at once when a team starts.
  *
  * What this does: the first HMB_GO_OWN_MIN threads (or twice the CPUs, if
- * more) call Go themselves, as before. Later threads hand their calls to one
- * proxy thread, which has its M and makes the calls one after the other
- * while the caller sleeps on a semaphore: no M is ever made for them. What
+ * more) call Go themselves, as before. Later threads hand their calls to
+ * proxy threads (one per CPU, up to HMB_GO_PROXIES), which have their Ms
+ * and make the calls in the order they came while each caller sleeps on a
+ * semaphore: no M is ever made for the callers. What
  * the calls do does not depend on the thread they run on (the location is
  * named by index; the C probes read no counters, runtime.go), and the caller
  * is blocked meanwhile, so its location still has a single writer.
@@ -50,7 +51,11 @@ static int proxy_state; /* 0: not started, 1: running, -1: could not start (unde
 static _Atomic unsigned go_own;   /* live threads that call Go themselves */
 static _Atomic unsigned go_own_max;
 
-/* proxy_loop makes the calls in the order they came, for as long as the process runs. */
+/*
+ * proxy_loop makes the calls in the order they came, one at a time, for as
+ * long as the process runs. A caller waits for its call, so each thread's
+ * calls stay in its order whichever proxy makes them.
+ */
 static void *proxy_loop(void *unused)
 {
 	(void)unused;
@@ -60,35 +65,40 @@ static void *proxy_loop(void *unused)
 			pthread_cond_wait(&proxy_cv, &proxy_mu);
 		}
 		struct hmb_go_req *r = proxy_head;
-		proxy_head = NULL;
-		proxy_tail = NULL;
-		pthread_mutex_unlock(&proxy_mu);
-		while (r != NULL) {
-			/* Read before the post: the caller's request lives on its stack. */
-			struct hmb_go_req *next = r->next;
-			r->fn(r->arg);
-			sem_post(&r->done);
-			r = next;
+		proxy_head = r->next;
+		if (proxy_head == NULL) {
+			proxy_tail = NULL;
 		}
+		pthread_mutex_unlock(&proxy_mu);
+		r->fn(r->arg);
+		sem_post(&r->done);
 	}
 	return NULL;
 }
 
-/* proxy_start starts the proxy thread once (proxy_mu held); 0 if it cannot. */
+/*
+ * proxy_start starts the proxy threads once (proxy_mu held): as many as
+ * the CPUs, up to HMB_GO_PROXIES, so that a team's calls are made on every
+ * CPU (each is an M of its own, no more); 0 if none started.
+ */
+#define HMB_GO_PROXIES 4
 static int proxy_start(void)
 {
 	if (proxy_state == 0) {
 		pthread_attr_t a;
-		pthread_t t;
 		proxy_state = -1;
 		if (pthread_attr_init(&a) == 0) {
 			pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
-			/* It blocks every signal, so that the program's handlers run on its own threads. */
+			/* They block every signal, so that the program's handlers run on its own threads. */
 			sigset_t all, old;
 			sigfillset(&all);
 			pthread_sigmask(SIG_SETMASK, &all, &old);
-			if (pthread_create(&t, &a, proxy_loop, NULL) == 0) {
-				proxy_state = 1;
+			long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+			for (long i = 0; i < (cpus < 1 ? 1 : cpus < HMB_GO_PROXIES ? cpus : HMB_GO_PROXIES); i++) {
+				pthread_t t;
+				if (pthread_create(&t, &a, proxy_loop, NULL) == 0) {
+					proxy_state = 1;
+				}
 			}
 			pthread_sigmask(SIG_SETMASK, &old, NULL);
 			pthread_attr_destroy(&a);

@@ -173,7 +173,7 @@ extern __thread struct hmb_thread *hmb_self
 /*
  * hmb_go_via makes fn(arg), a call into Go for thread th (NULL: the caller,
  * which is no thread of the library's), on th's own thread if it may take a
- * Go runtime thread (an M), else on goproxy.c's proxy thread while th waits:
+ * Go runtime thread (an M), else on one of goproxy.c's proxy threads while th waits:
  * a team of 1,024 threads calling Go at once waits seconds for Ms.
  * hmb_go_gone forgets th's way at its exit; hmb_go_forked resets the proxy
  * in a child of fork.
