@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/membarrier.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -467,18 +468,60 @@ HMB_NOINST static void hmb_lazy_init(uint64_t fn)
 	}
 }
 
+/*
+ * A thread's structure and its first staging array, carved from chunks of
+ * HMB_THREAD_CHUNK mapped at once. Not malloc: a thread's first malloc
+ * makes it an arena of its own (a read of /sys/devices/system/cpu/online,
+ * a 64 MiB mapping and an mprotect, under the process's mapping lock that
+ * every page fault takes too), and a team of 1,024 threads registering at
+ * once queued there. The pages are zero, so only those a thread touches
+ * are ever backed; structures are never given back (an exited thread's
+ * stays in the list), its staging array's pages are (hmb_release).
+ */
+#define HMB_THREAD_CHUNK 64
+struct hmb_thread_mem {
+	struct hmb_thread th;
+	hmb_record buf[HMB_STAGING_RECORDS];
+};
+static pthread_mutex_t hmb_thread_mem_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct hmb_thread_mem *hmb_thread_chunk;
+static size_t hmb_thread_chunk_used = HMB_THREAD_CHUNK;
+
+/* hmb_thread_mem returns a zeroed structure and staging array, or NULL. */
+HMB_NOINST static struct hmb_thread_mem *hmb_thread_mem(void)
+{
+	pthread_mutex_lock(&hmb_thread_mem_mu);
+	if (hmb_thread_chunk_used == HMB_THREAD_CHUNK) {
+		void *p = mmap(NULL, HMB_THREAD_CHUNK * sizeof(struct hmb_thread_mem), PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED) {
+			pthread_mutex_unlock(&hmb_thread_mem_mu);
+			return NULL;
+		}
+		hmb_thread_chunk = p;
+		hmb_thread_chunk_used = 0;
+	}
+	struct hmb_thread_mem *m = &hmb_thread_chunk[hmb_thread_chunk_used++];
+	pthread_mutex_unlock(&hmb_thread_mem_mu);
+	return m;
+}
+
+/* hmb_first_buf returns thread th's first staging array, which came with it. */
+HMB_NOINST static hmb_record *hmb_first_buf(struct hmb_thread *th)
+{
+	return ((struct hmb_thread_mem *)(void *)th)->buf;
+}
+
 /* hmb_register gives the calling thread its staging array, or returns NULL. */
 HMB_NOINST static struct hmb_thread *hmb_register(void)
 {
 	pthread_once(&hmb_once, hmb_setup);
-	struct hmb_thread *th = aligned_alloc(64, sizeof *th);
-	hmb_record *buf = malloc(HMB_STAGING_RECORDS * sizeof *buf);
-	if (th == NULL || buf == NULL) {
-		free(th);
-		free(buf);
+	struct hmb_thread_mem *mem = hmb_thread_mem();
+	if (mem == NULL) {
 		return NULL;
 	}
-	memset(th, 0, sizeof *th);
+	struct hmb_thread *th = &mem->th;
+	hmb_record *buf = mem->buf;
 	for (size_t i = 0; i < HMB_THR_CACHE; i++) {
 		th->thr_region[i] = HMB_THR_EMPTY(i);
 	}
@@ -495,9 +538,7 @@ HMB_NOINST static struct hmb_thread *hmb_register(void)
 	if (st != ST_UNINIT && st != ST_RUNNING) {
 		pthread_mutex_unlock(&hmb_mu);
 		pthread_mutex_destroy(&th->lock);
-		free(buf);
-		free(th);
-		return NULL;
+		return NULL; /* its memory stays unused in its chunk: a rare case, at the end of a run */
 	}
 	if (hmb_threads_tail != NULL) {
 		hmb_threads_tail->next = th;
@@ -753,9 +794,13 @@ HMB_NOINST static int hmb_grow(struct hmb_thread *th)
 	}
 	hmb_record *c = atomic_load_explicit(&th->cur, memory_order_relaxed);
 	size_t used = (size_t)(c - th->buf);
-	hmb_record *nb = realloc(th->buf, 2 * th->cap * sizeof *nb);
+	hmb_record *first = hmb_first_buf(th);
+	hmb_record *nb = th->buf == first ? malloc(2 * th->cap * sizeof *nb) : realloc(th->buf, 2 * th->cap * sizeof *nb);
 	if (nb == NULL) {
 		return 0;
+	}
+	if (th->buf == first) {
+		memcpy(nb, first, used * sizeof *nb);
 	}
 	th->buf = nb;
 	th->cap *= 2;
@@ -768,7 +813,15 @@ HMB_NOINST static int hmb_grow(struct hmb_thread *th)
 HMB_NOINST static void hmb_release(struct hmb_thread *th)
 {
 	th->loc = NULL;
-	free(th->buf);
+	hmb_record *first = hmb_first_buf(th);
+	if (th->buf != first) {
+		free(th->buf);
+	}
+	/* The whole pages of the first array go back to the system; they read as zero if touched again. */
+	uintptr_t from = ((uintptr_t)first + 4095) & ~(uintptr_t)4095, to = (uintptr_t)(first + HMB_STAGING_RECORDS) & ~(uintptr_t)4095;
+	if (to > from) {
+		madvise((void *)from, to - from, MADV_DONTNEED);
+	}
 	th->buf = NULL;
 	th->cut = NULL;
 	atomic_store(&th->cur, NULL);
