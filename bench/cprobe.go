@@ -145,3 +145,59 @@ func runCThrottled(path string, quick bool) (cThrottled, error) {
 	}
 	return r, nil
 }
+
+// cPairs is what probe_bench's pairs mode measured: hmbtrace's C probe and
+// libotf2's event writer in alternated slices on one CPU.
+type cPairs struct {
+	hmb, otf2   float64 // ns/event, the medians of the slices
+	ratio       float64 // hmbtrace over libotf2: the median of the ratio within a pair
+	q1, q3      float64 // its quartiles
+	pairs       int
+	sliceEvents int
+}
+
+// runCPairs runs probe_bench pairs: the figure the README quotes for the C
+// probe against libotf2, measured as the Go probe is against the C one
+// (probeslice.go), so that it survives the machine's changes of speed.
+func runCPairs(path string, quick bool) (cPairs, error) {
+	pairs := "192"
+	if quick {
+		pairs = "64"
+	}
+	cmd := exec.Command(path, "pairs", pairs, strconv.Itoa(sliceIterations))
+	cmd.Dir = filepath.Dir(path)
+	// A buffer that keeps every event, throttling off: the probe measured is the recording one.
+	cmd.Env = append(os.Environ(), "HMB_OUTPUT="+filepath.Join(filepath.Dir(path), "hmb-out"), "HMB_THROTTLE=0",
+		"HMB_BUFFER_SIZE=256M", "HMB_C_PROBE=direct")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return cPairs{}, fmt.Errorf("%s pairs: %v\n%s", path, err, out)
+	}
+	var r cPairs
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	found := 0
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		var lo, hi float64
+		switch {
+		case strings.HasPrefix(line, "hmbtrace "):
+			if _, err := fmt.Sscanf(line, "hmbtrace %g ns", &r.hmb); err == nil {
+				found++
+			}
+		case strings.HasPrefix(line, "otf2 "):
+			if _, err := fmt.Sscanf(line, "otf2 %g ns", &r.otf2); err == nil {
+				found++
+			}
+		case strings.HasPrefix(line, "hmbtrace/otf2 within a pair: "):
+			if _, err := fmt.Sscanf(line, "hmbtrace/otf2 within a pair: %g median of %d pairs (quartiles %g..%g, min..max %g..%g)",
+				&r.ratio, &r.pairs, &r.q1, &r.q3, &lo, &hi); err == nil {
+				found++
+			}
+		}
+	}
+	if found != 3 {
+		return cPairs{}, fmt.Errorf("unexpected output of %s pairs:\n%s", path, out)
+	}
+	r.sliceEvents = 4 * sliceIterations
+	return r, nil
+}

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -63,7 +64,7 @@ func runMPI(o *options, r *report) error {
 		trips = 50_000
 	}
 	traced := []string{"HMB_OUTPUT=" + filepath.Join(o.work, "pingpong")}
-	var addedOn, addedOff, addedFloor, addedSelf, onPathWhole, onPathTwo []float64
+	var addedOn, addedOff, addedFloor, addedSelf, addedPairs, onPathWhole, onPathTwo []float64
 	for round := 0; round < o.rounds; round++ {
 		plain, err := pingPong(filepath.Join(bench, "pingpong_plain"), trips, nil)
 		if err != nil {
@@ -100,6 +101,13 @@ func runMPI(o *options, r *report) error {
 		r.add("plain", "ns/send+recv to self", self)
 		r.add("libhmbtrace-mpi", "ns/send+recv to self", selfOn)
 		addedSelf = append(addedSelf, (selfOn-self)/2)
+		sp, err := selfSendPairs(filepath.Join(bench, "selfsend_pairs"), o.quick, traced)
+		if err != nil {
+			return err
+		}
+		r.add("PMPI_Send+PMPI_Recv to self, alternated", "ns/send+recv to self", sp.plain)
+		r.add("libhmbtrace-mpi, alternated with PMPI_", "ns/send+recv to self", sp.traced)
+		addedPairs = append(addedPairs, sp.added)
 
 		ways, err := criticalPath(critical, filepath.Join(o.work, "critical"))
 		if err != nil {
@@ -113,6 +121,9 @@ func runMPI(o *options, r *report) error {
 		trips, median(addedOn), median(addedOff), median(addedFloor))
 	r.note("to self: 1 rank, best of 30 repeats of %d sends and receives, 2 MPI calls each: the wrappers add %.1f ns per MPI call tracing",
 		rounds, median(addedSelf))
+	r.note("to self, alternated in one process (cshim/bench/selfsend_pairs.c: slices of MPI_Send+MPI_Recv through the wrappers and through PMPI_, thread CPU time): "+
+		"the wrappers add %.1f ns per MPI call, the median over the rounds of the median within pairs (%.1f–%.1f); two clock reads per call, the message sharing the enter's or the leave's",
+		median(addedPairs), slices.Min(addedPairs), slices.Max(addedPairs))
 	r.note("on a ping-pong's critical path (cshim/bench/mpi_critical.c: from a receive's return to the next send, without MPI): "+
 		"%.1f ns per half round trip the wrappers' way (hmb_mpi_call, which stages the receive, and a clock read), %.1f ns with two probes (hmb_recv_leave, hmb_enter_send)",
 		median(onPathWhole), median(onPathTwo))
@@ -206,6 +217,41 @@ func pingPong(path string, trips int, env []string) (float64, error) {
 // receive over 30 repeats of rounds.
 func selfSend(path string, rounds int, env []string) (float64, error) {
 	return mpiRun("selfsend", path, []string{"-np", "1"}, env, strconv.Itoa(rounds), "30")
+}
+
+// selfPairs is what selfsend_pairs measured: ns per send and receive
+// through PMPI_ and through the wrappers, medians of alternated slices,
+// and the wrappers' added ns per call, the median within a pair.
+type selfPairs struct{ plain, traced, added float64 }
+
+// selfSendPairs runs selfsend_pairs on one rank.
+func selfSendPairs(path string, quick bool, env []string) (selfPairs, error) {
+	pairs := "200"
+	if quick {
+		pairs = "50"
+	}
+	args := []string{"--allow-run-as-root", "-np", "1"}
+	for _, kv := range env {
+		args = append(args, "-x", kv[:strings.IndexByte(kv, '=')])
+	}
+	args = append(args, path, pairs, "2000")
+	cmd := exec.Command("mpirun", args...)
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return selfPairs{}, fmt.Errorf("mpirun %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	var sp selfPairs
+	for _, line := range strings.Split(string(out), "\n") {
+		var n int
+		var rounds int64
+		var q1, q3 float64
+		if _, err := fmt.Sscanf(line, "selfsend pairs %d rounds %d plain %g traced %g added %g quartiles %g %g",
+			&n, &rounds, &sp.plain, &sp.traced, &sp.added, &q1, &q3); err == nil {
+			return sp, nil
+		}
+	}
+	return sp, fmt.Errorf("mpirun %s: no result in\n%s", strings.Join(args, " "), out)
 }
 
 // mpiRun runs path under mpirun with the variables env and returns the

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -190,7 +191,74 @@ func runOpenMP(o *options, r *report) error {
 			"C probe's %.1f ns/event (hmb_enter/hmb_leave in the same traced process): %s",
 			s.name, median(probes[s.name]), strings.Join(parts, ", "))
 	}
+	return runOpenMPTeams(o, r)
+}
+
+// ompTeams are the team sizes whose first parallel region the section times.
+var ompTeams = []int{1024, 2048}
+
+// runOpenMPTeams times the first parallel region of large teams (GCC,
+// openmp_team.c), plain and traced, alternated: each of its threads makes
+// its location at its first event, which once took seconds (goproxy.c).
+func runOpenMPTeams(o *options, r *report) error {
+	dir := filepath.Join(o.root, "build", "bench")
+	plain, traced := filepath.Join(dir, "openmp_team_plain"), filepath.Join(dir, "openmp_team")
+	if _, err := os.Stat(traced); err != nil {
+		r.skip("gcc teams", err.Error())
+		return nil
+	}
+	pairs := max(o.rounds, 5)
+	if o.quick {
+		pairs = 3
+	}
+	out := "HMB_OUTPUT=" + filepath.Join(o.work, "openmp-team")
+	for _, n := range ompTeams {
+		var ps, ts, ratios []float64
+		for i := 0; i < pairs; i++ {
+			// Alternated within the pair too: the machine's speed changes.
+			first, second := plain, traced
+			if i%2 == 1 {
+				first, second = traced, plain
+			}
+			a, err := ompTeam(first, n, out)
+			if err != nil {
+				return err
+			}
+			b, err := ompTeam(second, n, out)
+			if err != nil {
+				return err
+			}
+			if first == traced {
+				a, b = b, a
+			}
+			ps, ts, ratios = append(ps, a), append(ts, b), append(ratios, b/a)
+		}
+		name := fmt.Sprintf("gcc team of %d, first region", n)
+		for i := range ps {
+			r.add(name+" plain", "ms", ps[i]*1e3)
+			r.add(name+" libhmbtrace-omp", "ms", ts[i]*1e3)
+		}
+		slices.Sort(ratios)
+		r.note("team of %d threads (GCC), first parallel region: plain %.1f ms, traced %.1f ms (medians of %d alternated pairs), "+
+			"traced/plain %.2f, the median of the ratio within a pair (%.2f–%.2f)",
+			n, median(ps)*1e3, median(ts)*1e3, pairs, median(ratios), ratios[0], ratios[len(ratios)-1])
+	}
 	return nil
+}
+
+// ompTeam runs openmp_team with n threads and returns its first region's wall time, s.
+func ompTeam(path string, n int, env string) (float64, error) {
+	cmd := exec.Command(path, strconv.Itoa(n))
+	cmd.Env = append(os.Environ(), env)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return 0, fmt.Errorf("%s %d: %v\n%s", path, n, err, out)
+	}
+	var first, second float64
+	if _, err := fmt.Sscanf(string(out), "first %g second %g", &first, &second); err != nil {
+		return 0, fmt.Errorf("%s %d: no result in %q", path, n, out)
+	}
+	return first, nil
 }
 
 // ompResult is one run of openmp_bench: ns per construct, and the C

@@ -46,6 +46,7 @@ func runProbe(o *options, r *report) error {
 	}
 	var allPairs []pair
 	var roundRatios []float64 // per round: the median ratio of its pairs
+	var otf2Ratios []float64  // per round: the C probe over libotf2's, the median within pairs of slices
 	for round := 0; round < o.rounds; round++ {
 		r.add("clock read ("+clock.Active().String()+")", "ns/event", clockRead(2*pairs))
 		if sl != nil {
@@ -105,6 +106,19 @@ func runProbe(o *options, r *report) error {
 				r.add("empty call into a shared object (C)", "ns/event", thr.library)
 				thrGoOverC = append(thrGoOverC, goThr/thr.probe)
 			}
+			if cp, err := runCPairs(cpath, o.quick); err != nil {
+				if round == 0 {
+					r.skip("hmbtrace (C shim) / libotf2 in alternated slices", err.Error())
+				}
+			} else {
+				r.add(cDirect+", alternated with libotf2", "ns/event", cp.hmb)
+				r.add(cOTF2+", alternated with hmbtrace", "ns/event", cp.otf2)
+				otf2Ratios = append(otf2Ratios, cp.ratio)
+				if round == 0 {
+					r.note("C probe / libotf2 (first round): %.3f, the median of the ratio within a pair over %d pairs of slices of %d events alternated on one CPU (quartiles %.3f–%.3f), thread CPU time",
+						cp.ratio, cp.pairs, cp.sliceEvents, cp.q1, cp.q3)
+				}
+			}
 			res, err := runCProbes(cpath, o.quick)
 			if err != nil {
 				if round == 0 {
@@ -133,6 +147,10 @@ func runProbe(o *options, r *report) error {
 			st.ratios[0], st.ratios[len(st.ratios)-1], st.goFaults, st.cFaults)
 		r.note("Go probe / C probe (direct), the median of each round: %.3f–%.3f over %d rounds",
 			slices.Min(roundRatios), slices.Max(roundRatios), len(roundRatios))
+	}
+	if len(otf2Ratios) > 0 {
+		r.note("C probe (hmb_enter/hmb_leave) / libotf2's OTF2_EvtWriter_Enter/Leave, same RDTSC clock: %.3f, the median over %d rounds of each round's median within pairs (%.3f–%.3f); only this ratio carries over to another machine",
+			median(otf2Ratios), len(otf2Ratios), slices.Min(otf2Ratios), slices.Max(otf2Ratios))
 	}
 	if len(thrGoOverC) > 0 {
 		r.note("throttled region, Go probe / C probe: %.2f, the median over %d rounds of the ratio within a round (%.2f–%.2f); neither makes a call (the C one is inline in hmbtrace.h)",

@@ -18,8 +18,17 @@ func TestProbeSlices(t *testing.T) {
 		t.Fatal(err)
 	}
 	o := &options{quick: true, rounds: 1, work: t.TempDir(), root: root}
-	if _, err := cProbes(o); err != nil {
+	bench, err := cProbes(o)
+	if err != nil {
 		tracetest.SkipOrFail(t, err.Error())
+	}
+	// The C probe against libotf2, alternated the same way in one process.
+	cp, err := runCPairs(bench, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !(cp.hmb > 0 && cp.hmb < 1000 && cp.otf2 > 0 && cp.otf2 < 1000) || cp.pairs != 64 || !(cp.q1 <= cp.ratio && cp.ratio <= cp.q3) {
+		t.Errorf("probe_bench pairs: %+v", cp)
 	}
 	path, err := buildProbeSlices(o)
 	if err != nil {

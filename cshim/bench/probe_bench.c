@@ -40,8 +40,19 @@
  *                hooks: the program's own hooks (libhmbtrace-hooks.a), or
  *                in probe_bench_sohooks, linked with -lhmbtrace alone, the
  *                library's.
+ *
+ *   probe_bench pairs [pairs [iterations]]   defaults: 192 5000
+ *                hmbtrace against otf2 in alternated slices of `iterations`
+ *                iterations (half a millisecond) on one CPU, each after
+ *                1000 untimed ones, the order within a pair alternating:
+ *                the median of the ratio within a pair, which survives the
+ *                machine's changes of speed that a comparison of medians
+ *                taken at different moments does not (bench/probeslice.go
+ *                compares the Go and the C probe so).
  */
+#define _GNU_SOURCE
 #include <inttypes.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -414,8 +425,98 @@ static int throttled_main(void)
 	return 0;
 }
 
+/* Iterations run untimed before each slice of the pairs mode, as bench/cslice/probe_slices.c's. */
+#define WARM_ITERATIONS 1000
+
+/* slice runs WARM_ITERATIONS of f untimed, then n timed, and returns the thread CPU time per event. */
+static double slice(uint64_t (*f)(void), int n)
+{
+	iterations = WARM_ITERATIONS;
+	f();
+	iterations = n;
+	return timed(f);
+}
+
+/*
+ * pairs_main times hmbtrace and otf2 in npairs alternated pairs of slices
+ * of n iterations on the CPU it starts on, and prints each side's median
+ * and the ratio's median and quartiles (bench/cprobe.go reads them).
+ */
+static int pairs_main(int npairs, int n)
+{
+	cpu_set_t set;
+	CPU_ZERO(&set);
+	CPU_SET(sched_getcpu(), &set);
+	if (sched_setaffinity(0, sizeof set, &set) != 0) {
+		perror("probe_bench: sched_setaffinity");
+		return 1;
+	}
+	double *h = malloc((size_t)npairs * sizeof *h), *o = malloc((size_t)npairs * sizeof *o),
+	       *q = malloc((size_t)npairs * sizeof *q);
+	if (h == NULL || o == NULL || q == NULL) {
+		perror("probe_bench: malloc");
+		return 1;
+	}
+	if (hmb_init() != 0) {
+		fprintf(stderr, "probe_bench: hmb_init: %s\n", hmb_last_error());
+		return 1;
+	}
+	hmb_outer = hmb_region("outer");
+	hmb_inner = hmb_region("inner");
+	char dir[] = "/tmp/hmbtrace-bench-otf2-XXXXXX";
+	if (mkdtemp(dir) == NULL) {
+		perror("probe_bench: mkdtemp");
+		return 1;
+	}
+	char archive[sizeof dir + 16];
+	snprintf(archive, sizeof archive, "%s/trace", dir);
+	OTF2_Archive *a = otf2_open(archive);
+	uint64_t ns0 = monotonic_ns(), tsc0 = rdtsc();
+	for (int i = 0; i < npairs; i++) {
+		if (i % 2 == 0) {
+			h[i] = slice(run_hmbtrace, n);
+			o[i] = slice(run_otf2, n);
+		} else {
+			o[i] = slice(run_otf2, n);
+			h[i] = slice(run_hmbtrace, n);
+		}
+		q[i] = h[i] / o[i];
+	}
+	uint64_t ns1 = monotonic_ns(), tsc1 = rdtsc();
+	otf2_close(a, (uint64_t)((double)(tsc1 - tsc0) / (double)(ns1 - ns0) * 1e9), tsc0, tsc1);
+	double hm = median(h, npairs), om = median(o, npairs);
+	qsort(q, (size_t)npairs, sizeof *q, cmp_double);
+	printf("alternated pairs of slices of %d events on CPU %d, thread CPU time, ns/event:\n", 4 * n, sched_getcpu());
+	printf("  %-12s %7.2f ns  (median; slices %.2f..%.2f)\n", "hmbtrace", hm, h[0], h[npairs - 1]);
+	printf("  %-12s %7.2f ns  (median; slices %.2f..%.2f)\n", "otf2", om, o[0], o[npairs - 1]);
+	printf("hmbtrace/otf2 within a pair: %.3f median of %d pairs (quartiles %.3f..%.3f, min..max %.3f..%.3f)\n",
+	       q[npairs / 2], npairs, q[npairs / 4], q[3 * npairs / 4], q[0], q[npairs - 1]);
+	printf("otf2 flushes to disk during the pairs %d\n", otf2_flushes);
+	free(h);
+	free(o);
+	free(q);
+	if (hmb_finalize() != 0) {
+		fprintf(stderr, "probe_bench: hmb_finalize: %s\n", hmb_last_error());
+		return 1;
+	}
+	char cmd[sizeof dir + 16];
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	if (system(cmd) != 0) {
+		fprintf(stderr, "probe_bench: could not remove %s\n", dir);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc > 1 && strcmp(argv[1], "pairs") == 0) {
+		int npairs = argc > 2 ? atoi(argv[2]) : 192, n = argc > 3 ? atoi(argv[3]) : 5000;
+		if (npairs < 1 || n < 1) {
+			fprintf(stderr, "usage: probe_bench pairs [pairs>=1 [iterations>=1]]\n");
+			return 2;
+		}
+		return pairs_main(npairs, n);
+	}
 	int throttled = argc > 1 && strcmp(argv[1], "throttled") == 0;
 	if (throttled) {
 		argc--;

@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/membarrier.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -211,6 +212,7 @@ static void hmb_forked(void)
 	atomic_store(&hmb_dropped_count, 0);
 	/* The child's only thread: no lock, nobody else walks the list. */
 	hmb_direct_on = 0;
+	hmb_go_forked();
 	for (struct hmb_thread *th = hmb_threads; th != NULL; th = th->next) {
 		th->loc = NULL;
 		/* The throttled visits the caches counted are the parent's too; the child's go the slow way. */
@@ -492,18 +494,60 @@ HMB_NOINST static void hmb_lazy_init(uint64_t fn)
 	}
 }
 
+/*
+ * A thread's structure and its first staging array, carved from chunks of
+ * HMB_THREAD_CHUNK mapped at once. Not malloc: a thread's first malloc
+ * makes it an arena of its own (a read of /sys/devices/system/cpu/online,
+ * a 64 MiB mapping and an mprotect, under the process's mapping lock that
+ * every page fault takes too), and a team of 1,024 threads registering at
+ * once queued there. The pages are zero, so only those a thread touches
+ * are ever backed; structures are never given back (an exited thread's
+ * stays in the list), its staging array's pages are (hmb_release).
+ */
+#define HMB_THREAD_CHUNK 64
+struct hmb_thread_mem {
+	struct hmb_thread th;
+	hmb_record buf[HMB_STAGING_RECORDS];
+};
+static pthread_mutex_t hmb_thread_mem_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct hmb_thread_mem *hmb_thread_chunk;
+static size_t hmb_thread_chunk_used = HMB_THREAD_CHUNK;
+
+/* hmb_thread_mem returns a zeroed structure and staging array, or NULL. */
+HMB_NOINST static struct hmb_thread_mem *hmb_thread_mem(void)
+{
+	pthread_mutex_lock(&hmb_thread_mem_mu);
+	if (hmb_thread_chunk_used == HMB_THREAD_CHUNK) {
+		void *p = mmap(NULL, HMB_THREAD_CHUNK * sizeof(struct hmb_thread_mem), PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED) {
+			pthread_mutex_unlock(&hmb_thread_mem_mu);
+			return NULL;
+		}
+		hmb_thread_chunk = p;
+		hmb_thread_chunk_used = 0;
+	}
+	struct hmb_thread_mem *m = &hmb_thread_chunk[hmb_thread_chunk_used++];
+	pthread_mutex_unlock(&hmb_thread_mem_mu);
+	return m;
+}
+
+/* hmb_first_buf returns thread th's first staging array, which came with it. */
+HMB_NOINST static hmb_record *hmb_first_buf(struct hmb_thread *th)
+{
+	return ((struct hmb_thread_mem *)(void *)th)->buf;
+}
+
 /* hmb_register gives the calling thread its staging array, or returns NULL. */
 HMB_NOINST static struct hmb_thread *hmb_register(void)
 {
 	pthread_once(&hmb_once, hmb_setup);
-	struct hmb_thread *th = aligned_alloc(64, sizeof *th);
-	hmb_record *buf = malloc(HMB_STAGING_RECORDS * sizeof *buf);
-	if (th == NULL || buf == NULL) {
-		free(th);
-		free(buf);
+	struct hmb_thread_mem *mem = hmb_thread_mem();
+	if (mem == NULL) {
 		return NULL;
 	}
-	memset(th, 0, sizeof *th);
+	struct hmb_thread *th = &mem->th;
+	hmb_record *buf = mem->buf;
 	for (size_t i = 0; i < HMB_THR_CACHE; i++) {
 		th->thr_region[i] = HMB_THR_EMPTY(i);
 	}
@@ -520,9 +564,7 @@ HMB_NOINST static struct hmb_thread *hmb_register(void)
 	if (st != ST_UNINIT && st != ST_RUNNING) {
 		pthread_mutex_unlock(&hmb_mu);
 		pthread_mutex_destroy(&th->lock);
-		free(buf);
-		free(th);
-		return NULL;
+		return NULL; /* its memory stays unused in its chunk: a rare case, at the end of a run */
 	}
 	if (hmb_threads_tail != NULL) {
 		hmb_threads_tail->next = th;
@@ -544,20 +586,82 @@ HMB_NOINST static struct hmb_thread *hmb_register(void)
  * hmb_location makes sure the thread has its Go location (lock held), and,
  * for a thread that still probes, the pointers of its direct path.
  */
+/* The calls into Go a thread's location makes, each for hmb_go_via: its arguments and a function that calls. */
+struct hmb_location_call {
+	struct hmb_thread *th;
+	int direct;
+	void *loc, *epoch;
+};
+
+HMB_NOINST static void hmb_location_go(void *arg)
+{
+	struct hmb_location_call *c = arg;
+	struct hmb_thread *th = c->th;
+	const char *name = th->name != NULL ? th->name : "";
+	th->index = HMB_GO(hmbgo_thread(th->tid, (char *)name, strlen(name), c->direct, &c->loc, &c->epoch));
+	if (th->index != HMB_NO_INDEX && th->team_levels > 0) {
+		HMB_GO(hmbgo_thread_team(th->index, th->team_levels, th->team));
+	}
+}
+
+struct hmb_replay_call {
+	struct hmb_thread *th;
+	hmb_record *from;
+	size_t n;
+	uint64_t malformed;
+};
+
+HMB_NOINST static void hmb_replay_go(void *arg)
+{
+	struct hmb_replay_call *c = arg;
+	struct hmb_thread *th = c->th;
+	c->malformed = HMB_GO(hmbgo_replay(th->index, c->from, c->n, th->drops, th->mdrops, th->cdrops, th->ndrops));
+}
+
+struct hmb_thread_call {
+	struct hmb_thread *th;
+	unsigned what; /* 0: thread_done, 1: thread_name, 2: thread_team, 3: func_region */
+	uint64_t addr;
+	uint32_t region;
+};
+
+HMB_NOINST static void hmb_thread_go(void *arg)
+{
+	struct hmb_thread_call *c = arg;
+	struct hmb_thread *th = c->th;
+	switch (c->what) {
+	case 0:
+		HMB_GO(hmbgo_thread_done(th->index));
+		break;
+	case 1:
+		HMB_GO(hmbgo_thread_name(th->index, th->name, strlen(th->name)));
+		break;
+	case 2:
+		HMB_GO(hmbgo_thread_team(th->index, th->team_levels, th->team));
+		break;
+	default:
+		c->region = HMB_GO(hmbgo_func_region(th->index, c->addr));
+	}
+}
+
+/* hmb_thread_call_go makes call what (struct hmb_thread_call) for th and returns its region. */
+HMB_NOINST static uint32_t hmb_thread_call_go(struct hmb_thread *th, unsigned what, uint64_t addr)
+{
+	struct hmb_thread_call c = {.th = th, .what = what, .addr = addr};
+	hmb_go_via(th, hmb_thread_go, &c);
+	return c.region;
+}
+
 HMB_NOINST static int hmb_location(struct hmb_thread *th)
 {
 	if (th->index == HMB_NO_INDEX) {
-		const char *name = th->name != NULL ? th->name : "";
-		void *loc = NULL, *epoch = NULL;
 		/* Not for a thread hmb_finalize or its exit stopped probing. */
-		int direct = hmb_direct_on && atomic_load(&hmb_state) == ST_RUNNING && !th->closed && !th->exited;
-		th->index = HMB_GO(hmbgo_thread(th->tid, (char *)name, strlen(name), direct, &loc, &epoch));
-		if (th->index != HMB_NO_INDEX && loc != NULL && epoch != NULL) {
-			th->epoch_word = epoch;
-			th->loc = loc;
-		}
-		if (th->index != HMB_NO_INDEX && th->team_levels > 0) {
-			HMB_GO(hmbgo_thread_team(th->index, th->team_levels, th->team));
+		struct hmb_location_call c = {
+			.th = th, .direct = hmb_direct_on && atomic_load(&hmb_state) == ST_RUNNING && !th->closed && !th->exited};
+		hmb_go_via(th, hmb_location_go, &c);
+		if (th->index != HMB_NO_INDEX && c.loc != NULL && c.epoch != NULL) {
+			th->epoch_word = c.epoch;
+			th->loc = c.loc;
 		}
 	}
 	return th->index != HMB_NO_INDEX;
@@ -578,7 +682,9 @@ HMB_NOINST static void hmb_replay(struct hmb_thread *th, hmb_record *from, hmb_r
 		return;
 	}
 	/* The direct path's drops go first: they came before anything staged. */
-	hmb_drop(HMB_GO(hmbgo_replay(th->index, from, (size_t)(to - from), th->drops, th->mdrops, th->cdrops, th->ndrops)));
+	struct hmb_replay_call c = {.th = th, .from = from, .n = (size_t)(to - from)};
+	hmb_go_via(th, hmb_replay_go, &c);
+	hmb_drop(c.malformed);
 	memset(th->drops, 0, th->ndrops * sizeof th->drops[0]);
 	memset(th->mdrops, 0, th->ndrops * sizeof th->mdrops[0]);
 	memset(th->cdrops, 0, th->ndrops * sizeof th->cdrops[0]);
@@ -596,7 +702,7 @@ HMB_NOINST static void hmb_func_cache(struct hmb_thread *th, uint64_t addr)
 	if (th->loc == NULL || th->index == HMB_NO_INDEX || (f->addr == addr && f->region != 0)) {
 		return;
 	}
-	uint32_t r = HMB_GO(hmbgo_func_region(th->index, addr));
+	uint32_t r = hmb_thread_call_go(th, 3, addr);
 	if (r == 0) {
 		return;
 	}
@@ -714,9 +820,13 @@ HMB_NOINST static int hmb_grow(struct hmb_thread *th)
 	}
 	hmb_record *c = atomic_load_explicit(&th->cur, memory_order_relaxed);
 	size_t used = (size_t)(c - th->buf);
-	hmb_record *nb = realloc(th->buf, 2 * th->cap * sizeof *nb);
+	hmb_record *first = hmb_first_buf(th);
+	hmb_record *nb = th->buf == first ? malloc(2 * th->cap * sizeof *nb) : realloc(th->buf, 2 * th->cap * sizeof *nb);
 	if (nb == NULL) {
 		return 0;
+	}
+	if (th->buf == first) {
+		memcpy(nb, first, used * sizeof *nb);
 	}
 	th->buf = nb;
 	th->cap *= 2;
@@ -729,7 +839,15 @@ HMB_NOINST static int hmb_grow(struct hmb_thread *th)
 HMB_NOINST static void hmb_release(struct hmb_thread *th)
 {
 	th->loc = NULL;
-	free(th->buf);
+	hmb_record *first = hmb_first_buf(th);
+	if (th->buf != first) {
+		free(th->buf);
+	}
+	/* The whole pages of the first array go back to the system; they read as zero if touched again. */
+	uintptr_t from = ((uintptr_t)first + 4095) & ~(uintptr_t)4095, to = (uintptr_t)(first + HMB_STAGING_RECORDS) & ~(uintptr_t)4095;
+	if (to > from) {
+		madvise((void *)from, to - from, MADV_DONTNEED);
+	}
 	th->buf = NULL;
 	th->cut = NULL;
 	atomic_store(&th->cur, NULL);
@@ -872,7 +990,7 @@ static void hmb_thread_exit(void *arg)
 			/* Its partly filled bins are sealed for a reduction to take at
 			   once: a thread that is gone never probes again to hand
 			   them back. */
-			HMB_GO(hmbgo_thread_done(th->index));
+			hmb_thread_call_go(th, 0, 0);
 		}
 		hmb_release(th);
 	} else if (st == ST_FAILED) {
@@ -885,8 +1003,23 @@ static void hmb_thread_exit(void *arg)
 		hmb_release(th); /* disabled */
 	}
 	/* ST_UNINIT: the records wait in the array for hmb_init or hmb_finalize. */
+	hmb_go_gone(th);
 	pthread_mutex_unlock(&th->lock);
 	th->in_slow = 0;
+}
+
+struct hmb_region_call {
+	const char *name;
+	size_t nlen;
+	const char *file;
+	int line, paradigm;
+	uint32_t region;
+};
+
+HMB_NOINST static void hmb_region_go(void *arg)
+{
+	struct hmb_region_call *c = arg;
+	c->region = HMB_GO(hmbgo_region((char *)c->name, c->nlen, (char *)c->file, strlen(c->file), c->line, c->paradigm));
 }
 
 HMB_NOINST uint32_t hmb_region_n(const char *name, size_t nlen, const char *file, int line, int paradigm)
@@ -922,8 +1055,9 @@ HMB_NOINST uint32_t hmb_region_n(const char *name, size_t nlen, const char *file
 	if (st != ST_RUNNING && st != ST_CLOSING) {
 		return 0;
 	}
-	const char *f = file != NULL ? file : "";
-	return HMB_GO(hmbgo_region((char *)name, nlen, (char *)f, strlen(f), line, paradigm));
+	struct hmb_region_call c = {name, nlen, file != NULL ? file : "", line, paradigm, 0};
+	hmb_go_via(hmb_self, hmb_region_go, &c);
+	return c.region;
 }
 
 HMB_NOINST uint32_t hmb_region(const char *name)
@@ -1018,7 +1152,7 @@ HMB_NOINST void hmb_thread_name(const char *name)
 	th->name = copy;
 	int st = atomic_load(&hmb_state);
 	if (th->index != HMB_NO_INDEX && !th->closed && (st == ST_RUNNING || st == ST_CLOSING)) {
-		HMB_GO(hmbgo_thread_name(th->index, copy, strlen(copy)));
+		hmb_thread_call_go(th, 1, 0);
 	}
 	pthread_mutex_unlock(&th->lock);
 }
@@ -1070,7 +1204,7 @@ HMB_NOINST void hmb_thread_team(int levels, const int *numbers)
 	memcpy(th->team, numbers, (size_t)levels * sizeof numbers[0]);
 	int st = atomic_load(&hmb_state);
 	if (th->index != HMB_NO_INDEX && !th->closed && (st == ST_RUNNING || st == ST_CLOSING)) {
-		HMB_GO(hmbgo_thread_team(th->index, levels, th->team));
+		hmb_thread_call_go(th, 2, 0);
 	}
 	pthread_mutex_unlock(&th->lock);
 	/*

@@ -142,6 +142,7 @@ struct hmb_thread {
 	int exited;  /* its thread-exit destructor ran */
 	int interrupted; /* hmb_finalize found it stopped inside a direct probe */
 	_Atomic int in_slow; /* owner only (and its signal handlers): a probe is in the slow path */
+	int go_way;          /* how its calls into Go are made: HMB_GO_UNDECIDED, _OWN or _PROXIED (goproxy.c) */
 	struct hmb_thread *next;
 } __attribute__((aligned(64)));
 
@@ -168,6 +169,19 @@ HMB_NOINST static inline void hmb_go_done(int *guard)
 #define HMB_GO(call) ({ int hmb_go_guard_ __attribute__((cleanup(hmb_go_done), unused)) = hmb_in_go++; (call); })
 extern __thread struct hmb_thread *hmb_self
 	__attribute__((tls_model("initial-exec"))) HMB_HIDDEN;
+
+/*
+ * hmb_go_via makes fn(arg), a call into Go for thread th (NULL: the caller,
+ * which is no thread of the library's), on th's own thread if it may take a
+ * Go runtime thread (an M), else on one of goproxy.c's proxy threads while th waits:
+ * a team of 1,024 threads calling Go at once waits seconds for Ms.
+ * hmb_go_gone forgets th's way at its exit; hmb_go_forked resets the proxy
+ * in a child of fork.
+ */
+enum { HMB_GO_UNDECIDED = 0, HMB_GO_OWN = 1, HMB_GO_PROXIED = 2 };
+void hmb_go_via(struct hmb_thread *th, void (*fn)(void *), void *arg) HMB_NOINST HMB_HIDDEN;
+void hmb_go_gone(struct hmb_thread *th) HMB_NOINST HMB_HIDDEN;
+void hmb_go_forked(void) HMB_NOINST HMB_HIDDEN;
 extern int hmb_use_tsc HMB_HIDDEN;
 
 void hmb_slow(uint64_t word, uint64_t ext_time, uint64_t ext_word, int n) HMB_NOINST HMB_HIDDEN;
