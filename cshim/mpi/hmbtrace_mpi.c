@@ -1366,9 +1366,14 @@ HMB_NOINST static void clock_sync(void)
  */
 enum { TAG_DOWN_SIZE = 64, TAG_DOWN_DATA };
 
-/* send_part sends n bytes at p (n may be 0) to rank to; 0 if it failed. */
+/* send_part sends n bytes at p (n may be 0) to rank to; 0 if it failed.
+ * A part past one MPI message's count goes as an empty one. */
 HMB_NOINST static int send_part(int to, int tag_size, int tag_data, const char *p, size_t n, const char *what)
 {
+	if (n > (size_t)INT32_MAX) {
+		fprintf(stderr, "hmbtrace: rank %d: sending to %s: %zu bytes are more than one MPI message holds; sent empty\n", world_rank, what, n);
+		n = 0;
+	}
 	uint64_t size = n;
 	MPI_Request q[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
 	PMPI_Isend(&size, 1, MPI_UINT64_T, to, tag_size, sync_comm, &q[0]);
