@@ -21,11 +21,13 @@ import (
 // operations, spread over the run.
 
 const (
-	// maxCommPerLocation bounds the sends, receives and collectives a
-	// location keeps for the timeline: the first ones, so that a send and
-	// its receive are both kept or both not (MPI's order is the same on
-	// both ends), and the lines stay right where they are drawn.
-	maxCommPerLocation = 1 << 15
+	// commBudget bounds the sends, receives and collectives the locations
+	// keep for the timeline, over all of them: each keeps its first
+	// commBudget/locations of each (at least minCommPerLocation), so that
+	// a send and its receive are both kept or both not (MPI's order is the
+	// same on both ends), and the memory does not grow with the events.
+	commBudget         = 1 << 19
+	minCommPerLocation = 256
 	// maxMessages and maxCollectives bound what the page draws: zoomed
 	// out, more lines than pixels say nothing more.
 	maxMessages    = 20000
@@ -47,14 +49,21 @@ type commEvent struct {
 	call int64
 }
 
+// commPerLocation is how many sends, receives and collectives each of n
+// locations keeps.
+func commPerLocation(n int) int {
+	return max(commBudget/max(n, 1), minCommPerLocation)
+}
+
 // commTrack is what a location keeps of its messages and collectives.
 type commTrack struct {
 	sends, recvs, colls []commEvent
-	omitted             int // beyond maxCommPerLocation
+	limit               int // of each
+	omitted             int // beyond limit
 }
 
 func (c *commTrack) keep(list *[]commEvent, e commEvent) {
-	if len(*list) >= maxCommPerLocation {
+	if len(*list) >= c.limit {
 		c.omitted++
 		return
 	}
@@ -219,7 +228,8 @@ func (tl *timeline) connect(r *run, lts []*locationTimeline, places map[tracefil
 	}
 	tl.collectives(r, lts, places, rowOf)
 	if omitted > 0 {
-		tl.Omitted = append(tl.Omitted, fmt.Sprintf("%s messages and collectives after the first %s of a location are not drawn", units.Count(uint64(omitted)), units.Count(maxCommPerLocation)))
+		tl.Omitted = append(tl.Omitted, fmt.Sprintf("%s messages and collectives are not drawn: each location keeps the first %s of its sends, receives and collectives for the timeline",
+			units.Count(uint64(omitted)), units.Count(uint64(lts[0].comm.limit))))
 	}
 }
 
