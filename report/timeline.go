@@ -130,7 +130,7 @@ type run struct {
 	// peers finds the other end of a message; comms names the files'
 	// communicators alike on every member (messages.go).
 	peers *tracefile.Peers
-	comms []map[uint32]string
+	comms []map[uint32]int32
 }
 
 func newRun(files []*tracefile.File) *run {
