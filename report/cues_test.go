@@ -398,3 +398,45 @@ func TestCallTree(t *testing.T) {
 		}
 	}
 }
+
+// TestCommBudget checks that a location keeps at most its share of the
+// messages and collectives: the first ones on both ends, so that every
+// line drawn pairs a kept send with its own receive, and the page says
+// how many it left out.
+func TestCommBudget(t *testing.T) {
+	const ranks, iters, limit = 3, 150, 100
+	files := ringRun(t, ranks, iters)
+	r := newRun(files)
+	r.procs = 2
+	tp := planTimeline(r, DefaultMaxIntervals, DefaultMaxCells)
+	if tp.commLimit != commBudget/ranks {
+		t.Errorf("%d locations keep %d each, want %d", ranks, tp.commLimit, commBudget/ranks)
+	}
+	tp.commLimit = limit
+	tl, err := readAll(r, tp, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(tl.Messages) / 4; n != ranks*limit {
+		t.Errorf("%d lines, want the first %d messages of each of %d ranks", n, limit, ranks)
+	}
+	for m := 0; m < len(tl.Messages); m += 4 {
+		// A line joins a send to its own receive: 800 ns later.
+		if tl.Messages[m+3]-tl.Messages[m+1] != 800 {
+			t.Fatalf("message %d: sent at %d, received at %d", m/4, tl.Messages[m+1], tl.Messages[m+3])
+		}
+	}
+	ops := 0
+	for c := 0; c < len(tl.Collectives); c += 3 + 2*int(tl.Collectives[c+2]) {
+		ops++
+	}
+	if ops != limit {
+		t.Errorf("%d collectives, want %d", ops, limit)
+	}
+	if !strings.Contains(strings.Join(tl.Omitted, "\n"), "messages and collectives are not drawn") {
+		t.Errorf("the timeline does not say what it left out: %q", tl.Omitted)
+	}
+	if commPerLocation(1<<20) != minCommPerLocation {
+		t.Errorf("10⁶ locations keep %d each, want the floor %d", commPerLocation(1<<20), minCommPerLocation)
+	}
+}

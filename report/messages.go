@@ -21,40 +21,55 @@ import (
 // operations, spread over the run.
 
 const (
-	// maxCommPerLocation bounds the sends, receives and collectives a
-	// location keeps for the timeline: the first ones, so that a send and
-	// its receive are both kept or both not (MPI's order is the same on
-	// both ends), and the lines stay right where they are drawn.
-	maxCommPerLocation = 1 << 15
+	// commBudget bounds the sends, receives and collectives the locations
+	// keep for the timeline, over all of them: each keeps its first
+	// commBudget/locations of each (at least minCommPerLocation), so that
+	// a send and its receive are both kept or both not (MPI's order is the
+	// same on both ends), and the memory does not grow with the events.
+	commBudget         = 1 << 19
+	minCommPerLocation = 256
 	// maxMessages and maxCollectives bound what the page draws: zoomed
 	// out, more lines than pixels say nothing more.
 	maxMessages    = 20000
 	maxCollectives = 5000
 )
 
-// commEvent is a message or collective as a location recorded it.
+// commEvent is a message or collective as a location recorded it: 40
+// bytes, as a run keeps up to commBudget of them of each kind.
 type commEvent struct {
-	t    int64 // on the timeline's axis, ns
-	row  int   // the row (from 1) of the call it happened in
-	peer tracefile.Endpoint
-	comm string // the communicator, the same on every member
-	tag  uint32
-	// region is the page's region of the call (collectives: the
-	// collective's, on its first row).
-	region int
+	t int64 // on the timeline's axis, ns
 	// call is when the call that holds it was entered: a receive whose
 	// call began before its send waited for it (a late sender).
 	call int64
+	row  int32 // the row (from 1) of the call it happened in
+	// peer is the other end: its file and location index.
+	peerFile, peerLoc int32
+	comm              int32 // the communicator, run-wide (commKeys): the same on every member
+	tag               uint32
+	// region is the page's region of the call (collectives: the
+	// collective's, on its first row).
+	region int32
+}
+
+func (c *commEvent) peer() tracefile.Endpoint {
+	return tracefile.Endpoint{File: int(c.peerFile), Loc: int(c.peerLoc)}
+}
+
+// commPerLocation is how many sends, receives and collectives each of n
+// locations keeps.
+func commPerLocation(n int) int {
+	return max(commBudget/max(n, 1), minCommPerLocation)
 }
 
 // commTrack is what a location keeps of its messages and collectives.
 type commTrack struct {
 	sends, recvs, colls []commEvent
-	omitted             int // beyond maxCommPerLocation
+	limit               int // of each
+	omitted             int // beyond limit
 }
 
 func (c *commTrack) keep(list *[]commEvent, e commEvent) {
-	if len(*list) >= maxCommPerLocation {
+	if len(*list) >= c.limit {
 		c.omitted++
 		return
 	}
@@ -65,7 +80,7 @@ func (c *commTrack) keep(list *[]commEvent, e commEvent) {
 // its calls open at the event.
 func (lt *locationTimeline) message(f *tracefile.File, e *tracefile.Event) {
 	row := max(len(lt.stack), 1)
-	ce := commEvent{t: lt.off + f.Nanos(e.Time), row: row, tag: e.Tag, comm: lt.r.commKey(lt.fi, e.Comm)}
+	ce := commEvent{t: lt.off + f.Nanos(e.Time), row: int32(row), tag: e.Tag, comm: lt.r.commKey(lt.fi, e.Comm)}
 	ce.call = ce.t
 	if n := len(lt.stack); n > 0 {
 		ce.call = lt.stack[n-1].start
@@ -76,7 +91,7 @@ func (lt *locationTimeline) message(f *tracefile.File, e *tracefile.Event) {
 		if err != nil || !ok {
 			return // a peer not among the files: the communication section counts them
 		}
-		ce.peer = end
+		ce.peerFile, ce.peerLoc = int32(end.File), int32(end.Loc)
 		if e.Kind == encode.KindSend || e.Kind == encode.KindIsend {
 			lt.comm.keep(&lt.comm.sends, ce)
 		} else {
@@ -86,7 +101,7 @@ func (lt *locationTimeline) message(f *tracefile.File, e *tracefile.Event) {
 		// The record follows the collective's enter: the operation starts
 		// with its call.
 		if n := len(lt.stack); n > 0 {
-			ce.t, ce.region = lt.stack[n-1].start, lt.stack[n-1].region
+			ce.t, ce.region = lt.stack[n-1].start, int32(lt.stack[n-1].region)
 		} else {
 			ce.region = -1
 		}
@@ -94,31 +109,37 @@ func (lt *locationTimeline) message(f *tracefile.File, e *tracefile.Event) {
 	}
 }
 
-// commKey names communicator id of file i so that every member's file
-// names it alike: by its members, and how many communicators of the same
-// members the file made before it (MPI creates them collectively, in one
-// order); the world is "world".
-func (r *run) commKey(i int, id uint32) string {
-	if keys := r.comms[i]; keys != nil {
-		if k, ok := keys[id]; ok {
-			return k
-		}
+// commKey returns the run-wide index of communicator id of file i, the
+// same on every member's file; -1 for an id the file does not define.
+func (r *run) commKey(i int, id uint32) int32 {
+	if k, ok := r.comms[i][id]; ok {
+		return k
 	}
-	if id == 0 {
-		return "world"
-	}
-	return "?" + strconv.FormatUint(uint64(id), 10)
+	return -1
 }
 
-// commKeys makes the communicators' names of every file (run.commKey).
-func commKeys(files []*tracefile.File) []map[uint32]string {
-	out := make([]map[uint32]string, len(files))
+// commKeys names the communicators of every file so that every member's
+// file names them alike: by their members, and how many communicators of
+// the same members the file made before (MPI creates them collectively,
+// in one order); the world is "world". It returns per file the index of
+// each communicator's name.
+func commKeys(files []*tracefile.File) []map[uint32]int32 {
+	index := map[string]int32{}
+	intern := func(name string) int32 {
+		k, ok := index[name]
+		if !ok {
+			k = int32(len(index))
+			index[name] = k
+		}
+		return k
+	}
+	out := make([]map[uint32]int32, len(files))
 	for i, f := range files {
-		m := map[uint32]string{0: "world"}
+		m := map[uint32]int32{0: intern("world")}
 		seen := map[string]int{}
 		for _, c := range f.Comms {
 			if c.Name == "MPI_COMM_WORLD" {
-				m[c.ID] = "world"
+				m[c.ID] = intern("world")
 				continue
 			}
 			var b strings.Builder
@@ -134,7 +155,7 @@ func commKeys(files []*tracefile.File) []map[uint32]string {
 				}
 			}
 			set := b.String()
-			m[c.ID] = set + "#" + strconv.Itoa(seen[set])
+			m[c.ID] = intern(set + "#" + strconv.Itoa(seen[set]))
 			seen[set]++
 		}
 		out[i] = m
@@ -155,7 +176,7 @@ func (tl *timeline) connect(r *run, lts []*locationTimeline, places map[tracefil
 	rowOf := func(p place, row int) int { return p.first + min(row, p.rows) - 1 }
 	type key struct {
 		from, to tracefile.Endpoint
-		comm     string
+		comm     int32
 		tag      uint32
 	}
 	type pending struct {
@@ -167,8 +188,8 @@ func (tl *timeline) connect(r *run, lts []*locationTimeline, places map[tracefil
 	for _, lt := range lts {
 		from := tracefile.Endpoint{File: lt.fi, Loc: lt.k}
 		for _, s := range lt.comm.sends {
-			k := key{from, s.peer, s.comm, s.tag}
-			queue[k] = append(queue[k], pending{s.t, s.row})
+			k := key{from, s.peer(), s.comm, s.tag}
+			queue[k] = append(queue[k], pending{s.t, int(s.row)})
 		}
 		omitted += lt.comm.omitted
 	}
@@ -186,21 +207,21 @@ func (tl *timeline) connect(r *run, lts []*locationTimeline, places map[tracefil
 			continue
 		}
 		for _, rv := range lt.comm.recvs {
-			k := key{rv.peer, to, rv.comm, rv.tag}
+			k := key{rv.peer(), to, rv.comm, rv.tag}
 			q := queue[k]
 			if len(q) == 0 {
 				continue // its send was not kept, or its sender is not drawn
 			}
 			s := q[0]
 			queue[k] = q[1:]
-			pf, ok := places[rv.peer]
+			pf, ok := places[rv.peer()]
 			if !ok || pf.loc == pt.loc {
 				continue // within a group's row: no line to draw
 			}
 			total++
 			// The receiving call was waiting when the send happened: the
 			// wait-state analysis calls it a late sender.
-			lines = append(lines, line{s.t, rv.t, rowOf(pf, s.row), rowOf(pt, rv.row), rv.call < s.t})
+			lines = append(lines, line{s.t, rv.t, rowOf(pf, int(s.row)), rowOf(pt, int(rv.row)), rv.call < s.t})
 		}
 	}
 	slices.SortFunc(lines, func(a, b line) int { return cmp.Or(cmp.Compare(a.t0, b.t0), cmp.Compare(a.row0, b.row0)) })
@@ -219,7 +240,8 @@ func (tl *timeline) connect(r *run, lts []*locationTimeline, places map[tracefil
 	}
 	tl.collectives(r, lts, places, rowOf)
 	if omitted > 0 {
-		tl.Omitted = append(tl.Omitted, fmt.Sprintf("%s messages and collectives after the first %s of a location are not drawn", units.Count(uint64(omitted)), units.Count(maxCommPerLocation)))
+		tl.Omitted = append(tl.Omitted, fmt.Sprintf("%s messages and collectives are not drawn: each location keeps the first %s of its sends, receives and collectives for the timeline",
+			units.Count(uint64(omitted)), units.Count(uint64(lts[0].comm.limit))))
 	}
 }
 
@@ -232,8 +254,8 @@ func (tl *timeline) collectives(r *run, lts []*locationTimeline, places map[trac
 		reg int
 	}
 	// Per communicator and file, the operations in order of their start.
-	byComm := map[string]map[int][]member{}
-	var comms []string
+	byComm := map[int32]map[int][]member{}
+	var comms []int32
 	for _, lt := range lts {
 		p, ok := places[tracefile.Endpoint{File: lt.fi, Loc: lt.k}]
 		if !ok {
@@ -246,7 +268,7 @@ func (tl *timeline) collectives(r *run, lts []*locationTimeline, places map[trac
 				byComm[c.comm] = files
 				comms = append(comms, c.comm)
 			}
-			files[lt.fi] = append(files[lt.fi], member{c.t, rowOf(p, c.row), c.region})
+			files[lt.fi] = append(files[lt.fi], member{c.t, rowOf(p, int(c.row)), int(c.region)})
 		}
 	}
 	slices.Sort(comms)

@@ -104,12 +104,14 @@ func Write(w io.Writer, files []*tracefile.File, opt Options) error {
 	}
 	r.groups = planGroups(r, opt.Rows)
 	plans := planAnalyses(r, opt)
+	// The wait states first: what their replay holds is garbage before
+	// the timeline's pass builds its own.
+	waits, werr := waitsOf(r)
 	tl, err := readAll(r, planTimeline(r, opt.MaxIntervals, opt.MaxCells), plans.segmentPlans())
 	if err != nil {
 		return err
 	}
 	prof := newProfile(r)
-	waits, werr := waitsOf(r)
 	tree := newCallTree(r, r.trees, func(fi, k int) int { return prof.unitOf[fi][k] }, waits)
 	sections := analyses(r, opt, plans)
 

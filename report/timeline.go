@@ -130,7 +130,7 @@ type run struct {
 	// peers finds the other end of a message; comms names the files'
 	// communicators alike on every member (messages.go).
 	peers *tracefile.Peers
-	comms []map[uint32]string
+	comms []map[uint32]int32
 }
 
 func newRun(files []*tracefile.File) *run {
@@ -327,8 +327,9 @@ type timelinePlan struct {
 	// tiles, nil for a group after the budget's rows.
 	groups *grouping
 	gtiles []*groupTiles
-	// taskLimit is the task spans each location drawn keeps (tasks.go).
-	taskLimit int
+	// taskLimit is the task spans each location drawn keeps (tasks.go);
+	// commLimit its sends, receives and collectives (messages.go).
+	taskLimit, commLimit int
 }
 
 // planTimeline plans the timeline from the statistics: the budget bounds
@@ -366,7 +367,8 @@ func planTimeline(r *run, maxIntervals, maxCells int) *timelinePlan {
 			}
 		}
 	}
-	p := &timelinePlan{lod: newLOD(r.span, calls, maxIntervals, maxCells), limit: limit, maxRows: maxRows, taskLimit: tasksPerLocation(len(depths))}
+	p := &timelinePlan{lod: newLOD(r.span, calls, maxIntervals, maxCells), limit: limit, maxRows: maxRows, taskLimit: tasksPerLocation(len(depths)),
+		commLimit: commPerLocation(len(depths))}
 	if limit < maxDepth(depths) {
 		p.depthsOmitted = fmt.Sprintf("calls below the %d outermost calling depths are not drawn: %d rows would exceed the timeline's budget of %d", limit, total, maxRows)
 	}
@@ -430,7 +432,11 @@ func planGroupTimeline(r *run, maxCells, maxRows int) *timelinePlan {
 			calls = append(calls, n)
 		}
 	}
-	p := &timelinePlan{lod: newLOD(r.span, calls, 1, maxCells), limit: limit, maxRows: maxRows, groups: g}
+	locations := 0
+	for _, gr := range g.groups {
+		locations += len(gr.members)
+	}
+	p := &timelinePlan{lod: newLOD(r.span, calls, 1, maxCells), limit: limit, maxRows: maxRows, groups: g, commLimit: commPerLocation(locations)}
 	if limit < maxDepth(depths) {
 		p.depthsOmitted = fmt.Sprintf("calling depths below %d are not drawn: %d rows would exceed the timeline's budget of %d", limit, total, maxRows)
 	}
@@ -675,6 +681,7 @@ func (p *timelinePlan) newLocation(r *run, fi, k int, region func(fi int, id uin
 	loc := &r.files[fi].Locations[k]
 	lt := &locationTimeline{r: r, fi: fi, k: k, loc: loc, off: r.offsets[fi], lod: &p.lod, limit: p.limit, region: region}
 	lt.tasks.limit = p.taskLimit
+	lt.comm.limit = p.commLimit
 	if p.groups != nil {
 		gt := p.gtiles[p.groups.of[fi][k]]
 		lt.sink = &memberSink{gt: gt, columns: p.lod.columns}
