@@ -157,6 +157,7 @@ func WriteOptions(out io.Writer, files []*tracefile.File, opt Options) error {
 		}
 	}
 	overRun(out, files)
+	throttling(out, files, width)
 	rankTable(out, sorted, files, width)
 	counterTable(out, sorted, files, width)
 	annotations(out, files)
