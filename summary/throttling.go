@@ -13,10 +13,10 @@ import (
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
-// ThrottleVerdict says why a region was or was not throttled, over the
+// throttleVerdict says why a region was or was not throttled, over the
 // locations of the files that timed enough of its visits for the rule
 // (tracefile.ThrottleRule) to decide, or that throttled it.
-type ThrottleVerdict struct {
+type throttleVerdict struct {
 	Name string
 	// Off and Early count the locations that switched it off, Early those
 	// at the rule's early step; Visits and Long are their timed visits and
@@ -38,9 +38,9 @@ type ThrottleVerdict struct {
 // throttled ones first, then by visits, the most first. It returns the
 // rule of the first file that has one, nil if none has (throttling off, or
 // files written before the rule was recorded).
-func throttleVerdicts(files []*tracefile.File) ([]ThrottleVerdict, *tracefile.ThrottleRule) {
+func throttleVerdicts(files []*tracefile.File) ([]throttleVerdict, *tracefile.ThrottleRule) {
 	var first *tracefile.ThrottleRule
-	byName := map[string]*ThrottleVerdict{}
+	byName := map[string]*throttleVerdict{}
 	for _, f := range files {
 		rule := f.ThrottleRule
 		if rule == nil {
@@ -57,7 +57,7 @@ func throttleVerdicts(files []*tracefile.File) ([]ThrottleVerdict, *tracefile.Th
 				name := f.RegionName(e.Region)
 				v := byName[name]
 				if v == nil {
-					v = &ThrottleVerdict{Name: name}
+					v = &throttleVerdict{Name: name}
 					byName[name] = v
 				}
 				switch {
@@ -81,13 +81,13 @@ func throttleVerdicts(files []*tracefile.File) ([]ThrottleVerdict, *tracefile.Th
 			}
 		}
 	}
-	var out []ThrottleVerdict
+	var out []throttleVerdict
 	for _, v := range byName {
 		if v.Off > 0 || v.Kept > 0 {
 			out = append(out, *v)
 		}
 	}
-	slices.SortFunc(out, func(a, b ThrottleVerdict) int {
+	slices.SortFunc(out, func(a, b throttleVerdict) int {
 		if (a.Off > 0) != (b.Off > 0) {
 			if a.Off > 0 {
 				return -1
@@ -151,7 +151,7 @@ func throttling(out io.Writer, files []*tracefile.File, width int) {
 }
 
 // throttleReason is a verdict's text.
-func throttleReason(v ThrottleVerdict, rule *tracefile.ThrottleRule) string {
+func throttleReason(v throttleVerdict, rule *tracefile.ThrottleRule) string {
 	s := ""
 	if v.Off > 0 {
 		step := fmt.Sprintf("%d early", v.Early)
