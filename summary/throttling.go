@@ -51,7 +51,7 @@ func throttleVerdicts(files []*tracefile.File) ([]throttleVerdict, *tracefile.Th
 		}
 		for i := range f.Locations {
 			for _, e := range f.Locations[i].Profile {
-				if paradigmOf(&f.Trace, e.Region) != tracefile.ParadigmUser {
+				if paradigmOf(&f.Trace, e.Region).Runtime() {
 					continue // never throttled: the rule does not apply
 				}
 				name := f.RegionName(e.Region)
