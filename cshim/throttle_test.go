@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -373,5 +374,55 @@ func TestInlineProbesLanguages(t *testing.T) {
 				t.Errorf("region inline: %d visits in the profile (throttled %v), %d made", got["inline"], throttled["inline"], made)
 			}
 		})
+	}
+}
+
+// TestThrottlePreemptedThreads runs testdata/c/throttle_preempt.c: four
+// threads make 10^5 short accessor calls each, preempted (a 1 ms sleep)
+// inside 0, 6, 25 and 55 of them, which puts their mean time per call
+// between about 30 ns and 0.6 µs, on either side of the default 250 ns.
+// The C probes' rule counts long calls instead of averaging, so every
+// thread throttles the same regions: the accessors, not "mixed", half of
+// whose calls take 1 µs.
+func TestThrottlePreemptedThreads(t *testing.T) {
+	build := library(t)
+	p := buildC(t, build, "throttle_preempt", []string{"-pthread"}, filepath.Join(root, "cshim", "testdata", "c", "throttle_preempt.c"))
+	out, _ := p.run(t, nil)
+	if got := strings.Count(out, "preempted"); got != 4 {
+		t.Fatalf("%d threads reported, want 4:\n%s", got, out)
+	}
+	paths, err := filepath.Glob(filepath.Join(p.out, "*.hmb"))
+	if err != nil || len(paths) != 1 {
+		t.Fatalf("trace files %q (%v): want one", paths, err)
+	}
+	f := tracetest.Open(t, paths[0])
+	if f.ThrottleRule == nil {
+		t.Fatal("no throttle rule in the trace")
+	}
+	want := []string{"Domain::fx(int)", "Domain::x(int)"}
+	threads := 0
+	for i := range f.Locations {
+		l := &f.Locations[i]
+		all, throttled := visits(f, l)
+		if all["Domain::fx(int)"] == 0 {
+			continue // the main thread
+		}
+		threads++
+		var got []string
+		for name := range throttled {
+			got = append(got, name)
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: throttled %q, want %q", l.Name, got, want)
+		}
+		for _, name := range append(want, "mixed") {
+			if n := all[name]; n != 100000 && name != "mixed" || name == "mixed" && n != 10000 {
+				t.Errorf("%s: %d visits of %s", l.Name, n, name)
+			}
+		}
+	}
+	if threads != 4 {
+		t.Errorf("%d threads with accessor visits, want 4", threads)
 	}
 }

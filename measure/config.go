@@ -35,14 +35,16 @@ const (
 	NoTimerShift  = -1
 	maxTimerShift = 32
 	// DefaultThrottleCalls is how many visits a region must have had before
-	// the probes may throttle it: TAU's default.
+	// the probes throttle it with up to 1 call in 8 long: TAU's default.
+	// One with up to 1 in 256 long is throttled from 4096 (throttle.go).
 	DefaultThrottleCalls = 100000
-	// DefaultThrottleTime is the mean inclusive time below which such a
-	// region is throttled: about ten times what an enter and a leave cost
-	// together (2 × 12 ns here), so that a region whose probes add more
-	// than a tenth to its own time stops being measured, and one of 250 ns
-	// or more is always kept. TAU's default (10 µs per call) would also
-	// switch off regions that its probes hardly disturb.
+	// DefaultThrottleTime is the inclusive time from which a call counts
+	// as long, the calls a throttled region has almost none of: about ten
+	// times what an enter and a leave cost together (2 × 12 ns here), so
+	// that a region whose probes add more than a tenth to its own time
+	// stops being measured, and one of 250 ns or more is always kept.
+	// TAU's default (10 µs per call) would also switch off regions that
+	// its probes hardly disturb.
 	DefaultThrottleTime = 250 * time.Nanosecond
 )
 
@@ -162,11 +164,12 @@ type Config struct {
 	// view prints at start: the view can change the measurement.
 	ListenPublic bool
 	// NoThrottle keeps every region measured however often it runs and
-	// however short it is (HMB_THROTTLE=0). Else a region visited at least
-	// ThrottleCalls times (0: DefaultThrottleCalls; HMB_THROTTLE_CALLS) with
-	// a mean inclusive time below ThrottleTime (0: DefaultThrottleTime;
+	// however short it is (HMB_THROTTLE=0). Else a region whose calls were
+	// nearly all shorter than ThrottleTime (0: DefaultThrottleTime;
 	// HMB_THROTTLE_TIME) is switched off at its next leave with no call of
-	// it open: the probes then count its visits and record nothing else.
+	// it open: at most 1 call in 256 as long after 4096 visits, 1 in 8 after
+	// ThrottleCalls (0: DefaultThrottleCalls; HMB_THROTTLE_CALLS). The
+	// probes then count its visits and record nothing else.
 	NoThrottle    bool
 	ThrottleCalls uint64
 	ThrottleTime  time.Duration

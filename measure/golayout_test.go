@@ -71,6 +71,9 @@ func goLayoutConsts() []cConst {
 		{name: "HMB_OFF_THROTTLED", value: uint64(offThrottled)},
 		{name: "HMB_OFF_UNDEFINED", value: uint64(offUndefined)},
 
+		{name: "HMB_THROTTLE_EARLY_SHIFT", value: throttleEarlyShift, doc: "measure's throttling rule (throttle.go): the share of long calls each step allows"},
+		{name: "HMB_THROTTLE_LATE_SHIFT", value: throttleLateShift},
+
 		{name: "HMB_TECH_ALL", value: uint64(encode.All), doc: "encode: every technique, and the records' largest sizes"},
 		{name: "HMB_MAX_ENTER_LEAVE", value: encode.MaxEnterLeaveSize},
 		{name: "HMB_MAX_MESSAGE", value: encode.MaxMessageSize},

@@ -74,8 +74,9 @@ type probeState struct {
 	parLevels    []*buffer.Level // paradigm (MPI, OpenMP) enter/leave level by depth, cached
 	plimit       int             // depths >= plimit are not kept for paradigm enters and leaves
 	mlimit       int             // depths >= mlimit are not kept for messages and collectives
-	thrCalls     uint64          // a region is throttled at a leave after this many visits ...
-	thrTicks     uint64          // ... if its mean inclusive time is below this (ticks)
+	thrEarly     uint64          // visits from which a region may be throttled (throttle.go) ...
+	thrCalls     uint64          // ... and from which the late step's share of long calls applies
+	thrTicks     uint64          // a call this long (ticks) or longer counts as long
 
 	// The exact communication matrix (comm.go): an open-addressing table
 	// of 1<<(64-commShift) lines, at most half full. The C probes update
@@ -458,7 +459,10 @@ func (l *Location) leaveAt(r Region, t uint64) {
 	p.active--
 	if p.active == 0 {
 		p.incl += dur
-		if p.visits >= l.thrCalls && p.incl < p.visits*l.thrTicks {
+		if dur >= l.thrTicks {
+			p.longCalls++
+		}
+		if p.visits >= l.thrEarly && l.throttleDue(p) {
 			l.throttle(p, f.region, f.class, t)
 		}
 	}
@@ -570,7 +574,10 @@ func (l *Location) leaveFrame(d int, t uint64, atClose bool) {
 	p.active--
 	if p.active == 0 {
 		p.incl += dur
-		if !atClose && p.visits >= l.thrCalls && p.incl < p.visits*l.thrTicks {
+		if dur >= l.thrTicks {
+			p.longCalls++
+		}
+		if !atClose && p.visits >= l.thrEarly && l.throttleDue(p) {
 			l.throttle(p, f.region, f.class, t)
 		}
 	}

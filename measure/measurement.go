@@ -445,7 +445,7 @@ func (m *Measurement) newLocation(name string, counters bool) *Location {
 	l.stack = make([]frame, 16)
 	l.levels = make([]*buffer.Level, 16)
 	l.initOffCache()
-	l.thrCalls, l.thrTicks = throttleLimits(&m.cfg, m.startTPS)
+	l.thrEarly, l.thrCalls, l.thrTicks = throttleLimits(&m.cfg, m.startTPS)
 	if counters {
 		l.attachCounters()
 	}

@@ -11,6 +11,7 @@ type profEntry struct {
 	visits, incl, excl uint64
 	after              uint64 // visits since the region was throttled: counted, not timed
 	throttledAt        uint64 // ticks of the leave that throttled it
+	longCalls          uint64 // calls at least as long as the throttling bound (throttle.go)
 	active             uint32 // open instances: inclusive time counts the outermost only
 	off                uint8  // why the probes skip the region: offNone, offFiltered, offThrottled or offUndefined
 	counted            bool   // reads counters (HMB_METRICS_REGIONS)

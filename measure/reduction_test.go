@@ -31,7 +31,8 @@ type treeProgram struct {
 // returns the trace, and the bins that hold kept events at the end.
 func (p treeProgram) run(t *testing.T, size, binSize int) (*tracefile.File, int, []buffer.Reduction) {
 	t.Helper()
-	m := startTest(t, Config{BufferSize: size, BinSize: binSize, Reduction: ReduceDepth})
+	// No throttling: it decides by the clock, and the two runs compared must record the same calls.
+	m := startTest(t, Config{BufferSize: size, BinSize: binSize, Reduction: ReduceDepth, NoThrottle: true})
 	regions := make([]Region, p.maxDepth+1)
 	for d := 1; d <= p.maxDepth; d++ {
 		regions[d] = m.Region(fmt.Sprintf("depth%d", d))

@@ -6,22 +6,48 @@ import (
 	"github.com/hmbtrace/hmbtrace/buffer"
 )
 
-// Runtime throttling, as TAU does it: a region that runs very often and
-// very briefly costs more to measure than it tells, so after
-// Config.ThrottleCalls visits with a mean inclusive time below
-// Config.ThrottleTime the probes switch it off for the rest of the run.
+// Runtime throttling, as TAU does it, with a statistic that preemption
+// cannot fool: a region that runs very often and very briefly costs more
+// to measure than it tells, so the probes switch it off for the rest of
+// the run once nearly all of its calls were short. A call is long when its
+// inclusive time reaches Config.ThrottleTime; each leave with no call of
+// the region open counts it (profEntry.longCalls). The rule has two steps:
+//
+//   - early, after throttleEarly visits (or Config.ThrottleCalls, if
+//     fewer): switched off if at most 1 call in 256 was long, the region
+//     being unmistakably short;
+//   - late, after Config.ThrottleCalls visits: switched off if at most 1
+//     call in 8 was long.
+//
+// A mean would not do: a few calls preempted inside a 30 ns accessor add
+// milliseconds, and one rank's mean ends above the bound while another's
+// stays below, so the ranks throttle different sets (issue 36). A count
+// of long calls moves by one per preempted call, so ranks and threads that
+// run the same code decide the same, and early: the thousands of calls a
+// short region makes in the first moments of a run suffice.
+//
 // The decision is per location: the counts it rests on are the location's
 // own, the flag lives in its profile entry, and no probe writes memory
 // another thread reads (a per-process flag would be one more shared cache
 // line on every probe of every thread). A region hot on one thread only is
-// throttled there only.
+// throttled there only. The C probes (cshim/lib/direct.h) apply the same
+// rule with the constants go generate mirrors.
+
+// The throttling rule's constants: the early decision's visits, and the
+// share of long calls each step allows, as a shift (long<<shift <= visits).
+const (
+	throttleEarly      = 4096
+	throttleEarlyShift = 8 // 1 in 256
+	throttleLateShift  = 3 // 1 in 8
+)
 
 // throttleLimits returns the per-location thresholds of the configuration:
-// visits, and the mean inclusive time in ticks at rate tps. Off, the visits
-// can never be reached.
-func throttleLimits(c *Config, tps float64) (calls, ticks uint64) {
+// the visits of the early and late steps, and the inclusive time in ticks
+// at rate tps from which a call is long. Off, the visits can never be
+// reached and no call is long.
+func throttleLimits(c *Config, tps float64) (early, calls, ticks uint64) {
 	if c.NoThrottle || tps <= 0 {
-		return math.MaxUint64, 0
+		return math.MaxUint64, math.MaxUint64, math.MaxUint64
 	}
 	calls, d := c.ThrottleCalls, c.ThrottleTime
 	if calls == 0 {
@@ -30,7 +56,13 @@ func throttleLimits(c *Config, tps float64) (calls, ticks uint64) {
 	if d == 0 {
 		d = DefaultThrottleTime
 	}
-	return calls, uint64(math.Ceil(d.Seconds() * tps))
+	return min(calls, throttleEarly), calls, uint64(math.Ceil(d.Seconds() * tps))
+}
+
+// throttleDue reports whether region entry p, visited at least l.thrEarly
+// times, has few enough long calls to be switched off: the rule above.
+func (l *Location) throttleDue(p *profEntry) bool {
+	return p.longCalls<<throttleEarlyShift <= p.visits || p.visits >= l.thrCalls && p.longCalls<<throttleLateShift <= p.visits
 }
 
 // throttle switches region r off at time t (ticks), at a leave that left it

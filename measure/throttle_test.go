@@ -2,10 +2,12 @@ package measure
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -290,6 +292,101 @@ func TestProbesInline(t *testing.T) {
 	for _, probe := range []string{"Enter", "Leave"} {
 		if !regexp.MustCompile(`(?m)can inline \(\*Location\)\.` + probe + `( with|$)`).Match(out) {
 			t.Errorf("(*Location).%s is not inlined any more; go build -gcflags=-m=2 ./measure says why", probe)
+		}
+	}
+}
+
+// A C++-shaped program (LULESH's accessors: 10^5 calls of about 30 ns per
+// thread) whose threads are preempted inside a few accessor calls each,
+// differently on every rank and thread: every location throttles the same
+// set, the accessors, and nothing else. With the mean as the statistic the
+// ranks would disagree: a thread preempted in 10 of its 10^5 calls of 30 ns
+// has a mean of 430 ns, above the 250 ns bound; one never preempted, 30 ns.
+func TestThrottleIgnoresPreemption(t *testing.T) {
+	const (
+		iters     = 50
+		accessors = 2000 // per iteration and accessor: 10^5 calls
+		preempt   = 4 * time.Millisecond
+	)
+	type plan struct {
+		preempted int  // accessor calls preempted, spread over the run
+		early     bool // all of them in the first 200 calls instead
+	}
+	plans := [][]plan{ // by rank, then thread
+		{{0, false}, {3, false}},
+		{{10, false}, {40, false}},
+		{{30, true}, {12, true}},
+		{{0, false}, {100, false}},
+	}
+	want := []string{"Domain::fx(int)", "Domain::x(int)"}
+	for rank, threads := range plans {
+		m := startTest(t, Config{Name: fmt.Sprintf("rank%d", rank)}) // the default rule
+		ns := func(d time.Duration) uint64 { return uint64(float64(d.Nanoseconds()) * m.startTPS / 1e9) }
+		force, fx, x := m.Region("CalcForce"), m.Region("Domain::fx(int)"), m.Region("Domain::x(int)")
+		eos, mixed := m.Region("EvalEOS"), m.Region("Mixed")
+		for th, pl := range threads {
+			loc := m.Location(fmt.Sprintf("thread %d", th))
+			rng := rand.New(rand.NewPCG(uint64(rank), uint64(th)))
+			hit := map[int]bool{}
+			for len(hit) < pl.preempted {
+				if pl.early {
+					hit[rng.IntN(200)] = true
+				} else {
+					hit[rng.IntN(iters*accessors)] = true
+				}
+			}
+			now := m.Now() + 1
+			call := func(r Region, d time.Duration) {
+				loc.EnterAt(r, now)
+				now += ns(d)
+				loc.LeaveAt(r, now)
+				now += ns(5 * time.Nanosecond)
+			}
+			for it := 0; it < iters; it++ {
+				loc.EnterAt(force, now)
+				for i := 0; i < accessors; i++ {
+					d := 30 * time.Nanosecond
+					if hit[it*accessors+i] {
+						d += preempt
+					}
+					call(fx, d)
+					call(x, 40*time.Nanosecond)
+				}
+				for i := 0; i < 200; i++ {
+					call(mixed, time.Duration(100+300*(i%2))*time.Nanosecond) // half of its calls long
+				}
+				for i := 0; i < 20; i++ {
+					call(eos, 2*time.Microsecond)
+				}
+				loc.LeaveAt(force, now)
+			}
+			loc.Done()
+		}
+		if err := m.Close(); err != nil {
+			t.Fatal(err)
+		}
+		f := openTrace(t, m)
+		rule := f.ThrottleRule
+		if rule == nil {
+			t.Fatal("no throttle rule in the trace")
+		}
+		for _, l := range f.Locations {
+			var got []string
+			for _, p := range l.Profile {
+				if p.Throttled {
+					got = append(got, f.RegionName(p.Region))
+				}
+				// The file holds what the probes decided by: the rule
+				// agrees with every entry's last leave.
+				if due := rule.Due(p.Visits, p.LongCalls); due != p.Throttled {
+					t.Errorf("rank %d %s: %s: rule says %v at %d visits, %d long; throttled %v",
+						rank, l.Name, f.RegionName(p.Region), due, p.Visits, p.LongCalls, p.Throttled)
+				}
+			}
+			slices.Sort(got)
+			if !slices.Equal(got, want) {
+				t.Errorf("rank %d %s: throttled %q, want %q", rank, l.Name, got, want)
+			}
 		}
 	}
 }

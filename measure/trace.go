@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"math"
 	"os"
 	"runtime"
 	"strings"
@@ -80,6 +81,10 @@ func (m *Measurement) snapshot() *tracefile.Trace {
 	for _, l := range locs {
 		t.Locations = append(t.Locations, l.snapshot())
 	}
+	if early, calls, ticks := throttleLimits(&m.cfg, m.startTPS); early != math.MaxUint64 {
+		t.ThrottleRule = &tracefile.ThrottleRule{LongTicks: ticks, Early: early, Calls: calls,
+			EarlyShift: throttleEarlyShift, LateShift: throttleLateShift}
+	}
 	t.Comms = m.commDefs()
 	m.rmaTrace(t)
 	m.annotationsTrace(t)
@@ -144,7 +149,7 @@ func (l *Location) profileSeq() (iter.Seq[tracefile.ProfileEntry], int) {
 // profileEntry returns region id's line of the profile, entry p.
 func (l *Location) profileEntry(id uint32, p *profEntry) tracefile.ProfileEntry {
 	n := l.nmet
-	e := tracefile.ProfileEntry{Region: id, Visits: p.visits, Inclusive: p.incl, Exclusive: p.excl}
+	e := tracefile.ProfileEntry{Region: id, Visits: p.visits, Inclusive: p.incl, Exclusive: p.excl, LongCalls: p.longCalls}
 	if p.off == offThrottled {
 		e.Throttled, e.ThrottledAt, e.VisitsAfter = true, p.throttledAt, p.after+l.offCount(id)
 	}

@@ -83,6 +83,7 @@ func writeRun(out io.Writer, p *RunProfile, files []*tracefile.File, opt Options
 	}
 	if files != nil {
 		overRunOfRun(out, files)
+		throttling(out, files, width)
 	}
 
 	fmt.Fprintln(out)

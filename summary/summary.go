@@ -165,6 +165,7 @@ func WriteOptions(out io.Writer, files []*tracefile.File, opt Options) error {
 		}
 	}
 	overRun(out, files)
+	throttling(out, files, width)
 	rankTable(out, sorted, files)
 	counterTable(out, sorted, files)
 	annotations(out, files)

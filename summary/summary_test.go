@@ -265,3 +265,60 @@ func TestNamesToldApart(t *testing.T) {
 		}
 	}
 }
+
+// The summary says why a region was switched off or kept: an accessor of
+// 30 ns preempted in a few calls is off on every rank, at the early step;
+// a region with half its calls long is kept, with its count; one with
+// fewer visits than the early step is not listed.
+func TestThrottlingSaysWhy(t *testing.T) {
+	dir := t.TempDir()
+	var files []*tracefile.File
+	for rank := range 2 {
+		m, err := measure.Start(measure.Config{Output: dir, Name: "run", Rank: rank, TimerShift: measure.NoTimerShift, Clock: "monotonic"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The accessor as -finstrument-functions defines it; an MPI call,
+		// never throttled, is not listed however short its calls.
+		acc, mixed, few := m.RegionParadigm("Domain::fx(int)", tracefile.ParadigmCompiler), m.Region("mixed"), m.Region("few")
+		mpi := m.RegionParadigm("MPI_Comm_rank", tracefile.ParadigmMPI)
+		l := m.Location("main")
+		now := m.Now() + 1
+		call := func(r measure.Region, ns uint64) {
+			l.EnterAt(r, now)
+			now += ns
+			l.LeaveAt(r, now)
+			now += 5
+		}
+		for i := range 5000 {
+			d := uint64(30)
+			if i%1000 == 7+rank { // preempted: 4 ms
+				d += 4e6
+			}
+			call(acc, d)
+			call(mixed, 100+300*uint64(i%2))
+			if i < 100 {
+				call(few, 10)
+			}
+			call(mpi, 20)
+		}
+		files = append(files, tracetest.Finish(t, m))
+	}
+	var out strings.Builder
+	if err := summary.Write(&out, files); err != nil {
+		t.Fatal(err)
+	}
+	s := out.String()
+	for _, want := range []string{
+		`(?m)^Throttling \(HMB_THROTTLE\): a call is long from 250.0 ns; a region is switched off after 4,096 visits if at most 1 call in 256 was long, after 100,000 if at most 1 in 8$`,
+		`(?m)^  Domain::fx\(int\)\s+off on 2 locations \(early\): 10 of 8,192 timed calls long$`,
+		`(?m)^  mixed\s+kept on 2 locations: 5,000 of 10,000 calls long \(more than 1 in 256, and fewer than 100,000 visits\)$`,
+	} {
+		if !regexp.MustCompile(want).MatchString(s) {
+			t.Errorf("no match for %q in\n%s", want, s)
+		}
+	}
+	if strings.Contains(s, "  few ") || strings.Contains(s, "  MPI_Comm_rank ") {
+		t.Errorf("a region of 100 visits or an MPI call is listed:\n%s", s)
+	}
+}

@@ -35,7 +35,7 @@ var sectionNames = map[byte]string{
 	secReductions: "REDUCTIONS", secBin: "BIN", secEnd: "END",
 	secParadigms: "PARADIGMS", secThrottled: "THROTTLED",
 	secComms: "COMMS", secCommMatrix: "COMM MATRIX", secCommRuns: "COMM RUNS",
-	secRecovered: "RECOVERED",
+	secRecovered: "RECOVERED", secThrottleRule: "THROTTLE RULE",
 }
 
 func sectionName(k byte) string {

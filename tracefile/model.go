@@ -148,6 +148,9 @@ type ProfileEntry struct {
 	Throttled   bool
 	ThrottledAt uint64
 	VisitsAfter uint64
+	// LongCalls counts the calls whose inclusive time reached the
+	// throttling rule's bound (Trace.ThrottleRule), among those timed.
+	LongCalls uint64
 }
 
 // UsageErrors counts misuse of the probes; none of it corrupts the trace.
@@ -419,6 +422,9 @@ type Trace struct {
 	// left (recovered.go): which figures are lower bounds, what ended the
 	// run. Nil for a trace its process wrote.
 	Recovered *Recovered
+	// ThrottleRule is the rule the probes throttled regions by
+	// (throttlerule.go); nil if throttling was off or the file predates it.
+	ThrottleRule *ThrottleRule
 	// annotated is set by a recovery whose bins hold annotation records
 	// (a mapping keeps no definitions of them): the file is version 2.
 	annotated bool

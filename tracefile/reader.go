@@ -328,6 +328,19 @@ func read(r io.ReaderAt, size int64, noEvents bool) (*File, error) {
 			if fl.done(); fl.err != nil {
 				return nil, fl.err
 			}
+		case secThrottleRule:
+			p := make([]byte, length)
+			if err := s.read(p, sectionName(kind)); err != nil {
+				return nil, err
+			}
+			fl := &fields{b: p, base: body, sec: sectionName(kind)}
+			if f.ThrottleRule != nil {
+				fl.fail("throttle rule", "a second THROTTLE RULE section")
+			}
+			f.decodeThrottleRule(fl)
+			if fl.done(); fl.err != nil {
+				return nil, fl.err
+			}
 		case secTeams:
 			p := make([]byte, length)
 			if err := s.read(p, sectionName(kind)); err != nil {

@@ -76,6 +76,9 @@ func NewWriter(w io.Writer, t *Trace) (*Writer, error) {
 	if p := encodeRecovered(t.Recovered); p != nil {
 		wr.section(secRecovered, p)
 	}
+	if p := encodeThrottleRule(t.ThrottleRule, t.Locations); p != nil {
+		wr.section(secThrottleRule, p)
+	}
 	return wr, wr.err
 }
 

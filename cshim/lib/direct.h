@@ -490,8 +490,12 @@ HMB_NOINST __attribute__((always_inline)) static inline int hmb_direct_leave_on(
 	uint64_t dur = tt - f->start;
 	if (--p->active == 0) {
 		p->incl += dur;
-		if (p->visits >= L->thr_calls && p->incl < p->visits * L->thr_ticks && cls == HMB_CLASS_REGION &&
-		    p->cls == HMB_CLASS_REGION) {
+		p->long_calls += dur >= L->thr_ticks;
+		/* measure's throttleDue, the rule of throttle.go. */
+		if (p->visits >= L->thr_early &&
+		    (p->long_calls << HMB_THROTTLE_EARLY_SHIFT <= p->visits ||
+		     (p->visits >= L->thr_calls && p->long_calls << HMB_THROTTLE_LATE_SHIFT <= p->visits)) &&
+		    cls == HMB_CLASS_REGION && p->cls == HMB_CLASS_REGION) {
 			/* measure's throttle: the phase region never gets here. */
 			p->off = HMB_OFF_THROTTLED;
 			p->throttled_at = tt;

@@ -52,6 +52,7 @@ struct hmb_go_prof {
 	uint64_t excl;
 	uint64_t after;
 	uint64_t throttled_at;
+	uint64_t long_calls;
 	uint32_t active;
 	uint8_t off;
 	uint8_t counted;
@@ -62,11 +63,12 @@ _Static_assert(offsetof(struct hmb_go_prof, incl) == 8, "measure.profEntry.incl"
 _Static_assert(offsetof(struct hmb_go_prof, excl) == 16, "measure.profEntry.excl");
 _Static_assert(offsetof(struct hmb_go_prof, after) == 24, "measure.profEntry.after");
 _Static_assert(offsetof(struct hmb_go_prof, throttled_at) == 32, "measure.profEntry.throttled_at");
-_Static_assert(offsetof(struct hmb_go_prof, active) == 40, "measure.profEntry.active");
-_Static_assert(offsetof(struct hmb_go_prof, off) == 44, "measure.profEntry.off");
-_Static_assert(offsetof(struct hmb_go_prof, counted) == 45, "measure.profEntry.counted");
-_Static_assert(offsetof(struct hmb_go_prof, cls) == 46, "measure.profEntry.cls");
-_Static_assert(sizeof(struct hmb_go_prof) == 48, "size of measure.profEntry");
+_Static_assert(offsetof(struct hmb_go_prof, long_calls) == 40, "measure.profEntry.long_calls");
+_Static_assert(offsetof(struct hmb_go_prof, active) == 48, "measure.profEntry.active");
+_Static_assert(offsetof(struct hmb_go_prof, off) == 52, "measure.profEntry.off");
+_Static_assert(offsetof(struct hmb_go_prof, counted) == 53, "measure.profEntry.counted");
+_Static_assert(offsetof(struct hmb_go_prof, cls) == 54, "measure.profEntry.cls");
+_Static_assert(sizeof(struct hmb_go_prof) == 56, "size of measure.profEntry");
 
 /* the head of measure.profPage */
 struct hmb_go_prof_page {
@@ -121,6 +123,7 @@ struct hmb_go_location {
 	struct hmb_go_slice par_levels;
 	int64_t plimit;
 	int64_t mlimit;
+	uint64_t thr_early;
 	uint64_t thr_calls;
 	uint64_t thr_ticks;
 	struct hmb_go_slice comm_lines;
@@ -152,11 +155,12 @@ _Static_assert(offsetof(struct hmb_go_location, coll_levels) == 216, "measure.pr
 _Static_assert(offsetof(struct hmb_go_location, par_levels) == 240, "measure.probeState.par_levels");
 _Static_assert(offsetof(struct hmb_go_location, plimit) == 264, "measure.probeState.plimit");
 _Static_assert(offsetof(struct hmb_go_location, mlimit) == 272, "measure.probeState.mlimit");
-_Static_assert(offsetof(struct hmb_go_location, thr_calls) == 280, "measure.probeState.thr_calls");
-_Static_assert(offsetof(struct hmb_go_location, thr_ticks) == 288, "measure.probeState.thr_ticks");
-_Static_assert(offsetof(struct hmb_go_location, comm_lines) == 296, "measure.probeState.comm_lines");
-_Static_assert(offsetof(struct hmb_go_location, comm_shift) == 320, "measure.probeState.comm_shift");
-_Static_assert(sizeof(struct hmb_go_location) == 328, "size of measure.probeState");
+_Static_assert(offsetof(struct hmb_go_location, thr_early) == 280, "measure.probeState.thr_early");
+_Static_assert(offsetof(struct hmb_go_location, thr_calls) == 288, "measure.probeState.thr_calls");
+_Static_assert(offsetof(struct hmb_go_location, thr_ticks) == 296, "measure.probeState.thr_ticks");
+_Static_assert(offsetof(struct hmb_go_location, comm_lines) == 304, "measure.probeState.comm_lines");
+_Static_assert(offsetof(struct hmb_go_location, comm_shift) == 328, "measure.probeState.comm_shift");
+_Static_assert(sizeof(struct hmb_go_location) == 336, "size of measure.probeState");
 
 /* the head of buffer.Hierarchy */
 struct hmb_go_hierarchy {
@@ -243,6 +247,12 @@ enum {
 	HMB_OFF_FILTERED = 0x1,
 	HMB_OFF_THROTTLED = 0x2,
 	HMB_OFF_UNDEFINED = 0x3,
+};
+
+/* measure's throttling rule (throttle.go): the share of long calls each step allows */
+enum {
+	HMB_THROTTLE_EARLY_SHIFT = 0x8,
+	HMB_THROTTLE_LATE_SHIFT = 0x3,
 };
 
 /* encode: every technique, and the records' largest sizes */

@@ -247,7 +247,8 @@ func compare(t *testing.T, want map[int][]string, got map[int][]traceEvent, metr
 
 func record(t testing.TB, dir string, rank int, script func(m *measure.Measurement, t0 uint64)) *tracefile.File {
 	t.Helper()
-	m, err := measure.Start(measure.Config{Output: dir, Name: "c", Rank: rank, TimerShift: measure.NoTimerShift, Clock: "monotonic", BufferSize: 16 << 20})
+	m, err := measure.Start(measure.Config{Output: dir, Name: "c", Rank: rank, TimerShift: measure.NoTimerShift, Clock: "monotonic", BufferSize: 16 << 20,
+		NoThrottle: true}) // the scripts make thousands of calls of a few ns: every event is wanted
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -387,7 +388,7 @@ func TestNonBlocking(t *testing.T) {
 func TestKeepLastWindow(t *testing.T) {
 	dir := t.TempDir()
 	mm, err := measure.Start(measure.Config{Output: dir, Name: "w", TimerShift: measure.NoTimerShift, Clock: "monotonic",
-		Reduction: measure.ReduceLast, BufferSize: 16 << 10, BinSize: 1 << 10})
+		Reduction: measure.ReduceLast, BufferSize: 16 << 10, BinSize: 1 << 10, NoThrottle: true})
 	if err != nil {
 		t.Fatal(err)
 	}

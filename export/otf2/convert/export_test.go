@@ -35,6 +35,7 @@ func newRecorder(t testing.TB, dir string, rank int, cfg measure.Config) *record
 	t.Helper()
 	cfg.Output, cfg.Name, cfg.Rank = dir, "t", rank
 	cfg.TimerShift, cfg.Clock = measure.NoTimerShift, "monotonic"
+	cfg.NoThrottle = true // the scripts' thousands of short calls are all wanted in the export
 	m, err := measure.Start(cfg)
 	if err != nil {
 		t.Fatal(err)
