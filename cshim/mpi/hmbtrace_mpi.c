@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "mpi_internal.h"
@@ -1595,6 +1596,31 @@ HMB_NOINST void hmbmpi_after_init(void)
 }
 
 /*
+ * say_timing prints, with HMB_COLLECTIVE_TIMING=1, how long this rank's
+ * steps of the collective end took (at: the monotonic times before the
+ * clock sync, after it, after the profile's reduction, after the slots):
+ * one line per rank on stderr, which `go run ./bench -sections scale`
+ * reads. The write itself comes later, at exit.
+ */
+HMB_NOINST static void say_timing(const int64_t at[4])
+{
+	const char *v = getenv("HMB_COLLECTIVE_TIMING");
+	if (v == NULL || !(strcmp(v, "1") == 0 || strcasecmp(v, "true") == 0 || strcasecmp(v, "yes") == 0 ||
+			   strcasecmp(v, "on") == 0)) {
+		return;
+	}
+	int rounds = 0;
+	while ((1 << rounds) < hmbmpi_world_size) {
+		rounds++;
+	}
+	fprintf(stderr,
+		"hmbtrace: rank %d: collective end of %d ranks, %d rounds: clock sync %.6f s, run profile %.6f s, "
+		"archive slots %.6f s%s\n",
+		world_rank, hmbmpi_world_size, rounds, (double)(at[1] - at[0]) / 1e9, (double)(at[2] - at[1]) / 1e9,
+		(double)(at[3] - at[2]) / 1e9, coll_abandoned ? " (given up)" : "");
+}
+
+/*
  * hmbmpi_before_finalize is the collective end of the run, before
  * PMPI_Finalize: the clocks synchronised a second time (to correct drift),
  * then the run archive's slots (HMB_OUTPUT_LAYOUT=archive, the default, for
@@ -1607,12 +1633,18 @@ HMB_NOINST void hmbmpi_before_finalize(void)
 	if (hmb_run_end(&archive, &aggregate, &timeout) && timeout > 0) {
 		coll_timeout_ns = timeout;
 	}
+	int64_t at[4];
+	at[0] = mono_ns();
 	clock_sync();
+	at[1] = at[2] = at[3] = mono_ns();
 	/* A run of one rank has one file already: its own, as a process outside MPI. */
 	if (archive && hmbmpi_world_size > 1) {
 		run_reduce();
+		at[2] = mono_ns();
 		archive_end(aggregate > 0 ? aggregate : 1);
+		at[3] = mono_ns();
 	}
+	say_timing(at);
 	if (sync_comm != MPI_COMM_NULL && !coll_abandoned) {
 		PMPI_Comm_free(&sync_comm);
 	}
