@@ -10,7 +10,10 @@
  * itself with SIGKILL halfway (the others go on into MPI_Finalize);
  * "stall": rank 1 sleeps [seconds] (default 10) before MPI_Finalize, to
  * exercise the bounded waits of the collective end (HMB_COLLECTIVE_TIMEOUT
- * shorter than that).
+ * shorter than that); "partial": the even ranks make a communicator of
+ * their own (the odd ones take part in the split without getting one) and
+ * broadcast on it each iteration, so MPI_Bcast is a region only some ranks
+ * entered, their communicator one only some ranks made.
  *
  * With HALO_TIMING set, each rank prints how long its MPI_Finalize took
  * ("finalize <rank> <seconds>"): the collective end of the run; and, from
@@ -82,6 +85,10 @@ int main(int argc, char **argv)
 	}
 	int left = (rank + size - 1) % size, right = (rank + 1) % size, token = rank;
 	double res = 0;
+	MPI_Comm even = MPI_COMM_NULL;
+	if (strcmp(mode, "partial") == 0) {
+		MPI_Comm_split(MPI_COMM_WORLD, rank % 2 == 0 ? 0 : MPI_UNDEFINED, rank, &even);
+	}
 	for (int it = 0; it < iters; it++) {
 		if (rank == 1 && it == iters / 2) {
 			if (strcmp(mode, "abort") == 0) {
@@ -96,12 +103,18 @@ int main(int argc, char **argv)
 		double local = u[1] - u[n], all;
 		MPI_Allreduce(&local, &all, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
 		res = all;
+		if (even != MPI_COMM_NULL) {
+			MPI_Bcast(&res, 1, MPI_DOUBLE, 0, even);
+		}
 	}
 	if (rank == 0) {
 		printf("halo: ranks=%d iterations=%d cells=%d residual=%g token=%d\n", size, iters, n, res, token);
 	}
 	if (rank == 1 && strcmp(mode, "stall") == 0) {
 		sleep(argc > 4 ? (unsigned)atoi(argv[4]) : 10);
+	}
+	if (even != MPI_COMM_NULL) {
+		MPI_Comm_free(&even);
 	}
 	free(u);
 	struct timespec t0;
