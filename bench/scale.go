@@ -80,14 +80,14 @@ func runScale(o *options, r *report) error {
 		ranks = ranks[:2]
 	}
 	// The calibration: one rank per core, no rank waiting for another's core.
-	calib, err := runHalo(o, halo, numCores(), iters, scaleArchive)
+	calib, err := runHalo(o, halo, numCores(), iters, scaleArchive, true)
 	if err != nil {
 		return err
 	}
 	var fits []scaleFit
 	for _, p := range ranks {
 		for _, layout := range []string{scaleArchive, scaleRankFiles} {
-			run, err := runHalo(o, halo, p, iters, layout)
+			run, err := runHalo(o, halo, p, iters, layout, true)
 			if err != nil {
 				return err
 			}
@@ -123,6 +123,7 @@ func buildHalo(o *options) (string, error) {
 const (
 	stepSync     = "clock sync at MPI_Finalize"
 	stepReduce   = "run profile reduced"
+	stepDefs     = "definitions unified"
 	stepSlots    = "archive slots agreed"
 	stepFinalize = "MPI_Finalize"
 	stepExit     = "write at exit"
@@ -142,7 +143,7 @@ type haloRun struct {
 
 // runHalo runs halo on p ranks in the given layout, into a directory of
 // its own.
-func runHalo(o *options, halo string, p, iters int, layout string) (*haloRun, error) {
+func runHalo(o *options, halo string, p, iters int, layout string, retry bool) (*haloRun, error) {
 	dir := filepath.Join(o.work, "scale", fmt.Sprintf("%d-%s", p, strings.ReplaceAll(layout, " ", "-")))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
@@ -153,11 +154,21 @@ func runHalo(o *options, halo string, p, iters int, layout string) (*haloRun, er
 	}
 	cmd := exec.Command("mpirun", "--oversubscribe", "--allow-run-as-root", "-np", strconv.Itoa(p), halo, strconv.Itoa(iters), "64")
 	cmd.Env = append(os.Environ(), "HMB_OUTPUT="+dir, "HMB_NAME=halo", "HMB_BUFFER_SIZE=1M", "HMB_OUTPUT_LAYOUT="+hmbLayout,
-		"HALO_TIMING=1", "HMB_COLLECTIVE_TIMING=1", "HMB_COLLECTIVE_TIMEOUT=10m")
+		"HALO_TIMING=1", "HMB_COLLECTIVE_TIMING=1", "HMB_COLLECTIVE_TIMEOUT=10m",
+		// Ranks that wait yield their core: hundreds share two.
+		"OMPI_MCA_mpi_yield_when_idle=1")
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	start := time.Now()
 	err := cmd.Run()
+	if err != nil && strings.Contains(stderr.String(), "exiting improperly") && retry {
+		// Seen at 256 ranks on two loaded cores: Open MPI took a rank
+		// that had finalized and exited for one that had not, and killed
+		// the others. Once more.
+		fmt.Fprintf(os.Stderr, "bench: scale: mpirun -np %d (%s): Open MPI saw a rank exit improperly; running it again\n", p, layout)
+		os.RemoveAll(dir)
+		return runHalo(o, halo, p, iters, layout, false)
+	}
 	run := newHaloRun(p)
 	run.dir, run.wall = dir, time.Since(start).Seconds()
 	if err != nil {
@@ -187,7 +198,7 @@ func runHalo(o *options, halo string, p, iters int, layout string) (*haloRun, er
 // newHaloRun returns a run of p ranks with no step reported yet (NaN).
 func newHaloRun(p int) *haloRun {
 	h := &haloRun{ranks: p, steps: map[string][]float64{}}
-	for _, s := range []string{stepSync, stepReduce, stepSlots, stepFinalize, stepExit} {
+	for _, s := range []string{stepSync, stepReduce, stepDefs, stepSlots, stepFinalize, stepExit} {
 		h.steps[s] = slices.Repeat([]float64{math.NaN()}, p)
 	}
 	return h
@@ -232,21 +243,21 @@ func (h *haloRun) parse(stdout, stderr string) error {
 			continue
 		}
 		var rank, size, n int
-		var sync, reduce, slots float64
-		if _, err := fmt.Sscanf(line, "hmbtrace: rank %d: collective end of %d ranks, %d rounds: clock sync %g s, run profile %g s, archive slots %g s",
-			&rank, &size, &n, &sync, &reduce, &slots); err != nil {
+		var sync, reduce, defs, slots float64
+		if _, err := fmt.Sscanf(line, "hmbtrace: rank %d: collective end of %d ranks, %d rounds: clock sync %g s, run profile %g s, definitions %g s, archive slots %g s",
+			&rank, &size, &n, &sync, &reduce, &defs, &slots); err != nil {
 			return fmt.Errorf("the shim's timing line %q: %v", line, err)
 		}
 		for _, x := range []struct {
 			step string
 			v    float64
-		}{{stepSync, sync}, {stepReduce, reduce}, {stepSlots, slots}} {
+		}{{stepSync, sync}, {stepReduce, reduce}, {stepDefs, defs}, {stepSlots, slots}} {
 			if err := set(x.step, rank, x.v, line); err != nil {
 				return err
 			}
 		}
 	}
-	for _, s := range []string{stepSync, stepReduce, stepSlots, stepFinalize, stepExit} {
+	for _, s := range []string{stepSync, stepReduce, stepDefs, stepSlots, stepFinalize, stepExit} {
 		for rank, v := range h.steps[s] {
 			if math.IsNaN(v) {
 				return fmt.Errorf("rank %d did not report %q (HMB_COLLECTIVE_TIMING, HALO_TIMING)\nstderr: %s", rank, s, tail(stderr, 2000))
@@ -262,7 +273,7 @@ func (h *haloRun) end() float64 {
 	most := 0.0
 	for rank := range h.ranks {
 		t := 0.0
-		for _, s := range []string{stepSync, stepReduce, stepSlots, stepExit} {
+		for _, s := range []string{stepSync, stepReduce, stepDefs, stepSlots, stepExit} {
 			t += h.steps[s][rank]
 		}
 		most = max(most, t)
@@ -275,8 +286,8 @@ func (h *haloRun) slowest(step string) float64 { return slices.Max(h.steps[step]
 // record adds the run's rows: each step's ranks as the samples of one
 // row (median rank, fastest to slowest), files and bytes.
 func (h *haloRun) record(r *report, layout string) {
-	for _, s := range []string{stepSync, stepReduce, stepSlots, stepFinalize, stepExit} {
-		if layout == scaleRankFiles && (s == stepReduce || s == stepSlots) {
+	for _, s := range []string{stepSync, stepReduce, stepDefs, stepSlots, stepFinalize, stepExit} {
+		if layout == scaleRankFiles && (s == stepReduce || s == stepDefs || s == stepSlots) {
 			continue // the rank files have neither step
 		}
 		for _, v := range h.steps[s] {
@@ -326,19 +337,20 @@ func runScaleTools(o *options, r *report, hmbtrace string, h *haloRun, layout st
 // when the whole tree's do) and of the slots (it is group 0's aggregator),
 // the slowest rank's write at exit, and the bytes on disk.
 type scaleFit struct {
-	ranks               int
-	sync, reduce, slots float64
-	write               float64
-	onDisk              int64
+	ranks              int
+	sync, reduce, defs float64
+	slots              float64
+	write              float64
+	onDisk             int64
 }
 
 func fitOf(h *haloRun) scaleFit {
-	return scaleFit{ranks: h.ranks, sync: h.steps[stepSync][0], reduce: h.steps[stepReduce][0],
+	return scaleFit{ranks: h.ranks, sync: h.steps[stepSync][0], reduce: h.steps[stepReduce][0], defs: h.steps[stepDefs][0],
 		slots: h.steps[stepSlots][0], write: h.slowest(stepExit), onDisk: h.onDisk}
 }
 
 // perRound is the tree steps' seconds per round.
-func (f scaleFit) perRound() float64 { return (f.sync + f.reduce) / float64(rounds(f.ranks)) }
+func (f scaleFit) perRound() float64 { return (f.sync + f.reduce + f.defs) / float64(rounds(f.ranks)) }
 
 // rounds returns ceil(log2 p), the rounds of the collective end's trees.
 func rounds(p int) int {
@@ -371,7 +383,7 @@ func scaleModel(calib scaleFit, fits []scaleFit) []string {
 	s0, s1 := leastSquares(gs, ss)
 	notes := []string{
 		"model, rank 0 of the archive runs (the root of both trees, group 0's aggregator): " + strings.Join(per, "; "),
-		fmt.Sprintf("fit: (clock sync + run profile) per round = %.3f ms + %.3f ms × ranks per core; slots = %.3f ms + %.4f ms × ranks in the group",
+		fmt.Sprintf("fit: (clock sync + run profile + definitions) per round = %.3f ms + %.3f ms × ranks per core; slots = %.3f ms + %.4f ms × ranks in the group",
 			1e3*a, 1e3*b, 1e3*s0, 1e3*s1),
 	}
 	const big, aggregate = 100_000, 1024

@@ -12,15 +12,15 @@ import (
 func TestHaloParse(t *testing.T) {
 	stdout := "halo: ranks=2 iterations=20 cells=64 residual=1 token=0\n" +
 		"finalize 1 0.250000\nexit 1 0.010000\nfinalize 0 0.200000\nexit 0 0.020000\n"
-	stderr := "hmbtrace: rank 1: collective end of 2 ranks, 1 rounds: clock sync 0.100000 s, run profile 0.010000 s, archive slots 0.001000 s\n" +
+	stderr := "hmbtrace: rank 1: collective end of 2 ranks, 1 rounds: clock sync 0.100000 s, run profile 0.010000 s, definitions 0.003000 s, archive slots 0.001000 s\n" +
 		"hmbtrace: 2 ranks wrote x.hmbrun (1.0 MB reserved)\n" +
-		"hmbtrace: rank 0: collective end of 2 ranks, 1 rounds: clock sync 0.050000 s, run profile 0.030000 s, archive slots 0.002000 s\n"
+		"hmbtrace: rank 0: collective end of 2 ranks, 1 rounds: clock sync 0.050000 s, run profile 0.030000 s, definitions 0.004000 s, archive slots 0.002000 s\n"
 	h := newHaloRun(2)
 	if err := h.parse(stdout, stderr); err != nil {
 		t.Fatal(err)
 	}
 	want := map[string][]float64{
-		stepSync: {0.05, 0.1}, stepReduce: {0.03, 0.01}, stepSlots: {0.002, 0.001},
+		stepSync: {0.05, 0.1}, stepReduce: {0.03, 0.01}, stepDefs: {0.004, 0.003}, stepSlots: {0.002, 0.001},
 		stepFinalize: {0.2, 0.25}, stepExit: {0.02, 0.01},
 	}
 	for step, w := range want {
@@ -30,9 +30,9 @@ func TestHaloParse(t *testing.T) {
 			}
 		}
 	}
-	// Rank 1: 0.1 + 0.01 + 0.001 + 0.01; rank 0: 0.05 + 0.03 + 0.002 + 0.02.
-	if got := h.end(); math.Abs(got-0.121) > 1e-12 {
-		t.Errorf("end %v, want 0.121 (rank 1's steps)", got)
+	// Rank 1: 0.1 + 0.01 + 0.003 + 0.001 + 0.01; rank 0: 0.05 + 0.03 + 0.004 + 0.002 + 0.02.
+	if got := h.end(); math.Abs(got-0.124) > 1e-12 {
+		t.Errorf("end %v, want 0.124 (rank 1's steps)", got)
 	}
 	short := newHaloRun(2)
 	err := short.parse(stdout, stderr[:strings.Index(stderr, "hmbtrace: 2 ranks")])
@@ -51,7 +51,7 @@ func TestScaleModel(t *testing.T) {
 	const a, b = 1e-3, 2e-3 // per round: 1 ms + 2 ms per rank per core
 	mk := func(p int) scaleFit {
 		round := a + b*float64(p)/cores
-		return scaleFit{ranks: p, sync: round * float64(rounds(p)) * 0.75, reduce: round * float64(rounds(p)) * 0.25,
+		return scaleFit{ranks: p, sync: round * float64(rounds(p)) * 0.5, reduce: round * float64(rounds(p)) * 0.25, defs: round * float64(rounds(p)) * 0.25,
 			slots: 1e-3 + 1e-5*float64(p), write: 0.01, onDisk: int64(p) * 1000}
 	}
 	var fits []scaleFit
