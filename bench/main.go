@@ -65,8 +65,14 @@ func main() {
 	only := flag.String("sections", "", "comma-separated sections to run (default all but scale: probe,size,reduction,longrun,application,report,tools,mpi,autoinst,openmp; scale: 16 to 512 MPI ranks, minutes)")
 	rounds := flag.Int("rounds", 0, "rounds of interleaved runs (default 5, 2 with -quick)")
 	ompBaseline := flag.String("openmp-baseline", "", "openmp: also run the traced benchmarks with the libhmbtrace-omp.so and libhmbtrace.so of this directory (a before/after comparison)")
+	scaleAt := flag.String("scale-ranks", "", "scale: the rank counts to run, comma-separated (default 16,64,256,512; 16,64 with -quick)")
 	flag.Parse()
 	o := &options{quick: *quick, rounds: *rounds, ompBaseline: *ompBaseline}
+	if *scaleAt != "" {
+		if err := setScaleRanks(*scaleAt); err != nil {
+			fatal(err)
+		}
+	}
 	if o.rounds <= 0 {
 		o.rounds = 5
 		if o.quick {
