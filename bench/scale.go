@@ -142,7 +142,7 @@ func buildHalo(o *options) (string, error) {
 
 // errImproperExit is Open MPI ending a run because it took a rank that had
 // finalized for one exiting without MPI_Finalize.
-var errImproperExit = errors.New("Open MPI ended the run: it said a rank that had called MPI_Finalize exited improperly")
+var errImproperExit = errors.New("the run was ended by Open MPI, which said a rank that had called MPI_Finalize exited improperly")
 
 // The per-rank timings a run reports.
 const (
