@@ -32,6 +32,9 @@ func TestQuickSections(t *testing.T) {
 	}
 	o := &options{quick: true, rounds: 1, work: t.TempDir(), root: root}
 	for _, s := range sections {
+		if namedOnly[s.name] {
+			continue // minutes of MPI runs: go run ./bench -sections scale
+		}
 		t.Run(s.name, func(t *testing.T) {
 			r := newReport(s)
 			if err := s.run(o, r); err != nil {

@@ -39,6 +39,10 @@ type section struct {
 	run         func(o *options, r *report) error
 }
 
+// namedOnly are the sections that run only when -sections names them,
+// never by default: they take minutes.
+var namedOnly = map[string]bool{"scale": true}
+
 var sections = []section{
 	{"probe", "ns/event, lower is better", "hmbtrace (Go)", runProbe},
 	{"size", "bytes/event on two streams, lower is better", "hmbtrace", runSize},
@@ -50,6 +54,7 @@ var sections = []section{
 	{"mpi", "MPI ping-pong of small messages, 2 ranks", "plain", runMPI},
 	{"autoinst", "examples/cxx-mpi built by hmbtrace-instrument, 2 ranks", "plain mpicxx", runAutoinst},
 	{"openmp", "empty parallel regions, barriers and tasks, 2 threads, ns", "gcc plain", runOpenMP},
+	{"scale", "an MPI halo exchange's collective end and tools at 16 to 512 ranks", scaleRankFiles, runScale},
 }
 
 func main() {
@@ -57,11 +62,17 @@ func main() {
 	quick := flag.Bool("quick", false, "small sizes and few rounds: under a minute")
 	tsv := flag.Bool("tsv", false, "print <section>\\t<subject>\\t<metric>\\t<value> lines instead of tables")
 	svg := flag.String("svg", "", "write one SVG chart per section into this directory")
-	only := flag.String("sections", "", "comma-separated sections to run (default all: probe,size,reduction,longrun,application,report,tools,mpi,autoinst,openmp)")
+	only := flag.String("sections", "", "comma-separated sections to run (default all but scale: probe,size,reduction,longrun,application,report,tools,mpi,autoinst,openmp; scale: 16 to 512 MPI ranks, minutes)")
 	rounds := flag.Int("rounds", 0, "rounds of interleaved runs (default 5, 2 with -quick)")
 	ompBaseline := flag.String("openmp-baseline", "", "openmp: also run the traced benchmarks with the libhmbtrace-omp.so and libhmbtrace.so of this directory (a before/after comparison)")
+	scaleAt := flag.String("scale-ranks", "", "scale: the rank counts to run, comma-separated (default 16,64,256,512; 16,64 with -quick)")
 	flag.Parse()
 	o := &options{quick: *quick, rounds: *rounds, ompBaseline: *ompBaseline}
+	if *scaleAt != "" {
+		if err := setScaleRanks(*scaleAt); err != nil {
+			fatal(err)
+		}
+	}
 	if o.rounds <= 0 {
 		o.rounds = 5
 		if o.quick {
@@ -84,7 +95,7 @@ func main() {
 	}
 	for s := range want {
 		if !known(s) {
-			fatal(fmt.Errorf("unknown section %q (want probe, size, reduction, longrun, application, report, tools, mpi, autoinst, openmp)", s))
+			fatal(fmt.Errorf("unknown section %q (want probe, size, reduction, longrun, application, report, tools, mpi, autoinst, openmp, scale)", s))
 		}
 	}
 	if !*tsv {
@@ -92,7 +103,7 @@ func main() {
 	}
 	failed := false
 	for _, s := range sections {
-		if len(want) > 0 && !want[s.name] {
+		if (len(want) > 0 || namedOnly[s.name]) && !want[s.name] {
 			continue
 		}
 		r := newReport(s)

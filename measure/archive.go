@@ -138,12 +138,13 @@ func (m *Measurement) createArchive(group, groups, world int, ranks []int, capac
 	return path, off, nil
 }
 
-// setRunResults keeps the run-wide results (tracefile's results
-// sections) that the ranks reduced at the collective end, for group 0's
-// archive, which this process creates when it is rank 0.
+// setRunResults adds run-wide results (tracefile's results sections)
+// that the ranks reduced at the collective end, for group 0's archive,
+// which this process creates when it is rank 0. Each step of the end adds
+// its own sections.
 func (m *Measurement) setRunResults(results []byte) {
 	m.mu.Lock()
-	m.runResults = results
+	m.runResults = append(m.runResults, results...)
 	m.mu.Unlock()
 }
 

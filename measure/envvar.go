@@ -169,6 +169,16 @@ var envVars = []envVar{
 		},
 	},
 	{
+		name: "HMB_COLLECTIVE_TIMING", def: "0", takes: "1/0, true/false, yes/no, on/off (read by the MPI wrappers)",
+		doc: "1: each rank of an MPI run says on stderr how long its steps of the collective end took (clock synchronisation, the run profile's reduction, the definitions' unification, the archive's slots), as `go run ./bench -sections scale` reads them",
+		check: func(v string) error {
+			if _, err := parseBool(v); err != nil {
+				return errWant
+			}
+			return nil
+		},
+	},
+	{
 		name: "HMB_BUFFER_SIZE", def: "64M", takes: "a size such as 64M (K, M, G: powers of 1024)",
 		doc: "the one memory budget for all events of the process; more than the machine's memory, the cgroup's limit or `ulimit -v`, or what the kernel refuses, is an error at start naming the value",
 		set: sizeVar(func(c *Config) *int { return &c.BufferSize }),

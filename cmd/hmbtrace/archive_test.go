@@ -30,6 +30,14 @@ func writeArchives(t testing.TB, dir string, files []*tracefile.File, perFile in
 		ranks := files[g*perFile : min(len(files), (g+1)*perFile)]
 		plan := tracefile.ArchivePlan{Name: files[0].Header.Name, World: len(files), Group: g, Groups: groups,
 			EventsNone: eventsNone, Start: time.Now().Add(-time.Hour)}
+		if g == 0 {
+			// The definitions the ranks unify at the collective end.
+			defs, err := tracefile.UnifyDefinitions(files).MarshalBinary()
+			if err != nil {
+				t.Fatal(err)
+			}
+			plan.Results = tracefile.AppendResult(nil, tracefile.ResultDefinitions, defs)
+		}
 		var traces [][]byte
 		for _, f := range ranks {
 			var b []byte
@@ -164,7 +172,7 @@ func TestArchiveSameOutput(t *testing.T) {
 		}
 		return bytes.ReplaceAll(b, []byte(filepath.Dir(in.rankPath(0))), []byte(in.ref))
 	}
-	cmds := append(archiveCommands, []string{"dump", "RANK1"}, []string{"dump", "-locations", "RANK1"})
+	cmds := append(archiveCommands, []string{"dump", "RANK1"}, []string{"dump", "-locations", "RANK1"}, []string{"dump", "-definitions"})
 	for _, c := range cmds {
 		t.Run(strings.Join(c, " "), func(t *testing.T) {
 			// read runs the command on in (a rank's path, for dump).
@@ -178,7 +186,7 @@ func TestArchiveSameOutput(t *testing.T) {
 					}
 					args = append(args, a)
 				}
-				if c[0] != "dump" {
+				if c[0] != "dump" || c[1] == "-definitions" {
 					args = append(args, in)
 				}
 				res := outputs(t, args, out)

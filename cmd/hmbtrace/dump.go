@@ -16,8 +16,12 @@ import (
 func runDump(args []string, out io.Writer) error {
 	fs := newFlags("dump")
 	locations := fs.Bool("locations", false, "print the locations' definitions instead of the events")
+	definitions := fs.Bool("definitions", false, "print the run's definitions unified across its ranks (regions, communicators, locations, metrics); takes a run as the other commands do")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if *definitions {
+		return dumpDefinitions(fs.Args(), out)
 	}
 	if fs.NArg() != 1 {
 		return usageError{"want one trace file"}
@@ -274,4 +278,87 @@ func openOne(path string) (*tracefile.File, error) {
 		return nil, usageError{fmt.Sprintf("%s is a run archive of %d ranks; dump takes one rank of it, e.g. %s#%d", path, len(a.Slots), path, a.Slots[0].Rank)}
 	}
 	return tracefile.Open(path)
+}
+
+// dumpDefinitions prints a run's definitions unified across its ranks,
+// the tables its ranks unified at the collective end when its archive
+// holds them (said on noteOut), else the files' unified by name: the same
+// tables either way, one per line,
+//
+//	region <id> <paradigm> <name> <file>:<line>
+//	comm <id> <name> parent=<id> members=<ranks> [remote=<ranks>] seq=<n>
+//	location <id> rank=<rank> <local id> <name>
+//	metric <id> <name>
+//
+// separated by tabs, ranks as runs (0-7, 0-6/2, 3). A name is escaped as
+// dump escapes it; a derived communicator's name is "-".
+func dumpDefinitions(paths []string, out io.Writer) error {
+	files, _, err := openProcs(paths, 0)
+	if err != nil {
+		return err
+	}
+	defer closeAll(files)
+	d, fromRun, err := tracefile.ReadRunDefinitions(files)
+	if err != nil {
+		return err
+	}
+	if fromRun {
+		fmt.Fprintf(noteOut, "hmbtrace: the definitions the %d ranks unified at the collective end of the run\n", len(files))
+	} else {
+		fmt.Fprintf(noteOut, "hmbtrace: the definitions of %d files, unified by name\n", len(files))
+	}
+	w := bufio.NewWriterSize(out, 1<<16)
+	for _, r := range d.Regions {
+		fmt.Fprintf(w, "region\t%d\t%v\t%s\t%s:%d\n", r.ID, r.Paradigm, textname.Escape(r.Name), textname.Escape(r.File), r.Line)
+	}
+	for _, c := range d.Comms {
+		name := textname.Escape(c.Name)
+		if name == "" {
+			name = "-"
+		}
+		fmt.Fprintf(w, "comm\t%d\t%s\tparent=%d\tmembers=%s", c.ID, name, c.Parent, rankRuns(c.Members))
+		if c.Remote != nil {
+			fmt.Fprintf(w, "\tremote=%s", rankRuns(c.Remote))
+		}
+		fmt.Fprintf(w, "\tseq=%d\n", c.Seq)
+	}
+	for i, l := range d.Locations {
+		fmt.Fprintf(w, "location\t%d\trank=%d\t%d\t%s\n", i+1, l.Rank, l.ID, textname.Escape(l.Name))
+	}
+	for i, m := range d.Metrics {
+		fmt.Fprintf(w, "metric\t%d\t%s\n", i+1, textname.Escape(m))
+	}
+	return w.Flush()
+}
+
+// rankRuns writes ranks as runs of a stride: 0-7, 0-6/2, 3; "none" for
+// no ranks.
+func rankRuns(rs []int32) string {
+	if len(rs) == 0 {
+		return "none"
+	}
+	var b strings.Builder
+	for i := 0; i < len(rs); {
+		n := 1
+		if i+1 < len(rs) {
+			stride := rs[i+1] - rs[i]
+			for n = 2; i+n < len(rs) && rs[i+n]-rs[i+n-1] == stride; n++ {
+			}
+		}
+		if b.Len() > 0 {
+			b.WriteByte(',')
+		}
+		switch {
+		case n == 1:
+			fmt.Fprintf(&b, "%d", rs[i])
+		case n == 2:
+			fmt.Fprintf(&b, "%d,%d", rs[i], rs[i+1])
+		case rs[i+1]-rs[i] == 1:
+			fmt.Fprintf(&b, "%d-%d", rs[i], rs[i+n-1])
+		default:
+			fmt.Fprintf(&b, "%d-%d/%d", rs[i], rs[i+n-1], rs[i+1]-rs[i])
+		}
+		i += n
+	}
+	return b.String()
 }

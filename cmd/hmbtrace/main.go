@@ -6,6 +6,7 @@
 //
 //	hmbtrace summary FILE...     flat profile and the buffer's story
 //	hmbtrace dump FILE           one event per line, in recorded order
+//	hmbtrace dump -definitions RUN  the run's definitions, unified across its ranks
 //	hmbtrace export -format otf2|pprof|chrome|cube -o OUT FILE...
 //	hmbtrace variation FILE...   time-dominant region and SOS-time outliers
 //	hmbtrace score FILE...       measurement overhead per region, filter files

@@ -414,3 +414,34 @@ func hmbgo_pass_end() {
 	defer contain("hmb_pass_end", func() {})
 	rt.PassEnd()
 }
+
+// The unification of the run's definitions (cshim/rundefs.go), as the run
+// profile's reduction above.
+
+//export hmbgo_run_definitions
+func hmbgo_run_definitions(out **C.char, n *C.size_t) (msg *C.char) {
+	defer contain("hmb_run_definitions", func() { msg = C.CString("hmbtrace: hmb_run_definitions: internal error") })
+	b, err := rt.RunDefinitions()
+	if err != nil {
+		return C.CString(err.Error())
+	}
+	*out, *n = (*C.char)(C.CBytes(b)), C.size_t(len(b))
+	return nil
+}
+
+//export hmbgo_run_defs_merge
+func hmbgo_run_defs_merge(a *C.char, an C.size_t, b *C.char, bn C.size_t, out **C.char, n *C.size_t) (msg *C.char) {
+	defer contain("hmb_run_defs_merge", func() { msg = C.CString("hmbtrace: hmb_run_defs_merge: internal error") })
+	m, err := cshim.MergeRunDefinitions(C.GoBytes(unsafe.Pointer(a), C.int(an)), C.GoBytes(unsafe.Pointer(b), C.int(bn)))
+	if err != nil {
+		return C.CString("hmbtrace: hmb_run_defs_merge: " + err.Error())
+	}
+	*out, *n = (*C.char)(C.CBytes(m)), C.size_t(len(m))
+	return nil
+}
+
+//export hmbgo_run_set_definitions
+func hmbgo_run_set_definitions(p *C.char, n C.size_t) {
+	defer contain("hmb_run_set_definitions", func() {})
+	rt.SetRunDefinitions(C.GoBytes(unsafe.Pointer(p), C.int(n)))
+}

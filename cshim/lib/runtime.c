@@ -1648,3 +1648,43 @@ HMB_NOINST void hmb_pass_end(void)
 {
 	HMB_GO(hmbgo_pass_end());
 }
+
+/* The unification of the run's definitions at the collective end, as the
+ * run profile's reduction (shim.h). */
+
+HMB_NOINST int hmb_run_definitions(char **out, size_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	if (!hmb_running()) {
+		hmb_set_error("hmbtrace: hmb_run_definitions: the measurement does not record");
+		return -1;
+	}
+	char *err = HMB_GO(hmbgo_run_definitions(out, n));
+	if (err != NULL) {
+		hmb_set_error(err);
+		free(err);
+		return -1;
+	}
+	return 0;
+}
+
+HMB_NOINST int hmb_run_defs_merge(const char *a, size_t an, const char *b, size_t bn, char **out, size_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	char *err = HMB_GO(hmbgo_run_defs_merge((char *)a, an, (char *)b, bn, out, n));
+	if (err != NULL) {
+		hmb_set_error(err);
+		free(err);
+		return -1;
+	}
+	return 0;
+}
+
+HMB_NOINST void hmb_run_set_definitions(const char *p, size_t n)
+{
+	if (hmb_running()) {
+		HMB_GO(hmbgo_run_set_definitions((char *)p, n));
+	}
+}

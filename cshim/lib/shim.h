@@ -277,6 +277,17 @@ int hmb_results_only(void) HMB_NOINST;
 void hmb_results_written(int world) HMB_NOINST;
 
 /*
+ * The unification of the run's definitions at the collective end, in the
+ * same tree: hmb_run_definitions sets *out to this rank's tables now
+ * (malloc'd, *n bytes); hmb_run_defs_merge to the merge of two parts, a's
+ * ranks before b's; hmb_run_set_definitions gives rank 0's measurement
+ * the run's, for the archive. -1 with hmb_last_error on failure.
+ */
+int hmb_run_definitions(char **out, size_t *n) HMB_NOINST;
+int hmb_run_defs_merge(const char *a, size_t an, const char *b, size_t bn, char **out, size_t *n) HMB_NOINST;
+void hmb_run_set_definitions(const char *p, size_t n) HMB_NOINST;
+
+/*
  * hmb_flush_staged replays the calling thread's staged records now (task
  * suspension), making its location first if it has none (a thread given
  * its team place: its probes are then direct from the first).

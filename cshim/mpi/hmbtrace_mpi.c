@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "mpi_internal.h"
@@ -1585,6 +1586,90 @@ HMB_NOINST static void results_end(void)
 		hmb_results_written(hmbmpi_world_size);
 	}
 	free(done);
+ * defs_unify unifies the ranks' definitions (regions with their source
+ * locations and paradigms, communicators, locations, metrics) to rank 0 in
+ * ceil(log2 p) rounds of a binomial tree: in the round of step s, rank r
+ * with r mod 2s = s sends its tables (its own merged with its subtree's)
+ * to r - s, which merges them after its own, so the tables come out in
+ * the order the ranks, lowest first, define their entries: the order in
+ * which a reader unifies the ranks' files by name. No rank holds more than
+ * the run's tables; a communicator travels in its compact form (COMM
+ * RUNS). Rank 0 hands them to its measurement for group 0's archive. A
+ * rank whose tables cannot be made sends none (size 0), which merges as
+ * nothing, and the archive then has no unified tables: readers unify by
+ * name, as for rank files.
+ */
+enum { TAG_DEFS_SIZE = 64, TAG_DEFS_DATA };
+
+HMB_NOINST static void defs_unify(void)
+{
+	if (sync_comm == MPI_COMM_NULL || coll_abandoned) {
+		return;
+	}
+	step_begins();
+	int p = hmbmpi_world_size, r = world_rank, whole = 1;
+	char *mine = NULL;
+	size_t n = 0;
+	if (hmb_run_definitions(&mine, &n) != 0) {
+		fprintf(stderr, "hmbtrace: rank %d: %s: the archive has no unified definitions\n", r, hmb_last_error());
+		mine = NULL, n = 0, whole = 0;
+	}
+	char what[96];
+	for (int step = 1; step < p; step <<= 1) {
+		if (r % (2 * step) == step) {
+			snprintf(what, sizeof what, "rank %d to take this rank's definitions", r - step);
+			uint64_t size = whole ? n : 0;
+			MPI_Request q[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+			PMPI_Isend(&size, 1, MPI_UINT64_T, r - step, TAG_DEFS_SIZE, sync_comm, &q[0]);
+			if (size > 0) {
+				PMPI_Isend(mine, (int)n, MPI_BYTE, r - step, TAG_DEFS_DATA, sync_comm, &q[1]);
+			}
+			bounded_wait(2, q, what);
+			free(mine);
+			return;
+		}
+		if (r % (2 * step) == 0 && r + step < p) {
+			snprintf(what, sizeof what, "rank %d's definitions", r + step);
+			uint64_t size = 0;
+			MPI_Request q = MPI_REQUEST_NULL;
+			PMPI_Irecv(&size, 1, MPI_UINT64_T, r + step, TAG_DEFS_SIZE, sync_comm, &q);
+			if (!bounded_wait(1, &q, what)) {
+				free(mine);
+				return;
+			}
+			if (size == 0 || size > (uint64_t)INT32_MAX) {
+				/* A subtree without its tables: the run's are incomplete. */
+				whole = 0;
+				continue;
+			}
+			char *theirs = malloc((size_t)size);
+			if (theirs == NULL) {
+				abandon(0, NULL, what, "out of memory for");
+				free(mine);
+				return;
+			}
+			PMPI_Irecv(theirs, (int)size, MPI_BYTE, r + step, TAG_DEFS_DATA, sync_comm, &q);
+			if (!bounded_wait(1, &q, what)) {
+				free(theirs);
+				free(mine);
+				return;
+			}
+			char *merged = NULL;
+			size_t mn = 0;
+			if (whole && hmb_run_defs_merge(mine, n, theirs, (size_t)size, &merged, &mn) == 0) {
+				free(mine);
+				mine = merged, n = mn;
+			} else if (whole) {
+				fprintf(stderr, "hmbtrace: rank %d: %s: the archive has no unified definitions\n", r, hmb_last_error());
+				whole = 0;
+			}
+			free(theirs);
+		}
+	}
+	if (r == 0 && whole && mine != NULL) {
+		hmb_run_set_definitions(mine, n);
+	}
+	free(mine);
 }
 
 /*
@@ -1747,6 +1832,32 @@ HMB_NOINST void hmbmpi_after_init(void)
 }
 
 /*
+ * say_timing prints, with HMB_COLLECTIVE_TIMING=1, how long this rank's
+ * steps of the collective end took (at: the monotonic times before the
+ * clock sync, after it, after the profile's reduction, after the
+ * definitions' unification, after the slots): one line per rank on
+ * stderr, which `go run ./bench -sections scale` reads. The write itself
+ * comes later, at exit.
+ */
+HMB_NOINST static void say_timing(const int64_t at[5])
+{
+	const char *v = getenv("HMB_COLLECTIVE_TIMING");
+	if (v == NULL || !(strcmp(v, "1") == 0 || strcasecmp(v, "true") == 0 || strcasecmp(v, "yes") == 0 ||
+			   strcasecmp(v, "on") == 0)) {
+		return;
+	}
+	int rounds = 0;
+	while ((1 << rounds) < hmbmpi_world_size) {
+		rounds++;
+	}
+	fprintf(stderr,
+		"hmbtrace: rank %d: collective end of %d ranks, %d rounds: clock sync %.6f s, run profile %.6f s, "
+		"definitions %.6f s, archive slots %.6f s%s\n",
+		world_rank, hmbmpi_world_size, rounds, (double)(at[1] - at[0]) / 1e9, (double)(at[2] - at[1]) / 1e9,
+		(double)(at[3] - at[2]) / 1e9, (double)(at[4] - at[3]) / 1e9, coll_abandoned ? " (given up)" : "");
+}
+
+/*
  * hmbmpi_before_finalize is the collective end of the run, before
  * PMPI_Finalize: the clocks synchronised a second time (to correct drift),
  * then the run archive's slots (HMB_OUTPUT_LAYOUT=archive, the default, for
@@ -1759,16 +1870,24 @@ HMB_NOINST void hmbmpi_before_finalize(void)
 	if (hmb_run_end(&archive, &aggregate, &timeout) && timeout > 0) {
 		coll_timeout_ns = timeout;
 	}
+	int64_t at[5];
+	at[0] = mono_ns();
 	clock_sync();
+	at[1] = at[2] = at[3] = at[4] = mono_ns();
 	/* A run of one rank has one file already: its own, as a process outside MPI. */
 	if (archive && hmbmpi_world_size > 1) {
 		run_reduce();
+		at[2] = mono_ns();
+		defs_unify();
+		at[3] = mono_ns();
 		if (hmb_results_only()) {
 			results_end();
 		} else {
 			archive_end(aggregate > 0 ? aggregate : 1);
 		}
+		at[4] = mono_ns();
 	}
+	say_timing(at);
 	if (sync_comm != MPI_COMM_NULL && !coll_abandoned) {
 		PMPI_Comm_free(&sync_comm);
 	}

@@ -88,8 +88,8 @@ type Funcs[L, M any] struct {
 	SetArchiveSlot func(m M, group, groups, world int, off, capacity int64)
 	// Snapshot returns the measurement's trace but its bins as it stands
 	// (what the in-situ reduction of the run's profiles starts from);
-	// SetRunResults gives it the run-wide results the ranks reduced, which
-	// group 0's archive holds.
+	// SetRunResults adds run-wide results the ranks reduced (results
+	// sections), which group 0's archive holds.
 	Snapshot      func(m M) *tracefile.Trace
 	SetRunResults func(m M, results []byte)
 	// SetRunTotals gives rank 0's measurement the run's counts for its

@@ -10,10 +10,16 @@
  * itself with SIGKILL halfway (the others go on into MPI_Finalize);
  * "stall": rank 1 sleeps [seconds] (default 10) before MPI_Finalize, to
  * exercise the bounded waits of the collective end (HMB_COLLECTIVE_TIMEOUT
- * shorter than that).
+ * shorter than that); "partial": the even ranks make a communicator of
+ * their own (the odd ones take part in the split without getting one) and
+ * broadcast on it each iteration, so MPI_Bcast is a region only some ranks
+ * entered, their communicator one only some ranks made.
  *
  * With HALO_TIMING set, each rank prints how long its MPI_Finalize took
- * ("finalize <rank> <seconds>"): the collective end of the run.
+ * ("finalize <rank> <seconds>"): the collective end of the run; and, from
+ * a destructor of the program, which runs after the exit handlers (the
+ * trace is written by one), how long from MPI_Finalize's return to there
+ * ("exit <rank> <seconds>"): the write of its trace.
  */
 #include <mpi.h>
 #include <signal.h>
@@ -22,6 +28,25 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+static int timed_rank = -1;
+static struct timespec finalized;
+
+static double since(const struct timespec *t0)
+{
+	struct timespec t1;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (double)(t1.tv_sec - t0->tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0->tv_nsec);
+}
+
+/* The main program's destructors run after the exit handlers that
+ * libraries registered at run time, such as the trace's writer. */
+__attribute__((destructor)) static void exit_timing(void)
+{
+	if (timed_rank >= 0) {
+		printf("exit %d %.6f\n", timed_rank, since(&finalized));
+	}
+}
 
 static void compute(double *u, int n, int rank)
 {
@@ -60,6 +85,10 @@ int main(int argc, char **argv)
 	}
 	int left = (rank + size - 1) % size, right = (rank + 1) % size, token = rank;
 	double res = 0;
+	MPI_Comm even = MPI_COMM_NULL;
+	if (strcmp(mode, "partial") == 0) {
+		MPI_Comm_split(MPI_COMM_WORLD, rank % 2 == 0 ? 0 : MPI_UNDEFINED, rank, &even);
+	}
 	for (int it = 0; it < iters; it++) {
 		if (rank == 1 && it == iters / 2) {
 			if (strcmp(mode, "abort") == 0) {
@@ -74,6 +103,9 @@ int main(int argc, char **argv)
 		double local = u[1] - u[n], all;
 		MPI_Allreduce(&local, &all, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
 		res = all;
+		if (even != MPI_COMM_NULL) {
+			MPI_Bcast(&res, 1, MPI_DOUBLE, 0, even);
+		}
 	}
 	if (rank == 0) {
 		printf("halo: ranks=%d iterations=%d cells=%d residual=%g token=%d\n", size, iters, n, res, token);
@@ -81,13 +113,17 @@ int main(int argc, char **argv)
 	if (rank == 1 && strcmp(mode, "stall") == 0) {
 		sleep(argc > 4 ? (unsigned)atoi(argv[4]) : 10);
 	}
+	if (even != MPI_COMM_NULL) {
+		MPI_Comm_free(&even);
+	}
 	free(u);
-	struct timespec t0, t1;
+	struct timespec t0;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	MPI_Finalize();
-	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (getenv("HALO_TIMING") != NULL) {
-		printf("finalize %d %.6f\n", rank, (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec));
+		printf("finalize %d %.6f\n", rank, since(&t0));
+		timed_rank = rank;
+		clock_gettime(CLOCK_MONOTONIC, &finalized);
 	}
 	return 0;
 }

@@ -1,0 +1,455 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// The scale section: the collective end of an MPI run (issue 35) at 16,
+// 64, 256 and 512 ranks, oversubscribed on this machine's cores, against
+// the rank files of HMB_OUTPUT_LAYOUT=rank-files in the same bench run.
+// The program is cshim/testdata/mpi/halo.c (a halo exchange, a ring and
+// an allreduce per iteration) in a small buffer. Per rank count and layout
+// it reports the steps of the collective end each rank timed
+// (HMB_COLLECTIVE_TIMING=1: clock sync, the run profile's reduction, the
+// archive's slots; median and slowest rank), MPI_Finalize as the program
+// saw it, the write at exit (halo.c's destructor, after the writer's exit
+// handler), files created, bytes written, and each tool's wall time and
+// peak RSS on the result. A rank count runs once per layout (512 ranks on
+// two cores take minutes), so a value's range is that of one run.
+// Not in the default sections, nor in make test: go run ./bench -sections scale.
+
+// scaleRanks are the rank counts the section runs (-quick: the first two).
+var scaleRanks = []int{16, 64, 256, 512}
+
+// setScaleRanks sets scaleRanks from -scale-ranks.
+func setScaleRanks(list string) error {
+	var ranks []int
+	for _, f := range strings.Split(list, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 2 {
+			return fmt.Errorf("-scale-ranks %q: %q is not a number of ranks, 2 or more", list, f)
+		}
+		ranks = append(ranks, n)
+	}
+	scaleRanks = ranks
+	return nil
+}
+
+// scaleTools are the tools run on each result, as the user types them
+// after `hmbtrace`; "OUT" is replaced by a fresh output path.
+var scaleTools = []struct {
+	name string
+	args []string
+}{
+	{"summary", []string{"summary"}},
+	{"comm", []string{"comm"}},
+	{"variation", []string{"variation"}},
+	{"dynamics", []string{"dynamics"}},
+	{"report", []string{"report", "-o", "OUT.html"}},
+	{"export otf2", []string{"export", "-format", "otf2", "-o", "OUT.otf2"}},
+}
+
+// The layouts compared; the reference subject is the rank files.
+const (
+	scaleArchive   = "archive"
+	scaleRankFiles = "rank files"
+)
+
+func runScale(o *options, r *report) error {
+	for _, need := range []struct{ what, pkg string }{{"mpicc", "libopenmpi-dev"}, {"mpirun", "openmpi-bin"}, {"make", "make"}} {
+		if _, err := exec.LookPath(need.what); err != nil {
+			r.skip("halo", fmt.Sprintf("no %s (Debian package %s)", need.what, need.pkg))
+			return nil
+		}
+	}
+	cmd := exec.Command("make", "-s", "-C", "cshim", "cshim")
+	cmd.Dir = o.root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("make cshim: %v\n%s", err, out)
+	}
+	hmbtrace := filepath.Join(o.work, "hmbtrace")
+	cmd = exec.Command("go", "build", "-o", hmbtrace, "./cmd/hmbtrace")
+	cmd.Dir = o.root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("go build ./cmd/hmbtrace: %v\n%s", err, out)
+	}
+	halo, err := buildHalo(o)
+	if err != nil {
+		return err
+	}
+	ranks, iters := scaleRanks, 20
+	if o.quick {
+		ranks = ranks[:min(2, len(ranks))]
+	}
+	// The calibration: one rank per core, no rank waiting for another's core.
+	calib, err := runHalo(o, halo, numCores(), iters, scaleArchive, true)
+	if err != nil {
+		return err
+	}
+	var fits []scaleFit
+	for _, p := range ranks {
+		for _, layout := range []string{scaleArchive, scaleRankFiles} {
+			run, err := runHalo(o, halo, p, iters, layout, true)
+			if errors.Is(err, errImproperExit) {
+				// Open MPI's failure, not the collective end's: the other
+				// rank counts still measure.
+				r.skip(fmt.Sprintf("%d ranks, %s", p, layout), err.Error())
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			run.record(r, layout)
+			if err := runScaleTools(o, r, hmbtrace, run, layout); err != nil {
+				return err
+			}
+			if layout == scaleArchive {
+				fits = append(fits, fitOf(run))
+			}
+		}
+	}
+	r.note("halo.c, %d iterations, 64 cells, HMB_BUFFER_SIZE=1M, mpirun --oversubscribe on %d cores; times of one run per rank count and layout: \"median\" column is the median rank, the range the fastest to slowest", iters, numCores())
+	for _, n := range scaleModel(fitOf(calib), fits) {
+		r.note("%s", n)
+	}
+	return nil
+}
+
+// buildHalo compiles halo.c against the libraries just built.
+func buildHalo(o *options) (string, error) {
+	out := filepath.Join(o.work, "halo")
+	lib := filepath.Join(o.root, "build", "lib")
+	args := []string{"-O2", "-o", out, filepath.Join(o.root, "cshim", "testdata", "mpi", "halo.c"),
+		"-L" + lib, "-Wl,-rpath," + lib, "-Wl,--push-state,--no-as-needed,-lhmbtrace-mpi,--pop-state", "-lhmbtrace"}
+	if msg, err := exec.Command("mpicc", args...).CombinedOutput(); err != nil {
+		return "", fmt.Errorf("building halo: mpicc %s: %v\n%s", strings.Join(args, " "), err, msg)
+	}
+	return out, nil
+}
+
+// errImproperExit is Open MPI ending a run because it took a rank that had
+// finalized for one exiting without MPI_Finalize.
+var errImproperExit = errors.New("the run was ended by Open MPI, which said a rank that had called MPI_Finalize exited improperly")
+
+// The per-rank timings a run reports.
+const (
+	stepSync     = "clock sync at MPI_Finalize"
+	stepReduce   = "run profile reduced"
+	stepDefs     = "definitions unified"
+	stepSlots    = "archive slots agreed"
+	stepFinalize = "MPI_Finalize"
+	stepExit     = "write at exit"
+)
+
+// haloRun is what one mpirun of halo left: per step every rank's seconds
+// (indexed by rank), the files it wrote, their size and their blocks on
+// disk (the archive is sparse: the margins its slots reserve are holes),
+// and where.
+type haloRun struct {
+	ranks               int
+	dir                 string
+	wall                float64
+	steps               map[string][]float64
+	files, size, onDisk int64
+}
+
+// runHalo runs halo on p ranks in the given layout, into a directory of
+// its own.
+func runHalo(o *options, halo string, p, iters int, layout string, retry bool) (*haloRun, error) {
+	dir := filepath.Join(o.work, "scale", fmt.Sprintf("%d-%s", p, strings.ReplaceAll(layout, " ", "-")))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	hmbLayout := "archive"
+	if layout == scaleRankFiles {
+		hmbLayout = "rank-files"
+	}
+	cmd := exec.Command("mpirun", "--oversubscribe", "--allow-run-as-root", "-np", strconv.Itoa(p), halo, strconv.Itoa(iters), "64")
+	cmd.Env = append(os.Environ(), "HMB_OUTPUT="+dir, "HMB_NAME=halo", "HMB_BUFFER_SIZE=1M", "HMB_OUTPUT_LAYOUT="+hmbLayout,
+		"HALO_TIMING=1", "HMB_COLLECTIVE_TIMING=1", "HMB_COLLECTIVE_TIMEOUT=10m",
+		// Ranks that wait yield their core: hundreds share two.
+		"OMPI_MCA_mpi_yield_when_idle=1")
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	start := time.Now()
+	err := cmd.Run()
+	if err != nil && strings.Contains(stderr.String(), "exiting improperly") {
+		// Seen at 256 ranks on two cores at load 60 to 200: Open MPI took
+		// a rank that had finalized and exited (it said so) for one that
+		// had not, and killed the others. Once more, then give up.
+		os.RemoveAll(dir)
+		if retry {
+			fmt.Fprintf(os.Stderr, "bench: scale: mpirun -np %d (%s): Open MPI saw a rank exit improperly; running it again\n", p, layout)
+			return runHalo(o, halo, p, iters, layout, false)
+		}
+		return nil, fmt.Errorf("mpirun -np %d (%s), twice: %w", p, layout, errImproperExit)
+	}
+	run := newHaloRun(p)
+	run.dir, run.wall = dir, time.Since(start).Seconds()
+	if err != nil {
+		return nil, fmt.Errorf("mpirun -np %d halo (%s): %v\n%s", p, layout, err, tail(stderr.String(), 2000))
+	}
+	if err := run.parse(stdout.String(), stderr.String()); err != nil {
+		return nil, fmt.Errorf("mpirun -np %d halo (%s): %v", p, layout, err)
+	}
+	err = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		run.files++
+		run.size += info.Size()
+		if st, ok := info.Sys().(*syscall.Stat_t); ok {
+			run.onDisk += st.Blocks * 512
+		}
+		return nil
+	})
+	return run, err
+}
+
+// newHaloRun returns a run of p ranks with no step reported yet (NaN).
+func newHaloRun(p int) *haloRun {
+	h := &haloRun{ranks: p, steps: map[string][]float64{}}
+	for _, s := range []string{stepSync, stepReduce, stepDefs, stepSlots, stepFinalize, stepExit} {
+		h.steps[s] = slices.Repeat([]float64{math.NaN()}, p)
+	}
+	return h
+}
+
+// numCores is the cores the ranks share.
+func numCores() int { return runtime.NumCPU() }
+
+// parse reads halo's "finalize R S" and "exit R S" lines and the shim's
+// "hmbtrace: rank R: collective end ..." lines, and checks every rank
+// said each.
+func (h *haloRun) parse(stdout, stderr string) error {
+	set := func(step string, rank int, v float64, line string) error {
+		if rank < 0 || rank >= h.ranks {
+			return fmt.Errorf("line %q: no rank %d in a run of %d", line, rank, h.ranks)
+		}
+		h.steps[step][rank] = v
+		return nil
+	}
+	for line := range strings.Lines(stdout) {
+		f := strings.Fields(line)
+		if len(f) != 3 || (f[0] != "finalize" && f[0] != "exit") {
+			continue
+		}
+		rank, err1 := strconv.Atoi(f[1])
+		v, err2 := strconv.ParseFloat(f[2], 64)
+		if err1 != nil || err2 != nil {
+			return fmt.Errorf("halo's line %q: want <step> <rank> <seconds>", strings.TrimSpace(line))
+		}
+		step := stepFinalize
+		if f[0] == "exit" {
+			step = stepExit
+		}
+		if err := set(step, rank, v, line); err != nil {
+			return err
+		}
+	}
+	sc := bufio.NewScanner(strings.NewReader(stderr))
+	for sc.Scan() {
+		line := sc.Text()
+		if !strings.Contains(line, ": collective end of ") {
+			continue
+		}
+		var rank, size, n int
+		var sync, reduce, defs, slots float64
+		if _, err := fmt.Sscanf(line, "hmbtrace: rank %d: collective end of %d ranks, %d rounds: clock sync %g s, run profile %g s, definitions %g s, archive slots %g s",
+			&rank, &size, &n, &sync, &reduce, &defs, &slots); err != nil {
+			return fmt.Errorf("the shim's timing line %q: %v", line, err)
+		}
+		for _, x := range []struct {
+			step string
+			v    float64
+		}{{stepSync, sync}, {stepReduce, reduce}, {stepDefs, defs}, {stepSlots, slots}} {
+			if err := set(x.step, rank, x.v, line); err != nil {
+				return err
+			}
+		}
+	}
+	for _, s := range []string{stepSync, stepReduce, stepDefs, stepSlots, stepFinalize, stepExit} {
+		for rank, v := range h.steps[s] {
+			if math.IsNaN(v) {
+				return fmt.Errorf("rank %d did not report %q (HMB_COLLECTIVE_TIMING, HALO_TIMING)\nstderr: %s", rank, s, tail(stderr, 2000))
+			}
+		}
+	}
+	return nil
+}
+
+// end returns the slowest rank's collective end and write: each rank's
+// steps summed, the most of them.
+func (h *haloRun) end() float64 {
+	most := 0.0
+	for rank := range h.ranks {
+		t := 0.0
+		for _, s := range []string{stepSync, stepReduce, stepDefs, stepSlots, stepExit} {
+			t += h.steps[s][rank]
+		}
+		most = max(most, t)
+	}
+	return most
+}
+
+func (h *haloRun) slowest(step string) float64 { return slices.Max(h.steps[step]) }
+
+// record adds the run's rows: each step's ranks as the samples of one
+// row (median rank, fastest to slowest), files and bytes.
+func (h *haloRun) record(r *report, layout string) {
+	for _, s := range []string{stepSync, stepReduce, stepDefs, stepSlots, stepFinalize, stepExit} {
+		if layout == scaleRankFiles && (s == stepReduce || s == stepDefs || s == stepSlots) {
+			continue // the rank files have neither step
+		}
+		for _, v := range h.steps[s] {
+			r.add(layout, fmt.Sprintf("%d ranks: %s, s", h.ranks, s), v)
+		}
+	}
+	r.add(layout, fmt.Sprintf("%d ranks: slowest rank's collective end + write, s", h.ranks), h.end())
+	r.add(layout, fmt.Sprintf("%d ranks: mpirun, s", h.ranks), h.wall)
+	r.add(layout, fmt.Sprintf("%d ranks: files", h.ranks), float64(h.files))
+	r.add(layout, fmt.Sprintf("%d ranks: bytes on disk", h.ranks), float64(h.onDisk))
+	r.add(layout, fmt.Sprintf("%d ranks: file size, bytes", h.ranks), float64(h.size))
+}
+
+// runScaleTools runs every tool on the run's directory (the archive, or
+// the directory of rank files: each command reads either) and records
+// its wall time and peak RSS.
+func runScaleTools(o *options, r *report, hmbtrace string, h *haloRun, layout string) error {
+	for _, t := range scaleTools {
+		out := filepath.Join(o.work, "scale-out", fmt.Sprintf("%d-%s-%s", h.ranks, strings.ReplaceAll(layout, " ", "-"), strings.ReplaceAll(t.name, " ", "-")))
+		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+			return err
+		}
+		args := make([]string, 0, len(t.args)+1)
+		for _, a := range t.args {
+			args = append(args, strings.ReplaceAll(a, "OUT", out))
+		}
+		args = append(args, h.dir)
+		cmd := exec.Command(hmbtrace, args...)
+		var msg strings.Builder
+		cmd.Stdout, cmd.Stderr = &msg, &msg
+		start := time.Now()
+		if err := cmd.Run(); err != nil {
+			return fmt.Errorf("hmbtrace %s: %v\n%s", strings.Join(args, " "), err, tail(msg.String(), 2000))
+		}
+		wall := time.Since(start).Seconds()
+		r.add(layout, fmt.Sprintf("%d ranks: %s, s", h.ranks, t.name), wall)
+		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+			r.add(layout, fmt.Sprintf("%d ranks: %s peak RSS, MB", h.ranks, t.name), float64(ru.Maxrss)/1024)
+		}
+		os.RemoveAll(out + ".otf2")
+	}
+	return nil
+}
+
+// scaleFit is the archive run of one rank count, for the model: rank 0's
+// seconds per tree step (it is the root of both trees, so its steps end
+// when the whole tree's do) and of the slots (it is group 0's aggregator),
+// the slowest rank's write at exit, and the bytes on disk.
+type scaleFit struct {
+	ranks              int
+	sync, reduce, defs float64
+	slots              float64
+	write              float64
+	onDisk             int64
+}
+
+func fitOf(h *haloRun) scaleFit {
+	return scaleFit{ranks: h.ranks, sync: h.steps[stepSync][0], reduce: h.steps[stepReduce][0], defs: h.steps[stepDefs][0],
+		slots: h.steps[stepSlots][0], write: h.slowest(stepExit), onDisk: h.onDisk}
+}
+
+// perRound is the tree steps' seconds per round.
+func (f scaleFit) perRound() float64 { return (f.sync + f.reduce + f.defs) / float64(rounds(f.ranks)) }
+
+// rounds returns ceil(log2 p), the rounds of the collective end's trees.
+func rounds(p int) int {
+	n := 0
+	for 1<<n < p {
+		n++
+	}
+	return n
+}
+
+// scaleModel fits the collective end to the model T(p) = rounds(p) ×
+// c(p/cores) + slots(min(p, HMB_AGGREGATE)) + write: a tree round's cost
+// c grows with the ranks sharing a core (each message waits for its
+// process to be scheduled), fitted as a + b × ranks per core through the
+// calibration run of one rank per core and the others; the slots grow with
+// the aggregator's group. It says what the model predicts for 10^5 ranks,
+// one per core.
+func scaleModel(calib scaleFit, fits []scaleFit) []string {
+	cores := float64(numCores())
+	xs, ys := []float64{float64(calib.ranks) / cores}, []float64{calib.perRound()}
+	gs, ss := []float64{float64(calib.ranks)}, []float64{calib.slots}
+	per := []string{fmt.Sprintf("%d ranks (one per core) %.3f ms/round, slots %.3f ms", calib.ranks, 1e3*calib.perRound(), 1e3*calib.slots)}
+	for _, f := range fits {
+		xs, ys = append(xs, float64(f.ranks)/cores), append(ys, f.perRound())
+		gs, ss = append(gs, float64(f.ranks)), append(ss, f.slots)
+		per = append(per, fmt.Sprintf("%d ranks %.1f ms/round (%d rounds), slots %.3f s, write %.3f s, %.1f KB/rank on disk",
+			f.ranks, 1e3*f.perRound(), rounds(f.ranks), f.slots, f.write, float64(f.onDisk)/float64(f.ranks)/1e3))
+	}
+	a, b := leastSquares(xs, ys)
+	s0, s1 := leastSquares(gs, ss)
+	notes := []string{
+		"model, rank 0 of the archive runs (the root of both trees, group 0's aggregator): " + strings.Join(per, "; "),
+		fmt.Sprintf("fit: (clock sync + run profile + definitions) per round = %.3f ms + %.3f ms × ranks per core; slots = %.3f ms + %.4f ms × ranks in the group",
+			1e3*a, 1e3*b, 1e3*s0, 1e3*s1),
+	}
+	const big, aggregate = 100_000, 1024
+	round := max(a+b, calib.perRound()) // one rank per core
+	slots := max(s0+s1*aggregate, 0)
+	var bytes float64
+	if len(fits) > 0 {
+		last := fits[len(fits)-1]
+		bytes = float64(last.onDisk) / float64(last.ranks)
+	}
+	notes = append(notes, fmt.Sprintf("predicts for %d ranks, one per core: %d rounds × %.3f ms = %.1f ms of tree steps (shared-memory messages; a network adds its latency to each of a round's ~10 messages), "+
+		"slots %.2f s (an aggregator answers its %d ranks; fitted on shared cores, so an upper bound), then each rank writes its %.0f KB into one of %d files (a parallel file system's bandwidth: not measurable here)",
+		big, rounds(big), 1e3*round, float64(rounds(big))*1e3*round, slots, aggregate, bytes/1e3, (big+aggregate-1)/aggregate))
+	return notes
+}
+
+// leastSquares fits y = a + b x.
+func leastSquares(xs, ys []float64) (a, b float64) {
+	n := float64(len(xs))
+	var sx, sy, sxx, sxy float64
+	for i := range xs {
+		sx += xs[i]
+		sy += ys[i]
+		sxx += xs[i] * xs[i]
+		sxy += xs[i] * ys[i]
+	}
+	d := n*sxx - sx*sx
+	if d == 0 {
+		return sy / n, 0
+	}
+	b = (n*sxy - sx*sy) / d
+	return (sy - b*sx) / n, b
+}
+
+// tail returns the last n bytes of s.
+func tail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return "…" + s[len(s)-n:]
+}

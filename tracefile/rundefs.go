@@ -1,0 +1,455 @@
+package tracefile
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// A run's definitions unified across its ranks: every region (with its
+// source location and paradigm), communicator, location and metric of any
+// rank, once. The ranks of an MPI run unify them at the collective end
+// (cshim/mpi: defs_unify), merging their tables two by two up a binomial
+// tree, so that no rank holds more than the run's tables; group 0's
+// archive keeps the result as the results section ResultDefinitions.
+// Readers without it (rank files, archives of older runs) unify the files'
+// own tables by the same rule (UnifyDefinitions), so both give the same
+// tables in the same order: a definition's unified id is its place in the
+// order in which the ranks, lowest first, define it.
+//
+// The rule, as the OTF2 export applies it: a region is its name, source
+// file, line and paradigm; a location its rank and its id there; a metric
+// its name; a communicator its members and remote group, and which of the
+// rank's communicators with those members it is (the first, the second,
+// ...): MPI_COMM_WORLD and a duplicate of it are two. MPI_COMM_SELF is one
+// definition for the run, with no members: each rank's is itself.
+
+// ResultDefinitions is the kind of the results section that holds a run's
+// unified definitions (RunDefinitions' binary form). Its number leaves
+// the small ones to the run-wide analyses' results.
+const ResultDefinitions byte = 0x20
+
+// RunDefinitions are a run's definitions unified across its ranks. IDs are
+// 1, 2, ... in the order of the slices.
+type RunDefinitions struct {
+	Regions   []Region
+	Comms     []RunComm
+	Locations []RunLocation
+	Metrics   []string
+
+	// The keys of the definitions, built as they are added.
+	regionKeys map[runRegionKey]uint32
+	commKeys   map[string]uint32
+	locKeys    map[RunLocation]uint32
+	metricKeys map[string]uint32
+	listKeys   map[listID]string
+}
+
+// RunComm is a communicator of the run: its unified id, its parent's
+// unified id, and which of a rank's communicators with its members it is
+// (Seq, from 0).
+type RunComm struct {
+	Comm
+	Seq int
+}
+
+// RunLocation is a location of the run: the rank that holds it and its id
+// there.
+type RunLocation struct {
+	Rank int
+	ID   uint32
+	Name string
+}
+
+type runRegionKey struct {
+	name, file string
+	line       int
+	paradigm   Paradigm
+}
+
+// selfKey is MPI_COMM_SELF's key: one definition for the run.
+const selfKey = "self"
+
+// commKey is a communicator's key without its place among the rank's
+// communicators with the same members: its groups in their compact form
+// (COMM RUNS' runs), an inter-communicator's two in a fixed order so that
+// both sides find the same.
+func (d *RunDefinitions) commKey(c *Comm) string {
+	if c.Name == "MPI_COMM_SELF" && c.Remote == nil && len(c.Members) <= 1 {
+		return selfKey
+	}
+	a := d.ranksKey(c.Members)
+	if c.Remote == nil {
+		return a
+	}
+	b := d.ranksKey(c.Remote)
+	if b < a {
+		a, b = b, a
+	}
+	return "inter" + strconv.Itoa(len(a)) + ":" + a + b
+}
+
+// listID names a list of ranks by where it is: the reader shares one list
+// between the files that name it (MPI_COMM_WORLD in every rank's), so
+// that its key is made once, not once per file.
+type listID struct {
+	first *int32
+	n     int
+}
+
+// ranksKey is a group's key: its runs, as COMM RUNS writes them.
+func (d *RunDefinitions) ranksKey(rs []int32) string {
+	key := func() string {
+		var p payload
+		appendRankRuns(&p, rs)
+		return string(p)
+	}
+	if len(rs) < 16 {
+		return key()
+	}
+	id := listID{&rs[0], len(rs)}
+	k, ok := d.listKeys[id]
+	if !ok {
+		k = key()
+		d.listKeys[id] = k
+	}
+	return k
+}
+
+func (d *RunDefinitions) init() {
+	if d.regionKeys != nil {
+		return
+	}
+	d.regionKeys = make(map[runRegionKey]uint32, len(d.Regions))
+	d.commKeys = make(map[string]uint32, len(d.Comms))
+	d.locKeys = make(map[RunLocation]uint32, len(d.Locations))
+	d.metricKeys = make(map[string]uint32, len(d.Metrics))
+	d.listKeys = map[listID]string{}
+	for i, r := range d.Regions {
+		d.regionKeys[runRegionKey{r.Name, r.File, r.Line, r.Paradigm}] = uint32(i + 1)
+	}
+	for i := range d.Comms {
+		d.commKeys[d.commKey(&d.Comms[i].Comm)+"#"+strconv.Itoa(d.Comms[i].Seq)] = uint32(i + 1)
+	}
+	for i, l := range d.Locations {
+		d.locKeys[RunLocation{Rank: l.Rank, ID: l.ID}] = uint32(i + 1)
+	}
+	for i, m := range d.Metrics {
+		d.metricKeys[m] = uint32(i + 1)
+	}
+}
+
+// addRegion returns r's unified id, defining it if it is new.
+func (d *RunDefinitions) addRegion(r Region) uint32 {
+	k := runRegionKey{r.Name, r.File, r.Line, r.Paradigm}
+	if id, ok := d.regionKeys[k]; ok {
+		return id
+	}
+	r.ID = uint32(len(d.Regions) + 1)
+	d.Regions = append(d.Regions, r)
+	d.regionKeys[k] = r.ID
+	return r.ID
+}
+
+// addComm returns c's unified id, defining it if it is new; c's Parent is
+// already a unified id.
+func (d *RunDefinitions) addComm(c Comm, seq int) uint32 {
+	key := d.commKey(&c)
+	k := key + "#" + strconv.Itoa(seq)
+	if id, ok := d.commKeys[k]; ok {
+		return id
+	}
+	if key == selfKey {
+		c.Members, c.Parent = nil, 0
+	}
+	c.ID = uint32(len(d.Comms) + 1)
+	d.Comms = append(d.Comms, RunComm{Comm: c, Seq: seq})
+	d.commKeys[k] = c.ID
+	return c.ID
+}
+
+func (d *RunDefinitions) addLocation(l RunLocation) uint32 {
+	k := RunLocation{Rank: l.Rank, ID: l.ID}
+	if id, ok := d.locKeys[k]; ok {
+		return id
+	}
+	d.Locations = append(d.Locations, l)
+	id := uint32(len(d.Locations))
+	d.locKeys[k] = id
+	return id
+}
+
+func (d *RunDefinitions) addMetric(m string) uint32 {
+	if id, ok := d.metricKeys[m]; ok {
+		return id
+	}
+	d.Metrics = append(d.Metrics, m)
+	id := uint32(len(d.Metrics))
+	d.metricKeys[m] = id
+	return id
+}
+
+// DefinitionMap maps one rank's ids to the run's unified ones.
+type DefinitionMap struct {
+	Regions map[uint32]uint32 // local region id -> unified id
+	Comms   map[uint32]uint32 // local communicator id -> unified id
+	Locs    map[uint32]uint32 // local location id -> unified id
+	Metrics []uint32          // the rank's metric index -> unified id
+}
+
+// Add merges one rank's definitions into d, in the order the rank defined
+// them, and returns how its ids map to d's.
+func (d *RunDefinitions) Add(t *Trace) DefinitionMap {
+	d.init()
+	m := DefinitionMap{Regions: map[uint32]uint32{}, Comms: map[uint32]uint32{}, Locs: map[uint32]uint32{}}
+	regions := t.Regions
+	if t.RegionSeq != nil && regions == nil {
+		for r := range t.RegionSeq {
+			m.Regions[r.ID] = d.addRegion(r)
+		}
+	}
+	for _, r := range regions {
+		m.Regions[r.ID] = d.addRegion(r)
+	}
+	seen := map[string]int{}
+	for _, c := range t.Comms {
+		key := d.commKey(&c)
+		seq := seen[key]
+		seen[key]++
+		c.Parent = m.Comms[c.Parent] // 0 stays 0; a parent comes before its children
+		m.Comms[c.ID] = d.addComm(c, seq)
+	}
+	for _, l := range t.Locations {
+		m.Locs[l.ID] = d.addLocation(RunLocation{Rank: t.Header.Rank, ID: l.ID, Name: l.Name})
+	}
+	for _, name := range t.Header.Metrics {
+		m.Metrics = append(m.Metrics, d.addMetric(name))
+	}
+	return m
+}
+
+// Merge merges o, another part of the run (ranks after d's), into d: o's
+// definitions that d lacks are appended in o's order.
+func (d *RunDefinitions) Merge(o *RunDefinitions) {
+	d.init()
+	for _, r := range o.Regions {
+		d.addRegion(r)
+	}
+	ids := make([]uint32, len(o.Comms)+1)
+	for _, c := range o.Comms {
+		cc := c.Comm
+		cc.Parent = ids[c.Parent] // o's parents come before their children
+		ids[c.ID] = d.addComm(cc, c.Seq)
+	}
+	for _, l := range o.Locations {
+		d.addLocation(l)
+	}
+	for _, m := range o.Metrics {
+		d.addMetric(m)
+	}
+}
+
+// Map returns how t's ids map to d's, for a rank's trace whose
+// definitions d holds (it was built from them, or unified with them).
+// Definitions d lacks map to 0.
+func (d *RunDefinitions) Map(t *Trace) DefinitionMap {
+	probe := &RunDefinitions{}
+	local := probe.Add(t)
+	d.init()
+	m := DefinitionMap{Regions: make(map[uint32]uint32, len(local.Regions)), Comms: make(map[uint32]uint32, len(local.Comms)),
+		Locs: make(map[uint32]uint32, len(local.Locs))}
+	for id, u := range local.Regions {
+		r := probe.Regions[u-1]
+		m.Regions[id] = d.regionKeys[runRegionKey{r.Name, r.File, r.Line, r.Paradigm}]
+	}
+	for id, u := range local.Comms {
+		c := probe.Comms[u-1]
+		m.Comms[id] = d.commKeys[d.commKey(&c.Comm)+"#"+strconv.Itoa(c.Seq)]
+	}
+	for id, u := range local.Locs {
+		m.Locs[id] = d.locKeys[RunLocation{Rank: probe.Locations[u-1].Rank, ID: probe.Locations[u-1].ID}]
+	}
+	for _, u := range local.Metrics {
+		m.Metrics = append(m.Metrics, d.metricKeys[probe.Metrics[u-1]])
+	}
+	return m
+}
+
+// UnifyDefinitions unifies the definitions of a run's traces, in the order
+// given (a run's files by rank), by the rule the ranks unify them at the
+// collective end: the tables the run archive keeps, made from the files.
+func UnifyDefinitions(files []*File) *RunDefinitions {
+	d := &RunDefinitions{}
+	for _, f := range files {
+		d.Add(&f.Trace)
+	}
+	return d
+}
+
+// The binary form (ResultDefinitions):
+//
+//	defs     := version (1) | regions | comms | seqs | locations | metrics
+//	regions  := count | (name | file | line | paradigm)*
+//	comms    := the COMM RUNS section's payload, with unified ids
+//	seqs     := a uvarint per communicator: its Seq
+//	locations:= count | (rank | id | name)*
+//	metrics  := count | name*
+const runDefsVersion = 1
+
+// MarshalBinary encodes d.
+func (d *RunDefinitions) MarshalBinary() ([]byte, error) {
+	var p payload
+	p.uvarint(runDefsVersion)
+	p.uvarint(uint64(len(d.Regions)))
+	for _, r := range d.Regions {
+		p.str(r.Name)
+		p.str(r.File)
+		p.varint(int64(r.Line))
+		p.u8(uint8(r.Paradigm))
+	}
+	comms := make([]Comm, len(d.Comms))
+	for i, c := range d.Comms {
+		comms[i] = c.Comm
+	}
+	p = append(p, encodeCommRuns(comms)...)
+	for _, c := range d.Comms {
+		p.uvarint(uint64(c.Seq))
+	}
+	p.uvarint(uint64(len(d.Locations)))
+	for _, l := range d.Locations {
+		p.varint(int64(l.Rank))
+		p.uvarint(uint64(l.ID))
+		p.str(l.Name)
+	}
+	p.strs(d.Metrics)
+	return p, nil
+}
+
+// UnmarshalBinary decodes what MarshalBinary wrote; a malformed payload is
+// an error naming the field, never a panic.
+func (d *RunDefinitions) UnmarshalBinary(b []byte) error {
+	f := &fields{b: b, sec: "run definitions"}
+	if v := f.uvarint("version"); f.err == nil && v != runDefsVersion {
+		return fmt.Errorf("run definitions: version %d, want %d", v, runDefsVersion)
+	}
+	*d = RunDefinitions{}
+	n := f.count("regions", 4)
+	for i := 0; i < n && f.err == nil; i++ {
+		r := Region{ID: uint32(i + 1), Name: f.str("region name"), File: f.str("region file"),
+			Line: f.int("region line", -1<<31, 1<<31-1), Paradigm: Paradigm(f.u8("region paradigm"))}
+		d.Regions = append(d.Regions, r)
+	}
+	comms := decodeCommRuns(f)
+	for i, c := range comms {
+		if f.err == nil && c.ID != uint32(i+1) {
+			f.fail("communicator id", fmt.Sprintf("id %d at place %d: unified ids are 1, 2, ...", c.ID, i+1))
+		}
+		d.Comms = append(d.Comms, RunComm{Comm: c, Seq: int(f.uvarint("communicator seq"))})
+	}
+	n = f.count("locations", 3)
+	for i := 0; i < n && f.err == nil; i++ {
+		l := RunLocation{Rank: f.int("location rank", -1, maxRank), ID: f.u32("location id"), Name: f.str("location name")}
+		d.Locations = append(d.Locations, l)
+	}
+	d.Metrics = f.strs("metrics")
+	f.done()
+	if f.err != nil {
+		*d = RunDefinitions{}
+		return f.err
+	}
+	return nil
+}
+
+// Equal reports whether d and o hold the same tables in the same order.
+func (d *RunDefinitions) Equal(o *RunDefinitions) bool {
+	return slices.Equal(d.Regions, o.Regions) &&
+		slices.EqualFunc(d.Comms, o.Comms, func(a, b RunComm) bool {
+			return a.ID == b.ID && a.Name == b.Name && a.Parent == b.Parent && a.Seq == b.Seq &&
+				slices.Equal(a.Members, b.Members) && slices.Equal(a.Remote, b.Remote) && (a.Remote == nil) == (b.Remote == nil)
+		}) &&
+		slices.Equal(d.Locations, o.Locations) && slices.Equal(d.Metrics, o.Metrics)
+}
+
+// ReadRunDefinitions returns the unified definitions of a run read as
+// files (its ranks, any order): the tables its ranks unified at the
+// collective end, when the files are the slots of run archives whose
+// group 0 keeps them, else the files' own tables unified by name in rank
+// order (UnifyDefinitions). fromRun says which. The two give the same
+// tables for the same run; what a rank defined after MPI_Finalize is not
+// in the run's tables, and is appended after them, in rank order.
+func ReadRunDefinitions(files []*File) (d *RunDefinitions, fromRun bool, err error) {
+	byRank := slices.Clone(files)
+	slices.SortStableFunc(byRank, func(a, b *File) int { return a.Header.Rank - b.Header.Rank })
+	d, err = archivedDefinitions(byRank)
+	if err != nil {
+		return nil, false, err
+	}
+	if d == nil {
+		return UnifyDefinitions(byRank), false, nil
+	}
+	for _, f := range byRank {
+		d.Add(&f.Trace) // adds only what the run's tables lack
+	}
+	return d, true, nil
+}
+
+// archivedDefinitions returns the run's tables of group 0's archive, when
+// files are every slot of the run's archives; nil without an error when
+// they are not (rank files, part of a run, an archive of an older run).
+func archivedDefinitions(files []*File) (*RunDefinitions, error) {
+	if len(files) == 0 {
+		return nil, nil
+	}
+	path, _, ok := strings.Cut(files[0].Path, ArchiveExt+"#")
+	if !ok {
+		return nil, nil
+	}
+	path += ArchiveExt
+	for _, f := range files {
+		if !strings.Contains(f.Path, ArchiveExt+"#") {
+			return nil, nil // a rank's own file beside the archive
+		}
+	}
+	a, err := OpenArchive(path)
+	if err != nil {
+		return nil, err
+	}
+	if a.Group != 0 {
+		a.Close()
+		if a, err = OpenArchive(ArchiveName(filepath.Dir(path), a.Name, 0, a.Groups)); err != nil {
+			return nil, err
+		}
+	}
+	defer a.Close()
+	if !coversFiles(a, files) {
+		return nil, nil
+	}
+	b, ok, err := a.Result(ResultDefinitions)
+	if err != nil || !ok {
+		return nil, err
+	}
+	d := &RunDefinitions{}
+	if err := d.UnmarshalBinary(b); err != nil {
+		return nil, fmt.Errorf("%s: %w", a.Path, err)
+	}
+	return d, nil
+}
+
+// coversFiles reports whether files are exactly the run's ranks (one each,
+// 0 to World-1), so that the run's tables are theirs.
+func coversFiles(a *Archive, files []*File) bool {
+	if len(files) != a.World {
+		return false
+	}
+	seen := make([]bool, a.World)
+	for _, f := range files {
+		r := f.Header.Rank
+		if r < 0 || r >= a.World || seen[r] {
+			return false
+		}
+		seen[r] = true
+	}
+	return true
+}
