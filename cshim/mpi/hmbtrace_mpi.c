@@ -1586,6 +1586,9 @@ HMB_NOINST static void results_end(void)
 		hmb_results_written(hmbmpi_world_size);
 	}
 	free(done);
+}
+
+/*
  * defs_unify unifies the ranks' definitions (regions with their source
  * locations and paradigms, communicators, locations, metrics) to rank 0 in
  * ceil(log2 p) rounds of a binomial tree: in the round of step s, rank r
@@ -1599,7 +1602,7 @@ HMB_NOINST static void results_end(void)
  * nothing, and the archive then has no unified tables: readers unify by
  * name, as for rank files.
  */
-enum { TAG_DEFS_SIZE = 64, TAG_DEFS_DATA };
+enum { TAG_DEFS_SIZE = 80, TAG_DEFS_DATA };
 
 HMB_NOINST static void defs_unify(void)
 {
