@@ -198,6 +198,8 @@ func percentNotKept(n, total uint64) string {
 func percent(f float64) string {
 	p := 100 * f
 	switch {
+	case p >= 99.5 && f < 1:
+		return ">99%" // never 100 % for a share that is not all
 	case p >= 10:
 		return fmt.Sprintf("%.0f%%", p)
 	case p >= 0.1:

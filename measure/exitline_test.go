@@ -183,3 +183,20 @@ func TestLastUsageErrorConcurrent(t *testing.T) {
 		t.Errorf("%d leaves with nothing open counted, want 4000", st.Usage.LeaveNothingOpen)
 	}
 }
+
+// TestPercentNeverAllForSome checks the exit line's shares: whole percents
+// from 10 %, a decimal below, "<0.1%" for a trace loss, and ">99%" for a
+// share that rounds to 100 % but is not all.
+func TestPercentNeverAllForSome(t *testing.T) {
+	for _, c := range []struct {
+		n, total uint64
+		want     string
+	}{
+		{1, 100000, "<0.1%"}, {5, 1000, "0.5%"}, {12, 100, "12%"},
+		{996, 1000, ">99%"}, {1000, 1000, "100%"},
+	} {
+		if got := percentNotKept(c.n, c.total); got != c.want {
+			t.Errorf("%d of %d: %q, want %q", c.n, c.total, got, c.want)
+		}
+	}
+}
