@@ -397,6 +397,9 @@ func rounds(p int) int {
 // the aggregator's group. It says what the model predicts for 10^5 ranks,
 // one per core.
 func scaleModel(calib scaleFit, fits []scaleFit) []string {
+	if len(fits) == 0 {
+		return []string{fmt.Sprintf("model: no archive run completed to fit; the calibration run of %d ranks took %.3f ms per round", calib.ranks, 1e3*calib.perRound())}
+	}
 	cores := float64(numCores())
 	xs, ys := []float64{float64(calib.ranks) / cores}, []float64{calib.perRound()}
 	gs, ss := []float64{float64(calib.ranks)}, []float64{calib.slots}

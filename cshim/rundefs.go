@@ -42,7 +42,5 @@ func MergeRunDefinitions(a, b []byte) ([]byte, error) {
 // SetRunDefinitions gives the measurement the run's definitions (rank 0,
 // at the root of the tree) for the archive's results.
 func (rt *Runtime) SetRunDefinitions(b []byte) {
-	if m := rt.Measurement(); m != nil {
-		mi.SetRunResults(m, tracefile.AppendResult(nil, tracefile.ResultDefinitions, b))
-	}
+	rt.setResult(tracefile.ResultDefinitions, b)
 }

@@ -138,13 +138,13 @@ func (m *Measurement) createArchive(group, groups, world int, ranks []int, capac
 	return path, off, nil
 }
 
-// setRunResults adds run-wide results (tracefile's results sections)
+// setRunResults sets the run-wide results (tracefile's results sections)
 // that the ranks reduced at the collective end, for group 0's archive,
-// which this process creates when it is rank 0. Each step of the end adds
-// its own sections.
+// which this process creates when it is rank 0. Each call replaces the
+// last: the caller (cshim's setResult) holds every section of the run.
 func (m *Measurement) setRunResults(results []byte) {
 	m.mu.Lock()
-	m.runResults = append(m.runResults, results...)
+	m.runResults = results
 	m.mu.Unlock()
 }
 

@@ -88,7 +88,7 @@ type Funcs[L, M any] struct {
 	SetArchiveSlot func(m M, group, groups, world int, off, capacity int64)
 	// Snapshot returns the measurement's trace but its bins as it stands
 	// (what the in-situ reduction of the run's profiles starts from);
-	// SetRunResults adds run-wide results the ranks reduced (results
+	// SetRunResults sets (replacing) the run-wide results the ranks reduced (results
 	// sections), which group 0's archive holds.
 	Snapshot      func(m M) *tracefile.Trace
 	SetRunResults func(m M, results []byte)
