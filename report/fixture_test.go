@@ -42,6 +42,7 @@ func open(t testing.TB, paths ...string) []*tracefile.File {
 // pageData is the data a page carries for its script.
 type pageData struct {
 	Regions  []string        `json:"regions"`
+	Short    [][]string      `json:"short"`
 	Profile  json.RawMessage `json:"profile"`
 	Timeline timeline        `json:"timeline"`
 }

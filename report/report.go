@@ -17,6 +17,7 @@ import (
 	"github.com/hmbtrace/hmbtrace/analysis/trend"
 	"github.com/hmbtrace/hmbtrace/analysis/variation"
 	"github.com/hmbtrace/hmbtrace/internal/parallel"
+	"github.com/hmbtrace/hmbtrace/internal/textname"
 	"github.com/hmbtrace/hmbtrace/internal/units"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
@@ -250,6 +251,14 @@ func writeData(p *page, r *run, prof *profile, tree *callTree, tl *timeline) {
 		p.err = err
 	}
 	data := append([]byte(`{"regions":`), appendStrings(nil, r.regions)...)
+	data = append(data, `,"short":[`...)
+	for i, f := range shortForms(r.regions) {
+		if i > 0 {
+			data = append(data, ',')
+		}
+		data = appendStrings(data, f)
+	}
+	data = append(data, ']')
 	data = append(data, `,"kinds":[`...)
 	for i, k := range r.kinds {
 		if i > 0 {
@@ -314,4 +323,28 @@ func appendStrings(b []byte, s []string) []byte {
 	}
 	j, _ := json.Marshal(s) // strings always marshal
 	return append(b, j...)
+}
+
+// shortWidths are the widths, in characters, of the shortened region
+// names the timeline draws in a call too narrow for the whole name: the
+// widest that fits, else the last cut at its end.
+var shortWidths = []int{64, 40, 24}
+
+// maxShortRegions bounds the regions whose shortened names the page
+// carries: past it, the timeline cuts names at their end.
+const maxShortRegions = 1 << 16
+
+// shortForms returns the regions' names shortened to each of shortWidths
+// as summary and score shorten them (textname.Distinct: the function's
+// own name kept, different names shown differently), or none past
+// maxShortRegions.
+func shortForms(regions []string) [][]string {
+	if len(regions) > maxShortRegions {
+		return nil
+	}
+	out := make([][]string, len(shortWidths))
+	for i, w := range shortWidths {
+		out[i] = textname.Distinct(regions, w)
+	}
+	return out
 }

@@ -40,6 +40,10 @@ try {
 function runReport() {
   var data = JSON.parse(document.getElementById("report-data").textContent);
   var regions = data.regions;
+  // The regions' names shortened as summary shows them, at a few widths
+  // (report.go's shortWidths): the function's own name kept, different
+  // names different.
+  var shortNames = data.short || [];
 
   // ---- formatting ------------------------------------------------------
 
@@ -535,6 +539,17 @@ function runReport() {
     if (w === undefined) w = widthCache[s] = ctx.measureText(s).width;
     return w;
   }
+  // regionLabel returns region i's name, or its widest shortened form
+  // that fits room, else its shortest, for fitText to cut at its end.
+  function regionLabel(i, room) {
+    var s = regions[i];
+    if (textWidth(s) <= room) return s;
+    for (var k = 0; k < shortNames.length; k++) {
+      s = shortNames[k][i];
+      if (textWidth(s) <= room) return s;
+    }
+    return s;
+  }
   function fitText(s, x, y, room, color) {
     if (room < 12) return;
     var w = textWidth(s);
@@ -614,7 +629,8 @@ function runReport() {
         }
         if (rowH >= 11 && cw > 24) {
           var lx = Math.max(x0, gutter) + 3;
-          fitText(regions[r.reg[e]], lx, y + h / 2, Math.min(x1, gutter + pw) - lx - 3, "#111");
+          var room = Math.min(x1, gutter + pw) - lx - 3;
+          fitText(regionLabel(r.reg[e], room), lx, y + h / 2, room, "#111");
         }
       }
       // Marks, region parameters and channel messages: ticks over the
