@@ -13,7 +13,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -215,9 +214,7 @@ func runHalo(o *options, halo string, p, iters int, layout string, retry bool) (
 		}
 		run.files++
 		run.size += info.Size()
-		if st, ok := info.Sys().(*syscall.Stat_t); ok {
-			run.onDisk += st.Blocks * 512
-		}
+		run.onDisk += blocksOnDisk(info)
 		return nil
 	})
 	return run, err
@@ -352,8 +349,8 @@ func runScaleTools(o *options, r *report, hmbtrace string, h *haloRun, layout st
 		}
 		wall := time.Since(start).Seconds()
 		r.add(layout, fmt.Sprintf("%d ranks: %s, s", h.ranks, t.name), wall)
-		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-			r.add(layout, fmt.Sprintf("%d ranks: %s peak RSS, MB", h.ranks, t.name), float64(ru.Maxrss)/1024)
+		if mb, ok := peakRSS(cmd.ProcessState); ok {
+			r.add(layout, fmt.Sprintf("%d ranks: %s peak RSS, MB", h.ranks, t.name), mb)
 		}
 		os.RemoveAll(out + ".otf2")
 	}

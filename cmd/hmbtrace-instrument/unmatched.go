@@ -16,7 +16,6 @@ import (
 	"os/exec"
 	"strings"
 
-	"github.com/hmbtrace/hmbtrace/cshim"
 	"github.com/hmbtrace/hmbtrace/filter"
 )
 
@@ -64,7 +63,7 @@ func unmatchedRules(filterFile, output string) string {
 	if err != nil {
 		return ""
 	}
-	fns, err := cshim.Functions(output)
+	fns, err := programFunctions(output)
 	if err != nil {
 		return fmt.Sprintf("hmbtrace-instrument: filter %s: its rules are not checked against %s: %v", filterFile, output, err)
 	}
