@@ -287,7 +287,17 @@ func ompBench(path string, n int, env []string, cpu int) (ompResult, error) {
 // barrier 265 ns, task 120 ns, probe 11.2 ns/event (best of 5 rounds of 20000)".
 func parseOMPBench(out string) (ompResult, error) {
 	res := ompResult{ns: map[string]float64{}}
-	line, _, _ := strings.Cut(strings.TrimSpace(out), " (")
+	// The result is the line that starts with the first construct; the
+	// measurement may say things of its own around it (an earlier run's
+	// files moved aside, the exit line).
+	line := strings.TrimSpace(out)
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, ompConstructs[0]+" ") {
+			line = l
+			break
+		}
+	}
+	line, _, _ = strings.Cut(line, " (")
 	fields := strings.Split(line, ", ")
 	if len(fields) != len(ompConstructs)+1 {
 		return res, fmt.Errorf("openmp_bench: no result in %q", out)

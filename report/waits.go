@@ -15,18 +15,25 @@ type waitInfo struct {
 	res   *waitstate.Result
 	byLoc [][]int64 // per file and location index: ns waited, all patterns
 	any   bool      // some location waited
+	// noSync: the trace has no MPI call or OpenMP barrier, and was not
+	// replayed.
+	noSync bool
 }
 
 // waitsOf replays the run's communication for its wait states.
 func waitsOf(r *run) (*waitInfo, error) {
+	if !waitstate.Replayable(r.files) {
+		// No MPI call or OpenMP barrier: no wait state, and no replay
+		// to pay for.
+		w := newWaitInfo(r, &waitstate.Result{})
+		w.noSync = true
+		return w, nil
+	}
 	res, err := waitstate.Analyze(r.files, waitstate.Options{Procs: r.procs})
 	if err != nil {
 		return nil, err
 	}
-	w := &waitInfo{res: res, byLoc: make([][]int64, len(r.files))}
-	for i, f := range r.files {
-		w.byLoc[i] = make([]int64, len(f.Locations))
-	}
+	w := newWaitInfo(r, res)
 	for p := waitstate.Pattern(0); p < waitstate.NumPatterns; p++ {
 		if _, sub := p.Parent(); sub {
 			continue // its time is in its parent's
@@ -74,6 +81,7 @@ func waitSection(r *run, w *waitInfo, err error, top int) []byte {
 	}
 	data := struct {
 		Unsynced  bool
+		NoSync    bool
 		None      bool
 		Total     string
 		Patterns  []patternRow
@@ -95,6 +103,7 @@ func waitSection(r *run, w *waitInfo, err error, top int) []byte {
 			Share: units.Share(float64(res.Totals[p]), float64(res.Total)), Count: res.Counts[p]})
 	}
 	data.None = all == 0
+	data.NoSync = w.noSync
 	for i, in := range res.Worst {
 		if i >= top {
 			break
@@ -134,4 +143,13 @@ func waitSection(r *run, w *waitInfo, err error, top int) []byte {
 // sorts them.
 func sortValues(vs []waitstate.Value) {
 	slices.SortStableFunc(vs, func(a, b waitstate.Value) int { return cmp.Compare(b.Time, a.Time) })
+}
+
+// newWaitInfo returns res with no location's wait summed yet.
+func newWaitInfo(r *run, res *waitstate.Result) *waitInfo {
+	w := &waitInfo{res: res, byLoc: make([][]int64, len(r.files))}
+	for i, f := range r.files {
+		w.byLoc[i] = make([]int64, len(f.Locations))
+	}
+	return w
 }
