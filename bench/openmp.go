@@ -254,11 +254,15 @@ func ompTeam(path string, n int, env string) (float64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("%s %d: %v\n%s", path, n, err, out)
 	}
-	var first, second float64
-	if _, err := fmt.Sscanf(string(out), "first %g second %g", &first, &second); err != nil {
-		return 0, fmt.Errorf("%s %d: no result in %q", path, n, out)
+	// The result is the line that starts with "first"; the measurement may
+	// say things of its own around it (an earlier run's files moved aside).
+	for _, l := range strings.Split(string(out), "\n") {
+		var first, second float64
+		if _, err := fmt.Sscanf(l, "first %g second %g", &first, &second); err == nil {
+			return first, nil
+		}
 	}
-	return first, nil
+	return 0, fmt.Errorf("%s %d: no result in %q", path, n, out)
 }
 
 // ompResult is one run of openmp_bench: ns per construct, and the C
