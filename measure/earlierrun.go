@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"time"
 
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
@@ -17,7 +18,11 @@ func (m *Measurement) moveEarlierRun(w io.Writer) {
 	if m.cfg.Rank != 0 {
 		return
 	}
-	moved, err := tracefile.MoveEarlierRun(m.cfg.Output, m.cfg.Name, m.wall)
+	// Files written after this process began are this run's (another
+	// rank's) or a concurrent one's, also when the measurement starts
+	// late: a C program whose MPI calls the wrappers do not see starts
+	// it at its first probe, after its peers may have written theirs.
+	moved, err := tracefile.MoveEarlierRun(m.cfg.Output, m.cfg.Name, earliest(m.wall, processStart))
 	if err != nil {
 		fmt.Fprintf(w, "hmbtrace: the files of an earlier run of %s in %s stay where they are (this run may replace them): %v\n",
 			m.cfg.Name, m.cfg.Output, err)
@@ -32,4 +37,16 @@ func (m *Measurement) moveEarlierRun(w io.Writer) {
 	}
 	fmt.Fprintf(w, "hmbtrace: an earlier run's %s moved to %s%c (a new run never replaces them)\n",
 		what, moved.Dir, filepath.Separator)
+}
+
+// processStart is when the process began, as near as Go can tell: the
+// runtime initializes this package before main, and a C program's
+// library before main too.
+var processStart = time.Now()
+
+func earliest(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
 }
