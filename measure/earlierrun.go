@@ -22,7 +22,7 @@ func (m *Measurement) moveEarlierRun(w io.Writer) {
 	// rank's) or a concurrent one's, also when the measurement starts
 	// late: a C program whose MPI calls the wrappers do not see starts
 	// it at its first probe, after its peers may have written theirs.
-	moved, err := tracefile.MoveEarlierRun(m.cfg.Output, m.cfg.Name, earliest(m.wall, processStart))
+	moved, err := tracefile.MoveEarlierRun(m.cfg.Output, m.cfg.Name, earliest(m.wall, processBegan))
 	if err != nil {
 		fmt.Fprintf(w, "hmbtrace: the files of an earlier run of %s in %s stay where they are (this run may replace them): %v\n",
 			m.cfg.Name, m.cfg.Output, err)
@@ -39,10 +39,10 @@ func (m *Measurement) moveEarlierRun(w io.Writer) {
 		what, moved.Dir, filepath.Separator)
 }
 
-// processStart is when the process began, as near as Go can tell: the
+// processBegan is when the process began, as near as Go can tell: the
 // runtime initializes this package before main, and a C program's
 // library before main too.
-var processStart = time.Now()
+var processBegan = time.Now()
 
 func earliest(a, b time.Time) time.Time {
 	if b.Before(a) {
