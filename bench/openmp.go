@@ -233,10 +233,12 @@ func runOpenMPTeams(o *options, r *report) error {
 			}
 			ps, ts, ratios = append(ps, a), append(ts, b), append(ratios, b/a)
 		}
-		name := fmt.Sprintf("gcc team of %d, first region", n)
+		// Rows of the section's subjects, so that the ratio column sets
+		// the traced team against the plain one.
+		metric := fmt.Sprintf("ms, first region of a team of %d", n)
 		for i := range ps {
-			r.add(name+" plain", "ms", ps[i]*1e3)
-			r.add(name+" libhmbtrace-omp", "ms", ts[i]*1e3)
+			r.add("gcc plain", metric, ps[i]*1e3)
+			r.add("gcc libhmbtrace-omp", metric, ts[i]*1e3)
 		}
 		slices.Sort(ratios)
 		r.note("team of %d threads (GCC), first parallel region: plain %.1f ms, traced %.1f ms (medians of %d alternated pairs), "+
