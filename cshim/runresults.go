@@ -69,8 +69,8 @@ type passDef struct {
 var passDefs = map[int]passDef{
 	PassProfile:  {"run profile", makeProfile, mergeProfiles, setProfile},
 	PassComm:     {"communication matrix", makeComm, mergeComm, setComm},
-	PassChoice:   {"time-dominant region", makeChoice, mergeChoices, setChoice},
-	PassSegments: {"variation", makeSegments, mergeSegments, setSegments},
+	PassChoice:   {"time-dominant region", makeChoice, mergeVariation[variation.Choice], setChoice},
+	PassSegments: {"variation", makeSegments, mergeVariation[variation.Segments], setSegments},
 	PassPhases:   {"phase series", makePhases, mergePhases, setPhases},
 }
 
@@ -300,18 +300,6 @@ func makeChoice(rt *Runtime, _ int, _ []byte) ([]byte, error) {
 	return variation.Encode(c)
 }
 
-func mergeChoices(a, b []byte) ([]byte, error) {
-	var p, q variation.Choice
-	if err := variation.Decode(a, &p); err != nil {
-		return nil, err
-	}
-	if err := variation.Decode(b, &q); err != nil {
-		return nil, err
-	}
-	p.Merge(&q)
-	return variation.Encode(&p)
-}
-
 // setChoice chooses the time-dominant region and returns the Cut for the
 // ranks; without one, the results say why and no segments are cut.
 func setChoice(rt *Runtime, b []byte) ([]byte, error) {
@@ -352,18 +340,6 @@ func makeSegments(rt *Runtime, _ int, in []byte) ([]byte, error) {
 		return nil, err
 	}
 	return variation.Encode(s)
-}
-
-func mergeSegments(a, b []byte) ([]byte, error) {
-	var p, q variation.Segments
-	if err := variation.Decode(a, &p); err != nil {
-		return nil, err
-	}
-	if err := variation.Decode(b, &q); err != nil {
-		return nil, err
-	}
-	p.Merge(&q)
-	return variation.Encode(&p)
 }
 
 func setSegments(rt *Runtime, b []byte) ([]byte, error) {
@@ -439,4 +415,21 @@ func (rt *Runtime) LastUsage() (string, uint64) {
 		return "", 0
 	}
 	return mi.LastUsage(m)
+}
+
+// mergeVariation returns the merge of two parts of a variation pass (a
+// Choice or Segments) in variation's binary form.
+func mergeVariation[T any, P interface {
+	*T
+	Merge(*T)
+}](a, b []byte) ([]byte, error) {
+	var p, q T
+	if err := variation.Decode(a, &p); err != nil {
+		return nil, err
+	}
+	if err := variation.Decode(b, &q); err != nil {
+		return nil, err
+	}
+	P(&p).Merge(&q)
+	return variation.Encode(&p)
 }
