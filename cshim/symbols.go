@@ -108,14 +108,19 @@ func (s *Symbolizer) Close() {
 // objectFile is an ELF file's function symbols, sorted by address, and its
 // DWARF line tables when it has them.
 type objectFile struct {
-	f      *elf.File
-	path   string
-	mem    []byte // the file's mapping that its DWARF is read from (dwarfmap.go), if any
-	loads  []elf.ProgHeader
-	syms   []elfFunc
-	lines  *lineTables       // nil until needed; noLines if there are none
-	ftn    *fortranNames     // nil until needed
-	byName map[string]uint64 // function symbols' addresses, built when needed
+	f     *elf.File
+	path  string
+	mem   []byte // the file's mapping that its DWARF is read from (dwarfmap.go), if any
+	loads []elf.ProgHeader
+	syms  []elfFunc
+	lines *lineTables   // nil until needed; noLines if there are none
+	ftn   *fortranNames // nil until needed
+	// srcNames: the names hmbtrace's GCC plugin wrote for the functions
+	// of Fortran units, by address (symbols_sourcenames.go); read on
+	// first use (srcRead).
+	srcNames map[uint64]string
+	srcRead  bool
+	byName   map[string]uint64 // function symbols' addresses, built when needed
 	// mainInlined: a main and no MAIN__, so gfortran's main program, if
 	// the object has one, was inlined into main.
 	mainInlined bool
@@ -283,15 +288,23 @@ func demangleFortran(sym string) (string, bool) {
 	return "", false
 }
 
-// name returns the readable name of function symbol sym at vaddr. Names
-// that the symbol tells (C++, gfortran's module procedures) come from it,
-// the same with and without -g. For the rest of a Fortran unit, DWARF
-// tells: external procedures without their trailing underscore, contained
+// name returns the readable name of function symbol sym at vaddr. A
+// function of a Fortran unit compiled with hmbtrace's GCC plugin has the
+// name the plugin wrote into the object, from the source: one name with
+// and without -g. Else, names that the symbol tells (C++, gfortran's
+// module procedures) come from it, the same with and without -g. For the
+// rest of a Fortran unit, DWARF tells: external procedures without their trailing underscore, contained
 // ones under their host (mod::proc::inner, where the symbol is inner.0),
 // the main program by its name, and a function the compiler made from
 // another (an OpenMP region's body, a clone) as that one's name with
 // " [clone .suffix]". depth bounds that recursion.
 func (obj *objectFile) name(sym string, vaddr uint64, depth int) string {
+	if !obj.srcRead {
+		obj.srcNames, obj.srcRead = sourceNames(obj.f), true
+	}
+	if n, ok := obj.srcNames[vaddr]; ok {
+		return n
+	}
 	base, suffix := sym, ""
 	if i := strings.IndexByte(sym, '.'); i > 0 {
 		base, suffix = sym[:i], sym[i:]
@@ -319,12 +332,14 @@ func (obj *objectFile) name(sym string, vaddr uint64, depth int) string {
 		return n
 	}
 	// The compiler names what it makes after the symbol it came from
-	// (ext_._omp_fn.0), in the scope of its host.
+	// (ext_._omp_fn.0), in the scope of its host; that symbol may have a
+	// dot itself (a contained procedure's inner.0._omp_fn.0), so the
+	// longest prefix that is a symbol is the one.
 	leaf := dn
 	if i := strings.LastIndex(dn, "::"); i >= 0 {
 		leaf = dn[i+2:]
 	}
-	if i := strings.IndexByte(leaf, '.'); i > 0 && depth < 4 {
+	for i := strings.LastIndexByte(leaf, '.'); i > 0 && depth < 4; i = strings.LastIndexByte(leaf[:i], '.') {
 		if from, ok := obj.symbolValue(leaf[:i]); ok {
 			return obj.name(leaf[:i], from, depth+1) + " [clone " + leaf[i:] + "]"
 		}

@@ -48,8 +48,11 @@
 #include "input.h"
 #include "cgraph.h"
 #include "attribs.h"
+#include "output.h"
 
 #include <fnmatch.h>
+#include <algorithm>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -180,46 +183,210 @@ fortran_external (const std::string &base)
   return base.substr (0, n - 1);
 }
 
+// Fortran's region names come from the source, with or without -g: the
+// run time finds a symbol's name only in DWARF where the symbol does not
+// tell it (a contained procedure's inner.0, the main program's MAIN__), so
+// the plugin writes the names it knows from DECL_NAME and DECL_CONTEXT
+// into the object, in the section .hmbtrace.names, which the run time
+// (cshim's sourceNames) prefers to DWARF and the symbol. A record is
+//   .balign 8; .dc.a FUNCTION; .string "NAME"; .balign 8
+// keyed by the function's address, which the linker fills in: local
+// symbols of two units (both units' inner.0) cannot be mixed up, and the
+// section, not allocated, costs the program no memory.
+
+// unit_names holds the source names of the unit's functions by symbol,
+// taken before IPA, while every function still exists: a contained
+// procedure inlined into its host, or a main program inlined into main,
+// is gone after it, but its OpenMP regions' bodies (inner.0._omp_fn.0),
+// or main, are still named after it.
+std::map<std::string, std::string> unit_names;
+// program_name is the unit's main program's name, if it has one.
+std::string program_name;
+// named are the Fortran functions this unit emits, whose names go into
+// .hmbtrace.names at the unit's end.
+std::vector<tree> named;
+
+// fortran_decl_p is whether fndecl comes from a Fortran unit: in f951 all
+// do; in lto1 (-flto) the unit's language says.
+bool
+fortran_decl_p (tree fndecl)
+{
+  if (fortran_p ())
+    return true;
+  for (tree c = DECL_CONTEXT (fndecl); c;
+       c = TYPE_P (c) ? TYPE_CONTEXT (c) : DECL_CONTEXT (c))
+    if (TREE_CODE (c) == TRANSLATION_UNIT_DECL)
+      {
+	const char *l = TRANSLATION_UNIT_LANGUAGE (c);
+	return l && strncmp (l, "GNU Fortran", 11) == 0;
+      }
+  return false;
+}
+
+std::string fortran_name (tree fndecl);
+
+// clone_of names sym, a function the compiler made from the function
+// whose symbol is sym's longest prefix ending before a '.' that names one
+// (inner.0._omp_fn.0 from inner.0, MAIN__._omp_fn.1 from MAIN__), as that
+// function with " [clone .suffix]", the C++ demangler's form. It returns
+// "" if no prefix names a function of the unit.
+std::string
+clone_of (const std::string &sym)
+{
+  for (size_t dot = sym.rfind ('.'); dot != std::string::npos && dot > 0;
+       dot = sym.rfind ('.', dot - 1))
+    {
+      auto it = unit_names.find (sym.substr (0, dot));
+      if (it != unit_names.end ())
+	return it->second + " [clone " + sym.substr (dot) + "]";
+    }
+  return "";
+}
+
+// source_name is the name of a Fortran function as its source gives it:
+// module procedures as module::procedure (from the symbol, which tells
+// the module), contained ones under their host (host::inner), the main
+// program by its name, external procedures by theirs (without the
+// trailing underscore of their symbol), and what the compiler made from
+// one of them after it, as clone_of says.
+std::string
+source_name (tree fndecl)
+{
+  std::string sym (asm_name (fndecl));
+  if (sym == "MAIN__")
+    {
+      // gfortran calls an unnamed main program MAIN__ in the source too.
+      const char *n = DECL_NAME (fndecl) ? IDENTIFIER_POINTER (DECL_NAME (fndecl)) : "";
+      return *n && strcmp (n, "MAIN__") != 0 ? n : "main program";
+    }
+  size_t mod = sym.find ("_MOD_");
+  if (sym.compare (0, 2, "__") == 0 && mod != std::string::npos && mod > 2
+      && mod + 5 < sym.size () && sym.find ('.') == std::string::npos)
+    return sym.substr (2, mod - 2) + "::" + sym.substr (mod + 5);
+  if (DECL_ARTIFICIAL (fndecl) || DECL_ORIGIN (fndecl) != fndecl)
+    {
+      std::string c = clone_of (sym);
+      if (!c.empty ())
+	return c;
+      if (DECL_ORIGIN (fndecl) != fndecl)
+	{
+	  // An IPA clone made in this unit after the names were taken.
+	  std::string from (asm_name (DECL_ORIGIN (fndecl)));
+	  if (sym.compare (0, from.size (), from) == 0 && sym.size () > from.size ())
+	    return fortran_name (DECL_ORIGIN (fndecl)) + " [clone "
+		   + sym.substr (from.size ()) + "]";
+	}
+    }
+  tree ctx = DECL_CONTEXT (fndecl);
+  if (DECL_NAME (fndecl) && ctx && TREE_CODE (ctx) == FUNCTION_DECL)
+    return fortran_name (ctx) + "::" + IDENTIFIER_POINTER (DECL_NAME (fndecl));
+  // The run time drops gfortran's trailing underscore of an external
+  // procedure's symbol (cshim's fortranExternal), as DWARF names it.
+  size_t dot = sym.find ('.');
+  if (dot != std::string::npos && dot > 0)
+    {
+      std::string ext = fortran_external (sym.substr (0, dot));
+      if (ext.size () < dot)
+	return ext + " [clone " + sym.substr (dot) + "]";
+      return sym;
+    }
+  return fortran_external (sym);
+}
+
+// main_holds_program is whether gfortran inlined the unit's main program
+// into the main it writes: optimized, MAIN__ is gone after IPA.
+bool
+main_holds_program ()
+{
+  if (program_name.empty ())
+    return false;
+  symtab_node *n = symtab_node::get_for_asmname (get_identifier ("MAIN__"));
+  cgraph_node *c = n ? dyn_cast<cgraph_node *> (n) : NULL;
+  return !c || c->inlined_to || !c->definition;
+}
+
+// fortran_name is fndecl's source name, the one taken before IPA if there
+// is one. Where the main program was inlined into main, main is named
+// after it, as cshim names it.
+std::string
+fortran_name (tree fndecl)
+{
+  std::string sym (asm_name (fndecl));
+  if (sym == "main" && main_holds_program ())
+    return program_name;
+  auto it = unit_names.find (sym);
+  if (it != unit_names.end ())
+    return it->second;
+  return source_name (fndecl);
+}
+
+// take_names fills unit_names before IPA: every function of a Fortran
+// unit by its source name.
+void
+take_names (void *, void *)
+{
+  // What the compiler made from another function after it, shortest
+  // symbol first: clone_of builds their names on the names of the
+  // functions they were made from (inner.0 before inner.0._omp_fn.0).
+  std::vector<std::pair<std::string, tree>> made;
+  cgraph_node *node;
+  FOR_EACH_FUNCTION (node)
+    {
+      tree d = node->decl;
+      if (!fortran_decl_p (d))
+	continue;
+      std::string sym (asm_name (d));
+      if (DECL_ARTIFICIAL (d) || DECL_ORIGIN (d) != d)
+	made.emplace_back (sym, d);
+      else
+	unit_names[sym] = source_name (d);
+    }
+  std::sort (made.begin (), made.end (),
+	     [] (const std::pair<std::string, tree> &a,
+		 const std::pair<std::string, tree> &b) {
+	       return a.first.size () < b.first.size ();
+	     });
+  for (auto &m : made)
+    unit_names[m.first] = source_name (m.second);
+  auto it = unit_names.find ("MAIN__");
+  if (it != unit_names.end ())
+    program_name = it->second;
+}
+
+// write_names writes the names of the functions the unit emitted into
+// .hmbtrace.names, at the unit's end, when the assembler file is still
+// open.
+void
+write_names (void *, void *)
+{
+  if (named.empty () || !asm_out_file)
+    return;
+  for (tree d : named)
+    {
+      std::string n = fortran_name (d);
+      fputs ("\t.pushsection .hmbtrace.names,\"\",%progbits\n\t.balign 8\n\t.dc.a ", asm_out_file);
+      assemble_name (asm_out_file, IDENTIFIER_POINTER (DECL_ASSEMBLER_NAME (d)));
+      fputs ("\n\t.string \"", asm_out_file);
+      for (char c : n)
+	{
+	  if (c == '"' || c == '\\')
+	    fputc ('\\', asm_out_file);
+	  fputc (c, asm_out_file);
+	}
+      fputs ("\"\n\t.balign 8\n\t.popsection\n", asm_out_file);
+    }
+  named.clear ();
+}
+
 // region_name is the name hmbtrace's run time gives the function's region
-// (cshim's demangleSymbol and its DWARF names for Fortran), so that the
-// filter decides here as it would there.
+// (cshim's demangleSymbol, and for Fortran the names of .hmbtrace.names),
+// so that the filter decides here as it would there.
 std::string
 region_name (tree fndecl)
 {
+  if (fortran_decl_p (fndecl))
+    return fortran_name (fndecl);
   const char *sym = asm_name (fndecl);
-  if (fortran_p ())
-    {
-      // The run time names by the symbol, and by DWARF where the symbol
-      // does not tell (and the object has DWARF: compiled with -g).
-      bool dwarf = debug_info_level != DINFO_LEVEL_NONE;
-      std::string base (sym), clone;
-      size_t dot = base.find ('.');
-      if (dot != std::string::npos && dot > 0)
-	clone = " [clone " + base.substr (dot) + "]", base.resize (dot);
-      // The main program: its name in the source (DECL_NAME) is DWARF's.
-      if (base == "MAIN__")
-	return (dwarf && DECL_NAME (fndecl)
-		? IDENTIFIER_POINTER (DECL_NAME (fndecl)) : "main program") + clone;
-      size_t mod = base.find ("_MOD_");
-      if (base.compare (0, 2, "__") == 0 && mod != std::string::npos
-	  && mod > 2 && mod + 5 < base.size ())
-	return base.substr (2, mod - 2) + "::" + base.substr (mod + 5) + clone;
-      if (!dwarf || !DECL_NAME (fndecl))
-	{
-	  // The run time drops gfortran's trailing underscore of an external
-	  // procedure's symbol (cshim's fortranExternal), as DWARF names it;
-	  // other symbols it keeps as they are.
-	  std::string ext = fortran_external (base);
-	  return ext != base ? ext + clone : std::string (sym);
-	}
-      // External procedures without their trailing underscore, contained
-      // ones under their host.
-      std::string name = IDENTIFIER_POINTER (DECL_NAME (fndecl));
-      tree ctx = DECL_CONTEXT (fndecl);
-      if (ctx && TREE_CODE (ctx) == FUNCTION_DECL)
-	return region_name (ctx) + "::" + name;
-      return name;
-    }
   if (char *d = cplus_demangle (sym, demangle_params | demangle_ansi))
     {
       std::string s (d);
@@ -400,6 +567,8 @@ unsigned int
 pass_hmbtrace::execute (function *fun)
 {
   tree fndecl = fun->decl;
+  if (fortran_decl_p (fndecl))
+    named.push_back (fndecl);
   const char *why = NULL;
   if (!instrumented (fndecl, &why))
     {
@@ -509,6 +678,8 @@ plugin_init (struct plugin_name_args *info, struct plugin_gcc_version *version)
   pass.ref_pass_instance_number = 1;
   pass.pos_op = PASS_POS_INSERT_BEFORE;
   register_callback (info->base_name, PLUGIN_PASS_MANAGER_SETUP, NULL, &pass);
+  register_callback (info->base_name, PLUGIN_ALL_IPA_PASSES_START, take_names, NULL);
+  register_callback (info->base_name, PLUGIN_FINISH_UNIT, write_names, NULL);
 
   static struct plugin_info about = {
     "0.1.0",
