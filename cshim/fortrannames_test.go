@@ -1,8 +1,12 @@
 package cshim_test
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -75,4 +79,110 @@ func TestFortranOneName(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestFortranOneNameContained: the procedures whose names only DWARF told
+// the run time (a contained procedure's symbol inner.0, the main program's
+// MAIN__), and an OpenMP loop's body in one of them, have the names of the
+// source with and without -g, at -O0 and -O2, when hmbtrace's GCC plugin
+// compiled them: it writes the names into the object. Two units' contained
+// procedures named inner, both inner.0, keep their hosts' names. A filter
+// rule naming prog::inner matches in both builds, at compile time and at
+// run time.
+func TestFortranOneNameContained(t *testing.T) {
+	build := library(t)
+	tracetest.RequireTool(t, "gfortran", "gfortran")
+	bin := instrumentBin(t, build)
+	gccPlugin(t, build)
+	dir := filepath.Join(root, "cshim", "testdata", "gccplugin")
+	srcs := []string{filepath.Join(dir, "onename.f90"), filepath.Join(dir, "onename_other.f90")}
+	want := plainOutput(t, "gfortran", srcs)
+	const omp = "demo::mod_proc::inner [clone ._omp_fn.0]"
+	source := map[string]bool{
+		"main": true, "prog": true, "prog::inner": true, "demo::mod_proc": true, "demo::mod_proc::inner": true,
+		"ext_proc": true, "other": true, "other::inner": true,
+		"!$omp parallel " + omp: true, "!$omp implicit task " + omp: true, "!$omp implicit barrier " + omp: true,
+	}
+	ff := filepath.Join(t.TempDir(), "f.filter")
+	if err := os.WriteFile(ff, []byte("SCOREP_REGION_NAMES_BEGIN EXCLUDE prog::inner SCOREP_REGION_NAMES_END\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, opt := range []string{"-O0", "-O2"} {
+		t.Run(opt, func(t *testing.T) {
+			var names [2]map[string]bool
+			for i, flags := range [][]string{{opt, "-g"}, {opt}} {
+				p := fortranOpenMPBuild(t, bin, nil, flags, srcs)
+				names[i] = regionNames(t, p, want, nil)
+				for n := range names[i] {
+					if !source[n] {
+						t.Errorf("%v: region %q is not a name of the source", flags, n)
+					}
+				}
+			}
+			if !reflect.DeepEqual(names[0], names[1]) {
+				t.Errorf("regions with -g %v, without %v", slices.Sorted(maps.Keys(names[0])), slices.Sorted(maps.Keys(names[1])))
+			}
+			// Unoptimized, every procedure has a body of its own.
+			if opt == "-O0" && !reflect.DeepEqual(names[0], source) {
+				t.Errorf("regions %v, want %v", slices.Sorted(maps.Keys(names[0])), slices.Sorted(maps.Keys(source)))
+			}
+			if opt != "-O0" {
+				return
+			}
+			for _, flags := range [][]string{{opt, "-g"}, {opt}} {
+				// The compile-time filter decides on the same names.
+				p := fortranOpenMPBuild(t, bin, []string{"--filter", ff}, flags, srcs)
+				if got := regionNames(t, p, want, nil); got["prog::inner"] || !got["other::inner"] || !got["demo::mod_proc::inner"] {
+					t.Errorf("%v: compile-time filter: regions %v, want no prog::inner, the other inner ones", flags, slices.Sorted(maps.Keys(got)))
+				}
+				// The run-time filter on a build without one.
+				p = fortranOpenMPBuild(t, bin, nil, flags, srcs)
+				got := regionNames(t, p, want, []string{"HMB_FILTER_FILE=" + ff})
+				if got["prog::inner"] || !got["other::inner"] || !got["demo::mod_proc::inner"] {
+					t.Errorf("%v: run-time filter: regions %v, want no prog::inner, the other inner ones", flags, slices.Sorted(maps.Keys(got)))
+				}
+			}
+		})
+	}
+}
+
+// fortranOpenMPBuild compiles srcs apart with -fopenmp and flags and links
+// them, through hmbtrace-instrument with its options opts.
+func fortranOpenMPBuild(t *testing.T, bin string, opts, flags, srcs []string) program {
+	t.Helper()
+	dir := t.TempDir()
+	var objs []string
+	for _, src := range srcs {
+		obj := filepath.Join(dir, strings.TrimSuffix(filepath.Base(src), ".f90")+".o")
+		args := append(append(append(append([]string(nil), opts...), "gfortran", "-fopenmp"), flags...), "-c", src, "-o", obj, "-J", dir)
+		if msg, err := run(dir, nil, bin, args...); err != nil {
+			t.Fatalf("hmbtrace-instrument %q: %v\n%s", args, err, msg)
+		}
+		objs = append(objs, obj)
+	}
+	p := program{path: filepath.Join(dir, "prog"), out: filepath.Join(dir, "hmb-out")}
+	args := append(append(append([]string(nil), opts...), "gfortran", "-fopenmp", "-o", p.path), objs...)
+	if msg, err := run(dir, nil, bin, args...); err != nil {
+		t.Fatalf("hmbtrace-instrument %q: %v\n%s", args, err, msg)
+	}
+	return p
+}
+
+// constructLine is the source position the OpenMP adapter adds to a
+// construct's name where DWARF has the line; without -g there is none.
+var constructLine = regexp.MustCompile(` @[^ ]+:[0-9]+$`)
+
+// regionNames runs p on two threads and returns the names of the regions
+// its trace enters, OpenMP constructs without their source position.
+func regionNames(t *testing.T, p program, want string, env []string) map[string]bool {
+	t.Helper()
+	out, _ := p.run(t, append([]string{"HMB_THROTTLE=0", "OMP_NUM_THREADS=2"}, env...))
+	if out != want {
+		t.Fatalf("the traced program printed %q, the plain one %q", out, want)
+	}
+	names := map[string]bool{}
+	for n := range checkTrace(t, dump(t, filepath.Join(p.out, "prog.0.hmb")), nil, nil) {
+		names[constructLine.ReplaceAllString(n, "")] = true
+	}
+	return names
 }

@@ -1,6 +1,8 @@
 package cshim
 
 import (
+	"debug/elf"
+	"encoding/binary"
 	"fmt"
 	"os"
 	"os/exec"
@@ -276,5 +278,103 @@ func TestFortranExternal(t *testing.T) {
 		if got := fortranExternal(sym); got != want {
 			t.Errorf("fortranExternal(%q) = %q, want %q", sym, got, want)
 		}
+	}
+}
+
+// sourceRecords builds a .hmbtrace.names section as the GCC plugin's
+// records come out of the linker: padded to 8 bytes around each.
+func sourceRecords(word int, order binary.AppendByteOrder, recs ...any) []byte {
+	var b []byte
+	for i := 0; i < len(recs); i += 2 {
+		for len(b)%8 != 0 {
+			b = append(b, 0)
+		}
+		addr := recs[i].(uint64)
+		if word == 8 {
+			b = order.AppendUint64(b, addr)
+		} else {
+			b = order.AppendUint32(b, uint32(addr))
+		}
+		b = append(append(b, recs[i+1].(string)...), 0)
+		for len(b)%8 != 0 {
+			b = append(b, 0)
+		}
+	}
+	return b
+}
+
+func TestParseSourceNames(t *testing.T) {
+	le := sourceRecords(8, binary.LittleEndian,
+		uint64(0x1278), "demo::mod_proc::inner",
+		uint64(0x11c9), "other::inner",
+		uint64(0), "dropped::by_gc",
+		uint64(0x1400), "folded_a",
+		uint64(0x1400), "folded_b",
+		uint64(0x1500), "twice",
+		uint64(0x1500), "twice",
+		uint64(0x15c1), "demo::mod_proc::inner [clone ._omp_fn.0]")
+	got := parseSourceNames(le, elf.ELFCLASS64, binary.LittleEndian)
+	want := map[uint64]string{
+		0x1278: "demo::mod_proc::inner",
+		0x11c9: "other::inner",
+		0x1500: "twice",
+		0x15c1: "demo::mod_proc::inner [clone ._omp_fn.0]",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("64-bit little-endian: %v, want %v", got, want)
+	}
+	// A record cut short (a damaged file) ends the table, keeping what
+	// came before it.
+	if got := parseSourceNames(le[:len(le)-20], elf.ELFCLASS64, binary.LittleEndian); len(got) != 3 || got[0x15c1] != "" {
+		t.Errorf("cut short: %v, want the three whole records before", got)
+	}
+	be := sourceRecords(4, binary.BigEndian, uint64(0x10400), "prog", uint64(0x10480), "prog::inner")
+	if got := parseSourceNames(be, elf.ELFCLASS32, binary.BigEndian); !reflect.DeepEqual(got, map[uint64]string{0x10400: "prog", 0x10480: "prog::inner"}) {
+		t.Errorf("32-bit big-endian: %v", got)
+	}
+	for _, data := range [][]byte{nil, make([]byte, 64)} {
+		if got := parseSourceNames(data, elf.ELFCLASS64, binary.LittleEndian); got != nil {
+			t.Errorf("%d bytes of padding: %v, want none", len(data), got)
+		}
+	}
+}
+
+// TestFortranContainedOpenMP: without the GCC plugin, DWARF names an
+// OpenMP loop's body in a contained procedure (inner.0._omp_fn.0) after
+// its host, as the plugin does; without -g, the symbols are all there is.
+func TestFortranContainedOpenMP(t *testing.T) {
+	tracetest.RequireTool(t, "gfortran", "gfortran")
+	src, err := filepath.Abs(filepath.Join("testdata", "gccplugin", "onename.f90"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, _ := filepath.Abs(filepath.Join("testdata", "gccplugin", "onename_other.f90"))
+	for _, c := range []struct {
+		flags []string
+		want  string
+	}{
+		{[]string{"-O0", "-g"}, "demo::mod_proc::inner [clone ._omp_fn.0]"},
+		{[]string{"-O0"}, "inner.0._omp_fn.0"},
+	} {
+		dir := t.TempDir()
+		exe := filepath.Join(dir, "onename")
+		args := append([]string{"-fopenmp", "-o", exe, src, other}, c.flags...)
+		cmd := exec.Command("gfortran", args...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("gfortran %v: %v\n%s", args, err, out)
+		}
+		obj, err := openObject(exe)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, ok := obj.symbolValue("inner.0._omp_fn.0")
+		if !ok {
+			t.Fatalf("%v: no symbol inner.0._omp_fn.0: gfortran names it otherwise now", c.flags)
+		}
+		if sym, ok := obj.lookup(v); !ok || sym.Name != c.want {
+			t.Errorf("%v: inner.0._omp_fn.0 named %q (%v), want %q", c.flags, sym.Name, ok, c.want)
+		}
+		obj.close()
 	}
 }
