@@ -88,10 +88,11 @@ func TestFortranOneName(t *testing.T) {
 // compiled them: it writes the names into the object. Two units' contained
 // procedures named inner, both inner.0, keep their hosts' names. A filter
 // rule naming prog::inner matches in both builds, at compile time and at
-// run time.
+// run time. A stripped program keeps them.
 func TestFortranOneNameContained(t *testing.T) {
 	build := library(t)
 	tracetest.RequireTool(t, "gfortran", "gfortran")
+	tracetest.RequireTool(t, "strip", "binutils")
 	bin := instrumentBin(t, build)
 	gccPlugin(t, build)
 	dir := filepath.Join(root, "cshim", "testdata", "gccplugin")
@@ -128,6 +129,15 @@ func TestFortranOneNameContained(t *testing.T) {
 			}
 			if opt != "-O0" {
 				return
+			}
+			// strip keeps the names' section: functions with no symbol
+			// left are still named at their entry, where probes call.
+			p := fortranOpenMPBuild(t, bin, nil, []string{opt}, srcs)
+			if msg, err := run(filepath.Dir(p.path), nil, "strip", p.path); err != nil {
+				t.Fatalf("strip: %v\n%s", err, msg)
+			}
+			if got := regionNames(t, p, want, nil); !reflect.DeepEqual(got, source) {
+				t.Errorf("stripped: regions %v, want %v", slices.Sorted(maps.Keys(got)), slices.Sorted(maps.Keys(source)))
 			}
 			for _, flags := range [][]string{{opt, "-g"}, {opt}} {
 				// The compile-time filter decides on the same names.

@@ -210,16 +210,31 @@ func (obj *objectFile) lookup(vaddr uint64) (Symbol, bool) {
 	for i > 0 && obj.syms[i-1].value == obj.syms[i].value {
 		i--
 	}
-	if i < 0 {
-		return Symbol{}, false
+	if i < 0 || vaddr != obj.syms[i].value && vaddr-obj.syms[i].value >= obj.syms[i].size {
+		// No symbol holds it (a stripped file has none of its local
+		// functions): a function's entry, the address a probe passes,
+		// may still be named by the GCC plugin's table.
+		n, ok := obj.sourceNames()[vaddr]
+		if !ok {
+			return Symbol{}, false
+		}
+		s := Symbol{Name: n}
+		s.File, s.Line = obj.line(vaddr)
+		return s, true
 	}
 	fn := obj.syms[i]
-	if vaddr != fn.value && vaddr-fn.value >= fn.size {
-		return Symbol{}, false
-	}
 	s := Symbol{Name: obj.name(fn.name, fn.value, 0)}
 	s.File, s.Line = obj.line(fn.value)
 	return s, true
+}
+
+// sourceNames returns the names the GCC plugin wrote into the file, read
+// on first use; nil if it wrote none.
+func (obj *objectFile) sourceNames() map[uint64]string {
+	if !obj.srcRead {
+		obj.srcNames, obj.srcRead = sourceNames(obj.f), true
+	}
+	return obj.srcNames
 }
 
 // demangleSymbol returns the readable name of a function symbol: C++ names
@@ -299,10 +314,7 @@ func demangleFortran(sym string) (string, bool) {
 // another (an OpenMP region's body, a clone) as that one's name with
 // " [clone .suffix]". depth bounds that recursion.
 func (obj *objectFile) name(sym string, vaddr uint64, depth int) string {
-	if !obj.srcRead {
-		obj.srcNames, obj.srcRead = sourceNames(obj.f), true
-	}
-	if n, ok := obj.srcNames[vaddr]; ok {
+	if n, ok := obj.sourceNames()[vaddr]; ok {
 		return n
 	}
 	base, suffix := sym, ""
