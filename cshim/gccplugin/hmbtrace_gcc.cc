@@ -364,8 +364,20 @@ write_names (void *, void *)
   for (tree d : named)
     {
       std::string n = fortran_name (d);
-      fputs ("\t.pushsection .hmbtrace.names,\"\",%progbits\n\t.balign 8\n\t.dc.a ", asm_out_file);
-      assemble_name (asm_out_file, IDENTIFIER_POINTER (DECL_ASSEMBLER_NAME (d)));
+      const char *sym = IDENTIFIER_POINTER (DECL_ASSEMBLER_NAME (d));
+#if HAVE_GAS_SECTION_LINK_ORDER
+      // Linked to the function's section (SHF_LINK_ORDER): the linker
+      // keeps the record exactly when it keeps the function. A section
+      // that is not allocated and has relocations is otherwise dropped
+      // whole by --gc-sections.
+      fputs ("\t.pushsection .hmbtrace.names,\"o\",%progbits,", asm_out_file);
+      assemble_name (asm_out_file, sym);
+      fputs ("\n", asm_out_file);
+#else
+      fputs ("\t.pushsection .hmbtrace.names,\"\",%progbits\n", asm_out_file);
+#endif
+      fputs ("\t.balign 8\n\t.dc.a ", asm_out_file);
+      assemble_name (asm_out_file, sym);
       fputs ("\n\t.string \"", asm_out_file);
       for (char c : n)
 	{
