@@ -84,8 +84,9 @@ func TestFortranOneName(t *testing.T) {
 // TestFortranOneNameContained: the procedures whose names only DWARF told
 // the run time (a contained procedure's symbol inner.0, the main program's
 // MAIN__), and an OpenMP loop's body in one of them, have the names of the
-// source with and without -g, at -O0 and -O2, when hmbtrace's GCC plugin
-// compiled them: it writes the names into the object. Two units' contained
+// source with and without -g, at -O0 and -O2, with -flto and with
+// --gc-sections, when hmbtrace's GCC plugin compiled them: it writes the
+// names into the object. Two units' contained
 // procedures named inner, both inner.0, keep their hosts' names. A filter
 // rule naming prog::inner matches in both builds, at compile time and at
 // run time. A stripped program keeps them.
@@ -108,10 +109,22 @@ func TestFortranOneNameContained(t *testing.T) {
 	if err := os.WriteFile(ff, []byte("SCOREP_REGION_NAMES_BEGIN EXCLUDE prog::inner SCOREP_REGION_NAMES_END\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, opt := range []string{"-O0", "-O2"} {
-		t.Run(opt, func(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		flags []string
+		all   bool // nothing is inlined: every procedure is a region
+	}{
+		{"O0", []string{"-O0"}, true},
+		{"O2", []string{"-O2"}, false},
+		{"O2-flto", []string{"-O2", "-flto"}, false},
+		// ld drops a section that is not allocated and has relocations,
+		// unless it is linked to a section it keeps.
+		{"O0-gc-sections", []string{"-O0", "-ffunction-sections", "-Wl,--gc-sections"}, true},
+	} {
+		opt := c.name
+		t.Run(c.name, func(t *testing.T) {
 			var names [2]map[string]bool
-			for i, flags := range [][]string{{opt, "-g"}, {opt}} {
+			for i, flags := range [][]string{append(c.flags[:len(c.flags):len(c.flags)], "-g"), c.flags} {
 				p := fortranOpenMPBuild(t, bin, nil, flags, srcs)
 				names[i] = regionNames(t, p, want, nil)
 				for n := range names[i] {
@@ -123,23 +136,22 @@ func TestFortranOneNameContained(t *testing.T) {
 			if !reflect.DeepEqual(names[0], names[1]) {
 				t.Errorf("regions with -g %v, without %v", slices.Sorted(maps.Keys(names[0])), slices.Sorted(maps.Keys(names[1])))
 			}
-			// Unoptimized, every procedure has a body of its own.
-			if opt == "-O0" && !reflect.DeepEqual(names[0], source) {
+			if c.all && !reflect.DeepEqual(names[0], source) {
 				t.Errorf("regions %v, want %v", slices.Sorted(maps.Keys(names[0])), slices.Sorted(maps.Keys(source)))
 			}
-			if opt != "-O0" {
+			if opt != "O0" {
 				return
 			}
 			// strip keeps the names' section: functions with no symbol
 			// left are still named at their entry, where probes call.
-			p := fortranOpenMPBuild(t, bin, nil, []string{opt}, srcs)
+			p := fortranOpenMPBuild(t, bin, nil, c.flags, srcs)
 			if msg, err := run(filepath.Dir(p.path), nil, "strip", p.path); err != nil {
 				t.Fatalf("strip: %v\n%s", err, msg)
 			}
 			if got := regionNames(t, p, want, nil); !reflect.DeepEqual(got, source) {
 				t.Errorf("stripped: regions %v, want %v", slices.Sorted(maps.Keys(got)), slices.Sorted(maps.Keys(source)))
 			}
-			for _, flags := range [][]string{{opt, "-g"}, {opt}} {
+			for _, flags := range [][]string{{"-O0", "-g"}, {"-O0"}} {
 				// The compile-time filter decides on the same names.
 				p := fortranOpenMPBuild(t, bin, []string{"--filter", ff}, flags, srcs)
 				if got := regionNames(t, p, want, nil); got["prog::inner"] || !got["other::inner"] || !got["demo::mod_proc::inner"] {
@@ -157,7 +169,7 @@ func TestFortranOneNameContained(t *testing.T) {
 }
 
 // fortranOpenMPBuild compiles srcs apart with -fopenmp and flags and links
-// them, through hmbtrace-instrument with its options opts.
+// them with those, through hmbtrace-instrument with its options opts.
 func fortranOpenMPBuild(t *testing.T, bin string, opts, flags, srcs []string) program {
 	t.Helper()
 	dir := t.TempDir()
@@ -171,7 +183,8 @@ func fortranOpenMPBuild(t *testing.T, bin string, opts, flags, srcs []string) pr
 		objs = append(objs, obj)
 	}
 	p := program{path: filepath.Join(dir, "prog"), out: filepath.Join(dir, "hmb-out")}
-	args := append(append(append([]string(nil), opts...), "gfortran", "-fopenmp", "-o", p.path), objs...)
+	args := append(append(append(append([]string(nil), opts...), "gfortran", "-fopenmp"), flags...), "-o", p.path)
+	args = append(args, objs...)
 	if msg, err := run(dir, nil, bin, args...); err != nil {
 		t.Fatalf("hmbtrace-instrument %q: %v\n%s", args, err, msg)
 	}
