@@ -1,6 +1,7 @@
 package cshim_test
 
 import (
+	"debug/elf"
 	"maps"
 	"os"
 	"path/filepath"
@@ -208,4 +209,51 @@ func regionNames(t *testing.T, p program, want string, env []string) map[string]
 		names[constructLine.ReplaceAllString(n, "")] = true
 	}
 	return names
+}
+
+// TestFortranOneNameShared: a shared library's contained procedure has its
+// host's name with and without -g too, and C compiled with the plugin gets
+// no names' section: its symbols name it.
+func TestFortranOneNameShared(t *testing.T) {
+	build := library(t)
+	tracetest.RequireTool(t, "gfortran", "gfortran")
+	bin := instrumentBin(t, build)
+	gccPlugin(t, build)
+	dir := filepath.Join(root, "cshim", "testdata", "gccplugin")
+	srcs := []string{filepath.Join(dir, "onename.f90"), filepath.Join(dir, "onename_other.f90")}
+	want := plainOutput(t, "gfortran", srcs)
+	for _, flags := range [][]string{{"-O0", "-g"}, {"-O0"}} {
+		tmp := t.TempDir()
+		lib := filepath.Join(tmp, "libother.so")
+		args := append(append([]string{"gfortran"}, flags...), "-fPIC", "-shared", "-o", lib, srcs[1])
+		if msg, err := run(tmp, nil, bin, args...); err != nil {
+			t.Fatalf("hmbtrace-instrument %q: %v\n%s", args, err, msg)
+		}
+		p := program{path: filepath.Join(tmp, "prog"), out: filepath.Join(tmp, "hmb-out")}
+		args = append(append([]string{"gfortran", "-fopenmp"}, flags...), "-J", tmp, "-o", p.path, srcs[0], "-L"+tmp, "-lother", "-Wl,-rpath,"+tmp)
+		if msg, err := run(tmp, nil, bin, args...); err != nil {
+			t.Fatalf("hmbtrace-instrument %q: %v\n%s", args, err, msg)
+		}
+		if got := regionNames(t, p, want, nil); !got["other"] || !got["other::inner"] || !got["prog::inner"] {
+			t.Errorf("%v: regions %v, want other, other::inner and prog::inner", flags, slices.Sorted(maps.Keys(got)))
+		}
+	}
+
+	tmp := t.TempDir()
+	src := filepath.Join(tmp, "f.c")
+	if err := os.WriteFile(src, []byte("static int inner(int x) { return x + 1; }\nint outer(int x) { return inner(x) * 2; }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	obj := filepath.Join(tmp, "f.o")
+	if msg, err := run(tmp, nil, bin, "--verbose", "gcc", "-O0", "-c", src, "-o", obj); err != nil || !strings.Contains(string(msg), "-fplugin=") {
+		t.Fatalf("hmbtrace-instrument gcc: %v (want the plugin loaded)\n%s", err, msg)
+	}
+	f, err := elf.Open(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if f.Section(".hmbtrace.names") != nil {
+		t.Errorf("a C object compiled with the plugin has a .hmbtrace.names section")
+	}
 }
