@@ -118,6 +118,9 @@ func TestFortranOneNameContained(t *testing.T) {
 		{"O0", []string{"-O0"}, true},
 		{"O2", []string{"-O2"}, false},
 		{"O2-flto", []string{"-O2", "-flto"}, false},
+		// One function a partition: lto1 renames local symbols
+		// (MAIN__.lto_priv.0), and a body's host is in another one.
+		{"O2-flto-partitions", []string{"-O2", "-flto", "-flto-partition=max"}, false},
 		// ld drops a section that is not allocated and has relocations,
 		// unless it is linked to a section it keeps.
 		{"O0-gc-sections", []string{"-O0", "-ffunction-sections", "-Wl,--gc-sections"}, true},

@@ -9,7 +9,9 @@
 // the way out of an exception, in a pass that runs after IPA inlining: a
 // function is traced where it still has an out-of-line body, and inlined
 // copies cost nothing. Score-P's GCC plugin works the same way (Knüpfer et
-// al.); this one is written from GCC's plugin API alone.
+// al.); this one is written from GCC's plugin API alone. For Fortran it
+// also writes each function's name as the source gives it into the object
+// (.hmbtrace.names), so that a region has one name with or without -g.
 //
 // Arguments (-fplugin-arg-hmbtrace-gcc-NAME[=VALUE]):
 //   keep-system   also instrument functions from system headers
@@ -225,6 +227,22 @@ fortran_decl_p (tree fndecl)
 
 std::string fortran_name (tree fndecl);
 
+// unit_symbol is fndecl's symbol as its unit named it: lto1 renames the
+// local symbols it shares between partitions (MAIN__.lto_priv.0).
+std::string
+unit_symbol (tree fndecl)
+{
+  std::string sym (asm_name (fndecl));
+  for (size_t p; (p = sym.find (".lto_priv.")) != std::string::npos;)
+    {
+      size_t end = p + 10;
+      while (end < sym.size () && ISDIGIT (sym[end]))
+	end++;
+      sym.erase (p, end - p);
+    }
+  return sym;
+}
+
 // clone_of names sym, a function the compiler made from the function
 // whose symbol is sym's longest prefix ending before a '.' that names one
 // (inner.0._omp_fn.0 from inner.0, MAIN__._omp_fn.1 from MAIN__), as that
@@ -252,7 +270,7 @@ clone_of (const std::string &sym)
 std::string
 source_name (tree fndecl)
 {
-  std::string sym (asm_name (fndecl));
+  std::string sym = unit_symbol (fndecl);
   if (sym == "MAIN__")
     {
       // gfortran calls an unnamed main program MAIN__ in the source too.
@@ -268,13 +286,17 @@ source_name (tree fndecl)
       std::string c = clone_of (sym);
       if (!c.empty ())
 	return c;
-      if (DECL_ORIGIN (fndecl) != fndecl)
+      // The function it came from, where GCC says: an IPA clone made
+      // after the names were taken has its origin, an OpenMP body its
+      // host as context (in lto1 the partition may hold neither's code).
+      tree from = DECL_ORIGIN (fndecl) != fndecl ? DECL_ORIGIN (fndecl)
+		  : DECL_CONTEXT (fndecl);
+      if (from && TREE_CODE (from) == FUNCTION_DECL)
 	{
-	  // An IPA clone made in this unit after the names were taken.
-	  std::string from (asm_name (DECL_ORIGIN (fndecl)));
-	  if (sym.compare (0, from.size (), from) == 0 && sym.size () > from.size ())
-	    return fortran_name (DECL_ORIGIN (fndecl)) + " [clone "
-		   + sym.substr (from.size ()) + "]";
+	  std::string f = unit_symbol (from);
+	  if (sym.size () > f.size () && sym.compare (0, f.size (), f) == 0
+	      && sym[f.size ()] == '.')
+	    return fortran_name (from) + " [clone " + sym.substr (f.size ()) + "]";
 	}
     }
   tree ctx = DECL_CONTEXT (fndecl);
@@ -300,9 +322,12 @@ main_holds_program ()
 {
   if (program_name.empty ())
     return false;
-  symtab_node *n = symtab_node::get_for_asmname (get_identifier ("MAIN__"));
-  cgraph_node *c = n ? dyn_cast<cgraph_node *> (n) : NULL;
-  return !c || c->inlined_to || !c->definition;
+  cgraph_node *c;
+  FOR_EACH_FUNCTION (c)
+    if (unit_symbol (c->decl) == "MAIN__")
+      // In lto1, MAIN__ may be compiled in another partition than main.
+      return c->inlined_to || (!c->definition && !c->in_other_partition);
+  return true;
 }
 
 // fortran_name is fndecl's source name, the one taken before IPA if there
@@ -311,7 +336,7 @@ main_holds_program ()
 std::string
 fortran_name (tree fndecl)
 {
-  std::string sym (asm_name (fndecl));
+  std::string sym = unit_symbol (fndecl);
   if (sym == "main" && main_holds_program ())
     return program_name;
   auto it = unit_names.find (sym);
@@ -335,7 +360,7 @@ take_names (void *, void *)
       tree d = node->decl;
       if (!fortran_decl_p (d))
 	continue;
-      std::string sym (asm_name (d));
+      std::string sym = unit_symbol (d);
       if (DECL_ARTIFICIAL (d) || DECL_ORIGIN (d) != d)
 	made.emplace_back (sym, d);
       else
