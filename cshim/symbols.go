@@ -284,7 +284,7 @@ func fortranExternal(sym string) string {
 // MAIN__ (the main program, whose name only DWARF tells). Other Fortran
 // symbols (external procedures with their trailing underscore, contained
 // procedures with a .N suffix) cannot be told from C symbols by their names;
-// the object's DWARF names those (objectFile.name).
+// the GCC plugin's table or the object's DWARF names those (objectFile.name).
 func demangleFortran(sym string) (string, bool) {
 	base, clone := sym, ""
 	if i := strings.IndexByte(sym, '.'); i > 0 {
