@@ -140,6 +140,11 @@ func TestFortranOneNameContained(t *testing.T) {
 			if !reflect.DeepEqual(names[0], names[1]) {
 				t.Errorf("regions with -g %v, without %v", slices.Sorted(maps.Keys(names[0])), slices.Sorted(maps.Keys(names[1])))
 			}
+			// Optimized, the main program and the OpenMP loop's body keep
+			// bodies of their own.
+			if !names[0]["prog"] || !names[0]["!$omp parallel "+omp] {
+				t.Errorf("regions %v lack prog or the OpenMP loop", slices.Sorted(maps.Keys(names[0])))
+			}
 			if c.all && !reflect.DeepEqual(names[0], source) {
 				t.Errorf("regions %v, want %v", slices.Sorted(maps.Keys(names[0])), slices.Sorted(maps.Keys(source)))
 			}
