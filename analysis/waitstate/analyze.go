@@ -528,7 +528,7 @@ func (a *analysis) collective(inst []member, ranks []int, out *findings) {
 // start of a member other than the root (math.MaxInt64: none). In-situ,
 // the members reduce these over MPI.
 type collTimes struct {
-	Members                  int
+	Members                int
 	Latest, Root, Earliest int64
 }
 
