@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 
@@ -24,12 +25,23 @@ func runWaitstate(args []string, out io.Writer) error {
 	fs := newFlags("waitstate")
 	top := fs.Int("top", 10, "list the worst N waits and delay costs (0: none)")
 	asJSON := fs.Bool("json", false, "print the whole result as JSON: per pattern, region and location")
+	insitu := fs.Bool("insitu", false, "of a run archive, the wait states the ranks replayed over MPI at MPI_Finalize, each on its own events (its results), not a replay of its ranks' traces; the critical path, the delays and the worst waits need the events")
 	procsOpt := procsFlag(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if *top < 0 {
 		return usageError{"-top: want 0 or more"}
+	}
+	if *insitu || resultsOnly(fs.Args()) {
+		r, path, err := inSituWaitStates(fs.Args())
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			return waitstate.WriteJSON(out, r)
+		}
+		return waitstate.WriteInSitu(out, r, path, *top)
 	}
 	files, procs, err := openProcs(fs.Args(), *procsOpt)
 	if err != nil {
@@ -50,6 +62,35 @@ func runWaitstate(args []string, out io.Writer) error {
 		return waitstate.WriteJSON(out, r)
 	}
 	return waitstate.WriteText(out, r, *top)
+}
+
+// inSituWaitStates returns the wait states the ranks replayed in-situ,
+// which the results of the archive named (or of group 0's archive in the
+// directory named) hold, and that archive's path.
+func inSituWaitStates(paths []string) (*waitstate.Result, string, error) {
+	b, path, err := inSituResult(paths, tracefile.ResultWaitStates, "wait states")
+	if err != nil {
+		return nil, path, err
+	}
+	in, err := waitstate.DecodeInSitu(b)
+	if err != nil {
+		return nil, path, fmt.Errorf("%s: %w", path, err)
+	}
+	return in.Result(), path, nil
+}
+
+// writeWhyInSitu ends the summary of a run's results with why its ranks
+// waited, from the wait states they replayed in-situ; nothing when the
+// results hold none (an archive of an older version, or a failed replay).
+func writeWhyInSitu(out io.Writer, paths []string) error {
+	r, _, err := inSituWaitStates(paths)
+	if errors.Is(err, errNoResult) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return waitstate.WriteWhy(out, r, 3)
 }
 
 // whyMaxLocations bounds the runs whose summary replays the waits: the
