@@ -345,9 +345,15 @@ func (l *Local) take(peer int, b []byte, up bool) error {
 	}
 	// A count is bounded by the bytes left: every record takes one at least.
 	count := func() int {
+		if err != nil {
+			return 0
+		}
 		n := must(uv())
 		if err == nil && n > uint64(len(b)) {
 			err = fmt.Errorf("%d records in %d bytes", n, len(b))
+		}
+		if err != nil {
+			return 0
 		}
 		return int(n)
 	}
