@@ -120,4 +120,18 @@ func TestMPIInSituWaitStates(t *testing.T) {
 	if costs := string(inSituResult(t, path, tracefile.ResultCosts)); !strings.Contains(costs, "wait-state replay") {
 		t.Errorf("the passes' costs hold no wait-state replay: %s", costs)
 	}
+	if !strings.Contains(text, "The replay cost rank 0 ") {
+		t.Errorf("waitstate -insitu says nothing of the replay's cost:\n%s", text)
+	}
+
+	// Without the events (HMB_OUTPUT_EVENTS=none), summary and waitstate
+	// read the wait states the ranks replayed.
+	none := filepath.Join(t.TempDir(), "none")
+	mpirun(t, np, none, []string{"HMB_OUTPUT_EVENTS=none"}, prog, "2")
+	if text := hmbtraceRun(t, "summary", none); !containsAll(text, "Why ranks wait:", "Wait at N x N", "wait-state replay") {
+		t.Errorf("summary of a run's results only:\n%s", text)
+	}
+	if text := hmbtraceRun(t, "waitstate", none); !containsAll(text, "In-situ", "Wait at N x N", "The replay cost rank 0 ") {
+		t.Errorf("waitstate of a run's results only:\n%s", text)
+	}
 }

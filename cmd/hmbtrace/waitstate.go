@@ -1,9 +1,12 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/hmbtrace/hmbtrace/internal/units"
 
 	"github.com/hmbtrace/hmbtrace/analysis/waitstate"
 	"github.com/hmbtrace/hmbtrace/tracefile"
@@ -41,7 +44,10 @@ func runWaitstate(args []string, out io.Writer) error {
 		if *asJSON {
 			return waitstate.WriteJSON(out, r)
 		}
-		return waitstate.WriteInSitu(out, r, path, *top)
+		if err := waitstate.WriteInSitu(out, r, path, *top); err != nil {
+			return err
+		}
+		return writeReplayCost(out, fs.Args(), r)
 	}
 	files, procs, err := openProcs(fs.Args(), *procsOpt)
 	if err != nil {
@@ -77,6 +83,41 @@ func inSituWaitStates(paths []string) (*waitstate.Result, string, error) {
 		return nil, path, fmt.Errorf("%s: %w", path, err)
 	}
 	return in.Result(), path, nil
+}
+
+// writeReplayCost says what the replay in-situ cost rank 0, from the
+// costs of the collective end the archive holds: its rounds (reading its
+// events, the exchanges, its own replay) and the gathering of the ranks'
+// parts, and their share of the run's mean time per location (up to the
+// collective end). Nothing when the archive holds no costs.
+func writeReplayCost(out io.Writer, paths []string, r *waitstate.Result) error {
+	b, path, err := inSituResult(paths, tracefile.ResultCosts, "costs of the collective end")
+	if errors.Is(err, errNoResult) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	var costs []tracefile.PassCost
+	if err := json.Unmarshal(b, &costs); err != nil {
+		return fmt.Errorf("%s: the costs of the collective end: %v", path, err)
+	}
+	var rounds, gather float64
+	for _, c := range costs {
+		switch c.Pass {
+		case "wait-state replay":
+			rounds = c.Seconds
+		case "wait states":
+			gather = c.Seconds
+		}
+	}
+	if rounds == 0 && gather == 0 || len(r.Locations) == 0 || r.Total <= 0 {
+		return nil
+	}
+	mean := float64(r.Total) / float64(len(r.Locations)) / 1e9
+	_, err = fmt.Fprintf(out, "The replay cost rank 0 %s (its rounds %s, gathering the ranks' parts %s): %.2f%% of the run's mean time per location, %s\n",
+		units.Duration((rounds+gather)*1e9), units.Duration(rounds*1e9), units.Duration(gather*1e9), 100*(rounds+gather)/mean, units.Duration(mean*1e9))
+	return err
 }
 
 // writeWhyInSitu ends the summary of a run's results with why its ranks
