@@ -20,7 +20,9 @@ share of the run (summed over the locations); the run's critical path, its profi
 critical-path imbalance (path less the region's mean per location); the worst waits with the late
 party and the region it was in while the others waited; and the delay costs (Böhme et al.): the call
 paths whose excess time in the wait's synchronisation interval caused the waits, directly (short-term)
-and through the waits those propagated into (long-term).
+and through the waits those propagated into (long-term). Of an MPI run's archive, -insitu prints the
+patterns' values the ranks replayed at MPI_Finalize, each on its own events, exchanging the times the
+patterns need over MPI (without the critical path and delays, which need the events), and what that cost.
 `
 }
 
