@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/hmbtrace/hmbtrace/encode"
+	"github.com/hmbtrace/hmbtrace/internal/tracetest"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
@@ -12,7 +13,7 @@ import (
 // messages handed over in memory as libhmbtrace-mpi hands them over MPI,
 // each part encoded and decoded as it travels, and the parts merged in
 // rank order up a binomial tree as the collective end merges them.
-func replayInSitu(t *testing.T, files []*tracefile.File) (*Result, int) {
+func replayInSitu(t testing.TB, files []*tracefile.File) (res *Result, messages, bytes int) {
 	t.Helper()
 	n := len(files)
 	locals := make([]*Local, n)
@@ -23,7 +24,6 @@ func replayInSitu(t *testing.T, files []*tracefile.File) (*Result, int) {
 		}
 		locals[i] = l
 	}
-	messages := 0
 	for round := range Rounds(n) {
 		inbox := make([]map[int][]byte, n)
 		for i := range inbox {
@@ -37,6 +37,7 @@ func replayInSitu(t *testing.T, files []*tracefile.File) (*Result, int) {
 			for p, b := range out {
 				inbox[p][i] = b
 				messages++
+				bytes += len(b)
 			}
 		}
 		for i, l := range locals {
@@ -64,7 +65,7 @@ func replayInSitu(t *testing.T, files []*tracefile.File) (*Result, int) {
 			parts[r].Merge(parts[r+step])
 		}
 	}
-	return parts[0].Result(), messages
+	return parts[0].Result(), messages, bytes
 }
 
 // sameWaits checks that the in-situ result equals the post-mortem one:
@@ -114,14 +115,21 @@ func TestInSituKnownRuns(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		run  func(*testing.T) []*tracefile.File
-	}{{"p2p", p2pRun}, {"collectives", collRun}} {
+	}{{"p2p", p2pRun}, {"collectives", collRun}, {"synthetic", func(t *testing.T) []*tracefile.File {
+		// 8 ranks of two locations each: halo exchanges and allreduces.
+		var files []*tracefile.File
+		for _, p := range tracetest.SyntheticRun(t, t.TempDir(), "ws", 8, 50) {
+			files = append(files, tracetest.Open(t, p))
+		}
+		return files
+	}}} {
 		t.Run(c.name, func(t *testing.T) {
 			files := c.run(t)
 			want, err := Analyze(files, Options{Procs: 1})
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, _ := replayInSitu(t, files)
+			got, _, _ := replayInSitu(t, files)
 			sameWaits(t, got, want)
 			if got.Totals == [NumPatterns]int64{} {
 				t.Error("no wait in-situ")
@@ -220,7 +228,7 @@ func TestInSituRandomRuns(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, messages := replayInSitu(t, files)
+		got, messages, _ := replayInSitu(t, files)
 		sameWaits(t, got, want)
 		if want.Totals[LateSender] == 0 || want.Totals[WaitNxN] == 0 || want.UnmatchedCollectives == 0 {
 			t.Errorf("seed %d: the run lacks what it should test: %v, %d unmatched collectives", seed, want.Totals, want.UnmatchedCollectives)

@@ -537,10 +537,16 @@ func (r *run) read(n int) (*locData, error) {
 	return d, nil
 }
 
-// nanos puts a reduced timestamp of file i on the run's axis; in-situ, on
-// the reference clock, whose differences between ranks are the axis's.
+// nanos puts a reduced timestamp of file i on the run's axis. In-situ,
+// one rank cannot know the axis's origin, which differences between ranks
+// do not depend on: its times are on the reference clock when the ranks
+// synchronised their clocks (every MPI run), else since 1970 by its
+// wall-clock start, as tracefile.Axis places files without sync points.
 func (r *run) nanos(i int, f *tracefile.File, reduced uint64) int64 {
 	if r.insitu {
+		if len(f.Header.ClockSync) == 0 {
+			return f.Header.StartWall.UnixNano() + f.Nanos(reduced)
+		}
 		return f.GlobalNanos(reduced)
 	}
 	return r.axis.Nanos(i, f, reduced)
