@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hmbtrace/hmbtrace/analysis/waitstate"
+	"github.com/hmbtrace/hmbtrace/internal/clock"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
@@ -71,6 +72,7 @@ func makeReplay(rt *Runtime, _ int, in []byte) ([]byte, error) {
 		st.local, st.part, st.err, st.began, st.took, st.sent = nil, nil, nil, time.Now(), 0, 0
 		f, err := rt.rankTrace()
 		if err == nil {
+			recalibrate(&f.Header, clock.Now(), time.Now())
 			st.local, err = waitstate.NewLocal(f, world)
 		}
 		if err != nil {
@@ -123,6 +125,24 @@ func makeReplay(rt *Runtime, _ int, in []byte) ([]byte, error) {
 		st.sent += len(b)
 	}
 	return out, nil
+}
+
+// recalibrate gives h, the header of this rank's trace read from memory,
+// the clock's rate over the run so far, as Close will measure it over the
+// whole run: the trace holds the rate of Start, calibrated in a fraction
+// of a millisecond, whose error (1e-4 and more on a loaded machine) moves
+// a time a second into the run by 100 µs, and the waits between ranks
+// with it. The rate is the ticks since the start over the wall-clock time
+// since it (now is the clock's reading at wall): a second of run puts
+// its error near the wall clock's, parts in 10^6. The replay is the last
+// pass to read the trace. A monotonic clock's rate is exact already.
+func recalibrate(h *tracefile.Header, now uint64, wall time.Time) {
+	if h.Clock != clock.SourceTSC.String() || now <= h.StartTicks {
+		return
+	}
+	if ns := wall.Sub(h.StartWall).Nanoseconds(); ns >= int64(10*time.Millisecond) {
+		h.TicksPerSecond = float64(now-h.StartTicks) * 1e9 / float64(ns)
+	}
 }
 
 // splitRecords splits the messages of a round by their senders.

@@ -65,9 +65,11 @@ func TestMPIInSituWaitStates(t *testing.T) {
 	// rank's clock rate.
 	slack := 1e-4*float64(tracefile.NewAxis(files).End) + 10
 	a, b := cells(got), cells(post)
+	worst := 0.0 // the largest difference per wait, ns
 	for k, v := range b {
 		w := a[k]
 		tol := 1e-4*float64(v.Time) + slack*float64(max(v.Count, w.Count))
+		worst = max(worst, math.Abs(float64(w.Time-v.Time))/float64(max(v.Count, w.Count, 1)))
 		if math.Abs(float64(w.Time-v.Time)) > tol {
 			t.Errorf("%v in %s on %s: in-situ %d ns (%d waits), post-mortem %d ns (%d waits), tolerance %.0f ns", k.p, k.path, k.loc, w.Time, w.Count, v.Time, v.Count, tol)
 		} else if w.Count != v.Count {
@@ -79,6 +81,7 @@ func TestMPIInSituWaitStates(t *testing.T) {
 			t.Errorf("%v in %s on %s: in-situ %d ns (%d waits), none post-mortem", k.p, k.path, k.loc, w.Time, w.Count)
 		}
 	}
+	t.Logf("in-situ and post-mortem values differ by %.0f ns per wait at most (tolerance %.0f ns)", worst, slack)
 	for p := range waitstate.NumPatterns {
 		t.Logf("%-32v in-situ %12d ns %3d waits, post-mortem %12d ns %3d waits", p, got.Totals[p], got.Counts[p], post.Totals[p], post.Counts[p])
 	}
