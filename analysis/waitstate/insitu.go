@@ -68,7 +68,7 @@ type Local struct {
 	postedBy    map[int][]wirePost   // per peer: its receives from this rank, in order
 	trees       []*commTree          // the communicators with other members
 	treeOf      map[uint64]*commTree // by key
-	single      uint64               // collectives on communicators of one member
+	alone       uint64               // collectives with no other member to replay them with
 	round       int
 	finished    bool
 }
@@ -167,14 +167,13 @@ func (l *Local) makeTrees() {
 			}
 			return cmp.Compare(x.loc, y.loc)
 		})
+		// A communicator of one (MPI_COMM_SELF), or one this rank is no
+		// member of, has no instance to replay: its collectives are
+		// counted as the post-mortem replay counts them.
 		members := a.members[c]
 		me := slices.Index(members, int32(l.rank))
-		if me < 0 {
-			l.single += uint64(len(list))
-			continue
-		}
-		if len(members) < 2 {
-			l.single += uint64(len(list))
+		if me < 0 || len(members) < 2 {
+			l.alone += uint64(len(list))
 			continue
 		}
 		t := &commTree{key: l.keys[c], members: members, me: me, ops: list}
@@ -184,7 +183,10 @@ func (l *Local) makeTrees() {
 			t.times = append(t.times, ct)
 		}
 		if _, dup := l.treeOf[t.key]; dup {
-			continue // the same key twice: a hash collision, not replayed
+			// Two keys of one hash (a chance of 2^-64 a pair): the
+			// second is not replayed, and its parts go to the first.
+			l.alone += uint64(len(list))
+			continue
 		}
 		l.treeOf[t.key] = t
 		l.trees = append(l.trees, t)
@@ -483,7 +485,7 @@ func (l *Local) Finish() (*InSitu, error) {
 		}
 	}
 	// The collectives, with every instance's times.
-	out.colls += l.single
+	out.colls += l.alone
 	for _, t := range l.trees {
 		for j, ct := range t.times {
 			if ct.Members != len(t.members) {
