@@ -38,6 +38,9 @@ import (
 //   - PassPhases: trend.InSitu, the ranks' phase series gathered (about
 //     20 bytes per sample, per region and metric, per location;
 //     ResultDynamics).
+//   - PassReplay and PassWaitStates (replay.go): the wait-state replay's
+//     rounds between the ranks, then their waitstate.InSitu gathered
+//     (ResultWaitStates).
 //
 // Measured at 64 ranks of cshim/testdata/mpi/halo.c (10 iterations, 256
 // KiB buffers, oversubscribed on 2 cores at a load of 170 to 300): rank

@@ -522,6 +522,10 @@ const (
 	// ResultCosts is what each pass of the collective end cost rank 0
 	// (JSON of []PassCost).
 	ResultCosts byte = 5
+	// ResultWaitStates is the wait states the ranks replayed in-situ, each
+	// on its own events, exchanging with their peers the times the
+	// patterns need (waitstate.InSitu, JSON).
+	ResultWaitStates byte = 6
 )
 
 // PassCost is what one pass of the collective end cost rank 0, the root

@@ -272,6 +272,34 @@ const maxPending = 100
 // receiver replays the receives of location n: Late Sender (with its
 // wrong order) on n, Late Receiver on the senders.
 func (a *analysis) receiver(n int, out *findings) {
+	a.receives(n, out, func(q *recv) (sentMsg, bool) {
+		sq := a.sends[msgKey{q.peer, n, q.comm, q.tag}]
+		if sq == nil || sq.next >= len(sq.ids) {
+			return sentMsg{}, false
+		}
+		sd := a.data[q.peer]
+		s := sd.sends[sq.ids[sq.next]]
+		sq.next++
+		sc := sd.calls[s.call]
+		return sentMsg{enter: sc.enter, leave: sc.leave, time: s.time, blocking: s.blocking, loc: q.peer, call: s.call}, true
+	})
+}
+
+// sentMsg is what a receive learns of the send it is paired with: the
+// sending call's enter and leave, the send record's time, whether the
+// send may wait for the receive, and the sender's location and call
+// (loc -1 in-situ, where the sender finds its Late Receiver itself).
+type sentMsg struct {
+	enter, leave, time int64
+	blocking           bool
+	loc                int
+	call               int32
+}
+
+// receives replays the receives of location n, each paired with its send
+// by match (false: none), in the location's order: the one definition of
+// Late Sender and its wrong order, post-mortem and in-situ.
+func (a *analysis) receives(n int, out *findings, match func(q *recv) (sentMsg, bool)) {
 	d := a.data[n]
 	var pending []lateSender
 	// The latest send among pending: a message sent after it (the usual
@@ -292,21 +320,17 @@ func (a *analysis) receiver(n int, out *findings) {
 		}
 		grouped, groupCall = false, -1
 	}
-	for _, q := range d.recvs {
+	for i := range d.recvs {
+		q := &d.recvs[i]
 		if q.call != groupCall {
 			flush()
 		}
-		k := msgKey{q.peer, n, q.comm, q.tag}
-		sq := a.sends[k]
-		if sq == nil || sq.next >= len(sq.ids) {
+		s, ok := match(q)
+		if !ok {
 			out.unmatchedRecvs++
 			continue
 		}
-		sd := a.data[q.peer]
-		s := sd.sends[sq.ids[sq.next]]
-		sq.next++
 		out.matched++
-		sc := sd.calls[s.call]
 		rc := d.calls[q.call]
 
 		// Wrong order: earlier Late Sender waits for messages sent after
@@ -327,13 +351,12 @@ func (a *analysis) receiver(n int, out *findings) {
 			pending = kept
 		}
 
-		sendEnter := sc.enter
-		if sendEnter > rc.leave {
+		idle, clock := lateSenderWait(s.enter, rc.enter, rc.leave)
+		if clock {
 			out.clock++
-			sendEnter = rc.leave
 		}
-		if idle := sendEnter - rc.enter; idle > 0 {
-			w := wait{Instance: Instance{Pattern: LateSender, Region: a.regionName(n, q.call), Path: a.path(n, q.call), Loc: n, Start: rc.enter, Time: idle, Peer: q.peer}, lateCall: s.call, call: q.call, partner: q.peer}
+		if idle > 0 {
+			w := wait{Instance: Instance{Pattern: LateSender, Region: a.regionName(n, q.call), Path: a.path(n, q.call), Loc: n, Start: rc.enter, Time: idle, Peer: s.loc}, lateCall: s.call, call: q.call, partner: q.peer}
 			if multiCompletion(w.Region) {
 				if !grouped || idle > group.Time {
 					group, groupSend, grouped = w, s.time, true
@@ -348,17 +371,37 @@ func (a *analysis) receiver(n int, out *findings) {
 
 		// Late Receiver: the send could not return before this receive
 		// was posted.
-		if s.blocking {
-			post := d.calls[q.post]
-			if sc.leave > post.enter {
-				if idle := post.enter - sc.enter; idle > 0 {
-					out.waits = append(out.waits, wait{Instance: Instance{Pattern: LateReceiver, Region: a.regionName(q.peer, s.call), Path: a.path(q.peer, s.call),
-						Loc: q.peer, Start: sc.enter, Time: idle, Peer: n}, lateCall: q.post, call: s.call, partner: n})
-				}
+		if s.blocking && s.loc >= 0 {
+			if idle := lateReceiverWait(s.enter, s.leave, d.calls[q.post].enter); idle > 0 {
+				out.waits = append(out.waits, wait{Instance: Instance{Pattern: LateReceiver, Region: a.regionName(s.loc, s.call), Path: a.path(s.loc, s.call),
+					Loc: s.loc, Start: s.enter, Time: idle, Peer: n}, lateCall: q.post, call: s.call, partner: n})
 			}
 		}
 	}
 	flush()
+}
+
+// lateSenderWait is the Late Sender wait of a receive call entered at
+// recvEnter and left at recvLeave whose message's send call was entered
+// at sendEnter: min(send enter, receive leave) − receive enter. clock
+// tells that the send was entered after the receive returned, which only
+// clocks out of step show (the wait is clipped there).
+func lateSenderWait(sendEnter, recvEnter, recvLeave int64) (idle int64, clock bool) {
+	if sendEnter > recvLeave {
+		return recvLeave - recvEnter, true
+	}
+	return sendEnter - recvEnter, false
+}
+
+// lateReceiverWait is the Late Receiver wait of a blocking send call
+// entered at sendEnter and left at sendLeave whose receive was posted at
+// postEnter: the time before the post, when the send returned only after
+// it; 0 when it did not wait.
+func lateReceiverWait(sendEnter, sendLeave, postEnter int64) int64 {
+	if sendLeave > postEnter {
+		return max(postEnter-sendEnter, 0)
+	}
+	return 0
 }
 
 // appendPending keeps the last maxPending instances. The oldest is
@@ -443,58 +486,111 @@ func (a *analysis) collectives(out *findings) {
 // collective computes the waits of one collective instance; ranks are the
 // members' world ranks.
 func (a *analysis) collective(inst []member, ranks []int, out *findings) {
-	latest, earliest := 0, -1
+	latest, earliest, root := 0, -1, -1
+	rootRank := inst[0].op.root
+	t := newCollTimes()
 	for i, m := range inst {
 		if m.op.start > inst[latest].op.start {
 			latest = i
 		}
-	}
-	root := -1
-	if r := inst[0].op.root; r >= 0 {
-		for i, rk := range ranks {
-			if int64(rk) == r {
-				root = i
-			}
+		isRoot := rootRank >= 0 && int64(ranks[i]) == rootRank
+		if isRoot {
+			root = i
 		}
-		for i, m := range inst {
-			if i != root && (earliest < 0 || m.op.start < inst[earliest].op.start) {
-				earliest = i
-			}
+		t.add(m.op.start, isRoot)
+	}
+	for i, m := range inst {
+		if i != root && (earliest < 0 || m.op.start < inst[earliest].op.start) {
+			earliest = i
 		}
 	}
 	for i, m := range inst {
 		c := a.data[m.loc].calls[m.op.call]
-		var until int64
-		var late int
-		var p Pattern
-		switch m.op.kind {
-		case collBarrier:
-			p, until, late = WaitBarrier, inst[latest].op.start, latest
-		case collNxN:
-			if m.op.recvd == 0 {
-				continue
-			}
-			p, until, late = WaitNxN, inst[latest].op.start, latest
-		case coll1toN:
-			if root < 0 || i == root || m.op.recvd == 0 {
-				continue
-			}
-			p, until, late = LateBroadcast, inst[root].op.start, root
-		case collNto1:
-			if root < 0 || i != root || earliest < 0 || m.op.recvd == 0 {
-				continue
-			}
-			p, until, late = EarlyReduce, inst[earliest].op.start, earliest
-		default:
+		p, idle, ok := collWait(&m.op, c, i == root, &t)
+		if !ok {
 			continue
 		}
-		idle := min(until, c.leave) - c.enter
-		if idle <= 0 || late == i {
-			continue
+		late := latest
+		switch p {
+		case LateBroadcast:
+			late = root
+		case EarlyReduce:
+			late = earliest
 		}
 		out.waits = append(out.waits, wait{Instance: Instance{Pattern: p, Region: a.regionName(m.loc, m.op.call), Path: a.path(m.loc, m.op.call), Loc: m.loc,
 			Start: c.enter, Time: idle, Peer: inst[late].loc}, lateCall: inst[late].op.call, call: m.op.call, partner: commPartner(m.op.comm)})
 	}
+}
+
+// collTimes is what the members of one collective instance need of each
+// other's starts: how many members took part, the latest start, the
+// root's start (math.MinInt64: no member is the root) and the earliest
+// start of a member other than the root (math.MaxInt64: none). In-situ,
+// the members reduce these over MPI.
+type collTimes struct {
+	Members                int
+	Latest, Root, Earliest int64
+}
+
+func newCollTimes() collTimes {
+	return collTimes{Latest: math.MinInt64, Root: math.MinInt64, Earliest: math.MaxInt64}
+}
+
+// add adds a member that started at start.
+func (t *collTimes) add(start int64, isRoot bool) {
+	t.Members++
+	t.Latest = max(t.Latest, start)
+	if isRoot {
+		t.Root = start
+	} else {
+		t.Earliest = min(t.Earliest, start)
+	}
+}
+
+// merge adds the members of o.
+func (t *collTimes) merge(o collTimes) {
+	t.Members += o.Members
+	t.Latest = max(t.Latest, o.Latest)
+	t.Root = max(t.Root, o.Root)
+	t.Earliest = min(t.Earliest, o.Earliest)
+}
+
+// collWait is the one definition of the collective patterns: the pattern
+// and wait of a member's operation op, whose waiting call is c, in an
+// instance whose members' starts t sums up; false when it did not wait.
+// The member that started last (or the root, or the first sender) does
+// not wait for itself: its wait is 0 or less by the same formula, since
+// its waiting call begins no earlier than its start.
+func collWait(op *collOp, c call, isRoot bool, t *collTimes) (Pattern, int64, bool) {
+	var until int64
+	var p Pattern
+	self := false
+	switch op.kind {
+	case collBarrier:
+		p, until, self = WaitBarrier, t.Latest, op.start == t.Latest
+	case collNxN:
+		if op.recvd == 0 {
+			return 0, 0, false
+		}
+		p, until, self = WaitNxN, t.Latest, op.start == t.Latest
+	case coll1toN:
+		if t.Root == math.MinInt64 || isRoot || op.recvd == 0 {
+			return 0, 0, false
+		}
+		p, until = LateBroadcast, t.Root
+	case collNto1:
+		if t.Root == math.MinInt64 || !isRoot || t.Earliest == math.MaxInt64 || op.recvd == 0 {
+			return 0, 0, false
+		}
+		p, until = EarlyReduce, t.Earliest
+	default:
+		return 0, 0, false
+	}
+	idle := min(until, c.leave) - c.enter
+	if idle <= 0 || self {
+		return 0, 0, false
+	}
+	return p, idle, true
 }
 
 // openmp replays the OpenMP barriers: the visits of one barrier region by

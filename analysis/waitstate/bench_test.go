@@ -74,3 +74,39 @@ func BenchmarkRead(b *testing.B) {
 		b.ReportMetric(float64(cpuTime(b)-cpu0)/n, "cpu-ns/event")
 	}
 }
+
+// BenchmarkInSitu replays the same run in-situ, every rank's part in this
+// process with the rounds' messages handed over in memory: the cost per
+// event of reading, exchanging and replaying, and the bytes the ranks
+// exchanged per message the run sent.
+func BenchmarkInSitu(b *testing.B) {
+	dir := b.TempDir()
+	var files []*tracefile.File
+	for _, p := range tracetest.SyntheticRun(b, dir, "bench", 8, 2000) {
+		files = append(files, tracetest.Open(b, p))
+	}
+	var events, sent uint64
+	for _, f := range files {
+		for _, l := range f.Locations {
+			events += l.Kept()
+			for _, c := range l.Comm {
+				sent += c.Sent
+			}
+		}
+	}
+	cpu0 := cpuTime(b)
+	b.ResetTimer()
+	bytes := 0
+	for b.Loop() {
+		_, _, bytes = replayInSitu(b, files)
+	}
+	b.StopTimer()
+	n := float64(b.N) * float64(events)
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/n, "ns/event")
+	if cpu0 >= 0 {
+		b.ReportMetric(float64(cpuTime(b)-cpu0)/n, "cpu-ns/event")
+	}
+	if sent > 0 {
+		b.ReportMetric(float64(bytes)/float64(sent), "B/message")
+	}
+}

@@ -14,7 +14,11 @@
 // (short-term) and the waits it propagated into (long-term)
 // (delaycost.go). What the late party did during each wait is kept too.
 //
-// The analysis is post-mortem: Analyze reads the files of one run, puts
+// The analysis runs post-mortem, and in-situ at the collective end of an
+// MPI run (insitu.go: each rank replays its own events and exchanges the
+// times the patterns need with its peers, over MPI; the patterns'
+// values, not the critical path and delays). Post-mortem, Analyze reads
+// the files of one run, puts
 // their times on the run's common axis (tracefile.Axis), and replays them
 // in two passes. The forward pass keeps each location's synchronisation
 // calls, messages, collectives and barrier visits (not its other events);

@@ -70,3 +70,35 @@ func ExampleResult_Causes() {
 	// main > compute on rank 0: 400 ns directly, 400 ns through the waits it propagated (Late Sender)
 	// main > MPI_Recv on rank 1: 20 ns directly, 0 ns through the waits it propagated (Late Sender)
 }
+
+// The ranks' parts of the replay in-situ merge, in rank order, into the
+// run's, whose Result the renderers take: each part's call paths are
+// unified by name, its locations follow the earlier parts'.
+func ExampleInSitu_Merge() {
+	rank0 := &waitstate.InSitu{
+		Locations: []waitstate.Location{{File: 0, Rank: 0, Name: "rank 0"}},
+		Paths:     []waitstate.CallPath{{Parent: -1, Region: "main"}, {Parent: 0, Region: "MPI_Allreduce"}},
+		Values:    []waitstate.Value{{Pattern: waitstate.WaitNxN, Region: "MPI_Allreduce", Path: 1, Loc: 0, Time: 4_000_000, Count: 2}},
+		Total:     50_000_000, Synced: true,
+	}
+	rank1 := &waitstate.InSitu{
+		Locations: []waitstate.Location{{File: 1, Rank: 1, Name: "rank 1"}},
+		Paths:     []waitstate.CallPath{{Parent: -1, Region: "main"}, {Parent: 0, Region: "MPI_Recv"}, {Parent: 0, Region: "MPI_Allreduce"}},
+		Values: []waitstate.Value{
+			{Pattern: waitstate.LateSender, Region: "MPI_Recv", Path: 1, Loc: 0, Time: 1_500_000, Count: 3},
+			{Pattern: waitstate.WaitNxN, Region: "MPI_Allreduce", Path: 2, Loc: 0, Time: 1_000_000, Count: 2},
+		},
+		Total: 50_000_000, Synced: true,
+	}
+	rank0.Merge(rank1)
+	r := rank0.Result()
+	for _, v := range r.Values {
+		fmt.Printf("%v in %s on %s: %d ns\n", v.Pattern, r.PathName(v.Path), r.Locations[v.Loc].Name, v.Time)
+	}
+	fmt.Printf("Wait at N x N: %.1f%% of the run\n", 100*r.Share(waitstate.WaitNxN))
+	// Output:
+	// Late Sender in main > MPI_Recv on rank 1: 1500000 ns
+	// Wait at N x N in main > MPI_Allreduce on rank 0: 4000000 ns
+	// Wait at N x N in main > MPI_Allreduce on rank 1: 1000000 ns
+	// Wait at N x N: 5.0% of the run
+}

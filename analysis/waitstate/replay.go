@@ -3,6 +3,7 @@ package waitstate
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -141,6 +142,13 @@ type run struct {
 	// write, not in every file a tool may be given).
 	kinds      [][]regionKind
 	kindsOfBig []map[uint32]regionKind
+	// keys are the run-wide communicators' identities: members, remote
+	// group, and how many alike the process made before.
+	keys []string
+	// insitu is set for one rank's replay of its own trace at the
+	// collective end (insitu.go): times on the reference clock of the
+	// run's clock synchronisation, peers as world ranks.
+	insitu bool
 }
 
 // regionKind says what a region is to the replay.
@@ -154,8 +162,27 @@ const (
 	regionOMPImplicitTask
 )
 
-func newRun(files []*tracefile.File) *run {
-	r := &run{files: files, axis: tracefile.NewAxis(files), peers: tracefile.NewPeers(files), byRank: map[int]int{}}
+func newRun(files []*tracefile.File) *run { return newRunOf(files, 0) }
+
+// newRunOf makes the run of files; with world > 0, the run of one rank's
+// file replayed in-situ in a run of world ranks.
+func newRunOf(files []*tracefile.File, world int) *run {
+	r := &run{files: files, axis: tracefile.NewAxis(files), peers: tracefile.NewPeers(files), byRank: map[int]int{}, insitu: world > 0}
+	ranks := r.newLocations()
+	if r.insitu {
+		ranks = make([]int32, world)
+		for i := range ranks {
+			ranks[i] = int32(i)
+		}
+	}
+	r.newComms(ranks)
+	return r
+}
+
+// newLocations lists the files' locations and region kinds, and returns
+// their ranks, sorted.
+func (r *run) newLocations() []int32 {
+	files := r.files
 	byFile := tracefile.SharedRank(files)
 	var world []int32
 	for i, f := range files {
@@ -189,7 +216,13 @@ func newRun(files []*tracefile.File) *run {
 		r.kindsOfBig = append(r.kindsOfBig, big)
 	}
 	slices.Sort(world)
-	world = slices.Compact(world)
+	return slices.Compact(world)
+}
+
+// newComms identifies the files' communicators run-wide; world is the
+// members of MPI_COMM_WORLD when no file defines it.
+func (r *run) newComms(world []int32) {
+	files := r.files
 	// A communicator is the same on every member: the members (and remote
 	// group) and how many with the same members the process made before
 	// it, since MPI creates communicators collectively, in one order.
@@ -200,6 +233,7 @@ func newRun(files []*tracefile.File) *run {
 			id = len(r.members)
 			ids[key] = id
 			r.members = append(r.members, members)
+			r.keys = append(r.keys, key)
 		}
 		return id
 	}
@@ -243,7 +277,6 @@ func newRun(files []*tracefile.File) *run {
 		m[0] = worldID
 		r.comms = append(r.comms, m)
 	}
-	return r
 }
 
 func kindOfRegion(reg tracefile.Region) regionKind {
@@ -358,7 +391,7 @@ func (r *run) read(n int) (*locData, error) {
 	// move the first and last tick.
 	var firstTick, lastTick uint64
 	started := false
-	at := func() int64 { return r.axis.Nanos(lo.File, f, e.Time) }
+	at := func() int64 { return r.nanos(lo.File, f, e.Time) }
 	it := f.Events(lo.ID)
 	for it.Next(&e) {
 		if !started {
@@ -496,7 +529,7 @@ func (r *run) read(n int) (*locData, error) {
 	}
 	d.first = 0
 	if started {
-		d.first, d.last = r.axis.Nanos(lo.File, f, firstTick), r.axis.Nanos(lo.File, f, lastTick)
+		d.first, d.last = r.nanos(lo.File, f, firstTick), r.nanos(lo.File, f, lastTick)
 	}
 	// Collectives in the order the location started them: what matches
 	// them with the other members'.
@@ -504,9 +537,36 @@ func (r *run) read(n int) (*locData, error) {
 	return d, nil
 }
 
-// endpoint resolves a message's peer to a run-wide location and its
-// communicator to a run-wide one.
+// nanos puts a reduced timestamp of file i on the run's axis. In-situ,
+// one rank cannot know the axis's origin, which differences between ranks
+// do not depend on: its times are on the reference clock when the ranks
+// synchronised their clocks (every MPI run), else since 1970 by its
+// wall-clock start, as tracefile.Axis places files without sync points.
+func (r *run) nanos(i int, f *tracefile.File, reduced uint64) int64 {
+	if r.insitu {
+		if len(f.Header.ClockSync) == 0 {
+			return f.Header.StartWall.UnixNano() + f.Nanos(reduced)
+		}
+		return f.GlobalNanos(reduced)
+	}
+	return r.axis.Nanos(i, f, reduced)
+}
+
+// endpoint resolves a message's peer to a run-wide location (in-situ: a
+// world rank) and its communicator to a run-wide one.
 func (r *run) endpoint(file int, e *tracefile.Event) (peer, comm int, ok bool, err error) {
+	if r.insitu {
+		comm, ok = r.comms[file][e.Comm]
+		if !ok {
+			comm = r.comms[file][0]
+		}
+		// A message by location id, between the threads of a process, is
+		// no rank's: not replayed in-situ.
+		if !e.PeerRank || e.Peer > math.MaxInt32 {
+			return 0, 0, false, nil
+		}
+		return int(e.Peer), comm, true, nil
+	}
 	end, ok, err := r.peers.Resolve(file, e)
 	if err != nil || !ok {
 		return 0, 0, false, err

@@ -232,3 +232,34 @@ func WriteJSON(w io.Writer, r *Result) error {
 	enc.SetIndent("", "  ")
 	return enc.Encode(j)
 }
+
+// WriteInSitu prints the wait states the ranks of a run replayed in-situ
+// (InSitu.Result), from the archive at path: the patterns' totals as
+// WriteText prints them, then the top (pattern, call path, location)
+// values by time. The critical path, the delays and the worst waits are
+// the post-mortem replay's, which reads the events.
+func WriteInSitu(w io.Writer, r *Result, path string, top int) error {
+	fmt.Fprintf(w, "In-situ: replayed by the ranks at MPI_Finalize, each on its own events (%s)\n", path)
+	if err := WriteText(w, r, 0); err != nil {
+		return err
+	}
+	if top != 0 && len(r.Values) > 0 {
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, "Where they waited most:")
+		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "time\tinstances\tpattern\tcall path\tlocation")
+		byTime := append([]Value(nil), r.Values...)
+		sortByTime(byTime)
+		for i, v := range byTime {
+			if top > 0 && i >= top {
+				break
+			}
+			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\n", ms(v.Time), v.Count, v.Pattern, textname.Escape(r.PathName(v.Path)), textname.Escape(r.describe(v.Loc)))
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	_, err := fmt.Fprintln(w, "\nThe critical path, the delays and the worst waits need the events: hmbtrace waitstate without -insitu, on a run written with them")
+	return err
+}

@@ -93,7 +93,7 @@ func writePassCosts(out io.Writer, paths []string) error {
 
 // fromResults says which commands read a run archive of results only
 // (HMB_OUTPUT_EVENTS=none): the run-wide results the ranks computed.
-const fromResults = "summary (the run's profile), comm (the exact matrix), variation and dynamics (the analyses the ranks ran)"
+const fromResults = "summary (the run's profile), comm (the exact matrix), variation, dynamics and waitstate (the analyses the ranks ran)"
 
 // resultsOnlyError is the error of a command, or view, that needs the
 // ranks' traces, given the archive at path of the run's results only.

@@ -34,6 +34,9 @@ func runSummary(args []string, out io.Writer) error {
 		if err := summary.WriteRun(out, p, opt); err != nil {
 			return err
 		}
+		if err := writeWhyInSitu(out, fs.Args()); err != nil {
+			return err
+		}
 		return writePassCosts(out, fs.Args())
 	}
 	files, nprocs, err := openProcs(fs.Args(), *procs)

@@ -338,6 +338,8 @@ var (
 	_ = [1]int{}[cshim.PassChoice-C.HMB_PASS_CHOICE]
 	_ = [1]int{}[cshim.PassSegments-C.HMB_PASS_SEGMENTS]
 	_ = [1]int{}[cshim.PassPhases-C.HMB_PASS_PHASES]
+	_ = [1]int{}[cshim.PassReplay-C.HMB_PASS_REPLAY]
+	_ = [1]int{}[cshim.PassWaitStates-C.HMB_PASS_WAITSTATES]
 )
 
 // goBytes copies n bytes at p; none for a NULL p.

@@ -261,6 +261,8 @@ enum hmb_pass {
 	HMB_PASS_CHOICE,      /* variation.Choice: the time-dominant region */
 	HMB_PASS_SEGMENTS,    /* variation.Segments, cut as the choice's Cut says */
 	HMB_PASS_PHASES,      /* trend.InSitu: the phase series */
+	HMB_PASS_REPLAY,      /* the wait-state replay's rounds (cshim/replay.go), not merged */
+	HMB_PASS_WAITSTATES,  /* waitstate.InSitu: the wait states replayed in-situ */
 };
 int hmb_pass_make(int pass, int rank, const char *in, size_t in_n, char **out, size_t *n) HMB_NOINST;
 int hmb_pass_merge(int pass, const char *a, size_t an, const char *b, size_t bn, char **out, size_t *n) HMB_NOINST;

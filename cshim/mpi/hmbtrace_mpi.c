@@ -1424,6 +1424,8 @@ static const char *const pass_names[] = {
 	[HMB_PASS_CHOICE] = "choice of the time-dominant region",
 	[HMB_PASS_SEGMENTS] = "segments",
 	[HMB_PASS_PHASES] = "phase series",
+	[HMB_PASS_REPLAY] = "wait-state replay",
+	[HMB_PASS_WAITSTATES] = "wait states",
 };
 
 /*
@@ -1535,12 +1537,127 @@ HMB_NOINST static void pass_down(char **b, size_t *n)
 }
 
 /*
+ * replay runs the rounds of the wait-state replay in-situ (cshim/replay.go,
+ * analysis/waitstate/insitu.go): in each, Go gives this rank's messages
+ * (records of a peer, a size and the bytes), the ranks tell each other
+ * the sizes with one MPI_Ialltoall (p counts a rank), and exchange the
+ * bytes point to point with the peers that have any: the ranks the run
+ * talked to, and the neighbours in the communicators' trees. What came in
+ * goes to Go with the next round. Go needs 2 ceil(log2 p) rounds; a rank
+ * whose Go side failed sends nothing, and still takes part in each, so
+ * that no other rank waits for it.
+ */
+enum { TAG_REPLAY = 96 };
+
+HMB_NOINST static void replay(void)
+{
+	if (sync_comm == MPI_COMM_NULL || coll_abandoned) {
+		return;
+	}
+	int p = hmbmpi_world_size, r = world_rank, levels = 0;
+	while ((1 << levels) < p) {
+		levels++;
+	}
+	int rounds = 2 * levels, failed = 0;
+	uint64_t *sc = calloc((size_t)p, sizeof *sc), *rc = calloc((size_t)p, sizeof *rc);
+	MPI_Request *q = malloc(2 * (size_t)p * sizeof *q);
+	char *in = malloc(8);
+	size_t in_n = 8;
+	if (sc == NULL || rc == NULL || q == NULL || in == NULL) {
+		fprintf(stderr, "hmbtrace: rank %d: out of memory for the wait-state replay: the run's wait states lack this rank\n", r);
+		failed = 1;
+	}
+	for (int round = 0; round <= rounds && in != NULL && sc != NULL && rc != NULL && q != NULL; round++) {
+		uint32_t hdr[2] = {(uint32_t)round, (uint32_t)p};
+		memcpy(in, hdr, sizeof hdr);
+		char *out = NULL;
+		size_t on = 0;
+		if (!failed && hmb_pass_make(HMB_PASS_REPLAY, r, in, in_n, &out, &on) != 0) {
+			fprintf(stderr, "hmbtrace: rank %d: %s: the run's wait states lack this rank\n", r, hmb_last_error());
+			failed = 1;
+			free(out);
+			out = NULL;
+			on = 0;
+		}
+		free(in);
+		in = NULL;
+		if (round == rounds) {
+			free(out);
+			break;
+		}
+		/* The sizes of this round's messages, by peer. */
+		memset(sc, 0, (size_t)p * sizeof *sc);
+		for (size_t off = 0; off + 8 <= on;) {
+			uint32_t rec[2];
+			memcpy(rec, out + off, sizeof rec);
+			if (rec[0] >= (uint32_t)p || rec[1] > on - off - 8) {
+				break; /* not Go's records: sent as nothing */
+			}
+			sc[rec[0]] = rec[1];
+			off += 8 + rec[1];
+		}
+		step_begins();
+		MPI_Request a = MPI_REQUEST_NULL;
+		if (PMPI_Ialltoall(sc, 1, MPI_UINT64_T, rc, 1, MPI_UINT64_T, sync_comm, &a) != MPI_SUCCESS ||
+		    !bounded_wait(1, &a, "the sizes of the wait-state replay's messages")) {
+			free(out);
+			break;
+		}
+		size_t total = 8;
+		for (int i = 0; i < p; i++) {
+			if (rc[i] > 0) {
+				total += 8 + rc[i];
+			}
+		}
+		in = malloc(total);
+		if (in == NULL) {
+			abandon(0, NULL, "the wait-state replay's messages", "out of memory for");
+			free(out);
+			break;
+		}
+		in_n = total;
+		int n = 0;
+		size_t at = 8;
+		for (int i = 0; i < p; i++) {
+			if (rc[i] == 0) {
+				continue;
+			}
+			uint32_t rec[2] = {(uint32_t)i, (uint32_t)rc[i]};
+			memcpy(in + at, rec, sizeof rec);
+			PMPI_Irecv(in + at + 8, (int)rc[i], MPI_BYTE, i, TAG_REPLAY, sync_comm, &q[n++]);
+			at += 8 + rc[i];
+		}
+		for (size_t off = 0; off + 8 <= on;) {
+			uint32_t rec[2];
+			memcpy(rec, out + off, sizeof rec);
+			if (rec[0] >= (uint32_t)p || rec[1] > on - off - 8) {
+				break;
+			}
+			if (rec[1] > 0) {
+				PMPI_Isend(out + off + 8, (int)rec[1], MPI_BYTE, (int)rec[0], TAG_REPLAY, sync_comm, &q[n++]);
+			}
+			off += 8 + rec[1];
+		}
+		int ok = bounded_wait(n, q, "the wait-state replay's messages");
+		free(out);
+		if (!ok) {
+			break;
+		}
+	}
+	free(in);
+	free(sc);
+	free(rc);
+	free(q);
+}
+
+/*
  * run_reduce runs the passes: the run's profile (its flat profiles, buffer
  * statistics and throttled regions, from the statistics as they stand),
  * its exact communication matrix, and the run-wide analyses on the ranks'
  * own events: the time-dominant region chosen at the root from every
  * rank's share and sent down, each rank's segments gathered and scored,
- * and the phase series gathered.
+ * and the phase series gathered; then the wait-state replay's rounds, and
+ * the ranks' wait states gathered.
  */
 HMB_NOINST static void run_reduce(void)
 {
@@ -1556,6 +1673,8 @@ HMB_NOINST static void run_reduce(void)
 	}
 	free(cut);
 	run_pass(HMB_PASS_PHASES, NULL, 0, NULL, NULL);
+	replay();
+	run_pass(HMB_PASS_WAITSTATES, NULL, 0, NULL, NULL);
 	hmb_pass_end();
 }
 

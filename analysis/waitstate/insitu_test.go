@@ -1,0 +1,278 @@
+package waitstate
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/hmbtrace/hmbtrace/encode"
+	"github.com/hmbtrace/hmbtrace/internal/tracetest"
+	"github.com/hmbtrace/hmbtrace/tracefile"
+)
+
+// replayInSitu replays files in-situ, one Local per rank, its rounds'
+// messages handed over in memory as libhmbtrace-mpi hands them over MPI,
+// each part encoded and decoded as it travels, and the parts merged in
+// rank order up a binomial tree as the collective end merges them.
+func replayInSitu(t testing.TB, files []*tracefile.File) (res *Result, messages, bytes int) {
+	t.Helper()
+	n := len(files)
+	locals := make([]*Local, n)
+	for i, f := range files {
+		l, err := NewLocal(f, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		locals[i] = l
+	}
+	for round := range Rounds(n) {
+		inbox := make([]map[int][]byte, n)
+		for i := range inbox {
+			inbox[i] = map[int][]byte{}
+		}
+		for i, l := range locals {
+			out, err := l.Outgoing(round)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for p, b := range out {
+				inbox[p][i] = b
+				messages++
+				bytes += len(b)
+			}
+		}
+		for i, l := range locals {
+			if err := l.Incoming(round, inbox[i]); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	parts := make([]*InSitu, n)
+	for i, l := range locals {
+		p, err := l.Finish()
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := EncodeInSitu(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if parts[i], err = DecodeInSitu(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for step := 1; step < n; step *= 2 {
+		for r := 0; r+step < n; r += 2 * step {
+			parts[r].Merge(parts[r+step])
+		}
+	}
+	return parts[0].Result(), messages, bytes
+}
+
+// sameWaits checks that the in-situ result equals the post-mortem one:
+// every (pattern, call path, location) value, the totals and what could
+// not be replayed.
+func sameWaits(t *testing.T, got, want *Result) {
+	t.Helper()
+	type cell struct {
+		p         Pattern
+		path, loc string
+	}
+	cells := func(r *Result) map[cell]Value {
+		m := map[cell]Value{}
+		for _, v := range r.Values {
+			m[cell{v.Pattern, r.PathName(v.Path), r.Locations[v.Loc].Name}] = v
+		}
+		return m
+	}
+	a, b := cells(got), cells(want)
+	for k, v := range b {
+		if w, ok := a[k]; !ok || w.Time != v.Time || w.Count != v.Count || w.Region != v.Region {
+			t.Errorf("%v in %s on %s: in-situ %+v, post-mortem %+v", k.p, k.path, k.loc, w, v)
+		}
+	}
+	for k, w := range a {
+		if _, ok := b[k]; !ok {
+			t.Errorf("%v in %s on %s: in-situ %+v, none post-mortem", k.p, k.path, k.loc, w)
+		}
+	}
+	if got.Totals != want.Totals || got.Counts != want.Counts {
+		t.Errorf("totals in-situ %v %v, post-mortem %v %v", got.Totals, got.Counts, want.Totals, want.Counts)
+	}
+	if got.UnmatchedRecvs != want.UnmatchedRecvs || got.UnmatchedSends != want.UnmatchedSends ||
+		got.UnmatchedCollectives != want.UnmatchedCollectives || got.Unresolved != want.Unresolved || got.ClockViolations != want.ClockViolations {
+		t.Errorf("not replayed in-situ: %d %d %d %d %d; post-mortem %d %d %d %d %d",
+			got.UnmatchedRecvs, got.UnmatchedSends, got.UnmatchedCollectives, got.Unresolved, got.ClockViolations,
+			want.UnmatchedRecvs, want.UnmatchedSends, want.UnmatchedCollectives, want.Unresolved, want.ClockViolations)
+	}
+	if len(got.Locations) != len(want.Locations) || got.Total != want.Total {
+		t.Errorf("in-situ %d locations, %d ns; post-mortem %d, %d", len(got.Locations), got.Total, len(want.Locations), want.Total)
+	}
+}
+
+// TestInSituKnownRuns: the runs whose waits the post-mortem tests know by
+// construction give the same values in-situ.
+func TestInSituKnownRuns(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		run  func(*testing.T) []*tracefile.File
+	}{{"p2p", p2pRun}, {"collectives", collRun}, {"synthetic", func(t *testing.T) []*tracefile.File {
+		// 8 ranks of two locations each: halo exchanges and allreduces.
+		var files []*tracefile.File
+		for _, p := range tracetest.SyntheticRun(t, t.TempDir(), "ws", 8, 50) {
+			files = append(files, tracetest.Open(t, p))
+		}
+		return files
+	}}} {
+		t.Run(c.name, func(t *testing.T) {
+			files := c.run(t)
+			want, err := Analyze(files, Options{Procs: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, _, _ := replayInSitu(t, files)
+			sameWaits(t, got, want)
+			if got.Totals == [NumPatterns]int64{} {
+				t.Error("no wait in-situ")
+			}
+		})
+	}
+}
+
+// TestInSituRandomRuns: 7 ranks (no power of two: trees with a missing
+// branch) exchange messages by random (sender, tag) pairs with random
+// times, and call collectives on the world and on a communicator of four
+// of them (1, 3, 5, 6), each member at random times, some instance
+// missing one member's record (shed by its buffer). The in-situ replay
+// finds exactly the post-mortem waits, and its rounds carry messages only
+// to peers and tree neighbours.
+func TestInSituRandomRuns(t *testing.T) {
+	const n = 7
+	sub := []int32{1, 3, 5, 6}
+	for seed := range uint64(4) {
+		rng := rand.New(rand.NewPCG(seed, 99))
+		ranks := make([]*rank, n)
+		subID := make([]uint32, n)
+		for i := range ranks {
+			ranks[i] = newRank(i, n)
+			for _, m := range sub {
+				if int(m) == i {
+					subID[i] = ranks[i].b.Comm("", 1, sub, nil)
+				}
+			}
+		}
+		clock := make([]uint64, n)
+		// span returns a call of about d ns on rank i, after its last.
+		span := func(i int, d uint64) (uint64, uint64) {
+			e := clock[i] + 1 + uint64(rng.IntN(100))
+			clock[i] = e + d
+			return e, e + d
+		}
+		for step := range 30 {
+			switch step % 3 {
+			case 0: // messages: every rank sends one, received in order
+				type msg struct {
+					from, to int
+					tag      uint32
+				}
+				var msgs []msg
+				for i := range n {
+					m := msg{i, rng.IntN(n), uint32(rng.IntN(2))}
+					msgs = append(msgs, m)
+					name := "MPI_Send"
+					if rng.IntN(3) == 0 {
+						name = "MPI_Ssend"
+					}
+					e, l := span(i, 50+uint64(rng.IntN(200)))
+					ranks[i].send(name, e, l, int32(m.to), m.tag)
+				}
+				for _, m := range msgs {
+					e, l := span(m.to, 50+uint64(rng.IntN(200)))
+					ranks[m.to].recv(e, l, int32(m.from), m.tag)
+				}
+			case 1: // a world collective
+				name := []string{"MPI_Allreduce", "MPI_Barrier", "MPI_Bcast", "MPI_Reduce"}[rng.IntN(4)]
+				root := int64(-1)
+				if name == "MPI_Bcast" || name == "MPI_Reduce" {
+					root = int64(rng.IntN(n))
+				}
+				for i := range n {
+					e, l := span(i, 300)
+					ranks[i].coll(name, e, l, root, 8, 8)
+				}
+			case 2: // a collective on the sub-communicator, one member's record missing now and then
+				skip := -1
+				if rng.IntN(4) == 0 {
+					skip = int(sub[rng.IntN(len(sub))])
+				}
+				for _, m := range sub {
+					i := int(m)
+					e, l := span(i, 300)
+					if i == skip {
+						ranks[i].call("MPI_Allreduce", e, l, nil)
+						continue
+					}
+					k := ranks[i]
+					k.call("MPI_Allreduce", e, l, func() { k.l.Collective(e, -1, 8, 8, subID[i]) })
+				}
+			}
+		}
+		// An Irecv completed by MPI_Wait, rank 0 from rank 4.
+		e, l := span(0, 5)
+		ranks[0].call("MPI_Irecv", e, l, func() { ranks[0].l.Request(e, encode.KindIrecvRequest, 3) })
+		e, l = span(0, 5000)
+		ranks[0].call("MPI_Wait", e, l, func() { ranks[0].l.Irecv(l, 4, 9, 8, 1, 3) })
+		e, l = span(4, 1)
+		ranks[4].call("MPI_Isend", e, l, func() { ranks[4].l.Isend(e, 0, 9, 8, 1, 1) })
+		files := write(t, ranks...)
+		want, err := Analyze(files, Options{Procs: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, messages, _ := replayInSitu(t, files)
+		sameWaits(t, got, want)
+		if want.Totals[LateSender] == 0 || want.Totals[WaitNxN] == 0 || want.UnmatchedCollectives == 0 {
+			t.Errorf("seed %d: the run lacks what it should test: %v, %d unmatched collectives", seed, want.Totals, want.UnmatchedCollectives)
+		}
+		// Round 0 goes to the peers and first tree neighbours, the others
+		// to tree neighbours only: per communicator of m members, m-1 up
+		// and m-1 down.
+		if most := n*n + 2*(n-1+len(sub)-1); messages > most {
+			t.Errorf("seed %d: %d messages, want at most %d", seed, messages, most)
+		}
+	}
+}
+
+// TestInSituBadMessages: a message cut short, or for a communicator the
+// rank is not in, is an error naming the sender, never a panic.
+func TestInSituBadMessages(t *testing.T) {
+	files := collRun(t)
+	l, err := NewLocal(files[0], len(files))
+	if err != nil {
+		t.Fatal(err)
+	}
+	peer, err := NewLocal(files[1], len(files))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := peer.Outgoing(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := out[0]
+	if len(b) < 4 {
+		t.Fatalf("rank 1 sends rank 0 %d bytes in round 0", len(b))
+	}
+	for cut := range len(b) {
+		l.round = 0
+		if err := l.Incoming(0, map[int][]byte{1: b[:cut]}); err == nil {
+			t.Errorf("a message cut to %d of %d bytes: no error", cut, len(b))
+		}
+	}
+	l.round = 0
+	if err := l.Incoming(0, map[int][]byte{1: {0, 0, 1, 1, 2, 3, 4, 5, 6, 7, 8, 0}}); err == nil {
+		t.Error("a part of an unknown communicator: no error")
+	}
+	if _, err := NewLocal(files[0], 0); err == nil {
+		t.Error("a run of 0 ranks: no error")
+	}
+}

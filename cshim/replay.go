@@ -1,0 +1,212 @@
+package cshim
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/hmbtrace/hmbtrace/analysis/waitstate"
+	"github.com/hmbtrace/hmbtrace/internal/clock"
+	"github.com/hmbtrace/hmbtrace/tracefile"
+)
+
+// The wait-state replay in-situ (analysis/waitstate: Local), in two passes
+// after those of runresults.go:
+//
+//   - PassReplay is not reduced up the tree: libhmbtrace-mpi's replay
+//     (cshim/mpi/hmbtrace_mpi.c) calls PassMake once per round of the
+//     exchange and once after the last. Its input is the round, the size
+//     of the world and the messages that came in (round 0: none); its
+//     output is the messages of the round. The rounds are
+//     waitstate.Rounds(world), which the C side computes alike; a rank
+//     whose replay failed sends nothing and still takes part in each.
+//   - PassWaitStates reduces the ranks' waitstate.InSitu up the tree, in
+//     rank order (ResultWaitStates): per (pattern, call path, location)
+//     about 60 bytes, JSON.
+//
+// Both messages are records of a peer's world rank and a length (uint32,
+// little-endian each), then the length's bytes; the input begins with the
+// round and the world (uint32 each).
+const (
+	PassReplay = PassPhases + 1 + iota
+	PassWaitStates
+)
+
+// replayState is this rank's replay between its rounds.
+var replayState struct {
+	local *waitstate.Local
+	part  *waitstate.InSitu
+	err   error
+	began time.Time
+	took  time.Duration
+	sent  int
+}
+
+func init() {
+	passDefs[PassReplay] = passDef{"wait-state replay", makeReplay, mergeNone, setNone}
+	passDefs[PassWaitStates] = passDef{"wait states", makeWaitStates, mergeWaitStates, setWaitStates}
+}
+
+func mergeNone(_, _ []byte) ([]byte, error) {
+	return nil, errors.New("the replay's rounds are exchanged, not merged")
+}
+
+func setNone(*Runtime, []byte) ([]byte, error) {
+	return nil, errors.New("the replay's rounds are exchanged, not merged")
+}
+
+// makeReplay takes one round's messages and returns the next round's.
+// After an error the rank sends nothing more; the error is reported once
+// here and again as the reason of its missing wait states.
+func makeReplay(rt *Runtime, _ int, in []byte) ([]byte, error) {
+	if len(in) < 8 {
+		return nil, fmt.Errorf("%d bytes of input, want 8 at least", len(in))
+	}
+	round := int(binary.LittleEndian.Uint32(in))
+	world := int(binary.LittleEndian.Uint32(in[4:]))
+	st := &replayState
+	if round == 0 {
+		st.local, st.part, st.err, st.began, st.took, st.sent = nil, nil, nil, time.Now(), 0, 0
+		f, err := rt.rankTrace()
+		if err == nil {
+			recalibrate(&f.Header, clock.Now(), time.Now())
+			st.local, err = waitstate.NewLocal(f, world)
+		}
+		if err != nil {
+			st.err = err
+			return nil, err
+		}
+	}
+	if st.err != nil || st.local == nil {
+		return nil, nil
+	}
+	fail := func(err error) ([]byte, error) {
+		st.err, st.local = err, nil
+		return nil, err
+	}
+	if round > 0 {
+		msgs, err := splitRecords(in[8:])
+		if err != nil {
+			return fail(err)
+		}
+		if err := st.local.Incoming(round-1, msgs); err != nil {
+			return fail(err)
+		}
+	}
+	if round == waitstate.Rounds(world) {
+		part, err := st.local.Finish()
+		if err != nil {
+			return fail(err)
+		}
+		st.part, st.local, st.took = part, nil, time.Since(st.began)
+		return nil, nil
+	}
+	msgs, err := st.local.Outgoing(round)
+	if err != nil {
+		return fail(err)
+	}
+	peers := make([]int, 0, len(msgs))
+	for p := range msgs {
+		peers = append(peers, p)
+	}
+	slices.Sort(peers)
+	var out []byte
+	for _, p := range peers {
+		b := msgs[p]
+		if p < 0 || p >= world || len(b) > math.MaxInt32 {
+			return fail(fmt.Errorf("round %d: %d bytes for rank %d of %d", round, len(b), p, world))
+		}
+		out = binary.LittleEndian.AppendUint32(out, uint32(p))
+		out = binary.LittleEndian.AppendUint32(out, uint32(len(b)))
+		out = append(out, b...)
+		st.sent += len(b)
+	}
+	return out, nil
+}
+
+// recalibrate gives h, the header of this rank's trace read from memory,
+// the clock's rate over the run so far, as Close will measure it over the
+// whole run: the trace holds the rate of Start, calibrated in a fraction
+// of a millisecond, whose error (1e-4 and more on a loaded machine) moves
+// a time a second into the run by 100 µs, and the waits between ranks
+// with it. The rate is the ticks since the start over the wall-clock time
+// since it (now is the clock's reading at wall): a second of run puts
+// its error near the wall clock's, parts in 10^6. The replay is the last
+// pass to read the trace. A monotonic clock's rate is exact already.
+func recalibrate(h *tracefile.Header, now uint64, wall time.Time) {
+	if h.Clock != clock.SourceTSC.String() || now <= h.StartTicks {
+		return
+	}
+	if ns := wall.Sub(h.StartWall).Nanoseconds(); ns >= int64(10*time.Millisecond) {
+		h.TicksPerSecond = float64(now-h.StartTicks) * 1e9 / float64(ns)
+	}
+}
+
+// splitRecords splits the messages of a round by their senders.
+func splitRecords(b []byte) (map[int][]byte, error) {
+	out := map[int][]byte{}
+	for off := 0; off < len(b); {
+		if len(b)-off < 8 {
+			return nil, fmt.Errorf("a message's header at %d of %d bytes", off, len(b))
+		}
+		from := int(binary.LittleEndian.Uint32(b[off:]))
+		n := int(binary.LittleEndian.Uint32(b[off+4:]))
+		off += 8
+		if n > len(b)-off {
+			return nil, fmt.Errorf("rank %d's message of %d bytes at %d of %d", from, n, off, len(b))
+		}
+		if _, dup := out[from]; dup {
+			return nil, fmt.Errorf("two messages of rank %d in one round", from)
+		}
+		out[from] = b[off : off+n]
+		off += n
+	}
+	return out, nil
+}
+
+// makeWaitStates returns this rank's wait states, replayed in the rounds
+// before, and releases the replay.
+func makeWaitStates(_ *Runtime, _ int, _ []byte) ([]byte, error) {
+	st := &replayState
+	part, err := st.part, st.err
+	st.part, st.local = nil, nil
+	if err != nil {
+		return nil, err
+	}
+	if part == nil {
+		return nil, errors.New("the replay did not run its rounds")
+	}
+	return waitstate.EncodeInSitu(part)
+}
+
+func mergeWaitStates(a, b []byte) ([]byte, error) {
+	p, err := waitstate.DecodeInSitu(a)
+	if err != nil {
+		return nil, err
+	}
+	q, err := waitstate.DecodeInSitu(b)
+	if err != nil {
+		return nil, err
+	}
+	p.Merge(q)
+	return waitstate.EncodeInSitu(p)
+}
+
+// setWaitStates keeps the run's wait states, and what the exchange's
+// rounds cost rank 0 (from reading its events to its part), beside the
+// pass's own cost.
+func setWaitStates(rt *Runtime, b []byte) ([]byte, error) {
+	if _, err := waitstate.DecodeInSitu(b); err != nil {
+		return nil, err
+	}
+	rt.setResult(tracefile.ResultWaitStates, b)
+	passState.mu.Lock()
+	if replayState.took > 0 {
+		passState.costs = append(passState.costs, tracefile.PassCost{Pass: "wait-state replay", Seconds: replayState.took.Seconds(), Bytes: replayState.sent})
+	}
+	passState.mu.Unlock()
+	return nil, nil
+}

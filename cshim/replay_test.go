@@ -1,0 +1,59 @@
+package cshim
+
+import (
+	"bytes"
+	"encoding/binary"
+	"testing"
+	"time"
+
+	"github.com/hmbtrace/hmbtrace/tracefile"
+)
+
+// The rate of a TSC trace read from memory is the run's so far; a
+// monotonic clock's, or one of a run too short to tell, stays.
+func TestRecalibrate(t *testing.T) {
+	start := time.Unix(1700000000, 0)
+	for _, c := range []struct {
+		clock string
+		now   uint64
+		wall  time.Duration
+		want  float64
+	}{
+		{"tsc", 1000 + 3_000_000_000, time.Second, 3e9},
+		{"tsc", 1000 + 2_400_000, time.Millisecond, 2.5e9}, // too short: Start's
+		{"monotonic", 1000 + 3_000_000_000, time.Second, 2.5e9},
+		{"tsc", 500, time.Second, 2.5e9}, // a clock before the start: Start's
+	} {
+		h := tracefile.Header{Clock: c.clock, StartTicks: 1000, StartWall: start, TicksPerSecond: 2.5e9}
+		recalibrate(&h, c.now, start.Add(c.wall))
+		if h.TicksPerSecond != c.want {
+			t.Errorf("%s, %d ticks at +%v: rate %v, want %v", c.clock, c.now, c.wall, h.TicksPerSecond, c.want)
+		}
+	}
+}
+
+// The messages of a round come split by sender; a record cut short or a
+// sender twice is an error.
+func TestSplitRecords(t *testing.T) {
+	rec := func(from uint32, b string) []byte {
+		out := binary.LittleEndian.AppendUint32(nil, from)
+		out = binary.LittleEndian.AppendUint32(out, uint32(len(b)))
+		return append(out, b...)
+	}
+	all := append(rec(3, "abc"), rec(5, "")...)
+	got, err := splitRecords(all)
+	if err != nil || len(got) != 2 || !bytes.Equal(got[3], []byte("abc")) || len(got[5]) != 0 {
+		t.Errorf("splitRecords: %q, %v", got, err)
+	}
+	for cut := 1; cut < len(all); cut++ {
+		if cut == len(rec(3, "abc")) {
+			continue // a whole record
+		}
+		if _, err := splitRecords(all[:cut]); err == nil {
+			t.Errorf("cut to %d of %d bytes: no error", cut, len(all))
+		}
+	}
+	if _, err := splitRecords(append(rec(3, "a"), rec(3, "b")...)); err == nil {
+		t.Error("two messages of rank 3: no error")
+	}
+}

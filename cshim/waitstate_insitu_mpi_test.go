@@ -1,0 +1,140 @@
+package cshim_test
+
+// The wait-state replay in-situ (issue 32, point 2): the ranks of an MPI
+// run replay their own events at its collective end and exchange the
+// times the patterns need over MPI; their wait states must be those the
+// post-mortem replay finds on the same events.
+
+import (
+	"encoding/json"
+	"math"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hmbtrace/hmbtrace/analysis/waitstate"
+	"github.com/hmbtrace/hmbtrace/tracefile"
+)
+
+// TestMPIInSituWaitStates runs testdata/mpi/waitstate_insitu.c on 4
+// ranks: a ring with a late rank 2, an Allreduce and a Barrier after
+// imbalanced work, a late Bcast root, an early Reduce root, an Ssend to a
+// late receiver, an Allreduce on half the ranks and an Irecv completed by
+// MPI_Wait. Every (pattern, call path, location) value the ranks replayed
+// in-situ is the post-mortem one: the same count of waits, and times
+// within the clock-calibration tolerance of TestMPIInSitu (near) for
+// each wait (the in-situ times are converted at the clock rate calibrated
+// up to the collective end, the files' at the one up to Close). Each
+// planted pattern is there, where it was planted.
+func TestMPIInSituWaitStates(t *testing.T) {
+	build := mpiLibrary(t)
+	prog := mpiBuild(t, build, "mpicc", "waitstate_insitu", "waitstate_insitu.c")
+	const np, iters = 4, 6
+	out := filepath.Join(t.TempDir(), "out")
+	mpirun(t, np, out, nil, prog, "6")
+	files := rankFiles(t, out, "waitstate_insitu", np)
+	path := filepath.Join(out, "waitstate_insitu.hmbrun")
+
+	post, err := waitstate.Analyze(files, waitstate.Options{Procs: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := waitstate.DecodeInSitu(inSituResult(t, path, tracefile.ResultWaitStates))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := in.Result()
+
+	type cell struct {
+		p         waitstate.Pattern
+		path, loc string
+	}
+	cells := func(r *waitstate.Result) map[cell]waitstate.Value {
+		m := map[cell]waitstate.Value{}
+		for _, v := range r.Values {
+			k := cell{v.Pattern, r.PathName(v.Path), r.Locations[v.Loc].Name}
+			if _, dup := m[k]; dup {
+				t.Errorf("%v %s %s twice", v.Pattern, k.path, k.loc)
+			}
+			m[k] = v
+		}
+		return m
+	}
+	// The tolerance of near for a time on the axis, at the run's end: a
+	// wait is a difference of two such times, each converted at its own
+	// rank's clock rate.
+	slack := 1e-4*float64(tracefile.NewAxis(files).End) + 10
+	a, b := cells(got), cells(post)
+	worst := 0.0 // the largest difference per wait, ns
+	for k, v := range b {
+		w := a[k]
+		tol := 1e-4*float64(v.Time) + slack*float64(max(v.Count, w.Count))
+		worst = max(worst, math.Abs(float64(w.Time-v.Time))/float64(max(v.Count, w.Count, 1)))
+		if math.Abs(float64(w.Time-v.Time)) > tol {
+			t.Errorf("%v in %s on %s: in-situ %d ns (%d waits), post-mortem %d ns (%d waits), tolerance %.0f ns", k.p, k.path, k.loc, w.Time, w.Count, v.Time, v.Count, tol)
+		} else if w.Count != v.Count {
+			t.Logf("%v in %s on %s: in-situ %d waits, post-mortem %d: a wait within the clocks' tolerance of 0 (%d ns against %d)", k.p, k.path, k.loc, w.Count, v.Count, w.Time, v.Time)
+		}
+	}
+	for k, w := range a {
+		if _, ok := b[k]; !ok && float64(w.Time) > slack*float64(w.Count) {
+			t.Errorf("%v in %s on %s: in-situ %d ns (%d waits), none post-mortem", k.p, k.path, k.loc, w.Time, w.Count)
+		}
+	}
+	t.Logf("in-situ and post-mortem values differ by %.0f ns per wait at most (tolerance %.0f ns)", worst, slack)
+	for p := range waitstate.NumPatterns {
+		t.Logf("%-32v in-situ %12d ns %3d waits, post-mortem %12d ns %3d waits", p, got.Totals[p], got.Counts[p], post.Totals[p], post.Counts[p])
+	}
+	if got.UnmatchedRecvs != post.UnmatchedRecvs || got.UnmatchedSends != post.UnmatchedSends ||
+		got.UnmatchedCollectives != post.UnmatchedCollectives || got.Unresolved != post.Unresolved {
+		t.Errorf("unmatched in-situ: %d receives, %d sends, %d collectives, %d unresolved; post-mortem %d, %d, %d, %d",
+			got.UnmatchedRecvs, got.UnmatchedSends, got.UnmatchedCollectives, got.Unresolved,
+			post.UnmatchedRecvs, post.UnmatchedSends, post.UnmatchedCollectives, post.Unresolved)
+	}
+	if !got.Synced {
+		t.Error("in-situ: the ranks' clocks were not synchronised")
+	}
+	// The planted patterns, where they were planted: the waits of a late
+	// party of 2 to 6 ms an iteration (the scheduler of a machine with
+	// fewer cores than ranks may add to them, or let a party catch up).
+	for _, c := range []struct {
+		p      waitstate.Pattern
+		region string
+		rank   int // -1: any
+	}{
+		{waitstate.LateSender, "MPI_Recv", 3},
+		{waitstate.WaitNxN, "MPI_Allreduce", -1},
+		{waitstate.WaitBarrier, "MPI_Barrier", -1},
+		{waitstate.LateBroadcast, "MPI_Bcast", -1},
+	} {
+		if ns := planted(got, c.p, c.region, c.rank); ns < iters*1_000_000 {
+			t.Errorf("in-situ %v in %s on rank %d: %d ns, want a few ms an iteration", c.p, c.region, c.rank, ns)
+		}
+	}
+	if t.Failed() {
+		js, _ := json.MarshalIndent(in, "", " ")
+		t.Logf("in-situ:\n%s", js)
+	}
+	// The command reads them, and says what stays post-mortem.
+	text := hmbtraceRun(t, "waitstate", "-insitu", "-top", "100", out)
+	if !containsAll(text, "Late Sender", "MPI_Recv", "rank 3", "In-situ", "need the events") {
+		t.Errorf("waitstate -insitu:\n%s", text)
+	}
+	if costs := string(inSituResult(t, path, tracefile.ResultCosts)); !strings.Contains(costs, "wait-state replay") {
+		t.Errorf("the passes' costs hold no wait-state replay: %s", costs)
+	}
+	if !strings.Contains(text, "The replay cost rank 0 ") {
+		t.Errorf("waitstate -insitu says nothing of the replay's cost:\n%s", text)
+	}
+
+	// Without the events (HMB_OUTPUT_EVENTS=none), summary and waitstate
+	// read the wait states the ranks replayed.
+	none := filepath.Join(t.TempDir(), "none")
+	mpirun(t, np, none, []string{"HMB_OUTPUT_EVENTS=none"}, prog, "2")
+	if text := hmbtraceRun(t, "summary", none); !containsAll(text, "Why ranks wait:", "Wait at N x N", "wait-state replay") {
+		t.Errorf("summary of a run's results only:\n%s", text)
+	}
+	if text := hmbtraceRun(t, "waitstate", none); !containsAll(text, "In-situ", "Wait at N x N", "The replay cost rank 0 ") {
+		t.Errorf("waitstate of a run's results only:\n%s", text)
+	}
+}
