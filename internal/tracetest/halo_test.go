@@ -41,3 +41,30 @@ func TestHaloGrid(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteHaloArchive writes a halo run as its run archive (one file per
+// HMB_HALO_PER_FILE ranks, default 1024) when HMB_HALO_ARCHIVE_DIR and
+// HMB_HALO_RANKS are set; HMB_HALO_SPLIT=1 adds HaloSplit's irregular
+// communicator: the synthetic archives the readers' memory is measured on.
+func TestWriteHaloArchive(t *testing.T) {
+	dir, n := os.Getenv("HMB_HALO_ARCHIVE_DIR"), os.Getenv("HMB_HALO_RANKS")
+	if dir == "" || n == "" {
+		t.Skip("HMB_HALO_ARCHIVE_DIR and HMB_HALO_RANKS are not set")
+	}
+	ranks, err := strconv.Atoi(n)
+	if err != nil || ranks < 1 {
+		t.Fatalf("HMB_HALO_RANKS=%q is not a positive number", n)
+	}
+	perFile := 1024
+	if s := os.Getenv("HMB_HALO_PER_FILE"); s != "" {
+		if perFile, err = strconv.Atoi(s); err != nil || perFile < 1 {
+			t.Fatalf("HMB_HALO_PER_FILE=%q is not a positive number", s)
+		}
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := WriteHaloArchive(dir, "halo", ranks, perFile, 20, os.Getenv("HMB_HALO_SPLIT") == "1"); err != nil {
+		t.Fatal(err)
+	}
+}
