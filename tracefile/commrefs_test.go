@@ -1,6 +1,7 @@
 package tracefile_test
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -143,6 +144,49 @@ func TestCommRefs(t *testing.T) {
 	}
 	if !slices.ContainsFunc(run.Regions, func(r tracefile.Region) bool { return r.Name == "MPI_Bcast" }) {
 		t.Errorf("the run's regions lack MPI_Bcast, which ranks 0, 3, ... defined: %v", run.Regions)
+	}
+
+	// Each rank's ids map to the same unified ones both ways, the files
+	// given in any order; a region a rank defined after the run's tables
+	// were made is appended to them.
+	extra := files[7].Regions
+	files[7].Regions = append(slices.Clone(extra), tracefile.Region{ID: uint32(len(extra) + 1), Name: "after_finalize"})
+	byName[7].Regions = files[7].Regions
+	rev := slices.Clone(files)
+	slices.Reverse(rev)
+	u, err := tracefile.ReadUnified(rev)
+	if err != nil || !u.FromRun {
+		t.Fatalf("ReadUnified of the archives: from the run %v, %v", u != nil && u.FromRun, err)
+	}
+	v, err := tracefile.ReadUnified(byName)
+	if err != nil || v.FromRun {
+		t.Fatalf("ReadUnified of the rank files: %v", err)
+	}
+	if !u.Defs.Equal(v.Defs) {
+		t.Errorf("with a region defined after the run's tables: the archives' definitions differ from the rank files'")
+	}
+	if last := u.Defs.Regions[len(u.Defs.Regions)-1]; last.Name != "after_finalize" {
+		t.Errorf("the run's last region is %q, want after_finalize appended", last.Name)
+	}
+	for r := range files {
+		a, b := u.Maps[len(files)-1-r], v.Maps[r]
+		if fmt.Sprint(a) != fmt.Sprint(b) {
+			t.Errorf("rank %d: maps to the run's ids\n%v from the archive\n%v from the rank files", r, a, b)
+		}
+		if len(a.Regions) != len(files[r].Regions) || len(a.Comms) != len(files[r].Comms) {
+			t.Errorf("rank %d: %d regions and %d communicators mapped of %d and %d", r, len(a.Regions), len(a.Comms), len(files[r].Regions), len(files[r].Comms))
+		}
+		for id, to := range a.Comms {
+			// MPI_COMM_SELF is one for the run, with no members; the two
+			// sides of an inter-communicator one, in the first side's view.
+			c, mine := u.Defs.Comms[to-1], files[r].Comms[id-1]
+			same := slices.Equal(c.Members, mine.Members) && slices.Equal(c.Remote, mine.Remote) ||
+				slices.Equal(c.Members, mine.Remote) && slices.Equal(c.Remote, mine.Members) && mine.Remote != nil ||
+				mine.Name == "MPI_COMM_SELF" && c.Members == nil
+			if to == 0 || !same {
+				t.Errorf("rank %d: communicator %d maps to %d of other members", r, id, to)
+			}
+		}
 	}
 	for _, f := range files {
 		f.Close()
