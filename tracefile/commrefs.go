@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
-	"io"
 	"os"
 	"path/filepath"
 	"sync"
@@ -225,9 +224,9 @@ func loadRunGroups(a *Archive, path string) (*runGroups, error) {
 
 // hasRunDefinitions reports whether the archive file at path (of group
 // group of groups, named name) belongs to a run whose group 0 holds the
-// unified definitions: then a slot's communicators may refer to them. It
-// reads group 0's prelude, index and the results sections' heads, not
-// the results.
+// unified definitions: then a slot's communicators may refer to them.
+// Every rank asks as it writes its slot, so it reads only group 0's
+// prelude and the heads of its results sections, a few dozen bytes.
 func hasRunDefinitions(path, name string, group, groups int) bool {
 	if group != 0 {
 		path = ArchiveName(filepath.Dir(path), name, 0, groups)
@@ -237,23 +236,27 @@ func hasRunDefinitions(path, name string, group, groups int) bool {
 		return false
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
+	var pre [preludeSize]byte
+	if n, _ := f.ReadAt(pre[:], 0); n < preludeSize || string(pre[:8]) != archiveMagic {
 		return false
 	}
-	a, err := readIndex(f, st.Size())
-	if err != nil || a.Name != name || a.Groups != groups || a.resultsLen < 4 {
+	le := binary.LittleEndian
+	if le.Uint32(pre[8:]) != archiveVersion || le.Uint32(pre[20:]) != 0 || le.Uint32(pre[24:]) != uint32(groups) {
+		return false
+	}
+	resOff, resLen := int64(le.Uint64(pre[48:])), int64(le.Uint64(pre[56:]))
+	if resOff < preludeSize || resLen < 4 || resLen > 1<<40 {
 		return false
 	}
 	// The sections: kind, uvarint length, payload; the checksum last.
 	var head [1 + binary.MaxVarintLen64]byte
-	for off, end := a.resultsOff, a.resultsOff+a.resultsLen-4; off < end; {
+	for off, end := resOff, resOff+resLen-4; off < end; {
 		n, err := f.ReadAt(head[:], off)
-		if n < 2 && err != nil && err != io.EOF {
+		if n < 2 && err != nil {
 			return false
 		}
 		l, k := binary.Uvarint(head[1:n])
-		if k <= 0 {
+		if k <= 0 || l > uint64(end-off) {
 			return false
 		}
 		if head[0] == ResultDefinitions {
