@@ -331,3 +331,47 @@ func TestSlotBytesFlat(t *testing.T) {
 		t.Errorf("reading: %.0f bytes allocated per rank at 10^2 ranks, %.0f at 10^3: it grows with the run", small.alloc, large.alloc)
 	}
 }
+
+// The tools open a run's ranks on several workers at once: the run's
+// groups are loaded once and shared (run with -race).
+func TestCommRefsConcurrent(t *testing.T) {
+	const p = 40
+	paths, err := tracetest.WriteArchive(t.TempDir(), "some", p, 9, func(r int) *tracetest.Builder { return someRanks(r, p) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	type slot struct {
+		a *tracefile.Archive
+		i int
+	}
+	var slots []slot
+	for _, path := range paths {
+		a, err := tracefile.OpenArchive(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer a.Close()
+		for i := range a.Slots {
+			slots = append(slots, slot{a, i})
+		}
+	}
+	errs := make(chan error, len(slots))
+	for _, s := range slots {
+		go func() {
+			f, err := s.a.OpenRank(s.i)
+			if err == nil {
+				want := someRanks(f.Header.Rank, p).Trace.Comms
+				if len(f.Comms) != len(want) || !slices.Equal(f.Comms[len(want)-1].Members, want[len(want)-1].Members) {
+					err = fmt.Errorf("rank %d: communicators %v, want %v", f.Header.Rank, f.Comms, want)
+				}
+				f.Close()
+			}
+			errs <- err
+		}()
+	}
+	for range slots {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}
