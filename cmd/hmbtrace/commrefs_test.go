@@ -89,7 +89,7 @@ func TestArchiveCommRefsSameOutput(t *testing.T) {
 			cmds = append(cmds, c)
 		}
 	}
-	cmds = append(cmds, []string{"dump", "RANK1"}, []string{"dump", "-definitions"})
+	cmds = append(cmds, []string{"dump", "RANK1"}, []string{"dump", "-definitions"}, []string{"dump", "-definitions", "-maps"})
 	for _, c := range cmds {
 		t.Run(strings.Join(c, " "), func(t *testing.T) {
 			read := func(in, rank1 string) map[string][]byte {
@@ -125,5 +125,50 @@ func TestArchiveCommRefsSameOutput(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestDumpDefinitionsMaps: dump -definitions -maps says how each rank's
+// ids map to the run's: the two colours of an irregular split are two of
+// the run's communicators, and each rank's split maps to its colour's.
+func TestDumpDefinitionsMaps(t *testing.T) {
+	const n = 8
+	dir := t.TempDir()
+	if _, err := tracetest.WriteArchive(dir, "halo", n, n, func(r int) *tracetest.Builder {
+		b := tracetest.HaloRank("halo", r, n, 2)
+		tracetest.HaloSplit(b, r, n)
+		return b
+	}); err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	if rc := run([]string{"dump", "-definitions", "-maps", dir}, &out, &errOut); rc != 0 {
+		t.Fatalf("exit %d: %s", rc, errOut.String())
+	}
+	members := map[string]string{} // the run's communicator id -> its members
+	split := map[int]string{}      // rank -> the run's id of its split (its communicator 6)
+	for _, line := range strings.Split(out.String(), "\n") {
+		f := strings.Split(line, "\t")
+		switch {
+		case f[0] == "comm":
+			members[f[1]] = strings.TrimPrefix(f[4], "members=")
+		case f[0] == "map" && f[2] == "comm":
+			for _, pair := range strings.Split(f[3], ",") {
+				if local, run, _ := strings.Cut(pair, "="); local == "6" {
+					var r int
+					fmt.Sscan(f[1], &r)
+					split[r] = run
+				}
+			}
+		}
+	}
+	// Ranks 0, 3, 5, 6 have an even number of set bits; 1, 2, 4, 7 odd.
+	for r, want := range map[int]string{0: "0,3,5,6", 3: "0,3,5,6", 1: "1,2,4,7", 7: "1,2,4,7"} {
+		if got := members[split[r]]; got != want {
+			t.Errorf("rank %d's split maps to the run's communicator %q of members %q, want %q\n%s", r, split[r], got, want, out.String())
+		}
+	}
+	if rc := run([]string{"dump", "-maps", dir}, &out, &errOut); rc == 0 {
+		t.Errorf("dump -maps without -definitions succeeded")
 	}
 }
