@@ -4,6 +4,8 @@ import (
 	"os"
 	"strconv"
 	"testing"
+
+	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
 // TestWriteHalo writes the rank files of a halo code when HMB_HALO_DIR
@@ -64,7 +66,28 @@ func TestWriteHaloArchive(t *testing.T) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := WriteHaloArchive(dir, "halo", ranks, perFile, 20, os.Getenv("HMB_HALO_SPLIT") == "1"); err != nil {
+	paths, err := WriteHaloArchive(dir, "halo", ranks, perFile, 20, os.Getenv("HMB_HALO_SPLIT") == "1")
+	if err != nil {
 		t.Fatal(err)
 	}
+	// The bytes of the ranks' traces: the files are sparse, their sizes
+	// count the slots' margins.
+	var traces, results int64
+	for _, p := range paths {
+		a, err := tracefile.OpenArchive(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range a.Slots {
+			traces += s.Len
+		}
+		b, err := a.Results()
+		if err != nil {
+			t.Fatal(err)
+		}
+		results += int64(len(b))
+		a.Close()
+	}
+	t.Logf("%d ranks in %d files: %d bytes of traces (%.0f per rank), %d bytes of results",
+		ranks, len(paths), traces, float64(traces)/float64(ranks), results)
 }
