@@ -404,6 +404,12 @@ func (a *Archive) OpenRank(i int) (*File, error) {
 	}
 	f.r, f.closer, f.Path = sr, ref, a.RankPath(s.Rank)
 	f.EventsNone = a.EventsNone
+	if f.commRefs != nil {
+		if err := a.resolveComms(f); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("%s: rank %d: %w", a.Path, s.Rank, err)
+		}
+	}
 	if f.Header.Rank != s.Rank {
 		f.Close()
 		return nil, &FormatError{Path: a.Path, Offset: s.Off, Reason: fmt.Sprintf("rank %d's slot holds the trace of rank %d", s.Rank, f.Header.Rank)}

@@ -212,7 +212,7 @@ func (p *ArchivePlan) layout() (head []byte, offsets []int64, end int64) {
 // the trace exceeds capacity, WriteSlot stops, leaves the slot empty and
 // returns an error wrapping ErrSlotFull.
 func WriteSlot(path string, off, capacity int64, rank int, write func(w io.Writer) error) error {
-	f, slotCap, err := openSlot(path, off, rank)
+	f, a, slotCap, err := openSlot(path, off, rank)
 	if err != nil {
 		return err
 	}
@@ -220,7 +220,8 @@ func WriteSlot(path string, off, capacity int64, rank int, write func(w io.Write
 	if capacity > slotCap {
 		return fmt.Errorf("%s: rank %d: a capacity of %d bytes for a slot of %d", path, rank, capacity, slotCap)
 	}
-	sw := &slotWriter{f: f, off: off + slotHeaderSize, limit: capacity - slotHeaderSize, crc: crc32.New(castagnoli)}
+	sw := &slotWriter{f: f, off: off + slotHeaderSize, limit: capacity - slotHeaderSize, crc: crc32.New(castagnoli),
+		refs: hasRunDefinitions(path, a.Name, a.Group, a.Groups)}
 	werr := write(sw)
 	if sw.full {
 		return fmt.Errorf("%s: rank %d: %w (%d bytes)", path, rank, ErrSlotFull, capacity)
@@ -245,7 +246,7 @@ func MarkSlotMoved(path string, off int64, rank int, base string) error {
 	if base == "" || base == "." || base == ".." || filepath.Base(base) != base || len(base) > maxMovedName {
 		return fmt.Errorf("%s: rank %d: %q is not the base name of a file beside the archive", path, rank, base)
 	}
-	f, slotCap, err := openSlot(path, off, rank)
+	f, _, slotCap, err := openSlot(path, off, rank)
 	if err != nil {
 		return err
 	}
@@ -266,10 +267,10 @@ func MarkSlotMoved(path string, off int64, rank int, base string) error {
 // openSlot opens the archive for writing rank's slot at off, after
 // checking with the index that the slot there is rank's, and with its
 // header that it is still empty; it returns the slot's capacity.
-func openSlot(path string, off int64, rank int) (f *os.File, capacity int64, err error) {
+func openSlot(path string, off int64, rank int) (f *os.File, a *Archive, capacity int64, err error) {
 	f, err = os.OpenFile(path, os.O_RDWR, 0)
 	if err != nil {
-		return nil, 0, err
+		return nil, nil, 0, err
 	}
 	defer func() {
 		if err != nil {
@@ -278,15 +279,15 @@ func openSlot(path string, off int64, rank int) (f *os.File, capacity int64, err
 	}()
 	st, err := f.Stat()
 	if err != nil {
-		return nil, 0, err
+		return nil, nil, 0, err
 	}
-	a, err := readIndex(f, st.Size())
+	a, err = readIndex(f, st.Size())
 	if err != nil {
 		var fe *FormatError
 		if errors.As(err, &fe) {
 			fe.Path = path
 		}
-		return nil, 0, err
+		return nil, nil, 0, err
 	}
 	var s *Slot
 	for i := range a.Slots {
@@ -296,22 +297,22 @@ func openSlot(path string, off int64, rank int) (f *os.File, capacity int64, err
 	}
 	switch {
 	case s == nil:
-		return nil, 0, fmt.Errorf("%s: rank %d: no slot at offset %d", path, rank, off)
+		return nil, nil, 0, fmt.Errorf("%s: rank %d: no slot at offset %d", path, rank, off)
 	case s.Rank != rank:
-		return nil, 0, fmt.Errorf("%s: the slot at offset %d is rank %d's, not rank %d's", path, off, s.Rank, rank)
+		return nil, nil, 0, fmt.Errorf("%s: the slot at offset %d is rank %d's, not rank %d's", path, off, s.Rank, rank)
 	}
 	var b [slotHeaderSize]byte
 	if _, err := f.ReadAt(b[:], off); err != nil {
-		return nil, 0, fmt.Errorf("%s: rank %d: slot header at offset %d: %v", path, rank, off, err)
+		return nil, nil, 0, fmt.Errorf("%s: rank %d: slot header at offset %d: %v", path, rank, off, err)
 	}
 	h, err := decodeSlotHeader(b[:])
 	switch {
 	case err != nil:
-		return nil, 0, fmt.Errorf("%s: rank %d: slot at offset %d: %v", path, rank, off, err)
+		return nil, nil, 0, fmt.Errorf("%s: rank %d: slot at offset %d: %v", path, rank, off, err)
 	case h.State != SlotEmpty:
-		return nil, 0, fmt.Errorf("%s: rank %d: slot already written (%v)", path, rank, h.State)
+		return nil, nil, 0, fmt.Errorf("%s: rank %d: slot already written (%v)", path, rank, h.State)
 	}
-	return f, s.Cap, nil
+	return f, a, s.Cap, nil
 }
 
 // slotWriter puts a slot's payload in place with positioned writes,
@@ -324,6 +325,9 @@ type slotWriter struct {
 	crc   hash.Hash32
 	full  bool
 	err   error
+	// refs: the run's group 0 holds its unified definitions, so the
+	// trace's communicators may refer to them (COMM REFS).
+	refs bool
 }
 
 func (w *slotWriter) Write(p []byte) (int, error) {

@@ -34,7 +34,7 @@ var sectionNames = map[byte]string{
 	secHeader: "HEADER", secRegions: "REGIONS", secLocations: "LOCATIONS",
 	secReductions: "REDUCTIONS", secBin: "BIN", secEnd: "END",
 	secParadigms: "PARADIGMS", secThrottled: "THROTTLED",
-	secComms: "COMMS", secCommMatrix: "COMM MATRIX", secCommRuns: "COMM RUNS",
+	secComms: "COMMS", secCommMatrix: "COMM MATRIX", secCommRuns: "COMM RUNS", secCommRefs: "COMM REFS",
 	secRecovered: "RECOVERED", secThrottleRule: "THROTTLE RULE",
 }
 

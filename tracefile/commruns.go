@@ -51,6 +51,14 @@ const (
 )
 
 func encodeCommRuns(cs []Comm) []byte {
+	p, _ := encodeCommGroups(cs, false)
+	return p
+}
+
+// encodeCommGroups writes cs as COMM RUNS does; with refs, a group whose runs
+// take more than a reference does is written as a reference to the run's
+// unified definitions (COMM REFS), and refd says whether any was.
+func encodeCommGroups(cs []Comm, refs bool) (_ []byte, refd bool) {
 	var p payload
 	p.uvarint(uint64(len(cs)))
 	byID := make(map[uint32]int, len(cs))
@@ -67,18 +75,21 @@ func encodeCommRuns(cs []Comm) []byte {
 		if k, ok := byID[c.Parent]; ok && c.Parent != 0 && len(c.Members) > 0 && slices.Equal(c.Members, cs[k].Members) {
 			flags |= commParentMembers
 		}
-		p.uvarint(flags)
+		var members, remote []byte
 		if flags&commParentMembers == 0 {
-			appendRankRuns(&p, c.Members)
+			members, flags = groupOrRef(c.Members, refs, flags, commMembersRef)
 		}
 		if c.Remote != nil {
-			appendRankRuns(&p, c.Remote)
+			remote, flags = groupOrRef(c.Remote, refs, flags, commRemoteRef)
 		}
+		refd = refd || flags&(commMembersRef|commRemoteRef) != 0
+		p.uvarint(flags)
+		p = append(append(p, members...), remote...)
 		if _, dup := byID[c.ID]; !dup {
 			byID[c.ID] = i
 		}
 	}
-	return p
+	return p, refd
 }
 
 // appendRankRuns writes rs as runs of equal strides, each taken as long as
@@ -119,6 +130,20 @@ func runLen(rs []int32) int {
 }
 
 func decodeCommRuns(f *fields) []Comm {
+	cs, _ := decodeCommGroups(f, false)
+	return cs
+}
+
+// decodeCommGroups reads COMM RUNS, or with refs COMM REFS, whose groups may be
+// references to the run's definitions: those are returned, for the
+// archive to resolve, and their communicators have no members yet.
+func decodeCommGroups(f *fields, refs bool) ([]Comm, []commRef) {
+	known := uint64(commFlagsKnown)
+	if refs {
+		known |= commMembersRef | commRemoteRef
+	}
+	var pending []commRef
+	refd := map[int]bool{} // the communicators (by index) waiting for members
 	n := f.count("communicators", 4)
 	cs := make([]Comm, 0, n)
 	ids := make(map[uint32]int, n)
@@ -135,29 +160,48 @@ func decodeCommRuns(f *fields) []Comm {
 			// A communicator is made from one that exists, so its parent
 			// comes before it.
 			f.fail("communicator parent", fmt.Sprintf("communicator %d names parent %d, which is not defined before it", c.ID, c.Parent))
-		case flags&^commFlagsKnown != 0:
+		case flags&^known != 0:
 			f.fail("communicator flags", fmt.Sprintf("communicator %d: unknown flags %#x", c.ID, flags))
 		case flags&commParentMembers != 0 && c.Parent == 0:
 			f.fail("communicator flags", fmt.Sprintf("communicator %d has its parent's members but no parent", c.ID))
+		case flags&commParentMembers != 0 && flags&commMembersRef != 0:
+			f.fail("communicator flags", fmt.Sprintf("communicator %d has its parent's members and a reference to them", c.ID))
+		case flags&commInter == 0 && flags&commRemoteRef != 0:
+			f.fail("communicator flags", fmt.Sprintf("communicator %d refers to a remote group but is no inter-communicator", c.ID))
 		}
 		if f.err != nil {
 			break
 		}
-		if flags&commParentMembers != 0 {
-			c.Members = cs[ids[c.Parent]-1].Members
-		} else {
+		ref := commRef{comm: len(cs)}
+		switch {
+		case flags&commParentMembers != 0:
+			parent := ids[c.Parent] - 1
+			c.Members = cs[parent].Members
+			// A parent whose members are a reference passes them on when
+			// they are resolved.
+			if refd[parent] {
+				ref.parent = parent + 1
+			}
+		case flags&commMembersRef != 0:
+			ref.members = decodeGroupRef(f, "communicator members")
+		default:
 			c.Members = decodeRankRuns(f, "communicator members")
 		}
 		if flags&commInter != 0 {
-			c.Remote = decodeRankRuns(f, "communicator remote group")
-			if c.Remote == nil {
+			if flags&commRemoteRef != 0 {
+				ref.remote = decodeGroupRef(f, "communicator remote group")
+			} else if c.Remote = decodeRankRuns(f, "communicator remote group"); c.Remote == nil {
 				c.Remote = []int32{}
 			}
+		}
+		if ref.members.total != 0 || ref.remote.total != 0 || ref.parent != 0 {
+			pending = append(pending, ref)
+			refd[len(cs)] = true
 		}
 		cs = append(cs, c)
 		ids[c.ID] = len(cs) // index+1, so that 0 is "not defined"
 	}
-	return cs
+	return cs, pending
 }
 
 // decodeRankRuns reads a group written by appendRankRuns. Groups read

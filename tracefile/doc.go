@@ -21,7 +21,9 @@
 // THROTTLED 0x21, the throttled regions; COMM RUNS 0x26, the
 // communicators in creation order, their members as runs of ranks
 // (commruns.go; files written before it hold COMMS 0x22, every member
-// listed, which this reader reads too); COMM MATRIX 0x23, the locations'
+// listed, which this reader reads too); COMM REFS 0x28, instead of COMM
+// RUNS in a slot of a run archive, the same with the long groups as
+// references to the run's unified definitions (commrefs.go); COMM MATRIX 0x23, the locations'
 // exact communication matrices; RMA 0x24, the MPI windows and the groups RMA synchronisations
 // name; ANNOTATIONS 0x30, the marks, region parameters, parameter strings
 // and channels annotation records name), then any number of BIN sections. Integers in

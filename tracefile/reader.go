@@ -26,10 +26,13 @@ type File struct {
 
 	r      io.ReaderAt
 	closer io.Closer
-	levels map[uint32][]*levelRef // by location id, in order of first bin
-	locIdx map[uint32]int
-	bins   int
-	bytes  int64
+	// commRefs are the communicators of COMM REFS whose groups the run
+	// archive's definitions hold, until Archive.OpenRank resolves them.
+	commRefs []commRef
+	levels   map[uint32][]*levelRef // by location id, in order of first bin
+	locIdx   map[uint32]int
+	bins     int
+	bytes    int64
 }
 
 type binRef struct {
@@ -172,7 +175,13 @@ func (s *scanner) uvarint(what string) (uint64, error) {
 }
 
 // Read reads a trace from r, of the given size.
-func Read(r io.ReaderAt, size int64) (*File, error) { return read(r, size, false) }
+func Read(r io.ReaderAt, size int64) (*File, error) {
+	f, err := read(r, size, false)
+	if err == nil && f.commRefs != nil {
+		return nil, &FormatError{Reason: errCommRefs.Error()}
+	}
+	return f, err
+}
 
 // read reads a trace; noEvents is set for a rank of an archive written
 // with HMB_OUTPUT_EVENTS=none, whose statistics count the events its
@@ -255,7 +264,7 @@ func read(r io.ReaderAt, size int64, noEvents bool) (*File, error) {
 			if err := f.readBin(s, body, int64(length), levelIdx); err != nil {
 				return nil, err
 			}
-		case secHeader, secRegions, secLocations, secReductions, secParadigms, secThrottled, secComms, secCommRuns, secCommMatrix, secRma:
+		case secHeader, secRegions, secLocations, secReductions, secParadigms, secThrottled, secComms, secCommRuns, secCommRefs, secCommMatrix, secRma:
 			p := make([]byte, length)
 			if err := s.read(p, sectionName(kind)); err != nil {
 				return nil, err
@@ -281,14 +290,20 @@ func read(r io.ReaderAt, size int64, noEvents bool) (*File, error) {
 				decodeParadigms(fl, f.Regions)
 			case secThrottled:
 				f.decodeThrottled(fl)
-			case secComms, secCommRuns:
+			case secComms, secCommRuns, secCommRefs:
 				if f.Comms != nil {
-					fl.fail("communicators", "a second section of communicators (COMMS or COMM RUNS)")
+					fl.fail("communicators", "a second section of communicators (COMMS, COMM RUNS or COMM REFS)")
 				}
-				if kind == secComms {
+				switch kind {
+				case secComms:
 					f.Comms = decodeComms(fl)
-				} else {
+				case secCommRuns:
 					f.Comms = decodeCommRuns(fl)
+				default:
+					f.Comms, f.commRefs = decodeCommGroups(fl, true)
+					if f.commRefs == nil {
+						f.commRefs = []commRef{}
+					}
 				}
 			case secCommMatrix:
 				f.decodeCommMatrix(fl)
@@ -361,7 +376,7 @@ func read(r io.ReaderAt, size int64, noEvents bool) (*File, error) {
 
 // once are the sections a file has at most one of.
 var once = map[byte]bool{secHeader: true, secRegions: true, secLocations: true, secReductions: true,
-	secParadigms: true, secThrottled: true, secComms: true, secCommRuns: true, secRma: true, secAnnotations: true}
+	secParadigms: true, secThrottled: true, secComms: true, secCommRuns: true, secCommRefs: true, secRma: true, secAnnotations: true}
 
 // checkLevelsComplete checks that every level's bins hold what the
 // location's statistics say the file keeps of it: a bin removed from the

@@ -255,9 +255,11 @@ func (d *RunDefinitions) Merge(o *RunDefinitions) {
 // definitions d holds (it was built from them, or unified with them).
 // Definitions d lacks map to 0.
 func (d *RunDefinitions) Map(t *Trace) DefinitionMap {
-	probe := &RunDefinitions{}
-	local := probe.Add(t)
 	d.init()
+	probe := &RunDefinitions{}
+	probe.init()
+	probe.listKeys = d.listKeys // a list shared by the files is keyed once
+	local := probe.Add(t)
 	m := DefinitionMap{Regions: make(map[uint32]uint32, len(local.Regions)), Comms: make(map[uint32]uint32, len(local.Comms)),
 		Locs: make(map[uint32]uint32, len(local.Locs))}
 	for id, u := range local.Regions {
@@ -373,26 +375,87 @@ func (d *RunDefinitions) Equal(o *RunDefinitions) bool {
 }
 
 // ReadRunDefinitions returns the unified definitions of a run read as
-// files (its ranks, any order): the tables its ranks unified at the
-// collective end, when the files are the slots of run archives whose
-// group 0 keeps them, else the files' own tables unified by name in rank
-// order (UnifyDefinitions). fromRun says which. The two give the same
-// tables for the same run; what a rank defined after MPI_Finalize is not
-// in the run's tables, and is appended after them, in rank order.
+// files (its ranks, any order), as ReadUnified finds them; fromRun says
+// whether they are the tables its ranks unified at the collective end.
 func ReadRunDefinitions(files []*File) (d *RunDefinitions, fromRun bool, err error) {
-	byRank := slices.Clone(files)
-	slices.SortStableFunc(byRank, func(a, b *File) int { return a.Header.Rank - b.Header.Rank })
-	d, err = archivedDefinitions(byRank)
+	r, err := ReadUnified(files)
 	if err != nil {
 		return nil, false, err
 	}
+	return r.Defs, r.FromRun, nil
+}
+
+// Unified is a run's definitions as its readers take them: the run's
+// unified tables, and how each of its files' ids map to them.
+type Unified struct {
+	Defs *RunDefinitions
+	// FromRun: the tables are those the ranks unified at the collective
+	// end, read from group 0's archive; else the files' own, unified by
+	// name in rank order.
+	FromRun bool
+	Maps    []DefinitionMap // Maps[i] maps the ids of the i-th file given
+}
+
+// ReadUnified returns the unified definitions of a run read as files (its
+// ranks, any order) and each file's map to them. When the files are the
+// slots of run archives whose group 0 keeps the run's tables, those are
+// the tables, and each rank's ids are mapped into them (RunDefinitions.Map):
+// no table is rebuilt. Else (rank files, part of a run, an archive of an
+// older run) the files' own tables are unified by name in rank order
+// (UnifyDefinitions). This is the one place that decides; both give the
+// same tables for the same run. What a rank defined after MPI_Finalize is
+// not in the run's tables, and is appended after them, in rank order.
+func ReadUnified(files []*File) (*Unified, error) {
+	order := make([]int, len(files))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return files[a].Header.Rank - files[b].Header.Rank })
+	byRank := make([]*File, len(files))
+	for i, k := range order {
+		byRank[i] = files[k]
+	}
+	d, err := archivedDefinitions(byRank)
+	if err != nil {
+		return nil, err
+	}
+	run := &Unified{Defs: d, FromRun: d != nil, Maps: make([]DefinitionMap, len(files))}
 	if d == nil {
-		return UnifyDefinitions(byRank), false, nil
+		run.Defs = &RunDefinitions{}
 	}
-	for _, f := range byRank {
-		d.Add(&f.Trace) // adds only what the run's tables lack
+	for _, k := range order {
+		t := &files[k].Trace
+		if !run.FromRun {
+			run.Maps[k] = run.Defs.Add(t)
+			continue
+		}
+		m := run.Defs.Map(t)
+		if m.lacks() {
+			m = run.Defs.Add(t) // what the rank defined after the run's tables were made
+		}
+		run.Maps[k] = m
 	}
-	return d, true, nil
+	return run, nil
+}
+
+// lacks reports whether a map has an id the run's tables lack (0).
+func (m *DefinitionMap) lacks() bool {
+	for _, u := range m.Regions {
+		if u == 0 {
+			return true
+		}
+	}
+	for _, u := range m.Comms {
+		if u == 0 {
+			return true
+		}
+	}
+	for _, u := range m.Locs {
+		if u == 0 {
+			return true
+		}
+	}
+	return slices.Contains(m.Metrics, 0)
 }
 
 // archivedDefinitions returns the run's tables of group 0's archive, when

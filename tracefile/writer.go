@@ -59,7 +59,14 @@ func NewWriter(w io.Writer, t *Trace) (*Writer, error) {
 		wr.section(secThrottled, p)
 	}
 	if len(t.Comms) > 0 {
-		wr.section(secCommRuns, encodeCommRuns(t.Comms))
+		// A rank's slot of a run archive with the run's definitions refers
+		// to the run's groups rather than spelling out the long ones.
+		sw, ok := w.(*slotWriter)
+		if p, refd := encodeCommGroups(t.Comms, ok && sw.refs); refd {
+			wr.section(secCommRefs, p)
+		} else {
+			wr.section(secCommRuns, p)
+		}
 	}
 	if m := encodeCommMatrix(t.Locations); m != nil {
 		wr.section(secCommMatrix, m)

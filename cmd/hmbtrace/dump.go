@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"sort"
 	"strings"
 
 	"github.com/hmbtrace/hmbtrace/encode"
@@ -17,11 +19,15 @@ func runDump(args []string, out io.Writer) error {
 	fs := newFlags("dump")
 	locations := fs.Bool("locations", false, "print the locations' definitions instead of the events")
 	definitions := fs.Bool("definitions", false, "print the run's definitions unified across its ranks (regions, communicators, locations, metrics); takes a run as the other commands do")
+	maps := fs.Bool("maps", false, "with -definitions: also how each rank's ids (those its events name) map to the run's, a line per rank and kind")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	if *maps && !*definitions {
+		return usageError{"-maps goes with -definitions"}
+	}
 	if *definitions {
-		return dumpDefinitions(fs.Args(), out)
+		return dumpDefinitions(fs.Args(), *maps, out)
 	}
 	if fs.NArg() != 1 {
 		return usageError{"want one trace file"}
@@ -291,17 +297,23 @@ func openOne(path string) (*tracefile.File, error) {
 //	metric <id> <name>
 //
 // separated by tabs, ranks as runs (0-7, 0-6/2, 3). A name is escaped as
-// dump escapes it; a derived communicator's name is "-".
-func dumpDefinitions(paths []string, out io.Writer) error {
+// dump escapes it; a derived communicator's name is "-". With maps, each
+// rank's ids (those dump prints for its events) follow, mapped to the
+// run's, in rank order, a line per kind the rank defines:
+//
+//	map <rank> region|comm|location <local id>=<run id>,...
+//	map <rank> metric <index>=<run id>,...   (the index in the rank's metrics, from 0)
+func dumpDefinitions(paths []string, maps bool, out io.Writer) error {
 	files, _, err := openProcs(paths, 0)
 	if err != nil {
 		return err
 	}
 	defer closeAll(files)
-	d, fromRun, err := tracefile.ReadRunDefinitions(files)
+	u, err := tracefile.ReadUnified(files)
 	if err != nil {
 		return err
 	}
+	d, fromRun := u.Defs, u.FromRun
 	if fromRun {
 		fmt.Fprintf(noteOut, "hmbtrace: the definitions the %d ranks unified at the collective end of the run\n", len(files))
 	} else {
@@ -328,7 +340,49 @@ func dumpDefinitions(paths []string, out io.Writer) error {
 	for i, m := range d.Metrics {
 		fmt.Fprintf(w, "metric\t%d\t%s\n", i+1, textname.Escape(m))
 	}
+	if maps {
+		order := make([]int, len(files))
+		for i := range order {
+			order[i] = i
+		}
+		sort.SliceStable(order, func(a, b int) bool { return files[order[a]].Header.Rank < files[order[b]].Header.Rank })
+		for _, i := range order {
+			m, rank := u.Maps[i], files[i].Header.Rank
+			for _, k := range []struct {
+				kind string
+				ids  map[uint32]uint32
+			}{{"region", m.Regions}, {"comm", m.Comms}, {"location", m.Locs}} {
+				if len(k.ids) > 0 {
+					fmt.Fprintf(w, "map\t%d\t%s\t%s\n", rank, k.kind, idPairs(k.ids))
+				}
+			}
+			if len(m.Metrics) > 0 {
+				ids := make(map[uint32]uint32, len(m.Metrics))
+				for j, id := range m.Metrics {
+					ids[uint32(j)] = id
+				}
+				fmt.Fprintf(w, "map\t%d\tmetric\t%s\n", rank, idPairs(ids))
+			}
+		}
+	}
 	return w.Flush()
+}
+
+// idPairs writes a map of ids as local=run pairs, by local id.
+func idPairs(ids map[uint32]uint32) string {
+	keys := make([]uint32, 0, len(ids))
+	for k := range ids {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	var b strings.Builder
+	for i, k := range keys {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, "%d=%d", k, ids[k])
+	}
+	return b.String()
 }
 
 // rankRuns writes ranks as runs of a stride: 0-7, 0-6/2, 3; "none" for

@@ -2,6 +2,7 @@ package tracetest
 
 import (
 	"cmp"
+	"io"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -223,6 +224,28 @@ func (b *Builder) Write(t testing.TB, dir string) *tracefile.File {
 // WriteFile writes the trace to dir/<name>.<rank>.hmb as Write does, and
 // returns its path without opening it: for runs of thousands of files.
 func (b *Builder) WriteFile(dir string) (string, error) {
+	b.finish()
+	path := filepath.Join(dir, b.Trace.Header.Name+"."+strconv.Itoa(b.Trace.Header.Rank)+".hmb")
+	return path, tracefile.WriteFile(path, &b.Trace, b.bins)
+}
+
+// WriteTrace writes the trace to w as WriteFile writes it to a file: for a
+// slot of a run archive (tracefile.WriteSlot), which takes it through a
+// tracefile.Writer as a rank's measurement does.
+func (b *Builder) WriteTrace(w io.Writer) error {
+	b.finish()
+	wr, err := tracefile.NewWriter(w, &b.Trace)
+	if err != nil {
+		return err
+	}
+	if err := b.bins(wr.Bin); err != nil {
+		return err
+	}
+	return wr.Close()
+}
+
+// finish fills the statistics of the trace from the records put.
+func (b *Builder) finish() {
 	for i, l := range b.locs {
 		loc := &b.Trace.Locations[i]
 		loc.Levels, loc.Recorded = nil, 0
@@ -236,19 +259,19 @@ func (b *Builder) WriteFile(dir string) (string, error) {
 			loc.Comm = l.matrix()
 		}
 	}
-	path := filepath.Join(dir, b.Trace.Header.Name+"."+strconv.Itoa(b.Trace.Header.Rank)+".hmb")
-	err := tracefile.WriteFile(path, &b.Trace, func(put func(tracefile.Bin) error) error {
-		for _, l := range b.locs {
-			for _, lv := range l.levels {
-				bin := tracefile.Bin{Location: l.id, Depth: lv.depth, Class: lv.class, Records: uint32(len(lv.records)), Data: encodeBin(lv.records)}
-				if err := put(bin); err != nil {
-					return err
-				}
+}
+
+// bins puts one bin per level.
+func (b *Builder) bins(put func(tracefile.Bin) error) error {
+	for _, l := range b.locs {
+		for _, lv := range l.levels {
+			bin := tracefile.Bin{Location: l.id, Depth: lv.depth, Class: lv.class, Records: uint32(len(lv.records)), Data: encodeBin(lv.records)}
+			if err := put(bin); err != nil {
+				return err
 			}
 		}
-		return nil
-	})
-	return path, err
+	}
+	return nil
 }
 
 // encodeBin encodes records as one bin with every technique.

@@ -2,6 +2,7 @@ package tracetest
 
 import (
 	"fmt"
+	"math/bits"
 	"time"
 
 	"github.com/hmbtrace/hmbtrace/encode"
@@ -84,4 +85,33 @@ func HaloRank(name string, rank, ranks, steps int) *Builder {
 	}
 	l.Leave(at(10))
 	return b
+}
+
+// HaloSplit adds to a HaloRank trace the communicator an MPI_Comm_split of
+// its cartesian communicator (id 3) by an irregular colour makes: the
+// ranks whose number of set bits has the parity of rank's. Its members
+// form no runs of a stride (the Thue–Morse sequence has no long ones),
+// so they take about a byte per member in COMM RUNS, and every rank's
+// trace names half the run: what an irregular decomposition costs.
+func HaloSplit(b *Builder, rank, ranks int) uint32 {
+	var members []int32
+	for r := 0; r < ranks; r++ {
+		if bits.OnesCount(uint(r))&1 == bits.OnesCount(uint(rank))&1 {
+			members = append(members, int32(r))
+		}
+	}
+	return b.Comm("", 3, members, nil)
+}
+
+// WriteHaloArchive writes a halo run of ranks processes (HaloRank, steps
+// iterations, with HaloSplit's communicator when split is set) as its
+// run archive (WriteArchive).
+func WriteHaloArchive(dir, name string, ranks, perFile, steps int, split bool) ([]string, error) {
+	return WriteArchive(dir, name, ranks, perFile, func(r int) *Builder {
+		b := HaloRank(name, r, ranks, steps)
+		if split {
+			HaloSplit(b, r, ranks)
+		}
+		return b
+	})
 }
