@@ -261,6 +261,67 @@ HMB_NOINST static inline int hmb_put_leave_seq(struct hmb_go_level *lv, uint8_t 
 }
 
 /*
+ * hmb_direct_req_leave records request record q (kind 0: none) and, in
+ * the same tick, the leave of MPI region r, which must be the open one:
+ * hmb_direct_mpi's record at the region's depth, then
+ * hmb_direct_recv_leave's leave, with one clock read and one begin and end.
+ * The record goes apart (nothing written) where its class is closed.
+ */
+HMB_NOINST static inline int hmb_direct_req_leave(struct hmb_thread *th, uint32_t r, const struct hmb_mpi_req *q)
+{
+	/* The clock first: its read overlaps the checks. */
+	uint64_t now = hmb_now(), tt, tr;
+	struct hmb_go_location *L;
+	struct hmb_go_prof *p;
+	if (!hmb_direct_mpi_open(th, r, &L, &p)) {
+		return HMB_DIRECT_APART;
+	}
+	int64_t d = L->depth;
+	struct hmb_go_frame *f = (struct hmb_go_frame *)L->stack.ptr + d;
+	struct hmb_go_level *lv, *mlv = NULL;
+	struct hmb_go_commline *line = NULL;
+	int rec = q->kind != 0, counted = q->kind == HMB_ENC_ISEND || q->kind == HMB_ENC_IRECV;
+	if (d == 0 || f->region != r || f->counted || f->region == L->phase_region || f->state != HMB_FRAME_WRITTEN ||
+	    f->cls != HMB_CLASS_PARADIGM || hmb_direct_mpi_level(&L->levels, d, 0) == NULL ||
+	    (lv = hmb_direct_mpi_level(&L->par_levels, d, HMB_MAX_ENTER_LEAVE)) == NULL ||
+	    (rec && (hmb_closed(L, d, HMB_CLASS_MESSAGE) ||
+		     (mlv = hmb_direct_mpi_level(&L->msg_levels, d, HMB_MAX_COLLECTIVE)) == NULL)) ||
+	    (counted && (q->peer < 0 || (line = hmb_comm_line(L, (uint64_t)q->peer)) == NULL))) {
+		return hmb_direct_end(th, HMB_DIRECT_APART);
+	}
+	uint32_t seq = hmb_stamp(L, now, &tt, &tr);
+	uint64_t events = 1;
+	if (rec) {
+		struct hmb_mpi m = {.kind = q->kind, .peer = (uint64_t)(int64_t)q->peer, .tag = q->tag, .comm = q->comm,
+				    .bytes = q->bytes, .request = q->request};
+		if (q->kind == HMB_ENC_IRECV) {
+			line->recv++;
+			line->recv_b += q->bytes;
+		} else if (counted) {
+			line->sent++;
+			line->sent_b += q->bytes;
+		}
+		mlv->pos += hmb_put_mpi(mlv, (uint8_t *)mlv->bin.ptr + mlv->pos, tr, seq, &m);
+		mlv->n++;
+		hmb_mark(mlv);
+		events++;
+		seq = ++L->run;
+	}
+	uint64_t dur = tt - f->start;
+	if (--p->active == 0) {
+		p->incl += dur; /* a paradigm's region is never throttled */
+	}
+	p->excl += dur - f->child;
+	L->depth = d - 1;
+	f[-1].child += dur;
+	L->recorded += events;
+	lv->pos += hmb_put_leave_seq(lv, (uint8_t *)lv->bin.ptr + lv->pos, tr, seq);
+	lv->n++;
+	hmb_mark(lv);
+	return hmb_direct_end(th, HMB_DIRECT_DONE);
+}
+
+/*
  * hmb_cur_swap sets the thread's staging end th->cur to to if it is from,
  * and says whether it did: on x86-64 in one instruction (cmpxchg, no lock:
  * only the owner and its signal handlers write cur), which a signal

@@ -556,11 +556,14 @@ HMB_NOINST static int send_entry(struct pending *p, MPI_Comm comm, int dest, int
 	return 1;
 }
 
-HMB_NOINST void hmbmpi_isend(MPI_Comm comm, int dest, int tag, int count, MPI_Datatype type, MPI_Request req)
+HMB_NOINST void hmbmpi_isend(struct hmb_mpi_req *q, MPI_Comm comm, int dest, int tag, int count, MPI_Datatype type,
+			     MPI_Request req)
 {
 	struct pending p;
 	if (send_entry(&p, comm, dest, tag, count, type, req)) {
-		isend_start(&p);
+		p.id = new_request();
+		*q = (struct hmb_mpi_req){.kind = HMB_ENC_ISEND, .peer = p.peer, .tag = p.tag, .comm = p.commid,
+					  .bytes = p.bytes, .request = p.id};
 		pend_add(p, 1);
 	}
 }
@@ -579,7 +582,7 @@ HMB_NOINST static void recv_entry(struct pending *p, MPI_Comm comm, MPI_Datatype
 	*p = (struct pending){.key = req_key(req), .what = P_RECV, .comm = comm, .type = type};
 }
 
-HMB_NOINST void hmbmpi_irecv(MPI_Comm comm, int source, MPI_Datatype type, MPI_Request req)
+HMB_NOINST void hmbmpi_irecv(struct hmb_mpi_req *q, MPI_Comm comm, int source, MPI_Datatype type, MPI_Request req)
 {
 	if (source == MPI_PROC_NULL) {
 		return; /* completes at once, with nothing received */
@@ -587,7 +590,7 @@ HMB_NOINST void hmbmpi_irecv(MPI_Comm comm, int source, MPI_Datatype type, MPI_R
 	struct pending p;
 	recv_entry(&p, comm, type, req);
 	p.id = new_request();
-	hmb_irecv_request(p.id);
+	*q = (struct hmb_mpi_req){.kind = HMB_ENC_IRECV_REQUEST, .request = p.id};
 	pend_add(p, 1);
 }
 
@@ -622,8 +625,13 @@ HMB_NOINST void hmbmpi_start(MPI_Request req)
 
 HMB_NOINST static void comm_idup_done(const struct pending *p);
 
-/* hmbmpi_complete records what the request before did, now complete with status st. */
-HMB_NOINST void hmbmpi_complete(MPI_Request before, const MPI_Status *st)
+/*
+ * hmbmpi_complete records what the request before did, now complete with
+ * status st. A point-to-point request's record goes into *q, which the
+ * call's leave writes in its tick (hmb_mpi_leave); with q NULL (a call
+ * that completes several) it is recorded at once.
+ */
+HMB_NOINST void hmbmpi_complete(struct hmb_mpi_req *q, MPI_Request before, const MPI_Status *st)
 {
 	struct pending p;
 	if (before == MPI_REQUEST_NULL || !pend_take(req_key(before), &p, 1) || p.id == 0) {
@@ -632,20 +640,19 @@ HMB_NOINST void hmbmpi_complete(MPI_Request before, const MPI_Status *st)
 	int cancelled = 0, from;
 	uint64_t n;
 	uint32_t id;
+	struct hmb_mpi_req r = {0};
 	switch (p.what) {
 	case P_SEND:
 		PMPI_Test_cancelled(st, &cancelled);
-		if (cancelled) {
-			hmb_request_cancelled(p.id);
-		} else {
-			hmb_isend_complete(p.id);
-		}
+		r = (struct hmb_mpi_req){.kind = cancelled ? HMB_ENC_REQUEST_CANCELLED : HMB_ENC_ISEND_COMPLETE,
+					 .request = p.id};
 		break;
 	case P_RECV:
 		if (received(p.comm, p.type, st, &from, &n, &id, &cancelled)) {
-			hmb_irecv(from, (uint32_t)st->MPI_TAG, n, id, p.id);
+			r = (struct hmb_mpi_req){.kind = HMB_ENC_IRECV, .peer = from, .tag = (uint32_t)st->MPI_TAG,
+						 .comm = id, .bytes = n, .request = p.id};
 		} else if (cancelled) {
-			hmb_request_cancelled(p.id);
+			r = (struct hmb_mpi_req){.kind = HMB_ENC_REQUEST_CANCELLED, .request = p.id};
 		} /* else a source that did not translate: counted as dropped */
 		break;
 	case P_COLL:
@@ -656,6 +663,21 @@ HMB_NOINST void hmbmpi_complete(MPI_Request before, const MPI_Status *st)
 		break;
 	case P_RMA:
 		hmb_rma(HMB_RMA_OP_COMPLETE_NON_BLOCKING, p.commid, -1, 0, 0, p.id, 0, 0, 0);
+		break;
+	}
+	if (q != NULL) {
+		*q = r;
+		return;
+	}
+	switch (r.kind) {
+	case HMB_ENC_ISEND_COMPLETE:
+		hmb_isend_complete(r.request);
+		break;
+	case HMB_ENC_REQUEST_CANCELLED:
+		hmb_request_cancelled(r.request);
+		break;
+	case HMB_ENC_IRECV:
+		hmb_irecv(r.peer, r.tag, r.bytes, r.comm, r.request);
 		break;
 	}
 }
@@ -688,11 +710,11 @@ HMB_NOINST void hmbmpi_mrecv(struct hmb_mpi_msg *m, MPI_Message before, MPI_Data
 	}
 }
 
-HMB_NOINST void hmbmpi_imrecv(MPI_Message before, MPI_Datatype type, MPI_Request req)
+HMB_NOINST void hmbmpi_imrecv(struct hmb_mpi_req *q, MPI_Message before, MPI_Datatype type, MPI_Request req)
 {
 	struct pending p;
 	if (before != MPI_MESSAGE_NULL && pend_take(msg_key(before), &p, 0)) {
-		hmbmpi_irecv(p.comm, 0, type, req); /* 0: a source other than MPI_PROC_NULL */
+		hmbmpi_irecv(q, p.comm, 0, type, req); /* 0: a source other than MPI_PROC_NULL */
 	}
 }
 
@@ -749,7 +771,7 @@ HMB_NOINST void hmbmpi_completed_all(struct hmbmpi_reqs *q, int count, int rc)
 	}
 	for (int i = 0; i < count; i++) {
 		if (rc == MPI_SUCCESS || q->st[i].MPI_ERROR == MPI_SUCCESS) {
-			hmbmpi_complete(q->before[i], &q->st[i]);
+			hmbmpi_complete(NULL, q->before[i], &q->st[i]);
 		}
 	}
 }
@@ -762,7 +784,7 @@ HMB_NOINST void hmbmpi_completed_some(struct hmbmpi_reqs *q, int n, const int in
 	}
 	for (int k = 0; k < n; k++) {
 		if (rc == MPI_SUCCESS || q->st[k].MPI_ERROR == MPI_SUCCESS) {
-			hmbmpi_complete(q->before[indices[k]], &q->st[k]);
+			hmbmpi_complete(NULL, q->before[indices[k]], &q->st[k]);
 		}
 	}
 }
@@ -1983,7 +2005,7 @@ HMB_NOINST void hmbmpi_completed_all_f(struct hmbmpi_reqs *q, int count, int rc)
 		MPI_Status st;
 		MPI_Status_f2c(q->fst + (size_t)i * HMBMPI_F_STATUS_SIZE, &st);
 		if (rc == MPI_SUCCESS || st.MPI_ERROR == MPI_SUCCESS) {
-			hmbmpi_complete(q->before[i], &st);
+			hmbmpi_complete(NULL, q->before[i], &st);
 		}
 	}
 }
@@ -1998,7 +2020,7 @@ HMB_NOINST void hmbmpi_completed_some_f(struct hmbmpi_reqs *q, int n, const MPI_
 		MPI_Status st;
 		MPI_Status_f2c(q->fst + (size_t)k * HMBMPI_F_STATUS_SIZE, &st);
 		if (rc == MPI_SUCCESS || st.MPI_ERROR == MPI_SUCCESS) {
-			hmbmpi_complete(q->before[indices[k] - 1], &st);
+			hmbmpi_complete(NULL, q->before[indices[k] - 1], &st);
 		}
 	}
 }
