@@ -261,14 +261,22 @@ HMB_NOINST static inline int hmb_direct_recv_leave(struct hmb_thread *th, uint32
 	return hmb_direct_end(th, HMB_DIRECT_DONE);
 }
 
+/* hmb_req_counted says whether request record q is a message, counted in the matrix. */
+HMB_NOINST static inline int hmb_req_counted(const struct hmb_mpi_req *q)
+{
+	return q->kind == HMB_ENC_ISEND || q->kind == HMB_ENC_IRECV;
+}
+
 /*
- * hmb_direct_req_leave records request record q (kind 0: none) and, in
- * the same tick, the leave of MPI region r, which must be the open one:
- * hmb_direct_mpi's record at the region's depth, then
+ * hmb_direct_req_leave records request records q[0..n) (kind 0: none)
+ * and, in the same tick, the leave of MPI region r, which must be the open
+ * one: hmb_direct_mpi's records at the region's depth, then
  * hmb_direct_recv_leave's leave, with one clock read and one begin and end.
- * The record goes apart (nothing written) where its class is closed.
+ * It goes apart (nothing written) where the records' class is closed or
+ * their level has no room for them all.
  */
-HMB_NOINST static inline int hmb_direct_req_leave(struct hmb_thread *th, uint32_t r, const struct hmb_mpi_req *q)
+HMB_NOINST static inline int hmb_direct_req_leave(struct hmb_thread *th, uint32_t r, const struct hmb_mpi_req *q,
+						  int n)
 {
 	/* The clock first: its read overlaps the checks. */
 	uint64_t now = hmb_now(), tt, tr;
@@ -280,33 +288,48 @@ HMB_NOINST static inline int hmb_direct_req_leave(struct hmb_thread *th, uint32_
 	int64_t d = L->depth;
 	struct hmb_go_frame *f = (struct hmb_go_frame *)L->stack.ptr + d;
 	struct hmb_go_level *lv, *mlv = NULL;
-	struct hmb_go_commline *line = NULL;
-	int rec = q->kind != 0, counted = q->kind == HMB_ENC_ISEND || q->kind == HMB_ENC_IRECV;
+	int64_t recs = 0;
+	for (int i = 0; i < n; i++) {
+		if (q[i].kind == 0) {
+			continue;
+		}
+		recs++;
+		/* A message's peer must have its matrix line: Go adds a new one. */
+		if (hmb_req_counted(&q[i]) && (q[i].peer < 0 || hmb_comm_line(L, (uint64_t)q[i].peer) == NULL)) {
+			return hmb_direct_end(th, HMB_DIRECT_APART);
+		}
+	}
 	if (d == 0 || f->region != r || f->counted || f->region == L->phase_region || f->state != HMB_FRAME_WRITTEN ||
 	    f->cls != HMB_CLASS_PARADIGM || hmb_direct_mpi_level(&L->levels, d, 0) == NULL ||
 	    (lv = hmb_direct_mpi_level(&L->par_levels, d, HMB_MAX_ENTER_LEAVE)) == NULL ||
-	    (rec && (hmb_closed(L, d, HMB_CLASS_MESSAGE) ||
-		     (mlv = hmb_direct_mpi_level(&L->msg_levels, d, HMB_MAX_COLLECTIVE)) == NULL)) ||
-	    (counted && (q->peer < 0 || (line = hmb_comm_line(L, (uint64_t)q->peer)) == NULL))) {
+	    (recs > 0 && (hmb_closed(L, d, HMB_CLASS_MESSAGE) ||
+			  (mlv = hmb_direct_mpi_level(&L->msg_levels, d, recs * HMB_MAX_COLLECTIVE)) == NULL))) {
 		return hmb_direct_end(th, HMB_DIRECT_APART);
 	}
 	uint32_t seq = hmb_stamp(L, now, &tt, &tr);
-	uint64_t events = 1;
-	if (rec) {
-		struct hmb_mpi m = {.kind = q->kind, .peer = (uint64_t)(int64_t)q->peer, .tag = q->tag, .comm = q->comm,
-				    .bytes = q->bytes, .request = q->request};
-		if (q->kind == HMB_ENC_IRECV) {
-			line->recv++;
-			line->recv_b += q->bytes;
-		} else if (counted) {
-			line->sent++;
-			line->sent_b += q->bytes;
+	for (int i = 0; i < n; i++) {
+		if (q[i].kind == 0) {
+			continue;
+		}
+		struct hmb_mpi m = {.kind = q[i].kind, .peer = (uint64_t)(int64_t)q[i].peer, .tag = q[i].tag,
+				    .comm = q[i].comm, .bytes = q[i].bytes, .request = q[i].request};
+		if (hmb_req_counted(&q[i])) {
+			struct hmb_go_commline *line = hmb_comm_line(L, m.peer);
+			if (q[i].kind == HMB_ENC_IRECV) {
+				line->recv++;
+				line->recv_b += q[i].bytes;
+			} else {
+				line->sent++;
+				line->sent_b += q[i].bytes;
+			}
 		}
 		mlv->pos += hmb_put_mpi(mlv, (uint8_t *)mlv->bin.ptr + mlv->pos, tr, seq, &m);
 		mlv->n++;
-		hmb_mark(mlv);
-		events++;
 		seq = ++L->run;
+	}
+	uint64_t events = 1 + (uint64_t)recs;
+	if (recs > 0) {
+		hmb_mark(mlv);
 	}
 	uint64_t dur = tt - f->start;
 	if (--p->active == 0) {

@@ -65,15 +65,17 @@ struct hmb_mpi_req {
 };
 
 /*
- * hmb_mpi_leave records q (if any) and the leave of MPI region region, the
- * open one, both at one clock read: the second half of a non-blocking
- * call (MPI_Isend, MPI_Irecv) or of a completion (MPI_Wait, MPI_Test),
+ * hmb_mpi_leave records the n records q[0..n) (those of kind 0 are none)
+ * and the leave of MPI region region, the open one, all at one clock read:
+ * the second half of a non-blocking call (MPI_Isend, MPI_Irecv) or of a
+ * completion (MPI_Wait, MPI_Test; MPI_Waitall and its kin, n records),
  * whose enter was recorded before its PMPI call. A request's record never
  * needs a time of its own: a send request starts when its call returns
  * (Score-P writes MpiIsend there too) and a completion happens when its
- * call returns. Two clock reads per call instead of three.
+ * call returns. Two clock reads per call, however many requests it
+ * completes.
  */
-void hmb_mpi_leave(uint32_t region, const struct hmb_mpi_req *q) __attribute__((no_instrument_function));
+void hmb_mpi_leave(uint32_t region, const struct hmb_mpi_req *q, int n) __attribute__((no_instrument_function));
 
 /*
  * hmb_clock_tsc tells how to read hmb_clock's ticks without calling it: 1

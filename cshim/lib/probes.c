@@ -441,17 +441,19 @@ HMB_NOINST static void hmb_mpi_req_apart(const struct hmb_mpi_req *q)
 }
 
 /*
- * hmb_mpi_leave: see mpicall.h. Where the direct path declines, the record
+ * hmb_mpi_leave: see mpicall.h. Where the direct path declines, the records
  * and the leave go one by one, in the same order.
  */
-HMB_NOINST void hmb_mpi_leave(uint32_t region, const struct hmb_mpi_req *q)
+HMB_NOINST void hmb_mpi_leave(uint32_t region, const struct hmb_mpi_req *q, int n)
 {
 	struct hmb_thread *th = hmb_self;
 	if (__builtin_expect(th != NULL && th->loc != NULL, 1) &&
-	    __builtin_expect(hmb_direct_req_leave(th, region, q) == HMB_DIRECT_DONE, 1)) {
+	    __builtin_expect(hmb_direct_req_leave(th, region, q, n) == HMB_DIRECT_DONE, 1)) {
 		return;
 	}
-	hmb_mpi_req_apart(q);
+	for (int i = 0; i < n; i++) {
+		hmb_mpi_req_apart(&q[i]);
+	}
 	hmb_leave(region);
 }
 

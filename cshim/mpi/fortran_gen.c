@@ -4774,7 +4774,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_ibsend(void *f_buf, MPI_Fint *f_count, MP
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_isend(&rq, comm, dest, tag, count, datatype, *request);
 	}
-	hmb_mpi_leave(r, &rq);
+	hmb_mpi_leave(r, &rq, 1);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_ibsend, mpi_ibsend_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_ibsend, mpi_ibsend__)
@@ -4808,7 +4808,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_ibsend(void *f_buf, MPI_Fint *f_count, 
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_isend(&rq, comm, dest, tag, count, datatype, *request);
 	}
-	hmb_mpi_leave(r, &rq);
+	hmb_mpi_leave(r, &rq, 1);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_ibsend, mpi_ibsend_f08_)
 #endif
@@ -4893,7 +4893,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_imrecv(void *f_buf, MPI_Fint *f_count, MP
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_imrecv(&rq, before, datatype, *request);
 	}
-	hmb_mpi_leave(r, &rq);
+	hmb_mpi_leave(r, &rq, 1);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_imrecv, mpi_imrecv_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_imrecv, mpi_imrecv__)
@@ -4926,7 +4926,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_imrecv(void *f_buf, MPI_Fint *f_count, 
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_imrecv(&rq, before, datatype, *request);
 	}
-	hmb_mpi_leave(r, &rq);
+	hmb_mpi_leave(r, &rq, 1);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_imrecv, mpi_imrecv_f08_)
 #endif
@@ -5180,7 +5180,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_irecv(void *f_buf, MPI_Fint *f_count, MPI
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_irecv(&rq, comm, source, datatype, *request);
 	}
-	hmb_mpi_leave(r, &rq);
+	hmb_mpi_leave(r, &rq, 1);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_irecv, mpi_irecv_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_irecv, mpi_irecv__)
@@ -5212,7 +5212,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_irecv(void *f_buf, MPI_Fint *f_count, M
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_irecv(&rq, comm, source, datatype, *request);
 	}
-	hmb_mpi_leave(r, &rq);
+	hmb_mpi_leave(r, &rq, 1);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_irecv, mpi_irecv_f08_)
 #endif
@@ -5239,7 +5239,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_irsend(void *f_buf, MPI_Fint *f_count, MP
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_isend(&rq, comm, dest, tag, count, datatype, *request);
 	}
-	hmb_mpi_leave(r, &rq);
+	hmb_mpi_leave(r, &rq, 1);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_irsend, mpi_irsend_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_irsend, mpi_irsend__)
@@ -5273,7 +5273,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_irsend(void *f_buf, MPI_Fint *f_count, 
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_isend(&rq, comm, dest, tag, count, datatype, *request);
 	}
-	hmb_mpi_leave(r, &rq);
+	hmb_mpi_leave(r, &rq, 1);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_irsend, mpi_irsend_f08_)
 #endif
@@ -5300,7 +5300,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_isend(void *f_buf, MPI_Fint *f_count, MPI
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_isend(&rq, comm, dest, tag, count, datatype, *request);
 	}
-	hmb_mpi_leave(r, &rq);
+	hmb_mpi_leave(r, &rq, 1);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_isend, mpi_isend_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_isend, mpi_isend__)
@@ -5334,7 +5334,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_isend(void *f_buf, MPI_Fint *f_count, M
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_isend(&rq, comm, dest, tag, count, datatype, *request);
 	}
-	hmb_mpi_leave(r, &rq);
+	hmb_mpi_leave(r, &rq, 1);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_isend, mpi_isend_f08_)
 #endif
@@ -5361,7 +5361,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_issend(void *f_buf, MPI_Fint *f_count, MP
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_isend(&rq, comm, dest, tag, count, datatype, *request);
 	}
-	hmb_mpi_leave(r, &rq);
+	hmb_mpi_leave(r, &rq, 1);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_issend, mpi_issend_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_issend, mpi_issend__)
@@ -5395,7 +5395,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_issend(void *f_buf, MPI_Fint *f_count, 
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_isend(&rq, comm, dest, tag, count, datatype, *request);
 	}
-	hmb_mpi_leave(r, &rq);
+	hmb_mpi_leave(r, &rq, 1);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_issend, mpi_issend_f08_)
 #endif
@@ -7965,7 +7965,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_testall(MPI_Fint *f_count, MPI_Fint *f_ar
 	pmpi_testall_(f_count, f_array_of_requests, f_flag, q.fst, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_ERR_IN_STATUS || (rc == MPI_SUCCESS && *f_flag)) hmbmpi_completed_all_f(&q, count, rc);
-	hmbmpi_leave(r);
+	hmb_mpi_leave(r, q.rq, q.nrq);
 	hmbmpi_reqs_free(&q);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_testall, mpi_testall_)
@@ -7995,7 +7995,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_testall(MPI_Fint *f_count, MPI_Fint *f_
 	pmpi_testall_f08_(f_count, f_array_of_requests, f_flag, q.fst, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_ERR_IN_STATUS || (rc == MPI_SUCCESS && *f_flag)) hmbmpi_completed_all_f(&q, count, rc);
-	hmbmpi_leave(r);
+	hmb_mpi_leave(r, q.rq, q.nrq);
 	hmbmpi_reqs_free(&q);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_testall, mpi_testall_f08_)
@@ -8029,7 +8029,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_testany(MPI_Fint *f_count, MPI_Fint *f_ar
 			hmbmpi_complete(&rq, q.before[*f_index - 1], status);
 		}
 	}
-	hmb_mpi_leave(r, &rq);
+	hmb_mpi_leave(r, &rq, 1);
 	hmbmpi_reqs_free(&q);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_testany, mpi_testany_)
@@ -8070,7 +8070,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_testany(MPI_Fint *f_count, MPI_Fint *f_
 			hmbmpi_complete(&rq, q.before[*f_index - 1], status);
 		}
 	}
-	hmb_mpi_leave(r, &rq);
+	hmb_mpi_leave(r, &rq, 1);
 	hmbmpi_reqs_free(&q);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_testany, mpi_testany_f08_)
@@ -8104,7 +8104,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_test(MPI_Fint *f_request, MPI_Fint *f_fla
 			hmbmpi_complete(&rq, before, status);
 		}
 	}
-	hmb_mpi_leave(r, &rq);
+	hmb_mpi_leave(r, &rq, 1);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_test, mpi_test_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_test, mpi_test__)
@@ -8144,7 +8144,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_test(MPI_Fint *f_request, MPI_Fint *f_f
 			hmbmpi_complete(&rq, before, status);
 		}
 	}
-	hmb_mpi_leave(r, &rq);
+	hmb_mpi_leave(r, &rq, 1);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_test, mpi_test_f08_)
 #endif
@@ -8166,7 +8166,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_testsome(MPI_Fint *f_incount, MPI_Fint *f
 	pmpi_testsome_(f_incount, f_array_of_requests, f_outcount, f_array_of_indices, q.fst, ierr);
 	int rc = (int)*ierr;
 	hmbmpi_completed_some_f(&q, *f_outcount, f_array_of_indices, rc);
-	hmbmpi_leave(r);
+	hmb_mpi_leave(r, q.rq, q.nrq);
 	hmbmpi_reqs_free(&q);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_testsome, mpi_testsome_)
@@ -8196,7 +8196,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_testsome(MPI_Fint *f_incount, MPI_Fint 
 	pmpi_testsome_f08_(f_incount, f_array_of_requests, f_outcount, f_array_of_indices, q.fst, ierr);
 	int rc = (int)*ierr;
 	hmbmpi_completed_some_f(&q, *f_outcount, f_array_of_indices, rc);
-	hmbmpi_leave(r);
+	hmb_mpi_leave(r, q.rq, q.nrq);
 	hmbmpi_reqs_free(&q);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_testsome, mpi_testsome_f08_)
@@ -8256,7 +8256,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_waitall(MPI_Fint *f_count, MPI_Fint *f_ar
 	pmpi_waitall_(f_count, f_array_of_requests, q.fst, ierr);
 	int rc = (int)*ierr;
 	hmbmpi_completed_all_f(&q, count, rc);
-	hmbmpi_leave(r);
+	hmb_mpi_leave(r, q.rq, q.nrq);
 	hmbmpi_reqs_free(&q);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_waitall, mpi_waitall_)
@@ -8286,7 +8286,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_waitall(MPI_Fint *f_count, MPI_Fint *f_
 	pmpi_waitall_f08_(f_count, f_array_of_requests, q.fst, ierr);
 	int rc = (int)*ierr;
 	hmbmpi_completed_all_f(&q, count, rc);
-	hmbmpi_leave(r);
+	hmb_mpi_leave(r, q.rq, q.nrq);
 	hmbmpi_reqs_free(&q);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_waitall, mpi_waitall_f08_)
@@ -8320,7 +8320,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_waitany(MPI_Fint *f_count, MPI_Fint *f_ar
 			hmbmpi_complete(&rq, q.before[*f_index - 1], status);
 		}
 	}
-	hmb_mpi_leave(r, &rq);
+	hmb_mpi_leave(r, &rq, 1);
 	hmbmpi_reqs_free(&q);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_waitany, mpi_waitany_)
@@ -8361,7 +8361,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_waitany(MPI_Fint *f_count, MPI_Fint *f_
 			hmbmpi_complete(&rq, q.before[*f_index - 1], status);
 		}
 	}
-	hmb_mpi_leave(r, &rq);
+	hmb_mpi_leave(r, &rq, 1);
 	hmbmpi_reqs_free(&q);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_waitany, mpi_waitany_f08_)
@@ -8391,7 +8391,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_wait(MPI_Fint *f_request, MPI_Fint *f_sta
 		MPI_Status_f2c(f_status, status);
 		hmbmpi_complete(&rq, before, status);
 	}
-	hmb_mpi_leave(r, &rq);
+	hmb_mpi_leave(r, &rq, 1);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_wait, mpi_wait_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_wait, mpi_wait__)
@@ -8427,7 +8427,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_wait(MPI_Fint *f_request, MPI_Fint *f_s
 		MPI_Status_f2c(f_status, status);
 		hmbmpi_complete(&rq, before, status);
 	}
-	hmb_mpi_leave(r, &rq);
+	hmb_mpi_leave(r, &rq, 1);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_wait, mpi_wait_f08_)
 #endif
@@ -8449,7 +8449,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_waitsome(MPI_Fint *f_incount, MPI_Fint *f
 	pmpi_waitsome_(f_incount, f_array_of_requests, f_outcount, f_array_of_indices, q.fst, ierr);
 	int rc = (int)*ierr;
 	hmbmpi_completed_some_f(&q, *f_outcount, f_array_of_indices, rc);
-	hmbmpi_leave(r);
+	hmb_mpi_leave(r, q.rq, q.nrq);
 	hmbmpi_reqs_free(&q);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_waitsome, mpi_waitsome_)
@@ -8479,7 +8479,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_waitsome(MPI_Fint *f_incount, MPI_Fint 
 	pmpi_waitsome_f08_(f_incount, f_array_of_requests, f_outcount, f_array_of_indices, q.fst, ierr);
 	int rc = (int)*ierr;
 	hmbmpi_completed_some_f(&q, *f_outcount, f_array_of_indices, rc);
-	hmbmpi_leave(r);
+	hmb_mpi_leave(r, q.rq, q.nrq);
 	hmbmpi_reqs_free(&q);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_waitsome, mpi_waitsome_f08_)

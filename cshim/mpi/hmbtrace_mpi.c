@@ -731,6 +731,9 @@ HMB_NOINST void hmbmpi_reqs_free(struct hmbmpi_reqs *q)
 	if (q->fst != q->fgiven) {
 		free(q->fst);
 	}
+	if (q->rq != q->smallrq) {
+		free(q->rq);
+	}
 }
 
 /* reqs_fail counts the call's enter and leave as dropped when memory ran
@@ -749,17 +752,31 @@ HMB_NOINST int hmbmpi_reqs_take(struct hmbmpi_reqs *q, int count, const MPI_Requ
 	size_t n = count > 0 ? (size_t)count : 1;
 	q->given = q->st = statuses;
 	q->fst = q->fgiven = NULL;
+	q->nrq = 0;
+	q->rq = count <= 16 ? q->smallrq : malloc(n * sizeof *q->rq);
 	q->before = count <= 16 ? q->small : malloc(n * sizeof *q->before);
 	if (with_statuses && statuses == MPI_STATUSES_IGNORE) {
 		q->st = count <= 16 ? q->smallst : malloc(n * sizeof *q->st);
 	}
-	if (q->before == NULL || (with_statuses && q->st == NULL)) {
+	if (q->rq == NULL || q->before == NULL || (with_statuses && q->st == NULL)) {
 		return reqs_fail(q);
 	}
 	if (count > 0) {
 		memcpy(q->before, reqs, (size_t)count * sizeof *q->before);
 	}
 	return 1;
+}
+
+/*
+ * completed adds the record of request before's completion with status st
+ * to q's records, for the call's leave, if it has one.
+ */
+HMB_NOINST static void completed(struct hmbmpi_reqs *q, MPI_Request before, const MPI_Status *st)
+{
+	hmbmpi_complete(&q->rq[q->nrq], before, st);
+	if (q->rq[q->nrq].kind != 0) {
+		q->nrq++;
+	}
 }
 
 /* hmbmpi_completed_all records the requests of a call that completed all
@@ -771,7 +788,7 @@ HMB_NOINST void hmbmpi_completed_all(struct hmbmpi_reqs *q, int count, int rc)
 	}
 	for (int i = 0; i < count; i++) {
 		if (rc == MPI_SUCCESS || q->st[i].MPI_ERROR == MPI_SUCCESS) {
-			hmbmpi_complete(NULL, q->before[i], &q->st[i]);
+			completed(q, q->before[i], &q->st[i]);
 		}
 	}
 }
@@ -784,7 +801,7 @@ HMB_NOINST void hmbmpi_completed_some(struct hmbmpi_reqs *q, int n, const int in
 	}
 	for (int k = 0; k < n; k++) {
 		if (rc == MPI_SUCCESS || q->st[k].MPI_ERROR == MPI_SUCCESS) {
-			hmbmpi_complete(NULL, q->before[indices[k]], &q->st[k]);
+			completed(q, q->before[indices[k]], &q->st[k]);
 		}
 	}
 }
@@ -1983,11 +2000,13 @@ HMB_NOINST int hmbmpi_reqs_take_f(struct hmbmpi_reqs *q, int count, const MPI_Fi
 	size_t n = count > 0 ? (size_t)count : 1;
 	q->given = q->st = NULL;
 	q->fst = q->fgiven = statuses;
+	q->nrq = 0;
+	q->rq = count <= 16 ? q->smallrq : malloc(n * sizeof *q->rq);
 	q->before = count <= 16 ? q->small : malloc(n * sizeof *q->before);
 	if (with_statuses && f_statuses_ignore(statuses)) {
 		q->fst = malloc(n * (size_t)HMBMPI_F_STATUS_SIZE * sizeof *q->fst);
 	}
-	if (q->before == NULL || (with_statuses && q->fst == NULL)) {
+	if (q->rq == NULL || q->before == NULL || (with_statuses && q->fst == NULL)) {
 		return reqs_fail(q);
 	}
 	for (int i = 0; i < count; i++) {
@@ -2005,7 +2024,7 @@ HMB_NOINST void hmbmpi_completed_all_f(struct hmbmpi_reqs *q, int count, int rc)
 		MPI_Status st;
 		MPI_Status_f2c(q->fst + (size_t)i * HMBMPI_F_STATUS_SIZE, &st);
 		if (rc == MPI_SUCCESS || st.MPI_ERROR == MPI_SUCCESS) {
-			hmbmpi_complete(NULL, q->before[i], &st);
+			completed(q, q->before[i], &st);
 		}
 	}
 }
@@ -2020,7 +2039,7 @@ HMB_NOINST void hmbmpi_completed_some_f(struct hmbmpi_reqs *q, int n, const MPI_
 		MPI_Status st;
 		MPI_Status_f2c(q->fst + (size_t)k * HMBMPI_F_STATUS_SIZE, &st);
 		if (rc == MPI_SUCCESS || st.MPI_ERROR == MPI_SUCCESS) {
-			hmbmpi_complete(NULL, q->before[indices[k] - 1], &st);
+			completed(q, q->before[indices[k] - 1], &st);
 		}
 	}
 }

@@ -207,13 +207,16 @@ void hmbmpi_imrecv(struct hmb_mpi_req *q, MPI_Message before, MPI_Datatype type,
 
 /*
  * Arrays of requests: a copy taken before a call that completes some of
- * them (it overwrites completed ones with MPI_REQUEST_NULL), and statuses
- * to read when the program passed MPI_STATUSES_IGNORE.
+ * them (it overwrites completed ones with MPI_REQUEST_NULL), statuses to
+ * read when the program passed MPI_STATUSES_IGNORE, and the records of the
+ * completions, rq[0..nrq), which the call's leave writes (hmb_mpi_leave).
  */
 struct hmbmpi_reqs {
 	MPI_Request small[16], *before;
 	MPI_Status smallst[16], *st, *given;
 	MPI_Fint *fst, *fgiven; /* Fortran: statuses of HMBMPI_F_STATUS_SIZE integers */
+	struct hmb_mpi_req smallrq[16], *rq;
+	int nrq;
 };
 int hmbmpi_reqs_take(struct hmbmpi_reqs *q, int count, const MPI_Request reqs[], int with_statuses,
 		     MPI_Status *statuses);

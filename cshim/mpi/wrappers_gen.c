@@ -1676,7 +1676,7 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Ibsend(const void *buf, int count, MPI_Datatype
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_isend(&rq, comm, dest, tag, count, datatype, *request);
 	}
-	hmb_mpi_leave(r, &rq);
+	hmb_mpi_leave(r, &rq, 1);
 	return rc;
 }
 
@@ -1710,7 +1710,7 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Imrecv(void *buf, int count, MPI_Datatype datat
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_imrecv(&rq, before, datatype, *request);
 	}
-	hmb_mpi_leave(r, &rq);
+	hmb_mpi_leave(r, &rq, 1);
 	return rc;
 }
 
@@ -1798,7 +1798,7 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Irecv(void *buf, int count, MPI_Datatype dataty
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_irecv(&rq, comm, source, datatype, *request);
 	}
-	hmb_mpi_leave(r, &rq);
+	hmb_mpi_leave(r, &rq, 1);
 	return rc;
 }
 
@@ -1814,7 +1814,7 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Irsend(const void *buf, int count, MPI_Datatype
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_isend(&rq, comm, dest, tag, count, datatype, *request);
 	}
-	hmb_mpi_leave(r, &rq);
+	hmb_mpi_leave(r, &rq, 1);
 	return rc;
 }
 
@@ -1830,7 +1830,7 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Isend(const void *buf, int count, MPI_Datatype 
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_isend(&rq, comm, dest, tag, count, datatype, *request);
 	}
-	hmb_mpi_leave(r, &rq);
+	hmb_mpi_leave(r, &rq, 1);
 	return rc;
 }
 
@@ -1846,7 +1846,7 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Issend(const void *buf, int count, MPI_Datatype
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_isend(&rq, comm, dest, tag, count, datatype, *request);
 	}
-	hmb_mpi_leave(r, &rq);
+	hmb_mpi_leave(r, &rq, 1);
 	return rc;
 }
 
@@ -2578,7 +2578,7 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Testall(int count, MPI_Request array_of_request
 	hmbmpi_enter(r);
 	int rc = PMPI_Testall(count, array_of_requests, flag, q.st);
 	if (rc == MPI_ERR_IN_STATUS || (rc == MPI_SUCCESS && *flag)) hmbmpi_completed_all(&q, count, rc);
-	hmbmpi_leave(r);
+	hmb_mpi_leave(r, q.rq, q.nrq);
 	hmbmpi_reqs_free(&q);
 	return rc;
 }
@@ -2605,7 +2605,7 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Testany(int count, MPI_Request array_of_request
 			hmbmpi_complete(&rq, q.before[*index], status);
 		}
 	}
-	hmb_mpi_leave(r, &rq);
+	hmb_mpi_leave(r, &rq, 1);
 	hmbmpi_reqs_free(&q);
 	return rc;
 }
@@ -2629,7 +2629,7 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Test(MPI_Request *request, int *flag, MPI_Statu
 			hmbmpi_complete(&rq, before, status);
 		}
 	}
-	hmb_mpi_leave(r, &rq);
+	hmb_mpi_leave(r, &rq, 1);
 	return rc;
 }
 
@@ -2646,7 +2646,7 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Testsome(int incount, MPI_Request array_of_requ
 	hmbmpi_enter(r);
 	int rc = PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, q.st);
 	hmbmpi_completed_some(&q, *outcount, array_of_indices, rc);
-	hmbmpi_leave(r);
+	hmb_mpi_leave(r, q.rq, q.nrq);
 	hmbmpi_reqs_free(&q);
 	return rc;
 }
@@ -2676,7 +2676,7 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Waitall(int count, MPI_Request array_of_request
 	hmbmpi_enter(r);
 	int rc = PMPI_Waitall(count, array_of_requests, q.st);
 	hmbmpi_completed_all(&q, count, rc);
-	hmbmpi_leave(r);
+	hmb_mpi_leave(r, q.rq, q.nrq);
 	hmbmpi_reqs_free(&q);
 	return rc;
 }
@@ -2703,7 +2703,7 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Waitany(int count, MPI_Request array_of_request
 			hmbmpi_complete(&rq, q.before[*index], status);
 		}
 	}
-	hmb_mpi_leave(r, &rq);
+	hmb_mpi_leave(r, &rq, 1);
 	hmbmpi_reqs_free(&q);
 	return rc;
 }
@@ -2725,7 +2725,7 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Wait(MPI_Request *request, MPI_Status *status)
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_complete(&rq, before, status);
 	}
-	hmb_mpi_leave(r, &rq);
+	hmb_mpi_leave(r, &rq, 1);
 	return rc;
 }
 
@@ -2742,7 +2742,7 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Waitsome(int incount, MPI_Request array_of_requ
 	hmbmpi_enter(r);
 	int rc = PMPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, q.st);
 	hmbmpi_completed_some(&q, *outcount, array_of_indices, rc);
-	hmbmpi_leave(r);
+	hmb_mpi_leave(r, q.rq, q.nrq);
 	hmbmpi_reqs_free(&q);
 	return rc;
 }

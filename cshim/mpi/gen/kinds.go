@@ -63,10 +63,14 @@ const (
 // of one request (MPI_Wait, MPI_Test, MPI_Waitany, MPI_Testany) write
 // their request's record with their leave, in one probe and one clock
 // read (hmb_mpi_leave, cshim/lib/mpicall.h): reqDecl starts the record
-// empty, the call's post fills it, reqLeave writes it and leaves r.
+// empty, the call's post fills it, reqLeave writes it and leaves r. A call
+// that completes several (MPI_Waitall, MPI_Waitsome, MPI_Testall,
+// MPI_Testsome) writes the records its struct hmbmpi_reqs gathered
+// (reqsLeave).
 const (
-	reqDecl  = "struct hmb_mpi_req rq = HMBMPI_NO_REQ;"
-	reqLeave = "hmb_mpi_leave(r, &rq);"
+	reqDecl   = "struct hmb_mpi_req rq = HMBMPI_NO_REQ;"
+	reqLeave  = "hmb_mpi_leave(r, &rq, 1);"
+	reqsLeave = "hmb_mpi_leave(r, q.rq, q.nrq);"
 )
 
 // specOf returns what f's kind does.
@@ -152,6 +156,7 @@ func specOf(f *fn) spec {
 			fpre:    "struct hmbmpi_reqs q;\nif (!hmbmpi_reqs_take_f(&q, count, f_array_of_requests, 1, f_array_of_statuses)) {\n\t$PLAIN\n}",
 			always:  done + "hmbmpi_completed_all(&q, count, rc);",
 			falways: fdone + "hmbmpi_completed_all_f(&q, count, rc);",
+			leave:   reqsLeave,
 			after:   "hmbmpi_reqs_free(&q);", fafter: "hmbmpi_reqs_free(&q);",
 			ccall: map[string]string{"array_of_statuses": "q.st"}, fcall: map[string]string{"array_of_statuses": "q.fst"}}
 	case "waitsome", "testsome":
@@ -160,6 +165,7 @@ func specOf(f *fn) spec {
 			fpre:    "struct hmbmpi_reqs q;\nif (!hmbmpi_reqs_take_f(&q, incount, f_array_of_requests, 1, f_array_of_statuses)) {\n\t$PLAIN\n}",
 			always:  "hmbmpi_completed_some(&q, *outcount, array_of_indices, rc);",
 			falways: "hmbmpi_completed_some_f(&q, *f_outcount, f_array_of_indices, rc);",
+			leave:   reqsLeave,
 			after:   "hmbmpi_reqs_free(&q);", fafter: "hmbmpi_reqs_free(&q);",
 			ccall: map[string]string{"array_of_statuses": "q.st"}, fcall: map[string]string{"array_of_statuses": "q.fst"}}
 	case "mprobe":

@@ -9,6 +9,7 @@
  *   blocking      MPI_Send + MPI_Recv
  *   nonblocking   MPI_Irecv + MPI_Isend + MPI_Test (+ MPI_Wait if the
  *                 test failed) + MPI_Wait
+ *   waitall       MPI_Irecv + MPI_Isend + MPI_Waitall of both
  *
  *   clockreads N
  *   output: "clockreads <pattern> calls <wrapped calls>", one line per
@@ -55,6 +56,18 @@ static long nonblocking(long n)
 	return calls;
 }
 
+/* waitall runs n rounds of two requests completed by one call, and returns the calls. */
+static long waitall(long n)
+{
+	for (long i = 0; i < n; i++) {
+		MPI_Request r[2];
+		MPI_Irecv(&in, 1, MPI_DOUBLE, rank, 3, MPI_COMM_WORLD, &r[0]);
+		MPI_Isend(&out, 1, MPI_DOUBLE, rank, 3, MPI_COMM_WORLD, &r[1]);
+		MPI_Waitall(2, r, MPI_STATUSES_IGNORE);
+	}
+	return 3 * n;
+}
+
 int main(int argc, char **argv)
 {
 	MPI_Init(&argc, &argv);
@@ -66,12 +79,15 @@ int main(int argc, char **argv)
 	}
 	blocking(1);
 	nonblocking(1);
+	waitall(1);
 	CALLGRIND_ZERO_STATS;
 	long b = blocking(n);
 	CALLGRIND_DUMP_STATS_AT("blocking");
 	long nb = nonblocking(n);
 	CALLGRIND_DUMP_STATS_AT("nonblocking");
-	printf("clockreads blocking calls %ld\nclockreads nonblocking calls %ld\n", b, nb);
+	long wa = waitall(n);
+	CALLGRIND_DUMP_STATS_AT("waitall");
+	printf("clockreads blocking calls %ld\nclockreads nonblocking calls %ld\nclockreads waitall calls %ld\n", b, nb, wa);
 	MPI_Finalize();
 	return 0;
 }
