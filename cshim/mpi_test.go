@@ -853,12 +853,30 @@ func checkRequests(t *testing.T, f *tracefile.File) {
 // all get the same request handle; every one of them must still complete
 // in the trace, in the round it was started, whichever Wait or Test call
 // completes it, with nothing dropped.
+//
+// The requests' records go with their calls' leaves (hmb_mpi_leave, 26 of
+// them with a Waitall's): on the direct path by default; one by one with
+// the staged probes; and both ways with bins of 1 KiB, where a Waitall's
+// records often find no room for them all.
 func TestMPIImmediateSends(t *testing.T) {
 	build := mpiLibrary(t)
 	prog := mpiBuild(t, build, "mpicc", "immediate", "immediate.c")
+	for _, env := range [][]string{nil, {"HMB_C_PROBE=staged"}, {"HMB_BIN_SIZE=1K"}} {
+		name := strings.Join(env, ",")
+		if name == "" {
+			name = "defaults"
+		}
+		t.Run(name, func(t *testing.T) {
+			immediateSends(t, prog, env)
+		})
+	}
+}
+
+// immediateSends runs and checks immediate.c with the variables env.
+func immediateSends(t *testing.T, prog string, env []string) {
 	const np, neighbours = 6, 5
 	out := filepath.Join(t.TempDir(), "hmb-out")
-	outs, errs := mpirun(t, np, out, nil, prog)
+	outs, errs := mpirun(t, np, out, env, prog)
 	files := rankFiles(t, out, "immediate", np)
 	sends, recvs, _ := messagesOf(t, files)
 	checkMatched(t, sends, recvs)

@@ -57,8 +57,8 @@ func TestMPICallProbes(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			direct := record(t, "direct", c.env)
 			staged := record(t, "staged", c.env)
-			dm := callMessages(t, direct)
-			sm := callMessages(t, staged)
+			dm := callMessages(t, direct, c.env == nil)
+			sm := callMessages(t, staged, false)
 			if want := callCount(calls); len(dm) != want {
 				t.Errorf("direct: %d messages, want %d", len(dm), want)
 			}
@@ -110,15 +110,21 @@ type callMessage struct {
 // that each lies in the region of the probe that made it, MPI_Send or work
 // for a send, MPI_Recv or work for a receive: a send after its enter, a
 // receive right before its leave, and that the events' times never go
-// back, so Enter <= MpiSend <= Leave and Enter <= MpiRecv <= Leave.
-func callMessages(t *testing.T, f *tracefile.File) []callMessage {
+// back, so Enter <= MpiSend <= Leave and Enter <= MpiRecv <= Leave. With
+// fused, the message of hmb_enter_send (in MPI_Send) shares its enter's
+// tick, the message of hmb_recv_leave (in MPI_Recv) its leave's, as the
+// direct path writes them, with one clock read for the two; it declines
+// few probes (a peer's first message, a full bin), which go event by event.
+func callMessages(t *testing.T, f *tracefile.File, fused bool) []callMessage {
 	t.Helper()
 	var (
-		stack   []string
-		out     []callMessage
-		pending bool // a receive waits for its leave
-		last    tracefile.Event
-		e       tracefile.Event
+		stack         []string
+		out           []callMessage
+		pending       bool // a receive waits for its leave
+		last          tracefile.Event
+		e             tracefile.Event
+		enter, recv   tracefile.Event
+		shared, apart int
 	)
 	in := map[string]map[string]bool{
 		"send": {"MPI_Send": true, "MPI_Ssend": true, "MPI_Sendrecv": true, "work": true},
@@ -136,9 +142,17 @@ func callMessages(t *testing.T, f *tracefile.File) []callMessage {
 				t.Fatalf("%s: event %d: an enter between a receive and its leave", f.Path, n)
 			}
 			stack = append(stack, f.RegionName(e.Region))
+			enter = e
 		case encode.KindLeave:
 			if len(stack) == 0 {
 				t.Fatalf("%s: event %d: a leave with no region open", f.Path, n)
+			}
+			if pending && stack[len(stack)-1] == "MPI_Recv" {
+				if e.Time == recv.Time && e.Seq == recv.Seq+1 {
+					shared++
+				} else {
+					apart++
+				}
 			}
 			pending = false
 			stack = stack[:len(stack)-1]
@@ -157,11 +171,25 @@ func callMessages(t *testing.T, f *tracefile.File) []callMessage {
 				t.Fatalf("%s: event %d: a %s in %q (a receive pending: %v), want it inside its call", f.Path, n, m.kind, m.region, pending)
 			}
 			pending = m.kind == "recv"
+			recv = e
+			if m.kind == "send" && m.region == "MPI_Send" {
+				if e.Time == enter.Time && e.Seq == enter.Seq+1 {
+					shared++
+				} else {
+					apart++
+				}
+			}
 			out = append(out, m)
 		}
 	}
 	if err := it.Err(); err != nil {
 		t.Fatalf("%s: %v", f.Path, err)
+	}
+	if fused {
+		t.Logf("%s: %d messages of hmb_enter_send and hmb_recv_leave in their enter's or leave's tick, %d not", f.Path, shared, apart)
+	}
+	if fused && (shared == 0 || apart > (shared+apart)/20) {
+		t.Errorf("%s: %d messages of hmb_enter_send and hmb_recv_leave in their enter's or leave's tick, %d not: want them to share the clock read", f.Path, shared, apart)
 	}
 	return out
 }

@@ -8,12 +8,16 @@
  * shared machine, two runs timed at different moments compared the
  * moments (a best-of-7 selfsend gave 240 to 833 ns per round plain).
  *
+ * The same for the non-blocking calls: a round of MPI_Irecv, MPI_Isend
+ * and the two MPI_Wait that complete them, four calls.
+ *
  *   mpirun -np 1 ./selfsend_pairs [pairs [rounds]]    defaults: 200 2000
  *   output: "selfsend pairs <pairs> rounds <rounds> plain <ns> traced <ns>
  *            added <ns per call> quartiles <q1> <q3>": medians over the
  *            pairs, in the thread's CPU time per round (a send and a
  *            receive), and the wrappers' added time per MPI call, the
- *            median of (traced - plain) / 2 within a pair
+ *            median of (traced - plain) / 2 within a pair; then the line
+ *            "isend pairs ..." of the non-blocking rounds (/ 4 per call)
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -30,20 +34,37 @@ static double cpu_ns(void)
 static int rank;
 static double out = 1, in;
 
-/* slice runs n rounds through the wrappers (traced) or around them, after n/4 untimed, and returns ns per round. */
-static double slice(int traced, long n)
+/* The calls of a round: a send and its receive, or the non-blocking ones and their waits. */
+enum { BLOCKING, NONBLOCKING };
+
+/*
+ * slice runs n rounds of pattern through the wrappers (traced) or around
+ * them, after n/4 untimed, and returns ns per round.
+ */
+static double slice(int pattern, int traced, long n)
 {
 	double t0 = 0;
+	MPI_Request r[2];
 	for (long i = -n / 4; i < n; i++) {
 		if (i == 0) {
 			t0 = cpu_ns();
 		}
-		if (traced) {
+		if (pattern == BLOCKING && traced) {
 			MPI_Send(&out, 1, MPI_DOUBLE, rank, 1, MPI_COMM_WORLD);
 			MPI_Recv(&in, 1, MPI_DOUBLE, rank, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-		} else {
+		} else if (pattern == BLOCKING) {
 			PMPI_Send(&out, 1, MPI_DOUBLE, rank, 1, MPI_COMM_WORLD);
 			PMPI_Recv(&in, 1, MPI_DOUBLE, rank, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+		} else if (traced) {
+			MPI_Irecv(&in, 1, MPI_DOUBLE, rank, 2, MPI_COMM_WORLD, &r[0]);
+			MPI_Isend(&out, 1, MPI_DOUBLE, rank, 2, MPI_COMM_WORLD, &r[1]);
+			MPI_Wait(&r[0], MPI_STATUS_IGNORE);
+			MPI_Wait(&r[1], MPI_STATUS_IGNORE);
+		} else {
+			PMPI_Irecv(&in, 1, MPI_DOUBLE, rank, 2, MPI_COMM_WORLD, &r[0]);
+			PMPI_Isend(&out, 1, MPI_DOUBLE, rank, 2, MPI_COMM_WORLD, &r[1]);
+			PMPI_Wait(&r[0], MPI_STATUS_IGNORE);
+			PMPI_Wait(&r[1], MPI_STATUS_IGNORE);
 		}
 	}
 	return (cpu_ns() - t0) / (double)n;
@@ -71,22 +92,26 @@ int main(int argc, char **argv)
 		perror("selfsend_pairs");
 		MPI_Abort(MPI_COMM_WORLD, 1);
 	}
-	for (int i = 0; i < pairs; i++) {
-		/* The order within a pair alternates, so that a change of speed favours neither side. */
-		if (i % 2 == 0) {
-			p[i] = slice(0, rounds);
-			t[i] = slice(1, rounds);
-		} else {
-			t[i] = slice(1, rounds);
-			p[i] = slice(0, rounds);
+	for (int pattern = BLOCKING; pattern <= NONBLOCKING; pattern++) {
+		int calls = pattern == BLOCKING ? 2 : 4;
+		for (int i = 0; i < pairs; i++) {
+			/* The order within a pair alternates, so that a change of speed favours neither side. */
+			if (i % 2 == 0) {
+				p[i] = slice(pattern, 0, rounds);
+				t[i] = slice(pattern, 1, rounds);
+			} else {
+				t[i] = slice(pattern, 1, rounds);
+				p[i] = slice(pattern, 0, rounds);
+			}
+			a[i] = (t[i] - p[i]) / calls;
 		}
-		a[i] = (t[i] - p[i]) / 2;
+		qsort(p, (size_t)pairs, sizeof *p, cmp);
+		qsort(t, (size_t)pairs, sizeof *t, cmp);
+		qsort(a, (size_t)pairs, sizeof *a, cmp);
+		printf("%s pairs %d rounds %ld plain %.1f traced %.1f added %.1f quartiles %.1f %.1f\n",
+		       pattern == BLOCKING ? "selfsend" : "isend", pairs, rounds, p[pairs / 2], t[pairs / 2], a[pairs / 2],
+		       a[pairs / 4], a[3 * pairs / 4]);
 	}
-	qsort(p, (size_t)pairs, sizeof *p, cmp);
-	qsort(t, (size_t)pairs, sizeof *t, cmp);
-	qsort(a, (size_t)pairs, sizeof *a, cmp);
-	printf("selfsend pairs %d rounds %ld plain %.1f traced %.1f added %.1f quartiles %.1f %.1f\n", pairs, rounds,
-	       p[pairs / 2], t[pairs / 2], a[pairs / 2], a[pairs / 4], a[3 * pairs / 4]);
 	free(p);
 	free(t);
 	free(a);

@@ -50,6 +50,34 @@ struct hmb_mpi_call {
 void hmb_mpi_call(const struct hmb_mpi_call *c) __attribute__((no_instrument_function));
 
 /*
+ * A request's record that the leave of the MPI call that made or completed
+ * the request writes in its own tick (hmb_mpi_leave), as a blocking
+ * receive's message shares its leave's: kind is HMB_ENC_ISEND or
+ * HMB_ENC_IRECV (a world rank peer, tag, communicator id, bytes and the
+ * request), HMB_ENC_ISEND_COMPLETE, HMB_ENC_IRECV_REQUEST or
+ * HMB_ENC_REQUEST_CANCELLED (the request alone); 0 for no record.
+ */
+struct hmb_mpi_req {
+	unsigned kind;
+	int peer;
+	uint32_t tag, comm;
+	uint64_t bytes, request;
+};
+
+/*
+ * hmb_mpi_leave records the n records q[0..n) (those of kind 0 are none)
+ * and the leave of MPI region region, the open one, all at one clock read:
+ * the second half of a non-blocking call (MPI_Isend, MPI_Irecv) or of a
+ * completion (MPI_Wait, MPI_Test; MPI_Waitall and its kin, n records),
+ * whose enter was recorded before its PMPI call. A request's record never
+ * needs a time of its own: a send request starts when its call returns
+ * (Score-P writes MpiIsend there too) and a completion happens when its
+ * call returns. Two clock reads per call, however many requests it
+ * completes.
+ */
+void hmb_mpi_leave(uint32_t region, const struct hmb_mpi_req *q, int n) __attribute__((no_instrument_function));
+
+/*
  * hmb_clock_tsc tells how to read hmb_clock's ticks without calling it: 1
  * if they are the TSC's (RDTSC), 0 if CLOCK_MONOTONIC's nanoseconds.
  */

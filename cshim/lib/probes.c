@@ -416,6 +416,47 @@ HMB_NOINST void hmb_irecv(int peer, uint32_t tag, uint64_t bytes, uint32_t comm,
 	hmb_mpi_probe(&r);
 }
 
+/* hmb_mpi_req_apart records q alone, through the probe of its kind. */
+HMB_NOINST static void hmb_mpi_req_apart(const struct hmb_mpi_req *q)
+{
+	switch (q->kind) {
+	case HMB_ENC_ISEND:
+		hmb_isend(q->peer, q->tag, q->bytes, q->comm, q->request);
+		break;
+	case HMB_ENC_IRECV:
+		hmb_irecv(q->peer, q->tag, q->bytes, q->comm, q->request);
+		break;
+	case HMB_ENC_ISEND_COMPLETE:
+	case HMB_ENC_IRECV_REQUEST:
+	case HMB_ENC_REQUEST_CANCELLED: {
+		struct hmb_mpi r = {.kind = q->kind, .request = q->request};
+		hmb_mpi_probe(&r);
+		break;
+	}
+	default:
+		if (q->kind != 0) {
+			hmb_count_dropped(1); /* not a request's kind: its fields would be misread */
+		}
+	}
+}
+
+/*
+ * hmb_mpi_leave: see mpicall.h. Where the direct path declines, the records
+ * and the leave go one by one, in the same order.
+ */
+HMB_NOINST void hmb_mpi_leave(uint32_t region, const struct hmb_mpi_req *q, int n)
+{
+	struct hmb_thread *th = hmb_self;
+	if (__builtin_expect(th != NULL && th->loc != NULL, 1) &&
+	    __builtin_expect(hmb_direct_req_leave(th, region, q, n) == HMB_DIRECT_DONE, 1)) {
+		return;
+	}
+	for (int i = 0; i < n; i++) {
+		hmb_mpi_req_apart(&q[i]);
+	}
+	hmb_leave(region);
+}
+
 /* hmb_request_event records a record that holds only a request. */
 HMB_NOINST static void hmb_request_event(unsigned kind, uint64_t request)
 {

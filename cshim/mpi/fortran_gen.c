@@ -4766,14 +4766,15 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_ibsend(void *f_buf, MPI_Fint *f_count, MP
 	int count = (int)*f_count;
 	MPI_Datatype datatype = MPI_Type_f2c(*f_datatype);
 	MPI_Request request_v = MPI_REQUEST_NULL, *request = &request_v;
+	struct hmb_mpi_req rq = HMBMPI_NO_REQ;
 	hmbmpi_enter(r);
 	pmpi_ibsend_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		request_v = MPI_Request_f2c(*f_request);
-		hmbmpi_isend(comm, dest, tag, count, datatype, *request);
+		hmbmpi_isend(&rq, comm, dest, tag, count, datatype, *request);
 	}
-	hmbmpi_leave(r);
+	hmb_mpi_leave(r, &rq, 1);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_ibsend, mpi_ibsend_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_ibsend, mpi_ibsend__)
@@ -4799,14 +4800,15 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_ibsend(void *f_buf, MPI_Fint *f_count, 
 	int count = (int)*f_count;
 	MPI_Datatype datatype = MPI_Type_f2c(*f_datatype);
 	MPI_Request request_v = MPI_REQUEST_NULL, *request = &request_v;
+	struct hmb_mpi_req rq = HMBMPI_NO_REQ;
 	hmbmpi_enter(r);
 	pmpi_ibsend_f08_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		request_v = MPI_Request_f2c(*f_request);
-		hmbmpi_isend(comm, dest, tag, count, datatype, *request);
+		hmbmpi_isend(&rq, comm, dest, tag, count, datatype, *request);
 	}
-	hmbmpi_leave(r);
+	hmb_mpi_leave(r, &rq, 1);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_ibsend, mpi_ibsend_f08_)
 #endif
@@ -4883,14 +4885,15 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_imrecv(void *f_buf, MPI_Fint *f_count, MP
 	MPI_Datatype datatype = MPI_Type_f2c(*f_datatype);
 	MPI_Request request_v = MPI_REQUEST_NULL, *request = &request_v;
 	MPI_Message before = *message;
+	struct hmb_mpi_req rq = HMBMPI_NO_REQ;
 	hmbmpi_enter(r);
 	pmpi_imrecv_(f_buf, f_count, f_datatype, f_message, f_request, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		request_v = MPI_Request_f2c(*f_request);
-		hmbmpi_imrecv(before, datatype, *request);
+		hmbmpi_imrecv(&rq, before, datatype, *request);
 	}
-	hmbmpi_leave(r);
+	hmb_mpi_leave(r, &rq, 1);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_imrecv, mpi_imrecv_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_imrecv, mpi_imrecv__)
@@ -4915,14 +4918,15 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_imrecv(void *f_buf, MPI_Fint *f_count, 
 	MPI_Datatype datatype = MPI_Type_f2c(*f_datatype);
 	MPI_Request request_v = MPI_REQUEST_NULL, *request = &request_v;
 	MPI_Message before = *message;
+	struct hmb_mpi_req rq = HMBMPI_NO_REQ;
 	hmbmpi_enter(r);
 	pmpi_imrecv_f08_(f_buf, f_count, f_datatype, f_message, f_request, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		request_v = MPI_Request_f2c(*f_request);
-		hmbmpi_imrecv(before, datatype, *request);
+		hmbmpi_imrecv(&rq, before, datatype, *request);
 	}
-	hmbmpi_leave(r);
+	hmb_mpi_leave(r, &rq, 1);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_imrecv, mpi_imrecv_f08_)
 #endif
@@ -5168,14 +5172,15 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_irecv(void *f_buf, MPI_Fint *f_count, MPI
 	int source = (int)*f_source;
 	MPI_Datatype datatype = MPI_Type_f2c(*f_datatype);
 	MPI_Request request_v = MPI_REQUEST_NULL, *request = &request_v;
+	struct hmb_mpi_req rq = HMBMPI_NO_REQ;
 	hmbmpi_enter(r);
 	pmpi_irecv_(f_buf, f_count, f_datatype, f_source, f_tag, f_comm, f_request, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		request_v = MPI_Request_f2c(*f_request);
-		hmbmpi_irecv(comm, source, datatype, *request);
+		hmbmpi_irecv(&rq, comm, source, datatype, *request);
 	}
-	hmbmpi_leave(r);
+	hmb_mpi_leave(r, &rq, 1);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_irecv, mpi_irecv_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_irecv, mpi_irecv__)
@@ -5199,14 +5204,15 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_irecv(void *f_buf, MPI_Fint *f_count, M
 	int source = (int)*f_source;
 	MPI_Datatype datatype = MPI_Type_f2c(*f_datatype);
 	MPI_Request request_v = MPI_REQUEST_NULL, *request = &request_v;
+	struct hmb_mpi_req rq = HMBMPI_NO_REQ;
 	hmbmpi_enter(r);
 	pmpi_irecv_f08_(f_buf, f_count, f_datatype, f_source, f_tag, f_comm, f_request, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		request_v = MPI_Request_f2c(*f_request);
-		hmbmpi_irecv(comm, source, datatype, *request);
+		hmbmpi_irecv(&rq, comm, source, datatype, *request);
 	}
-	hmbmpi_leave(r);
+	hmb_mpi_leave(r, &rq, 1);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_irecv, mpi_irecv_f08_)
 #endif
@@ -5225,14 +5231,15 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_irsend(void *f_buf, MPI_Fint *f_count, MP
 	int count = (int)*f_count;
 	MPI_Datatype datatype = MPI_Type_f2c(*f_datatype);
 	MPI_Request request_v = MPI_REQUEST_NULL, *request = &request_v;
+	struct hmb_mpi_req rq = HMBMPI_NO_REQ;
 	hmbmpi_enter(r);
 	pmpi_irsend_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		request_v = MPI_Request_f2c(*f_request);
-		hmbmpi_isend(comm, dest, tag, count, datatype, *request);
+		hmbmpi_isend(&rq, comm, dest, tag, count, datatype, *request);
 	}
-	hmbmpi_leave(r);
+	hmb_mpi_leave(r, &rq, 1);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_irsend, mpi_irsend_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_irsend, mpi_irsend__)
@@ -5258,14 +5265,15 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_irsend(void *f_buf, MPI_Fint *f_count, 
 	int count = (int)*f_count;
 	MPI_Datatype datatype = MPI_Type_f2c(*f_datatype);
 	MPI_Request request_v = MPI_REQUEST_NULL, *request = &request_v;
+	struct hmb_mpi_req rq = HMBMPI_NO_REQ;
 	hmbmpi_enter(r);
 	pmpi_irsend_f08_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		request_v = MPI_Request_f2c(*f_request);
-		hmbmpi_isend(comm, dest, tag, count, datatype, *request);
+		hmbmpi_isend(&rq, comm, dest, tag, count, datatype, *request);
 	}
-	hmbmpi_leave(r);
+	hmb_mpi_leave(r, &rq, 1);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_irsend, mpi_irsend_f08_)
 #endif
@@ -5284,14 +5292,15 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_isend(void *f_buf, MPI_Fint *f_count, MPI
 	int count = (int)*f_count;
 	MPI_Datatype datatype = MPI_Type_f2c(*f_datatype);
 	MPI_Request request_v = MPI_REQUEST_NULL, *request = &request_v;
+	struct hmb_mpi_req rq = HMBMPI_NO_REQ;
 	hmbmpi_enter(r);
 	pmpi_isend_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		request_v = MPI_Request_f2c(*f_request);
-		hmbmpi_isend(comm, dest, tag, count, datatype, *request);
+		hmbmpi_isend(&rq, comm, dest, tag, count, datatype, *request);
 	}
-	hmbmpi_leave(r);
+	hmb_mpi_leave(r, &rq, 1);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_isend, mpi_isend_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_isend, mpi_isend__)
@@ -5317,14 +5326,15 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_isend(void *f_buf, MPI_Fint *f_count, M
 	int count = (int)*f_count;
 	MPI_Datatype datatype = MPI_Type_f2c(*f_datatype);
 	MPI_Request request_v = MPI_REQUEST_NULL, *request = &request_v;
+	struct hmb_mpi_req rq = HMBMPI_NO_REQ;
 	hmbmpi_enter(r);
 	pmpi_isend_f08_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		request_v = MPI_Request_f2c(*f_request);
-		hmbmpi_isend(comm, dest, tag, count, datatype, *request);
+		hmbmpi_isend(&rq, comm, dest, tag, count, datatype, *request);
 	}
-	hmbmpi_leave(r);
+	hmb_mpi_leave(r, &rq, 1);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_isend, mpi_isend_f08_)
 #endif
@@ -5343,14 +5353,15 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_issend(void *f_buf, MPI_Fint *f_count, MP
 	int count = (int)*f_count;
 	MPI_Datatype datatype = MPI_Type_f2c(*f_datatype);
 	MPI_Request request_v = MPI_REQUEST_NULL, *request = &request_v;
+	struct hmb_mpi_req rq = HMBMPI_NO_REQ;
 	hmbmpi_enter(r);
 	pmpi_issend_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		request_v = MPI_Request_f2c(*f_request);
-		hmbmpi_isend(comm, dest, tag, count, datatype, *request);
+		hmbmpi_isend(&rq, comm, dest, tag, count, datatype, *request);
 	}
-	hmbmpi_leave(r);
+	hmb_mpi_leave(r, &rq, 1);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_issend, mpi_issend_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_issend, mpi_issend__)
@@ -5376,14 +5387,15 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_issend(void *f_buf, MPI_Fint *f_count, 
 	int count = (int)*f_count;
 	MPI_Datatype datatype = MPI_Type_f2c(*f_datatype);
 	MPI_Request request_v = MPI_REQUEST_NULL, *request = &request_v;
+	struct hmb_mpi_req rq = HMBMPI_NO_REQ;
 	hmbmpi_enter(r);
 	pmpi_issend_f08_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		request_v = MPI_Request_f2c(*f_request);
-		hmbmpi_isend(comm, dest, tag, count, datatype, *request);
+		hmbmpi_isend(&rq, comm, dest, tag, count, datatype, *request);
 	}
-	hmbmpi_leave(r);
+	hmb_mpi_leave(r, &rq, 1);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_issend, mpi_issend_f08_)
 #endif
@@ -7953,7 +7965,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_testall(MPI_Fint *f_count, MPI_Fint *f_ar
 	pmpi_testall_(f_count, f_array_of_requests, f_flag, q.fst, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_ERR_IN_STATUS || (rc == MPI_SUCCESS && *f_flag)) hmbmpi_completed_all_f(&q, count, rc);
-	hmbmpi_leave(r);
+	hmb_mpi_leave(r, q.rq, q.nrq);
 	hmbmpi_reqs_free(&q);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_testall, mpi_testall_)
@@ -7983,7 +7995,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_testall(MPI_Fint *f_count, MPI_Fint *f_
 	pmpi_testall_f08_(f_count, f_array_of_requests, f_flag, q.fst, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_ERR_IN_STATUS || (rc == MPI_SUCCESS && *f_flag)) hmbmpi_completed_all_f(&q, count, rc);
-	hmbmpi_leave(r);
+	hmb_mpi_leave(r, q.rq, q.nrq);
 	hmbmpi_reqs_free(&q);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_testall, mpi_testall_f08_)
@@ -8007,16 +8019,17 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_testany(MPI_Fint *f_count, MPI_Fint *f_ar
 	if (!hmbmpi_reqs_take_f(&q, count, f_array_of_requests, 0, NULL)) {
 		{ pmpi_testany_(f_count, f_array_of_requests, f_index, f_flag, f_status, ierr); return; }
 	}
+	struct hmb_mpi_req rq = HMBMPI_NO_REQ;
 	hmbmpi_enter(r);
 	pmpi_testany_(f_count, f_array_of_requests, f_index, f_flag, f_status, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		MPI_Status_f2c(f_status, status);
 		if (*f_flag && *f_index != MPI_UNDEFINED) { /* a Fortran index counts from 1 */
-			hmbmpi_complete(q.before[*f_index - 1], status);
+			hmbmpi_complete(&rq, q.before[*f_index - 1], status);
 		}
 	}
-	hmbmpi_leave(r);
+	hmb_mpi_leave(r, &rq, 1);
 	hmbmpi_reqs_free(&q);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_testany, mpi_testany_)
@@ -8047,16 +8060,17 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_testany(MPI_Fint *f_count, MPI_Fint *f_
 	if (!hmbmpi_reqs_take_f(&q, count, f_array_of_requests, 0, NULL)) {
 		{ pmpi_testany_f08_(f_count, f_array_of_requests, f_index, f_flag, f_status, ierr); return; }
 	}
+	struct hmb_mpi_req rq = HMBMPI_NO_REQ;
 	hmbmpi_enter(r);
 	pmpi_testany_f08_(f_count, f_array_of_requests, f_index, f_flag, f_status, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		MPI_Status_f2c(f_status, status);
 		if (*f_flag && *f_index != MPI_UNDEFINED) { /* a Fortran index counts from 1 */
-			hmbmpi_complete(q.before[*f_index - 1], status);
+			hmbmpi_complete(&rq, q.before[*f_index - 1], status);
 		}
 	}
-	hmbmpi_leave(r);
+	hmb_mpi_leave(r, &rq, 1);
 	hmbmpi_reqs_free(&q);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_testany, mpi_testany_f08_)
@@ -8079,6 +8093,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_test(MPI_Fint *f_request, MPI_Fint *f_fla
 	}
 	MPI_Status status_v, *status = &status_v;
 	MPI_Request before = *request;
+	struct hmb_mpi_req rq = HMBMPI_NO_REQ;
 	hmbmpi_enter(r);
 	pmpi_test_(f_request, f_flag, f_status, ierr);
 	int rc = (int)*ierr;
@@ -8086,10 +8101,10 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_test(MPI_Fint *f_request, MPI_Fint *f_fla
 		flag_v = (int)*f_flag;
 		MPI_Status_f2c(f_status, status);
 		if (*flag) {
-			hmbmpi_complete(before, status);
+			hmbmpi_complete(&rq, before, status);
 		}
 	}
-	hmbmpi_leave(r);
+	hmb_mpi_leave(r, &rq, 1);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_test, mpi_test_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_test, mpi_test__)
@@ -8118,6 +8133,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_test(MPI_Fint *f_request, MPI_Fint *f_f
 	}
 	MPI_Status status_v, *status = &status_v;
 	MPI_Request before = *request;
+	struct hmb_mpi_req rq = HMBMPI_NO_REQ;
 	hmbmpi_enter(r);
 	pmpi_test_f08_(f_request, f_flag, f_status, ierr);
 	int rc = (int)*ierr;
@@ -8125,10 +8141,10 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_test(MPI_Fint *f_request, MPI_Fint *f_f
 		flag_v = (int)*f_flag;
 		MPI_Status_f2c(f_status, status);
 		if (*flag) {
-			hmbmpi_complete(before, status);
+			hmbmpi_complete(&rq, before, status);
 		}
 	}
-	hmbmpi_leave(r);
+	hmb_mpi_leave(r, &rq, 1);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_test, mpi_test_f08_)
 #endif
@@ -8150,7 +8166,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_testsome(MPI_Fint *f_incount, MPI_Fint *f
 	pmpi_testsome_(f_incount, f_array_of_requests, f_outcount, f_array_of_indices, q.fst, ierr);
 	int rc = (int)*ierr;
 	hmbmpi_completed_some_f(&q, *f_outcount, f_array_of_indices, rc);
-	hmbmpi_leave(r);
+	hmb_mpi_leave(r, q.rq, q.nrq);
 	hmbmpi_reqs_free(&q);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_testsome, mpi_testsome_)
@@ -8180,7 +8196,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_testsome(MPI_Fint *f_incount, MPI_Fint 
 	pmpi_testsome_f08_(f_incount, f_array_of_requests, f_outcount, f_array_of_indices, q.fst, ierr);
 	int rc = (int)*ierr;
 	hmbmpi_completed_some_f(&q, *f_outcount, f_array_of_indices, rc);
-	hmbmpi_leave(r);
+	hmb_mpi_leave(r, q.rq, q.nrq);
 	hmbmpi_reqs_free(&q);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_testsome, mpi_testsome_f08_)
@@ -8240,7 +8256,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_waitall(MPI_Fint *f_count, MPI_Fint *f_ar
 	pmpi_waitall_(f_count, f_array_of_requests, q.fst, ierr);
 	int rc = (int)*ierr;
 	hmbmpi_completed_all_f(&q, count, rc);
-	hmbmpi_leave(r);
+	hmb_mpi_leave(r, q.rq, q.nrq);
 	hmbmpi_reqs_free(&q);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_waitall, mpi_waitall_)
@@ -8270,7 +8286,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_waitall(MPI_Fint *f_count, MPI_Fint *f_
 	pmpi_waitall_f08_(f_count, f_array_of_requests, q.fst, ierr);
 	int rc = (int)*ierr;
 	hmbmpi_completed_all_f(&q, count, rc);
-	hmbmpi_leave(r);
+	hmb_mpi_leave(r, q.rq, q.nrq);
 	hmbmpi_reqs_free(&q);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_waitall, mpi_waitall_f08_)
@@ -8294,16 +8310,17 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_waitany(MPI_Fint *f_count, MPI_Fint *f_ar
 	if (!hmbmpi_reqs_take_f(&q, count, f_array_of_requests, 0, NULL)) {
 		{ pmpi_waitany_(f_count, f_array_of_requests, f_index, f_status, ierr); return; }
 	}
+	struct hmb_mpi_req rq = HMBMPI_NO_REQ;
 	hmbmpi_enter(r);
 	pmpi_waitany_(f_count, f_array_of_requests, f_index, f_status, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		MPI_Status_f2c(f_status, status);
 		if (*f_index != MPI_UNDEFINED) { /* a Fortran index counts from 1 */
-			hmbmpi_complete(q.before[*f_index - 1], status);
+			hmbmpi_complete(&rq, q.before[*f_index - 1], status);
 		}
 	}
-	hmbmpi_leave(r);
+	hmb_mpi_leave(r, &rq, 1);
 	hmbmpi_reqs_free(&q);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_waitany, mpi_waitany_)
@@ -8334,16 +8351,17 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_waitany(MPI_Fint *f_count, MPI_Fint *f_
 	if (!hmbmpi_reqs_take_f(&q, count, f_array_of_requests, 0, NULL)) {
 		{ pmpi_waitany_f08_(f_count, f_array_of_requests, f_index, f_status, ierr); return; }
 	}
+	struct hmb_mpi_req rq = HMBMPI_NO_REQ;
 	hmbmpi_enter(r);
 	pmpi_waitany_f08_(f_count, f_array_of_requests, f_index, f_status, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		MPI_Status_f2c(f_status, status);
 		if (*f_index != MPI_UNDEFINED) { /* a Fortran index counts from 1 */
-			hmbmpi_complete(q.before[*f_index - 1], status);
+			hmbmpi_complete(&rq, q.before[*f_index - 1], status);
 		}
 	}
-	hmbmpi_leave(r);
+	hmb_mpi_leave(r, &rq, 1);
 	hmbmpi_reqs_free(&q);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_waitany, mpi_waitany_f08_)
@@ -8365,14 +8383,15 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_wait(MPI_Fint *f_request, MPI_Fint *f_sta
 	}
 	MPI_Status status_v, *status = &status_v;
 	MPI_Request before = *request;
+	struct hmb_mpi_req rq = HMBMPI_NO_REQ;
 	hmbmpi_enter(r);
 	pmpi_wait_(f_request, f_status, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		MPI_Status_f2c(f_status, status);
-		hmbmpi_complete(before, status);
+		hmbmpi_complete(&rq, before, status);
 	}
-	hmbmpi_leave(r);
+	hmb_mpi_leave(r, &rq, 1);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_wait, mpi_wait_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_wait, mpi_wait__)
@@ -8400,14 +8419,15 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_wait(MPI_Fint *f_request, MPI_Fint *f_s
 	}
 	MPI_Status status_v, *status = &status_v;
 	MPI_Request before = *request;
+	struct hmb_mpi_req rq = HMBMPI_NO_REQ;
 	hmbmpi_enter(r);
 	pmpi_wait_f08_(f_request, f_status, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		MPI_Status_f2c(f_status, status);
-		hmbmpi_complete(before, status);
+		hmbmpi_complete(&rq, before, status);
 	}
-	hmbmpi_leave(r);
+	hmb_mpi_leave(r, &rq, 1);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_wait, mpi_wait_f08_)
 #endif
@@ -8429,7 +8449,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_waitsome(MPI_Fint *f_incount, MPI_Fint *f
 	pmpi_waitsome_(f_incount, f_array_of_requests, f_outcount, f_array_of_indices, q.fst, ierr);
 	int rc = (int)*ierr;
 	hmbmpi_completed_some_f(&q, *f_outcount, f_array_of_indices, rc);
-	hmbmpi_leave(r);
+	hmb_mpi_leave(r, q.rq, q.nrq);
 	hmbmpi_reqs_free(&q);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_waitsome, mpi_waitsome_)
@@ -8459,7 +8479,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_waitsome(MPI_Fint *f_incount, MPI_Fint 
 	pmpi_waitsome_f08_(f_incount, f_array_of_requests, f_outcount, f_array_of_indices, q.fst, ierr);
 	int rc = (int)*ierr;
 	hmbmpi_completed_some_f(&q, *f_outcount, f_array_of_indices, rc);
-	hmbmpi_leave(r);
+	hmb_mpi_leave(r, q.rq, q.nrq);
 	hmbmpi_reqs_free(&q);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_waitsome, mpi_waitsome_f08_)

@@ -279,6 +279,29 @@ static uint64_t pend_seq;
 static pthread_mutex_t pend_mu = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t next_request;
 
+/*
+ * pend_single is set at MPI_Init when MPI gave less than
+ * MPI_THREAD_MULTIPLE: the program then calls MPI from one thread at a
+ * time, ordered by its own synchronisation, and so the wrappers that use
+ * the table, which then need no lock. An uncontended lock and unlock took
+ * 7 ns here, on every MPI_Isend, MPI_Irecv and completion.
+ */
+static int pend_single;
+
+HMB_NOINST static void pend_lock(void)
+{
+	if (!pend_single) {
+		pthread_mutex_lock(&pend_mu);
+	}
+}
+
+HMB_NOINST static void pend_unlock(void)
+{
+	if (!pend_single) {
+		pthread_mutex_unlock(&pend_mu);
+	}
+}
+
 /* Keys: a request's handle, a message's handle with the top bit flipped
  * (handles are pointers or small integers, never both spaces at once). */
 HMB_NOINST static uint64_t req_key(MPI_Request r)
@@ -370,14 +393,14 @@ HMB_NOINST static int pend_rehash(size_t cap)
  * have recorded at completion. */
 HMB_NOINST static void pend_add(struct pending p, uint64_t n)
 {
-	pthread_mutex_lock(&pend_mu);
+	pend_lock();
 	if (2 * (pend_len + pend_deleted + 1) > pend_cap) {
 		size_t cap = pend_cap ? pend_cap : 64;
 		if (2 * (pend_len + 1) > cap / 2) {
 			cap *= 2; /* grow, unless deleted slots make most of the load */
 		}
 		if ((cap != pend_cap || pend_deleted > 0) && !pend_rehash(cap)) {
-			pthread_mutex_unlock(&pend_mu);
+			pend_unlock();
 			hmb_count_dropped(n);
 			return;
 		}
@@ -390,7 +413,7 @@ HMB_NOINST static void pend_add(struct pending p, uint64_t n)
 	p.used = 1;
 	p.seq = ++pend_seq;
 	*e = p;
-	pthread_mutex_unlock(&pend_mu);
+	pend_unlock();
 }
 
 /*
@@ -400,7 +423,7 @@ HMB_NOINST static void pend_add(struct pending p, uint64_t n)
  */
 HMB_NOINST static int pend_take(uint64_t key, struct pending *out, int keep)
 {
-	pthread_mutex_lock(&pend_mu);
+	pend_lock();
 	struct pending *e = find(key, ANY_ENTRY);
 	int ok = e != NULL;
 	if (ok) {
@@ -413,7 +436,7 @@ HMB_NOINST static int pend_take(uint64_t key, struct pending *out, int keep)
 			pend_deleted++;
 		}
 	}
-	pthread_mutex_unlock(&pend_mu);
+	pend_unlock();
 	return ok;
 }
 
@@ -424,7 +447,7 @@ HMB_NOINST static int pend_take(uint64_t key, struct pending *out, int keep)
  */
 HMB_NOINST static uint64_t pend_drop_unseen(void)
 {
-	pthread_mutex_lock(&pend_mu);
+	pend_lock();
 	uint64_t n = 0;
 	for (size_t i = 0; i < pend_cap; i++) {
 		if (pend[i].used == 1 && pend[i].id != 0) {
@@ -434,7 +457,7 @@ HMB_NOINST static uint64_t pend_drop_unseen(void)
 	free(pend);
 	pend = NULL;
 	pend_cap = pend_len = pend_deleted = 0;
-	pthread_mutex_unlock(&pend_mu);
+	pend_unlock();
 	hmb_count_dropped(n);
 	return n;
 }
@@ -556,11 +579,14 @@ HMB_NOINST static int send_entry(struct pending *p, MPI_Comm comm, int dest, int
 	return 1;
 }
 
-HMB_NOINST void hmbmpi_isend(MPI_Comm comm, int dest, int tag, int count, MPI_Datatype type, MPI_Request req)
+HMB_NOINST void hmbmpi_isend(struct hmb_mpi_req *q, MPI_Comm comm, int dest, int tag, int count, MPI_Datatype type,
+			     MPI_Request req)
 {
 	struct pending p;
 	if (send_entry(&p, comm, dest, tag, count, type, req)) {
-		isend_start(&p);
+		p.id = new_request();
+		*q = (struct hmb_mpi_req){.kind = HMB_ENC_ISEND, .peer = p.peer, .tag = p.tag, .comm = p.commid,
+					  .bytes = p.bytes, .request = p.id};
 		pend_add(p, 1);
 	}
 }
@@ -579,7 +605,7 @@ HMB_NOINST static void recv_entry(struct pending *p, MPI_Comm comm, MPI_Datatype
 	*p = (struct pending){.key = req_key(req), .what = P_RECV, .comm = comm, .type = type};
 }
 
-HMB_NOINST void hmbmpi_irecv(MPI_Comm comm, int source, MPI_Datatype type, MPI_Request req)
+HMB_NOINST void hmbmpi_irecv(struct hmb_mpi_req *q, MPI_Comm comm, int source, MPI_Datatype type, MPI_Request req)
 {
 	if (source == MPI_PROC_NULL) {
 		return; /* completes at once, with nothing received */
@@ -587,7 +613,7 @@ HMB_NOINST void hmbmpi_irecv(MPI_Comm comm, int source, MPI_Datatype type, MPI_R
 	struct pending p;
 	recv_entry(&p, comm, type, req);
 	p.id = new_request();
-	hmb_irecv_request(p.id);
+	*q = (struct hmb_mpi_req){.kind = HMB_ENC_IRECV_REQUEST, .request = p.id};
 	pend_add(p, 1);
 }
 
@@ -605,10 +631,10 @@ HMB_NOINST void hmbmpi_recv_init(MPI_Comm comm, int source, MPI_Datatype type, M
 /* hmbmpi_start starts a persistent request: an Isend or an IrecvRequest. */
 HMB_NOINST void hmbmpi_start(MPI_Request req)
 {
-	pthread_mutex_lock(&pend_mu);
+	pend_lock();
 	struct pending *e = find(req_key(req), PERSISTENT_ENTRY);
 	if (e == NULL) {
-		pthread_mutex_unlock(&pend_mu);
+		pend_unlock();
 		return;
 	}
 	if (e->what == P_SEND) {
@@ -617,13 +643,18 @@ HMB_NOINST void hmbmpi_start(MPI_Request req)
 		e->id = new_request();
 		hmb_irecv_request(e->id);
 	}
-	pthread_mutex_unlock(&pend_mu);
+	pend_unlock();
 }
 
 HMB_NOINST static void comm_idup_done(const struct pending *p);
 
-/* hmbmpi_complete records what the request before did, now complete with status st. */
-HMB_NOINST void hmbmpi_complete(MPI_Request before, const MPI_Status *st)
+/*
+ * hmbmpi_complete records what the request before did, now complete with
+ * status st. A point-to-point request's record goes into *q, which the
+ * call's leave writes in its tick (hmb_mpi_leave); with q NULL (a call
+ * that completes several) it is recorded at once.
+ */
+HMB_NOINST void hmbmpi_complete(struct hmb_mpi_req *q, MPI_Request before, const MPI_Status *st)
 {
 	struct pending p;
 	if (before == MPI_REQUEST_NULL || !pend_take(req_key(before), &p, 1) || p.id == 0) {
@@ -632,20 +663,19 @@ HMB_NOINST void hmbmpi_complete(MPI_Request before, const MPI_Status *st)
 	int cancelled = 0, from;
 	uint64_t n;
 	uint32_t id;
+	struct hmb_mpi_req r = {0};
 	switch (p.what) {
 	case P_SEND:
 		PMPI_Test_cancelled(st, &cancelled);
-		if (cancelled) {
-			hmb_request_cancelled(p.id);
-		} else {
-			hmb_isend_complete(p.id);
-		}
+		r = (struct hmb_mpi_req){.kind = cancelled ? HMB_ENC_REQUEST_CANCELLED : HMB_ENC_ISEND_COMPLETE,
+					 .request = p.id};
 		break;
 	case P_RECV:
 		if (received(p.comm, p.type, st, &from, &n, &id, &cancelled)) {
-			hmb_irecv(from, (uint32_t)st->MPI_TAG, n, id, p.id);
+			r = (struct hmb_mpi_req){.kind = HMB_ENC_IRECV, .peer = from, .tag = (uint32_t)st->MPI_TAG,
+						 .comm = id, .bytes = n, .request = p.id};
 		} else if (cancelled) {
-			hmb_request_cancelled(p.id);
+			r = (struct hmb_mpi_req){.kind = HMB_ENC_REQUEST_CANCELLED, .request = p.id};
 		} /* else a source that did not translate: counted as dropped */
 		break;
 	case P_COLL:
@@ -656,6 +686,21 @@ HMB_NOINST void hmbmpi_complete(MPI_Request before, const MPI_Status *st)
 		break;
 	case P_RMA:
 		hmb_rma(HMB_RMA_OP_COMPLETE_NON_BLOCKING, p.commid, -1, 0, 0, p.id, 0, 0, 0);
+		break;
+	}
+	if (q != NULL) {
+		*q = r;
+		return;
+	}
+	switch (r.kind) {
+	case HMB_ENC_ISEND_COMPLETE:
+		hmb_isend_complete(r.request);
+		break;
+	case HMB_ENC_REQUEST_CANCELLED:
+		hmb_request_cancelled(r.request);
+		break;
+	case HMB_ENC_IRECV:
+		hmb_irecv(r.peer, r.tag, r.bytes, r.comm, r.request);
 		break;
 	}
 }
@@ -688,11 +733,11 @@ HMB_NOINST void hmbmpi_mrecv(struct hmb_mpi_msg *m, MPI_Message before, MPI_Data
 	}
 }
 
-HMB_NOINST void hmbmpi_imrecv(MPI_Message before, MPI_Datatype type, MPI_Request req)
+HMB_NOINST void hmbmpi_imrecv(struct hmb_mpi_req *q, MPI_Message before, MPI_Datatype type, MPI_Request req)
 {
 	struct pending p;
 	if (before != MPI_MESSAGE_NULL && pend_take(msg_key(before), &p, 0)) {
-		hmbmpi_irecv(p.comm, 0, type, req); /* 0: a source other than MPI_PROC_NULL */
+		hmbmpi_irecv(q, p.comm, 0, type, req); /* 0: a source other than MPI_PROC_NULL */
 	}
 }
 
@@ -708,6 +753,9 @@ HMB_NOINST void hmbmpi_reqs_free(struct hmbmpi_reqs *q)
 	}
 	if (q->fst != q->fgiven) {
 		free(q->fst);
+	}
+	if (q->rq != q->smallrq) {
+		free(q->rq);
 	}
 }
 
@@ -727,17 +775,31 @@ HMB_NOINST int hmbmpi_reqs_take(struct hmbmpi_reqs *q, int count, const MPI_Requ
 	size_t n = count > 0 ? (size_t)count : 1;
 	q->given = q->st = statuses;
 	q->fst = q->fgiven = NULL;
+	q->nrq = 0;
+	q->rq = count <= 16 ? q->smallrq : malloc(n * sizeof *q->rq);
 	q->before = count <= 16 ? q->small : malloc(n * sizeof *q->before);
 	if (with_statuses && statuses == MPI_STATUSES_IGNORE) {
 		q->st = count <= 16 ? q->smallst : malloc(n * sizeof *q->st);
 	}
-	if (q->before == NULL || (with_statuses && q->st == NULL)) {
+	if (q->rq == NULL || q->before == NULL || (with_statuses && q->st == NULL)) {
 		return reqs_fail(q);
 	}
 	if (count > 0) {
 		memcpy(q->before, reqs, (size_t)count * sizeof *q->before);
 	}
 	return 1;
+}
+
+/*
+ * completed adds the record of request before's completion with status st
+ * to q's records, for the call's leave, if it has one.
+ */
+HMB_NOINST static void completed(struct hmbmpi_reqs *q, MPI_Request before, const MPI_Status *st)
+{
+	hmbmpi_complete(&q->rq[q->nrq], before, st);
+	if (q->rq[q->nrq].kind != 0) {
+		q->nrq++;
+	}
 }
 
 /* hmbmpi_completed_all records the requests of a call that completed all
@@ -749,7 +811,7 @@ HMB_NOINST void hmbmpi_completed_all(struct hmbmpi_reqs *q, int count, int rc)
 	}
 	for (int i = 0; i < count; i++) {
 		if (rc == MPI_SUCCESS || q->st[i].MPI_ERROR == MPI_SUCCESS) {
-			hmbmpi_complete(q->before[i], &q->st[i]);
+			completed(q, q->before[i], &q->st[i]);
 		}
 	}
 }
@@ -762,7 +824,7 @@ HMB_NOINST void hmbmpi_completed_some(struct hmbmpi_reqs *q, int n, const int in
 	}
 	for (int k = 0; k < n; k++) {
 		if (rc == MPI_SUCCESS || q->st[k].MPI_ERROR == MPI_SUCCESS) {
-			hmbmpi_complete(q->before[indices[k]], &q->st[k]);
+			completed(q, q->before[indices[k]], &q->st[k]);
 		}
 	}
 }
@@ -1924,6 +1986,8 @@ __attribute__((destructor)) HMB_NOINST static void check_wrapped(void)
 HMB_NOINST void hmbmpi_after_init(void)
 {
 	__atomic_store_n(&wrapped_init, 1, __ATOMIC_RELAXED);
+	int provided;
+	pend_single = PMPI_Query_thread(&provided) == MPI_SUCCESS && provided < MPI_THREAD_MULTIPLE;
 	PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
 	PMPI_Comm_size(MPI_COMM_WORLD, &hmbmpi_world_size);
 	PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, info_delete, &info_key, NULL);
@@ -2080,11 +2144,13 @@ HMB_NOINST int hmbmpi_reqs_take_f(struct hmbmpi_reqs *q, int count, const MPI_Fi
 	size_t n = count > 0 ? (size_t)count : 1;
 	q->given = q->st = NULL;
 	q->fst = q->fgiven = statuses;
+	q->nrq = 0;
+	q->rq = count <= 16 ? q->smallrq : malloc(n * sizeof *q->rq);
 	q->before = count <= 16 ? q->small : malloc(n * sizeof *q->before);
 	if (with_statuses && f_statuses_ignore(statuses)) {
 		q->fst = malloc(n * (size_t)HMBMPI_F_STATUS_SIZE * sizeof *q->fst);
 	}
-	if (q->before == NULL || (with_statuses && q->fst == NULL)) {
+	if (q->rq == NULL || q->before == NULL || (with_statuses && q->fst == NULL)) {
 		return reqs_fail(q);
 	}
 	for (int i = 0; i < count; i++) {
@@ -2102,7 +2168,7 @@ HMB_NOINST void hmbmpi_completed_all_f(struct hmbmpi_reqs *q, int count, int rc)
 		MPI_Status st;
 		MPI_Status_f2c(q->fst + (size_t)i * HMBMPI_F_STATUS_SIZE, &st);
 		if (rc == MPI_SUCCESS || st.MPI_ERROR == MPI_SUCCESS) {
-			hmbmpi_complete(q->before[i], &st);
+			completed(q, q->before[i], &st);
 		}
 	}
 }
@@ -2117,7 +2183,7 @@ HMB_NOINST void hmbmpi_completed_some_f(struct hmbmpi_reqs *q, int n, const MPI_
 		MPI_Status st;
 		MPI_Status_f2c(q->fst + (size_t)k * HMBMPI_F_STATUS_SIZE, &st);
 		if (rc == MPI_SUCCESS || st.MPI_ERROR == MPI_SUCCESS) {
-			hmbmpi_complete(q->before[indices[k] - 1], &st);
+			completed(q, q->before[indices[k] - 1], &st);
 		}
 	}
 }

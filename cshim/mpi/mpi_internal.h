@@ -185,26 +185,38 @@ extern volatile uint64_t hmbmpi_ablate_sink;
 /* The enter and leave of MPI region r with no message. */
 #define hmbmpi_enter(r) hmb_enter_send((r), -1, 0, 0, 0)
 #define hmbmpi_leave(r) hmb_recv_leave((r), -1, 0, 0, 0)
-void hmbmpi_isend(MPI_Comm comm, int dest, int tag, int count, MPI_Datatype type, MPI_Request req);
-void hmbmpi_irecv(MPI_Comm comm, int source, MPI_Datatype type, MPI_Request req);
+/*
+ * A non-blocking call and a completion write their request's record with
+ * their leave, at one clock read (hmb_mpi_leave, mpicall.h): hmbmpi_isend,
+ * hmbmpi_irecv, hmbmpi_imrecv and hmbmpi_complete say in *q what to write
+ * (kind 0: nothing; HMBMPI_NO_REQ starts it so), and hmb_mpi_leave leaves
+ * the region with it.
+ */
+#define HMBMPI_NO_REQ {.kind = 0}
+void hmbmpi_isend(struct hmb_mpi_req *q, MPI_Comm comm, int dest, int tag, int count, MPI_Datatype type,
+		  MPI_Request req);
+void hmbmpi_irecv(struct hmb_mpi_req *q, MPI_Comm comm, int source, MPI_Datatype type, MPI_Request req);
 void hmbmpi_send_init(MPI_Comm comm, int dest, int tag, int count, MPI_Datatype type, MPI_Request req);
 void hmbmpi_recv_init(MPI_Comm comm, int source, MPI_Datatype type, MPI_Request req);
 void hmbmpi_start(MPI_Request req);
-void hmbmpi_complete(MPI_Request before, const MPI_Status *st);
+void hmbmpi_complete(struct hmb_mpi_req *q, MPI_Request before, const MPI_Status *st);
 void hmbmpi_request_free(MPI_Request before);
 void hmbmpi_mprobe(MPI_Comm comm, MPI_Message msg);
 void hmbmpi_mrecv(struct hmb_mpi_msg *m, MPI_Message before, MPI_Datatype type, const MPI_Status *st);
-void hmbmpi_imrecv(MPI_Message before, MPI_Datatype type, MPI_Request req);
+void hmbmpi_imrecv(struct hmb_mpi_req *q, MPI_Message before, MPI_Datatype type, MPI_Request req);
 
 /*
  * Arrays of requests: a copy taken before a call that completes some of
- * them (it overwrites completed ones with MPI_REQUEST_NULL), and statuses
- * to read when the program passed MPI_STATUSES_IGNORE.
+ * them (it overwrites completed ones with MPI_REQUEST_NULL), statuses to
+ * read when the program passed MPI_STATUSES_IGNORE, and the records of the
+ * completions, rq[0..nrq), which the call's leave writes (hmb_mpi_leave).
  */
 struct hmbmpi_reqs {
 	MPI_Request small[16], *before;
 	MPI_Status smallst[16], *st, *given;
 	MPI_Fint *fst, *fgiven; /* Fortran: statuses of HMBMPI_F_STATUS_SIZE integers */
+	struct hmb_mpi_req smallrq[16], *rq;
+	int nrq;
 };
 int hmbmpi_reqs_take(struct hmbmpi_reqs *q, int count, const MPI_Request reqs[], int with_statuses,
 		     MPI_Status *statuses);

@@ -1670,12 +1670,13 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Ibsend(const void *buf, int count, MPI_Datatype
 		return PMPI_Ibsend(buf, count, datatype, dest, tag, comm, request);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Ibsend);
+	struct hmb_mpi_req rq = HMBMPI_NO_REQ;
 	hmbmpi_enter(r);
 	int rc = PMPI_Ibsend(buf, count, datatype, dest, tag, comm, request);
 	if (rc == MPI_SUCCESS) {
-		hmbmpi_isend(comm, dest, tag, count, datatype, *request);
+		hmbmpi_isend(&rq, comm, dest, tag, count, datatype, *request);
 	}
-	hmbmpi_leave(r);
+	hmb_mpi_leave(r, &rq, 1);
 	return rc;
 }
 
@@ -1703,12 +1704,13 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Imrecv(void *buf, int count, MPI_Datatype datat
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Imrecv);
 	MPI_Message before = *message;
+	struct hmb_mpi_req rq = HMBMPI_NO_REQ;
 	hmbmpi_enter(r);
 	int rc = PMPI_Imrecv(buf, count, datatype, message, request);
 	if (rc == MPI_SUCCESS) {
-		hmbmpi_imrecv(before, datatype, *request);
+		hmbmpi_imrecv(&rq, before, datatype, *request);
 	}
-	hmbmpi_leave(r);
+	hmb_mpi_leave(r, &rq, 1);
 	return rc;
 }
 
@@ -1790,12 +1792,13 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Irecv(void *buf, int count, MPI_Datatype dataty
 		return PMPI_Irecv(buf, count, datatype, source, tag, comm, request);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Irecv);
+	struct hmb_mpi_req rq = HMBMPI_NO_REQ;
 	hmbmpi_enter(r);
 	int rc = PMPI_Irecv(buf, count, datatype, source, tag, comm, request);
 	if (rc == MPI_SUCCESS) {
-		hmbmpi_irecv(comm, source, datatype, *request);
+		hmbmpi_irecv(&rq, comm, source, datatype, *request);
 	}
-	hmbmpi_leave(r);
+	hmb_mpi_leave(r, &rq, 1);
 	return rc;
 }
 
@@ -1805,12 +1808,13 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Irsend(const void *buf, int count, MPI_Datatype
 		return PMPI_Irsend(buf, count, datatype, dest, tag, comm, request);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Irsend);
+	struct hmb_mpi_req rq = HMBMPI_NO_REQ;
 	hmbmpi_enter(r);
 	int rc = PMPI_Irsend(buf, count, datatype, dest, tag, comm, request);
 	if (rc == MPI_SUCCESS) {
-		hmbmpi_isend(comm, dest, tag, count, datatype, *request);
+		hmbmpi_isend(&rq, comm, dest, tag, count, datatype, *request);
 	}
-	hmbmpi_leave(r);
+	hmb_mpi_leave(r, &rq, 1);
 	return rc;
 }
 
@@ -1820,12 +1824,13 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Isend(const void *buf, int count, MPI_Datatype 
 		return PMPI_Isend(buf, count, datatype, dest, tag, comm, request);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Isend);
+	struct hmb_mpi_req rq = HMBMPI_NO_REQ;
 	hmbmpi_enter(r);
 	int rc = PMPI_Isend(buf, count, datatype, dest, tag, comm, request);
 	if (rc == MPI_SUCCESS) {
-		hmbmpi_isend(comm, dest, tag, count, datatype, *request);
+		hmbmpi_isend(&rq, comm, dest, tag, count, datatype, *request);
 	}
-	hmbmpi_leave(r);
+	hmb_mpi_leave(r, &rq, 1);
 	return rc;
 }
 
@@ -1835,12 +1840,13 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Issend(const void *buf, int count, MPI_Datatype
 		return PMPI_Issend(buf, count, datatype, dest, tag, comm, request);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Issend);
+	struct hmb_mpi_req rq = HMBMPI_NO_REQ;
 	hmbmpi_enter(r);
 	int rc = PMPI_Issend(buf, count, datatype, dest, tag, comm, request);
 	if (rc == MPI_SUCCESS) {
-		hmbmpi_isend(comm, dest, tag, count, datatype, *request);
+		hmbmpi_isend(&rq, comm, dest, tag, count, datatype, *request);
 	}
-	hmbmpi_leave(r);
+	hmb_mpi_leave(r, &rq, 1);
 	return rc;
 }
 
@@ -2572,7 +2578,7 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Testall(int count, MPI_Request array_of_request
 	hmbmpi_enter(r);
 	int rc = PMPI_Testall(count, array_of_requests, flag, q.st);
 	if (rc == MPI_ERR_IN_STATUS || (rc == MPI_SUCCESS && *flag)) hmbmpi_completed_all(&q, count, rc);
-	hmbmpi_leave(r);
+	hmb_mpi_leave(r, q.rq, q.nrq);
 	hmbmpi_reqs_free(&q);
 	return rc;
 }
@@ -2591,14 +2597,15 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Testany(int count, MPI_Request array_of_request
 	if (!hmbmpi_reqs_take(&q, count, array_of_requests, 0, MPI_STATUSES_IGNORE)) {
 		return PMPI_Testany(count, array_of_requests, index, flag, status);
 	}
+	struct hmb_mpi_req rq = HMBMPI_NO_REQ;
 	hmbmpi_enter(r);
 	int rc = PMPI_Testany(count, array_of_requests, index, flag, status);
 	if (rc == MPI_SUCCESS) {
 		if (*flag && *index != MPI_UNDEFINED) {
-			hmbmpi_complete(q.before[*index], status);
+			hmbmpi_complete(&rq, q.before[*index], status);
 		}
 	}
-	hmbmpi_leave(r);
+	hmb_mpi_leave(r, &rq, 1);
 	hmbmpi_reqs_free(&q);
 	return rc;
 }
@@ -2614,14 +2621,15 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Test(MPI_Request *request, int *flag, MPI_Statu
 		status = &status_local;
 	}
 	MPI_Request before = *request;
+	struct hmb_mpi_req rq = HMBMPI_NO_REQ;
 	hmbmpi_enter(r);
 	int rc = PMPI_Test(request, flag, status);
 	if (rc == MPI_SUCCESS) {
 		if (*flag) {
-			hmbmpi_complete(before, status);
+			hmbmpi_complete(&rq, before, status);
 		}
 	}
-	hmbmpi_leave(r);
+	hmb_mpi_leave(r, &rq, 1);
 	return rc;
 }
 
@@ -2638,7 +2646,7 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Testsome(int incount, MPI_Request array_of_requ
 	hmbmpi_enter(r);
 	int rc = PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, q.st);
 	hmbmpi_completed_some(&q, *outcount, array_of_indices, rc);
-	hmbmpi_leave(r);
+	hmb_mpi_leave(r, q.rq, q.nrq);
 	hmbmpi_reqs_free(&q);
 	return rc;
 }
@@ -2668,7 +2676,7 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Waitall(int count, MPI_Request array_of_request
 	hmbmpi_enter(r);
 	int rc = PMPI_Waitall(count, array_of_requests, q.st);
 	hmbmpi_completed_all(&q, count, rc);
-	hmbmpi_leave(r);
+	hmb_mpi_leave(r, q.rq, q.nrq);
 	hmbmpi_reqs_free(&q);
 	return rc;
 }
@@ -2687,14 +2695,15 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Waitany(int count, MPI_Request array_of_request
 	if (!hmbmpi_reqs_take(&q, count, array_of_requests, 0, MPI_STATUSES_IGNORE)) {
 		return PMPI_Waitany(count, array_of_requests, index, status);
 	}
+	struct hmb_mpi_req rq = HMBMPI_NO_REQ;
 	hmbmpi_enter(r);
 	int rc = PMPI_Waitany(count, array_of_requests, index, status);
 	if (rc == MPI_SUCCESS) {
 		if (*index != MPI_UNDEFINED) {
-			hmbmpi_complete(q.before[*index], status);
+			hmbmpi_complete(&rq, q.before[*index], status);
 		}
 	}
-	hmbmpi_leave(r);
+	hmb_mpi_leave(r, &rq, 1);
 	hmbmpi_reqs_free(&q);
 	return rc;
 }
@@ -2710,12 +2719,13 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Wait(MPI_Request *request, MPI_Status *status)
 		status = &status_local;
 	}
 	MPI_Request before = *request;
+	struct hmb_mpi_req rq = HMBMPI_NO_REQ;
 	hmbmpi_enter(r);
 	int rc = PMPI_Wait(request, status);
 	if (rc == MPI_SUCCESS) {
-		hmbmpi_complete(before, status);
+		hmbmpi_complete(&rq, before, status);
 	}
-	hmbmpi_leave(r);
+	hmb_mpi_leave(r, &rq, 1);
 	return rc;
 }
 
@@ -2732,7 +2742,7 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Waitsome(int incount, MPI_Request array_of_requ
 	hmbmpi_enter(r);
 	int rc = PMPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, q.st);
 	hmbmpi_completed_some(&q, *outcount, array_of_indices, rc);
-	hmbmpi_leave(r);
+	hmb_mpi_leave(r, q.rq, q.nrq);
 	hmbmpi_reqs_free(&q);
 	return rc;
 }

@@ -59,6 +59,20 @@ const (
 	callEnd   = "hmb_mpi_call(&c);"
 )
 
+// A non-blocking call (MPI_Isend, MPI_Irecv, MPI_Imrecv) and a completion
+// of one request (MPI_Wait, MPI_Test, MPI_Waitany, MPI_Testany) write
+// their request's record with their leave, in one probe and one clock
+// read (hmb_mpi_leave, cshim/lib/mpicall.h): reqDecl starts the record
+// empty, the call's post fills it, reqLeave writes it and leaves r. A call
+// that completes several (MPI_Waitall, MPI_Waitsome, MPI_Testall,
+// MPI_Testsome) writes the records its struct hmbmpi_reqs gathered
+// (reqsLeave).
+const (
+	reqDecl   = "struct hmb_mpi_req rq = HMBMPI_NO_REQ;"
+	reqLeave  = "hmb_mpi_leave(r, &rq, 1);"
+	reqsLeave = "hmb_mpi_leave(r, q.rq, q.nrq);"
+)
+
 // specOf returns what f's kind does.
 func specOf(f *fn) spec {
 	switch f.kind {
@@ -90,12 +104,18 @@ func specOf(f *fn) spec {
 		return spec{uses: []string{"comm", "dest", "sendtag", "count", "datatype"}, status: "status",
 			enter: callBegin, leave: callEnd,
 			post: "hmbmpi_send(&c.send, comm, dest, sendtag, count, datatype);\nhmbmpi_recv(&c.recv, comm, datatype, status);"}
-	case "isend", "send_init":
+	case "isend":
+		return spec{uses: []string{"comm", "dest", "tag", "count", "datatype", "request>"}, pre: reqDecl,
+			post: "hmbmpi_isend(&rq, comm, dest, tag, count, datatype, *request);", leave: reqLeave}
+	case "send_init":
 		return spec{uses: []string{"comm", "dest", "tag", "count", "datatype", "request>"},
-			post: "hmbmpi_" + f.kind + "(comm, dest, tag, count, datatype, *request);"}
-	case "irecv", "recv_init":
+			post: "hmbmpi_send_init(comm, dest, tag, count, datatype, *request);"}
+	case "irecv":
+		return spec{uses: []string{"comm", "source", "datatype", "request>"}, pre: reqDecl,
+			post: "hmbmpi_irecv(&rq, comm, source, datatype, *request);", leave: reqLeave}
+	case "recv_init":
 		return spec{uses: []string{"comm", "source", "datatype", "request>"},
-			post: "hmbmpi_" + f.kind + "(comm, source, datatype, *request);"}
+			post: "hmbmpi_recv_init(comm, source, datatype, *request);"}
 	case "start":
 		return spec{uses: []string{"request"}, post: "hmbmpi_start(*request);"}
 	case "startall":
@@ -104,10 +124,11 @@ func specOf(f *fn) spec {
 			fpost: "for (int i = 0; i < count; i++) {\n\thmbmpi_start(MPI_Request_f2c(f_array_of_requests[i]));\n}"}
 	case "wait":
 		return spec{uses: []string{"request"}, status: "status",
-			pre: "MPI_Request before = *request;", post: "hmbmpi_complete(before, status);"}
+			pre: "MPI_Request before = *request;\n" + reqDecl, post: "hmbmpi_complete(&rq, before, status);", leave: reqLeave}
 	case "test":
 		return spec{uses: []string{"request", "flag>"}, status: "status",
-			pre: "MPI_Request before = *request;", post: "if (*flag) {\n\thmbmpi_complete(before, status);\n}"}
+			pre:  "MPI_Request before = *request;\n" + reqDecl,
+			post: "if (*flag) {\n\thmbmpi_complete(&rq, before, status);\n}", leave: reqLeave}
 	case "request_free":
 		return spec{uses: []string{"request"},
 			pre: "MPI_Request before = *request;", post: "hmbmpi_request_free(before);"}
@@ -118,10 +139,11 @@ func specOf(f *fn) spec {
 			cond, fcond = "*flag && "+cond, "*f_flag && "+fcond
 		}
 		return spec{uses: []string{"count"}, status: "status",
-			pre:    "struct hmbmpi_reqs q;\nif (!hmbmpi_reqs_take(&q, count, array_of_requests, 0, MPI_STATUSES_IGNORE)) {\n\t$PLAIN\n}",
-			fpre:   "struct hmbmpi_reqs q;\nif (!hmbmpi_reqs_take_f(&q, count, f_array_of_requests, 0, NULL)) {\n\t$PLAIN\n}",
-			post:   "if (" + cond + ") {\n\thmbmpi_complete(q.before[*index], status);\n}",
-			fpost:  "if (" + fcond + ") { /* a Fortran index counts from 1 */\n\thmbmpi_complete(q.before[*f_index - 1], status);\n}",
+			pre:    "struct hmbmpi_reqs q;\nif (!hmbmpi_reqs_take(&q, count, array_of_requests, 0, MPI_STATUSES_IGNORE)) {\n\t$PLAIN\n}\n" + reqDecl,
+			fpre:   "struct hmbmpi_reqs q;\nif (!hmbmpi_reqs_take_f(&q, count, f_array_of_requests, 0, NULL)) {\n\t$PLAIN\n}\n" + reqDecl,
+			post:   "if (" + cond + ") {\n\thmbmpi_complete(&rq, q.before[*index], status);\n}",
+			fpost:  "if (" + fcond + ") { /* a Fortran index counts from 1 */\n\thmbmpi_complete(&rq, q.before[*f_index - 1], status);\n}",
+			leave:  reqLeave,
 			after:  "hmbmpi_reqs_free(&q);",
 			fafter: "hmbmpi_reqs_free(&q);"}
 	case "waitall", "testall":
@@ -134,6 +156,7 @@ func specOf(f *fn) spec {
 			fpre:    "struct hmbmpi_reqs q;\nif (!hmbmpi_reqs_take_f(&q, count, f_array_of_requests, 1, f_array_of_statuses)) {\n\t$PLAIN\n}",
 			always:  done + "hmbmpi_completed_all(&q, count, rc);",
 			falways: fdone + "hmbmpi_completed_all_f(&q, count, rc);",
+			leave:   reqsLeave,
 			after:   "hmbmpi_reqs_free(&q);", fafter: "hmbmpi_reqs_free(&q);",
 			ccall: map[string]string{"array_of_statuses": "q.st"}, fcall: map[string]string{"array_of_statuses": "q.fst"}}
 	case "waitsome", "testsome":
@@ -142,6 +165,7 @@ func specOf(f *fn) spec {
 			fpre:    "struct hmbmpi_reqs q;\nif (!hmbmpi_reqs_take_f(&q, incount, f_array_of_requests, 1, f_array_of_statuses)) {\n\t$PLAIN\n}",
 			always:  "hmbmpi_completed_some(&q, *outcount, array_of_indices, rc);",
 			falways: "hmbmpi_completed_some_f(&q, *f_outcount, f_array_of_indices, rc);",
+			leave:   reqsLeave,
 			after:   "hmbmpi_reqs_free(&q);", fafter: "hmbmpi_reqs_free(&q);",
 			ccall: map[string]string{"array_of_statuses": "q.st"}, fcall: map[string]string{"array_of_statuses": "q.fst"}}
 	case "mprobe":
@@ -157,7 +181,7 @@ func specOf(f *fn) spec {
 			post: "hmbmpi_mrecv(&c.recv, before, datatype, status);", leave: callEnd}
 	case "imrecv":
 		return spec{uses: []string{"message", "datatype", "request>"},
-			pre: "MPI_Message before = *message;", post: "hmbmpi_imrecv(before, datatype, *request);"}
+			pre: "MPI_Message before = *message;\n" + reqDecl, post: "hmbmpi_imrecv(&rq, before, datatype, *request);", leave: reqLeave}
 	case "coll", "icoll":
 		args := shapes[f.shape]
 		var uses, cargs []string
