@@ -31,8 +31,9 @@ TEXT ·enterProbe(SB), NOSPLIT|NOFRAME, $0-24
 	LEAQ	profPage_e(BX)(AX*1), BX
 	CMPB	profEntry_off(BX), $const_offNone
 	JNE	notread
-	CMPB	probeState_tsc(DI), $0
-	JEQ	notread
+	// tsc set and general clear, in one test (TestProbeAsmLayout: adjacent).
+	CMPW	probeState_tsc(DI), $1
+	JNE	notread
 	// The clock first: the rest runs while the read is under way.
 	RDTSC
 	SHLQ	$32, DX
@@ -42,8 +43,6 @@ TEXT ·enterProbe(SB), NOSPLIT|NOFRAME, $0-24
 	// is cached.
 	MOVQ	probeState_depth(DI), CX
 	INCQ	CX
-	CMPB	probeState_general(DI), $0
-	JNE	read
 	CMPB	profEntry_class(BX), $CLASS_REGION
 	JNE	read
 	CMPQ	CX, (probeState_stack+8)(DI)
@@ -80,16 +79,16 @@ TEXT ·enterProbe(SB), NOSPLIT|NOFRAME, $0-24
 	SHRQ	CX, AX
 	CMPQ	AX, probeState_lastTR(DI)
 	JEQ	busy
-	// encode.Encoder.EnterFast: later than the level's last record by
-	// less than 1<<9, and the region the level entered last.
-	CMPQ	AX, LEVEL_time(R8)
-	JLS	busy
+	// encode.Encoder.EnterFast: later than the level's last record by 1
+	// to (1<<9)-1 (a difference of 0 or less wraps past the bound), and
+	// the region the level entered last.
 	MOVQ	AX, R10
 	SUBQ	LEVEL_time(R8), R10
-	CMPQ	R10, $(1<<9)
+	LEAQ	-1(R10), CX
+	CMPQ	CX, $((1<<9)-1)
 	JCC	busy
-	TESTL	SI, SI
-	JEQ	busy
+	// EnterFast's test of region 0 is the profile's: its entry is never
+	// measured (Location.define).
 	CMPL	SI, LEVEL_pred(R8)
 	JNE	busy
 	// Every test passed: the stores.
@@ -102,8 +101,7 @@ TEXT ·enterProbe(SB), NOSPLIT|NOFRAME, $0-24
 	MOVQ	R12, frame_start(R13)
 	MOVQ	$0, frame_child(R13)
 	MOVL	SI, frame_region(R13)
-	MOVB	$const_frameWritten, frame_state(R13)
-	MOVB	$0, frame_counted(R13)
+	MOVW	$const_frameWritten, frame_state(R13) // and counted cleared (adjacent)
 	MOVB	$CLASS_REGION, frame_class(R13)
 	MOVQ	DX, probeState_depth(DI)
 	INCQ	profEntry_visits(BX)
@@ -161,8 +159,9 @@ TEXT ·leaveProbe(SB), NOSPLIT|NOFRAME, $0-24
 	LEAQ	profPage_e(BX)(AX*1), BX
 	CMPB	profEntry_off(BX), $const_offNone
 	JNE	notread
-	CMPB	probeState_tsc(DI), $0
-	JEQ	notread
+	// tsc set and general clear, in one test (TestProbeAsmLayout: adjacent).
+	CMPW	probeState_tsc(DI), $1
+	JNE	notread
 	RDTSC
 	SHLQ	$32, DX
 	ORQ	DX, AX
@@ -173,22 +172,19 @@ TEXT ·leaveProbe(SB), NOSPLIT|NOFRAME, $0-24
 	JNE	read
 	// The region on top, written, of a plain class, with no counters, on
 	// a plain location; its level cached.
+	// At depth 0 the frame is the sentinel, whose region 0 is never
+	// measured (Location.define): the test of the region covers it.
 	MOVQ	probeState_depth(DI), CX
-	TESTQ	CX, CX
-	JEQ	read
 	CMPQ	CX, (probeState_stack+8)(DI)
 	JCC	read
-	CMPB	probeState_general(DI), $0
-	JNE	read
 	IMUL3Q	$frame__size, CX, R13
 	ADDQ	probeState_stack(DI), R13
 	CMPL	SI, frame_region(R13)
 	JNE	read
 	CMPB	frame_class(R13), $CLASS_REGION
 	JNE	read
-	CMPB	frame_state(R13), $const_frameWritten
-	JNE	read
-	CMPB	frame_counted(R13), $0
+	// Written, and counted clear (adjacent).
+	CMPW	frame_state(R13), $const_frameWritten
 	JNE	read
 	CMPQ	CX, (probeState_levels+8)(DI)
 	JCC	read
@@ -215,12 +211,11 @@ TEXT ·leaveProbe(SB), NOSPLIT|NOFRAME, $0-24
 	SHRQ	CX, AX
 	CMPQ	AX, probeState_lastTR(DI)
 	JEQ	busy
-	// encode.Encoder.LeaveFast: later by less than 1<<12.
-	CMPQ	AX, LEVEL_time(R8)
-	JLS	busy
+	// encode.Encoder.LeaveFast: later by 1 to (1<<12)-1.
 	MOVQ	AX, R10
 	SUBQ	LEVEL_time(R8), R10
-	CMPQ	R10, $(1<<12)
+	LEAQ	-1(R10), CX
+	CMPQ	CX, $((1<<12)-1)
 	JCC	busy
 	// The call's time (DX) into the profile; the last open call of the
 	// region counts its inclusive time and whether it was long, and a

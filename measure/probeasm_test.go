@@ -7,6 +7,7 @@ import (
 	"os"
 	"reflect"
 	"testing"
+	"unsafe"
 
 	"github.com/hmbtrace/hmbtrace/buffer"
 	"github.com/hmbtrace/hmbtrace/encode"
@@ -90,6 +91,16 @@ func probeAsmHeader() ([]byte, error) {
 }
 
 func TestProbeAsmLayout(t *testing.T) {
+	// probe_amd64.s tests and stores two bytes of measure's types as one
+	// 16-bit word: they must stay adjacent.
+	var ps probeState
+	var f frame
+	if unsafe.Offsetof(ps.general) != unsafe.Offsetof(ps.tsc)+1 || unsafe.Sizeof(ps.tsc) != 1 {
+		t.Error("probeState.general no longer follows probeState.tsc: change probe_amd64.s, which tests them as one word")
+	}
+	if unsafe.Offsetof(f.counted) != unsafe.Offsetof(f.state)+1 || unsafe.Sizeof(f.state) != 1 {
+		t.Error("frame.counted no longer follows frame.state: change probe_amd64.s, which tests and stores them as one word")
+	}
 	want, err := probeAsmHeader()
 	if err != nil {
 		t.Fatal(err)
