@@ -3,6 +3,9 @@
 // encode that probe_amd64.s uses.
 
 #define LEVEL_h 0
+#define LEVEL_depth 8
+#define LEVEL_limit 312
+#define LEVEL_Dropped 272
 #define LEVEL_bin 24
 #define LEVEL_pos 48
 #define LEVEL_tech 56
@@ -12,8 +15,11 @@
 #define LEVEL_n 240
 #define LEVEL_mark 248
 #define HIER_busy 108
+#define HIER_Stopped 73
+#define HIER_Final 74
 #define POOL_epoch 0
 #define CLASS_REGION 0x0
+#define BY_DEPTH 0x0
 #define TECH_ALL 0x1f
 #define MAX_ENTER_LEAVE 0x16
 #define TOK_PRED_ENTER 0x90

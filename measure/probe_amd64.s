@@ -9,8 +9,12 @@
 // here. Every test comes before the first store but the busy mark, which a
 // failed test clears before the jump to Go, so that Go redoes the probe
 // from the start, with the time read here (t) or 0 before the read.
+// An event of a closed depth is counted as dropped here too (Level.Drop,
+// for the reason ByDepth; any other reason is Go's), so that such a probe
+// costs no more than one whose event is kept (issue 23).
 // Registers: DI the location, SI the region, BX its profile entry, R8 the
-// level, R9 its hierarchy, R11 the clock's time, R13 the frame.
+// level, R9 its hierarchy, R11 the clock's time, R12 that time clamped, AX
+// reduced, R13 the frame.
 
 // func enterProbe(l *Location, r Region) (t uint64)
 TEXT ·enterProbe(SB), NOSPLIT|NOFRAME, $0-24
@@ -39,16 +43,13 @@ TEXT ·enterProbe(SB), NOSPLIT|NOFRAME, $0-24
 	SHLQ	$32, DX
 	ORQ	DX, AX
 	MOVQ	AX, R11
-	// A plain region on a plain location, into a depth kept whose level
-	// is cached.
+	// A plain region, whose level at the new depth is cached.
 	MOVQ	probeState_depth(DI), CX
 	INCQ	CX
 	CMPB	profEntry_class(BX), $CLASS_REGION
 	JNE	read
 	CMPQ	CX, (probeState_stack+8)(DI)
 	JCC	read
-	CMPQ	CX, probeState_limit(DI)
-	JGE	read
 	CMPQ	CX, (probeState_levels+8)(DI)
 	JCC	read
 	MOVQ	probeState_levels(DI), R8
@@ -62,14 +63,7 @@ TEXT ·enterProbe(SB), NOSPLIT|NOFRAME, $0-24
 	MOVQ	POOL_epoch(R10), R10
 	CMPQ	R10, probeState_epoch(DI)
 	JNE	busy
-	// Room for the enter and its leave in the bin.
-	MOVQ	(LEVEL_bin+8)(R8), R10
-	SUBQ	LEVEL_pos(R8), R10
-	CMPQ	R10, $(2*MAX_ENTER_LEAVE)
-	JLT	busy
-	// stamp: the time clamped to the last one (R12) and reduced (AX). A
-	// reduced time equal to the last one takes a sequence number, which
-	// the short records do not carry.
+	// stamp: the time clamped to the last one (R12) and reduced (AX).
 	MOVQ	probeState_last(DI), R10
 	CMPQ	AX, R10
 	CMOVQCS	R10, AX
@@ -77,18 +71,26 @@ TEXT ·enterProbe(SB), NOSPLIT|NOFRAME, $0-24
 	MOVQ	CX, DX
 	MOVBLZX	probeState_shift(DI), CX
 	SHRQ	CX, AX
+	CMPQ	DX, probeState_limit(DI)
+	JGE	enterdrop
+	// Room for the enter and its leave in the bin.
+	MOVQ	(LEVEL_bin+8)(R8), R10
+	SUBQ	LEVEL_pos(R8), R10
+	CMPQ	R10, $(2*MAX_ENTER_LEAVE)
+	JLT	busy
+	// A reduced time equal to the last one takes a sequence number,
+	// which the short records do not carry.
 	CMPQ	AX, probeState_lastTR(DI)
 	JEQ	busy
 	// encode.Encoder.EnterFast: later than the level's last record by 1
 	// to (1<<9)-1 (a difference of 0 or less wraps past the bound), and
-	// the region the level entered last.
+	// the region the level entered last. EnterFast's test of region 0 is
+	// the profile's: its entry is never measured (Location.define).
 	MOVQ	AX, R10
 	SUBQ	LEVEL_time(R8), R10
 	LEAQ	-1(R10), CX
 	CMPQ	CX, $((1<<9)-1)
 	JCC	busy
-	// EnterFast's test of region 0 is the profile's: its entry is never
-	// measured (Location.define).
 	CMPL	SI, LEVEL_pred(R8)
 	JNE	busy
 	// Every test passed: the stores.
@@ -132,6 +134,41 @@ advance:
 	MOVL	R12, (R11)
 	MOVL	$0, HIER_busy(R9)
 	RET
+enterdrop:
+	// A closed depth: the frame, dropped, and the drop counted, where
+	// Level.Drop's reason is ByDepth (recording not stopped, the pool not
+	// finalized, the level's depth at its class's limit or deeper).
+	CMPB	HIER_Stopped(R9), $0
+	JNE	busy
+	CMPB	HIER_Final(R9), $0
+	JNE	busy
+	MOVQ	LEVEL_limit(R8), R10
+	MOVQ	(R10), R10
+	CMPQ	LEVEL_depth(R8), R10
+	JLT	busy
+	MOVQ	R12, probeState_last(DI)
+	CMPQ	AX, probeState_lastTR(DI)
+	JEQ	entersame
+	MOVQ	AX, probeState_lastTR(DI)
+	MOVL	$0, probeState_run(DI)
+	JMP	enterstamped
+entersame:
+	INCL	probeState_run(DI)
+enterstamped:
+	INCQ	probeState_recorded(DI)
+	IMUL3Q	$frame__size, DX, R13
+	ADDQ	probeState_stack(DI), R13
+	MOVQ	R12, frame_start(R13)
+	MOVQ	$0, frame_child(R13)
+	MOVL	SI, frame_region(R13)
+	MOVW	$const_frameDropped, frame_state(R13) // and counted cleared (adjacent)
+	MOVB	$CLASS_REGION, frame_class(R13)
+	MOVQ	DX, probeState_depth(DI)
+	INCQ	profEntry_visits(BX)
+	INCL	profEntry_active(BX)
+	INCQ	(LEVEL_Dropped+8*BY_DEPTH)(R8)
+	MOVL	$0, HIER_busy(R9)
+	RET
 busy:
 	MOVL	$0, HIER_busy(R9)
 read:
@@ -159,7 +196,6 @@ TEXT ·leaveProbe(SB), NOSPLIT|NOFRAME, $0-24
 	LEAQ	profPage_e(BX)(AX*1), BX
 	CMPB	profEntry_off(BX), $const_offNone
 	JNE	notread
-	// tsc set and general clear, in one test (TestProbeAsmLayout: adjacent).
 	CMPW	probeState_tsc(DI), $1
 	JNE	notread
 	RDTSC
@@ -170,10 +206,10 @@ TEXT ·leaveProbe(SB), NOSPLIT|NOFRAME, $0-24
 	MOVQ	probeState_h(DI), R9
 	CMPL	HIER_busy(R9), $0
 	JNE	read
-	// The region on top, written, of a plain class, with no counters, on
-	// a plain location; its level cached.
-	// At depth 0 the frame is the sentinel, whose region 0 is never
-	// measured (Location.define): the test of the region covers it.
+	// The region on top, of a plain class, with no counters, its enter
+	// written or dropped (not at the depth whose enter found no bin); its
+	// level cached. At depth 0 the frame is the sentinel, whose region 0
+	// is never measured (Location.define): the test of the region covers it.
 	MOVQ	probeState_depth(DI), CX
 	CMPQ	CX, (probeState_stack+8)(DI)
 	JCC	read
@@ -183,9 +219,14 @@ TEXT ·leaveProbe(SB), NOSPLIT|NOFRAME, $0-24
 	JNE	read
 	CMPB	frame_class(R13), $CLASS_REGION
 	JNE	read
-	// Written, and counted clear (adjacent).
-	CMPW	frame_state(R13), $const_frameWritten
+	MOVWLZX	frame_state(R13), R10 // and counted (adjacent)
+	CMPL	R10, $const_frameWritten
+	JEQ	state
+	CMPL	R10, $const_frameDropped
 	JNE	read
+	CMPQ	CX, probeState_lostAt(DI)
+	JEQ	read
+state:
 	CMPQ	CX, (probeState_levels+8)(DI)
 	JCC	read
 	MOVQ	probeState_levels(DI), R8
@@ -197,18 +238,20 @@ TEXT ·leaveProbe(SB), NOSPLIT|NOFRAME, $0-24
 	MOVQ	POOL_epoch(R10), R10
 	CMPQ	R10, probeState_epoch(DI)
 	JNE	busy
-	MOVQ	(LEVEL_bin+8)(R8), R10
-	SUBQ	LEVEL_pos(R8), R10
-	CMPQ	R10, $MAX_ENTER_LEAVE
-	JLT	busy
-	CMPB	LEVEL_tech(R8), $TECH_ALL
-	JNE	busy
 	MOVQ	probeState_last(DI), R10
 	CMPQ	AX, R10
 	CMOVQCS	R10, AX
 	MOVQ	AX, R12
 	MOVBLZX	probeState_shift(DI), CX
 	SHRQ	CX, AX
+	CMPB	frame_state(R13), $const_frameWritten
+	JNE	leavedrop
+	MOVQ	(LEVEL_bin+8)(R8), R10
+	SUBQ	LEVEL_pos(R8), R10
+	CMPQ	R10, $MAX_ENTER_LEAVE
+	JLT	busy
+	CMPB	LEVEL_tech(R8), $TECH_ALL
+	JNE	busy
 	CMPQ	AX, probeState_lastTR(DI)
 	JEQ	busy
 	// encode.Encoder.LeaveFast: later by 1 to (1<<12)-1.
@@ -217,6 +260,18 @@ TEXT ·leaveProbe(SB), NOSPLIT|NOFRAME, $0-24
 	LEAQ	-1(R10), CX
 	CMPQ	CX, $((1<<12)-1)
 	JCC	busy
+	JMP	profile
+leavedrop:
+	// Level.Drop for the reason ByDepth, as enterdrop.
+	CMPB	HIER_Stopped(R9), $0
+	JNE	busy
+	CMPB	HIER_Final(R9), $0
+	JNE	busy
+	MOVQ	LEVEL_limit(R8), R10
+	MOVQ	(R10), R10
+	CMPQ	LEVEL_depth(R8), R10
+	JLT	busy
+profile:
 	// The call's time (DX) into the profile; the last open call of the
 	// region counts its inclusive time and whether it was long, and a
 	// region the rule of throttle.go would switch off now goes to Go.
@@ -258,9 +313,18 @@ counted:
 	DECQ	probeState_depth(DI)
 	ADDQ	DX, (frame_child-frame__size)(R13)
 	INCQ	probeState_recorded(DI)
+	// The stamp; a written leave's reduced time differs from the last.
 	MOVQ	R12, probeState_last(DI)
+	CMPQ	AX, probeState_lastTR(DI)
+	JEQ	leavesame
 	MOVQ	AX, probeState_lastTR(DI)
 	MOVL	$0, probeState_run(DI)
+	JMP	leavestamped
+leavesame:
+	INCL	probeState_run(DI)
+leavestamped:
+	CMPB	frame_state(R13), $const_frameWritten
+	JNE	dropped
 	MOVQ	AX, LEVEL_time(R8)
 	MOVL	$1, LEVEL_next(R8)
 	MOVQ	LEVEL_bin(R8), R11
@@ -283,6 +347,10 @@ advance:
 	INCL	LEVEL_n(R8)
 	MOVQ	LEVEL_mark(R8), R11
 	MOVL	R12, (R11)
+	MOVL	$0, HIER_busy(R9)
+	RET
+dropped:
+	INCQ	(LEVEL_Dropped+8*BY_DEPTH)(R8)
 	MOVL	$0, HIER_busy(R9)
 	RET
 due:

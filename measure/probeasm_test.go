@@ -37,6 +37,9 @@ func probeAsmFields() []asmField {
 	level := reflect.TypeFor[buffer.Level]()
 	return []asmField{
 		{"LEVEL_h", level, []string{"h"}, 8},
+		{"LEVEL_depth", level, []string{"depth"}, 8},
+		{"LEVEL_limit", level, []string{"limit"}, 8},
+		{"LEVEL_Dropped", level, []string{"Dropped"}, 8 * uintptr(encode.NumReasons)},
 		{"LEVEL_bin", level, []string{"bin"}, 24},
 		{"LEVEL_pos", level, []string{"pos"}, 8},
 		{"LEVEL_tech", level, []string{"enc", "tech"}, 1},
@@ -46,6 +49,8 @@ func probeAsmFields() []asmField {
 		{"LEVEL_n", level, []string{"n"}, 4},
 		{"LEVEL_mark", level, []string{"mark"}, 8},
 		{"HIER_busy", reflect.TypeFor[buffer.Hierarchy](), []string{"busy"}, 4},
+		{"HIER_Stopped", reflect.TypeFor[buffer.Hierarchy](), []string{"Stopped"}, 1},
+		{"HIER_Final", reflect.TypeFor[buffer.Hierarchy](), []string{"Final"}, 1},
 		{"POOL_epoch", reflect.TypeFor[buffer.Pool](), []string{"epoch"}, 8},
 	}
 }
@@ -53,6 +58,7 @@ func probeAsmFields() []asmField {
 func probeAsmConsts() []cConst {
 	return []cConst{
 		{name: "CLASS_REGION", value: uint64(buffer.ClassRegion)},
+		{name: "BY_DEPTH", value: uint64(encode.ByDepth)},
 		{name: "TECH_ALL", value: uint64(encode.All)},
 		{name: "MAX_ENTER_LEAVE", value: encode.MaxEnterLeaveSize},
 		{name: "TOK_PRED_ENTER", value: encode.TokPredEnter},
