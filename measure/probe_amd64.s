@@ -148,12 +148,12 @@ enterdrop:
 	JLT	busy
 	MOVQ	R12, probeState_last(DI)
 	CMPQ	AX, probeState_lastTR(DI)
-	JEQ	entersame
+	JNE	entertick
+	INCL	probeState_run(DI)
+	JMP	enterstamped
+entertick:
 	MOVQ	AX, probeState_lastTR(DI)
 	MOVL	$0, probeState_run(DI)
-	JMP	enterstamped
-entersame:
-	INCL	probeState_run(DI)
 enterstamped:
 	INCQ	probeState_recorded(DI)
 	IMUL3Q	$frame__size, DX, R13
@@ -260,17 +260,6 @@ state:
 	LEAQ	-1(R10), CX
 	CMPQ	CX, $((1<<12)-1)
 	JCC	busy
-	JMP	profile
-leavedrop:
-	// Level.Drop for the reason ByDepth, as enterdrop.
-	CMPB	HIER_Stopped(R9), $0
-	JNE	busy
-	CMPB	HIER_Final(R9), $0
-	JNE	busy
-	MOVQ	LEVEL_limit(R8), R10
-	MOVQ	(R10), R10
-	CMPQ	LEVEL_depth(R8), R10
-	JLT	busy
 profile:
 	// The call's time (DX) into the profile; the last open call of the
 	// region counts its inclusive time and whether it was long, and a
@@ -279,7 +268,7 @@ profile:
 	SUBQ	frame_start(R13), DX
 	MOVL	profEntry_active(BX), CX
 	DECL	CX
-	JNE	inner
+	JNE	inner // out of line: a recursive call's inner leave
 	MOVQ	profEntry_longCalls(BX), SI
 	CMPQ	DX, probeState_thrTicks(DI)
 	JCS	short
@@ -303,9 +292,6 @@ keep:
 	ADDQ	DX, profEntry_incl(BX)
 	MOVQ	SI, profEntry_longCalls(BX)
 	MOVQ	probeState_h(DI), R9
-	JMP	counted
-inner:
-	MOVL	CX, profEntry_active(BX)
 counted:
 	MOVQ	DX, CX
 	SUBQ	frame_child(R13), CX
@@ -316,12 +302,9 @@ counted:
 	// The stamp; a written leave's reduced time differs from the last.
 	MOVQ	R12, probeState_last(DI)
 	CMPQ	AX, probeState_lastTR(DI)
-	JEQ	leavesame
+	JEQ	leavesame // out of line: a dropped leave in the last one's tick
 	MOVQ	AX, probeState_lastTR(DI)
 	MOVL	$0, probeState_run(DI)
-	JMP	leavestamped
-leavesame:
-	INCL	probeState_run(DI)
 leavestamped:
 	CMPB	frame_state(R13), $const_frameWritten
 	JNE	dropped
@@ -353,6 +336,23 @@ dropped:
 	INCQ	(LEVEL_Dropped+8*BY_DEPTH)(R8)
 	MOVL	$0, HIER_busy(R9)
 	RET
+leavedrop:
+	// Level.Drop for the reason ByDepth, as enterdrop.
+	CMPB	HIER_Stopped(R9), $0
+	JNE	busy
+	CMPB	HIER_Final(R9), $0
+	JNE	busy
+	MOVQ	LEVEL_limit(R8), R10
+	MOVQ	(R10), R10
+	CMPQ	LEVEL_depth(R8), R10
+	JLT	busy
+	JMP	profile
+inner:
+	MOVL	CX, profEntry_active(BX)
+	JMP	counted
+leavesame:
+	INCL	probeState_run(DI)
+	JMP	leavestamped
 due:
 	MOVQ	probeState_h(DI), R9
 busy:
