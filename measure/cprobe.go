@@ -1,6 +1,7 @@
 package measure
 
 //go:generate go test -run ^TestGoLayout$ -update-golayout .
+//go:generate go test -run ^TestProbeAsmLayout$ -update-probeasm .
 
 import (
 	"runtime"

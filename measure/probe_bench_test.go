@@ -3,8 +3,11 @@ package measure
 import (
 	"context"
 	"runtime"
+	"slices"
 	"testing"
 	"time"
+
+	"github.com/hmbtrace/hmbtrace/internal/clock"
 )
 
 // The probes' cost on the call pattern of the C shim's probe_bench (two
@@ -380,4 +383,114 @@ func benchPairs(b *testing.B, nested bool, setup func(m *Measurement, loc *Locat
 	b.ReportMetric(ns, "ns/pair")
 	b.ReportMetric(cpuNs, "cpu-ns/pair")
 	b.ReportMetric(0, "ns/op")
+}
+
+// BenchmarkProbeOverClock compares the probe with its clock read, and the
+// defer form with the probe, where wall times are too noisy for two
+// benchmarks run one after the other (a shared machine, or a VM whose
+// speed flips between states): in one process, on one locked thread, it
+// alternates slices of 20000 clock reads (clock.Now, as BenchmarkClock
+// reads it), of 10000 Enter/Leave pairs (as BenchmarkEnterLeave, every
+// event kept) and of 10000 `defer StartRegion(ctx, r).End()` regions (as
+// BenchmarkSpan's defer) on the goroutine's lane, each timed in the
+// thread's CPU time, and reports medians over the rounds (b.N rounds):
+// the probe's ns/event beyond the clock read's ns/read of the same round,
+// the ratio of the two, and the defer form's ns/pair over Enter/Leave's.
+//
+//	go test -run '^$' -bench ProbeOverClock -benchtime 2000x ./measure
+func BenchmarkProbeOverClock(b *testing.B) {
+	const (
+		reads = 20000
+		pairs = reads / 2
+		round = 256 // rounds into one measurement: about 10^7 events
+	)
+	var (
+		m     *Measurement
+		outer Span
+		loc   *Location
+		r     Region
+		sink  uint64
+	)
+	outerSite := NewRegion("outer")
+	ctx := context.Background()
+	deferred := func() { defer StartRegion(ctx, benchSite).End() }
+	rotate := func() {
+		if m != nil {
+			outer.End()
+			if err := m.Close(); err != nil {
+				b.Fatal(err)
+			}
+			if st := m.Stats(); st.Kept != st.Recorded {
+				b.Fatalf("kept %d of %d events", st.Kept, st.Recorded)
+			}
+		}
+		m = startTest(b, Config{BufferSize: 64 << 20, NoThrottle: true})
+		outer = StartRegion(ctx, outerSite)
+		loc = outer.l
+		r = m.RegionOf(benchSite)
+		deferred() // binds the site
+	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	rotate()
+	subjects := [3]func(){
+		func() {
+			for range reads {
+				sink += clock.Now()
+			}
+		},
+		func() {
+			for range pairs {
+				loc.Enter(r)
+				loc.Leave(r)
+			}
+		},
+		func() {
+			for range pairs {
+				deferred()
+			}
+		},
+	}
+	over := make([]float64, 0, b.N)
+	ratio := make([]float64, 0, b.N)
+	deferRatio := make([]float64, 0, b.N)
+	b.ResetTimer()
+	for i := range b.N {
+		if i%round == round-1 {
+			b.StopTimer()
+			rotate()
+			b.StartTimer()
+		}
+		var ns [3]float64
+		for k := range subjects {
+			j := (k + i) % len(subjects) // each subject first in turn
+			t0 := threadCPU()
+			subjects[j]()
+			ns[j] = float64(threadCPU() - t0)
+		}
+		clockNs, probeNs, deferNs := ns[0]/reads, ns[1]/(2*pairs), ns[2]/pairs
+		over = append(over, probeNs-clockNs)
+		ratio = append(ratio, probeNs/clockNs)
+		deferRatio = append(deferRatio, deferNs/(2*probeNs))
+	}
+	b.StopTimer()
+	outer.End()
+	if err := m.Close(); err != nil {
+		b.Fatal(err)
+	}
+	_ = sink
+	b.ReportMetric(median(over), "ns-over-clock/event")
+	b.ReportMetric(median(ratio), "probe/clock")
+	b.ReportMetric(median(deferRatio), "defer/enter-leave")
+	b.ReportMetric(0, "ns/op")
+}
+
+// median returns the median of xs, which it sorts.
+func median(xs []float64) float64 {
+	slices.Sort(xs)
+	n := len(xs)
+	if n%2 == 1 {
+		return xs[n/2]
+	}
+	return (xs[n/2-1] + xs[n/2]) / 2
 }

@@ -15,7 +15,7 @@ func (l *Location) Enter(r Region) {
 	// TestProbesInline watches it).
 	if l != nil {
 		if l.offRegion[uint8(r)] != r {
-			l.enterAt(r, 0)
+			enterProbe(l, r)
 		} else {
 			l.offVisits[uint8(r)]++
 		}
@@ -29,7 +29,7 @@ func (l *Location) Enter(r Region) {
 func (l *Location) Leave(r Region) {
 	// A throttled region's leave does nothing: its visit was counted at the enter.
 	if l != nil && l.offRegion[uint8(r)] != r {
-		l.leaveAt(r, 0)
+		leaveProbe(l, r)
 	}
 }
 

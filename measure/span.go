@@ -61,12 +61,12 @@ func carried(ctx context.Context) *Measurement {
 // measured, ends nothing; its Lane is nil.
 type Span struct {
 	l *Location
-	// end is what End calls: (*Location).leaveAt for a region nested in
-	// another of the goroutine's, endOutermost for the region that made
-	// the lane active. Carried rather than found at End, so that End
-	// inlines into the defer's wrapper and a nested region's End is one
-	// call, as a Leave is.
-	end func(l *Location, r Region, t uint64)
+	// end is what End calls: leaveProbe (Leave's body) for a region
+	// nested in another of the goroutine's, endOutermost for the region
+	// that made the lane active. Carried rather than found at End, so that
+	// End inlines into the defer's wrapper and a nested region's End is
+	// one call, as a Leave is. The result is leaveProbe's, ignored.
+	end func(l *Location, r Region) uint64
 	r   Region
 }
 
@@ -106,17 +106,18 @@ func StartRegion(ctx context.Context, s *Site) Span {
 	if l == nil || uint32(b>>32) != m.serial {
 		return startSlow(m, s, k)
 	}
-	// enterAt, not Enter: Enter's test of the throttled regions' cache
-	// saves a call for a Location's caller, and this is a call already (a
-	// throttled region's enter returns at its profile entry's flag).
+	// enterProbe (Enter's body), not Enter: Enter's test of the throttled
+	// regions' cache saves a call for a Location's caller, and this is a
+	// call already (a throttled region's enter returns at its profile
+	// entry's flag).
 	r := Region(b)
 	if l.lane.own.Load() == k|ownActive {
-		l.enterAt(r, 0)
-		return Span{l: l, end: (*Location).leaveAt, r: r}
+		enterProbe(l, r)
+		return Span{l: l, end: leaveProbe, r: r}
 	}
 	if m.gort == nil && l.lane.own.CompareAndSwap(k, k|ownActive) {
-		l.enterAt(r, 0)
-		return Span{l: l, end: (*Location).endOutermost, r: r}
+		enterProbe(l, r)
+		return Span{l: l, end: endOutermost, r: r}
 	}
 	return startSlow(m, s, k)
 }
@@ -156,33 +157,34 @@ func startSlow(m *Measurement, s *Site, k uintptr) Span {
 	}
 	l.Enter(r)
 	if activated {
-		return Span{l: l, end: (*Location).endOutermost, r: r}
+		return Span{l: l, end: endOutermost, r: r}
 	}
-	return Span{l: l, end: (*Location).leaveAt, r: r}
+	return Span{l: l, end: leaveProbe, r: r}
 }
 
 // endOutermost leaves the region that made goroutine lane l active, and
 // makes the lane idle if that closed its last region: still bound to the
 // goroutine, free for another goroutine to take. (Regions left open inside
 // it, by a Span never ended, keep the lane active: the goroutine's.)
-func (l *Location) endOutermost(r Region, t uint64) {
-	l.leaveAt(r, t)
+func endOutermost(l *Location, r Region) uint64 {
+	leaveProbe(l, r)
 	if l.depth == 0 {
 		l.idle()
 	}
+	return 0
 }
 
 // End leaves the span's region. When it was the goroutine's outermost, the
 // goroutine's lane becomes idle: still bound to it, free for another
 // goroutine to take.
 func (s Span) End() {
-	// Inlined into the defer's wrapper, which calls s.end: leaveAt, not
-	// Leave, for a nested region (Leave's test of the throttled regions'
-	// cache saves a call for a Location's caller, and this is a call
-	// already; a throttled region's leave returns at its profile entry's
-	// flag).
+	// Inlined into the defer's wrapper, which calls s.end: leaveProbe,
+	// not Leave, for a nested region (Leave's test of the throttled
+	// regions' cache saves a call for a Location's caller, and this is a
+	// call already; a throttled region's leave returns at its profile
+	// entry's flag).
 	if s.end != nil {
-		s.end(s.l, s.r, 0)
+		s.end(s.l, s.r)
 	}
 }
 

@@ -1,0 +1,365 @@
+//go:build amd64 && !race
+
+#include "textflag.h"
+#include "go_asm.h"
+#include "probe_amd64.h"
+
+// The common case of enterAt and leaveAt (location.go) with the clock read,
+// step for step and byte for byte: probe_amd64.go says why it is written
+// here. Every test comes before the first store but the busy mark, which a
+// failed test clears before the jump to Go, so that Go redoes the probe
+// from the start, with the time read here (t) or 0 before the read.
+// An event of a closed depth is counted as dropped here too (Level.Drop,
+// for the reason ByDepth; any other reason is Go's), so that such a probe
+// costs no more than one whose event is kept (issue 23).
+// Registers: DI the location, SI the region, BX its profile entry, R8 the
+// level, R9 its hierarchy, R11 the clock's time, R12 that time clamped, AX
+// reduced, R13 the frame.
+
+// func enterProbe(l *Location, r Region) (t uint64)
+TEXT ·enterProbe(SB), NOSPLIT|NOFRAME, $0-24
+	MOVQ	l+0(FP), DI
+	MOVL	r+8(FP), SI
+	// The profile entry, as enterAt finds it: measured, or Go's.
+	MOVL	SI, AX
+	SHRL	$const_profPageBits, AX
+	CMPQ	AX, (probeState_prof+8)(DI)
+	JCC	notread
+	MOVQ	probeState_prof(DI), BX
+	MOVQ	(BX)(AX*8), BX
+	TESTQ	BX, BX
+	JEQ	notread
+	MOVL	SI, AX
+	ANDL	$(const_profPageSize-1), AX
+	IMUL3Q	$profEntry__size, AX, AX
+	LEAQ	profPage_e(BX)(AX*1), BX
+	CMPB	profEntry_off(BX), $const_offNone
+	JNE	notread
+	// tsc set and general clear, in one test (TestProbeAsmLayout: adjacent).
+	CMPW	probeState_tsc(DI), $1
+	JNE	notread
+	// The clock first: the rest runs while the read is under way.
+	RDTSC
+	SHLQ	$32, DX
+	ORQ	DX, AX
+	MOVQ	AX, R11
+	// A plain region, whose level at the new depth is cached.
+	MOVQ	probeState_depth(DI), CX
+	INCQ	CX
+	CMPB	profEntry_class(BX), $CLASS_REGION
+	JNE	read
+	CMPQ	CX, (probeState_stack+8)(DI)
+	JCC	read
+	CMPQ	CX, (probeState_levels+8)(DI)
+	JCC	read
+	MOVQ	probeState_levels(DI), R8
+	MOVQ	(R8)(CX*8), R8
+	TESTQ	R8, R8
+	JEQ	read
+	// Hierarchy.Begin: the busy mark, then the epoch unchanged.
+	MOVQ	probeState_h(DI), R9
+	MOVL	$1, HIER_busy(R9)
+	MOVQ	probeState_pool(DI), R10
+	MOVQ	POOL_epoch(R10), R10
+	CMPQ	R10, probeState_epoch(DI)
+	JNE	busy
+	// stamp: the time clamped to the last one (R12) and reduced (AX).
+	MOVQ	probeState_last(DI), R10
+	CMPQ	AX, R10
+	CMOVQCS	R10, AX
+	MOVQ	AX, R12
+	MOVQ	CX, DX
+	MOVBLZX	probeState_shift(DI), CX
+	SHRQ	CX, AX
+	CMPQ	DX, probeState_limit(DI)
+	JGE	enterdrop
+	// Room for the enter and its leave in the bin.
+	MOVQ	(LEVEL_bin+8)(R8), R10
+	SUBQ	LEVEL_pos(R8), R10
+	CMPQ	R10, $(2*MAX_ENTER_LEAVE)
+	JLT	busy
+	// A reduced time equal to the last one takes a sequence number,
+	// which the short records do not carry.
+	CMPQ	AX, probeState_lastTR(DI)
+	JEQ	busy
+	// encode.Encoder.EnterFast: later than the level's last record by 1
+	// to (1<<9)-1 (a difference of 0 or less wraps past the bound), and
+	// the region the level entered last. EnterFast's test of region 0 is
+	// the profile's: its entry is never measured (Location.define).
+	MOVQ	AX, R10
+	SUBQ	LEVEL_time(R8), R10
+	LEAQ	-1(R10), CX
+	CMPQ	CX, $((1<<9)-1)
+	JCC	busy
+	CMPL	SI, LEVEL_pred(R8)
+	JNE	busy
+	// Every test passed: the stores.
+	MOVQ	R12, probeState_last(DI)
+	MOVQ	AX, probeState_lastTR(DI)
+	MOVL	$0, probeState_run(DI)
+	INCQ	probeState_recorded(DI)
+	IMUL3Q	$frame__size, DX, R13
+	ADDQ	probeState_stack(DI), R13
+	MOVQ	R12, frame_start(R13)
+	MOVQ	$0, frame_child(R13)
+	MOVL	SI, frame_region(R13)
+	MOVW	$const_frameWritten, frame_state(R13) // and counted cleared (adjacent)
+	MOVB	$CLASS_REGION, frame_class(R13)
+	MOVQ	DX, probeState_depth(DI)
+	INCQ	profEntry_visits(BX)
+	INCL	profEntry_active(BX)
+	MOVQ	AX, LEVEL_time(R8)
+	MOVL	$1, LEVEL_next(R8)
+	MOVQ	LEVEL_bin(R8), R11
+	MOVQ	LEVEL_pos(R8), R12
+	CMPQ	R10, $16
+	JCC	enter2
+	ORL	$TOK_PRED_ENTER, R10
+	MOVB	R10, (R11)(R12*1)
+	INCQ	R12
+	JMP	advance
+enter2:
+	MOVQ	R10, CX
+	SHRQ	$8, CX
+	ORL	$TOK_PRED_ENTER_SLOT, CX
+	MOVB	CX, (R11)(R12*1)
+	MOVB	R10, 1(R11)(R12*1)
+	ADDQ	$2, R12
+advance:
+	// Level.Advance: the position, the count, the fill mark after the
+	// bytes, then the busy mark cleared.
+	MOVQ	R12, LEVEL_pos(R8)
+	INCL	LEVEL_n(R8)
+	MOVQ	LEVEL_mark(R8), R11
+	MOVL	R12, (R11)
+	MOVL	$0, HIER_busy(R9)
+	RET
+enterdrop:
+	// A closed depth: the frame, dropped, and the drop counted, where
+	// Level.Drop's reason is ByDepth (recording not stopped, the pool not
+	// finalized, the level's depth at its class's limit or deeper).
+	CMPB	HIER_Stopped(R9), $0
+	JNE	busy
+	CMPB	HIER_Final(R9), $0
+	JNE	busy
+	MOVQ	LEVEL_limit(R8), R10
+	MOVQ	(R10), R10
+	CMPQ	LEVEL_depth(R8), R10
+	JLT	busy
+	MOVQ	R12, probeState_last(DI)
+	CMPQ	AX, probeState_lastTR(DI)
+	JNE	entertick
+	INCL	probeState_run(DI)
+	JMP	enterstamped
+entertick:
+	MOVQ	AX, probeState_lastTR(DI)
+	MOVL	$0, probeState_run(DI)
+enterstamped:
+	INCQ	probeState_recorded(DI)
+	IMUL3Q	$frame__size, DX, R13
+	ADDQ	probeState_stack(DI), R13
+	MOVQ	R12, frame_start(R13)
+	MOVQ	$0, frame_child(R13)
+	MOVL	SI, frame_region(R13)
+	MOVW	$const_frameDropped, frame_state(R13) // and counted cleared (adjacent)
+	MOVB	$CLASS_REGION, frame_class(R13)
+	MOVQ	DX, probeState_depth(DI)
+	INCQ	profEntry_visits(BX)
+	INCL	profEntry_active(BX)
+	INCQ	(LEVEL_Dropped+8*BY_DEPTH)(R8)
+	MOVL	$0, HIER_busy(R9)
+	RET
+busy:
+	MOVL	$0, HIER_busy(R9)
+read:
+	MOVQ	R11, t+16(FP)
+	JMP	·enterSlow(SB)
+notread:
+	MOVQ	$0, t+16(FP)
+	JMP	·enterSlow(SB)
+
+// func leaveProbe(l *Location, r Region) (t uint64)
+TEXT ·leaveProbe(SB), NOSPLIT|NOFRAME, $0-24
+	MOVQ	l+0(FP), DI
+	MOVL	r+8(FP), SI
+	MOVL	SI, AX
+	SHRL	$const_profPageBits, AX
+	CMPQ	AX, (probeState_prof+8)(DI)
+	JCC	notread
+	MOVQ	probeState_prof(DI), BX
+	MOVQ	(BX)(AX*8), BX
+	TESTQ	BX, BX
+	JEQ	notread
+	MOVL	SI, AX
+	ANDL	$(const_profPageSize-1), AX
+	IMUL3Q	$profEntry__size, AX, AX
+	LEAQ	profPage_e(BX)(AX*1), BX
+	CMPB	profEntry_off(BX), $const_offNone
+	JNE	notread
+	CMPW	probeState_tsc(DI), $1
+	JNE	notread
+	RDTSC
+	SHLQ	$32, DX
+	ORQ	DX, AX
+	MOVQ	AX, R11
+	// Another goroutine inside a probe of this lane: Go counts it.
+	MOVQ	probeState_h(DI), R9
+	CMPL	HIER_busy(R9), $0
+	JNE	read
+	// The region on top, of a plain class, with no counters, its enter
+	// written or dropped (not at the depth whose enter found no bin); its
+	// level cached. At depth 0 the frame is the sentinel, whose region 0
+	// is never measured (Location.define): the test of the region covers it.
+	MOVQ	probeState_depth(DI), CX
+	CMPQ	CX, (probeState_stack+8)(DI)
+	JCC	read
+	IMUL3Q	$frame__size, CX, R13
+	ADDQ	probeState_stack(DI), R13
+	CMPL	SI, frame_region(R13)
+	JNE	read
+	CMPB	frame_class(R13), $CLASS_REGION
+	JNE	read
+	MOVWLZX	frame_state(R13), R10 // and counted (adjacent)
+	CMPL	R10, $const_frameWritten
+	JEQ	state
+	CMPL	R10, $const_frameDropped
+	JNE	read
+	CMPQ	CX, probeState_lostAt(DI)
+	JEQ	read
+state:
+	CMPQ	CX, (probeState_levels+8)(DI)
+	JCC	read
+	MOVQ	probeState_levels(DI), R8
+	MOVQ	(R8)(CX*8), R8
+	TESTQ	R8, R8
+	JEQ	read
+	MOVL	$1, HIER_busy(R9)
+	MOVQ	probeState_pool(DI), R10
+	MOVQ	POOL_epoch(R10), R10
+	CMPQ	R10, probeState_epoch(DI)
+	JNE	busy
+	MOVQ	probeState_last(DI), R10
+	CMPQ	AX, R10
+	CMOVQCS	R10, AX
+	MOVQ	AX, R12
+	MOVBLZX	probeState_shift(DI), CX
+	SHRQ	CX, AX
+	CMPB	frame_state(R13), $const_frameWritten
+	JNE	leavedrop
+	MOVQ	(LEVEL_bin+8)(R8), R10
+	SUBQ	LEVEL_pos(R8), R10
+	CMPQ	R10, $MAX_ENTER_LEAVE
+	JLT	busy
+	CMPB	LEVEL_tech(R8), $TECH_ALL
+	JNE	busy
+	CMPQ	AX, probeState_lastTR(DI)
+	JEQ	busy
+	// encode.Encoder.LeaveFast: later by 1 to (1<<12)-1.
+	MOVQ	AX, R10
+	SUBQ	LEVEL_time(R8), R10
+	LEAQ	-1(R10), CX
+	CMPQ	CX, $((1<<12)-1)
+	JCC	busy
+profile:
+	// The call's time (DX) into the profile; the last open call of the
+	// region counts its inclusive time and whether it was long, and a
+	// region the rule of throttle.go would switch off now goes to Go.
+	MOVQ	R12, DX
+	SUBQ	frame_start(R13), DX
+	MOVL	profEntry_active(BX), CX
+	DECL	CX
+	JNE	inner // out of line: a recursive call's inner leave
+	MOVQ	profEntry_longCalls(BX), SI
+	CMPQ	DX, probeState_thrTicks(DI)
+	JCS	short
+	INCQ	SI
+short:
+	MOVQ	profEntry_visits(BX), CX
+	CMPQ	CX, probeState_thrEarly(DI)
+	JCS	keep
+	MOVQ	SI, R9
+	SHLQ	$const_throttleEarlyShift, R9
+	CMPQ	R9, CX
+	JLS	due
+	CMPQ	CX, probeState_thrCalls(DI)
+	JCS	keep
+	MOVQ	SI, R9
+	SHLQ	$const_throttleLateShift, R9
+	CMPQ	R9, CX
+	JLS	due
+keep:
+	MOVL	$0, profEntry_active(BX)
+	ADDQ	DX, profEntry_incl(BX)
+	MOVQ	SI, profEntry_longCalls(BX)
+	MOVQ	probeState_h(DI), R9
+counted:
+	MOVQ	DX, CX
+	SUBQ	frame_child(R13), CX
+	ADDQ	CX, profEntry_excl(BX)
+	DECQ	probeState_depth(DI)
+	ADDQ	DX, (frame_child-frame__size)(R13)
+	INCQ	probeState_recorded(DI)
+	// The stamp; a written leave's reduced time differs from the last.
+	MOVQ	R12, probeState_last(DI)
+	CMPQ	AX, probeState_lastTR(DI)
+	JEQ	leavesame // out of line: a dropped leave in the last one's tick
+	MOVQ	AX, probeState_lastTR(DI)
+	MOVL	$0, probeState_run(DI)
+leavestamped:
+	CMPB	frame_state(R13), $const_frameWritten
+	JNE	dropped
+	MOVQ	AX, LEVEL_time(R8)
+	MOVL	$1, LEVEL_next(R8)
+	MOVQ	LEVEL_bin(R8), R11
+	MOVQ	LEVEL_pos(R8), R12
+	CMPQ	R10, $0x80
+	JCC	leave2
+	ORL	$TOK_PRED_LEAVE, R10
+	MOVB	R10, (R11)(R12*1)
+	INCQ	R12
+	JMP	advance
+leave2:
+	MOVQ	R10, CX
+	SHRQ	$8, CX
+	ORL	$TOK_PRED_LEAVE12, CX
+	MOVB	CX, (R11)(R12*1)
+	MOVB	R10, 1(R11)(R12*1)
+	ADDQ	$2, R12
+advance:
+	MOVQ	R12, LEVEL_pos(R8)
+	INCL	LEVEL_n(R8)
+	MOVQ	LEVEL_mark(R8), R11
+	MOVL	R12, (R11)
+	MOVL	$0, HIER_busy(R9)
+	RET
+dropped:
+	INCQ	(LEVEL_Dropped+8*BY_DEPTH)(R8)
+	MOVL	$0, HIER_busy(R9)
+	RET
+leavedrop:
+	// Level.Drop for the reason ByDepth, as enterdrop.
+	CMPB	HIER_Stopped(R9), $0
+	JNE	busy
+	CMPB	HIER_Final(R9), $0
+	JNE	busy
+	MOVQ	LEVEL_limit(R8), R10
+	MOVQ	(R10), R10
+	CMPQ	LEVEL_depth(R8), R10
+	JLT	busy
+	JMP	profile
+inner:
+	MOVL	CX, profEntry_active(BX)
+	JMP	counted
+leavesame:
+	INCL	probeState_run(DI)
+	JMP	leavestamped
+due:
+	MOVQ	probeState_h(DI), R9
+busy:
+	MOVL	$0, HIER_busy(R9)
+read:
+	MOVQ	R11, t+16(FP)
+	JMP	·leaveSlow(SB)
+notread:
+	MOVQ	$0, t+16(FP)
+	JMP	·leaveSlow(SB)
