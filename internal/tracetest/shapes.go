@@ -65,6 +65,10 @@ type ShapeRun struct {
 	// Slow plants a computation 3× as long at (location index, iteration);
 	// {-1, -1} for none.
 	Slow [2]int
+	// Skew is how much later the last rank leaves MPI_Init than the
+	// others, as on a loaded machine: the others wait it out in an
+	// MPI_Barrier after their setup, the first synchronizing call.
+	Skew uint64
 }
 
 // SolverRegion is the region that carries a shape's iterations, and
@@ -112,12 +116,17 @@ func (r ShapeRun) Calls() (map[string][]Call, []string) {
 	// together after the slowest setup.
 	top := make([][]Call, p) // calls directly in main
 	var start uint64
+	late := func(l int) bool { return l/threads == r.Ranks-1 }
 	for l := range top {
 		at := uint64(0)
-		if l%threads == 0 {
-			top[l] = append(top[l], C("MPI_Init", at, at+50))
+		init := uint64(50)
+		if late(l) {
+			init += r.Skew
 		}
-		at += 51
+		if l%threads == 0 {
+			top[l] = append(top[l], C("MPI_Init", at, at+init))
+		}
+		at += init + 1
 		switch r.Shape {
 		case ShapeCG:
 			for k := 0; k < 4; k++ {
@@ -144,6 +153,21 @@ func (r ShapeRun) Calls() (map[string][]Call, []string) {
 			}
 		}
 		start = max(start, at)
+	}
+	if r.Skew > 0 {
+		// Every rank's master enters the barrier after its setup and
+		// leaves it when the late rank is there.
+		for l := range top {
+			if l%threads != 0 {
+				continue
+			}
+			setupEnd := uint64(0)
+			if n := len(top[l]); n > 0 {
+				setupEnd = top[l][n-1].End
+			}
+			top[l] = append(top[l], C("MPI_Barrier", setupEnd+1, start+2))
+		}
+		start += 3
 	}
 	solve := make([][]Call, p) // calls of the solver
 	t := start + 1
