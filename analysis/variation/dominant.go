@@ -32,7 +32,9 @@ inlined into main as in LULESH), the iterations are cut
 between consecutive calls of the MPI collective every location calls equally often, its calls
 spanning at least half the run less the time waited in MPI calls and synchronization before its
 first call (startup skew on a loaded machine is no run time; the fewest such calls, at least 2 per
-location), and the output says so. A weak choice (under
+location), and the output says so. When only the master thread of each rank calls that collective
+(MPI+OpenMP), every thread of the rank is cut at its master's calls (the threads of one process share
+its clock), and the output says the cut was taken from the master thread. A weak choice (under
 10 % of the run, or fewer invocations than that collective's loop) is reported with what to do:
 mark the iterations with HMB_PHASE or a user region, or build with -fno-inline.
 A trace with neither has no time-dominant region: then name one with -region.`
@@ -82,6 +84,12 @@ const (
 	// WeakFallback: no region of the program carries the iterations; they
 	// are cut between the calls of the collective Dominance.Loop.
 	WeakFallback
+	// WeakRankFallback: no region of the program carries the iterations
+	// and the collective that does, Dominance.RankLoop, is called by one
+	// thread of each rank (its master, in an MPI+OpenMP code): every
+	// location is cut at the times of its rank master's calls
+	// (Dominance.ByRank).
+	WeakRankFallback
 )
 
 // Dominance is the choice of the time-dominant region (see DominanceRule):
@@ -109,6 +117,10 @@ type Dominance struct {
 	// Region to the next: the fallback when no region of the program
 	// carries the iterations.
 	Between bool
+	// ByRank says Region is the RankLoop, called by one location of each
+	// rank: the rank's other locations are cut at the times of its calls,
+	// as the threads of one process share its clock.
+	ByRank bool
 	// Weak says why the choice is weak (WeakNone when it is not).
 	Weak Weakness
 	// Loop is the collective called equally often on every location, its
@@ -119,8 +131,9 @@ type Dominance struct {
 	HasLoop bool
 	// RankLoop is a collective that would be the Loop but that only one
 	// location of each rank calls (the master thread of an MPI+OpenMP
-	// code): it cannot cut the other threads' iterations, which the weak
-	// choice's note says. HasRankLoop is false when there is none.
+	// code): when no region of the program carries the iterations, the
+	// rank's other threads are cut at its calls' times (ByRank).
+	// HasRankLoop is false when there is none.
 	RankLoop    RegionTotal
 	HasRankLoop bool
 	// RunnerUp is the other candidate with the highest SOS-time;
@@ -382,18 +395,24 @@ func chooseDominance(in dominanceInput, walk func() (map[string]waitShare, int64
 	// per call of the loop holding under half of it is a phase of the
 	// iteration: LULESH's CommSend, three calls an iteration, 37 % of the
 	// run nearly all in MPI_Waitall, 12 % of the computation.
+	// A loop's calls per location, against a candidate's: the rank loop
+	// is called on one location of each rank.
+	loop, loopCalls := d.Loop, float64(d.Loop.Visits)/float64(max(d.Loop.Locations, 1))
+	if !d.HasLoop && d.HasRankLoop {
+		loop, loopCalls = d.RankLoop, float64(d.RankLoop.Visits)/float64(ranks)
+	}
 	works := func(t RegionTotal) bool {
 		if work <= 0 {
 			return true
 		}
 		sos := walked[t.Name].sos(t)
-		if t.Visits >= 2*d.Loop.Visits && sos < 0.5*float64(work) {
+		if float64(t.Visits)/float64(max(t.Locations, 1)) >= 2*loopCalls && sos < 0.5*float64(work) {
 			return false
 		}
 		return sos >= WeakShare*float64(work)
 	}
 	switch {
-	case found && share(best) >= WeakShare && (!d.HasLoop || works(best)):
+	case found && share(best) >= WeakShare && (!d.HasLoop && !d.HasRankLoop || works(best)):
 		if d.HasLoop && 2*best.Visits < d.Loop.Visits {
 			d.Weak = WeakFewerThanLoop
 		}
@@ -403,6 +422,13 @@ func chooseDominance(in dominanceInput, walk func() (map[string]waitShare, int64
 		// loop does.
 		d.Region, d.Between, d.Weak, found = d.Loop, true, WeakFallback, true
 		d.Irregularity = walked[d.Loop.Name].irregularity
+		d.Waiting = 1
+	case d.HasRankLoop:
+		// The same, the collective called by each rank's master thread:
+		// the compute of an MPI+OpenMP code inlined into main, its
+		// parallel regions a few percent each (LULESH).
+		d.Region, d.Between, d.ByRank, d.Weak, found = loop, true, true, WeakRankFallback, true
+		d.Irregularity = walked[loop.Name].irregularity
 		d.Waiting = 1
 	case found:
 		d.Weak = WeakShareOfRun

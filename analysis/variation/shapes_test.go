@@ -11,7 +11,6 @@ import (
 
 	"github.com/hmbtrace/hmbtrace/analysis/trend"
 	"github.com/hmbtrace/hmbtrace/internal/tracetest"
-	"github.com/hmbtrace/hmbtrace/measure"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
@@ -108,73 +107,78 @@ func TestShapeDynamicsSaysWeak(t *testing.T) {
 	}
 }
 
-// TestHybridWeakNoteNamesRankCollective checks an MPI+OpenMP code whose
-// compute is inlined (LULESH with two threads): only small parallel
-// regions are candidates, and the MPI_Allreduce each rank's master thread
-// calls every iteration cannot cut the other threads' iterations, which
-// the weak choice's note says instead of "no collective".
-func TestHybridWeakNoteNamesRankCollective(t *testing.T) {
-	const ranks, threads, iters = 2, 2, 20
-	var files []*tracefile.File
-	for r := 0; r < ranks; r++ {
-		locs := map[string][]tracetest.Call{}
-		var order []string
-		for th := 0; th < threads; th++ {
-			name := fmt.Sprintf("rank %d thread %d", r, th)
-			order = append(order, name)
-			var calls []tracetest.Call
-			at := uint64(1)
-			for it := 0; it < iters; it++ {
-				calls = append(calls, tracetest.C("!$omp parallel @eos.c:7", at, at+3))
-				if th == 0 {
-					calls = append(calls, tracetest.C("MPI_Allreduce", at+90, at+99))
+// TestHybridCutFromMaster checks an MPI+OpenMP code whose compute is
+// inlined (LULESH with threads): its parallel loops are a few percent of
+// the run each, and the MPI_Allreduce each rank's master thread calls
+// every iteration carries the iterations. Every thread is cut at its
+// master's calls, so every location has the same segments; the planted
+// slow iteration of a worker thread ranks first, quiet and under a
+// perturbed load, on 2 and 4 ranks of 3 threads; and the note says the cut
+// was taken from the master thread.
+func TestHybridCutFromMaster(t *testing.T) {
+	const threads, iters = 3, 30
+	for _, ranks := range []int{2, 4} {
+		for _, load := range []float64{0, 1} {
+			for seed := uint64(1); seed <= 2; seed++ {
+				if load == 0 && seed > 1 {
+					continue
 				}
-				at += 100
+				t.Run(fmt.Sprintf("%d ranks/load %g/seed %d", ranks, load, seed), func(t *testing.T) {
+					// Rank 1's thread 2, iteration 17.
+					const slow = 1*threads + 2
+					files := rankFiles(t, tracetest.ShapeRun{Shape: tracetest.ShapeHybrid, Ranks: ranks, Threads: threads,
+						Iterations: iters, Load: load, Seed: seed, Slow: [2]int{slow, 17}})
+					checkHybrid(t, files, ranks*threads, iters, slow)
+				})
 			}
-			locs[name] = []tracetest.Call{tracetest.C("main", 0, at+1, calls...)}
 		}
-		files = append(files, tracetest.RecordCalls(t, measure.Config{}, tracetest.WeberUnit, locs, order...))
 	}
+}
+
+// checkHybrid checks the variation analysis of a ShapeHybrid run of
+// locations locations, iters iterations, whose location slow is slow in
+// iteration 17.
+func checkHybrid(t *testing.T, files []*tracefile.File, locations, iters, slow int) {
+	t.Helper()
 	d, err := TimeDominant(files)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d.Weak != WeakShareOfRun || !d.HasRankLoop || d.RankLoop.Name != "MPI_Allreduce" || d.HasLoop {
-		t.Fatalf("weak %d, rank loop %v %q, loop %v; want WeakShareOfRun with MPI_Allreduce as the ranks' loop", d.Weak, d.HasRankLoop, d.RankLoop.Name, d.HasLoop)
+	if d.Region.Name != "MPI_Allreduce" || !d.Between || !d.ByRank || d.Weak != WeakRankFallback {
+		t.Fatalf("chose %q (between %v, by rank %v, weak %d, share %.3f); want MPI_Allreduce cut by rank", d.Region.Name, d.Between, d.ByRank, d.Weak, d.Share)
 	}
 	v, err := Analyze(files, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	if len(v.Rows) != locations {
+		t.Fatalf("%d rows, want %d", len(v.Rows), locations)
+	}
+	for _, r := range v.Rows {
+		if r.Segments != iters-1 || r.Invocations != uint64(iters) {
+			t.Errorf("%s: %d segments of %d invocations; want %d of %d", r.Label, r.Segments, r.Invocations, iters-1, iters)
+		}
+	}
+	// Segment 16 runs from the end of iteration 16 to that of 17.
+	if top := v.Ranked()[0]; top.Row != slow || top.Index != 16 {
+		t.Errorf("top segment %s %d (score %.1f); want %s 16", v.Rows[top.Row].Label, top.Index, top.Score, v.Rows[slow].Label)
+	}
 	var out bytes.Buffer
 	if err := render.VariationText(&out, v, DefaultMinScore, 3); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(out.String(), "MPI_Allreduce, called throughout the run (40 calls), is called by one thread of each rank only") {
-		t.Errorf("the note does not name the ranks' collective:\n%s", out.String())
+	for _, want := range []string{"calls by the master thread of each rank", "the cut was taken from the master thread", "HMB_PHASE"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("variation lacks %q:\n%s", want, out.String())
+		}
 	}
 }
 
-// TestShapesStartupSkew checks that the choice does not depend on how far
-// apart the ranks leave MPI_Init: on a loaded machine one rank can be a
-// second late, which the others wait out in their first synchronizing
-// call, and a short run then spends most of its time in that wait. Here
-// the last rank is 10 times the length of the whole loop late; the shapes
-// are still cut by their solver loops, and the inlined ones between the
-// collective's calls. The MPI+OpenMP shape's parallel region then covers
-// a few percent of a run that the skew fills (its worker threads' main
-// counts the idle start), and its note says so: the note is not checked.
-func TestShapesStartupSkew(t *testing.T) {
-	const iters = 30
-	// An iteration of the shapes takes 125 to 330 units; 10 × the longest
-	// loop.
-	const skew = 10 * iters * 330
-	for _, shape := range []tracetest.Shape{tracetest.ShapeCG, tracetest.ShapeOpenMP, tracetest.ShapeInlined, tracetest.ShapeExchange} {
-		for _, ranks := range []int{2, 4} {
-			t.Run(fmt.Sprintf("%s/%d ranks", shape, ranks), func(t *testing.T) {
-				checkShapeNote(t, tracetest.ShapeRun{Shape: shape, Ranks: ranks, Threads: 2, Iterations: iters,
-					Load: 1, Seed: 3, Slow: [2]int{1, 17}, Skew: skew}, shape != tracetest.ShapeOpenMP)
-			})
-		}
-	}
+// TestHybridStartupSkew is TestHybridCutFromMaster with the last rank
+// leaving MPI_Init 10 times the loop's length late.
+func TestHybridStartupSkew(t *testing.T) {
+	const threads, iters = 3, 30
+	files := rankFiles(t, tracetest.ShapeRun{Shape: tracetest.ShapeHybrid, Ranks: 2, Threads: threads,
+		Iterations: iters, Load: 1, Seed: 5, Slow: [2]int{threads + 2, 17}, Skew: 10 * iters * 200})
+	checkHybrid(t, files, 2*threads, iters, threads+2)
 }

@@ -86,8 +86,10 @@ type Variation struct {
 	Region       string // the segment region
 	Picked       bool   // Region was given in Options, not chosen
 	// Between says the segments run from one call of Region (a
-	// collective) to the next, the fallback of Dominance.Between.
-	Between bool
+	// collective) to the next, the fallback of Dominance.Between; ByRank
+	// that the locations that do not call it are cut at the calls of
+	// their rank's master thread (Dominance.ByRank).
+	Between, ByRank bool
 
 	Sync        filter.Patterns // the extra synchronization patterns
 	SyncRegions []string        // regions of the trace taken as synchronization, with visits
