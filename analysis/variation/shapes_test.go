@@ -182,3 +182,37 @@ func TestHybridStartupSkew(t *testing.T) {
 		Iterations: iters, Load: 1, Seed: 5, Slow: [2]int{threads + 2, 17}, Skew: 10 * iters * 200})
 	checkHybrid(t, files, 2*threads, iters, threads+2)
 }
+
+// TestHybridDynamicsCutFromMaster checks that dynamics, which cuts its
+// iterations with variation's Scanner, cuts every thread of an MPI+OpenMP
+// code at its master's collective and says so.
+func TestHybridDynamicsCutFromMaster(t *testing.T) {
+	const threads, iters = 3, 30
+	files := rankFiles(t, tracetest.ShapeRun{Shape: tracetest.ShapeHybrid, Ranks: 2, Threads: threads,
+		Iterations: iters, Slow: [2]int{-1, -1}})
+	r, err := trend.Analyze(files, trend.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	perLocation := map[string]uint64{}
+	for _, s := range r.Series {
+		perLocation[s.Location] = s.Iterations
+	}
+	if len(perLocation) != 2*threads {
+		t.Errorf("series of %d locations, want %d: %v", len(perLocation), 2*threads, perLocation)
+	}
+	for loc, n := range perLocation {
+		if n != iters-1 {
+			t.Errorf("%s: %d iterations, want %d", loc, n, iters-1)
+		}
+	}
+	var out bytes.Buffer
+	if err := render.DynamicsText(&out, r, 5); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`Iterations: the intervals between consecutive calls of "MPI_Allreduce"`, "the cut was taken from the master thread"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("dynamics lacks %q:\n%s", want, out.String())
+		}
+	}
+}
