@@ -26,8 +26,8 @@ type Scanner struct {
 	between bool
 	// follow, when not nil, cuts this location at the calls of its rank's
 	// master thread (Plan.ByRank): the segments start at their enters,
-	// and the time this location is in no region while the master is in
-	// the call is synchronization, as the rank waits in the collective.
+	// and the time this location is in no region is synchronization (see
+	// idle).
 	follow *rankCut
 	next   int   // follow's next call to cut at
 	cur    int   // follow's call that opened the segment
@@ -223,14 +223,14 @@ func (s *Scanner) cutTo(now int64) {
 	}
 }
 
-// idle adds to the open segment the time up to now that the location
-// spent in no region while its master was in the call that opened it.
+// idle adds to the open segment's synchronization the time up to now
+// that the location spent in no region: a thread of a rank whose master
+// calls the collective runs the program's code only in the constructs it
+// is given (an OpenMP worker's parallel regions); outside them it waits
+// in the runtime for its master's serial code and MPI calls.
 func (s *Scanner) idle(now int64) {
-	if s.depth == 0 && s.inSeg {
-		c := s.follow.calls[s.cur]
-		if from, to := max(s.idleAt, c.enter), min(now, c.leave); to > from {
-			s.syncNs += to - from
-		}
+	if s.depth == 0 && s.inSeg && now > s.idleAt {
+		s.syncNs += now - max(s.idleAt, s.segStart)
 	}
 	s.idleAt = now
 }
