@@ -34,7 +34,8 @@ spanning at least half the run less the time waited in MPI calls and synchroniza
 first call (startup skew on a loaded machine is no run time; the fewest such calls, at least 2 per
 location), and the output says so. When only the master thread of each rank calls that collective
 (MPI+OpenMP), every thread of the rank is cut at its master's calls (the threads of one process share
-its clock), and the output says the cut was taken from the master thread. A weak choice (under
+its clock; a thread's time outside every region is its wait for its master), and the output says the
+cut was taken from the master thread. A weak choice (under
 10 % of the run, or fewer invocations than that collective's loop) is reported with what to do:
 mark the iterations with HMB_PHASE or a user region, or build with -fno-inline.
 A trace with neither has no time-dominant region: then name one with -region.`
