@@ -13,7 +13,7 @@
 
 #define ITERS 40
 #define PLANTED 17
-#define SLOW 20
+#define SLOW 100
 #define N 4096
 
 static double a[N];
