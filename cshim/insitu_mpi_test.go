@@ -55,10 +55,10 @@ func TestMPIInSitu(t *testing.T) {
 	prog := mpiBuild(t, build, "mpicc", "halo", "halo.c")
 	const np = 8
 	out := filepath.Join(t.TempDir(), "out")
-	// 300 iterations: the variation's fallback loop must span half the
-	// run, and on a loaded machine the ranks leave MPI_Init up to a
-	// second apart, which the first exchange waits out (a known limit of
-	// that rule: the wait before the loop counts as run time).
+	// 300 iterations: enough segments to compare the two paths on. The
+	// ranks of a loaded machine leave MPI_Init up to a second apart, which
+	// the first exchange waits out; the fallback's loop rule does not
+	// count that wait as run time.
 	mpirun(t, np, out, []string{"HMB_PHASE=MPI_Allreduce"}, prog, "300")
 	files := rankFiles(t, out, "halo", np)
 	path := filepath.Join(out, "halo.hmbrun")

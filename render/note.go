@@ -115,11 +115,10 @@ func weakChoice(n variation.Note) string {
 	case variation.WeakFallback:
 		return fmt.Sprintf("no region of the program carries the iterations (none holds %s of the run's computation, its time outside MPI calls and synchronization, at one call per iteration: the compute is inlined into main or not instrumented): the iterations are cut between consecutive calls of %s, %s calls on %d locations; to cut them at the program's own loop, %s",
 			units.Share(variation.WeakShare, 1), region, units.Count(n.Of), n.Locations, weakToDo)
+	case variation.WeakRankFallback:
+		return fmt.Sprintf("no region of the program carries the iterations (none holds %s of the run's computation, its time outside MPI calls and synchronization, at one call per iteration: the compute is inlined into main or runs in small OpenMP constructs): the iterations are cut between consecutive calls of %s, %s calls by the master thread of each rank, and the cut was taken from the master thread for the other threads of its rank (one process, one clock); to cut them at the program's own loop, %s",
+			units.Share(variation.WeakShare, 1), region, units.Count(n.Of), weakToDo)
 	case variation.WeakShareOfRun:
-		if n.Loop != "" {
-			return fmt.Sprintf("the time-dominant region %s covers only %s of the run; %s, called throughout the run (%s calls), is called by one thread of each rank only, so the other threads' iterations cannot be cut at it: its segments miss most of what the run does; %s",
-				region, units.Share(n.Share, 1), textname.Escape(n.Loop), units.Count(n.Of), weakToDo)
-		}
 		return fmt.Sprintf("the time-dominant region %s covers only %s of the run, and no MPI collective is called throughout the run to cut the iterations at: its segments miss most of what the run does; %s",
 			region, units.Share(n.Share, 1), weakToDo)
 	case variation.WeakFewerThanLoop:

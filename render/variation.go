@@ -30,7 +30,11 @@ func VariationText(out io.Writer, v *variation.Variation, minScore float64, top 
 	} else {
 		if v.Between {
 			fmt.Fprintf(w, "Iterations: between consecutive calls of %s (no region of the program carries them)\n", textname.Escape(v.Region))
-			fmt.Fprintf(w, "  %s calls on %d locations, every location as many, throughout the run\n", units.Count(d.Region.Visits), d.Locations)
+			if d.ByRank {
+				fmt.Fprintf(w, "  %s calls by the master thread of each rank, throughout the run; its calls cut all %d locations\n", units.Count(d.Region.Visits), d.Locations)
+			} else {
+				fmt.Fprintf(w, "  %s calls on %d locations, every location as many, throughout the run\n", units.Count(d.Region.Visits), d.Locations)
+			}
 		} else {
 			fmt.Fprintf(w, "Time-dominant region: %s\n", textname.Escape(v.Region))
 			fmt.Fprintf(w, "  %s invocations (at least 2p = %d for p = %d locations), %s aggregated inclusive time, %s of the run\n",

@@ -42,6 +42,8 @@ func variationFindings(b *bytes.Buffer, v *variation.Variation, top int) {
 	switch {
 	case v.Picked:
 		fact("iterations", "the calls of "+v.Region+" (chosen by the user)")
+	case v.ByRank:
+		fact("iterations", fmt.Sprintf("from one call of %s to the next (no region of the program carries them): %s calls by the master thread of each rank, whose calls cut all %d locations", v.Region, units.Count(d.Region.Visits), d.Locations))
 	case v.Between:
 		fact("iterations", fmt.Sprintf("from one call of %s to the next (no region of the program carries them): %s calls on %d locations", v.Region, units.Count(d.Region.Visits), d.Locations))
 	default:

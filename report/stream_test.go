@@ -63,6 +63,13 @@ func corpus(t *testing.T) map[string][]*tracefile.File {
 				tracetest.C("step", 18, 29, tracetest.C("calc", 18, 27)))},
 		}, "thread 0", "thread 1")},
 	}
+	// An MPI+OpenMP run cut at its master threads' collective: the
+	// threads of a rank, read in parallel, take their master's calls.
+	hybrid := tracetest.ShapeRun{Shape: tracetest.ShapeHybrid, Ranks: 2, Threads: 3, Iterations: 20, Load: 1, Seed: 2, Slow: [2]int{4, 11}}
+	locs, order := hybrid.Calls()
+	for r := 0; r < hybrid.Ranks; r++ {
+		c["hybrid"] = append(c["hybrid"], tracetest.RecordCalls(t, measure.Config{Rank: r}, tracetest.WeberUnit, locs, order[3*r:3*r+3]...))
+	}
 	return c
 }
 

@@ -30,8 +30,12 @@ When no candidate covers 10 % of the run, or, with a collective loop as below, t
 least twice per call of the loop and holds under half of it (a phase of the iteration, the solver
 inlined into main as in LULESH), the iterations are cut
 between consecutive calls of the MPI collective every location calls equally often, its calls
-spanning at least half the run (the fewest such calls, at least 2 per location), and the output
-says so. A weak choice (under
+spanning at least half the run less the time waited in MPI calls and synchronization before its
+first call (startup skew on a loaded machine is no run time; the fewest such calls, at least 2 per
+location), and the output says so. When only the master thread of each rank calls that collective
+(MPI+OpenMP), every thread of the rank is cut at its master's calls (the threads of one process share
+its clock; a thread's time outside every region is its wait for its master), and the output says the
+cut was taken from the master thread. A weak choice (under
 10 % of the run, or fewer invocations than that collective's loop) is reported with what to do:
 mark the iterations with HMB_PHASE or a user region, or build with -fno-inline.
 A trace with neither has no time-dominant region: then name one with -region.`
@@ -41,7 +45,9 @@ A trace with neither has no time-dominant region: then name one with -region.`
 const StrongShare = 0.8
 
 // LoopSpan is the share of the run the calls of a collective must span,
-// from the first to the last, to be the loop the fallback cuts at.
+// from the first to the last, to be the loop the fallback cuts at; the
+// run less the time the locations waited in MPI calls and
+// synchronization before its first call (Dominance.Loop).
 const LoopSpan = 0.5
 
 // WeakShare is the share of the run under which a chosen region is weak:
@@ -79,6 +85,12 @@ const (
 	// WeakFallback: no region of the program carries the iterations; they
 	// are cut between the calls of the collective Dominance.Loop.
 	WeakFallback
+	// WeakRankFallback: no region of the program carries the iterations
+	// and the collective that does, Dominance.RankLoop, is called by one
+	// thread of each rank (its master, in an MPI+OpenMP code): every
+	// location is cut at the times of its rank master's calls
+	// (Dominance.ByRank).
+	WeakRankFallback
 )
 
 // Dominance is the choice of the time-dominant region (see DominanceRule):
@@ -106,18 +118,23 @@ type Dominance struct {
 	// Region to the next: the fallback when no region of the program
 	// carries the iterations.
 	Between bool
+	// ByRank says Region is the RankLoop, called by one location of each
+	// rank: the rank's other locations are cut at the times of its calls,
+	// as the threads of one process share its clock.
+	ByRank bool
 	// Weak says why the choice is weak (WeakNone when it is not).
 	Weak Weakness
 	// Loop is the collective called equally often on every location, its
-	// calls spanning at least LoopSpan of the run, the fewest times (at
-	// least twice per location);
+	// calls spanning at least LoopSpan of the run less the waiting before
+	// its first call, the fewest times (at least twice per location);
 	// HasLoop is false when there is none.
 	Loop    RegionTotal
 	HasLoop bool
 	// RankLoop is a collective that would be the Loop but that only one
 	// location of each rank calls (the master thread of an MPI+OpenMP
-	// code): it cannot cut the other threads' iterations, which the weak
-	// choice's note says. HasRankLoop is false when there is none.
+	// code): when no region of the program carries the iterations, the
+	// rank's other threads are cut at its calls' times (ByRank).
+	// HasRankLoop is false when there is none.
 	RankLoop    RegionTotal
 	HasRankLoop bool
 	// RunnerUp is the other candidate with the highest SOS-time;
@@ -327,9 +344,14 @@ func chooseDominance(in dominanceInput, walk func() (map[string]waitShare, int64
 	// The loop: of the collectives whose calls span at least LoopSpan of
 	// the run, the one called the fewest times, so that an iteration
 	// calling one twice is not cut in halves when another is called once
-	// per iteration, and a burst of calls in the setup is no loop.
+	// per iteration, and a burst of calls in the setup is no loop. The
+	// run is taken less the waiting before the collective's first call:
+	// the ranks of a loaded machine leave MPI_Init up to a second apart,
+	// and that skew, waited out in the first synchronizing call, would
+	// otherwise decide whether a short run has a loop.
 	for _, t := range loops {
-		if float64(walked[t.Name].span) < LoopSpan*float64(d.Run) {
+		w := walked[t.Name]
+		if float64(w.span) < LoopSpan*float64(d.Run-w.before) {
 			continue
 		}
 		if !d.HasLoop || t.Visits < d.Loop.Visits || t.Visits == d.Loop.Visits && t.Inclusive > d.Loop.Inclusive {
@@ -339,7 +361,8 @@ func chooseDominance(in dominanceInput, walk func() (map[string]waitShare, int64
 	// The same for the collectives one location of each rank calls: their
 	// spans, summed over those locations, against their share of the run.
 	for _, t := range rankLoops {
-		if float64(walked[t.Name].span) < LoopSpan*float64(d.Run)*float64(ranks)/float64(d.Locations) {
+		w := walked[t.Name]
+		if float64(w.span) < LoopSpan*(float64(d.Run)*float64(ranks)/float64(d.Locations)-float64(w.before)) {
 			continue
 		}
 		if !d.HasRankLoop || t.Visits < d.RankLoop.Visits || t.Visits == d.RankLoop.Visits && t.Inclusive > d.RankLoop.Inclusive {
@@ -373,18 +396,24 @@ func chooseDominance(in dominanceInput, walk func() (map[string]waitShare, int64
 	// per call of the loop holding under half of it is a phase of the
 	// iteration: LULESH's CommSend, three calls an iteration, 37 % of the
 	// run nearly all in MPI_Waitall, 12 % of the computation.
+	// A loop's calls per location, against a candidate's: the rank loop
+	// is called on one location of each rank.
+	loop, loopCalls := d.Loop, float64(d.Loop.Visits)/float64(max(d.Loop.Locations, 1))
+	if !d.HasLoop && d.HasRankLoop {
+		loop, loopCalls = d.RankLoop, float64(d.RankLoop.Visits)/float64(ranks)
+	}
 	works := func(t RegionTotal) bool {
 		if work <= 0 {
 			return true
 		}
 		sos := walked[t.Name].sos(t)
-		if t.Visits >= 2*d.Loop.Visits && sos < 0.5*float64(work) {
+		if float64(t.Visits)/float64(max(t.Locations, 1)) >= 2*loopCalls && sos < 0.5*float64(work) {
 			return false
 		}
 		return sos >= WeakShare*float64(work)
 	}
 	switch {
-	case found && share(best) >= WeakShare && (!d.HasLoop || works(best)):
+	case found && share(best) >= WeakShare && (!d.HasLoop && !d.HasRankLoop || works(best)):
 		if d.HasLoop && 2*best.Visits < d.Loop.Visits {
 			d.Weak = WeakFewerThanLoop
 		}
@@ -394,6 +423,13 @@ func chooseDominance(in dominanceInput, walk func() (map[string]waitShare, int64
 		// loop does.
 		d.Region, d.Between, d.Weak, found = d.Loop, true, WeakFallback, true
 		d.Irregularity = walked[d.Loop.Name].irregularity
+		d.Waiting = 1
+	case d.HasRankLoop:
+		// The same, the collective called by each rank's master thread:
+		// the compute of an MPI+OpenMP code inlined into main, its
+		// parallel regions a few percent each (LULESH).
+		d.Region, d.Between, d.ByRank, d.Weak, found = loop, true, true, WeakRankFallback, true
+		d.Irregularity = walked[loop.Name].irregularity
 		d.Waiting = 1
 	case found:
 		d.Weak = WeakShareOfRun
@@ -526,7 +562,13 @@ type waitShare struct {
 	irregularity float64
 	// span is the time from the first invocation's start to the last's,
 	// summed over the locations.
-	span   int64
+	span int64
+	// before is the time the locations spent waiting in MPI calls and
+	// synchronization (MPI_Init and MPI_Finalize aside) before the
+	// region's first invocation, summed: on a loaded machine the ranks
+	// leave MPI_Init up to a second apart and the first synchronizing
+	// call waits that out, which is startup skew, not run time.
+	before int64
 	period period // of one location, while they are read
 }
 
@@ -555,7 +597,7 @@ func (w waitShare) sos(t RegionTotal) float64 {
 // the median of their irregularities is taken: the locations may be read
 // by different processes (the ranks, in-situ) and their sums merged.
 type regionWaits struct {
-	Traced, Waiting, Span int64
+	Traced, Waiting, Span, Before int64
 	// Irregular holds one location's irregularity per location that
 	// invokes the region, in no order.
 	Irregular []float64
@@ -579,6 +621,7 @@ func (w waitSums) add(per []waitShare, names []string) {
 		t.Traced += s.traced
 		t.Waiting += s.waiting
 		t.Span += s.period.last - s.period.first
+		t.Before += s.before
 		t.Irregular = append(t.Irregular, s.period.irregularity())
 	}
 }
@@ -594,6 +637,7 @@ func (w waitSums) merge(o waitSums) {
 		t.Traced += s.Traced
 		t.Waiting += s.Waiting
 		t.Span += s.Span
+		t.Before += s.Before
 		t.Irregular = append(t.Irregular, s.Irregular...)
 	}
 }
@@ -605,7 +649,7 @@ func (w waitSums) shares() map[string]waitShare {
 	for name, s := range w {
 		c := append([]float64(nil), s.Irregular...)
 		sort.Float64s(c)
-		out[name] = waitShare{traced: s.Traced, waiting: s.Waiting, span: s.Span, irregularity: c[len(c)/2]}
+		out[name] = waitShare{traced: s.Traced, waiting: s.Waiting, span: s.Span, before: s.Before, irregularity: c[len(c)/2]}
 	}
 	return out
 }
@@ -621,20 +665,21 @@ func (w waitSums) shares() map[string]waitShare {
 func waitSumsOf(files []*tracefile.File, cl classifier, procs int) (waitSums, int64, error) {
 	out := waitSums{}
 	type fileRegions struct {
-		kinds []regionKind
-		waits []bool
-		names []string
+		kinds          []regionKind
+		waits, startup []bool
+		names          []string
 	}
 	byFile := make([]fileRegions, len(files))
 	type where struct{ file, loc int }
 	var locs []where
 	for i, f := range files {
 		n := len(f.Regions) + 1
-		fr := fileRegions{kinds: make([]regionKind, n), waits: make([]bool, n), names: make([]string, n)}
+		fr := fileRegions{kinds: make([]regionKind, n), waits: make([]bool, n), startup: make([]bool, n), names: make([]string, n)}
 		for _, r := range f.Regions {
 			if int(r.ID) < n {
 				fr.kinds[r.ID] = cl.kind(r.Name)
 				fr.waits[r.ID] = cl.waits(r.Name, fr.kinds[r.ID])
+				fr.startup[r.ID] = isStartup(r.Name)
 				fr.names[r.ID] = r.Name
 			}
 		}
@@ -646,7 +691,7 @@ func waitSumsOf(files []*tracefile.File, cl classifier, procs int) (waitSums, in
 	perLoc := make([][]waitShare, len(locs))
 	err := parallel.Do(procs, len(locs), func(n int) error {
 		f, fr := files[locs[n].file], byFile[locs[n].file]
-		per, err := locationWaits(f, &f.Locations[locs[n].loc], fr.kinds, fr.waits, procs > len(locs))
+		per, err := locationWaits(f, &f.Locations[locs[n].loc], fr.kinds, fr.waits, fr.startup, procs > len(locs))
 		perLoc[n] = per
 		return err
 	})
@@ -664,7 +709,7 @@ func waitSumsOf(files []*tracefile.File, cl classifier, procs int) (waitSums, in
 // locationWaits returns the waitShare of each region id of file f (0 for
 // the ids the file does not define) on location loc; with ahead, its
 // events are read on a goroutine of their own.
-func locationWaits(f *tracefile.File, loc *tracefile.Location, kinds []regionKind, waits []bool, ahead bool) ([]waitShare, error) {
+func locationWaits(f *tracefile.File, loc *tracefile.Location, kinds []regionKind, waits, startup []bool, ahead bool) ([]waitShare, error) {
 	type frame struct {
 		region    uint32
 		outermost bool
@@ -691,6 +736,10 @@ func locationWaits(f *tracefile.File, loc *tracefile.Location, kinds []regionKin
 		// waiting nested in a call entered with k marks open.
 		nested []int64
 		since  int64 // last time accounted
+		// waited is the time spent waiting so far outside MPI_Init and
+		// MPI_Finalize, which are open while startups > 0.
+		waited   int64
+		startups int
 	)
 	// account adds the time up to now to the waiting in the
 	// innermost mark, and to that of every call around it.
@@ -701,6 +750,9 @@ func locationWaits(f *tracefile.File, loc *tracefile.Location, kinds []regionKin
 			}
 			for j := 0; j <= k; j++ {
 				nested[j] += now - since
+			}
+			if startups == 0 {
+				waited += now - since
 			}
 		}
 		since = now
@@ -725,7 +777,13 @@ func locationWaits(f *tracefile.File, loc *tracefile.Location, kinds []regionKin
 			}
 			fr.waitedAt = nested[fr.marks]
 			if fr.outermost {
+				if per[id].period.n == 0 {
+					per[id].before = waited
+				}
 				per[id].period.add(now)
+			}
+			if startup[id] {
+				startups++
 			}
 			if fr.mark {
 				marks = append(marks, waits[id])
@@ -742,6 +800,9 @@ func locationWaits(f *tracefile.File, loc *tracefile.Location, kinds []regionKin
 			fr := stack[len(stack)-1]
 			stack = stack[:len(stack)-1]
 			active[fr.region]--
+			if startup[fr.region] {
+				startups--
+			}
 			if fr.mark && len(marks) > 0 {
 				marks = marks[:len(marks)-1]
 			}

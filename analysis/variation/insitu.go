@@ -159,6 +159,10 @@ func (c *Cut) Local(f *tracefile.File) (*Segments, error) {
 	if c.Axis.Synced {
 		offset = max(f.GlobalNanos(h.StartTicks>>h.TimerShift)-c.Axis.Origin, 0)
 	}
+	if c.Plan.ByRank && c.Plan.cuts == nil {
+		// The master's calls are read once for the rank's threads.
+		c.Plan.cuts = newRankCuts()
+	}
 	out := &Segments{}
 	for j := range f.Locations {
 		l := &f.Locations[j]

@@ -94,7 +94,7 @@ func inSitu(t *testing.T, files []*tracefile.File) (*Variation, error) {
 // chosen, segments, scores and notes, on the shapes of issue 33 at 2 to 5
 // ranks (an odd count leaves a subtree short), quiet and loaded.
 func TestInSituEqualsFiles(t *testing.T) {
-	for _, shape := range []tracetest.Shape{tracetest.ShapeCG, tracetest.ShapeOpenMP, tracetest.ShapeInlined} {
+	for _, shape := range []tracetest.Shape{tracetest.ShapeCG, tracetest.ShapeOpenMP, tracetest.ShapeInlined, tracetest.ShapeHybrid} {
 		for _, ranks := range []int{2, 5} {
 			t.Run(fmt.Sprintf("%s/%d ranks", shape, ranks), func(t *testing.T) {
 				files := rankFiles(t, tracetest.ShapeRun{Shape: shape, Ranks: ranks, Threads: 2, Iterations: 20,

@@ -29,7 +29,7 @@ const (
 	// as Weak says: it covers Share of the run and is invoked Missing
 	// times on Locations locations; Loop is the collective called Of
 	// times that the iterations are cut at, or could be ("" if none); with
-	// WeakShareOfRun, the collective only one thread of each rank calls.
+	// WeakRankFallback, the collective each rank's master thread calls.
 	NoteWeakChoice
 )
 

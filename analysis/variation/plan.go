@@ -24,6 +24,10 @@ type Plan struct {
 	// Between cuts the segments from one call of Region (a collective,
 	// the fallback of Dominance.Between) to the next.
 	Between bool
+	// ByRank cuts the locations that do not call Region at the calls of
+	// the location of their rank that does (Dominance.ByRank).
+	ByRank bool
+	cuts   *rankCuts // the master's calls, per file, read once
 
 	Sync        filter.Patterns // the extra synchronization patterns
 	SyncRegions []string        // regions of the trace taken as synchronization, with visits
@@ -82,7 +86,10 @@ func makePlan(totals []RegionTotal, dom Dominance, domErr error, region string, 
 	case domErr != nil:
 		return nil, domErr
 	default:
-		p.Region, p.Between = dom.Region.Name, dom.Between
+		p.Region, p.Between, p.ByRank = dom.Region.Name, dom.Between, dom.ByRank
+		if p.ByRank {
+			p.cuts = newRankCuts()
+		}
 	}
 	m := p.matcher()
 	for _, t := range totals {
@@ -100,7 +107,7 @@ func (p *Plan) matcher() analysis.SyncMatcher { return analysis.SyncMatcher{Extr
 // found: the choice of the region and the synchronization regions.
 func (p *Plan) Variation() *Variation {
 	return &Variation{Dominance: p.Dominance, HasDominance: p.HasDominance, Region: p.Region, Picked: p.Picked,
-		Between: p.Between, Sync: p.Sync, SyncRegions: p.SyncRegions}
+		Between: p.Between, ByRank: p.ByRank, Sync: p.Sync, SyncRegions: p.SyncRegions}
 }
 
 // NoInvocation returns Analyze's error for files in which no location

@@ -1,6 +1,8 @@
 package variation
 
 import (
+	"math"
+
 	"github.com/hmbtrace/hmbtrace/analysis"
 	"github.com/hmbtrace/hmbtrace/encode"
 	"github.com/hmbtrace/hmbtrace/tracefile"
@@ -22,6 +24,15 @@ type Scanner struct {
 	// between cuts the segments from one call of the segment region (a
 	// collective) to the next, the call's time as synchronization.
 	between bool
+	// follow, when not nil, cuts this location at the calls of its rank's
+	// master thread (Plan.ByRank): the segments start at their enters,
+	// and the time this location is in no region is synchronization (see
+	// idle).
+	follow *rankCut
+	next   int   // follow's next call to cut at
+	cur    int   // follow's call that opened the segment
+	depth  int   // regions open on this location
+	idleAt int64 // when it last had none open
 
 	inSeg, truncated bool
 	segDepth         int // depth of the open segment
@@ -64,6 +75,14 @@ func (p *Plan) NewScanner(f *tracefile.File, ref LocationRef, row int, emit func
 			s.row.SyncCalls += pr.Visits
 		}
 	}
+	if p.ByRank && s.row.Invocations == 0 {
+		// A thread other than the master: cut at the master's calls,
+		// read from the same file. Without them (the master's events
+		// unreadable, which its own scan reports) it has no segment.
+		if c := p.cuts.of(f, p.Region); c != nil {
+			s.follow, s.row.Invocations = c, c.visits
+		}
+	}
 	return s
 }
 
@@ -73,6 +92,10 @@ func (s *Scanner) waiting() bool { return len(s.open) > 0 && s.open[len(s.open)-
 
 // Event takes the location's next event.
 func (s *Scanner) Event(e *tracefile.Event) {
+	if s.follow != nil {
+		s.followEvent(e)
+		return
+	}
 	switch e.Kind {
 	case encode.KindEnter:
 		if flagged(s.isSync, e.Region) && !e.Truncated {
@@ -133,6 +156,85 @@ func (s *Scanner) Event(e *tracefile.Event) {
 	}
 }
 
+// followEvent takes the next event of a location cut at its master's
+// calls: the cuts up to its time first, then the synchronization regions
+// it enters and leaves.
+func (s *Scanner) followEvent(e *tracefile.Event) {
+	if e.Kind != encode.KindEnter && e.Kind != encode.KindLeave {
+		return
+	}
+	now := s.f.Nanos(e.Time)
+	s.cutTo(now)
+	s.idle(now)
+	switch e.Kind {
+	case encode.KindEnter:
+		if flagged(s.isSync, e.Region) && !e.Truncated {
+			s.row.SyncKept++
+		}
+		s.depth = e.Depth
+		// Marks are kept outside the segments too: a barrier a cut
+		// falls in is synchronization on both sides of it.
+		if flagged(s.isSync, e.Region) || flagged(s.isTask, e.Region) {
+			if s.waiting() && s.inSeg {
+				s.syncNs += now - s.syncAt
+			}
+			s.open = append(s.open, scanMark{depth: e.Depth, sync: flagged(s.isSync, e.Region)})
+			s.syncAt = now
+		}
+	case encode.KindLeave:
+		s.depth = e.Depth - 1
+		for n := len(s.open); n > 0 && e.Depth <= s.open[n-1].depth; n-- {
+			if s.waiting() && s.inSeg {
+				s.syncNs += now - s.syncAt
+			}
+			s.open = s.open[:n-1]
+			s.syncAt = now
+		}
+	}
+}
+
+// cutTo takes the master's calls and ends of the iterations up to now:
+// each call ends the open segment and opens the next.
+func (s *Scanner) cutTo(now int64) {
+	calls := s.follow.calls
+	for {
+		if s.inSeg && calls[s.cur].stop >= 0 && calls[s.cur].stop <= now &&
+			(s.next == len(calls) || calls[s.cur].stop < calls[s.next].enter) {
+			// The master left the code that calls the collective: what
+			// follows is no segment.
+			s.idle(calls[s.cur].stop)
+			s.inSeg = false
+			continue
+		}
+		if s.next == len(calls) || calls[s.next].enter > now {
+			return
+		}
+		at := calls[s.next].enter
+		s.idle(at)
+		if s.inSeg {
+			if s.waiting() {
+				s.syncNs += at - s.syncAt
+			}
+			s.end(at)
+		}
+		s.inSeg, s.truncated, s.cur = true, calls[s.next].truncated, s.next
+		s.segStart, s.syncNs, s.syncAt = at, 0, at
+		s.next++
+	}
+}
+
+// idle adds to the open segment's synchronization the time up to now
+// that the location spent in no region: a thread of a rank whose master
+// calls the collective runs the program's code only in the constructs it
+// is given (an OpenMP worker's parallel regions); outside them it waits
+// in the runtime for its master's serial code and MPI calls.
+func (s *Scanner) idle(now int64) {
+	if s.depth == 0 && s.inSeg && now > s.idleAt {
+		s.syncNs += now - max(s.idleAt, s.segStart)
+	}
+	s.idleAt = now
+}
+
 // end ends the open segment at now and emits it.
 func (s *Scanner) end(now int64) {
 	s.inSeg = false
@@ -152,6 +254,12 @@ func (s *Scanner) end(now int64) {
 // keep-last policy lost the oldest invocations, the kept ones are numbered
 // as the last of all that were made.
 func (s *Scanner) Finish() (row Row, shift int) {
+	if s.follow != nil {
+		// The master's calls after this location's last event still
+		// end its segments: a worker thread's last event is its last
+		// parallel loop's, before the last collective.
+		s.cutTo(math.MaxInt64)
+	}
 	kept := uint64(s.row.Segments + s.row.Truncated + s.row.Recursive)
 	if s.between && s.row.Invocations > 0 {
 		kept++ // the last call opens no segment

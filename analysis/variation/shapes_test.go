@@ -11,7 +11,6 @@ import (
 
 	"github.com/hmbtrace/hmbtrace/analysis/trend"
 	"github.com/hmbtrace/hmbtrace/internal/tracetest"
-	"github.com/hmbtrace/hmbtrace/measure"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
@@ -43,6 +42,12 @@ func TestShapesSegmentBySolver(t *testing.T) {
 }
 
 func checkShape(t *testing.T, run tracetest.ShapeRun) {
+	checkShapeNote(t, run, true)
+}
+
+// checkShapeNote is checkShape that checks the weak-choice note only with
+// note.
+func checkShapeNote(t *testing.T, run tracetest.ShapeRun, note bool) {
 	f := run.Record(t)
 	files := []*tracefile.File{f}
 	want, between := run.Shape.SolverRegion()
@@ -76,7 +81,7 @@ func checkShape(t *testing.T, run tracetest.ShapeRun) {
 		t.Fatal(err)
 	}
 	weakNote := strings.Contains(out.String(), "HMB_PHASE")
-	if weakNote != between {
+	if note && weakNote != between {
 		t.Errorf("weak-choice note printed %v; want %v:\n%s", weakNote, between, out.String())
 	}
 }
@@ -102,49 +107,112 @@ func TestShapeDynamicsSaysWeak(t *testing.T) {
 	}
 }
 
-// TestHybridWeakNoteNamesRankCollective checks an MPI+OpenMP code whose
-// compute is inlined (LULESH with two threads): only small parallel
-// regions are candidates, and the MPI_Allreduce each rank's master thread
-// calls every iteration cannot cut the other threads' iterations, which
-// the weak choice's note says instead of "no collective".
-func TestHybridWeakNoteNamesRankCollective(t *testing.T) {
-	const ranks, threads, iters = 2, 2, 20
-	var files []*tracefile.File
-	for r := 0; r < ranks; r++ {
-		locs := map[string][]tracetest.Call{}
-		var order []string
-		for th := 0; th < threads; th++ {
-			name := fmt.Sprintf("rank %d thread %d", r, th)
-			order = append(order, name)
-			var calls []tracetest.Call
-			at := uint64(1)
-			for it := 0; it < iters; it++ {
-				calls = append(calls, tracetest.C("!$omp parallel @eos.c:7", at, at+3))
-				if th == 0 {
-					calls = append(calls, tracetest.C("MPI_Allreduce", at+90, at+99))
+// TestHybridCutFromMaster checks an MPI+OpenMP code whose compute is
+// inlined (LULESH with threads): its parallel loops are a few percent of
+// the run each, and the MPI_Allreduce each rank's master thread calls
+// every iteration carries the iterations. Every thread is cut at its
+// master's calls, so every location has the same segments; the planted
+// slow iteration of a worker thread ranks first, quiet and under a
+// perturbed load, on 2 and 4 ranks of 3 threads; and the note says the cut
+// was taken from the master thread.
+func TestHybridCutFromMaster(t *testing.T) {
+	const threads, iters = 3, 30
+	for _, ranks := range []int{2, 4} {
+		for _, load := range []float64{0, 1} {
+			for seed := uint64(1); seed <= 2; seed++ {
+				if load == 0 && seed > 1 {
+					continue
 				}
-				at += 100
+				t.Run(fmt.Sprintf("%d ranks/load %g/seed %d", ranks, load, seed), func(t *testing.T) {
+					// Rank 1's thread 2, iteration 17.
+					const slow = 1*threads + 2
+					files := rankFiles(t, tracetest.ShapeRun{Shape: tracetest.ShapeHybrid, Ranks: ranks, Threads: threads,
+						Iterations: iters, Load: load, Seed: seed, Slow: [2]int{slow, 17}})
+					checkHybrid(t, files, ranks*threads, iters, slow)
+				})
 			}
-			locs[name] = []tracetest.Call{tracetest.C("main", 0, at+1, calls...)}
 		}
-		files = append(files, tracetest.RecordCalls(t, measure.Config{}, tracetest.WeberUnit, locs, order...))
 	}
+}
+
+// checkHybrid checks the variation analysis of a ShapeHybrid run of
+// locations locations, iters iterations, whose location slow is slow in
+// iteration 17.
+func checkHybrid(t *testing.T, files []*tracefile.File, locations, iters, slow int) {
+	t.Helper()
 	d, err := TimeDominant(files)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d.Weak != WeakShareOfRun || !d.HasRankLoop || d.RankLoop.Name != "MPI_Allreduce" || d.HasLoop {
-		t.Fatalf("weak %d, rank loop %v %q, loop %v; want WeakShareOfRun with MPI_Allreduce as the ranks' loop", d.Weak, d.HasRankLoop, d.RankLoop.Name, d.HasLoop)
+	if d.Region.Name != "MPI_Allreduce" || !d.Between || !d.ByRank || d.Weak != WeakRankFallback {
+		t.Fatalf("chose %q (between %v, by rank %v, weak %d, share %.3f); want MPI_Allreduce cut by rank", d.Region.Name, d.Between, d.ByRank, d.Weak, d.Share)
 	}
 	v, err := Analyze(files, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	if len(v.Rows) != locations {
+		t.Fatalf("%d rows, want %d", len(v.Rows), locations)
+	}
+	for _, r := range v.Rows {
+		if r.Segments != iters-1 || r.Invocations != uint64(iters) {
+			t.Errorf("%s: %d segments of %d invocations; want %d of %d", r.Label, r.Segments, r.Invocations, iters-1, iters)
+		}
+	}
+	// Segment 16 runs from the end of iteration 16 to that of 17.
+	if top := v.Ranked()[0]; top.Row != slow || top.Index != 16 {
+		t.Errorf("top segment %s %d (score %.1f); want %s 16", v.Rows[top.Row].Label, top.Index, top.Score, v.Rows[slow].Label)
+	}
 	var out bytes.Buffer
 	if err := render.VariationText(&out, v, DefaultMinScore, 3); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(out.String(), "MPI_Allreduce, called throughout the run (40 calls), is called by one thread of each rank only") {
-		t.Errorf("the note does not name the ranks' collective:\n%s", out.String())
+	for _, want := range []string{"calls by the master thread of each rank", "the cut was taken from the master thread", "HMB_PHASE"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("variation lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
+// TestHybridStartupSkew is TestHybridCutFromMaster with the last rank
+// leaving MPI_Init 10 times the loop's length late.
+func TestHybridStartupSkew(t *testing.T) {
+	const threads, iters = 3, 30
+	files := rankFiles(t, tracetest.ShapeRun{Shape: tracetest.ShapeHybrid, Ranks: 2, Threads: threads,
+		Iterations: iters, Load: 1, Seed: 5, Slow: [2]int{threads + 2, 17}, Skew: 10 * iters * 200})
+	checkHybrid(t, files, 2*threads, iters, threads+2)
+}
+
+// TestHybridDynamicsCutFromMaster checks that dynamics, which cuts its
+// iterations with variation's Scanner, cuts every thread of an MPI+OpenMP
+// code at its master's collective and says so.
+func TestHybridDynamicsCutFromMaster(t *testing.T) {
+	const threads, iters = 3, 30
+	files := rankFiles(t, tracetest.ShapeRun{Shape: tracetest.ShapeHybrid, Ranks: 2, Threads: threads,
+		Iterations: iters, Slow: [2]int{-1, -1}})
+	r, err := trend.Analyze(files, trend.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	perLocation := map[string]uint64{}
+	for _, s := range r.Series {
+		perLocation[s.Location] = s.Iterations
+	}
+	if len(perLocation) != 2*threads {
+		t.Errorf("series of %d locations, want %d: %v", len(perLocation), 2*threads, perLocation)
+	}
+	for loc, n := range perLocation {
+		if n != iters-1 {
+			t.Errorf("%s: %d iterations, want %d", loc, n, iters-1)
+		}
+	}
+	var out bytes.Buffer
+	if err := render.DynamicsText(&out, r, 5); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`Iterations: the intervals between consecutive calls of "MPI_Allreduce"`, "the cut was taken from the master thread"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("dynamics lacks %q:\n%s", want, out.String())
+		}
 	}
 }

@@ -61,7 +61,7 @@ type Segment struct {
 	Index    int
 	Start    int64 // ns on the common time axis (see Variation.Rows)
 	Duration int64 // ns: the invocation's inclusive time
-	Sync     int64 // ns spent in synchronization regions nested in it, less the OpenMP tasks run in them
+	Sync     int64 // ns spent in synchronization regions nested in it, less the OpenMP tasks run in them; on a thread cut at its master's calls (ByRank), also its time in no region
 	SOS      int64 // ns: Duration - Sync, the synchronization-oblivious segment time
 	// Score is the robust z-score of SOS among all segments: its distance
 	// from their median in units of 1.4826 × MAD.
@@ -86,8 +86,10 @@ type Variation struct {
 	Region       string // the segment region
 	Picked       bool   // Region was given in Options, not chosen
 	// Between says the segments run from one call of Region (a
-	// collective) to the next, the fallback of Dominance.Between.
-	Between bool
+	// collective) to the next, the fallback of Dominance.Between; ByRank
+	// that the locations that do not call it are cut at the calls of
+	// their rank's master thread (Dominance.ByRank).
+	Between, ByRank bool
 
 	Sync        filter.Patterns // the extra synchronization patterns
 	SyncRegions []string        // regions of the trace taken as synchronization, with visits

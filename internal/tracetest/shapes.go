@@ -34,6 +34,14 @@ const (
 	// nested MPI_Waitall, the computation between them, and one
 	// MPI_Allreduce for the time step.
 	ShapeExchange
+	// ShapeHybrid is an MPI+OpenMP code shaped as LULESH's MPI+OpenMP
+	// build is: its compute inlined into main, each iteration twelve
+	// small parallel loops ("!$omp parallel" around "!$omp for" and its
+	// implicit barrier, each a few percent of the run) and a serial step
+	// on the master thread, then one MPI_Allreduce that only the master
+	// thread of each rank calls. The worker threads hold only the
+	// parallel loops.
+	ShapeHybrid
 )
 
 // String names the shape for test names.
@@ -47,6 +55,8 @@ func (s Shape) String() string {
 		return "inlined"
 	case ShapeExchange:
 		return "exchange"
+	case ShapeHybrid:
+		return "hybrid"
 	}
 	return fmt.Sprintf("shape %d", uint8(s))
 }
@@ -65,6 +75,10 @@ type ShapeRun struct {
 	// Slow plants a computation 3× as long at (location index, iteration);
 	// {-1, -1} for none.
 	Slow [2]int
+	// Skew is how much later the last rank leaves MPI_Init than the
+	// others, as on a loaded machine: the others wait it out in an
+	// MPI_Barrier after their setup, the first synchronizing call.
+	Skew uint64
 }
 
 // SolverRegion is the region that carries a shape's iterations, and
@@ -81,7 +95,7 @@ func (s Shape) SolverRegion() (name string, between bool) {
 
 // threads returns the threads per rank.
 func (r ShapeRun) threads() int {
-	if r.Shape == ShapeOpenMP && r.Threads > 0 {
+	if (r.Shape == ShapeOpenMP || r.Shape == ShapeHybrid) && r.Threads > 0 {
 		return r.Threads
 	}
 	return 1
@@ -104,20 +118,28 @@ func (r ShapeRun) Calls() (map[string][]Call, []string) {
 	names := make([]string, p)
 	for l := range names {
 		names[l] = fmt.Sprintf("rank %d", l/threads)
-		if r.Shape == ShapeOpenMP {
+		if r.Shape == ShapeOpenMP || r.Shape == ShapeHybrid {
 			names[l] += fmt.Sprintf(" thread %d", l%threads)
 		}
+	}
+	if r.Shape == ShapeHybrid {
+		return r.hybridCalls(names, work, wait), names
 	}
 	// Every location starts MPI and sets up; the iterations start
 	// together after the slowest setup.
 	top := make([][]Call, p) // calls directly in main
 	var start uint64
+	late := func(l int) bool { return l/threads == r.Ranks-1 }
 	for l := range top {
 		at := uint64(0)
-		if l%threads == 0 {
-			top[l] = append(top[l], C("MPI_Init", at, at+50))
+		init := uint64(50)
+		if late(l) {
+			init += r.Skew
 		}
-		at += 51
+		if l%threads == 0 {
+			top[l] = append(top[l], C("MPI_Init", at, at+init))
+		}
+		at += init + 1
 		switch r.Shape {
 		case ShapeCG:
 			for k := 0; k < 4; k++ {
@@ -144,6 +166,21 @@ func (r ShapeRun) Calls() (map[string][]Call, []string) {
 			}
 		}
 		start = max(start, at)
+	}
+	if r.Skew > 0 {
+		// Every rank's master enters the barrier after its setup and
+		// leaves it when the late rank is there.
+		for l := range top {
+			if l%threads != 0 {
+				continue
+			}
+			setupEnd := uint64(0)
+			if n := len(top[l]); n > 0 {
+				setupEnd = top[l][n-1].End
+			}
+			top[l] = append(top[l], C("MPI_Barrier", setupEnd+1, start+2))
+		}
+		start += 3
 	}
 	solve := make([][]Call, p) // calls of the solver
 	t := start + 1
@@ -263,6 +300,85 @@ func (r ShapeRun) Calls() (map[string][]Call, []string) {
 		locs[name] = []Call{C("main", 0, end, calls...)}
 	}
 	return locs, names
+}
+
+// hybridLoops is the number of parallel loops per iteration of
+// ShapeHybrid.
+const hybridLoops = 12
+
+// hybridCalls returns the calls of ShapeHybrid's locations, names in
+// location order; work and wait perturb a computation's and a wait's
+// length.
+func (r ShapeRun) hybridCalls(names []string, work, wait func(uint64) uint64) map[string][]Call {
+	threads := r.threads()
+	top := make([][]Call, len(names))
+	late := func(rank int) uint64 {
+		if rank == r.Ranks-1 {
+			return r.Skew
+		}
+		return 0
+	}
+	// The masters start MPI and set up; the iterations start together
+	// after the slowest.
+	start := uint64(0)
+	for rank := 0; rank < r.Ranks; rank++ {
+		l := rank * threads
+		at := 50 + late(rank)
+		top[l] = append(top[l], C("MPI_Init", 0, at), C("init", at+1, at+2), C("init", at+3, at+4))
+		start = max(start, at+5)
+	}
+	if r.Skew > 0 {
+		for rank := 0; rank < r.Ranks; rank++ {
+			l := rank * threads
+			top[l] = append(top[l], C("MPI_Barrier", top[l][len(top[l])-1].End+1, start+2))
+		}
+		start += 3
+	}
+	t := start + 1
+	for it := 0; it < r.Iterations; it++ {
+		end := uint64(0)
+		for rank := 0; rank < r.Ranks; rank++ {
+			at := t
+			for k := 0; k < hybridLoops; k++ {
+				loop := fmt.Sprintf("!$omp parallel @lulesh.cc:%d", 100+10*k)
+				body := fmt.Sprintf("!$omp for @lulesh.cc:%d", 101+10*k)
+				barrier := fmt.Sprintf("!$omp implicit barrier @lulesh.cc:%d", 101+10*k)
+				comp := make([]uint64, threads)
+				ready := uint64(0)
+				for th := range comp {
+					comp[th] = work(8)
+					if r.Slow == [2]int{rank*threads + th, it} {
+						comp[th] *= 3
+					}
+					ready = max(ready, comp[th])
+				}
+				for th := range comp {
+					l := rank*threads + th
+					top[l] = append(top[l], C(loop, at, at+ready+3,
+						C(body, at+1, at+ready+2, C(barrier, at+1+comp[th], at+ready+2))))
+				}
+				// A serial step of the master, inlined into main.
+				at += ready + 4 + work(2)
+			}
+			end = max(end, at)
+		}
+		end += wait(20)
+		for rank := 0; rank < r.Ranks; rank++ {
+			l := rank * threads
+			last := top[l][len(top[l])-1].End
+			top[l] = append(top[l], C("MPI_Allreduce", last+1, end))
+		}
+		t = end + 1
+	}
+	locs := map[string][]Call{}
+	for l, name := range names {
+		if l%threads != 0 {
+			locs[name] = top[l] // a worker: its parallel loops only
+			continue
+		}
+		locs[name] = []Call{C("main", 0, t+21, append(top[l], C("MPI_Finalize", t+1, t+20))...)}
+	}
+	return locs
 }
 
 // Record writes the run's trace as RecordCalls does, one file, and opens it.
