@@ -216,3 +216,28 @@ func TestHybridDynamicsCutFromMaster(t *testing.T) {
 		}
 	}
 }
+
+
+// TestShapesStartupSkew checks that the choice does not depend on how far
+// apart the ranks leave MPI_Init: on a loaded machine one rank can be a
+// second late, which the others wait out in their first synchronizing
+// call, and a short run then spends most of its time in that wait. Here
+// the last rank is 10 times the length of the whole loop late; the shapes
+// are still cut by their solver loops, and the inlined ones between the
+// collective's calls. The MPI+OpenMP shape's parallel region then covers
+// a few percent of a run that the skew fills (its worker threads' main
+// counts the idle start), and its note says so: the note is not checked.
+func TestShapesStartupSkew(t *testing.T) {
+	const iters = 30
+	// An iteration of the shapes takes 125 to 330 units; 10 × the longest
+	// loop.
+	const skew = 10 * iters * 330
+	for _, shape := range []tracetest.Shape{tracetest.ShapeCG, tracetest.ShapeOpenMP, tracetest.ShapeInlined, tracetest.ShapeExchange} {
+		for _, ranks := range []int{2, 4} {
+			t.Run(fmt.Sprintf("%s/%d ranks", shape, ranks), func(t *testing.T) {
+				checkShapeNote(t, tracetest.ShapeRun{Shape: shape, Ranks: ranks, Threads: 2, Iterations: iters,
+					Load: 1, Seed: 3, Slow: [2]int{1, 17}, Skew: skew}, shape != tracetest.ShapeOpenMP)
+			})
+		}
+	}
+}
