@@ -63,6 +63,7 @@ func Analyze(files []*tracefile.File, opt Options) (*Result, error) {
 	}); err != nil {
 		return nil, err
 	}
+	a.sends = nil // the receivers are done with it: let it go
 	var extra findings
 	a.collectives(&extra)
 	a.openmp(&extra)

@@ -21,11 +21,13 @@ import (
 // not of the events.
 
 // window is a stretch of a location's time to account for.
+// There are a few per wait, held for the whole second pass: what only the
+// sweep over the window needs (the regions a winDuring counted) is the
+// sweep's.
 type window struct {
 	start, end int64
-	wait       int // index of the wait (-1 for a stretch of the critical path)
+	wait       int32 // index of the wait (-1 for a stretch of the critical path)
 	kind       winKind
-	seen       []uint32 // winDuring: the regions counted once already
 	times      []pathNs // winPath, winLate, winWaiter: the time per local call path
 }
 
@@ -75,6 +77,7 @@ type regionTime struct {
 // Delay), the critical path, and the synchronisation intervals of the
 // delay costs (delaycost.go).
 func (a *analysis) secondPass(procs int, res *Result, waits []wait, named []int) error {
+	partners := a.packPartners()
 	isNamed := make(map[int]bool, len(named))
 	for _, i := range named {
 		isNamed[i] = true
@@ -102,14 +105,14 @@ func (a *analysis) secondPass(procs int, res *Result, waits []wait, named []int)
 		if w.Peer < 0 || w.Time <= 0 {
 			continue
 		}
-		wins[w.Peer] = append(wins[w.Peer], window{start: w.Start, end: w.Start + w.Time, wait: i, kind: winDuring})
+		wins[w.Peer] = append(wins[w.Peer], window{start: w.Start, end: w.Start + w.Time, wait: int32(i), kind: winDuring})
 		if c := w.lateCall; isNamed[i] && c >= 0 {
 			d := a.data[w.Peer]
 			from := d.first
 			if c > 0 {
 				from = d.calls[c-1].leave
 			}
-			wins[w.Peer] = append(wins[w.Peer], window{start: from, end: d.calls[c].enter, wait: i, kind: winWork})
+			wins[w.Peer] = append(wins[w.Peer], window{start: from, end: d.calls[c].enter, wait: int32(i), kind: winWork})
 		}
 	}
 	cp, spans := a.walkCriticalPath(waits)
@@ -118,7 +121,7 @@ func (a *analysis) secondPass(procs int, res *Result, waits []wait, named []int)
 			wins[n] = append(wins[n], window{start: s.start, end: s.end, wait: -1, kind: winPath})
 		}
 	}
-	dc := a.intervalWindows(waits, wins)
+	dc := a.intervalWindows(waits, wins, partners)
 	outs := make([]delayOut, len(a.locs))
 	err := parallel.Do(procs, len(a.locs), func(n int) error {
 		if len(wins[n]) == 0 {
@@ -136,7 +139,7 @@ func (a *analysis) secondPass(procs int, res *Result, waits []wait, named []int)
 					outs[n].path[p.path] += p.ns
 				}
 			case winLate, winWaiter:
-				outs[n].intervals[interval(w.wait, w.kind)] = w.times
+				outs[n].intervals[interval(int(w.wait), w.kind)] = w.times
 			}
 		}
 		return nil
@@ -215,6 +218,8 @@ func (a *analysis) sweep(n int, waits []wait, wins []window, named map[int]bool,
 	out.costs = map[costKey]*Value{}
 	out.during, out.work = map[int][]regionTime{}, map[int][]regionTime{}
 	out.path, out.intervals = map[int32]int64{}, map[int][]pathNs{}
+	// The regions each active winDuring counted once already, by wait.
+	seen := map[int32][]uint32{}
 	var (
 		next   int
 		active []*window
@@ -244,10 +249,12 @@ func (a *analysis) sweep(n int, waits []wait, wins []window, named map[int]bool,
 		kept := active[:0]
 		for _, w := range active {
 			if ov := min(t, w.end) - max(s, w.start); ov > 0 && at >= 0 {
-				a.charge(w, waits, d.pathOf(stack, at), stack[at].region, ov, named, lo.File, out)
+				a.charge(w, waits, d.pathOf(stack, at), stack[at].region, ov, named, lo.File, seen, out)
 			}
 			if w.end > t {
 				kept = append(kept, w)
+			} else if w.kind == winDuring {
+				delete(seen, w.wait)
 			}
 		}
 		active = kept
@@ -291,30 +298,32 @@ func (a *analysis) sweep(n int, waits []wait, wins []window, named map[int]bool,
 }
 
 // charge adds ov ns of local call path path (of region reg) to window w.
-func (a *analysis) charge(w *window, waits []wait, path int32, reg uint32, ov int64, named map[int]bool, file int, out *delayOut) {
+// seen holds the regions each winDuring counted already.
+func (a *analysis) charge(w *window, waits []wait, path int32, reg uint32, ov int64, named map[int]bool, file int, seen map[int32][]uint32, out *delayOut) {
+	i := int(w.wait)
 	switch w.kind {
 	case winPath, winLate, winWaiter:
 		w.times = addPathNs(w.times, path, ov)
 		return
 	case winWork:
 		if a.kind(file, reg) == regionCompute {
-			out.work[w.wait] = addRegionTime(out.work[w.wait], reg, ov)
+			out.work[i] = addRegionTime(out.work[i], reg, ov)
 		}
 		return
 	}
-	k := costKey{waits[w.wait].Pattern, reg}
+	k := costKey{waits[i].Pattern, reg}
 	v := out.costs[k]
 	if v == nil {
-		v = &Value{Pattern: k.p, Path: -1, Loc: waits[w.wait].Peer}
+		v = &Value{Pattern: k.p, Path: -1, Loc: waits[i].Peer}
 		out.costs[k] = v
 	}
 	v.Time += ov
-	if !slices.Contains(w.seen, reg) {
-		w.seen = append(w.seen, reg)
+	if s := seen[w.wait]; !slices.Contains(s, reg) {
+		seen[w.wait] = append(s, reg)
 		v.Count++
 	}
-	if named[w.wait] {
-		out.during[w.wait] = addRegionTime(out.during[w.wait], reg, ov)
+	if named[i] {
+		out.during[i] = addRegionTime(out.during[i], reg, ov)
 	}
 }
 

@@ -73,12 +73,12 @@ func packPartner(key int, call int32) uint64 {
 // winWaiter) in delayOut.intervals.
 func interval(wait int, side winKind) int { return 2*wait + int(side-winLate) }
 
-// intervalWindows finds every wait's synchronisation intervals and adds
-// them to the locations' windows.
-func (a *analysis) intervalWindows(waits []wait, wins [][]window) *delayPlan {
-	// Per location, its calls that synchronised with a partner, as
-	// packed (partner key, call) numbers, sorted: one slice of integers a
-	// location, which sorts fast.
+// packPartners lists, per location, its calls that synchronised with a
+// partner, as packed (partner key, call) numbers, sorted: one slice of
+// integers a location, which sorts fast. Nothing after needs the messages
+// and collectives themselves: packed, they are let go, before the second
+// pass makes its windows.
+func (a *analysis) packPartners() [][]uint64 {
 	partners := make([][]uint64, len(a.data))
 	for n, d := range a.data {
 		l := make([]uint64, 0, len(d.sends)+len(d.recvs)+len(d.colls)+len(d.omp))
@@ -96,7 +96,14 @@ func (a *analysis) intervalWindows(waits []wait, wins [][]window) *delayPlan {
 		}
 		slices.Sort(l)
 		partners[n] = l
+		d.sends, d.recvs, d.colls, d.omp = nil, nil, nil, nil
 	}
+	return partners
+}
+
+// intervalWindows finds every wait's synchronisation intervals, from the
+// locations' packed partners, and adds them to the locations' windows.
+func (a *analysis) intervalWindows(waits []wait, wins [][]window, partners [][]uint64) *delayPlan {
 	// from returns when location n last synchronised with partner before
 	// call c: that call's leave, or n's first event.
 	from := func(n, partner int, c int32) int64 {
@@ -126,10 +133,10 @@ func (a *analysis) intervalWindows(waits []wait, wins [][]window) *delayPlan {
 		pi.waiter.start = min(pi.waiter.start, pi.waiter.end)
 		plan.intervals[i] = pi
 		if pi.late.end > pi.late.start {
-			wins[w.Peer] = append(wins[w.Peer], window{start: pi.late.start, end: pi.late.end, wait: i, kind: winLate})
+			wins[w.Peer] = append(wins[w.Peer], window{start: pi.late.start, end: pi.late.end, wait: int32(i), kind: winLate})
 		}
 		if pi.waiter.end > pi.waiter.start {
-			wins[w.Loc] = append(wins[w.Loc], window{start: pi.waiter.start, end: pi.waiter.end, wait: i, kind: winWaiter})
+			wins[w.Loc] = append(wins[w.Loc], window{start: pi.waiter.start, end: pi.waiter.end, wait: int32(i), kind: winWaiter})
 		}
 	}
 	return plan
