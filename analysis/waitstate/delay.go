@@ -50,9 +50,6 @@ type delayOut struct {
 	work   map[int][]regionTime
 	// The critical path's time per local call path.
 	path map[int32]int64
-	// Per synchronisation interval (interval(wait, side)): its time per
-	// local call path.
-	intervals map[int][]pathNs
 }
 
 // pathNs is a time in a local call path.
@@ -139,9 +136,10 @@ func (a *analysis) secondPass(procs int, res *Result, waits []wait, named []int)
 					outs[n].path[p.path] += p.ns
 				}
 			case winLate, winWaiter:
-				outs[n].intervals[interval(int(w.wait), w.kind)] = w.times
+				dc.times[interval(int(w.wait), w.kind)] = w.times
 			}
 		}
+		wins[n] = nil // measured: the windows go as the sweeps go
 		return nil
 	})
 	if err != nil {
@@ -168,7 +166,7 @@ func (a *analysis) secondPass(procs int, res *Result, waits []wait, named []int)
 		a.finishCriticalPath(cp, outs, res)
 		res.CriticalPath = cp
 	}
-	res.DelayCosts, res.DelayUnexplained = a.delayCosts(dc, waits, outs)
+	res.DelayCosts, res.DelayUnexplained = a.delayCosts(dc, waits)
 	return nil
 }
 
@@ -217,7 +215,7 @@ func (a *analysis) sweep(n int, waits []wait, wins []window, named map[int]bool,
 	d := a.data[n]
 	out.costs = map[costKey]*Value{}
 	out.during, out.work = map[int][]regionTime{}, map[int][]regionTime{}
-	out.path, out.intervals = map[int32]int64{}, map[int][]pathNs{}
+	out.path = map[int32]int64{}
 	// The regions each active winDuring counted once already, by wait.
 	seen := map[int32][]uint32{}
 	var (

@@ -57,6 +57,10 @@ type plannedInterval struct {
 // delayPlan is what the second pass must measure for the delay costs.
 type delayPlan struct {
 	intervals []plannedInterval // by wait
+	// Per synchronisation interval (interval(wait, side)): its time per
+	// local call path, as the sweep of its location measured it. Each
+	// location's sweep writes only its own intervals.
+	times [][]pathNs
 }
 
 // packPartner packs a partner key (a location, or commPartner, or
@@ -70,7 +74,7 @@ func packPartner(key int, call int32) uint64 {
 }
 
 // interval returns the key of a wait's interval on one side (winLate,
-// winWaiter) in delayOut.intervals.
+// winWaiter) in delayPlan.times.
 func interval(wait int, side winKind) int { return 2*wait + int(side-winLate) }
 
 // packPartners lists, per location, its calls that synchronised with a
@@ -115,7 +119,7 @@ func (a *analysis) intervalWindows(waits []wait, wins [][]window, partners [][]u
 		}
 		return a.data[n].calls[int32(uint32(l[i-1]))].leave
 	}
-	plan := &delayPlan{intervals: make([]plannedInterval, len(waits))}
+	plan := &delayPlan{intervals: make([]plannedInterval, len(waits)), times: make([][]pathNs, 2*len(waits))}
 	for i, w := range waits {
 		if w.Pattern == LateSenderWrongOrder || w.Peer < 0 || w.Peer == w.Loc || w.Time <= 0 || w.lateCall < 0 || w.call < 0 {
 			continue
@@ -145,7 +149,7 @@ func (a *analysis) intervalWindows(waits []wait, wins [][]window, partners [][]u
 // delayCosts spreads the waits' costs over their delays, last wait first,
 // from the intervals the second pass measured. It returns the costs and
 // the waiting time it could not attribute, ns.
-func (a *analysis) delayCosts(plan *delayPlan, waits []wait, outs []delayOut) ([]DelayCost, int64) {
+func (a *analysis) delayCosts(plan *delayPlan, waits []wait) ([]DelayCost, int64) {
 	// Each location's own waits by start, to take out of its intervals.
 	own := make([][]int, len(a.data))
 	for i, w := range waits {
@@ -202,8 +206,8 @@ func (a *analysis) delayCosts(plan *delayPlan, waits []wait, outs []delayOut) ([
 		i := k.i
 		w := waits[i]
 		pi := plan.intervals[i]
-		tL := a.globalTimes(w.Peer, outs[w.Peer].intervals[interval(i, winLate)], tLbuf[:0])
-		tW := a.globalTimes(w.Loc, outs[w.Loc].intervals[interval(i, winWaiter)], tWbuf[:0])
+		tL := a.globalTimes(w.Peer, plan.times[interval(i, winLate)], tLbuf[:0])
+		tW := a.globalTimes(w.Loc, plan.times[interval(i, winWaiter)], tWbuf[:0])
 		tLbuf, tWbuf = tL, tW
 		props = props[:0]
 		near = overlapping(near[:0], own[w.Peer], waits, pi.late)
