@@ -257,6 +257,7 @@ func (a *analysis) sweep(n int, waits []wait, wins []window, named map[int]bool,
 		}
 		active = kept
 	}
+	defer func() { d.pathCache = nil }()
 	it := f.Events(lo.ID)
 	for (next < len(wins) || len(active) > 0) && it.Next(&e) {
 		if e.Kind != encode.KindEnter && e.Kind != encode.KindLeave {

@@ -69,7 +69,7 @@ type locData struct {
 	omp        []ompVisit
 	paths      []localPath
 	pathIdx    map[localPath]int32 // the index of each of paths
-	pathCache  [64]pathCacheEntry  // the last paths looked up
+	pathCache  *[64]pathCacheEntry // the last paths looked up, while a pass reads the location
 	first      int64
 	last       int64
 	unresolved uint64 // messages whose peer is not among the files
@@ -387,6 +387,9 @@ func (d *locData) pathOf(stack []frame, i int) int32 {
 		k := localPath{parent, fr.region}
 		// A loop enters the same paths again and again: a small cache in
 		// front of the map saves its hashing.
+		if d.pathCache == nil {
+			d.pathCache = new([64]pathCacheEntry)
+		}
 		c := &d.pathCache[(uint32(parent)*0x9e3779b1^fr.region)%uint32(len(d.pathCache))]
 		if c.used && c.key == k {
 			fr.path = c.id
@@ -583,6 +586,7 @@ func (r *run) read(n int) (*locData, error) {
 	if started {
 		d.first, d.last = r.nanos(lo.File, f, firstTick), r.nanos(lo.File, f, lastTick)
 	}
+	d.pathCache = nil // a pass's, not the run's: 1 KB a location
 	// Collectives in the order the location started them: what matches
 	// them with the other members'.
 	slices.SortStableFunc(d.colls, func(a, b collOp) int { return cmp.Compare(a.seq, b.seq) })
