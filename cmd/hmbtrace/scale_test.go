@@ -49,7 +49,9 @@ func TestToolsMemoryLinear(t *testing.T) {
 	small, large := perRank(100), perRank(1000)
 	for i, c := range cmds {
 		t.Logf("%v: %.0f bytes allocated per rank at 10^2 ranks, %.0f at 10^3", c, small[i], large[i])
-		if large[i] > 1.5*small[i]+4096 {
+		// 1.25: summary's quadratic term, the replay's keys of members in
+		// text, was 1.45 (106 KB per rank at 10^2 ranks, 154 KB at 10^3).
+		if large[i] > 1.25*small[i]+4096 {
 			t.Errorf("%v: %.0f bytes allocated per rank at 10^2 ranks, %.0f at 10^3: it grows faster than the ranks", c, small[i], large[i])
 		}
 	}
