@@ -15,20 +15,19 @@ import (
 // windows sorted, gives the same sums): what each late location was doing
 // during each wait it caused, for the worst waits what it computed since
 // its previous synchronisation point, the stretches of the critical path,
-// and both parties' synchronisation intervals for the delay costs. Each
-// window collects its own time per call path. Nothing of the first pass's
-// events is kept, so memory is that of the calls, messages and windows,
+// and both parties' synchronisation intervals for the delay costs. The
+// sweep charges each window's time per call path where the finishing
+// steps read it. Nothing of the first pass's events is kept, so memory is
+// that of the calls, the packed partners, the waits and their windows,
 // not of the events.
 
-// window is a stretch of a location's time to account for.
-// There are a few per wait, held for the whole second pass: what only the
-// sweep over the window needs (the regions a winDuring counted) is the
-// sweep's.
+// window is a stretch of a location's time to account for. There are a
+// few per wait, held for the whole second pass, so a window holds no
+// times: the sweep charges them where the finishing steps look for them.
 type window struct {
 	start, end int64
 	wait       int32 // index of the wait (-1 for a stretch of the critical path)
 	kind       winKind
-	times      []pathNs // winPath, winLate, winWaiter: the time per local call path
 }
 
 // winKind says what a window is for.
@@ -50,6 +49,12 @@ type delayOut struct {
 	work   map[int][]regionTime
 	// The critical path's time per local call path.
 	path map[int32]int64
+	// The run's synchronisation intervals' times (delayPlan.times), of
+	// which this location's sweep writes its own.
+	times [][]pathNs
+	// During the sweep: the regions each open winDuring counted once
+	// already, by wait.
+	seen map[int32][]uint32
 }
 
 // pathNs is a time in a local call path.
@@ -125,19 +130,9 @@ func (a *analysis) secondPass(procs int, res *Result, waits []wait, named []int)
 			return nil
 		}
 		slices.SortStableFunc(wins[n], func(x, y window) int { return cmp.Compare(x.start, y.start) })
+		outs[n].times = dc.times
 		if err := a.sweep(n, waits, wins[n], isNamed, &outs[n]); err != nil {
 			return err
-		}
-		// The windows' times, where the finishing steps look for them.
-		for _, w := range wins[n] {
-			switch w.kind {
-			case winPath:
-				for _, p := range w.times {
-					outs[n].path[p.path] += p.ns
-				}
-			case winLate, winWaiter:
-				dc.times[interval(int(w.wait), w.kind)] = w.times
-			}
 		}
 		wins[n] = nil // measured: the windows go as the sweeps go
 		return nil
@@ -216,8 +211,8 @@ func (a *analysis) sweep(n int, waits []wait, wins []window, named map[int]bool,
 	out.costs = map[costKey]*Value{}
 	out.during, out.work = map[int][]regionTime{}, map[int][]regionTime{}
 	out.path = map[int32]int64{}
-	// The regions each active winDuring counted once already, by wait.
-	seen := map[int32][]uint32{}
+	out.seen = map[int32][]uint32{}
+	defer func() { out.seen = nil }()
 	var (
 		next   int
 		active []*window
@@ -247,12 +242,12 @@ func (a *analysis) sweep(n int, waits []wait, wins []window, named map[int]bool,
 		kept := active[:0]
 		for _, w := range active {
 			if ov := min(t, w.end) - max(s, w.start); ov > 0 && at >= 0 {
-				a.charge(w, waits, d.pathOf(stack, at), stack[at].region, ov, named, lo.File, seen, out)
+				a.charge(w, waits, d.pathOf(stack, at), stack[at].region, ov, named, lo.File, out)
 			}
 			if w.end > t {
 				kept = append(kept, w)
 			} else if w.kind == winDuring {
-				delete(seen, w.wait)
+				delete(out.seen, w.wait)
 			}
 		}
 		active = kept
@@ -297,12 +292,15 @@ func (a *analysis) sweep(n int, waits []wait, wins []window, named map[int]bool,
 }
 
 // charge adds ov ns of local call path path (of region reg) to window w.
-// seen holds the regions each winDuring counted already.
-func (a *analysis) charge(w *window, waits []wait, path int32, reg uint32, ov int64, named map[int]bool, file int, seen map[int32][]uint32, out *delayOut) {
+func (a *analysis) charge(w *window, waits []wait, path int32, reg uint32, ov int64, named map[int]bool, file int, out *delayOut) {
 	i := int(w.wait)
 	switch w.kind {
-	case winPath, winLate, winWaiter:
-		w.times = addPathNs(w.times, path, ov)
+	case winPath:
+		out.path[path] += ov
+		return
+	case winLate, winWaiter:
+		k := interval(i, w.kind)
+		out.times[k] = addPathNs(out.times[k], path, ov)
 		return
 	case winWork:
 		if a.kind(file, reg) == regionCompute {
@@ -317,8 +315,8 @@ func (a *analysis) charge(w *window, waits []wait, path int32, reg uint32, ov in
 		out.costs[k] = v
 	}
 	v.Time += ov
-	if s := seen[w.wait]; !slices.Contains(s, reg) {
-		seen[w.wait] = append(s, reg)
+	if s := out.seen[w.wait]; !slices.Contains(s, reg) {
+		out.seen[w.wait] = append(s, reg)
 		v.Count++
 	}
 	if named[i] {
