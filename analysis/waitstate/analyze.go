@@ -38,7 +38,10 @@ func Analyze(files []*tracefile.File, opt Options) (*Result, error) {
 	if worst == 0 {
 		worst = DefaultWorst
 	}
-	r := newRun(files)
+	r, err := newRun(files)
+	if err != nil {
+		return nil, fmt.Errorf("waitstate: %w", err)
+	}
 	data := make([]*locData, len(r.locs))
 	if err := parallel.Do(procs, len(r.locs), func(n int) error {
 		d, err := r.read(n)
@@ -60,6 +63,7 @@ func Analyze(files []*tracefile.File, opt Options) (*Result, error) {
 	}); err != nil {
 		return nil, err
 	}
+	a.sends = nil // the receivers are done with it: let it go
 	var extra findings
 	a.collectives(&extra)
 	a.openmp(&extra)

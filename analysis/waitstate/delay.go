@@ -15,18 +15,19 @@ import (
 // windows sorted, gives the same sums): what each late location was doing
 // during each wait it caused, for the worst waits what it computed since
 // its previous synchronisation point, the stretches of the critical path,
-// and both parties' synchronisation intervals for the delay costs. Each
-// window collects its own time per call path. Nothing of the first pass's
-// events is kept, so memory is that of the calls, messages and windows,
+// and both parties' synchronisation intervals for the delay costs. The
+// sweep charges each window's time per call path where the finishing
+// steps read it. Nothing of the first pass's events is kept, so memory is
+// that of the calls, the packed partners, the waits and their windows,
 // not of the events.
 
-// window is a stretch of a location's time to account for.
+// window is a stretch of a location's time to account for. There are a
+// few per wait, held for the whole second pass, so a window holds no
+// times: the sweep charges them where the finishing steps look for them.
 type window struct {
 	start, end int64
-	wait       int // index of the wait (-1 for a stretch of the critical path)
+	wait       int32 // index of the wait (-1 for a stretch of the critical path)
 	kind       winKind
-	seen       []uint32 // winDuring: the regions counted once already
-	times      []pathNs // winPath, winLate, winWaiter: the time per local call path
 }
 
 // winKind says what a window is for.
@@ -48,9 +49,12 @@ type delayOut struct {
 	work   map[int][]regionTime
 	// The critical path's time per local call path.
 	path map[int32]int64
-	// Per synchronisation interval (interval(wait, side)): its time per
-	// local call path.
-	intervals map[int][]pathNs
+	// The run's synchronisation intervals' times (delayPlan.times), of
+	// which this location's sweep writes its own.
+	times [][]pathNs
+	// During the sweep: the regions each open winDuring counted once
+	// already, by wait.
+	seen map[int32][]uint32
 }
 
 // pathNs is a time in a local call path.
@@ -75,6 +79,7 @@ type regionTime struct {
 // Delay), the critical path, and the synchronisation intervals of the
 // delay costs (delaycost.go).
 func (a *analysis) secondPass(procs int, res *Result, waits []wait, named []int) error {
+	partners := a.packPartners()
 	isNamed := make(map[int]bool, len(named))
 	for _, i := range named {
 		isNamed[i] = true
@@ -102,14 +107,14 @@ func (a *analysis) secondPass(procs int, res *Result, waits []wait, named []int)
 		if w.Peer < 0 || w.Time <= 0 {
 			continue
 		}
-		wins[w.Peer] = append(wins[w.Peer], window{start: w.Start, end: w.Start + w.Time, wait: i, kind: winDuring})
+		wins[w.Peer] = append(wins[w.Peer], window{start: w.Start, end: w.Start + w.Time, wait: int32(i), kind: winDuring})
 		if c := w.lateCall; isNamed[i] && c >= 0 {
 			d := a.data[w.Peer]
 			from := d.first
 			if c > 0 {
 				from = d.calls[c-1].leave
 			}
-			wins[w.Peer] = append(wins[w.Peer], window{start: from, end: d.calls[c].enter, wait: i, kind: winWork})
+			wins[w.Peer] = append(wins[w.Peer], window{start: from, end: d.calls[c].enter, wait: int32(i), kind: winWork})
 		}
 	}
 	cp, spans := a.walkCriticalPath(waits)
@@ -118,27 +123,18 @@ func (a *analysis) secondPass(procs int, res *Result, waits []wait, named []int)
 			wins[n] = append(wins[n], window{start: s.start, end: s.end, wait: -1, kind: winPath})
 		}
 	}
-	dc := a.intervalWindows(waits, wins)
+	dc := a.intervalWindows(waits, wins, partners)
 	outs := make([]delayOut, len(a.locs))
 	err := parallel.Do(procs, len(a.locs), func(n int) error {
 		if len(wins[n]) == 0 {
 			return nil
 		}
 		slices.SortStableFunc(wins[n], func(x, y window) int { return cmp.Compare(x.start, y.start) })
+		outs[n].times = dc.times
 		if err := a.sweep(n, waits, wins[n], isNamed, &outs[n]); err != nil {
 			return err
 		}
-		// The windows' times, where the finishing steps look for them.
-		for _, w := range wins[n] {
-			switch w.kind {
-			case winPath:
-				for _, p := range w.times {
-					outs[n].path[p.path] += p.ns
-				}
-			case winLate, winWaiter:
-				outs[n].intervals[interval(w.wait, w.kind)] = w.times
-			}
-		}
+		wins[n] = nil // measured: the windows go as the sweeps go
 		return nil
 	})
 	if err != nil {
@@ -165,7 +161,7 @@ func (a *analysis) secondPass(procs int, res *Result, waits []wait, named []int)
 		a.finishCriticalPath(cp, outs, res)
 		res.CriticalPath = cp
 	}
-	res.DelayCosts, res.DelayUnexplained = a.delayCosts(dc, waits, outs)
+	res.DelayCosts, res.DelayUnexplained = a.delayCosts(dc, waits)
 	return nil
 }
 
@@ -214,7 +210,9 @@ func (a *analysis) sweep(n int, waits []wait, wins []window, named map[int]bool,
 	d := a.data[n]
 	out.costs = map[costKey]*Value{}
 	out.during, out.work = map[int][]regionTime{}, map[int][]regionTime{}
-	out.path, out.intervals = map[int32]int64{}, map[int][]pathNs{}
+	out.path = map[int32]int64{}
+	out.seen = map[int32][]uint32{}
+	defer func() { out.seen = nil }()
 	var (
 		next   int
 		active []*window
@@ -248,10 +246,13 @@ func (a *analysis) sweep(n int, waits []wait, wins []window, named map[int]bool,
 			}
 			if w.end > t {
 				kept = append(kept, w)
+			} else if w.kind == winDuring {
+				delete(out.seen, w.wait)
 			}
 		}
 		active = kept
 	}
+	defer func() { d.pathCache = nil }()
 	it := f.Events(lo.ID)
 	for (next < len(wins) || len(active) > 0) && it.Next(&e) {
 		if e.Kind != encode.KindEnter && e.Kind != encode.KindLeave {
@@ -292,29 +293,34 @@ func (a *analysis) sweep(n int, waits []wait, wins []window, named map[int]bool,
 
 // charge adds ov ns of local call path path (of region reg) to window w.
 func (a *analysis) charge(w *window, waits []wait, path int32, reg uint32, ov int64, named map[int]bool, file int, out *delayOut) {
+	i := int(w.wait)
 	switch w.kind {
-	case winPath, winLate, winWaiter:
-		w.times = addPathNs(w.times, path, ov)
+	case winPath:
+		out.path[path] += ov
+		return
+	case winLate, winWaiter:
+		k := interval(i, w.kind)
+		out.times[k] = addPathNs(out.times[k], path, ov)
 		return
 	case winWork:
 		if a.kind(file, reg) == regionCompute {
-			out.work[w.wait] = addRegionTime(out.work[w.wait], reg, ov)
+			out.work[i] = addRegionTime(out.work[i], reg, ov)
 		}
 		return
 	}
-	k := costKey{waits[w.wait].Pattern, reg}
+	k := costKey{waits[i].Pattern, reg}
 	v := out.costs[k]
 	if v == nil {
-		v = &Value{Pattern: k.p, Path: -1, Loc: waits[w.wait].Peer}
+		v = &Value{Pattern: k.p, Path: -1, Loc: waits[i].Peer}
 		out.costs[k] = v
 	}
 	v.Time += ov
-	if !slices.Contains(w.seen, reg) {
-		w.seen = append(w.seen, reg)
+	if s := out.seen[w.wait]; !slices.Contains(s, reg) {
+		out.seen[w.wait] = append(s, reg)
 		v.Count++
 	}
-	if named[w.wait] {
-		out.during[w.wait] = addRegionTime(out.during[w.wait], reg, ov)
+	if named[i] {
+		out.during[i] = addRegionTime(out.during[i], reg, ov)
 	}
 }
 

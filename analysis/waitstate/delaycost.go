@@ -57,6 +57,10 @@ type plannedInterval struct {
 // delayPlan is what the second pass must measure for the delay costs.
 type delayPlan struct {
 	intervals []plannedInterval // by wait
+	// Per synchronisation interval (interval(wait, side)): its time per
+	// local call path, as the sweep of its location measured it. Each
+	// location's sweep writes only its own intervals.
+	times [][]pathNs
 }
 
 // packPartner packs a partner key (a location, or commPartner, or
@@ -70,15 +74,15 @@ func packPartner(key int, call int32) uint64 {
 }
 
 // interval returns the key of a wait's interval on one side (winLate,
-// winWaiter) in delayOut.intervals.
+// winWaiter) in delayPlan.times.
 func interval(wait int, side winKind) int { return 2*wait + int(side-winLate) }
 
-// intervalWindows finds every wait's synchronisation intervals and adds
-// them to the locations' windows.
-func (a *analysis) intervalWindows(waits []wait, wins [][]window) *delayPlan {
-	// Per location, its calls that synchronised with a partner, as
-	// packed (partner key, call) numbers, sorted: one slice of integers a
-	// location, which sorts fast.
+// packPartners lists, per location, its calls that synchronised with a
+// partner, as packed (partner key, call) numbers, sorted: one slice of
+// integers a location, which sorts fast. Nothing after needs the messages
+// and collectives themselves: packed, they are let go, before the second
+// pass makes its windows.
+func (a *analysis) packPartners() [][]uint64 {
 	partners := make([][]uint64, len(a.data))
 	for n, d := range a.data {
 		l := make([]uint64, 0, len(d.sends)+len(d.recvs)+len(d.colls)+len(d.omp))
@@ -96,7 +100,14 @@ func (a *analysis) intervalWindows(waits []wait, wins [][]window) *delayPlan {
 		}
 		slices.Sort(l)
 		partners[n] = l
+		d.sends, d.recvs, d.colls, d.omp = nil, nil, nil, nil
 	}
+	return partners
+}
+
+// intervalWindows finds every wait's synchronisation intervals, from the
+// locations' packed partners, and adds them to the locations' windows.
+func (a *analysis) intervalWindows(waits []wait, wins [][]window, partners [][]uint64) *delayPlan {
 	// from returns when location n last synchronised with partner before
 	// call c: that call's leave, or n's first event.
 	from := func(n, partner int, c int32) int64 {
@@ -108,7 +119,7 @@ func (a *analysis) intervalWindows(waits []wait, wins [][]window) *delayPlan {
 		}
 		return a.data[n].calls[int32(uint32(l[i-1]))].leave
 	}
-	plan := &delayPlan{intervals: make([]plannedInterval, len(waits))}
+	plan := &delayPlan{intervals: make([]plannedInterval, len(waits)), times: make([][]pathNs, 2*len(waits))}
 	for i, w := range waits {
 		if w.Pattern == LateSenderWrongOrder || w.Peer < 0 || w.Peer == w.Loc || w.Time <= 0 || w.lateCall < 0 || w.call < 0 {
 			continue
@@ -126,10 +137,10 @@ func (a *analysis) intervalWindows(waits []wait, wins [][]window) *delayPlan {
 		pi.waiter.start = min(pi.waiter.start, pi.waiter.end)
 		plan.intervals[i] = pi
 		if pi.late.end > pi.late.start {
-			wins[w.Peer] = append(wins[w.Peer], window{start: pi.late.start, end: pi.late.end, wait: i, kind: winLate})
+			wins[w.Peer] = append(wins[w.Peer], window{start: pi.late.start, end: pi.late.end, wait: int32(i), kind: winLate})
 		}
 		if pi.waiter.end > pi.waiter.start {
-			wins[w.Loc] = append(wins[w.Loc], window{start: pi.waiter.start, end: pi.waiter.end, wait: i, kind: winWaiter})
+			wins[w.Loc] = append(wins[w.Loc], window{start: pi.waiter.start, end: pi.waiter.end, wait: int32(i), kind: winWaiter})
 		}
 	}
 	return plan
@@ -138,7 +149,7 @@ func (a *analysis) intervalWindows(waits []wait, wins [][]window) *delayPlan {
 // delayCosts spreads the waits' costs over their delays, last wait first,
 // from the intervals the second pass measured. It returns the costs and
 // the waiting time it could not attribute, ns.
-func (a *analysis) delayCosts(plan *delayPlan, waits []wait, outs []delayOut) ([]DelayCost, int64) {
+func (a *analysis) delayCosts(plan *delayPlan, waits []wait) ([]DelayCost, int64) {
 	// Each location's own waits by start, to take out of its intervals.
 	own := make([][]int, len(a.data))
 	for i, w := range waits {
@@ -195,8 +206,8 @@ func (a *analysis) delayCosts(plan *delayPlan, waits []wait, outs []delayOut) ([
 		i := k.i
 		w := waits[i]
 		pi := plan.intervals[i]
-		tL := a.globalTimes(w.Peer, outs[w.Peer].intervals[interval(i, winLate)], tLbuf[:0])
-		tW := a.globalTimes(w.Loc, outs[w.Loc].intervals[interval(i, winWaiter)], tWbuf[:0])
+		tL := a.globalTimes(w.Peer, plan.times[interval(i, winLate)], tLbuf[:0])
+		tW := a.globalTimes(w.Loc, plan.times[interval(i, winWaiter)], tWbuf[:0])
 		tLbuf, tWbuf = tL, tW
 		props = props[:0]
 		near = overlapping(near[:0], own[w.Peer], waits, pi.late)

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"math/bits"
 	"slices"
 
@@ -105,7 +104,10 @@ func NewLocal(f *tracefile.File, world int) (*Local, error) {
 	if world < 1 || f.Header.Rank < 0 || f.Header.Rank >= world {
 		return nil, fmt.Errorf("waitstate: rank %d of a run of %d ranks", f.Header.Rank, world)
 	}
-	r := newRunOf([]*tracefile.File{f}, world)
+	r, err := newRunOf([]*tracefile.File{f}, world)
+	if err != nil {
+		return nil, fmt.Errorf("waitstate: rank %d: %w", f.Header.Rank, err)
+	}
 	data := make([]*locData, len(r.locs))
 	for n := range r.locs {
 		d, err := r.read(n)
@@ -132,11 +134,7 @@ func NewLocal(f *tracefile.File, world int) (*Local, error) {
 	} else if ok {
 		l.rankLoc = end.Loc
 	}
-	for _, key := range r.keys {
-		h := fnv.New64a()
-		h.Write([]byte(key))
-		l.keys = append(l.keys, h.Sum64())
-	}
+	l.keys = r.keys
 	l.makeTrees()
 	return l, nil
 }

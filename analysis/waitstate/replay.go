@@ -2,10 +2,11 @@ package waitstate
 
 import (
 	"cmp"
+	"encoding/binary"
 	"fmt"
+	"hash/fnv"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/hmbtrace/hmbtrace/encode"
@@ -68,7 +69,7 @@ type locData struct {
 	omp        []ompVisit
 	paths      []localPath
 	pathIdx    map[localPath]int32 // the index of each of paths
-	pathCache  [64]pathCacheEntry  // the last paths looked up
+	pathCache  *[64]pathCacheEntry // the last paths looked up, while a pass reads the location
 	first      int64
 	last       int64
 	unresolved uint64 // messages whose peer is not among the files
@@ -142,9 +143,9 @@ type run struct {
 	// write, not in every file a tool may be given).
 	kinds      [][]regionKind
 	kindsOfBig []map[uint32]regionKind
-	// keys are the run-wide communicators' identities: members, remote
-	// group, and how many alike the process made before.
-	keys []string
+	// keys are the run-wide communicators' identities in-situ (commHash),
+	// the same on every member.
+	keys []uint64
 	// insitu is set for one rank's replay of its own trace at the
 	// collective end (insitu.go): times on the reference clock of the
 	// run's clock synchronisation, peers as world ranks.
@@ -162,11 +163,11 @@ const (
 	regionOMPImplicitTask
 )
 
-func newRun(files []*tracefile.File) *run { return newRunOf(files, 0) }
+func newRun(files []*tracefile.File) (*run, error) { return newRunOf(files, 0) }
 
 // newRunOf makes the run of files; with world > 0, the run of one rank's
 // file replayed in-situ in a run of world ranks.
-func newRunOf(files []*tracefile.File, world int) *run {
+func newRunOf(files []*tracefile.File, world int) (*run, error) {
 	r := &run{files: files, axis: tracefile.NewAxis(files), peers: tracefile.NewPeers(files), byRank: map[int]int{}, insitu: world > 0}
 	ranks := r.newLocations()
 	if r.insitu {
@@ -175,8 +176,10 @@ func newRunOf(files []*tracefile.File, world int) *run {
 			ranks[i] = int32(i)
 		}
 	}
-	r.newComms(ranks)
-	return r
+	if err := r.newComms(ranks); err != nil {
+		return nil, err
+	}
+	return r, nil
 }
 
 // newLocations lists the files' locations and region kinds, and returns
@@ -219,64 +222,113 @@ func (r *run) newLocations() []int32 {
 	return slices.Compact(world)
 }
 
-// newComms identifies the files' communicators run-wide; world is the
-// members of MPI_COMM_WORLD when no file defines it.
-func (r *run) newComms(world []int32) {
-	files := r.files
-	// A communicator is the same on every member: the members (and remote
-	// group) and how many with the same members the process made before
-	// it, since MPI creates communicators collectively, in one order.
-	ids := map[string]int{}
-	intern := func(key string, members []int32) int {
-		id, ok := ids[key]
+// newComms identifies the files' communicators run-wide by the run's
+// unified definitions (tracefile.ReadUnified): a communicator is the same
+// on every member, since MPI creates them collectively, in one order.
+// MPI_COMM_SELF is one definition of the run there, but each rank's is its
+// own here, as its members say. world is the members of MPI_COMM_WORLD
+// for the files that do not define it. Run-wide ids are dense, in the
+// order the files (as given) first name them.
+func (r *run) newComms(world []int32) error {
+	u, err := tracefile.ReadUnified(r.files)
+	if err != nil {
+		return err
+	}
+	type commID struct {
+		unified uint32
+		self    int // the rank of an MPI_COMM_SELF, else -1
+	}
+	ids := map[commID]int{}
+	intern := func(k commID, c *tracefile.Comm, seq int) int {
+		id, ok := ids[k]
 		if !ok {
 			id = len(r.members)
-			ids[key] = id
-			r.members = append(r.members, members)
-			r.keys = append(r.keys, key)
+			ids[k] = id
+			r.members = append(r.members, c.Members)
+			if r.insitu {
+				r.keys = append(r.keys, commHash(c.Members, c.Remote, seq))
+			}
 		}
 		return id
 	}
-	for _, f := range files {
-		m := map[uint32]int{}
-		seen := map[string]int{}
-		worldID := -1
-		for _, c := range f.Comms {
-			var b strings.Builder
-			for _, x := range c.Members {
-				b.WriteString(strconv.Itoa(int(x)))
-				b.WriteByte(',')
+	// The files without MPI_COMM_WORLD take the run's communicator with its
+	// members, the first of them, when a file defines one: found once.
+	worldID := -1
+	worldOf := func() int {
+		if worldID >= 0 {
+			return worldID
+		}
+		c := &tracefile.Comm{Members: world}
+		k := commID{unified: 0, self: -1}
+		for i := range u.Defs.Comms {
+			d := &u.Defs.Comms[i]
+			if d.Seq == 0 && d.Remote == nil && slices.Equal(d.Members, world) {
+				k.unified = d.ID
+				break
 			}
-			if c.Remote != nil {
-				b.WriteByte('|')
-				for _, x := range c.Remote {
-					b.WriteString(strconv.Itoa(int(x)))
-					b.WriteByte(',')
-				}
+		}
+		worldID = intern(k, c, 0)
+		return worldID
+	}
+	for i, f := range r.files {
+		m := make(map[uint32]int, len(f.Comms)+1)
+		hasWorld := false
+		for j := range f.Comms {
+			c := &f.Comms[j]
+			uid := u.Maps[i].Comms[c.ID]
+			if uid == 0 || int(uid) > len(u.Defs.Comms) {
+				return fmt.Errorf("%s: communicator %d (%s) is not among the run's definitions", f.Path, c.ID, c.Name)
 			}
-			set := b.String()
-			n := seen[set]
-			seen[set]++
-			id := intern(fmt.Sprintf("%s#%d", set, n), c.Members)
+			k := commID{uid, -1}
+			if isSelf(c) {
+				k.self = f.Header.Rank
+			}
+			id := intern(k, c, u.Defs.Comms[uid-1].Seq)
 			if c.Remote != nil {
 				id = -1 - id // inter-communicators: not replayed
 			}
 			m[c.ID] = id
 			if c.Name == "MPI_COMM_WORLD" {
-				worldID = id
+				m[0], hasWorld = id, true
 			}
 		}
-		if worldID < 0 {
-			var b strings.Builder
-			for _, x := range world {
-				b.WriteString(strconv.Itoa(int(x)))
-				b.WriteByte(',')
-			}
-			worldID = intern(b.String()+"#0", world)
+		if !hasWorld {
+			m[0] = worldOf()
 		}
-		m[0] = worldID
 		r.comms = append(r.comms, m)
 	}
+	return nil
+}
+
+// isSelf tells MPI_COMM_SELF as the run's definitions tell it: one
+// definition for the run, whose members are each rank itself.
+func isSelf(c *tracefile.Comm) bool {
+	return c.Name == "MPI_COMM_SELF" && c.Remote == nil && len(c.Members) <= 1
+}
+
+// commHash is the identity of a communicator that its members exchange
+// in-situ: its members, remote group and which of the rank's
+// communicators with those members it is (seq), hashed. It costs a pass
+// over the members, never text of them.
+func commHash(members, remote []int32, seq int) uint64 {
+	h := fnv.New64a()
+	var b [binary.MaxVarintLen64]byte
+	put := func(v int64) { h.Write(b[:binary.PutVarint(b[:], v)]) }
+	put(int64(len(members)))
+	for _, x := range members {
+		put(int64(x))
+	}
+	put(int64(len(remote)))
+	if remote != nil {
+		put(1)
+		for _, x := range remote {
+			put(int64(x))
+		}
+	} else {
+		put(0)
+	}
+	put(int64(seq))
+	return h.Sum64()
 }
 
 func kindOfRegion(reg tracefile.Region) regionKind {
@@ -335,6 +387,9 @@ func (d *locData) pathOf(stack []frame, i int) int32 {
 		k := localPath{parent, fr.region}
 		// A loop enters the same paths again and again: a small cache in
 		// front of the map saves its hashing.
+		if d.pathCache == nil {
+			d.pathCache = new([64]pathCacheEntry)
+		}
 		c := &d.pathCache[(uint32(parent)*0x9e3779b1^fr.region)%uint32(len(d.pathCache))]
 		if c.used && c.key == k {
 			fr.path = c.id
@@ -531,6 +586,7 @@ func (r *run) read(n int) (*locData, error) {
 	if started {
 		d.first, d.last = r.nanos(lo.File, f, firstTick), r.nanos(lo.File, f, lastTick)
 	}
+	d.pathCache = nil // a pass's, not the run's: 1 KB a location
 	// Collectives in the order the location started them: what matches
 	// them with the other members'.
 	slices.SortStableFunc(d.colls, func(a, b collOp) int { return cmp.Compare(a.seq, b.seq) })
