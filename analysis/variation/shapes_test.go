@@ -217,7 +217,6 @@ func TestHybridDynamicsCutFromMaster(t *testing.T) {
 	}
 }
 
-
 // TestShapesStartupSkew checks that the choice does not depend on how far
 // apart the ranks leave MPI_Init: on a loaded machine one rank can be a
 // second late, which the others wait out in their first synchronizing
