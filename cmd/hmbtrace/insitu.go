@@ -70,19 +70,29 @@ func groupZero(path string) (string, error) {
 	return "", fmt.Errorf("%s: no run archive (*%s) of group 0 in it", path, tracefile.ArchiveExt)
 }
 
-// writePassCosts says what each pass of the collective end cost rank 0,
-// when the archive's results say (nothing for an archive without them).
-func writePassCosts(out io.Writer, paths []string) error {
+// readPassCosts returns the costs of the collective end's passes the
+// run archive's results hold: nil without an error when it holds none.
+func readPassCosts(paths []string) ([]tracefile.PassCost, error) {
 	b, path, err := inSituResult(paths, tracefile.ResultCosts, "costs of the collective end")
 	if errors.Is(err, errNoResult) {
-		return nil
+		return nil, nil
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var costs []tracefile.PassCost
 	if err := json.Unmarshal(b, &costs); err != nil {
-		return fmt.Errorf("%s: the costs of the collective end: %v", path, err)
+		return nil, fmt.Errorf("%s: the costs of the collective end: %v", path, err)
+	}
+	return costs, nil
+}
+
+// writePassCosts says what each pass of the collective end cost rank 0,
+// when the archive's results say (nothing for an archive without them).
+func writePassCosts(out io.Writer, paths []string) error {
+	costs, err := readPassCosts(paths)
+	if costs == nil || err != nil {
+		return err
 	}
 	fmt.Fprintf(out, "\nThe collective end at MPI_Finalize, as rank 0 saw it (its passes' time, the result's size):\n")
 	for _, c := range costs {

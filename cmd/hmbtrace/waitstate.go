@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -93,16 +92,9 @@ func inSituWaitStates(paths []string) (*waitstate.Result, string, error) {
 // parts, and their share of the run's mean time per location (up to the
 // collective end). Nothing when the archive holds no costs.
 func writeReplayCost(out io.Writer, paths []string, r *waitstate.Result) error {
-	b, path, err := inSituResult(paths, tracefile.ResultCosts, "costs of the collective end")
-	if errors.Is(err, errNoResult) {
-		return nil
-	}
-	if err != nil {
+	costs, err := readPassCosts(paths)
+	if costs == nil || err != nil {
 		return err
-	}
-	var costs []tracefile.PassCost
-	if err := json.Unmarshal(b, &costs); err != nil {
-		return fmt.Errorf("%s: the costs of the collective end: %v", path, err)
 	}
 	var rounds, gather float64
 	for _, c := range costs {
