@@ -27,6 +27,13 @@ func enterProbe(l *Location, r Region) (t uint64)
 // body of Leave, as enterProbe does.
 func leaveProbe(l *Location, r Region) (t uint64)
 
+// leaveSpan is Span.End's: it jumps to leaveProbe for a nested region and
+// to endOutermost for the region that made the lane active, so that End
+// inlines into the defer's wrapper with one call and a nested region's
+// leave costs one direct call more than Leave's: no func value, no ABI
+// wrapper. Callers ignore t, leaveProbe's slot.
+func leaveSpan(l *Location, r Region, outer bool) (t uint64)
+
 // enterSlow is where enterProbe jumps for every case but the common one,
 // with the time it read, or 0.
 //

@@ -363,3 +363,12 @@ read:
 notread:
 	MOVQ	$0, t+16(FP)
 	JMP	·leaveSlow(SB)
+
+// func leaveSpan(l *Location, r Region, outer bool) (t uint64)
+// The arguments of leaveProbe and of endOutermost are a prefix of these.
+TEXT ·leaveSpan(SB), NOSPLIT|NOFRAME, $0-24
+	CMPB	outer+12(FP), $0
+	JNE	outermost
+	JMP	·leaveProbe(SB)
+outermost:
+	JMP	·endOutermost(SB)

@@ -17,3 +17,14 @@ func leaveProbe(l *Location, r Region) (t uint64) {
 	l.leaveAt(r, 0)
 	return 0
 }
+
+// leaveSpan is Span.End's: leaveProbe for a nested region, endOutermost
+// for the region that made the lane active.
+func leaveSpan(l *Location, r Region, outer bool) (t uint64) {
+	if outer {
+		endOutermost(l, r)
+		return 0
+	}
+	l.leaveAt(r, 0)
+	return 0
+}

@@ -61,13 +61,13 @@ func carried(ctx context.Context) *Measurement {
 // measured, ends nothing; its Lane is nil.
 type Span struct {
 	l *Location
-	// end is what End calls: leaveProbe (Leave's body) for a region
-	// nested in another of the goroutine's, endOutermost for the region
-	// that made the lane active. Carried rather than found at End, so that
-	// End inlines into the defer's wrapper and a nested region's End is
-	// one call, as a Leave is. The result is leaveProbe's, ignored.
-	end func(l *Location, r Region) uint64
-	r   Region
+	r Region
+	// outer marks the region that made the lane active: its End goes
+	// through endOutermost, which makes the lane idle again. A nested
+	// region's End calls leaveProbe (Leave's body) directly, one call from
+	// the defer's wrapper, where a func value here cost a second call into
+	// leaveProbe's ABI wrapper (BenchmarkProbeOverClock).
+	outer bool
 }
 
 // StartRegion enters region s on the calling goroutine's lane and returns
@@ -113,11 +113,11 @@ func StartRegion(ctx context.Context, s *Site) Span {
 	r := Region(b)
 	if l.lane.own.Load() == k|ownActive {
 		enterProbe(l, r)
-		return Span{l: l, end: leaveProbe, r: r}
+		return Span{l: l, r: r}
 	}
 	if m.gort == nil && l.lane.own.CompareAndSwap(k, k|ownActive) {
 		enterProbe(l, r)
-		return Span{l: l, end: endOutermost, r: r}
+		return Span{l: l, r: r, outer: true}
 	}
 	return startSlow(m, s, k)
 }
@@ -157,34 +157,32 @@ func startSlow(m *Measurement, s *Site, k uintptr) Span {
 	}
 	l.Enter(r)
 	if activated {
-		return Span{l: l, end: endOutermost, r: r}
+		return Span{l: l, r: r, outer: true}
 	}
-	return Span{l: l, end: leaveProbe, r: r}
+	return Span{l: l, r: r}
 }
 
 // endOutermost leaves the region that made goroutine lane l active, and
 // makes the lane idle if that closed its last region: still bound to the
 // goroutine, free for another goroutine to take. (Regions left open inside
 // it, by a Span never ended, keep the lane active: the goroutine's.)
-func endOutermost(l *Location, r Region) uint64 {
+func endOutermost(l *Location, r Region) {
 	leaveProbe(l, r)
 	if l.depth == 0 {
 		l.idle()
 	}
-	return 0
 }
 
 // End leaves the span's region. When it was the goroutine's outermost, the
 // goroutine's lane becomes idle: still bound to it, free for another
 // goroutine to take.
 func (s Span) End() {
-	// Inlined into the defer's wrapper, which calls s.end: leaveProbe,
-	// not Leave, for a nested region (Leave's test of the throttled
-	// regions' cache saves a call for a Location's caller, and this is a
-	// call already; a throttled region's leave returns at its profile
-	// entry's flag).
-	if s.end != nil {
-		s.end(s.l, s.r)
+	// Inlined into the defer's wrapper, which makes one call: leaveSpan,
+	// which on amd64 jumps to leaveProbe (Leave's body, without Leave's
+	// test of the throttled regions' cache: a throttled region's leave
+	// returns at its profile entry's flag) or to endOutermost.
+	if s.l != nil {
+		leaveSpan(s.l, s.r, s.outer)
 	}
 }
 
