@@ -88,11 +88,11 @@ type Span struct {
 // outermost Span would write into a lane that may be another goroutine's
 // by then.
 func StartRegion(ctx context.Context, s *Site) Span {
-	// The common cases in this frame: a region nested in one the goroutine
-	// has open (its lane is active for it, in its table slot), or its
-	// outermost, taking its idle lane back; of a site bound to the
-	// measurement. Everything else is startSlow's, so that little lives
-	// across the calls of Key and enterAt (BenchmarkSpan).
+	// The common cases: a region nested in one the goroutine has open
+	// (its lane is active for it, in its table slot: laneEnter, one
+	// call), or its outermost, taking its idle lane back; of a site bound
+	// to the measurement. Everything else is startSlow's, so that little
+	// lives across the calls (BenchmarkProbeOverClock).
 	m := current.Load()
 	if contexts.Load() {
 		m = carriedOr(ctx, m)
@@ -100,22 +100,21 @@ func StartRegion(ctx context.Context, s *Site) Span {
 	if m == nil || s == nil {
 		return startSlow(m, s, 0)
 	}
-	k := goroutine.Key()
-	l := m.lanes.table[laneSlot(k)].Load()
 	b := s.bound.Load()
-	if l == nil || uint32(b>>32) != m.serial {
-		return startSlow(m, s, k)
+	if uint32(b>>32) != m.serial {
+		return startSlow(m, s, 0)
 	}
-	// enterProbe (Enter's body), not Enter: Enter's test of the throttled
-	// regions' cache saves a call for a Location's caller, and this is a
-	// call already (a throttled region's enter returns at its profile
-	// entry's flag).
+	// laneEnter calls enterProbe (Enter's body), not Enter: Enter's test
+	// of the throttled regions' cache saves a call for a Location's
+	// caller, and this is a call already (a throttled region's enter
+	// returns at its profile entry's flag).
 	r := Region(b)
-	if l.lane.own.Load() == k|ownActive {
-		enterProbe(l, r)
+	if _, l := laneEnter(&m.lanes.table, r); l != nil {
 		return Span{l: l, r: r}
 	}
-	if m.gort == nil && l.lane.own.CompareAndSwap(k, k|ownActive) {
+	k := goroutine.Key()
+	l := m.lanes.table[laneSlot(k)].Load()
+	if l != nil && m.gort == nil && l.lane.own.CompareAndSwap(k, k|ownActive) {
 		enterProbe(l, r)
 		return Span{l: l, r: r, outer: true}
 	}
