@@ -88,15 +88,15 @@ type Span struct {
 // outermost Span would write into a lane that may be another goroutine's
 // by then.
 func StartRegion(ctx context.Context, s *Site) Span {
-	// The common cases: a region nested in one the goroutine has open
-	// (its lane is active for it, in its table slot: laneEnter, one
-	// call), or its outermost, taking its idle lane back; of a site bound
-	// to the measurement. Everything else is startSlow's, so that little
-	// lives across the calls (BenchmarkProbeOverClock).
-	m := current.Load()
+	// The common case in this frame: a region nested in one the goroutine
+	// has open (its lane is active for it, in its table slot: laneEnter,
+	// one call), of a site bound to the running measurement, with no
+	// measurement carried in contexts. Everything else is startIn's, so
+	// that only s lives across the call (BenchmarkProbeOverClock).
 	if contexts.Load() {
-		m = carriedOr(ctx, m)
+		return startCarried(ctx, s)
 	}
+	m := current.Load()
 	if m == nil || s == nil {
 		return startSlow(m, s, 0)
 	}
@@ -108,6 +108,33 @@ func StartRegion(ctx context.Context, s *Site) Span {
 	// of the throttled regions' cache saves a call for a Location's
 	// caller, and this is a call already (a throttled region's enter
 	// returns at its profile entry's flag).
+	r := Region(b)
+	if _, l := laneEnter(&m.lanes.table, r); l != nil {
+		return Span{l: l, r: r}
+	}
+	return startIn(current.Load(), s)
+}
+
+// startCarried is StartRegion once a context carried a measurement
+// (NewContext): ctx's, else Current.
+//
+//go:noinline
+func startCarried(ctx context.Context, s *Site) Span {
+	return startIn(carriedOr(ctx, current.Load()), s)
+}
+
+// startIn is StartRegion in measurement m, with its other common case too:
+// the goroutine's outermost region, which takes its idle lane back.
+//
+//go:noinline
+func startIn(m *Measurement, s *Site) Span {
+	if m == nil || s == nil {
+		return startSlow(m, s, 0)
+	}
+	b := s.bound.Load()
+	if uint32(b>>32) != m.serial {
+		return startSlow(m, s, 0)
+	}
 	r := Region(b)
 	if _, l := laneEnter(&m.lanes.table, r); l != nil {
 		return Span{l: l, r: r}
