@@ -2,6 +2,8 @@
 
 package measure
 
+import "sync/atomic"
+
 // On amd64 the common case of Enter and Leave is one leaf function in
 // assembly (probe_amd64.s): the profile entry, RDTSC, the checks, the
 // bookkeeping and the record's bytes in registers, in one frame with
@@ -26,6 +28,20 @@ func enterProbe(l *Location, r Region) (t uint64)
 // leaveProbe records a leave of region r on l at the clock's time, the
 // body of Leave, as enterProbe does.
 func leaveProbe(l *Location, r Region) (t uint64)
+
+// laneEnter is StartRegion's common case: it enters r on the running
+// goroutine's lane if the table holds that lane in the goroutine's slot,
+// active for it, and returns it; else it returns nil and records nothing.
+// It does in one call what goroutine.Key, the table and enterProbe did in
+// two, with no Go frame between them. Callers ignore t, enterProbe's slot.
+func laneEnter(tab *[laneSlots]atomic.Pointer[Location], r Region) (t uint64, l *Location)
+
+// leaveSpan is Span.End's: it jumps to leaveProbe for a nested region and
+// to endOutermost for the region that made the lane active, so that End
+// inlines into the defer's wrapper with one call and a nested region's
+// leave costs one direct call more than Leave's: no func value, no ABI
+// wrapper. Callers ignore t, leaveProbe's slot.
+func leaveSpan(l *Location, r Region, outer bool) (t uint64)
 
 // enterSlow is where enterProbe jumps for every case but the common one,
 // with the time it read, or 0.

@@ -363,3 +363,38 @@ read:
 notread:
 	MOVQ	$0, t+16(FP)
 	JMP	·leaveSlow(SB)
+
+// func leaveSpan(l *Location, r Region, outer bool) (t uint64)
+// The arguments of leaveProbe and of endOutermost are a prefix of these.
+TEXT ·leaveSpan(SB), NOSPLIT|NOFRAME, $0-24
+	CMPB	outer+12(FP), $0
+	JNE	outermost
+	JMP	·leaveProbe(SB)
+outermost:
+	JMP	·endOutermost(SB)
+
+// func laneEnter(tab *[laneSlots]atomic.Pointer[Location], r Region) (t uint64, l *Location)
+// StartRegion's common case in one call: the running goroutine's lane,
+// found in the measurement's table (laneSlot's hash of the g's address,
+// which goroutine.Key reads), active for that goroutine, then enterProbe
+// on it. The lane goes in the first argument's slot, which enterProbe and
+// enterSlow read as their l, and in l; a goroutine with no active lane in
+// its slot gets a nil l, and nothing is recorded.
+TEXT ·laneEnter(SB), NOSPLIT|NOFRAME, $0-32
+	MOVQ	tab+0(FP), DI
+	MOVQ	(TLS), AX
+	MOVL	AX, CX
+	IMULL	$-0x61c88647, CX // 0x9e3779b9
+	SHRL	$(32-const_laneSlotBits), CX
+	MOVQ	(DI)(CX*8), DI
+	TESTQ	DI, DI
+	JEQ	none
+	ORQ	$const_ownActive, AX
+	CMPQ	AX, (Location_lane+laneState_own)(DI)
+	JNE	none
+	MOVQ	DI, tab+0(FP)
+	MOVQ	DI, l+24(FP)
+	JMP	·enterProbe(SB)
+none:
+	MOVQ	$0, l+24(FP)
+	RET

@@ -61,13 +61,13 @@ func carried(ctx context.Context) *Measurement {
 // measured, ends nothing; its Lane is nil.
 type Span struct {
 	l *Location
-	// end is what End calls: leaveProbe (Leave's body) for a region
-	// nested in another of the goroutine's, endOutermost for the region
-	// that made the lane active. Carried rather than found at End, so that
-	// End inlines into the defer's wrapper and a nested region's End is
-	// one call, as a Leave is. The result is leaveProbe's, ignored.
-	end func(l *Location, r Region) uint64
-	r   Region
+	r Region
+	// outer marks the region that made the lane active: its End goes
+	// through endOutermost, which makes the lane idle again. A nested
+	// region's End calls leaveProbe (Leave's body) directly, one call from
+	// the defer's wrapper, where a func value here cost a second call into
+	// leaveProbe's ABI wrapper (BenchmarkProbeOverClock).
+	outer bool
 }
 
 // StartRegion enters region s on the calling goroutine's lane and returns
@@ -88,36 +88,62 @@ type Span struct {
 // outermost Span would write into a lane that may be another goroutine's
 // by then.
 func StartRegion(ctx context.Context, s *Site) Span {
-	// The common cases in this frame: a region nested in one the goroutine
-	// has open (its lane is active for it, in its table slot), or its
-	// outermost, taking its idle lane back; of a site bound to the
-	// measurement. Everything else is startSlow's, so that little lives
-	// across the calls of Key and enterAt (BenchmarkSpan).
-	m := current.Load()
+	// The common case in this frame: a region nested in one the goroutine
+	// has open (its lane is active for it, in its table slot: laneEnter,
+	// one call), of a site bound to the running measurement, with no
+	// measurement carried in contexts. Everything else is startIn's, so
+	// that only s lives across the call (BenchmarkProbeOverClock).
 	if contexts.Load() {
-		m = carriedOr(ctx, m)
+		return startCarried(ctx, s)
 	}
+	m := current.Load()
 	if m == nil || s == nil {
 		return startSlow(m, s, 0)
 	}
+	b := s.bound.Load()
+	if uint32(b>>32) != m.serial {
+		return startSlow(m, s, 0)
+	}
+	// laneEnter calls enterProbe (Enter's body), not Enter: Enter's test
+	// of the throttled regions' cache saves a call for a Location's
+	// caller, and this is a call already (a throttled region's enter
+	// returns at its profile entry's flag).
+	r := Region(b)
+	if _, l := laneEnter(&m.lanes.table, r); l != nil {
+		return Span{l: l, r: r}
+	}
+	return startIn(current.Load(), s)
+}
+
+// startCarried is StartRegion once a context carried a measurement
+// (NewContext): ctx's, else Current.
+//
+//go:noinline
+func startCarried(ctx context.Context, s *Site) Span {
+	return startIn(carriedOr(ctx, current.Load()), s)
+}
+
+// startIn is StartRegion in measurement m, with its other common case too:
+// the goroutine's outermost region, which takes its idle lane back.
+//
+//go:noinline
+func startIn(m *Measurement, s *Site) Span {
+	if m == nil || s == nil {
+		return startSlow(m, s, 0)
+	}
+	b := s.bound.Load()
+	if uint32(b>>32) != m.serial {
+		return startSlow(m, s, 0)
+	}
+	r := Region(b)
+	if _, l := laneEnter(&m.lanes.table, r); l != nil {
+		return Span{l: l, r: r}
+	}
 	k := goroutine.Key()
 	l := m.lanes.table[laneSlot(k)].Load()
-	b := s.bound.Load()
-	if l == nil || uint32(b>>32) != m.serial {
-		return startSlow(m, s, k)
-	}
-	// enterProbe (Enter's body), not Enter: Enter's test of the throttled
-	// regions' cache saves a call for a Location's caller, and this is a
-	// call already (a throttled region's enter returns at its profile
-	// entry's flag).
-	r := Region(b)
-	if l.lane.own.Load() == k|ownActive {
+	if l != nil && m.gort == nil && l.lane.own.CompareAndSwap(k, k|ownActive) {
 		enterProbe(l, r)
-		return Span{l: l, end: leaveProbe, r: r}
-	}
-	if m.gort == nil && l.lane.own.CompareAndSwap(k, k|ownActive) {
-		enterProbe(l, r)
-		return Span{l: l, end: endOutermost, r: r}
+		return Span{l: l, r: r, outer: true}
 	}
 	return startSlow(m, s, k)
 }
@@ -157,34 +183,34 @@ func startSlow(m *Measurement, s *Site, k uintptr) Span {
 	}
 	l.Enter(r)
 	if activated {
-		return Span{l: l, end: endOutermost, r: r}
+		return Span{l: l, r: r, outer: true}
 	}
-	return Span{l: l, end: leaveProbe, r: r}
+	return Span{l: l, r: r}
 }
 
 // endOutermost leaves the region that made goroutine lane l active, and
 // makes the lane idle if that closed its last region: still bound to the
 // goroutine, free for another goroutine to take. (Regions left open inside
 // it, by a Span never ended, keep the lane active: the goroutine's.)
-func endOutermost(l *Location, r Region) uint64 {
+//
+//lint:ignore U1000 leaveSpan's assembly jumps here, which staticcheck does not see
+func endOutermost(l *Location, r Region) {
 	leaveProbe(l, r)
 	if l.depth == 0 {
 		l.idle()
 	}
-	return 0
 }
 
 // End leaves the span's region. When it was the goroutine's outermost, the
 // goroutine's lane becomes idle: still bound to it, free for another
 // goroutine to take.
 func (s Span) End() {
-	// Inlined into the defer's wrapper, which calls s.end: leaveProbe,
-	// not Leave, for a nested region (Leave's test of the throttled
-	// regions' cache saves a call for a Location's caller, and this is a
-	// call already; a throttled region's leave returns at its profile
-	// entry's flag).
-	if s.end != nil {
-		s.end(s.l, s.r)
+	// Inlined into the defer's wrapper, which makes one call: leaveSpan,
+	// which on amd64 jumps to leaveProbe (Leave's body, without Leave's
+	// test of the throttled regions' cache: a throttled region's leave
+	// returns at its profile entry's flag) or to endOutermost.
+	if s.l != nil {
+		leaveSpan(s.l, s.r, s.outer)
 	}
 }
 
