@@ -4,9 +4,7 @@ import (
 	"cmp"
 	"slices"
 
-	"github.com/hmbtrace/hmbtrace/encode"
 	"github.com/hmbtrace/hmbtrace/internal/parallel"
-	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
 // Everything that needs the waits is found by one second pass over the
@@ -127,6 +125,7 @@ func (a *analysis) secondPass(procs int, res *Result, waits []wait, named []int)
 	outs := make([]delayOut, len(a.locs))
 	err := parallel.Do(procs, len(a.locs), func(n int) error {
 		if len(wins[n]) == 0 {
+			a.data[n].log = regionLog{} // nothing to sweep
 			return nil
 		}
 		slices.SortStableFunc(wins[n], func(x, y window) int { return cmp.Compare(x.start, y.start) })
@@ -135,6 +134,7 @@ func (a *analysis) secondPass(procs int, res *Result, waits []wait, named []int)
 			return err
 		}
 		wins[n] = nil // measured: the windows go as the sweeps go
+		a.data[n].log = regionLog{}
 		return nil
 	})
 	if err != nil {
@@ -216,7 +216,7 @@ func (a *analysis) sweep(n int, waits []wait, wins []window, named map[int]bool,
 	var (
 		next   int
 		active []*window
-		e      tracefile.Event
+		e      logRecord
 		stack  []frame
 		sync   = -1 // the outermost open synchronisation call's place in stack
 		prev   int64
@@ -253,26 +253,25 @@ func (a *analysis) sweep(n int, waits []wait, wins []window, named map[int]bool,
 		active = kept
 	}
 	defer func() { d.pathCache = nil }()
-	it := f.Events(lo.ID)
-	for (next < len(wins) || len(active) > 0) && it.Next(&e) {
-		if e.Kind != encode.KindEnter && e.Kind != encode.KindLeave {
-			continue
-		}
-		t := a.axis.Nanos(lo.File, f, e.Time)
+	// The forward pass kept the location's enters and leaves: read them,
+	// not the trace.
+	lr := logReader{buf: d.log.buf}
+	for (next < len(wins) || len(active) > 0) && lr.next(&e) {
+		t := a.axis.Nanos(lo.File, f, e.tick)
 		if begun && t > prev && len(stack) > 0 {
 			segment(prev, t)
 		}
 		prev, begun = max(prev, t), true
-		switch e.Kind {
-		case encode.KindEnter:
-			for len(stack) < e.Depth-1 {
+		switch {
+		case e.enter:
+			for len(stack) < e.depth-1 {
 				stack = append(stack, frame{call: -1, path: -1}) // a removed ancestor
 			}
-			if k := a.kind(lo.File, e.Region); sync < 0 && (k == regionMPI || k == regionOMPBarrier || k == regionOMPImplicitBarrier) {
+			if k := a.kind(lo.File, e.region); sync < 0 && (k == regionMPI || k == regionOMPBarrier || k == regionOMPImplicitBarrier) {
 				sync = len(stack)
 			}
-			stack = append(stack, frame{region: e.Region, call: -1, path: -2})
-		case encode.KindLeave:
+			stack = append(stack, frame{region: e.region, call: -1, path: -2})
+		default:
 			if len(stack) == 0 {
 				break
 			}
@@ -288,7 +287,7 @@ func (a *analysis) sweep(n int, waits []wait, wins []window, named map[int]bool,
 			}
 		}
 	}
-	return it.Err()
+	return nil
 }
 
 // charge adds ov ns of local call path path (of region reg) to window w.

@@ -70,6 +70,7 @@ type locData struct {
 	paths      []localPath
 	pathIdx    map[localPath]int32 // the index of each of paths
 	pathCache  *[64]pathCacheEntry // the last paths looked up, while a pass reads the location
+	log        regionLog           // the enters and leaves, for the second pass (post-mortem)
 	first      int64
 	last       int64
 	unresolved uint64 // messages whose peer is not among the files
@@ -150,6 +151,9 @@ type run struct {
 	// collective end (insitu.go): times on the reference clock of the
 	// run's clock synchronisation, peers as world ranks.
 	insitu bool
+	// keepLog makes the forward pass keep each location's enters and
+	// leaves (locData.log) for a second pass.
+	keepLog bool
 }
 
 // regionKind says what a region is to the replay.
@@ -430,6 +434,11 @@ func (r *run) read(n int) (*locData, error) {
 	d.calls = make([]call, 0, min(calls, most))
 	d.sends = make([]send, 0, min(sent, most))
 	d.recvs = make([]recv, 0, min(received, most))
+	if r.keepLog {
+		// About 3 bytes a record (regionlog.go); the kept events count the
+		// messages too, which leaves room for longer times.
+		d.log.buf = make([]byte, 0, min(3*l.Kept(), 4*most))
+	}
 	var (
 		stack     []frame
 		e         tracefile.Event
@@ -462,6 +471,13 @@ func (r *run) read(n int) (*locData, error) {
 		}
 		switch e.Kind {
 		case encode.KindEnter:
+			if r.keepLog {
+				depth := 0
+				if len(stack) < e.Depth-1 {
+					depth = e.Depth
+				}
+				d.log.enter(e.Region, e.Time, depth)
+			}
 			for len(stack) < e.Depth-1 {
 				stack = append(stack, frame{call: -1, path: -1}) // a removed ancestor
 			}
@@ -487,6 +503,9 @@ func (r *run) read(n int) (*locData, error) {
 			}
 			stack = append(stack, fr)
 		case encode.KindLeave:
+			if r.keepLog {
+				d.log.leave(e.Time)
+			}
 			if len(stack) == 0 {
 				break
 			}
