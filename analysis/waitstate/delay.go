@@ -78,7 +78,8 @@ type regionTime struct {
 // delay costs (delaycost.go).
 func (a *analysis) secondPass(procs int, res *Result, waits []wait, named []int) error {
 	partners := a.packPartners()
-	isNamed := make(map[int]bool, len(named))
+	// By wait: a slice, since the sweeps ask for every charge.
+	isNamed := make([]bool, len(waits))
 	for _, i := range named {
 		isNamed[i] = true
 	}
@@ -204,7 +205,7 @@ func sortRegionTimes(rt []regionTime) {
 // start) over the stretches of time it spent in each call path: its own
 // time in the region on top of its stack, or the open synchronisation
 // call's time, whatever that calls. It stops after the last window.
-func (a *analysis) sweep(n int, waits []wait, wins []window, named map[int]bool, out *delayOut) error {
+func (a *analysis) sweep(n int, waits []wait, wins []window, named []bool, out *delayOut) error {
 	lo := a.locs[n]
 	f := a.files[lo.File]
 	d := a.data[n]
@@ -291,7 +292,7 @@ func (a *analysis) sweep(n int, waits []wait, wins []window, named map[int]bool,
 }
 
 // charge adds ov ns of local call path path (of region reg) to window w.
-func (a *analysis) charge(w *window, waits []wait, path int32, reg uint32, ov int64, named map[int]bool, file int, out *delayOut) {
+func (a *analysis) charge(w *window, waits []wait, path int32, reg uint32, ov int64, named []bool, file int, out *delayOut) {
 	i := int(w.wait)
 	switch w.kind {
 	case winPath:
