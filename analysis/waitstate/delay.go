@@ -53,6 +53,13 @@ type delayOut struct {
 	// During the sweep: the regions each open winDuring counted once
 	// already, by wait.
 	seen map[int32][]uint32
+	// The last cost charged and the last (wait, region) seen, during the
+	// sweep.
+	lastKey     costKey
+	lastCost    *Value
+	lastSeen    int32
+	lastSeenReg uint32
+	lastSeenOK  bool
 }
 
 // pathNs is a time in a local call path.
@@ -129,7 +136,10 @@ func (a *analysis) secondPass(procs int, res *Result, waits []wait, named []int)
 			a.data[n].log = regionLog{} // nothing to sweep
 			return nil
 		}
-		slices.SortStableFunc(wins[n], func(x, y window) int { return cmp.Compare(x.start, y.start) })
+		// The sweep's sums do not depend on the order of windows that
+		// start together (each wait has one window of a kind), so the
+		// sort need not be stable, which costs a merge sort's moves.
+		slices.SortFunc(wins[n], compareWindow)
 		outs[n].times = dc.times
 		if err := a.sweep(n, waits, wins[n], isNamed, &outs[n]); err != nil {
 			return err
@@ -249,6 +259,7 @@ func (a *analysis) sweep(n int, waits []wait, wins []window, named []bool, out *
 				kept = append(kept, w)
 			} else if w.kind == winDuring {
 				delete(out.seen, w.wait)
+				out.lastSeenOK = false
 			}
 		}
 		active = kept
@@ -291,6 +302,21 @@ func (a *analysis) sweep(n int, waits []wait, wins []window, named []bool, out *
 	return nil
 }
 
+// compareWindow orders windows by start, then fully, so that the order
+// is the same every run.
+func compareWindow(x, y window) int {
+	if x.start != y.start {
+		return cmp.Compare(x.start, y.start)
+	}
+	if x.wait != y.wait {
+		return cmp.Compare(x.wait, y.wait)
+	}
+	if x.kind != y.kind {
+		return cmp.Compare(x.kind, y.kind)
+	}
+	return cmp.Compare(x.end, y.end)
+}
+
 // charge adds ov ns of local call path path (of region reg) to window w.
 func (a *analysis) charge(w *window, waits []wait, path int32, reg uint32, ov int64, named []bool, file int, out *delayOut) {
 	i := int(w.wait)
@@ -308,16 +334,25 @@ func (a *analysis) charge(w *window, waits []wait, path int32, reg uint32, ov in
 		}
 		return
 	}
+	// A wait is charged segment by segment, mostly in one region: the
+	// last cost and the last (wait, region) counted save the maps' hashing.
 	k := costKey{waits[i].Pattern, reg}
-	v := out.costs[k]
-	if v == nil {
-		v = &Value{Pattern: k.p, Path: -1, Loc: waits[i].Peer}
-		out.costs[k] = v
+	v := out.lastCost
+	if v == nil || out.lastKey != k {
+		v = out.costs[k]
+		if v == nil {
+			v = &Value{Pattern: k.p, Path: -1, Loc: waits[i].Peer}
+			out.costs[k] = v
+		}
+		out.lastKey, out.lastCost = k, v
 	}
 	v.Time += ov
-	if s := out.seen[w.wait]; !slices.Contains(s, reg) {
-		out.seen[w.wait] = append(s, reg)
-		v.Count++
+	if !out.lastSeenOK || out.lastSeen != w.wait || out.lastSeenReg != reg {
+		if s := out.seen[w.wait]; !slices.Contains(s, reg) {
+			out.seen[w.wait] = append(s, reg)
+			v.Count++
+		}
+		out.lastSeen, out.lastSeenReg, out.lastSeenOK = w.wait, reg, true
 	}
 	if named[i] {
 		out.during[i] = addRegionTime(out.during[i], reg, ov)
