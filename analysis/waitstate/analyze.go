@@ -472,8 +472,10 @@ func (a *analysis) collectives(out *findings) {
 			rankOf = append(rankOf, int(rank))
 			longest = max(longest, len(l))
 		}
+		// One instance at a time: collective keeps none of inst.
+		inst := make([]member, 0, len(lists))
 		for j := 0; j < longest; j++ {
-			inst := make([]member, 0, len(lists))
+			inst = inst[:0]
 			for _, l := range lists {
 				if j < len(l) {
 					inst = append(inst, l[j])
