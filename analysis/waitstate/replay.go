@@ -420,8 +420,9 @@ func (r *run) read(n int) (*locData, error) {
 	// The exact profile and communication matrix say how many calls and
 	// messages to expect (the buffer may have shed some of their events).
 	l := &f.Locations[lo.Loc]
-	var calls, sent, received uint64
+	var calls, sent, received, enters uint64
 	for _, p := range l.Profile {
+		enters += p.Visits
 		if k := r.kind(lo.File, p.Region); k == regionMPI || k == regionOMPBarrier || k == regionOMPImplicitBarrier {
 			calls += p.Visits
 		}
@@ -435,9 +436,9 @@ func (r *run) read(n int) (*locData, error) {
 	d.sends = make([]send, 0, min(sent, most))
 	d.recvs = make([]recv, 0, min(received, most))
 	if r.keepLog {
-		// About 3 bytes a record (regionlog.go); the kept events count the
-		// messages too, which leaves room for longer times.
-		d.log.buf = make([]byte, 0, min(3*l.Kept(), 4*most))
+		// About 3 bytes a record (regionlog.go): an enter and a leave per
+		// visit the profile counts, at most the events kept.
+		d.log.buf = make([]byte, 0, 3*min(2*enters, l.Kept(), most))
 	}
 	var (
 		stack     []frame
