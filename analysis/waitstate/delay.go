@@ -8,16 +8,17 @@ import (
 )
 
 // Everything that needs the waits is found by one second pass over the
-// locations' events, once the waits are known (Böhme et al. replay
-// backwards; reading each location's events again in order, with its
-// windows sorted, gives the same sums): what each late location was doing
+// locations' enters and leaves (the forward pass's regionLog), once the
+// waits are known (Böhme et al. replay backwards; sweeping each
+// location's log in order, with its windows sorted, gives the same sums): what each late location was doing
 // during each wait it caused, for the worst waits what it computed since
 // its previous synchronisation point, the stretches of the critical path,
 // and both parties' synchronisation intervals for the delay costs. The
 // sweep charges each window's time per call path where the finishing
-// steps read it. Nothing of the first pass's events is kept, so memory is
-// that of the calls, the packed partners, the waits and their windows,
-// not of the events.
+// steps read it. Of the first pass's events only the enters and leaves
+// are kept, at 2 to 4 bytes each, and each location's log goes when its
+// sweep ends; the rest of memory is that of the calls, the packed
+// partners, the waits and their windows.
 
 // window is a stretch of a location's time to account for. There are a
 // few per wait, held for the whole second pass, so a window holds no
@@ -211,7 +212,7 @@ func sortRegionTimes(rt []regionTime) {
 	})
 }
 
-// sweep reads location n's events again and lays its windows (sorted by
+// sweep reads location n's enters and leaves again (its log) and lays its windows (sorted by
 // start) over the stretches of time it spent in each call path: its own
 // time in the region on top of its stack, or the open synchronisation
 // call's time, whatever that calls. It stops after the last window.
