@@ -450,6 +450,7 @@ func (r *run) read(n int) (*locData, error) {
 		collStart = map[uint64]int64{} // non-blocking collectives: request -> start
 		collSeq   = map[uint64]uint64{}
 		starts    uint64
+		ends      endpointCache
 	)
 	// Only the synchronisation calls and messages need their time on the
 	// axis, which is monotonic in the file's ticks: the other events only
@@ -529,7 +530,7 @@ func (r *run) read(n int) (*locData, error) {
 			if c < 0 {
 				break
 			}
-			peer, comm, ok, err := r.endpoint(lo.File, &e)
+			peer, comm, ok, err := ends.endpoint(r, lo.File, &e)
 			if err != nil {
 				return nil, err
 			}
@@ -549,7 +550,7 @@ func (r *run) read(n int) (*locData, error) {
 			if c < 0 {
 				break
 			}
-			peer, comm, ok, err := r.endpoint(lo.File, &e)
+			peer, comm, ok, err := ends.endpoint(r, lo.File, &e)
 			if err != nil {
 				return nil, err
 			}
@@ -626,6 +627,29 @@ func (r *run) nanos(i int, f *tracefile.File, reduced uint64) int64 {
 		return f.GlobalNanos(reduced)
 	}
 	return r.axis.Nanos(i, f, reduced)
+}
+
+// endpointCache holds the endpoints a location's messages resolved to
+// last: a location talks to few peers, and resolving one costs two map
+// lookups and a sync.Once.
+type endpointCache [16]struct {
+	peer       uint64
+	comm       uint32
+	byRank, ok bool
+	loc, c     int
+}
+
+// endpoint is r.endpoint of message e of file, cached.
+func (ec *endpointCache) endpoint(r *run, file int, e *tracefile.Event) (peer, comm int, ok bool, err error) {
+	h := &ec[(e.Peer*0x9e3779b97f4a7c15+uint64(e.Comm))>>60]
+	if h.ok && h.peer == e.Peer && h.comm == e.Comm && h.byRank == e.PeerRank {
+		return h.loc, h.c, true, nil
+	}
+	peer, comm, ok, err = r.endpoint(file, e)
+	if ok && err == nil {
+		h.peer, h.comm, h.byRank, h.ok, h.loc, h.c = e.Peer, e.Comm, e.PeerRank, true, peer, comm
+	}
+	return peer, comm, ok, err
 }
 
 // endpoint resolves a message's peer to a run-wide location (in-situ: a
