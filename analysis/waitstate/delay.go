@@ -61,6 +61,28 @@ type delayOut struct {
 	lastSeen    int32
 	lastSeenReg uint32
 	lastSeenOK  bool
+	// slab is where the intervals' times start out (newTimes).
+	slab  []pathNs
+	slabs int // made so far
+}
+
+// timesCap is the call paths an interval's times hold before they grow:
+// an interval spans a few calls, seldom more paths.
+const timesCap = 4
+
+// newTimes returns an empty list of times for an interval, carved out of
+// a slab: one allocation for many intervals, not one or more each. Its
+// capacity ends at its own part, so a list that outgrows it moves out.
+func (o *delayOut) newTimes() []pathNs {
+	if len(o.slab) < timesCap {
+		// Slabs double, from a few lists: a location with few intervals
+		// does not pay for many.
+		o.slab = make([]pathNs, timesCap<<min(o.slabs+2, 8))
+		o.slabs++
+	}
+	t := o.slab[:0:timesCap]
+	o.slab = o.slab[timesCap:]
+	return t
 }
 
 // pathNs is a time in a local call path.
@@ -224,7 +246,7 @@ func (a *analysis) sweep(n int, waits []wait, wins []window, named []bool, out *
 	out.during, out.work = map[int][]regionTime{}, map[int][]regionTime{}
 	out.path = map[int32]int64{}
 	out.seen = map[int32][]uint32{}
-	defer func() { out.seen = nil }()
+	defer func() { out.seen, out.slab = nil, nil }()
 	var (
 		next   int
 		active []*window
@@ -327,6 +349,9 @@ func (a *analysis) charge(w *window, waits []wait, path int32, reg uint32, ov in
 		return
 	case winLate, winWaiter:
 		k := interval(i, w.kind)
+		if out.times[k] == nil {
+			out.times[k] = out.newTimes()
+		}
 		out.times[k] = addPathNs(out.times[k], path, ov)
 		return
 	case winWork:
