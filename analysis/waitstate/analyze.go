@@ -42,6 +42,7 @@ func Analyze(files []*tracefile.File, opt Options) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("waitstate: %w", err)
 	}
+	r.keepLog = true // the second pass sweeps the enters and leaves again
 	data := make([]*locData, len(r.locs))
 	if err := parallel.Do(procs, len(r.locs), func(n int) error {
 		d, err := r.read(n)
@@ -471,8 +472,10 @@ func (a *analysis) collectives(out *findings) {
 			rankOf = append(rankOf, int(rank))
 			longest = max(longest, len(l))
 		}
+		// One instance at a time: collective keeps none of inst.
+		inst := make([]member, 0, len(lists))
 		for j := 0; j < longest; j++ {
-			inst := make([]member, 0, len(lists))
+			inst = inst[:0]
 			for _, l := range lists {
 				if j < len(l) {
 					inst = append(inst, l[j])

@@ -38,6 +38,38 @@ func BenchmarkAnalyze(b *testing.B) {
 	}
 }
 
+// BenchmarkAnalyzeHalo replays a halo run of 16 ranks (a 2-D
+// exchange with four neighbours and an allreduce per step, as the MPI
+// wrappers record it) with one worker: the cost per event of the
+// post-mortem analysis, both passes, on a realistic shape.
+func BenchmarkAnalyzeHalo(b *testing.B) {
+	files := openHaloSteps(b, 16, 2000)
+	var events uint64
+	for _, f := range files {
+		for _, l := range f.Locations {
+			events += l.Kept()
+		}
+	}
+	cpu0 := cpuTime(b)
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := Analyze(files, Options{Procs: 1}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	n := float64(b.N) * float64(events)
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/n, "ns/event")
+	if cpu0 >= 0 {
+		b.ReportMetric(float64(cpuTime(b)-cpu0)/n, "cpu-ns/event")
+	}
+	b.ReportMetric(float64(testing.AllocsPerRun(1, func() {
+		if _, err := Analyze(files, Options{Procs: 1}); err != nil {
+			b.Fatal(err)
+		}
+	}))/float64(events), "allocs/event")
+}
+
 // BenchmarkRead reads every event of the same run once, doing nothing
 // with them: the floor of a replay pass, the reader's cost.
 func BenchmarkRead(b *testing.B) {

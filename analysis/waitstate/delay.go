@@ -4,22 +4,21 @@ import (
 	"cmp"
 	"slices"
 
-	"github.com/hmbtrace/hmbtrace/encode"
 	"github.com/hmbtrace/hmbtrace/internal/parallel"
-	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
 // Everything that needs the waits is found by one second pass over the
-// locations' events, once the waits are known (Böhme et al. replay
-// backwards; reading each location's events again in order, with its
-// windows sorted, gives the same sums): what each late location was doing
+// locations' enters and leaves (the forward pass's regionLog), once the
+// waits are known (Böhme et al. replay backwards; sweeping each
+// location's log in order, with its windows sorted, gives the same sums): what each late location was doing
 // during each wait it caused, for the worst waits what it computed since
 // its previous synchronisation point, the stretches of the critical path,
 // and both parties' synchronisation intervals for the delay costs. The
 // sweep charges each window's time per call path where the finishing
-// steps read it. Nothing of the first pass's events is kept, so memory is
-// that of the calls, the packed partners, the waits and their windows,
-// not of the events.
+// steps read it. Of the first pass's events only the enters and leaves
+// are kept, at 2 to 4 bytes each, and each location's log goes when its
+// sweep ends; the rest of memory is that of the calls, the packed
+// partners, the waits and their windows.
 
 // window is a stretch of a location's time to account for. There are a
 // few per wait, held for the whole second pass, so a window holds no
@@ -55,6 +54,35 @@ type delayOut struct {
 	// During the sweep: the regions each open winDuring counted once
 	// already, by wait.
 	seen map[int32][]uint32
+	// The last cost charged and the last (wait, region) seen, during the
+	// sweep.
+	lastKey     costKey
+	lastCost    *Value
+	lastSeen    int32
+	lastSeenReg uint32
+	lastSeenOK  bool
+	// slab is where the intervals' times start out (newTimes).
+	slab  []pathNs
+	slabs int // made so far
+}
+
+// timesCap is the call paths an interval's times hold before they grow:
+// an interval spans a few calls, seldom more paths.
+const timesCap = 4
+
+// newTimes returns an empty list of times for an interval, carved out of
+// a slab: one allocation for many intervals, not one or more each. Its
+// capacity ends at its own part, so a list that outgrows it moves out.
+func (o *delayOut) newTimes() []pathNs {
+	if len(o.slab) < timesCap {
+		// Slabs double, from a few lists: a location with few intervals
+		// does not pay for many.
+		o.slab = make([]pathNs, timesCap<<min(o.slabs+2, 8))
+		o.slabs++
+	}
+	t := o.slab[:0:timesCap]
+	o.slab = o.slab[timesCap:]
+	return t
 }
 
 // pathNs is a time in a local call path.
@@ -80,7 +108,8 @@ type regionTime struct {
 // delay costs (delaycost.go).
 func (a *analysis) secondPass(procs int, res *Result, waits []wait, named []int) error {
 	partners := a.packPartners()
-	isNamed := make(map[int]bool, len(named))
+	// By wait: a slice, since the sweeps ask for every charge.
+	isNamed := make([]bool, len(waits))
 	for _, i := range named {
 		isNamed[i] = true
 	}
@@ -127,14 +156,19 @@ func (a *analysis) secondPass(procs int, res *Result, waits []wait, named []int)
 	outs := make([]delayOut, len(a.locs))
 	err := parallel.Do(procs, len(a.locs), func(n int) error {
 		if len(wins[n]) == 0 {
+			a.data[n].log = regionLog{} // nothing to sweep
 			return nil
 		}
-		slices.SortStableFunc(wins[n], func(x, y window) int { return cmp.Compare(x.start, y.start) })
+		// The sweep's sums do not depend on the order of windows that
+		// start together (each wait has one window of a kind), so the
+		// sort need not be stable, which costs a merge sort's moves.
+		slices.SortFunc(wins[n], compareWindow)
 		outs[n].times = dc.times
 		if err := a.sweep(n, waits, wins[n], isNamed, &outs[n]); err != nil {
 			return err
 		}
 		wins[n] = nil // measured: the windows go as the sweeps go
+		a.data[n].log = regionLog{}
 		return nil
 	})
 	if err != nil {
@@ -200,11 +234,11 @@ func sortRegionTimes(rt []regionTime) {
 	})
 }
 
-// sweep reads location n's events again and lays its windows (sorted by
+// sweep reads location n's enters and leaves again (its log) and lays its windows (sorted by
 // start) over the stretches of time it spent in each call path: its own
 // time in the region on top of its stack, or the open synchronisation
 // call's time, whatever that calls. It stops after the last window.
-func (a *analysis) sweep(n int, waits []wait, wins []window, named map[int]bool, out *delayOut) error {
+func (a *analysis) sweep(n int, waits []wait, wins []window, named []bool, out *delayOut) error {
 	lo := a.locs[n]
 	f := a.files[lo.File]
 	d := a.data[n]
@@ -212,11 +246,11 @@ func (a *analysis) sweep(n int, waits []wait, wins []window, named map[int]bool,
 	out.during, out.work = map[int][]regionTime{}, map[int][]regionTime{}
 	out.path = map[int32]int64{}
 	out.seen = map[int32][]uint32{}
-	defer func() { out.seen = nil }()
+	defer func() { out.seen, out.slab = nil, nil }()
 	var (
 		next   int
 		active []*window
-		e      tracefile.Event
+		e      logRecord
 		stack  []frame
 		sync   = -1 // the outermost open synchronisation call's place in stack
 		prev   int64
@@ -248,31 +282,31 @@ func (a *analysis) sweep(n int, waits []wait, wins []window, named map[int]bool,
 				kept = append(kept, w)
 			} else if w.kind == winDuring {
 				delete(out.seen, w.wait)
+				out.lastSeenOK = false
 			}
 		}
 		active = kept
 	}
 	defer func() { d.pathCache = nil }()
-	it := f.Events(lo.ID)
-	for (next < len(wins) || len(active) > 0) && it.Next(&e) {
-		if e.Kind != encode.KindEnter && e.Kind != encode.KindLeave {
-			continue
-		}
-		t := a.axis.Nanos(lo.File, f, e.Time)
+	// The forward pass kept the location's enters and leaves: read them,
+	// not the trace.
+	lr := logReader{buf: d.log.buf}
+	for (next < len(wins) || len(active) > 0) && lr.next(&e) {
+		t := a.axis.Nanos(lo.File, f, e.tick)
 		if begun && t > prev && len(stack) > 0 {
 			segment(prev, t)
 		}
 		prev, begun = max(prev, t), true
-		switch e.Kind {
-		case encode.KindEnter:
-			for len(stack) < e.Depth-1 {
+		switch {
+		case e.enter:
+			for len(stack) < e.depth-1 {
 				stack = append(stack, frame{call: -1, path: -1}) // a removed ancestor
 			}
-			if k := a.kind(lo.File, e.Region); sync < 0 && (k == regionMPI || k == regionOMPBarrier || k == regionOMPImplicitBarrier) {
+			if k := a.kind(lo.File, e.region); sync < 0 && (k == regionMPI || k == regionOMPBarrier || k == regionOMPImplicitBarrier) {
 				sync = len(stack)
 			}
-			stack = append(stack, frame{region: e.Region, call: -1, path: -2})
-		case encode.KindLeave:
+			stack = append(stack, frame{region: e.region, call: -1, path: -2})
+		default:
 			if len(stack) == 0 {
 				break
 			}
@@ -288,11 +322,26 @@ func (a *analysis) sweep(n int, waits []wait, wins []window, named map[int]bool,
 			}
 		}
 	}
-	return it.Err()
+	return nil
+}
+
+// compareWindow orders windows by start, then fully, so that the order
+// is the same every run.
+func compareWindow(x, y window) int {
+	if x.start != y.start {
+		return cmp.Compare(x.start, y.start)
+	}
+	if x.wait != y.wait {
+		return cmp.Compare(x.wait, y.wait)
+	}
+	if x.kind != y.kind {
+		return cmp.Compare(x.kind, y.kind)
+	}
+	return cmp.Compare(x.end, y.end)
 }
 
 // charge adds ov ns of local call path path (of region reg) to window w.
-func (a *analysis) charge(w *window, waits []wait, path int32, reg uint32, ov int64, named map[int]bool, file int, out *delayOut) {
+func (a *analysis) charge(w *window, waits []wait, path int32, reg uint32, ov int64, named []bool, file int, out *delayOut) {
 	i := int(w.wait)
 	switch w.kind {
 	case winPath:
@@ -300,6 +349,9 @@ func (a *analysis) charge(w *window, waits []wait, path int32, reg uint32, ov in
 		return
 	case winLate, winWaiter:
 		k := interval(i, w.kind)
+		if out.times[k] == nil {
+			out.times[k] = out.newTimes()
+		}
 		out.times[k] = addPathNs(out.times[k], path, ov)
 		return
 	case winWork:
@@ -308,16 +360,25 @@ func (a *analysis) charge(w *window, waits []wait, path int32, reg uint32, ov in
 		}
 		return
 	}
+	// A wait is charged segment by segment, mostly in one region: the
+	// last cost and the last (wait, region) counted save the maps' hashing.
 	k := costKey{waits[i].Pattern, reg}
-	v := out.costs[k]
-	if v == nil {
-		v = &Value{Pattern: k.p, Path: -1, Loc: waits[i].Peer}
-		out.costs[k] = v
+	v := out.lastCost
+	if v == nil || out.lastKey != k {
+		v = out.costs[k]
+		if v == nil {
+			v = &Value{Pattern: k.p, Path: -1, Loc: waits[i].Peer}
+			out.costs[k] = v
+		}
+		out.lastKey, out.lastCost = k, v
 	}
 	v.Time += ov
-	if s := out.seen[w.wait]; !slices.Contains(s, reg) {
-		out.seen[w.wait] = append(s, reg)
-		v.Count++
+	if !out.lastSeenOK || out.lastSeen != w.wait || out.lastSeenReg != reg {
+		if s := out.seen[w.wait]; !slices.Contains(s, reg) {
+			out.seen[w.wait] = append(s, reg)
+			v.Count++
+		}
+		out.lastSeen, out.lastSeenReg, out.lastSeenOK = w.wait, reg, true
 	}
 	if named[i] {
 		out.during[i] = addRegionTime(out.during[i], reg, ov)

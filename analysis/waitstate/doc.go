@@ -21,11 +21,13 @@
 // the files of one run, puts
 // their times on the run's common axis (tracefile.Axis), and replays them
 // in two passes. The forward pass keeps each location's synchronisation
-// calls, messages, collectives and barrier visits (not its other events);
-// sends are matched to receives by MPI's order rule, collectives by their
-// order on each communicator, barriers by team and visit, which gives the
-// waits. The second pass (delay.go) reads the locations again, with the
-// windows the waits define, for the delays and the critical path. The
+// calls, messages, collectives and barrier visits, and its region enters
+// and leaves in a compact log (regionlog.go), not its other events; sends
+// are matched to receives by MPI's order rule, collectives by their order
+// on each communicator, barriers by team and visit, which gives the
+// waits. The second pass (delay.go) sweeps each location's log,
+// not its events, with the windows the waits define, for the delays and
+// the critical path: the trace is decoded once. The
 // Result is data only, per (pattern, call path, location), for the CUBE4
 // writer as for the command; text.go renders it as text and JSON. Both passes and the
 // receivers' replay run on workers (internal/parallel); the result is the

@@ -11,9 +11,14 @@ import (
 // openHalo writes a halo run of ranks processes with an irregular split
 // communicator as run archives in a temporary directory and opens every
 // rank of it.
-func openHalo(t *testing.T, ranks int) []*tracefile.File {
+func openHalo(t testing.TB, ranks int) []*tracefile.File {
+	return openHaloSteps(t, ranks, 2)
+}
+
+// openHaloSteps is openHalo with steps iterations of the halo exchange.
+func openHaloSteps(t testing.TB, ranks, steps int) []*tracefile.File {
 	t.Helper()
-	paths, err := tracetest.WriteHaloArchive(t.TempDir(), "halo", ranks, 1024, 2, true)
+	paths, err := tracetest.WriteHaloArchive(t.TempDir(), "halo", ranks, 1024, steps, true)
 	if err != nil {
 		t.Fatal(err)
 	}

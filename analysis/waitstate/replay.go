@@ -70,6 +70,7 @@ type locData struct {
 	paths      []localPath
 	pathIdx    map[localPath]int32 // the index of each of paths
 	pathCache  *[64]pathCacheEntry // the last paths looked up, while a pass reads the location
+	log        regionLog           // the enters and leaves, for the second pass (post-mortem)
 	first      int64
 	last       int64
 	unresolved uint64 // messages whose peer is not among the files
@@ -150,6 +151,9 @@ type run struct {
 	// collective end (insitu.go): times on the reference clock of the
 	// run's clock synchronisation, peers as world ranks.
 	insitu bool
+	// keepLog makes the forward pass keep each location's enters and
+	// leaves (locData.log) for a second pass.
+	keepLog bool
 }
 
 // regionKind says what a region is to the replay.
@@ -416,8 +420,9 @@ func (r *run) read(n int) (*locData, error) {
 	// The exact profile and communication matrix say how many calls and
 	// messages to expect (the buffer may have shed some of their events).
 	l := &f.Locations[lo.Loc]
-	var calls, sent, received uint64
+	var calls, sent, received, enters uint64
 	for _, p := range l.Profile {
+		enters += p.Visits
 		if k := r.kind(lo.File, p.Region); k == regionMPI || k == regionOMPBarrier || k == regionOMPImplicitBarrier {
 			calls += p.Visits
 		}
@@ -430,6 +435,11 @@ func (r *run) read(n int) (*locData, error) {
 	d.calls = make([]call, 0, min(calls, most))
 	d.sends = make([]send, 0, min(sent, most))
 	d.recvs = make([]recv, 0, min(received, most))
+	if r.keepLog {
+		// About 3 bytes a record (regionlog.go): an enter and a leave per
+		// visit the profile counts, at most the events kept.
+		d.log.buf = make([]byte, 0, 3*min(2*enters, l.Kept(), most))
+	}
 	var (
 		stack     []frame
 		e         tracefile.Event
@@ -440,6 +450,7 @@ func (r *run) read(n int) (*locData, error) {
 		collStart = map[uint64]int64{} // non-blocking collectives: request -> start
 		collSeq   = map[uint64]uint64{}
 		starts    uint64
+		ends      endpointCache
 	)
 	// Only the synchronisation calls and messages need their time on the
 	// axis, which is monotonic in the file's ticks: the other events only
@@ -462,6 +473,13 @@ func (r *run) read(n int) (*locData, error) {
 		}
 		switch e.Kind {
 		case encode.KindEnter:
+			if r.keepLog {
+				depth := 0
+				if len(stack) < e.Depth-1 {
+					depth = e.Depth
+				}
+				d.log.enter(e.Region, e.Time, depth)
+			}
 			for len(stack) < e.Depth-1 {
 				stack = append(stack, frame{call: -1, path: -1}) // a removed ancestor
 			}
@@ -487,6 +505,9 @@ func (r *run) read(n int) (*locData, error) {
 			}
 			stack = append(stack, fr)
 		case encode.KindLeave:
+			if r.keepLog {
+				d.log.leave(e.Time)
+			}
 			if len(stack) == 0 {
 				break
 			}
@@ -509,7 +530,7 @@ func (r *run) read(n int) (*locData, error) {
 			if c < 0 {
 				break
 			}
-			peer, comm, ok, err := r.endpoint(lo.File, &e)
+			peer, comm, ok, err := ends.endpoint(r, lo.File, &e)
 			if err != nil {
 				return nil, err
 			}
@@ -529,7 +550,7 @@ func (r *run) read(n int) (*locData, error) {
 			if c < 0 {
 				break
 			}
-			peer, comm, ok, err := r.endpoint(lo.File, &e)
+			peer, comm, ok, err := ends.endpoint(r, lo.File, &e)
 			if err != nil {
 				return nil, err
 			}
@@ -606,6 +627,29 @@ func (r *run) nanos(i int, f *tracefile.File, reduced uint64) int64 {
 		return f.GlobalNanos(reduced)
 	}
 	return r.axis.Nanos(i, f, reduced)
+}
+
+// endpointCache holds the endpoints a location's messages resolved to
+// last: a location talks to few peers, and resolving one costs two map
+// lookups and a sync.Once.
+type endpointCache [16]struct {
+	peer       uint64
+	comm       uint32
+	byRank, ok bool
+	loc, c     int
+}
+
+// endpoint is r.endpoint of message e of file, cached.
+func (ec *endpointCache) endpoint(r *run, file int, e *tracefile.Event) (peer, comm int, ok bool, err error) {
+	h := &ec[(e.Peer*0x9e3779b97f4a7c15+uint64(e.Comm))>>60]
+	if h.ok && h.peer == e.Peer && h.comm == e.Comm && h.byRank == e.PeerRank {
+		return h.loc, h.c, true, nil
+	}
+	peer, comm, ok, err = r.endpoint(file, e)
+	if ok && err == nil {
+		h.peer, h.comm, h.byRank, h.ok, h.loc, h.c = e.Peer, e.Comm, e.PeerRank, true, peer, comm
+	}
+	return peer, comm, ok, err
 }
 
 // endpoint resolves a message's peer to a run-wide location (in-situ: a
