@@ -72,7 +72,6 @@ func makeReplay(rt *Runtime, _ int, in []byte) ([]byte, error) {
 		st.local, st.part, st.err, st.began, st.took, st.sent = nil, nil, nil, time.Now(), 0, 0
 		f, err := rt.rankTrace()
 		if err == nil {
-			recalibrate(&f.Header, clock.Now(), time.Now())
 			st.local, err = waitstate.NewLocal(f, world)
 		}
 		if err != nil {
@@ -134,8 +133,10 @@ func makeReplay(rt *Runtime, _ int, in []byte) ([]byte, error) {
 // a time a second into the run by 100 µs, and the waits between ranks
 // with it. The rate is the ticks since the start over the wall-clock time
 // since it (now is the clock's reading at wall): a second of run puts
-// its error near the wall clock's, parts in 10^6. The replay is the last
-// pass to read the trace. A monotonic clock's rate is exact already.
+// its error near the wall clock's, parts in 10^6. rankTrace applies it
+// once, when the first pass reads the trace, so that every pass (the
+// variation cut as the replay) reads times alike. A monotonic clock's
+// rate is exact already.
 func recalibrate(h *tracefile.Header, now uint64, wall time.Time) {
 	if h.Clock != clock.SourceTSC.String() || now <= h.StartTicks {
 		return

@@ -11,6 +11,7 @@ import (
 	"github.com/hmbtrace/hmbtrace/analysis/comm"
 	"github.com/hmbtrace/hmbtrace/analysis/trend"
 	"github.com/hmbtrace/hmbtrace/analysis/variation"
+	"github.com/hmbtrace/hmbtrace/internal/clock"
 	"github.com/hmbtrace/hmbtrace/measure"
 	"github.com/hmbtrace/hmbtrace/summary"
 	"github.com/hmbtrace/hmbtrace/tracefile"
@@ -216,6 +217,11 @@ func (rt *Runtime) rankTrace() (*tracefile.File, error) {
 			passState.traceErr = errors.New("the measurement does not record")
 		} else {
 			passState.trace, passState.traceErr = mi.MemoryTrace(m)
+			if passState.traceErr == nil {
+				// Every pass reads times on the run's rate so far, as
+				// the files will have it (recalibrate).
+				recalibrate(&passState.trace.Header, clock.Now(), time.Now())
+			}
 		}
 		passState.traceOK = true
 	}
