@@ -183,18 +183,7 @@ func makeWaitStates(_ *Runtime, _ int, _ []byte) ([]byte, error) {
 	return waitstate.EncodeInSitu(part)
 }
 
-func mergeWaitStates(a, b []byte) ([]byte, error) {
-	p, err := waitstate.DecodeInSitu(a)
-	if err != nil {
-		return nil, err
-	}
-	q, err := waitstate.DecodeInSitu(b)
-	if err != nil {
-		return nil, err
-	}
-	p.Merge(q)
-	return waitstate.EncodeInSitu(p)
-}
+var mergeWaitStates = mergeCodec(waitstate.DecodeInSitu, waitstate.EncodeInSitu)
 
 // setWaitStates keeps the run's wait states, and what the exchange's
 // rounds cost rank 0 (from reading its events to its part), beside the

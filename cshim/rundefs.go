@@ -28,15 +28,7 @@ func (rt *Runtime) RunDefinitions() ([]byte, error) {
 // MergeRunDefinitions returns the merge of two parts of the run's
 // definitions, a's ranks before b's, in binary form.
 func MergeRunDefinitions(a, b []byte) ([]byte, error) {
-	var p, q tracefile.RunDefinitions
-	if err := p.UnmarshalBinary(a); err != nil {
-		return nil, err
-	}
-	if err := q.UnmarshalBinary(b); err != nil {
-		return nil, err
-	}
-	p.Merge(&q)
-	return p.MarshalBinary()
+	return mergeBinary[tracefile.RunDefinitions](a, b)
 }
 
 // SetRunDefinitions gives the measurement the run's definitions (rank 0,

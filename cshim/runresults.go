@@ -1,6 +1,7 @@
 package cshim
 
 import (
+	"encoding"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -71,7 +72,7 @@ type passDef struct {
 }
 
 var passDefs = map[int]passDef{
-	PassProfile:  {"run profile", makeProfile, mergeProfiles, setProfile},
+	PassProfile:  {"run profile", makeProfile, mergeBinary[summary.RunProfile], setProfile},
 	PassComm:     {"communication matrix", makeComm, mergeComm, setComm},
 	PassChoice:   {"time-dominant region", makeChoice, mergeVariation[variation.Choice], setChoice},
 	PassSegments: {"variation", makeSegments, mergeVariation[variation.Segments], setSegments},
@@ -242,16 +243,24 @@ func makeProfile(rt *Runtime, rank int, _ []byte) ([]byte, error) {
 	return p.MarshalBinary()
 }
 
-func mergeProfiles(a, b []byte) ([]byte, error) {
-	var p, q summary.RunProfile
-	if err := p.UnmarshalBinary(a); err != nil {
+// mergeBinary returns the merge of two parts of a pass's result, a's
+// ranks before b's, for the results that encode themselves in binary
+// (the run profile, the run's definitions).
+func mergeBinary[T any, P interface {
+	*T
+	Merge(*T)
+	encoding.BinaryMarshaler
+	encoding.BinaryUnmarshaler
+}](a, b []byte) ([]byte, error) {
+	var p, q T
+	if err := P(&p).UnmarshalBinary(a); err != nil {
 		return nil, err
 	}
-	if err := q.UnmarshalBinary(b); err != nil {
+	if err := P(&q).UnmarshalBinary(b); err != nil {
 		return nil, err
 	}
-	p.Merge(&q)
-	return p.MarshalBinary()
+	P(&p).Merge(&q)
+	return P(&p).MarshalBinary()
 }
 
 func setProfile(rt *Runtime, b []byte) ([]byte, error) {
@@ -378,18 +387,25 @@ func makePhases(rt *Runtime, _ int, _ []byte) ([]byte, error) {
 	return trend.EncodeInSitu(&trend.InSitu{Source: src, Series: series})
 }
 
-func mergePhases(a, b []byte) ([]byte, error) {
-	p, err := trend.DecodeInSitu(a)
-	if err != nil {
-		return nil, err
+// mergeCodec returns the merge of two parts of a pass's result for the
+// results whose package gives their codec as functions (the phase series,
+// the wait states).
+func mergeCodec[P interface{ Merge(P) }](decode func([]byte) (P, error), encode func(P) ([]byte, error)) func(a, b []byte) ([]byte, error) {
+	return func(a, b []byte) ([]byte, error) {
+		p, err := decode(a)
+		if err != nil {
+			return nil, err
+		}
+		q, err := decode(b)
+		if err != nil {
+			return nil, err
+		}
+		p.Merge(q)
+		return encode(p)
 	}
-	q, err := trend.DecodeInSitu(b)
-	if err != nil {
-		return nil, err
-	}
-	p.Merge(q)
-	return trend.EncodeInSitu(p)
 }
+
+var mergePhases = mergeCodec(trend.DecodeInSitu, trend.EncodeInSitu)
 
 // setPhases keeps the run's phase series, when it has any.
 func setPhases(rt *Runtime, b []byte) ([]byte, error) {
