@@ -37,23 +37,17 @@ import (
 // goal); then plain and the three cheap builds alternate, each compared
 // with the plain run just before it.
 func runAutoinst(o *options, r *report) error {
-	for _, need := range []struct{ what, pkg string }{{"mpicxx", "libopenmpi-dev"}, {"mpirun", "openmpi-bin"}, {"make", "make"}, {"g++", "g++"}} {
-		if _, err := exec.LookPath(need.what); err != nil {
-			r.skip("cxx-mpi", fmt.Sprintf("no %s (Debian package %s)", need.what, need.pkg))
-			return nil
-		}
+	if why := missing(prereq{"mpicxx", "libopenmpi-dev"}, prereq{"mpirun", "openmpi-bin"}, prereq{"make", "make"}, prereq{"g++", "g++"}); why != "" {
+		r.skip("cxx-mpi", why)
+		return nil
 	}
-	cmd := exec.Command("make", "-s", "-C", "cshim", "cshim")
-	cmd.Dir = o.root
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("make cshim: %v\n%s", err, out)
+	if err := makeCshim(o, "cshim"); err != nil {
+		return err
 	}
 	inst := filepath.Join(o.root, "build", "bin", "hmbtrace-instrument")
-	hmbtrace := filepath.Join(o.work, "hmbtrace")
-	cmd = exec.Command("go", "build", "-o", hmbtrace, "./cmd/hmbtrace")
-	cmd.Dir = o.root
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("go build ./cmd/hmbtrace: %v\n%s", err, out)
+	hmbtrace, err := buildHmbtrace(o, "hmbtrace")
+	if err != nil {
+		return err
 	}
 	args := []string{"20000", "100"}
 	if o.quick {

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -16,18 +17,14 @@ import (
 // hmb_enter/hmb_leave against libotf2's OTF2_EvtWriter_Enter/Leave, same
 // RDTSC clock) and returns its path: it needs gcc and libotf2-trace-dev.
 func cProbes(o *options) (string, error) {
-	for _, need := range []struct{ what, pkg string }{{"gcc", "gcc"}, {"make", "make"}} {
-		if _, err := exec.LookPath(need.what); err != nil {
-			return "", fmt.Errorf("no %s (Debian package %s)", need.what, need.pkg)
-		}
+	if why := missing(prereq{"gcc", "gcc"}, prereq{"make", "make"}); why != "" {
+		return "", errors.New(why)
 	}
 	if _, err := os.Stat("/usr/include/otf2/otf2.h"); err != nil {
 		return "", fmt.Errorf("no libotf2 headers (Debian package libotf2-trace-dev)")
 	}
-	cmd := exec.Command("make", "-s", "-C", "cshim", "cshim", "bench-binary")
-	cmd.Dir = o.root
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("building the C probe benchmark: %v\n%s", err, out)
+	if err := makeCshim(o, "cshim", "bench-binary"); err != nil {
+		return "", fmt.Errorf("building the C probe benchmark: %w", err)
 	}
 	bin := filepath.Join(o.root, "build", "bench", "probe_bench")
 	if _, err := os.Stat(bin); err != nil {

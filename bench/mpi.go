@@ -42,16 +42,12 @@ import (
 // cshim/bench/mpi_ab.sh compares two builds the same way as this section,
 // cshim/bench/mpi_ablate.sh the wrappers' work step by step.
 func runMPI(o *options, r *report) error {
-	for _, need := range []struct{ what, pkg string }{{"mpicc", "libopenmpi-dev"}, {"mpirun", "openmpi-bin"}, {"make", "make"}, {"gcc", "gcc"}} {
-		if _, err := exec.LookPath(need.what); err != nil {
-			r.skip("MPI ping-pong", fmt.Sprintf("no %s (Debian package %s)", need.what, need.pkg))
-			return nil
-		}
+	if why := missing(prereq{"mpicc", "libopenmpi-dev"}, prereq{"mpirun", "openmpi-bin"}, prereq{"make", "make"}, prereq{"gcc", "gcc"}); why != "" {
+		r.skip("MPI ping-pong", why)
+		return nil
 	}
-	cmd := exec.Command("make", "-s", "-C", "cshim", "cshim", "bench-mpi-binary")
-	cmd.Dir = o.root
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("building the ping-pong: %v\n%s", err, out)
+	if err := makeCshim(o, "cshim", "bench-mpi-binary"); err != nil {
+		return fmt.Errorf("building the ping-pong: %w", err)
 	}
 	bench := filepath.Join(o.root, "build", "bench")
 	critical, err := buildCritical(o)

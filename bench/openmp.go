@@ -52,14 +52,12 @@ var ompEvents = map[string]map[string]int{
 var ompConstructs = []string{"parallel region", "barrier", "task"}
 
 func runOpenMP(o *options, r *report) error {
-	if _, err := exec.LookPath("make"); err != nil {
-		r.skip("OpenMP", "no make (Debian package make)")
+	if why := missing(prereq{"make", "make"}); why != "" {
+		r.skip("OpenMP", why)
 		return nil
 	}
-	cmd := exec.Command("make", "-s", "-C", "cshim", "bench-omp-binary")
-	cmd.Dir = o.root
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("building the OpenMP benchmark: %v\n%s", err, out)
+	if err := makeCshim(o, "bench-omp-binary"); err != nil {
+		return fmt.Errorf("building the OpenMP benchmark: %w", err)
 	}
 	bin := filepath.Join(o.root, "build", "bench", "openmp_bench")
 	n := 20_000

@@ -25,11 +25,9 @@ func runReport(o *options, r *report) error {
 	if o.quick {
 		sizes = []int{1_000_000}
 	}
-	bin := filepath.Join(o.work, "hmbtrace-report")
-	cmd := exec.Command("go", "build", "-o", bin, "./cmd/hmbtrace")
-	cmd.Dir = o.root
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("go build ./cmd/hmbtrace: %v\n%s", err, out)
+	bin, err := buildHmbtrace(o, "hmbtrace-report")
+	if err != nil {
+		return err
 	}
 	cores := runtime.NumCPU()
 	for _, size := range sizes {

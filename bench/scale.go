@@ -68,22 +68,16 @@ const (
 )
 
 func runScale(o *options, r *report) error {
-	for _, need := range []struct{ what, pkg string }{{"mpicc", "libopenmpi-dev"}, {"mpirun", "openmpi-bin"}, {"make", "make"}} {
-		if _, err := exec.LookPath(need.what); err != nil {
-			r.skip("halo", fmt.Sprintf("no %s (Debian package %s)", need.what, need.pkg))
-			return nil
-		}
+	if why := missing(prereq{"mpicc", "libopenmpi-dev"}, prereq{"mpirun", "openmpi-bin"}, prereq{"make", "make"}); why != "" {
+		r.skip("halo", why)
+		return nil
 	}
-	cmd := exec.Command("make", "-s", "-C", "cshim", "cshim")
-	cmd.Dir = o.root
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("make cshim: %v\n%s", err, out)
+	if err := makeCshim(o, "cshim"); err != nil {
+		return err
 	}
-	hmbtrace := filepath.Join(o.work, "hmbtrace")
-	cmd = exec.Command("go", "build", "-o", hmbtrace, "./cmd/hmbtrace")
-	cmd.Dir = o.root
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("go build ./cmd/hmbtrace: %v\n%s", err, out)
+	hmbtrace, err := buildHmbtrace(o, "hmbtrace")
+	if err != nil {
+		return err
 	}
 	halo, err := buildHalo(o)
 	if err != nil {
