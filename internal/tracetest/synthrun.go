@@ -177,18 +177,7 @@ func syntheticRank(t testing.TB, dir, name string, rank, ranks, iters int) strin
 		b.Trace.Reductions = []tracefile.Reduction{{Reason: tracefile.ByDepth, Depth: 4, Time: b.Trace.Header.EndTicks / 2, Bins: 1, Records: removed}}
 	}
 	path := filepath.Join(dir, name+"."+strconv.Itoa(rank)+".hmb")
-	err := tracefile.WriteFile(path, &b.Trace, func(put func(tracefile.Bin) error) error {
-		for _, l := range b.locs {
-			for _, lv := range l.levels {
-				bin := tracefile.Bin{Location: l.id, Depth: lv.depth, Class: lv.class, Records: uint32(len(lv.records)), Data: encodeBin(lv.records)}
-				if err := put(bin); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
-	})
-	if err != nil {
+	if err := tracefile.WriteFile(path, &b.Trace, b.bins); err != nil {
 		t.Fatal(err)
 	}
 	return path
