@@ -16,33 +16,38 @@
 // level, R9 its hierarchy, R11 the clock's time, R12 that time clamped, AX
 // reduced, R13 the frame.
 
+// PROBE_PRELUDE is the start both probes share: the location in DI, the
+// region in SI, its profile entry in BX as enterAt and leaveAt find it
+// (measured, or Go's: else notread), tsc set and general clear in one test
+// (TestProbeAsmLayout: adjacent), then the clock in R11, read first so
+// that the rest runs while the read is under way.
+#define PROBE_PRELUDE \
+	MOVQ	l+0(FP), DI; \
+	MOVL	r+8(FP), SI; \
+	MOVL	SI, AX; \
+	SHRL	$const_profPageBits, AX; \
+	CMPQ	AX, (probeState_prof+8)(DI); \
+	JCC	notread; \
+	MOVQ	probeState_prof(DI), BX; \
+	MOVQ	(BX)(AX*8), BX; \
+	TESTQ	BX, BX; \
+	JEQ	notread; \
+	MOVL	SI, AX; \
+	ANDL	$(const_profPageSize-1), AX; \
+	IMUL3Q	$profEntry__size, AX, AX; \
+	LEAQ	profPage_e(BX)(AX*1), BX; \
+	CMPB	profEntry_off(BX), $const_offNone; \
+	JNE	notread; \
+	CMPW	probeState_tsc(DI), $1; \
+	JNE	notread; \
+	RDTSC; \
+	SHLQ	$32, DX; \
+	ORQ	DX, AX; \
+	MOVQ	AX, R11
+
 // func enterProbe(l *Location, r Region) (t uint64)
 TEXT ·enterProbe(SB), NOSPLIT|NOFRAME, $0-24
-	MOVQ	l+0(FP), DI
-	MOVL	r+8(FP), SI
-	// The profile entry, as enterAt finds it: measured, or Go's.
-	MOVL	SI, AX
-	SHRL	$const_profPageBits, AX
-	CMPQ	AX, (probeState_prof+8)(DI)
-	JCC	notread
-	MOVQ	probeState_prof(DI), BX
-	MOVQ	(BX)(AX*8), BX
-	TESTQ	BX, BX
-	JEQ	notread
-	MOVL	SI, AX
-	ANDL	$(const_profPageSize-1), AX
-	IMUL3Q	$profEntry__size, AX, AX
-	LEAQ	profPage_e(BX)(AX*1), BX
-	CMPB	profEntry_off(BX), $const_offNone
-	JNE	notread
-	// tsc set and general clear, in one test (TestProbeAsmLayout: adjacent).
-	CMPW	probeState_tsc(DI), $1
-	JNE	notread
-	// The clock first: the rest runs while the read is under way.
-	RDTSC
-	SHLQ	$32, DX
-	ORQ	DX, AX
-	MOVQ	AX, R11
+	PROBE_PRELUDE
 	// A plain region, whose level at the new depth is cached.
 	MOVQ	probeState_depth(DI), CX
 	INCQ	CX
@@ -180,28 +185,7 @@ notread:
 
 // func leaveProbe(l *Location, r Region) (t uint64)
 TEXT ·leaveProbe(SB), NOSPLIT|NOFRAME, $0-24
-	MOVQ	l+0(FP), DI
-	MOVL	r+8(FP), SI
-	MOVL	SI, AX
-	SHRL	$const_profPageBits, AX
-	CMPQ	AX, (probeState_prof+8)(DI)
-	JCC	notread
-	MOVQ	probeState_prof(DI), BX
-	MOVQ	(BX)(AX*8), BX
-	TESTQ	BX, BX
-	JEQ	notread
-	MOVL	SI, AX
-	ANDL	$(const_profPageSize-1), AX
-	IMUL3Q	$profEntry__size, AX, AX
-	LEAQ	profPage_e(BX)(AX*1), BX
-	CMPB	profEntry_off(BX), $const_offNone
-	JNE	notread
-	CMPW	probeState_tsc(DI), $1
-	JNE	notread
-	RDTSC
-	SHLQ	$32, DX
-	ORQ	DX, AX
-	MOVQ	AX, R11
+	PROBE_PRELUDE
 	// Another goroutine inside a probe of this lane: Go counts it.
 	MOVQ	probeState_h(DI), R9
 	CMPL	HIER_busy(R9), $0
