@@ -364,7 +364,7 @@ HMB_NOINST static inline int hmb_cur_swap(struct hmb_thread *th, hmb_record *fro
 }
 
 /*
- * hmb_direct_mpi_call_on records blocking MPI call c (mpicall.h), which
+ * hmb_direct_mpi_call_as records blocking MPI call c (mpicall.h), which
  * returned at t1, all of it or nothing, on the direct path that
  * hmb_direct_begin opened: the enter of its region at c->t0, its send at
  * the same time, next in the tick, its receive at t1 and the leave at the
@@ -375,11 +375,17 @@ HMB_NOINST static inline int hmb_cur_swap(struct hmb_thread *th, hmb_record *fro
  * the one the enter pushes, so it needs none of the leave's frame checks.
  * With empty set, the thread's staging array, which holds the staged form
  * of c (a deferred receive, mpicall.c), is emptied once every check
- * passed, before the first write, unless a signal handler staged more. It returns HMB_DIRECT_DONE or
- * HMB_DIRECT_APART (nothing written) and leaves the probe open.
+ * passed, before the first write, unless a signal handler staged more. It
+ * returns HMB_DIRECT_DONE or HMB_DIRECT_APART (nothing written) and leaves
+ * the probe open. send and recv say whether c has a send and a receive:
+ * constants where it is inlined, so that each copy holds only its call's
+ * checks and writes (a copy for both cost a send alone some 50
+ * instructions more, in branches and spills).
  */
-HMB_NOINST static inline int hmb_direct_mpi_call_on(struct hmb_thread *th, const struct hmb_mpi_call *c, uint64_t t1,
-						    int empty)
+HMB_NOINST __attribute__((always_inline)) static inline int hmb_direct_mpi_call_as(struct hmb_thread *th,
+										   const struct hmb_mpi_call *c,
+										   uint64_t t1, int empty, int send,
+										   int recv)
 {
 	uint64_t tt, tr;
 	struct hmb_go_location *L;
@@ -388,7 +394,6 @@ HMB_NOINST static inline int hmb_direct_mpi_call_on(struct hmb_thread *th, const
 	if (!hmb_direct_mpi_entry(th, r, &L, &p)) {
 		return HMB_DIRECT_APART;
 	}
-	int send = c->send.peer >= 0, recv = c->recv.peer >= 0;
 	int64_t d = L->depth + 1;
 	struct hmb_go_level *lv, *mlv = NULL;
 	struct hmb_go_commline *sline = NULL, *rline = NULL;
@@ -450,6 +455,24 @@ HMB_NOINST static inline int hmb_direct_mpi_call_on(struct hmb_thread *th, const
 	lv->n++;
 	hmb_mark(lv);
 	return HMB_DIRECT_DONE;
+}
+
+/*
+ * hmb_direct_mpi_call_on is hmb_direct_mpi_call_as with send and recv read
+ * from c: a send alone and a receive alone, nearly every blocking call,
+ * get their own copies.
+ */
+HMB_NOINST static inline int hmb_direct_mpi_call_on(struct hmb_thread *th, const struct hmb_mpi_call *c, uint64_t t1,
+						    int empty)
+{
+	int send = c->send.peer >= 0, recv = c->recv.peer >= 0;
+	if (send && !recv) {
+		return hmb_direct_mpi_call_as(th, c, t1, empty, 1, 0);
+	}
+	if (recv && !send) {
+		return hmb_direct_mpi_call_as(th, c, t1, empty, 0, 1);
+	}
+	return hmb_direct_mpi_call_as(th, c, t1, empty, send, recv);
 }
 
 /* hmb_direct_mpi_call records blocking MPI call c, which returns now: hmb_direct_mpi_call_on in a probe of its own. */

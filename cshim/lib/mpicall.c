@@ -130,7 +130,7 @@ int hmb_mpi_undefer(struct hmb_thread *th)
 		.recv = {.peer = (int)b[2].time, .tag = (uint32_t)b[2].word, .comm = (uint32_t)(b[2].word >> 32),
 			 .bytes = b[3].time},
 	};
-	if (hmb_direct_mpi_call_on(th, &c, b[1].time, 1) != HMB_DIRECT_DONE) {
+	if (hmb_direct_mpi_call_as(th, &c, b[1].time, 1, 0, 1) != HMB_DIRECT_DONE) {
 		return 0; /* the records stay: flush_next has the probe replay them */
 	}
 	if (atomic_load_explicit(&th->cur, memory_order_relaxed) == b) {
