@@ -13,6 +13,52 @@
 #include "mpicall.h"
 
 /*
+ * A blocking call's fused probe (hmb_direct_mpi_call_as) in a copy for a
+ * send alone, one for a receive alone (nearly every blocking call is one
+ * or the other) and one for any call: each copy holds only its call's
+ * checks and writes, some 35 instructions fewer per call than one copy for
+ * all. Not inlined, so that hmb_mpi_call, whose deferred receive needs
+ * little, keeps a small frame.
+ */
+HMB_NOINST __attribute__((noinline)) static int hmb_direct_mpi_send_on(struct hmb_thread *th,
+								      const struct hmb_mpi_call *c, uint64_t t1)
+{
+	return hmb_direct_mpi_call_as(th, c, t1, 0, 1, 0);
+}
+
+HMB_NOINST __attribute__((noinline)) static int hmb_direct_mpi_recv_on(struct hmb_thread *th,
+								      const struct hmb_mpi_call *c, uint64_t t1,
+								      int empty)
+{
+	return hmb_direct_mpi_call_as(th, c, t1, empty, 0, 1);
+}
+
+HMB_NOINST __attribute__((noinline)) static int hmb_direct_mpi_any_on(struct hmb_thread *th,
+								     const struct hmb_mpi_call *c, uint64_t t1)
+{
+	return hmb_direct_mpi_call_as(th, c, t1, 0, c->send.peer >= 0, c->recv.peer >= 0);
+}
+
+/* hmb_direct_mpi_call records blocking MPI call c, which returns now, in a probe of its own. */
+HMB_NOINST static int hmb_direct_mpi_call(struct hmb_thread *th, const struct hmb_mpi_call *c)
+{
+	/* The clock first: its read overlaps the checks. */
+	uint64_t t1 = hmb_now();
+	if (hmb_direct_begin(th) != HMB_DIRECT_GO) {
+		return HMB_DIRECT_APART;
+	}
+	int send = c->send.peer >= 0, recv = c->recv.peer >= 0, rc;
+	if (send && !recv) {
+		rc = hmb_direct_mpi_send_on(th, c, t1);
+	} else if (recv && !send) {
+		rc = hmb_direct_mpi_recv_on(th, c, t1, 0);
+	} else {
+		rc = hmb_direct_mpi_any_on(th, c, t1);
+	}
+	return hmb_direct_end(th, rc);
+}
+
+/*
  * hmb_enter_at records the enter of region at time t, read before the
  * call: staged with that time on a thread that stages, else replayed in Go
  * at once (a thread on the direct path, which keeps its events in order
@@ -130,7 +176,7 @@ int hmb_mpi_undefer(struct hmb_thread *th)
 		.recv = {.peer = (int)b[2].time, .tag = (uint32_t)b[2].word, .comm = (uint32_t)(b[2].word >> 32),
 			 .bytes = b[3].time},
 	};
-	if (hmb_direct_mpi_call_as(th, &c, b[1].time, 1, 0, 1) != HMB_DIRECT_DONE) {
+	if (hmb_direct_mpi_recv_on(th, &c, b[1].time, 1) != HMB_DIRECT_DONE) {
 		return 0; /* the records stay: flush_next has the probe replay them */
 	}
 	if (atomic_load_explicit(&th->cur, memory_order_relaxed) == b) {
