@@ -1,0 +1,139 @@
+package cshim_test
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/hmbtrace/hmbtrace/internal/tracetest"
+)
+
+// mpiCallInstructions bounds the instructions that libhmbtrace-mpi's
+// wrappers and libhmbtrace execute per blocking point-to-point call (a
+// MPI_Send or MPI_Recv to this same rank, the PMPI call excluded), as
+// callgrind counts them: 543 with Debian's GCC 12 at -O2 and Open MPI 4.1
+// (2026-12-06; 580 before the fused probe's send and receive copies and
+// its message's two stores), some 90 of them the wrapper's own. Two clock
+// reads take some 18 ns of the +57 ns a call costs (selfsend_pairs); the
+// rest grows with these instructions.
+const mpiCallInstructions = 570
+
+// TestMPICallInstructions counts, with callgrind, the instructions of
+// libhmbtrace-mpi and libhmbtrace per blocking call of a send and a
+// receive to this same rank, on the program's thread alone, so that what
+// is added to the wrappers' fused probe (mpicall.c, direct_mpi.h) shows
+// here before it shows in the noise of selfsend_pairs. The clock is the
+// TSC, whose read callgrind counts as one instruction; HMB_TIMER_SHIFT=10
+// keeps the time deltas of a run under valgrind, some 50 times slower, as
+// small as in a real run, so that the encoders take the forms they take
+// there.
+func TestMPICallInstructions(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs MPI under valgrind")
+	}
+	valgrind := tracetest.RequireTool(t, "valgrind", "valgrind")
+	build := mpiLibrary(t)
+	dir := t.TempDir()
+	prog := filepath.Join(dir, "clockreads")
+	pc, err := run(root, pkgEnv(build), "pkg-config", "--cflags", "--libs", "hmbtrace-mpi")
+	if err != nil {
+		t.Fatalf("pkg-config hmbtrace-mpi: %v\n%s", err, pc)
+	}
+	args := append([]string{"-O2", "-o", prog, filepath.Join(root, "cshim", "testdata", "mpi", "clockreads.c")}, strings.Fields(string(pc))...)
+	if msg, err := run(root, nil, "mpicc", args...); err != nil {
+		t.Fatalf("mpicc %v: %v\n%s", args, err, msg)
+	}
+	const rounds = 200
+	out := filepath.Join(dir, "callgrind.out")
+	cmd := exec.Command(valgrind, "--tool=callgrind", "--compress-strings=no", "--separate-threads=yes",
+		"--callgrind-out-file="+out, prog, strconv.Itoa(rounds))
+	// Go's preemption signals stop callgrind (see TestProbeInstructions);
+	// bins large enough that no call needs a new one, which Go hands out.
+	var env []string
+	for _, kv := range withoutHMB(os.Environ()) {
+		if !strings.HasPrefix(kv, "GODEBUG=") {
+			env = append(env, kv)
+		}
+	}
+	cmd.Env = append(env, "GODEBUG=asyncpreemptoff=1", "HMB_CLOCK=tsc", "HMB_TIMER_SHIFT=10", "HMB_BIN_SIZE=256K",
+		"HMB_OUTPUT="+filepath.Join(dir, "hmb-out"))
+	msg, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("valgrind: %v\n%s", err, msg)
+	}
+	m := regexp.MustCompile(`clockreads blocking calls (\d+)`).FindSubmatch(msg)
+	if m == nil {
+		t.Fatalf("clockreads did not finish:\n%s", msg)
+	}
+	calls, _ := strconv.Atoi(string(m[1]))
+	// The first dump of the first thread, the program's: the blocking calls.
+	n, desc := objectInstructions(t, out+".1-01", "/libhmbtrace.so", "/libhmbtrace-mpi.so")
+	if !strings.HasSuffix(desc, "blocking") {
+		t.Fatalf("dump 1 is %q, want the counts of the blocking calls", desc)
+	}
+	per := float64(n) / float64(calls)
+	t.Logf("%.1f instructions of libhmbtrace and libhmbtrace-mpi per blocking call (%d calls)", per, calls)
+	if per > mpiCallInstructions {
+		t.Errorf("a blocking send or receive executes %.1f instructions of the wrappers and their probe, more than %d: what was added to the fused path (mpicall.c, direct_mpi.h)?",
+			per, mpiCallInstructions)
+	}
+	if per < 100 {
+		t.Errorf("%.1f instructions per blocking call: the wrappers did not record the calls, or callgrind did not count them", per)
+	}
+}
+
+// objectInstructions returns the instructions that callgrind dump path
+// (written with --compress-strings=no) counts in the code of the objects
+// whose file names end with one of objs, each function's own (a call's
+// inclusive cost is not added), and the dump's trigger.
+func objectInstructions(t *testing.T, path string, objs ...string) (int64, string) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var n int64
+	var desc string
+	in, call := false, false
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case strings.HasPrefix(line, "desc: Trigger: "):
+			desc = strings.TrimPrefix(line, "desc: Trigger: ")
+		case strings.HasPrefix(line, "ob="):
+			in = false
+			for _, o := range objs {
+				in = in || strings.HasSuffix(line, o)
+			}
+		case strings.HasPrefix(line, "calls="):
+			call = true // the next cost line is the call's, inclusive
+		case line != "" && (line[0] >= '0' && line[0] <= '9' || line[0] == '+' || line[0] == '-' || line[0] == '*'):
+			if call {
+				call = false
+				continue
+			}
+			if !in {
+				continue
+			}
+			fields := strings.Fields(line)
+			c, err := strconv.ParseInt(fields[len(fields)-1], 10, 64)
+			if err != nil || len(fields) < 2 {
+				t.Fatalf("%s: cost line %q: %v", path, line, fmt.Errorf("want <position> <cost>: %v", err))
+			}
+			n += c
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return n, desc
+}
