@@ -454,34 +454,20 @@ HMB_NOINST __attribute__((always_inline)) static inline int hmb_direct_mpi_call_
 		return HMB_DIRECT_APART;
 	}
 	/* hmb_stamp for each event's first in its tick; the next one's is the run's next number. */
-	uint32_t seq = hmb_stamp(L, c->t0, &tt, &tr);
-	struct hmb_go_frame *f = hmb_direct_push(L, p, d, r, HMB_CLASS_PARADIGM, tt, tr, seq);
-	lv->pos += hmb_put_enter(lv, (uint8_t *)lv->bin.ptr + lv->pos, tr, seq, r);
-	lv->n++;
+	uint32_t eseq = hmb_stamp(L, c->t0, &tt, &tr), sseq = 0;
+	uint64_t t0 = tt, etr = tr;
+	struct hmb_go_frame *f = hmb_direct_push(L, p, d, r, HMB_CLASS_PARADIGM, tt, tr, eseq);
 	f->state = HMB_FRAME_WRITTEN;
-	uint64_t events = 2;
 	if (send) {
-		seq = ++L->run;
+		sseq = ++L->run;
 		sline->sent++;
 		sline->sent_b += c->send.bytes;
-		mlv->pos += hmb_put_message_inline(mlv, (uint8_t *)mlv->bin.ptr + mlv->pos, 0, tr, seq,
-						   (uint64_t)c->send.peer, c->send.tag, c->send.bytes, c->send.comm);
-		mlv->n++;
-		events++;
 	}
-	uint64_t t0 = tt;
-	seq = hmb_stamp(L, t1, &tt, &tr);
+	uint32_t seq = hmb_stamp(L, t1, &tt, &tr), rseq = seq;
 	if (recv) {
 		rline->recv++;
 		rline->recv_b += c->recv.bytes;
-		mlv->pos += hmb_put_message_inline(mlv, (uint8_t *)mlv->bin.ptr + mlv->pos, 1, tr, seq,
-						   (uint64_t)c->recv.peer, c->recv.tag, c->recv.bytes, c->recv.comm);
-		mlv->n++;
-		events++;
 		seq = ++L->run;
-	}
-	if (send | recv) {
-		hmb_mark(mlv);
 	}
 	uint64_t dur = tt - t0;
 	if (--p->active == 0) {
@@ -490,9 +476,31 @@ HMB_NOINST __attribute__((always_inline)) static inline int hmb_direct_mpi_call_
 	p->excl += dur;
 	L->depth = d - 1;
 	f[-1].child += dur;
-	L->recorded += events;
-	lv->pos += hmb_put_leave_seq(lv, (uint8_t *)lv->bin.ptr + lv->pos, tr, seq);
-	lv->n++;
+	L->recorded += 2 + send + recv;
+	/*
+	 * The bytes last: a store through a uint8_t pointer may alias every
+	 * field above, which the compiler would load again behind it.
+	 */
+	uint8_t *b = (uint8_t *)lv->bin.ptr + lv->pos;
+	int n = hmb_put_enter(lv, b, etr, eseq, r);
+	n += hmb_put_leave_seq(lv, b + n, tr, seq);
+	lv->pos += n;
+	lv->n += 2;
+	if (send | recv) {
+		uint8_t *m = (uint8_t *)mlv->bin.ptr + mlv->pos;
+		int k = 0;
+		if (send) {
+			k = hmb_put_message_inline(mlv, m, 0, etr, sseq, (uint64_t)c->send.peer, c->send.tag,
+						   c->send.bytes, c->send.comm);
+		}
+		if (recv) {
+			k += hmb_put_message_inline(mlv, m + k, 1, tr, rseq, (uint64_t)c->recv.peer, c->recv.tag,
+						    c->recv.bytes, c->recv.comm);
+		}
+		mlv->pos += k;
+		mlv->n += send + recv;
+		hmb_mark(mlv);
+	}
 	hmb_mark(lv);
 	return HMB_DIRECT_DONE;
 }
