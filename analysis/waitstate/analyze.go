@@ -43,6 +43,7 @@ func Analyze(files []*tracefile.File, opt Options) (*Result, error) {
 		return nil, fmt.Errorf("waitstate: %w", err)
 	}
 	r.keepLog = true // the second pass sweeps the enters and leaves again
+	r.logLeft.Store(logBudget)
 	data := make([]*locData, len(r.locs))
 	if err := parallel.Do(procs, len(r.locs), func(n int) error {
 		d, err := r.read(n)

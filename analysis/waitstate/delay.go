@@ -2,6 +2,7 @@ package waitstate
 
 import (
 	"cmp"
+	"fmt"
 	"math"
 	"slices"
 
@@ -111,6 +112,11 @@ type regionTime struct {
 	ns     int64
 }
 
+// sweepHook, when set (by tests), is called before the sweeps (-1), at
+// the end of location n's sweep, before its worker lets its windows go
+// (where the workers hold the most), and after the sweeps (-2).
+var sweepHook func(n int)
+
 // secondPass reads the locations again, once, for what needs the waits:
 // the delay of each wait on its late party (Delays, the worst waits'
 // Delay), the critical path, and the synchronisation intervals of the
@@ -163,6 +169,9 @@ func (a *analysis) secondPass(procs int, res *Result, waits []wait, named []int)
 	}
 	dc := a.intervalWindows(waits, wins, partners)
 	outs := make([]delayOut, len(a.locs))
+	if sweepHook != nil {
+		sweepHook(-1)
+	}
 	err := parallel.Do(procs, len(a.locs), func(n int) error {
 		if len(wins[n]) == 0 {
 			a.data[n].log = regionLog{} // nothing to sweep
@@ -176,12 +185,18 @@ func (a *analysis) secondPass(procs int, res *Result, waits []wait, named []int)
 		if err := a.sweep(n, waits, wins[n], isNamed, &outs[n]); err != nil {
 			return err
 		}
+		if sweepHook != nil {
+			sweepHook(n)
+		}
 		wins[n] = nil // measured: the windows go as the sweeps go
 		a.data[n].log = regionLog{}
 		return nil
 	})
 	if err != nil {
 		return err
+	}
+	if sweepHook != nil {
+		sweepHook(-2)
 	}
 	a.unifyPaths() // the sweeps made the paths they charged
 	for n, o := range outs {
@@ -354,7 +369,10 @@ func (a *analysis) sweep(n int, waits []wait, wins []window, named []bool, out *
 	defer func() { d.pathCache = nil }()
 	// The forward pass kept the location's enters and leaves: read them,
 	// not the trace.
-	lr := logReader{buf: d.log.buf}
+	lr := records{log: logReader{buf: d.log.buf}}
+	if d.log.reread {
+		lr.it = f.Events(lo.ID)
+	}
 	for (next < len(wins) || len(open) > 0) && lr.next(&e) {
 		t := a.axis.Nanos(lo.File, f, e.tick)
 		if begun && t > prev && len(stack) > 0 {
@@ -385,6 +403,9 @@ func (a *analysis) sweep(n int, waits []wait, wins []window, named []bool, out *
 				sync = -1
 			}
 		}
+	}
+	if err := lr.err(); err != nil {
+		return fmt.Errorf("%s: location %d: %w", f.Path, lo.ID, err)
 	}
 	// The windows still open at the location's last event end there.
 	for len(open) > 0 {

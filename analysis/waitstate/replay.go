@@ -8,6 +8,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/hmbtrace/hmbtrace/encode"
 	"github.com/hmbtrace/hmbtrace/tracefile"
@@ -152,8 +153,10 @@ type run struct {
 	// run's clock synchronisation, peers as world ranks.
 	insitu bool
 	// keepLog makes the forward pass keep each location's enters and
-	// leaves (locData.log) for a second pass.
+	// leaves (locData.log) for a second pass, while logLeft, the bytes
+	// the logs may still take, lasts.
 	keepLog bool
+	logLeft atomic.Int64
 }
 
 // regionKind says what a region is to the replay.
@@ -435,10 +438,17 @@ func (r *run) read(n int) (*locData, error) {
 	d.calls = make([]call, 0, min(calls, most))
 	d.sends = make([]send, 0, min(sent, most))
 	d.recvs = make([]recv, 0, min(received, most))
+	keepLog := false
 	if r.keepLog {
 		// About 3 bytes a record (regionlog.go): an enter and a leave per
-		// visit the profile counts, at most the events kept.
-		d.log.buf = make([]byte, 0, 3*min(2*enters, l.Kept(), most))
+		// visit the profile counts, at most the events kept. Past the
+		// budget, the second pass reads the location's trace again.
+		size := 3 * min(2*enters, l.Kept(), most)
+		if keepLog = r.logLeft.Add(-int64(size)) >= 0; keepLog {
+			d.log.buf = make([]byte, 0, size)
+		} else {
+			d.log.reread = true
+		}
 	}
 	var (
 		stack     []frame
@@ -473,7 +483,7 @@ func (r *run) read(n int) (*locData, error) {
 		}
 		switch e.Kind {
 		case encode.KindEnter:
-			if r.keepLog {
+			if keepLog {
 				depth := 0
 				if len(stack) < e.Depth-1 {
 					depth = e.Depth
@@ -505,7 +515,7 @@ func (r *run) read(n int) (*locData, error) {
 			}
 			stack = append(stack, fr)
 		case encode.KindLeave:
-			if r.keepLog {
+			if keepLog {
 				d.log.leave(e.Time)
 			}
 			if len(stack) == 0 {
