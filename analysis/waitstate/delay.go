@@ -373,8 +373,14 @@ func (a *analysis) sweep(n int, waits []wait, wins []window, named []bool, out *
 	if d.log.reread {
 		lr.it = f.Events(lo.ID)
 	}
+	var (
+		lastTick uint64 // the last record's tick, converted to t
+		t        int64
+	)
 	for (next < len(wins) || len(open) > 0) && lr.next(&e) {
-		t := a.axis.Nanos(lo.File, f, e.tick)
+		if !begun || e.tick != lastTick {
+			lastTick, t = e.tick, a.axis.Nanos(lo.File, f, e.tick)
+		}
 		if begun && t > prev && len(stack) > 0 {
 			segment(prev, t)
 		}

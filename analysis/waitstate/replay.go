@@ -467,7 +467,19 @@ func (r *run) read(n int) (*locData, error) {
 	// move the first and last tick.
 	var firstTick, lastTick uint64
 	started := false
-	at := func() int64 { return r.nanos(lo.File, f, e.Time) }
+	// A call's records often share its enter's or leave's tick: the
+	// last conversion is kept (it costs a floating-point division).
+	var (
+		atTick uint64
+		atNs   int64
+		atOK   bool
+	)
+	at := func() int64 {
+		if !atOK || e.Time != atTick {
+			atTick, atNs, atOK = e.Time, r.nanos(lo.File, f, e.Time), true
+		}
+		return atNs
+	}
 	it := f.Events(lo.ID)
 	for it.Next(&e) {
 		if !started {
