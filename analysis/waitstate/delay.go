@@ -119,7 +119,7 @@ var sweepWith = (*analysis).sweep
 // sweepHook, when set (by tests), is called before the sweeps (-1), at
 // the end of location n's sweep, before its worker lets its windows go
 // (where the workers hold the most), and after the sweeps (-2).
-var sweepHook func(n int)
+var sweepHook func(a *analysis, n int)
 
 // secondPass reads the locations again, once, for what needs the waits:
 // the delay of each wait on its late party (Delays, the worst waits'
@@ -174,7 +174,7 @@ func (a *analysis) secondPass(procs int, res *Result, waits []wait, named []int)
 	dc := a.intervalWindows(waits, wins, partners)
 	outs := make([]delayOut, len(a.locs))
 	if sweepHook != nil {
-		sweepHook(-1)
+		sweepHook(a, -1)
 	}
 	err := parallel.Do(procs, len(a.locs), func(n int) error {
 		if len(wins[n]) == 0 {
@@ -190,7 +190,7 @@ func (a *analysis) secondPass(procs int, res *Result, waits []wait, named []int)
 			return err
 		}
 		if sweepHook != nil {
-			sweepHook(n)
+			sweepHook(a, n)
 		}
 		wins[n] = nil // measured: the windows go as the sweeps go
 		a.data[n].log = regionLog{}
@@ -200,7 +200,7 @@ func (a *analysis) secondPass(procs int, res *Result, waits []wait, named []int)
 		return err
 	}
 	if sweepHook != nil {
-		sweepHook(-2)
+		sweepHook(a, -2)
 	}
 	a.unifyPaths() // the sweeps made the paths they charged
 	for n, o := range outs {

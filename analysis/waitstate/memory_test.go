@@ -101,7 +101,27 @@ func TestReplayRereadSame(t *testing.T) {
 		for _, budget := range []int64{0, 3000} {
 			for _, procs := range []int{1, 2} {
 				logBudget = budget
+				var (
+					mu            sync.Mutex
+					kept, rereads int
+				)
+				sweepHook = func(a *analysis, n int) {
+					if n < 0 {
+						return
+					}
+					mu.Lock()
+					defer mu.Unlock()
+					if a.data[n].log.reread {
+						rereads++
+					} else {
+						kept++
+					}
+				}
 				got, err := Analyze(files, Options{Procs: procs})
+				sweepHook = nil
+				if rereads == 0 || budget == 0 && kept > 0 {
+					t.Errorf("%s: log budget %d: %d locations kept their logs, %d reread their traces", name, budget, kept, rereads)
+				}
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -136,7 +156,7 @@ func TestReplayMemoryPerWorker(t *testing.T) {
 			mu sync.Mutex
 			ms runtime.MemStats
 		)
-		sweepHook = func(n int) {
+		sweepHook = func(a *analysis, n int) {
 			mu.Lock()
 			defer mu.Unlock()
 			runtime.GC()
@@ -147,6 +167,9 @@ func TestReplayMemoryPerWorker(t *testing.T) {
 			case -2:
 				after = ms.HeapAlloc
 			default:
+				if !a.data[n].log.reread {
+					t.Errorf("location %d kept its log past a budget of 0 bytes", n)
+				}
 				peak = max(peak, ms.HeapAlloc)
 			}
 		}

@@ -441,11 +441,15 @@ func (r *run) read(n int) (*locData, error) {
 	keepLog := false
 	if r.keepLog {
 		// About 3 bytes a record (regionlog.go): an enter and a leave per
-		// visit the profile counts, at most the events kept. Past the
-		// budget, the second pass reads the location's trace again.
-		size := 3 * min(2*enters, l.Kept(), most)
-		if keepLog = r.logLeft.Add(-int64(size)) >= 0; keepLog {
-			d.log.buf = make([]byte, 0, size)
+		// visit the profile counts, at most the events kept (all of them
+		// for a file without profiles). Past the budget, the second pass
+		// reads the location's trace again.
+		records := 2 * enters
+		if records == 0 || records > l.Kept() {
+			records = l.Kept()
+		}
+		if keepLog = r.logLeft.Add(-3*int64(min(records, math.MaxInt64/3))) >= 0; keepLog {
+			d.log.buf = make([]byte, 0, 3*min(records, most))
 		} else {
 			d.log.reread = true
 		}
