@@ -1,7 +1,10 @@
 package waitstate
 
 import (
+	"cmp"
+	"math/rand/v2"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/hmbtrace/hmbtrace/internal/tracetest"
@@ -125,4 +128,30 @@ func (a *analysis) sweepEachStep(n int, waits []wait, wins []window, named []boo
 		}
 	}
 	return nil
+}
+
+// TestSortWindows: sortWindows orders windows by start, keeps every one,
+// and keeps the input order of windows that start together (the radix
+// sort is stable), at sizes on both sides of where it stops comparing.
+func TestSortWindows(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, n := range []int{0, 1, 255, 256, 5000} {
+		for _, spread := range []int64{1, 1000, 1 << 40} {
+			w := make([]window, n)
+			for i := range w {
+				w[i] = window{start: 1<<41 + rng.Int64N(spread), end: int64(i), wait: int32(i)}
+			}
+			got := slices.Clone(w)
+			sortWindows(got)
+			want := slices.Clone(w)
+			slices.SortStableFunc(want, func(x, y window) int { return cmp.Compare(x.start, y.start) })
+			if n < 256 {
+				// Compared: sorted fully, ties by wait (the input order here).
+				slices.SortFunc(want, compareWindow)
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("%d windows with starts spread over %d ns: not sorted by start, stably", n, spread)
+			}
+		}
+	}
 }
