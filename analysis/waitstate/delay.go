@@ -379,7 +379,7 @@ func (a *analysis) sweep(n int, waits []wait, wins []window, named []bool, out *
 		lastTick uint64 // the last record's tick, converted to t
 		t        int64
 	)
-	for (next < len(wins) || len(open) > 0) && lr.next(&e) {
+	for (next < len(wins) || len(open) > 0) && (lr.it == nil && lr.log.next(&e) || lr.it != nil && lr.next(&e)) {
 		if !begun || e.tick != lastTick {
 			lastTick, t = e.tick, a.axis.Nanos(lo.File, f, e.tick)
 		}

@@ -127,7 +127,8 @@ type records struct {
 }
 
 // next reads the next record into r; false at the end (or at an error of
-// the trace, which err returns).
+// the trace, which err returns). The sweep calls log.next itself when
+// there is a log: a call a record rather than two.
 func (rs *records) next(r *logRecord) bool {
 	if rs.it == nil {
 		return rs.log.next(r)
