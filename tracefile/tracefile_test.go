@@ -392,3 +392,12 @@ func TestAxis(t *testing.T) {
 		t.Errorf("synced axis with an early origin: %d %d %d, end %d; want 0 300 300, end 1200", ax.Nanos(0, a, 4800), ax.Nanos(0, a, 5100), ax.Nanos(1, b, 9100), ax.End)
 	}
 }
+
+// TestEventFieldsAllSet: Events.Next sets an Event field by field, so a
+// field added to Event must be added there too (or it keeps the previous
+// event's value).
+func TestEventFieldsAllSet(t *testing.T) {
+	if n := reflect.TypeFor[Event]().NumField(); n != 25 {
+		t.Errorf("Event has %d fields, Events.Next sets 25: set the new ones there and update this count", n)
+	}
+}

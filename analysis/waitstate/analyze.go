@@ -43,6 +43,7 @@ func Analyze(files []*tracefile.File, opt Options) (*Result, error) {
 		return nil, fmt.Errorf("waitstate: %w", err)
 	}
 	r.keepLog = true // the second pass sweeps the enters and leaves again
+	r.logLeft.Store(logBudget)
 	data := make([]*locData, len(r.locs))
 	if err := parallel.Do(procs, len(r.locs), func(n int) error {
 		d, err := r.read(n)
@@ -277,8 +278,20 @@ const maxPending = 100
 // receiver replays the receives of location n: Late Sender (with its
 // wrong order) on n, Late Receiver on the senders.
 func (a *analysis) receiver(n int, out *findings) {
+	// A location receives from few (peer, communicator, tag) keys, over
+	// and over: the last queues found save hashing the key.
+	var cache [8]struct {
+		k msgKey
+		q *sendQueue
+	}
 	a.receives(n, out, func(q *recv) (sentMsg, bool) {
-		sq := a.sends[msgKey{q.peer, n, q.comm, q.tag}]
+		k := msgKey{q.peer, n, q.comm, q.tag}
+		c := &cache[(uint(q.peer)*31+uint(q.tag)*7+uint(q.comm))%uint(len(cache))]
+		sq := c.q
+		if sq == nil || c.k != k {
+			sq = a.sends[k]
+			c.k, c.q = k, sq
+		}
 		if sq == nil || sq.next >= len(sq.ids) {
 			return sentMsg{}, false
 		}

@@ -2,6 +2,9 @@ package waitstate
 
 import (
 	"cmp"
+	"fmt"
+	"math"
+	"math/bits"
 	"slices"
 
 	"github.com/hmbtrace/hmbtrace/internal/parallel"
@@ -61,6 +64,8 @@ type delayOut struct {
 	lastSeen    int32
 	lastSeenReg uint32
 	lastSeenOK  bool
+	// The costs charged last, latest first (cost).
+	recent [4]recentCost
 	// slab is where the intervals' times start out (newTimes).
 	slab  []pathNs
 	slabs int // made so far
@@ -85,6 +90,12 @@ func (o *delayOut) newTimes() []pathNs {
 	return t
 }
 
+// recentCost is a delay cost by its key.
+type recentCost struct {
+	key costKey
+	v   *Value
+}
+
 // pathNs is a time in a local call path.
 type pathNs struct {
 	path int32
@@ -101,6 +112,15 @@ type regionTime struct {
 	region uint32
 	ns     int64
 }
+
+// sweepWith is the sweep the second pass runs: the tests compare it with
+// a reference that charges every open window at every step.
+var sweepWith = (*analysis).sweep
+
+// sweepHook, when set (by tests), is called before the sweeps (-1), at
+// the end of location n's sweep, before its worker lets its windows go
+// (where the workers hold the most), and after the sweeps (-2).
+var sweepHook func(a *analysis, n int)
 
 // secondPass reads the locations again, once, for what needs the waits:
 // the delay of each wait on its late party (Delays, the worst waits'
@@ -154,18 +174,21 @@ func (a *analysis) secondPass(procs int, res *Result, waits []wait, named []int)
 	}
 	dc := a.intervalWindows(waits, wins, partners)
 	outs := make([]delayOut, len(a.locs))
+	if sweepHook != nil {
+		sweepHook(a, -1)
+	}
 	err := parallel.Do(procs, len(a.locs), func(n int) error {
 		if len(wins[n]) == 0 {
 			a.data[n].log = regionLog{} // nothing to sweep
 			return nil
 		}
-		// The sweep's sums do not depend on the order of windows that
-		// start together (each wait has one window of a kind), so the
-		// sort need not be stable, which costs a merge sort's moves.
-		slices.SortFunc(wins[n], compareWindow)
+		sortWindows(wins[n])
 		outs[n].times = dc.times
-		if err := a.sweep(n, waits, wins[n], isNamed, &outs[n]); err != nil {
+		if err := sweepWith(a, n, waits, wins[n], isNamed, &outs[n]); err != nil {
 			return err
+		}
+		if sweepHook != nil {
+			sweepHook(a, n)
 		}
 		wins[n] = nil // measured: the windows go as the sweeps go
 		a.data[n].log = regionLog{}
@@ -173,6 +196,9 @@ func (a *analysis) secondPass(procs int, res *Result, waits []wait, named []int)
 	})
 	if err != nil {
 		return err
+	}
+	if sweepHook != nil {
+		sweepHook(a, -2)
 	}
 	a.unifyPaths() // the sweeps made the paths they charged
 	for n, o := range outs {
@@ -234,10 +260,18 @@ func sortRegionTimes(rt []regionTime) {
 	})
 }
 
-// sweep reads location n's enters and leaves again (its log) and lays its windows (sorted by
-// start) over the stretches of time it spent in each call path: its own
-// time in the region on top of its stack, or the open synchronisation
-// call's time, whatever that calls. It stops after the last window.
+// sweep reads location n's enters and leaves again (its log) and lays its
+// windows (sorted by start) over the stretches of time it spent in each
+// call path: its own time in the region on top of its stack, or the open
+// synchronisation call's time, whatever that calls. It stops after the
+// last window.
+//
+// A location's intervals overlap: on a halo run a dozen windows are open
+// at each step. Rather than charging each open window at every step, the
+// sweep keeps one running total per call path (pathSums) and charges a
+// window once, when it closes, with the difference of those totals to a
+// copy taken when it opened. The sums are integers, so the windows get
+// exactly what step-by-step charging gave them.
 func (a *analysis) sweep(n int, waits []wait, wins []window, named []bool, out *delayOut) error {
 	lo := a.locs[n]
 	f := a.files[lo.File]
@@ -248,51 +282,107 @@ func (a *analysis) sweep(n int, waits []wait, wins []window, named []bool, out *
 	out.seen = map[int32][]uint32{}
 	defer func() { out.seen, out.slab = nil, nil }()
 	var (
-		next   int
-		active []*window
-		e      logRecord
-		stack  []frame
-		sync   = -1 // the outermost open synchronisation call's place in stack
-		prev   int64
-		begun  bool
+		next  int
+		open  openHeap
+		sums  pathSums
+		e     logRecord
+		stack []frame
+		sync  = -1 // the outermost open synchronisation call's place in stack
+		prev  int64
+		begun bool
+		// A closing wait's regions (scratch).
+		regions []regionTime
 	)
+	sums.head = -1
+	closeTop := func() {
+		ow := open.pop()
+		w := &wins[ow.win]
+		if w.kind == winDuring {
+			// By region, each counted once for the wait.
+			regions = regions[:0]
+			for p := sums.head; p >= 0 && sums.stamp[p] > ow.snap.step; p = sums.next[p] {
+				if ns := sums.cum[p] - ow.snap.at(p); ns > 0 {
+					regions = addRegionTime(regions, d.paths[p].region, ns)
+				}
+			}
+			a.chargeDuring(w, waits, regions, named, out)
+		} else {
+			for p := sums.head; p >= 0 && sums.stamp[p] > ow.snap.step; p = sums.next[p] {
+				if ns := sums.cum[p] - ow.snap.at(p); ns > 0 {
+					a.charge(w, waits, p, d.paths[p].region, ns, named, lo.File, out)
+				}
+			}
+		}
+		sums.release(ow.snap)
+	}
 	segment := func(s, t int64) {
-		for next < len(wins) && wins[next].start < t {
-			if wins[next].end > wins[next].start {
-				active = append(active, &wins[next])
+		cur := s
+		path := int32(-1) // the segment's call path, looked up once
+		// advance charges the time up to x to the segment's call path,
+		// while a window is open.
+		advance := func(x int64) {
+			if x <= cur {
+				return
 			}
-			next++
-		}
-		if len(active) == 0 {
-			return
-		}
-		at := len(stack) - 1
-		if sync >= 0 {
-			at = sync
-		}
-		for at >= 0 && stack[at].region == 0 {
-			at--
-		}
-		kept := active[:0]
-		for _, w := range active {
-			if ov := min(t, w.end) - max(s, w.start); ov > 0 && at >= 0 {
-				a.charge(w, waits, d.pathOf(stack, at), stack[at].region, ov, named, lo.File, out)
+			if len(open) > 0 {
+				if path == -1 {
+					path = -2 // none: only removed regions are open
+					at := len(stack) - 1
+					if sync >= 0 {
+						at = sync
+					}
+					for at >= 0 && stack[at].region == 0 {
+						at--
+					}
+					if at >= 0 {
+						path = d.pathOf(stack, at)
+					}
+				}
+				if path >= 0 {
+					sums.charge(path, x-cur)
+				}
 			}
-			if w.end > t {
-				kept = append(kept, w)
-			} else if w.kind == winDuring {
-				delete(out.seen, w.wait)
-				out.lastSeenOK = false
+			cur = x
+		}
+		for {
+			openAt, closeAt := int64(math.MaxInt64), int64(math.MaxInt64)
+			if next < len(wins) && wins[next].start < t {
+				openAt = max(wins[next].start, cur)
+			}
+			if len(open) > 0 && open[0].end <= t {
+				closeAt = max(open[0].end, cur)
+			}
+			switch {
+			case closeAt != math.MaxInt64 && closeAt <= openAt:
+				advance(closeAt)
+				closeTop()
+			case openAt != math.MaxInt64:
+				advance(openAt)
+				if w := &wins[next]; w.end > w.start {
+					open.push(openWindow{end: w.end, win: int32(next), snap: sums.snapshot()})
+				}
+				next++
+			default:
+				advance(t)
+				return
 			}
 		}
-		active = kept
 	}
 	defer func() { d.pathCache = nil }()
 	// The forward pass kept the location's enters and leaves: read them,
 	// not the trace.
-	lr := logReader{buf: d.log.buf}
-	for (next < len(wins) || len(active) > 0) && lr.next(&e) {
-		t := a.axis.Nanos(lo.File, f, e.tick)
+	lr := records{log: logReader{buf: d.log.buf}}
+	if d.log.reread {
+		lr.it = f.Events(lo.ID)
+	}
+	var (
+		lastTick uint64 // the last record's tick, converted to t
+		t        int64
+	)
+	for (next < len(wins) || len(open) > 0) && (lr.it == nil && lr.log.next(&e) || lr.it != nil && lr.next(&e)) {
+		if !begun || e.tick != lastTick {
+			lastTick, t = e.tick, a.axis.Nanos(lo.File, f, e.tick)
+		}
 		if begun && t > prev && len(stack) > 0 {
 			segment(prev, t)
 		}
@@ -322,7 +412,187 @@ func (a *analysis) sweep(n int, waits []wait, wins []window, named []bool, out *
 			}
 		}
 	}
+	if err := lr.err(); err != nil {
+		return fmt.Errorf("%s: location %d: %w", f.Path, lo.ID, err)
+	}
+	// The windows still open at the location's last event end there.
+	for len(open) > 0 {
+		closeTop()
+	}
 	return nil
+}
+
+// pathSums is a location's time per local call path while the sweep had a
+// window open, and which paths it charged last.
+type pathSums struct {
+	cum   []int64  // per path: the time so far
+	stamp []uint64 // per path: the step that charged it last
+	step  uint64   // charges so far
+	// The paths charged so far, the latest first (a list through next
+	// and prev, from head): a closing window reads only the paths charged
+	// since it opened, however many the location has.
+	next, prev []int32
+	head       int32
+	last       *pathSnap   // the latest snapshot, shared while no charge follows
+	free       []*pathSnap // released snapshots, for reuse
+}
+
+// pathSnap is a copy of pathSums.cum when windows opened, at step.
+type pathSnap struct {
+	cum  []int64
+	step uint64
+	refs int
+}
+
+// at returns path p's time in the snapshot (0: the path came after it).
+func (s *pathSnap) at(p int32) int64 {
+	if int(p) < len(s.cum) {
+		return s.cum[p]
+	}
+	return 0
+}
+
+// charge adds ns to path p.
+func (ps *pathSums) charge(p int32, ns int64) {
+	for int(p) >= len(ps.cum) {
+		ps.cum = append(ps.cum, 0)
+		ps.stamp = append(ps.stamp, 0)
+		ps.next = append(ps.next, -1)
+		ps.prev = append(ps.prev, -1)
+	}
+	ps.step++
+	ps.cum[p] += ns
+	ps.stamp[p] = ps.step
+	if ps.head == p {
+		return
+	}
+	// Unlink p (if listed) and put it first.
+	if q := ps.prev[p]; q >= 0 {
+		ps.next[q] = ps.next[p]
+	}
+	if q := ps.next[p]; q >= 0 {
+		ps.prev[q] = ps.prev[p]
+	}
+	ps.prev[p], ps.next[p] = -1, ps.head
+	if ps.head >= 0 {
+		ps.prev[ps.head] = p
+	}
+	ps.head = p
+}
+
+// snapshot returns a copy of the sums now, shared with the windows opened
+// since the last charge.
+func (ps *pathSums) snapshot() *pathSnap {
+	if s := ps.last; s != nil && s.refs > 0 && s.step == ps.step {
+		s.refs++
+		return s
+	}
+	var s *pathSnap
+	if k := len(ps.free); k > 0 {
+		s, ps.free = ps.free[k-1], ps.free[:k-1]
+	} else {
+		s = new(pathSnap)
+	}
+	s.cum = append(s.cum[:0], ps.cum...)
+	s.step, s.refs = ps.step, 1
+	ps.last = s
+	return s
+}
+
+// release gives back a window's snapshot.
+func (ps *pathSums) release(s *pathSnap) {
+	if s.refs--; s.refs == 0 {
+		ps.free = append(ps.free, s)
+	}
+}
+
+// openWindow is a window the sweep has open: which one, when it ends, and
+// the sums when it opened.
+type openWindow struct {
+	end  int64
+	win  int32 // an index of the location's windows
+	snap *pathSnap
+}
+
+// openHeap is the open windows, the first to end on top.
+type openHeap []openWindow
+
+func (h *openHeap) push(w openWindow) {
+	*h = append(*h, w)
+	s := *h
+	for i := len(s) - 1; i > 0; {
+		p := (i - 1) / 2
+		if s[p].end <= s[i].end {
+			break
+		}
+		s[p], s[i] = s[i], s[p]
+		i = p
+	}
+}
+
+func (h *openHeap) pop() openWindow {
+	s := *h
+	top := s[0]
+	last := len(s) - 1
+	s[0] = s[last]
+	s = s[:last]
+	for i := 0; ; {
+		c := 2*i + 1
+		if c >= len(s) {
+			break
+		}
+		if c+1 < len(s) && s[c+1].end < s[c].end {
+			c++
+		}
+		if s[i].end <= s[c].end {
+			break
+		}
+		s[i], s[c] = s[c], s[i]
+		i = c
+	}
+	*h = s
+	return top
+}
+
+// sortWindows sorts a location's windows by start. The sweep's sums do
+// not depend on the order of windows that start together, only on their
+// starts and ends. Tens of thousands of windows a location are sorted by
+// their starts' digits (a least-significant-digit radix sort, stable, so
+// the order is the same every run), which costs a few moves a window where
+// comparing costs an indirect call per comparison; few, by comparing.
+func sortWindows(w []window) {
+	if len(w) < 256 {
+		slices.SortFunc(w, compareWindow)
+		return
+	}
+	lo, hi := w[0].start, w[0].start
+	for i := range w {
+		lo, hi = min(lo, w[i].start), max(hi, w[i].start)
+	}
+	const digit = 11 // bits: 2048 counters, about two to four passes
+	var count [1 << digit]int
+	src, dst := w, make([]window, len(w))
+	// Unsigned differences: right for any two int64s, hi ≥ lo.
+	for shift := 0; shift < bits.Len64(uint64(hi)-uint64(lo)); shift += digit {
+		clear(count[:])
+		for i := range src {
+			count[(uint64(src[i].start)-uint64(lo))>>shift&(1<<digit-1)]++
+		}
+		at := 0
+		for d, c := range count {
+			count[d] = at
+			at += c
+		}
+		for i := range src {
+			d := (uint64(src[i].start) - uint64(lo)) >> shift & (1<<digit - 1)
+			dst[count[d]] = src[i]
+			count[d]++
+		}
+		src, dst = dst, src
+	}
+	if &src[0] != &w[0] {
+		copy(w, src)
+	}
 }
 
 // compareWindow orders windows by start, then fully, so that the order
@@ -383,6 +653,40 @@ func (a *analysis) charge(w *window, waits []wait, path int32, reg uint32, ov in
 	if named[i] {
 		out.during[i] = addRegionTime(out.during[i], reg, ov)
 	}
+}
+
+// chargeDuring adds a wait's window w, whole, to the delay costs: the
+// late party's time in each region during the wait (regions, each once).
+func (a *analysis) chargeDuring(w *window, waits []wait, regions []regionTime, named []bool, out *delayOut) {
+	i := int(w.wait)
+	for _, rt := range regions {
+		v := out.cost(costKey{waits[i].Pattern, rt.region}, waits[i].Peer)
+		v.Time += rt.ns
+		v.Count++
+	}
+	if named[i] && len(regions) > 0 {
+		out.during[i] = append(out.during[i], regions...)
+	}
+}
+
+// cost returns the delay cost of key k on location loc, made on first
+// use. A location charges few (pattern, region) keys, and waits of two
+// patterns alternate: the last keys, searched in order, save the map's
+// hashing.
+func (o *delayOut) cost(k costKey, loc int) *Value {
+	for i := range o.recent {
+		if o.recent[i].key == k && o.recent[i].v != nil {
+			return o.recent[i].v
+		}
+	}
+	v := o.costs[k]
+	if v == nil {
+		v = &Value{Pattern: k.p, Path: -1, Loc: loc}
+		o.costs[k] = v
+	}
+	copy(o.recent[1:], o.recent[:len(o.recent)-1])
+	o.recent[0] = recentCost{k, v}
+	return v
 }
 
 func addPathNs(pt []pathNs, path int32, ns int64) []pathNs {

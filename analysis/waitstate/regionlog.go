@@ -1,6 +1,11 @@
 package waitstate
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+
+	"github.com/hmbtrace/hmbtrace/encode"
+	"github.com/hmbtrace/hmbtrace/tracefile"
+)
 
 // regionLog is a location's region enters and leaves, in its order, as
 // the forward pass read them: what the second pass's sweep needs of its
@@ -12,7 +17,18 @@ import "encoding/binary"
 type regionLog struct {
 	buf  []byte
 	tick uint64 // the last record's timestamp
+	// reread tells that the log was not kept (the run's logs would have
+	// passed logBudget): the second pass reads the trace again.
+	reread bool
 }
+
+// logBudget bounds the bytes the forward pass keeps in all locations'
+// logs together: each location's log lives from the forward pass to its
+// own sweep, so the logs are a run-wide table. Past it, a location's sweep
+// decodes its events from the trace again (~45 ns an event rather than
+// ~5), and the replay's memory beyond the run-wide tables is that of the
+// locations the workers sweep at a time. A variable for the tests.
+var logBudget int64 = 1 << 30
 
 // Record tokens: the low bits of an enter's token.
 const (
@@ -100,4 +116,41 @@ func (lr *logReader) next(r *logRecord) bool {
 	lr.tick += uint64(dt)
 	r.tick = lr.tick
 	return true
+}
+
+// records reads a location's enters and leaves for the second pass: from
+// its log, or from its trace when the forward pass kept no log.
+type records struct {
+	log logReader
+	it  *tracefile.Events // nil: read log
+	e   tracefile.Event
+}
+
+// next reads the next record into r; false at the end (or at an error of
+// the trace, which err returns). The sweep calls log.next itself when
+// there is a log: a call a record rather than two.
+func (rs *records) next(r *logRecord) bool {
+	if rs.it == nil {
+		return rs.log.next(r)
+	}
+	for rs.it.Next(&rs.e) {
+		switch rs.e.Kind {
+		case encode.KindEnter:
+			// The event's depth says what the log's depth says: a stack
+			// shorter than depth-1 opens removed ancestors.
+			*r = logRecord{enter: true, region: rs.e.Region, depth: rs.e.Depth, tick: rs.e.Time}
+			return true
+		case encode.KindLeave:
+			*r = logRecord{tick: rs.e.Time}
+			return true
+		}
+	}
+	return false
+}
+
+func (rs *records) err() error {
+	if rs.it == nil {
+		return nil
+	}
+	return rs.it.Err()
 }

@@ -8,6 +8,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/hmbtrace/hmbtrace/encode"
 	"github.com/hmbtrace/hmbtrace/tracefile"
@@ -152,8 +153,10 @@ type run struct {
 	// run's clock synchronisation, peers as world ranks.
 	insitu bool
 	// keepLog makes the forward pass keep each location's enters and
-	// leaves (locData.log) for a second pass.
+	// leaves (locData.log) for a second pass, while logLeft, the bytes
+	// the logs may still take, lasts.
 	keepLog bool
+	logLeft atomic.Int64
 }
 
 // regionKind says what a region is to the replay.
@@ -435,10 +438,21 @@ func (r *run) read(n int) (*locData, error) {
 	d.calls = make([]call, 0, min(calls, most))
 	d.sends = make([]send, 0, min(sent, most))
 	d.recvs = make([]recv, 0, min(received, most))
+	keepLog := false
 	if r.keepLog {
 		// About 3 bytes a record (regionlog.go): an enter and a leave per
-		// visit the profile counts, at most the events kept.
-		d.log.buf = make([]byte, 0, 3*min(2*enters, l.Kept(), most))
+		// visit the profile counts, at most the events kept (all of them
+		// for a file without profiles). Past the budget, the second pass
+		// reads the location's trace again.
+		records := 2 * enters
+		if records == 0 || records > l.Kept() {
+			records = l.Kept()
+		}
+		if keepLog = r.logLeft.Add(-3*int64(min(records, math.MaxInt64/3))) >= 0; keepLog {
+			d.log.buf = make([]byte, 0, 3*min(records, most))
+		} else {
+			d.log.reread = true
+		}
 	}
 	var (
 		stack     []frame
@@ -457,7 +471,19 @@ func (r *run) read(n int) (*locData, error) {
 	// move the first and last tick.
 	var firstTick, lastTick uint64
 	started := false
-	at := func() int64 { return r.nanos(lo.File, f, e.Time) }
+	// A call's records often share its enter's or leave's tick: the
+	// last conversion is kept (it costs a floating-point division).
+	var (
+		atTick uint64
+		atNs   int64
+		atOK   bool
+	)
+	at := func() int64 {
+		if !atOK || e.Time != atTick {
+			atTick, atNs, atOK = e.Time, r.nanos(lo.File, f, e.Time), true
+		}
+		return atNs
+	}
 	it := f.Events(lo.ID)
 	for it.Next(&e) {
 		if !started {
@@ -473,7 +499,7 @@ func (r *run) read(n int) (*locData, error) {
 		}
 		switch e.Kind {
 		case encode.KindEnter:
-			if r.keepLog {
+			if keepLog {
 				depth := 0
 				if len(stack) < e.Depth-1 {
 					depth = e.Depth
@@ -505,7 +531,7 @@ func (r *run) read(n int) (*locData, error) {
 			}
 			stack = append(stack, fr)
 		case encode.KindLeave:
-			if r.keepLog {
+			if keepLog {
 				d.log.leave(e.Time)
 			}
 			if len(stack) == 0 {

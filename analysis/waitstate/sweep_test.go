@@ -1,0 +1,157 @@
+package waitstate
+
+import (
+	"cmp"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"testing"
+
+	"github.com/hmbtrace/hmbtrace/internal/tracetest"
+	"github.com/hmbtrace/hmbtrace/tracefile"
+)
+
+// TestSweepRunningTotals: the sweep that charges each window once, from
+// running totals per call path, gives what charging every open window at
+// every step of the log gives (sweepEachStep, the sweep as it was), on
+// a halo run with a split communicator, a synthetic run and the planted
+// runs of this package's tests, with 1 and 2 workers.
+func TestSweepRunningTotals(t *testing.T) {
+	dir := t.TempDir()
+	var synthetic []*tracefile.File
+	for _, p := range tracetest.SyntheticRun(t, dir, "sweep", 4, 100) {
+		synthetic = append(synthetic, tracetest.Open(t, p))
+	}
+	runs := map[string][]*tracefile.File{"halo": openHaloSteps(t, 16, 30), "synthetic": synthetic}
+	for name, files := range runs {
+		for _, procs := range []int{1, 2} {
+			got, err := Analyze(files, Options{Procs: procs, Worst: 1000})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sweepWith = (*analysis).sweepEachStep
+			want, err := Analyze(files, Options{Procs: procs, Worst: 1000})
+			sweepWith = (*analysis).sweep
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(want.Delays) == 0 || len(want.DelayCosts) == 0 || want.CriticalPath == nil || len(want.Worst) == 0 {
+				t.Fatalf("%s: the run shows no delays to compare", name)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("%s, %d workers: the sweep by running totals differs from charging every step", name, procs)
+			}
+		}
+	}
+}
+
+// sweepEachStep is the sweep that charges every open window at every
+// step of the location's log: the reference for sweep.
+func (a *analysis) sweepEachStep(n int, waits []wait, wins []window, named []bool, out *delayOut) error {
+	lo := a.locs[n]
+	f := a.files[lo.File]
+	d := a.data[n]
+	out.costs = map[costKey]*Value{}
+	out.during, out.work = map[int][]regionTime{}, map[int][]regionTime{}
+	out.path = map[int32]int64{}
+	out.seen = map[int32][]uint32{}
+	defer func() { out.seen, out.slab = nil, nil }()
+	var (
+		next   int
+		active []*window
+		e      logRecord
+		stack  []frame
+		sync   = -1
+		prev   int64
+		begun  bool
+	)
+	segment := func(s, t int64) {
+		for next < len(wins) && wins[next].start < t {
+			if wins[next].end > wins[next].start {
+				active = append(active, &wins[next])
+			}
+			next++
+		}
+		if len(active) == 0 {
+			return
+		}
+		at := len(stack) - 1
+		if sync >= 0 {
+			at = sync
+		}
+		for at >= 0 && stack[at].region == 0 {
+			at--
+		}
+		kept := active[:0]
+		for _, w := range active {
+			if ov := min(t, w.end) - max(s, w.start); ov > 0 && at >= 0 {
+				a.charge(w, waits, d.pathOf(stack, at), stack[at].region, ov, named, lo.File, out)
+			}
+			if w.end > t {
+				kept = append(kept, w)
+			} else if w.kind == winDuring {
+				delete(out.seen, w.wait)
+				out.lastSeenOK = false
+			}
+		}
+		active = kept
+	}
+	defer func() { d.pathCache = nil }()
+	lr := logReader{buf: d.log.buf}
+	for (next < len(wins) || len(active) > 0) && lr.next(&e) {
+		t := a.axis.Nanos(lo.File, f, e.tick)
+		if begun && t > prev && len(stack) > 0 {
+			segment(prev, t)
+		}
+		prev, begun = max(prev, t), true
+		switch {
+		case e.enter:
+			for len(stack) < e.depth-1 {
+				stack = append(stack, frame{call: -1, path: -1})
+			}
+			if k := a.kind(lo.File, e.region); sync < 0 && (k == regionMPI || k == regionOMPBarrier || k == regionOMPImplicitBarrier) {
+				sync = len(stack)
+			}
+			stack = append(stack, frame{region: e.region, call: -1, path: -2})
+		default:
+			if len(stack) == 0 {
+				break
+			}
+			m := len(stack) - 1
+			for m > 0 && stack[m-1].region == 0 {
+				m--
+			}
+			stack = stack[:m]
+			if sync >= len(stack) {
+				sync = -1
+			}
+		}
+	}
+	return nil
+}
+
+// TestSortWindows: sortWindows orders windows by start, keeps every one,
+// and keeps the input order of windows that start together (the radix
+// sort is stable), at sizes on both sides of where it stops comparing.
+func TestSortWindows(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, n := range []int{0, 1, 255, 256, 5000} {
+		for _, spread := range []int64{1, 1000, 1 << 40} {
+			w := make([]window, n)
+			for i := range w {
+				w[i] = window{start: 1<<41 + rng.Int64N(spread), end: int64(i), wait: int32(i)}
+			}
+			got := slices.Clone(w)
+			sortWindows(got)
+			want := slices.Clone(w)
+			slices.SortStableFunc(want, func(x, y window) int { return cmp.Compare(x.start, y.start) })
+			if n < 256 {
+				// Compared: sorted fully, ties by wait (the input order here).
+				slices.SortFunc(want, compareWindow)
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("%d windows with starts spread over %d ns: not sorted by start, stably", n, spread)
+			}
+		}
+	}
+}
