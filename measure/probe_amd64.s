@@ -348,15 +348,6 @@ notread:
 	MOVQ	$0, t+16(FP)
 	JMP	·leaveSlow(SB)
 
-// func leaveSpan(l *Location, r Region, outer bool) (t uint64)
-// The arguments of leaveProbe and of endOutermost are a prefix of these.
-TEXT ·leaveSpan(SB), NOSPLIT|NOFRAME, $0-24
-	CMPB	outer+12(FP), $0
-	JNE	outermost
-	JMP	·leaveProbe(SB)
-outermost:
-	JMP	·endOutermost(SB)
-
 // func laneEnter(tab *[laneSlots]atomic.Pointer[Location], r Region) (t uint64, l *Location)
 // StartRegion's common case in one call: the running goroutine's lane,
 // found in the measurement's table (laneSlot's hash of the g's address,
@@ -382,3 +373,59 @@ TEXT ·laneEnter(SB), NOSPLIT|NOFRAME, $0-32
 none:
 	MOVQ	$0, l+24(FP)
 	RET
+
+// func spanStart(ctx context.Context, s *Site) (sp Span)
+// StartRegion's common cases, as startRegion and startIn do them: no
+// measurement carried in contexts, the running measurement (R8) the one
+// the site is bound to (its region in SI's low half), the goroutine's
+// lane (DI) in its slot of the table (laneSlot's hash of the g's address,
+// which goroutine.Key reads) and either active for it (a nested region)
+// or idle and its own, taken back with a compare-and-swap (the outermost
+// region, unless its runtime events are traced, whose Span's region
+// carries spanOuter). The Span goes into the results, then the lane and
+// the region into the first two argument slots, which enterProbe and
+// enterSlow read as their l and r, and the jump into enterProbe. Anything else jumps to startRegion with the
+// frame untouched.
+TEXT ·spanStart(SB), NOSPLIT|NOFRAME, $0-40
+	CMPL	·contexts(SB), $0
+	JNE	slow
+	MOVQ	·current(SB), R8
+	TESTQ	R8, R8
+	JEQ	slow
+	MOVQ	s+16(FP), CX
+	TESTQ	CX, CX
+	JEQ	slow
+	MOVQ	Site_bound(CX), SI
+	MOVQ	SI, DX
+	SHRQ	$32, DX
+	CMPL	DX, Measurement_serial(R8)
+	JNE	slow
+	MOVQ	(TLS), DX
+	MOVL	DX, CX
+	IMULL	$-0x61c88647, CX // 0x9e3779b9
+	SHRL	$(32-const_laneSlotBits), CX
+	MOVQ	(Measurement_lanes+laneSet_table)(R8)(CX*8), DI
+	TESTQ	DI, DI
+	JEQ	slow
+	LEAQ	const_ownActive(DX), CX
+	CMPQ	CX, (Location_lane+laneState_own)(DI)
+	JNE	takeback
+	MOVL	SI, sp_r+32(FP)
+enter:
+	MOVQ	DI, sp_l+24(FP)
+	MOVQ	DI, ctx_itable+0(FP)
+	MOVQ	SI, ctx_data+8(FP)
+	JMP	·enterProbe(SB)
+takeback:
+	CMPQ	Measurement_gort(R8), $0
+	JNE	slow
+	MOVQ	DX, AX
+	LOCK
+	CMPXCHGQ	CX, (Location_lane+laneState_own)(DI)
+	JNE	slow
+	MOVL	SI, CX
+	ORL	$const_spanOuter, CX
+	MOVL	CX, sp_r+32(FP)
+	JMP	enter
+slow:
+	JMP	·startRegion(SB)

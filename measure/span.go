@@ -61,14 +61,18 @@ func carried(ctx context.Context) *Measurement {
 // measured, ends nothing; its Lane is nil.
 type Span struct {
 	l *Location
+	// r is the span's region, with spanOuter set for the region that made
+	// the lane active: its End goes through endOutermost, which makes the
+	// lane idle again. In the region rather than a field of its own, so
+	// that End makes one direct call, leaveProbe (Leave's body), whose
+	// common case never sees the bit (the bit puts r past every profile
+	// page: the leave goes to Go, leaveAny), and a Span is two words.
 	r Region
-	// outer marks the region that made the lane active: its End goes
-	// through endOutermost, which makes the lane idle again. A nested
-	// region's End calls leaveProbe (Leave's body) directly, one call from
-	// the defer's wrapper, where a func value here cost a second call into
-	// leaveProbe's ABI wrapper (BenchmarkProbeOverClock).
-	outer bool
 }
+
+// spanOuter marks the region of a Span that made its lane active. Region
+// ids never reach it: each takes a profile entry and a definition.
+const spanOuter Region = 1 << 31
 
 // StartRegion enters region s on the calling goroutine's lane and returns
 // the Span that leaves it:
@@ -88,6 +92,19 @@ type Span struct {
 // outermost Span would write into a lane that may be another goroutine's
 // by then.
 func StartRegion(ctx context.Context, s *Site) Span {
+	// Inlined: the caller makes one call, spanStart, which on amd64 is
+	// assembly that does startRegion's common cases and jumps into the
+	// enter probe, with no Go frame between the caller and the probe
+	// (TestProbesInline watches the inlining).
+	return spanStart(ctx, s)
+}
+
+// startRegion is StartRegion in Go: all of it off amd64 and under -race,
+// and on amd64 what spanStart's assembly leaves (a measurement carried in
+// contexts, a site not bound yet, no lane in the goroutine's slot).
+//
+//lint:ignore U1000 on amd64 spanStart's assembly jumps here, which staticcheck does not see
+func startRegion(ctx context.Context, s *Site) Span {
 	// The common case in this frame: a region nested in one the goroutine
 	// has open (its lane is active for it, in its table slot: laneEnter,
 	// one call), of a site bound to the running measurement, with no
@@ -143,7 +160,7 @@ func startIn(m *Measurement, s *Site) Span {
 	l := m.lanes.table[laneSlot(k)].Load()
 	if l != nil && m.gort == nil && l.lane.own.CompareAndSwap(k, k|ownActive) {
 		enterProbe(l, r)
-		return Span{l: l, r: r, outer: true}
+		return Span{l: l, r: r | spanOuter}
 	}
 	return startSlow(m, s, k)
 }
@@ -183,7 +200,7 @@ func startSlow(m *Measurement, s *Site, k uintptr) Span {
 	}
 	l.Enter(r)
 	if activated {
-		return Span{l: l, r: r, outer: true}
+		return Span{l: l, r: r | spanOuter}
 	}
 	return Span{l: l, r: r}
 }
@@ -192,8 +209,6 @@ func startSlow(m *Measurement, s *Site, k uintptr) Span {
 // makes the lane idle if that closed its last region: still bound to the
 // goroutine, free for another goroutine to take. (Regions left open inside
 // it, by a Span never ended, keep the lane active: the goroutine's.)
-//
-//lint:ignore U1000 leaveSpan's assembly jumps here, which staticcheck does not see
 func endOutermost(l *Location, r Region) {
 	leaveProbe(l, r)
 	if l.depth == 0 {
@@ -201,16 +216,27 @@ func endOutermost(l *Location, r Region) {
 	}
 }
 
+// leaveAny is the leave of region r at time t (0: not read yet) for every
+// leave the probe does not do itself: the end of a Span's outermost region
+// (r carries spanOuter) on a goroutine's lane, else leaveAt.
+func leaveAny(l *Location, r Region, t uint64) {
+	if r&spanOuter != 0 && l.lane.byKey {
+		endOutermost(l, r&^spanOuter)
+		return
+	}
+	l.leaveAt(r, t)
+}
+
 // End leaves the span's region. When it was the goroutine's outermost, the
 // goroutine's lane becomes idle: still bound to it, free for another
 // goroutine to take.
 func (s Span) End() {
-	// Inlined into the defer's wrapper, which makes one call: leaveSpan,
-	// which on amd64 jumps to leaveProbe (Leave's body, without Leave's
-	// test of the throttled regions' cache: a throttled region's leave
-	// returns at its profile entry's flag) or to endOutermost.
+	// Inlined into the defer's wrapper, which makes one call: leaveProbe
+	// (Leave's body, without Leave's test of the throttled regions' cache:
+	// a throttled region's leave returns at its profile entry's flag),
+	// which hands an outermost region's leave to leaveAny.
 	if s.l != nil {
-		leaveSpan(s.l, s.r, s.outer)
+		leaveProbe(s.l, s.r)
 	}
 }
 
