@@ -16,6 +16,19 @@ var current atomic.Pointer[Measurement]
 // measurement is Current, a walk up its context's chain.
 var contexts atomic.Bool
 
+// spanCurrent is current while no context has carried a measurement
+// (contexts unset), else nil, so that StartRegion's assembly (spanStart)
+// tests both with one load. It changes with them, under running.mu.
+var spanCurrent atomic.Pointer[Measurement]
+
+// setCurrent makes m Current, with running.mu held.
+func setCurrent(m *Measurement) {
+	current.Store(m)
+	if !contexts.Load() {
+		spanCurrent.Store(m)
+	}
+}
+
 // contextKey is the key of the measurement a context carries.
 type contextKey struct{}
 
@@ -33,7 +46,12 @@ func NewContext(ctx context.Context, m *Measurement) context.Context {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	contexts.Store(true)
+	if !contexts.Load() {
+		running.mu.Lock()
+		contexts.Store(true)
+		spanCurrent.Store(nil)
+		running.mu.Unlock()
+	}
 	return context.WithValue(ctx, contextKey{}, m)
 }
 
