@@ -392,17 +392,20 @@ none:
 // func spanStart(ctx context.Context, s *Site) (sp Span)
 // StartRegion's common cases, as startRegion and startIn do them: no
 // measurement carried in contexts and a running one (R8; spanCurrent says
-// both), the one the site is bound to (its region in SI's low half), the
-// goroutine's lane (DI) in its slot of the table (laneSlot's hash of the
-// g's address, which goroutine.Key reads) and either active for it (a
-// nested region) or idle and its own, taken back with a compare-and-swap
-// (the outermost region, unless its runtime events are traced, whose
-// Span's region carries spanOuter). The Span goes into the results, then
+// both), the one the site is bound to (its region in SI), the goroutine's
+// lane (DI) in its slot of the table (laneSlot's hash of the g's address,
+// which goroutine.Key reads) and either active for it (a nested region)
+// or idle and its own, taken back with a compare-and-swap (the outermost
+// region, unless its runtime events are traced, whose Span's region
+// carries spanOuter). The Span goes into the results, then
 // the enter probe follows in place (PROBE_PRELUDE, ENTER_BODY); its cases
 // for Go put the lane and the region into the first two argument slots
 // and the time into the third, where enterSlow reads its l, r and t.
 // Anything else jumps to startRegion with the frame untouched.
 TEXT ·spanStart(SB), NOSPLIT|NOFRAME, $0-40
+	MOVQ	(TLS), DX
+	IMUL3L	$-0x61c88647, DX, R9 // 0x9e3779b9
+	SHRL	$(32-const_laneSlotBits), R9
 	MOVQ	·spanCurrent(SB), R8
 	TESTQ	R8, R8
 	JEQ	slow
@@ -410,14 +413,10 @@ TEXT ·spanStart(SB), NOSPLIT|NOFRAME, $0-40
 	TESTQ	CX, CX
 	JEQ	slow
 	MOVQ	Site_bound(CX), SI
-	MOVQ	SI, DX
-	SHRQ	$32, DX
-	CMPL	DX, Measurement_serial(R8)
+	CMPL	SI, Measurement_serial(R8)
 	JNE	slow
-	MOVQ	(TLS), DX
-	IMUL3L	$-0x61c88647, DX, CX // 0x9e3779b9
-	SHRL	$(32-const_laneSlotBits), CX
-	MOVQ	(Measurement_lanes+laneSet_table)(R8)(CX*8), DI
+	SHRQ	$32, SI
+	MOVQ	(Measurement_lanes+laneSet_table)(R8)(R9*8), DI
 	TESTQ	DI, DI
 	JEQ	slow
 	LEAQ	const_ownActive(DX), CX

@@ -136,14 +136,14 @@ func startRegion(ctx context.Context, s *Site) Span {
 		return startSlow(m, s, 0)
 	}
 	b := s.bound.Load()
-	if uint32(b>>32) != m.serial {
+	if uint32(b) != m.serial {
 		return startSlow(m, s, 0)
 	}
 	// laneEnter calls enterProbe (Enter's body), not Enter: Enter's test
 	// of the throttled regions' cache saves a call for a Location's
 	// caller, and this is a call already (a throttled region's enter
 	// returns at its profile entry's flag).
-	r := Region(b)
+	r := Region(b >> 32)
 	if _, l := laneEnter(&m.lanes.table, r); l != nil {
 		return Span{l: l, r: r}
 	}
@@ -167,10 +167,10 @@ func startIn(m *Measurement, s *Site) Span {
 		return startSlow(m, s, 0)
 	}
 	b := s.bound.Load()
-	if uint32(b>>32) != m.serial {
+	if uint32(b) != m.serial {
 		return startSlow(m, s, 0)
 	}
-	r := Region(b)
+	r := Region(b >> 32)
 	if _, l := laneEnter(&m.lanes.table, r); l != nil {
 		return Span{l: l, r: r}
 	}
