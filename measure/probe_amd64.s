@@ -360,8 +360,20 @@ read:
 	MOVQ	R11, t+16(FP)
 	JMP	·leaveSlow(SB)
 notread:
+	// A Span's outermost region (spanOuter set, which puts it past every
+	// profile page) on a goroutine's lane goes to endOutermost, with the
+	// bit cleared; on another lane it is a usage error, leaveAt's.
+	TESTL	SI, SI
+	JPL	plain
+	CMPB	(Location_lane+laneState_byKey)(DI), $0
+	JNE	outermost
+plain:
 	MOVQ	$0, t+16(FP)
 	JMP	·leaveSlow(SB)
+outermost:
+	BTRL	$31, SI // spanOuter
+	MOVL	SI, r+8(FP)
+	JMP	·endOutermost(SB)
 
 // func laneEnter(tab *[laneSlots]atomic.Pointer[Location], r Region) (t uint64, l *Location)
 // StartRegion's common case in one call: the running goroutine's lane,

@@ -227,6 +227,8 @@ func startSlow(m *Measurement, s *Site, k uintptr) Span {
 // makes the lane idle if that closed its last region: still bound to the
 // goroutine, free for another goroutine to take. (Regions left open inside
 // it, by a Span never ended, keep the lane active: the goroutine's.)
+//
+//lint:ignore U1000 leaveProbe's assembly jumps here, which staticcheck does not see
 func endOutermost(l *Location, r Region) {
 	leaveProbe(l, r)
 	if l.depth == 0 {

@@ -155,3 +155,31 @@ func TestStartRegionSlotTaken(t *testing.T) {
 		t.Errorf("kept %d, usage %+v; want 6, none", st.Kept, st.Usage)
 	}
 }
+
+// A Span marks its outermost region with spanOuter in the region it ends.
+// A Leave of such a value on a Location (no region id reaches the bit) is
+// a usage error like any unknown region, and leaves the Location held by
+// its caller, never idle as a goroutine's lane whose outermost region
+// ended.
+func TestOuterBitOnLocation(t *testing.T) {
+	needProbes(t)
+	m := startTest(t, Config{})
+	r := m.Region("work")
+	l := m.Location("worker")
+	l.Enter(r)
+	l.Leave(r | spanOuter)
+	if l.depth != 1 {
+		t.Errorf("depth %d after a Leave of an unknown region, want 1", l.depth)
+	}
+	if own := l.lane.own.Load(); own != ownLocation {
+		t.Errorf("the Location's owner word is %#x, want %#x (its caller's)", own, ownLocation)
+	}
+	l.Leave(r)
+	l.Done()
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if u := m.Stats().Usage; u.LeaveNotOpen+u.UnknownRegion != 1 {
+		t.Errorf("usage errors %+v, want the Leave of region %#x counted once", u, r|spanOuter)
+	}
+}
