@@ -41,10 +41,10 @@ func laneEnter(tab *[laneSlots]atomic.Pointer[Location], r Region) (t uint64, l 
 
 // spanStart is StartRegion: its common cases, a region nested in one the
 // goroutine has open and the goroutine's outermost region on its idle
-// lane, in one assembly routine that finds the lane and jumps into
-// enterProbe; anything else jumps to startRegion, with the same frame.
-// The Go caller thus makes one call, where a Go StartRegion made two
-// with its frame, spills and checks between them (about 30 instructions).
+// lane, in one assembly routine that finds the lane and runs enterProbe's
+// body in place; anything else jumps to startRegion, with the same frame.
+// The Go caller thus makes one call, where a Go StartRegion made two with
+// its frame, spills and checks between them (about 30 instructions).
 func spanStart(ctx context.Context, s *Site) (sp Span)
 
 // enterSlow is where enterProbe jumps for every case but the common one,

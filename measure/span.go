@@ -83,8 +83,9 @@ type Span struct {
 	// the lane active: its End goes through endOutermost, which makes the
 	// lane idle again. In the region rather than a field of its own, so
 	// that End makes one direct call, leaveProbe (Leave's body), whose
-	// common case never sees the bit (the bit puts r past every profile
-	// page: the leave goes to Go, leaveAny), and a Span is two words.
+	// common case never sees the bit (it puts r past every profile page,
+	// so the probe's first test hands the leave to endOutermost), and a
+	// Span is two words.
 	r Region
 }
 
