@@ -23,7 +23,7 @@ var running struct {
 func addRunning(m *Measurement) {
 	running.mu.Lock()
 	running.ms = append(running.ms, m)
-	current.Store(m)
+	setCurrent(m)
 	running.mu.Unlock()
 }
 
@@ -36,7 +36,7 @@ func removeRunning(m *Measurement) {
 	if n := len(running.ms); n > 0 {
 		last = running.ms[n-1]
 	}
-	current.Store(last)
+	setCurrent(last)
 	running.mu.Unlock()
 }
 

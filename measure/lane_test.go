@@ -353,18 +353,22 @@ func TestCurrentAndContext(t *testing.T) {
 	if Current() != m1 {
 		t.Fatal("Current is not the measurement Start returned last")
 	}
+	checkSpanCurrent(t, "after Start")
 	m2 := startTest(t, Config{})
 	ctx := NewContext(context.Background(), m1)
+	checkSpanCurrent(t, "after NewContext")
 	StartRegion(ctx, siteTask).End()
 	StartRegion(context.Background(), siteInner).End() // Current: m2
 	m2.Close()
 	if Current() != m1 {
 		t.Error("Current is not the measurement still running after the newest closed")
 	}
+	checkSpanCurrent(t, "after Close")
 	m1.Close()
 	if Current() != nil {
 		t.Error("Current is not nil after every measurement closed")
 	}
+	checkSpanCurrent(t, "after the last Close")
 	for _, c := range []struct {
 		m    *Measurement
 		want uint64
@@ -374,6 +378,20 @@ func TestCurrentAndContext(t *testing.T) {
 		}
 	}
 	StartRegion(nilContext, siteTask).End() // nothing runs: nothing to do
+}
+
+// checkSpanCurrent fails t unless spanCurrent, which StartRegion's
+// assembly reads, is Current while no context carried a measurement, and
+// nil once one did.
+func checkSpanCurrent(t *testing.T, when string) {
+	t.Helper()
+	want := Current()
+	if contexts.Load() {
+		want = nil
+	}
+	if got := spanCurrent.Load(); got != want {
+		t.Errorf("%s: spanCurrent is %p, want %p (Current %p, contexts %v)", when, got, want, Current(), contexts.Load())
+	}
 }
 
 // The defer form and Do allocate nothing, once the site is bound and the

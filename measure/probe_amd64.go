@@ -2,7 +2,10 @@
 
 package measure
 
-import "sync/atomic"
+import (
+	"context"
+	"sync/atomic"
+)
 
 // On amd64 the common case of Enter and Leave is one leaf function in
 // assembly (probe_amd64.s): the profile entry, RDTSC, the checks, the
@@ -26,7 +29,7 @@ import "sync/atomic"
 func enterProbe(l *Location, r Region) (t uint64)
 
 // leaveProbe records a leave of region r on l at the clock's time, the
-// body of Leave, as enterProbe does.
+// body of Leave and of Span.End, as enterProbe does.
 func leaveProbe(l *Location, r Region) (t uint64)
 
 // laneEnter is StartRegion's common case: it enters r on the running
@@ -36,12 +39,13 @@ func leaveProbe(l *Location, r Region) (t uint64)
 // two, with no Go frame between them. Callers ignore t, enterProbe's slot.
 func laneEnter(tab *[laneSlots]atomic.Pointer[Location], r Region) (t uint64, l *Location)
 
-// leaveSpan is Span.End's: it jumps to leaveProbe for a nested region and
-// to endOutermost for the region that made the lane active, so that End
-// inlines into the defer's wrapper with one call and a nested region's
-// leave costs one direct call more than Leave's: no func value, no ABI
-// wrapper. Callers ignore t, leaveProbe's slot.
-func leaveSpan(l *Location, r Region, outer bool) (t uint64)
+// spanStart is StartRegion: its common cases, a region nested in one the
+// goroutine has open and the goroutine's outermost region on its idle
+// lane, in one assembly routine that finds the lane and runs enterProbe's
+// body in place; anything else jumps to startRegion, with the same frame.
+// The Go caller thus makes one call, where a Go StartRegion made two with
+// its frame, spills and checks between them (about 30 instructions).
+func spanStart(ctx context.Context, s *Site) (sp Span)
 
 // enterSlow is where enterProbe jumps for every case but the common one,
 // with the time it read, or 0.
@@ -49,7 +53,8 @@ func leaveSpan(l *Location, r Region, outer bool) (t uint64)
 //lint:ignore U1000 the assembly jumps here, which staticcheck does not see
 func enterSlow(l *Location, r Region, t uint64) { l.enterAt(r, t) }
 
-// leaveSlow is leaveProbe's enterSlow.
+// leaveSlow is leaveProbe's enterSlow, which also ends a Span's outermost
+// region (leaveAny).
 //
 //lint:ignore U1000 the assembly jumps here, which staticcheck does not see
-func leaveSlow(l *Location, r Region, t uint64) { l.leaveAt(r, t) }
+func leaveSlow(l *Location, r Region, t uint64) { leaveAny(l, r, t) }

@@ -16,14 +16,18 @@
 // level, R9 its hierarchy, R11 the clock's time, R12 that time clamped, AX
 // reduced, R13 the frame.
 
-// PROBE_PRELUDE is the start both probes share: the location in DI, the
-// region in SI, its profile entry in BX as enterAt and leaveAt find it
-// (measured, or Go's: else notread), tsc set and general clear in one test
+// PROBE_ARGS loads the probes' arguments: the location in DI, the region
+// in SI.
+#define PROBE_ARGS \
+	MOVQ	l+0(FP), DI; \
+	MOVL	r+8(FP), SI
+
+// PROBE_PRELUDE is the start all probes share, after PROBE_ARGS: the
+// region's profile entry in BX as enterAt and leaveAt find it (measured,
+// or Go's: else notread), tsc set and general clear in one test
 // (TestProbeAsmLayout: adjacent), then the clock in R11, read first so
 // that the rest runs while the read is under way.
 #define PROBE_PRELUDE \
-	MOVQ	l+0(FP), DI; \
-	MOVL	r+8(FP), SI; \
 	MOVL	SI, AX; \
 	SHRL	$const_profPageBits, AX; \
 	CMPQ	AX, (probeState_prof+8)(DI); \
@@ -45,135 +49,145 @@
 	ORQ	DX, AX; \
 	MOVQ	AX, R11
 
+// ENTER_BODY is the rest of enterProbe, after PROBE_PRELUDE, with the
+// location in DI, the region in SI (its low half), the profile entry in
+// BX and the clock in R11: the cases it does not do go to the labels
+// busy (the busy mark set) and read (the time read), which each TEXT
+// that expands it defines, as it defines how its frame hands l, r and t
+// to enterSlow.
+#define ENTER_BODY \
+	/* A plain region, whose level at the new depth is cached. */ \
+	MOVQ	probeState_depth(DI), CX; \
+	INCQ	CX; \
+	CMPB	profEntry_class(BX), $CLASS_REGION; \
+	JNE	read; \
+	CMPQ	CX, (probeState_stack+8)(DI); \
+	JCC	read; \
+	CMPQ	CX, (probeState_levels+8)(DI); \
+	JCC	read; \
+	MOVQ	probeState_levels(DI), R8; \
+	MOVQ	(R8)(CX*8), R8; \
+	TESTQ	R8, R8; \
+	JEQ	read; \
+	/* Hierarchy.Begin: the busy mark, then the epoch unchanged. */ \
+	MOVQ	probeState_h(DI), R9; \
+	MOVL	$1, HIER_busy(R9); \
+	MOVQ	probeState_pool(DI), R10; \
+	MOVQ	POOL_epoch(R10), R10; \
+	CMPQ	R10, probeState_epoch(DI); \
+	JNE	busy; \
+	/* stamp: the time clamped to the last one (R12) and reduced (AX). */ \
+	MOVQ	probeState_last(DI), R10; \
+	CMPQ	AX, R10; \
+	CMOVQCS	R10, AX; \
+	MOVQ	AX, R12; \
+	MOVQ	CX, DX; \
+	MOVBLZX	probeState_shift(DI), CX; \
+	SHRQ	CX, AX; \
+	CMPQ	DX, probeState_limit(DI); \
+	JGE	enterdrop; \
+	/* Room for the enter and its leave in the bin. */ \
+	MOVQ	(LEVEL_bin+8)(R8), R10; \
+	SUBQ	LEVEL_pos(R8), R10; \
+	CMPQ	R10, $(2*MAX_ENTER_LEAVE); \
+	JLT	busy; \
+	/* A reduced time equal to the last one takes a sequence number, */ \
+	/* which the short records do not carry. */ \
+	CMPQ	AX, probeState_lastTR(DI); \
+	JEQ	busy; \
+	/* encode.Encoder.EnterFast: later than the level's last record by 1 */ \
+	/* to (1<<9)-1 (a difference of 0 or less wraps past the bound), and */ \
+	/* the region the level entered last. EnterFast's test of region 0 is */ \
+	/* the profile's: its entry is never measured (Location.define). */ \
+	MOVQ	AX, R10; \
+	SUBQ	LEVEL_time(R8), R10; \
+	LEAQ	-1(R10), CX; \
+	CMPQ	CX, $((1<<9)-1); \
+	JCC	busy; \
+	CMPL	SI, LEVEL_pred(R8); \
+	JNE	busy; \
+	/* Every test passed: the stores. */ \
+	MOVQ	R12, probeState_last(DI); \
+	MOVQ	AX, probeState_lastTR(DI); \
+	MOVL	$0, probeState_run(DI); \
+	INCQ	probeState_recorded(DI); \
+	IMUL3Q	$frame__size, DX, R13; \
+	ADDQ	probeState_stack(DI), R13; \
+	MOVQ	R12, frame_start(R13); \
+	MOVQ	$0, frame_child(R13); \
+	MOVL	SI, frame_region(R13); \
+	MOVW	$const_frameWritten, frame_state(R13) /* and counted cleared (adjacent) */; \
+	MOVB	$CLASS_REGION, frame_class(R13); \
+	MOVQ	DX, probeState_depth(DI); \
+	INCQ	profEntry_visits(BX); \
+	INCL	profEntry_active(BX); \
+	MOVQ	AX, LEVEL_time(R8); \
+	MOVL	$1, LEVEL_next(R8); \
+	MOVQ	LEVEL_bin(R8), R11; \
+	MOVQ	LEVEL_pos(R8), R12; \
+	CMPQ	R10, $16; \
+	JCC	enter2; \
+	ORL	$TOK_PRED_ENTER, R10; \
+	MOVB	R10, (R11)(R12*1); \
+	INCQ	R12; \
+	JMP	advance; \
+enter2:; \
+	MOVQ	R10, CX; \
+	SHRQ	$8, CX; \
+	ORL	$TOK_PRED_ENTER_SLOT, CX; \
+	MOVB	CX, (R11)(R12*1); \
+	MOVB	R10, 1(R11)(R12*1); \
+	ADDQ	$2, R12; \
+advance:; \
+	/* Level.Advance: the position, the count, the fill mark after the */ \
+	/* bytes, then the busy mark cleared. */ \
+	MOVQ	R12, LEVEL_pos(R8); \
+	INCL	LEVEL_n(R8); \
+	MOVQ	LEVEL_mark(R8), R11; \
+	MOVL	R12, (R11); \
+	MOVL	$0, HIER_busy(R9); \
+	RET; \
+enterdrop:; \
+	/* A closed depth: the frame, dropped, and the drop counted, where */ \
+	/* Level.Drop's reason is ByDepth (recording not stopped, the pool not */ \
+	/* finalized, the level's depth at its class's limit or deeper). */ \
+	CMPB	HIER_Stopped(R9), $0; \
+	JNE	busy; \
+	CMPB	HIER_Final(R9), $0; \
+	JNE	busy; \
+	MOVQ	LEVEL_limit(R8), R10; \
+	MOVQ	(R10), R10; \
+	CMPQ	LEVEL_depth(R8), R10; \
+	JLT	busy; \
+	MOVQ	R12, probeState_last(DI); \
+	CMPQ	AX, probeState_lastTR(DI); \
+	JNE	entertick; \
+	INCL	probeState_run(DI); \
+	JMP	enterstamped; \
+entertick:; \
+	MOVQ	AX, probeState_lastTR(DI); \
+	MOVL	$0, probeState_run(DI); \
+enterstamped:; \
+	INCQ	probeState_recorded(DI); \
+	IMUL3Q	$frame__size, DX, R13; \
+	ADDQ	probeState_stack(DI), R13; \
+	MOVQ	R12, frame_start(R13); \
+	MOVQ	$0, frame_child(R13); \
+	MOVL	SI, frame_region(R13); \
+	MOVW	$const_frameDropped, frame_state(R13) /* and counted cleared (adjacent) */; \
+	MOVB	$CLASS_REGION, frame_class(R13); \
+	MOVQ	DX, probeState_depth(DI); \
+	INCQ	profEntry_visits(BX); \
+	INCL	profEntry_active(BX); \
+	INCQ	(LEVEL_Dropped+8*BY_DEPTH)(R8); \
+	MOVL	$0, HIER_busy(R9); \
+	RET
+
 // func enterProbe(l *Location, r Region) (t uint64)
 TEXT ·enterProbe(SB), NOSPLIT|NOFRAME, $0-24
+	PROBE_ARGS
 	PROBE_PRELUDE
-	// A plain region, whose level at the new depth is cached.
-	MOVQ	probeState_depth(DI), CX
-	INCQ	CX
-	CMPB	profEntry_class(BX), $CLASS_REGION
-	JNE	read
-	CMPQ	CX, (probeState_stack+8)(DI)
-	JCC	read
-	CMPQ	CX, (probeState_levels+8)(DI)
-	JCC	read
-	MOVQ	probeState_levels(DI), R8
-	MOVQ	(R8)(CX*8), R8
-	TESTQ	R8, R8
-	JEQ	read
-	// Hierarchy.Begin: the busy mark, then the epoch unchanged.
-	MOVQ	probeState_h(DI), R9
-	MOVL	$1, HIER_busy(R9)
-	MOVQ	probeState_pool(DI), R10
-	MOVQ	POOL_epoch(R10), R10
-	CMPQ	R10, probeState_epoch(DI)
-	JNE	busy
-	// stamp: the time clamped to the last one (R12) and reduced (AX).
-	MOVQ	probeState_last(DI), R10
-	CMPQ	AX, R10
-	CMOVQCS	R10, AX
-	MOVQ	AX, R12
-	MOVQ	CX, DX
-	MOVBLZX	probeState_shift(DI), CX
-	SHRQ	CX, AX
-	CMPQ	DX, probeState_limit(DI)
-	JGE	enterdrop
-	// Room for the enter and its leave in the bin.
-	MOVQ	(LEVEL_bin+8)(R8), R10
-	SUBQ	LEVEL_pos(R8), R10
-	CMPQ	R10, $(2*MAX_ENTER_LEAVE)
-	JLT	busy
-	// A reduced time equal to the last one takes a sequence number,
-	// which the short records do not carry.
-	CMPQ	AX, probeState_lastTR(DI)
-	JEQ	busy
-	// encode.Encoder.EnterFast: later than the level's last record by 1
-	// to (1<<9)-1 (a difference of 0 or less wraps past the bound), and
-	// the region the level entered last. EnterFast's test of region 0 is
-	// the profile's: its entry is never measured (Location.define).
-	MOVQ	AX, R10
-	SUBQ	LEVEL_time(R8), R10
-	LEAQ	-1(R10), CX
-	CMPQ	CX, $((1<<9)-1)
-	JCC	busy
-	CMPL	SI, LEVEL_pred(R8)
-	JNE	busy
-	// Every test passed: the stores.
-	MOVQ	R12, probeState_last(DI)
-	MOVQ	AX, probeState_lastTR(DI)
-	MOVL	$0, probeState_run(DI)
-	INCQ	probeState_recorded(DI)
-	IMUL3Q	$frame__size, DX, R13
-	ADDQ	probeState_stack(DI), R13
-	MOVQ	R12, frame_start(R13)
-	MOVQ	$0, frame_child(R13)
-	MOVL	SI, frame_region(R13)
-	MOVW	$const_frameWritten, frame_state(R13) // and counted cleared (adjacent)
-	MOVB	$CLASS_REGION, frame_class(R13)
-	MOVQ	DX, probeState_depth(DI)
-	INCQ	profEntry_visits(BX)
-	INCL	profEntry_active(BX)
-	MOVQ	AX, LEVEL_time(R8)
-	MOVL	$1, LEVEL_next(R8)
-	MOVQ	LEVEL_bin(R8), R11
-	MOVQ	LEVEL_pos(R8), R12
-	CMPQ	R10, $16
-	JCC	enter2
-	ORL	$TOK_PRED_ENTER, R10
-	MOVB	R10, (R11)(R12*1)
-	INCQ	R12
-	JMP	advance
-enter2:
-	MOVQ	R10, CX
-	SHRQ	$8, CX
-	ORL	$TOK_PRED_ENTER_SLOT, CX
-	MOVB	CX, (R11)(R12*1)
-	MOVB	R10, 1(R11)(R12*1)
-	ADDQ	$2, R12
-advance:
-	// Level.Advance: the position, the count, the fill mark after the
-	// bytes, then the busy mark cleared.
-	MOVQ	R12, LEVEL_pos(R8)
-	INCL	LEVEL_n(R8)
-	MOVQ	LEVEL_mark(R8), R11
-	MOVL	R12, (R11)
-	MOVL	$0, HIER_busy(R9)
-	RET
-enterdrop:
-	// A closed depth: the frame, dropped, and the drop counted, where
-	// Level.Drop's reason is ByDepth (recording not stopped, the pool not
-	// finalized, the level's depth at its class's limit or deeper).
-	CMPB	HIER_Stopped(R9), $0
-	JNE	busy
-	CMPB	HIER_Final(R9), $0
-	JNE	busy
-	MOVQ	LEVEL_limit(R8), R10
-	MOVQ	(R10), R10
-	CMPQ	LEVEL_depth(R8), R10
-	JLT	busy
-	MOVQ	R12, probeState_last(DI)
-	CMPQ	AX, probeState_lastTR(DI)
-	JNE	entertick
-	INCL	probeState_run(DI)
-	JMP	enterstamped
-entertick:
-	MOVQ	AX, probeState_lastTR(DI)
-	MOVL	$0, probeState_run(DI)
-enterstamped:
-	INCQ	probeState_recorded(DI)
-	IMUL3Q	$frame__size, DX, R13
-	ADDQ	probeState_stack(DI), R13
-	MOVQ	R12, frame_start(R13)
-	MOVQ	$0, frame_child(R13)
-	MOVL	SI, frame_region(R13)
-	MOVW	$const_frameDropped, frame_state(R13) // and counted cleared (adjacent)
-	MOVB	$CLASS_REGION, frame_class(R13)
-	MOVQ	DX, probeState_depth(DI)
-	INCQ	profEntry_visits(BX)
-	INCL	profEntry_active(BX)
-	INCQ	(LEVEL_Dropped+8*BY_DEPTH)(R8)
-	MOVL	$0, HIER_busy(R9)
-	RET
+	ENTER_BODY
 busy:
 	MOVL	$0, HIER_busy(R9)
 read:
@@ -185,6 +199,7 @@ notread:
 
 // func leaveProbe(l *Location, r Region) (t uint64)
 TEXT ·leaveProbe(SB), NOSPLIT|NOFRAME, $0-24
+	PROBE_ARGS
 	PROBE_PRELUDE
 	// Another goroutine inside a probe of this lane: Go counts it.
 	MOVQ	probeState_h(DI), R9
@@ -345,16 +360,19 @@ read:
 	MOVQ	R11, t+16(FP)
 	JMP	·leaveSlow(SB)
 notread:
+	// A Span's outermost region (spanOuter set, which puts it past every
+	// profile page) on a goroutine's lane goes to endOutermost, with the
+	// bit cleared; on another lane it is a usage error, leaveAt's.
+	TESTL	SI, SI
+	JPL	plain
+	CMPB	(Location_lane+laneState_byKey)(DI), $0
+	JNE	outermost
+plain:
 	MOVQ	$0, t+16(FP)
 	JMP	·leaveSlow(SB)
-
-// func leaveSpan(l *Location, r Region, outer bool) (t uint64)
-// The arguments of leaveProbe and of endOutermost are a prefix of these.
-TEXT ·leaveSpan(SB), NOSPLIT|NOFRAME, $0-24
-	CMPB	outer+12(FP), $0
-	JNE	outermost
-	JMP	·leaveProbe(SB)
 outermost:
+	BTRL	$31, SI // spanOuter
+	MOVL	SI, r+8(FP)
 	JMP	·endOutermost(SB)
 
 // func laneEnter(tab *[laneSlots]atomic.Pointer[Location], r Region) (t uint64, l *Location)
@@ -382,3 +400,67 @@ TEXT ·laneEnter(SB), NOSPLIT|NOFRAME, $0-32
 none:
 	MOVQ	$0, l+24(FP)
 	RET
+
+// func spanStart(ctx context.Context, s *Site) (sp Span)
+// StartRegion's common cases, as startRegion and startIn do them: no
+// measurement carried in contexts and a running one (R8; spanCurrent says
+// both), the one the site is bound to (its region in SI), the goroutine's
+// lane (DI) in its slot of the table (laneSlot's hash of the g's address,
+// which goroutine.Key reads) and either active for it (a nested region)
+// or idle and its own, taken back with a compare-and-swap (the outermost
+// region, unless its runtime events are traced, whose Span's region
+// carries spanOuter). The Span goes into the results, then
+// the enter probe follows in place (PROBE_PRELUDE, ENTER_BODY); its cases
+// for Go put the lane and the region into the first two argument slots
+// and the time into the third, where enterSlow reads its l, r and t.
+// Anything else jumps to startRegion with the frame untouched.
+TEXT ·spanStart(SB), NOSPLIT|NOFRAME, $0-40
+	MOVQ	(TLS), DX
+	IMUL3L	$-0x61c88647, DX, R9 // 0x9e3779b9
+	SHRL	$(32-const_laneSlotBits), R9
+	MOVQ	·spanCurrent(SB), R8
+	TESTQ	R8, R8
+	JEQ	slow
+	MOVQ	s+16(FP), CX
+	TESTQ	CX, CX
+	JEQ	slow
+	MOVQ	Site_bound(CX), SI
+	CMPL	SI, Measurement_serial(R8)
+	JNE	slow
+	SHRQ	$32, SI
+	MOVQ	(Measurement_lanes+laneSet_table)(R8)(R9*8), DI
+	TESTQ	DI, DI
+	JEQ	slow
+	LEAQ	const_ownActive(DX), CX
+	CMPQ	CX, (Location_lane+laneState_own)(DI)
+	JNE	takeback
+	MOVL	SI, sp_r+32(FP)
+enter:
+	MOVQ	DI, sp_l+24(FP)
+	PROBE_PRELUDE
+	ENTER_BODY
+takeback:
+	CMPQ	Measurement_gort(R8), $0
+	JNE	slow
+	MOVQ	DX, AX
+	LOCK
+	CMPXCHGQ	CX, (Location_lane+laneState_own)(DI)
+	JNE	slow
+	MOVL	SI, CX
+	ORL	$const_spanOuter, CX
+	MOVL	CX, sp_r+32(FP)
+	JMP	enter
+slow:
+	JMP	·startRegion(SB)
+busy:
+	MOVL	$0, HIER_busy(R9)
+read:
+	MOVQ	DI, ctx_itable+0(FP)
+	MOVQ	SI, ctx_data+8(FP)
+	MOVQ	R11, s+16(FP)
+	JMP	·enterSlow(SB)
+notread:
+	MOVQ	DI, ctx_itable+0(FP)
+	MOVQ	SI, ctx_data+8(FP)
+	MOVQ	$0, s+16(FP)
+	JMP	·enterSlow(SB)

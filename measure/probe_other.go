@@ -3,6 +3,7 @@
 package measure
 
 import (
+	"context"
 	"sync/atomic"
 
 	"github.com/hmbtrace/hmbtrace/internal/goroutine"
@@ -18,21 +19,15 @@ func enterProbe(l *Location, r Region) (t uint64) {
 }
 
 // leaveProbe records a leave of region r on l at the clock's time, the
-// body of Leave, as enterProbe does.
+// body of Leave and of Span.End, as enterProbe does.
 func leaveProbe(l *Location, r Region) (t uint64) {
-	l.leaveAt(r, 0)
+	leaveAny(l, r, 0)
 	return 0
 }
 
-// leaveSpan is Span.End's: leaveProbe for a nested region, endOutermost
-// for the region that made the lane active.
-func leaveSpan(l *Location, r Region, outer bool) (t uint64) {
-	if outer {
-		endOutermost(l, r)
-		return 0
-	}
-	l.leaveAt(r, 0)
-	return 0
+// spanStart is StartRegion: startRegion, in Go.
+func spanStart(ctx context.Context, s *Site) Span {
+	return startRegion(ctx, s)
 }
 
 // laneEnter is StartRegion's common case: it enters r on the running

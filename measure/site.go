@@ -20,9 +20,9 @@ type Site struct {
 	file string
 	line int
 	// bound is the site's region in one measurement: the measurement's
-	// serial number in the high 32 bits, the Region in the low ones. A
-	// number rather than a pointer, so that a site keeps no closed
-	// measurement (and its buffer) alive, and one load checks it.
+	// serial number in the low 32 bits (compared in place), the Region in
+	// the high ones. A number rather than a pointer, so that a site keeps
+	// no closed measurement (and its buffer) alive, and one load checks it.
 	bound atomic.Uint64
 }
 
@@ -74,8 +74,8 @@ func (m *Measurement) RegionOf(s *Site) Region {
 // regionIn returns the site's region in enabled measurement m: a load and a
 // compare when it is bound to m already.
 func (s *Site) regionIn(m *Measurement) Region {
-	if b := s.bound.Load(); uint32(b>>32) == m.serial {
-		return Region(b)
+	if b := s.bound.Load(); uint32(b) == m.serial {
+		return Region(b >> 32)
 	}
 	return s.bind(m)
 }
@@ -87,6 +87,6 @@ func (s *Site) regionIn(m *Measurement) Region {
 //go:noinline
 func (s *Site) bind(m *Measurement) Region {
 	r := m.RegionAt(s.name, s.file, s.line)
-	s.bound.Store(uint64(m.serial)<<32 | uint64(r))
+	s.bound.Store(uint64(r)<<32 | uint64(m.serial))
 	return r
 }

@@ -16,6 +16,19 @@ var current atomic.Pointer[Measurement]
 // measurement is Current, a walk up its context's chain.
 var contexts atomic.Bool
 
+// spanCurrent is current while no context has carried a measurement
+// (contexts unset), else nil, so that StartRegion's assembly (spanStart)
+// tests both with one load. It changes with them, under running.mu.
+var spanCurrent atomic.Pointer[Measurement]
+
+// setCurrent makes m Current, with running.mu held.
+func setCurrent(m *Measurement) {
+	current.Store(m)
+	if !contexts.Load() {
+		spanCurrent.Store(m)
+	}
+}
+
 // contextKey is the key of the measurement a context carries.
 type contextKey struct{}
 
@@ -33,7 +46,12 @@ func NewContext(ctx context.Context, m *Measurement) context.Context {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	contexts.Store(true)
+	if !contexts.Load() {
+		running.mu.Lock()
+		contexts.Store(true)
+		spanCurrent.Store(nil)
+		running.mu.Unlock()
+	}
 	return context.WithValue(ctx, contextKey{}, m)
 }
 
@@ -61,14 +79,19 @@ func carried(ctx context.Context) *Measurement {
 // measured, ends nothing; its Lane is nil.
 type Span struct {
 	l *Location
+	// r is the span's region, with spanOuter set for the region that made
+	// the lane active: its End goes through endOutermost, which makes the
+	// lane idle again. In the region rather than a field of its own, so
+	// that End makes one direct call, leaveProbe (Leave's body), whose
+	// common case never sees the bit (it puts r past every profile page,
+	// so the probe's first test hands the leave to endOutermost), and a
+	// Span is two words.
 	r Region
-	// outer marks the region that made the lane active: its End goes
-	// through endOutermost, which makes the lane idle again. A nested
-	// region's End calls leaveProbe (Leave's body) directly, one call from
-	// the defer's wrapper, where a func value here cost a second call into
-	// leaveProbe's ABI wrapper (BenchmarkProbeOverClock).
-	outer bool
 }
+
+// spanOuter marks the region of a Span that made its lane active. Region
+// ids never reach it: each takes a profile entry and a definition.
+const spanOuter Region = 1 << 31
 
 // StartRegion enters region s on the calling goroutine's lane and returns
 // the Span that leaves it:
@@ -88,6 +111,19 @@ type Span struct {
 // outermost Span would write into a lane that may be another goroutine's
 // by then.
 func StartRegion(ctx context.Context, s *Site) Span {
+	// Inlined: the caller makes one call, spanStart, which on amd64 is
+	// assembly that does startRegion's common cases and jumps into the
+	// enter probe, with no Go frame between the caller and the probe
+	// (TestProbesInline watches the inlining).
+	return spanStart(ctx, s)
+}
+
+// startRegion is StartRegion in Go: all of it off amd64 and under -race,
+// and on amd64 what spanStart's assembly leaves (a measurement carried in
+// contexts, a site not bound yet, no lane in the goroutine's slot).
+//
+//lint:ignore U1000 on amd64 spanStart's assembly jumps here, which staticcheck does not see
+func startRegion(ctx context.Context, s *Site) Span {
 	// The common case in this frame: a region nested in one the goroutine
 	// has open (its lane is active for it, in its table slot: laneEnter,
 	// one call), of a site bound to the running measurement, with no
@@ -101,14 +137,14 @@ func StartRegion(ctx context.Context, s *Site) Span {
 		return startSlow(m, s, 0)
 	}
 	b := s.bound.Load()
-	if uint32(b>>32) != m.serial {
+	if uint32(b) != m.serial {
 		return startSlow(m, s, 0)
 	}
 	// laneEnter calls enterProbe (Enter's body), not Enter: Enter's test
 	// of the throttled regions' cache saves a call for a Location's
 	// caller, and this is a call already (a throttled region's enter
 	// returns at its profile entry's flag).
-	r := Region(b)
+	r := Region(b >> 32)
 	if _, l := laneEnter(&m.lanes.table, r); l != nil {
 		return Span{l: l, r: r}
 	}
@@ -132,10 +168,10 @@ func startIn(m *Measurement, s *Site) Span {
 		return startSlow(m, s, 0)
 	}
 	b := s.bound.Load()
-	if uint32(b>>32) != m.serial {
+	if uint32(b) != m.serial {
 		return startSlow(m, s, 0)
 	}
-	r := Region(b)
+	r := Region(b >> 32)
 	if _, l := laneEnter(&m.lanes.table, r); l != nil {
 		return Span{l: l, r: r}
 	}
@@ -143,7 +179,7 @@ func startIn(m *Measurement, s *Site) Span {
 	l := m.lanes.table[laneSlot(k)].Load()
 	if l != nil && m.gort == nil && l.lane.own.CompareAndSwap(k, k|ownActive) {
 		enterProbe(l, r)
-		return Span{l: l, r: r, outer: true}
+		return Span{l: l, r: r | spanOuter}
 	}
 	return startSlow(m, s, k)
 }
@@ -183,7 +219,7 @@ func startSlow(m *Measurement, s *Site, k uintptr) Span {
 	}
 	l.Enter(r)
 	if activated {
-		return Span{l: l, r: r, outer: true}
+		return Span{l: l, r: r | spanOuter}
 	}
 	return Span{l: l, r: r}
 }
@@ -193,7 +229,7 @@ func startSlow(m *Measurement, s *Site, k uintptr) Span {
 // goroutine, free for another goroutine to take. (Regions left open inside
 // it, by a Span never ended, keep the lane active: the goroutine's.)
 //
-//lint:ignore U1000 leaveSpan's assembly jumps here, which staticcheck does not see
+//lint:ignore U1000 leaveProbe's assembly jumps here, which staticcheck does not see
 func endOutermost(l *Location, r Region) {
 	leaveProbe(l, r)
 	if l.depth == 0 {
@@ -201,16 +237,27 @@ func endOutermost(l *Location, r Region) {
 	}
 }
 
+// leaveAny is the leave of region r at time t (0: not read yet) for every
+// leave the probe does not do itself: the end of a Span's outermost region
+// (r carries spanOuter) on a goroutine's lane, else leaveAt.
+func leaveAny(l *Location, r Region, t uint64) {
+	if r&spanOuter != 0 && l.lane.byKey {
+		endOutermost(l, r&^spanOuter)
+		return
+	}
+	l.leaveAt(r, t)
+}
+
 // End leaves the span's region. When it was the goroutine's outermost, the
 // goroutine's lane becomes idle: still bound to it, free for another
 // goroutine to take.
 func (s Span) End() {
-	// Inlined into the defer's wrapper, which makes one call: leaveSpan,
-	// which on amd64 jumps to leaveProbe (Leave's body, without Leave's
-	// test of the throttled regions' cache: a throttled region's leave
-	// returns at its profile entry's flag) or to endOutermost.
+	// Inlined into the defer's wrapper, which makes one call: leaveProbe
+	// (Leave's body, without Leave's test of the throttled regions' cache:
+	// a throttled region's leave returns at its profile entry's flag),
+	// which hands an outermost region's leave to leaveAny.
 	if s.l != nil {
-		leaveSpan(s.l, s.r, s.outer)
+		leaveProbe(s.l, s.r)
 	}
 }
 

@@ -4,9 +4,12 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 	"time"
 
+	"github.com/hmbtrace/hmbtrace/buffer"
+	"github.com/hmbtrace/hmbtrace/encode"
 	"github.com/hmbtrace/hmbtrace/internal/goroutine"
 )
 
@@ -153,5 +156,106 @@ func TestStartRegionSlotTaken(t *testing.T) {
 	}
 	if st := m.Stats(); st.Kept != 6 || st.Usage != (UsageErrors{}) {
 		t.Errorf("kept %d, usage %+v; want 6, none", st.Kept, st.Usage)
+	}
+}
+
+// A Span marks its outermost region with spanOuter in the region it ends.
+// A Leave of such a value on a Location (no region id reaches the bit) is
+// a usage error like any unknown region, and leaves the Location held by
+// its caller, never idle as a goroutine's lane whose outermost region
+// ended.
+func TestOuterBitOnLocation(t *testing.T) {
+	needProbes(t)
+	m := startTest(t, Config{})
+	r := m.Region("work")
+	l := m.Location("worker")
+	l.Enter(r)
+	l.Leave(r | spanOuter)
+	if l.depth != 1 {
+		t.Errorf("depth %d after a Leave of an unknown region, want 1", l.depth)
+	}
+	if own := l.lane.own.Load(); own != ownLocation {
+		t.Errorf("the Location's owner word is %#x, want %#x (its caller's)", own, ownLocation)
+	}
+	l.Leave(r)
+	l.Done()
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if u := m.Stats().Usage; u.LeaveNotOpen+u.UnknownRegion != 1 {
+		t.Errorf("usage errors %+v, want the Leave of region %#x counted once", u, r|spanOuter)
+	}
+}
+
+// StartRegion's assembly (spanStart) records what Enter and Leave on a
+// Location record: the same events, depths and regions, through each of
+// its paths (a goroutine's first region, which takes a lane in Go; its
+// outermost regions after that, which take the idle lane back; nested
+// regions entered in place, or handed to the Go probe from inside
+// spanStart where their bin is full, or before the clock is read on
+// CLOCK_MONOTONIC; Do).
+func TestSpanRecordsAsLocation(t *testing.T) {
+	needProbes(t)
+	sa, sb, sc := NewRegion("a"), NewRegion("b"), NewRegion("c")
+	const rounds = 500 // bins of 256 bytes fill every few rounds
+	type ev struct {
+		kind   encode.Kind
+		depth  int
+		region uint32
+	}
+	record := func(useSpans bool, clock string) ([]ev, Stats) {
+		m := startTest(t, Config{BufferSize: 4 << 20, BinSize: buffer.MinBinSize, NoThrottle: true, Clock: clock})
+		ctx := context.Background()
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			if useSpans {
+				for range rounds {
+					outer := StartRegion(ctx, sa)
+					for range 3 {
+						b := StartRegion(ctx, sb)
+						StartRegion(ctx, sc).End()
+						b.End()
+					}
+					Do(ctx, sb, func(context.Context) {})
+					outer.End()
+				}
+				return
+			}
+			a, b, c := m.RegionOf(sa), m.RegionOf(sb), m.RegionOf(sc)
+			l := m.Location("worker")
+			for range rounds {
+				l.Enter(a)
+				for range 3 {
+					l.Enter(b)
+					l.Enter(c)
+					l.Leave(c)
+					l.Leave(b)
+				}
+				l.Enter(b)
+				l.Leave(b)
+				l.Leave(a)
+			}
+			l.Done()
+		}()
+		<-done
+		if err := m.Close(); err != nil {
+			t.Fatal(err)
+		}
+		var out []ev
+		for _, e := range readEvents(t, openTrace(t, m)) {
+			out = append(out, ev{e.Kind, e.Depth, e.Region})
+		}
+		return out, m.Stats()
+	}
+	for _, clock := range []string{"monotonic", ""} { // the default last: Start sets the process's clock
+		spans, st := record(true, clock)
+		plain, pst := record(false, clock)
+		if st.Usage != (UsageErrors{}) || st.Kept != st.Recorded || st.Recorded != pst.Recorded {
+			t.Errorf("clock %q: spans: %d recorded, %d kept, usage %+v; Enter and Leave: %d recorded", clock, st.Recorded, st.Kept, st.Usage, pst.Recorded)
+		}
+		if want := 2 * rounds * (1 + 3*2 + 1); len(spans) != want || !reflect.DeepEqual(spans, plain) {
+			t.Errorf("clock %q: spans recorded %d events, Enter and Leave %d (want %d); equal: %v", clock, len(spans), len(plain), want, reflect.DeepEqual(spans, plain))
+		}
 	}
 }

@@ -53,7 +53,7 @@ func (s Span) Mark(name string) {
 // entered since are still open.
 func (s Span) open() *Location {
 	l := s.l
-	if l == nil || l.depth == 0 || l.stack[l.depth].region != uint32(s.r) {
+	if l == nil || l.depth == 0 || l.stack[l.depth].region != uint32(s.r&^spanOuter) {
 		return nil
 	}
 	return l

@@ -295,9 +295,12 @@ func TestProbesInline(t *testing.T) {
 		}
 	}
 	// Span.End inlines into the defer's wrapper, which then makes one call
-	// (leaveSpan) per End.
-	if !regexp.MustCompile(`(?m)can inline Span\.End( with|$)`).Match(out) {
-		t.Errorf("Span.End is not inlined any more; go build -gcflags=-m=2 ./measure says why")
+	// (leaveProbe) per End; StartRegion into its caller, which makes one
+	// (spanStart).
+	for _, f := range []string{`Span\.End`, `StartRegion`} {
+		if !regexp.MustCompile(`(?m)can inline ` + f + `( with|$)`).Match(out) {
+			t.Errorf("%s is not inlined any more; go build -gcflags=-m=2 ./measure says why", f)
+		}
 	}
 }
 
