@@ -292,7 +292,7 @@ func (a *analysis) sweep(n int, waits []wait, wins []window, named []bool, out *
 	// not the trace.
 	lr := logReader{buf: d.log.buf}
 	for (next < len(wins) || len(active) > 0) && lr.next(&e) {
-		t := a.axis.Nanos(lo.File, f, e.tick)
+		t := a.nanos(lo.File, f, e.tick) // the axis, or in-situ the rank's reference clock
 		if begun && t > prev && len(stack) > 0 {
 			segment(prev, t)
 		}

@@ -108,17 +108,7 @@ func (a *analysis) packPartners() [][]uint64 {
 // intervalWindows finds every wait's synchronisation intervals, from the
 // locations' packed partners, and adds them to the locations' windows.
 func (a *analysis) intervalWindows(waits []wait, wins [][]window, partners [][]uint64) *delayPlan {
-	// from returns when location n last synchronised with partner before
-	// call c: that call's leave, or n's first event.
-	from := func(n, partner int, c int32) int64 {
-		l := partners[n]
-		at := packPartner(partner, c)
-		i, _ := slices.BinarySearch(l, at)
-		if i == 0 || l[i-1]>>32 != at>>32 {
-			return a.data[n].first
-		}
-		return a.data[n].calls[int32(uint32(l[i-1]))].leave
-	}
+	from := func(n, partner int, c int32) int64 { return a.lastSync(partners, n, partner, c) }
 	plan := &delayPlan{intervals: make([]plannedInterval, len(waits)), times: make([][]pathNs, 2*len(waits))}
 	for i, w := range waits {
 		if w.Pattern == LateSenderWrongOrder || w.Peer < 0 || w.Peer == w.Loc || w.Time <= 0 || w.lateCall < 0 || w.call < 0 {
@@ -144,6 +134,19 @@ func (a *analysis) intervalWindows(waits []wait, wins [][]window, partners [][]u
 		}
 	}
 	return plan
+}
+
+// lastSync returns when location n last synchronised with partner (a
+// partner key) before its call c: that call's leave, or n's first event.
+// partners are packPartners'.
+func (a *analysis) lastSync(partners [][]uint64, n, partner int, c int32) int64 {
+	l := partners[n]
+	at := packPartner(partner, c)
+	i, _ := slices.BinarySearch(l, at)
+	if i == 0 || l[i-1]>>32 != at>>32 {
+		return a.data[n].first
+	}
+	return a.data[n].calls[int32(uint32(l[i-1]))].leave
 }
 
 // delayCosts spreads the waits' costs over their delays, last wait first,
