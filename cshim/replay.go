@@ -19,17 +19,19 @@ import (
 //   - PassReplay is not reduced up the tree: libhmbtrace-mpi's replay
 //     (cshim/mpi/hmbtrace_mpi.c) calls PassMake once per round of the
 //     exchange and once after the last. Its input is the round, the size
-//     of the world and the messages that came in (round 0: none); its
-//     output is the messages of the round. The rounds are
-//     waitstate.Rounds(world), which the C side computes alike; a rank
-//     whose replay failed sends nothing and still takes part in each.
+//     of the world, whether this is the last call and the messages that
+//     came in (round 0: none); its output is the messages of the round.
+//     The forward rounds are waitstate.Rounds(world), which the C side
+//     computes alike; the backward ones follow, one at least, until no
+//     rank has anything to send (the C side asks them all). A rank whose
+//     replay failed sends nothing and still takes part in each.
 //   - PassWaitStates reduces the ranks' waitstate.InSitu up the tree, in
 //     rank order (ResultWaitStates): per (pattern, call path, location)
 //     about 60 bytes, JSON.
 //
 // Both messages are records of a peer's world rank and a length (uint32,
 // little-endian each), then the length's bytes; the input begins with the
-// round and the world (uint32 each).
+// round, the world and the last call's flag (uint32 each).
 const (
 	PassReplay = PassPhases + 1 + iota
 	PassWaitStates
@@ -62,11 +64,12 @@ func setNone(*Runtime, []byte) ([]byte, error) {
 // After an error the rank sends nothing more; the error is reported once
 // here and again as the reason of its missing wait states.
 func makeReplay(rt *Runtime, _ int, in []byte) ([]byte, error) {
-	if len(in) < 8 {
-		return nil, fmt.Errorf("%d bytes of input, want 8 at least", len(in))
+	if len(in) < 12 {
+		return nil, fmt.Errorf("%d bytes of input, want 12 at least", len(in))
 	}
 	round := int(binary.LittleEndian.Uint32(in))
 	world := int(binary.LittleEndian.Uint32(in[4:]))
+	final := binary.LittleEndian.Uint32(in[8:]) != 0
 	st := &replayState
 	if round == 0 {
 		st.local, st.part, st.err, st.began, st.took, st.sent = nil, nil, nil, time.Now(), 0, 0
@@ -86,22 +89,22 @@ func makeReplay(rt *Runtime, _ int, in []byte) ([]byte, error) {
 		st.err, st.local = err, nil
 		return nil, err
 	}
-	if round > 0 {
-		msgs, err := splitRecords(in[8:])
-		if err != nil {
-			return fail(err)
-		}
-		if err := st.local.Incoming(round-1, msgs); err != nil {
-			return fail(err)
-		}
-	}
-	if round == waitstate.Rounds(world) {
+	if final {
 		part, err := st.local.Finish()
 		if err != nil {
 			return fail(err)
 		}
 		st.part, st.local, st.took = part, nil, time.Since(st.began)
 		return nil, nil
+	}
+	if round > 0 {
+		msgs, err := splitRecords(in[12:])
+		if err != nil {
+			return fail(err)
+		}
+		if err := st.local.Incoming(round-1, msgs); err != nil {
+			return fail(err)
+		}
 	}
 	msgs, err := st.local.Outgoing(round)
 	if err != nil {

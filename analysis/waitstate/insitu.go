@@ -926,7 +926,8 @@ func (s *InSitu) Merge(o *InSitu) {
 func (s *InSitu) Result() *Result {
 	r := &Result{Locations: s.Locations, Paths: s.Paths, Values: s.Values, Total: s.Total, Synced: s.Synced,
 		UnmatchedSends: s.Sends - min(s.Matched, s.Sends), UnmatchedRecvs: s.UnmatchedRecvs, UnmatchedCollectives: s.UnmatchedCollectives,
-		Unresolved: s.Unresolved, ClockViolations: s.ClockViolations, Delays: s.Delays, DelayUnexplained: sumUnexplained(s.Unexplained)}
+		Unresolved: s.Unresolved, ClockViolations: s.ClockViolations, Delays: s.Delays, DelayUnexplained: sumUnexplained(s.Unexplained),
+		DelayIncomplete: s.DelayIncomplete}
 	for _, v := range s.Values {
 		if v.Pattern < NumPatterns {
 			r.Totals[v.Pattern] += v.Time
@@ -998,10 +999,40 @@ func DecodeInSitu(b []byte) (*InSitu, error) {
 			return nil, fmt.Errorf("waitstate: the in-situ wait states: call path %d has parent %d", i, p.Parent)
 		}
 	}
+	bad := func(what string, v any) error {
+		return fmt.Errorf("waitstate: the in-situ wait states: %s %+v out of range (%d locations, %d call paths)", what, v, len(s.Locations), len(s.Paths))
+	}
+	loc := func(l int) bool { return l >= 0 && l < len(s.Locations) }
+	path := func(p int) bool { return p >= -1 && p < len(s.Paths) }
 	for _, v := range s.Values {
-		if v.Pattern >= NumPatterns || v.Loc < 0 || v.Loc >= len(s.Locations) || v.Path < -1 || v.Path >= len(s.Paths) || v.Time < 0 {
-			return nil, fmt.Errorf("waitstate: the in-situ wait states: a value %+v out of range (%d locations, %d call paths)", v, len(s.Locations), len(s.Paths))
+		if v.Pattern >= NumPatterns || !loc(v.Loc) || !path(v.Path) || v.Time < 0 {
+			return nil, bad("a value", v)
 		}
+	}
+	for _, v := range s.Delays {
+		if v.Pattern >= NumPatterns || !loc(v.Loc) || v.Time < 0 {
+			return nil, bad("a delay", v)
+		}
+	}
+	for _, c := range s.DelayCosts {
+		if c.Pattern >= NumPatterns || !loc(c.Loc) || c.Path < 0 || c.Path >= len(s.Paths) {
+			return nil, bad("a delay cost", c)
+		}
+	}
+	for _, w := range s.Worst {
+		if w.Pattern >= NumPatterns || !loc(w.Loc) || !path(w.Path) {
+			return nil, bad("a worst wait", w)
+		}
+	}
+	if s.Path != nil {
+		for _, v := range s.Path.Values {
+			if !loc(v.Loc) || v.Path < 0 || v.Path >= len(s.Paths) {
+				return nil, bad("a time on the critical path", v)
+			}
+		}
+	}
+	if len(s.Unexplained) > len(s.Locations) {
+		return nil, bad("the unexplained times of locations", len(s.Unexplained))
 	}
 	return &s, nil
 }

@@ -1605,9 +1605,13 @@ HMB_NOINST static void pass_down(char **b, size_t *n)
  * the sizes with one MPI_Ialltoall (p counts a rank), and exchange the
  * bytes point to point with the peers that have any: the ranks the run
  * talked to, and the neighbours in the communicators' trees. What came in
- * goes to Go with the next round. Go needs 2 ceil(log2 p) rounds; a rank
- * whose Go side failed sends nothing, and still takes part in each, so
- * that no other rank waits for it.
+ * goes to Go with the next round. The forward replay takes 2 ceil(log2 p)
+ * rounds; the backward one (the delay costs and the critical path) one
+ * more, then as many as its records need: after each, the ranks tell each
+ * other (a max reduction) whether any has more to send, and when none
+ * has, Go finishes in a last call (its input's third word is 1). A rank
+ * whose Go side failed sends nothing, and still takes part in each round,
+ * so that no other rank waits for it.
  */
 enum { TAG_REPLAY = 96 };
 
@@ -1620,17 +1624,17 @@ HMB_NOINST static void replay(void)
 	while ((1 << levels) < p) {
 		levels++;
 	}
-	int rounds = 2 * levels, failed = 0;
+	int rounds = 2 * levels, failed = 0, final = 0;
 	uint64_t *sc = calloc((size_t)p, sizeof *sc), *rc = calloc((size_t)p, sizeof *rc);
 	MPI_Request *q = malloc(2 * (size_t)p * sizeof *q);
-	char *in = malloc(8);
-	size_t in_n = 8;
+	char *in = malloc(12);
+	size_t in_n = 12;
 	if (sc == NULL || rc == NULL || q == NULL || in == NULL) {
 		fprintf(stderr, "hmbtrace: rank %d: out of memory for the wait-state replay: the run's wait states lack this rank\n", r);
 		failed = 1;
 	}
-	for (int round = 0; round <= rounds && in != NULL && sc != NULL && rc != NULL && q != NULL; round++) {
-		uint32_t hdr[2] = {(uint32_t)round, (uint32_t)p};
+	for (int round = 0; in != NULL && sc != NULL && rc != NULL && q != NULL; round++) {
+		uint32_t hdr[3] = {(uint32_t)round, (uint32_t)p, (uint32_t)final};
 		memcpy(in, hdr, sizeof hdr);
 		char *out = NULL;
 		size_t on = 0;
@@ -1643,9 +1647,27 @@ HMB_NOINST static void replay(void)
 		}
 		free(in);
 		in = NULL;
-		if (round == rounds) {
+		if (final) {
 			free(out);
 			break;
+		}
+		if (round > rounds) {
+			/* The backward rounds go on while any rank has records. */
+			int more = on > 0, any = 0;
+			MPI_Request m = MPI_REQUEST_NULL;
+			step_begins();
+			if (PMPI_Iallreduce(&more, &any, 1, MPI_INT, MPI_MAX, sync_comm, &m) != MPI_SUCCESS ||
+			    !bounded_wait(1, &m, "the end of the wait-state replay's rounds")) {
+				free(out);
+				break;
+			}
+			if (!any) {
+				free(out);
+				final = 1;
+				in = malloc(12);
+				in_n = 12;
+				continue;
+			}
 		}
 		/* The sizes of this round's messages, by peer. */
 		memset(sc, 0, (size_t)p * sizeof *sc);
@@ -1665,7 +1687,7 @@ HMB_NOINST static void replay(void)
 			free(out);
 			break;
 		}
-		size_t total = 8;
+		size_t total = 12;
 		for (int i = 0; i < p; i++) {
 			if (rc[i] > 0) {
 				total += 8 + rc[i];
@@ -1679,7 +1701,7 @@ HMB_NOINST static void replay(void)
 		}
 		in_n = total;
 		int n = 0;
-		size_t at = 8;
+		size_t at = 12;
 		for (int i = 0; i < p; i++) {
 			if (rc[i] == 0) {
 				continue;
