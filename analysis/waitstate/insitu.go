@@ -34,19 +34,22 @@ import (
 //     member then has each instance's latest start, its root's start and
 //     the first other member's, and finds its own waits.
 //
-// The exchange runs in Rounds(world) rounds of point-to-point messages
-// (the cshim driver says how): round 0 carries the messages' times and the
-// first tree level, rounds up to half of them the levels up the trees,
-// the others the levels down. A rank sends one message per peer and round
-// at most, to the peers it talked to or its tree neighbours: no rank holds
-// anything of size world², and each communicator's tree has log2 of its
-// size levels.
+// The forward exchange runs in Rounds(world) rounds of point-to-point
+// messages (the cshim driver says how): round 0 carries the messages'
+// times and the first tree level, rounds up to half of them the levels up
+// the trees, the others the levels down; the world's tree carries the
+// location that finished last, where the critical path starts. A rank
+// sends one message per peer and round at most, to the peers it talked to
+// or its tree neighbours: no rank holds anything of size world², and each
+// communicator's tree has log2 of its size levels. The messages name each
+// send and receive by its place, and the trees say which member was late
+// (the first in the communicator's order of those that tie), so that each
+// wait knows its late party and how that rank finds its late call.
 //
-// The critical path and the delay costs need the windows of every wait on
-// the late party, which the post-mortem replay's second pass reads: they
-// stay post-mortem, as do the worst waits and the late party's regions.
-// Messages between the threads of a process (by location, not by rank)
-// are not replayed in-situ.
+// The backward replay follows (insitu_why.go): the critical path, the
+// delays, the delay costs and the worst waits, from more rounds until no
+// rank has anything to send. Messages between the threads of a process
+// (by location, not by rank) are not replayed in-situ.
 
 // Rounds returns the rounds of the exchange in a run of world ranks: up
 // and down the trees of ceil(log2 world) levels.

@@ -426,3 +426,133 @@ func TestInSituBadMessages(t *testing.T) {
 		t.Error("a run of 0 ranks: no error")
 	}
 }
+
+// TestInSituBackwardBadRecords: a backward record cut short, of an unknown
+// tag, or naming a wait or call the rank does not have, is an error naming
+// the sender, never a panic.
+func TestInSituBackwardBadRecords(t *testing.T) {
+	files := propagateRun(t)
+	n := len(files)
+	locals := make([]*Local, n)
+	for i, f := range files {
+		l, err := NewLocal(f, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		locals[i] = l
+	}
+	// Up to the ship round: rank 1's records for rank 0 (its wait).
+	var ship []byte
+	for round := 0; round <= Rounds(n); round++ {
+		inbox := make([]map[int][]byte, n)
+		for i := range inbox {
+			inbox[i] = map[int][]byte{}
+		}
+		for i, l := range locals {
+			out, err := l.Outgoing(round)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for p, b := range out {
+				inbox[p][i] = b
+				if round == Rounds(n) && i == 1 && p == 0 {
+					ship = b
+				}
+			}
+		}
+		if round == Rounds(n) {
+			break
+		}
+		for i, l := range locals {
+			if err := l.Incoming(round, inbox[i]); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if len(ship) < 10 {
+		t.Fatalf("rank 1 ships rank 0 %d bytes", len(ship))
+	}
+	fresh := func() *backward {
+		b := *locals[0].why
+		b.lateOf = map[[2]int]int{}
+		b.late = nil
+		b.waits = b.waits[:b.own:b.own]
+		return &b
+	}
+	for cut := 1; cut < len(ship); cut++ {
+		if err := fresh().take(1, ship[:cut]); err == nil {
+			t.Errorf("a ship record cut to %d of %d bytes: no error", cut, len(ship))
+		}
+	}
+	if err := fresh().take(1, ship); err != nil {
+		t.Errorf("the whole record: %v", err)
+	}
+	for _, bad := range [][]byte{
+		{99},                                    // no such tag
+		{tagCost, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0}, // the cost of a wait never shipped
+		{tagToken, 7, 0, 0},                     // a location the rank does not have
+		{tagDelay, 0, 0, 0, 0, 0, 0, 0},         // the delay of a wait that is not rank 0's for rank 1
+	} {
+		if err := fresh().take(1, bad); err == nil {
+			t.Errorf("record %v: no error", bad)
+		}
+	}
+}
+
+// TestInSituRankFails: a rank that stops after the ship round (its
+// replay failed: it sends nothing more) leaves the others to finish; the
+// waits whose cost it owed are counted, not waited for.
+func TestInSituRankFails(t *testing.T) {
+	files := propagateRun(t)
+	n := len(files)
+	locals := make([]*Local, n)
+	for i, f := range files {
+		l, err := NewLocal(f, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		locals[i] = l
+	}
+	const failed = 1
+	for round := 0; ; round++ {
+		inbox := make([]map[int][]byte, n)
+		for i := range inbox {
+			inbox[i] = map[int][]byte{}
+		}
+		sent := false
+		for i, l := range locals {
+			if i == failed && round > Rounds(n) {
+				continue
+			}
+			out, err := l.Outgoing(round)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for p, b := range out {
+				inbox[p][i], sent = b, true
+			}
+		}
+		if round > Rounds(n) && !sent {
+			break
+		}
+		for i, l := range locals {
+			if i == failed && round > Rounds(n) {
+				continue
+			}
+			if err := l.Incoming(round, inbox[i]); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	// Rank 1's wait carries into rank 0's costs: its cost never came.
+	p, err := locals[0].Finish()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.DelayIncomplete == 0 {
+		t.Error("rank 0: no wait counted whose cost never came")
+	}
+	if _, err := locals[2].Finish(); err != nil {
+		t.Fatal(err)
+	}
+}
