@@ -1599,21 +1599,141 @@ HMB_NOINST static void pass_down(char **b, size_t *n)
 }
 
 /*
- * replay runs the rounds of the wait-state replay in-situ (cshim/replay.go,
- * analysis/waitstate/insitu.go): in each, Go gives this rank's messages
- * (records of a peer, a size and the bytes), the ranks tell each other
- * the sizes with one MPI_Ialltoall (p counts a rank), and exchange the
- * bytes point to point with the peers that have any: the ranks the run
- * talked to, and the neighbours in the communicators' trees. What came in
- * goes to Go with the next round. The forward replay takes 2 ceil(log2 p)
- * rounds; the backward one (the delay costs and the critical path) one
- * more, then as many as its records need: after each, the ranks tell each
- * other (a max reduction) whether any has more to send, and when none
- * has, Go finishes in a last call (its input's third word is 1). A rank
- * whose Go side failed sends nothing, and still takes part in each round,
- * so that no other rank waits for it.
+ * replay_exchange sends this rank's messages of one round of the
+ * wait-state replay (out: records of a peer, a size and the bytes, as Go
+ * wrote them) and receives the ones for it, appended to *in (from *in_n
+ * on, as records of a sender, a size and the bytes), without knowing who
+ * sends to it: each send is synchronous (MPI_Issend), the rank takes
+ * whatever arrives (MPI_Iprobe) and, once its own sends were all matched,
+ * joins a max reduction of sent (whether it sent anything) into *any.
+ * When the reduction completes every rank's sends were matched, so every
+ * message of the round is in (Hoefler et al.'s NBX exchange, with the
+ * reduction as its barrier): one O(log p) collective a round, messages to
+ * the peers only. 0 when the step's deadline passed or MPI failed (then
+ * the collective steps are given up). A rank may begin the next round
+ * while another still takes this one's messages, never the one after
+ * (it needs that rank in this round's reduction): the rounds alternate
+ * two tags.
  */
 enum { TAG_REPLAY = 96 };
+
+HMB_NOINST static int replay_exchange(int round, const char *out, size_t on, char **in, size_t *in_n, int *any)
+{
+	int tag = TAG_REPLAY + (round & 1);
+	int p = hmbmpi_world_size, n = 0;
+	for (size_t off = 0; off + 8 <= on;) {
+		uint32_t rec[2];
+		memcpy(rec, out + off, sizeof rec);
+		if (rec[0] >= (uint32_t)p || rec[1] > on - off - 8) {
+			break; /* not Go's records: the rest is sent as nothing */
+		}
+		n += rec[1] > 0;
+		off += 8 + rec[1];
+	}
+	MPI_Request *q = malloc(((size_t)n + 1) * sizeof *q);
+	if (q == NULL) {
+		abandon(0, NULL, "the wait-state replay's messages", "out of memory for");
+		return 0;
+	}
+	int k = 0;
+	for (size_t off = 0; off + 8 <= on && k < n;) {
+		uint32_t rec[2];
+		memcpy(rec, out + off, sizeof rec);
+		if (rec[1] > 0) {
+			PMPI_Issend(out + off + 8, (int)rec[1], MPI_BYTE, (int)rec[0], tag, sync_comm, &q[k++]);
+		}
+		off += 8 + rec[1];
+	}
+	int sent = n > 0, reducing = 0;
+	MPI_Request *red = &q[n];
+	*red = MPI_REQUEST_NULL;
+	for (long spin = 0;; spin++) {
+		int flag = 0;
+		MPI_Status st;
+		if (PMPI_Iprobe(MPI_ANY_SOURCE, tag, sync_comm, &flag, &st) != MPI_SUCCESS) {
+			abandon(n + reducing, q, "the wait-state replay's messages", "MPI failed while waiting for");
+			free(q);
+			return 0;
+		}
+		if (flag) {
+			int len = 0;
+			PMPI_Get_count(&st, MPI_BYTE, &len);
+			char *grown = realloc(*in, *in_n + 8 + (size_t)len);
+			if (grown == NULL) {
+				abandon(n + reducing, q, "the wait-state replay's messages", "out of memory for");
+				free(q);
+				return 0;
+			}
+			*in = grown;
+			uint32_t rec[2] = {(uint32_t)st.MPI_SOURCE, (uint32_t)len};
+			memcpy(*in + *in_n, rec, sizeof rec);
+			PMPI_Recv(*in + *in_n + 8, len, MPI_BYTE, st.MPI_SOURCE, tag, sync_comm, MPI_STATUS_IGNORE);
+			*in_n += 8 + (size_t)len;
+			spin = 0;
+			continue;
+		}
+		int done = 0;
+		if (!reducing) {
+			if (PMPI_Testall(n, q, &done, MPI_STATUSES_IGNORE) != MPI_SUCCESS) {
+				abandon(n, q, "the wait-state replay's messages", "MPI failed while waiting for");
+				free(q);
+				return 0;
+			}
+			if (done) {
+				if (PMPI_Iallreduce(&sent, any, 1, MPI_INT, MPI_MAX, sync_comm, red) != MPI_SUCCESS) {
+					abandon(0, NULL, "the wait-state replay's rounds", "MPI failed in");
+					free(q);
+					return 0;
+				}
+				reducing = 1;
+			}
+		} else {
+			if (PMPI_Test(red, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+				abandon(1, red, "the wait-state replay's rounds", "MPI failed while waiting for");
+				free(q);
+				return 0;
+			}
+			if (done) {
+				free(q);
+				return 1;
+			}
+		}
+		if ((spin & 63) == 0 && mono_ns() > coll_deadline) {
+			char why[64];
+			snprintf(why, sizeof why, "waited %.0f s in vain for", (double)coll_timeout_ns / 1e9);
+			if (reducing) {
+				abandon(1, red, "the wait-state replay's messages", why);
+			} else {
+				abandon(n, q, "the wait-state replay's messages", why);
+			}
+			free(q);
+			return 0;
+		}
+		if (spin < 2000) {
+			sched_yield();
+		} else {
+			struct timespec ts = {0, 100000};
+			nanosleep(&ts, NULL);
+		}
+	}
+}
+
+/*
+ * replay runs the rounds of the wait-state replay in-situ (cshim/replay.go,
+ * analysis/waitstate/insitu.go): in each, Go gives this rank's messages
+ * (records of a peer, a size and the bytes), replay_exchange sends them to
+ * their peers only (the ranks the run talked to, and the neighbours in the
+ * communicators' trees) and takes the ones for this rank, and what came in
+ * goes to Go with the next round. The forward replay takes 2 ceil(log2 p)
+ * rounds; the backward one (the delay costs and the critical path) one
+ * more, then as many as its records need: each round's reduction says
+ * whether any rank sent anything, and when none did, Go finishes in a
+ * last call (its input's third word is 1). A rank whose Go side failed
+ * sends nothing, and still takes part in each round, so that no other
+ * rank waits for it.
+ */
+/* replay_rounds counts the replay's rounds, for HMB_COLLECTIVE_TIMING. */
+static int replay_rounds;
 
 HMB_NOINST static void replay(void)
 {
@@ -1625,15 +1745,13 @@ HMB_NOINST static void replay(void)
 		levels++;
 	}
 	int rounds = 2 * levels, failed = 0, final = 0;
-	uint64_t *sc = calloc((size_t)p, sizeof *sc), *rc = calloc((size_t)p, sizeof *rc);
-	MPI_Request *q = malloc(2 * (size_t)p * sizeof *q);
 	char *in = malloc(12);
 	size_t in_n = 12;
-	if (sc == NULL || rc == NULL || q == NULL || in == NULL) {
+	if (in == NULL) {
 		fprintf(stderr, "hmbtrace: rank %d: out of memory for the wait-state replay: the run's wait states lack this rank\n", r);
-		failed = 1;
+		return;
 	}
-	for (int round = 0; in != NULL && sc != NULL && rc != NULL && q != NULL; round++) {
+	for (int round = 0; in != NULL; round++) {
 		uint32_t hdr[3] = {(uint32_t)round, (uint32_t)p, (uint32_t)final};
 		memcpy(in, hdr, sizeof hdr);
 		char *out = NULL;
@@ -1651,87 +1769,23 @@ HMB_NOINST static void replay(void)
 			free(out);
 			break;
 		}
-		if (round > rounds) {
-			/* The backward rounds go on while any rank has records. */
-			int more = on > 0, any = 0;
-			MPI_Request m = MPI_REQUEST_NULL;
-			step_begins();
-			if (PMPI_Iallreduce(&more, &any, 1, MPI_INT, MPI_MAX, sync_comm, &m) != MPI_SUCCESS ||
-			    !bounded_wait(1, &m, "the end of the wait-state replay's rounds")) {
-				free(out);
-				break;
-			}
-			if (!any) {
-				free(out);
-				final = 1;
-				in = malloc(12);
-				in_n = 12;
-				continue;
-			}
-		}
-		/* The sizes of this round's messages, by peer. */
-		memset(sc, 0, (size_t)p * sizeof *sc);
-		for (size_t off = 0; off + 8 <= on;) {
-			uint32_t rec[2];
-			memcpy(rec, out + off, sizeof rec);
-			if (rec[0] >= (uint32_t)p || rec[1] > on - off - 8) {
-				break; /* not Go's records: sent as nothing */
-			}
-			sc[rec[0]] = rec[1];
-			off += 8 + rec[1];
-		}
+		replay_rounds = round + 1;
+		in = malloc(12);
+		in_n = 12;
+		int any = 0;
 		step_begins();
-		MPI_Request a = MPI_REQUEST_NULL;
-		if (PMPI_Ialltoall(sc, 1, MPI_UINT64_T, rc, 1, MPI_UINT64_T, sync_comm, &a) != MPI_SUCCESS ||
-		    !bounded_wait(1, &a, "the sizes of the wait-state replay's messages")) {
-			free(out);
-			break;
-		}
-		size_t total = 12;
-		for (int i = 0; i < p; i++) {
-			if (rc[i] > 0) {
-				total += 8 + rc[i];
-			}
-		}
-		in = malloc(total);
-		if (in == NULL) {
-			abandon(0, NULL, "the wait-state replay's messages", "out of memory for");
-			free(out);
-			break;
-		}
-		in_n = total;
-		int n = 0;
-		size_t at = 12;
-		for (int i = 0; i < p; i++) {
-			if (rc[i] == 0) {
-				continue;
-			}
-			uint32_t rec[2] = {(uint32_t)i, (uint32_t)rc[i]};
-			memcpy(in + at, rec, sizeof rec);
-			PMPI_Irecv(in + at + 8, (int)rc[i], MPI_BYTE, i, TAG_REPLAY, sync_comm, &q[n++]);
-			at += 8 + rc[i];
-		}
-		for (size_t off = 0; off + 8 <= on;) {
-			uint32_t rec[2];
-			memcpy(rec, out + off, sizeof rec);
-			if (rec[0] >= (uint32_t)p || rec[1] > on - off - 8) {
-				break;
-			}
-			if (rec[1] > 0) {
-				PMPI_Isend(out + off + 8, (int)rec[1], MPI_BYTE, (int)rec[0], TAG_REPLAY, sync_comm, &q[n++]);
-			}
-			off += 8 + rec[1];
-		}
-		int ok = bounded_wait(n, q, "the wait-state replay's messages");
+		int ok = in != NULL && replay_exchange(round, out, on, &in, &in_n, &any);
 		free(out);
 		if (!ok) {
 			break;
 		}
+		if (round > rounds && !any) {
+			/* No rank sent anything: the backward rounds are over. */
+			final = 1;
+			in_n = 12;
+		}
 	}
 	free(in);
-	free(sc);
-	free(rc);
-	free(q);
 }
 
 /*
@@ -2060,9 +2114,9 @@ HMB_NOINST static void say_timing(const int64_t at[5])
 	}
 	fprintf(stderr,
 		"hmbtrace: rank %d: collective end of %d ranks, %d rounds: clock sync %.6f s, run profile %.6f s, "
-		"definitions %.6f s, archive slots %.6f s%s\n",
+		"definitions %.6f s, archive slots %.6f s, wait-state replay %d rounds%s\n",
 		world_rank, hmbmpi_world_size, rounds, (double)(at[1] - at[0]) / 1e9, (double)(at[2] - at[1]) / 1e9,
-		(double)(at[3] - at[2]) / 1e9, (double)(at[4] - at[3]) / 1e9, coll_abandoned ? " (given up)" : "");
+		(double)(at[3] - at[2]) / 1e9, (double)(at[4] - at[3]) / 1e9, replay_rounds, coll_abandoned ? " (given up)" : "");
 }
 
 /*
