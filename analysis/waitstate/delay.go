@@ -296,6 +296,9 @@ func (a *analysis) sweep(n int, waits []wait, wins []window, named []bool, out *
 		if begun && t > prev && len(stack) > 0 {
 			segment(prev, t)
 		}
+		if !begun {
+			prev = t // in-situ, times before the reference clock's zero are negative
+		}
 		prev, begun = max(prev, t), true
 		switch {
 		case e.enter:

@@ -786,12 +786,15 @@ func (c inSituCost) cost() DelayCost {
 }
 
 // inSituWait is one of the longest waits of a rank, its late party (and
-// the location of its Delay) by rank and index in its file.
+// the location of its Delay) by rank and index in its file; Since tells
+// whether its Delay's Since is a time (before the axis's origin is taken
+// off, -1 may be one).
 type inSituWait struct {
 	Instance
-	PeerRank  int `json:"peer_rank"`
-	PeerLoc   int `json:"peer_loc"`
-	DelayRank int `json:"delay_rank"`
+	PeerRank  int  `json:"peer_rank"`
+	PeerLoc   int  `json:"peer_loc"`
+	DelayRank int  `json:"delay_rank"`
+	Since     bool `json:"since,omitempty"`
 }
 
 // inSituPath is a rank's part of the critical path: its time per (call
@@ -962,8 +965,10 @@ func (s *InSitu) Result() *Result {
 		if inst.Delay != nil {
 			d := *inst.Delay
 			d.Loc = locOf(w.DelayRank, d.Loc)
-			if d.Since >= 0 {
+			if w.Since {
 				d.Since -= origin
+			} else {
+				d.Since = -1
 			}
 			inst.Delay = &d
 		}

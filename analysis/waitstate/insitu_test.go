@@ -205,7 +205,7 @@ func TestInSituKnownRuns(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		run  func(*testing.T) []*tracefile.File
-	}{{"p2p", p2pRun}, {"collectives", collRun}, {"propagate", propagateRun}, {"ring", ringRun}, {"hybrid", hybridRun},
+	}{{"p2p", p2pRun}, {"collectives", collRun}, {"propagate", propagateRun}, {"ring", ringRun}, {"hybrid", hybridRun}, {"synced", syncedRun},
 		{"imbalanced", func(t *testing.T) []*tracefile.File { return imbalancedRun(t, 5) }}, {"synthetic", func(t *testing.T) []*tracefile.File {
 			// 8 ranks of two locations each: halo exchanges and allreduces.
 			var files []*tracefile.File
@@ -232,7 +232,7 @@ func TestInSituKnownRuns(t *testing.T) {
 			if cp := want.CriticalPath; cp != nil && cp.Hops == 0 && c.name != "ring" && c.name != "synthetic" {
 				t.Error("post-mortem: the critical path stays on one location") // the ring's and synthetic's do
 			}
-			if c.name == "propagate" || c.name == "ring" || c.name == "hybrid" {
+			if c.name == "propagate" || c.name == "ring" || c.name == "hybrid" || c.name == "synced" {
 				long := false
 				for _, d := range want.DelayCosts {
 					long = long || d.LongTerm
@@ -243,6 +243,30 @@ func TestInSituKnownRuns(t *testing.T) {
 			}
 		})
 	}
+}
+
+// syncedRun is Böhme's chain (propagateRun) with the ranks' clocks
+// synchronised to a reference that started 1 µs after them: in-situ, the
+// times before the reference's zero are negative, which the sweep must
+// charge as any other.
+func syncedRun(t *testing.T) []*tracefile.File {
+	r0, r1, r2 := newRank(0, 3), newRank(1, 3), newRank(2, 3)
+	r0.call("work", 0, 500, nil)
+	r0.send("MPI_Send", 500, 510, 1, 0)
+	r1.call("work2", 0, 100, nil)
+	r1.recv(100, 520, 0, 0)
+	r1.send("MPI_Send", 520, 530, 2, 0)
+	r2.call("work2", 0, 100, nil)
+	r2.recv(100, 540, 1, 0)
+	for _, k := range []*rank{r0, r1, r2} {
+		h := &k.b.Trace.Header
+		h.ClockSync, h.ReferenceStart = []tracefile.ClockSync{{Ticks: 0, Offset: 0}}, 1000
+	}
+	files := write(t, r0, r1, r2)
+	if files[0].GlobalNanos(0) >= 0 {
+		t.Fatalf("the run's first time on the reference clock: %d ns, want it before its zero", files[0].GlobalNanos(0))
+	}
+	return files
 }
 
 // hybridRun is two ranks of three OpenMP threads each. On rank 0, thread

@@ -72,10 +72,12 @@ type lateWait struct {
 	tW             map[uint64]int64 // the waiting party's interval times by call path hash
 }
 
-// wireDelay is a Delay as the late rank sends it to the waiting rank.
+// wireDelay is a Delay as the late rank sends it to the waiting rank;
+// since tells whether Delay.Since is a time (in-situ, -1 may be one).
 type wireDelay struct {
 	Delay
-	rank int
+	rank  int
+	since bool
 }
 
 // backward is one rank's backward replay.
@@ -414,6 +416,7 @@ func (b *backward) take(peer int, msg []byte) error {
 			d := wireDelay{rank: peer}
 			d.Loc = r.small()
 			d.Region, d.Time, d.Interval, d.Since = r.str(), r.sv(), r.sv(), r.sv()
+			d.since = r.byte1() != 0
 			if r.byte1() != 0 {
 				w := r.sv()
 				d.Work, d.WorkRegion = &w, r.str()
@@ -605,6 +608,7 @@ func (b *backward) sweep() error {
 		r = binary.AppendVarint(r, dl.Time)
 		r = binary.AppendVarint(r, dl.Interval)
 		r = binary.AppendVarint(r, dl.Since)
+		r = append(r, boolByte(w.lateCall > 0)) // delayOf's Since is a time
 		r = append(r, boolByte(dl.Work != nil))
 		if dl.Work != nil {
 			r = binary.AppendVarint(r, *dl.Work)
@@ -842,7 +846,7 @@ func (b *backward) finish(part *InSitu) error {
 		ww.Peer = -1
 		if d, ok := b.delayOf[i]; ok {
 			dl := d.Delay
-			ww.Delay, ww.DelayRank = &dl, d.rank
+			ww.Delay, ww.DelayRank, ww.Since = &dl, d.rank, d.since
 		}
 		part.Worst = append(part.Worst, ww)
 	}
