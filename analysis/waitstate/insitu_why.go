@@ -121,11 +121,13 @@ type backward struct {
 	delayOf     map[int]wireDelay // replies, by own wait
 	candidates  []int
 
-	// The critical path: releases per location, the token while this rank
-	// holds it, the spans it crossed here, and the ends it knows.
+	// The critical path: releases per location, the spans it crossed
+	// here, the ends it knows, and per own wait to another rank where the
+	// path would leave that rank after it (succ).
 	releases [][]release
 	spans    [][]span
 	path     inSituPath
+	succ     map[int]pathExit
 }
 
 type spreadKey struct {
@@ -136,10 +138,12 @@ type spreadKey struct {
 }
 
 // release is a wait as the critical path's walk sees it on its waiting
-// location: when it ended, and its late party's rank and location.
+// location: when it ended, its late party's rank and location, and which
+// of the rank's own waits it is.
 type release struct {
 	end       int64
 	rank, loc int
+	wait      int
 }
 
 // Record tags of the backward rounds.
@@ -148,6 +152,8 @@ const (
 	tagCost
 	tagDelay
 	tagToken
+	tagMark
+	tagSucc
 )
 
 // newBackward readies the backward replay from the forward pass's waits
@@ -155,7 +161,7 @@ const (
 func (l *Local) newBackward(refs []peerRef) *backward {
 	a := l.a
 	b := &backward{l: l, waits: l.found.waits, own: len(l.found.waits), refs: refs, lateOf: map[[2]int]int{}, out: map[int][]byte{},
-		costs: map[spreadKey]float64{}, unexplained: make([]float64, len(a.data)), delayOf: map[int]wireDelay{}}
+		costs: map[spreadKey]float64{}, unexplained: make([]float64, len(a.data)), delayOf: map[int]wireDelay{}, succ: map[int]pathExit{}}
 	l.found.waits = nil
 	n := b.own
 	b.keys = make([]backwardKey, n)
@@ -194,7 +200,7 @@ func (l *Local) newBackward(refs []peerRef) *backward {
 		if ref.rank < 0 || ref.rank == l.rank && ref.loc == a.locs[w.Loc].Loc {
 			continue
 		}
-		b.releases[w.Loc] = append(b.releases[w.Loc], release{w.Start + w.Time, ref.rank, ref.loc})
+		b.releases[w.Loc] = append(b.releases[w.Loc], release{w.Start + w.Time, ref.rank, ref.loc, i})
 		if w.call < 0 {
 			continue
 		}
@@ -425,14 +431,30 @@ func (b *backward) take(peer int, msg []byte) error {
 				return fmt.Errorf("the delay of wait %d, which is not one of this rank's for rank %d", id, peer)
 			}
 			b.delayOf[id] = d
-		case tagToken:
+		case tagToken, tagMark:
 			loc, t, hops := r.small(), r.sv(), r.small()
 			if r.err == nil && loc >= len(b.l.a.data) {
 				return fmt.Errorf("the critical path at location %d of %d", loc, len(b.l.a.data))
 			}
-			if r.err == nil {
-				b.walk(loc, t, hops)
+			if r.err == nil && !b.swept {
+				return errors.New("the critical path before the ship round")
 			}
+			if r.err == nil && tag == tagToken {
+				b.walk(loc, t, hops)
+			} else if r.err == nil {
+				b.walkLocal(loc, t, hops, true)
+			}
+		case tagSucc:
+			id := r.small()
+			e := pathExit{end: r.byte1() != 0}
+			e.rank, e.loc, e.t, e.hops = r.small(), r.small(), r.sv(), r.small()
+			if r.err == nil && (id >= b.own || b.refs[id].rank != peer) {
+				return fmt.Errorf("where the critical path leaves rank %d after wait %d, which is not one of this rank's for it", peer, id)
+			}
+			if r.err == nil && !e.end && e.rank >= b.l.world {
+				return fmt.Errorf("the critical path to rank %d of %d", e.rank, b.l.world)
+			}
+			b.succ[id] = e
 		default:
 			return fmt.Errorf("a record of tag %d", tag)
 		}
@@ -654,6 +676,24 @@ func (b *backward) sweep() error {
 			b.ready = append(b.ready, i)
 		}
 	}
+	// Where the critical path would leave this rank after each wait it
+	// caused on another rank, back to the waiting rank.
+	for k := range b.late {
+		lw := &b.late[k]
+		w := &b.waits[b.own+k]
+		if lw.from == b.l.rank || w.Pattern == LateSenderWrongOrder {
+			continue
+		}
+		e := b.walkLocal(w.Peer, w.Start+w.Time, 0, false)
+		r := []byte{tagSucc}
+		r = binary.AppendUvarint(r, uint64(lw.id))
+		r = append(r, boolByte(e.end))
+		r = binary.AppendUvarint(r, uint64(e.rank))
+		r = binary.AppendUvarint(r, uint64(e.loc))
+		r = binary.AppendVarint(r, e.t)
+		r = binary.AppendUvarint(r, uint64(e.hops))
+		b.send(lw.from, r)
+	}
 	if b.path.HasEnd {
 		b.walk(b.path.LastLoc, b.path.End, 0)
 	}
@@ -746,33 +786,79 @@ func (b *backward) progress() error {
 	}
 }
 
-// walk follows the critical path back from time t on location n (hops
-// made so far), as walkCriticalPath does, until it reaches the path's
-// start or hands it to another rank.
-func (b *backward) walk(n int, t int64, hops int) {
+// pathExit is where the critical path leaves this rank after it arrived
+// on one of its locations: through own wait wait, a hop to the late
+// party (rank, loc) at t; or its start (end). hops counts the hops made
+// on this rank, the one out included.
+type pathExit struct {
+	end       bool
+	rank, loc int
+	t         int64
+	hops      int
+	wait      int
+}
+
+// walkLocal follows the critical path back from time t on location n, as
+// walkCriticalPath does, until it leaves this rank or reaches its start.
+// With charge it keeps the spans crossed, and at the start the path's
+// start and hops (those before it came, hops, and those made here).
+func (b *backward) walkLocal(n int, t int64, hops int, charge bool) pathExit {
 	a := b.l.a
+	e := pathExit{}
 	for {
 		l := b.releases[n]
 		i, _ := slices.BinarySearchFunc(l, t, func(r release, t int64) int { return cmp.Compare(r.end, t) })
 		first := a.data[n].first
 		if i == 0 || l[i-1].end <= first {
-			b.spans[n] = append(b.spans[n], span{min(first, t), t})
-			b.path.HasStart, b.path.Start, b.path.Hops = true, min(first, t), hops
-			return
+			if charge {
+				b.spans[n] = append(b.spans[n], span{min(first, t), t})
+				b.path.HasStart, b.path.Start, b.path.Hops = true, min(first, t), hops+e.hops
+			}
+			e.end = true
+			return e
 		}
 		r := l[i-1]
-		b.spans[n] = append(b.spans[n], span{r.end, t})
-		hops++
+		if charge {
+			b.spans[n] = append(b.spans[n], span{r.end, t})
+		}
+		e.hops++
 		if r.rank != b.l.rank {
-			m := []byte{tagToken}
-			m = binary.AppendUvarint(m, uint64(r.loc))
-			m = binary.AppendVarint(m, r.end)
-			m = binary.AppendUvarint(m, uint64(hops))
-			b.send(r.rank, m)
-			return
+			e.rank, e.loc, e.t, e.wait = r.rank, r.loc, r.end, r.wait
+			return e
 		}
 		n, t = r.loc, r.end
 	}
+}
+
+// walk follows the critical path back from time t on location n (hops
+// made so far) and hands it on. Where the rank it goes to told already
+// where the path would leave it (succ), the path skips that rank: it is
+// only told the stretch it holds (a mark), and the path goes on from
+// there, two ranks a round.
+func (b *backward) walk(n int, t int64, hops int) {
+	e := b.walkLocal(n, t, hops, true)
+	if e.end {
+		return
+	}
+	hops += e.hops
+	s, ok := b.succ[e.wait]
+	if !ok {
+		b.send(e.rank, appendPathAt(tagToken, e.loc, e.t, hops))
+		return
+	}
+	b.send(e.rank, appendPathAt(tagMark, e.loc, e.t, hops))
+	if !s.end {
+		b.send(s.rank, appendPathAt(tagToken, s.loc, s.t, hops+s.hops))
+	}
+}
+
+// appendPathAt is a record of the critical path at (location, time) with
+// the hops made so far.
+func appendPathAt(tag byte, loc int, t int64, hops int) []byte {
+	m := []byte{tag}
+	m = binary.AppendUvarint(m, uint64(loc))
+	m = binary.AppendVarint(m, t)
+	return binary.AppendUvarint(m, uint64(hops))
 }
 
 // finish puts this rank's part of the critical path, the delays, the
