@@ -98,7 +98,10 @@ func makeReplay(rt *Runtime, _ int, in []byte) ([]byte, error) {
 		return nil, nil
 	}
 	if round > 0 {
-		msgs, err := splitRecords(in[12:])
+		// Backward, the records come as they are sent, several from one
+		// rank between two calls at times: they are read one after the
+		// other.
+		msgs, err := splitRecords(in[12:], round-1 >= waitstate.Rounds(world))
 		if err != nil {
 			return fail(err)
 		}
@@ -149,8 +152,10 @@ func recalibrate(h *tracefile.Header, now uint64, wall time.Time) {
 	}
 }
 
-// splitRecords splits the messages of a round by their senders.
-func splitRecords(b []byte) (map[int][]byte, error) {
+// splitRecords splits the messages of a round by their senders; with
+// concat, a sender's messages are joined in their order, else a second
+// one is an error.
+func splitRecords(b []byte, concat bool) (map[int][]byte, error) {
 	out := map[int][]byte{}
 	for off := 0; off < len(b); {
 		if len(b)-off < 8 {
@@ -162,10 +167,13 @@ func splitRecords(b []byte) (map[int][]byte, error) {
 		if n > len(b)-off {
 			return nil, fmt.Errorf("rank %d's message of %d bytes at %d of %d", from, n, off, len(b))
 		}
-		if _, dup := out[from]; dup {
+		if prev, dup := out[from]; dup && !concat {
 			return nil, fmt.Errorf("two messages of rank %d in one round", from)
+		} else if dup {
+			out[from] = append(slices.Clip(prev), b[off:off+n]...)
+		} else {
+			out[from] = b[off : off+n]
 		}
-		out[from] = b[off : off+n]
 		off += n
 	}
 	return out, nil

@@ -582,3 +582,122 @@ func TestInSituRankFails(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestInSituAsync: after the ship round libhmbtrace-mpi hands each rank
+// the records as they arrive, a sender's several messages joined, the
+// ranks out of step. Delivered so, in random order, the replay gives the
+// same numbers as post-mortem.
+func TestInSituAsync(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		run  func(*testing.T) []*tracefile.File
+	}{{"ring", ringRun}, {"hybrid", hybridRun}, {"synthetic", func(t *testing.T) []*tracefile.File {
+		var files []*tracefile.File
+		for _, p := range tracetest.SyntheticRun(t, t.TempDir(), "ws", 8, 50) {
+			files = append(files, tracetest.Open(t, p))
+		}
+		return files
+	}}} {
+		t.Run(c.name, func(t *testing.T) {
+			files := c.run(t)
+			want, err := Analyze(files, Options{Procs: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for seed := range uint64(3) {
+				rng := rand.New(rand.NewPCG(seed, 7))
+				got := replayAsync(t, files, rng)
+				sameWaits(t, got, want)
+			}
+		})
+	}
+}
+
+// replayAsync runs the forward rounds and the ship round in step, then
+// delivers each rank's pending records (per sender in order, joined) to
+// a rank picked at random until none is left.
+func replayAsync(t *testing.T, files []*tracefile.File, rng *rand.Rand) *Result {
+	t.Helper()
+	n := len(files)
+	locals := make([]*Local, n)
+	for i, f := range files {
+		l, err := NewLocal(f, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		locals[i] = l
+	}
+	pending := make([]map[int][]byte, n) // by receiver, then sender
+	for i := range pending {
+		pending[i] = map[int][]byte{}
+	}
+	send := func(from int, out map[int][]byte) {
+		for p, b := range out {
+			pending[p][from] = append(pending[p][from], b...)
+		}
+	}
+	last := Rounds(n) // the ship round
+	for round := 0; round <= last; round++ {
+		for i, l := range locals {
+			out, err := l.Outgoing(round)
+			if err != nil {
+				t.Fatal(err)
+			}
+			send(i, out)
+		}
+		if round == last {
+			break
+		}
+		for i, l := range locals {
+			in := pending[i]
+			pending[i] = map[int][]byte{}
+			if err := l.Incoming(round, in); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	// Every rank takes the ship round's records once, then whatever
+	// comes, when it comes.
+	calls := make([]int, n)
+	take := func(i int) {
+		in := pending[i]
+		pending[i] = map[int][]byte{}
+		if err := locals[i].Incoming(last+calls[i], in); err != nil {
+			t.Fatal(err)
+		}
+		calls[i]++
+		out, err := locals[i].Outgoing(last + calls[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		send(i, out)
+	}
+	for _, i := range rng.Perm(n) {
+		take(i)
+	}
+	for {
+		var ready []int
+		for i := range pending {
+			if len(pending[i]) > 0 {
+				ready = append(ready, i)
+			}
+		}
+		if len(ready) == 0 {
+			break
+		}
+		take(ready[rng.IntN(len(ready))])
+	}
+	var run *InSitu
+	for _, l := range locals {
+		p, err := l.Finish()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if run == nil {
+			run = p
+		} else {
+			run.Merge(p)
+		}
+	}
+	return run.Result()
+}

@@ -1725,15 +1725,198 @@ HMB_NOINST static int replay_exchange(int round, const char *out, size_t on, cha
  * their peers only (the ranks the run talked to, and the neighbours in the
  * communicators' trees) and takes the ones for this rank, and what came in
  * goes to Go with the next round. The forward replay takes 2 ceil(log2 p)
- * rounds; the backward one (the delay costs and the critical path) one
- * more, then as many as its records need: each round's reduction says
- * whether any rank sent anything, and when none did, Go finishes in a
- * last call (its input's third word is 1). A rank whose Go side failed
- * sends nothing, and still takes part in each round, so that no other
- * rank waits for it.
+ * rounds, the backward one a round to ship each wait to its late party;
+ * the rest of it (the delay costs and the critical path) runs without
+ * rounds (replay_async), then Go finishes in a last call (its input's
+ * third word is 1). A rank whose Go side failed sends nothing, and still
+ * takes part in each round, so that no other rank waits for it.
  */
-/* replay_rounds counts the replay's rounds, for HMB_COLLECTIVE_TIMING. */
+/* replay_rounds counts the replay's calls into Go, for HMB_COLLECTIVE_TIMING. */
 static int replay_rounds;
+
+/* A message of the backward replay in flight, and its request. */
+struct replay_flight {
+	char *buf;
+	MPI_Request q;
+};
+
+/*
+ * replay_async runs the backward replay after the ship round without
+ * rounds: each record that arrives goes to Go at once (round counts the
+ * calls), what Go returns is sent at once, so a chain of waits (each
+ * wait's cost, the critical path's token) moves at the speed of a
+ * message, not of a round of all ranks. The end is found by waves of a
+ * sum reduction of the messages sent and received, which a rank joins
+ * when it has nothing left to do (all it received went to Go, all Go
+ * gave was sent): when two waves in a row find the same sums, and the
+ * sends equal the receives, no message is in flight and no rank has
+ * anything to do (Mattern's four counters). in holds what the ship round
+ * brought. 0 when the step's deadline passed with nothing arriving, or
+ * MPI failed (then the collective steps are given up).
+ */
+HMB_NOINST static int replay_async(int *round, char **in, size_t *in_n, int *failed)
+{
+	int p = hmbmpi_world_size, r = world_rank, tag = TAG_REPLAY + 2;
+	struct replay_flight *fly = NULL;
+	size_t nfly = 0, capfly = 0;
+	int64_t count[2] = {0, 0}, snap[2], sum[2], prev[2] = {-1, -1};
+	int waving = 0, call = 1, ok = 1;
+	MPI_Request wave = MPI_REQUEST_NULL;
+	step_begins();
+	for (long spin = 0;; spin++) {
+		int busy = 0;
+		if (call) {
+			call = 0;
+			busy = 1;
+			(*round)++;
+			uint32_t hdr[3] = {(uint32_t)*round, (uint32_t)p, 0};
+			memcpy(*in, hdr, sizeof hdr);
+			char *out = NULL;
+			size_t on = 0;
+			if (!*failed && hmb_pass_make(HMB_PASS_REPLAY, r, *in, *in_n, &out, &on) != 0) {
+				fprintf(stderr, "hmbtrace: rank %d: %s: the run's wait states lack this rank\n", r, hmb_last_error());
+				*failed = 1;
+				free(out);
+				out = NULL;
+				on = 0;
+			}
+			replay_rounds = *round + 1;
+			*in_n = 12;
+			for (size_t off = 0; off + 8 <= on;) {
+				uint32_t rec[2];
+				memcpy(rec, out + off, sizeof rec);
+				if (rec[0] >= (uint32_t)p || rec[1] > on - off - 8) {
+					break; /* not Go's records: the rest is sent as nothing */
+				}
+				if (rec[1] > 0) {
+					if (nfly == capfly) {
+						size_t c = capfly ? 2 * capfly : 16;
+						struct replay_flight *g = realloc(fly, c * sizeof *g);
+						if (g == NULL) {
+							ok = 0;
+							break;
+						}
+						fly = g;
+						capfly = c;
+					}
+					char *b = malloc(rec[1]);
+					if (b == NULL) {
+						ok = 0;
+						break;
+					}
+					memcpy(b, out + off + 8, rec[1]);
+					fly[nfly].buf = b;
+					PMPI_Isend(b, (int)rec[1], MPI_BYTE, (int)rec[0], tag, sync_comm, &fly[nfly].q);
+					nfly++;
+					count[0]++;
+				}
+				off += 8 + rec[1];
+			}
+			free(out);
+			if (!ok) {
+				abandon(0, NULL, "the wait-state replay's messages", "out of memory for");
+				break;
+			}
+		}
+		for (;;) {
+			int flag = 0;
+			MPI_Status st;
+			if (PMPI_Iprobe(MPI_ANY_SOURCE, tag, sync_comm, &flag, &st) != MPI_SUCCESS) {
+				ok = 0;
+				break;
+			}
+			if (!flag) {
+				break;
+			}
+			int len = 0;
+			PMPI_Get_count(&st, MPI_BYTE, &len);
+			char *grown = realloc(*in, *in_n + 8 + (size_t)len);
+			if (grown == NULL) {
+				ok = 0;
+				break;
+			}
+			*in = grown;
+			uint32_t rec[2] = {(uint32_t)st.MPI_SOURCE, (uint32_t)len};
+			memcpy(*in + *in_n, rec, sizeof rec);
+			PMPI_Recv(*in + *in_n + 8, len, MPI_BYTE, st.MPI_SOURCE, tag, sync_comm, MPI_STATUS_IGNORE);
+			*in_n += 8 + (size_t)len;
+			count[1]++;
+			call = busy = 1;
+		}
+		if (!ok) {
+			abandon(0, NULL, "the wait-state replay's messages", "MPI failed, or no memory, while taking");
+			break;
+		}
+		/* The sends done: their buffers go. */
+		size_t kept = 0;
+		for (size_t i = 0; i < nfly; i++) {
+			int done = 0;
+			PMPI_Test(&fly[i].q, &done, MPI_STATUS_IGNORE);
+			if (done) {
+				free(fly[i].buf);
+			} else {
+				fly[kept++] = fly[i];
+			}
+		}
+		nfly = kept;
+		if (!waving && !call) {
+			snap[0] = count[0];
+			snap[1] = count[1];
+			if (PMPI_Iallreduce(snap, sum, 2, MPI_INT64_T, MPI_SUM, sync_comm, &wave) != MPI_SUCCESS) {
+				abandon(0, NULL, "the wait-state replay's end", "MPI failed in");
+				ok = 0;
+				break;
+			}
+			waving = 1;
+		} else if (waving) {
+			int done = 0;
+			if (PMPI_Test(&wave, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+				abandon(0, NULL, "the wait-state replay's end", "MPI failed in");
+				ok = 0;
+				break;
+			}
+			if (done) {
+				waving = 0;
+				busy = 1;
+				if (sum[0] == sum[1] && sum[0] == prev[0] && sum[1] == prev[1]) {
+					break; /* over: every message sent was taken, and nothing moved since */
+				}
+				prev[0] = sum[0];
+				prev[1] = sum[1];
+			}
+		}
+		if (busy) {
+			step_begins();
+			spin = 0;
+			continue;
+		}
+		if ((spin & 63) == 0 && mono_ns() > coll_deadline) {
+			char why[64];
+			snprintf(why, sizeof why, "waited %.0f s in vain for", (double)coll_timeout_ns / 1e9);
+			abandon(waving, &wave, "the wait-state replay's messages", why);
+			ok = 0;
+			break;
+		}
+		if (spin < 2000) {
+			sched_yield();
+		} else {
+			struct timespec ts = {0, 100000};
+			nanosleep(&ts, NULL);
+		}
+	}
+	/* Every message was taken (or the steps were given up): the sends end. */
+	for (size_t i = 0; i < nfly; i++) {
+		if (ok) {
+			PMPI_Wait(&fly[i].q, MPI_STATUS_IGNORE);
+		} else if (fly[i].q != MPI_REQUEST_NULL) {
+			PMPI_Cancel(&fly[i].q);
+			PMPI_Request_free(&fly[i].q);
+		}
+		free(fly[i].buf);
+	}
+	free(fly);
+	return ok;
+}
 
 HMB_NOINST static void replay(void)
 {
@@ -1779,10 +1962,14 @@ HMB_NOINST static void replay(void)
 		if (!ok) {
 			break;
 		}
-		if (round > rounds && !any) {
-			/* No rank sent anything: the backward rounds are over. */
+		if (round == rounds) {
+			/* The ship round is in: the rest of the replay needs no rounds. */
+			int ok = replay_async(&round, &in, &in_n, &failed);
 			final = 1;
 			in_n = 12;
+			if (!ok) {
+				break;
+			}
 		}
 	}
 	free(in);
