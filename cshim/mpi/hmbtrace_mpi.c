@@ -2301,7 +2301,7 @@ HMB_NOINST static void say_timing(const int64_t at[5])
 	}
 	fprintf(stderr,
 		"hmbtrace: rank %d: collective end of %d ranks, %d rounds: clock sync %.6f s, run profile %.6f s, "
-		"definitions %.6f s, archive slots %.6f s, wait-state replay %d rounds%s\n",
+		"definitions %.6f s, archive slots %.6f s, wait-state replay %d calls%s\n",
 		world_rank, hmbmpi_world_size, rounds, (double)(at[1] - at[0]) / 1e9, (double)(at[2] - at[1]) / 1e9,
 		(double)(at[3] - at[2]) / 1e9, (double)(at[4] - at[3]) / 1e9, replay_rounds, coll_abandoned ? " (given up)" : "");
 }
