@@ -19,17 +19,19 @@ import (
 //   - PassReplay is not reduced up the tree: libhmbtrace-mpi's replay
 //     (cshim/mpi/hmbtrace_mpi.c) calls PassMake once per round of the
 //     exchange and once after the last. Its input is the round, the size
-//     of the world and the messages that came in (round 0: none); its
-//     output is the messages of the round. The rounds are
-//     waitstate.Rounds(world), which the C side computes alike; a rank
-//     whose replay failed sends nothing and still takes part in each.
+//     of the world, whether this is the last call and the messages that
+//     came in (round 0: none); its output is the messages of the round.
+//     The forward rounds are waitstate.Rounds(world), which the C side
+//     computes alike; the backward ones follow, one at least, until no
+//     rank has anything to send (the C side asks them all). A rank whose
+//     replay failed sends nothing and still takes part in each.
 //   - PassWaitStates reduces the ranks' waitstate.InSitu up the tree, in
 //     rank order (ResultWaitStates): per (pattern, call path, location)
 //     about 60 bytes, JSON.
 //
 // Both messages are records of a peer's world rank and a length (uint32,
 // little-endian each), then the length's bytes; the input begins with the
-// round and the world (uint32 each).
+// round, the world and the last call's flag (uint32 each).
 const (
 	PassReplay = PassPhases + 1 + iota
 	PassWaitStates
@@ -62,11 +64,12 @@ func setNone(*Runtime, []byte) ([]byte, error) {
 // After an error the rank sends nothing more; the error is reported once
 // here and again as the reason of its missing wait states.
 func makeReplay(rt *Runtime, _ int, in []byte) ([]byte, error) {
-	if len(in) < 8 {
-		return nil, fmt.Errorf("%d bytes of input, want 8 at least", len(in))
+	if len(in) < 12 {
+		return nil, fmt.Errorf("%d bytes of input, want 12 at least", len(in))
 	}
 	round := int(binary.LittleEndian.Uint32(in))
 	world := int(binary.LittleEndian.Uint32(in[4:]))
+	final := binary.LittleEndian.Uint32(in[8:]) != 0
 	st := &replayState
 	if round == 0 {
 		st.local, st.part, st.err, st.began, st.took, st.sent = nil, nil, nil, time.Now(), 0, 0
@@ -86,22 +89,25 @@ func makeReplay(rt *Runtime, _ int, in []byte) ([]byte, error) {
 		st.err, st.local = err, nil
 		return nil, err
 	}
-	if round > 0 {
-		msgs, err := splitRecords(in[8:])
-		if err != nil {
-			return fail(err)
-		}
-		if err := st.local.Incoming(round-1, msgs); err != nil {
-			return fail(err)
-		}
-	}
-	if round == waitstate.Rounds(world) {
+	if final {
 		part, err := st.local.Finish()
 		if err != nil {
 			return fail(err)
 		}
 		st.part, st.local, st.took = part, nil, time.Since(st.began)
 		return nil, nil
+	}
+	if round > 0 {
+		// Backward, the records come as they are sent, several from one
+		// rank between two calls at times: they are read one after the
+		// other.
+		msgs, err := splitRecords(in[12:], round-1 >= waitstate.Rounds(world))
+		if err != nil {
+			return fail(err)
+		}
+		if err := st.local.Incoming(round-1, msgs); err != nil {
+			return fail(err)
+		}
 	}
 	msgs, err := st.local.Outgoing(round)
 	if err != nil {
@@ -146,8 +152,10 @@ func recalibrate(h *tracefile.Header, now uint64, wall time.Time) {
 	}
 }
 
-// splitRecords splits the messages of a round by their senders.
-func splitRecords(b []byte) (map[int][]byte, error) {
+// splitRecords splits the messages of a round by their senders; with
+// concat, a sender's messages are joined in their order, else a second
+// one is an error.
+func splitRecords(b []byte, concat bool) (map[int][]byte, error) {
 	out := map[int][]byte{}
 	for off := 0; off < len(b); {
 		if len(b)-off < 8 {
@@ -159,10 +167,13 @@ func splitRecords(b []byte) (map[int][]byte, error) {
 		if n > len(b)-off {
 			return nil, fmt.Errorf("rank %d's message of %d bytes at %d of %d", from, n, off, len(b))
 		}
-		if _, dup := out[from]; dup {
+		if prev, dup := out[from]; dup && !concat {
 			return nil, fmt.Errorf("two messages of rank %d in one round", from)
+		} else if dup {
+			out[from] = append(slices.Clip(prev), b[off:off+n]...)
+		} else {
+			out[from] = b[off : off+n]
 		}
-		out[from] = b[off : off+n]
 		off += n
 	}
 	return out, nil

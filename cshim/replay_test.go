@@ -33,7 +33,8 @@ func TestRecalibrate(t *testing.T) {
 }
 
 // The messages of a round come split by sender; a record cut short or a
-// sender twice is an error.
+// sender twice is an error, except backward, where a sender's messages
+// join.
 func TestSplitRecords(t *testing.T) {
 	rec := func(from uint32, b string) []byte {
 		out := binary.LittleEndian.AppendUint32(nil, from)
@@ -41,7 +42,7 @@ func TestSplitRecords(t *testing.T) {
 		return append(out, b...)
 	}
 	all := append(rec(3, "abc"), rec(5, "")...)
-	got, err := splitRecords(all)
+	got, err := splitRecords(all, false)
 	if err != nil || len(got) != 2 || !bytes.Equal(got[3], []byte("abc")) || len(got[5]) != 0 {
 		t.Errorf("splitRecords: %q, %v", got, err)
 	}
@@ -49,11 +50,15 @@ func TestSplitRecords(t *testing.T) {
 		if cut == len(rec(3, "abc")) {
 			continue // a whole record
 		}
-		if _, err := splitRecords(all[:cut]); err == nil {
+		if _, err := splitRecords(all[:cut], false); err == nil {
 			t.Errorf("cut to %d of %d bytes: no error", cut, len(all))
 		}
 	}
-	if _, err := splitRecords(append(rec(3, "a"), rec(3, "b")...)); err == nil {
+	if _, err := splitRecords(append(rec(3, "a"), rec(3, "b")...), false); err == nil {
 		t.Error("two messages of rank 3: no error")
+	}
+	// Backward, a sender's messages join in their order.
+	if got, err := splitRecords(append(append(rec(3, "ab"), rec(5, "x")...), rec(3, "c")...), true); err != nil || string(got[3]) != "abc" || string(got[5]) != "x" {
+		t.Errorf("joined: %q, %v", got, err)
 	}
 }

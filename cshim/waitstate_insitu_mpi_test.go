@@ -7,6 +7,7 @@ package cshim_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"path/filepath"
 	"strings"
@@ -111,13 +112,14 @@ func TestMPIInSituWaitStates(t *testing.T) {
 			t.Errorf("in-situ %v in %s on rank %d: %d ns, want a few ms an iteration", c.p, c.region, c.rank, ns)
 		}
 	}
+	sameWhyMPI(t, got, post, slack)
 	if t.Failed() {
 		js, _ := json.MarshalIndent(in, "", " ")
 		t.Logf("in-situ:\n%s", js)
 	}
-	// The command reads them, and says what stays post-mortem.
+	// The command reads them, with the critical path and the delay costs.
 	text := hmbtraceRun(t, "waitstate", "-insitu", "-top", "100", out)
-	if !containsAll(text, "Late Sender", "MPI_Recv", "rank 3", "In-situ", "need the events") {
+	if !containsAll(text, "Late Sender", "MPI_Recv", "rank 3", "In-situ", "Critical path", "Delay costs") {
 		t.Errorf("waitstate -insitu:\n%s", text)
 	}
 	if costs := string(inSituResult(t, path, tracefile.ResultCosts)); !strings.Contains(costs, "wait-state replay") {
@@ -131,10 +133,93 @@ func TestMPIInSituWaitStates(t *testing.T) {
 	// read the wait states the ranks replayed.
 	none := filepath.Join(t.TempDir(), "none")
 	mpirun(t, np, none, []string{"HMB_OUTPUT_EVENTS=none"}, prog, "2")
-	if text := hmbtraceRun(t, "summary", none); !containsAll(text, "Why ranks wait:", "Wait at N x N", "wait-state replay") {
+	if text := hmbtraceRun(t, "summary", none); !containsAll(text, "Why ranks wait:", "Wait at N x N", "wait-state replay", "caused most by", "critical path") {
 		t.Errorf("summary of a run's results only:\n%s", text)
 	}
 	if text := hmbtraceRun(t, "waitstate", none); !containsAll(text, "In-situ", "Wait at N x N", "The replay cost rank 0 ") {
 		t.Errorf("waitstate of a run's results only:\n%s", text)
+	}
+}
+
+// sameWhyMPI compares what the backward replay found in-situ with the
+// post-mortem result of the same run, within the clocks' tolerance (slack
+// per time on the axis): the delay costs per pattern, long- and
+// short-term; the largest cause; the longest wait and its delay's late
+// location; the critical path's start. The in-situ events end at the
+// collective end, the files' after MPI_Finalize, which the ranks leave in
+// another order: the critical path starts from another end, and its last
+// stretch differs. (On the same events the two are equal: the in-memory
+// TestInSitu* tests.)
+func sameWhyMPI(t *testing.T, got, post *waitstate.Result, slack float64) {
+	t.Helper()
+	name := func(r *waitstate.Result, i int) string {
+		if i < 0 || i >= len(r.Locations) {
+			return "-"
+		}
+		return r.Locations[i].Name
+	}
+	a, b := got.CriticalPath, post.CriticalPath
+	if a == nil || b == nil {
+		t.Fatalf("critical path in-situ %v, post-mortem %v", a, b)
+	}
+	t.Logf("critical path in-situ %d..%d ns, %d hops, from %s; post-mortem %d..%d ns, %d hops, from %s", a.Start, a.End, a.Hops, name(got, a.Last), b.Start, b.End, b.Hops, name(post, b.Last))
+	onPath := func(r *waitstate.Result) map[string]int64 {
+		m := map[string]int64{}
+		for _, v := range r.CriticalPath.Values {
+			m[v.Region+" on "+name(r, v.Loc)] += v.Time
+		}
+		return m
+	}
+	t.Logf("on the path in-situ %v\npost-mortem %v", onPath(got), onPath(post))
+	if math.Abs(float64(a.Start-b.Start)) > 2*slack || a.End > b.End+int64(2*slack) || a.Hops == 0 || b.Hops == 0 {
+		t.Errorf("critical path in-situ %d..%d ns (%d hops), post-mortem %d..%d ns (%d hops): want the same start (tolerance %.0f ns), an end no later",
+			a.Start, a.End, a.Hops, b.Start, b.End, b.Hops, 2*slack)
+	}
+	for _, r := range []*waitstate.Result{got, post} {
+		var causes []string
+		for i, c := range r.Causes() {
+			if i < 6 {
+				causes = append(causes, fmt.Sprintf("%v %s on %s %d+%d", c.Pattern, r.PathName(c.Path), name(r, c.Loc), c.Short, c.Long))
+			}
+		}
+		t.Logf("causes: %s", strings.Join(causes, "; "))
+	}
+	type key struct {
+		p    waitstate.Pattern
+		long bool
+	}
+	sums := func(r *waitstate.Result) (map[key]int64, int) {
+		m := map[key]int64{}
+		for _, c := range r.DelayCosts {
+			m[key{c.Pattern, c.LongTerm}] += c.Time
+		}
+		return m, len(r.DelayCosts)
+	}
+	ca, na := sums(got)
+	cb, nb := sums(post)
+	waits := 0
+	for _, c := range post.Counts {
+		waits += c
+	}
+	for k, v := range cb {
+		// Each wait's cost moves with its times, and a long-term cost
+		// with the waits it carried.
+		tol := 2*slack*float64(waits) + 1e-3*float64(v) + float64(na+nb)
+		if math.Abs(float64(ca[k]-v)) > tol {
+			t.Errorf("delay costs of %v (long-term %v): in-situ %d ns, post-mortem %d (tolerance %.0f ns)", k.p, k.long, ca[k], v, tol)
+		}
+	}
+	if len(got.Worst) == 0 || len(post.Worst) == 0 {
+		t.Fatalf("worst waits in-situ %d, post-mortem %d", len(got.Worst), len(post.Worst))
+	}
+	wa, wb := got.Worst[0], post.Worst[0]
+	if wa.Pattern != wb.Pattern || name(got, wa.Loc) != name(post, wb.Loc) || math.Abs(float64(wa.Time-wb.Time)) > 2*slack ||
+		(wa.Delay == nil) != (wb.Delay == nil) || wa.Delay != nil && name(got, wa.Delay.Loc) != name(post, wb.Delay.Loc) {
+		t.Errorf("the longest wait in-situ %+v, post-mortem %+v", wa, wb)
+	}
+	ta, tb := got.Causes(), post.Causes()
+	if len(ta) == 0 || len(tb) == 0 || ta[0].Pattern != tb[0].Pattern || got.PathName(ta[0].Path) != post.PathName(tb[0].Path) ||
+		name(got, ta[0].Loc) != name(post, tb[0].Loc) || math.Abs(float64(ta[0].Short-tb[0].Short)) > 2*slack*float64(waits) {
+		t.Errorf("the largest cause in-situ %+v, post-mortem %+v", ta, tb)
 	}
 }

@@ -151,7 +151,7 @@ func BenchmarkInSitu(b *testing.B) {
 	b.ResetTimer()
 	bytes := 0
 	for b.Loop() {
-		_, _, bytes = replayInSitu(b, files)
+		_, _, _, bytes = replayInSitu(b, files)
 	}
 	b.StopTimer()
 	n := float64(b.N) * float64(events)

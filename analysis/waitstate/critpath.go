@@ -158,7 +158,15 @@ func (a *analysis) imbalance(res *Result, vals []PathTime) []RegionImbalance {
 			}
 		}
 	}
-	for _, v := range res.Values {
+	return imbalanceOf(onPath, total, res.Values, len(a.locs))
+}
+
+// imbalanceOf is the critical-path profile by region: onPath is the
+// path's time per region, total the regions' exclusive time summed over
+// the run's locations (those on the path at least), waits the wait
+// states' values, locs the number of locations.
+func imbalanceOf(onPath, total map[string]int64, waits []Value, locs int) []RegionImbalance {
+	for _, v := range waits {
 		if v.Pattern == LateSenderWrongOrder {
 			continue
 		}
@@ -168,7 +176,7 @@ func (a *analysis) imbalance(res *Result, vals []PathTime) []RegionImbalance {
 	}
 	out := make([]RegionImbalance, 0, len(onPath))
 	for name, ns := range onPath {
-		mean := max(total[name], 0) / int64(max(len(a.locs), 1))
+		mean := max(total[name], 0) / int64(max(locs, 1))
 		out = append(out, RegionImbalance{Region: name, Path: ns, Mean: mean, Imbalance: max(ns-mean, 0)})
 	}
 	slices.SortFunc(out, func(x, y RegionImbalance) int {

@@ -381,10 +381,13 @@ func (a *analysis) sweep(n int, waits []wait, wins []window, named []bool, out *
 	)
 	for (next < len(wins) || len(open) > 0) && (lr.it == nil && lr.log.next(&e) || lr.it != nil && lr.next(&e)) {
 		if !begun || e.tick != lastTick {
-			lastTick, t = e.tick, a.axis.Nanos(lo.File, f, e.tick)
+			lastTick, t = e.tick, a.nanos(lo.File, f, e.tick) // the axis, or in-situ the rank's reference clock
 		}
 		if begun && t > prev && len(stack) > 0 {
 			segment(prev, t)
+		}
+		if !begun {
+			prev = t // in-situ, times before the reference clock's zero are negative
 		}
 		prev, begun = max(prev, t), true
 		switch {

@@ -108,17 +108,7 @@ func (a *analysis) packPartners() [][]uint64 {
 // intervalWindows finds every wait's synchronisation intervals, from the
 // locations' packed partners, and adds them to the locations' windows.
 func (a *analysis) intervalWindows(waits []wait, wins [][]window, partners [][]uint64) *delayPlan {
-	// from returns when location n last synchronised with partner before
-	// call c: that call's leave, or n's first event.
-	from := func(n, partner int, c int32) int64 {
-		l := partners[n]
-		at := packPartner(partner, c)
-		i, _ := slices.BinarySearch(l, at)
-		if i == 0 || l[i-1]>>32 != at>>32 {
-			return a.data[n].first
-		}
-		return a.data[n].calls[int32(uint32(l[i-1]))].leave
-	}
+	from := func(n, partner int, c int32) int64 { return a.lastSync(partners, n, partner, c) }
 	plan := &delayPlan{intervals: make([]plannedInterval, len(waits)), times: make([][]pathNs, 2*len(waits))}
 	for i, w := range waits {
 		if w.Pattern == LateSenderWrongOrder || w.Peer < 0 || w.Peer == w.Loc || w.Time <= 0 || w.lateCall < 0 || w.call < 0 {
@@ -146,6 +136,19 @@ func (a *analysis) intervalWindows(waits []wait, wins [][]window, partners [][]u
 	return plan
 }
 
+// lastSync returns when location n last synchronised with partner (a
+// partner key) before its call c: that call's leave, or n's first event.
+// partners are packPartners'.
+func (a *analysis) lastSync(partners [][]uint64, n, partner int, c int32) int64 {
+	l := partners[n]
+	at := packPartner(partner, c)
+	i, _ := slices.BinarySearch(l, at)
+	if i == 0 || l[i-1]>>32 != at>>32 {
+		return a.data[n].first
+	}
+	return a.data[n].calls[int32(uint32(l[i-1]))].leave
+}
+
 // delayCosts spreads the waits' costs over their delays, last wait first,
 // from the intervals the second pass measured. It returns the costs and
 // the waiting time it could not attribute, ns.
@@ -161,26 +164,24 @@ func (a *analysis) delayCosts(plan *delayPlan, waits []wait) ([]DelayCost, int64
 	for _, l := range own {
 		slices.SortFunc(l, func(x, y int) int { return cmp.Compare(waits[x].Start, waits[y].Start) })
 	}
-	// The waits from the last to end back; sorted as compact keys, not
+	// The waits from the last to end back, in the one order the in-situ
+	// replay follows too (backwardKey); sorted as compact keys, not
 	// through the waits themselves.
 	type byEnd struct {
-		end, start int64
-		i          int
+		k backwardKey
+		i int
 	}
 	keys := make([]byEnd, 0, len(plan.intervals))
 	for i, pi := range plan.intervals {
 		if pi.planned {
-			keys = append(keys, byEnd{waits[i].Start + waits[i].Time, waits[i].Start, i})
+			keys = append(keys, byEnd{a.backwardKeyOf(&waits[i]), i})
 		}
 	}
 	slices.SortFunc(keys, func(x, y byEnd) int {
-		if x.end != y.end {
-			return cmp.Compare(y.end, x.end)
+		if c := compareBackward(x.k, y.k); c != 0 {
+			return c
 		}
-		if x.start != y.start {
-			return cmp.Compare(y.start, x.start)
-		}
-		return cmp.Compare(y.i, x.i)
+		return cmp.Compare(y.i, x.i) // files claiming one rank: by index
 	})
 
 	type costKey struct {
@@ -190,11 +191,9 @@ func (a *analysis) delayCosts(plan *delayPlan, waits []wait) ([]DelayCost, int64
 	}
 	costs := map[costKey]float64{}
 	carried := make([]float64, len(waits)) // long-term costs a wait collected
-	var unexplained float64
-	type propagating struct {
-		wait int
-		ns   int64
-	}
+	// Per late location, what it could not explain: summed per location,
+	// then over them in order, as the in-situ replay's ranks sum theirs.
+	unexplained := make([]float64, len(a.data))
 	// Buffers reused from wait to wait: intervals hold few call paths.
 	var (
 		tLbuf, tWbuf []pathNs
@@ -220,34 +219,11 @@ func (a *analysis) delayCosts(plan *delayPlan, waits []wait) ([]DelayCost, int64
 		for _, j := range near {
 			tW = subPath(tW, waits[j].Path, overlap(waits[j], pi.waiter))
 		}
-		var sum float64
-		excess = excess[:0]
-		for _, p := range tL {
-			if d := p.ns - timeOf(tW, p.path); d > 0 {
-				sum += float64(d)
-				excess = append(excess, pathNs{int32(p.path), d})
-			}
-		}
-		for _, g := range props {
-			sum += float64(g.ns)
-		}
-		cost := float64(w.Time) + carried[i]
-		if sum <= 0 {
-			unexplained += cost
-			continue
-		}
-		// The same sums in the same order every run.
-		slices.SortFunc(excess, func(x, y pathNs) int { return cmp.Compare(x.path, y.path) })
-		for _, e := range excess {
-			share := float64(e.ns) / sum
-			costs[costKey{w.Pattern, false, int(e.path), w.Peer}] += float64(w.Time) * share
-			if carried[i] > 0 {
-				costs[costKey{w.Pattern, true, int(e.path), w.Peer}] += carried[i] * share
-			}
-		}
-		for _, g := range props {
-			carried[g.wait] += cost * float64(g.ns) / sum
-		}
+		var un float64
+		excess, un = spreadCost(w.Time, carried[i], tL, func(p int32) int64 { return timeOf(tW, p) }, props, excess[:0],
+			func(long bool, path int32, ns float64) { costs[costKey{w.Pattern, long, int(path), w.Peer}] += ns },
+			func(j int, ns float64) { carried[j] += ns })
+		unexplained[w.Peer] += un
 	}
 	out := make([]DelayCost, 0, len(costs))
 	for k, ns := range costs {
@@ -256,7 +232,101 @@ func (a *analysis) delayCosts(plan *delayPlan, waits []wait) ([]DelayCost, int64
 		}
 	}
 	slices.SortFunc(out, compareDelayCost)
-	return out, int64(math.Round(unexplained))
+	return out, sumUnexplained(unexplained)
+}
+
+// sumUnexplained adds the late locations' unexplained waiting times, in
+// location order, and rounds the sum to ns.
+func sumUnexplained(perLoc []float64) int64 {
+	var sum float64
+	for _, u := range perLoc {
+		sum += u
+	}
+	return int64(math.Round(sum))
+}
+
+// propagating is a wait of the late party in a wait's synchronisation
+// interval, and how much of it lies there, ns.
+type propagating struct {
+	wait int
+	ns   int64
+}
+
+// spreadCost is the one definition of how a wait's cost spreads, the
+// post-mortem replay's and the in-situ one's: time is the wait, carried
+// the long-term costs it collected; tL the late party's time per call
+// path in its interval and tW the waiting party's (both without their
+// own waits there), props the late party's waits in its interval. The
+// excess of tL over tW per call path and the propagating waits share the
+// cost in proportion: cost receives each path's short-term (long false)
+// and long-term parts, carry each propagating wait's part. It returns
+// excess (its buffer) and the cost it could not attribute.
+func spreadCost(time int64, carried float64, tL []pathNs, tW func(path int32) int64, props []propagating, excess []pathNs,
+	cost func(long bool, path int32, ns float64), carry func(wait int, ns float64)) ([]pathNs, float64) {
+	var sum float64
+	for _, p := range tL {
+		if d := p.ns - tW(p.path); d > 0 {
+			sum += float64(d)
+			excess = append(excess, pathNs{p.path, d})
+		}
+	}
+	for _, g := range props {
+		sum += float64(g.ns)
+	}
+	total := float64(time) + carried
+	if sum <= 0 {
+		return excess, total
+	}
+	// The same sums in the same order every run.
+	slices.SortFunc(excess, func(x, y pathNs) int { return cmp.Compare(x.path, y.path) })
+	for _, e := range excess {
+		share := float64(e.ns) / sum
+		cost(false, e.path, float64(time)*share)
+		if carried > 0 {
+			cost(true, e.path, carried*share)
+		}
+	}
+	for _, g := range props {
+		carry(g.wait, total*float64(g.ns)/sum)
+	}
+	return excess, 0
+}
+
+// backwardKey places a wait in the backward replay's order: the last to
+// end first, then the last to start, then by its waiting location (rank,
+// then index in its file), call and pattern, latest first. Post-mortem
+// and in-situ compute it alike, so that each late party sums the costs
+// and carried parts in the same order and the two give the same numbers.
+type backwardKey struct {
+	end, start int64
+	rank, loc  int
+	call       int32
+	p          Pattern
+}
+
+func (a *analysis) backwardKeyOf(w *wait) backwardKey {
+	lo := a.locs[w.Loc]
+	return backwardKey{w.Start + w.Time, w.Start, lo.Rank, lo.Loc, w.call, w.Pattern}
+}
+
+// compareBackward orders keys as the backward replay visits them.
+func compareBackward(x, y backwardKey) int {
+	if x.end != y.end {
+		return cmp.Compare(y.end, x.end)
+	}
+	if x.start != y.start {
+		return cmp.Compare(y.start, x.start)
+	}
+	if x.rank != y.rank {
+		return cmp.Compare(y.rank, x.rank)
+	}
+	if x.loc != y.loc {
+		return cmp.Compare(y.loc, x.loc)
+	}
+	if x.call != y.call {
+		return cmp.Compare(y.call, x.call)
+	}
+	return cmp.Compare(y.p, x.p)
 }
 
 func compareDelayCost(x, y DelayCost) int {

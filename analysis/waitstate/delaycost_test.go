@@ -1,6 +1,10 @@
 package waitstate
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/hmbtrace/hmbtrace/tracefile"
+)
 
 // TestDelayCostsPropagate is the chain of Böhme et al.'s example: rank 0
 // computes long and sends late to rank 1, which therefore sends late to
@@ -8,15 +12,7 @@ import "testing"
 // the part of rank 2's wait that rank 1's wait caused as its long-term
 // cost.
 func TestDelayCostsPropagate(t *testing.T) {
-	r0, r1, r2 := newRank(0, 3), newRank(1, 3), newRank(2, 3)
-	r0.call("work", 0, 500, nil)
-	r0.send("MPI_Send", 500, 510, 1, 0)
-	r1.call("work2", 0, 100, nil)
-	r1.recv(100, 520, 0, 0) // waits 400, until 500
-	r1.send("MPI_Send", 520, 530, 2, 0)
-	r2.call("work2", 0, 100, nil)
-	r2.recv(100, 540, 1, 0) // waits 420, until 520
-	r, err := Analyze(write(t, r0, r1, r2), Options{Procs: 2})
+	r, err := Analyze(propagateRun(t), Options{Procs: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,43 +46,29 @@ func TestDelayCostsPropagate(t *testing.T) {
 	}
 }
 
+// propagateRun is TestDelayCostsPropagate's run.
+func propagateRun(t *testing.T) []*tracefile.File {
+	r0, r1, r2 := newRank(0, 3), newRank(1, 3), newRank(2, 3)
+	r0.call("work", 0, 500, nil)
+	r0.send("MPI_Send", 500, 510, 1, 0)
+	r1.call("work2", 0, 100, nil)
+	r1.recv(100, 520, 0, 0) // waits 400, until 500
+	r1.send("MPI_Send", 520, 530, 2, 0)
+	r2.call("work2", 0, 100, nil)
+	r2.recv(100, 540, 1, 0) // waits 420, until 520
+	return write(t, r0, r1, r2)
+}
+
 // TestDelayCostsRing is the ring: every rank sends to the next
 // after its work, then receives from the previous; rank 2 works 5 µs
 // longer each time. Rank 3's Late Sender waits go to rank 2's work, and
 // what they propagate along the ring comes back to it as long-term cost.
 func TestDelayCostsRing(t *testing.T) {
-	const n, iters, slow = 4, 6, 5000
-	ranks := make([]*rank, n)
-	for i := range ranks {
-		ranks[i] = newRank(i, n)
-	}
-	// Simulate the ring: each rank's time, work 1000 (6000 on rank 2),
-	// send 10 (eager), receive until the message arrives (sent time).
-	now := make([]uint64, n)
-	for it := range iters {
-		sent := make([]uint64, n)
-		for i, k := range ranks {
-			w := uint64(1000)
-			if i == 2 {
-				w += slow
-			}
-			k.call("work", now[i], now[i]+w, nil)
-			now[i] += w
-			k.send("MPI_Send", now[i], now[i]+10, int32((i+1)%n), uint32(it))
-			sent[i] = now[i]
-			now[i] += 10
-		}
-		for i, k := range ranks {
-			from := (i + n - 1) % n
-			leave := max(now[i], sent[from]) + 5
-			k.recv(now[i], leave, int32(from), uint32(it))
-			now[i] = leave
-		}
-	}
-	r, err := Analyze(write(t, ranks...), Options{})
+	r, err := Analyze(ringRun(t), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	const iters, slow = 6, 5000
 	// Rank 3 waits for rank 2's extra work each time (less the first
 	// round's start); ranks 0 and 1 wait in turn, later.
 	ls := r.ByLocation(LateSender)
@@ -115,4 +97,38 @@ func TestDelayCostsRing(t *testing.T) {
 		t.Errorf("costs %d + %d + %d + unexplained %d, want the waits' %d", short, long, elsewhere, r.DelayUnexplained, r.Totals[LateSender])
 	}
 	t.Logf("waits %d: short %d, long %d, elsewhere %d, unexplained %d", r.Totals[LateSender], short, long, elsewhere, r.DelayUnexplained)
+}
+
+// ringRun is TestDelayCostsRing's run: 4 ranks, 6 rounds, rank 2 5 µs
+// slower each.
+func ringRun(t *testing.T) []*tracefile.File {
+	const n, iters, slow = 4, 6, 5000
+	ranks := make([]*rank, n)
+	for i := range ranks {
+		ranks[i] = newRank(i, n)
+	}
+	// Simulate the ring: each rank's time, work 1000 (6000 on rank 2),
+	// send 10 (eager), receive until the message arrives (sent time).
+	now := make([]uint64, n)
+	for it := range iters {
+		sent := make([]uint64, n)
+		for i, k := range ranks {
+			w := uint64(1000)
+			if i == 2 {
+				w += slow
+			}
+			k.call("work", now[i], now[i]+w, nil)
+			now[i] += w
+			k.send("MPI_Send", now[i], now[i]+10, int32((i+1)%n), uint32(it))
+			sent[i] = now[i]
+			now[i] += 10
+		}
+		for i, k := range ranks {
+			from := (i + n - 1) % n
+			leave := max(now[i], sent[from]) + 5
+			k.recv(now[i], leave, int32(from), uint32(it))
+			now[i] = leave
+		}
+	}
+	return write(t, ranks...)
 }

@@ -16,8 +16,9 @@
 //
 // The analysis runs post-mortem, and in-situ at the collective end of an
 // MPI run (insitu.go: each rank replays its own events and exchanges the
-// times the patterns need with its peers, over MPI; the patterns'
-// values, not the critical path and delays). Post-mortem, Analyze reads
+// times the patterns need with its peers, over MPI; insitu_why.go: then
+// backward, each wait's cost to its late party and the critical path as a
+// token, for the same Result as post-mortem). Post-mortem, Analyze reads
 // the files of one run, puts
 // their times on the run's common axis (tracefile.Axis), and replays them
 // in two passes. The forward pass keeps each location's synchronisation

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"math/bits"
 	"slices"
 
@@ -33,19 +34,22 @@ import (
 //     member then has each instance's latest start, its root's start and
 //     the first other member's, and finds its own waits.
 //
-// The exchange runs in Rounds(world) rounds of point-to-point messages
-// (the cshim driver says how): round 0 carries the messages' times and the
-// first tree level, rounds up to half of them the levels up the trees,
-// the others the levels down. A rank sends one message per peer and round
-// at most, to the peers it talked to or its tree neighbours: no rank holds
-// anything of size world², and each communicator's tree has log2 of its
-// size levels.
+// The forward exchange runs in Rounds(world) rounds of point-to-point
+// messages (the cshim driver says how): round 0 carries the messages'
+// times and the first tree level, rounds up to half of them the levels up
+// the trees, the others the levels down; the world's tree carries the
+// location that finished last, where the critical path starts. A rank
+// sends one message per peer and round at most, to the peers it talked to
+// or its tree neighbours: no rank holds anything of size world², and each
+// communicator's tree has log2 of its size levels. The messages name each
+// send and receive by its place, and the trees say which member was late
+// (the first in the communicator's order of those that tie), so that each
+// wait knows its late party and how that rank finds its late call.
 //
-// The critical path and the delay costs need the windows of every wait on
-// the late party, which the post-mortem replay's second pass reads: they
-// stay post-mortem, as do the worst waits and the late party's regions.
-// Messages between the threads of a process (by location, not by rank)
-// are not replayed in-situ.
+// The backward replay follows (insitu_why.go): the critical path, the
+// delays, the delay costs and the worst waits, from more rounds until no
+// rank has anything to send. Messages between the threads of a process
+// (by location, not by rank) are not replayed in-situ.
 
 // Rounds returns the rounds of the exchange in a run of world ranks: up
 // and down the trees of ceil(log2 world) levels.
@@ -70,22 +74,103 @@ type Local struct {
 	alone       uint64               // collectives with no other member to replay them with
 	round       int
 	finished    bool
+	// peerLoc is, per peer rank, its location whose messages are by
+	// rank, as its messages of round 0 say.
+	peerLoc map[int]int
+	// best is the location of the world that finished last, as far as
+	// this rank heard (the world's tree, up and down).
+	best lastLoc
+	// why is the backward replay, from the end of the forward rounds.
+	why *backward
+	// What the forward pass counted, kept past the backward replay, which
+	// lets the messages go.
+	total             int64
+	sends, unresolved uint64
 }
 
-// wireSend is a send as its receiver learns it.
+// lastLoc is a location's last time, and which it is: the critical path
+// starts at the last of the world's, the first by (rank, location) of
+// those that tie.
+type lastLoc struct {
+	last      int64
+	rank, loc int
+	ok        bool
+}
+
+// after tells whether x is the better start of the critical path.
+func (x lastLoc) after(y lastLoc) bool {
+	if !y.ok {
+		return x.ok
+	}
+	if !x.ok || x.last != y.last {
+		return x.ok && x.last > y.last
+	}
+	if x.rank != y.rank {
+		return x.rank < y.rank
+	}
+	return x.loc < y.loc
+}
+
+// wireSend is a send as its receiver learns it; idx is its place among
+// its sender's sends, by which the receiver names it back.
 type wireSend struct {
 	comm        uint64
 	tag         uint32
 	enter, time int64
 	blocking    bool
+	idx         int
 }
 
 // wirePost is a receive as its sender learns it: the enter of the call
-// that posted it.
+// that posted it, and its place among its receiver's receives.
 type wirePost struct {
 	comm  uint64
 	tag   uint32
 	enter int64
+	idx   int
+}
+
+// treeTimes is collTimes with who the late members are: the member (by
+// its index in the communicator) that started last, the first of those
+// that tie, and the location of its operation, as the post-mortem replay
+// picks it; likewise the earliest other than the root, and the root's
+// location.
+type treeTimes struct {
+	collTimes
+	LateIdx, LateLoc   int
+	EarlyIdx, EarlyLoc int
+	RootLoc            int
+}
+
+func newTreeTimes() treeTimes {
+	return treeTimes{collTimes: newCollTimes(), LateIdx: -1, EarlyIdx: -1, RootLoc: -1}
+}
+
+// add adds member idx, whose operation on location loc started at start.
+func (t *treeTimes) add(start int64, isRoot bool, idx, loc int) {
+	o := newTreeTimes()
+	o.collTimes.add(start, isRoot)
+	o.LateIdx, o.LateLoc = idx, loc
+	if isRoot {
+		o.RootLoc = loc
+	} else {
+		o.EarlyIdx, o.EarlyLoc = idx, loc
+	}
+	t.merge(o)
+}
+
+// merge adds the members of o.
+func (t *treeTimes) merge(o treeTimes) {
+	if o.LateIdx >= 0 && (t.LateIdx < 0 || o.Latest > t.Latest || o.Latest == t.Latest && o.LateIdx < t.LateIdx) {
+		t.LateIdx, t.LateLoc = o.LateIdx, o.LateLoc
+	}
+	if o.EarlyIdx >= 0 && (t.EarlyIdx < 0 || o.Earliest < t.Earliest || o.Earliest == t.Earliest && o.EarlyIdx < t.EarlyIdx) {
+		t.EarlyIdx, t.EarlyLoc = o.EarlyIdx, o.EarlyLoc
+	}
+	if o.RootLoc >= 0 {
+		t.RootLoc = o.RootLoc
+	}
+	t.collTimes.merge(o.collTimes)
 }
 
 // commTree is a communicator this rank replays collectives on with its
@@ -95,7 +180,7 @@ type commTree struct {
 	members []int32 // world ranks, in the communicator's rank order
 	me      int     // this rank's index in members
 	ops     []member
-	times   []collTimes // this subtree's, then (after the rounds down) the instance's
+	times   []treeTimes // this subtree's, then (after the rounds down) the instance's
 }
 
 // NewLocal reads the events of f, the trace of one rank of a run of world
@@ -108,6 +193,7 @@ func NewLocal(f *tracefile.File, world int) (*Local, error) {
 	if err != nil {
 		return nil, fmt.Errorf("waitstate: rank %d: %w", f.Header.Rank, err)
 	}
+	r.keepLog = true // the backward replay sweeps the enters and leaves again
 	data := make([]*locData, len(r.locs))
 	for n := range r.locs {
 		d, err := r.read(n)
@@ -118,7 +204,13 @@ func NewLocal(f *tracefile.File, world int) (*Local, error) {
 	}
 	a := &analysis{run: r, data: data}
 	a.unifyPaths()
-	l := &Local{a: a, rank: f.Header.Rank, world: world, rankLoc: -1, sentTo: map[int][]wireSend{}, postedBy: map[int][]wirePost{}, treeOf: map[uint64]*commTree{}}
+	l := &Local{a: a, rank: f.Header.Rank, world: world, rankLoc: -1, sentTo: map[int][]wireSend{}, postedBy: map[int][]wirePost{}, treeOf: map[uint64]*commTree{},
+		peerLoc: map[int]int{}}
+	for n, d := range data {
+		if c := (lastLoc{d.last, l.rank, r.locs[n].Loc, true}); c.after(l.best) {
+			l.best = c
+		}
+	}
 	for i := range r.locs {
 		lo := &r.locs[i]
 		if len(f.Locations) == 1 {
@@ -176,8 +268,8 @@ func (l *Local) makeTrees() {
 		}
 		t := &commTree{key: l.keys[c], members: members, me: me, ops: list}
 		for _, m := range list {
-			ct := newCollTimes()
-			ct.add(m.op.start, m.op.root >= 0 && m.op.root == int64(l.rank))
+			ct := newTreeTimes()
+			ct.add(m.op.start, m.op.root >= 0 && m.op.root == int64(l.rank), me, a.locs[m.loc].Loc)
 			t.times = append(t.times, ct)
 		}
 		if _, dup := l.treeOf[t.key]; dup {
@@ -194,13 +286,17 @@ func (l *Local) makeTrees() {
 // Outgoing returns this rank's messages of round (0 to Rounds(world)-1),
 // by peer world rank.
 func (l *Local) Outgoing(round int) (map[int][]byte, error) {
-	if round != l.round || round >= Rounds(l.world) {
-		return nil, fmt.Errorf("waitstate: rank %d: round %d asked for, round %d of %d due", l.rank, round, l.round, Rounds(l.world))
+	if round != l.round || l.finished {
+		return nil, fmt.Errorf("waitstate: rank %d: round %d asked for, round %d due", l.rank, round, l.round)
+	}
+	if round >= Rounds(l.world) {
+		return l.backOutgoing()
 	}
 	type msg struct {
 		sends []wireSend
 		posts []wirePost
 		parts []*commTree
+		best  bool
 	}
 	msgs := map[int]*msg{}
 	to := func(peer int) *msg {
@@ -213,17 +309,25 @@ func (l *Local) Outgoing(round int) (map[int][]byte, error) {
 	}
 	if round == 0 && l.rankLoc >= 0 {
 		d := l.a.data[l.rankLoc]
-		for _, s := range d.sends {
+		for i, s := range d.sends {
 			sc := d.calls[s.call]
 			m := to(s.peer)
-			m.sends = append(m.sends, wireSend{l.keys[s.comm], s.tag, sc.enter, s.time, s.blocking})
+			m.sends = append(m.sends, wireSend{l.keys[s.comm], s.tag, sc.enter, s.time, s.blocking, i})
 		}
-		for _, q := range d.recvs {
+		for i, q := range d.recvs {
 			m := to(q.peer)
-			m.posts = append(m.posts, wirePost{l.keys[q.comm], q.tag, d.calls[q.post].enter})
+			m.posts = append(m.posts, wirePost{l.keys[q.comm], q.tag, d.calls[q.post].enter, i})
 		}
 	}
 	half := Rounds(l.world) / 2
+	// The world's last location, up and down the world's tree.
+	if round < half {
+		if s := 1 << round; l.rank%(2*s) == s {
+			to(l.rank - s).best = true
+		}
+	} else if s := 1 << (2*half - 1 - round); l.rank%(2*s) == 0 && l.rank+s < l.world {
+		to(l.rank + s).best = true
+	}
 	for _, t := range l.trees {
 		if round < half {
 			// Up: the member at an odd multiple of s sends its subtree's
@@ -243,6 +347,7 @@ func (l *Local) Outgoing(round int) (map[int][]byte, error) {
 	out := make(map[int][]byte, len(msgs))
 	for peer, m := range msgs {
 		var b []byte
+		b = binary.AppendUvarint(b, uint64(l.rankLoc+1))
 		b = binary.AppendUvarint(b, uint64(len(m.sends)))
 		for _, s := range m.sends {
 			b = binary.LittleEndian.AppendUint64(b, s.comm)
@@ -250,12 +355,14 @@ func (l *Local) Outgoing(round int) (map[int][]byte, error) {
 			b = binary.AppendVarint(b, s.enter)
 			b = binary.AppendVarint(b, s.time-s.enter)
 			b = append(b, boolByte(s.blocking))
+			b = binary.AppendUvarint(b, uint64(s.idx))
 		}
 		b = binary.AppendUvarint(b, uint64(len(m.posts)))
 		for _, p := range m.posts {
 			b = binary.LittleEndian.AppendUint64(b, p.comm)
 			b = binary.AppendUvarint(b, uint64(p.tag))
 			b = binary.AppendVarint(b, p.enter)
+			b = binary.AppendUvarint(b, uint64(p.idx))
 		}
 		b = binary.AppendUvarint(b, uint64(len(m.parts)))
 		for _, t := range m.parts {
@@ -266,7 +373,16 @@ func (l *Local) Outgoing(round int) (map[int][]byte, error) {
 				b = binary.AppendVarint(b, ct.Latest)
 				b = binary.AppendVarint(b, ct.Root)
 				b = binary.AppendVarint(b, ct.Earliest)
+				for _, v := range [...]int{ct.LateIdx, ct.LateLoc, ct.EarlyIdx, ct.EarlyLoc, ct.RootLoc} {
+					b = binary.AppendUvarint(b, uint64(v+1))
+				}
 			}
+		}
+		b = append(b, boolByte(m.best && l.best.ok))
+		if m.best && l.best.ok {
+			b = binary.AppendVarint(b, l.best.last)
+			b = binary.AppendUvarint(b, uint64(l.best.rank))
+			b = binary.AppendUvarint(b, uint64(l.best.loc))
 		}
 		out[peer] = b
 	}
@@ -283,8 +399,15 @@ func boolByte(b bool) byte {
 // Incoming takes the messages of round from the peers (by world rank);
 // after the last round, Finish.
 func (l *Local) Incoming(round int, in map[int][]byte) error {
-	if round != l.round || round >= Rounds(l.world) {
-		return fmt.Errorf("waitstate: rank %d: messages of round %d, round %d of %d due", l.rank, round, l.round, Rounds(l.world))
+	if round != l.round || l.finished {
+		return fmt.Errorf("waitstate: rank %d: messages of round %d, round %d due", l.rank, round, l.round)
+	}
+	if round >= Rounds(l.world) {
+		if err := l.backIncoming(in); err != nil {
+			return err
+		}
+		l.round++
+		return nil
 	}
 	peers := make([]int, 0, len(in))
 	for p := range in {
@@ -357,6 +480,16 @@ func (l *Local) take(peer int, b []byte, up bool) error {
 		}
 		return int(n)
 	}
+	small := func() int {
+		v := must(uv())
+		if err == nil && v > math.MaxInt32 {
+			err = fmt.Errorf("a count of %d", v)
+		}
+		return int(v)
+	}
+	if loc := small() - 1; err == nil && loc >= 0 {
+		l.peerLoc[peer] = loc
+	}
 	n := count()
 	for i := 0; i < n && err == nil; i++ {
 		s := wireSend{comm: must(u64()), tag: uint32(must(uv()))}
@@ -367,6 +500,9 @@ func (l *Local) take(peer int, b []byte, up bool) error {
 		}
 		if err == nil {
 			s.blocking, b = b[0] != 0, b[1:]
+			s.idx = small()
+		}
+		if err == nil {
 			l.sentTo[peer] = append(l.sentTo[peer], s)
 		}
 	}
@@ -374,6 +510,7 @@ func (l *Local) take(peer int, b []byte, up bool) error {
 	for i := 0; i < n && err == nil; i++ {
 		p := wirePost{comm: must(u64()), tag: uint32(must(uv()))}
 		p.enter = mustS(sv())
+		p.idx = small()
 		if err == nil {
 			l.postedBy[peer] = append(l.postedBy[peer], p)
 		}
@@ -382,10 +519,11 @@ func (l *Local) take(peer int, b []byte, up bool) error {
 	for i := 0; i < n && err == nil; i++ {
 		key := must(u64())
 		k := count()
-		times := make([]collTimes, 0, k)
+		times := make([]treeTimes, 0, k)
 		for j := 0; j < k && err == nil; j++ {
-			ct := collTimes{Members: int(must(uv()))}
+			ct := treeTimes{collTimes: collTimes{Members: int(must(uv()))}}
 			ct.Latest, ct.Root, ct.Earliest = mustS(sv()), mustS(sv()), mustS(sv())
+			ct.LateIdx, ct.LateLoc, ct.EarlyIdx, ct.EarlyLoc, ct.RootLoc = small()-1, small()-1, small()-1, small()-1, small()-1
 			times = append(times, ct)
 		}
 		if err != nil {
@@ -401,9 +539,23 @@ func (l *Local) take(peer int, b []byte, up bool) error {
 		}
 		for j, ct := range times {
 			if j == len(t.times) {
-				t.times = append(t.times, newCollTimes())
+				t.times = append(t.times, newTreeTimes())
 			}
 			t.times[j].merge(ct)
+		}
+	}
+	if err == nil && len(b) == 0 {
+		err = errShort
+	}
+	if err == nil {
+		has := b[0] != 0
+		b = b[1:]
+		if has {
+			c := lastLoc{last: mustS(sv()), ok: true}
+			c.rank, c.loc = small(), small()
+			if err == nil && (up && c.after(l.best) || !up) {
+				l.best = c
+			}
 		}
 	}
 	if err == nil && len(b) > 0 {
@@ -412,14 +564,32 @@ func (l *Local) take(peer int, b []byte, up bool) error {
 	return err
 }
 
-// Finish replays this rank's waits once the rounds are over and returns
-// its part of the run's.
-func (l *Local) Finish() (*InSitu, error) {
-	if l.round != Rounds(l.world) || l.finished {
-		return nil, fmt.Errorf("waitstate: rank %d: finished after %d of %d rounds", l.rank, l.round, Rounds(l.world))
-	}
-	l.finished = true
+// endForward replays this rank's waits once the forward rounds are over,
+// and readies the backward replay.
+func (l *Local) endForward() {
 	a, out := l.a, &l.found
+	var refs []peerRef // per wait of out.waits: its late party
+	// The waits found since refs last grew, whose late party is another
+	// rank's location: kind says how it finds its late call.
+	refer := func(kind refKind) {
+		for i := len(refs); i < len(out.waits); i++ {
+			w := &out.waits[i]
+			ref := peerRef{rank: -1}
+			switch {
+			case w.Peer >= 0:
+				ref = peerRef{rank: l.rank, loc: a.locs[w.Peer].Loc, kind: refLocal, idx: int(w.lateCall)}
+			case w.Peer <= -2:
+				ref = peerRef{rank: -2 - w.Peer, kind: kind, idx: int(w.lateCall)}
+				if loc, ok := l.peerLoc[ref.rank]; ok {
+					ref.loc = loc
+				} else {
+					ref.rank = -1
+				}
+				w.Peer, w.lateCall = -1, -1
+			}
+			refs = append(refs, ref)
+		}
+	}
 	// Late Sender on the receiver: its sender's sends to it, per
 	// (communicator, tag), in sending order.
 	type qkey struct {
@@ -439,6 +609,7 @@ func (l *Local) Finish() (*InSitu, error) {
 			// Messages by rank are the rank location's: a peer's sends
 			// are paired with its receives only, as post-mortem.
 			a.receives(n, out, func(*recv) (sentMsg, bool) { return sentMsg{}, false })
+			refer(refSend)
 			continue
 		}
 		a.receives(n, out, func(q *recv) (sentMsg, bool) {
@@ -449,17 +620,20 @@ func (l *Local) Finish() (*InSitu, error) {
 			}
 			s := list[0]
 			sends[k] = list[1:]
-			return sentMsg{enter: s.enter, time: s.time, blocking: s.blocking, loc: -1, call: -1}, true
+			// The late party as -2 - its rank, and its send by its place
+			// among the sender's: refer resolves them.
+			return sentMsg{enter: s.enter, time: s.time, blocking: s.blocking, loc: -2 - q.peer, call: int32(s.idx)}, true
 		})
+		refer(refSend)
 	}
 	// Late Receiver on the sender: its blocking sends, each paired with
 	// the receiver's k-th receive of the same key.
 	if l.rankLoc >= 0 {
-		posts := map[qkey][]int64{}
+		posts := map[qkey][]wirePost{}
 		for peer, list := range l.postedBy {
 			for _, p := range list {
 				k := qkey{peer, p.comm, p.tag}
-				posts[k] = append(posts[k], p.enter)
+				posts[k] = append(posts[k], p)
 			}
 		}
 		n := l.rankLoc
@@ -476,13 +650,15 @@ func (l *Local) Finish() (*InSitu, error) {
 				continue
 			}
 			sc := d.calls[s.call]
-			if idle := lateReceiverWait(sc.enter, sc.leave, post); idle > 0 {
+			if idle := lateReceiverWait(sc.enter, sc.leave, post.enter); idle > 0 {
 				out.waits = append(out.waits, wait{Instance: Instance{Pattern: LateReceiver, Region: a.regionName(n, s.call), Path: a.path(n, s.call),
-					Loc: n, Start: sc.enter, Time: idle, Peer: -1}, lateCall: -1, call: s.call, partner: s.peer})
+					Loc: n, Start: sc.enter, Time: idle, Peer: -2 - s.peer}, lateCall: int32(post.idx), call: s.call, partner: s.peer})
 			}
 		}
+		refer(refRecv)
 	}
 	// The collectives, with every instance's times.
+	refer(refLocal)
 	out.colls += l.alone
 	for _, t := range l.trees {
 		for j, ct := range t.times {
@@ -497,16 +673,44 @@ func (l *Local) Finish() (*InSitu, error) {
 			}
 			m := t.ops[j]
 			c := a.data[m.loc].calls[m.op.call]
-			p, idle, ok := collWait(&m.op, c, m.op.root >= 0 && m.op.root == int64(l.rank), &ct)
+			p, idle, ok := collWait(&m.op, c, m.op.root >= 0 && m.op.root == int64(l.rank), &ct.collTimes)
 			if !ok {
 				continue
 			}
+			late, lateLoc := ct.LateIdx, ct.LateLoc
+			switch p {
+			case LateBroadcast:
+				late, lateLoc = slices.Index(t.members, int32(m.op.root)), ct.RootLoc
+			case EarlyReduce:
+				late, lateLoc = ct.EarlyIdx, ct.EarlyLoc
+			}
+			ref := peerRef{rank: -1}
+			if late >= 0 && late < len(t.members) && lateLoc >= 0 {
+				ref = peerRef{rank: int(t.members[late]), loc: lateLoc, kind: refColl, key: t.key, idx: j}
+			}
 			out.waits = append(out.waits, wait{Instance: Instance{Pattern: p, Region: a.regionName(m.loc, m.op.call), Path: a.path(m.loc, m.op.call), Loc: m.loc,
 				Start: c.enter, Time: idle, Peer: -1}, lateCall: -1, call: m.op.call, partner: commPartner(m.op.comm)})
+			refs = append(refs, ref)
 		}
 	}
 	a.openmp(out)
+	refer(refLocal)
+	for _, d := range a.data {
+		l.total += d.last - d.first
+		l.sends += uint64(len(d.sends))
+		l.unresolved += d.unresolved
+	}
+	l.why = l.newBackward(refs)
+}
 
+// Finish ends this rank's replay once no rank has anything more to send
+// and returns its part of the run's.
+func (l *Local) Finish() (*InSitu, error) {
+	if l.round <= Rounds(l.world) || l.finished {
+		return nil, fmt.Errorf("waitstate: rank %d: finished after %d rounds, %d at least", l.rank, l.round, Rounds(l.world)+1)
+	}
+	l.finished = true
+	a, out := l.a, &l.found
 	res := &Result{}
 	// The locations as the post-mortem replay lists them, whose files are
 	// the ranks'.
@@ -514,20 +718,23 @@ func (l *Local) Finish() (*InSitu, error) {
 	for i := range locs {
 		locs[i].File = l.rank
 	}
-	part := &InSitu{Locations: locs, Paths: a.tree, Synced: len(a.files[0].Header.ClockSync) > 0, Values: sumWaits(res, out.waits),
-		Matched: out.matched, UnmatchedRecvs: out.unmatchedRecvs, UnmatchedCollectives: out.colls, ClockViolations: out.clock}
-	for _, d := range a.data {
-		part.Total += d.last - d.first
-		part.Sends += uint64(len(d.sends))
-		part.Unresolved += d.unresolved
+	h := &a.files[0].Header
+	part := &InSitu{Locations: locs, Synced: len(h.ClockSync) > 0, Values: sumWaits(res, l.why.waits[:l.why.own]),
+		OriginWall: h.StartWall.UnixNano(), OriginSync: min(0, a.files[0].GlobalNanos(h.StartTicks>>h.TimerShift)),
+		Matched: out.matched, UnmatchedRecvs: out.unmatchedRecvs, UnmatchedCollectives: out.colls, ClockViolations: out.clock,
+		Total: l.total, Sends: l.sends, Unresolved: l.unresolved}
+	if err := l.why.finish(part); err != nil {
+		return nil, err
 	}
+	part.Paths = a.tree
 	return part, nil
 }
 
 // InSitu is the wait states of some ranks of a run, replayed in-situ: one
-// rank's part, or the run's once merged. It holds the patterns' values
-// per (call path, location); the critical path, the delays and the worst
-// waits are the post-mortem replay's.
+// rank's part, or the run's once merged. It holds what Result holds: the
+// patterns' values per (call path, location), the critical path, the
+// delays and delay costs, and the longest waits; a location of another
+// part is named by its rank and its index in its file until Result.
 type InSitu struct {
 	Locations []Location `json:"locations"`
 	Paths     []CallPath `json:"paths"`
@@ -542,6 +749,72 @@ type InSitu struct {
 	UnmatchedCollectives uint64 `json:"unmatched_collectives"`
 	Unresolved           uint64 `json:"unresolved"`
 	ClockViolations      uint64 `json:"clock_violations"`
+
+	// The backward replay's, as Result's: Delays, DelayCosts, the
+	// unexplained waiting time per late location (summed by Result in
+	// location order, as post-mortem), the candidates for the longest
+	// waits, and the critical path's part of each rank with the regions'
+	// exclusive times for its imbalance.
+	Delays      []Value      `json:"delays,omitempty"`
+	DelayCosts  []inSituCost `json:"delay_costs,omitempty"`
+	Unexplained []float64    `json:"unexplained_ns,omitempty"`
+	Worst       []inSituWait `json:"worst,omitempty"`
+	Path        *inSituPath  `json:"critical_path,omitempty"`
+	Exclusive   []RegionNs   `json:"exclusive,omitempty"`
+	// DelayIncomplete counts the waits whose cost never reached their late
+	// party (its waiting rank failed): their delay costs are missing.
+	DelayIncomplete uint64 `json:"delay_incomplete,omitempty"`
+	// The origin of the run's axis (tracefile.Axis), the earliest of the
+	// ranks': the wall-clock start without synchronised clocks, else the
+	// reference clock's zero or the earliest start before it, ns. The
+	// times of the worst waits and the critical path are on it.
+	OriginWall int64 `json:"origin_wall_ns"`
+	OriginSync int64 `json:"origin_sync_ns"`
+}
+
+// inSituCost is a DelayCost with its pattern, which DelayCost's JSON
+// leaves to the list it is in.
+type inSituCost struct {
+	Pattern Pattern `json:"pattern"`
+	DelayCost
+}
+
+func (c inSituCost) cost() DelayCost {
+	d := c.DelayCost
+	d.Pattern = c.Pattern
+	return d
+}
+
+// inSituWait is one of the longest waits of a rank, its late party (and
+// the location of its Delay) by rank and index in its file; Since tells
+// whether its Delay's Since is a time (before the axis's origin is taken
+// off, -1 may be one).
+type inSituWait struct {
+	Instance
+	PeerRank  int  `json:"peer_rank"`
+	PeerLoc   int  `json:"peer_loc"`
+	DelayRank int  `json:"delay_rank"`
+	Since     bool `json:"since,omitempty"`
+}
+
+// inSituPath is a rank's part of the critical path: its time per (call
+// path, location), and the path's end (where it starts, the last
+// location) or start (where the walk ended), when they are this rank's.
+type inSituPath struct {
+	Values   []PathTime `json:"values"`
+	HasEnd   bool       `json:"has_end"`
+	End      int64      `json:"end_ns"`
+	LastRank int        `json:"last_rank"`
+	LastLoc  int        `json:"last_loc"`
+	HasStart bool       `json:"has_start"`
+	Start    int64      `json:"start_ns"`
+	Hops     int        `json:"hops"`
+}
+
+// RegionNs is a region's time, ns.
+type RegionNs struct {
+	Region string `json:"region"`
+	Ns     int64  `json:"ns"`
 }
 
 // Merge adds o, the part of ranks after s's, to s.
@@ -570,12 +843,16 @@ func (s *InSitu) Merge(o *InSitu) {
 		}
 		remap[i] = id
 	}
+	path := func(p int) int {
+		if p >= 0 && p < len(remap) {
+			return remap[p]
+		}
+		return p
+	}
 	base := len(s.Locations)
 	s.Locations = append(s.Locations, o.Locations...)
 	for _, v := range o.Values {
-		if v.Path >= 0 && v.Path < len(remap) {
-			v.Path = remap[v.Path]
-		}
+		v.Path = path(v.Path)
 		v.Loc += base
 		s.Values = append(s.Values, v)
 	}
@@ -587,19 +864,131 @@ func (s *InSitu) Merge(o *InSitu) {
 	s.UnmatchedCollectives += o.UnmatchedCollectives
 	s.Unresolved += o.Unresolved
 	s.ClockViolations += o.ClockViolations
+
+	for _, v := range o.Delays {
+		v.Loc += base
+		s.Delays = append(s.Delays, v)
+	}
+	slices.SortFunc(s.Delays, compareValue)
+	for _, c := range o.DelayCosts {
+		c.Path = path(c.Path)
+		c.Loc += base
+		s.DelayCosts = append(s.DelayCosts, c)
+	}
+	slices.SortFunc(s.DelayCosts, func(x, y inSituCost) int { return compareDelayCost(x.cost(), y.cost()) })
+	// Parts without the backward replay's (of an older version) count
+	// their locations' unexplained time as 0.
+	for len(s.Unexplained) < base {
+		s.Unexplained = append(s.Unexplained, 0)
+	}
+	s.Unexplained = append(s.Unexplained[:base], o.Unexplained...)
+	for _, w := range o.Worst {
+		w.Path = path(w.Path)
+		w.Loc += base
+		s.Worst = append(s.Worst, w)
+	}
+	slices.SortFunc(s.Worst, func(x, y inSituWait) int { return compareInstance(x.Instance, y.Instance) })
+	if len(s.Worst) > DefaultWorst {
+		s.Worst = s.Worst[:DefaultWorst]
+	}
+	if o.Path != nil {
+		if s.Path == nil {
+			s.Path = &inSituPath{}
+		}
+		for _, v := range o.Path.Values {
+			v.Path = path(v.Path)
+			v.Loc += base
+			s.Path.Values = append(s.Path.Values, v)
+		}
+		slices.SortFunc(s.Path.Values, comparePathTime)
+		if o.Path.HasEnd {
+			s.Path.HasEnd, s.Path.End, s.Path.LastRank, s.Path.LastLoc = true, o.Path.End, o.Path.LastRank, o.Path.LastLoc
+		}
+		if o.Path.HasStart {
+			s.Path.HasStart, s.Path.Start, s.Path.Hops = true, o.Path.Start, o.Path.Hops
+		}
+	}
+	excl := make(map[string]int64, len(s.Exclusive))
+	for _, e := range s.Exclusive {
+		excl[e.Region] += e.Ns
+	}
+	for _, e := range o.Exclusive {
+		excl[e.Region] += e.Ns
+	}
+	s.Exclusive = s.Exclusive[:0]
+	for name, ns := range excl {
+		s.Exclusive = append(s.Exclusive, RegionNs{name, ns})
+	}
+	slices.SortFunc(s.Exclusive, func(x, y RegionNs) int { return cmp.Compare(x.Region, y.Region) })
+	s.DelayIncomplete += o.DelayIncomplete
+	if base == 0 {
+		s.OriginWall, s.OriginSync = o.OriginWall, o.OriginSync
+	} else {
+		s.OriginWall, s.OriginSync = min(s.OriginWall, o.OriginWall), min(s.OriginSync, o.OriginSync)
+	}
 }
 
-// Result returns s as a Result, for the renderers: without critical path,
-// delays and worst waits.
+// Result returns s as a Result, for the renderers.
 func (s *InSitu) Result() *Result {
 	r := &Result{Locations: s.Locations, Paths: s.Paths, Values: s.Values, Total: s.Total, Synced: s.Synced,
 		UnmatchedSends: s.Sends - min(s.Matched, s.Sends), UnmatchedRecvs: s.UnmatchedRecvs, UnmatchedCollectives: s.UnmatchedCollectives,
-		Unresolved: s.Unresolved, ClockViolations: s.ClockViolations}
+		Unresolved: s.Unresolved, ClockViolations: s.ClockViolations, Delays: s.Delays, DelayUnexplained: sumUnexplained(s.Unexplained),
+		DelayIncomplete: s.DelayIncomplete}
 	for _, v := range s.Values {
 		if v.Pattern < NumPatterns {
 			r.Totals[v.Pattern] += v.Time
 			r.Counts[v.Pattern] += v.Count
 		}
+	}
+	for _, c := range s.DelayCosts {
+		r.DelayCosts = append(r.DelayCosts, c.cost())
+	}
+	// Another part's location by its rank and index in its file.
+	at := make(map[[2]int]int, len(s.Locations))
+	for i, lo := range s.Locations {
+		at[[2]int{lo.Rank, lo.Loc}] = i
+	}
+	locOf := func(rank, loc int) int {
+		if i, ok := at[[2]int{rank, loc}]; ok {
+			return i
+		}
+		return -1
+	}
+	origin := s.OriginSync
+	if !s.Synced {
+		origin = s.OriginWall
+	}
+	for _, w := range s.Worst {
+		inst := w.Instance
+		inst.Peer = locOf(w.PeerRank, w.PeerLoc)
+		inst.Start -= origin
+		if inst.Delay != nil {
+			d := *inst.Delay
+			d.Loc = locOf(w.DelayRank, d.Loc)
+			if w.Since {
+				d.Since -= origin
+			} else {
+				d.Since = -1
+			}
+			inst.Delay = &d
+		}
+		r.Worst = append(r.Worst, inst)
+	}
+	if p := s.Path; p != nil && p.HasEnd {
+		cp := &CriticalPath{End: p.End - origin, Start: p.Start - origin, Last: locOf(p.LastRank, p.LastLoc), Hops: p.Hops, Values: p.Values}
+		cp.Length = cp.End - cp.Start
+		onPath := map[string]int64{}
+		for _, v := range p.Values {
+			onPath[v.Region] += v.Time
+		}
+		total := map[string]int64{}
+		for _, e := range s.Exclusive {
+			if _, ok := onPath[e.Region]; ok {
+				total[e.Region] += e.Ns
+			}
+		}
+		cp.Regions = imbalanceOf(onPath, total, s.Values, len(s.Locations))
+		r.CriticalPath = cp
 	}
 	return r
 }
@@ -618,10 +1007,40 @@ func DecodeInSitu(b []byte) (*InSitu, error) {
 			return nil, fmt.Errorf("waitstate: the in-situ wait states: call path %d has parent %d", i, p.Parent)
 		}
 	}
+	bad := func(what string, v any) error {
+		return fmt.Errorf("waitstate: the in-situ wait states: %s %+v out of range (%d locations, %d call paths)", what, v, len(s.Locations), len(s.Paths))
+	}
+	loc := func(l int) bool { return l >= 0 && l < len(s.Locations) }
+	path := func(p int) bool { return p >= -1 && p < len(s.Paths) }
 	for _, v := range s.Values {
-		if v.Pattern >= NumPatterns || v.Loc < 0 || v.Loc >= len(s.Locations) || v.Path < -1 || v.Path >= len(s.Paths) || v.Time < 0 {
-			return nil, fmt.Errorf("waitstate: the in-situ wait states: a value %+v out of range (%d locations, %d call paths)", v, len(s.Locations), len(s.Paths))
+		if v.Pattern >= NumPatterns || !loc(v.Loc) || !path(v.Path) || v.Time < 0 {
+			return nil, bad("a value", v)
 		}
+	}
+	for _, v := range s.Delays {
+		if v.Pattern >= NumPatterns || !loc(v.Loc) || v.Time < 0 {
+			return nil, bad("a delay", v)
+		}
+	}
+	for _, c := range s.DelayCosts {
+		if c.Pattern >= NumPatterns || !loc(c.Loc) || c.Path < 0 || c.Path >= len(s.Paths) {
+			return nil, bad("a delay cost", c)
+		}
+	}
+	for _, w := range s.Worst {
+		if w.Pattern >= NumPatterns || !loc(w.Loc) || !path(w.Path) {
+			return nil, bad("a worst wait", w)
+		}
+	}
+	if s.Path != nil {
+		for _, v := range s.Path.Values {
+			if !loc(v.Loc) || v.Path < 0 || v.Path >= len(s.Paths) {
+				return nil, bad("a time on the critical path", v)
+			}
+		}
+	}
+	if len(s.Unexplained) > len(s.Locations) {
+		return nil, bad("the unexplained times of locations", len(s.Unexplained))
 	}
 	return &s, nil
 }

@@ -106,6 +106,10 @@ type Result struct {
 	// CriticalPath is the run's critical path and the regions' part in it
 	// (nil for a run without events).
 	CriticalPath *CriticalPath
+	// DelayIncomplete counts, in-situ, the waits whose cost never reached
+	// their late party (a rank failed in the replay's rounds): the delay
+	// costs lack them.
+	DelayIncomplete uint64
 
 	// Unmatched counts receives without their send among the files, and
 	// collectives some member of which is missing (not in the files, or

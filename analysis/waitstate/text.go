@@ -234,13 +234,13 @@ func WriteJSON(w io.Writer, r *Result) error {
 }
 
 // WriteInSitu prints the wait states the ranks of a run replayed in-situ
-// (InSitu.Result), from the archive at path: the patterns' totals as
-// WriteText prints them, then the top (pattern, call path, location)
-// values by time. The critical path, the delays and the worst waits are
-// the post-mortem replay's, which reads the events.
+// (InSitu.Result), from the archive at path: everything WriteText prints
+// (the patterns, the critical path, the worst waits, the delays and the
+// delay costs), then the top (pattern, call path, location) values by
+// time.
 func WriteInSitu(w io.Writer, r *Result, path string, top int) error {
 	fmt.Fprintf(w, "In-situ: replayed by the ranks at MPI_Finalize, each on its own events (%s)\n", path)
-	if err := WriteText(w, r, 0); err != nil {
+	if err := WriteText(w, r, top); err != nil {
 		return err
 	}
 	if top != 0 && len(r.Values) > 0 {
@@ -260,6 +260,13 @@ func WriteInSitu(w io.Writer, r *Result, path string, top int) error {
 			return err
 		}
 	}
-	_, err := fmt.Fprintln(w, "\nThe critical path, the delays and the worst waits need the events: hmbtrace waitstate without -insitu, on a run written with them")
-	return err
+	if r.DelayIncomplete > 0 {
+		fmt.Fprintf(w, "\n%d waits' costs never reached their late party (a rank failed in the replay): the delay costs lack them\n", r.DelayIncomplete)
+	}
+	if r.CriticalPath == nil && len(r.Values) > 0 {
+		// An archive of a version that replayed forward only.
+		_, err := fmt.Fprintln(w, "\nThe critical path, the delays and the worst waits were not replayed in-situ: hmbtrace waitstate without -insitu, on a run written with its events")
+		return err
+	}
+	return nil
 }

@@ -20,8 +20,8 @@ critical-path imbalance (path less the region's mean per location); the worst wa
 party and the region it was in while the others waited; and the delay costs (Böhme et al.): the call
 paths whose excess time in the wait's synchronisation interval caused the waits, directly (short-term)
 and through the waits those propagated into (long-term). Of an MPI run's archive, -insitu prints the
-patterns' values the ranks replayed at MPI_Finalize, each on its own events, exchanging the times the
-patterns need over MPI (without the critical path and delays, which need the events), and what that cost.
+same the ranks replayed at MPI_Finalize, each on its own events, exchanging over MPI the times the
+patterns need (forward) and the waits' costs and the critical path (backward), and what that cost.
 `
 }
 
@@ -29,7 +29,7 @@ func runWaitstate(args []string, out io.Writer) error {
 	fs := newFlags("waitstate")
 	top := fs.Int("top", 10, "list the worst N waits and delay costs (0: none)")
 	asJSON := fs.Bool("json", false, "print the whole result as JSON: per pattern, region and location")
-	insitu := fs.Bool("insitu", false, "of a run archive, the wait states the ranks replayed over MPI at MPI_Finalize, each on its own events (its results), not a replay of its ranks' traces; the critical path, the delays and the worst waits need the events")
+	insitu := fs.Bool("insitu", false, "of a run archive, the wait states the ranks replayed over MPI at MPI_Finalize, each on its own events (its results), not a replay of its ranks' traces")
 	procsOpt := procsFlag(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err

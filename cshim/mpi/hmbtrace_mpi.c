@@ -1599,17 +1599,324 @@ HMB_NOINST static void pass_down(char **b, size_t *n)
 }
 
 /*
- * replay runs the rounds of the wait-state replay in-situ (cshim/replay.go,
- * analysis/waitstate/insitu.go): in each, Go gives this rank's messages
- * (records of a peer, a size and the bytes), the ranks tell each other
- * the sizes with one MPI_Ialltoall (p counts a rank), and exchange the
- * bytes point to point with the peers that have any: the ranks the run
- * talked to, and the neighbours in the communicators' trees. What came in
- * goes to Go with the next round. Go needs 2 ceil(log2 p) rounds; a rank
- * whose Go side failed sends nothing, and still takes part in each, so
- * that no other rank waits for it.
+ * replay_exchange sends this rank's messages of one round of the
+ * wait-state replay (out: records of a peer, a size and the bytes, as Go
+ * wrote them) and receives the ones for it, appended to *in (from *in_n
+ * on, as records of a sender, a size and the bytes), without knowing who
+ * sends to it: each send is synchronous (MPI_Issend), the rank takes
+ * whatever arrives (MPI_Iprobe) and, once its own sends were all matched,
+ * joins a max reduction of sent (whether it sent anything) into *any.
+ * When the reduction completes every rank's sends were matched, so every
+ * message of the round is in (Hoefler et al.'s NBX exchange, with the
+ * reduction as its barrier): one O(log p) collective a round, messages to
+ * the peers only. 0 when the step's deadline passed or MPI failed (then
+ * the collective steps are given up). A rank may begin the next round
+ * while another still takes this one's messages, never the one after
+ * (it needs that rank in this round's reduction): the rounds alternate
+ * two tags.
  */
 enum { TAG_REPLAY = 96 };
+
+HMB_NOINST static int replay_exchange(int round, const char *out, size_t on, char **in, size_t *in_n, int *any)
+{
+	int tag = TAG_REPLAY + (round & 1);
+	int p = hmbmpi_world_size, n = 0;
+	for (size_t off = 0; off + 8 <= on;) {
+		uint32_t rec[2];
+		memcpy(rec, out + off, sizeof rec);
+		if (rec[0] >= (uint32_t)p || rec[1] > on - off - 8) {
+			break; /* not Go's records: the rest is sent as nothing */
+		}
+		n += rec[1] > 0;
+		off += 8 + rec[1];
+	}
+	MPI_Request *q = malloc(((size_t)n + 1) * sizeof *q);
+	if (q == NULL) {
+		abandon(0, NULL, "the wait-state replay's messages", "out of memory for");
+		return 0;
+	}
+	int k = 0;
+	for (size_t off = 0; off + 8 <= on && k < n;) {
+		uint32_t rec[2];
+		memcpy(rec, out + off, sizeof rec);
+		if (rec[1] > 0) {
+			PMPI_Issend(out + off + 8, (int)rec[1], MPI_BYTE, (int)rec[0], tag, sync_comm, &q[k++]);
+		}
+		off += 8 + rec[1];
+	}
+	int sent = n > 0, reducing = 0;
+	MPI_Request *red = &q[n];
+	*red = MPI_REQUEST_NULL;
+	for (long spin = 0;; spin++) {
+		int flag = 0;
+		MPI_Status st;
+		if (PMPI_Iprobe(MPI_ANY_SOURCE, tag, sync_comm, &flag, &st) != MPI_SUCCESS) {
+			abandon(n + reducing, q, "the wait-state replay's messages", "MPI failed while waiting for");
+			free(q);
+			return 0;
+		}
+		if (flag) {
+			int len = 0;
+			PMPI_Get_count(&st, MPI_BYTE, &len);
+			char *grown = realloc(*in, *in_n + 8 + (size_t)len);
+			if (grown == NULL) {
+				abandon(n + reducing, q, "the wait-state replay's messages", "out of memory for");
+				free(q);
+				return 0;
+			}
+			*in = grown;
+			uint32_t rec[2] = {(uint32_t)st.MPI_SOURCE, (uint32_t)len};
+			memcpy(*in + *in_n, rec, sizeof rec);
+			PMPI_Recv(*in + *in_n + 8, len, MPI_BYTE, st.MPI_SOURCE, tag, sync_comm, MPI_STATUS_IGNORE);
+			*in_n += 8 + (size_t)len;
+			spin = 0;
+			continue;
+		}
+		int done = 0;
+		if (!reducing) {
+			if (PMPI_Testall(n, q, &done, MPI_STATUSES_IGNORE) != MPI_SUCCESS) {
+				abandon(n, q, "the wait-state replay's messages", "MPI failed while waiting for");
+				free(q);
+				return 0;
+			}
+			if (done) {
+				if (PMPI_Iallreduce(&sent, any, 1, MPI_INT, MPI_MAX, sync_comm, red) != MPI_SUCCESS) {
+					abandon(0, NULL, "the wait-state replay's rounds", "MPI failed in");
+					free(q);
+					return 0;
+				}
+				reducing = 1;
+			}
+		} else {
+			if (PMPI_Test(red, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+				abandon(1, red, "the wait-state replay's rounds", "MPI failed while waiting for");
+				free(q);
+				return 0;
+			}
+			if (done) {
+				free(q);
+				return 1;
+			}
+		}
+		if ((spin & 63) == 0 && mono_ns() > coll_deadline) {
+			char why[64];
+			snprintf(why, sizeof why, "waited %.0f s in vain for", (double)coll_timeout_ns / 1e9);
+			if (reducing) {
+				abandon(1, red, "the wait-state replay's messages", why);
+			} else {
+				abandon(n, q, "the wait-state replay's messages", why);
+			}
+			free(q);
+			return 0;
+		}
+		if (spin < 2000) {
+			sched_yield();
+		} else {
+			struct timespec ts = {0, 100000};
+			nanosleep(&ts, NULL);
+		}
+	}
+}
+
+/*
+ * replay runs the rounds of the wait-state replay in-situ (cshim/replay.go,
+ * analysis/waitstate/insitu.go): in each, Go gives this rank's messages
+ * (records of a peer, a size and the bytes), replay_exchange sends them to
+ * their peers only (the ranks the run talked to, and the neighbours in the
+ * communicators' trees) and takes the ones for this rank, and what came in
+ * goes to Go with the next round. The forward replay takes 2 ceil(log2 p)
+ * rounds, the backward one a round to ship each wait to its late party;
+ * the rest of it (the delay costs and the critical path) runs without
+ * rounds (replay_async), then Go finishes in a last call (its input's
+ * third word is 1). A rank whose Go side failed sends nothing, and still
+ * takes part in each round, so that no other rank waits for it.
+ */
+/* replay_rounds counts the replay's calls into Go, for HMB_COLLECTIVE_TIMING. */
+static int replay_rounds;
+
+/* A message of the backward replay in flight, and its request. */
+struct replay_flight {
+	char *buf;
+	MPI_Request q;
+};
+
+/*
+ * replay_async runs the backward replay after the ship round without
+ * rounds: each record that arrives goes to Go at once (round counts the
+ * calls), what Go returns is sent at once, so a chain of waits (each
+ * wait's cost, the critical path's token) moves at the speed of a
+ * message, not of a round of all ranks. The end is found by waves of a
+ * sum reduction of the messages sent and received, which a rank joins
+ * when it has nothing left to do (all it received went to Go, all Go
+ * gave was sent): when two waves in a row find the same sums, and the
+ * sends equal the receives, no message is in flight and no rank has
+ * anything to do (Mattern's four counters). in holds what the ship round
+ * brought. 0 when the step's deadline passed with nothing arriving, or
+ * MPI failed (then the collective steps are given up).
+ */
+HMB_NOINST static int replay_async(int *round, char **in, size_t *in_n, int *failed)
+{
+	int p = hmbmpi_world_size, r = world_rank, tag = TAG_REPLAY + 2;
+	struct replay_flight *fly = NULL;
+	size_t nfly = 0, capfly = 0;
+	int64_t count[2] = {0, 0}, snap[2], sum[2], prev[2] = {-1, -1};
+	int waving = 0, call = 1, ok = 1;
+	MPI_Request wave = MPI_REQUEST_NULL;
+	step_begins();
+	for (long spin = 0;; spin++) {
+		int busy = 0;
+		if (call) {
+			call = 0;
+			busy = 1;
+			(*round)++;
+			uint32_t hdr[3] = {(uint32_t)*round, (uint32_t)p, 0};
+			memcpy(*in, hdr, sizeof hdr);
+			char *out = NULL;
+			size_t on = 0;
+			if (!*failed && hmb_pass_make(HMB_PASS_REPLAY, r, *in, *in_n, &out, &on) != 0) {
+				fprintf(stderr, "hmbtrace: rank %d: %s: the run's wait states lack this rank\n", r, hmb_last_error());
+				*failed = 1;
+				free(out);
+				out = NULL;
+				on = 0;
+			}
+			replay_rounds = *round + 1;
+			*in_n = 12;
+			for (size_t off = 0; off + 8 <= on;) {
+				uint32_t rec[2];
+				memcpy(rec, out + off, sizeof rec);
+				if (rec[0] >= (uint32_t)p || rec[1] > on - off - 8) {
+					break; /* not Go's records: the rest is sent as nothing */
+				}
+				if (rec[1] > 0) {
+					if (nfly == capfly) {
+						size_t c = capfly ? 2 * capfly : 16;
+						struct replay_flight *g = realloc(fly, c * sizeof *g);
+						if (g == NULL) {
+							ok = 0;
+							break;
+						}
+						fly = g;
+						capfly = c;
+					}
+					char *b = malloc(rec[1]);
+					if (b == NULL) {
+						ok = 0;
+						break;
+					}
+					memcpy(b, out + off + 8, rec[1]);
+					fly[nfly].buf = b;
+					PMPI_Isend(b, (int)rec[1], MPI_BYTE, (int)rec[0], tag, sync_comm, &fly[nfly].q);
+					nfly++;
+					count[0]++;
+				}
+				off += 8 + rec[1];
+			}
+			free(out);
+			if (!ok) {
+				abandon(0, NULL, "the wait-state replay's messages", "out of memory for");
+				break;
+			}
+		}
+		for (;;) {
+			int flag = 0;
+			MPI_Status st;
+			if (PMPI_Iprobe(MPI_ANY_SOURCE, tag, sync_comm, &flag, &st) != MPI_SUCCESS) {
+				ok = 0;
+				break;
+			}
+			if (!flag) {
+				break;
+			}
+			int len = 0;
+			PMPI_Get_count(&st, MPI_BYTE, &len);
+			char *grown = realloc(*in, *in_n + 8 + (size_t)len);
+			if (grown == NULL) {
+				ok = 0;
+				break;
+			}
+			*in = grown;
+			uint32_t rec[2] = {(uint32_t)st.MPI_SOURCE, (uint32_t)len};
+			memcpy(*in + *in_n, rec, sizeof rec);
+			PMPI_Recv(*in + *in_n + 8, len, MPI_BYTE, st.MPI_SOURCE, tag, sync_comm, MPI_STATUS_IGNORE);
+			*in_n += 8 + (size_t)len;
+			count[1]++;
+			call = busy = 1;
+		}
+		if (!ok) {
+			abandon(0, NULL, "the wait-state replay's messages", "MPI failed, or no memory, while taking");
+			break;
+		}
+		/* The sends done: their buffers go. */
+		size_t kept = 0;
+		for (size_t i = 0; i < nfly; i++) {
+			int done = 0;
+			PMPI_Test(&fly[i].q, &done, MPI_STATUS_IGNORE);
+			if (done) {
+				free(fly[i].buf);
+			} else {
+				fly[kept++] = fly[i];
+			}
+		}
+		nfly = kept;
+		if (!waving && !call) {
+			snap[0] = count[0];
+			snap[1] = count[1];
+			if (PMPI_Iallreduce(snap, sum, 2, MPI_INT64_T, MPI_SUM, sync_comm, &wave) != MPI_SUCCESS) {
+				abandon(0, NULL, "the wait-state replay's end", "MPI failed in");
+				ok = 0;
+				break;
+			}
+			waving = 1;
+		} else if (waving) {
+			int done = 0;
+			if (PMPI_Test(&wave, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+				abandon(0, NULL, "the wait-state replay's end", "MPI failed in");
+				ok = 0;
+				break;
+			}
+			if (done) {
+				waving = 0;
+				busy = 1;
+				if (sum[0] == sum[1] && sum[0] == prev[0] && sum[1] == prev[1]) {
+					break; /* over: every message sent was taken, and nothing moved since */
+				}
+				prev[0] = sum[0];
+				prev[1] = sum[1];
+			}
+		}
+		if (busy) {
+			step_begins();
+			spin = 0;
+			continue;
+		}
+		if ((spin & 63) == 0 && mono_ns() > coll_deadline) {
+			char why[64];
+			snprintf(why, sizeof why, "waited %.0f s in vain for", (double)coll_timeout_ns / 1e9);
+			abandon(waving, &wave, "the wait-state replay's messages", why);
+			ok = 0;
+			break;
+		}
+		if (spin < 2000) {
+			sched_yield();
+		} else {
+			struct timespec ts = {0, 100000};
+			nanosleep(&ts, NULL);
+		}
+	}
+	/* Every message was taken (or the steps were given up): the sends end. */
+	for (size_t i = 0; i < nfly; i++) {
+		if (ok) {
+			PMPI_Wait(&fly[i].q, MPI_STATUS_IGNORE);
+		} else if (fly[i].q != MPI_REQUEST_NULL) {
+			PMPI_Cancel(&fly[i].q);
+			PMPI_Request_free(&fly[i].q);
+		}
+		free(fly[i].buf);
+	}
+	free(fly);
+	return ok;
+}
 
 HMB_NOINST static void replay(void)
 {
@@ -1620,17 +1927,15 @@ HMB_NOINST static void replay(void)
 	while ((1 << levels) < p) {
 		levels++;
 	}
-	int rounds = 2 * levels, failed = 0;
-	uint64_t *sc = calloc((size_t)p, sizeof *sc), *rc = calloc((size_t)p, sizeof *rc);
-	MPI_Request *q = malloc(2 * (size_t)p * sizeof *q);
-	char *in = malloc(8);
-	size_t in_n = 8;
-	if (sc == NULL || rc == NULL || q == NULL || in == NULL) {
+	int rounds = 2 * levels, failed = 0, final = 0;
+	char *in = malloc(12);
+	size_t in_n = 12;
+	if (in == NULL) {
 		fprintf(stderr, "hmbtrace: rank %d: out of memory for the wait-state replay: the run's wait states lack this rank\n", r);
-		failed = 1;
+		return;
 	}
-	for (int round = 0; round <= rounds && in != NULL && sc != NULL && rc != NULL && q != NULL; round++) {
-		uint32_t hdr[2] = {(uint32_t)round, (uint32_t)p};
+	for (int round = 0; in != NULL; round++) {
+		uint32_t hdr[3] = {(uint32_t)round, (uint32_t)p, (uint32_t)final};
 		memcpy(in, hdr, sizeof hdr);
 		char *out = NULL;
 		size_t on = 0;
@@ -1643,73 +1948,31 @@ HMB_NOINST static void replay(void)
 		}
 		free(in);
 		in = NULL;
-		if (round == rounds) {
+		if (final) {
 			free(out);
 			break;
 		}
-		/* The sizes of this round's messages, by peer. */
-		memset(sc, 0, (size_t)p * sizeof *sc);
-		for (size_t off = 0; off + 8 <= on;) {
-			uint32_t rec[2];
-			memcpy(rec, out + off, sizeof rec);
-			if (rec[0] >= (uint32_t)p || rec[1] > on - off - 8) {
-				break; /* not Go's records: sent as nothing */
-			}
-			sc[rec[0]] = rec[1];
-			off += 8 + rec[1];
-		}
+		replay_rounds = round + 1;
+		in = malloc(12);
+		in_n = 12;
+		int any = 0;
 		step_begins();
-		MPI_Request a = MPI_REQUEST_NULL;
-		if (PMPI_Ialltoall(sc, 1, MPI_UINT64_T, rc, 1, MPI_UINT64_T, sync_comm, &a) != MPI_SUCCESS ||
-		    !bounded_wait(1, &a, "the sizes of the wait-state replay's messages")) {
-			free(out);
-			break;
-		}
-		size_t total = 8;
-		for (int i = 0; i < p; i++) {
-			if (rc[i] > 0) {
-				total += 8 + rc[i];
-			}
-		}
-		in = malloc(total);
-		if (in == NULL) {
-			abandon(0, NULL, "the wait-state replay's messages", "out of memory for");
-			free(out);
-			break;
-		}
-		in_n = total;
-		int n = 0;
-		size_t at = 8;
-		for (int i = 0; i < p; i++) {
-			if (rc[i] == 0) {
-				continue;
-			}
-			uint32_t rec[2] = {(uint32_t)i, (uint32_t)rc[i]};
-			memcpy(in + at, rec, sizeof rec);
-			PMPI_Irecv(in + at + 8, (int)rc[i], MPI_BYTE, i, TAG_REPLAY, sync_comm, &q[n++]);
-			at += 8 + rc[i];
-		}
-		for (size_t off = 0; off + 8 <= on;) {
-			uint32_t rec[2];
-			memcpy(rec, out + off, sizeof rec);
-			if (rec[0] >= (uint32_t)p || rec[1] > on - off - 8) {
-				break;
-			}
-			if (rec[1] > 0) {
-				PMPI_Isend(out + off + 8, (int)rec[1], MPI_BYTE, (int)rec[0], TAG_REPLAY, sync_comm, &q[n++]);
-			}
-			off += 8 + rec[1];
-		}
-		int ok = bounded_wait(n, q, "the wait-state replay's messages");
+		int ok = in != NULL && replay_exchange(round, out, on, &in, &in_n, &any);
 		free(out);
 		if (!ok) {
 			break;
 		}
+		if (round == rounds) {
+			/* The ship round is in: the rest of the replay needs no rounds. */
+			int ok = replay_async(&round, &in, &in_n, &failed);
+			final = 1;
+			in_n = 12;
+			if (!ok) {
+				break;
+			}
+		}
 	}
 	free(in);
-	free(sc);
-	free(rc);
-	free(q);
 }
 
 /*
@@ -2038,9 +2301,9 @@ HMB_NOINST static void say_timing(const int64_t at[5])
 	}
 	fprintf(stderr,
 		"hmbtrace: rank %d: collective end of %d ranks, %d rounds: clock sync %.6f s, run profile %.6f s, "
-		"definitions %.6f s, archive slots %.6f s%s\n",
+		"definitions %.6f s, archive slots %.6f s, wait-state replay %d calls%s\n",
 		world_rank, hmbmpi_world_size, rounds, (double)(at[1] - at[0]) / 1e9, (double)(at[2] - at[1]) / 1e9,
-		(double)(at[3] - at[2]) / 1e9, (double)(at[4] - at[3]) / 1e9, coll_abandoned ? " (given up)" : "");
+		(double)(at[3] - at[2]) / 1e9, (double)(at[4] - at[3]) / 1e9, replay_rounds, coll_abandoned ? " (given up)" : "");
 }
 
 /*
