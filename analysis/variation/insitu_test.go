@@ -156,16 +156,16 @@ func TestReadRankEventsLimit(t *testing.T) {
 	if err != nil || ev == nil || ev.File() != f {
 		t.Fatalf("ReadRankEvents with room: %v, %v", ev, err)
 	}
-	var recorded uint64
+	var kept uint64
 	for _, l := range f.Locations {
-		recorded += l.Recorded
+		kept += l.Kept()
 	}
-	if recorded == 0 {
-		t.Fatal("the trace recorded no events")
+	if kept == 0 {
+		t.Fatal("the trace kept no events")
 	}
-	for _, limit := range []int64{0, int64(recorded)*RankEventBytes - 1} {
+	for _, limit := range []int64{0, int64(kept)*RankEventBytes - 1} {
 		if ev, err := ReadRankEvents(f, limit); ev != nil || err != nil {
-			t.Errorf("ReadRankEvents(limit %d bytes, %d events recorded) = %v, %v; want nil, nil", limit, recorded, ev, err)
+			t.Errorf("ReadRankEvents(limit %d bytes, %d events kept) = %v, %v; want nil, nil", limit, kept, ev, err)
 		}
 	}
 }

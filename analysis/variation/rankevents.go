@@ -36,18 +36,18 @@ const RankEventBytes = 24
 // they do not: then the passes read f themselves (LocalChoice, Cut.Local).
 func ReadRankEvents(f *tracefile.File, limit int64) (*RankEvents, error) {
 	max := limit / RankEventBytes
-	var recorded uint64
+	var kept uint64
 	for i := range f.Locations {
-		recorded += f.Locations[i].Recorded
+		kept += f.Locations[i].Kept()
 	}
-	if max <= 0 || recorded > uint64(max) {
+	if max <= 0 || kept > uint64(max) {
 		return nil, nil
 	}
 	r := &RankEvents{f: f, locs: make([][]rankEvent, len(f.Locations))}
 	var n int64
 	for i := range f.Locations {
 		l := &f.Locations[i]
-		evs := make([]rankEvent, 0, l.Recorded)
+		evs := make([]rankEvent, 0, l.Kept())
 		it := f.Events(l.ID)
 		var e tracefile.Event
 		for it.Next(&e) {
@@ -55,7 +55,7 @@ func ReadRankEvents(f *tracefile.File, limit int64) (*RankEvents, error) {
 				continue
 			}
 			// The statistics bound the events; a trace without them
-			// (Recorded 0) is bounded as it is read.
+			// is bounded as it is read.
 			if n++; n > max {
 				return nil, nil
 			}
