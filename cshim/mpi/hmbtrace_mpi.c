@@ -17,6 +17,7 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "mpi_internal.h"
 
@@ -1250,19 +1251,25 @@ HMB_NOINST static void abandon(int n, MPI_Request *r, const char *what, const ch
 
 /*
  * How the collective steps wait. A wait that spins, even yielding between
- * tests, keeps its rank runnable, and where ranks outnumber cores (8 ranks
- * on 2 cores) the ranks that wait then take their share of a core from
- * those still making their parts: the collective end took three times the
- * CPU time its passes need. So a wait yields a few times (the answer is
- * usually a message away) and then sleeps, each sleep twice the last, up to
- * WAIT_SLEEP_MAX_NS, which bounds what a step adds to the answer's arrival.
- * Only the clock synchronisation's ping-pongs spin (WAIT_SPIN): their round
- * trip is the offset's error.
+ * tests, keeps its rank runnable, and where a node's ranks outnumber its
+ * cores (8 ranks on 2 cores) the ranks that wait then take their share of
+ * a core from those still making their parts. So there a wait yields a few
+ * times (the answer is usually a message away) and then sleeps, each sleep
+ * twice the last, up to WAIT_SLEEP_MAX_NS, which bounds what a step adds
+ * to the answer's arrival. With a core per rank, as on a cluster, a
+ * spinning rank takes nobody's core and a sleep only adds latency to each
+ * of the tree's rounds: there the waits spin as the clock
+ * synchronisation's ping-pongs always do (WAIT_SPIN), whose round trip is
+ * the offset's error.
  */
 enum wait_mode { WAIT_IDLE, WAIT_SPIN };
 #define WAIT_YIELDS 16
 #define WAIT_SLEEP_MIN_NS 8000
 #define WAIT_SLEEP_MAX_NS 250000
+
+/* oversubscribed is set at MPI_Init when this node runs more ranks than it
+ * has cores online: then WAIT_IDLE waits sleep. */
+static int oversubscribed;
 
 /*
  * wait_mode_for waits for n point-to-point requests until the step's
@@ -1274,6 +1281,9 @@ HMB_NOINST static int wait_mode_for(int n, MPI_Request *r, const char *what, enu
 	if (coll_abandoned) {
 		abandon(n, r, what, "");
 		return 0;
+	}
+	if (!oversubscribed) {
+		mode = WAIT_SPIN;
 	}
 	long sleep_ns = mode == WAIT_SPIN ? 100000 : WAIT_SLEEP_MIN_NS;
 	for (long spin = 0;; spin++) {
@@ -2049,6 +2059,17 @@ HMB_NOINST void hmbmpi_after_init(void)
 	int32_t me = world_rank;
 	self_id = hmb_comm_define("MPI_COMM_SELF", 0, &me, 1, NULL, 0);
 	PMPI_Comm_dup(MPI_COMM_WORLD, &sync_comm);
+	/* The ranks that share this node's memory, against its cores. */
+	MPI_Comm node = MPI_COMM_NULL;
+	if (sync_comm != MPI_COMM_NULL &&
+	    PMPI_Comm_split_type(sync_comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) == MPI_SUCCESS &&
+	    node != MPI_COMM_NULL) {
+		int local = 0;
+		long cores = sysconf(_SC_NPROCESSORS_ONLN);
+		PMPI_Comm_size(node, &local);
+		oversubscribed = cores > 0 && local > cores;
+		PMPI_Comm_free(&node);
+	}
 	int archive = 0, aggregate = 1;
 	int64_t timeout = 0;
 	/* Only the wait's bound matters here: the archive is made at MPI_Finalize. */
