@@ -50,8 +50,13 @@ import (
 // ranks' arrival) 0.16 to 0.32 s; the results were 0.5 KB of profile,
 // 12.7 KB of matrix and 77 to 153 KB of variation (1,216 segments).
 //
-// The last three read the rank's events: its trace, written into memory
-// and read back once (a copy of the bins in use) for the three.
+// The passes that read the rank's events (the matrix only where the
+// buffer shed messages, the choice, the segments and the replay) read its
+// trace, written into memory and read back once (a copy of the bins in
+// use). The choice and
+// the segments read its enters and leaves decoded once
+// (variation.RankEvents, up to rankEventsLimit): merging the level streams
+// costs more per event than either pass's own work on it.
 const (
 	PassProfile = 1 + iota
 	PassComm
@@ -85,10 +90,16 @@ var passState struct {
 	trace    *tracefile.File // the rank's trace, events too, read once
 	traceOK  bool
 	traceErr error
-	cut      *variation.Cut // the root's, between PassChoice and PassSegments
-	results  map[byte][]byte
-	began    map[int]time.Time // the root's pass starts
-	costs    []tracefile.PassCost
+	// events are the trace's enters and leaves, decoded once for
+	// PassChoice and PassSegments (nil: too many, each pass reads the
+	// trace), released after PassSegments.
+	events    *variation.RankEvents
+	eventsOK  bool
+	eventsErr error
+	cut       *variation.Cut // the root's, between PassChoice and PassSegments
+	results   map[byte][]byte
+	began     map[int]time.Time // the root's pass starts
+	costs     []tracefile.PassCost
 }
 
 func passOf(pass int) (passDef, error) {
@@ -159,6 +170,7 @@ func (rt *Runtime) PassEnd() {
 	passState.mu.Lock()
 	costs := passState.costs
 	passState.trace, passState.traceOK, passState.traceErr, passState.cut = nil, false, nil, nil
+	passState.events, passState.eventsOK, passState.eventsErr = nil, false, nil
 	passState.costs, passState.began = nil, nil
 	passState.mu.Unlock()
 	if len(costs) > 0 {
@@ -227,6 +239,37 @@ func (rt *Runtime) rankTrace() (*tracefile.File, error) {
 		passState.traceOK = true
 	}
 	return passState.trace, passState.traceErr
+}
+
+// rankEventsLimit bounds the memory of the events decoded once for the
+// choice and the segments: 64 MiB, about 2.8 million enters and leaves
+// per rank (LULESH's ranks at -s 20 -i 200 record 150,000 to 350,000).
+// A rank with more has each pass read its trace.
+const rankEventsLimit = 64 << 20
+
+// rankEvents returns this rank's trace and its enters and leaves, decoded
+// once for the passes that read them; no events (and no error) when they
+// take more than rankEventsLimit, or were released.
+func (rt *Runtime) rankEvents() (*tracefile.File, *variation.RankEvents, error) {
+	f, err := rt.rankTrace()
+	if err != nil {
+		return nil, nil, err
+	}
+	passState.mu.Lock()
+	defer passState.mu.Unlock()
+	if !passState.eventsOK {
+		passState.events, passState.eventsErr = variation.ReadRankEvents(f, rankEventsLimit)
+		passState.eventsOK = true
+	}
+	return f, passState.events, passState.eventsErr
+}
+
+// releaseRankEvents lets the decoded events go once the last pass that
+// reads them is done.
+func releaseRankEvents() {
+	passState.mu.Lock()
+	passState.events, passState.eventsErr = nil, nil
+	passState.mu.Unlock()
 }
 
 func makeProfile(rt *Runtime, rank int, _ []byte) ([]byte, error) {
@@ -307,11 +350,16 @@ func setComm(rt *Runtime, b []byte) ([]byte, error) {
 }
 
 func makeChoice(rt *Runtime, _ int, _ []byte) ([]byte, error) {
-	f, err := rt.rankTrace()
+	f, ev, err := rt.rankEvents()
 	if err != nil {
 		return nil, err
 	}
-	c, err := variation.LocalChoice(f)
+	var c *variation.Choice
+	if ev != nil {
+		c, err = ev.Choice()
+	} else {
+		c, err = variation.LocalChoice(f)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -349,11 +397,17 @@ func makeSegments(rt *Runtime, _ int, in []byte) ([]byte, error) {
 	if err := variation.Decode(in, &cut); err != nil {
 		return nil, err
 	}
-	f, err := rt.rankTrace()
+	f, ev, err := rt.rankEvents()
 	if err != nil {
 		return nil, err
 	}
-	s, err := cut.Local(f)
+	defer releaseRankEvents()
+	var s *variation.Segments
+	if ev != nil {
+		s, err = cut.Segments(ev)
+	} else {
+		s, err = cut.Local(f)
+	}
 	if err != nil {
 		return nil, err
 	}

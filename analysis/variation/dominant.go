@@ -663,6 +663,20 @@ func (w waitSums) shares() map[string]waitShare {
 // summed: the run as the events show it, also where the program's own
 // code is not a region.
 func waitSumsOf(files []*tracefile.File, cl classifier, procs int) (waitSums, int64, error) {
+	return waitSumsFrom(files, cl, procs, fileEvents)
+}
+
+// eventSource is what locationWaits reads a location's events from: the
+// file's iterator, or the events a rank decoded once (RankEvents).
+type eventSource interface {
+	Next(e *tracefile.Event) bool
+	Err() error
+	Close()
+}
+
+// waitSumsFrom is waitSumsOf, the events of file f's location index loc
+// read from open(f, loc, ahead).
+func waitSumsFrom(files []*tracefile.File, cl classifier, procs int, open func(f *tracefile.File, loc int, ahead bool) eventSource) (waitSums, int64, error) {
 	out := waitSums{}
 	type fileRegions struct {
 		kinds          []regionKind
@@ -691,7 +705,7 @@ func waitSumsOf(files []*tracefile.File, cl classifier, procs int) (waitSums, in
 	perLoc := make([][]waitShare, len(locs))
 	err := parallel.Do(procs, len(locs), func(n int) error {
 		f, fr := files[locs[n].file], byFile[locs[n].file]
-		per, err := locationWaits(f, &f.Locations[locs[n].loc], fr.kinds, fr.waits, fr.startup, procs > len(locs))
+		per, err := locationWaits(f, open(f, locs[n].loc, procs > len(locs)), fr.kinds, fr.waits, fr.startup)
 		perLoc[n] = per
 		return err
 	})
@@ -707,9 +721,9 @@ func waitSumsOf(files []*tracefile.File, cl classifier, procs int) (waitSums, in
 }
 
 // locationWaits returns the waitShare of each region id of file f (0 for
-// the ids the file does not define) on location loc; with ahead, its
-// events are read on a goroutine of their own.
-func locationWaits(f *tracefile.File, loc *tracefile.Location, kinds []regionKind, waits, startup []bool, ahead bool) ([]waitShare, error) {
+// the ids the file does not define) on the location whose events it reads
+// from it, which it closes.
+func locationWaits(f *tracefile.File, it eventSource, kinds []regionKind, waits, startup []bool) ([]waitShare, error) {
 	type frame struct {
 		region    uint32
 		outermost bool
@@ -758,7 +772,6 @@ func locationWaits(f *tracefile.File, loc *tracefile.Location, kinds []regionKin
 		since = now
 	}
 	var first, last int64 = -1, 0 // the location's first and last enter or leave
-	it := f.EventsWith(loc.ID, ahead)
 	defer it.Close()
 	for it.Next(&e) {
 		switch e.Kind {

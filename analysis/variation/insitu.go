@@ -55,9 +55,20 @@ type axisPart struct {
 // LocalChoice returns the Choice of the rank whose trace f is, reading its
 // events once.
 func LocalChoice(f *tracefile.File) (*Choice, error) {
+	return localChoice(f, fileEvents)
+}
+
+// fileEvents reads the events of f's location index loc from f.
+func fileEvents(f *tracefile.File, loc int, ahead bool) eventSource {
+	return f.EventsWith(f.Locations[loc].ID, ahead)
+}
+
+// localChoice is LocalChoice, the events of f's location index loc read
+// from open(f, loc, ahead).
+func localChoice(f *tracefile.File, open func(f *tracefile.File, loc int, ahead bool) eventSource) (*Choice, error) {
 	files := []*tracefile.File{f}
 	cl := newClassifier(files, analysis.SyncMatcher{})
-	sums, traced, err := waitSumsOf(files, cl, 1)
+	sums, traced, err := waitSumsFrom(files, cl, 1, open)
 	if err != nil {
 		return nil, fmt.Errorf("variation: rank %d: %w", f.Header.Rank, err)
 	}
@@ -154,6 +165,12 @@ type Segments struct {
 // order, as Analyze cuts them among the files of its run. A row's File is
 // the rank: its index among the run's files in rank order.
 func (c *Cut) Local(f *tracefile.File) (*Segments, error) {
+	return c.local(f, fileEvents)
+}
+
+// local is Local, the events of f's location index loc read from
+// open(f, loc, false).
+func (c *Cut) local(f *tracefile.File, open func(f *tracefile.File, loc int, ahead bool) eventSource) (*Segments, error) {
 	h := &f.Header
 	offset := h.StartWall.UnixNano() - c.Axis.Wall
 	if c.Axis.Synced {
@@ -170,10 +187,11 @@ func (c *Cut) Local(f *tracefile.File) (*Segments, error) {
 		var segs []Segment
 		s := c.Plan.NewScanner(f, ref, j, func(seg Segment) { segs = append(segs, seg) })
 		var e tracefile.Event
-		it := f.Events(l.ID)
+		it := open(f, j, false)
 		for it.Next(&e) {
 			s.Event(&e)
 		}
+		it.Close()
 		if err := it.Err(); err != nil {
 			return nil, fmt.Errorf("variation: rank %d: %w", h.Rank, err)
 		}

@@ -90,3 +90,37 @@ func ExampleChoice_Cut() {
 	// 1:main iteration 2: SOS-time 4000000 ns
 	// stands out: 1:main iteration 1
 }
+
+// A rank decodes its events once for both of its passes, the Choice and,
+// once the root chose, the Segments, as cshim's collective end does.
+func ExampleReadRankEvents() {
+	dir, _ := os.MkdirTemp("", "example")
+	defer os.RemoveAll(dir)
+	slowest := [3]uint64{4, 9, 4}
+	var events []*variation.RankEvents
+	for rank, compute := range [][3]uint64{{4, 4, 4}, {4, 9, 4}} {
+		ev, err := variation.ReadRankEvents(recordRank(dir, rank, compute, slowest), 64<<20)
+		if err != nil || ev == nil {
+			log.Fatal("the events do not fit: ", err)
+		}
+		events = append(events, ev)
+	}
+	choice, _ := events[0].Choice()
+	other, _ := events[1].Choice()
+	choice.Merge(other)
+	cut, err := choice.Cut()
+	if err != nil {
+		log.Fatal(err)
+	}
+	segs, _ := cut.Segments(events[0])
+	more, _ := cut.Segments(events[1])
+	segs.Merge(more)
+	v, err := cut.Finish(segs)
+	if err != nil {
+		log.Fatal(err)
+	}
+	top := v.Ranked()[0]
+	fmt.Printf("%d segments of %s; stands out: %s iteration %d\n", len(v.Segments), v.Region, v.Rows[top.Row].Label, top.Index)
+	// Output:
+	// 6 segments of iteration; stands out: 1:main iteration 1
+}

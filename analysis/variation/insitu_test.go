@@ -50,11 +50,30 @@ func through[T any](t *testing.T, v *T) *T {
 // its own Choice, merged up a binomial tree, the Cut down, each its own
 // segments, gathered up the tree, finished at the root.
 func inSitu(t *testing.T, files []*tracefile.File) (*Variation, error) {
+	return inSituWith(t, files, false)
+}
+
+// inSituWith is inSitu; with once, each rank decodes its events once for
+// both of its passes (ReadRankEvents), as cshim's collective end does.
+func inSituWith(t *testing.T, files []*tracefile.File, once bool) (*Variation, error) {
 	t.Helper()
 	p := len(files)
+	events := make([]*RankEvents, p)
+	if once {
+		for r, f := range files {
+			ev, err := ReadRankEvents(f, 1<<30)
+			if err != nil || ev == nil {
+				t.Fatalf("rank %d: ReadRankEvents: %v, %v", r, ev, err)
+			}
+			events[r] = ev
+		}
+	}
 	choices := make([]*Choice, p)
 	for r, f := range files {
 		c, err := LocalChoice(f)
+		if once {
+			c, err = events[r].Choice()
+		}
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -72,6 +91,9 @@ func inSitu(t *testing.T, files []*tracefile.File) (*Variation, error) {
 	segs := make([]*Segments, p)
 	for r, f := range files {
 		s, err := through(t, cut).Local(f)
+		if once {
+			s, err = through(t, cut).Segments(events[r])
+		}
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -110,10 +132,40 @@ func TestInSituEqualsFiles(t *testing.T) {
 				if !reflect.DeepEqual(got, want) {
 					t.Errorf("in-situ\n%+v\nfrom the files\n%+v", got, want)
 				}
+				once, err := inSituWith(t, files, true)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !reflect.DeepEqual(once, want) {
+					t.Errorf("in-situ, events decoded once\n%+v\nfrom the files\n%+v", once, want)
+				}
 				if name, _ := shape.SolverRegion(); got.Region != name || len(got.Segments) < 20*ranks-ranks {
 					t.Errorf("in-situ cut %d segments at %q, want about %d at %q", len(got.Segments), got.Region, 20*ranks, name)
 				}
 			})
+		}
+	}
+}
+
+// Events that do not fit the limit are not decoded: the passes read the
+// trace themselves.
+func TestReadRankEventsLimit(t *testing.T) {
+	files := rankFiles(t, tracetest.ShapeRun{Shape: tracetest.ShapeCG, Ranks: 1, Iterations: 5, Load: 1, Seed: 3})
+	f := files[0]
+	ev, err := ReadRankEvents(f, 1<<30)
+	if err != nil || ev == nil || ev.File() != f {
+		t.Fatalf("ReadRankEvents with room: %v, %v", ev, err)
+	}
+	var kept uint64
+	for _, l := range f.Locations {
+		kept += l.Kept()
+	}
+	if kept == 0 {
+		t.Fatal("the trace kept no events")
+	}
+	for _, limit := range []int64{0, int64(kept)*RankEventBytes - 1} {
+		if ev, err := ReadRankEvents(f, limit); ev != nil || err != nil {
+			t.Errorf("ReadRankEvents(limit %d bytes, %d events kept) = %v, %v; want nil, nil", limit, kept, ev, err)
 		}
 	}
 }
@@ -129,5 +181,8 @@ func TestInSituNoDominantRegion(t *testing.T) {
 	_, got := inSitu(t, files)
 	if want == nil || got == nil || got.Error() != want.Error() {
 		t.Errorf("in-situ: %v; from the files: %v", got, want)
+	}
+	if _, once := inSituWith(t, files, true); once == nil || want == nil || once.Error() != want.Error() {
+		t.Errorf("in-situ, events decoded once: %v; from the files: %v", once, want)
 	}
 }

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "mpi_internal.h"
 
@@ -1249,17 +1250,42 @@ HMB_NOINST static void abandon(int n, MPI_Request *r, const char *what, const ch
 }
 
 /*
- * bounded_wait waits for n point-to-point requests until the step's
- * deadline; 0 if they did not all complete (then the collective steps are
- * given up). It yields the processor between tests: ranks may outnumber
- * cores, and the one it waits for may need this one's core.
+ * How the collective steps wait. A wait that spins, even yielding between
+ * tests, keeps its rank runnable, and where a node's ranks outnumber its
+ * cores (8 ranks on 2 cores) the ranks that wait then take their share of
+ * a core from those still making their parts. So there a wait yields a few
+ * times (the answer is usually a message away) and then sleeps, each sleep
+ * twice the last, up to WAIT_SLEEP_MAX_NS, which bounds what a step adds
+ * to the answer's arrival. With a core per rank, as on a cluster, a
+ * spinning rank takes nobody's core and a sleep only adds latency to each
+ * of the tree's rounds: there the waits spin as the clock
+ * synchronisation's ping-pongs always do (WAIT_SPIN), whose round trip is
+ * the offset's error.
  */
-HMB_NOINST static int bounded_wait(int n, MPI_Request *r, const char *what)
+enum wait_mode { WAIT_IDLE, WAIT_SPIN };
+#define WAIT_YIELDS 16
+#define WAIT_SLEEP_MIN_NS 8000
+#define WAIT_SLEEP_MAX_NS 250000
+
+/* oversubscribed is set at MPI_Init when this node runs more ranks than it
+ * has cores online: then WAIT_IDLE waits sleep. */
+static int oversubscribed;
+
+/*
+ * wait_mode_for waits for n point-to-point requests until the step's
+ * deadline; 0 if they did not all complete (then the collective steps are
+ * given up).
+ */
+HMB_NOINST static int wait_mode_for(int n, MPI_Request *r, const char *what, enum wait_mode mode)
 {
 	if (coll_abandoned) {
 		abandon(n, r, what, "");
 		return 0;
 	}
+	if (!oversubscribed) {
+		mode = WAIT_SPIN;
+	}
+	long sleep_ns = mode == WAIT_SPIN ? 100000 : WAIT_SLEEP_MIN_NS;
 	for (long spin = 0;; spin++) {
 		int done = 0;
 		if (PMPI_Testall(n, r, &done, MPI_STATUSES_IGNORE) != MPI_SUCCESS) {
@@ -1269,19 +1295,28 @@ HMB_NOINST static int bounded_wait(int n, MPI_Request *r, const char *what)
 		if (done) {
 			return 1;
 		}
-		if ((spin & 63) == 0 && mono_ns() > coll_deadline) {
+		if ((mode == WAIT_IDLE || (spin & 63) == 0) && mono_ns() > coll_deadline) {
 			char why[64];
 			snprintf(why, sizeof why, "waited %.0f s in vain for", (double)coll_timeout_ns / 1e9);
 			abandon(n, r, what, why);
 			return 0;
 		}
-		if (spin < 2000) {
+		if (mode == WAIT_SPIN ? spin < 2000 : spin < WAIT_YIELDS) {
 			sched_yield();
 		} else {
-			struct timespec ts = {0, 100000};
+			struct timespec ts = {0, sleep_ns};
 			nanosleep(&ts, NULL);
+			if (mode == WAIT_IDLE) {
+				sleep_ns = sleep_ns * 2 < WAIT_SLEEP_MAX_NS ? sleep_ns * 2 : WAIT_SLEEP_MAX_NS;
+			}
 		}
 	}
+}
+
+/* bounded_wait is wait_mode_for a step that may idle. */
+HMB_NOINST static int bounded_wait(int n, MPI_Request *r, const char *what)
+{
+	return wait_mode_for(n, r, what, WAIT_IDLE);
 }
 
 /*
@@ -1317,7 +1352,8 @@ HMB_NOINST static int serve_child(int child, const struct sync_down *mine)
 		char ping;
 		MPI_Request r = MPI_REQUEST_NULL;
 		PMPI_Irecv(&ping, 1, MPI_CHAR, child, TAG_PING, sync_comm, &r);
-		if (!bounded_wait(1, &r, what)) {
+		/* The first ping waits for the child's arrival: idle. */
+		if (!wait_mode_for(1, &r, what, k == 0 ? WAIT_IDLE : WAIT_SPIN)) {
 			return 0;
 		}
 		if (ping == SYNC_DONE) {
@@ -1325,7 +1361,7 @@ HMB_NOINST static int serve_child(int child, const struct sync_down *mine)
 		}
 		uint64_t t0 = hmb_clock();
 		PMPI_Isend(&t0, 1, MPI_UINT64_T, child, TAG_PONG, sync_comm, &r);
-		if (!bounded_wait(1, &r, what)) {
+		if (!wait_mode_for(1, &r, what, WAIT_SPIN)) {
 			return 0;
 		}
 	}
@@ -1359,7 +1395,8 @@ HMB_NOINST static int sync_with_parent(int parent, uint64_t *mid, struct sync_do
 		int64_t n1 = mono_ns();
 		uint64_t t1 = hmb_clock();
 		PMPI_Isend(&ping, 1, MPI_CHAR, parent, TAG_PING, sync_comm, &r[1]);
-		if (!bounded_wait(2, r, what)) {
+		/* The first waits for the parent to serve this rank: idle. */
+		if (!wait_mode_for(2, r, what, k == 0 ? WAIT_IDLE : WAIT_SPIN)) {
 			return 0;
 		}
 		uint64_t t2 = hmb_clock();
@@ -2242,6 +2279,20 @@ __attribute__((destructor)) HMB_NOINST static void check_wrapped(void)
 			"-lhmbtrace-mpi before it; hmbtrace-instrument does)\n");
 }
 
+/* init_sync_ns is how long MPI_Init's clock synchronisation took, for say_timing. */
+static int64_t init_sync_ns;
+
+/* cpu_ns is the CPU time of the process so far (every thread, the Go
+ * runtime's too), for say_timing. */
+HMB_NOINST static int64_t cpu_ns(void)
+{
+	struct timespec ts;
+	if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0) {
+		return 0;
+	}
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
 /*
  * hmbmpi_after_init learns the rank, defines MPI_COMM_WORLD and
  * MPI_COMM_SELF before any other communicator, and syncs the clocks.
@@ -2271,13 +2322,26 @@ HMB_NOINST void hmbmpi_after_init(void)
 	int32_t me = world_rank;
 	self_id = hmb_comm_define("MPI_COMM_SELF", 0, &me, 1, NULL, 0);
 	PMPI_Comm_dup(MPI_COMM_WORLD, &sync_comm);
+	/* The ranks that share this node's memory, against its cores. */
+	MPI_Comm node = MPI_COMM_NULL;
+	if (sync_comm != MPI_COMM_NULL &&
+	    PMPI_Comm_split_type(sync_comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) == MPI_SUCCESS &&
+	    node != MPI_COMM_NULL) {
+		int local = 0;
+		long cores = sysconf(_SC_NPROCESSORS_ONLN);
+		PMPI_Comm_size(node, &local);
+		oversubscribed = cores > 0 && local > cores;
+		PMPI_Comm_free(&node);
+	}
 	int archive = 0, aggregate = 1;
 	int64_t timeout = 0;
 	/* Only the wait's bound matters here: the archive is made at MPI_Finalize. */
 	if (hmb_run_end(&archive, &aggregate, &timeout) && timeout > 0) {
 		coll_timeout_ns = timeout;
 	}
+	int64_t t0 = mono_ns();
 	clock_sync();
+	init_sync_ns = mono_ns() - t0;
 }
 
 /*
@@ -2285,10 +2349,12 @@ HMB_NOINST void hmbmpi_after_init(void)
  * steps of the collective end took (at: the monotonic times before the
  * clock sync, after it, after the profile's reduction, after the
  * definitions' unification, after the slots): one line per rank on
- * stderr, which `go run ./bench -sections scale` reads. The write itself
- * comes later, at exit.
+ * stderr, which `go run ./bench -sections scale` reads; then the process's
+ * CPU time over them (cpu: before and after), which shows what waiting
+ * costs where ranks outnumber cores, and MPI_Init's clock sync. The write
+ * itself comes later, at exit.
  */
-HMB_NOINST static void say_timing(const int64_t at[5])
+HMB_NOINST static void say_timing(const int64_t at[5], const int64_t cpu[2])
 {
 	const char *v = getenv("HMB_COLLECTIVE_TIMING");
 	if (v == NULL || !(strcmp(v, "1") == 0 || strcasecmp(v, "true") == 0 || strcasecmp(v, "yes") == 0 ||
@@ -2301,9 +2367,10 @@ HMB_NOINST static void say_timing(const int64_t at[5])
 	}
 	fprintf(stderr,
 		"hmbtrace: rank %d: collective end of %d ranks, %d rounds: clock sync %.6f s, run profile %.6f s, "
-		"definitions %.6f s, archive slots %.6f s, wait-state replay %d calls%s\n",
+		"definitions %.6f s, archive slots %.6f s, wait-state replay %d calls, CPU %.6f s, MPI_Init's clock sync %.6f s%s\n",
 		world_rank, hmbmpi_world_size, rounds, (double)(at[1] - at[0]) / 1e9, (double)(at[2] - at[1]) / 1e9,
-		(double)(at[3] - at[2]) / 1e9, (double)(at[4] - at[3]) / 1e9, replay_rounds, coll_abandoned ? " (given up)" : "");
+		(double)(at[3] - at[2]) / 1e9, (double)(at[4] - at[3]) / 1e9, replay_rounds, (double)(cpu[1] - cpu[0]) / 1e9,
+		(double)init_sync_ns / 1e9, coll_abandoned ? " (given up)" : "");
 }
 
 /*
@@ -2319,7 +2386,8 @@ HMB_NOINST void hmbmpi_before_finalize(void)
 	if (hmb_run_end(&archive, &aggregate, &timeout) && timeout > 0) {
 		coll_timeout_ns = timeout;
 	}
-	int64_t at[5];
+	int64_t at[5], cpu[2];
+	cpu[0] = cpu_ns();
 	at[0] = mono_ns();
 	clock_sync();
 	at[1] = at[2] = at[3] = at[4] = mono_ns();
@@ -2336,7 +2404,8 @@ HMB_NOINST void hmbmpi_before_finalize(void)
 		}
 		at[4] = mono_ns();
 	}
-	say_timing(at);
+	cpu[1] = cpu_ns();
+	say_timing(at, cpu);
 	if (sync_comm != MPI_COMM_NULL && !coll_abandoned) {
 		PMPI_Comm_free(&sync_comm);
 	}
