@@ -137,13 +137,9 @@ static int proxy_call(void (*fn)(void *), void *arg)
 	return 1;
 }
 
-/* hmb_go_via: see shim.h. */
-HMB_NOINST void hmb_go_via(struct hmb_thread *th, void (*fn)(void *), void *arg)
+/* hmb_go_own: see shim.h. */
+HMB_NOINST int hmb_go_own(struct hmb_thread *th)
 {
-	if (th == NULL || th->go_way == HMB_GO_OWN || hmb_go_thread) {
-		fn(arg);
-		return;
-	}
 	if (th->go_way == HMB_GO_UNDECIDED) {
 		unsigned max = atomic_load_explicit(&go_own_max, memory_order_relaxed);
 		if (max == 0) {
@@ -153,14 +149,21 @@ HMB_NOINST void hmb_go_via(struct hmb_thread *th, void (*fn)(void *), void *arg)
 		}
 		if (atomic_fetch_add(&go_own, 1) < max) {
 			th->go_way = HMB_GO_OWN;
-			fn(arg);
-			return;
+		} else {
+			atomic_fetch_sub(&go_own, 1);
+			th->go_way = HMB_GO_PROXIED;
 		}
-		atomic_fetch_sub(&go_own, 1);
-		th->go_way = HMB_GO_PROXIED;
 	}
-	if (!proxy_call(fn, arg)) {
-		fn(arg); /* no proxy: the thread's own M, slowly */
+	return th->go_way == HMB_GO_OWN;
+}
+
+/* hmb_go_via: see shim.h. */
+HMB_NOINST void hmb_go_via(void (*fn)(void *), void *arg)
+{
+	/* A thread that never probed (hmb_self NULL) and Go's own threads call Go themselves. */
+	struct hmb_thread *me = hmb_self;
+	if (me == NULL || hmb_go_thread || hmb_go_own(me) || !proxy_call(fn, arg)) {
+		fn(arg); /* (no proxy: the thread's own M, slowly) */
 	}
 }
 
