@@ -22,6 +22,9 @@
  * the calls do does not depend on the thread they run on (the location is
  * named by index; the C probes read no counters, runtime.go), and the caller
  * is blocked meanwhile, so its location still has a single writer.
+ * A thread of the proxied kind makes no call at all to register: its
+ * location waits for its first replay (runtime.c, hmb_locate), so a team
+ * that starts makes none of these calls in its first region.
  */
 #include <errno.h>
 #include <pthread.h>
