@@ -548,8 +548,20 @@ HMB_NOINST static hmb_record *hmb_first_buf(struct hmb_thread *th)
 	return ((struct hmb_thread_mem *)(void *)th)->buf;
 }
 
-/* hmb_register gives the calling thread its staging array, or returns NULL. */
-HMB_NOINST static struct hmb_thread *hmb_register(void)
+/*
+ * How many records a thread that a runtime registered (hmb_thread_name,
+ * hmb_thread_team) stages before it makes its location, if it calls Go
+ * itself: enough for a team's first regions, few enough that its probes
+ * soon take the direct path.
+ */
+#define HMB_FIRST_WINDOW 64
+
+/*
+ * hmb_register gives the calling thread its staging array, or returns
+ * NULL; by_probe says a probe registers it, not hmb_thread_name or
+ * hmb_thread_team. It sets the thread's window (hmb_locate).
+ */
+HMB_NOINST static struct hmb_thread *hmb_register(int by_probe)
 {
 	pthread_once(&hmb_once, hmb_setup);
 	struct hmb_thread_mem *mem = hmb_thread_mem();
@@ -562,10 +574,11 @@ HMB_NOINST static struct hmb_thread *hmb_register(void)
 	pthread_mutex_init(&th->lock, NULL);
 	th->buf = buf;
 	th->cap = HMB_STAGING_RECORDS;
+	th->window = hmb_locate_early || (hmb_go_own(th) && by_probe) ? 0 : hmb_go_own(th) ? HMB_FIRST_WINDOW : th->cap;
 	th->index = HMB_NO_INDEX;
 	th->tid = (long)syscall(SYS_gettid);
 	atomic_init(&th->cur, buf);
-	atomic_init(&th->end, buf + th->cap);
+	atomic_init(&th->end, buf + (th->window > 0 ? th->window : th->cap));
 
 	pthread_mutex_lock(&hmb_mu);
 	int st = atomic_load(&hmb_state);
@@ -601,10 +614,14 @@ HMB_NOINST static struct hmb_thread *hmb_register(void)
  * to goproxy.c's proxy, and a team of 1,024 threads starting at once paid
  * that in its first parallel region (85 us a thread, 2.9x the region's
  * plain time). Its records then stay exact: each waits in order in the
- * array. A thread that may call Go itself (goproxy.c) and probes before
- * it registered makes its location at its first probe, as do all under
- * HMB_SURVIVE, whose events must be in the surviving mapping as they come
- * (hmb_locate_early), so that their probes are direct from the first.
+ * array. How many it stages first is its window: the whole array for a
+ * thread whose calls into Go go through the proxy; HMB_FIRST_WINDOW for
+ * one that calls Go itself and that a runtime registered (an OpenMP
+ * thread), so that its probes are soon direct; none for one that calls
+ * Go itself and registered by probing (a program's own thread), and for
+ * all under HMB_SURVIVE, whose events must be in the surviving mapping as
+ * they come (hmb_locate_early): those make their location at their first
+ * probe, direct from the first.
  */
 
 /* The calls into Go a thread's location makes, each for hmb_go_via: its arguments and a function that calls. */
@@ -696,6 +713,10 @@ HMB_NOINST static int hmb_locate(struct hmb_thread *th, hmb_record *from, hmb_re
 	if (!located && c.loc != NULL && c.epoch != NULL) {
 		th->epoch_word = c.epoch;
 		th->loc = c.loc;
+	}
+	if (!located && th->buf != NULL && atomic_load_explicit(&th->end, memory_order_relaxed) != th->buf) {
+		/* Past its window: the whole array, unless hmb_finalize closed it. */
+		atomic_store_explicit(&th->end, th->buf + th->cap, memory_order_relaxed);
 	}
 	/* What Go could not decode is counted; the direct path's drops went first, before anything staged. */
 	hmb_drop(c.malformed);
@@ -916,10 +937,10 @@ HMB_NOINST static void hmb_slow_locked(struct hmb_thread *th, const hmb_record *
 		break;
 	case ST_RUNNING:
 	case ST_CLOSING:
-		if (th->index == HMB_NO_INDEX && !hmb_locate_early && !hmb_go_own(th)) {
-			if (c + n <= th->buf + th->cap) {
-				break; /* its location waits for its first replay: staged */
-			}
+		if (th->index == HMB_NO_INDEX && !hmb_locate_early && c + n <= th->buf + th->window) {
+			break; /* its location waits for its first replay: staged */
+		}
+		if (th->index == HMB_NO_INDEX && c + n > th->buf + th->cap) {
 			/* Full: the location is made with the array's replay, in one call into Go. */
 			hmb_replay(th, th->buf, c);
 			atomic_store_explicit(&th->cur, th->buf, memory_order_relaxed);
@@ -992,7 +1013,7 @@ void hmb_slow_n(hmb_record *rec, int n)
 		if (st == ST_DISABLED) {
 			return;
 		}
-		if ((st != ST_UNINIT && st != ST_RUNNING) || (th = hmb_register()) == NULL) {
+		if ((st != ST_UNINIT && st != ST_RUNNING) || (th = hmb_register(1)) == NULL) {
 			hmb_drop(1);
 			return;
 		}
@@ -1182,7 +1203,7 @@ HMB_NOINST void hmb_thread_name(const char *name)
 	struct hmb_thread *th = hmb_self;
 	if (th == NULL) {
 		int st = atomic_load(&hmb_state);
-		if ((st != ST_UNINIT && st != ST_RUNNING) || (th = hmb_register()) == NULL) {
+		if ((st != ST_UNINIT && st != ST_RUNNING) || (th = hmb_register(0)) == NULL) {
 			return;
 		}
 	}
@@ -1244,7 +1265,7 @@ HMB_NOINST void hmb_thread_team(int levels, const int *numbers)
 	struct hmb_thread *th = hmb_self;
 	if (th == NULL) {
 		int st = atomic_load(&hmb_state);
-		if ((st != ST_UNINIT && st != ST_RUNNING) || (th = hmb_register()) == NULL) {
+		if ((st != ST_UNINIT && st != ST_RUNNING) || (th = hmb_register(0)) == NULL) {
 			return;
 		}
 	}
@@ -1255,12 +1276,12 @@ HMB_NOINST void hmb_thread_team(int levels, const int *numbers)
 	if (th->index != HMB_NO_INDEX && !th->closed && (st == ST_RUNNING || st == ST_CLOSING)) {
 		hmb_thread_call_go(th, 2, 0);
 	}
-	int now = th->index == HMB_NO_INDEX && (hmb_locate_early || hmb_go_own(th));
+	int now = th->index == HMB_NO_INDEX && hmb_locate_early;
 	pthread_mutex_unlock(&th->lock);
 	/*
-	 * A runtime's thread that has its place has its name: if it calls Go
-	 * itself, its location is made now, so that its probes take the direct
-	 * path from the first; else at its first replay (hmb_locate).
+	 * A runtime's thread that has its place has its name: under
+	 * HMB_SURVIVE its location is made now, so that its probes take the
+	 * direct path from the first; else at its first replay (hmb_locate).
 	 */
 	if (now) {
 		hmb_flush_staged();

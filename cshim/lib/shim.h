@@ -141,6 +141,7 @@ struct hmb_thread {
 	pthread_mutex_t lock;
 	hmb_record *buf; /* the staging array; NULL once the thread exited */
 	size_t cap;      /* its length in records */
+	size_t window;   /* records it stages before its location is made (runtime.c, hmb_locate) */
 	hmb_record *cut; /* closed: records from here on came after hmb_finalize */
 	uint32_t index;  /* the Go location, HMB_NO_INDEX until it exists */
 	long tid;
