@@ -549,10 +549,10 @@ HMB_NOINST static hmb_record *hmb_first_buf(struct hmb_thread *th)
 }
 
 /*
- * How many records a thread that a runtime registered (hmb_thread_name,
- * hmb_thread_team) stages before it makes its location, if it calls Go
- * itself: enough for a team's first regions, few enough that its probes
- * soon take the direct path.
+ * How many records a thread stages before it makes its location (but a
+ * program's own thread that calls Go itself): enough for a team's first
+ * regions, few enough that its probes soon take the direct path and that
+ * replaying them costs little more than that path would have.
  */
 #define HMB_FIRST_WINDOW 64
 
@@ -574,7 +574,7 @@ HMB_NOINST static struct hmb_thread *hmb_register(int by_probe)
 	pthread_mutex_init(&th->lock, NULL);
 	th->buf = buf;
 	th->cap = HMB_STAGING_RECORDS;
-	th->window = hmb_locate_early || (hmb_go_own(th) && by_probe) ? 0 : hmb_go_own(th) ? HMB_FIRST_WINDOW : th->cap;
+	th->window = hmb_locate_early || (by_probe && hmb_go_own(th)) ? 0 : HMB_FIRST_WINDOW;
 	th->index = HMB_NO_INDEX;
 	th->tid = (long)syscall(SYS_gettid);
 	atomic_init(&th->cur, buf);
@@ -614,14 +614,12 @@ HMB_NOINST static struct hmb_thread *hmb_register(int by_probe)
  * to goproxy.c's proxy, and a team of 1,024 threads starting at once paid
  * that in its first parallel region (85 us a thread, 2.9x the region's
  * plain time). Its records then stay exact: each waits in order in the
- * array. How many it stages first is its window: the whole array for a
- * thread whose calls into Go go through the proxy; HMB_FIRST_WINDOW for
- * one that calls Go itself and that a runtime registered (an OpenMP
- * thread), so that its probes are soon direct; none for one that calls
- * Go itself and registered by probing (a program's own thread), and for
- * all under HMB_SURVIVE, whose events must be in the surviving mapping as
- * they come (hmb_locate_early): those make their location at their first
- * probe, direct from the first.
+ * array. How many it stages first is its window, HMB_FIRST_WINDOW; none
+ * for a thread that calls Go itself (goproxy.c) and registered by
+ * probing (a program's own thread), and for all under HMB_SURVIVE, whose
+ * events must be in the surviving mapping as they come
+ * (hmb_locate_early): those make their location at their first probe,
+ * direct from the first.
  */
 
 /* The calls into Go a thread's location makes, each for hmb_go_via: its arguments and a function that calls. */
@@ -937,10 +935,19 @@ HMB_NOINST static void hmb_slow_locked(struct hmb_thread *th, const hmb_record *
 		break;
 	case ST_RUNNING:
 	case ST_CLOSING:
-		if (th->index == HMB_NO_INDEX && !hmb_locate_early && c + n <= th->buf + th->window) {
-			break; /* its location waits for its first replay: staged */
+		if (th->index == HMB_NO_INDEX && c + n <= th->buf + th->cap) {
+			if (!hmb_locate_early && c + n <= th->buf + th->window) {
+				break; /* its location waits for its first replay: staged */
+			}
+			/* Past its window: staged too, and the location made with their replay, in one call into Go. */
+			for (int i = 0; i < n; i++) {
+				c[i] = rec[i];
+			}
+			hmb_replay(th, th->buf, c + n);
+			atomic_store_explicit(&th->cur, th->buf, memory_order_relaxed);
+			return;
 		}
-		if (th->index == HMB_NO_INDEX && c + n > th->buf + th->cap) {
+		if (th->index == HMB_NO_INDEX) {
 			/* Full: the location is made with the array's replay, in one call into Go. */
 			hmb_replay(th, th->buf, c);
 			atomic_store_explicit(&th->cur, th->buf, memory_order_relaxed);
