@@ -606,10 +606,10 @@ HMB_NOINST static struct hmb_thread *hmb_register(int by_probe)
 /*
  * A thread's location is made by its first call into Go that needs it,
  * not when the thread registers: hmb_register is C alone, and the thread
- * stages its records (its probes are not direct) until its first replay,
- * when its staging array is full, when a record must reach Go at once,
- * at its exit or at hmb_finalize. That call makes the location and
- * replays the records in one. Why: a C thread's first call into Go costs
+ * stages its records (its probes are not direct) until its first replay:
+ * when it has staged its window of records, when a record must reach Go
+ * at once, at its exit or at hmb_finalize. That call makes the location
+ * and replays the records in one. Why: a C thread's first call into Go costs
  * the Go runtime a thread (an M) of its own, or costs the thread a trip
  * to goproxy.c's proxy, and a team of 1,024 threads starting at once paid
  * that in its first parallel region (85 us a thread, 2.9x the region's
