@@ -37,6 +37,7 @@ type Runtime struct {
 	sym     *Symbolizer
 	signals *fatalsignal.Handler
 	probe   ProbeMode
+	early   bool // HMB_SURVIVE: LocateEarly
 }
 
 // ProbeMode is how the C probes record (HMB_C_PROBE).
@@ -80,6 +81,17 @@ func (rt *Runtime) ProbeMode() ProbeMode {
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
 	return rt.probe
+}
+
+// LocateEarly reports whether every C thread makes its location at its
+// first probe: under HMB_SURVIVE, whose mapping must hold the events as
+// they come. Otherwise a thread's location waits for its first replay,
+// and its records for it in C (cshim/lib/runtime.c, hmb_locate), so that
+// a thread's registration needs no call into Go.
+func (rt *Runtime) LocateEarly() bool {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	return rt.early
 }
 
 // Start starts the measurement from the HMB_* variables env ("NAME=value",
@@ -138,6 +150,7 @@ func (rt *Runtime) StartFrom(env []string, clockName string, fn uint64) (enabled
 	}
 	rt.m = m
 	rt.probe = probe
+	rt.early = cfg.Survive
 	rt.funcs = map[uint64]measure.Region{}
 	rt.sym = NewSymbolizer()
 	if m.Enabled() {

@@ -77,7 +77,7 @@ func contain(what string, onPanic func()) {
 }
 
 //export hmbgo_start
-func hmbgo_start(env **C.char, n C.int, tsc C.int, fn C.uint64_t, errOut **C.char, direct *C.int) (rc C.int) {
+func hmbgo_start(env **C.char, n C.int, tsc C.int, fn C.uint64_t, errOut **C.char, direct, early *C.int) (rc C.int) {
 	defer contain("hmb_init", func() {
 		*errOut = C.CString("hmbtrace: hmb_init: internal error")
 		rc = -1
@@ -98,6 +98,9 @@ func hmbgo_start(env **C.char, n C.int, tsc C.int, fn C.uint64_t, errOut **C.cha
 	case enabled:
 		if rt.ProbeMode() == cshim.ProbeDirect {
 			*direct = 1
+		}
+		if rt.LocateEarly() {
+			*early = 1
 		}
 		return 1
 	}

@@ -22,6 +22,9 @@
  * the calls do does not depend on the thread they run on (the location is
  * named by index; the C probes read no counters, runtime.go), and the caller
  * is blocked meanwhile, so its location still has a single writer.
+ * A thread of the proxied kind makes no call at all to register: its
+ * location waits for its first replay (runtime.c, hmb_locate), so a team
+ * that starts makes none of these calls in its first region.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -137,13 +140,9 @@ static int proxy_call(void (*fn)(void *), void *arg)
 	return 1;
 }
 
-/* hmb_go_via: see shim.h. */
-HMB_NOINST void hmb_go_via(struct hmb_thread *th, void (*fn)(void *), void *arg)
+/* hmb_go_own: see shim.h. */
+HMB_NOINST int hmb_go_own(struct hmb_thread *th)
 {
-	if (th == NULL || th->go_way == HMB_GO_OWN || hmb_go_thread) {
-		fn(arg);
-		return;
-	}
 	if (th->go_way == HMB_GO_UNDECIDED) {
 		unsigned max = atomic_load_explicit(&go_own_max, memory_order_relaxed);
 		if (max == 0) {
@@ -153,14 +152,21 @@ HMB_NOINST void hmb_go_via(struct hmb_thread *th, void (*fn)(void *), void *arg)
 		}
 		if (atomic_fetch_add(&go_own, 1) < max) {
 			th->go_way = HMB_GO_OWN;
-			fn(arg);
-			return;
+		} else {
+			atomic_fetch_sub(&go_own, 1);
+			th->go_way = HMB_GO_PROXIED;
 		}
-		atomic_fetch_sub(&go_own, 1);
-		th->go_way = HMB_GO_PROXIED;
 	}
-	if (!proxy_call(fn, arg)) {
-		fn(arg); /* no proxy: the thread's own M, slowly */
+	return th->go_way == HMB_GO_OWN;
+}
+
+/* hmb_go_via: see shim.h. */
+HMB_NOINST void hmb_go_via(void (*fn)(void *), void *arg)
+{
+	/* A thread that never probed (hmb_self NULL) and Go's own threads call Go themselves. */
+	struct hmb_thread *me = hmb_self;
+	if (me == NULL || hmb_go_thread || hmb_go_own(me) || !proxy_call(fn, arg)) {
+		fn(arg); /* (no proxy: the thread's own M, slowly) */
 	}
 }
 

@@ -91,6 +91,8 @@ int hmb_use_tsc;
 
 static pthread_mutex_t hmb_mu = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic int hmb_state = ST_UNINIT;
+/* Set by hmb_init (HMB_SURVIVE): every thread makes its location at its first probe (hmb_locate). */
+static int hmb_locate_early;
 static struct hmb_thread *hmb_threads, *hmb_threads_tail; /* guarded by hmb_mu */
 static int hmb_final_result;                               /* guarded by hmb_mu */
 static _Atomic uint64_t hmb_dropped_count;
@@ -429,7 +431,7 @@ HMB_NOINST static int hmb_init_locked(int lazy, uint64_t fn)
 	}
 	char *err = NULL;
 	int direct = 0;
-	int rc = HMB_GO(hmbgo_start(env, n, hmb_use_tsc, fn, &err, &direct));
+	int rc = HMB_GO(hmbgo_start(env, n, hmb_use_tsc, fn, &err, &direct, &hmb_locate_early));
 	free(env);
 	if (rc < 0) {
 		hmb_set_error(err != NULL ? err : "hmbtrace: hmb_init failed");
@@ -505,8 +507,10 @@ HMB_NOINST static void hmb_lazy_init(uint64_t fn)
  * stays in the list), its staging array's pages are (hmb_release).
  */
 #define HMB_THREAD_CHUNK 64
+#define HMB_NAME_INLINE 48
 struct hmb_thread_mem {
-	struct hmb_thread th;
+	struct hmb_thread th; /* its small fields last, in the page of name and buf's first records */
+	char name[HMB_NAME_INLINE]; /* th's name when it fits: no malloc, a thread's first of which costs */
 	hmb_record buf[HMB_STAGING_RECORDS];
 };
 static pthread_mutex_t hmb_thread_mem_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -532,14 +536,32 @@ HMB_NOINST static struct hmb_thread_mem *hmb_thread_mem(void)
 	return m;
 }
 
+/* hmb_inline_name returns the room for thread th's name that came with it. */
+HMB_NOINST static char *hmb_inline_name(struct hmb_thread *th)
+{
+	return ((struct hmb_thread_mem *)(void *)th)->name;
+}
+
 /* hmb_first_buf returns thread th's first staging array, which came with it. */
 HMB_NOINST static hmb_record *hmb_first_buf(struct hmb_thread *th)
 {
 	return ((struct hmb_thread_mem *)(void *)th)->buf;
 }
 
-/* hmb_register gives the calling thread its staging array, or returns NULL. */
-HMB_NOINST static struct hmb_thread *hmb_register(void)
+/*
+ * How many records a thread stages before it makes its location (but a
+ * program's own thread that calls Go itself): enough for a team's first
+ * regions, few enough that its probes soon take the direct path and that
+ * replaying them costs little more than that path would have.
+ */
+#define HMB_FIRST_WINDOW 64
+
+/*
+ * hmb_register gives the calling thread its staging array, or returns
+ * NULL; by_probe says a probe registers it, not hmb_thread_name or
+ * hmb_thread_team. It sets the thread's window (hmb_locate).
+ */
+HMB_NOINST static struct hmb_thread *hmb_register(int by_probe)
 {
 	pthread_once(&hmb_once, hmb_setup);
 	struct hmb_thread_mem *mem = hmb_thread_mem();
@@ -548,16 +570,15 @@ HMB_NOINST static struct hmb_thread *hmb_register(void)
 	}
 	struct hmb_thread *th = &mem->th;
 	hmb_record *buf = mem->buf;
-	for (size_t i = 0; i < HMB_THR_CACHE; i++) {
-		th->thr_region[i] = HMB_THR_EMPTY(i);
-	}
+	th->thr_region[0] = HMB_THR_EMPTY(0); /* the others hold 0 (shim.h) */
 	pthread_mutex_init(&th->lock, NULL);
 	th->buf = buf;
 	th->cap = HMB_STAGING_RECORDS;
+	th->window = hmb_locate_early || (by_probe && hmb_go_own(th)) ? 0 : HMB_FIRST_WINDOW;
 	th->index = HMB_NO_INDEX;
 	th->tid = (long)syscall(SYS_gettid);
 	atomic_init(&th->cur, buf);
-	atomic_init(&th->end, buf + th->cap);
+	atomic_init(&th->end, buf + (th->window > 0 ? th->window : th->cap));
 
 	pthread_mutex_lock(&hmb_mu);
 	int st = atomic_load(&hmb_state);
@@ -583,39 +604,49 @@ HMB_NOINST static struct hmb_thread *hmb_register(void)
 }
 
 /*
- * hmb_location makes sure the thread has its Go location (lock held), and,
- * for a thread that still probes, the pointers of its direct path.
+ * A thread's location is made by its first call into Go that needs it,
+ * not when the thread registers: hmb_register is C alone, and the thread
+ * stages its records (its probes are not direct) until its first replay:
+ * when it has staged its window of records, when a record must reach Go
+ * at once, at its exit or at hmb_finalize. That call makes the location
+ * and replays the records in one. Why: a C thread's first call into Go costs
+ * the Go runtime a thread (an M) of its own, or costs the thread a trip
+ * to goproxy.c's proxy, and a team of 1,024 threads starting at once paid
+ * that in its first parallel region (85 us a thread, 2.9x the region's
+ * plain time). Its records then stay exact: each waits in order in the
+ * array. How many it stages first is its window, HMB_FIRST_WINDOW; none
+ * for a thread that calls Go itself (goproxy.c) and registered by
+ * probing (a program's own thread), and for all under HMB_SURVIVE, whose
+ * events must be in the surviving mapping as they come
+ * (hmb_locate_early): those make their location at their first probe,
+ * direct from the first.
  */
+
 /* The calls into Go a thread's location makes, each for hmb_go_via: its arguments and a function that calls. */
 struct hmb_location_call {
 	struct hmb_thread *th;
 	int direct;
 	void *loc, *epoch;
-};
-
-HMB_NOINST static void hmb_location_go(void *arg)
-{
-	struct hmb_location_call *c = arg;
-	struct hmb_thread *th = c->th;
-	const char *name = th->name != NULL ? th->name : "";
-	th->index = HMB_GO(hmbgo_thread(th->tid, (char *)name, strlen(name), c->direct, &c->loc, &c->epoch));
-	if (th->index != HMB_NO_INDEX && th->team_levels > 0) {
-		HMB_GO(hmbgo_thread_team(th->index, th->team_levels, th->team));
-	}
-}
-
-struct hmb_replay_call {
-	struct hmb_thread *th;
-	hmb_record *from;
+	hmb_record *from; /* records to replay into it once it exists, n of them */
 	size_t n;
 	uint64_t malformed;
 };
 
-HMB_NOINST static void hmb_replay_go(void *arg)
+/* hmb_location_go makes the thread's location if it has none, then replays the call's records. */
+HMB_NOINST static void hmb_location_go(void *arg)
 {
-	struct hmb_replay_call *c = arg;
+	struct hmb_location_call *c = arg;
 	struct hmb_thread *th = c->th;
-	c->malformed = HMB_GO(hmbgo_replay(th->index, c->from, c->n, th->drops, th->mdrops, th->cdrops, th->ndrops));
+	if (th->index == HMB_NO_INDEX) {
+		const char *name = th->name != NULL ? th->name : "";
+		th->index = HMB_GO(hmbgo_thread(th->tid, (char *)name, strlen(name), c->direct, &c->loc, &c->epoch));
+		if (th->index != HMB_NO_INDEX && th->team_levels > 0) {
+			HMB_GO(hmbgo_thread_team(th->index, th->team_levels, th->team));
+		}
+	}
+	if (th->index != HMB_NO_INDEX && (c->n > 0 || th->ndrops > 0)) {
+		c->malformed = HMB_GO(hmbgo_replay(th->index, c->from, c->n, th->drops, th->mdrops, th->cdrops, th->ndrops));
+	}
 }
 
 struct hmb_thread_call {
@@ -648,47 +679,69 @@ HMB_NOINST static void hmb_thread_go(void *arg)
 HMB_NOINST static uint32_t hmb_thread_call_go(struct hmb_thread *th, unsigned what, uint64_t addr)
 {
 	struct hmb_thread_call c = {.th = th, .what = what, .addr = addr};
-	hmb_go_via(th, hmb_thread_go, &c);
+	hmb_go_via(hmb_thread_go, &c);
 	return c.region;
 }
 
+/*
+ * hmb_locate makes sure the thread has its Go location (lock held), and,
+ * for a thread that still probes, the pointers of its direct path; then
+ * it replays records [from, to) into it, in the same call into Go. It
+ * reports whether the location exists; if not, the records are counted
+ * as dropped.
+ */
+HMB_NOINST static int hmb_locate(struct hmb_thread *th, hmb_record *from, hmb_record *to)
+{
+	int located = th->index != HMB_NO_INDEX;
+	if (located && from == to && th->ndrops == 0) {
+		return 1;
+	}
+	/* Not direct for a thread hmb_finalize or its exit stopped probing. */
+	struct hmb_location_call c = {
+		.th = th,
+		.direct = hmb_direct_on && atomic_load(&hmb_state) == ST_RUNNING && !th->closed && !th->exited,
+		.from = from,
+		.n = (size_t)(to - from),
+	};
+	hmb_go_via(hmb_location_go, &c);
+	if (th->index == HMB_NO_INDEX) {
+		hmb_drop(hmb_events(from, to));
+		return 0;
+	}
+	if (!located && c.loc != NULL && c.epoch != NULL) {
+		th->epoch_word = c.epoch;
+		th->loc = c.loc;
+	}
+	if (!located && th->buf != NULL && atomic_load_explicit(&th->end, memory_order_relaxed) != th->buf) {
+		/* Past its window: the whole array, unless hmb_finalize closed it. */
+		atomic_store_explicit(&th->end, th->buf + th->cap, memory_order_relaxed);
+	}
+	/* What Go could not decode is counted; the direct path's drops went first, before anything staged. */
+	hmb_drop(c.malformed);
+	memset(th->drops, 0, th->ndrops * sizeof th->drops[0]);
+	memset(th->mdrops, 0, th->ndrops * sizeof th->mdrops[0]);
+	memset(th->cdrops, 0, th->ndrops * sizeof th->cdrops[0]);
+	th->ndrops = 0;
+	return 1;
+}
+
+/* hmb_location makes sure the thread has its Go location (lock held); see hmb_locate. */
 HMB_NOINST static int hmb_location(struct hmb_thread *th)
 {
-	if (th->index == HMB_NO_INDEX) {
-		/* Not for a thread hmb_finalize or its exit stopped probing. */
-		struct hmb_location_call c = {
-			.th = th, .direct = hmb_direct_on && atomic_load(&hmb_state) == ST_RUNNING && !th->closed && !th->exited};
-		hmb_go_via(th, hmb_location_go, &c);
-		if (th->index != HMB_NO_INDEX && c.loc != NULL && c.epoch != NULL) {
-			th->epoch_word = c.epoch;
-			th->loc = c.loc;
-		}
-	}
-	return th->index != HMB_NO_INDEX;
+	return hmb_locate(th, NULL, NULL);
 }
 
 /*
- * hmb_replay hands records to the thread's Go location (lock held, measurement
- * running or closing but not past this thread). What Go could not decode is
- * counted.
+ * hmb_replay hands records to the thread's Go location, making it if
+ * need be (lock held, measurement running or closing but not past this
+ * thread). What Go could not decode is counted.
  */
 HMB_NOINST static void hmb_replay(struct hmb_thread *th, hmb_record *from, hmb_record *to)
 {
 	if (from == to && th->ndrops == 0) {
 		return;
 	}
-	if (!hmb_location(th)) {
-		hmb_drop(hmb_events(from, to));
-		return;
-	}
-	/* The direct path's drops go first: they came before anything staged. */
-	struct hmb_replay_call c = {.th = th, .from = from, .n = (size_t)(to - from)};
-	hmb_go_via(th, hmb_replay_go, &c);
-	hmb_drop(c.malformed);
-	memset(th->drops, 0, th->ndrops * sizeof th->drops[0]);
-	memset(th->mdrops, 0, th->ndrops * sizeof th->mdrops[0]);
-	memset(th->cdrops, 0, th->ndrops * sizeof th->cdrops[0]);
-	th->ndrops = 0;
+	hmb_locate(th, from, to);
 }
 
 /*
@@ -749,7 +802,7 @@ HMB_NOINST static void hmb_thr_take(struct hmb_thread *th, int fold, int own)
 		} else {
 			size_t k = i - HMB_FUNC_CACHE;
 			r = th->thr_region[k];
-			if (r == HMB_THR_EMPTY(k)) {
+			if (HMB_THR_IS_EMPTY(k, r)) {
 				continue;
 			}
 			after = &th->thr_after[k];
@@ -882,6 +935,24 @@ HMB_NOINST static void hmb_slow_locked(struct hmb_thread *th, const hmb_record *
 		break;
 	case ST_RUNNING:
 	case ST_CLOSING:
+		if (th->index == HMB_NO_INDEX && c + n <= th->buf + th->cap) {
+			if (!hmb_locate_early && c + n <= th->buf + th->window) {
+				break; /* its location waits for its first replay: staged */
+			}
+			/* Past its window: staged too, and the location made with their replay, in one call into Go. */
+			for (int i = 0; i < n; i++) {
+				c[i] = rec[i];
+			}
+			hmb_replay(th, th->buf, c + n);
+			atomic_store_explicit(&th->cur, th->buf, memory_order_relaxed);
+			return;
+		}
+		if (th->index == HMB_NO_INDEX) {
+			/* Full: the location is made with the array's replay, in one call into Go. */
+			hmb_replay(th, th->buf, c);
+			atomic_store_explicit(&th->cur, th->buf, memory_order_relaxed);
+			c = th->buf;
+		}
 		if (hmb_location(th) && th->loc != NULL) {
 			/* A direct thread: the record goes to Go now with the rest,
 			 * so that the array is empty and the direct path open again. */
@@ -949,7 +1020,7 @@ void hmb_slow_n(hmb_record *rec, int n)
 		if (st == ST_DISABLED) {
 			return;
 		}
-		if ((st != ST_UNINIT && st != ST_RUNNING) || (th = hmb_register()) == NULL) {
+		if ((st != ST_UNINIT && st != ST_RUNNING) || (th = hmb_register(1)) == NULL) {
 			hmb_drop(1);
 			return;
 		}
@@ -1056,7 +1127,7 @@ HMB_NOINST uint32_t hmb_region_n(const char *name, size_t nlen, const char *file
 		return 0;
 	}
 	struct hmb_region_call c = {name, nlen, file != NULL ? file : "", line, paradigm, 0};
-	hmb_go_via(hmb_self, hmb_region_go, &c);
+	hmb_go_via(hmb_region_go, &c);
 	return c.region;
 }
 
@@ -1139,16 +1210,22 @@ HMB_NOINST void hmb_thread_name(const char *name)
 	struct hmb_thread *th = hmb_self;
 	if (th == NULL) {
 		int st = atomic_load(&hmb_state);
-		if ((st != ST_UNINIT && st != ST_RUNNING) || (th = hmb_register()) == NULL) {
+		if ((st != ST_UNINIT && st != ST_RUNNING) || (th = hmb_register(0)) == NULL) {
 			return;
 		}
 	}
-	char *copy = strdup(name);
-	if (copy == NULL) {
+	size_t n = strlen(name);
+	char *copy = n < HMB_NAME_INLINE ? NULL : strdup(name);
+	if (n >= HMB_NAME_INLINE && copy == NULL) {
 		return;
 	}
 	pthread_mutex_lock(&th->lock);
-	free(th->name);
+	if (th->name != hmb_inline_name(th)) {
+		free(th->name);
+	}
+	if (copy == NULL) {
+		copy = memcpy(hmb_inline_name(th), name, n + 1);
+	}
 	th->name = copy;
 	int st = atomic_load(&hmb_state);
 	if (th->index != HMB_NO_INDEX && !th->closed && (st == ST_RUNNING || st == ST_CLOSING)) {
@@ -1195,7 +1272,7 @@ HMB_NOINST void hmb_thread_team(int levels, const int *numbers)
 	struct hmb_thread *th = hmb_self;
 	if (th == NULL) {
 		int st = atomic_load(&hmb_state);
-		if ((st != ST_UNINIT && st != ST_RUNNING) || (th = hmb_register()) == NULL) {
+		if ((st != ST_UNINIT && st != ST_RUNNING) || (th = hmb_register(0)) == NULL) {
 			return;
 		}
 	}
@@ -1206,13 +1283,16 @@ HMB_NOINST void hmb_thread_team(int levels, const int *numbers)
 	if (th->index != HMB_NO_INDEX && !th->closed && (st == ST_RUNNING || st == ST_CLOSING)) {
 		hmb_thread_call_go(th, 2, 0);
 	}
+	int now = th->index == HMB_NO_INDEX && hmb_locate_early;
 	pthread_mutex_unlock(&th->lock);
 	/*
-	 * A runtime's thread that has its place has its name: its location is
-	 * made now, so that its probes take the direct path from the first,
-	 * where they would be staged until its array filled.
+	 * A runtime's thread that has its place has its name: under
+	 * HMB_SURVIVE its location is made now, so that its probes take the
+	 * direct path from the first; else at its first replay (hmb_locate).
 	 */
-	hmb_flush_staged();
+	if (now) {
+		hmb_flush_staged();
+	}
 }
 
 HMB_NOINST int hmb_finalize(void)

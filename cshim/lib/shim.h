@@ -83,8 +83,12 @@ enum {
 #define HMB_FUNC_CACHE 1024
 /* Entries of a thread's cache of the regions throttled on its location (hmb_enter, hmb_leave). */
 #define HMB_THR_CACHE 1024
-/* What an empty slot i of that cache holds: no region of that slot (region % HMB_THR_CACHE != i), not even 0. */
+/*
+ * What an empty slot i of that cache holds: no region of that slot (region % HMB_THR_CACHE != i), not even 0.
+ * A new thread's slots but slot 0 hold 0, no region of theirs either: registering writes one page, not four.
+ */
 #define HMB_THR_EMPTY(i) ((uint32_t)(i) + 1)
+#define HMB_THR_IS_EMPTY(i, r) ((r) % HMB_THR_CACHE != (uint32_t)(i))
 
 struct hmb_go_location; /* direct.h */
 
@@ -93,19 +97,15 @@ struct hmb_go_location; /* direct.h */
  * fields: the owner advances cur with release stores and probes until end;
  * hmb_finalize reads cur with an acquire load and moves end back to buf to
  * stop the probes' fast path. Everything else is guarded by lock.
+ *
+ * The large arrays come first and the small fields last, next to the
+ * first staging array (runtime.c, hmb_thread_mem): a new thread touches
+ * the page of its small fields and first records, and its cache's slot 0.
  */
 struct hmb_thread {
-	_Atomic(hmb_record *) cur;
-	_Atomic(hmb_record *) end;
-	/* The direct path (direct.h): owner only, but for hmb_finalize's wait on in_direct. */
-	_Atomic int in_direct;
-	struct hmb_go_location *loc;       /* the pinned Go location, NULL: no direct path */
-	_Atomic(uint64_t) *epoch_word;     /* the pool's epoch */
-	size_t ndrops;                      /* drops, mdrops, cdrops[0..ndrops) may be non-zero */
 	uint64_t drops[HMB_DIRECT_DEPTHS];  /* enters and leaves at closed depths, for Go */
 	uint64_t mdrops[HMB_DIRECT_DEPTHS]; /* messages at closed depths or class */
 	uint64_t cdrops[HMB_DIRECT_DEPTHS]; /* collectives' records at closed depths or class */
-	int flush_next;                     /* a collective is staged: the next probe replays it */
 	/*
 	 * A region throttled on the thread's location is off for the rest of
 	 * the run, so its probes need none of the location: the caches below
@@ -129,9 +129,19 @@ struct hmb_thread {
 	uint64_t thr_after[HMB_THR_CACHE];
 	uint64_t thr_taken;    /* visits of both caches hmb_finalize took from their counts (under lock) */
 
+	_Alignas(64) _Atomic(hmb_record *) cur;
+	_Atomic(hmb_record *) end;
+	/* The direct path (direct.h): owner only, but for hmb_finalize's wait on in_direct. */
+	_Atomic int in_direct;
+	struct hmb_go_location *loc;       /* the pinned Go location, NULL: no direct path */
+	_Atomic(uint64_t) *epoch_word;     /* the pool's epoch */
+	size_t ndrops;                      /* drops, mdrops, cdrops[0..ndrops) may be non-zero */
+	int flush_next;                     /* a collective is staged: the next probe replays it */
+
 	pthread_mutex_t lock;
 	hmb_record *buf; /* the staging array; NULL once the thread exited */
 	size_t cap;      /* its length in records */
+	size_t window;   /* records it stages before its location is made (runtime.c, hmb_locate) */
 	hmb_record *cut; /* closed: records from here on came after hmb_finalize */
 	uint32_t index;  /* the Go location, HMB_NO_INDEX until it exists */
 	long tid;
@@ -171,15 +181,18 @@ extern __thread struct hmb_thread *hmb_self
 	__attribute__((tls_model("initial-exec"))) HMB_HIDDEN;
 
 /*
- * hmb_go_via makes fn(arg), a call into Go for thread th (NULL: the caller,
- * which is no thread of the library's), on th's own thread if it may take a
- * Go runtime thread (an M), else on one of goproxy.c's proxy threads while th waits:
- * a team of 1,024 threads calling Go at once waits seconds for Ms.
- * hmb_go_gone forgets th's way at its exit; hmb_go_forked resets the proxy
- * in a child of fork.
+ * hmb_go_via makes fn(arg), a call into Go, on the calling thread if it may
+ * take a Go runtime thread (an M) of its own, else on one of goproxy.c's
+ * proxy threads while the caller waits: a team of 1,024 threads calling Go
+ * at once waits seconds for Ms. The way is the caller's, whichever
+ * thread the call is for (hmb_finalize makes other threads' calls).
+ * hmb_go_own decides the calling thread's way, th being its structure, and
+ * reports whether it calls Go itself. hmb_go_gone forgets th's way at its
+ * exit; hmb_go_forked resets the proxy in a child of fork.
  */
 enum { HMB_GO_UNDECIDED = 0, HMB_GO_OWN = 1, HMB_GO_PROXIED = 2 };
-void hmb_go_via(struct hmb_thread *th, void (*fn)(void *), void *arg) HMB_NOINST HMB_HIDDEN;
+void hmb_go_via(void (*fn)(void *), void *arg) HMB_NOINST HMB_HIDDEN;
+int hmb_go_own(struct hmb_thread *th) HMB_NOINST HMB_HIDDEN;
 void hmb_go_gone(struct hmb_thread *th) HMB_NOINST HMB_HIDDEN;
 void hmb_go_forked(void) HMB_NOINST HMB_HIDDEN;
 extern int hmb_use_tsc HMB_HIDDEN;

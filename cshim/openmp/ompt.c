@@ -110,7 +110,7 @@ static HMB_OMP_TLS const struct parallel *parallel_of[LEVELS + 1];
 /*
  * A parallel region: where it is, its regions and the path of the thread
  * that forked it, as far as its level. Its parallel data is a pointer to
- * it, or, for one of the forking thread's first FORKED (in its TLS, alive
+ * it, or, for one of the forking thread's first FORKED (in its stacks, alive
  * as long as the thread), the pointer packed with the level and the
  * implicit tasks' region (PAR_PACKED): what the team's threads need at the
  * start of their implicit tasks, in the runtime's team structure that they
@@ -131,7 +131,46 @@ struct parallel {
 #define PAR_TASK_BITS 18
 
 #define FORKED 8
-static HMB_OMP_TLS struct parallel forked[FORKED];
+
+/*
+ * The explicit tasks the thread runs (their task_key), innermost last,
+ * each at a scheduling point of the one before; 0 marks where an implicit
+ * task begins. A task that the runtime leaves for the one below it without
+ * completing it has returned to the scheduler with constructs open: an
+ * untied task's part, which may resume on another thread. It is suspended
+ * (hmb_task_suspend leaves its regions), and its constructs are opened
+ * again where it resumes. A task left for a new one at a scheduling point
+ * (a taskwait) is not: the new one nests inside it.
+ */
+#define RUNNING_MAX 256
+
+/*
+ * A thread's stacks of the regions it forked and the tasks it runs: 3 KiB
+ * made at its first callback that needs them, never given back (a
+ * region's data may point into them while the thread lives). Not in the
+ * static TLS, which every thread of the process zeroes as it starts: with
+ * GCC's libgomp, whose threads never use them, that was a page fault a
+ * thread, 1,024 of them in a team's first region.
+ */
+struct stacks {
+	struct parallel forked[FORKED];
+	uint64_t running[RUNNING_MAX];
+};
+static HMB_OMP_TLS struct stacks *stacks;
+
+/* my_stacks returns the thread's stacks, made on first use; NULL if there is no memory for them. */
+NOINST static struct stacks *my_stacks(void)
+{
+	struct stacks *s = stacks;
+	if (__builtin_expect(s == NULL, 0)) {
+		s = aligned_alloc(alignof(struct stacks), sizeof *s);
+		if (s != NULL) {
+			memset(s, 0, sizeof *s);
+			stacks = s;
+		}
+	}
+	return s;
+}
 
 NOINST const void *hmb_omp_parallel_at(int up)
 {
@@ -173,8 +212,9 @@ NOINST static void on_parallel_begin(ompt_data_t *task, const ompt_frame_t *fram
 {
 	(void)task, (void)frame, (void)requested, (void)flags;
 	/* Parallel regions nest on the thread that forks them: a stack, malloc beyond it. */
-	int own = me.nforked < FORKED;
-	struct parallel *p = own ? &forked[me.nforked] : aligned_alloc(alignof(struct parallel), sizeof *p);
+	struct stacks *s = my_stacks();
+	int own = s != NULL && me.nforked < FORKED;
+	struct parallel *p = own ? &s->forked[me.nforked] : aligned_alloc(alignof(struct parallel), sizeof *p);
 	me.nforked++;
 	parallel->value = 0;
 	if (p == NULL) {
@@ -203,8 +243,11 @@ NOINST static void on_parallel_end(ompt_data_t *parallel, ompt_data_t *task, int
 	}
 	if (parallel->value != 0) {
 		pop(K_PARALLEL);
-		if (me.nforked >= FORKED) {
-			free((void *)(uintptr_t)parallel->value); /* never packed */
+		int l;
+		uint32_t r;
+		struct parallel *p = parallel_unpack(parallel->value, &l, &r);
+		if (stacks == NULL || p < stacks->forked || p >= stacks->forked + FORKED) {
+			free(p); /* not one of the thread's own */
 		}
 		parallel->value = 0;
 	}
@@ -276,22 +319,19 @@ NOINST static inline uint64_t task_key(const ompt_data_t *t)
 	return (t->value & TASK_PACKED) ? t->value & ~TASK_STARTED : 0;
 }
 
-/*
- * The explicit tasks the thread runs (their task_key), innermost last,
- * each at a scheduling point of the one before; 0 marks where an implicit
- * task begins. A task that the runtime leaves for the one below it without
- * completing it has returned to the scheduler with constructs open: an
- * untied task's part, which may resume on another thread. It is suspended
- * (hmb_task_suspend leaves its regions), and its constructs are opened
- * again where it resumes. A task left for a new one at a scheduling point
- * (a taskwait) is not: the new one nests inside it.
- */
-#define RUNNING_MAX 256
-static HMB_OMP_TLS uint64_t running[RUNNING_MAX];
-
+/* running_at returns the thread's running task i (stacks' running), 0 where there is none. */
 NOINST static inline uint64_t running_at(int i)
 {
-	return i >= 0 && i < me.nrunning && i < RUNNING_MAX ? running[i] : 0;
+	return i >= 0 && i < me.nrunning && i < RUNNING_MAX && stacks != NULL ? stacks->running[i] : 0;
+}
+
+/* set_running sets the thread's running task i to key, if its stacks hold it. */
+NOINST static inline void set_running(int i, uint64_t key)
+{
+	struct stacks *s = my_stacks();
+	if (i < RUNNING_MAX && s != NULL) {
+		s->running[i] = key;
+	}
 }
 
 /*
@@ -325,9 +365,7 @@ NOINST __attribute__((noinline)) static void implicit_begin(ompt_data_t *paralle
 	task->value = (uint64_t)r | (uint64_t)(uint16_t)prev << 32 | (uint64_t)(me.worker != 0) << 48;
 	me.worker = index != 0;
 	me.joined = 0;
-	if (me.nrunning < RUNNING_MAX) {
-		running[me.nrunning] = 0;
-	}
+	set_running(me.nrunning, 0);
 	me.nrunning++;
 	push(K_IMPLICIT_TASK, r);
 }
@@ -337,7 +375,7 @@ NOINST __attribute__((noinline)) static void implicit_end(ompt_data_t *task)
 {
 	while (me.nrunning > 0) {
 		me.nrunning--;
-		if (me.nrunning >= RUNNING_MAX || running[me.nrunning] == 0) {
+		if (me.nrunning >= RUNNING_MAX || stacks == NULL || stacks->running[me.nrunning] == 0) {
 			break;
 		}
 	}
@@ -633,9 +671,7 @@ NOINST static void on_task_schedule(ompt_data_t *prior, int status, ompt_data_t 
 			next->value |= TASK_STARTED;
 		}
 		if (!below) {
-			if (me.nrunning < RUNNING_MAX) {
-				running[me.nrunning] = nk;
-			}
+			set_running(me.nrunning, nk);
 			me.nrunning++;
 			if (n != NULL) {
 				n->base = me.nopen;

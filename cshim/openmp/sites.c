@@ -383,6 +383,29 @@ static HMB_OMP_TLS int named_level;
 static HMB_OMP_TLS int named[NAME_LEVELS];
 HMB_OMP_TLS int hmb_omp_named_outer;
 
+/*
+ * put_int writes v in decimal at p (at most 11 bytes, no NUL) and returns
+ * the length: snprintf's frame is deep enough that a new thread's first
+ * call of it faults in a page of its stack.
+ */
+HMB_OMP_NOINST static size_t put_int(char *p, int v)
+{
+	char d[12];
+	size_t n = 0, k = 0;
+	unsigned u = v < 0 ? 0u - (unsigned)v : (unsigned)v;
+	do {
+		d[k++] = (char)('0' + u % 10);
+		u /= 10;
+	} while (u != 0);
+	if (v < 0) {
+		p[n++] = '-';
+	}
+	while (k > 0) {
+		p[n++] = d[--k];
+	}
+	return n;
+}
+
 HMB_OMP_NOINST void hmb_omp_name(int level, const int *ancestors)
 {
 	if (level < 1) {
@@ -409,8 +432,12 @@ HMB_OMP_NOINST void hmb_omp_name(int level, const int *ancestors)
 	char name[16 + NAME_LEVELS * 12] = "thread ";
 	size_t n = strlen(name);
 	for (int i = 0; i < level; i++) {
-		n += (size_t)snprintf(name + n, sizeof name - n, i == 0 ? "%d" : ":%d", ancestors[i]);
+		if (i > 0) {
+			name[n++] = ':';
+		}
+		n += put_int(name + n, ancestors[i]);
 	}
+	name[n] = 0;
 	hmb_thread_name(name);
 	hmb_thread_team(level, ancestors);
 	named_level = level;
