@@ -516,3 +516,31 @@ func coversFiles(a *Archive, files []*File) bool {
 	}
 	return true
 }
+
+// Region returns the run's region that region id of the i-th file given to
+// ReadUnified is, with its unified id; nil and 0 when the file does not
+// define id (a record may name one: the reader lets it through, and the
+// tools call it region#id).
+func (u *Unified) Region(i int, id uint32) (*Region, uint32) {
+	k := u.Maps[i].Regions[id]
+	if k == 0 || int(k) > len(u.Defs.Regions) {
+		return nil, 0
+	}
+	return &u.Defs.Regions[k-1], k
+}
+
+// Comm returns the unified id of communicator id of the i-th file given to
+// ReadUnified, 0 when the file does not define it.
+func (u *Unified) Comm(i int, id uint32) uint32 {
+	return u.Maps[i].Comms[id]
+}
+
+// Metric returns the name of the k-th metric of the i-th file given to
+// ReadUnified, "" when the file has no such metric.
+func (u *Unified) Metric(i, k int) string {
+	m := u.Maps[i].Metrics
+	if k < 0 || k >= len(m) || m[k] == 0 || int(m[k]) > len(u.Defs.Metrics) {
+		return ""
+	}
+	return u.Defs.Metrics[m[k]-1]
+}
