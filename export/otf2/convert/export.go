@@ -200,6 +200,11 @@ type exporter struct {
 	tl    timeline
 	st    *Stats
 
+	// u is the run's definitions (tracefile.ReadUnified): the regions and
+	// communicators exported, each once, and each file's ids of them.
+	u *tracefile.Unified
+	// regions are the regions of ids no file defines, by the name the
+	// tools give them (region#id).
 	regions    map[regionKey]otf2.RegionRef
 	regionRefs []map[uint32]otf2.RegionRef // per file: region id -> reference
 	members    map[string]otf2.MetricMemberRef
@@ -270,12 +275,22 @@ func (x *exporter) define() error {
 		return err
 	}
 	hosts := map[string]otf2.SystemTreeNodeRef{}
+	if x.u, err = tracefile.ReadUnified(x.files); err != nil {
+		return err
+	}
 	x.regions = map[regionKey]otf2.RegionRef{}
 	x.members = map[string]otf2.MetricMemberRef{}
 	x.classes = map[string]otf2.MetricRef{}
 	x.regionRefs = make([]map[uint32]otf2.RegionRef, len(x.files))
 	x.metric = make([]otf2.MetricRef, len(x.files))
 	x.writers = make([][]*otf2.EventWriter, len(x.files))
+	// The run's regions, each once, in the order of the run's table.
+	refs := make([]otf2.RegionRef, len(x.u.Defs.Regions))
+	for k, r := range x.u.Defs.Regions {
+		if refs[k], err = x.defineRegion(r.Name, r.File, r.Line, r.Paradigm); err != nil {
+			return fmt.Errorf("region %q: %w", r.Name, err)
+		}
+	}
 	for i, f := range x.files {
 		h := &f.Header
 		node, ok := hosts[h.Host]
@@ -289,11 +304,9 @@ func (x *exporter) define() error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", f.Path, err)
 		}
-		x.regionRefs[i] = map[uint32]otf2.RegionRef{}
-		for _, r := range f.Regions {
-			if _, err := x.region(i, r.ID); err != nil {
-				return err
-			}
+		x.regionRefs[i] = make(map[uint32]otf2.RegionRef, len(f.Regions))
+		for id, k := range x.u.Maps[i].Regions {
+			x.regionRefs[i][id] = refs[k-1]
 		}
 		if err := x.defineMetrics(i); err != nil {
 			return err
@@ -324,10 +337,10 @@ func (x *exporter) define() error {
 	return nil
 }
 
-// region returns the reference of region id of file i, defining it on
-// first use. Regions of several files with the same name, file and line
-// are one region; an id the file does not define (which the reader lets
-// through) becomes a region named after it.
+// region returns the reference of region id of file i: the run's region
+// it is (tracefile.ReadUnified), which define made. An id the file does
+// not define (which the reader lets through) becomes a region named after
+// it, defined on first use.
 func (x *exporter) region(i int, id uint32) (otf2.RegionRef, error) {
 	if ref, ok := x.regionRefs[i][id]; ok {
 		return ref, nil
@@ -337,29 +350,26 @@ func (x *exporter) region(i int, id uint32) (otf2.RegionRef, error) {
 	}
 	f := x.files[i]
 	key := regionKey{name: f.RegionName(id)}
-	paradigm := tracefile.ParadigmUser
-	// By id, not a scan: a scan per region made the export quadratic in
-	// the regions (19 minutes at 10⁶).
-	if r := f.RegionByID(id); r != nil {
-		key.file, key.line, paradigm = r.File, r.Line, r.Paradigm
-	}
 	ref, ok := x.regions[key]
 	if !ok {
-		line := uint32(0)
-		if key.line > 0 && uint64(key.line) <= math.MaxUint32 {
-			line = uint32(key.line)
-		}
-		role, par := regionKind(key.name, paradigm)
 		var err error
-		ref, err = x.a.Region(otf2.RegionDef{Name: key.name, File: key.file, BeginLine: line,
-			Role: role, Paradigm: par})
-		if err != nil {
+		if ref, err = x.defineRegion(key.name, "", 0, tracefile.ParadigmUser); err != nil {
 			return 0, fmt.Errorf("%s: region %d: %w", f.Path, id, err)
 		}
 		x.regions[key] = ref
 	}
 	x.regionRefs[i][id] = ref
 	return ref, nil
+}
+
+// defineRegion defines a region of the archive.
+func (x *exporter) defineRegion(name, file string, line int, paradigm tracefile.Paradigm) (otf2.RegionRef, error) {
+	l := uint32(0)
+	if line > 0 && uint64(line) <= math.MaxUint32 {
+		l = uint32(line)
+	}
+	role, par := regionKind(name, paradigm)
+	return x.a.Region(otf2.RegionDef{Name: name, File: file, BeginLine: l, Role: role, Paradigm: par})
 }
 
 // defineMetrics defines the counters of file i: a metric member per counter
