@@ -629,11 +629,8 @@ func (x *exporter) skipRequests(i int, l *tracefile.Location) error {
 			x.skipped[e.Request] = true
 			continue
 		}
-		c, ok := x.mpi.perFile[i][e.Comm]
-		if e.Comm == 0 {
-			c, ok = x.mpi.world, true
-		}
-		if !ok {
+		c := x.mpi.fileComm(x.u, i, e.Comm)
+		if c == nil {
 			x.skipped[e.Request] = true
 			continue
 		}
