@@ -68,7 +68,7 @@ func Write(out io.Writer, files []*tracefile.File) error {
 // run (tracefile.ReadUnified: a region is its name, source location and
 // paradigm, never its name alone), and returns the rows, most exclusive
 // time first, and the run's location-time in ns. Regions of the run that
-// share a name are told apart by their source location.
+// share a name are told apart by their source (RunDefinitions.RegionLabels).
 // inclByFile is filled when perFile is set: it takes a value per region
 // and file, which only the per-rank table of a few ranks needs.
 func profile(files []*tracefile.File, perFile bool) ([]*regionRow, int64, error) {
@@ -84,23 +84,22 @@ func profile(files []*tracefile.File, perFile bool) ([]*regionRow, int64, error)
 		name   string
 	}
 	rows := map[rowKey]*regionRow{}
-	defs := map[*regionRow]*tracefile.Region{}
+	labels := u.Defs.RegionLabels()
 	for fi, f := range files {
 		dur := f.Duration()
 		totalNs += dur * int64(len(f.Locations))
 		for _, l := range f.Locations {
 			for _, p := range l.Profile {
-				def, id := u.Region(fi, p.Region)
+				_, id := u.Region(fi, p.Region)
 				k := rowKey{region: id}
-				if def == nil {
+				if id == 0 {
 					k.name = f.RegionName(p.Region)
 				}
 				r := rows[k]
 				if r == nil {
 					r = &regionRow{name: textname.Escape(k.name)}
-					if def != nil {
-						r.name = textname.Escape(def.Name)
-						defs[r] = def
+					if id != 0 {
+						r.name = textname.Escape(labels[id-1])
 					}
 					if perFile {
 						r.inclByFile = make([]int64, len(files))
@@ -133,15 +132,8 @@ func profile(files []*tracefile.File, perFile bool) ([]*regionRow, int64, error)
 		}
 	}
 	sorted := make([]*regionRow, 0, len(rows))
-	named := make(map[string]int, len(rows))
 	for _, r := range rows {
 		sorted = append(sorted, r)
-		named[r.name]++
-	}
-	for _, r := range sorted {
-		if d := defs[r]; d != nil && named[r.name] > 1 {
-			r.name += " (" + textname.Escape(sourceOf(d)) + ")"
-		}
 	}
 	sort.Slice(sorted, func(i, j int) bool {
 		if sorted[i].excl != sorted[j].excl {
@@ -150,18 +142,6 @@ func profile(files []*tracefile.File, perFile bool) ([]*regionRow, int64, error)
 		return sorted[i].name < sorted[j].name
 	})
 	return sorted, totalNs, nil
-}
-
-// sourceOf says where a region is defined, for rows that share its name:
-// its file and line, else its paradigm.
-func sourceOf(r *tracefile.Region) string {
-	switch {
-	case r.File != "" && r.Line > 0:
-		return fmt.Sprintf("%s:%d", r.File, r.Line)
-	case r.File != "":
-		return r.File
-	}
-	return r.Paradigm.String()
 }
 
 // WriteOptions is Write with settings.

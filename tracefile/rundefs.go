@@ -544,3 +544,36 @@ func (u *Unified) Metric(i, k int) string {
 	}
 	return u.Defs.Metrics[m[k]-1]
 }
+
+// RegionLabels returns what the tools call each of the run's regions, by
+// unified id - 1: its name, and where two or more of the run's regions
+// share the name (two functions of one name in different files), its
+// source location after it, "name (file:line)", so that no two are
+// printed alike for different regions.
+func (d *RunDefinitions) RegionLabels() []string {
+	named := make(map[string]int, len(d.Regions))
+	for i := range d.Regions {
+		named[d.Regions[i].Name]++
+	}
+	out := make([]string, len(d.Regions))
+	for i := range d.Regions {
+		r := &d.Regions[i]
+		out[i] = r.Name
+		if named[r.Name] > 1 {
+			out[i] += " (" + r.Source() + ")"
+		}
+	}
+	return out
+}
+
+// Source says where a region is defined: its file and line, its file,
+// else its paradigm.
+func (r *Region) Source() string {
+	switch {
+	case r.File != "" && r.Line > 0:
+		return r.File + ":" + strconv.Itoa(r.Line)
+	case r.File != "":
+		return r.File
+	}
+	return r.Paradigm.String()
+}

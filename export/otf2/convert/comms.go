@@ -83,14 +83,14 @@ func (c *comm) rankOf(world int64, own int) (uint32, bool) {
 
 // mpiComms holds the MPI definitions of an export.
 type mpiComms struct {
-	index   map[int32]uint64 // world rank -> its index in COMM_LOCATIONS
-	world   *comm
-	self    *comm
+	index map[int32]uint64 // world rank -> its index in COMM_LOCATIONS
+	world *comm
+	self  *comm
 	// byRun are the run's communicators (tracefile.ReadUnified), by
 	// unified id - 1; nil for one left out. A file's id is mapped to
 	// its unified one through the run's DefinitionMap.
 	byRun []*comm
-	undef   map[[2]uint64]bool // (file, id) of communicators a file does not define, counted once
+	undef map[[2]uint64]bool // (file, id) of communicators a file does not define, counted once
 	// groups are the COMM_GROUPs defined, by their members: communicators
 	// with the same members (MPI_COMM_WORLD, its duplicates, a cartesian
 	// communicator over every rank) share one, as OTF2 allows. OTF2
