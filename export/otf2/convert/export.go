@@ -240,6 +240,14 @@ type exporter struct {
 	// export (see parallel.go); nil on the sequential path.
 	sh *shared
 	n  int
+	// own is, on a worker's exporter, the file of its location: it keeps
+	// that file's region references and lane team (ownRefs, ownLane), not
+	// a copy of the slices over every file, which, made for every
+	// location, would make the export's allocations quadratic in the
+	// ranks.
+	own     int
+	ownRefs map[uint32]otf2.RegionRef
+	ownLane laneTeam
 	// ahead reads each location's events on a goroutine of their own:
 	// there are more workers than locations.
 	ahead bool
@@ -342,7 +350,7 @@ func (x *exporter) define() error {
 // not define (which the reader lets through) becomes a region named after
 // it, defined on first use.
 func (x *exporter) region(i int, id uint32) (otf2.RegionRef, error) {
-	if ref, ok := x.regionRefs[i][id]; ok {
+	if ref, ok := x.refsOf(i)[id]; ok {
 		return ref, nil
 	}
 	if x.sh != nil {
@@ -360,6 +368,18 @@ func (x *exporter) region(i int, id uint32) (otf2.RegionRef, error) {
 	}
 	x.regionRefs[i][id] = ref
 	return ref, nil
+}
+
+// refsOf returns the region references of file i that x holds: on a
+// worker's exporter, those of its own file only (nil for another).
+func (x *exporter) refsOf(i int) map[uint32]otf2.RegionRef {
+	if x.sh != nil {
+		if i == x.own {
+			return x.ownRefs
+		}
+		return nil
+	}
+	return x.regionRefs[i]
 }
 
 // defineRegion defines a region of the archive.
