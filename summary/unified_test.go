@@ -1,6 +1,8 @@
 package summary_test
 
 import (
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -67,5 +69,44 @@ func TestProfileUnifiedRegions(t *testing.T) {
 		"main\t3\t37000\t6000\n"
 	if got := out.String(); got != want {
 		t.Errorf("profile:\n%s\nwant (by name, work would be one row of 18000 ns):\n%s", got, want)
+	}
+}
+
+// The run profile unifies regions as the run's definitions do: the two
+// works of unifiedRanks are two regions, each of its rank, and the run's
+// summary labels them by source; "only" is of one rank.
+func TestRunProfileUnifiedRegions(t *testing.T) {
+	files := unifiedRanks(t)
+	p := summary.Reduce(files)
+	type row struct {
+		name, file string
+		line       int
+		ranks      int
+		excl       int64
+	}
+	var got []row
+	for _, r := range p.Regions {
+		got = append(got, row{r.Name, r.File, r.Line, r.Ranks, r.Exclusive.Sum})
+	}
+	want := []row{{"main", "m.c", 1, 3, 6000}, {"only", "o.c", 3, 1, 13000}, {"work", "a.c", 10, 1, 7000}, {"work", "b.c", 5, 1, 11000}}
+	if !slices.Equal(got, want) {
+		t.Errorf("regions %+v, want %+v", got, want)
+	}
+	b, err := p.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var q summary.RunProfile
+	if err := q.UnmarshalBinary(b); err != nil || !reflect.DeepEqual(p.Regions, q.Regions) {
+		t.Errorf("decoded regions %+v, %v; want %+v", q.Regions, err, p.Regions)
+	}
+	var out strings.Builder
+	if err := summary.WriteRun(&out, &p, summary.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, label := range []string{"work (a.c:10)", "work (b.c:5)"} {
+		if !strings.Contains(out.String(), label) {
+			t.Errorf("the run's summary lacks %q:\n%s", label, out.String())
+		}
 	}
 }
