@@ -310,19 +310,6 @@ func (m *mpiComms) ranksKey(rs []int32) string {
 	return k
 }
 
-// memberKey identifies a member set; an inter-communicator's two groups are
-// put in a fixed order, so that both sides find the same communicator.
-func (m *mpiComms) memberKey(members, remote []int32) string {
-	a, b := m.ranksKey(members), m.ranksKey(remote)
-	if remote == nil {
-		return a
-	}
-	if b < a {
-		a, b = b, a
-	}
-	return a + "|" + b
-}
-
 func ranksKey(rs []int32) string {
 	var s strings.Builder
 	for _, r := range rs {
@@ -441,14 +428,4 @@ func (x *exporter) commOf(i int, id uint32) (*comm, bool, error) {
 		}
 	}
 	return c, ok, nil
-}
-
-func cmpU32(a, b uint32) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }

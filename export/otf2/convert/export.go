@@ -187,10 +187,8 @@ func ExportProcs(dir string, files []*tracefile.File, opt otf2.Options, procs in
 	return st, nil
 }
 
-type regionKey struct {
-	name, file string
-	line       int
-}
+// regionKey is a region no file defines: the name the tools give it.
+type regionKey struct{ name string }
 
 // exporter holds the definitions made for the files and the state shared by
 // the locations' event loops.
