@@ -204,15 +204,18 @@ func (x *exporter) runComms() error {
 	m := x.mpi
 	// Where each of the run's communicators is first defined, a file and
 	// its id there: what a communicator left out is named by.
+	// A file's definition with id 0 (invalid) is the origin only when no
+	// file defines the communicator validly.
 	type origin struct {
 		file      int
 		id, local uint32 // its id, its parent's, in the file
+		set       bool
 	}
 	first := make([]origin, len(x.u.Defs.Comms))
 	for i, f := range x.files {
 		for _, c := range f.Comms {
-			if k := x.u.Comm(i, c.ID); k > 0 && first[k-1].id == 0 {
-				first[k-1] = origin{file: i, id: c.ID, local: c.Parent}
+			if k := x.u.Comm(i, c.ID); k > 0 && (!first[k-1].set || first[k-1].id == 0 && c.ID != 0) {
+				first[k-1] = origin{file: i, id: c.ID, local: c.Parent, set: true}
 			}
 		}
 	}
@@ -223,7 +226,7 @@ func (x *exporter) runComms() error {
 		local := *c
 		local.ID, local.Parent = at.id, at.local
 		switch {
-		case at.id == 0:
+		case at.set && at.id == 0:
 			x.invalidComm(f, local, "id 0 means none")
 			continue
 		case isWorld(c):
@@ -238,9 +241,10 @@ func (x *exporter) runComms() error {
 			continue
 		}
 		var parent *comm
-		if at.local != 0 {
+		if at.local != 0 || !at.set && c.Parent != 0 {
 			// The run's tables leave a parent the file does not define
-			// before it at 0.
+			// before it at 0. A communicator of the run's tables that
+			// no file given defines takes its parent from the tables.
 			if c.Parent != 0 {
 				parent = m.byRun[c.Parent-1]
 			}
