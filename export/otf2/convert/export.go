@@ -290,13 +290,11 @@ func (x *exporter) define() error {
 	x.regionRefs = make([]map[uint32]otf2.RegionRef, len(x.files))
 	x.metric = make([]otf2.MetricRef, len(x.files))
 	x.writers = make([][]*otf2.EventWriter, len(x.files))
-	// The run's regions, each once, in the order of the run's table.
+	// The run's regions, each once, defined with the first file that has
+	// it, in its order: the archive's definitions come in the order they
+	// did when each file's regions were merged by themselves.
 	refs := make([]otf2.RegionRef, len(x.u.Defs.Regions))
-	for k, r := range x.u.Defs.Regions {
-		if refs[k], err = x.defineRegion(r.Name, r.File, r.Line, r.Paradigm); err != nil {
-			return fmt.Errorf("region %q: %w", r.Name, err)
-		}
-	}
+	defined := make([]bool, len(x.u.Defs.Regions))
 	for i, f := range x.files {
 		h := &f.Header
 		node, ok := hosts[h.Host]
@@ -311,8 +309,18 @@ func (x *exporter) define() error {
 			return fmt.Errorf("%s: %w", f.Path, err)
 		}
 		x.regionRefs[i] = make(map[uint32]otf2.RegionRef, len(f.Regions))
-		for id, k := range x.u.Maps[i].Regions {
-			x.regionRefs[i][id] = refs[k-1]
+		for _, fr := range f.Regions {
+			r, k := x.u.Region(i, fr.ID)
+			if r == nil {
+				continue
+			}
+			if !defined[k-1] {
+				if refs[k-1], err = x.defineRegion(r.Name, r.File, r.Line, r.Paradigm); err != nil {
+					return fmt.Errorf("%s: region %d: %w", f.Path, fr.ID, err)
+				}
+				defined[k-1] = true
+			}
+			x.regionRefs[i][fr.ID] = refs[k-1]
 		}
 		if err := x.defineMetrics(i); err != nil {
 			return err
