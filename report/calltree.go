@@ -13,7 +13,7 @@ import (
 // its exact call-path profile where the measurement kept one
 // (HMB_CALLPATHS), else it is made of the calls its trace kept, as they
 // stream by in the report's one pass. The locations' trees are merged by
-// region names; each node carries per system unit (a location, or a group
+// the run's regions (newRun); each node carries per system unit (a location, or a group
 // of them past Options.Rows) its exclusive values, and the page sums them
 // into inclusive ones as the user folds the tree.
 
@@ -211,8 +211,14 @@ func newCallTree(r *run, trees [][]*pathTree, unit func(fi, k int) int, w *waitI
 // tree, found in the run's by region names) and location.
 func (ct *callTree) addWaits(r *run, w *waitInfo, unit func(fi, k int) int) {
 	res := w.res
+	// The result names regions by name: the run's region of that name
+	// (the first, where regions of different sources share it; the page
+	// labels them apart), or a placeholder of the page's.
 	byName := map[string]int{}
 	for i, name := range r.regions {
+		if i < len(r.u.Defs.Regions) {
+			name = r.u.Defs.Regions[i].Name
+		}
 		if _, ok := byName[name]; !ok {
 			byName[name] = i
 		}

@@ -328,7 +328,7 @@ func TestRunSectionAtScale(t *testing.T) {
 func TestCallTree(t *testing.T) {
 	const ranks, iters = 3, 5
 	files := ringRun(t, ranks, iters)
-	r := newRun(files)
+	r := testRun(t, files)
 	r.procs = 1
 	r.groups = nil
 	if _, err := readAll(r, planTimeline(r, DefaultMaxIntervals, DefaultMaxCells), nil); err != nil {
@@ -409,7 +409,7 @@ func TestCallTree(t *testing.T) {
 func TestCommBudget(t *testing.T) {
 	const ranks, iters, limit = 3, 150, 100
 	files := ringRun(t, ranks, iters)
-	r := newRun(files)
+	r := testRun(t, files)
 	r.procs = 2
 	tp := planTimeline(r, DefaultMaxIntervals, DefaultMaxCells)
 	if tp.commLimit != commBudget/ranks {

@@ -4,8 +4,6 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/hmbtrace/hmbtrace/encode"
 	"github.com/hmbtrace/hmbtrace/internal/units"
@@ -110,57 +108,21 @@ func (lt *locationTimeline) message(f *tracefile.File, e *tracefile.Event) {
 }
 
 // commKey returns the run-wide index of communicator id of file i, the
-// same on every member's file; -1 for an id the file does not define.
+// same on every member's file: the run's communicator (tracefile.
+// ReadUnified), MPI_COMM_WORLD for id 0; -1 for an id the file does not
+// define.
 func (r *run) commKey(i int, id uint32) int32 {
-	if k, ok := r.comms[i][id]; ok {
-		return k
+	if id == 0 {
+		return r.world
 	}
-	return -1
-}
-
-// commKeys names the communicators of every file so that every member's
-// file names them alike: by their members, and how many communicators of
-// the same members the file made before (MPI creates them collectively,
-// in one order); the world is "world". It returns per file the index of
-// each communicator's name.
-func commKeys(files []*tracefile.File) []map[uint32]int32 {
-	index := map[string]int32{}
-	intern := func(name string) int32 {
-		k, ok := index[name]
-		if !ok {
-			k = int32(len(index))
-			index[name] = k
-		}
-		return k
+	k := r.u.Comm(i, id)
+	if k == 0 {
+		return -1
 	}
-	out := make([]map[uint32]int32, len(files))
-	for i, f := range files {
-		m := map[uint32]int32{0: intern("world")}
-		seen := map[string]int{}
-		for _, c := range f.Comms {
-			if c.Name == "MPI_COMM_WORLD" {
-				m[c.ID] = intern("world")
-				continue
-			}
-			var b strings.Builder
-			for _, x := range c.Members {
-				b.WriteString(strconv.Itoa(int(x)))
-				b.WriteByte(',')
-			}
-			if c.Remote != nil {
-				b.WriteByte('|')
-				for _, x := range c.Remote {
-					b.WriteString(strconv.Itoa(int(x)))
-					b.WriteByte(',')
-				}
-			}
-			set := b.String()
-			m[c.ID] = intern(set + "#" + strconv.Itoa(seen[set]))
-			seen[set]++
-		}
-		out[i] = m
+	if c := &r.u.Defs.Comms[k-1]; c.Name == "MPI_COMM_WORLD" && c.Parent == 0 && c.Remote == nil {
+		return r.world // the world of a rank whose members differ
 	}
-	return out
+	return int32(k)
 }
 
 // place is where a location's rows are on the page: its timeline location

@@ -98,7 +98,10 @@ func Write(w io.Writer, files []*tracefile.File, opt Options) error {
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
-	r := newRun(files)
+	r, err := newRun(files)
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
 	r.procs = procs
 	if opt.Rows <= 0 {
 		opt.Rows = DefaultRows

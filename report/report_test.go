@@ -108,7 +108,7 @@ func TestTimelineData(t *testing.T) {
 	for _, c := range tl.Columns {
 		l.widths = append(l.widths, float64(tl.Span)/float64(c))
 	}
-	r := newRun(files)
+	r := testRun(t, files)
 	row := 0
 	for fi, f := range files {
 		for k := range f.Locations {
@@ -251,7 +251,7 @@ func TestProfileData(t *testing.T) {
 	}
 	want := map[key][3]int64{}
 	li := int64(0)
-	r := newRun(files)
+	r := testRun(t, files)
 	for fi, f := range files {
 		for _, l := range f.Locations {
 			for _, e := range l.Profile {
@@ -442,7 +442,7 @@ func TestCountersIPC(t *testing.T) {
 			{Region: 1, Visits: 1, Inclusive: 50, Exclusive: 50, CounterInclusive: []uint64{500}, CounterExclusive: []uint64{500}},
 		}}},
 	}}
-	r := newRun([]*tracefile.File{a, b})
+	r := testRun(t, []*tracefile.File{a, b})
 	prof := newProfile(r)
 	if !prof.ipc || len(prof.metrics) != 2 {
 		t.Fatalf("metrics %q, ipc %v", prof.metrics, prof.ipc)
@@ -498,7 +498,7 @@ func TestLabels(t *testing.T) {
 		{[]*tracefile.File{x0, x1}, []string{"rank 0", "rank 0 thread 2", "rank 1", "rank 1 thread 2"}},
 		{[]*tracefile.File{x0, y0}, []string{"x.0.hmb: rank 0", "x.0.hmb: thread 2", "y.0.hmb: rank 0", "y.0.hmb: thread 2"}},
 	} {
-		r := newRun(tc.files)
+		r := testRun(t, tc.files)
 		var got []string
 		for i, f := range tc.files {
 			for k := range f.Locations {
@@ -509,4 +509,14 @@ func TestLabels(t *testing.T) {
 			t.Errorf("labels %q, want %q", got, tc.want)
 		}
 	}
+}
+
+// testRun is newRun for the tests.
+func testRun(t testing.TB, files []*tracefile.File) *run {
+	t.Helper()
+	r, err := newRun(files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }

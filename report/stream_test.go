@@ -23,7 +23,7 @@ import (
 // variation and dynamics, as the sections get them.
 func streamed(t *testing.T, files []*tracefile.File, opt Options) (*variation.Variation, error, *trend.Result, error) {
 	t.Helper()
-	r := newRun(files)
+	r := testRun(t, files)
 	r.procs = 3 // the report's own grouping and merging, on workers
 	plans := planAnalyses(r, opt)
 	if _, err := readAll(r, planTimeline(r, DefaultMaxIntervals, DefaultMaxCells), plans.segmentPlans()); err != nil {

@@ -102,8 +102,8 @@ type tlMark struct {
 	Label string `json:"label"`
 }
 
-// run is what every view shares: the files on one time axis and the
-// regions merged by name.
+// run is what every view shares: the files on one time axis and the run's
+// regions, communicators and metrics (tracefile.ReadUnified).
 type run struct {
 	files   []*tracefile.File
 	offsets []int64 // per file: ns from the earliest start
@@ -127,42 +127,49 @@ type run struct {
 	// procs is the number of workers reading the locations (and making
 	// the analyses): 1 or less reads them one after the other.
 	procs int
-	// peers finds the other end of a message; comms names the files'
-	// communicators alike on every member (messages.go).
+	// peers finds the other end of a message; u names the files'
+	// communicators alike on every member (messages.go: commKey).
 	peers *tracefile.Peers
-	comms []map[uint32]int32
+	u     *tracefile.Unified
+	// world is the run's MPI_COMM_WORLD, 0 if no file defines it: what a
+	// record that names no communicator (id 0) means.
+	world int32
 }
 
-func newRun(files []*tracefile.File) *run {
-	r := &run{files: files, byFile: tracefile.SharedRank(files), peers: tracefile.NewPeers(files), comms: commKeys(files)}
-	byName := map[string]int{}
-	metricByName := map[string]int{}
-	for _, f := range files {
+func newRun(files []*tracefile.File) (*run, error) {
+	u, err := tracefile.ReadUnified(files)
+	if err != nil {
+		return nil, err
+	}
+	r := &run{files: files, byFile: tracefile.SharedRank(files), peers: tracefile.NewPeers(files), u: u}
+	for k := range u.Defs.Comms {
+		if c := &u.Defs.Comms[k]; c.Name == "MPI_COMM_WORLD" && c.Parent == 0 && c.Remote == nil {
+			r.world = int32(k + 1)
+			break
+		}
+	}
+	// The page's regions are the run's, in the order of its table, each
+	// labelled as the tools label it; a file's ids map to them through
+	// its DefinitionMap.
+	r.regions = u.Defs.RegionLabels()
+	for k := range u.Defs.Regions {
+		r.kinds = append(r.kinds, kindOf(u.Defs.Regions[k].Name, u.Defs.Regions[k].Paradigm))
+	}
+	r.metrics = slices.Clone(u.Defs.Metrics)
+	for i, f := range files {
 		ids := make([]int, 0, len(f.Regions)+1)
 		for _, reg := range f.Regions {
 			for int(reg.ID) >= len(ids) {
 				ids = append(ids, -1)
 			}
-			name := f.RegionName(reg.ID)
-			idx, ok := byName[name]
-			if !ok {
-				idx = len(r.regions)
-				byName[name] = idx
-				r.regions = append(r.regions, name)
-				r.kinds = append(r.kinds, kindOf(name, reg.Paradigm))
+			if _, k := u.Region(i, reg.ID); k > 0 {
+				ids[reg.ID] = int(k - 1)
 			}
-			ids[reg.ID] = idx
 		}
 		r.regionIndex = append(r.regionIndex, ids)
-		var mi []int
-		for _, m := range f.Header.Metrics {
-			idx, ok := metricByName[m]
-			if !ok {
-				idx = len(r.metrics)
-				metricByName[m] = idx
-				r.metrics = append(r.metrics, m)
-			}
-			mi = append(mi, idx)
+		mi := make([]int, len(f.Header.Metrics))
+		for k, g := range u.Maps[i].Metrics {
+			mi[k] = int(g) - 1
 		}
 		r.metricIndex = append(r.metricIndex, mi)
 	}
@@ -180,7 +187,7 @@ func newRun(files []*tracefile.File) *run {
 		r.offsets = append(r.offsets, off)
 		r.span = max(r.span, off+f.Duration())
 	}
-	return r
+	return r, nil
 }
 
 // region returns the page's index of region id of file i, defining a

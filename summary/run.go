@@ -24,8 +24,9 @@ import (
 type RunProfile struct {
 	Ranks RankSet // the ranks merged in
 	Facts RunFacts
-	// Regions are the regions of any rank, unified by name and paradigm,
-	// sorted by name, then paradigm.
+	// Regions are the regions of any rank, unified as the run's
+	// definitions are (tracefile.RunDefinitions: name, source file, line
+	// and paradigm), sorted by name, paradigm, file, then line.
 	Regions []RegionStats
 	Buffer  BufferStats
 	// Throttled are the regions switched off by HMB_THROTTLE on any rank,
@@ -110,7 +111,11 @@ type RunFacts struct {
 type RegionStats struct {
 	Name     string
 	Paradigm tracefile.Paradigm
-	Ranks    int // the ranks whose profile has the region
+	// File and Line are where it is defined, "" and 0 if nowhere: two
+	// regions of one name in different sources are two regions.
+	File  string
+	Line  int
+	Ranks int // the ranks whose profile has the region
 	// Per rank, summed over its locations: the visits counted (timed or,
 	// after the probes switched the region off, not), the inclusive and
 	// exclusive time in ns.
@@ -248,10 +253,23 @@ func Local(t *tracefile.Trace, rank int) RunProfile {
 	return p
 }
 
-// regionKey is how the run unifies regions: by name and paradigm.
+// regionKey is how the run unifies regions, as its definitions do
+// (tracefile.RunDefinitions): by name, paradigm and source.
 type regionKey struct {
 	name     string
 	paradigm tracefile.Paradigm
+	file     string
+	line     int
+}
+
+func (a regionKey) compare(b regionKey) int {
+	if c := keyCompare(a.name, a.paradigm, b.name, b.paradigm); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.file, b.file); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.line, b.line)
 }
 
 func keyCompare(an string, ap tracefile.Paradigm, bn string, bp tracefile.Paradigm) int {
@@ -259,6 +277,15 @@ func keyCompare(an string, ap tracefile.Paradigm, bn string, bp tracefile.Paradi
 		return c
 	}
 	return cmp.Compare(ap, bp)
+}
+
+// regionKeyOf returns the key of region id of t.
+func regionKeyOf(t *tracefile.Trace, id uint32) regionKey {
+	k := regionKey{name: t.RegionName(id), paradigm: tracefile.ParadigmUser}
+	if r := t.RegionByID(id); r != nil {
+		k.paradigm, k.file, k.line = r.Paradigm, r.File, r.Line
+	}
+	return k
 }
 
 // paradigmOf returns the paradigm of region id, the user's if unknown.
@@ -287,7 +314,7 @@ func localRegions(t *tracefile.Trace, rank int) []RegionStats {
 	rows := map[regionKey]*sums{}
 	for i := range t.Locations {
 		for _, e := range t.Locations[i].Profile {
-			k := regionKey{t.RegionName(e.Region), paradigmOf(t, e.Region)}
+			k := regionKeyOf(t, e.Region)
 			s := rows[k]
 			if s == nil {
 				s = &sums{}
@@ -318,7 +345,7 @@ func localRegions(t *tracefile.Trace, rank int) []RegionStats {
 	}
 	var out []RegionStats
 	for k, s := range rows {
-		r := RegionStats{Name: k.name, Paradigm: k.paradigm, Ranks: 1, Visits: one(s.visits), Inclusive: one(s.incl), Exclusive: one(s.excl),
+		r := RegionStats{Name: k.name, Paradigm: k.paradigm, File: k.file, Line: k.line, Ranks: 1, Visits: one(s.visits), Inclusive: one(s.incl), Exclusive: one(s.excl),
 			Slowest: rank, VisitsAfter: s.after, Throttled: s.throttled}
 		for m, v := range s.cincl {
 			r.Counters = append(r.Counters, CounterSums{m, v, s.cexcl[m]})
@@ -326,7 +353,7 @@ func localRegions(t *tracefile.Trace, rank int) []RegionStats {
 		slices.SortFunc(r.Counters, func(a, b CounterSums) int { return cmp.Compare(a.Metric, b.Metric) })
 		out = append(out, r)
 	}
-	slices.SortFunc(out, func(a, b RegionStats) int { return keyCompare(a.Name, a.Paradigm, b.Name, b.Paradigm) })
+	slices.SortFunc(out, compareRegions)
 	return out
 }
 
@@ -548,7 +575,9 @@ func worse(a, b RankShare) bool {
 	return a.Rank < b.Rank
 }
 
-func compareRegions(a, b RegionStats) int { return keyCompare(a.Name, a.Paradigm, b.Name, b.Paradigm) }
+func compareRegions(a, b RegionStats) int { return a.key().compare(b.key()) }
+
+func (r *RegionStats) key() regionKey { return regionKey{r.Name, r.Paradigm, r.File, r.Line} }
 
 func mergeRegion(a, b RegionStats) RegionStats {
 	if b.Inclusive.Max > a.Inclusive.Max || b.Inclusive.Max == a.Inclusive.Max && b.Slowest < a.Slowest {

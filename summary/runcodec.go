@@ -18,9 +18,13 @@ import (
 // version with more of them still reads this one. Lists are written in
 // the sorted order the type keeps, and the decoder checks it, so that a
 // decoded profile merges as one from Local does.
+//
+// Version 2 adds each region's source file and line after its paradigm
+// (regions of one name in different sources are two); a version 1
+// profile, of regions without them, still reads.
 const (
 	runMagic   = "HMBRUN"
-	runVersion = 1
+	runVersion = 2
 )
 
 // The bounds of a rank in the binary form: MPI's ranks are C ints.
@@ -57,6 +61,8 @@ func (p *RunProfile) MarshalBinary() ([]byte, error) {
 		r := &p.Regions[i]
 		e.string(r.Name)
 		e.b = append(e.b, byte(r.Paradigm))
+		e.string(r.File)
+		e.int(int64(r.Line))
 		e.int(int64(r.Ranks))
 		e.stat(r.Visits)
 		e.stat(r.Inclusive)
@@ -180,8 +186,9 @@ func (p *RunProfile) UnmarshalBinary(data []byte) error {
 	if len(data) < len(runMagic)+1 || string(data[:len(runMagic)]) != runMagic {
 		return errors.New("run profile: not one (no " + runMagic + " at the start)")
 	}
-	if v := data[len(runMagic)]; v != runVersion {
-		return fmt.Errorf("run profile: version %d, this reader knows %d", v, runVersion)
+	version := data[len(runMagic)]
+	if version < 1 || version > runVersion {
+		return fmt.Errorf("run profile: version %d, this reader knows 1 to %d", version, runVersion)
 	}
 	d := &runDecoder{b: data, at: len(runMagic) + 1}
 	var q RunProfile
@@ -210,8 +217,12 @@ func (p *RunProfile) UnmarshalBinary(data []byte) error {
 		r := &q.Regions[i]
 		r.Name = d.string("region name")
 		r.Paradigm = tracefile.Paradigm(d.byte("paradigm"))
+		if version >= 2 {
+			r.File = d.string("region file")
+			r.Line = d.intIn("region line", math.MinInt32, math.MaxInt32)
+		}
 		if i > 0 && d.err == nil && compareRegions(q.Regions[i-1], *r) >= 0 {
-			d.fail("regions not sorted by name and paradigm at %q", r.Name)
+			d.fail("regions not sorted by name, paradigm and source at %q", r.Name)
 		}
 		r.Ranks = d.ranksIn("region's ranks", nranks)
 		r.Visits = d.stat("visits")

@@ -139,7 +139,9 @@ func shortNames(rows []runRow, width int) {
 func (r runRow) label(int) string {
 	name := r.short
 	if r.shared {
-		name += " (" + r.Paradigm.String() + ")"
+		// As the tools label the run's regions (RunDefinitions.RegionLabels).
+		src := tracefile.Region{File: r.File, Line: r.Line, Paradigm: r.Paradigm}
+		name += " (" + textname.Escape(src.Source()) + ")"
 	}
 	return name
 }

@@ -59,32 +59,52 @@ type Options struct {
 }
 
 // Write writes the summary of the files, which may be the ranks of one run
-// or unrelated runs: regions are merged by name.
+// or unrelated runs: regions are the run's (tracefile.ReadUnified).
 func Write(out io.Writer, files []*tracefile.File) error {
 	return WriteOptions(out, files, Options{})
 }
 
-// profile merges the flat profiles of the files by region name and
-// returns the rows, most exclusive time first, and the run's
-// location-time in ns.
+// profile merges the flat profiles of the files, a row per region of the
+// run (tracefile.ReadUnified: a region is its name, source location and
+// paradigm, never its name alone), and returns the rows, most exclusive
+// time first, and the run's location-time in ns. Regions of the run that
+// share a name are told apart by their source (RunDefinitions.RegionLabels).
 // inclByFile is filled when perFile is set: it takes a value per region
 // and file, which only the per-rank table of a few ranks needs.
-func profile(files []*tracefile.File, perFile bool) ([]*regionRow, int64) {
+func profile(files []*tracefile.File, perFile bool) ([]*regionRow, int64, error) {
+	u, err := tracefile.ReadUnified(files)
+	if err != nil {
+		return nil, 0, err
+	}
 	var totalNs int64 // location-time: each location counts the whole run
-	rows := map[string]*regionRow{}
+	// A region id a file does not define is keyed by the name the tools
+	// give it (region#id), as it has no other.
+	type rowKey struct {
+		region uint32
+		name   string
+	}
+	rows := map[rowKey]*regionRow{}
+	labels := u.Defs.RegionLabels()
 	for fi, f := range files {
 		dur := f.Duration()
 		totalNs += dur * int64(len(f.Locations))
 		for _, l := range f.Locations {
 			for _, p := range l.Profile {
-				name := textname.Escape(f.RegionName(p.Region))
-				r := rows[name]
+				_, id := u.Region(fi, p.Region)
+				k := rowKey{region: id}
+				if id == 0 {
+					k.name = f.RegionName(p.Region)
+				}
+				r := rows[k]
 				if r == nil {
-					r = &regionRow{name: name}
+					r = &regionRow{name: textname.Escape(k.name)}
+					if id != 0 {
+						r.name = textname.Escape(labels[id-1])
+					}
 					if perFile {
 						r.inclByFile = make([]int64, len(files))
 					}
-					rows[name] = r
+					rows[k] = r
 				}
 				incl := f.TicksToNanos(p.Inclusive)
 				r.visits += p.Visits
@@ -98,13 +118,13 @@ func profile(files []*tracefile.File, perFile bool) ([]*regionRow, int64) {
 				}
 				r.excl += f.TicksToNanos(p.Exclusive)
 				for i, v := range p.CounterInclusive {
-					if i >= len(f.Header.Metrics) {
+					name := u.Metric(fi, i)
+					if name == "" {
 						break
 					}
 					if r.cincl == nil {
 						r.cincl, r.cexcl = map[string]uint64{}, map[string]uint64{}
 					}
-					name := f.Header.Metrics[i]
 					r.cincl[name] += v
 					r.cexcl[name] += p.CounterExclusive[i]
 				}
@@ -121,7 +141,7 @@ func profile(files []*tracefile.File, perFile bool) ([]*regionRow, int64) {
 		}
 		return sorted[i].name < sorted[j].name
 	})
-	return sorted, totalNs
+	return sorted, totalNs, nil
 }
 
 // WriteOptions is Write with settings.
@@ -135,7 +155,10 @@ func WriteOptions(out io.Writer, files []*tracefile.File, opt Options) error {
 		writeRun(out, &p, files, opt)
 		return nil
 	}
-	sorted, totalNs := profile(files, true)
+	sorted, totalNs, err := profile(files, true)
+	if err != nil {
+		return err
+	}
 	names := make([]string, len(sorted))
 	for i, r := range sorted {
 		names[i] = r.name
@@ -607,7 +630,10 @@ func messageStory(out io.Writer, m tracefile.MessageStory) {
 // <region>\t<visits>\t<inclusive ns>\t<exclusive ns>. Names are escaped
 // (textname.Escape), so that a tab or newline in one does not break the line.
 func WriteTSV(out io.Writer, files []*tracefile.File) error {
-	rows, _ := profile(files, false)
+	rows, _, err := profile(files, false)
+	if err != nil {
+		return err
+	}
 	for _, r := range rows {
 		if _, err := fmt.Fprintf(out, "%s\t%d\t%d\t%d\n", r.name, r.visits, r.incl, r.excl); err != nil {
 			return err

@@ -516,3 +516,64 @@ func coversFiles(a *Archive, files []*File) bool {
 	}
 	return true
 }
+
+// Region returns the run's region that region id of the i-th file given to
+// ReadUnified is, with its unified id; nil and 0 when the file does not
+// define id (a record may name one: the reader lets it through, and the
+// tools call it region#id).
+func (u *Unified) Region(i int, id uint32) (*Region, uint32) {
+	k := u.Maps[i].Regions[id]
+	if k == 0 || int(k) > len(u.Defs.Regions) {
+		return nil, 0
+	}
+	return &u.Defs.Regions[k-1], k
+}
+
+// Comm returns the unified id of communicator id of the i-th file given to
+// ReadUnified, 0 when the file does not define it.
+func (u *Unified) Comm(i int, id uint32) uint32 {
+	return u.Maps[i].Comms[id]
+}
+
+// Metric returns the name of the k-th metric of the i-th file given to
+// ReadUnified, "" when the file has no such metric.
+func (u *Unified) Metric(i, k int) string {
+	m := u.Maps[i].Metrics
+	if k < 0 || k >= len(m) || m[k] == 0 || int(m[k]) > len(u.Defs.Metrics) {
+		return ""
+	}
+	return u.Defs.Metrics[m[k]-1]
+}
+
+// RegionLabels returns what the tools call each of the run's regions, by
+// unified id - 1: its name, and where two or more of the run's regions
+// share the name (two functions of one name in different files), its
+// source location after it, "name (file:line)", so that no two are
+// printed alike for different regions.
+func (d *RunDefinitions) RegionLabels() []string {
+	named := make(map[string]int, len(d.Regions))
+	for i := range d.Regions {
+		named[d.Regions[i].Name]++
+	}
+	out := make([]string, len(d.Regions))
+	for i := range d.Regions {
+		r := &d.Regions[i]
+		out[i] = r.Name
+		if named[r.Name] > 1 {
+			out[i] += " (" + r.Source() + ")"
+		}
+	}
+	return out
+}
+
+// Source says where a region is defined: its file and line, its file,
+// else its paradigm.
+func (r *Region) Source() string {
+	switch {
+	case r.File != "" && r.Line > 0:
+		return r.File + ":" + strconv.Itoa(r.Line)
+	case r.File != "":
+		return r.File
+	}
+	return r.Paradigm.String()
+}

@@ -210,7 +210,7 @@ type Score struct {
 // cost is lower still uses that.
 const ThrottledProbeCost = 1.0
 
-// Compute scores the regions of files, merged by name, reading every
+// Compute scores the regions of files, by name (a filter file's unit), reading every
 // kept event once, the locations on HMB_TOOL_PROCS or GOMAXPROCS workers.
 func Compute(files []*tracefile.File, opt Options) (*Score, error) {
 	procs, err := parallel.Procs(0)
@@ -325,14 +325,19 @@ func ComputeProcs(files []*tracefile.File, opt Options, procs int) (*Score, erro
 			allVisits += p.visits
 		}
 	}
-	// A region's paradigm comes from its definitions, also in files where
-	// it made no visit.
+	// A region's paradigm comes from the run's definitions
+	// (tracefile.ReadUnified), also of ranks where it made no visit. The
+	// rows stay one per name: a filter file, which the score is for,
+	// excludes names, so regions of one name in different sources are
+	// filtered together and scored together.
+	u, err := tracefile.ReadUnified(files)
+	if err != nil {
+		return nil, fmt.Errorf("analysis: %w", err)
+	}
 	s.paradigm = map[string]bool{}
-	for _, f := range files {
-		for _, def := range f.Regions {
-			if def.Paradigm.Runtime() {
-				s.paradigm[def.Name] = true
-			}
+	for _, def := range u.Defs.Regions {
+		if def.Paradigm.Runtime() {
+			s.paradigm[def.Name] = true
 		}
 	}
 	for _, r := range byName {

@@ -49,7 +49,11 @@ func ExportProcs(w io.Writer, files []*tracefile.File, procs int) error {
 	if len(files) == 0 {
 		return errors.New("chrome export: no trace files")
 	}
-	x := &exporter{files: files, peers: tracefile.NewPeers(files)}
+	u, err := tracefile.ReadUnified(files)
+	if err != nil {
+		return fmt.Errorf("chrome export: %w", err)
+	}
+	x := &exporter{files: files, peers: tracefile.NewPeers(files), u: u, labels: u.Defs.RegionLabels()}
 	type where struct{ file, loc, tid int }
 	var locs []where
 	for i, f := range files {
@@ -63,7 +67,6 @@ func ExportProcs(w io.Writer, files []*tracefile.File, procs int) error {
 	out := &track{exporter: x, w: bufio.NewWriterSize(w, 64<<10)}
 	out.raw(`{"traceEvents":[`)
 	out.metadata()
-	var err error
 	if procs <= 1 || len(locs) <= 1 {
 		// One track, written as it is read.
 		for _, l := range locs {
@@ -117,14 +120,28 @@ func ExportProcs(w io.Writer, files []*tracefile.File, procs int) error {
 // while they are written.
 type exporter struct {
 	files []*tracefile.File
-	axis  *tracefile.Axis
-	peers *tracefile.Peers
+	// u is the run's definitions: a slice is named by its region's label
+	// (RunDefinitions.RegionLabels), the same for every rank that entered
+	// it and different for different regions of one name.
+	u      *tracefile.Unified
+	labels []string
+	axis   *tracefile.Axis
+	peers  *tracefile.Peers
 	// firstLoc is, per file, the index of its first location over all
 	// files' locations (thread id - 1): how flows name their ends.
 	firstLoc []int
 	// ahead reads each location's events on a goroutine of their own:
 	// there are more workers than locations.
 	ahead bool
+}
+
+// regionName is the name of region id of file i: its label in the run,
+// region#id for an id the file does not define.
+func (x *exporter) regionName(i int, id uint32) string {
+	if _, k := x.u.Region(i, id); k > 0 {
+		return x.labels[k-1]
+	}
+	return x.files[i].RegionName(id)
 }
 
 // track writes events: the document's start and end, and the events of
@@ -228,7 +245,8 @@ func (x *track) location(i int, l *tracefile.Location, tid int) error {
 		last = ts
 		switch e.Kind {
 		case encode.KindEnter:
-			x.start('B', f.RegionName(e.Region), ts, pid, tid)
+			name := x.regionName(i, e.Region)
+			x.start('B', name, ts, pid, tid)
 			x.buf = append(x.buf, `,"cat":"region"`...)
 			if e.Truncated {
 				// Entered before the keep-last window: the slice starts
@@ -236,7 +254,7 @@ func (x *track) location(i int, l *tracefile.Location, tid int) error {
 				x.buf = append(x.buf, `,"args":{"truncated":true}`...)
 			}
 			x.end()
-			x.open = append(x.open, f.RegionName(e.Region))
+			x.open = append(x.open, name)
 		case encode.KindLeave:
 			if len(x.open) == 0 {
 				return fmt.Errorf("%s: location %q: leave at %d ns with no region open", f.Path, l.Name, ts)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/hmbtrace/hmbtrace/encode"
@@ -111,21 +110,21 @@ func FromFiles(files []*tracefile.File, procs int) (*Profile, error) {
 			locs = append(locs, where{i, k})
 		}
 	}
-	// Counters with the same name are one metric.
-	var counters []string
+	// The run's regions and metrics (tracefile.ReadUnified): a counter is
+	// the run's metric of its name.
+	u, err := tracefile.ReadUnified(files)
+	if err != nil {
+		return nil, fmt.Errorf("cube export: %w", err)
+	}
+	counters := u.Defs.Metrics
 	cmaps := make([][]int, len(files)) // per file: its counter index -> profile counter
-	for i, f := range files {
-		for _, m := range f.Header.Metrics {
-			k := slices.Index(counters, m)
-			if k < 0 {
-				k = len(counters)
-				counters = append(counters, m)
-			}
-			cmaps[i] = append(cmaps[i], k)
+	for i := range files {
+		for _, g := range u.Maps[i].Metrics {
+			cmaps[i] = append(cmaps[i], int(g)-1)
 		}
 	}
 	trees := make([][]lnode, len(locs))
-	err := parallel.Do(procs, len(locs), func(n int) error {
+	err = parallel.Do(procs, len(locs), func(n int) error {
 		f := files[locs[n].file]
 		l := &f.Locations[locs[n].loc]
 		var err error
@@ -182,23 +181,34 @@ func FromFiles(files []*tracefile.File, procs int) (*Profile, error) {
 		}
 		procOf[i] = machine.Node(host).AddProcess(fmt.Sprintf("rank %d", f.Header.Rank), max(f.Header.Rank, 0))
 	}
-	regionOf := make([]map[uint32]*Region, len(files))
+	// The CUBE region of each of the run's regions, by unified id - 1; of
+	// an id a file does not define, by file.
+	regionOf := make([]*Region, len(u.Defs.Regions))
+	undefined := make([]map[uint32]*Region, len(files))
 	p.fileLocs = make([][]*Location, len(files))
 	for n, w := range locs {
 		f := files[w.file]
-		if regionOf[w.file] == nil {
-			regionOf[w.file] = map[uint32]*Region{}
-		}
 		pr := procOf[w.file]
 		loc := p.AddLocation(pr, f.Locations[w.loc].Name, len(pr.Locations))
 		p.fileLocs[w.file] = append(p.fileLocs[w.file], loc)
 		tree := trees[n]
 		cn := make([]*Cnode, len(tree))
 		for i, ln := range tree {
-			r := regionOf[w.file][ln.region]
-			if r == nil {
-				r = cubeRegion(p, f, ln.region)
-				regionOf[w.file][ln.region] = r
+			var r *Region
+			if def, k := u.Region(w.file, ln.region); def != nil {
+				if r = regionOf[k-1]; r == nil {
+					r = cubeRegion(p, def)
+					regionOf[k-1] = r
+				}
+			} else {
+				if undefined[w.file] == nil {
+					undefined[w.file] = map[uint32]*Region{}
+				}
+				if r = undefined[w.file][ln.region]; r == nil {
+					// Named as the tools name it, region#id, of no source.
+					r = cubeRegion(p, &tracefile.Region{ID: ln.region, Name: f.RegionName(ln.region)})
+					undefined[w.file][ln.region] = r
+				}
 			}
 			var parent *Cnode
 			if ln.parent >= 0 {
@@ -268,17 +278,11 @@ func machineName(files []*tracefile.File) string {
 	return "hmbtrace run"
 }
 
-// cubeRegion adds region id of f to p. cube_sanity wants a module name for
-// every region: a region without a source file gets its paradigm's name.
-func cubeRegion(p *Profile, f *tracefile.File, id uint32) *Region {
-	name := f.RegionName(id)
-	var def tracefile.Region
-	for _, r := range f.Regions {
-		if r.ID == id {
-			def = r
-			break
-		}
-	}
+// cubeRegion adds region def of the run to p: a CUBE region is its name
+// and module, so regions of the run that share both are one there.
+// cube_sanity wants a module name for every region: a region without a
+// source file gets its paradigm's name.
+func cubeRegion(p *Profile, def *tracefile.Region) *Region {
 	mod := def.File
 	if mod == "" {
 		mod = strings.ToUpper(def.Paradigm.String()[:1]) + def.Paradigm.String()[1:]
@@ -290,7 +294,7 @@ func cubeRegion(p *Profile, f *tracefile.File, id uint32) *Region {
 		}
 	}
 	line := max(def.Line, 0)
-	return p.Region(name, mod, line, line, def.Paradigm.String(), "function")
+	return p.Region(def.Name, mod, line, line, def.Paradigm.String(), "function")
 }
 
 // lnode is a call path of one location: parent is an index into the same

@@ -53,6 +53,8 @@ type frame struct {
 // walker holds the state of one location's walk.
 type walker struct {
 	f        *tracefile.File
+	u        *tracefile.Unified // the run's regions; f is its fi-th file
+	fi       int
 	cmap     []int // the file's counter index -> profile counter index
 	counters int   // the profile's counters
 	frames   []frame

@@ -55,8 +55,9 @@ func ExportProcs(w io.Writer, files []*tracefile.File, procs int) error {
 }
 
 // Build returns the call-path profile of the files' events, merged over
-// their locations. Regions with the same name and source file are one
-// function; counters with the same name are one sample type.
+// their locations. A function is a region of the run (tracefile.
+// ReadUnified: its name, source location and paradigm), whichever ranks
+// defined it; counters with the same name are one sample type.
 func Build(files []*tracefile.File) (*profile.Profile, error) {
 	procs, err := parallel.Procs(0)
 	if err != nil {
@@ -73,18 +74,17 @@ func BuildProcs(files []*tracefile.File, procs int) (*profile.Profile, error) {
 	if len(files) == 0 {
 		return nil, errors.New("pprof export: no trace files")
 	}
+	u, err := tracefile.ReadUnified(files)
+	if err != nil {
+		return nil, fmt.Errorf("pprof export: %w", err)
+	}
 	b := &builder{funcIdx: map[funcKey]int{}}
-	seen := map[string]bool{}
+	// The counters are the run's metrics, in the order of its table.
+	b.counters = u.Defs.Metrics
 	cmaps := make([][]int, len(files)) // per file: its counter index -> profile counter index
-	for i, f := range files {
-		for _, m := range f.Header.Metrics {
-			if !seen[m] {
-				seen[m] = true
-				b.counters = append(b.counters, m)
-			}
-		}
-		for _, m := range f.Header.Metrics {
-			cmaps[i] = append(cmaps[i], slices.Index(b.counters, m))
+	for i := range files {
+		for _, g := range u.Maps[i].Metrics {
+			cmaps[i] = append(cmaps[i], int(g)-1)
 		}
 	}
 	type where struct{ file, loc int }
@@ -96,10 +96,10 @@ func BuildProcs(files []*tracefile.File, procs int) (*profile.Profile, error) {
 	}
 	b.roots = make([]*root, len(locs))
 	funcs := make([][]localFunc, len(locs))
-	err := parallel.Do(procs, len(locs), func(n int) error {
+	err = parallel.Do(procs, len(locs), func(n int) error {
 		f := files[locs[n].file]
 		l := &f.Locations[locs[n].loc]
-		w := &walker{f: f, shift: f.Header.TimerShift, cmap: cmaps[locs[n].file], counters: len(b.counters),
+		w := &walker{f: f, u: u, fi: locs[n].file, shift: f.Header.TimerShift, cmap: cmaps[locs[n].file], counters: len(b.counters),
 			fnOf: map[uint32]int{}, funcIdx: map[funcKey]int{}, gen: 1, ahead: procs > len(locs),
 			root: &root{rank: f.Header.Rank, location: l.Name, host: f.Header.Host}}
 		if err := w.location(l); err != nil {
@@ -118,12 +118,19 @@ func BuildProcs(files []*tracefile.File, procs int) (*profile.Profile, error) {
 	return b.profile(files), nil
 }
 
-type funcKey struct{ name, file string }
+// funcKey is a function: the run's region (its unified id), or for a
+// region id its file does not define, the name the tools give it
+// (region#id).
+type funcKey struct {
+	region uint32
+	name   string
+}
 
 // localFunc is a function as one location's walk first calls it.
 type localFunc struct {
-	key  funcKey
-	line int
+	key        funcKey
+	name, file string
+	line       int
 }
 
 // builder holds the call trees and the functions of the profile.
@@ -143,8 +150,8 @@ func (b *builder) number(top *node, local []localFunc) {
 		fn, ok := b.funcIdx[lf.key]
 		if !ok {
 			fn = len(b.funcs)
-			b.funcs = append(b.funcs, &profile.Function{ID: uint64(fn + 1), Name: lf.key.name, SystemName: lf.key.name,
-				Filename: lf.key.file, StartLine: int64(lf.line)})
+			b.funcs = append(b.funcs, &profile.Function{ID: uint64(fn + 1), Name: lf.name, SystemName: lf.name,
+				Filename: lf.file, StartLine: int64(lf.line)})
 			b.funcIdx[lf.key] = fn
 		}
 		global[k] = fn
@@ -171,18 +178,17 @@ func (w *walker) function(id uint32) int {
 	if fn, ok := w.fnOf[id]; ok {
 		return fn
 	}
-	f := w.f
-	key := funcKey{name: f.RegionName(id)}
-	line := 0
-	// By id, not a scan: a scan per region made the export quadratic in
-	// the regions.
-	if r := f.RegionByID(id); r != nil {
-		key.file, line = r.File, r.Line
+	lf := localFunc{name: w.f.RegionName(id)}
+	if r, k := w.u.Region(w.fi, id); r != nil {
+		lf.key.region, lf.file, lf.line = k, r.File, r.Line
+	} else {
+		lf.key.name = lf.name
 	}
+	key := lf.key
 	fn, ok := w.funcIdx[key]
 	if !ok {
 		fn = len(w.funcs)
-		w.funcs = append(w.funcs, localFunc{key, line})
+		w.funcs = append(w.funcs, lf)
 		w.funcIdx[key] = fn
 	}
 	w.fnOf[id] = fn

@@ -83,12 +83,14 @@ func (c *comm) rankOf(world int64, own int) (uint32, bool) {
 
 // mpiComms holds the MPI definitions of an export.
 type mpiComms struct {
-	index   map[int32]uint64 // world rank -> its index in COMM_LOCATIONS
-	world   *comm
-	self    *comm
-	byKey   map[string]*comm
-	perFile []map[uint32]*comm // a file's communicator id -> its communicator
-	undef   map[[2]uint64]bool // (file, id) of communicators a file does not define, counted once
+	index map[int32]uint64 // world rank -> its index in COMM_LOCATIONS
+	world *comm
+	self  *comm
+	// byRun are the run's communicators (tracefile.ReadUnified), by
+	// unified id - 1; nil for one left out. A file's id is mapped to
+	// its unified one through the run's DefinitionMap.
+	byRun []*comm
+	undef map[[2]uint64]bool // (file, id) of communicators a file does not define, counted once
 	// groups are the COMM_GROUPs defined, by their members: communicators
 	// with the same members (MPI_COMM_WORLD, its duplicates, a cartesian
 	// communicator over every rank) share one, as OTF2 allows. OTF2
@@ -109,9 +111,9 @@ type mpiComms struct {
 // world ranks, MPI_COMM_WORLD, MPI_COMM_SELF and each file's communicators,
 // unified across files.
 func (x *exporter) defineMPI() error {
-	m := &mpiComms{index: map[int32]uint64{}, byKey: map[string]*comm{}, undef: map[[2]uint64]bool{},
+	m := &mpiComms{index: map[int32]uint64{}, undef: map[[2]uint64]bool{},
 		groups: map[string]otf2.GroupRef{}, keys: map[listID]string{},
-		perFile: make([]map[uint32]*comm, len(x.files))}
+		byRun: make([]*comm, len(x.u.Defs.Comms))}
 	// The exported world ranks: those of exactly one file, which has a
 	// location for them.
 	claims := map[int]int{}
@@ -151,12 +153,10 @@ func (x *exporter) defineMPI() error {
 	// MPI_COMM_WORLD: the members a file recorded for it, else the
 	// exported ranks.
 	worldMembers := all
-	for _, f := range x.files {
-		for _, c := range f.Comms {
-			if c.Name == worldName && c.Parent == 0 && c.Remote == nil {
-				worldMembers = c.Members
-				break
-			}
+	for _, c := range x.u.Defs.Comms {
+		if isWorld(&c.Comm) {
+			worldMembers = c.Members
+			break
 		}
 	}
 	var err error
@@ -168,58 +168,90 @@ func (x *exporter) defineMPI() error {
 		return err
 	}
 	m.self = &comm{ref: ref, self: true}
-	for i, f := range x.files {
-		if err := x.fileComms(i, f); err != nil {
-			return fmt.Errorf("%s: %w", f.Path, err)
-		}
+	if err := x.runComms(); err != nil {
+		return err
 	}
 	m.partial = x.st.CommMembersNotExported > 0 || len(x.st.InvalidComms) > 0
 	return nil
 }
 
-// fileComms maps the communicators of file i to exported ones, defining
-// those not seen in earlier files. A communicator is the same as one of
-// another file if it has the same members (and remote group) and is the
-// k-th created with them in both files: processes create communicators in
-// the same order (MPI requires it of collective creation calls).
-func (x *exporter) fileComms(i int, f *tracefile.File) error {
+// fileComm returns the exported communicator of id of file i, nil if it
+// is not defined, or left out; id 0 is MPI_COMM_WORLD.
+func (m *mpiComms) fileComm(u *tracefile.Unified, i int, id uint32) *comm {
+	if id == 0 {
+		return m.world
+	}
+	if k := u.Comm(i, id); k > 0 {
+		return m.byRun[k-1]
+	}
+	return nil
+}
+
+func isWorld(c *tracefile.Comm) bool {
+	return c.Name == worldName && c.Parent == 0 && c.Remote == nil
+}
+
+func isSelf(c *tracefile.Comm) bool {
+	return c.Name == selfName && c.Parent == 0 && c.Remote == nil
+}
+
+// runComms defines the run's communicators (tracefile.ReadUnified), each
+// once, in the order of the run's table: the run's tables say which
+// communicators of the files are the same one (the same members and
+// remote group, the k-th made with them: processes create communicators
+// in the same order, as MPI requires of collective creation calls).
+func (x *exporter) runComms() error {
 	m := x.mpi
-	local := map[uint32]*comm{}
-	m.perFile[i] = local
-	cs := slices.Clone(f.Comms)
-	slices.SortFunc(cs, func(a, b tracefile.Comm) int { return cmpU32(a.ID, b.ID) })
-	seen := map[string]int{}
-	for _, c := range cs {
-		switch {
-		case c.ID == 0:
-			x.invalidComm(f, c, "id 0 means none")
-			continue
-		case c.Name == worldName && c.Parent == 0 && c.Remote == nil:
-			local[c.ID] = m.world
-			continue
-		case c.Name == selfName && c.Parent == 0 && c.Remote == nil:
-			local[c.ID] = m.self
-			continue
+	// Where each of the run's communicators is first defined, a file and
+	// its id there: what a communicator left out is named by.
+	// A file's definition with id 0 (invalid) is the origin only when no
+	// file defines the communicator validly.
+	type origin struct {
+		file      int
+		id, local uint32 // its id, its parent's, in the file
+		set       bool
+	}
+	first := make([]origin, len(x.u.Defs.Comms))
+	for i, f := range x.files {
+		for _, c := range f.Comms {
+			if k := x.u.Comm(i, c.ID); k > 0 && (!first[k-1].set || first[k-1].id == 0 && c.ID != 0) {
+				first[k-1] = origin{file: i, id: c.ID, local: c.Parent, set: true}
+			}
 		}
-		members := m.memberKey(c.Members, c.Remote)
-		seen[members]++
-		key := members + "#" + strconv.Itoa(seen[members])
-		if u, ok := m.byKey[key]; ok {
-			local[c.ID] = u
+	}
+	for k := range x.u.Defs.Comms {
+		c := &x.u.Defs.Comms[k].Comm
+		at := first[k]
+		f := x.files[at.file]
+		local := *c
+		local.ID, local.Parent = at.id, at.local
+		switch {
+		case at.set && at.id == 0:
+			x.invalidComm(f, local, "id 0 means none")
+			continue
+		case isWorld(c):
+			m.byRun[k] = m.world
+			continue
+		case isSelf(c):
+			m.byRun[k] = m.self
 			continue
 		}
 		if why := checkMembers(c.Members, c.Remote); why != "" {
-			x.invalidComm(f, c, why)
+			x.invalidComm(f, local, why)
 			continue
 		}
 		var parent *comm
-		if c.Parent != 0 {
-			p, ok := local[c.Parent]
-			if !ok {
-				x.invalidComm(f, c, fmt.Sprintf("its parent %d is not defined before it, or not validly", c.Parent))
+		if at.local != 0 || !at.set && c.Parent != 0 {
+			// The run's tables leave a parent the file does not define
+			// before it at 0. A communicator of the run's tables that
+			// no file given defines takes its parent from the tables.
+			if c.Parent != 0 {
+				parent = m.byRun[c.Parent-1]
+			}
+			if parent == nil {
+				x.invalidComm(f, local, fmt.Sprintf("its parent %d is not defined before it, or not validly", at.local))
 				continue
 			}
-			parent = p
 		}
 		var u *comm
 		var err error
@@ -229,10 +261,9 @@ func (x *exporter) fileComms(i int, f *tracefile.File) error {
 			u, err = x.interComm(c.Name, c.Members, c.Remote, parent)
 		}
 		if err != nil {
-			return fmt.Errorf("communicator %d %q: %w", c.ID, c.Name, err)
+			return fmt.Errorf("%s: communicator %d %q: %w", f.Path, at.id, c.Name, err)
 		}
-		m.byKey[key] = u
-		local[c.ID] = u
+		m.byRun[k] = u
 	}
 	return nil
 }
@@ -281,19 +312,6 @@ func (m *mpiComms) ranksKey(rs []int32) string {
 		m.keys[id] = k
 	}
 	return k
-}
-
-// memberKey identifies a member set; an inter-communicator's two groups are
-// put in a fixed order, so that both sides find the same communicator.
-func (m *mpiComms) memberKey(members, remote []int32) string {
-	a, b := m.ranksKey(members), m.ranksKey(remote)
-	if remote == nil {
-		return a
-	}
-	if b < a {
-		a, b = b, a
-	}
-	return a + "|" + b
 }
 
 func ranksKey(rs []int32) string {
@@ -399,7 +417,8 @@ func (x *exporter) commOf(i int, id uint32) (*comm, bool, error) {
 	if id == 0 {
 		return x.mpi.world, true, nil
 	}
-	c, ok := x.mpi.perFile[i][id]
+	c := x.mpi.fileComm(x.u, i, id)
+	ok := c != nil
 	if !ok {
 		if x.sh != nil {
 			// The workers share the set of communicators counted.
@@ -413,14 +432,4 @@ func (x *exporter) commOf(i int, id uint32) (*comm, bool, error) {
 		}
 	}
 	return c, ok, nil
-}
-
-func cmpU32(a, b uint32) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }

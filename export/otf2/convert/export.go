@@ -187,10 +187,8 @@ func ExportProcs(dir string, files []*tracefile.File, opt otf2.Options, procs in
 	return st, nil
 }
 
-type regionKey struct {
-	name, file string
-	line       int
-}
+// regionKey is a region no file defines: the name the tools give it.
+type regionKey struct{ name string }
 
 // exporter holds the definitions made for the files and the state shared by
 // the locations' event loops.
@@ -200,6 +198,11 @@ type exporter struct {
 	tl    timeline
 	st    *Stats
 
+	// u is the run's definitions (tracefile.ReadUnified): the regions and
+	// communicators exported, each once, and each file's ids of them.
+	u *tracefile.Unified
+	// regions are the regions of ids no file defines, by the name the
+	// tools give them (region#id).
 	regions    map[regionKey]otf2.RegionRef
 	regionRefs []map[uint32]otf2.RegionRef // per file: region id -> reference
 	members    map[string]otf2.MetricMemberRef
@@ -235,6 +238,14 @@ type exporter struct {
 	// export (see parallel.go); nil on the sequential path.
 	sh *shared
 	n  int
+	// own is, on a worker's exporter, the file of its location: it keeps
+	// that file's region references and lane team (ownRefs, ownLane), not
+	// a copy of the slices over every file, which, made for every
+	// location, would make the export's allocations quadratic in the
+	// ranks.
+	own     int
+	ownRefs map[uint32]otf2.RegionRef
+	ownLane laneTeam
 	// ahead reads each location's events on a goroutine of their own:
 	// there are more workers than locations.
 	ahead bool
@@ -270,12 +281,20 @@ func (x *exporter) define() error {
 		return err
 	}
 	hosts := map[string]otf2.SystemTreeNodeRef{}
+	if x.u, err = tracefile.ReadUnified(x.files); err != nil {
+		return err
+	}
 	x.regions = map[regionKey]otf2.RegionRef{}
 	x.members = map[string]otf2.MetricMemberRef{}
 	x.classes = map[string]otf2.MetricRef{}
 	x.regionRefs = make([]map[uint32]otf2.RegionRef, len(x.files))
 	x.metric = make([]otf2.MetricRef, len(x.files))
 	x.writers = make([][]*otf2.EventWriter, len(x.files))
+	// The run's regions, each once, defined with the first file that has
+	// it, in its order: the archive's definitions come in the order they
+	// did when each file's regions were merged by themselves.
+	refs := make([]otf2.RegionRef, len(x.u.Defs.Regions))
+	defined := make([]bool, len(x.u.Defs.Regions))
 	for i, f := range x.files {
 		h := &f.Header
 		node, ok := hosts[h.Host]
@@ -289,11 +308,19 @@ func (x *exporter) define() error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", f.Path, err)
 		}
-		x.regionRefs[i] = map[uint32]otf2.RegionRef{}
-		for _, r := range f.Regions {
-			if _, err := x.region(i, r.ID); err != nil {
-				return err
+		x.regionRefs[i] = make(map[uint32]otf2.RegionRef, len(f.Regions))
+		for _, fr := range f.Regions {
+			r, k := x.u.Region(i, fr.ID)
+			if r == nil {
+				continue
 			}
+			if !defined[k-1] {
+				if refs[k-1], err = x.defineRegion(r.Name, r.File, r.Line, r.Paradigm); err != nil {
+					return fmt.Errorf("%s: region %d: %w", f.Path, fr.ID, err)
+				}
+				defined[k-1] = true
+			}
+			x.regionRefs[i][fr.ID] = refs[k-1]
 		}
 		if err := x.defineMetrics(i); err != nil {
 			return err
@@ -324,12 +351,12 @@ func (x *exporter) define() error {
 	return nil
 }
 
-// region returns the reference of region id of file i, defining it on
-// first use. Regions of several files with the same name, file and line
-// are one region; an id the file does not define (which the reader lets
-// through) becomes a region named after it.
+// region returns the reference of region id of file i: the run's region
+// it is (tracefile.ReadUnified), which define made. An id the file does
+// not define (which the reader lets through) becomes a region named after
+// it, defined on first use.
 func (x *exporter) region(i int, id uint32) (otf2.RegionRef, error) {
-	if ref, ok := x.regionRefs[i][id]; ok {
+	if ref, ok := x.refsOf(i)[id]; ok {
 		return ref, nil
 	}
 	if x.sh != nil {
@@ -337,29 +364,38 @@ func (x *exporter) region(i int, id uint32) (otf2.RegionRef, error) {
 	}
 	f := x.files[i]
 	key := regionKey{name: f.RegionName(id)}
-	paradigm := tracefile.ParadigmUser
-	// By id, not a scan: a scan per region made the export quadratic in
-	// the regions (19 minutes at 10⁶).
-	if r := f.RegionByID(id); r != nil {
-		key.file, key.line, paradigm = r.File, r.Line, r.Paradigm
-	}
 	ref, ok := x.regions[key]
 	if !ok {
-		line := uint32(0)
-		if key.line > 0 && uint64(key.line) <= math.MaxUint32 {
-			line = uint32(key.line)
-		}
-		role, par := regionKind(key.name, paradigm)
 		var err error
-		ref, err = x.a.Region(otf2.RegionDef{Name: key.name, File: key.file, BeginLine: line,
-			Role: role, Paradigm: par})
-		if err != nil {
+		if ref, err = x.defineRegion(key.name, "", 0, tracefile.ParadigmUser); err != nil {
 			return 0, fmt.Errorf("%s: region %d: %w", f.Path, id, err)
 		}
 		x.regions[key] = ref
 	}
 	x.regionRefs[i][id] = ref
 	return ref, nil
+}
+
+// refsOf returns the region references of file i that x holds: on a
+// worker's exporter, those of its own file only (nil for another).
+func (x *exporter) refsOf(i int) map[uint32]otf2.RegionRef {
+	if x.sh != nil {
+		if i == x.own {
+			return x.ownRefs
+		}
+		return nil
+	}
+	return x.regionRefs[i]
+}
+
+// defineRegion defines a region of the archive.
+func (x *exporter) defineRegion(name, file string, line int, paradigm tracefile.Paradigm) (otf2.RegionRef, error) {
+	l := uint32(0)
+	if line > 0 && uint64(line) <= math.MaxUint32 {
+		l = uint32(line)
+	}
+	role, par := regionKind(name, paradigm)
+	return x.a.Region(otf2.RegionDef{Name: name, File: file, BeginLine: l, Role: role, Paradigm: par})
 }
 
 // defineMetrics defines the counters of file i: a metric member per counter
@@ -619,11 +655,8 @@ func (x *exporter) skipRequests(i int, l *tracefile.Location) error {
 			x.skipped[e.Request] = true
 			continue
 		}
-		c, ok := x.mpi.perFile[i][e.Comm]
-		if e.Comm == 0 {
-			c, ok = x.mpi.world, true
-		}
-		if !ok {
+		c := x.mpi.fileComm(x.u, i, e.Comm)
+		if c == nil {
 			x.skipped[e.Request] = true
 			continue
 		}

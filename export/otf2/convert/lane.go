@@ -106,7 +106,7 @@ func (x *exporter) completeLaneTask(w *otf2.EventWriter, ts uint64) error {
 
 // laneTeam returns the lane team of file i, defined at its first use.
 func (x *exporter) laneTeam(i int) (otf2.CommRef, error) {
-	if t := x.lanes[i]; t.defined {
+	if t := x.laneOf(i); t.defined {
 		return t.ref, nil
 	}
 	if x.sh != nil {
@@ -151,6 +151,20 @@ func (sh *shared) laneTeam(lx *exporter, i int) (otf2.CommRef, error) {
 		}
 		sh.order.Notify()
 	}
-	lx.lanes[i] = m.lanes[i]
+	if i == lx.own {
+		lx.ownLane = m.lanes[i]
+	}
 	return m.lanes[i].ref, nil
+}
+
+// laneOf returns the lane team of file i as x knows it: on a worker's
+// exporter, only its own file's.
+func (x *exporter) laneOf(i int) laneTeam {
+	if x.sh != nil {
+		if i == x.own {
+			return x.ownLane
+		}
+		return laneTeam{}
+	}
+	return x.lanes[i]
 }

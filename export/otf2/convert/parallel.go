@@ -2,7 +2,6 @@ package convert
 
 import (
 	"maps"
-	"slices"
 	"sync"
 
 	"github.com/hmbtrace/hmbtrace/export/otf2"
@@ -78,16 +77,15 @@ func (sh *shared) forLocation(n, i int, st *Stats) *exporter {
 	lx.skipped, lx.open, lx.values = map[uint64]bool{}, nil, nil
 	// Its own copy of its file's region references; a miss asks the
 	// master (region).
-	lx.regionRefs = make([]map[uint32]otf2.RegionRef, len(m.regionRefs))
-	lx.regionRefs[i] = maps.Clone(m.regionRefs[i])
+	lx.own, lx.regionRefs, lx.ownRefs = i, nil, maps.Clone(m.regionRefs[i])
 	lx.regions = nil
 	// The MPI communicators as far as defined. Made on first use, they
 	// are of files that define no communicators; then no member misses a
 	// file and none is left out, so mpi.partial is false and skipRequests
 	// has nothing to do whether or not they are defined yet.
 	lx.mpi = m.mpi
-	// The lane teams as far as defined; a miss asks the master (lane.go).
-	lx.lanes = slices.Clone(m.lanes)
+	// Its file's lane team if defined; a miss asks the master (lane.go).
+	lx.lanes, lx.ownLane = nil, m.lanes[i]
 	return &lx
 }
 
@@ -105,7 +103,9 @@ func (sh *shared) region(lx *exporter, i int, id uint32) (otf2.RegionRef, error)
 		}
 		sh.order.Notify()
 	}
-	lx.regionRefs[i][id] = ref
+	if i == lx.own {
+		lx.ownRefs[id] = ref
+	}
 	return ref, nil
 }
 
