@@ -41,7 +41,7 @@ type RunDefinitions struct {
 
 	// The keys of the definitions, built as they are added.
 	regionKeys map[runRegionKey]uint32
-	commKeys   map[string]uint32
+	commKeys   map[commSeqKey]uint32
 	locKeys    map[RunLocation]uint32
 	metricKeys map[string]uint32
 	listKeys   map[listID]string
@@ -61,6 +61,14 @@ type RunLocation struct {
 	Rank int
 	ID   uint32
 	Name string
+}
+
+// commSeqKey is a communicator's key and its place among the rank's
+// communicators with the same key: a struct, not their concatenation,
+// which copied the key (a long one for an irregular group) per rank.
+type commSeqKey struct {
+	key string
+	seq int
 }
 
 type runRegionKey struct {
@@ -123,7 +131,7 @@ func (d *RunDefinitions) init() {
 		return
 	}
 	d.regionKeys = make(map[runRegionKey]uint32, len(d.Regions))
-	d.commKeys = make(map[string]uint32, len(d.Comms))
+	d.commKeys = make(map[commSeqKey]uint32, len(d.Comms))
 	d.locKeys = make(map[RunLocation]uint32, len(d.Locations))
 	d.metricKeys = make(map[string]uint32, len(d.Metrics))
 	d.listKeys = map[listID]string{}
@@ -131,7 +139,7 @@ func (d *RunDefinitions) init() {
 		d.regionKeys[runRegionKey{r.Name, r.File, r.Line, r.Paradigm}] = uint32(i + 1)
 	}
 	for i := range d.Comms {
-		d.commKeys[d.commKey(&d.Comms[i].Comm)+"#"+strconv.Itoa(d.Comms[i].Seq)] = uint32(i + 1)
+		d.commKeys[commSeqKey{d.commKey(&d.Comms[i].Comm), d.Comms[i].Seq}] = uint32(i + 1)
 	}
 	for i, l := range d.Locations {
 		d.locKeys[RunLocation{Rank: l.Rank, ID: l.ID}] = uint32(i + 1)
@@ -157,7 +165,7 @@ func (d *RunDefinitions) addRegion(r Region) uint32 {
 // already a unified id.
 func (d *RunDefinitions) addComm(c Comm, seq int) uint32 {
 	key := d.commKey(&c)
-	k := key + "#" + strconv.Itoa(seq)
+	k := commSeqKey{key, seq}
 	if id, ok := d.commKeys[k]; ok {
 		return id
 	}
@@ -268,7 +276,7 @@ func (d *RunDefinitions) Map(t *Trace) DefinitionMap {
 	}
 	for id, u := range local.Comms {
 		c := probe.Comms[u-1]
-		m.Comms[id] = d.commKeys[d.commKey(&c.Comm)+"#"+strconv.Itoa(c.Seq)]
+		m.Comms[id] = d.commKeys[commSeqKey{d.commKey(&c.Comm), c.Seq}]
 	}
 	for id, u := range local.Locs {
 		m.Locs[id] = d.locKeys[RunLocation{Rank: probe.Locations[u-1].Rank, ID: probe.Locations[u-1].ID}]
