@@ -170,7 +170,7 @@ var envVars = []envVar{
 	},
 	{
 		name: "HMB_COLLECTIVE_TIMING", def: "0", takes: "1/0, true/false, yes/no, on/off (read by the MPI wrappers)",
-		doc: "1: each rank of an MPI run says on stderr how long its steps of the collective end took (clock synchronisation, the run profile's reduction, the definitions' unification, the archive's slots), as `go run ./bench -sections scale` reads them",
+		doc: "1: each rank of an MPI run says on stderr how long its steps of the collective end took (clock synchronisation, the run profile's reduction, the definitions' unification, the archive's slots) and how many calls into Go its wait-state replay made, as `go run ./bench -sections scale` reads them, then the process's CPU time over those steps and `MPI_Init`'s clock synchronisation",
 		check: func(v string) error {
 			if _, err := parseBool(v); err != nil {
 				return errWant
