@@ -400,7 +400,7 @@ func TestArchiveInSitu(t *testing.T) {
 		t.Fatal(err)
 	}
 	var want bytes.Buffer
-	if err := summary.WriteRun(&want, &p, summary.Options{NameWidth: summary.DefaultNameWidth}); err != nil {
+	if err := summary.WriteRun(&want, &p, summary.Options{NameWidth: summary.DefaultNameWidth, InSitu: true}); err != nil {
 		t.Fatal(err)
 	}
 	got := outputs(t, []string{"summary", "-insitu", dir}, t.TempDir())["stdout"]

@@ -31,6 +31,7 @@ func runSummary(args []string, out io.Writer) error {
 		if err != nil {
 			return err
 		}
+		opt.InSitu = true
 		if err := summary.WriteRun(out, p, opt); err != nil {
 			return err
 		}
