@@ -16,8 +16,9 @@ import (
 // and traced with HMB_ENABLE=0, interleaved over the rounds. Per construct
 // it prints the time, and for the traced runs the time added per event
 // (traced minus plain of the same round, over the construct's events) and
-// that as a multiple of a C probe's event (hmb_enter/hmb_leave), timed in
-// the same traced process. With -openmp-baseline DIR, the traced binaries
+// that as a multiple of a C probe's event (hmb_enter/hmb_leave of regions
+// that record, never throttled: openmp_bench.c gives each 1024 iterations
+// regions of their own), timed in the same traced process. With -openmp-baseline DIR, the traced binaries
 // also run with the libraries of DIR (LD_LIBRARY_PATH, which the binaries'
 // RUNPATH gives way to), interleaved with the rest: a before/after
 // comparison in one run.
@@ -186,7 +187,7 @@ func runOpenMP(o *options, r *report) error {
 			continue
 		}
 		r.note("%s, added per event (traced - plain of the same round, medians over the rounds), and that over the "+
-			"C probe's %.1f ns/event (hmb_enter/hmb_leave in the same traced process): %s",
+			"C probe's %.1f ns/event (hmb_enter/hmb_leave recording, unthrottled, in the same traced process): %s",
 			s.name, median(probes[s.name]), strings.Join(parts, ", "))
 	}
 	return runOpenMPTeams(o, r)

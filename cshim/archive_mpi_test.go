@@ -292,6 +292,31 @@ func TestMPIArchiveEventsNone(t *testing.T) {
 	if !strings.Contains(sum, "MPI_Sendrecv_replace") || !strings.Contains(sum, fmt.Sprintf("%d ranks", np)) {
 		t.Errorf("summary of the results has no MPI_Sendrecv_replace or ranks:\n%s", sum)
 	}
+	// The buffers' story of the results counts the events still in the
+	// current bins at the collective end (all of this short run's) as
+	// kept, and says the events were not written only where they were not.
+	allPath := filepath.Join(all, "halo.hmbrun")
+	for _, c := range []struct {
+		path, dir string
+		written   bool
+	}{{path, none, false}, {allPath, all, true}} {
+		var q summary.RunProfile
+		if err := q.UnmarshalBinary(inSituResult(t, c.path, tracefile.ResultRunProfile)); err != nil {
+			t.Fatal(err)
+		}
+		b := &q.Buffer
+		if b.Kept == 0 || b.Recorded != b.Kept+b.FilteredName+b.FilteredDuration+b.Removed.Total() || len(b.Unbalanced) > 0 {
+			t.Errorf("%s: the results' buffers recorded %d, kept %d, filtered %d, removed %d, unbalanced on %v", c.path,
+				b.Recorded, b.Kept, b.FilteredName+b.FilteredDuration, b.Removed.Total(), b.Unbalanced)
+		}
+		if (b.Bins > 0) != c.written {
+			t.Errorf("%s: the results' buffers count %d bins of %d bytes, want written %v", c.path, b.Bins, b.Bytes, c.written)
+		}
+		text := hmbtraceRun(t, "summary", "-insitu", c.dir)
+		if strings.Contains(text, "WARNING") || strings.Contains(text, "not written") == c.written || !strings.Contains(text, "at the collective end") {
+			t.Errorf("summary -insitu %s (events written %v):\n%s", c.dir, c.written, text)
+		}
+	}
 	if a, b := hmbtraceRun(t, "comm", "-tsv", none), hmbtraceRun(t, "comm", "-tsv", all); a != b {
 		t.Errorf("comm -tsv of the results\n%s\nof a run with events\n%s", a, b)
 	}

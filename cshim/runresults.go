@@ -28,7 +28,8 @@ import (
 // then. The passes, in order:
 //
 //   - PassProfile: summary.RunProfile (ResultRunProfile), from the
-//     statistics: about 60 bytes per region, whatever the ranks.
+//     statistics, the buffer's story from the trace in memory: about 60
+//     bytes per region, whatever the ranks.
 //   - PassComm: comm.Part per rank (ResultComm), the exact matrix: about
 //     100 bytes per location and 60 per peer a location sent to.
 //   - PassChoice: variation.Choice, merged: about 100 bytes per region
@@ -283,6 +284,21 @@ func makeProfile(rt *Runtime, rank int, _ []byte) ([]byte, error) {
 		t.Header.EndTicks = m.Now()
 	}
 	p := summary.Local(t, rank)
+	// The statistics count a level's records only once its bin is sealed:
+	// the records in the current bins, all of a short run's, would be
+	// neither kept nor removed. The buffer's story comes from the trace in
+	// memory (its current bins count as written, as finalize writes them),
+	// which the passes after this one read anyway.
+	f, err := rt.rankTrace()
+	if err != nil {
+		return nil, err
+	}
+	p.Buffer = summary.LocalFile(f).Buffer
+	if rt.ResultsOnly() {
+		// The archive will hold no bin: the story says the kept events
+		// were not written (HMB_OUTPUT_EVENTS=none).
+		p.Buffer.Bins, p.Buffer.Bytes = 0, 0
+	}
 	return p.MarshalBinary()
 }
 

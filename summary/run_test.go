@@ -408,6 +408,26 @@ func TestRunBufferStory(t *testing.T) {
 	}
 }
 
+// The story of an in-situ profile says when it was told; one of files
+// does not.
+func TestRunBufferInSitu(t *testing.T) {
+	tr := &tracefile.Trace{
+		Header: tracefile.Header{Name: "r", Host: "n", TicksPerSecond: 1e9, EndTicks: 1000, BufferSize: 1 << 20, BinSize: 1 << 10, Policy: "depth"},
+		Locations: []tracefile.Location{{Name: "main", Recorded: 5,
+			Levels: []tracefile.LevelStats{{Depth: 1, Class: tracefile.ClassRegion, Written: 5}}}},
+	}
+	p := Local(tr, 0)
+	for _, inSitu := range []bool{false, true} {
+		var out strings.Builder
+		if err := WriteRun(&out, &p, Options{InSitu: inSitu}); err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(out.String(), "Buffers of the run at the collective end in MPI_Finalize (1 rank, summed)"); got != inSitu {
+			t.Errorf("InSitu %v: says the collective end %v:\n%s", inSitu, got, out.String())
+		}
+	}
+}
+
 // A run of ranks some of which hmbtrace recover made from their mappings
 // says which, that their counts are lower bounds, and which died unseen;
 // their interrupted locations are not blamed on a signal alone. The sets

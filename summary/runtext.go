@@ -112,7 +112,7 @@ func writeRun(out io.Writer, p *RunProfile, files []*tracefile.File, opt Options
 		countersReadOfRun(out, files)
 		annotations(out, files)
 	}
-	runBuffer(out, p)
+	runBuffer(out, p, opt.InSitu)
 }
 
 // runRow is a region of the run's profile as the tables print it.
@@ -381,11 +381,17 @@ func runCounters(out io.Writer, rows []runRow, width int) {
 }
 
 // runBuffer tells the story of the run's buffers once: the sums, the rank
-// that kept least, the ranks that reduced.
-func runBuffer(out io.Writer, p *RunProfile) {
+// that kept least, the ranks that reduced. With inSitu it says that the
+// story is as the buffers stood at the collective end, which the files'
+// events after it (MPI_Finalize's leave) are not in.
+func runBuffer(out io.Writer, p *RunProfile, inSitu bool) {
 	b := &p.Buffer
 	n := p.Ranks.Len()
-	fmt.Fprintf(out, "\nBuffers of the run (%s, summed): %s in bins of %s per rank, reduction policy %s\n", units.Plural(n, "rank", "ranks"),
+	when := ""
+	if inSitu {
+		when = " at the collective end in MPI_Finalize"
+	}
+	fmt.Fprintf(out, "\nBuffers of the run%s (%s, summed): %s in bins of %s per rank, reduction policy %s\n", when, units.Plural(n, "rank", "ranks"),
 		spanText(units.Size(float64(b.BufferSize.Min)), units.Size(float64(b.BufferSize.Max))),
 		spanText(units.Size(float64(b.BinSize.Min)), units.Size(float64(b.BinSize.Max))), strings.Join(b.Policies, ", "))
 	fmt.Fprintf(out, "  events recorded  %s\n", units.Count(b.Recorded))

@@ -56,6 +56,10 @@ type Options struct {
 	// summary of a few does (its file's facts, its regions per rank, its
 	// buffer's story) rather than the run as a whole.
 	Ranks bool
+	// InSitu tells WriteRun that the profile is the one the ranks of an
+	// MPI run reduced at its collective end (a run archive's results):
+	// the story of the buffers says it is as they stood then.
+	InSitu bool
 }
 
 // Write writes the summary of the files, which may be the ranks of one run

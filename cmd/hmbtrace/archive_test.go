@@ -24,6 +24,13 @@ import (
 // eventsNone each rank's trace goes in without its bins.
 func writeArchives(t testing.TB, dir string, files []*tracefile.File, perFile int, eventsNone bool) []string {
 	t.Helper()
+	return writeArchivesResults(t, dir, files, perFile, eventsNone, nil)
+}
+
+// writeArchivesResults is writeArchives with results (tracefile.AppendResult
+// sections) in group 0's archive after the definitions.
+func writeArchivesResults(t testing.TB, dir string, files []*tracefile.File, perFile int, eventsNone bool, results []byte) []string {
+	t.Helper()
 	groups := (len(files) + perFile - 1) / perFile
 	var paths []string
 	for g := 0; g < groups; g++ {
@@ -36,7 +43,7 @@ func writeArchives(t testing.TB, dir string, files []*tracefile.File, perFile in
 			if err != nil {
 				t.Fatal(err)
 			}
-			plan.Results = tracefile.AppendResult(nil, tracefile.ResultDefinitions, defs)
+			plan.Results = append(tracefile.AppendResult(nil, tracefile.ResultDefinitions, defs), results...)
 		}
 		var traces [][]byte
 		for _, f := range ranks {
@@ -377,6 +384,60 @@ func TestArchiveSlots(t *testing.T) {
 	}
 }
 
+// summary -insitu of an archive whose results' buffer story left out the
+// events of the current bins (no bin counted, the counts unbalanced: made
+// before makeProfile read the trace in memory) tells the buffers from the
+// ranks' files and says so; of an archive of results only it keeps the
+// results' story, which says the events were not written.
+func TestArchiveInSituStaleBuffers(t *testing.T) {
+	files := tracetest.Ranks(t, t.TempDir(), 3, 1, 30, 0)
+	p := summary.Reduce(files)
+	fromFiles := p.Buffer
+	// What the ranks reduced before: only sealed bins' records kept, so
+	// none in these short runs, and every rank unbalanced.
+	p.Buffer.Bins, p.Buffer.Bytes, p.Buffer.Kept = 0, 0, 0
+	p.Buffer.KeptByClass = [tracefile.NumClasses]uint64{}
+	p.Buffer.Unbalanced = summary.RankSet{{First: 0, Last: 2}}
+	stale, err := p.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	writeArchivesResults(t, dir, files, 3, false, tracefile.AppendResult(nil, tracefile.ResultRunProfile, stale))
+	var notes bytes.Buffer
+	noteOut = &notes
+	defer func() { noteOut = os.Stderr }()
+	got := string(outputs(t, []string{"summary", "-insitu", dir}, t.TempDir())["stdout"])
+	want := p
+	want.Buffer = fromFiles
+	var w bytes.Buffer
+	if err := summary.WriteRun(&w, &want, summary.Options{NameWidth: summary.DefaultNameWidth}); err != nil {
+		t.Fatal(err)
+	}
+	if got != w.String() || strings.Contains(got, "WARNING") {
+		t.Errorf("summary -insitu of stale results:\n%s\nwant:\n%s", got, w.String())
+	}
+	if !strings.Contains(notes.String(), "the story printed is the ranks' files'") {
+		t.Errorf("summary -insitu of stale results does not say whose story it prints: %q", notes.String())
+	}
+
+	// Results only: the story is the results', kept but not written.
+	p.Buffer = fromFiles
+	p.Buffer.Bins, p.Buffer.Bytes = 0, 0
+	only, err := p.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir = t.TempDir()
+	writeArchivesResults(t, dir, files, 3, true, tracefile.AppendResult(nil, tracefile.ResultRunProfile, only))
+	notes.Reset()
+	got = string(outputs(t, []string{"summary", "-insitu", dir}, t.TempDir())["stdout"])
+	if !strings.Contains(got, "not written: the run kept its results only") || strings.Contains(got, "WARNING") ||
+		strings.Contains(notes.String(), "the story printed is the ranks' files'") {
+		t.Errorf("summary -insitu of results only:\n%s\nnotes: %s", got, notes.String())
+	}
+}
+
 // summary -insitu prints the run profile an archive's results hold, and
 // says so when they hold none.
 func TestArchiveInSitu(t *testing.T) {
@@ -400,7 +461,7 @@ func TestArchiveInSitu(t *testing.T) {
 		t.Fatal(err)
 	}
 	var want bytes.Buffer
-	if err := summary.WriteRun(&want, &p, summary.Options{NameWidth: summary.DefaultNameWidth}); err != nil {
+	if err := summary.WriteRun(&want, &p, summary.Options{NameWidth: summary.DefaultNameWidth, InSitu: true}); err != nil {
 		t.Fatal(err)
 	}
 	got := outputs(t, []string{"summary", "-insitu", dir}, t.TempDir())["stdout"]

@@ -31,6 +31,19 @@ func runSummary(args []string, out io.Writer) error {
 		if err != nil {
 			return err
 		}
+		opt.InSitu = true
+		if path, stale := staleBuffers(fs.Args(), p); stale {
+			// The rest of the results stands; the buffers' story is told
+			// from the ranks' files instead, and the note says so.
+			files, _, err := openProcs(fs.Args(), *procs)
+			if err != nil {
+				return err
+			}
+			defer closeAll(files)
+			p.Buffer = summary.Reduce(files).Buffer
+			opt.InSitu = false
+			fmt.Fprintf(noteOut, "hmbtrace: %s: its results were made by a version that left the events of the current bins out of the buffers' story; the story printed is the ranks' files' (at finalize), the rest the results' (at MPI_Finalize)\n", path)
+		}
 		if err := summary.WriteRun(out, p, opt); err != nil {
 			return err
 		}
@@ -65,6 +78,30 @@ func inSituProfile(paths []string) (*summary.RunProfile, error) {
 		return nil, fmt.Errorf("%s: the run's profile in its results: %v", path, err)
 	}
 	return &p, nil
+}
+
+// staleBuffers reports whether p, the run profile of the results of the
+// archive paths name, holds the buffers' story of a version that counted
+// a level's records only once their bin was sealed (the events of the
+// current bins neither kept nor removed) while the archive holds the
+// ranks' traces: no bin counted, yet events kept or the counts unbalanced
+// (this version counts a bin for every event kept). It returns the
+// archive's path.
+func staleBuffers(paths []string, p *summary.RunProfile) (string, bool) {
+	b := &p.Buffer
+	if b.Bins > 0 || b.Kept == 0 && len(b.Unbalanced) == 0 || len(paths) != 1 {
+		return "", false
+	}
+	path, err := groupZero(paths[0])
+	if err != nil {
+		return "", false
+	}
+	a, err := tracefile.OpenArchive(path)
+	if err != nil {
+		return "", false
+	}
+	defer a.Close()
+	return path, !a.ResultsOnly() && !a.EventsNone
 }
 
 // procsFlag adds -procs to a command that reads traces in parallel.

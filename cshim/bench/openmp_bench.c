@@ -12,7 +12,10 @@
  * Built with -DHMB_PROBE (the traced build), it also times the C probes
  * hmb_enter and hmb_leave of two nested regions on the first thread, per
  * event, in the same process and rounds: the unit the adapter's cost per
- * event is compared with.
+ * event is compared with. That unit is a probe that records: a pair of
+ * regions serves PROBE_GROUP iterations, fewer than the 4096 visits after
+ * which throttling (HMB_THROTTLE) may switch a short region off, so no
+ * region of the loop is ever throttled, and each round takes new ones.
  */
 #include <omp.h>
 #include <stdio.h>
@@ -24,25 +27,44 @@
 
 static volatile int sink;
 
-/* probe_ns returns the C probes' ns per event over n iterations of 4 events, or -1 when not built in. */
-static double probe_ns(int n)
+/* PROBE_GROUP is the iterations of the probe loop one pair of regions serves. */
+#define PROBE_GROUP 1024
+
+/* probe_ns returns the C probes' ns per event over n iterations of 4
+ * events in round round, or -1 when not built in. The regions are defined
+ * before the clock starts. */
+static double probe_ns(int n, int round)
 {
 #ifdef HMB_PROBE
-	static uint32_t outer, inner;
-	if (outer == 0) {
-		outer = hmb_region("bench outer");
-		inner = hmb_region("bench inner");
+	int groups = (n + PROBE_GROUP - 1) / PROBE_GROUP;
+	uint32_t *ids = malloc(2 * (size_t)(groups > 0 ? groups : 1) * sizeof *ids);
+	if (ids == NULL) {
+		perror("openmp_bench: the probe's regions");
+		exit(1);
+	}
+	for (int g = 0; g < groups; g++) {
+		char name[64];
+		snprintf(name, sizeof name, "bench outer %d.%d", round, g);
+		ids[2 * g] = hmb_region(name);
+		snprintf(name, sizeof name, "bench inner %d.%d", round, g);
+		ids[2 * g + 1] = hmb_region(name);
 	}
 	double t0 = omp_get_wtime();
-	for (int i = 0; i < n; i++) {
-		hmb_enter(outer);
-		hmb_enter(inner);
-		hmb_leave(inner);
-		hmb_leave(outer);
+	for (int g = 0, i = 0; g < groups; g++) {
+		uint32_t outer = ids[2 * g], inner = ids[2 * g + 1];
+		for (int end = i + PROBE_GROUP < n ? i + PROBE_GROUP : n; i < end; i++) {
+			hmb_enter(outer);
+			hmb_enter(inner);
+			hmb_leave(inner);
+			hmb_leave(outer);
+		}
 	}
-	return (omp_get_wtime() - t0) / (4.0 * n) * 1e9;
+	double ns = (omp_get_wtime() - t0) / (4.0 * n) * 1e9;
+	free(ids);
+	return ns;
 #else
 	(void)n;
+	(void)round;
 	return -1;
 #endif
 }
@@ -76,7 +98,7 @@ int main(int argc, char **argv)
 			sink++;
 		}
 		double t3 = omp_get_wtime();
-		double probe = probe_ns(n);
+		double probe = probe_ns(n, round);
 		if ((t1 - t0) / n < best_par) {
 			best_par = (t1 - t0) / n;
 		}
