@@ -70,3 +70,56 @@ func TestInSituWireBad(t *testing.T) {
 		t.Error("a byte after the end read without an error")
 	}
 }
+
+// widePart is wirePart over 64 locations, the size of a merge near the
+// root of a 64-rank run.
+func widePart() *InSitu {
+	p := wirePart()
+	for r := 1; r < 32; r++ {
+		q := wirePart() // a part of its own: Merge keeps o's slices
+		for i := range q.Locations {
+			q.Locations[i].Rank += r
+		}
+		q.Path.HasEnd, q.Path.HasStart = false, false
+		p.Merge(q)
+	}
+	return p
+}
+
+// BenchmarkInSituMerge measures one merge of the gathering (two parts
+// decoded, merged and encoded), in the wire form and in the JSON form it
+// replaced, with the bytes of the parts.
+func BenchmarkInSituMerge(b *testing.B) {
+	p := widePart()
+	for _, form := range []struct {
+		name   string
+		encode func(*InSitu) ([]byte, error)
+		decode func([]byte) (*InSitu, error)
+	}{
+		{"wire", func(s *InSitu) ([]byte, error) { return EncodeInSituWire(s), nil }, DecodeInSituWire},
+		{"json", EncodeInSitu, DecodeInSitu},
+	} {
+		b.Run(form.name, func(b *testing.B) {
+			enc, err := form.encode(p)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				x, err := form.decode(enc)
+				if err != nil {
+					b.Fatal(err)
+				}
+				y, err := form.decode(enc)
+				if err != nil {
+					b.Fatal(err)
+				}
+				x.Merge(y)
+				if _, err := form.encode(x); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(len(enc)), "bytes/part")
+		})
+	}
+}
