@@ -1654,35 +1654,6 @@ HMB_NOINST static void pass_down(char **b, size_t *n)
  */
 enum { TAG_REPLAY = 96 };
 
-/*
- * replay_pause lets a rank of the replay that has nothing to do wait its
- * spin-th time in a row. Where ranks outnumber cores, the rank that holds
- * the replay's next step (a chain of waits, the critical path's token)
- * needs a core that idle ranks yielding in a loop would take: there it
- * yields a few times, then sleeps, longer each time, as WAIT_IDLE waits
- * do; elsewhere it yields, then sleeps 100 µs.
- */
-HMB_NOINST static void replay_pause(long spin)
-{
-	long ns = 100000;
-	if (oversubscribed) {
-		if (spin < WAIT_YIELDS) {
-			sched_yield();
-			return;
-		}
-		ns = WAIT_SLEEP_MIN_NS;
-		for (long k = spin - WAIT_YIELDS; k > 0 && ns < WAIT_SLEEP_MAX_NS; k--) {
-			ns *= 2;
-		}
-		ns = ns < WAIT_SLEEP_MAX_NS ? ns : WAIT_SLEEP_MAX_NS;
-	} else if (spin < 2000) {
-		sched_yield();
-		return;
-	}
-	struct timespec ts = {0, ns};
-	nanosleep(&ts, NULL);
-}
-
 HMB_NOINST static int replay_exchange(int round, const char *out, size_t on, char **in, size_t *in_n, int *any)
 {
 	int tag = TAG_REPLAY + (round & 1);
@@ -1775,7 +1746,12 @@ HMB_NOINST static int replay_exchange(int round, const char *out, size_t on, cha
 			free(q);
 			return 0;
 		}
-		replay_pause(spin);
+		if (spin < 2000) {
+			sched_yield();
+		} else {
+			struct timespec ts = {0, 100000};
+			nanosleep(&ts, NULL);
+		}
 	}
 }
 
@@ -1982,7 +1958,12 @@ HMB_NOINST static int replay_async(int *round, char **in, size_t *in_n, int *fai
 			ok = 0;
 			break;
 		}
-		replay_pause(spin);
+		if (spin < 2000) {
+			sched_yield();
+		} else {
+			struct timespec ts = {0, 100000};
+			nanosleep(&ts, NULL);
+		}
 	}
 	/* Every message was taken (or the steps were given up): the sends end. */
 	for (size_t i = 0; i < nfly; i++) {
