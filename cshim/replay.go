@@ -26,8 +26,9 @@ import (
 //     rank has anything to send (the C side asks them all). A rank whose
 //     replay failed sends nothing and still takes part in each.
 //   - PassWaitStates reduces the ranks' waitstate.InSitu up the tree, in
-//     rank order (ResultWaitStates): per (pattern, call path, location)
-//     about 60 bytes, JSON.
+//     rank order, in its wire form (waitstate.EncodeInSituWire: varints,
+//     each string once); rank 0 keeps the run's as JSON
+//     (ResultWaitStates).
 //
 // Both messages are records of a peer's world rank and a length (uint32,
 // little-endian each), then the length's bytes; the input begins with the
@@ -191,16 +192,24 @@ func makeWaitStates(_ *Runtime, _ int, _ []byte) ([]byte, error) {
 	if part == nil {
 		return nil, errors.New("the replay did not run its rounds")
 	}
-	return waitstate.EncodeInSitu(part)
+	return waitstate.EncodeInSituWire(part), nil
 }
 
-var mergeWaitStates = mergeCodec(waitstate.DecodeInSitu, waitstate.EncodeInSitu)
+// The parts go up the tree in their wire form, compact and quick to read
+// at each merge; rank 0 keeps the run's in the archive's form.
+var mergeWaitStates = mergeCodec(waitstate.DecodeInSituWire, func(s *waitstate.InSitu) ([]byte, error) {
+	return waitstate.EncodeInSituWire(s), nil
+})
 
 // setWaitStates keeps the run's wait states, and what the exchange's
 // rounds cost rank 0 (from reading its events to its part), beside the
 // pass's own cost.
 func setWaitStates(rt *Runtime, b []byte) ([]byte, error) {
-	if _, err := waitstate.DecodeInSitu(b); err != nil {
+	s, err := waitstate.DecodeInSituWire(b)
+	if err != nil {
+		return nil, err
+	}
+	if b, err = waitstate.EncodeInSitu(s); err != nil {
 		return nil, err
 	}
 	rt.setResult(tracefile.ResultWaitStates, b)

@@ -1002,9 +1002,17 @@ func DecodeInSitu(b []byte) (*InSitu, error) {
 	if err := json.Unmarshal(b, &s); err != nil {
 		return nil, fmt.Errorf("waitstate: the in-situ wait states: %w", err)
 	}
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	return &s, nil
+}
+
+// check checks the indices of s, as read.
+func (s *InSitu) check() error {
 	for i, p := range s.Paths {
 		if p.Parent < -1 || p.Parent >= i {
-			return nil, fmt.Errorf("waitstate: the in-situ wait states: call path %d has parent %d", i, p.Parent)
+			return fmt.Errorf("waitstate: the in-situ wait states: call path %d has parent %d", i, p.Parent)
 		}
 	}
 	bad := func(what string, v any) error {
@@ -1014,33 +1022,33 @@ func DecodeInSitu(b []byte) (*InSitu, error) {
 	path := func(p int) bool { return p >= -1 && p < len(s.Paths) }
 	for _, v := range s.Values {
 		if v.Pattern >= NumPatterns || !loc(v.Loc) || !path(v.Path) || v.Time < 0 {
-			return nil, bad("a value", v)
+			return bad("a value", v)
 		}
 	}
 	for _, v := range s.Delays {
 		if v.Pattern >= NumPatterns || !loc(v.Loc) || v.Time < 0 {
-			return nil, bad("a delay", v)
+			return bad("a delay", v)
 		}
 	}
 	for _, c := range s.DelayCosts {
 		if c.Pattern >= NumPatterns || !loc(c.Loc) || c.Path < 0 || c.Path >= len(s.Paths) {
-			return nil, bad("a delay cost", c)
+			return bad("a delay cost", c)
 		}
 	}
 	for _, w := range s.Worst {
 		if w.Pattern >= NumPatterns || !loc(w.Loc) || !path(w.Path) {
-			return nil, bad("a worst wait", w)
+			return bad("a worst wait", w)
 		}
 	}
 	if s.Path != nil {
 		for _, v := range s.Path.Values {
 			if !loc(v.Loc) || v.Path < 0 || v.Path >= len(s.Paths) {
-				return nil, bad("a time on the critical path", v)
+				return bad("a time on the critical path", v)
 			}
 		}
 	}
 	if len(s.Unexplained) > len(s.Locations) {
-		return nil, bad("the unexplained times of locations", len(s.Unexplained))
+		return bad("the unexplained times of locations", len(s.Unexplained))
 	}
-	return &s, nil
+	return nil
 }

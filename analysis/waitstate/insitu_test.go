@@ -1,6 +1,7 @@
 package waitstate
 
 import (
+	"bytes"
 	"fmt"
 	"maps"
 	"math/rand/v2"
@@ -69,20 +70,47 @@ func replayInSitu(t testing.TB, files []*tracefile.File) (res *Result, messages,
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, err := EncodeInSitu(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if parts[i], err = DecodeInSitu(b); err != nil {
-			t.Fatal(err)
-		}
+		parts[i] = wireTrip(t, p)
 	}
+	// Gathered up the tree in the wire form as libhmbtrace-mpi gathers
+	// them, kept by rank 0 in the archive's form.
 	for step := 1; step < n; step *= 2 {
 		for r := 0; r+step < n; r += 2 * step {
 			parts[r].Merge(parts[r+step])
+			parts[r] = wireTrip(t, parts[r])
 		}
 	}
-	return parts[0].Result(), messages, backward, bytes
+	b, err := EncodeInSitu(parts[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, err := DecodeInSitu(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return all.Result(), messages, backward, bytes
+}
+
+// wireTrip returns p encoded in the wire form and read back, and checks
+// that its archive form is the same either way.
+func wireTrip(t testing.TB, p *InSitu) *InSitu {
+	t.Helper()
+	q, err := DecodeInSituWire(EncodeInSituWire(p))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := EncodeInSitu(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := EncodeInSitu(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(a, b) {
+		t.Fatalf("the wire form read back differs:\n%s\nwant\n%s", b, a)
+	}
+	return q
 }
 
 // sameWaits checks that the in-situ result equals the post-mortem one:

@@ -1771,6 +1771,18 @@ HMB_NOINST static int replay_exchange(int round, const char *out, size_t on, cha
 /* replay_rounds counts the replay's calls into Go, for HMB_COLLECTIVE_TIMING. */
 static int replay_rounds;
 
+/*
+ * replay_cost splits the replay's time by phase, for HMB_COLLECTIVE_TIMING
+ * (ns): the forward rounds, the ship round, the backward replay without
+ * rounds and Go's last call; of each, the time inside Go; and the waves of
+ * the backward replay's end.
+ */
+static struct {
+	int64_t phase[4], go[4];
+	int64_t gather;
+	int waves;
+} replay_cost;
+
 /* A message of the backward replay in flight, and its request. */
 struct replay_flight {
 	char *buf;
@@ -1797,7 +1809,7 @@ HMB_NOINST static int replay_async(int *round, char **in, size_t *in_n, int *fai
 	struct replay_flight *fly = NULL;
 	size_t nfly = 0, capfly = 0;
 	int64_t count[2] = {0, 0}, snap[2], sum[2], prev[2] = {-1, -1};
-	int waving = 0, call = 1, ok = 1;
+	int waving = 0, waved = 0, call = 1, ok = 1;
 	MPI_Request wave = MPI_REQUEST_NULL;
 	step_begins();
 	for (long spin = 0;; spin++) {
@@ -1810,6 +1822,7 @@ HMB_NOINST static int replay_async(int *round, char **in, size_t *in_n, int *fai
 			memcpy(*in, hdr, sizeof hdr);
 			char *out = NULL;
 			size_t on = 0;
+			int64_t g0 = mono_ns();
 			if (!*failed && hmb_pass_make(HMB_PASS_REPLAY, r, *in, *in_n, &out, &on) != 0) {
 				fprintf(stderr, "hmbtrace: rank %d: %s: the run's wait states lack this rank\n", r, hmb_last_error());
 				*failed = 1;
@@ -1817,6 +1830,7 @@ HMB_NOINST static int replay_async(int *round, char **in, size_t *in_n, int *fai
 				out = NULL;
 				on = 0;
 			}
+			replay_cost.go[2] += mono_ns() - g0;
 			replay_rounds = *round + 1;
 			*in_n = 12;
 			for (size_t off = 0; off + 8 <= on;) {
@@ -1913,10 +1927,16 @@ HMB_NOINST static int replay_async(int *round, char **in, size_t *in_n, int *fai
 				break;
 			}
 			if (done) {
+				/* The next wave begins at once; a wave is no work, so the
+				 * pause goes on growing. */
 				waving = 0;
-				busy = 1;
+				waved = 1;
+				replay_cost.waves++;
 				if (sum[0] == sum[1] && sum[0] == prev[0] && sum[1] == prev[1]) {
 					break; /* over: every message sent was taken, and nothing moved since */
+				}
+				if (sum[0] != prev[0] || sum[1] != prev[1]) {
+					step_begins(); /* some rank moved: the wait is bounded from here */
 				}
 				prev[0] = sum[0];
 				prev[1] = sum[1];
@@ -1925,6 +1945,10 @@ HMB_NOINST static int replay_async(int *round, char **in, size_t *in_n, int *fai
 		if (busy) {
 			step_begins();
 			spin = 0;
+			continue;
+		}
+		if (waved) {
+			waved = 0;
 			continue;
 		}
 		if ((spin & 63) == 0 && mono_ns() > coll_deadline) {
@@ -1971,7 +1995,11 @@ HMB_NOINST static void replay(void)
 		fprintf(stderr, "hmbtrace: rank %d: out of memory for the wait-state replay: the run's wait states lack this rank\n", r);
 		return;
 	}
+	memset(&replay_cost, 0, sizeof replay_cost);
 	for (int round = 0; in != NULL; round++) {
+		/* The phase: forward rounds, the ship round, Go's last call. */
+		int ph = final ? 3 : round < rounds ? 0 : 1;
+		int64_t t0 = mono_ns();
 		uint32_t hdr[3] = {(uint32_t)round, (uint32_t)p, (uint32_t)final};
 		memcpy(in, hdr, sizeof hdr);
 		char *out = NULL;
@@ -1983,9 +2011,12 @@ HMB_NOINST static void replay(void)
 			out = NULL;
 			on = 0;
 		}
+		int64_t t1 = mono_ns();
+		replay_cost.go[ph] += t1 - t0;
 		free(in);
 		in = NULL;
 		if (final) {
+			replay_cost.phase[ph] += t1 - t0;
 			free(out);
 			break;
 		}
@@ -1996,12 +2027,15 @@ HMB_NOINST static void replay(void)
 		step_begins();
 		int ok = in != NULL && replay_exchange(round, out, on, &in, &in_n, &any);
 		free(out);
+		replay_cost.phase[ph] += mono_ns() - t0;
 		if (!ok) {
 			break;
 		}
 		if (round == rounds) {
 			/* The ship round is in: the rest of the replay needs no rounds. */
+			t0 = mono_ns();
 			int ok = replay_async(&round, &in, &in_n, &failed);
+			replay_cost.phase[2] += mono_ns() - t0;
 			final = 1;
 			in_n = 12;
 			if (!ok) {
@@ -2010,6 +2044,27 @@ HMB_NOINST static void replay(void)
 		}
 	}
 	free(in);
+}
+
+/*
+ * say_replay_timing prints, with HMB_COLLECTIVE_TIMING=1, where this
+ * rank's wait-state replay spent its time (replay_cost): each phase's
+ * wall-clock time, of it in Go, and the waves that found its end.
+ */
+HMB_NOINST static void say_replay_timing(void)
+{
+	const char *v = getenv("HMB_COLLECTIVE_TIMING");
+	if (v == NULL || !(strcmp(v, "1") == 0 || strcasecmp(v, "true") == 0 || strcasecmp(v, "yes") == 0 ||
+			   strcasecmp(v, "on") == 0)) {
+		return;
+	}
+	const int64_t *t = replay_cost.phase, *g = replay_cost.go;
+	fprintf(stderr,
+		"hmbtrace: rank %d: wait-state replay: forward %.6f s (Go %.6f s), ship %.6f s (Go %.6f s), "
+		"backward %.6f s (Go %.6f s, %d waves), last call %.6f s, gathering %.6f s\n",
+		world_rank, (double)t[0] / 1e9, (double)g[0] / 1e9, (double)t[1] / 1e9, (double)g[1] / 1e9,
+		(double)t[2] / 1e9, (double)g[2] / 1e9, replay_cost.waves, (double)t[3] / 1e9,
+		(double)replay_cost.gather / 1e9);
 }
 
 /*
@@ -2036,7 +2091,10 @@ HMB_NOINST static void run_reduce(void)
 	free(cut);
 	run_pass(HMB_PASS_PHASES, NULL, 0, NULL, NULL);
 	replay();
+	int64_t t0 = mono_ns();
 	run_pass(HMB_PASS_WAITSTATES, NULL, 0, NULL, NULL);
+	replay_cost.gather = mono_ns() - t0;
+	say_replay_timing();
 	hmb_pass_end();
 }
 
