@@ -49,6 +49,22 @@
 	ORQ	DX, AX; \
 	MOVQ	AX, R11
 
+// FRAME_WORD puts into reg the frame's word of region SI (zero-extended),
+// the given state, counted clear and the class region: frame.region,
+// state, counted and class are one 8-byte word (TestProbeAsmLayout).
+#define FRAME_WORD(state, reg) \
+	MOVQ	$((state<<32)|(CLASS_REGION<<48)), reg; \
+	ORQ	SI, reg
+
+// FRAME_PUSH writes the frame at R13: start the time (R12) and child 0 in
+// one 16-byte store (MOVQ to X0 clears its high half), then the word of
+// region, state, counted and class. CX is free here.
+#define FRAME_PUSH(state) \
+	MOVQ	R12, X0; \
+	MOVOU	X0, frame_start(R13); \
+	FRAME_WORD(state, CX); \
+	MOVQ	CX, frame_region(R13)
+
 // ENTER_BODY is the rest of enterProbe, after PROBE_PRELUDE, with the
 // location in DI, the region in SI (its low half), the profile entry in
 // BX and the clock in R11: the cases it does not do go to the labels
@@ -113,11 +129,7 @@
 	INCQ	probeState_recorded(DI); \
 	IMUL3Q	$frame__size, DX, R13; \
 	ADDQ	probeState_stack(DI), R13; \
-	MOVQ	R12, frame_start(R13); \
-	MOVQ	$0, frame_child(R13); \
-	MOVL	SI, frame_region(R13); \
-	MOVW	$const_frameWritten, frame_state(R13) /* and counted cleared (adjacent) */; \
-	MOVB	$CLASS_REGION, frame_class(R13); \
+	FRAME_PUSH(const_frameWritten); \
 	MOVQ	DX, probeState_depth(DI); \
 	INCQ	profEntry_visits(BX); \
 	INCL	profEntry_active(BX); \
@@ -171,11 +183,7 @@ enterstamped:; \
 	INCQ	probeState_recorded(DI); \
 	IMUL3Q	$frame__size, DX, R13; \
 	ADDQ	probeState_stack(DI), R13; \
-	MOVQ	R12, frame_start(R13); \
-	MOVQ	$0, frame_child(R13); \
-	MOVL	SI, frame_region(R13); \
-	MOVW	$const_frameDropped, frame_state(R13) /* and counted cleared (adjacent) */; \
-	MOVB	$CLASS_REGION, frame_class(R13); \
+	FRAME_PUSH(const_frameDropped); \
 	MOVQ	DX, probeState_depth(DI); \
 	INCQ	profEntry_visits(BX); \
 	INCL	profEntry_active(BX); \
@@ -214,14 +222,13 @@ TEXT ·leaveProbe(SB), NOSPLIT|NOFRAME, $0-24
 	JCC	read
 	IMUL3Q	$frame__size, CX, R13
 	ADDQ	probeState_stack(DI), R13
-	CMPL	SI, frame_region(R13)
-	JNE	read
-	CMPB	frame_class(R13), $CLASS_REGION
-	JNE	read
-	MOVWLZX	frame_state(R13), R10 // and counted (adjacent)
-	CMPL	R10, $const_frameWritten
+	// The region, the state, counted and the class in one compare each
+	// for a written and a dropped enter.
+	FRAME_WORD(const_frameWritten, R10)
+	CMPQ	R10, frame_region(R13)
 	JEQ	state
-	CMPL	R10, $const_frameDropped
+	FRAME_WORD(const_frameDropped, R10)
+	CMPQ	R10, frame_region(R13)
 	JNE	read
 	CMPQ	CX, probeState_lostAt(DI)
 	JEQ	read

@@ -97,15 +97,24 @@ func probeAsmHeader() ([]byte, error) {
 }
 
 func TestProbeAsmLayout(t *testing.T) {
-	// probe_amd64.s tests and stores two bytes of measure's types as one
-	// 16-bit word: they must stay adjacent.
+	// probe_amd64.s tests two bytes of probeState as one 16-bit word: they
+	// must stay adjacent.
 	var ps probeState
 	var f frame
 	if unsafe.Offsetof(ps.general) != unsafe.Offsetof(ps.tsc)+1 || unsafe.Sizeof(ps.tsc) != 1 {
 		t.Error("probeState.general no longer follows probeState.tsc: change probe_amd64.s, which tests them as one word")
 	}
-	if unsafe.Offsetof(f.counted) != unsafe.Offsetof(f.state)+1 || unsafe.Sizeof(f.state) != 1 {
-		t.Error("frame.counted no longer follows frame.state: change probe_amd64.s, which tests and stores them as one word")
+	// It writes a frame's start and child (t and 0) with one 16-byte store,
+	// and its region, state, counted and class with one 8-byte store, the
+	// word it compares whole in the leave.
+	if unsafe.Offsetof(f.child) != unsafe.Offsetof(f.start)+8 || unsafe.Sizeof(f.start) != 8 || unsafe.Sizeof(f.child) != 8 {
+		t.Error("frame.child no longer follows frame.start: change probe_amd64.s, which writes them with one 16-byte store")
+	}
+	if unsafe.Offsetof(f.state) != unsafe.Offsetof(f.region)+4 || unsafe.Offsetof(f.counted) != unsafe.Offsetof(f.region)+5 ||
+		unsafe.Offsetof(f.class) != unsafe.Offsetof(f.region)+6 || unsafe.Sizeof(f.region) != 4 || unsafe.Sizeof(f.state) != 1 ||
+		unsafe.Sizeof(f.counted) != 1 || unsafe.Sizeof(f.class) != 1 || unsafe.Offsetof(f.region)%8 != 0 ||
+		unsafe.Offsetof(f.seq) < unsafe.Offsetof(f.region)+8 {
+		t.Error("frame.region, state, counted and class are no longer one 8-byte word: change probe_amd64.s, which writes and tests them as one")
 	}
 	want, err := probeAsmHeader()
 	if err != nil {
