@@ -142,14 +142,6 @@
 	ORL	$TOK_PRED_ENTER, R10; \
 	MOVB	R10, (R11)(R12*1); \
 	INCQ	R12; \
-	JMP	advance; \
-enter2:; \
-	MOVQ	R10, CX; \
-	SHRQ	$8, CX; \
-	ORL	$TOK_PRED_ENTER_SLOT, CX; \
-	MOVB	CX, (R11)(R12*1); \
-	MOVB	R10, 1(R11)(R12*1); \
-	ADDQ	$2, R12; \
 advance:; \
 	/* Level.Advance: the position, the count, the fill mark after the */ \
 	/* bytes, then the busy mark cleared. */ \
@@ -159,6 +151,15 @@ advance:; \
 	MOVL	R12, (R11); \
 	MOVL	$0, HIER_busy(R9); \
 	RET; \
+enter2:; \
+	/* Out of line: the two-byte record. */ \
+	MOVQ	R10, CX; \
+	SHRQ	$8, CX; \
+	ORL	$TOK_PRED_ENTER_SLOT, CX; \
+	MOVB	CX, (R11)(R12*1); \
+	MOVB	R10, 1(R11)(R12*1); \
+	ADDQ	$2, R12; \
+	JMP	advance; \
 enterdrop:; \
 	/* A closed depth: the frame, dropped, and the drop counted, where */ \
 	/* Level.Drop's reason is ByDepth (recording not stopped, the pool not */ \
@@ -275,20 +276,17 @@ profile:
 	MOVL	profEntry_active(BX), CX
 	DECL	CX
 	JNE	inner // out of line: a recursive call's inner leave
+	// A long call (DX >= thrTicks: the carry clear) adds 1 to the long
+	// calls: SI - (-1) - carry.
 	MOVQ	profEntry_longCalls(BX), SI
 	CMPQ	DX, probeState_thrTicks(DI)
-	JCS	short
-	INCQ	SI
-short:
+	SBBQ	$-1, SI
+	// throttleDue from thrCalls visits on, which are at least thrEarly
+	// (TestProbeAsmLayout): the late step's share alone decides, as the
+	// early step's smaller share implies it. Fewer visits: out of line.
 	MOVQ	profEntry_visits(BX), CX
-	CMPQ	CX, probeState_thrEarly(DI)
-	JCS	keep
-	MOVQ	SI, R9
-	SHLQ	$const_throttleEarlyShift, R9
-	CMPQ	R9, CX
-	JLS	due
 	CMPQ	CX, probeState_thrCalls(DI)
-	JCS	keep
+	JCS	early
 	MOVQ	SI, R9
 	SHLQ	$const_throttleLateShift, R9
 	CMPQ	R9, CX
@@ -305,15 +303,13 @@ counted:
 	DECQ	probeState_depth(DI)
 	ADDQ	DX, (frame_child-frame__size)(R13)
 	INCQ	probeState_recorded(DI)
-	// The stamp; a written leave's reduced time differs from the last.
+	// The stamp. A written leave's reduced time differs from the last
+	// (tested above); a dropped one's may not, out of line.
 	MOVQ	R12, probeState_last(DI)
-	CMPQ	AX, probeState_lastTR(DI)
-	JEQ	leavesame // out of line: a dropped leave in the last one's tick
-	MOVQ	AX, probeState_lastTR(DI)
-	MOVL	$0, probeState_run(DI)
-leavestamped:
 	CMPB	frame_state(R13), $const_frameWritten
 	JNE	dropped
+	MOVQ	AX, probeState_lastTR(DI)
+	MOVL	$0, probeState_run(DI)
 	MOVQ	AX, LEVEL_time(R8)
 	MOVL	$1, LEVEL_next(R8)
 	MOVQ	LEVEL_bin(R8), R11
@@ -323,14 +319,6 @@ leavestamped:
 	ORL	$TOK_PRED_LEAVE, R10
 	MOVB	R10, (R11)(R12*1)
 	INCQ	R12
-	JMP	advance
-leave2:
-	MOVQ	R10, CX
-	SHRQ	$8, CX
-	ORL	$TOK_PRED_LEAVE12, CX
-	MOVB	CX, (R11)(R12*1)
-	MOVB	R10, 1(R11)(R12*1)
-	ADDQ	$2, R12
 advance:
 	MOVQ	R12, LEVEL_pos(R8)
 	INCL	LEVEL_n(R8)
@@ -338,7 +326,33 @@ advance:
 	MOVL	R12, (R11)
 	MOVL	$0, HIER_busy(R9)
 	RET
+leave2:
+	// Out of line: the two-byte record.
+	MOVQ	R10, CX
+	SHRQ	$8, CX
+	ORL	$TOK_PRED_LEAVE12, CX
+	MOVB	CX, (R11)(R12*1)
+	MOVB	R10, 1(R11)(R12*1)
+	ADDQ	$2, R12
+	JMP	advance
+early:
+	// throttleDue's early step, from thrEarly visits to thrCalls.
+	CMPQ	CX, probeState_thrEarly(DI)
+	JCS	keep
+	MOVQ	SI, R9
+	SHLQ	$const_throttleEarlyShift, R9
+	CMPQ	R9, CX
+	JLS	due
+	JMP	keep
 dropped:
+	CMPQ	AX, probeState_lastTR(DI)
+	JEQ	leavesame
+	MOVQ	AX, probeState_lastTR(DI)
+	MOVL	$0, probeState_run(DI)
+	JMP	droppedcount
+leavesame:
+	INCL	probeState_run(DI)
+droppedcount:
 	INCQ	(LEVEL_Dropped+8*BY_DEPTH)(R8)
 	MOVL	$0, HIER_busy(R9)
 	RET
@@ -356,9 +370,6 @@ leavedrop:
 inner:
 	MOVL	CX, profEntry_active(BX)
 	JMP	counted
-leavesame:
-	INCL	probeState_run(DI)
-	JMP	leavestamped
 due:
 	MOVQ	probeState_h(DI), R9
 busy:

@@ -116,6 +116,17 @@ func TestProbeAsmLayout(t *testing.T) {
 		unsafe.Offsetof(f.seq) < unsafe.Offsetof(f.region)+8 {
 		t.Error("frame.region, state, counted and class are no longer one 8-byte word: change probe_amd64.s, which writes and tests them as one")
 	}
+	// Its leave tests throttleDue's late step alone from thrCalls visits
+	// on: right while that step's share of long calls is the larger and
+	// thrEarly <= thrCalls.
+	if throttleLateShift > throttleEarlyShift {
+		t.Error("throttleLateShift > throttleEarlyShift: change probe_amd64.s, whose leave tests the late step alone from thrCalls visits on")
+	}
+	for _, c := range []Config{{}, {NoThrottle: true}, {ThrottleCalls: 10}, {ThrottleCalls: 1 << 40}} {
+		if early, calls, _ := throttleLimits(&c, 1e9); early > calls {
+			t.Errorf("throttleLimits(%+v): early %d > calls %d: change probe_amd64.s, whose leave tests the late step alone from calls visits on", c, early, calls)
+		}
+	}
 	want, err := probeAsmHeader()
 	if err != nil {
 		t.Fatal(err)
