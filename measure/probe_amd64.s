@@ -14,7 +14,7 @@
 // costs no more than one whose event is kept (issue 23).
 // Registers: DI the location, SI the region, BX its profile entry, R8 the
 // level, R9 its hierarchy, R11 the clock's time, R12 that time clamped, AX
-// reduced, R13 the frame.
+// reduced, R13 the frame, DX the enter's new depth.
 
 // PROBE_ARGS loads the probes' arguments: the location in DI, the region
 // in SI.
@@ -73,16 +73,16 @@
 // to enterSlow.
 #define ENTER_BODY \
 	/* A plain region, whose level at the new depth is cached. */ \
-	MOVQ	probeState_depth(DI), CX; \
-	INCQ	CX; \
+	MOVQ	probeState_depth(DI), DX; \
+	INCQ	DX; \
 	CMPB	profEntry_class(BX), $CLASS_REGION; \
 	JNE	read; \
-	CMPQ	CX, (probeState_stack+8)(DI); \
+	CMPQ	DX, (probeState_stack+8)(DI); \
 	JCC	read; \
-	CMPQ	CX, (probeState_levels+8)(DI); \
+	CMPQ	DX, (probeState_levels+8)(DI); \
 	JCC	read; \
 	MOVQ	probeState_levels(DI), R8; \
-	MOVQ	(R8)(CX*8), R8; \
+	MOVQ	(R8)(DX*8), R8; \
 	TESTQ	R8, R8; \
 	JEQ	read; \
 	/* Hierarchy.Begin: the busy mark, then the epoch unchanged. */ \
@@ -97,7 +97,6 @@
 	CMPQ	AX, R10; \
 	CMOVQCS	R10, AX; \
 	MOVQ	AX, R12; \
-	MOVQ	CX, DX; \
 	MOVBLZX	probeState_shift(DI), CX; \
 	SHRQ	CX, AX; \
 	CMPQ	DX, probeState_limit(DI); \
@@ -281,16 +280,11 @@ profile:
 	MOVQ	profEntry_longCalls(BX), SI
 	CMPQ	DX, probeState_thrTicks(DI)
 	SBBQ	$-1, SI
-	// throttleDue from thrCalls visits on, which are at least thrEarly
-	// (TestProbeAsmLayout): the late step's share alone decides, as the
-	// early step's smaller share implies it. Fewer visits: out of line.
+	// A region visited thrEarly times or more (never, with throttling
+	// off) has the rule tested out of line.
 	MOVQ	profEntry_visits(BX), CX
-	CMPQ	CX, probeState_thrCalls(DI)
-	JCS	early
-	MOVQ	SI, R9
-	SHLQ	$const_throttleLateShift, R9
-	CMPQ	R9, CX
-	JLS	due
+	CMPQ	CX, probeState_thrEarly(DI)
+	JCC	rule
 keep:
 	MOVL	$0, profEntry_active(BX)
 	ADDQ	DX, profEntry_incl(BX)
@@ -335,10 +329,18 @@ leave2:
 	MOVB	R10, 1(R11)(R12*1)
 	ADDQ	$2, R12
 	JMP	advance
-early:
-	// throttleDue's early step, from thrEarly visits to thrCalls.
-	CMPQ	CX, probeState_thrEarly(DI)
-	JCS	keep
+rule:
+	// throttleDue. From thrCalls visits on, which are at least thrEarly
+	// (TestProbeAsmLayout), the late step's share alone decides, as the
+	// early step's smaller share implies it; before, the early step's.
+	CMPQ	CX, probeState_thrCalls(DI)
+	JCS	earlystep
+	MOVQ	SI, R9
+	SHLQ	$const_throttleLateShift, R9
+	CMPQ	R9, CX
+	JLS	due
+	JMP	keep
+earlystep:
 	MOVQ	SI, R9
 	SHLQ	$const_throttleEarlyShift, R9
 	CMPQ	R9, CX
