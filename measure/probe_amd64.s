@@ -289,7 +289,6 @@ keep:
 	MOVL	$0, profEntry_active(BX)
 	ADDQ	DX, profEntry_incl(BX)
 	MOVQ	SI, profEntry_longCalls(BX)
-	MOVQ	probeState_h(DI), R9
 counted:
 	MOVQ	DX, CX
 	SUBQ	frame_child(R13), CX
@@ -310,7 +309,8 @@ counted:
 	MOVQ	LEVEL_pos(R8), R12
 	CMPQ	R10, $0x80
 	JCC	leave2
-	ORL	$TOK_PRED_LEAVE, R10
+	// The one-byte leave is its difference: TOK_PRED_LEAVE is 0
+	// (TestProbeAsmLayout).
 	MOVB	R10, (R11)(R12*1)
 	INCQ	R12
 advance:
@@ -339,12 +339,14 @@ rule:
 	SHLQ	$const_throttleLateShift, R9
 	CMPQ	R9, CX
 	JLS	due
+	MOVQ	probeState_h(DI), R9
 	JMP	keep
 earlystep:
 	MOVQ	SI, R9
 	SHLQ	$const_throttleEarlyShift, R9
 	CMPQ	R9, CX
 	JLS	due
+	MOVQ	probeState_h(DI), R9
 	JMP	keep
 dropped:
 	CMPQ	AX, probeState_lastTR(DI)

@@ -127,6 +127,9 @@ func TestProbeAsmLayout(t *testing.T) {
 			t.Errorf("throttleLimits(%+v): early %d > calls %d: change probe_amd64.s, whose leave tests the late step alone from calls visits on", c, early, calls)
 		}
 	}
+	if encode.TokPredLeave != 0 {
+		t.Error("encode.TokPredLeave is no longer 0: change probe_amd64.s, whose one-byte leave is its difference alone")
+	}
 	want, err := probeAsmHeader()
 	if err != nil {
 		t.Fatal(err)
