@@ -18,8 +18,7 @@ type frame struct {
 	child uint64 // ticks spent in regions entered from this one
 	// region, state, counted and class share one 8-byte word, which the
 	// assembly probe (probe_amd64.s) writes with one store and tests with
-	// one compare, as start and child, which an enter sets to t and 0, take
-	// one 16-byte store (TestProbeAsmLayout).
+	// one compare (TestProbeAsmLayout).
 	region  uint32
 	state   uint8        // what became of the enter: frameDropped, framePending or frameWritten
 	counted bool         // the region reads counters
@@ -32,10 +31,6 @@ type frame struct {
 	tr    uint64 // reduced time of the enter, kept for a pending enter
 	mprev int
 	node  int32 // the call-path node, when call paths are kept
-	// A frame is 64 bytes, so that a stack whose array is 64-byte aligned
-	// (Go's size classes for 16 frames and more are) holds each frame in
-	// one cache line and the enter's 16-byte store never splits.
-	_ [8]byte
 }
 
 // The states of a frame's enter.

@@ -56,12 +56,13 @@
 	MOVQ	$((state<<32)|(CLASS_REGION<<48)), reg; \
 	ORQ	SI, reg
 
-// FRAME_PUSH writes the frame at R13: start the time (R12) and child 0 in
-// one 16-byte store (MOVQ to X0 clears its high half), then the word of
-// region, state, counted and class. CX is free here.
+// FRAME_PUSH writes the frame at R13: start the time (R12), child 0, then
+// the word of region, state, counted and class. CX is free here. (One
+// 16-byte store of start and child, from X0, made the defer form's ratio
+// to a pair 0.5 % worse and the pair no faster: not kept.)
 #define FRAME_PUSH(state) \
-	MOVQ	R12, X0; \
-	MOVOU	X0, frame_start(R13); \
+	MOVQ	R12, frame_start(R13); \
+	MOVQ	$0, frame_child(R13); \
 	FRAME_WORD(state, CX); \
 	MOVQ	CX, frame_region(R13)
 
