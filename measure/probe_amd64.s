@@ -142,6 +142,17 @@
 	ORL	$TOK_PRED_ENTER, R10; \
 	MOVB	R10, (R11)(R12*1); \
 	INCQ	R12; \
+	JMP	advance; \
+enter2:; \
+	/* The two-byte record falls through: even in BenchmarkEnterLeave's */ \
+	/* loop an enter follows the level's last leave by 16 reduced ticks */ \
+	/* or more. */ \
+	MOVQ	R10, CX; \
+	SHRQ	$8, CX; \
+	ORL	$TOK_PRED_ENTER_SLOT, CX; \
+	MOVB	CX, (R11)(R12*1); \
+	MOVB	R10, 1(R11)(R12*1); \
+	ADDQ	$2, R12; \
 advance:; \
 	/* Level.Advance: the position, the count, the fill mark after the */ \
 	/* bytes, then the busy mark cleared. */ \
@@ -151,15 +162,6 @@ advance:; \
 	MOVL	R12, (R11); \
 	MOVL	$0, HIER_busy(R9); \
 	RET; \
-enter2:; \
-	/* Out of line: the two-byte record. */ \
-	MOVQ	R10, CX; \
-	SHRQ	$8, CX; \
-	ORL	$TOK_PRED_ENTER_SLOT, CX; \
-	MOVB	CX, (R11)(R12*1); \
-	MOVB	R10, 1(R11)(R12*1); \
-	ADDQ	$2, R12; \
-	JMP	advance; \
 enterdrop:; \
 	/* A closed depth: the frame, dropped, and the drop counted, where */ \
 	/* Level.Drop's reason is ByDepth (recording not stopped, the pool not */ \
