@@ -14,20 +14,23 @@ import (
 
 // frame is an open region on a location's stack.
 type frame struct {
-	start  uint64 // clock ticks at enter
-	child  uint64 // ticks spent in regions entered from this one
-	tr     uint64 // reduced time of the enter, kept for a pending enter
-	seq    uint32 // its sequence number
-	region uint32
-	state  uint8 // what became of the enter: frameDropped, framePending or frameWritten
-	// Counters, for a region that reads them: the sequence number of the
-	// metric record after the enter (kept for a pending enter), and the
-	// depth of the enclosing frame that reads them, to hand its counts to.
-	counted bool
-	mseq    uint32
-	mprev   int
-	node    int32        // the call-path node, when call paths are kept
+	start uint64 // clock ticks at enter
+	child uint64 // ticks spent in regions entered from this one
+	// region, state, counted and class share one 8-byte word, which the
+	// assembly probe (probe_amd64.s) writes with one store and tests with
+	// one compare (TestProbeAsmLayout).
+	region  uint32
+	state   uint8        // what became of the enter: frameDropped, framePending or frameWritten
+	counted bool         // the region reads counters
 	class   buffer.Class // ClassRegion, ClassParadigm, or ClassCollective for a collective operation
+	seq     uint32       // the enter's sequence number
+	// For a region that reads counters: the sequence number of the metric
+	// record after the enter (kept for a pending enter), and the depth of
+	// the enclosing frame that reads them, to hand its counts to.
+	mseq  uint32
+	tr    uint64 // reduced time of the enter, kept for a pending enter
+	mprev int
+	node  int32 // the call-path node, when call paths are kept
 }
 
 // The states of a frame's enter.

@@ -97,15 +97,34 @@ func probeAsmHeader() ([]byte, error) {
 }
 
 func TestProbeAsmLayout(t *testing.T) {
-	// probe_amd64.s tests and stores two bytes of measure's types as one
-	// 16-bit word: they must stay adjacent.
+	// probe_amd64.s tests two bytes of probeState as one 16-bit word: they
+	// must stay adjacent.
 	var ps probeState
 	var f frame
 	if unsafe.Offsetof(ps.general) != unsafe.Offsetof(ps.tsc)+1 || unsafe.Sizeof(ps.tsc) != 1 {
 		t.Error("probeState.general no longer follows probeState.tsc: change probe_amd64.s, which tests them as one word")
 	}
-	if unsafe.Offsetof(f.counted) != unsafe.Offsetof(f.state)+1 || unsafe.Sizeof(f.state) != 1 {
-		t.Error("frame.counted no longer follows frame.state: change probe_amd64.s, which tests and stores them as one word")
+	// It writes a frame's region, state, counted and class with one 8-byte
+	// store, the word it compares whole in the leave.
+	if unsafe.Offsetof(f.state) != unsafe.Offsetof(f.region)+4 || unsafe.Offsetof(f.counted) != unsafe.Offsetof(f.region)+5 ||
+		unsafe.Offsetof(f.class) != unsafe.Offsetof(f.region)+6 || unsafe.Sizeof(f.region) != 4 || unsafe.Sizeof(f.state) != 1 ||
+		unsafe.Sizeof(f.counted) != 1 || unsafe.Sizeof(f.class) != 1 || unsafe.Offsetof(f.region)%8 != 0 ||
+		unsafe.Offsetof(f.seq) < unsafe.Offsetof(f.region)+8 {
+		t.Error("frame.region, state, counted and class are no longer one 8-byte word: change probe_amd64.s, which writes and tests them as one")
+	}
+	// Its leave tests throttleDue's late step alone from thrCalls visits
+	// on: right while that step's share of long calls is the larger and
+	// thrEarly <= thrCalls.
+	if throttleLateShift > throttleEarlyShift {
+		t.Error("throttleLateShift > throttleEarlyShift: change probe_amd64.s, whose leave tests the late step alone from thrCalls visits on")
+	}
+	for _, c := range []Config{{}, {NoThrottle: true}, {ThrottleCalls: 10}, {ThrottleCalls: 1 << 40}} {
+		if early, calls, _ := throttleLimits(&c, 1e9); early > calls {
+			t.Errorf("throttleLimits(%+v): early %d > calls %d: change probe_amd64.s, whose leave tests the late step alone from calls visits on", c, early, calls)
+		}
+	}
+	if encode.TokPredLeave != 0 {
+		t.Error("encode.TokPredLeave is no longer 0: change probe_amd64.s, whose one-byte leave is its difference alone")
 	}
 	want, err := probeAsmHeader()
 	if err != nil {

@@ -148,6 +148,42 @@ func TestProbeFastPathThrottles(t *testing.T) {
 	}
 }
 
+// TestProbeFastPathThrottleSteps: the probes' common path applies each
+// step of the throttling rule where it holds (the assembly on amd64 tests
+// the late step first): with the late step at 100,000 visits, a region of
+// short calls only is switched off at the early step's 4096th visit, and
+// one with a long call in every hundred (more than the early step's 1 in
+// 256, fewer than the late step's 1 in 8) at exactly the 100,000th.
+func TestProbeFastPathThrottleSteps(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a tenth of a second of long calls")
+	}
+	const calls, bound = 100000, 50 * time.Microsecond
+	for _, c := range []struct {
+		longEvery int // every how many calls one is long, 0 for none
+		visits    uint64
+	}{{0, throttleEarly}, {100, calls}} {
+		m := startTest(t, Config{ThrottleCalls: calls, ThrottleTime: bound})
+		r := m.Region("accessor")
+		loc := m.Location("main")
+		for i := range calls + 1000 {
+			loc.Enter(r)
+			if c.longEvery > 0 && i%c.longEvery == 0 {
+				for start := time.Now(); time.Since(start) < 2*bound; {
+				}
+			}
+			loc.Leave(r)
+		}
+		if err := m.Close(); err != nil {
+			t.Fatal(err)
+		}
+		p := openTrace(t, m).Locations[0].Profile[0]
+		if !p.Throttled || p.Visits != c.visits || p.Visits+p.VisitsAfter != calls+1000 {
+			t.Errorf("a long call in every %d: %+v, want throttled at visit %d of %d", c.longEvery, p, c.visits, calls+1000)
+		}
+	}
+}
+
 // sameEvent compares what an enter or leave holds.
 func sameEvent(a, b tracefile.Event) bool {
 	return a.Kind == b.Kind && a.Time == b.Time && a.Seq == b.Seq && a.Depth == b.Depth && a.Class == b.Class && a.Region == b.Region

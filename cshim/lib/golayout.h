@@ -22,27 +22,27 @@ _Static_assert(sizeof(struct hmb_go_slice) == 24, "Go slice header");
 struct hmb_go_frame {
 	uint64_t start;
 	uint64_t child;
-	uint64_t tr;
-	uint32_t seq;
 	uint32_t region;
 	uint8_t state;
 	uint8_t counted;
+	uint8_t cls;
+	uint32_t seq;
 	uint32_t mseq;
+	uint64_t tr;
 	int64_t mprev;
 	int32_t node;
-	uint8_t cls;
 };
 _Static_assert(offsetof(struct hmb_go_frame, start) == 0, "measure.frame.start");
 _Static_assert(offsetof(struct hmb_go_frame, child) == 8, "measure.frame.child");
-_Static_assert(offsetof(struct hmb_go_frame, tr) == 16, "measure.frame.tr");
+_Static_assert(offsetof(struct hmb_go_frame, region) == 16, "measure.frame.region");
+_Static_assert(offsetof(struct hmb_go_frame, state) == 20, "measure.frame.state");
+_Static_assert(offsetof(struct hmb_go_frame, counted) == 21, "measure.frame.counted");
+_Static_assert(offsetof(struct hmb_go_frame, cls) == 22, "measure.frame.cls");
 _Static_assert(offsetof(struct hmb_go_frame, seq) == 24, "measure.frame.seq");
-_Static_assert(offsetof(struct hmb_go_frame, region) == 28, "measure.frame.region");
-_Static_assert(offsetof(struct hmb_go_frame, state) == 32, "measure.frame.state");
-_Static_assert(offsetof(struct hmb_go_frame, counted) == 33, "measure.frame.counted");
-_Static_assert(offsetof(struct hmb_go_frame, mseq) == 36, "measure.frame.mseq");
+_Static_assert(offsetof(struct hmb_go_frame, mseq) == 28, "measure.frame.mseq");
+_Static_assert(offsetof(struct hmb_go_frame, tr) == 32, "measure.frame.tr");
 _Static_assert(offsetof(struct hmb_go_frame, mprev) == 40, "measure.frame.mprev");
 _Static_assert(offsetof(struct hmb_go_frame, node) == 48, "measure.frame.node");
-_Static_assert(offsetof(struct hmb_go_frame, cls) == 52, "measure.frame.cls");
 _Static_assert(sizeof(struct hmb_go_frame) == 56, "size of measure.frame");
 
 /* measure.profEntry: a region's line of the profile */
