@@ -28,35 +28,8 @@ func TestMPIClockReads(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs MPI under valgrind")
 	}
-	valgrind := tracetest.RequireTool(t, "valgrind", "valgrind")
-	build := mpiLibrary(t)
-	dir := t.TempDir()
-	prog := filepath.Join(dir, "clockreads")
-	pc, err := run(root, pkgEnv(build), "pkg-config", "--cflags", "--libs", "hmbtrace-mpi")
-	if err != nil {
-		t.Fatalf("pkg-config hmbtrace-mpi: %v\n%s", err, pc)
-	}
-	args := append([]string{"-O2", "-o", prog, filepath.Join(root, "cshim", "testdata", "mpi", "clockreads.c")}, strings.Fields(string(pc))...)
-	if msg, err := run(root, nil, "mpicc", args...); err != nil {
-		t.Fatalf("mpicc %v: %v\n%s", args, err, msg)
-	}
 	const rounds = 100
-	out := filepath.Join(dir, "callgrind.out")
-	cmd := exec.Command(valgrind, "--tool=callgrind", "--compress-strings=no", "--callgrind-out-file="+out, prog, strconv.Itoa(rounds))
-	// Go's preemption signals stop callgrind (see TestProbeInstructions);
-	// bins large enough that no call needs a new one, which Go hands out.
-	var env []string
-	for _, kv := range withoutHMB(os.Environ()) {
-		if !strings.HasPrefix(kv, "GODEBUG=") {
-			env = append(env, kv)
-		}
-	}
-	cmd.Env = append(env, "GODEBUG=asyncpreemptoff=1", "HMB_CLOCK=monotonic", "HMB_BIN_SIZE=256K",
-		"HMB_OUTPUT="+filepath.Join(dir, "hmb-out"))
-	msg, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("valgrind: %v\n%s", err, msg)
-	}
+	msg, out := runClockReads(t, rounds, nil, "HMB_CLOCK=monotonic")
 	for i, pattern := range []string{"blocking", "nonblocking", "waitall"} {
 		m := regexp.MustCompile(`clockreads ` + pattern + ` calls (\d+)`).FindSubmatch(msg)
 		if m == nil {
@@ -76,6 +49,44 @@ func TestMPIClockReads(t *testing.T) {
 				pattern, reads, calls, float64(reads)/float64(calls))
 		}
 	}
+}
+
+// runClockReads builds testdata/mpi/clockreads.c against libhmbtrace-mpi
+// and runs it for rounds rounds under callgrind (with the extra valgrind
+// options opts and the extra environment env); it returns the program's
+// output and the path callgrind's dumps are named after (path.1, ...).
+func runClockReads(t *testing.T, rounds int, opts []string, env ...string) ([]byte, string) {
+	t.Helper()
+	valgrind := tracetest.RequireTool(t, "valgrind", "valgrind")
+	build := mpiLibrary(t)
+	dir := t.TempDir()
+	prog := filepath.Join(dir, "clockreads")
+	pc, err := run(root, pkgEnv(build), "pkg-config", "--cflags", "--libs", "hmbtrace-mpi")
+	if err != nil {
+		t.Fatalf("pkg-config hmbtrace-mpi: %v\n%s", err, pc)
+	}
+	args := append([]string{"-O2", "-o", prog, filepath.Join(root, "cshim", "testdata", "mpi", "clockreads.c")}, strings.Fields(string(pc))...)
+	if msg, err := run(root, nil, "mpicc", args...); err != nil {
+		t.Fatalf("mpicc %v: %v\n%s", args, err, msg)
+	}
+	out := filepath.Join(dir, "callgrind.out")
+	vg := append([]string{"--tool=callgrind", "--compress-strings=no"}, opts...)
+	cmd := exec.Command(valgrind, append(vg, "--callgrind-out-file="+out, prog, strconv.Itoa(rounds))...)
+	// Go's preemption signals stop callgrind (see TestProbeInstructions);
+	// bins large enough that no call needs a new one, which Go hands out.
+	var base []string
+	for _, kv := range withoutHMB(os.Environ()) {
+		if !strings.HasPrefix(kv, "GODEBUG=") {
+			base = append(base, kv)
+		}
+	}
+	cmd.Env = append(append(base, "GODEBUG=asyncpreemptoff=1", "HMB_BIN_SIZE=256K",
+		"HMB_OUTPUT="+filepath.Join(dir, "hmb-out")), env...)
+	msg, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("valgrind: %v\n%s", err, msg)
+	}
+	return msg, out
 }
 
 // clockReads returns the calls of clock_gettime in callgrind dump path

@@ -4,14 +4,10 @@ import (
 	"bufio"
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/hmbtrace/hmbtrace/internal/tracetest"
 )
 
 // mpiCallInstructions bounds the instructions that libhmbtrace-mpi's
@@ -38,36 +34,8 @@ func TestMPICallInstructions(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs MPI under valgrind")
 	}
-	valgrind := tracetest.RequireTool(t, "valgrind", "valgrind")
-	build := mpiLibrary(t)
-	dir := t.TempDir()
-	prog := filepath.Join(dir, "clockreads")
-	pc, err := run(root, pkgEnv(build), "pkg-config", "--cflags", "--libs", "hmbtrace-mpi")
-	if err != nil {
-		t.Fatalf("pkg-config hmbtrace-mpi: %v\n%s", err, pc)
-	}
-	args := append([]string{"-O2", "-o", prog, filepath.Join(root, "cshim", "testdata", "mpi", "clockreads.c")}, strings.Fields(string(pc))...)
-	if msg, err := run(root, nil, "mpicc", args...); err != nil {
-		t.Fatalf("mpicc %v: %v\n%s", args, err, msg)
-	}
 	const rounds = 200
-	out := filepath.Join(dir, "callgrind.out")
-	cmd := exec.Command(valgrind, "--tool=callgrind", "--compress-strings=no", "--separate-threads=yes",
-		"--callgrind-out-file="+out, prog, strconv.Itoa(rounds))
-	// Go's preemption signals stop callgrind (see TestProbeInstructions);
-	// bins large enough that no call needs a new one, which Go hands out.
-	var env []string
-	for _, kv := range withoutHMB(os.Environ()) {
-		if !strings.HasPrefix(kv, "GODEBUG=") {
-			env = append(env, kv)
-		}
-	}
-	cmd.Env = append(env, "GODEBUG=asyncpreemptoff=1", "HMB_TIMER_SHIFT=10", "HMB_BIN_SIZE=256K",
-		"HMB_OUTPUT="+filepath.Join(dir, "hmb-out"))
-	msg, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("valgrind: %v\n%s", err, msg)
-	}
+	msg, out := runClockReads(t, rounds, []string{"--separate-threads=yes"}, "HMB_TIMER_SHIFT=10")
 	m := regexp.MustCompile(`clockreads blocking calls (\d+)`).FindSubmatch(msg)
 	if m == nil {
 		t.Fatalf("clockreads did not finish:\n%s", msg)
