@@ -32,9 +32,6 @@ func enterProbe(l *Location, r Region) (t uint64)
 // body of Leave and of Span.End, as enterProbe does.
 func leaveProbe(l *Location, r Region) (t uint64)
 
-// spanEnd is leaveProbe for Span.End, which reads the clock earlier.
-func spanEnd(l *Location, r Region) (t uint64)
-
 // laneEnter is StartRegion's common case: it enters r on the running
 // goroutine's lane if the table holds that lane in the goroutine's slot,
 // active for it, and returns it; else it returns nil and records nothing.

@@ -25,42 +25,25 @@
 // PROBE_PRELUDE is the start all probes share, after PROBE_ARGS: the
 // region's profile entry in BX as enterAt and leaveAt find it (measured,
 // or Go's: else notread), tsc set and general clear in one test
-// (TestProbeAsmLayout: adjacent), then the clock in R11 and AX, read
-// first so that the rest runs while the read is under way.
+// (TestProbeAsmLayout: adjacent), then the clock in R11, read first so
+// that the rest runs while the read is under way.
 #define PROBE_PRELUDE \
-	PROBE_PAGE; \
-	PROBE_ENTRY; \
-	PROBE_CLOCK
-
-// PROBE_PAGE and PROBE_ENTRY are PROBE_PRELUDE's tests, with the page's
-// index in CX, so that the clock (AX and R11) can be read between them or
-// before them, as the Span's probes do: spanStart reads
-// it once it knows the site bound, before the lane and the profile entry
-// are looked at, and spanEnd once the region is past the outermost's
-// test (spanOuter puts it past every page), so that the lookups run while
-// the read is under way and leave no time to copy.
-#define PROBE_PAGE \
-	MOVL	SI, CX; \
-	SHRL	$const_profPageBits, CX; \
-	CMPQ	CX, (probeState_prof+8)(DI); \
-	JCC	notread
-
-#define PROBE_ENTRY \
+	MOVL	SI, AX; \
+	SHRL	$const_profPageBits, AX; \
+	CMPQ	AX, (probeState_prof+8)(DI); \
+	JCC	notread; \
 	MOVQ	probeState_prof(DI), BX; \
-	MOVQ	(BX)(CX*8), BX; \
+	MOVQ	(BX)(AX*8), BX; \
 	TESTQ	BX, BX; \
 	JEQ	notread; \
-	MOVL	SI, CX; \
-	ANDL	$(const_profPageSize-1), CX; \
-	IMUL3Q	$profEntry__size, CX, CX; \
-	LEAQ	profPage_e(BX)(CX*1), BX; \
+	MOVL	SI, AX; \
+	ANDL	$(const_profPageSize-1), AX; \
+	IMUL3Q	$profEntry__size, AX, AX; \
+	LEAQ	profPage_e(BX)(AX*1), BX; \
 	CMPB	profEntry_off(BX), $const_offNone; \
 	JNE	notread; \
 	CMPW	probeState_tsc(DI), $1; \
-	JNE	notread
-
-// PROBE_CLOCK reads the clock into R11 and AX.
-#define PROBE_CLOCK \
+	JNE	notread; \
 	RDTSC; \
 	SHLQ	$32, DX; \
 	ORQ	DX, AX; \
@@ -211,204 +194,6 @@ enterstamped:; \
 	MOVL	$0, HIER_busy(R9); \
 	RET
 
-// LEAVE_BODY is the rest of leaveProbe, after PROBE_PRELUDE, as ENTER_BODY
-// is enterProbe's: its cases for Go go to busy, read and notread, which
-// each TEXT that expands it defines; its last case, due, falls into busy.
-#define LEAVE_BODY \
-	/* Another goroutine inside a probe of this lane: Go counts it. */ \
-	MOVQ	probeState_h(DI), R9; \
-	CMPL	HIER_busy(R9), $0; \
-	JNE	read; \
-	/* The region on top, of a plain class, with no counters, its enter */ \
-	/* written or dropped (not at the depth whose enter found no bin); its */ \
-	/* level cached. At depth 0 the frame is the sentinel, whose region 0 */ \
-	/* is never measured (Location.define): the test of the region covers it. */ \
-	MOVQ	probeState_depth(DI), CX; \
-	CMPQ	CX, (probeState_stack+8)(DI); \
-	JCC	read; \
-	IMUL3Q	$frame__size, CX, R13; \
-	ADDQ	probeState_stack(DI), R13; \
-	/* The region, the state, counted and the class in one compare each */ \
-	/* for a written and a dropped enter. */ \
-	FRAME_WORD(const_frameWritten, R10); \
-	CMPQ	R10, frame_region(R13); \
-	JEQ	state; \
-	FRAME_WORD(const_frameDropped, R10); \
-	CMPQ	R10, frame_region(R13); \
-	JNE	read; \
-	CMPQ	CX, probeState_lostAt(DI); \
-	JEQ	read; \
-state:; \
-	CMPQ	CX, (probeState_levels+8)(DI); \
-	JCC	read; \
-	MOVQ	probeState_levels(DI), R8; \
-	MOVQ	(R8)(CX*8), R8; \
-	TESTQ	R8, R8; \
-	JEQ	read; \
-	MOVL	$1, HIER_busy(R9); \
-	MOVQ	probeState_pool(DI), R10; \
-	MOVQ	POOL_epoch(R10), R10; \
-	CMPQ	R10, probeState_epoch(DI); \
-	JNE	busy; \
-	MOVQ	probeState_last(DI), R10; \
-	CMPQ	AX, R10; \
-	CMOVQCS	R10, AX; \
-	MOVQ	AX, R12; \
-	MOVBLZX	probeState_shift(DI), CX; \
-	SHRQ	CX, AX; \
-	CMPB	frame_state(R13), $const_frameWritten; \
-	JNE	leavedrop; \
-	MOVQ	(LEVEL_bin+8)(R8), R10; \
-	SUBQ	LEVEL_pos(R8), R10; \
-	CMPQ	R10, $MAX_ENTER_LEAVE; \
-	JLT	busy; \
-	CMPB	LEVEL_tech(R8), $TECH_ALL; \
-	JNE	busy; \
-	CMPQ	AX, probeState_lastTR(DI); \
-	JEQ	busy; \
-	/* encode.Encoder.LeaveFast: later by 1 to (1<<12)-1. */ \
-	MOVQ	AX, R10; \
-	SUBQ	LEVEL_time(R8), R10; \
-	LEAQ	-1(R10), CX; \
-	CMPQ	CX, $((1<<12)-1); \
-	JCC	busy; \
-profile:; \
-	/* The call's time (DX) into the profile; the last open call of the */ \
-	/* region counts its inclusive time and whether it was long, and a */ \
-	/* region the rule of throttle.go would switch off now goes to Go. */ \
-	MOVQ	R12, DX; \
-	SUBQ	frame_start(R13), DX; \
-	MOVL	profEntry_active(BX), CX; \
-	DECL	CX; \
-	/* out of line: a recursive call's inner leave */ \
-	JNE	inner; \
-	/* A long call (DX >= thrTicks: the carry clear) adds 1 to the long */ \
-	/* calls: SI - (-1) - carry. */ \
-	MOVQ	profEntry_longCalls(BX), SI; \
-	CMPQ	DX, probeState_thrTicks(DI); \
-	SBBQ	$-1, SI; \
-	/* A region visited thrEarly times or more (never, with throttling */ \
-	/* off) has the rule tested out of line. */ \
-	MOVQ	profEntry_visits(BX), CX; \
-	CMPQ	CX, probeState_thrEarly(DI); \
-	JCC	rule; \
-keep:; \
-	MOVL	$0, profEntry_active(BX); \
-	ADDQ	DX, profEntry_incl(BX); \
-	MOVQ	SI, profEntry_longCalls(BX); \
-counted:; \
-	MOVQ	DX, CX; \
-	SUBQ	frame_child(R13), CX; \
-	ADDQ	CX, profEntry_excl(BX); \
-	DECQ	probeState_depth(DI); \
-	ADDQ	DX, (frame_child-frame__size)(R13); \
-	INCQ	probeState_recorded(DI); \
-	/* The stamp. A written leave's reduced time differs from the last */ \
-	/* (tested above); a dropped one's may not, out of line. */ \
-	MOVQ	R12, probeState_last(DI); \
-	CMPB	frame_state(R13), $const_frameWritten; \
-	JNE	dropped; \
-	MOVQ	AX, probeState_lastTR(DI); \
-	MOVL	$0, probeState_run(DI); \
-	MOVQ	AX, LEVEL_time(R8); \
-	MOVL	$1, LEVEL_next(R8); \
-	MOVQ	LEVEL_bin(R8), R11; \
-	MOVQ	LEVEL_pos(R8), R12; \
-	CMPQ	R10, $0x80; \
-	JCC	leave2; \
-	/* The one-byte leave is its difference: TOK_PRED_LEAVE is 0 */ \
-	/* (TestProbeAsmLayout). */ \
-	MOVB	R10, (R11)(R12*1); \
-	INCQ	R12; \
-advance:; \
-	MOVQ	R12, LEVEL_pos(R8); \
-	INCL	LEVEL_n(R8); \
-	MOVQ	LEVEL_mark(R8), R11; \
-	MOVL	R12, (R11); \
-	MOVL	$0, HIER_busy(R9); \
-	RET; \
-leave2:; \
-	/* Out of line: the two-byte record. */ \
-	MOVQ	R10, CX; \
-	SHRQ	$8, CX; \
-	ORL	$TOK_PRED_LEAVE12, CX; \
-	MOVB	CX, (R11)(R12*1); \
-	MOVB	R10, 1(R11)(R12*1); \
-	ADDQ	$2, R12; \
-	JMP	advance; \
-rule:; \
-	/* throttleDue. From thrCalls visits on, which are at least thrEarly */ \
-	/* (TestProbeAsmLayout), the late step's share alone decides, as the */ \
-	/* early step's smaller share implies it; before, the early step's. */ \
-	CMPQ	CX, probeState_thrCalls(DI); \
-	JCS	earlystep; \
-	MOVQ	SI, R9; \
-	SHLQ	$const_throttleLateShift, R9; \
-	CMPQ	R9, CX; \
-	JLS	due; \
-	MOVQ	probeState_h(DI), R9; \
-	JMP	keep; \
-earlystep:; \
-	MOVQ	SI, R9; \
-	SHLQ	$const_throttleEarlyShift, R9; \
-	CMPQ	R9, CX; \
-	JLS	due; \
-	MOVQ	probeState_h(DI), R9; \
-	JMP	keep; \
-dropped:; \
-	CMPQ	AX, probeState_lastTR(DI); \
-	JEQ	leavesame; \
-	MOVQ	AX, probeState_lastTR(DI); \
-	MOVL	$0, probeState_run(DI); \
-	JMP	droppedcount; \
-leavesame:; \
-	INCL	probeState_run(DI); \
-droppedcount:; \
-	INCQ	(LEVEL_Dropped+8*BY_DEPTH)(R8); \
-	MOVL	$0, HIER_busy(R9); \
-	RET; \
-leavedrop:; \
-	/* Level.Drop for the reason ByDepth, as enterdrop. */ \
-	CMPB	HIER_Stopped(R9), $0; \
-	JNE	busy; \
-	CMPB	HIER_Final(R9), $0; \
-	JNE	busy; \
-	MOVQ	LEVEL_limit(R8), R10; \
-	MOVQ	(R10), R10; \
-	CMPQ	LEVEL_depth(R8), R10; \
-	JLT	busy; \
-	JMP	profile; \
-inner:; \
-	MOVL	CX, profEntry_active(BX); \
-	JMP	counted; \
-due:; \
-	MOVQ	probeState_h(DI), R9
-
-// LEAVE_EXITS are the labels LEAVE_BODY and the prelude jump to, for the
-// leave probes' frame: to leaveSlow, with the time read or 0, and a Span's
-// outermost region (spanOuter set, which puts it past every profile page)
-// on a goroutine's lane to endOutermost, with the bit cleared; on another
-// lane it is a usage error, leaveAt's.
-#define LEAVE_EXITS \
-busy:; \
-	MOVL	$0, HIER_busy(R9); \
-read:; \
-	MOVQ	R11, t+16(FP); \
-	JMP	·leaveSlow(SB); \
-notread:; \
-	TESTL	SI, SI; \
-	JPL	plain; \
-	CMPB	(Location_lane+laneState_byKey)(DI), $0; \
-	JNE	outermost; \
-plain:; \
-	MOVQ	$0, t+16(FP); \
-	JMP	·leaveSlow(SB); \
-outermost:; \
-	/* spanOuter */ \
-	BTRL	$31, SI; \
-	MOVL	SI, r+8(FP); \
-	JMP	·endOutermost(SB)
-
 // func enterProbe(l *Location, r Region) (t uint64)
 TEXT ·enterProbe(SB), NOSPLIT|NOFRAME, $0-24
 	PROBE_ARGS
@@ -427,8 +212,193 @@ notread:
 TEXT ·leaveProbe(SB), NOSPLIT|NOFRAME, $0-24
 	PROBE_ARGS
 	PROBE_PRELUDE
-	LEAVE_BODY
-	LEAVE_EXITS
+	// Another goroutine inside a probe of this lane: Go counts it.
+	MOVQ	probeState_h(DI), R9
+	CMPL	HIER_busy(R9), $0
+	JNE	read
+	// The region on top, of a plain class, with no counters, its enter
+	// written or dropped (not at the depth whose enter found no bin); its
+	// level cached. At depth 0 the frame is the sentinel, whose region 0
+	// is never measured (Location.define): the test of the region covers it.
+	MOVQ	probeState_depth(DI), CX
+	CMPQ	CX, (probeState_stack+8)(DI)
+	JCC	read
+	IMUL3Q	$frame__size, CX, R13
+	ADDQ	probeState_stack(DI), R13
+	// The region, the state, counted and the class in one compare each
+	// for a written and a dropped enter.
+	FRAME_WORD(const_frameWritten, R10)
+	CMPQ	R10, frame_region(R13)
+	JEQ	state
+	FRAME_WORD(const_frameDropped, R10)
+	CMPQ	R10, frame_region(R13)
+	JNE	read
+	CMPQ	CX, probeState_lostAt(DI)
+	JEQ	read
+state:
+	CMPQ	CX, (probeState_levels+8)(DI)
+	JCC	read
+	MOVQ	probeState_levels(DI), R8
+	MOVQ	(R8)(CX*8), R8
+	TESTQ	R8, R8
+	JEQ	read
+	MOVL	$1, HIER_busy(R9)
+	MOVQ	probeState_pool(DI), R10
+	MOVQ	POOL_epoch(R10), R10
+	CMPQ	R10, probeState_epoch(DI)
+	JNE	busy
+	MOVQ	probeState_last(DI), R10
+	CMPQ	AX, R10
+	CMOVQCS	R10, AX
+	MOVQ	AX, R12
+	MOVBLZX	probeState_shift(DI), CX
+	SHRQ	CX, AX
+	CMPB	frame_state(R13), $const_frameWritten
+	JNE	leavedrop
+	MOVQ	(LEVEL_bin+8)(R8), R10
+	SUBQ	LEVEL_pos(R8), R10
+	CMPQ	R10, $MAX_ENTER_LEAVE
+	JLT	busy
+	CMPB	LEVEL_tech(R8), $TECH_ALL
+	JNE	busy
+	CMPQ	AX, probeState_lastTR(DI)
+	JEQ	busy
+	// encode.Encoder.LeaveFast: later by 1 to (1<<12)-1.
+	MOVQ	AX, R10
+	SUBQ	LEVEL_time(R8), R10
+	LEAQ	-1(R10), CX
+	CMPQ	CX, $((1<<12)-1)
+	JCC	busy
+profile:
+	// The call's time (DX) into the profile; the last open call of the
+	// region counts its inclusive time and whether it was long, and a
+	// region the rule of throttle.go would switch off now goes to Go.
+	MOVQ	R12, DX
+	SUBQ	frame_start(R13), DX
+	MOVL	profEntry_active(BX), CX
+	DECL	CX
+	JNE	inner // out of line: a recursive call's inner leave
+	// A long call (DX >= thrTicks: the carry clear) adds 1 to the long
+	// calls: SI - (-1) - carry.
+	MOVQ	profEntry_longCalls(BX), SI
+	CMPQ	DX, probeState_thrTicks(DI)
+	SBBQ	$-1, SI
+	// A region visited thrEarly times or more (never, with throttling
+	// off) has the rule tested out of line.
+	MOVQ	profEntry_visits(BX), CX
+	CMPQ	CX, probeState_thrEarly(DI)
+	JCC	rule
+keep:
+	MOVL	$0, profEntry_active(BX)
+	ADDQ	DX, profEntry_incl(BX)
+	MOVQ	SI, profEntry_longCalls(BX)
+counted:
+	MOVQ	DX, CX
+	SUBQ	frame_child(R13), CX
+	ADDQ	CX, profEntry_excl(BX)
+	DECQ	probeState_depth(DI)
+	ADDQ	DX, (frame_child-frame__size)(R13)
+	INCQ	probeState_recorded(DI)
+	// The stamp. A written leave's reduced time differs from the last
+	// (tested above); a dropped one's may not, out of line.
+	MOVQ	R12, probeState_last(DI)
+	CMPB	frame_state(R13), $const_frameWritten
+	JNE	dropped
+	MOVQ	AX, probeState_lastTR(DI)
+	MOVL	$0, probeState_run(DI)
+	MOVQ	AX, LEVEL_time(R8)
+	MOVL	$1, LEVEL_next(R8)
+	MOVQ	LEVEL_bin(R8), R11
+	MOVQ	LEVEL_pos(R8), R12
+	CMPQ	R10, $0x80
+	JCC	leave2
+	// The one-byte leave is its difference: TOK_PRED_LEAVE is 0
+	// (TestProbeAsmLayout).
+	MOVB	R10, (R11)(R12*1)
+	INCQ	R12
+advance:
+	MOVQ	R12, LEVEL_pos(R8)
+	INCL	LEVEL_n(R8)
+	MOVQ	LEVEL_mark(R8), R11
+	MOVL	R12, (R11)
+	MOVL	$0, HIER_busy(R9)
+	RET
+leave2:
+	// Out of line: the two-byte record.
+	MOVQ	R10, CX
+	SHRQ	$8, CX
+	ORL	$TOK_PRED_LEAVE12, CX
+	MOVB	CX, (R11)(R12*1)
+	MOVB	R10, 1(R11)(R12*1)
+	ADDQ	$2, R12
+	JMP	advance
+rule:
+	// throttleDue. From thrCalls visits on, which are at least thrEarly
+	// (TestProbeAsmLayout), the late step's share alone decides, as the
+	// early step's smaller share implies it; before, the early step's.
+	CMPQ	CX, probeState_thrCalls(DI)
+	JCS	earlystep
+	MOVQ	SI, R9
+	SHLQ	$const_throttleLateShift, R9
+	CMPQ	R9, CX
+	JLS	due
+	MOVQ	probeState_h(DI), R9
+	JMP	keep
+earlystep:
+	MOVQ	SI, R9
+	SHLQ	$const_throttleEarlyShift, R9
+	CMPQ	R9, CX
+	JLS	due
+	MOVQ	probeState_h(DI), R9
+	JMP	keep
+dropped:
+	CMPQ	AX, probeState_lastTR(DI)
+	JEQ	leavesame
+	MOVQ	AX, probeState_lastTR(DI)
+	MOVL	$0, probeState_run(DI)
+	JMP	droppedcount
+leavesame:
+	INCL	probeState_run(DI)
+droppedcount:
+	INCQ	(LEVEL_Dropped+8*BY_DEPTH)(R8)
+	MOVL	$0, HIER_busy(R9)
+	RET
+leavedrop:
+	// Level.Drop for the reason ByDepth, as enterdrop.
+	CMPB	HIER_Stopped(R9), $0
+	JNE	busy
+	CMPB	HIER_Final(R9), $0
+	JNE	busy
+	MOVQ	LEVEL_limit(R8), R10
+	MOVQ	(R10), R10
+	CMPQ	LEVEL_depth(R8), R10
+	JLT	busy
+	JMP	profile
+inner:
+	MOVL	CX, profEntry_active(BX)
+	JMP	counted
+due:
+	MOVQ	probeState_h(DI), R9
+busy:
+	MOVL	$0, HIER_busy(R9)
+read:
+	MOVQ	R11, t+16(FP)
+	JMP	·leaveSlow(SB)
+notread:
+	// A Span's outermost region (spanOuter set, which puts it past every
+	// profile page) on a goroutine's lane goes to endOutermost, with the
+	// bit cleared; on another lane it is a usage error, leaveAt's.
+	TESTL	SI, SI
+	JPL	plain
+	CMPB	(Location_lane+laneState_byKey)(DI), $0
+	JNE	outermost
+plain:
+	MOVQ	$0, t+16(FP)
+	JMP	·leaveSlow(SB)
+outermost:
+	BTRL	$31, SI // spanOuter
+	MOVL	SI, r+8(FP)
+	JMP	·endOutermost(SB)
 
 // func laneEnter(tab *[laneSlots]atomic.Pointer[Location], r Region) (t uint64, l *Location)
 // StartRegion's common case in one call: the running goroutine's lane,
@@ -470,38 +440,37 @@ none:
 // and the time into the third, where enterSlow reads its l, r and t.
 // Anything else jumps to startRegion with the frame untouched.
 TEXT ·spanStart(SB), NOSPLIT|NOFRAME, $0-40
-	MOVQ	·spanCurrent(SB), R8
-	MOVQ	(TLS), BX
-	IMUL3L	$-0x61c88647, BX, R9 // 0x9e3779b9
+	MOVQ	(TLS), DX
+	IMUL3L	$-0x61c88647, DX, R9 // 0x9e3779b9
 	SHRL	$(32-const_laneSlotBits), R9
-	MOVQ	(Measurement_lanes+laneSet_table)(R8)(R9*8), DI
+	MOVQ	·spanCurrent(SB), R8
+	TESTQ	R8, R8
+	JEQ	slow
 	MOVQ	s+16(FP), CX
 	TESTQ	CX, CX
 	JEQ	slow
 	MOVQ	Site_bound(CX), SI
 	CMPL	SI, Measurement_serial(R8)
 	JNE	slow
-	PROBE_CLOCK
 	SHRQ	$32, SI
+	MOVQ	(Measurement_lanes+laneSet_table)(R8)(R9*8), DI
 	TESTQ	DI, DI
 	JEQ	slow
-	LEAQ	const_ownActive(BX), CX
+	LEAQ	const_ownActive(DX), CX
 	CMPQ	CX, (Location_lane+laneState_own)(DI)
 	JNE	takeback
 	MOVL	SI, sp_r+32(FP)
 enter:
 	MOVQ	DI, sp_l+24(FP)
-	PROBE_PAGE
-	PROBE_ENTRY
+	PROBE_PRELUDE
 	ENTER_BODY
 takeback:
 	CMPQ	Measurement_gort(R8), $0
 	JNE	slow
-	MOVQ	BX, AX
+	MOVQ	DX, AX
 	LOCK
 	CMPXCHGQ	CX, (Location_lane+laneState_own)(DI)
 	JNE	slow
-	MOVQ	R11, AX // the clock, which the compare-and-swap overwrote
 	MOVL	SI, CX
 	ORL	$const_spanOuter, CX
 	MOVL	CX, sp_r+32(FP)
@@ -520,16 +489,3 @@ notread:
 	MOVQ	SI, ctx_data+8(FP)
 	MOVQ	$0, s+16(FP)
 	JMP	·enterSlow(SB)
-
-// func spanEnd(l *Location, r Region) (t uint64)
-// leaveProbe for Span.End, with the clock read after the first test
-// (PROBE_PAGE, PROBE_ENTRY say why): an outermost region's leave goes to
-// endOutermost before it, whose leaveProbe reads the clock.
-TEXT ·spanEnd(SB), NOSPLIT|NOFRAME, $0-24
-	PROBE_ARGS
-	PROBE_PAGE
-	PROBE_CLOCK
-	PROBE_ENTRY
-	LEAVE_BODY
-	LEAVE_EXITS
-

@@ -25,11 +25,6 @@ func leaveProbe(l *Location, r Region) (t uint64) {
 	return 0
 }
 
-// spanEnd is Span.End's leaveProbe.
-func spanEnd(l *Location, r Region) (t uint64) {
-	return leaveProbe(l, r)
-}
-
 // spanStart is StartRegion: startRegion, in Go.
 func spanStart(ctx context.Context, s *Site) Span {
 	return startRegion(ctx, s)

@@ -30,14 +30,10 @@ type Site struct {
 // names none.
 var serials atomic.Uint32
 
-// noSerial is spanNone's serial, which no measurement takes, so that no
-// site is bound to it.
-const noSerial = ^uint32(0)
-
 // nextSerial returns a new measurement's serial number.
 func nextSerial() uint32 {
 	for {
-		if n := serials.Add(1); n != 0 && n != noSerial {
+		if n := serials.Add(1); n != 0 {
 			return n
 		}
 	}

@@ -17,33 +17,16 @@ var current atomic.Pointer[Measurement]
 var contexts atomic.Bool
 
 // spanCurrent is current while no context has carried a measurement
-// (contexts unset) and one runs, else spanNone, so that StartRegion's
-// assembly (spanStart) tests both with one load. It changes with them,
-// under running.mu.
+// (contexts unset), else nil, so that StartRegion's assembly (spanStart)
+// tests both with one load. It changes with them, under running.mu.
 var spanCurrent atomic.Pointer[Measurement]
-
-// spanNone is spanCurrent when StartRegion's assembly has no measurement
-// to record into: one no site is bound to (noSerial) and whose lane table
-// holds no lane, so that spanStart leaves the region to startRegion, as it
-// does a site not bound yet, with no test of its own for nil.
-var spanNone = Measurement{serial: noSerial}
-
-func init() { spanCurrent.Store(&spanNone) }
 
 // setCurrent makes m Current, with running.mu held.
 func setCurrent(m *Measurement) {
 	current.Store(m)
 	if !contexts.Load() {
-		spanCurrent.Store(spanOr(m))
+		spanCurrent.Store(m)
 	}
-}
-
-// spanOr returns m, or spanNone for nil.
-func spanOr(m *Measurement) *Measurement {
-	if m == nil {
-		return &spanNone
-	}
-	return m
 }
 
 // contextKey is the key of the measurement a context carries.
@@ -66,7 +49,7 @@ func NewContext(ctx context.Context, m *Measurement) context.Context {
 	if !contexts.Load() {
 		running.mu.Lock()
 		contexts.Store(true)
-		spanCurrent.Store(&spanNone)
+		spanCurrent.Store(nil)
 		running.mu.Unlock()
 	}
 	return context.WithValue(ctx, contextKey{}, m)
@@ -274,7 +257,7 @@ func (s Span) End() {
 	// a throttled region's leave returns at its profile entry's flag),
 	// which hands an outermost region's leave to leaveAny.
 	if s.l != nil {
-		spanEnd(s.l, s.r)
+		leaveProbe(s.l, s.r)
 	}
 }
 

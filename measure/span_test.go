@@ -260,13 +260,12 @@ func TestSpanRecordsAsLocation(t *testing.T) {
 	}
 }
 
-// The defer form's probes read the clock in their own order (spanStart
-// before it finds the lane, spanEnd after its first test): each event
-// carries the time of its own probe, not the last event's, for the
-// nested and the outermost region, whose lane is taken back with a
-// compare-and-swap. Each probe follows a spin of 20 µs, so that its time
-// is at least 10 µs past the last (a lower bound only: a preempted spin
-// makes the gap longer).
+// Each event of the defer form carries the time of its own probe, not
+// the last event's, for the nested region and for the outermost, whose
+// lane spanStart takes back with a compare-and-swap (which uses AX, the
+// register the enter's time is in). Each probe follows a spin of 20 µs,
+// so its time is at least 10 µs past the last (a lower bound only: a
+// preempted spin makes the gap longer).
 func TestSpanTimesAreTheProbes(t *testing.T) {
 	needProbes(t)
 	outerSite, innerSite := NewRegion("outer"), NewRegion("inner")
