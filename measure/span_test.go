@@ -259,3 +259,50 @@ func TestSpanRecordsAsLocation(t *testing.T) {
 		}
 	}
 }
+
+// Each event of the defer form carries the time of its own probe, not
+// the last event's, for the nested region and for the outermost, whose
+// lane spanStart takes back with a compare-and-swap (which uses AX, the
+// register the enter's time is in). Each probe follows a spin of 20 µs,
+// so its time is at least 10 µs past the last (a lower bound only: a
+// preempted spin makes the gap longer).
+func TestSpanTimesAreTheProbes(t *testing.T) {
+	needProbes(t)
+	outerSite, innerSite := NewRegion("outer"), NewRegion("inner")
+	m := startTest(t, Config{BufferSize: 1 << 20, NoThrottle: true})
+	spin := func() {
+		for t0 := time.Now(); time.Since(t0) < 20*time.Microsecond; {
+		}
+	}
+	const rounds = 4
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		ctx := context.Background()
+		for range rounds {
+			spin()
+			outer := StartRegion(ctx, outerSite)
+			spin()
+			inner := StartRegion(ctx, innerSite)
+			spin()
+			inner.End()
+			spin()
+			outer.End()
+		}
+	}()
+	<-done
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f := openTrace(t, m)
+	evs := readEvents(t, f)
+	if len(evs) != 4*rounds {
+		t.Fatalf("%d events, want %d", len(evs), 4*rounds)
+	}
+	for i := 1; i < len(evs); i++ {
+		gap := f.Nanos(evs[i].Time) - f.Nanos(evs[i-1].Time)
+		if gap < 10_000 {
+			t.Errorf("event %d (%v of region %d at depth %d) is %d ns after the one before, want at least 10000 (20 µs spun between them)", i, evs[i].Kind, evs[i].Region, evs[i].Depth, gap)
+		}
+	}
+}
