@@ -259,6 +259,45 @@ HMB_NOINST static inline int hmb_direct_enter_send(struct hmb_thread *th, uint32
 }
 
 /*
+ * hmb_direct_mpi_leave_level returns the enter/leave level for the leave
+ * of MPI region r at depth d, whose frame is f, NULL where the leave must
+ * go apart: hmb_direct_leave_on's checks, the enter/leave level's lookup
+ * (measure's leaveTop looks it up first) included.
+ */
+HMB_NOINST static inline struct hmb_go_level *hmb_direct_mpi_leave_level(struct hmb_go_location *L,
+									  struct hmb_go_frame *f, uint32_t r, int64_t d)
+{
+	if (d == 0 || f->region != r || f->counted || f->region == L->phase_region || f->state != HMB_FRAME_WRITTEN ||
+	    f->cls != HMB_CLASS_PARADIGM || hmb_direct_mpi_level(&L->levels, d, 0) == NULL) {
+		return NULL;
+	}
+	return hmb_direct_mpi_level(&L->par_levels, d, HMB_MAX_ENTER_LEAVE);
+}
+
+/*
+ * hmb_direct_mpi_leave_at closes frame f at depth d at time (tt, tr) with
+ * sequence seq: the profile's times, the caller's child time, events more
+ * recorded (the leave and the records written before it), and the leave's
+ * bytes in level lv.
+ */
+HMB_NOINST static inline void hmb_direct_mpi_leave_at(struct hmb_go_location *L, struct hmb_go_prof *p,
+						      struct hmb_go_frame *f, struct hmb_go_level *lv, int64_t d,
+						      uint64_t tt, uint64_t tr, uint32_t seq, uint64_t events)
+{
+	uint64_t dur = tt - f->start;
+	if (--p->active == 0) {
+		p->incl += dur; /* a paradigm's region is never throttled */
+	}
+	p->excl += dur - f->child;
+	L->depth = d - 1;
+	f[-1].child += dur;
+	L->recorded += events;
+	lv->pos += hmb_put_leave_seq(lv, (uint8_t *)lv->bin.ptr + lv->pos, tr, seq);
+	lv->n++;
+	hmb_mark(lv);
+}
+
+/*
  * hmb_direct_recv_leave records, if msg is set, a receive from world rank
  * peer on communicator comm and, in the same tick, the leave of MPI region
  * r, which must be the open one.
@@ -276,10 +315,7 @@ HMB_NOINST static inline int hmb_direct_recv_leave(struct hmb_thread *th, uint32
 	struct hmb_go_frame *f = (struct hmb_go_frame *)L->stack.ptr + d;
 	struct hmb_go_level *lv, *mlv = NULL;
 	struct hmb_go_commline *line = NULL;
-	/* hmb_direct_leave_on's checks, the enter/leave level's lookup included. */
-	if (d == 0 || f->region != r || f->counted || f->region == L->phase_region || f->state != HMB_FRAME_WRITTEN ||
-	    f->cls != HMB_CLASS_PARADIGM || hmb_direct_mpi_level(&L->levels, d, 0) == NULL ||
-	    (lv = hmb_direct_mpi_level(&L->par_levels, d, HMB_MAX_ENTER_LEAVE)) == NULL ||
+	if ((lv = hmb_direct_mpi_leave_level(L, f, r, d)) == NULL ||
 	    (msg && !hmb_direct_mpi_msg(L, d, peer, &mlv, &line))) {
 		return hmb_direct_end(th, HMB_DIRECT_APART);
 	}
@@ -287,17 +323,7 @@ HMB_NOINST static inline int hmb_direct_recv_leave(struct hmb_thread *th, uint32
 		hmb_direct_mpi_message(L, mlv, line, now, 1, peer, tag, bytes, comm);
 	}
 	uint32_t seq = hmb_stamp(L, now, &tt, &tr);
-	uint64_t dur = tt - f->start;
-	if (--p->active == 0) {
-		p->incl += dur; /* a paradigm's region is never throttled */
-	}
-	p->excl += dur - f->child;
-	L->depth = d - 1;
-	f[-1].child += dur;
-	L->recorded++;
-	lv->pos += hmb_put_leave_seq(lv, (uint8_t *)lv->bin.ptr + lv->pos, tr, seq);
-	lv->n++;
-	hmb_mark(lv);
+	hmb_direct_mpi_leave_at(L, p, f, lv, d, tt, tr, seq, 1);
 	return hmb_direct_end(th, HMB_DIRECT_DONE);
 }
 
@@ -339,9 +365,7 @@ HMB_NOINST static inline int hmb_direct_req_leave(struct hmb_thread *th, uint32_
 			return hmb_direct_end(th, HMB_DIRECT_APART);
 		}
 	}
-	if (d == 0 || f->region != r || f->counted || f->region == L->phase_region || f->state != HMB_FRAME_WRITTEN ||
-	    f->cls != HMB_CLASS_PARADIGM || hmb_direct_mpi_level(&L->levels, d, 0) == NULL ||
-	    (lv = hmb_direct_mpi_level(&L->par_levels, d, HMB_MAX_ENTER_LEAVE)) == NULL ||
+	if ((lv = hmb_direct_mpi_leave_level(L, f, r, d)) == NULL ||
 	    (recs > 0 && (hmb_closed(L, d, HMB_CLASS_MESSAGE) ||
 			  (mlv = hmb_direct_mpi_level(&L->msg_levels, d, recs * HMB_MAX_COLLECTIVE)) == NULL))) {
 		return hmb_direct_end(th, HMB_DIRECT_APART);
@@ -367,21 +391,10 @@ HMB_NOINST static inline int hmb_direct_req_leave(struct hmb_thread *th, uint32_
 		mlv->n++;
 		seq = ++L->run;
 	}
-	uint64_t events = 1 + (uint64_t)recs;
 	if (recs > 0) {
 		hmb_mark(mlv);
 	}
-	uint64_t dur = tt - f->start;
-	if (--p->active == 0) {
-		p->incl += dur; /* a paradigm's region is never throttled */
-	}
-	p->excl += dur - f->child;
-	L->depth = d - 1;
-	f[-1].child += dur;
-	L->recorded += events;
-	lv->pos += hmb_put_leave_seq(lv, (uint8_t *)lv->bin.ptr + lv->pos, tr, seq);
-	lv->n++;
-	hmb_mark(lv);
+	hmb_direct_mpi_leave_at(L, p, f, lv, d, tt, tr, seq, 1 + (uint64_t)recs);
 	return hmb_direct_end(th, HMB_DIRECT_DONE);
 }
 
