@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"math/bits"
 	"slices"
 
@@ -429,104 +428,42 @@ var errShort = errors.New("ends inside a record")
 
 // take decodes one peer's message of a round.
 func (l *Local) take(peer int, b []byte, up bool) error {
-	uv := func() (uint64, error) {
-		v, k := binary.Uvarint(b)
-		if k <= 0 {
-			return 0, errShort
-		}
-		b = b[k:]
-		return v, nil
-	}
-	sv := func() (int64, error) {
-		v, k := binary.Varint(b)
-		if k <= 0 {
-			return 0, errShort
-		}
-		b = b[k:]
-		return v, nil
-	}
-	u64 := func() (uint64, error) {
-		if len(b) < 8 {
-			return 0, errShort
-		}
-		v := binary.LittleEndian.Uint64(b)
-		b = b[8:]
-		return v, nil
-	}
-	var err error
-	must := func(v uint64, e error) uint64 {
-		if err == nil {
-			err = e
-		}
-		return v
-	}
-	mustS := func(v int64, e error) int64 {
-		if err == nil {
-			err = e
-		}
-		return v
-	}
-	// A count is bounded by the bytes left: every record takes one at least.
-	count := func() int {
-		if err != nil {
-			return 0
-		}
-		n := must(uv())
-		if err == nil && n > uint64(len(b)) {
-			err = fmt.Errorf("%d records in %d bytes", n, len(b))
-		}
-		if err != nil {
-			return 0
-		}
-		return int(n)
-	}
-	small := func() int {
-		v := must(uv())
-		if err == nil && v > math.MaxInt32 {
-			err = fmt.Errorf("a count of %d", v)
-		}
-		return int(v)
-	}
-	if loc := small() - 1; err == nil && loc >= 0 {
+	r := &wireReader{b: b}
+	if loc := r.small() - 1; r.err == nil && loc >= 0 {
 		l.peerLoc[peer] = loc
 	}
-	n := count()
-	for i := 0; i < n && err == nil; i++ {
-		s := wireSend{comm: must(u64()), tag: uint32(must(uv()))}
-		s.enter = mustS(sv())
-		s.time = s.enter + mustS(sv())
-		if err == nil && len(b) == 0 {
-			err = errShort
-		}
-		if err == nil {
-			s.blocking, b = b[0] != 0, b[1:]
-			s.idx = small()
-		}
-		if err == nil {
+	n := r.records()
+	for i := 0; i < n && r.err == nil; i++ {
+		s := wireSend{comm: r.u64(), tag: uint32(r.uv())}
+		s.enter = r.sv()
+		s.time = s.enter + r.sv()
+		s.blocking = r.byte1() != 0
+		s.idx = r.small()
+		if r.err == nil {
 			l.sentTo[peer] = append(l.sentTo[peer], s)
 		}
 	}
-	n = count()
-	for i := 0; i < n && err == nil; i++ {
-		p := wirePost{comm: must(u64()), tag: uint32(must(uv()))}
-		p.enter = mustS(sv())
-		p.idx = small()
-		if err == nil {
+	n = r.records()
+	for i := 0; i < n && r.err == nil; i++ {
+		p := wirePost{comm: r.u64(), tag: uint32(r.uv())}
+		p.enter = r.sv()
+		p.idx = r.small()
+		if r.err == nil {
 			l.postedBy[peer] = append(l.postedBy[peer], p)
 		}
 	}
-	n = count()
-	for i := 0; i < n && err == nil; i++ {
-		key := must(u64())
-		k := count()
+	n = r.records()
+	for i := 0; i < n && r.err == nil; i++ {
+		key := r.u64()
+		k := r.records()
 		times := make([]treeTimes, 0, k)
-		for j := 0; j < k && err == nil; j++ {
-			ct := treeTimes{collTimes: collTimes{Members: int(must(uv()))}}
-			ct.Latest, ct.Root, ct.Earliest = mustS(sv()), mustS(sv()), mustS(sv())
-			ct.LateIdx, ct.LateLoc, ct.EarlyIdx, ct.EarlyLoc, ct.RootLoc = small()-1, small()-1, small()-1, small()-1, small()-1
+		for j := 0; j < k && r.err == nil; j++ {
+			ct := treeTimes{collTimes: collTimes{Members: r.small()}}
+			ct.Latest, ct.Root, ct.Earliest = r.sv(), r.sv(), r.sv()
+			ct.LateIdx, ct.LateLoc, ct.EarlyIdx, ct.EarlyLoc, ct.RootLoc = r.small()-1, r.small()-1, r.small()-1, r.small()-1, r.small()-1
 			times = append(times, ct)
 		}
-		if err != nil {
+		if r.err != nil {
 			break
 		}
 		t := l.treeOf[key]
@@ -544,24 +481,17 @@ func (l *Local) take(peer int, b []byte, up bool) error {
 			t.times[j].merge(ct)
 		}
 	}
-	if err == nil && len(b) == 0 {
-		err = errShort
-	}
-	if err == nil {
-		has := b[0] != 0
-		b = b[1:]
-		if has {
-			c := lastLoc{last: mustS(sv()), ok: true}
-			c.rank, c.loc = small(), small()
-			if err == nil && (up && c.after(l.best) || !up) {
-				l.best = c
-			}
+	if has := r.byte1() != 0; r.err == nil && has {
+		c := lastLoc{last: r.sv(), ok: true}
+		c.rank, c.loc = r.small(), r.small()
+		if r.err == nil && (up && c.after(l.best) || !up) {
+			l.best = c
 		}
 	}
-	if err == nil && len(b) > 0 {
-		err = fmt.Errorf("%d bytes after the records", len(b))
+	if r.err == nil && len(r.b) > 0 {
+		r.fail(fmt.Errorf("%d bytes after the records", len(r.b)))
 	}
-	return err
+	return r.err
 }
 
 // endForward replays this rank's waits once the forward rounds are over,

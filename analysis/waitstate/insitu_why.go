@@ -347,6 +347,19 @@ func (r *wireReader) small() int {
 	return int(v)
 }
 
+// records reads a count of records, bounded by the bytes left: every
+// record takes one at least.
+func (r *wireReader) records() int {
+	n := r.uv()
+	if r.err == nil && n > uint64(len(r.b)) {
+		r.fail(fmt.Errorf("%d records in %d bytes", n, len(r.b)))
+	}
+	if r.err != nil {
+		return 0
+	}
+	return int(n)
+}
+
 func (r *wireReader) sv() int64 {
 	if r.err != nil {
 		return 0
