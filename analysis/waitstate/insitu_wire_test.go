@@ -1,6 +1,7 @@
 package waitstate
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -122,4 +123,24 @@ func BenchmarkInSituMerge(b *testing.B) {
 			b.ReportMetric(float64(len(enc)), "bytes/part")
 		})
 	}
+}
+
+// FuzzDecodeInSituWire: any bytes give a part or an error, never a panic,
+// and a part read back encodes to a form that reads to the same part.
+func FuzzDecodeInSituWire(f *testing.F) {
+	f.Add(EncodeInSituWire(wirePart()))
+	f.Add(EncodeInSituWire(&InSitu{}))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		p, err := DecodeInSituWire(b)
+		if err != nil {
+			return
+		}
+		q, err := DecodeInSituWire(EncodeInSituWire(p))
+		if err != nil {
+			t.Fatalf("a part read from the wire form does not read back: %v", err)
+		}
+		if !reflect.DeepEqual(p, q) {
+			t.Fatalf("read back differently:\n%+v\n%+v", p, q)
+		}
+	})
 }
