@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/hmbtrace/hmbtrace/encode"
+	"github.com/hmbtrace/hmbtrace/internal/wirecodec"
 )
 
 // secAnnotations defines what annotation records name (encode's mark.go):
@@ -124,31 +125,31 @@ func encodeAnnotations(a *Annotations) []byte {
 	if a.empty() {
 		return nil
 	}
-	var p payload
-	p.strs(a.Marks)
-	p.uvarint(uint64(len(a.Params)))
+	var p wirecodec.Writer
+	p.Strings(a.Marks)
+	p.Uvarint(uint64(len(a.Params)))
 	for _, x := range a.Params {
-		p.str(x.Name)
-		p.u8(uint8(x.Type))
+		p.String(x.Name)
+		p.U8(uint8(x.Type))
 	}
-	p.strs(a.Strings)
-	p.strs(a.Channels)
+	p.Strings(a.Strings)
+	p.Strings(a.Channels)
 	return p
 }
 
 func decodeAnnotations(f *fields, a *Annotations) {
-	a.Marks = f.strs("marks")
-	n := f.count("parameters", 2)
+	a.Marks = f.Strings("marks")
+	n := f.Count("parameters", 2)
 	a.Params = make([]Param, 0, n)
-	for i := 0; i < n && f.err == nil; i++ {
-		p := Param{Name: f.str("parameter name"), Type: ParamType(f.u8("parameter type"))}
-		if f.err == nil && p.Type >= numParamTypes {
-			f.fail("parameter type", fmt.Sprintf("%d of parameter %q is not int (0) or string (1)", p.Type, p.Name))
+	for i := 0; i < n && f.OK(); i++ {
+		p := Param{Name: f.String("parameter name"), Type: ParamType(f.U8("parameter type"))}
+		if f.OK() && p.Type >= numParamTypes {
+			f.Fail("parameter type", fmt.Sprintf("%d of parameter %q is not int (0) or string (1)", p.Type, p.Name))
 		}
 		a.Params = append(a.Params, p)
 	}
-	a.Strings = f.strs("parameter strings")
-	a.Channels = f.strs("channels")
+	a.Strings = f.Strings("parameter strings")
+	a.Channels = f.Strings("channels")
 }
 
 // ChanMessage is one value sent on a channel, paired with its receive by

@@ -214,22 +214,22 @@ func readIndex(r io.ReaderAt, size int64) (*Archive, error) {
 	if got, want := le.Uint32(ix[ixLen-4:]), crc32c(ix[:ixLen-4]); got != want {
 		return nil, archiveFail(int64(ixOff+ixLen-4), "index checksum mismatch: file says 0x%08x, content gives 0x%08x (the archive is corrupted)", got, want)
 	}
-	fl := &fields{b: ix[:ixLen-4], base: int64(ixOff), sec: "INDEX"}
-	a := &Archive{Name: fl.str("name"), World: int(world), Group: int(group), Groups: int(groups),
+	fl := sectionFields(ix[:ixLen-4], int64(ixOff), "INDEX")
+	a := &Archive{Name: fl.String("name"), World: int(world), Group: int(group), Groups: int(groups),
 		EventsNone: flags&flagEventsNone != 0, resultsOff: int64(resOff), resultsLen: int64(resLen)}
-	if fl.err == nil && !validRunName(a.Name) {
-		fl.fail("name", fmt.Sprintf("%q is not a trace name (its rank files are named after it)", a.Name))
+	if fl.OK() && !validRunName(a.Name) {
+		fl.Fail("name", fmt.Sprintf("%q is not a trace name (its rank files are named after it)", a.Name))
 	}
-	if fl.err != nil {
-		return nil, fl.err
+	if !fl.OK() {
+		return nil, fl.formatError()
 	}
-	if rest := len(fl.b) - fl.off; rest != int(nslots)*indexEntrySize {
-		return nil, archiveFail(int64(ixOff)+int64(fl.off), "index: %d bytes for %d slots of %d bytes", rest, nslots, indexEntrySize)
+	if rest := fl.Len(); rest != int(nslots)*indexEntrySize {
+		return nil, archiveFail(int64(ixOff)+int64(fl.Off()), "index: %d bytes for %d slots of %d bytes", rest, nslots, indexEntrySize)
 	}
 	a.Slots = make([]Slot, nslots)
 	prevEnd := int64(headEnd)
 	for i := range a.Slots {
-		at := fl.off + i*indexEntrySize
+		at := fl.Off() + i*indexEntrySize
 		e := ix[at:]
 		s := Slot{Rank: int(le.Uint32(e)), Off: int64(le.Uint64(e[4:]) & (1<<63 - 1)), Cap: int64(le.Uint64(e[12:]) & (1<<63 - 1))}
 		eoff := int64(ixOff) + int64(at)

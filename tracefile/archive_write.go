@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hmbtrace/hmbtrace/internal/tempfile"
+	"github.com/hmbtrace/hmbtrace/internal/wirecodec"
 )
 
 // ArchivePlan is what a group's leader knows at the collective end of an
@@ -158,8 +159,8 @@ func (p *ArchivePlan) check() error {
 // layout encodes the prelude, index and results, and places the slots
 // after them.
 func (p *ArchivePlan) layout() (head []byte, offsets []int64, end int64) {
-	var index payload
-	index.str(p.Name)
+	var index wirecodec.Writer
+	index.String(p.Name)
 	ixEntries := len(index)
 	index = append(index, make([]byte, indexEntrySize*len(p.Ranks)+4)...)
 	indexLen := int64(len(index))

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/hmbtrace/hmbtrace/internal/wirecodec"
 )
 
 // The COMM REFS section (0x28) is COMM RUNS as a rank writes it into its
@@ -67,22 +69,22 @@ func groupDigest(enc []byte, total int) groupRef {
 // groupOrRef encodes a group for COMM RUNS, or for COMM REFS a reference
 // to it when that is shorter (setting bit in flags).
 func groupOrRef(rs []int32, refs bool, flags, bit uint64) ([]byte, uint64) {
-	var p payload
+	var p wirecodec.Writer
 	appendRankRuns(&p, rs)
 	if !refs || len(p) <= refCost {
 		return p, flags
 	}
 	g := groupDigest(p, len(rs))
-	var q payload
-	q.uvarint(g.total)
-	q.uvarint(g.digest)
+	var q wirecodec.Writer
+	q.Uvarint(g.total)
+	q.Uvarint(g.digest)
 	return q, flags | bit
 }
 
 func decodeGroupRef(f *fields, what string) groupRef {
-	g := groupRef{total: f.uvarint(what + ": ranks"), digest: f.uvarint(what + ": digest")}
-	if f.err == nil && (g.total == 0 || g.total > maxGroup) {
-		f.fail(what, fmt.Sprintf("a reference to a group of %d ranks", g.total))
+	g := groupRef{total: f.Uvarint(what + ": ranks"), digest: f.Uvarint(what + ": digest")}
+	if f.OK() && (g.total == 0 || g.total > maxGroup) {
+		f.Fail(what, fmt.Sprintf("a reference to a group of %d ranks", g.total))
 	}
 	return g
 }
@@ -102,7 +104,7 @@ func newRunGroups(d *RunDefinitions) *runGroups {
 		if len(rs) == 0 {
 			return
 		}
-		var p payload
+		var p wirecodec.Writer
 		appendRankRuns(&p, rs)
 		if len(p) > refCost {
 			g.byRef[groupDigest(p, len(rs))] = rs

@@ -39,9 +39,9 @@ func FuzzCommRefs(f *testing.F) {
 	}
 	f.Add([]byte(p))
 	f.Fuzz(func(t *testing.T, p []byte) {
-		fl := &fields{b: p, sec: "COMM REFS"}
+		fl := sectionFields(p, 0, "COMM REFS")
 		got, refs := decodeCommGroups(fl, true)
-		if fl.err != nil {
+		if !fl.OK() {
 			return
 		}
 		tr := &Trace{Comms: got}
@@ -77,10 +77,10 @@ func TestCommRefsOnlyLongGroups(t *testing.T) {
 	if len(full) < 512 {
 		t.Errorf("the same as COMM RUNS: %d bytes, want a byte or more per member", len(full))
 	}
-	fl := &fields{b: p, sec: "COMM REFS"}
+	fl := sectionFields(p, 0, "COMM REFS")
 	got, refs := decodeCommGroups(fl, true)
-	if fl.err != nil || len(refs) != 1 || got[1].Members != nil {
-		t.Fatalf("decoded %+v, refs %+v, %v", got, refs, fl.err)
+	if !fl.OK() || len(refs) != 1 || got[1].Members != nil {
+		t.Fatalf("decoded %+v, refs %+v, %v", got, refs, fl.Err())
 	}
 	tr := &Trace{Comms: got}
 	if err := newRunGroups(&RunDefinitions{Comms: []RunComm{{Comm: cs[0]}}}).resolve(tr, refs); err == nil {

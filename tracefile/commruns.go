@@ -7,6 +7,8 @@ import (
 	"sync"
 	"unsafe"
 	"weak"
+
+	"github.com/hmbtrace/hmbtrace/internal/wirecodec"
 )
 
 // The COMM RUNS section (0x26) holds the communicators as the COMMS
@@ -59,13 +61,13 @@ func encodeCommRuns(cs []Comm) []byte {
 // take more than a reference does is written as a reference to the run's
 // unified definitions (COMM REFS), and refd says whether any was.
 func encodeCommGroups(cs []Comm, refs bool) (_ []byte, refd bool) {
-	var p payload
-	p.uvarint(uint64(len(cs)))
+	var p wirecodec.Writer
+	p.Uvarint(uint64(len(cs)))
 	byID := make(map[uint32]int, len(cs))
 	for i, c := range cs {
-		p.uvarint(uint64(c.ID))
-		p.str(c.Name)
-		p.uvarint(uint64(c.Parent))
+		p.Uvarint(uint64(c.ID))
+		p.String(c.Name)
+		p.Uvarint(uint64(c.Parent))
 		var flags uint64
 		if c.Remote != nil {
 			// An intra-communicator (nil) and an inter-communicator with
@@ -83,7 +85,7 @@ func encodeCommGroups(cs []Comm, refs bool) (_ []byte, refd bool) {
 			remote, flags = groupOrRef(c.Remote, refs, flags, commRemoteRef)
 		}
 		refd = refd || flags&(commMembersRef|commRemoteRef) != 0
-		p.uvarint(flags)
+		p.Uvarint(flags)
 		p = append(append(p, members...), remote...)
 		if _, dup := byID[c.ID]; !dup {
 			byID[c.ID] = i
@@ -95,20 +97,20 @@ func encodeCommGroups(cs []Comm, refs bool) (_ []byte, refd bool) {
 // appendRankRuns writes rs as runs of equal strides, each taken as long as
 // it goes: a list without any is a run per rank, a byte or two more per
 // rank than COMMS spent.
-func appendRankRuns(p *payload, rs []int32) {
-	p.uvarint(uint64(len(rs)))
+func appendRankRuns(p *wirecodec.Writer, rs []int32) {
+	p.Uvarint(uint64(len(rs)))
 	var runs uint64
 	for i := 0; i < len(rs); i += runLen(rs[i:]) {
 		runs++
 	}
-	p.uvarint(runs)
+	p.Uvarint(runs)
 	last := int64(0)
 	for i := 0; i < len(rs); {
 		n := runLen(rs[i:])
-		p.varint(int64(rs[i]) - last)
-		p.uvarint(uint64(n - 1))
+		p.Varint(int64(rs[i]) - last)
+		p.Uvarint(uint64(n - 1))
 		if n > 1 {
-			p.varint(int64(rs[i+1]) - int64(rs[i]))
+			p.Varint(int64(rs[i+1]) - int64(rs[i]))
 		}
 		last = int64(rs[i+n-1])
 		i += n
@@ -144,32 +146,32 @@ func decodeCommGroups(f *fields, refs bool) ([]Comm, []commRef) {
 	}
 	var pending []commRef
 	refd := map[int]bool{} // the communicators (by index) waiting for members
-	n := f.count("communicators", 4)
+	n := f.Count("communicators", 4)
 	cs := make([]Comm, 0, n)
 	ids := make(map[uint32]int, n)
-	for i := 0; i < n && f.err == nil; i++ {
-		c := Comm{ID: f.u32("communicator id"), Name: f.str("communicator name"), Parent: f.u32("communicator parent")}
-		flags := f.uvarint("communicator flags")
+	for i := 0; i < n && f.OK(); i++ {
+		c := Comm{ID: f.U32("communicator id"), Name: f.String("communicator name"), Parent: f.U32("communicator parent")}
+		flags := f.Uvarint("communicator flags")
 		switch {
-		case f.err != nil:
+		case !f.OK():
 		case c.ID == 0:
-			f.fail("communicator id", "0 is not a valid communicator id")
+			f.Fail("communicator id", "0 is not a valid communicator id")
 		case ids[c.ID] != 0:
-			f.fail("communicator id", fmt.Sprintf("id %d defined twice", c.ID))
+			f.Fail("communicator id", fmt.Sprintf("id %d defined twice", c.ID))
 		case c.Parent != 0 && ids[c.Parent] == 0:
 			// A communicator is made from one that exists, so its parent
 			// comes before it.
-			f.fail("communicator parent", fmt.Sprintf("communicator %d names parent %d, which is not defined before it", c.ID, c.Parent))
+			f.Fail("communicator parent", fmt.Sprintf("communicator %d names parent %d, which is not defined before it", c.ID, c.Parent))
 		case flags&^known != 0:
-			f.fail("communicator flags", fmt.Sprintf("communicator %d: unknown flags %#x", c.ID, flags))
+			f.Fail("communicator flags", fmt.Sprintf("communicator %d: unknown flags %#x", c.ID, flags))
 		case flags&commParentMembers != 0 && c.Parent == 0:
-			f.fail("communicator flags", fmt.Sprintf("communicator %d has its parent's members but no parent", c.ID))
+			f.Fail("communicator flags", fmt.Sprintf("communicator %d has its parent's members but no parent", c.ID))
 		case flags&commParentMembers != 0 && flags&commMembersRef != 0:
-			f.fail("communicator flags", fmt.Sprintf("communicator %d has its parent's members and a reference to them", c.ID))
+			f.Fail("communicator flags", fmt.Sprintf("communicator %d has its parent's members and a reference to them", c.ID))
 		case flags&commInter == 0 && flags&commRemoteRef != 0:
-			f.fail("communicator flags", fmt.Sprintf("communicator %d refers to a remote group but is no inter-communicator", c.ID))
+			f.Fail("communicator flags", fmt.Sprintf("communicator %d refers to a remote group but is no inter-communicator", c.ID))
 		}
-		if f.err != nil {
+		if !f.OK() {
 			break
 		}
 		ref := commRef{comm: len(cs)}
@@ -208,15 +210,15 @@ func decodeCommGroups(f *fields, refs bool) ([]Comm, []commRef) {
 // before with the same encoding, in any file, give the same slice: a run's
 // ten thousand files that each name MPI_COMM_WORLD hold one list of it.
 func decodeRankRuns(f *fields, what string) []int32 {
-	start := f.off
-	total := f.uvarint(what + ": ranks")
-	runs := f.uvarint(what + ": runs")
-	if f.err != nil {
+	start := f.Off()
+	total := f.Uvarint(what + ": ranks")
+	runs := f.Uvarint(what + ": runs")
+	if !f.OK() {
 		return nil
 	}
 	// A run takes at least two bytes.
-	if total > maxGroup || runs > total || runs > uint64(len(f.b)-f.off)/2 {
-		f.fail(what, fmt.Sprintf("%d ranks in %d runs do not fit the section or exceed %d", total, runs, maxGroup))
+	if total > maxGroup || runs > total || runs > uint64(f.Len())/2 {
+		f.Fail(what, fmt.Sprintf("%d ranks in %d runs do not fit the section or exceed %d", total, runs, maxGroup))
 		return nil
 	}
 	if total == 0 {
@@ -224,13 +226,13 @@ func decodeRankRuns(f *fields, what string) []int32 {
 	}
 	// The runs are read once to find where they end, which gives the key
 	// of the list, and again only if it was not seen before.
-	body := f.off
-	if decodeRuns(f, what, total, runs, nil); f.err != nil {
+	body := f.Off()
+	if decodeRuns(f, what, total, runs, nil); !f.OK() {
 		return nil
 	}
-	return rankLists.get(f.b[start:f.off], int(total), func() []int32 {
+	return rankLists.get(f.Bytes()[start:f.Off()], int(total), func() []int32 {
 		rs := make([]int32, 0, total)
-		g := fields{b: f.b[:f.off], off: body, base: f.base, sec: f.sec}
+		g := fields{Reader: wirecodec.MakeReader(f.Bytes()[:f.Off()], body), base: f.base, sec: f.sec}
 		return decodeRuns(&g, what, total, runs, rs)
 	})
 }
@@ -240,24 +242,24 @@ func decodeRankRuns(f *fields, what string) []int32 {
 func decodeRuns(f *fields, what string, total, runs uint64, rs []int32) []int32 {
 	last := int64(0)
 	var got uint64
-	for k := uint64(0); k < runs && f.err == nil; k++ {
-		first := last + int64(f.int(what+": first rank", -maxRank, maxRank))
-		n := f.uvarint(what+": run length") + 1
+	for k := uint64(0); k < runs && f.OK(); k++ {
+		first := last + int64(f.Int(what+": first rank", -maxRank, maxRank))
+		n := f.Uvarint(what+": run length") + 1
 		stride := int64(0)
 		if n > 1 {
-			stride = int64(f.int(what+": stride", -maxRank, maxRank))
+			stride = int64(f.Int(what+": stride", -maxRank, maxRank))
 		}
-		if f.err != nil {
+		if !f.OK() {
 			break
 		}
 		if n > total-got {
-			f.fail(what, fmt.Sprintf("runs hold more than the %d ranks said", total))
+			f.Fail(what, fmt.Sprintf("runs hold more than the %d ranks said", total))
 			break
 		}
 		// Both ends in range and a run is linear, so every rank is.
 		end := first + int64(n-1)*stride
 		if first < 0 || first > maxRank || end < 0 || end > maxRank {
-			f.fail(what, fmt.Sprintf("a run of %d ranks from %d by %d leaves 0..%d", n, first, stride, maxRank))
+			f.Fail(what, fmt.Sprintf("a run of %d ranks from %d by %d leaves 0..%d", n, first, stride, maxRank))
 			break
 		}
 		if rs != nil {
@@ -268,8 +270,8 @@ func decodeRuns(f *fields, what string, total, runs uint64, rs []int32) []int32 
 		got += n
 		last = end
 	}
-	if f.err == nil && got != total {
-		f.fail(what, fmt.Sprintf("runs hold %d ranks, not the %d said", got, total))
+	if f.OK() && got != total {
+		f.Fail(what, fmt.Sprintf("runs hold %d ranks, not the %d said", got, total))
 	}
 	return rs
 }

@@ -8,20 +8,22 @@ import (
 	"testing"
 	"time"
 	"unsafe"
+
+	"github.com/hmbtrace/hmbtrace/internal/wirecodec"
 )
 
 // encodeComms writes communicators as the COMMS section (0x22) holds them:
 // every member, one varint each. Writers no longer put it; the tests use it
 // to write the files earlier writers made.
 func encodeComms(cs []Comm) []byte {
-	var p payload
-	p.uvarint(uint64(len(cs)))
+	var p wirecodec.Writer
+	p.Uvarint(uint64(len(cs)))
 	for _, c := range cs {
-		p.uvarint(uint64(c.ID))
-		p.str(c.Name)
-		p.uvarint(uint64(c.Parent))
+		p.Uvarint(uint64(c.ID))
+		p.String(c.Name)
+		p.Uvarint(uint64(c.Parent))
 		encodeRanks(&p, c.Members)
-		p.bool(c.Remote != nil)
+		p.Bool(c.Remote != nil)
 		if c.Remote != nil {
 			encodeRanks(&p, c.Remote)
 		}
@@ -177,12 +179,12 @@ func TestCommTablesShared(t *testing.T) {
 	allocated := func(ranks, px int) uint64 {
 		world := iota32(0, ranks, 1)
 		p := encodeCommRuns(haloComms(world, 1, px))
-		keep := decodeCommRuns(&fields{b: p, sec: "COMM RUNS"})
+		keep := decodeCommRuns(sectionFields(p, 0, "COMM RUNS"))
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
 		const n = 20
 		for range n {
-			if cs := decodeCommRuns(&fields{b: p, sec: "COMM RUNS"}); len(cs) != 5 {
+			if cs := decodeCommRuns(sectionFields(p, 0, "COMM RUNS")); len(cs) != 5 {
 				t.Fatal("communicators lost")
 			}
 		}
@@ -221,64 +223,64 @@ func TestCommListsCollected(t *testing.T) {
 // Groups and flags that contradict themselves are errors naming the
 // reason; the reader never allocates more ranks than maxGroup.
 func TestCommRunsErrors(t *testing.T) {
-	world := func(p *payload, flags uint64) {
-		p.uvarint(1)
-		p.str("MPI_COMM_WORLD")
-		p.uvarint(0)
-		p.uvarint(flags)
+	world := func(p *wirecodec.Writer, flags uint64) {
+		p.Uvarint(1)
+		p.String("MPI_COMM_WORLD")
+		p.Uvarint(0)
+		p.Uvarint(flags)
 	}
 	cases := []struct {
 		name string
-		p    func(*payload)
+		p    func(*wirecodec.Writer)
 		want string
 	}{
-		{"unknown flags", func(p *payload) { p.uvarint(1); world(p, 4) }, "unknown flags 0x4"},
-		{"parent's members without a parent", func(p *payload) { p.uvarint(1); world(p, commParentMembers) }, "has its parent's members but no parent"},
-		{"runs short", func(p *payload) {
-			p.uvarint(1)
+		{"unknown flags", func(p *wirecodec.Writer) { p.Uvarint(1); world(p, 4) }, "unknown flags 0x4"},
+		{"parent's members without a parent", func(p *wirecodec.Writer) { p.Uvarint(1); world(p, commParentMembers) }, "has its parent's members but no parent"},
+		{"runs short", func(p *wirecodec.Writer) {
+			p.Uvarint(1)
 			world(p, 0)
-			p.uvarint(10)
-			p.uvarint(1)
-			p.varint(0)
-			p.uvarint(4)
-			p.varint(1)
+			p.Uvarint(10)
+			p.Uvarint(1)
+			p.Varint(0)
+			p.Uvarint(4)
+			p.Varint(1)
 		}, "runs hold 5 ranks, not the 10 said"},
-		{"runs long", func(p *payload) {
-			p.uvarint(1)
+		{"runs long", func(p *wirecodec.Writer) {
+			p.Uvarint(1)
 			world(p, 0)
-			p.uvarint(3)
-			p.uvarint(1)
-			p.varint(0)
-			p.uvarint(4)
-			p.varint(1)
+			p.Uvarint(3)
+			p.Uvarint(1)
+			p.Varint(0)
+			p.Uvarint(4)
+			p.Varint(1)
 		}, "runs hold more than the 3 ranks said"},
-		{"huge", func(p *payload) {
-			p.uvarint(1)
+		{"huge", func(p *wirecodec.Writer) {
+			p.Uvarint(1)
 			world(p, 0)
-			p.uvarint(maxGroup + 1)
-			p.uvarint(1)
-			p.varint(0)
-			p.uvarint(maxGroup)
-			p.varint(1)
+			p.Uvarint(maxGroup + 1)
+			p.Uvarint(1)
+			p.Varint(0)
+			p.Uvarint(maxGroup)
+			p.Varint(1)
 		}, "exceed 67108864"},
-		{"beyond int32", func(p *payload) {
-			p.uvarint(1)
+		{"beyond int32", func(p *wirecodec.Writer) {
+			p.Uvarint(1)
 			world(p, 0)
-			p.uvarint(3)
-			p.uvarint(1)
-			p.varint(maxRank - 1)
-			p.uvarint(2)
-			p.varint(1)
+			p.Uvarint(3)
+			p.Uvarint(1)
+			p.Varint(maxRank - 1)
+			p.Uvarint(2)
+			p.Varint(1)
 		}, "a run of 3 ranks from 2147483646 by 1 leaves"},
 	}
 	for _, c := range cases {
-		var p payload
+		var p wirecodec.Writer
 		c.p(&p)
 		p = append(p, 0, 0, 0, 0) // room for the runs the counts promise
-		f := &fields{b: p, sec: "COMM RUNS"}
+		f := sectionFields(p, 0, "COMM RUNS")
 		decodeCommRuns(f)
-		if f.err == nil || !strings.Contains(f.err.Error(), c.want) {
-			t.Errorf("%s: error %v, want %q", c.name, f.err, c.want)
+		if f.OK() || !strings.Contains(f.formatError().Error(), c.want) {
+			t.Errorf("%s: error %v, want %q", c.name, f.Err(), c.want)
 		}
 	}
 	// A file with both sections is refused.
@@ -304,15 +306,15 @@ func FuzzCommRuns(f *testing.F) {
 	f.Add([]byte(encodeCommRuns(haloComms(iota32(0, 64, 1), 9, 8))))
 	f.Add([]byte(encodeCommRuns([]Comm{{ID: 1, Members: []int32{4, 2, 2, 9}}, {ID: 2, Parent: 1, Members: iota32(30, 20, -1), Remote: []int32{}}})))
 	f.Fuzz(func(t *testing.T, p []byte) {
-		fl := &fields{b: p, sec: "COMM RUNS"}
+		fl := sectionFields(p, 0, "COMM RUNS")
 		cs := decodeCommRuns(fl)
-		if fl.err != nil {
+		if !fl.OK() {
 			return
 		}
 		q := encodeCommRuns(cs)
-		g := &fields{b: q, sec: "COMM RUNS"}
-		if back := decodeCommRuns(g); g.err != nil || !reflect.DeepEqual(back, cs) {
-			t.Fatalf("read %+v, written again and read %+v (%v)", cs, back, g.err)
+		g := sectionFields(q, 0, "COMM RUNS")
+		if back := decodeCommRuns(g); !g.OK() || !reflect.DeepEqual(back, cs) {
+			t.Fatalf("read %+v, written again and read %+v (%v)", cs, back, g.Err())
 		}
 	})
 }
@@ -328,7 +330,7 @@ func TestCommListsConcurrent(t *testing.T) {
 	for w := 0; w < workers; w++ {
 		go func() {
 			for i := w; i < len(got); i += workers {
-				got[i] = decodeCommRuns(&fields{b: data, sec: "COMM RUNS"})
+				got[i] = decodeCommRuns(sectionFields(data, 0, "COMM RUNS"))
 			}
 			done <- true
 		}()

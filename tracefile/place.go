@@ -235,12 +235,13 @@ func ReadHeader(path string) (*Header, error) {
 		return nil, fail(11, "HEADER of %d bytes: %v", n, err)
 	}
 	var lb [binary.MaxVarintLen64]byte
-	fl := &fields{b: p, base: 11 + int64(binary.PutUvarint(lb[:], n)), sec: "HEADER"}
+	fl := sectionFields(p, 11+int64(binary.PutUvarint(lb[:], n)), "HEADER")
 	h := &Header{}
 	decodeHeader(fl, h)
-	if fl.err != nil {
-		fl.err.Path = path
-		return nil, fl.err
+	if !fl.OK() {
+		fe := fl.formatError()
+		fe.Path = path
+		return nil, fe
 	}
 	return h, nil
 }

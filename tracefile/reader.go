@@ -269,7 +269,7 @@ func read(r io.ReaderAt, size int64, noEvents bool) (*File, error) {
 			if err := s.read(p, sectionName(kind)); err != nil {
 				return nil, err
 			}
-			fl := &fields{b: p, base: body, sec: sectionName(kind)}
+			fl := sectionFields(p, body, sectionName(kind))
 			switch kind {
 			case secHeader:
 				decodeHeader(fl, &f.Header)
@@ -280,7 +280,7 @@ func read(r io.ReaderAt, size int64, noEvents bool) (*File, error) {
 				f.Locations = decodeLocations(fl)
 				for i, l := range f.Locations {
 					if _, dup := f.locIdx[l.ID]; dup {
-						fl.fail("location", fmt.Sprintf("id %d defined twice", l.ID))
+						fl.Fail("location", fmt.Sprintf("id %d defined twice", l.ID))
 					}
 					f.locIdx[l.ID] = i
 				}
@@ -292,7 +292,7 @@ func read(r io.ReaderAt, size int64, noEvents bool) (*File, error) {
 				f.decodeThrottled(fl)
 			case secComms, secCommRuns, secCommRefs:
 				if f.Comms != nil {
-					fl.fail("communicators", "a second section of communicators (COMMS, COMM RUNS or COMM REFS)")
+					fl.Fail("communicators", "a second section of communicators (COMMS, COMM RUNS or COMM REFS)")
 				}
 				switch kind {
 				case secComms:
@@ -309,62 +309,62 @@ func read(r io.ReaderAt, size int64, noEvents bool) (*File, error) {
 				f.decodeCommMatrix(fl)
 			case secRma:
 				if f.Wins != nil || f.RmaGroups != nil {
-					fl.fail("windows", "a second RMA section")
+					fl.Fail("windows", "a second RMA section")
 				}
 				decodeRma(fl, &f.Trace)
 			}
-			fl.done()
-			if fl.err != nil {
-				return nil, fl.err
+			fl.Done()
+			if !fl.OK() {
+				return nil, fl.formatError()
 			}
 		case secAnnotations:
 			p := make([]byte, length)
 			if err := s.read(p, sectionName(kind)); err != nil {
 				return nil, err
 			}
-			fl := &fields{b: p, base: body, sec: sectionName(kind)}
+			fl := sectionFields(p, body, sectionName(kind))
 			if !f.Annotations.empty() {
-				fl.fail("annotations", "a second ANNOTATIONS section")
+				fl.Fail("annotations", "a second ANNOTATIONS section")
 			}
 			decodeAnnotations(fl, &f.Annotations)
-			if fl.done(); fl.err != nil {
-				return nil, fl.err
+			if fl.Done(); !fl.OK() {
+				return nil, fl.formatError()
 			}
 		case secRecovered:
 			p := make([]byte, length)
 			if err := s.read(p, sectionName(kind)); err != nil {
 				return nil, err
 			}
-			fl := &fields{b: p, base: body, sec: sectionName(kind)}
+			fl := sectionFields(p, body, sectionName(kind))
 			if f.Recovered != nil {
-				fl.fail("recovered", "a second RECOVERED section")
+				fl.Fail("recovered", "a second RECOVERED section")
 			}
 			f.Recovered = decodeRecovered(fl)
-			if fl.done(); fl.err != nil {
-				return nil, fl.err
+			if fl.Done(); !fl.OK() {
+				return nil, fl.formatError()
 			}
 		case secThrottleRule:
 			p := make([]byte, length)
 			if err := s.read(p, sectionName(kind)); err != nil {
 				return nil, err
 			}
-			fl := &fields{b: p, base: body, sec: sectionName(kind)}
+			fl := sectionFields(p, body, sectionName(kind))
 			if f.ThrottleRule != nil {
-				fl.fail("throttle rule", "a second THROTTLE RULE section")
+				fl.Fail("throttle rule", "a second THROTTLE RULE section")
 			}
 			f.decodeThrottleRule(fl)
-			if fl.done(); fl.err != nil {
-				return nil, fl.err
+			if fl.Done(); !fl.OK() {
+				return nil, fl.formatError()
 			}
 		case secTeams:
 			p := make([]byte, length)
 			if err := s.read(p, sectionName(kind)); err != nil {
 				return nil, err
 			}
-			fl := &fields{b: p, base: body, sec: sectionName(kind)}
+			fl := sectionFields(p, body, sectionName(kind))
 			f.decodeTeams(fl)
-			if fl.done(); fl.err != nil {
-				return nil, fl.err
+			if fl.Done(); !fl.OK() {
+				return nil, fl.formatError()
 			}
 		default: // a section of a later version: skip it
 			if err := s.skip(int64(length), sectionName(kind)); err != nil {
@@ -471,61 +471,61 @@ func (f *File) readBin(s *scanner, body, length int64, idx map[[3]uint64]*levelR
 }
 
 func decodeHeader(f *fields, h *Header) {
-	h.Name = f.str("name")
-	h.Host = f.str("host")
-	h.PID = f.int("pid", -1<<31, 1<<31)
-	h.Rank = f.int("rank", -1<<31, 1<<31)
-	h.Program = f.str("program")
-	h.StartWall = time.Unix(0, int64(f.int("start time", -1<<62, 1<<62))).UTC()
-	h.GoVersion = f.str("go version")
-	h.CPU = f.str("cpu")
-	h.Clock = f.str("clock")
-	h.TicksPerSecond = f.f64("ticks per second")
-	if f.err == nil && h.TicksPerSecond <= 0 {
-		f.fail("ticks per second", fmt.Sprintf("%v is not positive", h.TicksPerSecond))
+	h.Name = f.String("name")
+	h.Host = f.String("host")
+	h.PID = f.Int("pid", -1<<31, 1<<31)
+	h.Rank = f.Int("rank", -1<<31, 1<<31)
+	h.Program = f.String("program")
+	h.StartWall = time.Unix(0, int64(f.Int("start time", -1<<62, 1<<62))).UTC()
+	h.GoVersion = f.String("go version")
+	h.CPU = f.String("cpu")
+	h.Clock = f.String("clock")
+	h.TicksPerSecond = f.Finite("ticks per second")
+	if f.OK() && h.TicksPerSecond <= 0 {
+		f.Fail("ticks per second", fmt.Sprintf("%v is not positive", h.TicksPerSecond))
 	}
-	h.TimerShift = f.u8("timer shift")
-	if f.err == nil && h.TimerShift > 63 {
-		f.fail("timer shift", fmt.Sprintf("%d is more than 63", h.TimerShift))
+	h.TimerShift = f.U8("timer shift")
+	if f.OK() && h.TimerShift > 63 {
+		f.Fail("timer shift", fmt.Sprintf("%d is more than 63", h.TimerShift))
 	}
-	h.StartTicks = f.uvarint("start ticks")
-	h.EndTicks = f.uvarint("end ticks")
-	h.ProbeCost = f.f64("probe cost")
-	h.Techniques = encode.Techniques(f.u8("techniques"))
-	if f.err == nil && !h.Techniques.Valid() {
-		f.fail("techniques", fmt.Sprintf("unknown technique bits %v", h.Techniques))
+	h.StartTicks = f.Uvarint("start ticks")
+	h.EndTicks = f.Uvarint("end ticks")
+	h.ProbeCost = f.Finite("probe cost")
+	h.Techniques = encode.Techniques(f.U8("techniques"))
+	if f.OK() && !h.Techniques.Valid() {
+		f.Fail("techniques", fmt.Sprintf("unknown technique bits %v", h.Techniques))
 	}
-	h.BufferSize = f.uvarint("buffer size")
-	h.BinSize = f.uvarint("bin size")
-	h.Policy = f.str("policy")
-	n := f.count("class order", 1)
+	h.BufferSize = f.Uvarint("buffer size")
+	h.BinSize = f.Uvarint("bin size")
+	h.Policy = f.String("policy")
+	n := f.Count("class order", 1)
 	for i := 0; i < n; i++ {
-		h.ClassOrder = append(h.ClassOrder, f.str("class order"))
+		h.ClassOrder = append(h.ClassOrder, f.String("class order"))
 	}
-	h.MinDuration = int64(f.int("min duration", 0, 1<<62))
-	h.FilterFile = f.str("filter file")
-	h.Metrics = f.strs("metrics")
-	h.MetricsMissing = f.strs("metrics missing")
-	h.MetricsPath = f.str("metrics read path")
-	ns := f.count("clock sync points", 2)
-	for i := 0; i < ns && f.err == nil; i++ {
-		h.ClockSync = append(h.ClockSync, ClockSync{Ticks: f.uvarint("clock sync ticks"), Offset: int64(f.int("clock sync offset", -1<<62, 1<<62))})
+	h.MinDuration = int64(f.Int("min duration", 0, 1<<62))
+	h.FilterFile = f.String("filter file")
+	h.Metrics = f.Strings("metrics")
+	h.MetricsMissing = f.Strings("metrics missing")
+	h.MetricsPath = f.String("metrics read path")
+	ns := f.Count("clock sync points", 2)
+	for i := 0; i < ns && f.OK(); i++ {
+		h.ClockSync = append(h.ClockSync, ClockSync{Ticks: f.Uvarint("clock sync ticks"), Offset: int64(f.Int("clock sync offset", -1<<62, 1<<62))})
 	}
-	h.ReferenceStart = f.uvarint("reference start")
+	h.ReferenceStart = f.Uvarint("reference start")
 }
 
 func decodeRegions(f *fields) []Region {
-	n := f.count("regions", 4)
+	n := f.Count("regions", 4)
 	rs := make([]Region, 0, n)
-	for i := 0; i < n && f.err == nil; i++ {
-		r := Region{ID: f.u32("region id"), Name: f.str("region name"), File: f.str("region file")}
-		line := f.uvarint("region line")
+	for i := 0; i < n && f.OK(); i++ {
+		r := Region{ID: f.U32("region id"), Name: f.String("region name"), File: f.String("region file")}
+		line := f.Uvarint("region line")
 		if line > 1<<31 {
-			f.fail("region line", fmt.Sprintf("%d out of range", line))
+			f.Fail("region line", fmt.Sprintf("%d out of range", line))
 		}
 		r.Line = int(line)
-		if f.err == nil && r.ID == 0 {
-			f.fail("region id", "0 is not a valid region id")
+		if f.OK() && r.ID == 0 {
+			f.Fail("region id", "0 is not a valid region id")
 		}
 		rs = append(rs, r)
 	}
@@ -533,98 +533,98 @@ func decodeRegions(f *fields) []Region {
 }
 
 func decodeLocations(f *fields) []Location {
-	n := f.count("locations", 22)
+	n := f.Count("locations", 22)
 	ls := make([]Location, 0, n)
-	for i := 0; i < n && f.err == nil; i++ {
-		l := Location{ID: f.u32("location id"), Name: f.str("location name"), Recorded: f.uvarint("recorded"),
-			FilteredName: f.uvarint("filtered by name"), FilteredDuration: f.uvarint("filtered by duration")}
+	for i := 0; i < n && f.OK(); i++ {
+		l := Location{ID: f.U32("location id"), Name: f.String("location name"), Recorded: f.Uvarint("recorded"),
+			FilteredName: f.Uvarint("filtered by name"), FilteredDuration: f.Uvarint("filtered by duration")}
 		for _, p := range l.Usage.counters() {
-			*p = f.uvarint("usage errors")
+			*p = f.Uvarint("usage errors")
 		}
-		np := f.count("profile entries", 5)
-		for j := 0; j < np && f.err == nil; j++ {
+		np := f.Count("profile entries", 5)
+		for j := 0; j < np && f.OK(); j++ {
 			l.Profile = append(l.Profile, decodeProfileEntry(f))
 		}
-		nl := f.count("levels", 14)
-		for j := 0; j < nl && f.err == nil; j++ {
-			d := f.uvarint("level depth")
+		nl := f.Count("levels", 14)
+		for j := 0; j < nl && f.OK(); j++ {
+			d := f.Uvarint("level depth")
 			if d > maxDepth {
-				f.fail("level depth", fmt.Sprintf("%d out of range", d))
+				f.Fail("level depth", fmt.Sprintf("%d out of range", d))
 			}
-			lv := LevelStats{Depth: int(d), Class: f.class("level class"), Written: f.uvarint("written")}
+			lv := LevelStats{Depth: int(d), Class: f.class("level class"), Written: f.Uvarint("written")}
 			for k := range lv.Revoked {
-				lv.Revoked[k] = f.uvarint("revoked")
+				lv.Revoked[k] = f.Uvarint("revoked")
 			}
 			for k := range lv.Dropped {
-				lv.Dropped[k] = f.uvarint("dropped")
+				lv.Dropped[k] = f.Uvarint("dropped")
 			}
-			lv.Closed = f.bool("closed")
+			lv.Closed = f.Bool("closed")
 			lv.By = f.reason("closed by")
-			if rev := lv.Revoked.Total(); f.err == nil && rev > lv.Written {
-				f.fail("revoked", fmt.Sprintf("%d records revoked of %d written", rev, lv.Written))
+			if rev := lv.Revoked.Total(); f.OK() && rev > lv.Written {
+				f.Fail("revoked", fmt.Sprintf("%d records revoked of %d written", rev, lv.Written))
 			}
 			l.Levels = append(l.Levels, lv)
 		}
-		l.Interrupted = f.bool("interrupted")
-		l.Multiplexed = f.bool("multiplexed")
-		l.CountersMissing = f.str("counters missing")
-		if f.bool("phase") {
-			ps := &PhaseSeries{Region: f.u32("phase region"), Width: f.uvarint("phase width"), Iterations: f.uvarint("phase iterations")}
-			ns := f.count("phase samples", 1)
-			for k := 0; k < ns && f.err == nil; k++ {
+		l.Interrupted = f.Bool("interrupted")
+		l.Multiplexed = f.Bool("multiplexed")
+		l.CountersMissing = f.String("counters missing")
+		if f.Bool("phase") {
+			ps := &PhaseSeries{Region: f.U32("phase region"), Width: f.Uvarint("phase width"), Iterations: f.Uvarint("phase iterations")}
+			ns := f.Count("phase samples", 1)
+			for k := 0; k < ns && f.OK(); k++ {
 				var s PhaseSample
-				ne := f.count("phase entries", 5)
-				for e := 0; e < ne && f.err == nil; e++ {
+				ne := f.Count("phase entries", 5)
+				for e := 0; e < ne && f.OK(); e++ {
 					s.Entries = append(s.Entries, decodeProfileEntry(f))
 				}
 				ps.Samples = append(ps.Samples, s)
 			}
 			l.Phase = ps
 		}
-		nc := f.count("call paths", 5)
-		for k := 0; k < nc && f.err == nil; k++ {
-			c := CallPath{Parent: f.u32("call path parent"), Region: f.u32("call path region"), Visits: f.uvarint("call path visits"),
-				Inclusive: f.uvarint("call path inclusive"), Exclusive: f.uvarint("call path exclusive")}
-			if f.err == nil && int(c.Parent) > k {
-				f.fail("call path parent", fmt.Sprintf("node %d names parent %d, which does not come before it", k+1, c.Parent))
+		nc := f.Count("call paths", 5)
+		for k := 0; k < nc && f.OK(); k++ {
+			c := CallPath{Parent: f.U32("call path parent"), Region: f.U32("call path region"), Visits: f.Uvarint("call path visits"),
+				Inclusive: f.Uvarint("call path inclusive"), Exclusive: f.Uvarint("call path exclusive")}
+			if f.OK() && int(c.Parent) > k {
+				f.Fail("call path parent", fmt.Sprintf("node %d names parent %d, which does not come before it", k+1, c.Parent))
 			}
 			l.CallPaths = append(l.CallPaths, c)
 		}
-		l.Windowed = f.bool("windowed")
-		l.WindowTime = f.uvarint("window time")
-		l.WindowSeq = f.u32("window seq")
+		l.Windowed = f.Bool("windowed")
+		l.WindowTime = f.Uvarint("window time")
+		l.WindowSeq = f.U32("window seq")
 		ls = append(ls, l)
 	}
 	return ls
 }
 
 func decodeProfileEntry(f *fields) ProfileEntry {
-	e := ProfileEntry{Region: f.u32("profile region"), Visits: f.uvarint("visits"), Inclusive: f.uvarint("inclusive"), Exclusive: f.uvarint("exclusive")}
-	if nc := f.count("counter sums", 2); nc > 0 {
+	e := ProfileEntry{Region: f.U32("profile region"), Visits: f.Uvarint("visits"), Inclusive: f.Uvarint("inclusive"), Exclusive: f.Uvarint("exclusive")}
+	if nc := f.Count("counter sums", 2); nc > 0 {
 		e.CounterInclusive, e.CounterExclusive = make([]uint64, nc), make([]uint64, nc)
 		for k := 0; k < nc; k++ {
-			e.CounterInclusive[k] = f.uvarint("counter inclusive")
-			e.CounterExclusive[k] = f.uvarint("counter exclusive")
+			e.CounterInclusive[k] = f.Uvarint("counter inclusive")
+			e.CounterExclusive[k] = f.Uvarint("counter exclusive")
 		}
 	}
 	return e
 }
 
 func decodeParadigms(f *fields, rs []Region) {
-	n := f.count("paradigms", 2)
-	for i := 0; i < n && f.err == nil; i++ {
-		id := f.u32("paradigm region")
-		p := Paradigm(f.u8("paradigm"))
-		if f.err != nil {
+	n := f.Count("paradigms", 2)
+	for i := 0; i < n && f.OK(); i++ {
+		id := f.U32("paradigm region")
+		p := Paradigm(f.U8("paradigm"))
+		if !f.OK() {
 			return
 		}
 		if p >= NumParadigms {
-			f.fail("paradigm", fmt.Sprintf("unknown paradigm %d of region %d", p, id))
+			f.Fail("paradigm", fmt.Sprintf("unknown paradigm %d of region %d", p, id))
 			return
 		}
 		k := regionIndex(rs, id)
 		if k < 0 {
-			f.fail("paradigm region", fmt.Sprintf("region %d is not defined", id))
+			f.Fail("paradigm region", fmt.Sprintf("region %d is not defined", id))
 			return
 		}
 		rs[k].Paradigm = p
@@ -645,16 +645,16 @@ func regionIndex(rs []Region, id uint32) int {
 }
 
 func (fl *File) decodeThrottled(f *fields) {
-	n := f.count("throttled", 4)
-	for i := 0; i < n && f.err == nil; i++ {
-		loc, id := f.u32("throttled location"), f.u32("throttled region")
-		at, after := f.uvarint("throttled at"), f.uvarint("visits after")
-		if f.err != nil {
+	n := f.Count("throttled", 4)
+	for i := 0; i < n && f.OK(); i++ {
+		loc, id := f.U32("throttled location"), f.U32("throttled region")
+		at, after := f.Uvarint("throttled at"), f.Uvarint("visits after")
+		if !f.OK() {
 			return
 		}
 		l := fl.Location(loc)
 		if l == nil {
-			f.fail("throttled location", fmt.Sprintf("location %d is not defined", loc))
+			f.Fail("throttled location", fmt.Sprintf("location %d is not defined", loc))
 			return
 		}
 		k := slices.IndexFunc(l.Profile, func(e ProfileEntry) bool { return e.Region == id })
@@ -670,18 +670,18 @@ func (fl *File) decodeThrottled(f *fields) {
 }
 
 func decodeReductions(f *fields) []Reduction {
-	n := f.count("reductions", 7)
+	n := f.Count("reductions", 7)
 	rs := make([]Reduction, 0, n)
-	for i := 0; i < n && f.err == nil; i++ {
+	for i := 0; i < n && f.OK(); i++ {
 		r := Reduction{Reason: f.reason("reduction reason")}
-		d := f.uvarint("reduction depth")
+		d := f.Uvarint("reduction depth")
 		r.Class = f.class("reduction class")
-		r.Time = f.uvarint("reduction time")
-		b := f.uvarint("reduction bins")
-		r.Records = f.uvarint("reduction records")
-		st := f.uvarint("reduction steps")
+		r.Time = f.Uvarint("reduction time")
+		b := f.Uvarint("reduction bins")
+		r.Records = f.Uvarint("reduction records")
+		st := f.Uvarint("reduction steps")
 		if d > maxDepth || b > 1<<40 || st > 1<<50 {
-			f.fail("reduction", "value out of range")
+			f.Fail("reduction", "value out of range")
 		}
 		r.Depth, r.Bins, r.Steps = int(d), int(b), int(st)
 		rs = append(rs, r)
@@ -690,28 +690,28 @@ func decodeReductions(f *fields) []Reduction {
 }
 
 func decodeComms(f *fields) []Comm {
-	n := f.count("communicators", 5)
+	n := f.Count("communicators", 5)
 	cs := make([]Comm, 0, n)
 	ids := make(map[uint32]bool, n)
-	for i := 0; i < n && f.err == nil; i++ {
-		c := Comm{ID: f.u32("communicator id"), Name: f.str("communicator name"), Parent: f.u32("communicator parent")}
+	for i := 0; i < n && f.OK(); i++ {
+		c := Comm{ID: f.U32("communicator id"), Name: f.String("communicator name"), Parent: f.U32("communicator parent")}
 		c.Members = decodeSharedRanks(f, "communicator members")
-		if f.bool("inter-communicator") {
+		if f.Bool("inter-communicator") {
 			c.Remote = decodeSharedRanks(f, "communicator remote group")
 			if c.Remote == nil {
 				c.Remote = []int32{}
 			}
 		}
 		switch {
-		case f.err != nil:
+		case !f.OK():
 		case c.ID == 0:
-			f.fail("communicator id", "0 is not a valid communicator id")
+			f.Fail("communicator id", "0 is not a valid communicator id")
 		case ids[c.ID]:
-			f.fail("communicator id", fmt.Sprintf("id %d defined twice", c.ID))
+			f.Fail("communicator id", fmt.Sprintf("id %d defined twice", c.ID))
 		case c.Parent != 0 && !ids[c.Parent]:
 			// A communicator is made from one that exists, so its parent
 			// comes before it.
-			f.fail("communicator parent", fmt.Sprintf("communicator %d names parent %d, which is not defined before it", c.ID, c.Parent))
+			f.Fail("communicator parent", fmt.Sprintf("communicator %d names parent %d, which is not defined before it", c.ID, c.Parent))
 		}
 		ids[c.ID] = true
 		cs = append(cs, c)
@@ -723,22 +723,22 @@ func decodeComms(f *fields) []Comm {
 // written before COMM RUNS hold: groups read before with the same
 // encoding give the same slice, as COMM RUNS's do.
 func decodeSharedRanks(f *fields, what string) []int32 {
-	start := f.off
+	start := f.Off()
 	rs := decodeRanks(f, what)
-	if f.err != nil || rs == nil {
+	if !f.OK() || rs == nil {
 		return rs
 	}
-	return rankListsV1.get(f.b[start:f.off], len(rs), func() []int32 { return rs })
+	return rankListsV1.get(f.Bytes()[start:f.Off()], len(rs), func() []int32 { return rs })
 }
 
 func decodeRanks(f *fields, what string) []int32 {
-	n := f.count(what, 1)
+	n := f.Count(what, 1)
 	if n == 0 {
 		return nil
 	}
 	rs := make([]int32, 0, n)
-	for i := 0; i < n && f.err == nil; i++ {
-		rs = append(rs, int32(f.int(what, 0, 1<<31-1)))
+	for i := 0; i < n && f.OK(); i++ {
+		rs = append(rs, int32(f.Int(what, 0, 1<<31-1)))
 	}
 	return rs
 }
@@ -746,28 +746,28 @@ func decodeRanks(f *fields, what string) []int32 {
 // decodeCommMatrix reads the locations' communication matrices into the
 // locations, which the LOCATIONS section defined before.
 func (tf *File) decodeCommMatrix(f *fields) {
-	n := f.count("communication matrices", 2)
-	for i := 0; i < n && f.err == nil; i++ {
-		id := f.u32("matrix location")
+	n := f.Count("communication matrices", 2)
+	for i := 0; i < n && f.OK(); i++ {
+		id := f.U32("matrix location")
 		li, ok := tf.locIdx[id]
-		if f.err == nil && !ok {
-			f.fail("matrix location", fmt.Sprintf("location %d is not defined", id))
+		if f.OK() && !ok {
+			f.Fail("matrix location", fmt.Sprintf("location %d is not defined", id))
 		}
-		if f.err == nil && tf.Locations[li].Comm != nil {
-			f.fail("matrix location", fmt.Sprintf("location %d has a second matrix", id))
+		if f.OK() && tf.Locations[li].Comm != nil {
+			f.Fail("matrix location", fmt.Sprintf("location %d has a second matrix", id))
 		}
-		nc := f.count("matrix lines", 6)
+		nc := f.Count("matrix lines", 6)
 		lines := make([]CommCount, 0, nc)
-		for k := 0; k < nc && f.err == nil; k++ {
-			c := CommCount{Peer: f.uvarint("matrix peer"), PeerRank: f.bool("matrix peer is a rank"),
-				Sent: f.uvarint("messages sent"), SentBytes: f.uvarint("bytes sent"),
-				Received: f.uvarint("messages received"), ReceivedBytes: f.uvarint("bytes received")}
-			if f.err == nil && k > 0 && !commLess(lines[k-1], c) {
-				f.fail("matrix peer", fmt.Sprintf("location %d: peer %d (rank %v) out of order", id, c.Peer, c.PeerRank))
+		for k := 0; k < nc && f.OK(); k++ {
+			c := CommCount{Peer: f.Uvarint("matrix peer"), PeerRank: f.Bool("matrix peer is a rank"),
+				Sent: f.Uvarint("messages sent"), SentBytes: f.Uvarint("bytes sent"),
+				Received: f.Uvarint("messages received"), ReceivedBytes: f.Uvarint("bytes received")}
+			if f.OK() && k > 0 && !commLess(lines[k-1], c) {
+				f.Fail("matrix peer", fmt.Sprintf("location %d: peer %d (rank %v) out of order", id, c.Peer, c.PeerRank))
 			}
 			lines = append(lines, c)
 		}
-		if f.err == nil {
+		if f.OK() {
 			tf.Locations[li].Comm = lines
 		}
 	}

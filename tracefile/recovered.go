@@ -1,6 +1,10 @@
 package tracefile
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/hmbtrace/hmbtrace/internal/wirecodec"
+)
 
 // secRecovered marks a trace recovered from a mapping (recover.go): what
 // ended the run and what the recovery could not account for.
@@ -107,27 +111,27 @@ func encodeRecovered(r *Recovered) []byte {
 	if r == nil {
 		return nil
 	}
-	var p payload
-	p.u8(uint8(r.End))
-	p.varint(int64(r.Signal))
-	p.uvarint(r.Unaccounted)
-	p.varint(int64(r.Cut))
-	p.varint(int64(r.Orphans))
-	p.uvarint(r.LostDefs)
-	p.uvarint(r.LostLevels)
+	var p wirecodec.Writer
+	p.U8(uint8(r.End))
+	p.Varint(int64(r.Signal))
+	p.Uvarint(r.Unaccounted)
+	p.Varint(int64(r.Cut))
+	p.Varint(int64(r.Orphans))
+	p.Uvarint(r.LostDefs)
+	p.Uvarint(r.LostLevels)
 	return p
 }
 
 func decodeRecovered(f *fields) *Recovered {
-	r := &Recovered{End: End(f.u8("end"))}
-	if f.err == nil && r.End >= numEnds {
-		f.fail("end", fmt.Sprintf("%d is not one of the %d known", r.End, numEnds))
+	r := &Recovered{End: End(f.U8("end"))}
+	if f.OK() && r.End >= numEnds {
+		f.Fail("end", fmt.Sprintf("%d is not one of the %d known", r.End, numEnds))
 	}
-	r.Signal = f.int("signal", 0, 1<<10)
-	r.Unaccounted = f.uvarint("unaccounted")
-	r.Cut = f.int("cut bins", 0, 1<<40)
-	r.Orphans = f.int("orphan bins", 0, 1<<40)
-	r.LostDefs = f.uvarint("lost definitions")
-	r.LostLevels = f.uvarint("lost levels")
+	r.Signal = f.Int("signal", 0, 1<<10)
+	r.Unaccounted = f.Uvarint("unaccounted")
+	r.Cut = f.Int("cut bins", 0, 1<<40)
+	r.Orphans = f.Int("orphan bins", 0, 1<<40)
+	r.LostDefs = f.Uvarint("lost definitions")
+	r.LostLevels = f.Uvarint("lost levels")
 	return r
 }

@@ -1,6 +1,10 @@
 package tracefile
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/hmbtrace/hmbtrace/internal/wirecodec"
+)
 
 // secRma lists the MPI windows and the groups RMA synchronisations name.
 const secRma = 0x24
@@ -54,16 +58,16 @@ func encodeRma(t *Trace) []byte {
 	if len(t.Wins) == 0 && len(t.RmaGroups) == 0 {
 		return nil
 	}
-	var p payload
-	p.uvarint(uint64(len(t.Wins)))
+	var p wirecodec.Writer
+	p.Uvarint(uint64(len(t.Wins)))
 	for _, w := range t.Wins {
-		p.uvarint(uint64(w.ID))
-		p.uvarint(uint64(w.Comm))
-		p.str(w.Name)
+		p.Uvarint(uint64(w.ID))
+		p.Uvarint(uint64(w.Comm))
+		p.String(w.Name)
 	}
-	p.uvarint(uint64(len(t.RmaGroups)))
+	p.Uvarint(uint64(len(t.RmaGroups)))
 	for _, g := range t.RmaGroups {
-		p.uvarint(uint64(g.ID))
+		p.Uvarint(uint64(g.ID))
 		encodeRanks(&p, g.Members)
 	}
 	return p
@@ -72,33 +76,33 @@ func encodeRma(t *Trace) []byte {
 // decodeRma reads the RMA section into t. A window's communicator must be
 // one the COMMS section defined (it comes first), and ids are unique.
 func decodeRma(f *fields, t *Trace) {
-	n := f.count("windows", 3)
+	n := f.Count("windows", 3)
 	ids := make(map[uint32]bool, n)
-	for i := 0; i < n && f.err == nil; i++ {
-		w := Win{ID: f.u32("window id"), Comm: f.u32("window communicator"), Name: f.str("window name")}
+	for i := 0; i < n && f.OK(); i++ {
+		w := Win{ID: f.U32("window id"), Comm: f.U32("window communicator"), Name: f.String("window name")}
 		switch {
-		case f.err != nil:
+		case !f.OK():
 		case w.ID == 0:
-			f.fail("window id", "0 is not a valid window id")
+			f.Fail("window id", "0 is not a valid window id")
 		case ids[w.ID]:
-			f.fail("window id", fmt.Sprintf("id %d defined twice", w.ID))
+			f.Fail("window id", fmt.Sprintf("id %d defined twice", w.ID))
 		case t.Comm(w.Comm) == nil:
-			f.fail("window communicator", fmt.Sprintf("window %d names communicator %d, which is not defined", w.ID, w.Comm))
+			f.Fail("window communicator", fmt.Sprintf("window %d names communicator %d, which is not defined", w.ID, w.Comm))
 		}
 		ids[w.ID] = true
 		t.Wins = append(t.Wins, w)
 	}
-	n = f.count("RMA groups", 2)
+	n = f.Count("RMA groups", 2)
 	gids := make(map[uint32]bool, n)
-	for i := 0; i < n && f.err == nil; i++ {
-		g := RmaGroup{ID: f.u32("RMA group id")}
+	for i := 0; i < n && f.OK(); i++ {
+		g := RmaGroup{ID: f.U32("RMA group id")}
 		g.Members = decodeRanks(f, "RMA group members")
 		switch {
-		case f.err != nil:
+		case !f.OK():
 		case g.ID == 0:
-			f.fail("RMA group id", "0 is not a valid group id")
+			f.Fail("RMA group id", "0 is not a valid group id")
 		case gids[g.ID]:
-			f.fail("RMA group id", fmt.Sprintf("id %d defined twice", g.ID))
+			f.Fail("RMA group id", fmt.Sprintf("id %d defined twice", g.ID))
 		}
 		gids[g.ID] = true
 		t.RmaGroups = append(t.RmaGroups, g)

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/hmbtrace/hmbtrace/internal/wirecodec"
 )
 
 // A run's definitions unified across its ranks: every region (with its
@@ -110,7 +112,7 @@ type listID struct {
 // ranksKey is a group's key: its runs, as COMM RUNS writes them.
 func (d *RunDefinitions) ranksKey(rs []int32) string {
 	key := func() string {
-		var p payload
+		var p wirecodec.Writer
 		appendRankRuns(&p, rs)
 		return string(p)
 	}
@@ -310,14 +312,14 @@ const runDefsVersion = 1
 
 // MarshalBinary encodes d.
 func (d *RunDefinitions) MarshalBinary() ([]byte, error) {
-	var p payload
-	p.uvarint(runDefsVersion)
-	p.uvarint(uint64(len(d.Regions)))
+	var p wirecodec.Writer
+	p.Uvarint(runDefsVersion)
+	p.Uvarint(uint64(len(d.Regions)))
 	for _, r := range d.Regions {
-		p.str(r.Name)
-		p.str(r.File)
-		p.varint(int64(r.Line))
-		p.u8(uint8(r.Paradigm))
+		p.String(r.Name)
+		p.String(r.File)
+		p.Varint(int64(r.Line))
+		p.U8(uint8(r.Paradigm))
 	}
 	comms := make([]Comm, len(d.Comms))
 	for i, c := range d.Comms {
@@ -325,49 +327,49 @@ func (d *RunDefinitions) MarshalBinary() ([]byte, error) {
 	}
 	p = append(p, encodeCommRuns(comms)...)
 	for _, c := range d.Comms {
-		p.uvarint(uint64(c.Seq))
+		p.Uvarint(uint64(c.Seq))
 	}
-	p.uvarint(uint64(len(d.Locations)))
+	p.Uvarint(uint64(len(d.Locations)))
 	for _, l := range d.Locations {
-		p.varint(int64(l.Rank))
-		p.uvarint(uint64(l.ID))
-		p.str(l.Name)
+		p.Varint(int64(l.Rank))
+		p.Uvarint(uint64(l.ID))
+		p.String(l.Name)
 	}
-	p.strs(d.Metrics)
+	p.Strings(d.Metrics)
 	return p, nil
 }
 
 // UnmarshalBinary decodes what MarshalBinary wrote; a malformed payload is
 // an error naming the field, never a panic.
 func (d *RunDefinitions) UnmarshalBinary(b []byte) error {
-	f := &fields{b: b, sec: "run definitions"}
-	if v := f.uvarint("version"); f.err == nil && v != runDefsVersion {
+	f := sectionFields(b, 0, "run definitions")
+	if v := f.Uvarint("version"); f.OK() && v != runDefsVersion {
 		return fmt.Errorf("run definitions: version %d, want %d", v, runDefsVersion)
 	}
 	*d = RunDefinitions{}
-	n := f.count("regions", 4)
-	for i := 0; i < n && f.err == nil; i++ {
-		r := Region{ID: uint32(i + 1), Name: f.str("region name"), File: f.str("region file"),
-			Line: f.int("region line", -1<<31, 1<<31-1), Paradigm: Paradigm(f.u8("region paradigm"))}
+	n := f.Count("regions", 4)
+	for i := 0; i < n && f.OK(); i++ {
+		r := Region{ID: uint32(i + 1), Name: f.String("region name"), File: f.String("region file"),
+			Line: f.Int("region line", -1<<31, 1<<31-1), Paradigm: Paradigm(f.U8("region paradigm"))}
 		d.Regions = append(d.Regions, r)
 	}
 	comms := decodeCommRuns(f)
 	for i, c := range comms {
-		if f.err == nil && c.ID != uint32(i+1) {
-			f.fail("communicator id", fmt.Sprintf("id %d at place %d: unified ids are 1, 2, ...", c.ID, i+1))
+		if f.OK() && c.ID != uint32(i+1) {
+			f.Fail("communicator id", fmt.Sprintf("id %d at place %d: unified ids are 1, 2, ...", c.ID, i+1))
 		}
-		d.Comms = append(d.Comms, RunComm{Comm: c, Seq: int(f.uvarint("communicator seq"))})
+		d.Comms = append(d.Comms, RunComm{Comm: c, Seq: int(f.Uvarint("communicator seq"))})
 	}
-	n = f.count("locations", 3)
-	for i := 0; i < n && f.err == nil; i++ {
-		l := RunLocation{Rank: f.int("location rank", -1, maxRank), ID: f.u32("location id"), Name: f.str("location name")}
+	n = f.Count("locations", 3)
+	for i := 0; i < n && f.OK(); i++ {
+		l := RunLocation{Rank: f.Int("location rank", -1, maxRank), ID: f.U32("location id"), Name: f.String("location name")}
 		d.Locations = append(d.Locations, l)
 	}
-	d.Metrics = f.strs("metrics")
-	f.done()
-	if f.err != nil {
+	d.Metrics = f.Strings("metrics")
+	f.Done()
+	if !f.OK() {
 		*d = RunDefinitions{}
-		return f.err
+		return f.formatError()
 	}
 	return nil
 }

@@ -1,6 +1,10 @@
 package tracefile
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/hmbtrace/hmbtrace/internal/wirecodec"
+)
 
 // The THREAD TEAMS section (0x25) holds the place of each OpenMP thread in
 // its teams, for the locations that are OpenMP threads: the location id,
@@ -25,18 +29,18 @@ func encodeTeams(ls []Location) []byte {
 	if n == 0 {
 		return nil
 	}
-	var p payload
-	p.uvarint(uint64(n))
+	var p wirecodec.Writer
+	p.Uvarint(uint64(n))
 	for i := range ls {
 		l := &ls[i]
 		if len(l.Team) == 0 {
 			continue
 		}
 		team := l.Team[:min(len(l.Team), MaxTeamLevels)]
-		p.uvarint(uint64(l.ID))
-		p.uvarint(uint64(len(team)))
+		p.Uvarint(uint64(l.ID))
+		p.Uvarint(uint64(len(team)))
 		for _, t := range team {
-			p.uvarint(uint64(t))
+			p.Uvarint(uint64(t))
 		}
 	}
 	return p
@@ -45,26 +49,26 @@ func encodeTeams(ls []Location) []byte {
 // decodeTeams reads the THREAD TEAMS section into the locations, which the
 // LOCATIONS section defined before.
 func (tf *File) decodeTeams(f *fields) {
-	n := f.count("thread teams", 2)
-	for i := 0; i < n && f.err == nil; i++ {
-		id := f.u32("team location")
+	n := f.Count("thread teams", 2)
+	for i := 0; i < n && f.OK(); i++ {
+		id := f.U32("team location")
 		li, ok := tf.locIdx[id]
-		if f.err == nil && !ok {
-			f.fail("team location", fmt.Sprintf("location %d is not defined", id))
+		if f.OK() && !ok {
+			f.Fail("team location", fmt.Sprintf("location %d is not defined", id))
 			return
 		}
-		levels := f.count("nesting levels", 1)
-		if f.err == nil && (levels == 0 || levels > MaxTeamLevels) {
-			f.fail("nesting levels", fmt.Sprintf("%d levels (1 to %d)", levels, MaxTeamLevels))
+		levels := f.Count("nesting levels", 1)
+		if f.OK() && (levels == 0 || levels > MaxTeamLevels) {
+			f.Fail("nesting levels", fmt.Sprintf("%d levels (1 to %d)", levels, MaxTeamLevels))
 			return
 		}
-		if f.err == nil && tf.Locations[li].Team != nil {
-			f.fail("team location", fmt.Sprintf("location %d has two places", id))
+		if f.OK() && tf.Locations[li].Team != nil {
+			f.Fail("team location", fmt.Sprintf("location %d has two places", id))
 			return
 		}
 		team := make([]int, levels)
 		for k := range team {
-			team[k] = int(f.u32("thread number"))
+			team[k] = int(f.U32("thread number"))
 		}
 		tf.Locations[li].Team = team
 	}

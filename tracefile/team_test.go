@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/hmbtrace/hmbtrace/internal/wirecodec"
 )
 
 // An OpenMP thread's place reads back; a trace without one writes no THREAD
@@ -70,10 +72,10 @@ func TestTeams(t *testing.T) {
 	}
 	// Zero levels.
 	tr, _ = sample(t)
-	var p payload
-	p.uvarint(1)
-	p.uvarint(uint64(tr.Locations[0].ID))
-	p.uvarint(0)
+	var p wirecodec.Writer
+	p.Uvarint(1)
+	p.Uvarint(uint64(tr.Locations[0].ID))
+	p.Uvarint(0)
 	var buf bytes.Buffer
 	w, err := NewWriter(&buf, tr)
 	if err != nil {

@@ -3,6 +3,8 @@ package tracefile
 import (
 	"fmt"
 	"slices"
+
+	"github.com/hmbtrace/hmbtrace/internal/wirecodec"
 )
 
 // secThrottleRule holds the rule the probes throttled regions by and, per
@@ -32,12 +34,12 @@ func encodeThrottleRule(r *ThrottleRule, ls []Location) []byte {
 	if r == nil {
 		return nil
 	}
-	var p payload
-	p.uvarint(r.LongTicks)
-	p.uvarint(r.Early)
-	p.uvarint(r.Calls)
-	p.u8(r.EarlyShift)
-	p.u8(r.LateShift)
+	var p wirecodec.Writer
+	p.Uvarint(r.LongTicks)
+	p.Uvarint(r.Early)
+	p.Uvarint(r.Calls)
+	p.U8(r.EarlyShift)
+	p.U8(r.LateShift)
 	n := 0
 	for i := range ls {
 		prof, _ := ls[i].profile()
@@ -47,14 +49,14 @@ func encodeThrottleRule(r *ThrottleRule, ls []Location) []byte {
 			}
 		}
 	}
-	p.uvarint(uint64(n))
+	p.Uvarint(uint64(n))
 	for i := range ls {
 		prof, _ := ls[i].profile()
 		for e := range prof {
 			if e.LongCalls > 0 {
-				p.uvarint(uint64(ls[i].ID))
-				p.uvarint(uint64(e.Region))
-				p.uvarint(e.LongCalls)
+				p.Uvarint(uint64(ls[i].ID))
+				p.Uvarint(uint64(e.Region))
+				p.Uvarint(e.LongCalls)
 			}
 		}
 	}
@@ -62,26 +64,26 @@ func encodeThrottleRule(r *ThrottleRule, ls []Location) []byte {
 }
 
 func (fl *File) decodeThrottleRule(f *fields) {
-	r := &ThrottleRule{LongTicks: f.uvarint("long call ticks"), Early: f.uvarint("early visits"), Calls: f.uvarint("late visits")}
-	r.EarlyShift, r.LateShift = f.u8("early shift"), f.u8("late shift")
-	if f.err == nil && (r.EarlyShift > 32 || r.LateShift > 32) {
-		f.fail("throttle rule", fmt.Sprintf("shares 1 in 2^%d and 2^%d: at most 2^32", r.EarlyShift, r.LateShift))
+	r := &ThrottleRule{LongTicks: f.Uvarint("long call ticks"), Early: f.Uvarint("early visits"), Calls: f.Uvarint("late visits")}
+	r.EarlyShift, r.LateShift = f.U8("early shift"), f.U8("late shift")
+	if f.OK() && (r.EarlyShift > 32 || r.LateShift > 32) {
+		f.Fail("throttle rule", fmt.Sprintf("shares 1 in 2^%d and 2^%d: at most 2^32", r.EarlyShift, r.LateShift))
 	}
 	fl.ThrottleRule = r
-	n := f.count("long calls", 3)
-	for i := 0; i < n && f.err == nil; i++ {
-		loc, id, long := f.u32("long calls' location"), f.u32("long calls' region"), f.uvarint("long calls")
-		if f.err != nil {
+	n := f.Count("long calls", 3)
+	for i := 0; i < n && f.OK(); i++ {
+		loc, id, long := f.U32("long calls' location"), f.U32("long calls' region"), f.Uvarint("long calls")
+		if !f.OK() {
 			return
 		}
 		l := fl.Location(loc)
 		if l == nil {
-			f.fail("long calls' location", fmt.Sprintf("location %d is not defined", loc))
+			f.Fail("long calls' location", fmt.Sprintf("location %d is not defined", loc))
 			return
 		}
 		k := slices.IndexFunc(l.Profile, func(e ProfileEntry) bool { return e.Region == id })
 		if k < 0 {
-			f.fail("long calls' region", fmt.Sprintf("region %d is not in location %d's profile", id, loc))
+			f.Fail("long calls' region", fmt.Sprintf("region %d is not in location %d's profile", id, loc))
 			return
 		}
 		l.Profile[k].LongCalls = long

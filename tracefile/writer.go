@@ -14,6 +14,7 @@ import (
 	"slices"
 
 	"github.com/hmbtrace/hmbtrace/internal/tempfile"
+	"github.com/hmbtrace/hmbtrace/internal/wirecodec"
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -35,7 +36,7 @@ type Writer struct {
 	w   *bufio.Writer
 	crc hash.Hash32
 	err error
-	p   payload
+	p   wirecodec.Writer
 }
 
 // NewWriter writes the file's head (magic, header, definitions, statistics)
@@ -111,11 +112,11 @@ func (w *Writer) Bin(b Bin) error {
 		return fmt.Errorf("tracefile: bin of location %d has depth %d, class %d", b.Location, b.Depth, b.Class)
 	}
 	p := w.p[:0]
-	p.uvarint(uint64(b.Location))
-	p.uvarint(uint64(b.Depth))
-	p.u8(uint8(b.Class))
-	p.uvarint(uint64(b.Records))
-	p.uvarint(uint64(len(b.Data)))
+	p.Uvarint(uint64(b.Location))
+	p.Uvarint(uint64(b.Depth))
+	p.U8(uint8(b.Class))
+	p.Uvarint(uint64(b.Records))
+	p.Uvarint(uint64(len(b.Data)))
 	w.p = p
 	var h [1 + binary.MaxVarintLen64]byte
 	h[0] = secBin
@@ -192,40 +193,40 @@ func Write(w io.Writer, t *Trace, bins func(put func(Bin) error) error) error {
 }
 
 func encodeHeader(h *Header) []byte {
-	var p payload
-	p.str(h.Name)
-	p.str(h.Host)
-	p.varint(int64(h.PID))
-	p.varint(int64(h.Rank))
-	p.str(h.Program)
-	p.varint(h.StartWall.UnixNano())
-	p.str(h.GoVersion)
-	p.str(h.CPU)
-	p.str(h.Clock)
-	p.f64(h.TicksPerSecond)
-	p.u8(h.TimerShift)
-	p.uvarint(h.StartTicks)
-	p.uvarint(h.EndTicks)
-	p.f64(h.ProbeCost)
-	p.u8(uint8(h.Techniques))
-	p.uvarint(h.BufferSize)
-	p.uvarint(h.BinSize)
-	p.str(h.Policy)
-	p.uvarint(uint64(len(h.ClassOrder)))
+	var p wirecodec.Writer
+	p.String(h.Name)
+	p.String(h.Host)
+	p.Varint(int64(h.PID))
+	p.Varint(int64(h.Rank))
+	p.String(h.Program)
+	p.Varint(h.StartWall.UnixNano())
+	p.String(h.GoVersion)
+	p.String(h.CPU)
+	p.String(h.Clock)
+	p.F64(h.TicksPerSecond)
+	p.U8(h.TimerShift)
+	p.Uvarint(h.StartTicks)
+	p.Uvarint(h.EndTicks)
+	p.F64(h.ProbeCost)
+	p.U8(uint8(h.Techniques))
+	p.Uvarint(h.BufferSize)
+	p.Uvarint(h.BinSize)
+	p.String(h.Policy)
+	p.Uvarint(uint64(len(h.ClassOrder)))
 	for _, c := range h.ClassOrder {
-		p.str(c)
+		p.String(c)
 	}
-	p.varint(h.MinDuration)
-	p.str(h.FilterFile)
-	p.strs(h.Metrics)
-	p.strs(h.MetricsMissing)
-	p.str(h.MetricsPath)
-	p.uvarint(uint64(len(h.ClockSync)))
+	p.Varint(h.MinDuration)
+	p.String(h.FilterFile)
+	p.Strings(h.Metrics)
+	p.Strings(h.MetricsMissing)
+	p.String(h.MetricsPath)
+	p.Uvarint(uint64(len(h.ClockSync)))
 	for _, c := range h.ClockSync {
-		p.uvarint(c.Ticks)
-		p.varint(c.Offset)
+		p.Uvarint(c.Ticks)
+		p.Varint(c.Offset)
 	}
-	p.uvarint(h.ReferenceStart)
+	p.Uvarint(h.ReferenceStart)
 	return p
 }
 
@@ -257,13 +258,13 @@ func encodeRegions(rs iter.Seq[Region], n int) []byte {
 	for r := range rs {
 		size += uvlen(uint64(r.ID)) + uvlen(uint64(len(r.Name))) + len(r.Name) + uvlen(uint64(len(r.File))) + len(r.File) + uvlen(uint64(max(r.Line, 0)))
 	}
-	p := make(payload, 0, size)
-	p.uvarint(uint64(n))
+	p := make(wirecodec.Writer, 0, size)
+	p.Uvarint(uint64(n))
 	for r := range rs {
-		p.uvarint(uint64(r.ID))
-		p.str(r.Name)
-		p.str(r.File)
-		p.uvarint(uint64(max(r.Line, 0)))
+		p.Uvarint(uint64(r.ID))
+		p.String(r.Name)
+		p.String(r.File)
+		p.Uvarint(uint64(max(r.Line, 0)))
 	}
 	return p
 }
@@ -283,70 +284,70 @@ func encodeLocations(ls []Location) []byte {
 			}
 		}
 	}
-	p := make(payload, 0, size)
-	p.uvarint(uint64(len(ls)))
+	p := make(wirecodec.Writer, 0, size)
+	p.Uvarint(uint64(len(ls)))
 	for i := range ls {
 		l := &ls[i]
-		p.uvarint(uint64(l.ID))
-		p.str(l.Name)
-		p.uvarint(l.Recorded)
-		p.uvarint(l.FilteredName)
-		p.uvarint(l.FilteredDuration)
+		p.Uvarint(uint64(l.ID))
+		p.String(l.Name)
+		p.Uvarint(l.Recorded)
+		p.Uvarint(l.FilteredName)
+		p.Uvarint(l.FilteredDuration)
 		for _, v := range l.Usage.counters() {
-			p.uvarint(*v)
+			p.Uvarint(*v)
 		}
 		prof, n := l.profile()
-		p.uvarint(uint64(n))
+		p.Uvarint(uint64(n))
 		for e := range prof {
 			encodeProfileEntry(&p, e)
 		}
-		p.uvarint(uint64(len(l.Levels)))
+		p.Uvarint(uint64(len(l.Levels)))
 		for _, lv := range l.Levels {
-			p.uvarint(uint64(lv.Depth))
-			p.u8(uint8(lv.Class))
-			p.uvarint(lv.Written)
+			p.Uvarint(uint64(lv.Depth))
+			p.U8(uint8(lv.Class))
+			p.Uvarint(lv.Written)
 			for _, v := range lv.Revoked {
-				p.uvarint(v)
+				p.Uvarint(v)
 			}
 			for _, v := range lv.Dropped {
-				p.uvarint(v)
+				p.Uvarint(v)
 			}
-			p.bool(lv.Closed)
-			p.u8(uint8(lv.By))
+			p.Bool(lv.Closed)
+			p.U8(uint8(lv.By))
 		}
-		p.bool(l.Interrupted)
-		p.bool(l.Multiplexed)
-		p.str(l.CountersMissing)
+		p.Bool(l.Interrupted)
+		p.Bool(l.Multiplexed)
+		p.String(l.CountersMissing)
 		encodePhase(&p, l.Phase)
-		p.uvarint(uint64(len(l.CallPaths)))
+		p.Uvarint(uint64(len(l.CallPaths)))
 		for _, c := range l.CallPaths {
-			p.uvarint(uint64(c.Parent))
-			p.uvarint(uint64(c.Region))
-			p.uvarint(c.Visits)
-			p.uvarint(c.Inclusive)
-			p.uvarint(c.Exclusive)
+			p.Uvarint(uint64(c.Parent))
+			p.Uvarint(uint64(c.Region))
+			p.Uvarint(c.Visits)
+			p.Uvarint(c.Inclusive)
+			p.Uvarint(c.Exclusive)
 		}
-		p.bool(l.Windowed)
-		p.uvarint(l.WindowTime)
-		p.uvarint(uint64(l.WindowSeq))
+		p.Bool(l.Windowed)
+		p.Uvarint(l.WindowTime)
+		p.Uvarint(uint64(l.WindowSeq))
 	}
 	return p
 }
 
 // encodePhase writes a phase series region by region: for each region
 // active in any sample, a presence bit per sample and then its values.
-func encodePhase(p *payload, ps *PhaseSeries) {
+func encodePhase(p *wirecodec.Writer, ps *PhaseSeries) {
 	if ps == nil {
-		p.bool(false)
+		p.Bool(false)
 		return
 	}
-	p.bool(true)
-	p.uvarint(uint64(ps.Region))
-	p.uvarint(ps.Width)
-	p.uvarint(ps.Iterations)
-	p.uvarint(uint64(len(ps.Samples)))
+	p.Bool(true)
+	p.Uvarint(uint64(ps.Region))
+	p.Uvarint(ps.Width)
+	p.Uvarint(ps.Iterations)
+	p.Uvarint(uint64(len(ps.Samples)))
 	for _, s := range ps.Samples {
-		p.uvarint(uint64(len(s.Entries)))
+		p.Uvarint(uint64(len(s.Entries)))
 		for _, e := range s.Entries {
 			encodeProfileEntry(p, e)
 		}
@@ -355,15 +356,15 @@ func encodePhase(p *payload, ps *PhaseSeries) {
 
 // encodeProfileEntry writes one region's line of a flat profile or of a
 // phase sample, as decodeProfileEntry reads it.
-func encodeProfileEntry(p *payload, e ProfileEntry) {
-	p.uvarint(uint64(e.Region))
-	p.uvarint(e.Visits)
-	p.uvarint(e.Inclusive)
-	p.uvarint(e.Exclusive)
-	p.uvarint(uint64(len(e.CounterInclusive)))
+func encodeProfileEntry(p *wirecodec.Writer, e ProfileEntry) {
+	p.Uvarint(uint64(e.Region))
+	p.Uvarint(e.Visits)
+	p.Uvarint(e.Inclusive)
+	p.Uvarint(e.Exclusive)
+	p.Uvarint(uint64(len(e.CounterInclusive)))
 	for i := range e.CounterInclusive {
-		p.uvarint(e.CounterInclusive[i])
-		p.uvarint(e.CounterExclusive[i])
+		p.Uvarint(e.CounterInclusive[i])
+		p.Uvarint(e.CounterExclusive[i])
 	}
 }
 
@@ -379,12 +380,12 @@ func encodeParadigms(rs iter.Seq[Region], _ int) []byte {
 	if n == 0 {
 		return nil
 	}
-	var p payload
-	p.uvarint(uint64(n))
+	var p wirecodec.Writer
+	p.Uvarint(uint64(n))
 	for r := range rs {
 		if r.Paradigm != ParadigmUser {
-			p.uvarint(uint64(r.ID))
-			p.u8(uint8(r.Paradigm))
+			p.Uvarint(uint64(r.ID))
+			p.U8(uint8(r.Paradigm))
 		}
 	}
 	return p
@@ -405,16 +406,16 @@ func encodeThrottled(ls []Location) []byte {
 	if n == 0 {
 		return nil
 	}
-	var p payload
-	p.uvarint(uint64(n))
+	var p wirecodec.Writer
+	p.Uvarint(uint64(n))
 	for i := range ls {
 		prof, _ := ls[i].profile()
 		for e := range prof {
 			if e.Throttled {
-				p.uvarint(uint64(ls[i].ID))
-				p.uvarint(uint64(e.Region))
-				p.uvarint(e.ThrottledAt)
-				p.uvarint(e.VisitsAfter)
+				p.Uvarint(uint64(ls[i].ID))
+				p.Uvarint(uint64(e.Region))
+				p.Uvarint(e.ThrottledAt)
+				p.Uvarint(e.VisitsAfter)
 			}
 		}
 	}
@@ -422,31 +423,31 @@ func encodeThrottled(ls []Location) []byte {
 }
 
 func encodeReductions(rs []Reduction) []byte {
-	var p payload
-	p.uvarint(uint64(len(rs)))
+	var p wirecodec.Writer
+	p.Uvarint(uint64(len(rs)))
 	for _, r := range rs {
-		p.u8(uint8(r.Reason))
-		p.uvarint(uint64(max(r.Depth, 0)))
-		p.u8(uint8(r.Class))
-		p.uvarint(r.Time)
-		p.uvarint(uint64(max(r.Bins, 0)))
-		p.uvarint(r.Records)
-		p.uvarint(uint64(max(r.Steps, 0)))
+		p.U8(uint8(r.Reason))
+		p.Uvarint(uint64(max(r.Depth, 0)))
+		p.U8(uint8(r.Class))
+		p.Uvarint(r.Time)
+		p.Uvarint(uint64(max(r.Bins, 0)))
+		p.Uvarint(r.Records)
+		p.Uvarint(uint64(max(r.Steps, 0)))
 	}
 	return p
 }
 
-func encodeRanks(p *payload, rs []int32) {
-	p.uvarint(uint64(len(rs)))
+func encodeRanks(p *wirecodec.Writer, rs []int32) {
+	p.Uvarint(uint64(len(rs)))
 	for _, r := range rs {
-		p.varint(int64(r))
+		p.Varint(int64(r))
 	}
 }
 
 // encodeCommMatrix writes the matrices of the locations that have one:
 // location id, lines, each line's peer, rank flag and counts. It returns nil when no location has one.
 func encodeCommMatrix(ls []Location) []byte {
-	var p payload
+	var p wirecodec.Writer
 	n := 0
 	for i := range ls {
 		if len(ls[i].Comm) > 0 {
@@ -456,21 +457,21 @@ func encodeCommMatrix(ls []Location) []byte {
 	if n == 0 {
 		return nil
 	}
-	p.uvarint(uint64(n))
+	p.Uvarint(uint64(n))
 	for i := range ls {
 		l := &ls[i]
 		if len(l.Comm) == 0 {
 			continue
 		}
-		p.uvarint(uint64(l.ID))
-		p.uvarint(uint64(len(l.Comm)))
+		p.Uvarint(uint64(l.ID))
+		p.Uvarint(uint64(len(l.Comm)))
 		for _, c := range l.Comm {
-			p.uvarint(c.Peer)
-			p.bool(c.PeerRank)
-			p.uvarint(c.Sent)
-			p.uvarint(c.SentBytes)
-			p.uvarint(c.Received)
-			p.uvarint(c.ReceivedBytes)
+			p.Uvarint(c.Peer)
+			p.Bool(c.PeerRank)
+			p.Uvarint(c.Sent)
+			p.Uvarint(c.SentBytes)
+			p.Uvarint(c.Received)
+			p.Uvarint(c.ReceivedBytes)
 		}
 	}
 	return p
