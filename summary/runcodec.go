@@ -293,8 +293,9 @@ func (p *RunProfile) UnmarshalBinary(data []byte) error {
 		t.VisitsAfter = d.Uvarint("visits after")
 	}
 	d.Done()
-	var e *wirecodec.Error
-	if errors.As(d.Err(), &e) {
+	if err := d.Err(); err != nil {
+		var e *wirecodec.Error
+		errors.As(err, &e)
 		return fmt.Errorf("run profile: at byte %d: %w", e.Offset, e)
 	}
 	*p = q
