@@ -84,10 +84,15 @@ func (r *Reader) failAt(at int, field, reason string) {
 
 // Uvarint reads an unsigned varint.
 func (r *Reader) Uvarint(field string) uint64 {
-	if r.err != nil {
-		return 0
+	// An error leaves no bytes to read, so the read needs no check of
+	// r.err: it fails as truncated, and failAt keeps the first error.
+	b := r.b[r.off:]
+	if len(b) > 0 && b[0] < 0x80 {
+		// Most fields are ids, counts and small numbers of one byte.
+		r.off++
+		return uint64(b[0])
 	}
-	v, n := binary.Uvarint(r.b[r.off:])
+	v, n := binary.Uvarint(b)
 	if n <= 0 {
 		r.varintFailed(field, n)
 		return 0
@@ -98,10 +103,12 @@ func (r *Reader) Uvarint(field string) uint64 {
 
 // Varint reads a zig-zag signed varint.
 func (r *Reader) Varint(field string) int64 {
-	if r.err != nil {
-		return 0
+	b := r.b[r.off:]
+	if len(b) > 0 && b[0] < 0x80 {
+		r.off++
+		return int64(b[0]>>1) ^ -int64(b[0]&1)
 	}
-	v, n := binary.Varint(r.b[r.off:])
+	v, n := binary.Varint(b)
 	if n <= 0 {
 		r.varintFailed(field, n)
 		return 0
