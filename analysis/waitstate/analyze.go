@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/hmbtrace/hmbtrace/internal/parallel"
 	"github.com/hmbtrace/hmbtrace/tracefile"
@@ -162,6 +163,9 @@ type analysis struct {
 	tree    []CallPath
 	treeIdx map[treeKey]int
 	paths   [][]int
+	// The windows the sweeps' workers hold now, and made in all: each
+	// worker makes its location's (windowSource).
+	windowsLive, windowsMade atomic.Int64
 }
 
 // treeKey is a node of the run's call tree: a region name under a parent.

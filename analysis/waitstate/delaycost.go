@@ -105,10 +105,10 @@ func (a *analysis) packPartners() [][]uint64 {
 	return partners
 }
 
-// intervalWindows finds every wait's synchronisation intervals, from the
-// locations' packed partners, and adds them to the locations' windows.
-func (a *analysis) intervalWindows(waits []wait, wins [][]window, partners [][]uint64) *delayPlan {
-	from := func(n, partner int, c int32) int64 { return a.lastSync(partners, n, partner, c) }
+// planIntervals finds every wait's synchronisation intervals, from the
+// locations' packed partners. The sweeps make their windows of them
+// (windowSource), location by location.
+func (a *analysis) planIntervals(waits []wait, partners [][]uint64) *delayPlan {
 	plan := &delayPlan{intervals: make([]plannedInterval, len(waits)), times: make([][]pathNs, 2*len(waits))}
 	for i, w := range waits {
 		if w.Pattern == LateSenderWrongOrder || w.Peer < 0 || w.Peer == w.Loc || w.Time <= 0 || w.lateCall < 0 || w.call < 0 {
@@ -119,19 +119,13 @@ func (a *analysis) intervalWindows(waits []wait, wins [][]window, partners [][]u
 			keyW, keyL = w.Peer, w.Loc
 		}
 		pi := plannedInterval{
-			late:    span{from(w.Peer, keyL, w.lateCall), w.Start + w.Time},
-			waiter:  span{from(w.Loc, keyW, w.call), w.Start},
+			late:    span{a.lastSync(partners, w.Peer, keyL, w.lateCall), w.Start + w.Time},
+			waiter:  span{a.lastSync(partners, w.Loc, keyW, w.call), w.Start},
 			planned: true,
 		}
 		pi.late.start = min(pi.late.start, pi.late.end)
 		pi.waiter.start = min(pi.waiter.start, pi.waiter.end)
 		plan.intervals[i] = pi
-		if pi.late.end > pi.late.start {
-			wins[w.Peer] = append(wins[w.Peer], window{start: pi.late.start, end: pi.late.end, wait: int32(i), kind: winLate})
-		}
-		if pi.waiter.end > pi.waiter.start {
-			wins[w.Loc] = append(wins[w.Loc], window{start: pi.waiter.start, end: pi.waiter.end, wait: int32(i), kind: winWaiter})
-		}
 	}
 	return plan
 }
