@@ -3,6 +3,7 @@ package waitstate
 import (
 	"cmp"
 	"math"
+	"math/bits"
 	"slices"
 )
 
@@ -158,32 +159,34 @@ func (a *analysis) delayCosts(plan *delayPlan, waits []wait) ([]DelayCost, int64
 	for _, l := range own {
 		slices.SortFunc(l, func(x, y int) int { return cmp.Compare(waits[x].Start, waits[y].Start) })
 	}
-	// The waits from the last to end back, in the one order the in-situ
-	// replay follows too (backwardKey); sorted as compact keys, not
-	// through the waits themselves.
-	type byEnd struct {
-		k backwardKey
-		i int
+	order := a.backwardOrder(plan, waits)
+	// The costs by key, summed in the backward order: a map from key to
+	// a place in sums, behind a cache of the keys found last (a late
+	// location charges few paths, wait after wait).
+	var (
+		sums   []float64
+		keyOf  []delayKey
+		cache  [64]int32
+		places = map[delayKey]int32{}
+	)
+	for i := range cache {
+		cache[i] = -1
 	}
-	keys := make([]byEnd, 0, len(plan.intervals))
-	for i, pi := range plan.intervals {
-		if pi.planned {
-			keys = append(keys, byEnd{a.backwardKeyOf(&waits[i]), i})
+	add := func(k delayKey, ns float64) {
+		h := &cache[(uint(k.path)*0x9e3779b1^uint(k.loc)*0x85ebca6b^uint(k.p)<<1^b2u(k.long))%uint(len(cache))]
+		if at := *h; at >= 0 && keyOf[at] == k {
+			sums[at] += ns
+			return
 		}
-	}
-	slices.SortFunc(keys, func(x, y byEnd) int {
-		if c := compareBackward(x.k, y.k); c != 0 {
-			return c
+		at, ok := places[k]
+		if !ok {
+			at = int32(len(sums))
+			places[k] = at
+			sums, keyOf = append(sums, 0), append(keyOf, k)
 		}
-		return cmp.Compare(y.i, x.i) // files claiming one rank: by index
-	})
-
-	type costKey struct {
-		p         Pattern
-		long      bool
-		path, loc int
+		*h = at
+		sums[at] += ns
 	}
-	costs := map[costKey]float64{}
 	carried := make([]float64, len(waits)) // long-term costs a wait collected
 	// Per late location, what it could not explain: summed per location,
 	// then over them in order, as the in-situ replay's ranks sum theirs.
@@ -195,10 +198,10 @@ func (a *analysis) delayCosts(plan *delayPlan, waits []wait) ([]DelayCost, int64
 		excess       []pathNs
 	)
 	var near []int
-	for _, k := range keys {
-		i := k.i
-		w := waits[i]
-		pi := plan.intervals[i]
+	for _, at := range order {
+		i := int(at)
+		w := &waits[i]
+		pi := &plan.intervals[i]
 		tL := a.globalTimes(w.Peer, plan.times[interval(i, winLate)], tLbuf[:0])
 		tW := a.globalTimes(w.Loc, plan.times[interval(i, winWaiter)], tWbuf[:0])
 		tLbuf, tWbuf = tL, tW
@@ -215,18 +218,127 @@ func (a *analysis) delayCosts(plan *delayPlan, waits []wait) ([]DelayCost, int64
 		}
 		var un float64
 		excess, un = spreadCost(w.Time, carried[i], tL, func(p int32) int64 { return timeOf(tW, p) }, props, excess[:0],
-			func(long bool, path int32, ns float64) { costs[costKey{w.Pattern, long, int(path), w.Peer}] += ns },
+			func(long bool, path int32, ns float64) { add(delayKey{w.Pattern, long, int(path), w.Peer}, ns) },
 			func(j int, ns float64) { carried[j] += ns })
 		unexplained[w.Peer] += un
 	}
-	out := make([]DelayCost, 0, len(costs))
-	for k, ns := range costs {
+	out := make([]DelayCost, 0, len(sums))
+	for at, ns := range sums {
 		if t := int64(math.Round(ns)); t > 0 {
+			k := keyOf[at]
 			out = append(out, DelayCost{Pattern: k.p, LongTerm: k.long, Region: a.tree[k.path].Region, Path: k.path, Loc: k.loc, Time: t})
 		}
 	}
 	slices.SortFunc(out, compareDelayCost)
 	return out, sumUnexplained(unexplained)
+}
+
+// delayKey is a delay cost's place: the pattern of the waits, short or
+// long term, the run-wide call path and the late location.
+type delayKey struct {
+	p         Pattern
+	long      bool
+	path, loc int
+}
+
+func b2u(b bool) uint {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// backwardOrder returns the planned waits from the last to end back, in
+// the one order the in-situ replay follows too (compareBackward, then by
+// index, latest first, for files claiming one rank). The ends are sorted
+// by their digits (ascending by their complement, stably: latest first);
+// only waits ending together are compared whole.
+func (a *analysis) backwardOrder(plan *delayPlan, waits []wait) []int32 {
+	keys := make([]keyed, 0, len(plan.intervals))
+	for i, pi := range plan.intervals {
+		if pi.planned {
+			w := &waits[i]
+			keys = append(keys, keyed{^(w.Start + w.Time), int32(i)})
+		}
+	}
+	sortKeyed(keys)
+	order := make([]int32, len(keys))
+	for i := range keys {
+		order[i] = keys[i].i
+	}
+	var tie []backwardAt
+	for lo := 0; lo < len(keys); {
+		hi := lo + 1
+		for hi < len(keys) && keys[hi].key == keys[lo].key {
+			hi++
+		}
+		if hi-lo > 1 {
+			tie = tie[:0]
+			for _, i := range order[lo:hi] {
+				tie = append(tie, backwardAt{a.backwardKeyOf(&waits[i]), i})
+			}
+			slices.SortFunc(tie, func(x, y backwardAt) int {
+				if c := compareBackward(x.k, y.k); c != 0 {
+					return c
+				}
+				return cmp.Compare(y.i, x.i)
+			})
+			for j, t := range tie {
+				order[lo+j] = t.i
+			}
+		}
+		lo = hi
+	}
+	return order
+}
+
+// backwardAt is a wait's place in the backward replay, and its index.
+type backwardAt struct {
+	k backwardKey
+	i int32
+}
+
+// keyed is an index to sort by an integer key.
+type keyed struct {
+	key int64
+	i   int32
+}
+
+// sortKeyed sorts s by key, stably: by the keys' digits (a
+// least-significant-digit radix sort), a few moves an element where a
+// comparison sort calls its comparison through a func value.
+func sortKeyed(s []keyed) {
+	if len(s) < 256 {
+		slices.SortStableFunc(s, func(x, y keyed) int { return cmp.Compare(x.key, y.key) })
+		return
+	}
+	lo, hi := s[0].key, s[0].key
+	for i := range s {
+		lo, hi = min(lo, s[i].key), max(hi, s[i].key)
+	}
+	const digit = 11
+	var count [1 << digit]int
+	src, dst := s, make([]keyed, len(s))
+	for shift := 0; shift < bits.Len64(uint64(hi)-uint64(lo)); shift += digit {
+		clear(count[:])
+		for i := range src {
+			count[(uint64(src[i].key)-uint64(lo))>>shift&(1<<digit-1)]++
+		}
+		at := 0
+		for d, c := range count {
+			count[d] = at
+			at += c
+		}
+		for i := range src {
+			d := (uint64(src[i].key) - uint64(lo)) >> shift & (1<<digit - 1)
+			dst[count[d]] = src[i]
+			count[d]++
+		}
+		src, dst = dst, src
+	}
+	if &src[0] != &s[0] {
+		copy(s, src)
+	}
 }
 
 // sumUnexplained adds the late locations' unexplained waiting times, in
