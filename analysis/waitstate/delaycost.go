@@ -148,17 +148,7 @@ func (a *analysis) lastSync(partners [][]uint64, n, partner int, c int32) int64 
 // from the intervals the second pass measured. It returns the costs and
 // the waiting time it could not attribute, ns.
 func (a *analysis) delayCosts(plan *delayPlan, waits []wait) ([]DelayCost, int64) {
-	// Each location's own waits by start, to take out of its intervals.
-	own := make([][]int, len(a.data))
-	for i, w := range waits {
-		if w.Pattern == LateSenderWrongOrder || w.Time <= 0 {
-			continue
-		}
-		own[w.Loc] = append(own[w.Loc], i)
-	}
-	for _, l := range own {
-		slices.SortFunc(l, func(x, y int) int { return cmp.Compare(waits[x].Start, waits[y].Start) })
-	}
+	own := a.ownWaits(waits)
 	order := a.backwardOrder(plan, waits)
 	// The costs by key, summed in the backward order: a map from key to
 	// a place in sums, behind a cache of the keys found last (a late
@@ -197,7 +187,7 @@ func (a *analysis) delayCosts(plan *delayPlan, waits []wait) ([]DelayCost, int64
 		props        []propagating
 		excess       []pathNs
 	)
-	var near []int
+	var near []ownWait
 	for _, at := range order {
 		i := int(at)
 		w := &waits[i]
@@ -206,15 +196,15 @@ func (a *analysis) delayCosts(plan *delayPlan, waits []wait) ([]DelayCost, int64
 		tW := a.globalTimes(w.Loc, plan.times[interval(i, winWaiter)], tWbuf[:0])
 		tLbuf, tWbuf = tL, tW
 		props = props[:0]
-		near = overlapping(near[:0], own[w.Peer], waits, pi.late)
-		for _, j := range near {
-			ov := overlap(waits[j], pi.late)
-			tL = subPath(tL, waits[j].Path, ov)
-			props = append(props, propagating{j, ov})
+		near = overlappingOwn(near[:0], own[w.Peer], pi.late)
+		for _, o := range near {
+			ov := o.overlap(pi.late)
+			tL = subPath(tL, int(o.path), ov)
+			props = append(props, propagating{int(o.i), ov})
 		}
-		near = overlapping(near[:0], own[w.Loc], waits, pi.waiter)
-		for _, j := range near {
-			tW = subPath(tW, waits[j].Path, overlap(waits[j], pi.waiter))
+		near = overlappingOwn(near[:0], own[w.Loc], pi.waiter)
+		for _, o := range near {
+			tW = subPath(tW, int(o.path), o.overlap(pi.waiter))
 		}
 		var un float64
 		excess, un = spreadCost(w.Time, carried[i], tL, func(p int32) int64 { return timeOf(tW, p) }, props, excess[:0],
@@ -231,6 +221,61 @@ func (a *analysis) delayCosts(plan *delayPlan, waits []wait) ([]DelayCost, int64
 	}
 	slices.SortFunc(out, compareDelayCost)
 	return out, sumUnexplained(unexplained)
+}
+
+// ownWait is a wait as its location's intervals see it: what overlapping
+// and overlap read of it, in 24 bytes, so that finding the waits in an
+// interval reads a location's list in order rather than the waits.
+type ownWait struct {
+	start, end int64
+	path, i    int32 // the run-wide call path; the index of the wait
+}
+
+// ownWaits lists each location's own waits by start (as overlapping's
+// lists, in the same order), to take out of its intervals.
+func (a *analysis) ownWaits(waits []wait) [][]ownWait {
+	count := make([]int, len(a.data))
+	total := 0
+	for _, w := range waits {
+		if w.Pattern != LateSenderWrongOrder && w.Time > 0 {
+			count[w.Loc]++
+			total++
+		}
+	}
+	// One array for all, each location's part with its own capacity.
+	own := make([][]ownWait, len(a.data))
+	all := make([]ownWait, total)
+	for n, c := range count {
+		own[n], all = all[:0:c], all[c:]
+	}
+	for i, w := range waits {
+		if w.Pattern != LateSenderWrongOrder && w.Time > 0 {
+			own[w.Loc] = append(own[w.Loc], ownWait{w.Start, w.Start + w.Time, int32(w.Path), int32(i)})
+		}
+	}
+	// The same comparisons on the same order as the in-situ replay's sort
+	// of its indices: the same order, ties included.
+	for _, l := range own {
+		slices.SortFunc(l, func(x, y ownWait) int { return cmp.Compare(x.start, y.start) })
+	}
+	return own
+}
+
+// overlappingOwn is overlapping on a location's ownWaits list.
+func overlappingOwn(out, byStart []ownWait, s span) []ownWait {
+	hi, _ := slices.BinarySearchFunc(byStart, s.end, func(o ownWait, t int64) int { return cmp.Compare(o.start, t) })
+	for k := hi - 1; k >= 0; k-- {
+		if byStart[k].end <= s.start {
+			break
+		}
+		out = append(out, byStart[k])
+	}
+	return out
+}
+
+// overlap returns how much of the wait lies in s, ns.
+func (o ownWait) overlap(s span) int64 {
+	return max(min(o.end, s.end)-max(o.start, s.start), 0)
 }
 
 // delayKey is a delay cost's place: the pattern of the waits, short or
