@@ -148,8 +148,17 @@ func (a *analysis) lastSync(partners [][]uint64, n, partner int, c int32) int64 
 // from the intervals the second pass measured. It returns the costs and
 // the waiting time it could not attribute, ns.
 func (a *analysis) delayCosts(plan *delayPlan, waits []wait) ([]DelayCost, int64) {
-	own := a.ownWaits(waits)
 	order := a.backwardOrder(plan, waits)
+	visits, flat := gatherVisits(plan, waits, order)
+	// A wait's place in the order: what its carried costs are kept by.
+	place := make([]int32, len(waits))
+	for i := range place {
+		place[i] = -1
+	}
+	for k, i := range order {
+		place[i] = int32(k)
+	}
+	own := a.ownWaits(waits, place)
 	// The costs by key, summed in the backward order: a map from key to
 	// a place in sums, behind a cache of the keys found last (a late
 	// location charges few paths, wait after wait).
@@ -177,7 +186,7 @@ func (a *analysis) delayCosts(plan *delayPlan, waits []wait) ([]DelayCost, int64
 		*h = at
 		sums[at] += ns
 	}
-	carried := make([]float64, len(waits)) // long-term costs a wait collected
+	carried := make([]float64, len(order)) // long-term costs a wait collected, by place
 	// Per late location, what it could not explain: summed per location,
 	// then over them in order, as the in-situ replay's ranks sum theirs.
 	unexplained := make([]float64, len(a.data))
@@ -188,29 +197,32 @@ func (a *analysis) delayCosts(plan *delayPlan, waits []wait) ([]DelayCost, int64
 		excess       []pathNs
 	)
 	var near []ownWait
-	for _, at := range order {
-		i := int(at)
-		w := &waits[i]
-		pi := &plan.intervals[i]
-		tL := a.globalTimes(w.Peer, plan.times[interval(i, winLate)], tLbuf[:0])
-		tW := a.globalTimes(w.Loc, plan.times[interval(i, winWaiter)], tWbuf[:0])
+	for k := range visits {
+		v := &visits[k]
+		peer, loc := int(v.peer), int(v.loc)
+		tL := a.globalTimes(peer, flat[v.from:v.mid], tLbuf[:0])
+		tW := a.globalTimes(loc, flat[v.mid:v.to], tWbuf[:0])
 		tLbuf, tWbuf = tL, tW
 		props = props[:0]
-		near = overlappingOwn(near[:0], own[w.Peer], pi.late)
+		near = overlappingOwn(near[:0], own[peer], v.late)
 		for _, o := range near {
-			ov := o.overlap(pi.late)
+			ov := o.overlap(v.late)
 			tL = subPath(tL, int(o.path), ov)
-			props = append(props, propagating{int(o.i), ov})
+			props = append(props, propagating{int(o.place), ov})
 		}
-		near = overlappingOwn(near[:0], own[w.Loc], pi.waiter)
+		near = overlappingOwn(near[:0], own[loc], v.waiter)
 		for _, o := range near {
-			tW = subPath(tW, int(o.path), o.overlap(pi.waiter))
+			tW = subPath(tW, int(o.path), o.overlap(v.waiter))
 		}
 		var un float64
-		excess, un = spreadCost(w.Time, carried[i], tL, func(p int32) int64 { return timeOf(tW, p) }, props, excess[:0],
-			func(long bool, path int32, ns float64) { add(delayKey{w.Pattern, long, int(path), w.Peer}, ns) },
-			func(j int, ns float64) { carried[j] += ns })
-		unexplained[w.Peer] += un
+		excess, un = spreadCost(v.time, carried[k], tL, func(p int32) int64 { return timeOf(tW, p) }, props, excess[:0],
+			func(long bool, path int32, ns float64) { add(delayKey{v.p, long, int(path), peer}, ns) },
+			func(j int, ns float64) {
+				if j >= 0 { // a wait not planned carries nothing on
+					carried[j] += ns
+				}
+			})
+		unexplained[peer] += un
 	}
 	out := make([]DelayCost, 0, len(sums))
 	for at, ns := range sums {
@@ -223,17 +235,58 @@ func (a *analysis) delayCosts(plan *delayPlan, waits []wait) ([]DelayCost, int64
 	return out, sumUnexplained(unexplained)
 }
 
+// backwardVisit is what the backward replay reads of a planned wait, in
+// its order: its intervals, the wait, its parties, and where its
+// intervals' times are in the flat copy (late: from:mid, waiter: mid:to).
+type backwardVisit struct {
+	late, waiter span
+	time         int64
+	peer, loc    int32
+	from, mid    int32
+	to           int32
+	p            Pattern
+}
+
+// gatherVisits copies what the backward replay reads of each wait, in its
+// order, into one array, and the intervals' times into one flat list.
+// The waits, their intervals and the times the sweeps wrote lie in the
+// order of the locations; read in the backward order each is a cache
+// miss, which this loop, doing nothing else, overlaps with the next ones.
+func gatherVisits(plan *delayPlan, waits []wait, order []int32) ([]backwardVisit, []pathNs) {
+	visits := make([]backwardVisit, len(order))
+	n := 0
+	for _, i := range order {
+		n += len(plan.times[interval(int(i), winLate)]) + len(plan.times[interval(int(i), winWaiter)])
+	}
+	flat := make([]pathNs, 0, n)
+	for k, at := range order {
+		i := int(at)
+		w := &waits[i]
+		pi := &plan.intervals[i]
+		v := &visits[k]
+		v.late, v.waiter, v.time, v.peer, v.loc, v.p = pi.late, pi.waiter, w.Time, int32(w.Peer), int32(w.Loc), w.Pattern
+		v.from = int32(len(flat))
+		flat = append(flat, plan.times[interval(i, winLate)]...)
+		v.mid = int32(len(flat))
+		flat = append(flat, plan.times[interval(i, winWaiter)]...)
+		v.to = int32(len(flat))
+	}
+	return visits, flat
+}
+
 // ownWait is a wait as its location's intervals see it: what overlapping
 // and overlap read of it, in 24 bytes, so that finding the waits in an
 // interval reads a location's list in order rather than the waits.
 type ownWait struct {
 	start, end int64
-	path, i    int32 // the run-wide call path; the index of the wait
+	path       int32 // the run-wide call path
+	place      int32 // the wait's place in the backward order, -1 if not planned
 }
 
 // ownWaits lists each location's own waits by start (as overlapping's
-// lists, in the same order), to take out of its intervals.
-func (a *analysis) ownWaits(waits []wait) [][]ownWait {
+// lists, in the same order), to take out of its intervals; place is each
+// wait's place in the backward order.
+func (a *analysis) ownWaits(waits []wait, place []int32) [][]ownWait {
 	count := make([]int, len(a.data))
 	total := 0
 	for _, w := range waits {
@@ -250,7 +303,7 @@ func (a *analysis) ownWaits(waits []wait) [][]ownWait {
 	}
 	for i, w := range waits {
 		if w.Pattern != LateSenderWrongOrder && w.Time > 0 {
-			own[w.Loc] = append(own[w.Loc], ownWait{w.Start, w.Start + w.Time, int32(w.Path), int32(i)})
+			own[w.Loc] = append(own[w.Loc], ownWait{w.Start, w.Start + w.Time, int32(w.Path), place[i]})
 		}
 	}
 	// The same comparisons on the same order as the in-situ replay's sort
