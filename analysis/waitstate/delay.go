@@ -378,6 +378,22 @@ func (a *analysis) sweep(n int, waits []wait, wins []window, named []bool, out *
 				}
 			}
 			a.chargeDuring(w, waits, regions, named, out)
+		} else if w.kind == winLate || w.kind == winWaiter {
+			// An interval is one window, charged once, here: its times
+			// are made whole (each path listed once) and stored, without
+			// reading the run-wide list first.
+			var t []pathNs
+			for p := sums.head; p >= 0 && sums.stamp[p] > ow.snap.step; p = sums.next[p] {
+				if ns := sums.cum[p] - ow.snap.at(p); ns > 0 {
+					if t == nil {
+						t = out.newTimes()
+					}
+					t = append(t, pathNs{p, ns})
+				}
+			}
+			if t != nil {
+				out.times[interval(int(w.wait), w.kind)] = t
+			}
 		} else {
 			for p := sums.head; p >= 0 && sums.stamp[p] > ow.snap.step; p = sums.next[p] {
 				if ns := sums.cum[p] - ow.snap.at(p); ns > 0 {
