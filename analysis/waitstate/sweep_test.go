@@ -2,6 +2,7 @@ package waitstate
 
 import (
 	"cmp"
+	"math"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -151,6 +152,74 @@ func TestSortWindows(t *testing.T) {
 			}
 			if !slices.Equal(got, want) {
 				t.Errorf("%d windows with starts spread over %d ns: not sorted by start, stably", n, spread)
+			}
+		}
+	}
+}
+
+// TestBackwardOrder: the backward replay's order, by a radix sort of the
+// ends with only ties compared whole, is the one a comparison sort by
+// compareBackward (then index, latest first) gives, with many waits
+// ending together, files claiming one rank, and few and many waits.
+func TestBackwardOrder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	locs := []Location{{Rank: 0}, {Rank: 1}, {Rank: 1, Loc: 1}, {Rank: 1}, {Rank: 2}}
+	a := &analysis{run: &run{locs: locs}}
+	for _, n := range []int{0, 1, 100, 300, 5000} {
+		for _, spread := range []int64{3, 1000, 1 << 40} {
+			waits := make([]wait, n)
+			plan := &delayPlan{intervals: make([]plannedInterval, n)}
+			for i := range waits {
+				start := rng.Int64N(spread)
+				waits[i] = wait{Instance: Instance{Pattern: Pattern(rng.IntN(3)), Loc: rng.IntN(len(locs)), Start: start,
+					Time: 1 + rng.Int64N(3)}, call: int32(rng.IntN(4))}
+				plan.intervals[i].planned = rng.IntN(8) != 0
+			}
+			type byEnd struct {
+				k backwardKey
+				i int
+			}
+			var want []int32
+			var keys []byEnd
+			for i, pi := range plan.intervals {
+				if pi.planned {
+					keys = append(keys, byEnd{a.backwardKeyOf(&waits[i]), i})
+				}
+			}
+			slices.SortFunc(keys, func(x, y byEnd) int {
+				if c := compareBackward(x.k, y.k); c != 0 {
+					return c
+				}
+				return cmp.Compare(y.i, x.i)
+			})
+			for _, k := range keys {
+				want = append(want, int32(k.i))
+			}
+			if got := a.backwardOrder(plan, waits); !slices.Equal(got, want) {
+				t.Errorf("%d waits over %d ns: the backward order differs from compareBackward's", n, spread)
+			}
+		}
+	}
+}
+
+// TestSortKeyed: sortKeyed sorts by key, stably, on both sides of where
+// it stops comparing, with keys near both ends of int64.
+func TestSortKeyed(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, n := range []int{0, 1, 255, 256, 5000} {
+		for _, base := range []int64{math.MinInt64 + 1, -1000, 1 << 62} {
+			s := make([]keyed, n)
+			for i := range s {
+				s[i] = keyed{base + rng.Int64N(1<<20), int32(i)}
+				if i%7 == 0 && i > 0 {
+					s[i].key = s[i-1].key // ties
+				}
+			}
+			want := slices.Clone(s)
+			slices.SortStableFunc(want, func(x, y keyed) int { return cmp.Compare(x.key, y.key) })
+			sortKeyed(s)
+			if !slices.Equal(s, want) {
+				t.Errorf("%d keys from %d: not sorted by key, stably", n, base)
 			}
 		}
 	}
