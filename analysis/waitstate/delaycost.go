@@ -197,6 +197,10 @@ func (a *analysis) delayCosts(plan *delayPlan, waits []wait) ([]DelayCost, int64
 		excess       []pathNs
 	)
 	var near []ownWait
+	// Per location, where the last search of its own waits ended, as the
+	// late party and as the waiting one: in the backward order the
+	// intervals' ends mostly fall, so the next search starts there.
+	lateFrom, waiterFrom := make([]ownCursor, len(a.data)), make([]ownCursor, len(a.data))
 	for k := range visits {
 		v := &visits[k]
 		peer, loc := int(v.peer), int(v.loc)
@@ -204,13 +208,13 @@ func (a *analysis) delayCosts(plan *delayPlan, waits []wait) ([]DelayCost, int64
 		tW := a.globalTimes(loc, flat[v.mid:v.to], tWbuf[:0])
 		tLbuf, tWbuf = tL, tW
 		props = props[:0]
-		near = overlappingOwn(near[:0], own[peer], v.late)
+		near = lateFrom[peer].overlapping(near[:0], own[peer], v.late)
 		for _, o := range near {
 			ov := o.overlap(v.late)
 			tL = subPath(tL, int(o.path), ov)
 			props = append(props, propagating{int(o.place), ov})
 		}
-		near = overlappingOwn(near[:0], own[loc], v.waiter)
+		near = waiterFrom[loc].overlapping(near[:0], own[loc], v.waiter)
 		for _, o := range near {
 			tW = subPath(tW, int(o.path), o.overlap(v.waiter))
 		}
@@ -314,9 +318,29 @@ func (a *analysis) ownWaits(waits []wait, place []int32) [][]ownWait {
 	return own
 }
 
-// overlappingOwn is overlapping on a location's ownWaits list.
-func overlappingOwn(out, byStart []ownWait, s span) []ownWait {
-	hi, _ := slices.BinarySearchFunc(byStart, s.end, func(o ownWait, t int64) int { return cmp.Compare(o.start, t) })
+// ownCursor is where a search of a location's own waits ended: the
+// first wait starting at or after end is at hi.
+type ownCursor struct {
+	end   int64
+	hi    int
+	valid bool
+}
+
+// overlapping is overlapping on a location's ownWaits list: the waits
+// that overlap s, latest first. From the last search's end, if s ends no
+// later, it steps back to the first wait starting at or after s.end (the
+// waits after the last answer start later still); else it searches.
+func (c *ownCursor) overlapping(out, byStart []ownWait, s span) []ownWait {
+	var hi int
+	if c.valid && s.end <= c.end {
+		hi = c.hi
+		for hi > 0 && byStart[hi-1].start >= s.end {
+			hi--
+		}
+	} else {
+		hi, _ = slices.BinarySearchFunc(byStart, s.end, func(o ownWait, t int64) int { return cmp.Compare(o.start, t) })
+	}
+	c.end, c.hi, c.valid = s.end, hi, true
 	for k := hi - 1; k >= 0; k-- {
 		if byStart[k].end <= s.start {
 			break

@@ -224,3 +224,45 @@ func TestSortKeyed(t *testing.T) {
 		}
 	}
 }
+
+// TestOwnCursor: a location's cursor finds the waits overlapping each
+// span that overlapping finds, latest first, whether the spans' ends fall
+// (the backward order's usual case) or rise.
+func TestOwnCursor(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	var waits []wait
+	var own []ownWait
+	start := int64(0)
+	for i := range 500 {
+		start += rng.Int64N(20)
+		w := wait{Instance: Instance{Start: start, Time: 1 + rng.Int64N(15)}}
+		waits = append(waits, w)
+		own = append(own, ownWait{start: w.Start, end: w.Start + w.Time, place: int32(i)})
+		start += w.Time
+	}
+	byStart := make([]int, len(waits))
+	for i := range byStart {
+		byStart[i] = i
+	}
+	var c ownCursor
+	end := start + 10
+	for q := range 2000 {
+		if q%50 == 0 {
+			end = rng.Int64N(start + 10) // a rise now and then
+		} else {
+			end -= rng.Int64N(30)
+		}
+		s := span{end - rng.Int64N(100), end}
+		var want []int32
+		for _, i := range overlapping(nil, byStart, waits, s) {
+			want = append(want, int32(i))
+		}
+		var got []int32
+		for _, o := range c.overlapping(nil, own, s) {
+			got = append(got, o.place)
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("span %v: the cursor found waits %v, overlapping %v", s, got, want)
+		}
+	}
+}
