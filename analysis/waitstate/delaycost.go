@@ -99,7 +99,7 @@ func (a *analysis) packPartners() [][]uint64 {
 		for _, v := range d.omp {
 			l = append(l, packPartner(teamPartner, v.call))
 		}
-		slices.Sort(l)
+		sortUint64(l)
 		partners[n] = l
 		d.sends, d.recvs, d.colls, d.omp = nil, nil, nil, nil
 	}
@@ -454,6 +454,43 @@ func sortKeyed(s []keyed) {
 		for i := range src {
 			d := (uint64(src[i].key) - uint64(lo)) >> shift & (1<<digit - 1)
 			dst[count[d]] = src[i]
+			count[d]++
+		}
+		src, dst = dst, src
+	}
+	if &src[0] != &s[0] {
+		copy(s, src)
+	}
+}
+
+// sortUint64 sorts s, by a radix sort of the digits that differ past
+// the smallest: a location's packed partners differ in few high bits
+// (few partners) and the calls' bits.
+func sortUint64(s []uint64) {
+	if len(s) < 256 {
+		slices.Sort(s)
+		return
+	}
+	lo, hi := s[0], s[0]
+	for _, v := range s {
+		lo, hi = min(lo, v), max(hi, v)
+	}
+	const digit = 11
+	var count [1 << digit]int
+	src, dst := s, make([]uint64, len(s))
+	for shift := 0; shift < bits.Len64(hi-lo); shift += digit {
+		clear(count[:])
+		for _, v := range src {
+			count[(v-lo)>>shift&(1<<digit-1)]++
+		}
+		at := 0
+		for d, c := range count {
+			count[d] = at
+			at += c
+		}
+		for _, v := range src {
+			d := (v - lo) >> shift & (1<<digit - 1)
+			dst[count[d]] = v
 			count[d]++
 		}
 		src, dst = dst, src

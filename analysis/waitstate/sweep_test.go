@@ -266,3 +266,27 @@ func TestOwnCursor(t *testing.T) {
 		}
 	}
 }
+
+// TestSortUint64: sortUint64 sorts like slices.Sort, on both sides of
+// where it stops comparing, with packed partners' shapes and wide spreads.
+func TestSortUint64(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for _, n := range []int{0, 1, 255, 256, 5000} {
+		for _, shape := range []func() uint64{
+			func() uint64 { return packPartner(rng.IntN(6)-3, int32(rng.IntN(1<<17))) },
+			func() uint64 { return packPartner(teamPartner, int32(rng.IntN(100))) },
+			rng.Uint64,
+		} {
+			s := make([]uint64, n)
+			for i := range s {
+				s[i] = shape()
+			}
+			want := slices.Clone(s)
+			slices.Sort(want)
+			sortUint64(s)
+			if !slices.Equal(s, want) {
+				t.Errorf("%d values: not sorted", n)
+			}
+		}
+	}
+}
