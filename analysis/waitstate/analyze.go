@@ -67,7 +67,13 @@ func Analyze(files []*tracefile.File, opt Options) (*Result, error) {
 		return nil, err
 	}
 	a.sends = nil // the receivers are done with it: let it go
-	var extra findings
+	// A member's operation waits at most once: the collectives' and
+	// barriers' waits are sized once rather than grown by copying.
+	ops := 0
+	for _, d := range data {
+		ops += len(d.colls) + len(d.omp)
+	}
+	extra := findings{waits: make([]wait, 0, ops)}
 	a.collectives(&extra)
 	a.openmp(&extra)
 

@@ -290,3 +290,24 @@ func TestSortUint64(t *testing.T) {
 		}
 	}
 }
+
+// TestSortReleases: sortReleases orders a location's releases by end,
+// then peer, as compareRelease does, with many ending together.
+func TestSortReleases(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	var keys []keyed
+	for _, n := range []int{0, 1, 255, 256, 5000} {
+		for _, spread := range []int64{5, 1 << 40} {
+			l := make([]releaseAt, n)
+			for i := range l {
+				l[i] = releaseAt{end: rng.Int64N(spread), peer: rng.IntN(8)}
+			}
+			want := slices.Clone(l)
+			slices.SortFunc(want, compareRelease)
+			sortReleases(l, &keys)
+			if !slices.Equal(l, want) {
+				t.Errorf("%d releases over %d ns: not sorted by end, then peer", n, spread)
+			}
+		}
+	}
+}
