@@ -287,9 +287,8 @@ type ownWait struct {
 	place      int32 // the wait's place in the backward order, -1 if not planned
 }
 
-// ownWaits lists each location's own waits by start (as overlapping's
-// lists, in the same order), to take out of its intervals; place is each
-// wait's place in the backward order.
+// ownWaits lists each location's own waits by start, to take out of its
+// intervals; place is each wait's place in the backward order.
 func (a *analysis) ownWaits(waits []wait, place []int32) [][]ownWait {
 	count := make([]int, len(a.data))
 	total := 0
@@ -310,10 +309,25 @@ func (a *analysis) ownWaits(waits []wait, place []int32) [][]ownWait {
 			own[w.Loc] = append(own[w.Loc], ownWait{w.Start, w.Start + w.Time, int32(w.Path), place[i]})
 		}
 	}
-	// The same comparisons on the same order as the in-situ replay's sort
-	// of its indices: the same order, ties included.
+	// By start, stably. Waits starting together may come in another
+	// order than the in-situ replay's sort of its indices gives them; the
+	// delay costs do not depend on it: the waits found in an interval are
+	// summed as integers, and each carries its own share.
+	var keys []keyed
+	var moved []ownWait
 	for _, l := range own {
-		slices.SortFunc(l, func(x, y ownWait) int { return cmp.Compare(x.start, y.start) })
+		if len(l) < 2 {
+			continue
+		}
+		keys = keys[:0]
+		for i := range l {
+			keys = append(keys, keyed{l[i].start, int32(i)})
+		}
+		sortKeyed(keys)
+		moved = append(moved[:0], l...)
+		for i, k := range keys {
+			l[i] = moved[k.i]
+		}
 	}
 	return own
 }
