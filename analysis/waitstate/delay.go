@@ -22,11 +22,13 @@ import (
 // steps read it. Of the first pass's events only the enters and leaves
 // are kept, at 2 to 4 bytes each, and each location's log goes when its
 // sweep ends; the rest of memory is that of the calls, the packed
-// partners, the waits and their windows.
+// partners and the waits, and per worker the windows of the location it
+// sweeps (windowSource).
 
 // window is a stretch of a location's time to account for. There are a
-// few per wait, held for the whole second pass, so a window holds no
-// times: the sweep charges them where the finishing steps look for them.
+// few per wait, held while their location's sweep runs, so a window holds
+// no times: the sweep charges them where the finishing steps look for
+// them.
 type window struct {
 	start, end int64
 	wait       int32 // index of the wait (-1 for a stretch of the critical path)
