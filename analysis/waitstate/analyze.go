@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/hmbtrace/hmbtrace/internal/parallel"
 	"github.com/hmbtrace/hmbtrace/tracefile"
@@ -66,7 +67,13 @@ func Analyze(files []*tracefile.File, opt Options) (*Result, error) {
 		return nil, err
 	}
 	a.sends = nil // the receivers are done with it: let it go
-	var extra findings
+	// A member's operation waits at most once: the collectives' and
+	// barriers' waits are sized once rather than grown by copying.
+	ops := 0
+	for _, d := range data {
+		ops += len(d.colls) + len(d.omp)
+	}
+	extra := findings{waits: make([]wait, 0, ops)}
 	a.collectives(&extra)
 	a.openmp(&extra)
 
@@ -162,6 +169,9 @@ type analysis struct {
 	tree    []CallPath
 	treeIdx map[treeKey]int
 	paths   [][]int
+	// The windows the sweeps' workers hold now, and made in all: each
+	// worker makes its location's (windowSource).
+	windowsLive, windowsMade atomic.Int64
 }
 
 // treeKey is a node of the run's call tree: a region name under a parent.

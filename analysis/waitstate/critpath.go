@@ -69,6 +69,44 @@ type releaseAt struct {
 	peer int
 }
 
+// sortReleases sorts l by end, then peer: by a radix sort of the ends,
+// with only the releases ending together compared (equal ones are the
+// same), through keys, a scratch list.
+func sortReleases(l []releaseAt, keys *[]keyed) {
+	if len(l) < 256 {
+		slices.SortFunc(l, compareRelease)
+		return
+	}
+	k := (*keys)[:0]
+	for i, r := range l {
+		k = append(k, keyed{r.end, int32(i)})
+	}
+	sortKeyed(k)
+	sorted := make([]releaseAt, len(l))
+	for i, x := range k {
+		sorted[i] = l[x.i]
+	}
+	for lo := 0; lo < len(sorted); {
+		hi := lo + 1
+		for hi < len(sorted) && sorted[hi].end == sorted[lo].end {
+			hi++
+		}
+		if hi-lo > 1 {
+			slices.SortFunc(sorted[lo:hi], compareRelease)
+		}
+		lo = hi
+	}
+	copy(l, sorted)
+	*keys = k
+}
+
+func compareRelease(x, y releaseAt) int {
+	if x.end != y.end {
+		return cmp.Compare(x.end, y.end)
+	}
+	return cmp.Compare(x.peer, y.peer)
+}
+
 // walkCriticalPath walks the waits back from the end of the run: the
 // path, and the spans it crossed on each location (latest first), for the
 // second pass to charge to call paths.
@@ -84,13 +122,9 @@ func (a *analysis) walkCriticalPath(waits []wait) (*CriticalPath, [][]span) {
 		}
 		byLoc[w.Loc] = append(byLoc[w.Loc], releaseAt{w.Start + w.Time, w.Peer})
 	}
+	var keys []keyed
 	for _, l := range byLoc {
-		slices.SortFunc(l, func(x, y releaseAt) int {
-			if x.end != y.end {
-				return cmp.Compare(x.end, y.end)
-			}
-			return cmp.Compare(x.peer, y.peer)
-		})
+		sortReleases(l, &keys)
 	}
 	last := 0
 	for n, d := range a.data {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"runtime"
 	"slices"
 
 	"github.com/hmbtrace/hmbtrace/internal/parallel"
@@ -21,11 +22,13 @@ import (
 // steps read it. Of the first pass's events only the enters and leaves
 // are kept, at 2 to 4 bytes each, and each location's log goes when its
 // sweep ends; the rest of memory is that of the calls, the packed
-// partners, the waits and their windows.
+// partners and the waits, and per worker the windows of the location it
+// sweeps (windowSource).
 
 // window is a stretch of a location's time to account for. There are a
-// few per wait, held for the whole second pass, so a window holds no
-// times: the sweep charges them where the finishing steps look for them.
+// few per wait, held while their location's sweep runs, so a window holds
+// no times: the sweep charges them where the finishing steps look for
+// them.
 type window struct {
 	start, end int64
 	wait       int32 // index of the wait (-1 for a stretch of the critical path)
@@ -133,67 +136,38 @@ func (a *analysis) secondPass(procs int, res *Result, waits []wait, named []int)
 	for _, i := range named {
 		isNamed[i] = true
 	}
-	// Each wait makes at most a window during it and an interval on its
-	// late party, an interval on its waiting party, and the work window
-	// of a named one: sized once, the windows are not copied as they grow.
-	count := make([]int, len(a.locs))
-	for _, w := range waits {
-		if w.Peer >= 0 && w.Time > 0 {
-			count[w.Peer] += 2
-			count[w.Loc]++
-		}
-	}
-	for _, i := range named {
-		if p := waits[i].Peer; p >= 0 {
-			count[p]++
-		}
-	}
-	wins := make([][]window, len(a.locs))
-	for n, c := range count {
-		wins[n] = make([]window, 0, c+1) // +1: a span of the critical path, usually
-	}
-	for i, w := range waits {
-		if w.Peer < 0 || w.Time <= 0 {
-			continue
-		}
-		wins[w.Peer] = append(wins[w.Peer], window{start: w.Start, end: w.Start + w.Time, wait: int32(i), kind: winDuring})
-		if c := w.lateCall; isNamed[i] && c >= 0 {
-			d := a.data[w.Peer]
-			from := d.first
-			if c > 0 {
-				from = d.calls[c-1].leave
-			}
-			wins[w.Peer] = append(wins[w.Peer], window{start: from, end: d.calls[c].enter, wait: int32(i), kind: winWork})
-		}
-	}
 	cp, spans := a.walkCriticalPath(waits)
-	for n, l := range spans {
-		for _, s := range l {
-			wins[n] = append(wins[n], window{start: s.start, end: s.end, wait: -1, kind: winPath})
-		}
-	}
-	dc := a.intervalWindows(waits, wins, partners)
+	dc := a.planIntervals(waits, partners)
+	ws := a.newWindowSource(waits, isNamed, spans, dc)
 	outs := make([]delayOut, len(a.locs))
 	if sweepHook != nil {
 		sweepHook(a, -1)
 	}
+	// Each worker makes the windows of the location it sweeps, and lets
+	// them go when the sweep ends: a worker holds one location's windows,
+	// not the run's.
 	err := parallel.Do(procs, len(a.locs), func(n int) error {
-		if len(wins[n]) == 0 {
+		wins := ws.windows(n)
+		if len(wins) == 0 {
 			a.data[n].log = regionLog{} // nothing to sweep
 			return nil
 		}
-		sortWindows(wins[n])
+		a.windowsMade.Add(int64(len(wins)))
+		a.windowsLive.Add(int64(len(wins)))
+		defer a.windowsLive.Add(-int64(len(wins)))
+		sortWindows(wins)
 		outs[n].times = dc.times
-		if err := sweepWith(a, n, waits, wins[n], isNamed, &outs[n]); err != nil {
+		if err := sweepWith(a, n, waits, wins, isNamed, &outs[n]); err != nil {
 			return err
 		}
 		if sweepHook != nil {
 			sweepHook(a, n)
 		}
-		wins[n] = nil // measured: the windows go as the sweeps go
+		runtime.KeepAlive(wins) // the hook measures the worker holding them
 		a.data[n].log = regionLog{}
 		return nil
 	})
+	ws = nil // the sweeps are done with the lists of waits by location
 	if err != nil {
 		return err
 	}
@@ -223,6 +197,106 @@ func (a *analysis) secondPass(procs int, res *Result, waits []wait, named []int)
 	}
 	res.DelayCosts, res.DelayUnexplained = a.delayCosts(dc, waits)
 	return nil
+}
+
+// windowSource makes a location's windows when its sweep needs them,
+// from the waits listed by the location that was late (their Peer) and
+// by the one that waited (their Loc, for the planned intervals): 8 bytes
+// a wait run-wide, where the windows are 24 bytes each, three or four a
+// wait. The windows come in the order the run-wide lists had them.
+type windowSource struct {
+	a     *analysis
+	waits []wait
+	named []bool
+	spans [][]span // the critical path's, per location
+	plan  *delayPlan
+	// Per location n, late[lateAt[n]:lateAt[n+1]] are the waits n was
+	// late for, waiter[waiterAt[n]:waiterAt[n+1]] its planned waits, in
+	// index order.
+	lateAt, waiterAt []int32
+	late, waiter     []int32
+}
+
+func (a *analysis) newWindowSource(waits []wait, named []bool, spans [][]span, plan *delayPlan) *windowSource {
+	n := len(a.data)
+	ws := &windowSource{a: a, waits: waits, named: named, spans: spans, plan: plan,
+		lateAt: make([]int32, n+1), waiterAt: make([]int32, n+1)}
+	for i, w := range waits {
+		if w.Peer >= 0 && w.Time > 0 {
+			ws.lateAt[w.Peer+1]++
+		}
+		if plan.intervals[i].planned {
+			ws.waiterAt[w.Loc+1]++
+		}
+	}
+	for k := 1; k <= n; k++ {
+		ws.lateAt[k] += ws.lateAt[k-1]
+		ws.waiterAt[k] += ws.waiterAt[k-1]
+	}
+	ws.late, ws.waiter = make([]int32, ws.lateAt[n]), make([]int32, ws.waiterAt[n])
+	lateNext, waiterNext := slices.Clone(ws.lateAt[:n]), slices.Clone(ws.waiterAt[:n])
+	for i, w := range waits {
+		if w.Peer >= 0 && w.Time > 0 {
+			ws.late[lateNext[w.Peer]] = int32(i)
+			lateNext[w.Peer]++
+		}
+		if plan.intervals[i].planned {
+			ws.waiter[waiterNext[w.Loc]] = int32(i)
+			waiterNext[w.Loc]++
+		}
+	}
+	return ws
+}
+
+// windows returns location n's windows, unsorted: per wait it was late
+// for, the stretch during it and, for a named wait, its work before the
+// late call; its spans of the critical path; and, per wait in index
+// order, its synchronisation intervals as the late or the waiting party.
+func (ws *windowSource) windows(n int) []window {
+	late := ws.late[ws.lateAt[n]:ws.lateAt[n+1]]
+	waiter := ws.waiter[ws.waiterAt[n]:ws.waiterAt[n+1]]
+	size := 2*len(late) + len(ws.spans[n]) + len(waiter)
+	for _, i := range late {
+		if ws.named[i] {
+			size++
+		}
+	}
+	if size == 0 {
+		return nil
+	}
+	wins := make([]window, 0, size)
+	d := ws.a.data[n]
+	for _, i := range late {
+		w := &ws.waits[i]
+		wins = append(wins, window{start: w.Start, end: w.Start + w.Time, wait: i, kind: winDuring})
+		if c := w.lateCall; ws.named[i] && c >= 0 {
+			from := d.first
+			if c > 0 {
+				from = d.calls[c-1].leave
+			}
+			wins = append(wins, window{start: from, end: d.calls[c].enter, wait: i, kind: winWork})
+		}
+	}
+	for _, s := range ws.spans[n] {
+		wins = append(wins, window{start: s.start, end: s.end, wait: -1, kind: winPath})
+	}
+	// The intervals, merged by wait: a wait's two parties differ.
+	for len(late) > 0 || len(waiter) > 0 {
+		if len(waiter) == 0 || len(late) > 0 && late[0] < waiter[0] {
+			i := late[0]
+			late = late[1:]
+			if pi := &ws.plan.intervals[i]; pi.planned && pi.late.end > pi.late.start {
+				wins = append(wins, window{start: pi.late.start, end: pi.late.end, wait: i, kind: winLate})
+			}
+			continue
+		}
+		i := waiter[0]
+		waiter = waiter[1:]
+		if pi := &ws.plan.intervals[i]; pi.waiter.end > pi.waiter.start {
+			wins = append(wins, window{start: pi.waiter.start, end: pi.waiter.end, wait: i, kind: winWaiter})
+		}
+	}
+	return wins
 }
 
 // delayOf names the delay of wait w from the late party's regions during
@@ -306,6 +380,22 @@ func (a *analysis) sweep(n int, waits []wait, wins []window, named []bool, out *
 				}
 			}
 			a.chargeDuring(w, waits, regions, named, out)
+		} else if w.kind == winLate || w.kind == winWaiter {
+			// An interval is one window, charged once, here: its times
+			// are made whole (each path listed once) and stored, without
+			// reading the run-wide list first.
+			var t []pathNs
+			for p := sums.head; p >= 0 && sums.stamp[p] > ow.snap.step; p = sums.next[p] {
+				if ns := sums.cum[p] - ow.snap.at(p); ns > 0 {
+					if t == nil {
+						t = out.newTimes()
+					}
+					t = append(t, pathNs{p, ns})
+				}
+			}
+			if t != nil {
+				out.times[interval(int(w.wait), w.kind)] = t
+			}
 		} else {
 			for p := sums.head; p >= 0 && sums.stamp[p] > ow.snap.step; p = sums.next[p] {
 				if ns := sums.cum[p] - ow.snap.at(p); ns > 0 {

@@ -3,6 +3,7 @@ package waitstate
 import (
 	"cmp"
 	"math"
+	"math/bits"
 	"slices"
 )
 
@@ -98,17 +99,17 @@ func (a *analysis) packPartners() [][]uint64 {
 		for _, v := range d.omp {
 			l = append(l, packPartner(teamPartner, v.call))
 		}
-		slices.Sort(l)
+		sortUint64(l)
 		partners[n] = l
 		d.sends, d.recvs, d.colls, d.omp = nil, nil, nil, nil
 	}
 	return partners
 }
 
-// intervalWindows finds every wait's synchronisation intervals, from the
-// locations' packed partners, and adds them to the locations' windows.
-func (a *analysis) intervalWindows(waits []wait, wins [][]window, partners [][]uint64) *delayPlan {
-	from := func(n, partner int, c int32) int64 { return a.lastSync(partners, n, partner, c) }
+// planIntervals finds every wait's synchronisation intervals, from the
+// locations' packed partners. The sweeps make their windows of them
+// (windowSource), location by location.
+func (a *analysis) planIntervals(waits []wait, partners [][]uint64) *delayPlan {
 	plan := &delayPlan{intervals: make([]plannedInterval, len(waits)), times: make([][]pathNs, 2*len(waits))}
 	for i, w := range waits {
 		if w.Pattern == LateSenderWrongOrder || w.Peer < 0 || w.Peer == w.Loc || w.Time <= 0 || w.lateCall < 0 || w.call < 0 {
@@ -119,19 +120,13 @@ func (a *analysis) intervalWindows(waits []wait, wins [][]window, partners [][]u
 			keyW, keyL = w.Peer, w.Loc
 		}
 		pi := plannedInterval{
-			late:    span{from(w.Peer, keyL, w.lateCall), w.Start + w.Time},
-			waiter:  span{from(w.Loc, keyW, w.call), w.Start},
+			late:    span{a.lastSync(partners, w.Peer, keyL, w.lateCall), w.Start + w.Time},
+			waiter:  span{a.lastSync(partners, w.Loc, keyW, w.call), w.Start},
 			planned: true,
 		}
 		pi.late.start = min(pi.late.start, pi.late.end)
 		pi.waiter.start = min(pi.waiter.start, pi.waiter.end)
 		plan.intervals[i] = pi
-		if pi.late.end > pi.late.start {
-			wins[w.Peer] = append(wins[w.Peer], window{start: pi.late.start, end: pi.late.end, wait: int32(i), kind: winLate})
-		}
-		if pi.waiter.end > pi.waiter.start {
-			wins[w.Loc] = append(wins[w.Loc], window{start: pi.waiter.start, end: pi.waiter.end, wait: int32(i), kind: winWaiter})
-		}
 	}
 	return plan
 }
@@ -153,44 +148,45 @@ func (a *analysis) lastSync(partners [][]uint64, n, partner int, c int32) int64 
 // from the intervals the second pass measured. It returns the costs and
 // the waiting time it could not attribute, ns.
 func (a *analysis) delayCosts(plan *delayPlan, waits []wait) ([]DelayCost, int64) {
-	// Each location's own waits by start, to take out of its intervals.
-	own := make([][]int, len(a.data))
-	for i, w := range waits {
-		if w.Pattern == LateSenderWrongOrder || w.Time <= 0 {
-			continue
+	order := a.backwardOrder(plan, waits)
+	visits, flat := gatherVisits(plan, waits, order)
+	// A wait's place in the order: what its carried costs are kept by.
+	place := make([]int32, len(waits))
+	for i := range place {
+		place[i] = -1
+	}
+	for k, i := range order {
+		place[i] = int32(k)
+	}
+	own := a.ownWaits(waits, place)
+	// The costs by key, summed in the backward order: a map from key to
+	// a place in sums, behind a cache of the keys found last (a late
+	// location charges few paths, wait after wait).
+	var (
+		sums   []float64
+		keyOf  []delayKey
+		cache  [64]int32
+		places = map[delayKey]int32{}
+	)
+	for i := range cache {
+		cache[i] = -1
+	}
+	add := func(k delayKey, ns float64) {
+		h := &cache[(uint(k.path)*0x9e3779b1^uint(k.loc)*0x85ebca6b^uint(k.p)<<1^b2u(k.long))%uint(len(cache))]
+		if at := *h; at >= 0 && keyOf[at] == k {
+			sums[at] += ns
+			return
 		}
-		own[w.Loc] = append(own[w.Loc], i)
-	}
-	for _, l := range own {
-		slices.SortFunc(l, func(x, y int) int { return cmp.Compare(waits[x].Start, waits[y].Start) })
-	}
-	// The waits from the last to end back, in the one order the in-situ
-	// replay follows too (backwardKey); sorted as compact keys, not
-	// through the waits themselves.
-	type byEnd struct {
-		k backwardKey
-		i int
-	}
-	keys := make([]byEnd, 0, len(plan.intervals))
-	for i, pi := range plan.intervals {
-		if pi.planned {
-			keys = append(keys, byEnd{a.backwardKeyOf(&waits[i]), i})
+		at, ok := places[k]
+		if !ok {
+			at = int32(len(sums))
+			places[k] = at
+			sums, keyOf = append(sums, 0), append(keyOf, k)
 		}
+		*h = at
+		sums[at] += ns
 	}
-	slices.SortFunc(keys, func(x, y byEnd) int {
-		if c := compareBackward(x.k, y.k); c != 0 {
-			return c
-		}
-		return cmp.Compare(y.i, x.i) // files claiming one rank: by index
-	})
-
-	type costKey struct {
-		p         Pattern
-		long      bool
-		path, loc int
-	}
-	costs := map[costKey]float64{}
-	carried := make([]float64, len(waits)) // long-term costs a wait collected
+	carried := make([]float64, len(order)) // long-term costs a wait collected, by place
 	// Per late location, what it could not explain: summed per location,
 	// then over them in order, as the in-situ replay's ranks sum theirs.
 	unexplained := make([]float64, len(a.data))
@@ -200,39 +196,322 @@ func (a *analysis) delayCosts(plan *delayPlan, waits []wait) ([]DelayCost, int64
 		props        []propagating
 		excess       []pathNs
 	)
-	var near []int
-	for _, k := range keys {
-		i := k.i
-		w := waits[i]
-		pi := plan.intervals[i]
-		tL := a.globalTimes(w.Peer, plan.times[interval(i, winLate)], tLbuf[:0])
-		tW := a.globalTimes(w.Loc, plan.times[interval(i, winWaiter)], tWbuf[:0])
+	var near []ownWait
+	// Per location, where the last search of its own waits ended, as the
+	// late party and as the waiting one: in the backward order the
+	// intervals' ends mostly fall, so the next search starts there.
+	lateFrom, waiterFrom := make([]ownCursor, len(a.data)), make([]ownCursor, len(a.data))
+	for k := range visits {
+		v := &visits[k]
+		peer, loc := int(v.peer), int(v.loc)
+		tL := a.globalTimes(peer, flat[v.from:v.mid], tLbuf[:0])
+		tW := a.globalTimes(loc, flat[v.mid:v.to], tWbuf[:0])
 		tLbuf, tWbuf = tL, tW
 		props = props[:0]
-		near = overlapping(near[:0], own[w.Peer], waits, pi.late)
-		for _, j := range near {
-			ov := overlap(waits[j], pi.late)
-			tL = subPath(tL, waits[j].Path, ov)
-			props = append(props, propagating{j, ov})
+		near = lateFrom[peer].overlapping(near[:0], own[peer], v.late)
+		for _, o := range near {
+			ov := o.overlap(v.late)
+			tL = subPath(tL, int(o.path), ov)
+			props = append(props, propagating{int(o.place), ov})
 		}
-		near = overlapping(near[:0], own[w.Loc], waits, pi.waiter)
-		for _, j := range near {
-			tW = subPath(tW, waits[j].Path, overlap(waits[j], pi.waiter))
+		near = waiterFrom[loc].overlapping(near[:0], own[loc], v.waiter)
+		for _, o := range near {
+			tW = subPath(tW, int(o.path), o.overlap(v.waiter))
 		}
 		var un float64
-		excess, un = spreadCost(w.Time, carried[i], tL, func(p int32) int64 { return timeOf(tW, p) }, props, excess[:0],
-			func(long bool, path int32, ns float64) { costs[costKey{w.Pattern, long, int(path), w.Peer}] += ns },
-			func(j int, ns float64) { carried[j] += ns })
-		unexplained[w.Peer] += un
+		excess, un = spreadCost(v.time, carried[k], tL, func(p int32) int64 { return timeOf(tW, p) }, props, excess[:0],
+			func(long bool, path int32, ns float64) { add(delayKey{v.p, long, int(path), peer}, ns) },
+			func(j int, ns float64) {
+				if j >= 0 { // a wait not planned carries nothing on
+					carried[j] += ns
+				}
+			})
+		unexplained[peer] += un
 	}
-	out := make([]DelayCost, 0, len(costs))
-	for k, ns := range costs {
+	out := make([]DelayCost, 0, len(sums))
+	for at, ns := range sums {
 		if t := int64(math.Round(ns)); t > 0 {
+			k := keyOf[at]
 			out = append(out, DelayCost{Pattern: k.p, LongTerm: k.long, Region: a.tree[k.path].Region, Path: k.path, Loc: k.loc, Time: t})
 		}
 	}
 	slices.SortFunc(out, compareDelayCost)
 	return out, sumUnexplained(unexplained)
+}
+
+// backwardVisit is what the backward replay reads of a planned wait, in
+// its order: its intervals, the wait, its parties, and where its
+// intervals' times are in the flat copy (late: from:mid, waiter: mid:to).
+type backwardVisit struct {
+	late, waiter span
+	time         int64
+	peer, loc    int32
+	from, mid    int32
+	to           int32
+	p            Pattern
+}
+
+// gatherVisits copies what the backward replay reads of each wait, in its
+// order, into one array, and the intervals' times into one flat list.
+// The waits, their intervals and the times the sweeps wrote lie in the
+// order of the locations; read in the backward order each is a cache
+// miss, which this loop, doing nothing else, overlaps with the next ones.
+func gatherVisits(plan *delayPlan, waits []wait, order []int32) ([]backwardVisit, []pathNs) {
+	visits := make([]backwardVisit, len(order))
+	n := 0
+	for _, i := range order {
+		n += len(plan.times[interval(int(i), winLate)]) + len(plan.times[interval(int(i), winWaiter)])
+	}
+	flat := make([]pathNs, 0, n)
+	for k, at := range order {
+		i := int(at)
+		w := &waits[i]
+		pi := &plan.intervals[i]
+		v := &visits[k]
+		v.late, v.waiter, v.time, v.peer, v.loc, v.p = pi.late, pi.waiter, w.Time, int32(w.Peer), int32(w.Loc), w.Pattern
+		v.from = int32(len(flat))
+		flat = append(flat, plan.times[interval(i, winLate)]...)
+		v.mid = int32(len(flat))
+		flat = append(flat, plan.times[interval(i, winWaiter)]...)
+		v.to = int32(len(flat))
+	}
+	return visits, flat
+}
+
+// ownWait is a wait as its location's intervals see it: what overlapping
+// and overlap read of it, in 24 bytes, so that finding the waits in an
+// interval reads a location's list in order rather than the waits.
+type ownWait struct {
+	start, end int64
+	path       int32 // the run-wide call path
+	place      int32 // the wait's place in the backward order, -1 if not planned
+}
+
+// ownWaits lists each location's own waits by start, to take out of its
+// intervals; place is each wait's place in the backward order.
+func (a *analysis) ownWaits(waits []wait, place []int32) [][]ownWait {
+	count := make([]int, len(a.data))
+	total := 0
+	for _, w := range waits {
+		if w.Pattern != LateSenderWrongOrder && w.Time > 0 {
+			count[w.Loc]++
+			total++
+		}
+	}
+	// One array for all, each location's part with its own capacity.
+	own := make([][]ownWait, len(a.data))
+	all := make([]ownWait, total)
+	for n, c := range count {
+		own[n], all = all[:0:c], all[c:]
+	}
+	for i, w := range waits {
+		if w.Pattern != LateSenderWrongOrder && w.Time > 0 {
+			own[w.Loc] = append(own[w.Loc], ownWait{w.Start, w.Start + w.Time, int32(w.Path), place[i]})
+		}
+	}
+	// By start, stably. Waits starting together may come in another
+	// order than the in-situ replay's sort of its indices gives them; the
+	// delay costs do not depend on it: the waits found in an interval are
+	// summed as integers, and each carries its own share.
+	var keys []keyed
+	var moved []ownWait
+	for _, l := range own {
+		if len(l) < 2 {
+			continue
+		}
+		keys = keys[:0]
+		for i := range l {
+			keys = append(keys, keyed{l[i].start, int32(i)})
+		}
+		sortKeyed(keys)
+		moved = append(moved[:0], l...)
+		for i, k := range keys {
+			l[i] = moved[k.i]
+		}
+	}
+	return own
+}
+
+// ownCursor is where a search of a location's own waits ended: the
+// first wait starting at or after end is at hi.
+type ownCursor struct {
+	end   int64
+	hi    int
+	valid bool
+}
+
+// overlapping is overlapping on a location's ownWaits list: the waits
+// that overlap s, latest first. From the last search's end, if s ends no
+// later, it steps back to the first wait starting at or after s.end (the
+// waits after the last answer start later still); else it searches.
+func (c *ownCursor) overlapping(out, byStart []ownWait, s span) []ownWait {
+	var hi int
+	if c.valid && s.end <= c.end {
+		hi = c.hi
+		for hi > 0 && byStart[hi-1].start >= s.end {
+			hi--
+		}
+	} else {
+		hi, _ = slices.BinarySearchFunc(byStart, s.end, func(o ownWait, t int64) int { return cmp.Compare(o.start, t) })
+	}
+	c.end, c.hi, c.valid = s.end, hi, true
+	for k := hi - 1; k >= 0; k-- {
+		if byStart[k].end <= s.start {
+			break
+		}
+		out = append(out, byStart[k])
+	}
+	return out
+}
+
+// overlap returns how much of the wait lies in s, ns.
+func (o ownWait) overlap(s span) int64 {
+	return max(min(o.end, s.end)-max(o.start, s.start), 0)
+}
+
+// delayKey is a delay cost's place: the pattern of the waits, short or
+// long term, the run-wide call path and the late location.
+type delayKey struct {
+	p         Pattern
+	long      bool
+	path, loc int
+}
+
+func b2u(b bool) uint {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// backwardOrder returns the planned waits from the last to end back, in
+// the one order the in-situ replay follows too (compareBackward, then by
+// index, latest first, for files claiming one rank). The ends are sorted
+// by their digits (ascending by their complement, stably: latest first);
+// only waits ending together are compared whole.
+func (a *analysis) backwardOrder(plan *delayPlan, waits []wait) []int32 {
+	keys := make([]keyed, 0, len(plan.intervals))
+	for i, pi := range plan.intervals {
+		if pi.planned {
+			w := &waits[i]
+			keys = append(keys, keyed{^(w.Start + w.Time), int32(i)})
+		}
+	}
+	sortKeyed(keys)
+	order := make([]int32, len(keys))
+	for i := range keys {
+		order[i] = keys[i].i
+	}
+	var tie []backwardAt
+	for lo := 0; lo < len(keys); {
+		hi := lo + 1
+		for hi < len(keys) && keys[hi].key == keys[lo].key {
+			hi++
+		}
+		if hi-lo > 1 {
+			tie = tie[:0]
+			for _, i := range order[lo:hi] {
+				tie = append(tie, backwardAt{a.backwardKeyOf(&waits[i]), i})
+			}
+			slices.SortFunc(tie, func(x, y backwardAt) int {
+				if c := compareBackward(x.k, y.k); c != 0 {
+					return c
+				}
+				return cmp.Compare(y.i, x.i)
+			})
+			for j, t := range tie {
+				order[lo+j] = t.i
+			}
+		}
+		lo = hi
+	}
+	return order
+}
+
+// backwardAt is a wait's place in the backward replay, and its index.
+type backwardAt struct {
+	k backwardKey
+	i int32
+}
+
+// keyed is an index to sort by an integer key.
+type keyed struct {
+	key int64
+	i   int32
+}
+
+// sortKeyed sorts s by key, stably: by the keys' digits (a
+// least-significant-digit radix sort), a few moves an element where a
+// comparison sort calls its comparison through a func value.
+func sortKeyed(s []keyed) {
+	if len(s) < 256 {
+		slices.SortStableFunc(s, func(x, y keyed) int { return cmp.Compare(x.key, y.key) })
+		return
+	}
+	lo, hi := s[0].key, s[0].key
+	for i := range s {
+		lo, hi = min(lo, s[i].key), max(hi, s[i].key)
+	}
+	const digit = 11
+	var count [1 << digit]int
+	src, dst := s, make([]keyed, len(s))
+	for shift := 0; shift < bits.Len64(uint64(hi)-uint64(lo)); shift += digit {
+		clear(count[:])
+		for i := range src {
+			count[(uint64(src[i].key)-uint64(lo))>>shift&(1<<digit-1)]++
+		}
+		at := 0
+		for d, c := range count {
+			count[d] = at
+			at += c
+		}
+		for i := range src {
+			d := (uint64(src[i].key) - uint64(lo)) >> shift & (1<<digit - 1)
+			dst[count[d]] = src[i]
+			count[d]++
+		}
+		src, dst = dst, src
+	}
+	if &src[0] != &s[0] {
+		copy(s, src)
+	}
+}
+
+// sortUint64 sorts s, by a radix sort of the digits that differ past
+// the smallest: a location's packed partners differ in few high bits
+// (few partners) and the calls' bits.
+func sortUint64(s []uint64) {
+	if len(s) < 256 {
+		slices.Sort(s)
+		return
+	}
+	lo, hi := s[0], s[0]
+	for _, v := range s {
+		lo, hi = min(lo, v), max(hi, v)
+	}
+	const digit = 11
+	var count [1 << digit]int
+	src, dst := s, make([]uint64, len(s))
+	for shift := 0; shift < bits.Len64(hi-lo); shift += digit {
+		clear(count[:])
+		for _, v := range src {
+			count[(v-lo)>>shift&(1<<digit-1)]++
+		}
+		at := 0
+		for d, c := range count {
+			count[d] = at
+			at += c
+		}
+		for _, v := range src {
+			d := (v - lo) >> shift & (1<<digit - 1)
+			dst[count[d]] = v
+			count[d]++
+		}
+		src, dst = dst, src
+	}
+	if &src[0] != &s[0] {
+		copy(s, src)
+	}
 }
 
 // sumUnexplained adds the late locations' unexplained waiting times, in

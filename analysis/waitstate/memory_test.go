@@ -136,12 +136,13 @@ func TestReplayRereadSame(t *testing.T) {
 // TestReplayMemoryPerWorker: with no log kept, what the workers hold
 // during the second pass does not grow with the locations. Before the
 // sweeps the heap holds the run-wide tables (the files, the calls, the
-// waits and their windows); after them, the tables less the windows, plus
-// the results (the intervals' times the delay costs need). In between,
-// each sweep trades its location's windows for its results: the live heap
-// at the end of each sweep exceeds the larger of the two by the workers'
-// own state, which at 4x the ranks, with 1 and 2 workers, is about what it
-// is at 1x (the bytes are exact, not times).
+// waits, no windows); after them, the tables plus the results (the
+// intervals' times the delay costs need). In between, each worker makes
+// the windows of the location it sweeps and lets them go at its end: the
+// live heap at the end of each sweep exceeds the larger of the two by the
+// workers' own state, which at 4x the ranks, with 1 and 2 workers, is
+// about what it is at 1x (the bytes are exact, not times), and the
+// windows held then are a worker's location's, not the run's.
 func TestReplayMemoryPerWorker(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes halo runs of 16 and 64 ranks and collects the heap at each sweep")
@@ -150,7 +151,7 @@ func TestReplayMemoryPerWorker(t *testing.T) {
 	logBudget = 0
 	// measure returns the live heap before and after the sweeps, and the
 	// most at the end of one.
-	measure := func(ranks, procs int) (before, after, peak uint64) {
+	measure := func(ranks, procs int) (before, after, peak uint64, mostLive int64) {
 		files := openHaloSteps(t, ranks, 100)
 		var (
 			mu sync.Mutex
@@ -164,9 +165,16 @@ func TestReplayMemoryPerWorker(t *testing.T) {
 			switch n {
 			case -1:
 				before = ms.HeapAlloc
+				if made := a.windowsMade.Load(); made != 0 {
+					t.Errorf("%d ranks: %d windows made before the sweeps", ranks, made)
+				}
 			case -2:
 				after = ms.HeapAlloc
+				if a.windowsMade.Load() == 0 {
+					t.Errorf("%d ranks: no windows made", ranks)
+				}
 			default:
+				mostLive = max(mostLive, a.windowsLive.Load())
 				if !a.data[n].log.reread {
 					t.Errorf("location %d kept its log past a budget of 0 bytes", n)
 				}
@@ -181,11 +189,17 @@ func TestReplayMemoryPerWorker(t *testing.T) {
 		if res.Counts[LateSender] == 0 || res.UnmatchedRecvs != 0 {
 			t.Fatalf("the halo run replayed badly: %d Late Sender, %d receives unmatched", res.Counts[LateSender], res.UnmatchedRecvs)
 		}
-		return before, after, peak
+		return before, after, peak, mostLive
 	}
 	for _, procs := range []int{1, 2} {
-		b1, a1, p1 := measure(16, procs)
-		b4, a4, p4 := measure(64, procs)
+		b1, a1, p1, w1 := measure(16, procs)
+		b4, a4, p4, w4 := measure(64, procs)
+		// Windows made run-wide would be held at every sweep's end, 4x as
+		// many at 4x the ranks.
+		t.Logf("%d workers: at most %d windows held at a sweep's end at 16 ranks, %d at 64", procs, w1, w4)
+		if w1 == 0 || w4 > w1*3/2 {
+			t.Errorf("%d workers: %d windows held at a sweep's end at 16 ranks, %d at 64: the windows grow with the run", procs, w1, w4)
+		}
 		e1, e4 := int64(p1)-int64(max(b1, a1)), int64(p4)-int64(max(b4, a4))
 		t.Logf("%d workers: 16 ranks: %d bytes before the sweeps, %d after, %+d at a sweep's end; 64 ranks: %d, %d, %+d", procs, b1, a1, e1, b4, a4, e4)
 		if e4 > max(e1, 0)*3/2+256<<10 {

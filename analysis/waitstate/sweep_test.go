@@ -2,6 +2,7 @@ package waitstate
 
 import (
 	"cmp"
+	"math"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -151,6 +152,161 @@ func TestSortWindows(t *testing.T) {
 			}
 			if !slices.Equal(got, want) {
 				t.Errorf("%d windows with starts spread over %d ns: not sorted by start, stably", n, spread)
+			}
+		}
+	}
+}
+
+// TestBackwardOrder: the backward replay's order, by a radix sort of the
+// ends with only ties compared whole, is the one a comparison sort by
+// compareBackward (then index, latest first) gives, with many waits
+// ending together, files claiming one rank, and few and many waits.
+func TestBackwardOrder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	locs := []Location{{Rank: 0}, {Rank: 1}, {Rank: 1, Loc: 1}, {Rank: 1}, {Rank: 2}}
+	a := &analysis{run: &run{locs: locs}}
+	for _, n := range []int{0, 1, 100, 300, 5000} {
+		for _, spread := range []int64{3, 1000, 1 << 40} {
+			waits := make([]wait, n)
+			plan := &delayPlan{intervals: make([]plannedInterval, n)}
+			for i := range waits {
+				start := rng.Int64N(spread)
+				waits[i] = wait{Instance: Instance{Pattern: Pattern(rng.IntN(3)), Loc: rng.IntN(len(locs)), Start: start,
+					Time: 1 + rng.Int64N(3)}, call: int32(rng.IntN(4))}
+				plan.intervals[i].planned = rng.IntN(8) != 0
+			}
+			type byEnd struct {
+				k backwardKey
+				i int
+			}
+			var want []int32
+			var keys []byEnd
+			for i, pi := range plan.intervals {
+				if pi.planned {
+					keys = append(keys, byEnd{a.backwardKeyOf(&waits[i]), i})
+				}
+			}
+			slices.SortFunc(keys, func(x, y byEnd) int {
+				if c := compareBackward(x.k, y.k); c != 0 {
+					return c
+				}
+				return cmp.Compare(y.i, x.i)
+			})
+			for _, k := range keys {
+				want = append(want, int32(k.i))
+			}
+			if got := a.backwardOrder(plan, waits); !slices.Equal(got, want) {
+				t.Errorf("%d waits over %d ns: the backward order differs from compareBackward's", n, spread)
+			}
+		}
+	}
+}
+
+// TestSortKeyed: sortKeyed sorts by key, stably, on both sides of where
+// it stops comparing, with keys near both ends of int64.
+func TestSortKeyed(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, n := range []int{0, 1, 255, 256, 5000} {
+		for _, base := range []int64{math.MinInt64 + 1, -1000, 1 << 62} {
+			s := make([]keyed, n)
+			for i := range s {
+				s[i] = keyed{base + rng.Int64N(1<<20), int32(i)}
+				if i%7 == 0 && i > 0 {
+					s[i].key = s[i-1].key // ties
+				}
+			}
+			want := slices.Clone(s)
+			slices.SortStableFunc(want, func(x, y keyed) int { return cmp.Compare(x.key, y.key) })
+			sortKeyed(s)
+			if !slices.Equal(s, want) {
+				t.Errorf("%d keys from %d: not sorted by key, stably", n, base)
+			}
+		}
+	}
+}
+
+// TestOwnCursor: a location's cursor finds the waits overlapping each
+// span that overlapping finds, latest first, whether the spans' ends fall
+// (the backward order's usual case) or rise.
+func TestOwnCursor(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	var waits []wait
+	var own []ownWait
+	start := int64(0)
+	for i := range 500 {
+		start += rng.Int64N(20)
+		w := wait{Instance: Instance{Start: start, Time: 1 + rng.Int64N(15)}}
+		waits = append(waits, w)
+		own = append(own, ownWait{start: w.Start, end: w.Start + w.Time, place: int32(i)})
+		start += w.Time
+	}
+	byStart := make([]int, len(waits))
+	for i := range byStart {
+		byStart[i] = i
+	}
+	var c ownCursor
+	end := start + 10
+	for q := range 2000 {
+		if q%50 == 0 {
+			end = rng.Int64N(start + 10) // a rise now and then
+		} else {
+			end -= rng.Int64N(30)
+		}
+		s := span{end - rng.Int64N(100), end}
+		var want []int32
+		for _, i := range overlapping(nil, byStart, waits, s) {
+			want = append(want, int32(i))
+		}
+		var got []int32
+		for _, o := range c.overlapping(nil, own, s) {
+			got = append(got, o.place)
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("span %v: the cursor found waits %v, overlapping %v", s, got, want)
+		}
+	}
+}
+
+// TestSortUint64: sortUint64 sorts like slices.Sort, on both sides of
+// where it stops comparing, with packed partners' shapes and wide spreads.
+func TestSortUint64(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for _, n := range []int{0, 1, 255, 256, 5000} {
+		for _, shape := range []func() uint64{
+			func() uint64 { return packPartner(rng.IntN(6)-3, int32(rng.IntN(1<<17))) },
+			func() uint64 { return packPartner(teamPartner, int32(rng.IntN(100))) },
+			rng.Uint64,
+		} {
+			s := make([]uint64, n)
+			for i := range s {
+				s[i] = shape()
+			}
+			want := slices.Clone(s)
+			slices.Sort(want)
+			sortUint64(s)
+			if !slices.Equal(s, want) {
+				t.Errorf("%d values: not sorted", n)
+			}
+		}
+	}
+}
+
+// TestSortReleases: sortReleases orders a location's releases by end,
+// then peer, as compareRelease does, with many ending together.
+func TestSortReleases(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	var keys []keyed
+	for _, n := range []int{0, 1, 255, 256, 5000} {
+		for _, spread := range []int64{5, 1 << 40} {
+			l := make([]releaseAt, n)
+			for i := range l {
+				l[i] = releaseAt{end: rng.Int64N(spread), peer: rng.IntN(8)}
+			}
+			want := slices.Clone(l)
+			slices.SortFunc(want, compareRelease)
+			sortReleases(l, &keys)
+			if !slices.Equal(l, want) {
+				t.Errorf("%d releases over %d ns: not sorted by end, then peer", n, spread)
 			}
 		}
 	}
