@@ -78,8 +78,8 @@
 	INCQ	DX; \
 	CMPB	profEntry_class(BX), $CLASS_REGION; \
 	JNE	read; \
-	CMPQ	DX, (probeState_stack+8)(DI); \
-	JCC	read; \
+	/* A depth within the levels' cache is within the stack, which is */ \
+	/* never shorter (newLocation): one test for both. */ \
 	CMPQ	DX, (probeState_levels+8)(DI); \
 	JCC	read; \
 	MOVQ	probeState_levels(DI), R8; \
@@ -208,6 +208,27 @@ notread:
 	MOVQ	$0, t+16(FP)
 	JMP	·enterSlow(SB)
 
+// LEAVE_LEVEL is the part of leaveProbe both its written and its dropped
+// enter's leave do, with the depth in CX and the frame in R13: the level
+// in R8 (its cache's nil slot goes to read), the busy mark set, the epoch
+// unchanged, and the time clamped (R12) and reduced (AX).
+#define LEAVE_LEVEL \
+	MOVQ	probeState_levels(DI), R8; \
+	MOVQ	(R8)(CX*8), R8; \
+	TESTQ	R8, R8; \
+	JEQ	read; \
+	MOVL	$1, HIER_busy(R9); \
+	MOVQ	probeState_pool(DI), R10; \
+	MOVQ	POOL_epoch(R10), R10; \
+	CMPQ	R10, probeState_epoch(DI); \
+	JNE	busy; \
+	MOVQ	probeState_last(DI), R10; \
+	CMPQ	AX, R10; \
+	CMOVQCS	R10, AX; \
+	MOVQ	AX, R12; \
+	MOVBLZX	probeState_shift(DI), CX; \
+	SHRQ	CX, AX
+
 // func leaveProbe(l *Location, r Region) (t uint64)
 TEXT ·leaveProbe(SB), NOSPLIT|NOFRAME, $0-24
 	PROBE_ARGS
@@ -217,44 +238,21 @@ TEXT ·leaveProbe(SB), NOSPLIT|NOFRAME, $0-24
 	CMPL	HIER_busy(R9), $0
 	JNE	read
 	// The region on top, of a plain class, with no counters, its enter
-	// written or dropped (not at the depth whose enter found no bin); its
-	// level cached. At depth 0 the frame is the sentinel, whose region 0
-	// is never measured (Location.define): the test of the region covers it.
+	// written (dropped: out of line, at notwritten), its level cached. At
+	// depth 0 the frame is the sentinel, whose region 0 is never measured
+	// (Location.define): the test of the region covers it. A depth within
+	// the levels' cache is within the stack, which is never shorter
+	// (newLocation): one test for both.
 	MOVQ	probeState_depth(DI), CX
-	CMPQ	CX, (probeState_stack+8)(DI)
+	CMPQ	CX, (probeState_levels+8)(DI)
 	JCC	read
 	IMUL3Q	$frame__size, CX, R13
 	ADDQ	probeState_stack(DI), R13
-	// The region, the state, counted and the class in one compare each
-	// for a written and a dropped enter.
+	// The region, the state, counted and the class in one compare.
 	FRAME_WORD(const_frameWritten, R10)
 	CMPQ	R10, frame_region(R13)
-	JEQ	state
-	FRAME_WORD(const_frameDropped, R10)
-	CMPQ	R10, frame_region(R13)
-	JNE	read
-	CMPQ	CX, probeState_lostAt(DI)
-	JEQ	read
-state:
-	CMPQ	CX, (probeState_levels+8)(DI)
-	JCC	read
-	MOVQ	probeState_levels(DI), R8
-	MOVQ	(R8)(CX*8), R8
-	TESTQ	R8, R8
-	JEQ	read
-	MOVL	$1, HIER_busy(R9)
-	MOVQ	probeState_pool(DI), R10
-	MOVQ	POOL_epoch(R10), R10
-	CMPQ	R10, probeState_epoch(DI)
-	JNE	busy
-	MOVQ	probeState_last(DI), R10
-	CMPQ	AX, R10
-	CMOVQCS	R10, AX
-	MOVQ	AX, R12
-	MOVBLZX	probeState_shift(DI), CX
-	SHRQ	CX, AX
-	CMPB	frame_state(R13), $const_frameWritten
-	JNE	leavedrop
+	JNE	notwritten
+	LEAVE_LEVEL
 	MOVQ	(LEVEL_bin+8)(R8), R10
 	SUBQ	LEVEL_pos(R8), R10
 	CMPQ	R10, $MAX_ENTER_LEAVE
@@ -374,6 +372,16 @@ leavedrop:
 	CMPQ	LEVEL_depth(R8), R10
 	JLT	busy
 	JMP	profile
+notwritten:
+	// Out of line: the leave of an enter dropped for its closed depth (not
+	// at the depth whose enter found no bin).
+	FRAME_WORD(const_frameDropped, R10)
+	CMPQ	R10, frame_region(R13)
+	JNE	read
+	CMPQ	CX, probeState_lostAt(DI)
+	JEQ	read
+	LEAVE_LEVEL
+	JMP	leavedrop
 inner:
 	MOVL	CX, profEntry_active(BX)
 	JMP	counted

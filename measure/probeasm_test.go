@@ -126,6 +126,23 @@ func TestProbeAsmLayout(t *testing.T) {
 	if encode.TokPredLeave != 0 {
 		t.Error("encode.TokPredLeave is no longer 0: change probe_amd64.s, whose one-byte leave is its difference alone")
 	}
+	// Its probes test a depth against the length of the levels' cache
+	// alone: the stack must never be shorter.
+	m := startTest(t, Config{})
+	l := m.Location("asm")
+	if len(l.levels) > len(l.stack) {
+		t.Errorf("a location's levels' cache has %d depths, its stack %d: change probe_amd64.s, which tests a depth against the cache alone", len(l.levels), len(l.stack))
+	}
+	for range 2 {
+		l.growStack()
+		if len(l.levels) > len(l.stack) {
+			t.Fatalf("growStack left %d frames under the levels' cache's %d", len(l.stack), len(l.levels))
+		}
+	}
+	l.Done()
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
 	want, err := probeAsmHeader()
 	if err != nil {
 		t.Fatal(err)
