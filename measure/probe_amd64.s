@@ -22,12 +22,19 @@
 	MOVQ	l+0(FP), DI; \
 	MOVL	r+8(FP), SI
 
+// OFF_ENTER and OFF_LEAVE test the profile entry in BX for PROBE_PRELUDE:
+// the enter's region measured and of the plain class in one 16-bit compare
+// (off and class are adjacent bytes, TestProbeAsmLayout), the leave's
+// measured (its class is its frame's, which it compares whole).
+#define OFF_ENTER CMPW	profEntry_off(BX), $(const_offNone|(CLASS_REGION<<8))
+#define OFF_LEAVE CMPB	profEntry_off(BX), $const_offNone
+
 // PROBE_PRELUDE is the start all probes share, after PROBE_ARGS: the
-// region's profile entry in BX as enterAt and leaveAt find it (measured,
-// or Go's: else notread), tsc set and general clear in one test
-// (TestProbeAsmLayout: adjacent), then the clock in R11, read first so
-// that the rest runs while the read is under way.
-#define PROBE_PRELUDE \
+// region's profile entry in BX as enterAt and leaveAt find it (tested by
+// offtest, OFF_ENTER or OFF_LEAVE: else notread), tsc set and general
+// clear in one test (TestProbeAsmLayout: adjacent), then the clock in R11,
+// read first so that the rest runs while the read is under way.
+#define PROBE_PRELUDE(offtest) \
 	MOVL	SI, AX; \
 	SHRL	$const_profPageBits, AX; \
 	CMPQ	AX, (probeState_prof+8)(DI); \
@@ -40,7 +47,7 @@
 	ANDL	$(const_profPageSize-1), AX; \
 	IMUL3Q	$profEntry__size, AX, AX; \
 	LEAQ	profPage_e(BX)(AX*1), BX; \
-	CMPB	profEntry_off(BX), $const_offNone; \
+	offtest; \
 	JNE	notread; \
 	CMPW	probeState_tsc(DI), $1; \
 	JNE	notread; \
@@ -73,11 +80,10 @@
 // that expands it defines, as it defines how its frame hands l, r and t
 // to enterSlow.
 #define ENTER_BODY \
-	/* A plain region, whose level at the new depth is cached. */ \
+	/* A plain region (the prelude tested its class), whose level at */ \
+	/* the new depth is cached. */ \
 	MOVQ	probeState_depth(DI), DX; \
 	INCQ	DX; \
-	CMPB	profEntry_class(BX), $CLASS_REGION; \
-	JNE	read; \
 	/* A depth within the levels' cache is within the stack, which is */ \
 	/* never shorter (newLocation): one test for both. */ \
 	CMPQ	DX, (probeState_levels+8)(DI); \
@@ -197,7 +203,7 @@ enterstamped:; \
 // func enterProbe(l *Location, r Region) (t uint64)
 TEXT ·enterProbe(SB), NOSPLIT|NOFRAME, $0-24
 	PROBE_ARGS
-	PROBE_PRELUDE
+	PROBE_PRELUDE(OFF_ENTER)
 	ENTER_BODY
 busy:
 	MOVL	$0, HIER_busy(R9)
@@ -232,7 +238,7 @@ notread:
 // func leaveProbe(l *Location, r Region) (t uint64)
 TEXT ·leaveProbe(SB), NOSPLIT|NOFRAME, $0-24
 	PROBE_ARGS
-	PROBE_PRELUDE
+	PROBE_PRELUDE(OFF_LEAVE)
 	// Another goroutine inside a probe of this lane: Go counts it.
 	MOVQ	probeState_h(DI), R9
 	CMPL	HIER_busy(R9), $0
@@ -470,7 +476,7 @@ TEXT ·spanStart(SB), NOSPLIT|NOFRAME, $0-40
 	MOVL	SI, sp_r+32(FP)
 enter:
 	MOVQ	DI, sp_l+24(FP)
-	PROBE_PRELUDE
+	PROBE_PRELUDE(OFF_ENTER)
 	ENTER_BODY
 takeback:
 	CMPQ	Measurement_gort(R8), $0

@@ -104,6 +104,11 @@ func TestProbeAsmLayout(t *testing.T) {
 	if unsafe.Offsetof(ps.general) != unsafe.Offsetof(ps.tsc)+1 || unsafe.Sizeof(ps.tsc) != 1 {
 		t.Error("probeState.general no longer follows probeState.tsc: change probe_amd64.s, which tests them as one word")
 	}
+	// Its enter tests a profile entry's off and class as one 16-bit word.
+	var pe profEntry
+	if unsafe.Offsetof(pe.class) != unsafe.Offsetof(pe.off)+1 || unsafe.Sizeof(pe.off) != 1 || unsafe.Sizeof(pe.class) != 1 {
+		t.Error("profEntry.class no longer follows profEntry.off: change probe_amd64.s, whose enter tests them as one word")
+	}
 	// It writes a frame's region, state, counted and class with one 8-byte
 	// store, the word it compares whole in the leave.
 	if unsafe.Offsetof(f.state) != unsafe.Offsetof(f.region)+4 || unsafe.Offsetof(f.counted) != unsafe.Offsetof(f.region)+5 ||
