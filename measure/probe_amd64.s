@@ -416,7 +416,7 @@ outermost:
 
 // func laneEnter(tab *[laneSlots]atomic.Pointer[Location], r Region) (t uint64, l *Location)
 // StartRegion's common case in one call: the running goroutine's lane,
-// found in the measurement's table (laneSlot's hash of the g's address,
+// found in the measurement's table (laneSlot's bits of the g's address,
 // which goroutine.Key reads), active for that goroutine, then enterProbe
 // on it. The lane goes in the first argument's slot, which enterProbe and
 // enterSlow read as their l, and in l; a goroutine with no active lane in
@@ -425,8 +425,8 @@ TEXT ·laneEnter(SB), NOSPLIT|NOFRAME, $0-32
 	MOVQ	tab+0(FP), DI
 	MOVQ	(TLS), AX
 	MOVL	AX, CX
-	IMULL	$-0x61c88647, CX // 0x9e3779b9
-	SHRL	$(32-const_laneSlotBits), CX
+	SHRL	$const_gSlotShift, CX
+	ANDL	$(const_laneSlots-1), CX
 	MOVQ	(DI)(CX*8), DI
 	TESTQ	DI, DI
 	JEQ	none
@@ -444,7 +444,7 @@ none:
 // StartRegion's common cases, as startRegion and startIn do them: no
 // measurement carried in contexts and a running one (R8; spanCurrent says
 // both), the one the site is bound to (its region in SI), the goroutine's
-// lane (DI) in its slot of the table (laneSlot's hash of the g's address,
+// lane (DI) in its slot of the table (laneSlot's bits of the g's address,
 // which goroutine.Key reads) and either active for it (a nested region)
 // or idle and its own, taken back with a compare-and-swap (the outermost
 // region, unless its runtime events are traced, whose Span's region
@@ -455,8 +455,9 @@ none:
 // Anything else jumps to startRegion with the frame untouched.
 TEXT ·spanStart(SB), NOSPLIT|NOFRAME, $0-40
 	MOVQ	(TLS), DX
-	IMUL3L	$-0x61c88647, DX, R9 // 0x9e3779b9
-	SHRL	$(32-const_laneSlotBits), R9
+	MOVL	DX, R9
+	SHRL	$const_gSlotShift, R9
+	ANDL	$(const_laneSlots-1), R9
 	MOVQ	·spanCurrent(SB), R8
 	TESTQ	R8, R8
 	JEQ	slow
