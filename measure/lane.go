@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hmbtrace/hmbtrace/encode"
+	"github.com/hmbtrace/hmbtrace/internal/goroutine"
 )
 
 // Lanes. A Location is a lane: one single-writer stream of events that a
@@ -117,14 +118,24 @@ type laneSet struct {
 	table    [laneSlots]atomic.Pointer[Location]
 }
 
-// laneSlot returns the table slot of goroutine key k: the key is the
-// address of a g (or an id shifted by 3), so its low bits say little.
+// laneSlot returns the table slot of goroutine key k.
 func laneSlot(k uintptr) uintptr {
-	// Fibonacci hashing of the low 32 bits: a multiply by an immediate and
-	// a shift. The g's low 3 bits are 0, which costs the product's 3 low
-	// bits, not its high ones.
+	if goroutine.Fast {
+		// The key is the address of a g: the runtime allocates them at
+		// least 1<<gSlotShift bytes apart (TestLaneSlotSpread), so a
+		// shift and a mask tell the goroutines running at once apart as
+		// well as a hash does, at less latency in front of the probe
+		// (spanStart and laneEnter compute it in assembly).
+		return k >> gSlotShift & (laneSlots - 1)
+	}
+	// An id shifted by 3, whose low bits say little: Fibonacci hashing of
+	// the low 32 bits, a multiply by an immediate and a shift.
 	return uintptr(uint32(k)*0x9e3779b9) >> (32 - laneSlotBits)
 }
+
+// gSlotShift is the bits of a g's address below those that pick its slot
+// in the lane table: a g is larger than 1<<gSlotShift bytes.
+const gSlotShift = 8
 
 // reusable reports whether Done at depth 0 may give the lane to another
 // holder: a lane of Measurement.Location that no C thread writes and that

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -11,6 +12,7 @@ import (
 	"weak"
 
 	"github.com/hmbtrace/hmbtrace/encode"
+	"github.com/hmbtrace/hmbtrace/internal/goroutine"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 	"golang.org/x/sync/errgroup"
 )
@@ -441,4 +443,45 @@ func TestSiteKeepsNoMeasurement(t *testing.T) {
 		}
 	}
 	t.Error("a closed measurement whose site was bound is still reachable")
+}
+
+// TestLaneSlotSpread checks that goroutines running at once land in
+// different slots of the lane table, which laneSlot picks by bits of the
+// key (a g's address, which the runtime keeps at least 1<<gSlotShift bytes
+// apart from any other g) where goroutine.Fast, else by a hash.
+func TestLaneSlotSpread(t *testing.T) {
+	const n = 256
+	keys := make([]uintptr, n)
+	var ready, done sync.WaitGroup
+	ready.Add(n)
+	done.Add(n)
+	release := make(chan struct{})
+	for i := range n {
+		go func() {
+			defer done.Done()
+			keys[i] = goroutine.Key()
+			ready.Done()
+			<-release // all alive at once: no descriptor is recycled
+		}()
+	}
+	ready.Wait()
+	close(release)
+	done.Wait()
+	slices.Sort(keys)
+	if goroutine.Fast {
+		for i := 1; i < n; i++ {
+			if d := keys[i] - keys[i-1]; d < 1<<gSlotShift {
+				t.Errorf("two running goroutines' g are %d bytes apart, under 1<<gSlotShift (%d): laneSlot puts them in one slot", d, 1<<gSlotShift)
+			}
+		}
+	}
+	slots := map[uintptr]bool{}
+	for _, k := range keys {
+		slots[laneSlot(k)] = true
+	}
+	// A uniform hash puts 256 keys into about 227 of 1024 slots; the g's
+	// bits gave 213-240 (and Fibonacci hashing of them 184-227).
+	if len(slots) < n/2 {
+		t.Errorf("%d goroutines running at once took %d slots of the lane table, want %d or more", n, len(slots), n/2)
+	}
 }

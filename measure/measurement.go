@@ -433,6 +433,10 @@ func (m *Measurement) threadLocation(name string) *Location {
 	return m.newLocation(name, true)
 }
 
+// cachedLevels is the depths whose enter/leave levels a location keeps in
+// its cache (probeState.levels), and its stack's first length.
+const cachedLevels = 16
+
 // newLocation makes a location named name, with counters if asked and the
 // measurement reads them.
 func (m *Measurement) newLocation(name string, counters bool) *Location {
@@ -442,8 +446,11 @@ func (m *Measurement) newLocation(name string, counters bool) *Location {
 	if m.cfg.CallPaths || m.cfg.Listen != "" {
 		l.cpt = newCallTree()
 	}
-	l.stack = make([]frame, 16)
-	l.levels = make([]*buffer.Level, 16)
+	// The stack is never shorter than the levels' cache, which keeps its
+	// length (growStack only lengthens the stack): the assembly probes
+	// test a depth against the cache's length alone (TestProbeAsmLayout).
+	l.stack = make([]frame, cachedLevels)
+	l.levels = make([]*buffer.Level, cachedLevels)
 	l.initOffCache()
 	l.thrEarly, l.thrCalls, l.thrTicks = throttleLimits(&m.cfg, m.startTPS)
 	if counters {

@@ -22,12 +22,19 @@
 	MOVQ	l+0(FP), DI; \
 	MOVL	r+8(FP), SI
 
+// OFF_ENTER and OFF_LEAVE test the profile entry in BX for PROBE_PRELUDE:
+// the enter's region measured and of the plain class in one 16-bit compare
+// (off and class are adjacent bytes, TestProbeAsmLayout), the leave's
+// measured (its class is its frame's, which it compares whole).
+#define OFF_ENTER CMPW	profEntry_off(BX), $(const_offNone|(CLASS_REGION<<8))
+#define OFF_LEAVE CMPB	profEntry_off(BX), $const_offNone
+
 // PROBE_PRELUDE is the start all probes share, after PROBE_ARGS: the
-// region's profile entry in BX as enterAt and leaveAt find it (measured,
-// or Go's: else notread), tsc set and general clear in one test
-// (TestProbeAsmLayout: adjacent), then the clock in R11, read first so
-// that the rest runs while the read is under way.
-#define PROBE_PRELUDE \
+// region's profile entry in BX as enterAt and leaveAt find it (tested by
+// offtest, OFF_ENTER or OFF_LEAVE: else notread), tsc set and general
+// clear in one test (TestProbeAsmLayout: adjacent), then the clock in R11,
+// read first so that the rest runs while the read is under way.
+#define PROBE_PRELUDE(offtest) \
 	MOVL	SI, AX; \
 	SHRL	$const_profPageBits, AX; \
 	CMPQ	AX, (probeState_prof+8)(DI); \
@@ -40,7 +47,7 @@
 	ANDL	$(const_profPageSize-1), AX; \
 	IMUL3Q	$profEntry__size, AX, AX; \
 	LEAQ	profPage_e(BX)(AX*1), BX; \
-	CMPB	profEntry_off(BX), $const_offNone; \
+	offtest; \
 	JNE	notread; \
 	CMPW	probeState_tsc(DI), $1; \
 	JNE	notread; \
@@ -73,13 +80,12 @@
 // that expands it defines, as it defines how its frame hands l, r and t
 // to enterSlow.
 #define ENTER_BODY \
-	/* A plain region, whose level at the new depth is cached. */ \
+	/* A plain region (the prelude tested its class), whose level at */ \
+	/* the new depth is cached. */ \
 	MOVQ	probeState_depth(DI), DX; \
 	INCQ	DX; \
-	CMPB	profEntry_class(BX), $CLASS_REGION; \
-	JNE	read; \
-	CMPQ	DX, (probeState_stack+8)(DI); \
-	JCC	read; \
+	/* A depth within the levels' cache is within the stack, which is */ \
+	/* never shorter (newLocation): one test for both. */ \
 	CMPQ	DX, (probeState_levels+8)(DI); \
 	JCC	read; \
 	MOVQ	probeState_levels(DI), R8; \
@@ -197,7 +203,7 @@ enterstamped:; \
 // func enterProbe(l *Location, r Region) (t uint64)
 TEXT ·enterProbe(SB), NOSPLIT|NOFRAME, $0-24
 	PROBE_ARGS
-	PROBE_PRELUDE
+	PROBE_PRELUDE(OFF_ENTER)
 	ENTER_BODY
 busy:
 	MOVL	$0, HIER_busy(R9)
@@ -208,53 +214,51 @@ notread:
 	MOVQ	$0, t+16(FP)
 	JMP	·enterSlow(SB)
 
+// LEAVE_LEVEL is the part of leaveProbe both its written and its dropped
+// enter's leave do, with the depth in CX and the frame in R13: the level
+// in R8 (its cache's nil slot goes to read), the busy mark set, the epoch
+// unchanged, and the time clamped (R12) and reduced (AX).
+#define LEAVE_LEVEL \
+	MOVQ	probeState_levels(DI), R8; \
+	MOVQ	(R8)(CX*8), R8; \
+	TESTQ	R8, R8; \
+	JEQ	read; \
+	MOVL	$1, HIER_busy(R9); \
+	MOVQ	probeState_pool(DI), R10; \
+	MOVQ	POOL_epoch(R10), R10; \
+	CMPQ	R10, probeState_epoch(DI); \
+	JNE	busy; \
+	MOVQ	probeState_last(DI), R10; \
+	CMPQ	AX, R10; \
+	CMOVQCS	R10, AX; \
+	MOVQ	AX, R12; \
+	MOVBLZX	probeState_shift(DI), CX; \
+	SHRQ	CX, AX
+
 // func leaveProbe(l *Location, r Region) (t uint64)
 TEXT ·leaveProbe(SB), NOSPLIT|NOFRAME, $0-24
 	PROBE_ARGS
-	PROBE_PRELUDE
+	PROBE_PRELUDE(OFF_LEAVE)
 	// Another goroutine inside a probe of this lane: Go counts it.
 	MOVQ	probeState_h(DI), R9
 	CMPL	HIER_busy(R9), $0
 	JNE	read
 	// The region on top, of a plain class, with no counters, its enter
-	// written or dropped (not at the depth whose enter found no bin); its
-	// level cached. At depth 0 the frame is the sentinel, whose region 0
-	// is never measured (Location.define): the test of the region covers it.
+	// written (dropped: out of line, at notwritten), its level cached. At
+	// depth 0 the frame is the sentinel, whose region 0 is never measured
+	// (Location.define): the test of the region covers it. A depth within
+	// the levels' cache is within the stack, which is never shorter
+	// (newLocation): one test for both.
 	MOVQ	probeState_depth(DI), CX
-	CMPQ	CX, (probeState_stack+8)(DI)
+	CMPQ	CX, (probeState_levels+8)(DI)
 	JCC	read
 	IMUL3Q	$frame__size, CX, R13
 	ADDQ	probeState_stack(DI), R13
-	// The region, the state, counted and the class in one compare each
-	// for a written and a dropped enter.
+	// The region, the state, counted and the class in one compare.
 	FRAME_WORD(const_frameWritten, R10)
 	CMPQ	R10, frame_region(R13)
-	JEQ	state
-	FRAME_WORD(const_frameDropped, R10)
-	CMPQ	R10, frame_region(R13)
-	JNE	read
-	CMPQ	CX, probeState_lostAt(DI)
-	JEQ	read
-state:
-	CMPQ	CX, (probeState_levels+8)(DI)
-	JCC	read
-	MOVQ	probeState_levels(DI), R8
-	MOVQ	(R8)(CX*8), R8
-	TESTQ	R8, R8
-	JEQ	read
-	MOVL	$1, HIER_busy(R9)
-	MOVQ	probeState_pool(DI), R10
-	MOVQ	POOL_epoch(R10), R10
-	CMPQ	R10, probeState_epoch(DI)
-	JNE	busy
-	MOVQ	probeState_last(DI), R10
-	CMPQ	AX, R10
-	CMOVQCS	R10, AX
-	MOVQ	AX, R12
-	MOVBLZX	probeState_shift(DI), CX
-	SHRQ	CX, AX
-	CMPB	frame_state(R13), $const_frameWritten
-	JNE	leavedrop
+	JNE	notwritten
+	LEAVE_LEVEL
 	MOVQ	(LEVEL_bin+8)(R8), R10
 	SUBQ	LEVEL_pos(R8), R10
 	CMPQ	R10, $MAX_ENTER_LEAVE
@@ -374,6 +378,16 @@ leavedrop:
 	CMPQ	LEVEL_depth(R8), R10
 	JLT	busy
 	JMP	profile
+notwritten:
+	// Out of line: the leave of an enter dropped for its closed depth (not
+	// at the depth whose enter found no bin).
+	FRAME_WORD(const_frameDropped, R10)
+	CMPQ	R10, frame_region(R13)
+	JNE	read
+	CMPQ	CX, probeState_lostAt(DI)
+	JEQ	read
+	LEAVE_LEVEL
+	JMP	leavedrop
 inner:
 	MOVL	CX, profEntry_active(BX)
 	JMP	counted
@@ -402,7 +416,7 @@ outermost:
 
 // func laneEnter(tab *[laneSlots]atomic.Pointer[Location], r Region) (t uint64, l *Location)
 // StartRegion's common case in one call: the running goroutine's lane,
-// found in the measurement's table (laneSlot's hash of the g's address,
+// found in the measurement's table (laneSlot's bits of the g's address,
 // which goroutine.Key reads), active for that goroutine, then enterProbe
 // on it. The lane goes in the first argument's slot, which enterProbe and
 // enterSlow read as their l, and in l; a goroutine with no active lane in
@@ -411,8 +425,8 @@ TEXT ·laneEnter(SB), NOSPLIT|NOFRAME, $0-32
 	MOVQ	tab+0(FP), DI
 	MOVQ	(TLS), AX
 	MOVL	AX, CX
-	IMULL	$-0x61c88647, CX // 0x9e3779b9
-	SHRL	$(32-const_laneSlotBits), CX
+	SHRL	$const_gSlotShift, CX
+	ANDL	$(const_laneSlots-1), CX
 	MOVQ	(DI)(CX*8), DI
 	TESTQ	DI, DI
 	JEQ	none
@@ -430,7 +444,7 @@ none:
 // StartRegion's common cases, as startRegion and startIn do them: no
 // measurement carried in contexts and a running one (R8; spanCurrent says
 // both), the one the site is bound to (its region in SI), the goroutine's
-// lane (DI) in its slot of the table (laneSlot's hash of the g's address,
+// lane (DI) in its slot of the table (laneSlot's bits of the g's address,
 // which goroutine.Key reads) and either active for it (a nested region)
 // or idle and its own, taken back with a compare-and-swap (the outermost
 // region, unless its runtime events are traced, whose Span's region
@@ -441,8 +455,9 @@ none:
 // Anything else jumps to startRegion with the frame untouched.
 TEXT ·spanStart(SB), NOSPLIT|NOFRAME, $0-40
 	MOVQ	(TLS), DX
-	IMUL3L	$-0x61c88647, DX, R9 // 0x9e3779b9
-	SHRL	$(32-const_laneSlotBits), R9
+	MOVL	DX, R9
+	SHRL	$const_gSlotShift, R9
+	ANDL	$(const_laneSlots-1), R9
 	MOVQ	·spanCurrent(SB), R8
 	TESTQ	R8, R8
 	JEQ	slow
@@ -462,7 +477,7 @@ TEXT ·spanStart(SB), NOSPLIT|NOFRAME, $0-40
 	MOVL	SI, sp_r+32(FP)
 enter:
 	MOVQ	DI, sp_l+24(FP)
-	PROBE_PRELUDE
+	PROBE_PRELUDE(OFF_ENTER)
 	ENTER_BODY
 takeback:
 	CMPQ	Measurement_gort(R8), $0

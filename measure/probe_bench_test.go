@@ -2,7 +2,9 @@ package measure
 
 import (
 	"context"
+	"io"
 	"runtime"
+	"runtime/trace"
 	"slices"
 	"testing"
 	"time"
@@ -492,6 +494,96 @@ func BenchmarkProbeOverClock(b *testing.B) {
 	b.ReportMetric(median(over), "ns-over-clock/event")
 	b.ReportMetric(median(ratio), "probe/clock")
 	b.ReportMetric(median(deferRatio), "defer/enter-leave")
+	b.ReportMetric(0, "ns/op")
+}
+
+// BenchmarkRuntimeTraceOverProbe compares a runtime/trace region with a
+// hmbtrace event (issue 36: a runtime/trace region at 8× a hmbtrace event
+// or more, in the same run) as BenchmarkProbeOverClock compares the probe
+// with its clock: in one process, with runtime/trace on, on one locked
+// thread, it alternates slices of 10000 Enter/Leave pairs and of 10000
+// `trace.StartRegion(ctx, "bench").End()`, each timed in the thread's CPU
+// time, and reports medians over the rounds (b.N rounds): the ratio of
+// the two per event (a region's start and end are two events, as an enter
+// and a leave are) and each side's ns/event. The thread's CPU time leaves
+// out what runtime/trace's reader goroutine does with the events, so the
+// ratio understates runtime/trace's cost.
+//
+//	go test -run '^$' -bench RuntimeTraceOverProbe -benchtime 500x ./measure
+func BenchmarkRuntimeTraceOverProbe(b *testing.B) {
+	const (
+		pairs = 10000
+		round = 256 // rounds into one measurement: about 5·10^6 events
+	)
+	if err := trace.Start(io.Discard); err != nil {
+		b.Skip("runtime/trace is already on:", err)
+	}
+	defer trace.Stop()
+	var (
+		m   *Measurement
+		loc *Location
+		r   Region
+	)
+	rotate := func() {
+		if m != nil {
+			loc.Done()
+			if err := m.Close(); err != nil {
+				b.Fatal(err)
+			}
+			if st := m.Stats(); st.Kept != st.Recorded {
+				b.Fatalf("kept %d of %d events", st.Kept, st.Recorded)
+			}
+		}
+		m = startTest(b, Config{BufferSize: 64 << 20, NoThrottle: true})
+		loc = m.Location("bench")
+		r = m.Region("bench")
+	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	rotate()
+	ctx := context.Background()
+	subjects := [2]func(){
+		func() {
+			for range pairs {
+				loc.Enter(r)
+				loc.Leave(r)
+			}
+		},
+		func() {
+			for range pairs {
+				trace.StartRegion(ctx, "bench").End()
+			}
+		},
+	}
+	ratio := make([]float64, 0, b.N)
+	probe := make([]float64, 0, b.N)
+	region := make([]float64, 0, b.N)
+	b.ResetTimer()
+	for i := range b.N {
+		if i%round == round-1 {
+			b.StopTimer()
+			rotate()
+			b.StartTimer()
+		}
+		var ns [2]float64
+		for k := range subjects {
+			j := (k + i) % len(subjects) // each subject first in turn
+			t0 := threadCPU()
+			subjects[j]()
+			ns[j] = float64(threadCPU()-t0) / (2 * pairs)
+		}
+		probe = append(probe, ns[0])
+		region = append(region, ns[1])
+		ratio = append(ratio, ns[1]/ns[0])
+	}
+	b.StopTimer()
+	loc.Done()
+	if err := m.Close(); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(median(ratio), "trace/hmbtrace")
+	b.ReportMetric(median(probe), "hmbtrace-ns/event")
+	b.ReportMetric(median(region), "trace-ns/event")
 	b.ReportMetric(0, "ns/op")
 }
 

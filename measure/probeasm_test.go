@@ -104,6 +104,11 @@ func TestProbeAsmLayout(t *testing.T) {
 	if unsafe.Offsetof(ps.general) != unsafe.Offsetof(ps.tsc)+1 || unsafe.Sizeof(ps.tsc) != 1 {
 		t.Error("probeState.general no longer follows probeState.tsc: change probe_amd64.s, which tests them as one word")
 	}
+	// Its enter tests a profile entry's off and class as one 16-bit word.
+	var pe profEntry
+	if unsafe.Offsetof(pe.class) != unsafe.Offsetof(pe.off)+1 || unsafe.Sizeof(pe.off) != 1 || unsafe.Sizeof(pe.class) != 1 {
+		t.Error("profEntry.class no longer follows profEntry.off: change probe_amd64.s, whose enter tests them as one word")
+	}
 	// It writes a frame's region, state, counted and class with one 8-byte
 	// store, the word it compares whole in the leave.
 	if unsafe.Offsetof(f.state) != unsafe.Offsetof(f.region)+4 || unsafe.Offsetof(f.counted) != unsafe.Offsetof(f.region)+5 ||
@@ -125,6 +130,23 @@ func TestProbeAsmLayout(t *testing.T) {
 	}
 	if encode.TokPredLeave != 0 {
 		t.Error("encode.TokPredLeave is no longer 0: change probe_amd64.s, whose one-byte leave is its difference alone")
+	}
+	// Its probes test a depth against the length of the levels' cache
+	// alone: the stack must never be shorter.
+	m := startTest(t, Config{})
+	l := m.Location("asm")
+	if len(l.levels) > len(l.stack) {
+		t.Errorf("a location's levels' cache has %d depths, its stack %d: change probe_amd64.s, which tests a depth against the cache alone", len(l.levels), len(l.stack))
+	}
+	for range 2 {
+		l.growStack()
+		if len(l.levels) > len(l.stack) {
+			t.Fatalf("growStack left %d frames under the levels' cache's %d", len(l.stack), len(l.levels))
+		}
+	}
+	l.Done()
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
 	}
 	want, err := probeAsmHeader()
 	if err != nil {

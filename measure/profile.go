@@ -14,8 +14,10 @@ type profEntry struct {
 	longCalls          uint64 // calls at least as long as the throttling bound (throttle.go)
 	active             uint32 // open instances: inclusive time counts the outermost only
 	off                uint8  // why the probes skip the region: offNone, offFiltered, offThrottled or offUndefined
-	counted            bool   // reads counters (HMB_METRICS_REGIONS)
-	class              buffer.Class
+	// class follows off: the assembly enter tests both as one 16-bit word
+	// (TestProbeAsmLayout).
+	class   buffer.Class
+	counted bool // reads counters (HMB_METRICS_REGIONS)
 }
 
 // The values of profEntry.off. A probe tests off != offNone before it reads

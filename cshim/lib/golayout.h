@@ -55,8 +55,8 @@ struct hmb_go_prof {
 	uint64_t long_calls;
 	uint32_t active;
 	uint8_t off;
-	uint8_t counted;
 	uint8_t cls;
+	uint8_t counted;
 };
 _Static_assert(offsetof(struct hmb_go_prof, visits) == 0, "measure.profEntry.visits");
 _Static_assert(offsetof(struct hmb_go_prof, incl) == 8, "measure.profEntry.incl");
@@ -66,8 +66,8 @@ _Static_assert(offsetof(struct hmb_go_prof, throttled_at) == 32, "measure.profEn
 _Static_assert(offsetof(struct hmb_go_prof, long_calls) == 40, "measure.profEntry.long_calls");
 _Static_assert(offsetof(struct hmb_go_prof, active) == 48, "measure.profEntry.active");
 _Static_assert(offsetof(struct hmb_go_prof, off) == 52, "measure.profEntry.off");
-_Static_assert(offsetof(struct hmb_go_prof, counted) == 53, "measure.profEntry.counted");
-_Static_assert(offsetof(struct hmb_go_prof, cls) == 54, "measure.profEntry.cls");
+_Static_assert(offsetof(struct hmb_go_prof, cls) == 53, "measure.profEntry.cls");
+_Static_assert(offsetof(struct hmb_go_prof, counted) == 54, "measure.profEntry.counted");
 _Static_assert(sizeof(struct hmb_go_prof) == 56, "size of measure.profEntry");
 
 /* the head of measure.profPage */
