@@ -95,6 +95,11 @@ HMB_NOINST __attribute__((always_inline)) static inline int hmb_put_uv2(uint8_t 
  */
 HMB_NOINST __attribute__((always_inline)) static inline uint64_t hmb_uv4_word(uint64_t v, int *n)
 {
+	/* A size of one byte, a small message's, for 2 instructions instead of some 25. */
+	if (__builtin_expect(v < 0x80, 1)) {
+		*n = 1;
+		return v;
+	}
 	int k = 1 + (v >= 0x80) + (v >= 0x4000) + (v >= 0x200000);
 	uint64_t w = (v & 0x7f) | (v & 0x3f80) << 1 | (v & 0x1fc000) << 2 | (v & 0xfe00000) << 3;
 	*n = k;
@@ -416,79 +421,89 @@ HMB_NOINST static inline int hmb_cur_swap(struct hmb_thread *th, hmb_record *fro
 #endif
 }
 
+/* Where a blocking call's fused probe writes: what its checks found. */
+struct hmb_mpi_place {
+	struct hmb_go_location *L;
+	struct hmb_go_prof *p; /* the call's region's entry */
+	struct hmb_go_level *lv, *mlv;
+	struct hmb_go_commline *sline, *rline;
+	int64_t d; /* the call's depth */
+};
+
 /*
- * hmb_direct_mpi_call_as records blocking MPI call c (mpicall.h), which
- * returned at t1, all of it or nothing, on the direct path that
- * hmb_direct_begin opened: the enter of its region at c->t0, its send at
- * the same time, next in the tick, its receive at t1 and the leave at the
- * same time, next in the tick. Sharing the ticks saves two of four clock
- * reads (some 12 ns each here) for a SEQ byte on the send and on the
- * leave. The steps and checks are hmb_direct_enter_send's and
- * hmb_direct_recv_leave's, once for the four events; the leave's frame is
- * the one the enter pushes, so it needs none of the leave's frame checks.
- * With empty set, the thread's staging array, which holds the staged form
- * of c (a deferred receive, mpicall.c), is emptied once every check
- * passed, before the first write, unless a signal handler staged more. It
- * returns HMB_DIRECT_DONE or HMB_DIRECT_APART (nothing written) and leaves
- * the probe open. send and recv say whether c has a send and a receive:
- * constants where it is inlined, so that each copy holds only its call's
- * checks and writes (a copy for both cost a send alone some 50
- * instructions more, in branches and spills).
+ * hmb_direct_mpi_call_check makes the checks of hmb_direct_mpi_call_as
+ * for calls blocking calls like c at the same depth, one after the other
+ * (their levels' room is checked for all of them), and fills *w. It
+ * returns 0 if the fused path cannot take c (nothing written). send and
+ * recv say whether c has a send and a receive.
  */
-HMB_NOINST __attribute__((always_inline)) static inline int hmb_direct_mpi_call_as(struct hmb_thread *th,
-										   const struct hmb_mpi_call *c,
-										   uint64_t t1, int empty, int send,
-										   int recv)
+HMB_NOINST __attribute__((always_inline)) static inline int hmb_direct_mpi_call_check(struct hmb_thread *th,
+										      const struct hmb_mpi_call *c,
+										      int send, int recv, int calls,
+										      struct hmb_mpi_place *w)
+{
+	uint32_t r = c->region;
+	if (!hmb_direct_mpi_entry(th, r, &w->L, &w->p)) {
+		return 0;
+	}
+	struct hmb_go_location *L = w->L;
+	int64_t d = w->d = L->depth + 1;
+	w->mlv = NULL;
+	w->sline = w->rline = NULL;
+	return !(d >= L->stack.len || d >= L->plimit || r == L->phase_region ||
+		 hmb_direct_mpi_level(&L->levels, d, 0) == NULL ||
+		 (w->lv = hmb_direct_mpi_level(&L->par_levels, d, calls * 2 * HMB_MAX_ENTER_LEAVE)) == NULL ||
+		 ((send | recv) &&
+		  (hmb_closed(L, d, HMB_CLASS_MESSAGE) ||
+		   (w->mlv = hmb_direct_mpi_level(&L->msg_levels, d, calls * (send + recv) * HMB_MAX_MESSAGE)) == NULL ||
+		   (send && (w->sline = hmb_comm_line(L, (uint64_t)c->send.peer)) == NULL) ||
+		   (recv && (w->rline = hmb_comm_line(L, (uint64_t)c->recv.peer)) == NULL))));
+}
+
+/*
+ * hmb_direct_mpi_call_write writes blocking call c, which returned at t1,
+ * where hmb_direct_mpi_call_check found room for it (*w): the enter of its
+ * region at c->t0, its send at the same time, next in the tick, its
+ * receive at t1 and the leave at the same time, next in the tick.
+ */
+HMB_NOINST __attribute__((always_inline)) static inline void hmb_direct_mpi_call_write(const struct hmb_mpi_place *w,
+										       const struct hmb_mpi_call *c,
+										       uint64_t t1, int send, int recv)
 {
 	uint64_t tt, tr;
-	struct hmb_go_location *L;
-	struct hmb_go_prof *p;
+	struct hmb_go_location *L = w->L;
+	struct hmb_go_prof *p = w->p;
+	struct hmb_go_level *lv = w->lv, *mlv = w->mlv;
+	int64_t d = w->d;
 	uint32_t r = c->region;
-	if (!hmb_direct_mpi_entry(th, r, &L, &p)) {
-		return HMB_DIRECT_APART;
-	}
-	int64_t d = L->depth + 1;
-	struct hmb_go_level *lv, *mlv = NULL;
-	struct hmb_go_commline *sline = NULL, *rline = NULL;
-	if (d >= L->stack.len || d >= L->plimit || r == L->phase_region || hmb_direct_mpi_level(&L->levels, d, 0) == NULL ||
-	    (lv = hmb_direct_mpi_level(&L->par_levels, d, 2 * HMB_MAX_ENTER_LEAVE)) == NULL ||
-	    ((send | recv) &&
-	     (hmb_closed(L, d, HMB_CLASS_MESSAGE) ||
-	      (mlv = hmb_direct_mpi_level(&L->msg_levels, d, (send + recv) * HMB_MAX_MESSAGE)) == NULL ||
-	      (send && (sline = hmb_comm_line(L, (uint64_t)c->send.peer)) == NULL) ||
-	      (recv && (rline = hmb_comm_line(L, (uint64_t)c->recv.peer)) == NULL)))) {
-		return HMB_DIRECT_APART;
-	}
-	/*
-	 * Before the writes, and only if the array still holds c alone: a
-	 * signal handler's probe staged behind it keeps the array for Go.
-	 */
-	if (empty && !hmb_cur_swap(th, th->buf + HMB_MPI_DEFERRED, th->buf)) {
-		return HMB_DIRECT_APART;
-	}
 	/* hmb_stamp for each event's first in its tick; the next one's is the run's next number. */
 	uint32_t eseq = hmb_stamp(L, c->t0, &tt, &tr), sseq = 0;
 	uint64_t t0 = tt, etr = tr;
-	struct hmb_go_frame *f = hmb_direct_push(L, p, d, r, HMB_CLASS_PARADIGM, tt, tr, eseq);
-	f->state = HMB_FRAME_WRITTEN;
+	/*
+	 * The call's frame at depth d would be pushed and popped here, with
+	 * nothing between: it is not written (every push writes a frame
+	 * whole, and nothing reads one above the depth), only what its pop
+	 * leaves behind, the visit, the profile's times and the caller's
+	 * child time.
+	 */
+	p->visits++;
 	if (send) {
 		sseq = ++L->run;
-		sline->sent++;
-		sline->sent_b += c->send.bytes;
+		w->sline->sent++;
+		w->sline->sent_b += c->send.bytes;
 	}
 	uint32_t seq = hmb_stamp(L, t1, &tt, &tr), rseq = seq;
 	if (recv) {
-		rline->recv++;
-		rline->recv_b += c->recv.bytes;
+		w->rline->recv++;
+		w->rline->recv_b += c->recv.bytes;
 		seq = ++L->run;
 	}
 	uint64_t dur = tt - t0;
-	if (--p->active == 0) {
+	if (p->active == 0) {
 		p->incl += dur; /* a paradigm's region is never throttled */
 	}
 	p->excl += dur;
-	L->depth = d - 1;
-	f[-1].child += dur;
+	((struct hmb_go_frame *)L->stack.ptr)[d - 1].child += dur;
 	L->recorded += 2 + send + recv;
 	/*
 	 * The bytes last: a store through a uint8_t pointer may alias every
@@ -515,6 +530,44 @@ HMB_NOINST __attribute__((always_inline)) static inline int hmb_direct_mpi_call_
 		hmb_mark(mlv);
 	}
 	hmb_mark(lv);
+}
+
+/*
+ * hmb_direct_mpi_call_as records blocking MPI call c (mpicall.h), which
+ * returned at t1, all of it or nothing, on the direct path that
+ * hmb_direct_begin opened: the enter of its region at c->t0, its send at
+ * the same time, next in the tick, its receive at t1 and the leave at the
+ * same time, next in the tick. Sharing the ticks saves two of four clock
+ * reads (some 12 ns each here) for a SEQ byte on the send and on the
+ * leave. The steps and checks are hmb_direct_enter_send's and
+ * hmb_direct_recv_leave's, once for the four events; the leave's frame is
+ * the one the enter pushes, so it needs none of the leave's frame checks.
+ * With empty set, the thread's staging array, which holds the staged form
+ * of c (a deferred receive, mpicall.c), is emptied once every check
+ * passed, before the first write, unless a signal handler staged more. It
+ * returns HMB_DIRECT_DONE or HMB_DIRECT_APART (nothing written) and leaves
+ * the probe open. send and recv say whether c has a send and a receive:
+ * constants where it is inlined, so that each copy holds only its call's
+ * checks and writes (a copy for both cost a send alone some 50
+ * instructions more, in branches and spills).
+ */
+HMB_NOINST __attribute__((always_inline)) static inline int hmb_direct_mpi_call_as(struct hmb_thread *th,
+										   const struct hmb_mpi_call *c,
+										   uint64_t t1, int empty, int send,
+										   int recv)
+{
+	struct hmb_mpi_place w;
+	if (!hmb_direct_mpi_call_check(th, c, send, recv, 1, &w)) {
+		return HMB_DIRECT_APART;
+	}
+	/*
+	 * Before the writes, and only if the array still holds c alone: a
+	 * signal handler's probe staged behind it keeps the array for Go.
+	 */
+	if (empty && !hmb_cur_swap(th, th->buf + HMB_MPI_DEFERRED, th->buf)) {
+		return HMB_DIRECT_APART;
+	}
+	hmb_direct_mpi_call_write(&w, c, t1, send, recv);
 	return HMB_DIRECT_DONE;
 }
 
