@@ -13,12 +13,12 @@ import (
 // mpiCallInstructions bounds the instructions that libhmbtrace-mpi's
 // wrappers and libhmbtrace execute per blocking point-to-point call (a
 // MPI_Send or MPI_Recv to this same rank, the PMPI call excluded), as
-// callgrind counts them: 533 with Debian's GCC 12 at -O2 and Open MPI 4.1
-// (2026-12-06; 580 before the fused probe's send and receive copies, its
-// message's two stores and its bytes written last), some 90 of them the
-// wrapper's own. Two clock reads take some 19 ns of the +57 ns a call
+// callgrind counts them: 448 with Debian's GCC 12 at -O2 and Open MPI 4.1
+// (2026-12-07; 533 before the send took the deferred receive into its
+// probe, hmb_mpi_pair, and the call's frame went), some 90 of them the
+// wrapper's own. Two clock reads take some 19 ns of the +55 ns a call
 // costs (selfsend_pairs); the rest grows with these instructions.
-const mpiCallInstructions = 560
+const mpiCallInstructions = 470
 
 // TestMPICallInstructions counts, with callgrind, the instructions of
 // libhmbtrace-mpi and libhmbtrace per blocking call of a send and a

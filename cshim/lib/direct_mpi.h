@@ -427,7 +427,8 @@ struct hmb_mpi_place {
 	struct hmb_go_prof *p; /* the call's region's entry */
 	struct hmb_go_level *lv, *mlv;
 	struct hmb_go_commline *sline, *rline;
-	int64_t d; /* the call's depth */
+	struct hmb_go_commline *qline; /* a request record's peer, if a message (hmb_req_counted) */
+	int64_t d;                     /* the call's depth */
 };
 
 /*
@@ -461,14 +462,17 @@ HMB_NOINST __attribute__((always_inline)) static inline int hmb_direct_mpi_call_
 }
 
 /*
- * hmb_direct_mpi_call_write writes blocking call c, which returned at t1,
- * where hmb_direct_mpi_call_check found room for it (*w): the enter of its
- * region at c->t0, its send at the same time, next in the tick, its
- * receive at t1 and the leave at the same time, next in the tick.
+ * hmb_direct_mpi_call_write_req is hmb_direct_mpi_call_write with, if q is
+ * not NULL, request record q (of a kind other than 0) written as a
+ * receive is, at t1 before the leave, in the message level, its message
+ * (hmb_req_counted) counted in line w->qline: a non-blocking call recorded
+ * whole (hmb_mpi_req_call). hmb_direct_mpi_call_check checked room for a
+ * message, which an MPI record fits as well (HMB_MAX_COLLECTIVE, checked by
+ * hmb_direct_mpi_req_check).
  */
-HMB_NOINST __attribute__((always_inline)) static inline void hmb_direct_mpi_call_write(const struct hmb_mpi_place *w,
-										       const struct hmb_mpi_call *c,
-										       uint64_t t1, int send, int recv)
+HMB_NOINST __attribute__((always_inline)) static inline void
+hmb_direct_mpi_call_write_req(const struct hmb_mpi_place *w, const struct hmb_mpi_call *c, uint64_t t1, int send,
+			      int recv, const struct hmb_mpi_req *q)
 {
 	uint64_t tt, tr;
 	struct hmb_go_location *L = w->L;
@@ -498,13 +502,25 @@ HMB_NOINST __attribute__((always_inline)) static inline void hmb_direct_mpi_call
 		w->rline->recv_b += c->recv.bytes;
 		seq = ++L->run;
 	}
+	if (q != NULL) {
+		if (w->qline != NULL) {
+			if (q->kind == HMB_ENC_IRECV) {
+				w->qline->recv++;
+				w->qline->recv_b += q->bytes;
+			} else {
+				w->qline->sent++;
+				w->qline->sent_b += q->bytes;
+			}
+		}
+		seq = ++L->run;
+	}
 	uint64_t dur = tt - t0;
 	if (p->active == 0) {
 		p->incl += dur; /* a paradigm's region is never throttled */
 	}
 	p->excl += dur;
 	((struct hmb_go_frame *)L->stack.ptr)[d - 1].child += dur;
-	L->recorded += 2 + send + recv;
+	L->recorded += 2 + send + recv + (q != NULL);
 	/*
 	 * The bytes last: a store through a uint8_t pointer may alias every
 	 * field above, which the compiler would load again behind it.
@@ -529,7 +545,54 @@ HMB_NOINST __attribute__((always_inline)) static inline void hmb_direct_mpi_call
 		mlv->n += send + recv;
 		hmb_mark(mlv);
 	}
+	if (q != NULL) {
+		struct hmb_mpi m = {.kind = q->kind, .peer = (uint64_t)(int64_t)q->peer, .tag = q->tag,
+				    .comm = q->comm, .bytes = q->bytes, .request = q->request};
+		mlv->pos += hmb_put_mpi(mlv, (uint8_t *)mlv->bin.ptr + mlv->pos, tr, rseq, &m);
+		mlv->n++;
+		hmb_mark(mlv);
+	}
 	hmb_mark(lv);
+}
+
+/*
+ * hmb_direct_mpi_req_check makes the checks of hmb_direct_mpi_call_check
+ * for non-blocking call c (no message of its own) and its request record
+ * q (kind 0: none), and fills *w: the record's level with room for an MPI
+ * record, and its peer's matrix line if it is a message. It returns 0 if
+ * the fused path cannot take them.
+ */
+HMB_NOINST __attribute__((always_inline)) static inline int hmb_direct_mpi_req_check(struct hmb_thread *th,
+										     const struct hmb_mpi_call *c,
+										     const struct hmb_mpi_req *q,
+										     struct hmb_mpi_place *w)
+{
+	if (!hmb_direct_mpi_call_check(th, c, 0, 0, 1, w)) {
+		return 0;
+	}
+	w->qline = NULL;
+	if (q->kind == 0) {
+		return 1;
+	}
+	struct hmb_go_location *L = w->L;
+	return !(hmb_closed(L, w->d, HMB_CLASS_MESSAGE) ||
+		 (w->mlv = hmb_direct_mpi_level(&L->msg_levels, w->d, HMB_MAX_COLLECTIVE)) == NULL ||
+		 /* A message's peer must have its matrix line: Go adds a new one. */
+		 (hmb_req_counted(q) &&
+		  (q->peer < 0 || (w->qline = hmb_comm_line(L, (uint64_t)q->peer)) == NULL)));
+}
+
+/*
+ * hmb_direct_mpi_call_write writes blocking call c, which returned at t1,
+ * where hmb_direct_mpi_call_check found room for it (*w): the enter of its
+ * region at c->t0, its send at the same time, next in the tick, its
+ * receive at t1 and the leave at the same time, next in the tick.
+ */
+HMB_NOINST __attribute__((always_inline)) static inline void hmb_direct_mpi_call_write(const struct hmb_mpi_place *w,
+										       const struct hmb_mpi_call *c,
+										       uint64_t t1, int send, int recv)
+{
+	hmb_direct_mpi_call_write_req(w, c, t1, send, recv, NULL);
 }
 
 /*

@@ -295,6 +295,46 @@ HMB_NOINST void hmb_mpi_call(const struct hmb_mpi_call *c)
 	hmb_mpi_call_apart(c);
 }
 
+/*
+ * hmb_direct_mpi_req_on records non-blocking call c (no message of its
+ * own), which returned at t1, and its request record q (kind 0: none), all
+ * of it or nothing, on the direct path that hmb_direct_begin opened.
+ */
+HMB_NOINST __attribute__((noinline)) static int hmb_direct_mpi_req_on(struct hmb_thread *th,
+								     const struct hmb_mpi_call *c,
+								     const struct hmb_mpi_req *q, uint64_t t1)
+{
+	struct hmb_mpi_place w;
+	if (!hmb_direct_mpi_req_check(th, c, q, &w)) {
+		return HMB_DIRECT_APART;
+	}
+	if (q->kind != 0) {
+		hmb_direct_mpi_call_write_req(&w, c, t1, 0, 0, q);
+	} else {
+		hmb_direct_mpi_call_write(&w, c, t1, 0, 0);
+	}
+	return HMB_DIRECT_DONE;
+}
+
+HMB_NOINST void hmb_mpi_req_call(uint32_t region, uint64_t t0, const struct hmb_mpi_req *q)
+{
+	struct hmb_thread *th = hmb_self;
+	if (__builtin_expect(th != NULL && th->loc != NULL, 1)) {
+		/* The clock first: its read overlaps the checks. */
+		uint64_t t1 = hmb_now();
+		if (__builtin_expect(hmb_direct_begin(th) == HMB_DIRECT_GO, 1)) {
+			struct hmb_mpi_call c = {.t0 = t0, .region = region, .send = {.peer = -1}, .recv = {.peer = -1}};
+			if (__builtin_expect(hmb_direct_end(th, hmb_direct_mpi_req_on(th, &c, q, t1)) == HMB_DIRECT_DONE,
+					     1)) {
+				return;
+			}
+		}
+	}
+	/* Event by event, in the direct path's order: the record and the leave at a read of their own. */
+	hmb_enter_at(region, t0);
+	hmb_mpi_leave(region, q, 1);
+}
+
 HMB_NOINST int hmb_clock_tsc(void)
 {
 	hmb_clock(); /* hmb_setup, which picks the clock, has run */

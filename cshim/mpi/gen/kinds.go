@@ -59,18 +59,28 @@ const (
 	callEnd   = "hmb_mpi_call(&c);"
 )
 
-// A non-blocking call (MPI_Isend, MPI_Irecv, MPI_Imrecv) and a completion
-// of one request (MPI_Wait, MPI_Test, MPI_Waitany, MPI_Testany) write
-// their request's record with their leave, in one probe and one clock
-// read (hmb_mpi_leave, cshim/lib/mpicall.h): reqDecl starts the record
-// empty, the call's post fills it, reqLeave writes it and leaves r. A call
-// that completes several (MPI_Waitall, MPI_Waitsome, MPI_Testall,
-// MPI_Testsome) writes the records its struct hmbmpi_reqs gathered
-// (reqsLeave).
+// A completion of one request (MPI_Wait, MPI_Test, MPI_Waitany,
+// MPI_Testany) writes its request's record with its leave, in one probe
+// and one clock read (hmb_mpi_leave, cshim/lib/mpicall.h): reqDecl starts
+// the record empty, the call's post fills it, reqLeave writes it and
+// leaves r. A call that completes several (MPI_Waitall, MPI_Waitsome,
+// MPI_Testall, MPI_Testsome) writes the records its struct hmbmpi_reqs
+// gathered (reqsLeave).
 const (
 	reqDecl   = "struct hmb_mpi_req rq = HMBMPI_NO_REQ;"
 	reqLeave  = "hmb_mpi_leave(r, &rq, 1);"
 	reqsLeave = "hmb_mpi_leave(r, q.rq, q.nrq);"
+)
+
+// A call that starts a request (MPI_Isend, MPI_Irecv, MPI_Imrecv) runs no
+// program code, so it is recorded whole when it returns, as a blocking
+// call is (hmb_mpi_req_call, cshim/lib/mpicall.h): reqBegin reads the
+// clock before the PMPI call, reqCall writes the enter at that time, the
+// request's record and the leave. A completion keeps its two probes: a
+// generalized request's callbacks run inside it.
+const (
+	reqBegin = "uint64_t t0 = hmbmpi_now();"
+	reqCall  = "hmb_mpi_req_call(r, t0, &rq);"
 )
 
 // specOf returns what f's kind does.
@@ -106,13 +116,13 @@ func specOf(f *fn) spec {
 			post: "hmbmpi_send(&c.send, comm, dest, sendtag, count, datatype);\nhmbmpi_recv(&c.recv, comm, datatype, status);"}
 	case "isend":
 		return spec{uses: []string{"comm", "dest", "tag", "count", "datatype", "request>"}, pre: reqDecl,
-			post: "hmbmpi_isend(&rq, comm, dest, tag, count, datatype, *request);", leave: reqLeave}
+			enter: reqBegin, post: "hmbmpi_isend(&rq, comm, dest, tag, count, datatype, *request);", leave: reqCall}
 	case "send_init":
 		return spec{uses: []string{"comm", "dest", "tag", "count", "datatype", "request>"},
 			post: "hmbmpi_send_init(comm, dest, tag, count, datatype, *request);"}
 	case "irecv":
 		return spec{uses: []string{"comm", "source", "datatype", "request>"}, pre: reqDecl,
-			post: "hmbmpi_irecv(&rq, comm, source, datatype, *request);", leave: reqLeave}
+			enter: reqBegin, post: "hmbmpi_irecv(&rq, comm, source, datatype, *request);", leave: reqCall}
 	case "recv_init":
 		return spec{uses: []string{"comm", "source", "datatype", "request>"},
 			post: "hmbmpi_recv_init(comm, source, datatype, *request);"}
@@ -181,7 +191,8 @@ func specOf(f *fn) spec {
 			post: "hmbmpi_mrecv(&c.recv, before, datatype, status);", leave: callEnd}
 	case "imrecv":
 		return spec{uses: []string{"message", "datatype", "request>"},
-			pre: "MPI_Message before = *message;\n" + reqDecl, post: "hmbmpi_imrecv(&rq, before, datatype, *request);", leave: reqLeave}
+			pre: "MPI_Message before = *message;\n" + reqDecl, enter: reqBegin,
+			post: "hmbmpi_imrecv(&rq, before, datatype, *request);", leave: reqCall}
 	case "coll", "icoll":
 		args := shapes[f.shape]
 		var uses, cargs []string
