@@ -8094,7 +8094,8 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_test(MPI_Fint *f_request, MPI_Fint *f_fla
 	MPI_Status status_v, *status = &status_v;
 	MPI_Request before = *request;
 	struct hmb_mpi_req rq = HMBMPI_NO_REQ;
-	hmbmpi_enter(r);
+	int whole = hmbmpi_p2p_request(before);
+	uint64_t t0 = hmbmpi_completion_enter(r, whole);
 	pmpi_test_(f_request, f_flag, f_status, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
@@ -8104,7 +8105,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_test(MPI_Fint *f_request, MPI_Fint *f_fla
 			hmbmpi_complete(&rq, before, status);
 		}
 	}
-	hmb_mpi_leave(r, &rq, 1);
+	hmbmpi_completion_leave(r, whole, t0, &rq);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_test, mpi_test_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_test, mpi_test__)
@@ -8134,7 +8135,8 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_test(MPI_Fint *f_request, MPI_Fint *f_f
 	MPI_Status status_v, *status = &status_v;
 	MPI_Request before = *request;
 	struct hmb_mpi_req rq = HMBMPI_NO_REQ;
-	hmbmpi_enter(r);
+	int whole = hmbmpi_p2p_request(before);
+	uint64_t t0 = hmbmpi_completion_enter(r, whole);
 	pmpi_test_f08_(f_request, f_flag, f_status, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
@@ -8144,7 +8146,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_test(MPI_Fint *f_request, MPI_Fint *f_f
 			hmbmpi_complete(&rq, before, status);
 		}
 	}
-	hmb_mpi_leave(r, &rq, 1);
+	hmbmpi_completion_leave(r, whole, t0, &rq);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_test, mpi_test_f08_)
 #endif
@@ -8384,14 +8386,15 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_wait(MPI_Fint *f_request, MPI_Fint *f_sta
 	MPI_Status status_v, *status = &status_v;
 	MPI_Request before = *request;
 	struct hmb_mpi_req rq = HMBMPI_NO_REQ;
-	hmbmpi_enter(r);
+	int whole = hmbmpi_p2p_request(before);
+	uint64_t t0 = hmbmpi_completion_enter(r, whole);
 	pmpi_wait_(f_request, f_status, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		MPI_Status_f2c(f_status, status);
 		hmbmpi_complete(&rq, before, status);
 	}
-	hmb_mpi_leave(r, &rq, 1);
+	hmbmpi_completion_leave(r, whole, t0, &rq);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_wait, mpi_wait_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_wait, mpi_wait__)
@@ -8420,14 +8423,15 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_wait(MPI_Fint *f_request, MPI_Fint *f_s
 	MPI_Status status_v, *status = &status_v;
 	MPI_Request before = *request;
 	struct hmb_mpi_req rq = HMBMPI_NO_REQ;
-	hmbmpi_enter(r);
+	int whole = hmbmpi_p2p_request(before);
+	uint64_t t0 = hmbmpi_completion_enter(r, whole);
 	pmpi_wait_f08_(f_request, f_status, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		MPI_Status_f2c(f_status, status);
 		hmbmpi_complete(&rq, before, status);
 	}
-	hmb_mpi_leave(r, &rq, 1);
+	hmbmpi_completion_leave(r, whole, t0, &rq);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_wait, mpi_wait_f08_)
 #endif

@@ -2622,14 +2622,15 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Test(MPI_Request *request, int *flag, MPI_Statu
 	}
 	MPI_Request before = *request;
 	struct hmb_mpi_req rq = HMBMPI_NO_REQ;
-	hmbmpi_enter(r);
+	int whole = hmbmpi_p2p_request(before);
+	uint64_t t0 = hmbmpi_completion_enter(r, whole);
 	int rc = PMPI_Test(request, flag, status);
 	if (rc == MPI_SUCCESS) {
 		if (*flag) {
 			hmbmpi_complete(&rq, before, status);
 		}
 	}
-	hmb_mpi_leave(r, &rq, 1);
+	hmbmpi_completion_leave(r, whole, t0, &rq);
 	return rc;
 }
 
@@ -2720,12 +2721,13 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Wait(MPI_Request *request, MPI_Status *status)
 	}
 	MPI_Request before = *request;
 	struct hmb_mpi_req rq = HMBMPI_NO_REQ;
-	hmbmpi_enter(r);
+	int whole = hmbmpi_p2p_request(before);
+	uint64_t t0 = hmbmpi_completion_enter(r, whole);
 	int rc = PMPI_Wait(request, status);
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_complete(&rq, before, status);
 	}
-	hmb_mpi_leave(r, &rq, 1);
+	hmbmpi_completion_leave(r, whole, t0, &rq);
 	return rc;
 }
 

@@ -59,8 +59,9 @@ const (
 	callEnd   = "hmb_mpi_call(&c);"
 )
 
-// A completion of one request (MPI_Wait, MPI_Test, MPI_Waitany,
-// MPI_Testany) writes its request's record with its leave, in one probe
+// A completion of one request (MPI_Waitany, MPI_Testany; MPI_Wait and
+// MPI_Test but on the requests below) writes its request's record with
+// its leave, in one probe
 // and one clock read (hmb_mpi_leave, cshim/lib/mpicall.h): reqDecl starts
 // the record empty, the call's post fills it, reqLeave writes it and
 // leaves r. A call that completes several (MPI_Waitall, MPI_Waitsome,
@@ -72,12 +73,20 @@ const (
 	reqsLeave = "hmb_mpi_leave(r, q.rq, q.nrq);"
 )
 
+// MPI_Wait and MPI_Test on a point-to-point request the wrappers started
+// are recorded whole as well; on any other request they keep their two
+// probes (hmbmpi_p2p_request, cshim/mpi/mpi_internal.h).
+const (
+	completionDecl  = "MPI_Request before = *request;\n" + reqDecl + "\nint whole = hmbmpi_p2p_request(before);"
+	completionEnter = "uint64_t t0 = hmbmpi_completion_enter(r, whole);"
+	completionLeave = "hmbmpi_completion_leave(r, whole, t0, &rq);"
+)
+
 // A call that starts a request (MPI_Isend, MPI_Irecv, MPI_Imrecv) runs no
 // program code, so it is recorded whole when it returns, as a blocking
 // call is (hmb_mpi_req_call, cshim/lib/mpicall.h): reqBegin reads the
 // clock before the PMPI call, reqCall writes the enter at that time, the
-// request's record and the leave. A completion keeps its two probes: a
-// generalized request's callbacks run inside it.
+// request's record and the leave.
 const (
 	reqBegin = "uint64_t t0 = hmbmpi_now();"
 	reqCall  = "hmb_mpi_req_call(r, t0, &rq);"
@@ -133,12 +142,11 @@ func specOf(f *fn) spec {
 			post:  "for (int i = 0; i < count; i++) {\n\thmbmpi_start(array_of_requests[i]);\n}",
 			fpost: "for (int i = 0; i < count; i++) {\n\thmbmpi_start(MPI_Request_f2c(f_array_of_requests[i]));\n}"}
 	case "wait":
-		return spec{uses: []string{"request"}, status: "status",
-			pre: "MPI_Request before = *request;\n" + reqDecl, post: "hmbmpi_complete(&rq, before, status);", leave: reqLeave}
+		return spec{uses: []string{"request"}, status: "status", pre: completionDecl, enter: completionEnter,
+			post: "hmbmpi_complete(&rq, before, status);", leave: completionLeave}
 	case "test":
-		return spec{uses: []string{"request", "flag>"}, status: "status",
-			pre:  "MPI_Request before = *request;\n" + reqDecl,
-			post: "if (*flag) {\n\thmbmpi_complete(&rq, before, status);\n}", leave: reqLeave}
+		return spec{uses: []string{"request", "flag>"}, status: "status", pre: completionDecl, enter: completionEnter,
+			post: "if (*flag) {\n\thmbmpi_complete(&rq, before, status);\n}", leave: completionLeave}
 	case "request_free":
 		return spec{uses: []string{"request"},
 			pre: "MPI_Request before = *request;", post: "hmbmpi_request_free(before);"}
