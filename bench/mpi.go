@@ -28,7 +28,8 @@ import (
 // call alone, a region and a message per call, all of it on the path;
 // selfsend_pairs alternates it with the same calls through PMPI_ in one
 // process, and does the same for MPI_Irecv, MPI_Isend and their two
-// MPI_Wait, whose request records share their leave's clock read. The
+// MPI_Wait, recorded whole when they return as a blocking call is, their
+// request records sharing their leave's clock read. The
 // notes give the added ns per call: the median over the rounds of traced
 // minus plain of the same round (a row needs a plain one to take its ratio
 // to). A note gives that work alone, timed without MPI
@@ -139,7 +140,7 @@ func runMPI(o *options, r *report) error {
 		"the wrappers reduced to those two reads add %.1f, so the call's region and message, recorded by one fused probe, %.1f (goal of issue 36: %d in all)",
 		median(addedPairs), slices.Min(addedPairs), slices.Max(addedPairs), median(addedPairsFloor), median(addedPairs)-median(addedPairsFloor), selfSendGoal)
 	r.note("non-blocking to self, alternated the same way (MPI_Irecv, MPI_Isend and the two MPI_Wait that complete them): the wrappers add %.1f ns per MPI call (%.1f–%.1f); "+
-		"two clock reads per call, each request's record sharing its call's leave (hmb_mpi_leave), where they took three",
+		"two clock reads per call, each recorded whole when it returns (hmb_mpi_req_call), its request's record sharing the leave's read",
 		median(addedIsend), slices.Min(addedIsend), slices.Max(addedIsend))
 	r.note("on a ping-pong's critical path (cshim/bench/mpi_critical.c: from a receive's return to the next send, without MPI): "+
 		"%.1f ns per half round trip the wrappers' way (hmb_mpi_call, which stages the receive, and a clock read), %.1f ns with two probes (hmb_recv_leave, hmb_enter_send)",

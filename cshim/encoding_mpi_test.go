@@ -11,11 +11,11 @@ import (
 	"github.com/hmbtrace/hmbtrace/encode"
 )
 
-// TestDirectMPIEncoding compares the encoders of a blocking MPI call's
-// direct probe (hmb_put_message_inline and hmb_put_leave_seq in
-// lib/direct_mpi.h, which write the common forms themselves and hand the
-// rest to direct.c) with encode.Encoder byte for byte, on level streams
-// that mix enters, leaves and messages: deltas, peers, tags and
+// TestDirectMPIEncoding compares the encoders of an MPI call's direct
+// probe (hmb_put_message_inline, hmb_put_leave_seq and hmb_put_req_inline
+// in lib/direct_mpi.h, which write the common forms themselves and hand
+// the rest to direct.c) with encode.Encoder byte for byte, on level
+// streams that mix enters, leaves, messages and requests' records: deltas, peers, tags and
 // communicators of one, two and more LEB128 bytes, no communicator, sizes
 // up to 2^40, records at the previous one's time, sequence numbers that
 // need a SEQ prefix of one byte or more, and times that go back (clamped).
@@ -57,7 +57,22 @@ func TestDirectMPIEncoding(t *testing.T) {
 				seq = uint32(rng.Uint64N(1 << uint(rng.IntN(32))))
 			}
 			var n int
-			switch rng.IntN(3) {
+			switch rng.IntN(4) {
+			case 3:
+				// A point-to-point request's record (hmb_put_req_inline).
+				k := []encode.Kind{encode.KindIsend, encode.KindIrecv, encode.KindIsendComplete,
+					encode.KindIrecvRequest, encode.KindRequestCancelled}[rng.IntN(5)]
+				peer, tag, bytes, comm, request := size(), uint32(size()), size(), uint32(size()), size()
+				if rng.IntN(4) == 0 {
+					request = rng.Uint64N(1 << 40)
+				}
+				if k == encode.KindIsend || k == encode.KindIrecv {
+					n = e.RequestMessage(b, k, tm, seq, peer, true, tag, bytes, comm, request)
+				} else {
+					peer, tag, bytes, comm = 0, 0, 0, 0
+					n = e.Request(b, k, tm, seq, request)
+				}
+				fmt.Fprintf(&in, "Q %d %d %d %d %d %d %d %d\n", k, tm, seq, peer, tag, bytes, comm, request)
 			case 0:
 				region := uint32(1 + rng.IntN(4))
 				n = e.Enter(b, tm, seq, region)

@@ -21,7 +21,11 @@ import (
 // before the next event. The same holds on the direct path, with bins so
 // small that the deferred receive often finds no room and is replayed in
 // Go, and with every probe staged; the three traces hold the same
-// messages.
+// messages. A send after a receive is written with it in one probe
+// (hmb_mpi_pair): every peer's line of the matrix counts what the trace
+// holds, and the flat profile is the one the events give (the timer at
+// full resolution), so a call's visit, times and its caller's child time
+// are those a probe per event would have counted.
 func TestMPIDeferredReceive(t *testing.T) {
 	build := library(t)
 	p := buildC(t, build, "mpidefer", []string{"-I" + filepath.Join(root, "cshim", "lib")},
@@ -32,9 +36,9 @@ func TestMPIDeferredReceive(t *testing.T) {
 		name string
 		env  []string
 	}{
-		{"direct", []string{"HMB_C_PROBE=direct"}},
-		{"small bins", []string{"HMB_C_PROBE=direct", "HMB_BIN_SIZE=1K"}},
-		{"staged", []string{"HMB_C_PROBE=staged"}},
+		{"direct", []string{"HMB_C_PROBE=direct", "HMB_TIMER_SHIFT=0"}},
+		{"small bins", []string{"HMB_C_PROBE=direct", "HMB_BIN_SIZE=1K", "HMB_TIMER_SHIFT=0"}},
+		{"staged", []string{"HMB_C_PROBE=staged", "HMB_TIMER_SHIFT=0"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			q := p
@@ -81,6 +85,8 @@ func TestMPIDeferredReceive(t *testing.T) {
 				if mrecv != recv || msent != sent {
 					t.Errorf("%s: matrix received %d, sent %d; the trace %d and %d", l.Name, mrecv, msent, recv, sent)
 				}
+				checkDeferredMatrix(t, l, msgs)
+				checkDeferredProfile(t, f, l)
 				if l.Accounted() != l.Recorded {
 					t.Errorf("%s: %d events accounted for, %d recorded", l.Name, l.Accounted(), l.Recorded)
 				}
@@ -170,4 +176,100 @@ func deferredMessages(t *testing.T, f *tracefile.File, l *tracefile.Location, sp
 		t.Errorf("%s: %d receives of tag 77 followed by an event, want %d", l.Name, spun, spins)
 	}
 	return out
+}
+
+// checkDeferredMatrix checks that each peer's line of location l's
+// communication matrix counts the messages msgs of the trace with it.
+func checkDeferredMatrix(t *testing.T, l *tracefile.Location, msgs []deferredMsg) {
+	t.Helper()
+	type counts struct{ sent, sentBytes, recv, recvBytes uint64 }
+	want := map[uint64]counts{}
+	for _, m := range msgs {
+		c := want[m.Peer]
+		if m.Kind == encode.KindRecv || m.Kind == encode.KindIrecv {
+			c.recv++
+			c.recvBytes += m.Bytes
+		} else {
+			c.sent++
+			c.sentBytes += m.Bytes
+		}
+		want[m.Peer] = c
+	}
+	got := map[uint64]counts{}
+	for _, cc := range l.Comm {
+		if cc.PeerRank {
+			got[cc.Peer] = counts{cc.Sent, cc.SentBytes, cc.Received, cc.ReceivedBytes}
+		}
+	}
+	for peer, w := range want {
+		if got[peer] != w {
+			t.Errorf("%s: peer %d: matrix %+v, the trace's %+v", l.Name, peer, got[peer], w)
+		}
+	}
+	for peer, g := range got {
+		if _, ok := want[peer]; !ok {
+			t.Errorf("%s: peer %d: matrix %+v, no message in the trace", l.Name, peer, g)
+		}
+	}
+}
+
+// checkDeferredProfile checks location l's flat profile against the one
+// its events give: visits, inclusive time (recursion counted once) and
+// exclusive time per region, in ticks. It needs every event kept and the
+// timer at full resolution.
+func checkDeferredProfile(t *testing.T, f *tracefile.File, l *tracefile.Location) {
+	t.Helper()
+	type open struct {
+		region       uint32
+		start, child uint64
+	}
+	want := map[uint32]*tracefile.ProfileEntry{}
+	var stack []open
+	var e tracefile.Event
+	it := f.Events(l.ID)
+	for it.Next(&e) {
+		switch e.Kind {
+		case encode.KindEnter:
+			stack = append(stack, open{region: e.Region, start: e.Time})
+			p := want[e.Region]
+			if p == nil {
+				p = &tracefile.ProfileEntry{Region: e.Region}
+				want[e.Region] = p
+			}
+			p.Visits++
+		case encode.KindLeave:
+			o := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			dur := e.Time - o.start
+			p := want[o.region]
+			recursive := false
+			for _, q := range stack {
+				recursive = recursive || q.region == o.region
+			}
+			if !recursive {
+				p.Inclusive += dur
+			}
+			p.Exclusive += dur - o.child
+			if len(stack) > 0 {
+				stack[len(stack)-1].child += dur
+			}
+		}
+	}
+	if err := it.Err(); err != nil {
+		t.Fatalf("%s: %v", l.Name, err)
+	}
+	for _, p := range l.Profile {
+		w := want[p.Region]
+		if p.Visits == 0 && w == nil {
+			continue
+		}
+		if w == nil || p.Visits != w.Visits || p.Inclusive != w.Inclusive || p.Exclusive != w.Exclusive {
+			t.Errorf("%s: profile of %s: %d visits, %d ticks inclusive, %d exclusive; the events give %+v",
+				l.Name, f.RegionName(p.Region), p.Visits, p.Inclusive, p.Exclusive, w)
+		}
+		delete(want, p.Region)
+	}
+	for r, w := range want {
+		t.Errorf("%s: region %s has %d visits in the events, none in the profile", l.Name, f.RegionName(r), w.Visits)
+	}
 }

@@ -13,18 +13,27 @@ import (
 // mpiCallInstructions bounds the instructions that libhmbtrace-mpi's
 // wrappers and libhmbtrace execute per blocking point-to-point call (a
 // MPI_Send or MPI_Recv to this same rank, the PMPI call excluded), as
-// callgrind counts them: 533 with Debian's GCC 12 at -O2 and Open MPI 4.1
-// (2026-12-06; 580 before the fused probe's send and receive copies, its
-// message's two stores and its bytes written last), some 90 of them the
-// wrapper's own. Two clock reads take some 19 ns of the +57 ns a call
+// callgrind counts them: 448 with Debian's GCC 12 at -O2 and Open MPI 4.1
+// (2026-12-07; 533 before the send took the deferred receive into its
+// probe, hmb_mpi_pair, and the call's frame went), some 90 of them the
+// wrapper's own. Two clock reads take some 19 ns of the +55 ns a call
 // costs (selfsend_pairs); the rest grows with these instructions.
-const mpiCallInstructions = 560
+const mpiCallInstructions = 470
+
+// mpiRequestInstructions bounds the same per non-blocking call or
+// completion (MPI_Irecv, MPI_Isend, MPI_Test and MPI_Wait of a
+// point-to-point request to this same rank): 729 (2026-12-07; 903 before
+// the calls that start such a request or complete it were recorded whole,
+// hmb_mpi_req_call, and their records encoded inline), of which some 130
+// the request table's.
+const mpiRequestInstructions = 760
 
 // TestMPICallInstructions counts, with callgrind, the instructions of
 // libhmbtrace-mpi and libhmbtrace per blocking call of a send and a
 // receive to this same rank, on the program's thread alone, so that what
 // is added to the wrappers' fused probe (mpicall.c, direct_mpi.h) shows
-// here before it shows in the noise of selfsend_pairs. The clock is the
+// here before it shows in the noise of selfsend_pairs; and per
+// non-blocking call or completion (mpiRequestInstructions). The clock is the
 // default, the TSC where it is invariant, whose read callgrind counts as
 // one instruction (CLOCK_MONOTONIC's is in the vDSO, not counted).
 // HMB_TIMER_SHIFT=10 keeps the time deltas of a run under valgrind, some
@@ -54,6 +63,25 @@ func TestMPICallInstructions(t *testing.T) {
 	}
 	if per < 100 {
 		t.Errorf("%.1f instructions per blocking call: the wrappers did not record the calls, or callgrind did not count them", per)
+	}
+	// The second dump of the program's thread: the non-blocking calls.
+	m = regexp.MustCompile(`clockreads nonblocking calls (\d+)`).FindSubmatch(msg)
+	if m == nil {
+		t.Fatalf("clockreads did not finish:\n%s", msg)
+	}
+	calls, _ = strconv.Atoi(string(m[1]))
+	n, desc = objectInstructions(t, out+".2-01", "/libhmbtrace.so", "/libhmbtrace-mpi.so")
+	if !strings.HasSuffix(desc, "nonblocking") {
+		t.Fatalf("dump 2 is %q, want the counts of the non-blocking calls", desc)
+	}
+	per = float64(n) / float64(calls)
+	t.Logf("%.1f instructions of libhmbtrace and libhmbtrace-mpi per non-blocking call or completion (%d calls)", per, calls)
+	if per > mpiRequestInstructions {
+		t.Errorf("a non-blocking call or completion executes %.1f instructions of the wrappers and their probe, more than %d: what was added to hmb_mpi_req_call's path (mpicall.c, direct_mpi.h) or the request table (hmbtrace_mpi.c)?",
+			per, mpiRequestInstructions)
+	}
+	if per < 100 {
+		t.Errorf("%.1f instructions per non-blocking call: the wrappers did not record the calls, or callgrind did not count them", per)
 	}
 }
 

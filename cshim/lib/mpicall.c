@@ -39,15 +39,25 @@ HMB_NOINST __attribute__((noinline)) static int hmb_direct_mpi_any_on(struct hmb
 	return hmb_direct_mpi_call_as(th, c, t1, 0, c->send.peer >= 0, c->recv.peer >= 0);
 }
 
-/* hmb_direct_mpi_call records blocking MPI call c, which returns now, in a probe of its own. */
+static int hmb_mpi_pair(struct hmb_thread *th, const struct hmb_mpi_call *c, uint64_t t1) HMB_NOINST;
+
+/*
+ * hmb_direct_mpi_call records blocking MPI call c, which returns now, in a
+ * probe of its own, or, a send after a deferred receive, in one with the
+ * receive (hmb_mpi_pair).
+ */
 HMB_NOINST static int hmb_direct_mpi_call(struct hmb_thread *th, const struct hmb_mpi_call *c)
 {
 	/* The clock first: its read overlaps the checks. */
 	uint64_t t1 = hmb_now();
+	int send = c->send.peer >= 0, recv = c->recv.peer >= 0, rc;
+	if (send && !recv && atomic_load_explicit(&th->cur, memory_order_relaxed) == th->buf + HMB_MPI_DEFERRED &&
+	    hmb_mpi_pair(th, c, t1) == HMB_DIRECT_DONE) {
+		return HMB_DIRECT_DONE;
+	}
 	if (hmb_direct_begin(th) != HMB_DIRECT_GO) {
 		return HMB_DIRECT_APART;
 	}
-	int send = c->send.peer >= 0, recv = c->recv.peer >= 0, rc;
 	if (send && !recv) {
 		rc = hmb_direct_mpi_send_on(th, c, t1);
 	} else if (recv && !send) {
@@ -151,11 +161,18 @@ HMB_NOINST static int hmb_mpi_defer(struct hmb_thread *th, const struct hmb_mpi_
 	return 1;
 }
 
-int hmb_mpi_undefer(struct hmb_thread *th)
+/*
+ * hmb_mpi_unstaged reads back the deferred receive that the thread's
+ * staging array holds alone (cur == buf + HMB_MPI_DEFERRED): the call
+ * into *c, the time it returned into *t1. It returns 0 if the array holds
+ * anything else, or is closed (hmb_finalize).
+ */
+HMB_NOINST __attribute__((always_inline)) static inline int hmb_mpi_unstaged(struct hmb_thread *th,
+									      struct hmb_mpi_call *c, uint64_t *t1)
 {
 	hmb_record *b = th->buf, *cur = atomic_load_explicit(&th->cur, memory_order_relaxed);
 	if (cur != b + HMB_MPI_DEFERRED || cur > atomic_load_explicit(&th->end, memory_order_relaxed)) {
-		return 0; /* not a deferred receive alone, or the array is closed (hmb_finalize) */
+		return 0;
 	}
 	/*
 	 * Whatever staged them, records of hmb_mpi_staged's form are written
@@ -169,20 +186,98 @@ int hmb_mpi_undefer(struct hmb_thread *th)
 	    b[5].word != ((uint64_t)HMB_KIND_LEAVE << HMB_KIND_SHIFT | region) || b[5].time != b[1].time) {
 		return 0;
 	}
-	struct hmb_mpi_call c = {
+	*c = (struct hmb_mpi_call){
 		.t0 = b[0].time,
 		.region = (uint32_t)region,
 		.send = {.peer = -1},
 		.recv = {.peer = (int)b[2].time, .tag = (uint32_t)b[2].word, .comm = (uint32_t)(b[2].word >> 32),
 			 .bytes = b[3].time},
 	};
-	if (hmb_direct_mpi_recv_on(th, &c, b[1].time, 1) != HMB_DIRECT_DONE) {
+	*t1 = b[1].time;
+	return 1;
+}
+
+int hmb_mpi_undefer(struct hmb_thread *th)
+{
+	struct hmb_mpi_call c;
+	uint64_t t1;
+	if (!hmb_mpi_unstaged(th, &c, &t1)) {
+		return 0;
+	}
+	if (hmb_direct_mpi_recv_on(th, &c, t1, 1) != HMB_DIRECT_DONE) {
 		return 0; /* the records stay: flush_next has the probe replay them */
 	}
-	if (atomic_load_explicit(&th->cur, memory_order_relaxed) == b) {
+	if (atomic_load_explicit(&th->cur, memory_order_relaxed) == th->buf) {
 		th->flush_next = 0; /* nothing a signal handler staged meanwhile */
 	}
 	return 1;
+}
+
+/*
+ * hmb_direct_mpi_pair_on records the deferred receive that the thread's
+ * staging array holds alone and send c, which returns at t1, all of both
+ * or nothing, on the direct path opened with the receive still staged:
+ * hmb_direct_mpi_call_as for the receive (its staging array emptied) then
+ * for c, with one set of checks for the two calls at their one depth, and
+ * one lookup of the peer's matrix line if both have the same peer (a
+ * ping-pong's, a send to self). On a ping-pong, the send after a receive
+ * is where this runs; the receive's own probe (hmb_mpi_undefer, a second
+ * hmb_direct_mpi_call_as) repeated most of the checks. Inlined into its
+ * one caller, the receive read back from the array stays in registers.
+ */
+HMB_NOINST __attribute__((always_inline)) static inline int hmb_direct_mpi_pair_on(struct hmb_thread *th,
+										   const struct hmb_mpi_call *c,
+										   uint64_t t1)
+{
+	struct hmb_mpi_call q;
+	uint64_t q1;
+	struct hmb_mpi_place w;
+	if (!hmb_mpi_unstaged(th, &q, &q1) || !hmb_direct_mpi_call_check(th, &q, 0, 1, 2, &w)) {
+		return HMB_DIRECT_APART;
+	}
+	struct hmb_go_location *L = w.L;
+	struct hmb_go_prof *p = hmb_prof(L, c->region);
+	struct hmb_go_commline *sline =
+		(uint64_t)c->send.peer == (uint64_t)q.recv.peer ? w.rline : hmb_comm_line(L, (uint64_t)c->send.peer);
+	if (p == NULL || p->off != HMB_OFF_NONE || p->cls != HMB_CLASS_PARADIGM || c->region == L->phase_region ||
+	    sline == NULL) {
+		return HMB_DIRECT_APART;
+	}
+	/* Before the writes, and only if the array still holds q alone (hmb_direct_mpi_call_as). */
+	if (!hmb_cur_swap(th, th->buf + HMB_MPI_DEFERRED, th->buf)) {
+		return HMB_DIRECT_APART;
+	}
+	hmb_direct_mpi_call_write(&w, &q, q1, 0, 1);
+	w.p = p;
+	w.sline = sline;
+	hmb_direct_mpi_call_write(&w, c, t1, 1, 0);
+	return HMB_DIRECT_DONE;
+}
+
+/*
+ * hmb_mpi_pair records send c, which returns at t1, with the deferred
+ * receive that the thread's staging array holds, on the direct path
+ * (hmb_direct_mpi_pair_on). It opens the path as hmb_direct_begin does,
+ * but finds the receive still staged, where hmb_direct_begin would write
+ * it in a probe of its own. It returns HMB_DIRECT_DONE if it recorded
+ * both, else 0 with nothing written and the probe ended: the caller then
+ * takes the ordinary path, which handles every case.
+ */
+HMB_NOINST __attribute__((noinline, flatten)) static int hmb_mpi_pair(struct hmb_thread *th,
+									 const struct hmb_mpi_call *c, uint64_t t1)
+{
+	if (th->in_direct || atomic_load_explicit(&th->in_slow, memory_order_relaxed)) {
+		return 0;
+	}
+	atomic_store_explicit(&th->in_direct, 1, memory_order_relaxed);
+	atomic_signal_fence(memory_order_seq_cst); /* hmb_finalize's membarrier does the rest */
+	if (hmb_direct_mpi_pair_on(th, c, t1) != HMB_DIRECT_DONE) {
+		return hmb_direct_end(th, 0);
+	}
+	if (atomic_load_explicit(&th->cur, memory_order_relaxed) == th->buf) {
+		th->flush_next = 0; /* nothing a signal handler staged meanwhile */
+	}
+	return hmb_direct_end(th, HMB_DIRECT_DONE);
 }
 
 HMB_NOINST void hmb_mpi_call(const struct hmb_mpi_call *c)
@@ -198,6 +293,46 @@ HMB_NOINST void hmb_mpi_call(const struct hmb_mpi_call *c)
 		}
 	}
 	hmb_mpi_call_apart(c);
+}
+
+/*
+ * hmb_direct_mpi_req_on records non-blocking call c (no message of its
+ * own), which returned at t1, and its request record q (kind 0: none), all
+ * of it or nothing, on the direct path that hmb_direct_begin opened.
+ */
+HMB_NOINST __attribute__((noinline)) static int hmb_direct_mpi_req_on(struct hmb_thread *th,
+								     const struct hmb_mpi_call *c,
+								     const struct hmb_mpi_req *q, uint64_t t1)
+{
+	struct hmb_mpi_place w;
+	if (!hmb_direct_mpi_req_check(th, c, q, &w)) {
+		return HMB_DIRECT_APART;
+	}
+	if (q->kind != 0) {
+		hmb_direct_mpi_call_write_req(&w, c, t1, 0, 0, q);
+	} else {
+		hmb_direct_mpi_call_write(&w, c, t1, 0, 0);
+	}
+	return HMB_DIRECT_DONE;
+}
+
+HMB_NOINST void hmb_mpi_req_call(uint32_t region, uint64_t t0, const struct hmb_mpi_req *q)
+{
+	struct hmb_thread *th = hmb_self;
+	if (__builtin_expect(th != NULL && th->loc != NULL, 1)) {
+		/* The clock first: its read overlaps the checks. */
+		uint64_t t1 = hmb_now();
+		if (__builtin_expect(hmb_direct_begin(th) == HMB_DIRECT_GO, 1)) {
+			struct hmb_mpi_call c = {.t0 = t0, .region = region, .send = {.peer = -1}, .recv = {.peer = -1}};
+			if (__builtin_expect(hmb_direct_end(th, hmb_direct_mpi_req_on(th, &c, q, t1)) == HMB_DIRECT_DONE,
+					     1)) {
+				return;
+			}
+		}
+	}
+	/* Event by event, in the direct path's order: the record and the leave at a read of their own. */
+	hmb_enter_at(region, t0);
+	hmb_mpi_leave(region, q, 1);
 }
 
 HMB_NOINST int hmb_clock_tsc(void)

@@ -78,6 +78,16 @@ struct hmb_mpi_req {
 void hmb_mpi_leave(uint32_t region, const struct hmb_mpi_req *q, int n) __attribute__((no_instrument_function));
 
 /*
+ * hmb_mpi_req_call records a non-blocking call of MPI region region whole
+ * when it returns (MPI_Isend and its kin, MPI_Irecv, MPI_Imrecv), as
+ * hmb_mpi_call does a blocking one: the enter at t0 (of hmb_clock, read
+ * before the PMPI call), request record q (kind 0: none) and the leave at
+ * one clock read after it, in one probe. No program code runs inside such
+ * a call but an error handler's, whose records go before the enter.
+ */
+void hmb_mpi_req_call(uint32_t region, uint64_t t0, const struct hmb_mpi_req *q) __attribute__((no_instrument_function));
+
+/*
  * hmb_clock_tsc tells how to read hmb_clock's ticks without calling it: 1
  * if they are the TSC's (RDTSC), 0 if CLOCK_MONOTONIC's nanoseconds.
  */

@@ -4767,14 +4767,14 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_ibsend(void *f_buf, MPI_Fint *f_count, MP
 	MPI_Datatype datatype = MPI_Type_f2c(*f_datatype);
 	MPI_Request request_v = MPI_REQUEST_NULL, *request = &request_v;
 	struct hmb_mpi_req rq = HMBMPI_NO_REQ;
-	hmbmpi_enter(r);
+	uint64_t t0 = hmbmpi_now();
 	pmpi_ibsend_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_isend(&rq, comm, dest, tag, count, datatype, *request);
 	}
-	hmb_mpi_leave(r, &rq, 1);
+	hmb_mpi_req_call(r, t0, &rq);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_ibsend, mpi_ibsend_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_ibsend, mpi_ibsend__)
@@ -4801,14 +4801,14 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_ibsend(void *f_buf, MPI_Fint *f_count, 
 	MPI_Datatype datatype = MPI_Type_f2c(*f_datatype);
 	MPI_Request request_v = MPI_REQUEST_NULL, *request = &request_v;
 	struct hmb_mpi_req rq = HMBMPI_NO_REQ;
-	hmbmpi_enter(r);
+	uint64_t t0 = hmbmpi_now();
 	pmpi_ibsend_f08_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_isend(&rq, comm, dest, tag, count, datatype, *request);
 	}
-	hmb_mpi_leave(r, &rq, 1);
+	hmb_mpi_req_call(r, t0, &rq);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_ibsend, mpi_ibsend_f08_)
 #endif
@@ -4886,14 +4886,14 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_imrecv(void *f_buf, MPI_Fint *f_count, MP
 	MPI_Request request_v = MPI_REQUEST_NULL, *request = &request_v;
 	MPI_Message before = *message;
 	struct hmb_mpi_req rq = HMBMPI_NO_REQ;
-	hmbmpi_enter(r);
+	uint64_t t0 = hmbmpi_now();
 	pmpi_imrecv_(f_buf, f_count, f_datatype, f_message, f_request, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_imrecv(&rq, before, datatype, *request);
 	}
-	hmb_mpi_leave(r, &rq, 1);
+	hmb_mpi_req_call(r, t0, &rq);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_imrecv, mpi_imrecv_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_imrecv, mpi_imrecv__)
@@ -4919,14 +4919,14 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_imrecv(void *f_buf, MPI_Fint *f_count, 
 	MPI_Request request_v = MPI_REQUEST_NULL, *request = &request_v;
 	MPI_Message before = *message;
 	struct hmb_mpi_req rq = HMBMPI_NO_REQ;
-	hmbmpi_enter(r);
+	uint64_t t0 = hmbmpi_now();
 	pmpi_imrecv_f08_(f_buf, f_count, f_datatype, f_message, f_request, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_imrecv(&rq, before, datatype, *request);
 	}
-	hmb_mpi_leave(r, &rq, 1);
+	hmb_mpi_req_call(r, t0, &rq);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_imrecv, mpi_imrecv_f08_)
 #endif
@@ -5173,14 +5173,14 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_irecv(void *f_buf, MPI_Fint *f_count, MPI
 	MPI_Datatype datatype = MPI_Type_f2c(*f_datatype);
 	MPI_Request request_v = MPI_REQUEST_NULL, *request = &request_v;
 	struct hmb_mpi_req rq = HMBMPI_NO_REQ;
-	hmbmpi_enter(r);
+	uint64_t t0 = hmbmpi_now();
 	pmpi_irecv_(f_buf, f_count, f_datatype, f_source, f_tag, f_comm, f_request, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_irecv(&rq, comm, source, datatype, *request);
 	}
-	hmb_mpi_leave(r, &rq, 1);
+	hmb_mpi_req_call(r, t0, &rq);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_irecv, mpi_irecv_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_irecv, mpi_irecv__)
@@ -5205,14 +5205,14 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_irecv(void *f_buf, MPI_Fint *f_count, M
 	MPI_Datatype datatype = MPI_Type_f2c(*f_datatype);
 	MPI_Request request_v = MPI_REQUEST_NULL, *request = &request_v;
 	struct hmb_mpi_req rq = HMBMPI_NO_REQ;
-	hmbmpi_enter(r);
+	uint64_t t0 = hmbmpi_now();
 	pmpi_irecv_f08_(f_buf, f_count, f_datatype, f_source, f_tag, f_comm, f_request, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_irecv(&rq, comm, source, datatype, *request);
 	}
-	hmb_mpi_leave(r, &rq, 1);
+	hmb_mpi_req_call(r, t0, &rq);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_irecv, mpi_irecv_f08_)
 #endif
@@ -5232,14 +5232,14 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_irsend(void *f_buf, MPI_Fint *f_count, MP
 	MPI_Datatype datatype = MPI_Type_f2c(*f_datatype);
 	MPI_Request request_v = MPI_REQUEST_NULL, *request = &request_v;
 	struct hmb_mpi_req rq = HMBMPI_NO_REQ;
-	hmbmpi_enter(r);
+	uint64_t t0 = hmbmpi_now();
 	pmpi_irsend_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_isend(&rq, comm, dest, tag, count, datatype, *request);
 	}
-	hmb_mpi_leave(r, &rq, 1);
+	hmb_mpi_req_call(r, t0, &rq);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_irsend, mpi_irsend_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_irsend, mpi_irsend__)
@@ -5266,14 +5266,14 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_irsend(void *f_buf, MPI_Fint *f_count, 
 	MPI_Datatype datatype = MPI_Type_f2c(*f_datatype);
 	MPI_Request request_v = MPI_REQUEST_NULL, *request = &request_v;
 	struct hmb_mpi_req rq = HMBMPI_NO_REQ;
-	hmbmpi_enter(r);
+	uint64_t t0 = hmbmpi_now();
 	pmpi_irsend_f08_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_isend(&rq, comm, dest, tag, count, datatype, *request);
 	}
-	hmb_mpi_leave(r, &rq, 1);
+	hmb_mpi_req_call(r, t0, &rq);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_irsend, mpi_irsend_f08_)
 #endif
@@ -5293,14 +5293,14 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_isend(void *f_buf, MPI_Fint *f_count, MPI
 	MPI_Datatype datatype = MPI_Type_f2c(*f_datatype);
 	MPI_Request request_v = MPI_REQUEST_NULL, *request = &request_v;
 	struct hmb_mpi_req rq = HMBMPI_NO_REQ;
-	hmbmpi_enter(r);
+	uint64_t t0 = hmbmpi_now();
 	pmpi_isend_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_isend(&rq, comm, dest, tag, count, datatype, *request);
 	}
-	hmb_mpi_leave(r, &rq, 1);
+	hmb_mpi_req_call(r, t0, &rq);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_isend, mpi_isend_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_isend, mpi_isend__)
@@ -5327,14 +5327,14 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_isend(void *f_buf, MPI_Fint *f_count, M
 	MPI_Datatype datatype = MPI_Type_f2c(*f_datatype);
 	MPI_Request request_v = MPI_REQUEST_NULL, *request = &request_v;
 	struct hmb_mpi_req rq = HMBMPI_NO_REQ;
-	hmbmpi_enter(r);
+	uint64_t t0 = hmbmpi_now();
 	pmpi_isend_f08_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_isend(&rq, comm, dest, tag, count, datatype, *request);
 	}
-	hmb_mpi_leave(r, &rq, 1);
+	hmb_mpi_req_call(r, t0, &rq);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_isend, mpi_isend_f08_)
 #endif
@@ -5354,14 +5354,14 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_issend(void *f_buf, MPI_Fint *f_count, MP
 	MPI_Datatype datatype = MPI_Type_f2c(*f_datatype);
 	MPI_Request request_v = MPI_REQUEST_NULL, *request = &request_v;
 	struct hmb_mpi_req rq = HMBMPI_NO_REQ;
-	hmbmpi_enter(r);
+	uint64_t t0 = hmbmpi_now();
 	pmpi_issend_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_isend(&rq, comm, dest, tag, count, datatype, *request);
 	}
-	hmb_mpi_leave(r, &rq, 1);
+	hmb_mpi_req_call(r, t0, &rq);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_issend, mpi_issend_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_issend, mpi_issend__)
@@ -5388,14 +5388,14 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_issend(void *f_buf, MPI_Fint *f_count, 
 	MPI_Datatype datatype = MPI_Type_f2c(*f_datatype);
 	MPI_Request request_v = MPI_REQUEST_NULL, *request = &request_v;
 	struct hmb_mpi_req rq = HMBMPI_NO_REQ;
-	hmbmpi_enter(r);
+	uint64_t t0 = hmbmpi_now();
 	pmpi_issend_f08_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		request_v = MPI_Request_f2c(*f_request);
 		hmbmpi_isend(&rq, comm, dest, tag, count, datatype, *request);
 	}
-	hmb_mpi_leave(r, &rq, 1);
+	hmb_mpi_req_call(r, t0, &rq);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_issend, mpi_issend_f08_)
 #endif
@@ -8094,7 +8094,8 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_test(MPI_Fint *f_request, MPI_Fint *f_fla
 	MPI_Status status_v, *status = &status_v;
 	MPI_Request before = *request;
 	struct hmb_mpi_req rq = HMBMPI_NO_REQ;
-	hmbmpi_enter(r);
+	int whole = hmbmpi_p2p_request(before);
+	uint64_t t0 = hmbmpi_completion_enter(r, whole);
 	pmpi_test_(f_request, f_flag, f_status, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
@@ -8104,7 +8105,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_test(MPI_Fint *f_request, MPI_Fint *f_fla
 			hmbmpi_complete(&rq, before, status);
 		}
 	}
-	hmb_mpi_leave(r, &rq, 1);
+	hmbmpi_completion_leave(r, whole, t0, &rq);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_test, mpi_test_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_test, mpi_test__)
@@ -8134,7 +8135,8 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_test(MPI_Fint *f_request, MPI_Fint *f_f
 	MPI_Status status_v, *status = &status_v;
 	MPI_Request before = *request;
 	struct hmb_mpi_req rq = HMBMPI_NO_REQ;
-	hmbmpi_enter(r);
+	int whole = hmbmpi_p2p_request(before);
+	uint64_t t0 = hmbmpi_completion_enter(r, whole);
 	pmpi_test_f08_(f_request, f_flag, f_status, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
@@ -8144,7 +8146,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_test(MPI_Fint *f_request, MPI_Fint *f_f
 			hmbmpi_complete(&rq, before, status);
 		}
 	}
-	hmb_mpi_leave(r, &rq, 1);
+	hmbmpi_completion_leave(r, whole, t0, &rq);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_test, mpi_test_f08_)
 #endif
@@ -8384,14 +8386,15 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_wait(MPI_Fint *f_request, MPI_Fint *f_sta
 	MPI_Status status_v, *status = &status_v;
 	MPI_Request before = *request;
 	struct hmb_mpi_req rq = HMBMPI_NO_REQ;
-	hmbmpi_enter(r);
+	int whole = hmbmpi_p2p_request(before);
+	uint64_t t0 = hmbmpi_completion_enter(r, whole);
 	pmpi_wait_(f_request, f_status, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		MPI_Status_f2c(f_status, status);
 		hmbmpi_complete(&rq, before, status);
 	}
-	hmb_mpi_leave(r, &rq, 1);
+	hmbmpi_completion_leave(r, whole, t0, &rq);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_wait, mpi_wait_)
 HMBMPI_FORTRAN_ALIAS(hmbf_mpi_wait, mpi_wait__)
@@ -8420,14 +8423,15 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_wait(MPI_Fint *f_request, MPI_Fint *f_s
 	MPI_Status status_v, *status = &status_v;
 	MPI_Request before = *request;
 	struct hmb_mpi_req rq = HMBMPI_NO_REQ;
-	hmbmpi_enter(r);
+	int whole = hmbmpi_p2p_request(before);
+	uint64_t t0 = hmbmpi_completion_enter(r, whole);
 	pmpi_wait_f08_(f_request, f_status, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		MPI_Status_f2c(f_status, status);
 		hmbmpi_complete(&rq, before, status);
 	}
-	hmb_mpi_leave(r, &rq, 1);
+	hmbmpi_completion_leave(r, whole, t0, &rq);
 }
 HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_wait, mpi_wait_f08_)
 #endif

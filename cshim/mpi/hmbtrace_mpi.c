@@ -649,6 +649,18 @@ HMB_NOINST void hmbmpi_start(MPI_Request req)
 
 HMB_NOINST static void comm_idup_done(const struct pending *p);
 
+int hmbmpi_p2p_request(MPI_Request req)
+{
+	if (req == MPI_REQUEST_NULL) {
+		return 1;
+	}
+	pend_lock();
+	struct pending *e = find(req_key(req), ANY_ENTRY);
+	int p2p = e != NULL && (e->what == P_SEND || e->what == P_RECV);
+	pend_unlock();
+	return p2p;
+}
+
 /*
  * hmbmpi_complete records what the request before did, now complete with
  * status st. A point-to-point request's record goes into *q, which the

@@ -196,6 +196,34 @@ extern volatile uint64_t hmbmpi_ablate_sink;
 void hmbmpi_isend(struct hmb_mpi_req *q, MPI_Comm comm, int dest, int tag, int count, MPI_Datatype type,
 		  MPI_Request req);
 void hmbmpi_irecv(struct hmb_mpi_req *q, MPI_Comm comm, int source, MPI_Datatype type, MPI_Request req);
+/*
+ * A completion of one request (MPI_Wait, MPI_Test) is recorded whole when
+ * it returns (hmb_mpi_req_call) if the request is a point-to-point one the
+ * wrappers started (hmbmpi_p2p_request; MPI_REQUEST_NULL too): completing
+ * it runs no program code. Any other (a generalized request, whose
+ * callbacks run inside the call; a collective's, whose completion record
+ * is written before the leave) keeps a probe before the call and one
+ * after. hmbmpi_completion_enter returns the time before the PMPI call if
+ * whole, after the enter's probe if not; hmbmpi_completion_leave writes
+ * the record q and the leave.
+ */
+int hmbmpi_p2p_request(MPI_Request req);
+HMB_NOINST static inline uint64_t hmbmpi_completion_enter(uint32_t r, int whole)
+{
+	if (whole) {
+		return hmbmpi_now();
+	}
+	hmbmpi_enter(r);
+	return 0;
+}
+HMB_NOINST static inline void hmbmpi_completion_leave(uint32_t r, int whole, uint64_t t0, const struct hmb_mpi_req *q)
+{
+	if (whole) {
+		hmb_mpi_req_call(r, t0, q);
+	} else {
+		hmb_mpi_leave(r, q, 1);
+	}
+}
 void hmbmpi_send_init(MPI_Comm comm, int dest, int tag, int count, MPI_Datatype type, MPI_Request req);
 void hmbmpi_recv_init(MPI_Comm comm, int source, MPI_Datatype type, MPI_Request req);
 void hmbmpi_start(MPI_Request req);

@@ -1671,12 +1671,12 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Ibsend(const void *buf, int count, MPI_Datatype
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Ibsend);
 	struct hmb_mpi_req rq = HMBMPI_NO_REQ;
-	hmbmpi_enter(r);
+	uint64_t t0 = hmbmpi_now();
 	int rc = PMPI_Ibsend(buf, count, datatype, dest, tag, comm, request);
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_isend(&rq, comm, dest, tag, count, datatype, *request);
 	}
-	hmb_mpi_leave(r, &rq, 1);
+	hmb_mpi_req_call(r, t0, &rq);
 	return rc;
 }
 
@@ -1705,12 +1705,12 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Imrecv(void *buf, int count, MPI_Datatype datat
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Imrecv);
 	MPI_Message before = *message;
 	struct hmb_mpi_req rq = HMBMPI_NO_REQ;
-	hmbmpi_enter(r);
+	uint64_t t0 = hmbmpi_now();
 	int rc = PMPI_Imrecv(buf, count, datatype, message, request);
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_imrecv(&rq, before, datatype, *request);
 	}
-	hmb_mpi_leave(r, &rq, 1);
+	hmb_mpi_req_call(r, t0, &rq);
 	return rc;
 }
 
@@ -1793,12 +1793,12 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Irecv(void *buf, int count, MPI_Datatype dataty
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Irecv);
 	struct hmb_mpi_req rq = HMBMPI_NO_REQ;
-	hmbmpi_enter(r);
+	uint64_t t0 = hmbmpi_now();
 	int rc = PMPI_Irecv(buf, count, datatype, source, tag, comm, request);
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_irecv(&rq, comm, source, datatype, *request);
 	}
-	hmb_mpi_leave(r, &rq, 1);
+	hmb_mpi_req_call(r, t0, &rq);
 	return rc;
 }
 
@@ -1809,12 +1809,12 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Irsend(const void *buf, int count, MPI_Datatype
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Irsend);
 	struct hmb_mpi_req rq = HMBMPI_NO_REQ;
-	hmbmpi_enter(r);
+	uint64_t t0 = hmbmpi_now();
 	int rc = PMPI_Irsend(buf, count, datatype, dest, tag, comm, request);
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_isend(&rq, comm, dest, tag, count, datatype, *request);
 	}
-	hmb_mpi_leave(r, &rq, 1);
+	hmb_mpi_req_call(r, t0, &rq);
 	return rc;
 }
 
@@ -1825,12 +1825,12 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Isend(const void *buf, int count, MPI_Datatype 
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Isend);
 	struct hmb_mpi_req rq = HMBMPI_NO_REQ;
-	hmbmpi_enter(r);
+	uint64_t t0 = hmbmpi_now();
 	int rc = PMPI_Isend(buf, count, datatype, dest, tag, comm, request);
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_isend(&rq, comm, dest, tag, count, datatype, *request);
 	}
-	hmb_mpi_leave(r, &rq, 1);
+	hmb_mpi_req_call(r, t0, &rq);
 	return rc;
 }
 
@@ -1841,12 +1841,12 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Issend(const void *buf, int count, MPI_Datatype
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Issend);
 	struct hmb_mpi_req rq = HMBMPI_NO_REQ;
-	hmbmpi_enter(r);
+	uint64_t t0 = hmbmpi_now();
 	int rc = PMPI_Issend(buf, count, datatype, dest, tag, comm, request);
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_isend(&rq, comm, dest, tag, count, datatype, *request);
 	}
-	hmb_mpi_leave(r, &rq, 1);
+	hmb_mpi_req_call(r, t0, &rq);
 	return rc;
 }
 
@@ -2622,14 +2622,15 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Test(MPI_Request *request, int *flag, MPI_Statu
 	}
 	MPI_Request before = *request;
 	struct hmb_mpi_req rq = HMBMPI_NO_REQ;
-	hmbmpi_enter(r);
+	int whole = hmbmpi_p2p_request(before);
+	uint64_t t0 = hmbmpi_completion_enter(r, whole);
 	int rc = PMPI_Test(request, flag, status);
 	if (rc == MPI_SUCCESS) {
 		if (*flag) {
 			hmbmpi_complete(&rq, before, status);
 		}
 	}
-	hmb_mpi_leave(r, &rq, 1);
+	hmbmpi_completion_leave(r, whole, t0, &rq);
 	return rc;
 }
 
@@ -2720,12 +2721,13 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Wait(MPI_Request *request, MPI_Status *status)
 	}
 	MPI_Request before = *request;
 	struct hmb_mpi_req rq = HMBMPI_NO_REQ;
-	hmbmpi_enter(r);
+	int whole = hmbmpi_p2p_request(before);
+	uint64_t t0 = hmbmpi_completion_enter(r, whole);
 	int rc = PMPI_Wait(request, status);
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_complete(&rq, before, status);
 	}
-	hmb_mpi_leave(r, &rq, 1);
+	hmbmpi_completion_leave(r, whole, t0, &rq);
 	return rc;
 }
 

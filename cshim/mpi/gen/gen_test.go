@@ -49,7 +49,8 @@ func TestKinds(t *testing.T) {
 	c, f := string(files[1].data), string(files[2].data)
 	for _, want := range []string{
 		"int rc = PMPI_Isend(buf, count, datatype, dest, tag, comm, request);",
-		"if (rc == MPI_SUCCESS) {\n\t\thmbmpi_isend(&rq, comm, dest, tag, count, datatype, *request);\n\t}\n\thmb_mpi_leave(r, &rq, 1);",
+		"uint64_t t0 = hmbmpi_now();\n\tint rc = PMPI_Isend(",
+		"if (rc == MPI_SUCCESS) {\n\t\thmbmpi_isend(&rq, comm, dest, tag, count, datatype, *request);\n\t}\n\thmb_mpi_req_call(r, t0, &rq);",
 		"return rc;",
 	} {
 		if !strings.Contains(c, want) {
@@ -60,7 +61,7 @@ func TestKinds(t *testing.T) {
 		"MPI_Comm comm = MPI_Comm_f2c(*f_comm);",
 		"request_v = MPI_Request_f2c(*f_request);",
 		"pmpi_isend_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);",
-		"hmb_mpi_leave(r, &rq, 1);",
+		"hmb_mpi_req_call(r, t0, &rq);",
 		"HMBMPI_FORTRAN_ALIAS(hmbf_mpi_isend, mpi_isend_)",
 		"pmpi_isend_f08_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierr);",
 		"HMBMPI_FORTRAN_ALIAS(hmbf08_mpi_isend, mpi_isend_f08_)",

@@ -59,18 +59,37 @@ const (
 	callEnd   = "hmb_mpi_call(&c);"
 )
 
-// A non-blocking call (MPI_Isend, MPI_Irecv, MPI_Imrecv) and a completion
-// of one request (MPI_Wait, MPI_Test, MPI_Waitany, MPI_Testany) write
-// their request's record with their leave, in one probe and one clock
-// read (hmb_mpi_leave, cshim/lib/mpicall.h): reqDecl starts the record
-// empty, the call's post fills it, reqLeave writes it and leaves r. A call
-// that completes several (MPI_Waitall, MPI_Waitsome, MPI_Testall,
-// MPI_Testsome) writes the records its struct hmbmpi_reqs gathered
-// (reqsLeave).
+// A completion of one request (MPI_Waitany, MPI_Testany; MPI_Wait and
+// MPI_Test but on the requests below) writes its request's record with
+// its leave, in one probe
+// and one clock read (hmb_mpi_leave, cshim/lib/mpicall.h): reqDecl starts
+// the record empty, the call's post fills it, reqLeave writes it and
+// leaves r. A call that completes several (MPI_Waitall, MPI_Waitsome,
+// MPI_Testall, MPI_Testsome) writes the records its struct hmbmpi_reqs
+// gathered (reqsLeave).
 const (
 	reqDecl   = "struct hmb_mpi_req rq = HMBMPI_NO_REQ;"
 	reqLeave  = "hmb_mpi_leave(r, &rq, 1);"
 	reqsLeave = "hmb_mpi_leave(r, q.rq, q.nrq);"
+)
+
+// MPI_Wait and MPI_Test on a point-to-point request the wrappers started
+// are recorded whole as well; on any other request they keep their two
+// probes (hmbmpi_p2p_request, cshim/mpi/mpi_internal.h).
+const (
+	completionDecl  = "MPI_Request before = *request;\n" + reqDecl + "\nint whole = hmbmpi_p2p_request(before);"
+	completionEnter = "uint64_t t0 = hmbmpi_completion_enter(r, whole);"
+	completionLeave = "hmbmpi_completion_leave(r, whole, t0, &rq);"
+)
+
+// A call that starts a request (MPI_Isend, MPI_Irecv, MPI_Imrecv) runs no
+// program code, so it is recorded whole when it returns, as a blocking
+// call is (hmb_mpi_req_call, cshim/lib/mpicall.h): reqBegin reads the
+// clock before the PMPI call, reqCall writes the enter at that time, the
+// request's record and the leave.
+const (
+	reqBegin = "uint64_t t0 = hmbmpi_now();"
+	reqCall  = "hmb_mpi_req_call(r, t0, &rq);"
 )
 
 // specOf returns what f's kind does.
@@ -106,13 +125,13 @@ func specOf(f *fn) spec {
 			post: "hmbmpi_send(&c.send, comm, dest, sendtag, count, datatype);\nhmbmpi_recv(&c.recv, comm, datatype, status);"}
 	case "isend":
 		return spec{uses: []string{"comm", "dest", "tag", "count", "datatype", "request>"}, pre: reqDecl,
-			post: "hmbmpi_isend(&rq, comm, dest, tag, count, datatype, *request);", leave: reqLeave}
+			enter: reqBegin, post: "hmbmpi_isend(&rq, comm, dest, tag, count, datatype, *request);", leave: reqCall}
 	case "send_init":
 		return spec{uses: []string{"comm", "dest", "tag", "count", "datatype", "request>"},
 			post: "hmbmpi_send_init(comm, dest, tag, count, datatype, *request);"}
 	case "irecv":
 		return spec{uses: []string{"comm", "source", "datatype", "request>"}, pre: reqDecl,
-			post: "hmbmpi_irecv(&rq, comm, source, datatype, *request);", leave: reqLeave}
+			enter: reqBegin, post: "hmbmpi_irecv(&rq, comm, source, datatype, *request);", leave: reqCall}
 	case "recv_init":
 		return spec{uses: []string{"comm", "source", "datatype", "request>"},
 			post: "hmbmpi_recv_init(comm, source, datatype, *request);"}
@@ -123,12 +142,11 @@ func specOf(f *fn) spec {
 			post:  "for (int i = 0; i < count; i++) {\n\thmbmpi_start(array_of_requests[i]);\n}",
 			fpost: "for (int i = 0; i < count; i++) {\n\thmbmpi_start(MPI_Request_f2c(f_array_of_requests[i]));\n}"}
 	case "wait":
-		return spec{uses: []string{"request"}, status: "status",
-			pre: "MPI_Request before = *request;\n" + reqDecl, post: "hmbmpi_complete(&rq, before, status);", leave: reqLeave}
+		return spec{uses: []string{"request"}, status: "status", pre: completionDecl, enter: completionEnter,
+			post: "hmbmpi_complete(&rq, before, status);", leave: completionLeave}
 	case "test":
-		return spec{uses: []string{"request", "flag>"}, status: "status",
-			pre:  "MPI_Request before = *request;\n" + reqDecl,
-			post: "if (*flag) {\n\thmbmpi_complete(&rq, before, status);\n}", leave: reqLeave}
+		return spec{uses: []string{"request", "flag>"}, status: "status", pre: completionDecl, enter: completionEnter,
+			post: "if (*flag) {\n\thmbmpi_complete(&rq, before, status);\n}", leave: completionLeave}
 	case "request_free":
 		return spec{uses: []string{"request"},
 			pre: "MPI_Request before = *request;", post: "hmbmpi_request_free(before);"}
@@ -181,7 +199,8 @@ func specOf(f *fn) spec {
 			post: "hmbmpi_mrecv(&c.recv, before, datatype, status);", leave: callEnd}
 	case "imrecv":
 		return spec{uses: []string{"message", "datatype", "request>"},
-			pre: "MPI_Message before = *message;\n" + reqDecl, post: "hmbmpi_imrecv(&rq, before, datatype, *request);", leave: reqLeave}
+			pre: "MPI_Message before = *message;\n" + reqDecl, enter: reqBegin,
+			post: "hmbmpi_imrecv(&rq, before, datatype, *request);", leave: reqCall}
 	case "coll", "icoll":
 		args := shapes[f.shape]
 		var uses, cargs []string

@@ -8,8 +8,9 @@
  * state, without the BIN record's bytes), then "E <time> <seq> <region>"
  * (hmb_put_enter), "L <time> <seq>" (hmb_put_leave), and the forms of a
  * blocking MPI call's direct probe (lib/direct_mpi.h): "S <time> <seq>"
- * (hmb_put_leave_seq) and "M <recv> <time> <seq> <peer> <tag> <bytes>
- * <comm>" (hmb_put_message_inline).
+ * (hmb_put_leave_seq), "M <recv> <time> <seq> <peer> <tag> <bytes>
+ * <comm>" (hmb_put_message_inline) and "Q <kind> <time> <seq> <peer> <tag>
+ * <bytes> <comm> <request>" (hmb_put_req_inline; kind is encode.Kind's).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -61,6 +62,15 @@ int main(void)
 			}
 			n = hmb_put_message_inline(&lv, bin, recv, t, seq, peer, tag, bytes, comm);
 			break;
+		case 'Q': {
+			struct hmb_mpi r = {0};
+			if (scanf("%u %" SCNu64 " %" SCNu32 " %" SCNu64 " %" SCNu32 " %" SCNu64 " %" SCNu32 " %" SCNu64,
+				  &r.kind, &t, &seq, &r.peer, &r.tag, &r.bytes, &r.comm, &r.request) != 8) {
+				return 2;
+			}
+			n = hmb_put_req_inline(&lv, bin, t, seq, &r);
+			break;
+		}
 		default:
 			return 2;
 		}

@@ -70,7 +70,8 @@ static void run(void)
 			receive(peer, tag + 1, bytes);
 			break;
 		case 2:
-			send(peer, tag, bytes);
+			/* To the receive's peer (one line of the matrix for both) or another. */
+			send(i % 8 == 2 ? peer : peer % 3 + 1, tag, bytes);
 			break;
 		default:
 			hmb_send_comm(peer, tag, bytes, comm);
