@@ -598,7 +598,12 @@ func TestInSituRankFails(t *testing.T) {
 			}
 		}
 	}
-	// Rank 1's wait carries into rank 0's costs: its cost never came.
+	// Rank 1's wait carries into rank 0's costs: its cost never came,
+	// and rank 0 says it still awaits one (the driver's end then rests on
+	// its idle waves).
+	if locals[0].Settled() {
+		t.Error("rank 0 settled though the cost of a wait it caused never came")
+	}
 	p, err := locals[0].Finish()
 	if err != nil {
 		t.Fatal(err)
@@ -687,7 +692,14 @@ func replayAsync(t *testing.T, files []*tracefile.File, rng *rand.Rand) *Result 
 	// Every rank takes the ship round's records once, then whatever
 	// comes, when it comes.
 	calls := make([]int, n)
+	settled := make([]bool, n)
 	take := func(i int) {
+		defer func() {
+			if settled[i] && !locals[i].Settled() {
+				t.Errorf("rank %d: settled, then awaiting a cost again", i)
+			}
+			settled[i] = locals[i].Settled()
+		}()
 		in := pending[i]
 		pending[i] = map[int][]byte{}
 		if err := locals[i].Incoming(last+calls[i], in); err != nil {
@@ -714,6 +726,14 @@ func replayAsync(t *testing.T, files []*tracefile.File, rng *rand.Rand) *Result 
 			break
 		}
 		take(ready[rng.IntN(len(ready))])
+	}
+	// Each rank knows its own end: once nothing is left to deliver, every
+	// one says it awaits no cost more; and one that said so early got no
+	// cost after (takeCost refuses a cost not awaited).
+	for i, l := range locals {
+		if !l.Settled() {
+			t.Errorf("rank %d: not settled with no record left", i)
+		}
 	}
 	var run *InSitu
 	for _, l := range locals {

@@ -95,6 +95,8 @@ type backward struct {
 	pending []int
 	carried []float64
 	sent    []bool
+	// unsent counts the planned own waits whose cost is not sent yet.
+	unsent int
 	// ownOf is per location its own waits (Time > 0, not wrong-order) by
 	// start, as delayCosts' own.
 	ownOf [][]int
@@ -205,6 +207,7 @@ func (l *Local) newBackward(refs []peerRef) *backward {
 			continue
 		}
 		b.planned[i] = true
+		b.unsent++
 		keyW := w.partner
 		if w.partner >= 0 { // a message: by the late party's rank
 			keyW = ref.rank
@@ -744,6 +747,7 @@ func (b *backward) progress() error {
 			i := b.ready[0]
 			b.ready = b.ready[1:]
 			b.sent[i] = true
+			b.unsent--
 			r := []byte{tagCost}
 			r = binary.AppendUvarint(r, uint64(i))
 			r = binary.LittleEndian.AppendUint64(r, math.Float64bits(b.carried[i]))
@@ -797,6 +801,26 @@ func (b *backward) progress() error {
 			return nil
 		}
 	}
+}
+
+// settled tells whether this rank awaits nothing more of the backward
+// replay's delay costs: every wait it caused came with its cost and was
+// spread, and every planned wait of its own sent its cost. Each rank knows
+// from the ship round how many costs will come to it, so it can tell its
+// own end without asking the others; what may still move after it are
+// the critical path's token and the records no rank waits for (delays,
+// where the path leaves a rank), which the driver's final reductions
+// cover.
+func (b *backward) settled() bool {
+	return b.swept && b.unsent == 0 && b.next == len(b.order) && len(b.ready) == 0 && len(b.self) == 0
+}
+
+// Settled tells whether this rank's backward replay awaits no record
+// more than those no rank counts on (see backward.settled): the cshim
+// driver has it join the reductions that find the replay's end only then,
+// rather than over and over while costs are still on their way.
+func (l *Local) Settled() bool {
+	return l.why != nil && l.why.settled()
 }
 
 // pathExit is where the critical path leaves this rank after it arrived
