@@ -749,3 +749,71 @@ func replayAsync(t *testing.T, files []*tracefile.File, rng *rand.Rand) *Result 
 	}
 	return run.Result()
 }
+
+// threadRun is two ranks; rank 0 has a second thread that messages its
+// main thread by location: the main thread waits 300 ns in MPI_Recv for
+// the thread's late send (Late Sender between threads), then sends rank 1
+// the message rank 1 waits for (propagated: a long-term cost on rank 0's
+// thread), and the thread's MPI_Ssend waits 130 ns for the main thread's
+// receive (Late Receiver between threads). Both ranks end in an
+// allreduce, rank 0 late.
+func threadRun(t *testing.T) []*tracefile.File {
+	r0, r1 := newRank(0, 2), newRank(1, 2)
+	th := r0.b.Location("thread 1")
+	byLoc := func(l *tracetest.Location, name string, enter, leave uint64, kind encode.Kind, peer uint64) {
+		l.Enter(enter, id(name))
+		at := enter
+		if kind == encode.KindRecv {
+			at = leave
+		}
+		l.Message(at, kind, peer, false, 5, 8)
+		l.Leave(leave)
+	}
+	th.Enter(0, id("work"))
+	th.Leave(400)
+	byLoc(th, "MPI_Send", 400, 410, encode.KindSend, 0)
+	byLoc(th, "MPI_Ssend", 450, 600, encode.KindSend, 0)
+	r0.call("work2", 0, 100, nil)
+	r0.call("MPI_Recv", 100, 420, func() { r0.l.Message(420, encode.KindRecv, 1, false, 5, 8) })
+	r0.send("MPI_Send", 430, 440, 1, 0)
+	r0.call("work2", 440, 580, nil)
+	r0.call("MPI_Recv", 580, 600, func() { r0.l.Message(600, encode.KindRecv, 1, false, 5, 8) })
+	r0.coll("MPI_Allreduce", 610, 620, -1, 8, 8)
+	r1.recv(130, 445, 0, 0)
+	r1.coll("MPI_Allreduce", 450, 620, -1, 8, 8)
+	return write(t, r0, r1)
+}
+
+// TestInSituThreadMessages: messages between the threads of a rank, by
+// location, are replayed in-situ as post-mortem replays them: their Late
+// Sender and Late Receiver, the delay costs they carry to other ranks and
+// the critical path through them.
+func TestInSituThreadMessages(t *testing.T) {
+	files := threadRun(t)
+	want, err := Analyze(files, Options{Procs: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// What the run plants, post-mortem.
+	if want.Totals[LateSender] != 300+300 || want.Totals[LateReceiver] != 130 || want.Unresolved != 0 || want.UnmatchedSends != 0 {
+		t.Fatalf("post-mortem: Late Sender %d ns (want 600), Late Receiver %d ns (want 130), %d unresolved, %d unmatched sends",
+			want.Totals[LateSender], want.Totals[LateReceiver], want.Unresolved, want.UnmatchedSends)
+	}
+	long := false
+	for _, d := range want.DelayCosts {
+		long = long || d.LongTerm && d.Region == "work"
+	}
+	if !long {
+		t.Errorf("post-mortem: no long-term delay cost of the thread's work: %+v", want.DelayCosts)
+	}
+	got, messages, _, _ := replayInSitu(t, files)
+	sameWaits(t, got, want)
+	if got.Unresolved != 0 || got.UnmatchedSends != 0 {
+		t.Errorf("in-situ: %d unresolved, %d unmatched sends", got.Unresolved, got.UnmatchedSends)
+	}
+	if messages == 0 {
+		t.Error("no forward message between the ranks")
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	sameWaits(t, replayAsync(t, files, rng), want)
+}

@@ -209,7 +209,7 @@ func (l *Local) newBackward(refs []peerRef) *backward {
 		b.planned[i] = true
 		b.unsent++
 		keyW := w.partner
-		if w.partner >= 0 { // a message: by the late party's rank
+		if w.partner >= 0 && w.partner < threadPeer { // a message by rank: the late party's
 			keyW = ref.rank
 		}
 		sp := span{a.lastSync(b.partners, w.Loc, keyW, w.call), w.Start}
@@ -508,6 +508,16 @@ func (b *backward) takeShip(peer int, r *wireReader) {
 			return
 		}
 		lateCall = int32(idx)
+		if partner >= threadPeer {
+			// A message between this rank's threads: the late
+			// location's key of the waiting one.
+			w := slices.IndexFunc(a.locs, func(lo Location) bool { return lo.Loc == wloc })
+			if w < 0 {
+				r.fail(fmt.Errorf("a message's wait on location %d, which this rank lacks", wloc))
+				return
+			}
+			keyL = threadPeer + w
+		}
 	case refSend, refRecv:
 		calls := b.sendCalls
 		if kind == refRecv {
