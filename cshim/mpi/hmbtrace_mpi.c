@@ -1791,11 +1791,12 @@ static int replay_rounds;
  * replay_cost splits the replay's time by phase, for HMB_COLLECTIVE_TIMING
  * (ns): the forward rounds, the ship round, the backward replay without
  * rounds and Go's last call; of each, the time inside Go; and the waves of
- * the backward replay's end.
+ * the backward replay's end, and when in it the rank settled (its costs
+ * all spread: what is left is the critical path's token and the waves).
  */
 static struct {
 	int64_t phase[4], go[4];
-	int64_t gather;
+	int64_t gather, settled;
 	int waves;
 } replay_cost;
 
@@ -1836,7 +1837,7 @@ HMB_NOINST static int replay_async(int *round, char **in, size_t *in_n, int *fai
 	size_t nfly = 0, capfly = 0;
 	int64_t count[2] = {0, 0}, snap[2], sum[2], prev[2] = {-1, -1};
 	int waving = 0, waved = 0, call = 1, ok = 1, settled = 1;
-	int64_t idle_since = mono_ns();
+	int64_t idle_since = mono_ns(), began = idle_since;
 	MPI_Request wave = MPI_REQUEST_NULL;
 	step_begins();
 	for (long spin = 0;; spin++) {
@@ -1867,6 +1868,9 @@ HMB_NOINST static int replay_async(int *round, char **in, size_t *in_n, int *fai
 				if (rec[0] == (uint32_t)p && rec[1] == 1 && on - off - 8 >= 1) {
 					/* Go's status: whether it awaits costs still. */
 					settled = out[off + 8] != 0;
+					if (settled && replay_cost.settled == 0) {
+						replay_cost.settled = mono_ns() - began;
+					}
 					off += 9;
 					continue;
 				}
@@ -2096,9 +2100,9 @@ HMB_NOINST static void say_replay_timing(void)
 	const int64_t *t = replay_cost.phase, *g = replay_cost.go;
 	fprintf(stderr,
 		"hmbtrace: rank %d: wait-state replay: forward %.6f s (Go %.6f s), ship %.6f s (Go %.6f s), "
-		"backward %.6f s (Go %.6f s, %d waves), last call %.6f s, gathering %.6f s\n",
+		"backward %.6f s (Go %.6f s, %d waves, settled at %.6f s), last call %.6f s, gathering %.6f s\n",
 		world_rank, (double)t[0] / 1e9, (double)g[0] / 1e9, (double)t[1] / 1e9, (double)g[1] / 1e9,
-		(double)t[2] / 1e9, (double)g[2] / 1e9, replay_cost.waves, (double)t[3] / 1e9,
+		(double)t[2] / 1e9, (double)g[2] / 1e9, replay_cost.waves, (double)replay_cost.settled / 1e9, (double)t[3] / 1e9,
 		(double)replay_cost.gather / 1e9);
 }
 
