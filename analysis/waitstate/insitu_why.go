@@ -36,8 +36,11 @@ import (
 //
 // Every record is one per message or collective wait recorded, and a
 // rank's messages go to the ranks it waited for or was waited for by. The
-// rounds end when no rank has anything more to send; a wait whose cost
-// never came (its rank failed) is counted in InSitu.DelayIncomplete.
+// rounds end when no rank has anything more to send. Each rank knows from
+// the ship round how many costs will come to it and says when it awaits
+// none more (Settled), so the driver looks for the end only then; a wait
+// whose cost never came (its rank failed) is counted in
+// InSitu.DelayIncomplete.
 
 // refKind says how the late rank finds a wait's late call.
 type refKind uint8

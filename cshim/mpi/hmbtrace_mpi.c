@@ -1637,18 +1637,19 @@ HMB_NOINST static void pass_down(char **b, size_t *n)
 
 /*
  * replay_pause waits before a rank of the wait-state replay polls again
- * for its messages: a few yields first (a message is often on its way),
- * then sleeps that double from 20 us up to cap_us, so that ranks waiting
- * on oversubscribed cores leave them to the ranks with work instead of
- * yielding to each other thousands of times.
+ * for its messages: yields first (yields of them: a message that a chain
+ * waits for is often on its way, and a yield hands the core to its
+ * sender), then sleeps that double from 20 us up to cap_us. A rank that
+ * awaits only the end yields little and sleeps long, leaving shared cores
+ * to the ranks with work.
  */
-HMB_NOINST static void replay_pause(long spin, long cap_us)
+HMB_NOINST static void replay_pause(long spin, long yields, long cap_us)
 {
-	if (spin < 16) {
+	if (spin < yields) {
 		sched_yield();
 		return;
 	}
-	long us = 20L << (spin - 16 < 6 ? spin - 16 : 6);
+	long us = 20L << (spin - yields < 6 ? spin - yields : 6);
 	if (us > cap_us) {
 		us = cap_us;
 	}
@@ -1767,7 +1768,7 @@ HMB_NOINST static int replay_exchange(int round, const char *out, size_t on, cha
 			free(q);
 			return 0;
 		}
-		replay_pause(spin, 200);
+		replay_pause(spin, 2000, 100);
 	}
 }
 
@@ -2002,7 +2003,7 @@ HMB_NOINST static int replay_async(int *round, char **in, size_t *in_n, int *fai
 			ok = 0;
 			break;
 		}
-		replay_pause(spin, settled ? 1000 : 200);
+		replay_pause(spin, settled ? 16 : 2000, settled ? 1000 : 100);
 	}
 	/* Every message was taken (or the steps were given up): the sends end. */
 	for (size_t i = 0; i < nfly; i++) {
