@@ -817,3 +817,77 @@ func TestInSituThreadMessages(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	sameWaits(t, replayAsync(t, files, rng), want)
 }
+
+// TestInSituSpreadOnArrival: rank 0 is late for rank 1 (wait X, ending at
+// 500 ns) and then for rank 2 (wait Y, ending at 1000 ns); the backward
+// order spreads Y first. Rank 2 fails after the ship round, so Y's cost
+// never comes: X's, which came, is spread all the same (its cost charged
+// to rank 0's work), and only Y counts as incomplete.
+func TestInSituSpreadOnArrival(t *testing.T) {
+	r0, r1, r2 := newRank(0, 3), newRank(1, 3), newRank(2, 3)
+	r0.call("work", 0, 500, nil)
+	r0.send("MPI_Send", 500, 510, 1, 0)
+	r0.call("work2", 510, 1000, nil)
+	r0.send("MPI_Send", 1000, 1010, 2, 0)
+	r1.call("work2", 0, 100, nil)
+	r1.recv(100, 520, 0, 0)
+	r2.call("work2", 0, 100, nil)
+	r2.recv(100, 1020, 0, 0)
+	files := write(t, r0, r1, r2)
+	n := len(files)
+	locals := make([]*Local, n)
+	for i, f := range files {
+		l, err := NewLocal(f, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		locals[i] = l
+	}
+	const failed = 2
+	for round := 0; ; round++ {
+		inbox := make([]map[int][]byte, n)
+		for i := range inbox {
+			inbox[i] = map[int][]byte{}
+		}
+		sent := false
+		for i, l := range locals {
+			if i == failed && round > Rounds(n) {
+				continue
+			}
+			out, err := l.Outgoing(round)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for p, b := range out {
+				inbox[p][i], sent = b, true
+			}
+		}
+		if round > Rounds(n) && !sent {
+			break
+		}
+		for i, l := range locals {
+			if i == failed && round > Rounds(n) {
+				continue
+			}
+			if err := l.Incoming(round, inbox[i]); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	p, err := locals[0].Finish()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.DelayIncomplete != 1 {
+		t.Errorf("rank 0: %d waits whose cost never came, want 1 (rank 2's)", p.DelayIncomplete)
+	}
+	var work int64
+	for _, c := range p.DelayCosts {
+		if c.Region == "work" && !c.LongTerm && c.Pattern == LateSender {
+			work += c.Time
+		}
+	}
+	if work <= 0 {
+		t.Errorf("rank 0: no short-term cost of its work for rank 1's wait: %+v", p.DelayCosts)
+	}
+}
