@@ -1639,9 +1639,8 @@ HMB_NOINST static void pass_down(char **b, size_t *n)
  * replay_pause waits before a rank of the wait-state replay polls again
  * for its messages: yields first (yields of them: a message that a chain
  * waits for is often on its way, and a yield hands the core to its
- * sender), then sleeps that double from 20 us up to cap_us. A rank that
- * awaits only the end yields little and sleeps long, leaving shared cores
- * to the ranks with work.
+ * sender), then sleeps that double from 20 us up to cap_us, leaving
+ * shared cores to the ranks with work.
  */
 HMB_NOINST static void replay_pause(long spin, long yields, long cap_us)
 {
@@ -2003,7 +2002,10 @@ HMB_NOINST static int replay_async(int *round, char **in, size_t *in_n, int *fai
 			ok = 0;
 			break;
 		}
-		replay_pause(spin, settled ? 16 : 2000, settled ? 1000 : 100);
+		/* A settled rank still takes the critical path's token, whose
+		 * walk is a chain of messages too: it yields less, but sleeps no
+		 * longer than one that awaits costs. */
+		replay_pause(spin, settled ? 200 : 2000, 100);
 	}
 	/* Every message was taken (or the steps were given up): the sends end. */
 	for (size_t i = 0; i < nfly; i++) {
