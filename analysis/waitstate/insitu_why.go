@@ -27,9 +27,10 @@ import (
 //     interval's times less its own waits there, and the long-term cost the
 //     wait collected) to the late party, once every wait it was late for
 //     that carries into this one was spread; the late party spreads each
-//     wait it caused in the post-mortem replay's order (backwardKey, with
-//     spreadCost), charging its own call paths and carrying the
-//     propagated part into its own waits. The critical path travels as a
+//     wait it caused when its cost comes (spreadCost), charging its own
+//     call paths and carrying the propagated part into its own waits,
+//     each part kept with the wait's place in the post-mortem replay's
+//     order (backwardKey) and summed in that order. The critical path travels as a
 //     token from the location that finished last, back through the waits,
 //     to the late party of each (walk). Each rank sends the longest of its
 //     waits' late parties the delay they caused back (Instance.Delay).
