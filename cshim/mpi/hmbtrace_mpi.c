@@ -1637,9 +1637,9 @@ HMB_NOINST static void pass_down(char **b, size_t *n)
 
 /*
  * replay_pause waits before a rank of the wait-state replay polls again
- * for its messages: yields first (yields of them: a message that a chain
+ * for its messages: the first yields polls yield (the message a chain
  * waits for is often on its way, and a yield hands the core to its
- * sender), then sleeps that double from 20 us up to cap_us, leaving
+ * sender), the later ones sleep 20 us doubling up to cap_us, leaving
  * shared cores to the ranks with work.
  */
 HMB_NOINST static void replay_pause(long spin, long yields, long cap_us)
@@ -1823,8 +1823,9 @@ struct replay_flight {
  * when it has nothing left to do (all it received went to Go, all Go
  * gave was sent) and Go awaits no cost more (the status record that ends
  * its output; each rank knows from the ship round how many costs will
- * come to it), so the waves run once the costs are all spread, two or a
- * few of them, rather than all along: when two waves in a row find the same sums, and the
+ * come to it), so the waves run once the costs are all spread (while the
+ * critical path's token walks, and two at the end), not all along: when
+ * two waves in a row find the same sums, and the
  * sends equal the receives, no message is in flight and no rank has
  * anything to do (Mattern's four counters). in holds what the ship round
  * brought. 0 when the step's deadline passed with nothing arriving, or
