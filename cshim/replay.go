@@ -24,7 +24,10 @@ import (
 //     The forward rounds are waitstate.Rounds(world), which the C side
 //     computes alike; the backward ones follow, one at least, until no
 //     rank has anything to send (the C side asks them all). A rank whose
-//     replay failed sends nothing and still takes part in each.
+//     replay failed sends nothing and still takes part in each. Each
+//     backward round's output ends with the rank's status (appendSettled):
+//     whether it awaits any cost more, so the C side looks for the end
+//     only once it does not.
 //   - PassWaitStates reduces the ranks' waitstate.InSitu up the tree, in
 //     rank order, in its wire form (waitstate.EncodeInSituWire: varints,
 //     each string once); rank 0 keeps the run's as JSON
@@ -130,7 +133,24 @@ func makeReplay(rt *Runtime, _ int, in []byte) ([]byte, error) {
 		out = append(out, b...)
 		st.sent += len(b)
 	}
+	if round >= waitstate.Rounds(world) {
+		out = appendSettled(out, world, st.local.Settled())
+	}
 	return out, nil
+}
+
+// appendSettled appends the backward replay's status to a round's
+// messages: a record to world rank world (no rank), one byte, 1 when the
+// rank awaits no cost more (waitstate.Local.Settled). The C side joins
+// the reductions that find the replay's end only once settled; a driver
+// that knows no such record stops reading there.
+func appendSettled(out []byte, world int, settled bool) []byte {
+	out = binary.LittleEndian.AppendUint32(out, uint32(world))
+	out = binary.LittleEndian.AppendUint32(out, 1)
+	if settled {
+		return append(out, 1)
+	}
+	return append(out, 0)
 }
 
 // recalibrate gives h, the header of this rank's trace read from memory,

@@ -62,3 +62,26 @@ func TestSplitRecords(t *testing.T) {
 		t.Errorf("joined: %q, %v", got, err)
 	}
 }
+
+// The backward rounds' output ends with the rank's status, a record to
+// rank world that the C side reads (hmbtrace_mpi.c: replay_async) and an
+// older driver stops at: one byte, 1 once the rank awaits no cost.
+func TestAppendSettled(t *testing.T) {
+	const world = 4
+	msg := binary.LittleEndian.AppendUint32(nil, 2)
+	msg = binary.LittleEndian.AppendUint32(msg, 3)
+	msg = append(msg, 7, 8, 9)
+	for _, settled := range []bool{false, true} {
+		out := appendSettled(bytes.Clone(msg), world, settled)
+		rest := out[len(msg):]
+		if len(rest) != 9 || binary.LittleEndian.Uint32(rest) != world || binary.LittleEndian.Uint32(rest[4:]) != 1 {
+			t.Fatalf("settled %v: status record % x, want rank %d, length 1, one byte", settled, rest, world)
+		}
+		if got := rest[8] == 1; got != settled || rest[8] > 1 {
+			t.Errorf("settled %v: status byte %d", settled, rest[8])
+		}
+		if !bytes.Equal(out[:len(msg)], msg) {
+			t.Errorf("settled %v: the messages before the status changed: % x", settled, out[:len(msg)])
+		}
+	}
+}

@@ -48,7 +48,15 @@ import (
 // The backward replay follows (insitu_why.go): the critical path, the
 // delays, the delay costs and the worst waits, from more rounds until no
 // rank has anything to send. Messages between the threads of a process
-// (by location, not by rank) are not replayed in-situ.
+// (by location, not by rank) never leave it: its rank pairs them itself,
+// in the post-mortem order, and their waits' late parties are its own
+// locations (threadPeer).
+
+// threadPeer is added to the location (run-wide index) of a message's
+// peer in-situ when the message is between the threads of the rank, by
+// location id, not by world rank: no world rank comes near it, and the
+// replay pairs such messages on the rank itself, as post-mortem does.
+const threadPeer = 1 << 30
 
 // Rounds returns the rounds of the exchange in a run of world ranks: up
 // and down the trees of ceil(log2 world) levels.
@@ -309,11 +317,17 @@ func (l *Local) Outgoing(round int) (map[int][]byte, error) {
 	if round == 0 && l.rankLoc >= 0 {
 		d := l.a.data[l.rankLoc]
 		for i, s := range d.sends {
+			if s.peer >= threadPeer {
+				continue // to a thread of this rank
+			}
 			sc := d.calls[s.call]
 			m := to(s.peer)
 			m.sends = append(m.sends, wireSend{l.keys[s.comm], s.tag, sc.enter, s.time, s.blocking, i})
 		}
 		for i, q := range d.recvs {
+			if q.peer >= threadPeer {
+				continue
+			}
 			m := to(q.peer)
 			m.posts = append(m.posts, wirePost{l.keys[q.comm], q.tag, d.calls[q.post].enter, i})
 		}
@@ -508,6 +522,11 @@ func (l *Local) endForward() {
 			switch {
 			case w.Peer >= 0:
 				ref = peerRef{rank: l.rank, loc: a.locs[w.Peer].Loc, kind: refLocal, idx: int(w.lateCall)}
+				if w.partner >= 0 && w.partner < threadPeer {
+					// A Late Receiver between threads: the sender's key
+					// of the receiver, as its sends name it.
+					w.partner += threadPeer
+				}
 			case w.Peer <= -2:
 				ref = peerRef{rank: -2 - w.Peer, kind: kind, idx: int(w.lateCall)}
 				if loc, ok := l.peerLoc[ref.rank]; ok {
@@ -534,15 +553,41 @@ func (l *Local) endForward() {
 			sends[k] = append(sends[k], s)
 		}
 	}
-	for n := range a.data {
-		if n != l.rankLoc {
-			// Messages by rank are the rank location's: a peer's sends
-			// are paired with its receives only, as post-mortem.
-			a.receives(n, out, func(*recv) (sentMsg, bool) { return sentMsg{}, false })
-			refer(refSend)
-			continue
+	// The messages between this rank's threads, per (sender, receiver,
+	// communicator, tag), in sending order: paired here, as post-mortem
+	// pairs them, with the sender's calls at hand.
+	type tkey struct {
+		from, to, comm int
+		tag            uint32
+	}
+	local := map[tkey][]int{}
+	for m, d := range a.data {
+		for i, s := range d.sends {
+			if s.peer >= threadPeer {
+				k := tkey{m, s.peer - threadPeer, s.comm, s.tag}
+				local[k] = append(local[k], i)
+			}
 		}
+	}
+	for n := range a.data {
 		a.receives(n, out, func(q *recv) (sentMsg, bool) {
+			if q.peer >= threadPeer {
+				k := tkey{q.peer - threadPeer, n, q.comm, q.tag}
+				list := local[k]
+				if len(list) == 0 || k.from >= len(a.data) {
+					return sentMsg{}, false
+				}
+				local[k] = list[1:]
+				sd := a.data[k.from]
+				s := sd.sends[list[0]]
+				sc := sd.calls[s.call]
+				return sentMsg{enter: sc.enter, leave: sc.leave, time: s.time, blocking: s.blocking, loc: k.from, call: s.call}, true
+			}
+			if n != l.rankLoc {
+				// Messages by rank are the rank location's: a peer's
+				// sends are paired with its receives only, as post-mortem.
+				return sentMsg{}, false
+			}
 			k := qkey{q.peer, l.keys[q.comm], q.tag}
 			list := sends[k]
 			if len(list) == 0 {
@@ -569,6 +614,9 @@ func (l *Local) endForward() {
 		n := l.rankLoc
 		d := a.data[n]
 		for _, s := range d.sends {
+			if s.peer >= threadPeer {
+				continue // paired by its receiver, above
+			}
 			k := qkey{s.peer, l.keys[s.comm], s.tag}
 			list := posts[k]
 			if len(list) == 0 {

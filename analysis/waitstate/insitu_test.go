@@ -598,7 +598,12 @@ func TestInSituRankFails(t *testing.T) {
 			}
 		}
 	}
-	// Rank 1's wait carries into rank 0's costs: its cost never came.
+	// Rank 1's wait carries into rank 0's costs: its cost never came,
+	// and rank 0 says it still awaits one (the driver's end then rests on
+	// its idle waves).
+	if locals[0].Settled() {
+		t.Error("rank 0 settled though the cost of a wait it caused never came")
+	}
 	p, err := locals[0].Finish()
 	if err != nil {
 		t.Fatal(err)
@@ -687,7 +692,14 @@ func replayAsync(t *testing.T, files []*tracefile.File, rng *rand.Rand) *Result 
 	// Every rank takes the ship round's records once, then whatever
 	// comes, when it comes.
 	calls := make([]int, n)
+	settled := make([]bool, n)
 	take := func(i int) {
+		defer func() {
+			if settled[i] && !locals[i].Settled() {
+				t.Errorf("rank %d: settled, then awaiting a cost again", i)
+			}
+			settled[i] = locals[i].Settled()
+		}()
 		in := pending[i]
 		pending[i] = map[int][]byte{}
 		if err := locals[i].Incoming(last+calls[i], in); err != nil {
@@ -715,6 +727,14 @@ func replayAsync(t *testing.T, files []*tracefile.File, rng *rand.Rand) *Result 
 		}
 		take(ready[rng.IntN(len(ready))])
 	}
+	// Each rank knows its own end: once nothing is left to deliver, every
+	// one says it awaits no cost more; and one that said so early got no
+	// cost after (takeCost refuses a cost not awaited).
+	for i, l := range locals {
+		if !l.Settled() {
+			t.Errorf("rank %d: not settled with no record left", i)
+		}
+	}
 	var run *InSitu
 	for _, l := range locals {
 		p, err := l.Finish()
@@ -728,4 +748,146 @@ func replayAsync(t *testing.T, files []*tracefile.File, rng *rand.Rand) *Result 
 		}
 	}
 	return run.Result()
+}
+
+// threadRun is two ranks; rank 0 has a second thread that messages its
+// main thread by location: the main thread waits 300 ns in MPI_Recv for
+// the thread's late send (Late Sender between threads), then sends rank 1
+// the message rank 1 waits for (propagated: a long-term cost on rank 0's
+// thread), and the thread's MPI_Ssend waits 130 ns for the main thread's
+// receive (Late Receiver between threads). Both ranks end in an
+// allreduce, rank 0 late.
+func threadRun(t *testing.T) []*tracefile.File {
+	r0, r1 := newRank(0, 2), newRank(1, 2)
+	th := r0.b.Location("thread 1")
+	byLoc := func(l *tracetest.Location, name string, enter, leave uint64, kind encode.Kind, peer uint64) {
+		l.Enter(enter, id(name))
+		at := enter
+		if kind == encode.KindRecv {
+			at = leave
+		}
+		l.Message(at, kind, peer, false, 5, 8)
+		l.Leave(leave)
+	}
+	th.Enter(0, id("work"))
+	th.Leave(400)
+	byLoc(th, "MPI_Send", 400, 410, encode.KindSend, 0)
+	byLoc(th, "MPI_Ssend", 450, 600, encode.KindSend, 0)
+	r0.call("work2", 0, 100, nil)
+	r0.call("MPI_Recv", 100, 420, func() { r0.l.Message(420, encode.KindRecv, 1, false, 5, 8) })
+	r0.send("MPI_Send", 430, 440, 1, 0)
+	r0.call("work2", 440, 580, nil)
+	r0.call("MPI_Recv", 580, 600, func() { r0.l.Message(600, encode.KindRecv, 1, false, 5, 8) })
+	r0.coll("MPI_Allreduce", 610, 620, -1, 8, 8)
+	r1.recv(130, 445, 0, 0)
+	r1.coll("MPI_Allreduce", 450, 620, -1, 8, 8)
+	return write(t, r0, r1)
+}
+
+// TestInSituThreadMessages: messages between the threads of a rank, by
+// location, are replayed in-situ as post-mortem replays them: their Late
+// Sender and Late Receiver, the delay costs they carry to other ranks and
+// the critical path through them.
+func TestInSituThreadMessages(t *testing.T) {
+	files := threadRun(t)
+	want, err := Analyze(files, Options{Procs: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// What the run plants, post-mortem.
+	if want.Totals[LateSender] != 300+300 || want.Totals[LateReceiver] != 130 || want.Unresolved != 0 || want.UnmatchedSends != 0 {
+		t.Fatalf("post-mortem: Late Sender %d ns (want 600), Late Receiver %d ns (want 130), %d unresolved, %d unmatched sends",
+			want.Totals[LateSender], want.Totals[LateReceiver], want.Unresolved, want.UnmatchedSends)
+	}
+	long := false
+	for _, d := range want.DelayCosts {
+		long = long || d.LongTerm && d.Region == "work"
+	}
+	if !long {
+		t.Errorf("post-mortem: no long-term delay cost of the thread's work: %+v", want.DelayCosts)
+	}
+	got, messages, _, _ := replayInSitu(t, files)
+	sameWaits(t, got, want)
+	if got.Unresolved != 0 || got.UnmatchedSends != 0 {
+		t.Errorf("in-situ: %d unresolved, %d unmatched sends", got.Unresolved, got.UnmatchedSends)
+	}
+	if messages == 0 {
+		t.Error("no forward message between the ranks")
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	sameWaits(t, replayAsync(t, files, rng), want)
+}
+
+// TestInSituSpreadOnArrival: rank 0 is late for rank 1 (wait X, ending at
+// 500 ns) and then for rank 2 (wait Y, ending at 1000 ns); the backward
+// order spreads Y first. Rank 2 fails after the ship round, so Y's cost
+// never comes: X's, which came, is spread all the same (its cost charged
+// to rank 0's work), and only Y counts as incomplete.
+func TestInSituSpreadOnArrival(t *testing.T) {
+	r0, r1, r2 := newRank(0, 3), newRank(1, 3), newRank(2, 3)
+	r0.call("work", 0, 500, nil)
+	r0.send("MPI_Send", 500, 510, 1, 0)
+	r0.call("work2", 510, 1000, nil)
+	r0.send("MPI_Send", 1000, 1010, 2, 0)
+	r1.call("work2", 0, 100, nil)
+	r1.recv(100, 520, 0, 0)
+	r2.call("work2", 0, 100, nil)
+	r2.recv(100, 1020, 0, 0)
+	files := write(t, r0, r1, r2)
+	n := len(files)
+	locals := make([]*Local, n)
+	for i, f := range files {
+		l, err := NewLocal(f, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		locals[i] = l
+	}
+	const failed = 2
+	for round := 0; ; round++ {
+		inbox := make([]map[int][]byte, n)
+		for i := range inbox {
+			inbox[i] = map[int][]byte{}
+		}
+		sent := false
+		for i, l := range locals {
+			if i == failed && round > Rounds(n) {
+				continue
+			}
+			out, err := l.Outgoing(round)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for p, b := range out {
+				inbox[p][i], sent = b, true
+			}
+		}
+		if round > Rounds(n) && !sent {
+			break
+		}
+		for i, l := range locals {
+			if i == failed && round > Rounds(n) {
+				continue
+			}
+			if err := l.Incoming(round, inbox[i]); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	p, err := locals[0].Finish()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.DelayIncomplete != 1 {
+		t.Errorf("rank 0: %d waits whose cost never came, want 1 (rank 2's)", p.DelayIncomplete)
+	}
+	var work int64
+	for _, c := range p.DelayCosts {
+		if c.Region == "work" && !c.LongTerm && c.Pattern == LateSender {
+			work += c.Time
+		}
+	}
+	if work <= 0 {
+		t.Errorf("rank 0: no short-term cost of its work for rank 1's wait: %+v", p.DelayCosts)
+	}
 }

@@ -27,17 +27,21 @@ import (
 //     interval's times less its own waits there, and the long-term cost the
 //     wait collected) to the late party, once every wait it was late for
 //     that carries into this one was spread; the late party spreads each
-//     wait it caused in the post-mortem replay's order (backwardKey, with
-//     spreadCost), charging its own call paths and carrying the
-//     propagated part into its own waits. The critical path travels as a
+//     wait it caused when its cost comes (spreadCost), charging its own
+//     call paths and carrying the propagated part into its own waits,
+//     each part kept with the wait's place in the post-mortem replay's
+//     order (backwardKey) and summed in that order. The critical path travels as a
 //     token from the location that finished last, back through the waits,
 //     to the late party of each (walk). Each rank sends the longest of its
 //     waits' late parties the delay they caused back (Instance.Delay).
 //
 // Every record is one per message or collective wait recorded, and a
 // rank's messages go to the ranks it waited for or was waited for by. The
-// rounds end when no rank has anything more to send; a wait whose cost
-// never came (its rank failed) is counted in InSitu.DelayIncomplete.
+// rounds end when no rank has anything more to send. Each rank knows from
+// the ship round how many costs will come to it and says when it awaits
+// none more (Settled), so the driver looks for the end only then; a wait
+// whose cost never came (its rank failed) is counted in
+// InSitu.DelayIncomplete.
 
 // refKind says how the late rank finds a wait's late call.
 type refKind uint8
@@ -95,16 +99,30 @@ type backward struct {
 	pending []int
 	carried []float64
 	sent    []bool
+	// unsent counts the planned own waits whose cost is not sent yet.
+	unsent int
 	// ownOf is per location its own waits (Time > 0, not wrong-order) by
 	// start, as delayCosts' own.
 	ownOf [][]int
 	late  []lateWait
 	// lateOf finds a lateWait by (waiting rank, index there); order is
-	// the planned ones in the backward order, next the first to spread.
-	lateOf map[[2]int]int
-	order  []int
-	next   int
-	ready  []int
+	// the planned ones in the backward order, pos each one's place in it.
+	// A wait is spread as soon as its cost came (arrived, in the order
+	// the costs came; spread counts them), not after those before it in
+	// the order: what it adds to the costs, to the unexplained time and
+	// to its own waits' carried costs is kept with its place (spent,
+	// unspent, parts) and summed in the order at the end or once
+	// complete, so the sums are the post-mortem replay's to the bit while
+	// a late cost holds back only the waits it carries into.
+	lateOf  map[[2]int]int
+	order   []int
+	pos     []int
+	arrived []int
+	spread  int
+	spent   [][]spentCost // per late wait: its costs, in spreadCost's order
+	unspent []float64     // per late wait: its unexplained time
+	parts   [][]carriedPart
+	ready   []int
 	// The calls the late rank's references name, kept past packPartners.
 	sendCalls, postCalls []int32
 	partners             [][]uint64
@@ -128,6 +146,19 @@ type backward struct {
 	spans    [][]span
 	path     inSituPath
 	succ     map[int]pathExit
+}
+
+// spentCost is a cost a late wait charges one of this rank's call paths.
+type spentCost struct {
+	key spreadKey
+	ns  float64
+}
+
+// carriedPart is the part of a late wait's cost (at pos in the backward
+// order) that one of this rank's own waits carries on.
+type carriedPart struct {
+	pos int
+	ns  float64
 }
 
 type spreadKey struct {
@@ -205,8 +236,9 @@ func (l *Local) newBackward(refs []peerRef) *backward {
 			continue
 		}
 		b.planned[i] = true
+		b.unsent++
 		keyW := w.partner
-		if w.partner >= 0 { // a message: by the late party's rank
+		if w.partner >= 0 && w.partner < threadPeer { // a message by rank: the late party's
 			keyW = ref.rank
 		}
 		sp := span{a.lastSync(b.partners, w.Loc, keyW, w.call), w.Start}
@@ -505,6 +537,16 @@ func (b *backward) takeShip(peer int, r *wireReader) {
 			return
 		}
 		lateCall = int32(idx)
+		if partner >= threadPeer {
+			// A message between this rank's threads: the late
+			// location's key of the waiting one.
+			w := slices.IndexFunc(a.locs, func(lo Location) bool { return lo.Loc == wloc })
+			if w < 0 {
+				r.fail(fmt.Errorf("a message's wait on location %d, which this rank lacks", wloc))
+				return
+			}
+			keyL = threadPeer + w
+		}
 	case refSend, refRecv:
 		calls := b.sendCalls
 		if kind == refRecv {
@@ -565,6 +607,7 @@ func (b *backward) takeCost(peer int, r *wireReader) {
 	}
 	lw := &b.late[i]
 	lw.arrived, lw.carried, lw.tW = true, carried, tW
+	b.arrived = append(b.arrived, i)
 }
 
 // sweep lays the windows of the waits this rank caused and of its own
@@ -684,6 +727,13 @@ func (b *backward) sweep() error {
 		}
 	}
 	slices.SortFunc(b.order, func(x, y int) int { return compareBackward(b.late[x].key, b.late[y].key) })
+	b.pos = make([]int, len(b.late))
+	for at, k := range b.order {
+		b.pos[k] = at
+	}
+	b.spent = make([][]spentCost, len(b.late))
+	b.unspent = make([]float64, len(b.late))
+	b.parts = make([][]carriedPart, b.own)
 	for i := range b.own {
 		if b.planned[i] && b.pending[i] == 0 {
 			b.ready = append(b.ready, i)
@@ -730,8 +780,10 @@ func (b *backward) hashPaths() {
 }
 
 // progress sends the costs that are ready and spreads the waits whose
-// costs came, in order, until neither is left; records to itself are
-// taken at once.
+// costs came, until neither is left; records to itself are taken at
+// once. An own wait's cost is ready once every wait it carries costs of
+// was spread: its carried cost is then their parts summed in the
+// backward order.
 func (b *backward) progress() error {
 	a := b.l.a
 	var (
@@ -744,6 +796,7 @@ func (b *backward) progress() error {
 			i := b.ready[0]
 			b.ready = b.ready[1:]
 			b.sent[i] = true
+			b.unsent--
 			r := []byte{tagCost}
 			r = binary.AppendUvarint(r, uint64(i))
 			r = binary.LittleEndian.AppendUint64(r, math.Float64bits(b.carried[i]))
@@ -760,9 +813,10 @@ func (b *backward) progress() error {
 			}
 			did = true
 		}
-		for b.next < len(b.order) && b.late[b.order[b.next]].arrived {
-			k := b.order[b.next]
-			b.next++
+		for len(b.arrived) > 0 && b.swept {
+			k := b.arrived[0]
+			b.arrived = b.arrived[1:]
+			b.spread++
 			lw := &b.late[k]
 			i := b.own + k
 			w := b.waits[i]
@@ -776,16 +830,20 @@ func (b *backward) progress() error {
 			}
 			var un float64
 			excess, un = spreadCost(w.Time, lw.carried, tL, func(p int32) int64 { return lw.tW[b.hashes[p]] }, props, excess[:0],
-				func(long bool, path int32, ns float64) { b.costs[spreadKey{w.Pattern, long, path, w.Peer}] += ns },
+				func(long bool, path int32, ns float64) {
+					b.spent[k] = append(b.spent[k], spentCost{spreadKey{w.Pattern, long, path, w.Peer}, ns})
+				},
 				func(j int, ns float64) {
 					if compareBackward(lw.key, b.keys[j]) < 0 {
-						b.carried[j] += ns
+						b.parts[j] = append(b.parts[j], carriedPart{b.pos[k], ns})
 					}
 				})
-			b.unexplained[w.Peer] += un
+			b.unspent[k] = un
 			for _, j := range lw.near {
 				if compareBackward(lw.key, b.keys[j]) < 0 {
 					if b.pending[j]--; b.pending[j] == 0 && b.planned[j] && !b.sent[j] {
+						b.carried[j] = sumParts(b.parts[j])
+						b.parts[j] = nil
 						b.ready = append(b.ready, j)
 					}
 				}
@@ -797,6 +855,26 @@ func (b *backward) progress() error {
 			return nil
 		}
 	}
+}
+
+// settled tells whether this rank awaits nothing more of the backward
+// replay's delay costs: every wait it caused came with its cost and was
+// spread, and every planned wait of its own sent its cost. Each rank knows
+// from the ship round how many costs will come to it, so it can tell its
+// own end without asking the others; what may still move after it are
+// the critical path's token and the records no rank waits for (delays,
+// where the path leaves a rank), which the driver's final reductions
+// cover.
+func (b *backward) settled() bool {
+	return b.swept && b.unsent == 0 && b.spread == len(b.order) && len(b.ready) == 0 && len(b.self) == 0
+}
+
+// Settled tells whether this rank's backward replay awaits no record
+// more than those no rank counts on (see backward.settled): the cshim
+// driver has it join the reductions that find the replay's end only then,
+// rather than over and over while costs are still on their way.
+func (l *Local) Settled() bool {
+	return l.why != nil && l.why.settled()
 }
 
 // pathExit is where the critical path leaves this rank after it arrived
@@ -881,8 +959,17 @@ func (b *backward) finish(part *InSitu) error {
 	if !b.swept {
 		return fmt.Errorf("waitstate: rank %d: finished before the ship round", b.l.rank)
 	}
-	for k := b.next; k < len(b.order); k++ {
-		part.DelayIncomplete++ // a cost that never came
+	// The costs and unexplained times of the waits spread, summed in the
+	// backward order as the post-mortem replay sums them.
+	for _, k := range b.order {
+		if !b.late[k].arrived {
+			part.DelayIncomplete++ // a cost that never came
+			continue
+		}
+		for _, c := range b.spent[k] {
+			b.costs[c.key] += c.ns
+		}
+		b.unexplained[b.waits[b.own+k].Peer] += b.unspent[k]
 	}
 	// The critical path's spans on this rank, charged per call path.
 	path := map[[2]int]int64{} // (location, local path)
@@ -950,6 +1037,16 @@ func (b *backward) finish(part *InSitu) error {
 		part.Worst = append(part.Worst, ww)
 	}
 	return nil
+}
+
+// sumParts adds parts in the backward order of the waits they come from.
+func sumParts(parts []carriedPart) float64 {
+	slices.SortFunc(parts, func(x, y carriedPart) int { return cmp.Compare(x.pos, y.pos) })
+	var sum float64
+	for _, p := range parts {
+		sum += p.ns
+	}
+	return sum
 }
 
 func comparePathTime(x, y PathTime) int {

@@ -686,9 +686,16 @@ func (r *run) endpoint(file int, e *tracefile.Event) (peer, comm int, ok bool, e
 		if !ok {
 			comm = r.comms[file][0]
 		}
-		// A message by location id, between the threads of a process, is
-		// no rank's: not replayed in-situ.
-		if !e.PeerRank || e.Peer > math.MaxInt32 {
+		// A message by location id is between the threads of this
+		// process: its peer is threadPeer + the location (insitu.go).
+		if !e.PeerRank {
+			end, ok, err := r.peers.Resolve(file, e)
+			if err != nil || !ok {
+				return 0, 0, false, err
+			}
+			return threadPeer + r.first[end.File] + end.Loc, comm, true, nil
+		}
+		if e.Peer >= threadPeer {
 			return 0, 0, false, nil
 		}
 		return int(e.Peer), comm, true, nil

@@ -1648,6 +1648,27 @@ HMB_NOINST static void pass_down(char **b, size_t *n)
 }
 
 /*
+ * replay_pause waits before a rank of the wait-state replay polls again
+ * for its messages: the first yields polls yield (the message a chain
+ * waits for is often on its way, and a yield hands the core to its
+ * sender), the later ones sleep 20 us doubling up to cap_us, leaving
+ * shared cores to the ranks with work.
+ */
+HMB_NOINST static void replay_pause(long spin, long yields, long cap_us)
+{
+	if (spin < yields) {
+		sched_yield();
+		return;
+	}
+	long us = 20L << (spin - yields < 6 ? spin - yields : 6);
+	if (us > cap_us) {
+		us = cap_us;
+	}
+	struct timespec ts = {0, us * 1000};
+	nanosleep(&ts, NULL);
+}
+
+/*
  * replay_exchange sends this rank's messages of one round of the
  * wait-state replay (out: records of a peer, a size and the bytes, as Go
  * wrote them) and receives the ones for it, appended to *in (from *in_n
@@ -1758,12 +1779,7 @@ HMB_NOINST static int replay_exchange(int round, const char *out, size_t on, cha
 			free(q);
 			return 0;
 		}
-		if (spin < 2000) {
-			sched_yield();
-		} else {
-			struct timespec ts = {0, 100000};
-			nanosleep(&ts, NULL);
-		}
+		replay_pause(spin, 2000, 100);
 	}
 }
 
@@ -1787,13 +1803,21 @@ static int replay_rounds;
  * replay_cost splits the replay's time by phase, for HMB_COLLECTIVE_TIMING
  * (ns): the forward rounds, the ship round, the backward replay without
  * rounds and Go's last call; of each, the time inside Go; and the waves of
- * the backward replay's end.
+ * the backward replay's end, and when in it the rank settled (its costs
+ * all spread: what is left is the critical path's token and the waves).
  */
 static struct {
 	int64_t phase[4], go[4];
-	int64_t gather;
+	int64_t gather, settled;
 	int waves;
 } replay_cost;
+
+/*
+ * REPLAY_IDLE_NS is how long a rank that still awaits costs idles before
+ * it joins a wave of the backward replay's end all the same: the costs of
+ * a rank that failed never come, and the waves end the replay without them.
+ */
+enum { REPLAY_IDLE_NS = 200 * 1000 * 1000 };
 
 /* A message of the backward replay in flight, and its request. */
 struct replay_flight {
@@ -1809,7 +1833,11 @@ struct replay_flight {
  * message, not of a round of all ranks. The end is found by waves of a
  * sum reduction of the messages sent and received, which a rank joins
  * when it has nothing left to do (all it received went to Go, all Go
- * gave was sent): when two waves in a row find the same sums, and the
+ * gave was sent) and Go awaits no cost more (the status record that ends
+ * its output; each rank knows from the ship round how many costs will
+ * come to it), so the waves run once the costs are all spread (while the
+ * critical path's token walks, and two at the end), not all along: when
+ * two waves in a row find the same sums, and the
  * sends equal the receives, no message is in flight and no rank has
  * anything to do (Mattern's four counters). in holds what the ship round
  * brought. 0 when the step's deadline passed with nothing arriving, or
@@ -1821,7 +1849,8 @@ HMB_NOINST static int replay_async(int *round, char **in, size_t *in_n, int *fai
 	struct replay_flight *fly = NULL;
 	size_t nfly = 0, capfly = 0;
 	int64_t count[2] = {0, 0}, snap[2], sum[2], prev[2] = {-1, -1};
-	int waving = 0, waved = 0, call = 1, ok = 1;
+	int waving = 0, waved = 0, call = 1, ok = 1, settled = 1;
+	int64_t idle_since = mono_ns(), began = idle_since;
 	MPI_Request wave = MPI_REQUEST_NULL;
 	step_begins();
 	for (long spin = 0;; spin++) {
@@ -1845,9 +1874,19 @@ HMB_NOINST static int replay_async(int *round, char **in, size_t *in_n, int *fai
 			replay_cost.go[2] += mono_ns() - g0;
 			replay_rounds = *round + 1;
 			*in_n = 12;
+			settled = 1; /* a failed rank awaits nothing */
 			for (size_t off = 0; off + 8 <= on;) {
 				uint32_t rec[2];
 				memcpy(rec, out + off, sizeof rec);
+				if (rec[0] == (uint32_t)p && rec[1] == 1 && on - off - 8 >= 1) {
+					/* Go's status: whether it awaits costs still. */
+					settled = out[off + 8] != 0;
+					if (settled && replay_cost.settled == 0) {
+						replay_cost.settled = mono_ns() - began;
+					}
+					off += 9;
+					continue;
+				}
 				if (rec[0] >= (uint32_t)p || rec[1] > on - off - 8) {
 					break; /* not Go's records: the rest is sent as nothing */
 				}
@@ -1922,7 +1961,11 @@ HMB_NOINST static int replay_async(int *round, char **in, size_t *in_n, int *fai
 			}
 		}
 		nfly = kept;
-		if (!waving && !call) {
+		/* A rank joins a wave once it awaits no cost more (Go said so), so
+		 * that the waves run at the end, not all along; one still waiting
+		 * joins after a long idle spell, in case a cost never comes (its
+		 * rank failed). */
+		if (!waving && !call && (settled || mono_ns() - idle_since > REPLAY_IDLE_NS)) {
 			snap[0] = count[0];
 			snap[1] = count[1];
 			if (PMPI_Iallreduce(snap, sum, 2, MPI_INT64_T, MPI_SUM, sync_comm, &wave) != MPI_SUCCESS) {
@@ -1956,11 +1999,13 @@ HMB_NOINST static int replay_async(int *round, char **in, size_t *in_n, int *fai
 		}
 		if (busy) {
 			step_begins();
+			idle_since = mono_ns();
 			spin = 0;
 			continue;
 		}
 		if (waved) {
 			waved = 0;
+			idle_since = mono_ns();
 			continue;
 		}
 		if ((spin & 63) == 0 && mono_ns() > coll_deadline) {
@@ -1970,12 +2015,10 @@ HMB_NOINST static int replay_async(int *round, char **in, size_t *in_n, int *fai
 			ok = 0;
 			break;
 		}
-		if (spin < 2000) {
-			sched_yield();
-		} else {
-			struct timespec ts = {0, 100000};
-			nanosleep(&ts, NULL);
-		}
+		/* A settled rank still takes the critical path's token, whose
+		 * walk is a chain of messages too: it yields less, but sleeps no
+		 * longer than one that awaits costs. */
+		replay_pause(spin, settled ? 200 : 2000, 100);
 	}
 	/* Every message was taken (or the steps were given up): the sends end. */
 	for (size_t i = 0; i < nfly; i++) {
@@ -2073,9 +2116,9 @@ HMB_NOINST static void say_replay_timing(void)
 	const int64_t *t = replay_cost.phase, *g = replay_cost.go;
 	fprintf(stderr,
 		"hmbtrace: rank %d: wait-state replay: forward %.6f s (Go %.6f s), ship %.6f s (Go %.6f s), "
-		"backward %.6f s (Go %.6f s, %d waves), last call %.6f s, gathering %.6f s\n",
+		"backward %.6f s (Go %.6f s, %d waves, settled at %.6f s), last call %.6f s, gathering %.6f s\n",
 		world_rank, (double)t[0] / 1e9, (double)g[0] / 1e9, (double)t[1] / 1e9, (double)g[1] / 1e9,
-		(double)t[2] / 1e9, (double)g[2] / 1e9, replay_cost.waves, (double)t[3] / 1e9,
+		(double)t[2] / 1e9, (double)g[2] / 1e9, replay_cost.waves, (double)replay_cost.settled / 1e9, (double)t[3] / 1e9,
 		(double)replay_cost.gather / 1e9);
 }
 
