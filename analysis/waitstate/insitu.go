@@ -4,11 +4,11 @@ import (
 	"cmp"
 	"encoding/binary"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math/bits"
 	"slices"
 
+	"github.com/hmbtrace/hmbtrace/internal/wirecodec"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
@@ -437,47 +437,44 @@ func (l *Local) Incoming(round int, in map[int][]byte) error {
 	return nil
 }
 
-// errShort is a message that ends inside a record.
-var errShort = errors.New("ends inside a record")
-
 // take decodes one peer's message of a round.
 func (l *Local) take(peer int, b []byte, up bool) error {
-	r := &wireReader{b: b}
-	if loc := r.small() - 1; r.err == nil && loc >= 0 {
+	r := &wireReader{wirecodec.MakeReader(b, 0)}
+	if loc := r.small() - 1; r.OK() && loc >= 0 {
 		l.peerLoc[peer] = loc
 	}
 	n := r.records()
-	for i := 0; i < n && r.err == nil; i++ {
+	for i := 0; i < n && r.OK(); i++ {
 		s := wireSend{comm: r.u64(), tag: uint32(r.uv())}
 		s.enter = r.sv()
 		s.time = s.enter + r.sv()
 		s.blocking = r.byte1() != 0
 		s.idx = r.small()
-		if r.err == nil {
+		if r.OK() {
 			l.sentTo[peer] = append(l.sentTo[peer], s)
 		}
 	}
 	n = r.records()
-	for i := 0; i < n && r.err == nil; i++ {
+	for i := 0; i < n && r.OK(); i++ {
 		p := wirePost{comm: r.u64(), tag: uint32(r.uv())}
 		p.enter = r.sv()
 		p.idx = r.small()
-		if r.err == nil {
+		if r.OK() {
 			l.postedBy[peer] = append(l.postedBy[peer], p)
 		}
 	}
 	n = r.records()
-	for i := 0; i < n && r.err == nil; i++ {
+	for i := 0; i < n && r.OK(); i++ {
 		key := r.u64()
 		k := r.records()
 		times := make([]treeTimes, 0, k)
-		for j := 0; j < k && r.err == nil; j++ {
+		for j := 0; j < k && r.OK(); j++ {
 			ct := treeTimes{collTimes: collTimes{Members: r.small()}}
 			ct.Latest, ct.Root, ct.Earliest = r.sv(), r.sv(), r.sv()
 			ct.LateIdx, ct.LateLoc, ct.EarlyIdx, ct.EarlyLoc, ct.RootLoc = r.small()-1, r.small()-1, r.small()-1, r.small()-1, r.small()-1
 			times = append(times, ct)
 		}
-		if r.err != nil {
+		if !r.OK() {
 			break
 		}
 		t := l.treeOf[key]
@@ -495,17 +492,17 @@ func (l *Local) take(peer int, b []byte, up bool) error {
 			t.times[j].merge(ct)
 		}
 	}
-	if has := r.byte1() != 0; r.err == nil && has {
+	if has := r.byte1() != 0; r.OK() && has {
 		c := lastLoc{last: r.sv(), ok: true}
 		c.rank, c.loc = r.small(), r.small()
-		if r.err == nil && (up && c.after(l.best) || !up) {
+		if r.OK() && (up && c.after(l.best) || !up) {
 			l.best = c
 		}
 	}
-	if r.err == nil && len(r.b) > 0 {
-		r.fail(fmt.Errorf("%d bytes after the records", len(r.b)))
+	if r.OK() && r.Len() > 0 {
+		r.fail(fmt.Errorf("%d bytes after the records", r.Len()))
 	}
-	return r.err
+	return r.Err()
 }
 
 // endForward replays this rank's waits once the forward rounds are over,

@@ -8,6 +8,8 @@ import (
 	"hash/fnv"
 	"math"
 	"slices"
+
+	"github.com/hmbtrace/hmbtrace/internal/wirecodec"
 )
 
 // The backward replay in-situ: after the forward rounds each rank knows
@@ -344,106 +346,25 @@ func (l *Local) backIncoming(in map[int][]byte) error {
 	return nil
 }
 
-// wireReader reads the records of a message; its first error sticks.
-type wireReader struct {
-	b   []byte
-	err error
-}
+// wireReader reads the records of a message with the wire codec; its
+// first error sticks.
+type wireReader struct{ wirecodec.Reader }
 
-func (r *wireReader) fail(err error) {
-	if r.err == nil {
-		r.err = err
-	}
-}
+func newWireReader(b []byte, off int) wireReader { return wireReader{wirecodec.MakeReader(b, off)} }
 
-func (r *wireReader) uv() uint64 {
-	if r.err != nil {
-		return 0
-	}
-	v, k := binary.Uvarint(r.b)
-	if k <= 0 {
-		r.fail(errShort)
-		return 0
-	}
-	r.b = r.b[k:]
-	return v
-}
+func (r *wireReader) fail(err error) { r.Fail("", err.Error()) }
+func (r *wireReader) uv() uint64     { return r.Uvarint("a record") }
+func (r *wireReader) sv() int64      { return r.Varint("a record") }
+func (r *wireReader) u64() uint64    { return r.U64("a record") }
+func (r *wireReader) byte1() byte    { return r.U8("a record") }
+func (r *wireReader) str() string    { return r.String("a string") }
 
 // small reads a count or index, at most MaxInt32.
-func (r *wireReader) small() int {
-	v := r.uv()
-	if v > math.MaxInt32 {
-		r.fail(fmt.Errorf("an index of %d", v))
-		return 0
-	}
-	return int(v)
-}
+func (r *wireReader) small() int { return int(r.Uint("an index", math.MaxInt32)) }
 
 // records reads a count of records, bounded by the bytes left: every
 // record takes one at least.
-func (r *wireReader) records() int {
-	n := r.uv()
-	if r.err == nil && n > uint64(len(r.b)) {
-		r.fail(fmt.Errorf("%d records in %d bytes", n, len(r.b)))
-	}
-	if r.err != nil {
-		return 0
-	}
-	return int(n)
-}
-
-func (r *wireReader) sv() int64 {
-	if r.err != nil {
-		return 0
-	}
-	v, k := binary.Varint(r.b)
-	if k <= 0 {
-		r.fail(errShort)
-		return 0
-	}
-	r.b = r.b[k:]
-	return v
-}
-
-func (r *wireReader) u64() uint64 {
-	if r.err != nil {
-		return 0
-	}
-	if len(r.b) < 8 {
-		r.fail(errShort)
-		return 0
-	}
-	v := binary.LittleEndian.Uint64(r.b)
-	r.b = r.b[8:]
-	return v
-}
-
-func (r *wireReader) byte1() byte {
-	if r.err != nil {
-		return 0
-	}
-	if len(r.b) == 0 {
-		r.fail(errShort)
-		return 0
-	}
-	v := r.b[0]
-	r.b = r.b[1:]
-	return v
-}
-
-func (r *wireReader) str() string {
-	n := r.small()
-	if r.err != nil {
-		return ""
-	}
-	if n > len(r.b) {
-		r.fail(errShort)
-		return ""
-	}
-	s := string(r.b[:n])
-	r.b = r.b[n:]
-	return s
-}
+func (r *wireReader) records() int { return r.Count("records", 1) }
 
 func appendString(b []byte, s string) []byte {
 	b = binary.AppendUvarint(b, uint64(len(s)))
@@ -452,8 +373,8 @@ func appendString(b []byte, s string) []byte {
 
 // take decodes one peer's records of a backward round.
 func (b *backward) take(peer int, msg []byte) error {
-	r := &wireReader{b: msg}
-	for len(r.b) > 0 && r.err == nil {
+	r := &wireReader{wirecodec.MakeReader(msg, 0)}
+	for r.Len() > 0 && r.OK() {
 		switch tag := r.byte1(); tag {
 		case tagShip:
 			if b.swept {
@@ -472,31 +393,31 @@ func (b *backward) take(peer int, msg []byte) error {
 				w := r.sv()
 				d.Work, d.WorkRegion = &w, r.str()
 			}
-			if r.err == nil && (id >= b.own || b.refs[id].rank != peer) {
+			if r.OK() && (id >= b.own || b.refs[id].rank != peer) {
 				return fmt.Errorf("the delay of wait %d, which is not one of this rank's for rank %d", id, peer)
 			}
 			b.delayOf[id] = d
 		case tagToken, tagMark:
 			loc, t, hops := r.small(), r.sv(), r.small()
-			if r.err == nil && loc >= len(b.l.a.data) {
+			if r.OK() && loc >= len(b.l.a.data) {
 				return fmt.Errorf("the critical path at location %d of %d", loc, len(b.l.a.data))
 			}
-			if r.err == nil && !b.swept {
+			if r.OK() && !b.swept {
 				return errors.New("the critical path before the ship round")
 			}
-			if r.err == nil && tag == tagToken {
+			if r.OK() && tag == tagToken {
 				b.walk(loc, t, hops)
-			} else if r.err == nil {
+			} else if r.OK() {
 				b.walkLocal(loc, t, hops, true)
 			}
 		case tagSucc:
 			id := r.small()
 			e := pathExit{end: r.byte1() != 0}
 			e.rank, e.loc, e.t, e.hops = r.small(), r.small(), r.sv(), r.small()
-			if r.err == nil && (id >= b.own || b.refs[id].rank != peer) {
+			if r.OK() && (id >= b.own || b.refs[id].rank != peer) {
 				return fmt.Errorf("where the critical path leaves rank %d after wait %d, which is not one of this rank's for it", peer, id)
 			}
-			if r.err == nil && !e.end && e.rank >= b.l.world {
+			if r.OK() && !e.end && e.rank >= b.l.world {
 				return fmt.Errorf("the critical path to rank %d of %d", e.rank, b.l.world)
 			}
 			b.succ[id] = e
@@ -504,7 +425,7 @@ func (b *backward) take(peer int, msg []byte) error {
 			return fmt.Errorf("a record of tag %d", tag)
 		}
 	}
-	return r.err
+	return r.Err()
 }
 
 // takeShip takes a wait this rank was late for.
@@ -520,7 +441,7 @@ func (b *backward) takeShip(peer int, r *wireReader) {
 	idx := r.small()
 	partner := r.sv()
 	flags := r.byte1()
-	if r.err != nil {
+	if !r.OK() {
 		return
 	}
 	if p >= NumPatterns || loc >= len(a.data) || call < -1 || call > math.MaxInt32 {
@@ -589,15 +510,15 @@ func (b *backward) takeCost(peer int, r *wireReader) {
 	id := r.small()
 	carried := math.Float64frombits(r.u64())
 	n := r.small()
-	if r.err == nil && n > len(r.b) {
-		r.fail(fmt.Errorf("%d call paths in %d bytes", n, len(r.b)))
+	if r.OK() && n > r.Len() {
+		r.fail(fmt.Errorf("%d call paths in %d bytes", n, r.Len()))
 	}
 	tW := make(map[uint64]int64, n)
 	for range n {
 		h := r.u64()
 		tW[h] += r.sv()
 	}
-	if r.err != nil {
+	if !r.OK() {
 		return
 	}
 	i, ok := b.lateOf[[2]int{peer, id}]

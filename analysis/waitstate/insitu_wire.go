@@ -176,10 +176,10 @@ type wireIn struct {
 
 func (r *wireIn) str() string {
 	i := r.small()
-	if r.err == nil && i >= len(r.strs) {
+	if r.OK() && i >= len(r.strs) {
 		r.fail(fmt.Errorf("string %d of %d", i, len(r.strs)))
 	}
-	if r.err != nil {
+	if !r.OK() {
 		return ""
 	}
 	return r.strs[i]
@@ -201,11 +201,11 @@ func (r *wireIn) bool() bool { return r.byte1() != 0 }
 // is left to read (each element takes a byte at least).
 func (r *wireIn) count() (int, bool) {
 	n := r.small()
-	if n == 0 || r.err != nil {
+	if n == 0 || !r.OK() {
 		return 0, false
 	}
-	if n-1 > len(r.b) {
-		r.fail(fmt.Errorf("%d elements in %d bytes", n-1, len(r.b)))
+	if n-1 > r.Len() {
+		r.fail(fmt.Errorf("%d elements in %d bytes", n-1, r.Len()))
 		return 0, false
 	}
 	return n - 1, true
@@ -228,7 +228,7 @@ func (r *wireIn) values() []Value {
 		return nil
 	}
 	vs := make([]Value, 0, n)
-	for i := 0; i < n && r.err == nil; i++ {
+	for i := 0; i < n && r.OK(); i++ {
 		vs = append(vs, r.value())
 	}
 	return vs
@@ -240,20 +240,20 @@ func DecodeInSituWire(b []byte) (*InSitu, error) {
 	if len(b) < len(inSituWireMagic) || string(b[:len(inSituWireMagic)]) != inSituWireMagic {
 		return nil, errors.New("waitstate: the in-situ wait states: not their wire form")
 	}
-	r := &wireIn{wireReader: wireReader{b: b[len(inSituWireMagic):]}}
+	r := &wireIn{wireReader: newWireReader(b, len(inSituWireMagic))}
 	ns := r.small()
-	if ns > len(r.b) {
-		r.fail(fmt.Errorf("%d strings in %d bytes", ns, len(r.b)))
+	if ns > r.Len() {
+		r.fail(fmt.Errorf("%d strings in %d bytes", ns, r.Len()))
 		ns = 0
 	}
 	r.strs = make([]string, 0, ns)
-	for i := 0; i < ns && r.err == nil; i++ {
+	for i := 0; i < ns && r.OK(); i++ {
 		r.strs = append(r.strs, r.wireReader.str())
 	}
 	s := &InSitu{}
 	if n, ok := r.count(); ok {
 		s.Locations = make([]Location, 0, n)
-		for i := 0; i < n && r.err == nil; i++ {
+		for i := 0; i < n && r.OK(); i++ {
 			var l Location
 			l.File = r.int()
 			l.Loc = r.int()
@@ -269,7 +269,7 @@ func DecodeInSituWire(b []byte) (*InSitu, error) {
 	}
 	if n, ok := r.count(); ok {
 		s.Paths = make([]CallPath, 0, n)
-		for i := 0; i < n && r.err == nil; i++ {
+		for i := 0; i < n && r.OK(); i++ {
 			p := CallPath{Parent: r.int()}
 			p.Region = r.str()
 			s.Paths = append(s.Paths, p)
@@ -284,7 +284,7 @@ func DecodeInSituWire(b []byte) (*InSitu, error) {
 	s.Delays = r.values()
 	if n, ok := r.count(); ok {
 		s.DelayCosts = make([]inSituCost, 0, n)
-		for i := 0; i < n && r.err == nil; i++ {
+		for i := 0; i < n && r.OK(); i++ {
 			var c inSituCost
 			c.Pattern = Pattern(r.byte1())
 			c.LongTerm = r.bool()
@@ -297,13 +297,13 @@ func DecodeInSituWire(b []byte) (*InSitu, error) {
 	}
 	if n, ok := r.count(); ok {
 		s.Unexplained = make([]float64, 0, n)
-		for i := 0; i < n && r.err == nil; i++ {
+		for i := 0; i < n && r.OK(); i++ {
 			s.Unexplained = append(s.Unexplained, math.Float64frombits(r.u64()))
 		}
 	}
 	if n, ok := r.count(); ok {
 		s.Worst = make([]inSituWait, 0, n)
-		for i := 0; i < n && r.err == nil; i++ {
+		for i := 0; i < n && r.OK(); i++ {
 			var x inSituWait
 			x.Pattern = Pattern(r.byte1())
 			x.Region = r.str()
@@ -336,7 +336,7 @@ func DecodeInSituWire(b []byte) (*InSitu, error) {
 		p := &inSituPath{}
 		if n, ok := r.count(); ok {
 			p.Values = make([]PathTime, 0, n)
-			for i := 0; i < n && r.err == nil; i++ {
+			for i := 0; i < n && r.OK(); i++ {
 				v := PathTime{Region: r.str()}
 				v.Path = r.int()
 				v.Loc = r.int()
@@ -355,7 +355,7 @@ func DecodeInSituWire(b []byte) (*InSitu, error) {
 	}
 	if n, ok := r.count(); ok {
 		s.Exclusive = make([]RegionNs, 0, n)
-		for i := 0; i < n && r.err == nil; i++ {
+		for i := 0; i < n && r.OK(); i++ {
 			e := RegionNs{Region: r.str()}
 			e.Ns = r.sv()
 			s.Exclusive = append(s.Exclusive, e)
@@ -363,11 +363,11 @@ func DecodeInSituWire(b []byte) (*InSitu, error) {
 	}
 	s.OriginWall = r.sv()
 	s.OriginSync = r.sv()
-	if r.err == nil && len(r.b) > 0 {
-		r.fail(fmt.Errorf("%d bytes after the end", len(r.b)))
+	if r.OK() && r.Len() > 0 {
+		r.fail(fmt.Errorf("%d bytes after the end", r.Len()))
 	}
-	if r.err != nil {
-		return nil, fmt.Errorf("waitstate: the in-situ wait states' wire form: %w", r.err)
+	if !r.OK() {
+		return nil, fmt.Errorf("waitstate: the in-situ wait states' wire form: %w", r.Err())
 	}
 	if err := s.check(); err != nil {
 		return nil, err
