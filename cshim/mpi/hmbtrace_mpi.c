@@ -1342,10 +1342,68 @@ struct sync_down {
 	uint64_t ref_start;
 };
 
+/*
+ * The ranks of one node read one clock: the invariant TSC, which the
+ * kernel keeps in step across the node's cores, or CLOCK_MONOTONIC. So an
+ * edge of the tree between two of them has an offset of exactly 0, and
+ * its ping-pongs would only measure the scheduler (under half their round
+ * trip each, which adds up along the tree). Only edges between nodes are
+ * measured; on one node the synchronisation is the tree's small messages
+ * that pass rank 0's offset and start down, and at MPI_Finalize, when the
+ * whole run is on one node, nothing. node_ranks are the world ranks of
+ * this node that picked the same clock as this rank (set at MPI_Init).
+ */
+static int32_t *node_ranks;
+static int node_n, node_whole_run;
+static uint64_t init_ref_start; /* rank 0's start, from MPI_Init's sync */
+
+/* same_clock says whether world rank r reads this rank's clock. */
+HMB_NOINST static int same_clock(int r)
+{
+	for (int i = 0; i < node_n; i++) {
+		if (node_ranks[i] == r) {
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * node_clock learns which ranks of node (this rank's node's communicator)
+ * share this rank's clock: an allgather of each member's world rank and
+ * clock kind on the node. Without it (out of memory, MPI failed) every
+ * edge is measured, as between nodes.
+ */
+HMB_NOINST static void node_clock(MPI_Comm node, int local)
+{
+	int32_t me[2] = {world_rank, hmb_clock_tsc()};
+	int32_t *all = malloc((size_t)local * sizeof me);
+	node_ranks = malloc((size_t)local * sizeof *node_ranks);
+	if (all == NULL || node_ranks == NULL ||
+	    PMPI_Allgather(me, 2, MPI_INT32_T, all, 2, MPI_INT32_T, node) != MPI_SUCCESS) {
+		free(all);
+		free(node_ranks);
+		node_ranks = NULL;
+		return;
+	}
+	for (int i = 0; i < local; i++) {
+		if (all[2 * i + 1] == me[1]) {
+			node_ranks[node_n++] = all[2 * i];
+		}
+	}
+	free(all);
+	node_whole_run = node_n == hmbmpi_world_size;
+}
+
 HMB_NOINST static int serve_child(int child, const struct sync_down *mine)
 {
 	char what[64];
 	snprintf(what, sizeof what, "rank %d's clock synchronisation", child);
+	if (same_clock(child)) {
+		MPI_Request r = MPI_REQUEST_NULL;
+		PMPI_Isend((void *)mine, (int)sizeof *mine, MPI_BYTE, child, TAG_PARENT, sync_comm, &r);
+		return bounded_wait(1, &r, what);
+	}
 	/* The child decides how many ping-pongs it needs, SYNC_MAX_ROUNDS at
 	 * most: a last ping says it is done. */
 	for (int k = 0; k <= SYNC_MAX_ROUNDS; k++) {
@@ -1376,7 +1434,10 @@ HMB_NOINST static int sync_with_parent(int parent, uint64_t *mid, struct sync_do
 	snprintf(what, sizeof what, "rank %d for the clock synchronisation", parent);
 	uint64_t best = UINT64_MAX;
 	int64_t offset = 0, best_ns = INT64_MAX;
-	for (int k = 0;; k++) {
+	if (same_clock(parent)) {
+		*mid = hmb_clock(); /* any moment: the offset is 0 at all */
+	}
+	for (int k = 0; !same_clock(parent); k++) {
 		/* At least SYNC_ROUNDS; more, up to SYNC_MAX_ROUNDS, while no
 		 * round trip was short: under load (ranks sharing cores) every
 		 * one may have waited for a time slice, and the offset's error is
@@ -1437,6 +1498,11 @@ HMB_NOINST static void clock_sync(void)
 		mine.ref_start = hmb_start_ticks();
 		mid = hmb_clock();
 	}
+	if (init_ref_start != 0 && node_whole_run) {
+		/* MPI_Finalize's, the run on one node: one clock, no drift. */
+		hmb_clock_sync(hmb_clock(), 0, init_ref_start);
+		return;
+	}
 	for (int step = top >> 1; step >= 1; step >>= 1) {
 		if (r % (2 * step) == 0 && r + step < p) {
 			if (!serve_child(r + step, &mine)) {
@@ -1449,6 +1515,7 @@ HMB_NOINST static void clock_sync(void)
 		}
 	}
 	hmb_clock_sync(mid, mine.offset, mine.ref_start);
+	init_ref_start = mine.ref_start;
 }
 
 /*
@@ -2481,6 +2548,7 @@ HMB_NOINST void hmbmpi_after_init(void)
 		long cores = sysconf(_SC_NPROCESSORS_ONLN);
 		PMPI_Comm_size(node, &local);
 		oversubscribed = cores > 0 && local > cores;
+		node_clock(node, local);
 		PMPI_Comm_free(&node);
 	}
 	int archive = 0, aggregate = 1;
