@@ -22,8 +22,10 @@ import (
 // The program is cshim/testdata/mpi/halo.c (a halo exchange, a ring and
 // an allreduce per iteration) in a small buffer. Per rank count and layout
 // it reports the steps of the collective end each rank timed
-// (HMB_COLLECTIVE_TIMING=1: clock sync, the run profile's reduction, the
-// archive's slots; median and slowest rank), MPI_Finalize as the program
+// (HMB_COLLECTIVE_TIMING=1: clock sync, the run's results (definitions
+// unified, profile and matrix reduced, analyses), the archive's slots, and
+// apart from them the wait-state replay, which issue 32 accounts for;
+// median and slowest rank), MPI_Finalize as the program
 // saw it, the write at exit (halo.c's destructor, after the writer's exit
 // handler), files created, bytes written, and each tool's wall time and
 // peak RSS on the result. A rank count runs once per layout (512 ranks on
@@ -93,7 +95,9 @@ func runScale(o *options, r *report) error {
 		return err
 	}
 	var fits []scaleFit
+	var costs []string
 	for _, p := range ranks {
+		runs := map[string]*haloRun{}
 		for _, layout := range []string{scaleArchive, scaleRankFiles} {
 			run, err := runHalo(o, halo, p, iters, layout, true)
 			if errors.Is(err, errImproperExit) {
@@ -106,6 +110,7 @@ func runScale(o *options, r *report) error {
 				return err
 			}
 			run.record(r, layout)
+			runs[layout] = run
 			if err := runScaleTools(o, r, hmbtrace, run, layout); err != nil {
 				return err
 			}
@@ -113,12 +118,34 @@ func runScale(o *options, r *report) error {
 				fits = append(fits, fitOf(run))
 			}
 		}
+		if a, f := runs[scaleArchive], runs[scaleRankFiles]; a != nil && f != nil {
+			costs = append(costs, endCost(a, f, fitOf(calib)))
+		}
 	}
 	r.note("halo.c, %d iterations, 64 cells, HMB_BUFFER_SIZE=1M, mpirun --oversubscribe on %d cores; times of one run per rank count and layout: \"median\" column is the median rank, the range the fastest to slowest", iters, numCores())
+	for _, n := range costs {
+		r.note("%s", n)
+	}
 	for _, n := range scaleModel(fitOf(calib), fits) {
 		r.note("%s", n)
 	}
 	return nil
+}
+
+// endCost says what the archive's collective end (without the wait-state
+// replay) costs beyond the rank files' end in the same bench run, the
+// issue's bound being the rank files' write plus O(log p) rounds of small
+// messages: the excess, and the rounds it would take at the calibration's
+// cost per round and at this run's own (rank 0's tree steps per round).
+func endCost(archive, files *haloRun, calib scaleFit) string {
+	a, f := archive.end(), files.end()
+	p := archive.ranks
+	trips := archive.trips * rounds(p)
+	own := fitOf(archive).perRound()
+	return fmt.Sprintf("%d ranks: slowest rank's collective end + write without the replay %.3f s, rank files' %.3f s (%.1fx): %.3f s more, "+
+		"for %d trips of %d rounds (%d rounds); a round costs %.2f ms with a core per rank (calibration) and %.1f ms in this run; "+
+		"the slowest rank's wait-state replay %.3f s besides",
+		p, a, f, a/max(f, 1e-9), a-f, archive.trips, rounds(p), trips, 1e3*calib.perRound(), 1e3*own, archive.slowest(stepReplay))
 }
 
 // buildHalo compiles halo.c against the libraries just built.
@@ -139,13 +166,28 @@ var errImproperExit = errors.New("the run was ended by Open MPI, which said a ra
 
 // The per-rank timings a run reports.
 const (
-	stepSync     = "clock sync at MPI_Finalize"
-	stepReduce   = "run profile reduced"
-	stepDefs     = "definitions unified"
-	stepSlots    = "archive slots agreed"
-	stepFinalize = "MPI_Finalize"
-	stepExit     = "write at exit"
+	stepSync      = "clock sync at MPI_Finalize"
+	stepResults   = "results: definitions unified, profile and matrix reduced, analyses"
+	stepReplay    = "wait-state replay"
+	stepSlots     = "archive slots agreed"
+	stepFinalize  = "MPI_Finalize"
+	stepExit      = "write at exit"
+	stepCPU       = "collective end's CPU, results"
+	stepReplayCPU = "collective end's CPU, wait-state replay"
+	stepInitSync  = "clock sync at MPI_Init"
 )
+
+// scaleSteps are the steps every rank reports, in the order of the report.
+var scaleSteps = []string{stepInitSync, stepSync, stepResults, stepReplay, stepSlots, stepFinalize, stepExit, stepCPU, stepReplayCPU}
+
+// archiveOnly says which steps the rank files' layout does not take.
+func archiveOnly(step string) bool {
+	switch step {
+	case stepResults, stepReplay, stepSlots, stepCPU, stepReplayCPU:
+		return true
+	}
+	return false
+}
 
 // haloRun is what one mpirun of halo left: per step every rank's seconds
 // (indexed by rank), the files it wrote, their size and their blocks on
@@ -153,6 +195,7 @@ const (
 // and where.
 type haloRun struct {
 	ranks               int
+	trips               int // the results' trips through the tree, up or down
 	dir                 string
 	wall                float64
 	steps               map[string][]float64
@@ -219,7 +262,7 @@ func runHalo(o *options, halo string, p, iters int, layout string, retry bool) (
 // newHaloRun returns a run of p ranks with no step reported yet (NaN).
 func newHaloRun(p int) *haloRun {
 	h := &haloRun{ranks: p, steps: map[string][]float64{}}
-	for _, s := range []string{stepSync, stepReduce, stepDefs, stepSlots, stepFinalize, stepExit} {
+	for _, s := range scaleSteps {
 		h.steps[s] = slices.Repeat([]float64{math.NaN()}, p)
 	}
 	return h
@@ -263,22 +306,25 @@ func (h *haloRun) parse(stdout, stderr string) error {
 		if !strings.Contains(line, ": collective end of ") {
 			continue
 		}
-		var rank, size, n int
-		var sync, reduce, defs, slots float64
-		if _, err := fmt.Sscanf(line, "hmbtrace: rank %d: collective end of %d ranks, %d rounds: clock sync %g s, run profile %g s, definitions %g s, archive slots %g s",
-			&rank, &size, &n, &sync, &reduce, &defs, &slots); err != nil {
+		var rank, size, n, trips, calls int
+		var sync, results, replay, slots, cpu, replayCPU, resultsCPU, initSync float64
+		if _, err := fmt.Sscanf(line, "hmbtrace: rank %d: collective end of %d ranks, %d rounds, %d trips: clock sync %g s, results %g s, "+
+			"wait-state replay %g s, archive slots %g s, replay calls %d, CPU %g s, of it the replay's %g s, results' %g s, MPI_Init's clock sync %g s",
+			&rank, &size, &n, &trips, &sync, &results, &replay, &slots, &calls, &cpu, &replayCPU, &resultsCPU, &initSync); err != nil {
 			return fmt.Errorf("the shim's timing line %q: %v", line, err)
 		}
+		h.trips = max(h.trips, trips)
 		for _, x := range []struct {
 			step string
 			v    float64
-		}{{stepSync, sync}, {stepReduce, reduce}, {stepDefs, defs}, {stepSlots, slots}} {
+		}{{stepInitSync, initSync}, {stepSync, sync}, {stepResults, results}, {stepReplay, replay}, {stepSlots, slots},
+			{stepCPU, resultsCPU}, {stepReplayCPU, replayCPU}} {
 			if err := set(x.step, rank, x.v, line); err != nil {
 				return err
 			}
 		}
 	}
-	for _, s := range []string{stepSync, stepReduce, stepDefs, stepSlots, stepFinalize, stepExit} {
+	for _, s := range scaleSteps {
 		for rank, v := range h.steps[s] {
 			if math.IsNaN(v) {
 				return fmt.Errorf("rank %d did not report %q (HMB_COLLECTIVE_TIMING, HALO_TIMING)\nstderr: %s", rank, s, tail(stderr, 2000))
@@ -288,14 +334,18 @@ func (h *haloRun) parse(stdout, stderr string) error {
 	return nil
 }
 
-// end returns the slowest rank's collective end and write: each rank's
+// end returns the slowest rank's collective end and write without the
+// wait-state replay (clock sync, results, slots and the write at exit;
+// the rank files' layout has only the first and the last): each rank's
 // steps summed, the most of them.
 func (h *haloRun) end() float64 {
 	most := 0.0
 	for rank := range h.ranks {
 		t := 0.0
-		for _, s := range []string{stepSync, stepReduce, stepDefs, stepSlots, stepExit} {
-			t += h.steps[s][rank]
+		for _, s := range []string{stepSync, stepResults, stepSlots, stepExit} {
+			if v := h.steps[s][rank]; !math.IsNaN(v) {
+				t += v
+			}
 		}
 		most = max(most, t)
 	}
@@ -307,15 +357,19 @@ func (h *haloRun) slowest(step string) float64 { return slices.Max(h.steps[step]
 // record adds the run's rows: each step's ranks as the samples of one
 // row (median rank, fastest to slowest), files and bytes.
 func (h *haloRun) record(r *report, layout string) {
-	for _, s := range []string{stepSync, stepReduce, stepDefs, stepSlots, stepFinalize, stepExit} {
-		if layout == scaleRankFiles && (s == stepReduce || s == stepDefs || s == stepSlots) {
-			continue // the rank files have neither step
+	for _, s := range scaleSteps {
+		if layout == scaleRankFiles && archiveOnly(s) {
+			continue // the rank files take none of these steps
 		}
 		for _, v := range h.steps[s] {
 			r.add(layout, fmt.Sprintf("%d ranks: %s, s", h.ranks, s), v)
 		}
 	}
-	r.add(layout, fmt.Sprintf("%d ranks: slowest rank's collective end + write, s", h.ranks), h.end())
+	r.add(layout, fmt.Sprintf("%d ranks: slowest rank's collective end + write, without the replay, s", h.ranks), h.end())
+	if layout == scaleArchive {
+		r.add(layout, fmt.Sprintf("%d ranks: slowest rank's wait-state replay, s", h.ranks), h.slowest(stepReplay))
+		r.add(layout, fmt.Sprintf("%d ranks: results' trips through the tree", h.ranks), float64(h.trips))
+	}
 	r.add(layout, fmt.Sprintf("%d ranks: mpirun, s", h.ranks), h.wall)
 	r.add(layout, fmt.Sprintf("%d ranks: files", h.ranks), float64(h.files))
 	r.add(layout, fmt.Sprintf("%d ranks: bytes on disk", h.ranks), float64(h.onDisk))
@@ -354,24 +408,25 @@ func runScaleTools(o *options, r *report, hmbtrace string, h *haloRun, layout st
 }
 
 // scaleFit is the archive run of one rank count, for the model: rank 0's
-// seconds per tree step (it is the root of both trees, so its steps end
-// when the whole tree's do) and of the slots (it is group 0's aggregator),
-// the slowest rank's write at exit, and the bytes on disk.
+// seconds per tree step (it is the root of the trees, so its steps end
+// when the whole tree's do; the wait-state replay's are not the tree's)
+// and of the slots (it is group 0's aggregator), the slowest rank's write
+// at exit, and the bytes on disk.
 type scaleFit struct {
-	ranks              int
-	sync, reduce, defs float64
-	slots              float64
-	write              float64
-	onDisk             int64
+	ranks         int
+	sync, results float64
+	slots         float64
+	write         float64
+	onDisk        int64
 }
 
 func fitOf(h *haloRun) scaleFit {
-	return scaleFit{ranks: h.ranks, sync: h.steps[stepSync][0], reduce: h.steps[stepReduce][0], defs: h.steps[stepDefs][0],
+	return scaleFit{ranks: h.ranks, sync: h.steps[stepSync][0], results: h.steps[stepResults][0],
 		slots: h.steps[stepSlots][0], write: h.slowest(stepExit), onDisk: h.onDisk}
 }
 
 // perRound is the tree steps' seconds per round.
-func (f scaleFit) perRound() float64 { return (f.sync + f.reduce + f.defs) / float64(rounds(f.ranks)) }
+func (f scaleFit) perRound() float64 { return (f.sync + f.results) / float64(rounds(f.ranks)) }
 
 // rounds returns ceil(log2 p), the rounds of the collective end's trees.
 func rounds(p int) int {
@@ -407,7 +462,7 @@ func scaleModel(calib scaleFit, fits []scaleFit) []string {
 	s0, s1 := leastSquares(gs, ss)
 	notes := []string{
 		"model, rank 0 of the archive runs (the root of both trees, group 0's aggregator): " + strings.Join(per, "; "),
-		fmt.Sprintf("fit: (clock sync + run profile + definitions) per round = %.3f ms + %.3f ms × ranks per core; slots = %.3f ms + %.4f ms × ranks in the group",
+		fmt.Sprintf("fit: (clock sync + results) per round = %.3f ms + %.3f ms × ranks per core; slots = %.3f ms + %.4f ms × ranks in the group",
 			1e3*a, 1e3*b, 1e3*s0, 1e3*s1),
 	}
 	const big, aggregate = 100_000, 1024

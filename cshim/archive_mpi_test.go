@@ -165,7 +165,7 @@ func TestMPIArchiveLayouts(t *testing.T) {
 	dir := t.TempDir()
 	archive, rankDir, groups := filepath.Join(dir, "archive"), filepath.Join(dir, "ranks"), filepath.Join(dir, "groups")
 
-	_, errs := mpirun(t, np, archive, nil, prog, "30")
+	_, errs := mpirun(t, np, archive, []string{"HMB_COLLECTIVE_TIMING=1"}, prog, "30")
 	files := rankFiles(t, archive, "halo", np) // the archive alone, every slot in place
 	path := filepath.Join(archive, "halo.hmbrun")
 	if want := fmt.Sprintf("hmbtrace: %d ranks wrote %s (", np, path); !strings.Contains(errs[0], want) {
@@ -174,6 +174,14 @@ func TestMPIArchiveLayouts(t *testing.T) {
 	for r := 1; r < np; r++ {
 		if strings.Contains(errs[r], "wrote") {
 			t.Errorf("rank %d says what it wrote: %q", r, errs[r])
+		}
+	}
+	// The results go up the tree in two bundles and the cut comes down:
+	// three trips of log2 8 rounds, whatever the passes.
+	for r := range np {
+		if want := fmt.Sprintf("rank %d: collective end of %d ranks, 3 rounds, 3 trips: clock sync ", r, np); !strings.Contains(errs[r], want) ||
+			strings.Contains(errs[r], "(given up)") {
+			t.Errorf("rank %d's stderr %q lacks %q, or gave up", r, errs[r], want)
 		}
 	}
 	sends, recvs, _ := messagesOf(t, files)

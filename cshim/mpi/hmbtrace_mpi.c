@@ -1354,10 +1354,68 @@ struct sync_down {
 	uint64_t ref_start;
 };
 
+/*
+ * The ranks of one node read one clock: the invariant TSC, which the
+ * kernel keeps in step across the node's cores, or CLOCK_MONOTONIC. So an
+ * edge of the tree between two of them has an offset of exactly 0, and
+ * its ping-pongs would only measure the scheduler (under half their round
+ * trip each, which adds up along the tree). Only edges between nodes are
+ * measured; on one node the synchronisation is the tree's small messages
+ * that pass rank 0's offset and start down, and at MPI_Finalize, when the
+ * whole run is on one node, nothing. node_ranks are the world ranks of
+ * this node that picked the same clock as this rank (set at MPI_Init).
+ */
+static int32_t *node_ranks;
+static int node_n, node_whole_run;
+static uint64_t init_ref_start; /* rank 0's start, from MPI_Init's sync */
+
+/* same_clock says whether world rank r reads this rank's clock. */
+HMB_NOINST static int same_clock(int r)
+{
+	for (int i = 0; i < node_n; i++) {
+		if (node_ranks[i] == r) {
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * node_clock learns which ranks of node (this rank's node's communicator)
+ * share this rank's clock: an allgather of each member's world rank and
+ * clock kind on the node. Without it (out of memory, MPI failed) every
+ * edge is measured, as between nodes.
+ */
+HMB_NOINST static void node_clock(MPI_Comm node, int local)
+{
+	int32_t me[2] = {world_rank, hmb_clock_tsc()};
+	int32_t *all = malloc((size_t)local * sizeof me);
+	node_ranks = malloc((size_t)local * sizeof *node_ranks);
+	if (all == NULL || node_ranks == NULL ||
+	    PMPI_Allgather(me, 2, MPI_INT32_T, all, 2, MPI_INT32_T, node) != MPI_SUCCESS) {
+		free(all);
+		free(node_ranks);
+		node_ranks = NULL;
+		return;
+	}
+	for (int i = 0; i < local; i++) {
+		if (all[2 * i + 1] == me[1]) {
+			node_ranks[node_n++] = all[2 * i];
+		}
+	}
+	free(all);
+	node_whole_run = node_n == hmbmpi_world_size;
+}
+
 HMB_NOINST static int serve_child(int child, const struct sync_down *mine)
 {
 	char what[64];
 	snprintf(what, sizeof what, "rank %d's clock synchronisation", child);
+	if (same_clock(child)) {
+		MPI_Request r = MPI_REQUEST_NULL;
+		PMPI_Isend((void *)mine, (int)sizeof *mine, MPI_BYTE, child, TAG_PARENT, sync_comm, &r);
+		return bounded_wait(1, &r, what);
+	}
 	/* The child decides how many ping-pongs it needs, SYNC_MAX_ROUNDS at
 	 * most: a last ping says it is done. */
 	for (int k = 0; k <= SYNC_MAX_ROUNDS; k++) {
@@ -1388,7 +1446,10 @@ HMB_NOINST static int sync_with_parent(int parent, uint64_t *mid, struct sync_do
 	snprintf(what, sizeof what, "rank %d for the clock synchronisation", parent);
 	uint64_t best = UINT64_MAX;
 	int64_t offset = 0, best_ns = INT64_MAX;
-	for (int k = 0;; k++) {
+	if (same_clock(parent)) {
+		*mid = hmb_clock(); /* any moment: the offset is 0 at all */
+	}
+	for (int k = 0; !same_clock(parent); k++) {
 		/* At least SYNC_ROUNDS; more, up to SYNC_MAX_ROUNDS, while no
 		 * round trip was short: under load (ranks sharing cores) every
 		 * one may have waited for a time slice, and the offset's error is
@@ -1449,6 +1510,11 @@ HMB_NOINST static void clock_sync(void)
 		mine.ref_start = hmb_start_ticks();
 		mid = hmb_clock();
 	}
+	if (init_ref_start != 0 && node_whole_run) {
+		/* MPI_Finalize's, the run on one node: one clock, no drift. */
+		hmb_clock_sync(hmb_clock(), 0, init_ref_start);
+		return;
+	}
 	for (int step = top >> 1; step >= 1; step >>= 1) {
 		if (r % (2 * step) == 0 && r + step < p) {
 			if (!serve_child(r + step, &mine)) {
@@ -1461,6 +1527,7 @@ HMB_NOINST static void clock_sync(void)
 		}
 	}
 	hmb_clock_sync(mid, mine.offset, mine.ref_start);
+	init_ref_start = mine.ref_start;
 }
 
 /*
@@ -1540,77 +1607,228 @@ static const char *const pass_names[] = {
 };
 
 /*
- * run_pass runs one pass up the tree, each rank's part made given in (what
- * came down the tree before, or NULL); at rank 0, *next (when asked for)
- * is what the pass sends down the tree next, malloc'd, or NULL.
+ * The passes travel up the tree in bundles: the parts of several passes
+ * that a rank made go to its parent in one message (each part a size,
+ * then its bytes), and the parent merges them pass by pass. A tree trip
+ * costs ceil(log2 p) rounds of waiting for a child, each a time slice of
+ * another rank where ranks outnumber cores, whatever the message holds;
+ * so all that depends on nothing sent down the tree (the profile, the
+ * matrix, the choice, the phase series and the definitions) goes up in
+ * the first bundle, and the segments, cut as rank 0 chose, go with the
+ * wait states after the replay: two trips up and one down, where each pass
+ * and the definitions made a trip of their own (eight up, one down).
+ *
+ * PASS_DEFS is the definitions' slot (hmb_run_definitions, not a pass of
+ * enum hmb_pass). A rank whose definitions are missing makes the run's
+ * incomplete: its slot travels empty from there up, and rank 0 keeps no
+ * unified tables (readers then unify by name, as for rank files). Any
+ * other pass's empty part merges as nothing.
  */
-HMB_NOINST static void run_pass(int pass, const char *in, size_t in_n, char **next, size_t *next_n)
+#define PASS_DEFS 0
+#define BUNDLE_MAX 8
+
+struct bundle {
+	int k;
+	int pass[BUNDLE_MAX];
+	char *part[BUNDLE_MAX];
+	size_t n[BUNDLE_MAX];
+};
+
+/* bundle_add makes this rank's part of pass (given in, what came down the
+ * tree before, or NULL) and adds it to b; a part that cannot be made is
+ * empty, and said. */
+HMB_NOINST static void bundle_add(struct bundle *b, int pass, const char *in, size_t in_n)
+{
+	int i = b->k++;
+	b->pass[i] = pass;
+	b->part[i] = NULL;
+	b->n[i] = 0;
+	if (pass == PASS_DEFS) {
+		if (hmb_run_definitions(&b->part[i], &b->n[i]) != 0) {
+			fprintf(stderr, "hmbtrace: rank %d: %s: the archive has no unified definitions\n", world_rank,
+				hmb_last_error());
+			b->part[i] = NULL;
+			b->n[i] = 0;
+		}
+		return;
+	}
+	if (hmb_pass_make(pass, world_rank, in, in_n, &b->part[i], &b->n[i]) != 0) {
+		fprintf(stderr, "hmbtrace: rank %d: %s: the run's %s lacks this rank\n", world_rank, hmb_last_error(),
+			pass_names[pass]);
+		b->part[i] = NULL;
+		b->n[i] = 0;
+	}
+}
+
+HMB_NOINST static void bundle_free(struct bundle *b)
+{
+	for (int i = 0; i < b->k; i++) {
+		free(b->part[i]);
+		b->part[i] = NULL;
+		b->n[i] = 0;
+	}
+}
+
+/* bundle_encode returns b's parts in one malloc'd message of *n bytes, or
+ * NULL when out of memory. */
+HMB_NOINST static char *bundle_encode(const struct bundle *b, size_t *n)
+{
+	size_t len = 0;
+	for (int i = 0; i < b->k; i++) {
+		len += sizeof(uint64_t) + b->n[i];
+	}
+	char *m = malloc(len > 0 ? len : 1), *at = m;
+	if (m == NULL) {
+		return NULL;
+	}
+	for (int i = 0; i < b->k; i++) {
+		uint64_t size = b->n[i];
+		memcpy(at, &size, sizeof size);
+		at += sizeof size;
+		if (size > 0) {
+			memcpy(at, b->part[i], b->n[i]);
+			at += b->n[i];
+		}
+	}
+	*n = len;
+	return m;
+}
+
+/*
+ * bundle_merge merges into b the bundle that ranks lo to hi sent (m, n
+ * bytes, as bundle_encode made it), pass by pass, theirs after b's; 0 when
+ * the message is not a bundle of b's passes.
+ */
+HMB_NOINST static int bundle_merge(struct bundle *b, const char *m, size_t n, int lo, int hi)
+{
+	const char *at = m, *end = m + n;
+	for (int i = 0; i < b->k; i++) {
+		uint64_t size;
+		if ((size_t)(end - at) < sizeof size) {
+			return 0;
+		}
+		memcpy(&size, at, sizeof size);
+		at += sizeof size;
+		if (size > (uint64_t)(end - at)) {
+			return 0;
+		}
+		const char *theirs = at;
+		at += size;
+		if (b->pass[i] == PASS_DEFS) {
+			if (b->part[i] == NULL) {
+				continue; /* incomplete already */
+			}
+			char *merged = NULL;
+			size_t mn = 0;
+			if (size == 0 || hmb_run_defs_merge(b->part[i], b->n[i], theirs, (size_t)size, &merged, &mn) != 0) {
+				if (size > 0) {
+					fprintf(stderr, "hmbtrace: rank %d: %s: the archive has no unified definitions\n",
+						world_rank, hmb_last_error());
+				}
+				merged = NULL, mn = 0;
+			}
+			free(b->part[i]);
+			b->part[i] = merged, b->n[i] = mn;
+			continue;
+		}
+		if (size == 0) {
+			continue;
+		}
+		if (b->part[i] == NULL) {
+			if ((b->part[i] = malloc((size_t)size)) == NULL) {
+				return 0;
+			}
+			memcpy(b->part[i], theirs, (size_t)size);
+			b->n[i] = (size_t)size;
+			continue;
+		}
+		char *merged = NULL;
+		size_t mn = 0;
+		if (hmb_pass_merge(b->pass[i], b->part[i], b->n[i], theirs, (size_t)size, &merged, &mn) == 0) {
+			free(b->part[i]);
+			b->part[i] = merged, b->n[i] = mn;
+		} else {
+			fprintf(stderr, "hmbtrace: rank %d: %s: the run's %s lacks ranks %d to %d\n", world_rank, hmb_last_error(),
+				pass_names[b->pass[i]], lo, hi);
+		}
+	}
+	return at == end;
+}
+
+/*
+ * run_bundle takes b's parts up the binomial tree to rank 0 in ceil(log2 p)
+ * rounds, each rank merging what its children send before it sends the
+ * result to its parent, so that no rank holds more than the run's results
+ * and no rank waits for more than log2 p messages. At rank 0 each pass's
+ * result goes to the measurement, and *next (when asked for) is what a
+ * pass sends down the tree next, malloc'd, or NULL. b's parts are freed.
+ */
+HMB_NOINST static void run_bundle(struct bundle *b, char **next, size_t *next_n)
 {
 	if (next != NULL) {
 		*next = NULL;
 		*next_n = 0;
 	}
 	if (sync_comm == MPI_COMM_NULL || coll_abandoned) {
+		bundle_free(b);
 		return;
 	}
 	step_begins();
 	int p = hmbmpi_world_size, r = world_rank;
-	const char *name = pass_names[pass];
-	char *mine = NULL;
-	size_t n = 0;
-	if (hmb_pass_make(pass, r, in, in_n, &mine, &n) != 0) {
-		fprintf(stderr, "hmbtrace: rank %d: %s: the run's %s lacks this rank\n", r, hmb_last_error(), name);
-		mine = NULL;
-		n = 0;
-	}
 	char what[96];
 	for (int step = 1; step < p; step <<= 1) {
 		if (r % (2 * step) == step) {
-			snprintf(what, sizeof what, "rank %d to take this rank's %s", r - step, name);
-			send_part(r - step, TAG_RUN_SIZE, TAG_RUN_DATA, mine, n, what);
-			free(mine);
+			size_t n = 0;
+			char *m = bundle_encode(b, &n);
+			snprintf(what, sizeof what, "rank %d to take this rank's results", r - step);
+			if (m == NULL) {
+				abandon(0, NULL, what, "out of memory for");
+			} else {
+				send_part(r - step, TAG_RUN_SIZE, TAG_RUN_DATA, m, n, what);
+			}
+			free(m);
+			bundle_free(b);
 			return;
 		}
 		if (r % (2 * step) == 0 && r + step < p) {
-			snprintf(what, sizeof what, "rank %d's %s", r + step, name);
+			int hi = (r + 2 * step < p ? r + 2 * step : p) - 1;
+			snprintf(what, sizeof what, "the results of ranks %d to %d", r + step, hi);
 			char *theirs = NULL;
 			size_t tn = 0;
 			if (!recv_part(r + step, TAG_RUN_SIZE, TAG_RUN_DATA, &theirs, &tn, what)) {
-				free(mine);
+				bundle_free(b);
 				return;
 			}
-			if (theirs == NULL) {
-				continue;
-			}
-			if (mine == NULL) {
-				mine = theirs, n = tn;
-				continue;
-			}
-			char *merged = NULL;
-			size_t mn = 0;
-			if (hmb_pass_merge(pass, mine, n, theirs, tn, &merged, &mn) == 0) {
-				free(mine);
-				mine = merged, n = mn;
-			} else {
-				fprintf(stderr, "hmbtrace: rank %d: %s: the run's %s lacks ranks %d to %d\n", r, hmb_last_error(),
-					name, r + step, (r + 2 * step < p ? r + 2 * step : p) - 1);
+			if (!bundle_merge(b, theirs, tn, r + step, hi)) {
+				fprintf(stderr, "hmbtrace: rank %d: %s: %zu bytes that are not a bundle of %d passes' parts: "
+						"the run's results lack them\n", r, what, tn, b->k);
 			}
 			free(theirs);
 		}
 	}
-	if (r == 0 && mine != NULL) {
-		char *nb = NULL;
-		size_t nn = 0;
-		if (hmb_pass_set(pass, mine, n, &nb, &nn) != 0) {
-			fprintf(stderr, "hmbtrace: rank 0: %s\n", hmb_last_error());
-		}
-		if (next != NULL) {
-			*next = nb, *next_n = nn;
-		} else {
-			free(nb);
+	if (r == 0) {
+		for (int i = 0; i < b->k; i++) {
+			if (b->part[i] == NULL) {
+				continue;
+			}
+			if (b->pass[i] == PASS_DEFS) {
+				hmb_run_set_definitions(b->part[i], b->n[i]);
+				continue;
+			}
+			char *nb = NULL;
+			size_t nn = 0;
+			if (hmb_pass_set(b->pass[i], b->part[i], b->n[i], &nb, &nn) != 0) {
+				fprintf(stderr, "hmbtrace: rank 0: %s\n", hmb_last_error());
+			}
+			if (next != NULL && nb != NULL) {
+				free(*next);
+				*next = nb, *next_n = nn;
+			} else {
+				free(nb);
+			}
 		}
 	}
-	free(mine);
+	bundle_free(b);
 }
 
 /*
@@ -2122,35 +2340,74 @@ HMB_NOINST static void say_replay_timing(void)
 		(double)replay_cost.gather / 1e9);
 }
 
+/* cpu_ns is the CPU time of the process so far (every thread, the Go
+ * runtime's too), for say_timing and coll_cost. */
+HMB_NOINST static int64_t cpu_ns(void)
+{
+	struct timespec ts;
+	if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0) {
+		return 0;
+	}
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
 /*
- * run_reduce runs the passes: the run's profile (its flat profiles, buffer
- * statistics and throttled regions, from the statistics as they stand),
- * its exact communication matrix, and the run-wide analyses on the ranks'
- * own events: the time-dominant region chosen at the root from every
- * rank's share and sent down, each rank's segments gathered and scored,
- * and the phase series gathered; then the wait-state replay's rounds, and
- * the ranks' wait states gathered.
+ * coll_cost splits the collective end's time for HMB_COLLECTIVE_TIMING:
+ * wall-clock and process CPU time (ns) of the results (the bundles' trips
+ * up and down, and making and merging their parts) and of the wait-state
+ * replay, which issue 32's replay accounts for on its own; and the trips
+ * the results made through the tree (up or down).
+ */
+static struct {
+	int64_t results, results_cpu, replay, replay_cpu;
+	int trips;
+} coll_cost;
+
+/*
+ * run_reduce reduces the run's results and unifies its definitions in
+ * two bundles up the tree and one trip down (see run_bundle): first the
+ * run's profile (its flat profiles, buffer statistics and throttled
+ * regions, from the statistics as they stand), its exact communication
+ * matrix, every rank's share of the time-dominant region, the phase
+ * series and the definitions; rank 0 chooses the region and sends the
+ * cut down; each rank cuts its segments; then the wait-state replay's
+ * rounds; then the segments and the wait states go up together.
  */
 HMB_NOINST static void run_reduce(void)
 {
-	run_pass(HMB_PASS_PROFILE, NULL, 0, NULL, NULL);
-	run_pass(HMB_PASS_COMM, NULL, 0, NULL, NULL);
+	int64_t t0 = mono_ns(), c0 = cpu_ns();
+	struct bundle first = {0}, last = {0};
+	bundle_add(&first, HMB_PASS_PROFILE, NULL, 0);
+	bundle_add(&first, HMB_PASS_COMM, NULL, 0);
+	bundle_add(&first, HMB_PASS_CHOICE, NULL, 0);
+	bundle_add(&first, HMB_PASS_PHASES, NULL, 0);
+	bundle_add(&first, PASS_DEFS, NULL, 0);
 	char *cut = NULL;
 	size_t cn = 0;
-	run_pass(HMB_PASS_CHOICE, NULL, 0, &cut, &cn);
+	run_bundle(&first, &cut, &cn);
 	pass_down(&cut, &cn);
-	/* Every rank has rank 0's answer: all cut segments, or none does. */
+	coll_cost.trips = 2;
+	/* Every rank has rank 0's answer: all cut segments, or none does.
+	 * They are cut before the replay, so the events decoded for the choice
+	 * and the segments are let go before it reads the trace. */
 	if (cn > 0) {
-		run_pass(HMB_PASS_SEGMENTS, cut, cn, NULL, NULL);
+		bundle_add(&last, HMB_PASS_SEGMENTS, cut, cn);
 	}
 	free(cut);
-	run_pass(HMB_PASS_PHASES, NULL, 0, NULL, NULL);
+	int64_t t1 = mono_ns(), c1 = cpu_ns();
 	replay();
-	int64_t t0 = mono_ns();
-	run_pass(HMB_PASS_WAITSTATES, NULL, 0, NULL, NULL);
-	replay_cost.gather = mono_ns() - t0;
+	int64_t t2 = mono_ns(), c2 = cpu_ns();
+	bundle_add(&last, HMB_PASS_WAITSTATES, NULL, 0);
+	run_bundle(&last, NULL, NULL);
+	coll_cost.trips++;
+	int64_t t3 = mono_ns();
+	replay_cost.gather = t3 - t2;
 	say_replay_timing();
 	hmb_pass_end();
+	coll_cost.results = (t1 - t0) + (mono_ns() - t2);
+	coll_cost.results_cpu = (c1 - c0) + (cpu_ns() - c2);
+	coll_cost.replay = t2 - t1;
+	coll_cost.replay_cpu = c2 - c1;
 }
 
 /*
@@ -2180,93 +2437,6 @@ HMB_NOINST static void results_end(void)
 		hmb_results_written(hmbmpi_world_size);
 	}
 	free(done);
-}
-
-/*
- * defs_unify unifies the ranks' definitions (regions with their source
- * locations and paradigms, communicators, locations, metrics) to rank 0 in
- * ceil(log2 p) rounds of a binomial tree: in the round of step s, rank r
- * with r mod 2s = s sends its tables (its own merged with its subtree's)
- * to r - s, which merges them after its own, so the tables come out in
- * the order the ranks, lowest first, define their entries: the order in
- * which a reader unifies the ranks' files by name. No rank holds more than
- * the run's tables; a communicator travels in its compact form (COMM
- * RUNS). Rank 0 hands them to its measurement for group 0's archive. A
- * rank whose tables cannot be made sends none (size 0), which merges as
- * nothing, and the archive then has no unified tables: readers unify by
- * name, as for rank files.
- */
-enum { TAG_DEFS_SIZE = 80, TAG_DEFS_DATA };
-
-HMB_NOINST static void defs_unify(void)
-{
-	if (sync_comm == MPI_COMM_NULL || coll_abandoned) {
-		return;
-	}
-	step_begins();
-	int p = hmbmpi_world_size, r = world_rank, whole = 1;
-	char *mine = NULL;
-	size_t n = 0;
-	if (hmb_run_definitions(&mine, &n) != 0) {
-		fprintf(stderr, "hmbtrace: rank %d: %s: the archive has no unified definitions\n", r, hmb_last_error());
-		mine = NULL, n = 0, whole = 0;
-	}
-	char what[96];
-	for (int step = 1; step < p; step <<= 1) {
-		if (r % (2 * step) == step) {
-			snprintf(what, sizeof what, "rank %d to take this rank's definitions", r - step);
-			uint64_t size = whole ? n : 0;
-			MPI_Request q[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
-			PMPI_Isend(&size, 1, MPI_UINT64_T, r - step, TAG_DEFS_SIZE, sync_comm, &q[0]);
-			if (size > 0) {
-				PMPI_Isend(mine, (int)n, MPI_BYTE, r - step, TAG_DEFS_DATA, sync_comm, &q[1]);
-			}
-			bounded_wait(2, q, what);
-			free(mine);
-			return;
-		}
-		if (r % (2 * step) == 0 && r + step < p) {
-			snprintf(what, sizeof what, "rank %d's definitions", r + step);
-			uint64_t size = 0;
-			MPI_Request q = MPI_REQUEST_NULL;
-			PMPI_Irecv(&size, 1, MPI_UINT64_T, r + step, TAG_DEFS_SIZE, sync_comm, &q);
-			if (!bounded_wait(1, &q, what)) {
-				free(mine);
-				return;
-			}
-			if (size == 0 || size > (uint64_t)INT32_MAX) {
-				/* A subtree without its tables: the run's are incomplete. */
-				whole = 0;
-				continue;
-			}
-			char *theirs = malloc((size_t)size);
-			if (theirs == NULL) {
-				abandon(0, NULL, what, "out of memory for");
-				free(mine);
-				return;
-			}
-			PMPI_Irecv(theirs, (int)size, MPI_BYTE, r + step, TAG_DEFS_DATA, sync_comm, &q);
-			if (!bounded_wait(1, &q, what)) {
-				free(theirs);
-				free(mine);
-				return;
-			}
-			char *merged = NULL;
-			size_t mn = 0;
-			if (whole && hmb_run_defs_merge(mine, n, theirs, (size_t)size, &merged, &mn) == 0) {
-				free(mine);
-				mine = merged, n = mn;
-			} else if (whole) {
-				fprintf(stderr, "hmbtrace: rank %d: %s: the archive has no unified definitions\n", r, hmb_last_error());
-				whole = 0;
-			}
-			free(theirs);
-		}
-	}
-	if (r == 0 && whole && mine != NULL) {
-		hmb_run_set_definitions(mine, n);
-	}
-	free(mine);
 }
 
 /*
@@ -2395,17 +2565,6 @@ __attribute__((destructor)) HMB_NOINST static void check_wrapped(void)
 /* init_sync_ns is how long MPI_Init's clock synchronisation took, for say_timing. */
 static int64_t init_sync_ns;
 
-/* cpu_ns is the CPU time of the process so far (every thread, the Go
- * runtime's too), for say_timing. */
-HMB_NOINST static int64_t cpu_ns(void)
-{
-	struct timespec ts;
-	if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0) {
-		return 0;
-	}
-	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
 /*
  * hmbmpi_after_init learns the rank, defines MPI_COMM_WORLD and
  * MPI_COMM_SELF before any other communicator, and syncs the clocks.
@@ -2444,6 +2603,7 @@ HMB_NOINST void hmbmpi_after_init(void)
 		long cores = sysconf(_SC_NPROCESSORS_ONLN);
 		PMPI_Comm_size(node, &local);
 		oversubscribed = cores > 0 && local > cores;
+		node_clock(node, local);
 		PMPI_Comm_free(&node);
 	}
 	int archive = 0, aggregate = 1;
@@ -2460,14 +2620,17 @@ HMB_NOINST void hmbmpi_after_init(void)
 /*
  * say_timing prints, with HMB_COLLECTIVE_TIMING=1, how long this rank's
  * steps of the collective end took (at: the monotonic times before the
- * clock sync, after it, after the profile's reduction, after the
- * definitions' unification, after the slots): one line per rank on
- * stderr, which `go run ./bench -sections scale` reads; then the process's
- * CPU time over them (cpu: before and after), which shows what waiting
- * costs where ranks outnumber cores, and MPI_Init's clock sync. The write
- * itself comes later, at exit.
+ * clock sync, after it, after the run's results, after the archive's
+ * slots): one line per rank on stderr, which `go run ./bench -sections
+ * scale` reads. The results' time is the profile, matrix, analyses and
+ * definitions going up the tree (coll_cost.trips trips up or down) without
+ * the wait-state replay, which follows on its own with its calls into Go;
+ * then the process's CPU time over them (cpu: before and after), which
+ * shows what waiting costs where ranks outnumber cores, of it the
+ * replay's, and MPI_Init's clock sync. The write itself comes later, at
+ * exit.
  */
-HMB_NOINST static void say_timing(const int64_t at[5], const int64_t cpu[2])
+HMB_NOINST static void say_timing(const int64_t at[4], const int64_t cpu[2])
 {
 	const char *v = getenv("HMB_COLLECTIVE_TIMING");
 	if (v == NULL || !(strcmp(v, "1") == 0 || strcasecmp(v, "true") == 0 || strcasecmp(v, "yes") == 0 ||
@@ -2479,18 +2642,21 @@ HMB_NOINST static void say_timing(const int64_t at[5], const int64_t cpu[2])
 		rounds++;
 	}
 	fprintf(stderr,
-		"hmbtrace: rank %d: collective end of %d ranks, %d rounds: clock sync %.6f s, run profile %.6f s, "
-		"definitions %.6f s, archive slots %.6f s, wait-state replay %d calls, CPU %.6f s, MPI_Init's clock sync %.6f s%s\n",
-		world_rank, hmbmpi_world_size, rounds, (double)(at[1] - at[0]) / 1e9, (double)(at[2] - at[1]) / 1e9,
-		(double)(at[3] - at[2]) / 1e9, (double)(at[4] - at[3]) / 1e9, replay_rounds, (double)(cpu[1] - cpu[0]) / 1e9,
-		(double)init_sync_ns / 1e9, coll_abandoned ? " (given up)" : "");
+		"hmbtrace: rank %d: collective end of %d ranks, %d rounds, %d trips: clock sync %.6f s, results %.6f s, "
+		"wait-state replay %.6f s, archive slots %.6f s, replay calls %d, CPU %.6f s, of it the replay's %.6f s, "
+		"results' %.6f s, MPI_Init's clock sync %.6f s%s\n",
+		world_rank, hmbmpi_world_size, rounds, coll_cost.trips, (double)(at[1] - at[0]) / 1e9,
+		(double)coll_cost.results / 1e9, (double)coll_cost.replay / 1e9, (double)(at[3] - at[2]) / 1e9,
+		replay_rounds, (double)(cpu[1] - cpu[0]) / 1e9, (double)coll_cost.replay_cpu / 1e9,
+		(double)coll_cost.results_cpu / 1e9, (double)init_sync_ns / 1e9, coll_abandoned ? " (given up)" : "");
 }
 
 /*
  * hmbmpi_before_finalize is the collective end of the run, before
  * PMPI_Finalize: the clocks synchronised a second time (to correct drift),
- * then the run archive's slots (HMB_OUTPUT_LAYOUT=archive, the default, for
- * a run of more than one rank).
+ * then the run's results and definitions, and the run archive's slots
+ * (HMB_OUTPUT_LAYOUT=archive, the default, for a run of more than one
+ * rank).
  */
 HMB_NOINST void hmbmpi_before_finalize(void)
 {
@@ -2499,23 +2665,21 @@ HMB_NOINST void hmbmpi_before_finalize(void)
 	if (hmb_run_end(&archive, &aggregate, &timeout) && timeout > 0) {
 		coll_timeout_ns = timeout;
 	}
-	int64_t at[5], cpu[2];
+	int64_t at[4], cpu[2];
 	cpu[0] = cpu_ns();
 	at[0] = mono_ns();
 	clock_sync();
-	at[1] = at[2] = at[3] = at[4] = mono_ns();
+	at[1] = at[2] = at[3] = mono_ns();
 	/* A run of one rank has one file already: its own, as a process outside MPI. */
 	if (archive && hmbmpi_world_size > 1) {
 		run_reduce();
 		at[2] = mono_ns();
-		defs_unify();
-		at[3] = mono_ns();
 		if (hmb_results_only()) {
 			results_end();
 		} else {
 			archive_end(aggregate > 0 ? aggregate : 1);
 		}
-		at[4] = mono_ns();
+		at[3] = mono_ns();
 	}
 	cpu[1] = cpu_ns();
 	say_timing(at, cpu);
