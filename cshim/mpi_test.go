@@ -1000,3 +1000,43 @@ func TestMPIDeepReduced(t *testing.T) {
 		t.Errorf("communication matrix with the small buffer\n%s\nwith a buffer that held everything\n%s", b, a)
 	}
 }
+
+// TestMPIClockSyncOneNode checks both ways of synchronising the clocks of
+// ranks on one node: by default their offsets are exactly 0 (they read one
+// clock, so no ping-pong runs between them), and with
+// HMB_CLOCK_SYNC=measure every edge of the tree ping-pongs, as it does
+// between nodes, so that path runs on this one-node machine too: its
+// offsets are measured (not all exactly 0) and small.
+func TestMPIClockSyncOneNode(t *testing.T) {
+	build := mpiLibrary(t)
+	p := buildExample(t, build, "mpi-jacobi")
+	const np = 4
+	for _, how := range []string{"auto", "measure"} {
+		out := filepath.Join(t.TempDir(), how)
+		mpirun(t, np, out, []string{"HMB_CLOCK_SYNC=" + how}, p.path, "-r", "64", "-c", "64", "-i", "5")
+		files := rankFiles(t, out, "mpi-jacobi", np)
+		measured := 0
+		for _, f := range files[1:] {
+			if n := len(f.Header.ClockSync); n != 2 {
+				t.Errorf("%s: %s: %d clock sync points, want 2 (init, finalize)", how, f.Path, n)
+			}
+			for _, c := range f.Header.ClockSync {
+				if c.Offset != 0 {
+					measured++
+				}
+				if ns := f.TicksToNanos(uint64(max(c.Offset, -c.Offset))); ns > 10_000_000 {
+					t.Errorf("%s: %s: clock offset %d ns to rank 0 on the same host", how, f.Path, ns)
+				}
+			}
+		}
+		if how == "auto" && measured != 0 {
+			t.Errorf("auto: %d offsets other than 0 between ranks of one node: they read one clock", measured)
+		}
+		if how == "measure" && measured == 0 {
+			t.Error("measure: every offset exactly 0: the ping-pongs did not run")
+		}
+		if !tracefile.NewAxis(files).Synced() {
+			t.Errorf("%s: the rank files are not placed on rank 0's clock", how)
+		}
+	}
+}

@@ -169,8 +169,18 @@ var envVars = []envVar{
 		},
 	},
 	{
+		name: "HMB_CLOCK_SYNC", def: "auto", takes: "auto or measure (read by the MPI wrappers)",
+		doc: "`auto`: at `MPI_Init` and `MPI_Finalize` the ranks of one node take their offset as 0, since they read one clock, and only the tree's edges between nodes ping-pong; `measure`: every edge ping-pongs, as between nodes, to see the synchronisation's own error on one node",
+		check: func(v string) error {
+			if !strings.EqualFold(v, "auto") && !strings.EqualFold(v, "measure") {
+				return errWant
+			}
+			return nil
+		},
+	},
+	{
 		name: "HMB_COLLECTIVE_TIMING", def: "0", takes: "1/0, true/false, yes/no, on/off (read by the MPI wrappers)",
-		doc: "1: each rank of an MPI run says on stderr how long its steps of the collective end took (clock synchronisation, the run profile's reduction, the definitions' unification, the archive's slots) and how many calls into Go its wait-state replay made, as `go run ./bench -sections scale` reads them, then the process's CPU time over those steps and `MPI_Init`'s clock synchronisation",
+		doc: "1: each rank of an MPI run says on stderr how long its steps of the collective end took (clock synchronisation; the results: definitions unified, profile and matrix reduced, analyses, and the trips they took through the tree; the wait-state replay apart; the archive's slots) and how many calls into Go its wait-state replay made, as `go run ./bench -sections scale` reads them, then the process's CPU time over those steps (of it the replay's and the results') and `MPI_Init`'s clock synchronisation",
 		check: func(v string) error {
 			if _, err := parseBool(v); err != nil {
 				return errWant
