@@ -8,32 +8,10 @@ package encode
 // record free, and return the number of bytes written. They never allocate.
 type Encoder struct {
 	tech Techniques
-	// next is the Seq that a record at time gets without a prefix while
-	// time is nextAt. A later time was put by EnterFast or LeaveFast (seq
-	// 0, later than the record before), after which that Seq is 1: so the
-	// probes' common path stores the time alone, not the sequence state
-	// too (nextSeq derives it). next fills tech's padding, so that the
-	// Encoder is no larger for nextAt.
-	next   uint32
-	time   uint64             // time of the previous record in the bin
-	nextAt uint64             // the time next holds at
-	pred   [predSlots]uint32  // regions entered last in the bin, latest first; 0: none (Predict)
-	prev   [MaxMetrics]uint64 // previous counter values in the bin
-}
-
-// nextSeq returns the Seq that a record at the previous record's time gets
-// without a prefix.
-func (e *Encoder) nextSeq() uint32 {
-	if e.time == e.nextAt {
-		return e.next
-	}
-	return 1
-}
-
-// setNext records a record put at time t (never before the previous one)
-// after which the default Seq at t is next.
-func (e *Encoder) setNext(t uint64, next uint32) {
-	e.time, e.nextAt, e.next = t, t, next
+	time uint64             // time of the previous record in the bin
+	next uint32             // Seq that a record at time gets without a prefix
+	pred [predSlots]uint32  // regions entered last in the bin, latest first; 0: none (Predict)
+	prev [MaxMetrics]uint64 // previous counter values in the bin
 }
 
 // NewEncoder returns an Encoder using the given techniques.
@@ -54,7 +32,8 @@ func (e *Encoder) StartBin(b []byte, t uint64, openRegion uint32) int {
 	n := 1
 	n += putUint(b[n:], t, 8, leb)
 	n += putUint(b[n:], uint64(openRegion), 4, leb)
-	e.setNext(t, 0)
+	e.time = t
+	e.next = 0
 	e.prev = [MaxMetrics]uint64{}
 	// The region open at the bin's start is the likeliest to be entered
 	// again after its leave: a loop's body. The prediction stays empty
@@ -73,7 +52,7 @@ func (e *Encoder) Enter(b []byte, t uint64, seq uint32, region uint32) int {
 	// last, or the one before (a loop that calls two regions in turn).
 	if d := t - e.time; e.tech == All && t >= e.time && d < 1<<9 && seq == e.defaultSeq(d) && region != 0 && len(b) >= 2 {
 		if region == e.pred[0] {
-			e.setNext(t, seq+1)
+			e.time, e.next = t, seq+1
 			if d < 16 {
 				b[0] = TokPredEnter | byte(d)
 				return 1
@@ -82,7 +61,7 @@ func (e *Encoder) Enter(b []byte, t uint64, seq uint32, region uint32) int {
 			return 2
 		}
 		if region == e.pred[1] {
-			e.setNext(t, seq+1)
+			e.time, e.next = t, seq+1
 			e.pred[0], e.pred[1] = region, e.pred[0]
 			if d == 0 {
 				b[0] = TokPredEnterSlotNow | 1
@@ -99,7 +78,7 @@ func (e *Encoder) Enter(b []byte, t uint64, seq uint32, region uint32) int {
 // one gets without a SEQ prefix.
 func (e *Encoder) defaultSeq(d uint64) uint32 {
 	if d == 0 {
-		return e.nextSeq()
+		return e.next
 	}
 	return 0
 }
@@ -114,7 +93,7 @@ func (e *Encoder) enterSlow(b []byte, t uint64, seq uint32, region uint32) int {
 		if seq != e.defaultSeq(d) {
 			n = e.putSeq(b, seq)
 		}
-		e.setNext(t, seq+1)
+		e.time, e.next = t, seq+1
 		return n + e.putPredEnter(b[n:], d, region)
 	}
 	return e.enterGeneral(b, t, seq, region)
@@ -162,7 +141,7 @@ func (e *Encoder) Leave(b []byte, t uint64, seq uint32) int {
 	// The common case, written without a call: a delta that fits the token
 	// with one more byte at most, the default seq.
 	if d := t - e.time; e.tech == All && t >= e.time && d < 1<<12 && seq == e.defaultSeq(d) && len(b) >= 2 {
-		e.setNext(t, seq+1)
+		e.time, e.next = t, seq+1
 		if d < 0x80 {
 			b[0] = TokPredLeave | byte(d)
 			return 1
@@ -183,7 +162,7 @@ func (e *Encoder) leaveSlow(b []byte, t uint64, seq uint32) int {
 		if seq != e.defaultSeq(d) {
 			n = e.putSeq(b, seq)
 		}
-		e.setNext(t, seq+1)
+		e.time, e.next = t, seq+1
 		return n + putPredLeave(b[n:], d)
 	}
 	return e.leaveGeneral(b, t, seq)
@@ -393,7 +372,7 @@ func (e *Encoder) putHead(b []byte, tok byte, t uint64, seq uint32) int {
 		n = e.putSeq(b, seq)
 	}
 	tf := e.timeField(t)
-	e.setNext(t, seq+1)
+	e.time, e.next = t, seq+1
 	b[n] = tok
 	n++
 	return n + putUint(b[n:], tf, 8, e.tech&LEB128 != 0)
@@ -403,9 +382,7 @@ func (e *Encoder) putHead(b []byte, tok byte, t uint64, seq uint32) int {
 // decoder infers, and advances the stream's default.
 func (e *Encoder) seqPrefix(b []byte, t uint64, seq uint32) int {
 	want := e.defaultSeq(t - e.time)
-	// The caller sets time to t after this, and reads the previous one
-	// until then.
-	e.nextAt, e.next = t, seq+1
+	e.next = seq + 1
 	if seq == want {
 		return 0
 	}
@@ -434,4 +411,4 @@ func (e *Encoder) timeField(t uint64) uint64 {
 }
 
 // LastSeq returns the sequence number of the last record put in the bin.
-func (e *Encoder) LastSeq() uint32 { return e.nextSeq() - 1 }
+func (e *Encoder) LastSeq() uint32 { return e.next - 1 }

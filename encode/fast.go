@@ -27,7 +27,7 @@ func (e *Encoder) EnterFast(b *[2]byte, t uint64, seq uint32, region uint32) int
 	if t <= e.time || d >= 1<<9 || seq != 0 || region != e.pred[0] || region == 0 {
 		return 0
 	}
-	e.time = t // seq 0 at a later time: next is implied (Encoder.next)
+	e.time, e.next = t, 1
 	if d < 16 {
 		b[0] = TokPredEnter | byte(d)
 		return 1
@@ -44,7 +44,7 @@ func (e *Encoder) LeaveFast(b *[2]byte, t uint64, seq uint32) int {
 	if e.tech != All || t <= e.time || d >= 1<<12 || seq != 0 {
 		return 0
 	}
-	e.time = t // seq 0 at a later time: next is implied (Encoder.next)
+	e.time, e.next = t, 1
 	if d < 0x80 {
 		b[0] = TokPredLeave | byte(d)
 		return 1

@@ -71,7 +71,7 @@ func TestFastPathWritesWhatEnterAndLeaveWrite(t *testing.T) {
 					t.Fatalf("%v, trial %d, record %d %+v: general % x, Enter/Leave % x, fast path % x",
 						tech, trial, i, r, bg[:ng], bp[:np], bf[:nf])
 				}
-				if public.state() != general.state() || fast.state() != general.state() {
+				if public != general || fast != general {
 					t.Fatalf("%v, trial %d, record %d %+v: encoders differ after it:\ngeneral %+v\npublic  %+v\nfast    %+v",
 						tech, trial, i, r, general, public, fast)
 				}
@@ -87,21 +87,6 @@ func TestFastPathWritesWhatEnterAndLeaveWrite(t *testing.T) {
 			t.Errorf("%v: the fast path wrote %d bytes without Predict's set", tech, fastBytes)
 		}
 	}
-}
-
-// encoderState is what an Encoder's next records depend on: its fields,
-// with the sequence state as nextSeq derives it, as next and nextAt differ
-// between encoders that took the fast path and the general one.
-type encoderState struct {
-	tech Techniques
-	time uint64
-	next uint32
-	pred [predSlots]uint32
-	prev [MaxMetrics]uint64
-}
-
-func (e *Encoder) state() encoderState {
-	return encoderState{tech: e.tech, time: e.time, next: e.nextSeq(), pred: e.pred, prev: e.prev}
 }
 
 // Neither allocates, and each writes its short form into the first byte

@@ -66,7 +66,7 @@ func (e *Encoder) Annotation(b []byte, r *Record) int {
 		n = e.putSeq(b, r.Seq)
 	}
 	tf := e.timeField(t)
-	e.setNext(t, r.Seq+1)
+	e.time, e.next = t, r.Seq+1
 	b[n], b[n+1] = TokAnnotation, byte(r.Kind)
 	n += 2
 	n += putUint(b[n:], tf, 8, leb)

@@ -10,7 +10,8 @@
 #define LEVEL_pos 48
 #define LEVEL_tech 56
 #define LEVEL_time 64
-#define LEVEL_pred 80
+#define LEVEL_next 72
+#define LEVEL_pred 76
 #define LEVEL_n 240
 #define LEVEL_mark 248
 #define HIER_busy 108

@@ -139,9 +139,8 @@
 	MOVQ	DX, probeState_depth(DI); \
 	INCQ	profEntry_visits(BX); \
 	INCL	profEntry_active(BX); \
-	/* The level's time alone: a later time implies its sequence */ \
-	/* state (encode.Encoder.next). */ \
 	MOVQ	AX, LEVEL_time(R8); \
+	MOVL	$1, LEVEL_next(R8); \
 	MOVQ	LEVEL_bin(R8), R11; \
 	MOVQ	LEVEL_pos(R8), R12; \
 	CMPQ	R10, $16; \
@@ -311,8 +310,8 @@ counted:
 	JNE	dropped
 	MOVQ	AX, probeState_lastTR(DI)
 	MOVL	$0, probeState_run(DI)
-	// The level's time alone, as the enter's.
 	MOVQ	AX, LEVEL_time(R8)
+	MOVL	$1, LEVEL_next(R8)
 	MOVQ	LEVEL_bin(R8), R11
 	MOVQ	LEVEL_pos(R8), R12
 	CMPQ	R10, $0x80

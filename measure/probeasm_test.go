@@ -44,6 +44,7 @@ func probeAsmFields() []asmField {
 		{"LEVEL_pos", level, []string{"pos"}, 8},
 		{"LEVEL_tech", level, []string{"enc", "tech"}, 1},
 		{"LEVEL_time", level, []string{"enc", "time"}, 8},
+		{"LEVEL_next", level, []string{"enc", "next"}, 4},
 		{"LEVEL_pred", level, []string{"enc", "pred"}, 4 * 8},
 		{"LEVEL_n", level, []string{"n"}, 4},
 		{"LEVEL_mark", level, []string{"mark"}, 8},

@@ -58,8 +58,9 @@ static int hmb_put_prefix(struct hmb_go_level *lv, uint8_t *b, uint64_t t, uint3
 		t = lv->time;
 	}
 	uint64_t d = t - lv->time;
-	int n = seq != (d == 0 ? hmb_next_seq(lv) : 0) ? hmb_put_seq(b, seq) : 0;
-	hmb_set_next(lv, t, seq + 1);
+	int n = seq != (d == 0 ? lv->next : 0) ? hmb_put_seq(b, seq) : 0;
+	lv->time = t;
+	lv->next = seq + 1;
 	*delta = d;
 	return n;
 }

@@ -67,35 +67,6 @@ int hmb_put_collective(struct hmb_go_level *lv, uint8_t *b, uint64_t t, uint32_t
 int hmb_put_mpi(struct hmb_go_level *lv, uint8_t *b, uint64_t t, uint32_t seq, const struct hmb_mpi *r) HMB_NOINST HMB_HIDDEN;
 
 /*
- * hmb_next_seq and hmb_set_next are encode.Encoder's nextSeq and setNext:
- * the default sequence number at the stream's time is lv->next while that
- * time is lv->next_at, and 1 at a later one, which only the fast paths put
- * (seq 0, later than the record before), so that they store the time
- * alone (hmb_set_time).
- */
-HMB_NOINST static inline uint32_t hmb_next_seq(const struct hmb_go_level *lv)
-{
-	return lv->time == lv->next_at ? lv->next : 1;
-}
-
-HMB_NOINST static inline void hmb_set_next(struct hmb_go_level *lv, uint64_t t, uint32_t next)
-{
-	lv->time = t;
-	lv->next_at = t;
-	lv->next = next;
-}
-
-/* hmb_set_time is hmb_set_next for a record of the default seq, d ticks later. */
-HMB_NOINST static inline void hmb_set_time(struct hmb_go_level *lv, uint64_t t, uint64_t d, uint32_t seq)
-{
-	lv->time = t;
-	if (d == 0) {
-		lv->next_at = t;
-		lv->next = seq + 1;
-	}
-}
-
-/*
  * hmb_put_enter is encode.Encoder.Enter with every technique on: the common
  * cases are an enter of the region the stream entered last (slot 0 of its
  * prediction, encode/predict.go), whose place in the list does not change,
@@ -104,9 +75,10 @@ HMB_NOINST static inline void hmb_set_time(struct hmb_go_level *lv, uint64_t t, 
 HMB_NOINST static inline int hmb_put_enter(struct hmb_go_level *lv, uint8_t *b, uint64_t t, uint32_t seq, uint32_t region)
 {
 	uint64_t d = t - lv->time;
-	if (__builtin_expect(t >= lv->time && d < (1 << 9) && seq == (d == 0 ? hmb_next_seq(lv) : 0) && region != 0, 1)) {
+	if (__builtin_expect(t >= lv->time && d < (1 << 9) && seq == (d == 0 ? lv->next : 0) && region != 0, 1)) {
 		if (__builtin_expect(region == lv->pred[0], 1)) {
-			hmb_set_time(lv, t, d, seq);
+			lv->time = t;
+			lv->next = seq + 1;
 			if (d < 16) {
 				b[0] = (uint8_t)(HMB_TOK_PRED_ENTER | d);
 				return 1;
@@ -116,7 +88,8 @@ HMB_NOINST static inline int hmb_put_enter(struct hmb_go_level *lv, uint8_t *b, 
 			return 2;
 		}
 		if (region == lv->pred[1]) {
-			hmb_set_time(lv, t, d, seq);
+			lv->time = t;
+			lv->next = seq + 1;
 			lv->pred[1] = lv->pred[0];
 			lv->pred[0] = region;
 			if (d == 0) {
@@ -135,8 +108,9 @@ HMB_NOINST static inline int hmb_put_enter(struct hmb_go_level *lv, uint8_t *b, 
 HMB_NOINST static inline int hmb_put_leave(struct hmb_go_level *lv, uint8_t *b, uint64_t t, uint32_t seq)
 {
 	uint64_t d = t - lv->time;
-	if (__builtin_expect(t >= lv->time && d < (1 << 12) && seq == (d == 0 ? hmb_next_seq(lv) : 0), 1)) {
-		hmb_set_time(lv, t, d, seq);
+	if (__builtin_expect(t >= lv->time && d < (1 << 12) && seq == (d == 0 ? lv->next : 0), 1)) {
+		lv->time = t;
+		lv->next = seq + 1;
 		if (d < 0x80) {
 			b[0] = (uint8_t)(HMB_TOK_PRED_LEAVE | d);
 			return 1;

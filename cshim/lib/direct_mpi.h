@@ -127,11 +127,12 @@ HMB_NOINST __attribute__((always_inline)) static inline int hmb_put_message_inli
 										   uint64_t bytes, uint32_t comm)
 {
 	uint64_t last = lv->time, d = t - last;
-	int prefix = seq != (d == 0 ? hmb_next_seq(lv) : 0);
+	int prefix = seq != (d == 0 ? lv->next : 0);
 	if (__builtin_expect(t >= last && (d | peer | tag | comm) < 0x80 && bytes < (1 << 28) && comm != 0 &&
 				     (!prefix || (seq != 0 && seq < 32)),
 			     1)) {
-		hmb_set_next(lv, t, seq + 1);
+		lv->time = t;
+		lv->next = seq + 1;
 		uint64_t head = (uint64_t)(HMB_TOK_SEND_RANK_COMM + (recv ? 1 : 0)) | d << 8 | peer << 16 |
 				(uint64_t)tag << 24;
 		if (prefix) {
@@ -153,7 +154,8 @@ HMB_NOINST __attribute__((always_inline)) static inline int hmb_put_message_inli
 	if (prefix) {
 		b[n++] = (uint8_t)(HMB_TOK_SEQ_INLINE | seq);
 	}
-	hmb_set_next(lv, t, seq + 1);
+	lv->time = t;
+	lv->next = seq + 1;
 	b[n++] = (uint8_t)(HMB_TOK_SEND_RANK_COMM + (recv ? 1 : 0));
 	n += hmb_put_uv2(b + n, d);
 	n += hmb_put_uv2(b + n, peer);
@@ -201,7 +203,7 @@ HMB_NOINST static inline int hmb_direct_mpi_msg(struct hmb_go_location *L, int64
 HMB_NOINST static inline int hmb_put_leave_seq(struct hmb_go_level *lv, uint8_t *b, uint64_t t, uint32_t seq)
 {
 	uint64_t d = t - lv->time;
-	int prefix = seq != (d == 0 ? hmb_next_seq(lv) : 0);
+	int prefix = seq != (d == 0 ? lv->next : 0);
 	if (__builtin_expect(t < lv->time || d >= (1 << 12) || (prefix && (seq == 0 || seq >= 32)), 0)) {
 		return hmb_put_leave_slow(lv, b, t, seq);
 	}
@@ -209,7 +211,8 @@ HMB_NOINST static inline int hmb_put_leave_seq(struct hmb_go_level *lv, uint8_t 
 	if (prefix) {
 		b[n++] = (uint8_t)(HMB_TOK_SEQ_INLINE | seq);
 	}
-	hmb_set_next(lv, t, seq + 1);
+	lv->time = t;
+	lv->next = seq + 1;
 	if (d < 0x80) {
 		b[n++] = (uint8_t)(HMB_TOK_PRED_LEAVE | d);
 		return n;

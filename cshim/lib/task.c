@@ -53,7 +53,7 @@ HMB_NOINST static int hmb_put_task(struct hmb_go_level *lv, uint8_t *b, uint64_t
 	}
 	uint64_t d = t - lv->time;
 	int n = 0;
-	if (seq != (d == 0 ? hmb_next_seq(lv) : 0)) {
+	if (seq != (d == 0 ? lv->next : 0)) {
 		if (seq != 0 && seq < 32) {
 			b[n++] = (uint8_t)(HMB_TOK_SEQ_INLINE | seq);
 		} else {
@@ -61,7 +61,8 @@ HMB_NOINST static int hmb_put_task(struct hmb_go_level *lv, uint8_t *b, uint64_t
 			n += hmb_task_uvarint(b + n, seq);
 		}
 	}
-	hmb_set_next(lv, t, seq + 1);
+	lv->time = t;
+	lv->next = seq + 1;
 	b[n++] = HMB_TOK_TASK;
 	n += hmb_task_uvarint(b + n, d);
 	b[n++] = (uint8_t)kind; /* a task kind is below 0x80: one LEB128 byte */

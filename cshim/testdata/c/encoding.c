@@ -33,7 +33,7 @@ int main(void)
 				return 2;
 			}
 			memset(&lv, 0, sizeof lv);
-			hmb_set_next(&lv, t, 0); /* encode.Encoder.StartBin: Seq 0 next at t */
+			lv.time = t;
 			lv.pred[0] = region;
 			continue;
 		case 'E':
