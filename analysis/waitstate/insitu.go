@@ -2,7 +2,6 @@ package waitstate
 
 import (
 	"cmp"
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"math/bits"
@@ -359,43 +358,43 @@ func (l *Local) Outgoing(round int) (map[int][]byte, error) {
 	}
 	out := make(map[int][]byte, len(msgs))
 	for peer, m := range msgs {
-		var b []byte
-		b = binary.AppendUvarint(b, uint64(l.rankLoc+1))
-		b = binary.AppendUvarint(b, uint64(len(m.sends)))
+		var b wirecodec.Writer
+		b.Uvarint(uint64(l.rankLoc + 1))
+		b.Uvarint(uint64(len(m.sends)))
 		for _, s := range m.sends {
-			b = binary.LittleEndian.AppendUint64(b, s.comm)
-			b = binary.AppendUvarint(b, uint64(s.tag))
-			b = binary.AppendVarint(b, s.enter)
-			b = binary.AppendVarint(b, s.time-s.enter)
-			b = append(b, boolByte(s.blocking))
-			b = binary.AppendUvarint(b, uint64(s.idx))
+			b.U64(s.comm)
+			b.Uvarint(uint64(s.tag))
+			b.Varint(s.enter)
+			b.Varint(s.time - s.enter)
+			b.Bool(s.blocking)
+			b.Uvarint(uint64(s.idx))
 		}
-		b = binary.AppendUvarint(b, uint64(len(m.posts)))
+		b.Uvarint(uint64(len(m.posts)))
 		for _, p := range m.posts {
-			b = binary.LittleEndian.AppendUint64(b, p.comm)
-			b = binary.AppendUvarint(b, uint64(p.tag))
-			b = binary.AppendVarint(b, p.enter)
-			b = binary.AppendUvarint(b, uint64(p.idx))
+			b.U64(p.comm)
+			b.Uvarint(uint64(p.tag))
+			b.Varint(p.enter)
+			b.Uvarint(uint64(p.idx))
 		}
-		b = binary.AppendUvarint(b, uint64(len(m.parts)))
+		b.Uvarint(uint64(len(m.parts)))
 		for _, t := range m.parts {
-			b = binary.LittleEndian.AppendUint64(b, t.key)
-			b = binary.AppendUvarint(b, uint64(len(t.times)))
+			b.U64(t.key)
+			b.Uvarint(uint64(len(t.times)))
 			for _, ct := range t.times {
-				b = binary.AppendUvarint(b, uint64(ct.Members))
-				b = binary.AppendVarint(b, ct.Latest)
-				b = binary.AppendVarint(b, ct.Root)
-				b = binary.AppendVarint(b, ct.Earliest)
+				b.Uvarint(uint64(ct.Members))
+				b.Varint(ct.Latest)
+				b.Varint(ct.Root)
+				b.Varint(ct.Earliest)
 				for _, v := range [...]int{ct.LateIdx, ct.LateLoc, ct.EarlyIdx, ct.EarlyLoc, ct.RootLoc} {
-					b = binary.AppendUvarint(b, uint64(v+1))
+					b.Uvarint(uint64(v + 1))
 				}
 			}
 		}
-		b = append(b, boolByte(m.best && l.best.ok))
+		b.Bool(m.best && l.best.ok)
 		if m.best && l.best.ok {
-			b = binary.AppendVarint(b, l.best.last)
-			b = binary.AppendUvarint(b, uint64(l.best.rank))
-			b = binary.AppendUvarint(b, uint64(l.best.loc))
+			b.Varint(l.best.last)
+			b.Uvarint(uint64(l.best.rank))
+			b.Uvarint(uint64(l.best.loc))
 		}
 		out[peer] = b
 	}

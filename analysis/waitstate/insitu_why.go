@@ -269,19 +269,19 @@ func (l *Local) newBackward(refs []peerRef) *backward {
 			continue
 		}
 		lo := a.locs[w.Loc]
-		var r []byte
+		var r wirecodec.Writer
 		r = append(r, tagShip)
-		r = binary.AppendUvarint(r, uint64(i))
-		r = binary.AppendUvarint(r, uint64(w.Pattern))
-		r = binary.AppendVarint(r, w.Start)
-		r = binary.AppendVarint(r, w.Time)
-		r = binary.AppendUvarint(r, uint64(lo.Loc))
-		r = binary.AppendVarint(r, int64(w.call))
-		r = binary.AppendUvarint(r, uint64(ref.loc))
+		r.Uvarint(uint64(i))
+		r.Uvarint(uint64(w.Pattern))
+		r.Varint(w.Start)
+		r.Varint(w.Time)
+		r.Uvarint(uint64(lo.Loc))
+		r.Varint(int64(w.call))
+		r.Uvarint(uint64(ref.loc))
 		r = append(r, byte(ref.kind))
-		r = binary.LittleEndian.AppendUint64(r, ref.key)
-		r = binary.AppendUvarint(r, uint64(ref.idx))
-		r = binary.AppendVarint(r, int64(w.partner))
+		r.U64(ref.key)
+		r.Uvarint(uint64(ref.idx))
+		r.Varint(int64(w.partner))
 		r = append(r, boolByte(b.named[i])|boolByte(b.planned[i])<<1)
 		b.send(ref.rank, r)
 	}
@@ -365,11 +365,6 @@ func (r *wireReader) small() int { return int(r.Uint("an index", math.MaxInt32))
 // records reads a count of records, bounded by the bytes left: every
 // record takes one at least.
 func (r *wireReader) records() int { return r.Count("records", 1) }
-
-func appendString(b []byte, s string) []byte {
-	b = binary.AppendUvarint(b, uint64(len(s)))
-	return append(b, s...)
-}
 
 // take decodes one peer's records of a backward round.
 func (b *backward) take(peer int, msg []byte) error {
@@ -600,18 +595,18 @@ func (b *backward) sweep() error {
 		if dl == nil {
 			continue
 		}
-		r := []byte{tagDelay}
-		r = binary.AppendUvarint(r, uint64(lw.id))
-		r = binary.AppendUvarint(r, uint64(a.locs[w.Peer].Loc))
-		r = appendString(r, dl.Region)
-		r = binary.AppendVarint(r, dl.Time)
-		r = binary.AppendVarint(r, dl.Interval)
-		r = binary.AppendVarint(r, dl.Since)
+		r := wirecodec.Writer{tagDelay}
+		r.Uvarint(uint64(lw.id))
+		r.Uvarint(uint64(a.locs[w.Peer].Loc))
+		r.String(dl.Region)
+		r.Varint(dl.Time)
+		r.Varint(dl.Interval)
+		r.Varint(dl.Since)
 		r = append(r, boolByte(w.lateCall > 0)) // delayOf's Since is a time
-		r = append(r, boolByte(dl.Work != nil))
+		r.Bool(dl.Work != nil)
 		if dl.Work != nil {
-			r = binary.AppendVarint(r, *dl.Work)
-			r = appendString(r, dl.WorkRegion)
+			r.Varint(*dl.Work)
+			r.String(dl.WorkRegion)
 		}
 		b.send(lw.from, r)
 	}
@@ -625,10 +620,11 @@ func (b *backward) sweep() error {
 		for _, j := range overlapping(nil, b.ownOf[w.Loc], b.waits, b.waiter[i]) {
 			tW = subPath(tW, b.waits[j].Path, overlap(b.waits[j], b.waiter[i]))
 		}
-		enc := binary.AppendUvarint(nil, uint64(len(tW)))
+		var enc wirecodec.Writer
+		enc.Uvarint(uint64(len(tW)))
 		for _, p := range tW {
-			enc = binary.LittleEndian.AppendUint64(enc, b.hashes[p.path])
-			enc = binary.AppendVarint(enc, p.ns)
+			enc.U64(b.hashes[p.path])
+			enc.Varint(p.ns)
 		}
 		b.tW[i] = enc
 	}
@@ -669,13 +665,13 @@ func (b *backward) sweep() error {
 			continue
 		}
 		e := b.walkLocal(w.Peer, w.Start+w.Time, 0, false)
-		r := []byte{tagSucc}
-		r = binary.AppendUvarint(r, uint64(lw.id))
-		r = append(r, boolByte(e.end))
-		r = binary.AppendUvarint(r, uint64(e.rank))
-		r = binary.AppendUvarint(r, uint64(e.loc))
-		r = binary.AppendVarint(r, e.t)
-		r = binary.AppendUvarint(r, uint64(e.hops))
+		r := wirecodec.Writer{tagSucc}
+		r.Uvarint(uint64(lw.id))
+		r.Bool(e.end)
+		r.Uvarint(uint64(e.rank))
+		r.Uvarint(uint64(e.loc))
+		r.Varint(e.t)
+		r.Uvarint(uint64(e.hops))
 		b.send(lw.from, r)
 	}
 	if b.path.HasEnd {
@@ -718,9 +714,9 @@ func (b *backward) progress() error {
 			b.ready = b.ready[1:]
 			b.sent[i] = true
 			b.unsent--
-			r := []byte{tagCost}
-			r = binary.AppendUvarint(r, uint64(i))
-			r = binary.LittleEndian.AppendUint64(r, math.Float64bits(b.carried[i]))
+			r := wirecodec.Writer{tagCost}
+			r.Uvarint(uint64(i))
+			r.U64(math.Float64bits(b.carried[i]))
 			r = append(r, b.tW[i]...)
 			b.tW[i] = nil
 			b.send(b.refs[i].rank, r)
@@ -867,10 +863,11 @@ func (b *backward) walk(n int, t int64, hops int) {
 // appendPathAt is a record of the critical path at (location, time) with
 // the hops made so far.
 func appendPathAt(tag byte, loc int, t int64, hops int) []byte {
-	m := []byte{tag}
-	m = binary.AppendUvarint(m, uint64(loc))
-	m = binary.AppendVarint(m, t)
-	return binary.AppendUvarint(m, uint64(hops))
+	m := wirecodec.Writer{tag}
+	m.Uvarint(uint64(loc))
+	m.Varint(t)
+	m.Uvarint(uint64(hops))
+	return m
 }
 
 // finish puts this rank's part of the critical path, the delays, the

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/hmbtrace/hmbtrace/internal/wirecodec"
 )
 
 // The wire form of InSitu: how the ranks' parts travel up the tree at the
@@ -21,14 +23,14 @@ const inSituWireMagic = "HMBWS1"
 
 // wireWriter writes the wire form: the body, and the strings' table.
 type wireWriter struct {
-	b     []byte
+	b     wirecodec.Writer
 	strs  []string
 	index map[string]int
 }
 
-func (w *wireWriter) uv(v uint64) { w.b = binary.AppendUvarint(w.b, v) }
-func (w *wireWriter) sv(v int64)  { w.b = binary.AppendVarint(w.b, v) }
-func (w *wireWriter) bool(v bool) { w.b = append(w.b, boolByte(v)) }
+func (w *wireWriter) uv(v uint64) { w.b.Uvarint(v) }
+func (w *wireWriter) sv(v int64)  { w.b.Varint(v) }
+func (w *wireWriter) bool(v bool) { w.b.Bool(v) }
 
 // count writes n, the length of a slice, nil when !present.
 func (w *wireWriter) count(n int, present bool) {
@@ -100,7 +102,7 @@ func EncodeInSituWire(s *InSitu) []byte {
 	}
 	w.count(len(s.Unexplained), s.Unexplained != nil)
 	for _, f := range s.Unexplained {
-		w.b = binary.LittleEndian.AppendUint64(w.b, math.Float64bits(f))
+		w.b.U64(math.Float64bits(f))
 	}
 	w.count(len(s.Worst), s.Worst != nil)
 	for _, x := range s.Worst {
@@ -159,11 +161,11 @@ func EncodeInSituWire(s *InSitu) []byte {
 	for _, s := range w.strs {
 		n += binary.MaxVarintLen64 + len(s)
 	}
-	out := make([]byte, 0, n)
+	out := make(wirecodec.Writer, 0, n)
 	out = append(out, inSituWireMagic...)
-	out = binary.AppendUvarint(out, uint64(len(w.strs)))
+	out.Uvarint(uint64(len(w.strs)))
 	for _, s := range w.strs {
-		out = appendString(out, s)
+		out.String(s)
 	}
 	return append(out, w.b...)
 }
