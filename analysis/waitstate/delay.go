@@ -490,9 +490,28 @@ func (a *analysis) sweep(n int, waits []wait, wins []window, named []bool, out *
 	var (
 		lastTick uint64 // the last record's tick, converted to t
 		t        int64
+		// The synchronisation calls' enters and leaves were put on the
+		// axis by the forward pass: their times are read from d.calls,
+		// found as it made them (a sync call's enter, unless an MPI call
+		// inside another), rather than converted again.
+		nextCall int32
 	)
 	for (next < len(wins) || len(open) > 0) && (lr.it == nil && lr.log.next(&e) || lr.it != nil && lr.next(&e)) {
-		if !begun || e.tick != lastTick {
+		c, k := int32(-1), regionCompute
+		if e.enter {
+			if k = a.kind(lo.File, e.region); (k == regionMPI || k == regionOMPBarrier || k == regionOMPImplicitBarrier) && (sync < 0 || k != regionMPI) {
+				c = nextCall
+				nextCall++
+			}
+		} else if len(stack) > 0 {
+			c = stack[len(stack)-1].call
+		}
+		switch {
+		case c >= 0 && int(c) < len(d.calls) && e.enter:
+			lastTick, t = e.tick, d.calls[c].enter
+		case c >= 0 && int(c) < len(d.calls):
+			lastTick, t = e.tick, d.calls[c].leave
+		case !begun || e.tick != lastTick:
 			lastTick, t = e.tick, a.nanos(lo.File, f, e.tick) // the axis, or in-situ the rank's reference clock
 		}
 		if begun && t > prev && len(stack) > 0 {
@@ -507,10 +526,10 @@ func (a *analysis) sweep(n int, waits []wait, wins []window, named []bool, out *
 			for len(stack) < e.depth-1 {
 				stack = append(stack, frame{call: -1, path: -1}) // a removed ancestor
 			}
-			if k := a.kind(lo.File, e.region); sync < 0 && (k == regionMPI || k == regionOMPBarrier || k == regionOMPImplicitBarrier) {
+			if sync < 0 && (k == regionMPI || k == regionOMPBarrier || k == regionOMPImplicitBarrier) {
 				sync = len(stack)
 			}
-			stack = append(stack, frame{region: e.region, call: -1, path: -2})
+			stack = append(stack, frame{region: e.region, call: c, path: -2})
 		default:
 			if len(stack) == 0 {
 				break
