@@ -529,7 +529,11 @@ func (a *analysis) sweep(n int, waits []wait, wins []window, named []bool, out *
 			if sync < 0 && (k == regionMPI || k == regionOMPBarrier || k == regionOMPImplicitBarrier) {
 				sync = len(stack)
 			}
-			stack = append(stack, frame{region: e.region, call: c, path: -2})
+			fr := frame{region: e.region, call: c, path: -2}
+			if c >= 0 && int(c) < len(d.calls) {
+				fr.path = d.calls[c].path // the forward pass made it, on the same stack
+			}
+			stack = append(stack, fr)
 		default:
 			if len(stack) == 0 {
 				break
