@@ -145,17 +145,29 @@ func (a *analysis) secondPass(procs int, res *Result, waits []wait, named []int)
 	}
 	// Each worker makes the windows of the location it sweeps, and lets
 	// them go when the sweep ends: a worker holds one location's windows,
-	// not the run's.
+	// not the run's. Their arrays (the windows and the radix sort's copy)
+	// are reused by the worker's next sweep rather than allocated per
+	// location: they were a tenth of the bytes a halo run's replay
+	// allocated.
+	scratch := make(chan *windowScratch, procs) // at most procs sweeps run at once
 	err := parallel.Do(procs, len(a.locs), func(n int) error {
-		wins := ws.windows(n)
+		var sc *windowScratch
+		select {
+		case sc = <-scratch:
+		default:
+			sc = new(windowScratch)
+		}
+		defer func() { scratch <- sc }()
+		wins := ws.windows(n, sc.wins[:0])
 		if len(wins) == 0 {
 			a.data[n].log = regionLog{} // nothing to sweep
 			return nil
 		}
+		sc.wins = wins
 		a.windowsMade.Add(int64(len(wins)))
 		a.windowsLive.Add(int64(len(wins)))
 		defer a.windowsLive.Add(-int64(len(wins)))
-		sortWindows(wins)
+		sc.sorted = sortWindowsWith(wins, sc.sorted)
 		outs[n].times = dc.times
 		if err := sweepWith(a, n, waits, wins, isNamed, &outs[n]); err != nil {
 			return err
@@ -167,7 +179,7 @@ func (a *analysis) secondPass(procs int, res *Result, waits []wait, named []int)
 		a.data[n].log = regionLog{}
 		return nil
 	})
-	ws = nil // the sweeps are done with the lists of waits by location
+	ws, scratch = nil, nil // the sweeps are done with the lists of waits by location and their arrays
 	if err != nil {
 		return err
 	}
@@ -248,11 +260,18 @@ func (a *analysis) newWindowSource(waits []wait, named []bool, spans [][]span, p
 	return ws
 }
 
-// windows returns location n's windows, unsorted: per wait it was late
-// for, the stretch during it and, for a named wait, its work before the
-// late call; its spans of the critical path; and, per wait in index
-// order, its synchronisation intervals as the late or the waiting party.
-func (ws *windowSource) windows(n int) []window {
+// windowScratch is a worker's arrays for the windows of the location it
+// sweeps, kept for its next one.
+type windowScratch struct {
+	wins, sorted []window
+}
+
+// windows returns location n's windows, unsorted, in buf if it is large
+// enough: per wait it was late for, the stretch during it and, for a named
+// wait, its work before the late call; its spans of the critical path;
+// and, per wait in index order, its synchronisation intervals as the late
+// or the waiting party.
+func (ws *windowSource) windows(n int, buf []window) []window {
 	late := ws.late[ws.lateAt[n]:ws.lateAt[n+1]]
 	waiter := ws.waiter[ws.waiterAt[n]:ws.waiterAt[n+1]]
 	size := 2*len(late) + len(ws.spans[n]) + len(waiter)
@@ -264,7 +283,10 @@ func (ws *windowSource) windows(n int) []window {
 	if size == 0 {
 		return nil
 	}
-	wins := make([]window, 0, size)
+	wins := buf[:0]
+	if cap(wins) < size {
+		wins = make([]window, 0, size)
+	}
 	d := ws.a.data[n]
 	for _, i := range late {
 		w := &ws.waits[i]
@@ -468,9 +490,28 @@ func (a *analysis) sweep(n int, waits []wait, wins []window, named []bool, out *
 	var (
 		lastTick uint64 // the last record's tick, converted to t
 		t        int64
+		// The synchronisation calls' enters and leaves were put on the
+		// axis by the forward pass: their times are read from d.calls,
+		// found as it made them (a sync call's enter, unless an MPI call
+		// inside another), rather than converted again.
+		nextCall int32
 	)
 	for (next < len(wins) || len(open) > 0) && (lr.it == nil && lr.log.next(&e) || lr.it != nil && lr.next(&e)) {
-		if !begun || e.tick != lastTick {
+		c, k := int32(-1), regionCompute
+		if e.enter {
+			if k = a.kind(lo.File, e.region); (k == regionMPI || k == regionOMPBarrier || k == regionOMPImplicitBarrier) && (sync < 0 || k != regionMPI) {
+				c = nextCall
+				nextCall++
+			}
+		} else if len(stack) > 0 {
+			c = stack[len(stack)-1].call
+		}
+		switch {
+		case c >= 0 && int(c) < len(d.calls) && e.enter:
+			lastTick, t = e.tick, d.calls[c].enter
+		case c >= 0 && int(c) < len(d.calls):
+			lastTick, t = e.tick, d.calls[c].leave
+		case !begun || e.tick != lastTick:
 			lastTick, t = e.tick, a.nanos(lo.File, f, e.tick) // the axis, or in-situ the rank's reference clock
 		}
 		if begun && t > prev && len(stack) > 0 {
@@ -485,10 +526,14 @@ func (a *analysis) sweep(n int, waits []wait, wins []window, named []bool, out *
 			for len(stack) < e.depth-1 {
 				stack = append(stack, frame{call: -1, path: -1}) // a removed ancestor
 			}
-			if k := a.kind(lo.File, e.region); sync < 0 && (k == regionMPI || k == regionOMPBarrier || k == regionOMPImplicitBarrier) {
+			if sync < 0 && (k == regionMPI || k == regionOMPBarrier || k == regionOMPImplicitBarrier) {
 				sync = len(stack)
 			}
-			stack = append(stack, frame{region: e.region, call: -1, path: -2})
+			fr := frame{region: e.region, call: c, path: -2}
+			if c >= 0 && int(c) < len(d.calls) {
+				fr.path = d.calls[c].path // the forward pass made it, on the same stack
+			}
+			stack = append(stack, fr)
 		default:
 			if len(stack) == 0 {
 				break
@@ -653,10 +698,14 @@ func (h *openHeap) pop() openWindow {
 // their starts' digits (a least-significant-digit radix sort, stable, so
 // the order is the same every run), which costs a few moves a window where
 // comparing costs an indirect call per comparison; few, by comparing.
-func sortWindows(w []window) {
+func sortWindows(w []window) { sortWindowsWith(w, nil) }
+
+// sortWindowsWith is sortWindows with tmp for the radix sort's copy if it
+// is large enough; it returns the copy's array for the next call.
+func sortWindowsWith(w, tmp []window) []window {
 	if len(w) < 256 {
 		slices.SortFunc(w, compareWindow)
-		return
+		return tmp
 	}
 	lo, hi := w[0].start, w[0].start
 	for i := range w {
@@ -664,7 +713,10 @@ func sortWindows(w []window) {
 	}
 	const digit = 11 // bits: 2048 counters, about two to four passes
 	var count [1 << digit]int
-	src, dst := w, make([]window, len(w))
+	if cap(tmp) < len(w) {
+		tmp = make([]window, len(w))
+	}
+	src, dst := w, tmp[:len(w)]
 	// Unsigned differences: right for any two int64s, hi ≥ lo.
 	for shift := 0; shift < bits.Len64(uint64(hi)-uint64(lo)); shift += digit {
 		clear(count[:])
@@ -686,6 +738,7 @@ func sortWindows(w []window) {
 	if &src[0] != &w[0] {
 		copy(w, src)
 	}
+	return tmp
 }
 
 // compareWindow orders windows by start, then fully, so that the order
