@@ -496,6 +496,12 @@ func (a *analysis) sweep(n int, waits []wait, wins []window, named []bool, out *
 		// inside another), rather than converted again.
 		nextCall int32
 	)
+	clk := a.clockOf(lo.File, f)
+	// Between two windows the sweep only keeps the stack: records whose
+	// ticks are below skip fall before the next window opens, so their
+	// times are not needed (in-situ, where the clock bounds them; about
+	// two in five of LULESH's records).
+	var skip uint64
 	for (next < len(wins) || len(open) > 0) && (lr.it == nil && lr.log.next(&e) || lr.it != nil && lr.next(&e)) {
 		c, k := int32(-1), regionCompute
 		if e.enter {
@@ -511,11 +517,18 @@ func (a *analysis) sweep(n int, waits []wait, wins []window, named []bool, out *
 			lastTick, t = e.tick, d.calls[c].enter
 		case c >= 0 && int(c) < len(d.calls):
 			lastTick, t = e.tick, d.calls[c].leave
+		case begun && e.tick < skip && len(open) == 0:
+			// Before the next window: t stays the last record's, which
+			// segments nothing.
 		case !begun || e.tick != lastTick:
-			lastTick, t = e.tick, a.nanos(lo.File, f, e.tick) // the axis, or in-situ the rank's reference clock
+			lastTick, t = e.tick, clk.nanos(e.tick) // the axis, or in-situ the rank's reference clock
 		}
 		if begun && t > prev && len(stack) > 0 {
 			segment(prev, t)
+			skip = 0
+			if len(open) == 0 && next < len(wins) {
+				skip = clk.below(lastTick, t, wins[next].start)
+			}
 		}
 		if !begun {
 			prev = t // in-situ, times before the reference clock's zero are negative

@@ -199,7 +199,11 @@ func NewLocal(f *tracefile.File, world int) (*Local, error) {
 	if err != nil {
 		return nil, fmt.Errorf("waitstate: rank %d: %w", f.Header.Rank, err)
 	}
-	r.keepLog = true // the backward replay sweeps the enters and leaves again
+	// The backward replay sweeps the enters and leaves twice (its own
+	// waits, then the costs its peers sent): without a budget for the
+	// logs every sweep decoded the rank's whole trace again.
+	r.keepLog = true
+	r.logLeft.Store(logBudget)
 	data := make([]*locData, len(r.locs))
 	for n := range r.locs {
 		d, err := r.read(n)

@@ -478,9 +478,10 @@ func (r *run) read(n int) (*locData, error) {
 		atNs   int64
 		atOK   bool
 	)
+	clk := r.clockOf(lo.File, f)
 	at := func() int64 {
 		if !atOK || e.Time != atTick {
-			atTick, atNs, atOK = e.Time, r.nanos(lo.File, f, e.Time), true
+			atTick, atNs, atOK = e.Time, clk.nanos(e.Time), true
 		}
 		return atNs
 	}
