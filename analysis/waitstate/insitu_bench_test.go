@@ -26,6 +26,11 @@ func lulRank(name string, rank, ranks, steps int) *tracetest.Builder {
 		regions = append(regions, fmt.Sprintf("kernel%d", k))
 	}
 	b := tracetest.NewBuilder(name, "node0", rank, time.Unix(1700000000, 0), regions...)
+	// In-situ a run's ranks have synchronised clocks: times on the
+	// reference clock, each rank's drifting a little.
+	h := &b.Trace.Header
+	h.ClockSync = []tracefile.ClockSync{{Ticks: 0, Offset: int64(rank) * 100}, {Ticks: 1 << 30, Offset: int64(rank)*100 + 3000}}
+	h.ReferenceStart = 500
 	world := make([]int32, ranks)
 	for i := range world {
 		world[i] = int32(i)
@@ -159,5 +164,20 @@ func TestInSituArchive(t *testing.T) {
 		if err := os.WriteFile(out, b, 0o644); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// TestInSituLuleshShape: on lulRank's shape, whose sweeps skip most
+// records between windows, in-situ gives the post-mortem results.
+func TestInSituLuleshShape(t *testing.T) {
+	files := openLulesh(t, 8, 20)
+	want, err := Analyze(files, Options{Procs: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _, _, _ := replayInSitu(t, files)
+	sameWaits(t, got, want)
+	if len(want.DelayCosts) == 0 || want.CriticalPath == nil {
+		t.Errorf("post-mortem: %d delay costs, critical path %+v: nothing for the sweeps to match", len(want.DelayCosts), want.CriticalPath)
 	}
 }
