@@ -22,7 +22,9 @@ type tickClock struct {
 	i    int
 	f    *tracefile.File
 	mode uint8
-	// clockSync: GlobalNanos's terms.
+	// clockSync: GlobalNanos's terms. Without two sync points to
+	// interpolate between, span is 1 and doff 0: off0 + f*0 is off0, to
+	// the bit.
 	shift                     uint8
 	t0, span, doff, off0, ref float64
 	interp                    bool
@@ -50,6 +52,7 @@ func (r *run) clockOf(i int, f *tracefile.File) tickClock {
 		c.mode = clockSync
 		c.shift = uint8(h.TimerShift)
 		c.off0, c.ref = float64(s[0].Offset), float64(h.ReferenceStart)
+		c.span = 1
 		if n := len(s); n > 1 && s[n-1].Ticks > s[0].Ticks {
 			c.interp = true
 			c.t0, c.span, c.doff = float64(s[0].Ticks), float64(s[n-1].Ticks-s[0].Ticks), float64(s[n-1].Offset-s[0].Offset)
@@ -81,17 +84,22 @@ func (r *run) clockOf(i int, f *tracefile.File) tickClock {
 
 // nanos is run.nanos(i, f, reduced).
 func (c *tickClock) nanos(reduced uint64) int64 {
+	if c.mode == clockSync {
+		return c.sync(reduced)
+	}
+	return c.other(reduced)
+}
+
+// sync is tracefile.(*Trace).GlobalNanos, term by term; small enough to
+// be inlined into the sweep.
+func (c *tickClock) sync(reduced uint64) int64 {
+	ticks := float64(reduced << c.shift)
+	off := c.off0 + (ticks-c.t0)/c.span*c.doff
+	return int64(math.Round((ticks + off - c.ref) * 1e9 / c.tps))
+}
+
+func (c *tickClock) other(reduced uint64) int64 {
 	switch c.mode {
-	case clockSync:
-		// tracefile.(*Trace).GlobalNanos, term by term.
-		ticks := reduced << c.shift
-		off := c.off0
-		if c.interp {
-			f := (float64(ticks) - c.t0) / c.span
-			off += f * c.doff
-		}
-		g := float64(ticks) + off - c.ref
-		return int64(math.Round(g * 1e9 / c.tps))
 	case clockWall:
 		return c.f.Header.StartWall.UnixNano() + c.f.Nanos(reduced)
 	}
