@@ -201,9 +201,14 @@ func NewLocal(f *tracefile.File, world int) (*Local, error) {
 	}
 	// The backward replay sweeps the enters and leaves twice (its own
 	// waits, then the costs its peers sent): without a budget for the
-	// logs every sweep decoded the rank's whole trace again.
+	// logs every sweep decoded the rank's whole trace again. The logs
+	// (2 to 4 bytes an enter or leave) may take up to twice the bytes of
+	// the rank's trace, so that the collective end never holds more than
+	// about three times the buffer the run used; past that a location's
+	// sweeps decode its events again.
 	r.keepLog = true
-	r.logLeft.Store(logBudget)
+	_, traceBytes := f.Bins()
+	r.logLeft.Store(min(logBudget, 2*traceBytes+1<<20))
 	data := make([]*locData, len(r.locs))
 	for n := range r.locs {
 		d, err := r.read(n)
