@@ -17,6 +17,7 @@ func (e *Error) Error() string { return fmt.Sprintf("offset %d: %s", e.Offset, e
 // ends the iteration and Err reports where and why.
 type Decoder struct {
 	tech       Techniques
+	short      bool // Predict is on: Next tries nextShort first
 	b          []byte
 	off        int
 	time       uint64
@@ -30,11 +31,13 @@ type Decoder struct {
 }
 
 // NewDecoder returns a Decoder for bins written with the given techniques.
-func NewDecoder(t Techniques) *Decoder { return &Decoder{tech: t} }
+func NewDecoder(t Techniques) *Decoder {
+	return &Decoder{tech: t, short: t&predictOn == predictOn}
+}
 
 // Reset starts decoding bin b, which must begin with a BIN record.
 func (d *Decoder) Reset(b []byte) error {
-	*d = Decoder{tech: d.tech, b: b}
+	*d = Decoder{tech: d.tech, short: d.short, b: b}
 	if len(b) == 0 || b[0] != TokBin {
 		return d.fail("bin does not start with a BIN record")
 	}
@@ -145,7 +148,13 @@ func (d *Decoder) timeField(leb bool) (uint64, bool) {
 // Next decodes the next record into r. It returns false at the end of the
 // bin or on error; Err tells which.
 func (d *Decoder) Next(r *Record) bool {
-	if d.err != nil || d.off >= len(d.b) {
+	if d.err != nil {
+		return false
+	}
+	if d.short && d.nextShort(r) {
+		return true
+	}
+	if d.off >= len(d.b) {
 		return false
 	}
 	leb := d.tech&LEB128 != 0

@@ -116,6 +116,75 @@ func putPredLeave(b []byte, d uint64) int {
 	return 1 + putUvarint(b[1:], d)
 }
 
+// predShort describes the tokens below TokPredEnterSlotLong by their high
+// nibble, so that the commonest records decode without a cascade of
+// comparisons: the bits of the token that are the delta (mask), whether a
+// byte follows with the delta's low bits (low), whether the record is an
+// enter (enter) and the bits that, shifted right once, are its slot.
+type predShort struct {
+	mask, low, enter, slot uint8
+}
+
+var predShorts = [TokPredEnterSlotLong >> 4]predShort{
+	0x0: {mask: 0x7F}, 0x1: {mask: 0x7F}, 0x2: {mask: 0x7F}, 0x3: {mask: 0x7F},
+	0x4: {mask: 0x7F}, 0x5: {mask: 0x7F}, 0x6: {mask: 0x7F}, 0x7: {mask: 0x7F},
+	TokPredLeave12 >> 4:   {mask: 0x0F, low: 1},
+	TokPredEnter >> 4:     {mask: 0x0F, enter: 1},
+	TokPredEnterSlot >> 4: {mask: 0x01, low: 1, enter: 1, slot: 0x0E},
+}
+
+// nextShort decodes a record of the Predict table whose token is below
+// TokPredEnterSlotLong and that has no SEQ prefix: the leaves and enters of
+// one or two bytes, nearly every record of a level stream. It does what
+// Next and predRecord do for them, and reports false, having changed
+// nothing, for anything else and for what would be an error, which Next
+// then decodes and reports as before.
+func (d *Decoder) nextShort(r *Record) bool {
+	off := d.off
+	if off >= len(d.b) {
+		return false
+	}
+	tok := d.b[off]
+	if tok >= TokPredEnterSlotLong {
+		return false
+	}
+	p := predShorts[tok>>4]
+	n := int(p.low)
+	if off+n >= len(d.b) {
+		return false
+	}
+	// With no low byte, the load reads the token again and the mask
+	// drops it: one path for both lengths.
+	delta := uint64(tok&p.mask)<<(8*n) | uint64(d.b[off+n])&-uint64(n)
+	t := d.time + delta
+	if t < d.time {
+		return false
+	}
+	var region uint32
+	kind := KindLeave
+	if p.enter != 0 {
+		slot := int(tok&p.slot) >> 1
+		if region = d.pred[slot]; region == 0 {
+			return false
+		}
+		// The regions in the slots differ, so the region's slot is where
+		// predict finds it: move it to slot 0 as predict does.
+		for i := slot; i > 0; i-- {
+			d.pred[i] = d.pred[i-1]
+		}
+		d.pred[0] = region
+		kind = KindEnter
+	}
+	var seq uint32
+	if t == d.time {
+		seq = d.next
+	}
+	*r = Record{Kind: kind, Time: t, Seq: seq, Region: region}
+	d.off = off + n + 1
+	d.time, d.next = t, seq+1
+	return true
+}
+
 // predRecord decodes a record of the Predict table's compact range (a
 // token below TokSeqInline) into r and returns its time; the token at
 // start is read.

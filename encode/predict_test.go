@@ -165,3 +165,66 @@ func TestOff(t *testing.T) {
 		}
 	}
 }
+
+// decodeAll decodes bin b with techniques tech, the short path on or off,
+// and returns the records, the offset where decoding stopped and the error.
+func decodeAll(b []byte, tech Techniques, short bool) ([]Record, int, error) {
+	d := NewDecoder(tech)
+	d.short = short && d.short
+	if err := d.Reset(b); err != nil {
+		return nil, d.Offset(), err
+	}
+	d.short = short && d.short
+	var recs []Record
+	var r Record
+	for d.Next(&r) {
+		if r.Values != nil {
+			r.Values = append([]uint64(nil), r.Values...)
+		}
+		recs = append(recs, r)
+	}
+	return recs, d.Offset(), d.Err()
+}
+
+// FuzzDecodeShort checks that nextShort is only a faster path: with it or
+// without, any bytes decode to the same records and the same error.
+func FuzzDecodeShort(f *testing.F) {
+	for _, s := range fuzzSeeds(f) {
+		f.Add(s.bin, byte(s.tech))
+	}
+	// Truncated short records, an empty slot and an overflowing delta.
+	f.Add([]byte{TokBin, 0, 3, 0x85}, byte(All))
+	f.Add([]byte{TokBin, 0, 3, 0xA3}, byte(All))
+	f.Add([]byte{TokBin, 0, 0, 0x90}, byte(All))
+	f.Add([]byte{TokBin, 0, 3, 0xA4, 7, 0x92, 0}, byte(All))
+	f.Add([]byte{TokBin, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01, 3, 0x05}, byte(All))
+	f.Fuzz(func(t *testing.T, b []byte, techByte byte) {
+		tech := Techniques(techByte) & All
+		fast, foff, ferr := decodeAll(b, tech, true)
+		slow, soff, serr := decodeAll(b, tech, false)
+		if !reflect.DeepEqual(fast, slow) {
+			t.Fatalf("records differ:\nshort path %+v\nwithout    %+v", fast, slow)
+		}
+		if !reflect.DeepEqual(ferr, serr) || foff != soff {
+			t.Fatalf("errors differ: short path %v at %d, without %v at %d", ferr, foff, serr, soff)
+		}
+	})
+}
+
+// TestDecodeShortLoops decodes random loop streams with the short path on
+// and off: the same records, those that were put.
+func TestDecodeShortLoops(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	for i := 0; i < 50; i++ {
+		recs := randomLoopStream(rng, 400)
+		bin := encodeBin(t, All, 0, recs)
+		fast, _, ferr := decodeAll(bin, All, true)
+		slow, _, serr := decodeAll(bin, All, false)
+		if ferr != nil || serr != nil {
+			t.Fatalf("stream %d: errors %v, %v", i, ferr, serr)
+		}
+		if !reflect.DeepEqual(fast, slow) || len(fast) != len(recs) {
+			t.Fatalf("stream %d: %d records with the short path, %d without, %d put", i, len(fast), len(slow), len(recs))
+		}
+	}
+}

@@ -89,10 +89,10 @@ type stream struct {
 	seen uint32
 	want uint32
 	head encode.Record
-	// The key (time, seq) of the level's previous record: a level's
-	// records are in recorded order, so the keys grow.
-	last    [2]uint64
-	started bool
+	// The least key (time, seq) the level's next record may have: a
+	// level's records are in recorded order, so the keys grow. It is
+	// (0, 0) at first and then the previous record's, seq plus one.
+	minTime, minSeq uint64
 }
 
 // Events returns an iterator over the events of location id.
@@ -123,14 +123,9 @@ func (f *File) Events(id uint32) *Events {
 func (s *stream) advance(f *File) (bool, error) {
 	for {
 		if s.dec.Next(&s.head) {
-			s.seen++
-			key := [2]uint64{s.head.Time, uint64(s.head.Seq)}
-			if s.started && (key[0] < s.last[0] || key[0] == s.last[0] && key[1] <= s.last[1]) {
-				return false, &FormatError{Path: f.Path, Offset: s.off, Reason: fmt.Sprintf(
-					"bin: record %d at time %d seq %d does not come after the level's previous one at time %d seq %d (a duplicated or overlapping bin)",
-					s.seen, key[0], key[1], s.last[0], s.last[1])}
+			if !s.took() {
+				return false, s.disorder(f)
 			}
-			s.last, s.started = key, true
 			return true, nil
 		}
 		if err := s.dec.Err(); err != nil {
@@ -164,6 +159,27 @@ func (s *stream) advance(f *File) (bool, error) {
 			return false, err
 		}
 	}
+}
+
+// took counts the record just decoded into s.head and reports whether it
+// comes after the level's previous one. It is on every record's path, so
+// it is small enough to be inlined and disorder makes the error.
+func (s *stream) took() bool {
+	s.seen++
+	t, seq := s.head.Time, uint64(s.head.Seq)
+	if t < s.minTime || t == s.minTime && seq < s.minSeq {
+		return false
+	}
+	s.minTime, s.minSeq = t, seq+1
+	return true
+}
+
+// disorder is the error of a record that does not come after the level's
+// previous one.
+func (s *stream) disorder(f *File) error {
+	return &FormatError{Path: f.Path, Offset: s.off, Reason: fmt.Sprintf(
+		"bin: record %d at time %d seq %d does not come after the level's previous one at time %d seq %d (a duplicated or overlapping bin)",
+		s.seen, s.head.Time, s.head.Seq, s.minTime, s.minSeq-1)}
 }
 
 func less(a, b *stream) bool {
@@ -240,10 +256,19 @@ func (it *Events) Next(e *Event) bool {
 	// pointer (Values), so storing a whole one is a typed copy, with write
 	// barriers while the collector runs, a third of the reader's time.
 	e.Kind, e.Time, e.Seq, e.Depth, e.Class, e.Region = r.Kind, r.Time, r.Seq, s.lv.depth, s.lv.class, 0
-	e.Peer, e.PeerRank, e.Tag, e.Bytes, e.Root = r.Peer, r.PeerRank, r.Tag, r.Bytes, r.Root
-	e.Comm, e.Request, e.Received, e.Task = r.Comm, r.Request, r.Received, r.Task
-	e.Win, e.Remote, e.Aux, e.Level, e.Group = r.Win, r.Remote, r.Aux, r.Level, r.Group
-	e.Key, e.Value, e.Token, e.Truncated = r.Key, r.Value, r.Token, false
+	if r.Kind == encode.KindEnter || r.Kind == encode.KindLeave {
+		// Nearly every event: the decoder leaves the other fields zero,
+		// so storing zeros spares loading them.
+		e.Peer, e.PeerRank, e.Tag, e.Bytes, e.Root = 0, false, 0, 0, 0
+		e.Comm, e.Request, e.Received, e.Task = 0, 0, 0, 0
+		e.Win, e.Remote, e.Aux, e.Level, e.Group = 0, 0, 0, 0, 0
+		e.Key, e.Value, e.Token, e.Truncated = 0, 0, 0, false
+	} else {
+		e.Peer, e.PeerRank, e.Tag, e.Bytes, e.Root = r.Peer, r.PeerRank, r.Tag, r.Bytes, r.Root
+		e.Comm, e.Request, e.Received, e.Task = r.Comm, r.Request, r.Received, r.Task
+		e.Win, e.Remote, e.Aux, e.Level, e.Group = r.Win, r.Remote, r.Aux, r.Level, r.Group
+		e.Key, e.Value, e.Token, e.Truncated = r.Key, r.Value, r.Token, false
+	}
 	if r.Kind == encode.KindMetric {
 		it.values = append(it.values[:0], r.Values...)
 		e.Values = it.values
@@ -254,10 +279,21 @@ func (it *Events) Next(e *Event) bool {
 		it.err = err
 		return false
 	}
-	ok, err := s.advance(it.f)
-	if err != nil {
-		it.err = err
-		return false
+	// The stream's next record, here while it comes from the loaded bin
+	// and keeps the level's order; advance loads bins and reports errors.
+	ok := true
+	if s.dec.Next(r) {
+		if !s.took() {
+			it.err = s.disorder(it.f)
+			return false
+		}
+	} else {
+		// Next reports the end again, so advance starts where it stopped.
+		var err error
+		if ok, err = s.advance(it.f); err != nil {
+			it.err = err
+			return false
+		}
 	}
 	if ok {
 		it.fix()

@@ -517,7 +517,23 @@ func (t *Trace) TicksToNanos(ticks uint64) int64 {
 	if ns > math.MaxInt64 {
 		return math.MaxInt64
 	}
-	return int64(math.Round(ns))
+	return roundNonNeg(ns)
+}
+
+// roundNonNeg is int64(math.Round(x)) for x that is not negative, without
+// math.Round's bit manipulation: it runs for every event a pass converts.
+// From 2^52 up every float64 is an integer; below, x less its truncation
+// is exact, so comparing it with one half rounds halves away from zero
+// as math.Round does.
+func roundNonNeg(x float64) int64 {
+	if x >= 1<<52 {
+		return int64(x)
+	}
+	i := int64(x)
+	if x-float64(i) >= 0.5 {
+		i++
+	}
+	return i
 }
 
 // Collected returns t with its regions and flat profiles in Regions and
