@@ -24,22 +24,7 @@ func openHaloSteps(t testing.TB, ranks, steps int) []*tracefile.File {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var files []*tracefile.File
-	for _, p := range paths {
-		a, err := tracefile.OpenArchive(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i := range a.Slots {
-			f, err := a.OpenRank(i)
-			if err != nil {
-				t.Fatal(err)
-			}
-			files = append(files, f)
-		}
-		a.Close()
-	}
-	return files
+	return openRun(t, paths)
 }
 
 // TestReplayMemoryLinear: what the replay allocates per rank of a halo run
