@@ -259,8 +259,15 @@ func TestMPIArchiveEventsNone(t *testing.T) {
 	prog := mpiBuild(t, build, "mpicc", "halo", "halo.c")
 	const np = 4
 	none, all := filepath.Join(t.TempDir(), "none"), filepath.Join(t.TempDir(), "all")
-	_, errs := mpirun(t, np, none, []string{"HMB_OUTPUT_EVENTS=none"}, prog, "20")
-	mpirun(t, np, all, nil, prog, "20")
+	// 100,000 cells, not halo's default 64: variation cuts this run
+	// between the calls of MPI_Allreduce only if they span half its time
+	// less the waits before the first call. 20 iterations of 64 cells,
+	// about a millisecond, lost that to the ranks waiting out a preempted
+	// one in the last call (3.7 ms of them at a load of 6); some 100 ms of
+	// computation keeps the loop most of the run.
+	const iters, cells = "20", "100000"
+	_, errs := mpirun(t, np, none, []string{"HMB_OUTPUT_EVENTS=none"}, prog, iters, cells)
+	mpirun(t, np, all, nil, prog, iters, cells)
 	entries, _ := os.ReadDir(none)
 	if len(entries) != 1 || entries[0].Name() != "halo.hmbrun" {
 		t.Fatalf("%s holds %v, want halo.hmbrun alone", none, entries)
