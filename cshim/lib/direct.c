@@ -189,7 +189,7 @@ int hmb_put_mpi(struct hmb_go_level *lv, uint8_t *b, uint64_t t, uint32_t seq, c
 {
 	uint64_t d;
 	int n = hmb_put_prefix(lv, b, t, seq, &d); /* putHead */
-	return n + hmb_put_mpi_fields(b + n, d, r, hmb_put_uv, hmb_put_uv);
+	return n + hmb_put_mpi_fields(b + n, d, r, hmb_put_uv, hmb_put_uv, 1);
 }
 
 /* The fields each RMA kind stores, in order (encode.RmaFields, through golayout.h). */

@@ -350,16 +350,17 @@ HMB_NOINST __attribute__((always_inline)) static inline int hmb_put_uv_inline(ui
  * bytes, for hmb_put_mpi (direct.c) and hmb_put_req_inline: each passes
  * the LEB128 writers it needs, put_d for the delta and put for the other
  * fields, constants that inlining turns into direct code, so that the
- * two cannot write different bytes.
+ * two cannot write different bytes. coll 0 says r is no collective
+ * request or completion (HMB_ENC_COLL_*), whose code is then left out.
  */
 HMB_NOINST __attribute__((always_inline)) static inline int hmb_put_mpi_fields(uint8_t *b, uint64_t d,
 									       const struct hmb_mpi *r,
 									       int (*put_d)(uint8_t *, uint64_t),
-									       int (*put)(uint8_t *, uint64_t))
+									       int (*put)(uint8_t *, uint64_t), int coll)
 {
 	/*
-	 * Branches, not a switch: GCC makes a switch over these kinds a jump
-	 * table, which cost hmb_put_req_inline's non-blocking call some 10
+	 * Branches, not a switch: GCC made a switch over these kinds a jump
+	 * table, which cost hmb_put_req_inline's non-blocking call some 12
 	 * instructions more.
 	 */
 	int n = 0;
@@ -372,7 +373,7 @@ HMB_NOINST __attribute__((always_inline)) static inline int hmb_put_mpi_fields(u
 		n += put(b + n, r->comm);
 		return n + put(b + n, r->request);
 	}
-	if (r->kind == HMB_ENC_COLL_COMPLETE) {
+	if (coll && r->kind == HMB_ENC_COLL_COMPLETE) {
 		b[n++] = HMB_TOK_COLL_COMPLETE;
 		n += put_d(b + n, d);
 		n += put(b + n, r->region);
@@ -382,11 +383,16 @@ HMB_NOINST __attribute__((always_inline)) static inline int hmb_put_mpi_fields(u
 		n += put(b + n, r->comm);
 		return n + put(b + n, r->request);
 	}
-	/* The records that name their request alone; the last, HMB_ENC_COLL_REQUEST: hmb_direct_mpi takes no other kind. */
-	b[n++] = r->kind == HMB_ENC_ISEND_COMPLETE	  ? HMB_TOK_ISEND_COMPLETE
-		 : r->kind == HMB_ENC_IRECV_REQUEST	  ? HMB_TOK_IRECV_REQUEST
-		 : r->kind == HMB_ENC_REQUEST_CANCELLED ? HMB_TOK_REQUEST_CANCELLED
-							: HMB_TOK_COLL_REQUEST;
+	/* The records that name their request alone: the last is HMB_ENC_COLL_REQUEST, hmb_direct_mpi's other kind. */
+	uint8_t tok = HMB_TOK_REQUEST_CANCELLED;
+	if (r->kind == HMB_ENC_ISEND_COMPLETE) {
+		tok = HMB_TOK_ISEND_COMPLETE;
+	} else if (r->kind == HMB_ENC_IRECV_REQUEST) {
+		tok = HMB_TOK_IRECV_REQUEST;
+	} else if (coll && r->kind != HMB_ENC_REQUEST_CANCELLED) {
+		tok = HMB_TOK_COLL_REQUEST;
+	}
+	b[n++] = tok;
 	n += put_d(b + n, d);
 	return n + put(b + n, r->request);
 }
@@ -415,17 +421,13 @@ HMB_NOINST __attribute__((always_inline)) static inline int hmb_put_req_inline(s
 			     0)) {
 		return hmb_put_mpi(lv, b, t, seq, r);
 	}
-	/* The check above left the collective kinds out: their cases need no code here. */
-	if (r->kind == HMB_ENC_COLL_COMPLETE || r->kind == HMB_ENC_COLL_REQUEST) {
-		__builtin_unreachable();
-	}
 	lv->time = t;
 	lv->next = seq + 1;
 	int n = 0;
 	if (prefix) {
 		b[n++] = (uint8_t)(HMB_TOK_SEQ_INLINE | seq);
 	}
-	return n + hmb_put_mpi_fields(b + n, d, r, hmb_put_uv2, hmb_put_uv_inline);
+	return n + hmb_put_mpi_fields(b + n, d, r, hmb_put_uv2, hmb_put_uv_inline, 0);
 }
 
 /* hmb_req_counted says whether request record q is a message, counted in the matrix. */
