@@ -189,39 +189,7 @@ int hmb_put_mpi(struct hmb_go_level *lv, uint8_t *b, uint64_t t, uint32_t seq, c
 {
 	uint64_t d;
 	int n = hmb_put_prefix(lv, b, t, seq, &d); /* putHead */
-	switch (r->kind) {
-	case HMB_ENC_ISEND:
-	case HMB_ENC_IRECV:
-		b[n++] = r->kind == HMB_ENC_IRECV ? HMB_TOK_IRECV_RANK : HMB_TOK_ISEND_RANK;
-		n += hmb_put_uv(b + n, d);
-		n += hmb_put_uv(b + n, r->peer);
-		n += hmb_put_uv(b + n, r->tag);
-		n += hmb_put_uv(b + n, r->bytes);
-		n += hmb_put_uv(b + n, r->comm);
-		return n + hmb_put_uv(b + n, r->request);
-	case HMB_ENC_COLL_COMPLETE:
-		b[n++] = HMB_TOK_COLL_COMPLETE;
-		n += hmb_put_uv(b + n, d);
-		n += hmb_put_uv(b + n, r->region);
-		n += hmb_put_uv(b + n, r->root + 1 > 0 ? (uint64_t)(r->root + 1) : 0);
-		n += hmb_put_uv(b + n, r->bytes);
-		n += hmb_put_uv(b + n, r->received);
-		n += hmb_put_uv(b + n, r->comm);
-		return n + hmb_put_uv(b + n, r->request);
-	case HMB_ENC_ISEND_COMPLETE:
-		b[n++] = HMB_TOK_ISEND_COMPLETE;
-		break;
-	case HMB_ENC_IRECV_REQUEST:
-		b[n++] = HMB_TOK_IRECV_REQUEST;
-		break;
-	case HMB_ENC_REQUEST_CANCELLED:
-		b[n++] = HMB_TOK_REQUEST_CANCELLED;
-		break;
-	default: /* HMB_ENC_COLL_REQUEST: hmb_direct_mpi takes no other kind */
-		b[n++] = HMB_TOK_COLL_REQUEST;
-	}
-	n += hmb_put_uv(b + n, d);
-	return n + hmb_put_uv(b + n, r->request);
+	return n + hmb_put_mpi_fields(b + n, d, r, hmb_put_uv, hmb_put_uv, 1);
 }
 
 /* The fields each RMA kind stores, in order (encode.RmaFields, through golayout.h). */
