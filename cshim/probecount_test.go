@@ -21,8 +21,11 @@ import (
 // longer per event (make bench-c): what the probe does beside the clock
 // read hides behind its latency as long as it stays this short, so a
 // change that adds to it should show here first, before it shows in the
-// noise of a timed benchmark.
-const probeInstructions = 210
+// noise of a timed benchmark. The count varies from run to run on one
+// tree (195 to 209 seen on 2026-12-07 at load 7-16: callgrind also counts
+// what the Go runtime's threads run while the loop is collected), so the
+// bound leaves that much room above the quiet figure.
+const probeInstructions = 220
 
 // TestProbeInstructions counts, with callgrind, the instructions of the C
 // probe's direct path per event.
