@@ -16,7 +16,8 @@ import (
 // name against envVars, and every value they set one to on a command
 // line (HMB_BUFFER_SIZE=16M ./prog) against its parser, so that the pages
 // cannot teach a variable that does not exist or a value that Start
-// refuses. The test suite's own switches (internal/tracetest) and the C
+// refuses. The test suite's own switches (internal/tracetest, the
+// analyses' benchmarks on an outside archive) and the C
 // header's macros (HMB_PARADIGM_MPI) are no variables and may be named.
 func TestDocsVariables(t *testing.T) {
 	own := suiteSwitches(t)
@@ -89,6 +90,7 @@ func suiteSwitches(t *testing.T) map[string]bool {
 		re   *regexp.Regexp
 	}{
 		{"../internal/tracetest/*.go", regexp.MustCompile(`"(HMB_[A-Z0-9_]*[A-Z0-9])"`)},
+		{"../analysis/*/*_test.go", regexp.MustCompile(`"(HMB_[A-Z0-9_]*[A-Z0-9])"`)},
 		{"../cshim/*/*.h", regexp.MustCompile(`#define\s+(HMB_[A-Z0-9_]*[A-Z0-9])`)},
 	} {
 		files, err := filepath.Glob(g.glob)
