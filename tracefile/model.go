@@ -565,23 +565,51 @@ func (t *Trace) Collected() *Trace {
 // of the reference process (rank 0) when the file has clock-sync points,
 // interpolating the offset between them; else it is Nanos.
 func (t *Trace) GlobalNanos(reduced uint64) int64 {
+	if c, ok := t.SyncClock(); ok {
+		return c.Nanos(reduced)
+	}
+	return t.Nanos(reduced)
+}
+
+// SyncClock is GlobalNanos for a file with clock-sync points, its terms
+// read from the header once: a pass that converts every event of a file
+// takes it once and calls Nanos, with the same result to the bit.
+type SyncClock struct {
+	shift                          uint8
+	t0, span, doff, off0, ref, tps float64
+}
+
+// SyncClock returns t's conversion to the reference clock; ok is false
+// when t has no clock-sync points (GlobalNanos is then Nanos).
+func (t *Trace) SyncClock() (c SyncClock, ok bool) {
 	s := t.Header.ClockSync
 	if len(s) == 0 {
-		return t.Nanos(reduced)
+		return c, false
 	}
-	ticks := reduced << t.Header.TimerShift
-	off := float64(s[0].Offset)
+	// Without two points to interpolate between, span 1 and doff 0 make
+	// the offset off0 + x*0: off0, to the bit.
+	c = SyncClock{shift: uint8(t.Header.TimerShift), off0: float64(s[0].Offset), span: 1,
+		ref: float64(t.Header.ReferenceStart), tps: t.Header.TicksPerSecond}
 	if n := len(s); n > 1 && s[n-1].Ticks > s[0].Ticks {
-		f := (float64(ticks) - float64(s[0].Ticks)) / float64(s[n-1].Ticks-s[0].Ticks)
-		off += f * float64(s[n-1].Offset-s[0].Offset)
+		c.t0, c.span, c.doff = float64(s[0].Ticks), float64(s[n-1].Ticks-s[0].Ticks), float64(s[n-1].Offset-s[0].Offset)
 	}
-	g := float64(ticks) + off - float64(t.Header.ReferenceStart)
-	tps := t.Header.TicksPerSecond
-	if tps <= 0 {
-		tps = 1e9
+	if c.tps <= 0 {
+		c.tps = 1e9
 	}
-	return int64(math.Round(g * 1e9 / tps))
+	return c, true
 }
+
+// Nanos is the file's GlobalNanos(reduced).
+func (c *SyncClock) Nanos(reduced uint64) int64 {
+	ticks := float64(reduced << c.shift)
+	off := c.off0 + (ticks-c.t0)/c.span*c.doff
+	return int64(math.Round((ticks + off - c.ref) * 1e9 / c.tps))
+}
+
+// Drift is the offset's change per tick interpolated between the first
+// and last sync points (0 without two of them): the conversion grows by
+// (1 + Drift) times the tick's length per tick.
+func (c *SyncClock) Drift() float64 { return c.doff / c.span }
 
 // Duration returns the length of the measurement in nanoseconds.
 func (t *Trace) Duration() int64 {

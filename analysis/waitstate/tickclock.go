@@ -8,10 +8,8 @@ import (
 
 // tickClock is run.nanos for one file, its constants read once. In-situ
 // the sweep converts each of a rank's enters and leaves (hundreds of
-// thousands at LULESH's collective end), and tracefile's GlobalNanos
-// reads the header's sync points again each time: the same arithmetic,
-// in the same order, on hoisted constants gives the same nanoseconds to
-// the bit (TestTickClockSame) for less.
+// thousands at LULESH's collective end): tracefile's SyncClock is
+// GlobalNanos with the header's sync points read once.
 //
 // In-situ the conversion is affine in the ticks (one offset interpolated
 // between the first and last sync points), so a tick can be bounded
@@ -22,13 +20,7 @@ type tickClock struct {
 	i    int
 	f    *tracefile.File
 	mode uint8
-	// clockSync: GlobalNanos's terms. Without two sync points to
-	// interpolate between, span is 1 and doff 0: off0 + f*0 is off0, to
-	// the bit.
-	shift                     uint8
-	t0, span, doff, off0, ref float64
-	interp                    bool
-	tps                       float64
+	sc   tracefile.SyncClock // clockSync's
 	// rate bounds from above the nanoseconds per reduced tick, in-situ;
 	// 0 when unknown (the post-mortem axis).
 	rate float64
@@ -48,19 +40,9 @@ func (r *run) clockOf(i int, f *tracefile.File) tickClock {
 	}
 	h := &f.Header
 	c.mode = clockWall
-	if s := h.ClockSync; len(s) > 0 {
-		c.mode = clockSync
-		c.shift = uint8(h.TimerShift)
-		c.off0, c.ref = float64(s[0].Offset), float64(h.ReferenceStart)
-		c.span = 1
-		if n := len(s); n > 1 && s[n-1].Ticks > s[0].Ticks {
-			c.interp = true
-			c.t0, c.span, c.doff = float64(s[0].Ticks), float64(s[n-1].Ticks-s[0].Ticks), float64(s[n-1].Offset-s[0].Offset)
-		}
-		c.tps = h.TicksPerSecond
-		if c.tps <= 0 {
-			c.tps = 1e9
-		}
+	drift := 0.0
+	if sc, ok := f.SyncClock(); ok {
+		c.mode, c.sc, drift = clockSync, sc, sc.Drift()
 	}
 	// The slope, with room for the roundings: a bound, not the exact
 	// rate, since only ticks far enough below a time are skipped. The
@@ -69,12 +51,9 @@ func (r *run) clockOf(i int, f *tracefile.File) tickClock {
 	if tps <= 0 {
 		tps = 1e9
 	}
-	slope := 1.0
-	if c.interp {
-		slope += max(c.doff/c.span, 0)
-		if c.doff/c.span <= -1 {
-			slope = 0
-		}
+	slope := 1 + max(drift, 0)
+	if drift <= -1 {
+		slope = 0
 	}
 	if h.TimerShift < 32 && slope > 0 {
 		c.rate = float64(uint64(1)<<h.TimerShift)*1e9/tps*slope*(1+1e-6) + 1e-6
@@ -85,17 +64,9 @@ func (r *run) clockOf(i int, f *tracefile.File) tickClock {
 // nanos is run.nanos(i, f, reduced).
 func (c *tickClock) nanos(reduced uint64) int64 {
 	if c.mode == clockSync {
-		return c.sync(reduced)
+		return c.sc.Nanos(reduced)
 	}
 	return c.other(reduced)
-}
-
-// sync is tracefile.(*Trace).GlobalNanos, term by term; small enough to
-// be inlined into the sweep.
-func (c *tickClock) sync(reduced uint64) int64 {
-	ticks := float64(reduced << c.shift)
-	off := c.off0 + (ticks-c.t0)/c.span*c.doff
-	return int64(math.Round((ticks + off - c.ref) * 1e9 / c.tps))
 }
 
 func (c *tickClock) other(reduced uint64) int64 {
