@@ -73,6 +73,31 @@
 	FRAME_WORD(state, CX); \
 	MOVQ	CX, frame_region(R13)
 
+// LEVEL_AT puts the level cached at depth idx in R8; an empty slot goes
+// to read.
+#define LEVEL_AT(idx) \
+	MOVQ	probeState_levels(DI), R8; \
+	MOVQ	(R8)(idx*8), R8; \
+	TESTQ	R8, R8; \
+	JEQ	read
+
+// LEVEL_BEGIN is what the enter and the leave do once their level is in
+// R8 and the hierarchy in R9: Hierarchy.Begin (the busy mark, then the
+// epoch unchanged, else busy) and the stamp (the time clamped to the last
+// one in R12, reduced in AX). CX is overwritten.
+#define LEVEL_BEGIN \
+	MOVL	$1, HIER_busy(R9); \
+	MOVQ	probeState_pool(DI), R10; \
+	MOVQ	POOL_epoch(R10), R10; \
+	CMPQ	R10, probeState_epoch(DI); \
+	JNE	busy; \
+	MOVQ	probeState_last(DI), R10; \
+	CMPQ	AX, R10; \
+	CMOVQCS	R10, AX; \
+	MOVQ	AX, R12; \
+	MOVBLZX	probeState_shift(DI), CX; \
+	SHRQ	CX, AX
+
 // ENTER_BODY is the rest of enterProbe, after PROBE_PRELUDE, with the
 // location in DI, the region in SI (its low half), the profile entry in
 // BX and the clock in R11: the cases it does not do go to the labels
@@ -88,24 +113,9 @@
 	/* never shorter (newLocation): one test for both. */ \
 	CMPQ	DX, (probeState_levels+8)(DI); \
 	JCC	read; \
-	MOVQ	probeState_levels(DI), R8; \
-	MOVQ	(R8)(DX*8), R8; \
-	TESTQ	R8, R8; \
-	JEQ	read; \
-	/* Hierarchy.Begin: the busy mark, then the epoch unchanged. */ \
+	LEVEL_AT(DX); \
 	MOVQ	probeState_h(DI), R9; \
-	MOVL	$1, HIER_busy(R9); \
-	MOVQ	probeState_pool(DI), R10; \
-	MOVQ	POOL_epoch(R10), R10; \
-	CMPQ	R10, probeState_epoch(DI); \
-	JNE	busy; \
-	/* stamp: the time clamped to the last one (R12) and reduced (AX). */ \
-	MOVQ	probeState_last(DI), R10; \
-	CMPQ	AX, R10; \
-	CMOVQCS	R10, AX; \
-	MOVQ	AX, R12; \
-	MOVBLZX	probeState_shift(DI), CX; \
-	SHRQ	CX, AX; \
+	LEVEL_BEGIN; \
 	CMPQ	DX, probeState_limit(DI); \
 	JGE	enterdrop; \
 	/* Room for the enter and its leave in the bin. */ \
@@ -215,25 +225,11 @@ notread:
 	JMP	·enterSlow(SB)
 
 // LEAVE_LEVEL is the part of leaveProbe both its written and its dropped
-// enter's leave do, with the depth in CX and the frame in R13: the level
-// in R8 (its cache's nil slot goes to read), the busy mark set, the epoch
-// unchanged, and the time clamped (R12) and reduced (AX).
+// enter's leave do, with the depth in CX, the hierarchy in R9 and the
+// frame in R13.
 #define LEAVE_LEVEL \
-	MOVQ	probeState_levels(DI), R8; \
-	MOVQ	(R8)(CX*8), R8; \
-	TESTQ	R8, R8; \
-	JEQ	read; \
-	MOVL	$1, HIER_busy(R9); \
-	MOVQ	probeState_pool(DI), R10; \
-	MOVQ	POOL_epoch(R10), R10; \
-	CMPQ	R10, probeState_epoch(DI); \
-	JNE	busy; \
-	MOVQ	probeState_last(DI), R10; \
-	CMPQ	AX, R10; \
-	CMOVQCS	R10, AX; \
-	MOVQ	AX, R12; \
-	MOVBLZX	probeState_shift(DI), CX; \
-	SHRQ	CX, AX
+	LEVEL_AT(CX); \
+	LEVEL_BEGIN
 
 // func leaveProbe(l *Location, r Region) (t uint64)
 TEXT ·leaveProbe(SB), NOSPLIT|NOFRAME, $0-24
