@@ -141,9 +141,11 @@ func makeReplay(rt *Runtime, _ int, in []byte) ([]byte, error) {
 
 // appendSettled appends the backward replay's status to a round's
 // messages: a record to world rank world (no rank), one byte, 1 when the
-// rank awaits no cost more (waitstate.Local.Settled). The C side joins
-// the reductions that find the replay's end only once settled; a driver
-// that knows no such record stops reading there.
+// rank awaits no cost more (waitstate.Local.Settled). The round's output
+// is one buffer of (rank, length, bytes) records, so the status travels
+// as the record of that pseudo-rank rather than by another call across
+// the C boundary. The C side joins the reductions that find the
+// replay's end only once settled.
 func appendSettled(out []byte, world int, settled bool) []byte {
 	out = binary.LittleEndian.AppendUint32(out, uint32(world))
 	out = binary.LittleEndian.AppendUint32(out, 1)
