@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/hmbtrace/hmbtrace/measure"
 )
 
 // The scale section: the collective end of an MPI run (issue 35) at 16,
@@ -28,8 +30,13 @@ import (
 // median and slowest rank), MPI_Finalize as the program
 // saw it, the write at exit (halo.c's destructor, after the writer's exit
 // handler), files created, bytes written, and each tool's wall time and
-// peak RSS on the result. A rank count runs once per layout (512 ranks on
-// two cores take minutes), so a value's range is that of one run.
+// peak RSS on the result. After them a plain MPI program sends the
+// collective end's messages at the same rank count (scalecal.go), which
+// prices the rounds issue 35's cost rule allows; the per-rank CPU of the
+// results and of the replay is reported apart from their latency, since
+// here it is multiplied by the ranks per core. A rank count runs once per
+// layout (512 ranks on two cores take minutes), so a value's range is that
+// of one run.
 // Not in the default sections, nor in make test: go run ./bench -sections scale.
 
 // scaleRanks are the rank counts the section runs (-quick: the first two).
@@ -85,17 +92,24 @@ func runScale(o *options, r *report) error {
 	if err != nil {
 		return err
 	}
+	cal, err := buildScalecal(o)
+	if err != nil {
+		return err
+	}
 	ranks, iters := scaleRanks, 20
 	if o.quick {
 		ranks = ranks[:min(2, len(ranks))]
 	}
-	// The calibration: one rank per core, no rank waiting for another's core.
-	calib, err := runHalo(o, halo, numCores(), iters, scaleArchive, true)
+	// A round with a core per rank: no rank waits for another's core.
+	perCore, err := runScalecal(cal, numCores(), calReps, measure.DefaultAggregate)
 	if err != nil {
 		return err
 	}
-	var fits []scaleFit
-	var costs []string
+	recordCal(r, perCore)
+	var costs []scaleCost
+	var cals []*scaleCal
+	var notes []string
+	write, bytesPerRank := math.NaN(), math.NaN()
 	for _, p := range ranks {
 		runs := map[string]*haloRun{}
 		for _, layout := range []string{scaleArchive, scaleRankFiles} {
@@ -114,38 +128,44 @@ func runScale(o *options, r *report) error {
 			if err := runScaleTools(o, r, hmbtrace, run, layout); err != nil {
 				return err
 			}
-			if layout == scaleArchive {
-				fits = append(fits, fitOf(run))
-			}
 		}
-		if a, f := runs[scaleArchive], runs[scaleRankFiles]; a != nil && f != nil {
-			costs = append(costs, endCost(a, f, fitOf(calib)))
+		a, f := runs[scaleArchive], runs[scaleRankFiles]
+		if a == nil || f == nil {
+			continue
 		}
+		if math.IsNaN(write) {
+			write, bytesPerRank = a.slowest(stepExit), float64(a.onDisk)/float64(a.ranks)
+		}
+		// Right after the halo runs, at their rank count: the same ranks
+		// per core, about the same load.
+		c, err := runScalecal(cal, p, calReps, measure.DefaultAggregate)
+		if err != nil {
+			return err
+		}
+		cost := costOf(a, f, c)
+		cost.record(r, c)
+		costs, cals = append(costs, cost), append(cals, c)
+		notes = append(notes, fmt.Sprintf("%s; load %s", cost, loadAverage()))
 	}
-	r.note("halo.c, %d iterations, 64 cells, HMB_BUFFER_SIZE=1M, mpirun --oversubscribe on %d cores; times of one run per rank count and layout: \"median\" column is the median rank, the range the fastest to slowest", iters, numCores())
-	for _, n := range costs {
+	r.note("halo.c, %d iterations, 64 cells, HMB_BUFFER_SIZE=1M, mpirun --oversubscribe on %d cores; times of one run per rank count and layout: \"median\" column is the median rank, the range the fastest to slowest; "+
+		"the calibration (bench/scalecal/scalecal.c, plain MPI, %d repetitions, %d-byte parts) runs after them at the same rank count", iters, numCores(), calReps, calBytes)
+	for _, n := range notes {
 		r.note("%s", n)
 	}
-	for _, n := range scaleModel(fitOf(calib), fits) {
+	for _, n := range scaleModel(perCore, costs, cals, write, bytesPerRank) {
 		r.note("%s", n)
 	}
 	return nil
 }
 
-// endCost says what the archive's collective end (without the wait-state
-// replay) costs beyond the rank files' end in the same bench run, the
-// issue's bound being the rank files' write plus O(log p) rounds of small
-// messages: the excess, and the rounds it would take at the calibration's
-// cost per round and at this run's own (rank 0's tree steps per round).
-func endCost(archive, files *haloRun, calib scaleFit) string {
-	a, f := archive.end(), files.end()
-	p := archive.ranks
-	trips := archive.trips * rounds(p)
-	own := fitOf(archive).perRound()
-	return fmt.Sprintf("%d ranks: slowest rank's collective end + write without the replay %.3f s, rank files' %.3f s (%.1fx): %.3f s more, "+
-		"for %d trips of %d rounds (%d rounds); a round costs %.2f ms with a core per rank (calibration) and %.1f ms in this run; "+
-		"the slowest rank's wait-state replay %.3f s besides",
-		p, a, f, a/max(f, 1e-9), a-f, archive.trips, rounds(p), trips, 1e3*calib.perRound(), 1e3*own, archive.slowest(stepReplay))
+// loadAverage is the machine's load over the last minute, as uptime says
+// it, or "unknown".
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if f := strings.Fields(string(b)); err == nil && len(f) > 0 {
+		return f[0]
+	}
+	return "unknown"
 }
 
 // buildHalo compiles halo.c against the libraries just built.
@@ -195,6 +215,7 @@ func archiveOnly(step string) bool {
 // and where.
 type haloRun struct {
 	ranks               int
+	rounds              int // the rounds of a trip, as the timing lines say
 	trips               int // the results' trips through the tree, up or down
 	dir                 string
 	wall                float64
@@ -313,7 +334,7 @@ func (h *haloRun) parse(stdout, stderr string) error {
 			&rank, &size, &n, &trips, &sync, &results, &replay, &slots, &calls, &cpu, &replayCPU, &resultsCPU, &initSync); err != nil {
 			return fmt.Errorf("the shim's timing line %q: %v", line, err)
 		}
-		h.trips = max(h.trips, trips)
+		h.trips, h.rounds = max(h.trips, trips), max(h.rounds, n)
 		for _, x := range []struct {
 			step string
 			v    float64
@@ -407,27 +428,6 @@ func runScaleTools(o *options, r *report, hmbtrace string, h *haloRun, layout st
 	return nil
 }
 
-// scaleFit is the archive run of one rank count, for the model: rank 0's
-// seconds per tree step (it is the root of the trees, so its steps end
-// when the whole tree's do; the wait-state replay's are not the tree's)
-// and of the slots (it is group 0's aggregator), the slowest rank's write
-// at exit, and the bytes on disk.
-type scaleFit struct {
-	ranks         int
-	sync, results float64
-	slots         float64
-	write         float64
-	onDisk        int64
-}
-
-func fitOf(h *haloRun) scaleFit {
-	return scaleFit{ranks: h.ranks, sync: h.steps[stepSync][0], results: h.steps[stepResults][0],
-		slots: h.steps[stepSlots][0], write: h.slowest(stepExit), onDisk: h.onDisk}
-}
-
-// perRound is the tree steps' seconds per round.
-func (f scaleFit) perRound() float64 { return (f.sync + f.results) / float64(rounds(f.ranks)) }
-
 // rounds returns ceil(log2 p), the rounds of the collective end's trees.
 func rounds(p int) int {
 	n := 0
@@ -435,48 +435,6 @@ func rounds(p int) int {
 		n++
 	}
 	return n
-}
-
-// scaleModel fits the collective end to the model T(p) = rounds(p) ×
-// c(p/cores) + slots(min(p, HMB_AGGREGATE)) + write: a tree round's cost
-// c grows with the ranks sharing a core (each message waits for its
-// process to be scheduled), fitted as a + b × ranks per core through the
-// calibration run of one rank per core and the others; the slots grow with
-// the aggregator's group. It says what the model predicts for 10^5 ranks,
-// one per core.
-func scaleModel(calib scaleFit, fits []scaleFit) []string {
-	if len(fits) == 0 {
-		return []string{fmt.Sprintf("model: no archive run completed to fit; the calibration run of %d ranks took %.3f ms per round", calib.ranks, 1e3*calib.perRound())}
-	}
-	cores := float64(numCores())
-	xs, ys := []float64{float64(calib.ranks) / cores}, []float64{calib.perRound()}
-	gs, ss := []float64{float64(calib.ranks)}, []float64{calib.slots}
-	per := []string{fmt.Sprintf("%d ranks (one per core) %.3f ms/round, slots %.3f ms", calib.ranks, 1e3*calib.perRound(), 1e3*calib.slots)}
-	for _, f := range fits {
-		xs, ys = append(xs, float64(f.ranks)/cores), append(ys, f.perRound())
-		gs, ss = append(gs, float64(f.ranks)), append(ss, f.slots)
-		per = append(per, fmt.Sprintf("%d ranks %.1f ms/round (%d rounds), slots %.3f s, write %.3f s, %.1f KB/rank on disk",
-			f.ranks, 1e3*f.perRound(), rounds(f.ranks), f.slots, f.write, float64(f.onDisk)/float64(f.ranks)/1e3))
-	}
-	a, b := leastSquares(xs, ys)
-	s0, s1 := leastSquares(gs, ss)
-	notes := []string{
-		"model, rank 0 of the archive runs (the root of both trees, group 0's aggregator): " + strings.Join(per, "; "),
-		fmt.Sprintf("fit: (clock sync + results) per round = %.3f ms + %.3f ms × ranks per core; slots = %.3f ms + %.4f ms × ranks in the group",
-			1e3*a, 1e3*b, 1e3*s0, 1e3*s1),
-	}
-	const big, aggregate = 100_000, 1024
-	round := max(a+b, calib.perRound()) // one rank per core
-	slots := max(s0+s1*aggregate, 0)
-	var bytes float64
-	if len(fits) > 0 {
-		last := fits[len(fits)-1]
-		bytes = float64(last.onDisk) / float64(last.ranks)
-	}
-	notes = append(notes, fmt.Sprintf("predicts for %d ranks, one per core: %d rounds × %.3f ms = %.1f ms of tree steps (shared-memory messages; a network adds its latency to each of a round's ~10 messages), "+
-		"slots %.2f s (an aggregator answers its %d ranks; fitted on shared cores, so an upper bound), then each rank writes its %.0f KB into one of %d files (a parallel file system's bandwidth: not measurable here)",
-		big, rounds(big), 1e3*round, float64(rounds(big))*1e3*round, slots, aggregate, bytes/1e3, (big+aggregate-1)/aggregate))
-	return notes
 }
 
 // leastSquares fits y = a + b x.
