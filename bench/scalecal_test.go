@@ -78,7 +78,7 @@ func TestScaleCost(t *testing.T) {
 	}
 	s := c.String()
 	for _, want := range []string{"12 rounds × 0.050 ms a round (plain MPI at 16 ranks, this run; 0.100 ms waiting as the end does) = 0.0006 s",
-		"rank files + rounds × round: yes", "5.0 % of mpirun's 2.00 s", "0.0100 s the most of one rank"} {
+		"rank files + rounds × round: yes", "+ the results' CPU over the cores: yes", "5.0 % of mpirun's 2.00 s", "0.0100 s the most of one rank"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("%q lacks %q", s, want)
 		}
@@ -88,8 +88,17 @@ func TestScaleCost(t *testing.T) {
 	if c.holds() {
 		t.Errorf("end %v within the bound %v: want it out (8 rounds of 50 µs after 0.010 s)", c.end, c.bound())
 	}
+	// The results' CPU: 16 × 0.0002 s over 2 cores (numCores is the machine's).
+	for r := range 16 {
+		out.steps[stepCPU][r] = 0.0002
+	}
+	c = costOf(out, files, cal)
+	c.cores = 2
+	if c.holds() || !c.holdsWithWork() {
+		t.Errorf("end %v, bound %v, work's floor %v: want it out of the bound, within it with the work", c.end, c.bound(), c.workFloor())
+	}
 	s = c.String()
-	for _, want := range []string{"no, 0.001 s over: 18 rounds' worth", "the calibration ran 12 rounds, not the end's 8"} {
+	for _, want := range []string{"no, 0.001 s over: 18 rounds' worth", "+ the results' CPU over the cores: yes", "the calibration ran 12 rounds, not the end's 8"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("%q lacks %q", s, want)
 		}
