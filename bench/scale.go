@@ -129,18 +129,21 @@ func runScale(o *options, r *report) error {
 				return err
 			}
 		}
-		a, f := runs[scaleArchive], runs[scaleRankFiles]
-		if a == nil || f == nil {
-			continue
-		}
-		if math.IsNaN(write) {
-			write, bytesPerRank = a.slowest(stepExit), float64(a.onDisk)/float64(a.ranks)
-		}
 		// Right after the halo runs, at their rank count: the same ranks
 		// per core, about the same load.
 		c, err := runScalecal(cal, p, calReps, measure.DefaultAggregate)
 		if err != nil {
 			return err
+		}
+		a, f := runs[scaleArchive], runs[scaleRankFiles]
+		if a == nil || f == nil {
+			recordCal(r, c)
+			notes = append(notes, fmt.Sprintf("%d ranks: a layout did not complete; the calibration alone: %d rounds × %.3f ms a round (plain MPI; %.3f ms waiting as the end does); load %s",
+				p, c.totalRounds(), 1e3*c.perRound(calWaitMPI), 1e3*c.perRound(calWaitIdle), loadAverage()))
+			continue
+		}
+		if math.IsNaN(write) {
+			write, bytesPerRank = a.slowest(stepExit), float64(a.onDisk)/float64(a.ranks)
 		}
 		cost := costOf(a, f, c)
 		cost.record(r, c)

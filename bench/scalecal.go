@@ -254,25 +254,29 @@ func scaleModel(perCore *scaleCal, costs []scaleCost, cals []*scaleCal, write fl
 	if len(costs) == 0 || len(cals) == 0 {
 		return append(notes, "model: no rank count completed both layouts and the calibration; nothing to fit")
 	}
-	var xs, ys, gs, ss []float64
+	var xs, ps, ys, gs, ss []float64
 	per := make([]string, 0, len(costs))
 	for _, c := range costs {
-		xs, ys = append(xs, float64(rounds(c.ranks))), append(ys, c.resultsMax)
+		xs, ps, ys = append(xs, float64(rounds(c.ranks))), append(ps, float64(c.ranks)), append(ys, c.resultsMax)
 		per = append(per, fmt.Sprintf("%d ranks %.1f ms", c.ranks, 1e3*c.resultsMax))
 	}
 	for _, c := range cals {
 		gs, ss = append(gs, float64(min(c.ranks, c.group))), append(ss, c.waits[calWaitMPI].slots)
 	}
 	a, b := leastSquares(xs, ys)
+	la, lb := leastSquares(ps, ys)
 	s0, s1 := leastSquares(gs, ss)
 	const big, aggregate = 100_000, 1024
 	trips := costs[len(costs)-1].rounds / max(rounds(costs[len(costs)-1].ranks), 1)
 	n := trips * rounds(big)
 	work := max(a+b*float64(rounds(big)), slicesMax(ys))
+	linear := max(la+lb*big, slicesMax(ys))
 	slots := max(s0+s1*aggregate, 0)
 	notes = append(notes,
-		fmt.Sprintf("model: the results' CPU, the most of one rank: %s; fit %.2f ms + %.2f ms × ⌈log₂ p⌉ (measured with ranks sharing cores, so it includes their waits' system calls: an upper bound)",
-			strings.Join(per, ", "), 1e3*a, 1e3*b),
+		fmt.Sprintf("model: the results' CPU, the most of one rank (the root, which merges a part a round): %s; fit %.2f ms + %.2f ms × ⌈log₂ p⌉ "+
+			"(measured with ranks sharing cores, so it includes their waits' system calls: an upper bound); the unified tables the root merges grow with p, "+
+			"and a fit %.3f ms + %.5f ms × p gives %.1f s at %d ranks: the measurements here cannot tell the two apart",
+			strings.Join(per, ", "), 1e3*a, 1e3*b, 1e3*la, 1e3*lb, linear, big),
 		fmt.Sprintf("model: the calibration's slots at rank 0 (a leader answering its group): fit %.3f ms + %.4f ms × ranks in the group", 1e3*s0, 1e3*s1),
 		fmt.Sprintf("predicts for %d ranks, one per core: %d rounds (%d trips × %d) × %.1f µs = %.1f ms of messages over shared memory "+
 			"(a network adds about two latencies a round: %.2f ms at 2 µs), the root's work %.0f ms, slots %.1f ms for groups of %d (fitted with ranks sharing cores: an upper bound), "+

@@ -121,6 +121,7 @@ func TestScaleModel(t *testing.T) {
 	for _, want := range []string{
 		"costs 20.0 µs (plain MPI)",
 		"fit 2.00 ms + 1.00 ms × ⌈log₂ p⌉",
+		"a fit 6.333 ms + 0.01488 ms × p gives 1.5 s at 100000 ranks",
 		"fit 0.100 ms + 0.0010 ms × ranks in the group",
 		"51 rounds (3 trips × 17) × 20.0 µs = 1.0 ms",
 		"0.20 ms at 2 µs",
