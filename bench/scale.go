@@ -132,8 +132,15 @@ func runScale(o *options, r *report) error {
 		// Right after the halo runs, at their rank count: the same ranks
 		// per core, about the same load.
 		c, err := runScalecal(cal, p, calReps, measure.DefaultAggregate)
+		if errors.Is(err, errImproperExit) {
+			r.skip(fmt.Sprintf("%d ranks, calibration", p), err.Error())
+			continue
+		}
 		if err != nil {
 			return err
+		}
+		if c.improper {
+			notes = append(notes, fmt.Sprintf("%d ranks: Open MPI ended the calibration's run at its exit, after rank 0 had reported: its figures stand", p))
 		}
 		a, f := runs[scaleArchive], runs[scaleRankFiles]
 		if a == nil || f == nil {

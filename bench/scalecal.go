@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -39,6 +40,10 @@ type scaleCal struct {
 	ranks, rounds, trips, bytes, group, reps int
 	oversubscribed                           bool
 	waits                                    map[string]calWait
+	// improper says Open MPI ended the run after rank 0 had printed its
+	// figures (errImproperExit): they were gathered before MPI_Finalize,
+	// so they stand.
+	improper bool
 }
 
 // calWait is what the calibration measured with one way of waiting: rank
@@ -70,20 +75,38 @@ func buildScalecal(o *options) (string, error) {
 }
 
 // runScalecal runs the calibration on p ranks, oversubscribed as the halo
-// runs are, with groups of group ranks for the slots.
+// runs are, with groups of group ranks for the slots. Open MPI ends some
+// runs of hundreds of ranks on two cores at their exit (errImproperExit),
+// a plain MPI program's too: when rank 0 had printed its figures they
+// stand; when not, the run is tried once more.
 func runScalecal(bin string, p, reps, group int) (*scaleCal, error) {
+	c, err := runScalecalOnce(bin, p, reps, group)
+	if errors.Is(err, errImproperExit) {
+		fmt.Fprintf(os.Stderr, "bench: scale: mpirun -np %d scalecal: Open MPI saw a rank exit improperly before rank 0 reported; running it again\n", p)
+		c, err = runScalecalOnce(bin, p, reps, group)
+	}
+	return c, err
+}
+
+func runScalecalOnce(bin string, p, reps, group int) (*scaleCal, error) {
 	cmd := exec.Command("mpirun", "--oversubscribe", "--allow-run-as-root", "-np", strconv.Itoa(p), bin,
 		strconv.Itoa(reps), strconv.Itoa(calBytes), strconv.Itoa(group))
 	cmd.Env = append(os.Environ(), "OMPI_MCA_mpi_yield_when_idle=1")
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("mpirun -np %d scalecal: %v\n%s", p, err, tail(stderr.String(), 2000))
+	runErr := cmd.Run()
+	improper := runErr != nil && strings.Contains(stderr.String(), "exiting improperly")
+	if runErr != nil && !improper {
+		return nil, fmt.Errorf("mpirun -np %d scalecal: %v\n%s", p, runErr, tail(stderr.String(), 2000))
 	}
 	c, err := parseScalecal(stdout.String())
+	if err != nil && improper {
+		return nil, fmt.Errorf("mpirun -np %d scalecal: %w", p, errImproperExit)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("mpirun -np %d scalecal: %v", p, err)
 	}
+	c.improper = improper
 	if c.ranks != p {
 		return nil, fmt.Errorf("mpirun -np %d scalecal: it says it ran on %d ranks", p, c.ranks)
 	}
