@@ -295,6 +295,9 @@ func scaleModel(perCore *scaleCal, costs []scaleCost, cals []*scaleCal, write fl
 	work := max(a+b*float64(rounds(big)), slicesMax(ys))
 	linear := max(la+lb*big, slicesMax(ys))
 	slots := max(s0+s1*aggregate, 0)
+	if len(costs) < 2 {
+		notes = append(notes, fmt.Sprintf("model: one rank count measured (%d): no growth with p can be fitted, the figures below take its values as they are", costs[0].ranks))
+	}
 	notes = append(notes,
 		fmt.Sprintf("model: the results' CPU, the most of one rank (the root, which merges a part a round): %s; fit %.2f ms + %.2f ms × ⌈log₂ p⌉ "+
 			"(measured with ranks sharing cores, so it includes their waits' system calls: an upper bound); the unified tables the root merges grow with p, "+
