@@ -26,7 +26,7 @@
  * time for the trips (the root: its last trip ends when the tree's does),
  * the slowest rank's, the slots' at rank 0 (group 0's leader), and the
  * thread CPU time the trips and slots took, summed over ranks and the
- * most of one rank. bench/scale.go reads these lines; its test checks that
+ * most of one rank. bench/scalecal.go reads these lines; its test checks that
  * the rounds and trips equal the collective end's.
  */
 #define _GNU_SOURCE
