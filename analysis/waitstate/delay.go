@@ -197,7 +197,7 @@ func (a *analysis) secondPass(procs int, res *Result, waits []wait, named []int)
 	slices.SortFunc(res.Delays, compareValue)
 	for _, i := range named {
 		w := waits[i]
-		inst := w.Instance
+		inst := a.instance(&w)
 		if w.Peer >= 0 {
 			inst.Delay = a.delayOf(w, outs[w.Peer].during[i], outs[w.Peer].work[i])
 		}
