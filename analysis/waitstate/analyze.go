@@ -128,22 +128,37 @@ func (a *analysis) sumWaits(res *Result, waits []wait) []Value {
 		p         Pattern
 		path, loc int
 	}
-	sums := map[key]*Value{}
-	var out []Value
-	for _, w := range waits {
+	// A run's waits fall in few keys, met again and again: a small table
+	// of the keys found last saves hashing one per wait.
+	var (
+		out   []Value
+		at    = map[key]int32{}
+		cache [64]struct {
+			k  key
+			at int32
+		}
+	)
+	for i := range cache {
+		cache[i].at = -1
+	}
+	for i := range waits {
+		w := &waits[i]
 		res.Totals[w.Pattern] += w.Time
 		res.Counts[w.Pattern]++
 		k := key{w.Pattern, w.Path, w.Loc}
-		v := sums[k]
-		if v == nil {
-			v = &Value{Pattern: w.Pattern, Region: a.waitRegion(&w), Path: w.Path, Loc: w.Loc}
-			sums[k] = v
+		c := &cache[(uint(w.Path)*0x9e3779b1^uint(w.Loc)*0x85ebca6b^uint(w.Pattern))%uint(len(cache))]
+		if c.at < 0 || c.k != k {
+			j, ok := at[k]
+			if !ok {
+				j = int32(len(out))
+				at[k] = j
+				out = append(out, Value{Pattern: w.Pattern, Region: a.waitRegion(w), Path: w.Path, Loc: w.Loc})
+			}
+			c.k, c.at = k, j
 		}
+		v := &out[c.at]
 		v.Time += w.Time
 		v.Count++
-	}
-	for _, v := range sums {
-		out = append(out, *v)
 	}
 	slices.SortFunc(out, compareValue)
 	return out
@@ -239,12 +254,22 @@ type msgKey struct {
 func (a *analysis) indexSends() {
 	a.sends = map[msgKey]*sendQueue{}
 	for n, d := range a.data {
+		// A location sends to few keys, over and over: the last queues
+		// found save hashing the key, as in receiver.
+		var cache [8]struct {
+			k msgKey
+			q *sendQueue
+		}
 		for i, s := range d.sends {
 			k := msgKey{n, s.peer, s.comm, s.tag}
-			q := a.sends[k]
-			if q == nil {
-				q = &sendQueue{}
-				a.sends[k] = q
+			c := &cache[(uint(s.peer)*31+uint(s.tag)*7+uint(s.comm))%uint(len(cache))]
+			q := c.q
+			if q == nil || c.k != k {
+				if q = a.sends[k]; q == nil {
+					q = &sendQueue{}
+					a.sends[k] = q
+				}
+				c.k, c.q = k, q
 			}
 			q.ids = append(q.ids, int32(i))
 		}
