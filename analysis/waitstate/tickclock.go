@@ -6,21 +6,24 @@ import (
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
-// tickClock is run.nanos for one file, its constants read once. In-situ
-// the sweep converts each of a rank's enters and leaves (hundreds of
-// thousands at LULESH's collective end): tracefile's SyncClock is
-// GlobalNanos with the header's sync points read once.
+// tickClock is run.nanos for one file, its constants read once.
+// Post-mortem the forward pass converts every synchronisation call's enter
+// and leave and every message's time: tracefile's AxisClock is Axis.Nanos
+// with the axis's terms and the file's sync points read once (Axis.Nanos
+// reads the sync points again for each timestamp). In-situ the sweep
+// converts each of a rank's enters and leaves (hundreds of thousands at
+// LULESH's collective end): tracefile's SyncClock is GlobalNanos with the
+// header's sync points read once.
 //
 // In-situ the conversion is affine in the ticks (one offset interpolated
 // between the first and last sync points), so a tick can be bounded
 // below a time without converting it (below): the sweep skips the
 // records between two windows that way.
 type tickClock struct {
-	r    *run
-	i    int
 	f    *tracefile.File
 	mode uint8
 	sc   tracefile.SyncClock // clockSync's
+	ax   tracefile.AxisClock // clockAxis's
 	// rate bounds from above the nanoseconds per reduced tick, in-situ;
 	// 0 when unknown (the post-mortem axis).
 	rate float64
@@ -34,8 +37,9 @@ const (
 
 // clockOf returns the clock of file i.
 func (r *run) clockOf(i int, f *tracefile.File) tickClock {
-	c := tickClock{r: r, i: i, f: f, mode: clockAxis}
+	c := tickClock{f: f, mode: clockAxis}
 	if !r.insitu {
+		c.ax = r.axis.Clock(i, f)
 		return c
 	}
 	h := &f.Header
@@ -63,18 +67,13 @@ func (r *run) clockOf(i int, f *tracefile.File) tickClock {
 
 // nanos is run.nanos(i, f, reduced).
 func (c *tickClock) nanos(reduced uint64) int64 {
-	if c.mode == clockSync {
+	switch c.mode {
+	case clockAxis:
+		return c.ax.Nanos(reduced)
+	case clockSync:
 		return c.sc.Nanos(reduced)
 	}
-	return c.other(reduced)
-}
-
-func (c *tickClock) other(reduced uint64) int64 {
-	switch c.mode {
-	case clockWall:
-		return c.f.Header.StartWall.UnixNano() + c.f.Nanos(reduced)
-	}
-	return c.r.axis.Nanos(c.i, c.f, reduced)
+	return c.f.Header.StartWall.UnixNano() + c.f.Nanos(reduced)
 }
 
 // below returns a tick whose earlier ticks all convert to before ns,
