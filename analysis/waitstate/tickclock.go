@@ -15,17 +15,17 @@ import (
 // LULESH's collective end): tracefile's SyncClock is GlobalNanos with the
 // header's sync points read once.
 //
-// In-situ the conversion is affine in the ticks (one offset interpolated
-// between the first and last sync points), so a tick can be bounded
+// The conversion is affine in the ticks (one offset interpolated between
+// the first and last sync points, or none), so a tick can be bounded
 // below a time without converting it (below): the sweep skips the
-// records between two windows that way.
+// records between two windows that way, in-situ and post-mortem.
 type tickClock struct {
 	f    *tracefile.File
 	mode uint8
 	sc   tracefile.SyncClock // clockSync's
 	ax   tracefile.AxisClock // clockAxis's
-	// rate bounds from above the nanoseconds per reduced tick, in-situ;
-	// 0 when unknown (the post-mortem axis).
+	// rate bounds from above the nanoseconds per reduced tick; 0 when
+	// unknown.
 	rate float64
 }
 
@@ -38,15 +38,21 @@ const (
 // clockOf returns the clock of file i.
 func (r *run) clockOf(i int, f *tracefile.File) tickClock {
 	c := tickClock{f: f, mode: clockAxis}
-	if !r.insitu {
-		c.ax = r.axis.Clock(i, f)
-		return c
-	}
 	h := &f.Header
-	c.mode = clockWall
 	drift := 0.0
-	if sc, ok := f.SyncClock(); ok {
-		c.mode, c.sc, drift = clockSync, sc, sc.Drift()
+	if !r.insitu {
+		// On a synced axis a file's times are its reference clock's less
+		// the axis's origin, clipped at 0: no steeper than the sync
+		// clock's; else its own clock's, shifted.
+		c.ax = r.axis.Clock(i, f)
+		if sc, ok := f.SyncClock(); ok && r.axis.Synced() {
+			drift = sc.Drift()
+		}
+	} else {
+		c.mode = clockWall
+		if sc, ok := f.SyncClock(); ok {
+			c.mode, c.sc, drift = clockSync, sc, sc.Drift()
+		}
 	}
 	// The slope, with room for the roundings: a bound, not the exact
 	// rate, since only ticks far enough below a time are skipped. The
