@@ -113,8 +113,8 @@ func Analyze(files []*tracefile.File, opt Options) (*Result, error) {
 		waits = append(waits, f.waits...)
 		found[i].waits = nil // copied: let the collector have them
 	}
-	res.Values = sumWaits(res, waits)
-	named := worstOf(waits, max(worst, 0))
+	res.Values = a.sumWaits(res, waits)
+	named := a.worstOf(waits, max(worst, 0))
 	if err := a.secondPass(procs, res, waits, named); err != nil {
 		return nil, fmt.Errorf("waitstate: %w", err)
 	}
@@ -123,27 +123,42 @@ func Analyze(files []*tracefile.File, opt Options) (*Result, error) {
 }
 
 // sumWaits adds the waits up per (pattern, call path, location), sorted.
-func sumWaits(res *Result, waits []wait) []Value {
+func (a *analysis) sumWaits(res *Result, waits []wait) []Value {
 	type key struct {
 		p         Pattern
 		path, loc int
 	}
-	sums := map[key]*Value{}
-	var out []Value
-	for _, w := range waits {
+	// A run's waits fall in few keys, met again and again: a small table
+	// of the keys found last saves hashing one per wait.
+	var (
+		out   []Value
+		at    = map[key]int32{}
+		cache [64]struct {
+			k  key
+			at int32
+		}
+	)
+	for i := range cache {
+		cache[i].at = -1
+	}
+	for i := range waits {
+		w := &waits[i]
 		res.Totals[w.Pattern] += w.Time
 		res.Counts[w.Pattern]++
 		k := key{w.Pattern, w.Path, w.Loc}
-		v := sums[k]
-		if v == nil {
-			v = &Value{Pattern: w.Pattern, Region: w.Region, Path: w.Path, Loc: w.Loc}
-			sums[k] = v
+		c := &cache[(uint(w.Path)*0x9e3779b1^uint(w.Loc)*0x85ebca6b^uint(w.Pattern))%uint(len(cache))]
+		if c.at < 0 || c.k != k {
+			j, ok := at[k]
+			if !ok {
+				j = int32(len(out))
+				at[k] = j
+				out = append(out, Value{Pattern: w.Pattern, Region: a.waitRegion(w), Path: w.Path, Loc: w.Loc})
+			}
+			c.k, c.at = k, j
 		}
+		v := &out[c.at]
 		v.Time += w.Time
 		v.Count++
-	}
-	for _, v := range sums {
-		out = append(out, *v)
 	}
 	slices.SortFunc(out, compareValue)
 	return out
@@ -152,12 +167,12 @@ func sumWaits(res *Result, waits []wait) []Value {
 // worstOf returns the indices of the n longest waits, longest first. It
 // keeps the n best seen so far in order, so it costs a comparison per
 // wait rather than a sort of them all.
-func worstOf(waits []wait, n int) []int {
+func (a *analysis) worstOf(waits []wait, n int) []int {
 	best := make([]int, 0, n)
 	if n == 0 {
 		return best
 	}
-	less := func(i int, j int) int { return compareInstance(waits[i].Instance, waits[j].Instance) }
+	less := func(i int, j int) int { return a.compareWait(&waits[i], &waits[j]) }
 	for i := range waits {
 		if len(best) == n && less(i, best[n-1]) >= 0 {
 			continue
@@ -239,12 +254,22 @@ type msgKey struct {
 func (a *analysis) indexSends() {
 	a.sends = map[msgKey]*sendQueue{}
 	for n, d := range a.data {
+		// A location sends to few keys, over and over: the last queues
+		// found save hashing the key, as in receiver.
+		var cache [8]struct {
+			k msgKey
+			q *sendQueue
+		}
 		for i, s := range d.sends {
 			k := msgKey{n, s.peer, s.comm, s.tag}
-			q := a.sends[k]
-			if q == nil {
-				q = &sendQueue{}
-				a.sends[k] = q
+			c := &cache[(uint(s.peer)*31+uint(s.tag)*7+uint(s.comm))%uint(len(cache))]
+			q := c.q
+			if q == nil || c.k != k {
+				if q = a.sends[k]; q == nil {
+					q = &sendQueue{}
+					a.sends[k] = q
+				}
+				c.k, c.q = k, q
 			}
 			q.ids = append(q.ids, int32(i))
 		}
@@ -263,12 +288,49 @@ type findings struct {
 // wait is one instance, with the late party's call that ended its delay
 // (-1 if none), the waiting call, and what the two synchronised through
 // (a partner key: the other location for a message, else commPartner or
-// teamPartner).
+// teamPartner). Its fields are Instance's but for the region, which the
+// waiting call names (instance), and the delay, which only the worst
+// waits get: a run has about one wait per five events, copied and read
+// in several orders, so a wait holds no pointer (the collector neither
+// scans the lists nor has them copied with write barriers) and takes 64
+// bytes, not 88.
 type wait struct {
-	Instance
-	lateCall int32
-	call     int32
-	partner  int
+	Start, Time     int64
+	Path, Loc, Peer int // as Instance's
+	partner         int
+	lateCall        int32
+	call            int32
+	Pattern         Pattern
+}
+
+// waitRegion is the region of w's waiting call ("" for a wait of another
+// rank's, in-situ, whose Loc is -1).
+func (a *analysis) waitRegion(w *wait) string {
+	if w.Loc < 0 {
+		return ""
+	}
+	return a.regionName(w.Loc, w.call)
+}
+
+// instance returns w as an Instance, without its delay.
+func (a *analysis) instance(w *wait) Instance {
+	return Instance{Pattern: w.Pattern, Region: a.waitRegion(w), Path: w.Path, Loc: w.Loc, Start: w.Start, Time: w.Time, Peer: w.Peer}
+}
+
+// compareWait is compareInstance of the two waits' instances, naming
+// their regions only when all else ties.
+func (a *analysis) compareWait(x, y *wait) int {
+	switch {
+	case x.Time != y.Time:
+		return cmp.Compare(y.Time, x.Time)
+	case x.Pattern != y.Pattern:
+		return cmp.Compare(x.Pattern, y.Pattern)
+	case x.Loc != y.Loc:
+		return cmp.Compare(x.Loc, y.Loc)
+	case x.Start != y.Start:
+		return cmp.Compare(x.Start, y.Start)
+	}
+	return cmp.Compare(a.waitRegion(x), a.waitRegion(y))
 }
 
 // teamPartner is the partner key of an OpenMP barrier: the whole team.
@@ -398,8 +460,8 @@ func (a *analysis) receives(n int, out *findings, match func(q *recv) (sentMsg, 
 			out.clock++
 		}
 		if idle > 0 {
-			w := wait{Instance: Instance{Pattern: LateSender, Region: a.regionName(n, q.call), Path: a.path(n, q.call), Loc: n, Start: rc.enter, Time: idle, Peer: s.loc}, lateCall: s.call, call: q.call, partner: q.peer}
-			if multiCompletion(w.Region) {
+			w := wait{Pattern: LateSender, Path: a.path(n, q.call), Loc: n, Start: rc.enter, Time: idle, Peer: s.loc, lateCall: s.call, call: q.call, partner: q.peer}
+			if multiCompletion(a.regionName(n, q.call)) {
 				if !grouped || idle > group.Time {
 					group, groupSend, grouped = w, s.time, true
 				}
@@ -415,8 +477,8 @@ func (a *analysis) receives(n int, out *findings, match func(q *recv) (sentMsg, 
 		// was posted.
 		if s.blocking && s.loc >= 0 {
 			if idle := lateReceiverWait(s.enter, s.leave, d.calls[q.post].enter); idle > 0 {
-				out.waits = append(out.waits, wait{Instance: Instance{Pattern: LateReceiver, Region: a.regionName(s.loc, s.call), Path: a.path(s.loc, s.call),
-					Loc: s.loc, Start: s.enter, Time: idle, Peer: n}, lateCall: q.post, call: s.call, partner: n})
+				out.waits = append(out.waits, wait{Pattern: LateReceiver, Path: a.path(s.loc, s.call),
+					Loc: s.loc, Start: s.enter, Time: idle, Peer: n, lateCall: q.post, call: s.call, partner: n})
 			}
 		}
 	}
@@ -561,8 +623,8 @@ func (a *analysis) collective(inst []member, ranks []int, out *findings) {
 		case EarlyReduce:
 			late = earliest
 		}
-		out.waits = append(out.waits, wait{Instance: Instance{Pattern: p, Region: a.regionName(m.loc, m.op.call), Path: a.path(m.loc, m.op.call), Loc: m.loc,
-			Start: c.enter, Time: idle, Peer: inst[late].loc}, lateCall: inst[late].op.call, call: m.op.call, partner: commPartner(m.op.comm)})
+		out.waits = append(out.waits, wait{Pattern: p, Path: a.path(m.loc, m.op.call), Loc: m.loc,
+			Start: c.enter, Time: idle, Peer: inst[late].loc, lateCall: inst[late].op.call, call: m.op.call, partner: commPartner(m.op.comm)})
 	}
 }
 
@@ -688,8 +750,8 @@ func (a *analysis) openmp(out *findings) {
 			if a.kind(k.file, c.region) == regionOMPImplicitBarrier {
 				p = OMPImplicitBarrier
 			}
-			out.waits = append(out.waits, wait{Instance: Instance{Pattern: p, Region: a.regionName(m.loc, m.op.call), Path: a.path(m.loc, m.op.call), Loc: m.loc,
-				Start: c.enter, Time: idle, Peer: g[latest].loc}, lateCall: g[latest].op.call, call: m.op.call, partner: teamPartner})
+			out.waits = append(out.waits, wait{Pattern: p, Path: a.path(m.loc, m.op.call), Loc: m.loc,
+				Start: c.enter, Time: idle, Peer: g[latest].loc, lateCall: g[latest].op.call, call: m.op.call, partner: teamPartner})
 		}
 	}
 }

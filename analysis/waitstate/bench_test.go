@@ -63,7 +63,20 @@ func BenchmarkAnalyze(b *testing.B) {
 // wrappers record it) with one worker: the cost per event of the
 // post-mortem analysis, both passes, on a realistic shape.
 func BenchmarkAnalyzeHalo(b *testing.B) {
-	files := openHaloSteps(b, 16, 2000)
+	benchAnalyze(b, openHaloSteps(b, 16, 2000))
+}
+
+// BenchmarkAnalyzeLulesh replays a run of LULESH's shape (8 ranks, mostly
+// compute regions, one event in a hundred a message or a collective,
+// clocks synchronised as an MPI run's are: lulRank) post-mortem with one
+// worker, as BenchmarkInSituLulesh does in-situ.
+func BenchmarkAnalyzeLulesh(b *testing.B) {
+	benchAnalyze(b, openLulesh(b, 8, 200))
+}
+
+// benchAnalyze runs Analyze on files with one worker b.N times, on one
+// thread, and reports the wall and CPU time and the allocations per event.
+func benchAnalyze(b *testing.B, files []*tracefile.File) {
 	var events uint64
 	for _, f := range files {
 		for _, l := range f.Locations {

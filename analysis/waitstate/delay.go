@@ -197,7 +197,7 @@ func (a *analysis) secondPass(procs int, res *Result, waits []wait, named []int)
 	slices.SortFunc(res.Delays, compareValue)
 	for _, i := range named {
 		w := waits[i]
-		inst := w.Instance
+		inst := a.instance(&w)
 		if w.Peer >= 0 {
 			inst.Delay = a.delayOf(w, outs[w.Peer].during[i], outs[w.Peer].work[i])
 		}
@@ -499,8 +499,8 @@ func (a *analysis) sweep(n int, waits []wait, wins []window, named []bool, out *
 	clk := a.clockOf(lo.File, f)
 	// Between two windows the sweep only keeps the stack: records whose
 	// ticks are below skip fall before the next window opens, so their
-	// times are not needed (in-situ, where the clock bounds them; about
-	// two in five of LULESH's records).
+	// times are not needed (the clock bounds them; about two in five of
+	// LULESH's records).
 	var skip uint64
 	for (next < len(wins) || len(open) > 0) && (lr.it == nil && lr.log.next(&e) || lr.it != nil && lr.next(&e)) {
 		c, k := int32(-1), regionCompute

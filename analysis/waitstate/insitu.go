@@ -634,8 +634,8 @@ func (l *Local) endForward() {
 			}
 			sc := d.calls[s.call]
 			if idle := lateReceiverWait(sc.enter, sc.leave, post.enter); idle > 0 {
-				out.waits = append(out.waits, wait{Instance: Instance{Pattern: LateReceiver, Region: a.regionName(n, s.call), Path: a.path(n, s.call),
-					Loc: n, Start: sc.enter, Time: idle, Peer: -2 - s.peer}, lateCall: int32(post.idx), call: s.call, partner: s.peer})
+				out.waits = append(out.waits, wait{Pattern: LateReceiver, Path: a.path(n, s.call),
+					Loc: n, Start: sc.enter, Time: idle, Peer: -2 - s.peer, lateCall: int32(post.idx), call: s.call, partner: s.peer})
 			}
 		}
 		refer(refRecv)
@@ -671,8 +671,8 @@ func (l *Local) endForward() {
 			if late >= 0 && late < len(t.members) && lateLoc >= 0 {
 				ref = peerRef{rank: int(t.members[late]), loc: lateLoc, kind: refColl, key: t.key, idx: j}
 			}
-			out.waits = append(out.waits, wait{Instance: Instance{Pattern: p, Region: a.regionName(m.loc, m.op.call), Path: a.path(m.loc, m.op.call), Loc: m.loc,
-				Start: c.enter, Time: idle, Peer: -1}, lateCall: -1, call: m.op.call, partner: commPartner(m.op.comm)})
+			out.waits = append(out.waits, wait{Pattern: p, Path: a.path(m.loc, m.op.call), Loc: m.loc,
+				Start: c.enter, Time: idle, Peer: -1, lateCall: -1, call: m.op.call, partner: commPartner(m.op.comm)})
 			refs = append(refs, ref)
 		}
 	}
@@ -702,7 +702,7 @@ func (l *Local) Finish() (*InSitu, error) {
 		locs[i].File = l.rank
 	}
 	h := &a.files[0].Header
-	part := &InSitu{Locations: locs, Synced: len(h.ClockSync) > 0, Values: sumWaits(res, l.why.waits[:l.why.own]),
+	part := &InSitu{Locations: locs, Synced: len(h.ClockSync) > 0, Values: a.sumWaits(res, l.why.waits[:l.why.own]),
 		OriginWall: h.StartWall.UnixNano(), OriginSync: min(0, a.files[0].GlobalNanos(h.StartTicks>>h.TimerShift)),
 		Matched: out.matched, UnmatchedRecvs: out.unmatchedRecvs, UnmatchedCollectives: out.colls, ClockViolations: out.clock,
 		Total: l.total, Sends: l.sends, Unresolved: l.unresolved}

@@ -205,7 +205,7 @@ func (l *Local) newBackward(refs []peerRef) *backward {
 	b.sent = make([]bool, n)
 	b.tW = make([][]byte, n)
 	b.named = make([]bool, n)
-	b.candidates = worstOf(b.waits, DefaultWorst)
+	b.candidates = a.worstOf(b.waits, DefaultWorst)
 	for _, i := range b.candidates {
 		b.named[i] = true
 	}
@@ -489,7 +489,7 @@ func (b *backward) takeShip(peer int, r *wireReader) {
 		r.fail(fmt.Errorf("wait %d twice", id))
 		return
 	}
-	w := wait{Instance: Instance{Pattern: p, Loc: -1, Start: start, Time: time, Peer: loc}, lateCall: lateCall, call: int32(call), partner: keyL}
+	w := wait{Pattern: p, Loc: -1, Start: start, Time: time, Peer: loc, lateCall: lateCall, call: int32(call), partner: keyL}
 	lw := lateWait{from: peer, id: id, key: backwardKey{start + time, start, peer, wloc, int32(call), p}, named: flags&1 != 0, planned: flags&2 != 0}
 	if lw.planned {
 		lw.late = span{a.lastSync(b.partners, loc, keyL, lateCall), start + time}
@@ -946,7 +946,7 @@ func (b *backward) finish(part *InSitu) error {
 	for _, i := range b.candidates {
 		w := b.waits[i]
 		ref := b.refs[i]
-		ww := inSituWait{Instance: w.Instance, PeerRank: ref.rank, PeerLoc: ref.loc, DelayRank: -1}
+		ww := inSituWait{Instance: a.instance(&w), PeerRank: ref.rank, PeerLoc: ref.loc, DelayRank: -1}
 		ww.Peer = -1
 		if d, ok := b.delayOf[i]; ok {
 			dl := d.Delay

@@ -171,8 +171,8 @@ func TestBackwardOrder(t *testing.T) {
 			plan := &delayPlan{intervals: make([]plannedInterval, n)}
 			for i := range waits {
 				start := rng.Int64N(spread)
-				waits[i] = wait{Instance: Instance{Pattern: Pattern(rng.IntN(3)), Loc: rng.IntN(len(locs)), Start: start,
-					Time: 1 + rng.Int64N(3)}, call: int32(rng.IntN(4))}
+				waits[i] = wait{Pattern: Pattern(rng.IntN(3)), Loc: rng.IntN(len(locs)), Start: start,
+					Time: 1 + rng.Int64N(3), call: int32(rng.IntN(4))}
 				plan.intervals[i].planned = rng.IntN(8) != 0
 			}
 			type byEnd struct {
@@ -235,7 +235,7 @@ func TestOwnCursor(t *testing.T) {
 	start := int64(0)
 	for i := range 500 {
 		start += rng.Int64N(20)
-		w := wait{Instance: Instance{Start: start, Time: 1 + rng.Int64N(15)}}
+		w := wait{Start: start, Time: 1 + rng.Int64N(15)}
 		waits = append(waits, w)
 		own = append(own, ownWait{start: w.Start, end: w.Start + w.Time, place: int32(i)})
 		start += w.Time

@@ -6,23 +6,26 @@ import (
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
-// tickClock is run.nanos for one file, its constants read once. In-situ
-// the sweep converts each of a rank's enters and leaves (hundreds of
-// thousands at LULESH's collective end): tracefile's SyncClock is
-// GlobalNanos with the header's sync points read once.
+// tickClock is run.nanos for one file, its constants read once.
+// Post-mortem the forward pass converts every synchronisation call's enter
+// and leave and every message's time: tracefile's AxisClock is Axis.Nanos
+// with the axis's terms and the file's sync points read once (Axis.Nanos
+// reads the sync points again for each timestamp). In-situ the sweep
+// converts each of a rank's enters and leaves (hundreds of thousands at
+// LULESH's collective end): tracefile's SyncClock is GlobalNanos with the
+// header's sync points read once.
 //
-// In-situ the conversion is affine in the ticks (one offset interpolated
-// between the first and last sync points), so a tick can be bounded
+// The conversion is affine in the ticks (one offset interpolated between
+// the first and last sync points, or none), so a tick can be bounded
 // below a time without converting it (below): the sweep skips the
-// records between two windows that way.
+// records between two windows that way, in-situ and post-mortem.
 type tickClock struct {
-	r    *run
-	i    int
 	f    *tracefile.File
 	mode uint8
 	sc   tracefile.SyncClock // clockSync's
-	// rate bounds from above the nanoseconds per reduced tick, in-situ;
-	// 0 when unknown (the post-mortem axis).
+	ax   tracefile.AxisClock // clockAxis's
+	// rate bounds from above the nanoseconds per reduced tick; 0 when
+	// unknown.
 	rate float64
 }
 
@@ -34,15 +37,22 @@ const (
 
 // clockOf returns the clock of file i.
 func (r *run) clockOf(i int, f *tracefile.File) tickClock {
-	c := tickClock{r: r, i: i, f: f, mode: clockAxis}
-	if !r.insitu {
-		return c
-	}
+	c := tickClock{f: f, mode: clockAxis}
 	h := &f.Header
-	c.mode = clockWall
 	drift := 0.0
-	if sc, ok := f.SyncClock(); ok {
-		c.mode, c.sc, drift = clockSync, sc, sc.Drift()
+	if !r.insitu {
+		// On a synced axis a file's times are its reference clock's less
+		// the axis's origin, clipped at 0: no steeper than the sync
+		// clock's; else its own clock's, shifted.
+		c.ax = r.axis.Clock(i, f)
+		if sc, ok := f.SyncClock(); ok && r.axis.Synced() {
+			drift = sc.Drift()
+		}
+	} else {
+		c.mode = clockWall
+		if sc, ok := f.SyncClock(); ok {
+			c.mode, c.sc, drift = clockSync, sc, sc.Drift()
+		}
 	}
 	// The slope, with room for the roundings: a bound, not the exact
 	// rate, since only ticks far enough below a time are skipped. The
@@ -63,18 +73,13 @@ func (r *run) clockOf(i int, f *tracefile.File) tickClock {
 
 // nanos is run.nanos(i, f, reduced).
 func (c *tickClock) nanos(reduced uint64) int64 {
-	if c.mode == clockSync {
+	switch c.mode {
+	case clockAxis:
+		return c.ax.Nanos(reduced)
+	case clockSync:
 		return c.sc.Nanos(reduced)
 	}
-	return c.other(reduced)
-}
-
-func (c *tickClock) other(reduced uint64) int64 {
-	switch c.mode {
-	case clockWall:
-		return c.f.Header.StartWall.UnixNano() + c.f.Nanos(reduced)
-	}
-	return c.r.axis.Nanos(c.i, c.f, reduced)
+	return c.f.Header.StartWall.UnixNano() + c.f.Nanos(reduced)
 }
 
 // below returns a tick whose earlier ticks all convert to before ns,
