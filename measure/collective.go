@@ -1,8 +1,6 @@
 package measure
 
 import (
-	"unsafe"
-
 	"github.com/hmbtrace/hmbtrace/buffer"
 )
 
@@ -53,7 +51,6 @@ func (l *Location) enterCollective(r Region, root int, bytes, received uint64, c
 	}
 	f := &l.stack[d]
 	f.start, f.child, f.tr, f.seq, f.region, f.state, f.counted, f.class = t, 0, tr, seq, uint32(r), frameDropped, false, buffer.ClassCollective
-	f.entry = uintptr(unsafe.Pointer(p))
 	l.depth = d
 	p.visits++
 	p.active++

@@ -31,27 +31,6 @@ type frame struct {
 	tr    uint64 // reduced time of the enter, kept for a pending enter
 	mprev int
 	node  int32 // the call-path node, when call paths are kept
-	// entry is the address of the region's profile entry (a profPage's,
-	// which never moves or goes while the location lives), written by
-	// every enter: the assembly leave (probe_amd64.s) takes it here once
-	// the frame's word has matched, where a lookup through the profile's
-	// pages took ten instructions and three dependent loads.
-	entry uintptr
-}
-
-// noEntry is the profile entry of the frames no enter has written, the
-// stack's sentinel among them: not measured, so that the assembly leave,
-// which takes a frame's entry once the frame's word matches its region,
-// goes to Go with any frame an enter did not write.
-var noEntry = profEntry{off: offUndefined}
-
-// newStack returns a stack of n frames, each with noEntry's address.
-func newStack(n int) []frame {
-	s := make([]frame, n)
-	for i := range s {
-		s[i].entry = uintptr(unsafe.Pointer(&noEntry))
-	}
-	return s
 }
 
 // The states of a frame's enter.
@@ -291,7 +270,6 @@ func (l *Location) enterAt(r Region, t uint64) {
 	// tr and seq are kept only for an enter the duration filter holds:
 	// enterGeneral's.
 	f.start, f.child, f.region, f.state, f.counted, f.class = t, 0, uint32(r), frameDropped, false, buffer.ClassRegion
-	f.entry = uintptr(unsafe.Pointer(p))
 	l.depth = d
 	p.visits++
 	p.active++
@@ -360,7 +338,6 @@ func (l *Location) enterGeneral(r Region, p *profEntry, t uint64) {
 	c := p.class
 	f := &l.stack[d]
 	f.start, f.child, f.tr, f.seq, f.region, f.state, f.counted, f.class = t, 0, tr, seq, uint32(r), frameDropped, false, c
-	f.entry = uintptr(unsafe.Pointer(p))
 	l.depth = d
 	p.visits++
 	p.active++
@@ -1010,7 +987,7 @@ func (l *Location) viewLimit() int {
 
 //go:noinline
 func (l *Location) growStack() { // cold: kept out of the probes' code
-	s := newStack(2 * len(l.stack))
+	s := make([]frame, 2*len(l.stack))
 	copy(s, l.stack)
 	l.stack = s
 	l.pinNew(unsafe.Pointer(&s[0]))

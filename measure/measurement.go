@@ -449,7 +449,7 @@ func (m *Measurement) newLocation(name string, counters bool) *Location {
 	// The stack is never shorter than the levels' cache, which keeps its
 	// length (growStack only lengthens the stack): the assembly probes
 	// test a depth against the cache's length alone (TestProbeAsmLayout).
-	l.stack = newStack(cachedLevels)
+	l.stack = make([]frame, cachedLevels)
 	l.levels = make([]*buffer.Level, cachedLevels)
 	l.initOffCache()
 	l.thrEarly, l.thrCalls, l.thrTicks = throttleLimits(&m.cfg, m.startTPS)

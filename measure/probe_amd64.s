@@ -22,16 +22,17 @@
 	MOVQ	l+0(FP), DI; \
 	MOVL	r+8(FP), SI
 
-// OFF_ENTER and OFF_LEAVE test the profile entry in BX: the enter's
-// region measured and of the plain class in one 16-bit compare (off and
-// class are adjacent bytes, TestProbeAsmLayout), the leave's measured (its
-// class is its frame's, which it compares whole).
+// OFF_ENTER and OFF_LEAVE test the profile entry in BX for PROBE_PRELUDE:
+// the enter's region measured and of the plain class in one 16-bit compare
+// (off and class are adjacent bytes, TestProbeAsmLayout), the leave's
+// measured (its class is its frame's, which it compares whole).
 #define OFF_ENTER CMPW	profEntry_off(BX), $(const_offNone|(CLASS_REGION<<8))
 #define OFF_LEAVE CMPB	profEntry_off(BX), $const_offNone
 
 // PROBE_PRELUDE is the start all probes share, after PROBE_ARGS: the
 // region's profile entry in BX as enterAt and leaveAt find it (tested by
-// offtest, OFF_ENTER: else notread), then PROBE_READ: the clock in R11,
+// offtest, OFF_ENTER or OFF_LEAVE: else notread), tsc set and general
+// clear in one test (TestProbeAsmLayout: adjacent), then the clock in R11,
 // read first so that the rest runs while the read is under way.
 #define PROBE_PRELUDE(offtest) \
 	MOVL	SI, AX; \
@@ -48,18 +49,12 @@
 	LEAQ	profPage_e(BX)(AX*1), BX; \
 	offtest; \
 	JNE	notread; \
-	PROBE_READ
-
-// PROBE_READ tests tsc set and general clear in one test
-// (TestProbeAsmLayout: adjacent), else notread, then reads the clock into
-// R11. RDTSC zero-extends EAX, so the add of the shifted high half is the
-// OR.
-#define PROBE_READ \
 	CMPW	probeState_tsc(DI), $1; \
 	JNE	notread; \
 	RDTSC; \
 	SHLQ	$32, DX; \
-	LEAQ	(DX)(AX*1), R11
+	ORQ	DX, AX; \
+	MOVQ	AX, R11
 
 // FRAME_WORD puts into reg the frame's word of region SI (zero-extended),
 // the given state, counted clear and the class region: frame.region,
@@ -68,16 +63,13 @@
 	MOVQ	$((state<<32)|(CLASS_REGION<<48)), reg; \
 	ORQ	SI, reg
 
-// FRAME_PUSH writes the frame at R13: start the time (R12), child 0, the
-// profile entry (BX), then the word of region, state, counted and class,
-// last, so that a leave that finds the word finds the entry (amd64 makes
-// stores visible in order). CX is free here. (One 16-byte store of start
-// and child, from X0, made the defer form's ratio to a pair 0.5 % worse
-// and the pair no faster: not kept.)
+// FRAME_PUSH writes the frame at R13: start the time (R12), child 0, then
+// the word of region, state, counted and class. CX is free here. (One
+// 16-byte store of start and child, from X0, made the defer form's ratio
+// to a pair 0.5 % worse and the pair no faster: not kept.)
 #define FRAME_PUSH(state) \
 	MOVQ	R12, frame_start(R13); \
 	MOVQ	$0, frame_child(R13); \
-	MOVQ	BX, frame_entry(R13); \
 	FRAME_WORD(state, CX); \
 	MOVQ	CX, frame_region(R13)
 
@@ -91,18 +83,18 @@
 
 // LEVEL_BEGIN is what the enter and the leave do once their level is in
 // R8 and the hierarchy in R9: Hierarchy.Begin (the busy mark, then the
-// epoch unchanged, else busy) and the stamp (the clock's time in R11
-// clamped to the last one in R12, reduced in AX). CX is overwritten.
+// epoch unchanged, else busy) and the stamp (the time clamped to the last
+// one in R12, reduced in AX). CX is overwritten.
 #define LEVEL_BEGIN \
 	MOVL	$1, HIER_busy(R9); \
 	MOVQ	probeState_pool(DI), R10; \
 	MOVQ	POOL_epoch(R10), R10; \
 	CMPQ	R10, probeState_epoch(DI); \
 	JNE	busy; \
-	MOVQ	probeState_last(DI), R12; \
-	CMPQ	R11, R12; \
-	CMOVQHI	R11, R12; \
-	MOVQ	R12, AX; \
+	MOVQ	probeState_last(DI), R10; \
+	CMPQ	AX, R10; \
+	CMOVQCS	R10, AX; \
+	MOVQ	AX, R12; \
 	MOVBLZX	probeState_shift(DI), CX; \
 	SHRQ	CX, AX
 
@@ -170,12 +162,12 @@
 enter2:; \
 	/* The two-byte record falls through: even in BenchmarkEnterLeave's */ \
 	/* loop an enter follows the level's last leave by 16 reduced ticks */ \
-	/* or more. Its bytes, the token with the difference's bit 8 and */ \
-	/* the low byte, are the 16-bit token<<8|difference (the bit lands */ \
-	/* in the token's clear low bit) with its bytes swapped: one store. */ \
-	LEAL	(TOK_PRED_ENTER_SLOT<<8)(R10), CX; \
-	ROLW	$8, CX; \
-	MOVW	CX, (R11)(R12*1); \
+	/* or more. */ \
+	MOVQ	R10, CX; \
+	SHRQ	$8, CX; \
+	ORL	$TOK_PRED_ENTER_SLOT, CX; \
+	MOVB	CX, (R11)(R12*1); \
+	MOVB	R10, 1(R11)(R12*1); \
 	ADDQ	$2, R12; \
 advance:; \
 	/* Level.Advance: the position, the count, the fill mark after the */ \
@@ -233,40 +225,35 @@ notread:
 	JMP	·enterSlow(SB)
 
 // LEAVE_LEVEL is the part of leaveProbe both its written and its dropped
-// enter's leave do once their frame (R13, at depth CX) has matched and its
-// entry (BX) is in: the entry measured (else notread), the clock read,
-// another goroutine inside a probe of this lane sent to Go, which counts
-// it (the hierarchy in R9), the level, Hierarchy.Begin and the stamp.
+// enter's leave do, with the depth in CX, the hierarchy in R9 and the
+// frame in R13.
 #define LEAVE_LEVEL \
-	OFF_LEAVE; \
-	JNE	notread; \
-	PROBE_READ; \
-	MOVQ	probeState_h(DI), R9; \
-	CMPL	HIER_busy(R9), $0; \
-	JNE	read; \
 	LEVEL_AT(CX); \
 	LEVEL_BEGIN
 
 // func leaveProbe(l *Location, r Region) (t uint64)
 TEXT ·leaveProbe(SB), NOSPLIT|NOFRAME, $0-24
 	PROBE_ARGS
+	PROBE_PRELUDE(OFF_LEAVE)
+	// Another goroutine inside a probe of this lane: Go counts it.
+	MOVQ	probeState_h(DI), R9
+	CMPL	HIER_busy(R9), $0
+	JNE	read
 	// The region on top, of a plain class, with no counters, its enter
-	// written (dropped: out of line, at notwritten), its level cached, and
-	// its profile entry from its frame, which every enter writes (the
-	// frames no enter wrote, the sentinel at depth 0 among them, hold
-	// noEntry's, which is not measured). A depth within the levels' cache
-	// is within the stack, which is never shorter (newLocation): one test
-	// for both.
+	// written (dropped: out of line, at notwritten), its level cached. At
+	// depth 0 the frame is the sentinel, whose region 0 is never measured
+	// (Location.define): the test of the region covers it. A depth within
+	// the levels' cache is within the stack, which is never shorter
+	// (newLocation): one test for both.
 	MOVQ	probeState_depth(DI), CX
 	CMPQ	CX, (probeState_levels+8)(DI)
-	JCC	notread
+	JCC	read
 	IMUL3Q	$frame__size, CX, R13
 	ADDQ	probeState_stack(DI), R13
 	// The region, the state, counted and the class in one compare.
 	FRAME_WORD(const_frameWritten, R10)
 	CMPQ	R10, frame_region(R13)
 	JNE	notwritten
-	MOVQ	frame_entry(R13), BX
 	LEAVE_LEVEL
 	MOVQ	(LEVEL_bin+8)(R8), R10
 	SUBQ	LEVEL_pos(R8), R10
@@ -306,11 +293,11 @@ keep:
 	ADDQ	DX, profEntry_incl(BX)
 	MOVQ	SI, profEntry_longCalls(BX)
 counted:
-	// The parent's child time, then the exclusive time in DX.
-	ADDQ	DX, (frame_child-frame__size)(R13)
-	SUBQ	frame_child(R13), DX
-	ADDQ	DX, profEntry_excl(BX)
+	MOVQ	DX, CX
+	SUBQ	frame_child(R13), CX
+	ADDQ	CX, profEntry_excl(BX)
 	DECQ	probeState_depth(DI)
+	ADDQ	DX, (frame_child-frame__size)(R13)
 	INCQ	probeState_recorded(DI)
 	// The stamp. A written leave's reduced time differs from the last
 	// (tested above); a dropped one's may not, out of line.
@@ -337,11 +324,12 @@ advance:
 	MOVL	$0, HIER_busy(R9)
 	RET
 leave2:
-	// Out of line: the two-byte record, as the enter's (the difference's
-	// bits 8-11 land in the token's clear low half).
-	LEAL	(TOK_PRED_LEAVE12<<8)(R10), CX
-	ROLW	$8, CX
-	MOVW	CX, (R11)(R12*1)
+	// Out of line: the two-byte record.
+	MOVQ	R10, CX
+	SHRQ	$8, CX
+	ORL	$TOK_PRED_LEAVE12, CX
+	MOVB	CX, (R11)(R12*1)
+	MOVB	R10, 1(R11)(R12*1)
 	ADDQ	$2, R12
 	JMP	advance
 rule:
@@ -391,10 +379,9 @@ notwritten:
 	// at the depth whose enter found no bin).
 	FRAME_WORD(const_frameDropped, R10)
 	CMPQ	R10, frame_region(R13)
-	JNE	notread
+	JNE	read
 	CMPQ	CX, probeState_lostAt(DI)
-	JEQ	notread
-	MOVQ	frame_entry(R13), BX
+	JEQ	read
 	LEAVE_LEVEL
 	JMP	leavedrop
 inner:

@@ -131,12 +131,6 @@ func TestProbeAsmLayout(t *testing.T) {
 	if encode.TokPredLeave != 0 {
 		t.Error("encode.TokPredLeave is no longer 0: change probe_amd64.s, whose one-byte leave is its difference alone")
 	}
-	// Its two-byte records add the difference's high bits (below 1<<9 for
-	// the enter, 1<<12 for the leave: the fast paths' bounds) to the token
-	// shifted by 8, which is their OR while the token's low bits are clear.
-	if encode.TokPredEnterSlot&1 != 0 || encode.TokPredLeave12&0xf != 0 {
-		t.Errorf("encode.TokPredEnterSlot %#x or TokPredLeave12 %#x has its low bits set: change probe_amd64.s, whose two-byte records add the difference's high bits to them", encode.TokPredEnterSlot, encode.TokPredLeave12)
-	}
 	// Its probes test a depth against the length of the levels' cache
 	// alone: the stack must never be shorter.
 	m := startTest(t, Config{})
@@ -170,50 +164,5 @@ func TestProbeAsmLayout(t *testing.T) {
 	}
 	if !bytes.Equal(got, want) {
 		t.Fatalf("%s is stale: the layout of buffer.Level, Hierarchy or Pool or encode's constants changed; run go generate ./measure", probeAsmPath)
-	}
-}
-
-// Every enter writes its region's profile entry into its frame, where the
-// assembly leave takes it: the fast path, Go's (the probe written in Go,
-// which call paths select), a collective's, and one past the stack's first
-// growth; the frames no enter wrote hold noEntry's.
-func TestFramesHoldTheirEntry(t *testing.T) {
-	for _, c := range []Config{{NoThrottle: true}, {NoThrottle: true, CallPaths: true}} {
-		m := startTest(t, c)
-		l := m.Location("frames")
-		a, coll := m.Region("a"), m.Region("coll")
-		if l.stack[0].entry != uintptr(unsafe.Pointer(&noEntry)) {
-			t.Errorf("CallPaths %v: the sentinel's entry is not noEntry's", c.CallPaths)
-		}
-		deep := len(l.stack) + 3 // past the first growth
-		check := func(what string, r Region) {
-			t.Helper()
-			if got, want := l.stack[l.depth].entry, uintptr(unsafe.Pointer(l.entry(r))); got != want {
-				t.Errorf("CallPaths %v: %s at depth %d: frame's entry %#x, region's %#x", c.CallPaths, what, l.depth, got, want)
-			}
-		}
-		for range deep {
-			l.Enter(a)
-			check("Enter", a)
-		}
-		l.EnterCollective(coll, 0, 8)
-		check("EnterCollective", coll)
-		if next := l.stack[l.depth+1].entry; next != uintptr(unsafe.Pointer(&noEntry)) {
-			t.Errorf("CallPaths %v: a frame no enter wrote holds %#x, not noEntry's", c.CallPaths, next)
-		}
-		l.Leave(coll)
-		for range deep {
-			l.Leave(a)
-		}
-		if u := m.Stats().Usage; u != (UsageErrors{}) {
-			t.Errorf("CallPaths %v: usage errors %+v", c.CallPaths, u)
-		}
-		l.Done()
-		if err := m.Close(); err != nil {
-			t.Fatal(err)
-		}
-		if p := l.entry(a); p.visits != uint64(deep) || p.active != 0 {
-			t.Errorf("CallPaths %v: region a: %d visits, %d open, want %d and 0", c.CallPaths, p.visits, p.active, deep)
-		}
 	}
 }

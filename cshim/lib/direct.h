@@ -344,7 +344,6 @@ HMB_NOINST static inline struct hmb_go_frame *hmb_direct_push(struct hmb_go_loca
 	f->state = HMB_FRAME_DROPPED;
 	f->counted = 0;
 	f->cls = cls;
-	f->entry = (uintptr_t)p; /* where Go's assembly leave finds p */
 	L->depth = d;
 	p->visits++;
 	p->active++;

@@ -31,7 +31,6 @@ struct hmb_go_frame {
 	uint64_t tr;
 	int64_t mprev;
 	int32_t node;
-	uintptr_t entry;
 };
 _Static_assert(offsetof(struct hmb_go_frame, start) == 0, "measure.frame.start");
 _Static_assert(offsetof(struct hmb_go_frame, child) == 8, "measure.frame.child");
@@ -44,8 +43,7 @@ _Static_assert(offsetof(struct hmb_go_frame, mseq) == 28, "measure.frame.mseq");
 _Static_assert(offsetof(struct hmb_go_frame, tr) == 32, "measure.frame.tr");
 _Static_assert(offsetof(struct hmb_go_frame, mprev) == 40, "measure.frame.mprev");
 _Static_assert(offsetof(struct hmb_go_frame, node) == 48, "measure.frame.node");
-_Static_assert(offsetof(struct hmb_go_frame, entry) == 56, "measure.frame.entry");
-_Static_assert(sizeof(struct hmb_go_frame) == 64, "size of measure.frame");
+_Static_assert(sizeof(struct hmb_go_frame) == 56, "size of measure.frame");
 
 /* measure.profEntry: a region's line of the profile */
 struct hmb_go_prof {
