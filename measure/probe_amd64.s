@@ -231,6 +231,29 @@ notread:
 	LEVEL_AT(CX); \
 	LEVEL_BEGIN
 
+// RULE is throttleDue for the leave, with the region's long calls in SI
+// and its visits in CX: a region it switches off goes to due, one it
+// keeps to kept (early is a label of its own). From thrCalls visits on,
+// which are at least thrEarly (TestProbeAsmLayout), the late step's share
+// alone decides, as the early step's smaller share implies it; before,
+// the early step's.
+#define RULE(kept, early) \
+	CMPQ	CX, probeState_thrCalls(DI); \
+	JCS	early; \
+	MOVQ	SI, R9; \
+	SHLQ	$const_throttleLateShift, R9; \
+	CMPQ	R9, CX; \
+	JLS	due; \
+	MOVQ	probeState_h(DI), R9; \
+	JMP	kept; \
+early:; \
+	MOVQ	SI, R9; \
+	SHLQ	$const_throttleEarlyShift, R9; \
+	CMPQ	R9, CX; \
+	JLS	due; \
+	MOVQ	probeState_h(DI), R9; \
+	JMP	kept
+
 // func leaveProbe(l *Location, r Region) (t uint64)
 TEXT ·leaveProbe(SB), NOSPLIT|NOFRAME, $0-24
 	PROBE_ARGS
@@ -278,20 +301,19 @@ profile:
 	MOVL	profEntry_active(BX), CX
 	DECL	CX
 	JNE	inner // out of line: a recursive call's inner leave
-	// A long call (DX >= thrTicks: the carry clear) adds 1 to the long
-	// calls: SI - (-1) - carry.
-	MOVQ	profEntry_longCalls(BX), SI
+	// A long call (DX >= thrTicks) is counted out of line, at long: a
+	// short one neither loads nor stores the count (a store fewer on the
+	// common path was 0.1-0.2 ns an event). A region visited thrEarly
+	// times or more (never, with throttling off) has the rule tested out
+	// of line.
 	CMPQ	DX, probeState_thrTicks(DI)
-	SBBQ	$-1, SI
-	// A region visited thrEarly times or more (never, with throttling
-	// off) has the rule tested out of line.
+	JCC	long
 	MOVQ	profEntry_visits(BX), CX
 	CMPQ	CX, probeState_thrEarly(DI)
-	JCC	rule
+	JCC	shortrule
 keep:
 	MOVL	$0, profEntry_active(BX)
 	ADDQ	DX, profEntry_incl(BX)
-	MOVQ	SI, profEntry_longCalls(BX)
 counted:
 	MOVQ	DX, CX
 	SUBQ	frame_child(R13), CX
@@ -332,25 +354,22 @@ leave2:
 	MOVB	R10, 1(R11)(R12*1)
 	ADDQ	$2, R12
 	JMP	advance
-rule:
-	// throttleDue. From thrCalls visits on, which are at least thrEarly
-	// (TestProbeAsmLayout), the late step's share alone decides, as the
-	// early step's smaller share implies it; before, the early step's.
-	CMPQ	CX, probeState_thrCalls(DI)
-	JCS	earlystep
-	MOVQ	SI, R9
-	SHLQ	$const_throttleLateShift, R9
-	CMPQ	R9, CX
-	JLS	due
-	MOVQ	probeState_h(DI), R9
+long:
+	// The long calls with this one in SI, stored once the rule (if due
+	// to be tested) keeps the region: one it switches off goes to Go,
+	// which counts the call again from the start.
+	MOVQ	profEntry_longCalls(BX), SI
+	INCQ	SI
+	MOVQ	profEntry_visits(BX), CX
+	CMPQ	CX, probeState_thrEarly(DI)
+	JCS	longkeep
+	RULE(longkeep, longearly)
+longkeep:
+	MOVQ	SI, profEntry_longCalls(BX)
 	JMP	keep
-earlystep:
-	MOVQ	SI, R9
-	SHLQ	$const_throttleEarlyShift, R9
-	CMPQ	R9, CX
-	JLS	due
-	MOVQ	probeState_h(DI), R9
-	JMP	keep
+shortrule:
+	MOVQ	profEntry_longCalls(BX), SI
+	RULE(keep, shortearly)
 dropped:
 	CMPQ	AX, probeState_lastTR(DI)
 	JEQ	leavesame

@@ -156,30 +156,62 @@ func TestProbeFastPathThrottles(t *testing.T) {
 // 256, fewer than the late step's 1 in 8) at exactly the 100,000th.
 func TestProbeFastPathThrottleSteps(t *testing.T) {
 	if testing.Short() {
-		t.Skip("a tenth of a second of long calls")
+		t.Skip("two tenths of a second of long calls")
 	}
-	const calls, bound = 100000, 50 * time.Microsecond
+	const calls = 100000
 	for _, c := range []struct {
 		longEvery int // every how many calls one is long, 0 for none
 		visits    uint64
-	}{{0, throttleEarly}, {100, calls}} {
+		atLong    bool // the long calls are the longEvery-th, so the rule switches the region off at a long one's leave
+		// A call this long or longer is long; a long call takes twice as
+		// long. 50 µs sends a long call's leave to Go (its record's
+		// difference is past the one- and two-byte leaves' reach); 5 µs
+		// keeps it on the fast path, which counts it out of line.
+		bound time.Duration
+	}{
+		{0, throttleEarly, false, 50 * time.Microsecond},
+		{100, calls, false, 50 * time.Microsecond},
+		{100, calls, false, 5 * time.Microsecond},
+		{100, calls, true, 5 * time.Microsecond},
+	} {
+		bound := c.bound
 		m := startTest(t, Config{ThrottleCalls: calls, ThrottleTime: bound})
 		r := m.Region("accessor")
 		loc := m.Location("main")
+		// The long calls up to the switch: sure, and maybe (a short call
+		// this machine preempted inside its probes may be long too; a tenth
+		// of the bound spares the test the calibration's error of the
+		// probes' ticks).
+		var sure, maybe uint64
 		for i := range calls + 1000 {
+			long := c.longEvery > 0 && (c.atLong && (i+1)%c.longEvery == 0 || !c.atLong && i%c.longEvery == 0)
+			start := time.Now()
 			loc.Enter(r)
-			if c.longEvery > 0 && i%c.longEvery == 0 {
+			if long {
 				for start := time.Now(); time.Since(start) < 2*bound; {
 				}
 			}
 			loc.Leave(r)
+			if uint64(i) < c.visits {
+				if long {
+					sure++
+					maybe++
+				} else if time.Since(start) >= bound*9/10 {
+					maybe++
+				}
+			}
 		}
 		if err := m.Close(); err != nil {
 			t.Fatal(err)
 		}
 		p := openTrace(t, m).Locations[0].Profile[0]
 		if !p.Throttled || p.Visits != c.visits || p.Visits+p.VisitsAfter != calls+1000 {
-			t.Errorf("a long call in every %d: %+v, want throttled at visit %d of %d", c.longEvery, p, c.visits, calls+1000)
+			t.Errorf("a long call of %v in every %d: %+v, want throttled at visit %d of %d", 2*bound, c.longEvery, p, c.visits, calls+1000)
+		}
+		// The call at whose leave the region is switched off counts once,
+		// long or not: the fast path hands it to Go before it counts it.
+		if c.longEvery > 0 && (p.LongCalls < sure || p.LongCalls > maybe) {
+			t.Errorf("a long call of %v in every %d (the last at the switch: %v): %d long calls, want %d to %d", 2*bound, c.longEvery, c.atLong, p.LongCalls, sure, maybe)
 		}
 	}
 }
