@@ -52,12 +52,8 @@ var replayState struct {
 }
 
 func init() {
-	passDefs[PassReplay] = passDef{"wait-state replay", makeReplay, mergeNone, setNone}
-	passDefs[PassWaitStates] = passDef{"wait states", makeWaitStates, mergeWaitStates, setWaitStates}
-}
-
-func mergeNone(_, _ []byte) ([]byte, error) {
-	return nil, errors.New("the replay's rounds are exchanged, not merged")
+	passDefs[PassReplay] = passDef{"wait-state replay", makeReplay, nil, setNone}
+	passDefs[PassWaitStates] = passDef{"wait states", makeWaitStates, waitStatesCodec, setWaitStates}
 }
 
 func setNone(*Runtime, []byte) ([]byte, error) {
@@ -217,21 +213,15 @@ func makeWaitStates(_ *Runtime, _ int, _ []byte) ([]byte, error) {
 	return waitstate.EncodeInSituWire(part), nil
 }
 
-// The parts go up the tree in their wire form, compact and quick to read
-// at each merge; rank 0 keeps the run's in the archive's form.
-var mergeWaitStates = mergeCodec(waitstate.DecodeInSituWire, func(s *waitstate.InSitu) ([]byte, error) {
-	return waitstate.EncodeInSituWire(s), nil
-})
-
 // setWaitStates keeps the run's wait states, and what the exchange's
 // rounds cost rank 0 (from reading its events to its part), beside the
 // pass's own cost.
 func setWaitStates(rt *Runtime, b []byte) ([]byte, error) {
-	s, err := waitstate.DecodeInSituWire(b)
+	v, err := waitStatesCodec.readMerged(PassWaitStates, b)
 	if err != nil {
 		return nil, err
 	}
-	if b, err = waitstate.EncodeInSitu(s); err != nil {
+	if b, err = waitstate.EncodeInSitu(v.(*waitstate.InSitu)); err != nil {
 		return nil, err
 	}
 	rt.setResult(tracefile.ResultWaitStates, b)

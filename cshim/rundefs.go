@@ -28,8 +28,10 @@ func (rt *Runtime) RunDefinitions() ([]byte, error) {
 // MergeRunDefinitions returns the merge of two parts of the run's
 // definitions, a's ranks before b's, in binary form.
 func MergeRunDefinitions(a, b []byte) ([]byte, error) {
-	return mergeBinary[tracefile.RunDefinitions](a, b)
+	return defsCodec.mergeParts(defsKey, a, b)
 }
+
+var defsCodec = binaryCodec[tracefile.RunDefinitions]()
 
 // SetRunDefinitions gives the measurement the run's definitions (rank 0,
 // at the root of the tree) for the archive's results.

@@ -1,7 +1,6 @@
 package cshim
 
 import (
-	"encoding"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -68,21 +67,22 @@ const (
 
 // passDef is what the ranks do in one pass: make a rank's part (given what
 // came down the tree, if anything), merge two parts (the second of ranks
-// after the first's), and, at the root, take the run's and return what
-// goes down the tree next.
+// after the first's: merge reads and writes them, merge.merge on them as
+// read), and, at the root, take the run's and return what goes down the
+// tree next.
 type passDef struct {
 	name  string
 	make  func(rt *Runtime, rank int, in []byte) ([]byte, error)
-	merge func(a, b []byte) ([]byte, error)
+	merge *partCodec
 	set   func(rt *Runtime, b []byte) ([]byte, error)
 }
 
 var passDefs = map[int]passDef{
-	PassProfile:  {"run profile", makeProfile, mergeBinary[summary.RunProfile], setProfile},
-	PassComm:     {"communication matrix", makeComm, mergeComm, setComm},
-	PassChoice:   {"time-dominant region", makeChoice, mergeVariation[variation.Choice], setChoice},
-	PassSegments: {"variation", makeSegments, mergeVariation[variation.Segments], setSegments},
-	PassPhases:   {"phase series", makePhases, mergePhases, setPhases},
+	PassProfile:  {"run profile", makeProfile, profileCodec, setProfile},
+	PassComm:     {"communication matrix", makeComm, commCodec, setComm},
+	PassChoice:   {"time-dominant region", makeChoice, choiceCodec, setChoice},
+	PassSegments: {"variation", makeSegments, segmentsCodec, setSegments},
+	PassPhases:   {"phase series", makePhases, phasesCodec, setPhases},
 }
 
 // passState is what the passes keep between their calls on this rank.
@@ -139,7 +139,10 @@ func PassMerge(pass int, a, b []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := d.merge(a, b)
+	if d.merge == nil {
+		return nil, fmt.Errorf("hmbtrace: the collective end: the %s's parts are exchanged, not merged", d.name)
+	}
+	m, err := d.merge.mergeParts(pass, a, b)
 	if err != nil {
 		return nil, fmt.Errorf("hmbtrace: the collective end: merging the %s: %w", d.name, err)
 	}
@@ -174,6 +177,7 @@ func (rt *Runtime) PassEnd() {
 	passState.events, passState.eventsOK, passState.eventsErr = nil, false, nil
 	passState.costs, passState.began = nil, nil
 	passState.mu.Unlock()
+	forgetMerged()
 	if len(costs) > 0 {
 		if b, err := json.Marshal(costs); err == nil {
 			rt.setResult(tracefile.ResultCosts, b)
@@ -302,32 +306,11 @@ func makeProfile(rt *Runtime, rank int, _ []byte) ([]byte, error) {
 	return p.MarshalBinary()
 }
 
-// mergeBinary returns the merge of two parts of a pass's result, a's
-// ranks before b's, for the results that encode themselves in binary
-// (the run profile, the run's definitions).
-func mergeBinary[T any, P interface {
-	*T
-	Merge(*T)
-	encoding.BinaryMarshaler
-	encoding.BinaryUnmarshaler
-}](a, b []byte) ([]byte, error) {
-	var p, q T
-	if err := P(&p).UnmarshalBinary(a); err != nil {
-		return nil, err
-	}
-	if err := P(&q).UnmarshalBinary(b); err != nil {
-		return nil, err
-	}
-	P(&p).Merge(&q)
-	return P(&p).MarshalBinary()
-}
-
 func setProfile(rt *Runtime, b []byte) ([]byte, error) {
 	rt.setResult(tracefile.ResultRunProfile, b)
 	if m := rt.Measurement(); m != nil {
-		var p summary.RunProfile
-		if p.UnmarshalBinary(b) == nil {
-			setRunTotals(m, &p)
+		if p, err := profileCodec.readMerged(PassProfile, b); err == nil {
+			setRunTotals(m, p.(*summary.RunProfile))
 		}
 	}
 	return nil, nil
@@ -345,20 +328,8 @@ func makeComm(rt *Runtime, _ int, _ []byte) ([]byte, error) {
 	return comm.MarshalParts([]comm.Part{p})
 }
 
-func mergeComm(a, b []byte) ([]byte, error) {
-	p, err := comm.UnmarshalParts(a)
-	if err != nil {
-		return nil, err
-	}
-	q, err := comm.UnmarshalParts(b)
-	if err != nil {
-		return nil, err
-	}
-	return comm.MarshalParts(append(p, q...))
-}
-
 func setComm(rt *Runtime, b []byte) ([]byte, error) {
-	if _, err := comm.UnmarshalParts(b); err != nil {
+	if _, err := commCodec.readMerged(PassComm, b); err != nil {
 		return nil, err
 	}
 	rt.setResult(tracefile.ResultComm, b)
@@ -385,11 +356,11 @@ func makeChoice(rt *Runtime, _ int, _ []byte) ([]byte, error) {
 // setChoice chooses the time-dominant region and returns the Cut for the
 // ranks; without one, the results say why and no segments are cut.
 func setChoice(rt *Runtime, b []byte) ([]byte, error) {
-	var c variation.Choice
-	if err := variation.Decode(b, &c); err != nil {
+	v, err := choiceCodec.readMerged(PassChoice, b)
+	if err != nil {
 		return nil, err
 	}
-	cut, err := c.Cut()
+	cut, err := v.(*variation.Choice).Cut()
 	if err != nil {
 		return nil, setVariation(rt, &variation.InSitu{Error: err.Error()})
 	}
@@ -431,8 +402,8 @@ func makeSegments(rt *Runtime, _ int, in []byte) ([]byte, error) {
 }
 
 func setSegments(rt *Runtime, b []byte) ([]byte, error) {
-	var s variation.Segments
-	if err := variation.Decode(b, &s); err != nil {
+	s, err := segmentsCodec.readMerged(PassSegments, b)
+	if err != nil {
 		return nil, err
 	}
 	passState.mu.Lock()
@@ -441,7 +412,7 @@ func setSegments(rt *Runtime, b []byte) ([]byte, error) {
 	if cut == nil {
 		return nil, errors.New("segments without the cut they were cut by")
 	}
-	v, err := cut.Finish(&s)
+	v, err := cut.Finish(s.(*variation.Segments))
 	if err != nil {
 		return nil, setVariation(rt, &variation.InSitu{Error: err.Error()})
 	}
@@ -457,33 +428,13 @@ func makePhases(rt *Runtime, _ int, _ []byte) ([]byte, error) {
 	return trend.EncodeInSitu(&trend.InSitu{Source: src, Series: series})
 }
 
-// mergeCodec returns the merge of two parts of a pass's result for the
-// results whose package gives their codec as functions (the phase series,
-// the wait states).
-func mergeCodec[P interface{ Merge(P) }](decode func([]byte) (P, error), encode func(P) ([]byte, error)) func(a, b []byte) ([]byte, error) {
-	return func(a, b []byte) ([]byte, error) {
-		p, err := decode(a)
-		if err != nil {
-			return nil, err
-		}
-		q, err := decode(b)
-		if err != nil {
-			return nil, err
-		}
-		p.Merge(q)
-		return encode(p)
-	}
-}
-
-var mergePhases = mergeCodec(trend.DecodeInSitu, trend.EncodeInSitu)
-
 // setPhases keeps the run's phase series, when it has any.
 func setPhases(rt *Runtime, b []byte) ([]byte, error) {
-	s, err := trend.DecodeInSitu(b)
+	v, err := phasesCodec.readMerged(PassPhases, b)
 	if err != nil {
 		return nil, err
 	}
-	if len(s.Series) > 0 {
+	if len(v.(*trend.InSitu).Series) > 0 {
 		rt.setResult(tracefile.ResultDynamics, b)
 	}
 	return nil, nil
@@ -510,21 +461,4 @@ func (rt *Runtime) LastUsage() (string, uint64) {
 		return "", 0
 	}
 	return mi.LastUsage(m)
-}
-
-// mergeVariation returns the merge of two parts of a variation pass (a
-// Choice or Segments) in variation's binary form.
-func mergeVariation[T any, P interface {
-	*T
-	Merge(*T)
-}](a, b []byte) ([]byte, error) {
-	var p, q T
-	if err := variation.Decode(a, &p); err != nil {
-		return nil, err
-	}
-	if err := variation.Decode(b, &q); err != nil {
-		return nil, err
-	}
-	P(&p).Merge(&q)
-	return variation.Encode(&p)
 }

@@ -596,15 +596,20 @@ func (t *lineTables) find(vaddr uint64) (string, int) {
 // wrote them. SeekPC then misses every address of the sequences that come
 // after a higher one (all of miniVite's OpenMP regions, optimised C++).
 type lineTable struct {
-	rows []lineRow // sorted by lo
+	rows  []lineRow // sorted by lo
+	files []string  // the rows' files
 }
 
 // lineRow is one row of a line program with the addresses it covers,
 // [lo, hi): up to the next row of its sequence, or the sequence's end.
+// It holds no pointer (its file is an index into the table's files): a
+// unit's rows, tens of thousands in optimised C++, are sorted at a
+// program's first probe, and moving rows with a string in them costs the
+// GC's write barriers on every move.
 type lineRow struct {
 	lo, hi uint64
-	file   string
-	line   int
+	file   int32
+	line   int32
 }
 
 // isCode reports whether vaddr is in an executable segment of the file, or
@@ -633,6 +638,7 @@ func readLineTable(d *dwarf.Data, cu *dwarf.Entry, isCode func(uint64) bool) *li
 	var (
 		le      dwarf.LineEntry
 		prev    lineRow // the row before le in its sequence, while open is true
+		fileOf  = map[*dwarf.LineFile]int32{}
 		open    bool
 		start   = true // le starts a sequence
 		dropped bool   // the sequence is a dropped function's
@@ -656,12 +662,21 @@ func readLineTable(d *dwarf.Data, cu *dwarf.Entry, isCode func(uint64) bool) *li
 		}
 		open = !le.EndSequence && le.File != nil
 		if open {
-			prev = lineRow{lo: le.Address, file: le.File.Name, line: le.Line}
+			fi, ok := fileOf[le.File]
+			if !ok {
+				fi = int32(len(lt.files))
+				fileOf[le.File] = fi
+				lt.files = append(lt.files, le.File.Name)
+			}
+			prev = lineRow{lo: le.Address, file: fi, line: int32(le.Line)}
 		}
 	}
 	// Sequences are sorted within; the linker's placement of their
 	// sections mixes them.
-	slices.SortStableFunc(lt.rows, func(a, b lineRow) int { return cmp.Compare(a.lo, b.lo) })
+	byLo := func(a, b lineRow) int { return cmp.Compare(a.lo, b.lo) }
+	if !slices.IsSortedFunc(lt.rows, byLo) {
+		slices.SortStableFunc(lt.rows, byLo)
+	}
 	return lt
 }
 
@@ -672,7 +687,7 @@ func readLineTable(d *dwarf.Data, cu *dwarf.Entry, isCode func(uint64) bool) *li
 func (lt *lineTable) find(vaddr uint64) (string, int, bool) {
 	i := sort.Search(len(lt.rows), func(i int) bool { return lt.rows[i].lo > vaddr }) - 1
 	if i >= 0 && vaddr < lt.rows[i].hi {
-		return lt.rows[i].file, lt.rows[i].line, true
+		return lt.files[lt.rows[i].file], int(lt.rows[i].line), true
 	}
 	return "", 0, false
 }

@@ -1262,6 +1262,28 @@ HMB_NOINST static void abandon(int n, MPI_Request *r, const char *what, const ch
 }
 
 /*
+ * coll_meter counts, for HMB_COLLECTIVE_TIMING, what this rank's thread
+ * spends in the collective end: its CPU time in the calls into Go (the
+ * parts, merges and the replay's rounds) and the waits' polls that
+ * yielded and slept. The process's CPU time beside it holds the rest:
+ * MPI's progress, the polls themselves, and the Go runtime's own threads.
+ */
+static struct {
+	int64_t go_cpu;
+	long yields, sleeps;
+} coll_meter;
+
+/* thread_ns is the calling thread's CPU time so far. */
+HMB_NOINST static int64_t thread_ns(void)
+{
+	struct timespec ts;
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0) {
+		return 0;
+	}
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/*
  * How the collective steps wait. A wait that spins, even yielding between
  * tests, keeps its rank runnable, and where a node's ranks outnumber its
  * cores (8 ranks on 2 cores) the ranks that wait then take their share of
@@ -1315,9 +1337,11 @@ HMB_NOINST static int wait_mode_for(int n, MPI_Request *r, const char *what, enu
 		}
 		if (mode == WAIT_SPIN ? spin < 2000 : spin < WAIT_YIELDS) {
 			sched_yield();
+			coll_meter.yields++;
 		} else {
 			struct timespec ts = {0, sleep_ns};
 			nanosleep(&ts, NULL);
+			coll_meter.sleeps++;
 			if (mode == WAIT_IDLE) {
 				sleep_ns = sleep_ns * 2 < WAIT_SLEEP_MAX_NS ? sleep_ns * 2 : WAIT_SLEEP_MAX_NS;
 			}
@@ -1650,7 +1674,10 @@ HMB_NOINST static void bundle_add(struct bundle *b, int pass, const char *in, si
 	b->part[i] = NULL;
 	b->n[i] = 0;
 	if (pass == PASS_DEFS) {
-		if (hmb_run_definitions(&b->part[i], &b->n[i]) != 0) {
+		int64_t c0 = thread_ns();
+		int bad = hmb_run_definitions(&b->part[i], &b->n[i]) != 0;
+		coll_meter.go_cpu += thread_ns() - c0;
+		if (bad) {
 			fprintf(stderr, "hmbtrace: rank %d: %s: the archive has no unified definitions\n", world_rank,
 				hmb_last_error());
 			b->part[i] = NULL;
@@ -1658,7 +1685,10 @@ HMB_NOINST static void bundle_add(struct bundle *b, int pass, const char *in, si
 		}
 		return;
 	}
-	if (hmb_pass_make(pass, world_rank, in, in_n, &b->part[i], &b->n[i]) != 0) {
+	int64_t c0 = thread_ns();
+	int bad = hmb_pass_make(pass, world_rank, in, in_n, &b->part[i], &b->n[i]) != 0;
+	coll_meter.go_cpu += thread_ns() - c0;
+	if (bad) {
 		fprintf(stderr, "hmbtrace: rank %d: %s: the run's %s lacks this rank\n", world_rank, hmb_last_error(),
 			pass_names[pass]);
 		b->part[i] = NULL;
@@ -1726,7 +1756,10 @@ HMB_NOINST static int bundle_merge(struct bundle *b, const char *m, size_t n, in
 			}
 			char *merged = NULL;
 			size_t mn = 0;
-			if (size == 0 || hmb_run_defs_merge(b->part[i], b->n[i], theirs, (size_t)size, &merged, &mn) != 0) {
+			int64_t c0 = thread_ns();
+			int bad = size == 0 || hmb_run_defs_merge(b->part[i], b->n[i], theirs, (size_t)size, &merged, &mn) != 0;
+			coll_meter.go_cpu += thread_ns() - c0;
+			if (bad) {
 				if (size > 0) {
 					fprintf(stderr, "hmbtrace: rank %d: %s: the archive has no unified definitions\n",
 						world_rank, hmb_last_error());
@@ -1750,7 +1783,10 @@ HMB_NOINST static int bundle_merge(struct bundle *b, const char *m, size_t n, in
 		}
 		char *merged = NULL;
 		size_t mn = 0;
-		if (hmb_pass_merge(b->pass[i], b->part[i], b->n[i], theirs, (size_t)size, &merged, &mn) == 0) {
+		int64_t c0 = thread_ns();
+		int good = hmb_pass_merge(b->pass[i], b->part[i], b->n[i], theirs, (size_t)size, &merged, &mn) == 0;
+		coll_meter.go_cpu += thread_ns() - c0;
+		if (good) {
 			free(b->part[i]);
 			b->part[i] = merged, b->n[i] = mn;
 		} else {
@@ -1818,12 +1854,17 @@ HMB_NOINST static void run_bundle(struct bundle *b, char **next, size_t *next_n)
 				continue;
 			}
 			if (b->pass[i] == PASS_DEFS) {
+				int64_t c0 = thread_ns();
 				hmb_run_set_definitions(b->part[i], b->n[i]);
+				coll_meter.go_cpu += thread_ns() - c0;
 				continue;
 			}
 			char *nb = NULL;
 			size_t nn = 0;
-			if (hmb_pass_set(b->pass[i], b->part[i], b->n[i], &nb, &nn) != 0) {
+			int64_t c0 = thread_ns();
+			int bad = hmb_pass_set(b->pass[i], b->part[i], b->n[i], &nb, &nn) != 0;
+			coll_meter.go_cpu += thread_ns() - c0;
+			if (bad) {
 				fprintf(stderr, "hmbtrace: rank 0: %s\n", hmb_last_error());
 			}
 			if (next != NULL && nb != NULL) {
@@ -1882,6 +1923,7 @@ HMB_NOINST static void replay_pause(long spin, long yields, long cap_us)
 {
 	if (spin < yields) {
 		sched_yield();
+		coll_meter.yields++;
 		return;
 	}
 	long us = 20L << (spin - yields < 6 ? spin - yields : 6);
@@ -1890,6 +1932,7 @@ HMB_NOINST static void replay_pause(long spin, long yields, long cap_us)
 	}
 	struct timespec ts = {0, us * 1000};
 	nanosleep(&ts, NULL);
+	coll_meter.sleeps++;
 }
 
 /*
@@ -2088,7 +2131,10 @@ HMB_NOINST static int replay_async(int *round, char **in, size_t *in_n, int *fai
 			char *out = NULL;
 			size_t on = 0;
 			int64_t g0 = mono_ns();
-			if (!*failed && hmb_pass_make(HMB_PASS_REPLAY, r, *in, *in_n, &out, &on) != 0) {
+			int64_t c0 = thread_ns();
+			int bad = !*failed && hmb_pass_make(HMB_PASS_REPLAY, r, *in, *in_n, &out, &on) != 0;
+			coll_meter.go_cpu += thread_ns() - c0;
+			if (bad) {
 				fprintf(stderr, "hmbtrace: rank %d: %s: the run's wait states lack this rank\n", r, hmb_last_error());
 				*failed = 1;
 				free(out);
@@ -2283,7 +2329,10 @@ HMB_NOINST static void replay(void)
 		memcpy(in, hdr, sizeof hdr);
 		char *out = NULL;
 		size_t on = 0;
-		if (!failed && hmb_pass_make(HMB_PASS_REPLAY, r, in, in_n, &out, &on) != 0) {
+		int64_t c0 = thread_ns();
+		int bad = !failed && hmb_pass_make(HMB_PASS_REPLAY, r, in, in_n, &out, &on) != 0;
+		coll_meter.go_cpu += thread_ns() - c0;
+		if (bad) {
 			fprintf(stderr, "hmbtrace: rank %d: %s: the run's wait states lack this rank\n", r, hmb_last_error());
 			failed = 1;
 			free(out);
@@ -2631,12 +2680,13 @@ HMB_NOINST void hmbmpi_after_init(void)
  * scale` reads. The results' time is the profile, matrix, analyses and
  * definitions going up the tree (coll_cost.trips trips up or down) without
  * the wait-state replay, which follows on its own with its calls into Go;
- * then the process's CPU time over them (cpu: before and after), which
+ * then the process's CPU time over them (cpu[0] before, cpu[1] after), which
  * shows what waiting costs where ranks outnumber cores, of it the
- * replay's, and MPI_Init's clock sync. The write itself comes later, at
- * exit.
+ * replay's, and MPI_Init's clock sync; then this thread's CPU time over
+ * them (cpu[2], cpu[3]), of it in Go, and the waits' polls (coll_meter).
+ * The write itself comes later, at exit.
  */
-HMB_NOINST static void say_timing(const int64_t at[4], const int64_t cpu[2])
+HMB_NOINST static void say_timing(const int64_t at[4], const int64_t cpu[4])
 {
 	const char *v = getenv("HMB_COLLECTIVE_TIMING");
 	if (v == NULL || !(strcmp(v, "1") == 0 || strcasecmp(v, "true") == 0 || strcasecmp(v, "yes") == 0 ||
@@ -2650,11 +2700,13 @@ HMB_NOINST static void say_timing(const int64_t at[4], const int64_t cpu[2])
 	fprintf(stderr,
 		"hmbtrace: rank %d: collective end of %d ranks, %d rounds, %d trips: clock sync %.6f s, results %.6f s, "
 		"wait-state replay %.6f s, archive slots %.6f s, replay calls %d, CPU %.6f s, of it the replay's %.6f s, "
-		"results' %.6f s, MPI_Init's clock sync %.6f s%s\n",
+		"results' %.6f s, MPI_Init's clock sync %.6f s, this thread's CPU %.6f s, of it in Go %.6f s, "
+		"waits %ld yields %ld sleeps%s\n",
 		world_rank, hmbmpi_world_size, rounds, coll_cost.trips, (double)(at[1] - at[0]) / 1e9,
 		(double)coll_cost.results / 1e9, (double)coll_cost.replay / 1e9, (double)(at[3] - at[2]) / 1e9,
 		replay_rounds, (double)(cpu[1] - cpu[0]) / 1e9, (double)coll_cost.replay_cpu / 1e9,
-		(double)coll_cost.results_cpu / 1e9, (double)init_sync_ns / 1e9, coll_abandoned ? " (given up)" : "");
+		(double)coll_cost.results_cpu / 1e9, (double)init_sync_ns / 1e9, (double)(cpu[3] - cpu[2]) / 1e9,
+		(double)coll_meter.go_cpu / 1e9, coll_meter.yields, coll_meter.sleeps, coll_abandoned ? " (given up)" : "");
 }
 
 /*
@@ -2671,8 +2723,9 @@ HMB_NOINST void hmbmpi_before_finalize(void)
 	if (hmb_run_end(&archive, &aggregate, &timeout) && timeout > 0) {
 		coll_timeout_ns = timeout;
 	}
-	int64_t at[4], cpu[2];
+	int64_t at[4], cpu[4];
 	cpu[0] = cpu_ns();
+	cpu[2] = thread_ns();
 	at[0] = mono_ns();
 	clock_sync();
 	at[1] = at[2] = at[3] = mono_ns();
@@ -2688,6 +2741,7 @@ HMB_NOINST void hmbmpi_before_finalize(void)
 		at[3] = mono_ns();
 	}
 	cpu[1] = cpu_ns();
+	cpu[3] = thread_ns();
 	say_timing(at, cpu);
 	if (sync_comm != MPI_COMM_NULL && !coll_abandoned) {
 		PMPI_Comm_free(&sync_comm);
