@@ -8,7 +8,8 @@
  * state, without the BIN record's bytes), then "E <time> <seq> <region>"
  * (hmb_put_enter), "L <time> <seq>" (hmb_put_leave), and the forms of an
  * MPI call's direct probe (lib/direct_mpi.h): "N <time> <seq> <region>"
- * (hmb_put_enter_mpi), "S <time> <seq>"
+ * (hmb_put_enter_mpi), "P <time> <seq> <region>" (hmb_put_enter_pred),
+ * "S <time> <seq>"
  * (hmb_put_leave_seq), "M <recv> <time> <seq> <peer> <tag> <bytes>
  * <comm>" (hmb_put_message_inline) and "Q <kind> <time> <seq> <peer> <tag>
  * <bytes> <comm> <request>" (hmb_put_req_inline; kind is encode.Kind's).
@@ -45,10 +46,12 @@ int main(void)
 			n = hmb_put_enter(&lv, bin, t, seq, region);
 			break;
 		case 'N':
+		case 'P':
 			if (scanf("%" SCNu64 " %" SCNu32 " %" SCNu32, &t, &seq, &region) != 3) {
 				return 2;
 			}
-			n = hmb_put_enter_mpi(&lv, bin, t, seq, region);
+			n = kind == 'N' ? hmb_put_enter_mpi(&lv, bin, t, seq, region)
+					: hmb_put_enter_pred(&lv, bin, t, seq, region);
 			break;
 		case 'L':
 			if (scanf("%" SCNu64 " %" SCNu32, &t, &seq) != 2) {
