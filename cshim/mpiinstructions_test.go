@@ -13,7 +13,7 @@ import (
 // mpiCallInstructions bounds the instructions that libhmbtrace-mpi's
 // wrappers and libhmbtrace execute per blocking point-to-point call (a
 // MPI_Send or MPI_Recv to this same rank, the PMPI call excluded), as
-// callgrind counts them: 450 with Debian's GCC 12 at -O2 and Open MPI 4.1
+// callgrind counts them: 446 to 449 with Debian's GCC 12 at -O2 and Open MPI 4.1
 // (2026-12-07; 533 before the send took the deferred receive into its
 // probe, hmb_mpi_pair, and the call's frame went), some 90 of them the
 // wrapper's own. Two clock reads take some 19 ns of the +55 ns a call
