@@ -12,7 +12,7 @@ import (
 )
 
 // TestDirectMPIEncoding compares the encoders of an MPI call's direct
-// probe (hmb_put_message_inline, hmb_put_leave_seq and hmb_put_req_inline
+// probe (hmb_put_enter_mpi, hmb_put_enter_pred, hmb_put_message_inline, hmb_put_leave_seq and hmb_put_req_inline
 // in lib/direct_mpi.h, which write the common forms themselves and hand
 // the rest to direct.c) with encode.Encoder byte for byte, on level
 // streams that mix enters, leaves, messages and requests' records: deltas, peers, tags and
@@ -74,9 +74,13 @@ func TestDirectMPIEncoding(t *testing.T) {
 				}
 				fmt.Fprintf(&in, "Q %d %d %d %d %d %d %d %d\n", k, tm, seq, peer, tag, bytes, comm, request)
 			case 0:
-				region := uint32(1 + rng.IntN(4))
+				// Ten regions: every slot of the prediction (eight), and
+				// regions that are in none.
+				// hmb_put_enter_mpi (N) and hmb_put_enter_pred (P), which
+				// the non-blocking calls use for slots 0 and 1 as well.
+				region := uint32(1 + rng.IntN(10))
 				n = e.Enter(b, tm, seq, region)
-				fmt.Fprintf(&in, "E %d %d %d\n", tm, seq, region)
+				fmt.Fprintf(&in, "%c %d %d %d\n", "NP"[rng.IntN(2)], tm, seq, region)
 			case 1:
 				n = e.Leave(b, tm, seq)
 				fmt.Fprintf(&in, "S %d %d\n", tm, seq)

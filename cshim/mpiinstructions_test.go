@@ -13,7 +13,7 @@ import (
 // mpiCallInstructions bounds the instructions that libhmbtrace-mpi's
 // wrappers and libhmbtrace execute per blocking point-to-point call (a
 // MPI_Send or MPI_Recv to this same rank, the PMPI call excluded), as
-// callgrind counts them: 448 with Debian's GCC 12 at -O2 and Open MPI 4.1
+// callgrind counts them: 446 to 449 with Debian's GCC 12 at -O2 and Open MPI 4.1
 // (2026-12-07; 533 before the send took the deferred receive into its
 // probe, hmb_mpi_pair, and the call's frame went), some 90 of them the
 // wrapper's own. Two clock reads take some 19 ns of the +55 ns a call
@@ -22,11 +22,14 @@ const mpiCallInstructions = 470
 
 // mpiRequestInstructions bounds the same per non-blocking call or
 // completion (MPI_Irecv, MPI_Isend, MPI_Test and MPI_Wait of a
-// point-to-point request to this same rank): 729 (2026-12-07; 903 before
+// point-to-point request to this same rank): 657 (2026-12-07; 903 before
 // the calls that start such a request or complete it were recorded whole,
-// hmb_mpi_req_call, and their records encoded inline), of which some 130
-// the request table's.
-const mpiRequestInstructions = 760
+// hmb_mpi_req_call, and their records encoded inline; 729 before their
+// enters were written inline from any slot of the prediction,
+// hmb_put_enter_pred, and a completion took its request's entry without a
+// second lookup, hmbmpi_complete_ref), of which some 100 the request
+// table's.
+const mpiRequestInstructions = 680
 
 // TestMPICallInstructions counts, with callgrind, the instructions of
 // libhmbtrace-mpi and libhmbtrace per blocking call of a send and a

@@ -39,7 +39,7 @@ static inline int hmb_put_uv(uint8_t *b, uint64_t v)
 static int hmb_put_seq(uint8_t *b, uint32_t seq)
 {
 	if (seq != 0 && seq < 32) {
-		b[0] = (uint8_t)(HMB_TOK_SEQ_INLINE | seq);
+		b[0] = hmb_seq_byte(seq);
 		return 1;
 	}
 	b[0] = HMB_TOK_SEQ_INLINE;
@@ -49,8 +49,9 @@ static int hmb_put_seq(uint8_t *b, uint32_t seq)
 /*
  * hmb_put_prefix begins a record at time *t with sequence number seq, as
  * every encoder path does: a time before the stream's is taken as it, a SEQ
- * prefix goes first where the decoder would infer another number, and the
- * stream moves on. It returns the bytes written and the time's delta.
+ * prefix goes first where the decoder would infer another number
+ * (hmb_seq_needed, direct_mpi.h), and the stream moves on. It returns the
+ * bytes written and the time's delta.
  */
 static int hmb_put_prefix(struct hmb_go_level *lv, uint8_t *b, uint64_t t, uint32_t seq, uint64_t *delta)
 {
@@ -58,7 +59,7 @@ static int hmb_put_prefix(struct hmb_go_level *lv, uint8_t *b, uint64_t t, uint3
 		t = lv->time;
 	}
 	uint64_t d = t - lv->time;
-	int n = seq != (d == 0 ? lv->next : 0) ? hmb_put_seq(b, seq) : 0;
+	int n = hmb_seq_needed(lv, d, seq) ? hmb_put_seq(b, seq) : 0;
 	lv->time = t;
 	lv->next = seq + 1;
 	*delta = d;

@@ -71,8 +71,12 @@ int hmb_put_mpi(struct hmb_go_level *lv, uint8_t *b, uint64_t t, uint32_t seq, c
  * cases are an enter of the region the stream entered last (slot 0 of its
  * prediction, encode/predict.go), whose place in the list does not change,
  * and of the one before (slot 1: a loop calling two regions in turn).
+ * hmb_put_enter_with takes the other cases to slow: hmb_put_enter_slow, or
+ * an MPI call's more common forms inline (hmb_put_enter_mpi, direct_mpi.h).
  */
-HMB_NOINST static inline int hmb_put_enter(struct hmb_go_level *lv, uint8_t *b, uint64_t t, uint32_t seq, uint32_t region)
+HMB_NOINST __attribute__((always_inline)) static inline int
+hmb_put_enter_with(struct hmb_go_level *lv, uint8_t *b, uint64_t t, uint32_t seq, uint32_t region,
+		   int (*slow)(struct hmb_go_level *, uint8_t *, uint64_t, uint32_t, uint32_t))
 {
 	uint64_t d = t - lv->time;
 	if (__builtin_expect(t >= lv->time && d < (1 << 9) && seq == (d == 0 ? lv->next : 0) && region != 0, 1)) {
@@ -101,7 +105,12 @@ HMB_NOINST static inline int hmb_put_enter(struct hmb_go_level *lv, uint8_t *b, 
 			return 2;
 		}
 	}
-	return hmb_put_enter_slow(lv, b, t, seq, region);
+	return slow(lv, b, t, seq, region);
+}
+
+HMB_NOINST static inline int hmb_put_enter(struct hmb_go_level *lv, uint8_t *b, uint64_t t, uint32_t seq, uint32_t region)
+{
+	return hmb_put_enter_with(lv, b, t, seq, region, hmb_put_enter_slow);
 }
 
 /* hmb_put_leave is encode.Encoder.Leave with every technique on. */

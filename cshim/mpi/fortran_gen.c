@@ -8094,7 +8094,8 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_test(MPI_Fint *f_request, MPI_Fint *f_fla
 	MPI_Status status_v, *status = &status_v;
 	MPI_Request before = *request;
 	struct hmb_mpi_req rq = HMBMPI_NO_REQ;
-	int whole = hmbmpi_p2p_request(before);
+	struct hmbmpi_ref ref;
+	int whole = hmbmpi_p2p_request(before, &ref);
 	uint64_t t0 = hmbmpi_completion_enter(r, whole);
 	pmpi_test_(f_request, f_flag, f_status, ierr);
 	int rc = (int)*ierr;
@@ -8102,7 +8103,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_test(MPI_Fint *f_request, MPI_Fint *f_fla
 		flag_v = (int)*f_flag;
 		MPI_Status_f2c(f_status, status);
 		if (*flag) {
-			hmbmpi_complete(&rq, before, status);
+			hmbmpi_complete_ref(&rq, before, status, &ref);
 		}
 	}
 	hmbmpi_completion_leave(r, whole, t0, &rq);
@@ -8135,7 +8136,8 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_test(MPI_Fint *f_request, MPI_Fint *f_f
 	MPI_Status status_v, *status = &status_v;
 	MPI_Request before = *request;
 	struct hmb_mpi_req rq = HMBMPI_NO_REQ;
-	int whole = hmbmpi_p2p_request(before);
+	struct hmbmpi_ref ref;
+	int whole = hmbmpi_p2p_request(before, &ref);
 	uint64_t t0 = hmbmpi_completion_enter(r, whole);
 	pmpi_test_f08_(f_request, f_flag, f_status, ierr);
 	int rc = (int)*ierr;
@@ -8143,7 +8145,7 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_test(MPI_Fint *f_request, MPI_Fint *f_f
 		flag_v = (int)*f_flag;
 		MPI_Status_f2c(f_status, status);
 		if (*flag) {
-			hmbmpi_complete(&rq, before, status);
+			hmbmpi_complete_ref(&rq, before, status, &ref);
 		}
 	}
 	hmbmpi_completion_leave(r, whole, t0, &rq);
@@ -8386,13 +8388,14 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_wait(MPI_Fint *f_request, MPI_Fint *f_sta
 	MPI_Status status_v, *status = &status_v;
 	MPI_Request before = *request;
 	struct hmb_mpi_req rq = HMBMPI_NO_REQ;
-	int whole = hmbmpi_p2p_request(before);
+	struct hmbmpi_ref ref;
+	int whole = hmbmpi_p2p_request(before, &ref);
 	uint64_t t0 = hmbmpi_completion_enter(r, whole);
 	pmpi_wait_(f_request, f_status, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		MPI_Status_f2c(f_status, status);
-		hmbmpi_complete(&rq, before, status);
+		hmbmpi_complete_ref(&rq, before, status, &ref);
 	}
 	hmbmpi_completion_leave(r, whole, t0, &rq);
 }
@@ -8423,13 +8426,14 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_wait(MPI_Fint *f_request, MPI_Fint *f_s
 	MPI_Status status_v, *status = &status_v;
 	MPI_Request before = *request;
 	struct hmb_mpi_req rq = HMBMPI_NO_REQ;
-	int whole = hmbmpi_p2p_request(before);
+	struct hmbmpi_ref ref;
+	int whole = hmbmpi_p2p_request(before, &ref);
 	uint64_t t0 = hmbmpi_completion_enter(r, whole);
 	pmpi_wait_f08_(f_request, f_status, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
 		MPI_Status_f2c(f_status, status);
-		hmbmpi_complete(&rq, before, status);
+		hmbmpi_complete_ref(&rq, before, status, &ref);
 	}
 	hmbmpi_completion_leave(r, whole, t0, &rq);
 }

@@ -418,6 +418,27 @@ HMB_NOINST static void pend_add(struct pending p, uint64_t n)
 }
 
 /*
+ * pend_take_at copies entry e of the table (NULL: none) into *out and
+ * removes it, unless it is a persistent request and keep is set: then it
+ * is marked inactive. It returns 0 if e is NULL. The lock is held.
+ */
+HMB_NOINST static int pend_take_at(struct pending *e, struct pending *out, int keep)
+{
+	if (e == NULL) {
+		return 0;
+	}
+	*out = *e;
+	if (keep && e->persistent) {
+		e->id = 0;
+	} else {
+		e->used = 2;
+		pend_len--;
+		pend_deleted++;
+	}
+	return 1;
+}
+
+/*
  * pend_take copies key's entry into *out and removes it, unless it is a
  * persistent request and keep is set: then it is marked inactive. It
  * returns 0 if the table has no such entry.
@@ -425,20 +446,26 @@ HMB_NOINST static void pend_add(struct pending p, uint64_t n)
 HMB_NOINST static int pend_take(uint64_t key, struct pending *out, int keep)
 {
 	pend_lock();
-	struct pending *e = find(key, ANY_ENTRY);
-	int ok = e != NULL;
-	if (ok) {
-		*out = *e;
-		if (keep && e->persistent) {
-			e->id = 0;
-		} else {
-			e->used = 2;
-			pend_len--;
-			pend_deleted++;
-		}
-	}
+	int ok = pend_take_at(find(key, ANY_ENTRY), out, keep);
 	pend_unlock();
 	return ok;
+}
+
+/*
+ * pend_ref_entry returns the entry that ref names if it is still in its
+ * slot (ref->seq 0: none): an entry's insertion number names it until it
+ * is taken, and a request's entry is the one find would return for its
+ * key as long as the request is active, so that a completion need not
+ * look it up again. If other threads' inserts moved it meanwhile (a
+ * rehash), it returns NULL. The lock is held.
+ */
+HMB_NOINST static struct pending *pend_ref_entry(uint64_t key, const struct hmbmpi_ref *ref)
+{
+	if (ref == NULL || ref->seq == 0 || ref->slot >= pend_cap) {
+		return NULL;
+	}
+	struct pending *e = &pend[ref->slot];
+	return e->used == 1 && e->key == key && e->seq == ref->seq ? e : NULL;
 }
 
 /*
@@ -516,8 +543,7 @@ HMB_NOINST static int received(MPI_Comm comm, MPI_Datatype type, const MPI_Statu
 			       uint32_t *id, int *cancelled)
 {
 	if (cancelled != NULL) {
-		*cancelled = 0;
-		PMPI_Test_cancelled(st, cancelled);
+		*cancelled = hmbmpi_status_cancelled(st);
 		if (*cancelled) {
 			return 0;
 		}
@@ -649,14 +675,19 @@ HMB_NOINST void hmbmpi_start(MPI_Request req)
 
 HMB_NOINST static void comm_idup_done(const struct pending *p);
 
-int hmbmpi_p2p_request(MPI_Request req)
+int hmbmpi_p2p_request(MPI_Request req, struct hmbmpi_ref *ref)
 {
+	ref->seq = 0;
 	if (req == MPI_REQUEST_NULL) {
 		return 1;
 	}
 	pend_lock();
 	struct pending *e = find(req_key(req), ANY_ENTRY);
 	int p2p = e != NULL && (e->what == P_SEND || e->what == P_RECV);
+	if (e != NULL) {
+		ref->slot = (size_t)(e - pend);
+		ref->seq = e->seq;
+	}
 	pend_unlock();
 	return p2p;
 }
@@ -669,8 +700,22 @@ int hmbmpi_p2p_request(MPI_Request req)
  */
 HMB_NOINST void hmbmpi_complete(struct hmb_mpi_req *q, MPI_Request before, const MPI_Status *st)
 {
+	hmbmpi_complete_ref(q, before, st, NULL);
+}
+
+HMB_NOINST void hmbmpi_complete_ref(struct hmb_mpi_req *q, MPI_Request before, const MPI_Status *st,
+				    const struct hmbmpi_ref *ref)
+{
+	if (before == MPI_REQUEST_NULL) {
+		return;
+	}
 	struct pending p;
-	if (before == MPI_REQUEST_NULL || !pend_take(req_key(before), &p, 1) || p.id == 0) {
+	uint64_t key = req_key(before);
+	pend_lock();
+	struct pending *e = pend_ref_entry(key, ref);
+	int ok = pend_take_at(e != NULL ? e : find(key, ANY_ENTRY), &p, 1);
+	pend_unlock();
+	if (!ok || p.id == 0) {
 		return;
 	}
 	int cancelled = 0, from;
@@ -679,7 +724,7 @@ HMB_NOINST void hmbmpi_complete(struct hmb_mpi_req *q, MPI_Request before, const
 	struct hmb_mpi_req r = {0};
 	switch (p.what) {
 	case P_SEND:
-		PMPI_Test_cancelled(st, &cancelled);
+		cancelled = hmbmpi_status_cancelled(st);
 		r = (struct hmb_mpi_req){.kind = cancelled ? HMB_ENC_REQUEST_CANCELLED : HMB_ENC_ISEND_COMPLETE,
 					 .request = p.id};
 		break;

@@ -146,6 +146,23 @@ HMB_NOINST static inline uint64_t hmbmpi_status_bytes(const MPI_Status *st, MPI_
 #endif
 }
 
+/*
+ * hmbmpi_status_cancelled says whether a completed request's status tells
+ * that it was cancelled: read in the status where Open MPI keeps it
+ * (_cancelled, beside _ucount), else through PMPI_Test_cancelled, a call
+ * on every completion.
+ */
+HMB_NOINST static inline int hmbmpi_status_cancelled(const MPI_Status *st)
+{
+#if HMBMPI_UCOUNT
+	return st->_cancelled != 0;
+#else
+	int flag = 0;
+	PMPI_Test_cancelled(st, &flag);
+	return flag;
+#endif
+}
+
 /* hmbmpi_recv says what a blocking receive received, as hmbmpi_send does. */
 HMB_NOINST static inline void hmbmpi_recv(struct hmb_mpi_msg *m, MPI_Comm comm, MPI_Datatype type,
 					  const MPI_Status *st)
@@ -207,7 +224,15 @@ void hmbmpi_irecv(struct hmb_mpi_req *q, MPI_Comm comm, int source, MPI_Datatype
  * whole, after the enter's probe if not; hmbmpi_completion_leave writes
  * the record q and the leave.
  */
-int hmbmpi_p2p_request(MPI_Request req);
+/*
+ * What hmbmpi_p2p_request found of a request, for hmbmpi_complete_ref:
+ * the slot of its entry and the entry's insertion number (0: none).
+ */
+struct hmbmpi_ref {
+	size_t slot;
+	uint64_t seq;
+};
+int hmbmpi_p2p_request(MPI_Request req, struct hmbmpi_ref *ref);
 HMB_NOINST static inline uint64_t hmbmpi_completion_enter(uint32_t r, int whole)
 {
 	if (whole) {
@@ -228,6 +253,13 @@ void hmbmpi_send_init(MPI_Comm comm, int dest, int tag, int count, MPI_Datatype 
 void hmbmpi_recv_init(MPI_Comm comm, int source, MPI_Datatype type, MPI_Request req);
 void hmbmpi_start(MPI_Request req);
 void hmbmpi_complete(struct hmb_mpi_req *q, MPI_Request before, const MPI_Status *st);
+/*
+ * hmbmpi_complete_ref is hmbmpi_complete for a request whose entry
+ * hmbmpi_p2p_request found before the call (*ref): taken from its slot if
+ * it is still there, without a second lookup.
+ */
+void hmbmpi_complete_ref(struct hmb_mpi_req *q, MPI_Request before, const MPI_Status *st,
+			 const struct hmbmpi_ref *ref);
 void hmbmpi_request_free(MPI_Request before);
 void hmbmpi_mprobe(MPI_Comm comm, MPI_Message msg);
 void hmbmpi_mrecv(struct hmb_mpi_msg *m, MPI_Message before, MPI_Datatype type, const MPI_Status *st);

@@ -2622,12 +2622,13 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Test(MPI_Request *request, int *flag, MPI_Statu
 	}
 	MPI_Request before = *request;
 	struct hmb_mpi_req rq = HMBMPI_NO_REQ;
-	int whole = hmbmpi_p2p_request(before);
+	struct hmbmpi_ref ref;
+	int whole = hmbmpi_p2p_request(before, &ref);
 	uint64_t t0 = hmbmpi_completion_enter(r, whole);
 	int rc = PMPI_Test(request, flag, status);
 	if (rc == MPI_SUCCESS) {
 		if (*flag) {
-			hmbmpi_complete(&rq, before, status);
+			hmbmpi_complete_ref(&rq, before, status, &ref);
 		}
 	}
 	hmbmpi_completion_leave(r, whole, t0, &rq);
@@ -2721,11 +2722,12 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Wait(MPI_Request *request, MPI_Status *status)
 	}
 	MPI_Request before = *request;
 	struct hmb_mpi_req rq = HMBMPI_NO_REQ;
-	int whole = hmbmpi_p2p_request(before);
+	struct hmbmpi_ref ref;
+	int whole = hmbmpi_p2p_request(before, &ref);
 	uint64_t t0 = hmbmpi_completion_enter(r, whole);
 	int rc = PMPI_Wait(request, status);
 	if (rc == MPI_SUCCESS) {
-		hmbmpi_complete(&rq, before, status);
+		hmbmpi_complete_ref(&rq, before, status, &ref);
 	}
 	hmbmpi_completion_leave(r, whole, t0, &rq);
 	return rc;

@@ -75,9 +75,11 @@ const (
 
 // MPI_Wait and MPI_Test on a point-to-point request the wrappers started
 // are recorded whole as well; on any other request they keep their two
-// probes (hmbmpi_p2p_request, cshim/mpi/mpi_internal.h).
+// probes (hmbmpi_p2p_request, cshim/mpi/mpi_internal.h). The request's
+// entry that hmbmpi_p2p_request found is taken after the call without a
+// second lookup (hmbmpi_complete_ref).
 const (
-	completionDecl  = "MPI_Request before = *request;\n" + reqDecl + "\nint whole = hmbmpi_p2p_request(before);"
+	completionDecl  = "MPI_Request before = *request;\n" + reqDecl + "\nstruct hmbmpi_ref ref;\nint whole = hmbmpi_p2p_request(before, &ref);"
 	completionEnter = "uint64_t t0 = hmbmpi_completion_enter(r, whole);"
 	completionLeave = "hmbmpi_completion_leave(r, whole, t0, &rq);"
 )
@@ -143,10 +145,10 @@ func specOf(f *fn) spec {
 			fpost: "for (int i = 0; i < count; i++) {\n\thmbmpi_start(MPI_Request_f2c(f_array_of_requests[i]));\n}"}
 	case "wait":
 		return spec{uses: []string{"request"}, status: "status", pre: completionDecl, enter: completionEnter,
-			post: "hmbmpi_complete(&rq, before, status);", leave: completionLeave}
+			post: "hmbmpi_complete_ref(&rq, before, status, &ref);", leave: completionLeave}
 	case "test":
 		return spec{uses: []string{"request", "flag>"}, status: "status", pre: completionDecl, enter: completionEnter,
-			post: "if (*flag) {\n\thmbmpi_complete(&rq, before, status);\n}", leave: completionLeave}
+			post: "if (*flag) {\n\thmbmpi_complete_ref(&rq, before, status, &ref);\n}", leave: completionLeave}
 	case "request_free":
 		return spec{uses: []string{"request"},
 			pre: "MPI_Request before = *request;", post: "hmbmpi_request_free(before);"}

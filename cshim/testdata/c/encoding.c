@@ -6,8 +6,10 @@
  *
  * Input: "B <time> <open region>" starts a bin (encode.Encoder.StartBin's
  * state, without the BIN record's bytes), then "E <time> <seq> <region>"
- * (hmb_put_enter), "L <time> <seq>" (hmb_put_leave), and the forms of a
- * blocking MPI call's direct probe (lib/direct_mpi.h): "S <time> <seq>"
+ * (hmb_put_enter), "L <time> <seq>" (hmb_put_leave), and the forms of an
+ * MPI call's direct probe (lib/direct_mpi.h): "N <time> <seq> <region>"
+ * (hmb_put_enter_mpi), "P <time> <seq> <region>" (hmb_put_enter_pred),
+ * "S <time> <seq>"
  * (hmb_put_leave_seq), "M <recv> <time> <seq> <peer> <tag> <bytes>
  * <comm>" (hmb_put_message_inline) and "Q <kind> <time> <seq> <peer> <tag>
  * <bytes> <comm> <request>" (hmb_put_req_inline; kind is encode.Kind's).
@@ -42,6 +44,14 @@ int main(void)
 				return 2;
 			}
 			n = hmb_put_enter(&lv, bin, t, seq, region);
+			break;
+		case 'N':
+		case 'P':
+			if (scanf("%" SCNu64 " %" SCNu32 " %" SCNu32, &t, &seq, &region) != 3) {
+				return 2;
+			}
+			n = kind == 'N' ? hmb_put_enter_mpi(&lv, bin, t, seq, region)
+					: hmb_put_enter_pred(&lv, bin, t, seq, region);
 			break;
 		case 'L':
 			if (scanf("%" SCNu64 " %" SCNu32, &t, &seq) != 2) {
