@@ -149,6 +149,26 @@ func TestThrottledVisitsExact(t *testing.T) {
 			checkThrottledExact(t, f, made, dropped)
 		})
 	}
+	t.Run("plugin", func(t *testing.T) {
+		f, made, dropped := throttleRunProgram(t, throttlePluginProgram(t), "exact")
+		checkThrottledExact(t, f, made, dropped)
+	})
+}
+
+// throttlePluginProgram builds testdata/c/throttle.c with the GCC plugin,
+// whose functions test the cache inline and call the library's hooks
+// under their versioned names only on a miss.
+func throttlePluginProgram(t *testing.T) program {
+	t.Helper()
+	build := library(t)
+	so := gccPlugin(t, build)
+	src := filepath.Join(root, "cshim", "testdata", "c", "throttle.c")
+	p := buildC(t, build, "throttle", []string{"-fplugin=" + so}, src)
+	if syms := symbols(t, p.path); syms["hmbtrace_func_enter_v1"] != "U" || syms[throttleCache] != "U" {
+		t.Fatalf("the plugin's build of throttle.c does not call hmbtrace_func_enter_v1 or read %s (nm: %q, %q)",
+			throttleCache, syms["hmbtrace_func_enter_v1"], syms[throttleCache])
+	}
+	return p
 }
 
 // checkThrottledExact checks a run of throttle.c's exact mode.
@@ -243,7 +263,15 @@ func TestThrottledVisitsRaceFinalize(t *testing.T) {
 // compare and its count makes that one visit count for the handler's
 // region: the total stays exact, so only the total is checked.)
 func TestThrottledVisitsSignal(t *testing.T) {
-	f, made, dropped := throttleRun(t, "signal")
+	t.Run("hooks", func(t *testing.T) { checkThrottledSignal(t, throttleProgram(t, true)) })
+	t.Run("plugin", func(t *testing.T) { checkThrottledSignal(t, throttlePluginProgram(t)) })
+}
+
+// checkThrottledSignal checks a run of p, a build of throttle.c, in its
+// signal mode.
+func checkThrottledSignal(t *testing.T, p program) {
+	t.Helper()
+	f, made, dropped := throttleRunProgram(t, p, "signal")
 	if len(f.Locations) != 1 || len(made) != 1 {
 		t.Fatalf("%d locations, %d threads: want the main thread alone", len(f.Locations), len(made))
 	}
@@ -269,10 +297,11 @@ var versioned = regexp.MustCompile(`symbol lookup error: .*undefined symbol: hmb
 
 // TestThrottleVersionSkew checks that a program whose probes read the
 // library's cache of throttled regions (hmbtrace.h's inline hmb_enter and
-// hmb_leave; libhmbtrace-hooks.a's hooks) does not start with a
-// libhmbtrace.so of another layout of that cache, and that the loader's
-// message names a symbol of the cache's version. Each build runs with the real
-// library first, so the failure is the skew's.
+// hmb_leave; libhmbtrace-hooks.a's hooks; the GCC plugin's inline fast
+// path) does not start with a libhmbtrace.so of another layout of that
+// cache, and that the loader's message names a symbol of the cache's
+// version. Each build runs with the real library first, so the failure is
+// the skew's.
 func TestThrottleVersionSkew(t *testing.T) {
 	build := library(t)
 	tracetest.RequireTool(t, "nm", "binutils")
@@ -303,6 +332,8 @@ func TestThrottleVersionSkew(t *testing.T) {
 		{"inline probes", append([]string{"-DPROBES"}, append(link, "-lhmbtrace")...)},
 		{"program's hooks", append([]string{"-finstrument-functions", "-L" + filepath.Join(build, "lib")},
 			append(link, "-l:libhmbtrace-hooks.a", "-lhmbtrace")...)},
+		// The GCC plugin's inline fast path, with no hooks of the program's.
+		{"plugin's fast path", append([]string{"-fplugin=" + gccPlugin(t, build)}, append(link, "-lhmbtrace")...)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			useReal()
