@@ -263,15 +263,7 @@ func TestThrottledVisitsRaceFinalize(t *testing.T) {
 // compare and its count makes that one visit count for the handler's
 // region: the total stays exact, so only the total is checked.)
 func TestThrottledVisitsSignal(t *testing.T) {
-	t.Run("hooks", func(t *testing.T) { checkThrottledSignal(t, throttleProgram(t, true)) })
-	t.Run("plugin", func(t *testing.T) { checkThrottledSignal(t, throttlePluginProgram(t)) })
-}
-
-// checkThrottledSignal checks a run of p, a build of throttle.c, in its
-// signal mode.
-func checkThrottledSignal(t *testing.T, p program) {
-	t.Helper()
-	f, made, dropped := throttleRunProgram(t, p, "signal")
+	f, made, dropped := throttleRun(t, "signal")
 	if len(f.Locations) != 1 || len(made) != 1 {
 		t.Fatalf("%d locations, %d threads: want the main thread alone", len(f.Locations), len(made))
 	}
