@@ -646,12 +646,16 @@ miss_fn (const char *name)
 
 // fast_path is whether the pass emits the inline check: where the
 // function is optimised (at -O0 every call is kept as it is, the hooks'
-// fast path being theirs), and where the check's loads cannot throw.
+// fast path being theirs), where the check's loads cannot throw, and
+// where no call needs an abnormal edge (setjmp, non-local labels: a call
+// of the library's hooks could then longjmp as far as GCC knows; the
+// hooks, GCC's builtins, are leaves).
 bool
 fast_path (function *fun)
 {
   return optimize > 0 && gimple_in_ssa_p (fun)
-	 && !fun->can_throw_non_call_exceptions;
+	 && !fun->can_throw_non_call_exceptions && !fun->calls_setjmp
+	 && !fun->has_nonlocal_label;
 }
 
 // new_bb makes an empty block after after, in after's loop.
