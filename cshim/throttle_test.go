@@ -149,6 +149,26 @@ func TestThrottledVisitsExact(t *testing.T) {
 			checkThrottledExact(t, f, made, dropped)
 		})
 	}
+	t.Run("plugin", func(t *testing.T) {
+		f, made, dropped := throttleRunProgram(t, throttlePluginProgram(t), "exact")
+		checkThrottledExact(t, f, made, dropped)
+	})
+}
+
+// throttlePluginProgram builds testdata/c/throttle.c with the GCC plugin,
+// whose functions test the cache inline and call the library's hooks
+// under their versioned names only on a miss.
+func throttlePluginProgram(t *testing.T) program {
+	t.Helper()
+	build := library(t)
+	so := gccPlugin(t, build)
+	src := filepath.Join(root, "cshim", "testdata", "c", "throttle.c")
+	p := buildC(t, build, "throttle", []string{"-fplugin=" + so}, src)
+	if syms := symbols(t, p.path); syms["hmbtrace_func_enter_v1"] != "U" || syms[throttleCache] != "U" {
+		t.Fatalf("the plugin's build of throttle.c does not call hmbtrace_func_enter_v1 or read %s (nm: %q, %q)",
+			throttleCache, syms["hmbtrace_func_enter_v1"], syms[throttleCache])
+	}
+	return p
 }
 
 // checkThrottledExact checks a run of throttle.c's exact mode.
@@ -269,10 +289,11 @@ var versioned = regexp.MustCompile(`symbol lookup error: .*undefined symbol: hmb
 
 // TestThrottleVersionSkew checks that a program whose probes read the
 // library's cache of throttled regions (hmbtrace.h's inline hmb_enter and
-// hmb_leave; libhmbtrace-hooks.a's hooks) does not start with a
-// libhmbtrace.so of another layout of that cache, and that the loader's
-// message names a symbol of the cache's version. Each build runs with the real
-// library first, so the failure is the skew's.
+// hmb_leave; libhmbtrace-hooks.a's hooks; the GCC plugin's inline fast
+// path) does not start with a libhmbtrace.so of another layout of that
+// cache, and that the loader's message names a symbol of the cache's
+// version. Each build runs with the real library first, so the failure is
+// the skew's.
 func TestThrottleVersionSkew(t *testing.T) {
 	build := library(t)
 	tracetest.RequireTool(t, "nm", "binutils")
@@ -303,6 +324,8 @@ func TestThrottleVersionSkew(t *testing.T) {
 		{"inline probes", append([]string{"-DPROBES"}, append(link, "-lhmbtrace")...)},
 		{"program's hooks", append([]string{"-finstrument-functions", "-L" + filepath.Join(build, "lib")},
 			append(link, "-l:libhmbtrace-hooks.a", "-lhmbtrace")...)},
+		// The GCC plugin's inline fast path, with no hooks of the program's.
+		{"plugin's fast path", append([]string{"-fplugin=" + gccPlugin(t, build)}, append(link, "-lhmbtrace")...)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			useReal()

@@ -9,9 +9,12 @@
 // the way out of an exception, in a pass that runs after IPA inlining: a
 // function is traced where it still has an out-of-line body, and inlined
 // copies cost nothing. Score-P's GCC plugin works the same way (Knüpfer et
-// al.); this one is written from GCC's plugin API alone. For Fortran it
-// also writes each function's name as the source gives it into the object
-// (.hmbtrace.names), so that a region has one name with or without -g.
+// al.); this one is written from GCC's plugin API alone. In optimised
+// code the hooks' throttled fast path is emitted inline, the library's
+// hooks called only on a miss ("The throttled functions' fast path"). For
+// Fortran it also writes each function's name as the source gives it into
+// the object (.hmbtrace.names), so that a region has one name with or
+// without -g.
 //
 // Arguments (-fplugin-arg-hmbtrace-gcc-NAME[=VALUE]):
 //   keep-system   also instrument functions from system headers
@@ -51,6 +54,12 @@
 #include "cgraph.h"
 #include "attribs.h"
 #include "output.h"
+#include "varasm.h"
+#include "stor-layout.h"
+
+// The throttled functions' cache the emitted fast path reads: its layout
+// comes from the header that defines it for the library and the hooks.
+#include "hmbtrace.h"
 
 #include <fnmatch.h>
 #include <algorithm>
@@ -578,6 +587,259 @@ exit_on_exceptions (function *fun, tree exit_decl,
     }
 }
 
+// The throttled functions' fast path, emitted inline (issue 36). Where
+// -finstrument-functions' hooks (cshim/hooks/hooks.c) look at the
+// thread's cache of throttled functions, count the visit and return, the
+// plugin emits that check into the function itself:
+//   c = hmbtrace_throttle_v1;                  (initial-exec TLS)
+//   if (c && c->func[slot(&f)].addr == &f)     count the visit, throttled
+//   else hmbtrace_func_enter_v1 (&f);          (cold)
+// at entry, and before every return: if not throttled at entry, the same
+// test with hmbtrace_func_exit_v1 on a miss. A throttled function's call
+// then costs a load, a compare and an add instead of two calls, and the
+// miss, the library's hook under its versioned name, is a cold block. The
+// names carry the cache's version: an object built for this layout and
+// linked with a library of another fails to link or to start, naming
+// them.
+
+// cache_var is the library's thread-local pointer to the calling thread's
+// cache; the unit's own declaration if it has one (hmbtrace.h's). It is
+// looked up in the symbol table each time, which keeps it from GCC's
+// garbage collector (a plugin's static tree would not be a root).
+tree
+cache_var ()
+{
+  tree id = get_identifier ("hmbtrace_throttle_v1");
+  if (symtab_node *n = symtab_node::get_for_asmname (id))
+    if (VAR_P (n->decl))
+      return n->decl;
+  tree var = build_decl (UNKNOWN_LOCATION, VAR_DECL, id, ptr_type_node);
+  SET_DECL_ASSEMBLER_NAME (var, id);
+  TREE_PUBLIC (var) = 1;
+  DECL_EXTERNAL (var) = 1;
+  TREE_STATIC (var) = 1;
+  TREE_USED (var) = 1;
+  DECL_ARTIFICIAL (var) = 1;
+  DECL_IGNORED_P (var) = 1;
+  // Initial-exec, as hmbtrace.h declares it: one GOT entry and the thread
+  // pointer, in a shared object too (no __tls_get_addr call). This also
+  // enters it into the symbol table.
+  set_decl_tls_model (var, TLS_MODEL_INITIAL_EXEC);
+  return var;
+}
+
+// miss_fn is the library's hook under its versioned name: void name (void *).
+tree
+miss_fn (const char *name)
+{
+  tree id = get_identifier (name);
+  if (symtab_node *n = symtab_node::get_for_asmname (id))
+    if (TREE_CODE (n->decl) == FUNCTION_DECL)
+      return n->decl;
+  tree type = build_function_type_list (void_type_node, ptr_type_node,
+					NULL_TREE);
+  tree d = build_fn_decl (name, type);
+  TREE_NOTHROW (d) = 1;
+  cgraph_node::get_create (d);
+  return d;
+}
+
+// fast_path is whether the pass emits the inline check: where the
+// function is optimised (at -O0 every call is kept as it is, the hooks'
+// fast path being theirs), where the check's loads cannot throw, and
+// where no call needs an abnormal edge (setjmp, non-local labels: a call
+// of the library's hooks could then longjmp as far as GCC knows; the
+// hooks, GCC's builtins, are leaves).
+bool
+fast_path (function *fun)
+{
+  return optimize > 0 && gimple_in_ssa_p (fun)
+	 && !fun->can_throw_non_call_exceptions && !fun->calls_setjmp
+	 && !fun->has_nonlocal_label;
+}
+
+// new_bb makes an empty block after after, in after's loop.
+basic_block
+new_bb (basic_block after, profile_count count)
+{
+  basic_block bb = create_empty_bb (after);
+  if (current_loops)
+    add_bb_to_loop (bb, after->loop_father);
+  bb->count = count;
+  return bb;
+}
+
+// emit_check makes at, a block with the single successor next (which has
+// no PHIs), test the cache for the function at region: on a hit, count
+// the visit if enter, and go on to next; on a miss call miss, in a cold
+// block, and go on to next. It returns the edges into next: the hit's,
+// and the miss's.
+std::pair<edge, edge>
+emit_check (basic_block at, tree region, tree miss, bool enter,
+	    location_t loc)
+{
+  edge e = single_succ_edge (at);
+  basic_block next = e->dest;
+  profile_count n = at->count;
+  basic_block chk = new_bb (at, n);
+  basic_block hit = enter ? new_bb (chk, n) : NULL;
+  basic_block cold = new_bb (hit ? hit : chk, profile_count::zero ());
+
+  tree u64 = uint64_type_node;
+  // The entries are uint64_t, as the library and hooks.c access them.
+  tree alias = build_pointer_type (u64);
+
+  // at: c = hmbtrace_throttle_v1; if (c != 0)
+  gimple_stmt_iterator g = gsi_last_bb (at);
+  tree var = cache_var ();
+  tree c = make_ssa_name (TREE_TYPE (var));
+  gimple *s = gimple_build_assign (c, var);
+  gimple_set_location (s, loc);
+  gsi_insert_after (&g, s, GSI_NEW_STMT);
+  if (!useless_type_conversion_p (ptr_type_node, TREE_TYPE (c)))
+    {
+      tree p = make_ssa_name (ptr_type_node);
+      gsi_insert_after (&g, gimple_build_assign (p, NOP_EXPR, c),
+			GSI_NEW_STMT);
+      c = p;
+    }
+  gsi_insert_after (&g, gimple_build_cond (NE_EXPR, c, null_pointer_node,
+					   NULL_TREE, NULL_TREE),
+		    GSI_NEW_STMT);
+  redirect_edge_succ (e, chk);
+  e->flags = EDGE_TRUE_VALUE;
+  e->probability = profile_probability::very_likely ();
+  edge ec = make_edge (at, cold, EDGE_FALSE_VALUE);
+  ec->probability = profile_probability::very_unlikely ();
+
+  // chk: a = (uint64) &f; e = c + (a & slot mask); if (e->addr == a).
+  // Slot (a >> 4) % entries of 16-byte entries is the offset
+  // a & ((entries - 1) << 4), as in the hooks.
+  g = gsi_start_bb (chk);
+  tree a = make_ssa_name (u64);
+  gsi_insert_after (&g, gimple_build_assign (a, NOP_EXPR,
+					     build_fold_addr_expr (region)),
+		    GSI_NEW_STMT);
+  tree off = make_ssa_name (sizetype);
+  tree masked = make_ssa_name (u64);
+  gsi_insert_after (&g, gimple_build_assign (masked, BIT_AND_EXPR, a,
+					     build_int_cst (u64, (HMB_THROTTLE_ENTRIES - 1) << 4)),
+		    GSI_NEW_STMT);
+  gsi_insert_after (&g, gimple_build_assign (off, NOP_EXPR, masked),
+		    GSI_NEW_STMT);
+  tree ent = make_ssa_name (ptr_type_node);
+  gsi_insert_after (&g, gimple_build_assign (ent, POINTER_PLUS_EXPR, c, off),
+		    GSI_NEW_STMT);
+  tree cached = make_ssa_name (u64);
+  tree addr_ref = build2 (MEM_REF, u64, ent,
+			  build_int_cst (alias, offsetof (struct hmbtrace_throttle_v1, func[0].addr)));
+  s = gimple_build_assign (cached, addr_ref);
+  gimple_set_location (s, loc);
+  gsi_insert_after (&g, s, GSI_NEW_STMT);
+  gsi_insert_after (&g, gimple_build_cond (EQ_EXPR, cached, a, NULL_TREE,
+					   NULL_TREE),
+		    GSI_NEW_STMT);
+  edge eh = make_edge (chk, hit ? hit : next, EDGE_TRUE_VALUE);
+  eh->probability = profile_probability::very_likely ();
+  edge em = make_edge (chk, cold, EDGE_FALSE_VALUE);
+  em->probability = profile_probability::very_unlikely ();
+
+  if (hit)
+    {
+      // hit: e->after++, in one instruction on x86-64 (hmbtrace.h's
+      // hmbtrace_count_visit): a signal handler's visit of the same
+      // function cannot fall between a load and a store.
+      g = gsi_start_bb (hit);
+      tree after = build2 (MEM_REF, u64, ent,
+			   build_int_cst (alias, offsetof (struct hmbtrace_throttle_v1, func[0].after)));
+#if defined(__x86_64__)
+      vec<tree, va_gc> *outputs = NULL;
+      const char *plus_m = "+m";
+      vec_safe_push (outputs,
+		     build_tree_list (build_tree_list (NULL_TREE,
+						       build_string (strlen (plus_m) + 1, plus_m)),
+				      after));
+      gasm *add = gimple_build_asm_vec ("addq $1, %0", NULL, outputs, NULL,
+					NULL);
+      gimple_asm_set_volatile (add, true);
+      gimple_set_location (add, loc);
+      gsi_insert_after (&g, add, GSI_NEW_STMT);
+#else
+      tree old = make_ssa_name (u64), inc = make_ssa_name (u64);
+      gsi_insert_after (&g, gimple_build_assign (old, after), GSI_NEW_STMT);
+      gsi_insert_after (&g, gimple_build_assign (inc, PLUS_EXPR, old,
+						 build_int_cst (u64, 1)),
+			GSI_NEW_STMT);
+      gsi_insert_after (&g, gimple_build_assign (unshare_expr (after), inc),
+			GSI_NEW_STMT);
+#endif
+      eh = make_single_succ_edge (hit, next, EDGE_FALLTHRU);
+    }
+
+  // cold: the library's hook, which measures the call or learns that it
+  // is throttled.
+  g = gsi_start_bb (cold);
+  gcall *call = gimple_build_call (miss, 1, build_fold_addr_expr (region));
+  gimple_call_set_nothrow (call, true);
+  gimple_set_location (call, loc);
+  gsi_insert_after (&g, call, GSI_NEW_STMT);
+  return std::make_pair (eh, make_single_succ_edge (cold, next, EDGE_FALLTHRU));
+}
+
+// inline_enter emits the entry's check before the function's first block,
+// and returns whether the entry found the function throttled: a boolean
+// SSA name for the exits' checks.
+tree
+inline_enter (function *fun, tree region)
+{
+  // A block of its own, then an empty one it joins into: the first block
+  // may be a loop header (tail recursion made into a loop) or have PHIs.
+  basic_block at
+    = split_edge (single_succ_edge (ENTRY_BLOCK_PTR_FOR_FN (fun)));
+  basic_block join = split_edge (single_succ_edge (at));
+  location_t loc = DECL_SOURCE_LOCATION (fun->decl);
+  std::pair<edge, edge> in
+    = emit_check (at, region, miss_fn ("hmbtrace_func_enter_v1"), true, loc);
+  tree hit = make_ssa_name (boolean_type_node);
+  gphi *phi = create_phi_node (hit, join);
+  add_phi_arg (phi, boolean_true_node, in.first, loc);
+  add_phi_arg (phi, boolean_false_node, in.second, loc);
+  return hit;
+}
+
+// inline_exit emits the exit's check before ret. A call whose entry found
+// the function throttled leaves without looking again: throttling is never
+// undone, and the library's hook would find the function throttled and
+// return (were its entry taken by another function in between, or emptied
+// by hmb_finalize, it would learn it again, or count a probe after the
+// end). That test, of a value the entry left in a register, is what lets
+// the compiler give the throttled path its own copy of a small body,
+// without a call: a leaf again, with no frame to set up. A call measured
+// at its entry looks up the cache as the hooks do.
+void
+inline_exit (gimple *ret, tree region, tree entered_throttled)
+{
+  basic_block bb = gimple_bb (ret);
+  gimple_stmt_iterator g = gsi_for_stmt (ret);
+  gsi_prev (&g);
+  edge e = gsi_end_p (g) ? split_block_after_labels (bb)
+			 : split_block (bb, gsi_stmt (g));
+  basic_block at = e->src, next = e->dest;
+  basic_block look = new_bb (at, profile_count::zero ());
+  g = gsi_last_bb (at);
+  gsi_insert_after (&g, gimple_build_cond (NE_EXPR, entered_throttled,
+					   boolean_false_node, NULL_TREE,
+					   NULL_TREE),
+		    GSI_NEW_STMT);
+  e->flags = EDGE_TRUE_VALUE;
+  e->probability = profile_probability::very_likely ();
+  edge el = make_edge (at, look, EDGE_FALSE_VALUE);
+  el->probability = profile_probability::very_unlikely ();
+  make_single_succ_edge (look, next, EDGE_FALLTHRU);
+  emit_check (look, region, miss_fn ("hmbtrace_func_exit_v1"), false,
+	      gimple_location (ret));
+}
+
 const pass_data pass_data_hmbtrace = {
   GIMPLE_PASS,		// type
   "hmbtrace",		// name
@@ -638,6 +900,22 @@ pass_hmbtrace::execute (function *fun)
 		 && stmt_could_throw_p (fun, stmt))
 	  throwers.push_back (stmt);
       }
+
+  if (fast_path (fun))
+    {
+      tree region = region_decl (fndecl);
+      tree entered_throttled = inline_enter (fun, region);
+      for (gimple *ret : returns)
+	inline_exit (ret, region, entered_throttled);
+      // An exception leaves through the hook, as before: a throttled
+      // function's exit hook returns at once.
+      if (!throwers.empty ())
+	exit_on_exceptions (fun, exit_decl, throwers);
+      free_dominance_info (CDI_DOMINATORS);
+      free_dominance_info (CDI_POST_DOMINATORS);
+      mark_virtual_operands_for_renaming (fun);
+      return TODO_update_ssa_only_virtuals;
+    }
 
   // The entry hook in a block of its own: the first block may be a loop
   // header (tail recursion made into a loop) or have PHIs.

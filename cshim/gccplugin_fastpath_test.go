@@ -1,0 +1,205 @@
+package cshim_test
+
+// These tests check the throttled functions' fast path the GCC plugin emits
+// inline (cshim/gccplugin: the cache look-up, the visit count, the
+// library's hook only on a miss): a throttled accessor's hot path makes no
+// call, every visit of a throttled function is still counted, and exits by
+// exceptions stay balanced.
+
+import (
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/hmbtrace/hmbtrace/internal/tracetest"
+)
+
+// throttledCalls reads throttled.cc's "calls NAME N" lines.
+func throttledCalls(t *testing.T, out string) map[string]uint64 {
+	t.Helper()
+	calls := map[string]uint64{}
+	for _, line := range strings.Split(out, "\n") {
+		rest, ok := strings.CutPrefix(line, "calls ")
+		if !ok {
+			continue
+		}
+		i := strings.LastIndexByte(rest, ' ')
+		n, err := strconv.ParseUint(rest[i+1:], 10, 64)
+		if err != nil {
+			t.Fatalf("output line %q: %v", line, err)
+		}
+		calls[rest[:i]] = n
+	}
+	if len(calls) != 5 {
+		t.Fatalf("throttled printed %d call counts, want 5:\n%s", len(calls), out)
+	}
+	return calls
+}
+
+// TestGCCPluginThrottledVisits builds throttled.cc, a program of LULESH's
+// shape, with the plugin at -O2, -O3 and -O2 -flto, throttles its
+// functions after 10 calls and checks that each function's visits in the
+// profile are the calls the program made, throttled ones included (counted
+// by the inline fast path), and that the output and the trace's nesting
+// are as without tracing: check(int) is left by an exception now and then
+// while throttled.
+func TestGCCPluginThrottledVisits(t *testing.T) {
+	build := library(t)
+	tracetest.RequireTool(t, "g++", "g++")
+	bin := instrumentBin(t, build)
+	gccPlugin(t, build)
+	src := filepath.Join(root, "cshim", "testdata", "gccplugin", "throttled.cc")
+	args := []string{"3000", "4"}
+	want := plainOutput(t, "g++", []string{src}, args...)
+	for _, tc := range []struct {
+		name  string
+		flags []string
+		lto   bool
+	}{
+		{"O2", []string{"-O2", "-g"}, false},
+		{"O3", []string{"-O3", "-g"}, false},
+		{"O2-flto", []string{"-O2", "-g"}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var p program
+			if tc.lto {
+				p, _ = ltoBuild(t, bin, "g++", nil, tc.flags, src)
+			} else {
+				p = instrumentedBuildFlags(t, bin, "g++", nil, tc.flags, src)
+			}
+			out, _ := p.run(t, []string{"HMB_THROTTLE_CALLS=10", "HMB_THROTTLE_TIME=1h"}, args...)
+			if out != want {
+				t.Fatalf("the traced program printed %q, the plain one %q", out, want)
+			}
+			path := filepath.Join(p.out, "prog.0.hmb")
+			checkTrace(t, dump(t, path), nil, nil)
+			f := tracetest.Open(t, path)
+			if len(f.Locations) != 1 {
+				t.Fatalf("%d locations, want 1", len(f.Locations))
+			}
+			got, throttled := visits(f, &f.Locations[0])
+			for name, n := range throttledCalls(t, out) {
+				if got[name] != n {
+					t.Errorf("%s: %d visits in the profile, the program made %d calls", name, got[name], n)
+				}
+				if !throttled[name] {
+					t.Errorf("%s (%d calls) not throttled", name, n)
+				}
+			}
+		})
+	}
+}
+
+// TestGCCPluginFastPathInline checks the code the plugin emits for a
+// throttled accessor, Domain::fx(int) of throttled.cc at -O2 and -O3: from
+// its entry to its first return there is no call, and it reads the
+// library's cache (hmbtrace_throttle_v1) itself; the library's hooks are
+// called, under their versioned names, off that path. Built with
+// --no-plugin (-finstrument-functions), the same path calls the hook, so
+// the check can fail.
+func TestGCCPluginFastPathInline(t *testing.T) {
+	build := library(t)
+	tracetest.RequireTool(t, "g++", "g++")
+	objdump := tracetest.RequireTool(t, "objdump", "binutils")
+	bin := instrumentBin(t, build)
+	gccPlugin(t, build)
+	src := filepath.Join(root, "cshim", "testdata", "gccplugin", "throttled.cc")
+	for _, tc := range []struct {
+		name string
+		opts []string
+		opt  string
+	}{
+		{"O2", nil, "-O2"},
+		{"O3", nil, "-O3"},
+		{"no-plugin", []string{"--no-plugin"}, "-O2"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			obj := filepath.Join(t.TempDir(), "throttled.o")
+			args := append(append([]string(nil), tc.opts...), "g++", tc.opt, "-c", src, "-o", obj)
+			if msg, err := run(root, nil, bin, args...); err != nil {
+				t.Fatalf("hmbtrace-instrument %q: %v\n%s", args, err, msg)
+			}
+			out, err := exec.Command(objdump, "-drwC", "--no-show-raw-insn", obj).CombinedOutput()
+			if err != nil {
+				t.Fatalf("objdump: %v\n%s", err, out)
+			}
+			hot, all := hotPath(string(out), "Domain::fx(int)")
+			if hot == "" {
+				t.Fatalf("no Domain::fx(int) with a return in the object:\n%s", out)
+			}
+			calls := strings.Contains(hot, "call")
+			if tc.name == "no-plugin" {
+				if !calls {
+					t.Errorf("--no-plugin: no call before Domain::fx(int)'s first return; the check below cannot fail:\n%s", hot)
+				}
+				return
+			}
+			if calls {
+				t.Errorf("a call before Domain::fx(int)'s first return:\n%s", hot)
+			}
+			if !strings.Contains(hot, "hmbtrace_throttle_v1") {
+				t.Errorf("Domain::fx(int) does not read hmbtrace_throttle_v1 before its first return:\n%s", hot)
+			}
+			for _, hook := range []string{"hmbtrace_func_enter_v1", "hmbtrace_func_exit_v1"} {
+				if !strings.Contains(all, hook) {
+					t.Errorf("Domain::fx(int) never calls %s:\n%s", hook, all)
+				}
+			}
+		})
+	}
+}
+
+// hotPath returns, from objdump -drC's listing, the instructions of fn from
+// its entry to its first ret (and their relocations), and all of fn's
+// instructions, its cold part's included.
+func hotPath(listing, fn string) (hot, all string) {
+	var b, a strings.Builder
+	in, done := false, false
+	for _, line := range strings.Split(listing, "\n") {
+		if strings.HasSuffix(line, ">:") {
+			name := line[strings.IndexByte(line, '<')+1 : len(line)-2]
+			in = name == fn || name == fn+" [clone .cold]"
+			if name == fn {
+				done = false
+			}
+			continue
+		}
+		if !in {
+			continue
+		}
+		a.WriteString(line + "\n")
+		if !done && !strings.Contains(line, "[clone .cold]") {
+			b.WriteString(line + "\n")
+			if retInsn.MatchString(line) {
+				done = true
+				hot = b.String()
+			}
+		}
+	}
+	return hot, a.String()
+}
+
+// retInsn matches a return instruction in objdump's listing.
+var retInsn = regexp.MustCompile(`:\s+(rep )?ret[q]?\s*$`)
+
+// TestGCCPluginFortranThrottled checks the inline fast path in Fortran:
+// kern::work, throttled after 10 of its 20 calls, has all 20 in the
+// profile.
+func TestGCCPluginFortranThrottled(t *testing.T) {
+	build := library(t)
+	tracetest.RequireTool(t, "gfortran", "gfortran")
+	bin := instrumentBin(t, build)
+	gccPlugin(t, build)
+	dir := filepath.Join(root, "cshim", "testdata", "gccplugin")
+	srcs := []string{filepath.Join(dir, "kern.f90"), filepath.Join(dir, "afterinline.f90")}
+	p := instrumentedBuild(t, bin, "gfortran", nil, srcs...)
+	p.run(t, []string{"HMB_THROTTLE_CALLS=10", "HMB_THROTTLE_TIME=1h"})
+	f := tracetest.Open(t, filepath.Join(p.out, "prog.0.hmb"))
+	got, throttled := visits(f, &f.Locations[0])
+	if got["kern::work"] != 20 || !throttled["kern::work"] {
+		t.Errorf("kern::work: %d visits, throttled %v; want 20, throttled (visits %v)", got["kern::work"], throttled["kern::work"], got)
+	}
+}
