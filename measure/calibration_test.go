@@ -56,7 +56,7 @@ func TestShortRunWaitsOutTheCalibration(t *testing.T) {
 	m := startTest(t, Config{BufferSize: 1 << 20, BinSize: 4096, Clock: "tsc"})
 	defer m.Close()
 	m.end = m.start // a run that ended as it started
-	if tps := m.rateOverRun(); tps <= 0 {
+	if tps := m.rateUntil(m.start); tps <= 0 {
 		t.Fatalf("rate %v", tps)
 	}
 	if waited := time.Duration(clock.ReadPair().Nanos - m.start.Nanos); waited < fullCalibration {

@@ -619,7 +619,9 @@ func (m *Measurement) finalize(atExit bool) error {
 		}
 	}
 	m.end = clock.ReadPair()
-	m.runTPS.Store(math.Float64bits(m.rateOverRun()))
+	if m.runTPS.Load() == 0 { // the collective end may have fixed it (freezeRate)
+		m.runTPS.Store(math.Float64bits(m.rateUntil(m.end)))
+	}
 	for _, l := range locs {
 		if l.interrupted || (m.grace > 0 && !l.stopped.Load()) {
 			// Blocked, or stopped in the middle of a probe: its state is
@@ -723,19 +725,31 @@ func startCalibration(cfg Config) time.Duration {
 	return quickCalibration
 }
 
-// rateOverRun returns the clock's rate between Start and the end of the
-// run, waiting until fullCalibration has passed since Start if the run was
-// shorter.
-func (m *Measurement) rateOverRun() float64 {
+// rateUntil returns the clock's rate between Start and to, waiting until
+// fullCalibration has passed since Start if to came sooner.
+func (m *Measurement) rateUntil(to clock.Pair) float64 {
 	if m.clock == clock.SourceMonotonic {
 		return 1e9
 	}
-	to := m.end
 	if ran := time.Duration(int64(to.Nanos - m.start.Nanos)); ran < fullCalibration {
 		time.Sleep(fullCalibration - max(ran, 0))
 		to = clock.ReadPair()
 	}
 	return clock.TicksPerSecond(m.start, to)
+}
+
+// freezeRate fixes the run's clock rate over the run so far, the rate
+// finalize would otherwise take over the whole run. The collective end of
+// an MPI run calls it (through memoryTrace) before its analyses read the
+// trace, so that they and the file written after convert ticks at one
+// rate: before, they used the rate calibrated in Start's millisecond,
+// which a loaded machine puts 10^-4 off the run's, and the in-situ
+// results differed from the post-mortem ones by as much. What the run
+// records after it is converted at that rate too, over seconds at most.
+func (m *Measurement) freezeRate() {
+	if m.runTPS.Load() == 0 {
+		m.runTPS.CompareAndSwap(0, math.Float64bits(m.rateUntil(clock.ReadPair())))
+	}
 }
 
 // ticksPerSecond returns the clock rate calibrated over the whole run once

@@ -2,6 +2,9 @@ package measure
 
 import (
 	"testing"
+	"time"
+
+	"github.com/hmbtrace/hmbtrace/internal/clock"
 
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
@@ -40,5 +43,40 @@ func TestMemoryTraceHoldsCurrentBins(t *testing.T) {
 	l.Leave(outer)
 	if err := m.Close(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// The trace read back from memory at the collective end converts ticks at
+// the rate the file written later has: the in-situ analyses and the
+// post-mortem ones must see the same nanoseconds. Before, memory had the
+// rate of Start's short calibration and the file the run's.
+func TestMemoryTraceRateIsTheFiles(t *testing.T) {
+	if clock.Best() == clock.SourceMonotonic {
+		t.Skip("no invariant TSC: the monotonic clock's rate is 1e9 by definition")
+	}
+	dir := t.TempDir()
+	m, err := Start(Config{Output: dir, Name: "rate", IgnoreEnv: true, BinSize: 4096, Clock: "tsc"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, l := m.Region("r"), m.Location("main")
+	l.Enter(r)
+	time.Sleep(3 * fullCalibration) // past Start's calibration
+	l.Leave(r)
+	f, err := m.memoryTrace()
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(fullCalibration) // the run goes on: its rate would be taken again
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	w, err := tracefile.Open(m.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if a, b := f.Header.TicksPerSecond, w.Header.TicksPerSecond; a != b || a == m.startTPS {
+		t.Errorf("rate in memory %v, in the file %v (Start's %v): want the file's, taken over the run", a, b, m.startTPS)
 	}
 }

@@ -190,6 +190,7 @@ func (m *Measurement) writeTrace(path string) (tracefile.Placement, error) {
 // MPI_Finalize): a record being written is left out, and a bin sealed
 // meanwhile would be read twice.
 func (m *Measurement) memoryTrace() (*tracefile.File, error) {
+	m.freezeRate()
 	t := m.snapshot()
 	m.mu.Lock()
 	locs := append([]*Location(nil), m.locations...)
