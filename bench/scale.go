@@ -383,6 +383,25 @@ func (h *haloRun) end() float64 {
 	return most
 }
 
+// fromFinalize returns the slowest rank's time from its call of
+// MPI_Finalize to its trace written, less the wait-state replay: each
+// rank's MPI_Finalize, as halo times it, and its write at exit. Unlike
+// end, it counts the ranks' arrival skew in both layouts alike: the
+// archive's first bundle waits for the last rank to arrive, and so does
+// the fence in PMPI_Finalize that the rank files' layout passes through
+// (end leaves that fence out, and with it the skew, for rank files only).
+func (h *haloRun) fromFinalize() float64 {
+	most := 0.0
+	for rank := range h.ranks {
+		t := h.steps[stepFinalize][rank] + h.steps[stepExit][rank]
+		if v := h.steps[stepReplay][rank]; !math.IsNaN(v) {
+			t -= v
+		}
+		most = max(most, t)
+	}
+	return most
+}
+
 func (h *haloRun) slowest(step string) float64 { return slices.Max(h.steps[step]) }
 
 // record adds the run's rows: each step's ranks as the samples of one

@@ -37,6 +37,21 @@ func TestHaloParse(t *testing.T) {
 	if got := h.end(); math.Abs(got-0.124) > 1e-12 {
 		t.Errorf("end %v, want 0.124 (rank 1's steps)", got)
 	}
+	// From MPI_Finalize, less the replay: rank 0 arrived first and waited
+	// in its MPI_Finalize, which end does not see.
+	f := newHaloRun(2)
+	f.steps[stepFinalize] = []float64{0.9, 0.3}
+	f.steps[stepReplay] = []float64{0.2, 0.2}
+	f.steps[stepExit] = []float64{0.01, 0.02}
+	if got := f.fromFinalize(); math.Abs(got-0.71) > 1e-12 {
+		t.Errorf("from MPI_Finalize %v, want 0.71 (rank 0's 0.9 - 0.2 + 0.01)", got)
+	}
+	files := newHaloRun(2) // no replay: its steps stay NaN
+	files.steps[stepFinalize] = []float64{0.5, 0.1}
+	files.steps[stepExit] = []float64{0.01, 0.02}
+	if got := files.fromFinalize(); math.Abs(got-0.51) > 1e-12 {
+		t.Errorf("rank files from MPI_Finalize %v, want 0.51", got)
+	}
 	if h.trips != 3 || h.rounds != 1 {
 		t.Errorf("trips %d, rounds %d, want 3 and 1", h.trips, h.rounds)
 	}
