@@ -59,16 +59,15 @@ func (a *Axis) Synced() bool { return a.synced }
 // Nanos converts a reduced timestamp of file i (f) to the axis. It never
 // goes backwards within a file.
 func (a *Axis) Nanos(i int, f *File, reduced uint64) int64 {
-	if a.synced {
-		return max(f.GlobalNanos(reduced)-a.origin, 0)
-	}
-	return a.offsets[i] + f.Nanos(reduced)
+	c := a.Clock(i, f)
+	return c.Nanos(reduced)
 }
 
 // AxisClock is Axis.Nanos for one file, with the axis's terms and the
 // file's clock-sync terms read once: a pass that converts many of a
 // file's timestamps (a replay converts every synchronisation call's) takes
-// it once. Its Nanos is Axis.Nanos to the bit.
+// it once. It is the one definition of the conversion: Axis.Nanos takes
+// a clock for each timestamp.
 type AxisClock struct {
 	f       *File
 	synced  bool // the axis is the reference clock

@@ -6,7 +6,10 @@ import (
 	"time"
 )
 
-// TestAxisClock: AxisClock.Nanos is Axis.Nanos to the bit, on axes by
+// TestAxisClock: AxisClock.Nanos (which Axis.Nanos calls) is the axis's
+// definition to the bit: the reference clock's nanoseconds (GlobalNanos)
+// less the axis's origin, clipped at 0, or the file's own shifted by its
+// offset, on axes by
 // wall-clock start and by clock-sync points (with drift, an early origin,
 // shifted timers and rates other than 1 GHz), over ticks across the runs.
 func TestAxisClock(t *testing.T) {
@@ -26,7 +29,11 @@ func TestAxisClock(t *testing.T) {
 			c := ax.Clock(i, f)
 			for range 20000 {
 				r := rng.Uint64N(f.Header.EndTicks>>f.Header.TimerShift + 100)
-				if got, want := c.Nanos(r), ax.Nanos(i, f, r); got != want {
+				want := ax.offsets[i] + f.Nanos(r)
+				if ax.Synced() {
+					want = max(f.GlobalNanos(r)-ax.origin, 0)
+				}
+				if got := c.Nanos(r); got != want || ax.Nanos(i, f, r) != want {
 					t.Fatalf("synced %v, file %d, tick %d: clock %d, axis %d", ax.Synced(), i, r, got, want)
 				}
 			}
