@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/hmbtrace/hmbtrace/analysis/waitstate"
-	"github.com/hmbtrace/hmbtrace/internal/clock"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
@@ -149,26 +148,6 @@ func appendSettled(out []byte, world int, settled bool) []byte {
 		return append(out, 1)
 	}
 	return append(out, 0)
-}
-
-// recalibrate gives h, the header of this rank's trace read from memory,
-// the clock's rate over the run so far, as Close will measure it over the
-// whole run: the trace holds the rate of Start, calibrated in a fraction
-// of a millisecond, whose error (1e-4 and more on a loaded machine) moves
-// a time a second into the run by 100 µs, and the waits between ranks
-// with it. The rate is the ticks since the start over the wall-clock time
-// since it (now is the clock's reading at wall): a second of run puts
-// its error near the wall clock's, parts in 10^6. rankTrace applies it
-// once, when the first pass reads the trace, so that every pass (the
-// variation cut as the replay) reads times alike. A monotonic clock's
-// rate is exact already.
-func recalibrate(h *tracefile.Header, now uint64, wall time.Time) {
-	if h.Clock != clock.SourceTSC.String() || now <= h.StartTicks {
-		return
-	}
-	if ns := wall.Sub(h.StartWall).Nanoseconds(); ns >= int64(10*time.Millisecond) {
-		h.TicksPerSecond = float64(now-h.StartTicks) * 1e9 / float64(ns)
-	}
 }
 
 // splitRecords splits the messages of a round by their senders; with

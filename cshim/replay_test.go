@@ -4,33 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"testing"
-	"time"
-
-	"github.com/hmbtrace/hmbtrace/tracefile"
 )
-
-// The rate of a TSC trace read from memory is the run's so far; a
-// monotonic clock's, or one of a run too short to tell, stays.
-func TestRecalibrate(t *testing.T) {
-	start := time.Unix(1700000000, 0)
-	for _, c := range []struct {
-		clock string
-		now   uint64
-		wall  time.Duration
-		want  float64
-	}{
-		{"tsc", 1000 + 3_000_000_000, time.Second, 3e9},
-		{"tsc", 1000 + 2_400_000, time.Millisecond, 2.5e9}, // too short: Start's
-		{"monotonic", 1000 + 3_000_000_000, time.Second, 2.5e9},
-		{"tsc", 500, time.Second, 2.5e9}, // a clock before the start: Start's
-	} {
-		h := tracefile.Header{Clock: c.clock, StartTicks: 1000, StartWall: start, TicksPerSecond: 2.5e9}
-		recalibrate(&h, c.now, start.Add(c.wall))
-		if h.TicksPerSecond != c.want {
-			t.Errorf("%s, %d ticks at +%v: rate %v, want %v", c.clock, c.now, c.wall, h.TicksPerSecond, c.want)
-		}
-	}
-}
 
 // The messages of a round come split by sender; a record cut short or a
 // sender twice is an error, except backward, where a sender's messages

@@ -11,7 +11,6 @@ import (
 	"github.com/hmbtrace/hmbtrace/analysis/comm"
 	"github.com/hmbtrace/hmbtrace/analysis/trend"
 	"github.com/hmbtrace/hmbtrace/analysis/variation"
-	"github.com/hmbtrace/hmbtrace/internal/clock"
 	"github.com/hmbtrace/hmbtrace/measure"
 	"github.com/hmbtrace/hmbtrace/summary"
 	"github.com/hmbtrace/hmbtrace/tracefile"
@@ -234,12 +233,10 @@ func (rt *Runtime) rankTrace() (*tracefile.File, error) {
 		if m == nil || !m.Enabled() {
 			passState.traceErr = errors.New("the measurement does not record")
 		} else {
+			// Its header holds the rate the file will have, fixed now
+			// (measure's freezeRate): every pass, the variation cut as
+			// the replay, converts ticks as the post-mortem tools will.
 			passState.trace, passState.traceErr = mi.MemoryTrace(m)
-			if passState.traceErr == nil {
-				// Every pass reads times on the run's rate so far, as
-				// the files will have it (recalibrate).
-				recalibrate(&passState.trace.Header, clock.Now(), time.Now())
-			}
 		}
 		passState.traceOK = true
 	}
