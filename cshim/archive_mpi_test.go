@@ -191,6 +191,7 @@ func TestMPIArchiveLayouts(t *testing.T) {
 	}
 	checkMessageOrder(t, files)
 	checkRunProfile(t, path, files, np)
+	checkArrivals(t, files, errs)
 	for _, f := range files {
 		// Synchronised through the tree: about 0 on one host.
 		if n := len(f.Header.ClockSync); n != 2 {

@@ -24,6 +24,17 @@ func (rt *Runtime) RunEnd() (archive bool, aggregate int, timeout time.Duration)
 	return mi.RunEnd(m)
 }
 
+// SyncedNanos converts ticks of the clock to ns since rank 0's start on
+// its clock, as the rank's file will have them (HMB_COLLECTIVE_TIMING's
+// arrival at MPI_Finalize); ok is false before a clock sync.
+func (rt *Runtime) SyncedNanos(ticks uint64) (ns int64, ok bool) {
+	m := rt.Measurement()
+	if m == nil {
+		return 0, false
+	}
+	return mi.SyncedNanos(m, ticks)
+}
+
 // SlotCapacity returns the bytes this rank's slot of the archive needs in a
 // run of world ranks: its trace's size now, bounded from above, with the
 // margin for what runs after MPI_Finalize (tracefile.SlotCapacity).

@@ -42,6 +42,7 @@ func init() {
 		},
 		LastUsage:      (*Measurement).lastUsage,
 		MemoryTrace:    (*Measurement).memoryTrace,
+		SyncedNanos:    (*Measurement).syncedNanos,
 		ResultsOnly:    (*Measurement).resultsOnly,
 		ResultsWritten: (*Measurement).setResultsWritten,
 	})

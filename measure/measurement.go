@@ -513,6 +513,29 @@ func (m *Measurement) SyncClock(ticks uint64, offset int64, referenceStart uint6
 	m.surviveHeader()
 }
 
+// syncedNanos converts ticks (of Now) to ns since the reference
+// process's start on its clock, as readers of the trace file will (its
+// SyncClock): the clock-sync points so far, at the run's rate, which it
+// fixes (freezeRate), as the collective end of an MPI run does before
+// its passes. ok is false without a sync point.
+func (m *Measurement) syncedNanos(ticks uint64) (ns int64, ok bool) {
+	if !m.Enabled() {
+		return 0, false
+	}
+	m.freezeRate()
+	t := &tracefile.Trace{}
+	m.mu.Lock()
+	t.Header.ClockSync = append([]tracefile.ClockSync(nil), m.clockSync...)
+	t.Header.ReferenceStart = m.referenceStart
+	m.mu.Unlock()
+	t.Header.TicksPerSecond = m.ticksPerSecond()
+	c, ok := t.SyncClock()
+	if !ok {
+		return 0, false
+	}
+	return c.Nanos(ticks), true
+}
+
 // StartTicks returns the clock reading at the start of the measurement, in
 // ticks of Now.
 func (m *Measurement) StartTicks() uint64 { return m.start.Ticks }
@@ -740,8 +763,8 @@ func (m *Measurement) rateUntil(to clock.Pair) float64 {
 
 // freezeRate fixes the run's clock rate over the run so far, the rate
 // finalize would otherwise take over the whole run. The collective end of
-// an MPI run calls it (through memoryTrace) before its analyses read the
-// trace, so that they and the file written after convert ticks at one
+// an MPI run calls it (through memoryTrace, and syncedNanos for its timing
+// line) before its analyses read the trace, so that they and the file written after convert ticks at one
 // rate: before, they used the rate calibrated in Start's millisecond,
 // which a loaded machine puts 10^-4 off the run's, and the in-situ
 // results differed from the post-mortem ones by as much. What the run

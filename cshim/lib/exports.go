@@ -276,6 +276,17 @@ func hmbgo_clock_sync(ticks C.uint64_t, offset C.int64_t, ref C.uint64_t) {
 	rt.Measurement().SyncClock(uint64(ticks), int64(offset), uint64(ref))
 }
 
+//export hmbgo_synced_ns
+func hmbgo_synced_ns(ticks C.uint64_t, ns *C.int64_t) (ok C.int) {
+	defer contain("hmb_synced_ns", func() { ok = 0 })
+	v, synced := rt.SyncedNanos(uint64(ticks))
+	if !synced {
+		return 0
+	}
+	*ns = C.int64_t(v)
+	return 1
+}
+
 //export hmbgo_run_end
 func hmbgo_run_end(archive, aggregate *C.int, timeoutNs *C.int64_t) {
 	defer contain("hmb_run_end", func() { *archive = 0 })

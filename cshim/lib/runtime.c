@@ -1633,6 +1633,11 @@ HMB_NOINST void hmb_clock_sync(uint64_t ticks, int64_t offset, uint64_t referenc
 	}
 }
 
+HMB_NOINST int hmb_synced_ns(uint64_t ticks, int64_t *ns)
+{
+	return hmb_running() ? HMB_GO(hmbgo_synced_ns(ticks, ns)) : 0;
+}
+
 HMB_NOINST int hmb_run_end(int *archive, int *aggregate, int64_t *timeout_ns)
 {
 	*archive = 0;

@@ -249,8 +249,12 @@ void hmb_count_dropped(uint64_t n) HMB_NOINST;
  * the group's file for the n ranks given, each asking for its capacity, and
  * sets their slot offsets in order; -1 with hmb_last_error on failure (the
  * ranks then write their own files). hmb_archive_slot makes hmb_finalize
- * write this rank's trace into its slot at off.
+ * write this rank's trace into its slot at off. hmb_synced_ns sets *ns to
+ * ticks (of hmb_clock) as ns since rank 0's start on its clock, as the
+ * rank's file will have them (HMB_COLLECTIVE_TIMING's arrival); 0 before a
+ * clock sync.
  */
+int hmb_synced_ns(uint64_t ticks, int64_t *ns) HMB_NOINST;
 int hmb_run_end(int *archive, int *aggregate, int64_t *timeout_ns) HMB_NOINST;
 int64_t hmb_slot_capacity(int world) HMB_NOINST;
 int hmb_archive_create(int group, int groups, int world, const int32_t *ranks, const int64_t *capacity, int n,

@@ -2728,10 +2728,14 @@ HMB_NOINST void hmbmpi_after_init(void)
  * then the process's CPU time over them (cpu[0] before, cpu[1] after), which
  * shows what waiting costs where ranks outnumber cores, of it the
  * replay's, and MPI_Init's clock sync; then this thread's CPU time over
- * them (cpu[2], cpu[3]), of it in Go, and the waits' polls (coll_meter).
+ * them (cpu[2], cpu[3]), of it in Go, and the waits' polls (coll_meter);
+ * last, when the clocks were synchronised, the rank's arrival at
+ * MPI_Finalize (arrival, in ticks) on rank 0's clock, in seconds since its
+ * start as the files have it, so that the ranks' lines show the arrival
+ * skew the collective end's first step absorbs.
  * The write itself comes later, at exit.
  */
-HMB_NOINST static void say_timing(const int64_t at[4], const int64_t cpu[4])
+HMB_NOINST static void say_timing(const int64_t at[4], const int64_t cpu[4], uint64_t arrival)
 {
 	const char *v = getenv("HMB_COLLECTIVE_TIMING");
 	if (v == NULL || !(strcmp(v, "1") == 0 || strcasecmp(v, "true") == 0 || strcasecmp(v, "yes") == 0 ||
@@ -2742,16 +2746,21 @@ HMB_NOINST static void say_timing(const int64_t at[4], const int64_t cpu[4])
 	while ((1 << rounds) < hmbmpi_world_size) {
 		rounds++;
 	}
+	char arrived[32] = "unknown";
+	int64_t ns = 0;
+	if (hmb_synced_ns(arrival, &ns)) {
+		snprintf(arrived, sizeof arrived, "%.9f", (double)ns / 1e9);
+	}
 	fprintf(stderr,
 		"hmbtrace: rank %d: collective end of %d ranks, %d rounds, %d trips: clock sync %.6f s, results %.6f s, "
 		"wait-state replay %.6f s, archive slots %.6f s, replay calls %d, CPU %.6f s, of it the replay's %.6f s, "
 		"results' %.6f s, MPI_Init's clock sync %.6f s, this thread's CPU %.6f s, of it in Go %.6f s, "
-		"waits %ld yields %ld sleeps%s\n",
+		"waits %ld yields %ld sleeps, arrival at MPI_Finalize %s s on the synchronised clock%s\n",
 		world_rank, hmbmpi_world_size, rounds, coll_cost.trips, (double)(at[1] - at[0]) / 1e9,
 		(double)coll_cost.results / 1e9, (double)coll_cost.replay / 1e9, (double)(at[3] - at[2]) / 1e9,
 		replay_rounds, (double)(cpu[1] - cpu[0]) / 1e9, (double)coll_cost.replay_cpu / 1e9,
 		(double)coll_cost.results_cpu / 1e9, (double)init_sync_ns / 1e9, (double)(cpu[3] - cpu[2]) / 1e9,
-		(double)coll_meter.go_cpu / 1e9, coll_meter.yields, coll_meter.sleeps, coll_abandoned ? " (given up)" : "");
+		(double)coll_meter.go_cpu / 1e9, coll_meter.yields, coll_meter.sleeps, arrived, coll_abandoned ? " (given up)" : "");
 }
 
 /*
@@ -2763,6 +2772,7 @@ HMB_NOINST static void say_timing(const int64_t at[4], const int64_t cpu[4])
  */
 HMB_NOINST void hmbmpi_before_finalize(void)
 {
+	uint64_t arrival = hmb_clock();
 	int archive = 0, aggregate = 1;
 	int64_t timeout = 0;
 	if (hmb_run_end(&archive, &aggregate, &timeout) && timeout > 0) {
@@ -2787,7 +2797,7 @@ HMB_NOINST void hmbmpi_before_finalize(void)
 	}
 	cpu[1] = cpu_ns();
 	cpu[3] = thread_ns();
-	say_timing(at, cpu);
+	say_timing(at, cpu, arrival);
 	if (sync_comm != MPI_COMM_NULL && !coll_abandoned) {
 		PMPI_Comm_free(&sync_comm);
 	}

@@ -103,6 +103,10 @@ type Funcs[L, M any] struct {
 	// from memory: what a rank's in-situ analyses read at the collective
 	// end, while its events are still in its buffer.
 	MemoryTrace func(m M) (*tracefile.File, error)
+	// SyncedNanos converts a clock reading to ns since the reference
+	// process's start, on its clock, as the file's readers will; ok is
+	// false before a clock sync.
+	SyncedNanos func(m M, ticks uint64) (ns int64, ok bool)
 	// ResultsOnly reports whether the collective end writes only the
 	// run's results (HMB_OUTPUT_EVENTS=none); ResultsWritten, called on
 	// every rank once rank 0 wrote them, makes Close write nothing.
