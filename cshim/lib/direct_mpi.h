@@ -511,6 +511,15 @@ HMB_NOINST __attribute__((always_inline)) static inline int hmb_put_mpi_fields(u
 	return n + put(b + n, r->request);
 }
 
+/* hmb_put_req_slow is hmb_put_mpi for request record q: hmb_put_req_inline's rare path. */
+HMB_NOINST __attribute__((noinline, cold)) static int hmb_put_req_slow(struct hmb_go_level *lv, uint8_t *b, uint64_t t,
+								       uint32_t seq, const struct hmb_mpi_req *q)
+{
+	struct hmb_mpi r = {.kind = q->kind, .peer = (uint64_t)(int64_t)q->peer, .tag = q->tag,
+			    .comm = q->comm, .bytes = q->bytes, .request = q->request};
+	return hmb_put_mpi(lv, b, t, seq, &r);
+}
+
 /*
  * hmb_put_req_inline is hmb_put_mpi (direct.c) for a point-to-point
  * request's record, inline: an Isend or Irecv (a world rank peer), or a
@@ -524,19 +533,26 @@ HMB_NOINST __attribute__((always_inline)) static inline int hmb_put_mpi_fields(u
  */
 HMB_NOINST __attribute__((always_inline)) static inline int hmb_put_req_inline(struct hmb_go_level *lv, uint8_t *b,
 									       uint64_t t, uint32_t seq,
-									       const struct hmb_mpi *r)
+									       const struct hmb_mpi_req *q)
 {
+	/*
+	 * r's address goes only to the inlined hmb_put_mpi_fields, so that it
+	 * is no copy in memory but q's fields read in place (some 10
+	 * instructions a record); the rare path makes its own.
+	 */
+	const struct hmb_mpi r = {.kind = q->kind, .peer = (uint64_t)(int64_t)q->peer, .tag = q->tag,
+				  .comm = q->comm, .bytes = q->bytes, .request = q->request};
 	uint64_t d;
 	int prefix = hmb_head_form(lv, t, seq, &d);
 	if (__builtin_expect(prefix < 0 || d >= 0x4000 ||
-				     (r->kind != HMB_ENC_ISEND && r->kind != HMB_ENC_IRECV &&
-				      r->kind != HMB_ENC_ISEND_COMPLETE && r->kind != HMB_ENC_IRECV_REQUEST &&
-				      r->kind != HMB_ENC_REQUEST_CANCELLED),
+				     (r.kind != HMB_ENC_ISEND && r.kind != HMB_ENC_IRECV &&
+				      r.kind != HMB_ENC_ISEND_COMPLETE && r.kind != HMB_ENC_IRECV_REQUEST &&
+				      r.kind != HMB_ENC_REQUEST_CANCELLED),
 			     0)) {
-		return hmb_put_mpi(lv, b, t, seq, r);
+		return hmb_put_req_slow(lv, b, t, seq, q);
 	}
 	int n = hmb_head_move(lv, b, t, seq, prefix);
-	return n + hmb_put_mpi_fields(b + n, d, r, hmb_put_uv2, hmb_put_uv_inline, 0);
+	return n + hmb_put_mpi_fields(b + n, d, &r, hmb_put_uv2, hmb_put_uv_inline, 0);
 }
 
 /* hmb_req_counted says whether request record q is a message, counted in the matrix. */
@@ -587,10 +603,8 @@ HMB_NOINST static inline int hmb_direct_req_leave(struct hmb_thread *th, uint32_
 		if (q[i].kind == 0) {
 			continue;
 		}
-		struct hmb_mpi m = {.kind = q[i].kind, .peer = (uint64_t)(int64_t)q[i].peer, .tag = q[i].tag,
-				    .comm = q[i].comm, .bytes = q[i].bytes, .request = q[i].request};
 		if (hmb_req_counted(&q[i])) {
-			struct hmb_go_commline *line = hmb_comm_line(L, m.peer);
+			struct hmb_go_commline *line = hmb_comm_line(L, (uint64_t)q[i].peer);
 			if (q[i].kind == HMB_ENC_IRECV) {
 				line->recv++;
 				line->recv_b += q[i].bytes;
@@ -599,7 +613,7 @@ HMB_NOINST static inline int hmb_direct_req_leave(struct hmb_thread *th, uint32_
 				line->sent_b += q[i].bytes;
 			}
 		}
-		mlv->pos += hmb_put_req_inline(mlv, (uint8_t *)mlv->bin.ptr + mlv->pos, tr, seq, &m);
+		mlv->pos += hmb_put_req_inline(mlv, (uint8_t *)mlv->bin.ptr + mlv->pos, tr, seq, &q[i]);
 		mlv->n++;
 		seq = ++L->run;
 	}
@@ -763,9 +777,7 @@ hmb_direct_mpi_call_write_req(const struct hmb_mpi_place *w, const struct hmb_mp
 		hmb_mark(mlv);
 	}
 	if (q != NULL) {
-		struct hmb_mpi m = {.kind = q->kind, .peer = (uint64_t)(int64_t)q->peer, .tag = q->tag,
-				    .comm = q->comm, .bytes = q->bytes, .request = q->request};
-		mlv->pos += hmb_put_req_inline(mlv, (uint8_t *)mlv->bin.ptr + mlv->pos, tr, rseq, &m);
+		mlv->pos += hmb_put_req_inline(mlv, (uint8_t *)mlv->bin.ptr + mlv->pos, tr, rseq, q);
 		mlv->n++;
 		hmb_mark(mlv);
 	}

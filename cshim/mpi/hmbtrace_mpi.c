@@ -389,10 +389,15 @@ HMB_NOINST static int pend_rehash(size_t cap)
 	return 1;
 }
 
-/* pend_add puts p into the table, next to any entry of the same key; on
- * failure (memory) it counts n probes as dropped: those the entry would
- * have recorded at completion. */
-HMB_NOINST static void pend_add(struct pending p, uint64_t n)
+/*
+ * pend_new returns the slot where an entry of key goes, next to any entry
+ * of the same key, counted in the table, with the lock held: the caller
+ * writes the entry there in place, used set and numbered (pend_seq), and
+ * unlocks. On failure (memory) it returns NULL, the lock released, and
+ * counts n probes as dropped: those the entry would have recorded at
+ * completion.
+ */
+HMB_NOINST static struct pending *pend_new(uint64_t key, uint64_t n)
 {
 	pend_lock();
 	if (2 * (pend_len + pend_deleted + 1) > pend_cap) {
@@ -403,14 +408,24 @@ HMB_NOINST static void pend_add(struct pending p, uint64_t n)
 		if ((cap != pend_cap || pend_deleted > 0) && !pend_rehash(cap)) {
 			pend_unlock();
 			hmb_count_dropped(n);
-			return;
+			return NULL;
 		}
 	}
-	struct pending *e = free_slot(p.key);
+	struct pending *e = free_slot(key);
 	if (e->used == 2) {
 		pend_deleted--;
 	}
 	pend_len++;
+	return e;
+}
+
+/* pend_add puts p into the table (pend_new): for the calls that are rare. */
+HMB_NOINST static void pend_add(struct pending p, uint64_t n)
+{
+	struct pending *e = pend_new(p.key, n);
+	if (e == NULL) {
+		return;
+	}
 	p.used = 1;
 	p.seq = ++pend_seq;
 	*e = p;
@@ -588,48 +603,52 @@ HMB_NOINST static void isend_start(struct pending *p)
 	hmb_isend(p->peer, p->tag, p->bytes, p->commid, p->id);
 }
 
-/* send_entry makes the entry of a send request; 0 if it sends nothing to record. */
-HMB_NOINST static int send_entry(struct pending *p, MPI_Comm comm, int dest, int tag, int count, MPI_Datatype type,
-				 MPI_Request req)
+/*
+ * send_entry says what send request req sends, in *m (a peer of -1 for
+ * nothing to record): a blocking send's message (hmbmpi_send, inline for
+ * MPI_COMM_WORLD; the parentheses keep HMBMPI_ABLATE's macro, which is for
+ * blocking calls, out of it).
+ */
+HMB_NOINST static inline void send_entry(struct hmb_mpi_msg *m, MPI_Comm comm, int dest, int tag, int count,
+					 MPI_Datatype type)
 {
-	uint32_t id;
-	uint64_t n;
-	int to = world(comm, dest, &id);
-	if (to < 0 || !send_bytes(tag, count, type, &n)) {
-		if (to == NO_TRANSLATION) {
-			hmb_count_dropped(1);
-		}
-		return 0;
-	}
-	*p = (struct pending){.key = req_key(req), .what = P_SEND, .peer = to, .tag = (uint32_t)tag,
-			      .commid = id, .bytes = n};
-	return 1;
+	m->peer = -1;
+	(hmbmpi_send)(m, comm, dest, tag, count, type);
 }
 
+/*
+ * hmbmpi_isend and hmbmpi_irecv write the request's entry in place
+ * (pend_new): built on the stack, passed by value and copied into its
+ * slot, it cost some 40 instructions more per call.
+ */
 HMB_NOINST void hmbmpi_isend(struct hmb_mpi_req *q, MPI_Comm comm, int dest, int tag, int count, MPI_Datatype type,
 			     MPI_Request req)
 {
-	struct pending p;
-	if (send_entry(&p, comm, dest, tag, count, type, req)) {
-		p.id = new_request();
-		*q = (struct hmb_mpi_req){.kind = HMB_ENC_ISEND, .peer = p.peer, .tag = p.tag, .comm = p.commid,
-					  .bytes = p.bytes, .request = p.id};
-		pend_add(p, 1);
+	struct hmb_mpi_msg m;
+	send_entry(&m, comm, dest, tag, count, type);
+	if (m.peer < 0) {
+		return;
+	}
+	uint64_t id = new_request(), key = req_key(req);
+	*q = (struct hmb_mpi_req){
+		.kind = HMB_ENC_ISEND, .peer = m.peer, .tag = m.tag, .comm = m.comm, .bytes = m.bytes, .request = id};
+	struct pending *e = pend_new(key, 1);
+	if (e != NULL) {
+		*e = (struct pending){.key = key, .id = id, .seq = ++pend_seq, .used = 1, .what = P_SEND,
+				      .peer = m.peer, .tag = m.tag, .commid = m.comm, .bytes = m.bytes};
+		pend_unlock();
 	}
 }
 
 HMB_NOINST void hmbmpi_send_init(MPI_Comm comm, int dest, int tag, int count, MPI_Datatype type, MPI_Request req)
 {
-	struct pending p;
-	if (send_entry(&p, comm, dest, tag, count, type, req)) {
-		p.persistent = 1;
-		pend_add(p, 0);
+	struct hmb_mpi_msg m;
+	send_entry(&m, comm, dest, tag, count, type);
+	if (m.peer >= 0) {
+		pend_add((struct pending){.key = req_key(req), .what = P_SEND, .persistent = 1, .peer = m.peer,
+					  .tag = m.tag, .commid = m.comm, .bytes = m.bytes},
+			 0);
 	}
-}
-
-HMB_NOINST static void recv_entry(struct pending *p, MPI_Comm comm, MPI_Datatype type, MPI_Request req)
-{
-	*p = (struct pending){.key = req_key(req), .what = P_RECV, .comm = comm, .type = type};
 }
 
 HMB_NOINST void hmbmpi_irecv(struct hmb_mpi_req *q, MPI_Comm comm, int source, MPI_Datatype type, MPI_Request req)
@@ -637,11 +656,14 @@ HMB_NOINST void hmbmpi_irecv(struct hmb_mpi_req *q, MPI_Comm comm, int source, M
 	if (source == MPI_PROC_NULL) {
 		return; /* completes at once, with nothing received */
 	}
-	struct pending p;
-	recv_entry(&p, comm, type, req);
-	p.id = new_request();
-	*q = (struct hmb_mpi_req){.kind = HMB_ENC_IRECV_REQUEST, .request = p.id};
-	pend_add(p, 1);
+	uint64_t id = new_request(), key = req_key(req);
+	*q = (struct hmb_mpi_req){.kind = HMB_ENC_IRECV_REQUEST, .request = id};
+	struct pending *e = pend_new(key, 1);
+	if (e != NULL) {
+		*e = (struct pending){
+			.key = key, .id = id, .seq = ++pend_seq, .used = 1, .what = P_RECV, .comm = comm, .type = type};
+		pend_unlock();
+	}
 }
 
 HMB_NOINST void hmbmpi_recv_init(MPI_Comm comm, int source, MPI_Datatype type, MPI_Request req)
@@ -649,10 +671,7 @@ HMB_NOINST void hmbmpi_recv_init(MPI_Comm comm, int source, MPI_Datatype type, M
 	if (source == MPI_PROC_NULL) {
 		return;
 	}
-	struct pending p;
-	recv_entry(&p, comm, type, req);
-	p.persistent = 1;
-	pend_add(p, 0);
+	pend_add((struct pending){.key = req_key(req), .what = P_RECV, .persistent = 1, .comm = comm, .type = type}, 0);
 }
 
 /* hmbmpi_start starts a persistent request: an Isend or an IrecvRequest. */

@@ -73,8 +73,8 @@ int main(void)
 			n = hmb_put_message_inline(&lv, bin, recv, t, seq, peer, tag, bytes, comm);
 			break;
 		case 'Q': {
-			struct hmb_mpi r = {0};
-			if (scanf("%u %" SCNu64 " %" SCNu32 " %" SCNu64 " %" SCNu32 " %" SCNu64 " %" SCNu32 " %" SCNu64,
+			struct hmb_mpi_req r = {0};
+			if (scanf("%u %" SCNu64 " %" SCNu32 " %d %" SCNu32 " %" SCNu64 " %" SCNu32 " %" SCNu64,
 				  &r.kind, &t, &seq, &r.peer, &r.tag, &r.bytes, &r.comm, &r.request) != 8) {
 				return 2;
 			}
