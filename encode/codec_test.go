@@ -401,6 +401,26 @@ func TestFieldLengths(t *testing.T) {
 			Record{Kind: KindCollective, Time: tm, Seq: 3, Root: int64(min(v, 1<<62)) - 1, Bytes: w},
 			Record{Kind: KindCollective, Time: tm, Seq: 4, Root: int64(min(w, 1<<62)) - 1, Bytes: v, Received: w, Comm: v32})
 	}
+	// Enters of regions the prediction misses, and leaves, at the lengths'
+	// bounds, with and without a new time.
+	regions := uint32(0)
+	for _, v := range vals {
+		for _, dt := range []uint64{0, min(v, 1<<20) + 1} {
+			tm += dt
+			regions++
+			region := uint32(min(v, 1<<32-1)) | 1<<31 | regions // not in a slot
+			recs = append(recs, Record{Kind: KindEnter, Time: tm, Region: region},
+				Record{Kind: KindLeave, Time: tm + 200 + min(v, 1<<20)})
+			tm = recs[len(recs)-1].Time
+		}
+	}
+	for i := range recs {
+		if i > 0 && recs[i].Time == recs[i-1].Time {
+			recs[i].Seq = recs[i-1].Seq + 1
+		} else {
+			recs[i].Seq = 0
+		}
+	}
 	for _, tech := range allTechniqueSets() {
 		_, got := decodeBin(t, tech, encodeBin(t, tech, 0, recs))
 		if !reflect.DeepEqual(normalize(got), normalize(recs)) {
@@ -423,6 +443,11 @@ func TestFieldLengths(t *testing.T) {
 		{"two-byte field truncated", []byte{TokBin, 5, 0, TokSend, 1, 2, 3, 0x80}, "offset 7: truncated varint"},
 		{"last field truncated", []byte{TokBin, 5, 0, TokSendComm, 1, 2, 3, 4}, "offset 8: truncated varint"},
 		{"field overflows", []byte{TokBin, 5, 0, TokSend, 1, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x02, 1, 1}, "offset 5: varint overflows 64 bits"},
+		{"enter region out of range", append([]byte{TokBin, 5, 0, TokPredEnterRegion}, append(over32, 1)...), "offset 9: region out of range"},
+		{"enter-now region out of range", append([]byte{TokBin, 5, 0, TokPredEnterNow}, over32...), "offset 9: region out of range"},
+		{"enter delta truncated", []byte{TokBin, 5, 0, TokPredEnterRegion, 0x81, 0x01, 0x80}, "offset 6: truncated varint"},
+		{"enter delta overflows time", []byte{TokBin, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01, 0, TokPredEnterRegion, 7, 2}, "offset 12: time overflows"},
+		{"long leave truncated", []byte{TokBin, 5, 0, TokPredLeaveLong, 0x80, 0x80}, "offset 4: truncated varint"},
 	}
 	for _, c := range cases {
 		d := NewDecoder(All)
