@@ -381,3 +381,85 @@ func TestMPIRecords(t *testing.T) {
 		}
 	}
 }
+
+// The records of several fields are read by Decoder.fields, which takes
+// the one- and two-byte varints itself: every field at each length's
+// bounds decodes to what was put, and a field out of its range fails with
+// the field-by-field reader's error and offset.
+func TestFieldLengths(t *testing.T) {
+	vals := []uint64{0, 1, 0x7F, 0x80, 0x3FFF, 0x4000, 0x1FFFFF, 0x200000, 1<<32 - 1, 1 << 40, 1<<64 - 1}
+	var recs []Record
+	tm := uint64(0)
+	for i, v := range vals {
+		w := vals[(i+3)%len(vals)]
+		v32 := uint32(min(v, 1<<32-1))
+		tm += min(v, 1<<20) + 1 // the delta takes each length up to three bytes
+		recs = append(recs,
+			Record{Kind: KindSend, Time: tm, Peer: v, PeerRank: true, Tag: v32, Bytes: w},
+			Record{Kind: KindRecv, Time: tm, Seq: 1, Peer: w, Tag: uint32(min(w, 1<<32-1)), Bytes: v, Comm: v32},
+			Record{Kind: KindIsend, Time: tm, Seq: 2, Peer: v, Tag: v32, Bytes: w, Comm: v32, Request: w},
+			Record{Kind: KindCollective, Time: tm, Seq: 3, Root: int64(min(v, 1<<62)) - 1, Bytes: w},
+			Record{Kind: KindCollective, Time: tm, Seq: 4, Root: int64(min(w, 1<<62)) - 1, Bytes: v, Received: w, Comm: v32})
+	}
+	// Enters of regions the prediction misses, and leaves, at the lengths'
+	// bounds, with and without a new time.
+	regions := uint32(0)
+	for _, v := range vals {
+		for _, dt := range []uint64{0, min(v, 1<<20) + 1} {
+			tm += dt
+			regions++
+			region := uint32(min(v, 1<<32-1)) | 1<<31 | regions // not in a slot
+			recs = append(recs, Record{Kind: KindEnter, Time: tm, Region: region},
+				Record{Kind: KindLeave, Time: tm + 200 + min(v, 1<<20)})
+			tm = recs[len(recs)-1].Time
+		}
+	}
+	for i := range recs {
+		if i > 0 && recs[i].Time == recs[i-1].Time {
+			recs[i].Seq = recs[i-1].Seq + 1
+		} else {
+			recs[i].Seq = 0
+		}
+	}
+	for _, tech := range allTechniqueSets() {
+		_, got := decodeBin(t, tech, encodeBin(t, tech, 0, recs))
+		if !reflect.DeepEqual(normalize(got), normalize(recs)) {
+			t.Fatalf("techniques %s:\n got %+v\nwant %+v", tech, got, recs)
+		}
+	}
+	over32 := []byte{0x80, 0x80, 0x80, 0x80, 0x10} // 1<<32
+	cases := []struct {
+		name string
+		b    []byte
+		want string
+	}{
+		{"tag out of range", append([]byte{TokBin, 5, 0, TokSendRank, 1, 2}, over32...), "offset 11: tag out of range"},
+		{"tag out of range, comm", append([]byte{TokBin, 5, 0, TokRecvComm, 1, 2}, append(over32, 1, 1)...), "offset 11: tag out of range"},
+		{"comm out of range, isend", append([]byte{TokBin, 5, 0, TokIsendRank, 1, 2, 3, 4}, append(over32, 1)...), "offset 13: comm out of range"},
+		{"root out of range", []byte{TokBin, 5, 0, TokColl, 1, 0x81, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x40, 8}, "offset 14: collective root 4611686018427387905 out of range"},
+		{"comm out of range, collective", append([]byte{TokBin, 5, 0, TokCollComm, 1, 0, 8, 8}, over32...), "offset 13: comm out of range"},
+		{"message time overflows", []byte{TokBin, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01, 0, TokSend, 2, 1, 1, 1}, "offset 13: time overflows"},
+		{"collective time overflows", []byte{TokBin, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01, 0, TokColl, 0x82, 0x01, 0, 8}, "offset 13: time overflows"},
+		{"two-byte field truncated", []byte{TokBin, 5, 0, TokSend, 1, 2, 3, 0x80}, "offset 7: truncated varint"},
+		{"last field truncated", []byte{TokBin, 5, 0, TokSendComm, 1, 2, 3, 4}, "offset 8: truncated varint"},
+		{"field overflows", []byte{TokBin, 5, 0, TokSend, 1, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x02, 1, 1}, "offset 5: varint overflows 64 bits"},
+		{"enter region out of range", append([]byte{TokBin, 5, 0, TokPredEnterRegion}, append(over32, 1)...), "offset 9: region out of range"},
+		{"enter-now region out of range", append([]byte{TokBin, 5, 0, TokPredEnterNow}, over32...), "offset 9: region out of range"},
+		{"enter delta truncated", []byte{TokBin, 5, 0, TokPredEnterRegion, 0x81, 0x01, 0x80}, "offset 6: truncated varint"},
+		{"enter delta overflows time", []byte{TokBin, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01, 0, TokPredEnterRegion, 7, 2}, "offset 12: time overflows"},
+		{"long leave truncated", []byte{TokBin, 5, 0, TokPredLeaveLong, 0x80, 0x80}, "offset 4: truncated varint"},
+	}
+	for _, c := range cases {
+		d := NewDecoder(All)
+		err := d.Reset(c.b)
+		var r Record
+		for err == nil && d.Next(&r) {
+		}
+		if err == nil {
+			err = d.Err()
+		}
+		if err == nil || err.Error() != c.want {
+			t.Errorf("%s: error %v, want %q", c.name, err, c.want)
+		}
+	}
+}

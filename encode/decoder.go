@@ -145,6 +145,38 @@ func (d *Decoder) timeField(leb bool) (uint64, bool) {
 	return t, true
 }
 
+// fields reads len(f) LEB128 fields from the record's next byte on, for
+// the records of several fields (messages, collectives): one call per
+// record rather than per field, and no bounds or error bookkeeping per
+// field. It returns the offset after them, or false if a field is
+// truncated or overflows, and then changes nothing, so that the caller
+// decodes the record field by field and reports the fault where it is.
+func (d *Decoder) fields(f []uint64) (int, bool) {
+	b, o := d.b, d.off
+	for i := range f {
+		if o >= len(b) {
+			return 0, false
+		}
+		if c := b[o]; c < 0x80 {
+			f[i] = uint64(c)
+			o++
+			continue
+		}
+		if o+1 < len(b) && b[o+1] < 0x80 {
+			f[i] = uint64(b[o]&0x7F) | uint64(b[o+1])<<7
+			o += 2
+			continue
+		}
+		v, n := binary.Uvarint(b[o:])
+		if n <= 0 {
+			return 0, false
+		}
+		f[i] = v
+		o += n
+	}
+	return o, true
+}
+
 // Next decodes the next record into r. It returns false at the end of the
 // bin or on error; Err tells which.
 func (d *Decoder) Next(r *Record) bool {
@@ -191,6 +223,10 @@ func (d *Decoder) Next(r *Record) bool {
 	*r = Record{}
 	ok := true
 	pred := d.tech&predictOn == predictOn
+	// Records of several fields take d.fields when every field is a
+	// LEB128 varint and the time a delta; what it cannot take (a
+	// malformed field) is decoded field by field below.
+	delta := d.tech&(LEB128|Delta) == LEB128|Delta
 	switch {
 	case pred && tok < TokSeqInline:
 		t, ok = d.predRecord(r, tok, start)
@@ -258,6 +294,14 @@ func (d *Decoder) Next(r *Record) bool {
 			r.Kind = KindRecv
 		}
 		r.PeerRank = tok >= TokSendRank
+		if delta {
+			var f [4]uint64 // time, peer, tag, bytes
+			if o, fine := d.fields(f[:]); fine && d.time+f[0] >= d.time && f[2] <= 0xFFFFFFFF {
+				d.off, t = o, d.time+f[0]
+				r.Peer, r.Tag, r.Bytes = f[1], uint32(f[2]), f[3]
+				break
+			}
+		}
 		t, ok = d.timeField(leb)
 		if ok {
 			r.Peer, ok = d.uint(8, leb)
@@ -291,6 +335,18 @@ func (d *Decoder) Next(r *Record) bool {
 		r.Values = d.vals[:n]
 	case tok == TokColl, tok == TokCollComm:
 		r.Kind = KindCollective
+		if delta {
+			var f [5]uint64 // time, root+1, bytes, received, comm
+			n := 3
+			if tok == TokCollComm {
+				n = 5
+			}
+			if o, fine := d.fields(f[:n]); fine && d.time+f[0] >= d.time && f[1] <= 1<<62 && f[4] <= 0xFFFFFFFF {
+				d.off, t = o, d.time+f[0]
+				r.Root, r.Bytes, r.Received, r.Comm = int64(f[1])-1, f[2], f[3], uint32(f[4])
+				break
+			}
+		}
 		t, ok = d.timeField(leb)
 		if ok {
 			r.Root, ok = d.root()
@@ -308,6 +364,18 @@ func (d *Decoder) Next(r *Record) bool {
 		r.Kind = [...]Kind{KindSend, KindRecv, KindSend, KindRecv, KindIsend, KindIrecv, KindIsend, KindIrecv}[i]
 		r.PeerRank = i&2 != 0
 		isend := i&4 != 0
+		if delta {
+			var f [6]uint64 // time, peer, tag, bytes, comm, request
+			n := 5
+			if isend {
+				n = 6
+			}
+			if o, fine := d.fields(f[:n]); fine && d.time+f[0] >= d.time && f[2] <= 0xFFFFFFFF && f[4] <= 0xFFFFFFFF {
+				d.off, t = o, d.time+f[0]
+				r.Peer, r.Tag, r.Bytes, r.Comm, r.Request = f[1], uint32(f[2]), f[3], uint32(f[4]), f[5]
+				break
+			}
+		}
 		t, ok = d.timeField(leb)
 		if ok {
 			r.Peer, ok = d.uint(8, leb)

@@ -206,15 +206,26 @@ func (d *Decoder) predRecord(r *Record, tok byte, start int) (uint64, bool) {
 		delta, ok = d.lowByte(uint64(tok & 1))
 	case tok < TokPredLeaveLong:
 		r.Kind, slot = KindEnter, int(tok&3)
-		delta, ok = d.uint(8, true)
+		delta, ok = d.delta()
 	case tok == TokPredLeaveLong:
 		r.Kind = KindLeave
-		delta, ok = d.uint(8, true)
+		delta, ok = d.delta()
 	case tok == TokPredEnterRegion, tok == TokPredEnterNow:
 		if tok == TokPredEnterNow && d.tech&SplitTiming == 0 {
 			return 0, d.badToken(start, tok)
 		}
 		r.Kind = KindEnter
+		// An enter of a region not predicted, common where a loop calls
+		// more regions than there are slots: both fields in one call.
+		var f [2]uint64 // region, delta
+		n := 1
+		if tok == TokPredEnterRegion {
+			n = 2
+		}
+		if o, fine := d.fields(f[:n]); fine && f[0] <= 0xFFFFFFFF {
+			d.off, r.Region, delta = o, uint32(f[0]), f[1]
+			break
+		}
 		r.Region, ok = d.uint32Field("region", true)
 		if ok && tok == TokPredEnterRegion {
 			delta, ok = d.uint(8, true)
@@ -243,6 +254,17 @@ func (d *Decoder) predRecord(r *Record, tok byte, start int) (uint64, bool) {
 		}
 	}
 	return t + delta, true
+}
+
+// delta reads a varint time delta, by d.fields: the field-by-field reader
+// only for what fields cannot take, to report it.
+func (d *Decoder) delta() (uint64, bool) {
+	var f [1]uint64
+	if o, ok := d.fields(f[:]); ok {
+		d.off = o
+		return f[0], true
+	}
+	return d.uint(8, true)
 }
 
 // lowByte reads the byte that completes a delta whose high bits hi the

@@ -275,9 +275,26 @@ func (it *Events) Next(e *Event) bool {
 	} else if e.Values != nil {
 		e.Values = nil
 	}
-	if err := it.nest(e, r); err != nil {
-		it.err = err
-		return false
+	// An enter below the top and a leave of the top with a known region
+	// above it are nearly every event: nest's checks for them, here
+	// without the call; nest takes the rest and makes the errors.
+	n, open := len(it.stack), 0
+	if n > 0 {
+		open = it.stack[n-1].depth
+	}
+	switch {
+	case r.Kind == encode.KindEnter && e.Depth > open:
+		e.Region = r.Region
+		it.stack = append(it.stack, openCall{e.Depth, r.Region})
+	case r.Kind == encode.KindLeave && n > 1 && e.Depth == open && it.stack[n-2].region != 0:
+		e.Region = it.stack[n-1].region
+		it.left = e.Region
+		it.stack = it.stack[:n-1]
+	default:
+		if err := it.nest(e, r); err != nil {
+			it.err = err
+			return false
+		}
 	}
 	// The stream's next record, here while it comes from the loaded bin
 	// and keeps the level's order; advance loads bins and reports errors.

@@ -401,3 +401,45 @@ func TestEventFieldsAllSet(t *testing.T) {
 		t.Errorf("Event has %d fields, Events.Next sets 25: set the new ones there and update this count", n)
 	}
 }
+
+// An enter at the depth of the call open there, and a leave of a depth
+// not open, fail as not nesting (the reader checks enters and leaves on a
+// path of their own, apart from nest).
+func TestEnterAtOpenDepth(t *testing.T) {
+	enter := func(tm uint64, r uint32) encode.Record {
+		return encode.Record{Kind: encode.KindEnter, Time: tm, Region: r}
+	}
+	leave := func(tm uint64) encode.Record { return encode.Record{Kind: encode.KindLeave, Time: tm} }
+	for _, c := range []struct {
+		name   string
+		levels [][]encode.Record // by depth from 1
+	}{
+		{"enter", [][]encode.Record{{enter(300, 1), enter(305, 2), leave(310), leave(325)}}},
+		{"leave", [][]encode.Record{{enter(300, 1), leave(400)}, {enter(301, 2), leave(310)}, {enter(302, 3), leave(320)}}},
+	} {
+		tr, bins := sample(t)
+		// Location 0 has these streams alone, so that no other stream's
+		// record comes between and fails first.
+		bins = bins[4:]
+		tr.Locations[0].Levels, tr.Locations[0].Recorded = nil, 0
+		for d, recs := range c.levels {
+			e := encode.NewEncoder(encode.All)
+			b := make([]byte, 512)
+			n := e.StartBin(b, recs[0].Time, 0)
+			for _, r := range recs {
+				n += e.Put(b[n:], r)
+			}
+			bins = append(bins, Bin{Location: 0, Depth: d + 1, Class: ClassRegion, Records: uint32(len(recs)), Data: b[:n]})
+			tr.Locations[0].Levels = append(tr.Locations[0].Levels, LevelStats{Depth: d + 1, Class: ClassRegion, Written: uint64(len(recs))})
+			tr.Locations[0].Recorded += uint64(len(recs))
+		}
+		data := encodeTrace(t, tr, bins)
+		f, err := Read(bytes.NewReader(data), int64(len(data)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err = readAll(t, f, 0); err == nil || !strings.Contains(err.Error(), "do not nest") {
+			t.Errorf("%s: error %v, want the streams not nesting", c.name, err)
+		}
+	}
+}
