@@ -22,7 +22,9 @@ const partsWireMagic = "HMBCP1"
 
 // MarshalPartsWire returns the wire form of parts.
 func MarshalPartsWire(parts []Part) []byte {
-	w := wirecodec.Writer(partsWireMagic)
+	// Sized once: a halo code's rank takes about 60 bytes.
+	w := make(wirecodec.Writer, 0, len(partsWireMagic)+64*len(parts))
+	w = append(w, partsWireMagic...)
 	w.OptCount(len(parts), parts != nil)
 	for i := range parts {
 		p := &parts[i]

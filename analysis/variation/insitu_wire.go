@@ -35,6 +35,8 @@ func EncodeWire(v any) ([]byte, error) {
 			return nil, err
 		}
 	case *Segments:
+		// Sized once: a row takes about 40 bytes, a segment about 15.
+		w = make(wirecodec.Writer, 0, len(segmentsWireMagic)+48*len(x.Rows)+16*len(x.Segments))
 		w = append(w, segmentsWireMagic...)
 		writeSegments(&w, x)
 	default:
