@@ -126,7 +126,7 @@ func binaryCodec[T any, P interface {
 }
 
 // variationCodec is the codec of a variation pass's parts (a Choice or
-// Segments), in variation's form.
+// Segments), in variation's wire form.
 func variationCodec[T any, P interface {
 	*T
 	Merge(*T)
@@ -134,7 +134,7 @@ func variationCodec[T any, P interface {
 	return &partCodec{
 		decode: func(b []byte) (any, error) {
 			p := P(new(T))
-			if err := variation.Decode(b, p); err != nil {
+			if err := variation.DecodeWire(b, p); err != nil {
 				return nil, err
 			}
 			return p, nil
@@ -143,7 +143,7 @@ func variationCodec[T any, P interface {
 			a.(P).Merge(b.(P))
 			return a
 		},
-		encode: func(v any) ([]byte, error) { return variation.Encode(v.(P)) },
+		encode: func(v any) ([]byte, error) { return variation.EncodeWire(v.(P)) },
 	}
 }
 
@@ -166,11 +166,12 @@ func funcCodec[P interface{ Merge(P) }](decode func([]byte) (P, error), encode f
 	}
 }
 
-// commCodec's parts are the ranks' comm.Part in rank order.
+// commCodec's parts are the ranks' comm.Part in rank order, in comm's
+// wire form; rank 0 keeps the run's in the archive's form (JSON).
 var commCodec = &partCodec{
-	decode: func(b []byte) (any, error) { return comm.UnmarshalParts(b) },
+	decode: func(b []byte) (any, error) { return comm.UnmarshalPartsWire(b) },
 	merge:  func(a, b any) any { return append(a.([]comm.Part), b.([]comm.Part)...) },
-	encode: func(v any) ([]byte, error) { return comm.MarshalParts(v.([]comm.Part)) },
+	encode: func(v any) ([]byte, error) { return comm.MarshalPartsWire(v.([]comm.Part)), nil },
 }
 
 var (

@@ -17,11 +17,7 @@ func commPart(tb testing.TB, r, p int) []byte {
 			{From: 0, ToRank: (r + p - 1) % p, ToLoc: -1, Messages: 20, Bytes: 20 * 512},
 			{From: 0, ToRank: (r + 1) % p, ToLoc: -1, Messages: 20, Bytes: 20 * 512},
 		}}
-	b, err := comm.MarshalParts([]comm.Part{part})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return b
+	return comm.MarshalPartsWire([]comm.Part{part})
 }
 
 // treeMerge merges the parts of ranks 0 to p-1 as the binomial tree does,
@@ -69,7 +65,7 @@ func TestPassMergeKeepsLast(t *testing.T) {
 	if !bytes.Equal(got, want) {
 		t.Fatalf("merged from the last merge:\n%s\nread each time:\n%s", got, want)
 	}
-	all, err := comm.UnmarshalParts(got)
+	all, err := comm.UnmarshalPartsWire(got)
 	if err != nil {
 		t.Fatal(err)
 	}

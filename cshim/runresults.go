@@ -28,14 +28,16 @@ import (
 //   - PassProfile: summary.RunProfile (ResultRunProfile), from the
 //     statistics, the buffer's story from the trace in memory: about 60
 //     bytes per region, whatever the ranks.
-//   - PassComm: comm.Part per rank (ResultComm), the exact matrix: about
-//     100 bytes per location and 60 per peer a location sent to.
+//   - PassComm: comm.Part per rank (ResultComm, in JSON), the exact
+//     matrix: up the tree in comm's wire form, about 20 bytes per
+//     location and 8 per peer a location sent to.
 //   - PassChoice: variation.Choice, merged: about 100 bytes per region
-//     and 20 per location that invoked it; the root chooses the
-//     time-dominant region and sends the variation.Cut down the tree.
+//     and 8 per location and region it invoked (variation's wire form);
+//     the root chooses the time-dominant region and sends the
+//     variation.Cut down the tree.
 //   - PassSegments: variation.Segments, gathered in rank order (about
-//     110 bytes per segment and 200 per location, JSON); the root scores
-//     them (ResultVariation).
+//     15 bytes per segment and 40 per location, variation's wire form);
+//     the root scores them (ResultVariation).
 //   - PassPhases: trend.InSitu, the ranks' phase series gathered (about
 //     20 bytes per sample, per region and metric, per location;
 //     ResultDynamics).
@@ -322,14 +324,19 @@ func makeComm(rt *Runtime, _ int, _ []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return comm.MarshalParts([]comm.Part{p})
+	return commCodec.encode([]comm.Part{p})
 }
 
 func setComm(rt *Runtime, b []byte) ([]byte, error) {
-	if _, err := commCodec.readMerged(PassComm, b); err != nil {
+	v, err := commCodec.readMerged(PassComm, b)
+	if err != nil {
 		return nil, err
 	}
-	rt.setResult(tracefile.ResultComm, b)
+	all, err := comm.MarshalParts(v.([]comm.Part))
+	if err != nil {
+		return nil, err
+	}
+	rt.setResult(tracefile.ResultComm, all)
 	return nil, nil
 }
 
@@ -347,7 +354,7 @@ func makeChoice(rt *Runtime, _ int, _ []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return variation.Encode(c)
+	return choiceCodec.encode(c)
 }
 
 // setChoice chooses the time-dominant region and returns the Cut for the
@@ -395,7 +402,7 @@ func makeSegments(rt *Runtime, _ int, in []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return variation.Encode(s)
+	return segmentsCodec.encode(s)
 }
 
 func setSegments(rt *Runtime, b []byte) ([]byte, error) {

@@ -211,15 +211,21 @@ func UnmarshalParts(b []byte) ([]Part, error) {
 	if err := json.Unmarshal(b, &ps); err != nil {
 		return nil, fmt.Errorf("comm: the run's matrix parts: %v", err)
 	}
+	return ps, checkParts(ps)
+}
+
+// checkParts checks that each part's sends are from and to locations it
+// names.
+func checkParts(ps []Part) error {
 	for _, p := range ps {
 		if len(p.IDs) != len(p.Nodes) || p.RankLoc >= len(p.Nodes) {
-			return nil, fmt.Errorf("comm: rank %d's part: %d names for %d locations, rank location %d", p.Rank, len(p.Nodes), len(p.IDs), p.RankLoc)
+			return fmt.Errorf("comm: rank %d's part: %d names for %d locations, rank location %d", p.Rank, len(p.Nodes), len(p.IDs), p.RankLoc)
 		}
 		for _, s := range p.Sends {
 			if s.From < 0 || s.From >= len(p.Nodes) || s.ToRank < 0 && (s.ToLoc < 0 || s.ToLoc >= len(p.Nodes)) {
-				return nil, fmt.Errorf("comm: rank %d's part: a send from location %d to %d/rank %d of %d locations", p.Rank, s.From, s.ToLoc, s.ToRank, len(p.Nodes))
+				return fmt.Errorf("comm: rank %d's part: a send from location %d to %d/rank %d of %d locations", p.Rank, s.From, s.ToLoc, s.ToRank, len(p.Nodes))
 			}
 		}
 	}
-	return ps, nil
+	return nil
 }

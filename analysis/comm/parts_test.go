@@ -12,7 +12,7 @@ import (
 )
 
 // fromParts makes the matrix as the ranks make it in-situ: each rank its
-// part, through the binary form they travel in.
+// part, through the wire form they travel in, then the archive's.
 func fromParts(t *testing.T, files []*tracefile.File) *Matrix {
 	t.Helper()
 	var parts []Part
@@ -24,9 +24,16 @@ func fromParts(t *testing.T, files []*tracefile.File) *Matrix {
 		}
 		parts = append(parts, p)
 	}
-	b, err := MarshalParts(parts)
+	up, err := UnmarshalPartsWire(MarshalPartsWire(parts))
 	if err != nil {
 		t.Fatal(err)
+	}
+	b, err := MarshalParts(up)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want, _ := MarshalParts(parts); string(b) != string(want) {
+		t.Fatalf("through the wire form:\n%s\nwant\n%s", b, want)
 	}
 	back, err := UnmarshalParts(b)
 	if err != nil {
@@ -99,4 +106,34 @@ func TestUnmarshalPartsRefusesBadSends(t *testing.T) {
 	if _, err := UnmarshalParts(b); err == nil {
 		t.Error("a send from location 2 of 1 was read")
 	}
+	if _, err := UnmarshalPartsWire(MarshalPartsWire([]Part{{Rank: 3, Nodes: []string{"a"}, IDs: []uint32{1}, Sends: []PartSend{{From: 2, ToRank: 0}}}})); err == nil {
+		t.Error("a send from location 2 of 1 was read from the wire form")
+	}
+}
+
+// FuzzUnmarshalPartsWire feeds any bytes to the wire form's reader: it
+// must not panic, and what it reads writes the same wire form and JSON.
+func FuzzUnmarshalPartsWire(f *testing.F) {
+	f.Add(MarshalPartsWire([]Part{
+		{Rank: 0, Nodes: []string{"rank 0", "rank 0: thread 1"}, IDs: []uint32{1, 2}, RankLoc: 0,
+			Sends: []PartSend{{From: 0, ToRank: 1, ToLoc: -1, Messages: 20, Bytes: 10240}, {From: 1, ToRank: -1, ToLoc: 0, Messages: 3, Bytes: 24}}},
+		{Rank: 1, Nodes: []string{"rank 1"}, IDs: []uint32{1}, RankLoc: -1, Unmatched: 2, Exact: 1, Counted: 1, Shed: 4, Channel: 5, ChannelUnreceived: 1},
+	}))
+	f.Add(MarshalPartsWire(nil))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		ps, err := UnmarshalPartsWire(b)
+		if err != nil {
+			return
+		}
+		again := MarshalPartsWire(ps)
+		back, err := UnmarshalPartsWire(again)
+		if err != nil {
+			t.Fatalf("written again, not read: %v", err)
+		}
+		j1, err1 := MarshalParts(ps)
+		j2, err2 := MarshalParts(back)
+		if err1 != nil || err2 != nil || string(j1) != string(j2) {
+			t.Fatalf("read again as %s (%v), want %s (%v)", j2, err2, j1, err1)
+		}
+	})
 }

@@ -3,6 +3,7 @@ package variation
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/hmbtrace/hmbtrace/analysis"
 	"github.com/hmbtrace/hmbtrace/filter"
@@ -207,6 +208,10 @@ func (c *Cut) local(f *tracefile.File, open func(f *tracefile.File, loc int, ahe
 
 // Merge appends o, the segments of ranks after s's.
 func (s *Segments) Merge(o *Segments) {
+	// Grown once: at the root of the tree s holds half the run's segments
+	// when the last half arrives.
+	s.Segments = slices.Grow(s.Segments, len(o.Segments))
+	s.Rows = slices.Grow(s.Rows, len(o.Rows))
 	for _, seg := range o.Segments {
 		seg.Row += len(s.Rows)
 		s.Segments = append(s.Segments, seg)

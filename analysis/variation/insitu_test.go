@@ -14,7 +14,7 @@ import (
 
 // rankFiles records a shape's run as one file per rank, as an MPI run
 // writes it.
-func rankFiles(t *testing.T, run tracetest.ShapeRun) []*tracefile.File {
+func rankFiles(t testing.TB, run tracetest.ShapeRun) []*tracefile.File {
 	t.Helper()
 	locs, order := run.Calls()
 	var files []*tracefile.File
@@ -32,14 +32,31 @@ func rankFiles(t *testing.T, run tracetest.ShapeRun) []*tracefile.File {
 	return files
 }
 
-// through passes v through its binary form, as it crosses the tree.
+// through passes v through the form it crosses the tree in: the wire
+// form for a Choice or Segments (read back, it must encode to the JSON
+// of v), JSON for the rest.
 func through[T any](t *testing.T, v *T) *T {
 	t.Helper()
+	var out T
+	switch any(v).(type) {
+	case *Choice, *Segments:
+		b, err := EncodeWire(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := DecodeWire(b, &out); err != nil {
+			t.Fatal(err)
+		}
+		want, _ := Encode(v)
+		if got, _ := Encode(&out); string(got) != string(want) {
+			t.Fatalf("%T through its wire form:\n%s\nwant\n%s", v, got, want)
+		}
+		return &out
+	}
 	b, err := Encode(v)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out T
 	if err := Decode(b, &out); err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,125 @@
+package variation_test
+
+import (
+	"testing"
+
+	. "github.com/hmbtrace/hmbtrace/analysis/variation"
+	"github.com/hmbtrace/hmbtrace/internal/tracetest"
+)
+
+// wireSeeds are the wire forms of a hybrid run's two ranks' parts:
+// their choices and segments, and the merge of each.
+func wireSeeds(tb testing.TB) [][]byte {
+	files := rankFiles(tb, tracetest.ShapeRun{Shape: tracetest.ShapeHybrid, Ranks: 2, Threads: 2, Iterations: 6})
+	var out [][]byte
+	add := func(v any) {
+		b, err := EncodeWire(v)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		out = append(out, b)
+	}
+	var choice *Choice
+	for _, f := range files {
+		c, err := LocalChoice(f)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		add(c)
+		if choice == nil {
+			choice = c
+		} else {
+			choice.Merge(c)
+		}
+	}
+	add(choice)
+	cut, err := choice.Cut()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var segs *Segments
+	for _, f := range files {
+		s, err := cut.Local(f)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		add(s)
+		if segs == nil {
+			segs = s
+		} else {
+			segs.Merge(s)
+		}
+	}
+	add(segs)
+	return out
+}
+
+// FuzzDecodeWire feeds any bytes to the wire forms' decoders: none may
+// panic, a segment's row is one of the part's, and what one reads encodes
+// to bytes that read back to the same JSON.
+func FuzzDecodeWire(f *testing.F) {
+	for _, b := range wireSeeds(f) {
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var c Choice
+		if DecodeWire(data, &c) == nil {
+			sameThroughWire(t, &c, &Choice{})
+		}
+		var s Segments
+		if DecodeWire(data, &s) == nil {
+			for _, seg := range s.Segments {
+				if seg.Row < 0 || seg.Row >= len(s.Rows) {
+					t.Fatalf("segment of row %d of %d read", seg.Row, len(s.Rows))
+				}
+			}
+			sameThroughWire(t, &s, &Segments{})
+		}
+	})
+}
+
+// sameThroughWire checks that v encodes to a wire form that reads back
+// into out with v's JSON.
+func sameThroughWire(t *testing.T, v, out any) {
+	t.Helper()
+	b, err := EncodeWire(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := DecodeWire(b, out); err != nil {
+		t.Fatal(err)
+	}
+	want, err1 := Encode(v)
+	got, err2 := Encode(out)
+	if err1 != nil || err2 != nil || string(got) != string(want) {
+		t.Fatalf("through the wire form: %s (%v)\nwant %s (%v)", got, err2, want, err1)
+	}
+}
+
+// TestWireFormsKeepParts checks the seeds: each part read back from its
+// wire form is the part written, and neither form reads the other's.
+func TestWireFormsKeepParts(t *testing.T) {
+	seeds := wireSeeds(t)
+	if len(seeds) != 6 {
+		t.Fatalf("%d seeds, want 6", len(seeds))
+	}
+	for i, b := range seeds {
+		var c Choice
+		var s Segments
+		errC, errS := DecodeWire(b, &c), DecodeWire(b, &s)
+		if (errC == nil) == (errS == nil) {
+			t.Fatalf("seed %d read as a choice (%v) and as segments (%v)", i, errC, errS)
+		}
+		if errC == nil {
+			sameThroughWire(t, &c, &Choice{})
+		} else {
+			if len(s.Segments) == 0 {
+				t.Fatalf("seed %d: no segments", i)
+			}
+			sameThroughWire(t, &s, &Segments{})
+		}
+		if err := DecodeWire(b[:len(b)-1], &c); err == nil && DecodeWire(b[:len(b)-1], &s) == nil {
+			t.Fatalf("seed %d read without its last byte", i)
+		}
+	}
+}
