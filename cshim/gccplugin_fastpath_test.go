@@ -289,3 +289,47 @@ func TestGCCPluginFortranThrottled(t *testing.T) {
 		t.Errorf("kern::work: %d visits, throttled %v; want 20, throttled (visits %v)", got["kern::work"], throttled["kern::work"], got)
 	}
 }
+
+// TestGCCPluginMissKeepsRegisters runs keepregs.c built with the plugin,
+// unthrottled, so that every call takes the miss path, which GCC takes
+// for a call that clobbers no register: the integer, double and (with
+// AVX2, where the CPU has it) 256-bit vector arguments and results live
+// across the library's stubs must come out as the plain build's. A stub
+// that called the hook without saving them (checked by hand: rdi and the
+// vector registers, 2026-12-07) crashed or printed other results.
+func TestGCCPluginMissKeepsRegisters(t *testing.T) {
+	build := library(t)
+	tracetest.RequireTool(t, "gcc", "gcc")
+	bin := instrumentBin(t, build)
+	gccPlugin(t, build)
+	src := filepath.Join(root, "cshim", "testdata", "gccplugin", "keepregs.c")
+	flags := [][]string{{"-O2"}}
+	if cpu, err := os.ReadFile("/proc/cpuinfo"); err == nil && regexp.MustCompile(`(?m)^flags\s*:.*\bavx2\b`).Match(cpu) {
+		flags = append(flags, []string{"-O2", "-mavx2"})
+	}
+	for _, f := range flags {
+		t.Run(strings.Join(f, ""), func(t *testing.T) {
+			plain := filepath.Join(t.TempDir(), "plain")
+			if msg, err := run(root, nil, "gcc", append(append([]string(nil), f...), "-o", plain, src)...); err != nil {
+				t.Fatalf("gcc: %v\n%s", err, msg)
+			}
+			want, err := run(root, nil, plain, "50")
+			if err != nil {
+				t.Fatalf("%s: %v\n%s", plain, err, want)
+			}
+			p := instrumentedBuildFlags(t, bin, "gcc", nil, f, src)
+			out, _ := p.run(t, []string{"HMB_THROTTLE=0"}, "50")
+			if out != string(want) {
+				t.Fatalf("the traced program printed\n%s\nthe plain one\n%s", out, want)
+			}
+			tf := tracetest.Open(t, filepath.Join(p.out, "prog.0.hmb"))
+			if len(tf.Locations) != 1 {
+				t.Fatalf("%d locations, want 1", len(tf.Locations))
+			}
+			// Every call went through the stubs into the library.
+			if got, _ := visits(tf, &tf.Locations[0]); got["ints"] != 50 || got["doubles"] != 50 {
+				t.Errorf("ints %d, doubles %d visits in the profile, want 50 (visits %v)", got["ints"], got["doubles"], got)
+			}
+		})
+	}
+}
