@@ -7,6 +7,8 @@ package cshim_test
 // exceptions stay balanced.
 
 import (
+	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -95,9 +97,11 @@ func TestGCCPluginThrottledVisits(t *testing.T) {
 
 // TestGCCPluginFastPathInline checks the code the plugin emits for a
 // throttled accessor, Domain::fx(int) of throttled.cc at -O2 and -O3: from
-// its entry to its first return there is no call, and it reads the
-// library's cache (hmbtrace_throttle_v1) itself; the library's hooks are
-// called, under their versioned names, off that path. Built with
+// its entry to its first return there is no call, no push and no frame
+// (the miss path's register-keeping stubs let GCC keep the function a
+// leaf), and it reads the library's cache (hmbtrace_throttle_v1) itself;
+// the library's stubs are called, under their versioned names, off that
+// path. Built with
 // --no-plugin (-finstrument-functions), the same path calls the hook, so
 // the check can fail.
 func TestGCCPluginFastPathInline(t *testing.T) {
@@ -140,15 +144,97 @@ func TestGCCPluginFastPathInline(t *testing.T) {
 			if calls {
 				t.Errorf("a call before Domain::fx(int)'s first return:\n%s", hot)
 			}
+			if frame.MatchString(hot) {
+				t.Errorf("Domain::fx(int) saves registers or makes a frame before its first return (the miss path's call is not register-keeping):\n%s", hot)
+			}
 			if !strings.Contains(hot, "hmbtrace_throttle_v1") {
 				t.Errorf("Domain::fx(int) does not read hmbtrace_throttle_v1 before its first return:\n%s", hot)
 			}
-			for _, hook := range []string{"hmbtrace_func_enter_v1", "hmbtrace_func_exit_v1"} {
+			for _, hook := range []string{"hmbtrace_func_enter_keep_v1", "hmbtrace_func_exit_keep_v1"} {
 				if !strings.Contains(all, hook) {
 					t.Errorf("Domain::fx(int) never calls %s:\n%s", hook, all)
 				}
 			}
 		})
+	}
+}
+
+// frame matches what a function's prologue does, in objdump's listing: a
+// register saved, or room made on the stack.
+var frame = regexp.MustCompile(`:\s+(push|sub\s+\$0x[0-9a-f]+,%rsp)`)
+
+// throttledInstructions is the most instructions a call of a throttled
+// function may execute beyond the same call without instrumentation, as
+// callgrind counts them in fastpath.c with GCC 12 at -O2: 11.0 on
+// 2026-12-07 (a throttled accessor runs the cache's look-up and the
+// visit's count: the TLS load, the function's address, its slot, the
+// compare, the add). With the miss path an ordinary call it was 20.0: GCC
+// pushed and popped callee-saved registers on every call for the values
+// the miss path keeps across its call.
+const throttledInstructions = 13
+
+// TestGCCPluginThrottledInstructions counts, with callgrind, the
+// instructions of fastpath.c's kernel and the accessors it calls, built
+// plain and with the plugin at -O2, every call a hit in the cache the
+// program fills, and checks the cost of a throttled call, and that the
+// inline path counted every call.
+func TestGCCPluginThrottledInstructions(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the program under valgrind")
+	}
+	valgrind := tracetest.RequireTool(t, "valgrind", "valgrind")
+	build := library(t)
+	bin := instrumentBin(t, build)
+	gccPlugin(t, build)
+	src := filepath.Join(root, "cshim", "testdata", "gccplugin", "fastpath.c")
+	inc, lib := filepath.Join(build, "include"), filepath.Join(build, "lib")
+	plain := filepath.Join(t.TempDir(), "plain")
+	// Linked with the library for its hmbtrace_throttle_v1.
+	if msg, err := run(root, nil, "gcc", "-O2", "-g", "-I"+inc, "-o", plain, src, "-L"+lib, "-lhmbtrace", "-Wl,-rpath,"+lib); err != nil {
+		t.Fatalf("gcc: %v\n%s", err, msg)
+	}
+	traced := instrumentedBuildFlags(t, bin, "gcc", nil, []string{"-O2", "-g", "-I" + inc}, src)
+	const elements, steps = 10000, 10
+	count := func(path string) (uint64, string) {
+		cmd := exec.Command(valgrind, "--tool=callgrind", "--toggle-collect=kernel", "--callgrind-out-file=/dev/null",
+			path, strconv.Itoa(elements), strconv.Itoa(steps), "throttled")
+		// Go's preemption signals stop callgrind (its signal
+		// bookkeeping asserts).
+		for _, kv := range withoutHMB(os.Environ()) {
+			if !strings.HasPrefix(kv, "GODEBUG=") {
+				cmd.Env = append(cmd.Env, kv)
+			}
+		}
+		cmd.Env = append(cmd.Env, "GODEBUG=asyncpreemptoff=1", "HMB_OUTPUT="+traced.out)
+		var stdout, stderr strings.Builder
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("valgrind %s: %v\n%s%s", path, err, stdout.String(), stderr.String())
+		}
+		m := regexp.MustCompile(`Collected : (\d+)`).FindStringSubmatch(stderr.String())
+		if m == nil {
+			t.Fatalf("no count in valgrind's output:\n%s", stderr.String())
+		}
+		n, _ := strconv.ParseUint(m[1], 10, 64)
+		return n, stdout.String()
+	}
+	base, out := count(plain)
+	n, tout := count(traced.path)
+	// Per element: nodelist once, x eight times, fx twice.
+	calls := uint64(elements * steps * 11)
+	want := fmt.Sprintf("visits x %d\nvisits fx %d\nvisits nodelist %d\nvisits kernel %d\n",
+		8*elements*steps, 2*elements*steps, elements*steps, steps)
+	result, visits, _ := strings.Cut(tout, "\n")
+	if presult, _, _ := strings.Cut(out, "\n"); result != presult || visits != want {
+		t.Fatalf("the traced program printed\n%s\nwant the plain one's %q and\n%s", tout, presult, want)
+	}
+	per := (float64(n) - float64(base)) / float64(calls)
+	t.Logf("%d throttled calls; %d instructions plain, %d traced: %.1f a call beyond plain", calls, base, n, per)
+	if per > throttledInstructions {
+		t.Errorf("a throttled call executes %.1f instructions beyond plain's, more than %d: does the fast path save registers again?", per, throttledInstructions)
+	}
+	if per < 3 {
+		t.Errorf("%.1f instructions a throttled call beyond plain's: the calls were not instrumented, or not counted", per)
 	}
 }
 
@@ -201,5 +287,49 @@ func TestGCCPluginFortranThrottled(t *testing.T) {
 	got, throttled := visits(f, &f.Locations[0])
 	if got["kern::work"] != 20 || !throttled["kern::work"] {
 		t.Errorf("kern::work: %d visits, throttled %v; want 20, throttled (visits %v)", got["kern::work"], throttled["kern::work"], got)
+	}
+}
+
+// TestGCCPluginMissKeepsRegisters runs keepregs.c built with the plugin,
+// unthrottled, so that every call takes the miss path, which GCC takes
+// for a call that clobbers no register: the integer, double and (with
+// AVX2, where the CPU has it) 256-bit vector arguments and results live
+// across the library's stubs must come out as the plain build's. A stub
+// that called the hook without saving them (checked by hand: rdi and the
+// vector registers, 2026-12-07) crashed or printed other results.
+func TestGCCPluginMissKeepsRegisters(t *testing.T) {
+	build := library(t)
+	tracetest.RequireTool(t, "gcc", "gcc")
+	bin := instrumentBin(t, build)
+	gccPlugin(t, build)
+	src := filepath.Join(root, "cshim", "testdata", "gccplugin", "keepregs.c")
+	flags := [][]string{{"-O2"}}
+	if cpu, err := os.ReadFile("/proc/cpuinfo"); err == nil && regexp.MustCompile(`(?m)^flags\s*:.*\bavx2\b`).Match(cpu) {
+		flags = append(flags, []string{"-O2", "-mavx2"})
+	}
+	for _, f := range flags {
+		t.Run(strings.Join(f, ""), func(t *testing.T) {
+			plain := filepath.Join(t.TempDir(), "plain")
+			if msg, err := run(root, nil, "gcc", append(append([]string(nil), f...), "-o", plain, src)...); err != nil {
+				t.Fatalf("gcc: %v\n%s", err, msg)
+			}
+			want, err := run(root, nil, plain, "50")
+			if err != nil {
+				t.Fatalf("%s: %v\n%s", plain, err, want)
+			}
+			p := instrumentedBuildFlags(t, bin, "gcc", nil, f, src)
+			out, _ := p.run(t, []string{"HMB_THROTTLE=0"}, "50")
+			if out != string(want) {
+				t.Fatalf("the traced program printed\n%s\nthe plain one\n%s", out, want)
+			}
+			tf := tracetest.Open(t, filepath.Join(p.out, "prog.0.hmb"))
+			if len(tf.Locations) != 1 {
+				t.Fatalf("%d locations, want 1", len(tf.Locations))
+			}
+			// Every call went through the stubs into the library.
+			if got, _ := visits(tf, &tf.Locations[0]); got["ints"] != 50 || got["doubles"] != 50 {
+				t.Errorf("ints %d, doubles %d visits in the profile, want 50 (visits %v)", got["ints"], got["doubles"], got)
+			}
+		})
 	}
 }

@@ -644,6 +644,53 @@ miss_fn (const char *name)
   return d;
 }
 
+// miss_stmt is the miss path's statement, a call of the library's hook for
+// the function at region. On x86-64 it is an asm call of the hook's stub
+// that keeps every register (cshim/lib/keepregs_amd64.c says how): GCC
+// sees no call, so the function needs no callee-saved register for what
+// it uses after the miss, and a throttled call that only hits pushes and
+// pops none. The asm steps over the red zone, which a leaf may use, and
+// reaches the stub through the GOT (no lazy binding's PLT, which may
+// clobber r10 and r11); it clobbers memory, as the hook's call would.
+gimple *
+miss_stmt (bool enter, tree region, location_t loc)
+{
+  tree fn = build_fold_addr_expr (region);
+#if defined(__x86_64__)
+  if (TYPE_PRECISION (ptr_type_node) == 64)
+    {
+      const char *text
+	= enter ? "lea -128(%%rsp), %%rsp\n\tpush %0\n\t"
+		  "call *hmbtrace_func_enter_keep_v1@GOTPCREL(%%rip)\n\t"
+		  "lea 136(%%rsp), %%rsp"
+		: "lea -128(%%rsp), %%rsp\n\tpush %0\n\t"
+		  "call *hmbtrace_func_exit_keep_v1@GOTPCREL(%%rip)\n\t"
+		  "lea 136(%%rsp), %%rsp";
+      const char *r = "r", *memory = "memory", *cc = "cc";
+      vec<tree, va_gc> *inputs = NULL, *clobbers = NULL;
+      vec_safe_push (inputs,
+		     build_tree_list (build_tree_list (NULL_TREE,
+						       build_string (strlen (r) + 1, r)),
+				      fn));
+      vec_safe_push (clobbers,
+		     build_tree_list (NULL_TREE,
+				      build_string (strlen (memory) + 1, memory)));
+      vec_safe_push (clobbers,
+		     build_tree_list (NULL_TREE, build_string (strlen (cc) + 1, cc)));
+      gasm *a = gimple_build_asm_vec (text, inputs, NULL, clobbers, NULL);
+      gimple_asm_set_volatile (a, true);
+      gimple_set_location (a, loc);
+      return a;
+    }
+#endif
+  gcall *call = gimple_build_call (miss_fn (enter ? "hmbtrace_func_enter_v1"
+					       : "hmbtrace_func_exit_v1"),
+				   1, fn);
+  gimple_call_set_nothrow (call, true);
+  gimple_set_location (call, loc);
+  return call;
+}
+
 // fast_path is whether the pass emits the inline check: where the
 // function is optimised (at -O0 every call is kept as it is, the hooks'
 // fast path being theirs), where the check's loads cannot throw, and
@@ -671,12 +718,11 @@ new_bb (basic_block after, profile_count count)
 
 // emit_check makes at, a block with the single successor next (which has
 // no PHIs), test the cache for the function at region: on a hit, count
-// the visit if enter, and go on to next; on a miss call miss, in a cold
-// block, and go on to next. It returns the edges into next: the hit's,
+// the visit if enter, and go on to next; on a miss call the library's
+// hook (miss_stmt), in a cold block, and go on to next. It returns the edges into next: the hit's,
 // and the miss's.
 std::pair<edge, edge>
-emit_check (basic_block at, tree region, tree miss, bool enter,
-	    location_t loc)
+emit_check (basic_block at, tree region, bool enter, location_t loc)
 {
   edge e = single_succ_edge (at);
   basic_block next = e->dest;
@@ -779,10 +825,7 @@ emit_check (basic_block at, tree region, tree miss, bool enter,
   // cold: the library's hook, which measures the call or learns that it
   // is throttled.
   g = gsi_start_bb (cold);
-  gcall *call = gimple_build_call (miss, 1, build_fold_addr_expr (region));
-  gimple_call_set_nothrow (call, true);
-  gimple_set_location (call, loc);
-  gsi_insert_after (&g, call, GSI_NEW_STMT);
+  gsi_insert_after (&g, miss_stmt (enter, region, loc), GSI_NEW_STMT);
   return std::make_pair (eh, make_single_succ_edge (cold, next, EDGE_FALLTHRU));
 }
 
@@ -799,7 +842,7 @@ inline_enter (function *fun, tree region)
   basic_block join = split_edge (single_succ_edge (at));
   location_t loc = DECL_SOURCE_LOCATION (fun->decl);
   std::pair<edge, edge> in
-    = emit_check (at, region, miss_fn ("hmbtrace_func_enter_v1"), true, loc);
+    = emit_check (at, region, true, loc);
   tree hit = make_ssa_name (boolean_type_node);
   gphi *phi = create_phi_node (hit, join);
   add_phi_arg (phi, boolean_true_node, in.first, loc);
@@ -836,8 +879,7 @@ inline_exit (gimple *ret, tree region, tree entered_throttled)
   edge el = make_edge (at, look, EDGE_FALSE_VALUE);
   el->probability = profile_probability::very_unlikely ();
   make_single_succ_edge (look, next, EDGE_FALLTHRU);
-  emit_check (look, region, miss_fn ("hmbtrace_func_exit_v1"), false,
-	      gimple_location (ret));
+  emit_check (look, region, false, gimple_location (ret));
 }
 
 const pass_data pass_data_hmbtrace = {
