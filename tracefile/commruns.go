@@ -337,10 +337,3 @@ func (t *rankInterner) forget(key string) {
 		delete(t.m, key)
 	}
 }
-
-// size returns the number of groups shared, for tests.
-func (t *rankInterner) size() int {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return len(t.m)
-}
