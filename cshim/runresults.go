@@ -281,6 +281,13 @@ func makeProfile(rt *Runtime, rank int, _ []byte) ([]byte, error) {
 	if m == nil || !m.Enabled() {
 		return nil, errors.New("the measurement does not record")
 	}
+	// The trace in memory first: reading it fixes the run's clock rate
+	// (measure's freezeRate), the file's, which the snapshot's times then
+	// have too. Taken before, they had Start's rate, 10^-4 off.
+	f, err := rt.rankTrace()
+	if err != nil {
+		return nil, err
+	}
 	t := mi.Snapshot(m)
 	if t.Header.EndTicks == 0 {
 		// Still running: the rank's time so far, up to the collective end.
@@ -292,10 +299,6 @@ func makeProfile(rt *Runtime, rank int, _ []byte) ([]byte, error) {
 	// neither kept nor removed. The buffer's story comes from the trace in
 	// memory (its current bins count as written, as finalize writes them),
 	// which the passes after this one read anyway.
-	f, err := rt.rankTrace()
-	if err != nil {
-		return nil, err
-	}
 	p.Buffer = summary.LocalFile(f).Buffer
 	if rt.ResultsOnly() {
 		// The archive will hold no bin: the story says the kept events

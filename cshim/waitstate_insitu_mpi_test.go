@@ -25,14 +25,29 @@ import (
 // in-situ is the post-mortem one: the same count of waits, and times
 // within TestMPIInSitu's near for each wait (both paths convert a rank's
 // ticks at the rate, sync points and start its file has: seen equal).
-// Each planted pattern is there, where it was planted.
+// Each planted pattern is there, where it was planted. The clocks are
+// synchronised as between nodes (HMB_CLOCK_SYNC=measure).
 func TestMPIInSituWaitStates(t *testing.T) {
 	build := mpiLibrary(t)
 	prog := mpiBuild(t, build, "mpicc", "waitstate_insitu", "waitstate_insitu.c")
 	const np, iters = 4, 6
 	out := filepath.Join(t.TempDir(), "out")
-	mpirun(t, np, out, nil, prog, "6")
+	// Every edge of the clock tree ping-pongs, as between nodes: the
+	// ranks' offsets and drifts are not 0 (TestMPIInSitu has one node's
+	// zeros), and both replays must still apply the same.
+	mpirun(t, np, out, []string{"HMB_CLOCK_SYNC=measure"}, prog, "6")
 	files := rankFiles(t, out, "waitstate_insitu", np)
+	measured := 0
+	for _, f := range files {
+		for _, c := range f.Header.ClockSync {
+			if c.Offset != 0 {
+				measured++
+			}
+		}
+	}
+	if measured == 0 {
+		t.Errorf("HMB_CLOCK_SYNC=measure: every offset 0, want measured ones")
+	}
 	path := filepath.Join(out, "waitstate_insitu.hmbrun")
 
 	post, err := waitstate.Analyze(files, waitstate.Options{Procs: 2})

@@ -180,7 +180,7 @@ var envVars = []envVar{
 	},
 	{
 		name: "HMB_COLLECTIVE_TIMING", def: "0", takes: "1/0, true/false, yes/no, on/off (read by the MPI wrappers)",
-		doc: "1: each rank of an MPI run says on stderr how long its steps of the collective end took (clock synchronisation; the results: definitions unified, profile and matrix reduced, analyses, and the trips they took through the tree; the wait-state replay apart; the archive's slots) and how many calls into Go its wait-state replay made, as `go run ./bench -sections scale` reads them, then the process's CPU time over those steps (of it the replay's and the results') and `MPI_Init`'s clock synchronisation",
+		doc: "1: each rank of an MPI run says on stderr how long its steps of the collective end took (clock synchronisation; the results: definitions unified, profile and matrix reduced, analyses, and the trips they took through the tree; the wait-state replay apart; the archive's slots) and how many calls into Go its wait-state replay made, as `go run ./bench -sections scale` reads them, then the process's CPU time over those steps (of it the replay's and the results') and `MPI_Init`'s clock synchronisation, and last the rank's arrival at `MPI_Finalize` on rank 0's clock (seconds since its start, as the files have it), whose spread over the ranks is the arrival skew the collective end absorbs",
 		check: func(v string) error {
 			if _, err := parseBool(v); err != nil {
 				return errWant
