@@ -12,6 +12,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/hmbtrace/hmbtrace/encode"
 	"github.com/hmbtrace/hmbtrace/internal/clock"
 	"github.com/hmbtrace/hmbtrace/tracefile"
 )
@@ -428,5 +429,51 @@ func TestOutlinedBodiesFiltered(t *testing.T) {
 	}
 	if st := m.Stats(); st.Recorded != 12 || st.FilteredName != 8 || st.Kept != 4 {
 		t.Errorf("recorded %d, filtered %d, kept %d; want 12, 8, 4", st.Recorded, st.FilteredName, st.Kept)
+	}
+}
+
+// TestProbeClampsToLastStamp checks that a probe whose clock read is
+// earlier than its location's last stamp (here a LeaveAt at a later time
+// on another level) records at that stamp, never before it: the assembly
+// clamps the time before its tests, and the clamped time, equal to the
+// last one, goes to Go (it needs a sequence number). Without the clamp the
+// leave of the outer region, whose level's last record is older than its
+// clock read, would be written at the read by the fast path.
+func TestProbeClampsToLastStamp(t *testing.T) {
+	needProbes(t)
+	m := startTest(t, Config{BufferSize: 1 << 20, NoThrottle: true})
+	loc := m.Location("clamp")
+	outer, inner := m.Region("outer"), m.Region("inner")
+	for range 3 { // the levels cached and their bins begun: the fast path
+		loc.Enter(outer)
+		loc.Enter(inner)
+		loc.Leave(inner)
+		loc.Leave(outer)
+	}
+	loc.Enter(outer)
+	later := m.Now() + 1<<32 // seconds ahead of any clock read below
+	loc.EnterAt(inner, later)
+	loc.LeaveAt(inner, later)
+	loc.Leave(outer)
+	loc.Done()
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	evs := readEvents(t, openTrace(t, m))
+	if len(evs) != 16 {
+		t.Fatalf("%d events, want 16", len(evs))
+	}
+	var last [3]uint64 // each region's last leave
+	for _, e := range evs {
+		if e.Kind == encode.KindLeave && e.Region < uint32(len(last)) {
+			last[e.Region] = e.Time
+		}
+	}
+	innerLeave, outerLeave := last[inner], last[outer]
+	if innerLeave == 0 || outerLeave == 0 {
+		t.Fatalf("no leave of inner (%d) or outer (%d) among %d events", inner, outer, len(evs))
+	}
+	if outerLeave < innerLeave {
+		t.Errorf("outer's leave at %d, before inner's leave at %d, the location's last stamp", outerLeave, innerLeave)
 	}
 }
