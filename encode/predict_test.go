@@ -228,3 +228,38 @@ func TestDecodeShortLoops(t *testing.T) {
 		}
 	}
 }
+
+// predict is a move-to-front list of predSlots regions: compared with one
+// written plainly, over sequences that hit every slot and miss.
+func TestPredictMoveToFront(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 9))
+	var p [predSlots]uint32
+	var want []uint32 // the list, front first, at most predSlots long
+	for i := 0; i < 100000; i++ {
+		region := uint32(rng.IntN(predSlots + 4))
+		slot := predict(&p, region)
+		wantSlot := -1
+		if region != 0 {
+			for j, r := range want {
+				if r == region {
+					wantSlot = j
+					want = append(want[:j], want[j+1:]...)
+					break
+				}
+			}
+			want = append([]uint32{region}, want...)
+			if len(want) > predSlots {
+				want = want[:predSlots]
+			}
+		}
+		var got []uint32
+		for _, r := range p {
+			if r != 0 {
+				got = append(got, r)
+			}
+		}
+		if slot != wantSlot || !reflect.DeepEqual(got, want) {
+			t.Fatalf("step %d, region %d: slot %d, slots %v; want %d, %v", i, region, slot, got, wantSlot, want)
+		}
+	}
+}
