@@ -198,6 +198,11 @@ func FuzzDecodeShort(f *testing.F) {
 	f.Add([]byte{TokBin, 0, 0, 0x90}, byte(All))
 	f.Add([]byte{TokBin, 0, 3, 0xA4, 7, 0x92, 0}, byte(All))
 	f.Add([]byte{TokBin, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01, 3, 0x05}, byte(All))
+	// Enters of unpredicted regions: good, the region out of range, the
+	// delta truncated.
+	f.Add([]byte{TokBin, 0, 3, TokPredEnterRegion, 0x85, 0x01, 7, TokPredEnterRegion, 3, 0x80, 0x01}, byte(All))
+	f.Add([]byte{TokBin, 0, 3, TokPredEnterRegion, 0x80, 0x80, 0x80, 0x80, 0x10, 1}, byte(All))
+	f.Add([]byte{TokBin, 0, 3, TokPredEnterRegion, 5, 0x80}, byte(All))
 	f.Fuzz(func(t *testing.T, b []byte, techByte byte) {
 		tech := Techniques(techByte) & All
 		fast, foff, ferr := decodeAll(b, tech, true)
