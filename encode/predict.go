@@ -146,6 +146,9 @@ func (d *Decoder) nextShort(r *Record) bool {
 	}
 	tok := d.b[off]
 	if tok >= TokPredEnterSlotLong {
+		if tok == TokPredEnterRegion {
+			return d.enterRegion(r, off)
+		}
 		return false
 	}
 	p := predShorts[tok>>4]
@@ -181,6 +184,32 @@ func (d *Decoder) nextShort(r *Record) bool {
 	}
 	*r = Record{Kind: kind, Time: t, Seq: seq, Region: region}
 	d.off = off + n + 1
+	d.time, d.next = t, seq+1
+	return true
+}
+
+// enterRegion is nextShort for an enter of a region the prediction missed
+// (TokPredEnterRegion at off): where a loop calls more regions than there
+// are slots, as many records as the short forms, so they skip Next's
+// general path too. Like nextShort, it changes nothing and reports false
+// for what would be an error.
+func (d *Decoder) enterRegion(r *Record, off int) bool {
+	d.off = off + 1
+	var f [2]uint64 // region, delta
+	o, ok := d.fields(f[:])
+	t := d.time + f[1]
+	if !ok || f[0] > 0xFFFFFFFF || t < d.time {
+		d.off = off
+		return false
+	}
+	region := uint32(f[0])
+	predict(&d.pred, region)
+	var seq uint32
+	if t == d.time {
+		seq = d.next
+	}
+	*r = Record{Kind: KindEnter, Time: t, Seq: seq, Region: region}
+	d.off = o
 	d.time, d.next = t, seq+1
 	return true
 }

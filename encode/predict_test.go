@@ -198,6 +198,11 @@ func FuzzDecodeShort(f *testing.F) {
 	f.Add([]byte{TokBin, 0, 0, 0x90}, byte(All))
 	f.Add([]byte{TokBin, 0, 3, 0xA4, 7, 0x92, 0}, byte(All))
 	f.Add([]byte{TokBin, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01, 3, 0x05}, byte(All))
+	// Enters of unpredicted regions: good, the region out of range, the
+	// delta truncated.
+	f.Add([]byte{TokBin, 0, 3, TokPredEnterRegion, 0x85, 0x01, 7, TokPredEnterRegion, 3, 0x80, 0x01}, byte(All))
+	f.Add([]byte{TokBin, 0, 3, TokPredEnterRegion, 0x80, 0x80, 0x80, 0x80, 0x10, 1}, byte(All))
+	f.Add([]byte{TokBin, 0, 3, TokPredEnterRegion, 5, 0x80}, byte(All))
 	f.Fuzz(func(t *testing.T, b []byte, techByte byte) {
 		tech := Techniques(techByte) & All
 		fast, foff, ferr := decodeAll(b, tech, true)
@@ -225,6 +230,41 @@ func TestDecodeShortLoops(t *testing.T) {
 		}
 		if !reflect.DeepEqual(fast, slow) || len(fast) != len(recs) {
 			t.Fatalf("stream %d: %d records with the short path, %d without, %d put", i, len(fast), len(slow), len(recs))
+		}
+	}
+}
+
+// predict is a move-to-front list of predSlots regions: compared with one
+// written plainly, over sequences that hit every slot and miss.
+func TestPredictMoveToFront(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 9))
+	var p [predSlots]uint32
+	var want []uint32 // the list, front first, at most predSlots long
+	for i := 0; i < 100000; i++ {
+		region := uint32(rng.IntN(predSlots + 4))
+		slot := predict(&p, region)
+		wantSlot := -1
+		if region != 0 {
+			for j, r := range want {
+				if r == region {
+					wantSlot = j
+					want = append(want[:j], want[j+1:]...)
+					break
+				}
+			}
+			want = append([]uint32{region}, want...)
+			if len(want) > predSlots {
+				want = want[:predSlots]
+			}
+		}
+		var got []uint32
+		for _, r := range p {
+			if r != 0 {
+				got = append(got, r)
+			}
+		}
+		if slot != wantSlot || !reflect.DeepEqual(got, want) {
+			t.Fatalf("step %d, region %d: slot %d, slots %v; want %d, %v", i, region, slot, got, wantSlot, want)
 		}
 	}
 }
