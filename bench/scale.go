@@ -162,7 +162,11 @@ func runScale(o *options, r *report) error {
 	for _, n := range notes {
 		r.note("%s", n)
 	}
-	for _, n := range scaleModel(perCore, costs, cals, write, bytesPerRank) {
+	merges, err := runRootMerges(o)
+	if err != nil {
+		notes = append(notes, err.Error())
+	}
+	for _, n := range scaleModel(perCore, costs, cals, write, bytesPerRank, merges) {
 		r.note("%s", n)
 	}
 	return nil
