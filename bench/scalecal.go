@@ -322,8 +322,9 @@ func scaleModel(perCore *scaleCal, costs []scaleCost, cals []*scaleCal, write fl
 	work := max(a+b*float64(rounds(big)), slicesMax(ys))
 	linear := max(la+lb*big, slicesMax(ys))
 	slots := max(s0+s1*aggregate, 0)
-	var mergeNote string
+	var mergeNote, apart string
 	if len(merges) >= 2 {
+		apart = " (the root's merges measured apart, below, can)"
 		var at float64
 		at, mergeNote = rootMergeFit(merges, big)
 		work = ys[len(ys)-1] + at
@@ -334,8 +335,8 @@ func scaleModel(perCore *scaleCal, costs []scaleCost, cals []*scaleCal, write fl
 	notes = append(notes,
 		fmt.Sprintf("model: the results' CPU, the most of one rank (the root, which merges a part a round): %s; fit %.2f ms + %.2f ms × ⌈log₂ p⌉ "+
 			"(measured with ranks sharing cores, so it includes their waits' system calls: an upper bound); the unified tables the root merges grow with p, "+
-			"and a fit %.3f ms + %.5f ms × p gives %.1f s at %d ranks: the measurements here cannot tell the two apart",
-			strings.Join(per, ", "), 1e3*a, 1e3*b, 1e3*la, 1e3*lb, linear, big),
+			"and a fit %.3f ms + %.5f ms × p gives %.1f s at %d ranks: these runs cannot tell the two apart%s",
+			strings.Join(per, ", "), 1e3*a, 1e3*b, 1e3*la, 1e3*lb, linear, big, apart),
 		fmt.Sprintf("model: the calibration's slots at rank 0 (a leader answering its group): fit %.3f ms + %.4f ms × ranks in the group", 1e3*s0, 1e3*s1))
 	if mergeNote != "" {
 		notes = append(notes, mergeNote)
