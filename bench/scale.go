@@ -159,10 +159,14 @@ func runScale(o *options, r *report) error {
 	}
 	r.note("halo.c, %d iterations, 64 cells, HMB_BUFFER_SIZE=1M, mpirun --oversubscribe on %d cores; times of one run per rank count and layout: \"median\" column is the median rank, the range the fastest to slowest; "+
 		"the calibration (bench/scalecal/scalecal.c, plain MPI, %d repetitions, %d-byte parts) runs after them at the same rank count", iters, numCores(), calReps, calBytes)
+	merges, err := runRootMerges(o)
+	if err != nil {
+		notes = append(notes, err.Error())
+	}
 	for _, n := range notes {
 		r.note("%s", n)
 	}
-	for _, n := range scaleModel(perCore, costs, cals, write, bytesPerRank) {
+	for _, n := range scaleModel(perCore, costs, cals, write, bytesPerRank, merges) {
 		r.note("%s", n)
 	}
 	return nil

@@ -291,7 +291,13 @@ func recordCal(r *report, cal *scaleCal) {
 // since the root merges one part more per round), the slots at the
 // calibration's price for a group (fitted linearly in the group's ranks),
 // and the write; and what this machine cannot show.
-func scaleModel(perCore *scaleCal, costs []scaleCost, cals []*scaleCal, write float64, bytesPerRank float64) []string {
+//
+// merges are the root's merges' CPU by rank count (runRootMerges), nil
+// when not measured: with them the root's work at 10^5 ranks is the most
+// CPU of one rank at the largest rank count run plus the merges' fit at
+// 10^5 ranks (an upper bound: the merges at that rank count are counted
+// twice).
+func scaleModel(perCore *scaleCal, costs []scaleCost, cals []*scaleCal, write float64, bytesPerRank float64, merges map[int]float64) []string {
 	round := perCore.perRound(calWaitMPI)
 	notes := []string{fmt.Sprintf("model: a round with a core per rank (the calibration at %d ranks on %d cores) costs %.1f µs (plain MPI) over shared memory",
 		perCore.ranks, numCores(), 1e6*round)}
@@ -316,15 +322,26 @@ func scaleModel(perCore *scaleCal, costs []scaleCost, cals []*scaleCal, write fl
 	work := max(a+b*float64(rounds(big)), slicesMax(ys))
 	linear := max(la+lb*big, slicesMax(ys))
 	slots := max(s0+s1*aggregate, 0)
+	var mergeNote, apart string
+	if len(merges) >= 2 {
+		apart = " (the root's merges measured apart, below, can)"
+		var at float64
+		at, mergeNote = rootMergeFit(merges, big)
+		work = ys[len(ys)-1] + at
+	}
 	if len(costs) < 2 {
 		notes = append(notes, fmt.Sprintf("model: one rank count measured (%d): no growth with p can be fitted, the figures below take its values as they are", costs[0].ranks))
 	}
 	notes = append(notes,
 		fmt.Sprintf("model: the results' CPU, the most of one rank (the root, which merges a part a round): %s; fit %.2f ms + %.2f ms × ⌈log₂ p⌉ "+
 			"(measured with ranks sharing cores, so it includes their waits' system calls: an upper bound); the unified tables the root merges grow with p, "+
-			"and a fit %.3f ms + %.5f ms × p gives %.1f s at %d ranks: the measurements here cannot tell the two apart",
-			strings.Join(per, ", "), 1e3*a, 1e3*b, 1e3*la, 1e3*lb, linear, big),
-		fmt.Sprintf("model: the calibration's slots at rank 0 (a leader answering its group): fit %.3f ms + %.4f ms × ranks in the group", 1e3*s0, 1e3*s1),
+			"and a fit %.3f ms + %.5f ms × p gives %.1f s at %d ranks: these runs cannot tell the two apart%s",
+			strings.Join(per, ", "), 1e3*a, 1e3*b, 1e3*la, 1e3*lb, linear, big, apart),
+		fmt.Sprintf("model: the calibration's slots at rank 0 (a leader answering its group): fit %.3f ms + %.4f ms × ranks in the group", 1e3*s0, 1e3*s1))
+	if mergeNote != "" {
+		notes = append(notes, mergeNote)
+	}
+	notes = append(notes,
 		fmt.Sprintf("predicts for %d ranks, one per core: %d rounds (%d trips × %d) × %.1f µs = %.1f ms of messages over shared memory "+
 			"(a network adds about two latencies a round: %.2f ms at 2 µs), the root's work %.0f ms, slots %.1f ms for groups of %d (fitted with ranks sharing cores: an upper bound), "+
 			"then each rank writes its %.0f KB (%.3f s here) into one of %d files: %.2f s in all, against a rank file per rank, %d files created at once "+

@@ -117,7 +117,7 @@ func TestScaleModel(t *testing.T) {
 		cals = append(cals, &scaleCal{ranks: p, rounds: rounds(p), trips: 3, group: 1024,
 			waits: map[string]calWait{calWaitMPI: {slots: 1e-4 + 1e-6*float64(p)}}})
 	}
-	all := strings.Join(scaleModel(perCore, costs, cals, 0.01, 4000), "\n")
+	all := strings.Join(scaleModel(perCore, costs, cals, 0.01, 4000, nil), "\n")
 	for _, want := range []string{
 		"costs 20.0 µs (plain MPI)",
 		"fit 2.00 ms + 1.00 ms × ⌈log₂ p⌉",
@@ -132,8 +132,41 @@ func TestScaleModel(t *testing.T) {
 			t.Errorf("the model's notes lack %q:\n%s", want, all)
 		}
 	}
-	if got := scaleModel(perCore, nil, nil, 0, 0); !strings.Contains(strings.Join(got, "\n"), "nothing to fit") {
+	if got := scaleModel(perCore, nil, nil, 0, 0, nil); !strings.Contains(strings.Join(got, "\n"), "nothing to fit") {
 		t.Errorf("no runs: %q", got)
+	}
+
+	// The root's merges measured apart, 50 µs a rank: the root's work at
+	// 10^5 ranks is the largest run's (2 + 8 ms) plus their 5 s.
+	all = strings.Join(scaleModel(perCore, costs, cals, 0.01, 4000, map[int]float64{1000: 0.05, 10000: 0.5}), "\n")
+	for _, want := range []string{
+		"1000 ranks 50.0 ms, 10000 ranks 500.0 ms",
+		"fit 0.00 ms + 50.00 µs × p gives 5000 ms at 100000 ranks",
+		"the root's work 5010 ms",
+	} {
+		if !strings.Contains(all, want) {
+			t.Errorf("with the merges, the model's notes lack %q:\n%s", want, all)
+		}
+	}
+}
+
+// TestParseRootMerges reads the benchmark's lines, summing the passes by
+// rank count, and refuses output with fewer than two rank counts.
+func TestParseRootMerges(t *testing.T) {
+	out := `goos: linux
+BenchmarkRootMergeScale/p=1000/run_profile-2         	       1	    344236 ns/op	      1046 B-result	         0.1449 CPU-ms/root	         0.3440 ms/root	  144208 B/op	     563 allocs/op
+BenchmarkRootMergeScale/p=1000/variation-2           	       1	 220742455 ns/op	    444626 B-result	        21.08 CPU-ms/root	       220.7 ms/root	20401768 B/op	    2362 allocs/op
+BenchmarkRootMergeScale/p=10000/wait_states-2        	       1	3833763859 ns/op	   2023537 B-result	        293.7 CPU-ms/root	      3834 ms/root	100729864 B/op	   22293 allocs/op
+PASS`
+	got, err := parseRootMerges(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || math.Abs(got[1000]-0.0212249) > 1e-9 || math.Abs(got[10000]-0.2937) > 1e-9 {
+		t.Errorf("parsed %v", got)
+	}
+	if _, err := parseRootMerges(strings.Join(strings.Split(out, "\n")[:3], "\n")); err == nil {
+		t.Error("one rank count parsed without an error")
 	}
 }
 

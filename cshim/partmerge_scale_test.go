@@ -16,6 +16,7 @@ import (
 	"github.com/hmbtrace/hmbtrace/internal/tracetest"
 	"github.com/hmbtrace/hmbtrace/summary"
 	"github.com/hmbtrace/hmbtrace/tracefile"
+	"golang.org/x/sys/unix"
 )
 
 // How rank 0's merges at the collective end grow with the ranks: the
@@ -286,6 +287,17 @@ func (h *haloParts) subtree(tb testing.TB, g *haloGroups, pass, lo, hi, p int) [
 type rootLevel struct {
 	child, merged int // bytes: the child's part, the root's merge after it
 	took          time.Duration
+	cpu           time.Duration // the process's, the collector's included
+}
+
+// processCPU returns the process's CPU time: on a shared machine the
+// wall time of a level counts the time the benchmark waited for a core.
+func processCPU() time.Duration {
+	var ts unix.Timespec
+	if err := unix.ClockGettime(unix.CLOCK_PROCESS_CPUTIME_ID, &ts); err != nil {
+		return 0
+	}
+	return time.Duration(ts.Nano())
 }
 
 // rootMerges merges children (the root's own part first) as rank 0 does
@@ -301,14 +313,14 @@ func rootMerges(tb testing.TB, pass int, own []byte, children [][]byte) ([]byte,
 	m := own
 	var levels []rootLevel
 	for _, child := range children {
-		t0 := time.Now()
+		t0, c0 := time.Now(), processCPU()
 		a, b := bytes.Clone(m), bytes.Clone(child)
 		out, err := c.mergeParts(pass, a, b)
 		if err != nil {
 			tb.Fatal(err)
 		}
 		m = bytes.Clone(out)
-		levels = append(levels, rootLevel{child: len(child), merged: len(m), took: time.Since(t0)})
+		levels = append(levels, rootLevel{child: len(child), merged: len(m), took: time.Since(t0), cpu: processCPU() - c0})
 	}
 	t0 := time.Now()
 	if _, err := c.readMerged(pass, bytes.Clone(m)); err != nil {
@@ -383,9 +395,10 @@ func mustRoot(t *testing.T, h *haloParts, pass, p int) []byte {
 
 // BenchmarkRootMergeScale times rank 0's merges of each pass at 10³, 10⁴
 // and 10⁵ ranks (HMB_ROOT_MERGE_RANKS="1000,10000" picks others), and
-// logs each level's bytes and time: how the root's work grows with p.
+// logs each level's bytes, wall and CPU time (the process's, so with the
+// collector's): how the root's work grows with p. On one core:
 //
-//	go test ./cshim -run '^$' -bench RootMergeScale -benchtime 1x -v
+//	GOMAXPROCS=1 go test ./cshim -run '^$' -bench RootMergeScale -benchtime 1x -v
 func BenchmarkRootMergeScale(b *testing.B) {
 	counts := []int{1000, 10000, 100000}
 	if s := os.Getenv("HMB_ROOT_MERGE_RANKS"); s != "" {
@@ -412,12 +425,15 @@ func BenchmarkRootMergeScale(b *testing.B) {
 					m, levels, read = rootMerges(b, pass, own, children)
 				}
 				var lines []string
+				var cpu time.Duration
 				for k, l := range levels {
-					lines = append(lines, fmt.Sprintf("level %2d: child %11d B, merged %11d B, %9.3f ms", k, l.child, l.merged, l.took.Seconds()*1e3))
+					lines = append(lines, fmt.Sprintf("level %2d: child %11d B, merged %11d B, %9.3f ms, CPU %9.3f ms", k, l.child, l.merged, l.took.Seconds()*1e3, l.cpu.Seconds()*1e3))
+					cpu += l.cpu
 				}
 				b.Logf("%d ranks, %s: root's result %d B, read at the end %.3f ms\n%s", p, scalePassName(pass), len(m), read.Seconds()*1e3, strings.Join(lines, "\n"))
 				b.ReportMetric(float64(len(m)), "B-result")
 				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1e6, "ms/root")
+				b.ReportMetric(cpu.Seconds()*1e3, "CPU-ms/root")
 			})
 		}
 	}

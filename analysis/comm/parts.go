@@ -201,8 +201,9 @@ func FromParts(parts []Part) *Matrix {
 	return m
 }
 
-// MarshalParts returns the binary form of parts (a results section's, or
-// a message's up the reduction tree).
+// MarshalParts returns the JSON form of parts, a run archive's results
+// section's; up the reduction tree they go in their wire form
+// (MarshalPartsWire).
 func MarshalParts(parts []Part) ([]byte, error) { return json.Marshal(parts) }
 
 // UnmarshalParts reads what MarshalParts wrote.

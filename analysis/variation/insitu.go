@@ -244,8 +244,9 @@ type InSitu struct {
 // messages cross a reduction tree of the ranks of one run, built by one
 // version of this package.
 
-// Encode returns the binary form of v (a *Choice, *Cut, *Segments or
-// *InSitu).
+// Encode returns the JSON form of v (a *Choice, *Cut, *Segments or
+// *InSitu): the Cut's down the tree and the InSitu the archive keeps; the
+// parts up the tree go in their wire form (EncodeWire).
 func Encode(v any) ([]byte, error) {
 	b, err := json.Marshal(v)
 	if err != nil {
