@@ -64,12 +64,16 @@ func library(t *testing.T) string {
 			return
 		}
 		built.dir = dir
-		if out, err := run(root, nil, "make", "-s", "-C", filepath.Join(root, "cshim"), "cshim", "BUILD="+dir); err != nil {
+		if err := statSources(root); err != nil {
+			built.err = err
+			return
+		}
+		if out, err := runFor(buildTimeout, root, nil, "make", "-s", "-C", filepath.Join(root, "cshim"), "cshim", "BUILD="+dir); err != nil {
 			built.err = fmt.Errorf("make cshim: %v\n%s", err, out)
 			return
 		}
 		built.hmbtrace = filepath.Join(dir, "hmbtrace")
-		if out, err := run(root, nil, "go", "build", "-o", built.hmbtrace, "./cmd/hmbtrace"); err != nil {
+		if out, err := runFor(buildTimeout, root, nil, "go", "build", "-o", built.hmbtrace, "./cmd/hmbtrace"); err != nil {
 			built.err = fmt.Errorf("go build ./cmd/hmbtrace: %v\n%s", err, out)
 		}
 	})
@@ -79,10 +83,51 @@ func library(t *testing.T) string {
 	return built.dir
 }
 
+// buildTimeout bounds the library's build: the Go runtime and every
+// package as a C archive, which takes minutes on a loaded 2-core machine.
+// It is there to end a hung build, not to time a slow one.
+const buildTimeout = 15 * time.Minute
+
+// statSources stats every source file the library is built from, so that
+// go test's cache, which keys a run on the files the test opened or
+// stated, reruns these tests when C, C++ or Go sources change: the build
+// itself runs in make, which the cache does not see.
+func statSources(root string) error {
+	return filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if path != root && (strings.HasPrefix(name, ".") || name == "testdata") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		switch filepath.Ext(name) {
+		case ".go", ".c", ".h", ".cc", ".s", ".tbl", ".map":
+		default:
+			if name != "Makefile" && name != "go.mod" && name != "go.sum" {
+				return nil
+			}
+		}
+		if strings.HasSuffix(name, "_test.go") {
+			return nil
+		}
+		_, err = os.Stat(path)
+		return err
+	})
+}
+
 // run runs a command in dir with extra environment variables and returns
 // its combined output.
 func run(dir string, env []string, name string, args ...string) ([]byte, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	return runFor(3*time.Minute, dir, env, name, args...)
+}
+
+// runFor is run with a timeout of d.
+func runFor(d time.Duration, dir string, env []string, name string, args ...string) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Dir = dir
