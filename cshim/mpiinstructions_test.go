@@ -22,14 +22,16 @@ const mpiCallInstructions = 470
 
 // mpiRequestInstructions bounds the same per non-blocking call or
 // completion (MPI_Irecv, MPI_Isend, MPI_Test and MPI_Wait of a
-// point-to-point request to this same rank): 657 (2026-12-07; 903 before
+// point-to-point request to this same rank): 637 (2026-12-07; 903 before
 // the calls that start such a request or complete it were recorded whole,
 // hmb_mpi_req_call, and their records encoded inline; 729 before their
 // enters were written inline from any slot of the prediction,
 // hmb_put_enter_pred, and a completion took its request's entry without a
-// second lookup, hmbmpi_complete_ref), of which some 100 the request
+// second lookup, hmbmpi_complete_ref; 657 before the request's entry was
+// written in place, pend_new, and its record encoded from the call's
+// struct hmb_mpi_req, not from a copy), of which some 90 the request
 // table's.
-const mpiRequestInstructions = 680
+const mpiRequestInstructions = 650
 
 // TestMPICallInstructions counts, with callgrind, the instructions of
 // libhmbtrace-mpi and libhmbtrace per blocking call of a send and a
