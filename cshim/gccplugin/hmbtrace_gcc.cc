@@ -598,7 +598,8 @@ exit_on_exceptions (function *fun, tree exit_decl,
 // at entry, and before every return: if not throttled at entry, the same
 // test with hmbtrace_func_exit_v1 on a miss. A throttled function's call
 // then costs a load, a compare and an add instead of two calls, and the
-// miss, the library's hook under its versioned name, is a cold block. The
+// miss, the library's hook under its versioned name (on x86-64 through a
+// stub that keeps the general registers: miss_stmt), is a cold block. The
 // names carry the cache's version: an object built for this layout and
 // linked with a library of another fails to link or to start, naming
 // them.
