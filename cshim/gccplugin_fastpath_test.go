@@ -291,12 +291,12 @@ func TestGCCPluginFortranThrottled(t *testing.T) {
 }
 
 // TestGCCPluginMissKeepsRegisters runs keepregs.c built with the plugin,
-// unthrottled, so that every call takes the miss path, which GCC takes
-// for a call that clobbers no register: the integer, double and (with
-// AVX2, where the CPU has it) 256-bit vector arguments and results live
-// across the library's stubs must come out as the plain build's. A stub
-// that called the hook without saving them (checked by hand: rdi and the
-// vector registers, 2026-12-07) crashed or printed other results.
+// unthrottled, so that every call takes the miss path, an asm GCC takes
+// to keep the general registers and to clobber the others a call may: the
+// integer, double and (with AVX2, where the CPU has it) 256-bit vector
+// arguments and results live across it must come out as the plain
+// build's. A stub that called the hook without saving the general
+// registers (checked by hand, 2026-12-07) crashed the program.
 func TestGCCPluginMissKeepsRegisters(t *testing.T) {
 	build := library(t)
 	tracetest.RequireTool(t, "gcc", "gcc")

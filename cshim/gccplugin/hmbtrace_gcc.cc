@@ -56,6 +56,7 @@
 #include "output.h"
 #include "varasm.h"
 #include "stor-layout.h"
+#include "hard-reg-set.h"
 
 // The throttled functions' cache the emitted fast path reads: its layout
 // comes from the header that defines it for the library and the hooks.
@@ -597,7 +598,8 @@ exit_on_exceptions (function *fun, tree exit_decl,
 // at entry, and before every return: if not throttled at entry, the same
 // test with hmbtrace_func_exit_v1 on a miss. A throttled function's call
 // then costs a load, a compare and an add instead of two calls, and the
-// miss, the library's hook under its versioned name, is a cold block. The
+// miss, the library's hook under its versioned name (on x86-64 through a
+// stub that keeps the general registers: miss_stmt), is a cold block. The
 // names carry the cache's version: an object built for this layout and
 // linked with a library of another fails to link or to start, naming
 // them.
@@ -644,14 +646,23 @@ miss_fn (const char *name)
   return d;
 }
 
+// kept_by_stub are the general registers a call may clobber, which the
+// library's stubs save (cshim/lib/keepregs_amd64.c), by GCC's names.
+const char *const kept_by_stub[] = {"ax", "dx", "cx", "si", "di",
+				    "r8", "r9", "r10", "r11"};
+
 // miss_stmt is the miss path's statement, a call of the library's hook for
 // the function at region. On x86-64 it is an asm call of the hook's stub
-// that keeps every register (cshim/lib/keepregs_amd64.c says how): GCC
-// sees no call, so the function needs no callee-saved register for what
-// it uses after the miss, and a throttled call that only hits pushes and
-// pops none. The asm steps over the red zone, which a leaf may use, and
-// reaches the stub through the GOT (no lazy binding's PLT, which may
-// clobber r10 and r11); it clobbers memory, as the hook's call would.
+// (cshim/lib/keepregs_amd64.c says how), which keeps the general
+// registers: GCC sees no call, so the function needs no callee-saved
+// register for what it uses after the miss, and a throttled call that
+// only hits pushes and pops none. The other registers a call may clobber
+// (the vector, x87 and mask registers the function's target has) the asm
+// declares clobbered, which is what a call would do to them: saving them
+// in the stub (XSAVEC) cost a measured call ~170 ns on this project's
+// VM. The asm steps over the red zone, which a leaf may use, and reaches
+// the stub through the GOT (no lazy binding's PLT, which may clobber r10
+// and r11); it clobbers memory and the flags, as the hook's call would.
 gimple *
 miss_stmt (bool enter, tree region, location_t loc)
 {
@@ -666,17 +677,25 @@ miss_stmt (bool enter, tree region, location_t loc)
 		: "lea -128(%%rsp), %%rsp\n\tpush %0\n\t"
 		  "call *hmbtrace_func_exit_keep_v1@GOTPCREL(%%rip)\n\t"
 		  "lea 136(%%rsp), %%rsp";
-      const char *r = "r", *memory = "memory", *cc = "cc";
+      const char *r = "r";
       vec<tree, va_gc> *inputs = NULL, *clobbers = NULL;
       vec_safe_push (inputs,
 		     build_tree_list (build_tree_list (NULL_TREE,
 						       build_string (strlen (r) + 1, r)),
 				      fn));
-      vec_safe_push (clobbers,
-		     build_tree_list (NULL_TREE,
-				      build_string (strlen (memory) + 1, memory)));
-      vec_safe_push (clobbers,
-		     build_tree_list (NULL_TREE, build_string (strlen (cc) + 1, cc)));
+      std::vector<const char *> names = {"memory", "cc"};
+      // accessible_reg_set is the function's target's (set_cfun switched
+      // to it): xmm16-31 and k0-7 only with AVX-512, which GCC would
+      // refuse as clobbers otherwise.
+      for (unsigned i = 0; i < FIRST_PSEUDO_REGISTER; i++)
+	if (this_target_hard_regs->x_call_used_regs[i] && !fixed_regs[i]
+	    && TEST_HARD_REG_BIT (accessible_reg_set, i)
+	    && std::none_of (std::begin (kept_by_stub), std::end (kept_by_stub),
+			     [i] (const char *k) { return strcmp (k, reg_names[i]) == 0; }))
+	  names.push_back (reg_names[i]);
+      for (const char *n : names)
+	vec_safe_push (clobbers,
+		       build_tree_list (NULL_TREE, build_string (strlen (n) + 1, n)));
       gasm *a = gimple_build_asm_vec (text, inputs, NULL, clobbers, NULL);
       gimple_asm_set_volatile (a, true);
       gimple_set_location (a, loc);
