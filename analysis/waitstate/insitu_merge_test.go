@@ -137,18 +137,17 @@ func randomPart(rng *rand.Rand, rank int, sparse bool) *InSitu {
 	}
 	// A call tree: each path's parent before it, regions at random, so
 	// that ranks' trees overlap in part and in another order.
-	np := 1 + rng.IntN(10)
-	for i := range np {
+	for range 1 + rng.IntN(10) {
 		parent := -1
-		if i > 0 && rng.IntN(4) != 0 {
-			parent = rng.IntN(i)
+		if len(p.Paths) > 0 && rng.IntN(4) != 0 {
+			parent = rng.IntN(len(p.Paths))
 		}
 		k := CallPath{Parent: parent, Region: regions[rng.IntN(len(regions))]}
 		if !slices.Contains(p.Paths, k) {
 			p.Paths = append(p.Paths, k)
 		}
 	}
-	np = len(p.Paths)
+	np := len(p.Paths)
 	n := func(most int) int {
 		if sparse && rng.IntN(3) != 0 {
 			return rng.IntN(2)
