@@ -912,7 +912,15 @@ func (s *InSitu) Merge(o *InSitu) {
 	}
 }
 
-func compareInSituCost(x, y inSituCost) int { return compareDelayCost(x.cost(), y.cost()) }
+// compareInSituCost orders as compareDelayCost the costs with their
+// patterns (not the embedded DelayCost's, which the wire leaves 0),
+// without copying them out.
+func compareInSituCost(x, y inSituCost) int {
+	if x.Pattern != y.Pattern {
+		return cmp.Compare(x.Pattern, y.Pattern)
+	}
+	return compareCostPlace(&x.DelayCost, &y.DelayCost)
+}
 
 func compareInSituWait(x, y inSituWait) int { return compareInstance(x.Instance, y.Instance) }
 
