@@ -847,7 +847,7 @@ func (s *InSitu) Merge(o *InSitu) {
 		v.Loc += base
 		values = append(values, v)
 	}
-	s.Values = mergeRuns(s.Values, values, compareValue)
+	s.Values = mergeRuns(s.Values, values, compareValue, sameValueRun)
 	s.Total += o.Total
 	s.Sends += o.Sends
 	s.Matched += o.Matched
@@ -861,14 +861,14 @@ func (s *InSitu) Merge(o *InSitu) {
 		v.Loc += base
 		values = append(values, v)
 	}
-	s.Delays = mergeRuns(s.Delays, values, compareValue)
+	s.Delays = mergeRuns(s.Delays, values, compareValue, sameValueRun)
 	costs := make([]inSituCost, 0, len(o.DelayCosts))
 	for _, c := range o.DelayCosts {
 		c.Path = path(c.Path)
 		c.Loc += base
 		costs = append(costs, c)
 	}
-	s.DelayCosts = mergeRuns(s.DelayCosts, costs, compareInSituCost)
+	s.DelayCosts = mergeRuns(s.DelayCosts, costs, compareInSituCost, sameCostRun)
 	// Parts without the backward replay's (of an older version) count
 	// their locations' unexplained time as 0.
 	for len(s.Unexplained) < base {
@@ -881,7 +881,7 @@ func (s *InSitu) Merge(o *InSitu) {
 		w.Loc += base
 		worst = append(worst, w)
 	}
-	s.Worst = mergeRuns(s.Worst, worst, compareInSituWait)
+	s.Worst = mergeRuns(s.Worst, worst, compareInSituWait, nil)
 	if len(s.Worst) > DefaultWorst {
 		s.Worst = s.Worst[:DefaultWorst]
 	}
@@ -895,7 +895,7 @@ func (s *InSitu) Merge(o *InSitu) {
 			v.Loc += base
 			times = append(times, v)
 		}
-		s.Path.Values = mergeRuns(s.Path.Values, times, comparePathTime)
+		s.Path.Values = mergeRuns(s.Path.Values, times, comparePathTime, samePathRun)
 		if o.Path.HasEnd {
 			s.Path.HasEnd, s.Path.End, s.Path.LastRank, s.Path.LastLoc = true, o.Path.End, o.Path.LastRank, o.Path.LastLoc
 		}
@@ -926,24 +926,64 @@ func compareInSituWait(x, y inSituWait) int { return compareInstance(x.Instance,
 
 // mergeRuns returns a and b merged in cmp's order, in a's array when it
 // has room. Either is sorted first if it is not (a part made by hand,
-// or o's list once its paths are remapped); b is sorted in place, it is
-// the caller's. The elements of a that tie with one of b come first, as
+// or o's list once its paths are remapped: sortRuns); b is the caller's
+// to reorder. The elements of a that tie with one of b come first, as
 // a stable sort of a then b orders them.
-func mergeRuns[T any](a, b []T, cmp func(x, y T) int) []T {
-	if len(b) == 0 {
-		if !slices.IsSortedFunc(a, cmp) {
-			slices.SortFunc(a, cmp)
-		}
-		return a
-	}
+func mergeRuns[T any](a, b []T, cmp func(x, y T) int, same func(x, y T) bool) []T {
 	if !slices.IsSortedFunc(a, cmp) {
 		slices.SortFunc(a, cmp)
 	}
-	if !slices.IsSortedFunc(b, cmp) {
-		slices.SortFunc(b, cmp)
+	if len(b) == 0 {
+		return a
 	}
-	return mergeSorted(a, b, cmp)
+	return mergeSorted(a, sortRuns(b, cmp, same), cmp)
 }
+
+// sortRuns returns b sorted. b is o's list with its paths remapped: runs
+// of elements that share every key of cmp but the location (same), each
+// run in order, the runs out of order where the remap swapped two paths.
+// So it moves whole runs, ordered by their first elements, which costs
+// b's length and the runs' sort, not b's sort; and sorts b whole if the
+// runs were not in order themselves (a part made by hand), or when same
+// is nil.
+func sortRuns[T any](b []T, cmp func(x, y T) int, same func(x, y T) bool) []T {
+	if slices.IsSortedFunc(b, cmp) {
+		return b
+	}
+	if same == nil {
+		slices.SortFunc(b, cmp)
+		return b
+	}
+	var runs [][2]int
+	for i := 0; i < len(b); {
+		j := i + 1
+		for j < len(b) && same(b[j-1], b[j]) {
+			j++
+		}
+		runs = append(runs, [2]int{i, j})
+		i = j
+	}
+	slices.SortStableFunc(runs, func(x, y [2]int) int { return cmp(b[x[0]], b[y[0]]) })
+	out := make([]T, 0, len(b))
+	for _, r := range runs {
+		out = append(out, b[r[0]:r[1]]...)
+	}
+	if !slices.IsSortedFunc(out, cmp) {
+		slices.SortFunc(out, cmp)
+	}
+	return out
+}
+
+// The runs of sortRuns: the elements that differ at most by location.
+func sameValueRun(x, y Value) bool {
+	return x.Pattern == y.Pattern && x.Region == y.Region && x.Path == y.Path
+}
+
+func sameCostRun(x, y inSituCost) bool {
+	return x.Pattern == y.Pattern && x.LongTerm == y.LongTerm && x.Path == y.Path
+}
+
+func samePathRun(x, y PathTime) bool { return x.Path == y.Path }
 
 // mergeSorted returns the sorted a and b merged, a's elements before
 // b's equal ones. It fills a's array from its end: an element of a moves
