@@ -954,7 +954,13 @@ func sortRuns[T any](b []T, cmp func(x, y T) int, same func(x, y T) bool) []T {
 		slices.SortFunc(b, cmp)
 		return b
 	}
-	var runs [][2]int
+	n := 1
+	for i := 1; i < len(b); i++ {
+		if !same(b[i-1], b[i]) {
+			n++
+		}
+	}
+	runs := make([][2]int, 0, n)
 	for i := 0; i < len(b); {
 		j := i + 1
 		for j < len(b) && same(b[j-1], b[j]) {
