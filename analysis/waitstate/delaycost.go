@@ -612,6 +612,11 @@ func compareDelayCost(x, y DelayCost) int {
 	if x.Pattern != y.Pattern {
 		return cmp.Compare(x.Pattern, y.Pattern)
 	}
+	return compareCostPlace(&x, &y)
+}
+
+// compareCostPlace orders the costs of one pattern, as compareDelayCost.
+func compareCostPlace(x, y *DelayCost) int {
 	if x.LongTerm != y.LongTerm {
 		if x.LongTerm {
 			return 1

@@ -834,12 +834,20 @@ func (s *InSitu) Merge(o *InSitu) {
 	}
 	base := len(s.Locations)
 	s.Locations = append(s.Locations, o.Locations...)
+	// Each list is s's, sorted, then o's, moved to s's paths and
+	// locations: o's alone is sorted (its order changes only where the
+	// remap reorders its paths) and the two merged in one pass, so that a
+	// merge costs the result's length, not its length's log more, at the
+	// root of a large run. o's locations follow all of s's, so no element
+	// of o's compares equal to one of s's and the merge gives what sorting
+	// the whole did.
+	values := make([]Value, 0, len(o.Values)+len(o.Delays))
 	for _, v := range o.Values {
 		v.Path = path(v.Path)
 		v.Loc += base
-		s.Values = append(s.Values, v)
+		values = append(values, v)
 	}
-	slices.SortFunc(s.Values, compareValue)
+	s.Values = mergeRuns(s.Values, values, compareValue, sameValueRun)
 	s.Total += o.Total
 	s.Sends += o.Sends
 	s.Matched += o.Matched
@@ -848,29 +856,32 @@ func (s *InSitu) Merge(o *InSitu) {
 	s.Unresolved += o.Unresolved
 	s.ClockViolations += o.ClockViolations
 
+	values = values[:0]
 	for _, v := range o.Delays {
 		v.Loc += base
-		s.Delays = append(s.Delays, v)
+		values = append(values, v)
 	}
-	slices.SortFunc(s.Delays, compareValue)
+	s.Delays = mergeRuns(s.Delays, values, compareValue, sameValueRun)
+	costs := make([]inSituCost, 0, len(o.DelayCosts))
 	for _, c := range o.DelayCosts {
 		c.Path = path(c.Path)
 		c.Loc += base
-		s.DelayCosts = append(s.DelayCosts, c)
+		costs = append(costs, c)
 	}
-	slices.SortFunc(s.DelayCosts, func(x, y inSituCost) int { return compareDelayCost(x.cost(), y.cost()) })
+	s.DelayCosts = mergeRuns(s.DelayCosts, costs, compareInSituCost, sameCostRun)
 	// Parts without the backward replay's (of an older version) count
 	// their locations' unexplained time as 0.
 	for len(s.Unexplained) < base {
 		s.Unexplained = append(s.Unexplained, 0)
 	}
 	s.Unexplained = append(s.Unexplained[:base], o.Unexplained...)
+	worst := make([]inSituWait, 0, len(o.Worst))
 	for _, w := range o.Worst {
 		w.Path = path(w.Path)
 		w.Loc += base
-		s.Worst = append(s.Worst, w)
+		worst = append(worst, w)
 	}
-	slices.SortFunc(s.Worst, func(x, y inSituWait) int { return compareInstance(x.Instance, y.Instance) })
+	s.Worst = mergeRuns(s.Worst, worst, compareInSituWait, nil)
 	if len(s.Worst) > DefaultWorst {
 		s.Worst = s.Worst[:DefaultWorst]
 	}
@@ -878,12 +889,13 @@ func (s *InSitu) Merge(o *InSitu) {
 		if s.Path == nil {
 			s.Path = &inSituPath{}
 		}
+		times := make([]PathTime, 0, len(o.Path.Values))
 		for _, v := range o.Path.Values {
 			v.Path = path(v.Path)
 			v.Loc += base
-			s.Path.Values = append(s.Path.Values, v)
+			times = append(times, v)
 		}
-		slices.SortFunc(s.Path.Values, comparePathTime)
+		s.Path.Values = mergeRuns(s.Path.Values, times, comparePathTime, samePathRun)
 		if o.Path.HasEnd {
 			s.Path.HasEnd, s.Path.End, s.Path.LastRank, s.Path.LastLoc = true, o.Path.End, o.Path.LastRank, o.Path.LastLoc
 		}
@@ -891,24 +903,172 @@ func (s *InSitu) Merge(o *InSitu) {
 			s.Path.HasStart, s.Path.Start, s.Path.Hops = true, o.Path.Start, o.Path.Hops
 		}
 	}
-	excl := make(map[string]int64, len(s.Exclusive))
-	for _, e := range s.Exclusive {
-		excl[e.Region] += e.Ns
-	}
-	for _, e := range o.Exclusive {
-		excl[e.Region] += e.Ns
-	}
-	s.Exclusive = s.Exclusive[:0]
-	for name, ns := range excl {
-		s.Exclusive = append(s.Exclusive, RegionNs{name, ns})
-	}
-	slices.SortFunc(s.Exclusive, func(x, y RegionNs) int { return cmp.Compare(x.Region, y.Region) })
+	s.Exclusive = addExclusive(s.Exclusive, o.Exclusive)
 	s.DelayIncomplete += o.DelayIncomplete
 	if base == 0 {
 		s.OriginWall, s.OriginSync = o.OriginWall, o.OriginSync
 	} else {
 		s.OriginWall, s.OriginSync = min(s.OriginWall, o.OriginWall), min(s.OriginSync, o.OriginSync)
 	}
+}
+
+// compareInSituCost orders as compareDelayCost the costs with their
+// patterns (not the embedded DelayCost's, which the wire leaves 0),
+// without copying them out.
+func compareInSituCost(x, y inSituCost) int {
+	if x.Pattern != y.Pattern {
+		return cmp.Compare(x.Pattern, y.Pattern)
+	}
+	return compareCostPlace(&x.DelayCost, &y.DelayCost)
+}
+
+func compareInSituWait(x, y inSituWait) int { return compareInstance(x.Instance, y.Instance) }
+
+// mergeRuns returns a and b merged in cmp's order, in a's array when it
+// has room. Either is sorted first if it is not (a part made by hand,
+// or o's list once its paths are remapped: sortRuns); b is the caller's
+// to reorder. The elements of a that tie with one of b come first, as
+// a stable sort of a then b orders them.
+func mergeRuns[T any](a, b []T, cmp func(x, y T) int, same func(x, y T) bool) []T {
+	if !slices.IsSortedFunc(a, cmp) {
+		slices.SortFunc(a, cmp)
+	}
+	if len(b) == 0 {
+		return a
+	}
+	return mergeSorted(a, sortRuns(b, cmp, same), cmp)
+}
+
+// sortRuns returns b sorted. b is o's list with its paths remapped: runs
+// of elements that share every key of cmp but the location (same), each
+// run in order, the runs out of order where the remap swapped two paths.
+// So it moves whole runs, ordered by their first elements, which costs
+// b's length and the runs' sort, not b's sort; and sorts b whole if the
+// runs were not in order themselves (a part made by hand), or when same
+// is nil.
+func sortRuns[T any](b []T, cmp func(x, y T) int, same func(x, y T) bool) []T {
+	if slices.IsSortedFunc(b, cmp) {
+		return b
+	}
+	if same == nil {
+		slices.SortFunc(b, cmp)
+		return b
+	}
+	n := 1
+	for i := 1; i < len(b); i++ {
+		if !same(b[i-1], b[i]) {
+			n++
+		}
+	}
+	runs := make([][2]int, 0, n)
+	for i := 0; i < len(b); {
+		j := i + 1
+		for j < len(b) && same(b[j-1], b[j]) {
+			j++
+		}
+		runs = append(runs, [2]int{i, j})
+		i = j
+	}
+	slices.SortStableFunc(runs, func(x, y [2]int) int { return cmp(b[x[0]], b[y[0]]) })
+	out := make([]T, 0, len(b))
+	for _, r := range runs {
+		out = append(out, b[r[0]:r[1]]...)
+	}
+	if !slices.IsSortedFunc(out, cmp) {
+		slices.SortFunc(out, cmp)
+	}
+	return out
+}
+
+// The runs of sortRuns: the elements that differ at most by location.
+func sameValueRun(x, y Value) bool {
+	return x.Pattern == y.Pattern && x.Region == y.Region && x.Path == y.Path
+}
+
+func sameCostRun(x, y inSituCost) bool {
+	return x.Pattern == y.Pattern && x.LongTerm == y.LongTerm && x.Path == y.Path
+}
+
+func samePathRun(x, y PathTime) bool { return x.Path == y.Path }
+
+// mergeSorted returns the sorted a and b merged, a's elements before
+// b's equal ones. It fills a's array from its end: an element of a moves
+// only past the elements of b that follow it, never over one of a not yet
+// moved, and the elements of a before all of b's stay where they are.
+func mergeSorted[T any](a, b []T, cmp func(x, y T) int) []T {
+	n := len(a)
+	out := slices.Grow(a, len(b))[:n+len(b)]
+	i, j := n-1, len(b)-1
+	for k := len(out) - 1; j >= 0; k-- {
+		if i >= 0 && cmp(out[i], b[j]) > 0 {
+			out[k] = out[i]
+			i--
+		} else {
+			out[k] = b[j]
+			j--
+		}
+	}
+	return out
+}
+
+// addExclusive adds the exclusive times of o to s's, by region: both
+// sorted by region, each region once (s's are put so first if they are
+// not, as the map of regions did).
+func addExclusive(s, o []RegionNs) []RegionNs {
+	byRegion := func(x, y RegionNs) int { return cmp.Compare(x.Region, y.Region) }
+	s = sumRegions(s, byRegion)
+	if len(o) == 0 {
+		return s
+	}
+	if !regionsOnce(o) {
+		o = sumRegions(slices.Clone(o), byRegion)
+	}
+	// The regions of o that s has are added in place; the others are
+	// merged in.
+	var add []RegionNs
+	i := 0
+	for _, e := range o {
+		for i < len(s) && s[i].Region < e.Region {
+			i++
+		}
+		if i < len(s) && s[i].Region == e.Region {
+			s[i].Ns += e.Ns
+		} else {
+			add = append(add, e)
+		}
+	}
+	if len(add) == 0 {
+		return s
+	}
+	return mergeSorted(s, add, byRegion)
+}
+
+// regionsOnce tells whether es is sorted by region, each once.
+func regionsOnce(es []RegionNs) bool {
+	for i := 1; i < len(es); i++ {
+		if es[i-1].Region >= es[i].Region {
+			return false
+		}
+	}
+	return true
+}
+
+// sumRegions sorts es by region and sums the times of a region that is
+// in it more than once, in place.
+func sumRegions(es []RegionNs, byRegion func(x, y RegionNs) int) []RegionNs {
+	if regionsOnce(es) {
+		return es
+	}
+	slices.SortFunc(es, byRegion)
+	out := es[:0]
+	for _, e := range es {
+		if len(out) > 0 && out[len(out)-1].Region == e.Region {
+			out[len(out)-1].Ns += e.Ns
+		} else {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // Result returns s as a Result, for the renderers.

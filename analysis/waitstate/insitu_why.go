@@ -941,7 +941,7 @@ func (b *backward) finish(part *InSitu) error {
 			part.DelayCosts = append(part.DelayCosts, inSituCost{Pattern: k.p, DelayCost: DelayCost{LongTerm: k.long, Region: a.tree[k.path].Region, Path: int(k.path), Loc: k.loc, Time: t}})
 		}
 	}
-	slices.SortFunc(part.DelayCosts, func(x, y inSituCost) int { return compareDelayCost(x.cost(), y.cost()) })
+	slices.SortFunc(part.DelayCosts, compareInSituCost)
 	part.Unexplained = b.unexplained
 	for _, i := range b.candidates {
 		w := b.waits[i]
