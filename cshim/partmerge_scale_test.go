@@ -105,7 +105,11 @@ func newHaloParts(tb testing.TB) *haloParts {
 		}
 		h.add(tb, PassSegments, s)
 	}
-	for _, w := range replayTemplate(tb, h.files) {
+	parts, err := waitstate.ReplayInMemory(h.files, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, w := range parts {
 		h.add(tb, PassWaitStates, w)
 	}
 	return h
@@ -118,56 +122,6 @@ func (h *haloParts) add(tb testing.TB, pass int, v any) {
 		tb.Fatal(err)
 	}
 	h.parts[pass] = append(h.parts[pass], b)
-}
-
-// replayTemplate runs the wait-state replay of files in-situ, the ranks'
-// rounds in this one process as libhmbtrace-mpi runs them, and returns
-// each rank's part.
-func replayTemplate(tb testing.TB, files []*tracefile.File) []*waitstate.InSitu {
-	tb.Helper()
-	n := len(files)
-	locals := make([]*waitstate.Local, n)
-	for i, f := range files {
-		l, err := waitstate.NewLocal(f, n)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		locals[i] = l
-	}
-	for round := 0; ; round++ {
-		inbox := make([]map[int][]byte, n)
-		for i := range inbox {
-			inbox[i] = map[int][]byte{}
-		}
-		sent := false
-		for i, l := range locals {
-			out, err := l.Outgoing(round)
-			if err != nil {
-				tb.Fatal(err)
-			}
-			for p, b := range out {
-				inbox[p][i] = b
-				sent = true
-			}
-		}
-		if round > waitstate.Rounds(n) && !sent {
-			break
-		}
-		for i, l := range locals {
-			if err := l.Incoming(round, inbox[i]); err != nil {
-				tb.Fatal(err)
-			}
-		}
-	}
-	parts := make([]*waitstate.InSitu, n)
-	for i, l := range locals {
-		p, err := l.Finish()
-		if err != nil {
-			tb.Fatal(err)
-		}
-		parts[i] = p
-	}
-	return parts
 }
 
 // relabel returns s, a location's label among the ranks, of template rank

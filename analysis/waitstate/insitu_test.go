@@ -23,53 +23,18 @@ import (
 func replayInSitu(t testing.TB, files []*tracefile.File) (res *Result, messages, backward, bytes int) {
 	t.Helper()
 	n := len(files)
-	locals := make([]*Local, n)
-	for i, f := range files {
-		l, err := NewLocal(f, n)
-		if err != nil {
-			t.Fatal(err)
+	parts, err := ReplayInMemory(files, func(round, _, _ int, b []byte) {
+		if round < Rounds(n) {
+			messages++
+		} else {
+			backward++
 		}
-		locals[i] = l
+		bytes += len(b)
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
-	// The forward rounds, the ship round, then rounds while any rank has
-	// something to send, as libhmbtrace-mpi runs them.
-	for round := 0; ; round++ {
-		inbox := make([]map[int][]byte, n)
-		for i := range inbox {
-			inbox[i] = map[int][]byte{}
-		}
-		sent := false
-		for i, l := range locals {
-			out, err := l.Outgoing(round)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for p, b := range out {
-				inbox[p][i] = b
-				if round < Rounds(n) {
-					messages++
-				} else {
-					backward++
-				}
-				bytes += len(b)
-				sent = true
-			}
-		}
-		if round > Rounds(n) && !sent {
-			break
-		}
-		for i, l := range locals {
-			if err := l.Incoming(round, inbox[i]); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	parts := make([]*InSitu, n)
-	for i, l := range locals {
-		p, err := l.Finish()
-		if err != nil {
-			t.Fatal(err)
-		}
+	for i, p := range parts {
 		parts[i] = wireTrip(t, p)
 	}
 	// Gathered up the tree in the wire form as libhmbtrace-mpi gathers
