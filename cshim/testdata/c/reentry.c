@@ -55,7 +55,7 @@ int main(void)
 	struct sigaction sa;
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_signal;
-	sa.sa_flags = SA_RESTART;
+	sa.sa_flags = SA_RESTART | SA_ONSTACK; /* as hmbtrace.h requires */
 	sigaction(SIGUSR1, &sa, NULL);
 	prober = pthread_self();
 	/* The thread's first probe registers it: not in a handler (not async-signal-safe). */

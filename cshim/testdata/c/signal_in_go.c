@@ -27,7 +27,11 @@ int main(void)
 	hmb_leave(in_signal);
 	struct sigaction sa = {0};
 	sa.sa_handler = on_alarm;
-	sa.sa_flags = SA_RESTART;
+	/* SA_ONSTACK, as hmbtrace.h and Go require of a handler that may
+	 * interrupt Go code: without it the handler's frame lands on the
+	 * goroutine's stack below its end, and the runtime crashed now and
+	 * then (a SIGSEGV in asyncPreempt's xRegSave). */
+	sa.sa_flags = SA_RESTART | SA_ONSTACK;
 	sigaction(SIGALRM, &sa, NULL);
 	struct itimerval every = {{0, 10}, {0, 10}}, off = {{0, 0}, {0, 0}};
 	setitimer(ITIMER_REAL, &every, NULL);
