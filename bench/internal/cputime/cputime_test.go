@@ -1,13 +1,17 @@
 package cputime
 
 import (
+	"runtime"
 	"testing"
 	"time"
 )
 
 // TestCPUTimeAdvances checks that both clocks count a busy loop and that
-// the thread's time does not run ahead of the process's.
+// the thread's time does not run ahead of the process's. The goroutine
+// stays on its thread: otherwise the two readings may be two threads'.
 func TestCPUTimeAdvances(t *testing.T) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	p0, t0 := Process(), Thread()
 	x := 0
 	for start := time.Now(); time.Since(start) < 50*time.Millisecond; {

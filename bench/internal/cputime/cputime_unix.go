@@ -10,6 +10,8 @@ import (
 )
 
 // Thread returns the calling OS thread's CPU time in ns, 0 if unknown.
+// Two readings compare only on one thread: the caller locks its goroutine
+// to it (runtime.LockOSThread).
 func Thread() int64 {
 	var ts unix.Timespec
 	if err := unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &ts); err != nil {

@@ -15,6 +15,8 @@ var getThreadTimes = windows.NewLazySystemDLL("kernel32.dll").NewProc("GetThread
 func ns(t windows.Filetime) int64 { return (int64(t.HighDateTime)<<32 | int64(t.LowDateTime)) * 100 }
 
 // Thread returns the calling OS thread's CPU time in ns, 0 if unknown.
+// Two readings compare only on one thread: the caller locks its goroutine
+// to it (runtime.LockOSThread).
 func Thread() int64 {
 	var creation, exit, kernel, user windows.Filetime
 	ok, _, _ := getThreadTimes.Call(uintptr(windows.CurrentThread()),
