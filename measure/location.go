@@ -451,6 +451,11 @@ func (l *Location) leaveAt(r Region, t uint64) {
 	}
 	d := l.depth
 	stack := l.stack // a local: stack[d-1] below needs no bounds check
+	if d < 0 {
+		// Only goroutines sharing the Location, racing, leave it so.
+		l.leaveGeneral(r, t)
+		return
+	}
 	f := &stack[d]
 	if p == nil || l.general || f.region != uint32(r) || d == 0 ||
 		f.class != buffer.ClassRegion || f.state == framePending || f.counted || !l.h.Begin(l.epoch) { // Begin as in enterAt
@@ -526,6 +531,17 @@ func (l *Location) leaveGeneral(r Region, t uint64) {
 		return
 	}
 	d := l.depth
+	if d < 0 || d >= len(l.stack) {
+		// Goroutines sharing the Location raced on its stack (a misuse
+		// lane.go counts and Close reports): the leave is counted as
+		// shared and the stack reset, so that no probe indexes past it.
+		if d < 0 {
+			l.depth = 0
+		}
+		l.sharedProbe()
+		l.probeDone()
+		return
+	}
 	if l.stack[d].region != uint32(r) || d == 0 {
 		l.leaveOther(r, t)
 	} else {
