@@ -133,9 +133,35 @@ func checkOpenMP(t *testing.T, p program, n int, src string, perThread int) {
 
 	// The first barrier in each outer implicit task follows the loop in
 	// which thread t works t+1 units and sleeps t ms per iteration: the
-	// lighter thread waits longer, however loaded the machine (it cannot
-	// shorten the sleeps). Sums over the rounds, compared, not timed.
-	wait := map[string]int64{}
+	// lighter thread waits longer, unless the machine's other load held it
+	// off a core for longer than the imbalance (seen once in CI, 84 against
+	// 89 ms). A run that shows the order once in three passes; barrier waits
+	// attributed to the wrong threads fail all three.
+	for try := 1; ; try++ {
+		first, last, wait := barrierWaits(evs, n)
+		if first > last {
+			break
+		}
+		if try == 3 {
+			t.Errorf("barrier after the imbalanced loop, %d runs: thread 0 waited %d ns, thread %d %d ns; want the lighter thread 0 longer (all: %v)", try, first, n-1, last, wait)
+			break
+		}
+		t.Logf("run %d: thread 0 waited %d ns at the barrier, thread %d %d ns: running again", try, first, n-1, last)
+		os.RemoveAll(p.out)
+		p.run(t, env, "3", "1000000")
+		files, err := filepath.Glob(filepath.Join(p.out, "*.hmb"))
+		if err != nil || len(files) != 1 {
+			t.Fatalf("trace files %v (%v), want one", files, err)
+		}
+		evs = dump(t, files[0])
+	}
+}
+
+// barrierWaits sums, over the rounds, each thread's wait at the first
+// barrier of its outer implicit task, and returns thread 0's, thread
+// n-1's and all of them.
+func barrierWaits(evs []event, n int) (first, last int64, wait map[string]int64) {
+	wait = map[string]int64{}
 	type open struct {
 		region string
 		ns     int64
@@ -169,10 +195,7 @@ func checkOpenMP(t *testing.T, p program, n int, src string, perThread int) {
 		}
 		stacks[e.loc] = st
 	}
-	first, last := wait["thread 0"], wait[fmt.Sprintf("thread %d", n-1)]
-	if first <= last {
-		t.Errorf("barrier after the imbalanced loop: thread 0 waited %d ns, thread %d %d ns; want the lighter thread 0 longer (all: %v)", first, n-1, last, wait)
-	}
+	return wait["thread 0"], wait[fmt.Sprintf("thread %d", n-1)], wait
 }
 
 // checkPlaces checks that each location of a trace has the OpenMP place
