@@ -228,6 +228,7 @@ type exporter struct {
 	parallels, implicitTasks int        // entered so far on the location being exported
 	loc                      int        // the location being exported, an index of its file's
 	lastTeam                 teamOfLoc  // of the location's last implicit task with a team
+	run                      taskRun    // the explicit tasks the location runs (task.go)
 
 	lanes        []laneTeam   // per file: the team of its lanes' tasks (lane.go)
 	inLaneTeam   bool         // the location being exported began its file's lane team
@@ -441,7 +442,7 @@ func (x *exporter) location(i, k int, w *otf2.EventWriter) error {
 	f := x.files[i]
 	l := &f.Locations[k]
 	x.open = x.open[:0]
-	x.parallels, x.implicitTasks, x.loc, x.lastTeam = 0, 0, k, teamOfLoc{}
+	x.parallels, x.implicitTasks, x.loc, x.lastTeam, x.run = 0, 0, k, teamOfLoc{}, taskRun{}
 	x.inLaneTeam, x.laneTaskOpen = false, 0
 	clear(x.skipped)
 	if err := x.skipRequests(i, l); err != nil {

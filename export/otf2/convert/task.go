@@ -42,17 +42,29 @@ func (p *ompPlan) addTask(task uint64, k, ord int) {
 	}
 }
 
+// currentTeam returns the team of the implicit task open on the location
+// being exported, or else of its last implicit task with a team (see the
+// top of the file); ok is false if it has none.
+func (x *exporter) currentTeam() (teamOfLoc, bool) {
+	for n := len(x.open) - 1; n >= 0; n-- {
+		if o := &x.open[n]; o.hasTeam {
+			return teamOfLoc{comm: o.team, rank: o.teamRank, ok: true}, true
+		}
+	}
+	return x.lastTeam, x.lastTeam.ok
+}
+
+// implicitNamed reports whether a switch back to the implicit task of the
+// location being exported can be named.
+func (x *exporter) implicitNamed() bool {
+	_, ok := x.currentTeam()
+	return ok
+}
+
 // taskName returns the OTF2 name of task of file i, as seen from location
 // k: ok is false when the export cannot tell its team.
 func (x *exporter) taskName(i, k int, task uint64) (name taskRef, ok bool) {
-	current := func() (teamOfLoc, bool) {
-		for n := len(x.open) - 1; n >= 0; n-- {
-			if o := &x.open[n]; o.hasTeam {
-				return teamOfLoc{comm: o.team, rank: o.teamRank, ok: true}, true
-			}
-		}
-		return x.lastTeam, x.lastTeam.ok
-	}
+	current := x.currentTeam
 	if task == 0 {
 		t, ok := current()
 		return taskRef{t.comm, t.rank, 0}, ok
@@ -112,10 +124,55 @@ type taskRef struct {
 	generation uint32
 }
 
+// taskRun is what the export of one location knows of the tasks it runs:
+// running, the task its trace runs now (0: the implicit task), and
+// whether its switches and completions are folded into the location's
+// implicit task, from the switch away from foldBase until the one back.
+//
+// OTF2 readers give each task a region stack of its own (Knüpfer et al.):
+// a location's enters and leaves go to the stack of the task its last
+// ThreadTaskSwitch named. The trace's stream is one well nested stack, so
+// the export may leave a switch out only with the switch back: else a
+// region entered in one task is left in another. A location whose
+// implicit task has no name (the buffer shed the implicit task's enter,
+// so that its team is not known) cannot be switched back to; the export
+// then leaves out the tasks it runs there, switches and completion, and
+// their regions nest in the location's stack as calls. A completion whose
+// switch the buffer shed is left out too: OTF2 would complete a task
+// other than the one running.
+type taskRun struct {
+	running  uint64
+	fold     bool
+	foldBase uint64
+}
+
 // task writes a task record of file i as its OTF2 event.
 func (x *exporter) task(i int, w *otf2.EventWriter, e *tracefile.Event, ts uint64) error {
 	if e.Task&laneTaskBit != 0 {
 		return x.laneTask(i, w, e, ts)
+	}
+	r := &x.run
+	switch e.Kind {
+	case encode.KindTaskSwitch:
+		from := r.running
+		r.running = e.Task
+		switch {
+		case r.fold:
+			if e.Task == r.foldBase {
+				r.fold = false
+			}
+			x.st.TaskEventsLeftOut++
+			return nil
+		case e.Task != 0 && !x.implicitNamed():
+			r.fold, r.foldBase = true, from
+			x.st.TaskEventsLeftOut++
+			return nil
+		}
+	case encode.KindTaskComplete:
+		if r.fold || e.Task != r.running {
+			x.st.TaskEventsLeftOut++
+			return nil
+		}
 	}
 	n, ok := x.taskName(i, x.loc, e.Task)
 	if !ok {
