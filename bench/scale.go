@@ -252,7 +252,13 @@ func runHalo(o *options, halo string, p, iters int, layout string, retry bool) (
 	cmd.Env = append(os.Environ(), "HMB_OUTPUT="+dir, "HMB_NAME=halo", "HMB_BUFFER_SIZE=1M", "HMB_OUTPUT_LAYOUT="+hmbLayout,
 		"HALO_TIMING=1", "HMB_COLLECTIVE_TIMING=1", "HMB_COLLECTIVE_TIMEOUT=10m",
 		// Ranks that wait yield their core: hundreds share two.
-		"OMPI_MCA_mpi_yield_when_idle=1")
+		"OMPI_MCA_mpi_yield_when_idle=1",
+		// A rank's PMIx_Finalize waits 2 s at most (hard-coded in PMIx
+		// 4.2) for mpirun's ack; hundreds of ranks on two cores wait
+		// longer, exit, and Open MPI ends the run if it sees one exit
+		// before it took its finalize ("exiting improperly", PID 0).
+		// Ranks that crash still end it: they exit non-zero.
+		"OMPI_MCA_orte_allowed_exit_without_sync=1")
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	start := time.Now()
