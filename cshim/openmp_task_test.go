@@ -117,7 +117,11 @@ type taskCounts struct {
 
 // checkTasks dumps a trace and checks its tasks: ids created once, each
 // switch and completion of a created task (when want is not negative,
-// want tasks and every one completes exactly once), a task's "!$omp task"
+// want tasks and every one completes exactly once), a completion while
+// the task runs (unless the buffer dropped records for want of a bin, as
+// a thread that finds the pool empty while the others sleep on their
+// bins does: then a task's switch may be lost where its completion was
+// kept), a task's "!$omp task"
 // region entered only while the location runs it and once per part (from
 // its first switch or a resumption after a suspension to its suspension or
 // completion), every region entered while a task runs nested in that
@@ -130,6 +134,11 @@ func checkTasks(t *testing.T, file string, want int) taskCounts {
 	if err != nil {
 		t.Fatalf("hmbtrace dump: %v\n%s", err, out)
 	}
+	sum, err := run(root, nil, built.hmbtrace, "summary", file)
+	if err != nil {
+		t.Fatalf("hmbtrace summary: %v\n%s", err, sum)
+	}
+	noBin := regexp.MustCompile(`(?m)^\s+events removed .*no-bin [1-9]`).Match(sum)
 	type open struct {
 		region  string
 		task    uint64 // the task whose region this is, for a task region; else the task it was entered in
@@ -185,15 +194,16 @@ func checkTasks(t *testing.T, file string, want int) taskCounts {
 		case "ENTER":
 			st = pad(st, depth-1)
 			o := open{region: region, task: cur}
+			// Where a switch may be lost, the running task is not known.
 			if strings.HasPrefix(region, "!$omp task @") {
-				if cur == 0 {
+				if cur == 0 && !noBin {
 					fail(line, "a task region entered in the implicit task")
 				}
-				if regionOf[part{loc, cur}]++; regionOf[part{loc, cur}] > 1 {
+				if regionOf[part{loc, cur}]++; regionOf[part{loc, cur}] > 1 && !noBin {
 					fail(line, "task %d's region entered again", cur)
 				}
 				o.isTask = true
-			} else if cur != 0 {
+			} else if cur != 0 && !noBin {
 				// The innermost task region open must be the running task's
 				// (or one the buffer shed).
 				ok := false
@@ -237,7 +247,7 @@ func checkTasks(t *testing.T, file string, want int) taskCounts {
 				}
 				current[loc] = id
 			case "TASK_COMPLETE":
-				if _, twice := completedOn[id]; twice || cur != id || (!known && complete) {
+				if _, twice := completedOn[id]; twice || (cur != id && !noBin) || (!known && complete) {
 					fail(line, "task %d completes twice, while another runs (%d) or was never created", id, cur)
 				}
 				for _, o := range st {
