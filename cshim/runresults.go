@@ -33,8 +33,8 @@ import (
 //     location and 8 per peer a location sent to.
 //   - PassChoice: variation.Choice, merged: about 100 bytes per region
 //     and 8 per location and region it invoked (variation's wire form);
-//     the root chooses the time-dominant region and sends the
-//     variation.Cut down the tree.
+//     the root chooses the time-dominant region and sends down the tree
+//     what cutting reads of its variation.Cut, in its wire form.
 //   - PassSegments: variation.Segments, gathered in rank order (about
 //     15 bytes per segment and 40 per location, variation's wire form);
 //     the root scores them (ResultVariation).
@@ -402,7 +402,8 @@ func setChoice(rt *Runtime, p *runPart) ([]byte, error) {
 	passState.mu.Lock()
 	passState.cut = cut
 	passState.mu.Unlock()
-	return variation.Encode(cut)
+	// The ranks get what cutting reads; the root keeps the whole Cut.
+	return variation.EncodeWire(cut)
 }
 
 func setVariation(rt *Runtime, v *variation.InSitu) error {
@@ -416,7 +417,7 @@ func setVariation(rt *Runtime, v *variation.InSitu) error {
 
 func makeSegments(rt *Runtime, _ int, in []byte) ([]byte, error) {
 	var cut variation.Cut
-	if err := variation.Decode(in, &cut); err != nil {
+	if err := variation.DecodeWire(in, &cut); err != nil {
 		return nil, err
 	}
 	f, ev, err := rt.rankEvents()
