@@ -1,8 +1,8 @@
 package cshim
 
 import (
-	"bytes"
 	"encoding"
+	"errors"
 	"sync"
 
 	"github.com/hmbtrace/hmbtrace/analysis/comm"
@@ -12,15 +12,16 @@ import (
 	"github.com/hmbtrace/hmbtrace/summary"
 )
 
-// Merging the parts of a pass up the tree. A rank that merges its
-// children's parts one after the other (rank 0 ⌈log₂ p⌉ times) would read
-// its own running merge again each time, in the form it sent it, and the
-// parts that gather every rank's (the matrix, the segments, the wait
-// states) grow with the ranks merged: read again at every level, they
-// cost rank 0, on whom every rank waits, O(p log p) where reading each
-// rank's once costs O(p). So the rank keeps its last merge as read
-// (mergedPart) and reads only the child's part, when the running merge
-// it is given is the one it wrote.
+// Merging the parts of a pass up the tree. A rank merges its children's
+// parts one after the other (rank 0 ⌈log₂ p⌉ times), and the parts that
+// gather every rank's (the matrix, the segments, the wait states) grow
+// with the ranks merged. The rank's running merge therefore stays here,
+// as a Go value (held), from one child's merge to the next: only the
+// child's part is read at each merge, and the running merge is written
+// once, when the rank sends it to its parent (takeHeld), or never, at the
+// root, whose result is taken as held (heldValue). Written and read again
+// at every level, it cost the root about as much again as reading its
+// children's parts (BenchmarkRootMergeScale).
 
 // partCodec reads a pass's part, merges two as read (a's ranks before
 // b's, into a or a new value) and writes one.
@@ -30,75 +31,120 @@ type partCodec struct {
 	encode func(any) ([]byte, error)
 }
 
-// mergedPart is this rank's last merge of a pass: what it wrote, and the
-// value it wrote it from.
-type mergedPart struct {
-	wrote []byte
-	value any
+// held holds each pass's running merge on this rank, by the pass (defsKey
+// for the definitions), until it is sent up the tree, taken at the root,
+// or the collective end's passes end (PassEnd).
+var held struct {
+	mu sync.Mutex
+	v  map[int]any
 }
 
-// merged holds each pass's last merge on this rank, by the pass (defsKey
-// for the definitions), until the collective end's passes end (PassEnd).
-var merged struct {
-	mu   sync.Mutex
-	last map[int]mergedPart
-}
-
-// defsKey is the definitions' key in merged: they merge up the tree as the
+// defsKey is the definitions' key in held: they merge up the tree as the
 // passes do, but are no pass.
 const defsKey = -1
 
-// mergeParts returns the merge of a and b in written form, reading a from
-// the last merge of pass when a is what it wrote.
-func (c *partCodec) mergeParts(pass int, a, b []byte) ([]byte, error) {
-	merged.mu.Lock()
-	last, ok := merged.last[pass]
-	delete(merged.last, pass) // its value is merged into below
-	merged.mu.Unlock()
+// errNotHeld is a merge or a send of a running merge this rank does not hold.
+var errNotHeld = errors.New("this rank holds no running merge of it")
+
+// mergeInto merges b, the part of the ranks after this rank's running
+// merge of pass, into that merge: the one it holds when isHeld, else a,
+// its own part (its first merge). The result is held. On an error what
+// was held still is.
+func (c *partCodec) mergeInto(pass int, a []byte, isHeld bool, b []byte) error {
 	var pa any
-	if ok && bytes.Equal(last.wrote, a) {
-		pa = last.value
+	if isHeld {
+		held.mu.Lock()
+		pa = held.v[pass]
+		held.mu.Unlock()
+		if pa == nil {
+			return errNotHeld
+		}
 	} else {
 		var err error
 		if pa, err = c.decode(a); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	pb, err := c.decode(b)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	v := c.merge(pa, pb)
-	out, err := c.encode(v)
+	held.mu.Lock()
+	if held.v == nil {
+		held.v = map[int]any{}
+	}
+	held.v[pass] = v
+	held.mu.Unlock()
+	return nil
+}
+
+// takeHeld returns this rank's running merge of pass in written form, to
+// send up the tree, and lets it go.
+func (c *partCodec) takeHeld(pass int) ([]byte, error) {
+	v, err := heldValue(pass)
 	if err != nil {
 		return nil, err
 	}
-	merged.mu.Lock()
-	if merged.last == nil {
-		merged.last = map[int]mergedPart{}
-	}
-	merged.last[pass] = mergedPart{out, v}
-	merged.mu.Unlock()
-	return out, nil
+	return c.encode(v)
 }
 
-// readMerged returns the value of b, the run's result of pass at rank 0:
-// the last merge's when b is what it wrote, else read.
-func (c *partCodec) readMerged(pass int, b []byte) (any, error) {
-	merged.mu.Lock()
-	last, ok := merged.last[pass]
-	merged.mu.Unlock()
-	if ok && bytes.Equal(last.wrote, b) {
-		return last.value, nil
+// heldValue returns this rank's running merge of pass and lets it go.
+func heldValue(pass int) (any, error) {
+	held.mu.Lock()
+	v := held.v[pass]
+	delete(held.v, pass)
+	held.mu.Unlock()
+	if v == nil {
+		return nil, errNotHeld
 	}
-	return c.decode(b)
+	return v, nil
 }
 
-// forgetMerged lets the passes' last merges go.
-func forgetMerged() {
-	merged.mu.Lock()
-	merged.last = nil
-	merged.mu.Unlock()
+// forgetHeld lets the passes' running merges go.
+func forgetHeld() {
+	held.mu.Lock()
+	held.v = nil
+	held.mu.Unlock()
+}
+
+// runPart is the run's result of a pass at the root: the running merge it
+// holds, or the part it was sent when it merged nothing (b).
+type runPart struct {
+	codec  *partCodec
+	pass   int
+	b      []byte
+	isHeld bool
+	v      any
+}
+
+// value returns the run's result as read.
+func (p *runPart) value() (any, error) {
+	if p.v != nil {
+		return p.v, nil
+	}
+	var err error
+	if p.isHeld {
+		p.v, err = heldValue(p.pass)
+	} else {
+		p.v, err = p.codec.decode(p.b)
+	}
+	return p.v, err
+}
+
+// bytes returns the run's result in written form.
+func (p *runPart) bytes() ([]byte, error) {
+	if p.b != nil || !p.isHeld {
+		return p.b, nil
+	}
+	v, err := p.value()
+	if err != nil {
+		return nil, err
+	}
+	if p.b, err = p.codec.encode(v); err != nil {
+		return nil, err
+	}
+	return p.b, nil
 }
 
 // binaryCodec is the codec of the results that encode themselves in

@@ -239,9 +239,9 @@ func (h *haloParts) subtree(tb testing.TB, g *haloGroups, pass, lo, hi, p int) [
 
 // rootLevel is what the root's merge at one level of the tree took.
 type rootLevel struct {
-	child, merged int // bytes: the child's part, the root's merge after it
-	took          time.Duration
-	cpu           time.Duration // the process's, the collector's included
+	child int // bytes: the child's part
+	took  time.Duration
+	cpu   time.Duration // the process's, the collector's included
 }
 
 // processCPU returns the process's CPU time: on a shared machine the
@@ -256,31 +256,43 @@ func processCPU() time.Duration {
 
 // rootMerges merges children (the root's own part first) as rank 0 does
 // at the collective end: through the cgo boundary's copies (C.GoBytes of
-// both parts, C.CBytes of the merge), keeping its last merge as read. It
-// returns the root's result and each level's cost, and the time its
-// result took to read at the end (PassSet's readMerged).
-func rootMerges(tb testing.TB, pass int, own []byte, children [][]byte) ([]byte, []rootLevel, time.Duration) {
+// the parts), its running merge held between them. It returns the root's
+// result as read, each level's cost, and the time its result took to take
+// at the end (PassSet's runPart).
+func rootMerges(tb testing.TB, pass int, own []byte, children [][]byte) (any, []rootLevel, time.Duration) {
 	tb.Helper()
 	c := scaleCodec(pass)
-	forgetMerged()
-	defer forgetMerged()
-	m := own
+	forgetHeld()
+	defer forgetHeld()
 	var levels []rootLevel
-	for _, child := range children {
+	for k, child := range children {
 		t0, c0 := time.Now(), processCPU()
-		a, b := bytes.Clone(m), bytes.Clone(child)
-		out, err := c.mergeParts(pass, a, b)
-		if err != nil {
+		var a []byte
+		if k == 0 {
+			a = bytes.Clone(own)
+		}
+		if err := c.mergeInto(pass, a, k > 0, bytes.Clone(child)); err != nil {
 			tb.Fatal(err)
 		}
-		m = bytes.Clone(out)
-		levels = append(levels, rootLevel{child: len(child), merged: len(m), took: time.Since(t0), cpu: processCPU() - c0})
+		levels = append(levels, rootLevel{child: len(child), took: time.Since(t0), cpu: processCPU() - c0})
 	}
 	t0 := time.Now()
-	if _, err := c.readMerged(pass, bytes.Clone(m)); err != nil {
+	rp := &runPart{codec: c, pass: pass, b: own, isHeld: len(children) > 0}
+	v, err := rp.value()
+	if err != nil {
 		tb.Fatal(err)
 	}
-	return m, levels, time.Since(t0)
+	return v, levels, time.Since(t0)
+}
+
+// rootBytes is the root's result in written form.
+func rootBytes(tb testing.TB, pass int, v any) []byte {
+	tb.Helper()
+	b, err := scaleCodec(pass).encode(v)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b
 }
 
 // rootChildren returns rank 0's part of pass and its children's, level
@@ -305,7 +317,8 @@ func TestRootMergesEqualRanksInOrder(t *testing.T) {
 	g := newHaloGroups(p)
 	for _, pass := range scalePasses {
 		own, children := h.rootChildren(t, pass, p)
-		got, _, _ := rootMerges(t, pass, own, children)
+		v, _, _ := rootMerges(t, pass, own, children)
+		got := rootBytes(t, pass, v)
 		c := scaleCodec(pass)
 		want := h.rankValue(t, g, pass, 0, p)
 		for r := 1; r < p; r++ {
@@ -343,8 +356,8 @@ func TestRootMergesEqualRanksInOrder(t *testing.T) {
 
 func mustRoot(t *testing.T, h *haloParts, pass, p int) []byte {
 	own, children := h.rootChildren(t, pass, p)
-	m, _, _ := rootMerges(t, pass, own, children)
-	return m
+	v, _, _ := rootMerges(t, pass, own, children)
+	return rootBytes(t, pass, v)
 }
 
 // BenchmarkRootMergeScale times rank 0's merges of each pass at 10³, 10⁴
@@ -374,17 +387,18 @@ func BenchmarkRootMergeScale(b *testing.B) {
 				b.ReportAllocs()
 				var levels []rootLevel
 				var read time.Duration
-				var m []byte
+				var v any
 				for i := 0; i < b.N; i++ {
-					m, levels, read = rootMerges(b, pass, own, children)
+					v, levels, read = rootMerges(b, pass, own, children)
 				}
+				m := rootBytes(b, pass, v)
 				var lines []string
 				var cpu time.Duration
 				for k, l := range levels {
-					lines = append(lines, fmt.Sprintf("level %2d: child %11d B, merged %11d B, %9.3f ms, CPU %9.3f ms", k, l.child, l.merged, l.took.Seconds()*1e3, l.cpu.Seconds()*1e3))
+					lines = append(lines, fmt.Sprintf("level %2d: child %11d B, %9.3f ms, CPU %9.3f ms", k, l.child, l.took.Seconds()*1e3, l.cpu.Seconds()*1e3))
 					cpu += l.cpu
 				}
-				b.Logf("%d ranks, %s: root's result %d B, read at the end %.3f ms\n%s", p, scalePassName(pass), len(m), read.Seconds()*1e3, strings.Join(lines, "\n"))
+				b.Logf("%d ranks, %s: root's result %d B, taken at the end %.3f ms\n%s", p, scalePassName(pass), len(m), read.Seconds()*1e3, strings.Join(lines, "\n"))
 				b.ReportMetric(float64(len(m)), "B-result")
 				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1e6, "ms/root")
 				b.ReportMetric(cpu.Seconds()*1e3, "CPU-ms/root")

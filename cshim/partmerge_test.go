@@ -20,94 +20,99 @@ func commPart(tb testing.TB, r, p int) []byte {
 	return comm.MarshalPartsWire([]comm.Part{part})
 }
 
-// treeMerge merges the parts of ranks 0 to p-1 as the binomial tree does,
-// every rank's merges in the order it makes them, and returns rank 0's;
-// forget says whether the last merge is forgotten between two merges, so
-// that each reads both parts.
-func treeMerge(tb testing.TB, parts [][]byte, forget bool) []byte {
+// subtreeMerge returns what rank r sends its parent in a binomial tree of
+// the ranks' parts (its subtree holds ranks r to r+size-1): its children's
+// subtrees first, each sent as PassHeld writes it, then r's merges, its
+// running merge held between them, as the ranks make them.
+func subtreeMerge(tb testing.TB, pass int, parts [][]byte, r, size int) []byte {
 	tb.Helper()
-	p := len(parts)
-	cur := append([][]byte(nil), parts...)
-	// All ranks merge in this one process, so a rank's running merge is
-	// the last one written only at times (where no other rank merged in
-	// between): both ways are taken.
-	for step := 1; step < p; step <<= 1 {
-		for r := p - 1; r >= 0; r-- {
-			if r%(2*step) != 0 || r+step >= p {
-				continue
-			}
-			if forget {
-				forgetMerged()
-			}
-			m, err := PassMerge(PassComm, cur[r], cur[r+step])
-			if err != nil {
-				tb.Fatal(err)
-			}
-			cur[r] = m
+	var children [][]byte
+	for step := 1; step < size && r+step < len(parts); step <<= 1 {
+		children = append(children, subtreeMerge(tb, pass, parts, r+step, min(step, len(parts)-r-step)))
+	}
+	if len(children) == 0 {
+		return parts[r]
+	}
+	for i, c := range children {
+		if err := PassMerge(pass, parts[r], i > 0, c); err != nil {
+			tb.Fatal(err)
 		}
 	}
-	forgetMerged()
-	return cur[0]
+	m, err := PassHeld(pass)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return m
 }
 
-// TestPassMergeKeepsLast checks that merging from the last merge as read
-// writes what reading both parts writes, that a part not written by the
-// last merge is read (another rank's, or a pass's result changed on the
-// way), and that the run's result at the root reads as it was written.
-func TestPassMergeKeepsLast(t *testing.T) {
+// TestPassMergeHeld checks that the tree's merges, each rank's running
+// merge held between its children's parts, write what merging the ranks'
+// parts in rank order writes; that the root takes its result as held; and
+// that a merge that fails leaves the running merge held.
+func TestPassMergeHeld(t *testing.T) {
 	const p = 13
 	parts := make([][]byte, p)
+	var want []comm.Part
 	for r := range parts {
 		parts[r] = commPart(t, r, p)
+		v, err := comm.UnmarshalPartsWire(parts[r])
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, v...)
 	}
-	want := treeMerge(t, parts, true)
-	got := treeMerge(t, parts, false)
-	if !bytes.Equal(got, want) {
-		t.Fatalf("merged from the last merge:\n%s\nread each time:\n%s", got, want)
+	got := subtreeMerge(t, PassComm, parts, 0, 16)
+	if wb := comm.MarshalPartsWire(want); !bytes.Equal(got, wb) {
+		t.Fatalf("the tree's merge:\n%x\nthe ranks' parts in order:\n%x", got, wb)
 	}
-	all, err := comm.UnmarshalPartsWire(got)
+
+	// The root: its own part, then its children's (ranks 1, 2-3, 4-7,
+	// 8-12), made first, as other ranks make them.
+	defer forgetHeld()
+	var children [][]byte
+	for _, lo := range []int{1, 2, 4, 8} {
+		children = append(children, subtreeMerge(t, PassComm, parts, lo, min(lo, p-lo)))
+	}
+	for i, c := range children {
+		if err := PassMerge(PassComm, parts[0], i > 0, c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := PassMerge(PassComm, nil, true, []byte{0xff, 0xff}); err == nil {
+		t.Fatal("a child's part that is not one merged, want an error")
+	}
+	rp := &runPart{codec: commCodec, pass: PassComm, isHeld: true}
+	v, err := rp.value()
 	if err != nil {
 		t.Fatal(err)
 	}
+	all := v.([]comm.Part)
 	if len(all) != p {
-		t.Fatalf("%d parts merged, want %d", len(all), p)
+		t.Fatalf("%d parts at the root, want %d", len(all), p)
 	}
 	for i, part := range all {
 		if part.Rank != i {
 			t.Fatalf("part %d is rank %d's: the ranks' order is lost", i, part.Rank)
 		}
 	}
-
-	// The last merge wrote ranks 0-1; a running merge of ranks 2-3 is read.
-	forgetMerged()
-	m01, err := PassMerge(PassComm, parts[0], parts[1])
-	if err != nil {
-		t.Fatal(err)
+	if b, err := rp.bytes(); err != nil || !bytes.Equal(b, got) {
+		t.Fatalf("the root's result written: %d bytes (%v), want the tree's %d", len(b), err, len(got))
 	}
-	m23, err := PassMerge(PassComm, parts[2], parts[3])
-	if err != nil {
-		t.Fatal(err)
+	if err := PassMerge(PassComm, nil, true, parts[0]); err == nil {
+		t.Fatal("a merge into a running merge the root took, want an error: it holds none")
 	}
-	if _, err := PassMerge(PassComm, m01, parts[4]); err != nil {
-		t.Fatal(err)
+	if _, err := PassHeld(PassComm); err == nil {
+		t.Fatal("a running merge sent twice, want an error")
 	}
-	v, err := commCodec.readMerged(PassComm, m23)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := v.([]comm.Part); len(got) != 2 || got[0].Rank != 2 || got[1].Rank != 3 {
-		t.Fatalf("ranks 2-3's merge read as %+v", got)
-	}
-	forgetMerged()
-
-	if _, err := PassMerge(PassReplay, parts[0], parts[1]); err == nil {
+	if err := PassMerge(PassReplay, parts[0], false, parts[1]); err == nil {
 		t.Fatal("the replay's rounds merged, want an error: they are exchanged")
 	}
 }
 
 // BenchmarkPassMergeRoot reports what rank 0's merges of the matrix cost
-// at 64 ranks (six levels), reading its running merge each time
-// ("read") or keeping it as read ("kept"), in allocations and bytes.
+// at 64 ranks (six levels), its running merge held between them and taken
+// at the end ("held"), or written after each and read again at the next,
+// as before it was held ("written"), in allocations and bytes.
 func BenchmarkPassMergeRoot(b *testing.B) {
 	const p = 64
 	parts := make([][]byte, p)
@@ -117,32 +122,36 @@ func BenchmarkPassMergeRoot(b *testing.B) {
 	// Rank 0's children's parts: ranks 1, 2-3, 4-7, ... 32-63, merged.
 	var children [][]byte
 	for step := 1; step < p; step <<= 1 {
-		m := parts[step]
-		for r := step + 1; r < 2*step; r++ {
-			var err error
-			if m, err = PassMerge(PassComm, m, parts[r]); err != nil {
-				b.Fatal(err)
-			}
-		}
-		children = append(children, m)
+		children = append(children, subtreeMerge(b, PassComm, parts, step, step))
 	}
-	for _, mode := range []string{"read", "kept"} {
+	for _, mode := range []string{"written", "held"} {
 		b.Run(mode, func(b *testing.B) {
 			b.ReportAllocs()
 			for i := 0; i < b.N; i++ {
-				forgetMerged()
 				m := parts[0]
-				for _, c := range children {
-					if mode == "read" {
-						forgetMerged()
-					}
-					var err error
-					if m, err = PassMerge(PassComm, m, c); err != nil {
+				for k, c := range children {
+					isHeld := mode == "held" && k > 0
+					if err := PassMerge(PassComm, m, isHeld, c); err != nil {
 						b.Fatal(err)
 					}
+					if mode == "written" {
+						var err error
+						if m, err = PassHeld(PassComm); err != nil {
+							b.Fatal(err)
+						}
+					}
+				}
+				var err error
+				if mode == "written" {
+					_, err = commCodec.decode(m)
+				} else {
+					_, err = heldValue(PassComm)
+				}
+				if err != nil {
+					b.Fatal(err)
 				}
 			}
-			forgetMerged()
+			forgetHeld()
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1e3, "µs/root")
 		})
 	}

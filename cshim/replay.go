@@ -55,7 +55,7 @@ func init() {
 	passDefs[PassWaitStates] = passDef{"wait states", makeWaitStates, waitStatesCodec, setWaitStates}
 }
 
-func setNone(*Runtime, []byte) ([]byte, error) {
+func setNone(*Runtime, *runPart) ([]byte, error) {
 	return nil, errors.New("the replay's rounds are exchanged, not merged")
 }
 
@@ -195,12 +195,13 @@ func makeWaitStates(_ *Runtime, _ int, _ []byte) ([]byte, error) {
 // setWaitStates keeps the run's wait states, and what the exchange's
 // rounds cost rank 0 (from reading its events to its part), beside the
 // pass's own cost.
-func setWaitStates(rt *Runtime, b []byte) ([]byte, error) {
-	v, err := waitStatesCodec.readMerged(PassWaitStates, b)
+func setWaitStates(rt *Runtime, p *runPart) ([]byte, error) {
+	v, err := p.value()
 	if err != nil {
 		return nil, err
 	}
-	if b, err = waitstate.EncodeInSitu(v.(*waitstate.InSitu)); err != nil {
+	b, err := waitstate.EncodeInSitu(v.(*waitstate.InSitu))
+	if err != nil {
 		return nil, err
 	}
 	rt.setResult(tracefile.ResultWaitStates, b)

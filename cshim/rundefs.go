@@ -25,16 +25,30 @@ func (rt *Runtime) RunDefinitions() ([]byte, error) {
 	return d.MarshalBinary()
 }
 
-// MergeRunDefinitions returns the merge of two parts of the run's
-// definitions, a's ranks before b's, in binary form.
-func MergeRunDefinitions(a, b []byte) ([]byte, error) {
-	return defsCodec.mergeParts(defsKey, a, b)
+// MergeRunDefinitions merges b, the definitions of the ranks after this
+// rank's running merge of them, into it: the one it holds when isHeld,
+// else a, its own (PassMerge's rule).
+func MergeRunDefinitions(a []byte, isHeld bool, b []byte) error {
+	return defsCodec.mergeInto(defsKey, a, isHeld, b)
+}
+
+// RunDefinitionsHeld returns this rank's running merge of the definitions
+// in binary form, to send up the tree, and lets it go.
+func RunDefinitionsHeld() ([]byte, error) {
+	return defsCodec.takeHeld(defsKey)
 }
 
 var defsCodec = binaryCodec[tracefile.RunDefinitions]()
 
 // SetRunDefinitions gives the measurement the run's definitions (rank 0,
-// at the root of the tree) for the archive's results.
-func (rt *Runtime) SetRunDefinitions(b []byte) {
+// at the root of the tree: its running merge when isHeld, else b) for the
+// archive's results.
+func (rt *Runtime) SetRunDefinitions(b []byte, isHeld bool) error {
+	p := &runPart{codec: defsCodec, pass: defsKey, b: b, isHeld: isHeld}
+	b, err := p.bytes()
+	if err != nil {
+		return err
+	}
 	rt.setResult(tracefile.ResultDefinitions, b)
+	return nil
 }

@@ -33,8 +33,8 @@ import (
 //     location and 8 per peer a location sent to.
 //   - PassChoice: variation.Choice, merged: about 100 bytes per region
 //     and 8 per location and region it invoked (variation's wire form);
-//     the root chooses the time-dominant region and sends the
-//     variation.Cut down the tree.
+//     the root chooses the time-dominant region and sends down the tree
+//     what cutting reads of its variation.Cut, in its wire form.
 //   - PassSegments: variation.Segments, gathered in rank order (about
 //     15 bytes per segment and 40 per location, variation's wire form);
 //     the root scores them (ResultVariation).
@@ -75,7 +75,7 @@ type passDef struct {
 	name  string
 	make  func(rt *Runtime, rank int, in []byte) ([]byte, error)
 	merge *partCodec
-	set   func(rt *Runtime, b []byte) ([]byte, error)
+	set   func(rt *Runtime, p *runPart) ([]byte, error)
 }
 
 var passDefs = map[int]passDef{
@@ -133,34 +133,58 @@ func (rt *Runtime) PassMake(pass, rank int, in []byte) ([]byte, error) {
 	return b, nil
 }
 
-// PassMerge returns the merge of two parts of pass (the second of ranks
-// after the first's), in binary form.
-func PassMerge(pass int, a, b []byte) ([]byte, error) {
+// mergeCodec returns pass's codec, and an error for a pass whose parts
+// are not merged.
+func mergeCodec(pass int) (passDef, error) {
 	d, err := passOf(pass)
+	if err == nil && d.merge == nil {
+		err = fmt.Errorf("hmbtrace: the collective end: the %s's parts are exchanged, not merged", d.name)
+	}
+	return d, err
+}
+
+// PassMerge merges b, the part of pass of the ranks after this rank's
+// running merge, in binary form, into that merge: the one this rank holds
+// when isHeld, else a, its own part. The result is held (partmerge.go)
+// until PassHeld or, at the root, PassSet takes it.
+func PassMerge(pass int, a []byte, isHeld bool, b []byte) error {
+	d, err := mergeCodec(pass)
+	if err != nil {
+		return err
+	}
+	if err := d.merge.mergeInto(pass, a, isHeld, b); err != nil {
+		return fmt.Errorf("hmbtrace: the collective end: merging the %s: %w", d.name, err)
+	}
+	return nil
+}
+
+// PassHeld returns this rank's running merge of pass in binary form, to
+// send up the tree, and lets it go.
+func PassHeld(pass int) ([]byte, error) {
+	d, err := mergeCodec(pass)
 	if err != nil {
 		return nil, err
 	}
-	if d.merge == nil {
-		return nil, fmt.Errorf("hmbtrace: the collective end: the %s's parts are exchanged, not merged", d.name)
-	}
-	m, err := d.merge.mergeParts(pass, a, b)
+	b, err := d.merge.takeHeld(pass)
 	if err != nil {
-		return nil, fmt.Errorf("hmbtrace: the collective end: merging the %s: %w", d.name, err)
+		return nil, fmt.Errorf("hmbtrace: the collective end: sending the %s: %w", d.name, err)
 	}
-	return m, nil
+	return b, nil
 }
 
 // PassSet gives the measurement the run's result of pass (rank 0, at the
-// root of the tree) and returns what goes down the tree for the next.
-func (rt *Runtime) PassSet(pass int, b []byte) ([]byte, error) {
+// root of the tree): the running merge it holds when isHeld, else b; and
+// returns what goes down the tree for the next pass.
+func (rt *Runtime) PassSet(pass int, b []byte, isHeld bool) ([]byte, error) {
 	d, err := passOf(pass)
 	if err != nil {
 		return nil, err
 	}
-	next, err := d.set(rt, b)
+	part := &runPart{codec: d.merge, pass: pass, b: b, isHeld: isHeld}
+	next, err := d.set(rt, part)
 	passState.mu.Lock()
 	if t, ok := passState.began[pass]; ok {
-		passState.costs = append(passState.costs, tracefile.PassCost{Pass: d.name, Seconds: time.Since(t).Seconds(), Bytes: len(b)})
+		passState.costs = append(passState.costs, tracefile.PassCost{Pass: d.name, Seconds: time.Since(t).Seconds(), Bytes: len(part.b)})
 	}
 	passState.mu.Unlock()
 	if err != nil {
@@ -178,7 +202,7 @@ func (rt *Runtime) PassEnd() {
 	passState.events, passState.eventsOK, passState.eventsErr = nil, false, nil
 	passState.costs, passState.began = nil, nil
 	passState.mu.Unlock()
-	forgetMerged()
+	forgetHeld()
 	if len(costs) > 0 {
 		if b, err := json.Marshal(costs); err == nil {
 			rt.setResult(tracefile.ResultCosts, b)
@@ -308,11 +332,15 @@ func makeProfile(rt *Runtime, rank int, _ []byte) ([]byte, error) {
 	return p.MarshalBinary()
 }
 
-func setProfile(rt *Runtime, b []byte) ([]byte, error) {
+func setProfile(rt *Runtime, p *runPart) ([]byte, error) {
+	b, err := p.bytes()
+	if err != nil {
+		return nil, err
+	}
 	rt.setResult(tracefile.ResultRunProfile, b)
 	if m := rt.Measurement(); m != nil {
-		if p, err := profileCodec.readMerged(PassProfile, b); err == nil {
-			setRunTotals(m, p.(*summary.RunProfile))
+		if v, err := p.value(); err == nil {
+			setRunTotals(m, v.(*summary.RunProfile))
 		}
 	}
 	return nil, nil
@@ -330,8 +358,8 @@ func makeComm(rt *Runtime, _ int, _ []byte) ([]byte, error) {
 	return commCodec.encode([]comm.Part{p})
 }
 
-func setComm(rt *Runtime, b []byte) ([]byte, error) {
-	v, err := commCodec.readMerged(PassComm, b)
+func setComm(rt *Runtime, p *runPart) ([]byte, error) {
+	v, err := p.value()
 	if err != nil {
 		return nil, err
 	}
@@ -362,8 +390,8 @@ func makeChoice(rt *Runtime, _ int, _ []byte) ([]byte, error) {
 
 // setChoice chooses the time-dominant region and returns the Cut for the
 // ranks; without one, the results say why and no segments are cut.
-func setChoice(rt *Runtime, b []byte) ([]byte, error) {
-	v, err := choiceCodec.readMerged(PassChoice, b)
+func setChoice(rt *Runtime, p *runPart) ([]byte, error) {
+	v, err := p.value()
 	if err != nil {
 		return nil, err
 	}
@@ -374,7 +402,8 @@ func setChoice(rt *Runtime, b []byte) ([]byte, error) {
 	passState.mu.Lock()
 	passState.cut = cut
 	passState.mu.Unlock()
-	return variation.Encode(cut)
+	// The ranks get what cutting reads; the root keeps the whole Cut.
+	return variation.EncodeWire(cut)
 }
 
 func setVariation(rt *Runtime, v *variation.InSitu) error {
@@ -388,7 +417,7 @@ func setVariation(rt *Runtime, v *variation.InSitu) error {
 
 func makeSegments(rt *Runtime, _ int, in []byte) ([]byte, error) {
 	var cut variation.Cut
-	if err := variation.Decode(in, &cut); err != nil {
+	if err := variation.DecodeWire(in, &cut); err != nil {
 		return nil, err
 	}
 	f, ev, err := rt.rankEvents()
@@ -408,8 +437,8 @@ func makeSegments(rt *Runtime, _ int, in []byte) ([]byte, error) {
 	return segmentsCodec.encode(s)
 }
 
-func setSegments(rt *Runtime, b []byte) ([]byte, error) {
-	s, err := segmentsCodec.readMerged(PassSegments, b)
+func setSegments(rt *Runtime, p *runPart) ([]byte, error) {
+	s, err := p.value()
 	if err != nil {
 		return nil, err
 	}
@@ -436,12 +465,16 @@ func makePhases(rt *Runtime, _ int, _ []byte) ([]byte, error) {
 }
 
 // setPhases keeps the run's phase series, when it has any.
-func setPhases(rt *Runtime, b []byte) ([]byte, error) {
-	v, err := phasesCodec.readMerged(PassPhases, b)
+func setPhases(rt *Runtime, p *runPart) ([]byte, error) {
+	v, err := p.value()
 	if err != nil {
 		return nil, err
 	}
 	if len(v.(*trend.InSitu).Series) > 0 {
+		b, err := p.bytes()
+		if err != nil {
+			return nil, err
+		}
 		rt.setResult(tracefile.ResultDynamics, b)
 	}
 	return nil, nil

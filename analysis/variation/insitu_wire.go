@@ -16,16 +16,24 @@ import (
 // a merge of 10⁵ ranks' segments 43 s of the root's CPU (BenchmarkRoot-
 // MergeScale in cshim). A slice's count is written one more than its
 // length, 0 for nil, and a map's likewise, so that a part read back
-// encodes to the same JSON as the part sent. The Cut that goes down the
-// tree, and the results the archive keeps, stay in JSON (Encode).
+// encodes to the same JSON as the part sent. The Cut goes down the tree in
+// a wire form of what cutting reads (Local, Segments): the segment region,
+// how it is cut and the run's axis. The choice it was made from and the
+// buffers' losses only Finish reads, at the root, which keeps its Cut; and
+// every rank decoding the whole Cut in JSON cost it its first use of
+// encoding/json on the Plan's types, 0.4 ms of CPU a rank. The results
+// the archive keeps stay in JSON (Encode).
 
 // The wire forms begin with their magic, which changes with them.
 const (
 	choiceWireMagic   = "HMBVC1"
 	segmentsWireMagic = "HMBVS1"
+	cutWireMagic      = "HMBVK1"
 )
 
-// EncodeWire returns the wire form of v, a *Choice or *Segments.
+// EncodeWire returns the wire form of v, a *Choice or *Segments, or what
+// cutting reads of a *Cut (an error for a Cut with extra synchronization
+// patterns, which the in-situ choice never makes).
 func EncodeWire(v any) ([]byte, error) {
 	var w wirecodec.Writer
 	switch x := v.(type) {
@@ -39,13 +47,20 @@ func EncodeWire(v any) ([]byte, error) {
 		w = make(wirecodec.Writer, 0, len(segmentsWireMagic)+48*len(x.Rows)+16*len(x.Segments))
 		w = append(w, segmentsWireMagic...)
 		writeSegments(&w, x)
+	case *Cut:
+		if x.Plan.Sync.Len() > 0 {
+			return nil, fmt.Errorf("variation: a Cut with synchronization patterns (%s) has no wire form", x.Plan.Sync)
+		}
+		w = append(w, cutWireMagic...)
+		writeCut(&w, x)
 	default:
 		return nil, fmt.Errorf("variation: no wire form of %T", v)
 	}
 	return w, nil
 }
 
-// DecodeWire reads what EncodeWire wrote into v, a *Choice or *Segments.
+// DecodeWire reads what EncodeWire wrote into v, a *Choice, *Segments or
+// *Cut (what cutting reads of it).
 func DecodeWire(b []byte, v any) error {
 	magic := ""
 	switch v.(type) {
@@ -53,6 +68,8 @@ func DecodeWire(b []byte, v any) error {
 		magic = choiceWireMagic
 	case *Segments:
 		magic = segmentsWireMagic
+	case *Cut:
+		magic = cutWireMagic
 	default:
 		return fmt.Errorf("variation: no wire form of %T", v)
 	}
@@ -65,6 +82,8 @@ func DecodeWire(b []byte, v any) error {
 		*x = readChoice(&r)
 	case *Segments:
 		*x = readSegments(&r)
+	case *Cut:
+		*x = readCut(&r)
 	}
 	r.Done()
 	if err := r.Err(); err != nil {
@@ -263,4 +282,27 @@ func readSegments(r *wirecodec.Reader) Segments {
 		}
 	}
 	return s
+}
+
+// writeCut writes what cutting reads of c (Cut.local, Plan.NewScanner).
+func writeCut(w *wirecodec.Writer, c *Cut) {
+	w.String(c.Plan.Region)
+	w.Bool(c.Plan.Between)
+	w.Bool(c.Plan.ByRank)
+	w.Bool(c.Axis.Synced)
+	w.Uvarint(c.Axis.Reference)
+	w.Varint(c.Axis.Origin)
+	w.Varint(c.Axis.Wall)
+}
+
+func readCut(r *wirecodec.Reader) Cut {
+	var c Cut
+	c.Plan.Region = r.String("cut region")
+	c.Plan.Between = r.Bool("cut between")
+	c.Plan.ByRank = r.Bool("cut by rank")
+	c.Axis.Synced = r.Bool("cut axis synced")
+	c.Axis.Reference = r.Uvarint("cut axis reference")
+	c.Axis.Origin = r.Varint("cut axis origin")
+	c.Axis.Wall = r.Varint("cut axis wall")
+	return c
 }

@@ -74,7 +74,70 @@ func FuzzDecodeWire(f *testing.F) {
 			}
 			sameThroughWire(t, &s, &Segments{})
 		}
+		var k Cut
+		if DecodeWire(data, &k) == nil {
+			sameThroughWire(t, &k, &Cut{})
+		}
 	})
+}
+
+// TestCutThroughWire checks that the Cut the ranks read from its wire form
+// cuts every rank's segments as the root's Cut does, and that the wire
+// forms do not read one another.
+func TestCutThroughWire(t *testing.T) {
+	for _, shape := range []tracetest.ShapeRun{
+		{Shape: tracetest.ShapeHybrid, Ranks: 2, Threads: 2, Iterations: 6},
+		{Shape: tracetest.ShapeExchange, Ranks: 3, Iterations: 5},
+	} {
+		files := rankFiles(t, shape)
+		var choice *Choice
+		for _, f := range files {
+			c, err := LocalChoice(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if choice == nil {
+				choice = c
+			} else {
+				choice.Merge(c)
+			}
+		}
+		cut, err := choice.Cut()
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := EncodeWire(cut)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got Cut
+		if err := DecodeWire(b, &got); err != nil {
+			t.Fatal(err)
+		}
+		if got.Plan.Region != cut.Plan.Region || got.Plan.Between != cut.Plan.Between ||
+			got.Plan.ByRank != cut.Plan.ByRank || got.Axis != cut.Axis {
+			t.Fatalf("%v: the Cut read back cuts %q (between %v, by rank %v, axis %+v), want %q (%v, %v, %+v)", shape.Shape,
+				got.Plan.Region, got.Plan.Between, got.Plan.ByRank, got.Axis,
+				cut.Plan.Region, cut.Plan.Between, cut.Plan.ByRank, cut.Axis)
+		}
+		for _, f := range files {
+			want, err1 := cut.Local(f)
+			have, err2 := got.Local(f)
+			if err1 != nil || err2 != nil {
+				t.Fatal(err1, err2)
+			}
+			wj, _ := Encode(want)
+			hj, _ := Encode(have)
+			if string(wj) != string(hj) {
+				t.Fatalf("%v: rank %d's segments by the Cut read back:\n%s\nby the root's:\n%s", shape.Shape, f.Header.Rank, hj, wj)
+			}
+		}
+		var c Choice
+		var s Segments
+		if DecodeWire(b, &c) == nil || DecodeWire(b, &s) == nil || DecodeWire(b[:len(b)-1], &got) == nil {
+			t.Fatal("a Cut's wire form read as a choice or as segments, or without its last byte")
+		}
+	}
 }
 
 // sameThroughWire checks that v encodes to a wire form that reads back

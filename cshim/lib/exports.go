@@ -376,9 +376,18 @@ func hmbgo_pass_make(pass, rank C.int, in *C.char, inN C.size_t, out **C.char, n
 }
 
 //export hmbgo_pass_merge
-func hmbgo_pass_merge(pass C.int, a *C.char, an C.size_t, b *C.char, bn C.size_t, out **C.char, n *C.size_t) (msg *C.char) {
+func hmbgo_pass_merge(pass C.int, a *C.char, an C.size_t, isHeld C.int, b *C.char, bn C.size_t) (msg *C.char) {
 	defer contain("hmb_pass_merge", func() { msg = C.CString("hmbtrace: hmb_pass_merge: internal error") })
-	m, err := cshim.PassMerge(int(pass), goBytes(a, an), goBytes(b, bn))
+	if err := cshim.PassMerge(int(pass), goBytes(a, an), isHeld != 0, goBytes(b, bn)); err != nil {
+		return C.CString(err.Error())
+	}
+	return nil
+}
+
+//export hmbgo_pass_held
+func hmbgo_pass_held(pass C.int, out **C.char, n *C.size_t) (msg *C.char) {
+	defer contain("hmb_pass_held", func() { msg = C.CString("hmbtrace: hmb_pass_held: internal error") })
+	m, err := cshim.PassHeld(int(pass))
 	if err != nil {
 		return C.CString(err.Error())
 	}
@@ -398,9 +407,9 @@ func hmbgo_last_usage(at *C.uint64_t) (msg *C.char) {
 }
 
 //export hmbgo_pass_set
-func hmbgo_pass_set(pass C.int, p *C.char, n C.size_t, next **C.char, nextN *C.size_t) (msg *C.char) {
+func hmbgo_pass_set(pass C.int, p *C.char, n C.size_t, isHeld C.int, next **C.char, nextN *C.size_t) (msg *C.char) {
 	defer contain("hmb_pass_set", func() { msg = C.CString("hmbtrace: hmb_pass_set: internal error") })
-	b, err := rt.PassSet(int(pass), goBytes(p, n))
+	b, err := rt.PassSet(int(pass), goBytes(p, n), isHeld != 0)
 	if err != nil {
 		return C.CString(err.Error())
 	}
@@ -446,18 +455,30 @@ func hmbgo_run_definitions(out **C.char, n *C.size_t) (msg *C.char) {
 }
 
 //export hmbgo_run_defs_merge
-func hmbgo_run_defs_merge(a *C.char, an C.size_t, b *C.char, bn C.size_t, out **C.char, n *C.size_t) (msg *C.char) {
+func hmbgo_run_defs_merge(a *C.char, an C.size_t, isHeld C.int, b *C.char, bn C.size_t) (msg *C.char) {
 	defer contain("hmb_run_defs_merge", func() { msg = C.CString("hmbtrace: hmb_run_defs_merge: internal error") })
-	m, err := cshim.MergeRunDefinitions(C.GoBytes(unsafe.Pointer(a), C.int(an)), C.GoBytes(unsafe.Pointer(b), C.int(bn)))
-	if err != nil {
+	if err := cshim.MergeRunDefinitions(goBytes(a, an), isHeld != 0, goBytes(b, bn)); err != nil {
 		return C.CString("hmbtrace: hmb_run_defs_merge: " + err.Error())
+	}
+	return nil
+}
+
+//export hmbgo_run_defs_held
+func hmbgo_run_defs_held(out **C.char, n *C.size_t) (msg *C.char) {
+	defer contain("hmb_run_defs_held", func() { msg = C.CString("hmbtrace: hmb_run_defs_held: internal error") })
+	m, err := cshim.RunDefinitionsHeld()
+	if err != nil {
+		return C.CString("hmbtrace: hmb_run_defs_held: " + err.Error())
 	}
 	*out, *n = (*C.char)(C.CBytes(m)), C.size_t(len(m))
 	return nil
 }
 
 //export hmbgo_run_set_definitions
-func hmbgo_run_set_definitions(p *C.char, n C.size_t) {
-	defer contain("hmb_run_set_definitions", func() {})
-	rt.SetRunDefinitions(C.GoBytes(unsafe.Pointer(p), C.int(n)))
+func hmbgo_run_set_definitions(p *C.char, n C.size_t, isHeld C.int) (msg *C.char) {
+	defer contain("hmb_run_set_definitions", func() { msg = C.CString("hmbtrace: hmb_run_set_definitions: internal error") })
+	if err := rt.SetRunDefinitions(goBytes(p, n), isHeld != 0); err != nil {
+		return C.CString("hmbtrace: hmb_run_set_definitions: " + err.Error())
+	}
+	return nil
 }

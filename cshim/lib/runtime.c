@@ -1700,21 +1700,26 @@ HMB_NOINST int hmb_pass_make(int pass, int rank, const char *in, size_t in_n, ch
 	return pass_error(HMB_GO(hmbgo_pass_make(pass, rank, (char *)in, in_n, out, n)));
 }
 
-HMB_NOINST int hmb_pass_merge(int pass, const char *a, size_t an, const char *b, size_t bn, char **out, size_t *n)
+HMB_NOINST int hmb_pass_merge(int pass, const char *a, size_t an, int held, const char *b, size_t bn)
+{
+	return pass_error(HMB_GO(hmbgo_pass_merge(pass, (char *)a, an, held, (char *)b, bn)));
+}
+
+HMB_NOINST int hmb_pass_held(int pass, char **out, size_t *n)
 {
 	*out = NULL;
 	*n = 0;
-	return pass_error(HMB_GO(hmbgo_pass_merge(pass, (char *)a, an, (char *)b, bn, out, n)));
+	return pass_error(HMB_GO(hmbgo_pass_held(pass, out, n)));
 }
 
-HMB_NOINST int hmb_pass_set(int pass, const char *p, size_t n, char **next, size_t *next_n)
+HMB_NOINST int hmb_pass_set(int pass, const char *p, size_t n, int held, char **next, size_t *next_n)
 {
 	*next = NULL;
 	*next_n = 0;
 	if (!hmb_running()) {
 		return 0;
 	}
-	return pass_error(HMB_GO(hmbgo_pass_set(pass, (char *)p, n, next, next_n)));
+	return pass_error(HMB_GO(hmbgo_pass_set(pass, (char *)p, n, held, next, next_n)));
 }
 
 HMB_NOINST int hmb_results_only(void)
@@ -1754,22 +1759,22 @@ HMB_NOINST int hmb_run_definitions(char **out, size_t *n)
 	return 0;
 }
 
-HMB_NOINST int hmb_run_defs_merge(const char *a, size_t an, const char *b, size_t bn, char **out, size_t *n)
+HMB_NOINST int hmb_run_defs_merge(const char *a, size_t an, int held, const char *b, size_t bn)
+{
+	return pass_error(HMB_GO(hmbgo_run_defs_merge((char *)a, an, held, (char *)b, bn)));
+}
+
+HMB_NOINST int hmb_run_defs_held(char **out, size_t *n)
 {
 	*out = NULL;
 	*n = 0;
-	char *err = HMB_GO(hmbgo_run_defs_merge((char *)a, an, (char *)b, bn, out, n));
-	if (err != NULL) {
-		hmb_set_error(err);
-		free(err);
-		return -1;
-	}
-	return 0;
+	return pass_error(HMB_GO(hmbgo_run_defs_held(out, n)));
 }
 
-HMB_NOINST void hmb_run_set_definitions(const char *p, size_t n)
+HMB_NOINST int hmb_run_set_definitions(const char *p, size_t n, int held)
 {
-	if (hmb_running()) {
-		HMB_GO(hmbgo_run_set_definitions((char *)p, n));
+	if (!hmb_running()) {
+		return 0;
 	}
+	return pass_error(HMB_GO(hmbgo_run_set_definitions((char *)p, n, held)));
 }

@@ -266,11 +266,17 @@ void hmb_archive_slot(int group, int groups, int world, int64_t off, int64_t cap
  * the ranks' binomial tree (cshim/runresults.go says what each holds).
  * hmb_pass_make sets *out to this rank's part (malloc'd, *n bytes; the
  * caller frees it), given what came down the tree before (in, or NULL);
- * hmb_pass_merge sets *out to the merge of two; hmb_pass_set gives the
- * root's measurement the run's, for the archive's results, and sets *next
- * to what the next pass sends down the tree (NULL, 0 when nothing);
- * hmb_pass_end releases what the passes kept. They return -1 with
- * hmb_last_error on failure, 0 otherwise.
+ * hmb_pass_merge merges b (bn bytes), the part of the ranks after this
+ * rank's running merge, into that merge: the one Go holds when held, else
+ * a, this rank's own part; the result stays in Go (held), so a rank with
+ * several children writes and reads its running merge never between
+ * them; hmb_pass_held sets *out to the running merge, written, to send
+ * up the tree, and lets it go; hmb_pass_set gives the root's measurement
+ * the run's (the running merge when held, else p), for the archive's
+ * results, and sets *next to what the next pass sends down the tree
+ * (NULL, 0 when nothing); hmb_pass_end releases what the passes kept.
+ * They return -1 with hmb_last_error on failure, 0 otherwise; a merge
+ * that failed leaves what was held.
  */
 enum hmb_pass {
 	HMB_PASS_PROFILE = 1, /* summary.RunProfile */
@@ -282,8 +288,9 @@ enum hmb_pass {
 	HMB_PASS_WAITSTATES,  /* waitstate.InSitu: the wait states replayed in-situ */
 };
 int hmb_pass_make(int pass, int rank, const char *in, size_t in_n, char **out, size_t *n) HMB_NOINST;
-int hmb_pass_merge(int pass, const char *a, size_t an, const char *b, size_t bn, char **out, size_t *n) HMB_NOINST;
-int hmb_pass_set(int pass, const char *p, size_t n, char **next, size_t *next_n) HMB_NOINST;
+int hmb_pass_merge(int pass, const char *a, size_t an, int held, const char *b, size_t bn) HMB_NOINST;
+int hmb_pass_held(int pass, char **out, size_t *n) HMB_NOINST;
+int hmb_pass_set(int pass, const char *p, size_t n, int held, char **next, size_t *next_n) HMB_NOINST;
 void hmb_pass_end(void) HMB_NOINST;
 
 /*
@@ -298,13 +305,16 @@ void hmb_results_written(int world) HMB_NOINST;
 /*
  * The unification of the run's definitions at the collective end, in the
  * same tree: hmb_run_definitions sets *out to this rank's tables now
- * (malloc'd, *n bytes); hmb_run_defs_merge to the merge of two parts, a's
- * ranks before b's; hmb_run_set_definitions gives rank 0's measurement
- * the run's, for the archive. -1 with hmb_last_error on failure.
+ * (malloc'd, *n bytes); hmb_run_defs_merge, hmb_run_defs_held and
+ * hmb_run_set_definitions merge them, send them up and give rank 0's
+ * measurement the run's, for the archive, as hmb_pass_merge,
+ * hmb_pass_held and hmb_pass_set do a pass's parts. -1 with
+ * hmb_last_error on failure.
  */
 int hmb_run_definitions(char **out, size_t *n) HMB_NOINST;
-int hmb_run_defs_merge(const char *a, size_t an, const char *b, size_t bn, char **out, size_t *n) HMB_NOINST;
-void hmb_run_set_definitions(const char *p, size_t n) HMB_NOINST;
+int hmb_run_defs_merge(const char *a, size_t an, int held, const char *b, size_t bn) HMB_NOINST;
+int hmb_run_defs_held(char **out, size_t *n) HMB_NOINST;
+int hmb_run_set_definitions(const char *p, size_t n, int held) HMB_NOINST;
 
 /*
  * hmb_flush_staged replays the calling thread's staged records now (task

@@ -1712,6 +1712,11 @@ static const char *const pass_names[] = {
  * wait states after the replay: two trips up and one down, where each pass
  * and the definitions made a trip of their own (eight up, one down).
  *
+ * A rank's running merge of a pass stays in Go (held[i]) from one child's
+ * part to the next, and is written only when it goes to the parent
+ * (bundle_encode) or never, at rank 0: written and read again at every
+ * level it cost the root as much again as reading its children's parts.
+ *
  * PASS_DEFS is the definitions' slot (hmb_run_definitions, not a pass of
  * enum hmb_pass). A rank whose definitions are missing makes the run's
  * incomplete: its slot travels empty from there up, and rank 0 keeps no
@@ -1724,8 +1729,9 @@ static const char *const pass_names[] = {
 struct bundle {
 	int k;
 	int pass[BUNDLE_MAX];
-	char *part[BUNDLE_MAX];
+	char *part[BUNDLE_MAX]; /* NULL when empty or held */
 	size_t n[BUNDLE_MAX];
+	int held[BUNDLE_MAX]; /* the part is the running merge Go holds */
 };
 
 /* bundle_add makes this rank's part of pass (given in, what came down the
@@ -1737,6 +1743,7 @@ HMB_NOINST static void bundle_add(struct bundle *b, int pass, const char *in, si
 	b->pass[i] = pass;
 	b->part[i] = NULL;
 	b->n[i] = 0;
+	b->held[i] = 0;
 	if (pass == PASS_DEFS) {
 		int64_t c0 = thread_ns();
 		int bad = hmb_run_definitions(&b->part[i], &b->n[i]) != 0;
@@ -1760,17 +1767,42 @@ HMB_NOINST static void bundle_add(struct bundle *b, int pass, const char *in, si
 	}
 }
 
+/* bundle_free frees b's parts; what Go holds is let go at hmb_pass_end. */
 HMB_NOINST static void bundle_free(struct bundle *b)
 {
 	for (int i = 0; i < b->k; i++) {
 		free(b->part[i]);
 		b->part[i] = NULL;
 		b->n[i] = 0;
+		b->held[i] = 0;
+	}
+}
+
+/* bundle_write has Go write b's held parts, to send them; a part that
+ * cannot be written goes as empty (that pass's result then lacks these
+ * ranks, the definitions are incomplete), and is said. */
+HMB_NOINST static void bundle_write(struct bundle *b)
+{
+	for (int i = 0; i < b->k; i++) {
+		if (!b->held[i]) {
+			continue;
+		}
+		b->held[i] = 0;
+		int64_t c0 = thread_ns();
+		int bad = b->pass[i] == PASS_DEFS ? hmb_run_defs_held(&b->part[i], &b->n[i]) != 0
+						  : hmb_pass_held(b->pass[i], &b->part[i], &b->n[i]) != 0;
+		coll_meter.go_cpu += thread_ns() - c0;
+		if (bad) {
+			fprintf(stderr, "hmbtrace: rank %d: %s: the run's %s lacks this rank's subtree\n", world_rank,
+				hmb_last_error(), b->pass[i] == PASS_DEFS ? "definitions" : pass_names[b->pass[i]]);
+			b->part[i] = NULL;
+			b->n[i] = 0;
+		}
 	}
 }
 
 /* bundle_encode returns b's parts in one malloc'd message of *n bytes, or
- * NULL when out of memory. */
+ * NULL when out of memory; none may be held (bundle_write). */
 HMB_NOINST static char *bundle_encode(const struct bundle *b, size_t *n)
 {
 	size_t len = 0;
@@ -1815,29 +1847,26 @@ HMB_NOINST static int bundle_merge(struct bundle *b, const char *m, size_t n, in
 		const char *theirs = at;
 		at += size;
 		if (b->pass[i] == PASS_DEFS) {
-			if (b->part[i] == NULL) {
+			if (b->part[i] == NULL && !b->held[i]) {
 				continue; /* incomplete already */
 			}
-			char *merged = NULL;
-			size_t mn = 0;
 			int64_t c0 = thread_ns();
-			int bad = size == 0 || hmb_run_defs_merge(b->part[i], b->n[i], theirs, (size_t)size, &merged, &mn) != 0;
+			int bad = size == 0 || hmb_run_defs_merge(b->part[i], b->n[i], b->held[i], theirs, (size_t)size) != 0;
 			coll_meter.go_cpu += thread_ns() - c0;
-			if (bad) {
-				if (size > 0) {
-					fprintf(stderr, "hmbtrace: rank %d: %s: the archive has no unified definitions\n",
-						world_rank, hmb_last_error());
-				}
-				merged = NULL, mn = 0;
+			if (bad && size > 0) {
+				fprintf(stderr, "hmbtrace: rank %d: %s: the archive has no unified definitions\n", world_rank,
+					hmb_last_error());
 			}
+			/* Incomplete: held no more, what Go holds goes at hmb_pass_end. */
+			b->held[i] = !bad;
 			free(b->part[i]);
-			b->part[i] = merged, b->n[i] = mn;
+			b->part[i] = NULL, b->n[i] = 0;
 			continue;
 		}
 		if (size == 0) {
 			continue;
 		}
-		if (b->part[i] == NULL) {
+		if (b->part[i] == NULL && !b->held[i]) {
 			if ((b->part[i] = malloc((size_t)size)) == NULL) {
 				return 0;
 			}
@@ -1845,14 +1874,13 @@ HMB_NOINST static int bundle_merge(struct bundle *b, const char *m, size_t n, in
 			b->n[i] = (size_t)size;
 			continue;
 		}
-		char *merged = NULL;
-		size_t mn = 0;
 		int64_t c0 = thread_ns();
-		int good = hmb_pass_merge(b->pass[i], b->part[i], b->n[i], theirs, (size_t)size, &merged, &mn) == 0;
+		int good = hmb_pass_merge(b->pass[i], b->part[i], b->n[i], b->held[i], theirs, (size_t)size) == 0;
 		coll_meter.go_cpu += thread_ns() - c0;
 		if (good) {
 			free(b->part[i]);
-			b->part[i] = merged, b->n[i] = mn;
+			b->part[i] = NULL, b->n[i] = 0;
+			b->held[i] = 1;
 		} else {
 			fprintf(stderr, "hmbtrace: rank %d: %s: the run's %s lacks ranks %d to %d\n", world_rank, hmb_last_error(),
 				pass_names[b->pass[i]], lo, hi);
@@ -1885,6 +1913,7 @@ HMB_NOINST static void run_bundle(struct bundle *b, char **next, size_t *next_n)
 	for (int step = 1; step < p; step <<= 1) {
 		if (r % (2 * step) == step) {
 			size_t n = 0;
+			bundle_write(b);
 			char *m = bundle_encode(b, &n);
 			snprintf(what, sizeof what, "rank %d to take this rank's results", r - step);
 			if (m == NULL) {
@@ -1914,19 +1943,23 @@ HMB_NOINST static void run_bundle(struct bundle *b, char **next, size_t *next_n)
 	}
 	if (r == 0) {
 		for (int i = 0; i < b->k; i++) {
-			if (b->part[i] == NULL) {
+			if (b->part[i] == NULL && !b->held[i]) {
 				continue;
 			}
 			if (b->pass[i] == PASS_DEFS) {
 				int64_t c0 = thread_ns();
-				hmb_run_set_definitions(b->part[i], b->n[i]);
+				int bad = hmb_run_set_definitions(b->part[i], b->n[i], b->held[i]) != 0;
 				coll_meter.go_cpu += thread_ns() - c0;
+				if (bad) {
+					fprintf(stderr, "hmbtrace: rank 0: %s: the archive has no unified definitions\n",
+						hmb_last_error());
+				}
 				continue;
 			}
 			char *nb = NULL;
 			size_t nn = 0;
 			int64_t c0 = thread_ns();
-			int bad = hmb_pass_set(b->pass[i], b->part[i], b->n[i], &nb, &nn) != 0;
+			int bad = hmb_pass_set(b->pass[i], b->part[i], b->n[i], b->held[i], &nb, &nn) != 0;
 			coll_meter.go_cpu += thread_ns() - c0;
 			if (bad) {
 				fprintf(stderr, "hmbtrace: rank 0: %s\n", hmb_last_error());
