@@ -264,11 +264,9 @@ func runHalo(o *options, halo string, p, iters int, layout string, retry bool) (
 	start := time.Now()
 	err := cmd.Run()
 	if err != nil && strings.Contains(stderr.String(), "exiting improperly") {
-		// Seen at 256 ranks on two cores at load 60 to 200: Open MPI took
-		// a rank that had finalized and exited (it said so) for one that
-		// had not, and killed the others. halo.c built without hmbtrace
-		// ends so at 512 ranks too (docs/performance.md). Once more, then
-		// give up.
+		// Seen at 256 and 512 ranks before the setting above (PMIx's 2 s
+		// finalize wait; docs/performance.md). Kept for an Open MPI that
+		// ignores the setting: once more, then give up.
 		os.RemoveAll(dir)
 		if retry {
 			fmt.Fprintf(os.Stderr, "bench: scale: mpirun -np %d (%s): Open MPI saw a rank exit improperly; running it again\n", p, layout)

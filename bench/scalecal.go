@@ -91,7 +91,9 @@ func runScalecal(bin string, p, reps, group int) (*scaleCal, error) {
 func runScalecalOnce(bin string, p, reps, group int) (*scaleCal, error) {
 	cmd := exec.Command("mpirun", "--oversubscribe", "--allow-run-as-root", "-np", strconv.Itoa(p), bin,
 		strconv.Itoa(reps), strconv.Itoa(calBytes), strconv.Itoa(group))
-	cmd.Env = append(os.Environ(), "OMPI_MCA_mpi_yield_when_idle=1")
+	cmd.Env = append(os.Environ(), "OMPI_MCA_mpi_yield_when_idle=1",
+		// As runHalo: PMIx gives up waiting for mpirun after 2 s.
+		"OMPI_MCA_orte_allowed_exit_without_sync=1")
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	runErr := cmd.Run()
