@@ -13,12 +13,15 @@ import (
 // mpiCallInstructions bounds the instructions that libhmbtrace-mpi's
 // wrappers and libhmbtrace execute per blocking point-to-point call (a
 // MPI_Send or MPI_Recv to this same rank, the PMPI call excluded), as
-// callgrind counts them: 446 to 449 with Debian's GCC 12 at -O2 and Open MPI 4.1
-// (2026-12-07; 533 before the send took the deferred receive into its
-// probe, hmb_mpi_pair, and the call's frame went), some 90 of them the
-// wrapper's own. Two clock reads take some 19 ns of the +55 ns a call
-// costs (selfsend_pairs); the rest grows with these instructions.
-const mpiCallInstructions = 470
+// callgrind counts them: 431 with Debian's GCC 12 at -O2 and Open MPI 4.1
+// (2026-12-07; 446 to 449 before a send after a deferred receive reached
+// its probe in tail position, hmb_mpi_send, the pair's fill marks were
+// stored once and the wrappers' call stopped zeroing its 64 bytes; 533
+// before the send took the deferred receive into its probe and the call's
+// frame went), some 85 of them the wrapper's own. Two clock reads take
+// some 19 ns of the +55 ns a call costs (selfsend_pairs); the rest grows
+// with these instructions.
+const mpiCallInstructions = 440
 
 // mpiRequestInstructions bounds the same per non-blocking call or
 // completion (MPI_Irecv, MPI_Isend, MPI_Test and MPI_Wait of a

@@ -689,11 +689,12 @@ HMB_NOINST __attribute__((always_inline)) static inline int hmb_direct_mpi_call_
  * (hmb_req_counted) counted in line w->qline: a non-blocking call recorded
  * whole (hmb_mpi_req_call). hmb_direct_mpi_call_check checked room for a
  * message, which an MPI record fits as well (HMB_MAX_COLLECTIVE, checked by
- * hmb_direct_mpi_req_check).
+ * hmb_direct_mpi_req_check). With mark 0 it leaves the levels' fill marks
+ * (hmb_mark) to a write that follows in the same probe.
  */
 HMB_NOINST __attribute__((always_inline)) static inline void
 hmb_direct_mpi_call_write_req(const struct hmb_mpi_place *w, const struct hmb_mpi_call *c, uint64_t t1, int send,
-			      int recv, const struct hmb_mpi_req *q)
+			      int recv, const struct hmb_mpi_req *q, int mark)
 {
 	uint64_t tt, tr;
 	struct hmb_go_location *L = w->L;
@@ -774,14 +775,20 @@ hmb_direct_mpi_call_write_req(const struct hmb_mpi_place *w, const struct hmb_mp
 		}
 		mlv->pos += k;
 		mlv->n += send + recv;
-		hmb_mark(mlv);
+		if (mark) {
+			hmb_mark(mlv);
+		}
 	}
 	if (q != NULL) {
 		mlv->pos += hmb_put_req_inline(mlv, (uint8_t *)mlv->bin.ptr + mlv->pos, tr, rseq, q);
 		mlv->n++;
-		hmb_mark(mlv);
+		if (mark) {
+			hmb_mark(mlv);
+		}
 	}
-	hmb_mark(lv);
+	if (mark) {
+		hmb_mark(lv);
+	}
 }
 
 /*
@@ -821,7 +828,7 @@ HMB_NOINST __attribute__((always_inline)) static inline void hmb_direct_mpi_call
 										       const struct hmb_mpi_call *c,
 										       uint64_t t1, int send, int recv)
 {
-	hmb_direct_mpi_call_write_req(w, c, t1, send, recv, NULL);
+	hmb_direct_mpi_call_write_req(w, c, t1, send, recv, NULL, 1);
 }
 
 /*

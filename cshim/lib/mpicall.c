@@ -39,22 +39,13 @@ HMB_NOINST __attribute__((noinline)) static int hmb_direct_mpi_any_on(struct hmb
 	return hmb_direct_mpi_call_as(th, c, t1, 0, c->send.peer >= 0, c->recv.peer >= 0);
 }
 
-static int hmb_mpi_pair(struct hmb_thread *th, const struct hmb_mpi_call *c, uint64_t t1) HMB_NOINST;
-
 /*
- * hmb_direct_mpi_call records blocking MPI call c, which returns now, in a
- * probe of its own, or, a send after a deferred receive, in one with the
- * receive (hmb_mpi_pair).
+ * hmb_direct_mpi_call records blocking MPI call c, which returned at t1,
+ * in a probe of its own.
  */
-HMB_NOINST static int hmb_direct_mpi_call(struct hmb_thread *th, const struct hmb_mpi_call *c)
+HMB_NOINST static int hmb_direct_mpi_call(struct hmb_thread *th, const struct hmb_mpi_call *c, uint64_t t1)
 {
-	/* The clock first: its read overlaps the checks. */
-	uint64_t t1 = hmb_now();
 	int send = c->send.peer >= 0, recv = c->recv.peer >= 0, rc;
-	if (send && !recv && atomic_load_explicit(&th->cur, memory_order_relaxed) == th->buf + HMB_MPI_DEFERRED &&
-	    hmb_mpi_pair(th, c, t1) == HMB_DIRECT_DONE) {
-		return HMB_DIRECT_DONE;
-	}
 	if (hmb_direct_begin(th) != HMB_DIRECT_GO) {
 		return HMB_DIRECT_APART;
 	}
@@ -247,7 +238,8 @@ HMB_NOINST __attribute__((always_inline)) static inline int hmb_direct_mpi_pair_
 	if (!hmb_cur_swap(th, th->buf + HMB_MPI_DEFERRED, th->buf)) {
 		return HMB_DIRECT_APART;
 	}
-	hmb_direct_mpi_call_write(&w, &q, q1, 0, 1);
+	/* The fill marks once, after both calls' bytes: a mapping left by a crash holds both or neither. */
+	hmb_direct_mpi_call_write_req(&w, &q, q1, 0, 1, NULL, 0);
 	w.p = p;
 	w.sline = sline;
 	hmb_direct_mpi_call_write(&w, c, t1, 1, 0);
@@ -255,7 +247,7 @@ HMB_NOINST __attribute__((always_inline)) static inline int hmb_direct_mpi_pair_
 }
 
 /*
- * hmb_mpi_pair records send c, which returns at t1, with the deferred
+ * hmb_mpi_pair_go records send c, which returns at t1, with the deferred
  * receive that the thread's staging array holds, on the direct path
  * (hmb_direct_mpi_pair_on). It opens the path as hmb_direct_begin does,
  * but finds the receive still staged, where hmb_direct_begin would write
@@ -263,15 +255,13 @@ HMB_NOINST __attribute__((always_inline)) static inline int hmb_direct_mpi_pair_
  * both, else 0 with nothing written and the probe ended: the caller then
  * takes the ordinary path, which handles every case.
  *
- * It and hmb_mpi_call start on a cache line of their own: moved by 192
+ * Its copy in hmb_mpi_send and hmb_mpi_call start on a cache line of their own: moved by 192
  * and 112 bytes with the code before them (becfef6, the request records),
  * their instructions the same, a send and receive to self ran some 5 ns a
  * call slower (selfsend_pairs, alternated, 7 of 8 pairs); aligned, as fast
  * as before.
  */
-HMB_NOINST __attribute__((noinline, flatten, aligned(64))) static int hmb_mpi_pair(struct hmb_thread *th,
-										  const struct hmb_mpi_call *c,
-										  uint64_t t1)
+HMB_NOINST static int hmb_mpi_pair_go(struct hmb_thread *th, const struct hmb_mpi_call *c, uint64_t t1)
 {
 	if (th->in_direct || atomic_load_explicit(&th->in_slow, memory_order_relaxed)) {
 		return 0;
@@ -287,16 +277,49 @@ HMB_NOINST __attribute__((noinline, flatten, aligned(64))) static int hmb_mpi_pa
 	return hmb_direct_end(th, HMB_DIRECT_DONE);
 }
 
-/* Aligned as hmb_mpi_pair is. */
+/* hmb_mpi_call_on records blocking call c, which returned at t1, in a probe of its own, else event by event. */
+HMB_NOINST __attribute__((noinline)) static void hmb_mpi_call_on(struct hmb_thread *th, const struct hmb_mpi_call *c,
+								  uint64_t t1)
+{
+	if (__builtin_expect(hmb_direct_mpi_call(th, c, t1) != HMB_DIRECT_DONE, 0)) {
+		hmb_mpi_call_apart(c);
+	}
+}
+
+/*
+ * hmb_mpi_send records send c, which returns now, after a deferred
+ * receive: with it, in one probe (hmb_mpi_pair_go), else as any call
+ * (hmb_mpi_call_on). hmb_mpi_call calls it in tail position, so that its
+ * frame (the receive's deferral) is not set up on a send's way here.
+ */
+HMB_NOINST __attribute__((noinline, flatten, aligned(64))) static void hmb_mpi_send(struct hmb_thread *th,
+										  const struct hmb_mpi_call *c)
+{
+	/* The clock first: its read overlaps the checks. */
+	uint64_t t1 = hmb_now();
+	if (__builtin_expect(hmb_mpi_pair_go(th, c, t1) != HMB_DIRECT_DONE, 0)) {
+		hmb_mpi_call_on(th, c, t1);
+	}
+}
+
+/* Aligned as hmb_mpi_send is. */
 HMB_NOINST __attribute__((aligned(64))) void hmb_mpi_call(const struct hmb_mpi_call *c)
 {
 	struct hmb_thread *th = hmb_self;
 	if (__builtin_expect(th != NULL && th->loc != NULL, 1)) {
-		if (c->send.peer < 0 && c->recv.peer >= 0) {
+		int send = c->send.peer >= 0, recv = c->recv.peer >= 0;
+		if (send && !recv &&
+		    atomic_load_explicit(&th->cur, memory_order_relaxed) == th->buf + HMB_MPI_DEFERRED) {
+			hmb_mpi_send(th, c);
+			return;
+		}
+		if (!send && recv) {
 			if (__builtin_expect(hmb_mpi_defer(th, c), 1)) {
 				return;
 			}
-		} else if (__builtin_expect(hmb_direct_mpi_call(th, c) == HMB_DIRECT_DONE, 1)) {
+		} else {
+			/* The clock first: its read overlaps the checks. */
+			hmb_mpi_call_on(th, c, hmb_now());
 			return;
 		}
 	}
@@ -317,7 +340,7 @@ HMB_NOINST __attribute__((noinline)) static int hmb_direct_mpi_req_on(struct hmb
 		return HMB_DIRECT_APART;
 	}
 	if (q->kind != 0) {
-		hmb_direct_mpi_call_write_req(&w, c, t1, 0, 0, q);
+		hmb_direct_mpi_call_write_req(&w, c, t1, 0, 0, q, 1);
 	} else {
 		hmb_direct_mpi_call_write(&w, c, t1, 0, 0);
 	}

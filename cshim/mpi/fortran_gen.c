@@ -1004,7 +1004,8 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_bsend(void *f_buf, MPI_Fint *f_count, MPI
 	int tag = (int)*f_tag;
 	int count = (int)*f_count;
 	MPI_Datatype datatype = MPI_Type_f2c(*f_datatype);
-	struct hmb_mpi_call c = HMBMPI_CALL(r);
+	struct hmb_mpi_call c;
+	hmbmpi_call(&c, r);
 	pmpi_bsend_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
@@ -1035,7 +1036,8 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_bsend(void *f_buf, MPI_Fint *f_count, M
 	int tag = (int)*f_tag;
 	int count = (int)*f_count;
 	MPI_Datatype datatype = MPI_Type_f2c(*f_datatype);
-	struct hmb_mpi_call c = HMBMPI_CALL(r);
+	struct hmb_mpi_call c;
+	hmbmpi_call(&c, r);
 	pmpi_bsend_f08_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
@@ -5505,7 +5507,8 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_mrecv(void *f_buf, MPI_Fint *f_count, MPI
 	}
 	MPI_Status status_v, *status = &status_v;
 	MPI_Message before = *message;
-	struct hmb_mpi_call c = HMBMPI_CALL(r);
+	struct hmb_mpi_call c;
+	hmbmpi_call(&c, r);
 	pmpi_mrecv_(f_buf, f_count, f_datatype, f_message, f_status, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
@@ -5541,7 +5544,8 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_mrecv(void *f_buf, MPI_Fint *f_count, M
 	}
 	MPI_Status status_v, *status = &status_v;
 	MPI_Message before = *message;
-	struct hmb_mpi_call c = HMBMPI_CALL(r);
+	struct hmb_mpi_call c;
+	hmbmpi_call(&c, r);
 	pmpi_mrecv_f08_(f_buf, f_count, f_datatype, f_message, f_status, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
@@ -6422,7 +6426,8 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_recv(void *f_buf, MPI_Fint *f_count, MPI_
 		f_status = status_local;
 	}
 	MPI_Status status_v, *status = &status_v;
-	struct hmb_mpi_call c = HMBMPI_CALL(r);
+	struct hmb_mpi_call c;
+	hmbmpi_call(&c, r);
 	pmpi_recv_(f_buf, f_count, f_datatype, f_source, f_tag, f_comm, f_status, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
@@ -6456,7 +6461,8 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_recv(void *f_buf, MPI_Fint *f_count, MP
 		f_status = status_local;
 	}
 	MPI_Status status_v, *status = &status_v;
-	struct hmb_mpi_call c = HMBMPI_CALL(r);
+	struct hmb_mpi_call c;
+	hmbmpi_call(&c, r);
 	pmpi_recv_f08_(f_buf, f_count, f_datatype, f_source, f_tag, f_comm, f_status, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
@@ -7029,7 +7035,8 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_rsend(void *f_ibuf, MPI_Fint *f_count, MP
 	int tag = (int)*f_tag;
 	int count = (int)*f_count;
 	MPI_Datatype datatype = MPI_Type_f2c(*f_datatype);
-	struct hmb_mpi_call c = HMBMPI_CALL(r);
+	struct hmb_mpi_call c;
+	hmbmpi_call(&c, r);
 	pmpi_rsend_(f_ibuf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
@@ -7060,7 +7067,8 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_rsend(void *f_ibuf, MPI_Fint *f_count, 
 	int tag = (int)*f_tag;
 	int count = (int)*f_count;
 	MPI_Datatype datatype = MPI_Type_f2c(*f_datatype);
-	struct hmb_mpi_call c = HMBMPI_CALL(r);
+	struct hmb_mpi_call c;
+	hmbmpi_call(&c, r);
 	pmpi_rsend_f08_(f_ibuf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
@@ -7552,7 +7560,8 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_send(void *f_buf, MPI_Fint *f_count, MPI_
 	int tag = (int)*f_tag;
 	int count = (int)*f_count;
 	MPI_Datatype datatype = MPI_Type_f2c(*f_datatype);
-	struct hmb_mpi_call c = HMBMPI_CALL(r);
+	struct hmb_mpi_call c;
+	hmbmpi_call(&c, r);
 	pmpi_send_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
@@ -7583,7 +7592,8 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_send(void *f_buf, MPI_Fint *f_count, MP
 	int tag = (int)*f_tag;
 	int count = (int)*f_count;
 	MPI_Datatype datatype = MPI_Type_f2c(*f_datatype);
-	struct hmb_mpi_call c = HMBMPI_CALL(r);
+	struct hmb_mpi_call c;
+	hmbmpi_call(&c, r);
 	pmpi_send_f08_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
@@ -7613,7 +7623,8 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_sendrecv(void *f_sendbuf, MPI_Fint *f_sen
 		f_status = status_local;
 	}
 	MPI_Status status_v, *status = &status_v;
-	struct hmb_mpi_call c = HMBMPI_CALL(r);
+	struct hmb_mpi_call c;
+	hmbmpi_call(&c, r);
 	pmpi_sendrecv_(f_sendbuf, f_sendcount, f_sendtype, f_dest, f_sendtag, f_recvbuf, f_recvcount, f_recvtype, f_source, f_recvtag, f_comm, f_status, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
@@ -7652,7 +7663,8 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_sendrecv(void *f_sendbuf, MPI_Fint *f_s
 		f_status = status_local;
 	}
 	MPI_Status status_v, *status = &status_v;
-	struct hmb_mpi_call c = HMBMPI_CALL(r);
+	struct hmb_mpi_call c;
+	hmbmpi_call(&c, r);
 	pmpi_sendrecv_f08_(f_sendbuf, f_sendcount, f_sendtype, f_dest, f_sendtag, f_recvbuf, f_recvcount, f_recvtype, f_source, f_recvtag, f_comm, f_status, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
@@ -7683,7 +7695,8 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_sendrecv_replace(void *f_buf, MPI_Fint *f
 		f_status = status_local;
 	}
 	MPI_Status status_v, *status = &status_v;
-	struct hmb_mpi_call c = HMBMPI_CALL(r);
+	struct hmb_mpi_call c;
+	hmbmpi_call(&c, r);
 	pmpi_sendrecv_replace_(f_buf, f_count, f_datatype, f_dest, f_sendtag, f_source, f_recvtag, f_comm, f_status, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
@@ -7721,7 +7734,8 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_sendrecv_replace(void *f_buf, MPI_Fint 
 		f_status = status_local;
 	}
 	MPI_Status status_v, *status = &status_v;
-	struct hmb_mpi_call c = HMBMPI_CALL(r);
+	struct hmb_mpi_call c;
+	hmbmpi_call(&c, r);
 	pmpi_sendrecv_replace_f08_(f_buf, f_count, f_datatype, f_dest, f_sendtag, f_source, f_recvtag, f_comm, f_status, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
@@ -7806,7 +7820,8 @@ HMB_NOINST HMBMPI_EXPORT void hmbf_mpi_ssend(void *f_buf, MPI_Fint *f_count, MPI
 	int tag = (int)*f_tag;
 	int count = (int)*f_count;
 	MPI_Datatype datatype = MPI_Type_f2c(*f_datatype);
-	struct hmb_mpi_call c = HMBMPI_CALL(r);
+	struct hmb_mpi_call c;
+	hmbmpi_call(&c, r);
 	pmpi_ssend_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {
@@ -7837,7 +7852,8 @@ HMB_NOINST HMBMPI_EXPORT void hmbf08_mpi_ssend(void *f_buf, MPI_Fint *f_count, M
 	int tag = (int)*f_tag;
 	int count = (int)*f_count;
 	MPI_Datatype datatype = MPI_Type_f2c(*f_datatype);
-	struct hmb_mpi_call c = HMBMPI_CALL(r);
+	struct hmb_mpi_call c;
+	hmbmpi_call(&c, r);
 	pmpi_ssend_f08_(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierr);
 	int rc = (int)*ierr;
 	if (rc == MPI_SUCCESS) {

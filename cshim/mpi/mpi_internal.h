@@ -70,9 +70,19 @@ void hmbmpi_abort(uint32_t region, MPI_Comm comm);
  * region, in one probe (hmb_mpi_call, mpicall.h): hmbmpi_send, hmbmpi_recv
  * and hmbmpi_mrecv say what they are, a peer of -1 for none.
  */
-#define HMBMPI_NO_MSG {.peer = -1}
-/* HMBMPI_CALL begins call c of region r: its time before the PMPI call, no message yet. */
-#define HMBMPI_CALL(r) {.t0 = hmbmpi_now(), .region = (r), .send = HMBMPI_NO_MSG, .recv = HMBMPI_NO_MSG}
+/*
+ * hmbmpi_call begins call c of region r: its time before the PMPI call, no
+ * message yet. A message's fields other than its peer are read only where
+ * the peer is not -1 (hmbmpi_send and hmbmpi_recv set them all), so they
+ * are left unset: an initializer would store all 64 bytes of c first.
+ */
+HMB_NOINST static inline void hmbmpi_call(struct hmb_mpi_call *c, uint32_t r)
+{
+	c->t0 = hmbmpi_now();
+	c->region = r;
+	c->send.peer = -1;
+	c->recv.peer = -1;
+}
 void hmbmpi_send_slow(struct hmb_mpi_msg *m, MPI_Comm comm, int dest, int tag, int count, MPI_Datatype type);
 void hmbmpi_recv_slow(struct hmb_mpi_msg *m, MPI_Comm comm, MPI_Datatype type, const MPI_Status *st);
 uint64_t hmbmpi_status_bytes_slow(const MPI_Status *st, MPI_Datatype type);

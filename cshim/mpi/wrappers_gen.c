@@ -481,7 +481,8 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Bsend(const void *buf, int count, MPI_Datatype 
 		return PMPI_Bsend(buf, count, datatype, dest, tag, comm);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Bsend);
-	struct hmb_mpi_call c = HMBMPI_CALL(r);
+	struct hmb_mpi_call c;
+	hmbmpi_call(&c, r);
 	int rc = PMPI_Bsend(buf, count, datatype, dest, tag, comm);
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_send(&c.send, comm, dest, tag, count, datatype);
@@ -1888,7 +1889,8 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Mrecv(void *buf, int count, MPI_Datatype dataty
 		status = &status_local;
 	}
 	MPI_Message before = *message;
-	struct hmb_mpi_call c = HMBMPI_CALL(r);
+	struct hmb_mpi_call c;
+	hmbmpi_call(&c, r);
 	int rc = PMPI_Mrecv(buf, count, datatype, message, status);
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_mrecv(&c.recv, before, datatype, status);
@@ -2147,7 +2149,8 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Recv(void *buf, int count, MPI_Datatype datatyp
 	if (status == MPI_STATUS_IGNORE) {
 		status = &status_local;
 	}
-	struct hmb_mpi_call c = HMBMPI_CALL(r);
+	struct hmb_mpi_call c;
+	hmbmpi_call(&c, r);
 	int rc = PMPI_Recv(buf, count, datatype, source, tag, comm, status);
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_recv(&c.recv, comm, datatype, status);
@@ -2316,7 +2319,8 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Rsend(const void *ibuf, int count, MPI_Datatype
 		return PMPI_Rsend(ibuf, count, datatype, dest, tag, comm);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Rsend);
-	struct hmb_mpi_call c = HMBMPI_CALL(r);
+	struct hmb_mpi_call c;
+	hmbmpi_call(&c, r);
 	int rc = PMPI_Rsend(ibuf, count, datatype, dest, tag, comm);
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_send(&c.send, comm, dest, tag, count, datatype);
@@ -2454,7 +2458,8 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Send(const void *buf, int count, MPI_Datatype d
 		return PMPI_Send(buf, count, datatype, dest, tag, comm);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Send);
-	struct hmb_mpi_call c = HMBMPI_CALL(r);
+	struct hmb_mpi_call c;
+	hmbmpi_call(&c, r);
 	int rc = PMPI_Send(buf, count, datatype, dest, tag, comm);
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_send(&c.send, comm, dest, tag, count, datatype);
@@ -2473,7 +2478,8 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Sendrecv(const void *sendbuf, int sendcount, MP
 	if (status == MPI_STATUS_IGNORE) {
 		status = &status_local;
 	}
-	struct hmb_mpi_call c = HMBMPI_CALL(r);
+	struct hmb_mpi_call c;
+	hmbmpi_call(&c, r);
 	int rc = PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_send(&c.send, comm, dest, sendtag, sendcount, sendtype);
@@ -2493,7 +2499,8 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Sendrecv_replace(void * buf, int count, MPI_Dat
 	if (status == MPI_STATUS_IGNORE) {
 		status = &status_local;
 	}
-	struct hmb_mpi_call c = HMBMPI_CALL(r);
+	struct hmb_mpi_call c;
+	hmbmpi_call(&c, r);
 	int rc = PMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_send(&c.send, comm, dest, sendtag, count, datatype);
@@ -2524,7 +2531,8 @@ HMB_NOINST HMBMPI_EXPORT int MPI_Ssend(const void *buf, int count, MPI_Datatype 
 		return PMPI_Ssend(buf, count, datatype, dest, tag, comm);
 	}
 	uint32_t r = hmbmpi_region(HMBMPI_R_MPI_Ssend);
-	struct hmb_mpi_call c = HMBMPI_CALL(r);
+	struct hmb_mpi_call c;
+	hmbmpi_call(&c, r);
 	int rc = PMPI_Ssend(buf, count, datatype, dest, tag, comm);
 	if (rc == MPI_SUCCESS) {
 		hmbmpi_send(&c.send, comm, dest, tag, count, datatype);

@@ -54,8 +54,10 @@ var shapes = map[string][]string{
 // (hmb_mpi_call, cshim/lib/mpicall.h): callBegin reads the clock before the
 // PMPI call, the call's post fills c.send and c.recv, and callEnd records
 // the region with its messages. A failed call records no message.
+// hmbmpi_call sets the fields that say there is no message yet and leaves
+// the messages' others unset, where an initializer zeroed all 64 bytes.
 const (
-	callBegin = "struct hmb_mpi_call c = HMBMPI_CALL(r);"
+	callBegin = "struct hmb_mpi_call c;\nhmbmpi_call(&c, r);"
 	callEnd   = "hmb_mpi_call(&c);"
 )
 
