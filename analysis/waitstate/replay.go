@@ -386,9 +386,15 @@ type localPath struct {
 func (d *locData) pathOf(stack []frame, i int) int32 {
 	if fr := &stack[i]; fr.path == -2 {
 		parent := int32(-1)
-		for j := i - 1; j >= 0 && parent < 0; j-- {
-			if stack[j].region != 0 {
-				parent = d.pathOf(stack, j)
+		if i > 0 && stack[i-1].region != 0 && stack[i-1].path >= 0 {
+			// The caller's path is known: nearly every call, without the
+			// recursion's call.
+			parent = stack[i-1].path
+		} else {
+			for j := i - 1; j >= 0 && parent < 0; j-- {
+				if stack[j].region != 0 {
+					parent = d.pathOf(stack, j)
+				}
 			}
 		}
 		k := localPath{parent, fr.region}
