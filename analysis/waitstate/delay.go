@@ -611,22 +611,29 @@ func (ps *pathSums) charge(p int32, ns int64) {
 		ps.next = append(ps.next, -1)
 		ps.prev = append(ps.prev, -1)
 	}
+	// The four lists are as long as cum: said once, so that an index
+	// below it is checked once (a charge per segment of every window).
+	n := len(ps.cum)
+	cum, stamp, next, prev := ps.cum[:n], ps.stamp[:n], ps.next[:n], ps.prev[:n]
+	i := int(p)
 	ps.step++
-	ps.cum[p] += ns
-	ps.stamp[p] = ps.step
-	if ps.head == p {
+	cum[i] += ns
+	stamp[i] = ps.step
+	head := ps.head
+	if head == p {
 		return
 	}
 	// Unlink p (if listed) and put it first.
-	if q := ps.prev[p]; q >= 0 {
-		ps.next[q] = ps.next[p]
+	pn, pp := next[i], prev[i]
+	if pp >= 0 {
+		next[pp] = pn
 	}
-	if q := ps.next[p]; q >= 0 {
-		ps.prev[q] = ps.prev[p]
+	if pn >= 0 {
+		prev[pn] = pp
 	}
-	ps.prev[p], ps.next[p] = -1, ps.head
-	if ps.head >= 0 {
-		ps.prev[ps.head] = p
+	prev[i], next[i] = -1, head
+	if head >= 0 {
+		prev[head] = p
 	}
 	ps.head = p
 }

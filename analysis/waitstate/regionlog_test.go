@@ -16,6 +16,13 @@ func TestRegionLog(t *testing.T) {
 		{tick: math.MaxUint64},
 		{enter: true, region: 0, depth: 1 << 20, tick: 0},
 		{tick: 1},
+		// Differences at the one-, two- and three-byte bounds of their
+		// zigzag: +64, -64, +8191, -8192, +8192.
+		{tick: 65},
+		{enter: true, region: 2, tick: 1},
+		{tick: 8192},
+		{tick: 0},
+		{enter: true, region: 3, tick: 8192},
 	}
 	var l regionLog
 	for _, r := range want {
