@@ -298,8 +298,10 @@ profile:
 	// region the rule of throttle.go would switch off now goes to Go.
 	MOVQ	R12, DX
 	SUBQ	frame_start(R13), DX
-	MOVL	profEntry_active(BX), CX
-	DECL	CX
+	// The open calls compared with 1 in place: the last one's leave
+	// stores 0 below, a recursive call's inner leave decrements them out
+	// of line (inner), so no register carries the count.
+	CMPL	profEntry_active(BX), $1
 	JNE	inner // out of line: a recursive call's inner leave
 	// A long call (DX >= thrTicks) is counted out of line, at long: a
 	// short one neither loads nor stores the count (a store fewer on the
@@ -404,7 +406,7 @@ notwritten:
 	LEAVE_LEVEL
 	JMP	leavedrop
 inner:
-	MOVL	CX, profEntry_active(BX)
+	DECL	profEntry_active(BX)
 	JMP	counted
 due:
 	MOVQ	probeState_h(DI), R9

@@ -57,6 +57,7 @@
 #define LEVELS 16
 static HMB_OMP_TLS struct {
 	int nopen, level, worker, joined, nforked, nrunning;
+	unsigned owned; /* bit i: the region forked at depth i (< FORKED) is in the thread's stacks */
 	int path[LEVELS];
 	struct {
 		uint32_t region;
@@ -123,6 +124,9 @@ struct parallel {
 	uint32_t barrier;      /* the forking thread's implicit barrier at its end, once known (0: not yet) */
 	int level;
 	int path[LEVELS];
+	/* One not in the stacks (malloc'd): the thread's count of forked regions at its begin, and the next one out that is malloc'd too. */
+	int depth;
+	struct parallel *outer;
 } __attribute__((aligned(64)));
 
 #define PAR_PACKED (1ull << 63)
@@ -157,6 +161,18 @@ struct stacks {
 	uint64_t running[RUNNING_MAX];
 };
 static HMB_OMP_TLS struct stacks *stacks;
+
+/*
+ * The thread's forked regions that are not in its stacks (malloc'd),
+ * innermost first. A region's end finds its struct parallel here or in the
+ * stacks, never through its parallel data: libomp (LLVM 14's
+ * __kmp_join_call) reads that data for parallel_end from the team after it
+ * has given the team back to its pool and released the fork-join lock, so
+ * another thread's nested fork may have taken the team and set the data to
+ * its own region by then. Freeing what that pointed to freed the other
+ * thread's stacks (heap corruption in about 1 run of 100 of omp.c).
+ */
+static HMB_OMP_TLS struct parallel *spilled;
 
 /* my_stacks returns the thread's stacks, made on first use; NULL if there is no memory for them. */
 NOINST static struct stacks *my_stacks(void)
@@ -213,12 +229,19 @@ NOINST static void on_parallel_begin(ompt_data_t *task, const ompt_frame_t *fram
 	(void)task, (void)frame, (void)requested, (void)flags;
 	/* Parallel regions nest on the thread that forks them: a stack, malloc beyond it. */
 	struct stacks *s = my_stacks();
-	int own = s != NULL && me.nforked < FORKED;
-	struct parallel *p = own ? &s->forked[me.nforked] : aligned_alloc(alignof(struct parallel), sizeof *p);
+	int depth = me.nforked, own = s != NULL && depth < FORKED;
+	struct parallel *p = own ? &s->forked[depth] : aligned_alloc(alignof(struct parallel), sizeof *p);
 	me.nforked++;
 	parallel->value = 0;
 	if (p == NULL) {
 		return;
+	}
+	if (own) {
+		me.owned |= 1u << depth;
+	} else {
+		p->depth = depth;
+		p->outer = spilled;
+		spilled = p;
 	}
 	p->level = me.level;
 	if (me.level > 0) { /* an outermost region's path is empty: no call to memcpy */
@@ -235,22 +258,23 @@ NOINST static void on_parallel_begin(ompt_data_t *task, const ompt_frame_t *fram
 	push(K_PARALLEL, p->region);
 }
 
+/* on_parallel_end ends the thread's innermost forked region; parallel, which may be another's by now (spilled), is not read. */
 NOINST static void on_parallel_end(ompt_data_t *parallel, ompt_data_t *task, int flags, const void *ra)
 {
-	(void)task, (void)flags, (void)ra;
-	if (me.nforked > 0) {
-		me.nforked--;
+	(void)parallel, (void)task, (void)flags, (void)ra;
+	if (me.nforked <= 0) {
+		return;
 	}
-	if (parallel->value != 0) {
+	int depth = --me.nforked;
+	if (depth < FORKED && (me.owned >> depth & 1)) {
+		me.owned &= ~(1u << depth);
 		pop(K_PARALLEL);
-		int l;
-		uint32_t r;
-		struct parallel *p = parallel_unpack(parallel->value, &l, &r);
-		if (stacks == NULL || p < stacks->forked || p >= stacks->forked + FORKED) {
-			free(p); /* not one of the thread's own */
-		}
-		parallel->value = 0;
-	}
+	} else if (spilled != NULL && spilled->depth == depth) {
+		struct parallel *p = spilled;
+		spilled = p->outer;
+		pop(K_PARALLEL);
+		free(p);
+	} /* else its struct parallel could not be made: nothing was entered */
 }
 
 /* close_task leaves the innermost implicit task and what it left open (an untied task resumed elsewhere). */
