@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -421,15 +422,21 @@ func TestPhaseNeverRan(t *testing.T) {
 
 // Start warns about an unknown HMB_ variable once per process, however
 // many measurements it starts.
+// warnOnceRuns makes each run's warnings new to the process: warnOnce
+// remembers every warning it wrote, so -count=2 would find them written.
+var warnOnceRuns atomic.Int64
+
 func TestWarnOnce(t *testing.T) {
 	var b bytes.Buffer
 	w := warnOnce{&b}
+	n := warnOnceRuns.Add(1)
+	once := fmt.Sprintf("hmbtrace: warning: unknown variable HMB_TEST_WARN_ONCE_%d ignored\n", n)
+	twice := fmt.Sprintf("hmbtrace: warning: unknown variable HMB_TEST_WARN_TWICE_%d ignored\n", n)
 	for i := 0; i < 3; i++ {
-		fmt.Fprintln(w, "hmbtrace: warning: unknown variable HMB_TEST_WARN_ONCE ignored")
+		fmt.Fprint(w, once)
 	}
-	fmt.Fprintln(w, "hmbtrace: warning: unknown variable HMB_TEST_WARN_TWICE ignored")
-	want := "hmbtrace: warning: unknown variable HMB_TEST_WARN_ONCE ignored\nhmbtrace: warning: unknown variable HMB_TEST_WARN_TWICE ignored\n"
-	if b.String() != want {
+	fmt.Fprint(w, twice)
+	if want := once + twice; b.String() != want {
 		t.Errorf("wrote %q, want %q", b.String(), want)
 	}
 }
