@@ -764,7 +764,7 @@ func TestProbeBench(t *testing.T) {
 	p := program{path: bench, out: t.TempDir()}
 	const rounds, iterations = 1, 5000
 	// Unthrottled, as the bench runs it: its regions are short and called
-	// far more than the 4,096 visits after which throttling decides.
+	// far more than the 4,096 visits by which throttling decides.
 	out, _ := p.run(t, []string{"HMB_THROTTLE=0"}, strconv.Itoa(rounds), strconv.Itoa(iterations))
 	const events = (rounds + 1) * iterations * 4 // with the warm-up round
 	for _, want := range []string{"hmbtrace ", "otf2 ", "cyg probes ", "staging ", "beyond clock ", "hmbtrace/otf2 per event: ",

@@ -2,11 +2,14 @@ package cshim
 
 import (
 	"bufio"
+	"cmp"
 	"debug/dwarf"
 	"debug/elf"
 	"fmt"
+	"math/rand/v2"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -264,4 +267,41 @@ func symStart(obj *objectFile, a uint64) uint64 {
 		}
 	}
 	return 0
+}
+
+// TestSortRows: laying a unit's sequences end to end gives the rows a
+// stable sort by address gives, for sequences apart (the common case),
+// overlapping, starting at one address, or holding one row.
+func TestSortRows(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	laidOut := 0
+	for trial := range 2000 {
+		var rows []lineRow
+		var seqs [][2]int
+		for range 1 + rng.IntN(8) {
+			from := len(rows)
+			lo := uint64(rng.IntN(64)) * 16
+			if trial%2 == 0 {
+				lo = uint64(rng.IntN(1<<20)) * 64 // rarely overlapping
+			}
+			for range 1 + rng.IntN(5) {
+				hi := lo + 1 + uint64(rng.IntN(4))
+				rows = append(rows, lineRow{lo: lo, hi: hi, file: int32(len(seqs)), line: int32(len(rows))})
+				lo = hi
+			}
+			seqs = append(seqs, [2]int{from, len(rows)})
+		}
+		want := slices.Clone(rows)
+		slices.SortStableFunc(want, func(a, b lineRow) int { return cmp.Compare(a.lo, b.lo) })
+		got := sortRows(slices.Clone(rows), seqs)
+		if !slices.Equal(got, want) {
+			t.Fatalf("trial %d: sequences %v of %v:\ngot  %v\nwant %v", trial, seqs, rows, got, want)
+		}
+		if !slices.IsSortedFunc(rows, func(a, b lineRow) int { return cmp.Compare(a.lo, b.lo) }) {
+			laidOut++
+		}
+	}
+	if laidOut < 500 {
+		t.Errorf("%d of 2000 trials had rows out of order: the test needs more", laidOut)
+	}
 }

@@ -62,8 +62,8 @@ func TestOpenMPBenchProbeRecords(t *testing.T) {
 	}
 	total := 0
 	for name, k := range kept {
-		if k > 2*1024 {
-			t.Errorf("region %s: %d events, more than a pair of regions serves (2 x 1024)", name, k)
+		if k > 2*1000 {
+			t.Errorf("region %s: %d events, more than a pair of regions serves (2 x 1000)", name, k)
 		}
 		total += k
 	}

@@ -115,7 +115,7 @@ func TestArchiveSlot(t *testing.T) {
 // TestArchiveSlotFull: a trace that outgrew its slot goes to the rank's own
 // file, named in the slot.
 func TestArchiveSlotFull(t *testing.T) {
-	dir, _ := archiveRun(t, Config{}, 20000, 4096)
+	dir, _ := archiveRun(t, Config{NoThrottle: true}, 20000, 4096)
 	a, err := tracefile.OpenArchive(filepath.Join(dir, "run.hmbrun"))
 	if err != nil {
 		t.Fatal(err)

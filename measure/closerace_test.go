@@ -20,7 +20,7 @@ var closeRaceRuns = flag.Int("closerace-runs", 0, "runs of TestCloseWhileProbing
 func closeRaceRun(t *testing.T, goroutines int, wait time.Duration) {
 	// Unthrottled: a throttled region's probe counts its visit and
 	// nothing else, and these regions are short enough to be switched off
-	// after 4,096 visits, so probes after Close would go uncounted by
+	// after 1,024 visits, so probes after Close would go uncounted by
 	// design rather than by a race.
 	m := startTest(t, Config{BufferSize: 256 << 10, BinSize: 1 << 10, NoThrottle: true})
 	ctx := NewContext(context.Background(), m)

@@ -35,9 +35,10 @@ const (
 	NoTimerShift  = -1
 	maxTimerShift = 32
 	// DefaultThrottleCalls is how many visits a region must have had before
-	// the probes throttle it with up to 1 call in 8 long: TAU's default.
-	// One with up to 1 in 256 long is throttled from 4096 (throttle.go).
-	DefaultThrottleCalls = 100000
+	// the probes throttle it with up to 1 call in 8 long (TAU waits for
+	// 100,000; a share of long calls is as sure after 4096, throttle.go says
+	// why). One with up to 1 in 256 long is throttled from 1024.
+	DefaultThrottleCalls = 4096
 	// DefaultThrottleTime is the inclusive time from which a call counts
 	// as long, the calls a throttled region has almost none of: about ten
 	// times what an enter and a leave cost together (2 × 12 ns here), so
@@ -167,7 +168,7 @@ type Config struct {
 	// however short it is (HMB_THROTTLE=0). Else a region whose calls were
 	// nearly all shorter than ThrottleTime (0: DefaultThrottleTime;
 	// HMB_THROTTLE_TIME) is switched off at its next leave with no call of
-	// it open: at most 1 call in 256 as long after 4096 visits, 1 in 8 after
+	// it open: at most 1 call in 256 as long after 1024 visits, 1 in 8 after
 	// ThrottleCalls (0: DefaultThrottleCalls; HMB_THROTTLE_CALLS). The
 	// probes then count its visits and record nothing else.
 	NoThrottle    bool

@@ -417,12 +417,12 @@ var envVars = []envVar{
 	},
 	{
 		name: "HMB_THROTTLE", def: "1", takes: "1/0, true/false, yes/no, on/off",
-		doc: "0 keeps every region measured. Else a region is switched off once nearly all of its calls were shorter than `HMB_THROTTLE_TIME`: after 4096 visits if at most 1 call in 256 reached it, after `HMB_THROTTLE_CALLS` if at most 1 in 8 (a few preempted calls do not count; `summary` says why a region was or was not throttled). It is switched off, per location, at its next leave with none of its calls open: its probes then test one flag before the clock and count the visit (`summary` and `score` list it, `score -g` excludes it). MPI and OpenMP regions, collectives and the phase region are never throttled",
+		doc: "0 keeps every region measured. Else a region is switched off once nearly all of its calls were shorter than `HMB_THROTTLE_TIME`: after 1024 visits if at most 1 call in 256 reached it, after `HMB_THROTTLE_CALLS` (4096) if at most 1 in 8 (a few preempted calls do not count; `summary` says why a region was or was not throttled). It is switched off, per location, at its next leave with none of its calls open: its probes then test one flag before the clock and count the visit (`summary` and `score` list it, `score -g` excludes it). MPI and OpenMP regions, collectives and the phase region are never throttled",
 		set: boolVar(func(c *Config, on bool) { c.NoThrottle = !on }),
 	},
 	{
-		name: "HMB_THROTTLE_CALLS", def: "100000", takes: "a number of visits, 1 or more",
-		doc: "visits from which a region with at most 1 call in 8 long is throttled (TAU's default); one with at most 1 in 256 is from 4096 visits, or from this many if fewer",
+		name: "HMB_THROTTLE_CALLS", def: "4096", takes: "a number of visits, 1 or more",
+		doc: "visits from which a region with at most 1 call in 8 long is throttled (TAU waits for 100000); one with at most 1 in 256 is from 1024 visits, or from this many if fewer",
 		set: nonEmpty(func(c *Config, v string) error {
 			n, err := strconv.ParseUint(v, 10, 64)
 			if err != nil || n == 0 {

@@ -62,7 +62,7 @@ func TestProbesAllocateNothing(t *testing.T) {
 
 func TestFlatProfileIsExact(t *testing.T) {
 	// A tiny buffer sheds most events; the profile must not notice.
-	m := startTest(t, Config{BufferSize: 8 * 256, BinSize: 256, TimerShift: NoTimerShift})
+	m := startTest(t, Config{BufferSize: 8 * 256, BinSize: 256, TimerShift: NoTimerShift, NoThrottle: true})
 	outer, inner, rec := m.Region("outer"), m.Region("inner"), m.Region("rec")
 	loc := m.Location("main")
 	now := m.Now()

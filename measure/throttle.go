@@ -16,8 +16,8 @@ import (
 //   - early, after throttleEarly visits (or Config.ThrottleCalls, if
 //     fewer): switched off if at most 1 call in 256 was long, the region
 //     being unmistakably short;
-//   - late, after Config.ThrottleCalls visits: switched off if at most 1
-//     call in 8 was long.
+//   - late, after Config.ThrottleCalls visits (4096 by default): switched
+//     off if at most 1 call in 8 was long.
 //
 // A mean would not do: a few calls preempted inside a 30 ns accessor add
 // milliseconds, and one rank's mean ends above the bound while another's
@@ -25,6 +25,16 @@ import (
 // of long calls moves by one per preempted call, so ranks and threads that
 // run the same code decide the same, and early: the thousands of calls a
 // short region makes in the first moments of a run suffice.
+//
+// Both steps come early because every call timed before the switch is two
+// events in the trace that every pass of the collective end reads: LULESH's
+// 13 accessors, switched off after 4096 visits and, on ranks where cache
+// misses and preemption made more than 1 call in 256 long, after TAU's
+// 100,000, made 1.8 of the run's 2.1 million events and quintupled the
+// collective end's CPU a rank (docs/performance.md, "Throttling decided at
+// 1024 and 4096 visits"). A share of long calls needs no more calls to be
+// robust: the step at 4096 visits decides what the one at 100,000 did
+// unless a region's calls grow longer later in the run.
 //
 // The decision is per location: the counts it rests on are the location's
 // own, the flag lives in its profile entry, and no probe writes memory
@@ -36,7 +46,7 @@ import (
 // The throttling rule's constants: the early decision's visits, and the
 // share of long calls each step allows, as a shift (long<<shift <= visits).
 const (
-	throttleEarly      = 4096
+	throttleEarly      = 1024
 	throttleEarlyShift = 8 // 1 in 256
 	throttleLateShift  = 3 // 1 in 8
 )

@@ -150,7 +150,7 @@ func TestTraceBytesReencoded(t *testing.T) {
 	}{
 		{"unreduced", measure.Config{}},
 		{"small bins", measure.Config{BinSize: 256}},
-		{"depth reduced", measure.Config{BufferSize: 16 << 10, BinSize: 512}},
+		{"depth reduced", measure.Config{BufferSize: 6 << 10, BinSize: 512}},
 		{"timer shift", measure.Config{TimerShift: 5}},
 	} {
 		f := hotHelper(t, tc.cfg)
@@ -241,7 +241,7 @@ func TestTraceBytesCollectives(t *testing.T) {
 
 // The buffer size the score proposes keeps the same run unreduced.
 func TestUnreducedBufferSuffices(t *testing.T) {
-	small := measure.Config{BufferSize: 16 << 10, BinSize: 512}
+	small := measure.Config{BufferSize: 6 << 10, BinSize: 512}
 	f := hotHelper(t, small)
 	s, err := Compute([]*tracefile.File{f}, Options{})
 	if err != nil {

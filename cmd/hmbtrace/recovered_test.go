@@ -31,7 +31,7 @@ func TestRecoveredChild(t *testing.T) {
 		t.Skip("the child process of TestRecoveredSummary")
 	}
 	m, err := measure.Start(measure.Config{Output: dir, Name: "killed", Survive: true, SurviveDir: dir,
-		BufferSize: 64 << 10, BinSize: 1 << 10, Reduction: measure.ReduceDepth, Signals: os.Getenv("HMBTEST_RECOVERED_SIGNALS") != ""})
+		BufferSize: 64 << 10, BinSize: 1 << 10, Reduction: measure.ReduceDepth, NoThrottle: true, Signals: os.Getenv("HMBTEST_RECOVERED_SIGNALS") != ""})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(3)

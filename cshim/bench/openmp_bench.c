@@ -13,7 +13,7 @@
  * hmb_enter and hmb_leave of two nested regions on the first thread, per
  * event, in the same process and rounds: the unit the adapter's cost per
  * event is compared with. That unit is a probe that records: a pair of
- * regions serves PROBE_GROUP iterations, fewer than the 4096 visits after
+ * regions serves PROBE_GROUP iterations, fewer than the 1024 visits after
  * which throttling (HMB_THROTTLE) may switch a short region off, so no
  * region of the loop is ever throttled, and each round takes new ones.
  */
@@ -28,7 +28,7 @@
 static volatile int sink;
 
 /* PROBE_GROUP is the iterations of the probe loop one pair of regions serves. */
-#define PROBE_GROUP 1024
+#define PROBE_GROUP 1000
 
 /* probe_ns returns the C probes' ns per event over n iterations of 4
  * events in round round, or -1 when not built in. The regions are defined

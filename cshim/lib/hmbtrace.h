@@ -162,7 +162,7 @@ int hmb_code_at(const void *addr, char *name, size_t nsize, char *file, size_t f
 /*
  * hmb_enter records that the calling thread enters region. A region whose
  * calls on the thread were nearly all shorter than HMB_THROTTLE_TIME (at
- * most 1 in 256 long after 4096 visits, 1 in 8 after HMB_THROTTLE_CALLS) is
+ * most 1 in 256 long after 1024 visits, 1 in 8 after HMB_THROTTLE_CALLS) is
  * throttled (HMB_THROTTLE=0: never): its probes then
  * count the visit, read no clock and record nothing. A signal handler may
  * probe; install it with SA_ONSTACK, since the library's Go code may be
