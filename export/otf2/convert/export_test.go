@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -415,14 +414,7 @@ func firstDiff(got, want []string) string {
 
 func checkPython(t *testing.T, anchor string, want map[uint64][]string) {
 	t.Helper()
-	const python = "/usr/bin/python3" // python3-otf2 is built for Debian's python only
-	if err := exec.Command(python, "-c", "import otf2").Run(); err != nil {
-		tracetest.SkipOrFail(t, fmt.Sprintf("%s cannot import otf2 (%v): install the Debian package python3-otf2", python, err))
-	}
-	out, err := exec.Command(python, filepath.Join("..", "testdata", "read_otf2.py"), anchor).CombinedOutput()
-	if err != nil {
-		t.Fatalf("python3-otf2: %v\n%s", err, out)
-	}
+	out := otf2Python(t, filepath.Join("..", "testdata", "read_otf2.py"), anchor)
 	var res struct {
 		Locations map[string]struct {
 			NumberOfEvents uint64 `json:"number_of_events"`

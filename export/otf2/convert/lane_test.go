@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -186,14 +185,7 @@ func TestLaneTaskNumberTooLarge(t *testing.T) {
 // switched to and completed once, its regions nested on its own stack.
 func checkTasksPython(t *testing.T, anchor string, tasks int) {
 	t.Helper()
-	const python = "/usr/bin/python3" // python3-otf2 is built for Debian's python only
-	if err := exec.Command(python, "-c", "import otf2").Run(); err != nil {
-		tracetest.SkipOrFail(t, fmt.Sprintf("%s cannot import otf2 (%v): install the Debian package python3-otf2", python, err))
-	}
-	out, err := exec.Command(python, filepath.Join("testdata", "check_tasks.py"), anchor).CombinedOutput()
-	if err != nil {
-		t.Fatalf("check_tasks.py: %v\n%s", err, out)
-	}
+	out := otf2Python(t, filepath.Join("testdata", "check_tasks.py"), anchor)
 	var res struct {
 		Created, Completed, Switches, Nbad, Elsewhere int
 		Errors                                        []string

@@ -3,7 +3,6 @@ package convert
 import (
 	"encoding/json"
 	"fmt"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -39,14 +38,7 @@ type RmaCheck struct {
 // CheckRmaPython reads anchor with python3-otf2 through check_rma.py.
 func checkRmaPython(t *testing.T, anchor string) RmaCheck {
 	t.Helper()
-	const python = "/usr/bin/python3" // python3-otf2 is built for Debian's python only
-	if err := exec.Command(python, "-c", "import otf2").Run(); err != nil {
-		tracetest.SkipOrFail(t, fmt.Sprintf("%s cannot import otf2 (%v): install the Debian package python3-otf2", python, err))
-	}
-	out, err := exec.Command(python, filepath.Join("testdata", "check_rma.py"), anchor).CombinedOutput()
-	if err != nil {
-		t.Fatalf("python3-otf2: %v\n%s", err, out)
-	}
+	out := otf2Python(t, filepath.Join("testdata", "check_rma.py"), anchor)
 	var res RmaCheck
 	if err := json.Unmarshal(out, &res); err != nil {
 		t.Fatalf("%v: %s", err, out)

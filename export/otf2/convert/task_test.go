@@ -3,7 +3,6 @@ package convert
 import (
 	"encoding/json"
 	"fmt"
-	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -189,14 +188,7 @@ func taskStacks(evs []otf2print.Event) []string {
 // the tools are required) when python3-otf2 is missing.
 func pythonTaskErrors(t *testing.T, anchor string) []string {
 	t.Helper()
-	const python = "/usr/bin/python3" // python3-otf2 is built for Debian's python only
-	if err := exec.Command(python, "-c", "import otf2").Run(); err != nil {
-		tracetest.SkipOrFail(t, fmt.Sprintf("%s cannot import otf2 (%v): install the Debian package python3-otf2", python, err))
-	}
-	out, err := exec.Command(python, filepath.Join("testdata", "check_tasks.py"), anchor).CombinedOutput()
-	if err != nil {
-		t.Fatalf("check_tasks.py: %v\n%s", err, out)
-	}
+	out := otf2Python(t, filepath.Join("testdata", "check_tasks.py"), anchor)
 	var res struct{ Errors []string }
 	if err := json.Unmarshal(out, &res); err != nil {
 		t.Fatalf("%v: %s", err, out)
