@@ -97,7 +97,7 @@ func TestInstrumentCxxMPI(t *testing.T) {
 		evs := dump(t, f.Path)
 		enters := checkTrace(t, evs, []string{"main", "MPI_Init", "MPI_Finalize", "MPI_Sendrecv", "MPI_Allreduce",
 			"calc_pressure(Mesh&)", "exchange_halo(Mesh&, int, int)", "Mesh::Mesh(int)"}, []string{fmt.Sprintf("rank %d", r)})
-		// The user's accessors are throttled (10^5 visits, HMB_THROTTLE_CALLS'
+		// The user's accessors are throttled (10^5 visits, past HMB_THROTTLE_CALLS'
 		// default, of less than 100 µs): their calls up to then are in the
 		// trace (nothing was shed: the run fits the buffer), and the
 		// profile counts every call: p is written once and read three
