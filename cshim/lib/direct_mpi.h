@@ -775,18 +775,15 @@ hmb_direct_mpi_call_write_req(const struct hmb_mpi_place *w, const struct hmb_mp
 		}
 		mlv->pos += k;
 		mlv->n += send + recv;
-		if (mark) {
-			hmb_mark(mlv);
-		}
 	}
 	if (q != NULL) {
 		mlv->pos += hmb_put_req_inline(mlv, (uint8_t *)mlv->bin.ptr + mlv->pos, tr, rseq, q);
 		mlv->n++;
-		if (mark) {
-			hmb_mark(mlv);
-		}
 	}
 	if (mark) {
+		if (send | recv | (q != NULL)) {
+			hmb_mark(mlv);
+		}
 		hmb_mark(lv);
 	}
 }
