@@ -19,7 +19,7 @@ import (
 // as a Go value (held), from one child's merge to the next: only the
 // child's part is read at each merge, and the running merge is written
 // once, when the rank sends it to its parent (takeHeld), or never, at the
-// root, whose result is taken as held (heldValue). Written and read again
+// root, whose result is taken as held (runPart). Written and read again
 // at every level, it cost the root about as much again as reading its
 // children's parts (BenchmarkRootMergeScale).
 
@@ -36,7 +36,14 @@ type partCodec struct {
 // or the collective end's passes end (PassEnd).
 var held struct {
 	mu sync.Mutex
-	v  map[int]any
+	v  map[int]heldMerge
+}
+
+// heldMerge is a running merge and the bytes of the parts merged into it,
+// which the root's pass costs report (tracefile.PassCost).
+type heldMerge struct {
+	v    any
+	read int
 }
 
 // defsKey is the definitions' key in held: they merge up the tree as the
@@ -51,30 +58,31 @@ var errNotHeld = errors.New("this rank holds no running merge of it")
 // its own part (its first merge). The result is held. On an error what
 // was held still is.
 func (c *partCodec) mergeInto(pass int, a []byte, isHeld bool, b []byte) error {
-	var pa any
+	var m heldMerge
 	if isHeld {
 		held.mu.Lock()
-		pa = held.v[pass]
+		m = held.v[pass]
 		held.mu.Unlock()
-		if pa == nil {
+		if m.v == nil {
 			return errNotHeld
 		}
 	} else {
 		var err error
-		if pa, err = c.decode(a); err != nil {
+		if m.v, err = c.decode(a); err != nil {
 			return err
 		}
+		m.read = len(a)
 	}
 	pb, err := c.decode(b)
 	if err != nil {
 		return err
 	}
-	v := c.merge(pa, pb)
+	m.v, m.read = c.merge(m.v, pb), m.read+len(b)
 	held.mu.Lock()
 	if held.v == nil {
-		held.v = map[int]any{}
+		held.v = map[int]heldMerge{}
 	}
-	held.v[pass] = v
+	held.v[pass] = m
 	held.mu.Unlock()
 	return nil
 }
@@ -82,23 +90,23 @@ func (c *partCodec) mergeInto(pass int, a []byte, isHeld bool, b []byte) error {
 // takeHeld returns this rank's running merge of pass in written form, to
 // send up the tree, and lets it go.
 func (c *partCodec) takeHeld(pass int) ([]byte, error) {
-	v, err := heldValue(pass)
+	m, err := takeHeldMerge(pass)
 	if err != nil {
 		return nil, err
 	}
-	return c.encode(v)
+	return c.encode(m.v)
 }
 
-// heldValue returns this rank's running merge of pass and lets it go.
-func heldValue(pass int) (any, error) {
+// takeHeldMerge returns this rank's running merge of pass and lets it go.
+func takeHeldMerge(pass int) (heldMerge, error) {
 	held.mu.Lock()
-	v := held.v[pass]
+	m := held.v[pass]
 	delete(held.v, pass)
 	held.mu.Unlock()
-	if v == nil {
-		return nil, errNotHeld
+	if m.v == nil {
+		return m, errNotHeld
 	}
-	return v, nil
+	return m, nil
 }
 
 // forgetHeld lets the passes' running merges go.
@@ -116,6 +124,7 @@ type runPart struct {
 	b      []byte
 	isHeld bool
 	v      any
+	read   int // the bytes of the parts merged into v, once taken
 }
 
 // value returns the run's result as read.
@@ -123,13 +132,23 @@ func (p *runPart) value() (any, error) {
 	if p.v != nil {
 		return p.v, nil
 	}
-	var err error
-	if p.isHeld {
-		p.v, err = heldValue(p.pass)
-	} else {
+	if !p.isHeld {
+		var err error
 		p.v, err = p.codec.decode(p.b)
+		return p.v, err
 	}
+	m, err := takeHeldMerge(p.pass)
+	p.v, p.read = m.v, m.read
 	return p.v, err
+}
+
+// size returns the bytes the root took of the pass: the parts merged into
+// its running merge (its own and its children's), or the part it was sent.
+func (p *runPart) size() int {
+	if p.isHeld {
+		return p.read
+	}
+	return len(p.b)
 }
 
 // bytes returns the run's result in written form.

@@ -95,6 +95,14 @@ func TestPassMergeHeld(t *testing.T) {
 			t.Fatalf("part %d is rank %d's: the ranks' order is lost", i, part.Rank)
 		}
 	}
+	// The pass's cost counts what the root took: its part and its children's.
+	took := len(parts[0])
+	for _, c := range children {
+		took += len(c)
+	}
+	if rp.size() != took {
+		t.Errorf("the root took %d bytes, want %d (its part and its children's)", rp.size(), took)
+	}
 	if b, err := rp.bytes(); err != nil || !bytes.Equal(b, got) {
 		t.Fatalf("the root's result written: %d bytes (%v), want the tree's %d", len(b), err, len(got))
 	}
@@ -145,7 +153,7 @@ func BenchmarkPassMergeRoot(b *testing.B) {
 				if mode == "written" {
 					_, err = commCodec.decode(m)
 				} else {
-					_, err = heldValue(PassComm)
+					_, err = takeHeldMerge(PassComm)
 				}
 				if err != nil {
 					b.Fatal(err)

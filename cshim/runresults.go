@@ -184,7 +184,7 @@ func (rt *Runtime) PassSet(pass int, b []byte, isHeld bool) ([]byte, error) {
 	next, err := d.set(rt, part)
 	passState.mu.Lock()
 	if t, ok := passState.began[pass]; ok {
-		passState.costs = append(passState.costs, tracefile.PassCost{Pass: d.name, Seconds: time.Since(t).Seconds(), Bytes: len(part.b)})
+		passState.costs = append(passState.costs, tracefile.PassCost{Pass: d.name, Seconds: time.Since(t).Seconds(), Bytes: part.size()})
 	}
 	passState.mu.Unlock()
 	if err != nil {

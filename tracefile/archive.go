@@ -536,7 +536,8 @@ const (
 
 // PassCost is what one pass of the collective end cost rank 0, the root
 // of its tree: from making its own part to taking the run's, which
-// includes waiting for every other rank's; and the bytes of the run's.
+// includes waiting for every other rank's; and the bytes of the parts it
+// took (its own and its children's, merged into the run's).
 type PassCost struct {
 	Pass    string
 	Seconds float64

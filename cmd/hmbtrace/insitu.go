@@ -94,7 +94,7 @@ func writePassCosts(out io.Writer, paths []string) error {
 	if costs == nil || err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "\nThe collective end at MPI_Finalize, as rank 0 saw it (its passes' time, the result's size):\n")
+	fmt.Fprintf(out, "\nThe collective end at MPI_Finalize, as rank 0 saw it (its passes' time, the parts' bytes it took):\n")
 	for _, c := range costs {
 		fmt.Fprintf(out, "  %-36s %10s  %s\n", c.Pass, units.Duration(c.Seconds*1e9), units.Size(float64(c.Bytes)))
 	}
