@@ -178,17 +178,23 @@ func withoutHMB(env []string) []string {
 // hmbtrace` and extra flags.
 func buildC(t *testing.T, build, name string, flags []string, sources ...string) program {
 	t.Helper()
+	return compile(t, build, "hmbtrace", "gcc", name, append(append([]string{"-pthread"}, sources...), flags...)...)
+}
+
+// compile builds program name in a directory of its own with compiler,
+// -O2 -g, args and the flags of `pkg-config --cflags --libs pkg` (one of
+// the library's .pc files).
+func compile(t *testing.T, build, pkg, compiler, name string, args ...string) program {
+	t.Helper()
 	dir := t.TempDir()
 	out := filepath.Join(dir, name)
-	pc, err := run(root, pkgEnv(build), "pkg-config", "--cflags", "--libs", "hmbtrace")
+	pc, err := run(root, pkgEnv(build), "pkg-config", "--cflags", "--libs", pkg)
 	if err != nil {
-		t.Fatalf("pkg-config --cflags --libs hmbtrace: %v\n%s", err, pc)
+		t.Fatalf("pkg-config --cflags --libs %s: %v\n%s", pkg, err, pc)
 	}
-	args := append([]string{"-O2", "-g", "-pthread", "-o", out}, sources...)
-	args = append(args, flags...)
-	args = append(args, strings.Fields(string(pc))...)
-	if msg, err := run(root, nil, "gcc", args...); err != nil {
-		t.Fatalf("gcc %s: %v\n%s", strings.Join(args, " "), err, msg)
+	args = append(append([]string{"-O2", "-g", "-o", out}, args...), strings.Fields(string(pc))...)
+	if msg, err := run(dir, nil, compiler, args...); err != nil {
+		t.Fatalf("%s %s: %v\n%s", compiler, strings.Join(args, " "), err, msg)
 	}
 	return program{path: out, out: filepath.Join(dir, "hmb-out")}
 }

@@ -22,17 +22,8 @@ import (
 // clang), -fopenmp and `pkg-config --cflags --libs hmbtrace-omp`.
 func buildOpenMP(t *testing.T, build, compiler, source string) program {
 	t.Helper()
-	dir := t.TempDir()
-	out := filepath.Join(dir, strings.TrimSuffix(filepath.Base(source), filepath.Ext(source)))
-	pc, err := run(root, pkgEnv(build), "pkg-config", "--cflags", "--libs", "hmbtrace-omp")
-	if err != nil {
-		t.Fatalf("pkg-config --cflags --libs hmbtrace-omp: %v\n%s", err, pc)
-	}
-	args := append([]string{"-O2", "-g", "-fopenmp", "-o", out, source}, strings.Fields(string(pc))...)
-	if msg, err := run(dir, nil, compiler, args...); err != nil {
-		t.Fatalf("%s %s: %v\n%s", compiler, strings.Join(args, " "), err, msg)
-	}
-	return program{path: out, out: filepath.Join(dir, "hmb-out")}
+	name := strings.TrimSuffix(filepath.Base(source), filepath.Ext(source))
+	return compile(t, build, "hmbtrace-omp", compiler, name, "-fopenmp", source)
 }
 
 // checkOpenMP runs p with n threads and checks its trace; src is the
