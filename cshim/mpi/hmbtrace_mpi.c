@@ -1767,6 +1767,12 @@ HMB_NOINST static void bundle_add(struct bundle *b, int pass, const char *in, si
 	}
 }
 
+/* bundle_empty reports whether b has no part i: none written, none held. */
+HMB_NOINST static int bundle_empty(const struct bundle *b, int i)
+{
+	return b->part[i] == NULL && !b->held[i];
+}
+
 /* bundle_free frees b's parts; what Go holds is let go at hmb_pass_end. */
 HMB_NOINST static void bundle_free(struct bundle *b)
 {
@@ -1847,7 +1853,7 @@ HMB_NOINST static int bundle_merge(struct bundle *b, const char *m, size_t n, in
 		const char *theirs = at;
 		at += size;
 		if (b->pass[i] == PASS_DEFS) {
-			if (b->part[i] == NULL && !b->held[i]) {
+			if (bundle_empty(b, i)) {
 				continue; /* incomplete already */
 			}
 			int64_t c0 = thread_ns();
@@ -1866,7 +1872,7 @@ HMB_NOINST static int bundle_merge(struct bundle *b, const char *m, size_t n, in
 		if (size == 0) {
 			continue;
 		}
-		if (b->part[i] == NULL && !b->held[i]) {
+		if (bundle_empty(b, i)) {
 			if ((b->part[i] = malloc((size_t)size)) == NULL) {
 				return 0;
 			}
@@ -1943,7 +1949,7 @@ HMB_NOINST static void run_bundle(struct bundle *b, char **next, size_t *next_n)
 	}
 	if (r == 0) {
 		for (int i = 0; i < b->k; i++) {
-			if (b->part[i] == NULL && !b->held[i]) {
+			if (bundle_empty(b, i)) {
 				continue;
 			}
 			if (b->pass[i] == PASS_DEFS) {
