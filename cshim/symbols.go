@@ -697,7 +697,7 @@ func readLineTable(d *dwarf.Data, cu *dwarf.Entry, isCode func(uint64) bool) *li
 // sequences but not their rows, so the sequences are ordered by their
 // first row and laid end to end unless two overlap: linear in the rows,
 // where a stable sort of tens of thousands of rows was a sixth of the read
-// of LULESH's lulesh.cc.
+// of LULESH's lulesh.cc. It reorders seqs.
 func sortRows(rows []lineRow, seqs [][2]int) []lineRow {
 	byLo := func(a, b lineRow) int { return cmp.Compare(a.lo, b.lo) }
 	if slices.IsSortedFunc(rows, byLo) {
@@ -708,15 +708,14 @@ func sortRows(rows []lineRow, seqs [][2]int) []lineRow {
 		covered += q[1] - q[0]
 	}
 	if covered == len(rows) {
-		order := slices.Clone(seqs)
-		slices.SortStableFunc(order, func(a, b [2]int) int { return cmp.Compare(rows[a[0]].lo, rows[b[0]].lo) })
+		slices.SortStableFunc(seqs, func(a, b [2]int) int { return cmp.Compare(rows[a[0]].lo, rows[b[0]].lo) })
 		apart := true
-		for i := 1; i < len(order) && apart; i++ {
-			apart = rows[order[i-1][1]-1].lo < rows[order[i][0]].lo
+		for i := 1; i < len(seqs) && apart; i++ {
+			apart = rows[seqs[i-1][1]-1].lo < rows[seqs[i][0]].lo
 		}
 		if apart {
 			out := make([]lineRow, 0, len(rows))
-			for _, q := range order {
+			for _, q := range seqs {
 				out = append(out, rows[q[0]:q[1]]...)
 			}
 			return out
