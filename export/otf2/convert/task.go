@@ -64,9 +64,8 @@ func (x *exporter) implicitNamed() bool {
 // taskName returns the OTF2 name of task of file i, as seen from location
 // k: ok is false when the export cannot tell its team.
 func (x *exporter) taskName(i, k int, task uint64) (name taskRef, ok bool) {
-	current := x.currentTeam
 	if task == 0 {
-		t, ok := current()
+		t, ok := x.currentTeam()
 		return taskRef{t.comm, t.rank, 0}, ok
 	}
 	plan := x.omp[i]
@@ -90,7 +89,7 @@ func (x *exporter) taskName(i, k int, task uint64) (name taskRef, ok bool) {
 	if n, found := plan.unnamed[task]; found {
 		return n, true
 	}
-	t, ok := current()
+	t, ok := x.currentTeam()
 	if !ok {
 		return taskRef{}, false
 	}
