@@ -61,7 +61,11 @@
  * staged, or dropped and counted, and the trace stays readable, but it can
  * take the place of the probe it interrupted in the staging array (in a
  * test that signals a probing thread every 20 us: none in ten runs on the
- * direct path, up to one in a thousand staged). A handler
+ * direct path, up to one in a thousand staged). A handler's probe never
+ * calls into Go on the alternate signal stack: one that needs to (a full
+ * bin) waits in the thread's staging array for its next probe outside a
+ * handler, or is dropped and counted when that array is full. Install
+ * handlers that may interrupt probes with SA_ONSTACK, as Go requires. A handler
  * that runs on a thread of the library's Go runtime must not probe at all:
  * direct process-wide signals to your own threads. A child of fork()
  * is not traced: the library's runtime does not survive fork; exec starts
@@ -559,7 +563,8 @@ const char *hmb_last_error(void);
 /*
  * hmb_dropped returns how many probes the library dropped without
  * replaying them into a location: after hmb_finalize, while the
- * measurement could not start, or re-entered from a signal handler. They
+ * measurement could not start, or in a signal handler that re-entered a
+ * probe or found its thread's staging array full. They
  * cannot be in the trace file; when there are any at exit, the library
  * says so on stderr.
  */

@@ -577,6 +577,7 @@ HMB_NOINST static struct hmb_thread *hmb_register(int by_probe)
 	th->window = hmb_locate_early || (by_probe && hmb_go_own(th)) ? 0 : HMB_FIRST_WINDOW;
 	th->index = HMB_NO_INDEX;
 	th->tid = (long)syscall(SYS_gettid);
+	hmb_stack_bounds(th);
 	atomic_init(&th->cur, buf);
 	atomic_init(&th->end, buf + (th->window > 0 ? th->window : th->cap));
 
@@ -994,6 +995,33 @@ HMB_NOINST static void hmb_slow_locked(struct hmb_thread *th, const hmb_record *
 	atomic_store_explicit(&th->cur, c + n, memory_order_release);
 }
 
+/*
+ * hmb_slow_owned is the slow path of a probe whose thread holds its lock
+ * and in_slow. On the alternate signal stack, a handler's, it makes no call
+ * into Go (sigstack.c): the record waits in the array, replayed with the
+ * thread's next probe outside the handler, or, the array full, is dropped
+ * and counted.
+ */
+HMB_NOINST static void hmb_slow_owned(struct hmb_thread *th, const hmb_record *rec, int n)
+{
+	if (__builtin_expect(!hmb_on_signal_stack(th) || th->closed, 1)) {
+		hmb_slow_locked(th, rec, n);
+		return;
+	}
+	hmb_record *c = atomic_load_explicit(&th->cur, memory_order_relaxed);
+	if (th->buf == NULL || c + n > th->buf + th->cap) {
+		hmb_drop(1);
+		return;
+	}
+	for (int i = 0; i < n; i++) {
+		c[i] = rec[i];
+	}
+	if (th->loc != NULL) {
+		th->flush_next = 1; /* a direct thread's next probe replays it (direct.h) */
+	}
+	atomic_store_explicit(&th->cur, c + n, memory_order_release);
+}
+
 void hmb_slow(uint64_t word, uint64_t ext_time, uint64_t ext_word, int n)
 {
 	hmb_slow_at(0, word, ext_time, ext_word, n);
@@ -1033,7 +1061,7 @@ void hmb_slow_n(hmb_record *rec, int n)
 		rec[0].time = hmb_now();
 	}
 	pthread_mutex_lock(&th->lock);
-	hmb_slow_locked(th, rec, n);
+	hmb_slow_owned(th, rec, n);
 	pthread_mutex_unlock(&th->lock);
 	th->in_slow = 0;
 }
@@ -1508,8 +1536,8 @@ static void hmb_atexit_report(void)
 	if (n > 0) {
 		fprintf(stderr,
 			"hmbtrace: %llu probes dropped, not in the trace (after hmb_finalize, while the "
-			"measurement could not start, in signal handlers that interrupted a probe or ran on "
-			"a thread of the library's Go runtime, MPI messages the wrappers could not record, "
+			"measurement could not start, in signal handlers that interrupted a probe, found the "
+			"thread's staging array full or ran on a thread of the library's Go runtime, MPI messages the wrappers could not record, "
 			"or MPI requests still active at MPI_Finalize)\n",
 			(unsigned long long)n);
 	}
@@ -1538,7 +1566,7 @@ void hmb_stage_collective_n(hmb_record *rec, int n)
 		th->flush_next = 1;
 		atomic_store_explicit(&th->cur, c + n, memory_order_release);
 	} else {
-		hmb_slow_locked(th, rec, n);
+		hmb_slow_owned(th, rec, n);
 	}
 	pthread_mutex_unlock(&th->lock);
 	th->in_slow = 0;

@@ -14,6 +14,7 @@
 #define HMBTRACE_SHIM_H
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -153,6 +154,8 @@ struct hmb_thread {
 	int interrupted; /* hmb_finalize found it stopped inside a direct probe */
 	_Atomic int in_slow; /* owner only (and its signal handlers): a probe is in the slow path */
 	int go_way;          /* how its calls into Go are made: HMB_GO_UNDECIDED, _OWN or _PROXIED (goproxy.c) */
+	uintptr_t stack_lo;  /* the thread's own stack, stack_size bytes from here; 0, 0 if not known (sigstack.c) */
+	size_t stack_size;
 	struct hmb_thread *next;
 } __attribute__((aligned(64)));
 
@@ -168,17 +171,58 @@ extern __thread int hmb_go_thread __attribute__((tls_model("initial-exec"))) HMB
  * handler's probe that interrupts one must not call into Go again (Go
  * cannot take a callback on a thread that runs Go code: "exitsyscall:
  * syscall frame is no longer valid"), so the slow path drops it then.
- * HMB_GO(call) makes such a call with the count raised.
+ * HMB_GO(call) makes such a call with the count raised, and, on the
+ * alternate signal stack (a handler's call), with the thread's
+ * asynchronous signals blocked (sigstack.c).
  */
 extern __thread int hmb_in_go __attribute__((tls_model("initial-exec"))) HMB_HIDDEN;
-HMB_NOINST static inline void hmb_go_done(int *guard)
-{
-	(void)guard;
-	hmb_in_go--;
-}
-#define HMB_GO(call) ({ int hmb_go_guard_ __attribute__((cleanup(hmb_go_done), unused)) = hmb_in_go++; (call); })
+/* hmb_no_handlers is set on the library's threads that block every signal (goproxy.c). */
+extern __thread int hmb_no_handlers __attribute__((tls_model("initial-exec"))) HMB_HIDDEN;
 extern __thread struct hmb_thread *hmb_self
 	__attribute__((tls_model("initial-exec"))) HMB_HIDDEN;
+/* hmb_stack_bounds reads the calling thread's own stack into th (sigstack.c). */
+void hmb_stack_bounds(struct hmb_thread *th) HMB_NOINST HMB_HIDDEN;
+/*
+ * hmb_signal_stack_ask asks the kernel whether the calling thread runs on
+ * its alternate signal stack; hmb_on_signal_stack asks only when the stack
+ * pointer is not in th's own stack (th NULL: not registered). A signal
+ * handler runs there, and its calls into Go must be made with care
+ * (sigstack.c).
+ */
+int hmb_signal_stack_ask(void) HMB_NOINST HMB_HIDDEN;
+HMB_NOINST static inline int hmb_on_signal_stack(struct hmb_thread *th)
+{
+	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
+	if (__builtin_expect(th != NULL && sp - th->stack_lo < th->stack_size, 1)) {
+		return 0;
+	}
+	return hmb_signal_stack_ask();
+}
+/* hmb_go_block_signals blocks the calling thread's asynchronous signals, keeping the old mask in *old; 0 if it failed. */
+int hmb_go_block_signals(sigset_t *old) HMB_NOINST HMB_HIDDEN;
+struct hmb_go_guard {
+	int blocked;
+	sigset_t old;
+};
+HMB_NOINST static inline void hmb_go_begin(struct hmb_go_guard *g)
+{
+	hmb_in_go++;
+	g->blocked = hmb_on_signal_stack(hmb_self) && hmb_go_block_signals(&g->old);
+}
+HMB_NOINST static inline void hmb_go_done(struct hmb_go_guard *g)
+{
+	/* Counted down first: a signal that waited may call into Go itself, below this frame. */
+	hmb_in_go--;
+	if (g->blocked) {
+		pthread_sigmask(SIG_SETMASK, &g->old, NULL);
+	}
+}
+#define HMB_GO(call)                                                                                                   \
+	({                                                                                                             \
+		struct hmb_go_guard hmb_go_guard_ __attribute__((cleanup(hmb_go_done)));                               \
+		hmb_go_begin(&hmb_go_guard_);                                                                          \
+		(call);                                                                                                \
+	})
 
 /*
  * hmb_go_via makes fn(arg), a call into Go, on the calling thread if it may
