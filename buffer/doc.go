@@ -46,12 +46,19 @@
 // with the mutex released: a record takes nanoseconds and never blocks
 // (BusyWaitLimit bounds it against a writer that never ends one).
 //
-// The C probes write bins without the mark, so a pool they write into
-// (PinForC) reclaims nothing. There the wait is bounded (DefaultWaitLimit,
-// or SetWaitLimit): owners that have not probed by then are counted idle,
-// no take waits for their bins again until they sync, and the reduction
-// closes the deepest level up whose closure frees a bin, never one that
-// holds only idle owners' current bins. If none does, the record is
+// The C probes write bins in place (PinForC). Their mark is their
+// thread's in_direct, stored from the probe's start to its end and before
+// the probe's load of the epoch; PinForC gives it to the hierarchy, and a
+// reduction reclaims a C writer's bins while it is 0, as a Go writer's: a
+// thread asleep in a barrier or a receive no longer keeps its current
+// bins. Where that order cannot be had (mark_atomic.go), or for a C writer
+// whose mark is not known, the pool reclaims nothing. There the wait is
+// bounded (DefaultWaitLimit, or SetWaitLimit), as it is for a C writer
+// in a probe (a signal handler may have interrupted it): owners that have
+// not probed by then are counted idle, no take waits for their bins again
+// until they sync, and the reduction closes the deepest level up whose
+// closure frees a bin, never one that holds only idle owners' current
+// bins. If none does, the record is
 // dropped (counted as no-bin). A writer that is finished or about to sleep
 // calls Hierarchy.Release, which seals its partly filled bins so that a
 // reduction takes them at once.

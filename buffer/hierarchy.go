@@ -37,6 +37,13 @@ type Hierarchy struct {
 	// of closed levels from a writer that is not (Pool.reclaimLocked).
 	busy uint32
 
+	// cBusy, if set, is the C probes' mark of the thread that writes this
+	// hierarchy's bins in place (its in_direct, cshim/lib/direct.h): 1 from
+	// the probe's start to its end, stored before the probe loads the
+	// epoch. A reduction reclaims the writer's bins only when both marks
+	// are 0 (Pool.PinForC).
+	cBusy *int32
+
 	// Publish, if set, is called by the writer's refills of a surviving
 	// pool, under the pool's mutex: the measurement copies its counts into
 	// the mapping there.

@@ -40,3 +40,8 @@ func fence() bool {
 	_, _, errno := unix.Syscall(unix.SYS_MEMBARRIER, membarrierPrivateExpedited, 0, 0)
 	return errno == 0
 }
+
+// The C probes' mark (Hierarchy.cBusy) is a plain store followed by a
+// compiler barrier before their load of the epoch: the same order a
+// membarrier (fence) completes, so C writers' bins are reclaimed here.
+const cMarks = true

@@ -62,7 +62,8 @@ type Pool struct {
 	peakUsed    int
 	pending     int  // current bins of closed levels their owners still hold
 	coming      int  // those of pending whose owners are not idle: bins on their way back
-	noReclaim   bool // some writer puts records without the busy mark (the C probes)
+	noReclaim   bool // some writer puts records without a busy mark
+	cWriters    bool // C probes write some bins in place (PinForC)
 	waitLimit   time.Duration
 	waits       WaitStats
 	dry         Dry // the first time the pool ran dry
@@ -292,9 +293,11 @@ func (p *Pool) takeLocked(lv *Level, t uint64) bool {
 			continue
 		}
 		limit := p.waitLimit
-		if !p.noReclaim {
+		if !p.noReclaim && !p.cWriters {
 			// Every owner of a bin on its way back is in the middle of a
-			// record: it will finish it, and its bins be reclaimed.
+			// record: it will finish it, and its bins be reclaimed. A C
+			// probe may be interrupted by a signal handler that runs long,
+			// so a pool with C writers waits no longer than the limit.
 			limit = BusyWaitLimit
 		}
 		if start.IsZero() {
@@ -453,7 +456,7 @@ func (p *Pool) reclaimLocked() bool {
 	}
 	n := 0
 	for _, h := range p.hier {
-		if h.pending == 0 || atomic.LoadUint32(&h.busy) != 0 {
+		if h.pending == 0 || atomic.LoadUint32(&h.busy) != 0 || (h.cBusy != nil && atomic.LoadInt32(h.cBusy) != 0) {
 			continue
 		}
 		for _, row := range h.levels {
@@ -896,14 +899,22 @@ func (p *Pool) countBeforeWindowLocked(h *Hierarchy) {
 
 // PinForC pins the pool, its memory and the bins' descriptors for the C
 // shim's probes, which read the epoch and write into bins and fill marks in
-// place; it returns the epoch's word.
+// place for hierarchy h; it returns the epoch's word.
 //
-// The C probes write bins without the busy mark that Level.Room sets, so
-// from then on no bin is reclaimed from its owner: reductions wait for them
-// and then count their owners idle, as DefaultWaitLimit says.
-func (p *Pool) PinForC(pin *runtime.Pinner) unsafe.Pointer {
+// busy is the C probes' mark of h's writer (see Hierarchy.cBusy): with it,
+// a reduction reclaims the writer's current bins of closed levels while
+// the mark is 0, as it does a Go writer's. Without it (nil), or where the
+// C mark cannot be ordered (cMarks), no bin of the pool is reclaimed from
+// its owner from then on: reductions wait for them and then count their
+// owners idle, as DefaultWaitLimit says.
+func (p *Pool) PinForC(pin *runtime.Pinner, h *Hierarchy, busy *int32) unsafe.Pointer {
 	p.mu.Lock()
-	p.noReclaim = true
+	p.cWriters = true
+	if busy == nil || h == nil || !cMarks {
+		p.noReclaim = true
+	} else {
+		h.cBusy = busy
+	}
 	p.mu.Unlock()
 	pin.Pin(p)
 	if len(p.mem) > 0 {

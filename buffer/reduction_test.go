@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -99,8 +100,51 @@ func TestReductionWaitsForAWriterInTheMiddleOfARecord(t *testing.T) {
 	}
 }
 
-// Where bins cannot be reclaimed (the C probes write without the busy
-// mark), an owner that does not probe is waited for only so long. Then no
+// A C writer's bins (PinForC with its in_direct mark) are reclaimed as a Go
+// writer's are: at once while its mark is 0, and once it has ended the
+// probe it is in while it is 1, within the wait limit, not past it.
+func TestReductionReclaimsFromACWriter(t *testing.T) {
+	if !cMarks {
+		t.Skip("no bin is reclaimed from a C writer in this build (mark_atomic.go)")
+	}
+	for _, inProbe := range []bool{false, true} {
+		t.Run(fmt.Sprintf("in a probe %v", inProbe), func(t *testing.T) {
+			p, a, b := fullOfCurrentBins(t, 4)
+			var pin runtime.Pinner
+			defer pin.Unpin()
+			var mark int32 // the C thread's in_direct
+			if inProbe {
+				mark = 1
+			}
+			p.PinForC(&pin, b, &mark)
+			p.SetWaitLimit(time.Minute)
+			done := make(chan bool)
+			go func() { done <- a.Level(1, ClassRegion).Enter(10, 0, 1) }()
+			if inProbe {
+				for p.Waits().Waits == 0 {
+					runtime.Gosched()
+				}
+				atomic.StoreInt32(&mark, 0) // the probe ends; its next one sees the new epoch
+			}
+			if !<-done {
+				t.Fatal("a's enter was dropped while b's bin could be reclaimed")
+			}
+			want := WaitStats{Reclaimed: 1}
+			if inProbe {
+				want.Waits = 1
+			}
+			if w := p.Waits(); w.Waits != want.Waits || w.TimedOut != 0 || w.Reclaimed != 1 {
+				t.Fatalf("waits %+v, want %d waits, none timed out, one bin reclaimed", w, want.Waits)
+			}
+			if red := p.Reductions(); len(red) != 1 || red[0].Depth != 5 {
+				t.Fatalf("reductions %+v, want one closing depth 5", red)
+			}
+		})
+	}
+}
+
+// Where bins cannot be reclaimed (a C writer whose busy mark the pool does
+// not know), an owner that does not probe is waited for only so long. Then no
 // depth is closed whose bins are all the idle owner's: that would free
 // nothing. The record that needed a bin is dropped and counted, and the
 // bin comes back when its owner syncs.
@@ -108,7 +152,7 @@ func TestReductionClosesNothingThatFreesNothing(t *testing.T) {
 	p, a, b := fullOfCurrentBins(t, 4)
 	var pin runtime.Pinner
 	defer pin.Unpin()
-	p.PinForC(&pin)
+	p.PinForC(&pin, nil, nil)
 	p.SetWaitLimit(time.Millisecond)
 	lv := a.Level(1, ClassRegion)
 	if lv.Enter(10, 0, 1) {
@@ -138,7 +182,7 @@ func TestReductionClosesTheDeepestDepthThatFrees(t *testing.T) {
 	p := newPool(t, 5, 256, PolicyDepth)
 	var pin runtime.Pinner
 	defer pin.Unpin()
-	p.PinForC(&pin)
+	p.PinForC(&pin, nil, nil)
 	p.SetWaitLimit(time.Millisecond)
 	a, b := p.NewHierarchy(), p.NewHierarchy()
 	var tm uint64

@@ -427,7 +427,7 @@ func TestProbeMode(t *testing.T) {
 		if got := rt.ProbeMode(); got != tc.want {
 			t.Errorf("%v: probe mode %v, want %v", tc.env, got, tc.want)
 		}
-		loc, epoch := rt.PinForC(rt.NewThread(1, ""))
+		loc, epoch := rt.PinForC(rt.NewThread(1, ""), nil)
 		if (loc != nil && epoch != nil) != (tc.want == ProbeDirect) {
 			t.Errorf("%v: PinForC gave %p, %p", tc.env, loc, epoch)
 		}

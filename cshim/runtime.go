@@ -273,14 +273,16 @@ func (rt *Runtime) NewThread(tid int64, name string) uint32 {
 
 // PinForC pins thread i's location for its C probes to write in place and
 // returns it and the pool's epoch word; nil if the probes are not direct.
-// The pins hold until Close.
-func (rt *Runtime) PinForC(i uint32) (loc, epoch unsafe.Pointer) {
+// busy is the thread's in_direct mark (cshim/lib/direct.h), by which the
+// buffer reclaims its bins while it is not in a probe; nil: never. The
+// pins hold until Close.
+func (rt *Runtime) PinForC(i uint32, busy *int32) (loc, epoch unsafe.Pointer) {
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
 	if rt.probe != ProbeDirect || rt.closed || int64(i) >= int64(len(rt.threads)) {
 		return nil, nil
 	}
-	return mi.PinForC(rt.threads[i].loc)
+	return mi.PinForC(rt.threads[i].loc, busy)
 }
 
 // Interrupt marks thread i's location as stopped in the middle of a probe,

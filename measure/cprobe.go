@@ -22,17 +22,19 @@ import (
 // pinForC pins the location and everything its C probes reach through it
 // (its stack, profile, levels and their bins, the hierarchy, the pool's
 // epoch), now and as they grow, so that C may keep pointers to them. It
-// returns the location and the pool's epoch word. The pins are the
-// location's own, made by whoever runs its probes; unpinC drops them once
-// the measurement is closed and the C probes stopped.
-func (l *Location) pinForC() (loc, epoch unsafe.Pointer) {
+// returns the location and the pool's epoch word. busy is the C probes'
+// mark of the location's thread, so that a reduction may reclaim its bins
+// while it is not in a probe (buffer.Pool.PinForC), or nil. The pins are
+// the location's own, made by whoever runs its probes; unpinC drops them
+// once the measurement is closed and the C probes stopped.
+func (l *Location) pinForC(busy *int32) (loc, epoch unsafe.Pointer) {
 	if l.pinner == nil {
 		l.pinner = new(runtime.Pinner)
 	}
 	p := l.pinner
 	p.Pin(l)
 	p.Pin(l.h)
-	epoch = l.pool.PinForC(p)
+	epoch = l.pool.PinForC(p, l.h, busy)
 	l.pinSlices()
 	return unsafe.Pointer(l), epoch
 }

@@ -170,12 +170,12 @@ func hmbgo_rma_group_define(members *C.int32_t, n C.size_t, errOut **C.char) (id
 }
 
 //export hmbgo_thread
-func hmbgo_thread(tid C.long, name *C.char, n C.size_t, direct C.int, loc, epoch *unsafe.Pointer) (index C.uint32_t) {
+func hmbgo_thread(tid C.long, name *C.char, n C.size_t, direct C.int, busy *C.int, loc, epoch *unsafe.Pointer) (index C.uint32_t) {
 	defer contain("a thread's first probe", func() { index = C.uint32_t(cshim.NoThread) })
 	i := rt.NewThread(int64(tid), C.GoStringN(name, C.int(n)))
 	if i != cshim.NoThread && direct != 0 {
 		// Pinned until the measurement closes: C may keep them.
-		*loc, *epoch = rt.PinForC(i)
+		*loc, *epoch = rt.PinForC(i, (*int32)(unsafe.Pointer(busy)))
 	}
 	return C.uint32_t(i)
 }

@@ -640,7 +640,7 @@ HMB_NOINST static void hmb_location_go(void *arg)
 	struct hmb_thread *th = c->th;
 	if (th->index == HMB_NO_INDEX) {
 		const char *name = th->name != NULL ? th->name : "";
-		th->index = HMB_GO(hmbgo_thread(th->tid, (char *)name, strlen(name), c->direct, &c->loc, &c->epoch));
+		th->index = HMB_GO(hmbgo_thread(th->tid, (char *)name, strlen(name), c->direct, (int *)&th->in_direct, &c->loc, &c->epoch));
 		if (th->index != HMB_NO_INDEX && th->team_levels > 0) {
 			HMB_GO(hmbgo_thread_team(th->index, th->team_levels, th->team));
 		}

@@ -32,9 +32,11 @@ type Funcs[L, M any] struct {
 	// PinForC pins the location and everything its C probes reach
 	// through it (its stack, profile, levels and their bins, the pool's
 	// epoch), now and as they grow, so that C may keep pointers to them,
-	// and returns the location and the pool's epoch word. UnpinC drops the
-	// pins once the measurement is closed and the C probes stopped.
-	PinForC func(l L) (loc, epoch unsafe.Pointer)
+	// and returns the location and the pool's epoch word. busy is the C
+	// probes' mark of the thread (buffer.Pool.PinForC), or nil. UnpinC
+	// drops the pins once the measurement is closed and the C probes
+	// stopped.
+	PinForC func(l L, busy *int32) (loc, epoch unsafe.Pointer)
 
 	// NewThread makes the location of a C thread: its own for the run,
 	// never a lane given back and handed to another holder, since the C
