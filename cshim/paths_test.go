@@ -326,6 +326,35 @@ func inclusiveMatchesEvents(t *testing.T, f *tracefile.File, evs []event) {
 	}
 }
 
+// wholeLocation opens a trace of one location and checks that every event
+// it recorded is accounted for and every one it kept reads back; it
+// returns the location.
+func wholeLocation(t *testing.T, file string) tracefile.Location {
+	t.Helper()
+	f, err := tracefile.Open(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if len(f.Locations) != 1 {
+		t.Fatalf("%s: %d locations, want 1", file, len(f.Locations))
+	}
+	l := f.Locations[0]
+	if l.Accounted() != l.Recorded {
+		t.Errorf("%d events accounted for, %d recorded", l.Accounted(), l.Recorded)
+	}
+	var e tracefile.Event
+	it := f.Events(l.ID)
+	n := uint64(0)
+	for it.Next(&e) {
+		n++
+	}
+	if it.Err() != nil || n != l.Kept() {
+		t.Errorf("read %d of %d events: %v", n, l.Kept(), it.Err())
+	}
+	return l
+}
+
 // TestSignalReentry runs testdata/c/reentry.c: a signal handler probes
 // thousands of times, interrupting the probes of the thread it runs on.
 // Probes are not async-signal-safe (hmbtrace.h): a handler's probe that
@@ -345,27 +374,7 @@ func TestSignalReentry(t *testing.T) {
 			if _, err := fmt.Sscanf(out, "probes %d handler %d dropped %d", &probes, &handler, &dropped); err != nil {
 				t.Fatalf("output %q: %v", out, err)
 			}
-			f, err := tracefile.Open(filepath.Join(q.out, "reentry.0.hmb"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
-			if len(f.Locations) != 1 {
-				t.Fatalf("%d locations, want 1", len(f.Locations))
-			}
-			l := &f.Locations[0]
-			if l.Accounted() != l.Recorded {
-				t.Errorf("%d events accounted for, %d recorded", l.Accounted(), l.Recorded)
-			}
-			var e tracefile.Event
-			it := f.Events(l.ID)
-			n := uint64(0)
-			for it.Next(&e) {
-				n++
-			}
-			if it.Err() != nil || n != l.Kept() {
-				t.Errorf("read %d of %d events: %v", n, l.Kept(), it.Err())
-			}
+			l := wholeLocation(t, filepath.Join(q.out, "reentry.0.hmb"))
 			made, seen := probes+handler, l.Recorded+dropped
 			off := float64(max(made, seen)-min(made, seen)) / float64(made)
 			t.Logf("%d probes made, %d in the trace or dropped (usage %+v)", made, seen, l.Usage)

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"testing"
-
-	"github.com/hmbtrace/hmbtrace/tracefile"
 )
 
 // TestSignalStorm runs testdata/c/signal_storm.c: a handler on the alternate
@@ -31,28 +29,7 @@ func TestSignalStorm(t *testing.T) {
 				if _, err := fmt.Sscanf(out, "probes %d handler %d dropped %d poked %d", &probes, &handler, &dropped, &poked); err != nil {
 					t.Fatalf("run %d: output %q: %v", run, out, err)
 				}
-				f, err := tracefile.Open(filepath.Join(q.out, "signal_storm.0.hmb"))
-				if err != nil {
-					t.Fatal(err)
-				}
-				if len(f.Locations) != 1 {
-					f.Close()
-					t.Fatalf("run %d: %d locations, want 1", run, len(f.Locations))
-				}
-				l := &f.Locations[0]
-				if l.Accounted() != l.Recorded {
-					t.Errorf("run %d: %d events accounted for, %d recorded", run, l.Accounted(), l.Recorded)
-				}
-				var e tracefile.Event
-				it := f.Events(l.ID)
-				n := uint64(0)
-				for it.Next(&e) {
-					n++
-				}
-				if it.Err() != nil || n != l.Kept() {
-					t.Errorf("run %d: read %d of %d events: %v", run, n, l.Kept(), it.Err())
-				}
-				f.Close()
+				l := wholeLocation(t, filepath.Join(q.out, "signal_storm.0.hmb"))
 				made, seen := probes+handler, l.Recorded+dropped
 				off := float64(max(made, seen)-min(made, seen)) / float64(made)
 				t.Logf("run %d: %d probes made (%d by the handler, %d second signals), %d recorded, %d dropped",
