@@ -483,14 +483,21 @@ func TestMPICriticalPath(t *testing.T) {
 				t.Errorf("compute: %d ns on the path, mean %d, imbalance %d; want at least %d", g.Path, g.Mean, g.Imbalance, 2*ms*iters)
 			}
 		}
-		var cost int64
+		// The waits the computation caused are rank 2's. Not all waits: a
+		// rank late into MPI_Init on a busy machine (9 of 93 ms once) is a
+		// cause too, outside the planted shape.
+		var cost, computeCost int64
 		for _, c := range res.DelayCosts {
-			if c.Pattern == waitstate.WaitNxN && c.Region == "compute" && res.Locations[c.Loc].Rank == 2 {
-				cost += c.Time
+			if c.Pattern == waitstate.WaitNxN && c.Region == "compute" {
+				computeCost += c.Time
+				if res.Locations[c.Loc].Rank == 2 {
+					cost += c.Time
+				}
 			}
 		}
-		if waits := res.Totals[waitstate.WaitNxN]; cost < waits*9/10 {
-			t.Errorf("rank 2's compute carries %.3f ms of %.3f ms of Wait at N x N as delay cost (costs %+v)", float64(cost)/1e6, float64(waits)/1e6, res.DelayCosts)
+		if waits := res.Totals[waitstate.WaitNxN]; cost < computeCost*9/10 || computeCost < waits/2 {
+			t.Errorf("rank 2's compute carries %.3f ms of the %.3f ms of Wait at N x N that computation caused (%.3f ms in all; costs %+v)",
+				float64(cost)/1e6, float64(computeCost)/1e6, float64(waits)/1e6, res.DelayCosts)
 		}
 		return
 	}
