@@ -62,7 +62,7 @@ static _Atomic unsigned go_own_max;
 static void *proxy_loop(void *unused)
 {
 	(void)unused;
-	hmb_no_handlers = 1; /* made with every signal blocked (proxy_start) */
+	hmb_go_thread = 1; /* the library's: it runs no program code, and blocks every signal (proxy_start) */
 	for (;;) {
 		pthread_mutex_lock(&proxy_mu);
 		while (proxy_head == NULL) {

@@ -908,6 +908,22 @@ HMB_NOINST static void hmb_release(struct hmb_thread *th)
 	atomic_store(&th->end, NULL);
 }
 
+/*
+ * hmb_stage_at appends records rec[0..n) to the thread's array at c, its
+ * current end (lock held); on a direct thread, its next probe replays them
+ * (flush_next, direct.h).
+ */
+HMB_NOINST static void hmb_stage_at(struct hmb_thread *th, hmb_record *c, const hmb_record *rec, int n)
+{
+	for (int i = 0; i < n; i++) {
+		c[i] = rec[i];
+	}
+	if (th->loc != NULL) {
+		th->flush_next = 1;
+	}
+	atomic_store_explicit(&th->cur, c + n, memory_order_release);
+}
+
 /* hmb_slow_locked is the slow path of a probe with a registered thread (lock held). */
 HMB_NOINST static void hmb_slow_locked(struct hmb_thread *th, const hmb_record *rec, int n)
 {
@@ -988,11 +1004,7 @@ HMB_NOINST static void hmb_slow_locked(struct hmb_thread *th, const hmb_record *
 		atomic_store_explicit(&th->cur, th->buf, memory_order_relaxed);
 		return;
 	}
-	c = atomic_load_explicit(&th->cur, memory_order_relaxed);
-	for (int i = 0; i < n; i++) {
-		c[i] = rec[i];
-	}
-	atomic_store_explicit(&th->cur, c + n, memory_order_release);
+	hmb_stage_at(th, atomic_load_explicit(&th->cur, memory_order_relaxed), rec, n);
 }
 
 /*
@@ -1000,7 +1012,7 @@ HMB_NOINST static void hmb_slow_locked(struct hmb_thread *th, const hmb_record *
  * and in_slow. On the alternate signal stack, a handler's, it makes no call
  * into Go (sigstack.c): the record waits in the array, replayed with the
  * thread's next probe outside the handler, or, the array full, is dropped
- * and counted.
+ * and counted. (A closed thread's slow path calls no Go.)
  */
 HMB_NOINST static void hmb_slow_owned(struct hmb_thread *th, const hmb_record *rec, int n)
 {
@@ -1013,13 +1025,7 @@ HMB_NOINST static void hmb_slow_owned(struct hmb_thread *th, const hmb_record *r
 		hmb_drop(1);
 		return;
 	}
-	for (int i = 0; i < n; i++) {
-		c[i] = rec[i];
-	}
-	if (th->loc != NULL) {
-		th->flush_next = 1; /* a direct thread's next probe replays it (direct.h) */
-	}
-	atomic_store_explicit(&th->cur, c + n, memory_order_release);
+	hmb_stage_at(th, c, rec, n);
 }
 
 void hmb_slow(uint64_t word, uint64_t ext_time, uint64_t ext_word, int n)
@@ -1537,8 +1543,8 @@ static void hmb_atexit_report(void)
 		fprintf(stderr,
 			"hmbtrace: %llu probes dropped, not in the trace (after hmb_finalize, while the "
 			"measurement could not start, in signal handlers that interrupted a probe, found the "
-			"thread's staging array full or ran on a thread of the library's Go runtime, MPI messages the wrappers could not record, "
-			"or MPI requests still active at MPI_Finalize)\n",
+			"thread's staging array full or ran on a thread of the library's Go runtime, MPI "
+			"messages the wrappers could not record, or MPI requests still active at MPI_Finalize)\n",
 			(unsigned long long)n);
 	}
 }
@@ -1560,11 +1566,7 @@ void hmb_stage_collective_n(hmb_record *rec, int n)
 	pthread_mutex_lock(&th->lock);
 	hmb_record *c = atomic_load_explicit(&th->cur, memory_order_relaxed);
 	if (th->loc != NULL && !th->closed && c + n <= atomic_load_explicit(&th->end, memory_order_relaxed)) {
-		for (int i = 0; i < n; i++) {
-			c[i] = rec[i];
-		}
-		th->flush_next = 1;
-		atomic_store_explicit(&th->cur, c + n, memory_order_release);
+		hmb_stage_at(th, c, rec, n);
 	} else {
 		hmb_slow_owned(th, rec, n);
 	}

@@ -164,7 +164,11 @@ _Static_assert(sizeof(struct hmb_func) == 16 && sizeof(struct hmb_thr_func) == 1
 _Static_assert((HMB_FUNC_CACHE & (HMB_FUNC_CACHE - 1)) == 0 && (HMB_THR_CACHE & (HMB_THR_CACHE - 1)) == 0,
 	       "caches of a power of two entries");
 
-/* hmb_go_thread is set on the threads the Go runtime made (gothreads.c). */
+/*
+ * hmb_go_thread is set on the library's own threads, which run none of the
+ * program's code: those the Go runtime made (gothreads.c) and goproxy.c's
+ * proxies.
+ */
 extern __thread int hmb_go_thread __attribute__((tls_model("initial-exec"))) HMB_HIDDEN;
 /*
  * hmb_in_go counts the calls into Go the calling thread is inside. A signal
@@ -176,8 +180,6 @@ extern __thread int hmb_go_thread __attribute__((tls_model("initial-exec"))) HMB
  * asynchronous signals blocked (sigstack.c).
  */
 extern __thread int hmb_in_go __attribute__((tls_model("initial-exec"))) HMB_HIDDEN;
-/* hmb_no_handlers is set on the library's threads that block every signal (goproxy.c). */
-extern __thread int hmb_no_handlers __attribute__((tls_model("initial-exec"))) HMB_HIDDEN;
 extern __thread struct hmb_thread *hmb_self
 	__attribute__((tls_model("initial-exec"))) HMB_HIDDEN;
 /* hmb_stack_bounds reads the calling thread's own stack into th (sigstack.c). */

@@ -44,8 +44,6 @@
 
 #include "shim.h"
 
-__thread int hmb_no_handlers __attribute__((tls_model("initial-exec")));
-
 /* hmb_stack_bounds: see shim.h. */
 HMB_NOINST void hmb_stack_bounds(struct hmb_thread *th)
 {
@@ -77,7 +75,7 @@ HMB_NOINST void hmb_stack_bounds(struct hmb_thread *th)
 /* hmb_signal_stack_ask: see shim.h. */
 HMB_NOINST int hmb_signal_stack_ask(void)
 {
-	if (hmb_go_thread || hmb_no_handlers) {
+	if (hmb_go_thread) {
 		return 0;
 	}
 	stack_t ss;
