@@ -9,3 +9,10 @@ import "sync/atomic"
 // which is how measure detects a location shared between goroutines. One
 // plain load on amd64 and arm64.
 func (h *Hierarchy) Busy() bool { return atomic.LoadUint32(&h.busy) != 0 }
+
+// writing reports whether the hierarchy's writer may be inside a record: a
+// Go writer's busy mark, or a C writer's probe mark (cBusy). A reduction
+// takes its bins only when it is not (Pool.reclaimLocked).
+func (h *Hierarchy) writing() bool {
+	return h.Busy() || (h.cBusy != nil && atomic.LoadInt32(h.cBusy) != 0)
+}

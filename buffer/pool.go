@@ -456,7 +456,7 @@ func (p *Pool) reclaimLocked() bool {
 	}
 	n := 0
 	for _, h := range p.hier {
-		if h.pending == 0 || atomic.LoadUint32(&h.busy) != 0 || (h.cBusy != nil && atomic.LoadInt32(h.cBusy) != 0) {
+		if h.pending == 0 || h.writing() {
 			continue
 		}
 		for _, row := range h.levels {
@@ -910,7 +910,7 @@ func (p *Pool) countBeforeWindowLocked(h *Hierarchy) {
 func (p *Pool) PinForC(pin *runtime.Pinner, h *Hierarchy, busy *int32) unsafe.Pointer {
 	p.mu.Lock()
 	p.cWriters = true
-	if busy == nil || h == nil || !cMarks {
+	if busy == nil || !cMarks {
 		p.noReclaim = true
 	} else {
 		h.cBusy = busy
