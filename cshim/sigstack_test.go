@@ -31,16 +31,9 @@ func TestSignalStorm(t *testing.T) {
 				}
 				l := wholeLocation(t, filepath.Join(q.out, "signal_storm.0.hmb"))
 				made, seen := probes+handler, l.Recorded+dropped
-				off := float64(max(made, seen)-min(made, seen)) / float64(made)
 				t.Logf("run %d: %d probes made (%d by the handler, %d second signals), %d recorded, %d dropped",
 					run, made, handler, poked, l.Recorded, dropped)
-				// As in TestSignalReentry: a handler's probe that interrupts a
-				// staging append can take its place, rarely.
-				bound := 1e-4
-				if mode == "staged" {
-					bound = 1e-2
-				}
-				if off > bound {
+				if off, bound := handlerLoss(mode, made, seen); off > bound {
 					t.Errorf("run %d: %d probes made, %d in the trace or dropped: off by %.2g", run, made, seen, off)
 				}
 				if l.Recorded <= probes {
