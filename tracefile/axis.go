@@ -86,6 +86,14 @@ func (a *Axis) Clock(i int, f *File) AxisClock {
 	return c
 }
 
+// Synced returns, when the clock's file has sync points on a synced axis
+// (an MPI run's ranks), its conversion as sc and the axis's origin:
+// Nanos(x) is then max(sc.Nanos(x)-origin, 0), which a pass converting
+// every event can inline.
+func (c *AxisClock) Synced() (sc SyncClock, origin int64, ok bool) {
+	return c.sc, c.origin, c.synced && c.hasSync
+}
+
 // Nanos is Axis.Nanos(i, f, reduced) for the clock's file.
 func (c *AxisClock) Nanos(reduced uint64) int64 {
 	if !c.synced {
