@@ -497,6 +497,7 @@ func (a *analysis) sweep(n int, waits []wait, wins []window, named []bool, out *
 		nextCall int32
 	)
 	clk := a.clockOf(lo.File, f)
+	syncClk := clk.mode == clockSync
 	// Between two windows the sweep only keeps the stack: records whose
 	// ticks are below skip fall before the next window opens, so their
 	// times are not needed (the clock bounds them; about two in five of
@@ -521,13 +522,41 @@ func (a *analysis) sweep(n int, waits []wait, wins []window, named []bool, out *
 			// Before the next window: t stays the last record's, which
 			// segments nothing.
 		case !begun || e.tick != lastTick:
-			lastTick, t = e.tick, clk.nanos(e.tick) // the axis, or in-situ the rank's reference clock
+			lastTick = e.tick
+			if syncClk {
+				t = clk.synced(e.tick) // inlined: every record of a compute region
+			} else {
+				t = clk.nanos(e.tick) // the axis, or in-situ the rank's reference clock
+			}
 		}
 		if begun && t > prev && len(stack) > 0 {
-			segment(prev, t)
-			skip = 0
-			if len(open) == 0 && next < len(wins) {
-				skip = clk.below(lastTick, t, wins[next].start)
+			if len(open) > 0 && open[0].end > t && (next == len(wins) || wins[next].start >= t) {
+				// No window opens or closes before t, the common case
+				// inside a synchronisation interval: what segment does
+				// then, without its calls.
+				at := len(stack) - 1
+				if sync >= 0 {
+					at = sync
+				}
+				for at >= 0 && stack[at].region == 0 {
+					at--
+				}
+				if at >= 0 {
+					p := stack[at].path
+					if p == -2 {
+						p = d.pathOf(stack, at)
+					}
+					if p >= 0 {
+						sums.charge(p, t-prev)
+					}
+				}
+				skip = 0
+			} else {
+				segment(prev, t)
+				skip = 0
+				if len(open) == 0 && next < len(wins) {
+					skip = clk.below(lastTick, t, wins[next].start)
+				}
 			}
 		}
 		if !begun {

@@ -82,8 +82,12 @@ func (lr *logReader) next(r *logRecord) bool {
 		return false
 	}
 	var tok uint64
-	if b := lr.buf[0]; b < 0x80 {
-		tok, lr.buf = uint64(b), lr.buf[1:]
+	if b := lr.buf; b[0] < 0x80 {
+		tok, lr.buf = uint64(b[0]), b[1:]
+	} else if len(b) > 1 && b[1] < 0x80 {
+		// Two bytes: an enter of a region below 4,096 (LULESH's shape's
+		// kernels are above 32), without Uvarint's call.
+		tok, lr.buf = uint64(b[0]&0x7f)|uint64(b[1])<<7, b[2:]
 	} else {
 		v, n := binary.Uvarint(lr.buf)
 		if n <= 0 {

@@ -23,6 +23,13 @@ func TestRegionLog(t *testing.T) {
 		{tick: 8192},
 		{tick: 0},
 		{enter: true, region: 3, tick: 8192},
+		// Tokens at their one-, two- and three-byte bounds: regions 31,
+		// 32, 4095 and 4096, and a two-byte token with a depth.
+		{enter: true, region: 31, tick: 8200},
+		{enter: true, region: 32, tick: 8300},
+		{enter: true, region: 4095, tick: 8400},
+		{enter: true, region: 4096, tick: 8500},
+		{enter: true, region: 100, depth: 3, tick: 8600},
 	}
 	var l regionLog
 	for _, r := range want {
