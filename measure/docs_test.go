@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -117,6 +118,46 @@ func TestPlaceholder(t *testing.T) {
 		if placeholder(v) != want {
 			t.Errorf("placeholder(%q) = %v", v, !want)
 		}
+	}
+}
+
+// TestREADMEStartsWithTheTwoCommands: the README's first lines are its
+// first code block, the main job (go run ./examples/heat) and the whole
+// test suite (make test), and .ci/run runs exactly that test command, so
+// that a fresh clone's first two commands are the ones CI runs.
+func TestREADMEStartsWithTheTwoCommands(t *testing.T) {
+	snippets, err := mdcode.Read("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(snippets) == 0 || snippets[0].Line > 4 {
+		t.Fatalf("README.md does not start with a code block (right under its title)")
+	}
+	// A block's lines are consecutive snippets of its language.
+	var cmds []string
+	for i, sn := range snippets {
+		if sn.Lang != snippets[0].Lang || sn.Line != snippets[0].Line+i {
+			break
+		}
+		if c, _, _ := strings.Cut(sn.Text, "#"); strings.TrimSpace(c) != "" {
+			cmds = append(cmds, strings.Join(strings.Fields(c), " "))
+		}
+	}
+	if want := []string{"go run ./examples/heat", "make test"}; !slices.Equal(cmds, want) {
+		t.Errorf("README.md's first code block runs %q, want %q", cmds, want)
+	}
+	ci, err := os.ReadFile("../.ci/run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var last string
+	for _, l := range strings.Split(string(ci), "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
+			last = l
+		}
+	}
+	if last != "make test" {
+		t.Errorf(".ci/run ends with %q, want the README's test command, make test", last)
 	}
 }
 
