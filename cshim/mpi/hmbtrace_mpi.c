@@ -715,7 +715,10 @@ int hmbmpi_p2p_request(MPI_Request req, struct hmbmpi_ref *ref)
  * hmbmpi_complete records what the request before did, now complete with
  * status st. A point-to-point request's record goes into *q, which the
  * call's leave writes in its tick (hmb_mpi_leave); with q NULL (a call
- * that completes several) it is recorded at once.
+ * that completes several) it is recorded at once. *q is written on every
+ * path, kind 0 when there is no record (a null request, one the wrappers
+ * never saw): the Wait and Test families pass an element of an array on
+ * their stack, whose garbage would otherwise be read as a record.
  */
 HMB_NOINST void hmbmpi_complete(struct hmb_mpi_req *q, MPI_Request before, const MPI_Status *st)
 {
@@ -725,6 +728,9 @@ HMB_NOINST void hmbmpi_complete(struct hmb_mpi_req *q, MPI_Request before, const
 HMB_NOINST void hmbmpi_complete_ref(struct hmb_mpi_req *q, MPI_Request before, const MPI_Status *st,
 				    const struct hmbmpi_ref *ref)
 {
+	if (q != NULL) {
+		*q = (struct hmb_mpi_req)HMBMPI_NO_REQ;
+	}
 	if (before == MPI_REQUEST_NULL) {
 		return;
 	}
