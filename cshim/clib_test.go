@@ -518,8 +518,8 @@ func TestHammerUnderFinalize(t *testing.T) {
 	if len(probes) != 8 || total == 0 {
 		t.Fatalf("output %q", out)
 	}
-	if dropped == 0 || !strings.Contains(stderr, fmt.Sprintf("%d probes dropped", dropped)) {
-		t.Errorf("dropped %d, stderr %q: want probes after hmb_finalize counted and reported", dropped, stderr)
+	if dropped == 0 || !strings.Contains(stderr, fmt.Sprintf("%d probes dropped, not in the trace: %d after the measurement ended", dropped, dropped)) {
+		t.Errorf("dropped %d, stderr %q: want probes after hmb_finalize counted and reported with their cause", dropped, stderr)
 	}
 	trace := filepath.Join(p.out, "hammer.0.hmb")
 	f := tracetest.Open(t, trace)
@@ -575,8 +575,8 @@ func TestMisuse(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
-	if !strings.Contains(stderr, "3 probes dropped") {
-		t.Errorf("stderr %q: want the dropped probes reported", stderr)
+	if !strings.Contains(stderr, "3 probes dropped, not in the trace: 3 after the measurement ended\n") {
+		t.Errorf("stderr %q: want the dropped probes reported with their cause", stderr)
 	}
 	f := tracetest.Open(t, filepath.Join(p.out, "misuse.0.hmb"))
 	if len(f.Locations) != 1 {

@@ -372,6 +372,8 @@ func TestMPICommunicators(t *testing.T) {
 			t.Errorf("rank %d: %s dropped, none expected; stderr:\n%s", r, said[1], errs[r])
 		case unseen != "0" && (said == nil || said[1] != unseen):
 			t.Errorf("rank %d: want %s probes dropped said on stderr, got:\n%s", r, unseen, errs[r])
+		case unseen != "0" && !strings.Contains(errs[r], "MPI requests still active at MPI_Finalize"):
+			t.Errorf("rank %d: the %s probes dropped are not said to be active requests' completions:\n%s", r, unseen, errs[r])
 		}
 		// Those still active at MPI_Finalize are said with that reason.
 		if active := regexp.MustCompile(`hmbtrace: rank \d+: (\d+) MPI requests were still active at MPI_Finalize`).FindStringSubmatch(errs[r]); active != nil {

@@ -241,7 +241,7 @@ HMB_NOINST static inline void hmb_declined_recs(int rc, uint64_t t, hmb_record *
 		hmb_slow_n(rec, n);
 		break;
 	case HMB_DIRECT_DROP:
-		hmb_count_dropped(1);
+		hmb_count_dropped(HMB_DROP_SIGNAL, 1);
 		break;
 	default:
 		hmb_stage_recs(rec, n);

@@ -566,7 +566,8 @@ const char *hmb_last_error(void);
  * measurement could not start, or in a signal handler that re-entered a
  * probe or found its thread's staging array full. They
  * cannot be in the trace file; when there are any at exit, the library
- * says so on stderr.
+ * says so on stderr with the count of each cause, e.g. "hmbtrace: 3 probes
+ * dropped, not in the trace: 3 after the measurement ended".
  */
 uint64_t hmb_dropped(void);
 

@@ -24,7 +24,7 @@ HMB_NOINST static inline void hmb_declined(int rc, uint64_t t, uint64_t word, ui
 		hmb_slow_at(t, word, ext_time, ext_word, n);
 		break;
 	case HMB_DIRECT_DROP:
-		hmb_count_dropped(1);
+		hmb_count_dropped(HMB_DROP_SIGNAL, 1);
 		break;
 	default:
 		hmb_stage_n(n, word, ext_time, ext_word);
@@ -106,7 +106,7 @@ HMB_NOINST void hmb_thr_fold(struct hmb_go_location *L, uint32_t r, uint64_t n)
 		p->after += n;
 	} else if (n > 0) {
 		/* Not reached: a region is throttled in its profile entry, and entries never go. */
-		hmb_count_dropped(n);
+		hmb_count_dropped(HMB_DROP_INTERNAL, n);
 	}
 }
 
@@ -266,7 +266,7 @@ HMB_NOINST static inline void hmb_message_event(uint64_t word, int recv, int pee
 			hmb_slow_n(rec, HMB_MPI_RECORDS);
 			break;
 		case HMB_DIRECT_DROP:
-			hmb_count_dropped(1);
+			hmb_count_dropped(HMB_DROP_SIGNAL, 1);
 			break;
 		default:
 			hmb_stage_recs(rec, HMB_MPI_RECORDS);
@@ -435,7 +435,7 @@ HMB_NOINST static void hmb_mpi_req_apart(const struct hmb_mpi_req *q)
 	}
 	default:
 		if (q->kind != 0) {
-			hmb_count_dropped(1); /* not a request's kind: its fields would be misread */
+			hmb_count_dropped(HMB_DROP_INTERNAL, 1); /* not a request's kind: its fields would be misread */
 		}
 	}
 }
@@ -504,7 +504,7 @@ HMB_NOINST void hmb_rma(unsigned kind, uint32_t win, int remote, uint64_t bytes,
 			uint32_t aux, uint32_t level, uint32_t group)
 {
 	if (kind < HMB_RMA_WIN_CREATE || kind > HMB_RMA_OP_COMPLETE_REMOTE) {
-		hmb_count_dropped(1); /* not an RMA kind: its layout would be misread */
+		hmb_count_dropped(HMB_DROP_INTERNAL, 1); /* not an RMA kind: its layout would be misread */
 		return;
 	}
 	hmb_record rec[HMB_MPI_RECORDS];
@@ -525,7 +525,7 @@ HMB_NOINST void hmb_rma(unsigned kind, uint32_t win, int remote, uint64_t bytes,
 		case HMB_DIRECT_DONE:
 			return;
 		case HMB_DIRECT_DROP:
-			hmb_count_dropped(1);
+			hmb_count_dropped(HMB_DROP_SIGNAL, 1);
 			return;
 		}
 		rec[0].time = t; /* 0 if it was not read: hmb_slow_n reads it */
@@ -580,7 +580,7 @@ HMB_NOINST void hmb_enter_collective_comm(uint32_t region, int root, uint64_t se
 			hmb_slow_n(rec, HMB_MPI_RECORDS);
 			break;
 		default:
-			hmb_count_dropped(1);
+			hmb_count_dropped(HMB_DROP_SIGNAL, 1);
 		}
 		return;
 	}

@@ -96,6 +96,7 @@ static int hmb_locate_early;
 static struct hmb_thread *hmb_threads, *hmb_threads_tail; /* guarded by hmb_mu */
 static int hmb_final_result;                               /* guarded by hmb_mu */
 static _Atomic uint64_t hmb_dropped_count;
+static _Atomic uint64_t hmb_dropped_by[HMB_DROP_WHYS]; /* the count by cause, for the report at exit */
 static _Atomic int hmb_at_exit; /* hmb_exiting: open regions are where the process exits */
 static const char *_Atomic hmb_error = "";
 
@@ -146,10 +147,50 @@ HMB_NOINST static void hmb_user_error(const char *msg)
 	hmb_set_error(msg);
 }
 
-HMB_NOINST static void hmb_drop(uint64_t n)
+HMB_NOINST static void hmb_drop(enum hmb_drop_why why, uint64_t n)
 {
 	if (n > 0) {
 		atomic_fetch_add_explicit(&hmb_dropped_count, n, memory_order_relaxed);
+		atomic_fetch_add_explicit(&hmb_dropped_by[why < HMB_DROP_WHYS ? why : HMB_DROP_INTERNAL], n,
+					  memory_order_relaxed);
+	}
+}
+
+/* hmb_drop_state is the cause of a drop that the measurement's state decides: ended or never running. */
+HMB_NOINST static enum hmb_drop_why hmb_drop_state(void)
+{
+	int st = atomic_load(&hmb_state);
+	return st == ST_FINALIZED || st == ST_CLOSING ? HMB_DROP_ENDED : HMB_DROP_NOT_MEASURED;
+}
+
+/* What the report at exit says of each cause's count. */
+static const char *const hmb_drop_text[HMB_DROP_WHYS] = {
+	[HMB_DROP_ENDED] = "after the measurement ended",
+	[HMB_DROP_NOT_MEASURED] = "while the measurement could not start or had failed",
+	[HMB_DROP_SIGNAL] = "in signal handlers that interrupted a probe or a call into Go",
+	[HMB_DROP_STAGING_FULL] = "with the thread's staging array full",
+	[HMB_DROP_GO_THREAD] = "on threads of the library's Go runtime",
+	[HMB_DROP_INTERRUPTED] = "on threads stopped inside a probe when the measurement ended",
+	[HMB_DROP_UNDECODED] = "staged records the library could not decode",
+	[HMB_DROP_MPI] = "MPI events the wrappers could not record (out of memory, a rank, communicator or window "
+			 "they could not translate)",
+	[HMB_DROP_MPI_ACTIVE] = "completions of MPI requests still active at MPI_Finalize or freed while active",
+	[HMB_DROP_INTERNAL] = "records of no known kind (a defect of hmbtrace: please report it)",
+	[HMB_DROP_FORKED] = "in a child of fork",
+};
+
+/* hmb_drop_causes writes into buf, for the report at exit, each cause's count: "12 after ..., 3 in ...". */
+HMB_NOINST static void hmb_drop_causes(char *buf, size_t size)
+{
+	size_t at = 0;
+	buf[0] = 0;
+	for (int i = 0; i < HMB_DROP_WHYS && at < size; i++) {
+		uint64_t n = atomic_load_explicit(&hmb_dropped_by[i], memory_order_relaxed);
+		if (n > 0) {
+			int k = snprintf(buf + at, size - at, "%s%llu %s", at > 0 ? ", " : "", (unsigned long long)n,
+					 hmb_drop_text[i]);
+			at = k < 0 ? size : at + (size_t)k;
+		}
 	}
 }
 
@@ -212,6 +253,9 @@ static void hmb_forked(void)
 {
 	atomic_store(&hmb_state, ST_FORKED);
 	atomic_store(&hmb_dropped_count, 0);
+	for (int i = 0; i < HMB_DROP_WHYS; i++) {
+		atomic_store(&hmb_dropped_by[i], 0);
+	}
 	/* The child's only thread: no lock, nobody else walks the list. */
 	hmb_direct_on = 0;
 	hmb_go_forked();
@@ -234,7 +278,7 @@ HMB_NOINST static void hmb_forked_drop(struct hmb_thread *th)
 {
 	hmb_record *c = atomic_load_explicit(&th->cur, memory_order_relaxed);
 	if (th->buf != NULL && th->cut != NULL && c > th->cut) {
-		hmb_drop(hmb_events(th->cut, c));
+		hmb_drop(HMB_DROP_FORKED, hmb_events(th->cut, c));
 	}
 	atomic_store_explicit(&th->cur, th->buf, memory_order_relaxed);
 	th->cut = th->buf;
@@ -706,7 +750,7 @@ HMB_NOINST static int hmb_locate(struct hmb_thread *th, hmb_record *from, hmb_re
 	};
 	hmb_go_via(hmb_location_go, &c);
 	if (th->index == HMB_NO_INDEX) {
-		hmb_drop(hmb_events(from, to));
+		hmb_drop(hmb_drop_state(), hmb_events(from, to));
 		return 0;
 	}
 	if (!located && c.loc != NULL && c.epoch != NULL) {
@@ -718,7 +762,7 @@ HMB_NOINST static int hmb_locate(struct hmb_thread *th, hmb_record *from, hmb_re
 		atomic_store_explicit(&th->end, th->buf + th->cap, memory_order_relaxed);
 	}
 	/* What Go could not decode is counted; the direct path's drops went first, before anything staged. */
-	hmb_drop(c.malformed);
+	hmb_drop(HMB_DROP_UNDECODED, c.malformed);
 	memset(th->drops, 0, th->ndrops * sizeof th->drops[0]);
 	memset(th->mdrops, 0, th->ndrops * sizeof th->mdrops[0]);
 	memset(th->cdrops, 0, th->ndrops * sizeof th->cdrops[0]);
@@ -822,7 +866,7 @@ HMB_NOINST static void hmb_thr_take(struct hmb_thread *th, int fold, int own)
 			dropped += n;
 		}
 	}
-	hmb_drop(dropped);
+	hmb_drop(HMB_DROP_ENDED, dropped);
 	if (!own) {
 		th->thr_taken += taken;
 	}
@@ -849,7 +893,7 @@ HMB_NOINST static void hmb_thr_late(struct hmb_thread *th, int own)
 			th->thr_after[i] = 0;
 		}
 	}
-	hmb_drop(n - th->thr_taken);
+	hmb_drop(HMB_DROP_ENDED, n - th->thr_taken);
 	th->thr_taken = own ? 0 : n;
 }
 
@@ -861,7 +905,7 @@ HMB_NOINST static void hmb_count_late(struct hmb_thread *th)
 {
 	hmb_record *c = atomic_load_explicit(&th->cur, memory_order_relaxed);
 	if (th->cut != NULL && c > th->cut) {
-		hmb_drop(hmb_events(th->cut, c));
+		hmb_drop(HMB_DROP_ENDED, hmb_events(th->cut, c));
 	}
 	th->cut = c;
 }
@@ -929,7 +973,7 @@ HMB_NOINST static void hmb_slow_locked(struct hmb_thread *th, const hmb_record *
 {
 	if (th->closed) {
 		hmb_count_late(th);
-		hmb_drop(1);
+		hmb_drop(HMB_DROP_ENDED, 1);
 		return;
 	}
 	int st = atomic_load_explicit(&hmb_state, memory_order_acquire);
@@ -938,7 +982,7 @@ HMB_NOINST static void hmb_slow_locked(struct hmb_thread *th, const hmb_record *
 		if (st == ST_RUNNING || st == ST_CLOSING) {
 			hmb_replay(th, (hmb_record *)rec, (hmb_record *)rec + n);
 		} else if (st != ST_DISABLED) {
-			hmb_drop(1);
+			hmb_drop(HMB_DROP_ENDED, 1);
 		}
 		return;
 	}
@@ -946,7 +990,7 @@ HMB_NOINST static void hmb_slow_locked(struct hmb_thread *th, const hmb_record *
 	switch (st) {
 	case ST_UNINIT: /* Go is not ready: keep everything */
 		if (c + n > th->buf + th->cap && !hmb_grow(th)) {
-			hmb_drop(1);
+			hmb_drop(HMB_DROP_STAGING_FULL, 1);
 			return;
 		}
 		break;
@@ -994,13 +1038,13 @@ HMB_NOINST static void hmb_slow_locked(struct hmb_thread *th, const hmb_record *
 		break;
 	case ST_FORKED:
 		hmb_forked_drop(th);
-		hmb_drop(1);
+		hmb_drop(HMB_DROP_FORKED, 1);
 		return;
 	case ST_DISABLED: /* staged before hmb_init said so: nothing to keep */
 		hmb_release(th);
 		return;
 	default: /* ST_FAILED, or ST_FINALIZED for a thread that registered too late */
-		hmb_drop(hmb_events(th->buf, c) + 1);
+		hmb_drop(hmb_drop_state(), hmb_events(th->buf, c) + 1);
 		atomic_store_explicit(&th->cur, th->buf, memory_order_relaxed);
 		return;
 	}
@@ -1022,7 +1066,7 @@ HMB_NOINST static void hmb_slow_owned(struct hmb_thread *th, const hmb_record *r
 	}
 	hmb_record *c = atomic_load_explicit(&th->cur, memory_order_relaxed);
 	if (th->buf == NULL || c + n > th->buf + th->cap) {
-		hmb_drop(1);
+		hmb_drop(HMB_DROP_SIGNAL, 1);
 		return;
 	}
 	hmb_stage_at(th, c, rec, n);
@@ -1042,7 +1086,7 @@ void hmb_slow_at(uint64_t t, uint64_t word, uint64_t ext_time, uint64_t ext_word
 void hmb_slow_n(hmb_record *rec, int n)
 {
 	if (__builtin_expect(hmb_go_thread | hmb_in_go, 0)) {
-		hmb_drop(1); /* a signal handler's probe on a Go thread or in a call into Go (gothreads.c, shim.h) */
+		hmb_drop(hmb_go_thread ? HMB_DROP_GO_THREAD : HMB_DROP_SIGNAL, 1); /* a signal handler's probe on a Go thread or in a call into Go (gothreads.c, shim.h) */
 		return;
 	}
 	struct hmb_thread *th = hmb_self;
@@ -1055,12 +1099,12 @@ void hmb_slow_n(hmb_record *rec, int n)
 			return;
 		}
 		if ((st != ST_UNINIT && st != ST_RUNNING) || (th = hmb_register(1)) == NULL) {
-			hmb_drop(1);
+			hmb_drop(hmb_drop_state(), 1);
 			return;
 		}
 	}
 	if (th->in_direct || atomic_exchange(&th->in_slow, 1)) {
-		hmb_drop(1); /* a signal handler probed while this thread was in a probe */
+		hmb_drop(HMB_DROP_SIGNAL, 1); /* a signal handler probed while this thread was in a probe */
 		return;
 	}
 	if (rec[0].time == 0) {
@@ -1099,7 +1143,7 @@ static void hmb_thread_exit(void *arg)
 		}
 		hmb_release(th);
 	} else if (st == ST_FAILED) {
-		hmb_drop(hmb_events(th->buf, atomic_load(&th->cur)));
+		hmb_drop(HMB_DROP_NOT_MEASURED, hmb_events(th->buf, atomic_load(&th->cur)));
 		hmb_release(th);
 	} else if (st == ST_FORKED) {
 		hmb_forked_drop(th);
@@ -1371,7 +1415,7 @@ HMB_NOINST int hmb_finalize(void)
 		for (struct hmb_thread *th = hmb_threads; th != NULL; th = th->next) {
 			pthread_mutex_lock(&th->lock);
 			if (st == ST_FAILED && th->buf != NULL) {
-				hmb_drop(hmb_events(th->buf, atomic_load(&th->cur)));
+				hmb_drop(HMB_DROP_NOT_MEASURED, hmb_events(th->buf, atomic_load(&th->cur)));
 			}
 			th->closed = 1;
 			th->cut = atomic_load(&th->cur);
@@ -1459,7 +1503,7 @@ HMB_NOINST int hmb_finalize(void)
 			for (size_t d = 0; d < th->ndrops; d++) {
 				lost += th->drops[d] + th->mdrops[d] + th->cdrops[d];
 			}
-			hmb_drop(lost);
+			hmb_drop(HMB_DROP_INTERRUPTED, lost);
 			hmb_thr_take(th, 0, 0);
 			th->cut = c;
 			th->closed = 1;
@@ -1540,12 +1584,9 @@ static void hmb_atexit_report(void)
 	}
 	uint64_t n = atomic_load(&hmb_dropped_count);
 	if (n > 0) {
-		fprintf(stderr,
-			"hmbtrace: %llu probes dropped, not in the trace (after hmb_finalize, while the "
-			"measurement could not start, in signal handlers that interrupted a probe, found the "
-			"thread's staging array full or ran on a thread of the library's Go runtime, MPI "
-			"messages the wrappers could not record, or MPI requests still active at MPI_Finalize)\n",
-			(unsigned long long)n);
+		char causes[1024];
+		hmb_drop_causes(causes, sizeof causes);
+		fprintf(stderr, "hmbtrace: %llu probes dropped, not in the trace: %s\n", (unsigned long long)n, causes);
 	}
 }
 
@@ -1559,7 +1600,7 @@ void hmb_stage_collective_n(hmb_record *rec, int n)
 {
 	struct hmb_thread *th = hmb_self;
 	if (th->in_direct || atomic_exchange(&th->in_slow, 1)) {
-		hmb_drop(1); /* a signal handler's, inside a probe of its thread */
+		hmb_drop(HMB_DROP_SIGNAL, 1); /* a signal handler's, inside a probe of its thread */
 		return;
 	}
 	rec[0].time = hmb_now();
@@ -1574,9 +1615,9 @@ void hmb_stage_collective_n(hmb_record *rec, int n)
 	th->in_slow = 0;
 }
 
-void hmb_count_dropped(uint64_t n)
+void hmb_count_dropped(enum hmb_drop_why why, uint64_t n)
 {
-	hmb_drop(n);
+	hmb_drop(why, n);
 }
 
 /*

@@ -277,11 +277,33 @@ uint32_t hmb_region_n(const char *name, size_t nlen, const char *file, int line,
 void hmb_exiting(void) HMB_NOINST;
 
 /*
- * hmb_count_dropped counts n probes that libhmbtrace-mpi could not record
- * (out of memory, a receive that completed where no wrapper saw it): they
- * are reported with the library's own (hmb_dropped).
+ * Why a probe was dropped. The report at exit gives the count of each
+ * cause, so that a number on stderr says where to look: a total alone
+ * hid a wrapper's defect (records of no known kind) behind a list of
+ * every cause there is.
  */
-void hmb_count_dropped(uint64_t n) HMB_NOINST;
+enum hmb_drop_why {
+	HMB_DROP_ENDED,        /* after the measurement ended (hmb_finalize) */
+	HMB_DROP_NOT_MEASURED, /* while the measurement could not start or had failed */
+	HMB_DROP_SIGNAL,       /* a signal handler's, interrupting a probe or a call into Go */
+	HMB_DROP_STAGING_FULL, /* the thread's staging array full and unable to grow */
+	HMB_DROP_GO_THREAD,    /* on a thread of the library's Go runtime */
+	HMB_DROP_INTERRUPTED,  /* on a thread stopped inside a probe when the measurement ended */
+	HMB_DROP_UNDECODED,    /* staged records the Go side could not decode */
+	HMB_DROP_MPI,          /* MPI events the wrappers could not record */
+	HMB_DROP_MPI_ACTIVE,   /* completions of MPI requests active at MPI_Finalize or freed while active */
+	HMB_DROP_INTERNAL,     /* records of no known kind: a defect of the library */
+	HMB_DROP_FORKED,       /* in a child of fork */
+	HMB_DROP_WHYS
+};
+
+/*
+ * hmb_count_dropped counts n probes, for the reason why, that
+ * libhmbtrace-mpi or the probes could not record (out of memory, a
+ * receive that completed where no wrapper saw it): they are reported with
+ * the library's own (hmb_dropped).
+ */
+void hmb_count_dropped(enum hmb_drop_why why, uint64_t n) HMB_NOINST;
 
 /*
  * The collective end of an MPI run (libhmbtrace-mpi's MPI_Finalize wrapper,

@@ -173,7 +173,7 @@ HMB_NOINST static struct comm_info *info_of(MPI_Comm comm, MPI_Comm parent)
 		/* Not cached: it would be defined again at each call. */
 		free(info);
 		info = NULL;
-		hmb_count_dropped(1);
+		hmb_count_dropped(HMB_DROP_MPI, 1);
 	}
 	pthread_mutex_unlock(&info_mu);
 	return info;
@@ -407,7 +407,7 @@ HMB_NOINST static struct pending *pend_new(uint64_t key, uint64_t n)
 		}
 		if ((cap != pend_cap || pend_deleted > 0) && !pend_rehash(cap)) {
 			pend_unlock();
-			hmb_count_dropped(n);
+			hmb_count_dropped(HMB_DROP_MPI, n);
 			return NULL;
 		}
 	}
@@ -501,7 +501,7 @@ HMB_NOINST static uint64_t pend_drop_unseen(void)
 	pend = NULL;
 	pend_cap = pend_len = pend_deleted = 0;
 	pend_unlock();
-	hmb_count_dropped(n);
+	hmb_count_dropped(HMB_DROP_MPI_ACTIVE, n);
 	return n;
 }
 
@@ -547,7 +547,7 @@ HMB_NOINST void hmbmpi_send_slow(struct hmb_mpi_msg *m, MPI_Comm comm, int dest,
 		m->peer = to;
 		m->tag = (uint32_t)tag;
 	} else if (to == NO_TRANSLATION) {
-		hmb_count_dropped(1);
+		hmb_count_dropped(HMB_DROP_MPI, 1);
 	}
 }
 
@@ -565,7 +565,7 @@ HMB_NOINST static int received(MPI_Comm comm, MPI_Datatype type, const MPI_Statu
 	}
 	*from = world(comm, st->MPI_SOURCE, id);
 	if (*from == NO_TRANSLATION) {
-		hmb_count_dropped(1);
+		hmb_count_dropped(HMB_DROP_MPI, 1);
 	}
 	if (*from < 0) {
 		return 0;
@@ -796,7 +796,7 @@ HMB_NOINST void hmbmpi_request_free(MPI_Request before)
 {
 	struct pending p;
 	if (before != MPI_REQUEST_NULL && pend_take(req_key(before), &p, 0) && p.id != 0) {
-		hmb_count_dropped(1);
+		hmb_count_dropped(HMB_DROP_MPI_ACTIVE, 1);
 	}
 }
 
@@ -848,7 +848,7 @@ HMB_NOINST void hmbmpi_reqs_free(struct hmbmpi_reqs *q)
 HMB_NOINST static int reqs_fail(struct hmbmpi_reqs *q)
 {
 	hmbmpi_reqs_free(q);
-	hmb_count_dropped(2);
+	hmb_count_dropped(HMB_DROP_MPI, 2);
 	return 0;
 }
 
@@ -2753,7 +2753,7 @@ HMB_NOINST void hmbmpi_after_init(void)
 		hmbmpi_world_id = hmb_comm_define("MPI_COMM_WORLD", 0, all, hmbmpi_world_size, NULL, 0);
 		free(all);
 	} else {
-		hmb_count_dropped(1);
+		hmb_count_dropped(HMB_DROP_MPI, 1);
 	}
 	int32_t me = world_rank;
 	self_id = hmb_comm_define("MPI_COMM_SELF", 0, &me, 1, NULL, 0);

@@ -104,7 +104,7 @@ HMB_NOINST void hmbmpi_win_created(int rc, MPI_Comm comm, MPI_Win win, int alloc
 				free(w->rank);
 				free(w);
 			}
-			hmb_count_dropped(1);
+			hmb_count_dropped(HMB_DROP_MPI, 1);
 		}
 	}
 	hmb_rma(HMB_RMA_COLLECTIVE_END, id, -1, 0, 0, 0,
@@ -130,7 +130,7 @@ HMB_NOINST void hmbmpi_win_free_begin(struct hmbmpi_win_free *f, MPI_Win win)
 	uint64_t open = w->nops;
 	w->nops = 0;
 	pthread_mutex_unlock(&rma_mu);
-	hmb_count_dropped(open);
+	hmb_count_dropped(HMB_DROP_MPI_ACTIVE, open);
 	hmb_rma(HMB_RMA_WIN_DESTROY, f->id, -1, 0, 0, 0, 0, 0, 0);
 }
 
@@ -155,7 +155,7 @@ HMB_NOINST void hmbmpi_rma_op(MPI_Win win, int target, unsigned kind, unsigned t
 	}
 	struct win_info *w = win_of(win);
 	if (w == NULL) {
-		hmb_count_dropped(1);
+		hmb_count_dropped(HMB_DROP_MPI, 1);
 		return;
 	}
 	uint64_t id = 0;
@@ -175,7 +175,7 @@ HMB_NOINST void hmbmpi_rma_op(MPI_Win win, int target, unsigned kind, unsigned t
 			struct rma_open *ops = realloc(w->ops, cap * sizeof *ops);
 			if (ops == NULL) {
 				pthread_mutex_unlock(&rma_mu);
-				hmb_count_dropped(1);
+				hmb_count_dropped(HMB_DROP_MPI, 1);
 				return;
 			}
 			w->ops = ops;
@@ -238,7 +238,7 @@ HMB_NOINST void hmbmpi_win_lock(MPI_Win win, int rank, int lock_type)
 {
 	struct win_info *w = win_of(win);
 	if (w == NULL) {
-		hmb_count_dropped(1);
+		hmb_count_dropped(HMB_DROP_MPI, 1);
 		return;
 	}
 	hmb_rma(HMB_RMA_REQUEST_LOCK, w->id, rank == HMBMPI_ALL ? -1 : world_of(w, rank), 0, 0, 0,
@@ -249,7 +249,7 @@ HMB_NOINST void hmbmpi_win_unlock(MPI_Win win, int rank)
 {
 	struct win_info *w = win_of(win);
 	if (w == NULL) {
-		hmb_count_dropped(1);
+		hmb_count_dropped(HMB_DROP_MPI, 1);
 		return;
 	}
 	complete(w, rank, 1);
@@ -260,7 +260,7 @@ HMB_NOINST void hmbmpi_win_flush(MPI_Win win, int rank, int remote)
 {
 	struct win_info *w = win_of(win);
 	if (w == NULL) {
-		hmb_count_dropped(1);
+		hmb_count_dropped(HMB_DROP_MPI, 1);
 		return;
 	}
 	complete(w, rank, remote);
@@ -275,7 +275,7 @@ HMB_NOINST void hmbmpi_win_sync(MPI_Win win)
 {
 	struct win_info *w = win_of(win);
 	if (w == NULL) {
-		hmb_count_dropped(1);
+		hmb_count_dropped(HMB_DROP_MPI, 1);
 		return;
 	}
 	hmb_rma(HMB_RMA_SYNC, w->id, hmbmpi_world_rank(), 0, 0, 0, HMB_RMA_SYNC_MEMORY, 0, 0);
@@ -289,7 +289,7 @@ HMB_NOINST void hmbmpi_win_group(MPI_Win win, MPI_Group group, int exposure)
 	int n = 0;
 	int *members = NULL;
 	if (w == NULL || (members = hmbmpi_group_world(group, &n)) == NULL) {
-		hmb_count_dropped(1);
+		hmb_count_dropped(HMB_DROP_MPI, 1);
 		return;
 	}
 	uint32_t g = hmb_rma_group_define((const int32_t *)members, n);
@@ -308,7 +308,7 @@ HMB_NOINST void hmbmpi_win_complete(MPI_Win win, int exposure)
 {
 	struct win_info *w = win_of(win);
 	if (w == NULL) {
-		hmb_count_dropped(1);
+		hmb_count_dropped(HMB_DROP_MPI, 1);
 		return;
 	}
 	if (!exposure) {
