@@ -438,17 +438,7 @@ func (a *analysis) sweep(n int, waits []wait, wins []window, named []bool, out *
 			}
 			if len(open) > 0 {
 				if path == -1 {
-					path = -2 // none: only removed regions are open
-					at := len(stack) - 1
-					if sync >= 0 {
-						at = sync
-					}
-					for at >= 0 && stack[at].region == 0 {
-						at--
-					}
-					if at >= 0 {
-						path = d.pathOf(stack, at)
-					}
+					path = d.chargedPath(stack, sync)
 				}
 				if path >= 0 {
 					sums.charge(path, x-cur)
@@ -534,21 +524,15 @@ func (a *analysis) sweep(n int, waits []wait, wins []window, named []bool, out *
 				// No window opens or closes before t, the common case
 				// inside a synchronisation interval: what segment does
 				// then, without its calls.
-				at := len(stack) - 1
-				if sync >= 0 {
-					at = sync
+				// The top's known path outside synchronisation calls,
+				// nearly every record, without chargedPath's call (a known
+				// path is a region's: removed ancestors' frames hold -1).
+				p := stack[len(stack)-1].path
+				if sync >= 0 || p < 0 {
+					p = d.chargedPath(stack, sync)
 				}
-				for at >= 0 && stack[at].region == 0 {
-					at--
-				}
-				if at >= 0 {
-					p := stack[at].path
-					if p == -2 {
-						p = d.pathOf(stack, at)
-					}
-					if p >= 0 {
-						sums.charge(p, t-prev)
-					}
+				if p >= 0 {
+					sums.charge(p, t-prev)
 				}
 				skip = 0
 			} else {
@@ -600,6 +584,26 @@ func (a *analysis) sweep(n int, waits []wait, wins []window, named []bool, out *
 		closeTop()
 	}
 	return nil
+}
+
+// chargedPath returns the call path the sweep charges a location's time
+// to: the outermost open synchronisation call's (stack[sync]) or else the
+// top's, skipping removed regions; -2 when only removed regions are open.
+func (d *locData) chargedPath(stack []frame, sync int) int32 {
+	at := len(stack) - 1
+	if sync >= 0 {
+		at = sync
+	}
+	for at >= 0 && stack[at].region == 0 {
+		at--
+	}
+	if at < 0 {
+		return -2
+	}
+	if p := stack[at].path; p != -2 {
+		return p
+	}
+	return d.pathOf(stack, at)
 }
 
 // pathSums is a location's time per local call path while the sweep had a
