@@ -65,7 +65,9 @@ func UnmarshalPartsWire(b []byte) ([]Part, error) {
 	r := wirecodec.MakeReader(b, len(partsWireMagic))
 	const lo, hi = math.MinInt32, math.MaxInt32
 	var ps []Part
-	if n, ok := r.OptCount("parts", 12); ok {
+	// A part takes 11 bytes at the least: a rank with no locations (its
+	// rank, three empty lists, its location and six zero counts).
+	if n, ok := r.OptCount("parts", 11); ok {
 		ps = make([]Part, 0, n)
 		for i := 0; i < n && r.OK(); i++ {
 			p := Part{Rank: r.Int("rank", lo, hi)}

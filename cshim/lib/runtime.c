@@ -1717,6 +1717,14 @@ HMB_NOINST int hmb_run_end(int *archive, int *aggregate, int64_t *timeout_ns)
 	if (!hmb_running()) {
 		return 0;
 	}
+	/*
+	 * The collective end's results are the rank's events so far: the
+	 * calling thread's staged records go to its location first, and the
+	 * location is made if the thread had staged no more than its first
+	 * window (a program of few calls before MPI_Finalize): else the rank
+	 * had no location in the results, and the run's results lacked it.
+	 */
+	hmb_flush_staged();
 	HMB_GO(hmbgo_run_end(archive, aggregate, timeout_ns));
 	return 1;
 }
