@@ -300,3 +300,36 @@ func TestBalancedRows(t *testing.T) {
 		t.Errorf("report of a balanced run:\n%s", out.String())
 	}
 }
+
+// TestBetweenCallsOfAWrapper: the collective is called through a function
+// that wraps it (a dot product's sum, as HPCCG's ddot and the ParRes
+// kernels' bail_out have it), and the compute is inlined into main: the
+// iterations run from one call to the next although the wrapper returns
+// in each. The wrapper's return once ended them, and no segment was left.
+func TestBetweenCallsOfAWrapper(t *testing.T) {
+	locs := map[string][]call{}
+	var order []string
+	for r := 0; r < 3; r++ {
+		var iters []call
+		var at uint64
+		for it := 0; it < 20; it++ {
+			at += 10 // inlined compute
+			iters = append(iters, c("gsum", at, at+5, c("MPI_Allreduce", at, at+5)))
+			at += 5
+		}
+		name := fmt.Sprintf("rank %d", r)
+		order = append(order, name)
+		locs[name] = []call{c("MPI_Init", 0, 0), c("main", 0, at+1, iters...)}
+	}
+	f := recordCalls(t, measure.Config{}, unit, locs, order...)
+	v, err := Analyze([]*tracefile.File{f}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !v.Between || v.Region != "MPI_Allreduce" {
+		t.Fatalf("cut at %q (between %v); want between the calls of MPI_Allreduce", v.Region, v.Between)
+	}
+	if len(v.Segments) != 3*19 || v.Segments[0].Duration != 15*unit || v.Segments[0].SOS != 10*unit {
+		t.Errorf("%d segments, the first %+v; want 57 of 15 steps with an SOS-time of 10", len(v.Segments), v.Segments[0])
+	}
+}

@@ -36,6 +36,14 @@ type Scanner struct {
 
 	inSeg, truncated bool
 	segDepth         int // depth of the open segment
+	// Between calls of the collective: the region last entered at the
+	// depth of the collective's caller (caller), and, once the caller
+	// returned, which region it was (left, callerLeft): a function that
+	// wraps the collective (a dot product's sum, a timestamp's barrier)
+	// returns every iteration, and the iterations go on if the next call
+	// comes from the same function at the same depth.
+	caller, left     uint32
+	callerLeft       bool
 	open             []scanMark
 	segStart, syncAt int64
 	syncNs           int64
@@ -101,6 +109,9 @@ func (s *Scanner) Event(e *tracefile.Event) {
 		if flagged(s.isSync, e.Region) && !e.Truncated {
 			s.row.SyncKept++
 		}
+		if s.between && s.inSeg && e.Depth == s.segDepth-1 {
+			s.caller = e.Region
+		}
 		switch {
 		case s.between && flagged(s.isSeg, e.Region):
 			now := s.f.Nanos(e.Time)
@@ -108,9 +119,11 @@ func (s *Scanner) Event(e *tracefile.Event) {
 				if s.waiting() {
 					s.syncNs += now - s.syncAt
 				}
-				s.end(now)
+				if !s.callerLeft || e.Depth == s.segDepth && s.caller == s.left {
+					s.end(now)
+				}
 			}
-			s.inSeg, s.truncated, s.segDepth = true, e.Truncated, e.Depth
+			s.inSeg, s.truncated, s.segDepth, s.callerLeft = true, e.Truncated, e.Depth, false
 			s.segStart, s.syncNs, s.open = now, 0, s.open[:0]
 			s.open = append(s.open, scanMark{depth: e.Depth, sync: true})
 			s.syncAt = now
@@ -144,8 +157,13 @@ func (s *Scanner) Event(e *tracefile.Event) {
 		if s.between {
 			// Leaving the code that calls the collective ends the
 			// iterations: what follows the last call is no segment.
-			if e.Depth < s.segDepth {
+			// The caller's own return is told apart at the next call
+			// (a wrapper of the collective returns every iteration).
+			switch {
+			case e.Depth < s.segDepth-1:
 				s.inSeg = false
+			case e.Depth == s.segDepth-1 && !s.callerLeft:
+				s.callerLeft, s.left = true, e.Region
 			}
 			return
 		}
