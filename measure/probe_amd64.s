@@ -13,8 +13,9 @@
 // for the reason ByDepth; any other reason is Go's), so that such a probe
 // costs no more than one whose event is kept (issue 23).
 // Registers: DI the location, SI the region, BX its profile entry, R8 the
-// level, R9 its hierarchy, R11 the clock's time, R12 that time clamped, AX
-// reduced, R13 the frame, DX the enter's new depth.
+// level, R9 its hierarchy, DX the clock's time (where RDTSC leaves its high
+// half, so that no move joins the halves), R12 that time clamped, AX
+// reduced, R13 the frame, R11 the enter's new depth.
 
 // PROBE_ARGS loads the probes' arguments: the location in DI, the region
 // in SI.
@@ -32,7 +33,7 @@
 // PROBE_PRELUDE is the start all probes share, after PROBE_ARGS: the
 // region's profile entry in BX as enterAt and leaveAt find it (tested by
 // offtest, OFF_ENTER or OFF_LEAVE: else notread), tsc set and general
-// clear in one test (TestProbeAsmLayout: adjacent), then the clock in R11,
+// clear in one test (TestProbeAsmLayout: adjacent), then the clock in DX,
 // read first so that the rest runs while the read is under way.
 #define PROBE_PRELUDE(offtest) \
 	MOVL	SI, AX; \
@@ -53,8 +54,7 @@
 	JNE	notread; \
 	RDTSC; \
 	SHLQ	$32, DX; \
-	ORQ	DX, AX; \
-	MOVQ	AX, R11
+	ORQ	AX, DX
 
 // FRAME_WORD puts into reg the frame's word of region SI (zero-extended),
 // the given state, counted clear and the class region: frame.region,
@@ -83,40 +83,40 @@
 
 // LEVEL_BEGIN is what the enter and the leave do once their level is in
 // R8 and the hierarchy in R9: Hierarchy.Begin (the busy mark, then the
-// epoch unchanged, else busy) and the stamp (the time clamped to the last
-// one in R12, reduced in AX). CX is overwritten.
+// epoch unchanged, else busy) and the stamp (the time in DX clamped to the
+// last one in R12, reduced in AX). CX is overwritten.
 #define LEVEL_BEGIN \
 	MOVL	$1, HIER_busy(R9); \
 	MOVQ	probeState_pool(DI), R10; \
 	MOVQ	POOL_epoch(R10), R10; \
 	CMPQ	R10, probeState_epoch(DI); \
 	JNE	busy; \
-	MOVQ	probeState_last(DI), R10; \
-	CMPQ	AX, R10; \
-	CMOVQCS	R10, AX; \
-	MOVQ	AX, R12; \
+	MOVQ	probeState_last(DI), R12; \
+	CMPQ	DX, R12; \
+	CMOVQHI	DX, R12; \
+	MOVQ	R12, AX; \
 	MOVBLZX	probeState_shift(DI), CX; \
 	SHRQ	CX, AX
 
 // ENTER_BODY is the rest of enterProbe, after PROBE_PRELUDE, with the
 // location in DI, the region in SI (its low half), the profile entry in
-// BX and the clock in R11: the cases it does not do go to the labels
+// BX and the clock in DX: the cases it does not do go to the labels
 // busy (the busy mark set) and read (the time read), which each TEXT
 // that expands it defines, as it defines how its frame hands l, r and t
 // to enterSlow.
 #define ENTER_BODY \
 	/* A plain region (the prelude tested its class), whose level at */ \
 	/* the new depth is cached. */ \
-	MOVQ	probeState_depth(DI), DX; \
-	INCQ	DX; \
+	MOVQ	probeState_depth(DI), R11; \
+	INCQ	R11; \
 	/* A depth within the levels' cache is within the stack, which is */ \
 	/* never shorter (newLocation): one test for both. */ \
-	CMPQ	DX, (probeState_levels+8)(DI); \
+	CMPQ	R11, (probeState_levels+8)(DI); \
 	JCC	read; \
-	LEVEL_AT(DX); \
+	LEVEL_AT(R11); \
 	MOVQ	probeState_h(DI), R9; \
 	LEVEL_BEGIN; \
-	CMPQ	DX, probeState_limit(DI); \
+	CMPQ	R11, probeState_limit(DI); \
 	JGE	enterdrop; \
 	/* Room for the enter and its leave in the bin. */ \
 	MOVQ	(LEVEL_bin+8)(R8), R10; \
@@ -143,10 +143,10 @@
 	MOVQ	AX, probeState_lastTR(DI); \
 	MOVL	$0, probeState_run(DI); \
 	INCQ	probeState_recorded(DI); \
-	IMUL3Q	$frame__size, DX, R13; \
+	IMUL3Q	$frame__size, R11, R13; \
 	ADDQ	probeState_stack(DI), R13; \
 	FRAME_PUSH(const_frameWritten); \
-	MOVQ	DX, probeState_depth(DI); \
+	MOVQ	R11, probeState_depth(DI); \
 	INCQ	profEntry_visits(BX); \
 	INCL	profEntry_active(BX); \
 	MOVQ	AX, LEVEL_time(R8); \
@@ -200,10 +200,10 @@ entertick:; \
 	MOVL	$0, probeState_run(DI); \
 enterstamped:; \
 	INCQ	probeState_recorded(DI); \
-	IMUL3Q	$frame__size, DX, R13; \
+	IMUL3Q	$frame__size, R11, R13; \
 	ADDQ	probeState_stack(DI), R13; \
 	FRAME_PUSH(const_frameDropped); \
-	MOVQ	DX, probeState_depth(DI); \
+	MOVQ	R11, probeState_depth(DI); \
 	INCQ	profEntry_visits(BX); \
 	INCL	profEntry_active(BX); \
 	INCQ	(LEVEL_Dropped+8*BY_DEPTH)(R8); \
@@ -218,7 +218,7 @@ TEXT ·enterProbe(SB), NOSPLIT|NOFRAME, $0-24
 busy:
 	MOVL	$0, HIER_busy(R9)
 read:
-	MOVQ	R11, t+16(FP)
+	MOVQ	DX, t+16(FP)
 	JMP	·enterSlow(SB)
 notread:
 	MOVQ	$0, t+16(FP)
@@ -293,35 +293,35 @@ TEXT ·leaveProbe(SB), NOSPLIT|NOFRAME, $0-24
 	CMPQ	CX, $((1<<12)-1)
 	JCC	busy
 profile:
-	// The call's time (DX) into the profile; the last open call of the
+	// The call's time (R11) into the profile; the last open call of the
 	// region counts its inclusive time and whether it was long, and a
 	// region the rule of throttle.go would switch off now goes to Go.
-	MOVQ	R12, DX
-	SUBQ	frame_start(R13), DX
+	MOVQ	R12, R11
+	SUBQ	frame_start(R13), R11
 	// The open calls compared with 1 in place: the last one's leave
 	// stores 0 below, a recursive call's inner leave decrements them out
 	// of line (inner), so no register carries the count.
 	CMPL	profEntry_active(BX), $1
 	JNE	inner // out of line: a recursive call's inner leave
-	// A long call (DX >= thrTicks) is counted out of line, at long: a
+	// A long call (R11 >= thrTicks) is counted out of line, at long: a
 	// short one neither loads nor stores the count (a store fewer on the
 	// common path was 0.1-0.2 ns an event). A region visited thrEarly
 	// times or more (never, with throttling off) has the rule tested out
 	// of line.
-	CMPQ	DX, probeState_thrTicks(DI)
+	CMPQ	R11, probeState_thrTicks(DI)
 	JCC	long
 	MOVQ	profEntry_visits(BX), CX
 	CMPQ	CX, probeState_thrEarly(DI)
 	JCC	shortrule
 keep:
 	MOVL	$0, profEntry_active(BX)
-	ADDQ	DX, profEntry_incl(BX)
+	ADDQ	R11, profEntry_incl(BX)
 counted:
-	MOVQ	DX, CX
+	MOVQ	R11, CX
 	SUBQ	frame_child(R13), CX
 	ADDQ	CX, profEntry_excl(BX)
 	DECQ	probeState_depth(DI)
-	ADDQ	DX, (frame_child-frame__size)(R13)
+	ADDQ	R11, (frame_child-frame__size)(R13)
 	INCQ	probeState_recorded(DI)
 	// The stamp. A written leave's reduced time differs from the last
 	// (tested above); a dropped one's may not, out of line.
@@ -413,7 +413,7 @@ due:
 busy:
 	MOVL	$0, HIER_busy(R9)
 read:
-	MOVQ	R11, t+16(FP)
+	MOVQ	DX, t+16(FP)
 	JMP	·leaveSlow(SB)
 notread:
 	// A Span's outermost region (spanOuter set, which puts it past every
@@ -514,7 +514,7 @@ busy:
 read:
 	MOVQ	DI, ctx_itable+0(FP)
 	MOVQ	SI, ctx_data+8(FP)
-	MOVQ	R11, s+16(FP)
+	MOVQ	DX, s+16(FP)
 	JMP	·enterSlow(SB)
 notread:
 	MOVQ	DI, ctx_itable+0(FP)
