@@ -12,8 +12,11 @@
 // An event of a closed depth is counted as dropped here too (Level.Drop,
 // for the reason ByDepth; any other reason is Go's), so that such a probe
 // costs no more than one whose event is kept (issue 23).
-// Registers: DI the location, SI the region, BX its profile entry, R8 the
-// level, R9 its hierarchy, DX the clock's time (where RDTSC leaves its high
+// Registers: DI the location, SI the region, BX its profile entry's page
+// and R14 the entry's offset in it, which every access adds (a page's
+// entries start it, TestProbeAsmLayout: the entry's address would take an
+// instruction more; an ABI0 function may use R14, which Go reloads after
+// the call), R8 the level, R9 its hierarchy, DX the clock's time (where RDTSC leaves its high
 // half, so that no move joins the halves), R12 that time clamped, AX
 // reduced, R13 the frame, R11 the enter's new depth.
 
@@ -23,15 +26,15 @@
 	MOVQ	l+0(FP), DI; \
 	MOVL	r+8(FP), SI
 
-// OFF_ENTER and OFF_LEAVE test the profile entry in BX for PROBE_PRELUDE:
+// OFF_ENTER and OFF_LEAVE test the profile entry at BX+R14 for PROBE_PRELUDE:
 // the enter's region measured and of the plain class in one 16-bit compare
 // (off and class are adjacent bytes, TestProbeAsmLayout), the leave's
 // measured (its class is its frame's, which it compares whole).
-#define OFF_ENTER CMPW	profEntry_off(BX), $(const_offNone|(CLASS_REGION<<8))
-#define OFF_LEAVE CMPB	profEntry_off(BX), $const_offNone
+#define OFF_ENTER CMPW	profEntry_off(BX)(R14*1), $(const_offNone|(CLASS_REGION<<8))
+#define OFF_LEAVE CMPB	profEntry_off(BX)(R14*1), $const_offNone
 
 // PROBE_PRELUDE is the start all probes share, after PROBE_ARGS: the
-// region's profile entry in BX as enterAt and leaveAt find it (tested by
+// region's profile entry at BX+R14 as enterAt and leaveAt find it (tested by
 // offtest, OFF_ENTER or OFF_LEAVE: else notread), tsc set and general
 // clear in one test (TestProbeAsmLayout: adjacent), then the clock in DX,
 // read first so that the rest runs while the read is under way.
@@ -44,10 +47,9 @@
 	MOVQ	(BX)(AX*8), BX; \
 	TESTQ	BX, BX; \
 	JEQ	notread; \
-	MOVL	SI, AX; \
-	ANDL	$(const_profPageSize-1), AX; \
-	IMUL3Q	$profEntry__size, AX, AX; \
-	LEAQ	profPage_e(BX)(AX*1), BX; \
+	MOVL	SI, R14; \
+	ANDL	$(const_profPageSize-1), R14; \
+	IMUL3Q	$profEntry__size, R14, R14; \
 	offtest; \
 	JNE	notread; \
 	CMPW	probeState_tsc(DI), $1; \
@@ -99,8 +101,8 @@
 	SHRQ	CX, AX
 
 // ENTER_BODY is the rest of enterProbe, after PROBE_PRELUDE, with the
-// location in DI, the region in SI (its low half), the profile entry in
-// BX and the clock in DX: the cases it does not do go to the labels
+// location in DI, the region in SI (its low half), the profile entry at
+// BX+R14 and the clock in DX: the cases it does not do go to the labels
 // busy (the busy mark set) and read (the time read), which each TEXT
 // that expands it defines, as it defines how its frame hands l, r and t
 // to enterSlow.
@@ -147,8 +149,8 @@
 	ADDQ	probeState_stack(DI), R13; \
 	FRAME_PUSH(const_frameWritten); \
 	MOVQ	R11, probeState_depth(DI); \
-	INCQ	profEntry_visits(BX); \
-	INCL	profEntry_active(BX); \
+	INCQ	profEntry_visits(BX)(R14*1); \
+	INCL	profEntry_active(BX)(R14*1); \
 	MOVQ	AX, LEVEL_time(R8); \
 	MOVL	$1, LEVEL_next(R8); \
 	MOVQ	LEVEL_bin(R8), R11; \
@@ -204,8 +206,8 @@ enterstamped:; \
 	ADDQ	probeState_stack(DI), R13; \
 	FRAME_PUSH(const_frameDropped); \
 	MOVQ	R11, probeState_depth(DI); \
-	INCQ	profEntry_visits(BX); \
-	INCL	profEntry_active(BX); \
+	INCQ	profEntry_visits(BX)(R14*1); \
+	INCL	profEntry_active(BX)(R14*1); \
 	INCQ	(LEVEL_Dropped+8*BY_DEPTH)(R8); \
 	MOVL	$0, HIER_busy(R9); \
 	RET
@@ -301,7 +303,7 @@ profile:
 	// The open calls compared with 1 in place: the last one's leave
 	// stores 0 below, a recursive call's inner leave decrements them out
 	// of line (inner), so no register carries the count.
-	CMPL	profEntry_active(BX), $1
+	CMPL	profEntry_active(BX)(R14*1), $1
 	JNE	inner // out of line: a recursive call's inner leave
 	// A long call (R11 >= thrTicks) is counted out of line, at long: a
 	// short one neither loads nor stores the count (a store fewer on the
@@ -310,16 +312,16 @@ profile:
 	// of line.
 	CMPQ	R11, probeState_thrTicks(DI)
 	JCC	long
-	MOVQ	profEntry_visits(BX), CX
+	MOVQ	profEntry_visits(BX)(R14*1), CX
 	CMPQ	CX, probeState_thrEarly(DI)
 	JCC	shortrule
 keep:
-	MOVL	$0, profEntry_active(BX)
-	ADDQ	R11, profEntry_incl(BX)
+	MOVL	$0, profEntry_active(BX)(R14*1)
+	ADDQ	R11, profEntry_incl(BX)(R14*1)
 counted:
 	MOVQ	R11, CX
 	SUBQ	frame_child(R13), CX
-	ADDQ	CX, profEntry_excl(BX)
+	ADDQ	CX, profEntry_excl(BX)(R14*1)
 	DECQ	probeState_depth(DI)
 	ADDQ	R11, (frame_child-frame__size)(R13)
 	INCQ	probeState_recorded(DI)
@@ -360,17 +362,17 @@ long:
 	// The long calls with this one in SI, stored once the rule (if due
 	// to be tested) keeps the region: one it switches off goes to Go,
 	// which counts the call again from the start.
-	MOVQ	profEntry_longCalls(BX), SI
+	MOVQ	profEntry_longCalls(BX)(R14*1), SI
 	INCQ	SI
-	MOVQ	profEntry_visits(BX), CX
+	MOVQ	profEntry_visits(BX)(R14*1), CX
 	CMPQ	CX, probeState_thrEarly(DI)
 	JCS	longkeep
 	RULE(longkeep, longearly)
 longkeep:
-	MOVQ	SI, profEntry_longCalls(BX)
+	MOVQ	SI, profEntry_longCalls(BX)(R14*1)
 	JMP	keep
 shortrule:
-	MOVQ	profEntry_longCalls(BX), SI
+	MOVQ	profEntry_longCalls(BX)(R14*1), SI
 	RULE(keep, shortearly)
 dropped:
 	CMPQ	AX, probeState_lastTR(DI)
@@ -406,7 +408,7 @@ notwritten:
 	LEAVE_LEVEL
 	JMP	leavedrop
 inner:
-	DECL	profEntry_active(BX)
+	DECL	profEntry_active(BX)(R14*1)
 	JMP	counted
 due:
 	MOVQ	probeState_h(DI), R9

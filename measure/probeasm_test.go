@@ -109,6 +109,11 @@ func TestProbeAsmLayout(t *testing.T) {
 	if unsafe.Offsetof(pe.class) != unsafe.Offsetof(pe.off)+1 || unsafe.Sizeof(pe.off) != 1 || unsafe.Sizeof(pe.class) != 1 {
 		t.Error("profEntry.class no longer follows profEntry.off: change probe_amd64.s, whose enter tests them as one word")
 	}
+	// It addresses a profile entry as its page's address plus the entry's
+	// offset: the entries must start the page.
+	if unsafe.Offsetof(profPage{}.e) != 0 {
+		t.Error("profPage.e no longer starts profPage: change probe_amd64.s, which adds no offset of it")
+	}
 	// It writes a frame's region, state, counted and class with one 8-byte
 	// store, the word it compares whole in the leave.
 	if unsafe.Offsetof(f.state) != unsafe.Offsetof(f.region)+4 || unsafe.Offsetof(f.counted) != unsafe.Offsetof(f.region)+5 ||
