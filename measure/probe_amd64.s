@@ -132,11 +132,12 @@
 	/* encode.Encoder.EnterFast: later than the level's last record by 1 */ \
 	/* to (1<<9)-1 (a difference of 0 or less wraps past the bound), and */ \
 	/* the region the level entered last. EnterFast's test of region 0 is */ \
-	/* the profile's: its entry is never measured (Location.define). */ \
-	MOVQ	AX, R10; \
+	/* the profile's: its entry is never measured (Location.define). R10 */ \
+	/* is the difference less 1, which takes one instruction fewer than */ \
+	/* the difference and its test; the record adds the 1 back. */ \
+	LEAQ	-1(AX), R10; \
 	SUBQ	LEVEL_time(R8), R10; \
-	LEAQ	-1(R10), CX; \
-	CMPQ	CX, $((1<<9)-1); \
+	CMPQ	R10, $((1<<9)-1); \
 	JCC	busy; \
 	CMPL	SI, LEVEL_pred(R8); \
 	JNE	busy; \
@@ -155,21 +156,24 @@
 	MOVL	$1, LEVEL_next(R8); \
 	MOVQ	LEVEL_bin(R8), R11; \
 	MOVQ	LEVEL_pos(R8), R12; \
-	CMPQ	R10, $16; \
+	CMPQ	R10, $(16-1); \
 	JCC	enter2; \
-	ORL	$TOK_PRED_ENTER, R10; \
+	/* The token's low 4 bits are clear (TestProbeAsmLayout): adding */ \
+	/* the difference is or-ing it. */ \
+	ADDL	$(TOK_PRED_ENTER+1), R10; \
 	MOVB	R10, (R11)(R12*1); \
 	INCQ	R12; \
 	JMP	advance; \
 enter2:; \
 	/* The two-byte record falls through: even in BenchmarkEnterLeave's */ \
 	/* loop an enter follows the level's last leave by 16 reduced ticks */ \
-	/* or more. */ \
-	MOVQ	R10, CX; \
-	SHRQ	$8, CX; \
-	ORL	$TOK_PRED_ENTER_SLOT, CX; \
-	MOVB	CX, (R11)(R12*1); \
-	MOVB	R10, 1(R11)(R12*1); \
+	/* or more. Its bytes, the token or-ed with the difference's bit 8 */ \
+	/* (added: the token's bit 0 is clear, TestProbeAsmLayout), then the */ \
+	/* difference's low byte, are the 16-bit word token<<8 + difference */ \
+	/* with its bytes swapped: one store. */ \
+	LEAL	((TOK_PRED_ENTER_SLOT<<8)+1)(R10), CX; \
+	ROLW	$8, CX; \
+	MOVW	CX, (R11)(R12*1); \
 	ADDQ	$2, R12; \
 advance:; \
 	/* Level.Advance: the position, the count, the fill mark after the */ \
@@ -350,12 +354,11 @@ advance:
 	MOVL	$0, HIER_busy(R9)
 	RET
 leave2:
-	// Out of line: the two-byte record.
-	MOVQ	R10, CX
-	SHRQ	$8, CX
-	ORL	$TOK_PRED_LEAVE12, CX
-	MOVB	CX, (R11)(R12*1)
-	MOVB	R10, 1(R11)(R12*1)
+	// Out of line: the two-byte record, as the enter's (the token's low 4
+	// bits are clear, TestProbeAsmLayout).
+	LEAL	(TOK_PRED_LEAVE12<<8)(R10), CX
+	ROLW	$8, CX
+	MOVW	CX, (R11)(R12*1)
 	ADDQ	$2, R12
 	JMP	advance
 long:

@@ -136,6 +136,13 @@ func TestProbeAsmLayout(t *testing.T) {
 	if encode.TokPredLeave != 0 {
 		t.Error("encode.TokPredLeave is no longer 0: change probe_amd64.s, whose one-byte leave is its difference alone")
 	}
+	// It adds a record's difference to its token where the encoder or-s
+	// them: the token's bits under the difference must be clear (the
+	// one-byte enter's below 16, the two-byte enter's bit 8 and the
+	// two-byte leave's bits 8 to 11, which go into the token's byte).
+	if encode.TokPredEnter&15 != 0 || encode.TokPredEnterSlot&1 != 0 || encode.TokPredLeave12&15 != 0 {
+		t.Error("a short record's token has bits set under its difference: change probe_amd64.s, which adds the difference to it")
+	}
 	// Its probes test a depth against the length of the levels' cache
 	// alone: the stack must never be shorter.
 	m := startTest(t, Config{})
