@@ -65,15 +65,15 @@
 	MOVQ	$((state<<32)|(CLASS_REGION<<48)), reg; \
 	ORQ	SI, reg
 
-// FRAME_PUSH writes the frame at R13: start the time (R12), child 0, then
+// FRAME_PUSH writes the frame at fr: start the time (R12), child 0, then
 // the word of region, state, counted and class. CX is free here. (One
 // 16-byte store of start and child, from X0, made the defer form's ratio
 // to a pair 0.5 % worse and the pair no faster: not kept.)
-#define FRAME_PUSH(state) \
-	MOVQ	R12, frame_start(R13); \
-	MOVQ	$0, frame_child(R13); \
+#define FRAME_PUSH(state, fr) \
+	MOVQ	R12, frame_start(fr); \
+	MOVQ	$0, frame_child(fr); \
 	FRAME_WORD(state, CX); \
-	MOVQ	CX, frame_region(R13)
+	MOVQ	CX, frame_region(fr)
 
 // LEVEL_AT puts the level cached at depth idx in R8; an empty slot goes
 // to read.
@@ -120,11 +120,12 @@
 	LEVEL_BEGIN; \
 	CMPQ	R11, probeState_limit(DI); \
 	JGE	enterdrop; \
-	/* Room for the enter and its leave in the bin. */ \
-	MOVQ	(LEVEL_bin+8)(R8), R10; \
-	SUBQ	LEVEL_pos(R8), R10; \
-	CMPQ	R10, $(2*MAX_ENTER_LEAVE); \
-	JLT	busy; \
+	/* Room for the enter and its leave in the bin, the bin's position */ \
+	/* kept in R13 for the record, which thus loads it once. */ \
+	MOVQ	LEVEL_pos(R8), R13; \
+	LEAQ	(2*MAX_ENTER_LEAVE)(R13), R10; \
+	CMPQ	R10, (LEVEL_bin+8)(R8); \
+	JGT	busy; \
 	/* A reduced time equal to the last one takes a sequence number, */ \
 	/* which the short records do not carry. */ \
 	CMPQ	AX, probeState_lastTR(DI); \
@@ -146,23 +147,23 @@
 	MOVQ	AX, probeState_lastTR(DI); \
 	MOVL	$0, probeState_run(DI); \
 	INCQ	probeState_recorded(DI); \
-	IMUL3Q	$frame__size, R11, R13; \
-	ADDQ	probeState_stack(DI), R13; \
-	FRAME_PUSH(const_frameWritten); \
+	/* The frame in DX: the clock's time is not needed past the tests. */ \
+	IMUL3Q	$frame__size, R11, DX; \
+	ADDQ	probeState_stack(DI), DX; \
+	FRAME_PUSH(const_frameWritten, DX); \
 	MOVQ	R11, probeState_depth(DI); \
 	INCQ	profEntry_visits(BX)(R14*1); \
 	INCL	profEntry_active(BX)(R14*1); \
 	MOVQ	AX, LEVEL_time(R8); \
 	MOVL	$1, LEVEL_next(R8); \
 	MOVQ	LEVEL_bin(R8), R11; \
-	MOVQ	LEVEL_pos(R8), R12; \
 	CMPQ	R10, $(16-1); \
 	JCC	enter2; \
 	/* The token's low 4 bits are clear (TestProbeAsmLayout): adding */ \
 	/* the difference is or-ing it. */ \
 	ADDL	$(TOK_PRED_ENTER+1), R10; \
-	MOVB	R10, (R11)(R12*1); \
-	INCQ	R12; \
+	MOVB	R10, (R11)(R13*1); \
+	INCQ	R13; \
 	JMP	advance; \
 enter2:; \
 	/* The two-byte record falls through: even in BenchmarkEnterLeave's */ \
@@ -173,15 +174,15 @@ enter2:; \
 	/* with its bytes swapped: one store. */ \
 	LEAL	((TOK_PRED_ENTER_SLOT<<8)+1)(R10), CX; \
 	ROLW	$8, CX; \
-	MOVW	CX, (R11)(R12*1); \
-	ADDQ	$2, R12; \
+	MOVW	CX, (R11)(R13*1); \
+	ADDQ	$2, R13; \
 advance:; \
 	/* Level.Advance: the position, the count, the fill mark after the */ \
 	/* bytes, then the busy mark cleared. */ \
-	MOVQ	R12, LEVEL_pos(R8); \
+	MOVQ	R13, LEVEL_pos(R8); \
 	INCL	LEVEL_n(R8); \
 	MOVQ	LEVEL_mark(R8), R11; \
-	MOVL	R12, (R11); \
+	MOVL	R13, (R11); \
 	MOVL	$0, HIER_busy(R9); \
 	RET; \
 enterdrop:; \
@@ -206,9 +207,9 @@ entertick:; \
 	MOVL	$0, probeState_run(DI); \
 enterstamped:; \
 	INCQ	probeState_recorded(DI); \
-	IMUL3Q	$frame__size, R11, R13; \
-	ADDQ	probeState_stack(DI), R13; \
-	FRAME_PUSH(const_frameDropped); \
+	IMUL3Q	$frame__size, R11, DX; \
+	ADDQ	probeState_stack(DI), DX; \
+	FRAME_PUSH(const_frameDropped, DX); \
 	MOVQ	R11, probeState_depth(DI); \
 	INCQ	profEntry_visits(BX)(R14*1); \
 	INCL	profEntry_active(BX)(R14*1); \
@@ -284,10 +285,13 @@ TEXT ·leaveProbe(SB), NOSPLIT|NOFRAME, $0-24
 	CMPQ	R10, frame_region(R13)
 	JNE	notwritten
 	LEAVE_LEVEL
-	MOVQ	(LEVEL_bin+8)(R8), R10
-	SUBQ	LEVEL_pos(R8), R10
-	CMPQ	R10, $MAX_ENTER_LEAVE
-	JLT	busy
+	// Room for the leave in the bin, the bin's position kept in SI for
+	// the record (the region is not needed past the frame's test; the
+	// out-of-line paths that take SI load the position again).
+	MOVQ	LEVEL_pos(R8), SI
+	LEAQ	MAX_ENTER_LEAVE(SI), R10
+	CMPQ	R10, (LEVEL_bin+8)(R8)
+	JGT	busy
 	CMPB	LEVEL_tech(R8), $TECH_ALL
 	JNE	busy
 	CMPQ	AX, probeState_lastTR(DI)
@@ -339,18 +343,17 @@ counted:
 	MOVQ	AX, LEVEL_time(R8)
 	MOVL	$1, LEVEL_next(R8)
 	MOVQ	LEVEL_bin(R8), R11
-	MOVQ	LEVEL_pos(R8), R12
 	CMPQ	R10, $0x80
 	JCC	leave2
 	// The one-byte leave is its difference: TOK_PRED_LEAVE is 0
 	// (TestProbeAsmLayout).
-	MOVB	R10, (R11)(R12*1)
-	INCQ	R12
+	MOVB	R10, (R11)(SI*1)
+	INCQ	SI
 advance:
-	MOVQ	R12, LEVEL_pos(R8)
+	MOVQ	SI, LEVEL_pos(R8)
 	INCL	LEVEL_n(R8)
 	MOVQ	LEVEL_mark(R8), R11
-	MOVL	R12, (R11)
+	MOVL	SI, (R11)
 	MOVL	$0, HIER_busy(R9)
 	RET
 leave2:
@@ -358,8 +361,8 @@ leave2:
 	// bits are clear, TestProbeAsmLayout).
 	LEAL	(TOK_PRED_LEAVE12<<8)(R10), CX
 	ROLW	$8, CX
-	MOVW	CX, (R11)(R12*1)
-	ADDQ	$2, R12
+	MOVW	CX, (R11)(SI*1)
+	ADDQ	$2, SI
 	JMP	advance
 long:
 	// The long calls with this one in SI, stored once the rule (if due
@@ -373,10 +376,14 @@ long:
 	RULE(longkeep, longearly)
 longkeep:
 	MOVQ	SI, profEntry_longCalls(BX)(R14*1)
+	MOVQ	LEVEL_pos(R8), SI
 	JMP	keep
 shortrule:
 	MOVQ	profEntry_longCalls(BX)(R14*1), SI
-	RULE(keep, shortearly)
+	RULE(shortkeep, shortearly)
+shortkeep:
+	MOVQ	LEVEL_pos(R8), SI
+	JMP	keep
 dropped:
 	CMPQ	AX, probeState_lastTR(DI)
 	JEQ	leavesame
