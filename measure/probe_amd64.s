@@ -58,22 +58,23 @@
 	SHLQ	$32, DX; \
 	ORQ	AX, DX
 
-// FRAME_WORD puts into reg the frame's word of region SI (zero-extended),
-// the given state, counted clear and the class region: frame.region,
-// state, counted and class are one 8-byte word (TestProbeAsmLayout).
-#define FRAME_WORD(state, reg) \
-	MOVQ	$((state<<32)|(CLASS_REGION<<48)), reg; \
-	ORQ	SI, reg
+// A frame's region, state, counted and class are one 8-byte word
+// (TestProbeAsmLayout), which the probes write and compare whole: for
+// region SI (zero-extended) of the class region, counted clear, it is SI
+// itself in the state frameDropped (0) and SI with bit FRAME_WRITTEN set
+// in the state frameWritten (2, at bit 32), one instruction (BTSQ) where
+// or-ing the word's constant half took two (TestProbeAsmLayout asserts
+// these values).
+#define FRAME_WRITTEN 33
 
 // FRAME_PUSH writes the frame at fr: start the time (R12), child 0, then
-// the word of region, state, counted and class. CX is free here. (One
+// the word of region, state, counted and class, which SI holds. (One
 // 16-byte store of start and child, from X0, made the defer form's ratio
 // to a pair 0.5 % worse and the pair no faster: not kept.)
-#define FRAME_PUSH(state, fr) \
+#define FRAME_PUSH(fr) \
 	MOVQ	R12, frame_start(fr); \
 	MOVQ	$0, frame_child(fr); \
-	FRAME_WORD(state, CX); \
-	MOVQ	CX, frame_region(fr)
+	MOVQ	SI, frame_region(fr)
 
 // LEVEL_AT puts the level cached at depth idx in R8; an empty slot goes
 // to read.
@@ -150,7 +151,9 @@
 	/* The frame in DX: the clock's time is not needed past the tests. */ \
 	IMUL3Q	$frame__size, R11, DX; \
 	ADDQ	probeState_stack(DI), DX; \
-	FRAME_PUSH(const_frameWritten, DX); \
+	/* SI becomes the frame's word: the region is not needed past here. */ \
+	BTSQ	$FRAME_WRITTEN, SI; \
+	FRAME_PUSH(DX); \
 	MOVQ	R11, probeState_depth(DI); \
 	INCQ	profEntry_visits(BX)(R14*1); \
 	INCL	profEntry_active(BX)(R14*1); \
@@ -209,7 +212,7 @@ enterstamped:; \
 	INCQ	probeState_recorded(DI); \
 	IMUL3Q	$frame__size, R11, DX; \
 	ADDQ	probeState_stack(DI), DX; \
-	FRAME_PUSH(const_frameDropped, DX); \
+	FRAME_PUSH(DX); \
 	MOVQ	R11, probeState_depth(DI); \
 	INCQ	profEntry_visits(BX)(R14*1); \
 	INCL	profEntry_active(BX)(R14*1); \
@@ -280,9 +283,10 @@ TEXT ·leaveProbe(SB), NOSPLIT|NOFRAME, $0-24
 	JCC	read
 	IMUL3Q	$frame__size, CX, R13
 	ADDQ	probeState_stack(DI), R13
-	// The region, the state, counted and the class in one compare.
-	FRAME_WORD(const_frameWritten, R10)
-	CMPQ	R10, frame_region(R13)
+	// The region, the state, counted and the class in one compare: SI
+	// becomes the frame's word, the region's the Go probe reads from r.
+	BTSQ	$FRAME_WRITTEN, SI
+	CMPQ	SI, frame_region(R13)
 	JNE	notwritten
 	LEAVE_LEVEL
 	// Room for the leave in the bin, the bin's position kept in SI for
@@ -410,8 +414,8 @@ leavedrop:
 notwritten:
 	// Out of line: the leave of an enter dropped for its closed depth (not
 	// at the depth whose enter found no bin).
-	FRAME_WORD(const_frameDropped, R10)
-	CMPQ	R10, frame_region(R13)
+	BTRQ	$FRAME_WRITTEN, SI
+	CMPQ	SI, frame_region(R13)
 	JNE	read
 	CMPQ	CX, probeState_lostAt(DI)
 	JEQ	read

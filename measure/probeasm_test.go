@@ -122,6 +122,12 @@ func TestProbeAsmLayout(t *testing.T) {
 		unsafe.Offsetof(f.seq) < unsafe.Offsetof(f.region)+8 {
 		t.Error("frame.region, state, counted and class are no longer one 8-byte word: change probe_amd64.s, which writes and tests them as one")
 	}
+	// That word, for a plain region, is the region alone in the state
+	// frameDropped and the region with bit 33 (FRAME_WRITTEN) set in the
+	// state frameWritten.
+	if frameDropped != 0 || uint64(frameWritten)<<32|uint64(buffer.ClassRegion)<<48 != 1<<33 {
+		t.Error("a plain region's frame word is no longer the region with bit 33 set when written, alone when dropped: change probe_amd64.s (FRAME_WRITTEN)")
+	}
 	// Its leave tests throttleDue's late step alone from thrCalls visits
 	// on: right while that step's share of long calls is the larger and
 	// thrEarly <= thrCalls.
