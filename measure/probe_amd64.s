@@ -264,6 +264,42 @@ early:; \
 	MOVQ	probeState_h(DI), R9; \
 	JMP	kept
 
+// LEAVE_PROFILE is the leave's flat profile, with the call's time in R11,
+// and the rest of its bookkeeping but the stamp's reduced time and the
+// record: the last open call of the region counts its inclusive time and
+// whether it was long, and a region the rule of throttle.go would switch
+// off goes to Go. The open calls are compared with 1 in place: the last
+// one's leave stores 0, a recursive call's inner leave decrements them
+// out of line (inner), so no register carries the count. A long call
+// (R11 >= thrTicks) is counted out of line, at long: a short one neither
+// loads nor stores the count (a store fewer on the common path was
+// 0.1-0.2 ns an event). A region visited thrEarly times or more (never,
+// with throttling off) has the rule tested out of line. The written leave
+// and the dropped one expand it each, with labels of their own, so that
+// neither tests the frame's state again to know which it is (the
+// out-of-line paths, shared, do).
+#define LEAVE_PROFILE(keep, counted) \
+	MOVQ	R12, R11; \
+	SUBQ	frame_start(R13), R11; \
+	CMPL	profEntry_active(BX)(R14*1), $1; \
+	JNE	inner; \
+	CMPQ	R11, probeState_thrTicks(DI); \
+	JCC	long; \
+	MOVQ	profEntry_visits(BX)(R14*1), CX; \
+	CMPQ	CX, probeState_thrEarly(DI); \
+	JCC	shortrule; \
+keep:; \
+	MOVL	$0, profEntry_active(BX)(R14*1); \
+	ADDQ	R11, profEntry_incl(BX)(R14*1); \
+counted:; \
+	MOVQ	R11, CX; \
+	SUBQ	frame_child(R13), CX; \
+	ADDQ	CX, profEntry_excl(BX)(R14*1); \
+	DECQ	probeState_depth(DI); \
+	ADDQ	R11, (frame_child-frame__size)(R13); \
+	INCQ	probeState_recorded(DI); \
+	MOVQ	R12, probeState_last(DI)
+
 // func leaveProbe(l *Location, r Region) (t uint64)
 TEXT ·leaveProbe(SB), NOSPLIT|NOFRAME, $0-24
 	PROBE_ARGS
@@ -306,42 +342,9 @@ TEXT ·leaveProbe(SB), NOSPLIT|NOFRAME, $0-24
 	LEAQ	-1(R10), CX
 	CMPQ	CX, $((1<<12)-1)
 	JCC	busy
-profile:
-	// The call's time (R11) into the profile; the last open call of the
-	// region counts its inclusive time and whether it was long, and a
-	// region the rule of throttle.go would switch off now goes to Go.
-	MOVQ	R12, R11
-	SUBQ	frame_start(R13), R11
-	// The open calls compared with 1 in place: the last one's leave
-	// stores 0 below, a recursive call's inner leave decrements them out
-	// of line (inner), so no register carries the count.
-	CMPL	profEntry_active(BX)(R14*1), $1
-	JNE	inner // out of line: a recursive call's inner leave
-	// A long call (R11 >= thrTicks) is counted out of line, at long: a
-	// short one neither loads nor stores the count (a store fewer on the
-	// common path was 0.1-0.2 ns an event). A region visited thrEarly
-	// times or more (never, with throttling off) has the rule tested out
-	// of line.
-	CMPQ	R11, probeState_thrTicks(DI)
-	JCC	long
-	MOVQ	profEntry_visits(BX)(R14*1), CX
-	CMPQ	CX, probeState_thrEarly(DI)
-	JCC	shortrule
-keep:
-	MOVL	$0, profEntry_active(BX)(R14*1)
-	ADDQ	R11, profEntry_incl(BX)(R14*1)
-counted:
-	MOVQ	R11, CX
-	SUBQ	frame_child(R13), CX
-	ADDQ	CX, profEntry_excl(BX)(R14*1)
-	DECQ	probeState_depth(DI)
-	ADDQ	R11, (frame_child-frame__size)(R13)
-	INCQ	probeState_recorded(DI)
-	// The stamp. A written leave's reduced time differs from the last
-	// (tested above); a dropped one's may not, out of line.
-	MOVQ	R12, probeState_last(DI)
-	CMPB	frame_state(R13), $const_frameWritten
-	JNE	dropped
+	LEAVE_PROFILE(keep, counted)
+	// The stamp: a written leave's reduced time differs from the last
+	// (tested above).
 	MOVQ	AX, probeState_lastTR(DI)
 	MOVL	$0, probeState_run(DI)
 	MOVQ	AX, LEVEL_time(R8)
@@ -380,15 +383,33 @@ long:
 	RULE(longkeep, longearly)
 longkeep:
 	MOVQ	SI, profEntry_longCalls(BX)(R14*1)
-	MOVQ	LEVEL_pos(R8), SI
-	JMP	keep
+	JMP	shortkeep
 shortrule:
 	MOVQ	profEntry_longCalls(BX)(R14*1), SI
 	RULE(shortkeep, shortearly)
 shortkeep:
+	// Back to the written leave's profile or the dropped one's.
 	MOVQ	LEVEL_pos(R8), SI
-	JMP	keep
-dropped:
+	CMPB	frame_state(R13), $const_frameWritten
+	JEQ	keep
+	JMP	dkeep
+inner:
+	DECL	profEntry_active(BX)(R14*1)
+	CMPB	frame_state(R13), $const_frameWritten
+	JEQ	counted
+	JMP	dcounted
+leavedrop:
+	// Level.Drop for the reason ByDepth, as enterdrop, then the profile
+	// and the stamp, whose reduced time may equal the last.
+	CMPB	HIER_Stopped(R9), $0
+	JNE	busy
+	CMPB	HIER_Final(R9), $0
+	JNE	busy
+	MOVQ	LEVEL_limit(R8), R10
+	MOVQ	(R10), R10
+	CMPQ	LEVEL_depth(R8), R10
+	JLT	busy
+	LEAVE_PROFILE(dkeep, dcounted)
 	CMPQ	AX, probeState_lastTR(DI)
 	JEQ	leavesame
 	MOVQ	AX, probeState_lastTR(DI)
@@ -400,17 +421,6 @@ droppedcount:
 	INCQ	(LEVEL_Dropped+8*BY_DEPTH)(R8)
 	MOVL	$0, HIER_busy(R9)
 	RET
-leavedrop:
-	// Level.Drop for the reason ByDepth, as enterdrop.
-	CMPB	HIER_Stopped(R9), $0
-	JNE	busy
-	CMPB	HIER_Final(R9), $0
-	JNE	busy
-	MOVQ	LEVEL_limit(R8), R10
-	MOVQ	(R10), R10
-	CMPQ	LEVEL_depth(R8), R10
-	JLT	busy
-	JMP	profile
 notwritten:
 	// Out of line: the leave of an enter dropped for its closed depth (not
 	// at the depth whose enter found no bin).
@@ -421,9 +431,6 @@ notwritten:
 	JEQ	read
 	LEAVE_LEVEL
 	JMP	leavedrop
-inner:
-	DECL	profEntry_active(BX)(R14*1)
-	JMP	counted
 due:
 	MOVQ	probeState_h(DI), R9
 busy:
