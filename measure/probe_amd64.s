@@ -160,6 +160,10 @@
 	MOVQ	AX, LEVEL_time(R8); \
 	MOVL	$1, LEVEL_next(R8); \
 	MOVQ	LEVEL_bin(R8), R11; \
+	/* The one-byte record falls through: at the default timer */ \
+	/* resolution an enter that follows its level's last leave as */ \
+	/* closely as BenchmarkProbeOverClock's do takes it (1.0 bytes an */ \
+	/* event in BenchmarkEnterLeave; under callgrind's slowdown, two). */ \
 	CMPQ	R10, $(16-1); \
 	JCC	enter2; \
 	/* The token's low 4 bits are clear (TestProbeAsmLayout): adding */ \
@@ -167,18 +171,6 @@
 	ADDL	$(TOK_PRED_ENTER+1), R10; \
 	MOVB	R10, (R11)(R13*1); \
 	INCQ	R13; \
-	JMP	advance; \
-enter2:; \
-	/* The two-byte record falls through: even in BenchmarkEnterLeave's */ \
-	/* loop an enter follows the level's last leave by 16 reduced ticks */ \
-	/* or more. Its bytes, the token or-ed with the difference's bit 8 */ \
-	/* (added: the token's bit 0 is clear, TestProbeAsmLayout), then the */ \
-	/* difference's low byte, are the 16-bit word token<<8 + difference */ \
-	/* with its bytes swapped: one store. */ \
-	LEAL	((TOK_PRED_ENTER_SLOT<<8)+1)(R10), CX; \
-	ROLW	$8, CX; \
-	MOVW	CX, (R11)(R13*1); \
-	ADDQ	$2, R13; \
 advance:; \
 	/* Level.Advance: the position, the count, the fill mark after the */ \
 	/* bytes, then the busy mark cleared. */ \
@@ -188,6 +180,17 @@ advance:; \
 	MOVL	R13, (R11); \
 	MOVL	$0, HIER_busy(R9); \
 	RET; \
+enter2:; \
+	/* The two-byte record's bytes, the token or-ed with the */ \
+	/* difference's bit 8 (added: the token's bit 0 is clear, */ \
+	/* TestProbeAsmLayout), then the difference's low byte, are the */ \
+	/* 16-bit word token<<8 + difference with its bytes swapped: one */ \
+	/* store. */ \
+	LEAL	((TOK_PRED_ENTER_SLOT<<8)+1)(R10), CX; \
+	ROLW	$8, CX; \
+	MOVW	CX, (R11)(R13*1); \
+	ADDQ	$2, R13; \
+	JMP	advance; \
 enterdrop:; \
 	/* A closed depth: the frame, dropped, and the drop counted, where */ \
 	/* Level.Drop's reason is ByDepth (recording not stopped, the pool not */ \
