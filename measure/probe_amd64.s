@@ -295,11 +295,12 @@ keep:; \
 	MOVL	$0, profEntry_active(BX)(R14*1); \
 	ADDQ	R11, profEntry_incl(BX)(R14*1); \
 counted:; \
-	MOVQ	R11, CX; \
-	SUBQ	frame_child(R13), CX; \
-	ADDQ	CX, profEntry_excl(BX)(R14*1); \
-	DECQ	probeState_depth(DI); \
+	/* The call's time into the caller's child time, then, less its */ \
+	/* own child time, into the exclusive time, in R11 itself (no copy). */ \
 	ADDQ	R11, (frame_child-frame__size)(R13); \
+	SUBQ	frame_child(R13), R11; \
+	ADDQ	R11, profEntry_excl(BX)(R14*1); \
+	DECQ	probeState_depth(DI); \
 	INCQ	probeState_recorded(DI); \
 	MOVQ	R12, probeState_last(DI)
 
