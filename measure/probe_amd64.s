@@ -271,9 +271,11 @@ early:; \
 // and the rest of its bookkeeping but the stamp's reduced time and the
 // record: the last open call of the region counts its inclusive time and
 // whether it was long, and a region the rule of throttle.go would switch
-// off goes to Go. The open calls are compared with 1 in place: the last
-// one's leave stores 0, a recursive call's inner leave decrements them
-// out of line (inner), so no register carries the count. A long call
+// off goes to Go. The open calls are decremented in place, which tests
+// them against 1 too: the last one's leave leaves 0, a recursive call's
+// inner leave goes out of line (inner), so no register carries the count
+// and no compare is needed; the rule's way to Go (due) increments them
+// back, so that Go finds the entry as it was. A long call
 // (R11 >= thrTicks) is counted out of line, at long: a short one neither
 // loads nor stores the count (a store fewer on the common path was
 // 0.1-0.2 ns an event). A region visited thrEarly times or more (never,
@@ -284,7 +286,7 @@ early:; \
 #define LEAVE_PROFILE(keep, counted) \
 	MOVQ	R12, R11; \
 	SUBQ	frame_start(R13), R11; \
-	CMPL	profEntry_active(BX)(R14*1), $1; \
+	DECL	profEntry_active(BX)(R14*1); \
 	JNE	inner; \
 	CMPQ	R11, probeState_thrTicks(DI); \
 	JCC	long; \
@@ -292,7 +294,6 @@ early:; \
 	CMPQ	CX, probeState_thrEarly(DI); \
 	JCC	shortrule; \
 keep:; \
-	MOVL	$0, profEntry_active(BX)(R14*1); \
 	ADDQ	R11, profEntry_incl(BX)(R14*1); \
 counted:; \
 	/* The call's time into the caller's child time, then, less its */ \
@@ -398,7 +399,6 @@ shortkeep:
 	JEQ	keep
 	JMP	dkeep
 inner:
-	DECL	profEntry_active(BX)(R14*1)
 	CMPB	frame_state(R13), $const_frameWritten
 	JEQ	counted
 	JMP	dcounted
@@ -436,6 +436,7 @@ notwritten:
 	LEAVE_LEVEL
 	JMP	leavedrop
 due:
+	INCL	profEntry_active(BX)(R14*1)
 	MOVQ	probeState_h(DI), R9
 busy:
 	MOVL	$0, HIER_busy(R9)
