@@ -101,6 +101,28 @@
 	MOVBLZX	probeState_shift(DI), CX; \
 	SHRQ	CX, AX
 
+// ENTER_STORES is the written enter's stores once every test passed, but
+// the record and Level.Advance, which follow it; it leaves the bin in R11.
+// ENTER_BODY expands it once for each record's length, so that one test
+// of the difference both bounds it and chooses the record.
+#define ENTER_STORES \
+	MOVQ	R12, probeState_last(DI); \
+	MOVQ	AX, probeState_lastTR(DI); \
+	MOVL	$0, probeState_run(DI); \
+	INCQ	probeState_recorded(DI); \
+	/* The frame in DX: the clock's time is not needed past the tests. */ \
+	IMUL3Q	$frame__size, R11, DX; \
+	ADDQ	probeState_stack(DI), DX; \
+	/* SI becomes the frame's word: the region is not needed past here. */ \
+	BTSQ	$FRAME_WRITTEN, SI; \
+	FRAME_PUSH(DX); \
+	MOVQ	R11, probeState_depth(DI); \
+	INCQ	profEntry_visits(BX)(R14*1); \
+	INCL	profEntry_active(BX)(R14*1); \
+	MOVQ	AX, LEVEL_time(R8); \
+	MOVL	$1, LEVEL_next(R8); \
+	MOVQ	LEVEL_bin(R8), R11
+
 // ENTER_BODY is the rest of enterProbe, after PROBE_PRELUDE, with the
 // location in DI, the region in SI (its low half), the profile entry at
 // BX+R14 and the clock in DX: the cases it does not do go to the labels
@@ -139,33 +161,16 @@
 	/* the difference and its test; the record adds the 1 back. */ \
 	LEAQ	-1(AX), R10; \
 	SUBQ	LEVEL_time(R8), R10; \
-	CMPQ	R10, $((1<<9)-1); \
-	JCC	busy; \
 	CMPL	SI, LEVEL_pred(R8); \
 	JNE	busy; \
-	/* Every test passed: the stores. */ \
-	MOVQ	R12, probeState_last(DI); \
-	MOVQ	AX, probeState_lastTR(DI); \
-	MOVL	$0, probeState_run(DI); \
-	INCQ	probeState_recorded(DI); \
-	/* The frame in DX: the clock's time is not needed past the tests. */ \
-	IMUL3Q	$frame__size, R11, DX; \
-	ADDQ	probeState_stack(DI), DX; \
-	/* SI becomes the frame's word: the region is not needed past here. */ \
-	BTSQ	$FRAME_WRITTEN, SI; \
-	FRAME_PUSH(DX); \
-	MOVQ	R11, probeState_depth(DI); \
-	INCQ	profEntry_visits(BX)(R14*1); \
-	INCL	profEntry_active(BX)(R14*1); \
-	MOVQ	AX, LEVEL_time(R8); \
-	MOVL	$1, LEVEL_next(R8); \
-	MOVQ	LEVEL_bin(R8), R11; \
-	/* The one-byte record falls through: at the default timer */ \
-	/* resolution an enter that follows its level's last leave as */ \
+	/* A difference of 1 to 15, the one-byte record's, falls through: */ \
+	/* one test for the range and the record's choice. At the default */ \
+	/* timer resolution an enter that follows its level's last leave as */ \
 	/* closely as BenchmarkProbeOverClock's do takes it (1.0 bytes an */ \
 	/* event in BenchmarkEnterLeave; under callgrind's slowdown, two). */ \
 	CMPQ	R10, $(16-1); \
 	JCC	enter2; \
+	ENTER_STORES; \
 	/* The token's low 4 bits are clear (TestProbeAsmLayout): adding */ \
 	/* the difference is or-ing it. */ \
 	ADDL	$(TOK_PRED_ENTER+1), R10; \
@@ -181,11 +186,15 @@ advance:; \
 	MOVL	$0, HIER_busy(R9); \
 	RET; \
 enter2:; \
-	/* The two-byte record's bytes, the token or-ed with the */ \
+	/* The two-byte record, for a difference up to (1<<9)-1, with the */ \
+	/* stores of its own copy. Its bytes, the token or-ed with the */ \
 	/* difference's bit 8 (added: the token's bit 0 is clear, */ \
 	/* TestProbeAsmLayout), then the difference's low byte, are the */ \
 	/* 16-bit word token<<8 + difference with its bytes swapped: one */ \
 	/* store. */ \
+	CMPQ	R10, $((1<<9)-1); \
+	JCC	busy; \
+	ENTER_STORES; \
 	LEAL	((TOK_PRED_ENTER_SLOT<<8)+1)(R10), CX; \
 	ROLW	$8, CX; \
 	MOVW	CX, (R11)(R13*1); \
@@ -280,9 +289,10 @@ early:; \
 // loads nor stores the count (a store fewer on the common path was
 // 0.1-0.2 ns an event). A region visited thrEarly times or more (never,
 // with throttling off) has the rule tested out of line. The written leave
-// and the dropped one expand it each, with labels of their own, so that
-// neither tests the frame's state again to know which it is (the
-// out-of-line paths, shared, do).
+// (once for each record's length) and the dropped one expand it each,
+// with labels of their own, so that none tests the frame's state or the
+// difference again to know which it is (the out-of-line paths, shared,
+// do).
 #define LEAVE_PROFILE(keep, counted) \
 	MOVQ	R12, R11; \
 	SUBQ	frame_start(R13), R11; \
@@ -304,6 +314,16 @@ counted:; \
 	DECQ	probeState_depth(DI); \
 	INCQ	probeState_recorded(DI); \
 	MOVQ	R12, probeState_last(DI)
+
+// LEAVE_STAMP is the written leave's stores after LEAVE_PROFILE but the
+// record and Level.Advance: the stamp, whose reduced time differs from
+// the last (tested), and the encoder's state. It leaves the bin in R11.
+#define LEAVE_STAMP \
+	MOVQ	AX, probeState_lastTR(DI); \
+	MOVL	$0, probeState_run(DI); \
+	MOVQ	AX, LEVEL_time(R8); \
+	MOVL	$1, LEVEL_next(R8); \
+	MOVQ	LEVEL_bin(R8), R11
 
 // func leaveProbe(l *Location, r Region) (t uint64)
 TEXT ·leaveProbe(SB), NOSPLIT|NOFRAME, $0-24
@@ -341,22 +361,17 @@ TEXT ·leaveProbe(SB), NOSPLIT|NOFRAME, $0-24
 	JNE	busy
 	CMPQ	AX, probeState_lastTR(DI)
 	JEQ	busy
-	// encode.Encoder.LeaveFast: later by 1 to (1<<12)-1.
+	// encode.Encoder.LeaveFast: later by 1 to (1<<12)-1, the difference
+	// in R10. One of 1 to 0x7f, the one-byte record's, falls through: one
+	// test for the range and the record's choice (the two-byte record's
+	// leave, at leave2, has the profile and the stores of its own copy).
 	MOVQ	AX, R10
 	SUBQ	LEVEL_time(R8), R10
 	LEAQ	-1(R10), CX
-	CMPQ	CX, $((1<<12)-1)
-	JCC	busy
-	LEAVE_PROFILE(keep, counted)
-	// The stamp: a written leave's reduced time differs from the last
-	// (tested above).
-	MOVQ	AX, probeState_lastTR(DI)
-	MOVL	$0, probeState_run(DI)
-	MOVQ	AX, LEVEL_time(R8)
-	MOVL	$1, LEVEL_next(R8)
-	MOVQ	LEVEL_bin(R8), R11
-	CMPQ	R10, $0x80
+	CMPQ	CX, $(0x80-1)
 	JCC	leave2
+	LEAVE_PROFILE(keep, counted)
+	LEAVE_STAMP
 	// The one-byte leave is its difference: TOK_PRED_LEAVE is 0
 	// (TestProbeAsmLayout).
 	MOVB	R10, (R11)(SI*1)
@@ -371,6 +386,10 @@ advance:
 leave2:
 	// Out of line: the two-byte record, as the enter's (the token's low 4
 	// bits are clear, TestProbeAsmLayout).
+	CMPQ	CX, $((1<<12)-1)
+	JCC	busy
+	LEAVE_PROFILE(keep2, counted2)
+	LEAVE_STAMP
 	LEAL	(TOK_PRED_LEAVE12<<8)(R10), CX
 	ROLW	$8, CX
 	MOVW	CX, (R11)(SI*1)
@@ -393,15 +412,20 @@ shortrule:
 	MOVQ	profEntry_longCalls(BX)(R14*1), SI
 	RULE(shortkeep, shortearly)
 shortkeep:
-	// Back to the written leave's profile or the dropped one's.
+	// Back to the profile's copy this leave came from: the dropped
+	// leave's, else the one of the record's length (the difference in R10).
 	MOVQ	LEVEL_pos(R8), SI
 	CMPB	frame_state(R13), $const_frameWritten
-	JEQ	keep
-	JMP	dkeep
+	JNE	dkeep
+	CMPQ	R10, $0x80
+	JCS	keep
+	JMP	keep2
 inner:
 	CMPB	frame_state(R13), $const_frameWritten
-	JEQ	counted
-	JMP	dcounted
+	JNE	dcounted
+	CMPQ	R10, $0x80
+	JCS	counted
+	JMP	counted2
 leavedrop:
 	// Level.Drop for the reason ByDepth, as enterdrop, then the profile
 	// and the stamp, whose reduced time may equal the last.
