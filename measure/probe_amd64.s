@@ -16,9 +16,10 @@
 // and R14 the entry's offset in it, which every access adds (a page's
 // entries start it, TestProbeAsmLayout: the entry's address would take an
 // instruction more; an ABI0 function may use R14, which Go reloads after
-// the call), R8 the level, R9 its hierarchy, DX the clock's time (where RDTSC leaves its high
-// half, so that no move joins the halves), R12 that time clamped, AX
-// reduced, R13 the frame, R11 the enter's new depth.
+// the call), R8 the level, R9 its hierarchy, DX the clock's time (where
+// RDTSC leaves its high half, so that no move joins the halves), R12 that
+// time clamped, AX reduced, R13 the leave's frame and the enter's bin
+// position, R11 the enter's new depth.
 
 // PROBE_ARGS loads the probes' arguments: the location in DI, the region
 // in SI.
@@ -345,7 +346,7 @@ TEXT ·leaveProbe(SB), NOSPLIT|NOFRAME, $0-24
 	IMUL3Q	$frame__size, CX, R13
 	ADDQ	probeState_stack(DI), R13
 	// The region, the state, counted and the class in one compare: SI
-	// becomes the frame's word, the region's the Go probe reads from r.
+	// becomes the frame's word (Go reads the region from r).
 	BTSQ	$FRAME_WRITTEN, SI
 	CMPQ	SI, frame_region(R13)
 	JNE	notwritten
