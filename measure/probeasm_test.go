@@ -109,6 +109,11 @@ func TestProbeAsmLayout(t *testing.T) {
 	if unsafe.Offsetof(pe.class) != unsafe.Offsetof(pe.off)+1 || unsafe.Sizeof(pe.off) != 1 || unsafe.Sizeof(pe.class) != 1 {
 		t.Error("profEntry.class no longer follows profEntry.off: change probe_amd64.s, whose enter tests them as one word")
 	}
+	// It addresses a profile entry as its page's address plus the entry's
+	// offset: the entries must start the page.
+	if unsafe.Offsetof(profPage{}.e) != 0 {
+		t.Error("profPage.e no longer starts profPage: change probe_amd64.s, which adds no offset of it")
+	}
 	// It writes a frame's region, state, counted and class with one 8-byte
 	// store, the word it compares whole in the leave.
 	if unsafe.Offsetof(f.state) != unsafe.Offsetof(f.region)+4 || unsafe.Offsetof(f.counted) != unsafe.Offsetof(f.region)+5 ||
@@ -116,6 +121,12 @@ func TestProbeAsmLayout(t *testing.T) {
 		unsafe.Sizeof(f.counted) != 1 || unsafe.Sizeof(f.class) != 1 || unsafe.Offsetof(f.region)%8 != 0 ||
 		unsafe.Offsetof(f.seq) < unsafe.Offsetof(f.region)+8 {
 		t.Error("frame.region, state, counted and class are no longer one 8-byte word: change probe_amd64.s, which writes and tests them as one")
+	}
+	// That word, for a plain region, is the region alone in the state
+	// frameDropped and the region with bit 33 (FRAME_WRITTEN) set in the
+	// state frameWritten.
+	if frameDropped != 0 || uint64(frameWritten)<<32|uint64(buffer.ClassRegion)<<48 != 1<<33 {
+		t.Error("a plain region's frame word is no longer the region with bit 33 set when written, alone when dropped: change probe_amd64.s (FRAME_WRITTEN)")
 	}
 	// Its leave tests throttleDue's late step alone from thrCalls visits
 	// on: right while that step's share of long calls is the larger and
@@ -130,6 +141,13 @@ func TestProbeAsmLayout(t *testing.T) {
 	}
 	if encode.TokPredLeave != 0 {
 		t.Error("encode.TokPredLeave is no longer 0: change probe_amd64.s, whose one-byte leave is its difference alone")
+	}
+	// It adds a record's difference to its token where the encoder or-s
+	// them: the token's bits under the difference must be clear (the
+	// one-byte enter's below 16, the two-byte enter's bit 8 and the
+	// two-byte leave's bits 8 to 11, which go into the token's byte).
+	if encode.TokPredEnter&15 != 0 || encode.TokPredEnterSlot&1 != 0 || encode.TokPredLeave12&15 != 0 {
+		t.Error("a short record's token has bits set under its difference: change probe_amd64.s, which adds the difference to it")
 	}
 	// Its probes test a depth against the length of the levels' cache
 	// alone: the stack must never be shorter.
