@@ -1766,7 +1766,7 @@ HMB_NOINST static void bundle_add(struct bundle *b, int pass, const char *in, si
 	int bad = hmb_pass_make(pass, world_rank, in, in_n, &b->part[i], &b->n[i]) != 0;
 	coll_meter.go_cpu += thread_ns() - c0;
 	if (bad) {
-		fprintf(stderr, "hmbtrace: rank %d: %s: the run's %s lacks this rank\n", world_rank, hmb_last_error(),
+		fprintf(stderr, "hmbtrace: rank %d: %s: the run's %s, without this rank\n", world_rank, hmb_last_error(),
 			pass_names[pass]);
 		b->part[i] = NULL;
 		b->n[i] = 0;
@@ -1805,7 +1805,7 @@ HMB_NOINST static void bundle_write(struct bundle *b)
 						  : hmb_pass_held(b->pass[i], &b->part[i], &b->n[i]) != 0;
 		coll_meter.go_cpu += thread_ns() - c0;
 		if (bad) {
-			fprintf(stderr, "hmbtrace: rank %d: %s: the run's %s lacks this rank's subtree\n", world_rank,
+			fprintf(stderr, "hmbtrace: rank %d: %s: the run's %s, without this rank's subtree\n", world_rank,
 				hmb_last_error(), b->pass[i] == PASS_DEFS ? "definitions" : pass_names[b->pass[i]]);
 			b->part[i] = NULL;
 			b->n[i] = 0;
@@ -1894,8 +1894,14 @@ HMB_NOINST static int bundle_merge(struct bundle *b, const char *m, size_t n, in
 			b->part[i] = NULL, b->n[i] = 0;
 			b->held[i] = 1;
 		} else {
-			fprintf(stderr, "hmbtrace: rank %d: %s: the run's %s lacks ranks %d to %d\n", world_rank, hmb_last_error(),
-				pass_names[b->pass[i]], lo, hi);
+			/* "the run's wait states, without ranks 47 to 51" ("rank 47" for one): said alike of any pass's name. */
+			if (lo == hi) {
+				fprintf(stderr, "hmbtrace: rank %d: %s: the run's %s, without rank %d\n", world_rank,
+					hmb_last_error(), pass_names[b->pass[i]], lo);
+			} else {
+				fprintf(stderr, "hmbtrace: rank %d: %s: the run's %s, without ranks %d to %d\n", world_rank,
+					hmb_last_error(), pass_names[b->pass[i]], lo, hi);
+			}
 		}
 	}
 	return at == end;
@@ -2244,7 +2250,7 @@ HMB_NOINST static int replay_async(int *round, char **in, size_t *in_n, int *fai
 			int bad = !*failed && hmb_pass_make(HMB_PASS_REPLAY, r, *in, *in_n, &out, &on) != 0;
 			coll_meter.go_cpu += thread_ns() - c0;
 			if (bad) {
-				fprintf(stderr, "hmbtrace: rank %d: %s: the run's wait states lack this rank\n", r, hmb_last_error());
+				fprintf(stderr, "hmbtrace: rank %d: %s: the run's wait states, without this rank\n", r, hmb_last_error());
 				*failed = 1;
 				free(out);
 				out = NULL;
@@ -2426,7 +2432,7 @@ HMB_NOINST static void replay(void)
 	char *in = malloc(12);
 	size_t in_n = 12;
 	if (in == NULL) {
-		fprintf(stderr, "hmbtrace: rank %d: out of memory for the wait-state replay: the run's wait states lack this rank\n", r);
+		fprintf(stderr, "hmbtrace: rank %d: out of memory for the wait-state replay: the run's wait states, without this rank\n", r);
 		return;
 	}
 	memset(&replay_cost, 0, sizeof replay_cost);
@@ -2442,7 +2448,7 @@ HMB_NOINST static void replay(void)
 		int bad = !failed && hmb_pass_make(HMB_PASS_REPLAY, r, in, in_n, &out, &on) != 0;
 		coll_meter.go_cpu += thread_ns() - c0;
 		if (bad) {
-			fprintf(stderr, "hmbtrace: rank %d: %s: the run's wait states lack this rank\n", r, hmb_last_error());
+			fprintf(stderr, "hmbtrace: rank %d: %s: the run's wait states, without this rank\n", r, hmb_last_error());
 			failed = 1;
 			free(out);
 			out = NULL;
