@@ -95,8 +95,7 @@ static _Atomic int hmb_state = ST_UNINIT;
 static int hmb_locate_early;
 static struct hmb_thread *hmb_threads, *hmb_threads_tail; /* guarded by hmb_mu */
 static int hmb_final_result;                               /* guarded by hmb_mu */
-static _Atomic uint64_t hmb_dropped_count;
-static _Atomic uint64_t hmb_dropped_by[HMB_DROP_WHYS]; /* the count by cause, for the report at exit */
+static _Atomic uint64_t hmb_dropped_by[HMB_DROP_WHYS]; /* probes dropped, by cause (hmb_dropped sums them) */
 static _Atomic int hmb_at_exit; /* hmb_exiting: open regions are where the process exits */
 static const char *_Atomic hmb_error = "";
 
@@ -150,10 +149,19 @@ HMB_NOINST static void hmb_user_error(const char *msg)
 HMB_NOINST static void hmb_drop(enum hmb_drop_why why, uint64_t n)
 {
 	if (n > 0) {
-		atomic_fetch_add_explicit(&hmb_dropped_count, n, memory_order_relaxed);
 		atomic_fetch_add_explicit(&hmb_dropped_by[why < HMB_DROP_WHYS ? why : HMB_DROP_INTERNAL], n,
 					  memory_order_relaxed);
 	}
+}
+
+/* hmb_dropped_total is the count of probes dropped, all causes. */
+HMB_NOINST static uint64_t hmb_dropped_total(void)
+{
+	uint64_t n = 0;
+	for (int i = 0; i < HMB_DROP_WHYS; i++) {
+		n += atomic_load_explicit(&hmb_dropped_by[i], memory_order_relaxed);
+	}
+	return n;
 }
 
 /* hmb_drop_state is the cause of a drop that the measurement's state decides: ended or never running. */
@@ -252,7 +260,6 @@ static void hmb_forked(void) HMB_NOINST;
 static void hmb_forked(void)
 {
 	atomic_store(&hmb_state, ST_FORKED);
-	atomic_store(&hmb_dropped_count, 0);
 	for (int i = 0; i < HMB_DROP_WHYS; i++) {
 		atomic_store(&hmb_dropped_by[i], 0);
 	}
@@ -1380,7 +1387,7 @@ HMB_NOINST int hmb_finalize(void)
 		if (hmb_self != NULL) {
 			hmb_forked_drop(hmb_self);
 		}
-		uint64_t n = atomic_load(&hmb_dropped_count);
+		uint64_t n = hmb_dropped_total();
 		if (n == 0) {
 			return 0;
 		}
@@ -1575,14 +1582,14 @@ static void hmb_atexit_report(void)
 		if (hmb_self != NULL) {
 			hmb_forked_drop(hmb_self);
 		}
-		uint64_t n = atomic_load(&hmb_dropped_count);
+		uint64_t n = hmb_dropped_total();
 		if (n > 0) {
 			fprintf(stderr, "hmbtrace: process %ld, a child of fork, is not traced: %llu probes dropped\n",
 				(long)getpid(), (unsigned long long)n);
 		}
 		return;
 	}
-	uint64_t n = atomic_load(&hmb_dropped_count);
+	uint64_t n = hmb_dropped_total();
 	if (n > 0) {
 		char causes[1024];
 		hmb_drop_causes(causes, sizeof causes);
@@ -1652,7 +1659,7 @@ HMB_NOINST uint64_t hmb_dropped(void)
 		hmb_forked_drop(hmb_self); /* the child's staged probes count when asked */
 	}
 	hmb_thr_sweep(1);
-	return atomic_load(&hmb_dropped_count);
+	return hmb_dropped_total();
 }
 
 /* hmb_running starts the measurement if needed and says whether it runs. */
