@@ -1716,7 +1716,7 @@ HMB_NOINST int hmb_synced_ns(uint64_t ticks, int64_t *ns)
 	return hmb_running() ? HMB_GO(hmbgo_synced_ns(ticks, ns)) : 0;
 }
 
-HMB_NOINST int hmb_run_end(int *archive, int *aggregate, int64_t *timeout_ns)
+HMB_NOINST int hmb_run_end(int begin, int *archive, int *aggregate, int64_t *timeout_ns)
 {
 	*archive = 0;
 	*aggregate = 1;
@@ -1724,14 +1724,12 @@ HMB_NOINST int hmb_run_end(int *archive, int *aggregate, int64_t *timeout_ns)
 	if (!hmb_running()) {
 		return 0;
 	}
-	/*
-	 * The collective end's results are the rank's events so far: the
-	 * calling thread's staged records go to its location first, and the
-	 * location is made if the thread had staged no more than its first
-	 * window (a program of few calls before MPI_Finalize): else the rank
-	 * had no location in the results, and the run's results lacked it.
-	 */
-	hmb_flush_staged();
+	if (begin) {
+		/* A thread that staged no more than its first window (a program of
+		   few calls) has no location yet: without it, the run's results
+		   lacked the rank. */
+		hmb_flush_staged();
+	}
 	HMB_GO(hmbgo_run_end(archive, aggregate, timeout_ns));
 	return 1;
 }

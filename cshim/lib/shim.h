@@ -311,7 +311,9 @@ void hmb_count_dropped(enum hmb_drop_why why, uint64_t n) HMB_NOINST;
  * archive (HMB_OUTPUT_LAYOUT), how many ranks share one file
  * (HMB_AGGREGATE) and how long each step waits for the other ranks
  * (HMB_COLLECTIVE_TIMEOUT); it returns 0 when the measurement does not
- * record. hmb_slot_capacity returns the bytes this rank's slot needs, its
+ * record. With begin set, the collective end begins: the calling thread's
+ * staged records go to its location first (making it), since the end's
+ * results are the rank's events so far. hmb_slot_capacity returns the bytes this rank's slot needs, its
  * trace now with the margin for what runs after MPI_Finalize, in a run of
  * world ranks. hmb_archive_create, called by a group's first rank, creates
  * the group's file for the n ranks given, each asking for its capacity, and
@@ -323,7 +325,7 @@ void hmb_count_dropped(enum hmb_drop_why why, uint64_t n) HMB_NOINST;
  * clock sync.
  */
 int hmb_synced_ns(uint64_t ticks, int64_t *ns) HMB_NOINST;
-int hmb_run_end(int *archive, int *aggregate, int64_t *timeout_ns) HMB_NOINST;
+int hmb_run_end(int begin, int *archive, int *aggregate, int64_t *timeout_ns) HMB_NOINST;
 int64_t hmb_slot_capacity(int world) HMB_NOINST;
 int hmb_archive_create(int group, int groups, int world, const int32_t *ranks, const int64_t *capacity, int n,
 		       int64_t *offsets) HMB_NOINST;

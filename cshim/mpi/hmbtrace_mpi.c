@@ -2779,7 +2779,7 @@ HMB_NOINST void hmbmpi_after_init(void)
 	int archive = 0, aggregate = 1;
 	int64_t timeout = 0;
 	/* Only the wait's bound matters here: the archive is made at MPI_Finalize. */
-	if (hmb_run_end(&archive, &aggregate, &timeout) && timeout > 0) {
+	if (hmb_run_end(0, &archive, &aggregate, &timeout) && timeout > 0) {
 		coll_timeout_ns = timeout;
 	}
 	int64_t t0 = mono_ns();
@@ -2845,7 +2845,7 @@ HMB_NOINST void hmbmpi_before_finalize(void)
 	uint64_t arrival = hmb_clock();
 	int archive = 0, aggregate = 1;
 	int64_t timeout = 0;
-	if (hmb_run_end(&archive, &aggregate, &timeout) && timeout > 0) {
+	if (hmb_run_end(1, &archive, &aggregate, &timeout) && timeout > 0) {
 		coll_timeout_ns = timeout;
 	}
 	int64_t at[4], cpu[4];
