@@ -514,26 +514,10 @@ func (t *Trace) TicksToNanos(ticks uint64) int64 {
 		tps = 1e9
 	}
 	ns := float64(ticks) * 1e9 / tps
-	if ns > math.MaxInt64 {
+	if ns >= 1<<63 { // float64(math.MaxInt64) is 2^63, which int64 does not hold
 		return math.MaxInt64
 	}
-	return roundNonNeg(ns)
-}
-
-// roundNonNeg is int64(math.Round(x)) for x that is not negative, without
-// math.Round's bit manipulation: it runs for every event a pass converts.
-// From 2^52 up every float64 is an integer; below, x less its truncation
-// is exact, so comparing it with one half rounds halves away from zero
-// as math.Round does.
-func roundNonNeg(x float64) int64 {
-	if x >= 1<<52 {
-		return int64(x)
-	}
-	i := int64(x)
-	if x-float64(i) >= 0.5 {
-		i++
-	}
-	return i
+	return roundNear(ns)
 }
 
 // Collected returns t with its regions and flat profiles in Regions and
@@ -625,10 +609,11 @@ func (c *SyncClock) Nanos(reduced uint64) int64 {
 }
 
 // roundNear is int64(math.Round(x)) for any x int64 holds, without
-// math.Round's bit manipulation, which does not inline: x less its
-// truncation toward zero is exact (from 2^52 up every float64 is an
-// integer), so comparing it with one half either way rounds halves away
-// from zero as math.Round does.
+// math.Round's bit manipulation, which does not inline: it runs for every
+// event a pass converts. x less its truncation toward zero is exact (from
+// 2^52 up every float64 is an integer, and the difference 0), so comparing
+// it with one half either way rounds halves away from zero as math.Round
+// does.
 func roundNear(x float64) int64 {
 	i := int64(x)
 	if d := x - float64(i); d >= 0.5 {

@@ -7,26 +7,6 @@ import (
 	"testing"
 )
 
-// TestRoundNear: roundNear is int64(math.Round(x)) for values at and
-// around halves, both signs, the largest fractions, and from 2^52 up.
-func TestRoundNear(t *testing.T) {
-	xs := []float64{0, 0.5, 1.5, 2.5, 0.49999999999999994, 1<<52 - 0.5, 1 << 52, 1<<53 + 2, 1 << 62, 1e-300}
-	rng := rand.New(rand.NewPCG(5, 6))
-	for range 100000 {
-		xs = append(xs, rng.Float64()*math.Pow(2, float64(rng.IntN(60))), float64(rng.Int64N(1<<40))+0.5)
-	}
-	for _, x := range xs {
-		for _, v := range []float64{x, -x, math.Nextafter(x, 0), -math.Nextafter(x, 0), math.Nextafter(x, math.Inf(1))} {
-			if v > math.MaxInt64/2 || v < math.MinInt64/2 {
-				continue
-			}
-			if got, want := roundNear(v), int64(math.Round(v)); got != want {
-				t.Fatalf("roundNear(%v) = %d, math.Round gives %d", v, got, want)
-			}
-		}
-	}
-}
-
 // TestSyncClockExact: SyncClock.Nanos is the reference clock's time by
 // the sync points' linear interpolation, rounded: checked against the
 // same interpolation in exact rational arithmetic, for drifts, offsets,
