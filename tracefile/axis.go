@@ -86,12 +86,15 @@ func (a *Axis) Clock(i int, f *File) AxisClock {
 	return c
 }
 
-// Synced returns, when the clock's file has sync points on a synced axis
-// (an MPI run's ranks), its conversion as sc and the axis's origin:
-// Nanos(x) is then max(sc.Nanos(x)-origin, 0), which a pass converting
-// every event can inline.
-func (c *AxisClock) Synced() (sc SyncClock, origin int64, ok bool) {
-	return c.sc, c.origin, c.synced && c.hasSync
+// Synced reports whether the clock's file has sync points on a synced
+// axis (an MPI run's ranks): Nanos is then SyncedNanos, which a pass
+// converting every event can inline.
+func (c *AxisClock) Synced() bool { return c.synced && c.hasSync }
+
+// SyncedNanos is Nanos when Synced: the reference clock's time less the
+// axis's origin, clipped at 0.
+func (c *AxisClock) SyncedNanos(reduced uint64) int64 {
+	return max(c.sc.Nanos(reduced)-c.origin, 0)
 }
 
 // Nanos is Axis.Nanos(i, f, reduced) for the clock's file.
@@ -100,7 +103,7 @@ func (c *AxisClock) Nanos(reduced uint64) int64 {
 		return c.offset + c.f.Nanos(reduced)
 	}
 	if c.hasSync {
-		return max(c.sc.Nanos(reduced)-c.origin, 0)
+		return c.SyncedNanos(reduced)
 	}
 	return max(c.f.Nanos(reduced)-c.origin, 0)
 }

@@ -487,7 +487,6 @@ func (a *analysis) sweep(n int, waits []wait, wins []window, named []bool, out *
 		nextCall int32
 	)
 	clk := a.clockOf(lo.File, f)
-	syncClk := clk.mode == clockSync
 	// Between two windows the sweep only keeps the stack: records whose
 	// ticks are below skip fall before the next window opens, so their
 	// times are not needed (the clock bounds them; about two in five of
@@ -512,21 +511,26 @@ func (a *analysis) sweep(n int, waits []wait, wins []window, named []bool, out *
 			// Before the next window: t stays the last record's, which
 			// segments nothing.
 		case !begun || e.tick != lastTick:
-			lastTick = e.tick
-			if syncClk {
-				t = clk.synced(e.tick) // inlined: every record of a compute region
-			} else {
-				t = clk.nanos(e.tick) // the axis, or in-situ the rank's reference clock
+			// The axis, or in-situ the rank's reference clock; the synced
+			// cases inlined: every record of a compute region.
+			switch lastTick = e.tick; clk.mode {
+			case clockSyncedAxis:
+				t = clk.ax.SyncedNanos(e.tick)
+			case clockSync:
+				t = clk.sc.Nanos(e.tick)
+			default:
+				t = clk.nanos(e.tick)
 			}
 		}
 		if begun && t > prev && len(stack) > 0 {
+			skip = 0
 			if len(open) > 0 && open[0].end > t && (next == len(wins) || wins[next].start >= t) {
 				// No window opens or closes before t, the common case
 				// inside a synchronisation interval: what segment does
-				// then, without its calls.
-				// The top's known path outside synchronisation calls,
-				// nearly every record, without chargedPath's call (a known
-				// path is a region's: removed ancestors' frames hold -1).
+				// then, without its calls. The top's known path outside
+				// synchronisation calls (nearly every record) is read in
+				// place: a known path is a region's, removed ancestors'
+				// frames hold -1.
 				p := stack[len(stack)-1].path
 				if sync >= 0 || p < 0 {
 					p = d.chargedPath(stack, sync)
@@ -534,10 +538,8 @@ func (a *analysis) sweep(n int, waits []wait, wins []window, named []bool, out *
 				if p >= 0 {
 					sums.charge(p, t-prev)
 				}
-				skip = 0
 			} else {
 				segment(prev, t)
-				skip = 0
 				if len(open) == 0 && next < len(wins) {
 					skip = clk.below(lastTick, t, wins[next].start)
 				}

@@ -22,23 +22,18 @@ import (
 type tickClock struct {
 	f    *tracefile.File
 	mode uint8
-	// clockSync's conversion; post-mortem also clockAxis's when the file
-	// has sync points on a synced axis (an MPI run), less origin and
-	// clamped at 0 (clamp), as the axis places them: the sweep converts
-	// each enter and leave, and this case inlines.
-	sc     tracefile.SyncClock
-	origin int64
-	clamp  bool
-	ax     tracefile.AxisClock // clockAxis's
+	sc   tracefile.SyncClock // clockSync's
+	ax   tracefile.AxisClock // clockAxis's and clockSyncedAxis's
 	// rate bounds from above the nanoseconds per reduced tick; 0 when
 	// unknown.
 	rate float64
 }
 
 const (
-	clockAxis = iota // post-mortem: the run's axis
-	clockWall        // in-situ without sync points: the wall-clock start
-	clockSync        // sync points: in-situ the reference clock, post-mortem the synced axis
+	clockAxis       = iota // post-mortem: the run's axis
+	clockWall              // in-situ without sync points: the wall-clock start
+	clockSync              // in-situ with sync points: the reference clock
+	clockSyncedAxis        // post-mortem, a file with sync points on a synced axis (ax.SyncedNanos)
 )
 
 // clockOf returns the clock of file i.
@@ -51,9 +46,8 @@ func (r *run) clockOf(i int, f *tracefile.File) tickClock {
 		// the axis's origin, clipped at 0: no steeper than the sync
 		// clock's; else its own clock's, shifted.
 		c.ax = r.axis.Clock(i, f)
-		if sc, origin, ok := c.ax.Synced(); ok {
-			c.mode, c.sc, c.origin, c.clamp = clockSync, sc, origin, true
-			drift = sc.Drift()
+		if sc, ok := f.SyncClock(); ok && c.ax.Synced() {
+			c.mode, drift = clockSyncedAxis, sc.Drift()
 		}
 	} else {
 		c.mode = clockWall
@@ -78,25 +72,18 @@ func (r *run) clockOf(i int, f *tracefile.File) tickClock {
 	return c
 }
 
-// nanos is run.nanos(i, f, reduced).
+// nanos is run.nanos(i, f, reduced). The sweep, which converts every
+// enter and leave, calls the synced modes' conversions itself, inlined.
 func (c *tickClock) nanos(reduced uint64) int64 {
 	switch c.mode {
-	case clockSync:
-		return c.synced(reduced)
+	case clockSyncedAxis:
+		return c.ax.SyncedNanos(reduced)
 	case clockAxis:
 		return c.ax.Nanos(reduced)
+	case clockSync:
+		return c.sc.Nanos(reduced)
 	}
 	return c.f.Header.StartWall.UnixNano() + c.f.Nanos(reduced)
-}
-
-// synced is nanos in mode clockSync, apart so that the passes that
-// convert every enter and leave inline it.
-func (c *tickClock) synced(reduced uint64) int64 {
-	t := c.sc.Nanos(reduced) - c.origin
-	if c.clamp && t < 0 {
-		t = 0
-	}
-	return t
 }
 
 // below returns a tick whose earlier ticks all convert to before ns,
