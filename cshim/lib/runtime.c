@@ -277,6 +277,7 @@ static void hmb_forked(void)
 		th->thr_taken = 0;
 		/* What the array holds is the parent's, which the parent replays. */
 		th->cut = atomic_load_explicit(&th->cur, memory_order_relaxed);
+		th->taken = NULL;
 	}
 }
 
@@ -736,13 +737,13 @@ HMB_NOINST static uint32_t hmb_thread_call_go(struct hmb_thread *th, unsigned wh
 }
 
 /*
- * hmb_locate makes sure the thread has its Go location (lock held), and,
- * for a thread that still probes, the pointers of its direct path; then
- * it replays records [from, to) into it, in the same call into Go. It
- * reports whether the location exists; if not, the records are counted
- * as dropped.
+ * hmb_locate_as makes sure the thread has its Go location (lock held), and,
+ * for a thread that still probes, the pointers of its direct path unless
+ * may_direct is 0; then it replays records [from, to) into it, in the same
+ * call into Go. It reports whether the location exists; if not, the records
+ * are counted as dropped.
  */
-HMB_NOINST static int hmb_locate(struct hmb_thread *th, hmb_record *from, hmb_record *to)
+HMB_NOINST static int hmb_locate_as(struct hmb_thread *th, hmb_record *from, hmb_record *to, int may_direct)
 {
 	int located = th->index != HMB_NO_INDEX;
 	if (located && from == to && th->ndrops == 0) {
@@ -751,7 +752,7 @@ HMB_NOINST static int hmb_locate(struct hmb_thread *th, hmb_record *from, hmb_re
 	/* Not direct for a thread hmb_finalize or its exit stopped probing. */
 	struct hmb_location_call c = {
 		.th = th,
-		.direct = hmb_direct_on && atomic_load(&hmb_state) == ST_RUNNING && !th->closed && !th->exited,
+		.direct = may_direct && hmb_direct_on && atomic_load(&hmb_state) == ST_RUNNING && !th->closed && !th->exited,
 		.from = from,
 		.n = (size_t)(to - from),
 	};
@@ -775,6 +776,12 @@ HMB_NOINST static int hmb_locate(struct hmb_thread *th, hmb_record *from, hmb_re
 	memset(th->cdrops, 0, th->ndrops * sizeof th->cdrops[0]);
 	th->ndrops = 0;
 	return 1;
+}
+
+/* hmb_locate is hmb_locate_as for the thread itself, or for hmb_finalize. */
+HMB_NOINST static int hmb_locate(struct hmb_thread *th, hmb_record *from, hmb_record *to)
+{
+	return hmb_locate_as(th, from, to, 1);
 }
 
 /* hmb_location makes sure the thread has its Go location (lock held); see hmb_locate. */
@@ -955,8 +962,72 @@ HMB_NOINST static void hmb_release(struct hmb_thread *th)
 	}
 	th->buf = NULL;
 	th->cut = NULL;
+	th->taken = NULL;
 	atomic_store(&th->cur, NULL);
 	atomic_store(&th->end, NULL);
+}
+
+/*
+ * hmb_settle ends a take of the collective end (hmb_take_staged) on the
+ * owner's side (owner, lock held): the records staged since, from taken
+ * on, move to the array's start, and its fast path opens again. Only the
+ * owner may move them: a probe of its own that began before the take may
+ * still be writing at taken.
+ */
+HMB_NOINST static void hmb_settle(struct hmb_thread *th)
+{
+	hmb_record *t = th->taken;
+	if (__builtin_expect(t == NULL, 1)) {
+		return;
+	}
+	hmb_record *c = atomic_load_explicit(&th->cur, memory_order_relaxed);
+	size_t n = (size_t)(c - t);
+	memmove(th->buf, t, n * sizeof *t);
+	th->taken = NULL;
+	atomic_store_explicit(&th->cur, th->buf + n, memory_order_relaxed);
+	atomic_store_explicit(&th->end, th->buf + th->cap, memory_order_relaxed);
+}
+
+/* hmb_unreplayed is where the thread's records not yet in Go begin (lock held). */
+HMB_NOINST static hmb_record *hmb_unreplayed(const struct hmb_thread *th)
+{
+	return th->taken != NULL ? th->taken : th->buf;
+}
+
+/*
+ * hmb_take_staged replays into Go, at the collective end of an MPI run,
+ * what the process's other threads staged and did not replay: a thread
+ * that is not direct keeps its records in its array until it fills or
+ * the thread probes past its first window (a brief OpenMP region's
+ * workers, which then idle), and the run's results, reduced from the
+ * locations, lacked them while the trace held them. The owner may probe
+ * meanwhile, without a lock: its fast path is shut (end at the array's
+ * start) and the records replayed are remembered (taken); whatever it
+ * stages from there on, its next slow path moves to the array's start
+ * (hmb_settle). A location made here has no direct path: its pointers are
+ * the owner's to read without a lock, so the thread keeps staging.
+ */
+HMB_NOINST static void hmb_take_staged(void)
+{
+	pthread_mutex_lock(&hmb_mu);
+	if (atomic_load(&hmb_state) == ST_RUNNING) {
+		for (struct hmb_thread *th = hmb_threads; th != NULL; th = th->next) {
+			if (th == hmb_self) {
+				continue;
+			}
+			pthread_mutex_lock(&th->lock);
+			if (th->buf != NULL && !th->closed && !th->exited && th->loc == NULL && th->taken == NULL &&
+			    atomic_load_explicit(&th->cur, memory_order_relaxed) != th->buf) {
+				atomic_store_explicit(&th->end, th->buf, memory_order_relaxed);
+				/* Everything below c is whole: the owner publishes cur after its records. */
+				hmb_record *c = atomic_load_explicit(&th->cur, memory_order_acquire);
+				hmb_locate_as(th, th->buf, c, 0);
+				th->taken = c;
+			}
+			pthread_mutex_unlock(&th->lock);
+		}
+	}
+	pthread_mutex_unlock(&hmb_mu);
 }
 
 /*
@@ -983,6 +1054,7 @@ HMB_NOINST static void hmb_slow_locked(struct hmb_thread *th, const hmb_record *
 		hmb_drop(HMB_DROP_ENDED, 1);
 		return;
 	}
+	hmb_settle(th);
 	int st = atomic_load_explicit(&hmb_state, memory_order_acquire);
 	if (th->buf == NULL) {
 		/* The thread exited and its array is gone; a destructor still probes. */
@@ -1140,6 +1212,7 @@ static void hmb_thread_exit(void *arg)
 		hmb_thr_late(th, 1);
 		hmb_release(th);
 	} else if (st == ST_RUNNING || st == ST_CLOSING) {
+		hmb_settle(th);
 		hmb_replay(th, th->buf, atomic_load_explicit(&th->cur, memory_order_relaxed));
 		hmb_thr_take(th, 1, 1); /* its throttled visits into its profile */
 		if (st == ST_RUNNING) {
@@ -1334,6 +1407,7 @@ HMB_NOINST void hmb_flush_staged(void)
 	pthread_mutex_lock(&th->lock);
 	int st = atomic_load_explicit(&hmb_state, memory_order_acquire);
 	if (th->buf != NULL && !th->closed && (st == ST_RUNNING || st == ST_CLOSING) && hmb_location(th)) {
+		hmb_settle(th);
 		hmb_record *c = atomic_load_explicit(&th->cur, memory_order_relaxed);
 		if (c != th->buf) {
 			hmb_replay(th, th->buf, c);
@@ -1517,7 +1591,8 @@ HMB_NOINST int hmb_finalize(void)
 			pthread_mutex_unlock(&th->lock);
 			continue;
 		}
-		hmb_replay(th, th->buf, c);
+		hmb_replay(th, hmb_unreplayed(th), c);
+		th->taken = NULL;
 		hmb_location(th); /* also for a thread that only named itself */
 		hmb_thr_take(th, 1, 0);
 		th->loc = NULL; /* its probes never go direct again */
@@ -1727,8 +1802,10 @@ HMB_NOINST int hmb_run_end(int begin, int *archive, int *aggregate, int64_t *tim
 	if (begin) {
 		/* A thread that staged no more than its first window (a program of
 		   few calls) has no location yet: without it, the run's results
-		   lacked the rank. */
+		   lacked the rank, and without the other threads' (an OpenMP
+		   team's), their events. */
 		hmb_flush_staged();
+		hmb_take_staged();
 	}
 	HMB_GO(hmbgo_run_end(archive, aggregate, timeout_ns));
 	return 1;

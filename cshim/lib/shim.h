@@ -144,6 +144,7 @@ struct hmb_thread {
 	size_t cap;      /* its length in records */
 	size_t window;   /* records it stages before its location is made (runtime.c, hmb_locate) */
 	hmb_record *cut; /* closed: records from here on came after hmb_finalize */
+	hmb_record *taken; /* NULL, or the collective end replayed the array up to here (runtime.c, hmb_take_staged) */
 	uint32_t index;  /* the Go location, HMB_NO_INDEX until it exists */
 	long tid;
 	char *name;  /* from hmb_thread_name, or NULL */
