@@ -333,3 +333,62 @@ func TestBetweenCallsOfAWrapper(t *testing.T) {
 		t.Errorf("%d segments, the first %+v; want 57 of 15 steps with an SOS-time of 10", len(v.Segments), v.Segments[0])
 	}
 }
+
+// TestBetweenCallsOfTwoCallers cuts between calls of MPI_Allreduce that
+// two functions make in turn, a solver's loop through gsum and then a
+// check phase through norm: the change of caller ends the iterations and
+// begins them again (the time between is no segment). Those calls are in
+// the trace, and the note must say what they are: they were counted as
+// invocations "not in the trace".
+func TestBetweenCallsOfTwoCallers(t *testing.T) {
+	locs := map[string][]call{}
+	var order []string
+	for r := 0; r < 3; r++ {
+		var body []call
+		var at uint64
+		for phase, fn := range []string{"gsum", "norm"} {
+			for it := 0; it < 10; it++ {
+				at += 10 // inlined compute
+				body = append(body, c(fn, at, at+5, c("MPI_Allreduce", at, at+5)))
+				at += 5
+			}
+			if phase == 0 {
+				at += 100 // between the phases
+			}
+		}
+		name := fmt.Sprintf("rank %d", r)
+		order = append(order, name)
+		locs[name] = []call{c("MPI_Init", 0, 0), c("main", 0, at+1, body...)}
+	}
+	f := recordCalls(t, measure.Config{}, unit, locs, order...)
+	v, err := Analyze([]*tracefile.File{f}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !v.Between || v.Region != "MPI_Allreduce" {
+		t.Fatalf("cut at %q (between %v); want between the calls of MPI_Allreduce", v.Region, v.Between)
+	}
+	if len(v.Segments) != 3*18 {
+		t.Errorf("%d segments; want 54, 9 in each phase of each rank", len(v.Segments))
+	}
+	var restarted bool
+	for _, n := range v.Notes {
+		switch n.Kind {
+		case NoteShedInvocations:
+			t.Errorf("note: %d of %d invocations not in the trace; want none", n.Missing, n.Of)
+		case NoteRestarted:
+			restarted = true
+			if n.Missing != 3 || n.Of != 60 || n.Locations != 3 {
+				t.Errorf("restarted note: %d of %d calls on %d locations; want 3 of 60 on 3", n.Missing, n.Of, n.Locations)
+			}
+		}
+	}
+	if !restarted {
+		t.Errorf("no note of the iterations beginning again: %+v", v.Notes)
+	}
+	for _, r := range v.Rows {
+		if r.Starts != 2 {
+			t.Errorf("row %s: %d starts; want 2", r.Label, r.Starts)
+		}
+	}
+}

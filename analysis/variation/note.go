@@ -31,6 +31,12 @@ const (
 	// times that the iterations are cut at, or could be ("" if none); with
 	// WeakRankFallback, the collective each rank's master thread calls.
 	NoteWeakChoice
+	// NoteRestarted: cut between calls of the collective Region, Missing
+	// of its Of calls on Locations locations came after the code calling
+	// the one before had returned (a later phase, or another function
+	// calling it): the iterations ended and began again, and the time
+	// between is no segment.
+	NoteRestarted
 )
 
 // Note is one limit of the result, with the numbers and names that tell

@@ -140,13 +140,14 @@ func (p *Plan) notes(rows []Row, losses func() []Loss) []Note {
 	if len(p.SyncRegions) == 0 && !p.Between {
 		notes = append(notes, Note{Kind: NoteNoSync, Sync: p.Sync})
 	}
-	var missingSeg, invocations, shedSync, syncCalls uint64
-	var shedSyncRows, truncated int
+	var missingSeg, invocations, shedSync, syncCalls, restarts uint64
+	var shedSyncRows, truncated, restartRows int
 	for _, r := range rows {
 		invocations += r.Invocations
-		kept := uint64(r.Segments + r.Truncated + r.Recursive)
-		if p.Between && r.Invocations > 0 {
-			kept++ // the last call opens no segment
+		kept := r.kept(p.Between)
+		if p.Between && r.Starts > 1 {
+			restarts += uint64(r.Starts - 1)
+			restartRows++
 		}
 		if r.Invocations > kept {
 			missingSeg += r.Invocations - kept
@@ -157,6 +158,9 @@ func (p *Plan) notes(rows []Row, losses func() []Loss) []Note {
 			shedSyncRows++
 		}
 		truncated += r.Truncated
+	}
+	if restarts > 0 {
+		notes = append(notes, Note{Kind: NoteRestarted, Missing: restarts, Of: invocations, Locations: restartRows, Region: p.Region})
 	}
 	if missingSeg == 0 && shedSync == 0 && truncated == 0 {
 		return notes
@@ -210,4 +214,16 @@ func Losses(files []*tracefile.File) []Loss {
 		}
 	}
 	return out
+}
+
+// kept returns how many of the row's invocations its segments account
+// for. Between calls of a collective, each call that began the
+// iterations ends no segment (Starts; a row of an archive written before
+// Starts was counted has 0, taken as the first call alone).
+func (r *Row) kept(between bool) uint64 {
+	kept := uint64(r.Segments + r.Truncated + r.Recursive)
+	if between && r.Invocations > 0 {
+		kept += uint64(max(r.Starts, 1))
+	}
+	return kept
 }

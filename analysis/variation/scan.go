@@ -115,13 +115,14 @@ func (s *Scanner) Event(e *tracefile.Event) {
 		switch {
 		case s.between && flagged(s.isSeg, e.Region):
 			now := s.f.Nanos(e.Time)
-			if s.inSeg {
-				if s.waiting() {
-					s.syncNs += now - s.syncAt
-				}
-				if !s.callerLeft || e.Depth == s.segDepth && s.caller == s.left {
-					s.end(now)
-				}
+			ends := s.inSeg && (!s.callerLeft || e.Depth == s.segDepth && s.caller == s.left)
+			if s.inSeg && s.waiting() {
+				s.syncNs += now - s.syncAt
+			}
+			if ends {
+				s.end(now)
+			} else {
+				s.row.Starts++
 			}
 			s.inSeg, s.truncated, s.segDepth, s.callerLeft = true, e.Truncated, e.Depth, false
 			s.segStart, s.syncNs, s.open = now, 0, s.open[:0]
@@ -234,6 +235,8 @@ func (s *Scanner) cutTo(now int64) {
 				s.syncNs += at - s.syncAt
 			}
 			s.end(at)
+		} else {
+			s.row.Starts++
 		}
 		s.inSeg, s.truncated, s.cur = true, calls[s.next].truncated, s.next
 		s.segStart, s.syncNs, s.syncAt = at, 0, at
@@ -278,10 +281,7 @@ func (s *Scanner) Finish() (row Row, shift int) {
 		// parallel loop's, before the last collective.
 		s.cutTo(math.MaxInt64)
 	}
-	kept := uint64(s.row.Segments + s.row.Truncated + s.row.Recursive)
-	if s.between && s.row.Invocations > 0 {
-		kept++ // the last call opens no segment
-	}
+	kept := s.row.kept(s.between)
 	if s.loc.Windowed && s.row.Invocations > kept {
 		shift = int(s.row.Invocations - kept)
 	}
