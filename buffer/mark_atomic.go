@@ -13,6 +13,8 @@ func (h *Hierarchy) markDone() { atomic.StoreUint32(&h.busy, 0) }
 
 func fence() bool { return true }
 
+func prepareFence() {}
+
 // The C probes' mark is a relaxed store, which only a membarrier would order
 // before their load of the epoch (mark_plain.go): no bin is reclaimed from a
 // C writer here.

@@ -29,6 +29,12 @@ var membarrierReady = sync.OnceValue(func() bool {
 	return errno == 0
 })
 
+// prepareFence registers for the membarrier in the background. In a
+// process that has threads (every Go program) the registration waits out
+// an RCU grace period, 10-15 ms here, and Freeze made Close and Exit wait
+// it, inside the regions they end.
+func prepareFence() { go membarrierReady() }
+
 // fence makes every thread of the process that runs now execute a full
 // memory barrier: a writer's busy mark stored before its load of the epoch
 // is visible once it returns. False if the kernel refuses it (before Linux

@@ -167,6 +167,7 @@ type binMeta struct {
 
 // NewPool allocates the buffer. The memory is touched only as bins are used.
 func NewPool(c Config) (*Pool, error) {
+	prepareFence()
 	if c.BinSize < MinBinSize || c.BinSize > MaxBinSize {
 		return nil, fmt.Errorf("bin size %d out of range [%d, %d]", c.BinSize, MinBinSize, MaxBinSize)
 	}

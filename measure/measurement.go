@@ -612,10 +612,12 @@ func (m *Measurement) finalize(atExit bool) error {
 	var active []*Location
 	if m.grace == 0 {
 		// A signal's Close does not wait for lanes: the process dies next.
-		// Nor does Exit's, which froze the probes already: an End cannot
-		// make a lane idle any more.
+		// Nor does Exit's (measure's froze the probes already: an End
+		// cannot make a lane idle any more), nor any at exit: the
+		// goroutines end with the process, and their open regions end
+		// here.
 		d := deadline
-		if m.pool.Frozen() {
+		if m.pool.Frozen() || atExit {
 			d = time.Now()
 		}
 		active = m.lanes.settleLanes(d)
@@ -624,11 +626,19 @@ func (m *Measurement) finalize(atExit bool) error {
 	m.mu.Lock()
 	locs := append([]*Location(nil), m.locations...)
 	m.mu.Unlock()
-	for _, l := range active {
-		l.interrupted = true
-	}
 	if m.grace == 0 {
+		// A lane still active (its goroutine outlives Close, or called
+		// Exit inside its regions) records nothing once the freeze is
+		// seen: after the probes under way ended, its open regions end
+		// at Close's time like every other location's. Left open, the
+		// flat profile, which adds a call's time at its leave, gave such
+		// a region 0 ns under children of milliseconds, while the
+		// exports ended it at its last event.
 		m.quiesce(locs, time.Now().Add(probeWait))
+	} else {
+		for _, l := range active {
+			l.interrupted = true
+		}
 	}
 	if m.grace > 0 {
 		// Other goroutines go on probing until the signal kills them. A

@@ -376,7 +376,7 @@ func (g *grouping) groupLocation(r *run, gi int) tlLocation {
 		loc.Notes = append(loc.Notes, fmt.Sprintf("keep-last window on %d of the %d locations", windowed, n))
 	}
 	if interrupted > 0 {
-		loc.Notes = append(loc.Notes, fmt.Sprintf("interrupted: %d of the %d locations were recording when a signal ended the run", interrupted, n))
+		loc.Notes = append(loc.Notes, fmt.Sprintf("interrupted: %d of the %d locations were recording when the trace was written (a caught signal, or a probe under way past Close's wait)", interrupted, n))
 		loc.Short = append(loc.Short, "interrupted")
 	}
 	if usage > 0 {

@@ -444,7 +444,7 @@ func runBuffer(out io.Writer, p *RunProfile, inSitu bool) {
 		}
 	}
 	if b.Interrupted > 0 {
-		what := "a signal ended the run"
+		what := "the traces were written (a caught signal, or a probe under way past Close's wait)"
 		if len(b.Died) > 0 {
 			what = "the run ended (a caught signal, or a death no handler saw on the ranks above)"
 		}

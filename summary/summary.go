@@ -447,7 +447,11 @@ func runFacts(out io.Writer, f *tracefile.File) {
 // running); for a recovered one, what its mapping tells.
 func interruptedBy(r *tracefile.Recovered) string {
 	switch {
-	case r == nil || r.End == tracefile.EndSignal:
+	case r == nil:
+		// Written by the process: a signal's (HMB_SIGNALS) or a Close
+		// that found the location inside a probe past its wait.
+		return "the trace was written (a caught signal, or a probe under way past Close's wait)"
+	case r.End == tracefile.EndSignal:
 		return "a signal ended the run"
 	case r.End == tracefile.EndRunning:
 		return "its buffer was read"
