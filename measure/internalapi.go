@@ -45,5 +45,7 @@ func init() {
 		SyncedNanos:    (*Measurement).syncedNanos,
 		ResultsOnly:    (*Measurement).resultsOnly,
 		ResultsWritten: (*Measurement).setResultsWritten,
+		MarkAutomatic:  (*Measurement).markAutomatic,
+		CloseAutomatic: (*Measurement).closeAutomatic,
 	})
 }

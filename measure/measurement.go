@@ -75,6 +75,10 @@ type Measurement struct {
 
 	closeOnce  sync.Once
 	closeErr   error
+	// automatic: measure/auto started it (automatic.go); joins counts the
+	// program's own Starts that joined it, whose Closes leave it running.
+	automatic atomic.Bool
+	joins     atomic.Int32
 	path       string
 	archive    *archiveSlot // the slot of the run archive Close writes into (archive.go), nil for a file of its own
 	runResults []byte       // the run-wide results group 0's archive holds (setRunResults)
@@ -112,6 +116,9 @@ type Measurement struct {
 // returns a Measurement that records nothing: its Location method returns
 // nil, and probes on a nil *Location do nothing.
 func Start(cfg Config) (*Measurement, error) {
+	if m := joinAutomatic(cfg); m != nil {
+		return m, nil
+	}
 	cfg, err := cfg.withEnv()
 	if err != nil {
 		return nil, err
@@ -576,6 +583,9 @@ func (m *Measurement) StartTicks() uint64 { return m.start.Ticks }
 // A program that panics still writes its trace if it deferred Close; with
 // Config.Signals (HMB_SIGNALS=1), SIGINT and SIGTERM write it too.
 func (m *Measurement) Close() error {
+	if m.leaveJoined() {
+		return nil
+	}
 	removeRunning(m)
 	if !m.Enabled() {
 		return nil

@@ -397,3 +397,68 @@ func sameFile(t *testing.T, a, b string) bool {
 	}
 	return bytes.Equal(x, y)
 }
+
+// TestToolexecJoinsStart builds, with hmbtrace-go, a program that starts
+// a measurement of its own for manual regions: the instrumentation's
+// measurement runs from the first probe, before main's body, so Start
+// must join it. It started a second one: two traces of rank 0 from one
+// process (<name>.0.hmb and <name>.0.pid<pid>.hmb), main.main alone in
+// one of them, which the tools then refused to read together.
+func TestToolexecJoinsStart(t *testing.T) {
+	tool, dir := testModule(t)
+	gos, _ := filepath.Glob(filepath.Join(dir, "*.go"))
+	for _, f := range gos {
+		os.Remove(f)
+	}
+	const prog = `package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hmbtrace/hmbtrace/measure"
+)
+
+var solve = measure.NewRegion("solve (manual)")
+
+func step(i int) int { return i * i }
+
+func main() {
+	m, err := measure.Start(measure.Config{})
+	if err != nil {
+		measure.Fatal(err)
+	}
+	defer m.Close()
+	s := 0
+	measure.Do(context.Background(), solve, func(context.Context) {
+		for i := range 100 {
+			s += step(i)
+		}
+	})
+	fmt.Println(s)
+}
+`
+	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(prog), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	inst := filepath.Join(dir, "inst")
+	cmd := exec.Command(tool, "build", "-o", inst, ".")
+	cmd.Dir, cmd.Env = dir, buildEnv()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("hmbtrace-go build: %v\n%s", err, out)
+	}
+	out := filepath.Join(dir, "out")
+	stdout, stderr, code := runProgErr(t, inst, out)
+	if code != 0 || strings.TrimSpace(stdout) != "328350" || stderr != "" {
+		t.Fatalf("exit code %d, stdout %q, stderr %q; want 0, 328350 and nothing", code, stdout, stderr)
+	}
+	regions, parents, _ := traceOf(t, out) // one trace
+	for _, r := range []string{"main.main", "solve (manual)"} {
+		if _, ok := regions[r]; !ok {
+			t.Errorf("no region %s in the trace; regions: %v", r, keys(regions))
+		}
+	}
+	if !parents["solve (manual)"]["main.main"] {
+		t.Errorf("solve (manual) entered in %v; want in main.main, on its lane", parents["solve (manual)"])
+	}
+}

@@ -115,6 +115,15 @@ type Funcs[L, M any] struct {
 	ResultsOnly    func(m M) bool
 	ResultsWritten func(m M, world int)
 
+	// MarkAutomatic marks the measurement measure/auto started at a
+	// program's first probe (hmbtrace-go): a Start of the program's own
+	// then joins it rather than starting a second, whose trace would
+	// compete with it for the same file, and its Close leaves it running.
+	// CloseAutomatic is auto's own Close (at exit, CloseAtExit), which
+	// ends it whatever joined.
+	MarkAutomatic  func(m M)
+	CloseAutomatic func(m M, atExit bool) error
+
 	// RegisterLive is how measure/live offers Start its server for
 	// Config.Listen (HMB_LISTEN); importing that package registers it.
 	RegisterLive func(start func(m M, addr string) (io.Closer, error))

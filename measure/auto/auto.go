@@ -8,8 +8,13 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/hmbtrace/hmbtrace/internal/measureinternal"
 	"github.com/hmbtrace/hmbtrace/measure"
 )
+
+// mi is measure's operations for this module's packages: auto marks and
+// closes the measurement it started through them.
+var mi = measureinternal.Of[*measure.Location, *measure.Measurement]()
 
 // NewSite declares the region of an instrumented function: its full name
 // as pprof prints it and the file and line of its declaration.
@@ -53,6 +58,7 @@ func start() {
 			var m *measure.Measurement
 			m, err = measure.Start(cfg)
 			if err == nil {
+				mi.MarkAutomatic(m)
 				own.Store(m)
 				return
 			}
@@ -73,14 +79,17 @@ func Close() {
 // closeCurrent closes the measurement Enter started and, if the program
 // started one and did not close it, that one: the process ends after this.
 func closeCurrent(atExit bool) {
-	for _, m := range []*measure.Measurement{own.Swap(nil), measure.Current()} {
+	for i, m := range []*measure.Measurement{own.Swap(nil), measure.Current()} {
 		if m == nil {
 			continue
 		}
 		var err error
-		if atExit {
+		switch {
+		case i == 0:
+			err = mi.CloseAutomatic(m, atExit)
+		case atExit:
 			err = m.CloseAtExit()
-		} else {
+		default:
 			err = m.Close()
 		}
 		if err != nil {
