@@ -31,7 +31,7 @@ func VariationNote(n variation.Note) string {
 	case variation.NoteWeakChoice:
 		return weakChoice(n)
 	case variation.NoteRestarted:
-		return fmt.Sprintf("%s of %s calls of %s on %s came after the code calling the one before had returned (a later phase, or another function calling it): the iterations began again there, and the time between is no segment",
+		return fmt.Sprintf("%s of %s calls of %s on %s came after the location left the loop that made the one before (it returned above the depth it most often returns to between calls: a later phase): the iterations began again there, and the time between is no segment",
 			units.Count(n.Missing), units.Count(n.Of), n.Region, units.Plural(n.Locations, "location", "locations"))
 	}
 	return fmt.Sprintf("note of unknown kind %d", n.Kind)

@@ -22,7 +22,7 @@ func TestVariationNote(t *testing.T) {
 		{variation.Note{Kind: variation.NoteShedInvocations, Missing: 1234, Of: 5000, Region: "solve"},
 			"1,234 of 5,000 invocations of solve are not in the trace; they have no segment"},
 		{variation.Note{Kind: variation.NoteRestarted, Missing: 16, Of: 2424, Locations: 8, Region: "MPI_Allreduce"},
-			"16 of 2,424 calls of MPI_Allreduce on 8 locations came after the code calling the one before had returned (a later phase, or another function calling it): the iterations began again there, and the time between is no segment"},
+			"16 of 2,424 calls of MPI_Allreduce on 8 locations came after the location left the loop that made the one before (it returned above the depth it most often returns to between calls: a later phase): the iterations began again there, and the time between is no segment"},
 		{variation.Note{Kind: variation.NoteShedSync, Missing: 7, Of: 9, Locations: 2, Losses: all},
 			"7 of 9 synchronization calls on 2 locations are not in the trace (depth >= 4 closed; class " + tracefile.ClassMessage.String() +
 				" closed; recording stopped when the buffer was full; oldest events revoked; events dropped for want of a bin; calls shorter than the duration filter left out): segments that held them count that wait as their own time"},

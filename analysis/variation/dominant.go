@@ -32,10 +32,11 @@ inlined into main as in LULESH), the iterations are cut
 between consecutive calls of the MPI collective every location calls equally often, its calls
 spanning at least half the run less the time waited in MPI calls and synchronization before its
 first call (startup skew on a loaded machine is no run time; the fewest such calls, at least 2 per
-location), and the output says so. A segment runs from one call to the next while the code that calls
-the collective goes on: a wrapper (ddot, gsum) returning between calls does not end it, but leaving
-the wrapper's caller does, and so does a call from another function (a later phase); the output says
-how many calls began the iterations again that way, and the time before them is no segment. When only
+location), and the output says so. A segment runs from one call to the next when the location returned
+no higher in between than the depth it most often returns to between two calls, its loop's: wrappers
+(ddot, gsum, a timer's barrier two functions down, several functions calling it in turn) return above
+the call every iteration, to the same depth; a gap that returns higher left the loop (a later phase), and
+the output says how many calls began the iterations again that way. When only
 the master thread of each rank calls that collective
 (MPI+OpenMP), every thread of the rank is cut at its master's calls (the threads of one process share
 its clock; a thread's time outside every region is its wait for its master), and the output says the

@@ -334,61 +334,98 @@ func TestBetweenCallsOfAWrapper(t *testing.T) {
 	}
 }
 
-// TestBetweenCallsOfTwoCallers cuts between calls of MPI_Allreduce that
-// two functions make in turn, a solver's loop through gsum and then a
-// check phase through norm: the change of caller ends the iterations and
-// begins them again (the time between is no segment). Those calls are in
-// the trace, and the note must say what they are: they were counted as
-// invocations "not in the trace".
+// TestBetweenCallsOfTwoCallers cuts between calls of MPI_Allreduce made
+// through wrappers: two functions in turn in one loop (a sum and a norm),
+// a timer's barrier two functions down, and two phases each with a loop
+// of its own. A gap between two calls is an iteration when the location
+// returned no higher than the loop's depth, the depth it most often
+// returns to: the wrappers' gaps all are (they failed with "no invocation
+// of MPI_Allreduce is in the trace", as miniMD's timer barrier did), and
+// only the gap from one phase to the next, which returns to main, begins
+// the iterations again (counted, and said in a note: those calls were
+// counted as invocations "not in the trace").
 func TestBetweenCallsOfTwoCallers(t *testing.T) {
-	locs := map[string][]call{}
-	var order []string
-	for r := 0; r < 3; r++ {
-		var body []call
-		var at uint64
-		for phase, fn := range []string{"gsum", "norm"} {
+	allreduce := func(at uint64) call { return c("MPI_Allreduce", at, at+5) }
+	for _, tc := range []struct {
+		name     string
+		body     func(at *uint64) []call
+		segments int // per rank
+		starts   int
+	}{
+		{"two wrappers in one loop", func(at *uint64) []call {
+			var body []call
 			for it := 0; it < 10; it++ {
-				at += 10 // inlined compute
-				body = append(body, c(fn, at, at+5, c("MPI_Allreduce", at, at+5)))
-				at += 5
+				for _, fn := range []string{"sumA", "sumB"} {
+					*at += 10
+					body = append(body, c(fn, *at, *at+5, allreduce(*at)))
+					*at += 5
+				}
 			}
-			if phase == 0 {
-				at += 100 // between the phases
+			return body
+		}, 19, 1},
+		{"a barrier two functions down", func(at *uint64) []call {
+			var body []call
+			for it := 0; it < 10; it++ {
+				*at += 10
+				body = append(body, c("report", *at, *at+5, c("stamp", *at, *at+5, allreduce(*at))))
+				*at += 5
 			}
-		}
-		name := fmt.Sprintf("rank %d", r)
-		order = append(order, name)
-		locs[name] = []call{c("MPI_Init", 0, 0), c("main", 0, at+1, body...)}
-	}
-	f := recordCalls(t, measure.Config{}, unit, locs, order...)
-	v, err := Analyze([]*tracefile.File{f}, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !v.Between || v.Region != "MPI_Allreduce" {
-		t.Fatalf("cut at %q (between %v); want between the calls of MPI_Allreduce", v.Region, v.Between)
-	}
-	if len(v.Segments) != 3*18 {
-		t.Errorf("%d segments; want 54, 9 in each phase of each rank", len(v.Segments))
-	}
-	var restarted bool
-	for _, n := range v.Notes {
-		switch n.Kind {
-		case NoteShedInvocations:
-			t.Errorf("note: %d of %d invocations not in the trace; want none", n.Missing, n.Of)
-		case NoteRestarted:
-			restarted = true
-			if n.Missing != 3 || n.Of != 60 || n.Locations != 3 {
-				t.Errorf("restarted note: %d of %d calls on %d locations; want 3 of 60 on 3", n.Missing, n.Of, n.Locations)
+			return body
+		}, 9, 1},
+		{"two phases", func(at *uint64) []call {
+			var body []call
+			for _, ph := range []string{"phase1", "phase2"} {
+				start := *at
+				var loop []call
+				for it := 0; it < 10; it++ {
+					*at += 10
+					loop = append(loop, c("gsum", *at, *at+5, allreduce(*at)))
+					*at += 5
+				}
+				*at += 100
+				body = append(body, c(ph, start, *at, loop...))
 			}
-		}
-	}
-	if !restarted {
-		t.Errorf("no note of the iterations beginning again: %+v", v.Notes)
-	}
-	for _, r := range v.Rows {
-		if r.Starts != 2 {
-			t.Errorf("row %s: %d starts; want 2", r.Label, r.Starts)
-		}
+			return body
+		}, 18, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			locs := map[string][]call{}
+			var order []string
+			for r := 0; r < 3; r++ {
+				var at uint64
+				body := tc.body(&at)
+				name := fmt.Sprintf("rank %d", r)
+				order = append(order, name)
+				locs[name] = []call{c("MPI_Init", 0, 0), c("main", 0, at+1, body...)}
+			}
+			f := recordCalls(t, measure.Config{}, unit, locs, order...)
+			v, err := Analyze([]*tracefile.File{f}, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !v.Between {
+				t.Fatalf("cut at %q (between %v); want between the calls of MPI_Allreduce", v.Region, v.Between)
+			}
+			if len(v.Segments) != 3*tc.segments {
+				t.Errorf("%d segments; want %d on each of 3 ranks", len(v.Segments), tc.segments)
+			}
+			restarts := uint64(0)
+			for _, n := range v.Notes {
+				switch n.Kind {
+				case NoteShedInvocations:
+					t.Errorf("note: %d of %d invocations not in the trace; want none", n.Missing, n.Of)
+				case NoteRestarted:
+					restarts = n.Missing
+				}
+			}
+			if want := uint64(3 * (tc.starts - 1)); restarts != want {
+				t.Errorf("%d calls noted as beginning the iterations again; want %d", restarts, want)
+			}
+			for _, r := range v.Rows {
+				if r.Starts != tc.starts {
+					t.Errorf("row %s: %d starts; want %d", r.Label, r.Starts, tc.starts)
+				}
+			}
+		})
 	}
 }

@@ -32,10 +32,9 @@ const (
 	// WeakRankFallback, the collective each rank's master thread calls.
 	NoteWeakChoice
 	// NoteRestarted: cut between calls of the collective Region, Missing
-	// of its Of calls on Locations locations came after the code calling
-	// the one before had returned (a later phase, or another function
-	// calling it): the iterations ended and began again, and the time
-	// between is no segment.
+	// of its Of calls on Locations locations came after the location left
+	// the loop that made the one before (Row.Starts): the iterations ended
+	// and began again, and the time between is no segment.
 	NoteRestarted
 )
 

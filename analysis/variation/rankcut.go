@@ -28,6 +28,12 @@ type cutCall struct {
 	stop int64
 }
 
+// depthAt is a depth a thread returned to, and when.
+type depthAt struct {
+	depth int
+	at    int64
+}
+
 // readRankCut reads the calls of region on the location of f that calls
 // it, the rank's master; nil when no location of f calls it or its events
 // cannot be read (the master's own scan then reports that error).
@@ -56,18 +62,18 @@ func readRankCut(f *tracefile.File, region string) *rankCut {
 		var (
 			e         tracefile.Event
 			callDepth int // the depth of the open outermost call, 0 if none
-			segDepth  int // the depth of the first call
+			// lows holds, for each call, the depths the master returned
+			// to after it, each shallower than the one before, and when.
+			lows [][]depthAt
 		)
 		it := f.Events(loc.ID)
 		for it.Next(&e) {
 			switch e.Kind {
 			case encode.KindEnter:
 				if e.Region == id && callDepth == 0 {
-					if len(c.calls) == 0 {
-						segDepth = e.Depth
-					}
 					callDepth = e.Depth
 					c.calls = append(c.calls, cutCall{enter: f.Nanos(e.Time), truncated: e.Truncated, stop: -1})
+					lows = append(lows, nil)
 				}
 			case encode.KindLeave:
 				n := len(c.calls)
@@ -75,16 +81,38 @@ func readRankCut(f *tracefile.File, region string) *rankCut {
 				case n == 0:
 				case e.Depth == callDepth:
 					c.calls[n-1].leave, callDepth = f.Nanos(e.Time), 0
-				case e.Depth < segDepth && c.calls[n-1].stop < 0:
-					// Leaving the code that calls the collective ends
-					// the iterations, as the master's own Scanner ends
-					// them.
-					c.calls[n-1].stop = f.Nanos(e.Time)
+					lows[n-1] = append(lows[n-1], depthAt{e.Depth - 1, c.calls[n-1].leave})
+				case callDepth == 0 && e.Depth-1 < lows[n-1][len(lows[n-1])-1].depth:
+					lows[n-1] = append(lows[n-1], depthAt{e.Depth - 1, f.Nanos(e.Time)})
 				}
 			}
 		}
 		if it.Err() != nil {
 			return nil
+		}
+		// The iterations end where the master left the loop that calls
+		// the collective, as its own Scanner ends them (keepLoopGaps):
+		// a gap to the next call that returned above the loop's depth.
+		gaps := max(len(c.calls)-1, 0)
+		lowest := func(i int) int { return lows[i][len(lows[i])-1].depth }
+		loop := loopDepth(gaps, lowest)
+		for i := range gaps {
+			for _, l := range lows[i] {
+				if l.depth < loop {
+					c.calls[i].stop = l.at
+					break
+				}
+			}
+		}
+		// After the last call the iterations go on as long as the master
+		// stays in the loop.
+		if n := len(c.calls); n > 0 && len(lows[n-1]) > 0 {
+			for _, l := range lows[n-1] {
+				if l.depth < loop {
+					c.calls[n-1].stop = l.at
+					break
+				}
+			}
 		}
 		return c
 	}

@@ -36,18 +36,24 @@ type Scanner struct {
 
 	inSeg, truncated bool
 	segDepth         int // depth of the open segment
-	// Between calls of the collective: the region last entered at the
-	// depth of the collective's caller (caller), and, once the caller
-	// returned, which region it was (left, callerLeft): a function that
-	// wraps the collective (a dot product's sum, a timestamp's barrier)
-	// returns every iteration, and the iterations go on if the next call
-	// comes from the same function at the same depth.
-	caller, left     uint32
-	callerLeft       bool
+	// Between calls of the collective, each gap from one call to the
+	// next is a candidate (gaps), the shallowest depth the location
+	// returned to in it (low) with it; Finish keeps those of the loop.
+	low              int
+	gaps             []gap
 	open             []scanMark
 	segStart, syncAt int64
 	syncNs           int64
 	index            int
+}
+
+// gap is a candidate segment between two calls of the collective: the
+// segment, whether the call that opened it was truncated, and the
+// shallowest depth the location returned to between the calls.
+type gap struct {
+	seg       Segment
+	truncated bool
+	low       int
 }
 
 // scanMark is a sync or task region open in the segment: time is
@@ -109,22 +115,20 @@ func (s *Scanner) Event(e *tracefile.Event) {
 		if flagged(s.isSync, e.Region) && !e.Truncated {
 			s.row.SyncKept++
 		}
-		if s.between && s.inSeg && e.Depth == s.segDepth-1 {
-			s.caller = e.Region
-		}
 		switch {
 		case s.between && flagged(s.isSeg, e.Region):
 			now := s.f.Nanos(e.Time)
-			ends := s.inSeg && (!s.callerLeft || e.Depth == s.segDepth && s.caller == s.left)
-			if s.inSeg && s.waiting() {
-				s.syncNs += now - s.syncAt
-			}
-			if ends {
-				s.end(now)
+			if s.inSeg {
+				if s.waiting() {
+					s.syncNs += now - s.syncAt
+				}
+				dur := now - s.segStart
+				s.gaps = append(s.gaps, gap{seg: Segment{Row: s.rowAt, Start: s.offset + s.segStart, Duration: dur, Sync: s.syncNs, SOS: dur - s.syncNs},
+					truncated: s.truncated, low: s.low})
 			} else {
 				s.row.Starts++
 			}
-			s.inSeg, s.truncated, s.segDepth, s.callerLeft = true, e.Truncated, e.Depth, false
+			s.inSeg, s.truncated, s.segDepth, s.low = true, e.Truncated, e.Depth, e.Depth-1
 			s.segStart, s.syncNs, s.open = now, 0, s.open[:0]
 			s.open = append(s.open, scanMark{depth: e.Depth, sync: true})
 			s.syncAt = now
@@ -156,16 +160,7 @@ func (s *Scanner) Event(e *tracefile.Event) {
 			s.syncAt = now
 		}
 		if s.between {
-			// Leaving the code that calls the collective ends the
-			// iterations: what follows the last call is no segment.
-			// The caller's own return is told apart at the next call
-			// (a wrapper of the collective returns every iteration).
-			switch {
-			case e.Depth < s.segDepth-1:
-				s.inSeg = false
-			case e.Depth == s.segDepth-1 && !s.callerLeft:
-				s.callerLeft, s.left = true, e.Region
-			}
+			s.low = min(s.low, e.Depth-1)
 			return
 		}
 		if e.Depth != s.segDepth {
@@ -275,6 +270,9 @@ func (s *Scanner) end(now int64) {
 // keep-last policy lost the oldest invocations, the kept ones are numbered
 // as the last of all that were made.
 func (s *Scanner) Finish() (row Row, shift int) {
+	if s.between && s.follow == nil {
+		s.keepLoopGaps()
+	}
 	if s.follow != nil {
 		// The master's calls after this location's last event still
 		// end its segments: a worker thread's last event is its last
@@ -286,4 +284,47 @@ func (s *Scanner) Finish() (row Row, shift int) {
 		shift = int(s.row.Invocations - kept)
 	}
 	return s.row, shift
+}
+
+// keepLoopGaps emits the gaps between calls of the collective that are
+// iterations of the loop that calls it. The loop's depth is the one the
+// location most often returns to between two calls (the deeper of equal
+// counts): a wrapper of the collective (a dot product's sum, a timer's
+// barrier two functions down, or several functions each calling it)
+// returns above the call every iteration, to the same depth. A gap that
+// returns above the loop's depth left the code that runs it (a later
+// phase): the iterations end there and begin again at the next call,
+// which ends no segment (Row.Starts).
+func (s *Scanner) keepLoopGaps() {
+	loop := loopDepth(len(s.gaps), func(i int) int { return s.gaps[i].low })
+	for _, g := range s.gaps {
+		switch {
+		case g.low < loop:
+			s.row.Starts++
+		case g.truncated:
+			s.row.Truncated++
+			s.index++
+		default:
+			g.seg.Index = s.index
+			s.row.Segments++
+			s.emit(g.seg)
+			s.index++
+		}
+	}
+	s.gaps = nil
+}
+
+// loopDepth returns the most frequent of the n depths low(i), the deeper
+// of equal counts; 0 if n is 0.
+func loopDepth(n int, low func(int) int) int {
+	counts := map[int]int{}
+	best, most := 0, 0
+	for i := range n {
+		d := low(i)
+		counts[d]++
+		if c := counts[d]; c > most || c == most && d > best {
+			best, most = d, c
+		}
+	}
+	return best
 }

@@ -48,9 +48,9 @@ type Row struct {
 	Recursive int
 	// Starts counts, when the iterations are cut between consecutive
 	// calls of a collective (Plan.Between), the calls that began them:
-	// the first, and each that came after the code calling the
-	// collective had returned (the iterations ended there: a later phase,
-	// or another function calling it), which ends no segment.
+	// the first, and each after a gap in which the location returned
+	// above its loop's depth (the iterations ended there: a later phase),
+	// which ends no segment.
 	Starts int `json:",omitempty"`
 	// Median is the median SOS-time of its segments, in ns (0 without
 	// any): a location slow in every segment (a load imbalance) stands
