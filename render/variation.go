@@ -75,6 +75,9 @@ func VariationText(out io.Writer, v *variation.Variation, minScore float64, top 
 		}
 		standOut = append(standOut, s)
 	}
+	if len(ranked) == 0 {
+		return w.Flush()
+	}
 	if len(standOut) == 0 {
 		best := ranked[0]
 		fmt.Fprintf(w, "\nNo segment stands out (robust z-score >= %g); the highest is %.2f: %s segment %d\n",

@@ -240,6 +240,65 @@ type InSitu struct {
 	Error     string     `json:",omitempty"`
 }
 
+// inSituJSON is InSitu as the archive holds it: the segments apart, in
+// their wire form (EncodeWire of the rows and segments), about 27 bytes a
+// segment in base64 against some 110 as JSON. A run whose time-dominant
+// region is called 100,000 times on each of 16 ranks made 157 MB of
+// results that way, and rank 0 held several times that while writing
+// them. Archives written before hold the segments inside Variation.
+type inSituJSON struct {
+	Variation *Variation `json:",omitempty"`
+	Segments  []byte     `json:",omitempty"`
+	Error     string     `json:",omitempty"`
+}
+
+// MarshalJSON writes in with its segments in their wire form.
+func (in InSitu) MarshalJSON() ([]byte, error) {
+	out := inSituJSON{Variation: in.Variation, Error: in.Error}
+	if v := in.Variation; v != nil && len(v.Segments) > 0 {
+		b, err := EncodeWire(&Segments{Rows: v.Rows, Segments: v.Segments})
+		if err != nil {
+			return nil, err
+		}
+		c := *v
+		c.Segments = nil
+		out.Variation, out.Segments = &c, b
+	}
+	return json.Marshal(out)
+}
+
+// UnmarshalJSON reads what MarshalJSON wrote, or an InSitu of an archive
+// written before, with the segments inside Variation.
+func (in *InSitu) UnmarshalJSON(b []byte) error {
+	var x inSituJSON
+	if err := json.Unmarshal(b, &x); err != nil {
+		return err
+	}
+	in.Variation, in.Error = x.Variation, x.Error
+	if len(x.Segments) == 0 {
+		if v := in.Variation; v != nil {
+			for _, s := range v.Segments {
+				if s.Row < 0 || s.Row >= len(v.Rows) {
+					return fmt.Errorf("a segment of row %d, the analysis has %d", s.Row, len(v.Rows))
+				}
+			}
+		}
+		return nil
+	}
+	if in.Variation == nil {
+		return fmt.Errorf("segments without the analysis they belong to")
+	}
+	var s Segments
+	if err := DecodeWire(x.Segments, &s); err != nil {
+		return err
+	}
+	if len(s.Rows) != len(in.Variation.Rows) {
+		return fmt.Errorf("segments of %d rows, the analysis has %d", len(s.Rows), len(in.Variation.Rows))
+	}
+	in.Variation.Segments = s.Segments
+	return nil
+}
+
 // MarshalJSON-based codecs of the in-situ messages and results: the
 // messages cross a reduction tree of the ranks of one run, built by one
 // version of this package.

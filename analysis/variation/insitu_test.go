@@ -1,6 +1,7 @@
 package variation_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"reflect"
 	"strings"
@@ -201,5 +202,40 @@ func TestInSituNoDominantRegion(t *testing.T) {
 	}
 	if _, once := inSituWith(t, files, true); once == nil || want == nil || once.Error() != want.Error() {
 		t.Errorf("in-situ, events decoded once: %v; from the files: %v", once, want)
+	}
+}
+
+// The archive holds the in-situ segments in their wire form, a few times
+// smaller than JSON's, and still reads archives that hold them as JSON
+// inside the analysis.
+func TestInSituSegmentsCompact(t *testing.T) {
+	files := rankFiles(t, tracetest.ShapeRun{Shape: tracetest.ShapeCG, Ranks: 3, Threads: 1, Iterations: 200, Load: 1, Seed: 5})
+	v, err := Analyze(files, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(v.Segments) < 500 {
+		t.Fatalf("%d segments; want the shape's 600", len(v.Segments))
+	}
+	b, err := Encode(&InSitu{Variation: v})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type plain InSitu // without InSitu's methods: the form archives had
+	old, err := json.Marshal(plain{Variation: v})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if per, oldPer := len(b)/len(v.Segments), len(old)/len(v.Segments); per > 40 || per*3 > oldPer {
+		t.Errorf("%d bytes a segment, %d as JSON; want at most 40 and a third", per, oldPer)
+	}
+	for _, enc := range [][]byte{b, old} {
+		var in InSitu
+		if err := Decode(enc, &in); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(in.Variation, v) {
+			t.Errorf("read back %d segments, %d rows; want the analysis as it was", len(in.Variation.Segments), len(in.Variation.Rows))
+		}
 	}
 }

@@ -185,3 +185,22 @@ func TestWireFormsKeepParts(t *testing.T) {
 		}
 	}
 }
+
+// FuzzDecodeInSitu feeds any bytes to the reader of the in-situ analysis
+// an archive holds (its segments in their wire form, or, in archives
+// written before, as JSON): none may panic, and a segment read is of one
+// of the analysis' rows, which the renderers index by it. Its corpus
+// (testdata) holds an analysis of both forms, truncated and corrupted.
+func FuzzDecodeInSitu(f *testing.F) {
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var in InSitu
+		if Decode(data, &in) != nil || in.Variation == nil {
+			return
+		}
+		for _, seg := range in.Variation.Segments {
+			if seg.Row < 0 || seg.Row >= len(in.Variation.Rows) {
+				t.Fatalf("segment of row %d of %d read", seg.Row, len(in.Variation.Rows))
+			}
+		}
+	})
+}
