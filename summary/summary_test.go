@@ -269,12 +269,14 @@ func TestNamesToldApart(t *testing.T) {
 // The summary says why a region was switched off or kept: an accessor of
 // 30 ns preempted in a few calls is off on every rank, at the early step;
 // a region with half its calls long is kept, with its count; one with
-// fewer visits than the early step is not listed.
+// fewer visits than the early step is not listed, and neither is the
+// phase region, which is never throttled (it was listed as kept for its
+// long calls).
 func TestThrottlingSaysWhy(t *testing.T) {
 	dir := t.TempDir()
 	var files []*tracefile.File
 	for rank := range 2 {
-		m, err := measure.Start(measure.Config{Output: dir, Name: "run", Rank: rank, TimerShift: measure.NoTimerShift, Clock: "monotonic"})
+		m, err := measure.Start(measure.Config{Output: dir, Name: "run", Rank: rank, TimerShift: measure.NoTimerShift, Clock: "monotonic", Phase: "iter"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -282,6 +284,7 @@ func TestThrottlingSaysWhy(t *testing.T) {
 		// never throttled, is not listed however short its calls.
 		acc, mixed, few := m.RegionParadigm("Domain::fx(int)", tracefile.ParadigmCompiler), m.Region("mixed"), m.Region("few")
 		mpi := m.RegionParadigm("MPI_Comm_rank", tracefile.ParadigmMPI)
+		iter := m.Region("iter")
 		l := m.Location("main")
 		now := m.Now() + 1
 		call := func(r measure.Region, ns uint64) {
@@ -302,6 +305,9 @@ func TestThrottlingSaysWhy(t *testing.T) {
 			if i < 100 {
 				call(few, 10)
 			}
+			if i < 2000 {
+				call(iter, 100+300*uint64(i%2))
+			}
 			call(mpi, 20)
 		}
 		files = append(files, tracetest.Finish(t, m))
@@ -320,7 +326,7 @@ func TestThrottlingSaysWhy(t *testing.T) {
 			t.Errorf("no match for %q in\n%s", want, s)
 		}
 	}
-	if strings.Contains(s, "  few ") || strings.Contains(s, "  MPI_Comm_rank ") {
-		t.Errorf("a region of 100 visits or an MPI call is listed:\n%s", s)
+	if strings.Contains(s, "  few ") || strings.Contains(s, "  MPI_Comm_rank ") || regexp.MustCompile(`(?m)^  iter\s+kept`).MatchString(s) {
+		t.Errorf("a region of 100 visits, an MPI call or the phase region is listed:\n%s", s)
 	}
 }

@@ -50,9 +50,10 @@ func throttleVerdicts(files []*tracefile.File) ([]throttleVerdict, *tracefile.Th
 			first = rule
 		}
 		for i := range f.Locations {
-			for _, e := range f.Locations[i].Profile {
-				if paradigmOf(&f.Trace, e.Region).Runtime() {
-					continue // never throttled: the rule does not apply
+			l := &f.Locations[i]
+			for _, e := range l.Profile {
+				if paradigmOf(&f.Trace, e.Region).Runtime() || l.Phase != nil && e.Region == l.Phase.Region {
+					continue // never throttled, as the phase region: the rule does not apply
 				}
 				name := f.RegionName(e.Region)
 				v := byName[name]
