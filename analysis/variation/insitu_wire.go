@@ -234,6 +234,7 @@ func writeSegments(w *wirecodec.Writer, s *Segments) {
 		w.Varint(int64(row.Truncated))
 		w.Varint(int64(row.Recursive))
 		w.Varint(int64(row.Starts))
+		float(w, row.Resolution)
 		float(w, row.Median)
 	}
 	w.OptCount(len(s.Segments), s.Segments != nil)
@@ -254,13 +255,13 @@ func writeSegments(w *wirecodec.Writer, s *Segments) {
 
 func readSegments(r *wirecodec.Reader) Segments {
 	var s Segments
-	if n, ok := r.OptCount("rows", 12); ok {
+	if n, ok := r.OptCount("rows", 13); ok {
 		s.Rows = make([]Row, 0, n)
 		for i := 0; i < n && r.OK(); i++ {
 			s.Rows = append(s.Rows, Row{Label: r.String("label"), File: r.Int("file", minInt, maxInt), Location: r.U32("location"),
 				Segments: r.Int("row segments", minInt, maxInt), Invocations: r.Uvarint("invocations"), SyncCalls: r.Uvarint("sync calls"),
 				SyncKept: r.Uvarint("sync kept"), Truncated: r.Int("truncated", minInt, maxInt), Recursive: r.Int("recursive", minInt, maxInt),
-				Starts: r.Int("starts", minInt, maxInt), Median: readFloat(r, "median")})
+				Starts: r.Int("starts", minInt, maxInt), Resolution: readFloat(r, "resolution"), Median: readFloat(r, "median")})
 		}
 	}
 	if n, ok := r.OptCount("segments", 7); ok {

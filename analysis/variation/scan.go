@@ -80,7 +80,7 @@ func (p *Plan) NewScanner(f *tracefile.File, ref LocationRef, row int, emit func
 			s.isTask[r.ID] = !s.isSeg[r.ID] && !s.isSync[r.ID] && analysis.IsTaskRun(r.Name)
 		}
 	}
-	s.row = Row{Label: ref.Label, File: ref.File, Location: ref.Location.ID}
+	s.row = Row{Label: ref.Label, File: ref.File, Location: ref.Location.ID, Resolution: f.Resolution()}
 	for _, pr := range ref.Location.Profile {
 		switch {
 		case flagged(s.isSeg, pr.Region):

@@ -52,6 +52,10 @@ type Row struct {
 	// above its loop's depth (the iterations ended there: a later phase),
 	// which ends no segment.
 	Starts int `json:",omitempty"`
+	// Resolution is the ns per timestamp unit of the location's file
+	// (tracefile.Trace.Resolution): its SOS-times differ by multiples of
+	// it, so the scores' spread is never below it (Score).
+	Resolution float64 `json:",omitempty"`
 	// Median is the median SOS-time of its segments, in ns (0 without
 	// any): a location slow in every segment (a load imbalance) stands
 	// out by it, not by single segments.
@@ -104,7 +108,8 @@ type Variation struct {
 
 	// Median and MAD of all SOS-times, in ns; Spread is the unit of the
 	// scores (1.4826 × MAD, or 1.2533 × the mean absolute deviation when
-	// the MAD is 0; 0 when all SOS-times are equal).
+	// the MAD is 0; 0 when all SOS-times are equal), never below the
+	// coarsest timestamp unit of the rows' files.
 	Median, MAD, Spread float64
 
 	// Notes say what limits the result: missing synchronization regions,

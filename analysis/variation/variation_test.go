@@ -188,3 +188,29 @@ func TestSegmentCount(t *testing.T) {
 		t.Errorf("report's segment count:\n%s", out.String())
 	}
 }
+
+// Segments of a few timestamp units: their SOS-times are ticks of 6.54 ns
+// rounded to ns (111 or 112 for the same count), so the MAD is 1 ns, and
+// one tick above the median scored 4 and stood out (nbody's advance under
+// hmbtrace-go: a quarter of 50,000 segments). The spread is floored at the
+// files' timestamp unit: a tick is a score of 1.
+func TestScoreSpreadAtLeastATick(t *testing.T) {
+	v := &Variation{Rows: []Row{{Label: "l0", Resolution: 6.54}}}
+	for i := range 1000 {
+		sos := int64(111 + i%2)
+		if i%4 == 3 {
+			sos = 118 // a tick above
+		}
+		v.Segments = append(v.Segments, Segment{Index: i, Duration: sos, SOS: sos})
+	}
+	v.Rows[0].Segments = len(v.Segments)
+	v.Score()
+	if v.MAD > 1 || v.Spread != 6.54 {
+		t.Errorf("MAD %g, spread %g; want at most 1 and the tick, 6.54", v.MAD, v.Spread)
+	}
+	for _, s := range v.Segments {
+		if s.Score >= 3.5 {
+			t.Fatalf("segment %d of %d ns scores %.1f: a tick above the median stands out", s.Index, s.SOS, s.Score)
+		}
+	}
+}
