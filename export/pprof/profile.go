@@ -287,34 +287,87 @@ func program(files []*tracefile.File) string {
 
 func clamp(v uint64) int64 { return int64(min(v, math.MaxInt64)) }
 
-// comments say what the profile covers: the files, and where the events it
-// is built from are not all that happened.
+// comments say what the profile covers: the traces, and where the events
+// it is built from are not all that happened. Each is said once for all
+// the traces it holds for: a run of 256 ranks made 257 lines, one per rank
+// and the list of all of them.
 func comments(files []*tracefile.File) []string {
 	paths := make([]string, len(files))
 	for i, f := range files {
 		paths[i] = f.Path
 	}
-	out := []string{"hmbtrace call-path profile of " + strings.Join(paths, ", ")}
+	out := []string{"hmbtrace call-path profile of " + traces(paths)}
+	var removed []uint64
+	var removedIn, windowedIn []string
+	shifted := map[string][]string{} // the resolution's words: the traces
+	var shifts []string
 	for _, f := range files {
-		var removed uint64
+		var n uint64
 		windowed := false
 		for i := range f.Locations {
 			l := &f.Locations[i]
 			for _, v := range l.Removed() {
-				removed += v
+				n += v
 			}
-			removed += l.FilteredDuration
+			n += l.FilteredDuration
 			windowed = windowed || l.Windowed
 		}
-		if removed > 0 {
-			out = append(out, fmt.Sprintf("%s: %d events were removed (buffer reductions, duration filter): the call paths cover the kept events only; `hmbtrace summary` has the exact flat profile", f.Path, removed))
+		if n > 0 {
+			removed = append(removed, n)
+			removedIn = append(removedIn, f.Path)
 		}
 		if windowed {
-			out = append(out, fmt.Sprintf("%s: keep-last window: calls open at its start count from there, and their calls are not counted", f.Path))
+			windowedIn = append(windowedIn, f.Path)
 		}
 		if f.Header.TimerShift > 0 {
-			out = append(out, fmt.Sprintf("%s: timestamps kept to %.3g ns (timer shift %d): times are exact to that resolution", f.Path, f.Resolution(), f.Header.TimerShift))
+			k := fmt.Sprintf("timestamps kept to %.3g ns (timer shift %d)", f.Resolution(), f.Header.TimerShift)
+			if shifted[k] == nil {
+				shifts = append(shifts, k)
+			}
+			shifted[k] = append(shifted[k], f.Path)
 		}
 	}
+	if len(removed) > 0 {
+		var sum, most uint64
+		at := 0
+		for i, n := range removed {
+			sum += n
+			if n > most {
+				most, at = n, i
+			}
+		}
+		p := fmt.Sprintf("%d events were removed (buffer reductions, duration filter)%s", sum, where(removedIn, len(files)))
+		if len(removed) > 1 {
+			p += fmt.Sprintf(", the most, %d, in %s", most, removedIn[at])
+		}
+		out = append(out, p+": the call paths cover the kept events only; `hmbtrace summary` has the exact flat profile")
+	}
+	if len(windowedIn) > 0 {
+		out = append(out, "keep-last window"+where(windowedIn, len(files))+": calls open at its start count from there, and their calls are not counted")
+	}
+	for _, k := range shifts {
+		out = append(out, k+where(shifted[k], len(files))+": times are exact to that resolution")
+	}
 	return out
+}
+
+// traces names the traces of paths: all of them when a few, else the
+// first three and how many more (of a run archive, its ranks: path#rank).
+func traces(paths []string) string {
+	if len(paths) <= 4 {
+		return strings.Join(paths, ", ")
+	}
+	return fmt.Sprintf("%s, and %d more", strings.Join(paths[:3], ", "), len(paths)-3)
+}
+
+// where says which of the profile's all traces the traces of paths are,
+// after a space: nothing when the profile has one.
+func where(paths []string, all int) string {
+	switch {
+	case all == 1:
+		return ""
+	case len(paths) == all:
+		return fmt.Sprintf(" in all %d traces", all)
+	}
+	return fmt.Sprintf(" in %d of %d traces (%s)", len(paths), all, traces(paths))
 }

@@ -408,3 +408,46 @@ func pathOf(s *profile.Sample) string {
 	}
 	return strings.Join(path, ">")
 }
+
+// TestCommentsOncePerRun: a run's traces get a comment per fact, not per
+// trace: 40 ranks, 30 of them reduced, say the removals once, with the
+// sum, how many ranks and the most, and name the first ranks' only.
+func TestCommentsOncePerRun(t *testing.T) {
+	reduced := record(t, measure.Config{BufferSize: 16 << 10, BinSize: 1 << 10}, 3000)
+	var one uint64
+	for i := range reduced.Locations {
+		for _, v := range reduced.Locations[i].Removed() {
+			one += v
+		}
+		one += reduced.Locations[i].FilteredDuration
+	}
+	plain := record(t, measure.Config{}, 10)
+	var files []*tracefile.File
+	dir := t.TempDir()
+	for i := range 40 {
+		b, err := os.ReadFile(map[bool]string{true: reduced.Path, false: plain.Path}[i%4 != 3])
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, fmt.Sprintf("run.%d.hmb", i))
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		f, err := tracefile.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	p, err := Build(files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(p.Comments, "\n")
+	want := fmt.Sprintf("%d events were removed (buffer reductions, duration filter) in 30 of 40 traces (", 30*one)
+	first := filepath.Join(dir, "run.0.hmb")
+	if !strings.HasPrefix(got, "hmbtrace call-path profile of "+first+", ") || !strings.Contains(got, ", and 37 more\n") ||
+		!strings.Contains(got, want) || !strings.Contains(got, fmt.Sprintf("the most, %d, in %s:", one, first)) || len(p.Comments) > 3 {
+		t.Errorf("comments of 40 ranks, 30 reduced: want one on the removals (%q), got\n%s", want, got)
+	}
+}
