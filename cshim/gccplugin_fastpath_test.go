@@ -205,7 +205,7 @@ func TestGCCPluginThrottledInstructions(t *testing.T) {
 				cmd.Env = append(cmd.Env, kv)
 			}
 		}
-		cmd.Env = append(cmd.Env, "GODEBUG=asyncpreemptoff=1", "HMB_OUTPUT="+traced.out)
+		cmd.Env = append(cmd.Env, valgrindGODEBUG, "HMB_OUTPUT="+traced.out)
 		var stdout, stderr strings.Builder
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
 		if err := cmd.Run(); err != nil {

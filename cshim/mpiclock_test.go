@@ -80,7 +80,7 @@ func runClockReads(t *testing.T, rounds int, opts []string, env ...string) ([]by
 			base = append(base, kv)
 		}
 	}
-	cmd.Env = append(append(base, "GODEBUG=asyncpreemptoff=1", "HMB_BIN_SIZE=256K",
+	cmd.Env = append(append(base, valgrindGODEBUG, "HMB_BIN_SIZE=256K",
 		"HMB_OUTPUT="+filepath.Join(dir, "hmb-out")), env...)
 	msg, err := cmd.CombinedOutput()
 	if err != nil {

@@ -18,7 +18,7 @@ import (
 // of a shared machine does not move:
 //
 //	go test -c -o m.test ./measure
-//	GODEBUG=asyncpreemptoff=1 valgrind --tool=callgrind m.test -test.run '^$' -test.bench 'Nested$' -test.benchtime 200000x
+//	GODEBUG=asyncpreemptoff=1,cpu.rdtscp=off valgrind --tool=callgrind m.test -test.run '^$' -test.bench 'Nested$' -test.benchtime 200000x
 //
 // and again with 400000x: the difference over 200000 iterations is one
 // iteration's instructions, setup cancelled.

@@ -111,7 +111,7 @@ callgrind)
 				bin=$out/$s llp=
 				case $s in before) bin=$out/traced llp=$before ;; after) bin=$out/traced ;; esac
 				for n in 1000 3000; do
-					LD_LIBRARY_PATH=$llp GODEBUG=asyncpreemptoff=1 OMP_WAIT_POLICY=passive KMP_BLOCKTIME=0 \
+					LD_LIBRARY_PATH=$llp GODEBUG=asyncpreemptoff=1,cpu.rdtscp=off OMP_WAIT_POLICY=passive KMP_BLOCKTIME=0 \
 						valgrind --tool=callgrind --callgrind-out-file="$out/cg.$n" "$bin" "$what" "$n" >/dev/null 2>"$out/err" ||
 						{ cat "$out/err" >&2; exit 1; }
 					selfcost "$out/cg.$n" >"$out/self.$n"
