@@ -187,18 +187,38 @@ static const char *const hmb_drop_text[HMB_DROP_WHYS] = {
 	[HMB_DROP_FORKED] = "in a child of fork",
 };
 
-/* hmb_drop_causes writes into buf, for the report at exit, each cause's count: "12 after ..., 3 in ...". */
-HMB_NOINST static void hmb_drop_causes(char *buf, size_t size)
+/* hmb_drop_causes_of writes into buf each cause's count of by: "12 after ..., 3 in ...". */
+HMB_NOINST void hmb_drop_causes_of(const uint64_t by[HMB_DROP_WHYS], char *buf, size_t size)
 {
 	size_t at = 0;
 	buf[0] = 0;
 	for (int i = 0; i < HMB_DROP_WHYS && at < size; i++) {
-		uint64_t n = atomic_load_explicit(&hmb_dropped_by[i], memory_order_relaxed);
-		if (n > 0) {
-			int k = snprintf(buf + at, size - at, "%s%llu %s", at > 0 ? ", " : "", (unsigned long long)n,
+		if (by[i] > 0) {
+			int k = snprintf(buf + at, size - at, "%s%llu %s", at > 0 ? ", " : "", (unsigned long long)by[i],
 					 hmb_drop_text[i]);
 			at = k < 0 ? size : at + (size_t)k;
 		}
+	}
+}
+
+HMB_NOINST void hmb_drops_now(uint64_t by[HMB_DROP_WHYS])
+{
+	for (int i = 0; i < HMB_DROP_WHYS; i++) {
+		by[i] = atomic_load_explicit(&hmb_dropped_by[i], memory_order_relaxed);
+	}
+}
+
+/* The drops the collective end of an MPI run said for this rank
+ * (hmb_drops_said), whether it did, and the rank: -1 outside MPI. */
+static uint64_t hmb_drops_told[HMB_DROP_WHYS];
+static int hmb_drops_told_set, hmb_drops_rank = -1;
+
+HMB_NOINST void hmb_drops_said(int rank, const uint64_t by[HMB_DROP_WHYS])
+{
+	hmb_drops_rank = rank;
+	if (by != NULL) {
+		memcpy(hmb_drops_told, by, sizeof hmb_drops_told);
+		hmb_drops_told_set = 1;
 	}
 }
 
@@ -1664,11 +1684,26 @@ static void hmb_atexit_report(void)
 		}
 		return;
 	}
-	uint64_t n = hmb_dropped_total();
+	uint64_t by[HMB_DROP_WHYS], n = 0;
+	hmb_drops_now(by);
+	for (int i = 0; i < HMB_DROP_WHYS; i++) {
+		by[i] -= by[i] >= hmb_drops_told[i] ? hmb_drops_told[i] : by[i];
+		n += by[i];
+	}
 	if (n > 0) {
 		char causes[1024];
-		hmb_drop_causes(causes, sizeof causes);
-		fprintf(stderr, "hmbtrace: %llu probes dropped, not in the trace: %s\n", (unsigned long long)n, causes);
+		hmb_drop_causes_of(by, causes, sizeof causes);
+		if (hmb_drops_told_set) {
+			/* The run's drops up to MPI_Finalize were said, by rank 0, for all ranks. */
+			fprintf(stderr, "hmbtrace: rank %d: %llu probes dropped after MPI_Finalize, not in the trace: %s\n",
+				hmb_drops_rank, (unsigned long long)n, causes);
+		} else if (hmb_drops_rank >= 0) {
+			fprintf(stderr, "hmbtrace: rank %d: %llu probes dropped, not in the trace: %s\n", hmb_drops_rank,
+				(unsigned long long)n, causes);
+		} else {
+			fprintf(stderr, "hmbtrace: %llu probes dropped, not in the trace: %s\n", (unsigned long long)n,
+				causes);
+		}
 	}
 }
 

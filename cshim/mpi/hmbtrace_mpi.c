@@ -1732,6 +1732,86 @@ static const char *const pass_names[] = {
 #define PASS_DEFS 0
 #define BUNDLE_MAX 8
 
+/*
+ * PASS_DROPS is the probes the ranks dropped (by cause) and their MPI
+ * requests still active at MPI_Finalize, summed in C on the way up: rank 0
+ * says them once for the run (say_run_drops), where 256 ranks said 512
+ * lines, two each.
+ */
+#define PASS_DROPS (-1)
+
+struct drop_part {
+	uint64_t by[HMB_DROP_WHYS];
+	/* ranks with drops; the most one rank dropped, and that rank (the lowest of equals) */
+	uint64_t ranks, most, most_rank;
+	/* requests active at MPI_Finalize: all, ranks with any, the most of one rank and that rank */
+	uint64_t active, active_ranks, active_most, active_rank;
+};
+
+static uint64_t active_unseen;	      /* this rank's requests active at MPI_Finalize */
+static uint64_t drops_sent[HMB_DROP_WHYS]; /* this rank's drops in its PASS_DROPS part */
+static int drops_in_part;	      /* they went up in the part (not out of memory) */
+static struct drop_part run_drops;    /* rank 0: the run's */
+static int run_drops_known;
+
+/* drop_part_merge adds o (ranks after d's) into d. */
+HMB_NOINST static void drop_part_merge(struct drop_part *d, const struct drop_part *o)
+{
+	for (int i = 0; i < HMB_DROP_WHYS; i++) {
+		d->by[i] += o->by[i];
+	}
+	if (o->most > d->most) {
+		d->most = o->most, d->most_rank = o->most_rank;
+	}
+	if (o->active_most > d->active_most) {
+		d->active_most = o->active_most, d->active_rank = o->active_rank;
+	}
+	d->ranks += o->ranks;
+	d->active += o->active;
+	d->active_ranks += o->active_ranks;
+}
+
+/* drop_ranks writes into who which ranks had n of something: "on rank 5",
+ * "on 32 of 32 ranks, 1 each", "on 3 of 32 ranks (rank 7 the most: 4)". */
+HMB_NOINST static void drop_ranks(char *who, size_t size, uint64_t n, uint64_t ranks, uint64_t most, uint64_t rank)
+{
+	if (ranks == 1) {
+		snprintf(who, size, "on rank %llu", (unsigned long long)rank);
+	} else if (most * ranks == n) {
+		snprintf(who, size, "on %llu of %d ranks, %llu each", (unsigned long long)ranks, hmbmpi_world_size,
+			 (unsigned long long)most);
+	} else {
+		snprintf(who, size, "on %llu of %d ranks (rank %llu the most: %llu)", (unsigned long long)ranks,
+			 hmbmpi_world_size, (unsigned long long)rank, (unsigned long long)most);
+	}
+}
+
+/* say_run_drops says, at rank 0, the run's drops and requests active at MPI_Finalize: a line each, for all ranks. */
+HMB_NOINST static void say_run_drops(void)
+{
+	const struct drop_part *d = &run_drops;
+	char who[96];
+	if (d->active > 0) {
+		drop_ranks(who, sizeof who, d->active, d->active_ranks, d->active_most, d->active_rank);
+		fprintf(stderr,
+			"hmbtrace: %llu MPI requests were still active at MPI_Finalize %s: their completions are not in "
+			"the trace (counted as dropped probes)\n",
+			(unsigned long long)d->active, who);
+	}
+	uint64_t n = 0;
+	for (int i = 0; i < HMB_DROP_WHYS; i++) {
+		n += d->by[i];
+	}
+	if (n == 0) {
+		return;
+	}
+	drop_ranks(who, sizeof who, n, d->ranks, d->most, d->most_rank);
+	char causes[1024];
+	hmb_drop_causes_of(d->by, causes, sizeof causes);
+	fprintf(stderr, "hmbtrace: %llu probes dropped up to MPI_Finalize %s, not in the trace: %s\n",
+		(unsigned long long)n, who, causes);
+}
+
 struct bundle {
 	int k;
 	int pass[BUNDLE_MAX];
@@ -1750,6 +1830,24 @@ HMB_NOINST static void bundle_add(struct bundle *b, int pass, const char *in, si
 	b->part[i] = NULL;
 	b->n[i] = 0;
 	b->held[i] = 0;
+	if (pass == PASS_DROPS) {
+		struct drop_part *d = calloc(1, sizeof *d);
+		hmb_drops_now(drops_sent);
+		if (d != NULL) {
+			memcpy(d->by, drops_sent, sizeof d->by);
+			for (int k = 0; k < HMB_DROP_WHYS; k++) {
+				d->most += d->by[k];
+			}
+			d->ranks = d->most > 0;
+			d->active = d->active_most = active_unseen;
+			d->active_ranks = active_unseen > 0;
+			d->most_rank = d->active_rank = (uint64_t)world_rank;
+			b->part[i] = (char *)d;
+			b->n[i] = sizeof *d;
+			drops_in_part = 1;
+		}
+		return;
+	}
 	if (pass == PASS_DEFS) {
 		int64_t c0 = thread_ns();
 		int bad = hmb_run_definitions(&b->part[i], &b->n[i]) != 0;
@@ -1858,6 +1956,23 @@ HMB_NOINST static int bundle_merge(struct bundle *b, const char *m, size_t n, in
 		}
 		const char *theirs = at;
 		at += size;
+		if (b->pass[i] == PASS_DROPS) {
+			if (size != sizeof(struct drop_part)) {
+				return 0;
+			}
+			if (bundle_empty(b, i)) {
+				if ((b->part[i] = malloc(sizeof(struct drop_part))) == NULL) {
+					return 0;
+				}
+				memcpy(b->part[i], theirs, sizeof(struct drop_part));
+				b->n[i] = sizeof(struct drop_part);
+			} else {
+				struct drop_part o;
+				memcpy(&o, theirs, sizeof o);
+				drop_part_merge((struct drop_part *)b->part[i], &o);
+			}
+			continue;
+		}
 		if (b->pass[i] == PASS_DEFS) {
 			if (bundle_empty(b, i)) {
 				continue; /* incomplete already */
@@ -1962,6 +2077,11 @@ HMB_NOINST static void run_bundle(struct bundle *b, char **next, size_t *next_n)
 	if (r == 0) {
 		for (int i = 0; i < b->k; i++) {
 			if (bundle_empty(b, i)) {
+				continue;
+			}
+			if (b->pass[i] == PASS_DROPS) {
+				memcpy(&run_drops, b->part[i], sizeof run_drops);
+				run_drops_known = 1;
 				continue;
 			}
 			if (b->pass[i] == PASS_DEFS) {
@@ -2552,11 +2672,21 @@ HMB_NOINST static void run_reduce(void)
 	bundle_add(&first, HMB_PASS_CHOICE, NULL, 0);
 	bundle_add(&first, HMB_PASS_PHASES, NULL, 0);
 	bundle_add(&first, PASS_DEFS, NULL, 0);
+	bundle_add(&first, PASS_DROPS, NULL, 0);
 	char *cut = NULL;
 	size_t cn = 0;
 	run_bundle(&first, &cut, &cn);
 	pass_down(&cut, &cn);
 	coll_cost.trips = 2;
+	/* A rank that heard from rank 0 had its drops merged there: rank 0
+	 * says the run's, and each rank's report at exit only what came after. */
+	if (!coll_abandoned && drops_in_part && (world_rank != 0 || run_drops_known)) {
+		if (world_rank == 0) {
+			say_run_drops();
+		}
+		hmb_drops_said(world_rank, drops_sent);
+		active_unseen = 0;
+	}
 	/* Every rank has rank 0's answer: all cut segments, or none does.
 	 * They are cut before the replay, so the events decoded for the choice
 	 * and the segments are let go before it reads the trace. */
@@ -2748,6 +2878,7 @@ HMB_NOINST void hmbmpi_after_init(void)
 	PMPI_Comm_size(MPI_COMM_WORLD, &hmbmpi_world_size);
 	PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, info_delete, &info_key, NULL);
 	hmb_set_rank(world_rank);
+	hmb_drops_said(world_rank, NULL);
 	char name[32];
 	snprintf(name, sizeof name, "rank %d", world_rank);
 	hmb_thread_name(name);
@@ -2843,6 +2974,8 @@ HMB_NOINST static void say_timing(const int64_t at[4], const int64_t cpu[4], uin
 HMB_NOINST void hmbmpi_before_finalize(void)
 {
 	uint64_t arrival = hmb_clock();
+	/* No request completes from here on: no application call follows. */
+	active_unseen = pend_drop_unseen();
 	int archive = 0, aggregate = 1;
 	int64_t timeout = 0;
 	if (hmb_run_end(1, &archive, &aggregate, &timeout) && timeout > 0) {
@@ -2878,8 +3011,10 @@ HMB_NOINST void hmbmpi_before_finalize(void)
  * to main's return, is in the trace too. */
 HMB_NOINST void hmbmpi_after_finalize(void)
 {
-	/* Said here, with its reason: the exit report only sums the drops. */
-	uint64_t n = pend_drop_unseen();
+	/* Said here, with its reason: the exit report only sums the drops.
+	 * The collective end said them for the run (active_unseen 0 then). */
+	uint64_t n = active_unseen + pend_drop_unseen();
+	active_unseen = 0;
 	if (n > 0) {
 		fprintf(stderr,
 			"hmbtrace: rank %d: %llu MPI requests were still active at MPI_Finalize: their completions "
