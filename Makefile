@@ -66,16 +66,22 @@ clean:
 # Every platform: the library and the commands build for linux, darwin and
 # windows on amd64 and arm64, with the probes in and compiled out, and vet
 # (test files included) for windows, the system furthest from Linux, and
-# for the arm64 Mac, where traces are read on a laptop. cshim, the cgo
+# for the arm64 Mac, where traces are read on a laptop; and the 32-bit
+# Linux on arm (CROSS_32), where an int holds 32 bits. cshim, the cgo
 # shim, is Linux's only and left out.
 CROSS_OS   := linux darwin windows
 CROSS_ARCH := amd64 arm64
+CROSS_32   := linux/arm
 cross:
 	@pkgs=$$($(GO) list ./... | grep -v -E '/cshim(/|$$)') || exit 1; \
 	for os in $(CROSS_OS); do for arch in $(CROSS_ARCH); do for tags in "" hmbtrace_off; do \
 	  echo "cross: GOOS=$$os GOARCH=$$arch CGO_ENABLED=0 $(GO) build $${tags:+-tags $$tags }-o /dev/null"; \
 	  GOOS=$$os GOARCH=$$arch CGO_ENABLED=0 $(GO) build -tags "$$tags" -o /dev/null $$pkgs || exit 1; \
 	done; done; done; \
+	for t in $(CROSS_32); do \
+	  echo "cross: GOOS=$${t%/*} GOARCH=$${t#*/} CGO_ENABLED=0 $(GO) build -o /dev/null"; \
+	  GOOS=$${t%/*} GOARCH=$${t#*/} CGO_ENABLED=0 $(GO) build -o /dev/null $$pkgs || exit 1; \
+	done; \
 	for t in windows/amd64 darwin/arm64; do \
 	  echo "cross: GOOS=$${t%/*} GOARCH=$${t#*/} CGO_ENABLED=0 $(GO) vet"; \
 	  GOOS=$${t%/*} GOARCH=$${t#*/} CGO_ENABLED=0 $(GO) vet $$pkgs || exit 1; \

@@ -43,7 +43,7 @@ func minorFaults() int64 {
 	if unix.Getrusage(unix.RUSAGE_THREAD, &ru) != nil {
 		return 0
 	}
-	return ru.Minflt
+	return int64(ru.Minflt) // int32 on 32-bit platforms
 }
 
 // firstCPU returns the first CPU the benchmark may run on, or -1 when

@@ -48,7 +48,7 @@ func (m *Measurement) DefineComm(name string, parent CommID, members, remote []i
 	if parent != 0 && int(parent) > len(m.comms) {
 		return 0, fmt.Errorf("measure: communicator %q: parent %d is not defined (%d communicators are)", name, parent, len(m.comms))
 	}
-	if len(m.comms) >= 1<<32-1 {
+	if uint64(len(m.comms)) >= 1<<32-1 {
 		return 0, errors.New("measure: more than 2^32-1 communicators")
 	}
 	if parent != 0 && slices.Equal(c.Members, m.comms[parent-1].Members) {

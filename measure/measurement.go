@@ -73,12 +73,12 @@ type Measurement struct {
 	rma       rmaDefs          // windows and RMA groups (rma.go)
 	annot     annotations      // marks, parameters, channels (mark.go)
 
-	closeOnce  sync.Once
-	closeErr   error
+	closeOnce sync.Once
+	closeErr  error
 	// automatic: measure/auto started it (automatic.go); joins counts the
 	// program's own Starts that joined it, whose Closes leave it running.
-	automatic atomic.Bool
-	joins     atomic.Int32
+	automatic  atomic.Bool
+	joins      atomic.Int32
 	path       string
 	archive    *archiveSlot // the slot of the run archive Close writes into (archive.go), nil for a file of its own
 	runResults []byte       // the run-wide results group 0's archive holds (setRunResults)

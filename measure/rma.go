@@ -43,7 +43,7 @@ func (m *Measurement) defineWin(comm CommID) (winID, error) {
 	if comm == 0 || int(comm) > len(m.comms) {
 		return 0, fmt.Errorf("measure: window: communicator %d is not defined (%d communicators are)", comm, len(m.comms))
 	}
-	if len(m.rma.wins) >= 1<<32-1 {
+	if uint64(len(m.rma.wins)) >= 1<<32-1 {
 		return 0, errors.New("measure: more than 2^32-1 windows")
 	}
 	w := tracefile.Win{ID: uint32(len(m.rma.wins) + 1), Comm: uint32(comm)}
@@ -90,7 +90,7 @@ func (m *Measurement) defineRmaGroup(members []int32) (rmaGroupID, error) {
 	if id, ok := m.rma.byKey[key.String()]; ok {
 		return id, nil
 	}
-	if len(m.rma.groups) >= 1<<32-1 {
+	if uint64(len(m.rma.groups)) >= 1<<32-1 {
 		return 0, errors.New("measure: more than 2^32-1 RMA groups")
 	}
 	if m.rma.byKey == nil {

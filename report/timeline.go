@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"math"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -434,7 +435,7 @@ func planGroupTimeline(r *run, maxCells, maxRows int) *timelinePlan {
 					n = -1
 					break
 				}
-				n = min(n+c, 1<<40)
+				n = min(n, callsCap-c) + c
 			}
 			calls = append(calls, n)
 		}
@@ -1022,3 +1023,7 @@ func shedMarks(f *tracefile.File, l *tracefile.Location, off, end int64) func(d 
 		return marks
 	}
 }
+
+// callsCap bounds a row's count of calls summed over its members: 2^40,
+// or the largest int on a 32-bit platform.
+const callsCap = int(min(uint64(math.MaxInt), 1<<40))

@@ -476,7 +476,7 @@ func decodeHeader(f *fields, h *Header) {
 	h.PID = f.Int("pid", -1<<31, 1<<31)
 	h.Rank = f.Int("rank", -1<<31, 1<<31)
 	h.Program = f.String("program")
-	h.StartWall = time.Unix(0, int64(f.Int("start time", -1<<62, 1<<62))).UTC()
+	h.StartWall = time.Unix(0, f.Int64("start time", -1<<62, 1<<62)).UTC()
 	h.GoVersion = f.String("go version")
 	h.CPU = f.String("cpu")
 	h.Clock = f.String("clock")
@@ -502,14 +502,14 @@ func decodeHeader(f *fields, h *Header) {
 	for i := 0; i < n; i++ {
 		h.ClassOrder = append(h.ClassOrder, f.String("class order"))
 	}
-	h.MinDuration = int64(f.Int("min duration", 0, 1<<62))
+	h.MinDuration = f.Int64("min duration", 0, 1<<62)
 	h.FilterFile = f.String("filter file")
 	h.Metrics = f.Strings("metrics")
 	h.MetricsMissing = f.Strings("metrics missing")
 	h.MetricsPath = f.String("metrics read path")
 	ns := f.Count("clock sync points", 2)
 	for i := 0; i < ns && f.OK(); i++ {
-		h.ClockSync = append(h.ClockSync, ClockSync{Ticks: f.Uvarint("clock sync ticks"), Offset: int64(f.Int("clock sync offset", -1<<62, 1<<62))})
+		h.ClockSync = append(h.ClockSync, ClockSync{Ticks: f.Uvarint("clock sync ticks"), Offset: f.Int64("clock sync offset", -1<<62, 1<<62)})
 	}
 	h.ReferenceStart = f.Uvarint("reference start")
 }

@@ -2,6 +2,7 @@ package tracefile
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/hmbtrace/hmbtrace/internal/wirecodec"
 )
@@ -129,8 +130,8 @@ func decodeRecovered(f *fields) *Recovered {
 	}
 	r.Signal = f.Int("signal", 0, 1<<10)
 	r.Unaccounted = f.Uvarint("unaccounted")
-	r.Cut = f.Int("cut bins", 0, 1<<40)
-	r.Orphans = f.Int("orphan bins", 0, 1<<40)
+	r.Cut = f.Int("cut bins", 0, min(math.MaxInt, 1<<40))
+	r.Orphans = f.Int("orphan bins", 0, min(math.MaxInt, 1<<40))
 	r.LostDefs = f.Uvarint("lost definitions")
 	r.LostLevels = f.Uvarint("lost levels")
 	return r

@@ -58,6 +58,9 @@ func frontEnd(args []string) (int, error) {
 			return 2, fmt.Errorf("%s: hmbtrace-go sets -toolexec itself", a)
 		}
 	}
+	if w := coverWarning(rest[1:]); w != "" {
+		fmt.Fprintln(os.Stderr, w)
+	}
 	self, err := os.Executable()
 	if err != nil {
 		return 1, err
@@ -173,4 +176,24 @@ func setupIn(dir, statePath string) (*state, error) {
 	}
 	defer os.Chdir(wd)
 	return setup(statePath)
+}
+
+// coverWarning returns what to say of a go command's flags (args, after
+// the subcommand) that ask for coverage, or "": the covered packages
+// compile from the cover tool's copies of their files, which are the go
+// command's own and not instrumented, so their functions get no regions
+// (and a run that calls no other instrumented function writes no trace).
+func coverWarning(args []string) string {
+	for _, a := range args {
+		if a == "--" || !strings.HasPrefix(a, "-") {
+			break
+		}
+		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		switch name {
+		case "cover", "coverpkg", "covermode", "coverprofile":
+			return fmt.Sprintf("hmbtrace-go: %s: the packages it covers compile from the cover tool's copies of their files, "+
+				"which hmbtrace-go does not instrument: their functions get no regions (build without -cover to trace them)", a)
+		}
+	}
+	return ""
 }

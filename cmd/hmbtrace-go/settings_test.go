@@ -80,3 +80,22 @@ func TestChdirFlag(t *testing.T) {
 		}
 	}
 }
+
+// TestCoverWarning: a -cover build says that the covered packages get no
+// regions, where it wrote no trace and said nothing.
+func TestCoverWarning(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		warn bool
+	}{
+		{[]string{"-cover", "./..."}, true},
+		{[]string{"-v", "-coverprofile=c.out", "."}, true},
+		{[]string{"--covermode", "atomic", "."}, true},
+		{[]string{"-run", "X", "."}, false},
+		{[]string{".", "-cover"}, false}, // an argument of the test binary
+	} {
+		if w := coverWarning(c.args); (w != "") != c.warn || c.warn && !strings.Contains(w, "no regions") {
+			t.Errorf("%v: %q", c.args, w)
+		}
+	}
+}

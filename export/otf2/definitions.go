@@ -255,7 +255,7 @@ func (a *Archive) Region(r RegionDef) (RegionRef, error) {
 		"region description", r.Description, "region file", r.File); err != nil {
 		return 0, err
 	}
-	if len(a.regions) == undefined {
+	if uint64(len(a.regions)) == undefined {
 		return 0, fmt.Errorf("otf2: region %q: too many regions", r.Name)
 	}
 	a.regions = append(a.regions, regionDef{
@@ -285,7 +285,7 @@ func (a *Archive) Group(g GroupDef) (GroupRef, error) {
 }
 
 func (a *Archive) group(g GroupDef) (GroupRef, error) {
-	if len(g.Members) > math.MaxUint32-1 {
+	if uint64(len(g.Members)) > math.MaxUint32-1 {
 		return 0, fmt.Errorf("otf2: group %q: %d members, more than OTF2 can count", g.Name, len(g.Members))
 	}
 	if b := recordBound(groupEstimate(len(g.Members))); b >= a.defCapacity() {
@@ -361,7 +361,7 @@ func (a *Archive) addComm(name string, c commDef) (CommRef, error) {
 	if err := a.checkStrings("communicator name", name); err != nil {
 		return 0, err
 	}
-	if len(a.comms) == undefined {
+	if uint64(len(a.comms)) == undefined {
 		return 0, fmt.Errorf("otf2: communicator %q: too many communicators", name)
 	}
 	c.name = a.intern(name)

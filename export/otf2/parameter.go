@@ -85,7 +85,7 @@ func (a *Archive) Parameter(name string, t ParameterType) (ParameterRef, error) 
 	if err := a.checkStrings("parameter name", name); err != nil {
 		return 0, err
 	}
-	if len(a.parameters) == undefined {
+	if uint64(len(a.parameters)) == undefined {
 		return 0, fmt.Errorf("otf2: parameter %q: too many parameters", name)
 	}
 	a.parameters = append(a.parameters, parameterDef{name: a.intern(name), typ: t})
@@ -108,7 +108,7 @@ func (a *Archive) Attribute(name, description string, t ValueType) (AttributeRef
 	if err := a.checkStrings("attribute name", name, "attribute description", description); err != nil {
 		return 0, err
 	}
-	if len(a.attributes) == undefined {
+	if uint64(len(a.attributes)) == undefined {
 		return 0, fmt.Errorf("otf2: attribute %q: too many attributes", name)
 	}
 	a.attributes = append(a.attributes, attributeDef{name: a.intern(name), description: a.intern(description), typ: t})

@@ -107,7 +107,7 @@ func (a *Archive) RmaWin(name string, comm CommRef) (RmaWinRef, error) {
 	if err := a.checkStrings("window name", name); err != nil {
 		return 0, err
 	}
-	if len(a.rmaWins) == undefined {
+	if uint64(len(a.rmaWins)) == undefined {
 		return 0, fmt.Errorf("otf2: window %q: too many windows", name)
 	}
 	a.rmaWins = append(a.rmaWins, rmaWinDef{name: a.intern(name), comm: comm})

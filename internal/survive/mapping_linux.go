@@ -127,7 +127,7 @@ func checkDir(dir string) error {
 	if err := syscall.Statfs(dir, &st); err != nil {
 		return fmt.Errorf("survive: HMB_SURVIVE_DIR=%s: %v", dir, err)
 	}
-	switch st.Type {
+	switch uint32(st.Type) { // int32 on 32-bit platforms
 	case 0x6969, 0xff534d42, 0xfe534d42, 0x517b, 0x65735546, 0x47504653, 0x0bd00bd0, 0x5346414f:
 		// NFS, CIFS, SMB2, SMB, FUSE, GPFS, Lustre, AFS
 		return fmt.Errorf("survive: HMB_SURVIVE_DIR=%s is on a network file system (type 0x%x): every store would go over the network; use a local tmpfs such as /dev/shm", dir, st.Type)

@@ -127,15 +127,21 @@ func (r *Reader) varintFailed(field string, n int) {
 }
 
 // Int reads a signed varint that must be within [lo, hi], which the
-// caller keeps within int.
+// caller keeps within int: on a 32-bit platform, within 32 bits (Int64
+// reads what may be larger, such as a time).
 func (r *Reader) Int(field string, lo, hi int64) int {
+	return int(r.Int64(field, lo, hi))
+}
+
+// Int64 reads a signed varint that must be within [lo, hi].
+func (r *Reader) Int64(field string, lo, hi int64) int64 {
 	at := r.off
 	v := r.Varint(field)
 	if v < lo || v > hi {
 		r.failAt(at, field, fmt.Sprintf("value %d out of range [%d, %d]", v, lo, hi))
 		return 0
 	}
-	return int(v)
+	return v
 }
 
 // Uint reads an unsigned varint that must be at most hi.
