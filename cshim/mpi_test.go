@@ -199,9 +199,14 @@ func checkMatched(t *testing.T, sends, recvs []message) {
 func TestMPIJacobi(t *testing.T) {
 	build := mpiLibrary(t)
 	p := buildExample(t, build, "mpi-jacobi")
+	// The heavy rank sweeps 8 times the rows of the others: about 110 ms
+	// against their 14, so that the time slices another process takes
+	// from a light rank's sweep on a loaded machine (10 ms seen, with 4
+	// times the rows and 512 columns: 12 ms against 6) cannot make it
+	// the slowest.
 	const np, iters, heavy = 4, 60, 2
-	outs, _ := mpirun(t, np, p.out, nil, p.path, "-r", "512", "-c", "512", "-i", strconv.Itoa(iters), "-H", strconv.Itoa(heavy), "-f", "4")
-	if !strings.Contains(outs[0], fmt.Sprintf("mpi-jacobi: ranks=%d rows=512 cols=512 iterations=%d", np, iters)) {
+	outs, _ := mpirun(t, np, p.out, nil, p.path, "-r", "512", "-c", "4096", "-i", strconv.Itoa(iters), "-H", strconv.Itoa(heavy), "-f", "8")
+	if !strings.Contains(outs[0], fmt.Sprintf("mpi-jacobi: ranks=%d rows=512 cols=4096 iterations=%d", np, iters)) {
 		t.Fatalf("rank 0 printed %q", outs[0])
 	}
 	files := rankFiles(t, p.out, "mpi-jacobi", np)
