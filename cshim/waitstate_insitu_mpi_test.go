@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -234,5 +235,34 @@ func sameWhyMPI(t *testing.T, got, post *waitstate.Result, slack float64) {
 	if len(ta) == 0 || len(tb) == 0 || ta[0].Pattern != tb[0].Pattern || got.PathName(ta[0].Path) != post.PathName(tb[0].Path) ||
 		name(got, ta[0].Loc) != name(post, tb[0].Loc) || math.Abs(float64(ta[0].Short-tb[0].Short)) > 2*slack*float64(waits) {
 		t.Errorf("the largest cause in-situ %+v, post-mortem %+v", ta, tb)
+	}
+}
+
+// TestMPIWaitStatesOff: with HMB_WAITSTATES=off the collective end skips
+// the replay, the archive holds every other result but no wait states,
+// `waitstate -insitu` says why, and the post-mortem replay of the same
+// archive still finds the planted Late Sender.
+func TestMPIWaitStatesOff(t *testing.T) {
+	build := mpiLibrary(t)
+	prog := mpiBuild(t, build, "mpicc", "waitstate_insitu", "waitstate_insitu.c")
+	out := filepath.Join(t.TempDir(), "out")
+	mpirun(t, 4, out, []string{"HMB_WAITSTATES=off"}, prog, "3")
+	path := filepath.Join(out, "waitstate_insitu.hmbrun")
+	a, err := tracefile.OpenArchive(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, ws, err := a.Result(tracefile.ResultWaitStates)
+	_, prof, _ := a.Result(tracefile.ResultRunProfile)
+	a.Close()
+	if err != nil || ws || !prof {
+		t.Fatalf("HMB_WAITSTATES=off: wait states in the results %v, a profile %v (%v); want none and one", ws, prof, err)
+	}
+	cmd := exec.Command(built.hmbtrace, "waitstate", "-insitu", out)
+	if msg, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(msg), "HMB_WAITSTATES=off") {
+		t.Errorf("waitstate -insitu of a run without its replay: %v\n%s", err, msg)
+	}
+	if text := hmbtraceRun(t, "waitstate", out); !containsAll(text, "Late Sender", "MPI_Recv", "rank 3") {
+		t.Errorf("waitstate, post-mortem:\n%s", text)
 	}
 }

@@ -157,6 +157,16 @@ var envVars = []envVar{
 		},
 	},
 	{
+		name: "HMB_WAITSTATES", def: "insitu", takes: "insitu or off (read by the MPI wrappers)",
+		doc: "`insitu`: at `MPI_Finalize` the ranks of an MPI run replay their own events over MPI to find why they waited (Scalasca's wait states and their delays), and the run archive holds the result; `off`: the collective end skips that replay, which costs most where a run's ranks made many messages, and `hmbtrace waitstate` replays the ranks' traces afterwards, with the same numbers (with `HMB_OUTPUT_EVENTS=none` there are none). Set it alike on every rank",
+		check: func(v string) error {
+			if v != "insitu" && v != "off" {
+				return errWant
+			}
+			return nil
+		},
+	},
+	{
 		name: "HMB_COLLECTIVE_TIMEOUT", def: "2m", takes: "a duration such as 30s or 2m, more than 0",
 		doc: "how long each step of an MPI run's collective end (clock synchronisation at `MPI_Init` and `MPI_Finalize`, the archive's slots) waits for the other ranks; past it (a rank died, or never reached `MPI_Finalize`) a rank writes its own `<name>.<rank>.hmb` and says why",
 		set: func(c *Config, v string) error {

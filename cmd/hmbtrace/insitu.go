@@ -42,7 +42,11 @@ func inSituResult(paths []string, kind byte, what string) ([]byte, string, error
 		return nil, path, err
 	}
 	if !ok {
-		return nil, path, fmt.Errorf("%s: its results hold no %s (%w: the ranks reduce it at MPI_Finalize from this version on; a group other than 0 holds none)", path, what, errNoResult)
+		why := "the ranks reduce it at MPI_Finalize from this version on; a group other than 0 holds none"
+		if kind == tracefile.ResultWaitStates {
+			why = "the run had HMB_WAITSTATES=off, its replay failed (said on stderr at MPI_Finalize), or an older version wrote it; without -insitu, waitstate replays the ranks' traces"
+		}
+		return nil, path, fmt.Errorf("%s: its results hold no %s (%w: %s)", path, what, errNoResult, why)
 	}
 	return b, path, nil
 }
