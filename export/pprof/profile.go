@@ -297,8 +297,9 @@ func comments(files []*tracefile.File) []string {
 		paths[i] = f.Path
 	}
 	out := []string{"hmbtrace call-path profile of " + traces(paths)}
-	var removed []uint64
+	var removed, most uint64
 	var removedIn, windowedIn []string
+	mostIn := ""
 	shifted := map[string][]string{} // the resolution's words: the traces
 	var shifts []string
 	for _, f := range files {
@@ -306,15 +307,15 @@ func comments(files []*tracefile.File) []string {
 		windowed := false
 		for i := range f.Locations {
 			l := &f.Locations[i]
-			for _, v := range l.Removed() {
-				n += v
-			}
-			n += l.FilteredDuration
+			n += l.Removed().Total() + l.FilteredDuration
 			windowed = windowed || l.Windowed
 		}
 		if n > 0 {
-			removed = append(removed, n)
+			removed += n
 			removedIn = append(removedIn, f.Path)
+			if n > most {
+				most, mostIn = n, f.Path
+			}
 		}
 		if windowed {
 			windowedIn = append(windowedIn, f.Path)
@@ -327,18 +328,10 @@ func comments(files []*tracefile.File) []string {
 			shifted[k] = append(shifted[k], f.Path)
 		}
 	}
-	if len(removed) > 0 {
-		var sum, most uint64
-		at := 0
-		for i, n := range removed {
-			sum += n
-			if n > most {
-				most, at = n, i
-			}
-		}
-		p := fmt.Sprintf("%d events were removed (buffer reductions, duration filter)%s", sum, where(removedIn, len(files)))
-		if len(removed) > 1 {
-			p += fmt.Sprintf(", the most, %d, in %s", most, removedIn[at])
+	if removed > 0 {
+		p := fmt.Sprintf("%d events were removed (buffer reductions, duration filter)%s", removed, where(removedIn, len(files)))
+		if len(removedIn) > 1 {
+			p += fmt.Sprintf(", the most, %d, in %s", most, mostIn)
 		}
 		out = append(out, p+": the call paths cover the kept events only; `hmbtrace summary` has the exact flat profile")
 	}
