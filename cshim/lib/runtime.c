@@ -209,17 +209,15 @@ HMB_NOINST void hmb_drops_now(uint64_t by[HMB_DROP_WHYS])
 }
 
 /* The drops the collective end of an MPI run said for this rank
- * (hmb_drops_said), whether it did, and the rank: -1 outside MPI. */
+ * (hmb_drops_said), and whether it did; the process's rank as
+ * hmb_set_rank gave it, -1 without one: the report at exit names it. */
 static uint64_t hmb_drops_told[HMB_DROP_WHYS];
-static int hmb_drops_told_set, hmb_drops_rank = -1;
+static int hmb_drops_told_set, hmb_rank = -1;
 
-HMB_NOINST void hmb_drops_said(int rank, const uint64_t by[HMB_DROP_WHYS])
+HMB_NOINST void hmb_drops_said(const uint64_t by[HMB_DROP_WHYS])
 {
-	hmb_drops_rank = rank;
-	if (by != NULL) {
-		memcpy(hmb_drops_told, by, sizeof hmb_drops_told);
-		hmb_drops_told_set = 1;
-	}
+	memcpy(hmb_drops_told, by, sizeof hmb_drops_told);
+	hmb_drops_told_set = 1;
 }
 
 /*
@@ -1687,23 +1685,18 @@ static void hmb_atexit_report(void)
 	uint64_t by[HMB_DROP_WHYS], n = 0;
 	hmb_drops_now(by);
 	for (int i = 0; i < HMB_DROP_WHYS; i++) {
-		by[i] -= by[i] >= hmb_drops_told[i] ? hmb_drops_told[i] : by[i];
+		by[i] -= hmb_drops_told[i]; /* counts only grow */
 		n += by[i];
 	}
 	if (n > 0) {
-		char causes[1024];
+		char causes[1024], who[32] = "";
 		hmb_drop_causes_of(by, causes, sizeof causes);
-		if (hmb_drops_told_set) {
-			/* The run's drops up to MPI_Finalize were said, by rank 0, for all ranks. */
-			fprintf(stderr, "hmbtrace: rank %d: %llu probes dropped after MPI_Finalize, not in the trace: %s\n",
-				hmb_drops_rank, (unsigned long long)n, causes);
-		} else if (hmb_drops_rank >= 0) {
-			fprintf(stderr, "hmbtrace: rank %d: %llu probes dropped, not in the trace: %s\n", hmb_drops_rank,
-				(unsigned long long)n, causes);
-		} else {
-			fprintf(stderr, "hmbtrace: %llu probes dropped, not in the trace: %s\n", (unsigned long long)n,
-				causes);
+		if (hmb_rank >= 0) {
+			snprintf(who, sizeof who, "rank %d: ", hmb_rank);
 		}
+		/* After the collective end rank 0 said the run's drops up to MPI_Finalize, for all ranks. */
+		fprintf(stderr, "hmbtrace: %s%llu probes dropped%s, not in the trace: %s\n", who, (unsigned long long)n,
+			hmb_drops_told_set ? " after MPI_Finalize" : "", causes);
 	}
 }
 
@@ -1798,6 +1791,7 @@ HMB_NOINST void hmb_set_rank(int rank)
 		hmb_set_error("hmbtrace: hmb_set_rank: a rank is 0 or more");
 		return;
 	}
+	hmb_rank = rank;
 	if (hmb_running()) {
 		HMB_GO(hmbgo_set_rank(rank));
 	}

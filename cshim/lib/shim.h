@@ -310,12 +310,12 @@ void hmb_count_dropped(enum hmb_drop_why why, uint64_t n) HMB_NOINST;
  * hmb_drops_now copies the probes dropped so far, by cause. The collective
  * end of an MPI run sums them over the ranks, and rank 0 says the run's
  * once (hmb_drop_causes_of); hmb_drops_said then tells each rank the
- * counts said for it (by), so that its report at exit names only what it
- * dropped afterwards: one line for the run, not one per rank. With by NULL
- * it only gives the rank, which the report names.
+ * counts said for it (by, from hmb_drops_now), so that its report at exit
+ * names only what it dropped afterwards: one line for the run, not one per
+ * rank.
  */
 void hmb_drops_now(uint64_t by[HMB_DROP_WHYS]) HMB_NOINST;
-void hmb_drops_said(int rank, const uint64_t by[HMB_DROP_WHYS]) HMB_NOINST;
+void hmb_drops_said(const uint64_t by[HMB_DROP_WHYS]) HMB_NOINST;
 
 /* hmb_drop_causes_of writes into buf each cause's count of by: "12 after ..., 3 in ...". */
 void hmb_drop_causes_of(const uint64_t by[HMB_DROP_WHYS], char *buf, size_t size) HMB_NOINST;

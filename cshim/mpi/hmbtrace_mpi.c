@@ -1740,19 +1740,38 @@ static const char *const pass_names[] = {
  */
 #define PASS_DROPS (-1)
 
-struct drop_part {
-	uint64_t by[HMB_DROP_WHYS];
-	/* ranks with drops; the most one rank dropped, and that rank (the lowest of equals) */
-	uint64_t ranks, most, most_rank;
-	/* requests active at MPI_Finalize: all, ranks with any, the most of one rank and that rank */
-	uint64_t active, active_ranks, active_most, active_rank;
+/* A tally is a count over ranks: all of it, the ranks with any, the most
+ * of one rank and that rank (the lowest of equals). */
+struct tally {
+	uint64_t n, ranks, most, rank;
 };
 
-static uint64_t active_unseen;	      /* this rank's requests active at MPI_Finalize */
+struct drop_part {
+	uint64_t by[HMB_DROP_WHYS];
+	struct tally dropped, active; /* probes dropped; requests active at MPI_Finalize */
+};
+
+static uint64_t active_unseen;		   /* this rank's requests active at MPI_Finalize */
 static uint64_t drops_sent[HMB_DROP_WHYS]; /* this rank's drops in its PASS_DROPS part */
-static int drops_in_part;	      /* they went up in the part (not out of memory) */
-static struct drop_part run_drops;    /* rank 0: the run's */
+static int drops_in_part;		   /* they went up in the part (not out of memory) */
+static struct drop_part run_drops;	   /* rank 0: the run's */
 static int run_drops_known;
+
+/* tally_of is one rank's tally of n. */
+HMB_NOINST static struct tally tally_of(uint64_t n, int rank)
+{
+	return (struct tally){.n = n, .ranks = n > 0, .most = n, .rank = (uint64_t)rank};
+}
+
+/* tally_add adds o (ranks after t's) into t. */
+HMB_NOINST static void tally_add(struct tally *t, const struct tally *o)
+{
+	if (o->most > t->most) {
+		t->most = o->most, t->rank = o->rank;
+	}
+	t->n += o->n;
+	t->ranks += o->ranks;
+}
 
 /* drop_part_merge adds o (ranks after d's) into d. */
 HMB_NOINST static void drop_part_merge(struct drop_part *d, const struct drop_part *o)
@@ -1760,29 +1779,22 @@ HMB_NOINST static void drop_part_merge(struct drop_part *d, const struct drop_pa
 	for (int i = 0; i < HMB_DROP_WHYS; i++) {
 		d->by[i] += o->by[i];
 	}
-	if (o->most > d->most) {
-		d->most = o->most, d->most_rank = o->most_rank;
-	}
-	if (o->active_most > d->active_most) {
-		d->active_most = o->active_most, d->active_rank = o->active_rank;
-	}
-	d->ranks += o->ranks;
-	d->active += o->active;
-	d->active_ranks += o->active_ranks;
+	tally_add(&d->dropped, &o->dropped);
+	tally_add(&d->active, &o->active);
 }
 
-/* drop_ranks writes into who which ranks had n of something: "on rank 5",
- * "on 32 of 32 ranks, 1 each", "on 3 of 32 ranks (rank 7 the most: 4)". */
-HMB_NOINST static void drop_ranks(char *who, size_t size, uint64_t n, uint64_t ranks, uint64_t most, uint64_t rank)
+/* tally_ranks writes into who which ranks t counts: "on rank 5", "on 32 of
+ * 32 ranks, 1 each", "on 3 of 32 ranks (rank 7 the most: 4)". */
+HMB_NOINST static void tally_ranks(char *who, size_t size, const struct tally *t)
 {
-	if (ranks == 1) {
-		snprintf(who, size, "on rank %llu", (unsigned long long)rank);
-	} else if (most * ranks == n) {
-		snprintf(who, size, "on %llu of %d ranks, %llu each", (unsigned long long)ranks, hmbmpi_world_size,
-			 (unsigned long long)most);
+	if (t->ranks == 1) {
+		snprintf(who, size, "on rank %llu", (unsigned long long)t->rank);
+	} else if (t->most * t->ranks == t->n) {
+		snprintf(who, size, "on %llu of %d ranks, %llu each", (unsigned long long)t->ranks, hmbmpi_world_size,
+			 (unsigned long long)t->most);
 	} else {
-		snprintf(who, size, "on %llu of %d ranks (rank %llu the most: %llu)", (unsigned long long)ranks,
-			 hmbmpi_world_size, (unsigned long long)rank, (unsigned long long)most);
+		snprintf(who, size, "on %llu of %d ranks (rank %llu the most: %llu)", (unsigned long long)t->ranks,
+			 hmbmpi_world_size, (unsigned long long)t->rank, (unsigned long long)t->most);
 	}
 }
 
@@ -1791,25 +1803,20 @@ HMB_NOINST static void say_run_drops(void)
 {
 	const struct drop_part *d = &run_drops;
 	char who[96];
-	if (d->active > 0) {
-		drop_ranks(who, sizeof who, d->active, d->active_ranks, d->active_most, d->active_rank);
+	if (d->active.n > 0) {
+		tally_ranks(who, sizeof who, &d->active);
 		fprintf(stderr,
 			"hmbtrace: %llu MPI requests were still active at MPI_Finalize %s: their completions are not in "
 			"the trace (counted as dropped probes)\n",
-			(unsigned long long)d->active, who);
+			(unsigned long long)d->active.n, who);
 	}
-	uint64_t n = 0;
-	for (int i = 0; i < HMB_DROP_WHYS; i++) {
-		n += d->by[i];
+	if (d->dropped.n > 0) {
+		char causes[1024];
+		tally_ranks(who, sizeof who, &d->dropped);
+		hmb_drop_causes_of(d->by, causes, sizeof causes);
+		fprintf(stderr, "hmbtrace: %llu probes dropped up to MPI_Finalize %s, not in the trace: %s\n",
+			(unsigned long long)d->dropped.n, who, causes);
 	}
-	if (n == 0) {
-		return;
-	}
-	drop_ranks(who, sizeof who, n, d->ranks, d->most, d->most_rank);
-	char causes[1024];
-	hmb_drop_causes_of(d->by, causes, sizeof causes);
-	fprintf(stderr, "hmbtrace: %llu probes dropped up to MPI_Finalize %s, not in the trace: %s\n",
-		(unsigned long long)n, who, causes);
 }
 
 struct bundle {
@@ -1834,14 +1841,13 @@ HMB_NOINST static void bundle_add(struct bundle *b, int pass, const char *in, si
 		struct drop_part *d = calloc(1, sizeof *d);
 		hmb_drops_now(drops_sent);
 		if (d != NULL) {
-			memcpy(d->by, drops_sent, sizeof d->by);
+			uint64_t n = 0;
 			for (int k = 0; k < HMB_DROP_WHYS; k++) {
-				d->most += d->by[k];
+				n += drops_sent[k];
 			}
-			d->ranks = d->most > 0;
-			d->active = d->active_most = active_unseen;
-			d->active_ranks = active_unseen > 0;
-			d->most_rank = d->active_rank = (uint64_t)world_rank;
+			memcpy(d->by, drops_sent, sizeof d->by);
+			d->dropped = tally_of(n, world_rank);
+			d->active = tally_of(active_unseen, world_rank);
 			b->part[i] = (char *)d;
 			b->n[i] = sizeof *d;
 			drops_in_part = 1;
@@ -2684,7 +2690,7 @@ HMB_NOINST static void run_reduce(void)
 		if (world_rank == 0) {
 			say_run_drops();
 		}
-		hmb_drops_said(world_rank, drops_sent);
+		hmb_drops_said(drops_sent);
 		active_unseen = 0;
 	}
 	/* Every rank has rank 0's answer: all cut segments, or none does.
@@ -2888,7 +2894,6 @@ HMB_NOINST void hmbmpi_after_init(void)
 	PMPI_Comm_size(MPI_COMM_WORLD, &hmbmpi_world_size);
 	PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, info_delete, &info_key, NULL);
 	hmb_set_rank(world_rank);
-	hmb_drops_said(world_rank, NULL);
 	char name[32];
 	snprintf(name, sizeof name, "rank %d", world_rank);
 	hmb_thread_name(name);
@@ -3022,8 +3027,9 @@ HMB_NOINST void hmbmpi_before_finalize(void)
 HMB_NOINST void hmbmpi_after_finalize(void)
 {
 	/* Said here, with its reason: the exit report only sums the drops.
-	 * The collective end said them for the run (active_unseen 0 then). */
-	uint64_t n = active_unseen + pend_drop_unseen();
+	 * The collective end said them for the run (active_unseen 0 then);
+	 * hmbmpi_before_finalize counted them. */
+	uint64_t n = active_unseen;
 	active_unseen = 0;
 	if (n > 0) {
 		fprintf(stderr,
