@@ -92,24 +92,14 @@ func readRankCut(f *tracefile.File, region string) *rankCut {
 		}
 		// The iterations end where the master left the loop that calls
 		// the collective, as its own Scanner ends them (keepLoopGaps):
-		// a gap to the next call that returned above the loop's depth.
+		// a gap to the next call that returned above the loop's depth;
+		// after the last call, the master's leaving the loop.
 		gaps := max(len(c.calls)-1, 0)
-		lowest := func(i int) int { return lows[i][len(lows[i])-1].depth }
-		loop := loopDepth(gaps, lowest)
-		for i := range gaps {
+		loop := loopDepth(gaps, func(i int) int { return lows[i][len(lows[i])-1].depth })
+		for i := range c.calls {
 			for _, l := range lows[i] {
 				if l.depth < loop {
 					c.calls[i].stop = l.at
-					break
-				}
-			}
-		}
-		// After the last call the iterations go on as long as the master
-		// stays in the loop.
-		if n := len(c.calls); n > 0 && len(lows[n-1]) > 0 {
-			for _, l := range lows[n-1] {
-				if l.depth < loop {
-					c.calls[n-1].stop = l.at
 					break
 				}
 			}

@@ -122,9 +122,7 @@ func (s *Scanner) Event(e *tracefile.Event) {
 				if s.waiting() {
 					s.syncNs += now - s.syncAt
 				}
-				dur := now - s.segStart
-				s.gaps = append(s.gaps, gap{seg: Segment{Row: s.rowAt, Start: s.offset + s.segStart, Duration: dur, Sync: s.syncNs, SOS: dur - s.syncNs},
-					truncated: s.truncated, low: s.low})
+				s.gaps = append(s.gaps, gap{seg: s.segment(now), truncated: s.truncated, low: s.low})
 			} else {
 				s.row.Starts++
 			}
@@ -254,14 +252,25 @@ func (s *Scanner) idle(now int64) {
 // end ends the open segment at now and emits it.
 func (s *Scanner) end(now int64) {
 	s.inSeg = false
-	if s.truncated {
-		s.row.Truncated++
-		s.index++
-		return
-	}
+	s.record(s.segment(now), s.truncated)
+}
+
+// segment returns the open segment as it ends at now, its Index not set.
+func (s *Scanner) segment(now int64) Segment {
 	dur := now - s.segStart
-	s.row.Segments++
-	s.emit(Segment{Row: s.rowAt, Index: s.index, Start: s.offset + s.segStart, Duration: dur, Sync: s.syncNs, SOS: dur - s.syncNs})
+	return Segment{Row: s.rowAt, Start: s.offset + s.segStart, Duration: dur, Sync: s.syncNs, SOS: dur - s.syncNs}
+}
+
+// record counts seg, the next invocation's, and emits it unless the call
+// that opened it was truncated.
+func (s *Scanner) record(seg Segment, truncated bool) {
+	if truncated {
+		s.row.Truncated++
+	} else {
+		seg.Index = s.index
+		s.row.Segments++
+		s.emit(seg)
+	}
 	s.index++
 }
 
@@ -298,17 +307,10 @@ func (s *Scanner) Finish() (row Row, shift int) {
 func (s *Scanner) keepLoopGaps() {
 	loop := loopDepth(len(s.gaps), func(i int) int { return s.gaps[i].low })
 	for _, g := range s.gaps {
-		switch {
-		case g.low < loop:
+		if g.low < loop {
 			s.row.Starts++
-		case g.truncated:
-			s.row.Truncated++
-			s.index++
-		default:
-			g.seg.Index = s.index
-			s.row.Segments++
-			s.emit(g.seg)
-			s.index++
+		} else {
+			s.record(g.seg, g.truncated)
 		}
 	}
 	s.gaps = nil
