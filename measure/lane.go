@@ -421,15 +421,15 @@ const (
 // idle one at once, each active one when its outermost region ends (the
 // goroutine's End marks it idle), waiting until deadline. The compare and
 // swap that takes a lane orders everything its goroutine wrote before Close
-// reads it. A lane still active at the deadline is marked ownClosing and
-// returned: its goroutine may record into it at any time (its regions' Ends
-// do, until the freeze stops them), so Close leaves its state alone, as a
-// signal's Close does.
+// reads it. A lane still active at the deadline is marked ownClosing: its
+// goroutine may record into it until the freeze stops its probes, after
+// which Close (quiesce) waits out the probe under way and ends the lane's
+// open regions as every other location's.
 //
 // This is what lets a goroutine's `defer wg.Done()` run before its
 // `defer measure.StartRegion(ctx, r).End()`: the main goroutine's Wait
 // returns, Close runs, and waits here the few microseconds to the End.
-func (s *laneSet) settleLanes(deadline time.Time) (active []*Location) {
+func (s *laneSet) settleLanes(deadline time.Time) {
 	s.mu.Lock()
 	pending := slices.Clone(s.byKey)
 	s.mu.Unlock()
@@ -460,12 +460,10 @@ func (s *laneSet) settleLanes(deadline time.Time) (active []*Location) {
 				break // idle after all
 			}
 			if v&ownActive != 0 && l.lane.own.CompareAndSwap(v, v|ownClosing) {
-				active = append(active, l)
 				break
 			}
 		}
 	}
-	return active
 }
 
 // sharedProbe counts a probe that found another goroutine inside a probe

@@ -562,10 +562,10 @@ func (m *Measurement) StartTicks() uint64 { return m.start.Ticks }
 //     recorded, though the Wait before Close returned before it. Idle
 //     lanes Close takes at once, so that no goroutine starts a region in
 //     them afterwards: a StartRegion after Close begins records nothing
-//     and is counted. A lane still active when the wait ends is left as
-//     it is, its regions open and its state unread by Close but for its
-//     counts, as for a signal (the trace marks its location
-//     interrupted); its later probes are dropped and counted.
+//     and is counted. A lane still active when the wait ends keeps its
+//     regions open until the probes stop (below); then they end at
+//     Close's time, as every location's do; its later probes are
+//     dropped and counted.
 //   - Then Close stops the probes and waits for any probe under way on
 //     any location to end (a goroutine preempted in the middle of one;
 //     a probe never blocks, but with many goroutines runnable its
@@ -619,7 +619,6 @@ func (m *Measurement) finalize(atExit bool) error {
 	}
 	m.closing.Store(true)
 	deadline := time.Now().Add(closeWait)
-	var active []*Location
 	if m.grace == 0 {
 		// A signal's Close does not wait for lanes: the process dies next.
 		// Nor does Exit's (measure's froze the probes already: an End
@@ -630,7 +629,7 @@ func (m *Measurement) finalize(atExit bool) error {
 		if m.pool.Frozen() || atExit {
 			d = time.Now()
 		}
-		active = m.lanes.settleLanes(d)
+		m.lanes.settleLanes(d)
 	}
 	m.pool.Freeze()
 	m.mu.Lock()
@@ -646,11 +645,6 @@ func (m *Measurement) finalize(atExit bool) error {
 		// exports ended it at its last event.
 		m.quiesce(locs, time.Now().Add(probeWait))
 	} else {
-		for _, l := range active {
-			l.interrupted = true
-		}
-	}
-	if m.grace > 0 {
 		// Other goroutines go on probing until the signal kills them. A
 		// location's state may be read once its probes saw the freeze;
 		// those that do not within the grace are taken to be blocked.
