@@ -62,12 +62,6 @@ func (m *Measurement) leaveJoined() bool {
 	}
 }
 
-// closeAutomatic is measure/auto's Close of the measurement it started
-// (at exit, CloseAtExit): it ends it, whatever joined.
-func (m *Measurement) closeAutomatic(atExit bool) error {
-	m.joins.Store(0)
-	if atExit {
-		return m.CloseAtExit()
-	}
-	return m.Close()
-}
+// endJoins forgets the Starts that joined m, so that the Close that
+// follows, measure/auto's, ends it.
+func (m *Measurement) endJoins() { m.joins.Store(0) }

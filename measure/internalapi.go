@@ -46,6 +46,6 @@ func init() {
 		ResultsOnly:    (*Measurement).resultsOnly,
 		ResultsWritten: (*Measurement).setResultsWritten,
 		MarkAutomatic:  (*Measurement).markAutomatic,
-		CloseAutomatic: (*Measurement).closeAutomatic,
+		EndJoins:       (*Measurement).endJoins,
 	})
 }

@@ -119,10 +119,10 @@ type Funcs[L, M any] struct {
 	// program's first probe (hmbtrace-go): a Start of the program's own
 	// then joins it rather than starting a second, whose trace would
 	// compete with it for the same file, and its Close leaves it running.
-	// CloseAutomatic is auto's own Close (at exit, CloseAtExit), which
-	// ends it whatever joined.
-	MarkAutomatic  func(m M)
-	CloseAutomatic func(m M, atExit bool) error
+	// EndJoins makes auto's own Close (or CloseAtExit) that follows end
+	// it, whatever joined.
+	MarkAutomatic func(m M)
+	EndJoins      func(m M)
 
 	// RegisterLive is how measure/live offers Start its server for
 	// Config.Listen (HMB_LISTEN); importing that package registers it.

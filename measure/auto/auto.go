@@ -83,13 +83,13 @@ func closeCurrent(atExit bool) {
 		if m == nil {
 			continue
 		}
+		if i == 0 {
+			mi.EndJoins(m) // the program's own Starts joined it: this Close ends it
+		}
 		var err error
-		switch {
-		case i == 0:
-			err = mi.CloseAutomatic(m, atExit)
-		case atExit:
+		if atExit {
 			err = m.CloseAtExit()
-		default:
+		} else {
 			err = m.Close()
 		}
 		if err != nil {
