@@ -68,6 +68,7 @@ func TestConfigFromEnvErrors(t *testing.T) {
 		{"HMB_PHASE_SLOTS", "100000000", `HMB_PHASE_SLOTS="100000000"`},
 		{"HMB_OPENMP", "x", `HMB_OPENMP="x": want 1/0`},
 		{"HMB_C_PROBE", "fast", `HMB_C_PROBE="fast": want direct or staged`},
+		{"HMB_WAITSTATES", "on", `HMB_WAITSTATES="on": want insitu or off (read by the MPI wrappers)`},
 	}
 	for _, c := range cases {
 		lookup, environ := envFrom(map[string]string{c.name: c.value})

@@ -39,6 +39,17 @@ type envVar struct {
 // nothing to add to that.
 var errWant = errors.New("want")
 
+// oneOf is the check of a variable read elsewhere that takes one of words,
+// as written.
+func oneOf(words ...string) func(string) error {
+	return func(v string) error {
+		if !slices.Contains(words, v) {
+			return errWant
+		}
+		return nil
+	}
+}
+
 // boolVar is the parser of a 1/0 variable.
 func boolVar(set func(c *Config, on bool)) func(*Config, string) error {
 	return func(c *Config, v string) error {
@@ -158,13 +169,8 @@ var envVars = []envVar{
 	},
 	{
 		name: "HMB_WAITSTATES", def: "insitu", takes: "insitu or off (read by the MPI wrappers)",
-		doc: "`insitu`: at `MPI_Finalize` the ranks of an MPI run replay their own events over MPI to find why they waited (Scalasca's wait states and their delays), and the run archive holds the result; `off`: the collective end skips that replay, which costs most where a run's ranks made many messages, and `hmbtrace waitstate` replays the ranks' traces afterwards, with the same numbers (with `HMB_OUTPUT_EVENTS=none` there are none). Set it alike on every rank",
-		check: func(v string) error {
-			if v != "insitu" && v != "off" {
-				return errWant
-			}
-			return nil
-		},
+		doc:   "`insitu`: at `MPI_Finalize` the ranks of an MPI run replay their own events over MPI to find why they waited (Scalasca's wait states and their delays), and the run archive holds the result; `off`: the collective end skips that replay, which costs most where a run's ranks made many messages, and `hmbtrace waitstate` replays the ranks' traces afterwards, with the same numbers (with `HMB_OUTPUT_EVENTS=none` there are none). Set it alike on every rank",
+		check: oneOf("insitu", "off"),
 	},
 	{
 		name: "HMB_COLLECTIVE_TIMEOUT", def: "2m", takes: "a duration such as 30s or 2m, more than 0",
@@ -397,13 +403,8 @@ var envVars = []envVar{
 	},
 	{
 		name: "HMB_C_PROBE", def: "direct", takes: "direct or staged (read by the C library)",
-		doc: "C probes: `direct` (write events in place, in C) or `staged` (16-byte records replayed in Go)",
-		check: func(v string) error {
-			if v != "direct" && v != "staged" {
-				return errWant
-			}
-			return nil
-		},
+		doc:   "C probes: `direct` (write events in place, in C) or `staged` (16-byte records replayed in Go)",
+		check: oneOf("direct", "staged"),
 	},
 	{
 		name: "HMB_OPENMP", def: "1", takes: "1/0, true/false, yes/no, on/off (read by the C library)",
