@@ -50,13 +50,14 @@ func frontEnd(args []string) (int, error) {
 		fmt.Fprint(os.Stderr, usage)
 		return 2, fmt.Errorf("%q is no go subcommand hmbtrace-go runs (build, install, run, test, vet)", rest[0])
 	}
-	for _, a := range rest[1:] {
-		if a == "--" || !strings.HasPrefix(a, "-") {
-			break
+	toolexec := ""
+	goFlags(rest[1:], func(arg, name, _ string) {
+		if name == "toolexec" && toolexec == "" {
+			toolexec = arg
 		}
-		if n := strings.TrimLeft(a, "-"); n == "toolexec" || strings.HasPrefix(n, "toolexec=") {
-			return 2, fmt.Errorf("%s: hmbtrace-go sets -toolexec itself", a)
-		}
+	})
+	if toolexec != "" {
+		return 2, fmt.Errorf("%s: hmbtrace-go sets -toolexec itself", toolexec)
 	}
 	if w := coverWarning(rest[1:]); w != "" {
 		fmt.Fprintln(os.Stderr, w)
@@ -184,16 +185,18 @@ func setupIn(dir, statePath string) (*state, error) {
 // command's own and not instrumented, so their functions get no regions
 // (and a run that calls no other instrumented function writes no trace).
 func coverWarning(args []string) string {
-	for _, a := range args {
-		if a == "--" || !strings.HasPrefix(a, "-") {
-			break
-		}
-		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+	cover := ""
+	goFlags(args, func(arg, name, _ string) {
 		switch name {
 		case "cover", "coverpkg", "covermode", "coverprofile":
-			return fmt.Sprintf("hmbtrace-go: %s: the packages it covers compile from the cover tool's copies of their files, "+
-				"which hmbtrace-go does not instrument: their functions get no regions (build without -cover to trace them)", a)
+			if cover == "" {
+				cover = arg
+			}
 		}
+	})
+	if cover == "" {
+		return ""
 	}
-	return ""
+	return fmt.Sprintf("hmbtrace-go: %s: the packages it covers compile from the cover tool's copies of their files, "+
+		"which hmbtrace-go does not instrument: their functions get no regions (build without -cover to trace them)", cover)
 }

@@ -422,33 +422,37 @@ var (
 		"outputdir": true, "trace": true, "fuzz": true, "fuzztime": true, "list": true, "shuffle": true}
 )
 
-// relevantFlags picks from a go command's arguments (after the subcommand)
-// the flags that change how packages compile.
-func relevantFlags(args []string) []string {
-	var kept []string
+// goFlags calls fn with each flag of a go command's arguments (after the
+// subcommand) up to its packages: the flag as written, its name, and its
+// value (the next argument for a flag that takes one, unless given with
+// =), so that a flag's value is never taken for the packages.
+func goFlags(args []string, fn func(arg, name, val string)) {
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if a == "--" || !strings.HasPrefix(a, "-") || a == "-" {
 			break
 		}
-		name := strings.TrimLeft(a, "-")
-		val, hasVal := "", false
-		if j := strings.IndexByte(name, '='); j >= 0 {
-			name, val, hasVal = name[:j], name[j+1:], true
+		name, val, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if (keptValueFlags[name] || valueFlags[name]) && !hasVal && i+1 < len(args) {
+			i++
+			val = args[i]
 		}
+		fn(a, name, val)
+	}
+}
+
+// relevantFlags picks from a go command's arguments (after the subcommand)
+// the flags that change how packages compile.
+func relevantFlags(args []string) []string {
+	var kept []string
+	goFlags(args, func(arg, name, val string) {
 		switch {
 		case keptValueFlags[name]:
-			if !hasVal && i+1 < len(args) {
-				i++
-				val = args[i]
-			}
 			kept = append(kept, "-"+name+"="+val)
 		case keptBoolFlags[name]:
-			kept = append(kept, a)
-		case valueFlags[name] && !hasVal:
-			i++
+			kept = append(kept, arg)
 		}
-	}
+	})
 	return kept
 }
 

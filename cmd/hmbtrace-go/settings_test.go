@@ -92,7 +92,8 @@ func TestCoverWarning(t *testing.T) {
 		{[]string{"-v", "-coverprofile=c.out", "."}, true},
 		{[]string{"--covermode", "atomic", "."}, true},
 		{[]string{"-run", "X", "."}, false},
-		{[]string{".", "-cover"}, false}, // an argument of the test binary
+		{[]string{"-run", "X", "-cover", "."}, true}, // -run's value is no package
+		{[]string{".", "-cover"}, false},             // an argument of the test binary
 	} {
 		if w := coverWarning(c.args); (w != "") != c.warn || c.warn && !strings.Contains(w, "no regions") {
 			t.Errorf("%v: %q", c.args, w)
